@@ -1,0 +1,71 @@
+/**
+ * Credential formats of both services, checked when configuration is read. Errors name the setting and the
+ * expected form, and never repeat the value: a secret pasted into the wrong variable must not end up in logs.
+ */
+
+export type CredentialKind =
+  | 'complianceApiKey'
+  | 'accountingApiKey'
+  | 'accountingClientSecret'
+  | 'accountingClientId'
+  | 'accountingWebhookSecret';
+
+interface CredentialFormat {
+  pattern: RegExp;
+  expected: string;
+}
+
+const TAIL = '[A-Za-z0-9_-]{16,}';
+
+export const CREDENTIAL_FORMATS: Record<CredentialKind, CredentialFormat> = {
+  complianceApiKey: {
+    pattern: new RegExp(`^cmp_sk_(test|live)_${TAIL}$`),
+    expected: 'cmp_sk_test_… or cmp_sk_live_… followed by at least 16 letters, digits, _ or -',
+  },
+  accountingApiKey: {
+    pattern: new RegExp(`^sk_(development|production)_${TAIL}$`),
+    expected: 'sk_development_… or sk_production_… followed by at least 16 letters, digits, _ or -',
+  },
+  accountingClientSecret: {
+    pattern: new RegExp(`^cs_${TAIL}$`),
+    expected: 'cs_… followed by at least 16 letters, digits, _ or -',
+  },
+  accountingClientId: {
+    pattern: /^client_[A-Za-z0-9_-]{4,}$/,
+    expected: 'client_… followed by at least 4 letters, digits, _ or -',
+  },
+  accountingWebhookSecret: {
+    pattern: /^whsec_(development_|production_)?[A-Za-z0-9+/]{16,}={0,2}$/,
+    expected: 'whsec_development_…, whsec_production_… or whsec_… followed by base64 text',
+  },
+};
+
+export class CredentialFormatError extends Error {
+  override readonly name = 'CredentialFormatError';
+
+  constructor(
+    /** The setting's name, e.g. the environment variable. */
+    readonly setting: string,
+    readonly expected: string,
+  ) {
+    super(`${setting} is not in the expected form (${expected}); the value is not shown`);
+  }
+}
+
+/** Throws `CredentialFormatError` (without the value) unless `value` has the form of `kind`. */
+export function assertCredential(kind: CredentialKind, setting: string, value: string): string {
+  const format = CREDENTIAL_FORMATS[kind];
+  if (!format.pattern.test(value)) throw new CredentialFormatError(setting, format.expected);
+  return value;
+}
+
+/** Which environment a compliance key acts in, from its prefix. */
+export function complianceKeyEnvironment(apiKey: string): 'test' | 'live' {
+  return apiKey.startsWith('cmp_sk_live_') ? 'live' : 'test';
+}
+
+/** A label for logs that says which kind of credential is set without revealing any of its secret part. */
+export function redactCredential(value: string): string {
+  const prefix = /^(cmp_sk_(test|live)|sk_(development|production)|whsec_(development|production)|whsec|cs|client)_/.exec(value)?.[0];
+  return prefix ? `${prefix}[redacted]` : '[redacted]';
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { assertCredential, type CredentialKind } from './credentials.js';
+
+/**
+ * Environment → typed configuration. A service counts as "real" when both its base URL and its key are set;
+ * when neither is set the embedded sandbox stands in; half a configuration is an error, never a silent fallback.
+ * Errors name the variable and never echo a secret.
+ */
+
+export interface ComplianceConfig {
+  baseUrl: string;
+  apiKey: string;
+  /** Needed for organisation-wide keys; omitted for keys bound to one business. */
+  businessId: string | undefined;
+  timeoutMs: number;
+  /** Local stacks only: accept http callback URLs on loopback hosts (the documented rule is public https). */
+  allowLoopbackCallbacks: boolean;
+}
+
+export interface AccountingConfig {
+  baseUrl: string;
+  apiKey: string;
+  clientSecret: string | undefined;
+  clientId: string | undefined;
+  webhookSecret: string | undefined;
+  signRequests: boolean;
+  signQuery: boolean;
+  timeoutMs: number;
+}
+
+export interface AppConfig {
+  /** Undefined: use the embedded sandbox's compliance service. */
+  compliance: ComplianceConfig | undefined;
+  /** Undefined: use the embedded sandbox's accounting service. */
+  accounting: AccountingConfig | undefined;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+const booleanText = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function parseWith<T>(schema: z.ZodType<T>, env: Env, name: string, fallback: T): T {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`${name}: ${parsed.error.issues[0]?.message ?? 'invalid value'}`);
+  return parsed.data;
+}
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
+const timeout = z.coerce.number().int().min(100).max(600_000);
+
+function credential(env: Env, name: string, kind: CredentialKind): string | undefined {
+  const value = read(env, name);
+  if (value === undefined) return undefined;
+  try {
+    return assertCredential(kind, name, value);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
+function requirePair(env: Env, urlName: string, keyName: string): boolean {
+  const hasUrl = read(env, urlName) !== undefined;
+  const hasKey = read(env, keyName) !== undefined;
+  if (hasUrl !== hasKey) {
+    throw new ConfigError(
+      `${hasUrl ? keyName : urlName} is not set but ${hasUrl ? urlName : keyName} is: set both to use the real service, or neither to use the embedded sandbox`,
+    );
+  }
+  return hasUrl;
+}
+
+function readCompliance(env: Env): ComplianceConfig | undefined {
+  if (!requirePair(env, 'COMPLIANCE_BASE_URL', 'COMPLIANCE_API_KEY')) return undefined;
+  return {
+    baseUrl: parseWith(httpUrl, env, 'COMPLIANCE_BASE_URL', ''),
+    apiKey: credential(env, 'COMPLIANCE_API_KEY', 'complianceApiKey') ?? '',
+    businessId: read(env, 'COMPLIANCE_BUSINESS_ID'),
+    timeoutMs: parseWith(timeout, env, 'COMPLIANCE_TIMEOUT_MS', 30_000),
+    allowLoopbackCallbacks: parseWith(booleanText, env, 'COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS', false),
+  };
+}
+
+function readAccounting(env: Env): AccountingConfig | undefined {
+  if (!requirePair(env, 'ACCOUNTING_BASE_URL', 'ACCOUNTING_API_KEY')) return undefined;
+  const clientSecret = credential(env, 'ACCOUNTING_CLIENT_SECRET', 'accountingClientSecret');
+  return {
+    baseUrl: parseWith(httpUrl, env, 'ACCOUNTING_BASE_URL', ''),
+    apiKey: credential(env, 'ACCOUNTING_API_KEY', 'accountingApiKey') ?? '',
+    clientSecret,
+    clientId: credential(env, 'ACCOUNTING_CLIENT_ID', 'accountingClientId'),
+    webhookSecret: credential(env, 'ACCOUNTING_WEBHOOK_SECRET', 'accountingWebhookSecret'),
+    signRequests: parseWith(booleanText, env, 'ACCOUNTING_SIGN_REQUESTS', clientSecret !== undefined),
+    signQuery: parseWith(booleanText, env, 'ACCOUNTING_SIGN_QUERY', false),
+    timeoutMs: parseWith(timeout, env, 'ACCOUNTING_TIMEOUT_MS', 30_000),
+  };
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const accounting = readAccounting(env);
+  if (accounting?.signRequests && !accounting.clientSecret) {
+    throw new ConfigError('ACCOUNTING_SIGN_REQUESTS is true but ACCOUNTING_CLIENT_SECRET is not set');
+  }
+  return {
+    compliance: readCompliance(env),
+    accounting,
+    logLevel: parseWith(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), env, 'LOG_LEVEL', 'info'),
+  };
+}

@@ -1,0 +1,142 @@
+import type { z } from 'zod';
+import { ApiError, ResponseValidationError, TRANSPORT_ERROR_CODES, classifyStatus } from './errors.js';
+import { parseRateLimit, parseRetryAfter, type RateLimitInfo } from './rate-limit.js';
+import type { HttpRequest, HttpResponse, HttpTransport } from './transport.js';
+
+/** What every successful call returns next to its data. */
+export interface ResponseMeta {
+  status: number;
+  rateLimit: RateLimitInfo;
+  /** True when the service answered a repeated idempotent request with the original result. */
+  idempotentReplayed: boolean;
+  headers: Record<string, string>;
+}
+
+export interface ApiResult<T> {
+  data: T;
+  meta: ResponseMeta;
+}
+
+function responseMeta(res: HttpResponse): ResponseMeta {
+  return {
+    status: res.status,
+    rateLimit: parseRateLimit(res.headers),
+    idempotentReplayed: (res.headers['idempotent-replayed'] ?? '').toLowerCase() === 'true',
+    headers: res.headers,
+  };
+}
+
+function parseJson(res: HttpResponse): unknown {
+  if (res.body.length === 0) return undefined;
+  try {
+    return JSON.parse(res.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads an error body in any of the shapes a service may choose: the compliance document's
+ * `{error: {code, message, ...extras}}`, a flat `{code, message}`, a framework's
+ * `{statusCode, error: "Unauthorized", message}`, or no JSON at all.
+ */
+export function readErrorBody(
+  body: unknown,
+  status: number,
+): { code: string; message: string; details: Record<string, unknown> } {
+  const fallback = { code: `http_${status}`, message: `HTTP ${status}`, details: {} };
+  if (!isRecord(body)) return fallback;
+  if (isRecord(body.error)) {
+    const { code, message, ...details } = body.error;
+    return {
+      code: typeof code === 'string' ? code : fallback.code,
+      message: typeof message === 'string' ? message : fallback.message,
+      details,
+    };
+  }
+  const { code, message, error, statusCode: _statusCode, ...details } = body;
+  const text = Array.isArray(message) ? message.join('; ') : message;
+  return {
+    code: typeof code === 'string' ? code : typeof error === 'string' ? error.toLowerCase().replace(/\W+/g, '_') : fallback.code,
+    message: typeof text === 'string' ? text : typeof error === 'string' ? error : fallback.message,
+    details,
+  };
+}
+
+/** Turns a non-2xx response into the one error type, with its retry disposition. */
+export function errorFromResponse(transport: HttpTransport, req: HttpRequest, res: HttpResponse): ApiError {
+  const { code, message, details } = readErrorBody(parseJson(res), res.status);
+  const rateLimit = parseRateLimit(res.headers);
+  const retryAfterSeconds = parseRetryAfter(res.headers);
+  return new ApiError({
+    service: transport.service,
+    operation: req.operation,
+    method: req.method,
+    path: req.path,
+    status: res.status,
+    code,
+    message,
+    details,
+    rateLimit,
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    retry: classifyStatus(res.status, req.idempotent),
+    requestSent: true,
+  });
+}
+
+function issuesOf(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, ''),
+    message: issue.message,
+  }));
+}
+
+/** Sends a request and parses a 2xx JSON body with `schema`; anything else becomes an `ApiError`. */
+export async function callJson<S extends z.ZodType>(
+  transport: HttpTransport,
+  req: HttpRequest,
+  schema: S,
+): Promise<ApiResult<z.output<S>>> {
+  const res = await transport.send(req);
+  if (res.status < 200 || res.status >= 300) throw errorFromResponse(transport, req, res);
+  const body = parseJson(res);
+  if (body === undefined) {
+    throw new ApiError({
+      service: transport.service,
+      operation: req.operation,
+      method: req.method,
+      path: req.path,
+      status: res.status,
+      code: TRANSPORT_ERROR_CODES.invalidResponse,
+      message: `${req.operation}: HTTP ${res.status} without a JSON body`,
+      rateLimit: parseRateLimit(res.headers),
+      // The service did answer 2xx: the write happened, so repeating it is only safe when idempotent.
+      retry: req.idempotent ? 'safe' : 'ambiguous',
+      requestSent: true,
+    });
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new ResponseValidationError(transport.service, req.operation, res.status, issuesOf(parsed.error));
+  }
+  return { data: parsed.data, meta: responseMeta(res) };
+}
+
+/** Sends a request whose 2xx answer is raw bytes (e.g. a PDF). */
+export async function callBinary(
+  transport: HttpTransport,
+  req: HttpRequest,
+): Promise<ApiResult<{ contentType: string; bytes: Buffer }>> {
+  const res = await transport.send(req);
+  if (res.status < 200 || res.status >= 300) throw errorFromResponse(transport, req, res);
+  return {
+    data: { contentType: res.headers['content-type'] ?? 'application/octet-stream', bytes: res.body },
+    meta: responseMeta(res),
+  };
+}
+
+export { issuesOf as zodIssues };

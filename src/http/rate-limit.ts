@@ -1,0 +1,46 @@
+export interface RateLimitInfo {
+  /** Requests allowed per window (`X-RateLimit-Limit`). */
+  limit?: number;
+  /** Requests left in the current window (`X-RateLimit-Remaining`). */
+  remaining?: number;
+  /** Seconds until the window resets (`X-RateLimit-Reset`; a delay, not a Unix time). */
+  resetSeconds?: number;
+}
+
+type HeaderBag = Record<string, string | string[] | undefined>;
+
+function header(headers: HeaderBag, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function nonNegativeInteger(raw: string | undefined): number | undefined {
+  if (raw === undefined || !/^\s*\d+\s*$/.test(raw)) return undefined;
+  return Number.parseInt(raw, 10);
+}
+
+/** Reads the three `X-RateLimit-*` headers; malformed values are ignored, as clients must. */
+export function parseRateLimit(headers: HeaderBag): RateLimitInfo {
+  const info: RateLimitInfo = {};
+  const limit = nonNegativeInteger(header(headers, 'x-ratelimit-limit'));
+  const remaining = nonNegativeInteger(header(headers, 'x-ratelimit-remaining'));
+  const reset = nonNegativeInteger(header(headers, 'x-ratelimit-reset'));
+  if (limit !== undefined) info.limit = limit;
+  if (remaining !== undefined) info.remaining = remaining;
+  if (reset !== undefined) info.resetSeconds = reset;
+  return info;
+}
+
+/**
+ * `Retry-After` in seconds. The document promises integer seconds; an HTTP-date (RFC 9110) is accepted too
+ * so a service that chooses that form is still honoured.
+ */
+export function parseRetryAfter(headers: HeaderBag, now: Date = new Date()): number | undefined {
+  const raw = header(headers, 'retry-after')?.trim();
+  if (!raw) return undefined;
+  const seconds = nonNegativeInteger(raw);
+  if (seconds !== undefined) return seconds;
+  const at = Date.parse(raw);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+}

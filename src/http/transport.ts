@@ -1,0 +1,178 @@
+import { Agent, request as undiciRequest } from 'undici';
+import { ApiError, TRANSPORT_ERROR_CODES, type ServiceName } from './errors.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type QueryValue = string | number | boolean | undefined | null;
+
+export interface HttpRequest {
+  /** Name of the API operation, for errors and logs. */
+  operation: string;
+  method: HttpMethod;
+  /** Path below the base URL, starting with `/`. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  headers?: Record<string, string>;
+  /** The exact bytes to send. Serialised once by the caller so signatures cover what is sent. */
+  body?: string;
+  /** Replaying this request cannot duplicate its effect (a read, or a write with an idempotency key). */
+  idempotent: boolean;
+  signal?: AbortSignal;
+  /** Whole-call timeout; defaults to the transport's. */
+  timeoutMs?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The request target as sent (path and query), e.g. for logs. */
+  target: string;
+}
+
+export interface HttpTransportOptions {
+  service: ServiceName;
+  baseUrl: string;
+  /** Whole-call timeout in ms (default 30 s). */
+  timeoutMs?: number;
+  /** TCP+TLS connect timeout in ms (default 10 s). */
+  connectTimeoutMs?: number;
+  /** How long an idle keep-alive socket is kept (default 30 s). */
+  keepAliveTimeoutMs?: number;
+  /** Sockets per origin (default 16). */
+  connections?: number;
+  userAgent?: string;
+}
+
+/** Error codes undici and Node use when a request never reached the peer. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+function errorCodes(err: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    if (current instanceof AggregateError) {
+      for (const inner of current.errors) codes.push(...errorCodes(inner));
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return codes;
+}
+
+/**
+ * The one HTTP transport both clients share: keep-alive pool, timeouts, caller cancellation, and a
+ * classification of transport failures into safe / ambiguous. HTTP statuses are returned, not thrown;
+ * the API layer decides what a status means.
+ */
+export class HttpTransport {
+  readonly service: ServiceName;
+  private readonly base: URL;
+  private readonly agent: Agent;
+  private readonly timeoutMs: number;
+  private readonly userAgent: string;
+
+  constructor(options: HttpTransportOptions) {
+    this.service = options.service;
+    this.base = new URL(options.baseUrl);
+    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') {
+      throw new Error(`${options.service} base URL must be http(s), got ${this.base.protocol}`);
+    }
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.userAgent = options.userAgent ?? 'etims-temporal-worker';
+    this.agent = new Agent({
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+      connections: options.connections ?? 16,
+      connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+      // The whole-call timeout below is the one that counts; these only stop a stuck socket.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+  }
+
+  /** Path (with the base URL's own prefix) and query exactly as they go on the wire. */
+  target(path: string, query?: Record<string, QueryValue>): string {
+    const prefix = this.base.pathname.replace(/\/+$/, '');
+    const search = new URLSearchParams();
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== null) search.append(key, String(value));
+    }
+    const qs = search.toString();
+    return `${prefix}${path}${qs ? `?${qs}` : ''}`;
+  }
+
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    const target = this.target(req.path, req.query);
+    const failure = (code: string, message: string, requestSent: boolean, cause?: unknown) =>
+      new ApiError({
+        service: this.service,
+        operation: req.operation,
+        method: req.method,
+        path: req.path,
+        code,
+        message,
+        retry: !requestSent || req.idempotent ? 'safe' : 'ambiguous',
+        requestSent,
+        cause,
+      });
+
+    if (req.signal?.aborted) {
+      throw failure(TRANSPORT_ERROR_CODES.aborted, `${req.operation} was cancelled before it was sent`, false);
+    }
+    const timeout = AbortSignal.timeout(req.timeoutMs ?? this.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const headers: Record<string, string> = {
+      'user-agent': this.userAgent,
+      accept: 'application/json',
+      ...req.headers,
+    };
+    if (req.body !== undefined) headers['content-type'] ??= 'application/json';
+
+    try {
+      const res = await undiciRequest(new URL(target, this.base.origin), {
+        method: req.method,
+        headers,
+        body: req.body,
+        signal,
+        dispatcher: this.agent,
+      });
+      const body = Buffer.from(await res.body.arrayBuffer());
+      const flat: Record<string, string> = {};
+      for (const [name, value] of Object.entries(res.headers)) {
+        if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      return { status: res.statusCode, headers: flat, body, target };
+    } catch (err) {
+      const codes = errorCodes(err);
+      if (codes.some((c) => NOT_SENT_CODES.has(c))) {
+        throw failure(TRANSPORT_ERROR_CODES.notSent, `${req.operation}: could not reach the ${this.service} service`, false, err);
+      }
+      if (timeout.aborted || codes.some((c) => TIMEOUT_CODES.has(c))) {
+        throw failure(TRANSPORT_ERROR_CODES.timeout, `${req.operation}: no answer from the ${this.service} service in time`, true, err);
+      }
+      if (req.signal?.aborted) {
+        throw failure(TRANSPORT_ERROR_CODES.aborted, `${req.operation} was cancelled while in flight`, true, err);
+      }
+      throw failure(
+        TRANSPORT_ERROR_CODES.connectionReset,
+        `${req.operation}: the connection to the ${this.service} service failed after sending`,
+        true,
+        err,
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}

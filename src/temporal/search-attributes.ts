@@ -1,0 +1,44 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+// Workflow code imports this module, so it must stay deterministic: only @temporalio/common, no Node APIs.
+
+export const BusinessId = defineSearchAttributeKey('BusinessId', SearchAttributeType.KEYWORD);
+export const TraderInvoiceNumber = defineSearchAttributeKey('TraderInvoiceNumber', SearchAttributeType.KEYWORD);
+export const FiscalStatus = defineSearchAttributeKey('FiscalStatus', SearchAttributeType.KEYWORD);
+export const CuInvoiceNumber = defineSearchAttributeKey('CuInvoiceNumber', SearchAttributeType.KEYWORD);
+export const NeedsAttention = defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL);
+
+// @temporalio/common does not re-export SearchAttributeKey from its entry point.
+export type AnySearchAttributeKey = ReturnType<typeof defineSearchAttributeKey<SearchAttributeType>>;
+
+export const projectSearchAttributes: readonly AnySearchAttributeKey[] = [
+  BusinessId,
+  TraderInvoiceNumber,
+  FiscalStatus,
+  CuInvoiceNumber,
+  NeedsAttention,
+];
+
+/** Type names accepted by `temporal server start-dev --search-attribute NAME=TYPE`. */
+export type CliSearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
+
+export interface CliSearchAttribute {
+  name: string;
+  type: CliSearchAttributeType;
+}
+
+const cliTypeNames: Record<SearchAttributeType, CliSearchAttributeType> = {
+  [SearchAttributeType.KEYWORD]: 'Keyword',
+  [SearchAttributeType.TEXT]: 'Text',
+  [SearchAttributeType.INT]: 'Int',
+  [SearchAttributeType.DOUBLE]: 'Double',
+  [SearchAttributeType.BOOL]: 'Bool',
+  [SearchAttributeType.DATETIME]: 'Datetime',
+  [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
+};
+
+export function toCliSearchAttributes(
+  keys: readonly AnySearchAttributeKey[] = projectSearchAttributes,
+): CliSearchAttribute[] {
+  return keys.map((key) => ({ name: key.name, type: cliTypeNames[key.type] }));
+}
