@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+/**
+ * Response shapes of the accounting service, parsed leniently: only what the contract decides is
+ * required (A4) is required, enum-like values are open strings, unknown fields are kept.
+ */
+
+/** Known values; responses may carry others, which are kept as they are. */
+export const PAYMENT_METHODS = ['cash', 'check', 'bank_transfer', 'credit_card', 'other'] as const;
+export const SYNC_STATUSES = ['pending', 'syncing', 'synced', 'failed'] as const;
+export const SORT_FIELDS = ['paymentDate', 'totalAmount', 'createdAt', 'updatedAt'] as const;
+export const SORT_DIRECTIONS = ['asc', 'desc'] as const;
+
+export type KnownPaymentMethod = (typeof PAYMENT_METHODS)[number];
+export type KnownSyncStatus = (typeof SYNC_STATUSES)[number];
+export type SortField = (typeof SORT_FIELDS)[number];
+export type SortDirection = (typeof SORT_DIRECTIONS)[number];
+/** An open string: the known values, or whatever else the service sends. */
+export type PaymentMethod = KnownPaymentMethod | (string & {});
+export type SyncStatus = KnownSyncStatus | (string & {});
+
+const NamedRefSchema = z.looseObject({ id: z.string().nullish(), name: z.string().nullish() });
+const BillRefSchema = z.looseObject({ id: z.string().nullish(), billCode: z.string().nullish() });
+
+export const BillPaymentLineLinkSchema = z.looseObject({
+  billId: z.string().nullish(),
+  amount: z.number().nullish(),
+});
+
+export const BillPaymentLineSchema = z.looseObject({
+  amount: z.number().nullish(),
+  allocatedOnDate: z.string().nullish(),
+  reference: z.string().nullish(),
+  links: z.array(BillPaymentLineLinkSchema).nullish(),
+});
+
+export const BillPaymentSchema = z.looseObject({
+  id: z.string(),
+  totalAmount: z.number(),
+  currency: z.string(),
+  date: z.string(),
+  supplierRef: NamedRefSchema.nullish(),
+  accountRef: NamedRefSchema.nullish(),
+  paymentMethodRef: NamedRefSchema.nullish(),
+  billRef: BillRefSchema.nullish(),
+  currencyRate: z.number().nullish(),
+  billPaymentCode: z.string().nullish(),
+  note: z.string().nullish(),
+  lines: z.array(BillPaymentLineSchema).nullish(),
+  createdAt: z.string().nullish(),
+  updatedAt: z.string().nullish(),
+  /** A6: extra fields the sandbox sends; optional because the contract does not show them. */
+  paymentMethod: z.string().nullish(),
+  status: z.string().nullish(),
+});
+
+export const CompanySchema = z.looseObject({
+  id: z.string(),
+  name: z.string().nullish(),
+});
+
+/** The documented list envelope around `item`. */
+export function listEnvelopeSchema<T extends z.ZodType>(item: T) {
+  return z.looseObject({
+    data: z.array(item),
+    total: z.number(),
+    page: z.number(),
+    limit: z.number(),
+    totalPages: z.number(),
+    hasNextPage: z.boolean(),
+    hasPreviousPage: z.boolean(),
+  });
+}
+
+export const BillPaymentPageSchema = listEnvelopeSchema(BillPaymentSchema);
+
+/** A8 decides an envelope; a bare array is accepted too and given a one-page envelope. */
+export const CompanyPageSchema = z.union([
+  listEnvelopeSchema(CompanySchema),
+  z.array(CompanySchema).transform((data) => ({
+    data,
+    total: data.length,
+    page: 1,
+    limit: data.length,
+    totalPages: data.length > 0 ? 1 : 0,
+    hasNextPage: false,
+    hasPreviousPage: false,
+  })),
+]);
+
+export const ProcessSyncBatchResponseSchema = z.looseObject({ message: z.string() });
+
+export type BillPayment = z.output<typeof BillPaymentSchema>;
+export type BillPaymentLine = z.output<typeof BillPaymentLineSchema>;
+export type Company = z.output<typeof CompanySchema>;
+export type BillPaymentPage = z.output<typeof BillPaymentPageSchema>;
+export type CompanyPage = z.output<typeof CompanyPageSchema>;
+export type ProcessSyncBatchResponse = z.output<typeof ProcessSyncBatchResponseSchema>;

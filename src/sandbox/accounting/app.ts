@@ -1,0 +1,54 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type pino from 'pino';
+import type { FaultEngine } from '../shared/faults.js';
+import type { RequestStats } from '../shared/request-stats.js';
+import { authenticate } from './auth.js';
+import { accountingErrorBody, installErrorHandling } from './errors.js';
+import type { AccountingFixture } from './fixture.js';
+import { inspectionRoutes } from './inspect.js';
+import { installRawBodyParsers } from './raw-body.js';
+import { billPaymentRoutes } from './routes/bill-payments.js';
+import { companiesRoutes } from './routes/companies.js';
+import { syncRoutes } from './routes/sync.js';
+import { AccountingState } from './state.js';
+
+export interface AccountingAppOptions {
+  fixture: AccountingFixture;
+  faults: FaultEngine;
+  stats: RequestStats;
+  logger: pino.Logger | false;
+  /** Clock for signature tolerance and timestamps; tests move it. */
+  now?: () => number;
+}
+
+/** Bodies over 1 MiB are refused with 413 (A2). */
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The accounting service sandbox (not listening): API routes behind the key, inspection under /__sandbox. */
+export async function buildAccountingApp(options: AccountingAppOptions): Promise<FastifyInstance> {
+  const now = options.now ?? Date.now;
+  const state = new AccountingState(options.fixture, now);
+  let app: FastifyInstance;
+  if (options.logger) {
+    const loggerInstance: FastifyBaseLogger = options.logger;
+    app = Fastify({ loggerInstance, bodyLimit: BODY_LIMIT_BYTES });
+  } else {
+    app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
+  }
+
+  installErrorHandling(app);
+  installRawBodyParsers(app);
+  // Before any route, so their hooks wrap every API route; both skip the inspection prefix themselves.
+  options.stats.install(app, 'accounting');
+  options.faults.install(app, 'accounting', accountingErrorBody);
+  app.addHook('onClose', async () => state.close());
+
+  await app.register(async (api) => {
+    api.addHook('preHandler', authenticate(state, options.stats, now));
+    companiesRoutes(api);
+    billPaymentRoutes(api, state);
+    syncRoutes(api, state);
+  });
+  inspectionRoutes(app, state);
+  return app;
+}
