@@ -1,0 +1,459 @@
+/**
+ * Response shapes of the compliance service (shared/api/compliance-api.md, decisions C1–C49 in
+ * docs/contract-assumptions.md).
+ *
+ * Parsing is lenient forward and strict where it matters:
+ * - objects keep fields this code does not know (a newer service may add some);
+ * - every enum-like field is an open string: an unknown value is kept verbatim, never a parse error;
+ * - fields documented "string or null" accept null and a missing key (both read as null);
+ * - a missing required field (ids, status, amounts the worker reports) fails, so a broken answer is never
+ *   mistaken for a valid document.
+ */
+import { z } from 'zod';
+import { ApiError } from '../http/errors.js';
+
+/** A string whose documented values are known but which may carry others. */
+export type Open<Known extends string> = Known | (string & {});
+
+function openString<const Known extends readonly string[]>(_known: Known) {
+  return z.string().transform((value): Open<Known[number]> => value);
+}
+
+/** "string or null": null and a missing key both read as null. */
+const nullableString = () => z.string().nullable().default(null);
+const nullableNumber = () => z.number().nullable().default(null);
+const nullableInteger = () => z.number().int().nullable().default(null);
+const requiredId = () => z.string().min(1);
+
+// ---------------------------------------------------------------------------------------------------------
+// Known values
+// ---------------------------------------------------------------------------------------------------------
+
+export const SALE_TYPES = ['sale', 'credit_note'] as const;
+export const SALE_STATUSES = ['pending', 'ready_to_submit', 'retrying', 'completed', 'failed', 'cancelled'] as const;
+/** Documents the tax authority has not decided on yet (C4). */
+export const IN_FLIGHT_STATUSES = ['pending', 'ready_to_submit', 'retrying'] as const;
+export const CALLBACK_STATUSES = ['awaiting_outcome', 'pending', 'delivered', 'failed'] as const;
+export const CALLBACK_EVENTS = ['sale.completed', 'sale.failed'] as const;
+export const RECEIPT_LABELS = ['NS', 'NC'] as const;
+export const REGISTRATION_STATUSES = ['PENDING', 'REGISTERED'] as const;
+export const TAX_TYPE_CODES = ['A', 'B', 'C', 'D', 'E'] as const;
+export const PRODUCT_TYPE_CODES = ['1', '2', '3'] as const;
+export const FISCAL_REPORT_STATUSES = ['ok'] as const;
+export const PURCHASE_STATUSES = ['pulled', 'pending_review', 'confirmed', 'rejected'] as const;
+export const BUSINESS_ENVIRONMENTS = ['sandbox', 'production'] as const;
+export const KEY_ENVIRONMENTS = ['test', 'live'] as const;
+export const SCOPES = ['sales:read', 'sales:write', 'stock:write', 'catalog:read', 'catalog:write', 'purchases:read'] as const;
+/** Credit note reasons: 01 missing quantity, 02 missing data, 03 damaged, 04 wasted, 05 raw material shortage, 06 refund. */
+export const CREDIT_NOTE_REASONS = ['01', '02', '03', '04', '05', '06'] as const;
+export const STOCK_ACTIONS = ['ADD', 'DEDUCT'] as const;
+/** Error codes the sandbox uses (C49); a real service may send others, kept verbatim. */
+export const ERROR_CODES = [
+  'invalid_request',
+  'invalid_api_key',
+  'forbidden',
+  'not_found',
+  'authority_rejected',
+  'already_credited',
+  'sale_not_completed',
+  'rate_limited',
+  'idempotency_key_reused',
+  'idempotency_in_progress',
+  'already_exists',
+  'not_retryable',
+  'item_not_stock_tracked',
+  'receipt_not_available',
+  'payload_too_large',
+  'internal_error',
+] as const;
+/** Causes the tax authority gives in `error.errors[].code` (C33, C37). Only `authority_unavailable` is transient. */
+export const AUTHORITY_ERROR_CODES = [
+  'item_not_registered',
+  'authority_unavailable',
+  'invalid_customer_pin',
+  'authority_rejected',
+] as const;
+
+export type SaleType = Open<(typeof SALE_TYPES)[number]>;
+export type SaleStatus = Open<(typeof SALE_STATUSES)[number]>;
+export type InFlightStatus = (typeof IN_FLIGHT_STATUSES)[number];
+export type CallbackStatus = Open<(typeof CALLBACK_STATUSES)[number]>;
+export type CallbackEvent = Open<(typeof CALLBACK_EVENTS)[number]>;
+export type RegistrationStatus = Open<(typeof REGISTRATION_STATUSES)[number]>;
+export type PurchaseStatus = Open<(typeof PURCHASE_STATUSES)[number]>;
+export type Scope = Open<(typeof SCOPES)[number]>;
+export type CreditNoteReason = (typeof CREDIT_NOTE_REASONS)[number];
+export type StockAction = (typeof STOCK_ACTIONS)[number];
+export type ErrorCode = Open<(typeof ERROR_CODES)[number]>;
+export type AuthorityErrorCode = Open<(typeof AUTHORITY_ERROR_CODES)[number]>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Sales and credit notes
+// ---------------------------------------------------------------------------------------------------------
+
+export const CustomerSchema = z.looseObject({
+  name: nullableString(),
+  pin: nullableString(),
+  phone: nullableString(),
+  email: nullableString(),
+});
+
+const NO_CUSTOMER = { name: null, pin: null, phone: null, email: null } as const;
+
+export const SaleLineSchema = z.looseObject({
+  id: requiredId(),
+  itemId: requiredId(),
+  name: nullableString(),
+  description: nullableString(),
+  quantity: z.number(),
+  unitPrice: z.number(),
+  /** Tax-inclusive line total. */
+  total: z.number(),
+  taxableAmount: z.number(),
+  taxAmount: z.number(),
+  /** VAT rate in percent. */
+  taxRate: z.number(),
+  taxTypeCode: openString(TAX_TYPE_CODES).nullable().default(null),
+});
+
+export const TotalsSchema = z.looseObject({
+  total: z.number(),
+  taxableAmount: z.number(),
+  taxAmount: z.number(),
+});
+
+/** Values signed by the tax authority; all nullable strings, nothing is parsed from them (C32). */
+export const ReceiptSchema = z.looseObject({
+  cuInvoiceNo: nullableString(),
+  receiptNumber: nullableInteger(),
+  receiptLabel: openString(RECEIPT_LABELS).nullable().default(null),
+  scuId: nullableString(),
+  scuDate: nullableString(),
+  scuTime: nullableString(),
+  totalReceiptCounter: nullableString(),
+  signature: nullableString(),
+  internalData: nullableString(),
+  verificationUrl: nullableString(),
+  originalCuInvoiceNo: nullableString(),
+});
+
+/** Delivery state of the result callback; informational only (C8), so only `url` and `status` are required. */
+export const CallbackSchema = z.looseObject({
+  url: z.string(),
+  status: openString(CALLBACK_STATUSES),
+  event: openString(CALLBACK_EVENTS).nullable().default(null),
+  attempts: z.number().int().nonnegative().default(0),
+  lastAttemptAt: nullableString(),
+  lastResponseStatus: nullableInteger(),
+  lastError: nullableString(),
+  deliveredAt: nullableString(),
+  nextAttemptAt: nullableString(),
+});
+
+/** A sale or a credit note (on a credit note, amounts and quantities are negative). */
+export const SaleSchema = z.looseObject({
+  id: requiredId(),
+  type: openString(SALE_TYPES),
+  status: openString(SALE_STATUSES),
+  traderInvoiceNumber: z.string(),
+  saleDate: nullableString(),
+  paymentTypeCode: nullableString(),
+  customer: CustomerSchema.nullish().transform((customer) => customer ?? { ...NO_CUSTOMER }),
+  lines: z.array(SaleLineSchema),
+  totals: TotalsSchema,
+  /** Null until the tax authority has accepted the document. */
+  receipt: ReceiptSchema.nullable().default(null),
+  originalSaleId: nullableString(),
+  /** Why the document failed; set only when status is `failed`. */
+  error: nullableString(),
+  callback: CallbackSchema.nullable().default(null),
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Items and stock
+// ---------------------------------------------------------------------------------------------------------
+
+/** What an item still lacks for registration. */
+export const ItemNeedsSchema = z.looseObject({
+  productType: z.boolean(),
+  classificationMapping: z.boolean(),
+});
+
+export const ItemSchema = z.looseObject({
+  id: requiredId(),
+  externalId: z.string(),
+  name: z.string(),
+  sku: nullableString(),
+  // Code fields are accepted as null too (C1): an item may be created before it is fully classified.
+  taxCategory: nullableString(),
+  taxTypeCode: openString(TAX_TYPE_CODES).nullable().default(null),
+  productTypeCode: openString(PRODUCT_TYPE_CODES).nullable().default(null),
+  classificationCode: nullableString(),
+  unitCode: nullableString(),
+  packagingUnitCode: nullableString(),
+  unitPrice: nullableNumber(),
+  stockTracked: z.boolean().nullable().default(null),
+  registrationStatus: openString(REGISTRATION_STATUSES),
+  /** Null when the service did not say; read as "unknown", not "nothing missing". */
+  needs: ItemNeedsSchema.nullable().default(null),
+});
+
+const FiscalReportSchema = z.looseObject({ status: openString(FISCAL_REPORT_STATUSES) });
+
+export const StockAdjustmentResultSchema = z.looseObject({
+  itemId: requiredId(),
+  branchId: requiredId(),
+  movementId: requiredId(),
+  quantityOnHand: z.number(),
+  /** The tax system's report of the movement; anything but `ok` is a remark, not a failure (C2). */
+  fiscal: z.looseObject({
+    stockIo: FiscalReportSchema.nullable().default(null),
+    stockMaster: FiscalReportSchema.nullable().default(null),
+  }),
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Purchases (supplier invoices)
+// ---------------------------------------------------------------------------------------------------------
+
+export const PurchaseSupplierSchema = z.looseObject({
+  name: nullableString(),
+  pin: nullableString(),
+});
+
+export const PurchaseLineSchema = z.looseObject({
+  description: z.string(),
+  hsCode: nullableString(),
+  quantity: z.number(),
+  unitPrice: z.number(),
+  taxRate: z.number(),
+  taxAmount: z.number(),
+  total: z.number(),
+});
+
+export const PurchaseTotalsSchema = z.looseObject({
+  subtotal: z.number(),
+  vat: z.number(),
+  total: z.number(),
+});
+
+export const PurchaseSchema = z.looseObject({
+  id: requiredId(),
+  status: openString(PURCHASE_STATUSES),
+  supplier: PurchaseSupplierSchema,
+  supplierInvoiceNumber: z.string(),
+  invoiceDate: z.string(),
+  /** Branch name. */
+  branch: nullableString(),
+  totals: PurchaseTotalsSchema,
+  lines: z.array(PurchaseLineSchema),
+  confirmationError: nullableString(),
+});
+
+export const PaginationSchema = z.looseObject({
+  /** Passed back unchanged to get the next page; null on the last page. */
+  nextCursor: nullableString(),
+  pageSize: z.number().int(),
+});
+
+export const PullResultSchema = z.looseObject({
+  pulled: z.number().optional(),
+  total: z.number().optional(),
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Businesses, identity, lookups (C3, C19, C20, C24)
+// ---------------------------------------------------------------------------------------------------------
+
+export const BranchSchema = z.looseObject({
+  id: requiredId(),
+  /** The tax authority's branch-office identifier. */
+  authorityBhfId: z.string(),
+  name: z.string().optional(),
+});
+
+export const BusinessSchema = z.looseObject({
+  id: requiredId(),
+  name: z.string().optional(),
+  pin: z.string().optional(),
+  environment: openString(BUSINESS_ENVIRONMENTS).optional(),
+  branches: z.array(BranchSchema).default([]),
+});
+
+export const IdentitySchema = z.looseObject({
+  application: z
+    .looseObject({
+      id: z.string().optional(),
+      name: z.string().optional(),
+      rateLimitPerMinute: z.number().optional(),
+    })
+    .optional(),
+  apiKey: z
+    .looseObject({
+      id: z.string().optional(),
+      environment: openString(KEY_ENVIRONMENTS).optional(),
+      scopes: z.array(openString(SCOPES)).optional(),
+      /** Null for an organisation-wide key. */
+      businessId: z.string().nullable().optional(),
+    })
+    .optional(),
+});
+
+export const CodeSchema = z.looseObject({
+  code: z.string(),
+  name: z.string().optional(),
+  description: z.string().nullable().optional(),
+});
+
+export const CodeListSchema = z.looseObject({
+  id: requiredId(),
+  name: z.string().optional(),
+  codes: z.array(CodeSchema).default([]),
+});
+
+export const ItemClassificationSchema = z.looseObject({
+  code: z.string(),
+  name: z.string().optional(),
+  taxTypeCode: openString(TAX_TYPE_CODES).nullable().optional(),
+  level: z.number().optional(),
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Success envelopes
+// ---------------------------------------------------------------------------------------------------------
+
+export const SaleEnvelopeSchema = z.looseObject({ data: z.looseObject({ sale: SaleSchema }) });
+export const ItemEnvelopeSchema = z.looseObject({ data: z.looseObject({ item: ItemSchema }) });
+export const ItemListEnvelopeSchema = z.looseObject({ data: z.looseObject({ items: z.array(ItemSchema) }) });
+export const StockAdjustmentEnvelopeSchema = z.looseObject({ data: StockAdjustmentResultSchema });
+export const PurchasePageEnvelopeSchema = z.looseObject({
+  data: z.looseObject({ purchases: z.array(PurchaseSchema) }),
+  pagination: PaginationSchema,
+});
+export const PullResultEnvelopeSchema = z.looseObject({ data: PullResultSchema });
+export const BusinessListEnvelopeSchema = z.looseObject({
+  data: z.looseObject({ businesses: z.array(BusinessSchema) }),
+});
+export const IdentityEnvelopeSchema = z.looseObject({ data: IdentitySchema });
+export const CodeListsEnvelopeSchema = z.looseObject({ data: z.looseObject({ codeLists: z.array(CodeListSchema) }) });
+export const ItemClassificationsEnvelopeSchema = z.looseObject({
+  data: z.looseObject({ classifications: z.array(ItemClassificationSchema) }),
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Errors and callbacks
+// ---------------------------------------------------------------------------------------------------------
+
+/** One cause in `error.errors` of an `authority_rejected` answer (C33). */
+export const AuthorityErrorSchema = z.looseObject({
+  code: openString(AUTHORITY_ERROR_CODES),
+  message: z.string().optional(),
+  /** Request field the cause refers to, e.g. `lines[0].itemId`. */
+  field: z.string().optional(),
+  itemId: z.string().optional(),
+});
+
+/** `{error: {code, message, ...extras}}`; extras named by the document: sale, item, errors, creditNoteId, branches. */
+export const ErrorBodySchema = z.looseObject({
+  error: z.looseObject({
+    code: openString(ERROR_CODES),
+    message: z.string(),
+    sale: SaleSchema.optional(),
+    item: ItemSchema.optional(),
+    errors: z.array(AuthorityErrorSchema).optional(),
+    creditNoteId: z.string().optional(),
+    branches: z.array(BranchSchema).optional(),
+  }),
+});
+
+/**
+ * The body the service POSTs to a callback URL (C45). Only `data.sale.id` is relied on: the worker treats a
+ * callback as a hint and re-reads the sale.
+ */
+export const CallbackNotificationSchema = z.looseObject({
+  id: z.string().optional(),
+  event: openString(CALLBACK_EVENTS).optional(),
+  createdAt: z.string().optional(),
+  data: z.looseObject({ sale: z.looseObject({ id: requiredId() }) }),
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Types
+// ---------------------------------------------------------------------------------------------------------
+
+export type Customer = z.output<typeof CustomerSchema>;
+export type SaleLine = z.output<typeof SaleLineSchema>;
+export type Totals = z.output<typeof TotalsSchema>;
+export type Receipt = z.output<typeof ReceiptSchema>;
+export type Callback = z.output<typeof CallbackSchema>;
+export type Sale = z.output<typeof SaleSchema>;
+export type ItemNeeds = z.output<typeof ItemNeedsSchema>;
+export type Item = z.output<typeof ItemSchema>;
+export type StockAdjustmentResult = z.output<typeof StockAdjustmentResultSchema>;
+export type PurchaseSupplier = z.output<typeof PurchaseSupplierSchema>;
+export type PurchaseLine = z.output<typeof PurchaseLineSchema>;
+export type PurchaseTotals = z.output<typeof PurchaseTotalsSchema>;
+export type Purchase = z.output<typeof PurchaseSchema>;
+export type Pagination = z.output<typeof PaginationSchema>;
+export type PullResult = z.output<typeof PullResultSchema>;
+export type Branch = z.output<typeof BranchSchema>;
+export type Business = z.output<typeof BusinessSchema>;
+export type Identity = z.output<typeof IdentitySchema>;
+export type Code = z.output<typeof CodeSchema>;
+export type CodeList = z.output<typeof CodeListSchema>;
+export type ItemClassification = z.output<typeof ItemClassificationSchema>;
+export type AuthorityError = z.output<typeof AuthorityErrorSchema>;
+export type ErrorBody = z.output<typeof ErrorBodySchema>;
+export type CallbackNotification = z.output<typeof CallbackNotificationSchema>;
+export type PurchasePageEnvelope = z.output<typeof PurchasePageEnvelopeSchema>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------------------
+
+/** Pending, ready to submit or retrying. An unknown status is not in flight (and never signed). */
+export function isInFlight(status: string): status is InFlightStatus {
+  return (IN_FLIGHT_STATUSES as readonly string[]).includes(status);
+}
+
+/** Accepted by the tax authority, with the signed receipt values to prove it. */
+export function isSigned(sale: Pick<Sale, 'status' | 'receipt'>): sale is Sale & { receipt: Receipt } {
+  return sale.status === 'completed' && sale.receipt !== null && sale.receipt !== undefined;
+}
+
+/** Only `REGISTERED` counts; any other value is "not yet" (C1). */
+export function isRegistered(item: Pick<Item, 'registrationStatus'>): boolean {
+  return item.registrationStatus === 'REGISTERED';
+}
+
+function detailOf(err: unknown, key: string): unknown {
+  return err instanceof ApiError ? err.details[key] : undefined;
+}
+
+/** The document a 422 `authority_rejected` carries in `error.sale` (C5), if present and well-formed. */
+export function saleFromError(err: unknown): Sale | undefined {
+  const parsed = SaleSchema.safeParse(detailOf(err, 'sale'));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The item a 422 on registration or a 409 `already_exists` carries in `error.item` (C21), if well-formed. */
+export function itemFromError(err: unknown): Item | undefined {
+  const parsed = ItemSchema.safeParse(detailOf(err, 'item'));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The causes listed in `error.errors`; malformed entries are skipped. */
+export function authorityErrorsFromError(err: unknown): AuthorityError[] {
+  const raw = detailOf(err, 'errors');
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((entry) => {
+    const parsed = AuthorityErrorSchema.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** The id of the existing credit note a 422 `already_credited` names. */
+export function creditNoteIdFromError(err: unknown): string | undefined {
+  const raw = detailOf(err, 'creditNoteId');
+  return typeof raw === 'string' && raw.length > 0 ? raw : undefined;
+}
