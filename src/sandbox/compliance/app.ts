@@ -1,0 +1,72 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { FaultEngine } from '../shared/faults.js';
+import type { RequestStats } from '../shared/request-stats.js';
+import { authenticate } from './auth.js';
+import { createContext } from './context.js';
+import { complianceErrorBody, installErrorHandling } from './errors.js';
+import type { ComplianceFixture } from './fixture-schema.js';
+import { inspectionRoutes } from './inspect.js';
+import { installJsonBodyParser } from './json-body.js';
+import { creditNoteRoutes } from './routes/credit-notes.js';
+import { identityRoutes } from './routes/identity.js';
+import { itemRoutes } from './routes/items.js';
+import { lookupRoutes } from './routes/lookups.js';
+import { purchaseRoutes } from './routes/purchases.js';
+import { salesRoutes } from './routes/sales.js';
+import { stockRoutes } from './routes/stock.js';
+
+export interface ComplianceAppOptions {
+  fixture: ComplianceFixture;
+  faults: FaultEngine;
+  stats: RequestStats;
+  logger: Logger | false;
+  /** Clock for windows, keys' expiry and timestamps. */
+  now?: () => number;
+  /** Called by POST /__sandbox/reset once the compliance state is back to the fixture. */
+  onReset?: () => void;
+}
+
+/** Bodies over 1 MiB are refused with 413 payload_too_large (C50). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The compliance service sandbox (not listening): the /v1 API behind keys, inspection under /__sandbox. */
+export async function buildComplianceApp(options: ComplianceAppOptions): Promise<FastifyInstance> {
+  const now = options.now ?? Date.now;
+  let app: FastifyInstance;
+  if (options.logger) {
+    const loggerInstance: FastifyBaseLogger = options.logger;
+    app = Fastify({ loggerInstance, bodyLimit: BODY_LIMIT_BYTES });
+  } else {
+    app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
+  }
+  const ctx = createContext({
+    fixture: options.fixture,
+    faults: options.faults,
+    stats: options.stats,
+    now,
+    logger: options.logger || undefined,
+    ...(options.onReset ? { onReset: options.onReset } : {}),
+  });
+
+  installErrorHandling(app);
+  installJsonBodyParser(app);
+  // Stats before faults, so requests a fault drops are still counted; both skip /__sandbox.
+  options.stats.install(app, 'compliance');
+  options.faults.install(app, 'compliance', complianceErrorBody);
+  app.addHook(
+    'onRequest',
+    authenticate({ state: ctx.state, limiter: ctx.limiter, stats: options.stats, windowMs: options.fixture.rateLimitWindowMs, now }),
+  );
+  app.addHook('onClose', async () => ctx.close());
+
+  identityRoutes(app, ctx);
+  itemRoutes(app, ctx);
+  stockRoutes(app, ctx);
+  salesRoutes(app, ctx);
+  creditNoteRoutes(app, ctx);
+  purchaseRoutes(app, ctx);
+  lookupRoutes(app);
+  inspectionRoutes(app, ctx);
+  return app;
+}

@@ -1,0 +1,66 @@
+import type { FaultRule } from '../shared/faults.js';
+import type { RequestRecord, RequestStatsSnapshot } from '../shared/request-stats.js';
+import type { AuthorityRule } from './fixture-schema.js';
+import type { AuthorityCause, DocumentStatus, SaleView, StockMovement } from './model.js';
+
+/** Shapes of the inspection API under /__sandbox, shared by its routes and SandboxInspector. */
+
+export const INSPECTION_PREFIX = '/__sandbox';
+
+export interface InspectedDocument {
+  sale: SaleView;
+  applicationId: string;
+  idempotencyKeys: string[];
+  submissions: number;
+  causes: AuthorityCause[];
+  history: Array<{ at: string; status: DocumentStatus }>;
+  creditNoteId: string | null;
+}
+
+export type CallbackAttemptKind = 'scheduled' | 'duplicate' | 'out-of-order';
+
+export interface CallbackAttempt {
+  deliveryId: string;
+  documentId: string;
+  event: string;
+  /** 1-based attempt number of the delivery (the `x-callback-attempt` header). */
+  attempt: number;
+  kind: CallbackAttemptKind;
+  at: string;
+  /** HTTP status of the receiver's answer; null when none came. */
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface InspectedAuthorityRule extends AuthorityRule {
+  id: string;
+  source: 'fixture' | 'runtime';
+  /** Submissions the rule decided so far. */
+  applied: number;
+}
+
+export interface StockLevel {
+  branchId: string;
+  itemId: string;
+  quantity: number;
+}
+
+export interface RequestsSummary extends RequestStatsSnapshot {
+  faultsInjected: Record<string, number>;
+}
+
+export interface InspectionResponses {
+  health: { status: 'ok' };
+  documents: { documents: InspectedDocument[] };
+  document: { document: InspectedDocument };
+  movements: { movements: StockMovement[] };
+  levels: { levels: StockLevel[] };
+  callbacks: { attempts: CallbackAttempt[] };
+  requests: RequestsSummary;
+  requestLog: { requests: RequestRecord[] };
+  faults: { faults: FaultRule[] };
+  fault: { fault: FaultRule };
+  rules: { rules: InspectedAuthorityRule[] };
+  rule: { rule: InspectedAuthorityRule };
+}

@@ -1,0 +1,179 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { ErrorBodySchema, SaleEnvelopeSchema, type ErrorBody, type Sale } from '../../../src/compliance/schemas.js';
+import { HttpTransport, type HttpMethod, type QueryValue } from '../../../src/http/transport.js';
+import type { ComplianceFixtureInput } from '../../../src/sandbox/compliance/fixture-schema.js';
+import { DEMO, defaultComplianceFixtureInput } from '../../../src/sandbox/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
+import type { FaultRuleInput } from '../../../src/sandbox/shared/faults.js';
+
+export { DEMO };
+
+/** The demo world with every delay shortened, so tests run fast; `adjust` changes it further. */
+export function fastFixture(adjust: (fixture: ComplianceFixtureInput) => void = () => {}): ComplianceFixtureInput {
+  const fixture = structuredClone(defaultComplianceFixtureInput);
+  fixture.authority = {
+    ...fixture.authority,
+    asyncDelayMs: 100,
+    rules: (fixture.authority?.rules ?? []).map((rule) => (rule.id === DEMO.rules.slow ? { ...rule, delayMs: 300 } : rule)),
+  };
+  fixture.callbacks = { retryScheduleMs: [0, 50, 100], timeoutMs: 1_000, outOfOrderHoldMs: 400 };
+  adjust(fixture);
+  return fixture;
+}
+
+export interface TestSandbox {
+  sandbox: Sandbox;
+  /** A client of the compliance API using `key` (default: the key bound to the Nairobi business). */
+  client(key?: string): TestClient;
+  close(): Promise<void>;
+}
+
+export async function startTestSandbox(
+  options: { compliance?: ComplianceFixtureInput; faults?: FaultRuleInput[] } = {},
+): Promise<TestSandbox> {
+  const sandbox = await startSandbox({ fixture: { compliance: options.compliance ?? fastFixture(), faults: options.faults ?? [] } });
+  const clients: TestClient[] = [];
+  return {
+    sandbox,
+    client(key = DEMO.keys.nairobi) {
+      const client = new TestClient(sandbox.complianceUrl, key);
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close()));
+      await sandbox.close();
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  json: unknown;
+}
+
+/** A bare client of the compliance API over the shared HTTP transport: real requests, raw answers. */
+export class TestClient {
+  private readonly transport: HttpTransport;
+
+  constructor(
+    baseUrl: string,
+    private readonly key: string | undefined,
+  ) {
+    this.transport = new HttpTransport({ service: 'compliance', baseUrl, timeoutMs: 10_000 });
+  }
+
+  async call(
+    method: HttpMethod,
+    path: string,
+    options: { query?: Record<string, QueryValue>; body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string | null } = {},
+  ): Promise<Answer> {
+    const key = options.key === undefined ? this.key : options.key;
+    const headers: Record<string, string> = { ...(key ? { 'x-api-key': key } : {}), ...options.headers };
+    const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    const res = await this.transport.send({
+      operation: `${method} ${path}`,
+      method,
+      path,
+      ...(options.query ? { query: options.query } : {}),
+      headers,
+      ...(body === undefined ? {} : { body }),
+      idempotent: method === 'GET',
+    });
+    let json: unknown;
+    try {
+      json = res.body.length === 0 ? undefined : JSON.parse(res.body.toString('utf8'));
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: res.body, json };
+  }
+
+  get(path: string, query?: Record<string, QueryValue>): Promise<Answer> {
+    return this.call('GET', path, query ? { query } : {});
+  }
+
+  post(path: string, body?: unknown, options: { query?: Record<string, QueryValue>; headers?: Record<string, string> } = {}): Promise<Answer> {
+    return this.call('POST', path, { ...options, ...(body === undefined ? {} : { body }) });
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}
+
+/** The sale in a success answer, parsed with the client's schema so shape drift fails the test. */
+export function saleOf(answer: Answer): Sale {
+  return SaleEnvelopeSchema.parse(answer.json).data.sale;
+}
+
+/** The error in an error answer, parsed with the client's schema. */
+export function errorOf(answer: Answer): ErrorBody['error'] {
+  return ErrorBodySchema.parse(answer.json).error;
+}
+
+let invoiceCounter = 0;
+/** A trader invoice number unique in this test process, with an optional demo-rule prefix. */
+export function invoiceNumber(prefix = 'INV-'): string {
+  invoiceCounter += 1;
+  return `${prefix}${process.pid}-${invoiceCounter}`;
+}
+
+/** A sale request of registered Nairobi items (a 16 % and a 0 % line). */
+export function saleRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    traderInvoiceNumber: invoiceNumber(),
+    saleDate: '2025-06-01',
+    lines: [
+      { itemId: DEMO.items.sugar, quantity: 2, unitPrice: 250 },
+      { itemId: DEMO.items.milk, quantity: 1, unitPrice: 65 },
+    ],
+    ...overrides,
+  };
+}
+
+export interface ReceivedCallback {
+  headers: Record<string, string | string[] | undefined>;
+  body: { id: string; event: string; createdAt: string; data: { sale: Sale } };
+  at: number;
+}
+
+/** A real HTTP receiver of result callbacks that answers each request with the next scripted status. */
+export class CallbackReceiver {
+  private constructor(
+    private readonly app: FastifyInstance,
+    readonly url: string,
+    readonly received: ReceivedCallback[],
+  ) {}
+
+  static async start(options: { statuses?: number[]; fallbackStatus?: number; delayMs?: number } = {}): Promise<CallbackReceiver> {
+    const app = Fastify({ logger: false });
+    const script = [...(options.statuses ?? [])];
+    const received: ReceivedCallback[] = [];
+    app.post('/hooks/:token', async (request, reply) => {
+      received.push({ headers: request.headers, body: request.body as ReceivedCallback['body'], at: Date.now() });
+      if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+      return reply.code(script.shift() ?? options.fallbackStatus ?? 200).send({ ok: true });
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    return new CallbackReceiver(app, `http://127.0.0.1:${port}/hooks/tok_${process.pid}`, received);
+  }
+
+  /** Waits until at least `count` callbacks arrived. */
+  async waitFor(count: number, timeoutMs = 5_000): Promise<ReceivedCallback[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.received.length < count) {
+      if (Date.now() > deadline) throw new Error(`expected ${count} callbacks, got ${this.received.length}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return this.received;
+  }
+
+  close(): Promise<void> {
+    return this.app.close();
+  }
+}
