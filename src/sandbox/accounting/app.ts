@@ -1,5 +1,6 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type pino from 'pino';
+import { createServiceApp } from '../shared/fastify.js';
 import type { FaultEngine } from '../shared/faults.js';
 import type { RequestStats } from '../shared/request-stats.js';
 import { authenticate } from './auth.js';
@@ -22,19 +23,11 @@ export interface AccountingAppOptions {
 }
 
 /** Bodies over 1 MiB are refused with 413 (A2). */
-const BODY_LIMIT_BYTES = 1024 * 1024;
-
 /** The accounting service sandbox (not listening): API routes behind the key, inspection under /__sandbox. */
 export async function buildAccountingApp(options: AccountingAppOptions): Promise<FastifyInstance> {
   const now = options.now ?? Date.now;
   const state = new AccountingState(options.fixture, now);
-  let app: FastifyInstance;
-  if (options.logger) {
-    const loggerInstance: FastifyBaseLogger = options.logger;
-    app = Fastify({ loggerInstance, bodyLimit: BODY_LIMIT_BYTES });
-  } else {
-    app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
-  }
+  const app = createServiceApp(options.logger);
 
   installErrorHandling(app);
   installRawBodyParsers(app);

@@ -1,5 +1,6 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { createServiceApp } from '../shared/fastify.js';
 import type { FaultEngine } from '../shared/faults.js';
 import type { RequestStats } from '../shared/request-stats.js';
 import { authenticate } from './auth.js';
@@ -27,19 +28,10 @@ export interface ComplianceAppOptions {
   onReset?: () => void;
 }
 
-/** Bodies over 1 MiB are refused with 413 payload_too_large (C50). */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
-
 /** The compliance service sandbox (not listening): the /v1 API behind keys, inspection under /__sandbox. */
 export async function buildComplianceApp(options: ComplianceAppOptions): Promise<FastifyInstance> {
   const now = options.now ?? Date.now;
-  let app: FastifyInstance;
-  if (options.logger) {
-    const loggerInstance: FastifyBaseLogger = options.logger;
-    app = Fastify({ loggerInstance, bodyLimit: BODY_LIMIT_BYTES });
-  } else {
-    app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
-  }
+  const app = createServiceApp(options.logger);
   const ctx = createContext({
     fixture: options.fixture,
     faults: options.faults,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isValidRegex } from '../shared/regex.js';
 
 /**
  * The compliance sandbox's world: applications and their API keys, businesses with branches, items,
@@ -44,17 +45,9 @@ const regexSource = (what: string) =>
   z
     .string()
     .min(1)
-    .refine(compiles, 'is not a valid regular expression')
+    .refine(isValidRegex, 'is not a valid regular expression')
     .describe(`Regular expression (JavaScript syntax) tested on the ${what}`);
 
-function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export const ApplicationFixtureSchema = z
   .object({

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { isValidRegex } from './regex.js';
 
 export type SandboxService = 'compliance' | 'accounting';
 
@@ -33,7 +34,7 @@ export const FaultRuleSchema = z
     path: z
       .string()
       .min(1)
-      .refine((p) => !p.startsWith(REGEX_PREFIX) || compiles(p.slice(REGEX_PREFIX.length)), 'is not a valid regular expression')
+      .refine((p) => !p.startsWith(REGEX_PREFIX) || isValidRegex(p.slice(REGEX_PREFIX.length)), 'is not a valid regular expression')
       .optional(),
     kind: z.enum(FAULT_KINDS),
     status: z.number().int().min(400).max(599).optional(),
@@ -276,11 +277,3 @@ export function isUnder(path: string, prefix: string): boolean {
   return prefix !== '' && (path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`));
 }
 
-function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
-}
