@@ -1,0 +1,215 @@
+/**
+ * One activity per compliance API call. Each returns `apiCalls` (the attempt number: every attempt made
+ * one call, failed ones included) and only plain data: documents are copied into FiscalDocument, so a
+ * callback URL never reaches workflow history.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  authorityErrorsFromError,
+  isInFlight,
+  isRegistered,
+  itemFromError,
+  saleFromError,
+  type Sale,
+} from '../src/compliance/index.js';
+import type { ApiResult } from '../src/http/json-api.js';
+import { ApiError } from '../src/http/errors.js';
+import { callApi, currentAttempt } from './api-call.js';
+import type { ActivityDeps } from './deps.js';
+import { submissionOutcome, toAuthorityCause, toFiscalDocument } from './documents.js';
+import { FAILURE_TYPES, documentInFlight } from './failures.js';
+import type {
+  AdjustStockInput,
+  AdjustStockResult,
+  CheckItemsInput,
+  CheckItemsResult,
+  CreateCreditNoteInput,
+  CreateSaleInput,
+  DocumentRef,
+  DocumentResult,
+  RegisterItemInput,
+  RegisterItemResult,
+  SaleRequest,
+  SubmissionResult,
+} from './types.js';
+
+export type ComplianceActivityDeps = Pick<ActivityDeps, 'compliance' | 'itemRegistry' | 'callbackUrls' | 'logger'>;
+
+function submitted({ data, meta }: ApiResult<Sale>): SubmissionResult {
+  return {
+    outcome: submissionOutcome(data),
+    httpStatus: meta.status,
+    replayed: meta.idempotentReplayed,
+    document: toFiscalDocument(data),
+    causes: [],
+    apiCalls: currentAttempt(),
+  };
+}
+
+/** A 422 `authority_rejected` that carries the filed document is an outcome to act on, not a failure (C5, C33). */
+function rejected(err: unknown): SubmissionResult | undefined {
+  if (!(err instanceof ApiError) || err.status !== 422 || err.code !== 'authority_rejected') return undefined;
+  const sale = saleFromError(err);
+  if (!sale) return undefined;
+  return {
+    outcome: submissionOutcome(sale),
+    httpStatus: 422,
+    replayed: false,
+    document: toFiscalDocument(sale),
+    causes: authorityErrorsFromError(err).map(toAuthorityCause),
+    apiCalls: currentAttempt(),
+  };
+}
+
+/** A 422 on registration carrying the item and what it lacks: only an operator can fix that. */
+function needsFixing(err: unknown): RegisterItemResult | undefined {
+  if (!(err instanceof ApiError) || err.status !== 422) return undefined;
+  const needs = itemFromError(err)?.needs;
+  if (!needs) return undefined;
+  return {
+    outcome: 'needs_fixing',
+    needs: { productType: needs.productType, classificationMapping: needs.classificationMapping },
+    apiCalls: currentAttempt(),
+  };
+}
+
+/** Exactly the documented request fields, so nothing else the caller's object carries is sent. */
+function saleBody(request: SaleRequest, callbackUrl: string | undefined) {
+  return {
+    traderInvoiceNumber: request.traderInvoiceNumber,
+    saleDate: request.saleDate,
+    paymentTypeCode: request.paymentTypeCode,
+    branchId: request.branchId,
+    customer: request.customer,
+    lines: request.lines.map((line) => ({
+      itemId: line.itemId,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      description: line.description,
+    })),
+    callbackUrl,
+  };
+}
+
+export function createComplianceActivities(deps: ComplianceActivityDeps) {
+  const { compliance: client, itemRegistry, callbackUrls, logger } = deps;
+
+  function logSubmission(message: string, businessId: string, result: SubmissionResult): void {
+    const { document, outcome, httpStatus, replayed, causes } = result;
+    logger.info(
+      { businessId, documentId: document.id, status: document.status, outcome, httpStatus, replayed, causes: causes.map((c) => c.code) },
+      message,
+    );
+  }
+
+  return {
+    /** Registration and stock tracking of a sale's items, from the per-process registry when it can answer. */
+    async checkItems(input: CheckItemsInput): Promise<CheckItemsResult> {
+      const lookup = await callApi({ idempotent: true, logger }, () => itemRegistry.lookup(input.businessId, input.itemIds));
+      if (lookup.unknownItemIds.length > 0) {
+        const ids = lookup.unknownItemIds;
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.itemNotFound,
+          message: `business ${input.businessId} has no item ${ids.join(', ')}`,
+          nonRetryable: true,
+          details: [{ businessId: input.businessId, itemIds: ids }],
+        });
+      }
+      // Earlier failed attempts each made a call; this one made none when the cache answered.
+      const attempt = currentAttempt();
+      return { items: lookup.items, apiCalls: lookup.listedItems ? attempt : attempt - 1 };
+    },
+
+    /** Registers an item with the tax authority (safe to repeat, C23). */
+    async registerItem(input: RegisterItemInput): Promise<RegisterItemResult> {
+      return callApi({ idempotent: true, recover: needsFixing, logger }, async (signal) => {
+        const { data: item } = await client.registerItem(
+          input.itemId,
+          input.branchId === undefined ? {} : { branchId: input.branchId },
+          { businessId: input.businessId, signal },
+        );
+        if (!isRegistered(item)) {
+          // A 200 must mean REGISTERED; anything else is read again on the next attempt.
+          throw ApplicationFailure.create({
+            type: FAILURE_TYPES.unexpectedResponse,
+            message: `registerItem answered 200 but item ${item.id} is ${item.registrationStatus}`,
+          });
+        }
+        itemRegistry.remember(input.businessId, item);
+        return { outcome: 'registered', apiCalls: currentAttempt() };
+      });
+    },
+
+    /** Issues the sale; 201 signed, 202 in flight, 422 rejected (with causes), 200 a replay of the key. */
+    async createSale(input: CreateSaleInput): Promise<SubmissionResult> {
+      const body = saleBody(input.request, callbackUrls?.mint(input.workflowId));
+      const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
+        submitted(await client.createSale(body, input.idempotencyKey, { businessId: input.businessId, signal })),
+      );
+      logSubmission('sale submitted', input.businessId, result);
+      return result;
+    },
+
+    /** Resubmits a failed document (safe to repeat, C35). */
+    async retrySale(input: DocumentRef): Promise<SubmissionResult> {
+      const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
+        submitted(await client.retrySale(input.documentId, { businessId: input.businessId, signal })),
+      );
+      logSubmission('document resubmitted', input.businessId, result);
+      return result;
+    },
+
+    async getDocument(input: DocumentRef): Promise<DocumentResult> {
+      return callApi({ idempotent: true, logger }, async (signal) => {
+        const { data } = await client.getSale(input.documentId, { businessId: input.businessId, signal });
+        return { document: toFiscalDocument(data), apiCalls: currentAttempt() };
+      });
+    },
+
+    /**
+     * Reads the document and fails with a retryable, benign `DocumentInFlight` while the authority has not
+     * decided: the workflow's retry policy is the polling loop, so polls add no history events.
+     */
+    async awaitDocumentOutcome(input: DocumentRef): Promise<DocumentResult> {
+      const sale = await callApi({ idempotent: true, logger }, async (signal) =>
+        (await client.getSale(input.documentId, { businessId: input.businessId, signal })).data,
+      );
+      if (isInFlight(sale.status)) throw documentInFlight(sale.id, sale.status);
+      return { document: toFiscalDocument(sale), apiCalls: currentAttempt() };
+    },
+
+    /** One stock movement. Not de-duplicated by the service: a failure after sending is `AmbiguousWrite`. */
+    async adjustStock(input: AdjustStockInput): Promise<AdjustStockResult> {
+      return callApi({ idempotent: false, logger }, async (signal) => {
+        const { data } = await client.adjustStock(
+          {
+            itemId: input.itemId,
+            action: input.action,
+            quantity: input.quantity,
+            unitPrice: input.unitPrice,
+            referenceId: input.referenceId,
+            branchId: input.branchId,
+          },
+          { businessId: input.businessId, signal },
+        );
+        return { movementId: data.movementId, quantityOnHand: data.quantityOnHand, apiCalls: currentAttempt() };
+      });
+    },
+
+    /** Reverses a signed sale; a second credit note is the non-retryable `already_credited` (details[0].creditNoteId). */
+    async createCreditNote(input: CreateCreditNoteInput): Promise<SubmissionResult> {
+      const body = {
+        traderInvoiceNumber: input.traderInvoiceNumber,
+        returnDate: input.returnDate,
+        saleId: input.saleId,
+        reason: input.reason,
+        callbackUrl: callbackUrls?.mint(input.workflowId),
+      };
+      const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
+        submitted(await client.createCreditNote(body, input.idempotencyKey, { businessId: input.businessId, signal })),
+      );
+      logSubmission('credit note submitted', input.businessId, result);
+      return result;
+    },
+  };
+}

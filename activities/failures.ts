@@ -1,0 +1,154 @@
+/**
+ * The one place where failures of API calls become Temporal failures. The failure `type` is what the
+ * workflow branches on (and what retry policies list), so it is either the API's own `code` or one of the
+ * names exported below.
+ */
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import { ApiError, RequestValidationError, ResponseValidationError } from '../src/http/errors.js';
+
+export const FAILURE_TYPES = {
+  /** A write may or may not have happened; repeating it blindly could duplicate it. Never retried. */
+  ambiguousWrite: 'AmbiguousWrite',
+  rateLimited: 'rate_limited',
+  invalidRequest: 'invalid_request',
+  unexpectedResponse: 'unexpected_response',
+  /** The document is still with the tax authority: a poll, not a fault. */
+  documentInFlight: 'DocumentInFlight',
+  itemNotFound: 'item_not_found',
+  notConfigured: 'not_configured',
+} as const;
+
+/** API codes that say "not yet" rather than "no", although the status is a 4xx. */
+const RETRYABLE_CODES = new Set([
+  // C15: the first request with this Idempotency-Key is still being processed; nothing new can be filed.
+  'idempotency_in_progress',
+]);
+
+const RATE_LIMIT_JITTER = 0.2;
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_MAX_MS = 60_000;
+/** A zero `nextRetryDelay` reads as "not set" and falls back to the retry policy's own backoff. */
+const MIN_DELAY_MS = 100;
+
+/** Keys whose values are capabilities or credentials, wherever they occur in error extras. */
+const SECRET_KEYS = new Set(['callback', 'callbackurl', 'callbacktoken', 'apikey', 'x-api-key', 'authorization']);
+
+export interface FailureOptions {
+  /**
+   * Whether repeating the call cannot duplicate its effect (a read, or a write carrying an idempotency key).
+   * Only consulted where the error itself does not say (a malformed success body); default false, so an
+   * unknown write is never repeated blindly.
+   */
+  idempotent?: boolean;
+  /** Source of jitter, for tests; default Math.random. */
+  random?: () => number;
+}
+
+/** Error extras without callback URLs, tokens or keys (a rejected sale's `sale.callback.url` carries a token). */
+export function secretFree(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(secretFree);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !SECRET_KEYS.has(key.toLowerCase()))
+      .map(([key, inner]) => [key, secretFree(inner)]),
+  );
+}
+
+/** Exponential backoff with jitter: random in [0.5, 1] × min(60 s, 1 s × 2^(attempt − 1)), in ms. */
+export function backoffDelayMs(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
+  return Math.max(MIN_DELAY_MS, Math.round(ceiling * (0.5 + 0.5 * random())));
+}
+
+/** `Retry-After` (default 1 s) plus up to 20 % jitter, so a fleet told the same second does not return in step. */
+export function rateLimitDelayMs(retryAfterSeconds: number | undefined, random: () => number = Math.random): number {
+  const base = (retryAfterSeconds ?? 1) * 1_000;
+  return Math.max(MIN_DELAY_MS, Math.round(base * (1 + RATE_LIMIT_JITTER * random())));
+}
+
+function fromApiError(err: ApiError, attempt: number, random: () => number): ApplicationFailure {
+  const where = `${err.operation} (${err.method} ${err.path})`;
+  const status = err.status ?? null;
+  if (err.status === 429) {
+    return ApplicationFailure.create({
+      type: FAILURE_TYPES.rateLimited,
+      message: `${where}: rate limited; retrying after ${err.retryAfterSeconds ?? 1} s`,
+      nextRetryDelay: rateLimitDelayMs(err.retryAfterSeconds, random),
+      details: [{ operation: err.operation, status, retryAfterSeconds: err.retryAfterSeconds ?? null }],
+    });
+  }
+  if (err.retry === 'safe' || RETRYABLE_CODES.has(err.code)) {
+    return ApplicationFailure.create({
+      type: err.code,
+      message: `${where}: ${err.message}`,
+      nextRetryDelay: backoffDelayMs(attempt, random),
+      details: [{ operation: err.operation, code: err.code, status }],
+    });
+  }
+  if (err.retry === 'ambiguous') {
+    return ApplicationFailure.create({
+      type: FAILURE_TYPES.ambiguousWrite,
+      message: `${where}: ${err.message} (${err.code}); the request may have taken effect`,
+      nonRetryable: true,
+      details: [{ operation: err.operation, code: err.code, status, message: err.message }],
+    });
+  }
+  return ApplicationFailure.create({
+    type: err.code,
+    message: `${where}: ${err.message}`,
+    nonRetryable: true,
+    details: [secretFree(err.details), status],
+  });
+}
+
+/**
+ * Maps an error thrown by a client call to the failure the activity throws:
+ * - 429 → retryable `rate_limited`, next attempt after `Retry-After`;
+ * - safe to repeat (never sent; 5xx or timeout on an idempotent request) → retryable, type = code, backoff;
+ * - ambiguous (a non-idempotent write may have happened) → non-retryable `AmbiguousWrite`;
+ * - final (the service said no) → non-retryable, type = code, details [extras, status];
+ * - a request the client refused to send → non-retryable `invalid_request` naming the field;
+ * - a success body of the wrong shape → retryable `unexpected_response` when idempotent, else `AmbiguousWrite`.
+ * Anything else (including an ApplicationFailure) is rethrown unchanged, so Temporal's default applies.
+ */
+export function toActivityFailure(err: unknown, attempt: number, options: FailureOptions = {}): ApplicationFailure {
+  const random = options.random ?? Math.random;
+  if (err instanceof ApiError) return fromApiError(err, attempt, random);
+  if (err instanceof RequestValidationError) {
+    return ApplicationFailure.create({
+      type: FAILURE_TYPES.invalidRequest,
+      message: err.message,
+      nonRetryable: true,
+      details: [{ operation: err.operation, field: err.field, reason: err.reason }],
+    });
+  }
+  if (err instanceof ResponseValidationError) {
+    const details = [{ operation: err.operation, status: err.status, issues: err.issues.slice(0, 10) }];
+    return options.idempotent === true
+      ? ApplicationFailure.create({
+          type: FAILURE_TYPES.unexpectedResponse,
+          message: err.message,
+          nextRetryDelay: backoffDelayMs(attempt, random),
+          details,
+        })
+      : ApplicationFailure.create({
+          type: FAILURE_TYPES.ambiguousWrite,
+          message: `${err.message}; the request may have taken effect`,
+          nonRetryable: true,
+          details,
+        });
+  }
+  throw err;
+}
+
+/** Thrown while a document is still with the tax authority: the activity's retries are the polling loop. */
+export function documentInFlight(documentId: string, status: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: FAILURE_TYPES.documentInFlight,
+    message: `document ${documentId} is still ${status}`,
+    details: [{ documentId, status }],
+    // An expected state, not a fault: keeps worker logs and failure metrics quiet while polling.
+    category: ApplicationFailureCategory.BENIGN,
+  });
+}

@@ -1,0 +1,22 @@
+/**
+ * All activities of the sale process, created from injected dependencies. Workflows use
+ * `proxyActivities<Activities>()` with `import type` only, so none of this enters the workflow bundle.
+ */
+import { createComplianceActivities } from './compliance.js';
+import type { ActivityDeps } from './deps.js';
+import { createRegistrationActivities } from './registration.js';
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createComplianceActivities(deps),
+    ...createRegistrationActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;
+
+export type { ActivityDeps, CallbackUrlSource } from './deps.js';
+export { ItemRegistry, type ItemRegistryOptions, type ItemLookup } from './item-registry.js';
+export { FAILURE_TYPES, toActivityFailure, type FailureOptions } from './failures.js';
+export { ITEM_REGISTRATION_WORKFLOW_TYPE } from './registration.js';
+export type * from './types.js';

@@ -1,0 +1,53 @@
+/**
+ * Asks the item-registration workflow of a business's item to tell a sale when the item is registered.
+ * Signal-with-start joins the running registration when there is one, so concurrent sales needing the same
+ * item converge on a single registration. Not an API call.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  SALE_TASK_QUEUE,
+  addRegistrationWaiterSignal,
+  itemRegistrationWorkflowId,
+  type ItemRegistrationInput,
+} from '../workflows/definitions.js';
+import type { ActivityDeps } from './deps.js';
+import { FAILURE_TYPES } from './failures.js';
+import type { RequestItemRegistrationInput } from './types.js';
+
+/** Registered by name: activities must not import workflow code. */
+export const ITEM_REGISTRATION_WORKFLOW_TYPE = 'itemRegistrationWorkflow';
+
+export type RegistrationActivityDeps = Pick<ActivityDeps, 'temporal' | 'saleTaskQueue' | 'logger'>;
+
+export function createRegistrationActivities(deps: RegistrationActivityDeps) {
+  return {
+    async requestItemRegistration(input: RequestItemRegistrationInput): Promise<void> {
+      const client = deps.temporal?.client;
+      if (!client) {
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.notConfigured,
+          message: 'requestItemRegistration: the worker was started without a Temporal client (ActivityDeps.temporal)',
+          nonRetryable: true,
+        });
+      }
+      const registration: ItemRegistrationInput = {
+        businessId: input.businessId,
+        itemId: input.itemId,
+        ...(input.branchId === undefined ? {} : { branchId: input.branchId }),
+        ...(input.fixDeadline === undefined ? {} : { fixDeadline: input.fixDeadline }),
+      };
+      const workflowId = itemRegistrationWorkflowId(input.businessId, input.itemId);
+      const handle = await client.workflow.signalWithStart(ITEM_REGISTRATION_WORKFLOW_TYPE, {
+        workflowId,
+        taskQueue: input.taskQueue ?? deps.saleTaskQueue ?? SALE_TASK_QUEUE,
+        args: [registration],
+        signal: addRegistrationWaiterSignal,
+        signalArgs: [{ workflowId: input.waiterWorkflowId }],
+      });
+      deps.logger.info(
+        { workflowId, runId: handle.signaledRunId, waiter: input.waiterWorkflowId, itemId: input.itemId },
+        'item registration requested',
+      );
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Inputs and results of the activities: plain data only, because workflow code imports these types and
+ * every value crosses Temporal's payload converter. Callback URLs never appear here: they carry a
+ * capability token.
+ */
+import type {
+  CreditNoteReason,
+  CustomerInput,
+  FiscalDocument,
+  ItemRegistrationInput,
+  SaleLineInput,
+} from '../workflows/definitions.js';
+
+export type { FiscalDocument };
+
+/** One reason the tax authority gave for refusing a document (`error.errors[]` of a 422). */
+export interface AuthorityCause {
+  code: string;
+  message?: string;
+  itemId?: string;
+  field?: string;
+}
+
+/**
+ * By the document's status: completed with a receipt → signed; pending / ready_to_submit / retrying →
+ * in_flight; failed → rejected; anything else (cancelled, an unknown status) → unknown.
+ */
+export type SubmissionOutcome = 'signed' | 'in_flight' | 'rejected' | 'unknown';
+
+/** What a creation or a retry of a sale or credit note led to. */
+export interface SubmissionResult {
+  outcome: SubmissionOutcome;
+  httpStatus: number;
+  /** The service answered a repeated Idempotency-Key with the document already filed. */
+  replayed: boolean;
+  document: FiscalDocument;
+  causes: AuthorityCause[];
+  /** Compliance API calls made, counting those of earlier failed attempts. */
+  apiCalls: number;
+}
+
+export interface ItemCheck {
+  itemId: string;
+  registered: boolean;
+  stockTracked: boolean;
+  unitPrice: number | null;
+}
+
+export interface CheckItemsInput {
+  businessId: string;
+  itemIds: string[];
+}
+
+export interface CheckItemsResult {
+  items: ItemCheck[];
+  apiCalls: number;
+}
+
+export interface RegisterItemInput {
+  businessId: string;
+  itemId: string;
+  branchId?: string;
+}
+
+/** What an item still lacks; only an operator can supply it. */
+export interface ItemNeeds {
+  productType: boolean;
+  classificationMapping: boolean;
+}
+
+export type RegisterItemResult = ({ outcome: 'registered' } | { outcome: 'needs_fixing'; needs: ItemNeeds }) & {
+  apiCalls: number;
+};
+
+/** The sale as the compliance service takes it (the workflow's SaleInput without its options). */
+export interface SaleRequest {
+  traderInvoiceNumber: string;
+  saleDate: string;
+  paymentTypeCode?: string;
+  branchId?: string;
+  customer?: CustomerInput;
+  lines: SaleLineInput[];
+}
+
+export interface CreateSaleInput {
+  businessId: string;
+  /** The sale's workflow id: the callback URL is minted for it. */
+  workflowId: string;
+  request: SaleRequest;
+  idempotencyKey: string;
+}
+
+/** A sale or credit note already filed with the service. */
+export interface DocumentRef {
+  businessId: string;
+  documentId: string;
+}
+
+export interface DocumentResult {
+  document: FiscalDocument;
+  apiCalls: number;
+}
+
+export interface AdjustStockInput {
+  businessId: string;
+  branchId?: string;
+  itemId: string;
+  action: 'ADD' | 'DEDUCT';
+  quantity: number;
+  unitPrice: number;
+  referenceId: string;
+}
+
+export interface AdjustStockResult {
+  movementId: string;
+  quantityOnHand: number;
+  apiCalls: number;
+}
+
+export interface CreateCreditNoteInput {
+  businessId: string;
+  /** The sale's workflow id: the callback URL is minted for it. */
+  workflowId: string;
+  saleId: string;
+  /** The credit note's own trader invoice number. */
+  traderInvoiceNumber: string;
+  returnDate: string;
+  reason: CreditNoteReason;
+  idempotencyKey: string;
+}
+
+export interface RequestItemRegistrationInput extends ItemRegistrationInput {
+  /** The sale to signal when the registration settles. */
+  waiterWorkflowId: string;
+  /** Task queue of the registration workflow: the caller's own (workflowInfo().taskQueue); default SALE_TASK_QUEUE. */
+  taskQueue?: string;
+}

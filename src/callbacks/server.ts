@@ -1,0 +1,71 @@
+/**
+ * The standalone callback receiver: the callback routes, `GET /health`, and logs that never carry a token.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { CallbackSignal } from './handler.js';
+import { callbackRequestSerializer } from './log-redaction.js';
+import { CALLBACK_BODY_LIMIT, callbackRoutes } from './routes.js';
+import { temporalSignaller } from './temporal-signal.js';
+import type { CallbackTokenVerifier } from './tokens.js';
+
+export interface CallbackAppOptions {
+  minter: CallbackTokenVerifier;
+  signal: CallbackSignal;
+  logger: Logger;
+}
+
+export interface CallbackServerOptions {
+  /** Default 127.0.0.1; use 0.0.0.0 behind a proxy or in a container. */
+  host?: string;
+  /** Default 0 (a free port; read it from `url`). */
+  port?: number;
+  minter: CallbackTokenVerifier;
+  client: Client;
+  logger: Logger;
+}
+
+export interface CallbackServer {
+  /** Where the server listens, e.g. `http://127.0.0.1:8085` (not necessarily the public base URL). */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The receiver app, not listening (hosts and tests can `inject` or `listen` it). */
+export async function buildCallbackApp(options: CallbackAppOptions): Promise<FastifyInstance> {
+  // The server-wide serializer covers requests outside the callback routes too.
+  const loggerInstance: FastifyBaseLogger = options.logger.child(
+    { component: 'callbacks' },
+    { serializers: { req: callbackRequestSerializer } },
+  );
+  const app = Fastify({
+    loggerInstance,
+    bodyLimit: CALLBACK_BODY_LIMIT,
+    // The compliance service gives up after 10 s (C47); a slow sender must not hold a socket longer.
+    requestTimeout: 15_000,
+  });
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.setNotFoundHandler(async (_request, reply) =>
+    // Fastify's default 404 repeats the URL in its body and log line; this one does not.
+    reply.code(404).send({ error: { code: 'not_found', message: 'no such route' } }),
+  );
+  await app.register(callbackRoutes, { minter: options.minter, signal: options.signal });
+  return app;
+}
+
+export async function startCallbackServer(options: CallbackServerOptions): Promise<CallbackServer> {
+  const app = await buildCallbackApp({
+    minter: options.minter,
+    signal: temporalSignaller(options.client),
+    logger: options.logger,
+  });
+  const host = options.host ?? '127.0.0.1';
+  await app.listen({ host, port: options.port ?? 0 });
+  const { port } = app.server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,48 @@
+/** `npm start`: the whole stack on embedded defaults (or whatever is configured), until Ctrl+C. */
+import { ConfigError, loadConfig } from '../config/env.js';
+import { loadWorkerConfig } from '../config/worker.js';
+import { createLogger } from '../logger.js';
+import { startStack } from '../stack.js';
+
+async function main(): Promise<number> {
+  let config, workerConfig;
+  try {
+    config = loadConfig();
+    workerConfig = loadWorkerConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`configuration error: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: config.logLevel, name: 'stack' });
+  const stack = await startStack({ config, workerConfig, logger });
+  console.log(`
+eTIMS sale worker is running
+  Temporal        ${stack.temporalAddress} (namespace ${stack.namespace})
+  Temporal UI     ${stack.uiUrl ?? '(server not started here)'}
+  compliance      ${stack.services.compliance.baseUrl}${config.compliance ? '' : ' (embedded sandbox)'}
+  accounting      ${stack.services.accounting.baseUrl}${config.accounting ? '' : ' (embedded sandbox)'}
+  callbacks       ${stack.sale.callbacks?.url ?? 'none (polling only)'}
+Start a sale:     npm run sales -- start examples/sale.json
+Press Ctrl+C to stop.
+`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'stopping');
+      void stack.stop();
+    });
+  }
+  await stack.running;
+  await stack.stop();
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

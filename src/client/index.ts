@@ -1,0 +1,13 @@
+export { SalesClient, SALE_WORKFLOW_TYPE } from './sales-client.js';
+export type { OperationOptions, SalesClientOptions, StartSaleResult } from './sales-client.js';
+export { SaleInputError, SaleOperationError } from './errors.js';
+export type { InputProblem, SaleOperation, SaleOperationFailure } from './errors.js';
+export { parseRefundRequest, parseSaleInput, refundRequestSchema, SALE_LIMITS, saleInputSchema } from './schemas.js';
+export { parseDuration } from './duration.js';
+export { saleDetails, saleSummary } from './summary.js';
+export type {
+  RefundRequest,
+  RefundResult,
+  SaleInput,
+  SaleState,
+} from '../../workflows/definitions.js';

@@ -1,0 +1,245 @@
+/**
+ * The typed API other services use to start and operate sales. Every input is validated here first (a
+ * `SaleInputError` naming the field; nothing is sent), and Temporal's errors become `SaleOperationError`s
+ * that say which sale and what went wrong.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import {
+  BusinessId,
+  cancelUpdate,
+  confirmStockMovementUpdate,
+  FiscalStatus,
+  getSaleStateQuery,
+  itemFixedUpdate,
+  NeedsAttention,
+  refundUpdate,
+  resendStockMovementUpdate,
+  retryUpdate,
+  SALE_TASK_QUEUE,
+  saleWorkflowId,
+  TraderInvoiceNumber,
+} from '../../workflows/definitions.js';
+import type { RefundResult, SaleInput, SaleState } from '../../workflows/definitions.js';
+import { SaleOperationError } from './errors.js';
+import type { SaleOperation } from './errors.js';
+import {
+  cancelArgsSchema,
+  itemFixedArgsSchema,
+  parseInput,
+  parseRefundRequest,
+  parseSaleInput,
+  saleReferenceSchema,
+  stockMovementArgsSchema,
+} from './schemas.js';
+import { saleDetails, saleSummary } from './summary.js';
+
+/** The workflow type the worker registers for a sale. */
+export const SALE_WORKFLOW_TYPE = 'saleWorkflow';
+
+type SaleWorkflow = (input: SaleInput) => Promise<unknown>;
+
+/** Memo key holding a random id per start call: how a start tells "I started it" from "it was running". */
+const START_REQUEST_MEMO = 'startRequest';
+
+export interface SalesClientOptions {
+  /** Task queue the sale workflows run on (default `sales`). */
+  taskQueue?: string;
+}
+
+export interface StartSaleResult {
+  workflowId: string;
+  /** The run that holds the sale: the one just started, or the existing one. */
+  runId?: string;
+  /** False when the sale was already running or had already finished: nothing new was started. */
+  started: boolean;
+}
+
+export interface OperationOptions {
+  /**
+   * Update id to use instead of the derived one, e.g. an operator console's request id: the same id twice
+   * applies the operation once and returns the first answer.
+   */
+  updateId?: string;
+}
+
+export class SalesClient {
+  private readonly taskQueue: string;
+
+  constructor(
+    private readonly client: Client,
+    options: SalesClientOptions = {},
+  ) {
+    this.taskQueue = options.taskQueue ?? SALE_TASK_QUEUE;
+  }
+
+  /**
+   * Starts the sale's workflow, or finds the one already started for the same business and trader invoice
+   * number: running (conflict policy USE_EXISTING) or finished (reuse policy REJECT_DUPLICATE: a finished
+   * sale is never filed again).
+   */
+  async startSale(input: unknown): Promise<StartSaleResult> {
+    const sale = parseSaleInput(input);
+    const workflowId = saleWorkflowId(sale.businessId, sale.traderInvoiceNumber);
+    const startRequest = randomUUID();
+    try {
+      const handle = await this.client.workflow.start<SaleWorkflow>(SALE_WORKFLOW_TYPE, {
+        taskQueue: this.taskQueue,
+        workflowId,
+        args: [sale],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: BusinessId, value: sale.businessId },
+          { key: TraderInvoiceNumber, value: sale.traderInvoiceNumber },
+          { key: FiscalStatus, value: 'pending' },
+          { key: NeedsAttention, value: false },
+        ],
+        memo: { [START_REQUEST_MEMO]: startRequest },
+        staticSummary: saleSummary(sale),
+        staticDetails: saleDetails(sale),
+      });
+      const runId = handle.firstExecutionRunId;
+      // The server answers USE_EXISTING with the running execution's run id, and the SDK does not pass on
+      // whether it started one: the memo written by the start that won tells.
+      const { memo } = await this.client.workflow.getHandle(workflowId, runId).describe();
+      return { workflowId, runId, started: memo?.[START_REQUEST_MEMO] === startRequest };
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      const { runId } = await this.client.workflow.getHandle(workflowId).describe();
+      return { workflowId, runId, started: false };
+    }
+  }
+
+  /** The whole state of the sale (step, documents, parked reason, stock movements, API calls). */
+  async getState(businessId: string, traderInvoiceNumber: string): Promise<SaleState> {
+    const handle = this.handle(businessId, traderInvoiceNumber);
+    return this.run('getState', handle.workflowId, () => handle.query(getSaleStateQuery));
+  }
+
+  /**
+   * Refunds a signed sale with a credit note; answers once the credit note is signed. The update id is
+   * derived from the credit note's trader invoice number, so repeating the same refund (e.g. after a
+   * timeout) returns the first answer instead of being refused as a second refund.
+   */
+  async refund(businessId: string, traderInvoiceNumber: string, request: unknown, options: OperationOptions = {}): Promise<RefundResult> {
+    const handle = this.handle(businessId, traderInvoiceNumber);
+    const refund = parseRefundRequest(request);
+    const updateId = options.updateId ?? `refund:${refund.traderInvoiceNumber}`;
+    return this.run('refund', handle.workflowId, () => handle.executeUpdate(refundUpdate, { args: [refund], updateId }), updateId);
+  }
+
+  /** Submits a parked sale again. */
+  async retry(businessId: string, traderInvoiceNumber: string, options: OperationOptions = {}): Promise<SaleState> {
+    const handle = this.handle(businessId, traderInvoiceNumber);
+    const updateId = options.updateId ?? (await this.situationalUpdateId('retry', handle, 'retry'));
+    return this.run('retry', handle.workflowId, () => handle.executeUpdate(retryUpdate, { updateId }), updateId);
+  }
+
+  /** Gives up on a sale that is not signed; the reason is recorded in its history. A sale is cancelled once. */
+  async cancel(businessId: string, traderInvoiceNumber: string, reason: string, options: OperationOptions = {}): Promise<SaleState> {
+    const handle = this.handle(businessId, traderInvoiceNumber);
+    const args = parseInput('cancel request', cancelArgsSchema, { reason });
+    const updateId = options.updateId ?? 'cancel';
+    return this.run('cancel', handle.workflowId, () => handle.executeUpdate(cancelUpdate, { args: [args], updateId }), updateId);
+  }
+
+  /** An operator fixed the item in the dashboard: the sale tries to register it again. */
+  async itemFixed(businessId: string, traderInvoiceNumber: string, itemId: string, options: OperationOptions = {}): Promise<SaleState> {
+    const handle = this.handle(businessId, traderInvoiceNumber);
+    const args = parseInput('item-fixed request', itemFixedArgsSchema, { itemId });
+    const updateId = options.updateId ?? (await this.situationalUpdateId('itemFixed', handle, `item-fixed:${args.itemId}`));
+    const call = () => handle.executeUpdate(itemFixedUpdate, { args: [args], updateId });
+    return this.run('itemFixed', handle.workflowId, call, updateId);
+  }
+
+  /** The operator checked that an ambiguous stock movement did reach the service: it is not sent again. */
+  async confirmStockMovement(
+    businessId: string,
+    traderInvoiceNumber: string,
+    referenceId: string,
+    options: OperationOptions = {},
+  ): Promise<SaleState> {
+    const handle = this.handle(businessId, traderInvoiceNumber);
+    const args = parseInput('stock confirmation', stockMovementArgsSchema, { referenceId });
+    const updateId = options.updateId ?? `confirm-stock:${args.referenceId}`;
+    const call = () => handle.executeUpdate(confirmStockMovementUpdate, { args: [args], updateId });
+    return this.run('confirmStockMovement', handle.workflowId, call, updateId);
+  }
+
+  /** The operator checked that an ambiguous stock movement did NOT reach the service: send it again. */
+  async resendStockMovement(
+    businessId: string,
+    traderInvoiceNumber: string,
+    referenceId: string,
+    options: OperationOptions = {},
+  ): Promise<SaleState> {
+    const handle = this.handle(businessId, traderInvoiceNumber);
+    const args = parseInput('stock re-send request', stockMovementArgsSchema, { referenceId });
+    const updateId =
+      options.updateId ?? (await this.situationalUpdateId('resendStockMovement', handle, `resend-stock:${args.referenceId}`));
+    const call = () => handle.executeUpdate(resendStockMovementUpdate, { args: [args], updateId });
+    return this.run('resendStockMovement', handle.workflowId, call, updateId);
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+
+  private handle(businessId: string, traderInvoiceNumber: string): WorkflowHandle {
+    const ref = parseInput('sale reference', saleReferenceSchema, { businessId, traderInvoiceNumber });
+    return this.client.workflow.getHandle(saleWorkflowId(ref.businessId, ref.traderInvoiceNumber));
+  }
+
+  /**
+   * Update id of an action an operator may need more than once in a sale's life (retry, item fixed, re-send):
+   * a fixed id would make the second one return the first one's answer without running. The id names the
+   * situation the operator acted on (the sale's latest history entry), so two clicks on the same situation
+   * act once, and the same action on a later situation acts again.
+   */
+  private async situationalUpdateId(operation: SaleOperation, handle: WorkflowHandle, action: string): Promise<string> {
+    const state = await this.run(operation, handle.workflowId, () => handle.query(getSaleStateQuery));
+    const latest = state.history.at(-1);
+    return `${action}:${state.history.length}@${latest?.at ?? 'start'}`;
+  }
+
+  private async run<T>(operation: SaleOperation, workflowId: string, call: () => Promise<T>, updateId?: string): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw toOperationError(operation, workflowId, err, updateId);
+    }
+  }
+}
+
+/** Temporal's errors for the cases a caller handles; anything else (connection, server) passes through. */
+function toOperationError(operation: SaleOperation, workflowId: string, err: unknown, updateId?: string): unknown {
+  if (err instanceof WorkflowUpdateFailedError) {
+    const why = err.cause?.message ?? err.message;
+    return new SaleOperationError(operation, workflowId, 'rejected', `${operation} of ${workflowId} was refused: ${why}`, {
+      cause: err,
+      updateId,
+    });
+  }
+  if (err instanceof WorkflowNotFoundError) {
+    return new SaleOperationError(operation, workflowId, 'not_found', `${operation}: no sale ${workflowId} (${err.message})`, {
+      cause: err,
+      updateId,
+    });
+  }
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+    const again = updateId === undefined ? '' : `; repeat it with updateId '${updateId}' to get its answer`;
+    return new SaleOperationError(
+      operation,
+      workflowId,
+      'timed_out',
+      `${operation} of ${workflowId} got no answer in time and may still complete${again}`,
+      { cause: err, updateId },
+    );
+  }
+  return err;
+}

@@ -1,0 +1,194 @@
+/**
+ * Validation of what other services hand to the sales client, at the edge: the workflow itself stays free
+ * of zod. The schemas mirror the types in workflows/definitions.ts exactly (checked at compile time below),
+ * and refuse unknown fields so a misspelt optional field is reported instead of silently ignored.
+ */
+import type { UpdateDefinition } from '@temporalio/common';
+import { z } from 'zod';
+import { CREDIT_NOTE_REASONS } from '../../workflows/definitions.js';
+import type {
+  cancelUpdate,
+  confirmStockMovementUpdate,
+  itemFixedUpdate,
+  RefundRequest,
+  resendStockMovementUpdate,
+  SaleInput,
+} from '../../workflows/definitions.js';
+import { fieldPath } from '../compliance/requests.js';
+import { parseDuration } from './duration.js';
+import { SaleInputError } from './errors.js';
+import type { InputProblem } from './errors.js';
+
+export const SALE_LIMITS = {
+  traderInvoiceNumberMax: 50,
+  linesMin: 1,
+  linesMax: 500,
+  refundWindowDaysMax: 365,
+  transientRetryLimitMax: 50,
+} as const;
+
+const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function isCalendarDate(value: string): boolean {
+  const match = DATE_PATTERN.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Field rules
+// ---------------------------------------------------------------------------------------------------------
+
+const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
+
+/** The business id is the first part of the sale's workflow id `sale:<businessId>:<tin>`: a ':' in it would
+ *  let two different sales share one id. */
+export const businessIdSchema = nonEmpty().refine(
+  (value) => !value.includes(':'),
+  "must not contain ':' (it separates the parts of the sale's workflow id)",
+);
+
+export const traderInvoiceNumberSchema = nonEmpty().refine(
+  (value) => value.length <= SALE_LIMITS.traderInvoiceNumberMax,
+  `must be at most ${SALE_LIMITS.traderInvoiceNumberMax} characters`,
+);
+
+const calendarDate = () =>
+  z
+    .string()
+    .regex(DATE_PATTERN, 'must be a date in the form YYYY-MM-DD')
+    .refine(isCalendarDate, 'must be a real calendar date');
+
+const duration = () =>
+  z.string().superRefine((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'" });
+    } else if (ms <= 0) {
+      ctx.addIssue({ code: 'custom', message: 'must be longer than 0' });
+    }
+  });
+
+const boundedNumber = (min: number, max: number) =>
+  z.number().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`);
+
+// ---------------------------------------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------------------------------------
+
+const customerSchema = z.strictObject({
+  name: z.string().optional(),
+  pin: z.string().optional(),
+  phone: z.string().optional(),
+  email: z.email('must be a valid email address').optional(),
+});
+
+const saleLineSchema = z.strictObject({
+  itemId: nonEmpty(),
+  quantity: z.number().positive('must be more than 0'),
+  unitPrice: z.number().min(0, 'must be 0 or more'),
+  description: z.string().optional(),
+});
+
+const saleOptionsSchema = z.strictObject({
+  refundWindowDays: boundedNumber(0, SALE_LIMITS.refundWindowDaysMax).optional(),
+  outcomeTimeout: duration().optional(),
+  itemFixDeadline: duration().optional(),
+  transientRetryLimit: boundedNumber(0, SALE_LIMITS.transientRetryLimitMax).int('must be a whole number').optional(),
+});
+
+export const saleInputSchema = z.strictObject({
+  businessId: businessIdSchema,
+  branchId: nonEmpty().optional(),
+  traderInvoiceNumber: traderInvoiceNumberSchema,
+  saleDate: calendarDate(),
+  paymentTypeCode: nonEmpty().optional(),
+  customer: customerSchema.optional(),
+  lines: z
+    .array(saleLineSchema)
+    .min(SALE_LIMITS.linesMin, `must have at least ${SALE_LIMITS.linesMin} line`)
+    .max(SALE_LIMITS.linesMax, `must have at most ${SALE_LIMITS.linesMax} lines`),
+  options: saleOptionsSchema.optional(),
+});
+
+export const refundRequestSchema = z.strictObject({
+  reason: z.enum(CREDIT_NOTE_REASONS, `must be one of ${CREDIT_NOTE_REASONS.join(', ')}`),
+  returnDate: calendarDate(),
+  traderInvoiceNumber: traderInvoiceNumberSchema,
+  restock: z.boolean().optional(),
+});
+
+/** Names one sale: `sale:<businessId>:<traderInvoiceNumber>`. */
+export const saleReferenceSchema = z.strictObject({
+  businessId: businessIdSchema,
+  traderInvoiceNumber: traderInvoiceNumberSchema,
+});
+
+export const cancelArgsSchema = z.strictObject({ reason: nonEmpty() });
+export const itemFixedArgsSchema = z.strictObject({ itemId: nonEmpty() });
+export const stockMovementArgsSchema = z.strictObject({ referenceId: nonEmpty() });
+
+/** Exactly the same type, optional fields included (plain mutual assignability would miss an optional field). */
+type Exact<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+// A change to SaleInput or RefundRequest that the schemas do not follow is a compile error here.
+const _saleInputMatchesDefinition: Exact<z.output<typeof saleInputSchema>, SaleInput> = true;
+const _refundRequestMatchesDefinition: Exact<z.output<typeof refundRequestSchema>, RefundRequest> = true;
+
+type UpdateArgument<U> = U extends UpdateDefinition<unknown, [infer A]> ? A : never;
+const _cancelArgsMatch: Exact<z.output<typeof cancelArgsSchema>, UpdateArgument<typeof cancelUpdate>> = true;
+const _itemFixedArgsMatch: Exact<z.output<typeof itemFixedArgsSchema>, UpdateArgument<typeof itemFixedUpdate>> = true;
+const _confirmArgsMatch: Exact<
+  z.output<typeof stockMovementArgsSchema>,
+  UpdateArgument<typeof confirmStockMovementUpdate>
+> = true;
+const _resendArgsMatch: Exact<
+  z.output<typeof stockMovementArgsSchema>,
+  UpdateArgument<typeof resendStockMovementUpdate>
+> = true;
+
+// ---------------------------------------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------------------------------------
+
+/** Wording for type errors, where zod's default names zod's own terms. */
+const typeErrors: z.core.$ZodErrorMap = (issue) => {
+  if (issue.code !== 'invalid_type') return undefined;
+  if (issue.input === undefined) return 'is required';
+  if (issue.expected === 'number' && typeof issue.input === 'number') return 'must be a finite number';
+  if (issue.expected === 'array') return 'must be a list';
+  return `must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`;
+};
+
+function problemsOf(issues: readonly z.core.$ZodIssue[]): InputProblem[] {
+  return issues.flatMap((issue): InputProblem[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ field: fieldPath([...issue.path, key]), reason: 'is not a known field' }));
+    }
+    return [{ field: issue.path.length > 0 ? fieldPath(issue.path) : '(input)', reason: issue.message }];
+  });
+}
+
+/**
+ * Parses `input` or throws a `SaleInputError` naming the first wrong field. An unknown field is named
+ * first: a misspelt `quantitty` explains the "quantity is required" that comes with it.
+ */
+export function parseInput<S extends z.ZodType>(subject: string, schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input, { error: typeErrors });
+  if (parsed.success) return parsed.data;
+  const problems = problemsOf(parsed.error.issues);
+  const unknown = problems.filter((p) => p.reason === 'is not a known field');
+  const ordered = [...unknown, ...problems.filter((p) => !unknown.includes(p))];
+  const [first, ...rest] = ordered;
+  throw new SaleInputError(subject, [first ?? { field: '(input)', reason: 'is invalid' }, ...rest]);
+}
+
+export function parseSaleInput(input: unknown): SaleInput {
+  return parseInput('sale input', saleInputSchema, input);
+}
+
+export function parseRefundRequest(input: unknown): RefundRequest {
+  return parseInput('refund request', refundRequestSchema, input);
+}

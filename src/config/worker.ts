@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { ConfigError } from './env.js';
+
+/** Settings of the worker process itself (Temporal connection, rate budget, callbacks). */
+export interface WorkerConfig {
+  /** Undefined: the local stack starts a dev server; the worker alone connects to 127.0.0.1:7233. */
+  temporalAddress: string | undefined;
+  namespace: string;
+  /** The application's compliance rate limit; the fleet stays under it together. */
+  complianceRequestsPerMinute: number;
+  /** Share of the limit kept free (for other clients of the same application, clock skew). */
+  complianceRateHeadroom: number;
+  /** Public base URL result callbacks are sent to; without it the worker relies on polling alone. */
+  callbackPublicBaseUrl: string | undefined;
+  /** Signs callback URL tokens; required with a public callback URL. */
+  callbackSecret: string | undefined;
+  callbackHost: string;
+  callbackPort: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+const schema = z.object({
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  COMPLIANCE_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+  COMPLIANCE_RATE_HEADROOM: z.coerce.number().min(0).max(0.9).default(0.1),
+  CALLBACK_PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  CALLBACK_HOST: z.string().min(1).default('0.0.0.0'),
+  CALLBACK_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+});
+
+export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    // Never echo the value: CALLBACK_SECRET is a secret.
+    throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
+  }
+  const c = parsed.data;
+  if (c.CALLBACK_PUBLIC_BASE_URL && !c.CALLBACK_SECRET) {
+    throw new ConfigError('CALLBACK_SECRET is required when CALLBACK_PUBLIC_BASE_URL is set');
+  }
+  return {
+    temporalAddress: c.TEMPORAL_ADDRESS,
+    namespace: c.TEMPORAL_NAMESPACE,
+    complianceRequestsPerMinute: c.COMPLIANCE_REQUESTS_PER_MINUTE,
+    complianceRateHeadroom: c.COMPLIANCE_RATE_HEADROOM,
+    callbackPublicBaseUrl: c.CALLBACK_PUBLIC_BASE_URL,
+    callbackSecret: c.CALLBACK_SECRET,
+    callbackHost: c.CALLBACK_HOST,
+    callbackPort: c.CALLBACK_PORT,
+  };
+}
+
+/** Activities per second the compliance task queue may start, fleet-wide, to stay under the rate limit. */
+export function complianceActivitiesPerSecond(config: Pick<WorkerConfig, 'complianceRequestsPerMinute' | 'complianceRateHeadroom'>): number {
+  return (config.complianceRequestsPerMinute * (1 - config.complianceRateHeadroom)) / 60;
+}

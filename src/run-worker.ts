@@ -1,0 +1,59 @@
+/**
+ * `npm run worker`: the worker alone, against an existing Temporal server (TEMPORAL_ADDRESS, default
+ * 127.0.0.1:7233) and the configured services, or the embedded sandbox for any service not configured.
+ * SIGTERM / SIGINT drain the workers gracefully.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { ConfigError, loadConfig } from './config/env.js';
+import { loadWorkerConfig } from './config/worker.js';
+import { createLogger } from './logger.js';
+import { startSaleService } from './sale-service.js';
+import { resolveServices } from './services.js';
+import { installTemporalRuntime } from './temporal/runtime.js';
+
+async function main(): Promise<number> {
+  let config, workerConfig;
+  try {
+    config = loadConfig();
+    workerConfig = loadWorkerConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`configuration error: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: config.logLevel, name: 'worker' });
+  installTemporalRuntime(logger);
+  const address = workerConfig.temporalAddress ?? '127.0.0.1:7233';
+  const services = await resolveServices(config, logger);
+  const connection = await NativeConnection.connect({ address });
+  const clientConnection = await Connection.connect({ address });
+  const client = new Client({ connection: clientConnection, namespace: workerConfig.namespace });
+  const service = await startSaleService({ connection, client, namespace: workerConfig.namespace, services, config: workerConfig, logger });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'shutting down: finishing in-flight tasks');
+      service.shutdown();
+    });
+  }
+  logger.info({ address, namespace: workerConfig.namespace }, 'worker running');
+  try {
+    await service.run();
+  } finally {
+    await service.close();
+    await clientConnection.close();
+    await connection.close();
+    await services.close();
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,95 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import type { AppConfig } from './config/env.js';
+import type { WorkerConfig } from './config/worker.js';
+import { startSaleService, type SaleService } from './sale-service.js';
+import { resolveServices, type ServiceEndpoints } from './services.js';
+import { startDevServer, type DevServer } from './temporal/dev-server.js';
+import { installTemporalRuntime } from './temporal/runtime.js';
+import { projectSearchAttributes, toCliSearchAttributes } from './temporal/search-attributes.js';
+
+export interface Stack {
+  temporalAddress: string;
+  /** The Temporal web UI, when this stack started the server. */
+  uiUrl: string | undefined;
+  namespace: string;
+  client: Client;
+  services: ServiceEndpoints;
+  sale: SaleService;
+  /** Settles when the workers stop; rejects if one fails. */
+  running: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The usual ports when free, any free ones otherwise, so a second stack or a busy machine still starts. */
+async function startLocalTemporal(options: { headless: boolean; dbFilename: string | undefined; logger: Logger }): Promise<DevServer> {
+  const base = {
+    headless: options.headless,
+    searchAttributes: toCliSearchAttributes(projectSearchAttributes),
+    logger: (msg: string) => options.logger.info({ component: 'temporal-dev-server' }, msg),
+    ...(options.dbFilename ? { dbFilename: options.dbFilename } : {}),
+  };
+  try {
+    return await startDevServer({ ...base, port: 7233, ...(options.headless ? {} : { uiPort: 8233 }) });
+  } catch (err) {
+    if (!/cannot listen/.test((err as Error).message)) throw err;
+    return startDevServer(base);
+  }
+}
+
+/**
+ * The whole product on one machine: a Temporal dev server (unless TEMPORAL_ADDRESS names one), the sandbox for
+ * any service that is not configured, the callback receiver and the workers.
+ */
+export async function startStack(options: {
+  config: AppConfig;
+  workerConfig: WorkerConfig;
+  logger: Logger;
+  /** No web UI (the demo and tests). */
+  headless?: boolean;
+  /** Keep Temporal's state in a file (default .temporal/dev.db; `null` for in-memory). */
+  dbFilename?: string | null;
+}): Promise<Stack> {
+  const { config, workerConfig, logger } = options;
+  installTemporalRuntime(logger);
+  let devServer: DevServer | undefined;
+  let temporalAddress = workerConfig.temporalAddress;
+  if (!temporalAddress) {
+    const dbFilename = options.dbFilename === null ? undefined : (options.dbFilename ?? resolve(REPO_ROOT, '.temporal/dev.db'));
+    if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
+    devServer = await startLocalTemporal({ headless: options.headless ?? false, dbFilename, logger });
+    temporalAddress = devServer.address;
+  }
+  const services = await resolveServices(config, logger);
+  const connection = await NativeConnection.connect({ address: temporalAddress });
+  const clientConnection = await Connection.connect({ address: temporalAddress });
+  const client = new Client({ connection: clientConnection, namespace: workerConfig.namespace });
+  const sale = await startSaleService({ connection, client, namespace: workerConfig.namespace, services, config: workerConfig, logger });
+  const running = sale.run();
+  let stopped: Promise<void> | undefined;
+  return {
+    temporalAddress,
+    uiUrl: devServer?.uiUrl,
+    namespace: workerConfig.namespace,
+    client,
+    services,
+    sale,
+    running,
+    stop: () =>
+      (stopped ??= (async () => {
+        sale.shutdown();
+        await running.catch(() => undefined);
+        await sale.close();
+        await clientConnection.close();
+        await connection.close();
+        await services.close();
+        await devServer?.stop();
+      })()),
+  };
+}

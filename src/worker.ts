@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { createActivities } from '../activities/index.js';
+import { ItemRegistry } from '../activities/item-registry.js';
+import type { CallbackUrlMinter } from './callbacks/tokens.js';
+import type { ComplianceClient } from './compliance/client.js';
+import { SALE_TASK_QUEUE, complianceTaskQueue } from '../workflows/definitions.js';
+
+/** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
+export function workflowsPath(): string {
+  for (const candidate of ['../workflows/index.ts', '../workflows/index.js']) {
+    const path = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(path)) return path;
+  }
+  throw new Error('workflows/index.(ts|js) not found next to src/');
+}
+
+export interface SaleWorkersOptions {
+  connection: NativeConnection;
+  namespace: string;
+  /** Temporal client the registration activity uses to start item-registration workflows. */
+  client: Client;
+  compliance: ComplianceClient;
+  callbackUrls?: CallbackUrlMinter;
+  logger: Logger;
+  /** Fleet-wide activity starts per second on the compliance queue (enforced by the server). */
+  complianceActivitiesPerSecond: number;
+  taskQueue?: string;
+  /** A prebuilt bundle (tests build one per file); default: bundle workflowsPath() at start. */
+  workflowBundle?: WorkflowBundle;
+}
+
+export interface SaleWorkers {
+  sales: Worker;
+  compliance: Worker;
+  /** Runs both until shutdown() or a fatal error. */
+  run(): Promise<void>;
+  shutdown(): void;
+}
+
+/**
+ * Two workers: the sale queue runs workflows and the Temporal-side activity; the compliance queue runs every
+ * API call, so its server-side rate limit caps the whole fleet whatever the number of workers.
+ */
+export async function createSaleWorkers(options: SaleWorkersOptions): Promise<SaleWorkers> {
+  const taskQueue = options.taskQueue ?? SALE_TASK_QUEUE;
+  const activities = createActivities({
+    compliance: options.compliance,
+    itemRegistry: new ItemRegistry(options.compliance),
+    temporal: { client: options.client },
+    logger: options.logger,
+    ...(options.callbackUrls ? { callbackUrls: options.callbackUrls } : {}),
+  });
+  const common = { connection: options.connection, namespace: options.namespace };
+  const sales = await Worker.create({
+    ...common,
+    taskQueue,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() }),
+    activities: { requestItemRegistration: activities.requestItemRegistration },
+  });
+  const compliance = await Worker.create({
+    ...common,
+    taskQueue: complianceTaskQueue(taskQueue),
+    activities,
+    maxTaskQueueActivitiesPerSecond: options.complianceActivitiesPerSecond,
+  });
+  return {
+    sales,
+    compliance,
+    run: async () => {
+      await Promise.all([sales.run(), compliance.run()]);
+    },
+    shutdown: () => {
+      sales.shutdown();
+      compliance.shutdown();
+    },
+  };
+}

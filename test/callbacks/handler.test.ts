@@ -1,0 +1,123 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleCallback, type CallbackSignal } from '../../src/callbacks/handler.js';
+import { extractHint } from '../../src/callbacks/hint.js';
+import { redactCallbackPath } from '../../src/callbacks/log-redaction.js';
+import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
+import type { CallbackHint } from '../../workflows/definitions.js';
+import { memoryLogger } from './helpers.js';
+
+describe('extractHint', () => {
+  it('reads data.sale.id, event and id from parsed JSON, JSON text or bytes', () => {
+    const body = { id: 'evt_1', event: 'sale.completed', data: { sale: { id: 'sal_1' } } };
+    const expected = { documentId: 'sal_1', event: 'sale.completed', callbackId: 'evt_1' };
+    expect(extractHint(body)).toEqual(expected);
+    expect(extractHint(JSON.stringify(body))).toEqual(expected);
+    expect(extractHint(Buffer.from(JSON.stringify(body)))).toEqual(expected);
+  });
+
+  it('accepts a body whose data is the document itself', () => {
+    expect(extractHint({ data: { id: 'sal_2', status: 'completed' } })).toEqual({
+      documentId: 'sal_2',
+      event: null,
+      callbackId: null,
+    });
+  });
+
+  it('prefers the body id to the x-callback-id header, and falls back to the header', () => {
+    const sale = { data: { sale: { id: 'sal_3' } } };
+    expect(extractHint({ ...sale, id: 'evt_body' }, { 'x-callback-id': 'evt_header' })?.callbackId).toBe('evt_body');
+    expect(extractHint(sale, { 'x-callback-id': ['evt_first', 'evt_second'] })?.callbackId).toBe('evt_first');
+  });
+
+  it('drops optional fields of the wrong type or absurd length instead of refusing the callback', () => {
+    expect(extractHint({ id: 7, event: 'x'.repeat(101), data: { sale: { id: ' sal_4 ' } } })).toEqual({
+      documentId: 'sal_4',
+      event: null,
+      callbackId: null,
+    });
+  });
+
+  it.each([
+    ['no data', { id: 'evt' }],
+    ['a numeric id', { data: { sale: { id: 42 } } }],
+    ['a blank id', { data: { sale: { id: '  ' } } }],
+    ['an id too long to be one', { data: { sale: { id: 'x'.repeat(257) } } }],
+    ['an array', [{ data: { sale: { id: 'sal' } } }]],
+    ['text that is not JSON', 'data.sale.id=sal_5'],
+    ['nothing', undefined],
+  ])('names no document for %s', (_label, body) => {
+    expect(extractHint(body)).toBeUndefined();
+  });
+});
+
+describe('redactCallbackPath', () => {
+  it.each([
+    ['/callbacks/sale%3Ab%3A1/TOKEN', '/callbacks/sale%3Ab%3A1/[redacted]'],
+    ['/callbacks/wf/TOKEN/extra?x=1', '/callbacks/wf/[redacted]'],
+    ['/hooks/callbacks/wf/TOKEN', '/hooks/callbacks/wf/[redacted]'],
+    ['/callbacks/wf?token=TOKEN', '/callbacks/wf/[redacted]'],
+    ['/health', '/health'],
+  ])('%s → %s', (url, expected) => {
+    expect(redactCallbackPath(url)).toBe(expected);
+  });
+});
+
+describe('handleCallback hosted by a plain node:http server', () => {
+  const secret = 'plain-host-secret-0123456789-abcdefghij';
+  const minter = new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret });
+  const logs = memoryLogger();
+  const signalled: Array<{ workflowId: string; hint: CallbackHint }> = [];
+  const signal: CallbackSignal = async (workflowId, hint) => {
+    signalled.push({ workflowId, hint });
+    return 'signalled';
+  };
+  let server: Server;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const [, , workflowSegment = '', token = ''] = (req.url ?? '').split('/');
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        void handleCallback({
+          workflowId: decodeURIComponent(workflowSegment),
+          token,
+          body: Buffer.concat(chunks),
+          headers: req.headers,
+          minter,
+          signal,
+          logger: logs.logger,
+        }).then((result) => {
+          res.writeHead(result.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(result.body));
+        });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('verifies, reads the raw body and signals, with any host', async () => {
+    const url = new CallbackUrlMinter({ publicBaseUrl: baseUrl, secret }).mint('sale:b:7');
+    const body = JSON.stringify({ event: 'sale.completed', data: { sale: { id: 'sal_7' } } });
+
+    const accepted = await request(url, { method: 'POST', body, headers: { 'x-callback-id': 'evt_7' } });
+    expect(accepted.statusCode).toBe(202);
+    await accepted.body.dump();
+    const refused = await request(url.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), { method: 'POST', body });
+    expect(refused.statusCode).toBe(401);
+    await refused.body.dump();
+
+    expect(signalled).toEqual([
+      { workflowId: 'sale:b:7', hint: { documentId: 'sal_7', event: 'sale.completed', callbackId: 'evt_7' } },
+    ]);
+    expect(logs.text()).not.toContain(url.slice(url.lastIndexOf('/') + 1));
+  });
+});

@@ -1,0 +1,295 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SaleInputError, SaleOperationError, SalesClient } from '../../src/client/index.js';
+import type { SaleInput } from '../../src/client/index.js';
+import {
+  BusinessId,
+  FiscalStatus,
+  NeedsAttention,
+  saleWorkflowId,
+  TraderInvoiceNumber,
+} from '../../workflows/definitions.js';
+import { closeRefundWindowSignal } from '../fixtures/workflows/fake-sale.js';
+import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
+
+// The worker runs a stand-in 'saleWorkflow' (see the fixture): these tests cover the client API only.
+const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/fake-sale.ts', import.meta.url));
+
+let client: Client;
+let sales: SalesClient;
+let worker: Worker;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  const env = await getTestEnv();
+  client = env.client;
+  const taskQueue = uniqueTaskQueue('sales-client');
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: testLogger });
+  worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle });
+  running = worker.run();
+  sales = new SalesClient(client, { taskQueue });
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await closeTestEnv();
+});
+
+/** A sale of its own business, so tests never share a workflow id (even on a long-lived server). */
+function sale(itemIds: string[] = ['ITEM-1'], overrides: Partial<SaleInput> = {}): SaleInput {
+  return {
+    businessId: `biz-${randomUUID()}`,
+    traderInvoiceNumber: 'INV-1',
+    saleDate: '2025-01-15',
+    lines: itemIds.map((itemId, i) => ({ itemId, quantity: i + 1, unitPrice: 100.5, description: `line ${i + 1}` })),
+    ...overrides,
+  };
+}
+
+/** Run ids of every execution with this workflow id, once visibility has caught up with `expected` of them. */
+async function executions(workflowId: string, expected: number): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  let runIds: string[] = [];
+  for (;;) {
+    runIds = [];
+    for await (const info of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runIds.push(info.runId);
+    if (runIds.length >= expected || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  // Give a second execution, had one been started, the same time to show up.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  runIds = [];
+  for await (const info of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runIds.push(info.runId);
+  return runIds;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<SaleOperationError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(SaleOperationError);
+  return err as SaleOperationError;
+}
+
+describe('startSale', () => {
+  it('starts one execution per sale: a second start finds the running one', async () => {
+    const input = sale();
+    const first = await sales.startSale(input);
+    const second = await sales.startSale(input);
+
+    expect(first).toEqual({ workflowId: saleWorkflowId(input.businessId, 'INV-1'), runId: expect.any(String), started: true });
+    expect(second).toEqual({ ...first, started: false });
+    expect(await executions(first.workflowId, 1)).toEqual([first.runId]);
+  });
+
+  it('lets exactly one of two concurrent starts start the sale', async () => {
+    const input = sale();
+    const results = await Promise.all([sales.startSale(input), sales.startSale(input)]);
+
+    expect(results.filter((r) => r.started)).toHaveLength(1);
+    expect(results[0]!.runId).toBe(results[1]!.runId);
+    expect(await executions(results[0]!.workflowId, 1)).toHaveLength(1);
+  });
+
+  it('never starts a finished sale again: the existing execution is returned', async () => {
+    const input = sale();
+    const first = await sales.startSale(input);
+    await sales.refund(input.businessId, 'INV-1', { reason: '01', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' });
+    await client.workflow.getHandle(first.workflowId).result();
+
+    const again = await sales.startSale(input);
+
+    expect(again).toEqual({ workflowId: first.workflowId, runId: first.runId, started: false });
+    expect(await executions(first.workflowId, 1)).toEqual([first.runId]);
+  });
+
+  it('sets the search attributes, summary and details operators search and read', async () => {
+    const input = sale(['SUGAR-1KG', 'MILK|500ML'], { traderInvoiceNumber: 'INV-42' });
+    const { workflowId } = await sales.startSale(input);
+
+    const description = await client.workflow.getHandle(workflowId).describe();
+    expect(description.typedSearchAttributes.get(BusinessId)).toBe(input.businessId);
+    expect(description.typedSearchAttributes.get(TraderInvoiceNumber)).toBe('INV-42');
+    expect(description.typedSearchAttributes.get(FiscalStatus)).toBe('pending');
+    expect(description.typedSearchAttributes.get(NeedsAttention)).toBe(false);
+    // 1 × 100.50 + 2 × 100.50
+    expect(await description.staticSummary()).toBe(`Sale INV-42 · business ${input.businessId} · 2 lines · total KES 301.50`);
+    const details = await description.staticDetails();
+    expect(details).toContain('| 1 | SUGAR-1KG | line 1 | 1 | 100.50 | 100.50 |');
+    expect(details).toContain('| 2 | MILK\\|500ML | line 2 | 2 | 100.50 | 201.00 |');
+
+    const found = [];
+    for await (const info of client.workflow.list({ query: `BusinessId = '${input.businessId}' AND TraderInvoiceNumber = 'INV-42'` })) {
+      found.push(info.workflowId);
+    }
+    expect(found).toEqual([workflowId]);
+  });
+
+  it('starts a sale of 500 lines: the details stay within the server limits', async () => {
+    const input = sale(Array.from({ length: 500 }, (_, i) => `ITEM-WITH-A-LONGER-ID-${i}`));
+    const result = await sales.startSale(input);
+
+    expect(result.started).toBe(true);
+    const details = await (await client.workflow.getHandle(result.workflowId).describe()).staticDetails();
+    expect(details).toMatch(/… and \d+ more line\(s\)/);
+  });
+
+  it('refuses bad input naming the field, and starts nothing', async () => {
+    const input = sale();
+    const bad = { ...input, lines: [{ itemId: 'ITEM-1', quantity: 0, unitPrice: 1 }] };
+
+    const err = await sales.startSale(bad).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(SaleInputError);
+    expect((err as SaleInputError).field).toBe('lines[0].quantity');
+    expect((err as Error).message).toBe('invalid sale input: lines[0].quantity must be more than 0');
+    await expect(client.workflow.getHandle(saleWorkflowId(input.businessId, 'INV-1')).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
+  });
+});
+
+describe('operations on a sale', () => {
+  it('reads the whole state', async () => {
+    const input = sale(['ambiguous-stock-1']);
+    await sales.startSale(input);
+
+    const state = await sales.getState(input.businessId, 'INV-1');
+
+    expect(state).toMatchObject({ step: 'refund_window', businessId: input.businessId, traderInvoiceNumber: 'INV-1' });
+    expect(state.stockMovements).toEqual([expect.objectContaining({ status: 'needs_confirmation' })]);
+  });
+
+  it('refunds once: the same refund again returns the first answer, another refund is refused', async () => {
+    const input = sale();
+    await sales.startSale(input);
+    const request = { reason: '02', returnDate: '2025-01-20', traderInvoiceNumber: 'CN-7', restock: false };
+
+    const first = await sales.refund(input.businessId, 'INV-1', request);
+    const repeated = await sales.refund(input.businessId, 'INV-1', request);
+    const other = await rejection(sales.refund(input.businessId, 'INV-1', { ...request, traderInvoiceNumber: 'CN-8' }));
+
+    expect(first.creditNote.traderInvoiceNumber).toBe('CN-7');
+    expect(repeated).toEqual(first);
+    // The stand-in closed after the first refund: the second credit note finds no running sale.
+    expect(other.failure).toBe('not_found');
+    expect(other.message).toContain(saleWorkflowId(input.businessId, 'INV-1'));
+  });
+
+  it("surfaces the workflow's refusal of an update as a SaleOperationError with its reason", async () => {
+    const input = sale(['rejected-1']);
+    await sales.startSale(input);
+
+    const refused = await rejection(
+      sales.refund(input.businessId, 'INV-1', { reason: '01', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' }),
+    );
+    expect(refused).toMatchObject({ operation: 'refund', failure: 'rejected', updateId: 'refund:CN-1' });
+    expect(refused.message).toBe(`refund of ${saleWorkflowId(input.businessId, 'INV-1')} was refused: the sale is not signed: nothing to refund`);
+
+    const notWaiting = await rejection(sales.itemFixed(input.businessId, 'INV-1', 'ITEM-9'));
+    expect(notWaiting.message).toContain('item ITEM-9 is not waiting to be fixed');
+    const noMovement = await rejection(sales.confirmStockMovement(input.businessId, 'INV-1', 'nope'));
+    expect(noMovement.message).toContain('movement nope needs no confirmation');
+
+    const signed = sale();
+    await sales.startSale(signed);
+    const { history } = await sales.getState(signed.businessId, 'INV-1');
+    const noRetry = await rejection(sales.retry(signed.businessId, 'INV-1'));
+    expect(noRetry).toMatchObject({ failure: 'rejected', updateId: `retry:${history.length}@${history.at(-1)!.at}` });
+    expect(noRetry.message).toContain('nothing to retry: the sale is refund_window');
+  });
+
+  it('retries once per situation: two concurrent retries act once, a later one acts again', async () => {
+    const input = sale(['rejected-1']);
+    await sales.startSale(input);
+
+    const [a, b] = await Promise.all([sales.retry(input.businessId, 'INV-1'), sales.retry(input.businessId, 'INV-1')]);
+    expect(a.submissions).toBe(2);
+    expect(b.submissions).toBe(2);
+
+    const later = await sales.retry(input.businessId, 'INV-1');
+    expect(later.submissions).toBe(3);
+    expect((await sales.getState(input.businessId, 'INV-1')).submissions).toBe(3);
+  });
+
+  it('DEBUG query latency while an update runs', async () => {
+    const input = sale(['rejected-1']);
+    await sales.startSale(input);
+    const t0 = Date.now();
+    const r = sales.retry(input.businessId, 'INV-1');
+    await new Promise((res) => setTimeout(res, 200));
+    const t1 = Date.now();
+    const st = await sales.getState(input.businessId, 'INV-1');
+    console.log('query took', Date.now() - t1, 'ms; step', st.step, 'started at', t1 - t0);
+    await r;
+    const t2 = Date.now();
+    const p1 = sales.getState(input.businessId, 'INV-1');
+    const p2 = sales.getState(input.businessId, 'INV-1');
+    await Promise.all([p1, p2]);
+    console.log('two queries took', Date.now() - t2);
+  });
+
+  it('uses a caller-chosen update id: the same id twice acts once', async () => {
+    const input = sale(['rejected-1']);
+    await sales.startSale(input);
+
+    await sales.retry(input.businessId, 'INV-1', { updateId: 'console-request-1' });
+    const again = await sales.retry(input.businessId, 'INV-1', { updateId: 'console-request-1' });
+
+    expect(again.submissions).toBe(2);
+  });
+
+  it('passes item fixes, stock confirmations and re-sends to the workflow', async () => {
+    const fix = sale(['needs-fix-A', 'needs-fix-B']);
+    await sales.startSale(fix);
+    expect((await sales.itemFixed(fix.businessId, 'INV-1', 'needs-fix-A')).step).toBe('parked');
+    expect((await sales.itemFixed(fix.businessId, 'INV-1', 'needs-fix-B')).step).toBe('refund_window');
+
+    const stock = sale(['ambiguous-stock-1', 'ambiguous-stock-2']);
+    await sales.startSale(stock);
+    const [first, second] = (await sales.getState(stock.businessId, 'INV-1')).stockMovements;
+    const resent = await sales.resendStockMovement(stock.businessId, 'INV-1', first!.referenceId);
+    expect(resent.apiCalls).toBe(1);
+    expect((await sales.resendStockMovement(stock.businessId, 'INV-1', first!.referenceId)).apiCalls).toBe(2);
+    const confirmed = await sales.confirmStockMovement(stock.businessId, 'INV-1', second!.referenceId);
+    expect(confirmed.stockMovements[1]).toMatchObject({ referenceId: second!.referenceId, status: 'confirmed' });
+  });
+
+  it('cancels a parked sale, which closes it', async () => {
+    const input = sale(['rejected-1']);
+    const { workflowId } = await sales.startSale(input);
+
+    const state = await sales.cancel(input.businessId, 'INV-1', 'customer walked away');
+
+    expect(state.step).toBe('cancelled');
+    expect(state.history.at(-1)?.event).toBe('cancelled: customer walked away');
+    expect((await client.workflow.getHandle(workflowId).result()) as unknown).toMatchObject({ step: 'cancelled' });
+  });
+
+  it('reports an unknown sale as not found', async () => {
+    const missing = await rejection(sales.getState(`biz-${randomUUID()}`, 'INV-404'));
+    expect(missing.failure).toBe('not_found');
+
+    const input = sale();
+    const { workflowId } = await sales.startSale(input);
+    await client.workflow.getHandle(workflowId).signal(closeRefundWindowSignal);
+    await client.workflow.getHandle(workflowId).result();
+    const closed = await rejection(sales.cancel(input.businessId, 'INV-1', 'too late'));
+    expect(closed.failure).toBe('not_found');
+  });
+
+  it('refuses bad operation input before sending anything', async () => {
+    await expect(sales.getState('biz:1', 'INV-1')).rejects.toThrow("invalid sale reference: businessId must not contain ':'");
+    await expect(sales.cancel('biz-1', 'INV-1', '  ')).rejects.toThrow('invalid cancel request: reason must not be empty');
+    await expect(
+      sales.refund('biz-1', 'INV-1', { reason: '07', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' }),
+    ).rejects.toThrow('invalid refund request: reason must be one of 01, 02, 03, 04, 05, 06');
+    await expect(sales.itemFixed('biz-1', 'x'.repeat(51), 'ITEM-1')).rejects.toBeInstanceOf(SaleInputError);
+  });
+});

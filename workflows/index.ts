@@ -1,0 +1,2 @@
+export { saleWorkflow } from './sale.js';
+export { itemRegistrationWorkflow } from './item-registration.js';

@@ -1,0 +1,82 @@
+import { allHandlersFinished, condition, getExternalWorkflowHandle, log, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { durationMs } from './duration.js';
+import type { Activities } from '../activities/index.js';
+import {
+  complianceTaskQueue,
+  NeedsAttention,
+  addRegistrationWaiterSignal,
+  getItemRegistrationStateQuery,
+  itemFixedSignal,
+  itemRegistrationSettledSignal,
+  type ItemRegistrationInput,
+  type ItemRegistrationOutcome,
+  type ItemRegistrationState,
+} from './definitions.js';
+
+/**
+ * One execution per business and item: every sale that needs the item registered signals itself in as a
+ * waiter (signal-with-start), so concurrent sales converge on one registration and each hears the outcome.
+ */
+export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Promise<ItemRegistrationState> {
+  const state: ItemRegistrationState = { itemId: input.itemId, status: 'registering', needs: null, waiters: [] };
+  let latest: ItemRegistrationOutcome | undefined;
+  let fixed = false;
+
+  const notify = async (waiter: string, outcome: ItemRegistrationOutcome) => {
+    try {
+      await getExternalWorkflowHandle(waiter).signal(itemRegistrationSettledSignal, outcome);
+    } catch (err) {
+      // A waiter that has closed no longer needs the answer.
+      log.warn('could not notify a waiting sale', { waiter, error: String(err) });
+    }
+  };
+  const publish = async (outcome: ItemRegistrationOutcome) => {
+    latest = outcome;
+    await Promise.all(state.waiters.map((waiter) => notify(waiter, outcome)));
+  };
+
+  setHandler(getItemRegistrationStateQuery, () => state);
+  setHandler(itemFixedSignal, () => {
+    fixed = true;
+  });
+  setHandler(addRegistrationWaiterSignal, async ({ workflowId }) => {
+    if (state.waiters.includes(workflowId)) return;
+    state.waiters.push(workflowId);
+    if (latest) await notify(workflowId, latest);
+  });
+
+  const { registerItem } = proxyActivities<Activities>({
+    taskQueue: complianceTaskQueue(workflowInfo().taskQueue),
+    startToCloseTimeout: '60 seconds',
+    scheduleToCloseTimeout: '1 hour',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+    // Signing sales comes first when the rate budget is contended.
+    priority: { priorityKey: 3 },
+  });
+  const deadline = Date.now() + durationMs(input.fixDeadline ?? '7 days');
+  for (;;) {
+    const result = await registerItem({ businessId: input.businessId, itemId: input.itemId, ...(input.branchId ? { branchId: input.branchId } : {}) });
+    if (result.outcome === 'registered') {
+      state.status = 'registered';
+      state.needs = null;
+      upsertSearchAttributes([{ key: NeedsAttention, value: false }]);
+      await publish({ itemId: input.itemId, status: 'registered' });
+      break;
+    }
+    state.status = 'needs_fixing';
+    state.needs = result.needs;
+    upsertSearchAttributes([{ key: NeedsAttention, value: true }]);
+    await publish({ itemId: input.itemId, status: 'needs_fixing', needs: result.needs });
+    fixed = false;
+    const remaining = deadline - Date.now();
+    if (remaining <= 0 || !(await condition(() => fixed, remaining))) {
+      state.status = 'failed';
+      await publish({ itemId: input.itemId, status: 'failed', reason: 'item was not fixed before the deadline' });
+      break;
+    }
+  }
+  // Waiters still being notified by the signal handler get their answer before the run closes.
+  await condition(allHandlersFinished);
+  log.info('item registration settled', { itemId: input.itemId, status: state.status, workflowId: workflowInfo().workflowId });
+  return state;
+}
