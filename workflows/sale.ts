@@ -348,7 +348,7 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
         unpark();
         return document;
       }
-      // Rejected (or failed while in flight, where the read shows no cause: the retry call reveals it).
+      // Rejected, or failed while in flight: the read shows no cause then, so it counts as transient.
       const causes: AuthorityCause[] = result.outcome === 'rejected' ? result.causes : [];
       const unregistered = causes.filter((c) => c.code === 'item_not_registered' && c.itemId).map((c) => c.itemId!);
       if (unregistered.length > 0) {
@@ -365,9 +365,11 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
         result = await resubmit(document.id);
         continue;
       }
+      // A document that failed in flight carries only its error text: no cause code to name the park after.
+      const reason = document.error || causes.map((c) => c.message ?? c.code).join('; ') || 'failed by the authority without a reason';
       await parkUntilOperator(
-        causes[0]?.code ?? 'authority_rejected',
-        document.error ?? causes.map((c) => c.message ?? c.code).join('; ') ?? 'rejected by the authority',
+        causes[0]?.code ?? 'authority_failed',
+        transient ? `${reason} (still failing after ${transientRetries} automatic ${transientRetries === 1 ? 'retry' : 'retries'})` : reason,
         cancellable,
       );
       transientRetries = 0;

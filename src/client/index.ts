@@ -2,7 +2,17 @@ export { SalesClient, SALE_WORKFLOW_TYPE } from './sales-client.js';
 export type { OperationOptions, SalesClientOptions, StartSaleResult } from './sales-client.js';
 export { SaleInputError, SaleOperationError } from './errors.js';
 export type { InputProblem, SaleOperation, SaleOperationFailure } from './errors.js';
-export { parseRefundRequest, parseSaleInput, refundRequestSchema, SALE_LIMITS, saleInputSchema } from './schemas.js';
+export {
+  parseCancelArgs,
+  parseItemFixedArgs,
+  parseRefundRequest,
+  parseSaleInput,
+  parseSaleReference,
+  parseStockMovementArgs,
+  refundRequestSchema,
+  SALE_LIMITS,
+  saleInputSchema,
+} from './schemas.js';
 export { parseDuration } from './duration.js';
 export { saleDetails, saleSummary } from './summary.js';
 export type {

@@ -30,13 +30,12 @@ import type { RefundResult, SaleInput, SaleState } from '../../workflows/definit
 import { SaleOperationError } from './errors.js';
 import type { SaleOperation } from './errors.js';
 import {
-  cancelArgsSchema,
-  itemFixedArgsSchema,
-  parseInput,
+  parseCancelArgs,
+  parseItemFixedArgs,
   parseRefundRequest,
   parseSaleInput,
-  saleReferenceSchema,
-  stockMovementArgsSchema,
+  parseSaleReference,
+  parseStockMovementArgs,
 } from './schemas.js';
 import { saleDetails, saleSummary } from './summary.js';
 
@@ -145,7 +144,7 @@ export class SalesClient {
   /** Gives up on a sale that is not signed; the reason is recorded in its history. A sale is cancelled once. */
   async cancel(businessId: string, traderInvoiceNumber: string, reason: string, options: OperationOptions = {}): Promise<SaleState> {
     const handle = this.handle(businessId, traderInvoiceNumber);
-    const args = parseInput('cancel request', cancelArgsSchema, { reason });
+    const args = parseCancelArgs(reason);
     const updateId = options.updateId ?? 'cancel';
     return this.run('cancel', handle.workflowId, () => handle.executeUpdate(cancelUpdate, { args: [args], updateId }), updateId);
   }
@@ -153,7 +152,7 @@ export class SalesClient {
   /** An operator fixed the item in the dashboard: the sale tries to register it again. */
   async itemFixed(businessId: string, traderInvoiceNumber: string, itemId: string, options: OperationOptions = {}): Promise<SaleState> {
     const handle = this.handle(businessId, traderInvoiceNumber);
-    const args = parseInput('item-fixed request', itemFixedArgsSchema, { itemId });
+    const args = parseItemFixedArgs(itemId);
     const updateId = options.updateId ?? (await this.situationalUpdateId('itemFixed', handle, `item-fixed:${args.itemId}`));
     const call = () => handle.executeUpdate(itemFixedUpdate, { args: [args], updateId });
     return this.run('itemFixed', handle.workflowId, call, updateId);
@@ -167,7 +166,7 @@ export class SalesClient {
     options: OperationOptions = {},
   ): Promise<SaleState> {
     const handle = this.handle(businessId, traderInvoiceNumber);
-    const args = parseInput('stock confirmation', stockMovementArgsSchema, { referenceId });
+    const args = parseStockMovementArgs(referenceId);
     const updateId = options.updateId ?? `confirm-stock:${args.referenceId}`;
     const call = () => handle.executeUpdate(confirmStockMovementUpdate, { args: [args], updateId });
     return this.run('confirmStockMovement', handle.workflowId, call, updateId);
@@ -181,7 +180,7 @@ export class SalesClient {
     options: OperationOptions = {},
   ): Promise<SaleState> {
     const handle = this.handle(businessId, traderInvoiceNumber);
-    const args = parseInput('stock re-send request', stockMovementArgsSchema, { referenceId });
+    const args = parseStockMovementArgs(referenceId);
     const updateId =
       options.updateId ?? (await this.situationalUpdateId('resendStockMovement', handle, `resend-stock:${args.referenceId}`));
     const call = () => handle.executeUpdate(resendStockMovementUpdate, { args: [args], updateId });
@@ -191,7 +190,7 @@ export class SalesClient {
   // -------------------------------------------------------------------------------------------------------
 
   private handle(businessId: string, traderInvoiceNumber: string): WorkflowHandle {
-    const ref = parseInput('sale reference', saleReferenceSchema, { businessId, traderInvoiceNumber });
+    const ref = parseSaleReference(businessId, traderInvoiceNumber);
     return this.client.workflow.getHandle(saleWorkflowId(ref.businessId, ref.traderInvoiceNumber));
   }
 

@@ -56,10 +56,10 @@ export const traderInvoiceNumberSchema = nonEmpty().refine(
 );
 
 const calendarDate = () =>
-  z
-    .string()
-    .regex(DATE_PATTERN, 'must be a date in the form YYYY-MM-DD')
-    .refine(isCalendarDate, 'must be a real calendar date');
+  z.string().superRefine((value, ctx) => {
+    if (!DATE_PATTERN.test(value)) ctx.addIssue({ code: 'custom', message: 'must be a date in the form YYYY-MM-DD' });
+    else if (!isCalendarDate(value)) ctx.addIssue({ code: 'custom', message: 'must be a real calendar date' });
+  });
 
 const duration = () =>
   z.string().superRefine((value, ctx) => {
@@ -191,4 +191,20 @@ export function parseSaleInput(input: unknown): SaleInput {
 
 export function parseRefundRequest(input: unknown): RefundRequest {
   return parseInput('refund request', refundRequestSchema, input);
+}
+
+export function parseSaleReference(businessId: unknown, traderInvoiceNumber: unknown): { businessId: string; traderInvoiceNumber: string } {
+  return parseInput('sale reference', saleReferenceSchema, { businessId, traderInvoiceNumber });
+}
+
+export function parseCancelArgs(reason: unknown): { reason: string } {
+  return parseInput('cancel request', cancelArgsSchema, { reason });
+}
+
+export function parseItemFixedArgs(itemId: unknown): { itemId: string } {
+  return parseInput('item-fixed request', itemFixedArgsSchema, { itemId });
+}
+
+export function parseStockMovementArgs(referenceId: unknown): { referenceId: string } {
+  return parseInput('stock movement request', stockMovementArgsSchema, { referenceId });
 }

@@ -4,9 +4,9 @@
  */
 import type { SaleInput, SaleLineInput } from '../../workflows/definitions.js';
 
-/** The server refuses a start whose user metadata is too large: stay well under its limits. */
-export const SUMMARY_MAX_CHARS = 200;
-export const DETAILS_MAX_CHARS = 12_000;
+/** Temporal's documented limits for a workflow's static summary and details (UTF-8 bytes). */
+export const SUMMARY_MAX_BYTES = 200;
+export const DETAILS_MAX_BYTES = 20_000;
 
 /** An amount in cents, rounded half up as the service rounds; float noise (1.005 * 100 = 100.4999…) removed first. */
 function toCents(amount: number): number {
@@ -29,15 +29,32 @@ export function formatCents(cents: number): string {
   return `${sign}${whole}.${String(abs % 100).padStart(2, '0')}`;
 }
 
+/** A unit price as given when it has more than two decimals (fuel is sold at 182.345), else like money. */
+function formatPrice(amount: number): string {
+  const cents = toCents(amount);
+  return Math.abs(cents / 100 - amount) < 1e-9 ? formatCents(cents) : String(amount);
+}
+
+function bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** At most `max` UTF-8 bytes, ending in '…' when cut (never in the middle of a character). */
 function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  if (bytes(text) <= max) return text;
+  let cut = '';
+  for (const char of text) {
+    if (bytes(cut) + bytes(char) + bytes('…') > max) break;
+    cut += char;
+  }
+  return `${cut}…`;
 }
 
 /** One line: `Sale INV-1 · business biz_1 · 3 lines · total KES 1,250.00`. */
 export function saleSummary(input: SaleInput): string {
   const lines = `${input.lines.length} line${input.lines.length === 1 ? '' : 's'}`;
   const line = `Sale ${input.traderInvoiceNumber} · business ${input.businessId} · ${lines} · total KES ${formatCents(saleTotalCents(input))}`;
-  return truncate(line.replace(/\s+/g, ' '), SUMMARY_MAX_CHARS);
+  return truncate(line.replace(/\s+/g, ' '), SUMMARY_MAX_BYTES);
 }
 
 /** Markdown table cells: a '|' or a line break would end the cell or the row. */
@@ -48,11 +65,11 @@ function cell(text: string): string {
 /** A markdown header and a table of the lines; long sales list as many lines as fit, then say how many more. */
 export function saleDetails(input: SaleInput): string {
   const facts = [
-    `**Sale** ${cell(input.traderInvoiceNumber)} of **${cell(input.businessId)}**, dated ${input.saleDate}`,
-    input.branchId !== undefined ? `branch ${cell(input.branchId)}` : undefined,
-    input.paymentTypeCode !== undefined ? `payment type ${cell(input.paymentTypeCode)}` : undefined,
-    input.customer?.name !== undefined ? `customer ${cell(input.customer.name)}` : undefined,
-    input.customer?.pin !== undefined ? `customer PIN ${cell(input.customer.pin)}` : undefined,
+    `**Sale** ${cell(input.traderInvoiceNumber)} of **${cell(truncate(input.businessId, 100))}**, dated ${input.saleDate}`,
+    input.branchId !== undefined ? `branch ${cell(truncate(input.branchId, 100))}` : undefined,
+    input.paymentTypeCode !== undefined ? `payment type ${cell(truncate(input.paymentTypeCode, 50))}` : undefined,
+    input.customer?.name !== undefined ? `customer ${cell(truncate(input.customer.name, 100))}` : undefined,
+    input.customer?.pin !== undefined ? `customer PIN ${cell(truncate(input.customer.pin, 50))}` : undefined,
   ].filter((fact): fact is string => fact !== undefined);
 
   const head = [
@@ -64,16 +81,17 @@ export function saleDetails(input: SaleInput): string {
   const foot = ['', `**Total** KES ${formatCents(saleTotalCents(input))}`];
 
   const rows: string[] = [];
-  let size = [...head, ...foot].join('\n').length;
+  // Room for the "more lines" note, which needs at most ~100 bytes.
+  const budget = DETAILS_MAX_BYTES - 100;
+  let size = bytes([...head, ...foot].join('\n'));
   for (const [index, line] of input.lines.entries()) {
-    const row = `| ${index + 1} | ${cell(line.itemId)} | ${cell(truncate(line.description ?? '', 80))} | ${line.quantity} | ${formatCents(toCents(line.unitPrice))} | ${formatCents(lineTotalCents(line))} |`;
-    // Keep room for the "more lines" note.
-    if (size + row.length + 1 > DETAILS_MAX_CHARS - 80) {
-      rows.push('', `… and ${input.lines.length - index} more line(s) not shown here (see the workflow input).`);
+    const row = `| ${index + 1} | ${cell(truncate(line.itemId, 60))} | ${cell(truncate(line.description ?? '', 80))} | ${line.quantity} | ${formatPrice(line.unitPrice)} | ${formatCents(lineTotalCents(line))} |`;
+    if (size + bytes(row) + 1 > budget) {
+      rows.push('', `… and ${input.lines.length - index} more line(s), not shown here (see the workflow input).`);
       break;
     }
     rows.push(row);
-    size += row.length + 1;
+    size += bytes(row) + 1;
   }
   return [...head, ...rows, ...foot].join('\n');
 }

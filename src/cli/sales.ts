@@ -1,0 +1,227 @@
+/**
+ * `npm run sales -- <command> …`: the sales client API from a shell, for operators and scripts. Every input
+ * is validated before Temporal is contacted; results are printed as JSON.
+ * Exit codes: 0 done, 1 the operation failed (or Temporal could not be reached), 2 bad input.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import {
+  parseCancelArgs,
+  parseItemFixedArgs,
+  parseRefundRequest,
+  parseSaleInput,
+  parseSaleReference,
+  parseStockMovementArgs,
+  SaleInputError,
+  SaleOperationError,
+  SalesClient,
+} from '../client/index.js';
+import type { OperationOptions } from '../client/index.js';
+import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
+
+const DEFAULT_ADDRESS = '127.0.0.1:7233';
+
+/** Wrong command line or unreadable input file: exit 2, like a `SaleInputError`. */
+class UsageError extends Error {}
+
+type Run = (sales: SalesClient, options: OperationOptions) => Promise<unknown>;
+
+interface Command {
+  args: string[];
+  description: string;
+  /** Reads and validates everything the command needs, before any connection is made. */
+  prepare(args: string[]): Promise<Run>;
+}
+
+const SALE = ['businessId', 'traderInvoiceNumber'];
+
+function reference(args: string[]) {
+  return parseSaleReference(args[0], args[1]);
+}
+
+const commands: Record<string, Command> = {
+  start: {
+    args: ['file.json|-'],
+    description: 'start a sale (or find the one already started for its business and trader invoice number)',
+    async prepare([source]) {
+      const sale = parseSaleInput(await readJson(source!, 'sale'));
+      return (sales) => sales.startSale(sale);
+    },
+  },
+  state: {
+    args: SALE,
+    description: "print the sale's whole state",
+    async prepare(args) {
+      const { businessId, traderInvoiceNumber } = reference(args);
+      return (sales) => sales.getState(businessId, traderInvoiceNumber);
+    },
+  },
+  refund: {
+    args: [...SALE, 'file.json|-'],
+    description: 'refund a signed sale with a credit note: {"reason", "returnDate", "traderInvoiceNumber", "restock"?}',
+    async prepare(args) {
+      const { businessId, traderInvoiceNumber } = reference(args);
+      const request = parseRefundRequest(await readJson(args[2]!, 'refund request'));
+      return (sales, options) => sales.refund(businessId, traderInvoiceNumber, request, options);
+    },
+  },
+  retry: {
+    args: SALE,
+    description: 'submit a parked sale again',
+    async prepare(args) {
+      const { businessId, traderInvoiceNumber } = reference(args);
+      return (sales, options) => sales.retry(businessId, traderInvoiceNumber, options);
+    },
+  },
+  cancel: {
+    args: [...SALE, 'reason'],
+    description: 'give up on a sale that is not signed',
+    async prepare(args) {
+      const { businessId, traderInvoiceNumber } = reference(args);
+      const { reason } = parseCancelArgs(args[2]);
+      return (sales, options) => sales.cancel(businessId, traderInvoiceNumber, reason, options);
+    },
+  },
+  'item-fixed': {
+    args: [...SALE, 'itemId'],
+    description: 'the item was fixed in the dashboard: register it again',
+    async prepare(args) {
+      const { businessId, traderInvoiceNumber } = reference(args);
+      const { itemId } = parseItemFixedArgs(args[2]);
+      return (sales, options) => sales.itemFixed(businessId, traderInvoiceNumber, itemId, options);
+    },
+  },
+  'confirm-stock': {
+    args: [...SALE, 'referenceId'],
+    description: 'the ambiguous stock movement did reach the service: do not send it again',
+    async prepare(args) {
+      const { businessId, traderInvoiceNumber } = reference(args);
+      const { referenceId } = parseStockMovementArgs(args[2]);
+      return (sales, options) => sales.confirmStockMovement(businessId, traderInvoiceNumber, referenceId, options);
+    },
+  },
+  'resend-stock': {
+    args: [...SALE, 'referenceId'],
+    description: 'the ambiguous stock movement did not reach the service: send it again',
+    async prepare(args) {
+      const { businessId, traderInvoiceNumber } = reference(args);
+      const { referenceId } = parseStockMovementArgs(args[2]);
+      return (sales, options) => sales.resendStockMovement(businessId, traderInvoiceNumber, referenceId, options);
+    },
+  },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.entries(commands).map(([name, c]) => `${name} ${c.args.map((a) => `<${a}>`).join(' ')}`.length));
+  const lines = Object.entries(commands).map(([name, c]) => {
+    const synopsis = `${name} ${c.args.map((a) => `<${a}>`).join(' ')}`;
+    return `  ${synopsis.padEnd(width)}  ${c.description}`;
+  });
+  return [
+    'Usage: npm run sales -- <command> [arguments] [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'JSON is read from the file named, or from standard input with "-".',
+    '',
+    'Options:',
+    `  --task-queue <name>  task queue of the sale workflows (default ${SALE_TASK_QUEUE}; start only)`,
+    '  --update-id <id>     id of the update (default: derived from the request); the same id twice acts once',
+    '  -h, --help           show this help',
+    '',
+    'Environment:',
+    `  TEMPORAL_ADDRESS     Temporal frontend host:port (default ${DEFAULT_ADDRESS})`,
+    '  TEMPORAL_NAMESPACE   namespace (default "default")',
+    '',
+    'Exit codes: 0 done, 1 the operation failed or Temporal could not be reached, 2 bad input (the field is named).',
+  ].join('\n');
+}
+
+async function readJson(source: string, what: string): Promise<unknown> {
+  const from = source === '-' ? 'standard input' : source;
+  let text: string;
+  try {
+    text = source === '-' ? await readStdin() : await readFile(source, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read the ${what} from ${from}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new UsageError(`the ${what} in ${from} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'task-queue': { type: 'string' },
+        'update-id': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\n\n${usage()}`);
+  }
+  const [name, ...args] = parsed.positionals;
+  if (parsed.values.help || name === 'help') {
+    console.log(usage());
+    return 0;
+  }
+  if (name === undefined) throw new UsageError(`a command is required\n\n${usage()}`);
+  const command = commands[name];
+  if (command === undefined) throw new UsageError(`unknown command "${name}"\n\n${usage()}`);
+  if (args.length !== command.args.length) {
+    const synopsis = `${name} ${command.args.map((a) => `<${a}>`).join(' ')}`;
+    throw new UsageError(`${name} takes ${command.args.length} argument(s): ${synopsis}`);
+  }
+  const updateId = parsed.values['update-id'];
+  if (updateId !== undefined && updateId.trim() === '') throw new UsageError('--update-id must not be empty');
+
+  const run = await command.prepare(args);
+
+  const address = process.env.TEMPORAL_ADDRESS || DEFAULT_ADDRESS;
+  const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
+  } catch (err) {
+    throw new Error(`cannot reach Temporal at ${address}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  try {
+    const sales = new SalesClient(new Client({ connection, namespace }), { taskQueue: parsed.values['task-queue'] });
+    const result = await run(sales, updateId === undefined ? {} : { updateId });
+    console.log(JSON.stringify(result, null, 2));
+    return 0;
+  } finally {
+    await connection.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof SaleInputError || err instanceof UsageError) {
+      console.error(`error: ${err.message}`);
+      process.exit(2);
+    }
+    if (err instanceof SaleOperationError) {
+      console.error(`error: ${err.message}`);
+      process.exit(1);
+    }
+    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
