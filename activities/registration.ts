@@ -5,6 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import {
+  ITEM_REGISTRATION_WORKFLOW_TYPE,
   SALE_TASK_QUEUE,
   addRegistrationWaiterSignal,
   itemRegistrationWorkflowId,
@@ -14,8 +15,7 @@ import type { ActivityDeps } from './deps.js';
 import { FAILURE_TYPES } from './failures.js';
 import type { RequestItemRegistrationInput } from './types.js';
 
-/** Registered by name: activities must not import workflow code. */
-export const ITEM_REGISTRATION_WORKFLOW_TYPE = 'itemRegistrationWorkflow';
+export { ITEM_REGISTRATION_WORKFLOW_TYPE };
 
 export type RegistrationActivityDeps = Pick<ActivityDeps, 'temporal' | 'saleTaskQueue' | 'logger'>;
 

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { NativeConnection} from '@temporalio/worker';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities/index.js';
 import { ItemRegistry } from '../activities/item-registry.js';

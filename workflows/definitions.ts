@@ -15,6 +15,9 @@ export {
 } from '../src/temporal/search-attributes.js';
 
 export const SALE_TASK_QUEUE = 'sales';
+/** Workflow type names, for starting by name where importing the workflow function is not wanted. */
+export const SALE_WORKFLOW_TYPE = 'saleWorkflow';
+export const ITEM_REGISTRATION_WORKFLOW_TYPE = 'itemRegistrationWorkflow';
 
 /**
  * Every compliance API call of a sale runs on this queue, whose server-side rate limit keeps the whole fleet

@@ -1,38 +1,36 @@
 /**
- * Durations as people write them in sale options ('30s', '24 hours', '7 days') or plain milliseconds.
- * Shared by workflow code and the client's input validation, so both accept exactly the same forms.
+ * Durations in the `ms` string format that Temporal's `Duration` accepts (`'24 hours'`, `'30s'`, `'1.5h'`),
+ * shared by the client's input validation and workflow code, so a value accepted when a sale is started is
+ * exactly what the workflow reads (no Node APIs here: workflow code imports it).
+ * The number and the unit are both required here: a bare number would be read as milliseconds, which is
+ * never what someone writing a sale's timeout means.
  */
-const UNIT_MS: Record<string, number> = {
-  ms: 1,
-  millisecond: 1,
-  s: 1000,
-  sec: 1000,
-  second: 1000,
-  m: 60_000,
-  min: 60_000,
-  minute: 60_000,
-  h: 3_600_000,
-  hr: 3_600_000,
-  hour: 3_600_000,
-  d: 86_400_000,
-  day: 86_400_000,
-  w: 604_800_000,
-  week: 604_800_000,
-};
 
-/** Milliseconds of `value`, or undefined when it is not a duration this project accepts. */
-export function parseDuration(value: string | number): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)?\s*$/i.exec(value);
+const DURATION_PATTERN =
+  /^(\d*\.?\d+) *(milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)$/i;
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** Milliseconds per unit, as the `ms` package counts them (a year is 365.25 days). */
+function unitMs(unit: string): number {
+  const u = unit.toLowerCase();
+  if (u === 'ms' || u.startsWith('msec') || u.startsWith('millisecond')) return 1;
+  if (u === 's' || u.startsWith('sec')) return SECOND;
+  if (u === 'm' || u.startsWith('min')) return MINUTE;
+  if (u === 'h' || u.startsWith('h')) return HOUR;
+  if (u === 'd' || u.startsWith('day')) return DAY;
+  if (u === 'w' || u.startsWith('week')) return 7 * DAY;
+  return 365.25 * DAY;
+}
+
+/** The duration in milliseconds, or `undefined` when `text` is not a number followed by a unit. */
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION_PATTERN.exec(text);
   if (!match) return undefined;
-  const unit = (match[2] ?? 'ms').toLowerCase();
-  const factor = UNIT_MS[unit] ?? UNIT_MS[unit.replace(/s$/, '')];
-  return factor === undefined ? undefined : Math.round(Number(match[1]) * factor);
+  const value = Number(match[1]) * unitMs(match[2] ?? '');
+  return Number.isFinite(value) ? value : undefined;
 }
 
-/** Like parseDuration, for values already validated at the edge; a bad value is a programming error. */
-export function durationMs(value: string | number): number {
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new TypeError(`not a duration: ${String(value)}`);
-  return ms;
-}

@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, getExternalWorkflowHandle, log, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { durationMs } from './duration.js';
+import { parseDuration } from './duration.js';
 import type { Activities } from '../activities/index.js';
 import {
   complianceTaskQueue,
@@ -53,7 +53,7 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
     // Signing sales comes first when the rate budget is contended.
     priority: { priorityKey: 3 },
   });
-  const deadline = Date.now() + durationMs(input.fixDeadline ?? '7 days');
+  const deadline = Date.now() + (parseDuration(input.fixDeadline ?? '7 days') ?? parseDuration('7 days')!);
   for (;;) {
     const result = await registerItem({ businessId: input.businessId, itemId: input.itemId, ...(input.branchId ? { branchId: input.branchId } : {}) });
     if (result.outcome === 'registered') {

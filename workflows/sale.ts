@@ -12,7 +12,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { durationMs } from './duration.js';
+import { parseDuration } from './duration.js';
 import type { Activities } from '../activities/index.js';
 import type { AuthorityCause, SubmissionResult } from '../activities/types.js';
 import {
@@ -82,10 +82,12 @@ class OperatorCancelled extends Error {}
 export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
   const options = {
     refundWindowMs: (input.options?.refundWindowDays ?? 30) * 86_400_000,
-    outcomeTimeoutMs: durationMs(input.options?.outcomeTimeout ?? '24 hours'),
+    outcomeTimeoutMs: optionDuration('outcomeTimeout', input.options?.outcomeTimeout ?? '24 hours'),
     itemFixDeadline: input.options?.itemFixDeadline ?? '7 days',
     transientRetryLimit: input.options?.transientRetryLimit ?? 5,
   };
+  // Passed on as text to the registration workflow, but a bad value should fail the sale now.
+  optionDuration('itemFixDeadline', options.itemFixDeadline);
   const { workflowId, taskQueue } = workflowInfo();
   const { signing, bookkeeping, coordination, poller } = activitiesFor(taskQueue);
   const saleKey = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
@@ -235,6 +237,7 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
     }
     state.refundDeadline = null;
     // Close only once every stock movement is settled; an operator's re-send is still acted on.
+    state.step = 'reporting_stock';
     for (;;) {
       await condition(() => stockWork || state.stockMovements.every((m) => m.status !== 'needs_confirmation'));
       if (!stockWork) break;
@@ -522,16 +525,24 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
   }
 
   function validateRefund(request: RefundRequest): void {
+    // First, so a second refund arriving while the first is being signed is told why.
+    assertAllowed(refund === undefined && state.creditNote === null, 'this sale has already been refunded');
     assertAllowed(
       state.step === 'refund_window' && state.sale?.status === 'completed' && state.refundDeadline !== null && Date.now() < Date.parse(state.refundDeadline),
       'only a signed sale inside its refund window can be refunded',
     );
-    assertAllowed(refund === undefined && state.creditNote === null, 'this sale has already been refunded');
     assertAllowed((CREDIT_NOTE_REASONS as readonly string[]).includes(request?.reason), 'reason must be one of 01..06');
     assertAllowed(/^\d{4}-\d{2}-\d{2}$/.test(request?.returnDate ?? ''), 'returnDate must be YYYY-MM-DD');
     const tin = request?.traderInvoiceNumber ?? '';
     assertAllowed(tin.length >= 1 && tin.length <= 50, 'traderInvoiceNumber must be 1..50 characters');
   }
+}
+
+/** Starts from plain JSON (the Temporal CLI) skip the client's validation: a bad duration fails the run clearly. */
+function optionDuration(name: string, value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw ApplicationFailure.nonRetryable(`options.${name}: not a duration: ${value}`, 'invalid_input');
+  return ms;
 }
 
 function assertAllowed(condition: boolean, message: string): void {

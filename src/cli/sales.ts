@@ -34,7 +34,8 @@ interface Command {
   prepare(args: string[]): Promise<Run>;
 }
 
-const SALE = ['businessId', 'traderInvoiceNumber'];
+/** A sale is named by its business and its trader invoice number ("tin"). */
+const SALE = ['businessId', 'tin'];
 
 function reference(args: string[]) {
   return parseSaleReference(args[0], args[1]);
@@ -43,7 +44,7 @@ function reference(args: string[]) {
 const commands: Record<string, Command> = {
   start: {
     args: ['file.json|-'],
-    description: 'start a sale (or find the one already started for its business and trader invoice number)',
+    description: 'start a sale, or find the one already started with the same business and tin',
     async prepare([source]) {
       const sale = parseSaleInput(await readJson(source!, 'sale'));
       return (sales) => sales.startSale(sale);
@@ -59,7 +60,7 @@ const commands: Record<string, Command> = {
   },
   refund: {
     args: [...SALE, 'file.json|-'],
-    description: 'refund a signed sale with a credit note: {"reason", "returnDate", "traderInvoiceNumber", "restock"?}',
+    description: 'refund a signed sale: {"reason", "returnDate", "traderInvoiceNumber", "restock"?}',
     async prepare(args) {
       const { businessId, traderInvoiceNumber } = reference(args);
       const request = parseRefundRequest(await readJson(args[2]!, 'refund request'));
@@ -85,7 +86,7 @@ const commands: Record<string, Command> = {
   },
   'item-fixed': {
     args: [...SALE, 'itemId'],
-    description: 'the item was fixed in the dashboard: register it again',
+    description: 'the item was fixed in the dashboard: try its registration again',
     async prepare(args) {
       const { businessId, traderInvoiceNumber } = reference(args);
       const { itemId } = parseItemFixedArgs(args[2]);
@@ -94,7 +95,7 @@ const commands: Record<string, Command> = {
   },
   'confirm-stock': {
     args: [...SALE, 'referenceId'],
-    description: 'the ambiguous stock movement did reach the service: do not send it again',
+    description: 'an ambiguous stock movement did reach the service: do not send it again',
     async prepare(args) {
       const { businessId, traderInvoiceNumber } = reference(args);
       const { referenceId } = parseStockMovementArgs(args[2]);
@@ -103,7 +104,7 @@ const commands: Record<string, Command> = {
   },
   'resend-stock': {
     args: [...SALE, 'referenceId'],
-    description: 'the ambiguous stock movement did not reach the service: send it again',
+    description: 'an ambiguous stock movement did not reach the service: send it again',
     async prepare(args) {
       const { businessId, traderInvoiceNumber } = reference(args);
       const { referenceId } = parseStockMovementArgs(args[2]);
@@ -112,23 +113,23 @@ const commands: Record<string, Command> = {
   },
 };
 
+function synopsis(name: string, command: Command): string {
+  return [name, ...command.args.map((a) => `<${a}>`)].join(' ');
+}
+
 function usage(): string {
-  const width = Math.max(...Object.entries(commands).map(([name, c]) => `${name} ${c.args.map((a) => `<${a}>`).join(' ')}`.length));
-  const lines = Object.entries(commands).map(([name, c]) => {
-    const synopsis = `${name} ${c.args.map((a) => `<${a}>`).join(' ')}`;
-    return `  ${synopsis.padEnd(width)}  ${c.description}`;
-  });
+  const lines = Object.entries(commands).flatMap(([name, c]) => [`  ${synopsis(name, c)}`, `      ${c.description}`]);
   return [
     'Usage: npm run sales -- <command> [arguments] [options]',
     '',
-    'Commands:',
+    'Commands (tin = the sale\'s trader invoice number):',
     ...lines,
     '',
     'JSON is read from the file named, or from standard input with "-".',
     '',
     'Options:',
     `  --task-queue <name>  task queue of the sale workflows (default ${SALE_TASK_QUEUE}; start only)`,
-    '  --update-id <id>     id of the update (default: derived from the request); the same id twice acts once',
+    '  --update-id <id>     update id (default derived from the request); the same id twice acts once',
     '  -h, --help           show this help',
     '',
     'Environment:',
@@ -184,8 +185,7 @@ async function main(argv: string[]): Promise<number> {
   const command = commands[name];
   if (command === undefined) throw new UsageError(`unknown command "${name}"\n\n${usage()}`);
   if (args.length !== command.args.length) {
-    const synopsis = `${name} ${command.args.map((a) => `<${a}>`).join(' ')}`;
-    throw new UsageError(`${name} takes ${command.args.length} argument(s): ${synopsis}`);
+    throw new UsageError(`${name} takes ${command.args.length} argument(s): ${synopsis(name, command)}`);
   }
   const updateId = parsed.values['update-id'];
   if (updateId !== undefined && updateId.trim() === '') throw new UsageError('--update-id must not be empty');

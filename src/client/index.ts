@@ -13,7 +13,7 @@ export {
   SALE_LIMITS,
   saleInputSchema,
 } from './schemas.js';
-export { parseDuration } from './duration.js';
+export { parseDuration } from '../../workflows/duration.js';
 export { saleDetails, saleSummary } from './summary.js';
 export type {
   RefundRequest,

@@ -23,6 +23,7 @@ import {
   resendStockMovementUpdate,
   retryUpdate,
   SALE_TASK_QUEUE,
+  SALE_WORKFLOW_TYPE,
   saleWorkflowId,
   TraderInvoiceNumber,
 } from '../../workflows/definitions.js';
@@ -40,7 +41,7 @@ import {
 import { saleDetails, saleSummary } from './summary.js';
 
 /** The workflow type the worker registers for a sale. */
-export const SALE_WORKFLOW_TYPE = 'saleWorkflow';
+export { SALE_WORKFLOW_TYPE };
 
 type SaleWorkflow = (input: SaleInput) => Promise<unknown>;
 
@@ -118,7 +119,7 @@ export class SalesClient {
 
   /** The whole state of the sale (step, documents, parked reason, stock movements, API calls). */
   async getState(businessId: string, traderInvoiceNumber: string): Promise<SaleState> {
-    const handle = this.handle(businessId, traderInvoiceNumber);
+    const handle = this.saleHandle(businessId, traderInvoiceNumber);
     return this.run('getState', handle.workflowId, () => handle.query(getSaleStateQuery));
   }
 
@@ -128,7 +129,7 @@ export class SalesClient {
    * timeout) returns the first answer instead of being refused as a second refund.
    */
   async refund(businessId: string, traderInvoiceNumber: string, request: unknown, options: OperationOptions = {}): Promise<RefundResult> {
-    const handle = this.handle(businessId, traderInvoiceNumber);
+    const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const refund = parseRefundRequest(request);
     const updateId = options.updateId ?? `refund:${refund.traderInvoiceNumber}`;
     return this.run('refund', handle.workflowId, () => handle.executeUpdate(refundUpdate, { args: [refund], updateId }), updateId);
@@ -136,14 +137,14 @@ export class SalesClient {
 
   /** Submits a parked sale again. */
   async retry(businessId: string, traderInvoiceNumber: string, options: OperationOptions = {}): Promise<SaleState> {
-    const handle = this.handle(businessId, traderInvoiceNumber);
+    const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const updateId = options.updateId ?? (await this.situationalUpdateId('retry', handle, 'retry'));
     return this.run('retry', handle.workflowId, () => handle.executeUpdate(retryUpdate, { updateId }), updateId);
   }
 
   /** Gives up on a sale that is not signed; the reason is recorded in its history. A sale is cancelled once. */
   async cancel(businessId: string, traderInvoiceNumber: string, reason: string, options: OperationOptions = {}): Promise<SaleState> {
-    const handle = this.handle(businessId, traderInvoiceNumber);
+    const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const args = parseCancelArgs(reason);
     const updateId = options.updateId ?? 'cancel';
     return this.run('cancel', handle.workflowId, () => handle.executeUpdate(cancelUpdate, { args: [args], updateId }), updateId);
@@ -151,7 +152,7 @@ export class SalesClient {
 
   /** An operator fixed the item in the dashboard: the sale tries to register it again. */
   async itemFixed(businessId: string, traderInvoiceNumber: string, itemId: string, options: OperationOptions = {}): Promise<SaleState> {
-    const handle = this.handle(businessId, traderInvoiceNumber);
+    const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const args = parseItemFixedArgs(itemId);
     const updateId = options.updateId ?? (await this.situationalUpdateId('itemFixed', handle, `item-fixed:${args.itemId}`));
     const call = () => handle.executeUpdate(itemFixedUpdate, { args: [args], updateId });
@@ -165,7 +166,7 @@ export class SalesClient {
     referenceId: string,
     options: OperationOptions = {},
   ): Promise<SaleState> {
-    const handle = this.handle(businessId, traderInvoiceNumber);
+    const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const args = parseStockMovementArgs(referenceId);
     const updateId = options.updateId ?? `confirm-stock:${args.referenceId}`;
     const call = () => handle.executeUpdate(confirmStockMovementUpdate, { args: [args], updateId });
@@ -179,7 +180,7 @@ export class SalesClient {
     referenceId: string,
     options: OperationOptions = {},
   ): Promise<SaleState> {
-    const handle = this.handle(businessId, traderInvoiceNumber);
+    const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const args = parseStockMovementArgs(referenceId);
     const updateId =
       options.updateId ?? (await this.situationalUpdateId('resendStockMovement', handle, `resend-stock:${args.referenceId}`));
@@ -189,7 +190,7 @@ export class SalesClient {
 
   // -------------------------------------------------------------------------------------------------------
 
-  private handle(businessId: string, traderInvoiceNumber: string): WorkflowHandle {
+  private saleHandle(businessId: string, traderInvoiceNumber: string): WorkflowHandle {
     const ref = parseSaleReference(businessId, traderInvoiceNumber);
     return this.client.workflow.getHandle(saleWorkflowId(ref.businessId, ref.traderInvoiceNumber));
   }
@@ -225,7 +226,7 @@ function toOperationError(operation: SaleOperation, workflowId: string, err: unk
     });
   }
   if (err instanceof WorkflowNotFoundError) {
-    return new SaleOperationError(operation, workflowId, 'not_found', `${operation}: no sale ${workflowId} (${err.message})`, {
+    return new SaleOperationError(operation, workflowId, 'not_found', `${operation}: sale ${workflowId} not found or already finished (${err.message})`, {
       cause: err,
       updateId,
     });

@@ -15,7 +15,7 @@ import type {
   SaleInput,
 } from '../../workflows/definitions.js';
 import { fieldPath } from '../compliance/requests.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../../workflows/duration.js';
 import { SaleInputError } from './errors.js';
 import type { InputProblem } from './errors.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../src/client/duration.js';
+import { parseDuration } from '../../workflows/duration.js';
 
 describe('parseDuration', () => {
   it.each([

@@ -1,0 +1,142 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { saleWorkflowId } from '../../workflows/definitions.js';
+import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+// The worker runs the stand-in 'saleWorkflow': this file tests the CLI, not the sale process.
+const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/fake-sale.ts', import.meta.url));
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], options: { stdin?: string; address?: string } = {}): Promise<CliResult> {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    TEMPORAL_ADDRESS: options.address ?? inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, ['src/cli/sales.ts', ...args], { cwd: root, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+function sale(itemId = 'ITEM-1') {
+  return { businessId: `biz-${randomUUID()}`, traderInvoiceNumber: 'INV-1', saleDate: '2025-01-15', lines: [{ itemId, quantity: 1, unitPrice: 10 }] };
+}
+
+let client: Client;
+let worker: Worker;
+let running: Promise<void>;
+let taskQueue: string;
+let dir: string;
+
+beforeAll(async () => {
+  const env = await getTestEnv();
+  client = env.client;
+  taskQueue = uniqueTaskQueue('sales-cli');
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: testLogger });
+  worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle });
+  running = worker.run();
+  dir = await mkdtemp(path.join(os.tmpdir(), 'sales-cli-'));
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await closeTestEnv();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('npm run sales', () => {
+  it('refuses a bad sale with exit 2 naming the field, and starts nothing', async () => {
+    const input = { ...sale(), lines: [{ itemId: 'ITEM-1', quantity: 1, unitPrice: -3 }] };
+
+    const result = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(input) });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('invalid sale input: lines[0].unitPrice must be 0 or more');
+    expect(result.stdout).toBe('');
+    await expect(client.workflow.getHandle(saleWorkflowId(input.businessId, 'INV-1')).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
+  });
+
+  it('validates before connecting: bad input is exit 2 even with Temporal unreachable', async () => {
+    const file = path.join(dir, 'typo.json');
+    await writeFile(file, JSON.stringify({ ...sale(), saleDat: '2025-01-15' }));
+
+    const result = await cli(['start', file], { address: '127.0.0.1:1' });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('invalid sale input: saleDat is not a known field');
+  });
+
+  it('refuses JSON that does not parse, and a wrong command line, with exit 2', async () => {
+    const broken = await cli(['start', '-'], { stdin: '{"businessId": ' });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain('the sale in standard input is not valid JSON');
+
+    const arity = await cli(['cancel', 'biz-1', 'INV-1']);
+    expect(arity.code).toBe(2);
+    expect(arity.stderr).toContain('cancel takes 3 argument(s): cancel <businessId> <tin> <reason>');
+  });
+
+  // Six CLI processes in a row: give it more than the default 30 s on a loaded machine.
+  it('starts a sale, reads its state and operates it, printing JSON', { timeout: 90_000 }, async () => {
+    const input = sale('rejected-1');
+    const file = path.join(dir, 'sale.json');
+    await writeFile(file, JSON.stringify(input));
+
+    const started = await cli(['start', file, '--task-queue', taskQueue]);
+    expect(started.stderr).toBe('');
+    expect(started.code).toBe(0);
+    expect(JSON.parse(started.stdout)).toMatchObject({ workflowId: saleWorkflowId(input.businessId, 'INV-1'), started: true });
+
+    const again = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(input) });
+    expect(JSON.parse(again.stdout)).toMatchObject({ started: false });
+
+    const state = await cli(['state', input.businessId, 'INV-1']);
+    expect(state.code).toBe(0);
+    expect(JSON.parse(state.stdout)).toMatchObject({ step: 'parked', parked: { code: 'authority_rejected' } });
+
+    const refund = await cli(['refund', input.businessId, 'INV-1', '-'], {
+      stdin: JSON.stringify({ reason: '01', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' }),
+    });
+    expect(refund.code).toBe(1);
+    expect(refund.stderr).toContain('was refused: the sale is not signed');
+
+    const cancelled = await cli(['cancel', input.businessId, 'INV-1', 'customer left']);
+    expect(cancelled.code).toBe(0);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ step: 'cancelled' });
+  });
+
+  it('prints its help', async () => {
+    const result = await cli(['--help']);
+    expect(result.code).toBe(0);
+    for (const verb of ['start', 'state', 'refund', 'retry', 'cancel', 'item-fixed', 'confirm-stock', 'resend-stock']) {
+      expect(result.stdout).toContain(`  ${verb} <`);
+    }
+  });
+});

@@ -1,0 +1,101 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SubmissionResult } from '../../activities/types.js';
+import { DEMO } from '../../src/sandbox/default-fixture.js';
+import { closeTestEnv } from '../helpers/temporal.js';
+import { activityResults, fastFixture, saleInput, startSaleHarness, type SaleHarness } from './harness.js';
+
+let h: SaleHarness;
+/** A stack whose compliance queue is limited to what a small rate budget allows. */
+let budget: SaleHarness;
+
+/** 4 requests per 1-second window; the queue starts 2 activities a second (half: Temporal's limiter allows a burst). */
+const BUDGET = { windowMs: 1_000, requestsPerWindow: 4, activitiesPerSecond: 2 };
+
+beforeAll(async () => {
+  [h, budget] = await Promise.all([
+    startSaleHarness(),
+    startSaleHarness({
+      activitiesPerSecond: BUDGET.activitiesPerSecond,
+      fixture: fastFixture((f) => {
+        f.rateLimitWindowMs = BUDGET.windowMs;
+        f.applications = f.applications.map((a) => (a.id === DEMO.applications.retail ? { ...a, requestsPerMinute: BUDGET.requestsPerWindow } : a));
+      }),
+    }),
+  ]);
+});
+afterEach(async () => {
+  await h.sandbox.inspector.clearFaults();
+});
+afterAll(async () => {
+  await Promise.all([h?.close(), budget?.close()]);
+  await closeTestEnv();
+});
+
+async function salePosts(since: number) {
+  return (await h.sandbox.inspector.requestLog({ since, service: 'compliance' })).filter((r) => r.method === 'POST' && r.route === '/v1/sales');
+}
+
+function isSubmission(value: unknown): value is SubmissionResult {
+  return typeof value === 'object' && value !== null && 'outcome' in value && 'replayed' in value;
+}
+
+describe('faults of the compliance service', () => {
+  it('finishes every sale of a 429 storm without a failure', async () => {
+    await h.sandbox.inspector.addFault({ service: 'compliance', kind: 'rate-limit', retryAfterSeconds: 1, times: 10 });
+    const since = Date.now();
+    const handles = await Promise.all([1, 2, 3].map(() => h.start(saleInput())));
+    const states = await Promise.all(handles.map((handle) => handle.result()));
+    for (const state of states) {
+      expect(state.step).toBe('completed');
+      expect(state.sale?.status).toBe('completed');
+      expect(state.submissions).toBe(1);
+      expect(state.history.map((e) => e.event).filter((e) => e.startsWith('parked'))).toEqual([]);
+      expect(state.stockMovements.map((m) => m.status)).toEqual(['reported', 'reported']);
+      expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: state.traderInvoiceNumber })).toHaveLength(1);
+    }
+    const log = await h.sandbox.inspector.requestLog({ since, service: 'compliance' });
+    expect(log.filter((r) => r.status === 429)).toHaveLength(10);
+    expect((await h.sandbox.inspector.requests()).faultsInjected['rate-limit']).toBe(10);
+  });
+
+  it('keeps concurrent sales under a small rate budget: the sandbox never answers 429', async () => {
+    const started = Date.now();
+    const handles = await Promise.all([1, 2, 3, 4].map(() => budget.start(saleInput({ lines: [{ itemId: DEMO.items.sugar, quantity: 1, unitPrice: 250 }] }))));
+    const states = await Promise.all(handles.map((handle) => handle.result()));
+    expect(states.map((s) => s.sale?.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+    const summary = await budget.sandbox.inspector.requests();
+    expect(summary.rateLimited).toBe(0);
+    // Every request made was counted by the service, and yet none was refused.
+    const made = (await budget.sandbox.inspector.requestLog({ since: started, service: 'compliance' })).length;
+    expect(made).toBeGreaterThan(BUDGET.requestsPerWindow);
+  }, 30_000);
+
+  it.each([
+    ['an error answer', 'error' as const, 503],
+    ['a dropped connection', 'reset' as const, 0],
+  ])('files exactly one sale when its creation is committed and then lost to %s', async (_label, failWith, seenStatus) => {
+    await h.sandbox.inspector.addFault({ service: 'compliance', method: 'POST', path: '/v1/sales', kind: 'commit-then-fail', status: 503, failWith, times: 1 });
+    const since = Date.now();
+    const handle = await h.start(saleInput());
+    const state = await handle.result();
+    expect(state.sale?.status).toBe('completed');
+
+    const filed = await h.sandbox.inspector.documents({ businessId: DEMO.businesses.nairobi, traderInvoiceNumber: state.traderInvoiceNumber });
+    expect(filed).toHaveLength(1);
+    expect(filed[0]?.sale.id).toBe(state.sale?.id);
+    // The first request was filed but its answer lost; the retry with the same key was answered by a replay.
+    expect((await salePosts(since)).map((r) => r.status)).toEqual([seenStatus, 200]);
+    const submissions = (await activityResults(handle)).filter(isSubmission);
+    expect(submissions.map((s) => [s.httpStatus, s.replayed, s.outcome])).toEqual([[200, true, 'signed']]);
+    expect(state.stockMovements.map((m) => m.status)).toEqual(['reported', 'reported']);
+  });
+
+  it('retries a creation the service refused before handling it, filing one sale', async () => {
+    await h.sandbox.inspector.addFault({ service: 'compliance', method: 'POST', path: '/v1/sales', kind: 'error', status: 503, times: 2 });
+    const since = Date.now();
+    const state = await (await h.start(saleInput())).result();
+    expect(state.sale?.status).toBe('completed');
+    expect((await salePosts(since)).map((r) => r.status)).toEqual([503, 503, 201]);
+    expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: state.traderInvoiceNumber })).toHaveLength(1);
+  });
+});

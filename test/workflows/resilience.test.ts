@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SalesClient } from '../../src/client/sales-client.js';
+import { retryUpdate } from '../../workflows/definitions.js';
+import { closeTestEnv } from '../helpers/temporal.js';
+import { invoiceNumber, saleInput, startSaleHarness, type SaleHarness } from './harness.js';
+
+let h: SaleHarness;
+
+beforeAll(async () => {
+  h = await startSaleHarness({ callbacks: true });
+});
+afterAll(async () => {
+  await h?.close();
+  await closeTestEnv();
+});
+
+/** A sale the authority holds until the test settles it through the sandbox. */
+async function heldSale(options: NonNullable<ReturnType<typeof saleInput>['options']> = { refundWindowDays: 0 }) {
+  const tin = invoiceNumber('HELD-');
+  await h.sandbox.inspector.addAuthorityRule({ match: { traderInvoiceNumber: `^${tin}$` }, outcome: 'async', delayMs: 600_000 });
+  const handle = await h.start(saleInput({ traderInvoiceNumber: tin, options }));
+  const waiting = await h.waitFor(handle, (s) => s.step === 'awaiting_outcome');
+  return { handle, tin, documentId: waiting.sale!.id };
+}
+
+describe('a sale survives its surroundings', () => {
+  it('is one execution and one document however often it is started', async () => {
+    const sales = new SalesClient(h.client, { taskQueue: h.taskQueue });
+    const input = saleInput();
+    const [first, second] = await Promise.all([sales.startSale(input), sales.startSale(input)]);
+    expect(first.runId).toBe(second.runId);
+    expect([first.started, second.started].toSorted()).toEqual([false, true]);
+
+    const state = await h.client.workflow.getHandle(first.workflowId).result();
+    const again = await sales.startSale(input);
+    expect(again).toMatchObject({ workflowId: first.workflowId, runId: first.runId, started: false });
+
+    const runs = [];
+    for await (const run of h.client.workflow.list({ query: `WorkflowId = '${first.workflowId}'` })) runs.push(run);
+    expect(runs).toHaveLength(1);
+    expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: input.traderInvoiceNumber })).toHaveLength(1);
+    for (const m of (state as { stockMovements: Array<{ referenceId: string }> }).stockMovements) {
+      expect(await h.sandbox.inspector.stockMovements({ referenceId: m.referenceId })).toHaveLength(1);
+    }
+  });
+
+  it('finishes on new workers when the ones running it go away while it awaits the outcome', async () => {
+    const { handle, tin, documentId } = await heldSale();
+    await h.replaceWorkers();
+    await h.sandbox.inspector.settle(documentId, 'completed');
+    const state = await handle.result();
+    expect(state.step).toBe('completed');
+    expect(state.sale?.status).toBe('completed');
+    expect(state.submissions).toBe(1);
+    expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: tin })).toHaveLength(1);
+    for (const m of state.stockMovements) {
+      expect(await h.sandbox.inspector.stockMovements({ referenceId: m.referenceId })).toHaveLength(1);
+    }
+  });
+
+  it('parks when the outcome does not come within outcomeTimeout, and confirms the late outcome on retry', async () => {
+    const { handle, tin, documentId } = await heldSale({ refundWindowDays: 0, outcomeTimeout: '3 seconds' });
+    const parked = await h.waitFor(handle, (s) => s.step === 'parked');
+    expect(parked.parked).toMatchObject({ code: 'outcome_timeout', actions: ['retry', 'cancel'] });
+    expect(parked.parked?.message).toContain('3 seconds');
+
+    await h.sandbox.inspector.settle(documentId, 'completed');
+    await handle.executeUpdate(retryUpdate);
+    const state = await handle.result();
+    expect(state.sale?.status).toBe('completed');
+    // The late outcome was read, not submitted again.
+    expect(state.submissions).toBe(1);
+    const [filed, ...others] = await h.sandbox.inspector.documents({ traderInvoiceNumber: tin });
+    expect(others).toEqual([]);
+    expect(filed?.submissions).toBe(1);
+  });
+});
