@@ -150,9 +150,9 @@ describe('result callbacks are hints', () => {
 
   it('a cancelled sale ignores the late outcome of its document', async () => {
     const { handle, documentId } = await heldSale();
-    await h.sandbox.inspector.settle(documentId, 'failed', { errorCode: 'authority_rejected' });
-    // No cause code on an in-flight failure: retried as transient, up to the limit, then parked.
+    // The authority fails it in flight, and refuses the sale's own retry for good: it parks.
     await h.sandbox.inspector.addAuthorityRule({ match: { traderInvoiceNumber: `^${(await h.state(handle)).traderInvoiceNumber}$` }, outcome: 'reject', errorCode: 'authority_rejected' });
+    await h.sandbox.inspector.settle(documentId, 'failed', { errorCode: 'authority_rejected' });
     await h.waitFor(handle, (s) => s.step === 'parked', 15_000);
     await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'test: operator gave up' }] });
     expect((await handle.result()).step).toBe('cancelled');
