@@ -170,6 +170,8 @@ describe('operations on a sale', () => {
     const input = sale();
     await sales.startSale(input);
     const request = { reason: '02', returnDate: '2025-01-20', traderInvoiceNumber: 'CN-7', restock: false };
+    // The stand-in signs on its first activation; a refund that arrives before that is (rightly) refused.
+    await expect.poll(async () => (await sales.getState(input.businessId, 'INV-1')).sale, { timeout: 5_000 }).not.toBeNull();
 
     const first = await sales.refund(input.businessId, 'INV-1', request);
     const repeated = await sales.refund(input.businessId, 'INV-1', request);

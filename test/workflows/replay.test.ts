@@ -1,0 +1,65 @@
+/**
+ * Every workflow replays against the histories recorded from real runs (test/histories/, written by
+ * scripts/record-histories.ts), so a change that would break executions already running fails here first.
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
+import { Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type ReplayResult } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testLogger } from '../helpers/temporal.js';
+import { saleBundle } from './harness.js';
+
+const historiesDir = fileURLToPath(new URL('../histories/', import.meta.url));
+
+interface StoredHistory {
+  workflowId: string;
+  workflowType: string;
+  history: ReturnType<typeof historyFromJSON>;
+}
+
+let stored: StoredHistory[];
+
+beforeAll(async () => {
+  // The negative test fails workflow tasks on purpose; core would log each as a warning.
+  Runtime.install({ logger: testLogger, telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  const files = (await readdir(historiesDir)).filter((f) => f.endsWith('.json')).toSorted();
+  stored = await Promise.all(
+    files.map(async (file) => {
+      const history = historyFromJSON(JSON.parse(await readFile(`${historiesDir}${file}`, 'utf8')));
+      const workflowType = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '';
+      return { workflowId: file.replace(/\.json$/, ''), workflowType, history };
+    }),
+  );
+});
+
+async function replayAll(workflowBundle: Awaited<ReturnType<typeof saleBundle>>, histories: StoredHistory[]): Promise<ReplayResult[]> {
+  const results: ReplayResult[] = [];
+  for await (const result of Worker.runReplayHistories({ workflowBundle }, histories)) results.push(result);
+  return results;
+}
+
+describe('replay of recorded histories', () => {
+  it('has recorded histories of every workflow', () => {
+    const types = new Set(stored.map((h) => h.workflowType));
+    expect([...types].toSorted()).toEqual(['itemRegistrationWorkflow', 'saleWorkflow']);
+    expect(stored.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('replays every recorded history with the current workflows without a nondeterminism error', async () => {
+    const results = await replayAll(await saleBundle(), stored);
+    expect(results.map((r) => [r.workflowId, r.error?.message ?? null])).toEqual(stored.map((h) => [h.workflowId, null]));
+  }, 60_000);
+
+  it('reports a workflow whose activities were reordered as nondeterministic (the replay test can fail)', async () => {
+    const reordered = await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./fixtures/reordered-sale.ts', import.meta.url)), logger: testLogger });
+    const sales = stored.filter((h) => h.workflowType === 'saleWorkflow');
+    const results = await replayAll(reordered, sales);
+    expect(results).toHaveLength(sales.length);
+    for (const result of results) {
+      expect(result.error, result.workflowId).toBeInstanceOf(DeterminismViolationError);
+      expect(result.error?.message).toMatch(/checkItems|createSale/);
+    }
+  }, 60_000);
+});
