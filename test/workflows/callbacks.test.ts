@@ -59,7 +59,9 @@ describe('result callbacks are hints', () => {
     ]);
     expect(count(await signalNames(handle), 'callbackReceived')).toBe(3);
     const activities = await scheduledActivities(handle);
-    expect(count(activities, 'getDocument')).toBe(1);
+    // At most one read to confirm the first hint (none when the first poll already saw it signed).
+    expect(count(activities, 'getDocument')).toBeLessThanOrEqual(1);
+    expect(count(activities, 'awaitDocumentOutcome')).toBe(1);
     expect(count(activities, 'createSale')).toBe(1);
     expect(count(activities, 'adjustStock')).toBe(2);
     const state = await h.state(handle);

@@ -53,7 +53,10 @@ describe('saleWorkflow paths to a signed receipt', () => {
   });
 
   it('completes an async sale on the result callback, confirming it by reading the sale', async () => {
-    const handle = await h.start(saleInput({ traderInvoiceNumber: invoiceNumber('ASYNC-') }));
+    // Settles 1 s after creation: well after the workflow starts waiting, well before its second poll (2 s).
+    const tin = invoiceNumber('ASYNC-');
+    await h.sandbox.inspector.addAuthorityRule({ match: { traderInvoiceNumber: `^${tin}$` }, outcome: 'async', delayMs: 1_000 });
+    const handle = await h.start(saleInput({ traderInvoiceNumber: tin }));
     const state = await handle.result();
     expect(state.sale?.status).toBe('completed');
     expect(state.sale?.receipt?.receiptLabel).toBe('NS');
