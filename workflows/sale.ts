@@ -339,8 +339,8 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
       if (result.outcome === 'in_flight' || IN_FLIGHT.has(document.status)) {
         state.step = 'awaiting_outcome';
         const settled = await awaitOutcome(document.id);
-        if (!settled) {
-          await parkUntilOperator('outcome_timeout', `no outcome from the authority within ${input.options?.outcomeTimeout ?? '24 hours'}`, cancellable);
+        if ('problem' in settled) {
+          await parkUntilOperator(settled.problem.code, settled.problem.message, cancellable);
           result = await confirmOrResubmit(document.id, resubmit);
           continue;
         }
@@ -391,7 +391,8 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
   }
 
   /** The outcome by callback or by polling, whichever comes first; undefined when the wait ran out. */
-  async function awaitOutcome(documentId: string): Promise<FiscalDocument | undefined> {
+  async function awaitOutcome(documentId: string): Promise<FiscalDocument | { problem: { code: string; message: string } }> {
+    const timedOut = { problem: { code: 'outcome_timeout', message: `no outcome from the authority within ${input.options?.outcomeTimeout ?? '24 hours'}` } };
     const deadline = Date.now() + options.outcomeTimeoutMs;
     for (;;) {
       const hintsBefore = callbackHints;
@@ -409,8 +410,13 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
         return winner.r.document;
       }
       if (winner.kind === 'failed') {
-        if (winner.error instanceof ActivityFailure && !isCancellation(winner.error)) return undefined;
-        throw winner.error;
+        const { error } = winner;
+        if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
+        // A refusal while reading (e.g. a revoked scope) is not a timeout: park with what the service said.
+        if (error.cause instanceof ApplicationFailure && error.cause.nonRetryable) {
+          return { problem: { code: error.cause.type ?? 'error', message: error.cause.message } };
+        }
+        return timedOut;
       }
       // A callback is a hint: stop polling and confirm by reading the document.
       scope.cancel();
@@ -418,7 +424,7 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
       const { document, apiCalls } = await signing.getDocument({ businessId: input.businessId, documentId });
       count(apiCalls);
       if (!IN_FLIGHT.has(document.status)) return document;
-      if (Date.now() >= deadline) return undefined;
+      if (Date.now() >= deadline) return timedOut;
     }
   }
 
