@@ -5,25 +5,17 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { ConfigError, loadConfig } from './config/env.js';
+import { loadConfig } from './config/env.js';
 import { loadWorkerConfig } from './config/worker.js';
 import { createLogger } from './logger.js';
 import { startSaleService } from './sale-service.js';
 import { resolveServices } from './services.js';
 import { installTemporalRuntime } from './temporal/runtime.js';
+import { runMain } from './cli/run-main.js';
 
 async function main(): Promise<number> {
-  let config, workerConfig;
-  try {
-    config = loadConfig();
-    workerConfig = loadWorkerConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`configuration error: ${err.message}`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = loadConfig();
+  const workerConfig = loadWorkerConfig();
   const logger = createLogger({ level: config.logLevel, name: 'worker' });
   installTemporalRuntime(logger);
   const address = workerConfig.temporalAddress ?? '127.0.0.1:7233';
@@ -50,10 +42,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -4,10 +4,11 @@
  */
 import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
-import { ConfigError, loadConfig } from '../config/env.js';
+import { loadConfig } from '../config/env.js';
 import { ApiError } from '../http/errors.js';
 import { createLogger } from '../logger.js';
 import { resolveServices } from '../services.js';
+import { runMain } from './run-main.js';
 
 interface CheckRow {
   service: string;
@@ -30,16 +31,7 @@ async function timed(service: string, operation: string, run: () => Promise<stri
 }
 
 async function main(): Promise<number> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`configuration error: ${err.message}`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = loadConfig();
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'check' });
   const services = await resolveServices(config, logger);
   const compliance = new ComplianceClient(services.compliance);
@@ -89,10 +81,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -5,12 +5,13 @@
  * are chosen with the sandbox's demo items and trader invoice prefixes.
  */
 import { SalesClient } from '../client/sales-client.js';
-import { ConfigError, loadConfig } from '../config/env.js';
+import { loadConfig } from '../config/env.js';
 import { loadWorkerConfig } from '../config/worker.js';
 import { createLogger } from '../logger.js';
 import { DEMO } from '../sandbox/default-fixture.js';
 import { startStack, type Stack } from '../stack.js';
 import type { SaleInput, SaleState } from '../../workflows/definitions.js';
+import { runMain } from './run-main.js';
 
 interface DemoCase {
   path: string;
@@ -88,17 +89,8 @@ async function waitUntil(sales: SalesClient, input: SaleInput, done: (s: SaleSta
 }
 
 async function main(): Promise<number> {
-  let config, workerConfig;
-  try {
-    config = loadConfig();
-    workerConfig = loadWorkerConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`configuration error: ${err.message}`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = loadConfig();
+  const workerConfig = loadWorkerConfig();
   if (config.compliance) {
     console.error('npm run demo uses the embedded sandbox\'s demo data: unset COMPLIANCE_BASE_URL and COMPLIANCE_API_KEY');
     return 2;
@@ -141,10 +133,4 @@ async function main(): Promise<number> {
   return failures === 0 ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -1,21 +1,13 @@
 /** `npm start`: the whole stack on embedded defaults (or whatever is configured), until Ctrl+C. */
-import { ConfigError, loadConfig } from '../config/env.js';
+import { loadConfig } from '../config/env.js';
 import { loadWorkerConfig } from '../config/worker.js';
 import { createLogger } from '../logger.js';
 import { startStack } from '../stack.js';
+import { runMain } from './run-main.js';
 
 async function main(): Promise<number> {
-  let config, workerConfig;
-  try {
-    config = loadConfig();
-    workerConfig = loadWorkerConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`configuration error: ${err.message}`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = loadConfig();
+  const workerConfig = loadWorkerConfig();
   const logger = createLogger({ level: config.logLevel, name: 'stack' });
   const stack = await startStack({ config, workerConfig, logger });
   console.log(`
@@ -39,10 +31,4 @@ Press Ctrl+C to stop.
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+runMain(main);
