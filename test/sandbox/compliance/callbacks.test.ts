@@ -1,28 +1,18 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CallbackNotificationSchema } from '../../../src/compliance/schemas.js';
 import {
   CallbackReceiver,
-  DEMO,
   errorOf,
   fastFixture,
   invoiceNumber,
   saleOf,
   saleRequest,
   startTestSandbox,
-  type TestClient,
-  type TestSandbox,
+  useTestSandbox,
 } from './harness.js';
 
-let sbx: TestSandbox;
-let client: TestClient;
+const { sbx, client } = useTestSandbox();
 let receiver: CallbackReceiver | undefined;
-
-beforeAll(async () => {
-  sbx = await startTestSandbox();
-  client = sbx.client(DEMO.keys.nairobi);
-});
-afterAll(() => sbx.close());
-beforeEach(() => sbx.sandbox.inspector.reset());
 afterEach(async () => {
   await receiver?.close();
   receiver = undefined;

@@ -1,27 +1,17 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/http/errors.js';
 import {
   CallbackReceiver,
-  DEMO,
   errorOf,
   invoiceNumber,
   saleOf,
   saleRequest,
   startTestSandbox,
-  type TestClient,
-  type TestSandbox,
+  useTestSandbox,
 } from './harness.js';
 
-let sbx: TestSandbox;
-let client: TestClient;
+const { sbx, client } = useTestSandbox();
 let receiver: CallbackReceiver | undefined;
-
-beforeAll(async () => {
-  sbx = await startTestSandbox();
-  client = sbx.client(DEMO.keys.nairobi);
-});
-afterAll(() => sbx.close());
-beforeEach(() => sbx.sandbox.inspector.reset());
 afterEach(async () => {
   await receiver?.close();
   receiver = undefined;

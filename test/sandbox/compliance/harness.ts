@@ -1,4 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { forwardTo } from '../../helpers/forward.js';
 import type { AddressInfo } from 'node:net';
 import { ErrorBodySchema, SaleEnvelopeSchema, type ErrorBody, type Sale } from '../../../src/compliance/schemas.js';
 import { HttpTransport, type HttpMethod, type QueryValue } from '../../../src/http/transport.js';
@@ -177,3 +179,20 @@ export class CallbackReceiver {
     return this.app.close();
   }
 }
+
+/**
+ * One sandbox per test file, reset before every test, with a client on the Nairobi key. The two values are
+ * stand-ins that forward to the real ones created in `beforeAll`, so files can keep plain `sbx.` and
+ * `client.` references instead of repeating the set-up.
+ */
+export function useTestSandbox(): { sbx: TestSandbox; client: TestClient } {
+  let current: { sbx: TestSandbox; client: TestClient } | undefined;
+  beforeAll(async () => {
+    const sbx = await startTestSandbox();
+    current = { sbx, client: sbx.client(DEMO.keys.nairobi) };
+  });
+  afterAll(() => current?.sbx.close());
+  beforeEach(() => current?.sbx.sandbox.inspector.reset());
+  return { sbx: forwardTo(() => current?.sbx), client: forwardTo(() => current?.client) };
+}
+

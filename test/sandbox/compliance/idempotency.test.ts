@@ -1,15 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO, errorOf, invoiceNumber, saleOf, saleRequest, startTestSandbox, type TestClient, type TestSandbox } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO, errorOf, invoiceNumber, saleOf, saleRequest, useTestSandbox } from './harness.js';
 
-let sbx: TestSandbox;
-let client: TestClient;
-
-beforeAll(async () => {
-  sbx = await startTestSandbox();
-  client = sbx.client(DEMO.keys.nairobi);
-});
-afterAll(() => sbx.close());
-beforeEach(() => sbx.sandbox.inspector.reset());
+const { sbx, client } = useTestSandbox();
 
 let keyCounter = 0;
 const freshKey = () => `sale:${process.pid}:${++keyCounter}:abcdef`;

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
 import { InspectionError } from '../../../src/sandbox/inspector.js';
-import { DEMO, errorOf, invoiceNumber, saleOf, saleRequest, startTestSandbox, type TestClient, type TestSandbox } from './harness.js';
+import { DEMO, errorOf, invoiceNumber, saleOf, saleRequest, useTestSandbox } from './harness.js';
 
-let sbx: TestSandbox;
-let client: TestClient;
-
-beforeAll(async () => {
-  sbx = await startTestSandbox();
-  client = sbx.client(DEMO.keys.nairobi);
-});
-afterAll(() => sbx.close());
-beforeEach(() => sbx.sandbox.inspector.reset());
+const { sbx, client } = useTestSandbox();
 
 const inspector = () => sbx.sandbox.inspector;
 

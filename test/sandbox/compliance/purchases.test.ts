@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PullResultEnvelopeSchema, PurchasePageEnvelopeSchema, type Purchase } from '../../../src/compliance/schemas.js';
-import { DEMO, errorOf, startTestSandbox, type TestClient, type TestSandbox } from './harness.js';
+import { DEMO, errorOf, useTestSandbox } from './harness.js';
 
-let sbx: TestSandbox;
-let client: TestClient;
-
-beforeAll(async () => {
-  sbx = await startTestSandbox();
-  client = sbx.client(DEMO.keys.nairobi);
-});
-afterAll(() => sbx.close());
-beforeEach(() => sbx.sandbox.inspector.reset());
+const { sbx, client } = useTestSandbox();
 
 async function page(query: Record<string, string | number> = {}) {
   const answer = await client.get('/v1/purchases', query);

@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StockAdjustmentEnvelopeSchema } from '../../../src/compliance/schemas.js';
-import { DEMO, errorOf, startTestSandbox, type TestClient, type TestSandbox } from './harness.js';
+import { DEMO, errorOf, useTestSandbox } from './harness.js';
 
-let sbx: TestSandbox;
-let client: TestClient;
-
-beforeAll(async () => {
-  sbx = await startTestSandbox();
-  client = sbx.client(DEMO.keys.nairobi);
-});
-afterAll(() => sbx.close());
-beforeEach(() => sbx.sandbox.inspector.reset());
+const { sbx, client } = useTestSandbox();
 
 const I = DEMO.items;
 const adjust = (body: Record<string, unknown>) => client.post('/v1/stock/adjustments', body);
