@@ -1,28 +1,18 @@
 import { fetch } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { cancelUpdate } from '../../workflows/definitions.js';
-import { closeTestEnv } from '../helpers/temporal.js';
 import {
   invoiceNumber,
   saleInput,
   scheduledActivities,
   signalNames,
-  startSaleHarness,
+  useSaleHarness,
   windowOfSeconds,
-  type SaleHarness,
-} from './harness.js';
+  } from './harness.js';
 
-let h: SaleHarness;
-
-beforeAll(async () => {
-  h = await startSaleHarness({ callbacks: true });
-});
+const h = useSaleHarness({ callbacks: true });
 afterEach(async () => {
   await h.sandbox.inspector.clearFaults();
-});
-afterAll(async () => {
-  await h?.close();
-  await closeTestEnv();
 });
 
 /** A sale the authority holds until the test settles it through the sandbox. */

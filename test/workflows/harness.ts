@@ -2,10 +2,11 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter, type SearchAttributeType } from '@temporalio/common';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { workflowsPath } from '../../src/worker.js';
 import type { AnySearchAttributeKey } from '../../src/temporal/search-attributes.js';
-import { getTestEnv, testLogger } from '../helpers/temporal.js';
+import { forwardTo } from '../helpers/forward.js';
+import { closeTestEnv, getTestEnv, testLogger } from '../helpers/temporal.js';
 import { startSaleStack, type SaleStack, type SaleStackOptions } from './sale-stack.js';
 
 export { DEMO, addItemCopy, fastFixture, invoiceNumber, saleInput, windowOfSeconds } from './sale-stack.js';
@@ -79,4 +80,17 @@ export async function expectUpdateRefused(update: Promise<unknown>, message: Reg
   expect(cause).toBeInstanceOf(ApplicationFailure);
   expect((cause as ApplicationFailure).type).toBe('invalid_operation');
   expect((cause as ApplicationFailure).message).toMatch(message);
+}
+
+/** One sale stack for the test file, started before its tests and closed after them. */
+export function useSaleHarness(options: Parameters<typeof startSaleHarness>[0] = {}): SaleHarness {
+  let current: SaleHarness | undefined;
+  beforeAll(async () => {
+    current = await startSaleHarness(options);
+  });
+  afterAll(async () => {
+    await current?.close();
+    await closeTestEnv();
+  });
+  return forwardTo(() => current);
 }

@@ -1,7 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FiscalStatus, cancelUpdate, refundUpdate, type RefundRequest } from '../../workflows/definitions.js';
-import { closeTestEnv } from '../helpers/temporal.js';
 import {
   DEMO,
   expectUpdateRefused,
@@ -9,20 +8,11 @@ import {
   invoiceNumber,
   saleInput,
   searchAttribute,
-  startSaleHarness,
+  useSaleHarness,
   windowOfSeconds,
-  type SaleHarness,
-} from './harness.js';
+  } from './harness.js';
 
-let h: SaleHarness;
-
-beforeAll(async () => {
-  h = await startSaleHarness({ callbacks: true });
-});
-afterAll(async () => {
-  await h?.close();
-  await closeTestEnv();
-});
+const h = useSaleHarness({ callbacks: true });
 
 /** A signed sale waiting in a refund window long enough for the test. */
 async function signedSale(lines = saleInput().lines) {

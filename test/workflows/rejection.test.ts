@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   FiscalStatus,
   NeedsAttention,
@@ -8,7 +8,6 @@ import {
   resendStockMovementUpdate,
   retryUpdate,
 } from '../../workflows/definitions.js';
-import { closeTestEnv } from '../helpers/temporal.js';
 import {
   DEMO,
   expectUpdateRefused,
@@ -16,20 +15,11 @@ import {
   invoiceNumber,
   saleInput,
   searchAttribute,
-  startSaleHarness,
+  useSaleHarness,
   windowOfSeconds,
-  type SaleHarness,
-} from './harness.js';
+  } from './harness.js';
 
-let h: SaleHarness;
-
-beforeAll(async () => {
-  h = await startSaleHarness();
-});
-afterAll(async () => {
-  await h?.close();
-  await closeTestEnv();
-});
+const h = useSaleHarness();
 
 /** Updates the server accepted into history; a validator's refusal leaves none. */
 async function acceptedUpdates(handle: Parameters<typeof historyEvents>[0]): Promise<string[]> {

@@ -1,18 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SalesClient } from '../../src/client/sales-client.js';
 import { retryUpdate } from '../../workflows/definitions.js';
-import { closeTestEnv } from '../helpers/temporal.js';
-import { invoiceNumber, saleInput, startSaleHarness, type SaleHarness } from './harness.js';
+import { invoiceNumber, saleInput, useSaleHarness } from './harness.js';
 
-let h: SaleHarness;
-
-beforeAll(async () => {
-  h = await startSaleHarness({ callbacks: true });
-});
-afterAll(async () => {
-  await h?.close();
-  await closeTestEnv();
-});
+const h = useSaleHarness({ callbacks: true });
 
 /** A sale the authority holds until the test settles it through the sandbox. */
 async function heldSale(options: NonNullable<ReturnType<typeof saleInput>['options']> = { refundWindowDays: 0 }) {

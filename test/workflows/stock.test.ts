@@ -1,20 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { FaultRuleInput } from '../../src/sandbox/shared/faults.js';
 import { NeedsAttention, confirmStockMovementUpdate, resendStockMovementUpdate, type SaleState } from '../../workflows/definitions.js';
-import { closeTestEnv } from '../helpers/temporal.js';
-import { DEMO, expectUpdateRefused, saleInput, searchAttribute, startSaleHarness, type SaleHarness } from './harness.js';
+import { DEMO, expectUpdateRefused, saleInput, searchAttribute, useSaleHarness } from './harness.js';
 
-let h: SaleHarness;
-
-beforeAll(async () => {
-  h = await startSaleHarness();
-});
+const h = useSaleHarness();
 afterEach(async () => {
   await h.sandbox.inspector.clearFaults();
-});
-afterAll(async () => {
-  await h?.close();
-  await closeTestEnv();
 });
 
 const STOCK = { service: 'compliance', method: 'POST', path: '/v1/stock/adjustments' } as const;
