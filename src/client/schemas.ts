@@ -14,7 +14,7 @@ import type {
   resendStockMovementUpdate,
   SaleInput,
 } from '../../workflows/definitions.js';
-import { fieldPath } from '../compliance/requests.js';
+import { fieldPath, isCalendarDate } from '../compliance/requests.js';
 import { parseDuration } from '../../workflows/duration.js';
 import { SaleInputError } from './errors.js';
 import type { InputProblem } from './errors.js';
@@ -27,15 +27,6 @@ export const SALE_LIMITS = {
   transientRetryLimitMax: 50,
 } as const;
 
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-function isCalendarDate(value: string): boolean {
-  const match = DATE_PATTERN.exec(value);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Field rules
@@ -57,7 +48,7 @@ export const traderInvoiceNumberSchema = nonEmpty().refine(
 
 const calendarDate = () =>
   z.string().superRefine((value, ctx) => {
-    if (!DATE_PATTERN.test(value)) ctx.addIssue({ code: 'custom', message: 'must be a date in the form YYYY-MM-DD' });
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) ctx.addIssue({ code: 'custom', message: 'must be a date in the form YYYY-MM-DD' });
     else if (!isCalendarDate(value)) ctx.addIssue({ code: 'custom', message: 'must be a real calendar date' });
   });
 

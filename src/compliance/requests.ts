@@ -37,7 +37,8 @@ const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'mu
 const maxChars = (max: number) =>
   z.string().max(max, `must be at most ${max} characters`);
 
-function isCalendarDate(value: string): boolean {
+/** A `YYYY-MM-DD` string naming a day that exists (no 2026-02-30). */
+export function isCalendarDate(value: string): boolean {
   const match = DATE_PATTERN.exec(value);
   if (!match) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
