@@ -1,21 +1,14 @@
 import type { FaultRule } from '../shared/faults.js';
 import type { RequestRecord, RequestStatsSnapshot } from '../shared/request-stats.js';
 import type { AuthorityRule } from './fixture-schema.js';
-import type { AuthorityCause, DocumentStatus, SaleView, StockMovement } from './model.js';
+import type { DocumentRecord, SaleView, StockMovement } from './model.js';
 
 /** Shapes of the inspection API under /__sandbox, shared by its routes and SandboxInspector. */
 
 export const INSPECTION_PREFIX = '/__sandbox';
 
-export interface InspectedDocument {
-  sale: SaleView;
-  applicationId: string;
-  idempotencyKeys: string[];
-  submissions: number;
-  causes: AuthorityCause[];
-  history: Array<{ at: string; status: DocumentStatus }>;
-  creditNoteId: string | null;
-}
+/** A document as the sandbox keeps it, with the public view under `sale`. */
+export type InspectedDocument = Omit<DocumentRecord, 'view'> & { sale: SaleView };
 
 export type CallbackAttemptKind = 'scheduled' | 'duplicate' | 'out-of-order';
 
