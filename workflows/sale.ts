@@ -264,7 +264,7 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
   async function ensureItemsRegistered(itemIds: string[]): Promise<Set<string>> {
     state.step = 'registering_items';
     const unique = [...new Set(itemIds)];
-    const check = await bookkeeping.checkItems({ businessId: input.businessId, itemIds: unique });
+    const check = await parkOnRefusal(() => bookkeeping.checkItems({ businessId: input.businessId, itemIds: unique }), true);
     count(check.apiCalls);
     const missing = check.items.filter((i) => !i.registered).map((i) => i.itemId);
     await registerItems(missing);
@@ -316,19 +316,11 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
   async function settle(submit: () => Promise<SubmissionResult>, kind: 'sale' | 'credit note'): Promise<FiscalDocument> {
     const cancellable = kind === 'sale';
     /** One submission; a refusal the worker cannot fix (bad request, missing scope) parks until an operator acts. */
-    const send = async (call: () => Promise<SubmissionResult>): Promise<SubmissionResult> => {
-      for (;;) {
+    const send = (call: () => Promise<SubmissionResult>) =>
+      parkOnRefusal(() => {
         if (kind === 'sale') state.submissions++;
-        try {
-          return await call();
-        } catch (err) {
-          const failure = err instanceof ActivityFailure ? err.cause : undefined;
-          if (!(failure instanceof ApplicationFailure) || !failure.nonRetryable || failure.type === 'already_credited') throw err;
-          count(1);
-          await parkUntilOperator(failure.type ?? 'error', failure.message, cancellable);
-        }
-      }
-    };
+        return call();
+      }, cancellable);
     const resubmit = (documentId: string) => send(() => signing.retrySale({ businessId: input.businessId, documentId }));
     let result = await send(submit);
     let transientRetries = 0;
@@ -378,6 +370,23 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
       transientRetries = 0;
       state.step = 'retrying';
       result = await resubmit(document.id);
+    }
+  }
+
+  /**
+   * Runs one activity; a refusal the worker cannot fix (unknown item, bad request, missing scope) parks the
+   * sale until an operator retries or cancels, instead of failing it.
+   */
+  async function parkOnRefusal<T>(call: () => Promise<T>, cancellable: boolean): Promise<T> {
+    for (;;) {
+      try {
+        return await call();
+      } catch (err) {
+        const failure = err instanceof ActivityFailure ? err.cause : undefined;
+        if (!(failure instanceof ApplicationFailure) || !failure.nonRetryable || failure.type === 'already_credited') throw err;
+        count(1);
+        await parkUntilOperator(failure.type ?? 'error', failure.message, cancellable);
+      }
     }
   }
 

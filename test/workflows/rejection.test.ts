@@ -116,3 +116,17 @@ describe('saleWorkflow after a rejection', () => {
     expect(await acceptedUpdates(parked)).toEqual(['cancel']);
   });
 });
+
+describe('a refusal the worker cannot fix', () => {
+  it('parks a sale naming an item the business does not have, and files nothing until an operator acts', async () => {
+    const input = saleInput({ lines: [{ itemId: 'itm_does_not_exist', quantity: 1, unitPrice: 10 }] });
+    const handle = await h.start(input);
+    const parked = await h.waitFor(handle, (s) => s.parked !== null);
+    expect(parked.parked).toMatchObject({ code: 'item_not_found', actions: ['retry', 'cancel'] });
+    expect(parked.parked?.message).toContain('itm_does_not_exist');
+    expect(await h.sandbox.inspector.documents({ businessId: input.businessId, traderInvoiceNumber: input.traderInvoiceNumber })).toHaveLength(0);
+
+    await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'wrong item scanned' }] });
+    expect((await handle.result()).step).toBe('cancelled');
+  });
+});
