@@ -5,7 +5,6 @@
  */
 import type { UpdateDefinition } from '@temporalio/common';
 import { z } from 'zod';
-import { CREDIT_NOTE_REASONS } from '../../workflows/definitions.js';
 import type {
   cancelUpdate,
   confirmStockMovementUpdate,
@@ -15,14 +14,15 @@ import type {
   SaleInput,
 } from '../../workflows/definitions.js';
 import { fieldPath, isCalendarDate } from '../compliance/requests.js';
+import { CREDIT_NOTE_REASONS, SALE_LINES_MAX, SALE_LINES_MIN, TRADER_INVOICE_NUMBER_MAX } from '../compliance/rules.js';
 import { parseDuration } from '../../workflows/duration.js';
 import { SaleInputError } from './errors.js';
 import type { InputProblem } from './errors.js';
 
 export const SALE_LIMITS = {
-  traderInvoiceNumberMax: 50,
-  linesMin: 1,
-  linesMax: 500,
+  traderInvoiceNumberMax: TRADER_INVOICE_NUMBER_MAX,
+  linesMin: SALE_LINES_MIN,
+  linesMax: SALE_LINES_MAX,
   refundWindowDaysMax: 365,
   transientRetryLimitMax: 50,
 } as const;
@@ -36,12 +36,12 @@ const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'mu
 
 /** The business id is the first part of the sale's workflow id `sale:<businessId>:<tin>`: a ':' in it would
  *  let two different sales share one id. */
-export const businessIdSchema = nonEmpty().refine(
+const businessIdSchema = nonEmpty().refine(
   (value) => !value.includes(':'),
   "must not contain ':' (it separates the parts of the sale's workflow id)",
 );
 
-export const traderInvoiceNumberSchema = nonEmpty().refine(
+const traderInvoiceNumberSchema = nonEmpty().refine(
   (value) => value.length <= SALE_LIMITS.traderInvoiceNumberMax,
   `must be at most ${SALE_LIMITS.traderInvoiceNumberMax} characters`,
 );
@@ -112,14 +112,14 @@ export const refundRequestSchema = z.strictObject({
 });
 
 /** Names one sale: `sale:<businessId>:<traderInvoiceNumber>`. */
-export const saleReferenceSchema = z.strictObject({
+const saleReferenceSchema = z.strictObject({
   businessId: businessIdSchema,
   traderInvoiceNumber: traderInvoiceNumberSchema,
 });
 
-export const cancelArgsSchema = z.strictObject({ reason: nonEmpty() });
-export const itemFixedArgsSchema = z.strictObject({ itemId: nonEmpty() });
-export const stockMovementArgsSchema = z.strictObject({ referenceId: nonEmpty() });
+const cancelArgsSchema = z.strictObject({ reason: nonEmpty() });
+const itemFixedArgsSchema = z.strictObject({ itemId: nonEmpty() });
+const stockMovementArgsSchema = z.strictObject({ referenceId: nonEmpty() });
 
 /** Exactly the same type, optional fields included (plain mutual assignability would miss an optional field). */
 type Exact<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -166,7 +166,7 @@ function problemsOf(issues: readonly z.core.$ZodIssue[]): InputProblem[] {
  * Parses `input` or throws a `SaleInputError` naming the first wrong field. An unknown field is named
  * first: a misspelt `quantitty` explains the "quantity is required" that comes with it.
  */
-export function parseInput<S extends z.ZodType>(subject: string, schema: S, input: unknown): z.output<S> {
+function parseInput<S extends z.ZodType>(subject: string, schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input, { error: typeErrors });
   if (parsed.success) return parsed.data;
   const problems = problemsOf(parsed.error.issues);

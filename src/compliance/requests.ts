@@ -7,20 +7,21 @@
 import { z } from 'zod';
 import { RequestValidationError } from '../http/errors.js';
 import { callbackUrlProblem } from './callback-url.js';
-import { CREDIT_NOTE_REASONS, STOCK_ACTIONS } from './schemas.js';
+import { CREDIT_NOTE_REASONS, SALE_LINES_MAX, SALE_LINES_MIN, TRADER_INVOICE_NUMBER_MAX } from './rules.js';
+import { STOCK_ACTIONS } from './schemas.js';
 
-export const LIMITS = {
-  traderInvoiceNumberMax: 50,
+const LIMITS = {
+  traderInvoiceNumberMax: TRADER_INVOICE_NUMBER_MAX,
   referenceIdMax: 100,
   idempotencyKeyMin: 8,
   idempotencyKeyMax: 128,
   pageSizeMin: 1,
   pageSizeMax: 100,
-  saleLinesMin: 1,
-  saleLinesMax: 500,
+  saleLinesMin: SALE_LINES_MIN,
+  saleLinesMax: SALE_LINES_MAX,
 } as const;
 
-export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
+const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export interface RequestValidationOptions {
@@ -168,8 +169,6 @@ export type RegisterItemInput = z.input<Schemas['registerItem']>;
 export type ListPurchasesQuery = z.input<Schemas['listPurchases']>;
 export type CodeListsQuery = z.input<Schemas['listCodeLists']>;
 export type ItemClassificationsQuery = z.input<Schemas['listItemClassifications']>;
-export type SaleLineInput = CreateSaleInput['lines'][number];
-export type CustomerInput = NonNullable<CreateSaleInput['customer']>;
 
 const publicSchemas = buildSchemas({});
 const loopbackSchemas = buildSchemas({ allowLoopbackCallbacks: true });

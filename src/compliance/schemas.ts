@@ -11,6 +11,9 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
+import { AUTHORITY_CAUSES } from './rules.js';
+
+export * from './rules.js';
 
 /** A string whose documented values are known but which may carry others. */
 export type Open<Known extends string> = Known | (string & {});
@@ -29,26 +32,22 @@ const requiredId = () => z.string().min(1);
 // Known values
 // ---------------------------------------------------------------------------------------------------------
 
-export const SALE_TYPES = ['sale', 'credit_note'] as const;
-export const SALE_STATUSES = ['pending', 'ready_to_submit', 'retrying', 'completed', 'failed', 'cancelled'] as const;
-/** Documents the tax authority has not decided on yet (C4). */
-export const IN_FLIGHT_STATUSES = ['pending', 'ready_to_submit', 'retrying'] as const;
-export const CALLBACK_STATUSES = ['awaiting_outcome', 'pending', 'delivered', 'failed'] as const;
-export const CALLBACK_EVENTS = ['sale.completed', 'sale.failed'] as const;
-export const RECEIPT_LABELS = ['NS', 'NC'] as const;
-export const REGISTRATION_STATUSES = ['PENDING', 'REGISTERED'] as const;
-export const TAX_TYPE_CODES = ['A', 'B', 'C', 'D', 'E'] as const;
-export const PRODUCT_TYPE_CODES = ['1', '2', '3'] as const;
-export const FISCAL_REPORT_STATUSES = ['ok'] as const;
-export const PURCHASE_STATUSES = ['pulled', 'pending_review', 'confirmed', 'rejected'] as const;
-export const BUSINESS_ENVIRONMENTS = ['sandbox', 'production'] as const;
-export const KEY_ENVIRONMENTS = ['test', 'live'] as const;
-export const SCOPES = ['sales:read', 'sales:write', 'stock:write', 'catalog:read', 'catalog:write', 'purchases:read'] as const;
-/** Credit note reasons: 01 missing quantity, 02 missing data, 03 damaged, 04 wasted, 05 raw material shortage, 06 refund. */
-export const CREDIT_NOTE_REASONS = ['01', '02', '03', '04', '05', '06'] as const;
+const SALE_TYPES = ['sale', 'credit_note'] as const;
+const SALE_STATUSES = ['pending', 'ready_to_submit', 'retrying', 'completed', 'failed', 'cancelled'] as const;
+const CALLBACK_STATUSES = ['awaiting_outcome', 'pending', 'delivered', 'failed'] as const;
+const CALLBACK_EVENTS = ['sale.completed', 'sale.failed'] as const;
+const RECEIPT_LABELS = ['NS', 'NC'] as const;
+const REGISTRATION_STATUSES = ['PENDING', 'REGISTERED'] as const;
+const TAX_TYPE_CODES = ['A', 'B', 'C', 'D', 'E'] as const;
+const PRODUCT_TYPE_CODES = ['1', '2', '3'] as const;
+const FISCAL_REPORT_STATUSES = ['ok'] as const;
+const PURCHASE_STATUSES = ['pulled', 'pending_review', 'confirmed', 'rejected'] as const;
+const BUSINESS_ENVIRONMENTS = ['sandbox', 'production'] as const;
+const KEY_ENVIRONMENTS = ['test', 'live'] as const;
+const SCOPES = ['sales:read', 'sales:write', 'stock:write', 'catalog:read', 'catalog:write', 'purchases:read'] as const;
 export const STOCK_ACTIONS = ['ADD', 'DEDUCT'] as const;
 /** Error codes the sandbox uses (C49); a real service may send others, kept verbatim. */
-export const ERROR_CODES = [
+const ERROR_CODES = [
   'invalid_request',
   'invalid_api_key',
   'forbidden',
@@ -66,32 +65,19 @@ export const ERROR_CODES = [
   'payload_too_large',
   'internal_error',
 ] as const;
-/** Causes the tax authority gives in `error.errors[].code` (C33, C37). Only `authority_unavailable` is transient. */
-export const AUTHORITY_ERROR_CODES = [
-  'item_not_registered',
-  'authority_unavailable',
-  'invalid_customer_pin',
-  'authority_rejected',
-] as const;
+/** Causes the tax authority gives in `error.errors[].code` (C33, C37). */
+const AUTHORITY_ERROR_CODES = Object.values(AUTHORITY_CAUSES);
 
-export type SaleType = Open<(typeof SALE_TYPES)[number]>;
-export type SaleStatus = Open<(typeof SALE_STATUSES)[number]>;
-export type InFlightStatus = (typeof IN_FLIGHT_STATUSES)[number];
 export type CallbackStatus = Open<(typeof CALLBACK_STATUSES)[number]>;
 export type CallbackEvent = Open<(typeof CALLBACK_EVENTS)[number]>;
-export type RegistrationStatus = Open<(typeof REGISTRATION_STATUSES)[number]>;
-export type PurchaseStatus = Open<(typeof PURCHASE_STATUSES)[number]>;
 export type Scope = Open<(typeof SCOPES)[number]>;
-export type CreditNoteReason = (typeof CREDIT_NOTE_REASONS)[number];
-export type StockAction = (typeof STOCK_ACTIONS)[number];
-export type ErrorCode = Open<(typeof ERROR_CODES)[number]>;
 export type AuthorityErrorCode = Open<(typeof AUTHORITY_ERROR_CODES)[number]>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Sales and credit notes
 // ---------------------------------------------------------------------------------------------------------
 
-export const CustomerSchema = z.looseObject({
+const CustomerSchema = z.looseObject({
   name: nullableString(),
   pin: nullableString(),
   phone: nullableString(),
@@ -100,7 +86,7 @@ export const CustomerSchema = z.looseObject({
 
 const NO_CUSTOMER = { name: null, pin: null, phone: null, email: null } as const;
 
-export const SaleLineSchema = z.looseObject({
+const SaleLineSchema = z.looseObject({
   id: requiredId(),
   itemId: requiredId(),
   name: nullableString(),
@@ -116,14 +102,14 @@ export const SaleLineSchema = z.looseObject({
   taxTypeCode: openString(TAX_TYPE_CODES).nullable().default(null),
 });
 
-export const TotalsSchema = z.looseObject({
+const TotalsSchema = z.looseObject({
   total: z.number(),
   taxableAmount: z.number(),
   taxAmount: z.number(),
 });
 
 /** Values signed by the tax authority; all nullable strings, nothing is parsed from them (C32). */
-export const ReceiptSchema = z.looseObject({
+const ReceiptSchema = z.looseObject({
   cuInvoiceNo: nullableString(),
   receiptNumber: nullableInteger(),
   receiptLabel: openString(RECEIPT_LABELS).nullable().default(null),
@@ -138,7 +124,7 @@ export const ReceiptSchema = z.looseObject({
 });
 
 /** Delivery state of the result callback; informational only (C8), so only `url` and `status` are required. */
-export const CallbackSchema = z.looseObject({
+const CallbackSchema = z.looseObject({
   url: z.string(),
   status: openString(CALLBACK_STATUSES),
   event: openString(CALLBACK_EVENTS).nullable().default(null),
@@ -174,7 +160,7 @@ export const SaleSchema = z.looseObject({
 // ---------------------------------------------------------------------------------------------------------
 
 /** What an item still lacks for registration. */
-export const ItemNeedsSchema = z.looseObject({
+const ItemNeedsSchema = z.looseObject({
   productType: z.boolean(),
   classificationMapping: z.boolean(),
 });
@@ -216,12 +202,12 @@ export const StockAdjustmentResultSchema = z.looseObject({
 // Purchases (supplier invoices)
 // ---------------------------------------------------------------------------------------------------------
 
-export const PurchaseSupplierSchema = z.looseObject({
+const PurchaseSupplierSchema = z.looseObject({
   name: nullableString(),
   pin: nullableString(),
 });
 
-export const PurchaseLineSchema = z.looseObject({
+const PurchaseLineSchema = z.looseObject({
   description: z.string(),
   hsCode: nullableString(),
   quantity: z.number(),
@@ -231,13 +217,13 @@ export const PurchaseLineSchema = z.looseObject({
   total: z.number(),
 });
 
-export const PurchaseTotalsSchema = z.looseObject({
+const PurchaseTotalsSchema = z.looseObject({
   subtotal: z.number(),
   vat: z.number(),
   total: z.number(),
 });
 
-export const PurchaseSchema = z.looseObject({
+const PurchaseSchema = z.looseObject({
   id: requiredId(),
   status: openString(PURCHASE_STATUSES),
   supplier: PurchaseSupplierSchema,
@@ -250,13 +236,13 @@ export const PurchaseSchema = z.looseObject({
   confirmationError: nullableString(),
 });
 
-export const PaginationSchema = z.looseObject({
+const PaginationSchema = z.looseObject({
   /** Passed back unchanged to get the next page; null on the last page. */
   nextCursor: nullableString(),
   pageSize: z.number().int(),
 });
 
-export const PullResultSchema = z.looseObject({
+const PullResultSchema = z.looseObject({
   pulled: z.number().optional(),
   total: z.number().optional(),
 });
@@ -265,14 +251,14 @@ export const PullResultSchema = z.looseObject({
 // Businesses, identity, lookups (C3, C19, C20, C24)
 // ---------------------------------------------------------------------------------------------------------
 
-export const BranchSchema = z.looseObject({
+const BranchSchema = z.looseObject({
   id: requiredId(),
   /** The tax authority's branch-office identifier. */
   authorityBhfId: z.string(),
   name: z.string().optional(),
 });
 
-export const BusinessSchema = z.looseObject({
+const BusinessSchema = z.looseObject({
   id: requiredId(),
   name: z.string().optional(),
   pin: z.string().optional(),
@@ -280,7 +266,7 @@ export const BusinessSchema = z.looseObject({
   branches: z.array(BranchSchema).default([]),
 });
 
-export const IdentitySchema = z.looseObject({
+const IdentitySchema = z.looseObject({
   application: z
     .looseObject({
       id: z.string().optional(),
@@ -299,19 +285,19 @@ export const IdentitySchema = z.looseObject({
     .optional(),
 });
 
-export const CodeSchema = z.looseObject({
+const CodeSchema = z.looseObject({
   code: z.string(),
   name: z.string().optional(),
   description: z.string().nullable().optional(),
 });
 
-export const CodeListSchema = z.looseObject({
+const CodeListSchema = z.looseObject({
   id: requiredId(),
   name: z.string().optional(),
   codes: z.array(CodeSchema).default([]),
 });
 
-export const ItemClassificationSchema = z.looseObject({
+const ItemClassificationSchema = z.looseObject({
   code: z.string(),
   name: z.string().optional(),
   taxTypeCode: openString(TAX_TYPE_CODES).nullable().optional(),
@@ -345,7 +331,7 @@ export const ItemClassificationsEnvelopeSchema = z.looseObject({
 // ---------------------------------------------------------------------------------------------------------
 
 /** One cause in `error.errors` of an `authority_rejected` answer (C33). */
-export const AuthorityErrorSchema = z.looseObject({
+const AuthorityErrorSchema = z.looseObject({
   code: openString(AUTHORITY_ERROR_CODES),
   message: z.string().optional(),
   /** Request field the cause refers to, e.g. `lines[0].itemId`. */
@@ -390,9 +376,6 @@ export type Sale = z.output<typeof SaleSchema>;
 export type ItemNeeds = z.output<typeof ItemNeedsSchema>;
 export type Item = z.output<typeof ItemSchema>;
 export type StockAdjustmentResult = z.output<typeof StockAdjustmentResultSchema>;
-export type PurchaseSupplier = z.output<typeof PurchaseSupplierSchema>;
-export type PurchaseLine = z.output<typeof PurchaseLineSchema>;
-export type PurchaseTotals = z.output<typeof PurchaseTotalsSchema>;
 export type Purchase = z.output<typeof PurchaseSchema>;
 export type Pagination = z.output<typeof PaginationSchema>;
 export type PullResult = z.output<typeof PullResultSchema>;
@@ -404,22 +387,10 @@ export type CodeList = z.output<typeof CodeListSchema>;
 export type ItemClassification = z.output<typeof ItemClassificationSchema>;
 export type AuthorityError = z.output<typeof AuthorityErrorSchema>;
 export type ErrorBody = z.output<typeof ErrorBodySchema>;
-export type CallbackNotification = z.output<typeof CallbackNotificationSchema>;
-export type PurchasePageEnvelope = z.output<typeof PurchasePageEnvelopeSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------------------
-
-/** Pending, ready to submit or retrying. An unknown status is not in flight (and never signed). */
-export function isInFlight(status: string): status is InFlightStatus {
-  return (IN_FLIGHT_STATUSES as readonly string[]).includes(status);
-}
-
-/** Accepted by the tax authority, with the signed receipt values to prove it. */
-export function isSigned(sale: Pick<Sale, 'status' | 'receipt'>): sale is Sale & { receipt: Receipt } {
-  return sale.status === 'completed' && sale.receipt !== null && sale.receipt !== undefined;
-}
 
 /** Only `REGISTERED` counts; any other value is "not yet" (C1). */
 export function isRegistered(item: Pick<Item, 'registrationStatus'>): boolean {

@@ -1,7 +1,8 @@
+import { isInFlight } from '../../compliance/rules.js';
 import type { Logger } from 'pino';
 import type { SimulatedAuthority } from './authority.js';
 import type { CallbackDispatcher } from './callbacks.js';
-import { IN_FLIGHT, type AuthorityCause, type DocumentRecord, type DocumentStatus } from './model.js';
+import { type AuthorityCause, type DocumentRecord, type DocumentStatus } from './model.js';
 import { buildReceipt } from './receipts.js';
 import type { ComplianceState } from './state.js';
 import type { Timers } from './timers.js';
@@ -63,7 +64,7 @@ export class Filing {
 
   /** Settles an in-flight document now (inspection API). Returns false when it is not in flight. */
   settle(record: DocumentRecord, outcome: 'completed' | 'failed', causes: AuthorityCause[]): boolean {
-    if (!IN_FLIGHT.has(record.view.status)) return false;
+    if (!isInFlight(record.view.status)) return false;
     this.cancelSettlement(record);
     if (outcome === 'completed') this.complete(record);
     else this.fail(record, causes);
@@ -72,7 +73,7 @@ export class Filing {
 
   /** Cancels a document that is in flight or failed (C6, standing in for the dashboard). */
   cancel(record: DocumentRecord): boolean {
-    if (!IN_FLIGHT.has(record.view.status) && record.view.status !== 'failed') return false;
+    if (!isInFlight(record.view.status) && record.view.status !== 'failed') return false;
     this.cancelSettlement(record);
     record.view.error = null;
     record.causes = [];

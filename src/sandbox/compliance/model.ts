@@ -7,12 +7,10 @@ import type { ReceiptValues } from './receipts.js';
  */
 
 export type DocumentStatus = 'pending' | 'ready_to_submit' | 'retrying' | 'completed' | 'failed' | 'cancelled';
-export type CallbackStatus = 'awaiting_outcome' | 'pending' | 'delivered' | 'failed';
+type CallbackStatus = 'awaiting_outcome' | 'pending' | 'delivered' | 'failed';
 export type CallbackEvent = 'sale.completed' | 'sale.failed';
 
-export const IN_FLIGHT: ReadonlySet<DocumentStatus> = new Set(['pending', 'ready_to_submit', 'retrying']);
-
-export interface Customer {
+interface Customer {
   name: string | null;
   pin: string | null;
   phone: string | null;
@@ -33,7 +31,7 @@ export interface SaleLine {
   taxTypeCode: string | null;
 }
 
-export interface Totals {
+interface Totals {
   total: number;
   taxableAmount: number;
   taxAmount: number;
@@ -141,7 +139,7 @@ export interface StockMovement {
   at: string;
 }
 
-export interface PurchaseLineView {
+interface PurchaseLineView {
   description: string;
   hsCode: string | null;
   quantity: number;
@@ -151,7 +149,7 @@ export interface PurchaseLineView {
   total: number;
 }
 
-export interface PurchaseView {
+interface PurchaseView {
   id: string;
   status: string;
   supplier: { name: string; pin: string };

@@ -1,17 +1,17 @@
 import { z } from 'zod';
+import { CREDIT_NOTE_REASONS, SALE_LINES_MAX, TRADER_INVOICE_NUMBER_MAX } from '../../compliance/rules.js';
 import { callbackUrlProblem } from './callback-url.js';
 import { invalidRequest, type FieldIssue } from './errors.js';
 import { PURCHASE_STATUS_VALUES, TAX_TYPE_VALUES } from './fixture-schema.js';
 
 /**
  * The sandbox's own reading of the request shapes (compliance-api.md and decisions C10, C18, C21, C22,
- * C24, C27, C28, C30). Written independently of the client's validation in src/compliance, so the two
- * readings of the document check each other. Unknown fields are ignored, as C22 assumes of the service.
+ * C24, C27, C28, C30). The shapes are written independently of the client's validation in src/compliance, so
+ * the two readings of the document check each other; the contract's values (credit-note reasons, length
+ * limits) come from their one home, src/compliance/rules.ts. Unknown fields are ignored, as C22 assumes.
  */
 
-export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
-export const CREDIT_NOTE_REASONS = ['01', '02', '03', '04', '05', '06'] as const;
-export const MAX_SALE_LINES = 500;
+const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /** A schema-level message that still says "is required" for a missing field. */
 const expected = (message: string) => ({
@@ -28,7 +28,7 @@ const callbackUrl = z
   .optional();
 
 export const SaleRequestSchema = z.object({
-  traderInvoiceNumber: z.string().min(1).max(50),
+  traderInvoiceNumber: z.string().min(1).max(TRADER_INVOICE_NUMBER_MAX),
   saleDate: isoDate,
   paymentTypeCode: optionalText(10),
   branchId: z.string().min(1).optional(),
@@ -46,17 +46,17 @@ export const SaleRequestSchema = z.object({
       }),
     )
     .min(1)
-    .max(MAX_SALE_LINES),
+    .max(SALE_LINES_MAX),
   callbackUrl,
 });
 export type SaleRequest = z.output<typeof SaleRequestSchema>;
 
 export const CreditNoteRequestSchema = z.object({
   businessId: z.string().min(1).optional(),
-  traderInvoiceNumber: z.string().min(1).max(50),
+  traderInvoiceNumber: z.string().min(1).max(TRADER_INVOICE_NUMBER_MAX),
   returnDate: isoDate,
   saleId: z.string().min(1),
-  reason: z.enum(CREDIT_NOTE_REASONS, expected('must be one of 01, 02, 03, 04, 05, 06')),
+  reason: z.enum(CREDIT_NOTE_REASONS, expected(`must be one of ${CREDIT_NOTE_REASONS.join(', ')}`)),
   callbackUrl,
 });
 export type CreditNoteRequest = z.output<typeof CreditNoteRequestSchema>;
@@ -74,7 +74,6 @@ export const ItemCreateRequestSchema = z.object({
   unitPrice: z.number().min(0),
   stockTracked: z.boolean().optional(),
 });
-export type ItemCreateRequest = z.output<typeof ItemCreateRequestSchema>;
 
 export const RegisterRequestSchema = z.object({
   branchId: z.string().min(1).optional(),
@@ -89,7 +88,6 @@ export const StockAdjustmentRequestSchema = z.object({
   referenceId: z.string().max(100).optional(),
   branchId: z.string().min(1).optional(),
 });
-export type StockAdjustmentRequest = z.output<typeof StockAdjustmentRequestSchema>;
 
 const queryText = z.string().min(1).optional();
 
@@ -105,7 +103,6 @@ export const PurchasesQuerySchema = z.object({
   fromDate: isoDate.optional(),
   toDate: isoDate.optional(),
 });
-export type PurchasesQuery = z.output<typeof PurchasesQuerySchema>;
 
 export const CodeListQuerySchema = z.object({ listId: queryText });
 export const ClassificationQuerySchema = z.object({ search: queryText });
@@ -155,12 +152,4 @@ export function idempotencyKeyOf(headers: Record<string, string | string[] | und
     throw invalidRequest({ field: 'Idempotency-Key', message: 'must be 8 to 128 characters of A-Z a-z 0-9 . _ : -' });
   }
   return raw;
-}
-
-/** A single optional query parameter (e.g. `businessId`). */
-export function queryParam(query: unknown, name: string): string | undefined {
-  const value = ((query ?? {}) as Record<string, unknown>)[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw invalidRequest({ field: name, message: 'must be a non-empty string given once' });
-  return value;
 }

@@ -1,7 +1,8 @@
+import { isInFlight } from '../../../compliance/rules.js';
 import type { FastifyReply } from 'fastify';
 import type { ComplianceContext } from '../context.js';
 import { ComplianceHttpError, invalidRequest, notFound } from '../errors.js';
-import { IN_FLIGHT, snapshot, type DocumentRecord } from '../model.js';
+import { snapshot, type DocumentRecord } from '../model.js';
 import type { BranchRecord, BusinessRecord } from '../state.js';
 
 /** The document of the business with that id; another business's is as unknown as a missing one. */
@@ -23,7 +24,7 @@ export function rejection(record: DocumentRecord): ComplianceHttpError {
 export function sendCreated(reply: FastifyReply, record: DocumentRecord, replayed: boolean): FastifyReply {
   if (replayed) return reply.code(200).header('idempotent-replayed', 'true').send({ data: { sale: snapshot(record.view) } });
   if (record.view.status === 'failed') throw rejection(record);
-  const status = IN_FLIGHT.has(record.view.status) ? 202 : 201;
+  const status = isInFlight(record.view.status) ? 202 : 201;
   return reply.code(status).send({ data: { sale: snapshot(record.view) } });
 }
 

@@ -1,0 +1,53 @@
+/**
+ * The compliance contract's domain rules, each stated once: the client's schemas and request checks, the
+ * activities, the sale workflow, the client API and the sandbox all import them from here. Plain values and
+ * predicates only (no zod, no Node APIs), because workflow code imports this file.
+ */
+
+/** Documents the tax authority has not decided on yet (C4). */
+export const IN_FLIGHT_STATUSES = ['pending', 'ready_to_submit', 'retrying'] as const;
+export type InFlightStatus = (typeof IN_FLIGHT_STATUSES)[number];
+
+/** Pending, ready to submit or retrying. An unknown status is not in flight (and never signed). */
+export function isInFlight(status: string): status is InFlightStatus {
+  return (IN_FLIGHT_STATUSES as readonly string[]).includes(status);
+}
+
+/**
+ * Accepted by the tax authority, with the signed receipt values to prove it: `completed` alone is never taken
+ * as signed (C4), because a sale without its receipt values cannot be printed or verified.
+ */
+export function isSigned<D extends { status: string; receipt?: object | null }>(document: D): document is D & { receipt: NonNullable<D['receipt']> } {
+  return document.status === 'completed' && document.receipt !== null && document.receipt !== undefined;
+}
+
+/** Credit note reasons: 01 missing quantity, 02 missing data, 03 damaged, 04 wasted, 05 raw material shortage, 06 refund. */
+export const CREDIT_NOTE_REASONS = ['01', '02', '03', '04', '05', '06'] as const;
+export type CreditNoteReason = (typeof CREDIT_NOTE_REASONS)[number];
+
+export function isCreditNoteReason(value: unknown): value is CreditNoteReason {
+  return (CREDIT_NOTE_REASONS as readonly unknown[]).includes(value);
+}
+
+/** Goods returned for these reasons (damaged, wasted) are not put back on the shelf. */
+export const NON_RESTOCKING_REASONS: readonly CreditNoteReason[] = ['03', '04'];
+
+/** The caller's own number of a sale or credit note: at most 50 characters. */
+export const TRADER_INVOICE_NUMBER_MAX = 50;
+
+/** Lines of one sale: not shown by the contract; 1 to 500 assumed (C10). */
+export const SALE_LINES_MIN = 1;
+export const SALE_LINES_MAX = 500;
+
+/** Causes the tax authority gives in `error.errors[].code` of a rejection (C33, C37). */
+export const AUTHORITY_CAUSES = {
+  itemNotRegistered: 'item_not_registered',
+  /** The only cause known to pass by itself; an unknown cause is "not known to be transient". */
+  authorityUnavailable: 'authority_unavailable',
+  invalidCustomerPin: 'invalid_customer_pin',
+  authorityRejected: 'authority_rejected',
+} as const;
+
+export function isTransientCause(code: string): boolean {
+  return code === AUTHORITY_CAUSES.authorityUnavailable;
+}
