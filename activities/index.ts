@@ -15,8 +15,4 @@ export function createActivities(deps: ActivityDeps) {
 
 export type Activities = ReturnType<typeof createActivities>;
 
-export type { ActivityDeps, CallbackUrlSource } from './deps.js';
-export { ItemRegistry, type ItemRegistryOptions, type ItemLookup } from './item-registry.js';
-export { FAILURE_TYPES, toActivityFailure, type FailureOptions } from './failures.js';
-export { ITEM_REGISTRATION_WORKFLOW_TYPE } from './registration.js';
-export type * from './types.js';
+export type { ActivityDeps } from './deps.js';

@@ -15,8 +15,6 @@ import type { ActivityDeps } from './deps.js';
 import { FAILURE_TYPES } from './failures.js';
 import type { RequestItemRegistrationInput } from './types.js';
 
-export { ITEM_REGISTRATION_WORKFLOW_TYPE };
-
 export type RegistrationActivityDeps = Pick<ActivityDeps, 'temporal' | 'saleTaskQueue' | 'logger'>;
 
 export function createRegistrationActivities(deps: RegistrationActivityDeps) {

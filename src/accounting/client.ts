@@ -55,7 +55,7 @@ export interface BillPaymentFilters extends PagingParams {
   sortOrder?: SortDirection;
 }
 
-export const MAX_PAGE_LIMIT = 100;
+const MAX_PAGE_LIMIT = 100;
 
 /** The service's paths and query names (A5), in one place. */
 const PATHS = {

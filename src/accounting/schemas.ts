@@ -15,19 +15,16 @@ export type KnownPaymentMethod = (typeof PAYMENT_METHODS)[number];
 export type KnownSyncStatus = (typeof SYNC_STATUSES)[number];
 export type SortField = (typeof SORT_FIELDS)[number];
 export type SortDirection = (typeof SORT_DIRECTIONS)[number];
-/** An open string: the known values, or whatever else the service sends. */
-export type PaymentMethod = KnownPaymentMethod | (string & {});
-export type SyncStatus = KnownSyncStatus | (string & {});
 
 const NamedRefSchema = z.looseObject({ id: z.string().nullish(), name: z.string().nullish() });
 const BillRefSchema = z.looseObject({ id: z.string().nullish(), billCode: z.string().nullish() });
 
-export const BillPaymentLineLinkSchema = z.looseObject({
+const BillPaymentLineLinkSchema = z.looseObject({
   billId: z.string().nullish(),
   amount: z.number().nullish(),
 });
 
-export const BillPaymentLineSchema = z.looseObject({
+const BillPaymentLineSchema = z.looseObject({
   amount: z.number().nullish(),
   allocatedOnDate: z.string().nullish(),
   reference: z.string().nullish(),
@@ -54,13 +51,13 @@ export const BillPaymentSchema = z.looseObject({
   status: z.string().nullish(),
 });
 
-export const CompanySchema = z.looseObject({
+const CompanySchema = z.looseObject({
   id: z.string(),
   name: z.string().nullish(),
 });
 
 /** The documented list envelope around `item`. */
-export function listEnvelopeSchema<T extends z.ZodType>(item: T) {
+function listEnvelopeSchema<T extends z.ZodType>(item: T) {
   return z.looseObject({
     data: z.array(item),
     total: z.number(),
@@ -91,8 +88,6 @@ export const CompanyPageSchema = z.union([
 export const ProcessSyncBatchResponseSchema = z.looseObject({ message: z.string() });
 
 export type BillPayment = z.output<typeof BillPaymentSchema>;
-export type BillPaymentLine = z.output<typeof BillPaymentLineSchema>;
-export type Company = z.output<typeof CompanySchema>;
 export type BillPaymentPage = z.output<typeof BillPaymentPageSchema>;
 export type CompanyPage = z.output<typeof CompanyPageSchema>;
 export type ProcessSyncBatchResponse = z.output<typeof ProcessSyncBatchResponseSchema>;

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 
 /** Header names of the optional request signature. */
-export const SIGNATURE_HEADER = 'X-Signature';
-export const TIMESTAMP_HEADER = 'X-Timestamp';
+const SIGNATURE_HEADER = 'X-Signature';
+const TIMESTAMP_HEADER = 'X-Timestamp';
 
 export interface SignRequestInput {
   method: string;

@@ -7,13 +7,13 @@ import { assertCredential } from '../config/credentials.js';
  * decoding of the secret after its prefix, sent as a space-separated list of `v1,<base64>` signatures.
  */
 
-export const WEBHOOK_HEADERS = {
+const WEBHOOK_HEADERS = {
   id: 'webhook-id',
   timestamp: 'webhook-timestamp',
   signature: 'webhook-signature',
 } as const;
 
-export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
+const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
 
 export type WebhookFailureReason =
   | 'missing_headers'

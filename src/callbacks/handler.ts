@@ -27,7 +27,7 @@ export interface CallbackRequest {
   logger: CallbackLogger;
 }
 
-export type CallbackResponseBody =
+type CallbackResponseBody =
   | { status: 'accepted' | 'ignored' }
   | { error: { code: 'invalid_token' | 'missing_document_id' | 'signal_failed'; message: string } };
 

@@ -12,7 +12,7 @@ const MAX_EVENT_LENGTH = 100;
 export type CallbackHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /** The body as a JSON object: already parsed, or JSON text / bytes; anything else is undefined. */
-export function parseCallbackBody(body: unknown): Record<string, unknown> | undefined {
+function parseCallbackBody(body: unknown): Record<string, unknown> | undefined {
   let value = body;
   if (value instanceof Uint8Array) value = Buffer.from(value).toString('utf8');
   if (typeof value === 'string') {

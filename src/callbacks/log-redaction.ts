@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 
-export const REDACTED_SEGMENT = '[redacted]';
+const REDACTED_SEGMENT = '[redacted]';
 
 /** `/callbacks/<workflowId>/<token>?…` → `/callbacks/<workflowId>/[redacted]`; other URLs unchanged. */
 export function redactCallbackPath(url: string): string {

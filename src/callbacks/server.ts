@@ -11,7 +11,7 @@ import { CALLBACK_BODY_LIMIT, callbackRoutes } from './routes.js';
 import { temporalSignaller } from './temporal-signal.js';
 import type { CallbackTokenVerifier } from './tokens.js';
 
-export interface CallbackAppOptions {
+interface CallbackAppOptions {
   minter: CallbackTokenVerifier;
   signal: CallbackSignal;
   logger: Logger;
@@ -34,7 +34,7 @@ export interface CallbackServer {
 }
 
 /** The receiver app, not listening (hosts and tests can `inject` or `listen` it). */
-export async function buildCallbackApp(options: CallbackAppOptions): Promise<FastifyInstance> {
+async function buildCallbackApp(options: CallbackAppOptions): Promise<FastifyInstance> {
   // The server-wide serializer covers requests outside the callback routes too.
   const loggerInstance: FastifyBaseLogger = options.logger.child(
     { component: 'callbacks' },

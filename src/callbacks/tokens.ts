@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** 256 bits of key: as strong as the HMAC-SHA256 output it keys. */
-export const CALLBACK_SECRET_MIN_BYTES = 32;
+const CALLBACK_SECRET_MIN_BYTES = 32;
 
 export interface CallbackUrlMinterOptions {
   /** Where the compliance service reaches the receiver, e.g. `https://hooks.example.com` (a path prefix is kept). */

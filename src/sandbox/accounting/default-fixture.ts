@@ -10,7 +10,7 @@ import {
  * Demo data for the accounting sandbox. The credentials below are sandbox-only demo values, published on
  * purpose (README, tests); they are in the development forms and unlock nothing outside the sandbox.
  */
-export const DEMO_ACCOUNTING_APPLICATION_ID = 'app_demo';
+const DEMO_ACCOUNTING_APPLICATION_ID = 'app_demo';
 export const DEMO_ACCOUNTING_API_KEY = 'sk_development_demo_key_0000000000000001';
 export const DEMO_ACCOUNTING_CLIENT_SECRET = 'cs_demo_client_secret_000000000001';
 export const DEMO_ACCOUNTING_CLIENT_ID = 'client_demo_0001';
@@ -18,7 +18,7 @@ export const DEMO_ACCOUNTING_WEBHOOK_SECRET = 'whsec_development_YWNjb3VudGluZy1
 export const DEMO_COMPANY_IDS = ['cmp_demo_nairobi', 'cmp_demo_mombasa'] as const;
 
 /** A second application, so "another application's company" (403) can be shown with the default data. */
-export const OTHER_ACCOUNTING_API_KEY = 'sk_development_other_key_000000000001';
+const OTHER_ACCOUNTING_API_KEY = 'sk_development_other_key_000000000001';
 export const OTHER_ACCOUNTING_CLIENT_SECRET = 'cs_other_client_secret_00000000001';
 export const OTHER_COMPANY_ID = 'cmp_other_kisumu';
 /** The key of an application switched off, refused with 401. */

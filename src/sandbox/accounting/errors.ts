@@ -17,7 +17,7 @@ export function accountingErrorBody(status: number, _code: string, message: stri
 }
 
 /** Thrown by handlers and hooks; the app's error handler turns it into an A1 answer. */
-export class AccountingHttpError extends Error {
+class AccountingHttpError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,

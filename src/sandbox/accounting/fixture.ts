@@ -7,19 +7,19 @@ import { z } from 'zod';
 
 export const PAYMENT_METHOD_VALUES = ['cash', 'check', 'bank_transfer', 'credit_card', 'other'] as const;
 export const SYNC_STATUS_VALUES = ['pending', 'syncing', 'synced', 'failed'] as const;
-export const SYNC_BATCH_STATE_VALUES = ['pending', 'processing', 'completed', 'failed'] as const;
+const SYNC_BATCH_STATE_VALUES = ['pending', 'processing', 'completed', 'failed'] as const;
 
 const TAIL = '[A-Za-z0-9_-]{16,}';
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD');
 const isoDateTime = z.iso.datetime({ offset: true });
 const ref = z.object({ id: z.string().min(1), name: z.string() });
 
-export const AccountingCompanySchema = z.object({
+const AccountingCompanySchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
 });
 
-export const AccountingApplicationSchema = z.object({
+const AccountingApplicationSchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
   clientId: z.string().regex(/^client_[A-Za-z0-9_-]{4,}$/, 'expected client_…'),
@@ -35,14 +35,14 @@ export const AccountingApplicationSchema = z.object({
   companies: z.array(AccountingCompanySchema).default([]),
 });
 
-export const BillPaymentLineSchema = z.object({
+const BillPaymentLineSchema = z.object({
   amount: z.number(),
   allocatedOnDate: isoDate,
   reference: z.string().optional(),
   links: z.array(z.object({ billId: z.string().min(1), amount: z.number() })).default([]),
 });
 
-export const FixtureBillPaymentSchema = z.object({
+const FixtureBillPaymentSchema = z.object({
   id: z.string().min(1),
   companyId: z.string().min(1),
   supplierRef: ref.optional(),
@@ -62,7 +62,7 @@ export const FixtureBillPaymentSchema = z.object({
   status: z.enum(SYNC_STATUS_VALUES).default('pending'),
 });
 
-export const FixtureSyncBatchSchema = z.object({
+const FixtureSyncBatchSchema = z.object({
   id: z.string().min(1),
   companyId: z.string().min(1),
   billPaymentIds: z.array(z.string().min(1)).min(1),
@@ -131,4 +131,3 @@ export type FixtureBillPayment = AccountingFixture['billPayments'][number];
 export type FixtureSyncBatch = AccountingFixture['syncBatches'][number];
 export type PaymentMethod = (typeof PAYMENT_METHOD_VALUES)[number];
 export type SyncStatus = (typeof SYNC_STATUS_VALUES)[number];
-export type SyncBatchState = (typeof SYNC_BATCH_STATE_VALUES)[number];

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccountingState } from './state.js';
 
-export const INSPECTION_PREFIX = '/__sandbox';
+const INSPECTION_PREFIX = '/__sandbox';
 
 function optionalString(query: unknown, name: string): string | undefined {
   const value = (query as Record<string, unknown>)[name];

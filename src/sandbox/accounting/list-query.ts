@@ -2,13 +2,13 @@ import { badRequest } from './errors.js';
 import { PAYMENT_METHOD_VALUES, SYNC_STATUS_VALUES, type PaymentMethod, type SyncStatus } from './fixture.js';
 
 /** Query names and defaults of the list endpoints (contract decision A5). */
-export const MAX_LIMIT = 100;
-export const DEFAULT_LIMIT = 20;
-export const SORT_FIELD_VALUES = ['paymentDate', 'totalAmount', 'createdAt', 'updatedAt'] as const;
-export const SORT_ORDER_VALUES = ['asc', 'desc'] as const;
+const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 20;
+const SORT_FIELD_VALUES = ['paymentDate', 'totalAmount', 'createdAt', 'updatedAt'] as const;
+const SORT_ORDER_VALUES = ['asc', 'desc'] as const;
 
 export type SortField = (typeof SORT_FIELD_VALUES)[number];
-export type SortOrder = (typeof SORT_ORDER_VALUES)[number];
+type SortOrder = (typeof SORT_ORDER_VALUES)[number];
 
 export interface Paging {
   page: number;

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 
-export const MAX_CALLBACK_URL_LENGTH = 2048;
+const MAX_CALLBACK_URL_LENGTH = 2048;
 
 /**
  * Why `value` cannot be a callback URL (C48), or undefined when it can: absolute `https` on a public

@@ -5,7 +5,7 @@ import type { CallbackAttempt, CallbackAttemptKind } from './inspection-types.js
 import { newId, snapshot, type CallbackEvent, type CallbackView, type DocumentRecord } from './model.js';
 import type { Timers } from './timers.js';
 
-export const CALLBACK_USER_AGENT = 'compliance-callbacks/1.0';
+const CALLBACK_USER_AGENT = 'compliance-callbacks/1.0';
 
 interface Delivery {
   id: string;

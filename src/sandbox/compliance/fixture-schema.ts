@@ -9,15 +9,14 @@ import { isValidRegex } from '../shared/regex.js';
 
 export const SCOPE_VALUES = ['sales:read', 'sales:write', 'stock:write', 'catalog:read', 'catalog:write', 'purchases:read'] as const;
 export const TAX_TYPE_VALUES = ['A', 'B', 'C', 'D', 'E'] as const;
-export const REGISTRATION_STATUS_VALUES = ['PENDING', 'REGISTERED'] as const;
+const REGISTRATION_STATUS_VALUES = ['PENDING', 'REGISTERED'] as const;
 export const PURCHASE_STATUS_VALUES = ['pulled', 'pending_review', 'confirmed', 'rejected'] as const;
-export const AUTHORITY_OUTCOME_VALUES = ['accept', 'async', 'reject'] as const;
+const AUTHORITY_OUTCOME_VALUES = ['accept', 'async', 'reject'] as const;
 export const AUTHORITY_ERROR_CODE_VALUES = ['authority_unavailable', 'invalid_customer_pin', 'authority_rejected'] as const;
-export const DOCUMENT_TYPE_VALUES = ['sale', 'credit_note'] as const;
+const DOCUMENT_TYPE_VALUES = ['sale', 'credit_note'] as const;
 
 export type Scope = (typeof SCOPE_VALUES)[number];
 export type TaxType = (typeof TAX_TYPE_VALUES)[number];
-export type AuthorityOutcome = (typeof AUTHORITY_OUTCOME_VALUES)[number];
 export type AuthorityErrorCode = (typeof AUTHORITY_ERROR_CODE_VALUES)[number];
 export type DocumentType = (typeof DOCUMENT_TYPE_VALUES)[number];
 
@@ -49,7 +48,7 @@ const regexSource = (what: string) =>
     .describe(`Regular expression (JavaScript syntax) tested on the ${what}`);
 
 
-export const ApplicationFixtureSchema = z
+const ApplicationFixtureSchema = z
   .object({
     id: id('application'),
     name: z.string().min(1).describe('Display name, returned by GET /v1/identity'),
@@ -63,7 +62,7 @@ export const ApplicationFixtureSchema = z
   })
   .describe('An integration registered in the compliance dashboard; rate limits apply per application');
 
-export const ApiKeyFixtureSchema = z
+const ApiKeyFixtureSchema = z
   .object({
     id: id('API key')
       .optional()
@@ -87,7 +86,7 @@ export const ApiKeyFixtureSchema = z
   })
   .describe('An API key of an application');
 
-export const BranchFixtureSchema = z
+const BranchFixtureSchema = z
   .object({
     id: id('branch'),
     name: z.string().min(1).describe('Branch name; purchases report it as `branch`'),
@@ -102,14 +101,14 @@ export const BranchFixtureSchema = z
   })
   .describe('A branch of a business');
 
-export const ItemNeedsFixtureSchema = z
+const ItemNeedsFixtureSchema = z
   .object({
     productType: z.boolean().describe('The item still lacks a product type'),
     classificationMapping: z.boolean().describe('The item still lacks an item classification mapping'),
   })
   .describe('What the item lacks for registration; computed from productTypeCode and classificationCode when absent');
 
-export const ItemFixtureSchema = z
+const ItemFixtureSchema = z
   .object({
     id: id('item'),
     externalId: z.string().min(1).max(100).describe('The caller\'s own identifier, unique per business'),
@@ -129,7 +128,7 @@ export const ItemFixtureSchema = z
   })
   .describe('An item of the business catalogue');
 
-export const StockFixtureSchema = z
+const StockFixtureSchema = z
   .object({
     itemId: id('item'),
     branchId: id('branch'),
@@ -137,7 +136,7 @@ export const StockFixtureSchema = z
   })
   .describe('Starting quantity on hand of an item at a branch (absent pairs start at 0)');
 
-export const PurchaseLineFixtureSchema = z
+const PurchaseLineFixtureSchema = z
   .object({
     description: z.string().min(1).describe('Line description'),
     hsCode: z.string().min(1).nullable().default(null).describe('Harmonised System code, if any'),
@@ -147,7 +146,7 @@ export const PurchaseLineFixtureSchema = z
   })
   .describe('A supplier invoice line');
 
-export const PurchaseFixtureSchema = z
+const PurchaseFixtureSchema = z
   .object({
     id: id('purchase'),
     status: z.enum(PURCHASE_STATUS_VALUES).default('pulled').describe('Review status; the sandbox never changes it (C9)'),
@@ -164,7 +163,7 @@ export const PurchaseFixtureSchema = z
   })
   .describe('A supplier invoice the tax authority holds against the business');
 
-export const BusinessFixtureSchema = z
+const BusinessFixtureSchema = z
   .object({
     id: id('business'),
     name: z.string().min(1).describe('Business name, printed on receipts'),
@@ -218,7 +217,7 @@ export const AuthorityRuleSchema = z
   })
   .describe('A decision of the simulated tax authority; the first matching rule that is not used up decides');
 
-export const AuthorityFixtureSchema = z
+const AuthorityFixtureSchema = z
   .object({
     defaultOutcome: z.enum(AUTHORITY_OUTCOME_VALUES).default('accept').describe('Outcome when no rule matches'),
     asyncDelayMs: z.number().int().min(0).default(1500).describe('Default time until an async document settles'),
@@ -226,7 +225,7 @@ export const AuthorityFixtureSchema = z
   })
   .describe('The simulated tax authority');
 
-export const CallbacksFixtureSchema = z
+const CallbacksFixtureSchema = z
   .object({
     retryScheduleMs: z
       .array(z.number().int().min(0))
@@ -260,9 +259,7 @@ export const ComplianceFixtureSchema = ComplianceFixtureObjectSchema.superRefine
 export type ComplianceFixture = z.output<typeof ComplianceFixtureSchema>;
 export type ComplianceFixtureInput = z.input<typeof ComplianceFixtureSchema>;
 export type ApplicationFixture = ComplianceFixture['applications'][number];
-export type ApiKeyFixture = ComplianceFixture['apiKeys'][number];
 export type BusinessFixture = ComplianceFixture['businesses'][number];
-export type BranchFixture = BusinessFixture['branches'][number];
 export type ItemFixture = BusinessFixture['items'][number];
 export type ItemFixtureInput = z.input<typeof ItemFixtureSchema>;
 export type PurchaseFixture = BusinessFixture['purchases'][number];

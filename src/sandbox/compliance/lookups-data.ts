@@ -1,6 +1,6 @@
 /** Tax authority code lists and item classifications served by the lookups (C24), after the eTIMS code tables. */
 
-export interface Code {
+interface Code {
   code: string;
   name: string;
   description?: string;

@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import type { ReceiptValues } from './receipts.js';
 
 /** The parts of a Sale (or credit note) printed on its receipt. */
-export interface ReceiptPdfDocument {
+interface ReceiptPdfDocument {
   type: 'sale' | 'credit_note' | string;
   traderInvoiceNumber: string;
   saleDate: string | null;

@@ -15,7 +15,7 @@ export interface ReceiptValues {
   originalCuInvoiceNo: string | null;
 }
 
-export const DEFAULT_VERIFICATION_HOST = 'etims-sbx.kra.go.ke';
+const DEFAULT_VERIFICATION_HOST = 'etims-sbx.kra.go.ke';
 
 const SCU_SERIAL_DIGITS = 10;
 const SIGNATURE_LENGTH = 16;

@@ -5,7 +5,7 @@ import { isValidRegex } from './regex.js';
 
 export type SandboxService = 'compliance' | 'accounting';
 
-export const FAULT_KINDS = [
+const FAULT_KINDS = [
   'latency',
   'error',
   'reset',

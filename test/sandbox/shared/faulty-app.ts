@@ -4,7 +4,7 @@ import { HttpTransport } from '../../../src/http/transport.js';
 import { FaultEngine, type ServiceErrorBody } from '../../../src/sandbox/shared/faults.js';
 import { RequestStats } from '../../../src/sandbox/shared/request-stats.js';
 
-export const complianceErrorBody: ServiceErrorBody = (_status, code, message) => ({ error: { code, message } });
+const complianceErrorBody: ServiceErrorBody = (_status, code, message) => ({ error: { code, message } });
 
 /**
  * A small real service for the fault and stats tests: a write route that counts how often its

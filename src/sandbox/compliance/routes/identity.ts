@@ -3,7 +3,7 @@ import { callerOf, mayActFor } from '../auth.js';
 import type { ComplianceContext } from '../context.js';
 import type { BusinessRecord } from '../state.js';
 
-export function businessView(business: BusinessRecord) {
+function businessView(business: BusinessRecord) {
   return {
     id: business.id,
     name: business.name,

@@ -8,7 +8,7 @@ import { ItemCreateRequestSchema, RegisterRequestSchema, parseBody } from '../re
 import { computeNeeds, type BusinessRecord } from '../state.js';
 import { pathId, selectBranch } from './respond.js';
 
-export function itemOf(ctx: ComplianceContext, business: BusinessRecord, id: string): ItemRecord {
+function itemOf(ctx: ComplianceContext, business: BusinessRecord, id: string): ItemRecord {
   const item = ctx.state.items.get(id);
   if (!item || item.deleted || item.businessId !== business.id) throw notFound(`Item ${id}`);
   return item;

@@ -6,7 +6,7 @@ import { snapshot } from '../model.js';
 import { decodeCursor, encodeCursor, newestFirst } from '../purchase-cursor.js';
 import { PurchasesQuerySchema, parseQuery } from '../requests.js';
 
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 
 /**
  * Supplier invoices (C9, C26, C27): the list shows what has been fetched from the authority, newest
