@@ -16,6 +16,7 @@ import { DEMO_ACCOUNTING_API_KEY } from '../src/sandbox/accounting/default-fixtu
 import { DEMO, defaultComplianceFixtureInput } from '../src/sandbox/default-fixture.js';
 import { startSandbox } from '../src/sandbox/server.js';
 import { startStack } from '../src/stack.js';
+import { eventually } from '../test/helpers/eventually.js';
 import { saleWorkflowId, type SaleInput, type SaleState } from '../workflows/definitions.js';
 
 const SALES = Number(process.env.BENCH_SALES ?? 50);
@@ -86,13 +87,8 @@ async function main(): Promise<void> {
     options: { refundWindowDays: 0 },
     ...extra,
   });
-  const waitFor = async (i: SaleInput, done: (s: SaleState) => boolean) => {
-    for (;;) {
-      const state = await sales.getState(i.businessId, i.traderInvoiceNumber);
-      if (done(state)) return state;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  };
+  const waitFor = (i: SaleInput, done: (s: SaleState) => boolean) =>
+    eventually(() => sales.getState(i.businessId, i.traderInvoiceNumber), done, { timeoutMs: 120_000, intervalMs: 5, what: `sale ${i.traderInvoiceNumber}` });
   const requestsSoFar = () => sandbox.stats.snapshot().total;
 
   try {

@@ -3,13 +3,10 @@
  * 127.0.0.1:7233) and the configured services, or the embedded sandbox for any service not configured.
  * SIGTERM / SIGINT drain the workers gracefully.
  */
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from './config/env.js';
 import { loadWorkerConfig } from './config/worker.js';
 import { createLogger } from './logger.js';
-import { startSaleService } from './sale-service.js';
-import { resolveServices } from './services.js';
+import { connectSaleService } from './sale-service.js';
 import { installTemporalRuntime } from './temporal/runtime.js';
 import { runMain } from './cli/run-main.js';
 
@@ -19,11 +16,8 @@ async function main(): Promise<number> {
   const logger = createLogger({ level: config.logLevel, name: 'worker' });
   installTemporalRuntime(logger);
   const address = workerConfig.temporalAddress ?? '127.0.0.1:7233';
-  const services = await resolveServices(config, logger);
-  const connection = await NativeConnection.connect({ address });
-  const clientConnection = await Connection.connect({ address });
-  const client = new Client({ connection: clientConnection, namespace: workerConfig.namespace });
-  const service = await startSaleService({ connection, client, namespace: workerConfig.namespace, services, config: workerConfig, logger });
+  const worker = await connectSaleService({ address, config, workerConfig, logger });
+  const service = worker.sale;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       logger.info({ signal }, 'shutting down: finishing in-flight tasks');
@@ -34,10 +28,7 @@ async function main(): Promise<number> {
   try {
     await service.run();
   } finally {
-    await service.close();
-    await clientConnection.close();
-    await connection.close();
-    await services.close();
+    await worker.close();
   }
   return 0;
 }

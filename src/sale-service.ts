@@ -1,18 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import type { Client } from '@temporalio/client';
-import type { NativeConnection } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { startCallbackServer, type CallbackServer } from './callbacks/server.js';
 import { CallbackUrlMinter } from './callbacks/tokens.js';
 import { ComplianceClient } from './compliance/client.js';
+import type { AppConfig } from './config/env.js';
 import { complianceActivitiesPerSecond, type WorkerConfig } from './config/worker.js';
-import type { ServiceEndpoints } from './services.js';
+import { resolveServices, type ServiceEndpoints } from './services.js';
 import { createSaleWorkers, type SaleWorkers } from './worker.js';
 
 export interface SaleService {
   workers: SaleWorkers;
   /** Present when result callbacks are received (a public base URL is configured, or on a local stack). */
   callbacks: CallbackServer | undefined;
+  /** Mints the callback URLs the workers hand to the compliance service; undefined when polling only. */
+  callbackUrls: CallbackUrlMinter | undefined;
   /** Runs until shutdown(); rejects if a worker fails. */
   run(): Promise<void>;
   shutdown(): void;
@@ -56,6 +59,8 @@ export async function startSaleService(options: {
   config: WorkerConfig;
   logger: Logger;
   taskQueue?: string;
+  /** A bundle built ahead of time (default: bundle the workflow sources at start). */
+  workflowBundle?: WorkflowBundle;
 }): Promise<SaleService> {
   const { config, services, logger } = options;
   const callbacks = await startCallbacks(config, services, options.client, logger);
@@ -69,6 +74,7 @@ export async function startSaleService(options: {
     logger,
     complianceActivitiesPerSecond: perSecond,
     ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
     ...(callbacks ? { callbackUrls: callbacks.minter } : {}),
   });
   logger.info(
@@ -78,11 +84,47 @@ export async function startSaleService(options: {
   return {
     workers,
     callbacks: callbacks?.server,
+    callbackUrls: callbacks?.minter,
     run: () => workers.run(),
     shutdown: () => workers.shutdown(),
     close: async () => {
       await callbacks?.server.close();
       await compliance.close();
+    },
+  };
+}
+
+/** A sale service on its own Temporal connections, with its services: what a worker process runs. */
+export interface ConnectedSaleService {
+  client: Client;
+  services: ServiceEndpoints;
+  sale: SaleService;
+  /** After sale.run() has returned: the sale service, the Temporal connections, then the services. */
+  close(): Promise<void>;
+}
+
+/** The configured services (or the embedded sandbox), connections to Temporal at `address`, and the sale service. */
+export async function connectSaleService(options: {
+  address: string;
+  config: AppConfig;
+  workerConfig: WorkerConfig;
+  logger: Logger;
+}): Promise<ConnectedSaleService> {
+  const { address, workerConfig, logger } = options;
+  const services = await resolveServices(options.config, logger);
+  const connection = await NativeConnection.connect({ address });
+  const clientConnection = await Connection.connect({ address });
+  const client = new Client({ connection: clientConnection, namespace: workerConfig.namespace });
+  const sale = await startSaleService({ connection, client, namespace: workerConfig.namespace, services, config: workerConfig, logger });
+  return {
+    client,
+    services,
+    sale,
+    close: async () => {
+      await sale.close();
+      await clientConnection.close();
+      await connection.close();
+      await services.close();
     },
   };
 }

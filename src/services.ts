@@ -7,6 +7,7 @@ import {
   DEMO_ACCOUNTING_CLIENT_SECRET,
   DEMO_ACCOUNTING_WEBHOOK_SECRET,
 } from './sandbox/accounting/default-fixture.js';
+import type { SandboxFixtureInput } from './sandbox/fixture.js';
 import { startSandbox, type Sandbox } from './sandbox/server.js';
 
 /** Where the two services are, after the embedded sandbox has filled in whatever was not configured. */
@@ -41,12 +42,26 @@ function sandboxAccounting(sandbox: Sandbox): AccountingConfig {
   };
 }
 
+export interface ResolveServicesOptions {
+  /**
+   * The world the embedded sandbox starts with (default: the demo world), as `npm run sandbox -- --fixture`
+   * takes it. Its demo credentials must stay valid: they are what the services are reached with.
+   */
+  sandboxFixture?: SandboxFixtureInput;
+}
+
 /**
  * The configured services, or the embedded sandbox with its demo credentials for each one that is not
  * configured. Nothing downstream is told which it got: clients see a base URL and a key either way.
  */
-export async function resolveServices(config: AppConfig, logger: Logger): Promise<ServiceEndpoints> {
-  const sandbox = config.compliance && config.accounting ? undefined : await startSandbox({ logger: logger.child({ component: 'sandbox' }) });
+export async function resolveServices(config: AppConfig, logger: Logger, options: ResolveServicesOptions = {}): Promise<ServiceEndpoints> {
+  const sandbox =
+    config.compliance && config.accounting
+      ? undefined
+      : await startSandbox({
+          logger: logger.child({ component: 'sandbox' }),
+          ...(options.sandboxFixture ? { fixture: options.sandboxFixture } : {}),
+        });
   if (sandbox) {
     logger.info(
       { complianceUrl: sandbox.complianceUrl, accountingUrl: sandbox.accountingUrl },

@@ -1,13 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config/env.js';
 import type { WorkerConfig } from './config/worker.js';
-import { startSaleService, type SaleService } from './sale-service.js';
-import { resolveServices, type ServiceEndpoints } from './services.js';
+import { connectSaleService, type SaleService } from './sale-service.js';
+import type { ServiceEndpoints } from './services.js';
 import { startDevServer, type DevServer } from './temporal/dev-server.js';
 import { installTemporalRuntime } from './temporal/runtime.js';
 import { projectSearchAttributes, toCliSearchAttributes } from './temporal/search-attributes.js';
@@ -66,11 +65,8 @@ export async function startStack(options: {
     devServer = await startLocalTemporal({ headless: options.headless ?? false, dbFilename, logger });
     temporalAddress = devServer.address;
   }
-  const services = await resolveServices(config, logger);
-  const connection = await NativeConnection.connect({ address: temporalAddress });
-  const clientConnection = await Connection.connect({ address: temporalAddress });
-  const client = new Client({ connection: clientConnection, namespace: workerConfig.namespace });
-  const sale = await startSaleService({ connection, client, namespace: workerConfig.namespace, services, config: workerConfig, logger });
+  const worker = await connectSaleService({ address: temporalAddress, config, workerConfig, logger });
+  const { client, services, sale } = worker;
   const running = sale.run();
   let stopped: Promise<void> | undefined;
   return {
@@ -85,10 +81,7 @@ export async function startStack(options: {
       (stopped ??= (async () => {
         sale.shutdown();
         await running.catch(() => undefined);
-        await sale.close();
-        await clientConnection.close();
-        await connection.close();
-        await services.close();
+        await worker.close();
         await devServer?.stop();
       })()),
   };

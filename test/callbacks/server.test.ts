@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCallbackServer, type CallbackServer } from '../../src/callbacks/server.js';
@@ -11,7 +10,8 @@ import { DEMO } from '../../src/sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import type { CallbackHint } from '../../workflows/definitions.js';
 import { receivedHintsQuery, type callbackRecorder } from '../fixtures/workflows/callback-recorder.js';
-import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
+import { eventually } from '../helpers/eventually.js';
+import { useTestWorker } from '../helpers/test-worker.js';
 import { memoryLogger } from './helpers.js';
 
 const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/callback-recorder.ts', import.meta.url));
@@ -23,26 +23,14 @@ const SECRET = `e2e-${randomUUID()}-${randomUUID()}`;
  */
 describe('callback server end to end (sandbox → receiver → Temporal)', () => {
   const logs = memoryLogger();
-  const taskQueue = uniqueTaskQueue('callbacks');
+  const { client, taskQueue } = useTestWorker(workflowsPath, 'callbacks');
   const mintedUrls: string[] = [];
   let sandbox: Sandbox;
   let compliance: ComplianceClient;
   let server: CallbackServer;
   let minter: CallbackUrlMinter;
-  let worker: Worker;
-  let workerRun: Promise<void>;
 
   beforeAll(async () => {
-    const env = await getTestEnv();
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: testLogger });
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      namespace: env.namespace ?? 'default',
-      taskQueue,
-      workflowBundle,
-    });
-    workerRun = worker.run();
-
     sandbox = await startSandbox({ logger: false });
     compliance = new ComplianceClient({
       baseUrl: sandbox.complianceUrl,
@@ -55,7 +43,7 @@ describe('callback server end to end (sandbox → receiver → Temporal)', () =>
       host: '127.0.0.1',
       port: 0,
       minter: verifier,
-      client: env.client,
+      client,
       logger: logs.logger,
     });
     minter = new CallbackUrlMinter({ publicBaseUrl: server.url, secret: SECRET });
@@ -65,9 +53,6 @@ describe('callback server end to end (sandbox → receiver → Temporal)', () =>
     await server?.close();
     await compliance?.close();
     await sandbox?.close();
-    worker?.shutdown();
-    await workerRun;
-    await closeTestEnv();
   });
 
   function mint(workflowId: string): string {
@@ -77,8 +62,7 @@ describe('callback server end to end (sandbox → receiver → Temporal)', () =>
   }
 
   async function startRecorder(): Promise<WorkflowHandle<typeof callbackRecorder>> {
-    const env = await getTestEnv();
-    return env.client.workflow.start<typeof callbackRecorder>('callbackRecorder', {
+    return client.workflow.start<typeof callbackRecorder>('callbackRecorder', {
       taskQueue,
       workflowId: `callbacks-e2e-${randomUUID()}`,
     });
@@ -99,14 +83,8 @@ describe('callback server end to end (sandbox → receiver → Temporal)', () =>
     return data.id;
   }
 
-  async function waitForHints(handle: WorkflowHandle, count: number): Promise<CallbackHint[]> {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const hints = await handle.query(receivedHintsQuery);
-      if (hints.length >= count) return hints;
-      if (Date.now() > deadline) throw new Error(`the workflow received ${hints.length} hints, expected ${count}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  function waitForHints(handle: WorkflowHandle, count: number): Promise<CallbackHint[]> {
+    return eventually(() => handle.query(receivedHintsQuery), (hints) => hints.length >= count, { timeoutMs: 15_000, what: `${count} hints` });
   }
 
   it('answers GET /health', async () => {

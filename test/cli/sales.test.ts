@@ -5,12 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Client } from '@temporalio/client';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { saleWorkflowId } from '../../workflows/definitions.js';
-import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
+import { useTestWorker } from '../helpers/test-worker.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
@@ -46,26 +44,14 @@ function sale(itemId = 'ITEM-1') {
   return { businessId: `biz-${randomUUID()}`, traderInvoiceNumber: 'INV-1', saleDate: '2025-01-15', lines: [{ itemId, quantity: 1, unitPrice: 10 }] };
 }
 
-let client: Client;
-let worker: Worker;
-let running: Promise<void>;
-let taskQueue: string;
+const { client, taskQueue } = useTestWorker(workflowsPath, 'sales-cli');
 let dir: string;
 
 beforeAll(async () => {
-  const env = await getTestEnv();
-  client = env.client;
-  taskQueue = uniqueTaskQueue('sales-cli');
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: testLogger });
-  worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle });
-  running = worker.run();
   dir = await mkdtemp(path.join(os.tmpdir(), 'sales-cli-'));
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await closeTestEnv();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SaleInputError, SaleOperationError, SalesClient } from '../../src/client/index.js';
 import type { SaleInput } from '../../src/client/index.js';
 import {
@@ -14,31 +12,14 @@ import {
   TraderInvoiceNumber,
 } from '../../workflows/definitions.js';
 import { closeRefundWindowSignal } from '../fixtures/workflows/fake-sale.js';
-import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
+import { eventually } from '../helpers/eventually.js';
+import { useTestWorker } from '../helpers/test-worker.js';
 
 // The worker runs a stand-in 'saleWorkflow' (see the fixture): these tests cover the client API only.
 const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/fake-sale.ts', import.meta.url));
 
-let client: Client;
-let sales: SalesClient;
-let worker: Worker;
-let running: Promise<void>;
-
-beforeAll(async () => {
-  const env = await getTestEnv();
-  client = env.client;
-  const taskQueue = uniqueTaskQueue('sales-client');
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: testLogger });
-  worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle });
-  running = worker.run();
-  sales = new SalesClient(client, { taskQueue });
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await closeTestEnv();
-});
+const { client, taskQueue } = useTestWorker(workflowsPath, 'sales-client');
+const sales = new SalesClient(client, { taskQueue });
 
 /** A sale of its own business, so tests never share a workflow id (even on a long-lived server). */
 function sale(itemIds: string[] = ['ITEM-1'], overrides: Partial<SaleInput> = {}): SaleInput {
@@ -53,19 +34,15 @@ function sale(itemIds: string[] = ['ITEM-1'], overrides: Partial<SaleInput> = {}
 
 /** Run ids of every execution with this workflow id, once visibility has caught up with `expected` of them. */
 async function executions(workflowId: string, expected: number): Promise<string[]> {
-  const deadline = Date.now() + 10_000;
-  let runIds: string[] = [];
-  for (;;) {
-    runIds = [];
+  const list = async () => {
+    const runIds: string[] = [];
     for await (const info of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runIds.push(info.runId);
-    if (runIds.length >= expected || Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return runIds;
+  };
+  await eventually(list, (runIds) => runIds.length >= expected, { timeoutMs: 10_000, intervalMs: 200, what: `${expected} executions` });
   // Give a second execution, had one been started, the same time to show up.
   await new Promise((resolve) => setTimeout(resolve, 500));
-  runIds = [];
-  for await (const info of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runIds.push(info.runId);
-  return runIds;
+  return list();
 }
 
 async function rejection(promise: Promise<unknown>): Promise<SaleOperationError> {

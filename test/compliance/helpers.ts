@@ -8,8 +8,9 @@ import { ApiError } from '../../src/http/errors.js';
 import { HttpTransport } from '../../src/http/transport.js';
 import { DEMO } from '../../src/sandbox/default-fixture.js';
 import { startSandbox, type Sandbox, type StartSandboxOptions } from '../../src/sandbox/server.js';
+import { invoiceNumber } from '../helpers/invoice-number.js';
 
-export { DEMO };
+export { DEMO, invoiceNumber };
 
 /** One sandbox per test file: started before the first test, closed after the last. */
 export function useSandbox(options: StartSandboxOptions = {}): () => Sandbox {
@@ -62,11 +63,6 @@ export function useRawTransport(sandbox: () => Sandbox): () => HttpTransport {
     await transport?.close();
   });
   return () => (transport ??= new HttpTransport({ service: 'compliance', baseUrl: sandbox().complianceUrl }));
-}
-
-/** A trader invoice number no other test uses; `prefix` steers the demo authority (see DEMO.invoicePrefixes). */
-export function invoiceNumber(prefix = 'T-'): string {
-  return `${prefix}${randomUUID().slice(0, 18)}`;
 }
 
 export function idempotencyKey(): string {

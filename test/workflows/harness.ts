@@ -1,8 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure, defaultPayloadConverter, type SearchAttributeType } from '@temporalio/common';
+import { defaultPayloadConverter, type SearchAttributeType } from '@temporalio/common';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { workflowsPath } from '../../src/worker.js';
 import type { AnySearchAttributeKey } from '../../src/temporal/search-attributes.js';
 import { forwardTo } from '../helpers/forward.js';
@@ -10,6 +9,8 @@ import { closeTestEnv, getTestEnv, testLogger } from '../helpers/temporal.js';
 import { startSaleStack, type SaleStack, type SaleStackOptions } from './sale-stack.js';
 
 export { DEMO, addItemCopy, fastFixture, invoiceNumber, saleInput, windowOfSeconds } from './sale-stack.js';
+export { eventually } from '../helpers/eventually.js';
+export { expectUpdateRefused } from '../helpers/updates.js';
 
 export type SaleHarness = SaleStack;
 
@@ -56,30 +57,6 @@ export async function activityResults(handle: WorkflowHandle): Promise<unknown[]
 
 export async function searchAttribute<T extends SearchAttributeType>(handle: WorkflowHandle, key: AnySearchAttributeKey & { type: T }) {
   return (await handle.describe()).typedSearchAttributes.get(key);
-}
-
-/** Polls until `read` gives a value `done` accepts; fails with the last value after `timeoutMs`. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`not reached in ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** An update the workflow's validator (or handler) refused: WorkflowUpdateFailedError with an invalid_operation cause. */
-export async function expectUpdateRefused(update: Promise<unknown>, message: RegExp): Promise<void> {
-  const error = await update.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
-  const cause = (error as WorkflowUpdateFailedError).cause;
-  expect(cause).toBeInstanceOf(ApplicationFailure);
-  expect((cause as ApplicationFailure).type).toBe('invalid_operation');
-  expect((cause as ApplicationFailure).message).toMatch(message);
 }
 
 /** One sale stack for the test file, started before its tests and closed after them. */

@@ -1,22 +1,28 @@
 /**
- * A real sale stack: the sandbox over HTTP, the real workers on their own task queues of a Temporal server,
- * and optionally the real callback receiver. No vitest here, so scripts/record-histories.ts can run the same
- * stack against a dev server it starts itself; tests use it through harness.ts.
+ * A real sale stack, assembled by the code the worker process runs: resolveServices (its embedded sandbox, over
+ * HTTP) and startSaleService (the real workers on their own task queues of a Temporal server, and optionally
+ * the real callback receiver). No vitest here, so scripts/record-histories.ts can run the same stack against
+ * a dev server it starts itself; tests use it through harness.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
 import { pino } from 'pino';
-import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
-import { startCallbackServer, type CallbackServer } from '../../src/callbacks/server.js';
-import { ComplianceClient } from '../../src/compliance/client.js';
-import { DEMO, defaultComplianceFixtureInput } from '../../src/sandbox/default-fixture.js';
+import type { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
+import type { CallbackServer } from '../../src/callbacks/server.js';
+import { loadWorkerConfig } from '../../src/config/worker.js';
+import { startSaleService } from '../../src/sale-service.js';
+import { DEMO } from '../../src/sandbox/default-fixture.js';
 import type { ComplianceFixtureInput, ItemFixtureInput } from '../../src/sandbox/compliance/fixture-schema.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { createSaleWorkers, type SaleWorkers } from '../../src/worker.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { resolveServices } from '../../src/services.js';
+import type { SaleWorkers } from '../../src/worker.js';
 import { getSaleStateQuery, saleWorkflowId, type SaleInput, type SaleState } from '../../workflows/definitions.js';
+import { eventually } from '../helpers/eventually.js';
+import { fastFixture } from '../helpers/fast-fixture.js';
+import { invoiceNumber } from '../helpers/invoice-number.js';
 
-export { DEMO };
+export { DEMO, fastFixture, invoiceNumber };
 
 /** Where the stack's workers and clients reach Temporal. */
 export interface TemporalAccess {
@@ -26,6 +32,7 @@ export interface TemporalAccess {
 }
 
 export interface SaleStackOptions {
+  /** The embedded sandbox's compliance world (default: the demo world at the workflow tests' pace). */
   fixture?: ComplianceFixtureInput;
   /** Start the real callback receiver and mint callback URLs (default false: polling alone). */
   callbacks?: boolean;
@@ -49,18 +56,12 @@ export interface SaleStack {
   state(handle: WorkflowHandle): Promise<SaleState>;
   /** Polls the query until `predicate` holds (or fails after `timeoutMs`). */
   waitFor(handle: WorkflowHandle, predicate: (s: SaleState) => boolean, timeoutMs?: number): Promise<SaleState>;
-  /** Shuts the running workers down (as a crash or a deploy would) and starts new ones on the same queues. */
+  /**
+   * Stops the worker process (as a crash or a deploy would) and starts a new one on the same queues, with a
+   * callback receiver of its own: URLs minted before stop verifying, and polling covers those sales.
+   */
   replaceWorkers(): Promise<void>;
   close(): Promise<void>;
-}
-
-/** The demo world with authority delays and callback retries short enough for tests. */
-export function fastFixture(adjust: (fixture: ComplianceFixtureInput) => void = () => {}): ComplianceFixtureInput {
-  const fixture = structuredClone(defaultComplianceFixtureInput);
-  fixture.authority = { ...fixture.authority, asyncDelayMs: 300 };
-  fixture.callbacks = { retryScheduleMs: [0, 100, 200], timeoutMs: 1_000, outOfOrderHoldMs: 300 };
-  adjust(fixture);
-  return fixture;
 }
 
 /**
@@ -79,32 +80,35 @@ export function addItemCopy(fixture: ComplianceFixtureInput, sourceItemId: strin
 
 export async function startSaleStack(temporal: TemporalAccess, bundle: WorkflowBundle, options: SaleStackOptions = {}): Promise<SaleStack> {
   const { client } = temporal;
-  const sandbox = await startSandbox({ fixture: { compliance: options.fixture ?? fastFixture() } });
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  // Neither service configured: the embedded sandbox stands in for both, as on a local stack.
+  const embedded = await resolveServices({ compliance: undefined, accounting: undefined, logLevel: logger.level }, logger, {
+    sandboxFixture: { compliance: options.fixture ?? fastFixture() },
+  });
+  const sandbox = embedded.sandbox as Sandbox;
+  // Without loopback callbacks the service gets no receiver and the workflows poll, as against the real service.
+  const services = options.callbacks ? embedded : { ...embedded, compliance: { ...embedded.compliance, allowLoopbackCallbacks: false } };
   const taskQueue = `sale-${randomUUID()}`;
-  let callbacks: CallbackServer | undefined;
-  let minter: CallbackUrlMinter | undefined;
-  if (options.callbacks) {
-    const secret = randomUUID() + randomUUID();
-    // Verifying a token needs only the secret, so the receiver can start before its URL is known.
-    callbacks = await startCallbackServer({ minter: new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret }), client, logger });
-    minter = new CallbackUrlMinter({ publicBaseUrl: callbacks.url, secret });
-  }
-  const compliance = new ComplianceClient({ baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.orgWide, allowLoopbackCallbacks: true });
-  const createWorkers = () =>
-    createSaleWorkers({
+  // What one worker process runs; replaceWorkers() starts another on the same queues, as a restart would.
+  const startProcess = async () => {
+    const sale = await startSaleService({
       connection: temporal.nativeConnection,
-      namespace: temporal.namespace,
       client,
-      compliance,
+      namespace: temporal.namespace,
+      services,
+      config: { ...loadWorkerConfig({}), namespace: temporal.namespace, complianceRequestsPerMinute: (options.activitiesPerSecond ?? 50) * 60, complianceRateHeadroom: 0 },
       logger,
-      complianceActivitiesPerSecond: options.activitiesPerSecond ?? 50,
       taskQueue,
       workflowBundle: bundle,
-      ...(minter ? { callbackUrls: minter } : {}),
     });
-  let workers = await createWorkers();
-  let running = workers.run();
+    return { sale, running: sale.run() };
+  };
+  const stopProcess = async ({ sale, running }: Awaited<ReturnType<typeof startProcess>>) => {
+    sale.shutdown();
+    await running;
+    await sale.close();
+  };
+  let current = await startProcess();
 
   const state = (handle: WorkflowHandle) => handle.query(getSaleStateQuery);
   return {
@@ -112,10 +116,14 @@ export async function startSaleStack(temporal: TemporalAccess, bundle: WorkflowB
     client,
     taskQueue,
     get workers() {
-      return workers;
+      return current.sale.workers;
     },
-    callbacks,
-    minter,
+    get callbacks() {
+      return current.sale.callbacks;
+    },
+    get minter() {
+      return current.sale.callbackUrls;
+    },
     start: (input) =>
       client.workflow.start<SaleWorkflowType>('saleWorkflow', {
         taskQueue,
@@ -123,39 +131,16 @@ export async function startSaleStack(temporal: TemporalAccess, bundle: WorkflowB
         args: [input],
       }),
     state,
-    async waitFor(handle, predicate, timeoutMs = 20_000) {
-      const until = Date.now() + timeoutMs;
-      let last: SaleState | undefined;
-      while (Date.now() < until) {
-        last = await state(handle);
-        if (predicate(last)) return last;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`condition not met in ${timeoutMs} ms; last state: ${JSON.stringify(last)}`);
-    },
+    waitFor: (handle, predicate, timeoutMs = 20_000) => eventually(() => state(handle), predicate, { timeoutMs, what: 'sale state' }),
     async replaceWorkers() {
-      workers.shutdown();
-      await running;
-      workers = await createWorkers();
-      running = workers.run();
+      await stopProcess(current);
+      current = await startProcess();
     },
     async close() {
-      workers.shutdown();
-      await running;
-      await compliance.close();
-      await callbacks?.close();
-      await sandbox.close();
+      await stopProcess(current);
+      await services.close();
     },
   };
-}
-
-let counter = 0;
-/**
- * A trader invoice number unique to this run and process (test files share one Temporal server and sale
- * workflow ids derive from it), with an optional authority-rule prefix (ASYNC-, REJECT-, …).
- */
-export function invoiceNumber(prefix = 'INV-'): string {
-  return `${prefix}${Date.now().toString(36)}-${randomUUID().slice(0, 6)}-${(counter++).toString(36)}`;
 }
 
 export function saleInput(overrides: Partial<SaleInput> = {}): SaleInput {

@@ -4,6 +4,7 @@ import { ApiError } from '../../../src/http/errors.js';
 import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../../src/sandbox/accounting/default-fixture.js';
 import type { FixtureBillPayment } from '../../../src/sandbox/accounting/fixture.js';
 import type { SyncBatchRecord } from '../../../src/sandbox/accounting/state.js';
+import { eventually } from '../../helpers/eventually.js';
 import { inspect, startAccountingSandbox, type RunningAccountingSandbox } from './start-accounting.js';
 
 let sandbox: RunningAccountingSandbox;
@@ -34,13 +35,8 @@ async function paymentStatuses(ids: readonly string[]): Promise<string[]> {
   return ids.map((id) => data.find((b) => b.id === id)?.status ?? 'missing');
 }
 
-async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  return eventually(read, done, { timeoutMs: 5_000, intervalMs: 25 });
 }
 
 describe('POST /sync/batches/{id}/process (A10)', () => {

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BusinessListEnvelopeSchema, IdentityEnvelopeSchema } from '../../../src/compliance/schemas.js';
-import { DEMO, errorOf, saleRequest, startTestSandbox, type TestClient, type TestSandbox } from './harness.js';
+import { DEMO, errorOf, saleRequest, useTestSandbox, type TestClient } from './harness.js';
 
-let sbx: TestSandbox;
-let nairobi: TestClient;
-let orgWide: TestClient;
-
-beforeAll(async () => {
-  sbx = await startTestSandbox();
-  nairobi = sbx.client(DEMO.keys.nairobi);
-  orgWide = sbx.client(DEMO.keys.orgWide);
-});
-afterAll(() => sbx.close());
+const { sbx, client: nairobi } = useTestSandbox();
+const orgWide = () => sbx.client(DEMO.keys.orgWide);
 
 describe('API keys (401)', () => {
   const unusable: Array<[string, string | null]> = [
@@ -61,7 +53,7 @@ describe('identity and businesses (no scope needed)', () => {
   it('lists only the businesses a key may act for', async () => {
     const ids = async (client: TestClient) =>
       BusinessListEnvelopeSchema.parse((await client.get('/v1/businesses')).json).data.businesses.map((b) => b.id);
-    expect(await ids(orgWide)).toEqual([DEMO.businesses.nairobi, DEMO.businesses.mombasa]);
+    expect(await ids(orgWide())).toEqual([DEMO.businesses.nairobi, DEMO.businesses.mombasa]);
     expect(await ids(nairobi)).toEqual([DEMO.businesses.nairobi]);
     expect(await ids(sbx.client(DEMO.keys.live))).toEqual([DEMO.businesses.production]);
     expect(await ids(sbx.client(DEMO.keys.otherApplication))).toEqual([DEMO.businesses.kisumu]);
@@ -107,7 +99,7 @@ describe('scopes (403)', () => {
 
 describe('business resolution', () => {
   it('requires businessId from an organisation-wide key (400 naming businessId)', async () => {
-    const answer = await orgWide.get('/v1/items');
+    const answer = await orgWide().get('/v1/items');
     expect(answer.status).toBe(400);
     const error = errorOf(answer);
     expect(error.code).toBe('invalid_request');
@@ -116,7 +108,7 @@ describe('business resolution', () => {
   });
 
   it('acts for the named business with an organisation-wide key', async () => {
-    const answer = await orgWide.get('/v1/items', { businessId: DEMO.businesses.mombasa });
+    const answer = await orgWide().get('/v1/items', { businessId: DEMO.businesses.mombasa });
     expect(answer.status).toBe(200);
   });
 
@@ -128,15 +120,15 @@ describe('business resolution', () => {
   });
 
   it('refuses a business of another application and an unknown one alike (403, C41)', async () => {
-    const foreign = await orgWide.get('/v1/items', { businessId: DEMO.businesses.kisumu });
-    const unknown = await orgWide.get('/v1/items', { businessId: 'biz_does_not_exist' });
+    const foreign = await orgWide().get('/v1/items', { businessId: DEMO.businesses.kisumu });
+    const unknown = await orgWide().get('/v1/items', { businessId: 'biz_does_not_exist' });
     expect(foreign.status).toBe(403);
     expect(unknown.status).toBe(403);
     expect(errorOf(foreign).message).toBe(errorOf(unknown).message);
   });
 
   it('refuses a test key on a production business and a live key on a sandbox business', async () => {
-    const testOnProduction = await orgWide.get('/v1/items', { businessId: DEMO.businesses.production });
+    const testOnProduction = await orgWide().get('/v1/items', { businessId: DEMO.businesses.production });
     expect(testOnProduction.status).toBe(403);
     expect(errorOf(testOnProduction).message).toContain('test key');
     const live = sbx.client(DEMO.keys.live);

@@ -140,7 +140,7 @@ describe('callback timeouts', () => {
     const slow = await startTestSandbox({
       compliance: fastFixture((f) => {
         f.callbacks = { retryScheduleMs: [0], timeoutMs: 100 };
-      }),
+      }, 'sandbox'),
     });
     receiver = await CallbackReceiver.start({ delayMs: 400 });
     try {

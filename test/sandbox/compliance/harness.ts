@@ -1,28 +1,18 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { eventually } from '../../helpers/eventually.js';
+import { fastFixture } from '../../helpers/fast-fixture.js';
 import { forwardTo } from '../../helpers/forward.js';
+import { invoiceNumber } from '../../helpers/invoice-number.js';
 import type { AddressInfo } from 'node:net';
 import { ErrorBodySchema, SaleEnvelopeSchema, type ErrorBody, type Sale } from '../../../src/compliance/schemas.js';
 import { HttpTransport, type HttpMethod, type QueryValue } from '../../../src/http/transport.js';
 import type { ComplianceFixtureInput } from '../../../src/sandbox/compliance/fixture-schema.js';
-import { DEMO, defaultComplianceFixtureInput } from '../../../src/sandbox/default-fixture.js';
+import { DEMO } from '../../../src/sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
 import type { FaultRuleInput } from '../../../src/sandbox/shared/faults.js';
 
-export { DEMO };
-
-/** The demo world with every delay shortened, so tests run fast; `adjust` changes it further. */
-export function fastFixture(adjust: (fixture: ComplianceFixtureInput) => void = () => {}): ComplianceFixtureInput {
-  const fixture = structuredClone(defaultComplianceFixtureInput);
-  fixture.authority = {
-    ...fixture.authority,
-    asyncDelayMs: 100,
-    rules: (fixture.authority?.rules ?? []).map((rule) => (rule.id === DEMO.rules.slow ? { ...rule, delayMs: 300 } : rule)),
-  };
-  fixture.callbacks = { retryScheduleMs: [0, 50, 100], timeoutMs: 1_000, outOfOrderHoldMs: 400 };
-  adjust(fixture);
-  return fixture;
-}
+export { DEMO, fastFixture, invoiceNumber };
 
 export interface TestSandbox {
   sandbox: Sandbox;
@@ -34,7 +24,7 @@ export interface TestSandbox {
 export async function startTestSandbox(
   options: { compliance?: ComplianceFixtureInput; faults?: FaultRuleInput[] } = {},
 ): Promise<TestSandbox> {
-  const sandbox = await startSandbox({ fixture: { compliance: options.compliance ?? fastFixture(), faults: options.faults ?? [] } });
+  const sandbox = await startSandbox({ fixture: { compliance: options.compliance ?? fastFixture(undefined, 'sandbox'), faults: options.faults ?? [] } });
   const clients: TestClient[] = [];
   return {
     sandbox,
@@ -117,13 +107,6 @@ export function errorOf(answer: Answer): ErrorBody['error'] {
   return ErrorBodySchema.parse(answer.json).error;
 }
 
-let invoiceCounter = 0;
-/** A trader invoice number unique in this test process, with an optional demo-rule prefix. */
-export function invoiceNumber(prefix = 'INV-'): string {
-  invoiceCounter += 1;
-  return `${prefix}${process.pid}-${invoiceCounter}`;
-}
-
 /** A sale request of registered Nairobi items (a 16 % and a 0 % line). */
 export function saleRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -167,11 +150,7 @@ export class CallbackReceiver {
 
   /** Waits until at least `count` callbacks arrived. */
   async waitFor(count: number, timeoutMs = 5_000): Promise<ReceivedCallback[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.received.length < count) {
-      if (Date.now() > deadline) throw new Error(`expected ${count} callbacks, got ${this.received.length}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await eventually(() => this.received.length, (received) => received >= count, { timeoutMs, intervalMs: 10, what: `${count} callbacks` });
     return this.received;
   }
 
@@ -181,18 +160,17 @@ export class CallbackReceiver {
 }
 
 /**
- * One sandbox per test file, reset before every test, with a client on the Nairobi key. The two values are
- * stand-ins that forward to the real ones created in `beforeAll`, so files can keep plain `sbx.` and
- * `client.` references instead of repeating the set-up.
+ * One sandbox per test file, reset before every test, with a client on `key` (default: the Nairobi key). The
+ * two values are stand-ins that forward to the real ones created in `beforeAll`, so files can keep plain `sbx.`
+ * and `client.` references instead of repeating the set-up.
  */
-export function useTestSandbox(): { sbx: TestSandbox; client: TestClient } {
+export function useTestSandbox(options: { compliance?: ComplianceFixtureInput; key?: string } = {}): { sbx: TestSandbox; client: TestClient } {
   let current: { sbx: TestSandbox; client: TestClient } | undefined;
   beforeAll(async () => {
-    const sbx = await startTestSandbox();
-    current = { sbx, client: sbx.client(DEMO.keys.nairobi) };
+    const sbx = await startTestSandbox(options.compliance ? { compliance: options.compliance } : {});
+    current = { sbx, client: sbx.client(options.key ?? DEMO.keys.nairobi) };
   });
   afterAll(() => current?.sbx.close());
   beforeEach(() => current?.sbx.sandbox.inspector.reset());
   return { sbx: forwardTo(() => current?.sbx), client: forwardTo(() => current?.client) };
 }
-

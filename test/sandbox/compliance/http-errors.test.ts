@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { DEMO, errorOf, saleRequest, startTestSandbox, type TestClient, type TestSandbox } from './harness.js';
+import { DEMO, errorOf, saleRequest, useTestSandbox } from './harness.js';
 
-let sbx: TestSandbox;
-let client: TestClient;
-
-beforeAll(async () => {
-  sbx = await startTestSandbox();
-  client = sbx.client(DEMO.keys.nairobi);
-});
-afterAll(() => sbx.close());
+const { sbx, client } = useTestSandbox();
 
 describe('HTTP-level errors, all in the documented shape', () => {
   it('answers an unknown route with 404 not_found, whatever the key', async () => {

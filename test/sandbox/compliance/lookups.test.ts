@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CodeListsEnvelopeSchema, ItemClassificationsEnvelopeSchema } from '../../../src/compliance/schemas.js';
-import { DEMO, startTestSandbox, type TestClient, type TestSandbox } from './harness.js';
+import { DEMO, useTestSandbox } from './harness.js';
 
-let sbx: TestSandbox;
-let client: TestClient;
-
-beforeAll(async () => {
-  sbx = await startTestSandbox();
-  client = sbx.client(DEMO.keys.readOnly); // any valid key, whatever its scopes (C39)
-});
-afterAll(() => sbx.close());
+const { client } = useTestSandbox({ key: DEMO.keys.readOnly }); // any valid key, whatever its scopes (C39)
 
 describe('lookups (C24)', () => {
   it('lists the code lists, or one by listId', async () => {

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO, errorOf, fastFixture, startTestSandbox, type TestSandbox } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO, errorOf, fastFixture, useTestSandbox } from './harness.js';
 
 const LIMIT = 3;
 const WINDOW_MS = 1_000;
-let sbx: TestSandbox;
-
-beforeAll(async () => {
-  sbx = await startTestSandbox({
-    compliance: fastFixture((f) => {
-      f.rateLimitWindowMs = WINDOW_MS;
-      for (const app of f.applications) app.requestsPerMinute = LIMIT;
-    }),
-  });
+const { sbx } = useTestSandbox({
+  compliance: fastFixture((f) => {
+    f.rateLimitWindowMs = WINDOW_MS;
+    for (const app of f.applications) app.requestsPerMinute = LIMIT;
+  }, 'sandbox'),
 });
-afterAll(() => sbx.close());
-beforeEach(() => sbx.sandbox.inspector.reset());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HttpRequest } from '../../../src/http/transport.js';
 import { NO_ROUTE, RequestStats } from '../../../src/sandbox/shared/request-stats.js';
+import { eventually } from '../../helpers/eventually.js';
 import { startFaultyApp, type FaultyApp } from './faulty-app.js';
 
 const createSale: HttpRequest = { operation: 'createSale', method: 'POST', path: '/v1/sales', body: '{}', idempotent: false };
@@ -13,8 +14,8 @@ const getSale = (id: string, app?: string): HttpRequest => ({
 });
 
 // The server records a request when its response finishes, which can be a moment after the client has it.
-async function until(check: () => void): Promise<void> {
-  await vi.waitFor(check, { timeout: 2_000, interval: 10 });
+function recorded(svc: FaultyApp, total: number): Promise<number> {
+  return eventually(() => svc.stats.snapshot().total, (n) => n === total, { timeoutMs: 2_000, intervalMs: 10, what: `${total} requests recorded` });
 }
 
 describe('RequestStats over real HTTP', () => {
@@ -31,7 +32,7 @@ describe('RequestStats over real HTTP', () => {
     await svc.transport.send(getSale('sale_1'));
     await svc.transport.send({ ...getSale('sale_2'), query: { x: '1' } });
     await svc.transport.send(createSale);
-    await until(() => expect(svc.stats.snapshot().total).toBe(3));
+    await recorded(svc, 3);
     const records = svc.stats.records();
     expect(records.map((r) => [r.method, r.route, r.path, r.status, r.service])).toEqual([
       ['GET', '/v1/sales/:id', '/v1/sales/sale_1', 200, 'compliance'],
@@ -53,7 +54,7 @@ describe('RequestStats over real HTTP', () => {
     await svc.transport.send({ operation: 'x', method: 'GET', path: '/v1/nope', idempotent: true });
     await svc.transport.send({ operation: 'inspect', method: 'GET', path: '/__sandbox/state', idempotent: true });
     await svc.transport.send(getSale('a'));
-    await until(() => expect(svc.stats.snapshot().total).toBe(2));
+    await recorded(svc, 2);
     expect(svc.stats.records().map((r) => [r.route, r.path, r.status])).toEqual([
       [NO_ROUTE, '/v1/nope', 404],
       ['/v1/sales/:id', '/v1/sales/a', 200],
@@ -65,7 +66,7 @@ describe('RequestStats over real HTTP', () => {
     svc.faults.add({ kind: 'rate-limit', times: 1 });
     await svc.transport.send(getSale('a'));
     await svc.transport.send(getSale('b'));
-    await until(() => expect(svc.stats.snapshot().total).toBe(3));
+    await recorded(svc, 3);
     expect(svc.stats.snapshot().rateLimited).toBe(2);
     expect(svc.stats.records().map((r) => r.status)).toEqual([429, 429, 200]);
   });
@@ -79,7 +80,7 @@ describe('RequestStats over real HTTP', () => {
     await svc.transport.send(createSale);
     svc.faults.add({ kind: 'commit-then-fail', failWith: 'reset', times: 1 });
     await svc.transport.send(createSale).catch(() => undefined);
-    await until(() => expect(svc.stats.snapshot().total).toBe(4));
+    await recorded(svc, 4);
     expect(svc.stats.records().map((r) => [r.route, r.status])).toEqual([
       ['/v1/sales/:id', 503],
       ['/v1/sales/:id', 0],
@@ -96,7 +97,7 @@ describe('RequestStats over real HTTP', () => {
     const later = Date.now();
     await svc.transport.send(getSale('b', 'app_2'));
     await svc.transport.send(getSale('c'));
-    await until(() => expect(svc.stats.snapshot().total).toBe(3));
+    await recorded(svc, 3);
     expect(svc.stats.records().map((r) => r.applicationId)).toEqual(['app_1', 'app_2', undefined]);
     expect(svc.stats.records({ applicationId: 'app_2' }).map((r) => r.path)).toEqual(['/v1/sales/b']);
     expect(svc.stats.records({ since: later }).map((r) => r.path)).toEqual(['/v1/sales/b', '/v1/sales/c']);
@@ -107,12 +108,13 @@ describe('RequestStats over real HTTP', () => {
 
   it('clears everything on reset', async () => {
     await svc.transport.send(getSale('a'));
-    await until(() => expect(svc.stats.snapshot().total).toBe(1));
+    await recorded(svc, 1);
     svc.stats.reset();
     expect(svc.stats.snapshot()).toEqual({ total: 0, rateLimited: 0, routes: [] });
     expect(svc.stats.records()).toEqual([]);
     await svc.transport.send(getSale('b'));
-    await until(() => expect(svc.stats.records().map((r) => r.path)).toEqual(['/v1/sales/b']));
+    await recorded(svc, 1);
+    expect(svc.stats.records().map((r) => r.path)).toEqual(['/v1/sales/b']);
   });
 });
 
@@ -121,7 +123,7 @@ describe('RequestStats ring buffer', () => {
     const svc = await startFaultyApp({ maxRecords: 3, service: 'accounting' });
     try {
       for (const id of ['1', '2', '3', '4', '5']) await svc.transport.send(getSale(id));
-      await until(() => expect(svc.stats.snapshot().total).toBe(5));
+      await recorded(svc, 5);
       expect(svc.stats.records().map((r) => r.path)).toEqual(['/v1/sales/3', '/v1/sales/4', '/v1/sales/5']);
       expect(svc.stats.records().every((r) => r.service === 'accounting')).toBe(true);
       expect(svc.stats.snapshot().routes).toEqual([
