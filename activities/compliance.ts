@@ -167,7 +167,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     },
 
     /**
-     * Reads the document and fails with a retryable, benign `DocumentInFlight` while the authority has not
+     * Reads the document and fails with a retryable, benign `document_in_flight` while the authority has not
      * decided: the workflow's retry policy is the polling loop, so polls add no history events.
      */
     async awaitDocumentOutcome(input: DocumentRef): Promise<DocumentResult> {
@@ -178,7 +178,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
       return { document: toFiscalDocument(sale), apiCalls: currentAttempt() };
     },
 
-    /** One stock movement. Not de-duplicated by the service: a failure after sending is `AmbiguousWrite`. */
+    /** One stock movement. Not de-duplicated by the service: a failure after sending is `ambiguous_write`. */
     async adjustStock(input: AdjustStockInput): Promise<AdjustStockResult> {
       return callApi({ idempotent: false, logger }, async (signal) => {
         const { data } = await client.adjustStock(

@@ -5,18 +5,9 @@
  */
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { ApiError, RequestValidationError, ResponseValidationError } from '../src/http/errors.js';
+import { FAILURE_TYPES } from '../workflows/definitions.js';
 
-export const FAILURE_TYPES = {
-  /** A write may or may not have happened; repeating it blindly could duplicate it. Never retried. */
-  ambiguousWrite: 'AmbiguousWrite',
-  rateLimited: 'rate_limited',
-  invalidRequest: 'invalid_request',
-  unexpectedResponse: 'unexpected_response',
-  /** The document is still with the tax authority: a poll, not a fault. */
-  documentInFlight: 'DocumentInFlight',
-  itemNotFound: 'item_not_found',
-  notConfigured: 'not_configured',
-} as const;
+export { FAILURE_TYPES };
 
 /** API codes that say "not yet" rather than "no", although the status is a 4xx. */
 const RETRYABLE_CODES = new Set([
@@ -106,10 +97,10 @@ function fromApiError(err: ApiError, attempt: number, random: () => number): App
  * Maps an error thrown by a client call to the failure the activity throws:
  * - 429 → retryable `rate_limited`, next attempt after `Retry-After`;
  * - safe to repeat (never sent; 5xx or timeout on an idempotent request) → retryable, type = code, backoff;
- * - ambiguous (a non-idempotent write may have happened) → non-retryable `AmbiguousWrite`;
+ * - ambiguous (a non-idempotent write may have happened) → non-retryable `ambiguous_write`;
  * - final (the service said no) → non-retryable, type = code, details [extras, status];
  * - a request the client refused to send → non-retryable `invalid_request` naming the field;
- * - a success body of the wrong shape → retryable `unexpected_response` when idempotent, else `AmbiguousWrite`.
+ * - a success body of the wrong shape → retryable `unexpected_response` when idempotent, else `ambiguous_write`.
  * Anything else (including an ApplicationFailure) is rethrown unchanged, so Temporal's default applies.
  */
 export function toActivityFailure(err: unknown, attempt: number, options: FailureOptions = {}): ApplicationFailure {

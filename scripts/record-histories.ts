@@ -1,14 +1,16 @@
 /**
  * Records the histories replay.test.ts replays: starts its own Temporal dev server, the sandbox, the callback
  * receiver and the real workers, runs the scenarios of test/workflows/history-scenarios.ts, and writes each
- * execution's history to test/histories/<name>.json in the proto JSON form `historyFromJSON` reads.
+ * execution's history to test/histories/<version>/<name>.json (the version in package.json) in the proto JSON
+ * form `historyFromJSON` reads.
  *
  *   npx tsx scripts/record-histories.ts
  *
- * Re-record only on purpose: the committed files stand for executions already running in production, which
- * every future version of the workflows must still replay.
+ * Record once per released version whose workflows changed, into a new folder, and never overwrite an older
+ * folder: its files stand for executions already running in production, which every future version of the
+ * workflows must still replay.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -19,7 +21,8 @@ import { workflowsPath } from '../src/worker.js';
 import { runScenarios, scenarioFixture } from '../test/workflows/history-scenarios.js';
 import { startSaleStack } from '../test/workflows/sale-stack.js';
 
-const target = fileURLToPath(new URL('../test/histories/', import.meta.url));
+const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const target = fileURLToPath(new URL(`../test/histories/${version}/`, import.meta.url));
 
 /** Histories are committed: a secret in one would be published. */
 const FORBIDDEN = [/cmp_sk_/, /\/callbacks\/[^"]*\/[A-Za-z0-9_-]{43}/];
@@ -41,7 +44,7 @@ try {
       const leak = FORBIDDEN.find((pattern) => pattern.test(decoded));
       if (leak) throw new Error(`the history of ${name} matches ${leak}: not written`);
       await writeFile(`${target}${name}.json`, text);
-      console.log(`wrote test/histories/${name}.json (${handle.workflowId})`);
+      console.log(`wrote test/histories/${version}/${name}.json (${handle.workflowId})`);
     }
   } finally {
     await stack.close();

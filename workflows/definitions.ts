@@ -4,6 +4,7 @@
  * this file, so it holds only types and `@temporalio/workflow` definitions: no zod, no Node APIs.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { CreditNoteReason } from '../src/compliance/rules.js';
 
 export {
   BusinessId,
@@ -11,7 +12,6 @@ export {
   FiscalStatus,
   NeedsAttention,
   TraderInvoiceNumber,
-  projectSearchAttributes,
 } from '../src/temporal/search-attributes.js';
 
 export const SALE_TASK_QUEUE = 'sales';
@@ -69,10 +69,7 @@ export interface SaleInput {
   options?: SaleOptions;
 }
 
-export const CREDIT_NOTE_REASONS = ['01', '02', '03', '04', '05', '06'] as const;
-export type CreditNoteReason = (typeof CREDIT_NOTE_REASONS)[number];
-/** Goods returned for these reasons are not put back on the shelf. */
-export const NON_RESTOCKING_REASONS: readonly CreditNoteReason[] = ['03', '04'];
+export { CREDIT_NOTE_REASONS, NON_RESTOCKING_REASONS, type CreditNoteReason } from '../src/compliance/rules.js';
 
 export interface RefundRequest {
   reason: CreditNoteReason;
@@ -125,7 +122,8 @@ export interface FiscalDocument {
   error: string | null;
 }
 
-export type ParkedAction = 'retry' | 'cancel' | 'itemFixed' | 'confirmStockMovement' | 'resendStockMovement';
+/** Operator updates that move a parked sale on (a stock movement waits for its own updates, not a park). */
+export type ParkedAction = 'retry' | 'cancel' | 'itemFixed';
 
 export interface ParkedReason {
   /** Stable machine code, e.g. `item_needs_fixing`, `authority_rejected`, `outcome_timeout`. */
@@ -137,7 +135,7 @@ export interface ParkedReason {
   itemIds?: string[];
 }
 
-export type StockMovementStatus = 'pending' | 'reported' | 'needs_confirmation' | 'confirmed' | 'skipped';
+export type StockMovementStatus = 'pending' | 'reported' | 'needs_confirmation' | 'confirmed';
 
 export interface StockMovementState {
   referenceId: string;
@@ -229,6 +227,39 @@ export const addRegistrationWaiterSignal = defineSignal<[{ workflowId: string }]
 /** An operator fixed the item in the dashboard: try again now. */
 export const itemFixedSignal = defineSignal<[]>('itemFixed');
 export const getItemRegistrationStateQuery = defineQuery<ItemRegistrationState>('getState');
+
+// ---------------------------------------------------------------------------------------------------------
+// Failures
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * The `type` of every failure the activities raise that is not the API's own error `code` (those pass through
+ * verbatim: `authority_rejected`, `already_credited`, `not_found`, …). The same snake_case convention as the
+ * API's codes, so the workflow and retry policies branch on one kind of name.
+ */
+export const FAILURE_TYPES = {
+  /** A write may or may not have happened; repeating it blindly could duplicate it. Never retried. */
+  ambiguousWrite: 'ambiguous_write',
+  rateLimited: 'rate_limited',
+  invalidRequest: 'invalid_request',
+  unexpectedResponse: 'unexpected_response',
+  /** The document is still with the tax authority: a poll, not a fault. */
+  documentInFlight: 'document_in_flight',
+  itemNotFound: 'item_not_found',
+  notConfigured: 'not_configured',
+  /** The API's refusal of a second credit note for one sale. */
+  alreadyCredited: 'already_credited',
+  /** An operator's update the workflow refuses in its current state. */
+  invalidOperation: 'invalid_operation',
+  /** A start whose input the workflow cannot use (plain-JSON starts skip the client's validation). */
+  invalidInput: 'invalid_input',
+  itemRegistrationFailed: 'item_registration_failed',
+} as const;
+
+/** `ambiguous_write` was `AmbiguousWrite` before 0.2: histories recorded then still carry the old name. */
+export function isAmbiguousWrite(type: string | null | undefined): boolean {
+  return type === FAILURE_TYPES.ambiguousWrite || type === 'AmbiguousWrite';
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Identifiers

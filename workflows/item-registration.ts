@@ -1,8 +1,7 @@
-import { allHandlersFinished, condition, getExternalWorkflowHandle, log, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, getExternalWorkflowHandle, log, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { PRIORITY, complianceActivities } from './activity-options.js';
 import { parseDuration } from './duration.js';
-import type { Activities } from '../activities/index.js';
 import {
-  complianceTaskQueue,
   NeedsAttention,
   addRegistrationWaiterSignal,
   getItemRegistrationStateQuery,
@@ -45,14 +44,8 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
     if (latest) await notify(workflowId, latest);
   });
 
-  const { registerItem } = proxyActivities<Activities>({
-    taskQueue: complianceTaskQueue(workflowInfo().taskQueue),
-    startToCloseTimeout: '60 seconds',
-    scheduleToCloseTimeout: '1 hour',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-    // Signing sales comes first when the rate budget is contended.
-    priority: { priorityKey: 3 },
-  });
+  // Signing sales comes first when the rate budget is contended.
+  const { registerItem } = complianceActivities(workflowInfo().taskQueue, PRIORITY.bookkeeping, '1 hour');
   const deadline = Date.now() + (parseDuration(input.fixDeadline ?? '7 days') ?? parseDuration('7 days')!);
   for (;;) {
     const result = await registerItem({ businessId: input.businessId, itemId: input.itemId, ...(input.branchId ? { branchId: input.branchId } : {}) });

@@ -77,7 +77,7 @@ describe('toActivityFailure', () => {
   });
 
   describe('ambiguous (a non-idempotent write may have happened)', () => {
-    it('is the non-retryable AmbiguousWrite with operation, code, status and message', () => {
+    it('is the non-retryable ambiguous_write with operation, code, status and message', () => {
       const err = apiError({
         operation: 'adjustStock',
         path: '/v1/stock/adjustments',
@@ -87,7 +87,7 @@ describe('toActivityFailure', () => {
         retry: 'ambiguous',
       });
       const failure = map(err);
-      expect(failure).toMatchObject({ type: 'AmbiguousWrite', nonRetryable: true });
+      expect(failure).toMatchObject({ type: 'ambiguous_write', nonRetryable: true });
       expect(failure.details).toEqual([{ operation: 'adjustStock', code: 'http_502', status: 502, message: 'bad gateway' }]);
     });
 
@@ -145,9 +145,9 @@ describe('toActivityFailure', () => {
       expect(map(err, 1, { idempotent: true })).toMatchObject({ type: 'unexpected_response', nonRetryable: false });
     });
 
-    it('is AmbiguousWrite for a write that may not be repeated, and by default', () => {
-      expect(map(err, 1, { idempotent: false })).toMatchObject({ type: 'AmbiguousWrite', nonRetryable: true });
-      expect(map(err)).toMatchObject({ type: 'AmbiguousWrite', nonRetryable: true });
+    it('is ambiguous_write for a write that may not be repeated, and by default', () => {
+      expect(map(err, 1, { idempotent: false })).toMatchObject({ type: 'ambiguous_write', nonRetryable: true });
+      expect(map(err)).toMatchObject({ type: 'ambiguous_write', nonRetryable: true });
     });
   });
 
@@ -160,9 +160,9 @@ describe('toActivityFailure', () => {
 });
 
 describe('documentInFlight', () => {
-  it('is a retryable, benign DocumentInFlight naming the document and its status', () => {
+  it('is a retryable, benign document_in_flight naming the document and its status', () => {
     const failure = documentInFlight('sale_1', 'pending');
-    expect(failure).toMatchObject({ type: 'DocumentInFlight', nonRetryable: false, category: ApplicationFailureCategory.BENIGN });
+    expect(failure).toMatchObject({ type: 'document_in_flight', nonRetryable: false, category: ApplicationFailureCategory.BENIGN });
     expect(failure.message).toContain('sale_1');
     expect(failure.details).toEqual([{ documentId: 'sale_1', status: 'pending' }]);
   });

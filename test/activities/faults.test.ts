@@ -77,11 +77,11 @@ describe('5xx', () => {
     ['a 503 after the movement was recorded', { kind: 'commit-then-fail', status: 503 }, 503, 1],
     ['a dropped connection after the movement was recorded', { kind: 'commit-then-fail', failWith: 'reset' }, null, 1],
     ['a dropped connection before processing', { kind: 'reset' }, null, 0],
-  ] as const)('adjustStock, %s: the non-retryable AmbiguousWrite', async (_name, fault, status, recorded) => {
+  ] as const)('adjustStock, %s: the non-retryable ambiguous_write', async (_name, fault, status, recorded) => {
     sandbox().faults.add({ method: 'POST', path: '/v1/stock/adjustments', times: 1, ...fault });
     const input = stockInput();
     const failure = await failureOf(runActivity(activities().adjustStock, input));
-    expect(failure).toMatchObject({ type: 'AmbiguousWrite', nonRetryable: true });
+    expect(failure).toMatchObject({ type: 'ambiguous_write', nonRetryable: true });
     expect(failure.details?.[0]).toMatchObject({ operation: 'adjustStock', status });
     // Why it must not be retried blindly: the client cannot tell these cases apart, the service can.
     expect(await movementsRecorded(input.referenceId)).toBe(recorded);

@@ -129,12 +129,12 @@ describe('retrySale', () => {
 });
 
 describe('getDocument and awaitDocumentOutcome', () => {
-  it('polls by failing with a benign DocumentInFlight, then returns the signed document once it settled', async () => {
+  it('polls by failing with a benign document_in_flight, then returns the signed document once it settled', async () => {
     const created = await runActivity(activities().createSale, saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.async) }));
     const ref = { businessId: business, documentId: created.document.id };
 
     const inFlight = await failureOf(runActivity(activities().awaitDocumentOutcome, ref));
-    expect(inFlight).toMatchObject({ type: 'DocumentInFlight', nonRetryable: false, category: ApplicationFailureCategory.BENIGN });
+    expect(inFlight).toMatchObject({ type: 'document_in_flight', nonRetryable: false, category: ApplicationFailureCategory.BENIGN });
     expect(inFlight.message).toContain(created.document.id);
 
     const read = await runActivity(activities().getDocument, ref);

@@ -1,13 +1,16 @@
 /**
- * Every workflow replays against the histories recorded from real runs (test/histories/, written by
- * scripts/record-histories.ts), so a change that would break executions already running fails here first.
+ * Every workflow replays against the histories recorded from real runs of each released version
+ * (test/histories/<version>/, written by scripts/record-histories.ts), so a change that would break executions
+ * already running fails here first.
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type ReplayResult } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REFUND_BY_PROCESS_PATCH } from '../../workflows/sale/messages.js';
 import { testLogger } from '../helpers/temporal.js';
 import { saleBundle } from './harness.js';
 
@@ -24,7 +27,7 @@ let stored: StoredHistory[];
 beforeAll(async () => {
   // The negative test fails workflow tasks on purpose; core would log each as a warning.
   Runtime.install({ logger: testLogger, telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
-  const files = (await readdir(historiesDir)).filter((f) => f.endsWith('.json')).toSorted();
+  const files = (await readdir(historiesDir, { recursive: true })).filter((f) => f.endsWith('.json')).toSorted();
   stored = await Promise.all(
     files.map(async (file) => {
       const history = historyFromJSON(JSON.parse(await readFile(`${historiesDir}${file}`, 'utf8')));
@@ -45,6 +48,16 @@ describe('replay of recorded histories', () => {
     const types = new Set(stored.map((h) => h.workflowType));
     expect([...types].toSorted()).toEqual(['itemRegistrationWorkflow', 'saleWorkflow']);
     expect(stored.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('replays both sides of the refund patch: a refund issued by the update handler (0.1.0) and by the process (0.2.0)', () => {
+    const patchesOf = (workflowId: string) =>
+      (stored.find((h) => h.workflowId === workflowId)?.history.events ?? []).flatMap((e) => {
+        const payload = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
+        return payload ? [(defaultPayloadConverter.fromPayload(payload) as { id: string }).id] : [];
+      });
+    expect(patchesOf('0.1.0/sale-refunded')).toEqual([]);
+    expect(patchesOf('0.2.0/sale-refunded')).toEqual([REFUND_BY_PROCESS_PATCH]);
   });
 
   it('replays every recorded history with the current workflows without a nondeterminism error', async () => {

@@ -1,0 +1,25 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities/index.js';
+import { API_RETRY, PRIORITY, complianceActivities } from '../activity-options.js';
+import { complianceTaskQueue } from '../definitions.js';
+
+/** The activity proxies of one sale; the compliance queue is derived from the sale's own queue. */
+export function saleActivities(saleTaskQueue: string) {
+  return {
+    signing: complianceActivities(saleTaskQueue, PRIORITY.signing, '2 hours'),
+    bookkeeping: complianceActivities(saleTaskQueue, PRIORITY.bookkeeping, '2 hours'),
+    /** Runs on the sale's own queue: it talks to Temporal, not to the compliance service. */
+    coordination: proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: API_RETRY }),
+    /** Polling through activity retries: the history gains no events per poll. */
+    poller: (timeoutMs: number) =>
+      proxyActivities<Activities>({
+        taskQueue: complianceTaskQueue(saleTaskQueue),
+        startToCloseTimeout: '60 seconds',
+        scheduleToCloseTimeout: Math.max(1000, timeoutMs),
+        retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+        priority: { priorityKey: PRIORITY.polling },
+      }),
+  };
+}
+
+export type SaleActivities = ReturnType<typeof saleActivities>;

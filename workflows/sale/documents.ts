@@ -1,0 +1,136 @@
+import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
+import type { AuthorityCause, SubmissionResult } from '../../activities/types.js';
+import { AUTHORITY_CAUSES, isInFlight, isSigned, isTransientCause } from '../../src/compliance/rules.js';
+import type { FiscalDocument } from '../definitions.js';
+import type { SaleContext } from './context.js';
+import { registerItems } from './items.js';
+import { awaitOperator, parkOnRefusal } from './operator.js';
+
+export type DocumentKind = 'sale' | 'credit note';
+
+type Outcome = FiscalDocument | { problem: { code: string; message: string } };
+
+/**
+ * Drives one fiscal document to a signed receipt: awaits the authority's outcome, registers missing items and
+ * resubmits, retries transient rejections with backoff, and parks everything else for an operator. Only the
+ * sale can be cancelled while parked: a credit note reverses a sale that is already signed.
+ */
+export async function settleDocument(ctx: SaleContext, kind: DocumentKind, submit: () => Promise<SubmissionResult>): Promise<FiscalDocument> {
+  const { input, record, api } = ctx;
+  const cancellable = kind === 'sale';
+  const send = (call: () => Promise<SubmissionResult>) =>
+    parkOnRefusal(
+      ctx,
+      () => {
+        if (kind === 'sale') record.state.submissions++;
+        return call();
+      },
+      { cancellable },
+    );
+  const resubmit = (documentId: string) => send(() => api.signing.retrySale({ businessId: input.businessId, documentId }));
+  let transientRetries = 0;
+
+  /** A document the authority did not sign: fix what the worker can, or park; then submit it again. */
+  async function recover(document: FiscalDocument, causes: AuthorityCause[]): Promise<SubmissionResult> {
+    if (document.status === 'completed') {
+      // Accepted, but without the receipt values that prove it (C4): never counted as signed.
+      await awaitOperator(ctx, 'receipt_missing', `the service reports ${kind} ${document.id} completed but sent no receipt values: check it in the dashboard, then retry to read it again`, { cancellable: false });
+      return confirmOrResubmit(ctx, document.id, resubmit);
+    }
+    const unregistered = [...new Set(causes.filter((c) => c.code === AUTHORITY_CAUSES.itemNotRegistered && c.itemId).map((c) => c.itemId!))];
+    if (unregistered.length > 0) {
+      await registerItems(ctx, unregistered);
+      record.enter('retrying');
+      return resubmit(document.id);
+    }
+    // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
+    const transient = causes.every((c) => isTransientCause(c.code));
+    if (transient && transientRetries < ctx.settings.transientRetryLimit) {
+      transientRetries++;
+      record.enter('retrying');
+      await sleep(Math.min(2 ** transientRetries, 300) * 1000);
+      return resubmit(document.id);
+    }
+    const reason = document.error || causes.map((c) => c.message ?? c.code).join('; ') || 'failed by the authority without a reason';
+    const retries = `${transientRetries} automatic ${transientRetries === 1 ? 'retry' : 'retries'}`;
+    await awaitOperator(ctx, causes[0]?.code ?? 'authority_failed', transient ? `${reason} (still failing after ${retries})` : reason, { cancellable });
+    transientRetries = 0;
+    record.enter('retrying');
+    return resubmit(document.id);
+  }
+
+  let result = await send(submit);
+  for (;;) {
+    record.countCalls(result.apiCalls);
+    let document = result.document;
+    record.show(kind, document);
+    if (isInFlight(document.status)) {
+      record.enter('awaiting_outcome');
+      const outcome = await awaitOutcome(ctx, document.id);
+      if ('problem' in outcome) {
+        await awaitOperator(ctx, outcome.problem.code, outcome.problem.message, { cancellable });
+        result = await confirmOrResubmit(ctx, document.id, resubmit);
+        continue;
+      }
+      document = outcome;
+      record.show(kind, document);
+    }
+    if (isSigned(document)) {
+      record.unpark();
+      return document;
+    }
+    result = await recover(document, result.outcome === 'rejected' ? result.causes : []);
+  }
+}
+
+/** The outcome by callback or by polling, whichever comes first; a problem when the wait ran out or was refused. */
+async function awaitOutcome(ctx: SaleContext, documentId: string): Promise<Outcome> {
+  const { input, inbox, api, record } = ctx;
+  const timedOut = { problem: { code: 'outcome_timeout', message: `no outcome from the authority within ${input.options?.outcomeTimeout ?? '24 hours'}` } };
+  const deadline = Date.now() + ctx.settings.outcomeTimeoutMs;
+  for (;;) {
+    const hintsBefore = inbox.callbackHints;
+    const scope = new CancellationScope();
+    const poll = scope.run(() => api.poller(deadline - Date.now()).awaitDocumentOutcome({ businessId: input.businessId, documentId }));
+    const winner = await Promise.race([
+      poll.then(
+        (r) => ({ kind: 'polled' as const, r }),
+        (error: unknown) => ({ kind: 'failed' as const, error }),
+      ),
+      condition(() => inbox.callbackHints > hintsBefore).then(() => ({ kind: 'hint' as const })),
+    ]);
+    if (winner.kind === 'polled') {
+      record.countCalls(winner.r.apiCalls);
+      return winner.r.document;
+    }
+    if (winner.kind === 'failed') {
+      const { error } = winner;
+      if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
+      // A refusal while reading (e.g. a revoked scope) is not a timeout: park with what the service said.
+      if (error.cause instanceof ApplicationFailure && error.cause.nonRetryable) {
+        return { problem: { code: error.cause.type ?? 'error', message: error.cause.message } };
+      }
+      return timedOut;
+    }
+    // A callback is a hint: stop polling and confirm by reading the document.
+    scope.cancel();
+    await poll.catch(() => undefined);
+    const { document, apiCalls } = await api.signing.getDocument({ businessId: input.businessId, documentId });
+    record.countCalls(apiCalls);
+    if (!isInFlight(document.status)) return document;
+    if (Date.now() >= deadline) return timedOut;
+  }
+}
+
+/** After an operator's retry the document may have settled meanwhile: read it, and resubmit only a failure. */
+async function confirmOrResubmit(
+  ctx: SaleContext,
+  documentId: string,
+  resubmit: (id: string) => Promise<SubmissionResult>,
+): Promise<SubmissionResult> {
+  const { document, apiCalls } = await ctx.api.signing.getDocument({ businessId: ctx.input.businessId, documentId });
+  ctx.record.countCalls(apiCalls);
+  if (document.status === 'failed') return resubmit(documentId);
+  const outcome = isSigned(document) ? 'signed' : isInFlight(document.status) ? 'in_flight' : 'unknown';
+  return { outcome, httpStatus: 200, replayed: false, document, causes: [], apiCalls: 0 };
+}

@@ -1,0 +1,36 @@
+import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../definitions.js';
+import type { SaleContext } from './context.js';
+
+/** An operator cancelled the parked sale: unwinds the process to its end. */
+export class OperatorCancelled extends Error {}
+
+/** Parks the sale until an operator asks for a retry (returns) or cancels it (throws OperatorCancelled). */
+export async function awaitOperator(ctx: SaleContext, code: string, message: string, options: { cancellable: boolean }): Promise<void> {
+  const { record, inbox } = ctx;
+  inbox.operatorRetry = false;
+  inbox.operatorCancel = undefined;
+  record.park(code, message, options.cancellable ? ['retry', 'cancel'] : ['retry']);
+  await condition(() => inbox.operatorRetry || inbox.operatorCancel !== undefined);
+  if (inbox.operatorCancel !== undefined) throw new OperatorCancelled(inbox.operatorCancel);
+  record.note('operator asked for a retry');
+  record.unpark();
+}
+
+/**
+ * Runs one activity; a refusal the worker cannot fix (unknown item, bad request, missing scope) parks the sale
+ * until an operator retries or cancels, instead of failing it. A second credit note is not parked: the
+ * refund update reports it.
+ */
+export async function parkOnRefusal<T>(ctx: SaleContext, call: () => Promise<T>, options: { cancellable: boolean }): Promise<T> {
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      const failure = err instanceof ActivityFailure ? err.cause : undefined;
+      if (!(failure instanceof ApplicationFailure) || !failure.nonRetryable || failure.type === FAILURE_TYPES.alreadyCredited) throw err;
+      ctx.record.countCalls(1);
+      await awaitOperator(ctx, failure.type ?? 'error', failure.message, options);
+    }
+  }
+}

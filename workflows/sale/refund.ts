@@ -1,0 +1,29 @@
+import { creditNoteIdempotencyKey } from '../keys.js';
+import type { RefundRequest, RefundResult } from '../definitions.js';
+import type { SaleContext } from './context.js';
+import { settleDocument } from './documents.js';
+import { reportPendingStock, restocking } from './stock.js';
+
+/** Reverses the signed sale with a credit note, then puts the goods back in stock. */
+export async function issueRefund(ctx: SaleContext, request: RefundRequest): Promise<RefundResult> {
+  const { input, record, api } = ctx;
+  const sale = record.state.sale!;
+  record.enter('refunding');
+  const key = creditNoteIdempotencyKey(input.businessId, input.traderInvoiceNumber, request.traderInvoiceNumber);
+  const creditNote = await settleDocument(ctx, 'credit note', () =>
+    api.signing.createCreditNote({
+      businessId: input.businessId,
+      workflowId: ctx.workflowId,
+      saleId: sale.id,
+      traderInvoiceNumber: request.traderInvoiceNumber,
+      returnDate: request.returnDate,
+      reason: request.reason,
+      idempotencyKey: key,
+    }),
+  );
+  record.refunded(creditNote);
+  const returned = restocking(ctx, key, request);
+  record.state.stockMovements.push(...returned);
+  await reportPendingStock(ctx);
+  return { creditNote, stockMovements: returned.map((m) => record.movement(m.referenceId)!) };
+}

@@ -1,0 +1,59 @@
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { NON_RESTOCKING_REASONS } from '../../src/compliance/rules.js';
+import { isAmbiguousWrite, type RefundRequest, type StockMovementState } from '../definitions.js';
+import { stockReferenceId } from '../keys.js';
+import type { SaleContext } from './context.js';
+
+function newMovement(referenceId: string, itemId: string, action: 'ADD' | 'DEDUCT', quantity: number, unitPrice: number): StockMovementState {
+  return { referenceId, itemId, action, quantity, unitPrice, status: 'pending' };
+}
+
+/** One deduction per stock-tracked line of the sale, referenced by the sale's key and the line's position. */
+export function deductions(ctx: SaleContext, saleKey: string, stockTracked: Set<string>): StockMovementState[] {
+  return ctx.input.lines.flatMap((line, index) =>
+    stockTracked.has(line.itemId) ? [newMovement(stockReferenceId(saleKey, index, 'DEDUCT'), line.itemId, 'DEDUCT', line.quantity, line.unitPrice)] : [],
+  );
+}
+
+/** Goods that come back on the shelf with a refund: every deduction, unless they were damaged or wasted. */
+export function restocking(ctx: SaleContext, creditNoteKey: string, request: RefundRequest): StockMovementState[] {
+  const restock = (request.restock ?? true) && !NON_RESTOCKING_REASONS.includes(request.reason);
+  if (!restock) return [];
+  return ctx.record.state.stockMovements
+    .filter((m) => m.action === 'DEDUCT')
+    .map((m, index) => newMovement(stockReferenceId(creditNoteKey, index, 'ADD'), m.itemId, 'ADD', m.quantity, m.unitPrice));
+}
+
+/**
+ * Sends every pending movement once. The service does not de-duplicate movements, so a failure after sending
+ * is never retried blindly: the movement waits for an operator to confirm it or to ask for a re-send.
+ */
+export async function reportPendingStock(ctx: SaleContext): Promise<void> {
+  const { input, record, inbox, api } = ctx;
+  inbox.stockWork = false;
+  for (const m of record.state.stockMovements.filter((x) => x.status === 'pending')) {
+    try {
+      const result = await api.bookkeeping.adjustStock({
+        businessId: input.businessId,
+        itemId: m.itemId,
+        action: m.action,
+        quantity: m.quantity,
+        unitPrice: m.unitPrice,
+        referenceId: m.referenceId,
+        ...(input.branchId ? { branchId: input.branchId } : {}),
+      });
+      record.countCalls(result.apiCalls);
+      m.status = 'reported';
+      m.movementId = result.movementId;
+    } catch (err) {
+      if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) throw err;
+      record.countCalls(1);
+      m.status = 'needs_confirmation';
+      m.problem = isAmbiguousWrite(err.cause.type)
+        ? 'the service may or may not have recorded this movement: confirm it in the dashboard, or re-send it'
+        : `the service refused the movement (${err.cause.type ?? 'error'}): fix it, then re-send or confirm`;
+      record.note(`stock movement ${m.referenceId} needs an operator`);
+    }
+  }
+  record.refreshAttention();
+}
