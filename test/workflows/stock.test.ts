@@ -42,8 +42,7 @@ describe('stock movements after signing', () => {
     expect(waiting.sale?.status).toBe('completed');
     expect(await searchAttribute(handle, NeedsAttention)).toBe(true);
 
-    // It stays open and does not try again by itself.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // It stays open and does not try again by itself (for 30 days of waiting, see sale-logic.test.ts).
     expect((await h.state(handle)).step).toBe('reporting_stock');
     expect(await postsSince(since, '/v1/stock/adjustments')).toHaveLength(1);
     expect(await h.sandbox.inspector.stockMovements({ referenceId: movement.referenceId })).toHaveLength(1);

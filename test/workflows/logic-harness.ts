@@ -1,0 +1,387 @@
+/**
+ * The fast layer of workflow tests: the real sale and item-registration workflows on the time-skipping test
+ * server, with stub activities that answer what each test says and record every call. No sandbox, no HTTP:
+ * what these tests show is the workflows' own logic (timeouts of hours, refund windows of days, parking and
+ * operator updates), in milliseconds of wall time.
+ *
+ * Each test runs in `harness.run(stubs, body)`: its own stubs and its own business id (hence its own workflow
+ * ids), on the file's workers, and every execution it started is terminated when the body ends, so nothing of
+ * it is left to hold the test server's clock (one environment per file; its tests run one after another).
+ *
+ * Two habits keep the test server (Java, 1.40.0) reliable, learned the hard way: stubs answer at once (never
+ * wait on the test), and after an update or a signal between executions a test lets the work settle in real
+ * time (`waitFor`, `settled`) before it skips time (`result()`, `env.sleep()`). Without them, workflow tasks
+ * were seen to expire, a registration outcome to be lost (the sale then ran into its 10-year execution
+ * timeout) and the clock to stay stuck for the rest of the file.
+ */
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, type SearchAttributeType } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { Activities } from '../../activities/index.js';
+import { createRegistrationActivities } from '../../activities/registration.js';
+import type {
+  AuthorityCause,
+  FiscalDocument,
+  ItemCheck,
+  SubmissionResult,
+} from '../../activities/types.js';
+import type { AnySearchAttributeKey } from '../../src/temporal/search-attributes.js';
+import {
+  SALE_WORKFLOW_TYPE,
+  complianceTaskQueue,
+  getItemRegistrationStateQuery,
+  getSaleStateQuery,
+  itemRegistrationWorkflowId,
+  saleWorkflowId,
+  type ItemRegistrationState,
+  type ReceiptSummary,
+  type SaleInput,
+  type SaleState,
+} from '../../workflows/definitions.js';
+import { eventually } from '../helpers/eventually.js';
+import { TIME_SKIPPING_NAMESPACE, createTimeSkippingEnv, workflowBundle } from '../helpers/time-skipping.js';
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+export type ActivityName = keyof Activities;
+export type ActivityInput<N extends ActivityName> = Parameters<Activities[N]>[0];
+
+export interface ActivityCall<N extends ActivityName = ActivityName> {
+  name: N;
+  input: ActivityInput<N>;
+  attempt: number;
+  /** Server time (skipped time included) at which this attempt was scheduled. */
+  scheduledAtMs: number;
+  taskQueue: string;
+}
+
+export type SaleWorkflowType = (input: SaleInput) => Promise<SaleState>;
+export type SaleHandle = WorkflowHandle<SaleWorkflowType>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Documents as the activities return them
+// ---------------------------------------------------------------------------------------------------------
+
+export function receipt(cuInvoiceNo = 'KRACU0100000001/1', originalCuInvoiceNo: string | null = null): ReceiptSummary {
+  return {
+    cuInvoiceNo,
+    receiptNumber: 1,
+    receiptLabel: originalCuInvoiceNo ? 'NC' : 'NS',
+    scuId: 'KRACU0100000001',
+    scuDate: '21/11/2026',
+    scuTime: '10:00:00',
+    totalReceiptCounter: '1',
+    signature: 'V3ZP-5XJH-2T6K-QJ4N',
+    internalData: 'A1B2-C3D4-E5F6-G7H8',
+    verificationUrl: 'https://etims.example/verify/1',
+    originalCuInvoiceNo,
+  };
+}
+
+/** A sale as the service answers it; `completed` with a receipt unless told otherwise. */
+export function saleDocument(overrides: Partial<FiscalDocument> = {}): FiscalDocument {
+  const status = overrides.status ?? 'completed';
+  return {
+    id: 'sal_1',
+    type: 'sale',
+    status,
+    traderInvoiceNumber: 'INV-1',
+    totals: { total: 565, taxableAmount: 487.07, taxAmount: 77.93 },
+    receipt: status === 'completed' ? receipt() : null,
+    error: status === 'failed' ? 'failed by the authority' : null,
+    ...overrides,
+  };
+}
+
+export function creditNoteDocument(overrides: Partial<FiscalDocument> = {}): FiscalDocument {
+  return saleDocument({
+    id: 'crn_1',
+    type: 'credit_note',
+    totals: { total: -565, taxableAmount: -487.07, taxAmount: -77.93 },
+    receipt: receipt('KRACU0100000001/2', 'KRACU0100000001/1'),
+    ...overrides,
+  });
+}
+
+/** What createSale / retrySale / createCreditNote answer, by the document's state. */
+export const submission = {
+  signed: (document: FiscalDocument): SubmissionResult => ({ outcome: 'signed', httpStatus: 201, replayed: false, document, causes: [], apiCalls: 1 }),
+  inFlight: (document: FiscalDocument): SubmissionResult => ({ outcome: 'in_flight', httpStatus: 202, replayed: false, document, causes: [], apiCalls: 1 }),
+  rejected: (document: FiscalDocument, causes: AuthorityCause[]): SubmissionResult => ({ outcome: 'rejected', httpStatus: 422, replayed: false, document, causes, apiCalls: 1 }),
+  /** What the activity reports for a document of any other status (cancelled, or completed without a receipt). */
+  unknown: (document: FiscalDocument): SubmissionResult => ({ outcome: 'unknown', httpStatus: 201, replayed: false, document, causes: [], apiCalls: 1 }),
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Stub activities
+// ---------------------------------------------------------------------------------------------------------
+
+/** The happy path: every item registered and stock-tracked, every document signed at once, every write taken. */
+function defaultStubs(): Omit<Activities, 'requestItemRegistration'> {
+  let movements = 0;
+  return {
+    async checkItems({ itemIds }) {
+      const items: ItemCheck[] = itemIds.map((itemId) => ({ itemId, registered: true, stockTracked: true, unitPrice: null }));
+      return { items, apiCalls: 1 };
+    },
+    async registerItem() {
+      return { outcome: 'registered', apiCalls: 1 };
+    },
+    async createSale({ request }) {
+      return submission.signed(saleDocument({ traderInvoiceNumber: request.traderInvoiceNumber }));
+    },
+    async retrySale({ documentId }) {
+      return submission.signed(saleDocument({ id: documentId }));
+    },
+    async getDocument({ documentId }) {
+      return { document: signedDocument(documentId), apiCalls: 1 };
+    },
+    async awaitDocumentOutcome({ documentId }) {
+      return { document: signedDocument(documentId), apiCalls: 1 };
+    },
+    async adjustStock() {
+      movements++;
+      return { movementId: `mov_${movements}`, quantityOnHand: 100, apiCalls: 1 };
+    },
+    async createCreditNote({ traderInvoiceNumber }) {
+      return submission.signed(creditNoteDocument({ traderInvoiceNumber }));
+    },
+  };
+}
+
+/** The signed sale or credit note (ids `crn_…`) a read finds. */
+function signedDocument(documentId: string): FiscalDocument {
+  return documentId.startsWith('crn_') ? creditNoteDocument({ id: documentId }) : saleDocument({ id: documentId });
+}
+
+/** A non-retryable failure of an activity, as activities/failures.ts maps a final refusal of the service. */
+export function refusal(type: string, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// One test's world
+// ---------------------------------------------------------------------------------------------------------
+
+export interface Scenario {
+  env: TestWorkflowEnvironment;
+  /** The sale queue (the file's); API activities run on complianceTaskQueue(taskQueue). */
+  taskQueue: string;
+  /** A business id no other test uses (item-registration workflow ids derive from it). */
+  businessId: string;
+  saleInput(overrides?: Partial<SaleInput>): SaleInput;
+  startSale(input: SaleInput): Promise<SaleHandle>;
+  state(handle: WorkflowHandle): Promise<SaleState>;
+  /** Polls the state query (in real time: the clock does not skip meanwhile) until `predicate` holds. */
+  waitFor(handle: WorkflowHandle, predicate: (s: SaleState) => boolean, timeoutMs?: number): Promise<SaleState>;
+  /**
+   * The result of a sale that finishes without waiting on a timer, awaited in real time first. Use it after an
+   * update or a signal between executions: if the test server's clock skips while the work they set off is
+   * still in flight, workflow tasks have been seen to time out and outcomes to be lost.
+   */
+  settled(handle: SaleHandle, timeoutMs?: number): Promise<SaleState>;
+  registration(itemId: string): WorkflowHandle;
+  registrationState(itemId: string): Promise<ItemRegistrationState>;
+  /** Every stub call so far, in order. */
+  calls: ActivityCall[];
+  /** Inputs of the calls of one activity, in order. */
+  inputs<N extends ActivityName>(name: N): Array<ActivityInput<N>>;
+  /** Names of the calls, in order, without the polls (awaitDocumentOutcome), whose number depends on timing. */
+  sequence(): ActivityName[];
+  searchAttribute<T extends SearchAttributeType>(handle: WorkflowHandle, key: AnySearchAttributeKey & { type: T }): Promise<unknown>;
+}
+
+export type StubOverrides = Partial<Activities>;
+
+export interface LogicHarness {
+  readonly env: TestWorkflowEnvironment;
+  run<T>(stubs: StubOverrides, body: (s: Scenario) => Promise<T>): Promise<T>;
+}
+
+/**
+ * A time-skipping server with one pair of real workers on it, as src/worker.ts runs them: the sale queue runs
+ * the workflows and requestItemRegistration, its compliance queue the API activities. Each activity is handed
+ * to the stubs of the test whose business id it carries (every activity input has one).
+ */
+interface World {
+  env: TestWorkflowEnvironment;
+  taskQueue: string;
+  stubsByBusiness: Map<string, Activities>;
+  /** Rejects if a worker stops before close(). */
+  running: Promise<void>;
+  close(): Promise<void>;
+}
+
+const ACTIVITY_NAMES = [...Object.keys(defaultStubs()), 'requestItemRegistration'] as ActivityName[];
+
+async function createWorld(): Promise<World> {
+  const [env, bundle] = await Promise.all([createTimeSkippingEnv(), workflowBundle()]);
+  const taskQueue = `sale-logic-${randomUUID().slice(0, 8)}`;
+  const stubsByBusiness = new Map<string, Activities>();
+  const dispatch = (name: ActivityName) => async (input: { businessId: string }) => {
+    const stubs = stubsByBusiness.get(input.businessId);
+    if (!stubs) throw ApplicationFailure.create({ type: 'no_test', message: `no test runs business ${input.businessId}`, nonRetryable: true });
+    return (stubs[name] as (input: unknown) => Promise<unknown>)(input);
+  };
+  const activities = Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, dispatch(name)]));
+  const { requestItemRegistration, ...api } = activities;
+  const common = { connection: env.nativeConnection, namespace: TIME_SKIPPING_NAMESPACE };
+  const workers = [
+    await Worker.create({ ...common, taskQueue, workflowBundle: bundle, activities: { requestItemRegistration } }),
+    await Worker.create({ ...common, taskQueue: complianceTaskQueue(taskQueue), activities: api }),
+  ];
+  let closing = false;
+  const running = Promise.all(workers.map((w) => w.run())).then(() => {
+    if (!closing) throw new Error('the workers stopped');
+  });
+  running.catch(() => undefined);
+  return {
+    env,
+    taskQueue,
+    stubsByBusiness,
+    running,
+    async close() {
+      closing = true;
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      await running.catch(() => undefined);
+      await env.teardown();
+    },
+  };
+}
+
+/**
+ * One world for the test file, started before its tests and closed after them. A test that fails may leave
+ * the server's clock held (an execution or activity it could not finish): the next test then gets a fresh
+ * world, so one failure does not turn into timeouts of every test after it.
+ */
+export function useLogicHarness(): LogicHarness {
+  let world: World | undefined;
+  let poisoned = false;
+  beforeAll(async () => {
+    world = await createWorld();
+  });
+  afterEach((context) => {
+    if (context.task.result?.state === 'fail') poisoned = true;
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+  const current = () => {
+    if (!world) throw new Error('used before beforeAll started the environment');
+    return world;
+  };
+  return {
+    get env() {
+      return current().env;
+    },
+    run: async (stubs, body) => {
+      if (poisoned) {
+        poisoned = false;
+        const old = current();
+        world = await createWorld();
+        // A test that timed out may still be using it.
+        void old.close().catch(() => undefined);
+      }
+      return runScenario(current(), stubs, body);
+    },
+  };
+}
+
+let counter = 0;
+
+async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: Scenario) => Promise<T>): Promise<T> {
+  const { env, taskQueue } = world;
+  const id = randomUUID().slice(0, 8);
+  const businessId = `biz_logic_${id}`;
+  const calls: ActivityCall[] = [];
+  const started = new Set<string>();
+
+  const real = createRegistrationActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) });
+  const implementations: Activities = { ...defaultStubs(), requestItemRegistration: real.requestItemRegistration, ...overrides };
+  const recorded = Object.fromEntries(
+    Object.entries(implementations).map(([name, fn]) => [
+      name,
+      async (input: never) => {
+        const { info } = Context.current();
+        calls.push({ name: name as ActivityName, input, attempt: info.attempt, scheduledAtMs: info.currentAttemptScheduledTimestampMs, taskQueue: info.taskQueue });
+        if (name === 'requestItemRegistration') {
+          const { businessId: b, itemId } = input as ActivityInput<'requestItemRegistration'>;
+          started.add(itemRegistrationWorkflowId(b, itemId));
+        }
+        return (fn as (input: never) => Promise<unknown>)(input);
+      },
+    ]),
+  ) as unknown as Activities;
+  world.stubsByBusiness.set(businessId, recorded);
+
+  const client = env.client;
+  const state = (handle: WorkflowHandle) => handle.query(getSaleStateQuery);
+  const scenario: Scenario = {
+    env,
+    taskQueue,
+    businessId,
+    saleInput: (o = {}) => ({
+      businessId,
+      traderInvoiceNumber: `INV-${id}-${(counter++).toString(36)}`,
+      saleDate: '2026-11-21',
+      lines: [
+        { itemId: 'itm_sugar_2kg', quantity: 2, unitPrice: 250 },
+        { itemId: 'itm_milk_500ml', quantity: 1, unitPrice: 65 },
+      ],
+      ...o,
+    }),
+    async startSale(input) {
+      const workflowId = saleWorkflowId(input.businessId, input.traderInvoiceNumber);
+      started.add(workflowId);
+      return client.workflow.start<SaleWorkflowType>(SALE_WORKFLOW_TYPE, { taskQueue, workflowId, args: [input] });
+    },
+    state,
+    waitFor: (handle, predicate, timeoutMs = 10_000) => eventually(() => state(handle), predicate, { timeoutMs, intervalMs: 10, what: 'sale state' }),
+    async settled(handle, timeoutMs) {
+      await scenario.waitFor(handle, (st) => st.step === 'completed' || st.step === 'cancelled' || st.step === 'failed', timeoutMs);
+      return handle.result();
+    },
+    registration: (itemId) => client.workflow.getHandle(itemRegistrationWorkflowId(businessId, itemId)),
+    registrationState: (itemId) => client.workflow.getHandle(itemRegistrationWorkflowId(businessId, itemId)).query(getItemRegistrationStateQuery),
+    calls,
+    inputs: <N extends ActivityName>(name: N) => calls.filter((c) => c.name === name).map((c) => c.input as ActivityInput<N>),
+    sequence: () => calls.map((c) => c.name).filter((n) => n !== 'awaitDocumentOutcome'),
+    searchAttribute: async (handle, key) => (await handle.describe()).typedSearchAttributes.get(key),
+  };
+
+  // An execution left open would stop the test server's clock for every later test of the file: terminate what
+  // is still running when the body ends (twice: an activity still under way may start a registration run).
+  const terminateOpen = async () => {
+    for (const workflowId of started) {
+      const handle = client.workflow.getHandle(workflowId);
+      const status = await handle.describe().then(
+        (d) => d.status.name,
+        (err: unknown) => {
+          if (err instanceof WorkflowNotFoundError) return 'NOT_FOUND';
+          throw err;
+        },
+      );
+      if (status === 'RUNNING') await handle.terminate('test finished');
+    }
+  };
+  try {
+    // A worker that stops (a workflow bundle that fails to load, say) fails the test instead of hanging it.
+    return await Promise.race([body(scenario), world.running.then(() => never<T>())]);
+  } finally {
+    await terminateOpen();
+    await terminateOpen();
+    world.stubsByBusiness.delete(businessId);
+  }
+}
+
+function never<T>(): Promise<T> {
+  return new Promise<T>(() => {});
+}
+
