@@ -166,11 +166,7 @@ export class SalesClient {
     referenceId: string,
     options: OperationOptions = {},
   ): Promise<SaleState> {
-    const handle = this.saleHandle(businessId, traderInvoiceNumber);
-    const args = parseStockMovementArgs(referenceId);
-    const updateId = options.updateId ?? `confirm-stock:${args.referenceId}`;
-    const call = () => handle.executeUpdate(confirmStockMovementUpdate, { args: [args], updateId });
-    return this.run('confirmStockMovement', handle.workflowId, call, updateId);
+    return this.decideStockMovement('confirmStockMovement', businessId, traderInvoiceNumber, referenceId, options);
   }
 
   /** The operator checked that an ambiguous stock movement did NOT reach the service: send it again. */
@@ -180,12 +176,26 @@ export class SalesClient {
     referenceId: string,
     options: OperationOptions = {},
   ): Promise<SaleState> {
+    return this.decideStockMovement('resendStockMovement', businessId, traderInvoiceNumber, referenceId, options);
+  }
+
+  private async decideStockMovement(
+    operation: 'confirmStockMovement' | 'resendStockMovement',
+    businessId: string,
+    traderInvoiceNumber: string,
+    referenceId: string,
+    options: OperationOptions,
+  ): Promise<SaleState> {
     const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const args = parseStockMovementArgs(referenceId);
+    const update = operation === 'confirmStockMovement' ? confirmStockMovementUpdate : resendStockMovementUpdate;
+    // A confirmation settles the movement for good; a re-sent movement can need the operator again.
     const updateId =
-      options.updateId ?? (await this.situationalUpdateId('resendStockMovement', handle, `resend-stock:${args.referenceId}`));
-    const call = () => handle.executeUpdate(resendStockMovementUpdate, { args: [args], updateId });
-    return this.run('resendStockMovement', handle.workflowId, call, updateId);
+      options.updateId ??
+      (operation === 'confirmStockMovement'
+        ? `confirm-stock:${args.referenceId}`
+        : await this.situationalUpdateId(operation, handle, `resend-stock:${args.referenceId}`));
+    return this.run(operation, handle.workflowId, () => handle.executeUpdate(update, { args: [args], updateId }), updateId);
   }
 
   // -------------------------------------------------------------------------------------------------------

@@ -1,22 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CallbackNotificationSchema } from '../../../src/compliance/schemas.js';
 import {
-  CallbackReceiver,
   errorOf,
   fastFixture,
   invoiceNumber,
   saleOf,
   saleRequest,
   startTestSandbox,
+  useCallbackReceivers,
   useTestSandbox,
 } from './harness.js';
 
 const { sbx, client } = useTestSandbox();
-let receiver: CallbackReceiver | undefined;
-afterEach(async () => {
-  await receiver?.close();
-  receiver = undefined;
-});
+const startReceiver = useCallbackReceivers();
 
 const inspector = () => sbx.sandbox.inspector;
 const settledCallback = (id: string) =>
@@ -24,7 +20,7 @@ const settledCallback = (id: string) =>
 
 describe('result callbacks (C8, C45–C47)', () => {
   it('delivers sale.completed with the documented body and headers', async () => {
-    receiver = await CallbackReceiver.start();
+    const receiver = await startReceiver();
     const answer = await client.post('/v1/sales', saleRequest({ callbackUrl: receiver.url }));
     expect(answer.status).toBe(201);
     const created = saleOf(answer);
@@ -51,7 +47,7 @@ describe('result callbacks (C8, C45–C47)', () => {
   });
 
   it('retries on the schedule until a 2xx: a receiver failing twice then succeeding', async () => {
-    receiver = await CallbackReceiver.start({ statuses: [500, 503] });
+    const receiver = await startReceiver({ statuses: [500, 503] });
     const sale = saleOf(await client.post('/v1/sales', saleRequest({ callbackUrl: receiver.url })));
     const received = await receiver.waitFor(3);
     expect(received.map((r) => r.headers['x-callback-attempt'])).toEqual(['1', '2', '3']);
@@ -71,7 +67,7 @@ describe('result callbacks (C8, C45–C47)', () => {
   });
 
   it('gives up after the last attempt: callback failed', async () => {
-    receiver = await CallbackReceiver.start({ fallbackStatus: 500 });
+    const receiver = await startReceiver({ fallbackStatus: 500 });
     const sale = saleOf(await client.post('/v1/sales', saleRequest({ callbackUrl: receiver.url })));
     const settled = await settledCallback(sale.id);
     expect(settled.sale.callback).toMatchObject({ status: 'failed', attempts: 3, lastResponseStatus: 500, lastError: 'HTTP 500', nextAttemptAt: null, deliveredAt: null });
@@ -79,17 +75,16 @@ describe('result callbacks (C8, C45–C47)', () => {
   });
 
   it('records a refused connection without the URL in the error', async () => {
-    receiver = await CallbackReceiver.start();
+    const receiver = await startReceiver();
     const url = receiver.url;
     await receiver.close();
-    receiver = undefined;
     const sale = saleOf(await client.post('/v1/sales', saleRequest({ callbackUrl: url })));
     const settled = await settledCallback(sale.id);
     expect(settled.sale.callback).toMatchObject({ status: 'failed', lastResponseStatus: null, lastError: 'connection failed (ECONNREFUSED)' });
   });
 
   it('delivers sale.failed for a rejection, then a new delivery when a retry changes the outcome', async () => {
-    receiver = await CallbackReceiver.start();
+    const receiver = await startReceiver();
     const refused = await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('FLAKY-'), callbackUrl: receiver.url }));
     expect(refused.status).toBe(422);
     const id = errorOf(refused).sale?.id ?? '';
@@ -106,7 +101,7 @@ describe('result callbacks (C8, C45–C47)', () => {
   });
 
   it('does not deliver again when a retry fails again (same outcome)', async () => {
-    receiver = await CallbackReceiver.start();
+    const receiver = await startReceiver();
     const refused = await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('REJECT-'), callbackUrl: receiver.url }));
     const id = errorOf(refused).sale?.id ?? '';
     await settledCallback(id);
@@ -116,7 +111,7 @@ describe('result callbacks (C8, C45–C47)', () => {
   });
 
   it('waits for the outcome of an async document: awaiting_outcome, then delivered', async () => {
-    receiver = await CallbackReceiver.start();
+    const receiver = await startReceiver();
     const answer = await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNC-'), callbackUrl: receiver.url }));
     expect(answer.status).toBe(202);
     expect(saleOf(answer).callback).toMatchObject({ status: 'awaiting_outcome', event: null, attempts: 0, nextAttemptAt: null });
@@ -125,7 +120,7 @@ describe('result callbacks (C8, C45–C47)', () => {
   });
 
   it('delivers credit note outcomes too', async () => {
-    receiver = await CallbackReceiver.start();
+    const receiver = await startReceiver();
     const sale = saleOf(await client.post('/v1/sales', saleRequest()));
     const note = saleOf(
       await client.post('/v1/credit-notes', { traderInvoiceNumber: invoiceNumber('CN-'), returnDate: '2025-06-02', saleId: sale.id, reason: '01', callbackUrl: receiver.url }),
@@ -142,7 +137,7 @@ describe('callback timeouts', () => {
         f.callbacks = { retryScheduleMs: [0], timeoutMs: 100 };
       }, 'sandbox'),
     });
-    receiver = await CallbackReceiver.start({ delayMs: 400 });
+    const receiver = await startReceiver({ delayMs: 400 });
     try {
       const sale = saleOf(await slow.client().post('/v1/sales', saleRequest({ callbackUrl: receiver.url })));
       const settled = await slow.sandbox.inspector.waitForDocument(sale.id, (d) => d.sale.callback?.status === 'failed');

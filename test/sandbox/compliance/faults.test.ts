@@ -1,21 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/http/errors.js';
 import {
-  CallbackReceiver,
   errorOf,
   invoiceNumber,
   saleOf,
   saleRequest,
   startTestSandbox,
+  useCallbackReceivers,
   useTestSandbox,
 } from './harness.js';
 
 const { sbx, client } = useTestSandbox();
-let receiver: CallbackReceiver | undefined;
-afterEach(async () => {
-  await receiver?.close();
-  receiver = undefined;
-});
+const startReceiver = useCallbackReceivers();
 
 const inspector = () => sbx.sandbox.inspector;
 const filed = async (request: Record<string, unknown>) => inspector().documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) });
@@ -130,7 +126,7 @@ describe('faults from the fixture', () => {
 
 describe('callback faults', () => {
   it('callback-duplicate: the same delivery arrives again with the same id', async () => {
-    receiver = await CallbackReceiver.start();
+    const receiver = await startReceiver();
     await inspector().addFault({ kind: 'callback-duplicate', duplicates: 2, times: 1 });
     const sale = saleOf(await client.post('/v1/sales', saleRequest({ callbackUrl: receiver.url })));
     const received = await receiver.waitFor(3);
@@ -142,7 +138,7 @@ describe('callback faults', () => {
   });
 
   it('callback-delay: the first attempt waits the extra delay', async () => {
-    receiver = await CallbackReceiver.start();
+    const receiver = await startReceiver();
     await inspector().addFault({ kind: 'callback-delay', delayMs: 300, times: 1 });
     const started = Date.now();
     const sale = saleOf(await client.post('/v1/sales', saleRequest({ callbackUrl: receiver.url })));
@@ -152,7 +148,7 @@ describe('callback faults', () => {
   });
 
   it('callback-out-of-order: a held outcome arrives after the newer one of the same document', async () => {
-    receiver = await CallbackReceiver.start();
+    const receiver = await startReceiver();
     await inspector().addFault({ kind: 'callback-out-of-order', times: 1 });
     const refused = await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('FLAKY-'), callbackUrl: receiver.url }));
     const id = errorOf(refused).sale?.id ?? '';
@@ -166,7 +162,7 @@ describe('callback faults', () => {
   });
 
   it('callback-out-of-order: an older outcome is sent again after a newer one', async () => {
-    receiver = await CallbackReceiver.start();
+    const receiver = await startReceiver();
     const refused = await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('FLAKY-'), callbackUrl: receiver.url }));
     const id = errorOf(refused).sale?.id ?? '';
     await receiver.waitFor(1);
@@ -178,7 +174,7 @@ describe('callback faults', () => {
   });
 
   it('callback-out-of-order: a held delivery goes out anyway once the hold expires', async () => {
-    receiver = await CallbackReceiver.start();
+    const receiver = await startReceiver();
     await inspector().addFault({ kind: 'callback-out-of-order', times: 1 });
     const started = Date.now();
     saleOf(await client.post('/v1/sales', saleRequest({ callbackUrl: receiver.url })));

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
 import { fastFixture } from '../../helpers/fast-fixture.js';
 import { forwardTo } from '../../helpers/forward.js';
@@ -157,6 +157,19 @@ export class CallbackReceiver {
   close(): Promise<void> {
     return this.app.close();
   }
+}
+
+/** Callback receivers for a test file: each test starts those it needs, and all are closed after it. */
+export function useCallbackReceivers(): (options?: Parameters<typeof CallbackReceiver.start>[0]) => Promise<CallbackReceiver> {
+  const open: CallbackReceiver[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((receiver) => receiver.close()));
+  });
+  return async (options) => {
+    const receiver = await CallbackReceiver.start(options);
+    open.push(receiver);
+    return receiver;
+  };
 }
 
 /**
