@@ -530,6 +530,7 @@ describe('items', () => {
       expect(count(s, 'createSale')).toBe(0);
       expect(count(s, 'registerItem')).toBe(1);
       expect(await s.searchAttribute(handle, FiscalStatus)).toBe('failed');
+      expect(await s.searchAttribute(handle, NeedsAttention)).toBe(true);
     });
   });
 
