@@ -42,6 +42,13 @@ export function handleSaleMessages(ctx: SaleContext): void {
   const { state } = record;
   const waitingForConfirmation = (referenceId: string) =>
     assertAllowed(record.movement(referenceId)?.status === 'needs_confirmation', `stock movement ${referenceId} is not waiting for confirmation`);
+  /** An operator's word on a movement whose fate was unknown: it was recorded (confirmed), or is to be sent again. */
+  const decideMovement = (referenceId: string, status: 'confirmed' | 'pending', event: string) => {
+    const movement = record.movement(referenceId)!;
+    movement.status = status;
+    delete movement.problem;
+    record.note(`${event} ${referenceId}`);
+  };
 
   setHandler(getSaleStateQuery, () => state);
   setHandler(callbackReceivedSignal, () => {
@@ -92,10 +99,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
   setHandler(
     confirmStockMovementUpdate,
     ({ referenceId }) => {
-      const m = record.movement(referenceId)!;
-      m.status = 'confirmed';
-      delete m.problem;
-      record.note(`operator confirmed stock movement ${referenceId}`);
+      decideMovement(referenceId, 'confirmed', 'operator confirmed stock movement');
       record.refreshAttention();
       return state;
     },
@@ -104,11 +108,8 @@ export function handleSaleMessages(ctx: SaleContext): void {
   setHandler(
     resendStockMovementUpdate,
     ({ referenceId }) => {
-      const m = record.movement(referenceId)!;
-      m.status = 'pending';
-      delete m.problem;
+      decideMovement(referenceId, 'pending', 'operator asked to re-send stock movement');
       inbox.stockWork = true;
-      record.note(`operator asked to re-send stock movement ${referenceId}`);
       return state;
     },
     { validator: ({ referenceId }) => waitingForConfirmation(referenceId) },
