@@ -44,6 +44,7 @@ import {
   type SaleState,
 } from '../../workflows/definitions.js';
 import { eventually } from '../helpers/eventually.js';
+import { invoiceNumber } from '../helpers/invoice-number.js';
 import { TIME_SKIPPING_NAMESPACE, createTimeSkippingEnv, workflowBundle } from '../helpers/time-skipping.js';
 
 export const MINUTE = 60_000;
@@ -294,8 +295,6 @@ export function useLogicHarness(): LogicHarness {
   };
 }
 
-let counter = 0;
-
 async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: Scenario) => Promise<T>): Promise<T> {
   const { env, taskQueue } = world;
   const id = randomUUID().slice(0, 8);
@@ -329,7 +328,7 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
     businessId,
     saleInput: (o = {}) => ({
       businessId,
-      traderInvoiceNumber: `INV-${id}-${(counter++).toString(36)}`,
+      traderInvoiceNumber: invoiceNumber(),
       saleDate: '2026-11-21',
       lines: [
         { itemId: 'itm_sugar_2kg', quantity: 2, unitPrice: 250 },
