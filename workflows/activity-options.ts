@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, type ActivityInterfaceFor, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { complianceTaskQueue } from './definitions.js';
 
@@ -15,9 +15,41 @@ export const PRIORITY = {
   bookkeeping: 3,
 } as const;
 
+/**
+ * The one-line summary an operator sees next to an activity in the Temporal UI, from the identifiers its input
+ * carries (documents, invoice numbers, items, stock actions); never customer data.
+ */
+export function activitySummary(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const i = input as Record<string, unknown>;
+  const request = typeof i.request === 'object' && i.request !== null ? (i.request as Record<string, unknown>) : {};
+  if (typeof request.traderInvoiceNumber === 'string') return `sale ${request.traderInvoiceNumber}`;
+  if (typeof i.saleId === 'string' && typeof i.traderInvoiceNumber === 'string') return `credit note ${i.traderInvoiceNumber} reversing ${i.saleId}`;
+  if (typeof i.action === 'string' && typeof i.itemId === 'string') return `${i.action} ${String(i.quantity)} × ${i.itemId}`;
+  if (typeof i.documentId === 'string') return `document ${i.documentId}`;
+  if (Array.isArray(i.itemIds)) return `items ${i.itemIds.join(', ')}`;
+  if (typeof i.itemId === 'string') return `item ${i.itemId}`;
+  return undefined;
+}
+
+/** Activity proxies whose every call carries its summary. */
+export function summarisedActivities(options: ActivityOptions): ActivityInterfaceFor<Activities> {
+  const proxy = proxyActivities<Activities>(options);
+  return new Proxy(proxy, {
+    get(target, name) {
+      const activity = target[name as keyof Activities];
+      if (typeof name !== 'string' || activity === undefined) return activity;
+      return (input: unknown) => {
+        const summary = activitySummary(input);
+        return activity.executeWithOptions(summary === undefined ? {} : { summary }, [input as never]);
+      };
+    },
+  });
+}
+
 /** Activities that call the compliance service, on the rate-limited queue derived from the caller's own queue. */
 export function complianceActivities(ownTaskQueue: string, priorityKey: number, scheduleToCloseTimeout: string | number) {
-  return proxyActivities<Activities>({
+  return summarisedActivities({
     taskQueue: complianceTaskQueue(ownTaskQueue),
     startToCloseTimeout: '60 seconds',
     scheduleToCloseTimeout,

@@ -4,7 +4,7 @@
  * service, real HTTP or a real callback receiver can show stays in the end-to-end tests beside this file.
  */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { FAILURE_TYPES, documentInFlight } from '../../activities/failures.js';
 import type { FiscalDocument } from '../../activities/types.js';
@@ -713,5 +713,36 @@ describe('what counts as signed', () => {
         expect(await s.searchAttribute(handle, FiscalStatus)).toBe('signed');
       },
     );
+  });
+});
+
+describe('what an operator sees in the Temporal UI', () => {
+  it('shows the step, and while parked the reason and the updates that resolve it, as current details; every activity carries a summary', async () => {
+    const rejected = () => submission.rejected(failed('The customer PIN is invalid'), [{ code: 'authority_rejected', message: 'The customer PIN is invalid' }]);
+    await h.run({ createSale: async () => rejected() }, async (s) => {
+      const input = s.saleInput({ options: { refundWindowDays: 0 } });
+      const handle = await s.startSale(input);
+      await s.waitFor(handle, (st) => st.step === 'parked');
+      const details = async () => (await handle.query<{ currentDetails?: string | null }>('__temporal_workflow_metadata')).currentDetails ?? '';
+      const parked = await details();
+      expect(parked).toContain('**Step:** parked');
+      expect(parked).toContain('`authority_rejected`');
+      expect(parked).toContain('The customer PIN is invalid');
+      expect(parked).toContain('`retry` or `cancel`');
+
+      await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'test finished' }] });
+      await s.settled(handle);
+      expect(await details()).toBe('**Step:** cancelled\n\n**Sale:** sal_1 · failed');
+
+      const summaries = ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
+        const type = e.activityTaskScheduledEventAttributes?.activityType?.name;
+        const summary = e.userMetadata?.summary;
+        return type ? [[type, summary ? defaultPayloadConverter.fromPayload(summary) : undefined]] : [];
+      });
+      expect(summaries).toEqual([
+        ['checkItems', 'items itm_sugar_2kg, itm_milk_500ml'],
+        ['createSale', `sale ${input.traderInvoiceNumber}`],
+      ]);
+    });
   });
 });

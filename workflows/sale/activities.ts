@@ -1,6 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../../activities/index.js';
-import { API_RETRY, PRIORITY, complianceActivities } from '../activity-options.js';
+import { API_RETRY, PRIORITY, complianceActivities, summarisedActivities } from '../activity-options.js';
 import { complianceTaskQueue } from '../definitions.js';
 
 /** The activity proxies of one sale; the compliance queue is derived from the sale's own queue. */
@@ -9,10 +7,10 @@ export function saleActivities(saleTaskQueue: string) {
     signing: complianceActivities(saleTaskQueue, PRIORITY.signing, '2 hours'),
     bookkeeping: complianceActivities(saleTaskQueue, PRIORITY.bookkeeping, '2 hours'),
     /** Runs on the sale's own queue: it talks to Temporal, not to the compliance service. */
-    coordination: proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: API_RETRY }),
+    coordination: summarisedActivities({ startToCloseTimeout: '30 seconds', retry: API_RETRY }),
     /** Polling through activity retries: the history gains no events per poll. */
     poller: (timeoutMs: number) =>
-      proxyActivities<Activities>({
+      summarisedActivities({
         taskQueue: complianceTaskQueue(saleTaskQueue),
         startToCloseTimeout: '60 seconds',
         scheduleToCloseTimeout: Math.max(1000, timeoutMs),

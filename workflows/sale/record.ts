@@ -1,4 +1,4 @@
-import { upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   CuInvoiceNumber,
   FiscalStatus,
@@ -49,6 +49,7 @@ export class SaleRecord {
 
   enter(step: SaleStep): void {
     this.state.step = step;
+    this.publishDetails();
   }
 
   /** The latest read of the sale or its credit note; only the sale's status is a search attribute. */
@@ -59,6 +60,7 @@ export class SaleRecord {
     }
     this.state.sale = document;
     upsertSearchAttributes([{ key: FiscalStatus, value: document.status }]);
+    this.publishDetails();
   }
 
   signed(sale: FiscalDocument): void {
@@ -68,12 +70,14 @@ export class SaleRecord {
       { key: CuInvoiceNumber, value: sale.receipt?.cuInvoiceNo ?? '' },
     ]);
     this.note(`signed as ${sale.receipt?.cuInvoiceNo ?? '?'}`);
+    this.publishDetails();
   }
 
   refunded(creditNote: FiscalDocument): void {
     this.state.creditNote = creditNote;
     upsertSearchAttributes([{ key: FiscalStatus, value: 'refunded' }]);
     this.note(`credit note signed as ${creditNote.receipt?.cuInvoiceNo ?? '?'}`);
+    this.publishDetails();
   }
 
   park(code: string, message: string, actions: ParkedAction[], itemIds?: string[]): void {
@@ -81,6 +85,7 @@ export class SaleRecord {
     this.state.step = 'parked';
     this.note(`parked: ${code}`);
     upsertSearchAttributes([{ key: NeedsAttention, value: true }]);
+    this.publishDetails();
   }
 
   unpark(): void {
@@ -97,6 +102,7 @@ export class SaleRecord {
   refreshAttention(): void {
     const attention = this.state.parked !== null || this.state.stockMovements.some((m) => m.status === 'needs_confirmation');
     upsertSearchAttributes([{ key: NeedsAttention, value: attention }]);
+    this.publishDetails();
   }
 
   failed(): void {
@@ -105,6 +111,7 @@ export class SaleRecord {
       { key: FiscalStatus, value: 'failed' },
       { key: NeedsAttention, value: true },
     ]);
+    this.publishDetails();
   }
 
   cancelled(reason: string): void {
@@ -115,11 +122,34 @@ export class SaleRecord {
       { key: NeedsAttention, value: false },
     ]);
     this.note(`cancelled: ${reason}`);
+    this.publishDetails();
   }
 
   closed(): void {
     this.state.step = 'completed';
     this.note(this.state.creditNote ? 'refunded; closed' : 'refund window ended; closed');
+    this.publishDetails();
+  }
+
+  /**
+   * The workflow's current details in the Temporal UI: the step, the fiscal documents and, when an operator is
+   * needed, why and which updates resolve it, so nobody has to run a query to find out. No customer data.
+   */
+  private publishDetails(): void {
+    const { step, sale, creditNote, parked, stockMovements } = this.state;
+    const lines = [`**Step:** ${step}`];
+    if (sale) lines.push(`**Sale:** ${sale.id} · ${sale.status}${sale.receipt?.cuInvoiceNo ? ` · ${sale.receipt.cuInvoiceNo}` : ''}`);
+    if (creditNote) lines.push(`**Credit note:** ${creditNote.id} · ${creditNote.status}${creditNote.receipt?.cuInvoiceNo ? ` · ${creditNote.receipt.cuInvoiceNo}` : ''}`);
+    if (parked) {
+      lines.push(`**Parked:** \`${parked.code}\` since ${parked.since}: ${parked.message}`);
+      lines.push(`**Resolve with the update:** ${parked.actions.map((a) => `\`${a}\``).join(' or ')}${parked.itemIds ? ` (items ${parked.itemIds.join(', ')})` : ''}`);
+    }
+    const waiting = stockMovements.filter((m) => m.status === 'needs_confirmation');
+    if (waiting.length > 0) {
+      lines.push(`**Stock movements needing an operator:** ${waiting.map((m) => `\`${m.referenceId}\` (${m.problem ?? 'unknown'})`).join('; ')}`);
+      lines.push('**Resolve with the update:** `confirmStockMovement` or `resendStockMovement` with the reference');
+    }
+    setCurrentDetails(lines.join('\n\n'));
   }
 
   movement(referenceId: string): StockMovementState | undefined {
