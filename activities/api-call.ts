@@ -5,7 +5,8 @@
 import { Context } from '@temporalio/activity';
 import { CancelledFailure, type ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../src/logger.js';
-import { toActivityFailure } from './failures.js';
+import { METRICS } from '../src/temporal/metric-names.js';
+import { FAILURE_TYPES, toActivityFailure } from './failures.js';
 
 /** The attempt number of the running activity (1 on the first try): each attempt made one API call. */
 export function currentAttempt(): number {
@@ -22,15 +23,24 @@ export interface ApiCallSpec<T> {
 
 export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const context = Context.current();
+  const calls = context.metricMeter.createCounter(METRICS.apiCalls);
+  const activity = context.info.activityType;
   try {
-    return await call(context.cancellationSignal);
+    const result = await call(context.cancellationSignal);
+    calls.add(1, { activity, outcome: 'ok' });
+    return result;
   } catch (err) {
     // Cancelled (or timed out) by Temporal: report the cancellation itself, not the aborted request.
     const reason: unknown = context.cancellationSignal.reason;
     if (context.cancellationSignal.aborted && reason instanceof CancelledFailure) throw reason;
     const recovered = spec.recover?.(err);
-    if (recovered !== undefined) return recovered;
+    if (recovered !== undefined) {
+      calls.add(1, { activity, outcome: 'answered_with_outcome' });
+      return recovered;
+    }
     const failure = toActivityFailure(err, context.info.attempt, { idempotent: spec.idempotent });
+    calls.add(1, { activity, outcome: failure.type ?? 'error' });
+    if (failure.type === FAILURE_TYPES.rateLimited) context.metricMeter.createCounter(METRICS.apiRateLimited).add(1, { activity });
     logFailure(spec.logger, context, failure);
     throw failure;
   }

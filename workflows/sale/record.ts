@@ -1,4 +1,5 @@
-import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { metricMeter, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { METRICS } from '../../src/temporal/metric-names.js';
 import {
   CuInvoiceNumber,
   FiscalStatus,
@@ -10,6 +11,11 @@ import {
   type SaleStep,
   type StockMovementState,
 } from '../definitions.js';
+
+/** Counted once per execution: the SDK emits no workflow metric while replaying. */
+function count(name: string, attributes: Record<string, string> = {}): void {
+  metricMeter.createCounter(name).add(1, attributes);
+}
 
 /** A sale's state before anything happened, as the `getState` query shows it. */
 export function initialSaleState(input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>, step: SaleStep): SaleState {
@@ -70,6 +76,7 @@ export class SaleRecord {
       { key: CuInvoiceNumber, value: sale.receipt?.cuInvoiceNo ?? '' },
     ]);
     this.note(`signed as ${sale.receipt?.cuInvoiceNo ?? '?'}`);
+    count(METRICS.salesSigned);
     this.publishDetails();
   }
 
@@ -77,6 +84,7 @@ export class SaleRecord {
     this.state.creditNote = creditNote;
     upsertSearchAttributes([{ key: FiscalStatus, value: 'refunded' }]);
     this.note(`credit note signed as ${creditNote.receipt?.cuInvoiceNo ?? '?'}`);
+    count(METRICS.creditNotesSigned);
     this.publishDetails();
   }
 
@@ -84,6 +92,7 @@ export class SaleRecord {
     this.state.parked = { code, message, since: new Date().toISOString(), actions, ...(itemIds ? { itemIds } : {}) };
     this.state.step = 'parked';
     this.note(`parked: ${code}`);
+    count(METRICS.salesParked, { code });
     upsertSearchAttributes([{ key: NeedsAttention, value: true }]);
     this.publishDetails();
   }
@@ -111,6 +120,7 @@ export class SaleRecord {
       { key: FiscalStatus, value: 'failed' },
       { key: NeedsAttention, value: true },
     ]);
+    count(METRICS.salesFailed);
     this.publishDetails();
   }
 
@@ -122,6 +132,7 @@ export class SaleRecord {
       { key: NeedsAttention, value: false },
     ]);
     this.note(`cancelled: ${reason}`);
+    count(METRICS.salesCancelled);
     this.publishDetails();
   }
 

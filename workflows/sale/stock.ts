@@ -1,4 +1,5 @@
-import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, metricMeter } from '@temporalio/workflow';
+import { METRICS } from '../../src/temporal/metric-names.js';
 import { NON_RESTOCKING_REASONS } from '../../src/compliance/rules.js';
 import { isAmbiguousWrite, type RefundRequest, type StockMovementState } from '../definitions.js';
 import { stockReferenceId } from '../keys.js';
@@ -53,6 +54,7 @@ export async function reportPendingStock(ctx: SaleContext): Promise<void> {
         ? 'the service may or may not have recorded this movement: confirm it in the dashboard, or re-send it'
         : `the service refused the movement (${err.cause.type ?? 'error'}): fix it, then re-send or confirm`;
       record.note(`stock movement ${m.referenceId} needs an operator`);
+      metricMeter.createCounter(METRICS.stockMovementsNeedingOperator).add(1, { action: m.action });
     }
   }
   record.refreshAttention();

@@ -1,0 +1,17 @@
+/**
+ * The worker's own metrics, named once: workflow code, activities and the callback receiver emit them through
+ * the Temporal runtime's meter, so they appear on the same Prometheus endpoint as the SDK's (prefix `temporal_`
+ * added by the runtime). Plain constants: workflow code imports this file.
+ */
+export const METRICS = {
+  salesSigned: 'etims_sales_signed',
+  salesParked: 'etims_sales_parked',
+  salesFailed: 'etims_sales_failed',
+  salesCancelled: 'etims_sales_cancelled',
+  creditNotesSigned: 'etims_credit_notes_signed',
+  stockMovementsNeedingOperator: 'etims_stock_movements_needing_operator',
+  /** Every compliance API call made by an activity attempt, by activity and outcome (`ok` or the failure type). */
+  apiCalls: 'etims_api_calls',
+  /** Answers 429 from the compliance service. */
+  apiRateLimited: 'etims_api_rate_limited',
+} as const;
