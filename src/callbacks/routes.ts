@@ -1,9 +1,10 @@
 /**
  * Fastify plugin for `POST /callbacks/:workflowId/:token`. Bodies are taken as raw bytes of any content type
  * (up to 64 KiB) and only parsed after the token verified, so a forged callback costs no JSON parsing.
- * Register it with `app.register(callbackRoutes, { minter, signal, logger })`.
+ * Register it with `app.register(callbackRoutes, { minter, signal, guard, logger })`.
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { CallbackFloodGuard } from './flood-guard.js';
 import { handleCallback, type CallbackLogger, type CallbackSignal } from './handler.js';
 import { callbackRequestSerializer } from './log-redaction.js';
 import type { CallbackTokenVerifier } from './tokens.js';
@@ -13,6 +14,8 @@ export const CALLBACK_BODY_LIMIT = 64 * 1024;
 export interface CallbackRoutesOptions {
   minter: CallbackTokenVerifier;
   signal: CallbackSignal;
+  /** De-duplication and per-workflow budget (default: one with the default limits, for this registration). */
+  guard?: CallbackFloodGuard;
   /** Where callback outcomes are logged; default the request's logger. */
   logger?: CallbackLogger;
 }
@@ -27,6 +30,7 @@ const logSerializers = { req: callbackRequestSerializer };
 
 export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (app, options) => {
   const { minter, signal } = options;
+  const guard = options.guard ?? new CallbackFloodGuard();
 
   // Encapsulated: the host's own parsers are untouched outside this plugin.
   app.removeAllContentTypeParsers();
@@ -46,6 +50,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
         headers: request.headers,
         minter,
         signal,
+        guard,
         logger: options.logger ?? request.log,
       });
       return reply.code(result.statusCode).send(result.body);

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { CallbackFloodGuard } from './flood-guard.js';
 import type { CallbackSignal } from './handler.js';
 import { callbackRequestSerializer } from './log-redaction.js';
 import { CALLBACK_BODY_LIMIT, callbackRoutes } from './routes.js';
@@ -14,6 +15,7 @@ import type { CallbackTokenVerifier } from './tokens.js';
 interface CallbackAppOptions {
   minter: CallbackTokenVerifier;
   signal: CallbackSignal;
+  guard?: CallbackFloodGuard;
   logger: Logger;
 }
 
@@ -24,6 +26,8 @@ export interface CallbackServerOptions {
   port?: number;
   minter: CallbackTokenVerifier;
   client: Client;
+  /** De-duplication and per-workflow budget (default limits when absent). */
+  guard?: CallbackFloodGuard;
   logger: Logger;
 }
 
@@ -51,7 +55,11 @@ async function buildCallbackApp(options: CallbackAppOptions): Promise<FastifyIns
     // Fastify's default 404 repeats the URL in its body and log line; this one does not.
     reply.code(404).send({ error: { code: 'not_found', message: 'no such route' } }),
   );
-  await app.register(callbackRoutes, { minter: options.minter, signal: options.signal });
+  await app.register(callbackRoutes, {
+    minter: options.minter,
+    signal: options.signal,
+    ...(options.guard ? { guard: options.guard } : {}),
+  });
   return app;
 }
 
@@ -59,6 +67,7 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
   const app = await buildCallbackApp({
     minter: options.minter,
     signal: temporalSignaller(options.client),
+    ...(options.guard ? { guard: options.guard } : {}),
     logger: options.logger,
   });
   const host = options.host ?? '127.0.0.1';

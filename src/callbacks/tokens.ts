@@ -1,23 +1,62 @@
 /**
  * Callback URLs the worker hands to the compliance service. The service does not sign its callbacks (C46),
- * so the URL itself is the credential: it carries an HMAC of the workflow id that only the holder of the
- * secret can produce, and the receiver signals a workflow only for a URL minted for that workflow.
+ * so the URL itself is the credential: it carries an HMAC that only the holder of the secret can produce, and
+ * the receiver signals a workflow only for a URL minted for that workflow.
+ *
+ * Tokens expire (v2): `<expiry, unix seconds in base 36>.<base64url HMAC-SHA256(k2, expiry ":" workflowId)>`, where
+ * k2 = HMAC-SHA256(secret, "etims-callback-token:v2"): a key of its own, so no v1 MAC (of an arbitrary workflow
+ * id) can ever pass as a v2 MAC. The expiry is inside the MAC, so it cannot be extended. Legacy tokens (v1: the 43-character HMAC of the
+ * workflow id alone, no expiry) still verify unless `legacyTokensUntilMs` has passed, so URLs already held by
+ * the service for running sales keep working.
+ *
+ * A minted URL must not change between attempts of one request: the service compares the body of a repeated
+ * Idempotency-Key and answers a changed callback URL with 422 idempotency_key_reused (C61). So the expiry is
+ * not "now + TTL": inside an activity it is anchored at the activity's FIRST scheduled time (the same on every
+ * attempt, on every worker), and it is rounded up to a whole hour.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 
 /** 256 bits of key: as strong as the HMAC-SHA256 output it keys. */
 const CALLBACK_SECRET_MIN_BYTES = 32;
+
+const HOUR_MS = 3_600_000;
+/**
+ * Default lifetime of a callback URL: the 24-hour outcome timeout, plus the service's retry schedule of a
+ * delivery (last attempt 2 h after the outcome, C47), with a wide margin.
+ */
+export const DEFAULT_CALLBACK_TOKEN_TTL_MS = 72 * HOUR_MS;
+
+/** v1 tokens: base64url of a bare 32-byte HMAC. */
+const LEGACY_TOKEN_LENGTH = 43;
+/** v2 tokens: `<expiry base 36>.<43 base64url characters>`; the expiry part is at most 11 characters. */
+const V2_TOKEN = /^([0-9a-z]{1,11})\.([A-Za-z0-9_-]{43})$/;
+
+/** 'expired': authentic (minted with this secret for this workflow) but past its expiry. */
+export type TokenCheck = 'valid' | 'expired' | 'invalid';
 
 export interface CallbackUrlMinterOptions {
   /** Where the compliance service reaches the receiver, e.g. `https://hooks.example.com` (a path prefix is kept). */
   publicBaseUrl: string;
   /** At least 32 bytes; never logged or echoed. */
   secret: string;
+  /** How long a minted URL verifies, from its anchor (see the module comment). Default 72 h. */
+  ttlMs?: number;
+  /**
+   * Legacy (v1, non-expiring) tokens verify until this instant (epoch ms); default: always. Set it once every
+   * sale started before the upgrade has closed (their URLs are then of no use to anyone).
+   */
+  legacyTokensUntilMs?: number;
+  /** The clock (tests). */
+  now?: () => number;
 }
 
 /** Only verification: what a receiver needs, so hosts and tests can depend on less than the whole minter. */
 export interface CallbackTokenVerifier {
+  /** True only for a valid (authentic and unexpired) token. */
   verify(workflowId: string, token: string): boolean;
+  /** Tells an expired token from a forged one; receivers without it treat every refusal as invalid. */
+  check?(workflowId: string, token: string): TokenCheck;
 }
 
 /** A bad receiver setting; the message names the field and never repeats a secret. */
@@ -25,7 +64,7 @@ export class CallbackConfigError extends Error {
   override readonly name = 'CallbackConfigError';
 
   constructor(
-    readonly field: 'publicBaseUrl' | 'secret' | 'workflowId',
+    readonly field: 'publicBaseUrl' | 'secret' | 'workflowId' | 'ttlMs',
     reason: string,
   ) {
     super(`callback ${field} ${reason}`);
@@ -34,11 +73,22 @@ export class CallbackConfigError extends Error {
 
 export class CallbackUrlMinter implements CallbackTokenVerifier {
   readonly publicBaseUrl: string;
-  // A method rather than a stored key string keeps the secret out of `JSON.stringify(minter)` and inspection.
+  readonly ttlMs: number;
+  private readonly legacyTokensUntilMs: number;
+  private readonly now: () => number;
+  // Methods rather than stored key strings keep the secret out of `JSON.stringify(minter)` and inspection.
   private readonly sign: (workflowId: string) => Buffer;
+  private readonly signV2: (message: string) => Buffer;
 
   constructor(options: CallbackUrlMinterOptions) {
     this.publicBaseUrl = normaliseBaseUrl(options.publicBaseUrl);
+    const ttlMs = options.ttlMs ?? DEFAULT_CALLBACK_TOKEN_TTL_MS;
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
+      throw new CallbackConfigError('ttlMs', 'must be a positive number of milliseconds');
+    }
+    this.ttlMs = ttlMs;
+    this.legacyTokensUntilMs = options.legacyTokensUntilMs ?? Number.POSITIVE_INFINITY;
+    this.now = options.now ?? Date.now;
     const secret = options.secret;
     if (typeof secret !== 'string' || Buffer.byteLength(secret, 'utf8') < CALLBACK_SECRET_MIN_BYTES) {
       throw new CallbackConfigError(
@@ -47,10 +97,26 @@ export class CallbackUrlMinter implements CallbackTokenVerifier {
       );
     }
     this.sign = (workflowId) => createHmac('sha256', secret).update(workflowId, 'utf8').digest();
+    const v2Key = createHmac('sha256', secret).update('etims-callback-token:v2', 'utf8').digest();
+    this.signV2 = (message) => createHmac('sha256', v2Key).update(message, 'utf8').digest();
   }
 
-  /** The capability token for one workflow: base64url of HMAC-SHA256(secret, workflowId), 43 characters. */
-  token(workflowId: string): string {
+  /**
+   * The capability token for one workflow, valid until `expiresAtMs` (default: the anchor plus the TTL,
+   * rounded up to a whole hour; the anchor is the current activity's first scheduled time, or now).
+   */
+  token(workflowId: string, expiresAtMs?: number): string {
+    assertWorkflowId(workflowId);
+    if (expiresAtMs !== undefined && !(Number.isFinite(expiresAtMs) && expiresAtMs > 0)) {
+      throw new RangeError('expiresAtMs must be a positive epoch time in milliseconds');
+    }
+    const expiry = expiresAtMs === undefined ? this.defaultExpirySeconds() : Math.ceil(expiresAtMs / 1000);
+    const expiryText = expiry.toString(36);
+    return `${expiryText}.${this.signV2(v2Message(expiryText, workflowId)).toString('base64url')}`;
+  }
+
+  /** The previous format (no expiry): what running sales were handed before the upgrade. Tests use it. */
+  legacyToken(workflowId: string): string {
     assertWorkflowId(workflowId);
     return this.sign(workflowId).toString('base64url');
   }
@@ -60,13 +126,51 @@ export class CallbackUrlMinter implements CallbackTokenVerifier {
     return `${this.publicBaseUrl}/callbacks/${encodeURIComponent(workflowId)}/${this.token(workflowId)}`;
   }
 
-  /** Constant-time check that `token` was minted for `workflowId` with this secret. */
+  /** Constant-time check that `token` was minted for `workflowId` with this secret and has not expired. */
   verify(workflowId: string, token: string): boolean {
-    if (typeof workflowId !== 'string' || workflowId === '' || typeof token !== 'string') return false;
-    const expected = Buffer.from(this.token(workflowId), 'utf8');
-    const given = Buffer.from(token, 'utf8');
-    // timingSafeEqual throws on unequal lengths; the length of a valid token is public anyway.
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return this.check(workflowId, token) === 'valid';
+  }
+
+  /** The MAC is checked first: only an authentic token is ever told apart as 'expired'. */
+  check(workflowId: string, token: string): TokenCheck {
+    if (typeof workflowId !== 'string' || workflowId === '' || typeof token !== 'string') return 'invalid';
+    const v2 = V2_TOKEN.exec(token);
+    if (v2) {
+      const [, expiryText = '', mac = ''] = v2;
+      if (!sameText(mac, this.signV2(v2Message(expiryText, workflowId)).toString('base64url'))) return 'invalid';
+      return this.now() < Number.parseInt(expiryText, 36) * 1000 ? 'valid' : 'expired';
+    }
+    if (token.length !== LEGACY_TOKEN_LENGTH) return 'invalid';
+    if (!sameText(token, this.sign(workflowId).toString('base64url'))) return 'invalid';
+    return this.now() < this.legacyTokensUntilMs ? 'valid' : 'expired';
+  }
+
+  /** Stable across every attempt of one activity (C61), rounded up to the hour; in seconds. */
+  private defaultExpirySeconds(): number {
+    const expiresAt = Math.ceil((mintAnchorMs() ?? this.now()) + this.ttlMs);
+    return Math.ceil(expiresAt / HOUR_MS) * (HOUR_MS / 1000);
+  }
+}
+
+/** The MAC input of a v2 token (the expiry has no ':', so the split is unambiguous). */
+function v2Message(expiryText: string, workflowId: string): string {
+  return `${expiryText}:${workflowId}`;
+}
+
+/** Constant-time comparison; timingSafeEqual throws on unequal lengths, and a valid token's length is public. */
+function sameText(given: string, expected: string): boolean {
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** When minting inside an activity: the time its first attempt was scheduled (the same on every retry). */
+function mintAnchorMs(): number | undefined {
+  try {
+    const scheduled = Context.current().info.scheduledTimestampMs;
+    return Number.isFinite(scheduled) && scheduled > 0 ? scheduled : undefined;
+  } catch {
+    return undefined; // not inside an activity
   }
 }
 

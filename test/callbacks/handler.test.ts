@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallbackFloodGuard } from '../../src/callbacks/flood-guard.js';
 import { handleCallback, type CallbackSignal } from '../../src/callbacks/handler.js';
 import { extractHint } from '../../src/callbacks/hint.js';
 import { redactCallbackPath } from '../../src/callbacks/log-redaction.js';
@@ -74,6 +75,7 @@ describe('handleCallback hosted by a plain node:http server', () => {
     signalled.push({ workflowId, hint });
     return 'signalled';
   };
+  const guard = new CallbackFloodGuard();
   let server: Server;
   let baseUrl: string;
 
@@ -90,6 +92,7 @@ describe('handleCallback hosted by a plain node:http server', () => {
           headers: req.headers,
           minter,
           signal,
+          guard,
           logger: logs.logger,
         }).then((result) => {
           res.writeHead(result.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(result.body));
@@ -114,10 +117,45 @@ describe('handleCallback hosted by a plain node:http server', () => {
     const refused = await request(url.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), { method: 'POST', body });
     expect(refused.statusCode).toBe(401);
     await refused.body.dump();
+    const again = await request(url, { method: 'POST', body, headers: { 'x-callback-id': 'evt_7' } });
+    expect(again.statusCode).toBe(200);
+    expect(await again.body.json()).toEqual({ status: 'duplicate' });
 
     expect(signalled).toEqual([
       { workflowId: 'sale:b:7', hint: { documentId: 'sal_7', event: 'sale.completed', callbackId: 'evt_7' } },
     ]);
     expect(logs.text()).not.toContain(url.slice(url.lastIndexOf('/') + 1));
+  });
+});
+
+describe('handleCallback under a flood', () => {
+  it('1,000 callbacks on one valid URL: one signal, all answered 2xx, a couple of log lines', async () => {
+    const minter = new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret: 'flood-unit-secret-0123456789-abcdefghij' });
+    const workflowId = 'sale:b:flood';
+    const token = minter.mint(workflowId).split('/').pop() ?? '';
+    const logs = memoryLogger();
+    const guard = new CallbackFloodGuard();
+    let signals = 0;
+    const signal: CallbackSignal = async () => {
+      signals++;
+      return 'signalled';
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 1_000 }, (_, i) =>
+        handleCallback({
+          workflowId,
+          token,
+          body: { id: i % 2 === 0 ? 'evt_loop' : `evt_${i}`, event: 'sale.completed', data: { sale: { id: 'sal_1' } } },
+          minter,
+          signal,
+          guard,
+          logger: logs.logger,
+        }),
+      ),
+    );
+    expect(signals).toBe(1);
+    expect(answers.filter((a) => a.statusCode === 202)).toHaveLength(1);
+    expect(answers.every((a) => a.statusCode === 200 || a.statusCode === 202)).toBe(true);
+    expect(logs.lines().length).toBeLessThanOrEqual(3);
   });
 });

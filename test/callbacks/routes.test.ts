@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CallbackFloodGuard } from '../../src/callbacks/flood-guard.js';
 import type { CallbackSignal, SignalOutcome } from '../../src/callbacks/handler.js';
 import { CALLBACK_BODY_LIMIT, callbackRoutes } from '../../src/callbacks/routes.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
@@ -34,9 +35,12 @@ function recordingSignal(): SignalRecorder {
   return recorder;
 }
 
+let deliveries = 0;
+
+/** A callback body with a fresh delivery id unless `extra` names one. */
 function callbackBody(documentId: string | undefined, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
-    id: 'evt_0001',
+    id: `evt_${String(++deliveries).padStart(4, '0')}`,
     event: 'sale.completed',
     createdAt: '2025-06-30T10:00:00.000Z',
     data: { sale: documentId === undefined ? { status: 'completed' } : { id: documentId, status: 'completed' } },
@@ -56,7 +60,9 @@ describe('callback routes over HTTP', () => {
     const loggerInstance: FastifyBaseLogger = logs.logger;
     app = Fastify({ loggerInstance });
     const verifier = new CallbackUrlMinter({ publicBaseUrl: 'http://unused.invalid', secret: SECRET });
-    await app.register(callbackRoutes, { minter: verifier, signal: recorder.signal });
+    // Budget wide enough for every test here on one workflow id; the guard has its own tests.
+    const guard = new CallbackFloodGuard({ workflowBurst: 1_000 });
+    await app.register(callbackRoutes, { minter: verifier, signal: recorder.signal, guard });
     // The host's own JSON route, to show the plugin's raw-body parser stays inside the plugin.
     app.post('/echo', async (req) => ({ echoed: req.body }));
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -84,7 +90,7 @@ describe('callback routes over HTTP', () => {
 
     expect(response).toEqual({ status: 202, json: { status: 'accepted' } });
     expect(recorder.calls).toEqual([
-      { workflowId: WORKFLOW_ID, hint: { documentId: 'sal_123', event: 'sale.completed', callbackId: 'evt_0001' } },
+      { workflowId: WORKFLOW_ID, hint: { documentId: 'sal_123', event: 'sale.completed', callbackId: expect.stringMatching(/^evt_\d{4}$/) } },
     ]);
   });
 
@@ -147,29 +153,60 @@ describe('callback routes over HTTP', () => {
     expect(recorder.calls).toEqual([]);
   });
 
-  it('duplicate callbacks are each signalled (the workflow de-duplicates)', async () => {
+  it('a duplicate delivery is acknowledged 200 duplicate and not signalled again', async () => {
     const url = minter.mint(WORKFLOW_ID);
-    const first = await post(url, callbackBody('sal_128'));
-    const second = await post(url, callbackBody('sal_128'));
+    const first = await post(url, callbackBody('sal_128', { id: 'evt_dup' }));
+    const second = await post(url, callbackBody('sal_128', { id: 'evt_dup' }));
+    // Another delivery of the same outcome within the outcome window: not signalled either.
+    const third = await post(url, callbackBody('sal_128'));
 
-    expect([first.status, second.status]).toEqual([202, 202]);
-    expect(recorder.calls).toHaveLength(2);
-    expect(recorder.calls[0]).toEqual(recorder.calls[1]);
-  });
-
-  it('200 ignored when no running workflow has the id', async () => {
-    recorder.outcome = 'not_found';
-    const response = await post(minter.mint('sale:biz_nairobi:closed'), callbackBody('sal_129'));
-
-    expect(response).toEqual({ status: 200, json: { status: 'ignored' } });
+    expect([first, second, third]).toEqual([
+      { status: 202, json: { status: 'accepted' } },
+      { status: 200, json: { status: 'duplicate' } },
+      { status: 200, json: { status: 'duplicate' } },
+    ]);
     expect(recorder.calls).toHaveLength(1);
   });
 
-  it('503 when signalling fails, so the service delivers the callback again', async () => {
-    recorder.outcome = new Error('temporal is unavailable');
-    const response = await post(minter.mint(WORKFLOW_ID), callbackBody('sal_130'));
+  it('410 for an authentic but expired URL; 401 when its expiry was altered', async () => {
+    const token = minter.token(WORKFLOW_ID, Date.now() - 1_000);
+    const url = `${baseUrl}/callbacks/${encodeURIComponent(WORKFLOW_ID)}/${token}`;
+    const expired = await post(url, callbackBody('sal_132'));
+    expect(expired).toMatchObject({ status: 410, json: { error: { code: 'expired_token' } } });
 
+    const [, mac] = token.split('.');
+    const extended = `${(Math.ceil(Date.now() / 1000) + 3_600).toString(36)}.${mac}`;
+    const forged = await post(`${baseUrl}/callbacks/${encodeURIComponent(WORKFLOW_ID)}/${extended}`, callbackBody('sal_132'));
+    expect(forged.status).toBe(401);
+    expect(recorder.calls).toEqual([]);
+  });
+
+  it('a legacy (v1) URL handed out before the upgrade still verifies', async () => {
+    const url = `${baseUrl}/callbacks/${encodeURIComponent(WORKFLOW_ID)}/${minter.legacyToken(WORKFLOW_ID)}`;
+    expect((await post(url, callbackBody('sal_133'))).status).toBe(202);
+    expect(recorder.calls).toHaveLength(1);
+  });
+
+  it('200 ignored when no running workflow has the id; later callbacks are answered without signalling', async () => {
+    recorder.outcome = 'not_found';
+    const url = minter.mint('sale:biz_nairobi:closed');
+    const response = await post(url, callbackBody('sal_129'));
+    const later = await post(url, callbackBody('sal_129b', { event: 'sale.failed' }));
+
+    expect(response).toEqual({ status: 200, json: { status: 'ignored' } });
+    expect(later).toEqual({ status: 200, json: { status: 'ignored' } });
+    expect(recorder.calls).toHaveLength(1);
+  });
+
+  it('503 when signalling fails, and the redelivery of the same callback is signalled', async () => {
+    recorder.outcome = new Error('temporal is unavailable');
+    const body = callbackBody('sal_130');
+    const response = await post(minter.mint(WORKFLOW_ID), body);
     expect(response).toMatchObject({ status: 503, json: { error: { code: 'signal_failed' } } });
+
+    recorder.outcome = 'signalled';
+    expect(await post(minter.mint(WORKFLOW_ID), body)).toEqual({ status: 202, json: { status: 'accepted' } });
+    expect(recorder.calls).toHaveLength(2);
   });
 
   it('404 without the URL for other methods and shapes under /callbacks/', async () => {

@@ -108,16 +108,16 @@ describe('callback server end to end (sandbox → receiver → Temporal)', () =>
     }
   });
 
-  it('a duplicated delivery is signalled twice with the same callback id', async () => {
+  it('a duplicated delivery is signalled once and the copy acknowledged 200 duplicate', async () => {
     sandbox.faults.add({ kind: 'callback-duplicate', duplicates: 1, times: 1 });
     const handle = await startRecorder();
     try {
       const saleId = await createAsyncSale(mint(handle.workflowId));
 
-      const hints = await waitForHints(handle, 2);
-      expect(hints).toHaveLength(2);
-      expect(hints[1]).toEqual(hints[0]);
-      expect(hints[0]?.documentId).toBe(saleId);
+      const attempts = await sandbox.inspector.waitForCallbackAttempts(saleId, (list) => list.length === 2 && list.every((a) => a.status !== null));
+      expect(attempts.map((a) => [a.kind, a.status])).toEqual([['scheduled', 202], ['duplicate', 200]]);
+      const hints = await waitForHints(handle, 1);
+      expect(hints.map((h) => h.documentId)).toEqual([saleId]);
     } finally {
       await handle.terminate();
     }

@@ -1,15 +1,18 @@
 import { createHmac } from 'node:crypto';
 import { inspect } from 'node:util';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
-import { CallbackConfigError, CallbackUrlMinter } from '../../src/callbacks/tokens.js';
+import { CallbackConfigError, CallbackUrlMinter, DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../../src/callbacks/tokens.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 const OTHER_SECRET = 'another-secret-that-is-long-enough-9876543210';
 const WORKFLOW_ID = 'sale:biz_nairobi:INV/2025 #1';
 
-function minter(secret = SECRET, publicBaseUrl = 'https://hooks.example.com'): CallbackUrlMinter {
-  return new CallbackUrlMinter({ publicBaseUrl, secret });
+function minter(secret = SECRET, publicBaseUrl = 'https://hooks.example.com', now?: () => number): CallbackUrlMinter {
+  return new CallbackUrlMinter({ publicBaseUrl, secret, ...(now ? { now } : {}) });
 }
+
+const HOUR = 3_600_000;
 
 /** The token segment of a minted URL. */
 function tokenOf(url: string): string {
@@ -17,7 +20,7 @@ function tokenOf(url: string): string {
 }
 
 describe('CallbackUrlMinter.mint', () => {
-  it('puts the percent-encoded workflow id and a base64url HMAC-SHA256 token under /callbacks', () => {
+  it('puts the percent-encoded workflow id and an expiring HMAC-SHA256 token under /callbacks', () => {
     const url = minter().mint(WORKFLOW_ID);
     const parsed = new URL(url);
     const [, callbacks, workflowSegment, token] = parsed.pathname.split('/');
@@ -25,17 +28,38 @@ describe('CallbackUrlMinter.mint', () => {
     expect(parsed.origin).toBe('https://hooks.example.com');
     expect(callbacks).toBe('callbacks');
     expect(decodeURIComponent(workflowSegment ?? '')).toBe(WORKFLOW_ID);
-    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(Buffer.from(token ?? '', 'base64url')).toEqual(createHmac('sha256', SECRET).update(WORKFLOW_ID).digest());
+    expect(token).toMatch(/^[0-9a-z]{1,11}\.[A-Za-z0-9_-]{43}$/);
+    const [expiry = '', mac = ''] = (token ?? '').split('.');
+    const v2Key = createHmac('sha256', SECRET).update('etims-callback-token:v2').digest();
+    expect(Buffer.from(mac, 'base64url')).toEqual(createHmac('sha256', v2Key).update(`${expiry}:${WORKFLOW_ID}`).digest());
+    // At least the TTL from now, at most an hour more (rounded up to a whole hour).
+    const expiresAt = Number.parseInt(expiry, 36) * 1000;
+    expect(expiresAt % HOUR).toBe(0);
+    expect(expiresAt).toBeGreaterThanOrEqual(Date.now() + DEFAULT_CALLBACK_TOKEN_TTL_MS - 1000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + DEFAULT_CALLBACK_TOKEN_TTL_MS + HOUR);
   });
 
   it('keeps a path prefix of the base URL and drops its trailing slashes', () => {
     const url = minter(SECRET, 'https://example.com/etims/hooks//').mint('wf-1');
-    expect(url).toMatch(/^https:\/\/example\.com\/etims\/hooks\/callbacks\/wf-1\/[A-Za-z0-9_-]{43}$/);
+    expect(url).toMatch(/^https:\/\/example\.com\/etims\/hooks\/callbacks\/wf-1\/[0-9a-z]+\.[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('mints the same URL on every attempt of one activity, however long its retries take (C61)', async () => {
+    let clock = Date.UTC(2025, 5, 30, 10, 59, 0);
+    const m = minter(SECRET, 'https://hooks.example.com', () => clock);
+    const scheduledTimestampMs = Date.UTC(2025, 5, 30, 9, 0, 0);
+    const first = String(await new MockActivityEnvironment({ scheduledTimestampMs, attempt: 1 }).run(async () => m.mint('wf-1')));
+    clock += 5 * HOUR; // a later attempt of the same activity, hours after and past an hour boundary
+    const later = String(await new MockActivityEnvironment({ scheduledTimestampMs, attempt: 7 }).run(async () => m.mint('wf-1')));
+    expect(later).toBe(first);
+    const expiry = Number.parseInt(tokenOf(first).split('.')[0] ?? '', 36) * 1000;
+    expect(expiry).toBe(scheduledTimestampMs + DEFAULT_CALLBACK_TOKEN_TTL_MS);
+    // Outside an activity the clock anchors it: the same within an hour.
+    expect(m.mint('wf-1')).toBe(m.mint('wf-1'));
   });
 
   it('gives each workflow its own token and the same token every time', () => {
-    const m = minter();
+    const m = minter(SECRET, 'https://hooks.example.com', () => Date.UTC(2025, 5, 30, 10, 0, 0));
     expect(m.mint('wf-1')).toBe(m.mint('wf-1'));
     expect(tokenOf(m.mint('wf-1'))).not.toBe(tokenOf(m.mint('wf-2')));
   });
@@ -81,7 +105,63 @@ describe('CallbackUrlMinter.verify', () => {
 
   it('refuses a same-length token of multi-byte characters without throwing', () => {
     expect(m.verify(WORKFLOW_ID, 'é'.repeat(43))).toBe(false);
+    expect(m.verify(WORKFLOW_ID, `1.${'é'.repeat(43)}`)).toBe(false);
     expect(m.verify('', token)).toBe(false);
+  });
+});
+
+describe('CallbackUrlMinter expiry', () => {
+  it('a token verifies until its expiry, then checks as expired (not invalid)', () => {
+    let clock = Date.UTC(2025, 5, 30, 10, 0, 0);
+    const m = minter(SECRET, 'https://hooks.example.com', () => clock);
+    const token = m.token(WORKFLOW_ID, clock + HOUR);
+    expect(m.check(WORKFLOW_ID, token)).toBe('valid');
+    clock += HOUR - 1;
+    expect(m.verify(WORKFLOW_ID, token)).toBe(true);
+    clock += 1;
+    expect(m.check(WORKFLOW_ID, token)).toBe('expired');
+    expect(m.verify(WORKFLOW_ID, token)).toBe(false);
+  });
+
+  it('the default URL expires after the TTL', () => {
+    let clock = Date.UTC(2025, 5, 30, 10, 0, 0);
+    const m = new CallbackUrlMinter({ publicBaseUrl: 'https://h.example', secret: SECRET, ttlMs: 2 * HOUR, now: () => clock });
+    const token = tokenOf(m.mint(WORKFLOW_ID));
+    clock += 2 * HOUR - 1;
+    expect(m.check(WORKFLOW_ID, token)).toBe('valid');
+    clock += 1;
+    expect(m.check(WORKFLOW_ID, token)).toBe('expired');
+  });
+
+  it('an altered expiry, or the expiry of another workflow, is invalid (the expiry is inside the MAC)', () => {
+    const m = minter();
+    const [expiry = '', mac = ''] = m.token(WORKFLOW_ID).split('.');
+    const later = (Number.parseInt(expiry, 36) + 3_600).toString(36);
+    expect(m.check(WORKFLOW_ID, `${later}.${mac}`)).toBe('invalid');
+    expect(m.check('wf-other', `${expiry}.${mac}`)).toBe('invalid');
+    // A v1 MAC with an expiry glued on is not a v2 token, even for the workflow id that spells the v2 message.
+    expect(m.check(WORKFLOW_ID, `${expiry}.${m.legacyToken(WORKFLOW_ID)}`)).toBe('invalid');
+    expect(m.check(WORKFLOW_ID, `${expiry}.${m.legacyToken(`${expiry}:${WORKFLOW_ID}`)}`)).toBe('invalid');
+    // An expired token of another secret is invalid, not expired: expiry is only told to holders of a real URL.
+    expect(m.check(WORKFLOW_ID, minter(OTHER_SECRET).token(WORKFLOW_ID, 1_000))).toBe('invalid');
+  });
+
+  it('legacy (v1) tokens of running sales verify until the configured cutoff', () => {
+    let clock = Date.UTC(2025, 5, 30, 10, 0, 0);
+    const legacy = minter().legacyToken(WORKFLOW_ID);
+    expect(legacy).toBe(createHmac('sha256', SECRET).update(WORKFLOW_ID).digest('base64url'));
+    expect(minter().check(WORKFLOW_ID, legacy)).toBe('valid');
+    const cutoff = new CallbackUrlMinter({ publicBaseUrl: 'https://h.example', secret: SECRET, legacyTokensUntilMs: clock + 1, now: () => clock });
+    expect(cutoff.check(WORKFLOW_ID, legacy)).toBe('valid');
+    clock += 1;
+    expect(cutoff.check(WORKFLOW_ID, legacy)).toBe('expired');
+    expect(cutoff.check('wf-other', legacy)).toBe('invalid');
+  });
+
+  it('refuses a TTL that is not a positive number', () => {
+    for (const ttlMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new CallbackUrlMinter({ publicBaseUrl: 'https://h.example', secret: SECRET, ttlMs })).toThrow(CallbackConfigError);
+    }
   });
 });
 
