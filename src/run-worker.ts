@@ -1,12 +1,15 @@
 /**
- * `npm run worker`: the worker alone, against an existing Temporal server (TEMPORAL_ADDRESS, default
- * 127.0.0.1:7233) and the configured services, or the embedded sandbox for any service not configured.
+ * `npm run worker`: the worker alone, against an existing Temporal server (TEMPORAL_ADDRESS / TEMPORAL_PROFILE
+ * and the other envconfig settings, default 127.0.0.1:7233) and the configured services. A service that is not
+ * configured is refused unless SANDBOX=embedded asks for the embedded sandbox. Nothing starts half-way: the
+ * connection, the search attributes and each service's credentials are checked first (see connectSaleService).
  * SIGTERM / SIGINT drain the workers gracefully.
  */
 import { loadConfig } from './config/env.js';
 import { loadWorkerConfig } from './config/worker.js';
 import { createLogger } from './logger.js';
 import { connectSaleService } from './sale-service.js';
+import { DEFAULT_TEMPORAL_ADDRESS } from './temporal/connection.js';
 import { installTemporalRuntime } from './temporal/runtime.js';
 import { runMain } from './cli/run-main.js';
 
@@ -15,8 +18,8 @@ async function main(): Promise<number> {
   const workerConfig = loadWorkerConfig();
   const logger = createLogger({ level: config.logLevel, name: 'worker' });
   installTemporalRuntime(logger);
-  const address = workerConfig.temporalAddress ?? '127.0.0.1:7233';
-  const worker = await connectSaleService({ address, config, workerConfig, logger });
+  const { temporal } = workerConfig;
+  const worker = await connectSaleService({ config, workerConfig, logger });
   const service = worker.sale;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -24,7 +27,16 @@ async function main(): Promise<number> {
       service.shutdown();
     });
   }
-  logger.info({ address, namespace: workerConfig.namespace }, 'worker running');
+  logger.info(
+    {
+      address: temporal.address ?? DEFAULT_TEMPORAL_ADDRESS,
+      namespace: temporal.namespace,
+      profile: temporal.profile,
+      tls: Boolean(temporal.tls),
+      sandbox: worker.services.sandbox ? 'embedded' : 'none',
+    },
+    'worker running',
+  );
   try {
     await service.run();
   } finally {

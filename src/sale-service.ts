@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { startCallbackServer, type CallbackServer } from './callbacks/server.js';
 import { CallbackUrlMinter } from './callbacks/tokens.js';
 import { ComplianceClient } from './compliance/client.js';
 import type { AppConfig } from './config/env.js';
 import { complianceActivitiesPerSecond, type WorkerConfig } from './config/worker.js';
-import { resolveServices, type ServiceEndpoints } from './services.js';
+import { assertServicesConfigured, checkServiceCredentials, resolveServices, type ServiceEndpoints } from './services.js';
+import { connectClient, connectNative, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from './temporal/connection.js';
+import { requireSearchAttributes } from './temporal/ensure-search-attributes.js';
+import { projectSearchAttributes } from './temporal/search-attributes.js';
 import { createSaleWorkers, type SaleWorkers } from './worker.js';
 
 export interface SaleService {
@@ -103,28 +106,52 @@ export interface ConnectedSaleService {
   close(): Promise<void>;
 }
 
-/** The configured services (or the embedded sandbox), connections to Temporal at `address`, and the sale service. */
+/**
+ * What a worker process runs, checked before anything starts: the services configured (or SANDBOX=embedded),
+ * Temporal reachable with these credentials and namespace, the project's search attributes registered (or
+ * a SearchAttributesError naming the command an administrator must run), each service's credentials
+ * accepted; only then the callback receiver and the workers. A failure closes whatever was opened and throws
+ * an error that names what failed and never a secret.
+ */
 export async function connectSaleService(options: {
-  address: string;
   config: AppConfig;
   workerConfig: WorkerConfig;
   logger: Logger;
+  /** Where Temporal is (default: workerConfig.temporal, i.e. the environment and temporal.toml). */
+  temporal?: TemporalSettings;
 }): Promise<ConnectedSaleService> {
-  const { address, workerConfig, logger } = options;
-  const services = await resolveServices(options.config, logger);
-  const connection = await NativeConnection.connect({ address });
-  const clientConnection = await Connection.connect({ address });
-  const client = new Client({ connection: clientConnection, namespace: workerConfig.namespace });
-  const sale = await startSaleService({ connection, client, namespace: workerConfig.namespace, services, config: workerConfig, logger });
-  return {
-    client,
-    services,
-    sale,
-    close: async () => {
-      await sale.close();
-      await clientConnection.close();
-      await connection.close();
-      await services.close();
-    },
+  const { workerConfig, logger } = options;
+  const temporal = options.temporal ?? workerConfig.temporal;
+  const namespace = temporal.namespace;
+  assertServicesConfigured(options.config);
+  const opened: Array<() => Promise<unknown>> = [];
+  const closeOpened = async () => {
+    for (const close of opened.reverse()) await close().catch(() => undefined);
   };
+  try {
+    const clientConnection = await connectClient(temporal);
+    opened.push(() => clientConnection.close());
+    const address = temporal.address ?? DEFAULT_TEMPORAL_ADDRESS;
+    const searchAttributes = await requireSearchAttributes(clientConnection, { namespace, address, keys: projectSearchAttributes });
+    logger.info({ namespace, searchAttributes }, 'search attributes checked');
+    const connection = await connectNative(temporal);
+    opened.push(() => connection.close());
+    const services = await resolveServices(options.config, logger);
+    opened.push(() => services.close());
+    await checkServiceCredentials(services, logger);
+    const client = new Client({ connection: clientConnection, namespace });
+    const sale = await startSaleService({ connection, client, namespace, services, config: workerConfig, logger });
+    return {
+      client,
+      services,
+      sale,
+      close: async () => {
+        await sale.close();
+        await closeOpened();
+      },
+    };
+  } catch (err) {
+    await closeOpened();
+    throw err;
+  }
 }

@@ -8,6 +8,7 @@ import type { WorkerConfig } from './config/worker.js';
 import { connectSaleService, type SaleService } from './sale-service.js';
 import type { ServiceEndpoints } from './services.js';
 import { startDevServer, type DevServer } from './temporal/dev-server.js';
+import { localTemporalSettings } from './temporal/connection.js';
 import { installTemporalRuntime } from './temporal/runtime.js';
 import { projectSearchAttributes, toCliSearchAttributes } from './temporal/search-attributes.js';
 
@@ -27,8 +28,9 @@ export interface Stack {
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The usual ports when free, any free ones otherwise, so a second stack or a busy machine still starts. */
-async function startLocalTemporal(options: { headless: boolean; dbFilename: string | undefined; logger: Logger }): Promise<DevServer> {
+async function startLocalTemporal(options: { headless: boolean; dbFilename: string | undefined; namespace: string; logger: Logger }): Promise<DevServer> {
   const base = {
+    namespace: options.namespace,
     headless: options.headless,
     searchAttributes: toCliSearchAttributes(projectSearchAttributes),
     logger: (msg: string) => options.logger.info({ component: 'temporal-dev-server' }, msg),
@@ -43,8 +45,9 @@ async function startLocalTemporal(options: { headless: boolean; dbFilename: stri
 }
 
 /**
- * The whole product on one machine: a Temporal dev server (unless TEMPORAL_ADDRESS names one), the sandbox for
- * any service that is not configured, the callback receiver and the workers.
+ * The whole product on one machine: a Temporal dev server (unless TEMPORAL_ADDRESS or a temporal.toml profile
+ * names one), the embedded sandbox for any service that is not configured (a local stack asks for it
+ * explicitly), the callback receiver and the workers.
  */
 export async function startStack(options: {
   config: AppConfig;
@@ -58,21 +61,28 @@ export async function startStack(options: {
   const { config, workerConfig, logger } = options;
   installTemporalRuntime(logger);
   let devServer: DevServer | undefined;
-  let temporalAddress = workerConfig.temporalAddress;
-  if (!temporalAddress) {
+  let temporal = workerConfig.temporal;
+  if (!temporal.address) {
     const dbFilename = options.dbFilename === null ? undefined : (options.dbFilename ?? resolve(REPO_ROOT, '.temporal/dev.db'));
     if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
-    devServer = await startLocalTemporal({ headless: options.headless ?? false, dbFilename, logger });
-    temporalAddress = devServer.address;
+    devServer = await startLocalTemporal({ headless: options.headless ?? false, dbFilename, namespace: temporal.namespace, logger });
+    temporal = localTemporalSettings(devServer.address, devServer.namespace);
   }
-  const worker = await connectSaleService({ address: temporalAddress, config, workerConfig, logger });
+  let worker;
+  try {
+    worker = await connectSaleService({ config: { ...config, embeddedSandbox: true }, workerConfig, logger, temporal });
+  } catch (err) {
+    await devServer?.stop();
+    throw err;
+  }
+  const temporalAddress = temporal.address ?? devServer?.address ?? '';
   const { client, services, sale } = worker;
   const running = sale.run();
   let stopped: Promise<void> | undefined;
   return {
     temporalAddress,
     uiUrl: devServer?.uiUrl,
-    namespace: workerConfig.namespace,
+    namespace: temporal.namespace,
     client,
     services,
     sale,

@@ -53,7 +53,7 @@ describe('startSaleService', () => {
     const running = sale.run();
     try {
       expect(sale.callbacks?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(sale.callbackUrls?.mint('sale:biz_1:INV-1')).toMatch(new RegExp(`^${sale.callbacks?.url}/callbacks/sale%3Abiz_1%3AINV-1/[\\w-]{43}$`));
+      expect(sale.callbackUrls?.mint('sale:biz_1:INV-1')).toMatch(new RegExp(`^${sale.callbacks?.url}/callbacks/sale%3Abiz_1%3AINV-1/([0-9a-z]{1,11}\\.)?[\\w-]{43}$`));
     } finally {
       await stop(sale, running);
     }

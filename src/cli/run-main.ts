@@ -2,7 +2,8 @@ import { ConfigError } from '../config/env.js';
 
 /**
  * Runs a command-line entry point: its number is the exit code; a configuration error exits 2 with the
- * variable named (never its value); anything else exits 1 with the message.
+ * variable named (never its value); anything else (Temporal unreachable or refusing, search attributes missing,
+ * a service refusing its credentials) exits 1 with the message, which names what failed and never a secret.
  */
 export function runMain(main: () => Promise<number>): void {
   main().then(
@@ -12,7 +13,7 @@ export function runMain(main: () => Promise<number>): void {
         console.error(`configuration error: ${err.message}`);
         process.exit(2);
       }
-      console.error(err instanceof Error ? err.message : err);
+      console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);
     },
   );

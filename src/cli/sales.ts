@@ -5,8 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { ConfigError } from '../config/env.js';
 import {
+  connectSalesClient,
   parseCancelArgs,
   parseItemFixedArgs,
   parseRefundRequest,
@@ -15,12 +16,10 @@ import {
   parseStockMovementArgs,
   SaleInputError,
   SaleOperationError,
-  SalesClient,
 } from '../client/index.js';
-import type { OperationOptions } from '../client/index.js';
+import type { OperationOptions, SalesClient } from '../client/index.js';
+import { DEFAULT_TEMPORAL_ADDRESS as DEFAULT_ADDRESS, loadTemporalSettings } from '../temporal/connection.js';
 import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
-
-const DEFAULT_ADDRESS = '127.0.0.1:7233';
 
 /** Wrong command line or unreadable input file: exit 2, like a `SaleInputError`. */
 class UsageError extends Error {}
@@ -135,6 +134,11 @@ function usage(): string {
     'Environment:',
     `  TEMPORAL_ADDRESS     Temporal frontend host:port (default ${DEFAULT_ADDRESS})`,
     '  TEMPORAL_NAMESPACE   namespace (default "default")',
+    '  TEMPORAL_API_KEY     API key (Temporal Cloud); turns TLS on',
+    '  TEMPORAL_TLS, TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_CA_CERT_PATH,',
+    '  TEMPORAL_TLS_SERVER_NAME   TLS / mTLS',
+    '  TEMPORAL_PROFILE     profile of temporal.toml (TEMPORAL_CONFIG_FILE, default ~/.config/temporalio/temporal.toml)',
+    '  TEMPORAL_CONNECT_TIMEOUT_MS  connect timeout (default 10000)',
     '',
     'Exit codes: 0 done, 1 the operation failed or Temporal could not be reached, 2 bad input (the field is named).',
   ].join('\n');
@@ -192,27 +196,25 @@ async function main(argv: string[]): Promise<number> {
 
   const run = await command.prepare(args);
 
-  const address = process.env.TEMPORAL_ADDRESS || DEFAULT_ADDRESS;
-  const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
-  let connection: Connection;
+  // Settings are checked (files read, named errors) before anything is contacted; ConfigError exits 2.
+  const settings = loadTemporalSettings(process.env);
+  const { sales, close } = await connectSalesClient({ settings, taskQueue: parsed.values['task-queue'] });
   try {
-    connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
-  } catch (err) {
-    throw new Error(`cannot reach Temporal at ${address}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-  }
-  try {
-    const sales = new SalesClient(new Client({ connection, namespace }), { taskQueue: parsed.values['task-queue'] });
     const result = await run(sales, updateId === undefined ? {} : { updateId });
     console.log(JSON.stringify(result, null, 2));
     return 0;
   } finally {
-    await connection.close();
+    await close();
   }
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
+    if (err instanceof ConfigError) {
+      console.error(`configuration error: ${err.message}`);
+      process.exit(2);
+    }
     if (err instanceof SaleInputError || err instanceof UsageError) {
       console.error(`error: ${err.message}`);
       process.exit(2);

@@ -1,4 +1,8 @@
 export { SalesClient, SALE_WORKFLOW_TYPE } from './sales-client.js';
+export { connectSalesClient } from './connect.js';
+export type { ConnectedSalesClient } from './connect.js';
+export { loadTemporalSettings, TemporalConnectionError } from '../temporal/connection.js';
+export type { TemporalSettings } from '../temporal/connection.js';
 export type { OperationOptions, SalesClientOptions, StartSaleResult } from './sales-client.js';
 export { SaleInputError, SaleOperationError } from './errors.js';
 export type { InputProblem, SaleOperation, SaleOperationFailure } from './errors.js';

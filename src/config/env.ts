@@ -34,10 +34,16 @@ export interface AppConfig {
   /** Undefined: use the embedded sandbox's accounting service. */
   accounting: AccountingConfig | undefined;
   logLevel: string;
+  /**
+   * SANDBOX=embedded: the embedded sandbox may stand in for a service that is not configured. Without it a
+   * worker refuses to start with a service missing (a production worker must never sign into a sandbox).
+   * `npm start` and `npm run demo` set it themselves.
+   */
+  embeddedSandbox?: boolean;
 }
 
 export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+  override readonly name: string = 'ConfigError';
 }
 
 type Env = Record<string, string | undefined>;
@@ -118,5 +124,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     compliance: readCompliance(env),
     accounting,
     logLevel: parseWith(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), env, 'LOG_LEVEL', 'info'),
+    embeddedSandbox: parseWith(z.enum(['embedded', 'off'], { error: 'must be "embedded" or "off"' }), env, 'SANDBOX', 'off') === 'embedded',
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
 import { ConfigError } from './env.js';
 
 /** Settings of the worker process itself (Temporal connection, rate budget, callbacks). */
@@ -6,6 +7,8 @@ export interface WorkerConfig {
   /** Undefined: the local stack starts a dev server; the worker alone connects to 127.0.0.1:7233. */
   temporalAddress: string | undefined;
   namespace: string;
+  /** The whole connection (environment over an optional temporal.toml profile): address, namespace, API key, TLS. */
+  temporal: TemporalSettings;
   /** The application's compliance rate limit; the fleet stays under it together. */
   complianceRequestsPerMinute: number;
   /** Share of the limit kept free (for other clients of the same application, clock skew). */
@@ -21,8 +24,6 @@ export interface WorkerConfig {
 type Env = Record<string, string | undefined>;
 
 const schema = z.object({
-  TEMPORAL_ADDRESS: z.string().min(1).optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   COMPLIANCE_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   COMPLIANCE_RATE_HEADROOM: z.coerce.number().min(0).max(0.9).default(0.1),
   CALLBACK_PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -43,9 +44,11 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   if (c.CALLBACK_PUBLIC_BASE_URL && !c.CALLBACK_SECRET) {
     throw new ConfigError('CALLBACK_SECRET is required when CALLBACK_PUBLIC_BASE_URL is set');
   }
+  const temporal = loadTemporalSettings(env);
   return {
-    temporalAddress: c.TEMPORAL_ADDRESS,
-    namespace: c.TEMPORAL_NAMESPACE,
+    temporalAddress: temporal.address,
+    namespace: temporal.namespace,
+    temporal,
     complianceRequestsPerMinute: c.COMPLIANCE_REQUESTS_PER_MINUTE,
     complianceRateHeadroom: c.COMPLIANCE_RATE_HEADROOM,
     callbackPublicBaseUrl: c.CALLBACK_PUBLIC_BASE_URL,

@@ -2,11 +2,22 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Connection } from '@temporalio/client';
 import { isGrpcServiceError } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
-import type { AnySearchAttributeKey } from './search-attributes.js';
+import { toCliSearchAttributes, type AnySearchAttributeKey } from './search-attributes.js';
 
-// @grpc/grpc-js is only a transitive dependency, so the status code is spelled out.
+// @grpc/grpc-js is only a transitive dependency, so the status codes are spelled out.
 const GRPC_ALREADY_EXISTS = 6;
+const GRPC_PERMISSION_DENIED = 7;
+const GRPC_UNIMPLEMENTED = 12;
+const GRPC_UNAUTHENTICATED = 16;
 const VISIBLE_TIMEOUT_MS = 15_000;
+
+/**
+ * The project's search attributes are missing and this process may not add them (or they exist with another
+ * type): the message says which, and the exact commands an administrator runs.
+ */
+export class SearchAttributesError extends Error {
+  override readonly name = 'SearchAttributesError';
+}
 
 /**
  * Registers the given search attributes on a server we did not start ourselves (TEMPORAL_ADDRESS).
@@ -26,8 +37,9 @@ export async function ensureSearchAttributes(
     if (current === undefined) {
       missing[key.name] = wanted;
     } else if (current !== wanted) {
-      throw new Error(
-        `search attribute ${key.name} already exists in namespace ${namespace} with a different type than ${key.type}`,
+      throw new SearchAttributesError(
+        `search attribute ${key.name} already exists in namespace ${namespace} with a different type than ${key.type}: ` +
+          'the sale workflows cannot record it; an administrator must remove it or use another namespace',
       );
     }
   }
@@ -53,4 +65,69 @@ export async function ensureSearchAttributes(
 async function listCustomAttributes(connection: Connection, namespace: string): Promise<Record<string, number>> {
   const response = await connection.operatorService.listSearchAttributes({ namespace });
   return { ...(response.customAttributes ?? {}) };
+}
+
+/** The commands an administrator runs to register `keys`: the Temporal CLI (self-hosted) and tcld (Temporal Cloud). */
+export function searchAttributeCommands(keys: readonly AnySearchAttributeKey[], namespace: string, address: string): string[] {
+  const byType = new Map<string, string[]>();
+  for (const { name, type } of toCliSearchAttributes(keys)) byType.set(type, [...(byType.get(type) ?? []), name]);
+  const cli = [...byType].map(
+    ([type, names]) =>
+      `temporal operator search-attribute create --address ${address} --namespace ${namespace} ${names.map((n) => `--name ${n}`).join(' ')} --type ${type}`,
+  );
+  const cloud = `tcld namespace search-attributes add --namespace ${namespace} ${toCliSearchAttributes(keys)
+    .map(({ name, type }) => `--search-attribute "${name}=${type}"`)
+    .join(' ')}`;
+  return [...cli.map((c) => `  ${c}`), '  Temporal Cloud:', `  ${cloud}`];
+}
+
+/**
+ * What a worker runs before it polls: the project's search attributes registered, or a SearchAttributesError
+ * that names the missing ones and the exact commands an administrator must run. Without them every sale
+ * would be signed and then stuck (BadSearchAttributes), so a worker must not start.
+ */
+export async function requireSearchAttributes(
+  connection: Connection,
+  options: { namespace: string; address: string; keys: readonly AnySearchAttributeKey[] },
+): Promise<'present' | 'registered'> {
+  const { namespace, keys } = options;
+  let before: Record<string, number>;
+  try {
+    before = await listCustomAttributes(connection, namespace);
+  } catch (err) {
+    throw refusal(err, 'may not list', options);
+  }
+  const missing = keys.filter((k) => before[k.name] === undefined);
+  try {
+    await ensureSearchAttributes(connection, namespace, keys);
+  } catch (err) {
+    if (err instanceof SearchAttributesError) throw err;
+    throw refusal(err, 'may not register', { ...options, keys: missing.length > 0 ? missing : keys });
+  }
+  return missing.length === 0 ? 'present' : 'registered';
+}
+
+function refusal(
+  err: unknown,
+  what: string,
+  options: { namespace: string; address: string; keys: readonly AnySearchAttributeKey[] },
+): SearchAttributesError {
+  const code = isGrpcServiceError(err) ? err.code : undefined;
+  const reason =
+    code === GRPC_PERMISSION_DENIED || code === GRPC_UNAUTHENTICATED
+      ? 'permission denied'
+      : code === GRPC_UNIMPLEMENTED
+        ? 'the server does not offer this operation (Temporal Cloud: use tcld or the Cloud UI)'
+        : err instanceof Error
+          ? err.message
+          : String(err);
+  const names = options.keys.map((k) => k.name).join(', ');
+  return new SearchAttributesError(
+    [
+      `this worker ${what} the search attributes of namespace "${options.namespace}" (${reason}).`,
+      `The sale workflows need ${names}; without them every sale would be signed and then stuck. An administrator must run:`,
+      ...searchAttributeCommands(options.keys, options.namespace, options.address),
+      'then start the worker again.',
+    ].join('\n'),
+  );
 }

@@ -60,10 +60,17 @@ describe('npm run check', () => {
     expect(result.stdout).toMatch(/items.*FAILED.*403 forbidden/);
   });
 
-  it('falls back to the embedded sandbox when nothing is configured', async () => {
-    const result = await check({});
+  it('uses the embedded sandbox when asked for explicitly', async () => {
+    const result = await check({ SANDBOX: 'embedded' });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/compliance: http:\/\/127\.0\.0\.1:\d+ \(embedded sandbox\)/);
+  });
+
+  it('refuses to check a sandbox in place of services that are not configured', async () => {
+    const result = await check({});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('COMPLIANCE_BASE_URL and COMPLIANCE_API_KEY, ACCOUNTING_BASE_URL and ACCOUNTING_API_KEY are not set');
+    expect(result.stderr).toContain('SANDBOX=embedded');
   });
 
   it('refuses half a configuration with the variable named, without printing the key', async () => {

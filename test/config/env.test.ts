@@ -16,8 +16,14 @@ function messageOf(fn: () => unknown): string {
 }
 
 describe('loadConfig', () => {
-  it('uses the embedded sandbox when nothing is configured', () => {
-    expect(loadConfig({})).toEqual({ compliance: undefined, accounting: undefined, logLevel: 'info' });
+  it('leaves both services unconfigured, the embedded sandbox not asked for, when nothing is set', () => {
+    expect(loadConfig({})).toEqual({ compliance: undefined, accounting: undefined, logLevel: 'info', embeddedSandbox: false });
+  });
+
+  it('asks for the embedded sandbox only with SANDBOX=embedded', () => {
+    expect(loadConfig({ SANDBOX: 'embedded' }).embeddedSandbox).toBe(true);
+    expect(loadConfig({ SANDBOX: 'off' }).embeddedSandbox).toBe(false);
+    expect(messageOf(() => loadConfig({ SANDBOX: 'true' }))).toBe('SANDBOX: must be "embedded" or "off"');
   });
 
   it('reads a full real-service configuration', () => {

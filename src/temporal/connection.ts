@@ -1,0 +1,334 @@
+/**
+ * The Temporal connection, the ecosystem's way: `@temporalio/envconfig` reads the environment (TEMPORAL_ADDRESS,
+ * TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_GRPC_META_*) over an optional `temporal.toml`
+ * profile (TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE), as the Temporal CLI and the other SDKs do. One set of
+ * settings feeds both the worker's NativeConnection and the client's Connection.
+ *
+ * Every failure names what failed (the variable, the file, the address, the namespace) and never a secret:
+ * the API key and inline key material are scrubbed from any message that leaves this module.
+ */
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { Connection, isGrpcServiceError, type ConnectionOptions } from '@temporalio/client';
+import { loadClientConfigProfile, toClientOptions, type ClientConfigProfile, type ConfigDataSource } from '@temporalio/envconfig';
+import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
+import { ConfigError } from '../config/env.js';
+
+type Env = Record<string, string | undefined>;
+
+export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** How to reach Temporal: what both connection kinds are built from. */
+export interface TemporalSettings {
+  /** Undefined when neither the environment nor a profile names a server (the local stack starts one). */
+  address: string | undefined;
+  namespace: string;
+  /** The temporal.toml profile in use, when a file was found. */
+  profile: string | undefined;
+  apiKey: string | undefined;
+  tls: NativeConnectionOptions['tls'];
+  metadata: Record<string, string> | undefined;
+  connectTimeoutMs: number;
+  /** Values that must never appear in a message (API key, inline key material). */
+  secrets: string[];
+}
+
+/** Temporal could not be reached, refused the credentials, or lacks the namespace: exit 1 with this message. */
+export class TemporalConnectionError extends Error {
+  override readonly name = 'TemporalConnectionError';
+}
+
+/** Which variable / profile key a TLS source came from, for messages. */
+const TLS_SOURCES = {
+  clientCert: { path: 'TEMPORAL_TLS_CLIENT_CERT_PATH', data: 'TEMPORAL_TLS_CLIENT_CERT_DATA', toml: 'tls.client_cert_path / client_cert_data' },
+  clientKey: { path: 'TEMPORAL_TLS_CLIENT_KEY_PATH', data: 'TEMPORAL_TLS_CLIENT_KEY_DATA', toml: 'tls.client_key_path / client_key_data' },
+  serverCACert: { path: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', data: 'TEMPORAL_TLS_SERVER_CA_CERT_DATA', toml: 'tls.server_ca_cert_path / server_ca_cert_data' },
+} as const;
+
+type TlsSource = keyof typeof TLS_SOURCES;
+
+/** Empty variables count as unset (compose files and shells set them to ""). */
+function presentEnv(env: Env): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1].trim() !== ''));
+}
+
+function settingName(source: TlsSource, data: ConfigDataSource, env: Record<string, string>, profile: string | undefined): string {
+  const names = TLS_SOURCES[source];
+  if ('path' in data && env[names.path] === data.path) return names.path;
+  if ('data' in data && env[names.data] !== undefined) return names.data;
+  return `${names.toml} of profile "${profile ?? 'default'}" in the Temporal config file`;
+}
+
+/** Reads one TLS source and checks it is the PEM it should be, naming the setting (never the content). */
+function readTlsSource(source: TlsSource, data: ConfigDataSource, env: Record<string, string>, profile: string | undefined): Buffer {
+  const setting = settingName(source, data, env, profile);
+  let bytes: Buffer;
+  if ('path' in data) {
+    try {
+      bytes = readFileSync(data.path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      throw new ConfigError(`${setting}: cannot read ${data.path} (${code})`);
+    }
+  } else {
+    bytes = Buffer.from(data.data);
+  }
+  const where = 'path' in data ? `${setting} (${data.path})` : setting;
+  try {
+    if (source === 'clientKey') createPrivateKey(bytes);
+    else new X509Certificate(bytes);
+  } catch {
+    throw new ConfigError(`${where}: not a PEM ${source === 'clientKey' ? 'private key' : 'certificate'}; the content is not shown`);
+  }
+  return bytes;
+}
+
+/**
+ * The Temporal settings from the environment and, when present, a temporal.toml profile (environment wins).
+ * Throws ConfigError naming the variable or file when a setting is unusable.
+ */
+export function loadTemporalSettings(env: Env = process.env): TemporalSettings {
+  const vars = presentEnv(env);
+  let profile: ClientConfigProfile;
+  try {
+    profile = loadClientConfigProfile({ overrideEnvVars: vars });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const file = vars.TEMPORAL_CONFIG_FILE ?? 'the Temporal config file (temporal.toml)';
+    if (/Profile '.*' not found/.test(message)) throw new ConfigError(`TEMPORAL_PROFILE: ${message.replace('config data', file)}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code) throw new ConfigError(`TEMPORAL_CONFIG_FILE: cannot read ${file} (${code})`);
+    throw new ConfigError(`${file} is not valid TOML: ${message.split('\n')[0]}`);
+  }
+
+  const secrets: string[] = [];
+  if (profile.apiKey) secrets.push(profile.apiKey);
+  if (vars.TEMPORAL_TLS_CLIENT_KEY_DATA) secrets.push(vars.TEMPORAL_TLS_CLIENT_KEY_DATA);
+
+  // envconfig reads the TLS files itself and silently drops half a client pair: check them first, by name.
+  const tls = profile.tls;
+  if (tls && !tls.disabled) {
+    if ((tls.clientCert === undefined) !== (tls.clientKey === undefined)) {
+      const missing = tls.clientCert === undefined ? 'TEMPORAL_TLS_CLIENT_CERT_PATH' : 'TEMPORAL_TLS_CLIENT_KEY_PATH';
+      const present = tls.clientCert === undefined ? 'a client key' : 'a client certificate';
+      throw new ConfigError(`${missing} (or its _DATA / temporal.toml form) is not set but ${present} is: mTLS needs both`);
+    }
+    const checked: Partial<Record<TlsSource, Buffer>> = {};
+    for (const source of Object.keys(TLS_SOURCES) as TlsSource[]) {
+      const data = tls[source];
+      if (data) checked[source] = readTlsSource(source, data, vars, vars.TEMPORAL_PROFILE);
+    }
+    if (checked.clientKey) secrets.push(checked.clientKey.toString('utf8').trim());
+    // Hand envconfig the bytes already read, so the files are read once and cannot change in between.
+    profile = {
+      ...profile,
+      tls: {
+        ...tls,
+        ...(checked.clientCert ? { clientCert: { data: checked.clientCert } } : {}),
+        ...(checked.clientKey ? { clientKey: { data: checked.clientKey } } : {}),
+        ...(checked.serverCACert ? { serverCACert: { data: checked.serverCACert } } : {}),
+      },
+    };
+  }
+
+  const connect = toClientOptions(profile);
+  const timeoutText = vars.TEMPORAL_CONNECT_TIMEOUT_MS;
+  const connectTimeoutMs = timeoutText === undefined ? DEFAULT_CONNECT_TIMEOUT_MS : Number(timeoutText);
+  if (!Number.isInteger(connectTimeoutMs) || connectTimeoutMs < 100 || connectTimeoutMs > 600_000) {
+    throw new ConfigError('TEMPORAL_CONNECT_TIMEOUT_MS: must be a whole number of milliseconds between 100 and 600000');
+  }
+  const metadata = connect.connectionOptions.metadata as Record<string, string> | undefined;
+  return {
+    address: connect.connectionOptions.address,
+    namespace: connect.namespace ?? 'default',
+    profile: vars.TEMPORAL_PROFILE,
+    apiKey: profile.apiKey,
+    tls: connect.connectionOptions.tls,
+    metadata: metadata && Object.keys(metadata).length > 0 ? metadata : undefined,
+    connectTimeoutMs,
+    secrets,
+  };
+}
+
+/** Settings for a server this process started itself (the local stack's dev server): plain, no credentials. */
+export function localTemporalSettings(address: string, namespace: string): TemporalSettings {
+  return {
+    address,
+    namespace,
+    profile: undefined,
+    apiKey: undefined,
+    tls: undefined,
+    metadata: undefined,
+    connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
+    secrets: [],
+  };
+}
+
+function addressOf(settings: TemporalSettings): string {
+  return settings.address ?? DEFAULT_TEMPORAL_ADDRESS;
+}
+
+/** Options for the worker's NativeConnection. */
+export function nativeConnectionOptions(settings: TemporalSettings): NativeConnectionOptions {
+  return {
+    address: addressOf(settings),
+    ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
+    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+    ...(settings.metadata ? { metadata: settings.metadata } : {}),
+  };
+}
+
+/** Options for the client's Connection (same settings; it also takes a connect timeout). */
+export function clientConnectionOptions(settings: TemporalSettings): ConnectionOptions {
+  return {
+    address: addressOf(settings),
+    ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
+    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+    ...(settings.metadata ? { metadata: settings.metadata } : {}),
+    connectTimeout: settings.connectTimeoutMs,
+  };
+}
+
+/** Replaces every secret of the settings in `text`. */
+export function scrub(text: string, settings: Pick<TemporalSettings, 'secrets'>): string {
+  let out = text;
+  for (const secret of settings.secrets) {
+    if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+  }
+  return out;
+}
+
+// gRPC status codes (spelled out: @grpc/grpc-js is only a transitive dependency).
+export const GRPC = { NOT_FOUND: 5, ALREADY_EXISTS: 6, PERMISSION_DENIED: 7, UNAVAILABLE: 14, UNAUTHENTICATED: 16, UNIMPLEMENTED: 12 } as const;
+
+function grpcCode(err: unknown): number | undefined {
+  if (isGrpcServiceError(err)) return err.code;
+  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number') return err.code;
+  return undefined;
+}
+
+function describeFailure(err: unknown, settings: TemporalSettings): string {
+  const raw = err instanceof Error ? err.message : String(err);
+  const message = scrub(raw, settings);
+  const code = grpcCode(err);
+  const auth = settings.apiKey ? 'TEMPORAL_API_KEY (or api_key of the profile)' : 'the TLS client certificate (TEMPORAL_TLS_CLIENT_CERT_PATH / _KEY_PATH)';
+  if (code === GRPC.UNAUTHENTICATED || /unauthenticated|Unauthenticated|invalid token|Request unauthorized/i.test(raw)) {
+    return `the server refused the credentials: check ${auth} (${message})`;
+  }
+  if (code === GRPC.PERMISSION_DENIED || /PermissionDenied|permission denied/i.test(raw)) {
+    return `the credentials are not allowed to use namespace "${settings.namespace}": check ${auth} and TEMPORAL_NAMESPACE (${message})`;
+  }
+  if (/certificate|tls|ssl|handshake|PrivateKey|PEM/i.test(raw)) {
+    return `TLS failed: check TEMPORAL_TLS* / the profile's [tls] settings and that the server speaks TLS (${message})`;
+  }
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(raw)) return `${message}: check TEMPORAL_ADDRESS and that the server is running`;
+  if (/deadline|timed out|timeout|within/i.test(raw)) {
+    const tlsHint = settings.tls ? ', and that the server speaks TLS (TLS is on: set by TEMPORAL_TLS / an API key / the profile)' : '';
+    return `no answer within ${settings.connectTimeoutMs} ms (TEMPORAL_CONNECT_TIMEOUT_MS): check TEMPORAL_ADDRESS and the network${tlsHint} (${message})`;
+  }
+  return `${message}: check TEMPORAL_ADDRESS and that the server is running`;
+}
+
+function connectionError(settings: TemporalSettings, err: unknown, what = 'cannot connect to'): TemporalConnectionError {
+  return new TemporalConnectionError(
+    `${what} Temporal at ${addressOf(settings)} (namespace "${settings.namespace}"): ${describeFailure(err, settings)}`,
+  );
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, onLate: (value: T) => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(new Error(`connect timed out after ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+    if (timedOut) void promise.then(onLate, () => undefined);
+  }
+}
+
+function hostAndPort(address: string): { host: string; port: number } {
+  const bracketed = /^\[(.+)\]:(\d+)$/.exec(address);
+  if (bracketed) return { host: bracketed[1]!, port: Number(bracketed[2]) };
+  const separator = address.lastIndexOf(':');
+  if (separator <= 0) return { host: address, port: 7233 };
+  return { host: address.slice(0, separator), port: Number(address.slice(separator + 1)) };
+}
+
+/** A plain TCP connect first, so "nothing listens there" and "no such host" are said as such, at once. */
+async function probeTcp(settings: TemporalSettings): Promise<void> {
+  const { host, port } = hostAndPort(addressOf(settings));
+  if (!Number.isInteger(port) || port <= 0 || port > 65_535) {
+    throw new ConfigError(`TEMPORAL_ADDRESS: "${addressOf(settings)}" is not host:port`);
+  }
+  await new Promise<void>((resolve, reject) => {
+    const socket = net.connect({ host, port });
+    socket.setTimeout(settings.connectTimeoutMs);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      reject(new Error(`no TCP connection within ${settings.connectTimeoutMs} ms`));
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      const reason =
+        err.code === 'ECONNREFUSED'
+          ? 'connection refused: nothing listens there'
+          : err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
+            ? `host ${host} not found`
+            : err.message;
+      reject(new Error(`${reason} (${err.code ?? 'error'})`));
+    });
+  });
+}
+
+/**
+ * A client Connection, proven usable: the namespace is described (which also checks the credentials).
+ * Throws TemporalConnectionError naming the address, the namespace and what to check.
+ */
+export async function connectClient(settings: TemporalSettings): Promise<Connection> {
+  let connection: Connection;
+  try {
+    await probeTcp(settings);
+    connection = await Connection.connect(clientConnectionOptions(settings));
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw connectionError(settings, err);
+  }
+  try {
+    await connection.withDeadline(Date.now() + settings.connectTimeoutMs, () =>
+      connection.workflowService.describeNamespace({ namespace: settings.namespace }),
+    );
+  } catch (err) {
+    await connection.close().catch(() => undefined);
+    if (grpcCode(err) === GRPC.NOT_FOUND) {
+      throw new TemporalConnectionError(
+        `Temporal at ${addressOf(settings)} has no namespace "${settings.namespace}": check TEMPORAL_NAMESPACE (or the profile's namespace)`,
+      );
+    }
+    throw connectionError(settings, err);
+  }
+  return connection;
+}
+
+/** The worker's NativeConnection, with the same settings and a connect timeout. */
+export async function connectNative(settings: TemporalSettings): Promise<NativeConnection> {
+  // Imported here so clients (the sales CLI, other services) never load the worker's native bridge.
+  const { NativeConnection } = await import('@temporalio/worker');
+  try {
+    return await withTimeout(NativeConnection.connect(nativeConnectionOptions(settings)), settings.connectTimeoutMs, (late) => {
+      void late.close();
+    });
+  } catch (err) {
+    throw connectionError(settings, err);
+  }
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/env.js';
+import { loadWorkerConfig } from '../../src/config/worker.js';
+import { assertServicesConfigured } from '../../src/services.js';
+
+describe('loadWorkerConfig', () => {
+  it('takes the Temporal connection from envconfig: address, namespace, API key', () => {
+    const config = loadWorkerConfig({ TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'sales.a1b2c', TEMPORAL_API_KEY: 'k'.repeat(40) });
+    expect(config.temporalAddress).toBe('eu-west-1.aws.api.temporal.io:7233');
+    expect(config.namespace).toBe('sales.a1b2c');
+    expect(config.temporal).toMatchObject({ address: 'eu-west-1.aws.api.temporal.io:7233', namespace: 'sales.a1b2c', tls: true });
+  });
+
+  it('leaves the address to the local stack when nothing names a server', () => {
+    const config = loadWorkerConfig({});
+    expect(config.temporalAddress).toBeUndefined();
+    expect(config.namespace).toBe('default');
+  });
+});
+
+describe('assertServicesConfigured', () => {
+  const compliance = { baseUrl: 'https://c.example', apiKey: 'x', businessId: undefined, timeoutMs: 1000, allowLoopbackCallbacks: false };
+  it('refuses a missing service, naming its variables, unless the embedded sandbox is asked for', () => {
+    const config = { compliance, accounting: undefined, logLevel: 'info' };
+    expect(() => assertServicesConfigured(config)).toThrow(ConfigError);
+    expect(() => assertServicesConfigured(config)).toThrow(/^ACCOUNTING_BASE_URL and ACCOUNTING_API_KEY are not set: .*SANDBOX=embedded/);
+    expect(() => assertServicesConfigured({ ...config, embeddedSandbox: true })).not.toThrow();
+  });
+});
