@@ -1,0 +1,134 @@
+/**
+ * AES-256-GCM payload codec: the whole payload (metadata and data, serialised as the `temporal.api.common.v1.Payload`
+ * protobuf) is encrypted with the ring's current key and a random 12-byte IV, and replaced by a payload with
+ *
+ *   metadata: { encoding: "binary/encrypted", "encryption-key-id": "<id>" }
+ *   data:     IV (12 bytes) ‖ ciphertext ‖ GCM tag (16 bytes)
+ *
+ * the layout of Temporal's Go, Python and .NET encryption samples (Go: `p.Marshal()`, then `gcm.Seal(nonce, nonce, …)`),
+ * so a service in another language can use the same keys with its SDK's sample codec. (The TypeScript sample
+ * length-prefixes the serialised payload with `encodeDelimited`, so its bytes differ; this codec follows the others.) Decoding picks the key by the id in the metadata, so every key in the
+ * ring decrypts and rotation never strands a history.
+ *
+ * Payloads without `encoding: binary/encrypted` decode as they are: starts from services without the codec (plain
+ * JSON through the Temporal CLI, another SDK) keep working. Everything this codec encodes is encrypted; there is no
+ * plaintext path for new payloads. An unknown key id or a failed tag is a `PayloadDecryptionError` naming the key id.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import proto from '@temporalio/proto';
+import type { PayloadKeyRing } from './keys.js';
+
+export const ENCODING_METADATA_KEY = 'encoding';
+export const ENCRYPTED_ENCODING = 'binary/encrypted';
+export const KEY_ID_METADATA_KEY = 'encryption-key-id';
+export const IV_BYTES = 12;
+export const TAG_BYTES = 16;
+const ALGORITHM = 'aes-256-gcm';
+
+const PayloadProto = proto.temporal.api.common.v1.Payload;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A payload the codec cannot decrypt. Names the key id and the reason, never the payload's contents. */
+export class PayloadDecryptionError extends Error {
+  override readonly name = 'PayloadDecryptionError';
+  constructor(
+    message: string,
+    /** The payload's `encryption-key-id`, when it has one. */
+    readonly keyId: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+function metadataText(payload: Payload, key: string): string | undefined {
+  const value = payload.metadata?.[key];
+  return value == null ? undefined : decoder.decode(value);
+}
+
+/** True when the payload carries this codec's `encoding: binary/encrypted` marker. */
+export function isEncryptedPayload(payload: Payload): boolean {
+  return metadataText(payload, ENCODING_METADATA_KEY) === ENCRYPTED_ENCODING;
+}
+
+/** The key id an encrypted payload names, or undefined. */
+export function payloadKeyId(payload: Payload): string | undefined {
+  return metadataText(payload, KEY_ID_METADATA_KEY);
+}
+
+export class AesGcmPayloadCodec implements PayloadCodec {
+  constructor(private readonly keys: PayloadKeyRing) {}
+
+  /** The key id new payloads are encrypted with. */
+  get encryptKeyId(): string {
+    return this.keys.encryptKeyId;
+  }
+
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => this.encrypt(payload));
+  }
+
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => (isEncryptedPayload(payload) ? this.decrypt(payload) : payload));
+  }
+
+  private encrypt(payload: Payload): Payload {
+    const keyId = this.keys.encryptKeyId;
+    const key = this.keys.key(keyId);
+    if (key === undefined) throw new PayloadDecryptionError(`payload key "${keyId}" is missing from the key ring`, keyId);
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
+    const plain = PayloadProto.encode(payload).finish();
+    const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+    return {
+      metadata: {
+        [ENCODING_METADATA_KEY]: encoder.encode(ENCRYPTED_ENCODING),
+        [KEY_ID_METADATA_KEY]: encoder.encode(keyId),
+      },
+      data,
+    };
+  }
+
+  private decrypt(payload: Payload): Payload {
+    const keyId = payloadKeyId(payload);
+    if (keyId === undefined) {
+      throw new PayloadDecryptionError(`encrypted payload has no ${KEY_ID_METADATA_KEY} metadata`, undefined);
+    }
+    const key = this.keys.key(keyId);
+    if (key === undefined) {
+      throw new PayloadDecryptionError(
+        `payload was encrypted with key "${keyId}", which is not configured (configured: ${this.keys.ids.join(', ')}); add it to PAYLOAD_KEYS or PAYLOAD_KEYS_FILE`,
+        keyId,
+      );
+    }
+    const data = payload.data ?? new Uint8Array();
+    if (data.byteLength < IV_BYTES + TAG_BYTES) {
+      throw new PayloadDecryptionError(`encrypted payload (key "${keyId}") is too short to hold an IV and a tag`, keyId);
+    }
+    const iv = data.subarray(0, IV_BYTES);
+    const tag = data.subarray(data.byteLength - TAG_BYTES);
+    const body = data.subarray(IV_BYTES, data.byteLength - TAG_BYTES);
+    let plain: Buffer;
+    try {
+      const decipher = createDecipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
+      decipher.setAuthTag(tag);
+      plain = Buffer.concat([decipher.update(body), decipher.final()]);
+    } catch {
+      throw new PayloadDecryptionError(
+        `payload failed authentication with key "${keyId}": the ciphertext was altered or the key "${keyId}" holds different bytes than the one that encrypted it`,
+        keyId,
+      );
+    }
+    let decoded: proto.temporal.api.common.v1.Payload;
+    try {
+      decoded = PayloadProto.decode(plain);
+    } catch {
+      throw new PayloadDecryptionError(`payload decrypted with key "${keyId}" is not a Temporal Payload`, keyId);
+    }
+    // A plain object (not a protobufjs message with prototype defaults), with the fields the SDK reads.
+    const result: Payload = { metadata: { ...decoded.metadata }, data: decoded.data };
+    if (decoded.externalPayloads.length > 0) result.externalPayloads = decoded.externalPayloads;
+    return result;
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * Payload encryption keys: a key ring read from the environment or a file, never from code.
+ *
+ * - `PAYLOAD_KEYS`: comma-separated `<id>:<base64 of 32 bytes>` entries, oldest first (the last one encrypts);
+ * - `PAYLOAD_KEYS_FILE`: a file holding the same entries, one per line (`#` comments), or JSON
+ *   (`[{"id": "…", "key": "…"}]` or `{"keys": [...], "encryptKeyId": "…"}`);
+ * - `PAYLOAD_KEY_ID`: the id of the key that encrypts new payloads (default: the last key listed).
+ *
+ * Every key decrypts; exactly one encrypts. Errors name the variable and the key id (or the entry's position when
+ * even the id is unusable), never key material.
+ */
+import { readFileSync } from 'node:fs';
+import { inspect } from 'node:util';
+import { ConfigError } from '../config/env.js';
+
+/** AES-256: keys are exactly 32 bytes. */
+export const PAYLOAD_KEY_BYTES = 32;
+/** Key ids are written into every payload's metadata, so they stay short and plain. */
+export const PAYLOAD_KEY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export const PAYLOAD_KEY_ENV = {
+  keys: 'PAYLOAD_KEYS',
+  keysFile: 'PAYLOAD_KEYS_FILE',
+  keyId: 'PAYLOAD_KEY_ID',
+  encryption: 'PAYLOAD_ENCRYPTION',
+} as const;
+
+/** A bad key configuration. A `ConfigError`, so `runMain` prints it as a configuration error and exits 2. */
+export class PayloadKeyConfigError extends ConfigError {
+  override readonly name = 'PayloadKeyConfigError';
+}
+
+export interface PayloadKeyInput {
+  id: string;
+  /** Raw key bytes (32). */
+  key: Uint8Array;
+}
+
+/**
+ * The keys a codec may use. Holds its key material privately: printing, logging or JSON-serialising a ring shows
+ * only its ids.
+ */
+export class PayloadKeyRing {
+  readonly #keys: Map<string, Buffer>;
+  /** The key that encrypts new payloads. */
+  readonly encryptKeyId: string;
+
+  constructor(keys: readonly PayloadKeyInput[], encryptKeyId?: string, source = 'payload key ring') {
+    if (keys.length === 0) throw new PayloadKeyConfigError(`${source}: no keys`);
+    this.#keys = new Map();
+    for (const { id, key } of keys) {
+      if (!PAYLOAD_KEY_ID_PATTERN.test(id)) {
+        throw new PayloadKeyConfigError(`${source}: a key id must match ${PAYLOAD_KEY_ID_PATTERN.source}`);
+      }
+      if (this.#keys.has(id)) throw new PayloadKeyConfigError(`${source}: key id "${id}" is listed twice`);
+      if (key.byteLength !== PAYLOAD_KEY_BYTES) {
+        throw new PayloadKeyConfigError(
+          `${source}: key "${id}" is ${key.byteLength} bytes; AES-256 needs exactly ${PAYLOAD_KEY_BYTES} (generate one with: openssl rand -base64 32)`,
+        );
+      }
+      this.#keys.set(id, Buffer.from(key));
+    }
+    const chosen = encryptKeyId ?? keys[keys.length - 1]!.id;
+    if (!this.#keys.has(chosen)) {
+      throw new PayloadKeyConfigError(`${source}: the encryption key id "${chosen}" is not among the configured keys`);
+    }
+    this.encryptKeyId = chosen;
+  }
+
+  /** Every key id, in the order configured. */
+  get ids(): string[] {
+    return [...this.#keys.keys()];
+  }
+
+  has(id: string): boolean {
+    return this.#keys.has(id);
+  }
+
+  /** The key bytes for `id`, or undefined. For the codec; do not log the result. */
+  key(id: string): Buffer | undefined {
+    return this.#keys.get(id);
+  }
+
+  toJSON(): { encryptKeyId: string; ids: string[] } {
+    return { encryptKeyId: this.encryptKeyId, ids: this.ids };
+  }
+
+  [inspect.custom](): string {
+    return `PayloadKeyRing { encryptKeyId: '${this.encryptKeyId}', ids: [${this.ids.map((id) => `'${id}'`).join(', ')}] }`;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+)$/;
+
+/** One key from its text form; `where` says where it came from ("PAYLOAD_KEYS entry 2"), never what it is. */
+function decodeKey(where: string, id: string, text: string): PayloadKeyInput {
+  if (!PAYLOAD_KEY_ID_PATTERN.test(id)) {
+    // The id is not printed: a malformed entry may have the key where the id should be.
+    throw new PayloadKeyConfigError(`${where}: the key id must match ${PAYLOAD_KEY_ID_PATTERN.source}`);
+  }
+  const trimmed = text.trim();
+  if (!BASE64.test(trimmed)) throw new PayloadKeyConfigError(`${where}: key "${id}" is not base64`);
+  const key = Buffer.from(trimmed, 'base64');
+  if (key.byteLength !== PAYLOAD_KEY_BYTES) {
+    throw new PayloadKeyConfigError(
+      `${where}: key "${id}" is ${key.byteLength} bytes; AES-256 needs exactly ${PAYLOAD_KEY_BYTES} (generate one with: openssl rand -base64 32)`,
+    );
+  }
+  return { id, key };
+}
+
+/** `id:base64` entries separated by commas or newlines; blank entries and `#` comment lines are skipped. */
+export function parseKeyList(text: string, source: string): PayloadKeyInput[] {
+  const entries = text
+    .split(/[,\n]/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  return entries.map((entry, index) => {
+    const where = `${source} entry ${index + 1}`;
+    const colon = entry.indexOf(':');
+    if (colon <= 0) throw new PayloadKeyConfigError(`${where} is not in the form <id>:<base64 key>`);
+    return decodeKey(where, entry.slice(0, colon).trim(), entry.slice(colon + 1));
+  });
+}
+
+interface FileKeys {
+  keys: PayloadKeyInput[];
+  encryptKeyId: string | undefined;
+}
+
+function parseJsonKeys(text: string, source: string): FileKeys {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // JSON.parse's message quotes the text around the error, which may be key material.
+    throw new PayloadKeyConfigError(`${source}: not valid JSON`);
+  }
+  const list: unknown = Array.isArray(parsed) ? parsed : (parsed as { keys?: unknown } | null)?.keys;
+  const encryptKeyId: unknown = Array.isArray(parsed) ? undefined : (parsed as { encryptKeyId?: unknown }).encryptKeyId;
+  if (!Array.isArray(list)) {
+    throw new PayloadKeyConfigError(`${source}: expected [{"id": …, "key": …}] or {"keys": [...], "encryptKeyId"?: …}`);
+  }
+  if (encryptKeyId !== undefined && typeof encryptKeyId !== 'string') {
+    throw new PayloadKeyConfigError(`${source}: encryptKeyId must be a string`);
+  }
+  const keys = list.map((item: unknown, index) => {
+    const where = `${source} entry ${index + 1}`;
+    const { id, key } = (item ?? {}) as { id?: unknown; key?: unknown };
+    if (typeof id !== 'string' || typeof key !== 'string') {
+      throw new PayloadKeyConfigError(`${where}: expected {"id": "<id>", "key": "<base64 key>"}`);
+    }
+    return decodeKey(where, id, key);
+  });
+  return { keys, encryptKeyId };
+}
+
+function readKeysFile(path: string): FileKeys {
+  const source = PAYLOAD_KEY_ENV.keysFile;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new PayloadKeyConfigError(`${source}: cannot read ${path} (${code})`);
+  }
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[') || trimmed.startsWith('{')) return parseJsonKeys(trimmed, source);
+  return { keys: parseKeyList(trimmed, source), encryptKeyId: undefined };
+}
+
+/**
+ * The key ring configured in `env`, or `undefined` when neither `PAYLOAD_KEYS` nor `PAYLOAD_KEYS_FILE` is set.
+ * Keys from the file come first, then `PAYLOAD_KEYS`; the encrypting key is `PAYLOAD_KEY_ID`, else the file's
+ * `encryptKeyId`, else the last key. Throws `PayloadKeyConfigError` for anything malformed.
+ */
+export function loadKeyRing(env: Env = process.env): PayloadKeyRing | undefined {
+  const file = read(env, PAYLOAD_KEY_ENV.keysFile);
+  const list = read(env, PAYLOAD_KEY_ENV.keys);
+  const explicitId = read(env, PAYLOAD_KEY_ENV.keyId);
+  if (file === undefined && list === undefined) {
+    if (explicitId !== undefined) {
+      throw new PayloadKeyConfigError(
+        `${PAYLOAD_KEY_ENV.keyId} is set but neither ${PAYLOAD_KEY_ENV.keys} nor ${PAYLOAD_KEY_ENV.keysFile} is`,
+      );
+    }
+    return undefined;
+  }
+  const fromFile = file === undefined ? { keys: [], encryptKeyId: undefined } : readKeysFile(file);
+  const fromEnv = list === undefined ? [] : parseKeyList(list, PAYLOAD_KEY_ENV.keys);
+  const keys = [...fromFile.keys, ...fromEnv];
+  const sources = [file && PAYLOAD_KEY_ENV.keysFile, list && PAYLOAD_KEY_ENV.keys].filter(Boolean).join(' + ');
+  if (keys.length === 0) throw new PayloadKeyConfigError(`${sources}: no keys`);
+  if (explicitId !== undefined && !keys.some((k) => k.id === explicitId)) {
+    throw new PayloadKeyConfigError(`${PAYLOAD_KEY_ENV.keyId}: no key with id "${explicitId}" in ${sources}`);
+  }
+  return new PayloadKeyRing(keys, explicitId ?? fromFile.encryptKeyId, sources);
+}
+
+/** Like `loadKeyRing`, but a missing configuration is an error naming the variables to set. */
+export function requireKeyRing(env: Env = process.env): PayloadKeyRing {
+  const ring = loadKeyRing(env);
+  if (ring === undefined) {
+    throw new PayloadKeyConfigError(
+      `payload encryption needs keys: set ${PAYLOAD_KEY_ENV.keys} (<id>:<base64 32 bytes>, comma-separated, newest last) or ${PAYLOAD_KEY_ENV.keysFile}` +
+        `, or ${PAYLOAD_KEY_ENV.encryption}=off on a local stack`,
+    );
+  }
+  return ring;
+}

@@ -1,0 +1,246 @@
+/**
+ * The codec server: `POST /encode` and `POST /decode` with `{"payloads": [...]}` in the protobuf-JSON form the
+ * Temporal UI and CLI send (metadata values and data base64). It lets the UI (`--ui-codec-endpoint`,
+ * `TEMPORAL_CODEC_ENDPOINT`) show decrypted payloads and lets the Temporal CLI (`--codec-endpoint`) or another
+ * service encrypt what it starts, without holding the keys.
+ *
+ * - CORS only for the configured origins (default the local UI); any other `Origin` is refused with 403;
+ *   requests without `Origin` (CLI, services) are not browser requests and pass to the authorisation check.
+ * - Optional bearer token (`Authorization: Bearer <token>`), compared in constant time.
+ * - Logs carry method, route, status, namespace and payload count; never payloads, never the token.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { PayloadDecryptionError } from './aes-gcm-codec.js';
+import { ConfigError } from '../config/env.js';
+
+/** The local dev server's UI. */
+export const DEFAULT_CODEC_CORS_ORIGINS: readonly string[] = ['http://localhost:8233', 'http://127.0.0.1:8233'];
+export const DEFAULT_CODEC_PORT = 8234;
+/** Temporal's default payload limit is 2 MB; base64 and a batch of payloads fit in this. */
+export const DEFAULT_CODEC_BODY_LIMIT = 16 * 1024 * 1024;
+export const CODEC_ALLOWED_HEADERS = 'X-Namespace, Content-Type, Authorization';
+export const CODEC_AUTH_TOKEN_MIN_LENGTH = 32;
+
+export interface CodecAppOptions {
+  codec: PayloadCodec;
+  logger: Logger;
+  /** Browser origins allowed to call (exact `scheme://host[:port]`). Default: the local UI on port 8233. */
+  corsOrigins?: readonly string[];
+  /** When set, `/encode` and `/decode` require `Authorization: Bearer <authToken>`. */
+  authToken?: string | undefined;
+  /** Largest request body in bytes (default 16 MiB). */
+  bodyLimit?: number;
+}
+
+export interface CodecServerOptions extends CodecAppOptions {
+  /** Default 127.0.0.1: the codec server decrypts for whoever reaches it, so expose it deliberately. */
+  host?: string;
+  /** Default 0 (a free port; read it from `url`). */
+  port?: number;
+}
+
+export interface CodecServer {
+  /** Where the server listens, e.g. `http://127.0.0.1:8234`: the value for `--ui-codec-endpoint` / `--codec-endpoint`. */
+  url: string;
+  /** Allow one more browser origin, e.g. the UI's once its port is known (validated like `corsOrigins`). */
+  allowOrigin(origin: string): void;
+  close(): Promise<void>;
+}
+
+const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64');
+const jsonPayload = z.object({
+  metadata: z.record(z.string(), base64).nullish(),
+  data: base64.nullish(),
+});
+const payloadsBody = z.object({ payloads: z.array(jsonPayload) });
+type JsonPayload = z.infer<typeof jsonPayload>;
+
+function fromJson(json: JsonPayload): Payload {
+  const metadata: Record<string, Uint8Array> = {};
+  for (const [key, value] of Object.entries(json.metadata ?? {})) metadata[key] = Buffer.from(value, 'base64');
+  return { metadata, data: Buffer.from(json.data ?? '', 'base64') };
+}
+
+function toJson(payload: Payload): { metadata: Record<string, string>; data: string } {
+  const metadata: Record<string, string> = {};
+  for (const [key, value] of Object.entries(payload.metadata ?? {})) {
+    if (value != null) metadata[key] = Buffer.from(value).toString('base64');
+  }
+  return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') };
+}
+
+/** Exact origins, validated: `https://ui.example.com`, `http://localhost:8233`; no paths, no wildcard. */
+export function normaliseOrigins(origins: readonly string[], source = 'corsOrigins'): string[] {
+  return origins.map((raw) => {
+    const text = raw.trim();
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new ConfigError(`${source}: "${text}" is not an origin like https://temporal-ui.example.com`);
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, '')) {
+      throw new ConfigError(`${source}: "${text}" is not an origin like https://temporal-ui.example.com (no path, no wildcard)`);
+    }
+    return url.origin;
+  });
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+function errorBody(code: string, message: string) {
+  return { error: { code, message } };
+}
+
+/** The codec server app, not listening (tests `inject` it or `listen` on it). */
+export async function buildCodecApp(options: CodecAppOptions): Promise<FastifyInstance> {
+  return buildApp(options, new Set(normaliseOrigins(options.corsOrigins ?? DEFAULT_CODEC_CORS_ORIGINS)));
+}
+
+async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>): Promise<FastifyInstance> {
+  const expected = options.authToken === undefined || options.authToken === '' ? undefined : digest(`Bearer ${options.authToken}`);
+  const loggerInstance: FastifyBaseLogger = options.logger.child({ component: 'codec-server' });
+  const app = Fastify({
+    loggerInstance,
+    // One line per request from the onResponse hook below (with namespace and payload count) instead of two.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: options.bodyLimit ?? DEFAULT_CODEC_BODY_LIMIT,
+    requestTimeout: 30_000,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin === undefined) return;
+    if (!origins.has(origin)) {
+      return reply.code(403).send(errorBody('origin_not_allowed', 'this origin may not call the codec server'));
+    }
+    reply.header('Access-Control-Allow-Origin', origin);
+    reply.header('Access-Control-Allow-Credentials', 'true');
+    reply.header('Vary', 'Origin');
+    if (request.method === 'OPTIONS') {
+      return reply
+        .code(204)
+        .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
+        .header('Access-Control-Allow-Headers', CODEC_ALLOWED_HEADERS)
+        .header('Access-Control-Max-Age', '600')
+        .send();
+    }
+    return;
+  });
+
+  const authorise = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (expected === undefined) return;
+    const given = request.headers.authorization;
+    if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+      return reply
+        .code(401)
+        .header('WWW-Authenticate', 'Bearer')
+        .send(errorBody('unauthorized', 'a valid Authorization: Bearer token is required'));
+    }
+    return;
+  };
+
+  app.addHook('onResponse', async (request, reply) => {
+    const fields = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unknown',
+      status: reply.statusCode,
+      namespace: request.headers['x-namespace'],
+      payloads: (request.body as { payloads?: unknown[] } | undefined)?.payloads?.length,
+      ms: Math.round(reply.elapsedTime),
+    };
+    if (reply.statusCode >= 400) request.log.warn(fields, 'codec request refused');
+    else request.log.debug(fields, 'codec request');
+  });
+
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    if (error instanceof PayloadDecryptionError) {
+      request.log.warn({ keyId: error.keyId }, error.message);
+      return reply.code(422).send(errorBody('payload_not_decryptable', error.message));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      // Fastify's own messages (body too large, bad JSON) never quote the body.
+      return reply.code(status).send(errorBody(error.code ?? 'bad_request', error.message));
+    }
+    request.log.error({ err: { name: error.name, message: error.message } }, 'codec failure');
+    return reply.code(500).send(errorBody('internal', 'the codec failed; see the server log'));
+  });
+
+  app.setNotFoundHandler(async (_request, reply) => reply.code(404).send(errorBody('not_found', 'no such route')));
+
+  app.get('/health', async () => ({ status: 'ok' }));
+
+  for (const direction of ['encode', 'decode'] as const) {
+    // onRequest: the token is checked before the body is read, so a caller without one cannot make the server parse.
+    app.post(`/${direction}`, { onRequest: authorise }, async (request, reply) => {
+      const parsed = payloadsBody.safeParse(request.body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const path = issue ? issue.path.join('.') : '';
+        return reply
+          .code(400)
+          .send(errorBody('invalid_body', `expected {"payloads": [{"metadata": {…base64}, "data": base64}]}${path ? ` (at ${path})` : ''}`));
+      }
+      const payloads = parsed.data.payloads.map(fromJson);
+      const result = direction === 'encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
+      return reply.send({ payloads: result.map(toJson) });
+    });
+  }
+
+  return app;
+}
+
+export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
+  const origins = new Set(normaliseOrigins(options.corsOrigins ?? DEFAULT_CODEC_CORS_ORIGINS));
+  const app = await buildApp(options, origins);
+  const host = options.host ?? '127.0.0.1';
+  await app.listen({ host, port: options.port ?? 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const shownHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    allowOrigin: (origin) => {
+      for (const o of normaliseOrigins([origin])) origins.add(o);
+    },
+    close: () => app.close(),
+  };
+}
+
+type Env = Record<string, string | undefined>;
+
+export interface CodecServerEnvOptions {
+  host: string;
+  port: number;
+  corsOrigins: string[];
+  authToken: string | undefined;
+}
+
+/**
+ * `CODEC_HOST` (127.0.0.1), `CODEC_PORT` (8234), `CODEC_CORS_ORIGINS` (comma-separated; default the local UI),
+ * `CODEC_AUTH_TOKEN` (optional, at least 32 characters). Errors name the variable, never the token.
+ */
+export function codecServerOptionsFromEnv(env: Env = process.env): CodecServerEnvOptions {
+  const host = env.CODEC_HOST?.trim() || '127.0.0.1';
+  const portText = env.CODEC_PORT?.trim();
+  const port = portText ? Number(portText) : DEFAULT_CODEC_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ConfigError('CODEC_PORT: must be a port number (0–65535)');
+  }
+  const originsText = env.CODEC_CORS_ORIGINS?.trim();
+  const corsOrigins = originsText
+    ? normaliseOrigins(originsText.split(',').filter((o) => o.trim() !== ''), 'CODEC_CORS_ORIGINS')
+    : [...DEFAULT_CODEC_CORS_ORIGINS];
+  const authToken = env.CODEC_AUTH_TOKEN?.trim() || undefined;
+  if (authToken !== undefined && authToken.length < CODEC_AUTH_TOKEN_MIN_LENGTH) {
+    throw new ConfigError(`CODEC_AUTH_TOKEN: must be at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters`);
+  }
+  return { host, port, corsOrigins, authToken };
+}
