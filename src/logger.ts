@@ -1,4 +1,6 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
+import { ConfigError } from './config/env.js';
 
 /**
  * Paths that may hold a secret anywhere a request, a configuration or an error is logged. Redaction works on
@@ -28,12 +30,26 @@ export const REDACTED_PATHS = [
   'config.accounting.webhookSecret',
 ];
 
+/**
+ * `LOG_FORMAT=pretty` or `json`; unset: readable lines on a terminal, JSON everywhere else (files, pipes,
+ * containers, log shippers).
+ */
+export function prettyLogs(env: Record<string, string | undefined> = process.env, terminal = process.stdout.isTTY === true): boolean {
+  const format = env.LOG_FORMAT?.trim().toLowerCase();
+  if (format === 'pretty') return true;
+  if (format === 'json') return false;
+  if (format) throw new ConfigError(`LOG_FORMAT: must be pretty or json, not ${JSON.stringify(env.LOG_FORMAT)}`);
+  return terminal;
+}
+
 export function createLogger(options: { level?: string; name?: string } & Pick<LoggerOptions, 'base'> = {}): Logger {
-  return pino({
+  const settings: LoggerOptions = {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
     ...(options.name ? { name: options.name } : {}),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-  });
+  };
+  // Redaction happens before the stream: a readable line hides the same secrets as a JSON one.
+  return prettyLogs() ? pino(settings, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true })) : pino(settings);
 }
 
 export type { Logger };

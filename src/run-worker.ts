@@ -17,7 +17,7 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const workerConfig = loadWorkerConfig();
   const logger = createLogger({ level: config.logLevel, name: 'worker' });
-  installTemporalRuntime(logger);
+  installTemporalRuntime(logger, { metricsBindAddress: workerConfig.metricsBindAddress });
   const { temporal } = workerConfig;
   const worker = await connectSaleService({ config, workerConfig, logger });
   const service = worker.sale;

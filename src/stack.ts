@@ -59,7 +59,7 @@ export async function startStack(options: {
   dbFilename?: string | null;
 }): Promise<Stack> {
   const { config, workerConfig, logger } = options;
-  installTemporalRuntime(logger);
+  installTemporalRuntime(logger, { metricsBindAddress: workerConfig.metricsBindAddress });
   let devServer: DevServer | undefined;
   let temporal = workerConfig.temporal;
   if (!temporal.address) {

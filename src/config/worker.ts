@@ -19,6 +19,8 @@ export interface WorkerConfig {
   callbackSecret: string | undefined;
   callbackHost: string;
   callbackPort: number;
+  /** `host:port` of the Prometheus endpoint (`/metrics`) of the SDK's and the worker's own metrics; none when unset. */
+  metricsBindAddress: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -30,6 +32,10 @@ const schema = z.object({
   CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   CALLBACK_HOST: z.string().min(1).default('0.0.0.0'),
   CALLBACK_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+  METRICS_BIND_ADDRESS: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
+    .optional(),
 });
 
 export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
@@ -55,6 +61,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     callbackSecret: c.CALLBACK_SECRET,
     callbackHost: c.CALLBACK_HOST,
     callbackPort: c.CALLBACK_PORT,
+    metricsBindAddress: c.METRICS_BIND_ADDRESS,
   };
 }
 

@@ -4,12 +4,14 @@ import type { Logger } from 'pino';
 let installed = false;
 
 /**
- * Routes the SDK's and the Rust core's logs through pino. Must run once, before any connection or worker is
- * created; later calls are no-ops so tests and the local stack can share it.
+ * Routes the SDK's and the Rust core's logs through pino and, given a bind address, serves the SDK's metrics and
+ * the worker's own (src/temporal/metric-names.ts) on Prometheus' `/metrics`. Must run once, before any
+ * connection or worker is created; later calls are no-ops so tests and the local stack can share it.
  */
-export function installTemporalRuntime(logger: Logger, level: LogLevel = 'INFO'): void {
+export function installTemporalRuntime(logger: Logger, options: { level?: LogLevel; metricsBindAddress?: string | undefined } = {}): void {
   if (installed) return;
   installed = true;
+  const level = options.level ?? 'INFO';
   const temporalLogger = logger.child({ component: 'temporal' });
   Runtime.install({
     logger: new DefaultLogger(level, (entry) => {
@@ -17,6 +19,10 @@ export function installTemporalRuntime(logger: Logger, level: LogLevel = 'INFO')
       const method = entry.level.toLowerCase() as 'trace' | 'debug' | 'info' | 'warn' | 'error';
       temporalLogger[method](meta, entry.message);
     }),
-    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN' }) } },
+    telemetryOptions: {
+      logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN' }) },
+      ...(options.metricsBindAddress ? { metrics: { prometheus: { bindAddress: options.metricsBindAddress } } } : {}),
+    },
   });
+  if (options.metricsBindAddress) logger.info({ metrics: `http://${options.metricsBindAddress}/metrics` }, 'Prometheus metrics served');
 }

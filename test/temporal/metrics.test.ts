@@ -1,0 +1,101 @@
+/**
+ * The worker's Prometheus endpoint (METRICS_BIND_ADDRESS) as an operator scrapes it: the SDK's metrics and the
+ * worker's own, counted by a real sale on a real worker process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DEMO } from '../../src/sandbox/default-fixture.js';
+import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../src/sandbox/accounting/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { SALE_TASK_QUEUE, SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../../workflows/definitions.js';
+import { eventually } from '../helpers/eventually.js';
+import { invoiceNumber } from '../helpers/invoice-number.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let sandbox: Sandbox;
+let worker: ChildProcess | undefined;
+let output = '';
+let metricsUrl: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  const port = await freePort();
+  metricsUrl = `http://127.0.0.1:${port}/metrics`;
+  worker = spawn(tsx, ['src/run-worker.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      LOG_LEVEL: 'info',
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+      COMPLIANCE_BASE_URL: sandbox.complianceUrl,
+      COMPLIANCE_API_KEY: DEMO.keys.nairobi,
+      ACCOUNTING_BASE_URL: sandbox.accountingUrl,
+      ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
+      ACCOUNTING_CLIENT_SECRET: DEMO_ACCOUNTING_CLIENT_SECRET,
+      COMPLIANCE_REQUESTS_PER_MINUTE: '3000',
+      METRICS_BIND_ADDRESS: `127.0.0.1:${port}`,
+    },
+  });
+  worker.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  worker.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await eventually(() => output, (text) => text.includes('worker running'), { timeoutMs: 90_000, intervalMs: 200, what: 'worker running' });
+}, 120_000);
+
+afterAll(async () => {
+  if (worker && worker.exitCode === null) {
+    const exited = new Promise((resolve) => worker!.once('close', resolve));
+    worker.kill('SIGTERM');
+    await exited;
+  }
+  await sandbox?.close();
+});
+
+describe('METRICS_BIND_ADDRESS', () => {
+  it("serves the SDK's metrics and the worker's own on /metrics, counting a real sale", async () => {
+    expect(output).toContain('Prometheus metrics served');
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    try {
+      const client = new Client({ connection, namespace: inject('temporalNamespace') });
+      const input: SaleInput = {
+        businessId: DEMO.businesses.nairobi,
+        traderInvoiceNumber: invoiceNumber(),
+        saleDate: '2026-11-21',
+        lines: [{ itemId: DEMO.items.sugar, quantity: 1, unitPrice: 250 }],
+        options: { refundWindowDays: 0 },
+      };
+      const handle = await client.workflow.start(SALE_WORKFLOW_TYPE, {
+        taskQueue: SALE_TASK_QUEUE,
+        workflowId: saleWorkflowId(input.businessId, input.traderInvoiceNumber),
+        args: [input],
+      });
+      await handle.result();
+    } finally {
+      await connection.close();
+    }
+    const metrics = await eventually(
+      async () => (await fetch(metricsUrl)).text(),
+      (text) => /^etims_sales_signed\{[^}]*\} [1-9]/m.test(text),
+      { timeoutMs: 20_000, intervalMs: 500, what: 'etims_sales_signed on /metrics' },
+    );
+    expect(metrics).toMatch(/^etims_api_calls\{[^}]*activity="createSale"[^}]*outcome="ok"[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(/^temporal_workflow_completed\{/m);
+    expect(metrics).toMatch(/^temporal_activity_execution_latency_bucket\{/m);
+    // Nothing secret reaches the scrape.
+    expect(metrics).not.toContain(DEMO.keys.nairobi);
+  }, 120_000);
+});
