@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
+import { Runtime, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { startCallbackServer, type CallbackServer } from './callbacks/server.js';
 import { CallbackUrlMinter } from './callbacks/tokens.js';
@@ -38,7 +38,7 @@ async function startCallbacks(
 ): Promise<{ server: CallbackServer; minter: CallbackUrlMinter } | undefined> {
   if (config.callbackPublicBaseUrl && config.callbackSecret) {
     const minter = new CallbackUrlMinter({ publicBaseUrl: config.callbackPublicBaseUrl, secret: config.callbackSecret });
-    const server = await startCallbackServer({ host: config.callbackHost, port: config.callbackPort, minter, client, logger });
+    const server = await startCallbackServer({ host: config.callbackHost, port: config.callbackPort, minter, client, logger, metrics: Runtime.instance().metricMeter });
     return { server, minter };
   }
   if (!services.compliance.allowLoopbackCallbacks) return undefined;
@@ -49,6 +49,7 @@ async function startCallbacks(
     minter: new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret }),
     client,
     logger,
+    metrics: Runtime.instance().metricMeter,
   });
   return { server, minter: new CallbackUrlMinter({ publicBaseUrl: server.url, secret }) };
 }

@@ -18,6 +18,8 @@ export interface CallbackRoutesOptions {
   guard?: CallbackFloodGuard;
   /** Where callback outcomes are logged; default the request's logger. */
   logger?: CallbackLogger;
+  /** Told every answer's verdict (`accepted`, `duplicate`, `throttled`, `ignored`, or the error code), e.g. for a metric. */
+  onVerdict?: (verdict: string) => void;
 }
 
 interface CallbackParams {
@@ -53,6 +55,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
         guard,
         logger: options.logger ?? request.log,
       });
+      options.onVerdict?.('status' in result.body ? result.body.status : result.body.error.code);
       return reply.code(result.statusCode).send(result.body);
     },
   });

@@ -3,6 +3,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
+import type { MetricMeter } from '@temporalio/common';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { CallbackFloodGuard } from './flood-guard.js';
@@ -10,6 +11,7 @@ import type { CallbackSignal } from './handler.js';
 import { callbackRequestSerializer } from './log-redaction.js';
 import { CALLBACK_BODY_LIMIT, callbackRoutes } from './routes.js';
 import { temporalSignaller } from './temporal-signal.js';
+import { METRICS } from '../temporal/metric-names.js';
 import type { CallbackTokenVerifier } from './tokens.js';
 
 interface CallbackAppOptions {
@@ -17,6 +19,7 @@ interface CallbackAppOptions {
   signal: CallbackSignal;
   guard?: CallbackFloodGuard;
   logger: Logger;
+  onVerdict?: (verdict: string) => void;
 }
 
 export interface CallbackServerOptions {
@@ -29,6 +32,8 @@ export interface CallbackServerOptions {
   /** De-duplication and per-workflow budget (default limits when absent). */
   guard?: CallbackFloodGuard;
   logger: Logger;
+  /** Counts every answer as `etims_callbacks{verdict}` (the Temporal runtime's meter, so it shares its /metrics). */
+  metrics?: MetricMeter;
 }
 
 export interface CallbackServer {
@@ -59,8 +64,14 @@ async function buildCallbackApp(options: CallbackAppOptions): Promise<FastifyIns
     minter: options.minter,
     signal: options.signal,
     ...(options.guard ? { guard: options.guard } : {}),
+    ...(options.onVerdict ? { onVerdict: options.onVerdict } : {}),
   });
   return app;
+}
+
+function verdictCounter(meter: MetricMeter): (verdict: string) => void {
+  const counter = meter.createCounter(METRICS.callbacks, undefined, 'result callbacks answered, by verdict');
+  return (verdict) => counter.add(1, { verdict });
 }
 
 export async function startCallbackServer(options: CallbackServerOptions): Promise<CallbackServer> {
@@ -68,6 +79,7 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     minter: options.minter,
     signal: temporalSignaller(options.client),
     ...(options.guard ? { guard: options.guard } : {}),
+    ...(options.metrics ? { onVerdict: verdictCounter(options.metrics) } : {}),
     logger: options.logger,
   });
   const host = options.host ?? '127.0.0.1';

@@ -14,4 +14,6 @@ export const METRICS = {
   apiCalls: 'etims_api_calls',
   /** Answers 429 from the compliance service. */
   apiRateLimited: 'etims_api_rate_limited',
+  /** Result callbacks answered by the receiver, by verdict (accepted, duplicate, throttled, ignored, or the error code). */
+  callbacks: 'etims_callbacks',
 } as const;

@@ -1,6 +1,6 @@
 /**
  * The worker's Prometheus endpoint (METRICS_BIND_ADDRESS) as an operator scrapes it: the SDK's metrics and the
- * worker's own, counted by a real sale on a real worker process.
+ * worker's own (sales, API calls, callback verdicts), counted by a real sale on a real worker process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -33,6 +33,7 @@ let metricsUrl: string;
 beforeAll(async () => {
   sandbox = await startSandbox();
   const port = await freePort();
+  const callbackPort = await freePort();
   metricsUrl = `http://127.0.0.1:${port}/metrics`;
   worker = spawn(tsx, ['src/run-worker.ts'], {
     cwd: root,
@@ -49,6 +50,12 @@ beforeAll(async () => {
       ACCOUNTING_CLIENT_SECRET: DEMO_ACCOUNTING_CLIENT_SECRET,
       COMPLIANCE_REQUESTS_PER_MINUTE: '3000',
       METRICS_BIND_ADDRESS: `127.0.0.1:${port}`,
+      // The sandbox calls the receiver back on loopback, so its verdicts are counted too.
+      COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
+      CALLBACK_PUBLIC_BASE_URL: `http://127.0.0.1:${callbackPort}`,
+      CALLBACK_SECRET: 'metrics-test-callback-secret-0123456789',
+      CALLBACK_HOST: '127.0.0.1',
+      CALLBACK_PORT: String(callbackPort),
     },
   });
   worker.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -89,13 +96,14 @@ describe('METRICS_BIND_ADDRESS', () => {
     }
     const metrics = await eventually(
       async () => (await fetch(metricsUrl)).text(),
-      (text) => /^etims_sales_signed\{[^}]*\} [1-9]/m.test(text),
-      { timeoutMs: 20_000, intervalMs: 500, what: 'etims_sales_signed on /metrics' },
+      (text) => /^etims_sales_signed\{[^}]*\} [1-9]/m.test(text) && /^etims_callbacks\{[^}]*verdict="(accepted|ignored|duplicate)"[^}]*\} [1-9]/m.test(text),
+      { timeoutMs: 20_000, intervalMs: 500, what: 'etims_sales_signed and etims_callbacks on /metrics' },
     );
     expect(metrics).toMatch(/^etims_api_calls\{[^}]*activity="createSale"[^}]*outcome="ok"[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^temporal_workflow_completed\{/m);
     expect(metrics).toMatch(/^temporal_activity_execution_latency_bucket\{/m);
     // Nothing secret reaches the scrape.
     expect(metrics).not.toContain(DEMO.keys.nairobi);
+    expect(metrics).not.toContain('metrics-test-callback-secret');
   }, 120_000);
 });
