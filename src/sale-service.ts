@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { Runtime, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { startCallbackServer, type CallbackServer } from './callbacks/server.js';
 import { CallbackUrlMinter } from './callbacks/tokens.js';
+import { payloadEncryptionFromEnv, type PayloadEncryption } from './codec/data-converter.js';
 import { ComplianceClient } from './compliance/client.js';
 import type { AppConfig } from './config/env.js';
 import { complianceActivitiesPerSecond, type WorkerConfig } from './config/worker.js';
@@ -65,6 +67,8 @@ export async function startSaleService(options: {
   taskQueue?: string;
   /** A bundle built ahead of time (default: bundle the workflow sources at start). */
   workflowBundle?: WorkflowBundle;
+  /** Payload encryption of the workers (the client given is expected to use the same). */
+  dataConverter?: DataConverter;
 }): Promise<SaleService> {
   const { config, services, logger } = options;
   const callbacks = await startCallbacks(config, services, options.client, logger);
@@ -79,6 +83,7 @@ export async function startSaleService(options: {
     complianceActivitiesPerSecond: perSecond,
     ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...(callbacks ? { callbackUrls: callbacks.minter } : {}),
   });
   logger.info(
@@ -120,8 +125,13 @@ export async function connectSaleService(options: {
   logger: Logger;
   /** Where Temporal is (default: workerConfig.temporal, i.e. the environment and temporal.toml). */
   temporal?: TemporalSettings;
+  /** Payload encryption (default: as the environment configures it, keys required unless PAYLOAD_ENCRYPTION=off). */
+  encryption?: PayloadEncryption;
 }): Promise<ConnectedSaleService> {
   const { workerConfig, logger } = options;
+  // First: a missing or malformed key is a configuration error before anything is contacted.
+  const encryption = options.encryption ?? payloadEncryptionFromEnv(process.env);
+  logger.info({ payloadEncryption: encryption.encrypted ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}` : 'off' }, 'payload encryption');
   const temporal = options.temporal ?? workerConfig.temporal;
   const namespace = temporal.namespace;
   assertServicesConfigured(options.config);
@@ -140,8 +150,9 @@ export async function connectSaleService(options: {
     const services = await resolveServices(options.config, logger);
     opened.push(() => services.close());
     await checkServiceCredentials(services, logger);
-    const client = new Client({ connection: clientConnection, namespace });
-    const sale = await startSaleService({ connection, client, namespace, services, config: workerConfig, logger });
+    const { dataConverter } = encryption;
+    const client = new Client({ connection: clientConnection, namespace, dataConverter });
+    const sale = await startSaleService({ connection, client, namespace, services, config: workerConfig, logger, dataConverter });
     return {
       client,
       services,

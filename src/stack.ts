@@ -1,8 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
+import { payloadEncryptionFromEnv, type PayloadEncryption } from './codec/data-converter.js';
+import { codecServerOptionsFromEnv, startCodecServer } from './codec/server.js';
 import type { AppConfig } from './config/env.js';
 import type { WorkerConfig } from './config/worker.js';
 import { connectSaleService, type SaleService } from './sale-service.js';
@@ -16,6 +19,10 @@ export interface Stack {
   temporalAddress: string;
   /** The Temporal web UI, when this stack started the server. */
   uiUrl: string | undefined;
+  /** The codec server the UI decodes payloads with, when this stack started the UI. */
+  codecUrl: string | undefined;
+  /** Where the local stack's own payload key is kept, when no key was configured. */
+  payloadKeysFile: string | undefined;
   namespace: string;
   client: Client;
   services: ServiceEndpoints;
@@ -25,13 +32,51 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+type CodecServer = Awaited<ReturnType<typeof startCodecServer>>;
+
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * Payload encryption of the local stack: the configured keys, or (none configured) a key of its own, created once
+ * next to Temporal's state, so what the stack writes is encrypted like a deployment's and stays readable across
+ * restarts. The sales CLI reads it with PAYLOAD_KEYS_FILE.
+ */
+function localEncryption(): { encryption: PayloadEncryption; keysFile: string | undefined } {
+  const env = process.env;
+  if (env.PAYLOAD_KEYS?.trim() || env.PAYLOAD_KEYS_FILE?.trim() || env.PAYLOAD_ENCRYPTION?.trim()) {
+    return { encryption: payloadEncryptionFromEnv(env), keysFile: undefined };
+  }
+  const keysFile = resolve(REPO_ROOT, '.temporal/payload-keys');
+  if (!existsSync(keysFile)) {
+    mkdirSync(dirname(keysFile), { recursive: true });
+    writeFileSync(keysFile, `local-1:${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  return { encryption: payloadEncryptionFromEnv({ ...env, PAYLOAD_KEYS_FILE: keysFile }), keysFile };
+}
+
+/** The usual port when free, any free one otherwise. */
+async function startLocalCodecServer(encryption: PayloadEncryption, logger: Logger): Promise<CodecServer> {
+  const options = { ...codecServerOptionsFromEnv(), codec: encryption.codec, logger: logger.child({ component: 'codec-server' }) };
+  try {
+    return await startCodecServer(options);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    return startCodecServer({ ...options, port: 0 });
+  }
+}
+
 /** The usual ports when free, any free ones otherwise, so a second stack or a busy machine still starts. */
-async function startLocalTemporal(options: { headless: boolean; dbFilename: string | undefined; namespace: string; logger: Logger }): Promise<DevServer> {
+async function startLocalTemporal(options: {
+  headless: boolean;
+  dbFilename: string | undefined;
+  namespace: string;
+  uiCodecEndpoint: string | undefined;
+  logger: Logger;
+}): Promise<DevServer> {
   const base = {
     namespace: options.namespace,
     headless: options.headless,
+    ...(options.uiCodecEndpoint ? { uiCodecEndpoint: options.uiCodecEndpoint } : {}),
     searchAttributes: toCliSearchAttributes(projectSearchAttributes),
     logger: (msg: string) => options.logger.info({ component: 'temporal-dev-server' }, msg),
     ...(options.dbFilename ? { dbFilename: options.dbFilename } : {}),
@@ -60,19 +105,29 @@ export async function startStack(options: {
 }): Promise<Stack> {
   const { config, workerConfig, logger } = options;
   installTemporalRuntime(logger, { metricsBindAddress: workerConfig.metricsBindAddress });
+  const { encryption, keysFile } = localEncryption();
   let devServer: DevServer | undefined;
+  let codecServer: CodecServer | undefined;
   let temporal = workerConfig.temporal;
-  if (!temporal.address) {
-    const dbFilename = options.dbFilename === null ? undefined : (options.dbFilename ?? resolve(REPO_ROOT, '.temporal/dev.db'));
-    if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
-    devServer = await startLocalTemporal({ headless: options.headless ?? false, dbFilename, namespace: temporal.namespace, logger });
-    temporal = localTemporalSettings(devServer.address, devServer.namespace);
-  }
   let worker;
   try {
-    worker = await connectSaleService({ config: { ...config, embeddedSandbox: true }, workerConfig, logger, temporal });
+    if (!temporal.address) {
+      const headless = options.headless ?? false;
+      // The web UI decodes what the workers encrypted through the codec server, allowed for the UI's origin only.
+      if (!headless && encryption.encrypted) codecServer = await startLocalCodecServer(encryption, logger);
+      const dbFilename = options.dbFilename === null ? undefined : (options.dbFilename ?? resolve(REPO_ROOT, '.temporal/dev.db'));
+      if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
+      devServer = await startLocalTemporal({ headless, dbFilename, namespace: temporal.namespace, uiCodecEndpoint: codecServer?.url, logger });
+      if (devServer.uiUrl) {
+        codecServer?.allowOrigin(devServer.uiUrl);
+        codecServer?.allowOrigin(devServer.uiUrl.replace('//127.0.0.1:', '//localhost:'));
+      }
+      temporal = localTemporalSettings(devServer.address, devServer.namespace);
+    }
+    worker = await connectSaleService({ config: { ...config, embeddedSandbox: true }, workerConfig, logger, temporal, encryption });
   } catch (err) {
     await devServer?.stop();
+    await codecServer?.close();
     throw err;
   }
   const temporalAddress = temporal.address ?? devServer?.address ?? '';
@@ -82,6 +137,8 @@ export async function startStack(options: {
   return {
     temporalAddress,
     uiUrl: devServer?.uiUrl,
+    codecUrl: codecServer?.url,
+    payloadKeysFile: keysFile,
     namespace: temporal.namespace,
     client,
     services,
@@ -93,6 +150,7 @@ export async function startStack(options: {
         await running.catch(() => undefined);
         await worker.close();
         await devServer?.stop();
+        await codecServer?.close();
       })()),
   };
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection} from '@temporalio/worker';
 import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -32,6 +33,8 @@ export interface SaleWorkersOptions {
   taskQueue?: string;
   /** A prebuilt bundle (tests build one per file); default: bundle workflowsPath() at start. */
   workflowBundle?: WorkflowBundle;
+  /** Payload encryption (src/codec): every payload the workers write goes through it. */
+  dataConverter?: DataConverter;
 }
 
 export interface SaleWorkers {
@@ -55,7 +58,11 @@ export async function createSaleWorkers(options: SaleWorkersOptions): Promise<Sa
     logger: options.logger,
     ...(options.callbackUrls ? { callbackUrls: options.callbackUrls } : {}),
   });
-  const common = { connection: options.connection, namespace: options.namespace };
+  const common = {
+    connection: options.connection,
+    namespace: options.namespace,
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+  };
   const sales = await Worker.create({
     ...common,
     taskQueue,

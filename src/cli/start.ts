@@ -17,7 +17,9 @@ eTIMS sale worker is running
   compliance      ${stack.services.compliance.baseUrl}${config.compliance ? '' : ' (embedded sandbox)'}
   accounting      ${stack.services.accounting.baseUrl}${config.accounting ? '' : ' (embedded sandbox)'}
   callbacks       ${stack.sale.callbacks?.url ?? 'none (polling only)'}
-Start a sale:     npm run sales -- start examples/sale.json
+  codec server    ${stack.codecUrl ?? 'none'}${stack.payloadKeysFile ? `
+  payload key     ${stack.payloadKeysFile} (the sales CLI needs it: export PAYLOAD_KEYS_FILE=${stack.payloadKeysFile})` : ''}
+Start a sale:     ${stack.payloadKeysFile ? `PAYLOAD_KEYS_FILE=${stack.payloadKeysFile} ` : ''}npm run sales -- start examples/sale.json
 Press Ctrl+C to stop.
 `);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,4 +1,5 @@
 import { Client } from '@temporalio/client';
+import { payloadEncryptionFromEnv } from '../codec/data-converter.js';
 import { connectClient, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
 import { SalesClient, type SalesClientOptions } from './sales-client.js';
 
@@ -12,15 +13,19 @@ export interface ConnectedSalesClient {
 /**
  * A SalesClient for another service, connected the ecosystem's way: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
  * TEMPORAL_API_KEY, TEMPORAL_TLS* and temporal.toml profiles (TEMPORAL_PROFILE), as @temporalio/envconfig
- * reads them; or explicit `settings`. Throws ConfigError (a setting unusable, named) or
+ * reads them; or explicit `settings`. Payloads are encrypted with PAYLOAD_KEYS / PAYLOAD_KEYS_FILE (required unless
+ * PAYLOAD_ENCRYPTION=off). Throws ConfigError (a setting or key unusable, named) or
  * TemporalConnectionError (unreachable, credentials refused, no such namespace), never with a secret.
  */
 export async function connectSalesClient(
   options: SalesClientOptions & { env?: Record<string, string | undefined>; settings?: TemporalSettings } = {},
 ): Promise<ConnectedSalesClient> {
-  const settings = options.settings ?? loadTemporalSettings(options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const settings = options.settings ?? loadTemporalSettings(env);
+  // The same keys as the workers': a start carries customer data, so it is encrypted before it leaves.
+  const { dataConverter } = payloadEncryptionFromEnv(env);
   const connection = await connectClient(settings);
-  const client = new Client({ connection, namespace: settings.namespace });
+  const client = new Client({ connection, namespace: settings.namespace, dataConverter });
   const sales = new SalesClient(client, options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue });
   return { sales, client, settings, close: () => connection.close() };
 }

@@ -13,6 +13,8 @@ export interface DevServerOptions {
   port?: number;
   /** Web UI port; a free one by default unless headless. */
   uiPort?: number;
+  /** Codec server the web UI decodes payloads with (`--ui-codec-endpoint`). */
+  uiCodecEndpoint?: string;
   headless?: boolean;
   /** Interface to bind (default 127.0.0.1). */
   ip?: string;
@@ -52,6 +54,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     args.push('--headless');
   } else {
     args.push('--ui-port', String(uiPort));
+    if (opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   }
   if (opts.dbFilename) {
     await mkdir(path.dirname(path.resolve(opts.dbFilename)), { recursive: true });

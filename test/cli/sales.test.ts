@@ -27,6 +27,8 @@ function cli(args: string[], options: { stdin?: string; address?: string } = {})
     HOME: process.env.HOME ?? '',
     TEMPORAL_ADDRESS: options.address ?? inject('temporalAddress'),
     TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+    // The stand-in workflow's worker has no codec (encryption is tested in test/codec and test/temporal/metrics).
+    PAYLOAD_ENCRYPTION: 'off',
   };
   return new Promise((resolve, reject) => {
     const child = spawn(tsx, ['src/cli/sales.ts', ...args], { cwd: root, env });

@@ -6,13 +6,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { payloadEncryptionFromEnv } from '../../src/codec/data-converter.js';
 import { DEMO } from '../../src/sandbox/default-fixture.js';
 import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../src/sandbox/accounting/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { SALE_TASK_QUEUE, SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../../workflows/definitions.js';
 import { eventually } from '../helpers/eventually.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
+
+const PAYLOAD_KEYS = 'test-1:BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=';
+const CUSTOMER = 'Wanjiru Kamau-Metrics';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
@@ -50,6 +55,7 @@ beforeAll(async () => {
       ACCOUNTING_CLIENT_SECRET: DEMO_ACCOUNTING_CLIENT_SECRET,
       COMPLIANCE_REQUESTS_PER_MINUTE: '3000',
       METRICS_BIND_ADDRESS: `127.0.0.1:${port}`,
+      PAYLOAD_KEYS,
       // The sandbox calls the receiver back on loopback, so its verdicts are counted too.
       COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
       CALLBACK_PUBLIC_BASE_URL: `http://127.0.0.1:${callbackPort}`,
@@ -77,12 +83,13 @@ describe('METRICS_BIND_ADDRESS', () => {
     expect(output).toContain('Prometheus metrics served');
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     try {
-      const client = new Client({ connection, namespace: inject('temporalNamespace') });
+      const client = new Client({ connection, namespace: inject('temporalNamespace'), dataConverter: payloadEncryptionFromEnv({ PAYLOAD_KEYS }).dataConverter });
       const input: SaleInput = {
         businessId: DEMO.businesses.nairobi,
         traderInvoiceNumber: invoiceNumber(),
         saleDate: '2026-11-21',
         lines: [{ itemId: DEMO.items.sugar, quantity: 1, unitPrice: 250 }],
+        customer: { name: CUSTOMER },
         options: { refundWindowDays: 0 },
       };
       const handle = await client.workflow.start(SALE_WORKFLOW_TYPE, {
@@ -91,6 +98,13 @@ describe('METRICS_BIND_ADDRESS', () => {
         args: [input],
       });
       await handle.result();
+      // The worker and the client encrypt: the raw history, read without the codec, holds no customer data.
+      const raw = new Client({ connection, namespace: inject('temporalNamespace') });
+      const history = historyToJSON(await raw.workflow.getHandle(handle.workflowId).fetchHistory());
+      // Proto JSON keeps payload bytes (metadata and data) in base64: look at them decoded.
+      const decoded = history.replace(/"([A-Za-z0-9+/]{4,}={0,2})"/g, (_m, data: string) => Buffer.from(data, 'base64').toString('latin1'));
+      expect(decoded).toContain('binary/encrypted');
+      expect(decoded).not.toContain(CUSTOMER);
     } finally {
       await connection.close();
     }

@@ -29,7 +29,12 @@ interface RunResult {
 
 /** Runs the worker until it exits, or until `until` appears in its output (then SIGTERM, and the exit). */
 function worker(env: Record<string, string>, until?: string, timeoutMs = 90_000): Promise<RunResult> {
-  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn' };
+  const base = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    LOG_LEVEL: 'warn',
+    PAYLOAD_KEYS: 'test-1:BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=',
+  };
   return new Promise((resolve, reject) => {
     const child = spawn(tsx, ['src/run-worker.ts'], { cwd: root, env: { ...base, ...env } });
     let output = '';
@@ -81,6 +86,19 @@ function servicesEnv(overrides: Record<string, string> = {}): Record<string, str
 }
 
 describe('npm run worker refuses to start half-way', () => {
+  it('refuses to write customer data in plain text: no payload key, or a key of the wrong length, is named', async () => {
+    const missing = await worker({ ...temporalEnv(), ...servicesEnv(), PAYLOAD_KEYS: '' });
+    expect(missing.code).toBe(2);
+    expect(missing.output).toMatch(/configuration error: .*PAYLOAD_KEYS/);
+    expect(missing.output).not.toContain('worker running');
+
+    const shortKey = Buffer.alloc(24, 9).toString('base64');
+    const wrong = await worker({ ...temporalEnv(), ...servicesEnv(), PAYLOAD_KEYS: `prod-1:${shortKey}` });
+    expect(wrong.code).toBe(2);
+    expect(wrong.output).toMatch(/configuration error: PAYLOAD_KEYS .*"prod-1".*32/);
+    expect(wrong.output).not.toContain(shortKey);
+  });
+
   it('refuses services that are not configured instead of starting the sandbox in their place', async () => {
     const result = await worker(temporalEnv());
     expect(result.code).toBe(2);
