@@ -52,9 +52,10 @@ describe('result callbacks (C8, C45–C47)', () => {
     const received = await receiver.waitFor(3);
     expect(received.map((r) => r.headers['x-callback-attempt'])).toEqual(['1', '2', '3']);
     expect(new Set(received.map((r) => r.headers['x-callback-id'])).size).toBe(1);
-    // Schedule [0, 50, 100] ms from the outcome.
-    expect((received[1]?.at ?? 0) - (received[0]?.at ?? 0)).toBeGreaterThanOrEqual(40);
-    expect((received[2]?.at ?? 0) - (received[0]?.at ?? 0)).toBeGreaterThanOrEqual(90);
+    // Schedule [0, 50, 100] ms from the outcome; measured at the receiver, less what the first attempt's
+    // connection set-up delayed it by on a busy machine (immediate retries would arrive a few ms apart).
+    expect((received[1]?.at ?? 0) - (received[0]?.at ?? 0)).toBeGreaterThanOrEqual(25);
+    expect((received[2]?.at ?? 0) - (received[0]?.at ?? 0)).toBeGreaterThanOrEqual(75);
 
     const settled = await settledCallback(sale.id);
     expect(settled.sale.callback).toMatchObject({ status: 'delivered', attempts: 3, lastResponseStatus: 200, lastError: null });
