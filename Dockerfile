@@ -11,5 +11,7 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 
 # The Temporal server runs in its own container; nothing here needs the Temporal CLI.
+# worker: callback receiver 8787, Prometheus exporter 9464; codec server 8234; sandbox (profile `sandbox`): 4010, 4020.
+EXPOSE 8787 8234 9464 4010 4020
 USER node
 CMD ["npm", "run", "sandbox", "--", "--host", "0.0.0.0"]
