@@ -24,10 +24,9 @@ export interface ApiCallSpec<T> {
 export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const context = Context.current();
   const calls = context.metricMeter.createCounter(METRICS.apiCalls);
-  const activity = context.info.activityType;
   try {
     const result = await call(context.cancellationSignal);
-    calls.add(1, { activity, outcome: 'ok' });
+    calls.add(1, { outcome: 'ok' });
     return result;
   } catch (err) {
     // Cancelled (or timed out) by Temporal: report the cancellation itself, not the aborted request.
@@ -35,12 +34,12 @@ export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSigna
     if (context.cancellationSignal.aborted && reason instanceof CancelledFailure) throw reason;
     const recovered = spec.recover?.(err);
     if (recovered !== undefined) {
-      calls.add(1, { activity, outcome: 'answered_with_outcome' });
+      calls.add(1, { outcome: 'answered_with_outcome' });
       return recovered;
     }
     const failure = toActivityFailure(err, context.info.attempt, { idempotent: spec.idempotent });
-    calls.add(1, { activity, outcome: failure.type ?? 'error' });
-    if (failure.type === FAILURE_TYPES.rateLimited) context.metricMeter.createCounter(METRICS.apiRateLimited).add(1, { activity });
+    calls.add(1, { outcome: failure.type ?? 'error' });
+    if (failure.type === FAILURE_TYPES.rateLimited) context.metricMeter.createCounter(METRICS.apiRateLimited).add(1);
     logFailure(spec.logger, context, failure);
     throw failure;
   }

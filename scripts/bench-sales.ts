@@ -5,6 +5,8 @@
  * - API calls per sale on each path, counted by the workflow and checked against the sandbox's request log.
  * - History events per completed sale.
  * The sandbox's rate limit is raised so the figures show the worker's overhead, not the 120/min budget.
+ * With TEMPORAL_ADDRESS (e.g. the PostgreSQL-backed server of scripts/temporal-postgres.sh), the time to a signed
+ * receipt is measured on that server too, in the same run, next to the dev server's.
  */
 import { randomUUID } from 'node:crypto';
 import { SalesClient } from '../src/client/sales-client.js';
@@ -69,10 +71,7 @@ async function main(): Promise<void> {
     },
     logLevel: 'error',
   };
-  const workerConfig = { ...loadWorkerConfig({}), complianceRequestsPerMinute: RATE };
   const logger = createLogger({ level: 'error', name: 'bench' });
-  const stack = await startStack({ config, workerConfig, logger, headless: true, dbFilename: null });
-  const sales = new SalesClient(stack.client);
   const direct = new ComplianceClient({ baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.orgWide, businessId: DEMO.businesses.nairobi });
   const run = randomUUID().slice(0, 8).toUpperCase();
   const lines = [
@@ -87,38 +86,72 @@ async function main(): Promise<void> {
     options: { refundWindowDays: 0 },
     ...extra,
   });
-  const waitFor = (i: SaleInput, done: (s: SaleState) => boolean) =>
-    eventually(() => sales.getState(i.businessId, i.traderInvoiceNumber), done, { timeoutMs: 120_000, intervalMs: 5, what: `sale ${i.traderInvoiceNumber}` });
   const requestsSoFar = () => sandbox.stats.snapshot().total;
-
+  const external = process.env.TEMPORAL_ADDRESS;
+  const servers = [
+    { name: 'dev server (started here)', env: {} },
+    ...(external ? [{ name: `${external} (TEMPORAL_ADDRESS)`, env: { TEMPORAL_ADDRESS: external, TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE } }] : []),
+  ];
+  const latencyRows = [];
+  let pathRows: Array<Record<string, string | number>> = [];
   try {
-    // Warm-up: the first sale pays for bundling caches and connection set-up.
-    const warm = input(`BENCH-WARM-${run}`);
-    await sales.startSale(warm);
-    await waitFor(warm, (s) => s.step === 'completed');
+    for (const [index, server] of servers.entries()) {
+      const workerConfig = { ...loadWorkerConfig(server.env), complianceRequestsPerMinute: RATE };
+      const stack = await startStack({ config, workerConfig, logger, headless: true, dbFilename: null });
+      try {
+        const sales = new SalesClient(stack.client);
+        const waitFor = (i: SaleInput, done: (s: SaleState) => boolean) =>
+          eventually(() => sales.getState(i.businessId, i.traderInvoiceNumber), done, { timeoutMs: 120_000, intervalMs: 5, what: `sale ${i.traderInvoiceNumber}` });
+        // Warm-up: the first sale pays for bundling caches and connection set-up.
+        const warm = input(`BENCH-WARM-${run}-${index}`);
+        await sales.startSale(warm);
+        await waitFor(warm, (s) => s.step === 'completed');
 
-    const workflowTimes: number[] = [];
-    const insideTimes: number[] = [];
-    const directTimes: number[] = [];
-    for (let i = 0; i < SALES; i++) {
-      const sale = input(`BENCH-${run}-${i}`);
-      const t0 = Date.now();
-      await sales.startSale(sale);
-      const handle = stack.client.workflow.getHandle(saleWorkflowId(sale.businessId, sale.traderInvoiceNumber));
-      // Waiting on the result (not polling the query, which would load the worker) lets the stock report finish
-      // before the next sale; the signing moment is read from the history afterwards.
-      await handle.result();
-      const history = await handle.fetchHistory();
-      workflowTimes.push(signedAt(history) - t0);
-      insideTimes.push(signedAt(history) - eventTime(history.events?.[0]));
+        const workflowTimes: number[] = [];
+        const insideTimes: number[] = [];
+        const directTimes: number[] = [];
+        for (let i = 0; i < SALES; i++) {
+          const sale = input(`BENCH-${run}-${index}-${i}`);
+          const t0 = Date.now();
+          await sales.startSale(sale);
+          const handle = stack.client.workflow.getHandle(saleWorkflowId(sale.businessId, sale.traderInvoiceNumber));
+          // Waiting on the result (not polling the query, which would load the worker) lets the stock report finish
+          // before the next sale; the signing moment is read from the history afterwards.
+          await handle.result();
+          const history = await handle.fetchHistory();
+          workflowTimes.push(signedAt(history) - t0);
+          insideTimes.push(signedAt(history) - eventTime(history.events?.[0]));
 
-      const t1 = performance.now();
-      await direct.listItems();
-      await direct.createSale({ traderInvoiceNumber: `BENCH-DIRECT-${run}-${i}`, saleDate: '2026-11-21', lines }, `bench-direct-${run}-${i}`);
-      directTimes.push(performance.now() - t1);
+          const t1 = performance.now();
+          await direct.listItems();
+          await direct.createSale({ traderInvoiceNumber: `BENCH-DIRECT-${run}-${index}-${i}`, saleDate: '2026-11-21', lines }, `bench-direct-${run}-${index}-${i}`);
+          directTimes.push(performance.now() - t1);
+        }
+        latencyRows.push(
+          { server: server.name, measure: 'sale workflow (start → signed, via Temporal)', median: ms(median(workflowTimes)), p90: ms(percentile(workflowTimes, 90)), min: ms(Math.min(...workflowTimes)) },
+          { server: server.name, measure: '  of which inside the workflow (first history event → signed)', median: ms(median(insideTimes)), p90: ms(percentile(insideTimes, 90)), min: ms(Math.min(...insideTimes)) },
+          { server: server.name, measure: 'same API calls made directly (list items + create sale)', median: ms(median(directTimes)), p90: ms(percentile(directTimes, 90)), min: ms(Math.min(...directTimes)) },
+        );
+        if (index === 0) pathRows = await measurePaths(sales, stack, waitFor);
+      } finally {
+        await stack.stop();
+      }
     }
+    console.log(`\nEnd-to-end time to a signed receipt, immediate path, ${SALES} sales one after another (ms)`);
+    console.table(latencyRows);
+    console.log('\nPer path, dev server (API requests from the sandbox log include retries and polls; history events of the closed execution)');
+    console.table(pathRows);
+  } finally {
+    await direct.close();
+    await sandbox.close();
+  }
 
-    // One sale per path, one at a time, so the sandbox's request count can be attributed to it.
+  /** One sale per path, one at a time, so the sandbox's request count can be attributed to it. */
+  async function measurePaths(
+    sales: SalesClient,
+    stack: Awaited<ReturnType<typeof startStack>>,
+    waitFor: (i: SaleInput, done: (s: SaleState) => boolean) => Promise<SaleState>,
+  ): Promise<Array<Record<string, string | number>>> {
     const paths: Array<{ path: string; sale: SaleInput; drive?: (s: SaleState) => Promise<void> }> = [
       { path: 'immediate', sale: input(`PATH-IMM-${run}`) },
       { path: 'async (callback/poll)', sale: input(`ASYNC-PATH-${run}`) },
@@ -132,7 +165,7 @@ async function main(): Promise<void> {
         },
       },
     ];
-    const pathRows = [];
+    const rows = [];
     for (const p of paths) {
       const before = requestsSoFar();
       await sales.startSale(p.sale);
@@ -140,7 +173,7 @@ async function main(): Promise<void> {
       await p.drive?.(signed);
       const final = await waitFor(p.sale, (s) => s.step === 'completed');
       const history = await stack.client.workflow.getHandle(saleWorkflowId(p.sale.businessId, p.sale.traderInvoiceNumber)).fetchHistory();
-      pathRows.push({
+      rows.push({
         path: p.path,
         'API calls (workflow count)': final.apiCalls,
         'API requests (sandbox log)': requestsSoFar() - before,
@@ -148,19 +181,7 @@ async function main(): Promise<void> {
         submissions: final.submissions,
       });
     }
-
-    console.log(`\nEnd-to-end time to a signed receipt, immediate path, ${SALES} sales one after another (ms)`);
-    console.table([
-      { measure: 'sale workflow (start → signed, via Temporal)', median: ms(median(workflowTimes)), p90: ms(percentile(workflowTimes, 90)), min: ms(Math.min(...workflowTimes)) },
-      { measure: '  of which inside the workflow (first history event → signed)', median: ms(median(insideTimes)), p90: ms(percentile(insideTimes, 90)), min: ms(Math.min(...insideTimes)) },
-      { measure: 'same API calls made directly (list items + create sale)', median: ms(median(directTimes)), p90: ms(percentile(directTimes, 90)), min: ms(Math.min(...directTimes)) },
-    ]);
-    console.log('\nPer path (API requests from the sandbox log include retries and polls; history events of the closed execution)');
-    console.table(pathRows);
-  } finally {
-    await direct.close();
-    await stack.stop();
-    await sandbox.close();
+    return rows;
   }
 }
 

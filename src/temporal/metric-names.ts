@@ -10,7 +10,7 @@ export const METRICS = {
   salesCancelled: 'etims_sales_cancelled',
   creditNotesSigned: 'etims_credit_notes_signed',
   stockMovementsNeedingOperator: 'etims_stock_movements_needing_operator',
-  /** Every compliance API call made by an activity attempt, by activity and outcome (`ok` or the failure type). */
+  /** Every compliance API call made by an activity attempt, by outcome (`ok` or the failure type); the SDK adds `activityType`. */
   apiCalls: 'etims_api_calls',
   /** Answers 429 from the compliance service. */
   apiRateLimited: 'etims_api_rate_limited',

@@ -113,7 +113,7 @@ describe('METRICS_BIND_ADDRESS', () => {
       (text) => /^etims_sales_signed\{[^}]*\} [1-9]/m.test(text) && /^etims_callbacks\{[^}]*verdict="(accepted|ignored|duplicate)"[^}]*\} [1-9]/m.test(text),
       { timeoutMs: 20_000, intervalMs: 500, what: 'etims_sales_signed and etims_callbacks on /metrics' },
     );
-    expect(metrics).toMatch(/^etims_api_calls\{[^}]*activity="createSale"[^}]*outcome="ok"[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(/^etims_api_calls\{[^}]*activityType="createSale"[^}]*outcome="ok"[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^temporal_workflow_completed\{/m);
     expect(metrics).toMatch(/^temporal_activity_execution_latency_bucket\{/m);
     // Nothing secret reaches the scrape.
