@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { historyEvents, invoiceNumber, saleInput, scheduledActivities, signalNames, useSaleHarness, windowOfSeconds } from './harness.js';
+import { historyEvents, invoiceNumber, saleInput, signalNames, useSaleHarness } from './harness.js';
 
 const h = useSaleHarness({ callbacks: true });
 afterEach(async () => {
@@ -91,22 +91,5 @@ describe('a flood of callbacks on one valid URL', () => {
     const result = await handle.result();
     expect(result.sale?.status).toBe('completed');
     expect(await signalNames(handle)).toContain('callbackReceived');
-  }, 60_000);
-
-  it("the service's duplicate deliveries: one signal, the copies acknowledged 200 duplicate, one read", async () => {
-    await h.sandbox.inspector.addFault({ kind: 'callback-duplicate', duplicates: 2, times: 1 });
-    const handle = await h.start(saleInput({ traderInvoiceNumber: invoiceNumber('ASYNC-'), options: { refundWindowDays: windowOfSeconds(30) } }));
-    const signed = await h.waitFor(handle, (s) => s.step === 'refund_window');
-    const attempts = await h.sandbox.inspector.waitForCallbackAttempts(signed.sale!.id, (a) => a.filter((x) => x.kind === 'duplicate' && x.status !== null).length === 2);
-    expect(attempts.map((a) => [a.kind, a.event, a.status])).toEqual([
-      ['scheduled', 'sale.completed', 202],
-      ['duplicate', 'sale.completed', 200],
-      ['duplicate', 'sale.completed', 200],
-    ]);
-    expect((await signalNames(handle)).filter((n) => n === 'callbackReceived')).toHaveLength(1);
-    const activities = await scheduledActivities(handle);
-    expect(activities.filter((a) => a === 'getDocument').length).toBeLessThanOrEqual(1);
-    expect(activities.filter((a) => a === 'createSale')).toHaveLength(1);
-    await handle.terminate('test finished');
   }, 60_000);
 });
