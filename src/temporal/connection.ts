@@ -180,15 +180,9 @@ export function nativeConnectionOptions(settings: TemporalSettings): NativeConne
   };
 }
 
-/** Options for the client's Connection (same settings; it also takes a connect timeout). */
+/** Options for the client's Connection: the worker's, plus a connect timeout (NativeConnection has none). */
 export function clientConnectionOptions(settings: TemporalSettings): ConnectionOptions {
-  return {
-    address: addressOf(settings),
-    ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
-    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
-    ...(settings.metadata ? { metadata: settings.metadata } : {}),
-    connectTimeout: settings.connectTimeoutMs,
-  };
+  return { ...nativeConnectionOptions(settings), connectTimeout: settings.connectTimeoutMs };
 }
 
 /** Replaces every secret of the settings in `text`. */
