@@ -11,6 +11,7 @@ import { createLogger } from './logger.js';
 import { connectSaleService } from './sale-service.js';
 import { DEFAULT_TEMPORAL_ADDRESS } from './temporal/connection.js';
 import { installTemporalRuntime } from './temporal/runtime.js';
+import { installTracing } from './temporal/tracing.js';
 import { runMain } from './cli/run-main.js';
 
 async function main(): Promise<number> {
@@ -18,6 +19,7 @@ async function main(): Promise<number> {
   const workerConfig = loadWorkerConfig();
   const logger = createLogger({ level: config.logLevel, name: 'worker' });
   installTemporalRuntime(logger, { metricsBindAddress: workerConfig.metricsBindAddress });
+  const tracing = await installTracing({ logger });
   const { temporal } = workerConfig;
   const worker = await connectSaleService({ config, workerConfig, logger });
   const service = worker.sale;
@@ -41,6 +43,7 @@ async function main(): Promise<number> {
     await service.run();
   } finally {
     await worker.close();
+    await tracing?.shutdown();
   }
   return 0;
 }

@@ -13,7 +13,10 @@ import { assertServicesConfigured, checkServiceCredentials, resolveServices, typ
 import { connectClient, connectNative, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from './temporal/connection.js';
 import { requireSearchAttributes } from './temporal/ensure-search-attributes.js';
 import { projectSearchAttributes } from './temporal/search-attributes.js';
+import { complianceRateBudgetMetrics } from './temporal/rate-budget-metrics.js';
+import { tracingPlugins } from './temporal/tracing.js';
 import { createSaleWorkers, type SaleWorkers } from './worker.js';
+import { SALE_TASK_QUEUE, complianceTaskQueue } from '../workflows/definitions.js';
 
 export interface SaleService {
   workers: SaleWorkers;
@@ -38,8 +41,13 @@ async function startCallbacks(
   client: Client,
   logger: Logger,
 ): Promise<{ server: CallbackServer; minter: CallbackUrlMinter } | undefined> {
+  // CALLBACK_TOKEN_TTL and CALLBACK_LEGACY_TOKENS_UNTIL, for every minter and verifier below.
+  const lifetime = {
+    ttlMs: config.callbackTokenTtlMs,
+    ...(config.callbackLegacyTokensUntilMs === undefined ? {} : { legacyTokensUntilMs: config.callbackLegacyTokensUntilMs }),
+  };
   if (config.callbackPublicBaseUrl && config.callbackSecret) {
-    const minter = new CallbackUrlMinter({ publicBaseUrl: config.callbackPublicBaseUrl, secret: config.callbackSecret });
+    const minter = new CallbackUrlMinter({ publicBaseUrl: config.callbackPublicBaseUrl, secret: config.callbackSecret, ...lifetime });
     const server = await startCallbackServer({ host: config.callbackHost, port: config.callbackPort, minter, client, logger, metrics: Runtime.instance().metricMeter });
     return { server, minter };
   }
@@ -48,12 +56,12 @@ async function startCallbacks(
   const secret = randomBytes(32).toString('base64url');
   const server = await startCallbackServer({
     host: '127.0.0.1',
-    minter: new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret }),
+    minter: new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret, ...lifetime }),
     client,
     logger,
     metrics: Runtime.instance().metricMeter,
   });
-  return { server, minter: new CallbackUrlMinter({ publicBaseUrl: server.url, secret }) };
+  return { server, minter: new CallbackUrlMinter({ publicBaseUrl: server.url, secret, ...lifetime }) };
 }
 
 /** The worker side of the product: callback receiver, compliance client and the two workers. */
@@ -72,8 +80,12 @@ export async function startSaleService(options: {
 }): Promise<SaleService> {
   const { config, services, logger } = options;
   const callbacks = await startCallbacks(config, services, options.client, logger);
-  const compliance = new ComplianceClient(services.compliance);
   const perSecond = complianceActivitiesPerSecond(config);
+  const observer = complianceRateBudgetMetrics(Runtime.instance().metricMeter, {
+    taskQueue: complianceTaskQueue(options.taskQueue ?? SALE_TASK_QUEUE),
+    activitiesPerSecond: perSecond,
+  });
+  const compliance = new ComplianceClient({ ...services.compliance, observer });
   const workers = await createSaleWorkers({
     connection: options.connection,
     namespace: options.namespace,
@@ -151,7 +163,7 @@ export async function connectSaleService(options: {
     opened.push(() => services.close());
     await checkServiceCredentials(services, logger);
     const { dataConverter } = encryption;
-    const client = new Client({ connection: clientConnection, namespace, dataConverter });
+    const client = new Client({ connection: clientConnection, namespace, dataConverter, plugins: tracingPlugins() });
     const sale = await startSaleService({ connection, client, namespace, services, config: workerConfig, logger, dataConverter });
     return {
       client,

@@ -9,6 +9,7 @@ import { createActivities } from '../activities/index.js';
 import { ItemRegistry } from '../activities/item-registry.js';
 import type { CallbackUrlMinter } from './callbacks/tokens.js';
 import type { ComplianceClient } from './compliance/client.js';
+import { tracingPlugins } from './temporal/tracing.js';
 import { SALE_TASK_QUEUE, complianceTaskQueue } from '../workflows/definitions.js';
 
 /** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
@@ -62,6 +63,8 @@ export async function createSaleWorkers(options: SaleWorkersOptions): Promise<Sa
     connection: options.connection,
     namespace: options.namespace,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    // Tracing (src/temporal/tracing.ts) when configured: interceptors and the workflow span sink.
+    plugins: tracingPlugins(),
   };
   const sales = await Worker.create({
     ...common,

@@ -19,6 +19,7 @@ import {
 } from '../client/index.js';
 import type { OperationOptions, SalesClient } from '../client/index.js';
 import { DEFAULT_TEMPORAL_ADDRESS as DEFAULT_ADDRESS, loadTemporalSettings } from '../temporal/connection.js';
+import { installTracing } from '../temporal/tracing.js';
 import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
 
 /** Wrong command line or unreadable input file: exit 2, like a `SaleInputError`. */
@@ -198,6 +199,8 @@ async function main(argv: string[]): Promise<number> {
 
   // Settings are checked (files read, named errors) before anything is contacted; ConfigError exits 2.
   const settings = loadTemporalSettings(process.env);
+  // With an OTLP endpoint configured, the start (or update, signal) is the root of the sale's trace.
+  const tracing = await installTracing();
   const { sales, close } = await connectSalesClient({ settings, taskQueue: parsed.values['task-queue'] });
   try {
     const result = await run(sales, updateId === undefined ? {} : { updateId });
@@ -205,6 +208,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     await close();
+    await tracing?.shutdown();
   }
 }
 

@@ -1,6 +1,7 @@
 import { Client } from '@temporalio/client';
 import { payloadEncryptionFromEnv } from '../codec/data-converter.js';
 import { connectClient, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
+import { tracingPlugins } from '../temporal/tracing.js';
 import { SalesClient, type SalesClientOptions } from './sales-client.js';
 
 export interface ConnectedSalesClient {
@@ -25,7 +26,8 @@ export async function connectSalesClient(
   // The same keys as the workers': a start carries customer data, so it is encrypted before it leaves.
   const { dataConverter } = payloadEncryptionFromEnv(env);
   const connection = await connectClient(settings);
-  const client = new Client({ connection, namespace: settings.namespace, dataConverter });
+  // Traced when the process has called installTracing() (src/temporal/tracing.ts); the sales CLI does.
+  const client = new Client({ connection, namespace: settings.namespace, dataConverter, plugins: tracingPlugins() });
   const sales = new SalesClient(client, options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue });
   return { sales, client, settings, close: () => connection.close() };
 }

@@ -10,7 +10,7 @@
 import type { z } from 'zod';
 import { assertCredential } from '../config/credentials.js';
 import { callBinary, callJson, type ApiResult } from '../http/json-api.js';
-import { HttpTransport, type HttpMethod, type HttpRequest, type QueryValue } from '../http/transport.js';
+import { HttpTransport, type HttpMethod, type HttpObserver, type HttpRequest, type QueryValue } from '../http/transport.js';
 import {
   RequestValidator,
   validateBusinessId,
@@ -66,6 +66,8 @@ export type ComplianceClientOptions = CommonOptions &
         timeoutMs?: number;
         connectTimeoutMs?: number;
         userAgent?: string;
+        /** Sees every request and answer (the worker's rate-budget metrics). */
+        observer?: HttpObserver;
       }
     | {
         /** A transport owned by the caller (it closes it). */
@@ -155,6 +157,7 @@ export class ComplianceClient {
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
         ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
         ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
+        ...(options.observer === undefined ? {} : { observer: options.observer }),
       });
       this.ownsTransport = true;
     }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../callbacks/tokens.js';
 import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
+import { parseDuration } from '../../workflows/duration.js';
 import { ConfigError } from './env.js';
 
 /** Settings of the worker process itself (Temporal connection, rate budget, callbacks). */
@@ -19,11 +21,32 @@ export interface WorkerConfig {
   callbackSecret: string | undefined;
   callbackHost: string;
   callbackPort: number;
+  /** How long a minted callback URL verifies (CALLBACK_TOKEN_TTL; default 72 h). */
+  callbackTokenTtlMs: number;
+  /** From this instant (epoch ms) legacy, non-expiring callback tokens are refused; undefined: they still verify. */
+  callbackLegacyTokensUntilMs: number | undefined;
   /** `host:port` of the Prometheus endpoint (`/metrics`) of the SDK's and the worker's own metrics; none when unset. */
   metricsBindAddress: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
+
+const HOUR_MS = 3_600_000;
+/** A token outliving this is a credential nobody needs; under an hour is below the expiry's rounding. */
+const CALLBACK_TOKEN_TTL_BOUNDS = { min: HOUR_MS, max: 30 * 24 * HOUR_MS } as const;
+
+const callbackTokenTtl = z.string().transform((text, ctx) => {
+  const ms = parseDuration(text.trim());
+  if (ms === undefined || ms < CALLBACK_TOKEN_TTL_BOUNDS.min || ms > CALLBACK_TOKEN_TTL_BOUNDS.max) {
+    ctx.addIssue({ code: 'custom', message: `must be a duration from 1h to 30d with its unit, e.g. 72h (got ${JSON.stringify(text)})` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const instant = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-12-31T00:00:00Z' })
+  .transform((text) => Date.parse(text));
 
 const schema = z.object({
   COMPLIANCE_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
@@ -32,6 +55,8 @@ const schema = z.object({
   CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   CALLBACK_HOST: z.string().min(1).default('0.0.0.0'),
   CALLBACK_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+  CALLBACK_TOKEN_TTL: callbackTokenTtl.optional(),
+  CALLBACK_LEGACY_TOKENS_UNTIL: instant.optional(),
   METRICS_BIND_ADDRESS: z
     .string()
     .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
@@ -61,6 +86,8 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     callbackSecret: c.CALLBACK_SECRET,
     callbackHost: c.CALLBACK_HOST,
     callbackPort: c.CALLBACK_PORT,
+    callbackTokenTtlMs: c.CALLBACK_TOKEN_TTL ?? DEFAULT_CALLBACK_TOKEN_TTL_MS,
+    callbackLegacyTokensUntilMs: c.CALLBACK_LEGACY_TOKENS_UNTIL,
     metricsBindAddress: c.METRICS_BIND_ADDRESS,
   };
 }

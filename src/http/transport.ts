@@ -42,6 +42,14 @@ export interface HttpTransportOptions {
   /** Sockets per origin (default 16). */
   connections?: number;
   userAgent?: string;
+  /** Told of every request as it goes out and of every answer, whatever its status (metrics). */
+  observer?: HttpObserver;
+}
+
+/** Watches a transport's traffic; it must not throw, and sees headers, so it must not log them. */
+export interface HttpObserver {
+  requestSent?(request: HttpRequest): void;
+  responseReceived?(response: HttpResponse, request: HttpRequest): void;
 }
 
 /** Error codes undici and Node use when a request never reached the peer. */
@@ -81,6 +89,7 @@ export class HttpTransport {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
+  private readonly observer: HttpObserver | undefined;
 
   constructor(options: HttpTransportOptions) {
     this.service = options.service;
@@ -90,6 +99,7 @@ export class HttpTransport {
     }
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'etims-temporal-worker';
+    this.observer = options.observer;
     this.agent = new Agent({
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
       connections: options.connections ?? 16,
@@ -138,6 +148,7 @@ export class HttpTransport {
     };
     if (req.body !== undefined) headers['content-type'] ??= 'application/json';
 
+    this.observer?.requestSent?.(req);
     try {
       const res = await undiciRequest(new URL(target, this.base.origin), {
         method: req.method,
@@ -151,7 +162,9 @@ export class HttpTransport {
       for (const [name, value] of Object.entries(res.headers)) {
         if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
       }
-      return { status: res.statusCode, headers: flat, body, target };
+      const response = { status: res.statusCode, headers: flat, body, target };
+      this.observer?.responseReceived?.(response, req);
+      return response;
     } catch (err) {
       const codes = errorCodes(err);
       if (codes.some((c) => NOT_SENT_CODES.has(c))) {

@@ -14,6 +14,12 @@ export const METRICS = {
   apiCalls: 'etims_api_calls',
   /** Answers 429 from the compliance service. */
   apiRateLimited: 'etims_api_rate_limited',
+  /** Gauge: the compliance queue's rate budget, activity starts per second fleet-wide (`task_queue`). */
+  complianceRateBudget: 'etims_compliance_rate_budget',
+  /** Every HTTP request this worker's compliance client sends, counted as it goes out, by `operation`. */
+  complianceRequests: 'etims_compliance_requests',
+  /** Gauge: the last `X-RateLimit-Remaining` the compliance service answered with. */
+  complianceRateLimitRemaining: 'etims_compliance_rate_limit_remaining',
   /** Result callbacks answered by the receiver, by verdict (accepted, duplicate, throttled, ignored, or the error code). */
   callbacks: 'etims_callbacks',
 } as const;

@@ -114,6 +114,14 @@ describe('METRICS_BIND_ADDRESS', () => {
       { timeoutMs: 20_000, intervalMs: 500, what: 'etims_sales_signed and etims_callbacks on /metrics' },
     );
     expect(metrics).toMatch(/^etims_api_calls\{[^}]*activityType="createSale"[^}]*outcome="ok"[^}]*\} [1-9]/m);
+    // Rate budget in use: the budget (3000 a minute less the 10 % headroom = 45 a second), the requests sent,
+    // and the service's own count of what is left of its window (the sandbox allows this application 120).
+    expect(metrics).toMatch(/^etims_compliance_rate_budget\{[^}]*task_queue="sales\.compliance-api"[^}]*\} 45(\.0+)?$/m);
+    expect(metrics).toMatch(/^etims_compliance_requests\{[^}]*operation="createSale"[^}]*\} [1-9]/m);
+    const remaining = /^etims_compliance_rate_limit_remaining(?:\{[^}]*\})? (\d+(?:\.\d+)?)$/m.exec(metrics);
+    expect(remaining, 'etims_compliance_rate_limit_remaining on /metrics').not.toBeNull();
+    expect(Number(remaining![1])).toBeGreaterThanOrEqual(0);
+    expect(Number(remaining![1])).toBeLessThan(120);
     expect(metrics).toMatch(/^temporal_workflow_completed\{/m);
     expect(metrics).toMatch(/^temporal_activity_execution_latency_bucket\{/m);
     // Nothing secret reaches the scrape.
