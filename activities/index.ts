@@ -4,12 +4,14 @@
  */
 import { createComplianceActivities } from './compliance.js';
 import type { ActivityDeps } from './deps.js';
+import { createPurchasesActivities, type PurchasesActivityDeps } from './purchases.js';
 import { createRegistrationActivities } from './registration.js';
 
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps & Pick<PurchasesActivityDeps, 'purchasesSink'>) {
   return {
     ...createComplianceActivities(deps),
     ...createRegistrationActivities(deps),
+    ...createPurchasesActivities(deps),
   };
 }
 

@@ -42,14 +42,20 @@ export function prettyLogs(env: Record<string, string | undefined> = process.env
   return terminal;
 }
 
-export function createLogger(options: { level?: string; name?: string } & Pick<LoggerOptions, 'base'> = {}): Logger {
+export function createLogger(
+  options: { level?: string; name?: string; /** Write to stderr (CLIs whose stdout is their answer). */ stderr?: boolean } & Pick<LoggerOptions, 'base'> = {},
+): Logger {
   const settings: LoggerOptions = {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
     ...(options.name ? { name: options.name } : {}),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
+  const fd = options.stderr ? 2 : 1;
+  const terminal = (options.stderr ? process.stderr : process.stdout).isTTY === true;
   // Redaction happens before the stream: a readable line hides the same secrets as a JSON one.
-  return prettyLogs() ? pino(settings, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true })) : pino(settings);
+  return prettyLogs(process.env, terminal)
+    ? pino(settings, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, destination: fd }))
+    : pino(settings, pino.destination(fd));
 }
 
 export type { Logger };

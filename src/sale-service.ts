@@ -8,6 +8,7 @@ import { CallbackUrlMinter } from './callbacks/tokens.js';
 import { payloadEncryptionFromEnv, type PayloadEncryption } from './codec/data-converter.js';
 import { ComplianceClient } from './compliance/client.js';
 import type { AppConfig } from './config/env.js';
+import { loadPurchasesConfig } from './config/purchases.js';
 import { complianceActivitiesPerSecond, type WorkerConfig } from './config/worker.js';
 import { assertServicesConfigured, checkServiceCredentials, resolveServices, type ServiceEndpoints } from './services.js';
 import { connectClient, connectNative, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from './temporal/connection.js';
@@ -16,6 +17,8 @@ import { projectSearchAttributes } from './temporal/search-attributes.js';
 import { complianceRateBudgetMetrics } from './temporal/rate-budget-metrics.js';
 import { tracingPlugins } from './temporal/tracing.js';
 import { createSaleWorkers, type SaleWorkers } from './worker.js';
+import { createSink } from './purchases/sink.js';
+import { startPurchasesSync, type PurchasesSetup, type PurchasesSyncStatus } from './purchases/start.js';
 import { SALE_TASK_QUEUE, complianceTaskQueue } from '../workflows/definitions.js';
 
 export interface SaleService {
@@ -24,6 +27,8 @@ export interface SaleService {
   callbacks: CallbackServer | undefined;
   /** Mints the callback URLs the workers hand to the compliance service; undefined when polling only. */
   callbackUrls: CallbackUrlMinter | undefined;
+  /** Whether the purchases sync is on (PURCHASES_SINK) and its schedules. */
+  purchases: PurchasesSyncStatus;
   /** Runs until shutdown(); rejects if a worker fails. */
   run(): Promise<void>;
   shutdown(): void;
@@ -77,8 +82,11 @@ export async function startSaleService(options: {
   workflowBundle?: WorkflowBundle;
   /** Payload encryption of the workers (the client given is expected to use the same). */
   dataConverter?: DataConverter;
+  /** The purchases sync (default: as PURCHASES_* configure it). */
+  purchases?: PurchasesSetup;
 }): Promise<SaleService> {
   const { config, services, logger } = options;
+  const purchasesConfig = options.purchases?.config ?? loadPurchasesConfig(process.env);
   const callbacks = await startCallbacks(config, services, options.client, logger);
   const perSecond = complianceActivitiesPerSecond(config);
   const observer = complianceRateBudgetMetrics(Runtime.instance().metricMeter, {
@@ -86,6 +94,7 @@ export async function startSaleService(options: {
     activitiesPerSecond: perSecond,
   });
   const compliance = new ComplianceClient({ ...services.compliance, observer });
+  const purchasesSink = options.purchases?.sink ?? (await createSink(purchasesConfig.sink));
   const workers = await createSaleWorkers({
     connection: options.connection,
     namespace: options.namespace,
@@ -97,6 +106,15 @@ export async function startSaleService(options: {
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...(callbacks ? { callbackUrls: callbacks.minter } : {}),
+    ...(purchasesSink ? { purchasesSink } : {}),
+  });
+  const purchases = await startPurchasesSync({
+    client: options.client,
+    compliance,
+    config: purchasesConfig,
+    logger,
+    ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+    ...(options.purchases?.syncOptions ? { syncOptions: options.purchases.syncOptions } : {}),
   });
   logger.info(
     { complianceActivitiesPerSecond: Number(perSecond.toFixed(3)), callbacks: callbacks ? 'receiving' : 'polling only' },
@@ -106,11 +124,13 @@ export async function startSaleService(options: {
     workers,
     callbacks: callbacks?.server,
     callbackUrls: callbacks?.minter,
+    purchases,
     run: () => workers.run(),
     shutdown: () => workers.shutdown(),
     close: async () => {
       await callbacks?.server.close();
       await compliance.close();
+      await purchasesSink?.close();
     },
   };
 }
@@ -147,6 +167,7 @@ export async function connectSaleService(options: {
   const temporal = options.temporal ?? workerConfig.temporal;
   const namespace = temporal.namespace;
   assertServicesConfigured(options.config);
+  const purchases = loadPurchasesConfig(process.env);
   const opened: Array<() => Promise<unknown>> = [];
   const closeOpened = async () => {
     for (const close of opened.reverse()) await close().catch(() => undefined);
@@ -164,7 +185,7 @@ export async function connectSaleService(options: {
     await checkServiceCredentials(services, logger);
     const { dataConverter } = encryption;
     const client = new Client({ connection: clientConnection, namespace, dataConverter, plugins: tracingPlugins() });
-    const sale = await startSaleService({ connection, client, namespace, services, config: workerConfig, logger, dataConverter });
+    const sale = await startSaleService({ connection, client, namespace, services, config: workerConfig, logger, dataConverter, purchases: { config: purchases } });
     return {
       client,
       services,

@@ -41,6 +41,19 @@ export function assertServicesConfigured(config: AppConfig): void {
 }
 
 /**
+ * For read-only tools (`npm run check`, `npm run reconcile`): with no service configured at all they use the
+ * embedded sandbox, and say so on stderr, since they file nothing and a first run should show something; a
+ * half-configured pair is still refused, as a worker would refuse it.
+ */
+export function assertReadOnlyServices(config: AppConfig, notice: (message: string) => void): void {
+  if (!config.embeddedSandbox && config.compliance === undefined && config.accounting === undefined) {
+    notice('no service is configured (COMPLIANCE_* / ACCOUNTING_*): using the embedded sandbox and its demo data');
+    return;
+  }
+  assertServicesConfigured(config);
+}
+
+/**
  * The sandbox and its test-only dependencies (pdfkit, qrcode) are development dependencies: loaded only here,
  * only when a service is left to the embedded sandbox, so a production install never needs them.
  */

@@ -9,6 +9,7 @@ import { createActivities } from '../activities/index.js';
 import { ItemRegistry } from '../activities/item-registry.js';
 import type { CallbackUrlMinter } from './callbacks/tokens.js';
 import type { ComplianceClient } from './compliance/client.js';
+import type { PurchaseEventSink } from './purchases/sink.js';
 import { tracingPlugins } from './temporal/tracing.js';
 import { SALE_TASK_QUEUE, complianceTaskQueue } from '../workflows/definitions.js';
 
@@ -36,6 +37,8 @@ export interface SaleWorkersOptions {
   workflowBundle?: WorkflowBundle;
   /** Payload encryption (src/codec): every payload the workers write goes through it. */
   dataConverter?: DataConverter;
+  /** Where the purchases sync delivers its events (PURCHASES_SINK); without it a delivery fails, non-retryable. */
+  purchasesSink?: PurchaseEventSink;
 }
 
 export interface SaleWorkers {
@@ -58,6 +61,7 @@ export async function createSaleWorkers(options: SaleWorkersOptions): Promise<Sa
     temporal: { client: options.client },
     logger: options.logger,
     ...(options.callbackUrls ? { callbackUrls: options.callbackUrls } : {}),
+    ...(options.purchasesSink ? { purchasesSink: options.purchasesSink } : {}),
   });
   const common = {
     connection: options.connection,
@@ -70,7 +74,8 @@ export async function createSaleWorkers(options: SaleWorkersOptions): Promise<Sa
     ...common,
     taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() }),
-    activities: { requestItemRegistration: activities.requestItemRegistration },
+    // Temporal-side work and the purchases sink: neither spends the compliance rate budget.
+    activities: { requestItemRegistration: activities.requestItemRegistration, deliverPurchaseEvents: activities.deliverPurchaseEvents },
   });
   const compliance = await Worker.create({
     ...common,

@@ -13,6 +13,10 @@ export const PRIORITY = {
   polling: 2,
   /** Catalogue and stock calls. */
   bookkeeping: 3,
+  /** The scheduled supplier-invoice sync: catching up can wait for any till. */
+  purchases: 4,
+  /** Reports nobody waits for (the scheduled reconciliation): only what the others leave of the budget. */
+  background: 5,
 } as const;
 
 /**

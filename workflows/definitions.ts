@@ -27,6 +27,14 @@ export function complianceTaskQueue(saleTaskQueue: string): string {
   return `${saleTaskQueue}.compliance-api`;
 }
 
+/**
+ * Every accounting API call runs on this queue: the service publishes no rate limit, so the queue's own
+ * server-side limit (ACCOUNTING_ACTIVITIES_PER_SECOND) is the fleet's budget. Derived like the compliance queue.
+ */
+export function accountingTaskQueue(baseTaskQueue: string): string {
+  return `${baseTaskQueue}.accounting-api`;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Inputs
 // ---------------------------------------------------------------------------------------------------------

@@ -1,2 +1,3 @@
 export { saleWorkflow } from './sale.js';
 export { itemRegistrationWorkflow } from './item-registration.js';
+export { purchasesSyncWorkflow } from './purchases-sync.js';

@@ -51,6 +51,8 @@ export interface BillPaymentFilters extends PagingParams {
   paymentMethod?: KnownPaymentMethod;
   status?: KnownSyncStatus;
   companyId?: string;
+  /** A18: the bill payments of one sync batch (a service that ignores it returns more; check `syncBatchId`). */
+  syncBatchId?: string;
   sortBy?: SortField;
   sortOrder?: SortDirection;
 }
@@ -70,6 +72,7 @@ const QUERY_NAMES = {
   paymentMethod: 'paymentMethod',
   status: 'status',
   companyId: 'companyId',
+  syncBatchId: 'syncBatchId',
   sortBy: 'sortBy',
   sortOrder: 'sortOrder',
 } as const satisfies Record<keyof BillPaymentFilters, string>;
@@ -96,8 +99,10 @@ function checkBillPaymentFilters(operation: string, filters: BillPaymentFilters)
   checkOneOf(operation, QUERY_NAMES.status, filters.status, SYNC_STATUSES);
   checkOneOf(operation, QUERY_NAMES.sortBy, filters.sortBy, SORT_FIELDS);
   checkOneOf(operation, QUERY_NAMES.sortOrder, filters.sortOrder, SORT_DIRECTIONS);
-  if (filters.companyId !== undefined && filters.companyId.trim() === '') {
-    throw new RequestValidationError(operation, QUERY_NAMES.companyId, 'must not be empty');
+  for (const name of ['companyId', 'syncBatchId'] as const) {
+    if (filters[name] !== undefined && filters[name].trim() === '') {
+      throw new RequestValidationError(operation, QUERY_NAMES[name], 'must not be empty');
+    }
   }
 }
 

@@ -49,6 +49,9 @@ export const BillPaymentSchema = z.looseObject({
   /** A6: extra fields the sandbox sends; optional because the contract does not show them. */
   paymentMethod: z.string().nullish(),
   status: z.string().nullish(),
+  /** A18: the sync batch the bill payment belongs to; A19: why its sync failed. Sandbox extras, optional. */
+  syncBatchId: z.string().nullish(),
+  syncError: z.string().nullish(),
 });
 
 const CompanySchema = z.looseObject({

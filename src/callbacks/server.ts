@@ -1,11 +1,13 @@
 /**
- * The standalone callback receiver: the callback routes, `GET /health`, and logs that never carry a token.
+ * The standalone callback receiver: the callback routes, `GET /health`, and logs that never carry a token;
+ * with an accounting webhook secret, the accounting webhooks too (`POST /webhooks/accounting`).
  */
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { accountingWebhookRoutes, syncBatchSignaller, type AccountingWebhookRoutesOptions } from './accounting-webhooks.js';
 import type { CallbackFloodGuard } from './flood-guard.js';
 import type { CallbackSignal } from './handler.js';
 import { callbackRequestSerializer } from './log-redaction.js';
@@ -20,6 +22,8 @@ interface CallbackAppOptions {
   guard?: CallbackFloodGuard;
   logger: Logger;
   onVerdict?: (verdict: string) => void;
+  /** Present when an accounting webhook secret is configured: `POST /webhooks/accounting` is served too. */
+  accountingWebhooks?: AccountingWebhookRoutesOptions;
 }
 
 export interface CallbackServerOptions {
@@ -34,6 +38,8 @@ export interface CallbackServerOptions {
   logger: Logger;
   /** Counts every answer as `etims_callbacks{verdict}` (the Temporal runtime's meter, so it shares its /metrics). */
   metrics?: MetricMeter;
+  /** ACCOUNTING_WEBHOOK_SECRET: when set, accounting webhooks are received at `POST /webhooks/accounting`. Never logged. */
+  accountingWebhookSecret?: string;
 }
 
 export interface CallbackServer {
@@ -66,6 +72,7 @@ async function buildCallbackApp(options: CallbackAppOptions): Promise<FastifyIns
     ...(options.guard ? { guard: options.guard } : {}),
     ...(options.onVerdict ? { onVerdict: options.onVerdict } : {}),
   });
+  if (options.accountingWebhooks) await app.register(accountingWebhookRoutes, options.accountingWebhooks);
   return app;
 }
 
@@ -80,6 +87,9 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     signal: temporalSignaller(options.client),
     ...(options.guard ? { guard: options.guard } : {}),
     ...(options.metrics ? { onVerdict: verdictCounter(options.metrics) } : {}),
+    ...(options.accountingWebhookSecret
+      ? { accountingWebhooks: { secret: options.accountingWebhookSecret, signal: syncBatchSignaller(options.client) } }
+      : {}),
     logger: options.logger,
   });
   const host = options.host ?? '127.0.0.1';

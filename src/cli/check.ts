@@ -1,13 +1,13 @@
 /**
  * `npm run check`: proves the configured services answer the clients (or the embedded sandbox, with
- * SANDBOX=embedded). Read-only: it files no document and moves no stock, so it is safe against production keys.
+ * SANDBOX=embedded or when no service is configured at all). Read-only: it files no document and moves no stock, so it is safe against production keys.
  */
 import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import { loadConfig } from '../config/env.js';
 import { ApiError } from '../http/errors.js';
 import { createLogger } from '../logger.js';
-import { assertServicesConfigured, resolveServices } from '../services.js';
+import { assertReadOnlyServices, resolveServices } from '../services.js';
 import { runMain } from './run-main.js';
 
 interface CheckRow {
@@ -32,7 +32,7 @@ async function timed(service: string, operation: string, run: () => Promise<stri
 
 async function main(): Promise<number> {
   const config = loadConfig();
-  assertServicesConfigured(config);
+  assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'check' });
   const services = await resolveServices(config, logger);
   const compliance = new ComplianceClient(services.compliance);

@@ -120,6 +120,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (accounting?.signRequests && !accounting.clientSecret) {
     throw new ConfigError('ACCOUNTING_SIGN_REQUESTS is true but ACCOUNTING_CLIENT_SECRET is not set');
   }
+  // A configured secret is a promise that every request is signed; an unsigned one would be accepted silently.
+  if (accounting && !accounting.signRequests && accounting.clientSecret) {
+    throw new ConfigError('ACCOUNTING_SIGN_REQUESTS is false but ACCOUNTING_CLIENT_SECRET is set: requests are signed whenever a client secret is configured; unset the secret to send unsigned requests');
+  }
   return {
     compliance: readCompliance(env),
     accounting,

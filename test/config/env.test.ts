@@ -65,6 +65,14 @@ describe('loadConfig', () => {
       loadConfig({ ACCOUNTING_BASE_URL: 'https://a.example', ACCOUNTING_API_KEY: accountingKey, ACCOUNTING_SIGN_REQUESTS: 'true' }),
     ).toThrow(ConfigError);
   });
+
+  it('keeps signing on whenever a client secret is configured', () => {
+    const accounting = { ACCOUNTING_BASE_URL: 'https://a.example', ACCOUNTING_API_KEY: accountingKey, ACCOUNTING_CLIENT_SECRET: clientSecret };
+    expect(loadConfig(accounting).accounting?.signRequests).toBe(true);
+    const refused = messageOf(() => loadConfig({ ...accounting, ACCOUNTING_SIGN_REQUESTS: 'false' }));
+    expect(refused).toMatch(/^ACCOUNTING_SIGN_REQUESTS is false but ACCOUNTING_CLIENT_SECRET is set/);
+    expect(refused).not.toContain(clientSecret);
+  });
 });
 
 describe('credentials', () => {

@@ -12,6 +12,7 @@ import { billPaymentRoutes } from './routes/bill-payments.js';
 import { companiesRoutes } from './routes/companies.js';
 import { syncRoutes } from './routes/sync.js';
 import { AccountingState } from './state.js';
+import { WebhookDispatcher } from './webhooks.js';
 
 export interface AccountingAppOptions {
   fixture: AccountingFixture;
@@ -27,6 +28,13 @@ export interface AccountingAppOptions {
 export async function buildAccountingApp(options: AccountingAppOptions): Promise<FastifyInstance> {
   const now = options.now ?? Date.now;
   const state = new AccountingState(options.fixture, now);
+  const webhooks = new WebhookDispatcher({
+    config: options.fixture.webhooks,
+    applications: options.fixture.applications,
+    faults: options.faults,
+    now,
+  });
+  state.onPaymentStatusChange((change) => webhooks.statusChanged(change));
   const app = createServiceApp(options.logger);
 
   installErrorHandling(app);
@@ -34,7 +42,10 @@ export async function buildAccountingApp(options: AccountingAppOptions): Promise
   // Before any route, so their hooks wrap every API route; both skip the inspection prefix themselves.
   options.stats.install(app, 'accounting');
   options.faults.install(app, 'accounting', accountingErrorBody);
-  app.addHook('onClose', async () => state.close());
+  app.addHook('onClose', async () => {
+    state.close();
+    await webhooks.close();
+  });
 
   await app.register(async (api) => {
     api.addHook('preHandler', authenticate(state, options.stats, now));
@@ -42,6 +53,6 @@ export async function buildAccountingApp(options: AccountingAppOptions): Promise
     billPaymentRoutes(api, state);
     syncRoutes(api, state);
   });
-  inspectionRoutes(app, state);
+  inspectionRoutes(app, state, webhooks);
   return app;
 }

@@ -30,6 +30,11 @@ const AccountingApplicationSchema = z.object({
     .string()
     .regex(/^whsec_(development_|production_)?[A-Za-z0-9+/]{16,}={0,2}$/, 'expected whsec_… base64')
     .optional(),
+  /**
+   * Where the application's webhooks go (bill-payment sync status changes of processed batches, signed with
+   * `webhookSecret`); also settable at run time through the inspection API. No URL or no secret: none sent.
+   */
+  webhookUrl: z.url({ protocol: /^https?$/, error: 'expected an absolute http(s) URL' }).optional(),
   /** An inactive application's keys are refused with 401. */
   active: z.boolean().default(true),
   companies: z.array(AccountingCompanySchema).default([]),
@@ -62,13 +67,35 @@ const FixtureBillPaymentSchema = z.object({
   status: z.enum(SYNC_STATUS_VALUES).default('pending'),
 });
 
+const SyncFailureSchema = z.object({
+  billPaymentId: z.string().min(1),
+  /** What the accounting system says; shown as the bill payment's `syncError` (A19). */
+  reason: z.string().min(1),
+  /** How many processing runs fail this bill payment before one syncs it (default 1: a re-process fixes it). */
+  times: z.number().int().min(1).default(1),
+});
+
 const FixtureSyncBatchSchema = z.object({
   id: z.string().min(1),
   companyId: z.string().min(1),
+  /** The bill payments the batch covers (A18); a bill payment belongs to one batch at most. */
   billPaymentIds: z.array(z.string().min(1)).min(1),
   status: z.enum(SYNC_BATCH_STATE_VALUES).default('pending'),
-  /** What processing ends in; the batch's bill payments end `synced` or `failed` accordingly. */
+  /** `failed`: every processing run fails all the batch's bill payments with `failureReason`. */
   outcome: z.enum(['synced', 'failed']).optional(),
+  failureReason: z.string().min(1).default('The accounting system rejected the bill payment'),
+  /** Single bill payments that fail their first `times` processing runs, with a reason. */
+  failures: z.array(SyncFailureSchema).default([]),
+});
+
+/** Signed webhook delivery (docs/sandbox.md "Accounting webhooks"). */
+const WebhooksFixtureSchema = z.object({
+  /** Delay of each delivery attempt after the status change; its length is the number of attempts. */
+  retryScheduleMs: z.array(z.number().int().min(0)).min(1).default([0, 5_000, 30_000, 300_000, 1_800_000]),
+  /** An attempt without an answer in this time has failed. */
+  timeoutMs: z.number().int().min(1).default(10_000),
+  /** callback-out-of-order faults: the longest a delivery is held waiting for a later one of the same bill payment. */
+  outOfOrderHoldMs: z.number().int().min(0).default(5_000),
 });
 
 function duplicates(ids: readonly string[]): string[] {
@@ -85,6 +112,7 @@ export const AccountingFixtureSchema = z
     applications: z.array(AccountingApplicationSchema).min(1),
     billPayments: z.array(FixtureBillPaymentSchema).default([]),
     syncBatches: z.array(FixtureSyncBatchSchema).default([]),
+    webhooks: WebhooksFixtureSchema.prefault({}),
   })
   .superRefine((fixture, ctx) => {
     const companyIds = fixture.applications.flatMap((a) => a.companies.map((c) => c.id));
@@ -108,6 +136,7 @@ export const AccountingFixtureSchema = z
         ctx.addIssue({ code: 'custom', path: ['billPayments', i, 'companyId'], message: `unknown company ${b.companyId}` });
       }
     });
+    const batchOfPayment = new Map<string, string>();
     fixture.syncBatches.forEach((s, i) => {
       if (!known.has(s.companyId)) {
         ctx.addIssue({ code: 'custom', path: ['syncBatches', i, 'companyId'], message: `unknown company ${s.companyId}` });
@@ -120,6 +149,17 @@ export const AccountingFixtureSchema = z
             message: `bill payment ${id} is not a bill payment of company ${s.companyId}`,
           });
         }
+        // A bill payment shows one `syncBatchId` (A18), so it can be in one batch only.
+        const other = batchOfPayment.get(id);
+        if (other !== undefined && other !== s.id) {
+          ctx.addIssue({ code: 'custom', path: ['syncBatches', i, 'billPaymentIds', j], message: `bill payment ${id} is already in sync batch ${other}` });
+        }
+        batchOfPayment.set(id, s.id);
+      });
+      s.failures.forEach((f, j) => {
+        if (!s.billPaymentIds.includes(f.billPaymentId)) {
+          ctx.addIssue({ code: 'custom', path: ['syncBatches', i, 'failures', j, 'billPaymentId'], message: `bill payment ${f.billPaymentId} is not in sync batch ${s.id}` });
+        }
       });
     });
   });
@@ -129,5 +169,6 @@ export type AccountingFixtureInput = z.input<typeof AccountingFixtureSchema>;
 export type AccountingApplication = AccountingFixture['applications'][number];
 export type FixtureBillPayment = AccountingFixture['billPayments'][number];
 export type FixtureSyncBatch = AccountingFixture['syncBatches'][number];
+export type WebhooksFixture = AccountingFixture['webhooks'];
 export type PaymentMethod = (typeof PAYMENT_METHOD_VALUES)[number];
 export type SyncStatus = (typeof SYNC_STATUS_VALUES)[number];

@@ -19,6 +19,8 @@ export interface BillPaymentQuery extends Paging {
   paymentMethod?: PaymentMethod;
   status?: SyncStatus;
   companyId?: string;
+  /** A18: the bill payments of one sync batch. */
+  syncBatchId?: string;
   sortBy: SortField;
   sortOrder: SortOrder;
 }
@@ -61,6 +63,8 @@ export function parsePaging(query: RawQuery): Paging {
 export function parseBillPaymentQuery(query: RawQuery): BillPaymentQuery {
   const companyId = single(query, 'companyId');
   if (companyId === '') throw badRequest('Query parameter companyId must not be empty');
+  const syncBatchId = single(query, 'syncBatchId');
+  if (syncBatchId === '') throw badRequest('Query parameter syncBatchId must not be empty');
   const paymentMethod = oneOf(query, 'paymentMethod', PAYMENT_METHOD_VALUES);
   const status = oneOf(query, 'status', SYNC_STATUS_VALUES);
   return {
@@ -68,6 +72,7 @@ export function parseBillPaymentQuery(query: RawQuery): BillPaymentQuery {
     ...(paymentMethod ? { paymentMethod } : {}),
     ...(status ? { status } : {}),
     ...(companyId ? { companyId } : {}),
+    ...(syncBatchId ? { syncBatchId } : {}),
     sortBy: oneOf(query, 'sortBy', SORT_FIELD_VALUES) ?? 'createdAt',
     sortOrder: oneOf(query, 'sortOrder', SORT_ORDER_VALUES) ?? 'desc',
   };

@@ -1,11 +1,30 @@
-import type { AccountingApplication, AccountingFixture, FixtureBillPayment, FixtureSyncBatch } from './fixture.js';
+import type { AccountingApplication, AccountingFixture, FixtureBillPayment, FixtureSyncBatch, SyncStatus } from './fixture.js';
 
 export interface SyncBatchRecord extends FixtureSyncBatch {
   startedAt?: string;
   finishedAt?: string;
+  /** Processing runs started so far (the first, then one per re-process of a failed batch). */
+  runs: number;
 }
 
-export type StartProcessingResult = 'started' | 'already_processing' | 'already_processed';
+/** A bill payment as the sandbox holds it: the fixture's record plus what sync processing adds (A18, A19). */
+export interface BillPaymentRecord extends FixtureBillPayment {
+  syncBatchId?: string;
+  syncError?: string;
+}
+
+export type StartProcessingResult = 'started' | 'reprocessing' | 'already_processing' | 'already_processed';
+
+/** One bill payment's sync status change, as the webhook dispatcher is told of it. */
+export interface PaymentStatusChange {
+  applicationId: string;
+  companyId: string;
+  syncBatchId: string;
+  billPaymentId: string;
+  previousStatus: SyncStatus;
+  status: SyncStatus;
+  reason?: string;
+}
 
 /**
  * The accounting sandbox's live data: a copy of the fixture that sync processing changes, restored by
@@ -14,9 +33,12 @@ export type StartProcessingResult = 'started' | 'already_processing' | 'already_
 export class AccountingState {
   private readonly applicationsByKey = new Map<string, AccountingApplication>();
   private readonly ownerOfCompany = new Map<string, string>();
-  private billPayments = new Map<string, FixtureBillPayment>();
+  private billPayments = new Map<string, BillPaymentRecord>();
   private syncBatches = new Map<string, SyncBatchRecord>();
+  /** Per batch and bill payment: processing runs still to fail, with the reason (fixture `failures`). */
+  private failuresLeft = new Map<string, Map<string, { reason: string; left: number }>>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly listeners: Array<(change: PaymentStatusChange) => void> = [];
 
   constructor(
     private readonly fixture: AccountingFixture,
@@ -41,12 +63,17 @@ export class AccountingState {
     return this.ownerOfCompany.get(companyId) === applicationId;
   }
 
+  /** Told of every bill payment status change made by processing (the webhook dispatcher listens). */
+  onPaymentStatusChange(listener: (change: PaymentStatusChange) => void): void {
+    this.listeners.push(listener);
+  }
+
   /** Bill payments of an application's companies, in fixture order. */
-  billPaymentsOf(applicationId: string): FixtureBillPayment[] {
+  billPaymentsOf(applicationId: string): BillPaymentRecord[] {
     return [...this.billPayments.values()].filter((b) => this.ownerOfCompany.get(b.companyId) === applicationId);
   }
 
-  allBillPayments(): FixtureBillPayment[] {
+  allBillPayments(): BillPaymentRecord[] {
     return [...this.billPayments.values()];
   }
 
@@ -63,31 +90,49 @@ export class AccountingState {
   }
 
   /**
-   * A10: a pending batch starts processing (its bill payments `syncing` at once) and ends after
-   * `processingDelayMs` as `completed` (payments `synced`) or `failed` (payments `failed`). Anything else
-   * is left as it is, so the call is safe to repeat.
+   * A10/A21: a pending batch starts processing (its bill payments `syncing` at once) and ends after
+   * `processingDelayMs`: each bill payment `synced`, or `failed` with a reason (the batch's `outcome: failed`,
+   * or a fixture `failures` entry with runs left); the batch `failed` if any of its payments did, else
+   * `completed`. A failed batch is processed again the same way, for its failed payments only. A batch that
+   * is processing or completed is left as it is, so the call is safe to repeat.
    */
   startProcessing(batch: SyncBatchRecord): StartProcessingResult {
     if (batch.status === 'processing') return 'already_processing';
-    if (batch.status !== 'pending') return 'already_processed';
+    if (batch.status === 'completed') return 'already_processed';
+    const again = batch.status === 'failed';
+    const targets = batch.billPaymentIds.filter((id) => !again || this.billPayments.get(id)?.status === 'failed');
     batch.status = 'processing';
+    batch.runs += 1;
     batch.startedAt = this.isoNow();
-    this.setPaymentStatus(batch, 'syncing');
+    delete batch.finishedAt;
+    for (const id of targets) this.setPaymentStatus(batch, id, 'syncing');
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      const outcome = batch.outcome ?? 'synced';
-      this.setPaymentStatus(batch, outcome);
-      batch.status = outcome === 'synced' ? 'completed' : 'failed';
+      for (const id of targets) {
+        const reason = this.failureOf(batch, id);
+        this.setPaymentStatus(batch, id, reason === undefined ? 'synced' : 'failed', reason);
+      }
+      const failed = batch.billPaymentIds.some((id) => this.billPayments.get(id)?.status === 'failed');
+      batch.status = failed ? 'failed' : 'completed';
       batch.finishedAt = this.isoNow();
     }, this.fixture.processingDelayMs);
     this.timers.add(timer);
-    return 'started';
+    return again ? 'reprocessing' : 'started';
   }
 
   reset(): void {
     this.stopTimers();
     this.billPayments = new Map(this.fixture.billPayments.map((b) => [b.id, structuredClone(b)]));
-    this.syncBatches = new Map(this.fixture.syncBatches.map((s) => [s.id, structuredClone(s)]));
+    this.syncBatches = new Map(this.fixture.syncBatches.map((s) => [s.id, { ...structuredClone(s), runs: 0 }]));
+    this.failuresLeft = new Map(
+      this.fixture.syncBatches.map((s) => [s.id, new Map(s.failures.map((f) => [f.billPaymentId, { reason: f.reason, left: f.times }]))]),
+    );
+    for (const batch of this.fixture.syncBatches) {
+      for (const id of batch.billPaymentIds) {
+        const payment = this.billPayments.get(id);
+        if (payment) payment.syncBatchId = batch.id;
+      }
+    }
   }
 
   close(): void {
@@ -99,14 +144,35 @@ export class AccountingState {
     this.timers.clear();
   }
 
-  private setPaymentStatus(batch: SyncBatchRecord, status: FixtureBillPayment['status']): void {
-    const updatedAt = this.isoNow();
-    for (const id of batch.billPaymentIds) {
-      const payment = this.billPayments.get(id);
-      if (!payment) continue;
-      payment.status = status;
-      payment.updatedAt = updatedAt;
-    }
+  /** The reason this run fails the bill payment, or undefined when it syncs. */
+  private failureOf(batch: SyncBatchRecord, billPaymentId: string): string | undefined {
+    if (batch.outcome === 'failed') return batch.failureReason;
+    const failure = this.failuresLeft.get(batch.id)?.get(billPaymentId);
+    if (!failure || failure.left <= 0) return undefined;
+    failure.left -= 1;
+    return failure.reason;
+  }
+
+  private setPaymentStatus(batch: SyncBatchRecord, billPaymentId: string, status: SyncStatus, reason?: string): void {
+    const payment = this.billPayments.get(billPaymentId);
+    if (!payment) return;
+    const previousStatus = payment.status;
+    payment.status = status;
+    payment.updatedAt = this.isoNow();
+    if (reason === undefined) delete payment.syncError;
+    else payment.syncError = reason;
+    const applicationId = this.ownerOfCompany.get(batch.companyId);
+    if (applicationId === undefined) return;
+    const change: PaymentStatusChange = {
+      applicationId,
+      companyId: batch.companyId,
+      syncBatchId: batch.id,
+      billPaymentId,
+      previousStatus,
+      status,
+      ...(reason === undefined ? {} : { reason }),
+    };
+    for (const listener of this.listeners) listener(change);
   }
 
   private isoNow(): string {

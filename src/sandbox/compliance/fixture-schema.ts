@@ -146,10 +146,18 @@ const PurchaseLineFixtureSchema = z
   })
   .describe('A supplier invoice line');
 
-const PurchaseFixtureSchema = z
+const PurchaseReviewFixtureSchema = z
+  .object({
+    atPull: z.number().int().min(1).describe("The business's pull (1 = its first since the sandbox started) from which the review shows"),
+    status: z.enum(PURCHASE_STATUS_VALUES).describe('Review status from then on'),
+    confirmationError: z.string().min(1).nullable().default(null).describe('Why confirming failed, from then on'),
+  })
+  .describe('A review done on the dashboard between two pulls: the invoice shows this status from the given pull on (C9)');
+
+export const PurchaseFixtureSchema = z
   .object({
     id: id('purchase'),
-    status: z.enum(PURCHASE_STATUS_VALUES).default('pulled').describe('Review status; the sandbox never changes it (C9)'),
+    status: z.enum(PURCHASE_STATUS_VALUES).default('pulled').describe('Review status at the start; `reviews` move it (C9)'),
     supplier: z.object({ name: z.string().min(1), pin: z.string().min(1) }).describe('Supplier name and tax PIN'),
     supplierInvoiceNumber: z.string().min(1).describe('The supplier\'s invoice number'),
     invoiceDate: isoDate.describe('Invoice date; lists are sorted by it, newest first'),
@@ -160,7 +168,15 @@ const PurchaseFixtureSchema = z
       .boolean()
       .default(false)
       .describe('Held by the tax authority and not yet fetched: invisible until POST /v1/purchases/pull'),
+    arrivesAtPull: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("With pendingPull: fetched only by the business's nth pull (a late invoice, typically with an old date); default the first"),
+    reviews: z.array(PurchaseReviewFixtureSchema).default([]).describe('Status changes over time, by pull'),
   })
+  .refine((p) => p.arrivesAtPull === undefined || p.pendingPull, { message: 'needs pendingPull: true', path: ['arrivesAtPull'] })
   .describe('A supplier invoice the tax authority holds against the business');
 
 const BusinessFixtureSchema = z

@@ -166,7 +166,7 @@ function itemRecord(businessId: string, item: ItemFixture): ItemRecord {
   return { view, businessId, deleted: item.deleted, registeredBranchIds: [] };
 }
 
-function purchaseRecord(business: BusinessFixture, purchase: PurchaseFixture): PurchaseRecord {
+export function purchaseRecord(business: BusinessFixture, purchase: PurchaseFixture): PurchaseRecord {
   const lines = purchase.lines.map((line) => {
     const total = roundHalfUp(line.quantity * line.unitPrice);
     const taxAmount = roundHalfUp((total * line.taxRate) / (100 + line.taxRate));

@@ -36,6 +36,16 @@ describe('accounting fixture', () => {
       path: 'syncBatches.0.billPaymentIds.0',
       message: 'bill payment bp_nbo_001 is not a bill payment of company cmp_demo_mombasa',
     });
+    const twice = [
+      { id: 'sb_a', companyId: 'cmp_demo_nairobi', billPaymentIds: ['bp_nbo_001'] },
+      { id: 'sb_b', companyId: 'cmp_demo_nairobi', billPaymentIds: ['bp_nbo_001'], failures: [{ billPaymentId: 'bp_nbo_002', reason: 'x' }] },
+    ];
+    expect(issues({ ...defaultAccountingFixture, syncBatches: twice })).toEqual(
+      expect.arrayContaining([
+        { path: 'syncBatches.1.billPaymentIds.0', message: 'bill payment bp_nbo_001 is already in sync batch sb_a' },
+        { path: 'syncBatches.1.failures.0.billPaymentId', message: 'bill payment bp_nbo_002 is not in sync batch sb_b' },
+      ]),
+    );
     const duplicated = [...defaultAccountingFixture.billPayments, defaultAccountingFixture.billPayments[0]!];
     expect(issues({ ...defaultAccountingFixture, billPayments: duplicated })).toContainEqual({
       path: 'billPayments',

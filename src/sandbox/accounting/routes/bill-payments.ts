@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { applicationOf } from '../auth.js';
 import { forbidden } from '../errors.js';
-import type { FixtureBillPayment } from '../fixture.js';
 import { paginate, parseBillPaymentQuery, type SortField } from '../list-query.js';
-import type { AccountingState } from '../state.js';
+import type { AccountingState, BillPaymentRecord } from '../state.js';
 
 type Comparable = string | number;
 
-const SORT_KEYS: Record<SortField, (b: FixtureBillPayment) => Comparable> = {
+const SORT_KEYS: Record<SortField, (b: BillPaymentRecord) => Comparable> = {
   // A7: the resource has no paymentDate field; its `date` is the payment date.
   paymentDate: (b) => b.date,
   totalAmount: (b) => b.totalAmount,
@@ -19,8 +18,11 @@ function compare(a: Comparable, b: Comparable): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The resource as the API shows it: the company link is internal (A6 adds only paymentMethod and status). */
-function toResource({ companyId: _companyId, ...payment }: FixtureBillPayment) {
+/**
+ * The resource as the API shows it: the company link is internal; A6 adds paymentMethod and status, A18
+ * `syncBatchId` and A19 `syncError` (each only when set).
+ */
+function toResource({ companyId: _companyId, ...payment }: BillPaymentRecord) {
   return payment;
 }
 
@@ -40,7 +42,8 @@ export function billPaymentRoutes(app: FastifyInstance, state: AccountingState):
         (b) =>
           (query.companyId === undefined || b.companyId === query.companyId) &&
           (query.paymentMethod === undefined || b.paymentMethod === query.paymentMethod) &&
-          (query.status === undefined || b.status === query.status),
+          (query.status === undefined || b.status === query.status) &&
+          (query.syncBatchId === undefined || b.syncBatchId === query.syncBatchId),
       )
       // Ties are broken by id so pages never overlap or skip records.
       .sort((a, b) => direction * compare(key(a), key(b)) || compare(a.id, b.id));

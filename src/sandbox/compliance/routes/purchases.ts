@@ -4,15 +4,21 @@ import type { ComplianceContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { snapshot } from '../model.js';
 import { decodeCursor, encodeCursor, newestFirst } from '../purchase-cursor.js';
+import { purchaseInspectionRoutes } from '../purchase-inspection.js';
+import { PurchaseTimeline } from '../purchase-timeline.js';
 import { PurchasesQuerySchema, parseQuery } from '../requests.js';
 
 const DEFAULT_PAGE_SIZE = 20;
 
 /**
- * Supplier invoices (C9, C26, C27): the list shows what has been fetched from the authority, newest
- * first, one page at a time; a pull fetches the invoices the fixture holds back (`pendingPull`).
+ * Supplier invoices (C9, C26, C27, C57): the list shows what has been fetched from the authority, newest
+ * first, one page at a time; a pull fetches the invoices the fixture holds back (`pendingPull`, late ones by
+ * `arrivesAtPull`) and shows the reviews done since (`reviews`). The inspection API adds and reviews invoices.
  */
 export function purchaseRoutes(app: FastifyInstance, ctx: ComplianceContext): void {
+  const timeline = new PurchaseTimeline(ctx.fixture);
+  purchaseInspectionRoutes(app, ctx, timeline);
+
   app.get('/v1/purchases', { onRequest: requireScope('purchases:read') }, async (request) => {
     const query = parseQuery(PurchasesQuerySchema, request.query);
     const business = resolveBusiness(ctx.state, request);
@@ -44,8 +50,7 @@ export function purchaseRoutes(app: FastifyInstance, ctx: ComplianceContext): vo
   app.post('/v1/purchases/pull', { onRequest: requireScope('purchases:read') }, async (request) => {
     const business = resolveBusiness(ctx.state, request);
     const own = ctx.state.purchases.filter((p) => p.businessId === business.id);
-    const fetched = own.filter((p) => !p.visible);
-    for (const purchase of fetched) purchase.visible = true;
-    return { data: { pulled: fetched.length, total: own.length } };
+    const fetched = timeline.pull(business, own);
+    return { data: { pulled: fetched.length, total: own.filter((p) => p.visible).length } };
   });
 }

@@ -1,0 +1,131 @@
+/**
+ * One activity per accounting API call, thin typed wrappers over the AccountingClient. They return plain
+ * data only, and only what the sync-batch workflow needs of a bill payment, so its history stays small.
+ * Errors become Temporal failures the way the compliance activities' do (failures.ts via callApi): 429 waits
+ * `Retry-After`, 5xx and timeouts are retried (both calls are safe to repeat, A10), 401/403/404 end the
+ * activity with a message that says what to check.
+ */
+import type { AccountingClient } from '../src/accounting/client.js';
+import type { KnownPaymentMethod, KnownSyncStatus, SortDirection, SortField } from '../src/accounting/schemas.js';
+import { ApiError } from '../src/http/errors.js';
+import type { Logger } from '../src/logger.js';
+import { callApi, currentAttempt } from './api-call.js';
+
+export interface AccountingActivityDeps {
+  accounting: AccountingClient;
+  logger: Logger;
+}
+
+export interface ProcessSyncBatchInput {
+  syncBatchId: string;
+}
+
+export interface ProcessSyncBatchResult {
+  /** The service's own words (A10: started, already processing, already processed, started again). */
+  message: string;
+  httpStatus: number;
+  /** Accounting API calls made, counting those of earlier failed attempts. */
+  apiCalls: number;
+}
+
+export interface ListBillPaymentsPageInput {
+  companyId?: string;
+  syncBatchId?: string;
+  status?: KnownSyncStatus;
+  paymentMethod?: KnownPaymentMethod;
+  sortBy?: SortField;
+  sortOrder?: SortDirection;
+  /** 1-based. */
+  page: number;
+  /** 1..100. */
+  limit: number;
+}
+
+/** What the workflow follows of a bill payment: its sync status, batch (A18) and failure reason (A19). */
+export interface BillPaymentSyncRecord {
+  id: string;
+  status: string | null;
+  syncBatchId: string | null;
+  syncError: string | null;
+  updatedAt: string | null;
+}
+
+export interface BillPaymentsPage {
+  items: BillPaymentSyncRecord[];
+  page: number;
+  total: number;
+  hasNextPage: boolean;
+  apiCalls: number;
+}
+
+/** What to check when the service refuses: the status alone says which setting is wrong. */
+const REFUSAL_HINTS: Partial<Record<number, string>> = {
+  401: 'the accounting service refused the credentials (check ACCOUNTING_API_KEY, and ACCOUNTING_CLIENT_SECRET and the clock when requests are signed)',
+  403: "the API key's application may not act for this company or sync batch (check the company id and ACCOUNTING_API_KEY)",
+  404: 'the accounting service does not know it (check the sync batch id and ACCOUNTING_BASE_URL)',
+};
+
+/** The same error with a message that says what to check; everything else (status, code, retry) unchanged. */
+function withHint(err: unknown): unknown {
+  if (!(err instanceof ApiError) || err.status === undefined) return err;
+  const hint = REFUSAL_HINTS[err.status];
+  if (hint === undefined) return err;
+  return new ApiError({
+    service: err.service,
+    operation: err.operation,
+    method: err.method,
+    path: err.path,
+    status: err.status,
+    code: err.code,
+    message: `${hint}: ${err.message}`,
+    details: err.details,
+    retryAfterSeconds: err.retryAfterSeconds,
+    rateLimit: err.rateLimit,
+    retry: err.retry,
+    requestSent: err.requestSent,
+    cause: err,
+  });
+}
+
+function text(value: string | null | undefined): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+export function createAccountingActivities({ accounting, logger }: AccountingActivityDeps) {
+  const call = <T>(run: (signal: AbortSignal) => Promise<T>) =>
+    callApi({ idempotent: true, logger }, async (signal) => {
+      try {
+        return await run(signal);
+      } catch (err) {
+        throw withHint(err);
+      }
+    });
+
+  return {
+    /** `POST /sync/batches/{id}/process`: safe to repeat (A10), so retried like a read. */
+    async processSyncBatch({ syncBatchId }: ProcessSyncBatchInput): Promise<ProcessSyncBatchResult> {
+      const { data, meta } = await call((signal) => accounting.processSyncBatch(syncBatchId, { signal }));
+      return { message: data.message, httpStatus: meta.status, apiCalls: currentAttempt() };
+    },
+
+    /** One page of `GET /bill-payments` with the given filters and sorting. */
+    async listBillPaymentsPage(input: ListBillPaymentsPageInput): Promise<BillPaymentsPage> {
+      const { data } = await call((signal) => accounting.listBillPayments(input, { signal }));
+      return {
+        items: data.data.map((b) => ({
+          id: b.id,
+          status: text(b.status),
+          syncBatchId: text(b.syncBatchId),
+          syncError: text(b.syncError),
+          updatedAt: text(b.updatedAt),
+        })),
+        page: data.page,
+        total: data.total,
+        hasNextPage: data.hasNextPage,
+        apiCalls: currentAttempt(),
+      };
+    },
+  };
+}
+
+export type AccountingActivities = ReturnType<typeof createAccountingActivities>;

@@ -1,0 +1,130 @@
+/**
+ * Activities of the supplier-invoice sync. The two API activities make exactly one compliance call per attempt and
+ * run on the rate-limited compliance queue, so the sync spends the same fleet-wide budget as sales (at a lower
+ * priority). The delivery activity makes no compliance call and runs on the sale queue: a slow or absent sink
+ * never holds a slot of the rate budget.
+ */
+import { createHash } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
+import type { Purchase } from '../src/compliance/index.js';
+import { SinkDeliveryError, type PurchaseEventSink } from '../src/purchases/sink.js';
+import {
+  PURCHASE_DELIVERY_FAILURES,
+  type DeliverPurchaseEventsInput,
+  type DeliverPurchaseEventsResult,
+  type DeliveryProgress,
+  type ListPurchasesPageInput,
+  type ListPurchasesPageResult,
+  type PullPurchasesInput,
+  type PullPurchasesResult,
+  type PurchaseDocument,
+} from '../workflows/purchases-definitions.js';
+import { callApi, currentAttempt } from './api-call.js';
+import type { ActivityDeps } from './deps.js';
+import { rateLimitDelayMs } from './failures.js';
+
+export interface PurchasesActivityDeps extends Pick<ActivityDeps, 'compliance' | 'logger'> {
+  /** Where events go; absent when PURCHASES_SINK is not set (a delivery then fails, non-retryable). */
+  purchasesSink?: PurchaseEventSink;
+}
+
+/** What an event is due for: the review status, the reason a confirmation failed, the amounts. */
+export function purchaseFingerprint(purchase: Pick<PurchaseDocument, 'status' | 'confirmationError' | 'totals'>): string {
+  const { status, confirmationError, totals } = purchase;
+  const basis = JSON.stringify([status, confirmationError, totals.subtotal, totals.vat, totals.total]);
+  return createHash('sha256').update(basis).digest('hex').slice(0, 12);
+}
+
+/** Plain data for history and the sink: the service's record as listed, its extra fields included. */
+function toDocument(purchase: Purchase): PurchaseDocument {
+  return structuredClone(purchase) as PurchaseDocument;
+}
+
+/** Where a retried delivery resumes: the count its last heartbeat reported, when it is one. */
+function resumePoint(details: unknown, total: number): number {
+  const delivered = (details as Partial<DeliveryProgress> | undefined)?.delivered;
+  return typeof delivered === 'number' && Number.isInteger(delivered) && delivered >= 0 && delivered <= total ? delivered : 0;
+}
+
+export function createPurchasesActivities(deps: PurchasesActivityDeps) {
+  const { compliance: client, logger } = deps;
+
+  return {
+    /** POST /v1/purchases/pull: the service fetches the latest supplier invoices from the authority (C26). */
+    async pullPurchases(input: PullPurchasesInput): Promise<PullPurchasesResult> {
+      return callApi({ idempotent: true, logger }, async (signal) => {
+        const { data } = await client.pullPurchases({ businessId: input.businessId, signal });
+        return { pulled: data.pulled ?? null, apiCalls: currentAttempt() };
+      });
+    },
+
+    /** One page of GET /v1/purchases, each invoice with its fingerprint. */
+    async listPurchasesPage(input: ListPurchasesPageInput): Promise<ListPurchasesPageResult> {
+      return callApi({ idempotent: true, logger }, async (signal) => {
+        const { data } = await client.listPurchases(
+          { pageSize: input.pageSize, ...(input.cursor === null ? {} : { cursor: input.cursor }) },
+          { businessId: input.businessId, signal },
+        );
+        const next = data.pagination.nextCursor;
+        return {
+          purchases: data.purchases.map((p) => ({ purchase: toDocument(p), fingerprint: purchaseFingerprint(p) })),
+          nextCursor: next === null || next === '' ? null : next,
+          apiCalls: currentAttempt(),
+        };
+      });
+    },
+
+    /**
+     * Delivers the events in order, heartbeating how many are done, so the attempt after a worker was killed
+     * resumes after the last one reported (one or two may go again: the sink or the receiver de-duplicates on
+     * the event id). Every failure carries `{delivered}` too, so the workflow records exactly what went.
+     */
+    async deliverPurchaseEvents(input: DeliverPurchaseEventsInput): Promise<DeliverPurchaseEventsResult> {
+      const context = Context.current();
+      const sink = deps.purchasesSink;
+      if (sink === undefined) {
+        throw ApplicationFailure.create({
+          type: PURCHASE_DELIVERY_FAILURES.notConfigured,
+          message: 'this worker has no purchases sink: set PURCHASES_SINK',
+          nonRetryable: true,
+          details: [{ delivered: 0 } satisfies DeliveryProgress],
+        });
+      }
+      const { events } = input;
+      let delivered = resumePoint(context.info.heartbeatDetails, events.length);
+      try {
+        for (; delivered < events.length; delivered++) {
+          await sink.deliver(events[delivered]!, { signal: context.cancellationSignal });
+          context.heartbeat({ delivered: delivered + 1 } satisfies DeliveryProgress);
+        }
+      } catch (err) {
+        const reason: unknown = context.cancellationSignal.reason;
+        if (context.cancellationSignal.aborted && reason instanceof CancelledFailure) throw reason;
+        if (!(err instanceof SinkDeliveryError)) throw err;
+        const progress: DeliveryProgress = { delivered };
+        if (!err.retryable) {
+          logger.warn({ sink: sink.description, status: err.status, delivered, of: events.length }, err.message);
+          throw ApplicationFailure.create({
+            type: PURCHASE_DELIVERY_FAILURES.refused,
+            message: err.message,
+            nonRetryable: true,
+            details: [{ ...progress, status: err.status ?? null }],
+          });
+        }
+        logger.debug({ sink: sink.description, attempt: context.info.attempt, delivered, of: events.length }, err.message);
+        throw ApplicationFailure.create({
+          type: PURCHASE_DELIVERY_FAILURES.unavailable,
+          message: err.message,
+          details: [progress],
+          // A sink that is down is retried quietly; the workflow warns once when it leaves events for the next sync.
+          category: ApplicationFailureCategory.BENIGN,
+          ...(err.retryAfterSeconds === undefined ? {} : { nextRetryDelay: rateLimitDelayMs(err.retryAfterSeconds) }),
+        });
+      }
+      return { delivered };
+    },
+  };
+}
+
+export type PurchasesActivities = ReturnType<typeof createPurchasesActivities>;

@@ -1,0 +1,102 @@
+/**
+ * On-demand purchases sync, for other services and the CLI: triggers the business's schedule, so the sync runs
+ * exactly as a scheduled one does (same workflow, same ledger, never two at once) rather than as a stray
+ * workflow beside it.
+ */
+import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
+import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
+import { purchasesScheduleId, type PurchasesSyncResult } from '../../workflows/purchases-definitions.js';
+
+export type PurchasesSyncFailure = 'not_scheduled' | 'timed_out';
+
+export class PurchasesSyncError extends Error {
+  override readonly name = 'PurchasesSyncError';
+
+  constructor(
+    readonly failure: PurchasesSyncFailure,
+    readonly scheduleId: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SyncPurchasesOptions {
+  /** Task queue of the workers whose schedule it is (default SALE_TASK_QUEUE). */
+  taskQueue?: string;
+  /** Wait for the sync to finish and return its result (default false: return once requested). */
+  wait?: boolean;
+  /** With `wait`: give up waiting after this long (default 30 minutes); the sync itself goes on. */
+  timeoutMs?: number;
+}
+
+export interface SyncPurchasesResult {
+  businessId: string;
+  scheduleId: string;
+  /** With `wait`: the sync's workflow id and its result. */
+  workflowId?: string;
+  result?: PurchasesSyncResult;
+}
+
+const POLL_MS = 250;
+
+interface Started {
+  workflowId: string;
+  firstExecutionRunId: string;
+}
+
+/** The runs the schedule started; keyed by run too: two syncs started in the same second share a workflow id. */
+function started(description: ScheduleDescription): Map<string, Started> {
+  const { recentActions, runningActions } = description.info;
+  const runs = [...recentActions.map((r) => r.action.workflow), ...runningActions.map((a) => a.workflow)];
+  return new Map(runs.map((run) => [`${run.workflowId}/${run.firstExecutionRunId}`, run]));
+}
+
+/**
+ * Asks for a sync of the business's supplier invoices now. If one is running, the requested sync starts when it
+ * ends (the schedule buffers one), so invoices pulled after this call are in it. Throws PurchasesSyncError
+ * `not_scheduled` when no worker with PURCHASES_SINK has made the business's schedule.
+ */
+export async function syncPurchasesNow(client: Client, businessId: string, options: SyncPurchasesOptions = {}): Promise<SyncPurchasesResult> {
+  if (businessId.trim() === '') throw new TypeError('businessId must not be empty');
+  const scheduleId = purchasesScheduleId(businessId, options.taskQueue ?? SALE_TASK_QUEUE);
+  const handle = client.schedule.getHandle(scheduleId);
+  let before: Map<string, Started>;
+  try {
+    before = started(await handle.describe());
+  } catch (err) {
+    if (!(err instanceof ScheduleNotFoundError)) throw err;
+    throw new PurchasesSyncError(
+      'not_scheduled',
+      scheduleId,
+      `no purchases sync schedule ${scheduleId}: start a worker with PURCHASES_SINK set (and the business in PURCHASES_SYNC_BUSINESSES, if that is set)`,
+    );
+  }
+  // BUFFER_ONE, not the SDK's default ALLOW_ALL: a sync never runs beside another, and only runs started under a
+  // non-ALLOW_ALL policy receive the previous sync's result (the ledger) and pass theirs on.
+  await handle.trigger(ScheduleOverlapPolicy.BUFFER_ONE);
+  if (!options.wait) return { businessId, scheduleId };
+
+  const deadline = Date.now() + (options.timeoutMs ?? 30 * 60_000);
+  const timedOut = () => new PurchasesSyncError('timed_out', scheduleId, `the sync of ${businessId} did not finish in time; it goes on (schedule ${scheduleId})`);
+  let run: Started | undefined;
+  while (run === undefined) {
+    if (Date.now() > deadline) throw timedOut();
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    run = [...started(await handle.describe())].find(([key]) => !before.has(key))?.[1];
+  }
+  const remaining = Math.max(0, deadline - Date.now());
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const result = await Promise.race([
+      // From the run the schedule started, through its continued-as-new runs, to the sync's result.
+      client.workflow.getHandle(run.workflowId, run.firstExecutionRunId).result() as Promise<PurchasesSyncResult>,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(timedOut()), remaining);
+      }),
+    ]);
+    return { businessId, scheduleId, workflowId: run.workflowId, result };
+  } finally {
+    clearTimeout(timer);
+  }
+}

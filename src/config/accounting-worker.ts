@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { ConfigError } from './env.js';
+
+/** Settings of the accounting worker: the fleet-wide budget of its task queue. */
+export interface AccountingWorkerConfig {
+  /**
+   * Accounting activity starts per second, fleet-wide (the queue's server-side limit). The accounting service
+   * publishes no rate limit (A3), so this is the project's own guard against overwhelming it; a 429 it sends
+   * anyway is waited out by `Retry-After`.
+   */
+  activitiesPerSecond: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+export const DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND = 2;
+const MAX_ACCOUNTING_ACTIVITIES_PER_SECOND = 10_000;
+
+const activitiesPerSecond = z
+  .string()
+  .trim()
+  .regex(/^\d*\.?\d+$/, 'must be a number of activities per second, e.g. 2 or 0.5')
+  .transform(Number)
+  .refine((n) => n > 0 && n <= MAX_ACCOUNTING_ACTIVITIES_PER_SECOND, `must be greater than 0 and at most ${MAX_ACCOUNTING_ACTIVITIES_PER_SECOND}`);
+
+/** Reads ACCOUNTING_ACTIVITIES_PER_SECOND (default 2); a bad value is a ConfigError naming the variable. */
+export function loadAccountingWorkerConfig(env: Env = process.env): AccountingWorkerConfig {
+  const raw = env.ACCOUNTING_ACTIVITIES_PER_SECOND;
+  if (raw === undefined || raw.trim() === '') return { activitiesPerSecond: DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND };
+  const parsed = activitiesPerSecond.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(`ACCOUNTING_ACTIVITIES_PER_SECOND: ${parsed.error.issues[0]?.message ?? 'invalid value'} (got "${raw.trim()}")`);
+  }
+  return { activitiesPerSecond: parsed.data };
+}

@@ -1,0 +1,103 @@
+/**
+ * Settings of the supplier-invoice (purchases) sync. Errors name the variable and never repeat a value:
+ * PURCHASES_WEBHOOK_SECRET is a secret, and a URL can carry a token.
+ */
+import { isIP } from 'node:net';
+import { parseDuration } from '../../workflows/duration.js';
+import { assertCredential, CredentialFormatError } from './credentials.js';
+import { ConfigError } from './env.js';
+
+export type PurchasesSinkConfig =
+  | { kind: 'file'; path: string }
+  | {
+      kind: 'webhook';
+      url: string;
+      /** `whsec_…`: signs every delivery (Standard Webhooks). Never logged; named like the other webhook secrets the logger redacts. */
+      webhookSecret: string;
+    };
+
+export interface PurchasesConfig {
+  /** Where events go; undefined: the sync is off (no schedules are made). */
+  sink: PurchasesSinkConfig | undefined;
+  /** Time between two syncs of a business, in ms. */
+  intervalMs: number;
+  /** Businesses to sync; undefined: every business the compliance key can act for. */
+  businessIds: string[] | undefined;
+}
+
+type Env = Record<string, string | undefined>;
+
+export const DEFAULT_PURCHASES_SYNC_INTERVAL_MS = 15 * 60_000;
+const INTERVAL_BOUNDS_MS = { min: 10_000, max: 7 * 24 * 3_600_000 } as const;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function isLoopback(hostname: string): boolean {
+  if (LOOPBACK_HOSTS.has(hostname)) return true;
+  return isIP(hostname) === 4 && hostname.startsWith('127.');
+}
+
+function parseSink(env: Env): PurchasesSinkConfig | undefined {
+  const text = read(env, 'PURCHASES_SINK');
+  if (text === undefined) return undefined;
+  if (text.startsWith('file:')) {
+    const path = text.slice('file:'.length);
+    if (path === '') throw new ConfigError('PURCHASES_SINK: file: needs a path, e.g. file:./purchases.ndjson');
+    return { kind: 'file', path };
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError('PURCHASES_SINK: must be file:<path> or an https:// URL');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+    throw new ConfigError('PURCHASES_SINK: must be file:<path> or an https:// URL (http:// only to this machine: localhost, 127.x, [::1])');
+  }
+  if (url.username || url.password) throw new ConfigError('PURCHASES_SINK: must not carry a user name or password; the deliveries are signed');
+  const secret = read(env, 'PURCHASES_WEBHOOK_SECRET');
+  if (secret === undefined) throw new ConfigError('PURCHASES_WEBHOOK_SECRET is required when PURCHASES_SINK is a URL (a whsec_ secret)');
+  try {
+    assertCredential('accountingWebhookSecret', 'PURCHASES_WEBHOOK_SECRET', secret);
+  } catch (err) {
+    if (err instanceof CredentialFormatError) throw new ConfigError(err.message);
+    throw err;
+  }
+  return { kind: 'webhook', url: url.toString(), webhookSecret: secret };
+}
+
+function parseInterval(env: Env): number {
+  const text = read(env, 'PURCHASES_SYNC_INTERVAL');
+  if (text === undefined) return DEFAULT_PURCHASES_SYNC_INTERVAL_MS;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < INTERVAL_BOUNDS_MS.min || ms > INTERVAL_BOUNDS_MS.max) {
+    throw new ConfigError(`PURCHASES_SYNC_INTERVAL: must be a duration from 10s to 7d with its unit, e.g. 15m (got ${JSON.stringify(text)})`);
+  }
+  return ms;
+}
+
+function parseBusinesses(env: Env): string[] | undefined {
+  const text = read(env, 'PURCHASES_SYNC_BUSINESSES');
+  if (text === undefined) return undefined;
+  const ids = text.split(',').map((id) => id.trim());
+  if (ids.some((id) => id === '' || /\s/.test(id))) {
+    throw new ConfigError('PURCHASES_SYNC_BUSINESSES: must be a comma-separated list of business ids, without empty entries');
+  }
+  return [...new Set(ids)];
+}
+
+export function loadPurchasesConfig(env: Env = process.env): PurchasesConfig {
+  return { sink: parseSink(env), intervalMs: parseInterval(env), businessIds: parseBusinesses(env) };
+}
+
+/** Where the events go, for logs: the file, or the URL without its query (which could carry a token). */
+export function describeSink(config: PurchasesSinkConfig | undefined): string {
+  if (config === undefined) return 'none';
+  if (config.kind === 'file') return `file:${config.path}`;
+  const url = new URL(config.url);
+  return `${url.origin}${url.pathname}`;
+}

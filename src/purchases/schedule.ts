@@ -1,0 +1,139 @@
+/**
+ * One Temporal Schedule per business runs its purchases sync. The worker makes sure of them at start-up:
+ * creating what is missing, updating what differs (interval, task queue, workflow arguments, policies), leaving
+ * the rest alone, so restarting any number of workers never makes a second schedule. A schedule an operator
+ * paused stays paused.
+ */
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleDescription,
+  type ScheduleOptionsStartWorkflowAction,
+} from '@temporalio/client';
+import type { Logger } from 'pino';
+import { parseDuration } from '../../workflows/duration.js';
+import { BusinessId, SALE_TASK_QUEUE } from '../../workflows/definitions.js';
+import {
+  PURCHASES_SYNC_WORKFLOW_TYPE,
+  purchasesScheduleId,
+  type PurchasesSyncInput,
+  type PurchasesSyncOptions,
+} from '../../workflows/purchases-definitions.js';
+import { DEFAULT_PURCHASES_SYNC_INTERVAL_MS } from '../config/purchases.js';
+
+/**
+ * SKIP: a sync still running when the next is due makes that one pointless (each sync lists everything), and
+ * a sync never overlaps another of the same business, which would deliver the same events twice.
+ */
+const OVERLAP = ScheduleOverlapPolicy.SKIP;
+/**
+ * After Temporal or every worker was down, a tick missed within the last hour is still run (once: SKIP drops
+ * the rest, and one full sync catches up on everything anyway). Older ticks are not worth running late: the next
+ * regular tick is at most one interval away. Set explicitly: the SDK's default is one year.
+ */
+export const PURCHASES_CATCHUP_WINDOW_MS = 3_600_000;
+
+export interface PurchasesScheduleSettings {
+  businessIds: readonly string[];
+  /** Between two syncs of a business: ms, or a duration with its unit ('15m'). Default 15 minutes. */
+  interval?: number | string;
+  /** Queue of the sync workflows (default SALE_TASK_QUEUE); their API calls go to its compliance queue. */
+  taskQueue?: string;
+  /** Passed to every sync (page size, delivery attempts). */
+  options?: PurchasesSyncOptions;
+  /** Run a new schedule's first sync now rather than one interval later (default true). */
+  triggerImmediately?: boolean;
+  logger?: Logger;
+}
+
+export type ScheduleOutcome = 'created' | 'updated' | 'unchanged';
+
+export interface EnsuredSchedule {
+  businessId: string;
+  scheduleId: string;
+  outcome: ScheduleOutcome;
+}
+
+type SyncAction = ScheduleOptionsStartWorkflowAction<(input: PurchasesSyncInput) => Promise<unknown>>;
+
+function intervalMs(interval: number | string | undefined): number {
+  if (interval === undefined) return DEFAULT_PURCHASES_SYNC_INTERVAL_MS;
+  const ms = typeof interval === 'number' ? interval : parseDuration(interval);
+  // The schedule rounds to whole seconds; under ten is not a sync interval.
+  if (ms === undefined || !Number.isFinite(ms) || ms < 10_000) throw new Error(`purchases sync interval must be at least 10 seconds (got ${String(interval)})`);
+  return Math.round(ms / 1000) * 1000;
+}
+
+function syncArgs(businessId: string, options: PurchasesSyncOptions | undefined): [PurchasesSyncInput] {
+  return [options === undefined || Object.keys(options).length === 0 ? { businessId } : { businessId, options }];
+}
+
+function action(businessId: string, scheduleId: string, taskQueue: string, options: PurchasesSyncOptions | undefined): SyncAction {
+  return {
+    type: 'startWorkflow',
+    workflowType: PURCHASES_SYNC_WORKFLOW_TYPE,
+    // The server appends the scheduled time: purchases-sync:<business>-2026-11-22T12:00:00Z.
+    workflowId: scheduleId,
+    taskQueue,
+    args: syncArgs(businessId, options),
+    typedSearchAttributes: [{ key: BusinessId, value: businessId }],
+    staticSummary: `Purchases sync of ${businessId}`,
+  };
+}
+
+/** What differs between the schedule as it is and as wanted; empty when nothing does. */
+function differences(current: ScheduleDescription, wanted: { everyMs: number; action: SyncAction }): string[] {
+  const found: string[] = [];
+  const { intervals = [], calendars } = current.spec;
+  if (intervals.length !== 1 || intervals[0]?.every !== wanted.everyMs || (calendars?.length ?? 0) > 0) found.push('interval');
+  const act = current.action;
+  if (act.type !== 'startWorkflow' || act.workflowType !== PURCHASES_SYNC_WORKFLOW_TYPE || act.workflowId !== wanted.action.workflowId) found.push('workflow');
+  else {
+    if (act.taskQueue !== wanted.action.taskQueue) found.push('taskQueue');
+    if (JSON.stringify(act.args) !== JSON.stringify(wanted.action.args)) found.push('args');
+  }
+  if (current.policies.overlap !== OVERLAP || current.policies.catchupWindow !== PURCHASES_CATCHUP_WINDOW_MS) found.push('policies');
+  return found;
+}
+
+async function ensureOne(client: Client, businessId: string, settings: PurchasesScheduleSettings, everyMs: number): Promise<EnsuredSchedule> {
+  const taskQueue = settings.taskQueue ?? SALE_TASK_QUEUE;
+  const scheduleId = purchasesScheduleId(businessId, taskQueue);
+  const wanted = { everyMs, action: action(businessId, scheduleId, taskQueue, settings.options) };
+  const policies = { overlap: OVERLAP, catchupWindow: PURCHASES_CATCHUP_WINDOW_MS, pauseOnFailure: false };
+  try {
+    const handle = await client.schedule.create({
+      scheduleId,
+      spec: { intervals: [{ every: everyMs }] },
+      action: wanted.action,
+      policies,
+      state: { note: 'made by the worker at start-up (PURCHASES_SINK)' },
+    });
+    // Not `state.triggerImmediately`: the SDK starts that run under ALLOW_ALL, and a run started under ALLOW_ALL
+    // neither receives the previous result nor hands its own (the ledger) to the next run.
+    if (settings.triggerImmediately ?? true) await handle.trigger(ScheduleOverlapPolicy.SKIP);
+    return { businessId, scheduleId, outcome: 'created' };
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+  const handle = client.schedule.getHandle(scheduleId);
+  const changed = differences(await handle.describe(), wanted);
+  if (changed.length === 0) return { businessId, scheduleId, outcome: 'unchanged' };
+  await handle.update((current) => ({
+    ...current,
+    spec: { intervals: [{ every: everyMs }] },
+    action: wanted.action,
+    policies: { ...current.policies, ...policies },
+  }));
+  settings.logger?.info({ scheduleId, changed }, 'purchases sync schedule updated');
+  return { businessId, scheduleId, outcome: 'updated' };
+}
+
+/** Creates or updates the schedule of each business; one at a time, so start-up stays gentle on the frontend. */
+export async function ensurePurchasesSyncSchedules(client: Client, settings: PurchasesScheduleSettings): Promise<EnsuredSchedule[]> {
+  const everyMs = intervalMs(settings.interval);
+  const results: EnsuredSchedule[] = [];
+  for (const businessId of settings.businessIds) results.push(await ensureOne(client, businessId, settings, everyMs));
+  return results;
+}

@@ -1,0 +1,210 @@
+/**
+ * A reconciliation for people: one row per invoice and per payment with its category (CSV), and a terminal
+ * table by category. Pure formatting of what rules.ts decided; no I/O.
+ */
+import type { Pairing, ReconcileBillPayment, ReconcilePurchase, ReconciliationResult } from './rules.js';
+
+export interface ReportInput {
+  businessId: string;
+  companyId: string;
+  result: ReconciliationResult;
+  purchases: readonly ReconcilePurchase[];
+  billPayments: readonly ReconcileBillPayment[];
+}
+
+/** The JSON key of the list a row is in. */
+export type RowCategory = 'matched' | 'suggested' | 'amountMismatches' | 'unpaidPurchases' | 'rejectedPurchases' | 'unmatchedPayments';
+
+export interface ReportRow {
+  kind: 'purchase' | 'billPayment';
+  id: string;
+  category: RowCategory;
+  /** The payments of an invoice, or the invoices of a payment. */
+  counterpartIds: string[];
+  /** Supplier invoice number, or the payment's bill code. */
+  reference: string;
+  supplier: string;
+  /** Invoice date or payment date. */
+  date: string;
+  /** Invoice total, or the payment's total amount. */
+  amount: number;
+  currency: string;
+  /** For an invoice with payments: what they pay for it. */
+  paid: number | null;
+  difference: number | null;
+  ageDays: number | null;
+  /** Why a person should look: a tie, or the rule's own note. */
+  review: string;
+}
+
+const PAIRING_CATEGORIES = ['matched', 'amountMismatches', 'suggested'] as const;
+
+function tieNotes(result: ReconciliationResult): Map<string, string> {
+  const notes = new Map<string, string>();
+  for (const tie of result.ties) {
+    const [invoices, payments] = [tie.purchaseIds.join(', '), tie.billPaymentIds.join(', ')];
+    const what =
+      tie.reason === 'same_reference'
+        ? `the reference of ${payments} fits invoices ${invoices}`
+        : tie.purchaseIds.length === 1
+          ? `payments ${payments} all fit ${invoices}`
+          : tie.billPaymentIds.length === 1
+            ? `${payments} fits invoices ${invoices}`
+            : `invoices ${invoices} and payments ${payments} fit each other in more than one way`;
+    const text = `tie: ${what}; decide by hand`;
+    for (const id of [...tie.purchaseIds, ...tie.billPaymentIds]) notes.set(id, notes.has(id) ? `${notes.get(id)}; ${text}` : text);
+  }
+  return notes;
+}
+
+/** One row per invoice, then one per payment, each in the order the services listed them. */
+export function reportRows(input: ReportInput): ReportRow[] {
+  const { result } = input;
+  const notes = tieNotes(result);
+  const pairingOf = new Map<string, { category: RowCategory; pairing: Pairing }>();
+  const paymentPairings = new Map<string, { category: RowCategory; purchaseIds: string[] }>();
+  for (const category of PAIRING_CATEGORIES) {
+    for (const pairing of result[category]) {
+      pairingOf.set(pairing.purchaseId, { category, pairing });
+      for (const paymentId of pairing.billPaymentIds) {
+        const entry = paymentPairings.get(paymentId) ?? { category, purchaseIds: [] };
+        entry.purchaseIds.push(pairing.purchaseId);
+        paymentPairings.set(paymentId, entry);
+      }
+    }
+  }
+  const rejected = new Set(result.rejectedPurchases);
+  const purchaseRows = input.purchases.map((p): ReportRow => {
+    const paired = pairingOf.get(p.id);
+    return {
+      kind: 'purchase',
+      id: p.id,
+      category: paired?.category ?? (rejected.has(p.id) ? 'rejectedPurchases' : 'unpaidPurchases'),
+      counterpartIds: paired?.pairing.billPaymentIds ?? [],
+      reference: p.supplierInvoiceNumber,
+      supplier: p.supplier.name ?? '',
+      date: p.invoiceDate,
+      amount: p.totals.total,
+      currency: '',
+      paid: paired?.pairing.paid ?? null,
+      difference: paired?.pairing.difference ?? null,
+      ageDays: result.unpaidAgeDays[p.id] ?? null,
+      review: [paired?.pairing.note, notes.get(p.id)].filter(Boolean).join('; '),
+    };
+  });
+  const paymentRows = input.billPayments.map((b): ReportRow => {
+    const paired = paymentPairings.get(b.id);
+    return {
+      kind: 'billPayment',
+      id: b.id,
+      category: paired?.category ?? 'unmatchedPayments',
+      counterpartIds: paired?.purchaseIds ?? [],
+      reference: b.billRef?.billCode ?? '',
+      supplier: b.supplierRef?.name ?? '',
+      date: b.date,
+      amount: b.totalAmount,
+      currency: b.currency,
+      paid: null,
+      difference: null,
+      ageDays: null,
+      review: notes.get(b.id) ?? '',
+    };
+  });
+  return [...purchaseRows, ...paymentRows];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// CSV
+// ---------------------------------------------------------------------------------------------------------
+
+const CSV_COLUMNS = [
+  ['kind', (r: ReportRow) => r.kind],
+  ['id', (r: ReportRow) => r.id],
+  ['category', (r: ReportRow) => r.category],
+  ['counterpart_ids', (r: ReportRow) => r.counterpartIds.join(' ')],
+  ['reference', (r: ReportRow) => r.reference],
+  ['supplier', (r: ReportRow) => r.supplier],
+  ['date', (r: ReportRow) => r.date],
+  ['amount', (r: ReportRow) => r.amount],
+  ['currency', (r: ReportRow) => r.currency],
+  ['paid', (r: ReportRow) => r.paid],
+  ['difference', (r: ReportRow) => r.difference],
+  ['age_days', (r: ReportRow) => r.ageDays],
+  ['review', (r: ReportRow) => r.review],
+] as const;
+
+/**
+ * One CSV field (RFC 4180). Text that a spreadsheet would run as a formula (supplier names and references come
+ * from outside) gets a leading apostrophe.
+ */
+function csvField(value: string | number | null): string {
+  if (value === null) return '';
+  if (typeof value === 'number') return String(value);
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function toCsv(input: ReportInput): string {
+  const lines = [CSV_COLUMNS.map(([name]) => name).join(',')];
+  for (const row of reportRows(input)) lines.push(CSV_COLUMNS.map(([, get]) => csvField(get(row))).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Terminal table
+// ---------------------------------------------------------------------------------------------------------
+
+function table(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<string>>): string[] {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: ReadonlyArray<string>) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd();
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
+const money = (n: number | null) => (n === null ? '' : n.toFixed(2));
+
+/** Human-readable counts, one phrase per category. */
+export function countsLine(result: ReconciliationResult): string {
+  const c = result.counts;
+  const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  return (
+    `${n(c.purchases, 'invoice', 'invoices')}, ${n(c.billPayments, 'bill payment', 'bill payments')}: ${c.matched} matched, ` +
+    `${c.suggested} suggested, ${n(c.amountMismatches, 'amount mismatch', 'amount mismatches')}, ${c.unpaidPurchases} unpaid, ` +
+    `${c.rejectedPurchases} rejected, ${n(c.unmatchedPayments, 'payment', 'payments')} without an invoice, ${n(c.ties, 'tie', 'ties')} to review`
+  );
+}
+
+export function formatTable(input: ReportInput): string {
+  const rows = reportRows(input);
+  const out = [`Reconciliation of business ${input.businessId} with accounting company ${input.companyId}, as of ${input.result.asOf}`, countsLine(input.result)];
+  const section = (title: string, headers: readonly string[], body: string[][]) => {
+    if (body.length === 0) return;
+    out.push('', `${title} (${body.length})`, ...table(headers, body));
+  };
+  const invoices = (category: RowCategory) => rows.filter((r) => r.kind === 'purchase' && r.category === category);
+  const paired = (category: RowCategory) =>
+    invoices(category).map((r) => [r.id, r.reference, r.supplier, r.date, money(r.amount), money(r.paid), money(r.difference), r.counterpartIds.join(' '), r.review]);
+  const pairedHeaders = ['invoice', 'number', 'supplier', 'date', 'total', 'paid', 'difference', 'bill payments', 'note'];
+  section('Matched', pairedHeaders, paired('matched'));
+  section('Suggested: same supplier, amount and period, no reference; confirm before booking', pairedHeaders, paired('suggested'));
+  section('Amount mismatches: the reference matches, the amounts do not', pairedHeaders, paired('amountMismatches'));
+  section(
+    'Unpaid invoices, oldest first',
+    ['invoice', 'number', 'supplier', 'date', 'total', 'age (days)', 'note'],
+    invoices('unpaidPurchases')
+      .sort((a, b) => (b.ageDays ?? -Infinity) - (a.ageDays ?? -Infinity))
+      .map((r) => [r.id, r.reference, r.supplier, r.date, money(r.amount), r.ageDays === null ? '?' : String(r.ageDays), r.review]),
+  );
+  section(
+    'Payments without an invoice',
+    ['bill payment', 'bill code', 'supplier', 'date', 'amount', 'currency', 'note'],
+    rows
+      .filter((r) => r.kind === 'billPayment' && r.category === 'unmatchedPayments')
+      .map((r) => [r.id, r.reference, r.supplier, r.date, money(r.amount), r.currency, r.review]),
+  );
+  section(
+    'Rejected invoices (not owed)',
+    ['invoice', 'number', 'supplier', 'date', 'total'],
+    invoices('rejectedPurchases').map((r) => [r.id, r.reference, r.supplier, r.date, money(r.amount)]),
+  );
+  return `${out.join('\n')}\n`;
+}

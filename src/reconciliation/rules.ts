@@ -1,0 +1,538 @@
+/**
+ * Reconciliation of a business's supplier invoices (compliance purchases) with its accounting company's bill
+ * payments. Pure: no I/O, no clock, no Temporal, so `npm run reconcile` and the scheduled workflow's activity
+ * sort the same data the same way.
+ *
+ * The rules are a table (MATCH_RULES, then RESIDUAL_RULES), applied in order, each taking what it matches out
+ * of the pool, as india-compliance's purchase reconciliation does (shared/reference/sync-and-operations.md B):
+ * 1. the invoice number is in a payment's bill code or line reference and the amounts agree → matched;
+ * 2. the same, amounts disagree → amount mismatch;
+ * 3. no reference, same supplier, amount within tolerance, dates within a window, one candidate each way →
+ *    suggested (never more than a suggestion: names and amounts can coincide);
+ * 4. what is left: rejected invoices apart, the rest unpaid (with age); payments left are without an invoice.
+ * Ties (two invoices a reference could mean, two payments that fit one invoice) are never resolved by a guess:
+ * they are listed in `ties` and their invoices and payments stay unpaid / unmatched.
+ */
+
+/** What the rules read of a purchase (the compliance client's `Purchase` fits). */
+export interface ReconcilePurchase {
+  id: string;
+  status: string;
+  supplier: { name?: string | null };
+  supplierInvoiceNumber: string;
+  /** YYYY-MM-DD. */
+  invoiceDate: string;
+  totals: { total: number };
+}
+
+/** What the rules read of a bill payment (the accounting client's `BillPayment` fits). */
+export interface ReconcileBillPayment {
+  id: string;
+  supplierRef?: { name?: string | null } | null;
+  billRef?: { billCode?: string | null } | null;
+  totalAmount: number;
+  currency: string;
+  /** The payment date (A7), YYYY-MM-DD or a date-time starting with it. */
+  date: string;
+  lines?: ReadonlyArray<{ amount?: number | null; reference?: string | null }> | null;
+}
+
+export interface ReconcileOptions {
+  /** Largest difference between an invoice's total and what was paid for it that still agrees (default 1.00). */
+  amountTolerance: number;
+  /** A payment dated this many days before or after an invoice may be suggested for it (default 30). */
+  dateWindowDays: number;
+  /** Currency of the invoices; a payment in another currency is never compared on amount (default KES). */
+  currency: string;
+}
+
+export const DEFAULT_RECONCILE_OPTIONS: Readonly<ReconcileOptions> = { amountTolerance: 1, dateWindowDays: 30, currency: 'KES' };
+
+/** One invoice with the payments tied to it. */
+export interface Pairing {
+  purchaseId: string;
+  billPaymentIds: string[];
+  /** The MATCH_RULES id that decided it. */
+  rule: MatchRuleId;
+  invoiceTotal: number;
+  /** The sum of what the payments allocate to this invoice, in their currency. */
+  paid: number;
+  /** paid − invoiceTotal: negative when part is still owed. */
+  difference: number;
+  /** Why the amounts cannot be compared, when they cannot (a payment in another currency). */
+  note?: string;
+}
+
+export type TieReason = 'same_reference' | 'several_candidates';
+
+/** Invoices and payments the rules could pair in more than one way: for a person to decide. */
+export interface Tie {
+  reason: TieReason;
+  purchaseIds: string[];
+  billPaymentIds: string[];
+}
+
+export interface ReconciliationCounts {
+  purchases: number;
+  billPayments: number;
+  matched: number;
+  suggested: number;
+  amountMismatches: number;
+  unpaidPurchases: number;
+  unmatchedPayments: number;
+  rejectedPurchases: number;
+  ties: number;
+}
+
+export interface ReconciliationResult {
+  /** The day ages are counted to. */
+  asOf: string;
+  matched: Pairing[];
+  suggested: Pairing[];
+  amountMismatches: Pairing[];
+  /** Not rejected and no payment found; also the invoices of ties. */
+  unpaidPurchases: string[];
+  /** No invoice found; also the payments of ties. */
+  unmatchedPayments: string[];
+  /** Rejected by the business in eTIMS and not paid: nothing is owed, so not "unpaid". */
+  rejectedPurchases: string[];
+  ties: Tie[];
+  /** Days from invoice date to `asOf` of each unpaid invoice (null when the invoice date is unreadable). */
+  unpaidAgeDays: Record<string, number | null>;
+  counts: ReconciliationCounts;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Normalisation
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * A reference as comparable tokens: letters and digits only, upper case, split where letters meet digits,
+ * numbers without leading zeros. "inv. 02403", "INV-2403" and "Inv2403" all read INV 2403.
+ */
+export function referenceTokens(text: string): string[] {
+  const runs = text.normalize('NFKD').toUpperCase().match(/\p{L}+|[0-9]+/gu) ?? [];
+  return runs.map((run) => (/^[0-9]+$/.test(run) ? run.replace(/^0+(?=[0-9])/, '') : run));
+}
+
+/**
+ * Invoice numbers shorter than this (eTIMS numbers are often small integers) are matched only by a reference
+ * that is exactly that number, never as a word inside a longer text ("27" in "27 crates").
+ */
+export const MIN_EMBEDDED_REFERENCE_LENGTH = 4;
+
+/** Words that only say what kind of company a supplier is; dropped from the end of a name. */
+export const LEGAL_SUFFIXES: ReadonlySet<string> = new Set([
+  'LTD', 'LIMITED', 'PLC', 'INC', 'LLC', 'LLP', 'CO', 'COMPANY', 'CORP', 'CORPORATION', 'K', 'KENYA', 'EA',
+]);
+
+/**
+ * A supplier name as a comparison key: case, accents, punctuation, spacing and trailing legal suffixes
+ * ignored ("KIBO WHOLESALERS LIMITED", "Kibo Wholesalers (K) Ltd." and "Kibo  Wholesalers" are one supplier).
+ * Empty when the name is missing: an unnamed supplier is never the same as another.
+ */
+export function supplierKey(name: string | null | undefined): string {
+  const words = (name ?? '').normalize('NFKD').toUpperCase().replace(/&/g, ' AND ').match(/\p{L}+|[0-9]+/gu) ?? [];
+  while (words.length > 1 && LEGAL_SUFFIXES.has(words[words.length - 1]!)) words.pop();
+  return words.join('');
+}
+
+/** A date as a day number (days since 1970-01-01 UTC), from YYYY-MM-DD or a date-time that starts with it. */
+export function dayNumber(text: string): number | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const ms = Date.UTC(year, month - 1, day);
+  const check = new Date(ms);
+  // 2025-02-30 is not a day: Date.UTC would roll it over silently.
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  return ms / 86_400_000;
+}
+
+const cents = (amount: number): number => Math.round(amount * 100);
+const fromCents = (value: number): number => value / 100;
+
+// ---------------------------------------------------------------------------------------------------------
+// The rule table
+// ---------------------------------------------------------------------------------------------------------
+
+export type MatchCategory = 'matched' | 'amountMismatches' | 'suggested';
+
+export interface MatchRule {
+  id: string;
+  category: MatchCategory;
+  /** How payments are tied to an invoice: by its number in their references, or by supplier and date. */
+  link: 'reference' | 'supplier';
+  /** Whether the paid total must agree with the invoice within the tolerance, or must not. */
+  amounts: 'agree' | 'disagree';
+  description: string;
+}
+
+export const MATCH_RULES = [
+  {
+    id: 'reference-amount-agrees',
+    category: 'matched',
+    link: 'reference',
+    amounts: 'agree',
+    description:
+      "The invoice number is in the bill code or a line reference of one or more payments, and what they pay for it (part payments added up) is within the tolerance of the invoice's total",
+  },
+  {
+    id: 'reference-amount-differs',
+    category: 'amountMismatches',
+    link: 'reference',
+    amounts: 'disagree',
+    description: 'The invoice number is in the references of one or more payments, but what they pay for it differs from the total by more than the tolerance',
+  },
+  {
+    id: 'supplier-amount-date',
+    category: 'suggested',
+    link: 'supplier',
+    amounts: 'agree',
+    description:
+      'No reference: a payment to the same supplier (normalised name), of the same amount within the tolerance, dated within the window of the invoice; the only such payment for the invoice and the only such invoice for the payment',
+  },
+] as const satisfies readonly MatchRule[];
+
+export type MatchRuleId = (typeof MATCH_RULES)[number]['id'];
+
+export type ResidualCategory = 'rejectedPurchases' | 'unpaidPurchases';
+
+/** What becomes of the invoices no match rule took, first rule that applies. */
+export const RESIDUAL_RULES = [
+  { id: 'rejected', category: 'rejectedPurchases', applies: (p: ReconcilePurchase) => p.status === 'rejected' },
+  { id: 'unpaid', category: 'unpaidPurchases', applies: () => true },
+] as const satisfies ReadonlyArray<{ id: string; category: ResidualCategory; applies: (p: ReconcilePurchase) => boolean }>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Linking payments to invoices
+// ---------------------------------------------------------------------------------------------------------
+
+interface Allocation {
+  paymentId: string;
+  cents: number;
+  /** The payment is in the invoices' currency, so its amount can be compared. */
+  comparable: boolean;
+  currency: string;
+}
+
+interface ReferenceLinks {
+  /** Allocations per purchase id. */
+  allocations: Map<string, Allocation[]>;
+  ties: Tie[];
+  /** Payments whose reference named invoices ambiguously and that nothing else claimed: kept out of suggestions. */
+  ambiguous: Set<string>;
+}
+
+/** Purchases by the tokens of their invoice number, for lookups by any run of words in a reference. */
+class InvoiceNumberIndex {
+  private readonly byKey = new Map<string, ReconcilePurchase[]>();
+  private readonly longestKey: number;
+
+  constructor(purchases: readonly ReconcilePurchase[]) {
+    let longest = 0;
+    for (const purchase of purchases) {
+      const tokens = referenceTokens(purchase.supplierInvoiceNumber);
+      if (tokens.length === 0) continue;
+      const key = tokens.join(' ');
+      const list = this.byKey.get(key) ?? [];
+      list.push(purchase);
+      this.byKey.set(key, list);
+      longest = Math.max(longest, tokens.length);
+    }
+    this.longestKey = longest;
+  }
+
+  /** Every purchase whose invoice number the text mentions (a run of its words, or the whole text for short numbers). */
+  mentionedIn(text: string): ReconcilePurchase[] {
+    const tokens = referenceTokens(text);
+    const found = new Map<string, ReconcilePurchase>();
+    for (let start = 0; start < tokens.length; start++) {
+      for (let end = start + 1; end <= Math.min(tokens.length, start + this.longestKey); end++) {
+        const run = tokens.slice(start, end);
+        const whole = start === 0 && end === tokens.length;
+        if (!whole && run.join('').length < MIN_EMBEDDED_REFERENCE_LENGTH) continue;
+        for (const purchase of this.byKey.get(run.join(' ')) ?? []) found.set(purchase.id, purchase);
+      }
+    }
+    return [...found.values()];
+  }
+}
+
+type Resolution = { purchase: ReconcilePurchase } | { ambiguous: ReconcilePurchase[] } | undefined;
+
+function withinTolerance(aCents: number, bCents: number, options: ReconcileOptions): boolean {
+  return Math.abs(aCents - bCents) <= cents(options.amountTolerance);
+}
+
+/**
+ * The one invoice a reference means. Several invoices with that number (suppliers' numbering overlaps) are told
+ * apart by the payment's supplier, then by amount; if that still leaves more than one, it is a tie.
+ */
+function resolve(index: InvoiceNumberIndex, text: string | null | undefined, payment: ReconcileBillPayment, amountCents: number, options: ReconcileOptions): Resolution {
+  if (!text) return undefined;
+  const hits = index.mentionedIn(text);
+  if (hits.length <= 1) return hits[0] ? { purchase: hits[0] } : undefined;
+  const payee = supplierKey(payment.supplierRef?.name);
+  const sameSupplier = payee === '' ? [] : hits.filter((p) => supplierKey(p.supplier.name) === payee);
+  if (sameSupplier.length === 1) return { purchase: sameSupplier[0]! };
+  const pool = sameSupplier.length > 1 ? sameSupplier : hits;
+  const sameAmount = pool.filter((p) => withinTolerance(amountCents, cents(p.totals.total), options));
+  if (sameAmount.length === 1) return { purchase: sameAmount[0]! };
+  return { ambiguous: pool };
+}
+
+/**
+ * What each payment pays towards which invoice. The bill code names the payment's main bill, which gets the
+ * total less what lines referencing other invoices take; a line naming another invoice gives it the line's amount.
+ */
+function linkByReference(purchases: readonly ReconcilePurchase[], payments: readonly ReconcileBillPayment[], options: ReconcileOptions): ReferenceLinks {
+  const index = new InvoiceNumberIndex(purchases);
+  const allocations = new Map<string, Allocation[]>();
+  const ties: Tie[] = [];
+  const ambiguous = new Set<string>();
+  for (const payment of payments) {
+    const comparable = payment.currency.trim().toUpperCase() === options.currency.trim().toUpperCase();
+    const lines = payment.lines ?? [];
+    const totalCents = cents(payment.totalAmount);
+    const shares = new Map<string, number>();
+    let tied = false;
+    const tie = (pool: ReconcilePurchase[]) => {
+      tied = true;
+      ties.push({ reason: 'same_reference', purchaseIds: pool.map((p) => p.id).sort(), billPaymentIds: [payment.id] });
+    };
+
+    const billCode = resolve(index, payment.billRef?.billCode, payment, totalCents, options);
+    const main = billCode && 'purchase' in billCode ? billCode.purchase : undefined;
+    if (billCode && 'ambiguous' in billCode) tie(billCode.ambiguous);
+    let otherLinesCents = 0;
+    for (const line of lines) {
+      // A line without an amount is the whole payment only when it is the only line.
+      const lineCents = line.amount != null ? cents(line.amount) : lines.length === 1 ? totalCents : 0;
+      const target = resolve(index, line.reference, payment, lineCents, options);
+      if (target && 'ambiguous' in target) tie(target.ambiguous);
+      if (!target || !('purchase' in target) || target.purchase.id === main?.id) continue;
+      shares.set(target.purchase.id, (shares.get(target.purchase.id) ?? 0) + lineCents);
+      otherLinesCents += lineCents;
+    }
+    if (main) shares.set(main.id, totalCents - otherLinesCents);
+
+    if (shares.size === 0 && tied) ambiguous.add(payment.id);
+    for (const [purchaseId, share] of shares) {
+      const list = allocations.get(purchaseId) ?? [];
+      list.push({ paymentId: payment.id, cents: share, comparable, currency: payment.currency });
+      allocations.set(purchaseId, list);
+    }
+  }
+  return { allocations, ties, ambiguous };
+}
+
+interface Candidate {
+  purchase: ReconcilePurchase;
+  allocations: Allocation[];
+}
+
+/** Groups of invoices and payments connected by candidate edges (union-find over ids). */
+function components(edges: ReadonlyArray<[string, string]>): Array<{ purchaseIds: string[]; paymentIds: string[] }> {
+  const parent = new Map<string, string>();
+  const find = (x: string): string => {
+    let root = x;
+    while (parent.get(root) !== root) root = parent.get(root)!;
+    parent.set(x, root);
+    return root;
+  };
+  const add = (x: string) => {
+    if (!parent.has(x)) parent.set(x, x);
+  };
+  for (const [p, b] of edges) {
+    const [pk, bk] = [`p:${p}`, `b:${b}`];
+    add(pk);
+    add(bk);
+    parent.set(find(pk), find(bk));
+  }
+  const groups = new Map<string, { purchaseIds: string[]; paymentIds: string[] }>();
+  for (const key of parent.keys()) {
+    const root = find(key);
+    const group = groups.get(root) ?? { purchaseIds: [], paymentIds: [] };
+    if (key.startsWith('p:')) group.purchaseIds.push(key.slice(2));
+    else group.paymentIds.push(key.slice(2));
+    groups.set(root, group);
+  }
+  return [...groups.values()].map((g) => ({ purchaseIds: g.purchaseIds.sort(), paymentIds: g.paymentIds.sort() }));
+}
+
+/**
+ * Same supplier, amount (when the rule asks it to agree) and date window, among what is left; only groups of
+ * exactly one invoice and one payment are candidates, the rest are ties.
+ */
+function linkBySupplier(
+  rule: MatchRule,
+  purchases: readonly ReconcilePurchase[],
+  payments: readonly ReconcileBillPayment[],
+  options: ReconcileOptions,
+): { candidates: Candidate[]; ties: Tie[] } {
+  const bySupplier = new Map<string, ReconcileBillPayment[]>();
+  for (const payment of payments) {
+    const key = supplierKey(payment.supplierRef?.name);
+    if (key === '' || dayNumber(payment.date) === undefined) continue;
+    if (payment.currency.trim().toUpperCase() !== options.currency.trim().toUpperCase()) continue;
+    bySupplier.set(key, [...(bySupplier.get(key) ?? []), payment]);
+  }
+  const edges: Array<[string, string]> = [];
+  for (const purchase of purchases) {
+    const invoiceDay = dayNumber(purchase.invoiceDate);
+    if (invoiceDay === undefined) continue;
+    for (const payment of bySupplier.get(supplierKey(purchase.supplier.name)) ?? []) {
+      if (Math.abs(dayNumber(payment.date)! - invoiceDay) > options.dateWindowDays) continue;
+      const agrees = withinTolerance(cents(payment.totalAmount), cents(purchase.totals.total), options);
+      if (agrees === (rule.amounts === 'agree')) edges.push([purchase.id, payment.id]);
+    }
+  }
+  const purchaseById = new Map(purchases.map((p) => [p.id, p]));
+  const paymentById = new Map(payments.map((b) => [b.id, b]));
+  const candidates: Candidate[] = [];
+  const ties: Tie[] = [];
+  for (const group of components(edges)) {
+    if (group.purchaseIds.length === 1 && group.paymentIds.length === 1) {
+      const payment = paymentById.get(group.paymentIds[0]!)!;
+      candidates.push({
+        purchase: purchaseById.get(group.purchaseIds[0]!)!,
+        allocations: [{ paymentId: payment.id, cents: cents(payment.totalAmount), comparable: true, currency: payment.currency }],
+      });
+    } else {
+      ties.push({ reason: 'several_candidates', purchaseIds: group.purchaseIds, billPaymentIds: group.paymentIds });
+    }
+  }
+  return { candidates, ties };
+}
+
+function pairing(rule: MatchRule & { id: MatchRuleId }, candidate: Candidate): Pairing {
+  const invoiceTotal = cents(candidate.purchase.totals.total);
+  const paid = candidate.allocations.reduce((sum, a) => sum + a.cents, 0);
+  const foreign = candidate.allocations.filter((a) => !a.comparable);
+  return {
+    purchaseId: candidate.purchase.id,
+    billPaymentIds: [...new Set(candidate.allocations.map((a) => a.paymentId))].sort(),
+    rule: rule.id,
+    invoiceTotal: fromCents(invoiceTotal),
+    paid: fromCents(paid),
+    difference: fromCents(paid - invoiceTotal),
+    ...(foreign.length > 0 ? { note: foreign.map((a) => `${a.paymentId} is in ${a.currency}`).join('; ') } : {}),
+  };
+}
+
+function amountsAgree(candidate: Candidate, options: ReconcileOptions): boolean {
+  if (candidate.allocations.some((a) => !a.comparable)) return false;
+  const paid = candidate.allocations.reduce((sum, a) => sum + a.cents, 0);
+  return withinTolerance(paid, cents(candidate.purchase.totals.total), options);
+}
+
+function uniqueById<T extends { id: string }>(items: readonly T[]): T[] {
+  return [...new Map(items.map((item) => [item.id, item])).values()];
+}
+
+const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+// ---------------------------------------------------------------------------------------------------------
+// The engine
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * Sorts invoices and payments into the categories by the rule table. `asOf` (YYYY-MM-DD) is the day unpaid
+ * invoices' ages are counted to. Every invoice ends in exactly one of matched, suggested, amountMismatches,
+ * unpaidPurchases, rejectedPurchases; every payment in unmatchedPayments or in the pairings (a payment whose
+ * lines pay several invoices can be in several pairings).
+ */
+export function reconcile(
+  purchasesIn: readonly ReconcilePurchase[],
+  paymentsIn: readonly ReconcileBillPayment[],
+  asOf: string,
+  optionsIn: Partial<ReconcileOptions> = {},
+): ReconciliationResult {
+  const options: ReconcileOptions = { ...DEFAULT_RECONCILE_OPTIONS, ...optionsIn };
+  if (!(options.amountTolerance >= 0) || !(options.dateWindowDays >= 0)) {
+    throw new RangeError('amountTolerance and dateWindowDays must be numbers of at least 0');
+  }
+  const asOfDay = dayNumber(asOf);
+  if (asOfDay === undefined) throw new RangeError(`asOf must be a date YYYY-MM-DD, not ${JSON.stringify(asOf)}`);
+
+  const purchases = uniqueById(purchasesIn);
+  const payments = uniqueById(paymentsIn);
+  const openPurchases = new Map(purchases.map((p) => [p.id, p]));
+  const openPayments = new Map(payments.map((b) => [b.id, b]));
+  const result: Record<MatchCategory, Pairing[]> = { matched: [], suggested: [], amountMismatches: [] };
+  const ties: Tie[] = [];
+  let references: ReferenceLinks | undefined;
+
+  for (const rule of MATCH_RULES) {
+    let candidates: Candidate[];
+    if (rule.link === 'reference') {
+      // Computed once over everything: a payment paying several invoices must reach each of them.
+      if (!references) {
+        references = linkByReference(purchases, payments, options);
+        ties.push(...references.ties);
+      }
+      const links = references;
+      candidates = [...openPurchases.values()].flatMap((purchase) => {
+        const allocations = links.allocations.get(purchase.id);
+        return allocations ? [{ purchase, allocations }] : [];
+      });
+    } else {
+      const eligible = [...openPurchases.values()].filter((p) => p.status !== 'rejected');
+      const free = [...openPayments.values()].filter((b) => !references?.ambiguous.has(b.id));
+      const linked = linkBySupplier(rule, eligible, free, options);
+      candidates = linked.candidates;
+      ties.push(...linked.ties);
+    }
+    for (const candidate of candidates) {
+      if (amountsAgree(candidate, options) !== (rule.amounts === 'agree')) continue;
+      result[rule.category].push(pairing(rule, candidate));
+      openPurchases.delete(candidate.purchase.id);
+      for (const allocation of candidate.allocations) openPayments.delete(allocation.paymentId);
+    }
+  }
+
+  const residual: Record<ResidualCategory, string[]> = { rejectedPurchases: [], unpaidPurchases: [] };
+  const unpaidAgeDays: Record<string, number | null> = {};
+  for (const purchase of openPurchases.values()) {
+    const rule = RESIDUAL_RULES.find((r) => r.applies(purchase))!;
+    residual[rule.category].push(purchase.id);
+    if (rule.category === 'unpaidPurchases') {
+      const day = dayNumber(purchase.invoiceDate);
+      unpaidAgeDays[purchase.id] = day === undefined ? null : asOfDay - day;
+    }
+  }
+
+  for (const list of Object.values(result)) list.sort((a, b) => byId(a.purchaseId, b.purchaseId));
+  const unpaidPurchases = residual.unpaidPurchases.sort(byId);
+  const unmatchedPayments = [...openPayments.keys()].sort(byId);
+  const rejectedPurchases = residual.rejectedPurchases.sort(byId);
+  // A tie whose invoices were all settled by another payment no longer needs anyone.
+  const openTies = ties.filter((t) => t.purchaseIds.some((id) => openPurchases.has(id)) || t.billPaymentIds.some((id) => openPayments.has(id)));
+  return {
+    asOf,
+    ...result,
+    unpaidPurchases,
+    unmatchedPayments,
+    rejectedPurchases,
+    ties: openTies,
+    unpaidAgeDays: Object.fromEntries(unpaidPurchases.map((id) => [id, unpaidAgeDays[id] ?? null])),
+    counts: {
+      purchases: purchases.length,
+      billPayments: payments.length,
+      matched: result.matched.length,
+      suggested: result.suggested.length,
+      amountMismatches: result.amountMismatches.length,
+      unpaidPurchases: unpaidPurchases.length,
+      unmatchedPayments: unmatchedPayments.length,
+      rejectedPurchases: rejectedPurchases.length,
+      ties: openTies.length,
+    },
+  };
+}
+
+/** The calendar day (YYYY-MM-DD) of an instant in a time zone; the default is the businesses' own, Nairobi. */
+export function calendarDay(epochMs: number, timeZone = 'Africa/Nairobi'): string {
+  // en-CA writes dates as YYYY-MM-DD.
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(epochMs);
+}

@@ -1,0 +1,89 @@
+/**
+ * One Temporal Schedule per linked business, created or brought up to date at worker start-up: restarting
+ * never makes a second one, and a changed interval, cron, task queue or option updates the existing one.
+ */
+import { ScheduleAlreadyRunning, type Client, type ScheduleOptionsStartWorkflowAction, type ScheduleSpec } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
+import type { ReconciliationInput, reconciliationWorkflow } from '../../workflows/reconciliation.js';
+import type { ReconciliationLink } from './links.js';
+import type { ReconcileOptions } from './rules.js';
+
+export const RECONCILIATION_WORKFLOW_TYPE = 'reconciliationWorkflow';
+export const DEFAULT_RECONCILIATION_INTERVAL: Duration = '24h';
+/** Cron expressions are read in the businesses' own time zone unless told otherwise. */
+export const DEFAULT_RECONCILIATION_TIMEZONE = 'Africa/Nairobi';
+
+/**
+ * Daily runs read a snapshot each: a run missed while the cluster was down is worth one late run (within a day),
+ * never a burst of them, and a run still going when the next is due makes the next one pointless (SKIP).
+ */
+const POLICIES = { overlap: 'SKIP', catchupWindow: '1 day' } as const;
+
+export interface ReconciliationScheduleOptions {
+  links: readonly ReconciliationLink[];
+  /** Queue of the workflow; its activity runs on the derived compliance queue. */
+  taskQueue: string;
+  /** Run every this long (default '24h', counted from the Unix epoch: 03:00 in Nairobi). */
+  interval?: Duration;
+  /** A cron expression instead of the interval, e.g. '0 6 * * *'. */
+  cron?: string;
+  /** Time zone of `cron` (default Africa/Nairobi). */
+  timezone?: string;
+  /** Tolerance and date window of every run (default the rules' defaults). */
+  reconcileOptions?: Partial<ReconcileOptions>;
+  /** Schedule and workflow id prefix (default 'reconciliation'); separates deployments sharing a namespace. */
+  idPrefix?: string;
+}
+
+export interface EnsuredSchedule {
+  scheduleId: string;
+  businessId: string;
+  companyId: string;
+  outcome: 'created' | 'updated';
+}
+
+export function reconciliationScheduleId(businessId: string, idPrefix = 'reconciliation'): string {
+  return `${idPrefix}:${businessId}`;
+}
+
+function specOf(options: ReconciliationScheduleOptions): ScheduleSpec {
+  if (options.cron !== undefined) return { cronExpressions: [options.cron], timezone: options.timezone ?? DEFAULT_RECONCILIATION_TIMEZONE };
+  return { intervals: [{ every: options.interval ?? DEFAULT_RECONCILIATION_INTERVAL }] };
+}
+
+export async function ensureReconciliationSchedules(client: Client, options: ReconciliationScheduleOptions): Promise<EnsuredSchedule[]> {
+  const spec = specOf(options);
+  const ensured: EnsuredSchedule[] = [];
+  for (const { businessId, companyId } of options.links) {
+    const scheduleId = reconciliationScheduleId(businessId, options.idPrefix);
+    const input: ReconciliationInput = {
+      businessId,
+      companyId,
+      ...(options.reconcileOptions ? { options: options.reconcileOptions } : {}),
+    };
+    const action: ScheduleOptionsStartWorkflowAction<typeof reconciliationWorkflow> = {
+      type: 'startWorkflow',
+      workflowType: RECONCILIATION_WORKFLOW_TYPE,
+      taskQueue: options.taskQueue,
+      // The schedule appends the scheduled time, so each run has its own id under this one.
+      workflowId: scheduleId,
+      args: [input],
+      staticSummary: `Reconciliation of ${businessId} with ${companyId}`,
+    };
+    try {
+      await client.schedule.create({ scheduleId, spec, action, policies: POLICIES });
+      ensured.push({ scheduleId, businessId, companyId, outcome: 'created' });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+      // An operator's pause (and its note) survives a restart; everything the configuration says is replaced.
+      await client.schedule.getHandle(scheduleId).update((previous) => ({
+        spec,
+        action,
+        policies: POLICIES,
+        state: { paused: previous.state.paused, ...(previous.state.note === undefined ? {} : { note: previous.state.note }) },
+      }));
+      ensured.push({ scheduleId, businessId, companyId, outcome: 'updated' });
+    }
+  }
+  return ensured;
+}

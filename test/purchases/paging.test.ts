@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
+import { eventually } from '../helpers/eventually.js';
+import { ObservedSink, duplicates, eventsIn, usePurchasesStack, useTempDir } from './harness.js';
+import { manyPurchases } from './stack.js';
+
+const INVOICES = 250;
+const tmp = useTempDir();
+let sink: ObservedSink | undefined;
+// The first sync runs as the worker starts; its first delivery waits at the gate until the faults are in place.
+const stack = usePurchasesStack(() => ({
+  fixture: manyPurchases(INVOICES),
+  sink: async () => {
+    sink = new ObservedSink(await openNdjsonSink(tmp.path('events.ndjson')));
+    sink.hold();
+    return sink;
+  },
+  // Five pages of 50, two pages per run: the sync continues as new twice.
+  syncOptions: { pageSize: 50, pagesPerRun: 2 },
+}));
+
+describe('purchases sync paging through faults', () => {
+  it('survives connection resets and 429s in the middle of the listing, continuing as new, every invoice delivered once', async () => {
+    await eventually(() => sink?.calls.length ?? 0, (n) => n > 0, { what: 'the first page delivering' });
+    const { faults } = stack.sandbox;
+    // Page 2 onwards: two dropped connections, then two 429s, then the service answers again.
+    faults.add({ service: 'compliance', method: 'GET', path: '/v1/purchases', kind: 'reset', times: 2 });
+    faults.add({ service: 'compliance', method: 'GET', path: '/v1/purchases', kind: 'rate-limit', retryAfterSeconds: 1, times: 2 });
+    sink!.open();
+
+    const result = await stack.firstSync();
+    expect(faults.injectedCounts()).toMatchObject({ reset: 2, 'rate-limit': 2 });
+    // 1 pull + 5 pages, plus the 4 attempts the faults cost: every call counted.
+    expect(result.counts).toEqual({ apiCalls: 1 + 5 + 4, pages: 5, seen: INVOICES, newInvoices: INVOICES, statusChanges: 0, delivered: INVOICES, pending: 0 });
+    const ids = (await eventsIn(tmp.path('events.ndjson'))).map((e) => e.purchase.id);
+    expect(ids).toHaveLength(INVOICES);
+    expect(duplicates(ids)).toEqual([]);
+    expect(Object.keys(result.ledger)).toHaveLength(INVOICES);
+
+    // Three runs of one sync: pages 1-2, 3-4, 5.
+    const runs = await eventually(
+      async () => {
+        const statuses: string[] = [];
+        for await (const run of stack.client.workflow.list({ query: `WorkflowId = "${result.workflowId}"` })) statuses.push(run.status.name);
+        return statuses.sort();
+      },
+      (s) => s.length === 3,
+      { what: 'the runs of the sync in visibility' },
+    );
+    expect(runs).toEqual(['COMPLETED', 'CONTINUED_AS_NEW', 'CONTINUED_AS_NEW']);
+  });
+
+  it('the next sync, handed the ledger of the continued-as-new chain, delivers nothing again', async () => {
+    const next = await stack.sync();
+    expect(next.counts).toMatchObject({ apiCalls: 6, pages: 5, seen: INVOICES, newInvoices: 0, delivered: 0 });
+    expect(await eventsIn(tmp.path('events.ndjson'))).toHaveLength(INVOICES);
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * A real purchases-sync stack for one test file (or the bench script): the embedded sandbox over HTTP and the real
+ * worker process (startSaleService, with its purchases schedule made at start-up) on its own task queues of a
+ * Temporal server, with the sink the test chooses. No vitest here, so scripts/bench-purchases.ts can use it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
+import { pino } from 'pino';
+import { syncPurchasesNow } from '../../src/client/purchases.js';
+import type { PurchasesConfig } from '../../src/config/purchases.js';
+import { loadWorkerConfig } from '../../src/config/worker.js';
+import type { PurchaseEventSink } from '../../src/purchases/sink.js';
+import { startSaleService, type SaleService } from '../../src/sale-service.js';
+import type { ComplianceFixtureInput } from '../../src/sandbox/compliance/fixture-schema.js';
+import type { InspectedPurchase } from '../../src/sandbox/compliance/purchase-inspection.js';
+import { DEMO } from '../../src/sandbox/default-fixture.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { resolveServices } from '../../src/services.js';
+import { purchasesScheduleId, type PurchasesSyncOptions, type PurchasesSyncResult } from '../../workflows/purchases-definitions.js';
+import { eventually } from '../helpers/eventually.js';
+import { fastFixture } from '../helpers/fast-fixture.js';
+
+export { DEMO };
+
+export interface TemporalAccess {
+  client: Client;
+  nativeConnection: NativeConnection;
+  namespace: string;
+}
+
+export interface PurchasesStackOptions {
+  /** Default: the demo world at the workflow tests' pace. */
+  fixture?: ComplianceFixtureInput;
+  /** Businesses with a schedule (default: Nairobi). */
+  businessIds?: string[];
+  /** A fresh sink for each worker process (a restart opens it again). */
+  sink: () => Promise<PurchaseEventSink>;
+  syncOptions?: PurchasesSyncOptions;
+  /** The compliance queue's server-side rate limit (default 50 per second). */
+  activitiesPerSecond?: number;
+  /** Sync interval (default 1 hour: tests run syncs on demand). */
+  intervalMs?: number;
+}
+
+export interface PurchasesStack {
+  sandbox: Sandbox;
+  client: Client;
+  taskQueue: string;
+  service: SaleService;
+  scheduleId(businessId?: string): string;
+  /** The sync the schedule ran at start-up, once it has ended. */
+  firstSync(businessId?: string): Promise<PurchasesSyncResult & { workflowId: string }>;
+  /** A sync on demand, through the schedule, to its end. */
+  sync(businessId?: string): Promise<PurchasesSyncResult & { workflowId: string }>;
+  /** Stops the worker process (as a crash or a deploy would) and starts another on the same queues. */
+  replaceWorker(): Promise<void>;
+  /** The sandbox's view of supplier invoices, held ones included. */
+  purchases(businessId?: string): Promise<InspectedPurchase[]>;
+  /** The tax authority receives an invoice: the next pull fetches it. */
+  addPurchase(purchase: Record<string, unknown>, businessId?: string): Promise<InspectedPurchase>;
+  /** A review on the dashboard. */
+  review(purchaseId: string, status: string, confirmationError?: string | null): Promise<InspectedPurchase>;
+  close(): Promise<void>;
+}
+
+async function inspection<T>(sandbox: Sandbox, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(new URL(`/__sandbox${path}`, sandbox.complianceUrl), {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const json = (await response.json()) as T;
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/**
+ * A world where the Nairobi business has `count` supplier invoices (instead of the demo's), over 200 days, so a
+ * test or the bench sees many pages.
+ */
+export function manyPurchases(count: number): ComplianceFixtureInput {
+  return fastFixture((fixture) => {
+    const nairobi = fixture.businesses!.find((b) => b.id === DEMO.businesses.nairobi)!;
+    nairobi.purchases = Array.from({ length: count }, (_, n) => ({
+      ...(supplierInvoice(`pur_many_${String(n + 1).padStart(5, '0')}`, new Date(Date.UTC(2025, 5, 30) - (n % 200) * 86_400_000).toISOString().slice(0, 10)) as object),
+      supplierInvoiceNumber: `MANY-${n + 1}`,
+      status: 'pending_review',
+    })) as never;
+  });
+}
+
+/** A supplier invoice for `addPurchase`, dated `invoiceDate`, on the Nairobi CBD branch. */
+export function supplierInvoice(id: string, invoiceDate: string, more: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id,
+    supplier: { name: 'Late Supplier Ltd', pin: 'P051199999Z' },
+    supplierInvoiceNumber: `LATE-${id}`,
+    invoiceDate,
+    branchId: DEMO.branches.nairobiCbd,
+    lines: [{ description: 'Maize flour 2kg bale', quantity: 3, unitPrice: 1_800, taxRate: 0 }],
+    ...more,
+  };
+}
+
+export async function startPurchasesStack(temporal: TemporalAccess, bundle: WorkflowBundle, options: PurchasesStackOptions): Promise<PurchasesStack> {
+  const { client } = temporal;
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const embedded = await resolveServices({ compliance: undefined, accounting: undefined, logLevel: logger.level }, logger, {
+    sandboxFixture: { compliance: options.fixture ?? fastFixture() },
+  });
+  const sandbox = embedded.sandbox as Sandbox;
+  // Polling only: these workers file no sales needing callbacks, and the priority test's sales poll.
+  const services = { ...embedded, compliance: { ...embedded.compliance, allowLoopbackCallbacks: false } };
+  const taskQueue = `purchases-${randomUUID()}`;
+  const businessIds = options.businessIds ?? [DEMO.businesses.nairobi];
+  // The sink named here only switches the sync on; the process uses the test's sink.
+  const config: PurchasesConfig = { sink: { kind: 'file', path: '/dev/null' }, intervalMs: options.intervalMs ?? 3_600_000, businessIds };
+
+  const startProcess = async () => {
+    const service = await startSaleService({
+      connection: temporal.nativeConnection,
+      client,
+      namespace: temporal.namespace,
+      services,
+      config: { ...loadWorkerConfig({}), namespace: temporal.namespace, complianceRequestsPerMinute: (options.activitiesPerSecond ?? 50) * 60, complianceRateHeadroom: 0 },
+      logger,
+      taskQueue,
+      workflowBundle: bundle,
+      purchases: { config, sink: await options.sink(), ...(options.syncOptions ? { syncOptions: options.syncOptions } : {}) },
+    });
+    return { service, running: service.run() };
+  };
+  const stopProcess = async ({ service, running }: Awaited<ReturnType<typeof startProcess>>) => {
+    service.shutdown();
+    await running;
+    await service.close();
+  };
+  let current = await startProcess();
+
+  const scheduleId = (businessId = businessIds[0]!) => purchasesScheduleId(businessId, taskQueue);
+  return {
+    sandbox,
+    client,
+    taskQueue,
+    get service() {
+      return current.service;
+    },
+    scheduleId,
+    async firstSync(businessId = businessIds[0]!) {
+      const handle = client.schedule.getHandle(scheduleId(businessId));
+      const description = await eventually(() => handle.describe(), (d) => d.info.recentActions.length + d.info.runningActions.length > 0, { what: 'the first scheduled sync' });
+      const first = description.info.recentActions[0]?.action.workflow ?? description.info.runningActions[0]!.workflow;
+      const result = (await client.workflow.getHandle(first.workflowId, first.firstExecutionRunId).result()) as PurchasesSyncResult;
+      return { ...result, workflowId: first.workflowId };
+    },
+    async sync(businessId = businessIds[0]!) {
+      const { workflowId, result } = await syncPurchasesNow(client, businessId, { taskQueue, wait: true, timeoutMs: 120_000 });
+      return { ...result!, workflowId: workflowId! };
+    },
+    async replaceWorker() {
+      await stopProcess(current);
+      current = await startProcess();
+    },
+    async purchases(businessId = businessIds[0]!) {
+      return (await inspection<{ purchases: InspectedPurchase[] }>(sandbox, 'GET', `/purchases?businessId=${encodeURIComponent(businessId)}`)).purchases;
+    },
+    addPurchase: (purchase, businessId = businessIds[0]!) => inspection(sandbox, 'POST', '/purchases', { businessId, purchase }),
+    review: (purchaseId, status, confirmationError = null) =>
+      inspection(sandbox, 'POST', `/purchases/${encodeURIComponent(purchaseId)}/review`, { status, confirmationError }),
+    async close() {
+      for (const businessId of businessIds) await client.schedule.getHandle(scheduleId(businessId)).delete().catch(() => undefined);
+      await stopProcess(current);
+      await services.close();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountingClient } from '../../src/accounting/client.js';
+import { ComplianceClient } from '../../src/compliance/client.js';
+import { ReconciliationInputError, loadReconciliationData } from '../../src/reconciliation/load.js';
+import { DEMO_ACCOUNTING_API_KEY, DEMO_RECONCILIATION_LINK, defaultAccountingFixture } from '../../src/sandbox/accounting/default-fixture.js';
+import { DEMO } from '../../src/sandbox/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { fastFixture } from '../helpers/fast-fixture.js';
+
+/** More than two pages of each: 45 + 200 purchases, 25 + 180 bill payments in the linked company. */
+const EXTRA_PURCHASES = 200;
+const EXTRA_PAYMENTS = 180;
+
+let sandbox: Sandbox;
+let compliance: ComplianceClient;
+let accounting: AccountingClient;
+
+beforeAll(async () => {
+  const complianceFixture = fastFixture((f) => {
+    const business = f.businesses?.find((b) => b.id === DEMO.businesses.nairobi);
+    const template = business?.purchases?.[0];
+    if (!business || !template) throw new Error('the demo world has no Nairobi purchases');
+    business.purchases = [
+      ...(business.purchases ?? []),
+      ...Array.from({ length: EXTRA_PURCHASES }, (_, i) => ({ ...template, id: `pur_load_${i}`, supplierInvoiceNumber: `LOAD-${i}`, pendingPull: false })),
+    ];
+  }, 'sandbox');
+  const accountingFixture = structuredClone(defaultAccountingFixture);
+  const template = accountingFixture.billPayments.find((b) => b.companyId === DEMO_RECONCILIATION_LINK.companyId)!;
+  accountingFixture.billPayments.push(
+    ...Array.from({ length: EXTRA_PAYMENTS }, (_, i) => ({
+      ...template,
+      id: `bp_load_${i}`,
+      createdAt: new Date(Date.parse('2025-08-01T00:00:00Z') + i * 60_000).toISOString(),
+    })),
+  );
+  sandbox = await startSandbox({ fixture: { compliance: complianceFixture, accounting: accountingFixture } });
+  compliance = new ComplianceClient({ baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.orgWide });
+  accounting = new AccountingClient({ baseUrl: sandbox.accountingUrl, apiKey: DEMO_ACCOUNTING_API_KEY });
+});
+
+afterAll(async () => {
+  await compliance?.close();
+  await accounting?.close();
+  await sandbox?.close();
+});
+
+describe('loadReconciliationData', () => {
+  it('reads every purchase and bill payment once, 100 a page, and counts exactly the calls it made', async () => {
+    const before = sandbox.stats.snapshot().total;
+    const data = await loadReconciliationData({ compliance, accounting }, DEMO_RECONCILIATION_LINK);
+    expect(new Set(data.purchases.map((p) => p.id)).size).toBe(45 + EXTRA_PURCHASES);
+    expect(data.purchases).toHaveLength(45 + EXTRA_PURCHASES);
+    expect(new Set(data.billPayments.map((b) => b.id)).size).toBe(25 + EXTRA_PAYMENTS);
+    expect(data.billPayments).toHaveLength(25 + EXTRA_PAYMENTS);
+    expect(data.calls).toEqual({ compliance: { listBusinesses: 1, listPurchases: 3 }, accounting: { listCompanies: 1, listBillPayments: 3 }, total: 8 });
+    expect(sandbox.stats.snapshot().total - before).toBe(data.calls.total);
+  });
+
+  it('skips the access check when asked, and reports progress per page', async () => {
+    const pages: string[] = [];
+    const data = await loadReconciliationData({ compliance, accounting }, { ...DEMO_RECONCILIATION_LINK, checkAccess: false, onPage: (p) => pages.push(`${p.list}:${p.pages}:${p.records}`) });
+    expect(data.calls.total).toBe(6);
+    expect(pages).toEqual(['purchases:1:100', 'purchases:2:200', 'purchases:3:245', 'billPayments:1:100', 'billPayments:2:200', 'billPayments:3:205']);
+  });
+
+  it('stops with a clear error past the page bound', async () => {
+    const error = await loadReconciliationData({ compliance, accounting }, { ...DEMO_RECONCILIATION_LINK, maxPages: 2 }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ReconciliationInputError);
+    expect((error as Error).message).toBe(`business ${DEMO.businesses.nairobi}'s purchase list has more than 2 pages of 100; raise maxPages to reconcile it`);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * The sync's bookkeeping, as plain functions over plain data (workflow code: deterministic, no Node APIs).
+ *
+ * Why a ledger and a full listing, not a date watermark: the list is newest first by invoice date, and a pull can
+ * bring in an invoice dated weeks ago, which lands deep in the list, behind any watermark (Odoo's bug). Status
+ * changes of old invoices land there too. So every sync lists everything and compares each invoice, by the
+ * service's document id, with what was last delivered for it.
+ */
+import {
+  purchaseEventId,
+  type LedgerEntry,
+  type ListedPurchase,
+  type PurchaseEvent,
+  type PurchaseLedger,
+} from './purchases-definitions.js';
+
+/** An event to deliver and the ledger entry that records it once delivered. */
+export interface DueEvent {
+  event: PurchaseEvent;
+  entry: LedgerEntry;
+}
+
+export interface PageDiff {
+  due: DueEvent[];
+  seen: number;
+  newInvoices: number;
+  statusChanges: number;
+}
+
+function isEntry(value: unknown): value is LedgerEntry {
+  return (
+    Array.isArray(value) &&
+    value.length === 3 &&
+    typeof value[0] === 'string' &&
+    typeof value[1] === 'number' &&
+    Number.isInteger(value[1]) &&
+    value[1] >= 0 &&
+    typeof value[2] === 'string'
+  );
+}
+
+/**
+ * The ledger of the business's previous sync, from the result the schedule hands over; empty when there is none
+ * (the first sync, or a result of another shape), in which case every listed invoice is delivered as received.
+ */
+export function previousLedger(lastResult: unknown, businessId: string): PurchaseLedger {
+  if (typeof lastResult !== 'object' || lastResult === null) return {};
+  const { businessId: owner, ledger } = lastResult as { businessId?: unknown; ledger?: unknown };
+  if (owner !== businessId || typeof ledger !== 'object' || ledger === null) return {};
+  const valid: PurchaseLedger = {};
+  for (const [id, entry] of Object.entries(ledger)) if (isEntry(entry)) valid[id] = entry;
+  return valid;
+}
+
+/**
+ * Compares one page with what was delivered. Moves each listed invoice's entry from `previous` to `ledger`, so at
+ * the end of the listing `ledger` holds exactly the invoices the service lists. An invoice whose event is due
+ * keeps its old entry (or none, when new) until the event is delivered: `recordDelivered` moves it forward.
+ */
+export function diffPage(businessId: string, listed: readonly ListedPurchase[], previous: PurchaseLedger, ledger: PurchaseLedger): PageDiff {
+  const diff: PageDiff = { due: [], seen: 0, newInvoices: 0, statusChanges: 0 };
+  for (const { purchase, fingerprint } of listed) {
+    diff.seen++;
+    const known = ledger[purchase.id] ?? previous[purchase.id];
+    delete previous[purchase.id];
+    if (known !== undefined) ledger[purchase.id] = known;
+    if (known !== undefined && known[0] === fingerprint) continue;
+    const version = known === undefined ? 0 : known[1] + 1;
+    const event: PurchaseEvent = {
+      id: purchaseEventId(purchase.id, version, fingerprint),
+      type: known === undefined ? 'purchase.received' : 'purchase.status_changed',
+      businessId,
+      purchase,
+      ...(known === undefined ? {} : { previousStatus: known[2] }),
+    };
+    if (known === undefined) diff.newInvoices++;
+    else diff.statusChanges++;
+    diff.due.push({ event, entry: [fingerprint, version, purchase.status] });
+  }
+  return diff;
+}
+
+/** Records the first `count` due events as delivered. */
+export function recordDelivered(ledger: PurchaseLedger, due: readonly DueEvent[], count: number): void {
+  for (const { event, entry } of due.slice(0, count)) ledger[event.purchase.id] = entry;
+}

@@ -1,0 +1,29 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { AccountingActivities, ListBillPaymentsPageInput } from '../../activities/accounting.js';
+import { API_RETRY } from '../activity-options.js';
+import { accountingTaskQueue } from '../definitions.js';
+
+/**
+ * The accounting activities of one sync batch, on the accounting queue derived from the workflow's own queue
+ * (its server-side rate limit is the fleet's budget). Both calls are safe to repeat, so an outage is ridden out
+ * in activity retries, which add no history events: a day before the workflow gives up.
+ */
+export function syncBatchActivities(workflowTaskQueue: string) {
+  const api = proxyActivities<AccountingActivities>({
+    taskQueue: accountingTaskQueue(workflowTaskQueue),
+    startToCloseTimeout: '60 seconds',
+    scheduleToCloseTimeout: '1 day',
+    retry: API_RETRY,
+  });
+  return {
+    processSyncBatch: (syncBatchId: string) =>
+      api.processSyncBatch.executeWithOptions({ summary: `process sync batch ${syncBatchId}` }, [{ syncBatchId }]),
+    listBillPaymentsPage: (input: ListBillPaymentsPageInput) =>
+      api.listBillPaymentsPage.executeWithOptions(
+        { summary: `${input.status ?? 'all'} bill payments${input.syncBatchId ? ` of ${input.syncBatchId}` : ''}, page ${input.page}` },
+        [input],
+      ),
+  };
+}
+
+export type SyncBatchApi = ReturnType<typeof syncBatchActivities>;

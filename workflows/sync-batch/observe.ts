@@ -1,0 +1,101 @@
+/**
+ * One look at a batch's bill payments through `GET /bill-payments` filters and sorting (A18). Unsettled ones are
+ * looked for first, by status, oldest update first, and the look stops at the first one found: the answer is
+ * "not yet" whatever the rest say. Only when none is pending or syncing are the failed and synced ones counted,
+ * newest update first, so the payments the batch just settled are on the first page.
+ */
+import type { BillPaymentSyncRecord } from '../../activities/accounting.js';
+import type { KnownSyncStatus, SortDirection } from '../../src/accounting/schemas.js';
+import type { FailedBillPayment } from '../sync-batch-definitions.js';
+import type { SyncBatchApi } from './activities.js';
+
+/** Pages one scan may read (100 × 100 bill payments); a batch bigger than that needs billPaymentIds paging. */
+const MAX_PAGES_PER_SCAN = 100;
+
+export interface BatchScope {
+  syncBatchId: string;
+  companyId: string | undefined;
+  /** From the input: the batch's payments by id; undefined: by the service's `syncBatchId` field. */
+  ids: ReadonlySet<string> | undefined;
+  pageSize: number;
+}
+
+export type Observation =
+  | { kind: 'unsettled'; pending: number; syncing: number; apiCalls: number }
+  | {
+      kind: 'settled';
+      synced: number;
+      failed: FailedBillPayment[];
+      /** Named in billPaymentIds but shown by no listing. */
+      missing: string[];
+      /** The service listed bill payments without a `syncBatchId`: it may not tag them at all (A18). */
+      untagged: boolean;
+      apiCalls: number;
+    };
+
+interface Scan {
+  found: BillPaymentSyncRecord[];
+  untagged: boolean;
+  /** Stopped at the page cap with pages left. */
+  capped: boolean;
+  apiCalls: number;
+}
+
+async function scan(
+  api: SyncBatchApi,
+  scope: BatchScope,
+  status: KnownSyncStatus,
+  sortOrder: SortDirection,
+  enough: (found: readonly BillPaymentSyncRecord[]) => boolean,
+): Promise<Scan> {
+  const result: Scan = { found: [], untagged: false, capped: false, apiCalls: 0 };
+  const belongs = (r: BillPaymentSyncRecord) => (scope.ids ? scope.ids.has(r.id) : r.syncBatchId === scope.syncBatchId);
+  for (let page = 1; ; page++) {
+    if (page > MAX_PAGES_PER_SCAN) {
+      result.capped = true;
+      return result;
+    }
+    const listed = await api.listBillPaymentsPage({
+      ...(scope.companyId === undefined ? {} : { companyId: scope.companyId }),
+      // By the service's tags only: a service that ignores the filter costs pages, not correctness. With ids
+      // from the caller the service is taken not to know batches, so the filter is not sent at all.
+      ...(scope.ids ? {} : { syncBatchId: scope.syncBatchId }),
+      status,
+      sortBy: 'updatedAt',
+      sortOrder,
+      page,
+      limit: scope.pageSize,
+    });
+    result.apiCalls += listed.apiCalls;
+    for (const record of listed.items) {
+      if (belongs(record)) result.found.push(record);
+      else if (record.syncBatchId === null) result.untagged = true;
+    }
+    // An empty page that claims a successor would loop forever: stop there.
+    if (enough(result.found) || !listed.hasNextPage || listed.items.length === 0) return result;
+  }
+}
+
+export async function observe(api: SyncBatchApi, scope: BatchScope): Promise<Observation> {
+  const any = (found: readonly BillPaymentSyncRecord[]) => found.length > 0;
+  const syncing = await scan(api, scope, 'syncing', 'asc', any);
+  const pending = syncing.found.length > 0 ? undefined : await scan(api, scope, 'pending', 'asc', any);
+  const unsettledCalls = syncing.apiCalls + (pending?.apiCalls ?? 0);
+  // A capped scan may have missed an unsettled payment: "not yet" is the safe answer.
+  if (syncing.found.length > 0 || syncing.capped || (pending && (pending.found.length > 0 || pending.capped))) {
+    return { kind: 'unsettled', pending: pending?.found.length ?? 0, syncing: syncing.found.length, apiCalls: unsettledCalls };
+  }
+
+  const ids = scope.ids;
+  const failed = await scan(api, scope, 'failed', 'desc', (found) => ids !== undefined && found.length >= ids.size);
+  const synced = await scan(api, scope, 'synced', 'desc', (found) => ids !== undefined && found.length + failed.found.length >= ids.size);
+  const seen = new Set([...failed.found, ...synced.found].map((r) => r.id));
+  return {
+    kind: 'settled',
+    synced: synced.found.length,
+    failed: failed.found.map((r) => ({ id: r.id, reason: r.syncError, updatedAt: r.updatedAt })),
+    missing: ids ? [...ids].filter((id) => !seen.has(id)) : [],
+    untagged: syncing.untagged || (pending?.untagged ?? false) || failed.untagged || synced.untagged,
+    apiCalls: unsettledCalls + failed.apiCalls + synced.apiCalls,
+  };
+}

@@ -1,0 +1,191 @@
+import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { ProcessSyncBatchResult } from '../../activities/accounting.js';
+import {
+  NeedsAttention,
+  type FailedBillPayment,
+  type SyncBatchInput,
+  type SyncBatchState,
+  type SyncBatchStep,
+  type SyncBatchSummary,
+} from '../sync-batch-definitions.js';
+
+/** History entries kept in the state: enough to see what happened lately, bounded over any number of runs. */
+const HISTORY_LIMIT = 30;
+/** Failed payments named in the Temporal UI's details; the query has them all. */
+const DETAILS_FAILURES_SHOWN = 20;
+
+function initialState(input: SyncBatchInput, pollIntervalMs: number): SyncBatchState {
+  return {
+    syncBatchId: input.syncBatchId,
+    companyId: input.companyId ?? null,
+    step: 'processing',
+    processMessage: null,
+    processCalls: 0,
+    polls: 0,
+    apiCalls: 0,
+    webhooks: 0,
+    runs: 1,
+    startedAt: new Date().toISOString(),
+    lastPoll: null,
+    unsettledSince: null,
+    synced: 0,
+    failed: [],
+    missing: [],
+    parked: null,
+    stuck: false,
+    pollIntervalMs,
+    history: [],
+  };
+}
+
+function describeFailure(f: FailedBillPayment): string {
+  return `${f.id} (${f.reason ?? 'no reason given'})`;
+}
+
+/**
+ * What a sync batch shows the outside: its state (the `getState` query), `NeedsAttention` and the current
+ * details in the Temporal UI. Every change goes through here, so the three never disagree.
+ */
+export class SyncBatchRecord {
+  readonly state: SyncBatchState;
+  /** The search attribute as last written (it survives continue-as-new), so unchanged values are not re-sent. */
+  private attention: boolean | undefined;
+
+  constructor(input: SyncBatchInput, pollIntervalMs: number) {
+    this.state = input.continued ? { ...input.continued, runs: input.continued.runs + 1 } : initialState(input, pollIntervalMs);
+    this.attention = workflowInfo().typedSearchAttributes.get(NeedsAttention);
+    if (input.continued) this.note(`continued as new (run ${this.state.runs})`);
+  }
+
+  note(event: string): void {
+    this.state.history.push({ at: new Date().toISOString(), event });
+    if (this.state.history.length > HISTORY_LIMIT) this.state.history.splice(0, this.state.history.length - HISTORY_LIMIT);
+  }
+
+  enter(step: SyncBatchStep): void {
+    this.state.step = step;
+    this.publish();
+  }
+
+  countCalls(calls: number): void {
+    this.state.apiCalls += calls;
+  }
+
+  processed(result: ProcessSyncBatchResult): void {
+    this.state.processCalls += 1;
+    this.state.processMessage = result.message;
+    this.countCalls(result.apiCalls);
+    this.note(`process: ${result.message}`);
+    this.publish();
+  }
+
+  webhookReceived(): void {
+    this.state.webhooks += 1;
+  }
+
+  /** A poll found payments still pending or syncing; past `attentionAfterMs` the batch needs a look. */
+  unsettled(pending: number, syncing: number, attentionAfterMs: number): void {
+    const now = new Date().toISOString();
+    this.state.polls += 1;
+    this.state.lastPoll = { at: now, pending, syncing };
+    this.state.unsettledSince ??= now;
+    const stuck = Date.now() - Date.parse(this.state.unsettledSince) >= attentionAfterMs;
+    if (stuck && !this.state.stuck) this.note(`still unsettled since ${this.state.unsettledSince}`);
+    this.state.stuck = stuck;
+    this.publish();
+  }
+
+  /** A poll found every payment settled. */
+  settled(synced: number, failed: FailedBillPayment[], missing: string[]): void {
+    this.state.polls += 1;
+    this.state.synced = synced;
+    this.state.failed = failed;
+    this.state.missing = missing;
+    this.state.lastPoll = null;
+    this.state.unsettledSince = null;
+    this.state.stuck = false;
+  }
+
+  park(): void {
+    const { failed } = this.state;
+    const listed = failed.slice(0, DETAILS_FAILURES_SHOWN).map(describeFailure).join('; ');
+    const more = failed.length > DETAILS_FAILURES_SHOWN ? `; and ${failed.length - DETAILS_FAILURES_SHOWN} more` : '';
+    const message = `${failed.length} bill payment(s) failed to sync: ${listed}${more}`;
+    // A poll while parked that finds the same failures changes nothing.
+    if (this.state.parked?.message !== message) {
+      this.state.parked = { code: 'bill_payments_failed', message, since: new Date().toISOString(), actions: ['reprocess', 'dismiss'] };
+      this.note(`parked: ${failed.length} failed`);
+    }
+    this.enter('parked');
+  }
+
+  /** Process was called again for the failed payments: follow them from the start. */
+  reprocessed(result: ProcessSyncBatchResult): void {
+    this.state.parked = null;
+    this.state.failed = [];
+    this.state.pollIntervalMs = 0;
+    this.state.step = 'following';
+    this.processed(result);
+  }
+
+  /** The failures were fixed elsewhere (a poll while parked found none). */
+  unparked(): void {
+    if (!this.state.parked) return;
+    this.state.parked = null;
+    this.note('no failed bill payments any more');
+    this.publish();
+  }
+
+  dismissed(reason: string): void {
+    this.state.parked = null;
+    this.note(`dismissed: ${reason}`);
+    this.enter('dismissed');
+  }
+
+  completed(): void {
+    this.note(`completed: ${this.state.synced} synced`);
+    this.enter('completed');
+  }
+
+  summary(dismissReason?: string): SyncBatchSummary {
+    const s = this.state;
+    return {
+      syncBatchId: s.syncBatchId,
+      companyId: s.companyId,
+      outcome: s.step === 'dismissed' ? 'dismissed' : 'synced',
+      synced: s.synced,
+      failed: s.failed,
+      missing: s.missing,
+      processCalls: s.processCalls,
+      polls: s.polls,
+      apiCalls: s.apiCalls,
+      webhooks: s.webhooks,
+      runs: s.runs,
+      startedAt: s.startedAt,
+      finishedAt: new Date().toISOString(),
+      ...(dismissReason === undefined ? {} : { dismissReason }),
+    };
+  }
+
+  /** `NeedsAttention` while parked or stuck, and the details an operator reads in the Temporal UI. */
+  private publish(): void {
+    const s = this.state;
+    const attention = s.parked !== null || s.stuck;
+    if (attention !== this.attention) {
+      upsertSearchAttributes([{ key: NeedsAttention, value: attention }]);
+      this.attention = attention;
+    }
+    const lines = [`**Sync batch:** ${s.syncBatchId}${s.companyId ? ` (company ${s.companyId})` : ''} · ${s.step}`];
+    if (s.processMessage) lines.push(`**Process:** ${s.processMessage} (${s.processCalls} call${s.processCalls === 1 ? '' : 's'})`);
+    if (s.lastPoll) lines.push(`**Unsettled:** ${s.lastPoll.pending} pending, ${s.lastPoll.syncing} syncing at ${s.lastPoll.at}${s.stuck ? ` (since ${s.unsettledSince})` : ''}`);
+    if (s.step === 'parked' || s.step === 'completed' || s.step === 'dismissed') lines.push(`**Settled:** ${s.synced} synced, ${s.failed.length} failed`);
+    if (s.parked) {
+      lines.push(`**Parked:** \`${s.parked.code}\` since ${s.parked.since}`);
+      const shown = s.failed.slice(0, DETAILS_FAILURES_SHOWN).map((f) => `- \`${f.id}\`: ${f.reason ?? 'no reason given'}`);
+      if (s.failed.length > DETAILS_FAILURES_SHOWN) shown.push(`- and ${s.failed.length - DETAILS_FAILURES_SHOWN} more (query \`getState\`)`);
+      lines.push(`**Failed bill payments:**\n${shown.join('\n')}`);
+      lines.push('**Resolve with the update:** `reprocess` (process the failed payments again) or `dismiss` with a reason');
+    }
+    setCurrentDetails(lines.join('\n\n'));
+  }
+}
