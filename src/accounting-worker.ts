@@ -3,6 +3,7 @@ import { Worker, type NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createAccountingActivities } from '../activities/accounting.js';
 import type { AccountingClient } from './accounting/client.js';
+import { tracingPlugins } from './temporal/tracing.js';
 import { SALE_TASK_QUEUE, accountingTaskQueue } from '../workflows/definitions.js';
 
 export interface AccountingWorkerOptions {
@@ -35,6 +36,7 @@ export async function createAccountingWorker(options: AccountingWorkerOptions): 
     activities: createAccountingActivities({ accounting: options.accounting, logger: options.logger }),
     maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    plugins: tracingPlugins(),
   });
   options.logger.info({ taskQueue, activitiesPerSecond: options.activitiesPerSecond }, 'accounting worker ready');
   return worker;

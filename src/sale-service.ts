@@ -6,9 +6,11 @@ import type { Logger } from 'pino';
 import { startCallbackServer, type CallbackServer } from './callbacks/server.js';
 import { CallbackUrlMinter } from './callbacks/tokens.js';
 import { payloadEncryptionFromEnv, type PayloadEncryption } from './codec/data-converter.js';
+import { AccountingClient } from './accounting/client.js';
 import { ComplianceClient } from './compliance/client.js';
+import { loadAccountingWorkerConfig } from './config/accounting-worker.js';
 import type { AppConfig } from './config/env.js';
-import { loadPurchasesConfig } from './config/purchases.js';
+import { loadPurchasesConfig, type PurchasesConfig } from './config/purchases.js';
 import { complianceActivitiesPerSecond, type WorkerConfig } from './config/worker.js';
 import { assertServicesConfigured, checkServiceCredentials, resolveServices, type ServiceEndpoints } from './services.js';
 import { connectClient, connectNative, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from './temporal/connection.js';
@@ -18,6 +20,8 @@ import { complianceRateBudgetMetrics } from './temporal/rate-budget-metrics.js';
 import { tracingPlugins } from './temporal/tracing.js';
 import { createSaleWorkers, type SaleWorkers } from './worker.js';
 import { createSink } from './purchases/sink.js';
+import type { EnsuredSchedule } from './reconciliation/schedule.js';
+import { loadReconciliationConfig, startReconciliation, type ReconciliationConfig } from './reconciliation/start.js';
 import { startPurchasesSync, type PurchasesSetup, type PurchasesSyncStatus } from './purchases/start.js';
 import { SALE_TASK_QUEUE, complianceTaskQueue } from '../workflows/definitions.js';
 
@@ -29,6 +33,8 @@ export interface SaleService {
   callbackUrls: CallbackUrlMinter | undefined;
   /** Whether the purchases sync is on (PURCHASES_SINK) and its schedules. */
   purchases: PurchasesSyncStatus;
+  /** The reconciliation schedules made at start (none without RECONCILE_LINKS). */
+  reconciliation: EnsuredSchedule[];
   /** Runs until shutdown(); rejects if a worker fails. */
   run(): Promise<void>;
   shutdown(): void;
@@ -51,9 +57,12 @@ async function startCallbacks(
     ttlMs: config.callbackTokenTtlMs,
     ...(config.callbackLegacyTokensUntilMs === undefined ? {} : { legacyTokensUntilMs: config.callbackLegacyTokensUntilMs }),
   };
+  // Accounting webhooks (POST /webhooks/accounting) are received beside the result callbacks.
+  const { webhookSecret } = services.accounting;
+  const webhooks = webhookSecret ? { accountingWebhookSecret: webhookSecret } : {};
   if (config.callbackPublicBaseUrl && config.callbackSecret) {
     const minter = new CallbackUrlMinter({ publicBaseUrl: config.callbackPublicBaseUrl, secret: config.callbackSecret, ...lifetime });
-    const server = await startCallbackServer({ host: config.callbackHost, port: config.callbackPort, minter, client, logger, metrics: Runtime.instance().metricMeter });
+    const server = await startCallbackServer({ host: config.callbackHost, port: config.callbackPort, minter, client, logger, metrics: Runtime.instance().metricMeter, ...webhooks });
     return { server, minter };
   }
   if (!services.compliance.allowLoopbackCallbacks) return undefined;
@@ -65,6 +74,7 @@ async function startCallbacks(
     client,
     logger,
     metrics: Runtime.instance().metricMeter,
+    ...webhooks,
   });
   return { server, minter: new CallbackUrlMinter({ publicBaseUrl: server.url, secret, ...lifetime }) };
 }
@@ -84,6 +94,8 @@ export async function startSaleService(options: {
   dataConverter?: DataConverter;
   /** The purchases sync (default: as PURCHASES_* configure it). */
   purchases?: PurchasesSetup;
+  /** Businesses reconciled on a schedule (default: as RECONCILE_LINKS / RECONCILE_EVERY configure it). */
+  reconciliation?: ReconciliationConfig;
 }): Promise<SaleService> {
   const { config, services, logger } = options;
   const purchasesConfig = options.purchases?.config ?? loadPurchasesConfig(process.env);
@@ -95,6 +107,8 @@ export async function startSaleService(options: {
   });
   const compliance = new ComplianceClient({ ...services.compliance, observer });
   const purchasesSink = options.purchases?.sink ?? (await createSink(purchasesConfig.sink));
+  const accounting = new AccountingClient(services.accounting);
+  const { activitiesPerSecond: accountingActivitiesPerSecond } = loadAccountingWorkerConfig(process.env);
   const workers = await createSaleWorkers({
     connection: options.connection,
     namespace: options.namespace,
@@ -102,6 +116,8 @@ export async function startSaleService(options: {
     compliance,
     logger,
     complianceActivitiesPerSecond: perSecond,
+    accounting,
+    accountingActivitiesPerSecond,
     ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
@@ -116,6 +132,14 @@ export async function startSaleService(options: {
     ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
     ...(options.purchases?.syncOptions ? { syncOptions: options.purchases.syncOptions } : {}),
   });
+  const reconciliation = await startReconciliation({
+    client: options.client,
+    compliance,
+    accounting,
+    config: options.reconciliation ?? loadReconciliationConfig(process.env),
+    logger,
+    ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+  });
   logger.info(
     { complianceActivitiesPerSecond: Number(perSecond.toFixed(3)), callbacks: callbacks ? 'receiving' : 'polling only' },
     'sale workers ready',
@@ -125,11 +149,13 @@ export async function startSaleService(options: {
     callbacks: callbacks?.server,
     callbackUrls: callbacks?.minter,
     purchases,
+    reconciliation,
     run: () => workers.run(),
     shutdown: () => workers.shutdown(),
     close: async () => {
       await callbacks?.server.close();
       await compliance.close();
+      await accounting.close();
       await purchasesSink?.close();
     },
   };
@@ -159,6 +185,10 @@ export async function connectSaleService(options: {
   temporal?: TemporalSettings;
   /** Payload encryption (default: as the environment configures it, keys required unless PAYLOAD_ENCRYPTION=off). */
   encryption?: PayloadEncryption;
+  /** The purchases sync (default: as PURCHASES_* configure it). */
+  purchases?: PurchasesConfig;
+  /** The reconciliation schedules (default: as RECONCILE_LINKS / RECONCILE_EVERY configure them). */
+  reconciliation?: ReconciliationConfig;
 }): Promise<ConnectedSaleService> {
   const { workerConfig, logger } = options;
   // First: a missing or malformed key is a configuration error before anything is contacted.
@@ -167,7 +197,8 @@ export async function connectSaleService(options: {
   const temporal = options.temporal ?? workerConfig.temporal;
   const namespace = temporal.namespace;
   assertServicesConfigured(options.config);
-  const purchases = loadPurchasesConfig(process.env);
+  const purchases = options.purchases ?? loadPurchasesConfig(process.env);
+  const reconciliation = options.reconciliation ?? loadReconciliationConfig(process.env);
   const opened: Array<() => Promise<unknown>> = [];
   const closeOpened = async () => {
     for (const close of opened.reverse()) await close().catch(() => undefined);
@@ -185,7 +216,7 @@ export async function connectSaleService(options: {
     await checkServiceCredentials(services, logger);
     const { dataConverter } = encryption;
     const client = new Client({ connection: clientConnection, namespace, dataConverter, plugins: tracingPlugins() });
-    const sale = await startSaleService({ connection, client, namespace, services, config: workerConfig, logger, dataConverter, purchases: { config: purchases } });
+    const sale = await startSaleService({ connection, client, namespace, services, config: workerConfig, logger, dataConverter, purchases: { config: purchases }, reconciliation });
     return {
       client,
       services,

@@ -7,7 +7,9 @@ import type { Logger } from 'pino';
 import { payloadEncryptionFromEnv, type PayloadEncryption } from './codec/data-converter.js';
 import { codecServerOptionsFromEnv, startCodecServer } from './codec/server.js';
 import type { AppConfig } from './config/env.js';
+import { loadPurchasesConfig, type PurchasesConfig } from './config/purchases.js';
 import type { WorkerConfig } from './config/worker.js';
+import { loadReconciliationConfig, type ReconciliationConfig } from './reconciliation/start.js';
 import { connectSaleService, type SaleService } from './sale-service.js';
 import type { ServiceEndpoints } from './services.js';
 import { startDevServer, type DevServer } from './temporal/dev-server.js';
@@ -90,6 +92,24 @@ async function startLocalTemporal(options: {
 }
 
 /**
+ * What the environment leaves unset, a local stack fills in so every piece runs: supplier invoices go to an NDJSON
+ * file, and with the accounting sandbox, the demo business is reconciled with the demo company it is linked to.
+ */
+async function localSystemDefaults(config: AppConfig, purchasesFile: string): Promise<{ purchases: PurchasesConfig; reconciliation: ReconciliationConfig }> {
+  const purchases = loadPurchasesConfig(process.env);
+  const reconciliation = loadReconciliationConfig(process.env);
+  if (purchases.sink === undefined) {
+    mkdirSync(dirname(purchasesFile), { recursive: true });
+    purchases.sink = { kind: 'file', path: purchasesFile };
+  }
+  if (reconciliation.links.length === 0 && config.accounting === undefined && process.env.RECONCILE_LINKS === undefined) {
+    const { DEMO_RECONCILIATION_LINK } = await import('./sandbox/accounting/default-fixture.js');
+    reconciliation.links = [{ ...DEMO_RECONCILIATION_LINK }];
+  }
+  return { purchases, reconciliation };
+}
+
+/**
  * The whole product on one machine: a Temporal dev server (unless TEMPORAL_ADDRESS or a temporal.toml profile
  * names one), the embedded sandbox for any service that is not configured (a local stack asks for it
  * explicitly), the callback receiver and the workers.
@@ -102,8 +122,11 @@ export async function startStack(options: {
   headless?: boolean;
   /** Keep Temporal's state in a file (default .temporal/dev.db; `null` for in-memory). */
   dbFilename?: string | null;
+  /** Where the purchases sync writes when PURCHASES_SINK is unset (default .temporal/purchases.ndjson). */
+  purchasesFile?: string;
 }): Promise<Stack> {
   const { config, workerConfig, logger } = options;
+  const local = await localSystemDefaults(config, options.purchasesFile ?? resolve(REPO_ROOT, '.temporal/purchases.ndjson'));
   installTemporalRuntime(logger, { metricsBindAddress: workerConfig.metricsBindAddress });
   const { encryption, keysFile } = localEncryption();
   let devServer: DevServer | undefined;
@@ -124,7 +147,7 @@ export async function startStack(options: {
       }
       temporal = localTemporalSettings(devServer.address, devServer.namespace);
     }
-    worker = await connectSaleService({ config: { ...config, embeddedSandbox: true }, workerConfig, logger, temporal, encryption });
+    worker = await connectSaleService({ config: { ...config, embeddedSandbox: true }, workerConfig, logger, temporal, encryption, ...local });
   } catch (err) {
     await devServer?.stop();
     await codecServer?.close();
@@ -132,6 +155,11 @@ export async function startStack(options: {
   }
   const temporalAddress = temporal.address ?? devServer?.address ?? '';
   const { client, services, sale } = worker;
+  if (services.sandbox && config.accounting === undefined && sale.callbacks) {
+    // The accounting sandbox's signed webhooks reach this stack's receiver, as a dashboard setting would point them.
+    const { DEMO_ACCOUNTING_APPLICATION_ID } = await import('./sandbox/accounting/default-fixture.js');
+    await services.sandbox.inspector.setAccountingWebhookEndpoint(DEMO_ACCOUNTING_APPLICATION_ID, `${sale.callbacks.url}/webhooks/accounting`);
+  }
   const running = sale.run();
   let stopped: Promise<void> | undefined;
   return {

@@ -7,6 +7,9 @@ import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities/index.js';
 import { ItemRegistry } from '../activities/item-registry.js';
+import { createReconciliationActivities } from '../activities/reconciliation.js';
+import { createAccountingWorker } from './accounting-worker.js';
+import type { AccountingClient } from './accounting/client.js';
 import type { CallbackUrlMinter } from './callbacks/tokens.js';
 import type { ComplianceClient } from './compliance/client.js';
 import type { PurchaseEventSink } from './purchases/sink.js';
@@ -39,19 +42,25 @@ export interface SaleWorkersOptions {
   dataConverter?: DataConverter;
   /** Where the purchases sync delivers its events (PURCHASES_SINK); without it a delivery fails, non-retryable. */
   purchasesSink?: PurchaseEventSink;
+  /** The accounting service: sync batches on their own queue, and the reconciliation's bill payments. */
+  accounting: AccountingClient;
+  /** Fleet-wide activity starts per second on the accounting queue (ACCOUNTING_ACTIVITIES_PER_SECOND). */
+  accountingActivitiesPerSecond: number;
 }
 
 export interface SaleWorkers {
   sales: Worker;
   compliance: Worker;
-  /** Runs both until shutdown() or a fatal error. */
+  accounting: Worker;
+  /** Runs all three until shutdown() or a fatal error. */
   run(): Promise<void>;
   shutdown(): void;
 }
 
 /**
- * Two workers: the sale queue runs workflows and the Temporal-side activity; the compliance queue runs every
- * API call, so its server-side rate limit caps the whole fleet whatever the number of workers.
+ * Three workers: the sale queue runs every workflow and the Temporal-side activities; the compliance queue runs
+ * every compliance API call and the accounting queue every accounting call, so each queue's server-side rate
+ * limit caps the whole fleet's load on its service whatever the number of workers.
  */
 export async function createSaleWorkers(options: SaleWorkersOptions): Promise<SaleWorkers> {
   const taskQueue = options.taskQueue ?? SALE_TASK_QUEUE;
@@ -77,21 +86,33 @@ export async function createSaleWorkers(options: SaleWorkersOptions): Promise<Sa
     // Temporal-side work and the purchases sink: neither spends the compliance rate budget.
     activities: { requestItemRegistration: activities.requestItemRegistration, deliverPurchaseEvents: activities.deliverPurchaseEvents },
   });
+  // The reconciliation reads purchases (compliance traffic, so on this queue, at the lowest priority) and bill payments.
+  const reconciliation = createReconciliationActivities({ compliance: options.compliance, accounting: options.accounting, logger: options.logger });
   const compliance = await Worker.create({
     ...common,
     taskQueue: complianceTaskQueue(taskQueue),
-    activities,
+    activities: { ...activities, ...reconciliation },
     maxTaskQueueActivitiesPerSecond: options.complianceActivitiesPerSecond,
   });
+  const accounting = await createAccountingWorker({
+    connection: options.connection,
+    namespace: options.namespace,
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    accounting: options.accounting,
+    logger: options.logger,
+    taskQueue,
+    activitiesPerSecond: options.accountingActivitiesPerSecond,
+  });
+  const workers = [sales, compliance, accounting];
   return {
     sales,
     compliance,
+    accounting,
     run: async () => {
-      await Promise.all([sales.run(), compliance.run()]);
+      await Promise.all(workers.map((w) => w.run()));
     },
     shutdown: () => {
-      sales.shutdown();
-      compliance.shutdown();
+      for (const w of workers) w.shutdown();
     },
   };
 }

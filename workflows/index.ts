@@ -1,3 +1,5 @@
 export { saleWorkflow } from './sale.js';
 export { itemRegistrationWorkflow } from './item-registration.js';
 export { purchasesSyncWorkflow } from './purchases-sync.js';
+export { syncBatchWorkflow } from './sync-batch.js';
+export { reconciliationWorkflow } from './reconciliation.js';

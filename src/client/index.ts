@@ -25,3 +25,7 @@ export type {
   SaleInput,
   SaleState,
 } from '../../workflows/definitions.js';
+export { syncPurchasesNow, PurchasesSyncError } from './purchases.js';
+export type { SyncPurchasesOptions, SyncPurchasesResult } from './purchases.js';
+export { SyncBatchClient, SyncBatchOperationError, connectSyncBatchClient, parseSyncBatchInput, syncBatchWorkflowId } from './sync-batches.js';
+export type { StartSyncBatchResult, SyncBatchInput, SyncBatchState, SyncBatchSummary } from './sync-batches.js';

@@ -142,6 +142,15 @@ function demoPurchases(prefix: string, count: number, branchIds: readonly [strin
   });
 }
 
+/** Reviews done on the dashboard between the demo business's pulls: the sync passes each change on once. */
+const NAIROBI_REVIEWS: Record<string, Array<{ atPull: number; status: 'pending_review' | 'confirmed' | 'rejected'; confirmationError: string | null }>> = {
+  pur_nbo_003: [
+    { atPull: 2, status: 'pending_review', confirmationError: null },
+    { atPull: 3, status: 'confirmed', confirmationError: null },
+  ],
+  pur_nbo_002: [{ atPull: 2, status: 'rejected', confirmationError: 'Supplier PIN does not match the delivery note' }],
+};
+
 const PENDING = { registrationStatus: 'PENDING' } as const;
 
 /** A registered finished product (type 2) in pieces unless `more` says otherwise. */
@@ -217,7 +226,22 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
         { itemId: I.lpgRefill, branchId: BR.nairobiWestlands, quantity: 6 },
         { itemId: I.bathSoap, branchId: BR.nairobiCbd, quantity: 200 },
       ],
-      purchases: demoPurchases('pur_nbo', 45, [BR.nairobiCbd, BR.nairobiWestlands], 3),
+      purchases: [
+        ...demoPurchases('pur_nbo', 45, [BR.nairobiCbd, BR.nairobiWestlands], 3).map((p) => ({ ...p, reviews: NAIROBI_REVIEWS[p.id] ?? [] })),
+        // Fetched only by the second pull, dated two months back: a sync that trusted invoice dates would miss it.
+        {
+          id: 'pur_nbo_late_001',
+          status: 'pulled' as const,
+          supplier: SUPPLIERS[1]!,
+          supplierInvoiceNumber: 'INV-2290',
+          invoiceDate: isoDay(60),
+          branchId: BR.nairobiCbd,
+          lines: [{ ...PURCHASE_LINES[0]!, quantity: 2 }],
+          confirmationError: null,
+          pendingPull: true,
+          arrivesAtPull: 2,
+        },
+      ],
     },
     {
       id: B.mombasa,

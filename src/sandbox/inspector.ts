@@ -130,6 +130,12 @@ export class SandboxInspector {
     await this.call('DELETE', '/authority/rules');
   }
 
+  /** Where the accounting sandbox sends an application's signed webhooks (null: nowhere). */
+  async setAccountingWebhookEndpoint(applicationId: string, url: string | null): Promise<void> {
+    if (!this.accountingUrl) throw new Error('this inspector has no accounting sandbox URL');
+    await this.call('PUT', `/webhook-endpoints/${encodeURIComponent(applicationId)}`, {}, { url }, this.accountingUrl);
+  }
+
   /** Puts the sandbox back to its fixture: data, counters, windows, keys, faults and rules. */
   async reset(): Promise<void> {
     await this.call('POST', '/reset', {}, {});

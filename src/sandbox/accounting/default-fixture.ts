@@ -11,7 +11,7 @@ import { DEMO } from '../default-fixture.js';
  * Demo data for the accounting sandbox. The credentials below are sandbox-only demo values, published on
  * purpose (README, tests); they are in the development forms and unlock nothing outside the sandbox.
  */
-const DEMO_ACCOUNTING_APPLICATION_ID = 'app_demo';
+export const DEMO_ACCOUNTING_APPLICATION_ID = 'app_demo';
 export const DEMO_ACCOUNTING_API_KEY = 'sk_development_demo_key_0000000000000001';
 export const DEMO_ACCOUNTING_CLIENT_SECRET = 'cs_demo_client_secret_000000000001';
 export const DEMO_ACCOUNTING_CLIENT_ID = 'client_demo_0001';
