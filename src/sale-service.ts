@@ -21,7 +21,7 @@ import { tracingPlugins } from './temporal/tracing.js';
 import { createSaleWorkers, type SaleWorkers } from './worker.js';
 import { createSink } from './purchases/sink.js';
 import type { EnsuredSchedule } from './reconciliation/schedule.js';
-import { loadReconciliationConfig, startReconciliation, type ReconciliationConfig } from './reconciliation/start.js';
+import { checkReconciliationLinks, loadReconciliationConfig, startReconciliation, type ReconciliationConfig } from './reconciliation/start.js';
 import { startPurchasesSync, type PurchasesSetup, type PurchasesSyncStatus } from './purchases/start.js';
 import { SALE_TASK_QUEUE, complianceTaskQueue } from '../workflows/definitions.js';
 
@@ -99,16 +99,24 @@ export async function startSaleService(options: {
 }): Promise<SaleService> {
   const { config, services, logger } = options;
   const purchasesConfig = options.purchases?.config ?? loadPurchasesConfig(process.env);
-  const callbacks = await startCallbacks(config, services, options.client, logger);
+  const reconciliationConfig = options.reconciliation ?? loadReconciliationConfig(process.env);
+  const { activitiesPerSecond: accountingActivitiesPerSecond } = loadAccountingWorkerConfig(process.env);
   const perSecond = complianceActivitiesPerSecond(config);
   const observer = complianceRateBudgetMetrics(Runtime.instance().metricMeter, {
     taskQueue: complianceTaskQueue(options.taskQueue ?? SALE_TASK_QUEUE),
     activitiesPerSecond: perSecond,
   });
   const compliance = new ComplianceClient({ ...services.compliance, observer });
-  const purchasesSink = options.purchases?.sink ?? (await createSink(purchasesConfig.sink));
   const accounting = new AccountingClient(services.accounting);
-  const { activitiesPerSecond: accountingActivitiesPerSecond } = loadAccountingWorkerConfig(process.env);
+  try {
+    // A wrong link is configuration: refused before anything is started.
+    await checkReconciliationLinks({ compliance, accounting }, reconciliationConfig);
+  } catch (err) {
+    await Promise.all([compliance.close(), accounting.close()]);
+    throw err;
+  }
+  const callbacks = await startCallbacks(config, services, options.client, logger);
+  const purchasesSink = options.purchases?.sink ?? (await createSink(purchasesConfig.sink));
   const workers = await createSaleWorkers({
     connection: options.connection,
     namespace: options.namespace,
@@ -134,9 +142,7 @@ export async function startSaleService(options: {
   });
   const reconciliation = await startReconciliation({
     client: options.client,
-    compliance,
-    accounting,
-    config: options.reconciliation ?? loadReconciliationConfig(process.env),
+    config: reconciliationConfig,
     logger,
     ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
   });

@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ComplianceConfig } from '../src/config/env.js';
 import { loadWorkerConfig } from '../src/config/worker.js';
 import { startSaleService, type SaleService } from '../src/sale-service.js';
+import { ConfigError } from '../src/config/env.js';
+import type { ReconciliationConfig } from '../src/reconciliation/start.js';
 import { resolveServices, type ServiceEndpoints } from '../src/services.js';
+import { DEMO_RECONCILIATION_LINK, OTHER_COMPANY_ID } from '../src/sandbox/accounting/default-fixture.js';
 import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from './helpers/temporal.js';
 
 // Any workflows will do: these tests start and stop the service; the workflow tests run sales on it.
@@ -26,10 +29,11 @@ afterAll(async () => {
   await closeTestEnv();
 });
 
-async function startService(compliance: Partial<ComplianceConfig> = {}): Promise<SaleService> {
+async function startService(compliance: Partial<ComplianceConfig> = {}, reconciliation: ReconciliationConfig = { links: [], every: '24h' }): Promise<SaleService> {
   const env = await getTestEnv();
   const namespace = env.namespace ?? 'default';
   return startSaleService({
+    reconciliation,
     connection: env.nativeConnection,
     client: env.client,
     namespace,
@@ -68,5 +72,25 @@ describe('startSaleService', () => {
     } finally {
       await stop(sale, running);
     }
+  });
+
+  it('makes one reconciliation schedule per linked business, and refuses a link to a company the key cannot see', async () => {
+    const sale = await startService({}, { links: [{ ...DEMO_RECONCILIATION_LINK }], every: '24h' });
+    const running = sale.run();
+    try {
+      expect(sale.reconciliation).toEqual([expect.objectContaining({ businessId: DEMO_RECONCILIATION_LINK.businessId, outcome: 'created' })]);
+      const { client } = await getTestEnv();
+      const description = await client.schedule.getHandle(sale.reconciliation[0]!.scheduleId).describe();
+      expect(description.action).toMatchObject({ workflowType: 'reconciliationWorkflow' });
+      await client.schedule.getHandle(sale.reconciliation[0]!.scheduleId).delete();
+    } finally {
+      await stop(sale, running);
+    }
+
+    const refused = startService({}, { links: [{ businessId: DEMO_RECONCILIATION_LINK.businessId, companyId: OTHER_COMPANY_ID }], every: '24h' });
+    await expect(refused).rejects.toThrow(ConfigError);
+    await expect(refused).rejects.toThrow(`RECONCILE_LINKS: accounting company ${OTHER_COMPANY_ID} is not visible to the accounting API key`);
+    const unknownBusiness = startService({}, { links: [{ businessId: 'biz_nobody', companyId: DEMO_RECONCILIATION_LINK.companyId }], every: '24h' });
+    await expect(unknownBusiness).rejects.toThrow(/^RECONCILE_LINKS: business biz_nobody is not one the compliance API key may act for/);
   });
 });

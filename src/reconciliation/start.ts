@@ -33,10 +33,24 @@ export function loadReconciliationConfig(env: Env = process.env): Reconciliation
   return { links, every: text as Duration };
 }
 
+/** Every link names a business the compliance key may act for and a company the accounting key can see. */
+export async function checkReconciliationLinks(
+  clients: { compliance: ComplianceClient; accounting: AccountingClient },
+  config: ReconciliationConfig,
+): Promise<void> {
+  for (const link of config.links) {
+    try {
+      await checkLinkAccess(clients, link);
+    } catch (err) {
+      if (err instanceof ReconciliationInputError) throw new ConfigError(`RECONCILE_LINKS: ${err.message}`);
+      throw err;
+    }
+  }
+}
+
+/** One schedule per link (links checked first with checkReconciliationLinks); none without RECONCILE_LINKS. */
 export async function startReconciliation(options: {
   client: Client;
-  compliance: ComplianceClient;
-  accounting: AccountingClient;
   config: ReconciliationConfig;
   taskQueue?: string;
   logger: Logger;
@@ -45,14 +59,6 @@ export async function startReconciliation(options: {
   if (config.links.length === 0) {
     logger.info('reconciliation schedules off: set RECONCILE_LINKS (businessId=companyId,...) to reconcile supplier invoices daily');
     return [];
-  }
-  for (const link of config.links) {
-    try {
-      await checkLinkAccess(options, link);
-    } catch (err) {
-      if (err instanceof ReconciliationInputError) throw new ConfigError(`RECONCILE_LINKS: ${err.message}`);
-      throw err;
-    }
   }
   const taskQueue = options.taskQueue ?? SALE_TASK_QUEUE;
   const schedules = await ensureReconciliationSchedules(options.client, {

@@ -58,7 +58,7 @@ describe('sandbox: supplier invoices over time (C9, C57)', () => {
       expect(await find('pur_reviewed')).toMatchObject({ status: 'pulled' });
       expect(await pull(s)).toBe(3); // the demo's three held-back invoices
       expect(await find('pur_arrives_3')).toBeUndefined();
-      expect(await pull(s)).toBe(0);
+      expect(await pull(s)).toBe(1); // the demo's late invoice (arrivesAtPull 2)
       expect(await find('pur_reviewed')).toMatchObject({ status: 'pending_review', confirmationError: null });
       expect(await pull(s)).toBe(1);
       expect(await find('pur_arrives_3')).toMatchObject({ invoiceDate: '2025-02-01' });
@@ -81,7 +81,7 @@ describe('sandbox: supplier invoices over time (C9, C57)', () => {
       const reviewed = await inspect<InspectedPurchase>(s, 'POST', '/purchases/pur_new/review', { status: 'confirmed' });
       expect(reviewed.json.purchase).toMatchObject({ status: 'confirmed', confirmationError: null });
       const all = await inspect<{ purchases: InspectedPurchase[] }>(s, 'GET', `/purchases?businessId=${NAIROBI}`);
-      expect(all.json.purchases.filter((p) => !p.visible).map((p) => p.purchase.id)).toEqual(['pur_arrives_3']);
+      expect(all.json.purchases.filter((p) => !p.visible).map((p) => p.purchase.id)).toEqual(['pur_nbo_late_001', 'pur_arrives_3']);
 
       expect((await inspect(s, 'POST', '/purchases', { businessId: NAIROBI, purchase: supplierInvoice('pur_new', '2024-12-31') })).status).toBe(409);
       expect((await inspect(s, 'POST', '/purchases', { businessId: 'biz_nope', purchase: supplierInvoice('pur_x', '2024-12-31') })).status).toBe(404);
