@@ -1,15 +1,19 @@
 /**
  * One activity per accounting API call, thin typed wrappers over the AccountingClient. They return plain
- * data only, and only what the sync-batch workflow needs of a bill payment, so its history stays small.
+ * data only, and only what the calling workflow needs of a bill payment (the sync batch its sync status, the
+ * reconciliation what its rules read), so histories stay small.
  * Errors become Temporal failures the way the compliance activities' do (failures.ts via callApi): 429 waits
- * `Retry-After`, 5xx and timeouts are retried (both calls are safe to repeat, A10), 401/403/404 end the
+ * `Retry-After`, 5xx and timeouts are retried (every call is safe to repeat, A10), 401/403/404 end the
  * activity with a message that says what to check.
  */
 import type { AccountingClient } from '../src/accounting/client.js';
 import type { KnownPaymentMethod, KnownSyncStatus, SortDirection, SortField } from '../src/accounting/schemas.js';
 import { ApiError } from '../src/http/errors.js';
 import type { Logger } from '../src/logger.js';
+import { findCompanyOnPage, readBillPaymentsPage } from '../src/reconciliation/load.js';
+import type { ReconcileBillPayment } from '../src/reconciliation/rules.js';
 import { callApi, currentAttempt } from './api-call.js';
+import { failingNotConfigured } from './reconciliation.js';
 
 export interface AccountingActivityDeps {
   accounting: AccountingClient;
@@ -54,6 +58,26 @@ export interface BillPaymentsPage {
   items: BillPaymentSyncRecord[];
   page: number;
   total: number;
+  hasNextPage: boolean;
+  apiCalls: number;
+}
+
+/** One page of the reconciliation's access check: the companies the key sees. */
+export interface CheckReconciliationCompanyInput {
+  companyId: string;
+  /** 1-based. */
+  page: number;
+}
+
+export interface ListReconciliationBillPaymentsInput {
+  companyId: string;
+  /** 1-based; 100 a page, oldest first by creation. */
+  page: number;
+}
+
+export interface ReconciliationBillPaymentsPage {
+  /** As the reconciliation rules read them (src/reconciliation/load.ts), nothing more. */
+  billPayments: ReconcileBillPayment[];
   hasNextPage: boolean;
   apiCalls: number;
 }
@@ -124,6 +148,21 @@ export function createAccountingActivities({ accounting, logger }: AccountingAct
         hasNextPage: data.hasNextPage,
         apiCalls: currentAttempt(),
       };
+    },
+
+    /**
+     * One page of `GET /companies` for the reconciliation's link check: whether the company is on it. On none
+     * (this was the last page) the key cannot see it: `not_configured`, non-retryable, naming the company.
+     */
+    async checkReconciliationCompany({ companyId, page }: CheckReconciliationCompanyInput): Promise<{ found: boolean; apiCalls: number }> {
+      const { found } = await call((signal) => failingNotConfigured(() => findCompanyOnPage(accounting, companyId, page, signal)));
+      return { found, apiCalls: currentAttempt() };
+    },
+
+    /** One page of the company's `GET /bill-payments`, as the reconciliation rules read them. */
+    async listReconciliationBillPayments({ companyId, page }: ListReconciliationBillPaymentsInput): Promise<ReconciliationBillPaymentsPage> {
+      const result = await call((signal) => readBillPaymentsPage(accounting, companyId, page, signal));
+      return { ...result, apiCalls: currentAttempt() };
     },
   };
 }

@@ -1,65 +1,67 @@
 /**
- * The scheduled reconciliation's one activity: load (src/reconciliation/load.ts), sort by the same rules as
- * `npm run reconcile` (src/reconciliation/rules.ts), return plain data. It runs on the compliance queue, whose
- * server-side rate limit is the fleet's compliance budget, at the lowest priority (workflows/reconciliation.ts).
+ * The scheduled reconciliation's compliance calls, one request per activity: this queue's server-side rate
+ * limit is the fleet's compliance budget, and it counts activity starts. They return the rules' compact
+ * records (src/reconciliation/load.ts maps them, as for `npm run reconcile`), so the workflow's history holds
+ * what the rules read and nothing more. The accounting calls are in accounting.ts, on the accounting queue.
  */
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { AccountingClient } from '../src/accounting/client.js';
 import type { ComplianceClient } from '../src/compliance/index.js';
 import type { Logger } from '../src/logger.js';
-import { ReconciliationInputError, loadReconciliationData, type ReconciliationCalls } from '../src/reconciliation/load.js';
-import { calendarDay, reconcile, type ReconcileOptions, type ReconciliationCounts, type ReconciliationResult } from '../src/reconciliation/rules.js';
-import { callApi } from './api-call.js';
+import { ReconciliationInputError, checkBusinessAccess, readPurchasesPage } from '../src/reconciliation/load.js';
+import type { ReconcilePurchase } from '../src/reconciliation/rules.js';
+import { callApi, currentAttempt } from './api-call.js';
 import { FAILURE_TYPES } from './failures.js';
 
 export interface ReconciliationActivityDeps {
   compliance: ComplianceClient;
-  accounting: AccountingClient;
   logger: Logger;
 }
 
-export interface ReconcileBusinessInput {
+export interface CheckReconciliationBusinessInput {
   businessId: string;
-  companyId: string;
-  /** Day ages are counted to (default: today in Nairobi when the activity runs). */
-  asOf?: string;
-  options?: Partial<ReconcileOptions>;
 }
 
-export interface ReconcileBusinessResult {
+export interface ListReconciliationPurchasesInput {
   businessId: string;
-  companyId: string;
-  /** The JSON of `npm run reconcile -- --json`, less its call counts. */
-  summary: ReconciliationResult;
-  counts: ReconciliationCounts;
-  /** API calls of the run's last attempt. */
-  calls: ReconciliationCalls;
+  /** null for the first page. */
+  cursor: string | null;
 }
 
-export function createReconciliationActivities(deps: ReconciliationActivityDeps) {
+export interface ReconciliationPurchasesPage {
+  purchases: ReconcilePurchase[];
+  /** null on the last page. */
+  nextCursor: string | null;
+  /** API calls made, counting those of earlier failed attempts. */
+  apiCalls: number;
+}
+
+/**
+ * A business or company the keys cannot see: configuration, which no retry fixes, so `not_configured` and
+ * non-retryable, with the message that names it. Other errors are left to callApi.
+ */
+export async function failingNotConfigured<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof ReconciliationInputError) {
+      throw ApplicationFailure.create({ type: FAILURE_TYPES.notConfigured, message: err.message, nonRetryable: true });
+    }
+    throw err;
+  }
+}
+
+export function createReconciliationActivities({ compliance, logger }: ReconciliationActivityDeps) {
   return {
-    /**
-     * One attempt reads everything again: a reconciliation is a snapshot, so a retry after a 429 or a reset
-     * starts over rather than mixing pages read at different times. Heartbeats every page.
-     */
-    async reconcileBusiness(input: ReconcileBusinessInput): Promise<ReconcileBusinessResult> {
-      const context = Context.current();
-      const { businessId, companyId } = input;
-      const data = await callApi({ idempotent: true, logger: deps.logger }, async (signal) => {
-        try {
-          return await loadReconciliationData(deps, { businessId, companyId, signal, onPage: (progress) => context.heartbeat(progress) });
-        } catch (err) {
-          // A business or company the keys cannot see: configuration, which no retry fixes.
-          if (err instanceof ReconciliationInputError) {
-            throw ApplicationFailure.create({ type: FAILURE_TYPES.notConfigured, message: err.message, nonRetryable: true });
-          }
-          throw err;
-        }
-      });
-      const summary = reconcile(data.purchases, data.billPayments, input.asOf ?? calendarDay(Date.now()), input.options);
-      deps.logger.info({ businessId, companyId, counts: summary.counts, calls: data.calls.total }, 'reconciliation done');
-      return { businessId, companyId, summary, counts: summary.counts, calls: data.calls };
+    /** `GET /v1/businesses`: the link check, failing `not_configured` when the key may not act for the business. */
+    async checkReconciliationBusiness({ businessId }: CheckReconciliationBusinessInput): Promise<{ apiCalls: number }> {
+      await callApi({ idempotent: true, logger }, (signal) => failingNotConfigured(() => checkBusinessAccess(compliance, businessId, signal)));
+      return { apiCalls: currentAttempt() };
+    },
+
+    /** One page (100) of `GET /v1/purchases`, as the reconciliation rules read them. */
+    async listReconciliationPurchases({ businessId, cursor }: ListReconciliationPurchasesInput): Promise<ReconciliationPurchasesPage> {
+      const page = await callApi({ idempotent: true, logger }, (signal) => readPurchasesPage(compliance, businessId, cursor, signal));
+      return { ...page, apiCalls: currentAttempt() };
     },
   };
 }

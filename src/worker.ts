@@ -42,7 +42,7 @@ export interface SaleWorkersOptions {
   dataConverter?: DataConverter;
   /** Where the purchases sync delivers its events (PURCHASES_SINK); without it a delivery fails, non-retryable. */
   purchasesSink?: PurchaseEventSink;
-  /** The accounting service: sync batches on their own queue, and the reconciliation's bill payments. */
+  /** The accounting service, on its own queue: sync batches, and the reconciliation's companies and bill payments. */
   accounting: AccountingClient;
   /** Fleet-wide activity starts per second on the accounting queue (ACCOUNTING_ACTIVITIES_PER_SECOND). */
   accountingActivitiesPerSecond: number;
@@ -86,8 +86,8 @@ export async function createSaleWorkers(options: SaleWorkersOptions): Promise<Sa
     // Temporal-side work and the purchases sink: neither spends the compliance rate budget.
     activities: { requestItemRegistration: activities.requestItemRegistration, deliverPurchaseEvents: activities.deliverPurchaseEvents },
   });
-  // The reconciliation reads purchases (compliance traffic, so on this queue, at the lowest priority) and bill payments.
-  const reconciliation = createReconciliationActivities({ compliance: options.compliance, accounting: options.accounting, logger: options.logger });
+  // The reconciliation's compliance requests (its link check and purchases pages); its accounting ones are the accounting worker's.
+  const reconciliation = createReconciliationActivities({ compliance: options.compliance, logger: options.logger });
   const compliance = await Worker.create({
     ...common,
     taskQueue: complianceTaskQueue(taskQueue),

@@ -9,7 +9,7 @@ import { SyncBatchClient } from '../client/sync-batches.js';
 import { DEMO_RECONCILIATION_LINK } from '../sandbox/accounting/default-fixture.js';
 import type { Stack } from '../stack.js';
 import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
-import type { ReconcileBusinessResult } from '../../activities/reconciliation.js';
+import type { ReconcileBusinessResult } from '../../workflows/reconciliation.js';
 import type { PurchaseEvent } from '../../workflows/purchases-definitions.js';
 
 export interface PieceOutcome {

@@ -2,15 +2,18 @@
  * Reads what a reconciliation needs through the two clients: the business's stored purchases (cursor paging,
  * 100 a page) and the company's bill payments (offset paging, 100 a page). Bounded by a page limit per list,
  * and every call counted, so a run reports what it cost.
+ *
+ * The single-request steps (the access checks, one page of each list, the mapping to the rules' compact
+ * records) are exported for the scheduled workflow's activities, which make one request each.
  */
-import type { AccountingClient } from '../accounting/client.js';
+import type { AccountingClient, BillPaymentFilters } from '../accounting/client.js';
 import type { BillPayment } from '../accounting/schemas.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import type { Purchase } from '../compliance/schemas.js';
+import { DEFAULT_MAX_PAGES, PAGE_SIZE, tooManyPagesMessage } from './limits.js';
+import type { ReconcileBillPayment, ReconcilePurchase } from './rules.js';
 
-export const PAGE_SIZE = 100;
-/** 500 pages of 100: far beyond one business's invoices, near enough to stop a service that never ends a list. */
-export const DEFAULT_MAX_PAGES = 500;
+export { DEFAULT_MAX_PAGES, PAGE_SIZE } from './limits.js';
 
 /** A business or company the keys cannot see, or a list longer than allowed: retrying will not help. */
 export class ReconciliationInputError extends Error {
@@ -25,8 +28,8 @@ export interface ReconciliationCalls {
 }
 
 export interface LoadedReconciliation {
-  purchases: Purchase[];
-  billPayments: BillPayment[];
+  purchases: ReconcilePurchase[];
+  billPayments: ReconcileBillPayment[];
   calls: ReconciliationCalls;
 }
 
@@ -42,13 +45,105 @@ export interface LoadOptions {
   onPage?: (progress: { list: 'purchases' | 'billPayments'; pages: number; records: number }) => void;
 }
 
-function newCalls(): ReconciliationCalls {
+export function newReconciliationCalls(): ReconciliationCalls {
   return { compliance: { listBusinesses: 0, listPurchases: 0 }, accounting: { listCompanies: 0, listBillPayments: 0 }, total: 0 };
 }
 
 function tooLong(what: string, maxPages: number): ReconciliationInputError {
-  return new ReconciliationInputError(`${what} has more than ${maxPages} pages of ${PAGE_SIZE}; raise maxPages to reconcile it`);
+  return new ReconciliationInputError(tooManyPagesMessage(what, maxPages));
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// What the rules read: the one mapping from the services' records (also what a workflow's history holds)
+// ---------------------------------------------------------------------------------------------------------
+
+/** Exactly the fields of a purchase the rules and the report read; the lines, PINs and extras stay behind. */
+export function toReconcilePurchase(purchase: Purchase): ReconcilePurchase {
+  return {
+    id: purchase.id,
+    status: purchase.status,
+    supplier: { name: purchase.supplier.name ?? null },
+    supplierInvoiceNumber: purchase.supplierInvoiceNumber,
+    invoiceDate: purchase.invoiceDate,
+    totals: { total: purchase.totals.total },
+  };
+}
+
+/** Exactly the fields of a bill payment the rules and the report read. */
+export function toReconcileBillPayment(payment: BillPayment): ReconcileBillPayment {
+  return {
+    id: payment.id,
+    supplierRef: payment.supplierRef ? { name: payment.supplierRef.name ?? null } : null,
+    billRef: payment.billRef ? { billCode: payment.billRef.billCode ?? null } : null,
+    totalAmount: payment.totalAmount,
+    currency: payment.currency,
+    date: payment.date,
+    lines: payment.lines?.map((line) => ({ amount: line.amount ?? null, reference: line.reference ?? null })) ?? null,
+  };
+}
+
+/**
+ * Oldest first by creation: payments recorded while paging land on later pages instead of shifting earlier
+ * ones, so offset paging neither skips nor (with de-duplication by id) repeats a payment.
+ */
+export function billPaymentFilters(companyId: string, page?: number): BillPaymentFilters {
+  return { companyId, limit: PAGE_SIZE, sortBy: 'createdAt', sortOrder: 'asc', ...(page === undefined ? {} : { page }) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Single requests
+// ---------------------------------------------------------------------------------------------------------
+
+/** One call: the business must be one the compliance key may act for. */
+export async function checkBusinessAccess(compliance: ComplianceClient, businessId: string, signal?: AbortSignal): Promise<void> {
+  const { data: businesses } = await compliance.listBusinesses(signal ? { signal } : {});
+  if (!businesses.some((b) => b.id === businessId)) {
+    throw new ReconciliationInputError(
+      `business ${businessId} is not one the compliance API key may act for (it sees: ${businesses.map((b) => b.id).join(', ') || 'none'})`,
+    );
+  }
+}
+
+/**
+ * One call: whether the company is on page `page` of those the accounting key sees. When it is not and that
+ * was the last page, the key cannot see it: a ReconciliationInputError.
+ */
+export async function findCompanyOnPage(accounting: AccountingClient, companyId: string, page: number, signal?: AbortSignal): Promise<{ found: boolean }> {
+  const { data } = await accounting.listCompanies({ page, limit: PAGE_SIZE }, signal ? { signal } : {});
+  if (data.data.some((c) => c.id === companyId)) return { found: true };
+  if (!data.hasNextPage || data.data.length === 0) {
+    throw new ReconciliationInputError(`accounting company ${companyId} is not visible to the accounting API key`);
+  }
+  return { found: false };
+}
+
+/** One call: a page of the business's purchases as the rules read them, and the cursor of the next (null at the end). */
+export async function readPurchasesPage(
+  compliance: ComplianceClient,
+  businessId: string,
+  cursor: string | null,
+  signal?: AbortSignal,
+): Promise<{ purchases: ReconcilePurchase[]; nextCursor: string | null }> {
+  const { data } = await compliance.listPurchases({ pageSize: PAGE_SIZE, ...(cursor === null ? {} : { cursor }) }, { businessId, ...(signal ? { signal } : {}) });
+  const next = data.pagination.nextCursor;
+  return { purchases: data.purchases.map(toReconcilePurchase), nextCursor: next === null || next === '' ? null : next };
+}
+
+/** One call: page `page` of the company's bill payments as the rules read them, and whether another follows. */
+export async function readBillPaymentsPage(
+  accounting: AccountingClient,
+  companyId: string,
+  page: number,
+  signal?: AbortSignal,
+): Promise<{ billPayments: ReconcileBillPayment[]; hasNextPage: boolean }> {
+  const { data } = await accounting.listBillPayments(billPaymentFilters(companyId, page), signal ? { signal } : {});
+  // An empty page that claims a successor would loop forever; it ends the list.
+  return { billPayments: data.data.map(toReconcileBillPayment), hasNextPage: data.hasNextPage && data.data.length > 0 };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The whole read, for `npm run reconcile` and start-up checks
+// ---------------------------------------------------------------------------------------------------------
 
 /**
  * The business must be one the compliance key may act for and the company one the accounting key may see:
@@ -59,26 +154,17 @@ export async function checkLinkAccess(
   link: { businessId: string; companyId: string },
   options: { maxPages?: number; signal?: AbortSignal; calls?: ReconciliationCalls } = {},
 ): Promise<void> {
-  const calls = options.calls ?? newCalls();
+  const calls = options.calls ?? newReconciliationCalls();
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
-  const signal = options.signal ? { signal: options.signal } : {};
   calls.compliance.listBusinesses += 1;
   calls.total += 1;
-  const { data: businesses } = await clients.compliance.listBusinesses(signal);
-  if (!businesses.some((b) => b.id === link.businessId)) {
-    throw new ReconciliationInputError(
-      `business ${link.businessId} is not one the compliance API key may act for (it sees: ${businesses.map((b) => b.id).join(', ') || 'none'})`,
-    );
-  }
+  await checkBusinessAccess(clients.compliance, link.businessId, options.signal);
   for (let page = 1; ; page++) {
     if (page > maxPages) throw tooLong('the accounting company list', maxPages);
     calls.accounting.listCompanies += 1;
     calls.total += 1;
-    const { data } = await clients.accounting.listCompanies({ page, limit: PAGE_SIZE }, signal);
-    if (data.data.some((c) => c.id === link.companyId)) return;
-    if (!data.hasNextPage || data.data.length === 0) break;
+    if ((await findCompanyOnPage(clients.accounting, link.companyId, page, options.signal)).found) return;
   }
-  throw new ReconciliationInputError(`accounting company ${link.companyId} is not visible to the accounting API key`);
 }
 
 /** Every stored purchase of the business and every bill payment of the company, each once. */
@@ -86,33 +172,30 @@ export async function loadReconciliationData(
   clients: { compliance: ComplianceClient; accounting: AccountingClient },
   options: LoadOptions,
 ): Promise<LoadedReconciliation> {
-  const calls = newCalls();
+  const calls = newReconciliationCalls();
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const signal = options.signal ? { signal: options.signal } : {};
   if (options.checkAccess !== false) await checkLinkAccess(clients, options, { maxPages, calls, ...signal });
 
   // Keyed by the service's document id (never the supplier's invoice number, which suppliers share).
-  const purchases = new Map<string, Purchase>();
+  const purchases = new Map<string, ReconcilePurchase>();
   let pages = 0;
   for await (const page of clients.compliance.iteratePurchasePages({ pageSize: PAGE_SIZE }, { businessId: options.businessId, ...signal })) {
     pages += 1;
     calls.compliance.listPurchases += 1;
     calls.total += 1;
-    for (const purchase of page.data.purchases) purchases.set(purchase.id, purchase);
+    for (const purchase of page.data.purchases) purchases.set(purchase.id, toReconcilePurchase(purchase));
     options.onPage?.({ list: 'purchases', pages, records: purchases.size });
     if (pages >= maxPages && page.data.pagination.nextCursor) throw tooLong(`business ${options.businessId}'s purchase list`, maxPages);
   }
 
-  // Oldest first by creation: payments recorded while paging land on later pages instead of shifting earlier
-  // ones, so offset paging neither skips nor (with the id map) repeats a payment.
-  const billPayments = new Map<string, BillPayment>();
+  const billPayments = new Map<string, ReconcileBillPayment>();
   pages = 0;
-  const filters = { companyId: options.companyId, limit: PAGE_SIZE, sortBy: 'createdAt', sortOrder: 'asc' } as const;
-  for await (const page of clients.accounting.iterateBillPaymentPages(filters, signal)) {
+  for await (const page of clients.accounting.iterateBillPaymentPages(billPaymentFilters(options.companyId), signal)) {
     pages += 1;
     calls.accounting.listBillPayments += 1;
     calls.total += 1;
-    for (const payment of page.data) billPayments.set(payment.id, payment);
+    for (const payment of page.data) billPayments.set(payment.id, toReconcileBillPayment(payment));
     options.onPage?.({ list: 'billPayments', pages, records: billPayments.size });
     if (pages >= maxPages && page.hasNextPage) throw tooLong(`company ${options.companyId}'s bill payment list`, maxPages);
   }

@@ -1,7 +1,7 @@
 /**
  * Reconciliation of a business's supplier invoices (compliance purchases) with its accounting company's bill
- * payments. Pure: no I/O, no clock, no Temporal, so `npm run reconcile` and the scheduled workflow's activity
- * sort the same data the same way.
+ * payments. Pure: no I/O, no clock, no Temporal, no imports, so `npm run reconcile` and the scheduled workflow
+ * sort the same data the same way. The workflow runs this code itself: it must stay deterministic.
  *
  * The rules are a table (MATCH_RULES, then RESIDUAL_RULES), applied in order, each taking what it matches out
  * of the pool, as india-compliance's purchase reconciliation does (shared/reference/sync-and-operations.md B):

@@ -1,21 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReconciliationActivities, type ReconcileBusinessResult } from '../../activities/reconciliation.js';
 import { AccountingClient } from '../../src/accounting/client.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
+import { loadReconciliationData } from '../../src/reconciliation/load.js';
+import { calendarDay, reconcile } from '../../src/reconciliation/rules.js';
 import { ensureReconciliationSchedules, reconciliationScheduleId } from '../../src/reconciliation/schedule.js';
-import { DEMO_RECONCILIATION_LINK, OTHER_COMPANY_ID } from '../../src/sandbox/accounting/default-fixture.js';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { resolveServices, type ServiceEndpoints } from '../../src/services.js';
+import {
+  DEMO_ACCOUNTING_API_KEY,
+  DEMO_COMPANY_IDS,
+  DEMO_RECONCILIATION_LINK,
+  OTHER_COMPANY_ID,
+  defaultAccountingFixture,
+} from '../../src/sandbox/accounting/default-fixture.js';
+import { DEMO } from '../../src/sandbox/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { createSaleWorkers, type SaleWorkers } from '../../src/worker.js';
 import { PRIORITY } from '../../workflows/activity-options.js';
-import { complianceTaskQueue } from '../../workflows/definitions.js';
-import type { ReconciliationInput, reconciliationWorkflow } from '../../workflows/reconciliation.js';
+import { accountingTaskQueue, complianceTaskQueue } from '../../workflows/definitions.js';
+import type { ReconcileBusinessResult, ReconciliationInput, reconciliationWorkflow } from '../../workflows/reconciliation.js';
 import { eventually } from '../helpers/eventually.js';
+import { fastFixture } from '../helpers/fast-fixture.js';
 import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
 
 // The workflow file alone: the worker's workflows/index.ts is wired by the worker, not by this test.
@@ -34,39 +44,73 @@ const DEMO_COUNTS = {
   ties: 1,
 };
 
+/** Mombasa, grown to three pages of each list; Nairobi stays the demo world. */
+const PAGES_LINK = { businessId: DEMO.businesses.mombasa, companyId: DEMO_COMPANY_IDS[1] };
+const EXTRA_PURCHASES = 244;
+const EXTRA_PAYMENTS = 190;
+
+const COMPACT_PURCHASE_KEYS = ['id', 'invoiceDate', 'status', 'supplier', 'supplierInvoiceNumber', 'totals'];
+const COMPACT_PAYMENT_KEYS = ['billRef', 'currency', 'date', 'id', 'lines', 'supplierRef', 'totalAmount'];
+
+const COMPLIANCE_ACTIVITIES = new Set(['checkReconciliationBusiness', 'listReconciliationPurchases']);
+
 let client: Client;
 let taskQueue: string;
-let services: ServiceEndpoints;
 let sandbox: Sandbox;
 let compliance: ComplianceClient;
 let accounting: AccountingClient;
-let workers: Worker[] = [];
+let workers: SaleWorkers | undefined;
 let running: Promise<unknown> | undefined;
 
 beforeAll(async () => {
   const env = await getTestEnv();
   client = env.client;
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  // Neither service configured: the embedded sandbox, over HTTP, as `npm run reconcile` gets it.
-  services = await resolveServices({ compliance: undefined, accounting: undefined, logLevel: logger.level }, logger);
-  sandbox = services.sandbox as Sandbox;
-  compliance = new ComplianceClient(services.compliance);
-  accounting = new AccountingClient(services.accounting);
+  const complianceFixture = fastFixture((f) => {
+    const business = f.businesses?.find((b) => b.id === PAGES_LINK.businessId);
+    const template = business?.purchases?.[0];
+    if (!business || !template) throw new Error('the demo world has no Mombasa purchases');
+    business.purchases = [
+      ...(business.purchases ?? []),
+      ...Array.from({ length: EXTRA_PURCHASES }, (_, i) => ({ ...template, id: `pur_pages_${i}`, supplierInvoiceNumber: `PAGES-${i}`, pendingPull: false })),
+    ];
+  });
+  const accountingFixture = structuredClone(defaultAccountingFixture);
+  const template = accountingFixture.billPayments.find((b) => b.companyId === PAGES_LINK.companyId)!;
+  accountingFixture.billPayments.push(
+    ...Array.from({ length: EXTRA_PAYMENTS }, (_, i) => ({
+      ...template,
+      id: `bp_pages_${i}`,
+      billRef: { id: `bill_pages_${i}`, billCode: `PB-${i}` },
+      createdAt: new Date(Date.parse('2025-08-01T00:00:00Z') + i * 60_000).toISOString(),
+    })),
+  );
+  sandbox = await startSandbox({ fixture: { compliance: complianceFixture, accounting: accountingFixture }, logger: false });
+  compliance = new ComplianceClient({ baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.orgWide });
+  accounting = new AccountingClient({ baseUrl: sandbox.accountingUrl, apiKey: DEMO_ACCOUNTING_API_KEY });
   taskQueue = uniqueTaskQueue('reconciliation');
-  const common = { connection: env.nativeConnection, namespace: env.namespace ?? 'default' };
-  workers = [
-    await Worker.create({ ...common, taskQueue, workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: testLogger }) }),
-    await Worker.create({ ...common, taskQueue: complianceTaskQueue(taskQueue), activities: createReconciliationActivities({ compliance, accounting, logger }) }),
-  ];
-  running = Promise.all(workers.map((w) => w.run()));
+  // The production wiring: every activity registered on the queue it runs on in the worker.
+  workers = await createSaleWorkers({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    client,
+    compliance,
+    accounting,
+    logger,
+    taskQueue,
+    workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: testLogger }),
+    complianceActivitiesPerSecond: 50,
+    accountingActivitiesPerSecond: 50,
+  });
+  running = workers.run();
 });
 
 afterAll(async () => {
-  for (const worker of workers) worker.shutdown();
+  workers?.shutdown();
   await running;
   await compliance?.close();
   await accounting?.close();
-  await services?.close();
+  await sandbox?.close();
   await closeTestEnv();
 });
 
@@ -84,6 +128,48 @@ async function currentDetails(handle: WorkflowHandle): Promise<string> {
   return metadata.currentDetails ?? '';
 }
 
+interface ActivityRun {
+  type: string;
+  queue: string;
+  priority: number | null | undefined;
+  input: unknown;
+  /** Decoded result, when it completed. */
+  result?: unknown;
+}
+
+function decode(payloads: temporal.api.common.v1.IPayloads | null | undefined): unknown {
+  const data = payloads?.payloads?.[0]?.data;
+  return data ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
+}
+
+/** Every activity the run scheduled, in order, with its queue, priority, input and result (plain JSON here: no codec). */
+async function activityRuns(handle: WorkflowHandle): Promise<ActivityRun[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const runs = new Map<string, ActivityRun>();
+  for (const event of events) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled) {
+      runs.set(String(event.eventId), {
+        type: scheduled.activityType?.name ?? '',
+        queue: scheduled.taskQueue?.name ?? '',
+        priority: scheduled.priority?.priorityKey,
+        input: decode(scheduled.input),
+      });
+    }
+    const completed = event.activityTaskCompletedEventAttributes;
+    if (completed) runs.get(String(completed.scheduledEventId))!.result = decode(completed.result);
+  }
+  return [...runs.values()];
+}
+
+/** One activity per request, each on its service's queue, all at background priority. */
+function expectQueues(runs: ActivityRun[]): void {
+  for (const run of runs) {
+    const queue = COMPLIANCE_ACTIVITIES.has(run.type) ? complianceTaskQueue(taskQueue) : accountingTaskQueue(taskQueue);
+    expect(run, run.type).toMatchObject({ queue, priority: PRIORITY.background });
+  }
+}
+
 function expectDemoSummary(result: ReconcileBusinessResult): void {
   expect(result.counts).toEqual(DEMO_COUNTS);
   const pairs = (list: ReconcileBusinessResult['summary']['matched']) => list.map((p) => [p.purchaseId, p.billPaymentIds]);
@@ -99,32 +185,87 @@ function expectDemoSummary(result: ReconcileBusinessResult): void {
 }
 
 describe('reconciliationWorkflow', () => {
-  it('sorts the demo world, on the compliance queue at background priority, and shows the counts in the UI', async () => {
+  it('sorts the demo world, one request per activity, with compact records, and shows the counts in the UI', async () => {
     const before = sandbox.stats.snapshot().total;
     const handle = await start({ ...DEMO_RECONCILIATION_LINK, asOf: '2025-07-31' });
     const result = await handle.result();
     expectDemoSummary(result);
     expect(result.summary.unpaidAgeDays.pur_nbo_045).toBe(97);
-    // Businesses, one page of purchases, companies, one page of bill payments: and the services saw just those.
+    // Businesses, companies, one page of purchases, one page of bill payments: and the services saw just those.
     expect(result.calls).toEqual({ compliance: { listBusinesses: 1, listPurchases: 1 }, accounting: { listCompanies: 1, listBillPayments: 1 }, total: 4 });
     expect(sandbox.stats.snapshot().total - before).toBe(4);
 
     const details = await currentDetails(handle);
-    for (const row of ['| Matched | 3 |', '| Suggested (confirm by hand) | 1 |', '| Amount mismatches | 1 |', '| Unpaid invoices | 33 |', '| Payments without an invoice | 19 |', '| Ties to review | 1 |']) {
+    for (const row of ['| Matched | 3 |', '| Suggested (confirm by hand) | 1 |', '| Amount mismatches | 1 |', '| Unpaid invoices | 33 |', '| Payments without an invoice | 19 |', '| Rejected invoices (not owed) | 7 |', '| Ties to review | 1 |']) {
       expect(details).toContain(row);
     }
+    expect(details).toContain('45 invoices, 25 bill payments, 4 API calls.');
 
-    const scheduled = ((await handle.fetchHistory()).events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
-    expect(scheduled).toHaveLength(1);
-    expect(scheduled[0]?.activityType?.name).toBe('reconcileBusiness');
-    expect(scheduled[0]?.taskQueue?.name).toBe(complianceTaskQueue(taskQueue));
-    expect(scheduled[0]?.priority?.priorityKey).toBe(PRIORITY.background);
+    const runs = await activityRuns(handle);
+    expect(runs.map((r) => r.type)).toEqual(['checkReconciliationBusiness', 'checkReconciliationCompany', 'listReconciliationPurchases', 'listReconciliationBillPayments']);
+    expectQueues(runs);
+    // The history holds what the rules read and nothing more.
+    const purchases = (runs[2]!.result as { purchases: Array<Record<string, unknown>> }).purchases;
+    const payments = (runs[3]!.result as { billPayments: Array<Record<string, unknown>> }).billPayments;
+    expect(purchases).toHaveLength(45);
+    expect(payments).toHaveLength(25);
+    for (const p of purchases) expect(Object.keys(p).sort()).toEqual(COMPACT_PURCHASE_KEYS);
+    for (const b of payments) expect(Object.keys(b).sort()).toEqual(COMPACT_PAYMENT_KEYS);
+    expect(purchases.find((p) => p.id === 'pur_nbo_001')).toEqual({
+      id: 'pur_nbo_001',
+      status: expect.any(String),
+      supplier: { name: expect.any(String) },
+      supplierInvoiceNumber: 'INV-2400',
+      invoiceDate: expect.any(String),
+      totals: { total: 6_200 },
+    });
+  });
+
+  it('reads every page as its own activity, and sorts exactly as `npm run reconcile` does', async () => {
+    const direct = await loadReconciliationData({ compliance, accounting }, PAGES_LINK);
+    const purchasePages = Math.ceil(direct.purchases.length / 100);
+    const paymentPages = Math.ceil(direct.billPayments.length / 100);
+    expect(purchasePages).toBe(3);
+    expect(paymentPages).toBe(3);
+
+    const before = sandbox.stats.snapshot().total;
+    const handle = await start({ ...PAGES_LINK, asOf: '2025-07-31' });
+    const result = await handle.result();
+    expect(result.summary).toEqual(reconcile(direct.purchases, direct.billPayments, '2025-07-31'));
+    expect(result.calls).toEqual(direct.calls);
+    expect(sandbox.stats.snapshot().total - before).toBe(direct.calls.total);
+
+    const runs = await activityRuns(handle);
+    expect(runs.map((r) => r.type)).toEqual([
+      'checkReconciliationBusiness',
+      'checkReconciliationCompany',
+      ...Array<string>(purchasePages).fill('listReconciliationPurchases'),
+      ...Array<string>(paymentPages).fill('listReconciliationBillPayments'),
+    ]);
+    expectQueues(runs);
+    // Each purchases page passes on the cursor the one before it returned.
+    const purchaseRuns = runs.filter((r) => r.type === 'listReconciliationPurchases');
+    expect(purchaseRuns.map((r) => (r.input as { cursor: string | null }).cursor)).toEqual([
+      null,
+      ...purchaseRuns.slice(0, -1).map((r) => (r.result as { nextCursor: string }).nextCursor),
+    ]);
+    expect(runs.filter((r) => r.type === 'listReconciliationBillPayments').map((r) => (r.input as { page: number }).page)).toEqual([1, 2, 3]);
+
+    const details = await currentDetails(handle);
+    expect(details).toContain(`| Unpaid invoices | ${result.counts.unpaidPurchases} |`);
+    expect(details).toContain(`| Payments without an invoice | ${result.counts.unmatchedPayments} |`);
+    expect(details).toContain(`${direct.purchases.length} invoices, ${direct.billPayments.length} bill payments, ${direct.calls.total} API calls.`);
   });
 
   it.each([
-    ['a business the compliance key cannot act for', { businessId: 'biz_does_not_exist', companyId: DEMO_RECONCILIATION_LINK.companyId }, /business biz_does_not_exist is not one/],
-    ["another application's company", { businessId: DEMO_RECONCILIATION_LINK.businessId, companyId: OTHER_COMPANY_ID }, /company cmp_other_kisumu is not visible/],
-  ])('fails at once, without retrying, for %s', async (_name, link, message) => {
+    ['a business the compliance key cannot act for', { businessId: 'biz_does_not_exist', companyId: DEMO_RECONCILIATION_LINK.companyId }, /^business biz_does_not_exist is not one the compliance API key may act for/, ['checkReconciliationBusiness']],
+    [
+      "another application's company",
+      { businessId: DEMO_RECONCILIATION_LINK.businessId, companyId: OTHER_COMPANY_ID },
+      /^accounting company cmp_other_kisumu is not visible to the accounting API key$/,
+      ['checkReconciliationBusiness', 'checkReconciliationCompany'],
+    ],
+  ])('fails at once, without retrying, for %s', async (_name, link, message, activities) => {
     const handle = await start(link);
     const error = await handle.result().then(
       () => undefined,
@@ -136,16 +277,23 @@ describe('reconciliationWorkflow', () => {
     const cause = (activity as ActivityFailure).cause;
     expect(cause).toBeInstanceOf(ApplicationFailure);
     expect((cause as ApplicationFailure).type).toBe('not_configured');
+    expect((cause as ApplicationFailure).nonRetryable).toBe(true);
     expect((cause as ApplicationFailure).message).toMatch(message);
+    const runs = await activityRuns(handle);
+    expect(runs.map((r) => r.type)).toEqual(activities);
+    expectQueues(runs);
     const events = (await handle.fetchHistory()).events ?? [];
-    expect(events.find((e) => e.activityTaskStartedEventAttributes)?.activityTaskStartedEventAttributes?.attempt).toBe(1);
-    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(1);
+    expect(events.flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : []))).toEqual(activities.map(() => 1));
   });
 
-  it('refuses a plain-JSON input without a company before calling anything', async () => {
-    const handle = await start({ businessId: DEMO_RECONCILIATION_LINK.businessId } as ReconciliationInput);
+  it.each([
+    ['without a company', { businessId: DEMO_RECONCILIATION_LINK.businessId }],
+    ['with a day that does not exist', { ...DEMO_RECONCILIATION_LINK, asOf: '2025-02-30' }],
+  ])('refuses a plain-JSON input %s before calling anything', async (_name, input) => {
+    const handle = await start(input as ReconciliationInput);
     const error = await handle.result().catch((err: unknown) => err);
     expect(((error as WorkflowFailedError).cause as ApplicationFailure).type).toBe('invalid_input');
+    expect(await activityRuns(handle)).toEqual([]);
   });
 });
 
@@ -188,7 +336,10 @@ describe('ensureReconciliationSchedules', () => {
       await schedule.trigger();
       const started = await eventually(() => schedule.describe(), (d) => d.info.recentActions.length > 0, { timeoutMs: 15_000, what: 'a run of the schedule' });
       const run = client.workflow.getHandle<typeof reconciliationWorkflow>(started.info.recentActions[0]!.action.workflow.workflowId);
-      expectDemoSummary(await run.result());
+      const result = await run.result();
+      expectDemoSummary(result);
+      // No asOf in the schedule's input: ages count to the day the run started, in Nairobi.
+      expect(result.summary.asOf).toBe(calendarDay((await run.describe()).startTime.getTime()));
       expect(await currentDetails(run)).toContain('| Matched | 3 |');
     } finally {
       await schedule.delete().catch(() => undefined);
