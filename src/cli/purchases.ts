@@ -4,14 +4,11 @@
  * Exit codes: 0 done, 1 the sync could not be requested or did not finish in time (or Temporal could not be
  * reached), 2 bad input.
  */
-import { parseArgs } from 'node:util';
 import { connectSalesClient } from '../client/connect.js';
-import { PurchasesSyncError, syncPurchasesNow } from '../client/purchases.js';
-import { ConfigError } from '../config/env.js';
-import { DEFAULT_TEMPORAL_ADDRESS, loadTemporalSettings } from '../temporal/connection.js';
+import { syncPurchasesNow } from '../client/purchases.js';
+import { DEFAULT_TEMPORAL_ADDRESS } from '../temporal/connection.js';
 import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
-
-class UsageError extends Error {}
+import { UsageError, connectAndRun, parseCommandLine, runClientCommand, unknownCommand } from './client-command.js';
 
 function usage(): string {
   return [
@@ -32,54 +29,23 @@ function usage(): string {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { wait: { type: 'boolean' }, 'task-queue': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (err) {
-    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\n\n${usage()}`);
-  }
-  const [command, businessId, ...rest] = parsed.positionals;
-  if (parsed.values.help || command === 'help') {
-    console.log(usage());
-    return 0;
-  }
-  if (command !== 'sync') throw new UsageError(`${command === undefined ? 'a command is required' : `unknown command "${command}"`}\n\n${usage()}`);
+  const line = parseCommandLine(argv, { wait: { type: 'boolean' }, 'task-queue': { type: 'string' } }, usage());
+  if (line === undefined) return 0;
+  const { command, args, values } = line;
+  const [businessId, ...rest] = args;
+  if (command !== 'sync') throw unknownCommand(command, usage());
   if (businessId === undefined || businessId.trim() === '' || rest.length > 0) throw new UsageError(`sync takes one argument: <businessId>\n\n${usage()}`);
 
-  const settings = loadTemporalSettings(process.env);
-  const { client, close } = await connectSalesClient({ settings });
-  try {
-    const taskQueue = parsed.values['task-queue'];
-    const outcome = await syncPurchasesNow(client, businessId, { wait: parsed.values.wait === true, ...(taskQueue ? { taskQueue } : {}) });
-    // The ledger is the sync's memory, not news: print the counts.
-    const { result, ...request } = outcome;
-    console.log(JSON.stringify(result ? { ...request, counts: result.counts } : { ...request, requested: true }, null, 2));
-    return 0;
-  } finally {
-    await close();
-  }
+  const taskQueue = values['task-queue'];
+  return connectAndRun(
+    (settings) => connectSalesClient({ settings }),
+    async ({ client }) => {
+      const outcome = await syncPurchasesNow(client, businessId, { wait: values.wait === true, ...(taskQueue ? { taskQueue } : {}) });
+      // The ledger is the sync's memory, not news: print the counts.
+      const { result, ...request } = outcome;
+      return { output: result ? { ...request, counts: result.counts } : { ...request, requested: true } };
+    },
+  );
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof ConfigError) {
-      console.error(`configuration error: ${err.message}`);
-      process.exit(2);
-    }
-    if (err instanceof UsageError) {
-      console.error(`error: ${err.message}`);
-      process.exit(2);
-    }
-    if (err instanceof PurchasesSyncError) {
-      console.error(`error: ${err.message}`);
-      process.exit(1);
-    }
-    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runClientCommand(() => main(process.argv.slice(2)));

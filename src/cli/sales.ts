@@ -4,8 +4,6 @@
  * Exit codes: 0 done, 1 the operation failed (or Temporal could not be reached), 2 bad input.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { ConfigError } from '../config/env.js';
 import {
   connectSalesClient,
   parseCancelArgs,
@@ -14,16 +12,12 @@ import {
   parseSaleInput,
   parseSaleReference,
   parseStockMovementArgs,
-  SaleInputError,
-  SaleOperationError,
 } from '../client/index.js';
 import type { OperationOptions, SalesClient } from '../client/index.js';
-import { DEFAULT_TEMPORAL_ADDRESS as DEFAULT_ADDRESS, loadTemporalSettings } from '../temporal/connection.js';
+import { DEFAULT_TEMPORAL_ADDRESS as DEFAULT_ADDRESS } from '../temporal/connection.js';
 import { installTracing } from '../temporal/tracing.js';
 import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
-
-/** Wrong command line or unreadable input file: exit 2, like a `SaleInputError`. */
-class UsageError extends Error {}
+import { UsageError, connectAndRun, parseCommandLine, runClientCommand, unknownCommand } from './client-command.js';
 
 type Run = (sales: SalesClient, options: OperationOptions) => Promise<unknown>;
 
@@ -167,67 +161,34 @@ async function readStdin(): Promise<string> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        'task-queue': { type: 'string' },
-        'update-id': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\n\n${usage()}`);
-  }
-  const [name, ...args] = parsed.positionals;
-  if (parsed.values.help || name === 'help') {
-    console.log(usage());
-    return 0;
-  }
-  if (name === undefined) throw new UsageError(`a command is required\n\n${usage()}`);
-  const command = commands[name];
-  if (command === undefined) throw new UsageError(`unknown command "${name}"\n\n${usage()}`);
+  const line = parseCommandLine(argv, { 'task-queue': { type: 'string' }, 'update-id': { type: 'string' } }, usage());
+  if (line === undefined) return 0;
+  const { command: name, args, values } = line;
+  const command = name === undefined ? undefined : commands[name];
+  if (name === undefined || command === undefined) throw unknownCommand(name, usage());
   if (args.length !== command.args.length) {
     throw new UsageError(`${name} takes ${command.args.length} argument(s): ${synopsis(name, command)}`);
   }
-  const updateId = parsed.values['update-id'];
+  const updateId = values['update-id'];
   if (updateId !== undefined && updateId.trim() === '') throw new UsageError('--update-id must not be empty');
 
   const run = await command.prepare(args);
 
-  // Settings are checked (files read, named errors) before anything is contacted; ConfigError exits 2.
-  const settings = loadTemporalSettings(process.env);
-  // With an OTLP endpoint configured, the start (or update, signal) is the root of the sale's trace.
-  const tracing = await installTracing();
-  const { sales, close } = await connectSalesClient({ settings, taskQueue: parsed.values['task-queue'] });
-  try {
-    const result = await run(sales, updateId === undefined ? {} : { updateId });
-    console.log(JSON.stringify(result, null, 2));
-    return 0;
-  } finally {
-    await close();
-    await tracing?.shutdown();
-  }
+  return connectAndRun(
+    async (settings) => {
+      // With an OTLP endpoint configured, the start (or update, signal) is the root of the sale's trace.
+      const tracing = await installTracing();
+      const { sales, close } = await connectSalesClient({ settings, taskQueue: values['task-queue'] });
+      return {
+        sales,
+        close: async () => {
+          await close();
+          await tracing?.shutdown();
+        },
+      };
+    },
+    async ({ sales }) => ({ output: await run(sales, updateId === undefined ? {} : { updateId }) }),
+  );
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof ConfigError) {
-      console.error(`configuration error: ${err.message}`);
-      process.exit(2);
-    }
-    if (err instanceof SaleInputError || err instanceof UsageError) {
-      console.error(`error: ${err.message}`);
-      process.exit(2);
-    }
-    if (err instanceof SaleOperationError) {
-      console.error(`error: ${err.message}`);
-      process.exit(1);
-    }
-    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runClientCommand(() => main(process.argv.slice(2)));

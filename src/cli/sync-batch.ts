@@ -4,14 +4,10 @@
  * Exit codes: 0 done, 1 the operation failed (or Temporal could not be reached, or --wait ended dismissed),
  * 2 bad input.
  */
-import { parseArgs } from 'node:util';
-import { ConfigError } from '../config/env.js';
-import { SaleInputError } from '../client/errors.js';
 import { connectSyncBatchClient, parseSyncBatchInput, type SyncBatchClient } from '../client/sync-batches.js';
-import { DEFAULT_TEMPORAL_ADDRESS, loadTemporalSettings } from '../temporal/connection.js';
+import { DEFAULT_TEMPORAL_ADDRESS } from '../temporal/connection.js';
 import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
-
-class UsageError extends Error {}
+import { UsageError, connectAndRun, parseCommandLine, runClientCommand, unknownCommand, type CommandResult } from './client-command.js';
 
 const USAGE = [
   'Usage: npx tsx src/cli/sync-batch.ts <command> <syncBatchId> [options]',
@@ -33,7 +29,7 @@ const USAGE = [
   'TEMPORAL_PROFILE, PAYLOAD_KEYS / PAYLOAD_KEYS_FILE (or PAYLOAD_ENCRYPTION=off), as for npm run sales.',
 ].join('\n');
 
-type Run = (client: SyncBatchClient) => Promise<{ output: unknown; code: number }>;
+type Run = (client: SyncBatchClient) => Promise<CommandResult>;
 
 function prepare(command: string | undefined, args: string[], values: { wait?: boolean; company?: string; 'bill-payments'?: string }): Run {
   const [syncBatchId, ...rest] = args;
@@ -67,55 +63,21 @@ function prepare(command: string | undefined, args: string[], values: { wait?: b
       if (rest[0]!.trim() === '') throw new UsageError('dismiss needs a reason');
       return async (client) => ({ output: await client.dismiss(syncBatchId!, rest[0]!), code: 0 });
     default:
-      throw new UsageError(`${command === undefined ? 'a command is required' : `unknown command "${command}"`}\n\n${USAGE}`);
+      throw unknownCommand(command, USAGE);
   }
 }
 
 async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        wait: { type: 'boolean' },
-        company: { type: 'string' },
-        'bill-payments': { type: 'string' },
-        'task-queue': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
-  }
-  const [command, ...args] = parsed.positionals;
-  if (parsed.values.help || command === 'help') {
-    console.log(USAGE);
-    return 0;
-  }
-  const run = prepare(command, args, parsed.values);
-  // Settings are checked (files read, named errors) before anything is contacted; ConfigError exits 2.
-  const settings = loadTemporalSettings(process.env);
-  const { syncBatches, close } = await connectSyncBatchClient({ settings, taskQueue: parsed.values['task-queue'] });
-  try {
-    const { output, code } = await run(syncBatches);
-    console.log(JSON.stringify(output, null, 2));
-    return code;
-  } finally {
-    await close();
-  }
+  const line = parseCommandLine(
+    argv,
+    { wait: { type: 'boolean' }, company: { type: 'string' }, 'bill-payments': { type: 'string' }, 'task-queue': { type: 'string' } },
+    USAGE,
+  );
+  if (line === undefined) return 0;
+  const run = prepare(line.command, line.args, line.values);
+  const taskQueue = line.values['task-queue'];
+  // A refused or failed operation (SyncBatchOperationError, a failed workflow, Temporal unreachable) exits 1.
+  return connectAndRun((settings) => connectSyncBatchClient({ settings, taskQueue }), ({ syncBatches }) => run(syncBatches));
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    const message = err instanceof Error ? err.message : String(err);
-    if (err instanceof ConfigError) {
-      console.error(`configuration error: ${message}`);
-      process.exit(2);
-    }
-    console.error(`error: ${message}`);
-    // A refused or failed operation (SyncBatchOperationError, a failed workflow, Temporal unreachable) exits 1.
-    process.exit(err instanceof SaleInputError || err instanceof UsageError ? 2 : 1);
-  },
-);
+runClientCommand(() => main(process.argv.slice(2)));

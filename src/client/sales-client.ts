@@ -3,14 +3,7 @@
  * `SaleInputError` naming the field; nothing is sent), and Temporal's errors become `SaleOperationError`s
  * that say which sale and what went wrong.
  */
-import { randomUUID } from 'node:crypto';
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-} from '@temporalio/client';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import {
   BusinessId,
   cancelUpdate,
@@ -22,14 +15,13 @@ import {
   refundUpdate,
   resendStockMovementUpdate,
   retryUpdate,
-  SALE_TASK_QUEUE,
   SALE_WORKFLOW_TYPE,
   saleWorkflowId,
   TraderInvoiceNumber,
 } from '../../workflows/definitions.js';
 import type { RefundResult, SaleInput, SaleState } from '../../workflows/definitions.js';
 import { SaleOperationError } from './errors.js';
-import type { SaleOperation } from './errors.js';
+import type { SaleOperation, SaleOperationFailure } from './errors.js';
 import {
   parseCancelArgs,
   parseItemFixedArgs,
@@ -38,6 +30,7 @@ import {
   parseSaleReference,
   parseStockMovementArgs,
 } from './schemas.js';
+import { runOperation, TaskQueueClient, type StartOrFindResult, type TaskQueueClientOptions } from './start-or-find.js';
 import { saleDetails, saleSummary } from './summary.js';
 
 /** The workflow type the worker registers for a sale. */
@@ -45,21 +38,11 @@ export { SALE_WORKFLOW_TYPE };
 
 type SaleWorkflow = (input: SaleInput) => Promise<unknown>;
 
-/** Memo key holding a random id per start call: how a start tells "I started it" from "it was running". */
-const START_REQUEST_MEMO = 'startRequest';
+/** `taskQueue`: the one the sale workflows run on (default `sales`). */
+export type SalesClientOptions = TaskQueueClientOptions;
 
-export interface SalesClientOptions {
-  /** Task queue the sale workflows run on (default `sales`). */
-  taskQueue?: string;
-}
-
-export interface StartSaleResult {
-  workflowId: string;
-  /** The run that holds the sale: the one just started, or the existing one. */
-  runId?: string;
-  /** False when the sale was already running or had already finished: nothing new was started. */
-  started: boolean;
-}
+/** `runId` is the run that holds the sale; `started` is false when the sale was already running or had already finished. */
+export type StartSaleResult = StartOrFindResult;
 
 export interface OperationOptions {
   /**
@@ -69,16 +52,7 @@ export interface OperationOptions {
   updateId?: string;
 }
 
-export class SalesClient {
-  private readonly taskQueue: string;
-
-  constructor(
-    private readonly client: Client,
-    options: SalesClientOptions = {},
-  ) {
-    this.taskQueue = options.taskQueue ?? SALE_TASK_QUEUE;
-  }
-
+export class SalesClient extends TaskQueueClient {
   /**
    * Starts the sale's workflow, or finds the one already started for the same business and trader invoice
    * number: running (conflict policy USE_EXISTING) or finished (reuse policy REJECT_DUPLICATE: a finished
@@ -86,35 +60,19 @@ export class SalesClient {
    */
   async startSale(input: unknown): Promise<StartSaleResult> {
     const sale = parseSaleInput(input);
-    const workflowId = saleWorkflowId(sale.businessId, sale.traderInvoiceNumber);
-    const startRequest = randomUUID();
-    try {
-      const handle = await this.client.workflow.start<SaleWorkflow>(SALE_WORKFLOW_TYPE, {
-        taskQueue: this.taskQueue,
-        workflowId,
-        args: [sale],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: BusinessId, value: sale.businessId },
-          { key: TraderInvoiceNumber, value: sale.traderInvoiceNumber },
-          { key: FiscalStatus, value: 'pending' },
-          { key: NeedsAttention, value: false },
-        ],
-        memo: { [START_REQUEST_MEMO]: startRequest },
-        staticSummary: saleSummary(sale),
-        staticDetails: saleDetails(sale),
-      });
-      const runId = handle.firstExecutionRunId;
-      // The server answers USE_EXISTING with the running execution's run id, and the SDK does not pass on
-      // whether it started one: the memo written by the start that won tells.
-      const { memo } = await this.client.workflow.getHandle(workflowId, runId).describe();
-      return { workflowId, runId, started: memo?.[START_REQUEST_MEMO] === startRequest };
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      const { runId } = await this.client.workflow.getHandle(workflowId).describe();
-      return { workflowId, runId, started: false };
-    }
+    return this.startOrFind<SaleWorkflow>(SALE_WORKFLOW_TYPE, {
+      workflowId: saleWorkflowId(sale.businessId, sale.traderInvoiceNumber),
+      args: [sale],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: BusinessId, value: sale.businessId },
+        { key: TraderInvoiceNumber, value: sale.traderInvoiceNumber },
+        { key: FiscalStatus, value: 'pending' },
+        { key: NeedsAttention, value: false },
+      ],
+      staticSummary: saleSummary(sale),
+      staticDetails: saleDetails(sale),
+    });
   }
 
   /** The whole state of the sale (step, documents, parked reason, stock movements, API calls). */
@@ -218,38 +176,23 @@ export class SalesClient {
   }
 
   private async run<T>(operation: SaleOperation, workflowId: string, call: () => Promise<T>, updateId?: string): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      throw toOperationError(operation, workflowId, err, updateId);
-    }
+    return runOperation(call, (failure, reason, cause) => {
+      const message = failureMessage(operation, workflowId, failure, reason, updateId);
+      return new SaleOperationError(operation, workflowId, failure, message, { cause, updateId });
+    });
   }
 }
 
-/** Temporal's errors for the cases a caller handles; anything else (connection, server) passes through. */
-function toOperationError(operation: SaleOperation, workflowId: string, err: unknown, updateId?: string): unknown {
-  if (err instanceof WorkflowUpdateFailedError) {
-    const why = err.cause?.message ?? err.message;
-    return new SaleOperationError(operation, workflowId, 'rejected', `${operation} of ${workflowId} was refused: ${why}`, {
-      cause: err,
-      updateId,
-    });
+/** Says which sale and what went wrong; for a timeout, how to get the update's answer after all. */
+function failureMessage(operation: SaleOperation, workflowId: string, failure: SaleOperationFailure, reason: string, updateId?: string): string {
+  switch (failure) {
+    case 'rejected':
+      return `${operation} of ${workflowId} was refused: ${reason}`;
+    case 'not_found':
+      return `${operation}: sale ${workflowId} not found or already finished (${reason})`;
+    case 'timed_out': {
+      const again = updateId === undefined ? '' : `; repeat it with updateId '${updateId}' to get its answer`;
+      return `${operation} of ${workflowId} got no answer in time and may still complete${again}`;
+    }
   }
-  if (err instanceof WorkflowNotFoundError) {
-    return new SaleOperationError(operation, workflowId, 'not_found', `${operation}: sale ${workflowId} not found or already finished (${err.message})`, {
-      cause: err,
-      updateId,
-    });
-  }
-  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-    const again = updateId === undefined ? '' : `; repeat it with updateId '${updateId}' to get its answer`;
-    return new SaleOperationError(
-      operation,
-      workflowId,
-      'timed_out',
-      `${operation} of ${workflowId} got no answer in time and may still complete${again}`,
-      { cause: err, updateId },
-    );
-  }
-  return err;
 }

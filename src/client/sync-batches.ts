@@ -3,19 +3,10 @@
  * workflow execution per batch id (`sync-batch:<id>`), so a second start finds the first. Input is validated
  * here first (a `SaleInputError` naming the field; nothing is sent).
  */
-import { randomUUID } from 'node:crypto';
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  type Client,
-  type WorkflowHandle,
-} from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { fieldPath } from '../compliance/requests.js';
 import { parseDuration } from '../../workflows/duration.js';
-import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
 import {
   NeedsAttention,
   SYNC_BATCH_WORKFLOW_TYPE,
@@ -29,14 +20,12 @@ import {
 } from '../../workflows/sync-batch-definitions.js';
 import { connectSalesClient } from './connect.js';
 import { SaleInputError, type InputProblem } from './errors.js';
+import { runOperation, TaskQueueClient, type OperationFailure, type StartOrFindResult, type TaskQueueClientOptions } from './start-or-find.js';
 
 export { SYNC_BATCH_WORKFLOW_TYPE, syncBatchWorkflowId };
 export type { SyncBatchInput, SyncBatchState, SyncBatchSummary };
 
 type SyncBatchWorkflow = (input: SyncBatchInput) => Promise<SyncBatchSummary>;
-
-/** Memo key holding a random id per start call: how a start tells "I started it" from "it was running". */
-const START_REQUEST_MEMO = 'startRequest';
 
 // ---------------------------------------------------------------------------------------------------------
 // Input
@@ -89,7 +78,7 @@ export class SyncBatchOperationError extends Error {
     readonly operation: SyncBatchOperation,
     readonly workflowId: string,
     /** not_found: no such execution; rejected: the workflow refused; timed_out: no answer yet (repeat it). */
-    readonly failure: 'not_found' | 'rejected' | 'timed_out',
+    readonly failure: OperationFailure,
     message: string,
     options: { cause?: unknown } = {},
   ) {
@@ -97,28 +86,13 @@ export class SyncBatchOperationError extends Error {
   }
 }
 
-export interface StartSyncBatchResult {
-  workflowId: string;
-  runId?: string;
-  /** False when the batch's workflow was already running or had already completed: nothing new started. */
-  started: boolean;
-}
+/** `started` is false when the batch's workflow was already running or had already completed: nothing new started. */
+export type StartSyncBatchResult = StartOrFindResult;
 
-export interface SyncBatchClientOptions {
-  /** Task queue of the workflow worker (default `sales`); the accounting calls go to the queue derived from it. */
-  taskQueue?: string;
-}
+/** `taskQueue`: of the workflow worker (default `sales`); the accounting calls go to the queue derived from it. */
+export type SyncBatchClientOptions = TaskQueueClientOptions;
 
-export class SyncBatchClient {
-  private readonly taskQueue: string;
-
-  constructor(
-    private readonly client: Client,
-    options: SyncBatchClientOptions = {},
-  ) {
-    this.taskQueue = options.taskQueue ?? SALE_TASK_QUEUE;
-  }
-
+export class SyncBatchClient extends TaskQueueClient {
   /**
    * Starts processing the batch, or finds the execution already started for it: running (conflict policy
    * USE_EXISTING) or completed (reuse policy ALLOW_DUPLICATE_FAILED_ONLY: a batch that completed is not processed
@@ -126,27 +100,13 @@ export class SyncBatchClient {
    */
   async process(input: unknown): Promise<StartSyncBatchResult> {
     const batch = parseSyncBatchInput(input);
-    const workflowId = syncBatchWorkflowId(batch.syncBatchId);
-    const startRequest = randomUUID();
-    try {
-      const handle = await this.client.workflow.start<SyncBatchWorkflow>(SYNC_BATCH_WORKFLOW_TYPE, {
-        taskQueue: this.taskQueue,
-        workflowId,
-        args: [batch],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-        typedSearchAttributes: [{ key: NeedsAttention, value: false }],
-        memo: { [START_REQUEST_MEMO]: startRequest },
-        staticSummary: `sync batch ${batch.syncBatchId}${batch.companyId ? ` (company ${batch.companyId})` : ''}`,
-      });
-      const runId = handle.firstExecutionRunId;
-      const { memo } = await this.client.workflow.getHandle(workflowId, runId).describe();
-      return { workflowId, runId, started: memo?.[START_REQUEST_MEMO] === startRequest };
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      const { runId } = await this.client.workflow.getHandle(workflowId).describe();
-      return { workflowId, runId, started: false };
-    }
+    return this.startOrFind<SyncBatchWorkflow>(SYNC_BATCH_WORKFLOW_TYPE, {
+      workflowId: syncBatchWorkflowId(batch.syncBatchId),
+      args: [batch],
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      typedSearchAttributes: [{ key: NeedsAttention, value: false }],
+      staticSummary: `sync batch ${batch.syncBatchId}${batch.companyId ? ` (company ${batch.companyId})` : ''}`,
+    });
   }
 
   handle(syncBatchId: string): WorkflowHandle<SyncBatchWorkflow> {
@@ -182,20 +142,14 @@ export class SyncBatchClient {
   }
 
   private async run<T>(operation: SyncBatchOperation, workflowId: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError) {
-        throw new SyncBatchOperationError(operation, workflowId, 'rejected', `${operation} of ${workflowId} was refused: ${err.cause?.message ?? err.message}`, { cause: err });
-      }
-      if (err instanceof WorkflowNotFoundError) {
-        throw new SyncBatchOperationError(operation, workflowId, 'not_found', `${operation}: ${workflowId} not found or already finished`, { cause: err });
-      }
-      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-        throw new SyncBatchOperationError(operation, workflowId, 'timed_out', `${operation} of ${workflowId} got no answer in time and may still complete`, { cause: err });
-      }
-      throw err;
-    }
+    return runOperation(call, (failure, reason, cause) => {
+      const message = {
+        rejected: `${operation} of ${workflowId} was refused: ${reason}`,
+        not_found: `${operation}: ${workflowId} not found or already finished`,
+        timed_out: `${operation} of ${workflowId} got no answer in time and may still complete`,
+      }[failure];
+      return new SyncBatchOperationError(operation, workflowId, failure, message, { cause });
+    });
   }
 }
 

@@ -56,8 +56,11 @@ describe('accounting webhook receiver', () => {
     return client.workflow.start<typeof syncBatchWebhookRecorder>('syncBatchWebhookRecorder', { taskQueue, workflowId: syncBatchWorkflowId(syncBatchId) });
   }
 
+  // The same arguments give the same bytes: a case that signs one body and posts another would fail only when
+  // the clock ticked between the two calls.
+  const eventTime = new Date().toISOString();
   function body(syncBatchId: string, billPaymentId = 'bp_1', status = 'synced'): string {
-    return JSON.stringify({ type: 'bill_payment.sync_status_changed', timestamp: new Date().toISOString(), data: { syncBatchId, billPaymentId, status, previousStatus: 'syncing' } });
+    return JSON.stringify({ type: 'bill_payment.sync_status_changed', timestamp: eventTime, data: { syncBatchId, billPaymentId, status, previousStatus: 'syncing' } });
   }
 
   function signed(rawBody: string, options: { id?: string; timestamp?: number; secret?: string } = {}): Record<string, string> {

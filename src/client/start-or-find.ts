@@ -1,0 +1,96 @@
+/**
+ * What the typed clients (sales, sync batches) share: the Temporal client and the worker's task queue, starting a
+ * workflow whose id names the thing it does so that a second start finds the first, and turning the Temporal
+ * errors a caller handles into the client's own.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+  type Workflow,
+  type WorkflowOptions,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
+import type { WithWorkflowArgs } from '@temporalio/common';
+import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
+
+/** Memo key holding a random id per start call: how a start tells "I started it" from "it was running". */
+const START_REQUEST_MEMO = 'startRequest';
+
+export interface StartOrFindResult {
+  workflowId: string;
+  /** The run that holds the work: the one just started, or the existing one. */
+  runId?: string;
+  /** False when the workflow was already running or had already finished: nothing new was started. */
+  started: boolean;
+}
+
+/** Start options but the task queue (the client's) and the conflict policy and memo (set by `startOrFind`). */
+export type StartOrFindOptions<T extends Workflow> = WithWorkflowArgs<T, Omit<WorkflowOptions, 'taskQueue' | 'workflowIdConflictPolicy' | 'memo'>>;
+
+export interface TaskQueueClientOptions {
+  /** Task queue of the workflow worker (default `sales`). */
+  taskQueue?: string;
+}
+
+/** A typed client of the workflows a worker runs on one task queue. */
+export abstract class TaskQueueClient {
+  protected readonly taskQueue: string;
+
+  constructor(
+    protected readonly client: Client,
+    options: TaskQueueClientOptions = {},
+  ) {
+    this.taskQueue = options.taskQueue ?? SALE_TASK_QUEUE;
+  }
+
+  /**
+   * Starts the workflow, or finds the execution already started under its id: a running one (conflict policy
+   * USE_EXISTING) or a closed one the options' reuse policy refuses to start again.
+   */
+  protected async startOrFind<T extends Workflow>(workflowType: string, options: StartOrFindOptions<T>): Promise<StartOrFindResult> {
+    const { workflowId } = options;
+    const startRequest = randomUUID();
+    const memo = { [START_REQUEST_MEMO]: startRequest };
+    // `satisfies` checks the options; the cast only restates the caller's typed `args`, which TypeScript cannot
+    // carry through WithWorkflowArgs' conditional type.
+    const start = { ...options, taskQueue: this.taskQueue, workflowIdConflictPolicy: 'USE_EXISTING', memo } satisfies WorkflowOptions;
+    try {
+      const handle = await this.client.workflow.start<T>(workflowType, start as WorkflowStartOptions<T>);
+      const runId = handle.firstExecutionRunId;
+      // The server answers USE_EXISTING with the running execution's run id, and the SDK does not pass on
+      // whether it started one: the memo written by the start that won tells.
+      const { memo: written } = await this.client.workflow.getHandle(workflowId, runId).describe();
+      return { workflowId, runId, started: written?.[START_REQUEST_MEMO] === startRequest };
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      const { runId } = await this.client.workflow.getHandle(workflowId).describe();
+      return { workflowId, runId, started: false };
+    }
+  }
+}
+
+/** not_found: no such execution (or it finished); rejected: the workflow refused; timed_out: no answer yet. */
+export type OperationFailure = 'not_found' | 'rejected' | 'timed_out';
+
+/**
+ * Runs a query, update or result call; Temporal's errors for the cases a caller handles become `toError`'s
+ * (`reason` is the workflow's own reason for a refusal, Temporal's message otherwise). Anything else
+ * (connection, server) passes through.
+ */
+export async function runOperation<T>(
+  call: () => Promise<T>,
+  toError: (failure: OperationFailure, reason: string, cause: unknown) => Error,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) throw toError('rejected', err.cause?.message ?? err.message, err);
+    if (err instanceof WorkflowNotFoundError) throw toError('not_found', err.message, err);
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) throw toError('timed_out', err.message, err);
+    throw err;
+  }
+}
