@@ -46,8 +46,21 @@ async function replayAll(workflowBundle: Awaited<ReturnType<typeof saleBundle>>,
 describe('replay of recorded histories', () => {
   it('has recorded histories of every workflow', () => {
     const types = new Set(stored.map((h) => h.workflowType));
-    expect([...types].toSorted()).toEqual(['itemRegistrationWorkflow', 'saleWorkflow']);
+    expect([...types].toSorted()).toEqual(['itemRegistrationWorkflow', 'purchasesSyncWorkflow', 'reconciliationWorkflow', 'saleWorkflow', 'syncBatchWorkflow']);
     expect(stored.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('holds every run of an execution that continued as new: a deploy can find any of them running', () => {
+    const started = (h: StoredHistory) => h.history.events?.[0]?.workflowExecutionStartedEventAttributes;
+    const runIds = new Set(stored.map((h) => started(h)?.originalExecutionRunId));
+    const continued = stored.flatMap((h) => {
+      const next = h.history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+      return next ? [{ workflowId: h.workflowId, workflowType: h.workflowType, next }] : [];
+    });
+    expect(continued.filter((c) => !runIds.has(c.next)).map((c) => c.workflowId)).toEqual([]);
+    // The chains the recorder makes on purpose: later runs start from what the previous one carried.
+    expect(new Set(continued.map((c) => c.workflowType))).toEqual(new Set(['purchasesSyncWorkflow', 'syncBatchWorkflow']));
+    expect(stored.some((h) => h.workflowType === 'purchasesSyncWorkflow' && started(h)?.continuedExecutionRunId)).toBe(true);
   });
 
   it('replays both sides of the refund patch: a refund issued by the update handler (0.1.0) and by the process (0.2.0)', () => {

@@ -1,0 +1,95 @@
+/**
+ * The purchases sync, sync batch and reconciliation scenarios whose histories are committed under test/histories/
+ * and replayed by replay.test.ts, beside the sales of history-scenarios.ts. They run on the real worker process
+ * (startSaleService through the sale and purchases stacks) against the embedded sandbox's demo worlds, so the
+ * histories are those of production code. scripts/record-histories.ts runs them; no vitest here.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkflowBundle } from '@temporalio/worker';
+import { SyncBatchClient } from '../../src/client/sync-batches.js';
+import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
+import { DEMO_RECONCILIATION_LINK } from '../../src/sandbox/accounting/default-fixture.js';
+import type { ReconcileBusinessResult, ReconciliationInput } from '../../workflows/reconciliation.js';
+import type { SyncBatchOptions } from '../../workflows/sync-batch-definitions.js';
+import { eventually } from '../helpers/eventually.js';
+import { startPurchasesStack } from '../purchases/stack.js';
+import type { RecordedRun } from './history-scenarios.js';
+import type { SaleStack, TemporalAccess } from './sale-stack.js';
+
+/** Demo batches (src/sandbox/accounting/default-fixture.ts): one that syncs, one whose payment fails once. */
+const SYNCING_BATCH = 'sb_nbo_pending';
+const FAILING_ONCE_BATCH = 'sb_nbo_vendor_mapping';
+const FAST: SyncBatchOptions = { pollInterval: '200 ms', minPollGap: '50 ms' };
+
+function expectThat(ok: boolean, what: string, value: unknown): void {
+  if (!ok) throw new Error(`scenario went another way than recorded histories need: ${what} (${JSON.stringify(value)})`);
+}
+
+/** Sync batches on the sale stack's workers (its embedded sandbox serves the demo accounting world, no webhooks). */
+export async function runSyncBatchScenarios(stack: SaleStack): Promise<RecordedRun[]> {
+  const batches = new SyncBatchClient(stack.client, { taskQueue: stack.taskQueue });
+  const { companyId } = DEMO_RECONCILIATION_LINK;
+
+  // One poll per run: the batch is still syncing at the first poll, so the chain continues as new before completing.
+  await batches.process({ syncBatchId: SYNCING_BATCH, companyId, options: { ...FAST, pollsPerRun: 1 } });
+  const polled = await batches.result(SYNCING_BATCH);
+  expectThat(polled.outcome === 'synced' && polled.webhooks === 0 && polled.failed.length === 0, 'synced by polling alone', polled);
+
+  await batches.process({ syncBatchId: FAILING_ONCE_BATCH, companyId, options: FAST });
+  await eventually(() => batches.getState(FAILING_ONCE_BATCH), (s) => s.step === 'parked', { timeoutMs: 20_000, what: `${FAILING_ONCE_BATCH} parked` });
+  await batches.reprocess(FAILING_ONCE_BATCH);
+  const reprocessed = await batches.result(FAILING_ONCE_BATCH);
+  expectThat(reprocessed.outcome === 'synced' && reprocessed.processCalls === 2, 'synced after one reprocess', reprocessed);
+
+  return [
+    { name: 'sync-batch-polled', handle: batches.handle(SYNCING_BATCH) },
+    { name: 'sync-batch-reprocessed', handle: batches.handle(FAILING_ONCE_BATCH) },
+  ];
+}
+
+/** The demo link reconciled once, with the input its schedule gives (src/reconciliation/schedule.ts). */
+export async function runReconciliationScenarios(stack: SaleStack): Promise<RecordedRun[]> {
+  const input: ReconciliationInput = { businessId: DEMO_RECONCILIATION_LINK.businessId, companyId: DEMO_RECONCILIATION_LINK.companyId };
+  const handle = await stack.client.workflow.start<(i: ReconciliationInput) => Promise<ReconcileBusinessResult>>('reconciliationWorkflow', {
+    taskQueue: stack.taskQueue,
+    workflowId: `reconciliation:${input.businessId}:recorded`,
+    args: [input],
+  });
+  const { counts } = await handle.result();
+  expectThat(counts.purchases > 0 && counts.billPayments > 0 && counts.matched > 0, 'the demo link matched', counts);
+  return [{ name: 'reconciliation-demo-link', handle }];
+}
+
+/**
+ * Purchases syncs on a purchases stack of their own (its worker process makes the schedule at start-up), with
+ * pages of 20 and two pages a run: the demo's 48 Nairobi invoices take three pages, so every sync continues as new
+ * once. The first sync (run by the schedule) delivers everything; a later one, triggered through the schedule and
+ * handed the ledger by it, delivers one status change.
+ */
+export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: WorkflowBundle): Promise<RecordedRun[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'record-purchases-'));
+  const stack = await startPurchasesStack(temporal, bundle, {
+    sink: () => openNdjsonSink(join(dir, 'events.ndjson')),
+    syncOptions: { pageSize: 20, pagesPerRun: 2 },
+  });
+  try {
+    const first = await stack.firstSync();
+    expectThat(first.counts.pages === 3 && first.counts.delivered === first.counts.seen && first.counts.pending === 0, 'first sync delivers everything', first.counts);
+
+    const target = (await stack.purchases()).find((p) => p.visible && p.purchase.status === 'pending_review');
+    if (!target) throw new Error('the demo world has no supplier invoice pending review');
+    await stack.review(target.purchase.id, 'rejected', 'Quantities differ from the delivery note');
+    const changed = await stack.sync();
+    expectThat(changed.counts.statusChanges === 1 && changed.counts.delivered === 1 && changed.counts.newInvoices === 0, 'one status change', changed.counts);
+
+    return [
+      { name: 'purchases-sync-first', handle: stack.client.workflow.getHandle(first.workflowId) },
+      { name: 'purchases-sync-status-change', handle: stack.client.workflow.getHandle(changed.workflowId) },
+    ];
+  } finally {
+    await stack.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
