@@ -101,23 +101,16 @@ export interface SyncBatchState {
   history: Array<{ at: string; event: string }>;
 }
 
-export interface SyncBatchSummary {
-  syncBatchId: string;
-  companyId: string | null;
+/** What a finished batch returns: its final counts, taken from the state, plus how it ended. */
+export type SyncBatchSummary = Pick<
+  SyncBatchState,
+  'syncBatchId' | 'companyId' | 'synced' | 'failed' | 'missing' | 'processCalls' | 'polls' | 'apiCalls' | 'webhooks' | 'runs' | 'startedAt'
+> & {
   /** `synced`: every bill payment synced; `dismissed`: an operator closed it with failures left. */
   outcome: 'synced' | 'dismissed';
-  synced: number;
-  failed: FailedBillPayment[];
-  missing: string[];
-  processCalls: number;
-  polls: number;
-  apiCalls: number;
-  webhooks: number;
-  runs: number;
-  startedAt: string;
   finishedAt: string;
   dismissReason?: string;
-}
+};
 
 /** A verified accounting webhook named this batch: a hint to poll now, never the status itself. */
 export interface SyncBatchWebhookHint {
