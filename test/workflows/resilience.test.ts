@@ -47,7 +47,9 @@ describe('a sale survives its surroundings', () => {
     for (const m of state.stockMovements) {
       expect(await h.sandbox.inspector.stockMovements({ referenceId: m.referenceId })).toHaveLength(1);
     }
-  });
+    // The old process's callback receiver is gone with it, so the new workers learn the outcome by polling, whose
+    // backoff can pass 30 s on a loaded PostgreSQL-backed server: a bound on the wait, not a speed target.
+  }, 90_000);
 
   it('parks when the outcome does not come within outcomeTimeout, and confirms the late outcome on retry', async () => {
     const { handle, tin, documentId } = await heldSale({ refundWindowDays: 0, outcomeTimeout: '3 seconds' });
