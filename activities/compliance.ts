@@ -27,15 +27,18 @@ import type {
   CreateSaleInput,
   DocumentRef,
   DocumentResult,
+  ItemCheck,
   RegisterItemInput,
   RegisterItemResult,
   SaleRequest,
+  SignSaleInput,
+  SignSaleResult,
   SubmissionResult,
 } from './types.js';
 
 export type ComplianceActivityDeps = Pick<ActivityDeps, 'compliance' | 'itemRegistry' | 'callbackUrls' | 'logger'>;
 
-function submitted({ data, meta }: ApiResult<Sale>): SubmissionResult {
+function submitted({ data, meta }: ApiResult<Sale>, callbackUrl: string | undefined): SubmissionResult {
   return {
     outcome: submissionOutcome(data),
     httpStatus: meta.status,
@@ -43,6 +46,7 @@ function submitted({ data, meta }: ApiResult<Sale>): SubmissionResult {
     document: toFiscalDocument(data),
     causes: [],
     apiCalls: currentAttempt(),
+    outcomeAnnounced: callbackUrl !== undefined,
   };
 }
 
@@ -102,20 +106,38 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     );
   }
 
+  /** The items from the registry (a list call at most); a business lacking one of them is a refusal. */
+  async function lookupItems(businessId: string, itemIds: string[]): Promise<{ items: ItemCheck[]; listedItems: boolean }> {
+    const lookup = await callApi({ idempotent: true, logger }, () => itemRegistry.lookup(businessId, itemIds));
+    if (lookup.unknownItemIds.length > 0) {
+      const ids = lookup.unknownItemIds;
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.itemNotFound,
+        message: `business ${businessId} has no item ${ids.join(', ')}`,
+        nonRetryable: true,
+        details: [{ businessId, itemIds: ids }],
+      });
+    }
+    return lookup;
+  }
+
+  /** Files the sale under its key; `listCalls` were made by this attempt before it (the item list). */
+  async function fileSale(input: CreateSaleInput, listCalls: number): Promise<SubmissionResult> {
+    const callbackUrl = callbackUrls?.mint(input.workflowId);
+    const body = saleBody(input.request, callbackUrl);
+    const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
+      submitted(await client.createSale(body, input.idempotencyKey, { businessId: input.businessId, signal }), callbackUrl),
+    );
+    result.apiCalls += listCalls;
+    logSubmission('sale submitted', input.businessId, result);
+    return result;
+  }
+
   return {
     /** Registration and stock tracking of a sale's items, from the per-process registry when it can answer. */
     async checkItems(input: CheckItemsInput): Promise<CheckItemsResult> {
-      const lookup = await callApi({ idempotent: true, logger }, () => itemRegistry.lookup(input.businessId, input.itemIds));
-      if (lookup.unknownItemIds.length > 0) {
-        const ids = lookup.unknownItemIds;
-        throw ApplicationFailure.create({
-          type: FAILURE_TYPES.itemNotFound,
-          message: `business ${input.businessId} has no item ${ids.join(', ')}`,
-          nonRetryable: true,
-          details: [{ businessId: input.businessId, itemIds: ids }],
-        });
-      }
-      // Earlier failed attempts each made a call; this one made none when the cache answered.
+      const lookup = await lookupItems(input.businessId, input.itemIds);
+      // Earlier failed attempts each made a call; this one made none when the registry answered.
       const attempt = currentAttempt();
       return { items: lookup.items, apiCalls: lookup.listedItems ? attempt : attempt - 1 };
     },
@@ -142,18 +164,25 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
     /** Issues the sale; 201 signed, 202 in flight, 422 rejected (with causes), 200 a replay of the key. */
     async createSale(input: CreateSaleInput): Promise<SubmissionResult> {
-      const body = saleBody(input.request, callbackUrls?.mint(input.workflowId));
-      const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
-        submitted(await client.createSale(body, input.idempotencyKey, { businessId: input.businessId, signal })),
-      );
-      logSubmission('sale submitted', input.businessId, result);
-      return result;
+      return fileSale(input, 0);
+    },
+
+    /**
+     * The item check and the sale in one activity, so a sale whose items are registered reaches its receipt with
+     * one activity dispatch. The check is answered from the worker's registry when it can (no request); an item
+     * the business lacks is a refusal, and unregistered items come back unfiled for the workflow to register.
+     */
+    async signSale(input: SignSaleInput): Promise<SignSaleResult> {
+      const lookup = await lookupItems(input.businessId, input.itemIds);
+      const listCalls = lookup.listedItems ? 1 : 0;
+      if (lookup.items.some((item) => !item.registered)) return { items: lookup.items, apiCalls: currentAttempt() - 1 + listCalls };
+      return { items: lookup.items, submission: await fileSale(input, listCalls), apiCalls: 0 };
     },
 
     /** Resubmits a failed document (safe to repeat, C35). */
     async retrySale(input: DocumentRef): Promise<SubmissionResult> {
       const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
-        submitted(await client.retrySale(input.documentId, { businessId: input.businessId, signal })),
+        submitted(await client.retrySale(input.documentId, { businessId: input.businessId, signal }), undefined),
       );
       logSubmission('document resubmitted', input.businessId, result);
       return result;
@@ -206,7 +235,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
         callbackUrl: callbackUrls?.mint(input.workflowId),
       };
       const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
-        submitted(await client.createCreditNote(body, input.idempotencyKey, { businessId: input.businessId, signal })),
+        submitted(await client.createCreditNote(body, input.idempotencyKey, { businessId: input.businessId, signal }), body.callbackUrl),
       );
       logSubmission('credit note submitted', input.businessId, result);
       return result;

@@ -37,6 +37,8 @@ export interface SubmissionResult {
   causes: AuthorityCause[];
   /** Compliance API calls made, counting those of earlier failed attempts. */
   apiCalls: number;
+  /** The service will announce the outcome of a document in flight: a result callback URL went with the request. */
+  outcomeAnnounced?: boolean;
 }
 
 export interface ItemCheck {
@@ -88,6 +90,22 @@ export interface CreateSaleInput {
   workflowId: string;
   request: SaleRequest;
   idempotencyKey: string;
+}
+
+export interface SignSaleInput extends CreateSaleInput {
+  /** The sale's distinct items: checked (from the worker's registry when it can answer) before the sale is filed. */
+  itemIds: string[];
+}
+
+/**
+ * The item check and, when every item is registered, the sale filed: one activity on the way to a signed receipt.
+ * Without `submission` nothing was filed: some items must be registered first.
+ */
+export interface SignSaleResult {
+  items: ItemCheck[];
+  submission?: SubmissionResult;
+  /** Calls of the item check when nothing was filed (otherwise counted in the submission). */
+  apiCalls: number;
 }
 
 /** A sale or credit note already filed with the service. */

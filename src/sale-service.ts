@@ -16,6 +16,7 @@ import { assertServicesConfigured, checkServiceCredentials, resolveServices, typ
 import { connectClient, connectNative, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from './temporal/connection.js';
 import { requireSearchAttributes } from './temporal/ensure-search-attributes.js';
 import { projectSearchAttributes } from './temporal/search-attributes.js';
+import { RateLimitGate } from './http/rate-limit-gate.js';
 import { complianceRateBudgetMetrics } from './temporal/rate-budget-metrics.js';
 import { tracingPlugins } from './temporal/tracing.js';
 import { createSaleWorkers, type SaleWorkers } from './worker.js';
@@ -24,6 +25,9 @@ import type { EnsuredSchedule } from './reconciliation/schedule.js';
 import { checkReconciliationLinks, loadReconciliationConfig, startReconciliation, type ReconciliationConfig } from './reconciliation/start.js';
 import { startPurchasesSync, type PurchasesSetup, type PurchasesSyncStatus } from './purchases/start.js';
 import { SALE_TASK_QUEUE, complianceTaskQueue } from '../workflows/definitions.js';
+
+/** Longest wait for the compliance service's rate-limit window to reset before a call is handed back to Temporal. */
+const RATE_LIMIT_HOLD_MS = 10_000;
 
 export interface SaleService {
   workers: SaleWorkers;
@@ -106,7 +110,10 @@ export async function startSaleService(options: {
     taskQueue: complianceTaskQueue(options.taskQueue ?? SALE_TASK_QUEUE),
     activitiesPerSecond: perSecond,
   });
-  const compliance = new ComplianceClient({ ...services.compliance, observer });
+  // Every compliance call of this process goes through one gate: the service's headers say what is left. A reset
+  // a few seconds away is waited for, so the slot the queue's rate limit gave the call is not wasted.
+  const rateLimitGate = new RateLimitGate({ holdUpToMs: RATE_LIMIT_HOLD_MS });
+  const compliance = new ComplianceClient({ ...services.compliance, observer, rateLimitGate });
   const accounting = new AccountingClient(services.accounting);
   try {
     // A wrong link is configuration: refused before anything is started.

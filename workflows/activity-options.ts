@@ -1,3 +1,4 @@
+import type { Priority } from '@temporalio/common';
 import { proxyActivities, type ActivityInterfaceFor, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { complianceTaskQueue } from './definitions.js';
@@ -51,13 +52,21 @@ export function summarisedActivities(options: ActivityOptions): ActivityInterfac
   });
 }
 
+/**
+ * Where a call stands on the shared compliance budget: its priority key, and the business it is for as the
+ * fairness key, so one business flooding the queue cannot starve another of the same priority.
+ */
+export function budgetShare(priorityKey: number, businessId: string): Priority {
+  return { priorityKey, fairnessKey: businessId };
+}
+
 /** Activities that call the compliance service, on the rate-limited queue derived from the caller's own queue. */
-export function complianceActivities(ownTaskQueue: string, priorityKey: number, scheduleToCloseTimeout: string | number) {
+export function complianceActivities(ownTaskQueue: string, priority: Priority, scheduleToCloseTimeout: string | number) {
   return summarisedActivities({
     taskQueue: complianceTaskQueue(ownTaskQueue),
     startToCloseTimeout: '60 seconds',
     scheduleToCloseTimeout,
     retry: API_RETRY,
-    priority: { priorityKey },
+    priority,
   });
 }

@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, getExternalWorkflowHandle, log, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { PRIORITY, complianceActivities } from './activity-options.js';
+import { PRIORITY, budgetShare, complianceActivities } from './activity-options.js';
 import { parseDuration } from './duration.js';
 import {
   NeedsAttention,
@@ -45,7 +45,7 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
   });
 
   // Signing sales comes first when the rate budget is contended.
-  const { registerItem } = complianceActivities(workflowInfo().taskQueue, PRIORITY.bookkeeping, '1 hour');
+  const { registerItem } = complianceActivities(workflowInfo().taskQueue, budgetShare(PRIORITY.bookkeeping, input.businessId), '1 hour');
   const deadline = Date.now() + (parseDuration(input.fixDeadline ?? '7 days') ?? parseDuration('7 days')!);
   for (;;) {
     const result = await registerItem({ businessId: input.businessId, itemId: input.itemId, ...(input.branchId ? { branchId: input.branchId } : {}) });

@@ -10,7 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { PRIORITY, complianceActivities } from './activity-options.js';
+import { PRIORITY, budgetShare, complianceActivities } from './activity-options.js';
 import { diffPage, previousLedger, recordDelivered, type DueEvent } from './purchases-ledger.js';
 import {
   PURCHASES_PAGE_SIZE,
@@ -109,7 +109,7 @@ export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<
     );
 
   // Every call of the sync is one activity on the rate-limited compliance queue, behind any till's sale.
-  const api = complianceActivities(workflowInfo().taskQueue, PRIORITY.purchases, '30 minutes');
+  const api = complianceActivities(workflowInfo().taskQueue, budgetShare(PRIORITY.purchases, businessId), '30 minutes');
   // Delivery runs on this workflow's own queue: it spends none of the compliance budget.
   const { deliverPurchaseEvents } = proxyActivities<Activities>({
     startToCloseTimeout: '10 minutes',

@@ -1,13 +1,15 @@
-import { ApplicationFailure, allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, patched, workflowInfo } from '@temporalio/workflow';
+import type { CreateSaleInput, SubmissionResult } from '../activities/types.js';
 import { parseDuration } from './duration.js';
 import { FAILURE_TYPES, type SaleInput, type SaleState } from './definitions.js';
 import { saleIdempotencyKey } from './keys.js';
 import { saleActivities } from './sale/activities.js';
 import type { SaleContext, SaleSettings } from './sale/context.js';
 import { settleDocument } from './sale/documents.js';
-import { ensureItemsRegistered } from './sale/items.js';
+import { ensureItemsRegistered, fileWithItemsChecked } from './sale/items.js';
 import { emptyInbox, handleSaleMessages } from './sale/messages.js';
 import { OperatorCancelled } from './sale/operator.js';
+import { LEAN_SALE_PATH_PATCH } from './sale/patches.js';
 import { SaleRecord } from './sale/record.js';
 import { issueRefund } from './sale/refund.js';
 import { deductions, reportPendingStock } from './sale/stock.js';
@@ -20,8 +22,7 @@ import { deductions, reportPendingStock } from './sale/stock.js';
 export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
   const sale = openSale(input);
   try {
-    const stockTracked = await ensureItemsRegistered(sale);
-    const saleKey = await signSale(sale);
+    const { saleKey, stockTracked } = await signSale(sale);
     await reportStock(sale, saleKey, stockTracked);
     if (await refundWindow(sale)) await refund(sale);
     await closeOnceStockSettled(sale);
@@ -35,29 +36,40 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
 
 function openSale(input: SaleInput): SaleContext {
   const { workflowId, taskQueue } = workflowInfo();
+  const lean = patched(LEAN_SALE_PATH_PATCH);
   const sale: SaleContext = {
     input,
     settings: settingsOf(input),
     workflowId,
     taskQueue,
-    record: new SaleRecord(input),
+    record: new SaleRecord(input, lean),
     inbox: emptyInbox(),
-    api: saleActivities(taskQueue),
+    api: saleActivities(taskQueue, input.businessId),
+    lean,
   };
   handleSaleMessages(sale);
   return sale;
 }
 
-/** Files the sale with a key derived from its identity and drives it to a signed receipt; returns the key. */
-async function signSale(sale: SaleContext): Promise<string> {
+/**
+ * Makes sure the items are registered, files the sale with a key derived from its identity and drives it to a
+ * signed receipt; returns the key and the sale's stock-tracked items.
+ */
+async function signSale(sale: SaleContext): Promise<{ saleKey: string; stockTracked: Set<string> }> {
   const { input, record, api } = sale;
+  const saleKey = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
+  const filing: CreateSaleInput = { businessId: input.businessId, workflowId: sale.workflowId, request: saleRequest(input), idempotencyKey: saleKey };
+  let stockTracked = new Set<string>();
+  let submit: () => Promise<SubmissionResult>;
+  if (sale.lean) {
+    submit = () => fileWithItemsChecked(sale, filing, (tracked) => (stockTracked = tracked));
+  } else {
+    stockTracked = await ensureItemsRegistered(sale);
+    submit = () => api.signing.createSale(filing);
+  }
   record.enter('creating_sale');
-  const idempotencyKey = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
-  const signed = await settleDocument(sale, 'sale', () =>
-    api.signing.createSale({ businessId: input.businessId, workflowId: sale.workflowId, request: saleRequest(input), idempotencyKey }),
-  );
-  record.signed(signed);
-  return idempotencyKey;
+  record.signed(await settleDocument(sale, 'sale', submit));
+  return { saleKey, stockTracked };
 }
 
 async function reportStock(sale: SaleContext, saleKey: string, stockTracked: Set<string>): Promise<void> {

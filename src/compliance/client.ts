@@ -10,6 +10,7 @@
 import type { z } from 'zod';
 import { assertCredential } from '../config/credentials.js';
 import { callBinary, callJson, type ApiResult } from '../http/json-api.js';
+import type { RateLimitGate } from '../http/rate-limit-gate.js';
 import { HttpTransport, type HttpMethod, type HttpObserver, type HttpRequest, type QueryValue } from '../http/transport.js';
 import {
   RequestValidator,
@@ -68,6 +69,8 @@ export type ComplianceClientOptions = CommonOptions &
         userAgent?: string;
         /** Sees every request and answer (the worker's rate-budget metrics). */
         observer?: HttpObserver;
+        /** Holds requests back while the service's rate-limit headers say its window is spent (the worker's). */
+        rateLimitGate?: RateLimitGate;
       }
     | {
         /** A transport owned by the caller (it closes it). */
@@ -158,6 +161,7 @@ export class ComplianceClient {
         ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
         ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
         ...(options.observer === undefined ? {} : { observer: options.observer }),
+        ...(options.rateLimitGate === undefined ? {} : { rateLimitGate: options.rateLimitGate }),
       });
       this.ownsTransport = true;
     }

@@ -13,7 +13,10 @@ export interface WorkerConfig {
   temporal: TemporalSettings;
   /** The application's compliance rate limit; the fleet stays under it together. */
   complianceRequestsPerMinute: number;
-  /** Share of the limit kept free (for other clients of the same application, clock skew). */
+  /**
+   * Share of the limit the fleet leaves unpaced, for other clients of the same application that want a fixed
+   * reserve. 0 by default: the service's own rate-limit headers hold requests back once its window is spent.
+   */
   complianceRateHeadroom: number;
   /** Public base URL result callbacks are sent to; without it the worker relies on polling alone. */
   callbackPublicBaseUrl: string | undefined;
@@ -50,7 +53,7 @@ const instant = z.iso
 
 const schema = z.object({
   COMPLIANCE_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
-  COMPLIANCE_RATE_HEADROOM: z.coerce.number().min(0).max(0.9).default(0.1),
+  COMPLIANCE_RATE_HEADROOM: z.coerce.number().min(0).max(0.9).default(0),
   CALLBACK_PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   CALLBACK_HOST: z.string().min(1).default('0.0.0.0'),

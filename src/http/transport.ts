@@ -1,5 +1,7 @@
 import { Agent, request as undiciRequest } from 'undici';
 import { ApiError, TRANSPORT_ERROR_CODES, type ServiceName } from './errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RateLimitGate } from './rate-limit-gate.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -44,6 +46,8 @@ export interface HttpTransportOptions {
   userAgent?: string;
   /** Told of every request as it goes out and of every answer, whatever its status (metrics). */
   observer?: HttpObserver;
+  /** Holds requests back while the service's rate-limit headers say its window is spent. */
+  rateLimitGate?: RateLimitGate;
 }
 
 /** Watches a transport's traffic; it must not throw, and sees headers, so it must not log them. */
@@ -51,6 +55,9 @@ export interface HttpObserver {
   requestSent?(request: HttpRequest): void;
   responseReceived?(response: HttpResponse, request: HttpRequest): void;
 }
+
+/** Code of the 429 the transport answers itself while the service's rate-limit window is spent. */
+export const RATE_BUDGET_SPENT = 'rate_budget_spent';
 
 /** Error codes undici and Node use when a request never reached the peer. */
 const NOT_SENT_CODES = new Set([
@@ -90,6 +97,7 @@ export class HttpTransport {
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   private readonly observer: HttpObserver | undefined;
+  private readonly gate: RateLimitGate | undefined;
 
   constructor(options: HttpTransportOptions) {
     this.service = options.service;
@@ -100,6 +108,7 @@ export class HttpTransport {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'etims-temporal-worker';
     this.observer = options.observer;
+    this.gate = options.rateLimitGate;
     this.agent = new Agent({
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
       connections: options.connections ?? 16,
@@ -139,6 +148,7 @@ export class HttpTransport {
     if (req.signal?.aborted) {
       throw failure(TRANSPORT_ERROR_CODES.aborted, `${req.operation} was cancelled before it was sent`, false);
     }
+    if (this.gate) await this.passGate(this.gate, req, failure);
     const timeout = AbortSignal.timeout(req.timeoutMs ?? this.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const headers: Record<string, string> = {
@@ -148,6 +158,7 @@ export class HttpTransport {
     };
     if (req.body !== undefined) headers['content-type'] ??= 'application/json';
 
+    let answer: HttpResponse | undefined;
     this.observer?.requestSent?.(req);
     try {
       const res = await undiciRequest(new URL(target, this.base.origin), {
@@ -163,6 +174,7 @@ export class HttpTransport {
         if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
       }
       const response = { status: res.statusCode, headers: flat, body, target };
+      answer = response;
       this.observer?.responseReceived?.(response, req);
       return response;
     } catch (err) {
@@ -182,6 +194,34 @@ export class HttpTransport {
         true,
         err,
       );
+    } finally {
+      this.gate?.settle(answer);
+    }
+  }
+
+  /**
+   * Waits for the service's rate-limit window to reset when it is spent and the reset is near; a farther one is
+   * answered here with a 429, as the service would answer, without spending a request of the window on it.
+   */
+  private async passGate(gate: RateLimitGate, req: HttpRequest, failure: (code: string, message: string, requestSent: boolean) => ApiError): Promise<void> {
+    for (let waitMs = gate.admit(); waitMs !== undefined; waitMs = gate.admit()) {
+      if (waitMs > gate.holdUpToMs) {
+        const waitSeconds = Math.ceil(waitMs / 1000);
+        throw new ApiError({
+          service: this.service,
+          operation: req.operation,
+          method: req.method,
+          path: req.path,
+          status: 429,
+          code: RATE_BUDGET_SPENT,
+          message: `${req.operation}: the ${this.service} service's rate-limit window is spent; not sent, retry in ${waitSeconds} s`,
+          retryAfterSeconds: waitSeconds,
+          retry: 'safe',
+          requestSent: false,
+        });
+      }
+      await sleep(waitMs, undefined, req.signal ? { signal: req.signal } : {}).catch(() => undefined);
+      if (req.signal?.aborted) throw failure(TRANSPORT_ERROR_CODES.aborted, `${req.operation} was cancelled before it was sent`, false);
     }
   }
 

@@ -55,7 +55,7 @@ describe('priority on the shared compliance budget', () => {
       const purchasesBetween = upToSigning.filter((r) => r.at >= saleStart && isPurchases(r.route)).length;
       const pullsWaiting = BACKLOG - upToSigning.filter((r) => r.route === '/v1/purchases/pull').length;
 
-      const waits = await activityWaits(sale, ['checkItems', 'createSale']);
+      const waits = await activityWaits(sale, ['signSale']);
       console.info(`sale: ${purchasesBetween} purchases calls between its start and its signing request; ${pullsWaiting} queued pulls still waiting; waits (ms) ${JSON.stringify(waits)}`);
       // In arrival order the sale would have waited behind every pull queued before it (about 45); by priority its
       // calls go next, and most of the backlog is still waiting when it is signed.

@@ -141,13 +141,13 @@ describe('tracing with an OTLP endpoint', () => {
         await tracing!.flush();
         return spansOf(receiver.bodies);
       },
-      (found) => ['StartWorkflow:saleWorkflow', 'RunWorkflow:saleWorkflow', 'StartActivity:createSale', 'RunActivity:createSale'].every((name) => found.some((s) => s.name === name)),
+      (found) => ['StartWorkflow:saleWorkflow', 'RunWorkflow:saleWorkflow', 'StartActivity:signSale', 'RunActivity:signSale'].every((name) => found.some((s) => s.name === name)),
       { timeoutMs: 20_000, intervalMs: 250, what: 'client, workflow and activity spans at the receiver' },
     );
     const named = (name: string) => spans.filter((s) => s.name === name);
     const [start] = named('StartWorkflow:saleWorkflow');
-    const [runActivity] = named('RunActivity:createSale');
-    const [startActivity] = named('StartActivity:createSale');
+    const [runActivity] = named('RunActivity:signSale');
+    const [startActivity] = named('StartActivity:signSale');
     // One trace: the activity run on the compliance worker descends from the client's start.
     expect(runActivity!.traceId).toBe(start!.traceId);
     expect(named('RunWorkflow:saleWorkflow').map((s) => s.traceId)).toContain(start!.traceId);

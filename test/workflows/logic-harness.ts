@@ -126,7 +126,7 @@ export const submission = {
 // ---------------------------------------------------------------------------------------------------------
 
 /** The happy path: every item registered and stock-tracked, every document signed at once, every write taken. */
-function defaultStubs(): Omit<Activities, 'requestItemRegistration' | keyof PurchasesActivities> {
+function defaultStubs(): Omit<Activities, 'requestItemRegistration' | 'signSale' | keyof PurchasesActivities> {
   let movements = 0;
   return {
     async checkItems({ itemIds }) {
@@ -155,6 +155,20 @@ function defaultStubs(): Omit<Activities, 'requestItemRegistration' | keyof Purc
     async createCreditNote({ traderInvoiceNumber }) {
       return submission.signed(creditNoteDocument({ traderInvoiceNumber }));
     },
+  };
+}
+
+/**
+ * signSale as the real activity composes it: the item check, then the sale when every item is registered. Made
+ * of the test's (recorded) checkItems and createSale, so a test stubs and observes those two as it always has.
+ */
+function signSaleFrom(stubs: Pick<Activities, 'checkItems' | 'createSale'>): Activities['signSale'] {
+  return async (input) => {
+    const { items, apiCalls } = await stubs.checkItems({ businessId: input.businessId, itemIds: input.itemIds });
+    if (items.some((item) => !item.registered)) return { items, apiCalls };
+    const { itemIds: _itemIds, ...filing } = input;
+    const submission = await stubs.createSale(filing);
+    return { items, submission: { ...submission, apiCalls: submission.apiCalls + apiCalls }, apiCalls: 0 };
   };
 }
 
@@ -221,7 +235,7 @@ interface World {
   close(): Promise<void>;
 }
 
-const ACTIVITY_NAMES = [...Object.keys(defaultStubs()), 'requestItemRegistration'] as ActivityName[];
+const ACTIVITY_NAMES = [...Object.keys(defaultStubs()), 'requestItemRegistration', 'signSale'] as ActivityName[];
 
 async function createWorld(): Promise<World> {
   const [env, bundle] = await Promise.all([createTimeSkippingEnv(), workflowBundle()]);
@@ -304,7 +318,11 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
   const started = new Set<string>();
 
   const real = createRegistrationActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) });
-  const implementations: Omit<Activities, keyof PurchasesActivities> = { ...defaultStubs(), requestItemRegistration: real.requestItemRegistration, ...overrides };
+  const implementations: Omit<Activities, 'signSale' | keyof PurchasesActivities> & Partial<Pick<Activities, 'signSale'>> = {
+    ...defaultStubs(),
+    requestItemRegistration: real.requestItemRegistration,
+    ...overrides,
+  };
   const recorded = Object.fromEntries(
     Object.entries(implementations).map(([name, fn]) => [
       name,
@@ -319,6 +337,7 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
       },
     ]),
   ) as unknown as Activities;
+  if (!overrides.signSale) recorded.signSale = signSaleFrom(recorded);
   world.stubsByBusiness.set(businessId, recorded);
 
   const client = env.client;

@@ -1,11 +1,11 @@
-import { API_RETRY, PRIORITY, complianceActivities, summarisedActivities } from '../activity-options.js';
+import { API_RETRY, PRIORITY, budgetShare, complianceActivities, summarisedActivities } from '../activity-options.js';
 import { complianceTaskQueue } from '../definitions.js';
 
 /** The activity proxies of one sale; the compliance queue is derived from the sale's own queue. */
-export function saleActivities(saleTaskQueue: string) {
+export function saleActivities(saleTaskQueue: string, businessId: string) {
   return {
-    signing: complianceActivities(saleTaskQueue, PRIORITY.signing, '2 hours'),
-    bookkeeping: complianceActivities(saleTaskQueue, PRIORITY.bookkeeping, '2 hours'),
+    signing: complianceActivities(saleTaskQueue, budgetShare(PRIORITY.signing, businessId), '2 hours'),
+    bookkeeping: complianceActivities(saleTaskQueue, budgetShare(PRIORITY.bookkeeping, businessId), '2 hours'),
     /** Runs on the sale's own queue: it talks to Temporal, not to the compliance service. */
     coordination: summarisedActivities({ startToCloseTimeout: '30 seconds', retry: API_RETRY }),
     /** Polling through activity retries: the history gains no events per poll. */
@@ -15,7 +15,7 @@ export function saleActivities(saleTaskQueue: string) {
         startToCloseTimeout: '60 seconds',
         scheduleToCloseTimeout: Math.max(1000, timeoutMs),
         retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-        priority: { priorityKey: PRIORITY.polling },
+        priority: budgetShare(PRIORITY.polling, businessId),
       }),
   };
 }

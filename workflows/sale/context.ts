@@ -33,4 +33,6 @@ export interface SaleContext {
   record: SaleRecord;
   inbox: SaleInbox;
   api: SaleActivities;
+  /** Started on 0.4 or later: the lean path (patches.ts, LEAN_SALE_PATH_PATCH). */
+  lean: boolean;
 }

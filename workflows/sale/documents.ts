@@ -16,13 +16,16 @@ type Outcome = FiscalDocument | { problem: { code: string; message: string } };
  * sale can be cancelled while parked: a credit note reverses a sale that is already signed.
  */
 export async function settleDocument(ctx: SaleContext, kind: DocumentKind, submit: () => Promise<SubmissionResult>): Promise<FiscalDocument> {
-  const { input, record, api } = ctx;
+  const { input, record, inbox, api } = ctx;
   const cancellable = kind === 'sale';
+  /** Callbacks counted when the latest submission went out: one after it may announce its outcome. */
+  let hintsAtSubmission = inbox.callbackHints;
   const send = (call: () => Promise<SubmissionResult>) =>
     parkOnRefusal(
       ctx,
       () => {
         if (kind === 'sale') record.state.submissions++;
+        hintsAtSubmission = inbox.callbackHints;
         return call();
       },
       { cancellable },
@@ -66,7 +69,8 @@ export async function settleDocument(ctx: SaleContext, kind: DocumentKind, submi
     record.show(kind, document);
     if (isInFlight(document.status)) {
       record.enter('awaiting_outcome');
-      const outcome = await awaitOutcome(ctx, document.id);
+      const callbackSince = ctx.lean && result.outcomeAnnounced ? hintsAtSubmission : undefined;
+      const outcome = await awaitOutcome(ctx, document.id, callbackSince);
       if ('problem' in outcome) {
         await awaitOperator(ctx, outcome.problem.code, outcome.problem.message, { cancellable });
         result = await confirmOrResubmit(ctx, document.id, resubmit);
@@ -83,11 +87,26 @@ export async function settleDocument(ctx: SaleContext, kind: DocumentKind, submi
   }
 }
 
-/** The outcome by callback or by polling, whichever comes first; a problem when the wait ran out or was refused. */
-async function awaitOutcome(ctx: SaleContext, documentId: string): Promise<Outcome> {
+/**
+ * How long a document whose outcome a callback will announce goes unpolled: the authority usually decides in
+ * seconds, and a poll the callback then makes pointless costs a request of the shared budget.
+ */
+const CALLBACK_GRACE_MS = 30_000;
+
+/**
+ * The outcome by callback or by polling, whichever comes first; a problem when the wait ran out or was refused.
+ * With `callbackSince` (the callbacks counted when the document was submitted with a callback URL), polling
+ * starts only once the callback is overdue.
+ */
+async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince: number | undefined): Promise<Outcome> {
   const { input, inbox, api, record } = ctx;
   const timedOut = { problem: { code: 'outcome_timeout', message: `no outcome from the authority within ${input.options?.outcomeTimeout ?? '24 hours'}` } };
   const deadline = Date.now() + ctx.settings.outcomeTimeoutMs;
+  if (callbackSince !== undefined && (await condition(() => inbox.callbackHints > callbackSince, Math.min(CALLBACK_GRACE_MS, deadline - Date.now())))) {
+    const { document, apiCalls } = await api.signing.getDocument({ businessId: input.businessId, documentId });
+    record.countCalls(apiCalls);
+    if (!isInFlight(document.status)) return document;
+  }
   for (;;) {
     const hintsBefore = inbox.callbackHints;
     const scope = new CancellationScope();

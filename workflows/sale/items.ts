@@ -1,17 +1,41 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
+import type { CreateSaleInput, SubmissionResult } from '../../activities/types.js';
 import { FAILURE_TYPES } from '../definitions.js';
 import type { SaleContext } from './context.js';
 import { parkOnRefusal } from './operator.js';
 
-/** Registers what is missing through one registration workflow per item; returns the stock-tracked items. */
+/** Before 0.4: registers what is missing through one registration workflow per item; returns the stock-tracked items. */
 export async function ensureItemsRegistered(ctx: SaleContext): Promise<Set<string>> {
   const { input, record, api } = ctx;
   record.enter('registering_items');
-  const itemIds = [...new Set(input.lines.map((l) => l.itemId))];
-  const check = await parkOnRefusal(ctx, () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds }), { cancellable: true });
+  const check = await parkOnRefusal(ctx, () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx) }), { cancellable: true });
   record.countCalls(check.apiCalls);
   await registerItems(ctx, check.items.filter((i) => !i.registered).map((i) => i.itemId));
-  return new Set(check.items.filter((i) => i.stockTracked).map((i) => i.itemId));
+  return stockTrackedOf(check.items);
+}
+
+/**
+ * Files the sale with its items checked in the same activity; only when some are not registered yet does it
+ * register them first and file in a second one. The stock-tracked items are told through `tracked`.
+ */
+export async function fileWithItemsChecked(ctx: SaleContext, filing: CreateSaleInput, tracked: (items: Set<string>) => void): Promise<SubmissionResult> {
+  const { record, api } = ctx;
+  const checked = await api.signing.signSale({ ...filing, itemIds: itemIdsOf(ctx) });
+  tracked(stockTrackedOf(checked.items));
+  if (checked.submission) return checked.submission;
+  record.countCalls(checked.apiCalls);
+  record.enter('registering_items');
+  await registerItems(ctx, checked.items.filter((i) => !i.registered).map((i) => i.itemId));
+  record.enter('creating_sale');
+  return api.signing.createSale(filing);
+}
+
+function itemIdsOf(ctx: SaleContext): string[] {
+  return [...new Set(ctx.input.lines.map((l) => l.itemId))];
+}
+
+function stockTrackedOf(items: { itemId: string; stockTracked: boolean }[]): Set<string> {
+  return new Set(items.filter((i) => i.stockTracked).map((i) => i.itemId));
 }
 
 /**

@@ -16,14 +16,9 @@ import {
   type RefundRequest,
 } from '../definitions.js';
 import type { SaleContext, SaleInbox } from './context.js';
+import { REFUND_BY_PROCESS_PATCH } from './patches.js';
 import { issueRefund } from './refund.js';
 
-/**
- * Executions that took their refund before 0.2 issued the credit note inside the update handler; newer ones
- * leave it to the process. Deprecate once no sale started before 0.2 is open (refund windows end after 30 days
- * by default, 365 at most).
- */
-export const REFUND_BY_PROCESS_PATCH = 'refund-issued-by-process';
 
 export function emptyInbox(): SaleInbox {
   return { callbackHints: 0, registrations: new Map(), operatorRetry: false, operatorCancel: undefined, stockWork: false, refund: undefined };

@@ -1,4 +1,5 @@
-import { metricMeter, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { metricMeter, setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { isSigned } from '../../src/compliance/rules.js';
 import { METRICS } from '../../src/temporal/metric-names.js';
 import {
   CuInvoiceNumber,
@@ -40,9 +41,16 @@ export function initialSaleState(input: Pick<SaleInput, 'businessId' | 'traderIn
  */
 export class SaleRecord {
   readonly state: SaleState;
+  /** The last `NeedsAttention` written (undefined: not known), so the lean path writes only changes. */
+  private attention: boolean | undefined;
 
-  constructor(input: SaleInput) {
-    this.state = initialSaleState(input, 'registering_items');
+  /** `lean`: started on 0.4 or later (patches.ts); it writes fewer search attributes and starts by filing. */
+  constructor(
+    input: SaleInput,
+    private readonly lean = false,
+  ) {
+    this.state = initialSaleState(input, lean ? 'creating_sale' : 'registering_items');
+    this.attention = workflowInfo().typedSearchAttributes.get(NeedsAttention);
   }
 
   note(event: string): void {
@@ -65,7 +73,8 @@ export class SaleRecord {
       return;
     }
     this.state.sale = document;
-    upsertSearchAttributes([{ key: FiscalStatus, value: document.status }]);
+    // A signed sale is written as such by signed(), right after.
+    if (!(this.lean && isSigned(document))) upsertSearchAttributes([{ key: FiscalStatus, value: document.status }]);
     this.publishDetails();
   }
 
@@ -93,7 +102,7 @@ export class SaleRecord {
     this.state.step = 'parked';
     this.note(`parked: ${code}`);
     count(METRICS.salesParked, { code });
-    upsertSearchAttributes([{ key: NeedsAttention, value: true }]);
+    this.writeAttention(true);
     this.publishDetails();
   }
 
@@ -110,8 +119,14 @@ export class SaleRecord {
   /** `NeedsAttention` while the sale is parked or a stock movement waits for an operator. */
   refreshAttention(): void {
     const attention = this.state.parked !== null || this.state.stockMovements.some((m) => m.status === 'needs_confirmation');
-    upsertSearchAttributes([{ key: NeedsAttention, value: attention }]);
+    this.writeAttention(attention);
     this.publishDetails();
+  }
+
+  private writeAttention(attention: boolean): void {
+    if (this.lean && attention === this.attention) return;
+    upsertSearchAttributes([{ key: NeedsAttention, value: attention }]);
+    this.attention = attention;
   }
 
   failed(): void {
@@ -120,6 +135,7 @@ export class SaleRecord {
       { key: FiscalStatus, value: 'failed' },
       { key: NeedsAttention, value: true },
     ]);
+    this.attention = true;
     count(METRICS.salesFailed);
     this.publishDetails();
   }
@@ -131,6 +147,7 @@ export class SaleRecord {
       { key: FiscalStatus, value: 'cancelled' },
       { key: NeedsAttention, value: false },
     ]);
+    this.attention = false;
     this.note(`cancelled: ${reason}`);
     count(METRICS.salesCancelled);
     this.publishDetails();

@@ -30,32 +30,40 @@ export function restocking(ctx: SaleContext, creditNoteKey: string, request: Ref
  * is never retried blindly: the movement waits for an operator to confirm it or to ask for a re-send.
  */
 export async function reportPendingStock(ctx: SaleContext): Promise<void> {
-  const { input, record, inbox, api } = ctx;
-  inbox.stockWork = false;
-  for (const m of record.state.stockMovements.filter((x) => x.status === 'pending')) {
-    try {
-      const result = await api.bookkeeping.adjustStock({
-        businessId: input.businessId,
-        itemId: m.itemId,
-        action: m.action,
-        quantity: m.quantity,
-        unitPrice: m.unitPrice,
-        referenceId: m.referenceId,
-        ...(input.branchId ? { branchId: input.branchId } : {}),
-      });
-      record.countCalls(result.apiCalls);
-      m.status = 'reported';
-      m.movementId = result.movementId;
-    } catch (err) {
-      if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) throw err;
-      record.countCalls(1);
-      m.status = 'needs_confirmation';
-      m.problem = isAmbiguousWrite(err.cause.type)
-        ? 'the service may or may not have recorded this movement: confirm it in the dashboard, or re-send it'
-        : `the service refused the movement (${err.cause.type ?? 'error'}): fix it, then re-send or confirm`;
-      record.note(`stock movement ${m.referenceId} needs an operator`);
-      metricMeter.createCounter(METRICS.stockMovementsNeedingOperator).add(1, { action: m.action });
-    }
+  ctx.inbox.stockWork = false;
+  const pending = ctx.record.state.stockMovements.filter((x) => x.status === 'pending');
+  if (ctx.lean) {
+    // Together: one workflow task for all of them, and the order of independent movements does not matter.
+    await Promise.all(pending.map((m) => reportMovement(ctx, m)));
+  } else {
+    for (const m of pending) await reportMovement(ctx, m);
   }
-  record.refreshAttention();
+  ctx.record.refreshAttention();
+}
+
+async function reportMovement(ctx: SaleContext, m: StockMovementState): Promise<void> {
+  const { input, record, api } = ctx;
+  try {
+    const result = await api.bookkeeping.adjustStock({
+      businessId: input.businessId,
+      itemId: m.itemId,
+      action: m.action,
+      quantity: m.quantity,
+      unitPrice: m.unitPrice,
+      referenceId: m.referenceId,
+      ...(input.branchId ? { branchId: input.branchId } : {}),
+    });
+    record.countCalls(result.apiCalls);
+    m.status = 'reported';
+    m.movementId = result.movementId;
+  } catch (err) {
+    if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) throw err;
+    record.countCalls(1);
+    m.status = 'needs_confirmation';
+    m.problem = isAmbiguousWrite(err.cause.type)
+      ? 'the service may or may not have recorded this movement: confirm it in the dashboard, or re-send it'
+      : `the service refused the movement (${err.cause.type ?? 'error'}): fix it, then re-send or confirm`;
+    record.note(`stock movement ${m.referenceId} needs an operator`);
+    metricMeter.createCounter(METRICS.stockMovementsNeedingOperator).add(1, { action: m.action });
+  }
 }

@@ -1,0 +1,18 @@
+/**
+ * Every patch of the sale workflow, in the order they were introduced. Each guards a change of the commands a
+ * sale issues; executions started before it replay the old branch. Deprecate one only once no sale started
+ * before it can still be open (refund windows end after 30 days by default, 365 at most).
+ */
+
+/** 0.2: the refund's credit note is issued by the process, not inside the refund update's handler. */
+export const REFUND_BY_PROCESS_PATCH = 'refund-issued-by-process';
+
+/**
+ * 0.4, the lean path to a signed receipt:
+ * - the item check and the sale go in one activity (`signSale`), so a sale whose items are registered reaches
+ *   its receipt after one workflow task and one activity dispatch;
+ * - a document in flight whose outcome a callback will announce is not polled until the callback is overdue;
+ * - a sale's stock movements are sent together, not one workflow task after another;
+ * - search attributes are written only when their value changes.
+ */
+export const LEAN_SALE_PATH_PATCH = 'lean-sale-path';
