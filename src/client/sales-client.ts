@@ -72,6 +72,8 @@ export class SalesClient extends TaskQueueClient {
       ],
       staticSummary: saleSummary(sale),
       staticDetails: saleDetails(sale),
+      // The sale's workflow tasks queue fairly between businesses, as its API calls do (budgetShare).
+      priority: { fairnessKey: sale.businessId },
     });
   }
 

@@ -17,6 +17,8 @@ export class RateLimitGate {
   /** Requests the service said were left, and when its window resets (epoch ms); unknown until an answer tells. */
   private remaining: number | undefined;
   private resetAtMs = 0;
+  /** The earliest the current window can reset, by the same answers. */
+  private earliestResetMs = 0;
   /** Sent by this process and not answered yet: the service counts them, its last answer did not. */
   private inFlight = 0;
 
@@ -51,14 +53,20 @@ export class RateLimitGate {
     const resetSeconds = retryAfter ?? info.resetSeconds;
     const remaining = response.status === 429 ? 0 : info.remaining;
     if (remaining === undefined || resetSeconds === undefined) return;
-    const resetAtMs = now + resetSeconds * 1000;
-    // Answers overtake each other: within one window, the lowest count left is the latest.
-    if (this.remaining !== undefined && now < this.resetAtMs && Math.abs(resetAtMs - this.resetAtMs) < 1000) {
+    // Whole seconds, rounded up (C43): the reset lies in (now + reset - 1 s, now + reset s]. Answers at different
+    // instants of one window narrow that down to the millisecond, so nothing waits up to a second too long.
+    const earliest = now + (resetSeconds - 1) * 1000;
+    const latest = now + resetSeconds * 1000;
+    if (this.remaining !== undefined && now < this.resetAtMs && earliest < this.resetAtMs && latest > this.earliestResetMs) {
+      // The same window: answers overtake each other, so the lowest count left is the latest.
       this.remaining = Math.min(this.remaining, remaining);
+      this.resetAtMs = Math.min(this.resetAtMs, latest);
+      this.earliestResetMs = Math.max(this.earliestResetMs, earliest);
     } else {
       this.remaining = remaining;
+      this.resetAtMs = latest;
+      this.earliestResetMs = earliest;
     }
-    this.resetAtMs = resetAtMs;
   }
 
   /** What the gate believes now, for metrics and tests. */

@@ -8,16 +8,26 @@ import {
 import { DEMO } from './default-fixture.js';
 import { FixtureError, loadFixture, type SandboxFixture } from './fixture.js';
 import { startSandbox, type Sandbox } from './server.js';
+import { seededRandom } from './shared/faults.js';
 
-const USAGE = `Usage: npm run sandbox -- [--fixture path.json] [--host 127.0.0.1] [--compliance-port 4010] [--accounting-port 4020]
+const USAGE = `Usage: npm run sandbox -- [--fixture path.json] [--host 127.0.0.1] [--compliance-port 4010] [--accounting-port 4020] [--seed N]
 
-Starts the compliance and accounting service sandboxes (see docs/sandbox.md).`;
+Starts the compliance and accounting service sandboxes (see docs/sandbox.md). --seed makes the fault rules'
+probability rolls reproducible.`;
 
 const EXIT_USAGE = 2;
 
 function port(value: string, option: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65_535) {
     console.error(`--${option} must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+    process.exit(EXIT_USAGE);
+  }
+  return Number(value);
+}
+
+function seed(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 0xffff_ffff) {
+    console.error(`--seed must be an integer from 0 to 4294967295, got ${JSON.stringify(value)}`);
     process.exit(EXIT_USAGE);
   }
   return Number(value);
@@ -55,7 +65,7 @@ function banner(complianceUrl: string, accountingUrl: string, customFixture: boo
 }
 
 async function main(): Promise<void> {
-  let values: { fixture?: string; host?: string; 'compliance-port'?: string; 'accounting-port'?: string; help?: boolean };
+  let values: { fixture?: string; host?: string; 'compliance-port'?: string; 'accounting-port'?: string; seed?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       options: {
@@ -63,6 +73,7 @@ async function main(): Promise<void> {
         host: { type: 'string', default: '127.0.0.1' },
         'compliance-port': { type: 'string', default: '4010' },
         'accounting-port': { type: 'string', default: '4020' },
+        seed: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -117,6 +128,7 @@ async function main(): Promise<void> {
     compliancePort: port(values['compliance-port'] ?? '4010', 'compliance-port'),
     accountingPort: port(values['accounting-port'] ?? '4020', 'accounting-port'),
     logger,
+    ...(values.seed === undefined ? {} : { random: seededRandom(seed(values.seed)) }),
   });
   running.sandbox = sandbox;
   if (running.stopping) {

@@ -37,6 +37,8 @@ export interface StartSandboxOptions {
   logger?: Logger | false;
   /** Clock of both services (windows, expiry, timestamps); tests may move it. */
   now?: () => number;
+  /** Source of the fault rules' probability rolls (default Math.random); `seededRandom(seed)` makes them reproducible. */
+  random?: () => number;
 }
 
 function baseUrl(app: FastifyInstance, host: string): string {
@@ -53,7 +55,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   const host = options.host ?? '127.0.0.1';
   const logger = options.logger ?? false;
   const now = options.now ?? Date.now;
-  const faults = new FaultEngine(fixture.faults);
+  const faults = new FaultEngine(fixture.faults, options.random);
   const stats = new RequestStats();
   // The compliance inspection API's reset puts the shared parts back too.
   const resetShared = () => {

@@ -50,6 +50,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const [port, uiPort] = await resolvePorts(ip, opts.port, headless ? undefined : (opts.uiPort ?? 0));
   const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', namespace];
   args.push('--log-level', 'warn');
+  // Fairness between businesses on shared queues (see deploy/temporal/dynamicconfig/development-sql.yaml).
+  args.push('--dynamic-config-value', 'matching.enableFairness=true');
   if (uiPort === undefined) {
     args.push('--headless');
   } else {

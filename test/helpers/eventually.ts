@@ -1,6 +1,6 @@
 /**
- * The one "poll until" of the tests and scripts. No vitest in here: scripts/record-histories.ts and
- * scripts/bench-sales.ts run it outside the test runner.
+ * The one "poll until" of the tests and scripts. No vitest in here: scripts/record-histories.ts runs it outside
+ * the test runner.
  */
 export interface EventuallyOptions {
   /** Fail after this long (default 10 s). */

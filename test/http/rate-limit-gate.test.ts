@@ -42,6 +42,23 @@ describe('RateLimitGate', () => {
     expect(gate.admit()).toBe(20_000);
   });
 
+  it('narrows the reset down from answers at different instants of one window (the headers round up to seconds)', () => {
+    let now = 0;
+    const gate = new RateLimitGate({ now: () => now });
+    // The window really resets at 10.2 s: at 0 s it is "11 s" away, at 0.9 s "10 s", at 5.3 s "5 s".
+    gate.settle({ status: 200, headers: headers(5, 11) });
+    now = 900;
+    gate.settle({ status: 200, headers: headers(4, 10) });
+    now = 5_300;
+    gate.settle({ status: 200, headers: headers(0, 5) });
+    expect(gate.snapshot().resetAtMs).toBe(10_300);
+    expect(gate.admit()).toBe(5_000);
+    // A later window is taken as new, not merged into the old one.
+    now = 10_400;
+    gate.settle({ status: 200, headers: headers(9, 10) });
+    expect(gate.snapshot()).toMatchObject({ remaining: 9, resetAtMs: 20_400 });
+  });
+
   it('ignores answers without the headers and requests that got no answer', () => {
     const gate = new RateLimitGate({ now: () => 0 });
     gate.admit();

@@ -690,6 +690,21 @@ describe('stock movements', () => {
     });
   });
 
+  it('tries a movement again only when the failure proves it was not taken (rate limited), after the delay asked for', async () => {
+    let calls = 0;
+    const adjustStock = async () => {
+      calls++;
+      if (calls === 1) throw ApplicationFailure.create({ type: 'rate_limited', message: 'rate limited', details: [{ operation: 'adjustStock', status: 429, retryAfterSeconds: 7 }] });
+      return { movementId: 'mov_after_429', quantityOnHand: 10, apiCalls: 1 };
+    };
+    await h.run({ adjustStock }, async (s) => {
+      const closed = await (await s.startSale(oneLine(s))).result();
+      expect(closed.stockMovements[0]).toMatchObject({ status: 'reported', movementId: 'mov_after_429' });
+      const [first, second] = s.calls.filter((c) => c.name === 'adjustStock');
+      expect(second!.scheduledAtMs - first!.scheduledAtMs).toBeGreaterThanOrEqual(7_000);
+    });
+  });
+
   it('re-sends a movement on the operator’s word, with the same reference, and closes', async () => {
     let attempt = 0;
     const adjustStock = async () => {

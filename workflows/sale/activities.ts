@@ -6,6 +6,16 @@ export function saleActivities(saleTaskQueue: string, businessId: string) {
   return {
     signing: complianceActivities(saleTaskQueue, budgetShare(PRIORITY.signing, businessId), '2 hours'),
     bookkeeping: complianceActivities(saleTaskQueue, budgetShare(PRIORITY.bookkeeping, businessId), '2 hours'),
+    /**
+     * Stock movements, one attempt per activity: the service does not de-duplicate them, and an attempt whose
+     * worker died may have sent one. The process retries only what provably was not taken (stock.ts).
+     */
+    stockWrites: summarisedActivities({
+      taskQueue: complianceTaskQueue(saleTaskQueue),
+      startToCloseTimeout: '60 seconds',
+      retry: { maximumAttempts: 1 },
+      priority: budgetShare(PRIORITY.bookkeeping, businessId),
+    }),
     /** Runs on the sale's own queue: it talks to Temporal, not to the compliance service. */
     coordination: summarisedActivities({ startToCloseTimeout: '30 seconds', retry: API_RETRY }),
     /** Polling through activity retries: the history gains no events per poll. */

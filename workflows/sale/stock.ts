@@ -1,4 +1,5 @@
-import { ActivityFailure, ApplicationFailure, metricMeter } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, metricMeter, sleep } from '@temporalio/workflow';
+import type { AdjustStockResult } from '../../activities/types.js';
 import { METRICS } from '../../src/temporal/metric-names.js';
 import { NON_RESTOCKING_REASONS } from '../../src/compliance/rules.js';
 import { isAmbiguousWrite, type RefundRequest, type StockMovementState } from '../definitions.js';
@@ -42,28 +43,60 @@ export async function reportPendingStock(ctx: SaleContext): Promise<void> {
 }
 
 async function reportMovement(ctx: SaleContext, m: StockMovementState): Promise<void> {
-  const { input, record, api } = ctx;
+  const { record } = ctx;
   try {
-    const result = await api.bookkeeping.adjustStock({
-      businessId: input.businessId,
-      itemId: m.itemId,
-      action: m.action,
-      quantity: m.quantity,
-      unitPrice: m.unitPrice,
-      referenceId: m.referenceId,
-      ...(input.branchId ? { branchId: input.branchId } : {}),
-    });
+    const result = await sendMovement(ctx, m);
     record.countCalls(result.apiCalls);
     m.status = 'reported';
     m.movementId = result.movementId;
   } catch (err) {
-    if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) throw err;
+    const unknownFate = ctx.lean && err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
+    if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure || unknownFate)) throw err;
     record.countCalls(1);
     m.status = 'needs_confirmation';
-    m.problem = isAmbiguousWrite(err.cause.type)
-      ? 'the service may or may not have recorded this movement: confirm it in the dashboard, or re-send it'
-      : `the service refused the movement (${err.cause.type ?? 'error'}): fix it, then re-send or confirm`;
+    m.problem =
+      unknownFate || isAmbiguousWrite((err.cause as ApplicationFailure).type)
+        ? 'the service may or may not have recorded this movement: confirm it in the dashboard, or re-send it'
+        : `the service refused the movement (${(err.cause as ApplicationFailure).type ?? 'error'}): fix it, then re-send or confirm`;
     record.note(`stock movement ${m.referenceId} needs an operator`);
     metricMeter.createCounter(METRICS.stockMovementsNeedingOperator).add(1, { action: m.action });
   }
+}
+
+/**
+ * One movement. Since 0.4 every attempt is an activity of its own, and only a failure that proves the movement
+ * was not taken (rate limited, never sent) is tried again, after the delay it asked for; a timed-out attempt (its
+ * worker died or hung, maybe after sending) goes to an operator like an ambiguous write.
+ */
+async function sendMovement(ctx: SaleContext, m: StockMovementState): Promise<AdjustStockResult> {
+  const { input, api } = ctx;
+  const movement = {
+    businessId: input.businessId,
+    itemId: m.itemId,
+    action: m.action,
+    quantity: m.quantity,
+    unitPrice: m.unitPrice,
+    referenceId: m.referenceId,
+    ...(input.branchId ? { branchId: input.branchId } : {}),
+  };
+  if (!ctx.lean) return api.bookkeeping.adjustStock(movement);
+  let failedCalls = 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await api.stockWrites.adjustStock(movement);
+      return { ...result, apiCalls: result.apiCalls + failedCalls };
+    } catch (err) {
+      const cause = err instanceof ActivityFailure ? err.cause : undefined;
+      if (!(cause instanceof ApplicationFailure) || cause.nonRetryable) throw err;
+      failedCalls++;
+      await sleep(retryDelayMs(cause, attempt));
+    }
+  }
+}
+
+/** A 429's Retry-After (activities/failures.ts puts it in the details), else the API retry policy's backoff. */
+function retryDelayMs(failure: ApplicationFailure, attempt: number): number {
+  const detail = failure.details?.[0] as { retryAfterSeconds?: unknown } | undefined;
+  const retryAfter = typeof detail?.retryAfterSeconds === 'number' ? detail.retryAfterSeconds : undefined;
+  return retryAfter !== undefined ? Math.max(1, retryAfter) * 1000 : Math.min(1000 * 2 ** (attempt - 1), 60_000);
 }

@@ -242,6 +242,21 @@ export class FaultEngine {
   }
 }
 
+/**
+ * A reproducible source of fault rolls (mulberry32): the same seed gives the same sequence of numbers in [0, 1),
+ * so a run that found a problem can be repeated with the same rolls. Not for anything secret.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
 function sendError(reply: FastifyReply, errorBody: ServiceErrorBody, status: number): FastifyReply {
   return reply.code(status).send(errorBody(status, errorCode(status), errorMessage(status)));
 }

@@ -1,0 +1,77 @@
+/**
+ * How much of the compliance service's rate limit a backlog used, from the service's own request log. The
+ * sandbox's limiter has fixed windows that open with the first request counted in them and last `windowMs`
+ * (contract decision C43); refused (429) requests are not counted. The windows are rebuilt from the log the same way.
+ */
+
+export interface LoggedRequest {
+  /** Arrival, epoch ms. */
+  at: number;
+  status: number;
+}
+
+export interface RateWindow {
+  start: number;
+  end: number;
+  /** Requests the limiter counted in it (every answer but 429). */
+  counted: number;
+}
+
+export interface Utilisation {
+  /** Complete windows counted: opened and closed while the backlog was still sending. */
+  windows: number;
+  /** Non-429 answers in those windows. */
+  productive: number;
+  /** limit × (time from the first counted window's start to the last one's end) / windowMs: idle gaps count as unused. */
+  allowed: number;
+  utilisation: number;
+  /** Every request in the log given (the whole run), and the 429 answers among them. */
+  requests: number;
+  rateLimited: number;
+  rateLimitedShare: number;
+  /** Requests counted in each complete window, and the idle gap before each (ms): where the unused budget went. */
+  perWindow: Array<{ counted: number; gapBeforeMs: number }>;
+}
+
+export const isProductive = (r: LoggedRequest) => r.status !== 429;
+
+/** The limiter's windows, rebuilt from the requests it counted. */
+export function rebuildWindows(requests: readonly LoggedRequest[], windowMs: number): RateWindow[] {
+  const windows: RateWindow[] = [];
+  for (const r of [...requests].sort((a, b) => a.at - b.at)) {
+    if (!isProductive(r)) continue;
+    const open = windows.at(-1);
+    if (open && r.at < open.end) open.counted += 1;
+    else windows.push({ start: r.at, end: r.at + windowMs, counted: 1 });
+  }
+  return windows;
+}
+
+/**
+ * Utilisation of `limit` requests per `windowMs` over the complete windows before `backlogDrainedAt` (the moment the
+ * last work of the backlog was sent: after it, an idle budget is not the worker's fault).
+ */
+export function utilisation(requests: readonly LoggedRequest[], options: { windowMs: number; limit: number; backlogDrainedAt: number }): Utilisation {
+  const { windowMs, limit, backlogDrainedAt } = options;
+  const complete = rebuildWindows(requests, windowMs).filter((w) => w.end <= backlogDrainedAt);
+  const from = complete[0]?.start ?? 0;
+  const to = complete.at(-1)?.end ?? 0;
+  const productive = requests.filter((r) => isProductive(r) && r.at >= from && r.at < to).length;
+  const allowed = complete.length === 0 ? 0 : (limit * (to - from)) / windowMs;
+  const rateLimited = requests.filter((r) => r.status === 429).length;
+  return {
+    windows: complete.length,
+    productive,
+    allowed: Math.round(allowed * 10) / 10,
+    utilisation: allowed > 0 ? productive / allowed : Number.NaN,
+    requests: requests.length,
+    rateLimited,
+    rateLimitedShare: requests.length > 0 ? rateLimited / requests.length : 0,
+    perWindow: complete.map((w, i) => ({ counted: w.counted, gapBeforeMs: i === 0 ? 0 : w.start - complete[i - 1]!.end })),
+  };
+}
+
+/** The per-minute figure a worker is configured with for `limit` requests per `windowMs`. */
+export function perMinute(limit: number, windowMs: number): number {
+  return Math.round((limit * 60_000) / windowMs);
+}

@@ -1,0 +1,43 @@
+/**
+ * Use of the rate budget under a backlog: sales started at once against a sandbox with a short rate window (so a
+ * backlog spans several windows in seconds), the worker told the same limit per minute. Counted from the sandbox's
+ * request log; see budget-math.ts and docs/benchmarks.md for what is counted.
+ */
+import type { BenchTemporal } from './env.js';
+import { benchFixture, benchSale, NAIROBI_LINES, progress, RETAIL_APP, startBenchSandbox, startBenchWorkers } from './env.js';
+import { perMinute, utilisation } from './budget-math.js';
+import { stockTrackedLines } from './calls.js';
+import type { BudgetReport } from './report.js';
+import { mapLimit } from './stats.js';
+
+export const BUDGET_WINDOW_MS = 5_000;
+export const BUDGET_LIMIT_PER_WINDOW = 50;
+
+/** Sales enough for `windows` complete windows and a spare one, at the full limit. */
+export function backlogSales(windows: number, limitPerWindow: number, requestsPerSale: number): number {
+  return Math.ceil(((windows + 1.5) * limitPerWindow) / requestsPerSale);
+}
+
+export async function measureBudget(t: BenchTemporal, options: { windows: number; tag: string }): Promise<BudgetReport> {
+  const windowMs = BUDGET_WINDOW_MS;
+  const limit = BUDGET_LIMIT_PER_WINDOW;
+  const workerRequestsPerMinute = perMinute(limit, windowMs);
+  const sandbox = await startBenchSandbox(benchFixture({ requestsPerWindow: limit, windowMs }));
+  const workers = await startBenchWorkers(t, sandbox, { requestsPerMinute: workerRequestsPerMinute });
+  try {
+    const sales = backlogSales(options.windows, limit, 1 + stockTrackedLines(NAIROBI_LINES));
+    progress(`budget: ${sales} sales at once on ${limit} requests per ${windowMs} ms (worker: ${workerRequestsPerMinute}/min)`);
+    const from = Date.now();
+    const ids = await mapLimit(Array.from({ length: sales }, (_, i) => i), 50, async (i) =>
+      (await workers.sales.startSale(benchSale(`BENCH-BUDGET-${options.tag}-${i}`, NAIROBI_LINES))).workflowId,
+    );
+    await mapLimit(ids, 50, (id) => t.client.workflow.getHandle(id).result());
+    const requests = sandbox.stats.records({ since: from, service: 'compliance', applicationId: RETAIL_APP });
+    const drainedAt = Math.max(...requests.map((r) => r.at));
+    const u = utilisation(requests, { windowMs, limit, backlogDrainedAt: drainedAt });
+    return { ...u, windowMs, limitPerWindow: limit, workerRequestsPerMinute, sales };
+  } finally {
+    await workers.stop();
+    await sandbox.close();
+  }
+}

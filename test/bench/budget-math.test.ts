@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { perMinute, rebuildWindows, utilisation, type LoggedRequest } from '../../src/bench/budget-math.js';
+
+const W = 1_000;
+/** `n` answers spread evenly over [from, from + span). */
+const spread = (from: number, span: number, n: number, status = 201): LoggedRequest[] =>
+  Array.from({ length: n }, (_, i) => ({ at: from + (i * span) / n, status }));
+
+describe('rate windows rebuilt from the log', () => {
+  it('opens a window with the first counted request and closes it windowMs later', () => {
+    const windows = rebuildWindows([{ at: 100, status: 201 }, { at: 1_099, status: 201 }, { at: 1_100, status: 200 }, { at: 3_000, status: 201 }], W);
+    expect(windows).toEqual([
+      { start: 100, end: 1_100, counted: 2 },
+      { start: 1_100, end: 2_100, counted: 1 },
+      { start: 3_000, end: 4_000, counted: 1 },
+    ]);
+  });
+
+  it('does not let a 429 open or fill a window', () => {
+    const windows = rebuildWindows([{ at: 0, status: 429 }, { at: 500, status: 201 }, { at: 600, status: 429 }], W);
+    expect(windows).toEqual([{ start: 500, end: 1_500, counted: 1 }]);
+  });
+});
+
+describe('utilisation', () => {
+  it('is 1 when every complete window is full and back to back', () => {
+    const log = [...spread(0, 1_000, 10), ...spread(1_000, 1_000, 10), ...spread(2_000, 1_000, 10), ...spread(3_000, 500, 4)];
+    const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 3_400 });
+    expect(u.windows).toBe(3);
+    expect(u.productive).toBe(30);
+    expect(u.allowed).toBe(30);
+    expect(u.utilisation).toBe(1);
+    expect(u.rateLimitedShare).toBe(0);
+  });
+
+  it('counts a window not yet closed when the backlog drained as outside the measure', () => {
+    const log = [...spread(0, 1_000, 10), ...spread(1_000, 300, 3)];
+    const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 1_200 });
+    expect(u.windows).toBe(1);
+    expect(u.productive).toBe(10);
+  });
+
+  it('charges idle gaps between windows as unused budget', () => {
+    // Two full windows with 500 ms of nothing between them: 20 of the 25 the limit allowed over 2.5 s.
+    const log = [...spread(0, 1_000, 10), ...spread(1_500, 1_000, 10), { at: 2_600, status: 201 }];
+    const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 2_600 });
+    expect(u.windows).toBe(2);
+    expect(u.allowed).toBe(25);
+    expect(u.utilisation).toBeCloseTo(0.8);
+    expect(u.perWindow).toEqual([
+      { counted: 10, gapBeforeMs: 0 },
+      { counted: 10, gapBeforeMs: 500 },
+    ]);
+  });
+
+  it('reads a worker at 90 % of the limit as 0.9, and counts its 429s over the whole run', () => {
+    const log = [...spread(0, 1_000, 9), ...spread(1_000, 1_000, 9), ...spread(2_000, 1_000, 9), { at: 2_500, status: 429 }, ...spread(3_000, 1_000, 9)];
+    const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 3_900 });
+    expect(u.windows).toBe(3);
+    expect(u.utilisation).toBeCloseTo(0.9);
+    expect(u.rateLimited).toBe(1);
+    expect(u.rateLimitedShare).toBeCloseTo(1 / 37);
+  });
+
+  it('is NaN, never a flattering number, without a complete window', () => {
+    expect(utilisation(spread(0, 500, 5), { windowMs: W, limit: 10, backlogDrainedAt: 400 }).utilisation).toBeNaN();
+  });
+
+  it('gives the per-minute figure of a short window', () => {
+    expect(perMinute(50, 5_000)).toBe(600);
+    expect(perMinute(120, 60_000)).toBe(120);
+  });
+});

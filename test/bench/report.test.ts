@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { parseArgs, UsageError } from '../../src/bench/options.js';
+import { parseProcStat } from '../../src/bench/processes.js';
+import { checkTargets, formatTable, type BenchReport } from '../../src/bench/report.js';
+
+const base: Omit<BenchReport, 'targets'> = {
+  server: 'dev',
+  temporalAddress: '127.0.0.1:7233',
+  machine: { cpus: 2, cpuModel: 'test', node: 'v20', platform: 'linux' },
+  date: '2026-11-22T00:00:00Z',
+  commit: 'abc',
+  mode: 'quick',
+  sections: [],
+  wallSeconds: {},
+  samples: {},
+};
+
+const summary = (p50: number) => ({ n: 50, p50, p90: p50, min: p50, max: p50 });
+
+describe('targets', () => {
+  it('judges only the sections measured', () => {
+    expect(checkTargets(base)).toEqual([]);
+  });
+
+  it('meets the latency ratio at 1.3 and misses it above', () => {
+    const at = (ratio: number) => checkTargets({ ...base, latency: { saleToSignedMs: summary(1), floorMs: summary(1), ratio, signingActivity: 'signSale' } });
+    expect(at(1.3)).toEqual([{ key: 'latency.ratio', target: '≤ 1.3', value: 1.3, met: true }]);
+    expect(at(1.31)[0]?.met).toBe(false);
+  });
+
+  it('wants exactly 1 + L requests on the immediate path and at most 2 + L with callbacks', () => {
+    const calls = (immediate: number, asyncCallback: number) =>
+      checkTargets({ ...base, callsPerSale: { immediate, asyncCallback, lines: 2, routes: { immediate: {}, asyncCallback: {} } } });
+    expect(calls(3, 4).map((t) => t.met)).toEqual([true, true]);
+    // Fewer than 1 + L would mean a request was not made (or not counted): not a pass either.
+    expect(calls(2, 5).map((t) => t.met)).toEqual([false, false]);
+    expect(calls(3, 4)[0]?.target).toBe('= 1 + L = 3');
+  });
+
+  it('checks utilisation, 429 share, throughput with one worker, fairness and history size', () => {
+    const results = checkTargets({
+      ...base,
+      historyEvents: { immediate: 31, distinctCounts: [31] },
+      budget: {
+        utilisation: 0.97,
+        rateLimitedShare: 0.011,
+        windows: 3,
+        windowMs: 5000,
+        limitPerWindow: 50,
+        workerRequestsPerMinute: 600,
+        productive: 1,
+        allowed: 1,
+        requests: 1,
+        rateLimited: 0,
+        sales: 1,
+        perWindow: [],
+      },
+      throughput: { salesPerSecond: { workers1: 25, workers2: 10 }, sales: 200, cpu: { workers1: [] }, spans: { workers1: { signedSeconds: 8, closedSeconds: 9 } } },
+      fairness: { ratio: 2, waitsMs: { alone: {}, flooded: {} }, profile: { alone: [], flooded: [] }, aloneP50Ms: 1, floodedP50Ms: 2, flood: 300, sales: 10, requestsPerMinute: 1200 },
+    });
+    expect(Object.fromEntries(results.map((t) => [t.key, t.met]))).toEqual({
+      'historyEvents.immediate': false,
+      'budget.utilisation': true,
+      'budget.rateLimitedShare': false,
+      'throughput.salesPerSecond.workers1': true,
+      'fairness.ratio': true,
+    });
+  });
+
+  it('never counts a NaN as met', () => {
+    const [result] = checkTargets({ ...base, fairness: { ratio: Number.NaN, waitsMs: { alone: {}, flooded: {} }, profile: { alone: [], flooded: [] }, aloneP50Ms: 0, floodedP50Ms: 0, flood: 1, sales: 1, requestsPerMinute: 1 } });
+    expect(result?.met).toBe(false);
+  });
+});
+
+describe('tables', () => {
+  it('aligns columns, numbers to the right', () => {
+    expect(formatTable([{ key: 'a', value: 1.5 }, { key: 'longer', value: 10 }])).toBe(['key     value', '------  -----', 'a         1.5', 'longer     10'].join('\n'));
+  });
+});
+
+describe('command line', () => {
+  it('defaults to every section, the full run and bench/report.json', () => {
+    expect(parseArgs([])).toMatchObject({ quick: false, assert: false, out: 'bench/report.json' });
+    expect(parseArgs([]).sections).toHaveLength(7);
+  });
+
+  it('takes --quick, --assert, --out and --only (in the bench\'s own order)', () => {
+    expect(parseArgs(['--quick', '--assert', '--out', '/tmp/r.json', '--only', 'budget,latency'])).toEqual({
+      quick: true,
+      assert: true,
+      assertKeys: undefined,
+      out: '/tmp/r.json',
+      sections: ['latency', 'budget'],
+    });
+    expect(parseArgs(['--only=calls']).sections).toEqual(['calls']);
+  });
+
+  it('asserts only the targets named by --assert=<key,...>, and refuses a target it does not know', () => {
+    expect(parseArgs(['--assert=budget.utilisation,historyEvents.immediate'])).toMatchObject({ assert: true, assertKeys: ['budget.utilisation', 'historyEvents.immediate'] });
+    expect(() => parseArgs(['--assert=budget.speed'])).toThrow(/unknown target budget.speed/);
+  });
+
+  it('refuses an unknown section or argument', () => {
+    expect(() => parseArgs(['--only', 'speed'])).toThrow(UsageError);
+    expect(() => parseArgs(['--fast'])).toThrow(UsageError);
+    expect(() => parseArgs(['--out'])).toThrow(UsageError);
+  });
+});
+
+describe('/proc/<pid>/stat', () => {
+  it('reads the parent and CPU time even when the name holds spaces and parentheses', () => {
+    const fields = ['S', '42', ...Array.from({ length: 9 }, () => '0'), '250', '50', '0'];
+    expect(parseProcStat(`1234 (node (worker) 1) ${fields.join(' ')}`)).toEqual({ pid: 1234, comm: 'node (worker) 1', ppid: 42, cpuSeconds: 3 });
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { mapLimit, median, medianByKey, percentile, round, summarise } from '../../src/bench/stats.js';
+
+describe('percentile (nearest rank)', () => {
+  it('picks a measured value, not an interpolation', () => {
+    const values = [5, 1, 4, 2, 3];
+    expect(percentile(values, 50)).toBe(3);
+    expect(percentile(values, 90)).toBe(5);
+    expect(percentile(values, 100)).toBe(5);
+    expect(percentile(values, 1)).toBe(1);
+  });
+
+  it('takes the lower middle of an even sample as the median', () => {
+    expect(median([10, 40, 20, 30])).toBe(20);
+  });
+
+  it('reads p90 of 50 samples as the 45th smallest', () => {
+    const values = Array.from({ length: 50 }, (_, i) => 50 - i);
+    expect(percentile(values, 90)).toBe(45);
+  });
+
+  it('is NaN for no samples and refuses a percentile out of range', () => {
+    expect(percentile([], 50)).toBeNaN();
+    expect(() => percentile([1], 0)).toThrow(RangeError);
+    expect(() => percentile([1], 101)).toThrow(RangeError);
+  });
+
+  it('does not reorder the caller\'s array', () => {
+    const values = [3, 1, 2];
+    percentile(values, 50);
+    expect(values).toEqual([3, 1, 2]);
+  });
+});
+
+describe('summaries', () => {
+  it('gives n, p50, p90, min and max rounded to a tenth', () => {
+    expect(summarise([1.04, 2.06, 3, 4, 100])).toEqual({ n: 5, p50: 3, p90: 100, min: 1, max: 100 });
+    expect(round(1.25, 1)).toBe(1.3);
+    expect(round(Number.NaN)).toBeNaN();
+  });
+
+  it('takes each key\'s median over the records that have it', () => {
+    expect(medianByKey([{ a: 1, b: 10 }, { a: 3 }, { a: 2, b: 30 }])).toEqual({ a: 2, b: 10 });
+  });
+});
+
+describe('mapLimit', () => {
+  it('keeps input order and never runs more than the limit at once', async () => {
+    let running = 0;
+    let most = 0;
+    const out = await mapLimit([30, 10, 20, 5, 15], 2, async (ms, i) => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise((r) => setTimeout(r, ms));
+      running--;
+      return i * 10;
+    });
+    expect(out).toEqual([0, 10, 20, 30, 40]);
+    expect(most).toBe(2);
+  });
+});

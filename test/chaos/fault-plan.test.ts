@@ -1,0 +1,87 @@
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { FAULT_SHARES, faultPlan } from '../../src/chaos/fault-plan.js';
+import { plannedSales } from '../../src/chaos/sales.js';
+import { deriveSeed, seededRandom } from '../../src/chaos/seed.js';
+import { chaosWorld } from '../../src/chaos/world.js';
+import { FaultEngine } from '../../src/sandbox/shared/faults.js';
+
+const FAULT_MS = 60_000;
+const { catalog } = chaosWorld({ requestsPerMinute: 6000 });
+const sales = (seed: number) => plannedSales({ seed, sales: 200, faultMs: FAULT_MS, catalog, date: '2026-11-22' });
+
+/** The faults a fresh engine with the plan's rules and the seed's rolls injects into `requests` compliance calls, in order. */
+async function injected(seed: number, requests: number): Promise<string[]> {
+  const engine = new FaultEngine(faultPlan(seed, FAULT_MS, 6000).rules, seededRandom(deriveSeed(seed, 'sandbox')));
+  const app = Fastify();
+  engine.install(app, 'compliance', (status, code, message) => ({ error: { code, message, status } }));
+  app.post('/v1/stock/adjustments', async () => ({ data: 'recorded' }));
+  app.get('/v1/sales/:id', async () => ({ data: 'read' }));
+  // Over real HTTP: a reset is a dropped connection, as the worker meets it.
+  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  const seen: string[] = [];
+  for (let i = 0; i < requests; i++) {
+    const write = i % 2 === 0;
+    try {
+      const response = await fetch(write ? `${base}/v1/stock/adjustments` : `${base}/v1/sales/s${i}`, { method: write ? 'POST' : 'GET' });
+      seen.push(`${response.status}`);
+      await response.body?.cancel();
+    } catch {
+      seen.push('reset');
+    }
+  }
+  await app.close();
+  return seen;
+}
+
+describe('the chaos fault plan', () => {
+  it('is the same for the same seed, and another for another seed', () => {
+    expect(faultPlan(42, FAULT_MS, 6000)).toEqual(faultPlan(42, FAULT_MS, 6000));
+    expect(faultPlan(43, FAULT_MS, 6000)).not.toEqual(faultPlan(42, FAULT_MS, 6000));
+    expect(sales(42)).toEqual(sales(42));
+    expect(sales(43)).not.toEqual(sales(42));
+  });
+
+  it('kills a worker every 20 s while faults are on, restarts the server mid-run, and storms only while faults are on', () => {
+    const plan = faultPlan(7, FAULT_MS, 6000);
+    expect(plan.workerKillsAtMs).toEqual([20_000, 40_000]);
+    expect(plan.serverRestartAtMs).toBeGreaterThanOrEqual(0.4 * FAULT_MS);
+    expect(plan.serverRestartAtMs).toBeLessThanOrEqual(0.6 * FAULT_MS);
+    expect(plan.storms.length).toBeGreaterThanOrEqual(2);
+    for (const storm of plan.storms) expect(storm.atMs + storm.durationMs).toBeLessThanOrEqual(FAULT_MS);
+    expect(plan.storms[0]!.rule).toMatchObject({ kind: 'rate-limit', limit: 6000 });
+  });
+
+  it('answers each fault in the share asked for: each rule takes its share of what the rules before it let through', () => {
+    const rules = faultPlan(1, FAULT_MS, 6000).rules;
+    const p = (id: string) => rules.find((r) => r.id === id)!.probability!;
+    // The chance that a write request meets each fault, rules tried in order.
+    let through = 1;
+    const share = (id: string) => {
+      const taken = through * p(id);
+      through -= taken;
+      return taken;
+    };
+    expect(share('chaos-500') + share('chaos-503')).toBeCloseTo(FAULT_SHARES.serverError, 10);
+    expect(share('chaos-reset')).toBeCloseTo(FAULT_SHARES.reset, 10);
+    expect(share('chaos-commit-then-503') + share('chaos-commit-then-reset')).toBeCloseTo(FAULT_SHARES.commitThenFail, 10);
+  });
+
+  it('makes 20 % of the sales refunds, with 1 to 3 lines each', () => {
+    const planned = sales(5);
+    expect(planned.filter((s) => s.refund).length).toBe(40);
+    expect(planned.every((s) => s.input.lines.length >= 1 && s.input.lines.length <= 3)).toBe(true);
+    expect(new Set(planned.map((s) => s.input.businessId)).size).toBe(2);
+    expect(new Set(planned.map((s) => s.path))).toEqual(new Set(['immediate', 'async', 'flaky']));
+    expect(planned.every((s) => s.startAtMs >= 0 && s.startAtMs <= FAULT_MS)).toBe(true);
+  });
+
+  it('rolls the same faults for the same seed on the same requests', async () => {
+    const first = await injected(11, 300);
+    expect(await injected(11, 300)).toEqual(first);
+    expect(await injected(12, 300)).not.toEqual(first);
+    // Faults were injected at all: resets, 5xx and commit-then-fail answers among the 200s.
+    expect(first).toContain('reset');
+    expect(first.filter((s) => s === '500' || s === '503').length).toBeGreaterThan(10);
+  });
+});
