@@ -18,7 +18,7 @@ export interface RateWindow {
 }
 
 export interface Utilisation {
-  /** Complete windows counted: opened and closed while the backlog was still sending. */
+  /** Complete windows counted: opened and closed while the backlog still held a window's worth of requests. */
   windows: number;
   /** Non-429 answers in those windows. */
   productive: number;
@@ -48,12 +48,16 @@ export function rebuildWindows(requests: readonly LoggedRequest[], windowMs: num
 }
 
 /**
- * Utilisation of `limit` requests per `windowMs` over the complete windows before `backlogDrainedAt` (the moment the
- * last work of the backlog was sent: after it, an idle budget is not the worker's fault).
+ * Utilisation of `limit` requests per `windowMs` over the complete windows of the backlog: closed before
+ * `backlogDrainedAt` (the moment its last work was sent), and with at least a whole window's worth of its requests
+ * still to come after them. Once less than that is left, a window can only be part-filled however the worker
+ * behaves: the last sales' stock movements wait for their own signing, so the tail drains, it is not a backlog.
  */
 export function utilisation(requests: readonly LoggedRequest[], options: { windowMs: number; limit: number; backlogDrainedAt: number }): Utilisation {
   const { windowMs, limit, backlogDrainedAt } = options;
-  const complete = rebuildWindows(requests, windowMs).filter((w) => w.end <= backlogDrainedAt);
+  const productiveTimes = requests.filter(isProductive).map((r) => r.at);
+  const stillToCome = (t: number) => productiveTimes.filter((at) => at >= t).length;
+  const complete = rebuildWindows(requests, windowMs).filter((w) => w.end <= backlogDrainedAt && stillToCome(w.end) >= limit);
   const from = complete[0]?.start ?? 0;
   const to = complete.at(-1)?.end ?? 0;
   const productive = requests.filter((r) => isProductive(r) && r.at >= from && r.at < to).length;

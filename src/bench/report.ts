@@ -54,6 +54,8 @@ export interface ThroughputSpan {
   closedSeconds: number;
   /** The sale that closed last and the steps of its history (from the first start) that took ≥ 1 s. */
   slowestClose?: { workflowId: string; closedAfterSeconds: number; longSteps: Segment[] };
+  /** Sales still open 2 minutes after the run (waiting for an operator), terminated so no later run meets them. */
+  stillOpen?: string[];
 }
 
 export interface ThroughputReport {
@@ -226,6 +228,9 @@ export function formatReport(r: BenchReport): string {
       { key: 'throughput.salesPerSecond.workers2', value: t.salesPerSecond.workers2, 'to last receipt (s)': t.spans.workers2?.signedSeconds, 'to last close (s)': t.spans.workers2?.closedSeconds },
     ]);
     for (const [run, span] of Object.entries(t.spans)) {
+      if (span?.stillOpen?.length) {
+        section(`Throughput ${run}: sales still open 2 minutes after the run (waiting for an operator), terminated`, span.stillOpen.map((workflowId) => ({ workflowId })));
+      }
       if (span?.slowestClose?.longSteps.length) {
         section(`Throughput ${run}: steps of ≥ 1 s in the history of the sale that closed last (${span.slowestClose.workflowId}, ${span.slowestClose.closedAfterSeconds} s)`, span.slowestClose.longSteps.map((s) => ({ step: s.label, ms: s.ms })));
       }

@@ -5,6 +5,8 @@ const W = 1_000;
 /** `n` answers spread evenly over [from, from + span). */
 const spread = (from: number, span: number, n: number, status = 201): LoggedRequest[] =>
   Array.from({ length: n }, (_, i) => ({ at: from + (i * span) / n, status }));
+/** The rest of a backlog, long after the windows measured: a window counts only while this much is still to come. */
+const rest = spread(100_000, 1_000, 10);
 
 describe('rate windows rebuilt from the log', () => {
   it('opens a window with the first counted request and closes it windowMs later', () => {
@@ -24,7 +26,7 @@ describe('rate windows rebuilt from the log', () => {
 
 describe('utilisation', () => {
   it('is 1 when every complete window is full and back to back', () => {
-    const log = [...spread(0, 1_000, 10), ...spread(1_000, 1_000, 10), ...spread(2_000, 1_000, 10), ...spread(3_000, 500, 4)];
+    const log = [...spread(0, 1_000, 10), ...spread(1_000, 1_000, 10), ...spread(2_000, 1_000, 10), ...spread(3_000, 500, 4), ...rest];
     const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 3_400 });
     expect(u.windows).toBe(3);
     expect(u.productive).toBe(30);
@@ -34,7 +36,7 @@ describe('utilisation', () => {
   });
 
   it('counts a window not yet closed when the backlog drained as outside the measure', () => {
-    const log = [...spread(0, 1_000, 10), ...spread(1_000, 300, 3)];
+    const log = [...spread(0, 1_000, 10), ...spread(1_000, 300, 3), ...rest];
     const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 1_200 });
     expect(u.windows).toBe(1);
     expect(u.productive).toBe(10);
@@ -42,7 +44,7 @@ describe('utilisation', () => {
 
   it('charges idle gaps between windows as unused budget', () => {
     // Two full windows with 500 ms of nothing between them: 20 of the 25 the limit allowed over 2.5 s.
-    const log = [...spread(0, 1_000, 10), ...spread(1_500, 1_000, 10), { at: 2_600, status: 201 }];
+    const log = [...spread(0, 1_000, 10), ...spread(1_500, 1_000, 10), { at: 2_600, status: 201 }, ...rest];
     const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 2_600 });
     expect(u.windows).toBe(2);
     expect(u.allowed).toBe(25);
@@ -54,12 +56,20 @@ describe('utilisation', () => {
   });
 
   it('reads a worker at 90 % of the limit as 0.9, and counts its 429s over the whole run', () => {
-    const log = [...spread(0, 1_000, 9), ...spread(1_000, 1_000, 9), ...spread(2_000, 1_000, 9), { at: 2_500, status: 429 }, ...spread(3_000, 1_000, 9)];
+    const log = [...spread(0, 1_000, 9), ...spread(1_000, 1_000, 9), ...spread(2_000, 1_000, 9), { at: 2_500, status: 429 }, ...spread(3_000, 1_000, 9), ...rest];
     const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 3_900 });
     expect(u.windows).toBe(3);
     expect(u.utilisation).toBeCloseTo(0.9);
     expect(u.rateLimited).toBe(1);
-    expect(u.rateLimitedShare).toBeCloseTo(1 / 37);
+    expect(u.rateLimitedShare).toBeCloseTo(1 / 47);
+  });
+
+  it('leaves out the drain at the end: windows after which less than a window of the backlog was left', () => {
+    // Full, then the last sales' stragglers: 9, then 6 and 3 requests. Only the first window had a backlog behind it.
+    const log = [...spread(0, 1_000, 10), ...spread(1_000, 1_000, 9), ...spread(2_000, 1_000, 6), ...spread(3_000, 1_000, 3)];
+    const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 4_000 });
+    expect(u.windows).toBe(1);
+    expect(u.utilisation).toBe(1);
   });
 
   it('is NaN, never a flattering number, without a complete window', () => {
