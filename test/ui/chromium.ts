@@ -36,9 +36,14 @@ export function launchChromium(): Promise<Browser> {
 export async function waitForFrameWithText(page: Page, text: string, timeoutMs = 30_000): Promise<Frame> {
   const find = async (): Promise<Frame | undefined> => {
     for (const frame of page.frames()) {
-      // A frame can go away between listing and asking while the UI re-renders.
-      const found = await frame.$(textSelector(text)).catch(() => null);
-      if (found) return frame;
+      // A frame can go away between listing and asking while the UI re-renders: puppeteer then throws before it
+      // returns a promise, so a rejection handler alone does not catch it.
+      if (frame.detached) continue;
+      try {
+        if (await frame.$(textSelector(text))) return frame;
+      } catch {
+        // Detached meanwhile: the next round lists the frames again.
+      }
     }
     return undefined;
   };
