@@ -89,9 +89,10 @@ export async function settleDocument(ctx: SaleContext, kind: DocumentKind, submi
 
 /**
  * How long a document whose outcome a callback will announce goes unpolled: the authority usually decides in
- * seconds, and a poll the callback then makes pointless costs a request of the shared budget.
+ * seconds, and a poll the callback then makes pointless costs a request of the shared budget. Short enough that
+ * a lost callback (a receiver down or misconfigured) costs a sale seconds, not minutes: polling then takes over.
  */
-const CALLBACK_GRACE_MS = 30_000;
+const CALLBACK_GRACE_MS = 10_000;
 
 /**
  * The outcome by callback or by polling, whichever comes first; a problem when the wait ran out or was refused.
