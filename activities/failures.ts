@@ -74,7 +74,8 @@ function fromApiError(err: ApiError, attempt: number, random: () => number): App
       type: err.code,
       message: `${where}: ${err.message}`,
       nextRetryDelay: backoffDelayMs(attempt, random),
-      details: [{ operation: err.operation, code: err.code, status }],
+      // Whether the request reached the service: a non-idempotent write is sent again only if it did not.
+      details: [{ operation: err.operation, code: err.code, status, requestSent: err.requestSent }],
     });
   }
   if (err.retry === 'ambiguous') {

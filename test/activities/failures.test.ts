@@ -67,7 +67,7 @@ describe('toActivityFailure', () => {
 
     it('maps transport failures that were never sent the same way', () => {
       const err = apiError({ code: 'network_error', retry: 'safe', requestSent: false, method: 'POST', path: '/v1/stock/adjustments' });
-      expect(map(err)).toMatchObject({ type: 'network_error', nonRetryable: false });
+      expect(map(err)).toMatchObject({ type: 'network_error', nonRetryable: false, details: [{ requestSent: false }] });
     });
 
     it('treats 409 idempotency_in_progress as "not yet" (C15), although the status is a 4xx', () => {

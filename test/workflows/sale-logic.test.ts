@@ -705,6 +705,23 @@ describe('stock movements', () => {
     });
   });
 
+  it('sends a movement again after a failure that never reached the service, but asks an operator about any other retryable one', async () => {
+    let calls = 0;
+    const adjustStock = async () => {
+      calls++;
+      if (calls === 1) throw ApplicationFailure.create({ type: 'network_error', message: 'not sent', details: [{ operation: 'adjustStock', code: 'network_error', status: null, requestSent: false }] });
+      // An unexpected error after the request may have gone out: retryable for Temporal, but not provably not taken.
+      throw ApplicationFailure.create({ type: 'TypeError', message: 'something broke after sending' });
+    };
+    await h.run({ adjustStock }, async (s) => {
+      const handle = await s.startSale(oneLine(s));
+      const waiting = await s.waitFor(handle, (st) => st.stockMovements[0]?.status === 'needs_confirmation');
+      expect(waiting.stockMovements[0]?.problem).toMatch(/may or may not have recorded/);
+      await s.env.sleep(DAY);
+      expect(calls).toBe(2);
+    });
+  });
+
   it('re-sends a movement on the operator’s word, with the same reference, and closes', async () => {
     let attempt = 0;
     const adjustStock = async () => {

@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, TimeoutFailure, metricMeter, sleep
 import type { AdjustStockResult } from '../../activities/types.js';
 import { METRICS } from '../../src/temporal/metric-names.js';
 import { NON_RESTOCKING_REASONS } from '../../src/compliance/rules.js';
-import { isAmbiguousWrite, type RefundRequest, type StockMovementState } from '../definitions.js';
+import { FAILURE_TYPES, isAmbiguousWrite, type RefundRequest, type StockMovementState } from '../definitions.js';
 import { stockReferenceId } from '../keys.js';
 import type { SaleContext } from './context.js';
 
@@ -50,23 +50,35 @@ async function reportMovement(ctx: SaleContext, m: StockMovementState): Promise<
     m.status = 'reported';
     m.movementId = result.movementId;
   } catch (err) {
-    const unknownFate = ctx.lean && err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
-    if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure || unknownFate)) throw err;
+    const problem = operatorProblem(ctx, err);
+    if (problem === undefined) throw err;
     record.countCalls(1);
     m.status = 'needs_confirmation';
-    m.problem =
-      unknownFate || isAmbiguousWrite((err.cause as ApplicationFailure).type)
-        ? 'the service may or may not have recorded this movement: confirm it in the dashboard, or re-send it'
-        : `the service refused the movement (${(err.cause as ApplicationFailure).type ?? 'error'}): fix it, then re-send or confirm`;
+    m.problem = problem;
     record.note(`stock movement ${m.referenceId} needs an operator`);
     metricMeter.createCounter(METRICS.stockMovementsNeedingOperator).add(1, { action: m.action });
   }
 }
 
+/** What an operator is told about a movement that failed; undefined for a failure that is not the movement's. */
+function operatorProblem(ctx: SaleContext, err: unknown): string | undefined {
+  if (!(err instanceof ActivityFailure)) return undefined;
+  const { cause } = err;
+  const uncertain =
+    cause instanceof ApplicationFailure
+      ? // Since 0.4 a retryable failure reaches here only when it may have been taken (sendMovement tried the others again).
+        isAmbiguousWrite(cause.type) || (ctx.lean && !cause.nonRetryable)
+      : // Since 0.4 an attempt that timed out (its worker died or hung, maybe after sending) is as uncertain.
+        ctx.lean && cause instanceof TimeoutFailure;
+  if (uncertain) return 'the service may or may not have recorded this movement: confirm it in the dashboard, or re-send it';
+  if (cause instanceof ApplicationFailure) return `the service refused the movement (${cause.type ?? 'error'}): fix it, then re-send or confirm`;
+  return undefined;
+}
+
 /**
- * One movement. Since 0.4 every attempt is an activity of its own, and only a failure that proves the movement
- * was not taken (rate limited, never sent) is tried again, after the delay it asked for; a timed-out attempt (its
- * worker died or hung, maybe after sending) goes to an operator like an ambiguous write.
+ * One movement. Since 0.4 every attempt is an activity of its own, and only a failure that proves the request never
+ * reached the service (rate limited, never sent) is tried again, after the delay it asked for; anything else, a
+ * timed-out attempt included, goes to an operator: the service does not de-duplicate movements.
  */
 async function sendMovement(ctx: SaleContext, m: StockMovementState): Promise<AdjustStockResult> {
   const { input, api } = ctx;
@@ -87,11 +99,19 @@ async function sendMovement(ctx: SaleContext, m: StockMovementState): Promise<Ad
       return { ...result, apiCalls: result.apiCalls + failedCalls };
     } catch (err) {
       const cause = err instanceof ActivityFailure ? err.cause : undefined;
-      if (!(cause instanceof ApplicationFailure) || cause.nonRetryable) throw err;
+      if (!(cause instanceof ApplicationFailure) || !provablyNotTaken(cause)) throw err;
       failedCalls++;
       await sleep(retryDelayMs(cause, attempt));
     }
   }
+}
+
+/** A 429 (the service took nothing), or a failure the activity reports as never having reached the service. */
+function provablyNotTaken(failure: ApplicationFailure): boolean {
+  if (failure.nonRetryable) return false;
+  if (failure.type === FAILURE_TYPES.rateLimited) return true;
+  const detail = failure.details?.[0] as { requestSent?: unknown } | undefined;
+  return detail?.requestSent === false;
 }
 
 /** A 429's Retry-After (activities/failures.ts puts it in the details), else the API retry policy's backoff. */
