@@ -17,7 +17,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'src/**/main.ts', 'src/cli/**', 'test/**', 'src/sandbox/main.ts'],
+    files: ['src/cli/**', 'test/**', 'sandbox/**/main.ts', 'sandbox/fixture-schema-main.ts', 'tools/**'],
     rules: { 'no-console': 'off' },
   },
 );

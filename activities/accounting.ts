@@ -11,7 +11,7 @@ import type { KnownPaymentMethod, KnownSyncStatus, SortDirection, SortField } fr
 import { ApiError } from '../src/http/errors.js';
 import type { Logger } from '../src/logger.js';
 import { findCompanyOnPage, readBillPaymentsPage } from '../src/reconciliation/load.js';
-import type { ReconcileBillPayment } from '../src/reconciliation/rules.js';
+import type { ReconcileBillPayment } from '../src/contracts/reconciliation.js';
 import { callApi, currentAttempt } from './api-call.js';
 import { failingNotConfigured } from './reconciliation.js';
 

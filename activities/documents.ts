@@ -4,7 +4,7 @@
  */
 import type { AuthorityError, Receipt, Sale } from '../src/compliance/index.js';
 import { isInFlight, isSigned } from '../src/compliance/index.js';
-import type { ReceiptSummary } from '../workflows/definitions.js';
+import type { ReceiptSummary } from '../src/contracts/sale.js';
 import type { AuthorityCause, FiscalDocument, SubmissionOutcome } from './types.js';
 
 function toReceiptSummary(receipt: Receipt): ReceiptSummary {

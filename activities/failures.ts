@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { ApiError, RequestValidationError, ResponseValidationError } from '../src/http/errors.js';
-import { FAILURE_TYPES } from '../workflows/definitions.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
 
 export { FAILURE_TYPES };
 

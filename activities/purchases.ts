@@ -19,7 +19,7 @@ import {
   type PullPurchasesInput,
   type PullPurchasesResult,
   type PurchaseDocument,
-} from '../workflows/purchases-definitions.js';
+} from '../src/contracts/purchases-sync.js';
 import { callApi, currentAttempt } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { rateLimitDelayMs } from './failures.js';

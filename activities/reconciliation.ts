@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ComplianceClient } from '../src/compliance/index.js';
 import type { Logger } from '../src/logger.js';
 import { ReconciliationInputError, checkBusinessAccess, readPurchasesPage } from '../src/reconciliation/load.js';
-import type { ReconcilePurchase } from '../src/reconciliation/rules.js';
+import type { ReconcilePurchase } from '../src/contracts/reconciliation.js';
 import { callApi, currentAttempt } from './api-call.js';
 import { FAILURE_TYPES } from './failures.js';
 

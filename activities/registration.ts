@@ -4,13 +4,8 @@
  * item converge on a single registration. Not an API call.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  ITEM_REGISTRATION_WORKFLOW_TYPE,
-  SALE_TASK_QUEUE,
-  addRegistrationWaiterSignal,
-  itemRegistrationWorkflowId,
-  type ItemRegistrationInput,
-} from '../workflows/definitions.js';
+import { ITEM_REGISTRATION_WORKFLOW_TYPE, addRegistrationWaiterSignal, itemRegistrationWorkflowId, type ItemRegistrationInput } from '../src/contracts/item-registration.js';
+import { SALE_TASK_QUEUE } from '../src/contracts/task-queues.js';
 import type { ActivityDeps } from './deps.js';
 import { FAILURE_TYPES } from './failures.js';
 import type { RequestItemRegistrationInput } from './types.js';

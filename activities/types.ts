@@ -3,13 +3,8 @@
  * every value crosses Temporal's payload converter. Callback URLs never appear here: they carry a
  * capability token.
  */
-import type {
-  CreditNoteReason,
-  CustomerInput,
-  FiscalDocument,
-  ItemRegistrationInput,
-  SaleLineInput,
-} from '../workflows/definitions.js';
+import type { CreditNoteReason, CustomerInput, FiscalDocument, SaleLineInput } from '../src/contracts/sale.js';
+import type { ItemRegistrationInput } from '../src/contracts/item-registration.js';
 
 export type { FiscalDocument };
 

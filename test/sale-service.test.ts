@@ -4,11 +4,11 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ComplianceConfig } from '../src/config/env.js';
 import { loadWorkerConfig } from '../src/config/worker.js';
-import { startSaleService, type SaleService } from '../src/sale-service.js';
+import { startSaleService, type SaleService } from '../src/worker/start.js';
 import { ConfigError } from '../src/config/env.js';
 import type { ReconciliationConfig } from '../src/reconciliation/start.js';
-import { resolveServices, type ServiceEndpoints } from '../src/services.js';
-import { DEMO_RECONCILIATION_LINK, OTHER_COMPANY_ID } from '../src/sandbox/accounting/default-fixture.js';
+import { resolveServices, type ServiceEndpoints } from '../src/services/endpoints.js';
+import { DEMO_RECONCILIATION_LINK, OTHER_COMPANY_ID } from '../sandbox/accounting/default-fixture.js';
 import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from './helpers/temporal.js';
 
 // Any workflows will do: these tests start and stop the service; the workflow tests run sales on it.

@@ -1,7 +1,10 @@
 import type { Priority } from '@temporalio/common';
-import { proxyActivities, type ActivityInterfaceFor, type ActivityOptions } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import { complianceTaskQueue } from './definitions.js';
+import { proxyActivities, workflowInfo, type ActivityInterfaceFor, type ActivityOptions } from '@temporalio/workflow';
+import type { AllActivities } from '../activities/index.js';
+import { activityTaskQueue, isActivityName } from '../src/contracts/task-queues.js';
+
+/** Activity options without a queue: each activity's queue is the contract's (ACTIVITY_QUEUES), never the caller's. */
+export type RoutedActivityOptions = Omit<ActivityOptions, 'taskQueue'>;
 
 /** Every API call: transient faults retried with backoff; a 429 sets its own delay from `Retry-After`. */
 export const API_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
@@ -37,12 +40,32 @@ export function activitySummary(input: unknown): string | undefined {
   return undefined;
 }
 
-/** Activity proxies whose every call carries its summary. */
-export function summarisedActivities(options: ActivityOptions): ActivityInterfaceFor<Activities> {
-  const proxy = proxyActivities<Activities>(options);
+/**
+ * Activity proxies that schedule each activity on the task queue the contract declares for it, relative to this
+ * workflow's own queue, so no workflow names a queue.
+ */
+export function routedActivities(options: RoutedActivityOptions): ActivityInterfaceFor<AllActivities> {
+  const proxies = new Map<string, ActivityInterfaceFor<AllActivities>>();
+  return new Proxy({} as ActivityInterfaceFor<AllActivities>, {
+    get(_target, name) {
+      if (typeof name !== 'string' || !isActivityName(name)) return undefined;
+      const taskQueue = activityTaskQueue(name, workflowInfo().taskQueue);
+      let proxy = proxies.get(taskQueue);
+      if (proxy === undefined) {
+        proxy = proxyActivities<AllActivities>({ ...options, taskQueue });
+        proxies.set(taskQueue, proxy);
+      }
+      return proxy[name];
+    },
+  });
+}
+
+/** Routed activity proxies whose every call carries its summary. */
+export function summarisedActivities(options: RoutedActivityOptions): ActivityInterfaceFor<AllActivities> {
+  const proxy = routedActivities(options);
   return new Proxy(proxy, {
     get(target, name) {
-      const activity = target[name as keyof Activities];
+      const activity = target[name as keyof AllActivities];
       if (typeof name !== 'string' || activity === undefined) return activity;
       return (input: unknown) => {
         const summary = activitySummary(input);
@@ -60,10 +83,9 @@ export function budgetShare(priorityKey: number, businessId: string): Priority {
   return { priorityKey, fairnessKey: businessId };
 }
 
-/** Activities that call the compliance service, on the rate-limited queue derived from the caller's own queue. */
-export function complianceActivities(ownTaskQueue: string, priority: Priority, scheduleToCloseTimeout: string | number) {
+/** Activities that call a service, retried with backoff for as long as `scheduleToCloseTimeout`. */
+export function apiActivities(priority: Priority, scheduleToCloseTimeout: string | number) {
   return summarisedActivities({
-    taskQueue: complianceTaskQueue(ownTaskQueue),
     startToCloseTimeout: '60 seconds',
     scheduleToCloseTimeout,
     retry: API_RETRY,

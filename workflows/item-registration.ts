@@ -1,16 +1,9 @@
 import { allHandlersFinished, condition, getExternalWorkflowHandle, log, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { PRIORITY, budgetShare, complianceActivities } from './activity-options.js';
-import { parseDuration } from './duration.js';
-import {
-  NeedsAttention,
-  addRegistrationWaiterSignal,
-  getItemRegistrationStateQuery,
-  itemFixedSignal,
-  itemRegistrationSettledSignal,
-  type ItemRegistrationInput,
-  type ItemRegistrationOutcome,
-  type ItemRegistrationState,
-} from './definitions.js';
+import { PRIORITY, budgetShare, apiActivities } from './activity-options.js';
+import { parseDuration } from '../src/contracts/duration.js';
+import { NeedsAttention } from '../src/contracts/search-attributes.js';
+import { addRegistrationWaiterSignal, getItemRegistrationStateQuery, itemFixedSignal, type ItemRegistrationInput, type ItemRegistrationOutcome, type ItemRegistrationState } from '../src/contracts/item-registration.js';
+import { itemRegistrationSettledSignal } from '../src/contracts/sale.js';
 
 /**
  * One execution per business and item: every sale that needs the item registered signals itself in as a
@@ -45,7 +38,7 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
   });
 
   // Signing sales comes first when the rate budget is contended.
-  const { registerItem } = complianceActivities(workflowInfo().taskQueue, budgetShare(PRIORITY.bookkeeping, input.businessId), '1 hour');
+  const { registerItem } = apiActivities(budgetShare(PRIORITY.bookkeeping, input.businessId), '1 hour');
   const deadline = Date.now() + (parseDuration(input.fixDeadline ?? '7 days') ?? parseDuration('7 days')!);
   for (;;) {
     const result = await registerItem({ businessId: input.businessId, itemId: input.itemId, ...(input.branchId ? { branchId: input.branchId } : {}) });

@@ -4,13 +4,11 @@ import {
   TimeoutFailure,
   continueAsNew,
   log,
-  proxyActivities,
   setCurrentDetails,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import { PRIORITY, budgetShare, complianceActivities } from './activity-options.js';
+import { PRIORITY, apiActivities, budgetShare, routedActivities } from './activity-options.js';
 import { diffPage, previousLedger, recordDelivered, type DueEvent } from './purchases-ledger.js';
 import {
   PURCHASES_PAGE_SIZE,
@@ -22,7 +20,7 @@ import {
   type PurchasesSyncInput,
   type PurchasesSyncOptions,
   type PurchasesSyncResult,
-} from './purchases-definitions.js';
+} from '../src/contracts/purchases-sync.js';
 
 const DEFAULT_DELIVERY_ATTEMPTS = 8;
 /** Ledgers beyond this many invoices approach the 2 MB limit of one payload (about 40 bytes an invoice). */
@@ -109,9 +107,9 @@ export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<
     );
 
   // Every call of the sync is one activity on the rate-limited compliance queue, behind any till's sale.
-  const api = complianceActivities(workflowInfo().taskQueue, budgetShare(PRIORITY.purchases, businessId), '30 minutes');
-  // Delivery runs on this workflow's own queue: it spends none of the compliance budget.
-  const { deliverPurchaseEvents } = proxyActivities<Activities>({
+  const api = apiActivities(budgetShare(PRIORITY.purchases, businessId), '30 minutes');
+  // Delivery spends none of the compliance budget: it runs on the workflow queue.
+  const { deliverPurchaseEvents } = routedActivities({
     startToCloseTimeout: '10 minutes',
     // Above the sink's 10 s per event; heartbeats (throttled to 0.8 × this) carry the resume point.
     heartbeatTimeout: '15 seconds',

@@ -16,50 +16,20 @@
  * binds first is the result (per-invoice lists), which passes 2 MB at roughly 15,000 invoices, as the former
  * single activity's result did; the rules take under a second at that size, inside a workflow task's budget.
  */
-import { ApplicationFailure, proxyActivities, setCurrentDetails, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
-import type { AccountingActivities } from '../activities/accounting.js';
-import type { ReconciliationActivities } from '../activities/reconciliation.js';
-import type { ReconciliationCalls } from '../src/reconciliation/load.js';
+import type { ReconcileBusinessResult, ReconciliationInput } from '../src/contracts/reconciliation.js';
+import { ApplicationFailure, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import type { ReconciliationCalls } from '../src/contracts/reconciliation.js';
 import { DEFAULT_MAX_PAGES, tooManyPagesMessage } from '../src/reconciliation/limits.js';
-import {
-  calendarDay,
-  dayNumber,
-  reconcile,
-  type ReconcileBillPayment,
-  type ReconcileOptions,
-  type ReconcilePurchase,
-  type ReconciliationCounts,
-  type ReconciliationResult,
-} from '../src/reconciliation/rules.js';
-import { API_RETRY, PRIORITY } from './activity-options.js';
-import { FAILURE_TYPES, accountingTaskQueue, complianceTaskQueue } from './definitions.js';
-
-export interface ReconcileBusinessInput {
-  businessId: string;
-  companyId: string;
-  /** Day ages are counted to (default: the day the workflow started, in Nairobi). */
-  asOf?: string;
-  options?: Partial<ReconcileOptions>;
-}
-
-/** The input: `{businessId, companyId, asOf?, options?}`. */
-export type ReconciliationInput = ReconcileBusinessInput;
-
-export interface ReconcileBusinessResult {
-  businessId: string;
-  companyId: string;
-  /** The JSON of `npm run reconcile -- --json`, less its call counts. */
-  summary: ReconciliationResult;
-  counts: ReconciliationCounts;
-  /** API calls of the run: one per activity attempt. */
-  calls: ReconciliationCalls;
-}
+import { calendarDay, dayNumber, reconcile } from '../src/reconciliation/rules.js';
+import type { ReconcileBillPayment, ReconcilePurchase } from '../src/contracts/reconciliation.js';
+import { API_RETRY, PRIORITY, routedActivities, type RoutedActivityOptions } from './activity-options.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
 
 /**
  * Every request waits behind every sale for its slot of the budget. A page that finds none in 6 hours (the
  * tills took all of it) fails the run; the next scheduled run reads again.
  */
-const PAGE_OPTIONS: ActivityOptions = {
+const PAGE_OPTIONS: RoutedActivityOptions = {
   startToCloseTimeout: '60 seconds',
   scheduleToCloseTimeout: '6 hours',
   retry: API_RETRY,
@@ -117,10 +87,10 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
   const problem = invalidInput(input);
   if (problem) throw ApplicationFailure.nonRetryable(problem, FAILURE_TYPES.invalidInput);
   const { businessId, companyId } = input;
-  const { taskQueue, startTime } = workflowInfo();
-  const compliance = proxyActivities<ReconciliationActivities>({ ...PAGE_OPTIONS, taskQueue: complianceTaskQueue(taskQueue) });
-  // Behind the sync batches on the accounting queue too: nobody waits for a reconciliation.
-  const accounting = proxyActivities<AccountingActivities>({ ...PAGE_OPTIONS, taskQueue: accountingTaskQueue(taskQueue) });
+  const { startTime } = workflowInfo();
+  // Behind every sale on the compliance queue, and behind the sync batches on the accounting queue: nobody waits
+  // for a reconciliation.
+  const api = routedActivities(PAGE_OPTIONS);
   const calls: ReconciliationCalls = { compliance: { listBusinesses: 0, listPurchases: 0 }, accounting: { listCompanies: 0, listBillPayments: 0 }, total: 0 };
   /** Adds an activity's calls to the total and returns them, for its operation's count. */
   const counted = (apiCalls: number) => {
@@ -131,11 +101,11 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
 
   // The link first: a business or company the keys cannot see fails `not_configured` (non-retryable) in its
   // activity, named, rather than as a 403 halfway through.
-  const business = await compliance.checkReconciliationBusiness.executeWithOptions({ summary: `can the compliance key act for ${businessId}?` }, [{ businessId }]);
+  const business = await api.checkReconciliationBusiness.executeWithOptions({ summary: `can the compliance key act for ${businessId}?` }, [{ businessId }]);
   calls.compliance.listBusinesses += counted(business.apiCalls);
   for (let page = 1; ; page++) {
     if (page > DEFAULT_MAX_PAGES) throw tooManyPages('the accounting company list');
-    const found = await accounting.checkReconciliationCompany.executeWithOptions({ summary: `is ${companyId} on companies page ${page}?` }, [{ companyId, page }]);
+    const found = await api.checkReconciliationCompany.executeWithOptions({ summary: `is ${companyId} on companies page ${page}?` }, [{ companyId, page }]);
     calls.accounting.listCompanies += counted(found.apiCalls);
     if (found.found) break;
   }
@@ -145,7 +115,7 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
   const cursors = new Set<string>();
   let cursor: string | null = null;
   for (let page = 1; ; page++) {
-    const listed = await compliance.listReconciliationPurchases.executeWithOptions({ summary: `purchases of ${businessId}, page ${page}` }, [{ businessId, cursor }]);
+    const listed = await api.listReconciliationPurchases.executeWithOptions({ summary: `purchases of ${businessId}, page ${page}` }, [{ businessId, cursor }]);
     calls.compliance.listPurchases += counted(listed.apiCalls);
     purchases.push(...listed.purchases);
     if (listed.nextCursor === null) break;
@@ -160,7 +130,7 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
 
   const billPayments: ReconcileBillPayment[] = [];
   for (let page = 1; ; page++) {
-    const listed = await accounting.listReconciliationBillPayments.executeWithOptions({ summary: `bill payments of ${companyId}, page ${page}` }, [{ companyId, page }]);
+    const listed = await api.listReconciliationBillPayments.executeWithOptions({ summary: `bill payments of ${companyId}, page ${page}` }, [{ companyId, page }]);
     calls.accounting.listBillPayments += counted(listed.apiCalls);
     billPayments.push(...listed.billPayments);
     if (!listed.hasNextPage) break;

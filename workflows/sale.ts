@@ -1,7 +1,8 @@
 import { ApplicationFailure, allHandlersFinished, condition, patched, workflowInfo } from '@temporalio/workflow';
 import type { CreateSaleInput, SubmissionResult } from '../activities/types.js';
-import { parseDuration } from './duration.js';
-import { FAILURE_TYPES, type SaleInput, type SaleState } from './definitions.js';
+import { parseDuration } from '../src/contracts/duration.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { type SaleInput, type SaleState } from '../src/contracts/sale.js';
 import { saleIdempotencyKey } from './keys.js';
 import { saleActivities } from './sale/activities.js';
 import type { SaleContext, SaleSettings } from './sale/context.js';
@@ -44,7 +45,7 @@ function openSale(input: SaleInput): SaleContext {
     taskQueue,
     record: new SaleRecord(input, lean),
     inbox: emptyInbox(),
-    api: saleActivities(taskQueue, input.businessId),
+    api: saleActivities(input.businessId),
     lean,
   };
   handleSaleMessages(sale);

@@ -7,8 +7,8 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import { FAILURE_TYPES } from './definitions.js';
-import { parseDuration } from './duration.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { parseDuration } from '../src/contracts/duration.js';
 import {
   SYNC_BATCH_FAILURES,
   dismissSyncBatchUpdate,
@@ -18,7 +18,7 @@ import {
   type SyncBatchInput,
   type SyncBatchOptions,
   type SyncBatchSummary,
-} from './sync-batch-definitions.js';
+} from '../src/contracts/sync-batch.js';
 import { syncBatchActivities, type SyncBatchApi } from './sync-batch/activities.js';
 import { observe, type BatchScope } from './sync-batch/observe.js';
 import { SyncBatchRecord } from './sync-batch/record.js';
@@ -127,7 +127,7 @@ function openBatch(input: SyncBatchInput): Batch {
     },
     record,
     inbox: { reprocessing: false, dismissReason: undefined },
-    api: syncBatchActivities(workflowInfo().taskQueue),
+    api: syncBatchActivities(),
     pollsThisRun: 0,
     lastPollAt: 0,
   };

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Namespace job of docker-compose.yml (service temporal-create-namespace, image temporalio/admin-tools): creates
 # the namespace and registers the project's search attributes. Safe to re-run.
-# Keep SEARCH_ATTRIBUTES in sync with src/temporal/search-attributes.ts (.ci/run compares the two;
-# scripts/temporal-postgres.sh reads the TypeScript file directly).
+# Keep SEARCH_ATTRIBUTES in sync with src/contracts/search-attributes.ts (.ci/run compares the two;
+# tools/temporal-postgres.sh reads the TypeScript file directly).
 set -eu
 
 : "${TEMPORAL_ADDRESS:?TEMPORAL_ADDRESS is required}"

@@ -2,7 +2,7 @@
 # Schema job of docker-compose.yml (service temporal-admin-tools, image temporalio/admin-tools): creates the
 # persistence and visibility databases and brings their schemas to the version the server image expects.
 # Safe to re-run: create-database ignores an existing database, setup-schema keeps a newer version, and
-# update-schema applies only what is missing. scripts/temporal-postgres.sh runs the same three commands natively.
+# update-schema applies only what is missing. tools/temporal-postgres.sh runs the same three commands natively.
 set -eu
 
 : "${POSTGRES_SEEDS:?POSTGRES_SEEDS (PostgreSQL host) is required}"

@@ -19,7 +19,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { verifyWebhook, WebhookVerificationError, type WebhookFailureReason } from '../accounting/webhooks.js';
 import { assertCredential } from '../config/credentials.js';
-import { syncBatchWebhookSignal, syncBatchWorkflowId, type SyncBatchWebhookHint } from '../../workflows/sync-batch-definitions.js';
+import { syncBatchWebhookSignal, syncBatchWorkflowId, type SyncBatchWebhookHint } from '../contracts/sync-batch.js';
 import { BoundedTtlMap, CallbackFloodGuard, REFUSAL_LOG_INTERVAL_MS } from './flood-guard.js';
 import type { CallbackLogger, SignalOutcome } from './handler.js';
 

@@ -17,7 +17,7 @@
  * only added for signals actually sent (which the budget limits), closed workflows, and one counter per
  * workflow of callbacks answered without a signal (for a log line per workflow per refill interval).
  */
-import type { CallbackHint } from '../../workflows/definitions.js';
+import type { CallbackHint } from '../contracts/sale.js';
 
 export interface CallbackGuardOptions {
   /** Entries per table (delivery ids, outcomes, budgets, closed workflows). Default 10,000. */

@@ -6,7 +6,7 @@
  * 2xx stops redelivering.
  */
 import type { Logger } from 'pino';
-import type { CallbackHint } from '../../workflows/definitions.js';
+import type { CallbackHint } from '../contracts/sale.js';
 import type { CallbackFloodGuard } from './flood-guard.js';
 import { extractHint, type CallbackHeaders } from './hint.js';
 import type { CallbackTokenVerifier } from './tokens.js';

@@ -3,7 +3,7 @@
  * every field is optional): the workflow re-reads the document anyway, so all a callback must tell it is
  * which document to look at.
  */
-import type { CallbackHint } from '../../workflows/definitions.js';
+import type { CallbackHint } from '../contracts/sale.js';
 
 /** Longer values are not identifiers the service issues; they are dropped rather than put into history. */
 const MAX_ID_LENGTH = 256;

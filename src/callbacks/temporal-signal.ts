@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { callbackReceivedSignal } from '../../workflows/definitions.js';
+import { callbackReceivedSignal } from '../contracts/sale.js';
 import type { CallbackSignal } from './handler.js';
 
 /** Signals `callbackReceivedSignal` to the workflow's current run; an unknown or closed execution is 'not_found'. */

@@ -7,7 +7,7 @@ import { ComplianceClient } from '../compliance/client.js';
 import { loadConfig } from '../config/env.js';
 import { ApiError } from '../http/errors.js';
 import { createLogger } from '../logger.js';
-import { assertReadOnlyServices, resolveServices } from '../services.js';
+import { assertReadOnlyServices, resolveServices } from '../services/endpoints.js';
 import { runMain } from './run-main.js';
 
 interface CheckRow {

@@ -7,7 +7,7 @@
 import { connectSalesClient } from '../client/connect.js';
 import { syncPurchasesNow } from '../client/purchases.js';
 import { DEFAULT_TEMPORAL_ADDRESS } from '../temporal/connection.js';
-import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
+import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
 import { UsageError, connectAndRun, parseCommandLine, runClientCommand, unknownCommand } from './client-command.js';
 
 function usage(): string {

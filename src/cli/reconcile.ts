@@ -13,8 +13,9 @@ import { createLogger } from '../logger.js';
 import { parseReconciliationLinks } from '../reconciliation/links.js';
 import { loadReconciliationData } from '../reconciliation/load.js';
 import { formatTable, reportRows, toCsv } from '../reconciliation/report.js';
-import { DEFAULT_RECONCILE_OPTIONS, calendarDay, dayNumber, reconcile, type ReconcileOptions } from '../reconciliation/rules.js';
-import { assertReadOnlyServices, resolveServices } from '../services.js';
+import { DEFAULT_RECONCILE_OPTIONS, calendarDay, dayNumber, reconcile } from '../reconciliation/rules.js';
+import { type ReconcileOptions } from '../contracts/reconciliation.js';
+import { assertReadOnlyServices, resolveServices } from '../services/endpoints.js';
 import { runMain } from './run-main.js';
 
 const USAGE = `usage: npm run reconcile -- <businessId> [--company <companyId>] [--json] [--csv <file>]
@@ -88,7 +89,7 @@ async function main(): Promise<number> {
     let companyId = args.company ?? links.find((l) => l.businessId === args.businessId)?.companyId;
     if (companyId === undefined && config.accounting === undefined) {
       // Development dependency, loaded only when the embedded sandbox is the accounting service.
-      const { DEMO_RECONCILIATION_LINK } = await import('../sandbox/accounting/default-fixture.js');
+      const { DEMO_RECONCILIATION_LINK } = await import('../../sandbox/accounting/default-fixture.js');
       if (DEMO_RECONCILIATION_LINK.businessId === args.businessId) companyId = DEMO_RECONCILIATION_LINK.companyId;
     }
     if (companyId === undefined) {

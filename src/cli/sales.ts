@@ -16,7 +16,7 @@ import {
 import type { OperationOptions, SalesClient } from '../client/index.js';
 import { DEFAULT_TEMPORAL_ADDRESS as DEFAULT_ADDRESS } from '../temporal/connection.js';
 import { installTracing } from '../temporal/tracing.js';
-import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
+import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
 import { UsageError, connectAndRun, parseCommandLine, runClientCommand, unknownCommand } from './client-command.js';
 
 type Run = (sales: SalesClient, options: OperationOptions) => Promise<unknown>;

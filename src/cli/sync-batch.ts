@@ -6,7 +6,7 @@
  */
 import { connectSyncBatchClient, parseSyncBatchInput, type SyncBatchClient } from '../client/sync-batches.js';
 import { DEFAULT_TEMPORAL_ADDRESS } from '../temporal/connection.js';
-import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
+import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
 import { UsageError, connectAndRun, parseCommandLine, runClientCommand, unknownCommand, type CommandResult } from './client-command.js';
 
 const USAGE = [

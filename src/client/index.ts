@@ -17,14 +17,14 @@ export {
   SALE_LIMITS,
   saleInputSchema,
 } from './schemas.js';
-export { parseDuration } from '../../workflows/duration.js';
+export { parseDuration } from '../contracts/duration.js';
 export { saleDetails, saleSummary } from './summary.js';
 export type {
   RefundRequest,
   RefundResult,
   SaleInput,
   SaleState,
-} from '../../workflows/definitions.js';
+} from '../contracts/sale.js';
 export { syncPurchasesNow, PurchasesSyncError } from './purchases.js';
 export type { SyncPurchasesOptions, SyncPurchasesResult } from './purchases.js';
 export { SyncBatchClient, SyncBatchOperationError, connectSyncBatchClient, parseSyncBatchInput, syncBatchWorkflowId } from './sync-batches.js';

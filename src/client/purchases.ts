@@ -4,8 +4,8 @@
  * workflow beside it.
  */
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
-import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
-import { purchasesScheduleId, type PurchasesSyncResult } from '../../workflows/purchases-definitions.js';
+import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
+import { purchasesScheduleId, type PurchasesSyncResult } from '../contracts/purchases-sync.js';
 
 export type PurchasesSyncFailure = 'not_scheduled' | 'timed_out';
 

@@ -4,22 +4,9 @@
  * that say which sale and what went wrong.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import {
-  BusinessId,
-  cancelUpdate,
-  confirmStockMovementUpdate,
-  FiscalStatus,
-  getSaleStateQuery,
-  itemFixedUpdate,
-  NeedsAttention,
-  refundUpdate,
-  resendStockMovementUpdate,
-  retryUpdate,
-  SALE_WORKFLOW_TYPE,
-  saleWorkflowId,
-  TraderInvoiceNumber,
-} from '../../workflows/definitions.js';
-import type { RefundResult, SaleInput, SaleState } from '../../workflows/definitions.js';
+import { BusinessId, FiscalStatus, NeedsAttention, TraderInvoiceNumber } from '../contracts/search-attributes.js';
+import { cancelUpdate, confirmStockMovementUpdate, getSaleStateQuery, itemFixedUpdate, refundUpdate, resendStockMovementUpdate, retryUpdate, SALE_WORKFLOW_TYPE, saleWorkflowId } from '../contracts/sale.js';
+import type { RefundResult, SaleInput, SaleState } from '../contracts/sale.js';
 import { SaleOperationError } from './errors.js';
 import type { SaleOperation, SaleOperationFailure } from './errors.js';
 import {

@@ -1,6 +1,6 @@
 /**
  * Validation of what other services hand to the sales client, at the edge: the workflow itself stays free
- * of zod. The schemas mirror the types in workflows/definitions.ts exactly (checked at compile time below),
+ * of zod. The schemas mirror the types in src/contracts/sale.ts exactly (checked at compile time below),
  * and refuse unknown fields so a misspelt optional field is reported instead of silently ignored.
  */
 import type { UpdateDefinition } from '@temporalio/common';
@@ -12,10 +12,10 @@ import type {
   RefundRequest,
   resendStockMovementUpdate,
   SaleInput,
-} from '../../workflows/definitions.js';
+} from '../contracts/sale.js';
 import { fieldPath, isCalendarDate } from '../compliance/requests.js';
 import { CREDIT_NOTE_REASONS, SALE_LINES_MAX, SALE_LINES_MIN, TRADER_INVOICE_NUMBER_MAX } from '../compliance/rules.js';
-import { parseDuration } from '../../workflows/duration.js';
+import { parseDuration } from '../contracts/duration.js';
 import { SaleInputError } from './errors.js';
 import type { InputProblem } from './errors.js';
 

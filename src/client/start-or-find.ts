@@ -15,7 +15,7 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { WithWorkflowArgs } from '@temporalio/common';
-import { SALE_TASK_QUEUE } from '../../workflows/definitions.js';
+import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
 
 /** Memo key holding a random id per start call: how a start tells "I started it" from "it was running". */
 const START_REQUEST_MEMO = 'startRequest';

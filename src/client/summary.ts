@@ -2,7 +2,7 @@
  * The static summary and details a sale carries in the Temporal UI, so an operator can read what was sold
  * without decoding the input payload. Customer contact details (phone, email) are left out on purpose.
  */
-import type { SaleInput, SaleLineInput } from '../../workflows/definitions.js';
+import type { SaleInput, SaleLineInput } from '../contracts/sale.js';
 
 /** Temporal's documented limits for a workflow's static summary and details (UTF-8 bytes). */
 const SUMMARY_MAX_BYTES = 200;

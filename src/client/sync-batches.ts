@@ -6,18 +6,9 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { fieldPath } from '../compliance/requests.js';
-import { parseDuration } from '../../workflows/duration.js';
-import {
-  NeedsAttention,
-  SYNC_BATCH_WORKFLOW_TYPE,
-  dismissSyncBatchUpdate,
-  getSyncBatchStateQuery,
-  reprocessSyncBatchUpdate,
-  syncBatchWorkflowId,
-  type SyncBatchInput,
-  type SyncBatchState,
-  type SyncBatchSummary,
-} from '../../workflows/sync-batch-definitions.js';
+import { parseDuration } from '../contracts/duration.js';
+import { NeedsAttention } from '../contracts/search-attributes.js';
+import { SYNC_BATCH_WORKFLOW_TYPE, dismissSyncBatchUpdate, getSyncBatchStateQuery, reprocessSyncBatchUpdate, syncBatchWorkflowId, type SyncBatchInput, type SyncBatchState, type SyncBatchSummary } from '../contracts/sync-batch.js';
 import { connectSalesClient } from './connect.js';
 import { SaleInputError, type InputProblem } from './errors.js';
 import { runOperation, TaskQueueClient, type OperationFailure, type StartOrFindResult, type TaskQueueClientOptions } from './start-or-find.js';

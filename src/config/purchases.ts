@@ -3,7 +3,7 @@
  * PURCHASES_WEBHOOK_SECRET is a secret, and a URL can carry a token.
  */
 import { isIP } from 'node:net';
-import { parseDuration } from '../../workflows/duration.js';
+import { parseDuration } from '../contracts/duration.js';
 import { assertCredential, CredentialFormatError } from './credentials.js';
 import { ConfigError } from './env.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../callbacks/tokens.js';
 import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
-import { parseDuration } from '../../workflows/duration.js';
+import { parseDuration } from '../contracts/duration.js';
 import { ConfigError } from './env.js';
 
 /** Settings of the worker process itself (Temporal connection, rate budget, callbacks). */

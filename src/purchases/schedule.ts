@@ -12,14 +12,15 @@ import {
   type ScheduleOptionsStartWorkflowAction,
 } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { parseDuration } from '../../workflows/duration.js';
-import { BusinessId, SALE_TASK_QUEUE } from '../../workflows/definitions.js';
+import { parseDuration } from '../contracts/duration.js';
+import { BusinessId } from '../contracts/search-attributes.js';
+import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
 import {
   PURCHASES_SYNC_WORKFLOW_TYPE,
   purchasesScheduleId,
   type PurchasesSyncInput,
   type PurchasesSyncOptions,
-} from '../../workflows/purchases-definitions.js';
+} from '../contracts/purchases-sync.js';
 import { DEFAULT_PURCHASES_SYNC_INTERVAL_MS } from '../config/purchases.js';
 
 /**

@@ -4,7 +4,7 @@
  * least once; the event id is stable, so receivers de-duplicate on it (the NDJSON sink does so itself).
  */
 import { loadPurchasesConfig, type PurchasesSinkConfig } from '../config/purchases.js';
-import type { PurchaseEvent } from '../../workflows/purchases-definitions.js';
+import type { PurchaseEvent } from '../contracts/purchases-sync.js';
 import { openNdjsonSink } from './ndjson-sink.js';
 import { WebhookSink } from './webhook-sink.js';
 

@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { ComplianceClient } from '../compliance/client.js';
 import { describeSink, type PurchasesConfig } from '../config/purchases.js';
-import type { PurchasesSyncOptions } from '../../workflows/purchases-definitions.js';
+import type { PurchasesSyncOptions } from '../contracts/purchases-sync.js';
 import { ensurePurchasesSyncSchedules, type EnsuredSchedule } from './schedule.js';
 import type { PurchaseEventSink } from './sink.js';
 

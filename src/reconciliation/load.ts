@@ -6,25 +6,19 @@
  * The single-request steps (the access checks, one page of each list, the mapping to the rules' compact
  * records) are exported for the scheduled workflow's activities, which make one request each.
  */
+import type { ReconciliationCalls } from '../contracts/reconciliation.js';
 import type { AccountingClient, BillPaymentFilters } from '../accounting/client.js';
 import type { BillPayment } from '../accounting/schemas.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import type { Purchase } from '../compliance/schemas.js';
 import { DEFAULT_MAX_PAGES, PAGE_SIZE, tooManyPagesMessage } from './limits.js';
-import type { ReconcileBillPayment, ReconcilePurchase } from './rules.js';
+import type { ReconcileBillPayment, ReconcilePurchase } from '../contracts/reconciliation.js';
 
 export { DEFAULT_MAX_PAGES, PAGE_SIZE } from './limits.js';
 
 /** A business or company the keys cannot see, or a list longer than allowed: retrying will not help. */
 export class ReconciliationInputError extends Error {
   override readonly name = 'ReconciliationInputError';
-}
-
-/** API calls made, per service and operation. */
-export interface ReconciliationCalls {
-  compliance: { listBusinesses: number; listPurchases: number };
-  accounting: { listCompanies: number; listBillPayments: number };
-  total: number;
 }
 
 export interface LoadedReconciliation {

@@ -2,7 +2,7 @@
  * A reconciliation for people: one row per invoice and per payment with its category (CSV), and a terminal
  * table by category. Pure formatting of what rules.ts decided; no I/O.
  */
-import type { Pairing, ReconcileBillPayment, ReconcilePurchase, ReconciliationResult } from './rules.js';
+import type { Pairing, ReconcileBillPayment, ReconcilePurchase, ReconciliationResult } from '../contracts/reconciliation.js';
 
 export interface ReportInput {
   businessId: string;

@@ -1,6 +1,6 @@
 /**
  * Reconciliation of a business's supplier invoices (compliance purchases) with its accounting company's bill
- * payments. Pure: no I/O, no clock, no Temporal, no imports, so `npm run reconcile` and the scheduled workflow
+ * payments. Pure: no I/O, no clock, no Temporal, nothing imported but the process's types, so `npm run reconcile` and the scheduled workflow
  * sort the same data the same way. The workflow runs this code itself: it must stay deterministic.
  *
  * The rules are a table (MATCH_RULES, then RESIDUAL_RULES), applied in order, each taking what it matches out
@@ -14,93 +14,17 @@
  * they are listed in `ties` and their invoices and payments stay unpaid / unmatched.
  */
 
-/** What the rules read of a purchase (the compliance client's `Purchase` fits). */
-export interface ReconcilePurchase {
-  id: string;
-  status: string;
-  supplier: { name?: string | null };
-  supplierInvoiceNumber: string;
-  /** YYYY-MM-DD. */
-  invoiceDate: string;
-  totals: { total: number };
-}
-
-/** What the rules read of a bill payment (the accounting client's `BillPayment` fits). */
-export interface ReconcileBillPayment {
-  id: string;
-  supplierRef?: { name?: string | null } | null;
-  billRef?: { billCode?: string | null } | null;
-  totalAmount: number;
-  currency: string;
-  /** The payment date (A7), YYYY-MM-DD or a date-time starting with it. */
-  date: string;
-  lines?: ReadonlyArray<{ amount?: number | null; reference?: string | null }> | null;
-}
-
-export interface ReconcileOptions {
-  /** Largest difference between an invoice's total and what was paid for it that still agrees (default 1.00). */
-  amountTolerance: number;
-  /** A payment dated this many days before or after an invoice may be suggested for it (default 30). */
-  dateWindowDays: number;
-  /** Currency of the invoices; a payment in another currency is never compared on amount (default KES). */
-  currency: string;
-}
+import type {
+  MatchRuleId,
+  Pairing,
+  ReconcileBillPayment,
+  ReconcileOptions,
+  ReconcilePurchase,
+  ReconciliationResult,
+  Tie,
+} from '../contracts/reconciliation.js';
 
 export const DEFAULT_RECONCILE_OPTIONS: Readonly<ReconcileOptions> = { amountTolerance: 1, dateWindowDays: 30, currency: 'KES' };
-
-/** One invoice with the payments tied to it. */
-export interface Pairing {
-  purchaseId: string;
-  billPaymentIds: string[];
-  /** The MATCH_RULES id that decided it. */
-  rule: MatchRuleId;
-  invoiceTotal: number;
-  /** The sum of what the payments allocate to this invoice, in their currency. */
-  paid: number;
-  /** paid − invoiceTotal: negative when part is still owed. */
-  difference: number;
-  /** Why the amounts cannot be compared, when they cannot (a payment in another currency). */
-  note?: string;
-}
-
-export type TieReason = 'same_reference' | 'several_candidates';
-
-/** Invoices and payments the rules could pair in more than one way: for a person to decide. */
-export interface Tie {
-  reason: TieReason;
-  purchaseIds: string[];
-  billPaymentIds: string[];
-}
-
-export interface ReconciliationCounts {
-  purchases: number;
-  billPayments: number;
-  matched: number;
-  suggested: number;
-  amountMismatches: number;
-  unpaidPurchases: number;
-  unmatchedPayments: number;
-  rejectedPurchases: number;
-  ties: number;
-}
-
-export interface ReconciliationResult {
-  /** The day ages are counted to. */
-  asOf: string;
-  matched: Pairing[];
-  suggested: Pairing[];
-  amountMismatches: Pairing[];
-  /** Not rejected and no payment found; also the invoices of ties. */
-  unpaidPurchases: string[];
-  /** No invoice found; also the payments of ties. */
-  unmatchedPayments: string[];
-  /** Rejected by the business in eTIMS and not paid: nothing is owed, so not "unpaid". */
-  rejectedPurchases: string[];
-  ties: Tie[];
-  /** Days from invoice date to `asOf` of each unpaid invoice (null when the invoice date is unreadable). */
-  unpaidAgeDays: Record<string, number | null>;
-  counts: ReconciliationCounts;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Normalisation
@@ -192,9 +116,8 @@ export const MATCH_RULES = [
     description:
       'No reference: a payment to the same supplier (normalised name), of the same amount within the tolerance, dated within the window of the invoice; the only such payment for the invoice and the only such invoice for the payment',
   },
-] as const satisfies readonly MatchRule[];
+] as const satisfies ReadonlyArray<MatchRule & { id: MatchRuleId }>;
 
-export type MatchRuleId = (typeof MATCH_RULES)[number]['id'];
 
 export type ResidualCategory = 'rejectedPurchases' | 'unpaidPurchases';
 

@@ -4,11 +4,15 @@
  */
 import { ScheduleAlreadyRunning, type Client, type ScheduleOptionsStartWorkflowAction, type ScheduleSpec } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
-import type { ReconciliationInput, reconciliationWorkflow } from '../../workflows/reconciliation.js';
 import type { ReconciliationLink } from './links.js';
-import type { ReconcileOptions } from './rules.js';
+import {
+  RECONCILIATION_WORKFLOW_TYPE,
+  reconciliationScheduleId,
+  type ReconcileBusinessResult,
+  type ReconcileOptions,
+  type ReconciliationInput,
+} from '../contracts/reconciliation.js';
 
-export const RECONCILIATION_WORKFLOW_TYPE = 'reconciliationWorkflow';
 export const DEFAULT_RECONCILIATION_INTERVAL: Duration = '24h';
 /** Cron expressions are read in the businesses' own time zone unless told otherwise. */
 export const DEFAULT_RECONCILIATION_TIMEZONE = 'Africa/Nairobi';
@@ -42,9 +46,6 @@ export interface EnsuredSchedule {
   outcome: 'created' | 'updated';
 }
 
-export function reconciliationScheduleId(businessId: string, idPrefix = 'reconciliation'): string {
-  return `${idPrefix}:${businessId}`;
-}
 
 function specOf(options: ReconciliationScheduleOptions): ScheduleSpec {
   if (options.cron !== undefined) return { cronExpressions: [options.cron], timezone: options.timezone ?? DEFAULT_RECONCILIATION_TIMEZONE };
@@ -61,7 +62,7 @@ export async function ensureReconciliationSchedules(client: Client, options: Rec
       companyId,
       ...(options.reconcileOptions ? { options: options.reconcileOptions } : {}),
     };
-    const action: ScheduleOptionsStartWorkflowAction<typeof reconciliationWorkflow> = {
+    const action: ScheduleOptionsStartWorkflowAction<(input: ReconciliationInput) => Promise<ReconcileBusinessResult>> = {
       type: 'startWorkflow',
       workflowType: RECONCILIATION_WORKFLOW_TYPE,
       taskQueue: options.taskQueue,

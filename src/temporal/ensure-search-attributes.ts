@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Connection } from '@temporalio/client';
 import { isGrpcServiceError } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
-import { toCliSearchAttributes, type AnySearchAttributeKey } from './search-attributes.js';
+import { toCliSearchAttributes, type AnySearchAttributeKey } from '../contracts/search-attributes.js';
 
 // @grpc/grpc-js is only a transitive dependency, so the status codes are spelled out.
 const GRPC_ALREADY_EXISTS = 6;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountingClient, type AccountingClientOptions } from '../../src/accounting/client.js';
 import { CredentialFormatError } from '../../src/config/credentials.js';
-import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../src/sandbox/accounting/default-fixture.js';
+import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../sandbox/accounting/default-fixture.js';
 import { startAccountingSandbox, type RunningAccountingSandbox } from '../sandbox/accounting/start-accounting.js';
 
 let sandbox: RunningAccountingSandbox;

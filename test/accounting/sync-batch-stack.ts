@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { pino } from 'pino';
 import { AccountingClient } from '../../src/accounting/client.js';
-import { createAccountingWorker } from '../../src/accounting-worker.js';
+import { createAccountingWorker } from '../../src/worker/accounting-worker.js';
 import { startCallbackServer, type CallbackServer } from '../../src/callbacks/server.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';
@@ -17,9 +17,9 @@ import {
   DEMO_ACCOUNTING_API_KEY,
   DEMO_ACCOUNTING_CLIENT_SECRET,
   DEMO_ACCOUNTING_WEBHOOK_SECRET,
-} from '../../src/sandbox/accounting/default-fixture.js';
-import type { AccountingFixtureInput } from '../../src/sandbox/accounting/fixture.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+} from '../../sandbox/accounting/default-fixture.js';
+import type { AccountingFixtureInput } from '../../sandbox/accounting/fixture.js';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
 
 const syncBatchWorkflowsPath = fileURLToPath(new URL('../../workflows/sync-batch.ts', import.meta.url));

@@ -4,17 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { defaultAccountingFixture } from '../../src/sandbox/accounting/default-fixture.js';
-import type { AccountingFixtureInput } from '../../src/sandbox/accounting/fixture.js';
-import {
-  NeedsAttention,
-  dismissSyncBatchUpdate,
-  getSyncBatchStateQuery,
-  reprocessSyncBatchUpdate,
-  syncBatchWorkflowId,
-  type SyncBatchOptions,
-  type SyncBatchState,
-} from '../../workflows/sync-batch-definitions.js';
+import { defaultAccountingFixture } from '../../sandbox/accounting/default-fixture.js';
+import type { AccountingFixtureInput } from '../../sandbox/accounting/fixture.js';
+import { NeedsAttention } from '../../src/contracts/search-attributes.js';
+import { dismissSyncBatchUpdate, getSyncBatchStateQuery, reprocessSyncBatchUpdate, syncBatchWorkflowId, type SyncBatchOptions, type SyncBatchState } from '../../src/contracts/sync-batch.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeTestEnv } from '../helpers/temporal.js';
 import { expectUpdateRefused } from '../helpers/updates.js';

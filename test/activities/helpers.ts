@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { createActivities, type Activities, type ActivityDeps } from '../../activities/index.js';
 import { ItemRegistry, type ItemRegistryOptions } from '../../activities/item-registry.js';
 import type { ComplianceClient } from '../../src/compliance/index.js';
-import type { Sandbox } from '../../src/sandbox/server.js';
+import type { Sandbox } from '../../sandbox/server.js';
 import { DEMO, useClients } from '../compliance/helpers.js';
 
 export { DEMO, TODAY, idempotencyKey, invoiceNumber, useSandbox } from '../compliance/helpers.js';

@@ -3,8 +3,9 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRegistrationActivities } from '../../activities/registration.js';
-import { ITEM_REGISTRATION_WORKFLOW_TYPE } from '../../workflows/definitions.js';
-import { SALE_TASK_QUEUE, itemRegistrationWorkflowId } from '../../workflows/definitions.js';
+import { ITEM_REGISTRATION_WORKFLOW_TYPE } from '../../src/contracts/item-registration.js';
+import { SALE_TASK_QUEUE } from '../../src/contracts/task-queues.js';
+import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import { closeTestEnv, getTestEnv, uniqueTaskQueue } from '../helpers/temporal.js';
 import { failureOf, runActivity, silentLogger } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { perMinute, rebuildWindows, utilisation, type LoggedRequest } from '../../src/bench/budget-math.js';
+import { perMinute, rebuildWindows, utilisation, type LoggedRequest } from '../../tools/bench/budget-math.js';
 
 const W = 1_000;
 /** `n` answers spread evenly over [from, from + span). */

@@ -9,8 +9,8 @@ import {
   signingActivity,
   waitsBefore,
   type BenchEvent,
-} from '../../src/bench/history.js';
-import { median } from '../../src/bench/stats.js';
+} from '../../tools/bench/history.js';
+import { median } from '../../tools/bench/stats.js';
 
 const signed = { outcome: 'signed', document: { id: 'sal_1', receipt: { signature: 'ABCD', cuInvoiceNo: 'X/1' } } };
 const inFlight = { outcome: 'in_flight', document: { id: 'sal_1', receipt: null } };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseArgs, UsageError } from '../../src/bench/options.js';
-import { parseProcStat } from '../../src/bench/processes.js';
-import { checkTargets, formatTable, type BenchReport } from '../../src/bench/report.js';
+import { parseArgs, UsageError } from '../../tools/bench/options.js';
+import { parseProcStat } from '../../tools/bench/processes.js';
+import { checkTargets, formatTable, type BenchReport } from '../../tools/bench/report.js';
 
 const base: Omit<BenchReport, 'targets'> = {
   server: 'dev',

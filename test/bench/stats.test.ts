@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapLimit, median, medianByKey, percentile, round, summarise } from '../../src/bench/stats.js';
+import { mapLimit, median, medianByKey, percentile, round, summarise } from '../../tools/bench/stats.js';
 
 describe('percentile (nearest rank)', () => {
   it('picks a measured value, not an interpolation', () => {

@@ -12,10 +12,10 @@ import {
   DEMO_ACCOUNTING_CLIENT_SECRET,
   DEMO_ACCOUNTING_WEBHOOK_SECRET,
   defaultAccountingFixture,
-} from '../../src/sandbox/accounting/default-fixture.js';
-import type { WebhookAttempt } from '../../src/sandbox/accounting/webhooks.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { syncBatchWorkflowId, type SyncBatchWebhookHint } from '../../workflows/sync-batch-definitions.js';
+} from '../../sandbox/accounting/default-fixture.js';
+import type { WebhookAttempt } from '../../sandbox/accounting/webhooks.js';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
+import { syncBatchWorkflowId, type SyncBatchWebhookHint } from '../../src/contracts/sync-batch.js';
 import { receivedWebhooksQuery, type syncBatchWebhookRecorder } from '../fixtures/workflows/sync-batch-webhook-recorder.js';
 import { eventually } from '../helpers/eventually.js';
 import { useTestWorker } from '../helpers/test-worker.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BoundedTtlMap, CALLBACK_GUARD_DEFAULTS, CallbackFloodGuard, REFUSAL_LOG_INTERVAL_MS, type Admission } from '../../src/callbacks/flood-guard.js';
-import type { CallbackHint } from '../../workflows/definitions.js';
+import type { CallbackHint } from '../../src/contracts/sale.js';
 
 const WF = 'sale:biz_nairobi:INV-1';
 const MINUTE = 60_000;

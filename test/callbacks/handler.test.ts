@@ -7,7 +7,7 @@ import { handleCallback, type CallbackSignal } from '../../src/callbacks/handler
 import { extractHint } from '../../src/callbacks/hint.js';
 import { redactCallbackPath } from '../../src/callbacks/log-redaction.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
-import type { CallbackHint } from '../../workflows/definitions.js';
+import type { CallbackHint } from '../../src/contracts/sale.js';
 import { memoryLogger } from './helpers.js';
 
 describe('extractHint', () => {

@@ -7,7 +7,7 @@ import { CallbackFloodGuard } from '../../src/callbacks/flood-guard.js';
 import type { CallbackSignal, SignalOutcome } from '../../src/callbacks/handler.js';
 import { CALLBACK_BODY_LIMIT, callbackRoutes } from '../../src/callbacks/routes.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
-import type { CallbackHint } from '../../workflows/definitions.js';
+import type { CallbackHint } from '../../src/contracts/sale.js';
 import { memoryLogger } from './helpers.js';
 
 const SECRET = 'routes-test-secret-0123456789-abcdefghijklmnop';

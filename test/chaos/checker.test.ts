@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { check, type StartedSale } from '../../src/chaos/checker.js';
-import type { StockMovement } from '../../src/sandbox/compliance/model.js';
-import type { InspectedDocument } from '../../src/sandbox/inspector.js';
+import { check, type StartedSale } from '../../tools/chaos/checker.js';
+import type { StockMovement } from '../../sandbox/compliance/model.js';
+import type { InspectedDocument } from '../../sandbox/inspector.js';
 
 const BIZ = 'biz_demo_nairobi';
 const tracked = (_business: string, itemId: string) => itemId !== 'itm_voucher';

@@ -1,10 +1,10 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { FAULT_SHARES, faultPlan } from '../../src/chaos/fault-plan.js';
-import { plannedSales } from '../../src/chaos/sales.js';
-import { deriveSeed, seededRandom } from '../../src/chaos/seed.js';
-import { chaosWorld } from '../../src/chaos/world.js';
-import { FaultEngine } from '../../src/sandbox/shared/faults.js';
+import { FAULT_SHARES, faultPlan } from '../../tools/chaos/fault-plan.js';
+import { plannedSales } from '../../tools/chaos/sales.js';
+import { deriveSeed, seededRandom } from '../../tools/chaos/seed.js';
+import { chaosWorld } from '../../tools/chaos/world.js';
+import { FaultEngine } from '../../sandbox/shared/faults.js';
 
 const FAULT_MS = 60_000;
 const { catalog } = chaosWorld({ requestsPerMinute: 6000 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { passed, resultLine } from '../../src/chaos/report.js';
+import { passed, resultLine } from '../../tools/chaos/report.js';
 
 const clean = { sales: 60, duplicates: 0, lost: 0, stockErrors: 0, creditNoteErrors: 0 };
 

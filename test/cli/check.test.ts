@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
-import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../src/sandbox/accounting/default-fixture.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../sandbox/accounting/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const SANDBOX_ONLY = ['pdfkit', 'qrcode', '@temporalio/testing'];
-const PRODUCTION_ENTRY_POINTS = ['src/run-worker.ts', 'src/cli/sales.ts', 'src/client/index.ts', 'src/sale-service.ts'];
+const PRODUCTION_ENTRY_POINTS = ['src/cli/worker.ts', 'src/cli/sales.ts', 'src/client/index.ts', 'src/worker/start.ts'];
 
 /** Every file and package reached from `entry` through static imports only. */
 function staticClosure(metafile: Metafile, entry: string): Set<string> {
@@ -62,11 +62,11 @@ describe('the production dependency path', () => {
       logLevel: 'silent',
     });
     // The sandbox is in the build (reached by the dynamic import), and the walk does reach the services module.
-    expect(Object.keys(result.metafile.inputs)).toContain('src/sandbox/server.ts');
-    expect(staticClosure(result.metafile, 'src/run-worker.ts')).toContain('src/services.ts');
+    expect(Object.keys(result.metafile.inputs)).toContain('sandbox/server.ts');
+    expect(staticClosure(result.metafile, 'src/cli/worker.ts')).toContain('src/services/endpoints.ts');
     for (const entry of PRODUCTION_ENTRY_POINTS) {
       const reached = [...staticClosure(result.metafile, entry)];
-      expect(reached.filter((p) => p.startsWith('src/sandbox/')), entry).toEqual([]);
+      expect(reached.filter((p) => p.startsWith('sandbox/')), entry).toEqual([]);
       for (const name of SANDBOX_ONLY) expect(reached.filter((p) => p === name || p.startsWith(`${name}/`)), entry).toEqual([]);
     }
   });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { saleWorkflowId } from '../../workflows/definitions.js';
+import { saleWorkflowId } from '../../src/contracts/sale.js';
 import { useTestWorker } from '../helpers/test-worker.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../workflows/duration.js';
+import { parseDuration } from '../../src/contracts/duration.js';
 
 describe('parseDuration', () => {
   it.each([

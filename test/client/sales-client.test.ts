@@ -4,13 +4,8 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { SaleInputError, SaleOperationError, SalesClient } from '../../src/client/index.js';
 import type { SaleInput } from '../../src/client/index.js';
-import {
-  BusinessId,
-  FiscalStatus,
-  NeedsAttention,
-  saleWorkflowId,
-  TraderInvoiceNumber,
-} from '../../workflows/definitions.js';
+import { BusinessId, FiscalStatus, NeedsAttention, TraderInvoiceNumber } from '../../src/contracts/search-attributes.js';
+import { saleWorkflowId } from '../../src/contracts/sale.js';
 import { closeRefundWindowSignal } from '../fixtures/workflows/fake-sale.js';
 import { eventually } from '../helpers/eventually.js';
 import { useTestWorker } from '../helpers/test-worker.js';

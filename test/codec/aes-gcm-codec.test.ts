@@ -137,7 +137,7 @@ describe('AesGcmPayloadCodec', () => {
 describe('codec server entry point (bad input)', () => {
   it('a key of the wrong length exits non-zero with a named error and no secret', () => {
     const short = newKey().subarray(0, 24).toString('base64');
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/codec/main.ts'], {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/codec-server.ts'], {
       cwd: new URL('../..', import.meta.url),
       env: { PATH: process.env.PATH, PAYLOAD_KEYS: `prod-2026:${short}`, LOG_LEVEL: 'silent' },
       encoding: 'utf8',

@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDataConverter, failureConverterPath } from '../../src/codec/data-converter.js';
 import { startCodecServer } from '../../src/codec/server.js';
-import { resolveTemporalExecutable } from '../../src/temporal/cli-resolver.js';
+import { resolveTemporalExecutable } from '../../tools/temporal-cli/resolver.js';
 import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
 import type { Customer, CustomerActivities } from './fixtures/customer-workflow.js';
 import { customerReceipt } from './fixtures/customer-workflow.js';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { DEMO, defaultComplianceFixtureInput } from '../../src/sandbox/default-fixture.js';
+import { DEMO, defaultComplianceFixtureInput } from '../../sandbox/default-fixture.js';
 import { apiErrorOf, useClients, useSandbox } from './helpers.js';
 
 const LIMIT = 3;

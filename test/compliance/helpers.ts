@@ -6,8 +6,8 @@ import { ComplianceClient, type ComplianceClientOptions } from '../../src/compli
 import type { CreateSaleInput } from '../../src/compliance/requests.js';
 import { ApiError } from '../../src/http/errors.js';
 import { HttpTransport } from '../../src/http/transport.js';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
-import { startSandbox, type Sandbox, type StartSandboxOptions } from '../../src/sandbox/server.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import { startSandbox, type Sandbox, type StartSandboxOptions } from '../../sandbox/server.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
 
 export { DEMO, invoiceNumber };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/env.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
-import { assertServicesConfigured } from '../../src/services.js';
+import { assertServicesConfigured } from '../../src/services/endpoints.js';
 
 describe('loadWorkerConfig', () => {
   it('takes the Temporal connection from envconfig: address, namespace, API key', () => {

@@ -1,5 +1,5 @@
 /**
- * The one "poll until" of the tests and scripts. No vitest in here: scripts/record-histories.ts runs it outside
+ * The one "poll until" of the tests and scripts. No vitest in here: tools/record-histories.ts runs it outside
  * the test runner.
  */
 export interface EventuallyOptions {

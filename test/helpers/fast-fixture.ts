@@ -1,5 +1,5 @@
-import type { ComplianceFixtureInput } from '../../src/sandbox/compliance/fixture-schema.js';
-import { DEMO, defaultComplianceFixtureInput } from '../../src/sandbox/default-fixture.js';
+import type { ComplianceFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
+import { DEMO, defaultComplianceFixtureInput } from '../../sandbox/default-fixture.js';
 
 /** How much shorter than the demo world's a test fixture's delays are. */
 interface Pace {

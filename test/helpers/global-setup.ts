@@ -1,8 +1,8 @@
 import { Connection } from '@temporalio/client';
 import type { TestProject } from 'vitest/node';
-import { startDevServer } from '../../src/temporal/dev-server.js';
+import { startDevServer } from '../../tools/temporal-cli/dev-server.js';
 import { ensureSearchAttributes } from '../../src/temporal/ensure-search-attributes.js';
-import { projectSearchAttributes, toCliSearchAttributes } from '../../src/temporal/search-attributes.js';
+import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

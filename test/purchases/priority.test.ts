@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { saleWorkflowId } from '../../workflows/definitions.js';
+import { saleWorkflowId } from '../../src/contracts/sale.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { saleInput } from '../workflows/sale-stack.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PullResultEnvelopeSchema, PurchasePageEnvelopeSchema, type Purchase } from '../../src/compliance/schemas.js';
-import { ComplianceFixtureSchema, type ComplianceFixtureInput } from '../../src/sandbox/compliance/fixture-schema.js';
-import type { InspectedPurchase } from '../../src/sandbox/compliance/purchase-inspection.js';
+import { ComplianceFixtureSchema, type ComplianceFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
+import type { InspectedPurchase } from '../../sandbox/compliance/purchase-inspection.js';
 import { DEMO, fastFixture, startTestSandbox, type TestSandbox } from '../sandbox/compliance/harness.js';
 import { supplierInvoice } from './stack.js';
 

@@ -12,7 +12,7 @@ import { ConfigError } from '../../src/config/env.js';
 import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
 import { SinkDeliveryError, type PurchaseEvent, type PurchaseEventSink } from '../../src/purchases/sink.js';
 import { WebhookSink } from '../../src/purchases/webhook-sink.js';
-import type { PurchaseDocument } from '../../workflows/purchases-definitions.js';
+import type { PurchaseDocument } from '../../src/contracts/purchases-sync.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

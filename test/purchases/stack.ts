@@ -1,7 +1,7 @@
 /**
  * A real purchases-sync stack for one test file (or the bench script): the embedded sandbox over HTTP and the real
  * worker process (startSaleService, with its purchases schedule made at start-up) on its own task queues of a
- * Temporal server, with the sink the test chooses. No vitest here, so scripts/bench-purchases.ts can use it.
+ * Temporal server, with the sink the test chooses. No vitest here, so tools/bench/purchases-main.ts can use it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -11,13 +11,13 @@ import { syncPurchasesNow } from '../../src/client/purchases.js';
 import type { PurchasesConfig } from '../../src/config/purchases.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
 import type { PurchaseEventSink } from '../../src/purchases/sink.js';
-import { startSaleService, type SaleService } from '../../src/sale-service.js';
-import type { ComplianceFixtureInput } from '../../src/sandbox/compliance/fixture-schema.js';
-import type { InspectedPurchase } from '../../src/sandbox/compliance/purchase-inspection.js';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { resolveServices } from '../../src/services.js';
-import { purchasesScheduleId, type PurchasesSyncOptions, type PurchasesSyncResult } from '../../workflows/purchases-definitions.js';
+import { startSaleService, type SaleService } from '../../src/worker/start.js';
+import type { ComplianceFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
+import type { InspectedPurchase } from '../../sandbox/compliance/purchase-inspection.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import type { Sandbox } from '../../sandbox/server.js';
+import { resolveServices } from '../../src/services/endpoints.js';
+import { purchasesScheduleId, type PurchasesSyncOptions, type PurchasesSyncResult } from '../../src/contracts/purchases-sync.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
-import type { PurchasesSyncResult } from '../../workflows/purchases-definitions.js';
+import type { PurchasesSyncResult } from '../../src/contracts/purchases-sync.js';
 import { DEMO, duplicates, eventsIn, supplierInvoice, usePurchasesStack, useTempDir } from './harness.js';
 
 const tmp = useTempDir();

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET, OTHER_COMPANY_ID } from '../../src/sandbox/accounting/default-fixture.js';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET, OTHER_COMPANY_ID } from '../../sandbox/accounting/default-fixture.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));

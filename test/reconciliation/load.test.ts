@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountingClient } from '../../src/accounting/client.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { ReconciliationInputError, loadReconciliationData } from '../../src/reconciliation/load.js';
-import { DEMO_ACCOUNTING_API_KEY, DEMO_RECONCILIATION_LINK, defaultAccountingFixture } from '../../src/sandbox/accounting/default-fixture.js';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { DEMO_ACCOUNTING_API_KEY, DEMO_RECONCILIATION_LINK, defaultAccountingFixture } from '../../sandbox/accounting/default-fixture.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 
 /** More than two pages of each: 45 + 200 purchases, 25 + 180 bill payments in the linked company. */

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MATCH_RULES,
-  RESIDUAL_RULES,
-  calendarDay,
-  dayNumber,
-  reconcile,
-  supplierKey,
-  type ReconcileBillPayment,
-  type ReconcileOptions,
-  type ReconcilePurchase,
-  type ReconciliationResult,
-} from '../../src/reconciliation/rules.js';
+import { MATCH_RULES, RESIDUAL_RULES, calendarDay, dayNumber, reconcile, supplierKey } from '../../src/reconciliation/rules.js';
+import { type ReconcileBillPayment, type ReconcileOptions, type ReconcilePurchase, type ReconciliationResult } from '../../src/contracts/reconciliation.js';
 
 const AS_OF = '2025-07-31';
 

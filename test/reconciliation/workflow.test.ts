@@ -10,20 +10,22 @@ import { AccountingClient } from '../../src/accounting/client.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { loadReconciliationData } from '../../src/reconciliation/load.js';
 import { calendarDay, reconcile } from '../../src/reconciliation/rules.js';
-import { ensureReconciliationSchedules, reconciliationScheduleId } from '../../src/reconciliation/schedule.js';
+import { ensureReconciliationSchedules } from '../../src/reconciliation/schedule.js';
+import { reconciliationScheduleId } from '../../src/contracts/reconciliation.js';
 import {
   DEMO_ACCOUNTING_API_KEY,
   DEMO_COMPANY_IDS,
   DEMO_RECONCILIATION_LINK,
   OTHER_COMPANY_ID,
   defaultAccountingFixture,
-} from '../../src/sandbox/accounting/default-fixture.js';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { createSaleWorkers, type SaleWorkers } from '../../src/worker.js';
+} from '../../sandbox/accounting/default-fixture.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
+import { createSaleWorkers, type SaleWorkers } from '../../src/worker/workers.js';
 import { PRIORITY } from '../../workflows/activity-options.js';
-import { accountingTaskQueue, complianceTaskQueue } from '../../workflows/definitions.js';
-import type { ReconcileBusinessResult, ReconciliationInput, reconciliationWorkflow } from '../../workflows/reconciliation.js';
+import { accountingTaskQueue, complianceTaskQueue } from '../../src/contracts/task-queues.js';
+import type { ReconcileBusinessResult, ReconciliationInput } from '../../src/contracts/reconciliation.js';
+import type { reconciliationWorkflow } from '../../workflows/reconciliation.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
@@ -31,7 +33,7 @@ import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helper
 // The workflow file alone: the worker's workflows/index.ts is wired by the worker, not by this test.
 const workflowsPath = fileURLToPath(new URL('../../workflows/reconciliation.ts', import.meta.url));
 
-/** The demo world's counts (src/sandbox/accounting/default-fixture.ts RECONCILIATION_CASES). */
+/** The demo world's counts (sandbox/accounting/default-fixture.ts RECONCILIATION_CASES). */
 const DEMO_COUNTS = {
   purchases: 45,
   billPayments: 25,

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNTING_API_KEY } from '../../src/sandbox/accounting/default-fixture.js';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
-import { FixtureError } from '../../src/sandbox/fixture.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import { FixtureError } from '../../sandbox/fixture.js';
+import { startSandbox } from '../../sandbox/server.js';
 
 async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
   const res = await request(url, { headers });
@@ -62,7 +62,7 @@ describe('startSandbox', () => {
 
 function runCli(args: string[], untilOutput?: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts', ...args], { cwd: process.cwd(), env: { ...process.env, LOG_LEVEL: 'warn' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/main.ts', ...args], { cwd: process.cwd(), env: { ...process.env, LOG_LEVEL: 'warn' } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {

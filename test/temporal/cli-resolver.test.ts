@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveTemporalExecutable, TEMPORAL_CLI_VERSION, toolCacheDir } from '../../src/temporal/cli-resolver.js';
+import { resolveTemporalExecutable, TEMPORAL_CLI_VERSION, toolCacheDir } from '../../tools/temporal-cli/resolver.js';
 
 // Fake executables exercise only the lookup order; the real PyPI install is covered by .ci/run.
 describe('resolveTemporalExecutable', () => {

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevServer } from '../../src/temporal/dev-server.js';
-import { BusinessId, FiscalStatus, NeedsAttention } from '../../src/temporal/search-attributes.js';
+import { startDevServer } from '../../tools/temporal-cli/dev-server.js';
+import { BusinessId, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import type { echo, EchoActivities } from '../fixtures/workflows/echo.js';
 import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
 

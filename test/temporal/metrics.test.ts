@@ -9,10 +9,11 @@ import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { payloadEncryptionFromEnv } from '../../src/codec/data-converter.js';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
-import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../src/sandbox/accounting/default-fixture.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { SALE_TASK_QUEUE, SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../../workflows/definitions.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../sandbox/accounting/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
+import { SALE_TASK_QUEUE } from '../../src/contracts/task-queues.js';
+import { SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
 import { eventually } from '../helpers/eventually.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
 
@@ -40,7 +41,7 @@ beforeAll(async () => {
   const port = await freePort();
   const callbackPort = await freePort();
   metricsUrl = `http://127.0.0.1:${port}/metrics`;
-  worker = spawn(tsx, ['src/run-worker.ts'], {
+  worker = spawn(tsx, ['src/cli/worker.ts'], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

@@ -1,9 +1,9 @@
 import type { Connection } from '@temporalio/client';
 import { Connection as ClientConnection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
+import { startDevServer, type DevServer } from '../../tools/temporal-cli/dev-server.js';
 import { requireSearchAttributes, SearchAttributesError } from '../../src/temporal/ensure-search-attributes.js';
-import { projectSearchAttributes } from '../../src/temporal/search-attributes.js';
+import { projectSearchAttributes } from '../../src/contracts/search-attributes.js';
 
 /** A connection whose operator service answers as a namespace the worker may not administer. */
 function refusingConnection(existing: Record<string, number>, code: number): Connection {

@@ -1,5 +1,5 @@
 /**
- * `npm run worker` (src/run-worker.ts) as an operator meets it: every way a start-up can go wrong ends with one
+ * `npm run worker` (src/cli/worker.ts) as an operator meets it: every way a start-up can go wrong ends with one
  * named error, a non-zero exit, nothing started half-way and no secret printed.
  */
 import { spawn } from 'node:child_process';
@@ -9,11 +9,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
-import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../src/sandbox/accounting/default-fixture.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { startDevServer } from '../../src/temporal/dev-server.js';
-import { projectSearchAttributes } from '../../src/temporal/search-attributes.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../sandbox/accounting/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
+import { startDevServer } from '../../tools/temporal-cli/dev-server.js';
+import { projectSearchAttributes } from '../../src/contracts/search-attributes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
@@ -36,7 +36,7 @@ function worker(env: Record<string, string>, until?: string, timeoutMs = 90_000)
     PAYLOAD_KEYS: 'test-1:BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=',
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['src/run-worker.ts'], { cwd: root, env: { ...base, ...env } });
+    const child = spawn(tsx, ['src/cli/worker.ts'], { cwd: root, env: { ...base, ...env } });
     let output = '';
     let signalled = false;
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

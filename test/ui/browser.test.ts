@@ -11,9 +11,9 @@ import { SalesClient } from '../../src/client/index.js';
 import { loadConfig } from '../../src/config/env.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
 import { createLogger } from '../../src/logger.js';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
-import { startStack, type Stack } from '../../src/stack.js';
-import type { SaleInput, SaleState } from '../../workflows/definitions.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import { startStack, type Stack } from '../../tools/local-stack/stack.js';
+import type { SaleInput, SaleState } from '../../src/contracts/sale.js';
 import { eventually } from '../helpers/eventually.js';
 import { chromiumUnavailable, launchChromium, screenshot, textSelector, waitForFrameWithText } from './chromium.js';
 import { rawHistory } from './raw-history.js';
@@ -55,7 +55,7 @@ beforeAll(async () => {
   // A key of this run's own: encrypted as a local stack is, without writing .temporal/payload-keys into the checkout.
   for (const name of PAYLOAD_ENV) delete process.env[name];
   process.env.PAYLOAD_KEYS = `ui-test:${randomBytes(32).toString('base64')}`;
-  // What src/cli/start.ts does, on the embedded sandbox and an in-memory server whatever this machine configures.
+  // What tools/local-stack/start.ts does, on the embedded sandbox and an in-memory server whatever this machine configures.
   stack = await startStack({
     config: loadConfig({}),
     workerConfig: loadWorkerConfig({ TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml' }),

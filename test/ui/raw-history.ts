@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { resolveTemporalExecutable } from '../../src/temporal/cli-resolver.js';
+import { resolveTemporalExecutable } from '../../tools/temporal-cli/resolver.js';
 
 const execFileAsync = promisify(execFile);
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -1,6 +1,6 @@
 import { fetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cancelUpdate } from '../../workflows/definitions.js';
+import { cancelUpdate } from '../../src/contracts/sale.js';
 import {
   activityResults,
   eventually,

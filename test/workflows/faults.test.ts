@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SubmissionResult } from '../../activities/types.js';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
 import { closeTestEnv } from '../helpers/temporal.js';
 import { activityResults, fastFixture, saleInput, startSaleHarness, type SaleHarness } from './harness.js';
 

@@ -2,7 +2,7 @@
  * The purchases sync, sync batch and reconciliation scenarios whose histories are committed under test/histories/
  * and replayed by replay.test.ts, beside the sales of history-scenarios.ts. They run on the real worker process
  * (startSaleService through the sale and purchases stacks) against the embedded sandbox's demo worlds, so the
- * histories are those of production code. scripts/record-histories.ts runs them; no vitest here.
+ * histories are those of production code. tools/record-histories.ts runs them; no vitest here.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,15 +10,15 @@ import { join } from 'node:path';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';
 import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
-import { DEMO_RECONCILIATION_LINK } from '../../src/sandbox/accounting/default-fixture.js';
-import type { ReconcileBusinessResult, ReconciliationInput } from '../../workflows/reconciliation.js';
-import type { SyncBatchOptions } from '../../workflows/sync-batch-definitions.js';
+import { DEMO_RECONCILIATION_LINK } from '../../sandbox/accounting/default-fixture.js';
+import type { ReconcileBusinessResult, ReconciliationInput } from '../../src/contracts/reconciliation.js';
+import type { SyncBatchOptions } from '../../src/contracts/sync-batch.js';
 import { eventually } from '../helpers/eventually.js';
 import { startPurchasesStack } from '../purchases/stack.js';
 import type { RecordedRun } from './history-scenarios.js';
 import type { SaleStack, TemporalAccess } from './sale-stack.js';
 
-/** Demo batches (src/sandbox/accounting/default-fixture.ts): one that syncs, one whose payment fails once. */
+/** Demo batches (sandbox/accounting/default-fixture.ts): one that syncs, one whose payment fails once. */
 const SYNCING_BATCH = 'sb_nbo_pending';
 const FAILING_ONCE_BATCH = 'sb_nbo_vendor_mapping';
 const FAST: SyncBatchOptions = { pollInterval: '200 ms', minPollGap: '50 ms' };

@@ -2,16 +2,11 @@
  * Representative sales whose histories are committed under test/histories/ and replayed by replay.test.ts:
  * together they take every workflow through its main branches (immediate, async by callback, rejection then
  * operator retry, refund, item registration, an item an operator fixed, a stock movement an operator
- * confirmed). scripts/record-histories.ts runs them; no vitest here.
+ * confirmed). tools/record-histories.ts runs them; no vitest here.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import {
-  confirmStockMovementUpdate,
-  itemFixedUpdate,
-  itemRegistrationWorkflowId,
-  refundUpdate,
-  retryUpdate,
-} from '../../workflows/definitions.js';
+import { confirmStockMovementUpdate, itemFixedUpdate, refundUpdate, retryUpdate } from '../../src/contracts/sale.js';
+import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import { DEMO, fastFixture, invoiceNumber, saleInput, windowOfSeconds, type SaleStack } from './sale-stack.js';
 
 export interface RecordedRun {

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  NeedsAttention,
-  getItemRegistrationStateQuery,
-  itemFixedUpdate,
-  itemRegistrationWorkflowId,
-} from '../../workflows/definitions.js';
+import { NeedsAttention } from '../../src/contracts/search-attributes.js';
+import { getItemRegistrationStateQuery, itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
+import { itemFixedUpdate } from '../../src/contracts/sale.js';
 import { closeTestEnv } from '../helpers/temporal.js';
 import {
   DEMO,

@@ -31,19 +31,10 @@ import type {
   ItemCheck,
   SubmissionResult,
 } from '../../activities/types.js';
-import type { AnySearchAttributeKey } from '../../src/temporal/search-attributes.js';
-import {
-  SALE_WORKFLOW_TYPE,
-  complianceTaskQueue,
-  getItemRegistrationStateQuery,
-  getSaleStateQuery,
-  itemRegistrationWorkflowId,
-  saleWorkflowId,
-  type ItemRegistrationState,
-  type ReceiptSummary,
-  type SaleInput,
-  type SaleState,
-} from '../../workflows/definitions.js';
+import type { AnySearchAttributeKey } from '../../src/contracts/search-attributes.js';
+import { SALE_WORKFLOW_TYPE, getSaleStateQuery, saleWorkflowId, type ReceiptSummary, type SaleInput, type SaleState } from '../../src/contracts/sale.js';
+import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
+import { getItemRegistrationStateQuery, itemRegistrationWorkflowId, type ItemRegistrationState } from '../../src/contracts/item-registration.js';
 import { eventually } from '../helpers/eventually.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
 import { TIME_SKIPPING_NAMESPACE, createTimeSkippingEnv, workflowBundle } from '../helpers/time-skipping.js';
@@ -222,7 +213,7 @@ export interface LogicHarness {
 }
 
 /**
- * A time-skipping server with one pair of real workers on it, as src/worker.ts runs them: the sale queue runs
+ * A time-skipping server with one pair of real workers on it, as src/worker/workers.ts runs them: the sale queue runs
  * the workflows and requestItemRegistration, its compliance queue the API activities. Each activity is handed
  * to the stubs of the test whose business id it carries (every activity input has one).
  */

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { FiscalStatus, cancelUpdate, refundUpdate, type RefundRequest } from '../../workflows/definitions.js';
+import { FiscalStatus } from '../../src/contracts/search-attributes.js';
+import { cancelUpdate, refundUpdate, type RefundRequest } from '../../src/contracts/sale.js';
 import {
   DEMO,
   expectUpdateRefused,

@@ -3,7 +3,8 @@
  * own decisions after a rejection (parking again, cancel, refused operator actions) are in sale-logic.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { FiscalStatus, NeedsAttention, cancelUpdate, retryUpdate } from '../../workflows/definitions.js';
+import { FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
+import { cancelUpdate, retryUpdate } from '../../src/contracts/sale.js';
 import { invoiceNumber, saleInput, searchAttribute, useSaleHarness } from './harness.js';
 
 const h = useSaleHarness();

@@ -1,6 +1,6 @@
 /**
  * Every workflow replays against the histories recorded from real runs of each released version
- * (test/histories/<version>/, written by scripts/record-histories.ts), so a change that would break executions
+ * (test/histories/<version>/, written by tools/record-histories.ts), so a change that would break executions
  * already running fails here first.
  */
 import { readFile, readdir } from 'node:fs/promises';

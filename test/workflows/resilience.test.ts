@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SalesClient } from '../../src/client/sales-client.js';
-import { retryUpdate } from '../../workflows/definitions.js';
+import { retryUpdate } from '../../src/contracts/sale.js';
 import { invoiceNumber, saleInput, useSaleHarness } from './harness.js';
 
 const h = useSaleHarness({ callbacks: true });

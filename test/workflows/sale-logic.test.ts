@@ -8,21 +8,9 @@ import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common'
 import { describe, expect, it } from 'vitest';
 import { FAILURE_TYPES, documentInFlight } from '../../activities/failures.js';
 import type { FiscalDocument } from '../../activities/types.js';
-import {
-  FiscalStatus,
-  NeedsAttention,
-  callbackReceivedSignal,
-  cancelUpdate,
-  complianceTaskQueue,
-  confirmStockMovementUpdate,
-  itemFixedUpdate,
-  itemRegistrationSettledSignal,
-  refundUpdate,
-  resendStockMovementUpdate,
-  retryUpdate,
-  type RefundRequest,
-  type SaleState,
-} from '../../workflows/definitions.js';
+import { FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
+import { callbackReceivedSignal, cancelUpdate, confirmStockMovementUpdate, itemFixedUpdate, itemRegistrationSettledSignal, refundUpdate, resendStockMovementUpdate, retryUpdate, type RefundRequest, type SaleState } from '../../src/contracts/sale.js';
+import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { eventually } from '../helpers/eventually.js';
 import { expectUpdateRefused } from '../helpers/updates.js';
 import { creditNoteIdempotencyKey, saleIdempotencyKey, stockReferenceId } from '../../workflows/keys.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FiscalStatus, NeedsAttention, retryUpdate } from '../../workflows/definitions.js';
+import { FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
+import { retryUpdate } from '../../src/contracts/sale.js';
 import { closeTestEnv } from '../helpers/temporal.js';
 import {
   DEMO,

@@ -1,7 +1,7 @@
 /**
  * A real sale stack, assembled by the code the worker process runs: resolveServices (its embedded sandbox, over
  * HTTP) and startSaleService (the real workers on their own task queues of a Temporal server, and optionally
- * the real callback receiver). No vitest here, so scripts/record-histories.ts can run the same stack against
+ * the real callback receiver). No vitest here, so tools/record-histories.ts can run the same stack against
  * a dev server it starts itself; tests use it through harness.ts.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,13 +11,13 @@ import { pino } from 'pino';
 import type { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import type { CallbackServer } from '../../src/callbacks/server.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
-import { startSaleService } from '../../src/sale-service.js';
-import { DEMO } from '../../src/sandbox/default-fixture.js';
-import type { ComplianceFixtureInput, ItemFixtureInput } from '../../src/sandbox/compliance/fixture-schema.js';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { resolveServices } from '../../src/services.js';
-import type { SaleWorkers } from '../../src/worker.js';
-import { getSaleStateQuery, saleWorkflowId, type SaleInput, type SaleState } from '../../workflows/definitions.js';
+import { startSaleService } from '../../src/worker/start.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import type { ComplianceFixtureInput, ItemFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
+import type { Sandbox } from '../../sandbox/server.js';
+import { resolveServices } from '../../src/services/endpoints.js';
+import type { SaleWorkers } from '../../src/worker/workers.js';
+import { getSaleStateQuery, saleWorkflowId, type SaleInput, type SaleState } from '../../src/contracts/sale.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FaultRuleInput } from '../../src/sandbox/shared/faults.js';
-import { NeedsAttention, confirmStockMovementUpdate, resendStockMovementUpdate, type SaleState } from '../../workflows/definitions.js';
+import type { FaultRuleInput } from '../../sandbox/shared/faults.js';
+import { NeedsAttention } from '../../src/contracts/search-attributes.js';
+import { confirmStockMovementUpdate, resendStockMovementUpdate, type SaleState } from '../../src/contracts/sale.js';
 import { DEMO, expectUpdateRefused, saleInput, searchAttribute, useSaleHarness } from './harness.js';
 
 const h = useSaleHarness();

@@ -1,27 +1,24 @@
-import { API_RETRY, PRIORITY, budgetShare, complianceActivities, summarisedActivities } from '../activity-options.js';
-import { complianceTaskQueue } from '../definitions.js';
+import { API_RETRY, PRIORITY, apiActivities, budgetShare, summarisedActivities } from '../activity-options.js';
 
-/** The activity proxies of one sale; the compliance queue is derived from the sale's own queue. */
-export function saleActivities(saleTaskQueue: string, businessId: string) {
+/** The activity proxies of one sale, by how they are retried and where they stand on the business's budget. */
+export function saleActivities(businessId: string) {
   return {
-    signing: complianceActivities(saleTaskQueue, budgetShare(PRIORITY.signing, businessId), '2 hours'),
-    bookkeeping: complianceActivities(saleTaskQueue, budgetShare(PRIORITY.bookkeeping, businessId), '2 hours'),
+    signing: apiActivities(budgetShare(PRIORITY.signing, businessId), '2 hours'),
+    bookkeeping: apiActivities(budgetShare(PRIORITY.bookkeeping, businessId), '2 hours'),
     /**
      * Stock movements, one attempt per activity: the service does not de-duplicate them, and an attempt whose
      * worker died may have sent one. The process retries only what provably was not taken (stock.ts).
      */
     stockWrites: summarisedActivities({
-      taskQueue: complianceTaskQueue(saleTaskQueue),
       startToCloseTimeout: '60 seconds',
       retry: { maximumAttempts: 1 },
       priority: budgetShare(PRIORITY.bookkeeping, businessId),
     }),
-    /** Runs on the sale's own queue: it talks to Temporal, not to the compliance service. */
+    /** Talks to Temporal, not to a service (its queue is the workflow queue). */
     coordination: summarisedActivities({ startToCloseTimeout: '30 seconds', retry: API_RETRY }),
     /** Polling through activity retries: the history gains no events per poll. */
     poller: (timeoutMs: number) =>
       summarisedActivities({
-        taskQueue: complianceTaskQueue(saleTaskQueue),
         startToCloseTimeout: '60 seconds',
         scheduleToCloseTimeout: Math.max(1000, timeoutMs),
         retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },

@@ -1,4 +1,5 @@
-import type { ItemRegistrationOutcome, RefundRequest, RefundResult, SaleInput } from '../definitions.js';
+import type { ItemRegistrationOutcome } from '../../src/contracts/item-registration.js';
+import type { RefundRequest, RefundResult, SaleInput } from '../../src/contracts/sale.js';
 import type { SaleActivities } from './activities.js';
 import type { SaleRecord } from './record.js';
 

@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
 import type { AuthorityCause, SubmissionResult } from '../../activities/types.js';
 import { AUTHORITY_CAUSES, isInFlight, isSigned, isTransientCause } from '../../src/compliance/rules.js';
-import type { FiscalDocument } from '../definitions.js';
+import type { FiscalDocument } from '../../src/contracts/sale.js';
 import type { SaleContext } from './context.js';
 import { registerItems } from './items.js';
 import { awaitOperator, parkOnRefusal } from './operator.js';

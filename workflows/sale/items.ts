@@ -1,6 +1,6 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
 import type { CreateSaleInput, SubmissionResult } from '../../activities/types.js';
-import { FAILURE_TYPES } from '../definitions.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { SaleContext } from './context.js';
 import { parkOnRefusal } from './operator.js';
 

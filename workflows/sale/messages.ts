@@ -1,20 +1,8 @@
 import { ApplicationFailure, condition, getExternalWorkflowHandle, patched, setHandler } from '@temporalio/workflow';
 import { TRADER_INVOICE_NUMBER_MAX, isCreditNoteReason } from '../../src/compliance/rules.js';
-import {
-  FAILURE_TYPES,
-  callbackReceivedSignal,
-  cancelUpdate,
-  confirmStockMovementUpdate,
-  getSaleStateQuery,
-  itemFixedSignal,
-  itemFixedUpdate,
-  itemRegistrationSettledSignal,
-  itemRegistrationWorkflowId,
-  refundUpdate,
-  resendStockMovementUpdate,
-  retryUpdate,
-  type RefundRequest,
-} from '../definitions.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import { callbackReceivedSignal, cancelUpdate, confirmStockMovementUpdate, getSaleStateQuery, itemFixedUpdate, itemRegistrationSettledSignal, refundUpdate, resendStockMovementUpdate, retryUpdate, type RefundRequest } from '../../src/contracts/sale.js';
+import { itemFixedSignal, itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import type { SaleContext, SaleInbox } from './context.js';
 import { REFUND_BY_PROCESS_PATCH } from './patches.js';
 import { issueRefund } from './refund.js';

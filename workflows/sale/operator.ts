@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
-import { FAILURE_TYPES } from '../definitions.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { SaleContext } from './context.js';
 
 /** An operator cancelled the parked sale: unwinds the process to its end. */

@@ -1,17 +1,8 @@
 import { metricMeter, setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { isSigned } from '../../src/compliance/rules.js';
 import { METRICS } from '../../src/temporal/metric-names.js';
-import {
-  CuInvoiceNumber,
-  FiscalStatus,
-  NeedsAttention,
-  type FiscalDocument,
-  type ParkedAction,
-  type SaleInput,
-  type SaleState,
-  type SaleStep,
-  type StockMovementState,
-} from '../definitions.js';
+import { CuInvoiceNumber, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
+import { type FiscalDocument, type ParkedAction, type SaleInput, type SaleState, type SaleStep, type StockMovementState } from '../../src/contracts/sale.js';
 
 /** Counted once per execution: the SDK emits no workflow metric while replaying. */
 function count(name: string, attributes: Record<string, string> = {}): void {

@@ -1,5 +1,5 @@
 import { creditNoteIdempotencyKey } from '../keys.js';
-import type { RefundRequest, RefundResult } from '../definitions.js';
+import type { RefundRequest, RefundResult } from '../../src/contracts/sale.js';
 import type { SaleContext } from './context.js';
 import { settleDocument } from './documents.js';
 import { reportPendingStock, restocking } from './stock.js';

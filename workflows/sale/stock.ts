@@ -2,7 +2,8 @@ import { ActivityFailure, ApplicationFailure, TimeoutFailure, metricMeter, sleep
 import type { AdjustStockResult } from '../../activities/types.js';
 import { METRICS } from '../../src/temporal/metric-names.js';
 import { NON_RESTOCKING_REASONS } from '../../src/compliance/rules.js';
-import { FAILURE_TYPES, isAmbiguousWrite, type RefundRequest, type StockMovementState } from '../definitions.js';
+import { FAILURE_TYPES, isAmbiguousWrite } from '../../src/contracts/failures.js';
+import { type RefundRequest, type StockMovementState } from '../../src/contracts/sale.js';
 import { stockReferenceId } from '../keys.js';
 import type { SaleContext } from './context.js';
 

@@ -1,16 +1,13 @@
-import { proxyActivities } from '@temporalio/workflow';
-import type { AccountingActivities, ListBillPaymentsPageInput } from '../../activities/accounting.js';
-import { API_RETRY } from '../activity-options.js';
-import { accountingTaskQueue } from '../definitions.js';
+import type { ListBillPaymentsPageInput } from '../../activities/accounting.js';
+import { API_RETRY, routedActivities } from '../activity-options.js';
 
 /**
- * The accounting activities of one sync batch, on the accounting queue derived from the workflow's own queue
- * (its server-side rate limit is the fleet's budget). Both calls are safe to repeat, so an outage is ridden out
+ * The accounting activities of one sync batch, on the accounting queue (its server-side rate limit is the fleet's
+ * budget). Both calls are safe to repeat, so an outage is ridden out
  * in activity retries, which add no history events: a day before the workflow gives up.
  */
-export function syncBatchActivities(workflowTaskQueue: string) {
-  const api = proxyActivities<AccountingActivities>({
-    taskQueue: accountingTaskQueue(workflowTaskQueue),
+export function syncBatchActivities() {
+  const api = routedActivities({
     startToCloseTimeout: '60 seconds',
     scheduleToCloseTimeout: '1 day',
     retry: API_RETRY,

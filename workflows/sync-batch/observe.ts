@@ -6,7 +6,7 @@
  */
 import type { BillPaymentSyncRecord } from '../../activities/accounting.js';
 import type { KnownSyncStatus, SortDirection } from '../../src/accounting/schemas.js';
-import type { FailedBillPayment } from '../sync-batch-definitions.js';
+import type { FailedBillPayment } from '../../src/contracts/sync-batch.js';
 import type { SyncBatchApi } from './activities.js';
 
 /** Pages one scan may read (100 × 100 bill payments); a batch bigger than that needs billPaymentIds paging. */

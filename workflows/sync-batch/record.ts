@@ -1,13 +1,7 @@
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ProcessSyncBatchResult } from '../../activities/accounting.js';
-import {
-  NeedsAttention,
-  type FailedBillPayment,
-  type SyncBatchInput,
-  type SyncBatchState,
-  type SyncBatchStep,
-  type SyncBatchSummary,
-} from '../sync-batch-definitions.js';
+import { NeedsAttention } from '../../src/contracts/search-attributes.js';
+import { type FailedBillPayment, type SyncBatchInput, type SyncBatchState, type SyncBatchStep, type SyncBatchSummary } from '../../src/contracts/sync-batch.js';
 
 /** History entries kept in the state: enough to see what happened lately, bounded over any number of runs. */
 const HISTORY_LIMIT = 30;

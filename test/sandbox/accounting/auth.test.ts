@@ -8,7 +8,7 @@ import {
   INACTIVE_ACCOUNTING_API_KEY,
   OTHER_ACCOUNTING_CLIENT_SECRET,
   defaultAccountingFixture,
-} from '../../../src/sandbox/accounting/default-fixture.js';
+} from '../../../sandbox/accounting/default-fixture.js';
 import { startAccountingSandbox, type RunningAccountingSandbox } from './start-accounting.js';
 
 const T = 1_750_000_000_000;

@@ -8,8 +8,8 @@ import {
   DEMO_ACCOUNTING_CLIENT_SECRET,
   DEMO_COMPANY_IDS,
   OTHER_COMPANY_ID,
-} from '../../../src/sandbox/accounting/default-fixture.js';
-import type { FixtureBillPayment } from '../../../src/sandbox/accounting/fixture.js';
+} from '../../../sandbox/accounting/default-fixture.js';
+import type { FixtureBillPayment } from '../../../sandbox/accounting/fixture.js';
 import { inspect, startAccountingSandbox, type RunningAccountingSandbox } from './start-accounting.js';
 
 let sandbox: RunningAccountingSandbox;

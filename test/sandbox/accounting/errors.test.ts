@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountingClient } from '../../../src/accounting/client.js';
 import { ApiError } from '../../../src/http/errors.js';
-import { DEMO_ACCOUNTING_API_KEY } from '../../../src/sandbox/accounting/default-fixture.js';
+import { DEMO_ACCOUNTING_API_KEY } from '../../../sandbox/accounting/default-fixture.js';
 import { startAccountingSandbox, type RunningAccountingSandbox } from './start-accounting.js';
 
 let sandbox: RunningAccountingSandbox;

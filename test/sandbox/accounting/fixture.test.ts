@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultAccountingFixture } from '../../../src/sandbox/accounting/default-fixture.js';
-import { AccountingFixtureSchema, type AccountingFixtureInput } from '../../../src/sandbox/accounting/fixture.js';
+import { defaultAccountingFixture } from '../../../sandbox/accounting/default-fixture.js';
+import { AccountingFixtureSchema, type AccountingFixtureInput } from '../../../sandbox/accounting/fixture.js';
 
 function issues(input: AccountingFixtureInput) {
   const result = AccountingFixtureSchema.safeParse(input);

@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { buildAccountingApp } from '../../../src/sandbox/accounting/app.js';
-import { defaultAccountingFixture } from '../../../src/sandbox/accounting/default-fixture.js';
-import { AccountingFixtureSchema, type AccountingFixture, type AccountingFixtureInput } from '../../../src/sandbox/accounting/fixture.js';
-import { FaultEngine } from '../../../src/sandbox/shared/faults.js';
-import { RequestStats } from '../../../src/sandbox/shared/request-stats.js';
+import { buildAccountingApp } from '../../../sandbox/accounting/app.js';
+import { defaultAccountingFixture } from '../../../sandbox/accounting/default-fixture.js';
+import { AccountingFixtureSchema, type AccountingFixture, type AccountingFixtureInput } from '../../../sandbox/accounting/fixture.js';
+import { FaultEngine } from '../../../sandbox/shared/faults.js';
+import { RequestStats } from '../../../sandbox/shared/request-stats.js';
 
 export interface RunningAccountingSandbox {
   app: FastifyInstance;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AccountingClient } from '../../../src/accounting/client.js';
 import { ApiError } from '../../../src/http/errors.js';
-import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../../src/sandbox/accounting/default-fixture.js';
-import type { FixtureBillPayment } from '../../../src/sandbox/accounting/fixture.js';
-import type { SyncBatchRecord } from '../../../src/sandbox/accounting/state.js';
+import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../../sandbox/accounting/default-fixture.js';
+import type { FixtureBillPayment } from '../../../sandbox/accounting/fixture.js';
+import type { SyncBatchRecord } from '../../../sandbox/accounting/state.js';
 import { eventually } from '../../helpers/eventually.js';
 import { inspect, startAccountingSandbox, type RunningAccountingSandbox } from './start-accounting.js';
 

@@ -8,10 +8,10 @@ import {
   DEMO_ACCOUNTING_CLIENT_SECRET,
   DEMO_ACCOUNTING_WEBHOOK_SECRET,
   defaultAccountingFixture,
-} from '../../../src/sandbox/accounting/default-fixture.js';
-import type { AccountingFixtureInput } from '../../../src/sandbox/accounting/fixture.js';
-import type { BillPaymentRecord, SyncBatchRecord } from '../../../src/sandbox/accounting/state.js';
-import type { WebhookAttempt } from '../../../src/sandbox/accounting/webhooks.js';
+} from '../../../sandbox/accounting/default-fixture.js';
+import type { AccountingFixtureInput } from '../../../sandbox/accounting/fixture.js';
+import type { BillPaymentRecord, SyncBatchRecord } from '../../../sandbox/accounting/state.js';
+import type { WebhookAttempt } from '../../../sandbox/accounting/webhooks.js';
 import { eventually } from '../../helpers/eventually.js';
 import { inspect, startAccountingSandbox, type RunningAccountingSandbox } from './start-accounting.js';
 

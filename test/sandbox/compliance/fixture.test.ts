@@ -2,9 +2,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ComplianceFixtureSchema } from '../../../src/sandbox/compliance/fixture-schema.js';
-import { DEMO, defaultComplianceFixture, defaultComplianceFixtureInput } from '../../../src/sandbox/default-fixture.js';
-import { FixtureError, loadFixture, parseFixture } from '../../../src/sandbox/fixture.js';
+import { ComplianceFixtureSchema } from '../../../sandbox/compliance/fixture-schema.js';
+import { DEMO, defaultComplianceFixture, defaultComplianceFixtureInput } from '../../../sandbox/default-fixture.js';
+import { FixtureError, loadFixture, parseFixture } from '../../../sandbox/fixture.js';
 
 async function fixtureFile(content: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sandbox-fixture-'));

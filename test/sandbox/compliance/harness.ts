@@ -7,10 +7,10 @@ import { invoiceNumber } from '../../helpers/invoice-number.js';
 import type { AddressInfo } from 'node:net';
 import { ErrorBodySchema, SaleEnvelopeSchema, type ErrorBody, type Sale } from '../../../src/compliance/schemas.js';
 import { HttpTransport, type HttpMethod, type QueryValue } from '../../../src/http/transport.js';
-import type { ComplianceFixtureInput } from '../../../src/sandbox/compliance/fixture-schema.js';
-import { DEMO } from '../../../src/sandbox/default-fixture.js';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
-import type { FaultRuleInput } from '../../../src/sandbox/shared/faults.js';
+import type { ComplianceFixtureInput } from '../../../sandbox/compliance/fixture-schema.js';
+import { DEMO } from '../../../sandbox/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../../sandbox/server.js';
+import type { FaultRuleInput } from '../../../sandbox/shared/faults.js';
 
 export { DEMO, fastFixture, invoiceNumber };
 

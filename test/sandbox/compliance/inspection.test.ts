@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
-import { InspectionError } from '../../../src/sandbox/inspector.js';
+import { InspectionError } from '../../../sandbox/inspector.js';
 import { DEMO, errorOf, invoiceNumber, saleOf, saleRequest, useTestSandbox } from './harness.js';
 
 const { sbx, client } = useTestSandbox();

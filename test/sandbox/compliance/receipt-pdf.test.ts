@@ -1,8 +1,8 @@
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
-import { renderReceiptPdf, type ReceiptPdfInput } from '../../../src/sandbox/compliance/receipt-pdf.js';
-import { buildReceipt } from '../../../src/sandbox/compliance/receipts.js';
-import { lineAmounts, sumTotals } from '../../../src/sandbox/compliance/tax.js';
+import { renderReceiptPdf, type ReceiptPdfInput } from '../../../sandbox/compliance/receipt-pdf.js';
+import { buildReceipt } from '../../../sandbox/compliance/receipts.js';
+import { lineAmounts, sumTotals } from '../../../sandbox/compliance/tax.js';
 
 function saleInput(type: 'sale' | 'credit_note' = 'sale', random?: () => number): ReceiptPdfInput {
   const sign = type === 'credit_note' ? -1 : 1;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildReceipt, formatScuId, nairobiDateTime } from '../../../src/sandbox/compliance/receipts.js';
+import { buildReceipt, formatScuId, nairobiDateTime } from '../../../sandbox/compliance/receipts.js';
 
 const BASE32 = /^[A-Z2-7]+$/;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TAX_BANDS, isTaxTypeCode, lineAmounts, roundHalfUp, sumTotals } from '../../../src/sandbox/compliance/tax.js';
+import { TAX_BANDS, isTaxTypeCode, lineAmounts, roundHalfUp, sumTotals } from '../../../sandbox/compliance/tax.js';
 
 describe('TAX_BANDS', () => {
   it('has the Kenyan VAT rates per eTIMS letter', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, fingerprint } from '../../../src/sandbox/shared/canonical-json.js';
+import { canonicalJson, fingerprint } from '../../../sandbox/shared/canonical-json.js';
 
 describe('canonicalJson', () => {
   it('sorts object keys at every depth and leaves out whitespace', () => {

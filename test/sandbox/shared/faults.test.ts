@@ -2,7 +2,7 @@ import { ZodError } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/http/errors.js';
 import type { HttpRequest } from '../../../src/http/transport.js';
-import { FaultEngine, FaultRuleSchema } from '../../../src/sandbox/shared/faults.js';
+import { FaultEngine, FaultRuleSchema } from '../../../sandbox/shared/faults.js';
 import { rawExchange, startFaultyApp, type FaultyApp } from './faulty-app.js';
 
 const createSale: HttpRequest = { operation: 'createSale', method: 'POST', path: '/v1/sales', body: '{"traderInvoiceNumber":"INV-1"}', idempotent: false };

@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { HttpTransport } from '../../../src/http/transport.js';
-import { FaultEngine, type ServiceErrorBody } from '../../../src/sandbox/shared/faults.js';
-import { RequestStats } from '../../../src/sandbox/shared/request-stats.js';
+import { FaultEngine, type ServiceErrorBody } from '../../../sandbox/shared/faults.js';
+import { RequestStats } from '../../../sandbox/shared/request-stats.js';
 
 const complianceErrorBody: ServiceErrorBody = (_status, code, message) => ({ error: { code, message } });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdempotencyStore } from '../../../src/sandbox/shared/idempotency-store.js';
+import { IdempotencyStore } from '../../../sandbox/shared/idempotency-store.js';
 
 function clock(start = 5_000) {
   let now = start;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FixedWindowRateLimiter } from '../../../src/sandbox/shared/rate-limiter.js';
+import { FixedWindowRateLimiter } from '../../../sandbox/shared/rate-limiter.js';
 
 function clock(start = 1_000_000) {
   let now = start;

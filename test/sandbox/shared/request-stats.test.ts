@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HttpRequest } from '../../../src/http/transport.js';
-import { NO_ROUTE, RequestStats } from '../../../src/sandbox/shared/request-stats.js';
+import { NO_ROUTE, RequestStats } from '../../../sandbox/shared/request-stats.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startFaultyApp, type FaultyApp } from './faulty-app.js';
 

@@ -1,0 +1,41 @@
+/**
+ * The item-registration process's contract (one workflow per business and item; the sales waiting on the item
+ * are its waiters): type name, id scheme, input, outcome, state and messages. Imports nothing of the project.
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+export const ITEM_REGISTRATION_WORKFLOW_TYPE = 'itemRegistrationWorkflow';
+
+export function itemRegistrationWorkflowId(businessId: string, itemId: string): string {
+  return `item-registration:${businessId}:${itemId}`;
+}
+
+export interface ItemRegistrationInput {
+  businessId: string;
+  itemId: string;
+  branchId?: string;
+  /** How long to wait for an operator to fix an item that still needs something (default '7 days'). */
+  fixDeadline?: string;
+}
+
+export interface ItemRegistrationOutcome {
+  itemId: string;
+  /** `needs_fixing` is not final: the item waits for an operator, and `registered` or `failed` follows. */
+  status: 'registered' | 'needs_fixing' | 'failed';
+  needs?: { productType: boolean; classificationMapping: boolean };
+  /** Why it failed, when it did. */
+  reason?: string;
+}
+
+export interface ItemRegistrationState {
+  itemId: string;
+  status: 'registering' | 'needs_fixing' | 'registered' | 'failed';
+  needs: { productType: boolean; classificationMapping: boolean } | null;
+  waiters: string[];
+}
+
+/** A sale asks to be told when the item's registration settles (sent with signal-with-start). */
+export const addRegistrationWaiterSignal = defineSignal<[{ workflowId: string }]>('addWaiter');
+/** An operator fixed the item in the dashboard: try again now. */
+export const itemFixedSignal = defineSignal<[]>('itemFixed');
+export const getItemRegistrationStateQuery = defineQuery<ItemRegistrationState>('getState');

@@ -1,0 +1,129 @@
+/**
+ * The reconciliation process's contract, shared by its workflow, activities, schedules and the CLI: type name,
+ * schedule id scheme, input, result, and the compact records and results the rules (src/reconciliation/rules.ts)
+ * work on. Imports nothing of the project.
+ */
+
+export const RECONCILIATION_WORKFLOW_TYPE = 'reconciliationWorkflow';
+
+/** One Temporal Schedule per linked business; its runs' workflow ids start with the schedule id. */
+export function reconciliationScheduleId(businessId: string, idPrefix = 'reconciliation'): string {
+  return `${idPrefix}:${businessId}`;
+}
+
+/** The ids of the match rules (MATCH_RULES in the rules), in the order they apply. */
+export type MatchRuleId = 'reference-amount-agrees' | 'reference-amount-differs' | 'supplier-amount-date';
+
+/** What the rules read of a purchase (the compliance client's `Purchase` fits). */
+export interface ReconcilePurchase {
+  id: string;
+  status: string;
+  supplier: { name?: string | null };
+  supplierInvoiceNumber: string;
+  /** YYYY-MM-DD. */
+  invoiceDate: string;
+  totals: { total: number };
+}
+
+/** What the rules read of a bill payment (the accounting client's `BillPayment` fits). */
+export interface ReconcileBillPayment {
+  id: string;
+  supplierRef?: { name?: string | null } | null;
+  billRef?: { billCode?: string | null } | null;
+  totalAmount: number;
+  currency: string;
+  /** The payment date (A7), YYYY-MM-DD or a date-time starting with it. */
+  date: string;
+  lines?: ReadonlyArray<{ amount?: number | null; reference?: string | null }> | null;
+}
+
+export interface ReconcileOptions {
+  /** Largest difference between an invoice's total and what was paid for it that still agrees (default 1.00). */
+  amountTolerance: number;
+  /** A payment dated this many days before or after an invoice may be suggested for it (default 30). */
+  dateWindowDays: number;
+  /** Currency of the invoices; a payment in another currency is never compared on amount (default KES). */
+  currency: string;
+}
+
+/** One invoice with the payments tied to it. */
+export interface Pairing {
+  purchaseId: string;
+  billPaymentIds: string[];
+  /** The MATCH_RULES id that decided it. */
+  rule: MatchRuleId;
+  invoiceTotal: number;
+  /** The sum of what the payments allocate to this invoice, in their currency. */
+  paid: number;
+  /** paid − invoiceTotal: negative when part is still owed. */
+  difference: number;
+  /** Why the amounts cannot be compared, when they cannot (a payment in another currency). */
+  note?: string;
+}
+
+export type TieReason = 'same_reference' | 'several_candidates';
+
+/** Invoices and payments the rules could pair in more than one way: for a person to decide. */
+export interface Tie {
+  reason: TieReason;
+  purchaseIds: string[];
+  billPaymentIds: string[];
+}
+
+export interface ReconciliationCounts {
+  purchases: number;
+  billPayments: number;
+  matched: number;
+  suggested: number;
+  amountMismatches: number;
+  unpaidPurchases: number;
+  unmatchedPayments: number;
+  rejectedPurchases: number;
+  ties: number;
+}
+
+export interface ReconciliationResult {
+  /** The day ages are counted to. */
+  asOf: string;
+  matched: Pairing[];
+  suggested: Pairing[];
+  amountMismatches: Pairing[];
+  /** Not rejected and no payment found; also the invoices of ties. */
+  unpaidPurchases: string[];
+  /** No invoice found; also the payments of ties. */
+  unmatchedPayments: string[];
+  /** Rejected by the business in eTIMS and not paid: nothing is owed, so not "unpaid". */
+  rejectedPurchases: string[];
+  ties: Tie[];
+  /** Days from invoice date to `asOf` of each unpaid invoice (null when the invoice date is unreadable). */
+  unpaidAgeDays: Record<string, number | null>;
+  counts: ReconciliationCounts;
+}
+
+/** API calls made, per service and operation. */
+export interface ReconciliationCalls {
+  compliance: { listBusinesses: number; listPurchases: number };
+  accounting: { listCompanies: number; listBillPayments: number };
+  total: number;
+}
+
+export interface ReconcileBusinessInput {
+  businessId: string;
+  companyId: string;
+  /** Day ages are counted to (default: the day the workflow started, in Nairobi). */
+  asOf?: string;
+  options?: Partial<ReconcileOptions>;
+}
+
+/** The input: `{businessId, companyId, asOf?, options?}`. */
+export type ReconciliationInput = ReconcileBusinessInput;
+
+export interface ReconcileBusinessResult {
+  businessId: string;
+  companyId: string;
+  /** The JSON of `npm run reconcile -- --json`, less its call counts. */
+  summary: ReconciliationResult;
+  counts: ReconciliationCounts;
+  /** API calls of the run: one per activity attempt. */
+  calls: ReconciliationCalls;
+}

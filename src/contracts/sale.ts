@@ -1,0 +1,188 @@
+/**
+ * The sale process's contract, shared by its workflow, activities, the callback receiver, the client API and the
+ * CLIs: type name, id scheme, inputs, state, signals, queries and updates, declared once. Workflow code imports
+ * this file, so it holds only types and `@temporalio/workflow` definitions: no zod, no Node APIs.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { CreditNoteReason } from '../compliance/rules.js';
+
+import type { ItemRegistrationOutcome } from './item-registration.js';
+
+/** The workflow type name, for starting by name where importing the workflow function is not wanted. */
+export const SALE_WORKFLOW_TYPE = 'saleWorkflow';
+
+// ---------------------------------------------------------------------------------------------------------
+// Inputs
+// ---------------------------------------------------------------------------------------------------------
+
+export interface CustomerInput {
+  name?: string;
+  pin?: string;
+  phone?: string;
+  email?: string;
+}
+
+export interface SaleLineInput {
+  itemId: string;
+  quantity: number;
+  unitPrice: number;
+  description?: string;
+}
+
+/** Behaviour knobs; every one has a default so a plain JSON start from the Temporal CLI works. */
+export interface SaleOptions {
+  /** How long the sale stays open for a refund after it is signed (default 30 days). */
+  refundWindowDays?: number;
+  /** Longest wait for the authority's outcome of one submission before parking (default '24 hours'). */
+  outcomeTimeout?: string;
+  /** How long a sale waits for an operator to fix an item the service says still needs something (default '7 days'). */
+  itemFixDeadline?: string;
+  /** How many times a transient authority failure is retried before parking (default 5). */
+  transientRetryLimit?: number;
+}
+
+export interface SaleInput {
+  businessId: string;
+  /** Branch id or its authority branch-office id; default the business's first branch. */
+  branchId?: string;
+  traderInvoiceNumber: string;
+  saleDate: string;
+  paymentTypeCode?: string;
+  customer?: CustomerInput;
+  lines: SaleLineInput[];
+  options?: SaleOptions;
+}
+
+export { CREDIT_NOTE_REASONS, NON_RESTOCKING_REASONS, type CreditNoteReason } from '../compliance/rules.js';
+
+export interface RefundRequest {
+  reason: CreditNoteReason;
+  returnDate: string;
+  /** The credit note's own trader invoice number. */
+  traderInvoiceNumber: string;
+  /** Put the goods back in stock (ignored for damaged / wasted goods); default true. */
+  restock?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// State (the query's answer; plain data, no secrets: callback URLs never appear here)
+// ---------------------------------------------------------------------------------------------------------
+
+export type SaleStep =
+  | 'registering_items'
+  | 'creating_sale'
+  | 'awaiting_outcome'
+  | 'retrying'
+  | 'parked'
+  | 'reporting_stock'
+  | 'refund_window'
+  | 'refunding'
+  | 'completed'
+  | 'cancelled'
+  | 'failed';
+
+export interface ReceiptSummary {
+  cuInvoiceNo: string | null;
+  receiptNumber: number | null;
+  receiptLabel: string | null;
+  scuId: string | null;
+  scuDate: string | null;
+  scuTime: string | null;
+  totalReceiptCounter: string | null;
+  signature: string | null;
+  internalData: string | null;
+  verificationUrl: string | null;
+  originalCuInvoiceNo: string | null;
+}
+
+/** What the workflow keeps of a sale or credit note read from the service. */
+export interface FiscalDocument {
+  id: string;
+  type: string;
+  status: string;
+  traderInvoiceNumber: string;
+  totals: { total: number; taxableAmount: number; taxAmount: number };
+  receipt: ReceiptSummary | null;
+  error: string | null;
+}
+
+/** Operator updates that move a parked sale on (a stock movement waits for its own updates, not a park). */
+export type ParkedAction = 'retry' | 'cancel' | 'itemFixed';
+
+export interface ParkedReason {
+  /** Stable machine code, e.g. `item_needs_fixing`, `authority_rejected`, `outcome_timeout`. */
+  code: string;
+  message: string;
+  since: string;
+  /** Operator updates that can move the sale on. */
+  actions: ParkedAction[];
+  itemIds?: string[];
+}
+
+export type StockMovementStatus = 'pending' | 'reported' | 'needs_confirmation' | 'confirmed';
+
+export interface StockMovementState {
+  referenceId: string;
+  itemId: string;
+  action: 'ADD' | 'DEDUCT';
+  quantity: number;
+  unitPrice: number;
+  status: StockMovementStatus;
+  movementId?: string;
+  /** Why it needs an operator (ambiguous failure), when it does. */
+  problem?: string;
+}
+
+export interface SaleState {
+  step: SaleStep;
+  businessId: string;
+  traderInvoiceNumber: string;
+  sale: FiscalDocument | null;
+  creditNote: FiscalDocument | null;
+  parked: ParkedReason | null;
+  stockMovements: StockMovementState[];
+  /** Compliance API calls made by this sale's activities (each retry counts). */
+  apiCalls: number;
+  /** Submissions of the sale to the authority: the creation and every retry. */
+  submissions: number;
+  refundDeadline: string | null;
+  history: Array<{ at: string; event: string }>;
+}
+
+export interface RefundResult {
+  creditNote: FiscalDocument;
+  stockMovements: StockMovementState[];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Messages
+// ---------------------------------------------------------------------------------------------------------
+
+/** A result callback reached the receiver: a hint to re-read the document, never the source of truth. */
+export interface CallbackHint {
+  documentId: string;
+  event: string | null;
+  callbackId: string | null;
+}
+
+export const callbackReceivedSignal = defineSignal<[CallbackHint]>('callbackReceived');
+/** Sent by the item-registration workflow to every sale waiting on the item. */
+export const itemRegistrationSettledSignal = defineSignal<[ItemRegistrationOutcome]>('itemRegistrationSettled');
+
+export const getSaleStateQuery = defineQuery<SaleState>('getState');
+
+export const refundUpdate = defineUpdate<RefundResult, [RefundRequest]>('refund');
+export const retryUpdate = defineUpdate<SaleState, []>('retry');
+export const cancelUpdate = defineUpdate<SaleState, [{ reason: string }]>('cancel');
+export const itemFixedUpdate = defineUpdate<SaleState, [{ itemId: string }]>('itemFixed');
+export const confirmStockMovementUpdate = defineUpdate<SaleState, [{ referenceId: string }]>('confirmStockMovement');
+export const resendStockMovementUpdate = defineUpdate<SaleState, [{ referenceId: string }]>('resendStockMovement');
+
+// ---------------------------------------------------------------------------------------------------------
+// Identifiers
+// ---------------------------------------------------------------------------------------------------------
+
+/** One execution per sale: starting the same sale twice finds the existing execution. */
+export function saleWorkflowId(businessId: string, traderInvoiceNumber: string): string {
+  return `sale:${businessId}:${traderInvoiceNumber}`;
+}

@@ -1,0 +1,30 @@
+/**
+ * `npm run bench`: one benchmark report of the sale lifecycle (latency against the floor, requests per sale, history
+ * size, rate-budget use, throughput, fairness, priority), written to bench/report.json and printed as tables.
+ * See docs/benchmarks.md. Options: --quick, --assert[=<target key,...>], --only <section,...>, --out <path>.
+ */
+import { parseArgs, UsageError } from './options.js';
+import { formatReport, unmet, writeReport } from './report.js';
+import { runBench } from './run.js';
+
+async function main(): Promise<number> {
+  const options = parseArgs(process.argv.slice(2));
+  const report = await runBench(options);
+  writeReport(options.out, report);
+  console.log(formatReport(report));
+  console.log(`\nreport written to ${options.out}`);
+  const failed = unmet(report).filter((t) => options.assertKeys === undefined || options.assertKeys.includes(t.key));
+  if (options.assert && failed.length > 0) {
+    console.error(`\nbench: ${failed.length} target(s) unmet:\n${failed.map((t) => `  ${t.key} = ${String(t.value === undefined ? t.value : Number(t.value.toFixed(3)))} (target ${t.target})`).join('\n')}`);
+    return 1;
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof UsageError ? err.message : err);
+    process.exit(err instanceof UsageError ? 2 : 1);
+  },
+);

@@ -1,0 +1,50 @@
+/** The operation history of a chaos run: every call the driver and the operator made, with its outcome. */
+import type { SaleLineInput } from '../../src/contracts/sale.js';
+import type { PlannedRefund, SalePath } from './sales.js';
+
+export type OperationKind = 'start' | 'refund' | 'confirmStockMovement' | 'resendStockMovement' | 'retry';
+
+export interface Operation {
+  kind: OperationKind;
+  /** The planned sale's position; the sale id is `workflowId`. */
+  sale: number;
+  workflowId: string;
+  businessId: string;
+  traderInvoiceNumber: string;
+  /** Milliseconds since the faults started. */
+  invokedAtMs: number;
+  completedAtMs: number | null;
+  attempts: number;
+  /** ok: the call answered as asked; failed: it gave up; pending: still unanswered when the run ended. */
+  outcome: 'ok' | 'failed' | 'pending';
+  /** What the call answered or why it failed (first and last errors when it was repeated). */
+  detail: string | null;
+  /** Starts: the sale's lines, its path and whether a refund was planned. */
+  path?: SalePath;
+  lines?: SaleLineInput[];
+  refund?: PlannedRefund | null;
+  /** Operator calls: the stock movement acted on. */
+  referenceId?: string;
+}
+
+export class OperationHistory {
+  readonly operations: Operation[] = [];
+
+  constructor(private readonly clock: () => number) {}
+
+  begin(op: Omit<Operation, 'invokedAtMs' | 'completedAtMs' | 'attempts' | 'outcome' | 'detail'>): Operation {
+    const entry: Operation = { ...op, invokedAtMs: this.clock(), completedAtMs: null, attempts: 0, outcome: 'pending', detail: null };
+    this.operations.push(entry);
+    return entry;
+  }
+
+  end(op: Operation, outcome: 'ok' | 'failed', detail: string | null): void {
+    op.outcome = outcome;
+    op.completedAtMs = this.clock();
+    op.detail = detail;
+  }
+
+  count(kind: OperationKind, outcome?: Operation['outcome']): number {
+    return this.operations.filter((o) => o.kind === kind && (outcome === undefined || o.outcome === outcome)).length;
+  }
+}

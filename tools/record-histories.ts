@@ -1,0 +1,81 @@
+/**
+ * Records the histories replay.test.ts replays: starts its own Temporal dev server, the sandbox, the callback
+ * receiver and the real workers, runs the scenarios of test/workflows/history-scenarios.ts (sales) and
+ * history-scenarios-system.ts (sync batches, a reconciliation, purchases syncs), and writes each execution's
+ * history to test/histories/<version>/<name>.json (the version in package.json) in the proto JSON form
+ * `historyFromJSON` reads. An execution that continued as new is a chain of runs, each its own history: every
+ * run is written, as <name>-run-<n>.json, since a deploy can find any of them running.
+ *
+ *   npx tsx scripts/record-histories.ts
+ *
+ * Record once per released version whose workflows changed, into a new folder, and never overwrite an older
+ * folder: its files stand for executions already running in production, which every future version of the
+ * workflows must still replay.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
+import { startDevServer } from './temporal-cli/dev-server.js';
+import { projectSearchAttributes, toCliSearchAttributes } from '../src/contracts/search-attributes.js';
+import { workflowsPath } from '../src/worker/workers.js';
+import { runScenarios, scenarioFixture, type RecordedRun } from '../test/workflows/history-scenarios.js';
+import { runPurchasesScenarios, runReconciliationScenarios, runSyncBatchScenarios } from '../test/workflows/history-scenarios-system.js';
+import { startSaleStack } from '../test/workflows/sale-stack.js';
+
+const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const target = fileURLToPath(new URL(`../test/histories/${version}/`, import.meta.url));
+
+/** Histories are committed: a secret in one would be published. */
+const FORBIDDEN = [/cmp_sk_/, /\/callbacks\/[^"]*\/[A-Za-z0-9_-]{43}/, /sk_development_/, /\bcs_/, /whsec_/];
+
+type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
+
+/** Every run of the execution, from its first: a run that continued as new names the run it started. */
+async function runsOf(client: Client, handle: WorkflowHandle): Promise<History[]> {
+  const firstRunId = (await handle.describe()).raw.workflowExecutionInfo?.firstRunId;
+  if (!firstRunId) throw new Error(`${handle.workflowId}: no first run id`);
+  const histories: History[] = [];
+  for (let runId: string | null | undefined = firstRunId; runId; ) {
+    const history = await client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+    histories.push(history);
+    runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+  }
+  return histories;
+}
+
+const server = await startDevServer({ headless: true, searchAttributes: toCliSearchAttributes(projectSearchAttributes), logger: (m) => console.log(`[temporal] ${m}`) });
+const connection = await Connection.connect({ address: server.address });
+const nativeConnection = await NativeConnection.connect({ address: server.address });
+try {
+  const client = new Client({ connection, namespace: server.namespace });
+  const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath() });
+  const temporal = { client, nativeConnection, namespace: server.namespace };
+  const runs: RecordedRun[] = [];
+  const stack = await startSaleStack(temporal, bundle, { callbacks: true, fixture: scenarioFixture() });
+  try {
+    runs.push(...(await runScenarios(stack)), ...(await runSyncBatchScenarios(stack)), ...(await runReconciliationScenarios(stack)));
+  } finally {
+    await stack.close();
+  }
+  runs.push(...(await runPurchasesScenarios(temporal, bundle)));
+  await mkdir(target, { recursive: true });
+  for (const { name, handle } of runs) {
+    const histories = await runsOf(client, handle);
+    for (const [index, history] of histories.entries()) {
+      const file = histories.length === 1 ? `${name}.json` : `${name}-run-${index + 1}.json`;
+      const text = `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 2)}\n`;
+      // Payloads are base64 in proto JSON: look at them decoded.
+      const decoded = text.replace(/"data": "([A-Za-z0-9+/=]+)"/g, (_match, data: string) => Buffer.from(data, 'base64').toString('utf8'));
+      const leak = FORBIDDEN.find((pattern) => pattern.test(decoded));
+      if (leak) throw new Error(`the history of ${file} matches ${leak}: not written`);
+      await writeFile(`${target}${file}`, text);
+      console.log(`wrote test/histories/${version}/${file} (${handle.workflowId})`);
+    }
+  }
+} finally {
+  await nativeConnection.close();
+  await connection.close();
+  await server.stop();
+}

@@ -1,0 +1,234 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import { resolveTemporalExecutable } from './resolver.js';
+import type { CliSearchAttribute } from '../../src/contracts/search-attributes.js';
+
+export interface DevServerOptions {
+  /** gRPC frontend port; a free one by default. */
+  port?: number;
+  /** Web UI port; a free one by default unless headless. */
+  uiPort?: number;
+  /** Codec server the web UI decodes payloads with (`--ui-codec-endpoint`). */
+  uiCodecEndpoint?: string;
+  headless?: boolean;
+  /** Interface to bind (default 127.0.0.1). */
+  ip?: string;
+  /** SQLite file for persistent state; in-memory when omitted. */
+  dbFilename?: string;
+  namespace?: string;
+  searchAttributes: CliSearchAttribute[];
+  logger?: (msg: string) => void;
+  /** Skip the resolver and run this `temporal` binary. */
+  executable?: string;
+  /** How long to wait for the namespace to become usable (default 60 s). */
+  startTimeoutMs?: number;
+}
+
+export interface DevServer {
+  address: string;
+  namespace: string;
+  uiUrl?: string;
+  stop(): Promise<void>;
+}
+
+const STOP_GRACE_MS = 10_000;
+const OUTPUT_TAIL_BYTES = 8_192;
+
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const log = opts.logger ?? (() => {});
+  const ip = opts.ip ?? '127.0.0.1';
+  const namespace = opts.namespace ?? 'default';
+  const headless = opts.headless ?? false;
+  const executable =
+    opts.executable ?? (await resolveTemporalExecutable('temporal', { logger: opts.logger })).path;
+
+  const [port, uiPort] = await resolvePorts(ip, opts.port, headless ? undefined : (opts.uiPort ?? 0));
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', namespace];
+  args.push('--log-level', 'warn');
+  // Fairness between businesses on shared queues (see deploy/temporal/dynamicconfig/development-sql.yaml).
+  args.push('--dynamic-config-value', 'matching.enableFairness=true');
+  if (uiPort === undefined) {
+    args.push('--headless');
+  } else {
+    args.push('--ui-port', String(uiPort));
+    if (opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
+  }
+  if (opts.dbFilename) {
+    await mkdir(path.dirname(path.resolve(opts.dbFilename)), { recursive: true });
+    // WAL + NORMAL keeps a file-backed dev server fast enough for interactive use without risking corruption.
+    args.push('--db-filename', opts.dbFilename);
+    args.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL');
+  }
+  for (const { name, type } of opts.searchAttributes) {
+    args.push('--search-attribute', `${name}=${type}`);
+  }
+
+  const address = `${ip === '0.0.0.0' ? '127.0.0.1' : ip}:${port}`;
+  log(`starting ${executable} ${args.join(' ')}`);
+  const child = spawn(executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = captureTail(child);
+  const exited = waitForExit(child);
+  killOnParentExit(child, exited.promise);
+
+  try {
+    await waitUntilReady({
+      address,
+      namespace,
+      searchAttributeNames: opts.searchAttributes.map((sa) => sa.name),
+      deadline: Date.now() + (opts.startTimeoutMs ?? 60_000),
+      hasExited: () => child.exitCode !== null || child.signalCode !== null || exited.spawnError !== undefined,
+    });
+  } catch (err) {
+    await stopChild(child, exited.promise);
+    const reason = exited.spawnError
+      ? `could not spawn ${executable}: ${exited.spawnError.message}`
+      : err instanceof Error
+        ? err.message
+        : String(err);
+    throw new Error(`Temporal dev server failed to start: ${reason}\n--- server output (tail) ---\n${output()}`);
+  }
+
+  const uiUrl = uiPort === undefined ? undefined : `http://${address.split(':')[0]}:${uiPort}`;
+  log(`Temporal dev server ready at ${address} (namespace ${namespace}${uiUrl ? `, UI ${uiUrl}` : ''})`);
+  return { address, namespace, uiUrl, stop: () => stopChild(child, exited.promise) };
+}
+
+/** Ports of 0 or undefined mean "pick a free one"; all are held at once so two picks cannot collide. */
+async function resolvePorts(
+  ip: string,
+  port: number | undefined,
+  uiPort: number | undefined,
+): Promise<[number, number | undefined]> {
+  const servers: net.Server[] = [];
+  // Binding a requested port too: if another server holds it, the readiness probe would happily talk to that one.
+  const pick = async (wanted: number | undefined): Promise<number> => {
+    const server = net.createServer();
+    servers.push(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err) =>
+        reject(new Error(`cannot listen on ${ip}:${wanted ?? 0} for the Temporal dev server: ${err.message}`)),
+      );
+      server.listen(wanted ?? 0, ip, resolve);
+    });
+    const addr = server.address();
+    if (addr === null || typeof addr === 'string') throw new Error('could not determine a free port');
+    return addr.port;
+  };
+  try {
+    const grpc = await pick(port);
+    const ui = uiPort === undefined ? undefined : await pick(uiPort);
+    return [grpc, ui];
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  }
+}
+
+interface ReadinessCheck {
+  address: string;
+  namespace: string;
+  searchAttributeNames: string[];
+  deadline: number;
+  hasExited: () => boolean;
+}
+
+/** An open port is not enough: the namespace and search attributes are registered a moment after start-up. */
+async function waitUntilReady(check: ReadinessCheck): Promise<void> {
+  let lastError: unknown;
+  while (Date.now() < check.deadline) {
+    if (check.hasExited()) throw new Error('the server process exited early');
+    if (await portAcceptsConnections(check.address)) {
+      let connection: Connection | undefined;
+      try {
+        connection = await Connection.connect({ address: check.address, connectTimeout: 2_000 });
+        await connection.workflowService.describeNamespace({ namespace: check.namespace });
+        const { customAttributes } = await connection.operatorService.listSearchAttributes({
+          namespace: check.namespace,
+        });
+        const missing = check.searchAttributeNames.filter((name) => !(name in (customAttributes ?? {})));
+        if (missing.length === 0) return;
+        lastError = new Error(`search attributes not registered yet: ${missing.join(', ')}`);
+      } catch (err) {
+        lastError = err;
+      } finally {
+        await connection?.close();
+      }
+    }
+    await sleep(200);
+  }
+  const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+  throw new Error(`timed out waiting for ${check.address} namespace "${check.namespace}"${detail}`);
+}
+
+function portAcceptsConnections(address: string): Promise<boolean> {
+  const separator = address.lastIndexOf(':');
+  const host = address.slice(0, separator);
+  const port = Number(address.slice(separator + 1));
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.setTimeout(1_000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function captureTail(child: ChildProcess): () => string {
+  let tail = '';
+  const append = (chunk: Buffer): void => {
+    tail = (tail + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  return () => tail || '(no output)';
+}
+
+function waitForExit(child: ChildProcess): { promise: Promise<void>; spawnError: Error | undefined } {
+  const state: { promise: Promise<void>; spawnError: Error | undefined } = {
+    spawnError: undefined,
+    promise: new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.once('error', (err) => {
+        state.spawnError = err;
+        resolve();
+      });
+    }),
+  };
+  return state;
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const graceful = await Promise.race([
+    exited.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), STOP_GRACE_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!graceful) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/** Without this a crashed parent would leave an orphaned server holding its ports. */
+function killOnParentExit(child: ChildProcess, exited: Promise<void>): void {
+  const kill = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', kill);
+  void exited.then(() => process.removeListener('exit', kill));
+}
