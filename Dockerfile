@@ -1,17 +1,61 @@
-# Image for the sandbox and the worker (see docker-compose.yml). Development use: tsx runs the TypeScript directly.
-FROM node:20-bookworm-slim
+# syntax=docker/dockerfile:1
+# One production image for the worker and the codec server, and a separate development image for the sandbox.
+#
+#   docker build -t etims-temporal-worker .                  production image (`runtime`, the last stage)
+#   docker run --env-file prod.env etims-temporal-worker     the worker:       node dist/src/cli/worker.js (the CMD)
+#   docker run … etims-temporal-worker node dist/src/cli/codec-server.js       the codec server, same image
+#   docker build --target sandbox -t etims-sandbox .          the emulated services: development and demos only
+#
+# The runtime stage holds the compiled product (dist/src, dist/workflows, dist/activities: `npm run build`) and
+# the production dependencies alone, runs `node` as the unprivileged `node` user, and has no sandbox, no tsx, no
+# test or lint tooling. Its configuration comes from the environment the container is given: .dockerignore keeps
+# .env files and local state out of the build context. docs/deployment.md ("The production image").
+#
+# There is no Docker engine in CI: tools/check-production-image.sh replays the runtime stage natively. It reads
+# the stage's WORKDIR, ENV, COPY, RUN npm ci and CMD lines below, so keep one instruction per line, COPY sources
+# relative to the build stage's /app, and the npm ci command first in its RUN line.
 
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS base
 WORKDIR /app
-ENV NODE_ENV=development
 
-# Dependencies first, so source edits do not invalidate the npm ci layer.
+# Every dependency, for the build and the sandbox. Install scripts stay off (package.json `allowScripts`): the
+# packages that have one (esbuild, @swc/core, protobufjs) ship their binaries as dependencies.
+FROM base AS dev-deps
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 
-COPY . .
+# tsc -p tsconfig.build.json (src, workflows, activities) into dist/, plus src/codec/failure-converter.cjs.
+FROM dev-deps AS build
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY workflows ./workflows
+COPY activities ./activities
+RUN npm run build
 
-# The Temporal server runs in its own container; nothing here needs the Temporal CLI.
-# worker: callback receiver 8787, Prometheus exporter 9464; codec server 8234; sandbox (profile `sandbox`): 4010, 4020.
-EXPOSE 8787 8234 9464 4010 4020
+# The emulated compliance and accounting services (docs/sandbox.md): a development tool, run from its TypeScript
+# with the development dependencies (tsx, pdfkit, qrcode). Never the image a production worker runs.
+FROM dev-deps AS sandbox
+ENV NODE_ENV=development
+COPY tsconfig.json ./
+COPY src ./src
+COPY sandbox ./sandbox
 USER node
-CMD ["npm", "run", "sandbox", "--", "--host", "0.0.0.0"]
+EXPOSE 4010 4020
+CMD ["node", "--import", "tsx", "sandbox/main.ts", "--host", "0.0.0.0"]
+
+# The production image (default target).
+FROM base AS runtime
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/workflows ./dist/workflows
+COPY --from=build /app/dist/activities ./dist/activities
+# Files stay root-owned and read-only to the process. The worker writes nothing locally, except a purchases
+# file sink (PURCHASES_SINK=file:…), which needs a volume writable by uid 1000.
+USER node
+# worker: callback receiver 8787, Prometheus exporter 9464; codec server (same image, other command): 8234.
+EXPOSE 8787 9464 8234
+CMD ["node", "dist/src/cli/worker.js"]

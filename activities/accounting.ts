@@ -6,17 +6,17 @@
  * `Retry-After`, 5xx and timeouts are retried (every call is safe to repeat, A10), 401/403/404 end the
  * activity with a message that says what to check.
  */
-import type { AccountingClient } from '../src/accounting/client.js';
 import type { KnownPaymentMethod, KnownSyncStatus, SortDirection, SortField } from '../src/accounting/schemas.js';
 import { ApiError } from '../src/http/errors.js';
 import type { Logger } from '../src/logger.js';
+import type { ServiceAccess } from '../src/services/access.js';
 import { findCompanyOnPage, readBillPaymentsPage } from '../src/reconciliation/load.js';
 import type { ReconcileBillPayment } from '../src/contracts/reconciliation.js';
 import { callApi, currentAttempt } from './api-call.js';
 import { failingNotConfigured } from './reconciliation.js';
 
 export interface AccountingActivityDeps {
-  accounting: AccountingClient;
+  services: ServiceAccess;
   logger: Logger;
 }
 
@@ -115,7 +115,7 @@ function text(value: string | null | undefined): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-export function createAccountingActivities({ accounting, logger }: AccountingActivityDeps) {
+export function createAccountingActivities({ services, logger }: AccountingActivityDeps) {
   const call = <T>(run: (signal: AbortSignal) => Promise<T>) =>
     callApi({ idempotent: true, logger }, async (signal) => {
       try {
@@ -128,13 +128,13 @@ export function createAccountingActivities({ accounting, logger }: AccountingAct
   return {
     /** `POST /sync/batches/{id}/process`: safe to repeat (A10), so retried like a read. */
     async processSyncBatch({ syncBatchId }: ProcessSyncBatchInput): Promise<ProcessSyncBatchResult> {
-      const { data, meta } = await call((signal) => accounting.processSyncBatch(syncBatchId, { signal }));
+      const { data, meta } = await call((signal) => services.accounting().processSyncBatch(syncBatchId, { signal }));
       return { message: data.message, httpStatus: meta.status, apiCalls: currentAttempt() };
     },
 
     /** One page of `GET /bill-payments` with the given filters and sorting. */
     async listBillPaymentsPage(input: ListBillPaymentsPageInput): Promise<BillPaymentsPage> {
-      const { data } = await call((signal) => accounting.listBillPayments(input, { signal }));
+      const { data } = await call((signal) => services.accounting().listBillPayments(input, { signal }));
       return {
         items: data.data.map((b) => ({
           id: b.id,
@@ -155,13 +155,13 @@ export function createAccountingActivities({ accounting, logger }: AccountingAct
      * (this was the last page) the key cannot see it: `not_configured`, non-retryable, naming the company.
      */
     async checkReconciliationCompany({ companyId, page }: CheckReconciliationCompanyInput): Promise<{ found: boolean; apiCalls: number }> {
-      const { found } = await call((signal) => failingNotConfigured(() => findCompanyOnPage(accounting, companyId, page, signal)));
+      const { found } = await call((signal) => failingNotConfigured(() => findCompanyOnPage(services.accounting(companyId), companyId, page, signal)));
       return { found, apiCalls: currentAttempt() };
     },
 
     /** One page of the company's `GET /bill-payments`, as the reconciliation rules read them. */
     async listReconciliationBillPayments({ companyId, page }: ListReconciliationBillPaymentsInput): Promise<ReconciliationBillPaymentsPage> {
-      const result = await call((signal) => readBillPaymentsPage(accounting, companyId, page, signal));
+      const result = await call((signal) => readBillPaymentsPage(services.accounting(companyId), companyId, page, signal));
       return { ...result, apiCalls: currentAttempt() };
     },
   };

@@ -36,7 +36,7 @@ import type {
   SubmissionResult,
 } from './types.js';
 
-export type ComplianceActivityDeps = Pick<ActivityDeps, 'compliance' | 'itemRegistry' | 'callbackUrls' | 'logger'>;
+export type ComplianceActivityDeps = Pick<ActivityDeps, 'services' | 'itemRegistry' | 'callbackUrls' | 'logger'>;
 
 function submitted({ data, meta }: ApiResult<Sale>, callbackUrl: string | undefined): SubmissionResult {
   return {
@@ -96,7 +96,7 @@ function saleBody(request: SaleRequest, callbackUrl: string | undefined) {
 }
 
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
-  const { compliance: client, itemRegistry, callbackUrls, logger } = deps;
+  const { services, itemRegistry, callbackUrls, logger } = deps;
 
   function logSubmission(message: string, businessId: string, result: SubmissionResult): void {
     const { document, outcome, httpStatus, replayed, causes } = result;
@@ -126,7 +126,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     const callbackUrl = callbackUrls?.mint(input.workflowId);
     const body = saleBody(input.request, callbackUrl);
     const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
-      submitted(await client.createSale(body, input.idempotencyKey, { businessId: input.businessId, signal }), callbackUrl),
+      submitted(await services.compliance(input.businessId).createSale(body, input.idempotencyKey, { businessId: input.businessId, signal }), callbackUrl),
     );
     result.apiCalls += listCalls;
     logSubmission('sale submitted', input.businessId, result);
@@ -145,7 +145,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     /** Registers an item with the tax authority (safe to repeat, C23). */
     async registerItem(input: RegisterItemInput): Promise<RegisterItemResult> {
       return callApi({ idempotent: true, recover: needsFixing, logger }, async (signal) => {
-        const { data: item } = await client.registerItem(
+        const { data: item } = await services.compliance(input.businessId).registerItem(
           input.itemId,
           input.branchId === undefined ? {} : { branchId: input.branchId },
           { businessId: input.businessId, signal },
@@ -182,7 +182,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     /** Resubmits a failed document (safe to repeat, C35). */
     async retrySale(input: DocumentRef): Promise<SubmissionResult> {
       const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
-        submitted(await client.retrySale(input.documentId, { businessId: input.businessId, signal }), undefined),
+        submitted(await services.compliance(input.businessId).retrySale(input.documentId, { businessId: input.businessId, signal }), undefined),
       );
       logSubmission('document resubmitted', input.businessId, result);
       return result;
@@ -190,7 +190,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
     async getDocument(input: DocumentRef): Promise<DocumentResult> {
       return callApi({ idempotent: true, logger }, async (signal) => {
-        const { data } = await client.getSale(input.documentId, { businessId: input.businessId, signal });
+        const { data } = await services.compliance(input.businessId).getSale(input.documentId, { businessId: input.businessId, signal });
         return { document: toFiscalDocument(data), apiCalls: currentAttempt() };
       });
     },
@@ -201,7 +201,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
      */
     async awaitDocumentOutcome(input: DocumentRef): Promise<DocumentResult> {
       const sale = await callApi({ idempotent: true, logger }, async (signal) =>
-        (await client.getSale(input.documentId, { businessId: input.businessId, signal })).data,
+        (await services.compliance(input.businessId).getSale(input.documentId, { businessId: input.businessId, signal })).data,
       );
       if (isInFlight(sale.status)) throw documentInFlight(sale.id, sale.status);
       return { document: toFiscalDocument(sale), apiCalls: currentAttempt() };
@@ -210,7 +210,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     /** One stock movement. Not de-duplicated by the service: a failure after sending is `ambiguous_write`. */
     async adjustStock(input: AdjustStockInput): Promise<AdjustStockResult> {
       return callApi({ idempotent: false, logger }, async (signal) => {
-        const { data } = await client.adjustStock(
+        const { data } = await services.compliance(input.businessId).adjustStock(
           {
             itemId: input.itemId,
             action: input.action,
@@ -235,7 +235,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
         callbackUrl: callbackUrls?.mint(input.workflowId),
       };
       const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
-        submitted(await client.createCreditNote(body, input.idempotencyKey, { businessId: input.businessId, signal }), body.callbackUrl),
+        submitted(await services.compliance(input.businessId).createCreditNote(body, input.idempotencyKey, { businessId: input.businessId, signal }), body.callbackUrl),
       );
       logSubmission('credit note submitted', input.businessId, result);
       return result;

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import type { ComplianceClient } from '../src/compliance/index.js';
 import type { Logger } from '../src/logger.js';
+import type { ServiceAccess } from '../src/services/access.js';
 import type { ItemRegistry } from './item-registry.js';
 
 /** Mints the callback URL of one workflow execution; the URL carries a capability token, so it is never logged or returned. */
@@ -10,14 +10,15 @@ export interface CallbackUrlSource {
 
 /** Everything the activities use, injected by the worker (no globals). */
 export interface ActivityDeps {
-  compliance: ComplianceClient;
+  /** The client of the business (or company) an activity acts for. */
+  services: ServiceAccess;
   /** Per-process cache of item registration; share one per worker process. */
   itemRegistry: ItemRegistry;
   /** Present when a public callback base URL is configured. */
   callbackUrls?: CallbackUrlSource;
   /** Needed by requestItemRegistration only. */
   temporal?: { client: Client };
-  /** Task queue of the item-registration workflows when the caller names none (default SALE_TASK_QUEUE). */
-  saleTaskQueue?: string;
+  /** Task queue of the item-registration workflows when the caller names none (default WORKFLOW_TASK_QUEUE). */
+  workflowTaskQueue?: string;
   logger: Logger;
 }

@@ -7,7 +7,8 @@
  *   (a fresh list that lacks an asked-for item is fetched again: the item may have been created since).
  * - Concurrent callers share one in-flight list call.
  */
-import type { ComplianceClient, Item } from '../src/compliance/index.js';
+import type { Item } from '../src/compliance/index.js';
+import type { ServiceAccess } from '../src/services/access.js';
 import { isRegistered } from '../src/compliance/index.js';
 import type { ItemCheck } from './types.js';
 
@@ -56,7 +57,7 @@ export class ItemRegistry {
   private readonly now: () => number;
 
   constructor(
-    private readonly client: ComplianceClient,
+    private readonly services: ServiceAccess,
     options: ItemRegistryOptions = {},
   ) {
     const interval = options.minRefreshIntervalMs ?? DEFAULT_MIN_REFRESH_INTERVAL_MS;
@@ -106,7 +107,7 @@ export class ItemRegistry {
 
   private refresh(businessId: string, business: BusinessItems): Promise<ItemList> {
     const refreshing = (async () => {
-      const { data } = await this.client.listItems({ businessId });
+      const { data } = await this.services.compliance(businessId).listItems({ businessId });
       const list: ItemList = { at: this.now(), items: new Map(data.map((item) => [item.id, toCheck(item)])) };
       for (const check of list.items.values()) if (check.registered) business.registered.set(check.itemId, check);
       business.latest = list;

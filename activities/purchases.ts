@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
 import type { Purchase } from '../src/compliance/index.js';
-import { SinkDeliveryError, type PurchaseEventSink } from '../src/purchases/sink.js';
+import { SinkDeliveryError, type PurchaseEventSink } from '../src/purchases/event-sink.js';
 import {
   PURCHASE_DELIVERY_FAILURES,
   type DeliverPurchaseEventsInput,
@@ -24,7 +24,7 @@ import { callApi, currentAttempt } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { rateLimitDelayMs } from './failures.js';
 
-export interface PurchasesActivityDeps extends Pick<ActivityDeps, 'compliance' | 'logger'> {
+export interface PurchasesActivityDeps extends Pick<ActivityDeps, 'services' | 'logger'> {
   /** Where events go; absent when PURCHASES_SINK is not set (a delivery then fails, non-retryable). */
   purchasesSink?: PurchaseEventSink;
 }
@@ -48,13 +48,13 @@ function resumePoint(details: unknown, total: number): number {
 }
 
 export function createPurchasesActivities(deps: PurchasesActivityDeps) {
-  const { compliance: client, logger } = deps;
+  const { services, logger } = deps;
 
   return {
     /** POST /v1/purchases/pull: the service fetches the latest supplier invoices from the authority (C26). */
     async pullPurchases(input: PullPurchasesInput): Promise<PullPurchasesResult> {
       return callApi({ idempotent: true, logger }, async (signal) => {
-        const { data } = await client.pullPurchases({ businessId: input.businessId, signal });
+        const { data } = await services.compliance(input.businessId).pullPurchases({ businessId: input.businessId, signal });
         return { pulled: data.pulled ?? null, apiCalls: currentAttempt() };
       });
     },
@@ -62,7 +62,7 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
     /** One page of GET /v1/purchases, each invoice with its fingerprint. */
     async listPurchasesPage(input: ListPurchasesPageInput): Promise<ListPurchasesPageResult> {
       return callApi({ idempotent: true, logger }, async (signal) => {
-        const { data } = await client.listPurchases(
+        const { data } = await services.compliance(input.businessId).listPurchases(
           { pageSize: input.pageSize, ...(input.cursor === null ? {} : { cursor: input.cursor }) },
           { businessId: input.businessId, signal },
         );

@@ -5,15 +5,15 @@
  * what the rules read and nothing more. The accounting calls are in accounting.ts, on the accounting queue.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { ComplianceClient } from '../src/compliance/index.js';
 import type { Logger } from '../src/logger.js';
+import type { ServiceAccess } from '../src/services/access.js';
 import { ReconciliationInputError, checkBusinessAccess, readPurchasesPage } from '../src/reconciliation/load.js';
 import type { ReconcilePurchase } from '../src/contracts/reconciliation.js';
 import { callApi, currentAttempt } from './api-call.js';
 import { FAILURE_TYPES } from './failures.js';
 
 export interface ReconciliationActivityDeps {
-  compliance: ComplianceClient;
+  services: ServiceAccess;
   logger: Logger;
 }
 
@@ -50,17 +50,17 @@ export async function failingNotConfigured<T>(run: () => Promise<T>): Promise<T>
   }
 }
 
-export function createReconciliationActivities({ compliance, logger }: ReconciliationActivityDeps) {
+export function createReconciliationActivities({ services, logger }: ReconciliationActivityDeps) {
   return {
     /** `GET /v1/businesses`: the link check, failing `not_configured` when the key may not act for the business. */
     async checkReconciliationBusiness({ businessId }: CheckReconciliationBusinessInput): Promise<{ apiCalls: number }> {
-      await callApi({ idempotent: true, logger }, (signal) => failingNotConfigured(() => checkBusinessAccess(compliance, businessId, signal)));
+      await callApi({ idempotent: true, logger }, (signal) => failingNotConfigured(() => checkBusinessAccess(services.compliance(businessId), businessId, signal)));
       return { apiCalls: currentAttempt() };
     },
 
     /** One page (100) of `GET /v1/purchases`, as the reconciliation rules read them. */
     async listReconciliationPurchases({ businessId, cursor }: ListReconciliationPurchasesInput): Promise<ReconciliationPurchasesPage> {
-      const page = await callApi({ idempotent: true, logger }, (signal) => readPurchasesPage(compliance, businessId, cursor, signal));
+      const page = await callApi({ idempotent: true, logger }, (signal) => readPurchasesPage(services.compliance(businessId), businessId, cursor, signal));
       return { ...page, apiCalls: currentAttempt() };
     },
   };

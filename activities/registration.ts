@@ -5,12 +5,12 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { ITEM_REGISTRATION_WORKFLOW_TYPE, addRegistrationWaiterSignal, itemRegistrationWorkflowId, type ItemRegistrationInput } from '../src/contracts/item-registration.js';
-import { SALE_TASK_QUEUE } from '../src/contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../src/contracts/task-queues.js';
 import type { ActivityDeps } from './deps.js';
 import { FAILURE_TYPES } from './failures.js';
 import type { RequestItemRegistrationInput } from './types.js';
 
-export type RegistrationActivityDeps = Pick<ActivityDeps, 'temporal' | 'saleTaskQueue' | 'logger'>;
+export type RegistrationActivityDeps = Pick<ActivityDeps, 'temporal' | 'workflowTaskQueue' | 'logger'>;
 
 export function createRegistrationActivities(deps: RegistrationActivityDeps) {
   return {
@@ -32,7 +32,7 @@ export function createRegistrationActivities(deps: RegistrationActivityDeps) {
       const workflowId = itemRegistrationWorkflowId(input.businessId, input.itemId);
       const handle = await client.workflow.signalWithStart(ITEM_REGISTRATION_WORKFLOW_TYPE, {
         workflowId,
-        taskQueue: input.taskQueue ?? deps.saleTaskQueue ?? SALE_TASK_QUEUE,
+        taskQueue: input.taskQueue ?? deps.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE,
         args: [registration],
         signal: addRegistrationWaiterSignal,
         signalArgs: [{ workflowId: input.waiterWorkflowId }],

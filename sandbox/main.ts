@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { createProgram, EXIT_USAGE, parseAndRun, wholeNumber } from '../src/cli/command.js';
 import { createLogger } from '../src/logger.js';
 import {
   DEMO_ACCOUNTING_API_KEY,
@@ -10,28 +10,15 @@ import { FixtureError, loadFixture, type SandboxFixture } from './fixture.js';
 import { startSandbox, type Sandbox } from './server.js';
 import { seededRandom } from './shared/faults.js';
 
-const USAGE = `Usage: npm run sandbox -- [--fixture path.json] [--host 127.0.0.1] [--compliance-port 4010] [--accounting-port 4020] [--seed N]
-
-Starts the compliance and accounting service sandboxes (see docs/sandbox.md). --seed makes the fault rules'
-probability rolls reproducible.`;
-
-const EXIT_USAGE = 2;
-
-function port(value: string, option: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65_535) {
-    console.error(`--${option} must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
-    process.exit(EXIT_USAGE);
-  }
-  return Number(value);
+interface SandboxOptions {
+  fixture?: string;
+  host: string;
+  compliancePort: number;
+  accountingPort: number;
+  seed?: number;
 }
 
-function seed(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 0xffff_ffff) {
-    console.error(`--seed must be an integer from 0 to 4294967295, got ${JSON.stringify(value)}`);
-    process.exit(EXIT_USAGE);
-  }
-  return Number(value);
-}
+const port = (flag: string) => wholeNumber(flag, 65_535, 'must be a port number from 0 to 65535');
 
 function banner(complianceUrl: string, accountingUrl: string, customFixture: boolean): string {
   const demo = customFixture
@@ -64,39 +51,16 @@ function banner(complianceUrl: string, accountingUrl: string, customFixture: boo
   ].join('\n');
 }
 
-async function main(): Promise<void> {
-  let values: { fixture?: string; host?: string; 'compliance-port'?: string; 'accounting-port'?: string; seed?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      options: {
-        fixture: { type: 'string' },
-        host: { type: 'string', default: '127.0.0.1' },
-        'compliance-port': { type: 'string', default: '4010' },
-        'accounting-port': { type: 'string', default: '4020' },
-        seed: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
-    process.exit(EXIT_USAGE);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
-
+async function main(options: SandboxOptions): Promise<number> {
   const logger = createLogger({ name: 'sandbox' });
   let fixture: SandboxFixture | undefined;
-  if (values.fixture !== undefined) {
+  if (options.fixture !== undefined) {
     try {
-      fixture = await loadFixture(values.fixture);
+      fixture = await loadFixture(options.fixture);
     } catch (err) {
       if (err instanceof FixtureError) {
         console.error(`Invalid sandbox fixture: ${err.message}`);
-        process.exit(EXIT_USAGE);
+        return EXIT_USAGE;
       }
       throw err;
     }
@@ -124,22 +88,41 @@ async function main(): Promise<void> {
 
   const sandbox = await startSandbox({
     ...(fixture ? { fixture } : {}),
-    host: values.host ?? '127.0.0.1',
-    compliancePort: port(values['compliance-port'] ?? '4010', 'compliance-port'),
-    accountingPort: port(values['accounting-port'] ?? '4020', 'accounting-port'),
+    host: options.host,
+    compliancePort: options.compliancePort,
+    accountingPort: options.accountingPort,
     logger,
-    ...(values.seed === undefined ? {} : { random: seededRandom(seed(values.seed)) }),
+    ...(options.seed === undefined ? {} : { random: seededRandom(options.seed) }),
   });
   running.sandbox = sandbox;
   if (running.stopping) {
     await exitAfterClose(sandbox);
-    return;
+    return 0;
   }
   logger.info({ complianceUrl: sandbox.complianceUrl, accountingUrl: sandbox.accountingUrl }, 'sandbox listening');
   console.log(banner(sandbox.complianceUrl, sandbox.accountingUrl, fixture !== undefined));
+  // Running until a signal stops it.
+  return 0;
 }
 
-main().catch((err: unknown) => {
-  console.error('sandbox failed to start:', err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+const program = createProgram(
+  'npm run sandbox --',
+  "Starts the compliance and accounting service sandboxes (docs/sandbox.md), until Ctrl+C.",
+)
+  .option('--fixture <path.json>', 'the world to serve (default: the demo world)')
+  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--compliance-port <port>', 'port of the compliance service', port('--compliance-port'), 4010)
+  .option('--accounting-port <port>', 'port of the accounting service', port('--accounting-port'), 4020)
+  .option('--seed <n>', "makes the fault rules' probability rolls reproducible", wholeNumber('--seed', 0xffff_ffff))
+  .act<SandboxOptions>((_args, options) => main(options));
+
+parseAndRun(program).then(
+  // 0: running (or the help was printed); anything else: it did not start.
+  (code) => {
+    if (code !== 0) process.exit(code);
+  },
+  (err: unknown) => {
+    console.error('sandbox failed to start:', err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

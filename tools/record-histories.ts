@@ -6,7 +6,7 @@
  * `historyFromJSON` reads. An execution that continued as new is a chain of runs, each its own history: every
  * run is written, as <name>-run-<n>.json, since a deploy can find any of them running.
  *
- *   npx tsx scripts/record-histories.ts
+ *   npx tsx tools/record-histories.ts
  *
  * Record once per released version whose workflows changed, into a new folder, and never overwrite an older
  * folder: its files stand for executions already running in production, which every future version of the
@@ -18,6 +18,7 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
 import { startDevServer } from './temporal-cli/dev-server.js';
+import { createProgram, parseAndRun } from '../src/cli/command.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../src/contracts/search-attributes.js';
 import { workflowsPath } from '../src/worker/workers.js';
 import { runScenarios, scenarioFixture, type RecordedRun } from '../test/workflows/history-scenarios.js';
@@ -45,37 +46,47 @@ async function runsOf(client: Client, handle: WorkflowHandle): Promise<History[]
   return histories;
 }
 
-const server = await startDevServer({ headless: true, searchAttributes: toCliSearchAttributes(projectSearchAttributes), logger: (m) => console.log(`[temporal] ${m}`) });
-const connection = await Connection.connect({ address: server.address });
-const nativeConnection = await NativeConnection.connect({ address: server.address });
-try {
-  const client = new Client({ connection, namespace: server.namespace });
-  const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath() });
-  const temporal = { client, nativeConnection, namespace: server.namespace };
-  const runs: RecordedRun[] = [];
-  const stack = await startSaleStack(temporal, bundle, { callbacks: true, fixture: scenarioFixture() });
+async function main(): Promise<number> {
+  const server = await startDevServer({ headless: true, searchAttributes: toCliSearchAttributes(projectSearchAttributes), logger: (m) => console.log(`[temporal] ${m}`) });
+  const connection = await Connection.connect({ address: server.address });
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
   try {
-    runs.push(...(await runScenarios(stack)), ...(await runSyncBatchScenarios(stack)), ...(await runReconciliationScenarios(stack)));
-  } finally {
-    await stack.close();
-  }
-  runs.push(...(await runPurchasesScenarios(temporal, bundle)));
-  await mkdir(target, { recursive: true });
-  for (const { name, handle } of runs) {
-    const histories = await runsOf(client, handle);
-    for (const [index, history] of histories.entries()) {
-      const file = histories.length === 1 ? `${name}.json` : `${name}-run-${index + 1}.json`;
-      const text = `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 2)}\n`;
-      // Payloads are base64 in proto JSON: look at them decoded.
-      const decoded = text.replace(/"data": "([A-Za-z0-9+/=]+)"/g, (_match, data: string) => Buffer.from(data, 'base64').toString('utf8'));
-      const leak = FORBIDDEN.find((pattern) => pattern.test(decoded));
-      if (leak) throw new Error(`the history of ${file} matches ${leak}: not written`);
-      await writeFile(`${target}${file}`, text);
-      console.log(`wrote test/histories/${version}/${file} (${handle.workflowId})`);
+    const client = new Client({ connection, namespace: server.namespace });
+    const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath() });
+    const temporal = { client, nativeConnection, namespace: server.namespace };
+    const runs: RecordedRun[] = [];
+    const stack = await startSaleStack(temporal, bundle, { callbacks: true, fixture: scenarioFixture() });
+    try {
+      runs.push(...(await runScenarios(stack)), ...(await runSyncBatchScenarios(stack)), ...(await runReconciliationScenarios(stack)));
+    } finally {
+      await stack.close();
     }
+    runs.push(...(await runPurchasesScenarios(temporal, bundle)));
+    await mkdir(target, { recursive: true });
+    for (const { name, handle } of runs) {
+      const histories = await runsOf(client, handle);
+      for (const [index, history] of histories.entries()) {
+        const file = histories.length === 1 ? `${name}.json` : `${name}-run-${index + 1}.json`;
+        const text = `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 2)}\n`;
+        // Payloads are base64 in proto JSON: look at them decoded.
+        const decoded = text.replace(/"data": "([A-Za-z0-9+/=]+)"/g, (_match, data: string) => Buffer.from(data, 'base64').toString('utf8'));
+        const leak = FORBIDDEN.find((pattern) => pattern.test(decoded));
+        if (leak) throw new Error(`the history of ${file} matches ${leak}: not written`);
+        await writeFile(`${target}${file}`, text);
+        console.log(`wrote test/histories/${version}/${file} (${handle.workflowId})`);
+      }
+    }
+  } finally {
+    await nativeConnection.close();
+    await connection.close();
+    await server.stop();
   }
-} finally {
-  await nativeConnection.close();
-  await connection.close();
-  await server.stop();
+  return 0;
 }
+
+const program = createProgram(
+  'npx tsx tools/record-histories.ts',
+  `Records the histories replay.test.ts replays into test/histories/${version}/ (the version in package.json), on a Temporal dev server, the sandbox and the real workers it starts. Never overwrite an older version's folder.`,
+).act(main);
+
+process.exitCode = await parseAndRun(program);

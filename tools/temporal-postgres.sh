@@ -378,7 +378,7 @@ temporal_cli() {
 # The project's search attributes, read from the one place that defines them (src/contracts/search-attributes.ts),
 # as NAME=CliType lines. docker-compose.yml's namespace job lists the same; .ci/run checks they agree.
 search_attributes() {
-  local file="$REPO_ROOT/src/temporal/search-attributes.ts" out
+  local file="$REPO_ROOT/src/contracts/search-attributes.ts" out
   out=$(sed -n "s/.*defineSearchAttributeKey('\([A-Za-z0-9_]*\)', *SearchAttributeType\.\([A-Z_]*\)).*/\1 \2/p" "$file" |
     while read -r name type; do
       case "$type" in

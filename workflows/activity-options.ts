@@ -1,6 +1,6 @@
 import type { Priority } from '@temporalio/common';
 import { proxyActivities, workflowInfo, type ActivityInterfaceFor, type ActivityOptions } from '@temporalio/workflow';
-import type { AllActivities } from '../activities/index.js';
+import type { Activities } from '../activities/index.js';
 import { activityTaskQueue, isActivityName } from '../src/contracts/task-queues.js';
 
 /** Activity options without a queue: each activity's queue is the contract's (ACTIVITY_QUEUES), never the caller's. */
@@ -44,15 +44,15 @@ export function activitySummary(input: unknown): string | undefined {
  * Activity proxies that schedule each activity on the task queue the contract declares for it, relative to this
  * workflow's own queue, so no workflow names a queue.
  */
-export function routedActivities(options: RoutedActivityOptions): ActivityInterfaceFor<AllActivities> {
-  const proxies = new Map<string, ActivityInterfaceFor<AllActivities>>();
-  return new Proxy({} as ActivityInterfaceFor<AllActivities>, {
+export function routedActivities(options: RoutedActivityOptions): ActivityInterfaceFor<Activities> {
+  const proxies = new Map<string, ActivityInterfaceFor<Activities>>();
+  return new Proxy({} as ActivityInterfaceFor<Activities>, {
     get(_target, name) {
       if (typeof name !== 'string' || !isActivityName(name)) return undefined;
       const taskQueue = activityTaskQueue(name, workflowInfo().taskQueue);
       let proxy = proxies.get(taskQueue);
       if (proxy === undefined) {
-        proxy = proxyActivities<AllActivities>({ ...options, taskQueue });
+        proxy = proxyActivities<Activities>({ ...options, taskQueue });
         proxies.set(taskQueue, proxy);
       }
       return proxy[name];
@@ -61,11 +61,11 @@ export function routedActivities(options: RoutedActivityOptions): ActivityInterf
 }
 
 /** Routed activity proxies whose every call carries its summary. */
-export function summarisedActivities(options: RoutedActivityOptions): ActivityInterfaceFor<AllActivities> {
+export function summarisedActivities(options: RoutedActivityOptions): ActivityInterfaceFor<Activities> {
   const proxy = routedActivities(options);
   return new Proxy(proxy, {
     get(target, name) {
-      const activity = target[name as keyof AllActivities];
+      const activity = target[name as keyof Activities];
       if (typeof name !== 'string' || activity === undefined) return activity;
       return (input: unknown) => {
         const summary = activitySummary(input);

@@ -1,4 +1,5 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { Timers } from '../compliance/timers.js';
 import { DeliverySchedule, type DeliveryAttemptKind } from '../shared/delivery-schedule.js';
 import type { FaultEngine } from '../shared/faults.js';
@@ -36,12 +37,13 @@ interface StatusChange {
 }
 
 /**
- * The sandbox's own Standard Webhooks signature (A14), written independently of the project's verifier
- * (src/accounting/webhooks.ts) so that a mistake shared by both cannot make them agree.
+ * The Standard Webhooks signature (A14), made with the reference library as a real sender would, and not with
+ * the project's helper (src/accounting/webhooks.ts): the key handling here is the sandbox's own, so a mistake in
+ * the project's cannot make them agree. The key goes in raw: the library itself only strips `whsec_`.
  */
 function standardWebhookSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.replace(/^whsec_(development_|production_)?/, ''), 'base64');
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64')}`;
+  return new Webhook(key, { format: 'raw' }).sign(id, new Date(timestampSeconds * 1000), body);
 }
 
 /**

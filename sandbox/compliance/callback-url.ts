@@ -3,9 +3,12 @@ import { isIP } from 'node:net';
 const MAX_CALLBACK_URL_LENGTH = 2048;
 
 /**
- * Why `value` cannot be a callback URL (C48), or undefined when it can: absolute `https` on a public
- * host, no credentials, at most 2048 characters. The sandbox also takes `http`/`https` to loopback
- * hosts so local stacks and tests can receive callbacks.
+ * Why `value` cannot be a callback URL (C48), or undefined when it can: compliance-api.md, POST /v1/credit-notes
+ * `callbackUrl` and Limits ("Absolute https URL on a public host, no credentials in it; maximum 2048 characters").
+ * The sandbox also takes `http`/`https` to loopback hosts so local stacks and tests can receive callbacks.
+ *
+ * The emulator's own reading, not the client's src/compliance/callback-url.ts: shared code would make a
+ * misreading of the contract pass in both, where two readings disagree in tests. The messages use the same words.
  */
 export function callbackUrlProblem(value: string): string | undefined {
   if (value.length > MAX_CALLBACK_URL_LENGTH) return `must be at most ${MAX_CALLBACK_URL_LENGTH} characters`;
@@ -15,12 +18,12 @@ export function callbackUrlProblem(value: string): string | undefined {
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.username !== '' || url.password !== '') return 'must not contain credentials';
+  if (url.username !== '' || url.password !== '') return 'must not contain credentials (a username or password)';
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https URL';
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (isLoopback(host)) return undefined;
   if (url.protocol !== 'https:') return 'must be an https URL (plain http is allowed to loopback hosts only)';
-  if (!isPublicHost(host)) return 'must name a public host';
+  if (!isPublicHost(host)) return 'must name a public host (not a private address or a local name)';
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { isInFlight } from '../../src/compliance/rules.js';
+import { isInFlight } from './contract.js';
 import type { Logger } from 'pino';
 import type { SimulatedAuthority } from './authority.js';
 import type { CallbackDispatcher } from './callbacks.js';

@@ -139,6 +139,11 @@ export interface StockMovement {
   at: string;
 }
 
+/**
+ * A supplier invoice line as the service shows it: compliance-api.md, "Purchase (supplier invoice)", `lines`. The
+ * worker's PurchaseLine (src/contracts/purchases-sync.ts) has the same fields on purpose but is not imported: the
+ * sandbox emulates the service from the contract alone, so a misreading in one is caught by the other.
+ */
 interface PurchaseLineView {
   description: string;
   hsCode: string | null;

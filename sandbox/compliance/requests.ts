@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CREDIT_NOTE_REASONS, SALE_LINES_MAX, TRADER_INVOICE_NUMBER_MAX } from '../../src/compliance/rules.js';
+import { CREDIT_NOTE_REASONS, SALE_LINES_MAX, TRADER_INVOICE_NUMBER_MAX } from './contract.js';
 import { callbackUrlProblem } from './callback-url.js';
 import { invalidRequest, type FieldIssue } from './errors.js';
 import { PURCHASE_STATUS_VALUES, TAX_TYPE_VALUES } from './fixture-schema.js';
@@ -8,7 +8,7 @@ import { PURCHASE_STATUS_VALUES, TAX_TYPE_VALUES } from './fixture-schema.js';
  * The sandbox's own reading of the request shapes (compliance-api.md and decisions C10, C18, C21, C22,
  * C24, C27, C28, C30). The shapes are written independently of the client's validation in src/compliance, so
  * the two readings of the document check each other; the contract's values (credit-note reasons, length
- * limits) come from their one home, src/compliance/rules.ts. Unknown fields are ignored, as C22 assumes.
+ * limits) are the sandbox's own reading too (./contract.ts). Unknown fields are ignored, as C22 assumes.
  */
 
 const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;

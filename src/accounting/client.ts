@@ -158,32 +158,14 @@ export class AccountingClient {
 
   /** The companies the key's application may act for (A8). */
   async listCompanies(params: PagingParams = {}, options: CallOptions = {}): Promise<ApiResult<CompanyPage>> {
-    const operation = 'listCompanies';
-    checkPaging(operation, params);
-    return this.call({
-      operation,
-      method: 'GET',
-      path: PATHS.companies,
-      query: toQuery({ page: params.page, limit: params.limit }),
-      idempotent: true,
-      schema: CompanyPageSchema,
-      ...options,
-    });
+    checkPaging('listCompanies', params);
+    return this.read('listCompanies', PATHS.companies, toQuery({ page: params.page, limit: params.limit }), CompanyPageSchema, options);
   }
 
   /** One page of bill payments; filters are checked before anything is sent. */
   async listBillPayments(filters: BillPaymentFilters = {}, options: CallOptions = {}): Promise<ApiResult<BillPaymentPage>> {
-    const operation = 'listBillPayments';
-    checkBillPaymentFilters(operation, filters);
-    return this.call({
-      operation,
-      method: 'GET',
-      path: PATHS.billPayments,
-      query: toQuery(filters),
-      idempotent: true,
-      schema: BillPaymentPageSchema,
-      ...options,
-    });
+    checkBillPaymentFilters('listBillPayments', filters);
+    return this.read('listBillPayments', PATHS.billPayments, toQuery(filters), BillPaymentPageSchema, options);
   }
 
   /**
@@ -222,6 +204,17 @@ export class AccountingClient {
 
   async close(): Promise<void> {
     await this.transport.close();
+  }
+
+  /** A GET: a read, so safe to repeat. */
+  private read<S extends z.ZodType>(
+    operation: string,
+    path: string,
+    query: Record<string, QueryValue>,
+    schema: S,
+    options: CallOptions,
+  ): Promise<ApiResult<z.output<S>>> {
+    return this.call({ operation, method: 'GET', path, query, idempotent: true, schema, ...options });
   }
 
   private call<S extends z.ZodType>(call: Call<S>): Promise<ApiResult<z.output<S>>> {

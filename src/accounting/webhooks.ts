@@ -1,10 +1,17 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { assertCredential } from '../config/credentials.js';
 
 /**
  * Inbound webhook verification for `whsec_` secrets, per Standard Webhooks v1 (contract decision A14):
  * signed content `{webhook-id}.{webhook-timestamp}.{raw body}`, HMAC-SHA256 keyed with the base64
  * decoding of the secret after its prefix, sent as a space-separated list of `v1,<base64>` signatures.
+ *
+ * The signature itself is the reference implementation's (`standardwebhooks`' `Webhook.sign`). Its `verify` is
+ * not used, so the checks around the signature are by hand: it reads the real clock with a fixed tolerance
+ * (tests and callers pass `now` / `toleranceSeconds`), throws one error for every failure (the receiver answers
+ * 401 or 400 by reason), lets `parseInt` accept timestamps like `1614265330.5`, and knows only the `whsec_`
+ * prefix (its strict base64 decoder throws on the vendor's `whsec_development_…`).
  */
 
 const WEBHOOK_HEADERS = {
@@ -47,18 +54,22 @@ function header(headers: HeaderBag, name: string): string | undefined {
 /** Longest prefixes first, so `whsec_development_` is not mistaken for `whsec_` + base64. */
 const SECRET_PREFIXES = ['whsec_development_', 'whsec_production_', 'whsec_'];
 
-function signingKey(secret: string): Buffer {
+/** Strict UTF-8, the BOM kept (JSON does not allow one): a body that is not UTF-8 text is not a JSON payload. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The signer for a secret: the key is decoded here and handed over raw (the library would only strip `whsec_`). */
+function signer(secret: string): Webhook {
   assertCredential('accountingWebhookSecret', 'ACCOUNTING_WEBHOOK_SECRET', secret);
   const prefix = SECRET_PREFIXES.find((p) => secret.startsWith(p)) ?? '';
-  return Buffer.from(secret.slice(prefix.length), 'base64');
+  return new Webhook(Buffer.from(secret.slice(prefix.length), 'base64'), { format: 'raw' });
 }
 
-function toBuffer(body: string | Uint8Array): Buffer {
-  return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
-}
-
-function digest(key: Buffer, id: string, timestamp: string, rawBody: Buffer): Buffer {
-  return createHmac('sha256', key).update(`${id}.${timestamp}.`, 'utf8').update(rawBody).digest();
+/** The base64 part of `v1,<base64>`, the signature of `{id}.{timestamp}.{body}`. */
+function digest(secret: string, id: string, timestamp: number, body: string | Uint8Array): string {
+  // The library takes a string or a Buffer, whose UTF-8 text it signs: byte-exact for UTF-8 bodies (and a body
+  // that is not UTF-8 is refused as a payload anyway).
+  const payload = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return signer(secret).sign(id, new Date(timestamp * 1000), payload).slice('v1,'.length);
 }
 
 export interface SignWebhookInput {
@@ -69,9 +80,9 @@ export interface SignWebhookInput {
   rawBody: string | Uint8Array;
 }
 
-/** The `v1,<base64>` signature of one message (for tests and the sandbox's own deliveries). */
+/** The `v1,<base64>` signature of one message (the purchases webhook sink's, and tests'). */
 export function signWebhook({ secret, id, timestamp, rawBody }: SignWebhookInput): string {
-  return `v1,${digest(signingKey(secret), id, String(timestamp), toBuffer(rawBody)).toString('base64')}`;
+  return `v1,${digest(secret, id, timestamp, rawBody)}`;
 }
 
 /** The three headers of a signed delivery. */
@@ -108,7 +119,8 @@ export function verifyWebhook(input: VerifyWebhookInput): unknown {
     throw new WebhookVerificationError('missing_headers', `Webhook is missing header(s): ${missing.join(', ')}`);
   }
 
-  if (!/^\d{1,12}$/.test(timestamp)) {
+  // No leading zeros: the signed content is the timestamp as a number (as every Standard Webhooks library writes it).
+  if (!/^[1-9]\d{0,11}$/.test(timestamp)) {
     throw new WebhookVerificationError('invalid_timestamp', 'webhook-timestamp is not Unix time in seconds');
   }
   const tolerance = input.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
@@ -117,8 +129,7 @@ export function verifyWebhook(input: VerifyWebhookInput): unknown {
   if (age > tolerance) throw new WebhookVerificationError('timestamp_too_old', 'Webhook timestamp is too old');
   if (age < -tolerance) throw new WebhookVerificationError('timestamp_too_new', 'Webhook timestamp is in the future');
 
-  const rawBody = toBuffer(input.rawBody);
-  const expected = digest(signingKey(input.secret), id, timestamp, rawBody);
+  const expected = Buffer.from(digest(input.secret, id, Number(timestamp), input.rawBody), 'base64');
   const matched = signatures.split(' ').some((entry) => {
     const comma = entry.indexOf(',');
     if (comma === -1 || entry.slice(0, comma) !== 'v1') return false;
@@ -129,8 +140,8 @@ export function verifyWebhook(input: VerifyWebhookInput): unknown {
   if (!matched) throw new WebhookVerificationError('invalid_signature', 'No webhook signature matches');
 
   try {
-    return JSON.parse(rawBody.toString('utf8')) as unknown;
+    return JSON.parse(typeof input.rawBody === 'string' ? input.rawBody : UTF8.decode(input.rawBody)) as unknown;
   } catch {
-    throw new WebhookVerificationError('invalid_payload', 'Webhook body is not JSON');
+    throw new WebhookVerificationError('invalid_payload', 'Webhook body is not UTF-8 JSON');
   }
 }

@@ -65,7 +65,10 @@ export interface AdmissionTicket {
   readonly outcomeKey: string;
 }
 
-/** A Map kept in insertion order: the oldest entry goes first when full; entries expire after their TTL. */
+/**
+ * A Map kept in insertion order: the oldest entry goes first when full; entries expire after their TTL.
+ * By hand, not lru-cache: matching this takes its test-only `perf` clock, `ttlResolution: 0`, a shifted `start`, `peek`.
+ */
 export class BoundedTtlMap<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
 

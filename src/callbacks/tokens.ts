@@ -16,16 +16,12 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Context } from '@temporalio/activity';
+import { DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../config/worker.js';
 
 /** 256 bits of key: as strong as the HMAC-SHA256 output it keys. */
 const CALLBACK_SECRET_MIN_BYTES = 32;
 
 const HOUR_MS = 3_600_000;
-/**
- * Default lifetime of a callback URL: the 24-hour outcome timeout, plus the service's retry schedule of a
- * delivery (last attempt 2 h after the outcome, C47), with a wide margin.
- */
-export const DEFAULT_CALLBACK_TOKEN_TTL_MS = 72 * HOUR_MS;
 
 /** v1 tokens: base64url of a bare 32-byte HMAC. */
 const LEGACY_TOKEN_LENGTH = 43;

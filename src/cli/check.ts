@@ -2,13 +2,12 @@
  * `npm run check`: proves the configured services answer the clients (or the embedded sandbox, with
  * SANDBOX=embedded or when no service is configured at all). Read-only: it files no document and moves no stock, so it is safe against production keys.
  */
-import { AccountingClient } from '../accounting/client.js';
-import { ComplianceClient } from '../compliance/client.js';
 import { loadConfig } from '../config/env.js';
 import { ApiError } from '../http/errors.js';
 import { createLogger } from '../logger.js';
+import { openServiceAccess } from '../services/access.js';
 import { assertReadOnlyServices, resolveServices } from '../services/endpoints.js';
-import { runMain } from './run-main.js';
+import { createProgram, runProgram } from './command.js';
 
 interface CheckRow {
   service: string;
@@ -31,13 +30,16 @@ async function timed(service: string, operation: string, run: () => Promise<stri
 }
 
 async function main(): Promise<number> {
-  const config = loadConfig();
+  const config = loadConfig(process.env);
   assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'check' });
   const services = await resolveServices(config, logger);
-  const compliance = new ComplianceClient(services.compliance);
-  const accounting = new AccountingClient(services.accounting);
+  // One application per service is configured: its clients are what the worker would use.
+  const access = openServiceAccess(services);
+  const [compliance] = access.complianceApplications();
+  const [accounting] = access.accountingApplications();
   try {
+    if (!compliance || !accounting) throw new Error('no service is configured');
     const rows = [
       await timed('compliance', 'identity', async () => {
         const { data, meta } = await compliance.getIdentity();
@@ -76,10 +78,19 @@ async function main(): Promise<number> {
     console.log(failed === 0 ? 'all checks passed' : `${failed} check(s) failed`);
     return failed === 0 ? 0 : 1;
   } finally {
-    await compliance.close();
-    await accounting.close();
+    await access.close();
     await services.close();
   }
 }
 
-runMain(main);
+runProgram(
+  createProgram('npm run check --', 'Proves the configured services answer the clients: a read-only round trip through both (it files nothing).')
+    .addHelpText(
+      'after',
+      `
+Environment: COMPLIANCE_BASE_URL / COMPLIANCE_API_KEY and ACCOUNTING_BASE_URL / ACCOUNTING_API_KEY /
+ACCOUNTING_CLIENT_SECRET, as the worker reads them; SANDBOX=embedded (or no service configured) checks the
+embedded sandbox. Exit codes: 0 all checks passed, 1 a check failed, 2 configuration error.`,
+    )
+    .act(main),
+);

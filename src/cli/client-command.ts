@@ -1,46 +1,27 @@
 /**
- * What the CLIs over the typed clients (sales, sync-batch, purchases) share: `<command> [arguments] [options]`
- * read the same way, input checked before Temporal is contacted, results printed as JSON, and the same exit
- * codes: 0 done, 1 the operation failed (or Temporal could not be reached), 2 bad input or configuration.
+ * What the CLIs over the typed clients (sales, sync-batch, purchases) share: the Temporal settings read from the
+ * environment, input checked before Temporal is contacted, results printed as JSON, and the same exit codes: 0
+ * done, 1 the operation failed (or Temporal could not be reached), 2 bad input or configuration.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SaleInputError } from '../client/errors.js';
-import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
+import { DEFAULT_TEMPORAL_ADDRESS, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
+import { parseAndRun, type CliCommand } from './command.js';
 import { runMain } from './run-main.js';
 
-/** Wrong command line or unreadable input file: exit 2, like a `SaleInputError`. */
+/** An input file that cannot be read or parsed: exit 2, like a `SaleInputError`. */
 export class UsageError extends Error {}
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-type Values<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>>['values'];
-
-export interface CommandLine<O extends Options> {
-  command: string | undefined;
-  args: string[];
-  values: Values<O>;
-}
-
-/** Reads the command line (with -h / --help added to `options`); prints the usage and answers undefined for help. */
-export function parseCommandLine<O extends Options>(argv: string[], options: O, usage: string): CommandLine<O> | undefined {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { ...options, help: { type: 'boolean', short: 'h' } } });
-  } catch (err) {
-    throw new UsageError(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
-  }
-  const [command, ...args] = parsed.positionals;
-  const { help } = parsed.values as { help?: boolean };
-  if (help === true || command === 'help') {
-    console.log(usage);
-    return undefined;
-  }
-  return { command, args, values: parsed.values as Values<O> };
-}
-
-/** No command, or one the CLI does not have. */
-export function unknownCommand(command: string | undefined, usage: string): UsageError {
-  return new UsageError(`${command === undefined ? 'a command is required' : `unknown command "${command}"`}\n\n${usage}`);
-}
+/** The help's section on the environment these CLIs connect with. */
+export const TEMPORAL_ENVIRONMENT_HELP = `
+Environment:
+  TEMPORAL_ADDRESS     Temporal frontend host:port (default ${DEFAULT_TEMPORAL_ADDRESS})
+  TEMPORAL_NAMESPACE   namespace (default "default")
+  TEMPORAL_API_KEY     API key (Temporal Cloud); turns TLS on
+  TEMPORAL_TLS, TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_CA_CERT_PATH,
+  TEMPORAL_TLS_SERVER_NAME   TLS / mTLS
+  TEMPORAL_PROFILE     profile of temporal.toml (TEMPORAL_CONFIG_FILE, default ~/.config/temporalio/temporal.toml)
+  TEMPORAL_CONNECT_TIMEOUT_MS  connect timeout (default 10000)
+  PAYLOAD_KEYS / PAYLOAD_KEYS_FILE  the workers' payload keys (or PAYLOAD_ENCRYPTION=off)`;
 
 export interface CommandResult {
   /** Printed as JSON on standard output. */
@@ -68,11 +49,11 @@ export async function connectAndRun<Connected extends { close(): Promise<void> }
   }
 }
 
-/** `runMain`, with bad input (a `UsageError` or `SaleInputError`: nothing was sent) exiting 2 too. */
-export function runClientCommand(main: () => Promise<number>): void {
+/** `runProgram` (command.ts), with bad input (a `UsageError` or `SaleInputError`: nothing was sent) exiting 2 too. */
+export function runClientProgram(program: CliCommand): void {
   runMain(async () => {
     try {
-      return await main();
+      return await parseAndRun(program);
     } catch (err) {
       if (!(err instanceof UsageError || err instanceof SaleInputError)) throw err;
       console.error(`error: ${err.message}`);

@@ -1,5 +1,5 @@
 /**
- * The codec server on its own: `tsx src/cli/codec-server.ts` (keys from PAYLOAD_KEYS / PAYLOAD_KEYS_FILE, listening
+ * The codec server on its own: `npm run codec-server`, or `node dist/src/cli/codec-server.js` in the image (keys from PAYLOAD_KEYS / PAYLOAD_KEYS_FILE, listening
  * on CODEC_HOST:CODEC_PORT, CORS for CODEC_CORS_ORIGINS, optional CODEC_AUTH_TOKEN). Exits 2 on a bad
  * configuration, naming the variable and never a key.
  */
@@ -10,8 +10,9 @@ import { AesGcmPayloadCodec } from '../codec/aes-gcm-codec.js';
 import { codecServerOptionsFromEnv, startCodecServer } from '../codec/server.js';
 
 runMain(async () => {
-  const keyRing = requireKeyRing();
-  const options = codecServerOptionsFromEnv();
+  // Its whole configuration, read once here.
+  const keyRing = requireKeyRing(process.env);
+  const options = codecServerOptionsFromEnv(process.env);
   const logger = createLogger({ name: 'codec-server' });
   const server = await startCodecServer({ ...options, codec: new AesGcmPayloadCodec(keyRing), logger });
   logger.info(

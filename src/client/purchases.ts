@@ -4,7 +4,7 @@
  * workflow beside it.
  */
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
-import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { purchasesScheduleId, type PurchasesSyncResult } from '../contracts/purchases-sync.js';
 
 export type PurchasesSyncFailure = 'not_scheduled' | 'timed_out';
@@ -22,7 +22,7 @@ export class PurchasesSyncError extends Error {
 }
 
 export interface SyncPurchasesOptions {
-  /** Task queue of the workers whose schedule it is (default SALE_TASK_QUEUE). */
+  /** Task queue of the workers whose schedule it is (default WORKFLOW_TASK_QUEUE). */
   taskQueue?: string;
   /** Wait for the sync to finish and return its result (default false: return once requested). */
   wait?: boolean;
@@ -59,7 +59,7 @@ function started(description: ScheduleDescription): Map<string, Started> {
  */
 export async function syncPurchasesNow(client: Client, businessId: string, options: SyncPurchasesOptions = {}): Promise<SyncPurchasesResult> {
   if (businessId.trim() === '') throw new TypeError('businessId must not be empty');
-  const scheduleId = purchasesScheduleId(businessId, options.taskQueue ?? SALE_TASK_QUEUE);
+  const scheduleId = purchasesScheduleId(businessId, options.taskQueue ?? WORKFLOW_TASK_QUEUE);
   const handle = client.schedule.getHandle(scheduleId);
   let before: Map<string, Started>;
   try {

@@ -13,8 +13,16 @@ import type {
   resendStockMovementUpdate,
   SaleInput,
 } from '../contracts/sale.js';
-import { fieldPath, isCalendarDate } from '../compliance/requests.js';
-import { CREDIT_NOTE_REASONS, SALE_LINES_MAX, SALE_LINES_MIN, TRADER_INVOICE_NUMBER_MAX } from '../compliance/rules.js';
+import {
+  calendarDate,
+  creditNoteReason,
+  fieldPath,
+  nonEmpty,
+  saleRequestParts,
+  traderInvoiceNumber,
+  typeErrors,
+} from '../compliance/requests.js';
+import { SALE_LINES_MAX, SALE_LINES_MIN, TRADER_INVOICE_NUMBER_MAX } from '../contracts/compliance-rules.js';
 import { parseDuration } from '../contracts/duration.js';
 import { SaleInputError } from './errors.js';
 import type { InputProblem } from './errors.js';
@@ -27,12 +35,10 @@ export const SALE_LIMITS = {
   transientRetryLimitMax: 50,
 } as const;
 
-
 // ---------------------------------------------------------------------------------------------------------
-// Field rules
+// Field rules (what a sale request may carry is defined once, in src/compliance/requests.ts; the rules here
+// are the sales client's own: the business id and the workflow's options)
 // ---------------------------------------------------------------------------------------------------------
-
-const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
 
 /** The business id is the first part of the sale's workflow id `sale:<businessId>:<tin>`: a ':' in it would
  *  let two different sales share one id. */
@@ -40,17 +46,6 @@ const businessIdSchema = nonEmpty().refine(
   (value) => !value.includes(':'),
   "must not contain ':' (it separates the parts of the sale's workflow id)",
 );
-
-const traderInvoiceNumberSchema = nonEmpty().refine(
-  (value) => value.length <= SALE_LIMITS.traderInvoiceNumberMax,
-  `must be at most ${SALE_LIMITS.traderInvoiceNumberMax} characters`,
-);
-
-const calendarDate = () =>
-  z.string().superRefine((value, ctx) => {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) ctx.addIssue({ code: 'custom', message: 'must be a date in the form YYYY-MM-DD' });
-    else if (!isCalendarDate(value)) ctx.addIssue({ code: 'custom', message: 'must be a real calendar date' });
-  });
 
 const duration = () =>
   z.string().superRefine((value, ctx) => {
@@ -69,18 +64,10 @@ const boundedNumber = (min: number, max: number) =>
 // Schemas
 // ---------------------------------------------------------------------------------------------------------
 
+/** The request's buyer, with one rule of the sales client's own: an email must be a valid address. */
 const customerSchema = z.strictObject({
-  name: z.string().optional(),
-  pin: z.string().optional(),
-  phone: z.string().optional(),
+  ...saleRequestParts.customer,
   email: z.email('must be a valid email address').optional(),
-});
-
-const saleLineSchema = z.strictObject({
-  itemId: nonEmpty(),
-  quantity: z.number().positive('must be more than 0'),
-  unitPrice: z.number().min(0, 'must be 0 or more'),
-  description: z.string().optional(),
 });
 
 const saleOptionsSchema = z.strictObject({
@@ -92,29 +79,23 @@ const saleOptionsSchema = z.strictObject({
 
 export const saleInputSchema = z.strictObject({
   businessId: businessIdSchema,
-  branchId: nonEmpty().optional(),
-  traderInvoiceNumber: traderInvoiceNumberSchema,
-  saleDate: calendarDate(),
-  paymentTypeCode: nonEmpty().optional(),
+  ...saleRequestParts.fields,
   customer: customerSchema.optional(),
-  lines: z
-    .array(saleLineSchema)
-    .min(SALE_LIMITS.linesMin, `must have at least ${SALE_LIMITS.linesMin} line`)
-    .max(SALE_LIMITS.linesMax, `must have at most ${SALE_LIMITS.linesMax} lines`),
+  lines: saleRequestParts.lines(z.strictObject(saleRequestParts.line)),
   options: saleOptionsSchema.optional(),
 });
 
 export const refundRequestSchema = z.strictObject({
-  reason: z.enum(CREDIT_NOTE_REASONS, `must be one of ${CREDIT_NOTE_REASONS.join(', ')}`),
+  reason: creditNoteReason(),
   returnDate: calendarDate(),
-  traderInvoiceNumber: traderInvoiceNumberSchema,
+  traderInvoiceNumber: traderInvoiceNumber(),
   restock: z.boolean().optional(),
 });
 
 /** Names one sale: `sale:<businessId>:<traderInvoiceNumber>`. */
 const saleReferenceSchema = z.strictObject({
   businessId: businessIdSchema,
-  traderInvoiceNumber: traderInvoiceNumberSchema,
+  traderInvoiceNumber: traderInvoiceNumber(),
 });
 
 const cancelArgsSchema = z.strictObject({ reason: nonEmpty() });
@@ -143,15 +124,6 @@ const _resendArgsMatch: Exact<
 // ---------------------------------------------------------------------------------------------------------
 // Parsing
 // ---------------------------------------------------------------------------------------------------------
-
-/** Wording for type errors, where zod's default names zod's own terms. */
-const typeErrors: z.core.$ZodErrorMap = (issue) => {
-  if (issue.code !== 'invalid_type') return undefined;
-  if (issue.input === undefined) return 'is required';
-  if (issue.expected === 'number' && typeof issue.input === 'number') return 'must be a finite number';
-  if (issue.expected === 'array') return 'must be a list';
-  return `must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`;
-};
 
 function problemsOf(issues: readonly z.core.$ZodIssue[]): InputProblem[] {
   return issues.flatMap((issue): InputProblem[] => {

@@ -15,7 +15,7 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { WithWorkflowArgs } from '@temporalio/common';
-import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 
 /** Memo key holding a random id per start call: how a start tells "I started it" from "it was running". */
 const START_REQUEST_MEMO = 'startRequest';
@@ -44,7 +44,7 @@ export abstract class TaskQueueClient {
     protected readonly client: Client,
     options: TaskQueueClientOptions = {},
   ) {
-    this.taskQueue = options.taskQueue ?? SALE_TASK_QUEUE;
+    this.taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   }
 
   /**

@@ -86,7 +86,7 @@ export interface PayloadEncryptionOptions extends DataConverterOptions {
  * - otherwise → `PayloadKeyConfigError` naming the variables (as does any malformed key, or keys with
  *   `PAYLOAD_ENCRYPTION=off`).
  */
-export function payloadEncryptionFromEnv(env: Env = process.env, options: PayloadEncryptionOptions = {}): PayloadEncryption {
+export function payloadEncryptionFromEnv(env: Env, options: PayloadEncryptionOptions = {}): PayloadEncryption {
   const modeText = env[PAYLOAD_KEY_ENV.encryption]?.trim().toLowerCase() || undefined;
   if (modeText !== undefined && modeText !== 'required' && modeText !== 'off') {
     throw new PayloadKeyConfigError(`${PAYLOAD_KEY_ENV.encryption}: must be "required" or "off"`);

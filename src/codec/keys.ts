@@ -181,7 +181,7 @@ function readKeysFile(path: string): FileKeys {
  * Keys from the file come first, then `PAYLOAD_KEYS`; the encrypting key is `PAYLOAD_KEY_ID`, else the file's
  * `encryptKeyId`, else the last key. Throws `PayloadKeyConfigError` for anything malformed.
  */
-export function loadKeyRing(env: Env = process.env): PayloadKeyRing | undefined {
+export function loadKeyRing(env: Env): PayloadKeyRing | undefined {
   const file = read(env, PAYLOAD_KEY_ENV.keysFile);
   const list = read(env, PAYLOAD_KEY_ENV.keys);
   const explicitId = read(env, PAYLOAD_KEY_ENV.keyId);
@@ -205,7 +205,7 @@ export function loadKeyRing(env: Env = process.env): PayloadKeyRing | undefined 
 }
 
 /** Like `loadKeyRing`, but a missing configuration is an error naming the variables to set. */
-export function requireKeyRing(env: Env = process.env): PayloadKeyRing {
+export function requireKeyRing(env: Env): PayloadKeyRing {
   const ring = loadKeyRing(env);
   if (ring === undefined) {
     throw new PayloadKeyConfigError(

@@ -227,7 +227,7 @@ export interface CodecServerEnvOptions {
  * `CODEC_HOST` (127.0.0.1), `CODEC_PORT` (8234), `CODEC_CORS_ORIGINS` (comma-separated; default the local UI),
  * `CODEC_AUTH_TOKEN` (optional, at least 32 characters). Errors name the variable, never the token.
  */
-export function codecServerOptionsFromEnv(env: Env = process.env): CodecServerEnvOptions {
+export function codecServerOptionsFromEnv(env: Env): CodecServerEnvOptions {
   const host = env.CODEC_HOST?.trim() || '127.0.0.1';
   const portText = env.CODEC_PORT?.trim();
   const port = portText ? Number(portText) : DEFAULT_CODEC_PORT;

@@ -1,7 +1,12 @@
 /**
- * The documented callback URL rule: absolute `https`, public host, no credentials, at most 2048 characters.
- * The sandbox also accepts `http`/`https` to loopback hosts so local stacks can receive callbacks (C48);
- * `allowLoopback` mirrors that for local use only.
+ * The documented callback URL rule (compliance-api.md, POST /v1/credit-notes `callbackUrl` and Limits: "Absolute
+ * https URL on a public host, no credentials in it; maximum 2048 characters"; C48). The sandbox also accepts
+ * `http`/`https` to loopback hosts so local stacks can receive callbacks; `allowLoopback` mirrors that for local
+ * use only.
+ *
+ * Not shared with sandbox/compliance/callback-url.ts on purpose: the sandbox emulates the service and reads the
+ * contract on its own, so a misreading shows up as the two disagreeing in tests instead of hiding in both. The
+ * messages use the same words.
  */
 import { BlockList, isIP } from 'node:net';
 
@@ -100,12 +105,16 @@ export function callbackUrlProblem(value: string, options: CallbackUrlOptions = 
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.username !== '' || url.password !== '') return 'must not contain a username or password';
+  if (url.username !== '' || url.password !== '') return 'must not contain credentials (a username or password)';
   const host = normaliseHost(url.hostname);
   if (options.allowLoopback && isLoopbackHost(host)) {
-    return url.protocol === 'https:' || url.protocol === 'http:' ? undefined : 'must use http or https';
+    return url.protocol === 'https:' || url.protocol === 'http:' ? undefined : 'must be an http or https URL';
   }
-  if (url.protocol !== 'https:') return 'must use https';
-  if (!isPublicHost(host)) return 'must point to a public host (not localhost, a private address or a local name)';
+  if (url.protocol !== 'https:') {
+    return options.allowLoopback && url.protocol === 'http:'
+      ? 'must be an https URL (plain http is allowed to loopback hosts only)'
+      : 'must be an https URL';
+  }
+  if (!isPublicHost(host)) return 'must name a public host (not a private address or a local name)';
   return undefined;
 }

@@ -24,6 +24,7 @@ import {
   type ItemClassificationsQuery,
   type ListPurchasesQuery,
   type RegisterItemInput,
+  type RequestInput,
   type StockAdjustmentInput,
 } from './requests.js';
 import {
@@ -173,22 +174,22 @@ export class ComplianceClient {
 
   /** What the key can do: application, environment, scopes, bound business. */
   async getIdentity(opts?: CallOptions): Promise<ApiResult<Identity>> {
-    const res = await this.call(
+    return this.call(
       { operation: 'getIdentity', method: 'GET', path: PATHS.identity, idempotent: true, businessScoped: false },
       IdentityEnvelopeSchema,
+      (body) => body.data,
       opts,
     );
-    return { data: res.data.data, meta: res.meta };
   }
 
   /** The businesses (with their branches) the key may act for. */
   async listBusinesses(opts?: CallOptions): Promise<ApiResult<Business[]>> {
-    const res = await this.call(
+    return this.call(
       { operation: 'listBusinesses', method: 'GET', path: PATHS.businesses, idempotent: true, businessScoped: false },
       BusinessListEnvelopeSchema,
+      (body) => body.data.businesses,
       opts,
     );
-    return { data: res.data.data.businesses, meta: res.meta };
   }
 
   // ------------------------------------------------------------------------------------------------------
@@ -207,19 +208,7 @@ export class ComplianceClient {
    * `authority_rejected` whose `details.sale` is the filed document (see `saleFromError`).
    */
   async createSale(input: CreateSaleInput, idempotencyKey: string, opts?: BusinessCallOptions): Promise<ApiResult<Sale>> {
-    const key = validateIdempotencyKey('createSale', idempotencyKey);
-    const body = this.validator.createSale(input);
-    return this.saleCall(
-      {
-        operation: 'createSale',
-        method: 'POST',
-        path: PATHS.sales,
-        idempotent: true,
-        body,
-        headers: { 'idempotency-key': key },
-      },
-      opts,
-    );
+    return this.fileDocument('createSale', PATHS.sales, input, idempotencyKey, opts);
   }
 
   /** Resubmits a document that did not reach the tax authority or was rejected; safe to repeat (C35). */
@@ -237,19 +226,7 @@ export class ComplianceClient {
     idempotencyKey: string,
     opts?: BusinessCallOptions,
   ): Promise<ApiResult<Sale>> {
-    const key = validateIdempotencyKey('createCreditNote', idempotencyKey);
-    const body = this.validator.createCreditNote(input);
-    return this.saleCall(
-      {
-        operation: 'createCreditNote',
-        method: 'POST',
-        path: PATHS.creditNotes,
-        idempotent: true,
-        body,
-        headers: { 'idempotency-key': key },
-      },
-      opts,
-    );
+    return this.fileDocument('createCreditNote', PATHS.creditNotes, input, idempotencyKey, opts);
   }
 
   /** The signed receipt as a PDF; 409 `receipt_not_available` while the document has none (C25). */
@@ -277,8 +254,8 @@ export class ComplianceClient {
 
   /** Adds or deducts stock. Not de-duplicated by the service: a failure after sending is ambiguous. */
   async adjustStock(input: StockAdjustmentInput, opts?: BusinessCallOptions): Promise<ApiResult<StockAdjustmentResult>> {
-    const body = this.validator.adjustStock(input);
-    const res = await this.call(
+    const body = this.validator.validate('adjustStock', input);
+    return this.call(
       {
         operation: 'adjustStock',
         method: 'POST',
@@ -288,19 +265,19 @@ export class ComplianceClient {
         body,
       },
       StockAdjustmentEnvelopeSchema,
+      (answer) => answer.data,
       opts,
     );
-    return { data: res.data.data, meta: res.meta };
   }
 
   /** Every item of the business that is not deleted (not paginated). */
   async listItems(opts?: BusinessCallOptions): Promise<ApiResult<Item[]>> {
-    const res = await this.call(
+    return this.call(
       { operation: 'listItems', method: 'GET', path: PATHS.items, idempotent: true, businessScoped: true },
       ItemListEnvelopeSchema,
+      (body) => body.data.items,
       opts,
     );
-    return { data: res.data.data.items, meta: res.meta };
   }
 
   /**
@@ -308,7 +285,7 @@ export class ComplianceClient {
    * `already_exists` with the existing item in `details.item` (see `itemFromError`), which callers adopt.
    */
   async createItem(input: CreateItemInput, opts?: BusinessCallOptions): Promise<ApiResult<Item>> {
-    const body = this.validator.createItem(input);
+    const body = this.validator.validate('createItem', input);
     return this.itemCall(
       { operation: 'createItem', method: 'POST', path: PATHS.items, idempotent: false, body },
       opts,
@@ -318,7 +295,7 @@ export class ComplianceClient {
   /** Registers an item with the tax authority; safe to repeat (C23). A 422 carries the item in `details.item`. */
   async registerItem(itemId: string, input: RegisterItemInput = {}, opts?: BusinessCallOptions): Promise<ApiResult<Item>> {
     const id = validatePathId('registerItem', 'itemId', itemId);
-    const body = this.validator.registerItem(input);
+    const body = this.validator.validate('registerItem', input);
     return this.itemCall(
       { operation: 'registerItem', method: 'POST', path: PATHS.itemRegister(id), idempotent: true, body },
       opts,
@@ -331,18 +308,18 @@ export class ComplianceClient {
 
   /** Fetches the latest supplier invoices from the tax authority into the service (reads only, C26). */
   async pullPurchases(opts?: BusinessCallOptions): Promise<ApiResult<PullResult>> {
-    const res = await this.call(
+    return this.call(
       { operation: 'pullPurchases', method: 'POST', path: PATHS.purchasesPull, idempotent: true, businessScoped: true },
       PullResultEnvelopeSchema,
+      (body) => body.data,
       opts,
     );
-    return { data: res.data.data, meta: res.meta };
   }
 
   /** One page of stored supplier invoices, newest first. */
   async listPurchases(query: ListPurchasesQuery = {}, opts?: BusinessCallOptions): Promise<ApiResult<PurchasePage>> {
-    const valid = this.validator.listPurchases(query);
-    const res = await this.call(
+    const valid = this.validator.validate('listPurchases', query);
+    return this.call(
       {
         operation: 'listPurchases',
         method: 'GET',
@@ -358,9 +335,9 @@ export class ComplianceClient {
         },
       },
       PurchasePageEnvelopeSchema,
+      (body) => ({ purchases: body.data.purchases, pagination: body.pagination }),
       opts,
     );
-    return { data: { purchases: res.data.data.purchases, pagination: res.data.pagination }, meta: res.meta };
   }
 
   /**
@@ -396,8 +373,8 @@ export class ComplianceClient {
   // ------------------------------------------------------------------------------------------------------
 
   async listCodeLists(query: CodeListsQuery = {}, opts?: CallOptions): Promise<ApiResult<CodeList[]>> {
-    const valid = this.validator.listCodeLists(query);
-    const res = await this.call(
+    const valid = this.validator.validate('listCodeLists', query);
+    return this.call(
       {
         operation: 'listCodeLists',
         method: 'GET',
@@ -407,17 +384,17 @@ export class ComplianceClient {
         query: { listId: valid.listId },
       },
       CodeListsEnvelopeSchema,
+      (body) => body.data.codeLists,
       opts,
     );
-    return { data: res.data.data.codeLists, meta: res.meta };
   }
 
   async listItemClassifications(
     query: ItemClassificationsQuery = {},
     opts?: CallOptions,
   ): Promise<ApiResult<ItemClassification[]>> {
-    const valid = this.validator.listItemClassifications(query);
-    const res = await this.call(
+    const valid = this.validator.validate('listItemClassifications', query);
+    return this.call(
       {
         operation: 'listItemClassifications',
         method: 'GET',
@@ -427,9 +404,9 @@ export class ComplianceClient {
         query: { search: valid.search },
       },
       ItemClassificationsEnvelopeSchema,
+      (body) => body.data.classifications,
       opts,
     );
-    return { data: res.data.data.classifications, meta: res.meta };
   }
 
   /** Closes the connection pool, unless the transport was supplied by the caller. */
@@ -441,18 +418,36 @@ export class ComplianceClient {
   // Plumbing
   // ------------------------------------------------------------------------------------------------------
 
-  private async saleCall(spec: Omit<RequestSpec, 'businessScoped'>, opts?: BusinessCallOptions): Promise<ApiResult<Sale>> {
-    const res = await this.call({ ...spec, businessScoped: true }, SaleEnvelopeSchema, opts);
-    return { data: res.data.data.sale, meta: res.meta };
+  /** Files a sale or credit note under `idempotencyKey`: a repeat with the same key returns the original, so it is safe to send again. */
+  private fileDocument<Op extends 'createSale' | 'createCreditNote'>(
+    operation: Op,
+    path: string,
+    input: RequestInput<Op>,
+    idempotencyKey: string,
+    opts?: BusinessCallOptions,
+  ): Promise<ApiResult<Sale>> {
+    const key = validateIdempotencyKey(operation, idempotencyKey);
+    const body = this.validator.validate(operation, input);
+    return this.saleCall({ operation, method: 'POST', path, idempotent: true, body, headers: { 'idempotency-key': key } }, opts);
   }
 
-  private async itemCall(spec: Omit<RequestSpec, 'businessScoped'>, opts?: BusinessCallOptions): Promise<ApiResult<Item>> {
-    const res = await this.call({ ...spec, businessScoped: true }, ItemEnvelopeSchema, opts);
-    return { data: res.data.data.item, meta: res.meta };
+  private saleCall(spec: Omit<RequestSpec, 'businessScoped'>, opts?: BusinessCallOptions): Promise<ApiResult<Sale>> {
+    return this.call({ ...spec, businessScoped: true }, SaleEnvelopeSchema, (body) => body.data.sale, opts);
   }
 
-  private call<S extends z.ZodType>(spec: RequestSpec, schema: S, opts?: BusinessCallOptions): Promise<ApiResult<z.output<S>>> {
-    return callJson(this.transport, this.request(spec, opts), schema);
+  private itemCall(spec: Omit<RequestSpec, 'businessScoped'>, opts?: BusinessCallOptions): Promise<ApiResult<Item>> {
+    return this.call({ ...spec, businessScoped: true }, ItemEnvelopeSchema, (body) => body.data.item, opts);
+  }
+
+  /** Sends `spec`, parses the answer with `schema` and returns the part of it `pick` takes, with the answer's metadata. */
+  private async call<S extends z.ZodType, T>(
+    spec: RequestSpec,
+    schema: S,
+    pick: (body: z.output<S>) => T,
+    opts?: BusinessCallOptions,
+  ): Promise<ApiResult<T>> {
+    const res = await callJson(this.transport, this.request(spec, opts), schema);
+    return { data: pick(res.data), meta: res.meta };
   }
 
   private request(spec: RequestSpec, opts: BusinessCallOptions = {}): HttpRequest {

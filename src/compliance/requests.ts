@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { RequestValidationError } from '../http/errors.js';
 import { callbackUrlProblem } from './callback-url.js';
-import { CREDIT_NOTE_REASONS, SALE_LINES_MAX, SALE_LINES_MIN, TRADER_INVOICE_NUMBER_MAX } from './rules.js';
+import { CREDIT_NOTE_REASONS, SALE_LINES_MAX, SALE_LINES_MIN, TRADER_INVOICE_NUMBER_MAX } from '../contracts/compliance-rules.js';
 import { STOCK_ACTIONS } from './schemas.js';
 
 const LIMITS = {
@@ -33,7 +33,8 @@ export interface RequestValidationOptions {
 // Field rules
 // ---------------------------------------------------------------------------------------------------------
 
-const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
+/** A string with something in it besides white space. */
+export const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
 
 const maxChars = (max: number) =>
   z.string().max(max, `must be at most ${max} characters`);
@@ -47,15 +48,20 @@ export function isCalendarDate(value: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-const calendarDate = () =>
-  z
-    .string()
-    .regex(DATE_PATTERN, 'must be a date in the form YYYY-MM-DD')
-    .refine(isCalendarDate, 'must be a real calendar date');
+/** A `YYYY-MM-DD` date that exists; one problem per value (a malformed date is not also "not a real date"). */
+export const calendarDate = () =>
+  z.string().superRefine((value, ctx) => {
+    if (!DATE_PATTERN.test(value)) ctx.addIssue({ code: 'custom', message: 'must be a date in the form YYYY-MM-DD' });
+    else if (!isCalendarDate(value)) ctx.addIssue({ code: 'custom', message: 'must be a real calendar date' });
+  });
 
 const atLeastZero = () => z.number().min(0, 'must be 0 or more');
 
-const traderInvoiceNumber = () => nonEmpty().pipe(maxChars(LIMITS.traderInvoiceNumberMax));
+/** The caller's own number of a sale or credit note: non-empty, at most 50 characters. */
+export const traderInvoiceNumber = () => nonEmpty().pipe(maxChars(LIMITS.traderInvoiceNumberMax));
+
+/** A credit note reason code (`01`…`06`). */
+export const creditNoteReason = () => z.enum(CREDIT_NOTE_REASONS, `must be one of ${CREDIT_NOTE_REASONS.join(', ')}`);
 
 function callbackUrl(options: RequestValidationOptions) {
   return z.string().superRefine((value, ctx) => {
@@ -65,35 +71,55 @@ function callbackUrl(options: RequestValidationOptions) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Request bodies and queries
+// The sale request (POST /v1/sales, C10)
 // ---------------------------------------------------------------------------------------------------------
 
-function buildSchemas(options: RequestValidationOptions) {
-  const saleLine = z.object({
-    itemId: nonEmpty(),
-    quantity: z.number().positive('must be more than 0'),
-    unitPrice: atLeastZero(),
-    description: z.string().optional(),
-  });
-
-  const customer = z.object({
+/**
+ * The one definition of a sale request's fields and limits. The compliance client's `createSale` below and the
+ * sales client's start-time check (src/client/schemas.ts) are both built from these parts, so what a sale may
+ * carry cannot differ between the two. Each side wraps the shapes in its own kind of object: the compliance
+ * client drops unknown fields (`z.object`), the sales client names them (`z.strictObject`).
+ */
+export const saleRequestParts = {
+  /** Top-level fields, in document order (the first wrong one is reported). */
+  fields: {
+    traderInvoiceNumber: traderInvoiceNumber(),
+    saleDate: calendarDate(),
+    paymentTypeCode: nonEmpty().optional(),
+    branchId: nonEmpty().optional(),
+  },
+  /** The buyer: every field optional and free text, as the contract's Customer. */
+  customer: {
     name: z.string().optional(),
     pin: z.string().optional(),
     phone: z.string().optional(),
     email: z.string().optional(),
-  });
+  },
+  /** One line: quantity more than 0, unit price 0 or more. */
+  line: {
+    itemId: nonEmpty(),
+    quantity: z.number().positive('must be more than 0'),
+    unitPrice: atLeastZero(),
+    description: z.string().optional(),
+  },
+  /** The lines, 1 to 500 of them (C10). */
+  lines: <Line extends z.ZodType>(line: Line) =>
+    z
+      .array(line)
+      .min(LIMITS.saleLinesMin, `must have at least ${LIMITS.saleLinesMin} line`)
+      .max(LIMITS.saleLinesMax, `must have at most ${LIMITS.saleLinesMax} lines`),
+};
 
+// ---------------------------------------------------------------------------------------------------------
+// Request bodies and queries
+// ---------------------------------------------------------------------------------------------------------
+
+function buildSchemas(options: RequestValidationOptions) {
   return {
     createSale: z.object({
-      traderInvoiceNumber: traderInvoiceNumber(),
-      saleDate: calendarDate(),
-      paymentTypeCode: nonEmpty().optional(),
-      branchId: nonEmpty().optional(),
-      customer: customer.optional(),
-      lines: z
-        .array(saleLine)
-        .min(LIMITS.saleLinesMin, `must have at least ${LIMITS.saleLinesMin} line`)
-        .max(LIMITS.saleLinesMax, `must have at most ${LIMITS.saleLinesMax} lines`),
+      ...saleRequestParts.fields,
+      customer: z.object(saleRequestParts.customer).optional(),
+      lines: saleRequestParts.lines(z.object(saleRequestParts.line)),
       callbackUrl: callbackUrl(options).optional(),
     }),
 
@@ -101,7 +127,7 @@ function buildSchemas(options: RequestValidationOptions) {
       traderInvoiceNumber: traderInvoiceNumber(),
       returnDate: calendarDate(),
       saleId: nonEmpty(),
-      reason: z.enum(CREDIT_NOTE_REASONS, `must be one of ${CREDIT_NOTE_REASONS.join(', ')}`),
+      reason: creditNoteReason(),
       callbackUrl: callbackUrl(options).optional(),
     }),
 
@@ -185,11 +211,12 @@ export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
     .replace(/^\./, '');
 }
 
-/** Wording for type errors, where zod's default names zod's own terms. */
-const typeErrors: z.core.$ZodErrorMap = (issue) => {
+/** Wording for type errors, where zod's default names zod's own terms (the sales client's parsing uses it too). */
+export const typeErrors: z.core.$ZodErrorMap = (issue) => {
   if (issue.code !== 'invalid_type') return undefined;
   if (issue.input === undefined) return 'is required';
   if (issue.expected === 'number' && typeof issue.input === 'number') return 'must be a finite number';
+  if (issue.expected === 'array') return 'must be a list';
   return `must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`;
 };
 
@@ -204,44 +231,24 @@ function parseOrThrow<S extends z.ZodType>(operation: string, schema: S, input: 
   );
 }
 
+/** The operations whose input is checked here, and what each takes and returns. */
+export type ValidatedOperation = keyof Schemas;
+export type RequestInput<Op extends ValidatedOperation> = z.input<Schemas[Op]>;
+export type RequestBody<Op extends ValidatedOperation> = z.output<Schemas[Op]>;
+/** The schemas seen per operation, so that one generic method keeps each operation's own types. */
+type SchemaOf = { [Op in ValidatedOperation]: z.ZodType<RequestBody<Op>, RequestInput<Op>> };
+
 /** Validates request inputs against the documented limits; one instance per client configuration. */
 export class RequestValidator {
-  private readonly schemas: Schemas;
+  private readonly schemas: SchemaOf;
 
   constructor(options: RequestValidationOptions = {}) {
     this.schemas = options.allowLoopbackCallbacks ? loopbackSchemas : publicSchemas;
   }
 
-  createSale(input: CreateSaleInput) {
-    return parseOrThrow('createSale', this.schemas.createSale, input);
-  }
-
-  createCreditNote(input: CreateCreditNoteInput) {
-    return parseOrThrow('createCreditNote', this.schemas.createCreditNote, input);
-  }
-
-  adjustStock(input: StockAdjustmentInput) {
-    return parseOrThrow('adjustStock', this.schemas.adjustStock, input);
-  }
-
-  createItem(input: CreateItemInput) {
-    return parseOrThrow('createItem', this.schemas.createItem, input);
-  }
-
-  registerItem(input: RegisterItemInput) {
-    return parseOrThrow('registerItem', this.schemas.registerItem, input);
-  }
-
-  listPurchases(query: ListPurchasesQuery) {
-    return parseOrThrow('listPurchases', this.schemas.listPurchases, query);
-  }
-
-  listCodeLists(query: CodeListsQuery) {
-    return parseOrThrow('listCodeLists', this.schemas.listCodeLists, query);
-  }
-
-  listItemClassifications(query: ItemClassificationsQuery) {
-    return parseOrThrow('listItemClassifications', this.schemas.listItemClassifications, query);
+  /** The input of `operation` as it is sent, or a `RequestValidationError` naming `operation` and the first wrong field. */
+  validate<Op extends ValidatedOperation>(operation: Op, input: RequestInput<Op>): RequestBody<Op> {
+    return parseOrThrow(operation, this.schemas[operation], input);
   }
 }
 

@@ -11,9 +11,9 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
-import { AUTHORITY_CAUSES } from './rules.js';
+import { AUTHORITY_CAUSES } from '../contracts/compliance-rules.js';
 
-export * from './rules.js';
+export * from '../contracts/compliance-rules.js';
 
 /** A string whose documented values are known but which may carry others. */
 export type Open<Known extends string> = Known | (string & {});

@@ -24,7 +24,7 @@ const activitiesPerSecond = z
   .refine((n) => n > 0 && n <= MAX_ACCOUNTING_ACTIVITIES_PER_SECOND, `must be greater than 0 and at most ${MAX_ACCOUNTING_ACTIVITIES_PER_SECOND}`);
 
 /** Reads ACCOUNTING_ACTIVITIES_PER_SECOND (default 2); a bad value is a ConfigError naming the variable. */
-export function loadAccountingWorkerConfig(env: Env = process.env): AccountingWorkerConfig {
+export function loadAccountingWorkerConfig(env: Env): AccountingWorkerConfig {
   const raw = env.ACCOUNTING_ACTIVITIES_PER_SECOND;
   if (raw === undefined || raw.trim() === '') return { activitiesPerSecond: DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND };
   const parsed = activitiesPerSecond.safeParse(raw);

@@ -115,7 +115,7 @@ function readAccounting(env: Env): AccountingConfig | undefined {
   };
 }
 
-export function loadConfig(env: Env = process.env): AppConfig {
+export function loadConfig(env: Env): AppConfig {
   const accounting = readAccounting(env);
   if (accounting?.signRequests && !accounting.clientSecret) {
     throw new ConfigError('ACCOUNTING_SIGN_REQUESTS is true but ACCOUNTING_CLIENT_SECRET is not set');

@@ -90,7 +90,7 @@ function parseBusinesses(env: Env): string[] | undefined {
   return [...new Set(ids)];
 }
 
-export function loadPurchasesConfig(env: Env = process.env): PurchasesConfig {
+export function loadPurchasesConfig(env: Env): PurchasesConfig {
   return { sink: parseSink(env), intervalMs: parseInterval(env), businessIds: parseBusinesses(env) };
 }
 

@@ -1,16 +1,9 @@
 import { z } from 'zod';
-import { DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../callbacks/tokens.js';
-import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
 import { parseDuration } from '../contracts/duration.js';
 import { ConfigError } from './env.js';
 
-/** Settings of the worker process itself (Temporal connection, rate budget, callbacks). */
+/** Settings of the worker process itself (rate budget, callbacks, metrics); Temporal's are src/temporal/connection.ts'. */
 export interface WorkerConfig {
-  /** Undefined: the local stack starts a dev server; the worker alone connects to 127.0.0.1:7233. */
-  temporalAddress: string | undefined;
-  namespace: string;
-  /** The whole connection (environment over an optional temporal.toml profile): address, namespace, API key, TLS. */
-  temporal: TemporalSettings;
   /** The application's compliance rate limit; the fleet stays under it together. */
   complianceRequestsPerMinute: number;
   /**
@@ -35,6 +28,11 @@ export interface WorkerConfig {
 type Env = Record<string, string | undefined>;
 
 const HOUR_MS = 3_600_000;
+/**
+ * Default lifetime of a callback URL: the 24-hour outcome timeout, plus the service's retry schedule of a
+ * delivery (last attempt 2 h after the outcome, C47), with a wide margin.
+ */
+export const DEFAULT_CALLBACK_TOKEN_TTL_MS = 72 * HOUR_MS;
 /** A token outliving this is a credential nobody needs; under an hour is below the expiry's rounding. */
 const CALLBACK_TOKEN_TTL_BOUNDS = { min: HOUR_MS, max: 30 * 24 * HOUR_MS } as const;
 
@@ -66,7 +64,7 @@ const schema = z.object({
     .optional(),
 });
 
-export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
+export function loadWorkerConfig(env: Env): WorkerConfig {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
@@ -78,11 +76,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   if (c.CALLBACK_PUBLIC_BASE_URL && !c.CALLBACK_SECRET) {
     throw new ConfigError('CALLBACK_SECRET is required when CALLBACK_PUBLIC_BASE_URL is set');
   }
-  const temporal = loadTemporalSettings(env);
   return {
-    temporalAddress: temporal.address,
-    namespace: temporal.namespace,
-    temporal,
     complianceRequestsPerMinute: c.COMPLIANCE_REQUESTS_PER_MINUTE,
     complianceRateHeadroom: c.COMPLIANCE_RATE_HEADROOM,
     callbackPublicBaseUrl: c.CALLBACK_PUBLIC_BASE_URL,

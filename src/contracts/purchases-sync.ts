@@ -4,7 +4,7 @@
  * only types, constants and `@temporalio/workflow` definitions: no zod, no Node APIs.
  */
 import { defineQuery } from '@temporalio/workflow';
-import { SALE_TASK_QUEUE } from './task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from './task-queues.js';
 
 export const PURCHASES_SYNC_WORKFLOW_TYPE = 'purchasesSyncWorkflow';
 
@@ -21,8 +21,8 @@ export const PURCHASES_PAGE_SIZE = 100;
 export const PURCHASES_PAGES_PER_RUN = 10;
 
 /** One Temporal Schedule per business (and per deployment, when a deployment uses its own task queue). */
-export function purchasesScheduleId(businessId: string, taskQueue: string = SALE_TASK_QUEUE): string {
-  return taskQueue === SALE_TASK_QUEUE ? `purchases-sync:${businessId}` : `purchases-sync:${taskQueue}:${businessId}`;
+export function purchasesScheduleId(businessId: string, taskQueue: string = WORKFLOW_TASK_QUEUE): string {
+  return taskQueue === WORKFLOW_TASK_QUEUE ? `purchases-sync:${businessId}` : `purchases-sync:${taskQueue}:${businessId}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * this file, so it holds only types and `@temporalio/workflow` definitions: no zod, no Node APIs.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CreditNoteReason } from '../compliance/rules.js';
+import type { CreditNoteReason } from './compliance-rules.js';
 
 import type { ItemRegistrationOutcome } from './item-registration.js';
 
@@ -53,7 +53,7 @@ export interface SaleInput {
   options?: SaleOptions;
 }
 
-export { CREDIT_NOTE_REASONS, NON_RESTOCKING_REASONS, type CreditNoteReason } from '../compliance/rules.js';
+export { CREDIT_NOTE_REASONS, NON_RESTOCKING_REASONS, type CreditNoteReason } from './compliance-rules.js';
 
 export interface RefundRequest {
   reason: CreditNoteReason;

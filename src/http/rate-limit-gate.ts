@@ -5,7 +5,12 @@
  * instead of drawing 429s, and while it says requests are left none is held back by a fixed safety margin.
  */
 import { parseRateLimit, parseRetryAfter } from './rate-limit.js';
-import type { HttpResponse } from './transport.js';
+
+/** What the gate reads of an answer: its status and headers (an HttpResponse is one; the gate needs no transport). */
+export interface RateLimitedAnswer {
+  status: number;
+  headers: Record<string, string>;
+}
 
 export interface RateLimitGateOptions {
   /** A request finding the window spent waits for its reset when it is at most this far away (default 0: never). */
@@ -44,7 +49,7 @@ export class RateLimitGate {
   }
 
   /** The admitted request ended, with the service's answer when one came. */
-  settle(response: Pick<HttpResponse, 'status' | 'headers'> | undefined): void {
+  settle(response: RateLimitedAnswer | undefined): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
     if (!response) return;
     const now = this.now();

@@ -5,7 +5,7 @@
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { SinkDeliveryError, type DeliverOptions, type PurchaseEvent, type PurchaseEventSink } from './sink.js';
+import { SinkDeliveryError, type DeliverOptions, type PurchaseEvent, type PurchaseEventSink } from './event-sink.js';
 
 export class NdjsonSink implements PurchaseEventSink {
   readonly description: string;

@@ -14,7 +14,7 @@ import {
 import type { Logger } from 'pino';
 import { parseDuration } from '../contracts/duration.js';
 import { BusinessId } from '../contracts/search-attributes.js';
-import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import {
   PURCHASES_SYNC_WORKFLOW_TYPE,
   purchasesScheduleId,
@@ -39,7 +39,7 @@ export interface PurchasesScheduleSettings {
   businessIds: readonly string[];
   /** Between two syncs of a business: ms, or a duration with its unit ('15m'). Default 15 minutes. */
   interval?: number | string;
-  /** Queue of the sync workflows (default SALE_TASK_QUEUE); their API calls go to its compliance queue. */
+  /** Queue of the sync workflows (default WORKFLOW_TASK_QUEUE); their API calls go to its compliance queue. */
   taskQueue?: string;
   /** Passed to every sync (page size, delivery attempts). */
   options?: PurchasesSyncOptions;
@@ -99,7 +99,7 @@ function differences(current: ScheduleDescription, wanted: { everyMs: number; ac
 }
 
 async function ensureOne(client: Client, businessId: string, settings: PurchasesScheduleSettings, everyMs: number): Promise<EnsuredSchedule> {
-  const taskQueue = settings.taskQueue ?? SALE_TASK_QUEUE;
+  const taskQueue = settings.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const scheduleId = purchasesScheduleId(businessId, taskQueue);
   const wanted = { everyMs, action: action(businessId, scheduleId, taskQueue, settings.options) };
   const policies = { overlap: OVERLAP, catchupWindow: PURCHASES_CATCHUP_WINDOW_MS, pauseOnFailure: false };

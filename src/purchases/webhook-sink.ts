@@ -6,7 +6,8 @@
  */
 import { Agent, request } from 'undici';
 import { webhookHeaders } from '../accounting/webhooks.js';
-import { SinkDeliveryError, type DeliverOptions, type PurchaseEvent, type PurchaseEventSink } from './sink.js';
+import { parseRetryAfter } from '../http/rate-limit.js';
+import { SinkDeliveryError, type DeliverOptions, type PurchaseEvent, type PurchaseEventSink } from './event-sink.js';
 
 export interface WebhookSinkOptions {
   url: string;
@@ -19,12 +20,6 @@ export interface WebhookSinkOptions {
 }
 
 const RETRYABLE_4XX = new Set([408, 429]);
-
-function retryAfterSeconds(value: string | string[] | undefined): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || !/^\d{1,6}$/.test(text.trim())) return undefined;
-  return Number(text.trim());
-}
 
 export class WebhookSink implements PurchaseEventSink {
   readonly description: string;
@@ -57,7 +52,7 @@ export class WebhookSink implements PurchaseEventSink {
     try {
       const response = await request(this.url, { method: 'POST', headers, body: rawBody, signal, dispatcher: this.agent });
       status = response.statusCode;
-      retryAfter = retryAfterSeconds(response.headers['retry-after']);
+      retryAfter = parseRetryAfter(response.headers);
       // Drain the body so the socket goes back to the pool; its content does not matter.
       await response.body.dump();
     } catch (err) {

@@ -2,6 +2,7 @@
  * A reconciliation for people: one row per invoice and per payment with its category (CSV), and a terminal
  * table by category. Pure formatting of what rules.ts decided; no I/O.
  */
+import { stringify } from 'csv-stringify/sync';
 import type { Pairing, ReconcileBillPayment, ReconcilePurchase, ReconciliationResult } from '../contracts/reconciliation.js';
 
 export interface ReportInput {
@@ -134,20 +135,16 @@ const CSV_COLUMNS = [
 ] as const;
 
 /**
- * One CSV field (RFC 4180). Text that a spreadsheet would run as a formula (supplier names and references come
- * from outside) gets a leading apostrophe.
+ * RFC 4180 with CRLF records. Text that a spreadsheet would run as a formula (supplier names and references come
+ * from outside) gets a leading apostrophe: `escape_formulas` does that for = + - @ tab CR (and their full-width
+ * forms), never for a number. `quote_record_delimiter` must be set: with a `record_delimiter` given, the library
+ * would otherwise leave a lone CR or LF in a field unquoted.
  */
-function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  if (typeof value === 'number') return String(value);
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
 export function toCsv(input: ReportInput): string {
-  const lines = [CSV_COLUMNS.map(([name]) => name).join(',')];
-  for (const row of reportRows(input)) lines.push(CSV_COLUMNS.map(([, get]) => csvField(get(row))).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  return stringify(
+    reportRows(input).map((row) => CSV_COLUMNS.map(([, get]) => get(row))),
+    { header: true, columns: CSV_COLUMNS.map(([name]) => name), record_delimiter: '\r\n', quote_record_delimiter: true, escape_formulas: true },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  */
 import { ScheduleAlreadyRunning, type Client, type ScheduleOptionsStartWorkflowAction, type ScheduleSpec } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
-import type { ReconciliationLink } from './links.js';
+import { DEFAULT_RECONCILIATION_INTERVAL, type ReconciliationLink } from '../config/reconciliation.js';
 import {
   RECONCILIATION_WORKFLOW_TYPE,
   reconciliationScheduleId,
@@ -13,7 +13,6 @@ import {
   type ReconciliationInput,
 } from '../contracts/reconciliation.js';
 
-export const DEFAULT_RECONCILIATION_INTERVAL: Duration = '24h';
 /** Cron expressions are read in the businesses' own time zone unless told otherwise. */
 export const DEFAULT_RECONCILIATION_TIMEZONE = 'Africa/Nairobi';
 

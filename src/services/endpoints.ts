@@ -1,26 +1,36 @@
 import type { Logger } from 'pino';
-import { AccountingClient } from '../accounting/client.js';
-import { ComplianceClient } from '../compliance/client.js';
 import { ConfigError, type AccountingConfig, type AppConfig, type ComplianceConfig } from '../config/env.js';
 import { ApiError } from '../http/errors.js';
-import type { SandboxFixtureInput } from '../../sandbox/fixture.js';
-import type { Sandbox } from '../../sandbox/server.js';
+import { openServiceAccess } from './access.js';
 
 /** Where the two services are, after the embedded sandbox has filled in whatever was not configured. */
 export interface ServiceEndpoints {
   compliance: ComplianceConfig;
   accounting: AccountingConfig;
-  /** Present when at least one service is the embedded sandbox. */
-  sandbox: Sandbox | undefined;
+  /**
+   * Present when at least one service is the embedded sandbox. Opaque here: the product only starts and stops it;
+   * the dev tools, which know it is the project's sandbox, read its inspector.
+   */
+  sandbox: EmbeddedSandbox | undefined;
+  /** The embedded sandbox's businesses linked to accounting companies (none without it). */
+  sandboxReconciliationLinks: ReadonlyArray<{ businessId: string; companyId: string }>;
+  close(): Promise<void>;
+}
+
+/** What the product holds of the embedded sandbox: where its services are, and how to stop it. */
+export interface EmbeddedSandbox {
+  complianceUrl: string;
+  accountingUrl: string;
   close(): Promise<void>;
 }
 
 export interface ResolveServicesOptions {
   /**
    * The world the embedded sandbox starts with (default: the demo world), as `npm run sandbox -- --fixture`
-   * takes it. Its demo credentials must stay valid: they are what the services are reached with.
+   * takes it; the sandbox validates it. Its demo credentials must stay valid: they are what the services are
+   * reached with.
    */
-  sandboxFixture?: SandboxFixtureInput;
+  sandboxFixture?: unknown;
 }
 
 /**
@@ -53,19 +63,37 @@ export function assertReadOnlyServices(config: AppConfig, notice: (message: stri
   assertServicesConfigured(config);
 }
 
+/** `sandbox/embedded.ts`, as far as the product uses it. */
+interface EmbeddedServicesModule {
+  startEmbeddedServices(options: { logger: Logger; fixture?: unknown }): Promise<{
+    sandbox: EmbeddedSandbox;
+    compliance: { baseUrl: string; apiKey: string; businessId: string };
+    accounting: { baseUrl: string; apiKey: string; clientSecret: string; clientId: string; webhookSecret: string };
+    reconciliationLinks: Array<{ businessId: string; companyId: string }>;
+  }>;
+}
+
 /**
  * The sandbox and its test-only dependencies (pdfkit, qrcode) are development dependencies: loaded only here,
- * only when a service is left to the embedded sandbox, so a production install never needs them.
+ * only when a service is left to the embedded sandbox, so a production install never needs them. The specifier
+ * is built at run time so that `tsc -p tsconfig.build.json` does not follow it into sandbox/ (the production
+ * build and image carry no sandbox); tsx resolves it in development, to the .ts file beside src/.
  */
-async function loadSandbox() {
+async function loadSandbox(): Promise<EmbeddedServicesModule> {
+  const sandboxDir = '../../sandbox';
   try {
-    const [server, compliance, accounting] = await Promise.all([
-      import('../../sandbox/server.js'),
-      import('../../sandbox/default-fixture.js'),
-      import('../../sandbox/accounting/default-fixture.js'),
-    ]);
-    return { startSandbox: server.startSandbox, DEMO: compliance.DEMO, accounting };
+    return (await import(`${sandboxDir}/embedded.js`)) as EmbeddedServicesModule;
   } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
+      // A production install (npm ci --omit=dev, the compiled dist/src of the image) has neither sandbox/ nor pdfkit.
+      throw new ConfigError(
+        'the embedded sandbox is not part of a production install: use the configured services, set ' +
+          'COMPLIANCE_BASE_URL and COMPLIANCE_API_KEY, ACCOUNTING_BASE_URL and ACCOUNTING_API_KEY, and unset SANDBOX ' +
+          `(SANDBOX=embedded is for a development checkout: npm ci, npm run worker; ${err instanceof Error ? err.message : String(err)})`,
+        { cause: err },
+      );
+    }
     throw new Error(
       `the embedded sandbox cannot be loaded (${err instanceof Error ? err.message : String(err)}): ` +
         'it needs the development dependencies (npm ci without --omit=dev)',
@@ -77,40 +105,27 @@ async function loadSandbox() {
 /**
  * The configured services, or the embedded sandbox with its demo credentials for each one that is not
  * configured. Nothing downstream is told which it got: clients see a base URL and a key either way.
- * Production entry points call assertServicesConfigured first (connectSaleService does); local stacks and
+ * Production entry points call assertServicesConfigured first (connectWorkerProcess does); local stacks and
  * tests rely on the fallback.
  */
 export async function resolveServices(config: AppConfig, logger: Logger, options: ResolveServicesOptions = {}): Promise<ServiceEndpoints> {
   if (config.compliance && config.accounting) {
-    return { compliance: config.compliance, accounting: config.accounting, sandbox: undefined, close: async () => {} };
+    return { compliance: config.compliance, accounting: config.accounting, sandbox: undefined, sandboxReconciliationLinks: [], close: async () => {} };
   }
-  const { startSandbox, DEMO, accounting } = await loadSandbox();
-  const sandbox = await startSandbox({
+  const { startEmbeddedServices } = await loadSandbox();
+  const embedded = await startEmbeddedServices({
     logger: logger.child({ component: 'sandbox' }),
-    ...(options.sandboxFixture ? { fixture: options.sandboxFixture } : {}),
+    ...(options.sandboxFixture === undefined ? {} : { fixture: options.sandboxFixture }),
   });
+  const { sandbox } = embedded;
   logger.info(
     { complianceUrl: sandbox.complianceUrl, accountingUrl: sandbox.accountingUrl },
     'embedded sandbox started for the services that are not configured',
   );
   return {
-    compliance: config.compliance ?? {
-      baseUrl: sandbox.complianceUrl,
-      apiKey: DEMO.keys.orgWide,
-      businessId: DEMO.businesses.nairobi,
-      timeoutMs: 30_000,
-      allowLoopbackCallbacks: true,
-    },
-    accounting: config.accounting ?? {
-      baseUrl: sandbox.accountingUrl,
-      apiKey: accounting.DEMO_ACCOUNTING_API_KEY,
-      clientSecret: accounting.DEMO_ACCOUNTING_CLIENT_SECRET,
-      clientId: accounting.DEMO_ACCOUNTING_CLIENT_ID,
-      webhookSecret: accounting.DEMO_ACCOUNTING_WEBHOOK_SECRET,
-      signRequests: true,
-      signQuery: false,
-      timeoutMs: 30_000,
-    },
+    compliance: config.compliance ?? { ...embedded.compliance, timeoutMs: 30_000, allowLoopbackCallbacks: true },
+    accounting: config.accounting ?? { ...embedded.accounting, signRequests: true, signQuery: false, timeoutMs: 30_000 },
+    sandboxReconciliationLinks: config.accounting === undefined ? embedded.reconciliationLinks : [],
     sandbox,
     close: async () => {
       await sandbox.close();
@@ -150,24 +165,25 @@ function credentialFailure(service: 'compliance' | 'accounting', baseUrl: string
  * variable, never its value.
  */
 export async function checkServiceCredentials(services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>, logger: Logger): Promise<void> {
-  const compliance = new ComplianceClient(services.compliance);
-  const accounting = new AccountingClient(services.accounting);
+  const access = openServiceAccess(services);
   try {
-    try {
-      const { data } = await compliance.getIdentity();
-      logger.info({ environment: data.apiKey?.environment, scopes: data.apiKey?.scopes }, 'compliance credentials accepted');
-    } catch (err) {
-      if (err instanceof ServiceCredentialsError) throw err;
-      throw credentialFailure('compliance', services.compliance.baseUrl, err, false);
+    for (const compliance of access.complianceApplications()) {
+      try {
+        const { data } = await compliance.getIdentity();
+        logger.info({ environment: data.apiKey?.environment, scopes: data.apiKey?.scopes }, 'compliance credentials accepted');
+      } catch (err) {
+        throw credentialFailure('compliance', services.compliance.baseUrl, err, false);
+      }
     }
-    try {
-      await accounting.listCompanies({ limit: 1 });
-      logger.info('accounting credentials accepted');
-    } catch (err) {
-      throw credentialFailure('accounting', services.accounting.baseUrl, err, services.accounting.signRequests);
+    for (const accounting of access.accountingApplications()) {
+      try {
+        await accounting.listCompanies({ limit: 1 });
+        logger.info('accounting credentials accepted');
+      } catch (err) {
+        throw credentialFailure('accounting', services.accounting.baseUrl, err, services.accounting.signRequests);
+      }
     }
   } finally {
-    await compliance.close();
-    await accounting.close();
+    await access.close();
   }
 }

@@ -89,7 +89,7 @@ function readTlsSource(source: TlsSource, data: ConfigDataSource, env: Record<st
  * The Temporal settings from the environment and, when present, a temporal.toml profile (environment wins).
  * Throws ConfigError naming the variable or file when a setting is unusable.
  */
-export function loadTemporalSettings(env: Env = process.env): TemporalSettings {
+export function loadTemporalSettings(env: Env): TemporalSettings {
   const vars = presentEnv(env);
   let profile: ClientConfigProfile;
   try {

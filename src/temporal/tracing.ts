@@ -58,7 +58,7 @@ function httpUrl(name: string, value: string): URL {
  * `OTEL_SDK_DISABLED=true`, `OTEL_TRACES_EXPORTER=none`). Only OTLP over HTTP with JSON is shipped, so any other
  * `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL` is a configuration error rather than spans sent where nobody listens.
  */
-export function tracingSettings(env: Env = process.env): TracingSettings | undefined {
+export function tracingSettings(env: Env): TracingSettings | undefined {
   if (read(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return undefined;
   if (read(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase() === 'none') return undefined;
   const tracesEndpoint = read(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
@@ -85,9 +85,9 @@ export function tracingSettings(env: Env = process.env): TracingSettings | undef
  * Sets tracing up once per process when configured; later calls return the same. Must run before the
  * workers and clients that should be traced are created (they take `tracingPlugins()` at creation).
  */
-export async function installTracing(options: { env?: Env; logger?: Logger } = {}): Promise<Tracing | undefined> {
+export async function installTracing(options: { settings: TracingSettings | undefined; logger?: Logger }): Promise<Tracing | undefined> {
   if (installed) return installed.tracing;
-  const settings = tracingSettings(options.env ?? process.env);
+  const { settings } = options;
   if (!settings) return undefined;
   const [otel, { AsyncLocalStorageContextManager }, { BasicTracerProvider, BatchSpanProcessor }, { Resource }, { OTLPTraceExporter }, { ATTR_SERVICE_NAME }, { OpenTelemetryPlugin }] =
     await Promise.all([

@@ -2,19 +2,15 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import type { NativeConnection} from '@temporalio/worker';
-import { Worker, type WorkflowBundle } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { createActivities } from '../../activities/index.js';
+import { createActivities, type Activities } from '../../activities/index.js';
 import { ItemRegistry } from '../../activities/item-registry.js';
-import { createReconciliationActivities } from '../../activities/reconciliation.js';
-import { createAccountingWorker } from './accounting-worker.js';
-import type { AccountingClient } from '../accounting/client.js';
 import type { CallbackUrlMinter } from '../callbacks/tokens.js';
-import type { ComplianceClient } from '../compliance/client.js';
-import type { PurchaseEventSink } from '../purchases/sink.js';
+import { ACTIVITY_QUEUES, WORKFLOW_TASK_QUEUE, taskQueueOf, type ActivityName, type ActivityQueue } from '../contracts/task-queues.js';
+import type { PurchaseEventSink } from '../purchases/event-sink.js';
+import type { ServiceAccess } from '../services/access.js';
 import { tracingPlugins } from '../temporal/tracing.js';
-import { SALE_TASK_QUEUE, complianceTaskQueue } from '../contracts/task-queues.js';
 
 /** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
 export function workflowsPath(): string {
@@ -25,16 +21,23 @@ export function workflowsPath(): string {
   throw new Error('workflows/index.(ts|js) not found next to src/');
 }
 
-export interface SaleWorkersOptions {
+type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+/** Checked when compiling: every activity has its queue in the contract, and every entry there an activity. */
+export type EveryActivityHasAQueue = Holds<Exactly<keyof Activities, ActivityName>>;
+
+export interface WorkersOptions {
   connection: NativeConnection;
   namespace: string;
   /** Temporal client the registration activity uses to start item-registration workflows. */
   client: Client;
-  compliance: ComplianceClient;
+  /** How each activity reaches the service of the business it acts for. */
+  services: ServiceAccess;
   callbackUrls?: CallbackUrlMinter;
   logger: Logger;
-  /** Fleet-wide activity starts per second on the compliance queue (enforced by the server). */
-  complianceActivitiesPerSecond: number;
+  /** Fleet-wide activity starts per second on each service's queue (the server enforces it for the whole fleet). */
+  activitiesPerSecond: { compliance: number; accounting: number };
+  /** The workflow queue (default `sales`); the service queues derive from it. */
   taskQueue?: string;
   /** A prebuilt bundle (tests build one per file); default: bundle workflowsPath() at start. */
   workflowBundle?: WorkflowBundle;
@@ -42,31 +45,35 @@ export interface SaleWorkersOptions {
   dataConverter?: DataConverter;
   /** Where the purchases sync delivers its events (PURCHASES_SINK); without it a delivery fails, non-retryable. */
   purchasesSink?: PurchaseEventSink;
-  /** The accounting service, on its own queue: sync batches, and the reconciliation's companies and bill payments. */
-  accounting: AccountingClient;
-  /** Fleet-wide activity starts per second on the accounting queue (ACCOUNTING_ACTIVITIES_PER_SECOND). */
-  accountingActivitiesPerSecond: number;
 }
 
-export interface SaleWorkers {
-  sales: Worker;
+export interface Workers {
+  /** Every workflow type, and the activities that call no service. */
+  workflows: Worker;
+  /** Every compliance API call. */
   compliance: Worker;
+  /** Every accounting API call. */
   accounting: Worker;
   /** Runs all three until shutdown() or a fatal error. */
   run(): Promise<void>;
   shutdown(): void;
 }
 
+/** The activities the contract puts on `queue`. */
+function activitiesOn(queue: ActivityQueue, activities: Activities): Partial<Activities> {
+  return Object.fromEntries(Object.entries(activities).filter(([name]) => ACTIVITY_QUEUES[name as ActivityName] === queue));
+}
+
 /**
- * Three workers: the sale queue runs every workflow and the Temporal-side activities; the compliance queue runs
- * every compliance API call and the accounting queue every accounting call, so each queue's server-side rate
- * limit caps the whole fleet's load on its service whatever the number of workers.
+ * Three workers, one per queue: the workflow queue runs every workflow and the activities that call no service;
+ * each service's queue runs every call to that service, so its server-side rate limit caps the whole fleet's
+ * load on the service whatever the number of workers, and one service's budget never takes from the other's.
  */
-export async function createSaleWorkers(options: SaleWorkersOptions): Promise<SaleWorkers> {
-  const taskQueue = options.taskQueue ?? SALE_TASK_QUEUE;
+export async function createWorkers(options: WorkersOptions): Promise<Workers> {
+  const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const activities = createActivities({
-    compliance: options.compliance,
-    itemRegistry: new ItemRegistry(options.compliance),
+    services: options.services,
+    itemRegistry: new ItemRegistry(options.services),
     temporal: { client: options.client },
     logger: options.logger,
     ...(options.callbackUrls ? { callbackUrls: options.callbackUrls } : {}),
@@ -79,40 +86,34 @@ export async function createSaleWorkers(options: SaleWorkersOptions): Promise<Sa
     // Tracing (src/temporal/tracing.ts) when configured: interceptors and the workflow span sink.
     plugins: tracingPlugins(),
   };
-  const sales = await Worker.create({
+  const workflows = await Worker.create({
     ...common,
-    taskQueue,
+    taskQueue: taskQueueOf('workflow', taskQueue),
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() }),
-    // Temporal-side work and the purchases sink: neither spends the compliance rate budget.
-    activities: { requestItemRegistration: activities.requestItemRegistration, deliverPurchaseEvents: activities.deliverPurchaseEvents },
+    activities: activitiesOn('workflow', activities),
   });
-  // The reconciliation's compliance requests (its link check and purchases pages); its accounting ones are the accounting worker's.
-  const reconciliation = createReconciliationActivities({ compliance: options.compliance, logger: options.logger });
   const compliance = await Worker.create({
     ...common,
-    taskQueue: complianceTaskQueue(taskQueue),
-    activities: { ...activities, ...reconciliation },
-    maxTaskQueueActivitiesPerSecond: options.complianceActivitiesPerSecond,
+    taskQueue: taskQueueOf('compliance', taskQueue),
+    activities: activitiesOn('compliance', activities),
+    maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond.compliance,
   });
-  const accounting = await createAccountingWorker({
-    connection: options.connection,
-    namespace: options.namespace,
-    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
-    accounting: options.accounting,
-    logger: options.logger,
-    taskQueue,
-    activitiesPerSecond: options.accountingActivitiesPerSecond,
+  const accounting = await Worker.create({
+    ...common,
+    taskQueue: taskQueueOf('accounting', taskQueue),
+    activities: activitiesOn('accounting', activities),
+    maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond.accounting,
   });
-  const workers = [sales, compliance, accounting];
+  const all = [workflows, compliance, accounting];
   return {
-    sales,
+    workflows,
     compliance,
     accounting,
     run: async () => {
-      await Promise.all(workers.map((w) => w.run()));
+      await Promise.all(all.map((w) => w.run()));
     },
     shutdown: () => {
-      for (const w of workers) w.shutdown();
+      for (const w of all) w.shutdown();
     },
   };
 }

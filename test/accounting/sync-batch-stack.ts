@@ -9,7 +9,9 @@ import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { pino } from 'pino';
 import { AccountingClient } from '../../src/accounting/client.js';
-import { createAccountingWorker } from '../../src/worker/accounting-worker.js';
+import { createAccountingActivities } from '../../activities/accounting.js';
+import { accountingTaskQueue } from '../../src/contracts/task-queues.js';
+import { singleApplication } from '../../src/services/access.js';
 import { startCallbackServer, type CallbackServer } from '../../src/callbacks/server.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';
@@ -50,13 +52,12 @@ export async function startWorkerPair(accountingUrl: string, options: { clientSe
     clientSecret: options.clientSecret ?? DEMO_ACCOUNTING_CLIENT_SECRET,
   });
   const workflows = await Worker.create({ connection: env.nativeConnection, namespace, taskQueue, workflowBundle: await syncBatchBundle() });
-  const accountingWorker = await createAccountingWorker({
+  const accountingWorker = await Worker.create({
     connection: env.nativeConnection,
     namespace,
-    accounting,
-    logger,
-    taskQueue,
-    activitiesPerSecond: options.activitiesPerSecond ?? 50,
+    taskQueue: accountingTaskQueue(taskQueue),
+    activities: createAccountingActivities({ services: singleApplication({ accounting }), logger }),
+    maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond ?? 50,
   });
   const running = Promise.all([workflows.run(), accountingWorker.run()]);
   return {

@@ -1,3 +1,4 @@
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import {
   WebhookVerificationError,
@@ -113,6 +114,27 @@ describe('webhook verification (Standard Webhooks, A14)', () => {
   it('reports a signed body that is not JSON', () => {
     const rawBody = 'not json';
     const headers = webhookHeaders({ secret: VECTOR.secret, id: 'msg_3', timestamp: VECTOR.timestamp, rawBody });
+    expect(reasonOf(() => verifyWebhook({ secret: VECTOR.secret, headers, rawBody, now: AT_VECTOR_TIME }))).toBe('invalid_payload');
+  });
+
+  it('interoperates with the Standard Webhooks reference library both ways', () => {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const rawBody = JSON.stringify({ type: 'bill_payment.sync_status_changed', data: { note: 'Ngong’ Rd, naïve €' } });
+    const reference = new Webhook(VECTOR.secret);
+    const ours = webhookHeaders({ secret: VECTOR.secret, id: 'msg_4', timestamp, rawBody });
+    expect(reference.verify(rawBody, ours)).toEqual(JSON.parse(rawBody));
+    const theirs = { 'webhook-id': 'msg_5', 'webhook-timestamp': String(timestamp), 'webhook-signature': reference.sign('msg_5', new Date(timestamp * 1000), rawBody) };
+    expect(verifyWebhook({ secret: VECTOR.secret, headers: theirs, rawBody: Buffer.from(rawBody) })).toEqual(JSON.parse(rawBody));
+  });
+
+  it('refuses a timestamp with leading zeros (the signed content is the number)', () => {
+    const headers = vectorHeaders({ 'webhook-timestamp': `0${VECTOR.timestamp}` });
+    expect(reasonOf(() => verifyWebhook({ secret: VECTOR.secret, headers, rawBody: VECTOR.body, now: AT_VECTOR_TIME }))).toBe('invalid_timestamp');
+  });
+
+  it('never accepts a body that is not UTF-8', () => {
+    const rawBody = Buffer.concat([Buffer.from('{"note":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const headers = webhookHeaders({ secret: VECTOR.secret, id: 'msg_6', timestamp: VECTOR.timestamp, rawBody });
     expect(reasonOf(() => verifyWebhook({ secret: VECTOR.secret, headers, rawBody, now: AT_VECTOR_TIME }))).toBe('invalid_payload');
   });
 

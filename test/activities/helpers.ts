@@ -5,6 +5,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { pino } from 'pino';
 import { expect } from 'vitest';
 import { createActivities, type Activities, type ActivityDeps } from '../../activities/index.js';
+import { singleApplication } from '../../src/services/access.js';
 import { ItemRegistry, type ItemRegistryOptions } from '../../activities/item-registry.js';
 import type { ComplianceClient } from '../../src/compliance/index.js';
 import type { Sandbox } from '../../sandbox/server.js';
@@ -46,9 +47,10 @@ export function useHarnessFactory(sandbox: () => Sandbox): (options?: HarnessOpt
   let compliance: ComplianceClient | undefined;
   return (options = {}) => {
     compliance ??= client(DEMO.keys.orgWide);
-    const registry = new ItemRegistry(compliance, options.registry);
+    const services = singleApplication({ compliance });
+    const registry = new ItemRegistry(services, options.registry);
     const deps: ActivityDeps = {
-      compliance,
+      services,
       itemRegistry: registry,
       callbackUrls: fakeMinter,
       logger: silentLogger,

@@ -4,7 +4,7 @@ import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRegistrationActivities } from '../../activities/registration.js';
 import { ITEM_REGISTRATION_WORKFLOW_TYPE } from '../../src/contracts/item-registration.js';
-import { SALE_TASK_QUEUE } from '../../src/contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import { closeTestEnv, getTestEnv, uniqueTaskQueue } from '../helpers/temporal.js';
 import { failureOf, runActivity, silentLogger } from './helpers.js';
@@ -60,10 +60,10 @@ describe('requestItemRegistration', () => {
     ]);
   });
 
-  it('uses the configured queue, or SALE_TASK_QUEUE, when the caller names none', async () => {
+  it('uses the configured queue, or WORKFLOW_TASK_QUEUE, when the caller names none', async () => {
     const env = await getTestEnv();
     const configuredQueue = uniqueTaskQueue('configured');
-    const configured = createRegistrationActivities({ temporal: { client: env.client }, saleTaskQueue: configuredQueue, logger: silentLogger });
+    const configured = createRegistrationActivities({ temporal: { client: env.client }, workflowTaskQueue: configuredQueue, logger: silentLogger });
     const first = ids();
     await runActivity(configured.requestItemRegistration, { ...first, waiterWorkflowId: 'sale:c' });
     expect((await registrationOf(first.businessId, first.itemId)).starts).toEqual([{ taskQueue: configuredQueue, args: [first] }]);
@@ -71,7 +71,7 @@ describe('requestItemRegistration', () => {
     const plain = createRegistrationActivities({ temporal: { client: env.client }, logger: silentLogger });
     const second = ids();
     await runActivity(plain.requestItemRegistration, { ...second, waiterWorkflowId: 'sale:d' });
-    expect((await registrationOf(second.businessId, second.itemId)).starts).toEqual([{ taskQueue: SALE_TASK_QUEUE, args: [second] }]);
+    expect((await registrationOf(second.businessId, second.itemId)).starts).toEqual([{ taskQueue: WORKFLOW_TASK_QUEUE, args: [second] }]);
   });
 
   it('fails for good, saying why, when the worker has no Temporal client', async () => {

@@ -150,4 +150,24 @@ describe('BoundedTtlMap', () => {
     expect(map.get('a')).toBeUndefined();
     expect(map.size).toBe(1);
   });
+
+  it('orders by writes only: a read does not keep an entry from eviction', () => {
+    const c = clock();
+    const map = new BoundedTtlMap<number>(2, c.now);
+    map.set('a', 1, 1_000);
+    map.set('b', 2, 1_000);
+    expect(map.get('a')).toBe(1);
+    map.set('c', 3, 1_000);
+    expect([map.get('a'), map.get('b'), map.get('c')]).toEqual([undefined, 2, 3]);
+  });
+
+  it('expires entries on a clock that starts at zero', () => {
+    const c = clock(0);
+    const map = new BoundedTtlMap<number>(2, c.now);
+    map.set('a', 1, 10);
+    c.t += 9;
+    expect(map.get('a')).toBe(1);
+    c.t += 1;
+    expect(map.get('a')).toBeUndefined();
+  });
 });

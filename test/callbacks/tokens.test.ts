@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import { inspect } from 'node:util';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
-import { CallbackConfigError, CallbackUrlMinter, DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../../src/callbacks/tokens.js';
+import { CallbackConfigError, CallbackUrlMinter } from '../../src/callbacks/tokens.js';
+import { DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../../src/config/worker.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 const OTHER_SECRET = 'another-secret-that-is-long-enough-9876543210';

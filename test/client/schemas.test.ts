@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseRefundRequest, parseSaleInput, SaleInputError } from '../../src/client/index.js';
 import type { RefundRequest, SaleInput } from '../../src/client/index.js';
+import { RequestValidator, type CreateSaleInput } from '../../src/compliance/requests.js';
+import { RequestValidationError } from '../../src/http/errors.js';
 
 function validSale(): SaleInput {
   return {
@@ -149,6 +151,45 @@ describe('parseSaleInput', () => {
     const err = failure(() => parseSaleInput(input));
     expect(err.field).toBe('(input)');
     expect(err.reason).toBe('must be an object');
+  });
+});
+
+describe('one definition of a sale request (src/compliance/requests.ts)', () => {
+  /** What the compliance client would be asked to file for `sale`: the request without the sales client's own fields. */
+  function complianceRefusal(sale: unknown): { field: string; reason: string } {
+    const { businessId: _businessId, options: _options, ...request } = sale as SaleInput;
+    try {
+      new RequestValidator().validate('createSale', request as CreateSaleInput);
+    } catch (err) {
+      if (err instanceof RequestValidationError) return { field: err.field, reason: err.reason };
+      throw err;
+    }
+    throw new Error('expected the compliance client to refuse it too');
+  }
+
+  it.each([
+    ['traderInvoiceNumber', 'x'.repeat(51)],
+    ['traderInvoiceNumber', '  '],
+    ['saleDate', '2025-02-29'],
+    ['saleDate', '29/02/2024'],
+    ['paymentTypeCode', ''],
+    ['branchId', ' '],
+    ['lines', []],
+    ['lines', Array.from({ length: 501 }, () => ({ itemId: 'i', quantity: 1, unitPrice: 1 }))],
+    ['lines.0.itemId', ''],
+    ['lines.0.quantity', 0],
+    ['lines.0.quantity', Number.NaN],
+    ['lines.0.unitPrice', -0.01],
+    ['customer.pin', 42],
+  ])('the start-time check and the compliance client refuse %s = %j alike', (path, value) => {
+    const sale = saleWith(path, value);
+    const err = failure(() => parseSaleInput(sale));
+    expect({ field: err.field, reason: err.reason }).toEqual(complianceRefusal(sale));
+  });
+
+  it('a sale the start-time check accepts is a request the compliance client accepts, unchanged', () => {
+    const { businessId: _businessId, options: _options, ...request } = parseSaleInput(validSale());
+    expect(new RequestValidator().validate('createSale', request)).toEqual(request);
   });
 });
 

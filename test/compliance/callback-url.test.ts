@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { callbackUrlProblem as sandboxCallbackUrlProblem } from '../../sandbox/compliance/callback-url.js';
 import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, isLoopbackHost } from '../../src/compliance/callback-url.js';
 
 function urlOfLength(length: number): string {
@@ -102,5 +103,39 @@ describe('callbackUrlProblem with allowLoopback (C48)', () => {
     expect(isLoopbackHost('127.255.255.254')).toBe(true);
     expect(isLoopbackHost('128.0.0.1')).toBe(false);
     expect(isLoopbackHost('localhost.example.com')).toBe(false);
+  });
+});
+
+/**
+ * The sandbox reads the same rule on its own (sandbox/compliance/callback-url.ts, deliberately not shared), taking
+ * loopback hosts as the client does with allowLoopback. Where the contract is specific the two readings must give the
+ * same answer in the same words. They part only where "public host" is left open (reserved suffixes such as
+ * `.test` or `.home`, documentation and benchmark address ranges, IPv4-mapped IPv6), and only schemes other than
+ * http(s) on a loopback host are worded differently (the client names both schemes it would take there).
+ */
+describe('the sandbox reading of the callback URL rule', () => {
+  it.each([
+    'https://hooks.example.com/etims/abc',
+    'https://8.8.8.8/cb',
+    'https://[2606:4700:4700::1111]/cb',
+    `https://hooks.example.com/${'a'.repeat(2049)}`,
+    '/relative/path',
+    'http://hooks.example.com/cb',
+    'ftp://hooks.example.com/cb',
+    'https://user:secret@hooks.example.com/cb',
+    'http://localhost:4000/cb',
+    'http://[::1]:9000/cb',
+    'https://printer.local/cb',
+    'https://billing.internal/cb',
+    'https://intranet/cb',
+    'https://10.1.2.3/cb',
+    'https://169.254.169.254/latest/meta-data',
+    'https://172.16.0.1/cb',
+    'https://192.168.1.1/cb',
+    'https://[fc00::1]/cb',
+    'https://[fe80::1]/cb',
+    'https://[::ffff:10.0.0.1]/cb',
+  ])('agrees with the client on %s', (url) => {
+    expect(sandboxCallbackUrlProblem(url)).toBe(callbackUrlProblem(url, { allowLoopback: true }));
   });
 });

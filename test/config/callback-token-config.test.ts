@@ -3,7 +3,8 @@
  * the legacy (non-expiring) tokens stop verifying.
  */
 import { describe, expect, it } from 'vitest';
-import { CallbackUrlMinter, DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../../src/callbacks/tokens.js';
+import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
+import { DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../../src/config/worker.js';
 import { ConfigError } from '../../src/config/env.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
 

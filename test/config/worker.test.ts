@@ -1,20 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/env.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
+import { loadTemporalSettings } from '../../src/temporal/connection.js';
 import { assertServicesConfigured } from '../../src/services/endpoints.js';
 
-describe('loadWorkerConfig', () => {
-  it('takes the Temporal connection from envconfig: address, namespace, API key', () => {
-    const config = loadWorkerConfig({ TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'sales.a1b2c', TEMPORAL_API_KEY: 'k'.repeat(40) });
-    expect(config.temporalAddress).toBe('eu-west-1.aws.api.temporal.io:7233');
-    expect(config.namespace).toBe('sales.a1b2c');
-    expect(config.temporal).toMatchObject({ address: 'eu-west-1.aws.api.temporal.io:7233', namespace: 'sales.a1b2c', tls: true });
+describe('the Temporal connection of a worker', () => {
+  it('comes from envconfig: address, namespace, API key', () => {
+    const settings = loadTemporalSettings({ TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'sales.a1b2c', TEMPORAL_API_KEY: 'k'.repeat(40) });
+    expect(settings).toMatchObject({ address: 'eu-west-1.aws.api.temporal.io:7233', namespace: 'sales.a1b2c', tls: true });
   });
 
   it('leaves the address to the local stack when nothing names a server', () => {
-    const config = loadWorkerConfig({});
-    expect(config.temporalAddress).toBeUndefined();
-    expect(config.namespace).toBe('default');
+    const settings = loadTemporalSettings({ TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml' });
+    expect(settings.address).toBeUndefined();
+    expect(settings.namespace).toBe('default');
+  });
+
+  it('is not part of the worker config', () => {
+    expect(loadWorkerConfig({ TEMPORAL_ADDRESS: 'x:7233' })).not.toHaveProperty('temporal');
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import type { PurchaseEvent, PurchaseEventSink } from '../../src/purchases/sink.js';
+import type { PurchaseEvent, PurchaseEventSink } from '../../src/purchases/event-sink.js';
 import { forwardTo } from '../helpers/forward.js';
 import { closeTestEnv, getTestEnv } from '../helpers/temporal.js';
 import { saleBundle } from '../workflows/harness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ListedPurchase, PurchaseLedger } from '../../src/contracts/purchases-sync.js';
-import { diffPage, previousLedger, recordDelivered } from '../../workflows/purchases-ledger.js';
+import { diffPage, previousLedger, recordDelivered } from '../../workflows/purchases-sync/ledger.js';
 
 function listed(id: string, status: string, fingerprint: string): ListedPurchase {
   return {

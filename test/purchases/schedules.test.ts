@@ -3,14 +3,14 @@ import { ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PurchasesSyncError, syncPurchasesNow } from '../../src/client/purchases.js';
-import { loadWorkerConfig } from '../../src/config/worker.js';
 import { ensurePurchasesSyncSchedules, PURCHASES_CATCHUP_WINDOW_MS } from '../../src/purchases/schedule.js';
-import { startSaleService } from '../../src/worker/start.js';
+import { startWorkerProcess } from '../../src/worker/start.js';
 import { resolveServices, type ServiceEndpoints } from '../../src/services/endpoints.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { purchasesScheduleId } from '../../src/contracts/purchases-sync.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { closeTestEnv, getTestEnv } from '../helpers/temporal.js';
+import { testWorkerSettings } from '../helpers/worker-settings.js';
 import { saleBundle } from '../workflows/harness.js';
 
 const logger = pino({ level: 'silent' });
@@ -78,16 +78,16 @@ describe('purchases sync schedules', () => {
       // No businesses configured: every business the key acts for (the demo key: Nairobi and Mombasa).
       const config = { sink: { kind: 'file' as const, path: '/dev/null' }, intervalMs: 3_600_000, businessIds: undefined };
       const start = () =>
-        startSaleService({
+        startWorkerProcess({
           connection: env.nativeConnection,
           client,
           namespace: env.namespace ?? 'default',
           services: services!,
-          config: { ...loadWorkerConfig({}), namespace: env.namespace ?? 'default' },
+          settings: testWorkerSettings({ purchases: config }),
           logger,
           taskQueue,
           workflowBundle: bundle,
-          purchases: { config, sink: { description: 'none', deliver: async () => {}, close: async () => {} } },
+          purchasesSink: { description: 'none', deliver: async () => {}, close: async () => {} },
         });
       // Each start-up is a worker process that starts and stops (a restart or a rolling deploy).
       const startAndStop = async () => {

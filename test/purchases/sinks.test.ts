@@ -1,4 +1,6 @@
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
@@ -6,11 +8,12 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPurchasesActivities, purchaseFingerprint } from '../../activities/purchases.js';
+import { singleApplication } from '../../src/services/access.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { describeSink, loadPurchasesConfig } from '../../src/config/purchases.js';
 import { ConfigError } from '../../src/config/env.js';
 import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
-import { SinkDeliveryError, type PurchaseEvent, type PurchaseEventSink } from '../../src/purchases/sink.js';
+import { SinkDeliveryError, type PurchaseEvent, type PurchaseEventSink } from '../../src/purchases/event-sink.js';
 import { WebhookSink } from '../../src/purchases/webhook-sink.js';
 import type { PurchaseDocument } from '../../src/contracts/purchases-sync.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -124,6 +127,30 @@ describe('webhook sink', () => {
     await forged.close();
     expect(receiver.received.at(-1)).toMatchObject({ id: event(4).id, verified: false });
   });
+
+  it("carries the receiver's Retry-After, in seconds or as an HTTP-date, and ignores garbage", async () => {
+    let retryAfter = '';
+    const server = createServer((_request, response) => response.writeHead(429, { 'retry-after': retryAfter }).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const throttled = new WebhookSink({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, secret: SECRET });
+    const waitOf = async (value: string) => {
+      retryAfter = value;
+      const err = await throttled.deliver(event(5)).catch((e: unknown) => e);
+      expect(err).toMatchObject({ retryable: true, status: 429 });
+      return (err as SinkDeliveryError).retryAfterSeconds;
+    };
+    try {
+      expect(await waitOf('120')).toBe(120);
+      const inAMinute = await waitOf(new Date(Date.now() + 60_000).toUTCString());
+      expect(inAMinute).toBeGreaterThanOrEqual(58);
+      expect(inAMinute).toBeLessThanOrEqual(61);
+      expect(await waitOf('soon')).toBeUndefined();
+    } finally {
+      await throttled.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });
 
 describe('PURCHASES_* configuration', () => {
@@ -189,7 +216,7 @@ describe('deliverPurchaseEvents (activity)', () => {
 
   it('resumes after the events its last heartbeat reported, heartbeating each one it delivers', async () => {
     const sink = new RecordingSink();
-    const { deliverPurchaseEvents } = createPurchasesActivities({ compliance, logger, purchasesSink: sink });
+    const { deliverPurchaseEvents } = createPurchasesActivities({ services: singleApplication({ compliance }), logger, purchasesSink: sink });
     const env = new MockActivityEnvironment({ heartbeatDetails: { delivered: 2 }, attempt: 2 });
     const beats: unknown[] = [];
     env.on('heartbeat', (d: unknown) => beats.push(d));
@@ -203,7 +230,7 @@ describe('deliverPurchaseEvents (activity)', () => {
       [new SinkDeliveryError('503', true, 503), 'sink_unavailable', false],
       [new SinkDeliveryError('400', false, 400), 'sink_refused', true],
     ] as const) {
-      const { deliverPurchaseEvents } = createPurchasesActivities({ compliance, logger, purchasesSink: new RecordingSink({ index: 3, error }) });
+      const { deliverPurchaseEvents } = createPurchasesActivities({ services: singleApplication({ compliance }), logger, purchasesSink: new RecordingSink({ index: 3, error }) });
       const err = await new MockActivityEnvironment().run(deliverPurchaseEvents, { events }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApplicationFailure);
       expect(err).toMatchObject({ type, nonRetryable });
@@ -212,7 +239,7 @@ describe('deliverPurchaseEvents (activity)', () => {
   });
 
   it('without a sink configured, fails non-retryable naming PURCHASES_SINK', async () => {
-    const { deliverPurchaseEvents } = createPurchasesActivities({ compliance, logger });
+    const { deliverPurchaseEvents } = createPurchasesActivities({ services: singleApplication({ compliance }), logger });
     const err = await new MockActivityEnvironment().run(deliverPurchaseEvents, { events }).catch((e: unknown) => e);
     expect(err).toMatchObject({ type: 'sink_not_configured', nonRetryable: true });
     expect((err as Error).message).toContain('PURCHASES_SINK');

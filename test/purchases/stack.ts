@@ -1,33 +1,26 @@
 /**
- * A real purchases-sync stack for one test file (or the bench script): the embedded sandbox over HTTP and the real
- * worker process (startSaleService, with its purchases schedule made at start-up) on its own task queues of a
- * Temporal server, with the sink the test chooses. No vitest here, so tools/bench/purchases-main.ts can use it.
+ * A real purchases-sync stack for one test file (or the bench script), assembled by the code the worker process runs
+ * (test/helpers/worker-stack.ts: the embedded sandbox over HTTP, the real worker process with its purchases schedule
+ * made at start-up, on its own task queues of a Temporal server), with the sink the test chooses. No vitest here, so
+ * tools/bench/purchases-main.ts can use it.
  */
-import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
-import { pino } from 'pino';
+import type { WorkflowBundle } from '@temporalio/worker';
 import { syncPurchasesNow } from '../../src/client/purchases.js';
 import type { PurchasesConfig } from '../../src/config/purchases.js';
-import { loadWorkerConfig } from '../../src/config/worker.js';
-import type { PurchaseEventSink } from '../../src/purchases/sink.js';
-import { startSaleService, type SaleService } from '../../src/worker/start.js';
+import type { PurchaseEventSink } from '../../src/purchases/event-sink.js';
+import type { WorkerProcess } from '../../src/worker/start.js';
 import type { ComplianceFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
 import type { InspectedPurchase } from '../../sandbox/compliance/purchase-inspection.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import type { Sandbox } from '../../sandbox/server.js';
-import { resolveServices } from '../../src/services/endpoints.js';
 import { purchasesScheduleId, type PurchasesSyncOptions, type PurchasesSyncResult } from '../../src/contracts/purchases-sync.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
+import { startWorkerStack, type TemporalAccess } from '../helpers/worker-stack.js';
 
 export { DEMO };
-
-export interface TemporalAccess {
-  client: Client;
-  nativeConnection: NativeConnection;
-  namespace: string;
-}
+export type { TemporalAccess };
 
 export interface PurchasesStackOptions {
   /** Default: the demo world at the workflow tests' pace. */
@@ -47,7 +40,7 @@ export interface PurchasesStack {
   sandbox: Sandbox;
   client: Client;
   taskQueue: string;
-  service: SaleService;
+  service: WorkerProcess;
   scheduleId(businessId?: string): string;
   /** The sync the schedule ran at start-up, once it has ended. */
   firstSync(businessId?: string): Promise<PurchasesSyncResult & { workflowId: string }>;
@@ -115,39 +108,22 @@ export function supplierInvoice(id: string, invoiceDate: string, more: Record<st
 }
 
 export async function startPurchasesStack(temporal: TemporalAccess, bundle: WorkflowBundle, options: PurchasesStackOptions): Promise<PurchasesStack> {
-  const { client } = temporal;
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const embedded = await resolveServices({ compliance: undefined, accounting: undefined, logLevel: logger.level }, logger, {
-    sandboxFixture: { compliance: options.fixture ?? staticPurchases() },
-  });
-  const sandbox = embedded.sandbox as Sandbox;
-  // Polling only: these workers file no sales needing callbacks, and the priority test's sales poll.
-  const services = { ...embedded, compliance: { ...embedded.compliance, allowLoopbackCallbacks: false } };
-  const taskQueue = `purchases-${randomUUID()}`;
   const businessIds = options.businessIds ?? [DEMO.businesses.nairobi];
-  // The sink named here only switches the sync on; the process uses the test's sink.
+  // The sink named here only switches the sync on; each process delivers to the test's sink.
   const config: PurchasesConfig = { sink: { kind: 'file', path: '/dev/null' }, intervalMs: options.intervalMs ?? 3_600_000, businessIds };
-
-  const startProcess = async () => {
-    const service = await startSaleService({
-      connection: temporal.nativeConnection,
-      client,
-      namespace: temporal.namespace,
-      services,
-      config: { ...loadWorkerConfig({}), namespace: temporal.namespace, complianceRequestsPerMinute: (options.activitiesPerSecond ?? 50) * 60, complianceRateHeadroom: 0 },
-      logger,
-      taskQueue,
-      workflowBundle: bundle,
-      purchases: { config, sink: await options.sink(), ...(options.syncOptions ? { syncOptions: options.syncOptions } : {}) },
-    });
-    return { service, running: service.run() };
-  };
-  const stopProcess = async ({ service, running }: Awaited<ReturnType<typeof startProcess>>) => {
-    service.shutdown();
-    await running;
-    await service.close();
-  };
-  let current = await startProcess();
+  const stack = await startWorkerStack(temporal, bundle, {
+    fixture: options.fixture ?? staticPurchases(),
+    taskQueuePrefix: 'purchases',
+    // Polling only: these workers file no sales needing callbacks, and the priority test's sales poll.
+    callbacks: false,
+    ...(options.activitiesPerSecond === undefined ? {} : { activitiesPerSecond: options.activitiesPerSecond }),
+    purchases: config,
+    perProcess: async () => ({
+      purchasesSink: await options.sink(),
+      ...(options.syncOptions ? { purchasesSyncOptions: options.syncOptions } : {}),
+    }),
+  });
+  const { sandbox, client, taskQueue } = stack;
 
   const scheduleId = (businessId = businessIds[0]!) => purchasesScheduleId(businessId, taskQueue);
   return {
@@ -155,7 +131,7 @@ export async function startPurchasesStack(temporal: TemporalAccess, bundle: Work
     client,
     taskQueue,
     get service() {
-      return current.service;
+      return stack.worker;
     },
     scheduleId,
     async firstSync(businessId = businessIds[0]!) {
@@ -169,10 +145,7 @@ export async function startPurchasesStack(temporal: TemporalAccess, bundle: Work
       const { workflowId, result } = await syncPurchasesNow(client, businessId, { taskQueue, wait: true, timeoutMs: 120_000 });
       return { ...result!, workflowId: workflowId! };
     },
-    async replaceWorker() {
-      await stopProcess(current);
-      current = await startProcess();
-    },
+    replaceWorker: () => stack.replaceWorker(),
     async purchases(businessId = businessIds[0]!) {
       return (await inspection<{ purchases: InspectedPurchase[] }>(sandbox, 'GET', `/purchases?businessId=${encodeURIComponent(businessId)}`)).purchases;
     },
@@ -181,8 +154,7 @@ export async function startPurchasesStack(temporal: TemporalAccess, bundle: Work
       inspection(sandbox, 'POST', `/purchases/${encodeURIComponent(purchaseId)}/review`, { status, confirmationError }),
     async close() {
       for (const businessId of businessIds) await client.schedule.getHandle(scheduleId(businessId)).delete().catch(() => undefined);
-      await stopProcess(current);
-      await services.close();
+      await stack.close();
     },
   };
 }

@@ -21,7 +21,8 @@ import {
 } from '../../sandbox/accounting/default-fixture.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
-import { createSaleWorkers, type SaleWorkers } from '../../src/worker/workers.js';
+import { singleApplication } from '../../src/services/access.js';
+import { createWorkers, type Workers } from '../../src/worker/workers.js';
 import { PRIORITY } from '../../workflows/activity-options.js';
 import { accountingTaskQueue, complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import type { ReconcileBusinessResult, ReconciliationInput } from '../../src/contracts/reconciliation.js';
@@ -61,7 +62,7 @@ let taskQueue: string;
 let sandbox: Sandbox;
 let compliance: ComplianceClient;
 let accounting: AccountingClient;
-let workers: SaleWorkers | undefined;
+let workers: Workers | undefined;
 let running: Promise<unknown> | undefined;
 
 beforeAll(async () => {
@@ -92,17 +93,15 @@ beforeAll(async () => {
   accounting = new AccountingClient({ baseUrl: sandbox.accountingUrl, apiKey: DEMO_ACCOUNTING_API_KEY });
   taskQueue = uniqueTaskQueue('reconciliation');
   // The production wiring: every activity registered on the queue it runs on in the worker.
-  workers = await createSaleWorkers({
+  workers = await createWorkers({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     client,
-    compliance,
-    accounting,
+    services: singleApplication({ compliance, accounting }),
     logger,
     taskQueue,
     workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: testLogger }),
-    complianceActivitiesPerSecond: 50,
-    accountingActivitiesPerSecond: 50,
+    activitiesPerSecond: { compliance: 50, accounting: 50 },
   });
   running = workers.run();
 });

@@ -12,7 +12,7 @@ import { payloadEncryptionFromEnv } from '../../src/codec/data-converter.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../sandbox/accounting/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
-import { SALE_TASK_QUEUE } from '../../src/contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
 import { eventually } from '../helpers/eventually.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
@@ -94,7 +94,7 @@ describe('METRICS_BIND_ADDRESS', () => {
         options: { refundWindowDays: 0 },
       };
       const handle = await client.workflow.start(SALE_WORKFLOW_TYPE, {
-        taskQueue: SALE_TASK_QUEUE,
+        taskQueue: WORKFLOW_TASK_QUEUE,
         workflowId: saleWorkflowId(input.businessId, input.traderInvoiceNumber),
         args: [input],
       });

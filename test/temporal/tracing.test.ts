@@ -49,7 +49,7 @@ describe('tracingSettings', () => {
   });
 
   it('installs nothing and loads no OpenTelemetry module when off', async () => {
-    expect(await installTracing({ env: {} })).toBeUndefined();
+    expect(await installTracing({ settings: tracingSettings({}) })).toBeUndefined();
     expect(tracingPlugins()).toEqual([]);
     expect(loadedOpenTelemetryModules()).toEqual([]);
   });
@@ -103,7 +103,7 @@ describe('tracing with an OTLP endpoint', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     tracing = await installTracing({
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: SERVICE_NAME },
+      settings: tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: SERVICE_NAME }),
       logger: pino({ level: 'silent' }),
     });
     // A bundle built ahead of time carries the workflow interceptors only if built with the plugins.

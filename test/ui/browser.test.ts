@@ -8,8 +8,6 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SalesClient } from '../../src/client/index.js';
-import { loadConfig } from '../../src/config/env.js';
-import { loadWorkerConfig } from '../../src/config/worker.js';
 import { createLogger } from '../../src/logger.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startStack, type Stack } from '../../tools/local-stack/stack.js';
@@ -38,9 +36,6 @@ const sale: SaleInput = {
 const UI_WAIT_MS = 25_000;
 const TEST_TIMEOUT_MS = 60_000;
 
-const PAYLOAD_ENV = ['PAYLOAD_KEYS', 'PAYLOAD_KEYS_FILE', 'PAYLOAD_KEY_ID', 'PAYLOAD_ENCRYPTION'] as const;
-const savedEnv = Object.fromEntries(PAYLOAD_ENV.map((name) => [name, process.env[name]]));
-
 let stack: Stack | undefined;
 let browser: Browser | undefined;
 let started: { workflowId: string; runId: string };
@@ -52,13 +47,11 @@ beforeAll(async () => {
     console.warn(skipNote);
     return;
   }
-  // A key of this run's own: encrypted as a local stack is, without writing .temporal/payload-keys into the checkout.
-  for (const name of PAYLOAD_ENV) delete process.env[name];
-  process.env.PAYLOAD_KEYS = `ui-test:${randomBytes(32).toString('base64')}`;
-  // What tools/local-stack/start.ts does, on the embedded sandbox and an in-memory server whatever this machine configures.
+  // What tools/local-stack/start.ts does, on the embedded sandbox and an in-memory server whatever this machine
+  // configures, with a key of this run's own: encrypted as a local stack is, without writing .temporal/payload-keys
+  // into the checkout.
   stack = await startStack({
-    config: loadConfig({}),
-    workerConfig: loadWorkerConfig({ TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml' }),
+    env: { TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml', PAYLOAD_KEYS: `ui-test:${randomBytes(32).toString('base64')}` },
     logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent', name: 'stack' }),
     dbFilename: null,
   });
@@ -78,10 +71,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stack?.stop();
-  for (const name of PAYLOAD_ENV) {
-    if (savedEnv[name] === undefined) delete process.env[name];
-    else process.env[name] = savedEnv[name];
-  }
 });
 
 /** A new tab on the sale's workflow page (its event history, with the decoded input above it). */

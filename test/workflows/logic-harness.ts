@@ -19,11 +19,11 @@ import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, type SearchAttributeType } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Activities } from '../../activities/index.js';
 import type { PurchasesActivities } from '../../activities/purchases.js';
+import type { AccountingActivities } from '../../activities/accounting.js';
+import type { ReconciliationActivities } from '../../activities/reconciliation.js';
 import { createRegistrationActivities } from '../../activities/registration.js';
 import type {
   AuthorityCause,
@@ -33,11 +33,11 @@ import type {
 } from '../../activities/types.js';
 import type { AnySearchAttributeKey } from '../../src/contracts/search-attributes.js';
 import { SALE_WORKFLOW_TYPE, getSaleStateQuery, saleWorkflowId, type ReceiptSummary, type SaleInput, type SaleState } from '../../src/contracts/sale.js';
-import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { getItemRegistrationStateQuery, itemRegistrationWorkflowId, type ItemRegistrationState } from '../../src/contracts/item-registration.js';
 import { eventually } from '../helpers/eventually.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
-import { TIME_SKIPPING_NAMESPACE, createTimeSkippingEnv, workflowBundle } from '../helpers/time-skipping.js';
+import { createTimeSkippingEnv, workflowBundle } from '../helpers/time-skipping.js';
+import { startQueueWorkers, useWorld } from '../helpers/time-skipping-world.js';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -117,7 +117,7 @@ export const submission = {
 // ---------------------------------------------------------------------------------------------------------
 
 /** The happy path: every item registered and stock-tracked, every document signed at once, every write taken. */
-function defaultStubs(): Omit<Activities, 'requestItemRegistration' | 'signSale' | keyof PurchasesActivities> {
+function defaultStubs(): Omit<Activities, 'requestItemRegistration' | 'signSale' | keyof PurchasesActivities | keyof ReconciliationActivities | keyof AccountingActivities> {
   let movements = 0;
   return {
     async checkItems({ itemIds }) {
@@ -237,67 +237,26 @@ async function createWorld(): Promise<World> {
     if (!stubs) throw ApplicationFailure.create({ type: 'no_test', message: `no test runs business ${input.businessId}`, nonRetryable: true });
     return (stubs[name] as (input: unknown) => Promise<unknown>)(input);
   };
-  const activities = Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, dispatch(name)]));
-  const { requestItemRegistration, ...api } = activities;
-  const common = { connection: env.nativeConnection, namespace: TIME_SKIPPING_NAMESPACE };
-  const workers = [
-    await Worker.create({ ...common, taskQueue, workflowBundle: bundle, activities: { requestItemRegistration } }),
-    await Worker.create({ ...common, taskQueue: complianceTaskQueue(taskQueue), activities: api }),
-  ];
-  let closing = false;
-  const running = Promise.all(workers.map((w) => w.run())).then(() => {
-    if (!closing) throw new Error('the workers stopped');
-  });
-  running.catch(() => undefined);
+  const workers = await startQueueWorkers(env, taskQueue, bundle, Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, dispatch(name)])));
   return {
     env,
     taskQueue,
     stubsByBusiness,
-    running,
+    running: workers.running,
     async close() {
-      closing = true;
-      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-      await running.catch(() => undefined);
+      await workers.close();
       await env.teardown();
     },
   };
 }
 
-/**
- * One world for the test file, started before its tests and closed after them. A test that fails may leave
- * the server's clock held (an execution or activity it could not finish): the next test then gets a fresh
- * world, so one failure does not turn into timeouts of every test after it.
- */
 export function useLogicHarness(): LogicHarness {
-  let world: World | undefined;
-  let poisoned = false;
-  beforeAll(async () => {
-    world = await createWorld();
-  });
-  afterEach((context) => {
-    if (context.task.result?.state === 'fail') poisoned = true;
-  });
-  afterAll(async () => {
-    await world?.close();
-  });
-  const current = () => {
-    if (!world) throw new Error('used before beforeAll started the environment');
-    return world;
-  };
+  const world = useWorld(createWorld);
   return {
     get env() {
-      return current().env;
+      return world.env;
     },
-    run: async (stubs, body) => {
-      if (poisoned) {
-        poisoned = false;
-        const old = current();
-        world = await createWorld();
-        // A test that timed out may still be using it.
-        void old.close().catch(() => undefined);
-      }
-      return runScenario(current(), stubs, body);
-    },
+    run: async (stubs, body) => runScenario(await world.current(), stubs, body),
   };
 }
 
@@ -309,7 +268,7 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
   const started = new Set<string>();
 
   const real = createRegistrationActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) });
-  const implementations: Omit<Activities, 'signSale' | keyof PurchasesActivities> & Partial<Pick<Activities, 'signSale'>> = {
+  const implementations: Omit<Activities, 'signSale' | keyof PurchasesActivities | keyof ReconciliationActivities | keyof AccountingActivities> & Partial<Pick<Activities, 'signSale'>> = {
     ...defaultStubs(),
     requestItemRegistration: real.requestItemRegistration,
     ...overrides,

@@ -1,35 +1,26 @@
 /**
- * A real sale stack, assembled by the code the worker process runs: resolveServices (its embedded sandbox, over
- * HTTP) and startSaleService (the real workers on their own task queues of a Temporal server, and optionally
- * the real callback receiver). No vitest here, so tools/record-histories.ts can run the same stack against
- * a dev server it starts itself; tests use it through harness.ts.
+ * A real sale stack, assembled by the code the worker process runs (test/helpers/worker-stack.ts: the embedded
+ * sandbox over HTTP, the real workers on their own task queues of a Temporal server, and optionally the real
+ * callback receiver). No vitest here, so tools/record-histories.ts can run the same stack against a dev server it
+ * starts itself; tests use it through harness.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
-import { pino } from 'pino';
+import type { WorkflowBundle } from '@temporalio/worker';
 import type { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import type { CallbackServer } from '../../src/callbacks/server.js';
-import { loadWorkerConfig } from '../../src/config/worker.js';
-import { startSaleService } from '../../src/worker/start.js';
+import type { WorkerProcess } from '../../src/worker/start.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import type { ComplianceFixtureInput, ItemFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
 import type { Sandbox } from '../../sandbox/server.js';
-import { resolveServices } from '../../src/services/endpoints.js';
-import type { SaleWorkers } from '../../src/worker/workers.js';
 import { getSaleStateQuery, saleWorkflowId, type SaleInput, type SaleState } from '../../src/contracts/sale.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
+import { startWorkerStack, type TemporalAccess } from '../helpers/worker-stack.js';
 
 export { DEMO, fastFixture, invoiceNumber };
-
-/** Where the stack's workers and clients reach Temporal. */
-export interface TemporalAccess {
-  client: Client;
-  nativeConnection: NativeConnection;
-  namespace: string;
-}
+export type { TemporalAccess };
 
 export interface SaleStackOptions {
   /** The embedded sandbox's compliance world (default: the demo world at the workflow tests' pace). */
@@ -48,7 +39,7 @@ export interface SaleStack {
   sandbox: Sandbox;
   client: Client;
   taskQueue: string;
-  workers: SaleWorkers;
+  workers: WorkerProcess['workers'];
   callbacks: CallbackServer | undefined;
   /** Mints callback URLs exactly as the workers do (undefined without callbacks). */
   minter: CallbackUrlMinter | undefined;
@@ -79,50 +70,26 @@ export function addItemCopy(fixture: ComplianceFixtureInput, sourceItemId: strin
 }
 
 export async function startSaleStack(temporal: TemporalAccess, bundle: WorkflowBundle, options: SaleStackOptions = {}): Promise<SaleStack> {
-  const { client } = temporal;
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  // Neither service configured: the embedded sandbox stands in for both, as on a local stack.
-  const embedded = await resolveServices({ compliance: undefined, accounting: undefined, logLevel: logger.level }, logger, {
-    sandboxFixture: { compliance: options.fixture ?? fastFixture() },
+  const stack = await startWorkerStack(temporal, bundle, {
+    fixture: options.fixture ?? fastFixture(),
+    taskQueuePrefix: 'sale',
+    callbacks: options.callbacks ?? false,
+    ...(options.activitiesPerSecond === undefined ? {} : { activitiesPerSecond: options.activitiesPerSecond }),
   });
-  const sandbox = embedded.sandbox as Sandbox;
-  // Without loopback callbacks the service gets no receiver and the workflows poll, as against the real service.
-  const services = options.callbacks ? embedded : { ...embedded, compliance: { ...embedded.compliance, allowLoopbackCallbacks: false } };
-  const taskQueue = `sale-${randomUUID()}`;
-  // What one worker process runs; replaceWorkers() starts another on the same queues, as a restart would.
-  const startProcess = async () => {
-    const sale = await startSaleService({
-      connection: temporal.nativeConnection,
-      client,
-      namespace: temporal.namespace,
-      services,
-      config: { ...loadWorkerConfig({}), namespace: temporal.namespace, complianceRequestsPerMinute: (options.activitiesPerSecond ?? 50) * 60, complianceRateHeadroom: 0 },
-      logger,
-      taskQueue,
-      workflowBundle: bundle,
-    });
-    return { sale, running: sale.run() };
-  };
-  const stopProcess = async ({ sale, running }: Awaited<ReturnType<typeof startProcess>>) => {
-    sale.shutdown();
-    await running;
-    await sale.close();
-  };
-  let current = await startProcess();
-
+  const { sandbox, client, taskQueue } = stack;
   const state = (handle: WorkflowHandle) => handle.query(getSaleStateQuery);
   return {
     sandbox,
     client,
     taskQueue,
     get workers() {
-      return current.sale.workers;
+      return stack.worker.workers;
     },
     get callbacks() {
-      return current.sale.callbacks;
+      return stack.worker.callbacks;
     },
     get minter() {
-      return current.sale.callbackUrls;
+      return stack.worker.callbackUrls;
     },
     start: (input) =>
       client.workflow.start<SaleWorkflowType>('saleWorkflow', {
@@ -132,14 +99,8 @@ export async function startSaleStack(temporal: TemporalAccess, bundle: WorkflowB
       }),
     state,
     waitFor: (handle, predicate, timeoutMs = 20_000) => eventually(() => state(handle), predicate, { timeoutMs, what: 'sale state' }),
-    async replaceWorkers() {
-      await stopProcess(current);
-      current = await startProcess();
-    },
-    async close() {
-      await stopProcess(current);
-      await services.close();
-    },
+    replaceWorkers: () => stack.replaceWorker(),
+    close: () => stack.close(),
   };
 }
 

@@ -12,10 +12,11 @@ import { SalesClient } from '../../src/client/sales-client.js';
 import { payloadEncryptionFromEnv, type PayloadEncryption } from '../../src/codec/data-converter.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { loadPurchasesConfig } from '../../src/config/purchases.js';
-import { loadWorkerConfig } from '../../src/config/worker.js';
-import type { PurchaseEventSink } from '../../src/purchases/sink.js';
-import { loadReconciliationConfig } from '../../src/reconciliation/start.js';
-import { startSaleService } from '../../src/worker/start.js';
+import { loadAccountingWorkerConfig } from '../../src/config/accounting-worker.js';
+import { complianceActivitiesPerSecond, loadWorkerConfig } from '../../src/config/worker.js';
+import type { PurchaseEventSink } from '../../src/purchases/event-sink.js';
+import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
+import { startWorkerProcess } from '../../src/worker/start.js';
 import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
 import type { ComplianceFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
 import { DEMO, defaultComplianceFixtureInput } from '../../sandbox/default-fixture.js';
@@ -124,7 +125,7 @@ export function benchFixture(options: { requestsPerWindow: number; windowMs?: nu
 export const startBenchSandbox = (fixture: ComplianceFixtureInput): Promise<Sandbox> => startSandbox({ fixture: { compliance: fixture } });
 
 /** How a worker reaches the sandbox: the organisation-wide key, as a deployment serving several businesses would. */
-export function sandboxEndpoints(sandbox: Sandbox, options: { callbacks: boolean }): ServiceEndpoints {
+export function sandboxEndpoints(sandbox: Sandbox, options: { callbacks: boolean }): Pick<ServiceEndpoints, 'compliance' | 'accounting'> {
   return {
     compliance: { baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.orgWide, businessId: DEMO.businesses.nairobi, timeoutMs: 30_000, allowLoopbackCallbacks: options.callbacks },
     accounting: {
@@ -137,8 +138,6 @@ export function sandboxEndpoints(sandbox: Sandbox, options: { callbacks: boolean
       signQuery: false,
       timeoutMs: 30_000,
     },
-    sandbox,
-    close: async () => {},
   };
 }
 
@@ -180,19 +179,23 @@ export async function startBenchWorkers(
   const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
   const floorQueue = `${taskQueue}.floor`;
   const logger = pino({ level: 'silent' });
-  const config = loadWorkerConfig({ ...process.env, COMPLIANCE_REQUESTS_PER_MINUTE: String(options.requestsPerMinute) });
-  const sale = await startSaleService({
+  const worker = loadWorkerConfig({ ...process.env, COMPLIANCE_REQUESTS_PER_MINUTE: String(options.requestsPerMinute) });
+  const sale = await startWorkerProcess({
     connection: t.native,
     client: t.client,
     namespace: t.settings.namespace,
     services: sandboxEndpoints(sandbox, { callbacks: options.callbacks ?? false }),
-    config,
+    settings: {
+      worker,
+      activitiesPerSecond: { compliance: complianceActivitiesPerSecond(worker), accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
+      purchases: loadPurchasesConfig({}),
+      reconciliation: loadReconciliationConfig({}),
+    },
     logger,
     taskQueue,
     workflowBundle: t.saleBundle,
     dataConverter: t.encryption.dataConverter,
-    purchases: { config: loadPurchasesConfig({}), ...(options.purchases ? { sink: discardSink } : {}) },
-    reconciliation: loadReconciliationConfig({}),
+    ...(options.purchases ? { purchasesSink: discardSink } : {}),
   });
   const running = [sale.run()];
   let floorWorker: Worker | undefined;

@@ -3,12 +3,12 @@
  * size, rate-budget use, throughput, fairness, priority), written to bench/report.json and printed as tables.
  * See docs/benchmarks.md. Options: --quick, --assert[=<target key,...>], --only <section,...>, --out <path>.
  */
-import { parseArgs, UsageError } from './options.js';
+import { parseAndRun } from '../../src/cli/command.js';
+import { benchOptions, benchProgram, type BenchOptions, type BenchValues } from './options.js';
 import { formatReport, unmet, writeReport } from './report.js';
 import { runBench } from './run.js';
 
-async function main(): Promise<number> {
-  const options = parseArgs(process.argv.slice(2));
+async function main(options: BenchOptions): Promise<number> {
   const report = await runBench(options);
   writeReport(options.out, report);
   console.log(formatReport(report));
@@ -21,10 +21,10 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
+parseAndRun(benchProgram().act<BenchValues>((_args, values) => main(benchOptions(values)))).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    console.error(err instanceof UsageError ? err.message : err);
-    process.exit(err instanceof UsageError ? 2 : 1);
+    console.error(err);
+    process.exit(1);
   },
 );

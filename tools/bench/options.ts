@@ -1,4 +1,6 @@
-/** The bench's command line: `--quick`, `--assert`, `--only <section,...>`, `--out <path>`; and the sample sizes of each mode. */
+/** The bench's command line: `--quick`, `--assert[=<target key,...>]`, `--only <section,...>`, `--out <path>`; and the sample sizes of each mode. */
+import { CommanderError, InvalidArgumentError } from 'commander';
+import { createProgram, nonBlank, type CliCommand } from '../../src/cli/command.js';
 import { SECTIONS, TARGET_KEYS, type Section } from './report.js';
 
 export interface BenchOptions {
@@ -12,41 +14,62 @@ export interface BenchOptions {
 
 export const DEFAULT_OUT = 'bench/report.json';
 
+/** A wrong command line, from `parseArgs`. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export const USAGE = `usage: npm run bench -- [--quick] [--assert[=<target key,...>]] [--only ${SECTIONS.join(',')}] [--out bench/report.json]`;
+/** The option values as commander reads them. */
+export interface BenchValues {
+  quick?: boolean;
+  assert?: true | string[];
+  only?: Section[];
+  out: string;
+}
 
+/** A comma-separated list, each entry one of `known`; `what` names the entries in the refusal. */
+function listOf<T extends string>(flag: string, what: string, known: readonly T[]): (text: string) => T[] {
+  return (text) => {
+    const wanted = text.split(',').map((s) => s.trim()).filter(Boolean);
+    const unknown = wanted.filter((s) => !(known as readonly string[]).includes(s));
+    if (wanted.length === 0 || unknown.length > 0) throw new InvalidArgumentError(`${flag}: unknown ${what} ${unknown.join(', ') || '(none)'}; ${what}s: ${known.join(', ')}`);
+    return wanted as T[];
+  };
+}
+
+/** The bench's program, without its action (main.ts gives it one). */
+export function benchProgram(): CliCommand {
+  return createProgram(
+    'npm run bench --',
+    'One benchmark report of the sale lifecycle (latency against the floor, requests per sale, history size, rate-budget use, throughput, fairness, priority), written to a JSON file and printed as tables (docs/benchmarks.md).',
+  )
+    .option('--quick', 'smaller samples, for CI: each phase ≤ ~40 s')
+    .option('--assert [targets]', 'exit 1 when a target is unmet; with --assert=<target key,...>, only when one of these is', listOf('--assert', 'target', TARGET_KEYS))
+    .option('--only <sections>', `only these sections, comma-separated: ${SECTIONS.join(',')}`, listOf('--only', 'section', SECTIONS))
+    .option('--out <path>', 'where the report is written', nonBlank('--out'), DEFAULT_OUT);
+}
+
+export function benchOptions(values: BenchValues): BenchOptions {
+  return {
+    quick: values.quick === true,
+    assert: values.assert !== undefined,
+    assertKeys: Array.isArray(values.assert) ? values.assert : undefined,
+    // In the bench's own order, whatever the order asked.
+    sections: SECTIONS.filter((s) => values.only === undefined || values.only.includes(s)),
+    out: values.out,
+  };
+}
+
+/** Reads a command line as `npm run bench` does, printing nothing: a wrong one throws a UsageError. */
 export function parseArgs(argv: readonly string[]): BenchOptions {
-  const options: BenchOptions = { quick: false, assert: false, assertKeys: undefined, sections: [...SECTIONS], out: DEFAULT_OUT };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || v === '') throw new UsageError(`${name} needs a value\n${USAGE}`);
-      return v;
-    };
-    if (name === '--quick') options.quick = true;
-    else if (name === '--assert') {
-      options.assert = true;
-      if (inline !== undefined) {
-        const keys = inline.split(',').map((k) => k.trim()).filter(Boolean);
-        const unknown = keys.filter((k) => !TARGET_KEYS.includes(k));
-        if (keys.length === 0 || unknown.length > 0) throw new UsageError(`--assert: unknown target ${unknown.join(', ') || '(none)'}; targets: ${TARGET_KEYS.join(', ')}`);
-        options.assertKeys = keys;
-      }
-    }
-    else if (name === '--out') options.out = value();
-    else if (name === '--only') {
-      const wanted = value().split(',').map((s) => s.trim()).filter(Boolean);
-      const unknown = wanted.filter((s) => !(SECTIONS as readonly string[]).includes(s));
-      if (unknown.length > 0 || wanted.length === 0) throw new UsageError(`--only: unknown section ${unknown.join(', ') || '(none)'}; sections: ${SECTIONS.join(', ')}`);
-      options.sections = SECTIONS.filter((s) => wanted.includes(s));
-    } else throw new UsageError(`unknown argument ${arg}\n${USAGE}`);
+  const program = benchProgram().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError && err.exitCode !== 0) throw new UsageError(err.message);
+    throw err;
   }
-  return options;
+  return benchOptions(program.opts<BenchValues>());
 }
 
 /** Sample sizes: the full run (≤ ~10 min on 2 cores) and the quick one for CI (each phase ≤ ~40 s). */

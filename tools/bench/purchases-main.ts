@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { startDevServer } from '../temporal-cli/dev-server.js';
+import { createProgram, parseAndRun } from '../../src/cli/command.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
 import { workflowsPath } from '../../src/worker/workers.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
@@ -122,7 +123,7 @@ async function saleWaits(temporal: TemporalAccess, bundle: Parameters<typeof sta
   }
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const server = await startDevServer({ headless: true, searchAttributes: toCliSearchAttributes(projectSearchAttributes) });
   const connection = await Connection.connect({ address: server.address });
@@ -140,10 +141,21 @@ async function main(): Promise<void> {
     await connection.close();
     await server.stop();
   }
+  return 0;
 }
 
-main().then(
-  () => process.exit(0),
+const program = createProgram(
+  'npm run bench:purchases --',
+  "Measured figures of the purchases sync on this machine: compliance API calls per sync, and how long a till sale waits for the rate budget while a purchases backlog syncs. Starts its own Temporal dev server and the embedded sandbox.",
+)
+  .addHelpText('after', `
+Environment:
+  BENCH_SYNCS  purchases syncs started at once for the backlog (default 50)
+  BENCH_SALES  sales run one after another, idle and behind the backlog (default 10)`)
+  .act(main);
+
+parseAndRun(program).then(
+  (code) => process.exit(code),
   (err: unknown) => {
     console.error(err);
     process.exit(1);

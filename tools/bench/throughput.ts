@@ -41,7 +41,7 @@ async function runOnce(t: BenchTemporal, processes: number, options: { sales: nu
   const workers = Array.from({ length: processes }, (_, i) => spawnWorkerProcess(`worker ${i + 1}`, workerProcessEnv(t, sandbox, UNTHROTTLED_PER_MINUTE)));
   try {
     await Promise.all(workers.map((w) => w.ready));
-    // run-worker serves the default task queue.
+    // src/cli/worker.ts serves the default task queue.
     const sales = new SalesClient(t.client);
     const stillOpen: string[] = [];
     const runSales = async (count: number, label: string) => {

@@ -4,19 +4,17 @@
  * (docs/chaos.md). Prints the seed first and ends with one `chaos: …` line; exits 0 only when nothing is wrong
  * and everything settled in time.
  */
-import { parseArgs } from 'node:util';
+import { createProgram, parseAndRun, wholeNumber } from '../../src/cli/command.js';
 import { randomSeed } from './seed.js';
 import { runChaos } from './run.js';
 
-const USAGE = 'Usage: npm run chaos -- [--sales 200] [--seed N] [--fault-seconds 60, or sales/5 when more] [--settle-seconds 300] [--out bench/chaos.json] [--keep]';
-
-function whole(value: string | undefined, name: string, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) > max) {
-    console.error(`--${name} must be a whole number up to ${max}, got ${JSON.stringify(value)}\n${USAGE}`);
-    process.exit(2);
-  }
-  return Number(value);
+interface ChaosOptions {
+  sales: number;
+  seed?: number;
+  faultSeconds?: number;
+  settleSeconds: number;
+  out: string;
+  keep?: boolean;
 }
 
 /**
@@ -27,34 +25,30 @@ function defaultFaultSeconds(sales: number): number {
   return Math.max(60, Math.ceil(sales / 5));
 }
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      sales: { type: 'string' },
-      seed: { type: 'string' },
-      'fault-seconds': { type: 'string' },
-      'settle-seconds': { type: 'string' },
-      out: { type: 'string', default: 'bench/chaos.json' },
-      keep: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  const seed = whole(values.seed, 'seed', randomSeed(), 0xffff_ffff);
-  const sales = Math.max(1, whole(values.sales, 'sales', 200, 100_000));
-  const faultSeconds = Math.max(10, whole(values['fault-seconds'], 'fault-seconds', defaultFaultSeconds(sales), 3_600));
-  const settleTimeoutSeconds = whole(values['settle-seconds'], 'settle-seconds', 300, 3_600);
+async function main(options: ChaosOptions): Promise<number> {
+  const seed = options.seed ?? randomSeed();
+  const sales = Math.max(1, options.sales);
+  const faultSeconds = Math.max(10, options.faultSeconds ?? defaultFaultSeconds(sales));
+  const settleTimeoutSeconds = options.settleSeconds;
   console.log(`[chaos] seed ${seed} (repeat with --seed ${seed} --sales ${sales} --fault-seconds ${faultSeconds})`);
-  const { report, exitCode } = await runChaos({ seed, sales, faultSeconds, settleTimeoutSeconds, out: values.out ?? 'bench/chaos.json', keep: values.keep, log: (line) => console.log(line) });
+  const { report, exitCode } = await runChaos({ seed, sales, faultSeconds, settleTimeoutSeconds, out: options.out, keep: options.keep === true, log: (line) => console.log(line) });
   console.log(report.result);
   return exitCode;
 }
 
-main().then(
+const program = createProgram(
+  'npm run chaos --',
+  'Sales through the local stack under faults, worker kills and a server restart, checked from the sandbox alone (docs/chaos.md). Prints the seed first and ends with one `chaos: …` line; exits 0 only when nothing is wrong and everything settled in time.',
+)
+  .option('--sales <n>', 'sales to start', wholeNumber('--sales', 100_000), 200)
+  .option('--seed <n>', 'seed of the whole plan, to repeat a run (default: a fresh one, printed first)', wholeNumber('--seed', 0xffff_ffff))
+  .option('--fault-seconds <s>', 'how long the faults last, at least 10 (default 60, or sales/5 when that is more)', wholeNumber('--fault-seconds', 3_600))
+  .option('--settle-seconds <s>', 'how long after the faults stop everything must have settled', wholeNumber('--settle-seconds', 3_600), 300)
+  .option('--out <file>', 'where the per-sale verdicts are written', 'bench/chaos.json')
+  .option('--keep', "keep the worker logs and the server's file (a failed run always keeps them)")
+  .act<ChaosOptions>((_args, options) => main(options));
+
+parseAndRun(program).then(
   (code) => process.exit(code),
   (err: unknown) => {
     console.error(`[chaos] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -3,7 +3,7 @@
  * (immediate, ASYNC- completing later, FLAKY- refused once then retried), when it starts, and for 20 % of them
  * the refund asked once it is signed.
  */
-import { CREDIT_NOTE_REASONS, NON_RESTOCKING_REASONS, type CreditNoteReason } from '../../src/compliance/rules.js';
+import { CREDIT_NOTE_REASONS, NON_RESTOCKING_REASONS, type CreditNoteReason } from '../../src/contracts/compliance-rules.js';
 import type { SaleInput } from '../../src/contracts/sale.js';
 import { deriveSeed, Dice } from './seed.js';
 import type { CatalogBusiness } from './world.js';

@@ -8,7 +8,7 @@ import { syncPurchasesNow } from '../../src/client/purchases.js';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';
 import { DEMO_RECONCILIATION_LINK } from '../../sandbox/accounting/default-fixture.js';
 import type { Stack } from './stack.js';
-import { SALE_TASK_QUEUE } from '../../src/contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import type { ReconcileBusinessResult } from '../../src/contracts/reconciliation.js';
 import type { PurchaseEvent } from '../../src/contracts/purchases-sync.js';
 
@@ -58,7 +58,7 @@ export async function demoReconciliation(stack: Stack, runId: string): Promise<P
   const result = await stack.client.workflow.execute<(input: typeof DEMO_RECONCILIATION_LINK) => Promise<ReconcileBusinessResult>>(
     'reconciliationWorkflow',
     {
-      taskQueue: SALE_TASK_QUEUE,
+      taskQueue: WORKFLOW_TASK_QUEUE,
       workflowId: `reconciliation-demo:${DEMO_RECONCILIATION_LINK.businessId}:${runId}`,
       args: [DEMO_RECONCILIATION_LINK],
     },

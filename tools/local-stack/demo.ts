@@ -10,13 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SalesClient } from '../../src/client/sales-client.js';
 import { loadConfig } from '../../src/config/env.js';
-import { loadWorkerConfig } from '../../src/config/worker.js';
 import { createLogger } from '../../src/logger.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startStack, type Stack } from './stack.js';
 import type { SaleInput, SaleState } from '../../src/contracts/sale.js';
 import { demoPurchasesSync, demoReconciliation, demoSyncBatch, type PieceOutcome } from './demo-system.js';
-import { runMain } from '../../src/cli/run-main.js';
+import { createProgram, runProgram } from '../../src/cli/command.js';
 
 interface DemoCase {
   path: string;
@@ -54,7 +53,7 @@ const CASES: DemoCase[] = [
     input: sale('ASYNC-POLL-', basket),
     // The sandbox holds this sale's result callback back for a minute, so the workflow's polling finds the outcome.
     before: async (stack) => {
-      await stack.services.sandbox?.inspector.addFault({ kind: 'callback-delay', delayMs: 60_000, times: 1 });
+      await stack.sandbox?.inspector.addFault({ kind: 'callback-delay', delayMs: 60_000, times: 1 });
     },
     finish: signed,
   },
@@ -94,8 +93,7 @@ async function waitUntil(sales: SalesClient, input: SaleInput, done: (s: SaleSta
 }
 
 async function main(): Promise<number> {
-  const config = loadConfig();
-  const workerConfig = loadWorkerConfig();
+  const config = loadConfig(process.env);
   if (config.compliance) {
     console.error('npm run demo uses the embedded sandbox\'s demo data: unset COMPLIANCE_BASE_URL and COMPLIANCE_API_KEY');
     return 2;
@@ -106,7 +104,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const purchasesFile = join(mkdtempSync(join(tmpdir(), 'etims-demo-')), 'purchases.ndjson');
-  const stack = await startStack({ config, workerConfig, logger, headless: true, dbFilename: null, purchasesFile });
+  const stack = await startStack({ env: process.env, logger, headless: true, dbFilename: null, purchasesFile });
   const sales = new SalesClient(stack.client);
   const rows: Array<Record<string, string | number>> = [];
   const systemRows: Array<Record<string, string | number>> = [];
@@ -163,4 +161,9 @@ async function main(): Promise<number> {
   return failures === 0 ? 0 : 1;
 }
 
-runMain(main);
+runProgram(
+  createProgram(
+    'npm run demo --',
+    'Starts the whole stack on the embedded sandbox, pushes one sale down every path, syncs purchases, processes a sync batch and reconciles the demo business; prints two tables and exits 0 only if everything ended as expected.',
+  ).act(main),
+);

@@ -4,18 +4,18 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { payloadEncryptionFromEnv, type PayloadEncryption } from '../../src/codec/data-converter.js';
+import type { PayloadEncryption } from '../../src/codec/data-converter.js';
 import { codecServerOptionsFromEnv, startCodecServer } from '../../src/codec/server.js';
-import type { AppConfig } from '../../src/config/env.js';
-import { loadPurchasesConfig, type PurchasesConfig } from '../../src/config/purchases.js';
-import type { WorkerConfig } from '../../src/config/worker.js';
-import { loadReconciliationConfig, type ReconciliationConfig } from '../../src/reconciliation/start.js';
-import { connectSaleService, type SaleService } from '../../src/worker/start.js';
+import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
 import type { ServiceEndpoints } from '../../src/services/endpoints.js';
-import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
+import type { Sandbox } from '../../sandbox/server.js';
 import { localTemporalSettings } from '../../src/temporal/connection.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
-import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
+import { loadWorkerSettings, type WorkerSettings } from '../../src/worker/settings.js';
+import { connectWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
+import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
+
+type Env = Record<string, string | undefined>;
 
 export interface Stack {
   temporalAddress: string;
@@ -27,8 +27,12 @@ export interface Stack {
   payloadKeysFile: string | undefined;
   namespace: string;
   client: Client;
+  /** What the worker was started with: the environment, with the local stack's defaults filled in. */
+  settings: WorkerSettings;
   services: ServiceEndpoints;
-  sale: SaleService;
+  /** The embedded sandbox, with its inspector, when a service is left to it. */
+  sandbox: Sandbox | undefined;
+  worker: WorkerProcess;
   /** Settles when the workers stop; rejects if one fails. */
   running: Promise<void>;
   stop(): Promise<void>;
@@ -43,22 +47,19 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
  * next to Temporal's state, so what the stack writes is encrypted like a deployment's and stays readable across
  * restarts. The sales CLI reads it with PAYLOAD_KEYS_FILE.
  */
-function localEncryption(): { encryption: PayloadEncryption; keysFile: string | undefined } {
-  const env = process.env;
-  if (env.PAYLOAD_KEYS?.trim() || env.PAYLOAD_KEYS_FILE?.trim() || env.PAYLOAD_ENCRYPTION?.trim()) {
-    return { encryption: payloadEncryptionFromEnv(env), keysFile: undefined };
-  }
+function localPayloadKeys(env: Env): { env: Env; keysFile: string | undefined } {
+  if (env.PAYLOAD_KEYS?.trim() || env.PAYLOAD_KEYS_FILE?.trim() || env.PAYLOAD_ENCRYPTION?.trim()) return { env: {}, keysFile: undefined };
   const keysFile = resolve(REPO_ROOT, '.temporal/payload-keys');
   if (!existsSync(keysFile)) {
     mkdirSync(dirname(keysFile), { recursive: true });
     writeFileSync(keysFile, `local-1:${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   }
-  return { encryption: payloadEncryptionFromEnv({ ...env, PAYLOAD_KEYS_FILE: keysFile }), keysFile };
+  return { env: { PAYLOAD_KEYS_FILE: keysFile }, keysFile };
 }
 
 /** The usual port when free, any free one otherwise. */
-async function startLocalCodecServer(encryption: PayloadEncryption, logger: Logger): Promise<CodecServer> {
-  const options = { ...codecServerOptionsFromEnv(), codec: encryption.codec, logger: logger.child({ component: 'codec-server' }) };
+async function startLocalCodecServer(env: Env, encryption: PayloadEncryption, logger: Logger): Promise<CodecServer> {
+  const options = { ...codecServerOptionsFromEnv(env), codec: encryption.codec, logger: logger.child({ component: 'codec-server' }) };
   try {
     return await startCodecServer(options);
   } catch (err) {
@@ -92,21 +93,22 @@ async function startLocalTemporal(options: {
 }
 
 /**
- * What the environment leaves unset, a local stack fills in so every piece runs: supplier invoices go to an NDJSON
- * file, and with the accounting sandbox, the demo business is reconciled with the demo company it is linked to.
+ * What the environment leaves unset, a local stack fills in so every piece runs, as settings a deployment could
+ * give: the embedded sandbox for the services that are not configured, its own payload key, supplier invoices to an
+ * NDJSON file, and with the accounting sandbox, the demo business reconciled with the demo company it is linked to.
  */
-async function localSystemDefaults(config: AppConfig, purchasesFile: string): Promise<{ purchases: PurchasesConfig; reconciliation: ReconciliationConfig }> {
-  const purchases = loadPurchasesConfig(process.env);
-  const reconciliation = loadReconciliationConfig(process.env);
-  if (purchases.sink === undefined) {
+async function localDefaults(env: Env, purchasesFile: string): Promise<{ env: Env; keysFile: string | undefined }> {
+  const keys = localPayloadKeys(env);
+  const defaults: Env = { SANDBOX: 'embedded', ...keys.env };
+  if (!env.PURCHASES_SINK?.trim()) {
     mkdirSync(dirname(purchasesFile), { recursive: true });
-    purchases.sink = { kind: 'file', path: purchasesFile };
+    defaults.PURCHASES_SINK = `file:${purchasesFile}`;
   }
-  if (reconciliation.links.length === 0 && config.accounting === undefined && process.env.RECONCILE_LINKS === undefined) {
+  if (env.RECONCILE_LINKS === undefined && !env.ACCOUNTING_BASE_URL?.trim()) {
     const { DEMO_RECONCILIATION_LINK } = await import('../../sandbox/accounting/default-fixture.js');
-    reconciliation.links = [{ ...DEMO_RECONCILIATION_LINK }];
+    defaults.RECONCILE_LINKS = `${DEMO_RECONCILIATION_LINK.businessId}=${DEMO_RECONCILIATION_LINK.companyId}`;
   }
-  return { purchases, reconciliation };
+  return { env: { ...env, ...defaults }, keysFile: keys.keysFile };
 }
 
 /**
@@ -115,8 +117,8 @@ async function localSystemDefaults(config: AppConfig, purchasesFile: string): Pr
  * explicitly), the callback receiver and the workers.
  */
 export async function startStack(options: {
-  config: AppConfig;
-  workerConfig: WorkerConfig;
+  /** The environment the stack reads its settings from, as a worker would (its defaults fill in what is unset). */
+  env: Env;
   logger: Logger;
   /** No web UI (the demo and tests). */
   headless?: boolean;
@@ -125,19 +127,20 @@ export async function startStack(options: {
   /** Where the purchases sync writes when PURCHASES_SINK is unset (default .temporal/purchases.ndjson). */
   purchasesFile?: string;
 }): Promise<Stack> {
-  const { config, workerConfig, logger } = options;
-  const local = await localSystemDefaults(config, options.purchasesFile ?? resolve(REPO_ROOT, '.temporal/purchases.ndjson'));
-  installTemporalRuntime(logger, { metricsBindAddress: workerConfig.metricsBindAddress });
-  const { encryption, keysFile } = localEncryption();
+  const { logger } = options;
+  const local = await localDefaults(options.env, options.purchasesFile ?? resolve(REPO_ROOT, '.temporal/purchases.ndjson'));
+  const settings = loadWorkerSettings(local.env);
+  installTemporalRuntime(logger, { metricsBindAddress: settings.worker.metricsBindAddress });
+  const { encryption } = settings;
   let devServer: DevServer | undefined;
   let codecServer: CodecServer | undefined;
-  let temporal = workerConfig.temporal;
-  let worker;
+  let temporal = settings.temporal;
+  let connected;
   try {
     if (!temporal.address) {
       const headless = options.headless ?? false;
       // The web UI decodes what the workers encrypted through the codec server, allowed for the UI's origin only.
-      if (!headless && encryption.encrypted) codecServer = await startLocalCodecServer(encryption, logger);
+      if (!headless && encryption.encrypted) codecServer = await startLocalCodecServer(local.env, encryption, logger);
       const dbFilename = options.dbFilename === null ? undefined : (options.dbFilename ?? resolve(REPO_ROOT, '.temporal/dev.db'));
       if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
       devServer = await startLocalTemporal({ headless, dbFilename, namespace: temporal.namespace, uiCodecEndpoint: codecServer?.url, logger });
@@ -147,36 +150,40 @@ export async function startStack(options: {
       }
       temporal = localTemporalSettings(devServer.address, devServer.namespace);
     }
-    worker = await connectSaleService({ config: { ...config, embeddedSandbox: true }, workerConfig, logger, temporal, encryption, ...local });
+    connected = await connectWorkerProcess(settings, logger, { temporal });
   } catch (err) {
     await devServer?.stop();
     await codecServer?.close();
     throw err;
   }
   const temporalAddress = temporal.address ?? devServer?.address ?? '';
-  const { client, services, sale } = worker;
-  if (services.sandbox && config.accounting === undefined && sale.callbacks) {
+  const { client, services, worker } = connected;
+  // The worker holds the embedded sandbox opaquely; this stack asked for it, so it knows it is the project's.
+  const sandbox = services.sandbox as Sandbox | undefined;
+  if (sandbox && settings.services.accounting === undefined && worker.callbacks) {
     // The accounting sandbox's signed webhooks reach this stack's receiver, as a dashboard setting would point them.
     const { DEMO_ACCOUNTING_APPLICATION_ID } = await import('../../sandbox/accounting/default-fixture.js');
-    await services.sandbox.inspector.setAccountingWebhookEndpoint(DEMO_ACCOUNTING_APPLICATION_ID, `${sale.callbacks.url}/webhooks/accounting`);
+    await sandbox.inspector.setAccountingWebhookEndpoint(DEMO_ACCOUNTING_APPLICATION_ID, `${worker.callbacks.url}/webhooks/accounting`);
   }
-  const running = sale.run();
+  const running = worker.run();
   let stopped: Promise<void> | undefined;
   return {
     temporalAddress,
     uiUrl: devServer?.uiUrl,
     codecUrl: codecServer?.url,
-    payloadKeysFile: keysFile,
+    payloadKeysFile: local.keysFile,
     namespace: temporal.namespace,
     client,
+    settings,
     services,
-    sale,
+    sandbox,
+    worker,
     running,
     stop: () =>
       (stopped ??= (async () => {
-        sale.shutdown();
+        worker.shutdown();
         await running.catch(() => undefined);
-        await worker.close();
+        await connected.close();
         await devServer?.stop();
         await codecServer?.close();
       })()),

@@ -1,22 +1,20 @@
 /** `npm start`: the whole stack on embedded defaults (or whatever is configured), until Ctrl+C. */
 import { loadConfig } from '../../src/config/env.js';
-import { loadWorkerConfig } from '../../src/config/worker.js';
 import { createLogger } from '../../src/logger.js';
 import { startStack } from './stack.js';
-import { runMain } from '../../src/cli/run-main.js';
+import { createProgram, runProgram } from '../../src/cli/command.js';
 
 async function main(): Promise<number> {
-  const config = loadConfig();
-  const workerConfig = loadWorkerConfig();
+  const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'stack' });
-  const stack = await startStack({ config, workerConfig, logger });
+  const stack = await startStack({ env: process.env, logger });
   console.log(`
 eTIMS sale worker is running
   Temporal        ${stack.temporalAddress} (namespace ${stack.namespace})
   Temporal UI     ${stack.uiUrl ?? '(server not started here)'}
   compliance      ${stack.services.compliance.baseUrl}${config.compliance ? '' : ' (embedded sandbox)'}
   accounting      ${stack.services.accounting.baseUrl}${config.accounting ? '' : ' (embedded sandbox)'}
-  callbacks       ${stack.sale.callbacks?.url ?? 'none (polling only)'}
+  callbacks       ${stack.worker.callbacks?.url ?? 'none (polling only)'}
   codec server    ${stack.codecUrl ?? 'none'}${stack.payloadKeysFile ? `
   payload key     ${stack.payloadKeysFile} (the sales CLI needs it: export PAYLOAD_KEYS_FILE=${stack.payloadKeysFile})` : ''}
 Start a sale:     ${stack.payloadKeysFile ? `PAYLOAD_KEYS_FILE=${stack.payloadKeysFile} ` : ''}npm run sales -- start examples/sale.json
@@ -33,4 +31,9 @@ Press Ctrl+C to stop.
   return 0;
 }
 
-runMain(main);
+runProgram(
+  createProgram(
+    'npm start --',
+    'The whole stack until Ctrl+C: Temporal dev server and UI, the embedded sandbox for any service not configured, callback receiver, workers and codec server (README.md).',
+  ).act(main),
+);

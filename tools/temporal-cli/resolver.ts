@@ -163,7 +163,7 @@ function findRepoRoot(): string {
   for (;;) {
     if (existsSync(path.join(dir, 'package.json'))) return dir;
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('cannot locate the repository root (no package.json above cli-resolver)');
+    if (parent === dir) throw new Error('cannot locate the repository root (no package.json above tools/temporal-cli/resolver.ts)');
     dir = parent;
   }
 }

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
 import type { AuthorityCause, SubmissionResult } from '../../activities/types.js';
-import { AUTHORITY_CAUSES, isInFlight, isSigned, isTransientCause } from '../../src/compliance/rules.js';
+import { AUTHORITY_CAUSES, isInFlight, isSigned, isTransientCause } from '../../src/contracts/compliance-rules.js';
 import type { FiscalDocument } from '../../src/contracts/sale.js';
 import type { SaleContext } from './context.js';
 import { registerItems } from './items.js';

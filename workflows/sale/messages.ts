@@ -1,5 +1,5 @@
 import { ApplicationFailure, condition, getExternalWorkflowHandle, patched, setHandler } from '@temporalio/workflow';
-import { TRADER_INVOICE_NUMBER_MAX, isCreditNoteReason } from '../../src/compliance/rules.js';
+import { TRADER_INVOICE_NUMBER_MAX, isCreditNoteReason } from '../../src/contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { callbackReceivedSignal, cancelUpdate, confirmStockMovementUpdate, getSaleStateQuery, itemFixedUpdate, itemRegistrationSettledSignal, refundUpdate, resendStockMovementUpdate, retryUpdate, type RefundRequest } from '../../src/contracts/sale.js';
 import { itemFixedSignal, itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';

@@ -1,5 +1,5 @@
 import { metricMeter, setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { isSigned } from '../../src/compliance/rules.js';
+import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { METRICS } from '../../src/temporal/metric-names.js';
 import { CuInvoiceNumber, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import { type FiscalDocument, type ParkedAction, type SaleInput, type SaleState, type SaleStep, type StockMovementState } from '../../src/contracts/sale.js';

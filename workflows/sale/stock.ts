@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, metricMeter, sleep } from '@temporalio/workflow';
 import type { AdjustStockResult } from '../../activities/types.js';
 import { METRICS } from '../../src/temporal/metric-names.js';
-import { NON_RESTOCKING_REASONS } from '../../src/compliance/rules.js';
+import { NON_RESTOCKING_REASONS } from '../../src/contracts/compliance-rules.js';
 import { FAILURE_TYPES, isAmbiguousWrite } from '../../src/contracts/failures.js';
 import { type RefundRequest, type StockMovementState } from '../../src/contracts/sale.js';
 import { stockReferenceId } from '../keys.js';

@@ -1,4 +1,4 @@
-import { isInFlight } from '../../../src/compliance/rules.js';
+import { isInFlight } from '../contract.js';
 import type { FastifyReply } from 'fastify';
 import type { ComplianceContext } from '../context.js';
 import { ComplianceHttpError, invalidRequest, notFound } from '../errors.js';

@@ -1,6 +1,7 @@
 /**
  * The compliance contract's domain rules, each stated once: the client's schemas and request checks, the
- * activities, the sale workflow, the client API and the sandbox all import them from here. Plain values and
+ * activities, the sale workflow and the client API import them from here (the sandbox reads the contract
+ * for itself: sandbox/compliance/contract.ts). Plain values and
  * predicates only (no zod, no Node APIs), because workflow code imports this file.
  */
 

@@ -2,17 +2,17 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ComplianceConfig } from '../src/config/env.js';
-import { loadWorkerConfig } from '../src/config/worker.js';
-import { startSaleService, type SaleService } from '../src/worker/start.js';
-import { ConfigError } from '../src/config/env.js';
-import type { ReconciliationConfig } from '../src/reconciliation/start.js';
-import { resolveServices, type ServiceEndpoints } from '../src/services/endpoints.js';
-import { DEMO_RECONCILIATION_LINK, OTHER_COMPANY_ID } from '../sandbox/accounting/default-fixture.js';
-import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from './helpers/temporal.js';
+import type { ComplianceConfig } from '../../src/config/env.js';
+import { startWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
+import { ConfigError } from '../../src/config/env.js';
+import type { ReconciliationConfig } from '../../src/config/reconciliation.js';
+import { resolveServices, type ServiceEndpoints } from '../../src/services/endpoints.js';
+import { DEMO_RECONCILIATION_LINK, OTHER_COMPANY_ID } from '../../sandbox/accounting/default-fixture.js';
+import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
+import { testWorkerSettings } from '../helpers/worker-settings.js';
 
 // Any workflows will do: these tests start and stop the service; the workflow tests run sales on it.
-const workflowsPath = fileURLToPath(new URL('./fixtures/workflows/echo.ts', import.meta.url));
+const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/echo.ts', import.meta.url));
 const logger = pino({ level: 'silent' });
 
 let services: ServiceEndpoints;
@@ -29,29 +29,28 @@ afterAll(async () => {
   await closeTestEnv();
 });
 
-async function startService(compliance: Partial<ComplianceConfig> = {}, reconciliation: ReconciliationConfig = { links: [], every: '24h' }): Promise<SaleService> {
+async function startService(compliance: Partial<ComplianceConfig> = {}, reconciliation: ReconciliationConfig = { links: [], every: '24h' }): Promise<WorkerProcess> {
   const env = await getTestEnv();
   const namespace = env.namespace ?? 'default';
-  return startSaleService({
-    reconciliation,
+  return startWorkerProcess({
     connection: env.nativeConnection,
     client: env.client,
     namespace,
     services: { ...services, compliance: { ...services.compliance, ...compliance } },
-    config: { ...loadWorkerConfig({}), namespace },
+    settings: testWorkerSettings({ reconciliation }),
     logger,
     taskQueue: uniqueTaskQueue('sale-service'),
     workflowBundle,
   });
 }
 
-async function stop(sale: SaleService, running: Promise<void>): Promise<void> {
+async function stop(sale: WorkerProcess, running: Promise<void>): Promise<void> {
   sale.shutdown();
   await running;
   await sale.close();
 }
 
-describe('startSaleService', () => {
+describe('startWorkerProcess', () => {
   it('receives callbacks on a local stack, minting URLs that lead to its own receiver', async () => {
     const sale = await startService();
     const running = sale.run();

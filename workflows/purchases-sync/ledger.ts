@@ -12,7 +12,7 @@ import {
   type ListedPurchase,
   type PurchaseEvent,
   type PurchaseLedger,
-} from '../src/contracts/purchases-sync.js';
+} from '../../src/contracts/purchases-sync.js';
 
 /** An event to deliver and the ledger entry that records it once delivered. */
 export interface DueEvent {

@@ -1,0 +1,98 @@
+/**
+ * The command line of every entry point (src/cli, tools/, sandbox/): commander, set up once. A program is named
+ * as it is invoked (`npm run sales --`), has `-h, --help` (and `help <command>` when it has commands), prints the
+ * help after a usage error, and exits 2 on every usage error: an unknown command or option, a missing or extra
+ * argument, an option value its parser refused, or a check of the action's calling `command.error()`. That is
+ * the exit code of bad input and configuration too (run-main.ts); `--help` exits 0.
+ */
+import { Command, CommanderError, InvalidArgumentError, type ErrorOptions, type OptionValues } from 'commander';
+import { runMain } from './run-main.js';
+
+/** Exit code of a wrong command line. */
+export const EXIT_USAGE = 2;
+
+export class CliCommand extends Command {
+  /** The exit code the action answered (on the program). */
+  exitCode = 0;
+
+  override createCommand(name?: string): CliCommand {
+    return new CliCommand(name);
+  }
+
+  /**
+   * Sets the action: `handler` gets the arguments (as given, or as their parsers answered), the options (the
+   * program's included) and the command, and answers the exit code.
+   */
+  act<O extends OptionValues = OptionValues>(handler: (args: string[], options: O, command: this) => Promise<number> | number): this {
+    return this.action(async () => {
+      const code = await handler(this.processedArgs as string[], this.optsWithGlobals<O>(), this);
+      const program = programOf(this);
+      if (program instanceof CliCommand) program.exitCode = code;
+    });
+  }
+
+  /** A wrong number of arguments is told with the command's synopsis: `cancel takes 3 argument(s): cancel <businessId> <tin> <reason>`. */
+  override error(message: string, errorOptions?: ErrorOptions): never {
+    const arity = errorOptions?.code === 'commander.missingArgument' || errorOptions?.code === 'commander.excessArguments';
+    return super.error(arity ? `error: ${this.arity()}` : message, errorOptions);
+  }
+
+  private arity(): string {
+    const args = this.registeredArguments;
+    if (args.length === 0) return this.parent ? `${this.name()} takes no arguments` : `expected no arguments, got: ${this.args.join(' ')}`;
+    const required = args.filter((a) => a.required).length;
+    const count = `${required === args.length ? required : `${required} to ${args.length}`} argument(s)`;
+    const synopsis = args.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
+    return this.parent ? `${this.name()} takes ${count}: ${this.name()} ${synopsis}` : `expected ${count}: ${synopsis}`;
+  }
+}
+
+function programOf(command: Command): Command {
+  return command.parent ? programOf(command.parent) : command;
+}
+
+/** A program with the project's conventions; `name` is how it is invoked, e.g. `npm run sales --`. */
+export function createProgram(name: string, description: string): CliCommand {
+  return new CliCommand(name).description(description).configureHelp({ showGlobalOptions: true }).showHelpAfterError().exitOverride();
+}
+
+/**
+ * Parses `argv` and runs the action it names. Answers the action's exit code; 0 after the help; 2 after a usage
+ * error, which commander has printed with the help. Anything else the action throws is the caller's.
+ */
+export async function parseAndRun(program: CliCommand, argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : EXIT_USAGE;
+    throw err;
+  }
+  return program.exitCode;
+}
+
+/** `parseAndRun` as the process: exits with its code; a configuration error exits 2, any other error 1 (run-main.ts). */
+export function runProgram(program: CliCommand): void {
+  runMain(() => parseAndRun(program));
+}
+
+/**
+ * An option or argument parser: `parse` answers the value, or undefined when `text` is not one, and the refusal
+ * says `<flag> <requirement>` (e.g. "--seed must be a whole number from 0 to 4294967295").
+ */
+export function valueParser<T>(flag: string, requirement: string, parse: (text: string) => T | undefined): (text: string) => T {
+  return (text) => {
+    const value = parse(text);
+    if (value === undefined) throw new InvalidArgumentError(`${flag} ${requirement}`);
+    return value;
+  };
+}
+
+/** A whole number from 0 to `max` (digits only). */
+export function wholeNumber(flag: string, max: number, requirement = `must be a whole number from 0 to ${max}`): (text: string) => number {
+  return valueParser(flag, requirement, (text) => (/^\d+$/.test(text) && Number(text) <= max ? Number(text) : undefined));
+}
+
+/** Any text but blank. */
+export function nonBlank(flag: string): (text: string) => string {
+  return valueParser(flag, 'must not be empty', (text) => (text.trim() === '' ? undefined : text));
+}

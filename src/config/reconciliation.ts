@@ -1,0 +1,51 @@
+/** Settings of the scheduled reconciliation; errors name the variable. */
+import type { Duration } from '@temporalio/common';
+import { parseDuration } from '../contracts/duration.js';
+import { ConfigError } from './env.js';
+
+type Env = Record<string, string | undefined>;
+
+/** Every business is reconciled this often unless RECONCILE_EVERY says otherwise. */
+export const DEFAULT_RECONCILIATION_INTERVAL: Duration = '24h';
+
+/** A business (compliance service) and the accounting company that keeps its books. */
+export interface ReconciliationLink {
+  businessId: string;
+  companyId: string;
+}
+
+const ID = /^[A-Za-z0-9_.:-]+$/;
+
+/**
+ * `RECONCILE_LINKS`: `biz_a=comp_1,biz_b=comp_2`. One company per business (a business's invoices are paid
+ * from one set of books); errors name the setting and the entry, which hold ids, never secrets.
+ */
+export function parseReconciliationLinks(text: string | undefined, setting = 'RECONCILE_LINKS'): ReconciliationLink[] {
+  const links: ReconciliationLink[] = [];
+  for (const entry of (text ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+    const [businessId, companyId, extra] = entry.split('=').map((part) => part.trim());
+    if (extra !== undefined || !businessId || !companyId || !ID.test(businessId) || !ID.test(companyId)) {
+      throw new ConfigError(`${setting}: "${entry}" is not businessId=companyId`);
+    }
+    if (links.some((l) => l.businessId === businessId)) throw new ConfigError(`${setting}: business ${businessId} is linked twice`);
+    links.push({ businessId, companyId });
+  }
+  return links;
+}
+
+export interface ReconciliationConfig {
+  links: ReconciliationLink[];
+  /** Time between two reconciliations of a business (RECONCILE_EVERY, default 24h). */
+  every: Duration;
+}
+
+/** RECONCILE_LINKS and RECONCILE_EVERY; errors name the variable. */
+export function loadReconciliationConfig(env: Env): ReconciliationConfig {
+  const links = parseReconciliationLinks(env.RECONCILE_LINKS);
+  const text = env.RECONCILE_EVERY?.trim();
+  if (!text) return { links, every: DEFAULT_RECONCILIATION_INTERVAL };
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new ConfigError(`RECONCILE_EVERY: must be a duration with its unit, e.g. 24h or 12h (got "${text}")`);
+  if (ms < 60_000) throw new ConfigError(`RECONCILE_EVERY: must be at least 1m (got "${text}")`);
+  return { links, every: text as Duration };
+}

@@ -1,0 +1,27 @@
+import type { PurchasesConfig } from '../../src/config/purchases.js';
+import { loadPurchasesConfig } from '../../src/config/purchases.js';
+import type { ReconciliationConfig } from '../../src/config/reconciliation.js';
+import { complianceActivitiesPerSecond, loadWorkerConfig, type WorkerConfig } from '../../src/config/worker.js';
+import type { WorkerProcessSettings } from '../../src/worker/start.js';
+
+/**
+ * The settings a test's worker process starts with: a worker's defaults for an empty environment (no purchases
+ * sync, no reconciliation schedules), with what the test overrides.
+ */
+export function testWorkerSettings(
+  overrides: {
+    worker?: Partial<WorkerConfig>;
+    /** Activity starts per second on each service's queue (default: the compliance budget of `worker`, and 2). */
+    activitiesPerSecond?: Partial<WorkerProcessSettings['activitiesPerSecond']>;
+    purchases?: PurchasesConfig;
+    reconciliation?: ReconciliationConfig;
+  } = {},
+): WorkerProcessSettings {
+  const worker = { ...loadWorkerConfig({}), ...overrides.worker };
+  return {
+    worker,
+    activitiesPerSecond: { compliance: complianceActivitiesPerSecond(worker), accounting: 2, ...overrides.activitiesPerSecond },
+    purchases: overrides.purchases ?? loadPurchasesConfig({}),
+    reconciliation: overrides.reconciliation ?? { links: [], every: '24h' },
+  };
+}

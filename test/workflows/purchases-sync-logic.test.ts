@@ -1,0 +1,268 @@
+/**
+ * The purchases sync workflow's logic against stub activities on the time-skipping test server: the paging, the
+ * ledger's comparison of what is listed with what was delivered, a sink that is down, and the continue-as-new of
+ * long listings. What only the sandbox, the schedules, real sinks and a real worker show stays in test/purchases/.
+ */
+import { WorkflowFailedError, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import {
+  PURCHASES_PAGES_PER_RUN,
+  PURCHASES_SYNC_WORKFLOW_TYPE,
+  PURCHASE_DELIVERY_FAILURES,
+  getPurchasesSyncProgressQuery,
+  purchaseEventId,
+  type ListedPurchase,
+  type PurchaseDocument,
+  type PurchaseEvent,
+  type PurchasesSyncCarry,
+  type PurchasesSyncOptions,
+  type PurchasesSyncResult,
+} from '../../src/contracts/purchases-sync.js';
+import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
+import { PRIORITY } from '../../workflows/activity-options.js';
+import type { purchasesSyncWorkflow } from '../../workflows/purchases-sync.js';
+import { SECOND, useProcessHarness, type ProcessScenario, type Stubs } from './process-logic-harness.js';
+
+const h = useProcessHarness();
+
+const BUSINESS = 'biz_purchases';
+type SyncHandle = WorkflowHandleWithFirstExecutionRunId<typeof purchasesSyncWorkflow>;
+
+/** A supplier invoice as the list activity returns it; the fingerprint changes with its status and total. */
+function invoice(id: string, status = 'accepted', total = 1160): ListedPurchase {
+  const purchase: PurchaseDocument = {
+    id,
+    status,
+    supplier: { name: 'Acme Supplies Ltd', pin: 'P051234567X' },
+    supplierInvoiceNumber: `SUP-${id}`,
+    invoiceDate: '2026-11-01',
+    branch: null,
+    totals: { subtotal: total - 160, vat: 160, total },
+    lines: [],
+    confirmationError: null,
+  };
+  return { purchase, fingerprint: `${status}-${total}` };
+}
+
+const received = (l: ListedPurchase): PurchaseEvent => ({
+  id: purchaseEventId(l.purchase.id, 0, l.fingerprint),
+  type: 'purchase.received',
+  businessId: BUSINESS,
+  purchase: l.purchase,
+});
+
+/** The service's listing as pages: the cursor of page i (from 0) is `page-i`, the first page has none. */
+interface Listing {
+  pages: ListedPurchase[][];
+}
+
+function stubs(listing: Listing, overrides: Stubs = {}): Stubs {
+  return {
+    pullPurchases: async () => ({ pulled: 2, apiCalls: 1 }),
+    listPurchasesPage: async ({ cursor }) => {
+      const index = cursor === null ? 0 : Number(cursor.replace('page-', ''));
+      return { purchases: listing.pages[index]!, nextCursor: index + 1 < listing.pages.length ? `page-${index + 1}` : null, apiCalls: 1 };
+    },
+    deliverPurchaseEvents: async ({ events }) => ({ delivered: events.length }),
+    ...overrides,
+  };
+}
+
+function start(s: ProcessScenario, options?: PurchasesSyncOptions): Promise<SyncHandle> {
+  return s.start<typeof purchasesSyncWorkflow>(PURCHASES_SYNC_WORKFLOW_TYPE, `purchases-sync:${s.id}`, [{ businessId: BUSINESS, ...(options ? { options } : {}) }]);
+}
+
+/**
+ * The next sync of the business, from the ledger of the previous one: what its first run starts from when the
+ * schedule hands it the previous result (purchases-sync/record.ts). Handed over here as that run's carry: the
+ * test server has no schedules, and its cron chains stall the clock once a run waiting for its time is
+ * terminated. The hand-over itself is tested end to end (test/purchases/sync.test.ts).
+ */
+function startNextSync(s: ProcessScenario, previous: PurchasesSyncResult): Promise<SyncHandle> {
+  const carry: PurchasesSyncCarry = {
+    pulled: false,
+    cursor: null,
+    previous: previous.ledger,
+    ledger: {},
+    counts: { apiCalls: 0, pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
+    sinkDown: false,
+    runs: 1,
+  };
+  return s.start<typeof purchasesSyncWorkflow>(PURCHASES_SYNC_WORKFLOW_TYPE, `purchases-sync:${s.id}:next`, [{ businessId: BUSINESS, carry }]);
+}
+
+const deliveredIds = (s: ProcessScenario, handle?: SyncHandle) =>
+  s
+    .callsOf('deliverPurchaseEvents')
+    .filter((c) => handle === undefined || c.workflowId === handle.workflowId)
+    .map((c) => c.input.events.map((e) => e.id));
+
+describe('purchasesSyncWorkflow', () => {
+  it('pulls once, lists every page with the cursor, and delivers each page’s new invoices once, on the workflow queue', async () => {
+    const [a, b, c, d] = ['pur_a', 'pur_b', 'pur_c', 'pur_d'].map((id) => invoice(id));
+    await h.run(stubs({ pages: [[a!, b!], [], [c!, d!]] }), async (s) => {
+      const handle = await start(s, { pageSize: 2 });
+      const result = await handle.result();
+
+      expect(s.calls.map((call) => call.name)).toEqual(['pullPurchases', 'listPurchasesPage', 'deliverPurchaseEvents', 'listPurchasesPage', 'listPurchasesPage', 'deliverPurchaseEvents']);
+      expect(s.inputs('pullPurchases')).toEqual([{ businessId: BUSINESS }]);
+      expect(s.inputs('listPurchasesPage')).toEqual([
+        { businessId: BUSINESS, cursor: null, pageSize: 2 },
+        { businessId: BUSINESS, cursor: 'page-1', pageSize: 2 },
+        { businessId: BUSINESS, cursor: 'page-2', pageSize: 2 },
+      ]);
+      // An empty page makes no delivery.
+      expect(s.inputs('deliverPurchaseEvents')).toEqual([{ events: [received(a!), received(b!)] }, { events: [received(c!), received(d!)] }]);
+
+      // The service's calls on the compliance queue behind every till, delivery on the workflow queue.
+      for (const call of s.calls) {
+        if (call.name === 'deliverPurchaseEvents') {
+          expect(call.taskQueue).toBe(s.taskQueue);
+          expect(call.heartbeatTimeoutMs).toBe(15 * SECOND);
+        } else {
+          expect(call.taskQueue, call.name).toBe(complianceTaskQueue(s.taskQueue));
+          expect(call.priorityKey, call.name).toBe(PRIORITY.purchases);
+        }
+      }
+
+      expect(result).toEqual({
+        businessId: BUSINESS,
+        ledger: Object.fromEntries([a!, b!, c!, d!].map((l) => [l.purchase.id, [l.fingerprint, 0, 'accepted']])),
+        counts: { apiCalls: 4, pages: 3, seen: 4, newInvoices: 4, statusChanges: 0, delivered: 4, pending: 0 },
+      });
+      const details = await s.currentDetails(handle);
+      expect(details).toContain(`**Purchases sync** of \`${BUSINESS}\`: done`);
+      expect(details).toContain('| 4 | 3 | 4 | 4 | 0 | 4 | 0 |');
+      expect(await handle.query(getPurchasesSyncProgressQuery)).toEqual({ businessId: BUSINESS, counts: result.counts, cursor: null, sinkDown: false, runs: 1 });
+    });
+  });
+
+  it('the next sync, handed the ledger, delivers only what changed: a new status with the previous one, a new invoice; a gone invoice leaves the ledger', async () => {
+    const [a, b, c, d] = ['pur_a', 'pur_b', 'pur_c', 'pur_d'].map((id) => invoice(id));
+    const bRejected = invoice('pur_b', 'rejected');
+    const listing: Listing = { pages: [[a!, b!, c!]] };
+    await h.run(stubs(listing), async (s) => {
+      const first = await (await start(s)).result();
+      expect(first.counts).toMatchObject({ newInvoices: 3, delivered: 3 });
+
+      listing.pages = [[a!, bRejected], [d!]];
+      const next = await startNextSync(s, first);
+      const second = await next.result();
+
+      expect(deliveredIds(s, next)).toEqual([[purchaseEventId('pur_b', 1, bRejected.fingerprint)], [purchaseEventId('pur_d', 0, d!.fingerprint)]]);
+      const changed = s.callsOf('deliverPurchaseEvents').find((call) => call.workflowId === next.workflowId)!.input.events[0];
+      expect(changed).toEqual({ id: purchaseEventId('pur_b', 1, bRejected.fingerprint), type: 'purchase.status_changed', businessId: BUSINESS, purchase: bRejected.purchase, previousStatus: 'accepted' });
+      expect(second.ledger).toEqual({
+        pur_a: [a!.fingerprint, 0, 'accepted'],
+        pur_b: [bRejected.fingerprint, 1, 'rejected'],
+        pur_d: [d!.fingerprint, 0, 'accepted'],
+      });
+      expect(second.counts).toEqual({ apiCalls: 3, pages: 2, seen: 3, newInvoices: 1, statusChanges: 1, delivered: 2, pending: 0 });
+      // Each sync pulls once.
+      expect(s.callsOf('pullPurchases').map((call) => call.workflowId)).toEqual([`purchases-sync:${s.id}`, next.workflowId]);
+    });
+  });
+
+  it('with the sink down, retries the batch 8 times, leaves the rest of the sync’s events pending without calling it, and the next sync delivers them', async () => {
+    const [a, b, c, d, e] = ['pur_a', 'pur_b', 'pur_c', 'pur_d', 'pur_e'].map((id) => invoice(id));
+    let sinkUp = false;
+    const deliverPurchaseEvents: Stubs['deliverPurchaseEvents'] = async ({ events }) => {
+      if (sinkUp) return { delivered: events.length };
+      // The first event went before the sink went down.
+      throw ApplicationFailure.create({ type: PURCHASE_DELIVERY_FAILURES.unavailable, message: 'sink answered 503', details: [{ delivered: 1 }] });
+    };
+    await h.run(stubs({ pages: [[a!, b!, c!], [d!], [e!]] }, { deliverPurchaseEvents }), async (s) => {
+      const first = await (await start(s)).result();
+
+      const attempts = s.callsOf('deliverPurchaseEvents');
+      expect(attempts.map((call) => call.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(attempts.every((call) => call.input.events.length === 3)).toBe(true);
+      // Backoff from 1 s, doubling up to 30 s.
+      const gaps = attempts.slice(1).map((call, i) => call.ranAtMs - attempts[i]!.ranAtMs);
+      expect(gaps).toHaveLength(7);
+      [1, 2, 4, 8, 16, 30, 30].forEach((seconds, i) => {
+        expect(gaps[i]).toBeGreaterThanOrEqual(seconds * SECOND);
+        expect(gaps[i]).toBeLessThan((seconds + 5) * SECOND);
+      });
+      expect(s.inputs('listPurchasesPage')).toHaveLength(3);
+      expect(first.counts).toEqual({ apiCalls: 4, pages: 3, seen: 5, newInvoices: 5, statusChanges: 0, delivered: 1, pending: 4 });
+      expect(Object.keys(first.ledger)).toEqual(['pur_a']);
+
+      sinkUp = true;
+      const next = await startNextSync(s, first);
+      const second = await next.result();
+      expect(deliveredIds(s, next)).toEqual([[b, c].map((l) => received(l!).id), [received(d!).id], [received(e!).id]]);
+      expect(second.counts).toMatchObject({ newInvoices: 4, delivered: 4, pending: 0 });
+      expect(Object.keys(second.ledger).sort()).toEqual(['pur_a', 'pur_b', 'pur_c', 'pur_d', 'pur_e']);
+    });
+  });
+
+  it('does not retry a sink that refuses an event in this sync', async () => {
+    const [a, b] = ['pur_a', 'pur_b'].map((id) => invoice(id));
+    const deliverPurchaseEvents: Stubs['deliverPurchaseEvents'] = async () => {
+      throw ApplicationFailure.create({ type: PURCHASE_DELIVERY_FAILURES.refused, message: 'sink answered 422', nonRetryable: false, details: [{ delivered: 0 }] });
+    };
+    await h.run(stubs({ pages: [[a!], [b!]] }, { deliverPurchaseEvents }), async (s) => {
+      const handle = await start(s);
+      const result = await handle.result();
+      // Refused is in the delivery's non-retryable types: one attempt, whatever the failure says.
+      expect(s.callsOf('deliverPurchaseEvents').map((call) => call.attempt)).toEqual([1]);
+      expect(result.counts).toMatchObject({ delivered: 0, pending: 2 });
+      expect(result.ledger).toEqual({});
+      expect(await handle.query(getPurchasesSyncProgressQuery)).toMatchObject({ sinkDown: true });
+      expect(await s.currentDetails(handle)).toContain('The sink did not take events: they wait for the next sync.');
+    });
+  });
+
+  it(`continues as new every ${PURCHASES_PAGES_PER_RUN} pages, carrying the cursor, the ledger and the counts; it pulls only in the first run`, async () => {
+    const all = Array.from({ length: 2 * PURCHASES_PAGES_PER_RUN + 3 }, (_, i) => invoice(`pur_${i}`));
+    await h.run(stubs({ pages: all.map((l) => [l]) }), async (s) => {
+      const handle = await start(s);
+      const result = await handle.result();
+
+      const runs = [...new Set(s.calls.map((call) => call.runId))];
+      expect(runs).toHaveLength(3);
+      expect(runs[0]).toBe(handle.firstExecutionRunId);
+      const pagesPerRun = runs.map((run) => s.callsOf('listPurchasesPage').filter((call) => call.runId === run).length);
+      expect(pagesPerRun).toEqual([PURCHASES_PAGES_PER_RUN, PURCHASES_PAGES_PER_RUN, 3]);
+      expect(s.callsOf('pullPurchases').map((call) => call.runId)).toEqual([runs[0]]);
+      expect(s.inputs('listPurchasesPage').map((i) => i.cursor)).toEqual([null, ...all.slice(1).map((_, i) => `page-${i + 1}`)]);
+      expect(deliveredIds(s).flat()).toEqual(all.map((l) => received(l).id));
+      expect(result.counts).toEqual({ apiCalls: all.length + 1, pages: all.length, seen: all.length, newInvoices: all.length, statusChanges: 0, delivered: all.length, pending: 0 });
+      expect(Object.keys(result.ledger)).toHaveLength(all.length);
+      expect(await handle.query(getPurchasesSyncProgressQuery)).toMatchObject({ runs: 3, cursor: null });
+      expect(await s.currentDetails(handle)).toContain(`| ${all.length + 1} | ${all.length} |`);
+    });
+  });
+
+  it('continues as new after options.pagesPerRun pages', async () => {
+    const all = Array.from({ length: 5 }, (_, i) => invoice(`pur_${i}`));
+    await h.run(stubs({ pages: all.map((l) => [l]) }), async (s) => {
+      const result = await (await start(s, { pagesPerRun: 2 })).result();
+      const runs = [...new Set(s.calls.map((call) => call.runId))];
+      expect(runs.map((run) => s.callsOf('listPurchasesPage').filter((call) => call.runId === run).length)).toEqual([2, 2, 1]);
+      expect(result.counts.delivered).toBe(5);
+    });
+  });
+
+  it.each([
+    [{ pageSize: 0 }, 'options.pageSize must be an integer from 1 to 100'],
+    [{ pageSize: 101 }, 'options.pageSize must be an integer from 1 to 100'],
+    [{ pagesPerRun: 0 }, 'options.pagesPerRun must be a positive integer'],
+    [{ deliveryAttempts: 1.5 }, 'options.deliveryAttempts must be a positive integer'],
+  ] as Array<[PurchasesSyncOptions, string]>)('refuses %j before any call: %s', async (options, message) => {
+    await h.run(stubs({ pages: [[invoice('pur_a')]] }), async (s) => {
+      const error = await (await start(s, options)).result().then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(error).toBeInstanceOf(WorkflowFailedError);
+      const cause = (error as WorkflowFailedError).cause;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect(cause).toMatchObject({ type: FAILURE_TYPES.invalidRequest, nonRetryable: true, message });
+      expect(s.calls).toEqual([]);
+    });
+  });
+});

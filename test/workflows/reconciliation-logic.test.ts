@@ -1,0 +1,246 @@
+/**
+ * The reconciliation workflow's logic against stub activities on the time-skipping test server: the link check,
+ * the paging of both lists, the bounds that stop a list that never ends, and the counts. What only the real
+ * services (the sandbox), the schedules and the CLI can show stays in test/reconciliation/workflow.test.ts.
+ */
+import { WorkflowFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import type { ReconciliationBillPaymentsPage } from '../../activities/accounting.js';
+import type { ReconciliationPurchasesPage } from '../../activities/reconciliation.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import {
+  RECONCILIATION_WORKFLOW_TYPE,
+  type ReconcileBillPayment,
+  type ReconcilePurchase,
+  type ReconciliationInput,
+} from '../../src/contracts/reconciliation.js';
+import { accountingTaskQueue, complianceTaskQueue } from '../../src/contracts/task-queues.js';
+import { DEFAULT_MAX_PAGES, tooManyPagesMessage } from '../../src/reconciliation/limits.js';
+import { calendarDay, reconcile } from '../../src/reconciliation/rules.js';
+import { PRIORITY } from '../../workflows/activity-options.js';
+import type { reconciliationWorkflow } from '../../workflows/reconciliation.js';
+import { useProcessHarness, type ProcessScenario, type Stubs } from './process-logic-harness.js';
+
+const h = useProcessHarness();
+
+const BUSINESS = 'biz_reconcile';
+const COMPANY = 'cmp_reconcile';
+
+function purchase(id: string, supplierInvoiceNumber: string, total: number, status = 'accepted'): ReconcilePurchase {
+  return { id, status, supplier: { name: 'Acme Supplies Ltd' }, supplierInvoiceNumber, invoiceDate: '2026-10-01', totals: { total } };
+}
+
+function payment(id: string, billCode: string, totalAmount: number): ReconcileBillPayment {
+  return { id, supplierRef: { name: 'Acme Supplies' }, billRef: { billCode }, totalAmount, currency: 'KES', date: '2026-10-05', lines: [] };
+}
+
+/** Two pages of each list: one invoice paid in full, one paid short, one rejected, one unpaid, a payment of nothing listed. */
+const PURCHASE_PAGES: Record<string, ReconciliationPurchasesPage> = {
+  first: { purchases: [purchase('pur_1', 'INV-1001', 1000), purchase('pur_2', 'INV-2002', 500)], nextCursor: 'cur_2', apiCalls: 1 },
+  cur_2: { purchases: [purchase('pur_3', 'INV-3003', 700, 'rejected'), purchase('pur_4', 'INV-4004', 250)], nextCursor: null, apiCalls: 2 },
+};
+const PAYMENT_PAGES: ReconciliationBillPaymentsPage[] = [
+  { billPayments: [payment('bp_1', 'INV-1001', 1000), payment('bp_2', 'INV-2002', 450)], hasNextPage: true, apiCalls: 1 },
+  { billPayments: [payment('bp_3', 'RENT-OCT', 9000)], hasNextPage: false, apiCalls: 1 },
+];
+
+/** A linked business and company, both lists as above; the company is on the second page of companies. */
+function linkedStubs(): Stubs {
+  return {
+    checkReconciliationBusiness: async () => ({ apiCalls: 1 }),
+    checkReconciliationCompany: async ({ page }) => ({ found: page === 2, apiCalls: 1 }),
+    listReconciliationPurchases: async ({ cursor }) => PURCHASE_PAGES[cursor ?? 'first']!,
+    listReconciliationBillPayments: async ({ page }) => PAYMENT_PAGES[page - 1]!,
+  };
+}
+
+function start(s: ProcessScenario, input: Partial<ReconciliationInput> = {}) {
+  return s.start<typeof reconciliationWorkflow>(RECONCILIATION_WORKFLOW_TYPE, `reconciliation:${s.id}`, [{ businessId: BUSINESS, companyId: COMPANY, ...input }]);
+}
+
+/** The failure a run ended with: WorkflowFailedError, its cause unwrapped from the activity's failure if any. */
+async function failureOf(result: Promise<unknown>): Promise<ApplicationFailure> {
+  const error = await result.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(WorkflowFailedError);
+  const cause = (error as WorkflowFailedError).cause;
+  const failure = cause instanceof ActivityFailure ? cause.cause : cause;
+  expect(failure).toBeInstanceOf(ApplicationFailure);
+  return failure as ApplicationFailure;
+}
+
+describe('reconciliationWorkflow', () => {
+  it('checks the link, reads both lists page by page on their services’ queues and reconciles what they listed', async () => {
+    await h.run(linkedStubs(), async (s) => {
+      const handle = await start(s);
+      const result = await handle.result();
+
+      expect(s.calls.map((c) => c.name)).toEqual([
+        'checkReconciliationBusiness',
+        'checkReconciliationCompany',
+        'checkReconciliationCompany',
+        'listReconciliationPurchases',
+        'listReconciliationPurchases',
+        'listReconciliationBillPayments',
+        'listReconciliationBillPayments',
+      ]);
+      expect(s.inputs('checkReconciliationBusiness')).toEqual([{ businessId: BUSINESS }]);
+      expect(s.inputs('checkReconciliationCompany')).toEqual([
+        { companyId: COMPANY, page: 1 },
+        { companyId: COMPANY, page: 2 },
+      ]);
+      // Each page asks for the cursor the page before handed out.
+      expect(s.inputs('listReconciliationPurchases')).toEqual([
+        { businessId: BUSINESS, cursor: null },
+        { businessId: BUSINESS, cursor: 'cur_2' },
+      ]);
+      expect(s.inputs('listReconciliationBillPayments')).toEqual([
+        { companyId: COMPANY, page: 1 },
+        { companyId: COMPANY, page: 2 },
+      ]);
+      const compliance = new Set(['checkReconciliationBusiness', 'listReconciliationPurchases']);
+      for (const call of s.calls) {
+        expect(call.taskQueue, call.name).toBe(compliance.has(call.name) ? complianceTaskQueue(s.taskQueue) : accountingTaskQueue(s.taskQueue));
+      }
+      expect(await s.activitySummaries(handle)).toEqual([
+        `can the compliance key act for ${BUSINESS}?`,
+        `is ${COMPANY} on companies page 1?`,
+        `is ${COMPANY} on companies page 2?`,
+        `purchases of ${BUSINESS}, page 1`,
+        `purchases of ${BUSINESS}, page 2`,
+        `bill payments of ${COMPANY}, page 1`,
+        `bill payments of ${COMPANY}, page 2`,
+      ]);
+
+      // Ages count to the day the run started (in Nairobi), not to the day the result is read.
+      const { startTime } = await handle.describe();
+      const asOf = calendarDay(startTime.getTime());
+      const purchases = [...PURCHASE_PAGES.first!.purchases, ...PURCHASE_PAGES.cur_2!.purchases];
+      const payments = PAYMENT_PAGES.flatMap((p) => p.billPayments);
+      expect(result.summary).toEqual(reconcile(purchases, payments, asOf));
+      expect(result.summary.asOf).toBe(asOf);
+      expect(result.counts).toMatchObject({
+        purchases: 4,
+        billPayments: 3,
+        matched: 1,
+        amountMismatches: 1,
+        suggested: 0,
+        rejectedPurchases: 1,
+        unpaidPurchases: 1,
+        unmatchedPayments: 1,
+      });
+      // One per activity attempt, as the activities report them (the second purchases page took two).
+      expect(result.calls).toEqual({ compliance: { listBusinesses: 1, listPurchases: 3 }, accounting: { listCompanies: 2, listBillPayments: 2 }, total: 8 });
+      expect(result).toMatchObject({ businessId: BUSINESS, companyId: COMPANY });
+
+      const details = await s.currentDetails(handle);
+      expect(details).toContain(`as of ${asOf}`);
+      expect(details).toContain('| Matched | 1 |');
+      expect(details).toContain('| Amount mismatches | 1 |');
+      expect(details).toContain('4 invoices, 3 bill payments, 8 API calls.');
+    });
+  });
+
+  it('passes asOf and the options on to the rules', async () => {
+    await h.run(linkedStubs(), async (s) => {
+      const options = { amountTolerance: 60, dateWindowDays: 10, currency: 'KES' };
+      const result = await (await start(s, { asOf: '2026-12-31', options })).result();
+      // Paid 50 short, within a tolerance of 60: matched now, not a mismatch.
+      expect(result.summary.asOf).toBe('2026-12-31');
+      expect(result.counts).toMatchObject({ matched: 2, amountMismatches: 0 });
+      const purchases = [...PURCHASE_PAGES.first!.purchases, ...PURCHASE_PAGES.cur_2!.purchases];
+      expect(result.summary).toEqual(reconcile(purchases, PAYMENT_PAGES.flatMap((p) => p.billPayments), '2026-12-31', options));
+    });
+  });
+
+  it('stops at a business the compliance key cannot act for, before any list is read', async () => {
+    const stubs: Stubs = {
+      ...linkedStubs(),
+      checkReconciliationBusiness: async () => {
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.notConfigured, message: `the key may not act for ${BUSINESS}`, nonRetryable: true });
+      },
+    };
+    await h.run(stubs, async (s) => {
+      const failure = await failureOf((await start(s)).result());
+      expect(failure.type).toBe(FAILURE_TYPES.notConfigured);
+      expect(failure.message).toContain(BUSINESS);
+      expect(s.calls.map((c) => c.name)).toEqual(['checkReconciliationBusiness']);
+    });
+  });
+
+  it('stops at a company the accounting key does not see (none on the last page of companies), before any list is read', async () => {
+    const stubs: Stubs = {
+      ...linkedStubs(),
+      checkReconciliationCompany: async ({ page }) => {
+        if (page < 3) return { found: false, apiCalls: 1 };
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.notConfigured, message: `the key does not see company ${COMPANY}`, nonRetryable: true });
+      },
+    };
+    await h.run(stubs, async (s) => {
+      const failure = await failureOf((await start(s)).result());
+      expect(failure.type).toBe(FAILURE_TYPES.notConfigured);
+      expect(s.inputs('checkReconciliationCompany').map((i) => i.page)).toEqual([1, 2, 3]);
+      expect(s.calls.filter((c) => c.name.startsWith('list'))).toEqual([]);
+    });
+  });
+
+  it('fails at once, without retrying, when the purchases list hands out a cursor it handed out before', async () => {
+    const next: Record<string, string> = { first: 'cur_a', cur_a: 'cur_b', cur_b: 'cur_a' };
+    const stubs: Stubs = {
+      ...linkedStubs(),
+      listReconciliationPurchases: async ({ cursor }) => ({ purchases: [], nextCursor: next[cursor ?? 'first']!, apiCalls: 1 }),
+    };
+    await h.run(stubs, async (s) => {
+      const failure = await failureOf((await start(s)).result());
+      expect(failure.type).toBe(FAILURE_TYPES.unexpectedResponse);
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.message).toBe('listPurchases: the compliance service returned cursor "cur_a" twice');
+      // The repeated cursor is never read with.
+      expect(s.inputs('listReconciliationPurchases').map((i) => i.cursor)).toEqual([null, 'cur_a', 'cur_b']);
+      expect(s.inputs('listReconciliationBillPayments')).toEqual([]);
+    });
+  });
+
+  it(`fails not_configured once a list goes on past ${DEFAULT_MAX_PAGES} pages, having read exactly that many`, { timeout: 60_000 }, async () => {
+    const stubs: Stubs = {
+      ...linkedStubs(),
+      listReconciliationBillPayments: async () => ({ billPayments: [], hasNextPage: true, apiCalls: 1 }),
+    };
+    await h.run(stubs, async (s) => {
+      const failure = await failureOf((await start(s)).result());
+      expect(failure.type).toBe(FAILURE_TYPES.notConfigured);
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.message).toBe(tooManyPagesMessage(`company ${COMPANY}'s bill payment list`, DEFAULT_MAX_PAGES));
+      expect(s.inputs('listReconciliationBillPayments').map((i) => i.page)).toEqual(Array.from({ length: DEFAULT_MAX_PAGES }, (_, i) => i + 1));
+    });
+  });
+
+  it('runs at the lowest priority on both queues: nobody waits for a reconciliation', async () => {
+    await h.run(linkedStubs(), async (s) => {
+      const handle = await start(s);
+      await handle.result();
+      const { events } = await handle.fetchHistory();
+      const priorities = (events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.priority?.priorityKey] : []));
+      expect(priorities).toEqual(Array(7).fill(PRIORITY.background));
+    });
+  });
+
+  it.each([
+    [{ businessId: '' }, 'businessId must be a non-empty string'],
+    [{ companyId: '  ' }, 'companyId must be a non-empty string'],
+    [{ asOf: '2026-02-30' }, 'asOf must be a date YYYY-MM-DD'],
+    [{ options: { amountTolerance: -1 } }, 'options.amountTolerance must be a number of at least 0'],
+    [{ options: { currency: ' ' } }, 'options.currency must be a currency code such as KES'],
+  ] as Array<[Partial<ReconciliationInput>, string]>)('refuses %j before any request: %s', async (input, message) => {
+    await h.run(linkedStubs(), async (s) => {
+      const failure = await failureOf((await start(s, input)).result());
+      expect(failure.type).toBe(FAILURE_TYPES.invalidInput);
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.message).toBe(message);
+      expect(s.calls).toEqual([]);
+    });
+  });
+});

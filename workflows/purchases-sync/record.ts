@@ -1,0 +1,102 @@
+import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import type {
+  ListPurchasesPageResult,
+  PurchasesSyncCarry,
+  PurchasesSyncProgress,
+  PurchasesSyncResult,
+} from '../../src/contracts/purchases-sync.js';
+import { diffPage, previousLedger, recordDelivered, type DueEvent } from './ledger.js';
+
+function freshCarry(businessId: string): PurchasesSyncCarry {
+  return {
+    pulled: false,
+    cursor: null,
+    // Temporal Schedules hand the previous completion's result to the next action (verified on the dev server:
+    // interval and trigger() with a non-ALLOW_ALL overlap policy, the result of a continued-as-new chain's last
+    // run, kept across a failed run); the ledger needs no store of its own.
+    previous: previousLedger(workflowInfo().lastResult, businessId),
+    ledger: {},
+    counts: { apiCalls: 0, pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
+    sinkDown: false,
+    runs: 1,
+  };
+}
+
+/**
+ * What a sync shows the outside: its progress (the `getProgress` query) and its current details in the Temporal
+ * UI. Its state is also what a run carries to the next, and its ledger the result the schedule hands to the next
+ * sync. Every change goes through here, so the three never disagree.
+ */
+export class PurchasesSyncRecord {
+  readonly state: PurchasesSyncCarry;
+
+  /** `carry`: what the previous run of this sync carried over; absent on its first run. */
+  constructor(
+    private readonly businessId: string,
+    carry: PurchasesSyncCarry | undefined,
+  ) {
+    this.state = carry ?? freshCarry(businessId);
+  }
+
+  progress(): PurchasesSyncProgress {
+    const { counts, cursor, sinkDown, runs } = this.state;
+    return { businessId: this.businessId, counts, cursor, sinkDown, runs };
+  }
+
+  pulled(apiCalls: number): void {
+    this.state.counts.apiCalls += apiCalls;
+    this.state.pulled = true;
+  }
+
+  /** A listed page, compared with what was delivered: the events it makes due. */
+  compared(page: ListPurchasesPageResult): DueEvent[] {
+    const { counts } = this.state;
+    counts.apiCalls += page.apiCalls;
+    counts.pages++;
+    const diff = diffPage(this.businessId, page.purchases, this.state.previous, this.state.ledger);
+    counts.seen += diff.seen;
+    counts.newInvoices += diff.newInvoices;
+    counts.statusChanges += diff.statusChanges;
+    return diff.due;
+  }
+
+  /** The first `delivered` of the due events reached the sink; the rest wait for the next sync. */
+  delivered(due: readonly DueEvent[], delivered: number): void {
+    recordDelivered(this.state.ledger, due, delivered);
+    this.state.counts.delivered += delivered;
+    this.state.counts.pending += due.length - delivered;
+  }
+
+  sinkWentDown(): void {
+    this.state.sinkDown = true;
+  }
+
+  /** The page is done: the listing goes on from `cursor` (null: it is complete). */
+  advanced(cursor: string | null): void {
+    this.state.cursor = cursor;
+    this.show(cursor === null ? 'done' : `listing (page ${this.state.counts.pages + 1} next)`);
+  }
+
+  /** What the next run of this sync starts from. */
+  nextRun(): PurchasesSyncCarry {
+    return { ...this.state, runs: this.state.runs + 1 };
+  }
+
+  result(): PurchasesSyncResult {
+    return { businessId: this.businessId, ledger: this.state.ledger, counts: this.state.counts };
+  }
+
+  show(phase: string): void {
+    const { counts, sinkDown } = this.state;
+    setCurrentDetails(
+      [
+        `**Purchases sync** of \`${this.businessId}\`: ${phase}`,
+        '',
+        '| API calls | pages | invoices seen | new | status changes | delivered | pending |',
+        '|---|---|---|---|---|---|---|',
+        `| ${counts.apiCalls} | ${counts.pages} | ${counts.seen} | ${counts.newInvoices} | ${counts.statusChanges} | ${counts.delivered} | ${counts.pending} |`,
+        ...(sinkDown ? ['', 'The sink did not take events: they wait for the next sync.'] : []),
+      ].join('\n'),
+    );
+  }
+}
