@@ -295,8 +295,8 @@ run_entry worker-unconfigured 60 -- "${CMD[@]}"
 expect_config_error worker-unconfigured COMPLIANCE_BASE_URL COMPLIANCE_API_KEY ACCOUNTING_BASE_URL ACCOUNTING_API_KEY
 
 # Services named (never contacted: the settings are refused first), no payload key.
-SERVICES=(COMPLIANCE_BASE_URL=https://compliance.invalid COMPLIANCE_API_KEY=cmp_sk_live_check0000000000000000
-  ACCOUNTING_BASE_URL=https://accounting.invalid ACCOUNTING_API_KEY=sk_production_check000000000000000)
+SERVICES=(COMPLIANCE_BASE_URL=https://compliance.invalid COMPLIANCE_API_KEY=cmp_sk_test_image_check_not_a_key
+  ACCOUNTING_BASE_URL=https://accounting.invalid ACCOUNTING_API_KEY=sk_development_image_check_not_a_key)
 run_entry worker-no-payload-keys 60 "${SERVICES[@]}" -- "${CMD[@]}"
 expect_config_error worker-no-payload-keys PAYLOAD_KEYS
 

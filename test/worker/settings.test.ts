@@ -7,9 +7,9 @@ import { loadWorkerSettings } from '../../src/worker/settings.js';
 const key = `k1:${randomBytes(32).toString('base64')}`;
 const services = {
   COMPLIANCE_BASE_URL: 'https://compliance.example',
-  COMPLIANCE_API_KEY: 'cmp_sk_live_aaaaaaaaaaaaaaaaaaaaaaaa',
+  COMPLIANCE_API_KEY: 'cmp_sk_test_settings_fixture_not_a_key',
   ACCOUNTING_BASE_URL: 'https://accounting.example',
-  ACCOUNTING_API_KEY: 'sk_production_bbbbbbbbbbbbbbbbbbbbbbbb',
+  ACCOUNTING_API_KEY: 'sk_development_settings_fixture_not_a_key',
 };
 
 describe('loadWorkerSettings', () => {
