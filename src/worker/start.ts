@@ -17,7 +17,7 @@ import { createSink } from '../purchases/sink.js';
 import { type PurchaseEventSink } from '../purchases/event-sink.js';
 import type { EnsuredSchedule } from '../reconciliation/schedule.js';
 import { openServiceAccess } from '../services/access.js';
-import { assertServicesConfigured, checkServiceCredentials, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
+import { checkServiceCredentials, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
 import { connectClient, connectNative, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from '../temporal/connection.js';
 import { requireSearchAttributes } from '../temporal/ensure-search-attributes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
@@ -143,7 +143,8 @@ export interface ConnectedWorkerProcess {
 }
 
 /**
- * A worker process, checked before anything starts: the services configured (or SANDBOX=embedded), Temporal
+ * A worker process, checked before anything starts (its settings, services included, were checked when loaded):
+ * Temporal
  * reachable with these credentials and namespace, the project's search attributes registered (or a
  * SearchAttributesError naming the command an administrator must run), each service's credentials accepted; only
  * then the callback receiver and the workers. A failure closes whatever was opened and throws an error that names
@@ -161,7 +162,6 @@ export async function connectWorkerProcess(
   logger.info({ payloadEncryption: encryption.encrypted ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}` : 'off' }, 'payload encryption');
   const temporal = options.temporal ?? settings.temporal;
   const namespace = temporal.namespace;
-  assertServicesConfigured(settings.services);
   const opened: Array<() => Promise<unknown>> = [];
   const closeOpened = async () => {
     for (const close of opened.reverse()) await close().catch(() => undefined);
