@@ -450,13 +450,16 @@ start() {
     echo "$ADDRESS"
     return 0
   fi
-  build
-  start_postgres
-  mkdir -p "$RUN_DIR"
-  ensure_role
-  setup_schema
-  check_ports
-  write_config
+  # stdout carries only the address (callers capture it); whatever the PostgreSQL tools print goes to stderr.
+  {
+    build
+    start_postgres
+    mkdir -p "$RUN_DIR"
+    ensure_role
+    setup_schema
+    check_ports
+    write_config
+  } >&2
   local cli
   cli=$(temporal_cli)
   log "starting temporal-server v$VERSION on $ADDRESS (log: $LOG_FILE)"
@@ -466,8 +469,7 @@ start() {
   echo "$pid" >"$PID_FILE"
   # A start that fails from here on leaves no server behind.
   trap 'if [ "${START_OK:-0}" != 1 ]; then log "start failed: stopping the server again"; stop_server; fi' EXIT
-  wait_healthy "$cli" "$pid"
-  setup_namespace "$cli"
+  { wait_healthy "$cli" "$pid"; setup_namespace "$cli"; } >&2
   START_OK=1
   log "ready in $((SECONDS - started))s: $ADDRESS namespace $NAMESPACE, metrics http://$CONNECT_HOST:$METRICS_PORT/metrics (pid $pid)"
   echo "$ADDRESS"
