@@ -23,6 +23,8 @@ export const FAILURE_TYPES = {
   /** A start whose input the workflow cannot use (plain-JSON starts skip the client's validation). */
   invalidInput: 'invalid_input',
   itemRegistrationFailed: 'item_registration_failed',
+  /** A sale with this invoice number was already started with another input; the differing fields are named. */
+  saleInputConflict: 'sale_input_conflict',
 } as const;
 
 /** `ambiguous_write` was `AmbiguousWrite` before 0.2: histories recorded then still carry the old name. */

@@ -170,11 +170,35 @@ export const callbackReceivedSignal = defineSignal<[CallbackHint]>('callbackRece
 export const itemRegistrationSettledSignal = defineSignal<[ItemRegistrationOutcome]>('itemRegistrationSettled');
 
 export const getSaleStateQuery = defineQuery<SaleState>('getState');
+/** The input the sale was started with, as the workflow received it: how a repeated start is told apart from a conflict. */
+export const getSaleInputQuery = defineQuery<SaleInput>('getInput');
 
 export const refundUpdate = defineUpdate<RefundResult, [RefundRequest]>('refund');
 export const retryUpdate = defineUpdate<SaleState, []>('retry');
 export const cancelUpdate = defineUpdate<SaleState, [{ reason: string }]>('cancel');
 export const itemFixedUpdate = defineUpdate<SaleState, [{ itemId: string }]>('itemFixed');
+/**
+ * What a till asks with `awaitReceipt`, alone or as the update of an update-with-start (any SDK): wait up to `wait`
+ * for the signed receipt values. `input`, when given, must equal the input the sale was started with: a sale
+ * already started under the same invoice number with another input is refused (`sale_input_conflict`, the
+ * differing fields named), so an update-with-start that found an existing sale cannot print someone else's receipt.
+ */
+export interface AwaitReceiptRequest {
+  /** Longest wait for the outcome, as a duration ('30 seconds', '2m'); default '30 seconds', at most '10 minutes'. */
+  wait?: string;
+  input?: SaleInput;
+}
+
+/** The answer of `awaitReceipt`: the receipt values once signed; otherwise why not yet (the state says). */
+export interface ReceiptAnswer {
+  /** True when the sale is signed: `receipt` then holds the values to print. */
+  signed: boolean;
+  receipt: ReceiptSummary | null;
+  /** The sale's state when the wait ended: in flight, parked (and why), cancelled or failed. */
+  state: SaleState;
+}
+
+export const awaitReceiptUpdate = defineUpdate<ReceiptAnswer, [AwaitReceiptRequest?]>('awaitReceipt');
 export const confirmStockMovementUpdate = defineUpdate<SaleState, [{ referenceId: string }]>('confirmStockMovement');
 export const resendStockMovementUpdate = defineUpdate<SaleState, [{ referenceId: string }]>('resendStockMovement');
 

@@ -7,6 +7,11 @@ export const TraderInvoiceNumber = defineSearchAttributeKey('TraderInvoiceNumber
 export const FiscalStatus = defineSearchAttributeKey('FiscalStatus', SearchAttributeType.KEYWORD);
 export const CuInvoiceNumber = defineSearchAttributeKey('CuInvoiceNumber', SearchAttributeType.KEYWORD);
 export const NeedsAttention = defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL);
+/**
+ * Why a sale needs an operator, as a code the attention list can show as a column: the parked reason's code
+ * (`item_needs_fixing`, `outcome_timeout`, …), `stock_needs_confirmation`, or the failure's type; empty otherwise.
+ */
+export const AttentionReason = defineSearchAttributeKey('AttentionReason', SearchAttributeType.KEYWORD);
 
 // @temporalio/common does not re-export SearchAttributeKey from its entry point.
 export type AnySearchAttributeKey = ReturnType<typeof defineSearchAttributeKey<SearchAttributeType>>;
@@ -17,6 +22,7 @@ export const projectSearchAttributes: readonly AnySearchAttributeKey[] = [
   FiscalStatus,
   CuInvoiceNumber,
   NeedsAttention,
+  AttentionReason,
 ];
 
 /** Type names accepted by `temporal server start-dev --search-attribute NAME=TYPE`. */
