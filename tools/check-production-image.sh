@@ -19,8 +19,10 @@
 #    - against the sandbox (run from the development tree) and the dev server: starts ("worker running": the
 #      workflow bundle, the native bridge and the failure converter all work from the production install) and
 #      stops cleanly on SIGTERM.
+#    Running, it passes docker-compose.yml's health check of the worker (replayed against its metrics endpoint).
 # 4. The codec server as docker-compose.yml runs it from the same image: a configuration error naming
-#    PAYLOAD_KEYS without a key, listening with one, exit 0 on SIGTERM.
+#    PAYLOAD_KEYS without a key, and CODEC_AUTH_TOKEN on 0.0.0.0 without a token; on 0.0.0.0 with its token from a
+#    file (CODEC_AUTH_TOKEN_FILE, as compose mounts it), listening, passing compose's health check, exit 0 on SIGTERM.
 #
 # Needs Node 20 and npm (registry access for the npm ci), and the Temporal CLI (TEMPORAL_CLI_PATH, PATH,
 # .cache/temporal, or `npm run temporal:install`). CI runs it from .ci/run.
@@ -288,6 +290,63 @@ expect_config_error() {
   say "$name: exit 2, $(head -c 400 "$SCRATCH/$name.err" | head -n 1)"
 }
 
+# docker-compose.yml's health check of a service, as its argument list (a `test: [...]` line, or a `test:` list whose
+# items may be folded `>-` scalars): one argument per line, NUL-free, the CMD marker dropped.
+compose_healthcheck() {
+  node - "$ROOT/docker-compose.yml" "$1" <<'NODE'
+const fs = require('node:fs');
+const [file, service] = process.argv.slice(2);
+const lines = fs.readFileSync(file, 'utf8').split('\n');
+const start = lines.findIndex((l) => l === `  ${service}:`);
+if (start < 0) throw new Error(`no service ${service} in ${file}`);
+const end = lines.findIndex((l, i) => i > start && /^  \S/.test(l));
+const block = lines.slice(start + 1, end < 0 ? undefined : end);
+const at = block.findIndex((l) => /^    healthcheck:/.test(l));
+if (at < 0) throw new Error(`${service} has no healthcheck`);
+const testAt = block.findIndex((l, i) => i > at && /^      test:/.test(l));
+const inline = /^      test:\s*(\[.*\])\s*$/.exec(block[testAt]);
+let args;
+if (inline) {
+  args = JSON.parse(inline[1]);
+} else {
+  args = [];
+  for (let i = testAt + 1; i < block.length && /^        (- |\s)/.test(block[i]); i++) {
+    const item = /^        - (.*)$/.exec(block[i]);
+    if (item && item[1] === '>-') {
+      const folded = [];
+      while (i + 1 < block.length && /^          \s*\S/.test(block[i + 1])) folded.push(block[++i].trim());
+      args.push(folded.join(' '));
+    } else if (item) {
+      args.push(item[1]);
+    }
+  }
+}
+if (args[0] !== 'CMD') throw new Error(`${service}: the health check is not a CMD list`);
+for (const a of args.slice(1)) {
+  if (a.includes('\n')) throw new Error('an argument spans lines');
+  console.log(a);
+}
+NODE
+}
+
+# Runs a service's compose health check with these variables until it passes (or the seconds run out).
+expect_healthy() {
+  local service="$1" seconds="$2"
+  shift 2
+  local check=()
+  mapfile -t check < <(compose_healthcheck "$service")
+  [ "${#check[@]}" -gt 0 ] || fail "docker-compose.yml: cannot read the health check of $service"
+  local started=$SECONDS
+  until env -i PATH="$PATH" "$@" "${check[@]}" >"$SCRATCH/$service-health.out" 2>&1; do
+    if [ $((SECONDS - started)) -gt "$seconds" ]; then
+      cat "$SCRATCH/$service-health.out" >&2
+      fail "$service: docker-compose.yml's health check did not pass in ${seconds}s"
+    fi
+    sleep 1
+  done
+  say "$service: docker-compose.yml's health check passes ($((SECONDS - started))s)"
+}
+
 PAYLOAD_KEY="PAYLOAD_KEYS=check-1:$(node -e 'process.stdout.write(require("node:crypto").randomBytes(32).toString("base64"))')"
 
 # --- 3. the worker, as the image's CMD ------------------------------------------------------------------------------
@@ -370,9 +429,11 @@ SERVICES=(
   ACCOUNTING_BASE_URL="$accounting_url" ACCOUNTING_API_KEY=sk_development_demo_key_0000000000000001
   ACCOUNTING_CLIENT_SECRET=cs_demo_client_secret_000000000001
 )
+read -r worker_metrics_port <<<"$(free_ports 1)"
+WORKER_METRICS="METRICS_BIND_ADDRESS=0.0.0.0:$worker_metrics_port"
 started=$SECONDS
 (cd "$APP" && exec env -i PATH="$PATH" HOME="$HOME_DIR" "${STAGE_ENV[@]}" "$PAYLOAD_KEY" TEMPORAL_ADDRESS="$TEMPORAL_ADDRESS" \
-  LOG_FORMAT=json "${SERVICES[@]}" "${RUN_AS[@]}" "${CMD[@]}") >"$SCRATCH/worker-running.out" 2>"$SCRATCH/worker-running.err" &
+  LOG_FORMAT=json "$WORKER_METRICS" "${SERVICES[@]}" "${RUN_AS[@]}" "${CMD[@]}") >"$SCRATCH/worker-running.out" 2>"$SCRATCH/worker-running.err" &
 worker_pid=$!
 PIDS+=("$worker_pid")
 until grep -q '"worker running"' "$SCRATCH/worker-running.out" 2>/dev/null; do
@@ -386,6 +447,7 @@ until grep -q '"worker running"' "$SCRATCH/worker-running.out" 2>/dev/null; do
   sleep 0.5
 done
 say "worker-running: 'worker running' after $((SECONDS - started))s (workflow bundle built from dist/workflows)"
+expect_healthy worker 60 "$WORKER_METRICS"
 kill -TERM "$worker_pid"
 status=0
 wait "$worker_pid" || status=$?
@@ -401,11 +463,17 @@ codec_command="$(awk '/^  codec-server:/ { inside = 1; next } inside && /^  [^ ]
 mapfile -t CODEC < <(node -e 'for (const a of JSON.parse(process.argv[1])) console.log(a)' "$codec_command")
 run_entry codec-unconfigured 60 -- "${CODEC[@]}"
 expect_config_error codec-unconfigured PAYLOAD_KEYS
+# Compose's container listens on 0.0.0.0: without its token the codec server does not start.
+run_entry codec-no-token 60 "$PAYLOAD_KEY" CODEC_HOST=0.0.0.0 -- "${CODEC[@]}"
+expect_config_error codec-no-token CODEC_HOST CODEC_AUTH_TOKEN
 
 read -r codec_port <<<"$(free_ports 1)"
+codec_token_file="$SCRATCH/codec-auth-token"
+node -e 'process.stdout.write(require("node:crypto").randomBytes(32).toString("base64url") + "\n")' >"$codec_token_file"
+chmod 644 "$codec_token_file"
 started=$SECONDS
-(cd "$APP" && exec env -i PATH="$PATH" HOME="$HOME_DIR" "${STAGE_ENV[@]}" "$PAYLOAD_KEY" CODEC_HOST=127.0.0.1 CODEC_PORT="$codec_port" \
-  LOG_FORMAT=json "${RUN_AS[@]}" "${CODEC[@]}") >"$SCRATCH/codec-running.out" 2>"$SCRATCH/codec-running.err" &
+(cd "$APP" && exec env -i PATH="$PATH" HOME="$HOME_DIR" "${STAGE_ENV[@]}" "$PAYLOAD_KEY" CODEC_HOST=0.0.0.0 CODEC_PORT="$codec_port" \
+  CODEC_AUTH_TOKEN_FILE="$codec_token_file" LOG_FORMAT=json "${RUN_AS[@]}" "${CODEC[@]}") >"$SCRATCH/codec-running.out" 2>"$SCRATCH/codec-running.err" &
 codec_pid=$!
 PIDS+=("$codec_pid")
 until grep -q '"codec server listening"' "$SCRATCH/codec-running.out" 2>/dev/null; do
@@ -418,6 +486,7 @@ until grep -q '"codec server listening"' "$SCRATCH/codec-running.out" 2>/dev/nul
   fi
   sleep 0.2
 done
+expect_healthy codec-server 30 CODEC_PORT="$codec_port"
 kill -TERM "$codec_pid"
 status=0
 wait "$codec_pid" || status=$?
@@ -425,6 +494,6 @@ wait "$codec_pid" || status=$?
   show codec-running
   fail "the codec server exited $status on SIGTERM, not 0"
 }
-say "codec-running: listening on 127.0.0.1:$codec_port (${CODEC[*]}), exit 0 on SIGTERM"
+say "codec-running: listening on 0.0.0.0:$codec_port with its token from a file (${CODEC[*]}), exit 0 on SIGTERM"
 
 say "the runtime stage runs from its production install (npm ci --omit=dev in ${install_seconds}s, $(du -sh "$APP" | cut -f1))"

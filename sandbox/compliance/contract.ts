@@ -19,3 +19,15 @@ export const TRADER_INVOICE_NUMBER_MAX = 50;
 
 /** Lines of one sale: not shown by the contract; the sandbox refuses more than 500, as the worker assumes (C10). */
 export const SALE_LINES_MAX = 500;
+
+/*
+ * Bounds of a sale line's numbers: not shown by the contract. A real service refuses numbers no till could
+ * produce with 400 rather than failing on them; the sandbox's bounds are set as the worker assumes (C30):
+ * quantity more than 0 up to a million, unit price 0 up to a billion, a line's quantity × unitPrice up to 1e12,
+ * the sale's sum up to 1e13, at most 4 decimal places (eTIMS keeps 4 for quantities and prices).
+ */
+export const SALE_QUANTITY_MAX = 1_000_000;
+export const SALE_UNIT_PRICE_MAX = 1_000_000_000;
+export const SALE_LINE_AMOUNT_MAX = 1e12;
+export const SALE_TOTAL_MAX = 1e13;
+export const SALE_AMOUNT_DECIMALS_MAX = 4;

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { CREDIT_NOTE_REASONS, SALE_LINES_MAX, TRADER_INVOICE_NUMBER_MAX } from './contract.js';
+import {
+  CREDIT_NOTE_REASONS,
+  SALE_AMOUNT_DECIMALS_MAX,
+  SALE_LINE_AMOUNT_MAX,
+  SALE_LINES_MAX,
+  SALE_QUANTITY_MAX,
+  SALE_TOTAL_MAX,
+  SALE_UNIT_PRICE_MAX,
+  TRADER_INVOICE_NUMBER_MAX,
+} from './contract.js';
 import { callbackUrlProblem } from './callback-url.js';
 import { invalidRequest, type FieldIssue } from './errors.js';
 import { PURCHASE_STATUS_VALUES, TAX_TYPE_VALUES } from './fixture-schema.js';
@@ -27,6 +36,47 @@ const callbackUrl = z
   })
   .optional();
 
+/** Decimal places of a number as JSON writes it (its shortest round-trip text): 0.00001 is `1e-5`, 5 places. */
+function decimalPlaces(value: number): number {
+  const match = /^-?\d+(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value));
+  return match ? Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0)) : Number.POSITIVE_INFINITY;
+}
+
+const fewDecimals = (value: number) => decimalPlaces(value) <= SALE_AMOUNT_DECIMALS_MAX;
+const DECIMALS_MESSAGE = `must have at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places`;
+
+const saleLineQuantity = z
+  .number()
+  .positive()
+  .max(SALE_QUANTITY_MAX, `must be at most ${SALE_QUANTITY_MAX}`)
+  .refine(fewDecimals, DECIMALS_MESSAGE);
+const saleLineUnitPrice = z
+  .number()
+  .min(0)
+  .max(SALE_UNIT_PRICE_MAX, `must be at most ${SALE_UNIT_PRICE_MAX}`)
+  .refine(fewDecimals, DECIMALS_MESSAGE);
+
+/** A line's amount and the sale's sum, checked only over lines whose own numbers are valid (named once). */
+function checkSaleAmounts(lines: ReadonlyArray<{ quantity: number; unitPrice: number }>, ctx: z.RefinementCtx): void {
+  let total = 0;
+  let allFit = true;
+  lines.forEach((line, index) => {
+    if (!saleLineQuantity.safeParse(line?.quantity).success || !saleLineUnitPrice.safeParse(line?.unitPrice).success) {
+      allFit = false;
+      return;
+    }
+    const amount = line.quantity * line.unitPrice;
+    total += amount;
+    if (amount > SALE_LINE_AMOUNT_MAX) {
+      allFit = false;
+      ctx.addIssue({ code: 'custom', path: [index], message: `quantity × unitPrice must be at most ${SALE_LINE_AMOUNT_MAX}` });
+    }
+  });
+  if (allFit && total > SALE_TOTAL_MAX) {
+    ctx.addIssue({ code: 'custom', path: [], message: `quantity × unitPrice summed must be at most ${SALE_TOTAL_MAX}` });
+  }
+}
+
 export const SaleRequestSchema = z.object({
   traderInvoiceNumber: z.string().min(1).max(TRADER_INVOICE_NUMBER_MAX),
   saleDate: isoDate,
@@ -40,13 +90,14 @@ export const SaleRequestSchema = z.object({
     .array(
       z.object({
         itemId: z.string().min(1),
-        quantity: z.number().positive(),
-        unitPrice: z.number().min(0),
+        quantity: saleLineQuantity,
+        unitPrice: saleLineUnitPrice,
         description: optionalText(500),
       }),
     )
     .min(1)
-    .max(SALE_LINES_MAX),
+    .max(SALE_LINES_MAX)
+    .superRefine(checkSaleAmounts),
   callbackUrl,
 });
 export type SaleRequest = z.output<typeof SaleRequestSchema>;
@@ -117,9 +168,14 @@ function issuesOf(error: z.ZodError, root: string): FieldIssue[] {
   return error.issues.map((issue) => ({ field: fieldPath(issue.path, root), message: issue.message }));
 }
 
-// A missing field reads "is required" instead of zod's "expected string, received undefined".
-const requiredMessage: z.core.$ZodErrorMap = (issue) =>
-  issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined;
+// A missing field reads "is required" instead of zod's "expected string, received undefined"; a JSON number too
+// large for a double (`1e400`) reaches the schema as Infinity, which zod would call "expected number, received number".
+const requiredMessage: z.core.$ZodErrorMap = (issue) => {
+  if (issue.code !== 'invalid_type') return undefined;
+  if (issue.input === undefined) return 'is required';
+  if (issue.expected === 'number' && typeof issue.input === 'number') return 'must be a finite number';
+  return undefined;
+};
 
 /** Parses a JSON body; a missing body counts as `{}` when `optional`. Throws 400 naming the first wrong field. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, options: { optional?: boolean } = {}): z.output<S> {

@@ -13,7 +13,8 @@
  *   message replayed, or a clock far off); 400 `malformed_timestamp` / `malformed_payload` /
  *   `missing_sync_batch_id` (signed, but unusable); 413 too large; 503 `signal_failed` (Temporal unreachable:
  *   not taken, so the sender's retry is).
- * Nothing but a 202 `accepted` changes anything. The secret and the signatures are never logged.
+ * Nothing but a 202 `accepted` changes anything. The secret and the signatures are never logged; each webhook's
+ * own line is at debug, refusals are warned about once per reason per interval, with their count.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
@@ -21,6 +22,7 @@ import { verifyWebhook, WebhookVerificationError, type WebhookFailureReason } fr
 import { assertCredential } from '../config/credentials.js';
 import { syncBatchWebhookSignal, syncBatchWorkflowId, type SyncBatchWebhookHint } from '../contracts/sync-batch.js';
 import { BoundedTtlMap, CallbackFloodGuard, REFUSAL_LOG_INTERVAL_MS } from './flood-guard.js';
+import { clip, clipped } from './answer-log.js';
 import type { CallbackLogger, SignalOutcome } from './handler.js';
 
 export const ACCOUNTING_WEBHOOK_PATH = '/webhooks/accounting';
@@ -170,7 +172,7 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
       error.statusCode === 413
         ? [413, 'body_too_large', `the body must be at most ${WEBHOOK_BODY_LIMIT} bytes`]
         : [400, 'malformed_payload', 'the request could not be read'];
-    request.log.info({ statusCode }, 'accounting webhook refused before verification');
+    request.log.debug({ statusCode }, 'accounting webhook refused before verification');
     options.onVerdict?.(code);
     return reply.code(statusCode).send(failure(statusCode, code, message).body);
   });
@@ -199,12 +201,13 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
     const change = readPayload(payload);
     if (change === undefined) {
       const refused = dueForLog('missing_sync_batch_id');
-      if (refused !== undefined) logger.warn({ webhookId, refused }, 'accounting webhook refused: it names no sync batch');
+      if (refused !== undefined) logger.warn({ webhookId: clip(webhookId), refused }, 'accounting webhook refused: it names no sync batch');
       return failure(400, 'missing_sync_batch_id', 'the body must name the sync batch in data.syncBatchId');
     }
-    const logged = { webhookId, syncBatchId: change.syncBatchId, billPaymentId: change.billPaymentId, status: change.status };
+    // Signed by the service, but still cut: a log line's length is not the sender's to choose.
+    const logged = clipped({ webhookId, syncBatchId: change.syncBatchId, billPaymentId: change.billPaymentId, status: change.status });
     if (!replays.take(webhookId)) {
-      logger.info(logged, 'accounting webhook replayed: acknowledged without signalling');
+      logger.debug(logged, 'accounting webhook replayed: acknowledged without signalling');
       return { statusCode: 200, body: { status: 'duplicate' } };
     }
 
@@ -223,15 +226,15 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
     } catch (err) {
       guard.failed(admission.ticket);
       replays.release(webhookId);
-      logger.error({ ...logged, err }, 'accounting webhook not delivered: signalling the workflow failed');
+      logger.error({ ...logged, err: { message: clip(err instanceof Error ? err.message : String(err)) } }, 'accounting webhook not delivered: signalling the workflow failed');
       return failure(503, 'signal_failed', 'the workflow could not be signalled; try again later');
     }
     if (outcome === 'not_found') {
       guard.notFound(admission.ticket);
-      logger.info(logged, 'accounting webhook ignored: no running workflow for this sync batch');
+      logger.debug(logged, 'accounting webhook ignored: no running workflow for this sync batch');
       return { statusCode: 202, body: { status: 'ignored' } };
     }
-    logger.info(logged, 'accounting webhook signalled to the sync batch workflow');
+    logger.debug(logged, 'accounting webhook signalled to the sync batch workflow');
     return { statusCode: 202, body: { status: 'accepted' } };
   }
 };

@@ -8,7 +8,8 @@
  * 1. delivery id: a (workflow, delivery id) already signalled is a 'duplicate';
  * 2. outcome: a (workflow, document, event) signalled within `outcomeWindowMs` is a 'duplicate' too (a
  *    later genuine delivery of the same outcome, e.g. a second failure after a retry, is signalled once the
- *    window has passed; polling covers the gap);
+ *    window has passed; polling covers the gap). A callback whose body names neither (a body of another shape,
+ *    or none) is told apart by its bytes' fingerprint instead;
  * 3. per-workflow budget: a token bucket of `workflowBurst` signals refilled one per `workflowRefillMs`,
  *    whatever the bodies say (an attacker can vary document ids and events); beyond it, 'throttled';
  * 4. a workflow whose signal answered 'not_found' (closed) is remembered: 'closed', without a Temporal call.
@@ -44,7 +45,7 @@ export const CALLBACK_GUARD_DEFAULTS = {
   closedTtlMs: 3_600_000,
 } as const satisfies Required<Omit<CallbackGuardOptions, 'now'>>;
 
-/** Refusals are logged at most once per reason per this interval, with their count. */
+/** Refusals are logged at most once per reason per this interval, with their count (accounting webhooks). */
 export const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 export type Admission =
@@ -122,8 +123,6 @@ export class CallbackFloodGuard {
   private readonly budgets: BoundedTtlMap<Bucket>;
   private readonly closed: BoundedTtlMap<true>;
   private readonly suppressed: BoundedTtlMap<{ count: number; reportedAt: number }>;
-  /** Refusals (forged, expired, malformed) per reason, for one log line per reason per interval. */
-  private readonly refusals = new Map<string, { count: number; reportedAt: number }>();
 
   constructor(options: CallbackGuardOptions = {}) {
     const { now, ...rest } = options;
@@ -140,12 +139,18 @@ export class CallbackFloodGuard {
     this.suppressed = new BoundedTtlMap(max, this.now);
   }
 
-  /** Decides, synchronously, whether this callback is signalled; a 'signal' reserves its keys and one budget unit. */
-  admit(workflowId: string, hint: CallbackHint): Admission {
+  /**
+   * Decides, synchronously, whether this callback is signalled; a 'signal' reserves its keys and one budget unit.
+   * `fingerprint` (a digest of the body) stands for the outcome when the hint names neither document nor event.
+   */
+  admit(workflowId: string, hint: CallbackHint, fingerprint = ''): Admission {
     if (this.closed.get(workflowId)) return this.suppress(workflowId, 'closed');
     const deliveryKey = hint.callbackId === null ? undefined : key(workflowId, 'delivery', hint.callbackId);
     if (deliveryKey !== undefined && this.deliveries.get(deliveryKey)) return this.suppress(workflowId, 'duplicate');
-    const outcomeKey = key(workflowId, 'outcome', hint.documentId, hint.event ?? '');
+    const outcomeKey =
+      hint.documentId === null && hint.event === null
+        ? key(workflowId, 'body', fingerprint)
+        : key(workflowId, 'outcome', hint.documentId ?? '', hint.event ?? '');
     if (this.outcomes.get(outcomeKey)) return this.suppress(workflowId, 'duplicate');
     if (!this.take(workflowId)) return this.suppress(workflowId, 'throttled');
     if (deliveryKey !== undefined) this.deliveries.set(deliveryKey, true, this.options.deliveryTtlMs);
@@ -162,21 +167,6 @@ export class CallbackFloodGuard {
   /** No running workflow has this id: answer its later callbacks without asking Temporal. */
   notFound(ticket: AdmissionTicket): void {
     this.closed.set(ticket.workflowId, true, this.options.closedTtlMs);
-  }
-
-  /**
-   * Counts a refused callback (a fixed set of reasons, so a fixed amount of memory); returns how many to report
-   * when a log line is due (the first, then at most one per `REFUSAL_LOG_INTERVAL_MS` per reason).
-   */
-  refused(reason: 'invalid_token' | 'expired_token' | 'missing_document_id'): number | undefined {
-    const now = this.now();
-    const entry = this.refusals.get(reason);
-    if (entry === undefined || now - entry.reportedAt >= REFUSAL_LOG_INTERVAL_MS) {
-      this.refusals.set(reason, { count: 0, reportedAt: now });
-      return (entry?.count ?? 0) + 1;
-    }
-    entry.count++;
-    return undefined;
   }
 
   /** Counts an unsignalled callback; the first one, then the count once per refill interval, is reported. */

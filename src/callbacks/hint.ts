@@ -1,9 +1,11 @@
 /**
- * Reads the hint out of a result callback body. The body is read leniently (C45: beyond `data.sale.id`
- * every field is optional): the workflow re-reads the document anyway, so all a callback must tell it is
- * which document to look at.
+ * Reads the hint out of a result callback. Any body is a hint (the token already named the execution, and the
+ * workflow re-reads its document): fields the project assumed (body-fields.ts) are read when present and valid,
+ * anything else leaves them null. Never a refusal.
  */
+import { createHash } from 'node:crypto';
 import type { CallbackHint } from '../contracts/sale.js';
+import { ASSUMED_BODY_FIELDS, type CallbackBodyFields, type JsonPath } from './body-fields.js';
 
 /** Longer values are not identifiers the service issues; they are dropped rather than put into history. */
 const MAX_ID_LENGTH = 256;
@@ -11,33 +13,64 @@ const MAX_EVENT_LENGTH = 100;
 
 export type CallbackHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-/** The body as a JSON object: already parsed, or JSON text / bytes; anything else is undefined. */
-function parseCallbackBody(body: unknown): Record<string, unknown> | undefined {
-  let value = body;
-  if (value instanceof Uint8Array) value = Buffer.from(value).toString('utf8');
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value) as unknown;
-    } catch {
-      return undefined;
-    }
-  }
-  return isObject(value) ? value : undefined;
+export interface ReadHint {
+  hint: CallbackHint;
+  /** A digest of the body's bytes: tells one anonymous callback from another where the hint names nothing. */
+  fingerprint: string;
 }
 
-/** The hint to signal, or undefined when the body names no document. */
-export function extractHint(body: unknown, headers: CallbackHeaders = {}): CallbackHint | undefined {
-  const parsed = parseCallbackBody(body);
-  const data = parsed?.data;
-  // `data.sale` is the documented shape; `data` being the document itself is accepted as well.
-  const document = isObject(data) ? (isObject(data.sale) ? data.sale : data) : undefined;
-  const documentId = text(document?.id, MAX_ID_LENGTH);
-  if (documentId === null) return undefined;
-  return {
-    documentId,
-    event: text(parsed?.event, MAX_EVENT_LENGTH),
-    callbackId: text(parsed?.id, MAX_ID_LENGTH) ?? text(firstHeader(headers['x-callback-id']), MAX_ID_LENGTH),
+/** The hint a callback gives, whatever its body (parsed JSON, JSON text, other text, bytes, or nothing). */
+export function readHint(body: unknown, headers: CallbackHeaders = {}, fields: CallbackBodyFields = ASSUMED_BODY_FIELDS): ReadHint {
+  const bytes = bodyBytes(body);
+  const parsed = parseJson(body, bytes);
+  const first = (paths: readonly JsonPath[], maxLength: number) => {
+    for (const path of paths) {
+      const value = text(valueAt(parsed, path), maxLength);
+      if (value !== null) return value;
+    }
+    return null;
   };
+  const fromHeader = () => {
+    for (const name of fields.callbackIdHeaders) {
+      const value = text(firstHeader(headers[name]), MAX_ID_LENGTH);
+      if (value !== null) return value;
+    }
+    return null;
+  };
+  return {
+    hint: {
+      documentId: first(fields.documentId, MAX_ID_LENGTH),
+      event: first(fields.event, MAX_EVENT_LENGTH),
+      callbackId: first(fields.callbackId, MAX_ID_LENGTH) ?? fromHeader(),
+    },
+    fingerprint: createHash('sha256').update(bytes).digest('base64url').slice(0, 22),
+  };
+}
+
+function bodyBytes(body: unknown): Buffer {
+  if (body instanceof Uint8Array) return Buffer.from(body);
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (body === undefined || body === null) return Buffer.alloc(0);
+  return Buffer.from(JSON.stringify(body) ?? '', 'utf8');
+}
+
+/** The body as JSON when it is JSON (already parsed, or text/bytes that parse); otherwise undefined. */
+function parseJson(body: unknown, bytes: Buffer): unknown {
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) return body;
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function valueAt(value: unknown, path: JsonPath): unknown {
+  let current = value;
+  for (const name of path) {
+    if (!isObject(current)) return undefined;
+    current = current[name];
+  }
+  return current;
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -1,9 +1,10 @@
 /**
  * A callback URL is a credential (its last segment is the token), so request logs show its path only up
- * to the workflow id. Hosts that log requests themselves can use `callbackRequestSerializer` as their
- * pino `req` serializer.
+ * to the workflow id, cut to a small bound (a sender chooses the URL's length). Hosts that log requests
+ * themselves can use `callbackRequestSerializer` as their pino `req` serializer.
  */
 import type { FastifyRequest } from 'fastify';
+import { clip } from './answer-log.js';
 
 const REDACTED_SEGMENT = '[redacted]';
 
@@ -20,12 +21,12 @@ export interface LoggedRequest {
   remotePort: number | undefined;
 }
 
-/** Fastify's default request serializer, with the token removed from the URL. */
+/** Fastify's default request serializer, with the token removed from the URL and every text clipped. */
 export function callbackRequestSerializer(request: FastifyRequest): LoggedRequest {
   return {
-    method: request.method,
-    url: redactCallbackPath(request.url),
-    host: request.host,
+    method: clip(request.method),
+    url: clip(redactCallbackPath(request.url)),
+    host: request.host === undefined ? undefined : clip(request.host),
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
   };

@@ -1,12 +1,17 @@
 /**
- * Fastify plugin for `POST /callbacks/:workflowId/:token`. Bodies are taken as raw bytes of any content type
- * (up to 64 KiB) and only parsed after the token verified, so a forged callback costs no JSON parsing.
+ * Fastify plugin for `POST /callbacks/<workflow id>/<token>` (either form of paths.ts). Bodies are taken as raw
+ * bytes of any content type, or none (up to 64 KiB), and only read after the token verified, so a forged callback
+ * costs no parsing. A wildcard route rather than `:params`: the router refuses a parameter over `maxParamLength`
+ * (100 by default, a host setting), and a workflow id can be 1,000 bytes, up to 3,000 characters percent-encoded.
  * Register it with `app.register(callbackRoutes, { minter, signal, guard, logger })`.
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { CallbackAnswerLog, clip, type CallbackLogger } from './answer-log.js';
+import type { CallbackBodyFields } from './body-fields.js';
 import { CallbackFloodGuard } from './flood-guard.js';
-import { handleCallback, type CallbackLogger, type CallbackSignal } from './handler.js';
+import { handleCallback, type CallbackSignal } from './handler.js';
 import { callbackRequestSerializer } from './log-redaction.js';
+import { CALLBACK_PATH_PREFIX, parseCallbackPath } from './paths.js';
 import type { CallbackTokenVerifier } from './tokens.js';
 
 export const CALLBACK_BODY_LIMIT = 64 * 1024;
@@ -18,13 +23,12 @@ export interface CallbackRoutesOptions {
   guard?: CallbackFloodGuard;
   /** Where callback outcomes are logged; default the request's logger. */
   logger?: CallbackLogger;
+  /** Which body fields are read when present (default: what the project assumed, body-fields.ts). */
+  bodyFields?: CallbackBodyFields;
+  /** Counts answers for the periodic summary (default: one for this registration, on the plugin's logger). */
+  answers?: CallbackAnswerLog;
   /** Told every answer's verdict (`accepted`, `duplicate`, `throttled`, `ignored`, or the error code), e.g. for a metric. */
   onVerdict?: (verdict: string) => void;
-}
-
-interface CallbackParams {
-  workflowId: string;
-  token: string;
 }
 
 // Applies to fastify's own `incoming request` and error lines for these routes, whatever the host's logger does.
@@ -33,54 +37,82 @@ const logSerializers = { req: callbackRequestSerializer };
 export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (app, options) => {
   const { minter, signal } = options;
   const guard = options.guard ?? new CallbackFloodGuard();
+  const answers = options.answers ?? ownAnswerLog(options.logger ?? app.log);
+  if (!options.answers) {
+    answers.start();
+    app.addHook('onClose', async () => answers.close());
+  }
+  const verdict = (request: FastifyRequest, code: string, refused: boolean) => {
+    answers.note(code, refused, { url: callbackRequestSerializer(request).url });
+    options.onVerdict?.(code);
+  };
 
   // Encapsulated: the host's own parsers are untouched outside this plugin.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) => {
     done(null, body);
   });
-  app.setErrorHandler(answerError);
+  app.setErrorHandler((error: FastifyError, request, reply) => answerError(error, request, reply, verdict));
 
-  app.post<{ Params: CallbackParams }>('/callbacks/:workflowId/:token', {
-    bodyLimit: CALLBACK_BODY_LIMIT,
-    logSerializers,
-    handler: async (request, reply) => {
-      const result = await handleCallback({
-        workflowId: request.params.workflowId,
-        token: request.params.token,
-        body: request.body,
-        headers: request.headers,
-        minter,
-        signal,
-        guard,
-        logger: options.logger ?? request.log,
+  app.all(`${CALLBACK_PATH_PREFIX}*`, { bodyLimit: CALLBACK_BODY_LIMIT, logSerializers }, async (request, reply) => {
+    const path = request.method === 'POST' ? parseCallbackPath(pathAfterPrefix(request)) : undefined;
+    if (path === undefined) {
+      // Never fastify's default 404, whose log line and body repeat the URL (and so a token).
+      verdict(request, 'not_found', true);
+      return reply.code(404).send({
+        error: { code: 'not_found', message: 'callbacks are accepted as POST /callbacks/<workflow id>/<token>' },
       });
-      options.onVerdict?.('status' in result.body ? result.body.status : result.body.error.code);
-      return reply.code(result.statusCode).send(result.body);
-    },
+    }
+    const result = await handleCallback({
+      workflowId: path.workflowId,
+      token: path.token,
+      body: request.body,
+      headers: request.headers,
+      minter,
+      signal,
+      guard,
+      logger: options.logger ?? request.log,
+      answers,
+      ...(options.bodyFields ? { bodyFields: options.bodyFields } : {}),
+    });
+    options.onVerdict?.('status' in result.body ? result.body.status : result.body.error.code);
+    return reply.code(result.statusCode).send(result.body);
   });
-
-  // Any other method or shape under /callbacks/ would reach fastify's default 404, whose log line and body
-  // repeat the URL (and so a token): answer those here instead.
-  app.all('/callbacks/*', { logSerializers }, async (_request, reply) =>
-    reply.code(404).send({
-      error: { code: 'not_found', message: 'callbacks are accepted as POST /callbacks/:workflowId/:token' },
-    }),
-  );
 };
 
-function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function ownAnswerLog(logger: CallbackLogger): CallbackAnswerLog {
+  return new CallbackAnswerLog({ logger });
+}
+
+/** The raw (still encoded) path after the route's own `/callbacks/`, whatever prefix the plugin is registered under. */
+function pathAfterPrefix(request: FastifyRequest): string {
+  const [path = ''] = request.url.split('?', 1);
+  const route = request.routeOptions.url ?? CALLBACK_PATH_PREFIX;
+  const prefixLength = route.length - 1; // the route ends with '*'
+  return path.slice(prefixLength);
+}
+
+function answerError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  verdict: (request: FastifyRequest, code: string, refused: boolean) => void,
+): FastifyReply {
   const status = error.statusCode ?? 500;
+  const logged = { err: { code: error.code, message: clip(error.message) } };
   if (status === 413) {
-    request.log.info({ err: error }, 'callback refused: body too large');
+    verdict(request, 'body_too_large', true);
+    request.log.debug(logged, 'callback refused: body too large');
     return reply.code(413).send({
       error: { code: 'body_too_large', message: `the body must be at most ${CALLBACK_BODY_LIMIT} bytes` },
     });
   }
   if (status >= 400 && status < 500) {
-    request.log.info({ err: error }, 'callback refused: bad request');
-    return reply.code(status).send({ error: { code: 'bad_request', message: error.message } });
+    verdict(request, 'bad_request', true);
+    request.log.debug(logged, 'callback refused: bad request');
+    return reply.code(status).send({ error: { code: 'bad_request', message: clip(error.message) } });
   }
-  request.log.error({ err: error }, 'callback failed');
+  verdict(request, 'internal_error', false);
+  request.log.error(logged, 'callback failed');
   return reply.code(500).send({ error: { code: 'internal_error', message: 'the callback could not be handled' } });
 }

@@ -17,6 +17,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../config/worker.js';
+import { callbackPath, PUBLIC_BASE_URL_MAX_LENGTH, WORKFLOW_ID_MAX_BYTES } from './paths.js';
 
 /** 256 bits of key: as strong as the HMAC-SHA256 output it keys. */
 const CALLBACK_SECRET_MIN_BYTES = 32;
@@ -117,9 +118,12 @@ export class CallbackUrlMinter implements CallbackTokenVerifier {
     return this.sign(workflowId).toString('base64url');
   }
 
-  /** `${publicBaseUrl}/callbacks/${workflowId}/${token}`, the workflow id percent-encoded as one path segment. */
+  /**
+   * `${publicBaseUrl}/callbacks/${workflowId}/${token}`, the workflow id percent-encoded as one path segment; when
+   * that URL would exceed the service's limit, the compact form of paths.ts.
+   */
   mint(workflowId: string): string {
-    return `${this.publicBaseUrl}/callbacks/${encodeURIComponent(workflowId)}/${this.token(workflowId)}`;
+    return `${this.publicBaseUrl}${callbackPath(this.publicBaseUrl.length, workflowId, this.token(workflowId))}`;
   }
 
   /** Constant-time check that `token` was minted for `workflowId` with this secret and has not expired. */
@@ -196,5 +200,12 @@ function normaliseBaseUrl(value: string): string {
       'must not have a query or fragment (the minted path is appended to it)',
     );
   }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const normalised = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  if (normalised.length > PUBLIC_BASE_URL_MAX_LENGTH) {
+    throw new CallbackConfigError(
+      'publicBaseUrl',
+      `must be at most ${PUBLIC_BASE_URL_MAX_LENGTH} characters, so that the callback URL of any workflow id (up to ${WORKFLOW_ID_MAX_BYTES} bytes) fits the service's limit`,
+    );
+  }
+  return normalised;
 }

@@ -6,17 +6,20 @@
  *
  * - CORS only for the configured origins (default the local UI); any other `Origin` is refused with 403;
  *   requests without `Origin` (CLI, services) are not browser requests and pass to the authorisation check.
- * - Optional bearer token (`Authorization: Bearer <token>`), compared in constant time.
+ * - A token on `/encode` and `/decode` (`Authorization: Bearer <token>`, or HTTP Basic with the token as the password,
+ *   which a browser keeps after `GET /sign-in`), compared in constant time; required to listen on anything but
+ *   loopback (the server refuses to start otherwise).
+ * - `{}` is an empty payload list, as protobuf JSON writes one.
  * - Logs carry method, route, status, namespace and payload count; never payloads, never the token.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PayloadDecryptionError } from './aes-gcm-codec.js';
-import { ConfigError } from '../config/env.js';
+import { ConfigError, resolveSecretFiles } from '../config/env.js';
 
 /** The local dev server's UI. */
 export const DEFAULT_CODEC_CORS_ORIGINS: readonly string[] = ['http://localhost:8233', 'http://127.0.0.1:8233'];
@@ -57,7 +60,9 @@ const jsonPayload = z.object({
   metadata: z.record(z.string(), base64).nullish(),
   data: base64.nullish(),
 });
-const payloadsBody = z.object({ payloads: z.array(jsonPayload) });
+// Protobuf JSON leaves out an empty repeated field: the CLI sends `{}` for a query's empty argument list. Strict,
+// as protobuf JSON parsers are: a misspelt field is an error, not an empty list.
+const payloadsBody = z.strictObject({ payloads: z.array(jsonPayload).optional() });
 type JsonPayload = z.infer<typeof jsonPayload>;
 
 function fromJson(json: JsonPayload): Payload {
@@ -91,6 +96,21 @@ export function normaliseOrigins(origins: readonly string[], source = 'corsOrigi
   });
 }
 
+/**
+ * The token an `Authorization` header presents: `Bearer <token>` (CLI, services), or `Basic` with the token as the
+ * password (what a browser sends after /sign-in). Undefined for anything else.
+ */
+function presentedToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const bearer = /^Bearer (.+)$/i.exec(header);
+  if (bearer) return bearer[1];
+  const basic = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header.trim());
+  if (!basic) return undefined;
+  const credentials = Buffer.from(basic[1]!, 'base64').toString('utf8');
+  const colon = credentials.indexOf(':');
+  return colon < 0 ? undefined : credentials.slice(colon + 1);
+}
+
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
@@ -105,7 +125,7 @@ export async function buildCodecApp(options: CodecAppOptions): Promise<FastifyIn
 }
 
 async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>): Promise<FastifyInstance> {
-  const expected = options.authToken === undefined || options.authToken === '' ? undefined : digest(`Bearer ${options.authToken}`);
+  const expected = options.authToken === undefined || options.authToken === '' ? undefined : digest(options.authToken);
   const loggerInstance: FastifyBaseLogger = options.logger.child({ component: 'codec-server' });
   const app = Fastify({
     loggerInstance,
@@ -135,16 +155,18 @@ async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>):
     return;
   });
 
+  /** Digests of equal length whatever is given, so the comparison takes the same time for any wrong token. */
+  const tokenMatches = (header: string | undefined): boolean => {
+    const given = presentedToken(header);
+    return expected !== undefined && given !== undefined && timingSafeEqual(digest(given), expected);
+  };
+
   const authorise = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (expected === undefined) return;
-    const given = request.headers.authorization;
-    if (given === undefined || !timingSafeEqual(digest(given), expected)) {
-      return reply
-        .code(401)
-        .header('WWW-Authenticate', 'Bearer')
-        .send(errorBody('unauthorized', 'a valid Authorization: Bearer token is required'));
-    }
-    return;
+    if (expected === undefined || tokenMatches(request.headers.authorization)) return;
+    return reply
+      .code(401)
+      .header('WWW-Authenticate', 'Bearer')
+      .send(errorBody('unauthorized', 'a valid Authorization: Bearer token is required'));
   };
 
   app.addHook('onResponse', async (request, reply) => {
@@ -178,6 +200,21 @@ async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>):
 
   app.get('/health', async () => ({ status: 'ok' }));
 
+  // The Temporal UI cannot send a static token, but with TEMPORAL_CODEC_INCLUDE_CREDENTIALS it sends what the
+  // browser holds for this origin: opening this page once asks for the token (as the password) and the browser
+  // then presents it with every /decode of the UI.
+  app.get('/sign-in', async (request, reply) => {
+    if (expected === undefined) return reply.type('text/plain').send('this codec server needs no token\n');
+    if (!tokenMatches(request.headers.authorization)) {
+      return reply
+        .code(401)
+        .header('WWW-Authenticate', 'Basic realm="codec server", charset="UTF-8"')
+        .type('text/plain')
+        .send('enter the codec server token as the password (any user name)\n');
+    }
+    return reply.type('text/plain').send('signed in: the Temporal UI in this browser can decode now\n');
+  });
+
   for (const direction of ['encode', 'decode'] as const) {
     // onRequest: the token is checked before the body is read, so a caller without one cannot make the server parse.
     app.post(`/${direction}`, { onRequest: authorise }, async (request, reply) => {
@@ -189,7 +226,7 @@ async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>):
           .code(400)
           .send(errorBody('invalid_body', `expected {"payloads": [{"metadata": {…base64}, "data": base64}]}${path ? ` (at ${path})` : ''}`));
       }
-      const payloads = parsed.data.payloads.map(fromJson);
+      const payloads = (parsed.data.payloads ?? []).map(fromJson);
       const result = direction === 'encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
       return reply.send({ payloads: result.map(toJson) });
     });
@@ -198,10 +235,31 @@ async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>):
   return app;
 }
 
+/** Addresses only this machine can reach. Anything else (0.0.0.0, ::, a LAN address, a name) may be reached from outside. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost') return true;
+  if (isIPv4(h)) return h.startsWith('127.');
+  if (isIPv6(h)) return h === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(h) || /^::ffff:127\./.test(h);
+  return false;
+}
+
+const NO_TOKEN_BEYOND_LOOPBACK =
+  'the codec server decrypts for whoever reaches it, so beyond loopback it needs a token: set CODEC_AUTH_TOKEN (or CODEC_AUTH_TOKEN_FILE)' +
+  ` to a secret of at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters (openssl rand -base64 32), or listen on 127.0.0.1`;
+
+function assertTokenBeyondLoopback(host: string, authToken: string | undefined, hostSetting: string): void {
+  if (authToken !== undefined && authToken !== '') return;
+  if (isLoopbackHost(host)) return;
+  throw new ConfigError(`${hostSetting} is ${host}: ${NO_TOKEN_BEYOND_LOOPBACK}`);
+}
+
 export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
+  const host = options.host ?? '127.0.0.1';
+  // Checked here too, not only when the environment is read: no caller can open a decrypting door by accident.
+  assertTokenBeyondLoopback(host, options.authToken, 'the listen address (CODEC_HOST)');
   const origins = new Set(normaliseOrigins(options.corsOrigins ?? DEFAULT_CODEC_CORS_ORIGINS));
   const app = await buildApp(options, origins);
-  const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 0 });
   const { port } = app.server.address() as AddressInfo;
   const shownHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
@@ -225,9 +283,11 @@ export interface CodecServerEnvOptions {
 
 /**
  * `CODEC_HOST` (127.0.0.1), `CODEC_PORT` (8234), `CODEC_CORS_ORIGINS` (comma-separated; default the local UI),
- * `CODEC_AUTH_TOKEN` (optional, at least 32 characters). Errors name the variable, never the token.
+ * `CODEC_AUTH_TOKEN` or `CODEC_AUTH_TOKEN_FILE` (at least 32 characters; required unless CODEC_HOST is a loopback
+ * address). Errors name the variable, never the token.
  */
-export function codecServerOptionsFromEnv(env: Env): CodecServerEnvOptions {
+export function codecServerOptionsFromEnv(rawEnv: Env): CodecServerEnvOptions {
+  const env = resolveSecretFiles(rawEnv, ['CODEC_AUTH_TOKEN']);
   const host = env.CODEC_HOST?.trim() || '127.0.0.1';
   const portText = env.CODEC_PORT?.trim();
   const port = portText ? Number(portText) : DEFAULT_CODEC_PORT;
@@ -242,5 +302,6 @@ export function codecServerOptionsFromEnv(env: Env): CodecServerEnvOptions {
   if (authToken !== undefined && authToken.length < CODEC_AUTH_TOKEN_MIN_LENGTH) {
     throw new ConfigError(`CODEC_AUTH_TOKEN: must be at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters`);
   }
+  assertTokenBeyondLoopback(host, authToken, 'CODEC_HOST');
   return { host, port, corsOrigins, authToken };
 }

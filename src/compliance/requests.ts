@@ -7,22 +7,27 @@
 import { z } from 'zod';
 import { RequestValidationError } from '../http/errors.js';
 import { callbackUrlProblem } from './callback-url.js';
-import { CREDIT_NOTE_REASONS, SALE_LINES_MAX, SALE_LINES_MIN, TRADER_INVOICE_NUMBER_MAX } from '../contracts/compliance-rules.js';
+import {
+  calendarDate,
+  creditNoteReason,
+  fieldPath,
+  isCalendarDate,
+  nonEmpty,
+  saleRequestParts,
+  traderInvoiceNumber,
+  typeErrors,
+} from '../contracts/sale-input.js';
 import { STOCK_ACTIONS } from './schemas.js';
 
 const LIMITS = {
-  traderInvoiceNumberMax: TRADER_INVOICE_NUMBER_MAX,
   referenceIdMax: 100,
   idempotencyKeyMin: 8,
   idempotencyKeyMax: 128,
   pageSizeMin: 1,
   pageSizeMax: 100,
-  saleLinesMin: SALE_LINES_MIN,
-  saleLinesMax: SALE_LINES_MAX,
 } as const;
 
 const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export interface RequestValidationOptions {
   /** Accept http(s) callback URLs to loopback hosts (local stacks only; C48). */
@@ -30,38 +35,16 @@ export interface RequestValidationOptions {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Field rules
+// Field rules (a sale request's fields and limits are the sale's own, stated once in
+// src/contracts/sale-input.ts: what the sales client and the workflow accept is exactly what is sent here)
 // ---------------------------------------------------------------------------------------------------------
 
-/** A string with something in it besides white space. */
-export const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
+export { calendarDate, creditNoteReason, isCalendarDate, nonEmpty, saleRequestParts, traderInvoiceNumber };
 
 const maxChars = (max: number) =>
   z.string().max(max, `must be at most ${max} characters`);
 
-/** A `YYYY-MM-DD` string naming a day that exists (no 2026-02-30). */
-export function isCalendarDate(value: string): boolean {
-  const match = DATE_PATTERN.exec(value);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
-/** A `YYYY-MM-DD` date that exists; one problem per value (a malformed date is not also "not a real date"). */
-export const calendarDate = () =>
-  z.string().superRefine((value, ctx) => {
-    if (!DATE_PATTERN.test(value)) ctx.addIssue({ code: 'custom', message: 'must be a date in the form YYYY-MM-DD' });
-    else if (!isCalendarDate(value)) ctx.addIssue({ code: 'custom', message: 'must be a real calendar date' });
-  });
-
 const atLeastZero = () => z.number().min(0, 'must be 0 or more');
-
-/** The caller's own number of a sale or credit note: non-empty, at most 50 characters. */
-export const traderInvoiceNumber = () => nonEmpty().pipe(maxChars(LIMITS.traderInvoiceNumberMax));
-
-/** A credit note reason code (`01`…`06`). */
-export const creditNoteReason = () => z.enum(CREDIT_NOTE_REASONS, `must be one of ${CREDIT_NOTE_REASONS.join(', ')}`);
 
 function callbackUrl(options: RequestValidationOptions) {
   return z.string().superRefine((value, ctx) => {
@@ -69,46 +52,6 @@ function callbackUrl(options: RequestValidationOptions) {
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// The sale request (POST /v1/sales, C10)
-// ---------------------------------------------------------------------------------------------------------
-
-/**
- * The one definition of a sale request's fields and limits. The compliance client's `createSale` below and the
- * sales client's start-time check (src/client/schemas.ts) are both built from these parts, so what a sale may
- * carry cannot differ between the two. Each side wraps the shapes in its own kind of object: the compliance
- * client drops unknown fields (`z.object`), the sales client names them (`z.strictObject`).
- */
-export const saleRequestParts = {
-  /** Top-level fields, in document order (the first wrong one is reported). */
-  fields: {
-    traderInvoiceNumber: traderInvoiceNumber(),
-    saleDate: calendarDate(),
-    paymentTypeCode: nonEmpty().optional(),
-    branchId: nonEmpty().optional(),
-  },
-  /** The buyer: every field optional and free text, as the contract's Customer. */
-  customer: {
-    name: z.string().optional(),
-    pin: z.string().optional(),
-    phone: z.string().optional(),
-    email: z.string().optional(),
-  },
-  /** One line: quantity more than 0, unit price 0 or more. */
-  line: {
-    itemId: nonEmpty(),
-    quantity: z.number().positive('must be more than 0'),
-    unitPrice: atLeastZero(),
-    description: z.string().optional(),
-  },
-  /** The lines, 1 to 500 of them (C10). */
-  lines: <Line extends z.ZodType>(line: Line) =>
-    z
-      .array(line)
-      .min(LIMITS.saleLinesMin, `must have at least ${LIMITS.saleLinesMin} line`)
-      .max(LIMITS.saleLinesMax, `must have at most ${LIMITS.saleLinesMax} lines`),
-};
 
 // ---------------------------------------------------------------------------------------------------------
 // Request bodies and queries
@@ -203,22 +146,7 @@ const loopbackSchemas = buildSchemas({ allowLoopbackCallbacks: true });
 // Validation
 // ---------------------------------------------------------------------------------------------------------
 
-/** `['lines', 0, 'quantity']` → `lines[0].quantity`. */
-export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
-  return path
-    .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
-    .join('')
-    .replace(/^\./, '');
-}
-
-/** Wording for type errors, where zod's default names zod's own terms (the sales client's parsing uses it too). */
-export const typeErrors: z.core.$ZodErrorMap = (issue) => {
-  if (issue.code !== 'invalid_type') return undefined;
-  if (issue.input === undefined) return 'is required';
-  if (issue.expected === 'number' && typeof issue.input === 'number') return 'must be a finite number';
-  if (issue.expected === 'array') return 'must be a list';
-  return `must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`;
-};
+export { fieldPath, typeErrors };
 
 function parseOrThrow<S extends z.ZodType>(operation: string, schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input, { error: typeErrors });

@@ -1,3 +1,4 @@
+import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { assertCredential, type CredentialKind } from './credentials.js';
 
@@ -47,6 +48,59 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * Every secret a worker, the codec server or a CLI reads. Each may be given as `<NAME>_FILE` instead: the path of
+ * a file holding it, as Docker and Kubernetes secrets mount them, so the value is in no container's environment.
+ * (Payload keys have their own `PAYLOAD_KEYS_FILE`, which src/codec/keys.ts reads.)
+ */
+export const SECRET_VARIABLES = [
+  'COMPLIANCE_API_KEY',
+  'ACCOUNTING_API_KEY',
+  'ACCOUNTING_CLIENT_SECRET',
+  'ACCOUNTING_WEBHOOK_SECRET',
+  'PURCHASES_WEBHOOK_SECRET',
+  'CALLBACK_SECRET',
+  'CODEC_AUTH_TOKEN',
+  'TEMPORAL_API_KEY',
+] as const;
+export type SecretVariable = (typeof SECRET_VARIABLES)[number];
+
+/** A secret is a line or a key, never more: a bigger file is a wrong path, not a secret. */
+const SECRET_FILE_MAX_BYTES = 64 * 1024;
+
+function readSecretFile(fileVariable: string, path: string): string {
+  try {
+    const size = statSync(path).size;
+    if (size > SECRET_FILE_MAX_BYTES) throw new ConfigError(`${fileVariable}: ${path} is ${size} bytes, more than a secret (at most ${SECRET_FILE_MAX_BYTES})`);
+    // Editors and `echo` end the file with a newline that is not part of the secret.
+    return readFileSync(path, 'utf8').trim();
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(`${fileVariable}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+}
+
+/**
+ * The environment with each secret's `<NAME>_FILE` read into `<NAME>` (and the `_FILE` entry dropped, so resolving
+ * twice reads nothing twice). Entry points resolve once at start-up; the loaders below resolve what they read, so a
+ * caller that passes the raw environment gets the same. An empty file counts as unset, like an empty variable.
+ * Both forms set is a ConfigError, as is an unreadable file; messages name the variable and the path, never the
+ * content.
+ */
+export function resolveSecretFiles(env: Env, names: readonly SecretVariable[] = SECRET_VARIABLES): Env {
+  let resolved: Env | undefined;
+  for (const name of names) {
+    const fileVariable = `${name}_FILE`;
+    const path = env[fileVariable]?.trim();
+    if (!path) continue;
+    if (env[name]?.trim()) throw new ConfigError(`${name} and ${fileVariable} are both set: set one of them`);
+    resolved ??= { ...env };
+    resolved[name] = readSecretFile(fileVariable, path);
+    delete resolved[fileVariable];
+  }
+  return resolved ?? env;
+}
 
 const booleanText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -115,7 +169,8 @@ function readAccounting(env: Env): AccountingConfig | undefined {
   };
 }
 
-export function loadConfig(env: Env): AppConfig {
+export function loadConfig(rawEnv: Env): AppConfig {
+  const env = resolveSecretFiles(rawEnv, ['COMPLIANCE_API_KEY', 'ACCOUNTING_API_KEY', 'ACCOUNTING_CLIENT_SECRET', 'ACCOUNTING_WEBHOOK_SECRET']);
   const accounting = readAccounting(env);
   if (accounting?.signRequests && !accounting.clientSecret) {
     throw new ConfigError('ACCOUNTING_SIGN_REQUESTS is true but ACCOUNTING_CLIENT_SECRET is not set');

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { parseDuration } from '../contracts/duration.js';
 import { assertCredential, CredentialFormatError } from './credentials.js';
-import { ConfigError } from './env.js';
+import { ConfigError, resolveSecretFiles } from './env.js';
 
 export type PurchasesSinkConfig =
   | { kind: 'file'; path: string }
@@ -90,7 +90,8 @@ function parseBusinesses(env: Env): string[] | undefined {
   return [...new Set(ids)];
 }
 
-export function loadPurchasesConfig(env: Env): PurchasesConfig {
+export function loadPurchasesConfig(rawEnv: Env): PurchasesConfig {
+  const env = resolveSecretFiles(rawEnv, ['PURCHASES_WEBHOOK_SECRET']);
   return { sink: parseSink(env), intervalMs: parseInterval(env), businessIds: parseBusinesses(env) };
 }
 

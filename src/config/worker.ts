@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseDuration } from '../contracts/duration.js';
-import { ConfigError } from './env.js';
+import { ConfigError, resolveSecretFiles } from './env.js';
 
 /** Settings of the worker process itself (rate budget, callbacks, metrics); Temporal's are src/temporal/connection.ts'. */
 export interface WorkerConfig {
@@ -21,6 +21,12 @@ export interface WorkerConfig {
   callbackTokenTtlMs: number;
   /** From this instant (epoch ms) legacy, non-expiring callback tokens are refused; undefined: they still verify. */
   callbackLegacyTokensUntilMs: number | undefined;
+  /** Connections the callback receiver holds open at once (CALLBACK_MAX_CONNECTIONS; default 256). */
+  callbackMaxConnections: number | undefined;
+  /** A callback request must arrive whole within this (CALLBACK_REQUEST_TIMEOUT; default 15 s). */
+  callbackRequestTimeoutMs: number | undefined;
+  /** Which body fields of a result callback are read (CALLBACK_BODY_FIELDS; default `assumed`). */
+  callbackBodyFields: 'assumed' | 'none' | undefined;
   /** `host:port` of the Prometheus endpoint (`/metrics`) of the SDK's and the worker's own metrics; none when unset. */
   metricsBindAddress: string | undefined;
 }
@@ -45,6 +51,15 @@ const callbackTokenTtl = z.string().transform((text, ctx) => {
   return ms;
 });
 
+const callbackRequestTimeout = z.string().transform((text, ctx) => {
+  const ms = parseDuration(text.trim());
+  if (ms === undefined || ms < 1_000 || ms > 600_000) {
+    ctx.addIssue({ code: 'custom', message: `must be a duration from 1s to 10m with its unit, e.g. 15s (got ${JSON.stringify(text)})` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
 const instant = z.iso
   .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-12-31T00:00:00Z' })
   .transform((text) => Date.parse(text));
@@ -58,13 +73,17 @@ const schema = z.object({
   CALLBACK_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
   CALLBACK_TOKEN_TTL: callbackTokenTtl.optional(),
   CALLBACK_LEGACY_TOKENS_UNTIL: instant.optional(),
+  CALLBACK_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  CALLBACK_REQUEST_TIMEOUT: callbackRequestTimeout.optional(),
+  CALLBACK_BODY_FIELDS: z.enum(['assumed', 'none']).optional(),
   METRICS_BIND_ADDRESS: z
     .string()
     .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
     .optional(),
 });
 
-export function loadWorkerConfig(env: Env): WorkerConfig {
+export function loadWorkerConfig(rawEnv: Env): WorkerConfig {
+  const env = resolveSecretFiles(rawEnv, ['CALLBACK_SECRET']);
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
@@ -85,6 +104,9 @@ export function loadWorkerConfig(env: Env): WorkerConfig {
     callbackPort: c.CALLBACK_PORT,
     callbackTokenTtlMs: c.CALLBACK_TOKEN_TTL ?? DEFAULT_CALLBACK_TOKEN_TTL_MS,
     callbackLegacyTokensUntilMs: c.CALLBACK_LEGACY_TOKENS_UNTIL,
+    callbackMaxConnections: c.CALLBACK_MAX_CONNECTIONS,
+    callbackRequestTimeoutMs: c.CALLBACK_REQUEST_TIMEOUT,
+    callbackBodyFields: c.CALLBACK_BODY_FIELDS,
     metricsBindAddress: c.METRICS_BIND_ADDRESS,
   };
 }

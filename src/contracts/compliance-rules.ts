@@ -52,3 +52,20 @@ export const AUTHORITY_CAUSES = {
 export function isTransientCause(code: string): boolean {
   return code === AUTHORITY_CAUSES.authorityUnavailable;
 }
+
+/*
+ * Bounds of a sale line's numbers (C30). The contract shows none; these keep every amount finite and exact in a
+ * double (quantity × unitPrice cannot overflow, a sale total stays far below 2^53 cents), far above any real till.
+ * eTIMS stores quantities and prices with up to 4 decimals (etims-domain.md: precision raised to 4 for stock and
+ * items) and rounds amounts to 2; more decimals than 4 are refused rather than silently rounded.
+ */
+/** A line's quantity: more than 0, at most this. */
+export const SALE_QUANTITY_MAX = 1_000_000;
+/** A line's tax-inclusive unit price: 0 or more, at most this. */
+export const SALE_UNIT_PRICE_MAX = 1_000_000_000;
+/** A line's amount, quantity × unitPrice: at most this. */
+export const LINE_AMOUNT_MAX = 1e12;
+/** A sale's total, the sum of its line amounts: at most this. */
+export const SALE_TOTAL_MAX = 1e13;
+/** Decimal places of a quantity or unit price, as written in JSON: at most this. */
+export const SALE_AMOUNT_DECIMALS_MAX = 4;

@@ -160,7 +160,8 @@ export interface RefundResult {
 
 /** A result callback reached the receiver: a hint to re-read the document, never the source of truth. */
 export interface CallbackHint {
-  documentId: string;
+  /** Null when the callback's body names no document: any body is a hint, and the workflow reads its document anyway. */
+  documentId: string | null;
   event: string | null;
   callbackId: string | null;
 }
@@ -198,7 +199,8 @@ export interface ReceiptAnswer {
   state: SaleState;
 }
 
-export const awaitReceiptUpdate = defineUpdate<ReceiptAnswer, [AwaitReceiptRequest?]>('awaitReceipt');
+/** Declared with its argument required, as the SDKs' typed overloads need; the sale also takes none (`{}` then). */
+export const awaitReceiptUpdate = defineUpdate<ReceiptAnswer, [AwaitReceiptRequest]>('awaitReceipt');
 export const confirmStockMovementUpdate = defineUpdate<SaleState, [{ referenceId: string }]>('confirmStockMovement');
 export const resendStockMovementUpdate = defineUpdate<SaleState, [{ referenceId: string }]>('resendStockMovement');
 

@@ -13,7 +13,7 @@ import net from 'node:net';
 import { Connection, isGrpcServiceError, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConfigProfile, toClientOptions, type ClientConfigProfile, type ConfigDataSource } from '@temporalio/envconfig';
 import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
-import { ConfigError } from '../config/env.js';
+import { ConfigError, resolveSecretFiles } from '../config/env.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -90,7 +90,7 @@ function readTlsSource(source: TlsSource, data: ConfigDataSource, env: Record<st
  * Throws ConfigError naming the variable or file when a setting is unusable.
  */
 export function loadTemporalSettings(env: Env): TemporalSettings {
-  const vars = presentEnv(env);
+  const vars = presentEnv(resolveSecretFiles(env, ['TEMPORAL_API_KEY']));
   let profile: ClientConfigProfile;
   try {
     profile = loadClientConfigProfile({ overrideEnvVars: vars });

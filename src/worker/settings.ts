@@ -1,11 +1,11 @@
 /**
  * The whole configuration of a worker process, read and validated once, at the entry point: nothing below it reads
  * the environment. A bad value stops the start with a ConfigError (or PayloadKeyConfigError) naming the variable,
- * never its value. A service that is not configured is refused here, unless SANDBOX=embedded asks for the sandbox.
+ * never its value. Every secret may come from a file (`<NAME>_FILE`, src/config/env.ts). A service that is not configured is refused here, unless SANDBOX=embedded asks for the sandbox.
  */
 import { payloadEncryptionFromEnv, type PayloadEncryption } from '../codec/data-converter.js';
 import { loadAccountingWorkerConfig } from '../config/accounting-worker.js';
-import { loadConfig, type AppConfig } from '../config/env.js';
+import { loadConfig, resolveSecretFiles, type AppConfig } from '../config/env.js';
 import { loadPurchasesConfig, type PurchasesConfig } from '../config/purchases.js';
 import { loadReconciliationConfig, type ReconciliationConfig } from '../config/reconciliation.js';
 import { complianceActivitiesPerSecond, loadWorkerConfig, type WorkerConfig } from '../config/worker.js';
@@ -36,7 +36,9 @@ export interface WorkerSettings {
 }
 
 /** Every setting of a worker process, from the environment (and temporal.toml through TEMPORAL_* / envconfig). */
-export function loadWorkerSettings(env: Env): WorkerSettings {
+export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
+  // Every secret's *_FILE, read once, here; TEMPORAL_API_KEY_FILE too (envconfig knows only the variable).
+  const env = resolveSecretFiles(rawEnv);
   const services = loadConfig(env);
   // A worker with a service missing is the first thing to say, before any other setting it would need.
   assertServicesConfigured(services);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedTtlMap, CALLBACK_GUARD_DEFAULTS, CallbackFloodGuard, REFUSAL_LOG_INTERVAL_MS, type Admission } from '../../src/callbacks/flood-guard.js';
+import { BoundedTtlMap, CALLBACK_GUARD_DEFAULTS, CallbackFloodGuard, type Admission } from '../../src/callbacks/flood-guard.js';
 import type { CallbackHint } from '../../src/contracts/sale.js';
 
 const WF = 'sale:biz_nairobi:INV-1';
@@ -121,14 +121,15 @@ describe('CallbackFloodGuard', () => {
     expect(reports()).toEqual([500]);
   });
 
-  it('counts refusals per reason and reports them at most once per interval', () => {
-    const c = clock();
-    const guard = new CallbackFloodGuard({ now: c.now });
-    const reported = () => Array.from({ length: 100 }, () => guard.refused('invalid_token')).filter((n) => n !== undefined);
-    expect(reported()).toEqual([1]);
-    expect(guard.refused('expired_token')).toBe(1);
-    c.t += REFUSAL_LOG_INTERVAL_MS;
-    expect(reported()).toEqual([100]);
+  it('tells anonymous callbacks (no document, no event) apart by their body fingerprint', () => {
+    const guard = new CallbackFloodGuard();
+    const anonymous: CallbackHint = { documentId: null, event: null, callbackId: null };
+    expect(verdict(guard.admit(WF, anonymous, 'body-a'))).toBe('signal');
+    expect(verdict(guard.admit(WF, anonymous, 'body-a'))).toBe('duplicate');
+    expect(verdict(guard.admit(WF, anonymous, 'body-b'))).toBe('signal');
+    // A hint that names its outcome is keyed by it, not by the bytes.
+    expect(verdict(guard.admit(WF, hint(null), 'body-a'))).toBe('signal');
+    expect(verdict(guard.admit(WF, hint(null), 'body-c'))).toBe('duplicate');
   });
 
   it('refuses limits that are not positive', () => {

@@ -147,6 +147,22 @@ describe('callback server end to end (sandbox → receiver → Temporal)', () =>
     expect(attempts.map((a) => a.status)).toEqual([200]);
   });
 
+  it('a body of another shape (the contract does not show it) still reaches the workflow as a hint', async () => {
+    const handle = await startRecorder();
+    try {
+      const response = await request(mint(handle.workflowId), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'sale=sal_other_shape&outcome=completed',
+      });
+      expect(response.statusCode).toBe(202);
+      expect(await response.body.json()).toEqual({ status: 'accepted' });
+      expect(await waitForHints(handle, 1)).toEqual([{ documentId: null, event: null, callbackId: null }]);
+    } finally {
+      await handle.terminate();
+    }
+  });
+
   it('a forged token is refused 401 and the workflow hears nothing', async () => {
     const handle = await startRecorder();
     try {
@@ -166,7 +182,7 @@ describe('callback server end to end (sandbox → receiver → Temporal)', () =>
 
   it('the log never contains a token or a full callback URL, but shows the workflow ids', () => {
     const text = logs.text();
-    expect(mintedUrls.length).toBeGreaterThanOrEqual(5);
+    expect(mintedUrls.length).toBeGreaterThanOrEqual(6);
     for (const url of mintedUrls) {
       const token = url.slice(url.lastIndexOf('/') + 1);
       expect(text).not.toContain(token);

@@ -84,6 +84,11 @@ describe('parseSaleInput', () => {
     ['lines.0.quantity', Number.NaN, 'lines[0].quantity', 'must be a finite number'],
     ['lines.0.unitPrice', -0.01, 'lines[0].unitPrice', 'must be 0 or more'],
     ['lines.0.unitPrice', Number.POSITIVE_INFINITY, 'lines[0].unitPrice', 'must be a finite number'],
+    ['lines.0.quantity', 1_000_001, 'lines[0].quantity', 'must be at most 1000000'],
+    ['lines.0.quantity', 1.00001, 'lines[0].quantity', 'must have at most 4 decimal places'],
+    ['lines.0.unitPrice', 1e200, 'lines[0].unitPrice', 'must be at most 1000000000'],
+    ['lines.0.unitPrice', 0.00001, 'lines[0].unitPrice', 'must have at most 4 decimal places'],
+    ['lines.0', { itemId: 'ITEM-1', quantity: 1_000_000, unitPrice: 1_000_000_000 }, 'lines[0]', 'quantity × unitPrice must be at most 1000000000000'],
     ['lines.0.description', 7, 'lines[0].description', 'must be a string'],
     ['options', [], 'options', 'must be an object'],
     ['options.refundWindowDays', -1, 'options.refundWindowDays', 'must be between 0 and 365'],
@@ -117,6 +122,13 @@ describe('parseSaleInput', () => {
       refundWindowDays: 0,
       transientRetryLimit: 0,
     });
+  });
+
+  it('refuses a sale whose lines total more than 1e13', () => {
+    const lines = Array.from({ length: 20 }, (_, i) => ({ itemId: `ITEM-${i}`, quantity: 1000, unitPrice: 999_999_999 }));
+    expect(failure(() => parseSaleInput({ ...validSale(), lines })).message).toBe(
+      'invalid sale input: lines must total at most 10000000000000 (quantity × unitPrice summed)',
+    );
   });
 
   it('refuses more than 500 lines', () => {
@@ -154,7 +166,7 @@ describe('parseSaleInput', () => {
   });
 });
 
-describe('one definition of a sale request (src/compliance/requests.ts)', () => {
+describe('one definition of a sale request (src/contracts/sale-input.ts)', () => {
   /** What the compliance client would be asked to file for `sale`: the request without the sales client's own fields. */
   function complianceRefusal(sale: unknown): { field: string; reason: string } {
     const { businessId: _businessId, options: _options, ...request } = sale as SaleInput;
@@ -180,9 +192,18 @@ describe('one definition of a sale request (src/compliance/requests.ts)', () => 
     ['lines.0.quantity', 0],
     ['lines.0.quantity', Number.NaN],
     ['lines.0.unitPrice', -0.01],
+    ['lines.0.quantity', 1e200],
+    ['lines.0.unitPrice', 1.23456],
+    ['lines.0', { itemId: 'i', quantity: 1e6, unitPrice: 1e9 }],
     ['customer.pin', 42],
   ])('the start-time check and the compliance client refuse %s = %j alike', (path, value) => {
     const sale = saleWith(path, value);
+    const err = failure(() => parseSaleInput(sale));
+    expect({ field: err.field, reason: err.reason }).toEqual(complianceRefusal(sale));
+  });
+
+  it('the start-time check and the compliance client refuse a sale total over 1e13 alike', () => {
+    const sale = { ...validSale(), lines: Array.from({ length: 20 }, () => ({ itemId: 'i', quantity: 1000, unitPrice: 999_999_999 })) };
     const err = failure(() => parseSaleInput(sale));
     expect({ field: err.field, reason: err.reason }).toEqual(complianceRefusal(sale));
   });

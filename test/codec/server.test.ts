@@ -141,6 +141,22 @@ describe('codec server over HTTP', () => {
     expect(preflight.status).toBe(204);
   });
 
+  it('the UI through the browser: /sign-in asks for the token once (HTTP Basic), which then opens /decode', async () => {
+    const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    const challenge = await fetch(`${guarded.url}/sign-in`);
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers.get('www-authenticate')).toMatch(/^Basic realm="codec server"/);
+    expect((await fetch(`${guarded.url}/sign-in`, { headers: { Authorization: basic('ops', 'wrong') } })).status).toBe(401);
+    expect((await fetch(`${guarded.url}/sign-in`, { headers: { Authorization: basic('ops', TOKEN) } })).status).toBe(200);
+
+    const decoded = await post(guarded, '/decode', { payloads: [plainJson] }, { Authorization: basic('anyone', TOKEN), Origin: UI });
+    expect(decoded.status).toBe(200);
+    expect(decoded.headers.get('access-control-allow-credentials')).toBe('true');
+    for (const wrong of [basic('ops', `${TOKEN}x`), basic(TOKEN, ''), `Basic ${Buffer.from(TOKEN).toString('base64')}`]) {
+      expect((await post(guarded, '/decode', { payloads: [plainJson] }, { Authorization: wrong })).status).toBe(401);
+    }
+  });
+
   it('enforces a body limit, after the token check (no parsing for callers without one)', async () => {
     const small = await startCodecServer({ codec, logger, bodyLimit: 1024, authToken: TOKEN });
     try {
@@ -149,6 +165,27 @@ describe('codec server over HTTP', () => {
       expect((await post(small, '/encode', big, { Authorization: `Bearer ${TOKEN}` })).status).toBe(413);
     } finally {
       await small.close();
+    }
+  });
+
+  it("accepts protobuf JSON's empty payload list, {} (the CLI's query arguments), and {\"payloads\": []}", async () => {
+    for (const path of ['/encode', '/decode']) {
+      for (const body of [{}, { payloads: [] }]) {
+        const res = await post(open, path, body);
+        expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(200);
+        expect(await res.json()).toEqual({ payloads: [] });
+      }
+    }
+    // Still refused: a body that is not an object, or whose payloads are not a list.
+    for (const body of [[], { payloads: {} }, { payloads: null }]) {
+      expect((await post(open, '/decode', body)).status, JSON.stringify(body)).toBe(400);
+    }
+  });
+
+  it('with a token, an empty list is refused without it too (every payload route needs the token)', async () => {
+    for (const path of ['/encode', '/decode']) {
+      expect((await post(guarded, path, {})).status).toBe(401);
+      expect((await post(guarded, path, {}, { Authorization: `Bearer ${TOKEN}` })).status).toBe(200);
     }
   });
 
@@ -183,5 +220,33 @@ describe('codecServerOptionsFromEnv', () => {
     } catch (err) {
       expect((err as Error).message).toBe('CODEC_AUTH_TOKEN: must be at least 32 characters');
     }
+  });
+});
+
+describe('a codec server reachable beyond this machine needs a token', () => {
+  const beyondLoopback = ['0.0.0.0', '::', '192.168.1.20', 'codec.internal'];
+  const loopback = ['127.0.0.1', '127.0.0.2', '::1', 'localhost', '::ffff:127.0.0.1'];
+
+  it('refuses to start on a non-loopback address without one, naming CODEC_AUTH_TOKEN', async () => {
+    for (const host of beyondLoopback) {
+      await expect(startCodecServer({ codec, logger, host }), host).rejects.toThrow(ConfigError);
+      await expect(startCodecServer({ codec, logger, host }), host).rejects.toThrow(/CODEC_AUTH_TOKEN/);
+      expect(() => codecServerOptionsFromEnv({ CODEC_HOST: host }), host).toThrow(/CODEC_HOST.*CODEC_AUTH_TOKEN|CODEC_AUTH_TOKEN.*CODEC_HOST/);
+    }
+  });
+
+  it('starts on 0.0.0.0 with a token, and then refuses callers without it', async () => {
+    expect(codecServerOptionsFromEnv({ CODEC_HOST: '0.0.0.0', CODEC_AUTH_TOKEN: TOKEN }).host).toBe('0.0.0.0');
+    const wide = await startCodecServer({ codec, logger, host: '0.0.0.0', authToken: TOKEN });
+    try {
+      expect((await post(wide, '/decode', { payloads: [plainJson] })).status).toBe(401);
+      expect((await post(wide, '/decode', { payloads: [plainJson] }, { Authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    } finally {
+      await wide.close();
+    }
+  });
+
+  it('loopback addresses need none', () => {
+    for (const host of loopback) expect(codecServerOptionsFromEnv({ CODEC_HOST: host }).host, host).toBe(host);
   });
 });

@@ -182,6 +182,10 @@ describe('the Temporal CLI through the codec server', () => {
       expect(decodedData.join('\n')).toContain(customer.name);
       expect(shown.stdout).not.toContain(Buffer.from('binary/encrypted').toString('base64'));
 
+      // A query without arguments: the CLI encodes its empty argument list, `{}` in protobuf JSON, and decodes the answer.
+      const queried = await execFileAsync(temporal, ['workflow', 'query', ...common, '--workflow-id', workflowId, '--name', 'customerName', '--output', 'json'], { env: cliEnv() });
+      expect(queried.stdout).toContain(customer.name);
+
       // Without the token the codec server refuses, so the CLI cannot decrypt (it retries until its timeout).
       const refused = execFileAsync(
         temporal,

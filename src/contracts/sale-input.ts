@@ -1,0 +1,420 @@
+/**
+ * Every input a sale accepts, as zod schemas, stated once: the sale workflow checks its own input and its updates'
+ * arguments with them (a plain-JSON start from another SDK meets the same rules as the typed client), the sales
+ * client checks them before anything reaches Temporal, the compliance client builds its sale request from the same
+ * parts, and tools/schemas publishes them as JSON Schema (docs/schemas/). Workflow code imports this file, so it
+ * imports only zod, the contract's plain rules and types: no Node APIs, nothing from src/http or src/compliance.
+ * Every schema refuses unknown fields, so a misspelt optional field is reported instead of silently ignored.
+ */
+import type { UpdateDefinition } from '@temporalio/common';
+import { z } from 'zod';
+import {
+  CREDIT_NOTE_REASONS,
+  LINE_AMOUNT_MAX,
+  SALE_AMOUNT_DECIMALS_MAX,
+  SALE_LINES_MAX,
+  SALE_LINES_MIN,
+  SALE_QUANTITY_MAX,
+  SALE_TOTAL_MAX,
+  SALE_UNIT_PRICE_MAX,
+  TRADER_INVOICE_NUMBER_MAX,
+} from './compliance-rules.js';
+import { parseDuration } from './duration.js';
+import type {
+  AwaitReceiptRequest,
+  cancelUpdate,
+  confirmStockMovementUpdate,
+  itemFixedUpdate,
+  RefundRequest,
+  resendStockMovementUpdate,
+  SaleInput,
+} from './sale.js';
+
+/** The sales client's own limits (the workflow's options); the request's own are in ./compliance-rules.ts. */
+export const SALE_LIMITS = {
+  traderInvoiceNumberMax: TRADER_INVOICE_NUMBER_MAX,
+  linesMin: SALE_LINES_MIN,
+  linesMax: SALE_LINES_MAX,
+  quantityMax: SALE_QUANTITY_MAX,
+  unitPriceMax: SALE_UNIT_PRICE_MAX,
+  lineAmountMax: LINE_AMOUNT_MAX,
+  saleTotalMax: SALE_TOTAL_MAX,
+  amountDecimalsMax: SALE_AMOUNT_DECIMALS_MAX,
+  refundWindowDaysMax: 365,
+  transientRetryLimitMax: 50,
+} as const;
+
+/** `awaitReceipt`'s longest wait: an update held open longer than this ties up the caller and the worker's slot. */
+export const AWAIT_RECEIPT_WAIT_MAX = '10 minutes';
+const AWAIT_RECEIPT_WAIT_MAX_MS = 10 * 60 * 1000;
+
+// ---------------------------------------------------------------------------------------------------------
+// Field rules
+// ---------------------------------------------------------------------------------------------------------
+
+const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A string with something in it besides white space. */
+export const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
+
+const maxChars = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+
+/** A `YYYY-MM-DD` string naming a day that exists (no 2026-02-30). */
+export function isCalendarDate(value: string): boolean {
+  const match = DATE_PATTERN.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** A `YYYY-MM-DD` date that exists; one problem per value (a malformed date is not also "not a real date"). */
+export const calendarDate = () =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      if (!DATE_PATTERN.test(value)) ctx.addIssue({ code: 'custom', message: 'must be a date in the form YYYY-MM-DD' });
+      else if (!isCalendarDate(value)) ctx.addIssue({ code: 'custom', message: 'must be a real calendar date' });
+    })
+    .meta({ format: 'date', pattern: DATE_PATTERN.source });
+
+/** The caller's own number of a sale or credit note: non-empty, at most 50 characters. */
+export const traderInvoiceNumber = () =>
+  nonEmpty()
+    .pipe(maxChars(TRADER_INVOICE_NUMBER_MAX))
+    .meta({ minLength: 1, maxLength: TRADER_INVOICE_NUMBER_MAX });
+
+/** A credit note reason code (`01`…`06`). */
+export const creditNoteReason = () => z.enum(CREDIT_NOTE_REASONS, `must be one of ${CREDIT_NOTE_REASONS.join(', ')}`);
+
+/** The business id is the first part of the sale's workflow id `sale:<businessId>:<tin>`: a ':' in it would
+ *  let two different sales share one id. */
+const businessId = () =>
+  nonEmpty()
+    .refine((value) => !value.includes(':'), "must not contain ':' (it separates the parts of the sale's workflow id)")
+    .meta({ minLength: 1, pattern: '^[^:]*$' });
+
+/** Decimal places of `value` as written in JSON (its shortest round-trip text): 19.99 has 2, 1e-7 has 7. */
+function decimalPlaces(value: number): number {
+  const match = /^-?\d+(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value));
+  if (!match) return Number.POSITIVE_INFINITY;
+  return Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0));
+}
+
+const DECIMALS_MESSAGE = `must have at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places`;
+const hasAllowedDecimals = (value: number) => decimalPlaces(value) <= SALE_AMOUNT_DECIMALS_MAX;
+
+/** A line's quantity: more than 0, at most SALE_QUANTITY_MAX, at most 4 decimals (a finite number: zod refuses NaN and ±Infinity). */
+const lineQuantity = () =>
+  z
+    .number()
+    .positive('must be more than 0')
+    .max(SALE_QUANTITY_MAX, `must be at most ${SALE_QUANTITY_MAX}`)
+    .refine(hasAllowedDecimals, DECIMALS_MESSAGE);
+
+/** A line's tax-inclusive unit price: 0 or more, at most SALE_UNIT_PRICE_MAX, at most 4 decimals. */
+const lineUnitPrice = () =>
+  z
+    .number()
+    .min(0, 'must be 0 or more')
+    .max(SALE_UNIT_PRICE_MAX, `must be at most ${SALE_UNIT_PRICE_MAX}`)
+    .refine(hasAllowedDecimals, DECIMALS_MESSAGE);
+
+interface PricedLine {
+  quantity: number;
+  unitPrice: number;
+}
+
+const quantityRule = lineQuantity();
+const unitPriceRule = lineUnitPrice();
+
+// Array checks run even when a line is malformed (zod reports that line's own issues): only whole, valid lines count.
+const isInBounds = (line: unknown): line is PricedLine =>
+  typeof line === 'object' &&
+  line !== null &&
+  quantityRule.safeParse((line as PricedLine).quantity).success &&
+  unitPriceRule.safeParse((line as PricedLine).unitPrice).success;
+
+/** The line amount and sale total rules, each checked only where what it sums is itself in bounds (a quantity
+ *  already wrong is named once, not again as an amount, and a line amount too big not again as a total). */
+function checkAmounts(lines: readonly unknown[], ctx: z.RefinementCtx): void {
+  let total = 0;
+  let everyLineFits = true;
+  lines.forEach((line, index) => {
+    if (!isInBounds(line)) {
+      everyLineFits = false;
+      return;
+    }
+    const amount = line.quantity * line.unitPrice;
+    total += amount;
+    if (amount > LINE_AMOUNT_MAX) {
+      everyLineFits = false;
+      ctx.addIssue({ code: 'custom', path: [index], message: `quantity × unitPrice must be at most ${LINE_AMOUNT_MAX}` });
+    }
+  });
+  if (everyLineFits && total > SALE_TOTAL_MAX) {
+    ctx.addIssue({ code: 'custom', path: [], message: `must total at most ${SALE_TOTAL_MAX} (quantity × unitPrice summed)` });
+  }
+}
+
+const duration = (description: string) =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === undefined) {
+        ctx.addIssue({ code: 'custom', message: "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'" });
+      } else if (ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: 'must be longer than 0' });
+      }
+    })
+    .meta({ pattern: '^\\d*\\.?\\d+ *[a-zA-Z]+$', description });
+
+const boundedNumber = (min: number, max: number) =>
+  z.number().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`);
+
+// ---------------------------------------------------------------------------------------------------------
+// The sale request's parts (POST /v1/sales, C10, C30)
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * The one definition of a sale request's fields and limits. The sale input below and the compliance client's
+ * `createSale` (src/compliance/requests.ts) are both built from these parts, so what a sale may carry cannot differ
+ * between the two. Each side wraps the shapes in its own kind of object: the compliance client drops unknown fields
+ * (`z.object`), the sale input names them (`z.strictObject`).
+ */
+export const saleRequestParts = {
+  /** Top-level fields, in document order (the first wrong one is reported). */
+  fields: {
+    traderInvoiceNumber: traderInvoiceNumber().describe("The caller's own number of the sale: at most 50 characters; one sale per business and number."),
+    saleDate: calendarDate().describe('The day of the sale, YYYY-MM-DD.'),
+    paymentTypeCode: nonEmpty().optional().describe('eTIMS payment type code, e.g. 01 cash.'),
+    branchId: nonEmpty().optional().describe("Branch id or its authority branch-office id; default the business's first branch."),
+  },
+  /** The buyer: every field optional and free text, as the contract's Customer. */
+  customer: {
+    name: z.string().optional(),
+    pin: z.string().optional().describe("The buyer's tax identification number (KRA PIN)."),
+    phone: z.string().optional(),
+    email: z.string().optional(),
+  },
+  /** One line: quantity more than 0, unit price 0 or more, both bounded and with at most 4 decimals. */
+  line: {
+    itemId: nonEmpty().describe("The item's id at the compliance service."),
+    quantity: lineQuantity().describe(`More than 0, at most ${SALE_QUANTITY_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places.`),
+    unitPrice: lineUnitPrice().describe(
+      `Tax-inclusive price of one unit: 0 to ${SALE_UNIT_PRICE_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places; quantity × unitPrice at most ${LINE_AMOUNT_MAX}.`,
+    ),
+    description: z.string().optional(),
+  },
+  /** The lines, 1 to 500 of them (C10), each line's amount and their total bounded (C30). */
+  lines: <Line extends z.ZodType<PricedLine>>(line: Line) =>
+    z
+      .array(line)
+      .min(SALE_LINES_MIN, `must have at least ${SALE_LINES_MIN} line`)
+      .max(SALE_LINES_MAX, `must have at most ${SALE_LINES_MAX} lines`)
+      .superRefine(checkAmounts)
+      .describe(`${SALE_LINES_MIN} to ${SALE_LINES_MAX} lines; the sum of quantity × unitPrice at most ${SALE_TOTAL_MAX}.`),
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------------------------------------
+
+/** The request's buyer, with one rule of the sales client's own: an email must be a valid address. */
+const customerSchema = z
+  .strictObject({
+    ...saleRequestParts.customer,
+    email: z.email('must be a valid email address').optional(),
+  })
+  .describe('The buyer; every field optional. Encrypted in histories when the worker has payload keys.');
+
+const saleOptionsSchema = z
+  .strictObject({
+    refundWindowDays: boundedNumber(0, SALE_LIMITS.refundWindowDaysMax)
+      .optional()
+      .describe('How long the sale stays open for a refund after it is signed (default 30 days).'),
+    outcomeTimeout: duration("Longest wait for the authority's outcome of one submission before parking (default '24 hours').").optional(),
+    itemFixDeadline: duration("How long a sale waits for an operator to fix an item the service says still needs something (default '7 days').").optional(),
+    transientRetryLimit: boundedNumber(0, SALE_LIMITS.transientRetryLimitMax)
+      .int('must be a whole number')
+      .optional()
+      .describe('How many times a transient authority failure is retried before parking (default 5).'),
+  })
+  .describe('Behaviour knobs; every one has a default.');
+
+export const saleInputSchema = z
+  .strictObject({
+    businessId: businessId().describe("The business the sale is for (no ':')."),
+    ...saleRequestParts.fields,
+    customer: customerSchema.optional(),
+    lines: saleRequestParts.lines(z.strictObject(saleRequestParts.line)),
+    options: saleOptionsSchema.optional(),
+  })
+  .describe('The input of a sale workflow (saleWorkflow): one sale of one business, id sale:<businessId>:<traderInvoiceNumber>.');
+
+export const refundRequestSchema = z
+  .strictObject({
+    reason: creditNoteReason().describe('01 missing quantity, 02 missing data, 03 damaged, 04 wasted, 05 raw material shortage, 06 refund.'),
+    returnDate: calendarDate().describe('The day the goods came back, YYYY-MM-DD.'),
+    traderInvoiceNumber: traderInvoiceNumber().describe("The credit note's own trader invoice number."),
+    restock: z.boolean().optional().describe('Put the goods back in stock (ignored for damaged / wasted goods); default true.'),
+  })
+  .describe('The argument of the refund update: a credit note reversing the signed sale in full.');
+
+/** Names one sale: `sale:<businessId>:<traderInvoiceNumber>`. */
+export const saleReferenceSchema = z.strictObject({
+  businessId: businessId(),
+  traderInvoiceNumber: traderInvoiceNumber(),
+});
+
+export const cancelArgsSchema = z
+  .strictObject({ reason: nonEmpty().describe('Why the sale is given up; kept in its history.') })
+  .describe('The argument of the cancel update.');
+export const itemFixedArgsSchema = z
+  .strictObject({ itemId: nonEmpty().describe('The item fixed in the dashboard.') })
+  .describe('The argument of the itemFixed update.');
+export const stockMovementArgsSchema = z
+  .strictObject({ referenceId: nonEmpty().describe("The stock movement's reference id, as the sale's state shows it.") })
+  .describe('The argument of the confirmStockMovement and resendStockMovement updates.');
+
+export const awaitReceiptRequestSchema = z
+  .strictObject({
+    wait: z
+      .string()
+      .superRefine((value, ctx) => {
+        const ms = parseDuration(value);
+        if (ms === undefined) {
+          ctx.addIssue({ code: 'custom', message: "must be a duration: a number and a unit, e.g. '30 seconds', '2m'" });
+        } else if (ms <= 0) {
+          ctx.addIssue({ code: 'custom', message: 'must be longer than 0' });
+        } else if (ms > AWAIT_RECEIPT_WAIT_MAX_MS) {
+          ctx.addIssue({ code: 'custom', message: `must be at most ${AWAIT_RECEIPT_WAIT_MAX}` });
+        }
+      })
+      .meta({ pattern: '^\\d*\\.?\\d+ *[a-zA-Z]+$' })
+      .optional()
+      .describe(`Longest wait for the outcome, as a duration ('30 seconds', '2m'); default '30 seconds', at most '${AWAIT_RECEIPT_WAIT_MAX}'.`),
+    input: saleInputSchema
+      .optional()
+      .describe('When given, must equal the input the sale was started with (otherwise sale_input_conflict, the differing fields named).'),
+  })
+  .describe('The argument of the awaitReceipt update, alone or in an update-with-start: wait for the signed receipt values.');
+
+/** Exactly the same type, optional fields included (plain mutual assignability would miss an optional field). */
+type Exact<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type UpdateArgument<U> = U extends UpdateDefinition<unknown, [infer A]> ? A : never;
+
+// A change to the types in ./sale.ts that the schemas do not follow is a compile error here.
+const _saleInputMatchesDefinition: Exact<z.output<typeof saleInputSchema>, SaleInput> = true;
+const _refundRequestMatchesDefinition: Exact<z.output<typeof refundRequestSchema>, RefundRequest> = true;
+const _awaitReceiptMatchesDefinition: Exact<z.output<typeof awaitReceiptRequestSchema>, AwaitReceiptRequest> = true;
+const _cancelArgsMatch: Exact<z.output<typeof cancelArgsSchema>, UpdateArgument<typeof cancelUpdate>> = true;
+const _itemFixedArgsMatch: Exact<z.output<typeof itemFixedArgsSchema>, UpdateArgument<typeof itemFixedUpdate>> = true;
+const _confirmArgsMatch: Exact<z.output<typeof stockMovementArgsSchema>, UpdateArgument<typeof confirmStockMovementUpdate>> = true;
+const _resendArgsMatch: Exact<z.output<typeof stockMovementArgsSchema>, UpdateArgument<typeof resendStockMovementUpdate>> = true;
+
+// ---------------------------------------------------------------------------------------------------------
+// Checking
+// ---------------------------------------------------------------------------------------------------------
+
+export interface InputProblem {
+  /** Path of the wrong field, e.g. `lines[0].quantity`; `(input)` when the whole value is wrong. */
+  field: string;
+  reason: string;
+}
+
+export type InputCheck<T> = { ok: true; value: T } | { ok: false; problems: [InputProblem, ...InputProblem[]] };
+
+/** `['lines', 0, 'quantity']` → `lines[0].quantity`. */
+export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  return path
+    .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
+    .join('')
+    .replace(/^\./, '');
+}
+
+/** Wording for type errors, where zod's default names zod's own terms. */
+export const typeErrors: z.core.$ZodErrorMap = (issue) => {
+  if (issue.code !== 'invalid_type') return undefined;
+  if (issue.input === undefined) return 'is required';
+  if (issue.expected === 'number' && typeof issue.input === 'number') return 'must be a finite number';
+  if (issue.expected === 'array') return 'must be a list';
+  return `must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`;
+};
+
+const UNKNOWN_FIELD = 'is not a known field';
+
+function problemsOf(issues: readonly z.core.$ZodIssue[]): InputProblem[] {
+  return issues.flatMap((issue): InputProblem[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ field: fieldPath([...issue.path, key]), reason: UNKNOWN_FIELD }));
+    }
+    return [{ field: issue.path.length > 0 ? fieldPath(issue.path) : '(input)', reason: issue.message }];
+  });
+}
+
+/**
+ * `value` checked against `schema`: the parsed value, or every problem found. An unknown field is named first: a
+ * misspelt `quantitty` explains the "quantity is required" that comes with it.
+ */
+export function checkInput<T>(schema: z.ZodType<T>, value: unknown): InputCheck<T> {
+  const parsed = schema.safeParse(value, { error: typeErrors });
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const problems = problemsOf(parsed.error.issues);
+  const unknown = problems.filter((p) => p.reason === UNKNOWN_FIELD);
+  const [first, ...rest] = [...unknown, ...problems.filter((p) => p.reason !== UNKNOWN_FIELD)];
+  return { ok: false, problems: [first ?? { field: '(input)', reason: 'is invalid' }, ...rest] };
+}
+
+export function checkSaleInput(value: unknown): InputCheck<SaleInput> {
+  return checkInput(saleInputSchema, value);
+}
+
+/** `invalid sale input: lines is required (and 1 more problem)`: the first problem, and how many follow. */
+export function describeProblems(subject: string, problems: readonly InputProblem[]): string {
+  const [first] = problems;
+  if (!first) return `invalid ${subject}`;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
+  return `invalid ${subject}: ${first.field} ${first.reason}${more}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Comparing
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * The paths of the fields in which `asked` differs from `started` (`lines[1].quantity`, `customer.name`, `lines`
+ * when the line counts differ): how a repeated start or an `awaitReceipt` with another input is explained. Key
+ * order and a field absent versus `undefined` make no difference. Only paths, never values: they may be customer data.
+ */
+export function saleInputDifferences(started: SaleInput, asked: SaleInput): string[] {
+  const differences: string[] = [];
+  collectDifferences(started, asked, [], differences);
+  return differences;
+}
+
+function collectDifferences(a: unknown, b: unknown, path: Array<string | number>, into: string[]): void {
+  if (a === b) return; // 0 and -0 alike: JSON writes both as 0
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) {
+      into.push(fieldPath(path));
+      return;
+    }
+    a.forEach((item, index) => collectDifferences(item, b[index], [...path, index], into));
+    return;
+  }
+  if (isRecord(a) && isRecord(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const key of keys) collectDifferences(a[key], b[key], [...path, key], into);
+    return;
+  }
+  // Two objects where one side is absent: name the fields present, so `customer.name` rather than `customer`.
+  if (isRecord(a) && b === undefined) return collectDifferences(a, {}, path, into);
+  if (a === undefined && isRecord(b)) return collectDifferences({}, b, path, into);
+  into.push(path.length > 0 ? fieldPath(path) : '(input)');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,36 @@
+/**
+ * The JSON Schema files in docs/schemas/ are what the generator renders from the zod schemas now: a change to a
+ * sale's inputs that is not published fails here (run `npx tsx tools/schemas/main.ts`).
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { LINE_AMOUNT_MAX, SALE_QUANTITY_MAX, SALE_UNIT_PRICE_MAX } from '../../src/contracts/compliance-rules.js';
+import { renderSchemas } from '../../tools/schemas/schemas.js';
+
+const docs = fileURLToPath(new URL('../../docs/schemas/', import.meta.url));
+
+describe('published JSON Schemas of a sale input', () => {
+  it.each(renderSchemas().map(({ file, text }) => [file, text]))('docs/schemas/%s is what the generator writes now', async (file, text) => {
+    expect(await readFile(`${docs}${file}`, 'utf8').catch(() => `(missing ${file})`)).toBe(text);
+  });
+
+  it('holds no other file (a schema no longer generated is not left behind)', async () => {
+    expect((await readdir(docs)).sort()).toEqual(renderSchemas().map((s) => s.file).sort());
+  });
+
+  it('publishes draft 2020-12 with an id, a title, strict objects and the finite bounds of a line', () => {
+    const sale = JSON.parse(renderSchemas().find((s) => s.file === 'sale-input.schema.json')!.text);
+    expect(sale).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $id: expect.stringMatching(/\/sale-input\.schema\.json$/),
+      title: expect.any(String),
+      additionalProperties: false,
+      required: ['businessId', 'traderInvoiceNumber', 'saleDate', 'lines'],
+    });
+    expect(sale.properties.lines).toMatchObject({ minItems: 1, maxItems: 500, items: { additionalProperties: false } });
+    expect(sale.properties.lines.items.properties.quantity).toMatchObject({ type: 'number', exclusiveMinimum: 0, maximum: SALE_QUANTITY_MAX });
+    expect(sale.properties.lines.items.properties.unitPrice).toMatchObject({ type: 'number', minimum: 0, maximum: SALE_UNIT_PRICE_MAX });
+    expect(sale.properties.lines.items.properties.unitPrice.description).toContain(String(LINE_AMOUNT_MAX));
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * The JSON Schema files of a sale's inputs (docs/schemas/), rendered from the zod schemas the workflow, the sales
+ * client and the compliance client check with (src/contracts/sale-input.ts): a caller in another language validates
+ * against exactly what the worker accepts. Rules JSON Schema cannot state (a real calendar date, a duration's value,
+ * the decimal places, a line's quantity × unitPrice and the sale's total) are in the descriptions; the workflow checks
+ * them all and names the field it refuses.
+ */
+import { z } from 'zod';
+import {
+  awaitReceiptRequestSchema,
+  cancelArgsSchema,
+  itemFixedArgsSchema,
+  refundRequestSchema,
+  saleInputSchema,
+  stockMovementArgsSchema,
+} from '../../src/contracts/sale-input.js';
+
+/** Where the files say they live: an address that names them without promising a server. */
+const ID_BASE = 'https://example.invalid/etims-temporal-worker/schemas/';
+
+interface PublishedSchema {
+  file: string;
+  title: string;
+  schema: z.ZodType;
+}
+
+export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
+  { file: 'sale-input.schema.json', title: 'Sale input (saleWorkflow argument)', schema: saleInputSchema },
+  { file: 'refund-request.schema.json', title: 'Refund request (refund update argument)', schema: refundRequestSchema },
+  { file: 'cancel.schema.json', title: 'Cancel (cancel update argument)', schema: cancelArgsSchema },
+  { file: 'item-fixed.schema.json', title: 'Item fixed (itemFixed update argument)', schema: itemFixedArgsSchema },
+  {
+    file: 'stock-movement.schema.json',
+    title: 'Stock movement (confirmStockMovement and resendStockMovement update argument)',
+    schema: stockMovementArgsSchema,
+  },
+  { file: 'await-receipt.schema.json', title: 'Await receipt (awaitReceipt update argument)', schema: awaitReceiptRequestSchema },
+];
+
+/** Each file's name and its exact text (2-space JSON, trailing newline), as checked in. */
+export function renderSchemas(): Array<{ file: string; text: string }> {
+  return PUBLISHED_SCHEMAS.map(({ file, title, schema }) => {
+    // The input side: what a caller sends.
+    const { $schema, description, ...body } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' });
+    const document = { $schema, $id: `${ID_BASE}${file}`, title, description, ...body };
+    return { file, text: `${JSON.stringify(document, null, 2)}\n` };
+  });
+}
