@@ -8,6 +8,7 @@ import { createLogger } from '../logger.js';
 import { openServiceAccess } from '../services/access.js';
 import { assertReadOnlyServices, resolveServices } from '../services/endpoints.js';
 import { createProgram, runProgram } from './command.js';
+import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 
 interface CheckRow {
   service: string;
@@ -87,10 +88,15 @@ runProgram(
   createProgram('npm run check --', 'Proves the configured services answer the clients: a read-only round trip through both (it files nothing).')
     .addHelpText(
       'after',
-      `
-Environment: COMPLIANCE_BASE_URL / COMPLIANCE_API_KEY and ACCOUNTING_BASE_URL / ACCOUNTING_API_KEY /
-ACCOUNTING_CLIENT_SECRET, as the worker reads them; SANDBOX=embedded (or no service configured) checks the
-embedded sandbox. Exit codes: 0 all checks passed, 1 a check failed, 2 configuration error.`,
+      helpSections({
+        environment: SERVICES_ENVIRONMENT,
+        output: 'one row per check on standard output (service, operation, result, ms, summary); notes on standard error',
+        exitCodes: [
+          [0, 'all checks passed'],
+          [1, 'a check failed: its row names the operation and the answer'],
+          BAD_INPUT_EXIT,
+        ],
+      }),
     )
     .act(main),
 );

@@ -1,27 +1,27 @@
 /**
  * What the CLIs over the typed clients (sales, sync-batch, purchases) share: the Temporal settings read from the
- * environment, input checked before Temporal is contacted, results printed as JSON, and the same exit codes: 0
- * done, 1 the operation failed (or Temporal could not be reached), 2 bad input or configuration.
+ * environment, input checked before Temporal is contacted, results printed as JSON, and the same exit codes (EXIT):
+ * 0 done, 1 the operation failed (or Temporal could not be reached), 2 bad input or configuration; the sales CLI
+ * adds 3 (conflict) and 4 (not signed within the wait).
  */
-import { SaleInputError } from '../client/errors.js';
-import { DEFAULT_TEMPORAL_ADDRESS, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
-import { parseAndRun, type CliCommand } from './command.js';
+import { SaleInputConflictError, SaleInputError } from '../client/errors.js';
+import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
+import { EXIT_USAGE, parseAndRun, type CliCommand } from './command.js';
 import { runMain } from './run-main.js';
 
 /** An input file that cannot be read or parsed: exit 2, like a `SaleInputError`. */
 export class UsageError extends Error {}
 
-/** The help's section on the environment these CLIs connect with. */
-export const TEMPORAL_ENVIRONMENT_HELP = `
-Environment:
-  TEMPORAL_ADDRESS     Temporal frontend host:port (default ${DEFAULT_TEMPORAL_ADDRESS})
-  TEMPORAL_NAMESPACE   namespace (default "default")
-  TEMPORAL_API_KEY     API key (Temporal Cloud); turns TLS on
-  TEMPORAL_TLS, TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_CA_CERT_PATH,
-  TEMPORAL_TLS_SERVER_NAME   TLS / mTLS
-  TEMPORAL_PROFILE     profile of temporal.toml (TEMPORAL_CONFIG_FILE, default ~/.config/temporalio/temporal.toml)
-  TEMPORAL_CONNECT_TIMEOUT_MS  connect timeout (default 10000)
-  PAYLOAD_KEYS / PAYLOAD_KEYS_FILE  the workers' payload keys (or PAYLOAD_ENCRYPTION=off)`;
+/** The exit codes of the CLIs over the typed clients; 2 is also commander's, for a wrong command line (command.ts). */
+export const EXIT = {
+  done: 0,
+  failed: 1,
+  badInput: EXIT_USAGE,
+  /** A sale's invoice number was already started with another input (`SaleInputConflictError`). */
+  conflict: 3,
+  /** `awaitReceipt` answered, but the sale is not signed (yet): the answer says why. */
+  notSigned: 4,
+} as const;
 
 export interface CommandResult {
   /** Printed as JSON on standard output. */
@@ -49,15 +49,22 @@ export async function connectAndRun<Connected extends { close(): Promise<void> }
   }
 }
 
-/** `runProgram` (command.ts), with bad input (a `UsageError` or `SaleInputError`: nothing was sent) exiting 2 too. */
+/**
+ * `runProgram` (command.ts), with bad input (a `UsageError` or `SaleInputError`: nothing was sent) exiting 2 too,
+ * and a sale already started with another input exiting 3: a script must not read either as success.
+ */
 export function runClientProgram(program: CliCommand): void {
   runMain(async () => {
     try {
       return await parseAndRun(program);
     } catch (err) {
+      if (err instanceof SaleInputConflictError) {
+        console.error(`error: ${err.message}`);
+        return EXIT.conflict;
+      }
       if (!(err instanceof UsageError || err instanceof SaleInputError)) throw err;
       console.error(`error: ${err.message}`);
-      return 2;
+      return EXIT.badInput;
     }
   });
 }

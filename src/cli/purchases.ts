@@ -8,7 +8,8 @@ import { connectSalesClient } from '../client/connect.js';
 import { syncPurchasesNow } from '../client/purchases.js';
 import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
 import { createProgram } from './command.js';
-import { TEMPORAL_ENVIRONMENT_HELP, connectAndRun, runClientProgram } from './client-command.js';
+import { EXIT, connectAndRun, runClientProgram } from './client-command.js';
+import { BAD_INPUT_EXIT, JSON_OUTPUT, TEMPORAL_ENVIRONMENT, helpSections } from './help.js';
 
 interface PurchasesOptions {
   wait?: boolean;
@@ -18,7 +19,18 @@ interface PurchasesOptions {
 const program = createProgram('npm run purchases --', "Runs a business's supplier-invoice sync now (after the one running, if any), through its schedule.")
   .option('--wait', 'wait for the sync to end and print its counts')
   .option('--task-queue <name>', `task queue of the workers whose schedule it is (default ${SALE_TASK_QUEUE})`)
-  .addHelpText('after', `${TEMPORAL_ENVIRONMENT_HELP}\n\nExit codes: 0 done, 1 not scheduled / not finished in time / Temporal unreachable, 2 bad input.`);
+  .addHelpText(
+    'after',
+    helpSections({
+      environment: TEMPORAL_ENVIRONMENT,
+      output: JSON_OUTPUT,
+      exitCodes: [
+        [EXIT.done, 'done: the sync was requested (with --wait: it finished)'],
+        [EXIT.failed, 'no schedule for the business, --wait ended before the sync did, or Temporal could not be reached'],
+        BAD_INPUT_EXIT,
+      ],
+    }),
+  );
 
 program
   .command('sync')

@@ -1,8 +1,8 @@
 /**
- * `npm run reconcile -- <businessId> [--company <companyId>] [--json] [--csv file]`: the business's supplier
+ * `npm run reconcile -- <businessId> [--company <companyId>] [--json] [--csv <file|->]`: the business's supplier
  * invoices against its accounting company's bill payments, against the configured services (or, with
  * SANDBOX=embedded or none configured, the embedded sandbox), as `npm run check` resolves them. Read-only; no Temporal needed.
- * Logs go to stderr, so with --json stdout holds exactly one JSON object.
+ * Logs go to stderr, so with --json stdout holds exactly one JSON object, and with `--csv -` exactly the CSV.
  */
 import { writeFile } from 'node:fs/promises';
 import { ConfigError, loadConfig } from '../config/env.js';
@@ -15,6 +15,7 @@ import { DEFAULT_RECONCILE_OPTIONS, calendarDay, dayNumber, reconcile } from '..
 import { type ReconcileOptions } from '../contracts/reconciliation.js';
 import { assertReadOnlyServices, resolveServices } from '../services/endpoints.js';
 import { createProgram, runProgram, valueParser } from './command.js';
+import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 
 interface ReconcileArgs {
   company?: string;
@@ -24,6 +25,9 @@ interface ReconcileArgs {
   tolerance?: number;
   windowDays?: number;
 }
+
+/** `--csv -`: the CSV on standard output. */
+const STDOUT = '-';
 
 const nonNegative = (flag: string) =>
   valueParser(flag, 'must be a number of at least 0', (text) => {
@@ -56,6 +60,11 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
     const asOf = args.asOf ?? calendarDay(Date.now());
     const result = reconcile(data.purchases, data.billPayments, asOf, options);
     const report = { businessId, companyId, result, purchases: data.purchases, billPayments: data.billPayments };
+    // `-` is standard output, as for every other tool of a shell pipe: the CSV alone, the table left out.
+    if (args.csv === STDOUT) {
+      process.stdout.write(toCsv(report));
+      return 0;
+    }
     if (args.csv !== undefined) {
       await writeFile(args.csv, toCsv(report));
       console.error(`wrote ${reportRows(report).length} rows to ${args.csv}`);
@@ -81,18 +90,25 @@ runProgram(
     .argument('<businessId>')
     .option('--company <companyId>', "accounting company of the business (default: RECONCILE_LINKS, e.g. biz_a=cmp_1,biz_b=cmp_2; with the embedded sandbox, the demo world's link)")
     .option('--json', 'print one JSON object (matched, suggested, amountMismatches, unpaidPurchases, unmatchedPayments, ...)')
-    .option('--csv <file>', 'also write one row per invoice and payment, with its category, to <file>')
+    .option('--csv <file>', 'also write one row per invoice and payment, with its category, to <file>; "-": the CSV alone on standard output, instead of the table')
     .option('--as-of <YYYY-MM-DD>', "day unpaid invoices' ages are counted to (default: today in Nairobi)", day)
     .option('--tolerance <amount>', `largest difference that still counts as the same amount (default ${DEFAULT_RECONCILE_OPTIONS.amountTolerance})`, nonNegative('--tolerance'))
     .option('--window-days <days>', `payment date within this many days of the invoice date for a suggestion (default ${DEFAULT_RECONCILE_OPTIONS.dateWindowDays})`, nonNegative('--window-days'))
     .addHelpText(
       'after',
-      `
-Environment: the services as npm run check reads them (COMPLIANCE_*, ACCOUNTING_*, SANDBOX), RECONCILE_LINKS.
-Logs go to stderr. Exit codes: 0 done, 1 a service refused or failed, 2 bad input or configuration.`,
+      helpSections({
+        environment: [...SERVICES_ENVIRONMENT, ['RECONCILE_LINKS', 'the accounting company of each business: biz_a=cmp_1,biz_b=cmp_2']],
+        output: 'the table (--json: one JSON object; --csv -: the CSV) on standard output; logs on standard error',
+        exitCodes: [
+          [0, 'done'],
+          [1, 'a service refused or failed'],
+          BAD_INPUT_EXIT,
+        ],
+      }),
     )
     .act<ReconcileArgs>(([businessId], args, command) => {
       if (!businessId?.trim()) return command.error('error: businessId must not be empty');
+      if (args.csv === STDOUT && args.json) return command.error('error: --csv - and --json both write to standard output: choose one');
       return main(businessId.trim(), args);
     }),
 );

@@ -1,22 +1,39 @@
 /**
- * `npm run sales -- <command> …`: the sales client API from a shell, for operators and scripts. Every input
+ * `npm run sales -- <command> …`: the sales client API from a shell, for operators, scripts and tills. Every input
  * is checked (by the client's own checks) before Temporal is contacted; results are printed as JSON.
- * Exit codes: 0 done, 1 the operation failed (or Temporal could not be reached), 2 bad input.
+ * Exit codes (EXIT): 0 done (sign, receipt: signed), 1 the operation failed (or Temporal could not be reached),
+ * 2 bad input, 3 the invoice number was started with another input, 4 not signed within the wait.
  */
 import { readFile } from 'node:fs/promises';
-import { connectSalesClient, type OperationOptions, type SalesClient } from '../client/index.js';
+import { connectSalesClient, type AwaitReceiptOptions, type OperationOptions, type SaleReceiptAnswer, type SalesClient } from '../client/index.js';
+import { parseWait } from '../client/receipt.js';
 import * as checks from '../client/schemas.js';
 import { installTracing, tracingSettings } from '../temporal/tracing.js';
 import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
+import { AWAIT_RECEIPT_WAIT_MAX } from '../contracts/sale-input.js';
 import { createProgram, nonBlank } from './command.js';
-import { TEMPORAL_ENVIRONMENT_HELP, UsageError, connectAndRun, runClientProgram } from './client-command.js';
+import { EXIT, UsageError, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
+import { BAD_INPUT_EXIT, JSON_OUTPUT, TEMPORAL_ENVIRONMENT, helpSections } from './help.js';
 
-type Call = (sales: SalesClient, options: OperationOptions) => Promise<unknown>;
+/** The options a call takes from the command line: the update id, and the wait of sign and receipt. */
+type CallOptions = OperationOptions & AwaitReceiptOptions;
+
+/** Makes the call on a connected client; what it answers is printed, with the exit code it says. */
+type Call = (sales: SalesClient, options: CallOptions) => Promise<CommandResult>;
 
 interface SalesOptions {
   taskQueue?: string;
   updateId?: string;
+  wait?: string;
 }
+
+/** Prints the call's answer and exits 0. */
+const printed =
+  (call: (sales: SalesClient, options: CallOptions) => Promise<unknown>): Call =>
+  async (sales, options) => ({ output: await call(sales, options) });
+
+/** Prints the receipt answer; not signed within the wait is its own exit code, so a till's script can branch on it. */
+const receiptResult = (answer: SaleReceiptAnswer): CommandResult => ({ output: answer, code: answer.signed ? EXIT.done : EXIT.notSigned });
 
 /** A command on one sale, named by its business and trader invoice number ("tin"), and at most one argument more. */
 interface SaleCommand {
@@ -38,7 +55,7 @@ function withWord(
     argument,
     async prepare(businessId, tin, word) {
       check(word);
-      return (sales, options) => sales[operation](businessId, tin, word, options);
+      return printed((sales, options) => sales[operation](businessId, tin, word, options));
     },
   };
 }
@@ -46,19 +63,24 @@ function withWord(
 const SALE_COMMANDS: Record<string, SaleCommand> = {
   state: {
     description: "print the sale's whole state",
-    prepare: async (businessId, tin) => (sales) => sales.getState(businessId, tin),
+    prepare: async (businessId, tin) => printed((sales) => sales.getState(businessId, tin)),
+  },
+  receipt: {
+    description: "wait up to --wait for the sale's signed receipt and print the answer: {signed, receipt, state}",
+    // The wait was checked with the other options, before this runs.
+    prepare: async (businessId, tin) => async (sales, options) => receiptResult(await sales.awaitReceipt(businessId, tin, options)),
   },
   refund: {
     description: 'refund a signed sale: {"reason", "returnDate", "traderInvoiceNumber", "restock"?}',
     argument: 'file.json|-',
     async prepare(businessId, tin, source) {
       const request = checks.parseRefundRequest(await readJson(source, 'refund request'));
-      return (sales, options) => sales.refund(businessId, tin, request, options);
+      return printed((sales, options) => sales.refund(businessId, tin, request, options));
     },
   },
   retry: {
     description: 'submit a parked sale again',
-    prepare: async (businessId, tin) => (sales, options) => sales.retry(businessId, tin, options),
+    prepare: async (businessId, tin) => printed((sales, options) => sales.retry(businessId, tin, options)),
   },
   cancel: withWord('give up on a sale that is not signed', 'reason', checks.parseCancelArgs, 'cancel'),
   'item-fixed': withWord('the item was fixed in the dashboard: try its registration again', 'itemId', checks.parseItemFixedArgs, 'itemFixed'),
@@ -98,7 +120,7 @@ async function readStdin(): Promise<string> {
 }
 
 /** Connects (the input was checked), makes the call and prints its answer. */
-function connectAndCall(call: Call, { taskQueue, updateId }: SalesOptions): Promise<number> {
+function connectAndCall(call: Call, { taskQueue, updateId, wait }: SalesOptions): Promise<number> {
   return connectAndRun(
     async (settings) => {
       // With an OTLP endpoint configured, the start (or update, signal) is the root of the sale's trace.
@@ -112,7 +134,7 @@ function connectAndCall(call: Call, { taskQueue, updateId }: SalesOptions): Prom
         },
       };
     },
-    async ({ sales }) => ({ output: await call(sales, updateId === undefined ? {} : { updateId }) }),
+    ({ sales }) => call(sales, { ...(updateId === undefined ? {} : { updateId }), ...(wait === undefined ? {} : { wait }) }),
   );
 }
 
@@ -120,20 +142,47 @@ const program = createProgram(
   'npm run sales --',
   'The sales client API from a shell (tin = the sale\'s trader invoice number). JSON is read from the file named, or from standard input with "-"; results are printed as JSON.',
 )
-  .option('--task-queue <name>', `task queue of the sale workflows (default ${SALE_TASK_QUEUE}; start only)`)
-  .option('--update-id <id>', 'update id (default derived from the request); the same id twice acts once', nonBlank('--update-id'))
+  .option('--task-queue <name>', `task queue of the sale workflows (default ${SALE_TASK_QUEUE}; start and sign only)`)
+  .option('--update-id <id>', 'update id (default derived from the request; sign, receipt: a fresh one); the same id twice acts once', nonBlank('--update-id'))
+  .option('--wait <duration>', `sign, receipt: longest wait for the signed receipt, e.g. 30s, 2m (default 30 seconds, at most ${AWAIT_RECEIPT_WAIT_MAX})`)
   .addHelpText(
     'after',
-    `${TEMPORAL_ENVIRONMENT_HELP}\n\nExit codes: 0 done, 1 the operation failed or Temporal could not be reached, 2 bad input (the field is named).`,
+    helpSections({
+      environment: TEMPORAL_ENVIRONMENT,
+      output: JSON_OUTPUT,
+      exitCodes: [
+        [EXIT.done, 'done (sign, receipt: the sale is signed; the receipt values are in the answer)'],
+        [EXIT.failed, 'the operation failed or was refused, or Temporal could not be reached'],
+        BAD_INPUT_EXIT,
+        [EXIT.conflict, 'start, sign: the invoice number was already started with another input; the differing fields are named'],
+        [EXIT.notSigned, "sign, receipt: not signed within the wait; the answer's state says why (in flight, parked, cancelled)"],
+      ],
+    }),
   );
+
+/** A sale read from a file or standard input, checked before anything is contacted (like the wait). */
+async function readSale(source: string, { wait }: SalesOptions) {
+  const sale = checks.parseSaleInput(await readJson(source, 'sale'));
+  parseWait(wait);
+  return sale;
+}
 
 program
   .command('start')
-  .description('start a sale, or find the one already started with the same business and tin')
+  .description('start a sale, or find the one already started with the same business and tin (and the same input)')
   .argument('<file.json|->')
   .act<SalesOptions>(async ([source], options) => {
-    const sale = checks.parseSaleInput(await readJson(source!, 'sale'));
-    return connectAndCall((sales) => sales.startSale(sale), options);
+    const sale = await readSale(source!, options);
+    return connectAndCall(printed((sales) => sales.startSale(sale)), options);
+  });
+
+program
+  .command('sign')
+  .description('a till\'s one call: start the sale (or find it) and wait up to --wait for its signed receipt; prints {workflowId, signed, receipt, state}')
+  .argument('<file.json|->')
+  .act<SalesOptions>(async ([source], options) => {
+    const sale = await readSale(source!, options);
+    return connectAndCall(async (sales, call) => receiptResult(await sales.startAndAwaitReceipt(sale, call)), options);
   });
 
 for (const [name, command] of Object.entries(SALE_COMMANDS)) {
@@ -141,6 +190,7 @@ for (const [name, command] of Object.entries(SALE_COMMANDS)) {
   if (command.argument !== undefined) verb.argument(`<${command.argument}>`);
   verb.act<SalesOptions>(async ([businessId, tin, argument = ''], options) => {
     const sale = checks.parseSaleReference(businessId, tin);
+    parseWait(options.wait);
     return connectAndCall(await command.prepare(sale.businessId, sale.traderInvoiceNumber, argument), options);
   });
 }

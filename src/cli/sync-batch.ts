@@ -7,7 +7,8 @@
 import { connectSyncBatchClient, parseSyncBatchInput, type SyncBatchClient } from '../client/sync-batches.js';
 import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
 import { createProgram } from './command.js';
-import { TEMPORAL_ENVIRONMENT_HELP, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
+import { EXIT, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
+import { BAD_INPUT_EXIT, JSON_OUTPUT, TEMPORAL_ENVIRONMENT, helpSections } from './help.js';
 
 interface SyncBatchOptions {
   wait?: boolean;
@@ -28,7 +29,18 @@ const program = createProgram('npm run sync-batch --', 'Accounting sync batches 
   .option('--company <id>', 'process: the company the batch belongs to (narrows every list call)')
   .option('--bill-payments <ids>', 'process: comma-separated ids, for a service that does not tag payments with their batch')
   .option('--task-queue <name>', `task queue of the workflow worker (default ${SALE_TASK_QUEUE})`)
-  .addHelpText('after', `${TEMPORAL_ENVIRONMENT_HELP}\n\nExit codes: 0 done, 1 the operation failed or --wait ended dismissed (or Temporal unreachable), 2 bad input.`);
+  .addHelpText(
+    'after',
+    helpSections({
+      environment: TEMPORAL_ENVIRONMENT,
+      output: JSON_OUTPUT,
+      exitCodes: [
+        [EXIT.done, 'done (process --wait: the batch is synced)'],
+        [EXIT.failed, 'the operation failed or was refused, process --wait ended dismissed, or Temporal could not be reached'],
+        BAD_INPUT_EXIT,
+      ],
+    }),
+  );
 
 program
   .command('process')
@@ -45,7 +57,7 @@ program
       const started = await client.process(input);
       if (!options.wait) return { output: started, code: 0 };
       const summary = await client.result(input.syncBatchId);
-      return { output: { ...started, summary }, code: summary.outcome === 'synced' ? 0 : 1 };
+      return { output: { ...started, summary }, code: summary.outcome === 'synced' ? EXIT.done : EXIT.failed };
     }, options);
   });
 

@@ -1,10 +1,11 @@
-/** The two ways a call on the sales client fails: bad input (nothing was sent) or a refused operation. */
+/**
+ * How a call on the sales client fails: bad input (nothing was sent), a sale already started with another input,
+ * or a refused operation.
+ */
 
-export interface InputProblem {
-  /** Path of the wrong field, e.g. `lines[0].quantity`; `(input)` when the whole value is wrong. */
-  field: string;
-  reason: string;
-}
+import { describeProblems, type InputProblem } from '../contracts/sale-input.js';
+
+export type { InputProblem };
 
 /** The input was refused before anything reached Temporal: no sale was started, no update was sent. */
 export class SaleInputError extends Error {
@@ -18,16 +19,37 @@ export class SaleInputError extends Error {
     /** Every problem found, the one named in the message first. */
     readonly problems: readonly [InputProblem, ...InputProblem[]],
   ) {
-    const [first] = problems;
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
-    super(`invalid ${subject}: ${first.field} ${first.reason}${more}`);
-    this.field = first.field;
-    this.reason = first.reason;
+    super(describeProblems(subject, problems));
+    this.field = problems[0].field;
+    this.reason = problems[0].reason;
+  }
+}
+
+/**
+ * A sale with this business and trader invoice number was already started with another input: the new input was
+ * not used (a sale is filed once per invoice number). `fields` names where the inputs differ, never their values,
+ * which may be customer data. Starting again with the same input as before is not a conflict.
+ */
+export class SaleInputConflictError extends Error {
+  override readonly name = 'SaleInputConflictError';
+
+  constructor(
+    readonly workflowId: string,
+    /** Paths of the differing fields, e.g. `lines[0].quantity`, `customer.name`. */
+    readonly fields: readonly string[],
+    options: { cause?: unknown } = {},
+  ) {
+    const named = fields.length > 0 ? fields.join(', ') : 'the input';
+    super(
+      `sale ${workflowId} was already started with another input (differing: ${named}); nothing was changed. Use a new trader invoice number for a new sale, or the same input to find this one`,
+      { cause: options.cause },
+    );
   }
 }
 
 export type SaleOperation =
   | 'getState'
+  | 'awaitReceipt'
   | 'refund'
   | 'retry'
   | 'cancel'

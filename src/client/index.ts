@@ -3,8 +3,8 @@ export { connectSalesClient } from './connect.js';
 export type { ConnectedSalesClient } from './connect.js';
 export { loadTemporalSettings, TemporalConnectionError } from '../temporal/connection.js';
 export type { TemporalSettings } from '../temporal/connection.js';
-export type { OperationOptions, SalesClientOptions, StartSaleResult } from './sales-client.js';
-export { SaleInputError, SaleOperationError } from './errors.js';
+export type { AwaitReceiptOptions, OperationOptions, SaleReceiptAnswer, SalesClientOptions, StartSaleResult } from './sales-client.js';
+export { SaleInputConflictError, SaleInputError, SaleOperationError } from './errors.js';
 export type { InputProblem, SaleOperation, SaleOperationFailure } from './errors.js';
 export {
   parseCancelArgs,
@@ -20,6 +20,9 @@ export {
 export { parseDuration } from '../contracts/duration.js';
 export { saleDetails, saleSummary } from './summary.js';
 export type {
+  AwaitReceiptRequest,
+  ReceiptAnswer,
+  ReceiptSummary,
   RefundRequest,
   RefundResult,
   SaleInput,

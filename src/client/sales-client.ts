@@ -3,12 +3,23 @@
  * `SaleInputError` naming the field; nothing is sent), and Temporal's errors become `SaleOperationError`s
  * that say which sale and what went wrong.
  */
-import type { WorkflowHandle } from '@temporalio/client';
-import { BusinessId, FiscalStatus, NeedsAttention, TraderInvoiceNumber } from '../contracts/search-attributes.js';
-import { cancelUpdate, confirmStockMovementUpdate, getSaleStateQuery, itemFixedUpdate, refundUpdate, resendStockMovementUpdate, retryUpdate, SALE_WORKFLOW_TYPE, saleWorkflowId } from '../contracts/sale.js';
-import type { RefundResult, SaleInput, SaleState } from '../contracts/sale.js';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import {
+  awaitReceiptUpdate,
+  cancelUpdate,
+  confirmStockMovementUpdate,
+  getSaleStateQuery,
+  itemFixedUpdate,
+  refundUpdate,
+  resendStockMovementUpdate,
+  retryUpdate,
+  saleWorkflowId,
+} from '../contracts/sale.js';
+import type { AwaitReceiptRequest, ReceiptAnswer, RefundResult, SaleState } from '../contracts/sale.js';
 import { SaleOperationError } from './errors.js';
 import type { SaleOperation, SaleOperationFailure } from './errors.js';
+import { answerFromState, conflictOf, parseWait, type AwaitReceiptOptions, type SaleReceiptAnswer } from './receipt.js';
+import { assertStartedWith, SALE_WORKFLOW_TYPE, saleStartOptions, type SaleWorkflow } from './sale-start.js';
 import {
   parseCancelArgs,
   parseItemFixedArgs,
@@ -18,17 +29,18 @@ import {
   parseStockMovementArgs,
 } from './schemas.js';
 import { runOperation, TaskQueueClient, type StartOrFindResult, type TaskQueueClientOptions } from './start-or-find.js';
-import { saleDetails, saleSummary } from './summary.js';
 
 /** The workflow type the worker registers for a sale. */
 export { SALE_WORKFLOW_TYPE };
-
-type SaleWorkflow = (input: SaleInput) => Promise<unknown>;
+export type { AwaitReceiptOptions, SaleReceiptAnswer };
 
 /** `taskQueue`: the one the sale workflows run on (default `sales`). */
 export type SalesClientOptions = TaskQueueClientOptions;
 
-/** `runId` is the run that holds the sale; `started` is false when the sale was already running or had already finished. */
+/**
+ * `runId` is the run that holds the sale; `started` is false when the sale was already running or had already
+ * finished with the same input (another input is a `SaleInputConflictError`).
+ */
 export type StartSaleResult = StartOrFindResult;
 
 export interface OperationOptions {
@@ -43,25 +55,78 @@ export class SalesClient extends TaskQueueClient {
   /**
    * Starts the sale's workflow, or finds the one already started for the same business and trader invoice
    * number: running (conflict policy USE_EXISTING) or finished (reuse policy REJECT_DUPLICATE: a finished
-   * sale is never filed again).
+   * sale is never filed again). Found with another input, it throws `SaleInputConflictError` naming the differing
+   * fields: the new input is not used, and a caller must not read that as success.
    */
   async startSale(input: unknown): Promise<StartSaleResult> {
     const sale = parseSaleInput(input);
-    return this.startOrFind<SaleWorkflow>(SALE_WORKFLOW_TYPE, {
-      workflowId: saleWorkflowId(sale.businessId, sale.traderInvoiceNumber),
-      args: [sale],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: BusinessId, value: sale.businessId },
-        { key: TraderInvoiceNumber, value: sale.traderInvoiceNumber },
-        { key: FiscalStatus, value: 'pending' },
-        { key: NeedsAttention, value: false },
-      ],
-      staticSummary: saleSummary(sale),
-      staticDetails: saleDetails(sale),
-      // The sale's workflow tasks queue fairly between businesses, as its API calls do (budgetShare).
-      priority: { fairnessKey: sale.businessId },
+    const result = await this.startOrFind<SaleWorkflow>(SALE_WORKFLOW_TYPE, saleStartOptions(sale));
+    if (!result.started) await assertStartedWith(this.client, result.workflowId, result.runId, sale);
+    return result;
+  }
+
+  /**
+   * Starts the sale (or finds it) and waits up to `wait` for its signed receipt, in ONE call: Temporal's
+   * update-with-start of `awaitReceipt`, carrying the input so that a sale found under the same invoice number with
+   * another input is refused (`SaleInputConflictError`) rather than answered with someone else's receipt. A sale
+   * that has already closed is answered from its final state. `signed: false` means not signed within the wait:
+   * `state` says why (in flight, parked, cancelled).
+   */
+  async startAndAwaitReceipt(input: unknown, options: AwaitReceiptOptions = {}): Promise<SaleReceiptAnswer> {
+    const sale = parseSaleInput(input);
+    const wait = parseWait(options.wait);
+    const start = saleStartOptions(sale);
+    const { workflowId } = start;
+    const request: AwaitReceiptRequest = { ...(wait === undefined ? {} : { wait }), input: sale };
+    const startWorkflowOperation = new WithStartWorkflowOperation<SaleWorkflow>(SALE_WORKFLOW_TYPE, {
+      ...start,
+      taskQueue: this.taskQueue,
+      workflowIdConflictPolicy: 'USE_EXISTING',
     });
+    const call = async () => {
+      try {
+        const answer = await this.client.workflow.executeUpdateWithStart(awaitReceiptUpdate, {
+          args: [request],
+          startWorkflowOperation,
+          ...(options.updateId === undefined ? {} : { updateId: options.updateId }),
+        });
+        return { workflowId, ...answer };
+      } catch (err) {
+        // REJECT_DUPLICATE refused the start: the sale has closed, and an update cannot reach it.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw conflictOf(err, workflowId) ?? err;
+        await assertStartedWith(this.client, workflowId, undefined, sale);
+        const closed = await this.closedAnswer(workflowId);
+        if (closed === undefined) throw err;
+        return closed;
+      }
+    };
+    return this.run('awaitReceipt', workflowId, call, options.updateId);
+  }
+
+  /**
+   * Waits up to `wait` for the signed receipt of a sale already started; a sale that has already closed is answered
+   * from its final state. `signed: false` means not signed within the wait: `state` says why.
+   */
+  async awaitReceipt(businessId: string, traderInvoiceNumber: string, options: AwaitReceiptOptions = {}): Promise<SaleReceiptAnswer> {
+    const handle = this.saleHandle(businessId, traderInvoiceNumber);
+    const wait = parseWait(options.wait);
+    const { workflowId } = handle;
+    const call = async () => {
+      try {
+        // By name: the handle's overloads take an update of no arguments or of required ones, not one optional.
+        const answer = await handle.executeUpdate<ReceiptAnswer, [AwaitReceiptRequest]>(awaitReceiptUpdate.name, {
+          args: [wait === undefined ? {} : { wait }],
+          ...(options.updateId === undefined ? {} : { updateId: options.updateId }),
+        });
+        return { workflowId, ...answer };
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+        const closed = await this.closedAnswer(workflowId);
+        if (closed === undefined) throw err;
+        return closed;
+      }
+    };
+    return this.run('awaitReceipt', workflowId, call, options.updateId);
   }
 
   /** The whole state of the sale (step, documents, parked reason, stock movements, API calls). */
@@ -150,6 +215,24 @@ export class SalesClient extends TaskQueueClient {
   private saleHandle(businessId: string, traderInvoiceNumber: string): WorkflowHandle {
     const ref = parseSaleReference(businessId, traderInvoiceNumber);
     return this.client.workflow.getHandle(saleWorkflowId(ref.businessId, ref.traderInvoiceNumber));
+  }
+
+  /**
+   * The receipt answer of a closed sale, from its result (no worker needed) or, for a run that did not complete,
+   * its state as the query replays it; undefined when the sale is running or does not exist.
+   */
+  private async closedAnswer(workflowId: string): Promise<SaleReceiptAnswer | undefined> {
+    const handle = this.client.workflow.getHandle(workflowId);
+    let status: string;
+    try {
+      status = (await handle.describe()).status.name;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    }
+    if (status === 'RUNNING') return undefined;
+    const state = status === 'COMPLETED' ? ((await handle.result()) as SaleState) : await handle.query(getSaleStateQuery);
+    return { workflowId, ...answerFromState(state) };
   }
 
   /**

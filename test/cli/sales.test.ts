@@ -120,10 +120,27 @@ describe('npm run sales', () => {
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ step: 'cancelled' });
   });
 
+  it('refuses a second start of the same invoice number with another input: exit 3, the fields named', { timeout: 60_000 }, async () => {
+    const input = { ...sale(), customer: { name: 'Wanjiru Kamau' } };
+    const first = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(input) });
+    expect(first.code).toBe(0);
+
+    const other = { ...input, customer: { name: 'Otieno Odhiambo' }, lines: [{ itemId: 'ITEM-1', quantity: 2, unitPrice: 10 }] };
+    const conflict = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(other) });
+
+    expect(conflict.code).toBe(3);
+    expect(conflict.stdout).toBe('');
+    expect(conflict.stderr).toContain(`sale ${saleWorkflowId(input.businessId, 'INV-1')} was already started with another input (differing: customer.name, lines[0].quantity)`);
+    expect(conflict.stderr).not.toContain('Otieno');
+    const same = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(input) });
+    expect(same.code).toBe(0);
+    expect(JSON.parse(same.stdout)).toMatchObject({ started: false });
+  });
+
   it('prints its help', async () => {
     const result = await cli(['--help']);
     expect(result.code).toBe(0);
-    for (const verb of ['start', 'state', 'refund', 'retry', 'cancel', 'item-fixed', 'confirm-stock', 'resend-stock']) {
+    for (const verb of ['start', 'sign', 'state', 'receipt', 'refund', 'retry', 'cancel', 'item-fixed', 'confirm-stock', 'resend-stock']) {
       expect(result.stdout).toContain(`  ${verb} <`);
     }
   });

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { SaleInputError, SaleOperationError, SalesClient } from '../../src/client/index.js';
+import { SaleInputConflictError, SaleInputError, SaleOperationError, SalesClient } from '../../src/client/index.js';
 import type { SaleInput } from '../../src/client/index.js';
 import { BusinessId, FiscalStatus, NeedsAttention, TraderInvoiceNumber } from '../../src/contracts/search-attributes.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
 import { closeRefundWindowSignal } from '../fixtures/workflows/fake-sale.js';
+import { createDataConverter } from '../../src/codec/data-converter.js';
+import { newKey, ring } from '../codec/helpers.js';
 import { eventually } from '../helpers/eventually.js';
 import { useTestWorker } from '../helpers/test-worker.js';
 
@@ -110,6 +112,57 @@ describe('startSale', () => {
     expect(result.started).toBe(true);
     const details = await (await client.workflow.getHandle(result.workflowId).describe()).staticDetails();
     expect(details).toMatch(/… and \d+ more line\(s\)/);
+  });
+
+  it('refuses a repeated start with another input: a conflict naming the fields, never their values', async () => {
+    const input = sale(['ITEM-1', 'ITEM-2'], { customer: { name: 'Wanjiru Kamau', pin: 'A123456789B' } });
+    const { workflowId } = await sales.startSale(input);
+    const other: SaleInput = { ...input, customer: { name: 'Otieno Odhiambo', pin: 'A123456789B' }, lines: [input.lines[0]!, { ...input.lines[1]!, quantity: 4321 }] };
+
+    const err = await sales.startSale(other).then(
+      (answer) => answer,
+      (e: unknown) => e,
+    );
+
+    expect(err).toBeInstanceOf(SaleInputConflictError);
+    expect(err).toMatchObject({ workflowId, fields: ['customer.name', 'lines[1].quantity'] });
+    const { message } = err as Error;
+    expect(message).toContain('customer.name, lines[1].quantity');
+    for (const value of ['Wanjiru', 'Otieno', '4321']) expect(message).not.toContain(value);
+    // The same input again is still the idempotent start it always was.
+    expect(await sales.startSale(input)).toMatchObject({ workflowId, started: false });
+    expect(await executions(workflowId, 1)).toHaveLength(1);
+  });
+
+  it('refuses a conflicting start of a finished sale too: its input is read from its history', async () => {
+    const input = sale();
+    const first = await sales.startSale(input);
+    await sales.refund(input.businessId, 'INV-1', { reason: '01', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' });
+    await client.workflow.getHandle(first.workflowId).result();
+
+    const err = await sales.startSale({ ...input, saleDate: '2025-01-16' }).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(SaleInputConflictError);
+    expect(err).toMatchObject({ workflowId: first.workflowId, fields: ['saleDate'] });
+  });
+
+  it('reads an encrypted start with its codec, with no worker running the sale', async () => {
+    const encrypted = new Client({ connection: client.connection, namespace: client.options.namespace, dataConverter: createDataConverter(ring([['k1', newKey()]])) });
+    // A task queue no worker polls: the sale only has its start event.
+    const idle = new SalesClient(encrypted, { taskQueue: `${taskQueue}-idle` });
+    const input = sale(['ITEM-1'], { customer: { name: 'Wanjiru Kamau', email: 'wanjiru@example.com' } });
+    const { workflowId } = await idle.startSale(input);
+    try {
+      const [started] = (await encrypted.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+      const stored = new TextDecoder().decode(started?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data ?? undefined);
+      expect(stored).not.toContain('Wanjiru');
+
+      expect(await idle.startSale(input)).toMatchObject({ started: false });
+      const err = await idle.startSale({ ...input, customer: { ...input.customer, email: 'other@example.com' } }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ name: 'SaleInputConflictError', fields: ['customer.email'] });
+    } finally {
+      await encrypted.workflow.getHandle(workflowId).terminate('test done');
+    }
   });
 
   it('refuses bad input naming the field, and starts nothing', async () => {
