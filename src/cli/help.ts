@@ -21,7 +21,7 @@ export interface HelpSections {
 export const TEMPORAL_ENVIRONMENT: readonly HelpEntry[] = [
   ['TEMPORAL_ADDRESS', `Temporal frontend host:port (default ${DEFAULT_TEMPORAL_ADDRESS})`],
   ['TEMPORAL_NAMESPACE', 'namespace (default "default")'],
-  ['TEMPORAL_API_KEY', 'API key (Temporal Cloud); turns TLS on'],
+  ['TEMPORAL_API_KEY', 'API key (Temporal Cloud); turns TLS on; or TEMPORAL_API_KEY_FILE'],
   ['TEMPORAL_TLS, TEMPORAL_TLS_*', 'TLS / mTLS: _CLIENT_CERT_PATH, _CLIENT_KEY_PATH, _SERVER_CA_CERT_PATH, _SERVER_NAME'],
   ['TEMPORAL_PROFILE', 'profile of temporal.toml (TEMPORAL_CONFIG_FILE, default ~/.config/temporalio/temporal.toml)'],
   ['TEMPORAL_CONNECT_TIMEOUT_MS', 'connect timeout (default 10000)'],
@@ -33,6 +33,7 @@ export const SERVICES_ENVIRONMENT: readonly HelpEntry[] = [
   ['COMPLIANCE_BASE_URL, COMPLIANCE_API_KEY', 'the compliance service (set both, or neither for the embedded sandbox)'],
   ['ACCOUNTING_BASE_URL, ACCOUNTING_API_KEY', 'the accounting service (set both, or neither for the embedded sandbox)'],
   ['ACCOUNTING_CLIENT_SECRET', 'signs every accounting request when set'],
+  ['COMPLIANCE_API_KEY_FILE, ACCOUNTING_*_FILE', 'a secret above read from a file (a secret mount) instead; not both forms'],
   ['SANDBOX', 'embedded: the embedded sandbox stands in for a service not configured (also used when none is)'],
   ['LOG_LEVEL', 'log level (default: warnings and errors only)'],
 ];

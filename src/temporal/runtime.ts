@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 
 let installed = false;
 
+/** The SDK's wiring messages, which an operator does not act on (an activity-only worker polling no workflows is by design). */
+const SDK_WIRING = /^(No (Nexus services|workflows|activities) registered, not polling|Worker state changed)/;
+
 /**
  * Routes the SDK's and the Rust core's logs through pino and, given a bind address, serves the SDK's metrics and
  * the worker's own (src/temporal/metric-names.ts) on Prometheus' `/metrics`. Must run once, before any
@@ -16,7 +19,7 @@ export function installTemporalRuntime(logger: Logger, options: { level?: LogLev
   Runtime.install({
     logger: new DefaultLogger(level, (entry) => {
       const meta = { ...entry.meta, sdkComponent: entry.meta?.sdkComponent };
-      const method = entry.level.toLowerCase() as 'trace' | 'debug' | 'info' | 'warn' | 'error';
+      const method = SDK_WIRING.test(entry.message) && entry.meta?.state !== 'FAILED' ? 'debug' : (entry.level.toLowerCase() as 'trace' | 'debug' | 'info' | 'warn' | 'error');
       temporalLogger[method](meta, entry.message);
     }),
     telemetryOptions: {

@@ -8,8 +8,8 @@
  * `tracingPlugins()` is empty. Spans carry names, workflow, run and activity ids and failure messages, never
  * payloads (those stay encrypted in Temporal) nor HTTP headers: nothing instruments the HTTP clients.
  *
- * Workflows are traced only when the worker bundles them itself (`workflowsPath`, as `npm run worker` does); a
- * bundle built ahead of time must be built with `plugins: tracingPlugins()`.
+ * Workflows are traced only when their bundle is built with `plugins: tracingPlugins()`, as the worker's own
+ * `bundleWorkflows` (src/worker/workers.ts) does; a bundle built ahead of time must be built the same way.
  */
 import type { DiagLogger } from '@opentelemetry/api';
 import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';

@@ -109,6 +109,8 @@ export async function startWorkerProcess(options: {
     logger.info(
       {
         taskQueue,
+        queues: [workers.workflows, workers.compliance, workers.accounting].map((w) => w.options.taskQueue),
+        services: { compliance: options.services.compliance.baseUrl, accounting: options.services.accounting.baseUrl },
         activitiesPerSecond: {
           compliance: Number(settings.activitiesPerSecond.compliance.toFixed(3)),
           accounting: settings.activitiesPerSecond.accounting,

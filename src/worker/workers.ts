@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { ItemRegistry } from '../../activities/item-registry.js';
@@ -19,6 +19,30 @@ export function workflowsPath(): string {
     if (existsSync(path)) return path;
   }
   throw new Error('workflows/index.(ts|js) not found next to src/');
+}
+
+/**
+ * The workflow code bundled as the Worker would bundle it from `workflowsPath` (same plugins, same converters), but
+ * with its own logger: the SDK's bundler logs webpack's statistics (some twenty lines) at info, which an operator
+ * does not need; they go to debug, and one info line says the bundle is built.
+ */
+export async function bundleWorkflows(logger: Logger, dataConverter?: DataConverter): Promise<WorkflowBundle> {
+  const started = performance.now();
+  const bundlerLogger = new DefaultLogger('DEBUG', ({ level, message, meta }) => {
+    const fields = { component: 'workflow-bundler', ...meta };
+    // The bundler's only info lines are webpack's statistics and its own "bundle created": the latter is said below.
+    if (level === 'WARN' || level === 'ERROR') logger[level === 'WARN' ? 'warn' : 'error'](fields, message);
+    else logger.debug(fields, message);
+  });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    logger: bundlerLogger,
+    plugins: tracingPlugins(),
+    ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
+    ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
+  });
+  logger.info({ sizeMB: Number((bundle.code.length / 2 ** 20).toFixed(2)), seconds: Number(((performance.now() - started) / 1000).toFixed(1)) }, 'workflow bundle built');
+  return bundle;
 }
 
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -39,7 +63,7 @@ export interface WorkersOptions {
   activitiesPerSecond: { compliance: number; accounting: number };
   /** The workflow queue (default `sales`); the service queues derive from it. */
   taskQueue?: string;
-  /** A prebuilt bundle (tests build one per file); default: bundle workflowsPath() at start. */
+  /** A prebuilt bundle (tests build one per file); default: bundleWorkflows() at start. */
   workflowBundle?: WorkflowBundle;
   /** Payload encryption (src/codec): every payload the workers write goes through it. */
   dataConverter?: DataConverter;
@@ -89,7 +113,7 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
   const workflows = await Worker.create({
     ...common,
     taskQueue: taskQueueOf('workflow', taskQueue),
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: workflowsPath() }),
+    workflowBundle: options.workflowBundle ?? (await bundleWorkflows(options.logger, options.dataConverter)),
     activities: activitiesOn('workflow', activities),
   });
   const compliance = await Worker.create({

@@ -5,6 +5,7 @@ import {
   medianProfile,
   recordedAfter,
   segments,
+  segmentsToCaller,
   signedRecorded,
   signingActivity,
   waitsBefore,
@@ -99,5 +100,18 @@ describe('retried activities', () => {
     const events = history('signSale', signed).map((e) => (e.type === 'ACTIVITY_TASK_STARTED' && e.activity === 'signSale' ? { ...e, attempt: 2 } : e));
     const steps = segments(events, 1_000, signedRecorded(events)!);
     expect(steps.map((s) => s.label)).toContain('ACTIVITY_TASK_SCHEDULED(signSale) → ACTIVITY_TASK_STARTED(signSale, attempt 2)');
+  });
+});
+
+describe('a call answered in the caller\'s hands (the till, the floor by executeWorkflow)', () => {
+  it('ends with the step from the event that answered (the update completed) to the answer in the caller\'s hands', () => {
+    const events = [...history('signSale', signed), { id: 18, type: 'WORKFLOW_EXECUTION_UPDATE_COMPLETED', at: 1_135 }];
+    const steps = segmentsToCaller(events, 990, (e) => e.type === 'WORKFLOW_EXECUTION_UPDATE_COMPLETED', 1_150);
+    expect(steps.at(-1)).toEqual({ label: 'WORKFLOW_EXECUTION_UPDATE_COMPLETED → in the caller\'s hands', ms: 15 });
+    expect(steps.reduce((a, s) => a + s.ms, 0)).toBe(1_150 - 990);
+  });
+
+  it('is the whole call as one step when the history has no such event', () => {
+    expect(segmentsToCaller(history('signSale', signed), 990, () => false, 1_150)).toEqual([{ label: 'client start → in the caller\'s hands', ms: 160 }]);
   });
 });

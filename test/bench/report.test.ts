@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs, UsageError } from '../../tools/bench/options.js';
 import { parseProcStat } from '../../tools/bench/processes.js';
-import { checkTargets, formatTable, type BenchReport } from '../../tools/bench/report.js';
+import { checkTargets, formatReport, formatTable, TARGET_KEYS, type BenchReport, type LatencyReport } from '../../tools/bench/report.js';
 
 const base: Omit<BenchReport, 'targets'> = {
   server: 'dev',
@@ -22,10 +22,34 @@ describe('targets', () => {
     expect(checkTargets(base)).toEqual([]);
   });
 
+  const latency = (ratio: number, tillReceiptRatio: number): LatencyReport => ({
+    saleToSignedMs: summary(1),
+    floorMs: summary(1),
+    ratio,
+    signingActivity: 'signSale',
+    tillReceiptMs: summary(tillReceiptRatio * 100),
+    floorExecuteMs: summary(100),
+    tillReceiptRatio,
+  });
+
   it('meets the latency ratio at 1.3 and misses it above', () => {
-    const at = (ratio: number) => checkTargets({ ...base, latency: { saleToSignedMs: summary(1), floorMs: summary(1), ratio, signingActivity: 'signSale' } });
-    expect(at(1.3)).toEqual([{ key: 'latency.ratio', target: '≤ 1.3', value: 1.3, met: true }]);
+    const at = (ratio: number) => checkTargets({ ...base, latency: latency(ratio, 1) });
+    expect(at(1.3)[0]).toEqual({ key: 'latency.ratio', target: '≤ 1.3', value: 1.3, met: true });
     expect(at(1.31)[0]?.met).toBe(false);
+  });
+
+  it('judges the till\'s one update-with-start call against executeWorkflow of the floor: ≤ 1.3', () => {
+    const at = (tillReceiptRatio: number) => checkTargets({ ...base, latency: latency(1, tillReceiptRatio) }).find((t) => t.key === 'latency.tillReceiptRatio');
+    expect(at(1.3)).toEqual({ key: 'latency.tillReceiptRatio', target: '≤ 1.3', value: 1.3, met: true });
+    expect(at(1.31)?.met).toBe(false);
+    expect(TARGET_KEYS).toContain('latency.tillReceiptRatio');
+  });
+
+  it('prints the till\'s figures in the latency table', () => {
+    const text = formatReport({ ...base, sections: ['latency'], latency: latency(1, 1.2), targets: [] });
+    expect(text).toMatch(/latency\.tillReceiptMs .* 120/);
+    expect(text).toMatch(/latency\.floorExecuteMs .* 100/);
+    expect(text).toMatch(/latency\.tillReceiptRatio .* 1\.2/);
   });
 
   it('wants exactly 1 + L requests on the immediate path and at most 2 + L with callbacks', () => {

@@ -164,6 +164,8 @@ export interface BenchWorkers {
   sales: SalesClient;
   /** Starts a floor workflow on the floor worker's queue (with `floor: true`). */
   startFloor(): Promise<WorkflowHandle>;
+  /** Runs a floor workflow by `executeWorkflow` until its result is in hands (with `floor: true`); answers its id. */
+  executeFloor(): Promise<{ workflowId: string; result: unknown }>;
   stop(): Promise<void>;
 }
 
@@ -216,6 +218,10 @@ export async function startBenchWorkers(
     taskQueue,
     sales: new SalesClient(t.client, { taskQueue }),
     startFloor: () => t.client.workflow.start(FLOOR_WORKFLOW_TYPE, { taskQueue: floorQueue, workflowId: `floor-${randomUUID()}`, args: [] }),
+    executeFloor: async () => {
+      const workflowId = `floor-${randomUUID()}`;
+      return { workflowId, result: await t.client.workflow.execute(FLOOR_WORKFLOW_TYPE, { taskQueue: floorQueue, workflowId, args: [] }) };
+    },
     stop: async () => {
       sale.shutdown();
       floorWorker?.shutdown();

@@ -121,6 +121,17 @@ export function segments(events: readonly BenchEvent[], clientStart: number, unt
 }
 
 /**
+ * Where the time of a call answered in the caller's hands went: the steps up to the first event `answered` picks
+ * (an update completed, the workflow completed), then from it to `inHands` (the client's clock). Without such an
+ * event, the whole call is one step.
+ */
+export function segmentsToCaller(events: readonly BenchEvent[], clientStart: number, answered: (e: BenchEvent) => boolean, inHands: number): Segment[] {
+  const until = events.find(answered);
+  if (!until) return [{ label: "client start → in the caller's hands", ms: inHands - clientStart }];
+  return [...segments(events, clientStart, until), { label: `${until.type} → in the caller's hands`, ms: inHands - until.at }];
+}
+
+/**
  * The median of each step over many runs of the same path. Runs whose steps differ from the most common shape are
  * left out (and counted), so one odd run (a retry, a late poll) does not scramble the profile.
  */

@@ -1,13 +1,14 @@
 /**
  * Time to a signed receipt on the immediate path next to the floor (one workflow, one activity, one GET), sales and
- * floors alternating one at a time on the same server and worker process, so both see the same machine; and the
- * history events of the closed sales.
+ * floors alternating one at a time on the same server and worker process, so both see the same machine; the same for
+ * a till's one update-with-start call next to `executeWorkflow` of the floor; and the history events of the closed sales.
  */
 import type { BenchWorkers, BenchTemporal } from './env.js';
 import { benchSale, NAIROBI_LINES, progress } from './env.js';
 import { medianProfile, recordedAfter, segments, signedRecorded, signingActivity, type Segment } from './history.js';
 import type { LatencyReport } from './report.js';
 import { median, round, summarise } from './stats.js';
+import { timeFloorExecute, timeTill, type TimedCall } from './till.js';
 
 export interface LatencyResult {
   latency: LatencyReport;
@@ -38,21 +39,36 @@ async function timeFloor(t: BenchTemporal, w: BenchWorkers) {
   return { ms: recorded.at - t0, path: segments(events, t0, recorded) };
 }
 
+function tillProfile(tills: TimedCall[], floors: TimedCall[], roundSteps: (steps: Segment[]) => Segment[]) {
+  const till = medianProfile(tills.map((c) => c.path), median);
+  const floor = medianProfile(floors.map((c) => c.path), median);
+  return { till: roundSteps(till.steps), floor: roundSteps(floor.steps), tillRunsLeftOut: till.leftOut };
+}
+
 export async function measureLatency(t: BenchTemporal, w: BenchWorkers, options: { sales: number; warmUp: number; tag: string }): Promise<LatencyResult> {
-  progress(`latency: ${options.warmUp} warm-up rounds, then ${options.sales} sales and ${options.sales} floor workflows, alternating`);
+  progress(`latency: ${options.warmUp} warm-up rounds, then ${options.sales} rounds of a sale, a floor workflow, a till's update-with-start and a floor by executeWorkflow`);
   for (let i = 0; i < options.warmUp; i++) {
     await timeSale(t, w, `BENCH-WARM-${options.tag}-${i}`);
     await timeFloor(t, w);
+    await timeTill(t, w, `BENCH-TILL-WARM-${options.tag}-${i}`);
+    await timeFloorExecute(t, w);
   }
   const sales: Awaited<ReturnType<typeof timeSale>>[] = [];
   const floors: Awaited<ReturnType<typeof timeFloor>>[] = [];
+  const tills: TimedCall[] = [];
+  const floorExecutes: TimedCall[] = [];
   for (let i = 0; i < options.sales; i++) {
     sales.push(await timeSale(t, w, `BENCH-LAT-${options.tag}-${i}`));
     floors.push(await timeFloor(t, w));
+    tills.push(await timeTill(t, w, `BENCH-TILL-${options.tag}-${i}`));
+    floorExecutes.push(await timeFloorExecute(t, w));
   }
+  const tillMs = tills.map((c) => c.ms);
+  const floorExecuteMs = floorExecutes.map((c) => c.ms);
   const saleMs = sales.map((s) => s.ms);
   const floorMs = floors.map((f) => f.ms);
   const ratio = round(median(saleMs) / median(floorMs), 2);
+  const tillReceiptRatio = round(median(tillMs) / median(floorExecuteMs), 2);
   const saleProfile = medianProfile(sales.map((s) => s.path), median);
   const floorProfile = medianProfile(floors.map((f) => f.path), median);
   const roundSteps = (steps: Segment[]) => steps.map((s) => ({ ...s, ms: round(s.ms) }));
@@ -63,7 +79,11 @@ export async function measureLatency(t: BenchTemporal, w: BenchWorkers, options:
       floorMs: summarise(floorMs),
       ratio,
       signingActivity: sales[0]?.activity,
+      tillReceiptMs: summarise(tillMs),
+      floorExecuteMs: summarise(floorExecuteMs),
+      tillReceiptRatio,
       ...(ratio > 1.3 ? { profile: { sale: roundSteps(saleProfile.steps), floor: roundSteps(floorProfile.steps), saleRunsLeftOut: saleProfile.leftOut } } : {}),
+      ...(tillReceiptRatio > 1.3 ? { tillProfile: tillProfile(tills, floorExecutes, roundSteps) } : {}),
     },
     historyEvents: { immediate: median(counts), distinctCounts: [...new Set(counts)].sort((a, b) => a - b) },
   };

@@ -3,6 +3,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Segment } from './history.js';
 import type { Summary } from './stats.js';
+import { formatTable, type Cell } from './text-table.js';
+
+export { formatTable };
 
 export const SECTIONS = ['latency', 'calls', 'history', 'budget', 'throughput', 'fairness', 'priority'] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -13,6 +16,14 @@ export interface LatencyReport {
   ratio: number;
   /** The activity whose result carried the signed receipt (found in the history, not assumed). */
   signingActivity: string | undefined;
+  /** A till's one update-with-start call (start the sale + `awaitReceipt`) until the receipt values are in its hands. */
+  tillReceiptMs: Summary;
+  /** `executeWorkflow` of the floor workflow until its result is in the caller's hands: the till's floor. */
+  floorExecuteMs: Summary;
+  /** tillReceiptMs.p50 / floorExecuteMs.p50. */
+  tillReceiptRatio: number;
+  /** Median of each step of the till's call and of the floor by executeWorkflow, to the caller's hands (when tillReceiptRatio is unmet). */
+  tillProfile?: { till: Segment[]; floor: Segment[]; tillRunsLeftOut: number };
   /** Median of each step from the client's start to the recorded receipt / floor result (when the ratio is unmet). */
   profile?: { sale: Segment[]; floor: Segment[]; saleRunsLeftOut: number };
 }
@@ -126,6 +137,7 @@ interface Target {
 
 const TARGETS: Target[] = [
   { key: 'latency.ratio', target: () => '≤ 1.3', value: (r) => r.latency?.ratio, met: (v) => v <= 1.3 },
+  { key: 'latency.tillReceiptRatio', target: () => '≤ 1.3', value: (r) => r.latency?.tillReceiptRatio, met: (v) => v <= 1.3 },
   {
     key: 'callsPerSale.immediate',
     target: (r) => `= 1 + L = ${1 + (r.callsPerSale?.lines ?? NaN)}`,
@@ -164,22 +176,6 @@ export function writeReport(path: string, report: BenchReport): void {
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
 }
 
-type Cell = string | number | boolean | undefined;
-
-/** A plain-text table (monospace), numbers right-aligned. */
-export function formatTable(rows: ReadonlyArray<Record<string, Cell>>): string {
-  if (rows.length === 0) return '(nothing)';
-  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const text = (c: Cell) => (c === undefined ? '' : typeof c === 'number' ? String(Number.isInteger(c) ? c : Number(c.toFixed(3))) : String(c));
-  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => text(r[c]).length)));
-  const line = (cells: string[], numeric: boolean[]) =>
-    cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  const header = line(columns, columns.map(() => false));
-  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
-  const body = rows.map((r) => line(columns.map((c) => text(r[c])), columns.map((c) => typeof r[c] === 'number')));
-  return [header, rule, ...body].join('\n');
-}
-
 const yes = (met: boolean) => (met ? 'met' : 'UNMET');
 
 /** The report as text: the targets first, then each measured section with its details. */
@@ -197,6 +193,15 @@ export function formatReport(r: BenchReport): string {
       { key: 'latency.floorMs', ...l.floorMs },
       { key: 'latency.ratio (p50 / floor p50)', p50: l.ratio },
     ]);
+    section('Latency (ms), a till: one update-with-start call (awaitReceipt) to the receipt in its hands, against executeWorkflow of the floor', [
+      { key: 'latency.tillReceiptMs', ...l.tillReceiptMs },
+      { key: 'latency.floorExecuteMs', ...l.floorExecuteMs },
+      { key: 'latency.tillReceiptRatio (p50 / floor p50)', p50: l.tillReceiptRatio },
+    ]);
+    if (l.tillProfile) {
+      section(`Profile: median of each step, till's update-with-start (${l.tillProfile.tillRunsLeftOut} runs of another shape left out)`, l.tillProfile.till.map((s) => ({ step: s.label, ms: s.ms })));
+      section('Profile: median of each step, floor by executeWorkflow', l.tillProfile.floor.map((s) => ({ step: s.label, ms: s.ms })));
+    }
     if (l.profile) {
       section(`Profile: median of each step, sale (${l.profile.saleRunsLeftOut} runs of another shape left out)`, l.profile.sale.map((s) => ({ step: s.label, ms: s.ms })));
       section('Profile: median of each step, floor workflow', l.profile.floor.map((s) => ({ step: s.label, ms: s.ms })));

@@ -2,7 +2,7 @@
  * `npm run demo`: starts the whole stack on embedded defaults, pushes one sale down every path (immediate,
  * async with callback, async by polling, unregistered item, rejection then retry, refund to credit note),
  * then syncs supplier invoices to an NDJSON file, processes an accounting sync batch and reconciles the demo
- * business; prints two tables, and exits 0 only if everything ended as expected. It needs the embedded sandbox:
+ * business; prints a line per path as it ends and a summary table, and exits 0 only if everything ended as expected. It needs the embedded sandbox:
  * the paths are chosen with the sandbox's demo items, trader invoice prefixes, purchases and bill payments.
  */
 import { mkdtempSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { DEMO } from '../../sandbox/default-fixture.js';
 import { startStack, type Stack } from './stack.js';
 import type { SaleInput, SaleState } from '../../src/contracts/sale.js';
 import { demoPurchasesSync, demoReconciliation, demoSyncBatch, type PieceOutcome } from './demo-system.js';
+import { progressLine, summaryTables, verdictLine, type DemoResult } from './demo-output.js';
 import { createProgram, runProgram } from '../../src/cli/command.js';
 
 interface DemoCase {
@@ -104,14 +105,29 @@ async function main(): Promise<number> {
     return 2;
   }
   const purchasesFile = join(mkdtempSync(join(tmpdir(), 'etims-demo-')), 'purchases.ndjson');
+  const began = performance.now();
+  const elapsed = (since: number) => (performance.now() - since) / 1000;
+  console.log('starting the stack: Temporal dev server, embedded sandbox, workers (bundling the workflows takes a few seconds)');
   const stack = await startStack({ env: process.env, logger, headless: true, dbFilename: null, purchasesFile });
+  console.log(`stack ready in ${elapsed(began).toFixed(1)} s; one sale down each of ${CASES.length} paths, then 3 other pieces`);
   const sales = new SalesClient(stack.client);
-  const rows: Array<Record<string, string | number>> = [];
-  const systemRows: Array<Record<string, string | number>> = [];
-  let failures = 0;
+  const saleResults: DemoResult[] = [];
+  const pieceResults: DemoResult[] = [];
+  // Names aligned across both lists, so the progress lines read as one column.
+  const pieces: Array<[string, () => Promise<PieceOutcome>]> = [
+    ['purchases sync (NDJSON sink)', () => demoPurchasesSync(stack, purchasesFile)],
+    ['sync batch, processed to the end', () => demoSyncBatch(stack)],
+    ['reconciliation', () => demoReconciliation(stack, runId)],
+  ];
+  const nameWidth = Math.max(...CASES.map((c) => c.path.length), ...pieces.map(([name]) => name.length));
+  const ended = (into: DemoResult[], result: DemoResult) => {
+    into.push(result);
+    console.log(progressLine(result, nameWidth));
+  };
   try {
     for (const demo of CASES) {
       const started = performance.now();
+      const invoice = demo.input.traderInvoiceNumber;
       try {
         await demo.before?.(stack);
         await sales.startSale(demo.input);
@@ -119,51 +135,40 @@ async function main(): Promise<number> {
         const verdict = await demo.finish(sales, state);
         const final = await waitUntil(sales, demo.input, (s) => s.step === 'completed' || s.step === 'cancelled' || s.step === 'failed', 60_000);
         const ok = verdict.ok && final.step === 'completed';
-        if (!ok) failures++;
-        rows.push({
-          path: demo.path,
-          result: ok ? 'ok' : 'UNEXPECTED',
-          invoice: demo.input.traderInvoiceNumber,
-          cuInvoiceNo: final.sale?.receipt?.cuInvoiceNo ?? '-',
+        ended(saleResults, {
+          name: demo.path,
+          outcome: ok ? 'ok' : 'UNEXPECTED',
+          seconds: elapsed(started),
+          invoice,
+          receipt: final.sale?.receipt?.cuInvoiceNo ?? '-',
           apiCalls: final.apiCalls,
-          seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
-          note: verdict.note,
+          note: ok ? verdict.note : [verdict.note, `ended in step ${final.step}`].filter(Boolean).join('; '),
         });
       } catch (err) {
-        failures++;
-        rows.push({ path: demo.path, result: 'FAILED', invoice: demo.input.traderInvoiceNumber, note: err instanceof Error ? err.message : String(err) });
+        ended(saleResults, { name: demo.path, outcome: 'FAILED', seconds: elapsed(started), invoice, note: err instanceof Error ? err.message : String(err) });
       }
     }
     // Beyond sales: the rest of the system on the same stack.
-    const pieces: Array<[string, () => Promise<PieceOutcome>]> = [
-      ['purchases sync (NDJSON sink)', () => demoPurchasesSync(stack, purchasesFile)],
-      ['sync batch, processed to the end', () => demoSyncBatch(stack)],
-      ['reconciliation', () => demoReconciliation(stack, runId)],
-    ];
-    for (const [piece, run] of pieces) {
+    for (const [name, run] of pieces) {
       const started = performance.now();
       try {
         const outcome = await run();
-        if (!outcome.ok) failures++;
-        systemRows.push({ piece, result: outcome.ok ? 'ok' : 'UNEXPECTED', seconds: Number(((performance.now() - started) / 1000).toFixed(2)), note: outcome.note });
+        ended(pieceResults, { name, outcome: outcome.ok ? 'ok' : 'UNEXPECTED', seconds: elapsed(started), note: outcome.note });
       } catch (err) {
-        failures++;
-        systemRows.push({ piece, result: 'FAILED', note: err instanceof Error ? err.message : String(err) });
+        ended(pieceResults, { name, outcome: 'FAILED', seconds: elapsed(started), note: err instanceof Error ? err.message : String(err) });
       }
     }
   } finally {
-    console.table(rows);
-    console.table(systemRows);
+    console.log(`\n${summaryTables(saleResults, pieceResults)}\n`);
     await stack.stop();
   }
-  const total = CASES.length + 3;
-  console.log(failures === 0 ? `all ${CASES.length} sales and 3 other pieces ended as expected` : `${failures} of ${total} sales and pieces did not end as expected`);
-  return failures === 0 ? 0 : 1;
+  console.log(`${verdictLine(saleResults, pieceResults)} (${elapsed(began).toFixed(0)} s)`);
+  return [...saleResults, ...pieceResults].every((r) => r.outcome === 'ok') ? 0 : 1;
 }
 
 runProgram(
   createProgram(
     'npm run demo --',
-    'Starts the whole stack on the embedded sandbox, pushes one sale down every path, syncs purchases, processes a sync batch and reconciles the demo business; prints two tables and exits 0 only if everything ended as expected.',
+    'Starts the whole stack on the embedded sandbox, pushes one sale down every path, syncs purchases, processes a sync batch and reconciles the demo business; prints a line per path as it ends and a summary table; exits 0 only if everything ended as expected.',
   ).act(main),
 );

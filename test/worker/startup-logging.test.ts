@@ -1,0 +1,73 @@
+/**
+ * What a worker process writes at info while it starts (issue 14, finding 12): the SDK's bundler used to log
+ * webpack's statistics (some twenty lines in a terminal) at info. An operator needs one line for the bundle and one
+ * saying the workers are ready, on which queues and against which services; webpack's output stays at debug.
+ */
+import { Writable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { resolveServices } from '../../src/services/endpoints.js';
+import { installTemporalRuntime } from '../../src/temporal/runtime.js';
+import { startWorkerProcess } from '../../src/worker/start.js';
+import { closeTestEnv, getTestEnv, uniqueTaskQueue } from '../helpers/temporal.js';
+import { testWorkerSettings } from '../helpers/worker-settings.js';
+
+interface Entry {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+const entries: Entry[] = [];
+const logger = pino(
+  { level: 'debug' },
+  new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) entries.push(JSON.parse(line) as Entry);
+      done();
+    },
+  }),
+);
+// Before the test environment, so the SDK's own logs (the bundler's among them) come through this logger.
+installTemporalRuntime(logger);
+
+afterAll(closeTestEnv);
+
+describe('a worker process starting', () => {
+  it('logs the workflow bundle in one line at info and webpack\'s statistics only at debug', { timeout: 120_000 }, async () => {
+    const env = await getTestEnv();
+    const silent = pino({ level: 'silent' });
+    const services = await resolveServices({ compliance: undefined, accounting: undefined, logLevel: 'silent' }, silent);
+    const taskQueue = uniqueTaskQueue('startup-logging');
+    const worker = await startWorkerProcess({
+      connection: env.nativeConnection,
+      client: env.client,
+      namespace: env.namespace ?? 'default',
+      services,
+      settings: testWorkerSettings(),
+      logger,
+      taskQueue,
+    });
+    const running = worker.run();
+    try {
+      const atInfo = entries.filter((e) => e.level >= 30);
+      expect(atInfo.filter((e) => /webpack|modules by path/.test(e.msg))).toEqual([]);
+      expect(atInfo.filter((e) => e.msg.includes('\n'))).toEqual([]);
+      const bundle = atInfo.filter((e) => /bundle/i.test(e.msg));
+      expect(bundle).toHaveLength(1);
+      expect(bundle[0]).toMatchObject({ sizeMB: expect.any(Number), seconds: expect.any(Number) });
+      // Still there for whoever asks for debug.
+      expect(entries.some((e) => e.level === 20 && /webpack .* compiled/.test(e.msg))).toBe(true);
+      const ready = atInfo.find((e) => e.msg === 'workers ready');
+      expect(ready).toMatchObject({
+        queues: [taskQueue, `${taskQueue}.compliance-api`, `${taskQueue}.accounting-api`],
+        services: { compliance: services.compliance.baseUrl, accounting: services.accounting.baseUrl },
+      });
+    } finally {
+      worker.shutdown();
+      await running;
+      await worker.close();
+      await services.close();
+    }
+  });
+});
