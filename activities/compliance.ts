@@ -107,8 +107,8 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   }
 
   /** The items from the registry (a list call at most); a business lacking one of them is a refusal. */
-  async function lookupItems(businessId: string, itemIds: string[]): Promise<{ items: ItemCheck[]; listedItems: boolean }> {
-    const lookup = await callApi({ idempotent: true, logger }, () => itemRegistry.lookup(businessId, itemIds));
+  async function lookupItems(businessId: string, itemIds: string[], fresh = false): Promise<{ items: ItemCheck[]; listedItems: boolean }> {
+    const lookup = await callApi({ idempotent: true, logger }, () => itemRegistry.lookup(businessId, itemIds, { fresh }));
     if (lookup.unknownItemIds.length > 0) {
       const ids = lookup.unknownItemIds;
       throw ApplicationFailure.create({
@@ -136,7 +136,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   return {
     /** Registration and stock tracking of a sale's items, from the per-process registry when it can answer. */
     async checkItems(input: CheckItemsInput): Promise<CheckItemsResult> {
-      const lookup = await lookupItems(input.businessId, input.itemIds);
+      const lookup = await lookupItems(input.businessId, input.itemIds, input.fresh ?? false);
       // Earlier failed attempts each made a call; this one made none when the registry answered.
       const attempt = currentAttempt();
       return { items: lookup.items, apiCalls: lookup.listedItems ? attempt : attempt - 1 };

@@ -2,7 +2,8 @@
  * What this worker process knows about the items of each business, so that checking a sale's items costs at
  * most one `GET /v1/items` per business per refresh instead of one per sale.
  *
- * - Registration only moves forward (C1, C23), so an item seen `REGISTERED` is cached for good.
+ * - Registration only moves forward (C1, C23), so an item seen `REGISTERED` is cached until a list shows it
+ *   otherwise (a service reset, or one that is not our sandbox); a `fresh` lookup always reads the list.
  * - Other items are answered from the latest list while it is younger than `minRefreshIntervalMs`
  *   (a fresh list that lacks an asked-for item is fetched again: the item may have been created since).
  * - Concurrent callers share one in-flight list call.
@@ -68,10 +69,15 @@ export class ItemRegistry {
     this.now = options.now ?? Date.now;
   }
 
-  /** Registration status and stock tracking of `itemIds` for one business. Errors of the list call propagate. */
-  async lookup(businessId: string, requestedIds: readonly string[]): Promise<ItemLookup> {
+  /**
+   * Registration status and stock tracking of `itemIds` for one business. Errors of the list call propagate.
+   * `fresh`: the service's list as it is now, whatever is cached (after the service rejected a sale, its list
+   * decides; a service whose items went back to PENDING, a reset sandbox say, is believed).
+   */
+  async lookup(businessId: string, requestedIds: readonly string[], options: { fresh?: boolean } = {}): Promise<ItemLookup> {
     const itemIds = [...new Set(requestedIds)];
     const business = this.business(businessId);
+    if (options.fresh) return this.answer(business, itemIds, await this.refresh(businessId, business), true);
     if (itemIds.every((id) => business.registered.has(id))) {
       return this.answer(business, itemIds, undefined, false);
     }
@@ -109,7 +115,11 @@ export class ItemRegistry {
     const refreshing = (async () => {
       const { data } = await this.services.compliance(businessId).listItems({ businessId });
       const list: ItemList = { at: this.now(), items: new Map(data.map((item) => [item.id, toCheck(item)])) };
-      for (const check of list.items.values()) if (check.registered) business.registered.set(check.itemId, check);
+      // The list is the service's word: an item it no longer shows registered is not kept as registered.
+      for (const check of list.items.values()) {
+        if (check.registered) business.registered.set(check.itemId, check);
+        else business.registered.delete(check.itemId);
+      }
       business.latest = list;
       return list;
     })();

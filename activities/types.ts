@@ -46,6 +46,8 @@ export interface ItemCheck {
 export interface CheckItemsInput {
   businessId: string;
   itemIds: string[];
+  /** Read the service's item list now, not the worker's cache (after a rejection: the list decides). */
+  fresh?: boolean;
 }
 
 export interface CheckItemsResult {

@@ -1,7 +1,7 @@
-import { allHandlersFinished, condition, getExternalWorkflowHandle, log, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, getExternalWorkflowHandle, log, patched, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { PRIORITY, budgetShare, apiActivities } from './activity-options.js';
 import { parseDuration } from '../src/contracts/duration.js';
-import { NeedsAttention } from '../src/contracts/search-attributes.js';
+import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';
 import { addRegistrationWaiterSignal, getItemRegistrationStateQuery, itemFixedSignal, type ItemRegistrationInput, type ItemRegistrationOutcome, type ItemRegistrationState } from '../src/contracts/item-registration.js';
 import { itemRegistrationSettledSignal } from '../src/contracts/sale.js';
 
@@ -9,7 +9,13 @@ import { itemRegistrationSettledSignal } from '../src/contracts/sale.js';
  * One execution per business and item: every sale that needs the item registered signals itself in as a
  * waiter (signal-with-start), so concurrent sales converge on one registration and each hears the outcome.
  */
+/** 0.5: `AttentionReason` is written with every `NeedsAttention`, so the attention list shows why. */
+const ITEM_ATTENTION_REASON_PATCH = 'item-attention-reason';
+
 export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Promise<ItemRegistrationState> {
+  const reasoned = patched(ITEM_ATTENTION_REASON_PATCH);
+  const attention = (needed: boolean) =>
+    upsertSearchAttributes([{ key: NeedsAttention, value: needed }, ...(reasoned ? [{ key: AttentionReason, value: needed ? 'item_needs_fixing' : '' }] : [])]);
   const state: ItemRegistrationState = { itemId: input.itemId, status: 'registering', needs: null, waiters: [] };
   let latest: ItemRegistrationOutcome | undefined;
   let fixed = false;
@@ -45,13 +51,13 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
     if (result.outcome === 'registered') {
       state.status = 'registered';
       state.needs = null;
-      upsertSearchAttributes([{ key: NeedsAttention, value: false }]);
+      attention(false);
       await publish({ itemId: input.itemId, status: 'registered' });
       break;
     }
     state.status = 'needs_fixing';
     state.needs = result.needs;
-    upsertSearchAttributes([{ key: NeedsAttention, value: true }]);
+    attention(true);
     await publish({ itemId: input.itemId, status: 'needs_fixing', needs: result.needs });
     fixed = false;
     const remaining = deadline - Date.now();

@@ -1,16 +1,19 @@
-import { ApplicationFailure, allHandlersFinished, condition, patched, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, patched, workflowInfo } from '@temporalio/workflow';
 import type { CreateSaleInput, SubmissionResult } from '../activities/types.js';
 import { parseDuration } from '../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { isSigned } from '../src/contracts/compliance-rules.js';
+import { checkSaleInput, type InputProblem } from '../src/contracts/sale-input.js';
 import { type SaleInput, type SaleState } from '../src/contracts/sale.js';
 import { saleIdempotencyKey } from './keys.js';
 import { saleActivities } from './sale/activities.js';
 import type { SaleContext, SaleSettings } from './sale/context.js';
 import { settleDocument } from './sale/documents.js';
 import { ensureItemsRegistered, fileWithItemsChecked } from './sale/items.js';
-import { emptyInbox, handleSaleMessages } from './sale/messages.js';
+import { invalidSaleInput } from './sale/arguments.js';
+import { emptyInbox, handleSaleMessages, handleUnusableInput } from './sale/messages.js';
 import { OperatorCancelled } from './sale/operator.js';
-import { LEAN_SALE_PATH_PATCH } from './sale/patches.js';
+import { DOORS_HELD_PATCH, LEAN_SALE_PATH_PATCH } from './sale/patches.js';
 import { SaleRecord } from './sale/record.js';
 import { issueRefund } from './sale/refund.js';
 import { deductions, reportPendingStock } from './sale/stock.js';
@@ -21,7 +24,21 @@ import { deductions, reportPendingStock } from './sale/stock.js';
  * worker cannot fix parks with a reason an operator can act on.
  */
 export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
-  const sale = openSale(input);
+  const lean = patched(LEAN_SALE_PATH_PATCH);
+  const doorsHeld = patched(DOORS_HELD_PATCH);
+  if (doorsHeld) {
+    // Starts in plain JSON (the Temporal CLI, another SDK) skip the client's checks: nothing unusable goes further.
+    const checked = checkSaleInput(input);
+    if (!checked.ok) refuseInput(input, checked.problems);
+  }
+  const sale = openSale(input, lean, doorsHeld);
+  if (!doorsHeld) return runSale(sale);
+  // Temporal's own cancellation is an operator's word, not a kill: the process runs on, and the sale decides.
+  CancellationScope.current().cancelRequested.catch(() => onTemporalCancellation(sale));
+  return CancellationScope.nonCancellable(() => runSale(sale));
+}
+
+async function runSale(sale: SaleContext): Promise<SaleState> {
   try {
     const { saleKey, stockTracked } = await signSale(sale);
     await reportStock(sale, saleKey, stockTracked);
@@ -35,21 +52,57 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
   return sale.record.state;
 }
 
-function openSale(input: SaleInput): SaleContext {
+function openSale(input: SaleInput, lean: boolean, doorsHeld: boolean): SaleContext {
   const { workflowId, taskQueue } = workflowInfo();
-  const lean = patched(LEAN_SALE_PATH_PATCH);
   const sale: SaleContext = {
     input,
     settings: settingsOf(input),
     workflowId,
     taskQueue,
-    record: new SaleRecord(input, lean),
+    record: new SaleRecord(input, lean, doorsHeld),
     inbox: emptyInbox(),
     api: saleActivities(input.businessId),
     lean,
+    doorsHeld,
   };
   handleSaleMessages(sale);
   return sale;
+}
+
+/**
+ * Ends a sale whose input it cannot use before anything is sent: a non-retryable `invalid_input` naming the fields
+ * (details: every problem), never a workflow task failing for ever. Its query and `awaitReceipt` are in place first,
+ * so an update-with-start of the same input is refused naming them too.
+ */
+function refuseInput(input: unknown, problems: [InputProblem, ...InputProblem[]]): never {
+  const named = typeof input === 'object' && input !== null ? (input as Partial<Record<'businessId' | 'traderInvoiceNumber', unknown>>) : {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const record = new SaleRecord({ businessId: text(named.businessId), traderInvoiceNumber: text(named.traderInvoiceNumber) }, true, true);
+  handleUnusableInput(record, input, problems);
+  record.invalidInput(FAILURE_TYPES.invalidInput, problems);
+  throw invalidSaleInput(problems);
+}
+
+/**
+ * The Temporal UI's "Request Cancellation" (or `temporal workflow cancel`): the cancel update's effect while the
+ * sale is parked unsigned; otherwise refused, noted in its history and details, and the sale carries on.
+ */
+function onTemporalCancellation(sale: SaleContext): void {
+  const { record, inbox } = sale;
+  if (record.isParkedFor('cancel')) {
+    inbox.operatorCancel ??= 'cancellation requested through Temporal';
+    return;
+  }
+  record.cancellationRefused(whyNotCancellable(record.state));
+}
+
+function whyNotCancellable(state: SaleState): string {
+  if (state.step === 'cancelled') return 'the sale is already cancelled';
+  if ((state.sale !== null && isSigned(state.sale)) || state.creditNote !== null) {
+    return 'the sale is signed: only a refund (a credit note) reverses it';
+  }
+  if (state.parked) return `the sale is parked for ${state.parked.actions.map((a) => `\`${a}\``).join(' or ')} (${state.parked.code}), which a cancel cannot resolve`;
+  return `a document is with the service (step ${state.step}): once the sale is parked unsigned, the cancel update ends it`;
 }
 
 /**

@@ -103,12 +103,7 @@ export class SimulatedAuthority {
         outcome: 'reject',
         delayMs: 0,
         ruleId: null,
-        causes: unregistered.map(({ line, index }) => ({
-          code: 'item_not_registered',
-          field: `lines[${index}].itemId`,
-          itemId: line.itemId,
-          message: `Item ${line.itemId} is not registered with the tax authority`,
-        })),
+        causes: unregisteredCauses(this.config.unregisteredItemCause, unregistered),
       };
     }
     const active = [...this.runtimeRules, ...this.fixtureRules].find(
@@ -158,6 +153,20 @@ export class SimulatedAuthority {
     while (taken.has(id));
     return id;
   }
+}
+
+/**
+ * One cause per unregistered line under the contract's own code; under another (the fixture's
+ * `unregisteredItemCause`), one cause that names neither item nor line, as a service with its own wording might.
+ */
+function unregisteredCauses(code: string, unregistered: Array<{ line: Submission['lines'][number]; index: number }>): AuthorityCause[] {
+  if (code !== 'item_not_registered') return [{ code, message: 'The document names an article the tax authority does not know' }];
+  return unregistered.map(({ line, index }) => ({
+    code,
+    field: `lines[${index}].itemId`,
+    itemId: line.itemId,
+    message: `Item ${line.itemId} is not registered with the tax authority`,
+  }));
 }
 
 function matches(active: ActiveRule, submission: Submission): boolean {

@@ -238,6 +238,14 @@ const AuthorityFixtureSchema = z
     defaultOutcome: z.enum(AUTHORITY_OUTCOME_VALUES).default('accept').describe('Outcome when no rule matches'),
     asyncDelayMs: z.number().int().min(0).default(1500).describe('Default time until an async document settles'),
     rules: z.array(AuthorityRuleSchema).default([]),
+    unregisteredItemCause: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/, 'must be a snake_case code')
+      .default('item_not_registered')
+      .describe(
+        'Cause code of a sale rejected for an unregistered item (C33). Another code stands in for a service that words ' +
+          'this rejection its own way: the cause then names neither the item nor the line, only the code and a message',
+      ),
   })
   .describe('The simulated tax authority');
 

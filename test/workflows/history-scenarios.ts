@@ -2,10 +2,20 @@
  * Representative sales whose histories are committed under test/histories/ and replayed by replay.test.ts:
  * together they take every workflow through its main branches (immediate, async by callback, rejection then
  * operator retry, refund, item registration, an item an operator fixed, a stock movement an operator
- * confirmed). tools/record-histories.ts runs them; no vitest here.
+ * confirmed; since 0.5 a till's update-with-start, Temporal's own cancellation of a parked sale and a start whose
+ * input the sale cannot use). tools/record-histories.ts runs them; no vitest here.
  */
-import type { WorkflowHandle } from '@temporalio/client';
-import { confirmStockMovementUpdate, itemFixedUpdate, refundUpdate, retryUpdate } from '../../src/contracts/sale.js';
+import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import {
+  SALE_WORKFLOW_TYPE,
+  awaitReceiptUpdate,
+  confirmStockMovementUpdate,
+  itemFixedUpdate,
+  refundUpdate,
+  retryUpdate,
+  saleWorkflowId,
+  type SaleInput,
+} from '../../src/contracts/sale.js';
 import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import { DEMO, fastFixture, invoiceNumber, saleInput, windowOfSeconds, type SaleStack } from './sale-stack.js';
 
@@ -70,6 +80,27 @@ export async function runScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   await ambiguous.executeUpdate(confirmStockMovementUpdate, { args: [{ referenceId: stockMovements[0]!.referenceId }] });
   await ambiguous.result();
   runs.push({ name: 'sale-stock-confirmed', handle: ambiguous });
+
+  const tillInput = saleInput();
+  const tillId = saleWorkflowId(tillInput.businessId, tillInput.traderInvoiceNumber);
+  await stack.client.workflow.executeUpdateWithStart(awaitReceiptUpdate, {
+    args: [{ wait: '30 seconds', input: tillInput }],
+    startWorkflowOperation: new WithStartWorkflowOperation(SALE_WORKFLOW_TYPE, { workflowId: tillId, taskQueue: stack.taskQueue, args: [tillInput], workflowIdConflictPolicy: 'USE_EXISTING' }),
+  });
+  const till = stack.client.workflow.getHandle(tillId);
+  await till.result();
+  runs.push({ name: 'sale-till-receipt', handle: till });
+
+  const cancelled = await stack.start(saleInput({ traderInvoiceNumber: invoiceNumber('REJECT-') }));
+  await untilParked(stack, cancelled);
+  await cancelled.cancel();
+  await cancelled.result();
+  runs.push({ name: 'sale-cancelled-by-temporal', handle: cancelled });
+
+  const { lines: _lines, ...withoutLines } = saleInput();
+  const invalid = await stack.start(withoutLines as SaleInput);
+  await invalid.result().catch(() => undefined);
+  runs.push({ name: 'sale-invalid-input', handle: invalid });
 
   return runs;
 }

@@ -12,6 +12,7 @@ import {
   useSaleHarness,
   windowOfSeconds,
   } from './harness.js';
+import { expectInvalidArgument } from './refusals.js';
 
 const h = useSaleHarness({ callbacks: true });
 
@@ -100,13 +101,13 @@ describe('refunds in the refund window', () => {
   it('refuses invalid refunds and refunds of unsigned sales before anything is recorded', async () => {
     const { handle, state: signed } = await signedSale();
     const bad: Array<[unknown, RegExp]> = [
-      [refundRequest({ reason: '07' as RefundRequest['reason'] }), /reason must be one of 01\.\.06/],
-      [refundRequest({ returnDate: '22/11/2026' }), /returnDate must be YYYY-MM-DD/],
-      [refundRequest({ traderInvoiceNumber: '' }), /traderInvoiceNumber must be 1\.\.50 characters/],
-      [refundRequest({ traderInvoiceNumber: 'x'.repeat(51) }), /traderInvoiceNumber must be 1\.\.50 characters/],
+      [refundRequest({ reason: '07' as RefundRequest['reason'] }), /reason must be one of 01, 02, 03, 04, 05, 06/],
+      [refundRequest({ returnDate: '22/11/2026' }), /returnDate must be a date in the form YYYY-MM-DD/],
+      [refundRequest({ traderInvoiceNumber: '' }), /traderInvoiceNumber must not be empty/],
+      [refundRequest({ traderInvoiceNumber: 'x'.repeat(51) }), /traderInvoiceNumber must be at most 50 characters/],
     ];
     for (const [request, message] of bad) {
-      await expectUpdateRefused(handle.executeUpdate(refundUpdate, { args: [request as RefundRequest] }), message);
+      await expectInvalidArgument(handle.executeUpdate(refundUpdate, { args: [request as RefundRequest] }), message);
     }
     expect((await h.state(handle)).step).toBe('refund_window');
 

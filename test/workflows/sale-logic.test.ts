@@ -8,11 +8,12 @@ import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common'
 import { describe, expect, it } from 'vitest';
 import { FAILURE_TYPES, documentInFlight } from '../../activities/failures.js';
 import type { FiscalDocument } from '../../activities/types.js';
-import { FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
+import { AttentionReason, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import { callbackReceivedSignal, cancelUpdate, confirmStockMovementUpdate, itemFixedUpdate, itemRegistrationSettledSignal, refundUpdate, resendStockMovementUpdate, retryUpdate, type RefundRequest, type SaleState } from '../../src/contracts/sale.js';
 import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { eventually } from '../helpers/eventually.js';
 import { expectUpdateRefused } from '../helpers/updates.js';
+import { expectInvalidArgument } from './refusals.js';
 import { creditNoteIdempotencyKey, saleIdempotencyKey, stockReferenceId } from '../../workflows/keys.js';
 import {
   DAY,
@@ -221,13 +222,14 @@ describe('the refund window', () => {
     await h.run({}, async (s) => {
       const handle = await s.startSale(s.saleInput());
       await s.waitFor(handle, (st) => st.step === 'refund_window');
+      // Checked against the refund schema (src/contracts/sale-input.ts): an argument the sale cannot use is invalid_input.
       const bad: Array<[RefundRequest, RegExp]> = [
-        [refundRequest({ reason: '07' as RefundRequest['reason'] }), /reason must be one of 01\.\.06/],
-        [refundRequest({ returnDate: '22/11/2026' }), /returnDate must be YYYY-MM-DD/],
-        [refundRequest({ traderInvoiceNumber: '' }), /traderInvoiceNumber must be 1\.\.50 characters/],
-        [refundRequest({ traderInvoiceNumber: 'x'.repeat(51) }), /traderInvoiceNumber must be 1\.\.50 characters/],
+        [refundRequest({ reason: '07' as RefundRequest['reason'] }), /reason must be one of 01, 02, 03, 04, 05, 06/],
+        [refundRequest({ returnDate: '22/11/2026' }), /returnDate must be a date in the form YYYY-MM-DD/],
+        [refundRequest({ traderInvoiceNumber: '' }), /traderInvoiceNumber must not be empty/],
+        [refundRequest({ traderInvoiceNumber: 'x'.repeat(51) }), /traderInvoiceNumber must be at most 50 characters/],
       ];
-      for (const [request, message] of bad) await expectUpdateRefused(handle.executeUpdate(refundUpdate, { args: [request] }), message);
+      for (const [request, message] of bad) await expectInvalidArgument(handle.executeUpdate(refundUpdate, { args: [request] }), message);
       expect((await s.state(handle)).step).toBe('refund_window');
       expect(count(s, 'createCreditNote')).toBe(0);
       expect(await acceptedUpdates(handle)).toEqual([]);
@@ -496,7 +498,7 @@ describe('rejections', () => {
     await h.run({ createSale: rejected }, async (s) => {
       const handle = await s.startSale(s.saleInput());
       await s.waitFor(handle, (st) => st.step === 'parked');
-      await expectUpdateRefused(handle.executeUpdate(cancelUpdate, { args: [{ reason: '  ' }] }), /a cancel needs a reason/);
+      await expectInvalidArgument(handle.executeUpdate(cancelUpdate, { args: [{ reason: '  ' }] }), /cancel needs \{"reason": "…"\}: reason must not be empty/);
       expect(await acceptedUpdates(handle)).toEqual([]);
       await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'customer walked away' }] });
       const closed = await s.settled(handle);
@@ -546,6 +548,8 @@ describe('items', () => {
       // Coordination runs on the sale's own queue, next to the workflows.
       expect(s.calls.find((c) => c.name === 'requestItemRegistration')?.taskQueue).toBe(s.taskQueue);
       expect(await s.registrationState(MILK)).toMatchObject({ status: 'needs_fixing', needs: needsFixing.needs, waiters: [handle.workflowId] });
+      expect(await s.searchAttribute(handle, AttentionReason)).toBe('item_needs_fixing');
+      expect(await s.searchAttribute(s.registration(MILK), AttentionReason)).toBe('item_needs_fixing');
 
       const failure = await handle.result().then(
         () => undefined,
@@ -562,6 +566,7 @@ describe('items', () => {
       expect(count(s, 'registerItem')).toBe(1);
       expect(await s.searchAttribute(handle, FiscalStatus)).toBe('failed');
       expect(await s.searchAttribute(handle, NeedsAttention)).toBe(true);
+      expect(await s.searchAttribute(handle, AttentionReason)).toBe(FAILURE_TYPES.itemRegistrationFailed);
     });
   });
 
@@ -606,18 +611,24 @@ describe('items', () => {
     });
   });
 
-  it('registers an item the authority says is unregistered, then resubmits the same document', async () => {
+  it('registers an item the service lists as unregistered after a rejection, then resubmits the same document', async () => {
     const createSale = async () =>
       submission.rejected(failed('Item not registered'), [{ code: 'item_not_registered', message: 'Item not registered', itemId: MILK }]);
+    // Filed on a check that found every item registered; the service's list read after the rejection shows milk is not.
+    let reads = 0;
+    const checkItems = async ({ itemIds }: { itemIds: string[] }) => {
+      const first = ++reads === 1;
+      return { items: itemIds.map((itemId) => ({ itemId, registered: first || itemId !== MILK, stockTracked: true, unitPrice: null })), apiCalls: 1 };
+    };
     // The registration settles at once: the stub tells the sale itself, as the registration workflow would.
     const requestItemRegistration = async ({ itemId, waiterWorkflowId }: { itemId: string; waiterWorkflowId: string }) => {
       await h.env.client.workflow.getHandle(waiterWorkflowId).signal(itemRegistrationSettledSignal, { itemId, status: 'registered' });
     };
-    await h.run({ createSale, requestItemRegistration }, async (s) => {
+    await h.run({ createSale, requestItemRegistration, checkItems }, async (s) => {
       const closed = await s.settled(await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } })));
       expect(closed.step).toBe('completed');
       expect(closed.submissions).toBe(2);
-      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'requestItemRegistration', 'retrySale', 'adjustStock', 'adjustStock']);
+      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'checkItems', 'requestItemRegistration', 'retrySale', 'adjustStock', 'adjustStock']);
       expect(s.inputs('requestItemRegistration')[0]).toMatchObject({ itemId: MILK });
       expect(s.inputs('retrySale')).toEqual([{ businessId: s.businessId, documentId: 'sal_1' }]);
     });
@@ -807,6 +818,8 @@ describe('what an operator sees in the Temporal UI', () => {
       expect(summaries).toEqual([
         // The item check and the sale are one activity.
         ['signSale', `sale ${input.traderInvoiceNumber}`],
+        // After the rejection, the service's item list decides whether registering an item could fix it.
+        ['checkItems', 'items itm_sugar_2kg, itm_milk_500ml'],
       ]);
     });
   });

@@ -36,4 +36,6 @@ export interface SaleContext {
   api: SaleActivities;
   /** Started on 0.4 or later: the lean path (patches.ts, LEAN_SALE_PATH_PATCH). */
   lean: boolean;
+  /** Started on 0.5 or later: every door holds (patches.ts, DOORS_HELD_PATCH). */
+  doorsHeld: boolean;
 }

@@ -3,7 +3,7 @@ import type { AuthorityCause, SubmissionResult } from '../../activities/types.js
 import { AUTHORITY_CAUSES, isInFlight, isSigned, isTransientCause } from '../../src/contracts/compliance-rules.js';
 import type { FiscalDocument } from '../../src/contracts/sale.js';
 import type { SaleContext } from './context.js';
-import { registerItems } from './items.js';
+import { registerItems, unregisteredItems } from './items.js';
 import { awaitOperator, parkOnRefusal } from './operator.js';
 
 export type DocumentKind = 'sale' | 'credit note';
@@ -40,14 +40,18 @@ export async function settleDocument(ctx: SaleContext, kind: DocumentKind, submi
       await awaitOperator(ctx, 'receipt_missing', `the service reports ${kind} ${document.id} completed but sent no receipt values: check it in the dashboard, then retry to read it again`, { cancellable: false });
       return confirmOrResubmit(ctx, document.id, resubmit);
     }
-    const unregistered = [...new Set(causes.filter((c) => c.code === AUTHORITY_CAUSES.itemNotRegistered && c.itemId).map((c) => c.itemId!))];
+    // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
+    const transient = causes.every((c) => isTransientCause(c.code));
+    const unregistered = ctx.doorsHeld
+      ? transient
+        ? []
+        : await unregisteredItems(ctx)
+      : [...new Set(causes.filter((c) => c.code === AUTHORITY_CAUSES.itemNotRegistered && c.itemId).map((c) => c.itemId!))];
     if (unregistered.length > 0) {
       await registerItems(ctx, unregistered);
       record.enter('retrying');
       return resubmit(document.id);
     }
-    // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
-    const transient = causes.every((c) => isTransientCause(c.code));
     if (transient && transientRetries < ctx.settings.transientRetryLimit) {
       transientRetries++;
       record.enter('retrying');

@@ -30,6 +30,18 @@ export async function fileWithItemsChecked(ctx: SaleContext, filing: CreateSaleI
   return api.signing.createSale(filing);
 }
 
+/**
+ * Since 0.5, after a rejection not known to be transient: the sale's items as the service lists them now (a fresh
+ * read, not the worker's cache), and those not registered. The contract names registering a missing item as the
+ * reason to retry a rejected sale, and defines no cause code for it: the list, not the wording, decides.
+ */
+export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
+  const { input, record, api } = ctx;
+  const check = await parkOnRefusal(ctx, () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true }), { cancellable: true });
+  record.countCalls(check.apiCalls);
+  return check.items.filter((i) => !i.registered).map((i) => i.itemId);
+}
+
 function itemIdsOf(ctx: SaleContext): string[] {
   return [...new Set(ctx.input.lines.map((l) => l.itemId))];
 }
@@ -62,7 +74,7 @@ export async function registerItems(ctx: SaleContext, itemIds: string[]): Promis
     const outcomes = itemIds.map((id) => inbox.registrations.get(id)!);
     const failed = outcomes.filter((o) => o.status === 'failed').map((o) => o.itemId);
     if (failed.length > 0) {
-      record.failed();
+      record.failed(FAILURE_TYPES.itemRegistrationFailed);
       throw ApplicationFailure.nonRetryable(`items were not fixed in time: ${failed.join(', ')}`, FAILURE_TYPES.itemRegistrationFailed);
     }
     const waiting = outcomes.filter((o) => o.status === 'needs_fixing').map((o) => o.itemId);

@@ -1,11 +1,33 @@
-import { ApplicationFailure, condition, getExternalWorkflowHandle, patched, setHandler } from '@temporalio/workflow';
-import { TRADER_INVOICE_NUMBER_MAX, isCreditNoteReason } from '../../src/contracts/compliance-rules.js';
+import { ApplicationFailure, CancellationScope, condition, getExternalWorkflowHandle, patched, setHandler } from '@temporalio/workflow';
+import { isSigned } from '../../src/contracts/compliance-rules.js';
+import { parseDuration } from '../../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import { callbackReceivedSignal, cancelUpdate, confirmStockMovementUpdate, getSaleStateQuery, itemFixedUpdate, itemRegistrationSettledSignal, refundUpdate, resendStockMovementUpdate, retryUpdate, type RefundRequest } from '../../src/contracts/sale.js';
+import { saleInputDifferences, type InputProblem } from '../../src/contracts/sale-input.js';
+import {
+  awaitReceiptUpdate,
+  callbackReceivedSignal,
+  cancelUpdate,
+  confirmStockMovementUpdate,
+  getSaleInputQuery,
+  getSaleStateQuery,
+  itemFixedUpdate,
+  itemRegistrationSettledSignal,
+  refundUpdate,
+  resendStockMovementUpdate,
+  retryUpdate,
+  type AwaitReceiptRequest,
+  type ReceiptAnswer,
+  type SaleInput,
+  type SaleState,
+} from '../../src/contracts/sale.js';
 import { itemFixedSignal, itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
+import { checkAwaitReceiptArgs, checkCancelArgs, checkItemFixedArgs, checkRefundArgs, checkRetryArgs, checkStockMovementArgs, invalidSaleInput } from './arguments.js';
 import type { SaleContext, SaleInbox } from './context.js';
 import { REFUND_BY_PROCESS_PATCH } from './patches.js';
+import type { SaleRecord } from './record.js';
 import { issueRefund } from './refund.js';
+
+const AWAIT_RECEIPT_DEFAULT_WAIT = '30 seconds';
 
 
 export function emptyInbox(): SaleInbox {
@@ -33,7 +55,11 @@ export function handleSaleMessages(ctx: SaleContext): void {
     record.note(`${event} ${referenceId}`);
   };
 
+  /** A handler's wait that Temporal's cancellation of the sale does not break (since 0.5 it is refused or becomes a cancel). */
+  const hold = (done: () => boolean) => (ctx.doorsHeld ? CancellationScope.nonCancellable(() => condition(done)) : condition(done));
+
   setHandler(getSaleStateQuery, () => state);
+  setHandler(getSaleInputQuery, () => input);
   setHandler(callbackReceivedSignal, () => {
     inbox.callbackHints++;
   });
@@ -43,22 +69,42 @@ export function handleSaleMessages(ctx: SaleContext): void {
 
   setHandler(
     retryUpdate,
-    () => {
+    async () => {
+      if (!ctx.doorsHeld) {
+        inbox.operatorRetry = true;
+        return state;
+      }
+      // Answered once the process has taken it: unparked and moving on. A repeat under another update id that
+      // arrives before then joins this one (the inbox holds one retry), and after it is refused as not parked.
+      const parkedThen = state.parked;
       inbox.operatorRetry = true;
-      return state;
-    },
-    { validator: () => assertAllowed(record.isParkedFor('retry'), 'retry is possible only while the sale is parked for a retryable reason') },
-  );
-  setHandler(
-    cancelUpdate,
-    ({ reason }) => {
-      inbox.operatorCancel = reason || 'cancelled by an operator';
+      await hold(() => state.parked !== parkedThen);
       return state;
     },
     {
-      validator: ({ reason }) => {
-        assertAllowed(record.isParkedFor('cancel'), 'cancel is possible only while the sale is parked and unsigned');
-        assertAllowed(typeof reason === 'string' && reason.trim().length > 0, 'a cancel needs a reason');
+      validator: (...args: unknown[]) => {
+        checkRetryArgs(args[0]);
+        assertAllowed(record.isParkedFor('retry'), 'retry is possible only while the sale is parked for a retryable reason');
+      },
+    },
+  );
+  setHandler(
+    cancelUpdate,
+    async ({ reason }) => {
+      if (!ctx.doorsHeld) {
+        inbox.operatorCancel = reason || 'cancelled by an operator';
+        return state;
+      }
+      // A repeat (the UI gives every send its own update id) answers the same cancelled state; the first reason stays.
+      inbox.operatorCancel ??= reason.trim();
+      await hold(() => state.step === 'cancelled');
+      return state;
+    },
+    {
+      validator: (argument) => {
+        checkCancelArgs(argument);
+        const cancelling = ctx.doorsHeld && (inbox.operatorCancel !== undefined || state.step === 'cancelled');
+        assertAllowed(cancelling || record.isParkedFor('cancel'), 'cancel is possible only while the sale is parked and unsigned');
       },
     },
   );
@@ -75,8 +121,10 @@ export function handleSaleMessages(ctx: SaleContext): void {
       return state;
     },
     {
-      validator: ({ itemId }) =>
-        assertAllowed(record.isParkedFor('itemFixed') && (state.parked?.itemIds ?? []).includes(itemId), `item ${itemId} is not waiting for a fix`),
+      validator: (argument) => {
+        const { itemId } = checkItemFixedArgs(argument);
+        assertAllowed(record.isParkedFor('itemFixed') && (state.parked?.itemIds ?? []).includes(itemId), `item ${itemId} is not waiting for a fix`);
+      },
     },
   );
   setHandler(
@@ -86,7 +134,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
       record.refreshAttention();
       return state;
     },
-    { validator: ({ referenceId }) => waitingForConfirmation(referenceId) },
+    { validator: (argument) => waitingForConfirmation(checkStockMovementArgs('confirmStockMovement', argument).referenceId) },
   );
   setHandler(
     resendStockMovementUpdate,
@@ -95,7 +143,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
       inbox.stockWork = true;
       return state;
     },
-    { validator: ({ referenceId }) => waitingForConfirmation(referenceId) },
+    { validator: (argument) => waitingForConfirmation(checkStockMovementArgs('resendStockMovement', argument).referenceId) },
   );
   setHandler(
     refundUpdate,
@@ -103,14 +151,72 @@ export function handleSaleMessages(ctx: SaleContext): void {
       const refund: NonNullable<SaleInbox['refund']> = { request };
       inbox.refund = refund;
       if (!patched(REFUND_BY_PROCESS_PATCH)) refund.issuing = issueRefund(ctx, request);
-      await condition(() => refund.issuing !== undefined);
+      await hold(() => refund.issuing !== undefined);
       return refund.issuing!;
     },
-    { validator: (request) => validateRefund(ctx, request) },
+    {
+      validator: (argument) => {
+        const request = checkRefundArgs(argument);
+        validateRefund(ctx);
+        // A restock of a sale without a stock-tracked line is harmless: nothing goes back.
+        void request;
+      },
+    },
+  );
+  setHandler(
+    awaitReceiptUpdate,
+    async (argument: AwaitReceiptRequest | undefined) => {
+      const waitMs = parseDuration(argument?.wait ?? AWAIT_RECEIPT_DEFAULT_WAIT) ?? 30_000;
+      if (!tillCanBeAnswered(state)) await CancellationScope.nonCancellable(() => condition(() => tillCanBeAnswered(state), waitMs));
+      return receiptAnswer(state);
+    },
+    {
+      validator: (argument) => {
+        const request = checkAwaitReceiptArgs(argument);
+        if (request.input !== undefined) refuseAnotherInput(input, request.input);
+      },
+    },
   );
 }
 
-function validateRefund({ record, inbox }: SaleContext, request: RefundRequest): void {
+/**
+ * The handlers of a sale whose input it cannot use, in place before it fails: an update-with-start of such an input
+ * (a till's awaitReceipt) is refused naming the fields, and the state and input stay readable while it closes.
+ */
+export function handleUnusableInput(record: SaleRecord, input: unknown, problems: readonly [InputProblem, ...InputProblem[]]): void {
+  setHandler(getSaleStateQuery, () => record.state);
+  setHandler(getSaleInputQuery, () => input as SaleInput);
+  const refuse = (_request: AwaitReceiptRequest): void => {
+    throw invalidSaleInput(problems);
+  };
+  setHandler(awaitReceiptUpdate, (_request: AwaitReceiptRequest) => receiptAnswer(record.state), { validator: refuse });
+}
+
+/** The till has its answer: signed, parked for an operator, or at an end. */
+function tillCanBeAnswered(state: SaleState): boolean {
+  if (state.sale !== null && isSigned(state.sale)) return true;
+  return state.parked !== null || state.step === 'cancelled' || state.step === 'failed' || state.step === 'completed';
+}
+
+function receiptAnswer(state: SaleState): ReceiptAnswer {
+  const signed = state.sale !== null && isSigned(state.sale);
+  return { signed, receipt: signed ? state.sale!.receipt : null, state };
+}
+
+/** An input other than the one the sale was started with: the differing fields are named, never their values. */
+function refuseAnotherInput(started: SaleInput, asked: SaleInput): void {
+  const fields = saleInputDifferences(started, asked);
+  if (fields.length === 0) return;
+  throw ApplicationFailure.create({
+    type: FAILURE_TYPES.saleInputConflict,
+    message: `sale ${started.traderInvoiceNumber} of business ${started.businessId} was started with another input: ${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}`,
+    nonRetryable: true,
+    details: [{ fields }],
+  });
+}
+
+/** The refund's state checks; its fields were checked against the refund schema first. */
+function validateRefund({ record, inbox }: SaleContext): void {
   const { state } = record;
   // First, so a second refund arriving while the first is being signed is told why.
   assertAllowed(inbox.refund === undefined && state.creditNote === null, 'this sale has already been refunded');
@@ -118,8 +224,4 @@ function validateRefund({ record, inbox }: SaleContext, request: RefundRequest):
     state.step === 'refund_window' && state.sale?.status === 'completed' && state.refundDeadline !== null && Date.now() < Date.parse(state.refundDeadline),
     'only a signed sale inside its refund window can be refunded',
   );
-  assertAllowed(isCreditNoteReason(request?.reason), 'reason must be one of 01..06');
-  assertAllowed(/^\d{4}-\d{2}-\d{2}$/.test(request?.returnDate ?? ''), 'returnDate must be YYYY-MM-DD');
-  const tin = request?.traderInvoiceNumber ?? '';
-  assertAllowed(tin.length >= 1 && tin.length <= TRADER_INVOICE_NUMBER_MAX, `traderInvoiceNumber must be 1..${TRADER_INVOICE_NUMBER_MAX} characters`);
 }

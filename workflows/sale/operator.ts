@@ -15,6 +15,8 @@ export async function awaitOperator(ctx: SaleContext, code: string, message: str
   if (inbox.operatorCancel !== undefined) throw new OperatorCancelled(inbox.operatorCancel);
   record.note('operator asked for a retry');
   record.unpark();
+  // Since 0.5 the retry update answers once unparked: its state then says the sale is moving on, not parked.
+  if (ctx.doorsHeld) record.enter('retrying');
 }
 
 /**

@@ -16,3 +16,14 @@ export const REFUND_BY_PROCESS_PATCH = 'refund-issued-by-process';
  * - search attributes are written only when their value changes.
  */
 export const LEAN_SALE_PATH_PATCH = 'lean-sale-path';
+
+/**
+ * 0.5, every door holds what comes through it:
+ * - the sale checks its own input first and ends at once, naming the fields, when it cannot use it;
+ * - Temporal's own cancellation is an operator's cancel while the sale is parked unsigned, refused otherwise;
+ * - `cancel` and `retry` answer once the process has acted on them;
+ * - after a rejection not known to be transient, the service's item list (not the cause code) decides whether
+ *   registering an item and resubmitting can fix it;
+ * - `AttentionReason` is written with every `NeedsAttention`.
+ */
+export const DOORS_HELD_PATCH = 'doors-held';

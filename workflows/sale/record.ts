@@ -1,8 +1,12 @@
 import { metricMeter, setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { METRICS } from '../../src/temporal/metric-names.js';
-import { CuInvoiceNumber, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
+import { AttentionReason, CuInvoiceNumber, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
+import type { InputProblem } from '../../src/contracts/sale-input.js';
 import { type FiscalDocument, type ParkedAction, type SaleInput, type SaleState, type SaleStep, type StockMovementState } from '../../src/contracts/sale.js';
+
+/** The AttentionReason of a sale whose stock movement waits for an operator's word. */
+export const STOCK_NEEDS_CONFIRMATION = 'stock_needs_confirmation';
 
 /** Counted once per execution: the SDK emits no workflow metric while replaying. */
 function count(name: string, attributes: Record<string, string> = {}): void {
@@ -34,14 +38,24 @@ export class SaleRecord {
   readonly state: SaleState;
   /** The last `NeedsAttention` written (undefined: not known), so the lean path writes only changes. */
   private attention: boolean | undefined;
+  /** The last `AttentionReason` written (undefined: not known). */
+  private attentionReason: string | undefined;
+  /** The latest Temporal cancellation refused, shown in the current details so an operator sees why. */
+  private refusedCancellation: string | undefined;
 
-  /** `lean`: started on 0.4 or later (patches.ts); it writes fewer search attributes and starts by filing. */
+  /**
+   * `lean`: started on 0.4 or later (patches.ts); it writes fewer search attributes and starts by filing.
+   * `reasoned`: started on 0.5 or later (DOORS_HELD_PATCH); it writes `AttentionReason` with `NeedsAttention`.
+   */
   constructor(
-    input: SaleInput,
+    input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>,
     private readonly lean = false,
+    private readonly reasoned = false,
   ) {
     this.state = initialSaleState(input, lean ? 'creating_sale' : 'registering_items');
-    this.attention = workflowInfo().typedSearchAttributes.get(NeedsAttention);
+    const attributes = workflowInfo().typedSearchAttributes;
+    this.attention = attributes.get(NeedsAttention);
+    this.attentionReason = attributes.get(AttentionReason);
   }
 
   note(event: string): void {
@@ -93,7 +107,7 @@ export class SaleRecord {
     this.state.step = 'parked';
     this.note(`parked: ${code}`);
     count(METRICS.salesParked, { code });
-    this.writeAttention(true);
+    this.writeAttention(true, code);
     this.publishDetails();
   }
 
@@ -109,36 +123,57 @@ export class SaleRecord {
 
   /** `NeedsAttention` while the sale is parked or a stock movement waits for an operator. */
   refreshAttention(): void {
-    const attention = this.state.parked !== null || this.state.stockMovements.some((m) => m.status === 'needs_confirmation');
-    this.writeAttention(attention);
+    const { parked, stockMovements } = this.state;
+    const stockWaits = stockMovements.some((m) => m.status === 'needs_confirmation');
+    this.writeAttention(parked !== null || stockWaits, parked?.code ?? (stockWaits ? STOCK_NEEDS_CONFIRMATION : ''));
     this.publishDetails();
   }
 
-  private writeAttention(attention: boolean): void {
-    if (this.lean && attention === this.attention) return;
-    upsertSearchAttributes([{ key: NeedsAttention, value: attention }]);
-    this.attention = attention;
+  /** `reason`: why an operator is needed (AttentionReason), '' when none is. */
+  private writeAttention(attention: boolean, reason: string): void {
+    if (this.lean && attention === this.attention && (!this.reasoned || reason === this.attentionReason)) return;
+    upsertSearchAttributes(this.attentionAttributes(attention, reason));
   }
 
-  failed(): void {
+  /** The attention search attributes to write, remembered as written. */
+  private attentionAttributes(attention: boolean, reason: string) {
+    this.attention = attention;
+    if (!this.reasoned) return [{ key: NeedsAttention, value: attention }];
+    this.attentionReason = reason;
+    return [
+      { key: NeedsAttention, value: attention },
+      { key: AttentionReason, value: reason },
+    ];
+  }
+
+  /** `type`: the failure the sale ends with, its AttentionReason. */
+  failed(type: string): void {
     this.state.step = 'failed';
-    upsertSearchAttributes([
-      { key: FiscalStatus, value: 'failed' },
-      { key: NeedsAttention, value: true },
-    ]);
-    this.attention = true;
+    upsertSearchAttributes([{ key: FiscalStatus, value: 'failed' }, ...this.attentionAttributes(true, type)]);
     count(METRICS.salesFailed);
+    this.publishDetails();
+  }
+
+  /** A start whose input the sale cannot use: nothing was sent; the caller must start it again, corrected. */
+  invalidInput(type: string, problems: readonly InputProblem[]): void {
+    this.state.step = 'failed';
+    upsertSearchAttributes([{ key: FiscalStatus, value: 'invalid_input' }, ...this.attentionAttributes(true, type)]);
+    this.note(`invalid input: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
+    count(METRICS.salesFailed);
+    this.publishDetails();
+  }
+
+  /** Temporal's cancellation asked for what the sale cannot do now: noted and shown, and the sale carries on. */
+  cancellationRefused(why: string): void {
+    this.refusedCancellation = `${new Date().toISOString()}: ${why}`;
+    this.note(`cancellation refused: ${why}`);
     this.publishDetails();
   }
 
   cancelled(reason: string): void {
     this.state.step = 'cancelled';
     this.state.parked = null;
-    upsertSearchAttributes([
-      { key: FiscalStatus, value: 'cancelled' },
-      { key: NeedsAttention, value: false },
-    ]);
-    this.attention = false;
+    upsertSearchAttributes([{ key: FiscalStatus, value: 'cancelled' }, ...this.attentionAttributes(false, '')]);
     this.note(`cancelled: ${reason}`);
     count(METRICS.salesCancelled);
     this.publishDetails();
@@ -168,6 +203,7 @@ export class SaleRecord {
       lines.push(`**Stock movements needing an operator:** ${waiting.map((m) => `\`${m.referenceId}\` (${m.problem ?? 'unknown'})`).join('; ')}`);
       lines.push('**Resolve with the update:** `confirmStockMovement` or `resendStockMovement` with the reference');
     }
+    if (this.refusedCancellation) lines.push(`**Cancellation refused** ${this.refusedCancellation}`);
     setCurrentDetails(lines.join('\n\n'));
   }
 

@@ -1,0 +1,346 @@
+/**
+ * What reaches a sale through its doors from callers other than the typed client: a plain-JSON start, Temporal's
+ * own cancellation, the update forms of the Temporal UI (no data, wrong data, random update ids), a till's
+ * `awaitReceipt`, and a service that words a rejection of an unregistered item its own way. On the time-skipping
+ * test server with stub activities (logic-harness.ts); what needs the real service is in till.test.ts and recovery.test.ts.
+ */
+import { WorkflowFailedError, type WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import { FAILURE_TYPES } from '../../activities/failures.js';
+import { AttentionReason, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
+import {
+  cancelUpdate,
+  getSaleInputQuery,
+  itemRegistrationSettledSignal,
+  retryUpdate,
+  type AwaitReceiptRequest,
+  type ReceiptAnswer,
+  type SaleInput,
+  type SaleState,
+} from '../../src/contracts/sale.js';
+import { refusal, saleDocument, submission, useLogicHarness, type SaleHandle } from './logic-harness.js';
+import { expectRefusedAs } from './refusals.js';
+
+const h = useLogicHarness();
+
+const MILK = 'itm_milk_500ml';
+const failed = (error = 'failed by the authority') => saleDocument({ status: 'failed', error });
+const rejectedFor = (code: string, message: string) => submission.rejected(failed(message), [{ code, message }]);
+const details = async (handle: SaleHandle) =>
+  (await handle.query<{ currentDetails?: string | null }>('__temporal_workflow_metadata')).currentDetails ?? '';
+
+/** The run's end (its result, or the error it failed with), or a failure after `ms`: a workflow task failing for ever never ends. */
+async function endWithin(handle: SaleHandle, ms = 15_000): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the sale did not end within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([handle.result().then((r) => r, (err: unknown) => err), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The till's call (the definition's optional argument does not fit the client's typed overloads). */
+const awaitReceipt = (handle: SaleHandle, request: AwaitReceiptRequest) =>
+  handle.executeUpdate<ReceiptAnswer, [AwaitReceiptRequest]>('awaitReceipt', { args: [request] });
+
+/** Updates the server accepted into history: a validator's refusal leaves none. */
+async function acceptedUpdates(handle: SaleHandle): Promise<string[]> {
+  return ((await handle.fetchHistory()).events ?? []).flatMap((e) =>
+    e.workflowExecutionUpdateAcceptedEventAttributes ? [e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name ?? ''] : [],
+  );
+}
+
+const parkingRejection = { createSale: async () => rejectedFor('authority_rejected', 'The customer PIN is invalid') };
+
+describe('a start the workflow cannot use (plain JSON from the Temporal CLI or another SDK)', () => {
+  it('ends a sale without lines at once: non-retryable invalid_input naming the field, nothing sent, search attributes true', async () => {
+    await h.run({}, async (s) => {
+      const { lines: _lines, ...withoutLines } = s.saleInput();
+      const handle = await s.startSale(withoutLines as SaleInput);
+      const end = await endWithin(handle);
+      expect(end).toBeInstanceOf(WorkflowFailedError);
+      const cause = (end as WorkflowFailedError).cause as ApplicationFailure;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect(cause.type).toBe(FAILURE_TYPES.invalidInput);
+      expect(cause.nonRetryable).toBe(true);
+      expect(cause.message).toMatch(/lines is required/);
+      expect(cause.details?.[0]).toEqual([{ field: 'lines', reason: 'is required' }]);
+      expect(s.calls).toEqual([]);
+      expect(await s.searchAttribute(handle, FiscalStatus)).toBe('invalid_input');
+      expect(await s.searchAttribute(handle, NeedsAttention)).toBe(true);
+      expect(await s.searchAttribute(handle, AttentionReason)).toBe('invalid_input');
+    });
+  });
+
+  it('ends a sale whose line amount overflows, and one that is not even an object, the same way', async () => {
+    await h.run({}, async (s) => {
+      const handle = await s.startSale(s.saleInput({ lines: [{ itemId: MILK, quantity: 1_000_000, unitPrice: 1_000_000_000 }], options: { refundWindowDays: 0 } }));
+      const end = await endWithin(handle);
+      expect(end).toBeInstanceOf(WorkflowFailedError);
+      const cause = (end as WorkflowFailedError).cause as ApplicationFailure;
+      expect(cause.type).toBe(FAILURE_TYPES.invalidInput);
+      expect(cause.message).toContain('lines[0]');
+      expect(s.calls).toEqual([]);
+
+      const notAnObject = await h.env.client.workflow.start('saleWorkflow', { taskQueue: s.taskQueue, workflowId: `sale:${s.businessId}:not-an-object`, args: ['INV-1'] });
+      const end2 = await endWithin(notAnObject as SaleHandle);
+      expect(((end2 as WorkflowFailedError).cause as ApplicationFailure).type).toBe(FAILURE_TYPES.invalidInput);
+    });
+  });
+});
+
+describe("Temporal's own cancellation (the UI's Request Cancellation, temporal workflow cancel)", () => {
+  it('ends a parked, unsigned sale cancelled, as the cancel update does, with search attributes that tell the truth', async () => {
+    await h.run(parkingRejection, async (s) => {
+      const handle = await s.startSale(s.saleInput());
+      await s.waitFor(handle, (st) => st.step === 'parked');
+      await handle.cancel();
+      const end = await endWithin(handle);
+      expect(end).toMatchObject({ step: 'cancelled', parked: null });
+      expect((end as SaleState).history.at(-1)?.event).toMatch(/^cancelled: cancellation requested through Temporal/);
+      expect((await handle.describe()).status.name).toBe('COMPLETED');
+      expect(await s.searchAttribute(handle, FiscalStatus)).toBe('cancelled');
+      expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
+      expect(await s.searchAttribute(handle, AttentionReason)).toBe('');
+      expect(s.inputs('adjustStock')).toEqual([]);
+    });
+  });
+
+  it('refuses it once the sale is signed (a credit note reverses a signed sale): noted, shown, and the sale carries on', async () => {
+    await h.run({}, async (s) => {
+      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 1 } }));
+      await s.waitFor(handle, (st) => st.step === 'refund_window');
+      await handle.cancel();
+      const noted = await s.waitFor(handle, (st) => st.history.some((e) => e.event.startsWith('cancellation refused')));
+      expect(noted.step).toBe('refund_window');
+      expect(noted.history.at(-1)?.event).toMatch(/signed.*refund/);
+      expect(await details(handle)).toMatch(/Cancellation refused/);
+      expect((await handle.result()).step).toBe('completed');
+      expect(await s.searchAttribute(handle, FiscalStatus)).toBe('signed');
+    });
+  });
+
+  it('refuses it while a document is in flight, and the sale still signs', async () => {
+    let reads = 0;
+    await h.run(
+      {
+        createSale: async () => submission.inFlight(saleDocument({ status: 'pending' })),
+        awaitDocumentOutcome: async ({ documentId }) => {
+          reads++;
+          if (reads < 3) throw ApplicationFailure.create({ type: FAILURE_TYPES.documentInFlight, message: 'still in flight' });
+          return { document: saleDocument({ id: documentId }), apiCalls: 1 };
+        },
+      },
+      async (s) => {
+        const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+        await s.waitFor(handle, (st) => st.step === 'awaiting_outcome');
+        await handle.cancel();
+        await s.waitFor(handle, (st) => st.history.some((e) => e.event.startsWith('cancellation refused')));
+        const end = await endWithin(handle, 20_000);
+        expect(end).toMatchObject({ step: 'completed', sale: { status: 'completed' } });
+        expect(await s.searchAttribute(handle, FiscalStatus)).toBe('signed');
+      },
+    );
+  });
+});
+
+describe('operator update forms in the Temporal UI', () => {
+  it('refuses every update sent with no data or wrong data in its validator, with a message naming what it needs', async () => {
+    await h.run(parkingRejection, async (s) => {
+      const handle = await s.startSale(s.saleInput());
+      await s.waitFor(handle, (st) => st.step === 'parked');
+      const invalid = FAILURE_TYPES.invalidInput;
+      await expectRefusedAs(handle.executeUpdate('cancel'), invalid, /^cancel needs \{"reason": "…"\}: no data was given/);
+      await expectRefusedAs(handle.executeUpdate('cancel', { args: [{ reason: 5 }] }), invalid, /^cancel needs \{"reason": "…"\}: reason must be a string/);
+      await expectRefusedAs(handle.executeUpdate('cancel', { args: [{ reason: '  ' }] }), invalid, /reason must not be empty/);
+      await expectRefusedAs(handle.executeUpdate('retry', { args: [{ now: true }] }), invalid, /^retry takes no data/);
+      await expectRefusedAs(handle.executeUpdate('itemFixed'), invalid, /^itemFixed needs \{"itemId": "…"\}: no data was given/);
+      await expectRefusedAs(handle.executeUpdate('confirmStockMovement', { args: [{}] }), invalid, /^confirmStockMovement needs \{"referenceId": "…"\}: referenceId is required/);
+      await expectRefusedAs(handle.executeUpdate('resendStockMovement', { args: ['ref'] }), invalid, /^resendStockMovement needs \{"referenceId": "…"\}: .*must be an object/);
+      await expectRefusedAs(handle.executeUpdate('refund'), invalid, /^refund needs .*: no data was given/);
+      await expectRefusedAs(handle.executeUpdate('awaitReceipt', { args: [{ wait: 'forever' }] }), invalid, /^awaitReceipt .*wait must be a duration/);
+      expect(await acceptedUpdates(handle)).toEqual([]);
+      // The retry form may send nothing at all, or an empty object: both are a retry.
+      const after = await handle.executeUpdate('retry', { args: [{}] });
+      expect(after).toMatchObject({ parked: null });
+    });
+  });
+
+  it('answers cancel with the state after it acted, and a repeated cancel (another update id) with the same state, cancelling once', async () => {
+    await h.run(parkingRejection, async (s) => {
+      const handle = await s.startSale(s.saleInput());
+      await s.waitFor(handle, (st) => st.step === 'parked');
+      const [first, second] = await Promise.all([
+        handle.executeUpdate(cancelUpdate, { args: [{ reason: 'customer walked away' }], updateId: 'ui-1' }),
+        handle.executeUpdate(cancelUpdate, { args: [{ reason: 'customer walked away' }], updateId: 'ui-2' }),
+      ]);
+      expect(first).toMatchObject({ step: 'cancelled', parked: null });
+      expect(second).toMatchObject({ step: 'cancelled', parked: null });
+      const end = (await endWithin(handle)) as SaleState;
+      expect(end.history.filter((e) => e.event.startsWith('cancelled')).length).toBe(1);
+      expect(await s.searchAttribute(handle, FiscalStatus)).toBe('cancelled');
+    });
+  });
+
+  it('answers retry with the state after it acted: unparked and moving on; a repeated retry never resubmits twice', async () => {
+    let fixed = false;
+    await h.run(
+      {
+        ...parkingRejection,
+        retrySale: async ({ documentId }) => (fixed ? submission.signed(saleDocument({ id: documentId })) : rejectedFor('authority_rejected', 'The customer PIN is invalid')),
+      },
+      async (s) => {
+        const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+        await s.waitFor(handle, (st) => st.step === 'parked');
+        const after = await handle.executeUpdate(retryUpdate);
+        expect(after.parked).toBeNull();
+        expect(after.step).not.toBe('parked');
+        expect(after.history.at(-1)?.event).toBe('operator asked for a retry');
+
+        await s.waitFor(handle, (st) => st.step === 'parked' && st.submissions === 2);
+        fixed = true;
+        const answers = await Promise.allSettled([
+          handle.executeUpdate(retryUpdate, { updateId: 'ui-a' }),
+          handle.executeUpdate(retryUpdate, { updateId: 'ui-b' }),
+        ]);
+        for (const answer of answers) {
+          if (answer.status === 'fulfilled') expect(answer.value.parked).toBeNull();
+          else expect(String((answer.reason as WorkflowUpdateFailedError).cause?.message)).toMatch(/retry is possible only while the sale is parked/);
+        }
+        const end = (await endWithin(handle)) as SaleState;
+        expect(end.step).toBe('completed');
+        expect(s.inputs('retrySale')).toHaveLength(2);
+      },
+    );
+  });
+});
+
+describe('awaitReceipt, the till’s one call', () => {
+  it('answers the receipt values of a sale that signs, the same again for the same input, and refuses another input naming the fields', async () => {
+    await h.run({}, async (s) => {
+      const input = s.saleInput();
+      const handle = await s.startSale(input);
+      const answer = await awaitReceipt(handle, { input });
+      expect(answer.signed).toBe(true);
+      expect(answer.receipt).toMatchObject({ cuInvoiceNo: 'KRACU0100000001/1', signature: 'V3ZP-5XJH-2T6K-QJ4N' });
+      expect(answer.state.sale?.status).toBe('completed');
+
+      const again = await awaitReceipt(handle, { input, wait: '5 seconds' });
+      expect(again.receipt).toEqual(answer.receipt);
+      expect(await handle.executeUpdate<ReceiptAnswer, []>('awaitReceipt')).toMatchObject({ signed: true });
+      expect(s.inputs('createSale')).toHaveLength(1);
+
+      const other = { ...input, lines: [{ ...input.lines[0]!, quantity: 3 }, input.lines[1]!], customer: { name: 'Wanjiru' } };
+      const conflict = await expectRefusedAs(awaitReceipt(handle, { input: other }), FAILURE_TYPES.saleInputConflict, /lines\[0\]\.quantity/);
+      expect(conflict.message).toContain('customer.name');
+      expect(conflict.message).not.toContain('Wanjiru');
+      expect(conflict.details?.[0]).toEqual({ fields: ['customer.name', 'lines[0].quantity'] });
+      expect(await handle.query(getSaleInputQuery)).toEqual(input);
+    });
+  });
+
+  it('answers signed: false with the parked reason for a parked sale, and the in-flight state when the wait runs out', async () => {
+    await h.run(parkingRejection, async (s) => {
+      const handle = await s.startSale(s.saleInput());
+      const answer = await awaitReceipt(handle, { wait: '1 minute' });
+      expect(answer).toMatchObject({ signed: false, receipt: null, state: { step: 'parked', parked: { code: 'authority_rejected' } } });
+    });
+    await h.run(
+      {
+        createSale: async () => submission.inFlight(saleDocument({ status: 'pending' })),
+        awaitDocumentOutcome: async () => {
+          throw ApplicationFailure.create({ type: FAILURE_TYPES.documentInFlight, message: 'still in flight' });
+        },
+      },
+      async (s) => {
+        const handle = await s.startSale(s.saleInput());
+        const answer = await awaitReceipt(handle, { wait: '1 second' });
+        expect(answer).toMatchObject({ signed: false, receipt: null, state: { step: 'awaiting_outcome', parked: null } });
+      },
+    );
+  });
+});
+
+describe('AttentionReason, the attention list’s column', () => {
+  it('is the parked code while parked, stock_needs_confirmation while a movement waits, empty when nothing is needed (the failure type once failed: sale-logic.test.ts)', async () => {
+    let fixed = false;
+    await h.run(
+      {
+        ...parkingRejection,
+        retrySale: async ({ documentId }) => (fixed ? submission.signed(saleDocument({ id: documentId })) : rejectedFor('authority_rejected', 'no')),
+        adjustStock: async () => {
+          throw refusal(FAILURE_TYPES.ambiguousWrite, 'the request may have taken effect');
+        },
+      },
+      async (s) => {
+        const handle = await s.startSale(s.saleInput({ lines: [{ itemId: MILK, quantity: 1, unitPrice: 65 }], options: { refundWindowDays: 0 } }));
+        await s.waitFor(handle, (st) => st.step === 'parked');
+        expect(await s.searchAttribute(handle, AttentionReason)).toBe('authority_rejected');
+        fixed = true;
+        await handle.executeUpdate(retryUpdate);
+        await s.waitFor(handle, (st) => st.stockMovements[0]?.status === 'needs_confirmation');
+        expect(await s.searchAttribute(handle, AttentionReason)).toBe('stock_needs_confirmation');
+        expect(await s.searchAttribute(handle, NeedsAttention)).toBe(true);
+      },
+    );
+    await h.run({}, async (s) => {
+      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+      await handle.result();
+      expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
+      expect(await s.searchAttribute(handle, AttentionReason)).toBe('');
+    });
+  });
+});
+
+describe('recovery after a rejection rests on the service’s item list, not on a cause code', () => {
+  const registersAtOnce = async ({ itemId, waiterWorkflowId }: { itemId: string; waiterWorkflowId: string }) => {
+    await h.env.client.workflow.getHandle(waiterWorkflowId).signal(itemRegistrationSettledSignal, { itemId, status: 'registered' });
+  };
+
+  it('registers an item the service lists as not registered after a rejection under any code, then resubmits once', async () => {
+    let reads = 0;
+    const checkItems = async ({ itemIds }: { itemIds: string[] }) => {
+      reads++;
+      // The first read (before filing) came from a stale cache; the read after the rejection is the service's.
+      return { items: itemIds.map((itemId) => ({ itemId, registered: reads === 1 || itemId !== MILK, stockTracked: true, unitPrice: null })), apiCalls: 1 };
+    };
+    await h.run({ checkItems, createSale: async () => rejectedFor('not_on_register', 'Unknown article'), requestItemRegistration: registersAtOnce }, async (s) => {
+      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+      const end = (await endWithin(handle)) as SaleState;
+      expect(end.step).toBe('completed');
+      expect(end.submissions).toBe(2);
+      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'checkItems', 'requestItemRegistration', 'retrySale', 'adjustStock', 'adjustStock']);
+      expect(s.inputs('checkItems')[1]).toMatchObject({ fresh: true });
+      expect(s.inputs('requestItemRegistration')).toEqual([expect.objectContaining({ itemId: MILK })]);
+      expect(end.history.some((e) => e.event.startsWith('parked'))).toBe(false);
+    });
+  });
+
+  it('parks for an operator when every item is registered, even under the old item_not_registered code', async () => {
+    const createSale = async () => submission.rejected(failed('Item not registered'), [{ code: 'item_not_registered', message: 'Item not registered', itemId: MILK }]);
+    await h.run({ createSale }, async (s) => {
+      const handle = await s.startSale(s.saleInput());
+      const parked = await s.waitFor(handle, (st) => st.step === 'parked');
+      expect(parked.parked?.code).toBe('item_not_registered');
+      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'checkItems']);
+      expect(s.inputs('checkItems')[1]).toMatchObject({ fresh: true });
+    });
+  });
+
+  it('still retries a known-transient rejection with backoff, without reading the items', async () => {
+    let calls = 0;
+    const retrySale = async ({ documentId }: { documentId: string }) =>
+      ++calls < 2 ? rejectedFor('authority_unavailable', 'unavailable') : submission.signed(saleDocument({ id: documentId }));
+    await h.run({ createSale: async () => rejectedFor('authority_unavailable', 'unavailable'), retrySale }, async (s) => {
+      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+      const end = (await endWithin(handle)) as SaleState;
+      expect(end.step).toBe('completed');
+      expect(end.submissions).toBe(3);
+      expect(s.sequence().filter((n) => n === 'checkItems')).toHaveLength(1);
+    });
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * A till's one call against the real stack: update-with-start of `awaitReceipt` (any SDK can make it) starts the
+ * sale, or finds it, and answers the signed receipt values; a bad input or another input under the same invoice
+ * number is refused naming the fields. The workflow's waiting logic is in sale-doors-logic.test.ts.
+ */
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import { AttentionReason, FiscalStatus } from '../../src/contracts/search-attributes.js';
+import { SALE_WORKFLOW_TYPE, awaitReceiptUpdate, saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
+import { saleInput, searchAttribute, useSaleHarness } from './harness.js';
+
+const h = useSaleHarness();
+
+/** What a till sends, in any SDK: the input to start the sale with, and again to check a sale found. */
+function tillCall(input: SaleInput) {
+  const workflowId = saleWorkflowId(input.businessId, input.traderInvoiceNumber);
+  return h.client.workflow.executeUpdateWithStart(awaitReceiptUpdate, {
+    args: [{ wait: '30 seconds', input }],
+    startWorkflowOperation: new WithStartWorkflowOperation(SALE_WORKFLOW_TYPE, { workflowId, taskQueue: h.taskQueue, args: [input], workflowIdConflictPolicy: 'USE_EXISTING' }),
+  });
+}
+
+async function refusal(call: Promise<unknown>): Promise<ApplicationFailure> {
+  const error = await call.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+  const cause = (error as WorkflowUpdateFailedError).cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  return cause as ApplicationFailure;
+}
+
+describe('awaitReceipt by update-with-start', () => {
+  it('answers the receipt values of a sale that signs at once; the same call again answers the same, with one sale filed', async () => {
+    const input = saleInput({ options: { refundWindowDays: 1 } });
+    const answer = await tillCall(input);
+    expect(answer.signed).toBe(true);
+    expect(answer.receipt?.cuInvoiceNo).toMatch(/^KRACU\d{10}\/\d+$/);
+    expect(answer.receipt?.signature).toBeTruthy();
+
+    const again = await tillCall(input);
+    expect(again.receipt).toEqual(answer.receipt);
+    const filed = await h.sandbox.inspector.documents({ businessId: input.businessId, traderInvoiceNumber: input.traderInvoiceNumber });
+    expect(filed).toHaveLength(1);
+    expect(filed[0]?.sale.receipt?.cuInvoiceNo).toBe(answer.receipt?.cuInvoiceNo);
+
+    const other = { ...input, lines: [...input.lines, { itemId: input.lines[0]!.itemId, quantity: 1, unitPrice: 10 }] };
+    const conflict = await refusal(tillCall(other));
+    expect(conflict.type).toBe(FAILURE_TYPES.saleInputConflict);
+    expect(conflict.message).toMatch(/started with another input: lines differs/);
+    expect(await h.sandbox.inspector.documents({ businessId: input.businessId, traderInvoiceNumber: input.traderInvoiceNumber })).toHaveLength(1);
+    await h.client.workflow.getHandle(saleWorkflowId(input.businessId, input.traderInvoiceNumber)).terminate('test finished');
+  });
+
+  it('refuses a bad input naming the field, and the sale it started ends at once with nothing sent', async () => {
+    const input = saleInput();
+    const { lines: _lines, ...withoutLines } = input;
+    const problem = await refusal(tillCall(withoutLines as SaleInput));
+    expect(problem.type).toBe(FAILURE_TYPES.invalidInput);
+    expect(problem.message).toBe('invalid sale input: lines is required');
+
+    const handle = h.client.workflow.getHandle(saleWorkflowId(input.businessId, input.traderInvoiceNumber));
+    const end = await handle.result().then(
+      () => undefined,
+      (err: unknown) => err as { cause?: ApplicationFailure },
+    );
+    expect(end?.cause?.type).toBe(FAILURE_TYPES.invalidInput);
+    expect((await handle.describe()).status.name).toBe('FAILED');
+    expect(await searchAttribute(handle, FiscalStatus)).toBe('invalid_input');
+    expect(await searchAttribute(handle, AttentionReason)).toBe('invalid_input');
+    expect(await h.sandbox.inspector.documents({ businessId: input.businessId, traderInvoiceNumber: input.traderInvoiceNumber })).toEqual([]);
+  });
+});
