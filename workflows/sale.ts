@@ -62,6 +62,7 @@ function openSale(input: SaleInput, lean: boolean, doorsHeld: boolean): SaleCont
     record: new SaleRecord(input, lean, doorsHeld),
     inbox: emptyInbox(),
     api: saleActivities(input.businessId),
+    refundWindowEnded: false,
     lean,
     doorsHeld,
   };
@@ -160,6 +161,7 @@ async function refund(sale: SaleContext): Promise<void> {
 /** Closes only once every stock movement is settled; an operator's re-send is still acted on. */
 async function closeOnceStockSettled(sale: SaleContext): Promise<void> {
   const { record, inbox } = sale;
+  sale.refundWindowEnded = true;
   record.state.refundDeadline = null;
   record.enter('reporting_stock');
   for (;;) {

@@ -11,6 +11,7 @@ import { FAILURE_TYPES } from '../../activities/failures.js';
 import { AttentionReason, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import {
   cancelUpdate,
+  refundUpdate,
   getSaleInputQuery,
   itemRegistrationSettledSignal,
   retryUpdate,
@@ -341,6 +342,32 @@ describe('recovery after a rejection rests on the service’s item list, not on 
       expect(end.step).toBe('completed');
       expect(end.submissions).toBe(3);
       expect(s.sequence().filter((n) => n === 'checkItems')).toHaveLength(1);
+    });
+  });
+});
+
+describe('a till refunds right after printing the receipt', () => {
+  it('takes a refund while the sale’s stock is still being reported, and issues it as the window opens', async () => {
+    let releaseStock!: () => void;
+    const stockHeld = new Promise<void>((resolve) => (releaseStock = resolve));
+    let movements = 0;
+    const adjustStock = async () => {
+      await stockHeld;
+      movements++;
+      return { movementId: `mov_${movements}`, quantityOnHand: 100, apiCalls: 1 };
+    };
+    await h.run({ adjustStock }, async (s) => {
+      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 1 } }));
+      const signed = await s.waitFor(handle, (st) => st.step === 'reporting_stock');
+      expect(signed.sale?.receipt?.cuInvoiceNo).toBeTruthy();
+      const refunding = handle.executeUpdate(refundUpdate, { args: [{ reason: '06', returnDate: '2026-11-22', traderInvoiceNumber: `CN-${signed.traderInvoiceNumber}` }] });
+      // Accepted while stock is still out: the update waits for the credit note instead of being refused.
+      await s.waitFor(handle, (st) => st.history.length > 0 && (st.step === 'reporting_stock' || st.step === 'refund_window'));
+      releaseStock();
+      const result = await refunding;
+      expect(result.creditNote.status).toBe('completed');
+      const closed = await s.settled(handle);
+      expect(closed.creditNote?.receipt?.originalCuInvoiceNo).toBe(signed.sale?.receipt?.cuInvoiceNo);
     });
   });
 });

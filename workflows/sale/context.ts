@@ -34,6 +34,8 @@ export interface SaleContext {
   record: SaleRecord;
   inbox: SaleInbox;
   api: SaleActivities;
+  /** The refund window has ended: no refund is taken from then on. */
+  refundWindowEnded: boolean;
   /** Started on 0.4 or later: the lean path (patches.ts, LEAN_SALE_PATH_PATCH). */
   lean: boolean;
   /** Started on 0.5 or later: every door holds (patches.ts, DOORS_HELD_PATCH). */

@@ -216,12 +216,14 @@ function refuseAnotherInput(started: SaleInput, asked: SaleInput): void {
 }
 
 /** The refund's state checks; its fields were checked against the refund schema first. */
-function validateRefund({ record, inbox }: SaleContext): void {
+function validateRefund({ record, inbox, settings, refundWindowEnded }: SaleContext): void {
   const { state } = record;
   // First, so a second refund arriving while the first is being signed is told why.
   assertAllowed(inbox.refund === undefined && state.creditNote === null, 'this sale has already been refunded');
-  assertAllowed(
-    state.step === 'refund_window' && state.sale?.status === 'completed' && state.refundDeadline !== null && Date.now() < Date.parse(state.refundDeadline),
-    'only a signed sale inside its refund window can be refunded',
-  );
+  const signed = state.sale?.status === 'completed' && state.sale.receipt !== null;
+  // A till may refund right after printing the receipt, while the sale's stock is still being reported: the refund
+  // is taken then and issued as the window opens.
+  const beforeWindow = state.step === 'reporting_stock' && !refundWindowEnded && settings.refundWindowMs > 0;
+  const inWindow = state.step === 'refund_window' && state.refundDeadline !== null && Date.now() < Date.parse(state.refundDeadline);
+  assertAllowed(signed && (beforeWindow || inWindow), 'only a signed sale inside its refund window can be refunded');
 }
