@@ -2,44 +2,14 @@
  * `npm run sales -- sign` and `receipt`: a till's receipt from a shell, against the real sale workflow on real
  * workers (the sandbox over HTTP), with the exit codes a script branches on.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
 import { DEMO, invoiceNumber, saleInput, useSaleHarness } from '../workflows/harness.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+import { runSalesCli } from './run-sales-cli.js';
 
 const h = useSaleHarness();
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function sales(args: string[], options: { stdin?: string; address?: string } = {}): Promise<CliResult> {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    TEMPORAL_ADDRESS: options.address ?? inject('temporalAddress'),
-    TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-    // The test stack's workers run without payload keys.
-    PAYLOAD_ENCRYPTION: 'off',
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['src/cli/sales.ts', ...args], { cwd: root, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
-  });
-}
+const sales = runSalesCli;
 
 const sign = (input: SaleInput, ...flags: string[]) => sales(['sign', '-', '--task-queue', h.taskQueue, ...flags], { stdin: JSON.stringify(input) });
 

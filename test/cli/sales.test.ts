@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -6,41 +5,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
 import { useTestWorker } from '../helpers/test-worker.js';
+import { runSalesCli } from './run-sales-cli.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 // The worker runs the stand-in 'saleWorkflow': this file tests the CLI, not the sale process.
 const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/fake-sale.ts', import.meta.url));
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], options: { stdin?: string; address?: string } = {}): Promise<CliResult> {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    TEMPORAL_ADDRESS: options.address ?? inject('temporalAddress'),
-    TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-    // The stand-in workflow's worker has no codec (encryption is tested in test/codec and test/temporal/metrics).
-    PAYLOAD_ENCRYPTION: 'off',
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['src/cli/sales.ts', ...args], { cwd: root, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
-  });
-}
+const cli = runSalesCli;
 
 function sale(itemId = 'ITEM-1') {
   return { businessId: `biz-${randomUUID()}`, traderInvoiceNumber: 'INV-1', saleDate: '2025-01-15', lines: [{ itemId, quantity: 1, unitPrice: 10 }] };

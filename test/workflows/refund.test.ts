@@ -12,7 +12,7 @@ import {
   useSaleHarness,
   windowOfSeconds,
   } from './harness.js';
-import { expectInvalidArgument } from './refusals.js';
+import { expectInvalidArgument } from '../helpers/updates.js';
 
 const h = useSaleHarness({ callbacks: true });
 

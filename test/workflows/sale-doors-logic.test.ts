@@ -21,7 +21,7 @@ import {
   type SaleState,
 } from '../../src/contracts/sale.js';
 import { refusal, saleDocument, submission, useLogicHarness, type SaleHandle } from './logic-harness.js';
-import { expectRefusedAs } from './refusals.js';
+import { expectRefusedAs } from '../helpers/updates.js';
 
 const h = useLogicHarness();
 

@@ -13,7 +13,7 @@ import { callbackReceivedSignal, cancelUpdate, confirmStockMovementUpdate, itemF
 import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { eventually } from '../helpers/eventually.js';
 import { expectUpdateRefused } from '../helpers/updates.js';
-import { expectInvalidArgument } from './refusals.js';
+import { expectInvalidArgument } from '../helpers/updates.js';
 import { creditNoteIdempotencyKey, saleIdempotencyKey, stockReferenceId } from '../../workflows/keys.js';
 import {
   DAY,

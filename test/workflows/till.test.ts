@@ -3,12 +3,13 @@
  * sale, or finds it, and answers the signed receipt values; a bad input or another input under the same invoice
  * number is refused naming the fields. The workflow's waiting logic is in sale-doors-logic.test.ts.
  */
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { AttentionReason, FiscalStatus } from '../../src/contracts/search-attributes.js';
 import { SALE_WORKFLOW_TYPE, awaitReceiptUpdate, saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
+import { updateRefusal } from '../helpers/updates.js';
 import { saleInput, searchAttribute, useSaleHarness } from './harness.js';
 
 const h = useSaleHarness();
@@ -22,16 +23,6 @@ function tillCall(input: SaleInput) {
   });
 }
 
-async function refusal(call: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await call.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
-  const cause = (error as WorkflowUpdateFailedError).cause;
-  expect(cause).toBeInstanceOf(ApplicationFailure);
-  return cause as ApplicationFailure;
-}
 
 describe('awaitReceipt by update-with-start', () => {
   it('answers the receipt values of a sale that signs at once; the same call again answers the same, with one sale filed', async () => {
@@ -48,7 +39,7 @@ describe('awaitReceipt by update-with-start', () => {
     expect(filed[0]?.sale.receipt?.cuInvoiceNo).toBe(answer.receipt?.cuInvoiceNo);
 
     const other = { ...input, lines: [...input.lines, { itemId: input.lines[0]!.itemId, quantity: 1, unitPrice: 10 }] };
-    const conflict = await refusal(tillCall(other));
+    const conflict = await updateRefusal(tillCall(other));
     expect(conflict.type).toBe(FAILURE_TYPES.saleInputConflict);
     expect(conflict.message).toMatch(/started with another input: lines differs/);
     expect(await h.sandbox.inspector.documents({ businessId: input.businessId, traderInvoiceNumber: input.traderInvoiceNumber })).toHaveLength(1);
@@ -58,7 +49,7 @@ describe('awaitReceipt by update-with-start', () => {
   it('refuses a bad input naming the field, and the sale it started ends at once with nothing sent', async () => {
     const input = saleInput();
     const { lines: _lines, ...withoutLines } = input;
-    const problem = await refusal(tillCall(withoutLines as SaleInput));
+    const problem = await updateRefusal(tillCall(withoutLines as SaleInput));
     expect(problem.type).toBe(FAILURE_TYPES.invalidInput);
     expect(problem.message).toBe('invalid sale input: lines is required');
 
