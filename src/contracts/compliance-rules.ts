@@ -36,6 +36,12 @@ export const NON_RESTOCKING_REASONS: readonly CreditNoteReason[] = ['03', '04'];
 /** The caller's own number of a sale or credit note: at most 50 characters. */
 export const TRADER_INVOICE_NUMBER_MAX = 50;
 
+/**
+ * A business id, so that the sale's workflow id `sale:<businessId>:<traderInvoiceNumber>` fits the 255 characters
+ * Temporal's SQL stores keep a workflow id in (`workflow_id VARCHAR(255)`; PostgreSQL refuses a longer one).
+ */
+export const BUSINESS_ID_MAX = 255 - 'sale:'.length - ':'.length - TRADER_INVOICE_NUMBER_MAX;
+
 /** Lines of one sale: not shown by the contract; 1 to 500 assumed (C10). */
 export const SALE_LINES_MIN = 1;
 export const SALE_LINES_MAX = 500;

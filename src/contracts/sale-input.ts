@@ -9,6 +9,7 @@
 import type { UpdateDefinition } from '@temporalio/common';
 import { z } from 'zod';
 import {
+  BUSINESS_ID_MAX,
   CREDIT_NOTE_REASONS,
   LINE_AMOUNT_MAX,
   SALE_AMOUNT_DECIMALS_MAX,
@@ -92,7 +93,8 @@ export const creditNoteReason = () => z.enum(CREDIT_NOTE_REASONS, `must be one o
 const businessId = () =>
   nonEmpty()
     .refine((value) => !value.includes(':'), "must not contain ':' (it separates the parts of the sale's workflow id)")
-    .meta({ minLength: 1, pattern: '^[^:]*$' });
+    .refine((value) => [...value].length <= BUSINESS_ID_MAX, `must be at most ${BUSINESS_ID_MAX} characters (the sale's workflow id must fit 255)`)
+    .meta({ minLength: 1, maxLength: BUSINESS_ID_MAX, pattern: '^[^:]*$' });
 
 /** Decimal places of `value` as written in JSON (its shortest round-trip text): 19.99 has 2, 1e-7 has 7. */
 function decimalPlaces(value: number): number {

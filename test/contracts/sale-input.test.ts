@@ -195,3 +195,14 @@ describe('saleInputDifferences', () => {
     expect(saleInputDifferences(withoutCustomer, sale())).toEqual(['customer.name', 'customer.pin']);
   });
 });
+
+describe('a business id keeps the sale’s workflow id within the 255 characters Temporal’s SQL stores hold', () => {
+  it('takes 199 characters of emoji and refuses 200, naming the field', async () => {
+    const { checkSaleInput } = await import('../../src/contracts/sale-input.js');
+    const input = (businessId: string) => ({ businessId, traderInvoiceNumber: 'INV-1', saleDate: '2026-11-22', lines: [{ itemId: 'itm_1', quantity: 1, unitPrice: 1 }] });
+    expect(checkSaleInput(input('😀'.repeat(199))).ok).toBe(true);
+    const refused = checkSaleInput(input('😀'.repeat(200)));
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.problems[0]).toMatchObject({ field: 'businessId', reason: expect.stringMatching(/at most 199 characters/) });
+  });
+});
