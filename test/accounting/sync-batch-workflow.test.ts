@@ -1,15 +1,14 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccountingFixture } from '../../sandbox/accounting/default-fixture.js';
 import type { AccountingFixtureInput } from '../../sandbox/accounting/fixture.js';
 import { NeedsAttention } from '../../src/contracts/search-attributes.js';
 import { dismissSyncBatchUpdate, getSyncBatchStateQuery, reprocessSyncBatchUpdate, syncBatchWorkflowId, type SyncBatchOptions, type SyncBatchState } from '../../src/contracts/sync-batch.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeTestEnv } from '../helpers/temporal.js';
+import { runCli } from '../helpers/run-cli.js';
 import { expectUpdateRefused } from '../helpers/updates.js';
 import { startSyncBatchStack, startWorkerPair, type SyncBatchStack } from './sync-batch-stack.js';
 
@@ -245,28 +244,7 @@ describe('accounting request signing', () => {
 });
 
 describe('src/cli/sync-batch.ts', () => {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
-
-  function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-      // This file's workers run without a codec.
-      PAYLOAD_ENCRYPTION: 'off',
-    };
-    return new Promise((resolve, reject) => {
-      const child = spawn(tsx, ['src/cli/sync-batch.ts', ...args], { cwd: root, env });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const cli = (args: string[]) => runCli('sync-batch', args);
 
   it('process --wait starts the workflow and prints its summary; a second process finds it', async () => {
     const { id } = batches.cli;

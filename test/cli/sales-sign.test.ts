@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
 import { DEMO, invoiceNumber, saleInput, useSaleHarness } from '../workflows/harness.js';
-import { runSalesCli } from './run-sales-cli.js';
+import { runSalesCli } from '../helpers/run-cli.js';
 
 const h = useSaleHarness();
 

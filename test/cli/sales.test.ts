@@ -7,7 +7,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
 import { useTestWorker } from '../helpers/test-worker.js';
-import { runSalesCli } from './run-sales-cli.js';
+import { runSalesCli } from '../helpers/run-cli.js';
 
 // The worker runs the stand-in 'saleWorkflow': this file tests the CLI, not the sale process.
 const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/fake-sale.ts', import.meta.url));

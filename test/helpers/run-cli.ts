@@ -12,10 +12,11 @@ export interface CliResult {
 }
 
 /**
- * `npm run sales -- <args>` as a script runs it, against the tests' Temporal server, with nothing of this process's
- * environment but PATH and HOME. The test workers run without payload keys (encryption is tested in test/codec).
+ * One of the project's CLIs (`src/cli/<name>.ts`) as a script runs it, against the tests' Temporal server, with
+ * nothing of this process's environment but PATH and HOME. The test workers run without payload keys (encryption is
+ * tested in test/codec).
  */
-export function runSalesCli(args: string[], options: { stdin?: string; address?: string } = {}): Promise<CliResult> {
+export function runCli(name: string, args: string[], options: { stdin?: string; address?: string } = {}): Promise<CliResult> {
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
@@ -24,7 +25,7 @@ export function runSalesCli(args: string[], options: { stdin?: string; address?:
     PAYLOAD_ENCRYPTION: 'off',
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['src/cli/sales.ts', ...args], { cwd: root, env });
+    const child = spawn(tsx, [`src/cli/${name}.ts`, ...args], { cwd: root, env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -34,3 +35,6 @@ export function runSalesCli(args: string[], options: { stdin?: string; address?:
     child.stdin.end(options.stdin ?? '');
   });
 }
+
+/** `npm run sales -- <args>`. */
+export const runSalesCli = (args: string[], options: { stdin?: string; address?: string } = {}) => runCli('sales', args, options);
