@@ -12,12 +12,15 @@ import type { Logger } from '../src/logger.js';
 import type { ServiceAccess } from '../src/services/access.js';
 import { findCompanyOnPage, readBillPaymentsPage } from '../src/reconciliation/load.js';
 import type { ReconcileBillPayment } from '../src/contracts/reconciliation.js';
+import type { MetricsRecorder } from '../src/metrics/recorder.js';
 import { callApi, currentAttempt } from './api-call.js';
 import { failingNotConfigured } from './reconciliation.js';
 
 export interface AccountingActivityDeps {
   services: ServiceAccess;
   logger: Logger;
+  /** The worker's metrics (absent: nothing recorded). */
+  metrics?: MetricsRecorder;
 }
 
 export interface ProcessSyncBatchInput {
@@ -115,9 +118,9 @@ function text(value: string | null | undefined): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-export function createAccountingActivities({ services, logger }: AccountingActivityDeps) {
+export function createAccountingActivities({ services, logger, metrics }: AccountingActivityDeps) {
   const call = <T>(run: (signal: AbortSignal) => Promise<T>) =>
-    callApi({ idempotent: true, logger }, async (signal) => {
+    callApi({ idempotent: true, logger, metrics }, async (signal) => {
       try {
         return await run(signal);
       } catch (err) {

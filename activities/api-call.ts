@@ -5,7 +5,8 @@
 import { Context } from '@temporalio/activity';
 import { CancelledFailure, type ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../src/logger.js';
-import { METRICS } from '../src/temporal/metric-names.js';
+import { ACTIVITY_QUEUES, isActivityName } from '../src/contracts/task-queues.js';
+import type { MetricsRecorder } from '../src/metrics/recorder.js';
 import { FAILURE_TYPES, toActivityFailure } from './failures.js';
 
 /** The attempt number of the running activity (1 on the first try): each attempt made one API call. */
@@ -19,14 +20,17 @@ export interface ApiCallSpec<T> {
   /** Turns an error that is a business outcome (a 422 carrying a document) into a result. */
   recover?: (err: unknown) => T | undefined;
   logger: Logger;
+  /** The worker's metrics (absent: nothing recorded). */
+  metrics?: MetricsRecorder | undefined;
 }
 
 export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const context = Context.current();
-  const calls = context.metricMeter.createCounter(METRICS.apiCalls);
+  const service = serviceOf(context.info.activityType);
+  const counted = (outcome: string) => spec.metrics?.count('etims_api_calls', { service, outcome });
   try {
     const result = await call(context.cancellationSignal);
-    calls.add(1, { outcome: 'ok' });
+    counted('ok');
     return result;
   } catch (err) {
     // Cancelled (or timed out) by Temporal: report the cancellation itself, not the aborted request.
@@ -34,15 +38,20 @@ export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSigna
     if (context.cancellationSignal.aborted && reason instanceof CancelledFailure) throw reason;
     const recovered = spec.recover?.(err);
     if (recovered !== undefined) {
-      calls.add(1, { outcome: 'answered_with_outcome' });
+      counted('answered_with_outcome');
       return recovered;
     }
     const failure = toActivityFailure(err, context.info.attempt, { idempotent: spec.idempotent });
-    calls.add(1, { outcome: failure.type ?? 'error' });
-    if (failure.type === FAILURE_TYPES.rateLimited) context.metricMeter.createCounter(METRICS.apiRateLimited).add(1);
+    counted(failure.type ?? 'error');
+    if (failure.type === FAILURE_TYPES.rateLimited) spec.metrics?.count('etims_api_rate_limited', { service });
     logFailure(spec.logger, context, failure);
     throw failure;
   }
+}
+
+/** The service an activity calls, from its queue in the contract (`other` for one that is not listed). */
+function serviceOf(activityType: string): string {
+  return isActivityName(activityType) ? ACTIVITY_QUEUES[activityType] : 'other';
 }
 
 function logFailure(logger: Logger, context: Context, failure: ApplicationFailure): void {

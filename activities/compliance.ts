@@ -36,7 +36,7 @@ import type {
   SubmissionResult,
 } from './types.js';
 
-export type ComplianceActivityDeps = Pick<ActivityDeps, 'services' | 'itemRegistry' | 'callbackUrls' | 'logger'>;
+export type ComplianceActivityDeps = Pick<ActivityDeps, 'services' | 'itemRegistry' | 'callbackUrls' | 'logger' | 'metrics'>;
 
 function submitted({ data, meta }: ApiResult<Sale>, callbackUrl: string | undefined): SubmissionResult {
   return {
@@ -96,7 +96,7 @@ function saleBody(request: SaleRequest, callbackUrl: string | undefined) {
 }
 
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
-  const { services, itemRegistry, callbackUrls, logger } = deps;
+  const { services, itemRegistry, callbackUrls, logger, metrics } = deps;
 
   function logSubmission(message: string, businessId: string, result: SubmissionResult): void {
     const { document, outcome, httpStatus, replayed, causes } = result;
@@ -108,7 +108,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
   /** The items from the registry (a list call at most); a business lacking one of them is a refusal. */
   async function lookupItems(businessId: string, itemIds: string[], fresh = false): Promise<{ items: ItemCheck[]; listedItems: boolean }> {
-    const lookup = await callApi({ idempotent: true, logger }, () => itemRegistry.lookup(businessId, itemIds, { fresh }));
+    const lookup = await callApi({ idempotent: true, logger, metrics }, () => itemRegistry.lookup(businessId, itemIds, { fresh }));
     if (lookup.unknownItemIds.length > 0) {
       const ids = lookup.unknownItemIds;
       throw ApplicationFailure.create({
@@ -125,7 +125,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   async function fileSale(input: CreateSaleInput, listCalls: number): Promise<SubmissionResult> {
     const callbackUrl = callbackUrls?.mint(input.workflowId);
     const body = saleBody(input.request, callbackUrl);
-    const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
+    const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
       submitted(await services.compliance(input.businessId).createSale(body, input.idempotencyKey, { businessId: input.businessId, signal }), callbackUrl),
     );
     result.apiCalls += listCalls;
@@ -144,7 +144,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
     /** Registers an item with the tax authority (safe to repeat, C23). */
     async registerItem(input: RegisterItemInput): Promise<RegisterItemResult> {
-      return callApi({ idempotent: true, recover: needsFixing, logger }, async (signal) => {
+      return callApi({ idempotent: true, recover: needsFixing, logger, metrics }, async (signal) => {
         const { data: item } = await services.compliance(input.businessId).registerItem(
           input.itemId,
           input.branchId === undefined ? {} : { branchId: input.branchId },
@@ -181,7 +181,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
     /** Resubmits a failed document (safe to repeat, C35). */
     async retrySale(input: DocumentRef): Promise<SubmissionResult> {
-      const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
+      const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
         submitted(await services.compliance(input.businessId).retrySale(input.documentId, { businessId: input.businessId, signal }), undefined),
       );
       logSubmission('document resubmitted', input.businessId, result);
@@ -189,7 +189,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     },
 
     async getDocument(input: DocumentRef): Promise<DocumentResult> {
-      return callApi({ idempotent: true, logger }, async (signal) => {
+      return callApi({ idempotent: true, logger, metrics }, async (signal) => {
         const { data } = await services.compliance(input.businessId).getSale(input.documentId, { businessId: input.businessId, signal });
         return { document: toFiscalDocument(data), apiCalls: currentAttempt() };
       });
@@ -200,7 +200,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
      * decided: the workflow's retry policy is the polling loop, so polls add no history events.
      */
     async awaitDocumentOutcome(input: DocumentRef): Promise<DocumentResult> {
-      const sale = await callApi({ idempotent: true, logger }, async (signal) =>
+      const sale = await callApi({ idempotent: true, logger, metrics }, async (signal) =>
         (await services.compliance(input.businessId).getSale(input.documentId, { businessId: input.businessId, signal })).data,
       );
       if (isInFlight(sale.status)) throw documentInFlight(sale.id, sale.status);
@@ -209,7 +209,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
     /** One stock movement. Not de-duplicated by the service: a failure after sending is `ambiguous_write`. */
     async adjustStock(input: AdjustStockInput): Promise<AdjustStockResult> {
-      return callApi({ idempotent: false, logger }, async (signal) => {
+      return callApi({ idempotent: false, logger, metrics }, async (signal) => {
         const { data } = await services.compliance(input.businessId).adjustStock(
           {
             itemId: input.itemId,
@@ -234,7 +234,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
         reason: input.reason,
         callbackUrl: callbackUrls?.mint(input.workflowId),
       };
-      const result = await callApi({ idempotent: true, recover: rejected, logger }, async (signal) =>
+      const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
         submitted(await services.compliance(input.businessId).createCreditNote(body, input.idempotencyKey, { businessId: input.businessId, signal }), body.callbackUrl),
       );
       logSubmission('credit note submitted', input.businessId, result);

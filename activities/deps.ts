@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../src/logger.js';
+import type { MetricsRecorder } from '../src/metrics/recorder.js';
 import type { ServiceAccess } from '../src/services/access.js';
 import type { ItemRegistry } from './item-registry.js';
 
@@ -21,4 +22,6 @@ export interface ActivityDeps {
   /** Task queue of the item-registration workflows when the caller names none (default WORKFLOW_TASK_QUEUE). */
   workflowTaskQueue?: string;
   logger: Logger;
+  /** The worker's metrics (absent: nothing recorded). */
+  metrics?: MetricsRecorder;
 }

@@ -24,7 +24,7 @@ import { callApi, currentAttempt } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { rateLimitDelayMs } from './failures.js';
 
-export interface PurchasesActivityDeps extends Pick<ActivityDeps, 'services' | 'logger'> {
+export interface PurchasesActivityDeps extends Pick<ActivityDeps, 'services' | 'logger' | 'metrics'> {
   /** Where events go; absent when PURCHASES_SINK is not set (a delivery then fails, non-retryable). */
   purchasesSink?: PurchaseEventSink;
 }
@@ -48,12 +48,12 @@ function resumePoint(details: unknown, total: number): number {
 }
 
 export function createPurchasesActivities(deps: PurchasesActivityDeps) {
-  const { services, logger } = deps;
+  const { services, logger, metrics } = deps;
 
   return {
     /** POST /v1/purchases/pull: the service fetches the latest supplier invoices from the authority (C26). */
     async pullPurchases(input: PullPurchasesInput): Promise<PullPurchasesResult> {
-      return callApi({ idempotent: true, logger }, async (signal) => {
+      return callApi({ idempotent: true, logger, metrics }, async (signal) => {
         const { data } = await services.compliance(input.businessId).pullPurchases({ businessId: input.businessId, signal });
         return { pulled: data.pulled ?? null, apiCalls: currentAttempt() };
       });
@@ -61,7 +61,7 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
 
     /** One page of GET /v1/purchases, each invoice with its fingerprint. */
     async listPurchasesPage(input: ListPurchasesPageInput): Promise<ListPurchasesPageResult> {
-      return callApi({ idempotent: true, logger }, async (signal) => {
+      return callApi({ idempotent: true, logger, metrics }, async (signal) => {
         const { data } = await services.compliance(input.businessId).listPurchases(
           { pageSize: input.pageSize, ...(input.cursor === null ? {} : { cursor: input.cursor }) },
           { businessId: input.businessId, signal },

@@ -9,12 +9,15 @@ import type { Logger } from '../src/logger.js';
 import type { ServiceAccess } from '../src/services/access.js';
 import { ReconciliationInputError, checkBusinessAccess, readPurchasesPage } from '../src/reconciliation/load.js';
 import type { ReconcilePurchase } from '../src/contracts/reconciliation.js';
+import type { MetricsRecorder } from '../src/metrics/recorder.js';
 import { callApi, currentAttempt } from './api-call.js';
 import { FAILURE_TYPES } from './failures.js';
 
 export interface ReconciliationActivityDeps {
   services: ServiceAccess;
   logger: Logger;
+  /** The worker's metrics (absent: nothing recorded). */
+  metrics?: MetricsRecorder;
 }
 
 export interface CheckReconciliationBusinessInput {
@@ -50,17 +53,17 @@ export async function failingNotConfigured<T>(run: () => Promise<T>): Promise<T>
   }
 }
 
-export function createReconciliationActivities({ services, logger }: ReconciliationActivityDeps) {
+export function createReconciliationActivities({ services, logger, metrics }: ReconciliationActivityDeps) {
   return {
     /** `GET /v1/businesses`: the link check, failing `not_configured` when the key may not act for the business. */
     async checkReconciliationBusiness({ businessId }: CheckReconciliationBusinessInput): Promise<{ apiCalls: number }> {
-      await callApi({ idempotent: true, logger }, (signal) => failingNotConfigured(() => checkBusinessAccess(services.compliance(businessId), businessId, signal)));
+      await callApi({ idempotent: true, logger, metrics }, (signal) => failingNotConfigured(() => checkBusinessAccess(services.compliance(businessId), businessId, signal)));
       return { apiCalls: currentAttempt() };
     },
 
     /** One page (100) of `GET /v1/purchases`, as the reconciliation rules read them. */
     async listReconciliationPurchases({ businessId, cursor }: ListReconciliationPurchasesInput): Promise<ReconciliationPurchasesPage> {
-      const page = await callApi({ idempotent: true, logger }, (signal) => readPurchasesPage(services.compliance(businessId), businessId, cursor, signal));
+      const page = await callApi({ idempotent: true, logger, metrics }, (signal) => readPurchasesPage(services.compliance(businessId), businessId, cursor, signal));
       return { ...page, apiCalls: currentAttempt() };
     },
   };

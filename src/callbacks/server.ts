@@ -11,7 +11,6 @@
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
-import type { MetricMeter } from '@temporalio/common';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { accountingWebhookRoutes, syncBatchSignaller, type AccountingWebhookRoutesOptions } from './accounting-webhooks.js';
@@ -22,7 +21,7 @@ import type { CallbackSignal } from './handler.js';
 import { callbackRequestSerializer } from './log-redaction.js';
 import { CALLBACK_BODY_LIMIT, callbackRoutes } from './routes.js';
 import { temporalSignaller } from './temporal-signal.js';
-import { METRICS } from '../temporal/metric-names.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { CallbackTokenVerifier } from './tokens.js';
 
 export interface CallbackReceiverLimits {
@@ -73,8 +72,8 @@ interface CallbackServerCommonOptions {
   limits?: CallbackReceiverLimits;
   /** Which body fields are read when present (CALLBACK_BODY_FIELDS; default 'assumed', body-fields.ts). */
   bodyFields?: CallbackBodyFieldSetting;
-  /** Counts every answer as `etims_callbacks{verdict}` (the Temporal runtime's meter, so it shares its /metrics). */
-  metrics?: MetricMeter;
+  /** Counts every answer as `etims_callbacks{verdict}` (the worker's metrics, on its /metrics). */
+  metrics?: MetricsRecorder;
   /** ACCOUNTING_WEBHOOK_SECRET: when set, accounting webhooks are received at `POST /webhooks/accounting`. Never logged. */
   accountingWebhookSecret?: string;
 }
@@ -191,9 +190,8 @@ function answerClientError(
   socket.destroy();
 }
 
-function verdictCounter(meter: MetricMeter): (verdict: string) => void {
-  const counter = meter.createCounter(METRICS.callbacks, undefined, 'result callbacks answered, by verdict');
-  return (verdict) => counter.add(1, { verdict });
+function verdictCounter(metrics: MetricsRecorder): (verdict: string) => void {
+  return (verdict) => metrics.count('etims_callbacks', { verdict });
 }
 
 export async function startCallbackServer(options: CallbackServerOptions): Promise<CallbackServer> {

@@ -3,11 +3,11 @@
  * call goes through. Activities ask this room for the client of the business (or company) they act for and never
  * build a client themselves, so serving several applications changes this room alone.
  */
-import type { MetricMeter } from '@temporalio/common';
 import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
 import { RateLimitGate } from '../http/rate-limit-gate.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import { complianceRateBudgetMetrics } from '../temporal/rate-budget-metrics.js';
 
 export interface ServiceAccess {
@@ -50,9 +50,9 @@ export function singleApplication(clients: { compliance?: ComplianceClient; acco
 export interface OpenServiceAccessOptions {
   /**
    * Where the compliance application's budget and traffic are published (the worker's /metrics), with the
-   * compliance queue and the activity starts per second its server-side limit allows, for the budget gauge.
+   * activity starts per second the compliance queue's server-side limit allows, for the budget gauge.
    */
-  metrics?: { meter: MetricMeter; complianceBudget: { taskQueue: string; activitiesPerSecond: number } };
+  metrics?: { recorder: MetricsRecorder; complianceBudget: { activitiesPerSecond: number } };
 }
 
 /**
@@ -64,7 +64,7 @@ export function openServiceAccess(
   endpoints: { compliance: ComplianceConfig; accounting: AccountingConfig },
   options: OpenServiceAccessOptions = {},
 ): OpenServiceAccess {
-  const observer = options.metrics ? complianceRateBudgetMetrics(options.metrics.meter, options.metrics.complianceBudget) : undefined;
+  const observer = options.metrics ? complianceRateBudgetMetrics(options.metrics.recorder, options.metrics.complianceBudget) : undefined;
   const compliance = new ComplianceClient({
     ...endpoints.compliance,
     ...(observer ? { observer } : {}),

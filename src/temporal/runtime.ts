@@ -24,7 +24,7 @@ export function installTemporalRuntime(logger: Logger, options: { level?: LogLev
     }),
     telemetryOptions: {
       logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN' }) },
-      ...(options.metricsBindAddress ? { metrics: { prometheus: { bindAddress: options.metricsBindAddress } } } : {}),
+      ...(options.metricsBindAddress ? { metrics: { prometheus: { bindAddress: options.metricsBindAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } } : {}),
     },
   });
   if (options.metricsBindAddress) logger.info({ metrics: `http://${options.metricsBindAddress}/metrics` }, 'Prometheus metrics served');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { Runtime } from '@temporalio/worker';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Logger } from 'pino';
 import type { CallbackBodyFieldSetting } from '../callbacks/body-fields.js';
 import { startCallbackServer, type CallbackServer } from '../callbacks/server.js';
@@ -28,6 +28,7 @@ export async function startCallbacks(
   services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>,
   client: Client,
   logger: Logger,
+  metrics?: MetricsRecorder,
 ): Promise<{ server: CallbackServer; minter: CallbackUrlMinter } | undefined> {
   // CALLBACK_TOKEN_TTL and CALLBACK_LEGACY_TOKENS_UNTIL, for every minter and verifier below.
   const lifetime = {
@@ -36,14 +37,13 @@ export async function startCallbacks(
   };
   const { webhookSecret } = services.accounting;
   const webhooks = webhookSecret ? { accountingWebhookSecret: webhookSecret } : {};
-  const metrics = Runtime.instance().metricMeter;
   const receiver = {
     limits: { maxConnections: config.callbackMaxConnections, requestTimeoutMs: config.callbackRequestTimeoutMs },
     ...(config.callbackBodyFields === undefined ? {} : { bodyFields: config.callbackBodyFields }),
   };
   if (config.callbackPublicBaseUrl && config.callbackSecret) {
     const minter = new CallbackUrlMinter({ publicBaseUrl: config.callbackPublicBaseUrl, secret: config.callbackSecret, ...lifetime });
-    const server = await startCallbackServer({ host: config.callbackHost, port: config.callbackPort, minter, client, logger, metrics, ...receiver, ...webhooks });
+    const server = await startCallbackServer({ host: config.callbackHost, port: config.callbackPort, minter, client, logger, ...(metrics ? { metrics } : {}), ...receiver, ...webhooks });
     return { server, minter };
   }
   if (!services.compliance.allowLoopbackCallbacks) return undefined;
@@ -54,7 +54,7 @@ export async function startCallbacks(
     minter: new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret, ...lifetime }),
     client,
     logger,
-    metrics,
+    ...(metrics ? { metrics } : {}),
     ...receiver,
     ...webhooks,
   });

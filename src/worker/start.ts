@@ -12,7 +12,9 @@ import type { CallbackServer } from '../callbacks/server.js';
 import type { CallbackUrlMinter } from '../callbacks/tokens.js';
 import type { PurchasesSyncOptions } from '../contracts/purchases-sync.js';
 import { projectSearchAttributes } from '../contracts/search-attributes.js';
-import { WORKFLOW_TASK_QUEUE, complianceTaskQueue } from '../contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { watchOperatorWork } from '../metrics/operator-work.js';
+import { createMetricsRecorder } from '../metrics/recorder.js';
 import { createSink } from '../purchases/sink.js';
 import { type PurchaseEventSink } from '../purchases/event-sink.js';
 import type { EnsuredSchedule } from '../reconciliation/schedule.js';
@@ -46,6 +48,11 @@ export interface WorkerProcess {
   close(): Promise<void>;
 }
 
+/** The businesses the settings name (purchases sync, reconciliation links): the `business_id` values of the metrics. */
+function configuredBusinesses(settings: WorkerProcessSettings): string[] {
+  return [...(settings.purchases.businessIds ?? []), ...settings.reconciliation.links.map((link) => link.businessId)];
+}
+
 /** The worker side of the product on Temporal connections the caller opened. */
 export async function startWorkerProcess(options: {
   connection: NativeConnection;
@@ -67,11 +74,13 @@ export async function startWorkerProcess(options: {
 }): Promise<WorkerProcess> {
   const { settings, logger } = options;
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
+  const metrics = createMetricsRecorder(Runtime.instance().metricMeter, {
+    namespace: options.namespace,
+    taskQueue,
+    businesses: configuredBusinesses(settings),
+  });
   const services = openServiceAccess(options.services, {
-    metrics: {
-      meter: Runtime.instance().metricMeter,
-      complianceBudget: { taskQueue: complianceTaskQueue(taskQueue), activitiesPerSecond: settings.activitiesPerSecond.compliance },
-    },
+    metrics: { recorder: metrics, complianceBudget: { activitiesPerSecond: settings.activitiesPerSecond.compliance } },
   });
   const opened: Array<() => Promise<unknown>> = [() => services.close()];
   const close = async () => {
@@ -80,7 +89,7 @@ export async function startWorkerProcess(options: {
   try {
     // A wrong link is configuration: refused before anything is started.
     await checkReconciliationLinks(services, settings.reconciliation);
-    const callbacks = await startCallbacks(settings.worker, options.services, options.client, logger);
+    const callbacks = await startCallbacks(settings.worker, options.services, options.client, logger, metrics);
     if (callbacks) opened.push(() => callbacks.server.close());
     const purchasesSink = options.purchasesSink ?? (await createSink(settings.purchases.sink));
     if (purchasesSink) opened.push(() => purchasesSink.close());
@@ -96,6 +105,7 @@ export async function startWorkerProcess(options: {
       ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
       ...(callbacks ? { callbackUrls: callbacks.minter } : {}),
       ...(purchasesSink ? { purchasesSink } : {}),
+      metrics,
     });
     const purchases = await schedulePurchasesSync({
       client: options.client,
@@ -105,6 +115,7 @@ export async function startWorkerProcess(options: {
       taskQueue,
       ...(options.purchasesSyncOptions ? { syncOptions: options.purchasesSyncOptions } : {}),
     });
+    metrics.knowBusinesses(purchases.schedules.map((schedule) => schedule.businessId));
     const reconciliation = await scheduleReconciliation({ client: options.client, config: settings.reconciliation, logger, taskQueue });
     logger.info(
       {
@@ -125,7 +136,14 @@ export async function startWorkerProcess(options: {
       callbackUrls: callbacks?.minter,
       purchases,
       reconciliation,
-      run: () => workers.run(),
+      run: async () => {
+        const stopWatching = watchOperatorWork({ client: options.client, taskQueue, metrics, logger });
+        try {
+          await workers.run();
+        } finally {
+          stopWatching();
+        }
+      },
       shutdown: () => workers.shutdown(),
       close,
     };

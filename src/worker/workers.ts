@@ -9,6 +9,8 @@ import { ItemRegistry } from '../../activities/item-registry.js';
 import type { CallbackUrlMinter } from '../callbacks/tokens.js';
 import { ACTIVITY_QUEUES, WORKFLOW_TASK_QUEUE, taskQueueOf, type ActivityName, type ActivityQueue } from '../contracts/task-queues.js';
 import type { PurchaseEventSink } from '../purchases/event-sink.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
+import { metricsSinks } from '../metrics/workflow-sink.js';
 import type { ServiceAccess } from '../services/access.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 
@@ -69,6 +71,8 @@ export interface WorkersOptions {
   dataConverter?: DataConverter;
   /** Where the purchases sync delivers its events (PURCHASES_SINK); without it a delivery fails, non-retryable. */
   purchasesSink?: PurchaseEventSink;
+  /** The process's metrics: the workflows record through their sink, the activities directly (absent: none). */
+  metrics?: MetricsRecorder;
 }
 
 export interface Workers {
@@ -102,6 +106,7 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     logger: options.logger,
     ...(options.callbackUrls ? { callbackUrls: options.callbackUrls } : {}),
     ...(options.purchasesSink ? { purchasesSink: options.purchasesSink } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const common = {
     connection: options.connection,
@@ -115,6 +120,7 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     taskQueue: taskQueueOf('workflow', taskQueue),
     workflowBundle: options.workflowBundle ?? (await bundleWorkflows(options.logger, options.dataConverter)),
     activities: activitiesOn('workflow', activities),
+    ...(options.metrics ? { sinks: metricsSinks(options.metrics) } : {}),
   });
   const compliance = await Worker.create({
     ...common,

@@ -15,6 +15,7 @@ import { singleApplication } from '../../src/services/access.js';
 import { startCallbackServer, type CallbackServer } from '../../src/callbacks/server.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';
+import { recordingMetrics } from '../helpers/metrics.js';
 import {
   DEMO_ACCOUNTING_API_KEY,
   DEMO_ACCOUNTING_CLIENT_SECRET,
@@ -51,7 +52,7 @@ export async function startWorkerPair(accountingUrl: string, options: { clientSe
     apiKey: DEMO_ACCOUNTING_API_KEY,
     clientSecret: options.clientSecret ?? DEMO_ACCOUNTING_CLIENT_SECRET,
   });
-  const workflows = await Worker.create({ connection: env.nativeConnection, namespace, taskQueue, workflowBundle: await syncBatchBundle() });
+  const workflows = await Worker.create({ connection: env.nativeConnection, namespace, taskQueue, workflowBundle: await syncBatchBundle(), sinks: recordingMetrics().sinks() });
   const accountingWorker = await Worker.create({
     connection: env.nativeConnection,
     namespace,

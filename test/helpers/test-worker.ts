@@ -3,6 +3,7 @@ import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll } from 'vitest';
 import { forwardTo } from './forward.js';
 import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from './temporal.js';
+import { recordingMetrics } from './metrics.js';
 
 export interface TestWorker {
   /** The worker's own task queue on the run's shared server. */
@@ -25,7 +26,7 @@ export function useTestWorker(workflowsPath: string, taskQueuePrefix: string): T
     const env = await getTestEnv();
     client = env.client;
     const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: testLogger });
-    worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle });
+    worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle, sinks: recordingMetrics().sinks() });
     running = worker.run();
   });
   afterAll(async () => {

@@ -7,6 +7,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { activityTaskQueue, type ActivityName } from '../../src/contracts/task-queues.js';
+import { recordingMetrics, type RecordingMetrics } from './metrics.js';
 import { TIME_SKIPPING_NAMESPACE } from './time-skipping.js';
 
 export interface RunningWorkers {
@@ -21,6 +22,8 @@ export async function startQueueWorkers(
   taskQueue: string,
   bundle: WorkflowBundleWithSourceMap,
   activities: Partial<Record<ActivityName, (input: never) => Promise<unknown>>>,
+  /** What the workflows record through their metrics sink (default: kept and not read). */
+  metrics: RecordingMetrics = recordingMetrics(),
 ): Promise<RunningWorkers> {
   const byQueue = new Map<string, Record<string, (input: never) => Promise<unknown>>>([[taskQueue, {}]]);
   for (const [name, activity] of Object.entries(activities)) {
@@ -30,7 +33,7 @@ export async function startQueueWorkers(
   const common = { connection: env.nativeConnection, namespace: TIME_SKIPPING_NAMESPACE };
   const workers = await Promise.all(
     [...byQueue].map(([queue, queueActivities]) =>
-      Worker.create({ ...common, taskQueue: queue, activities: queueActivities, ...(queue === taskQueue ? { workflowBundle: bundle } : {}) }),
+      Worker.create({ ...common, taskQueue: queue, activities: queueActivities, ...(queue === taskQueue ? { workflowBundle: bundle, sinks: metrics.sinks() } : {}) }),
     ),
   );
   let closing = false;

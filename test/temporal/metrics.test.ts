@@ -111,20 +111,26 @@ describe('METRICS_BIND_ADDRESS', () => {
     }
     const metrics = await eventually(
       async () => (await fetch(metricsUrl)).text(),
-      (text) => /^etims_sales_signed\{[^}]*\} [1-9]/m.test(text) && /^etims_callbacks\{[^}]*verdict="(accepted|ignored|duplicate)"[^}]*\} [1-9]/m.test(text),
-      { timeoutMs: 20_000, intervalMs: 500, what: 'etims_sales_signed and etims_callbacks on /metrics' },
+      (text) => /^etims_sales_signed_total\{[^}]*\} [1-9]/m.test(text) && /^etims_callbacks_total\{[^}]*verdict="(accepted|ignored|duplicate)"[^}]*\} [1-9]/m.test(text),
+      { timeoutMs: 20_000, intervalMs: 500, what: 'etims_sales_signed_total and etims_callbacks_total on /metrics' },
     );
-    expect(metrics).toMatch(/^etims_api_calls\{[^}]*activityType="signSale"[^}]*outcome="ok"[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(/^etims_api_calls_total\{[^}]*outcome="ok"[^}]*service="compliance"[^}]*\} [1-9]/m);
     // Rate budget in use: the budget (3000 a minute, no fixed headroom = 50 a second), the requests sent,
     // and the service's own count of what is left of its window (the sandbox allows this application 120).
-    expect(metrics).toMatch(/^etims_compliance_rate_budget\{[^}]*task_queue="sales\.compliance-api"[^}]*\} 50(\.0+)?$/m);
-    expect(metrics).toMatch(/^etims_compliance_requests\{[^}]*operation="createSale"[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(/^etims_compliance_rate_budget_per_second\{[^}]*task_queue="sales"[^}]*\} 50(\.0+)?$/m);
+    expect(metrics).toMatch(/^etims_compliance_requests_total\{[^}]*operation="createSale"[^}]*\} [1-9]/m);
     const remaining = /^etims_compliance_rate_limit_remaining(?:\{[^}]*\})? (\d+(?:\.\d+)?)$/m.exec(metrics);
     expect(remaining, 'etims_compliance_rate_limit_remaining on /metrics').not.toBeNull();
     expect(Number(remaining![1])).toBeGreaterThanOrEqual(0);
     expect(Number(remaining![1])).toBeLessThan(120);
-    expect(metrics).toMatch(/^temporal_workflow_completed\{/m);
-    expect(metrics).toMatch(/^temporal_activity_execution_latency_bucket\{/m);
+    expect(metrics).toMatch(/^temporal_workflow_completed_total\{/m);
+    // Durations in seconds, named so (Prometheus' conventions, set on the SDK's exporter).
+    expect(metrics).toMatch(/^temporal_activity_execution_latency_seconds_bucket\{/m);
+    // One label style: snake_case everywhere, no camelCase from the SDK's workflow or activity meters.
+    expect(metrics).not.toMatch(/[{,](taskQueue|activityType|workflowType)=/);
+    // Rare events are there at zero before they happen, so increase() sees their first one.
+    expect(metrics).toMatch(/^etims_sales_cancelled_total\{[^}]*task_queue="sales"[^}]*\} 0$/m);
+    expect(metrics).toMatch(/^etims_sales_parked_total\{[^}]*code="authority_rejected"[^}]*\} 0$/m);
     // Nothing secret reaches the scrape.
     expect(metrics).not.toContain(DEMO.keys.nairobi);
     expect(metrics).not.toContain('metrics-test-callback-secret');

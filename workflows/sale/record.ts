@@ -1,17 +1,12 @@
-import { metricMeter, setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
-import { METRICS } from '../../src/temporal/metric-names.js';
+import { count } from '../metrics.js';
 import { AttentionReason, CuInvoiceNumber, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import type { InputProblem } from '../../src/contracts/sale-input.js';
 import { type FiscalDocument, type ParkedAction, type SaleInput, type SaleState, type SaleStep, type StockMovementState } from '../../src/contracts/sale.js';
 
 /** The AttentionReason of a sale whose stock movement waits for an operator's word. */
 export const STOCK_NEEDS_CONFIRMATION = 'stock_needs_confirmation';
-
-/** Counted once per execution: the SDK emits no workflow metric while replaying. */
-function count(name: string, attributes: Record<string, string> = {}): void {
-  metricMeter.createCounter(name).add(1, attributes);
-}
 
 /** A sale's state before anything happened, as the `getState` query shows it. */
 export function initialSaleState(input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>, step: SaleStep): SaleState {
@@ -90,7 +85,7 @@ export class SaleRecord {
       { key: CuInvoiceNumber, value: sale.receipt?.cuInvoiceNo ?? '' },
     ]);
     this.note(`signed as ${sale.receipt?.cuInvoiceNo ?? '?'}`);
-    count(METRICS.salesSigned);
+    count('etims_sales_signed', {});
     this.publishDetails();
   }
 
@@ -98,7 +93,7 @@ export class SaleRecord {
     this.state.creditNote = creditNote;
     upsertSearchAttributes([{ key: FiscalStatus, value: 'refunded' }]);
     this.note(`credit note signed as ${creditNote.receipt?.cuInvoiceNo ?? '?'}`);
-    count(METRICS.creditNotesSigned);
+    count('etims_credit_notes_signed', {});
     this.publishDetails();
   }
 
@@ -106,7 +101,7 @@ export class SaleRecord {
     this.state.parked = { code, message, since: new Date().toISOString(), actions, ...(itemIds ? { itemIds } : {}) };
     this.state.step = 'parked';
     this.note(`parked: ${code}`);
-    count(METRICS.salesParked, { code });
+    count('etims_sales_parked', { code });
     this.writeAttention(true, code);
     this.publishDetails();
   }
@@ -150,7 +145,7 @@ export class SaleRecord {
   failed(type: string): void {
     this.state.step = 'failed';
     upsertSearchAttributes([{ key: FiscalStatus, value: 'failed' }, ...this.attentionAttributes(true, type)]);
-    count(METRICS.salesFailed);
+    count('etims_sales_failed', { reason: type });
     this.publishDetails();
   }
 
@@ -159,7 +154,7 @@ export class SaleRecord {
     this.state.step = 'failed';
     upsertSearchAttributes([{ key: FiscalStatus, value: 'invalid_input' }, ...this.attentionAttributes(true, type)]);
     this.note(`invalid input: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
-    count(METRICS.salesFailed);
+    count('etims_sales_failed', { reason: type });
     this.publishDetails();
   }
 
@@ -175,7 +170,7 @@ export class SaleRecord {
     this.state.parked = null;
     upsertSearchAttributes([{ key: FiscalStatus, value: 'cancelled' }, ...this.attentionAttributes(false, '')]);
     this.note(`cancelled: ${reason}`);
-    count(METRICS.salesCancelled);
+    count('etims_sales_cancelled', {});
     this.publishDetails();
   }
 

@@ -1,6 +1,6 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, metricMeter, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, sleep } from '@temporalio/workflow';
 import type { AdjustStockResult } from '../../activities/types.js';
-import { METRICS } from '../../src/temporal/metric-names.js';
+import { count } from '../metrics.js';
 import { NON_RESTOCKING_REASONS } from '../../src/contracts/compliance-rules.js';
 import { FAILURE_TYPES, isAmbiguousWrite } from '../../src/contracts/failures.js';
 import { type RefundRequest, type StockMovementState } from '../../src/contracts/sale.js';
@@ -57,7 +57,7 @@ async function reportMovement(ctx: SaleContext, m: StockMovementState): Promise<
     m.status = 'needs_confirmation';
     m.problem = problem;
     record.note(`stock movement ${m.referenceId} needs an operator`);
-    metricMeter.createCounter(METRICS.stockMovementsNeedingOperator).add(1, { action: m.action });
+    count('etims_stock_movements_needing_operator', { action: m.action });
   }
 }
 

@@ -1,0 +1,222 @@
+/**
+ * Every metric the worker publishes of its own, declared once: name, kind, help and the label values each may take.
+ * Workflow code, activities, the callback receiver and the start-up read this file; it imports only contract
+ * constants, so the workflow bundle can import it.
+ *
+ * Conventions (Prometheus' own, and the SDK's exporter options that follow them, src/temporal/runtime.ts):
+ * - counters are declared without `_total`: the exporter adds it (`etims_sales_signed` is scraped as
+ *   `etims_sales_signed_total`);
+ * - a unit is part of the name (`_seconds`, `_per_second`), since the exporter appends units to histograms only;
+ * - labels are snake_case and every value comes from a fixed set: a value a service sends that is not in the set is
+ *   counted as `other`, so no upstream can mint series; `business_id` takes the businesses the worker is configured
+ *   for (also `other` otherwise);
+ * - every series of a fixed label set is published at zero from start-up (`initialSeries`), so `increase()` and
+ *   `rate()` see the first event, and alerts on rare events see them at all;
+ * - every metric carries `namespace` and `task_queue` (the worker's workflow task queue: the fleet it belongs to).
+ */
+import { AUTHORITY_CAUSES } from '../contracts/compliance-rules.js';
+import { FAILURE_TYPES } from '../contracts/failures.js';
+
+/** The label value of anything outside a label's set. */
+export const OTHER = 'other';
+
+/** The label whose values are the configured businesses (plus `other`). */
+export const BUSINESS_LABEL = 'business_id';
+
+/**
+ * Codes the services and the worker use, as the contracts list them: the compliance service's error codes (C49), the
+ * authority's causes (C33), the accounting service's, the transport's own and the worker's failure types. A code
+ * outside this list is still logged verbatim; its metric label is `other`.
+ */
+export const KNOWN_CODES: readonly string[] = unique([
+  // compliance service (compliance-api.md, error codes)
+  'invalid_request',
+  'invalid_api_key',
+  'forbidden',
+  'not_found',
+  'authority_rejected',
+  'already_credited',
+  'sale_not_completed',
+  'rate_limited',
+  'idempotency_key_reused',
+  'idempotency_in_progress',
+  'already_exists',
+  'not_retryable',
+  'item_not_stock_tracked',
+  'receipt_not_available',
+  'payload_too_large',
+  'internal_error',
+  // accounting service (accounting-api.md)
+  'unauthorized',
+  'invalid_signature',
+  'conflict',
+  'validation_error',
+  'service_unavailable',
+  // the authority's causes
+  ...Object.values(AUTHORITY_CAUSES),
+  // the transport (src/http/errors.ts)
+  'network_error',
+  'timeout',
+  'connection_reset',
+  'aborted',
+  'invalid_response',
+  // the worker's failure types and park codes
+  ...Object.values(FAILURE_TYPES),
+  'item_needs_fixing',
+  'outcome_timeout',
+  'error',
+]);
+
+/** Outcomes of one API call: answered, answered with a business outcome (a 422 carrying a document), or a code. */
+export const API_CALL_OUTCOMES: readonly string[] = unique(['ok', 'answered_with_outcome', ...KNOWN_CODES]);
+
+/** Operations of the compliance client (src/compliance/client.ts), the `operation` of a request. */
+export const COMPLIANCE_OPERATIONS = [
+  'adjustStock',
+  'createItem',
+  'createSale',
+  'createCreditNote',
+  'downloadReceipt',
+  'getIdentity',
+  'getSale',
+  'listBusinesses',
+  'listCodeLists',
+  'listItemClassifications',
+  'listItems',
+  'listPurchases',
+  'pullPurchases',
+  'registerItem',
+  'retrySale',
+] as const;
+
+/** Verdicts of the callback receiver: the answer's status, or its error code (src/callbacks/). */
+export const CALLBACK_VERDICTS = [
+  'accepted',
+  'duplicate',
+  'throttled',
+  'ignored',
+  // result callbacks (src/callbacks/handler.ts, routes.ts)
+  'invalid_token',
+  'expired_token',
+  'signal_failed',
+  'not_found',
+  'bad_request',
+  'body_too_large',
+  'internal_error',
+  // accounting webhooks (src/callbacks/accounting-webhooks.ts)
+  'missing_signature',
+  'invalid_signature',
+  'stale_timestamp',
+  'malformed_timestamp',
+  'malformed_payload',
+  'missing_sync_batch_id',
+] as const;
+
+/** The workflows an operator may have to act on (`NeedsAttention = true` while running). */
+export const OPERATOR_WORKFLOW_TYPES = ['saleWorkflow', 'itemRegistrationWorkflow', 'syncBatchWorkflow'] as const;
+
+export const SERVICES = ['compliance', 'accounting'] as const;
+
+type LabelSet = readonly string[] | typeof BUSINESS_LABEL;
+
+interface MetricSpec {
+  kind: 'counter' | 'gauge';
+  help: string;
+  /** The metric's own labels (besides `namespace` and `task_queue`) and the values each may take. */
+  labels: Readonly<Record<string, LabelSet>>;
+}
+
+const spec = <const K extends MetricSpec['kind'], const L extends Record<string, LabelSet>>(kind: K, help: string, labels: L) => ({ kind, help, labels });
+
+export const METRICS = {
+  // Sales (workflow code)
+  etims_sales_signed: spec('counter', 'Sales signed by the authority (once per sale).', {}),
+  etims_sales_parked: spec('counter', 'Times a sale was parked for an operator, by the code it was parked with.', { code: KNOWN_CODES }),
+  etims_sales_failed: spec('counter', 'Sales that ended failed (nothing more will be sent), by failure type.', { reason: KNOWN_CODES }),
+  etims_sales_cancelled: spec('counter', 'Unsigned sales cancelled by an operator.', {}),
+  etims_credit_notes_signed: spec('counter', 'Credit notes signed by the authority (refunds).', {}),
+  etims_stock_movements_needing_operator: spec('counter', "Stock movements handed to an operator (outcome unknown or refused), by the movement's action.", {
+    action: ['ADD', 'DEDUCT'],
+  }),
+  // Operator work (the worker's periodic count of running workflows with NeedsAttention = true)
+  etims_operator_work_waiting: spec('gauge', 'Running workflows of this task queue waiting for an operator (NeedsAttention = true), by workflow type.', {
+    workflow_type: OPERATOR_WORKFLOW_TYPES,
+  }),
+  // API calls (activities)
+  etims_api_calls: spec('counter', 'API calls made by activity attempts, by service and outcome (ok, answered_with_outcome or the failure code).', {
+    service: SERVICES,
+    outcome: API_CALL_OUTCOMES,
+  }),
+  etims_api_rate_limited: spec('counter', 'API calls answered 429 (rate budget exceeded), by service.', { service: SERVICES }),
+  // The compliance rate budget (the compliance client)
+  etims_compliance_requests: spec('counter', 'HTTP requests sent to the compliance service by this worker, by operation.', {
+    operation: COMPLIANCE_OPERATIONS,
+  }),
+  etims_compliance_rate_budget_per_second: spec('gauge', "The compliance task queue's rate budget: activity starts allowed per second, fleet-wide.", {}),
+  etims_compliance_rate_limit_remaining: spec('gauge', 'The last X-RateLimit-Remaining the compliance service answered this worker with.', {}),
+  // Result callbacks (the receiver)
+  etims_callbacks: spec('counter', 'Result callbacks and webhooks answered by the receiver, by verdict.', { verdict: CALLBACK_VERDICTS }),
+  // Purchases sync (workflow code)
+  etims_purchases_syncs: spec('counter', 'Purchases syncs ended, by business and outcome.', {
+    business_id: BUSINESS_LABEL,
+    outcome: ['succeeded', 'failed'],
+  }),
+  etims_purchases_sync_last_success_timestamp_seconds: spec('gauge', 'When the last purchases sync of a business succeeded (Unix seconds).', {
+    business_id: BUSINESS_LABEL,
+  }),
+  etims_purchase_events_delivered: spec('counter', 'Purchase events delivered to the sink, by business.', { business_id: BUSINESS_LABEL }),
+  etims_purchase_events_pending: spec('gauge', "Purchase events the sink did not take in a business's last sync: the next sync delivers them.", {
+    business_id: BUSINESS_LABEL,
+  }),
+  etims_purchases_sink_failures: spec('counter', 'Syncs in which the purchases sink did not take events, by business.', { business_id: BUSINESS_LABEL }),
+  // Reconciliation (workflow code)
+  etims_reconciliations: spec('counter', 'Reconciliations ended, by business and outcome.', {
+    business_id: BUSINESS_LABEL,
+    outcome: ['succeeded', 'failed'],
+  }),
+  etims_reconciliation_last_success_timestamp_seconds: spec('gauge', 'When the last reconciliation of a business succeeded (Unix seconds).', {
+    business_id: BUSINESS_LABEL,
+  }),
+  etims_reconciliation_findings: spec('gauge', "What a business's last reconciliation found, by kind.", {
+    business_id: BUSINESS_LABEL,
+    kind: ['purchases', 'bill_payments', 'matched', 'suggested', 'amount_mismatches', 'unpaid_purchases', 'unmatched_payments', 'rejected_purchases', 'ties'],
+  }),
+  // Sync batches (workflow code)
+  etims_sync_batches: spec('counter', 'Accounting sync batches ended, by outcome.', { outcome: ['synced', 'dismissed', 'failed'] }),
+  etims_sync_batches_parked: spec('counter', 'Times an accounting sync batch was parked for an operator.', {}),
+} as const satisfies Record<string, MetricSpec>;
+
+export type MetricName = keyof typeof METRICS;
+export type CounterName = { [N in MetricName]: (typeof METRICS)[N]['kind'] extends 'counter' ? N : never }[MetricName];
+export type GaugeName = { [N in MetricName]: (typeof METRICS)[N]['kind'] extends 'gauge' ? N : never }[MetricName];
+/** The labels a metric takes: every one of its own, as plain strings (bounded when recorded). */
+export type LabelsOf<N extends MetricName> = { [L in keyof (typeof METRICS)[N]['labels']]: string };
+
+/** The labels every metric carries. */
+export interface BaseLabels {
+  namespace: string;
+  task_queue: string;
+}
+
+/** A label's value as published: itself when in the label's set (or a configured business), `other` otherwise. */
+export function boundedValue(set: LabelSet, value: string, businesses: ReadonlySet<string>): string {
+  if (set === BUSINESS_LABEL) return businesses.has(value) ? value : OTHER;
+  return set.includes(value) ? value : OTHER;
+}
+
+/**
+ * Every series of a metric that is known before anything happens: the product of its label sets (each with
+ * `other`), the businesses configured standing for `business_id`. What start-up publishes at zero.
+ */
+export function initialSeries(name: MetricName, businesses: readonly string[]): Array<Record<string, string>> {
+  let series: Array<Record<string, string>> = [{}];
+  for (const [label, set] of Object.entries(METRICS[name].labels) as Array<[string, LabelSet]>) {
+    const values = set === BUSINESS_LABEL ? businesses : unique([...set, OTHER]);
+    series = series.flatMap((s) => values.map((v) => ({ ...s, [label]: v })));
+  }
+  return series;
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}

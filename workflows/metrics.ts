@@ -1,0 +1,17 @@
+import { proxySinks, workflowInfo } from '@temporalio/workflow';
+import type { CounterName, GaugeName, LabelsOf } from '../src/metrics/catalogue.js';
+import type { MetricsSinks } from '../src/metrics/sinks.js';
+
+const { metrics } = proxySinks<MetricsSinks>();
+
+/** Counts an event of this execution once: nothing is recorded while replaying. */
+export function count<N extends CounterName>(name: N, labels: LabelsOf<N>, value = 1): void {
+  if (workflowInfo().unsafe.isReplaying) return;
+  metrics.count(name, labels, value);
+}
+
+/** Sets a gauge to what this execution found (not while replaying). */
+export function setGauge<N extends GaugeName>(name: N, value: number, labels: LabelsOf<N>): void {
+  if (workflowInfo().unsafe.isReplaying) return;
+  metrics.set(name, value, labels);
+}
