@@ -86,4 +86,15 @@ describe('startDevServer failures', () => {
       await new Promise<void>((resolve) => holder.close(() => resolve()));
     }
   });
+
+  it('serves its own Prometheus metrics on the port it says, when asked for one', async () => {
+    const server = await startDevServer({ headless: true, searchAttributes: [], metricsPort: 0 });
+    try {
+      expect(server.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      const text = await (await fetch(server.metricsUrl!)).text();
+      expect(text).toMatch(/^# TYPE \w+/m);
+    } finally {
+      await server.stop();
+    }
+  });
 });

@@ -9,6 +9,7 @@
  * have their activities answered by its stubs, and whatever of them still runs when the body ends is terminated,
  * so nothing is left to hold the test server's clock. The habits of logic-harness.ts apply: stubs answer at once,
  * and after a signal or an update a test lets the work settle in real time (`s.waitFor`) before it skips time.
+ * What the workflows record through their metrics sink is kept per workflow: `s.metrics` reads the test's own.
  */
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
@@ -19,6 +20,7 @@ import type { AccountingActivities } from '../../activities/accounting.js';
 import type { PurchasesActivities } from '../../activities/purchases.js';
 import type { ReconciliationActivities } from '../../activities/reconciliation.js';
 import { eventually } from '../helpers/eventually.js';
+import { recordingMetrics, type MetricReadings, type RecordingMetrics } from '../helpers/metrics.js';
 import { createTimeSkippingEnv, workflowBundle } from '../helpers/time-skipping.js';
 import { startQueueWorkers, useWorld } from '../helpers/time-skipping-world.js';
 
@@ -77,6 +79,8 @@ export interface ProcessScenario {
   inputs<N extends ProcessActivityName>(name: N): Array<ProcessActivityInput<N>>;
   /** Reads (in real time: the clock does not skip meanwhile) until `done` accepts the value. */
   waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs?: number): Promise<T>;
+  /** What the workflows this test started recorded through their metrics sink, continued runs included. */
+  metrics: MetricReadings;
   /** The execution's current details in the Temporal UI. */
   currentDetails(handle: WorkflowHandle): Promise<string>;
   /** The summaries of the activities the execution scheduled, in order, as the Temporal UI shows them. */
@@ -94,6 +98,7 @@ interface World {
   /** The stubs of the test that started each workflow id. */
   stubsByWorkflow: Map<string, Stubs>;
   calls: Map<string, ProcessCall[]>;
+  metrics: RecordingMetrics;
   /** Rejects if a worker stops before close(). */
   running: Promise<void>;
   close(): Promise<void>;
@@ -105,6 +110,7 @@ async function createWorld(): Promise<World> {
   const taskQueue = `process-logic-${randomUUID().slice(0, 8)}`;
   const stubsByWorkflow = new Map<string, Stubs>();
   const calls = new Map<string, ProcessCall[]>();
+  const metrics = recordingMetrics();
   const dispatch = (name: ProcessActivityName) => async (input: never) => {
     const { info } = Context.current();
     const workflowId = info.workflowExecution?.workflowId ?? '';
@@ -124,12 +130,13 @@ async function createWorld(): Promise<World> {
     });
     return stub(input);
   };
-  const workers = await startQueueWorkers(env, taskQueue, bundle, Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, dispatch(name)])));
+  const workers = await startQueueWorkers(env, taskQueue, bundle, Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, dispatch(name)])), metrics);
   return {
     env,
     taskQueue,
     stubsByWorkflow,
     calls,
+    metrics,
     running: workers.running,
     async close() {
       await workers.close();
@@ -167,6 +174,7 @@ async function runScenario<T>(world: World, stubs: Stubs, body: (s: ProcessScena
     calls,
     callsOf: <N extends ProcessActivityName>(name: N) => calls.filter((c): c is ProcessCall<N> => c.name === name),
     inputs: <N extends ProcessActivityName>(name: N) => scenario.callsOf(name).map((c) => c.input),
+    metrics: world.metrics.of((workflowId) => started.includes(workflowId)),
     waitFor: (read, done, timeoutMs = 10_000) => eventually(read, done, { timeoutMs, intervalMs: 10 }),
     async currentDetails(handle) {
       return (await handle.query<{ currentDetails?: string | null }>('__temporal_workflow_metadata')).currentDetails ?? '';

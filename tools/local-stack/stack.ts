@@ -21,6 +21,8 @@ export interface Stack {
   temporalAddress: string;
   /** The Temporal web UI, when this stack started the server. */
   uiUrl: string | undefined;
+  /** The dev server's own Prometheus endpoint, when this stack started the server. */
+  temporalMetricsUrl: string | undefined;
   /** The codec server the UI decodes payloads with, when this stack started the UI. */
   codecUrl: string | undefined;
   /** Where the local stack's own payload key is kept, when no key was configured. */
@@ -79,6 +81,8 @@ async function startLocalTemporal(options: {
   const base = {
     namespace: options.namespace,
     headless: options.headless,
+    // The CLI would pick a port and not say which: a free one, printed by `npm start`.
+    metricsPort: 0,
     ...(options.uiCodecEndpoint ? { uiCodecEndpoint: options.uiCodecEndpoint } : {}),
     searchAttributes: toCliSearchAttributes(projectSearchAttributes),
     logger: (msg: string) => options.logger.info({ component: 'temporal-dev-server' }, msg),
@@ -170,6 +174,7 @@ export async function startStack(options: {
   return {
     temporalAddress,
     uiUrl: devServer?.uiUrl,
+    temporalMetricsUrl: devServer?.metricsUrl,
     codecUrl: codecServer?.url,
     payloadKeysFile: local.keysFile,
     namespace: temporal.namespace,

@@ -15,7 +15,8 @@ eTIMS sale worker is running
   compliance      ${stack.services.compliance.baseUrl}${config.compliance ? '' : ' (embedded sandbox)'}
   accounting      ${stack.services.accounting.baseUrl}${config.accounting ? '' : ' (embedded sandbox)'}
   callbacks       ${stack.worker.callbacks?.url ?? 'none (polling only)'}
-  codec server    ${stack.codecUrl ?? 'none'}${stack.payloadKeysFile ? `
+  codec server    ${stack.codecUrl ?? 'none'}
+  metrics         worker ${stack.settings.worker.metricsBindAddress ? `http://${stack.settings.worker.metricsBindAddress}/metrics` : 'off (set METRICS_BIND_ADDRESS)'}, Temporal ${stack.temporalMetricsUrl ?? '(server not started here)'}${stack.payloadKeysFile ? `
   payload key     ${stack.payloadKeysFile} (the sales CLI needs it: export PAYLOAD_KEYS_FILE=${stack.payloadKeysFile})` : ''}
 Start a sale:     ${stack.payloadKeysFile ? `PAYLOAD_KEYS_FILE=${stack.payloadKeysFile} ` : ''}npm run sales -- start examples/sale.json
 Press Ctrl+C to stop.

@@ -13,6 +13,8 @@ export interface DevServerOptions {
   port?: number;
   /** Web UI port; a free one by default unless headless. */
   uiPort?: number;
+  /** Port of the server's own Prometheus `/metrics` (`--metrics-port`); 0 for a free one; absent: the CLI's default (a random port). */
+  metricsPort?: number;
   /** Codec server the web UI decodes payloads with (`--ui-codec-endpoint`). */
   uiCodecEndpoint?: string;
   headless?: boolean;
@@ -33,6 +35,8 @@ export interface DevServer {
   address: string;
   namespace: string;
   uiUrl?: string;
+  /** The server's own Prometheus endpoint, when a metrics port was asked for. */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -47,7 +51,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const executable =
     opts.executable ?? (await resolveTemporalExecutable('temporal', { logger: opts.logger })).path;
 
-  const [port, uiPort] = await resolvePorts(ip, opts.port, headless ? undefined : (opts.uiPort ?? 0));
+  const [port, uiPort, metricsPort] = await resolvePorts(ip, opts.port, headless ? undefined : (opts.uiPort ?? 0), opts.metricsPort);
   const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', namespace];
   args.push('--log-level', 'warn');
   // Fairness between businesses on shared queues (see deploy/temporal/dynamicconfig/development-sql.yaml).
@@ -58,6 +62,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     args.push('--ui-port', String(uiPort));
     if (opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   }
+  if (metricsPort !== undefined) args.push('--metrics-port', String(metricsPort));
   if (opts.dbFilename) {
     await mkdir(path.dirname(path.resolve(opts.dbFilename)), { recursive: true });
     // WAL + NORMAL keeps a file-backed dev server fast enough for interactive use without risking corruption.
@@ -93,9 +98,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     throw new Error(`Temporal dev server failed to start: ${reason}\n--- server output (tail) ---\n${output()}`);
   }
 
-  const uiUrl = uiPort === undefined ? undefined : `http://${address.split(':')[0]}:${uiPort}`;
-  log(`Temporal dev server ready at ${address} (namespace ${namespace}${uiUrl ? `, UI ${uiUrl}` : ''})`);
-  return { address, namespace, uiUrl, stop: () => stopChild(child, exited.promise) };
+  const host = address.split(':')[0];
+  const uiUrl = uiPort === undefined ? undefined : `http://${host}:${uiPort}`;
+  const metricsUrl = metricsPort === undefined ? undefined : `http://${host}:${metricsPort}/metrics`;
+  log(`Temporal dev server ready at ${address} (namespace ${namespace}${uiUrl ? `, UI ${uiUrl}` : ''}${metricsUrl ? `, metrics ${metricsUrl}` : ''})`);
+  return { address, namespace, uiUrl, ...(metricsUrl ? { metricsUrl } : {}), stop: () => stopChild(child, exited.promise) };
 }
 
 /** Ports of 0 or undefined mean "pick a free one"; all are held at once so two picks cannot collide. */
@@ -103,7 +110,8 @@ async function resolvePorts(
   ip: string,
   port: number | undefined,
   uiPort: number | undefined,
-): Promise<[number, number | undefined]> {
+  metricsPort: number | undefined,
+): Promise<[number, number | undefined, number | undefined]> {
   const servers: net.Server[] = [];
   // Binding a requested port too: if another server holds it, the readiness probe would happily talk to that one.
   const pick = async (wanted: number | undefined): Promise<number> => {
@@ -122,7 +130,8 @@ async function resolvePorts(
   try {
     const grpc = await pick(port);
     const ui = uiPort === undefined ? undefined : await pick(uiPort);
-    return [grpc, ui];
+    const metrics = metricsPort === undefined ? undefined : await pick(metricsPort);
+    return [grpc, ui, metrics];
   } finally {
     await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
   }

@@ -1,0 +1,109 @@
+/**
+ * The worker's own metrics as Prometheus reads them: published through the Temporal runtime's exporter with the
+ * project's options (src/temporal/runtime.ts), every known series at zero from the start, label values bounded.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { Runtime } from '@temporalio/worker';
+import { pino } from 'pino';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import { API_CALL_OUTCOMES, COMPLIANCE_OPERATIONS, KNOWN_CODES, METRICS } from '../../src/metrics/catalogue.js';
+import { createMetricsRecorder, type MetricsRecorder } from '../../src/metrics/recorder.js';
+import { installTemporalRuntime } from '../../src/temporal/runtime.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let metricsUrl: string;
+let recorder: MetricsRecorder;
+const scrape = async () => (await fetch(metricsUrl)).text();
+const sample = (text: string, name: string, labels: Record<string, string>): number | undefined => {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const inner = line.slice(name.length + 1, line.lastIndexOf('}'));
+    const found = Object.fromEntries([...inner.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return undefined;
+};
+
+beforeAll(async () => {
+  const port = await freePort();
+  installTemporalRuntime(pino({ level: 'silent' }), { metricsBindAddress: `127.0.0.1:${port}` });
+  metricsUrl = `http://127.0.0.1:${port}/metrics`;
+  recorder = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: 'default', taskQueue: 'sales', businesses: ['biz_a'] });
+});
+
+describe('the metric catalogue', () => {
+  it("follows Prometheus' naming conventions", () => {
+    for (const [name, spec] of Object.entries(METRICS)) {
+      expect(name, name).toMatch(/^etims_[a-z0-9_]+$/);
+      // The exporter adds _total to counters; a declared _total would be scraped as _total_total.
+      expect(name.endsWith('_total'), name).toBe(false);
+      expect(spec.help.length, `${name} has help`).toBeGreaterThan(10);
+      for (const label of Object.keys(spec.labels)) expect(label, `${name}{${label}}`).toMatch(/^[a-z][a-z0-9_]*$/);
+    }
+  });
+
+  it('knows every code the worker itself gives a failure, and every operation of the compliance client', () => {
+    for (const type of Object.values(FAILURE_TYPES)) expect(KNOWN_CODES).toContain(type);
+    expect(API_CALL_OUTCOMES).toContain('ok');
+    const client = readFileSync(new URL('../../src/compliance/client.ts', import.meta.url), 'utf8');
+    const used = new Set([...client.matchAll(/operation: '(\w+)'|fileDocument\('(\w+)'/g)].map((m) => m[1] ?? m[2]));
+    expect(used.size).toBeGreaterThan(10);
+    for (const operation of used) expect(COMPLIANCE_OPERATIONS as readonly string[]).toContain(operation);
+  });
+});
+
+describe('createMetricsRecorder', () => {
+  it('publishes every known counter series at zero before anything happens, with the process labels', async () => {
+    const text = await scrape();
+    expect(sample(text, 'etims_sales_signed_total', { namespace: 'default', task_queue: 'sales' })).toBe(0);
+    expect(sample(text, 'etims_sales_parked_total', { code: 'authority_rejected' })).toBe(0);
+    expect(sample(text, 'etims_sales_parked_total', { code: 'other' })).toBe(0);
+    expect(sample(text, 'etims_stock_movements_needing_operator_total', { action: 'DEDUCT' })).toBe(0);
+    expect(sample(text, 'etims_api_rate_limited_total', { service: 'compliance' })).toBe(0);
+    expect(sample(text, 'etims_purchases_syncs_total', { business_id: 'biz_a', outcome: 'succeeded' })).toBe(0);
+    // Gauges wait for a measurement: a zero would be a claim.
+    expect(text).not.toMatch(/^etims_operator_work_waiting\{/m);
+  });
+
+  it("counts a value outside a label's set as other, so no service can mint series", async () => {
+    recorder.count('etims_sales_parked', { code: 'Upstream Proxy Said: <html>' });
+    recorder.count('etims_api_calls', { service: 'compliance', outcome: 'bad_gateway_from_some_proxy' });
+    recorder.count('etims_purchase_events_delivered', { business_id: 'biz_not_configured' }, 3);
+    const text = await scrape();
+    expect(sample(text, 'etims_sales_parked_total', { code: 'other' })).toBe(1);
+    expect(sample(text, 'etims_api_calls_total', { service: 'compliance', outcome: 'other' })).toBe(1);
+    expect(sample(text, 'etims_purchase_events_delivered_total', { business_id: 'other' })).toBe(3);
+    expect(text).not.toContain('Upstream Proxy');
+    expect(text).not.toContain('bad_gateway_from_some_proxy');
+    expect(text).not.toContain('biz_not_configured');
+  });
+
+  it('starts the series of a business learnt later at zero', async () => {
+    recorder.knowBusinesses(['biz_b']);
+    const text = await scrape();
+    expect(sample(text, 'etims_reconciliations_total', { business_id: 'biz_b', outcome: 'failed' })).toBe(0);
+  });
+
+  it('passes promtool check metrics', async (context) => {
+    const found = spawnSync('promtool', ['--version']);
+    if (found.error) {
+      if (process.env.CI) throw new Error('promtool is not installed (Debian package prometheus): .ci/run installs it');
+      context.skip('promtool is not installed here (Debian package prometheus)');
+    }
+    recorder.set('etims_operator_work_waiting', 2, { workflow_type: 'saleWorkflow' });
+    const text = await scrape();
+    const report = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(`${report.stdout}${report.stderr}`.trim()).toBe('');
+    expect(report.status).toBe(0);
+  });
+});
