@@ -103,6 +103,11 @@ export const CALLBACK_VERDICTS = [
   'bad_request',
   'body_too_large',
   'internal_error',
+  // refused before a route (src/callbacks/server.ts): over the connection cap, timed out, malformed HTTP
+  'connection_refused',
+  'timeout',
+  'header_too_large',
+  'malformed_request',
   // accounting webhooks (src/callbacks/accounting-webhooks.ts)
   'missing_signature',
   'invalid_signature',

@@ -9,7 +9,7 @@ import { Runtime } from '@temporalio/worker';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import { API_CALL_OUTCOMES, COMPLIANCE_OPERATIONS, KNOWN_CODES, METRICS } from '../../src/metrics/catalogue.js';
+import { API_CALL_OUTCOMES, CALLBACK_VERDICTS, COMPLIANCE_OPERATIONS, KNOWN_CODES, METRICS } from '../../src/metrics/catalogue.js';
 import { createMetricsRecorder, type MetricsRecorder } from '../../src/metrics/recorder.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 
@@ -59,6 +59,16 @@ describe('the metric catalogue', () => {
     const used = new Set([...client.matchAll(/operation: '(\w+)'|fileDocument\('(\w+)'/g)].map((m) => m[1] ?? m[2]));
     expect(used.size).toBeGreaterThan(10);
     for (const operation of used) expect(COMPLIANCE_OPERATIONS as readonly string[]).toContain(operation);
+  });
+
+  it('knows every verdict the callback receiver gives', () => {
+    const read = (file: string) => readFileSync(new URL(`../../src/callbacks/${file}`, import.meta.url), 'utf8');
+    const sources = ['routes.ts', 'server.ts', 'handler.ts', 'accounting-webhooks.ts'].map(read).join('\n');
+    const verdicts = new Set<string>();
+    for (const m of sources.matchAll(/(?:verdict\(request, |counted\()'(\w+)'|\[\d{3}, '(\w+)'\]|body: \{ status: '(\w+)'/g)) verdicts.add(m[1] ?? m[2] ?? m[3]!);
+    for (const m of sources.matchAll(/type ErrorCode =([^;]+);/g)) for (const code of m[1]!.matchAll(/'(\w+)'/g)) verdicts.add(code[1]!);
+    expect(verdicts.size).toBeGreaterThan(15);
+    for (const verdict of verdicts) expect(CALLBACK_VERDICTS as readonly string[], verdict).toContain(verdict);
   });
 });
 
