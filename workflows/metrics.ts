@@ -1,4 +1,4 @@
-import { proxySinks, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, TemporalFailure, isCancellation, proxySinks, workflowInfo } from '@temporalio/workflow';
 import type { CounterName, GaugeName, LabelsOf } from '../src/metrics/catalogue.js';
 import type { MetricsSinks } from '../src/metrics/sinks.js';
 
@@ -14,4 +14,14 @@ export function count<N extends CounterName>(name: N, labels: LabelsOf<N>, value
 export function setGauge<N extends GaugeName>(name: N, value: number, labels: LabelsOf<N>): void {
   if (workflowInfo().unsafe.isReplaying) return;
   metrics.set(name, value, labels);
+}
+
+/**
+ * Whether an error escaping the workflow ends it failed, as the SDK decides: a continue-as-new or an honoured
+ * cancellation does not, and an error that is no Temporal failure fails only the workflow task, which is retried
+ * (counting it would count each retry).
+ */
+export function failsTheWorkflow(err: unknown): boolean {
+  if (isCancellation(err) && CancellationScope.current().consideredCancelled) return false;
+  return err instanceof TemporalFailure;
 }

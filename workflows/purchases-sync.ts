@@ -1,9 +1,10 @@
 import { continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
+import { failsTheWorkflow } from './metrics.js';
 import { getPurchasesSyncProgressQuery, type PurchasesSyncInput, type PurchasesSyncResult } from '../src/contracts/purchases-sync.js';
 import { purchasesSyncActivities } from './purchases-sync/activities.js';
 import type { PurchasesSync } from './purchases-sync/context.js';
 import { deliver } from './purchases-sync/delivery.js';
-import { PurchasesSyncRecord } from './purchases-sync/record.js';
+import { PurchasesSyncRecord, countFailedSync } from './purchases-sync/record.js';
 import { settingsOf } from './purchases-sync/settings.js';
 
 /** Ledgers beyond this many invoices approach the 2 MB limit of one payload (about 40 bytes an invoice). */
@@ -20,8 +21,20 @@ const LEDGER_WARNING_SIZE = 25_000;
  * the fleet's rate budget at the sync's low priority, and a till sale can go between any two pages.
  *
  * A sink that is down does not fail the sync (purchases-sync/delivery.ts): its events wait for the next sync.
+ *
+ * Metrics: a sync's end is counted once, by the run it ends in (succeeded in closeSync, failed here), never by a
+ * run that continues as new; delivered events as each batch is taken; a sink failure once a sync.
  */
 export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
+  try {
+    return await syncRun(input);
+  } catch (err) {
+    if (failsTheWorkflow(err)) countFailedSync(input.businessId);
+    throw err;
+  }
+}
+
+async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
   const sync = openSync(input);
   await pullOnce(sync);
   for (let pagesThisRun = 1; ; pagesThisRun++) {
@@ -63,5 +76,6 @@ function closeSync({ input, record }: PurchasesSync): PurchasesSyncResult {
   if (size > LEDGER_WARNING_SIZE) log.warn('the purchases ledger is large; payloads are limited to 2 MB', { businessId, invoices: size });
   log.info('purchases sync done', { businessId, ...record.state.counts });
   // Invoices of `previous` not listed any more are dropped: the ledger mirrors what the service lists.
-  return record.result();
+  return record.finished();
 }
+

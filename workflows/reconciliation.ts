@@ -17,6 +17,7 @@
  * single activity's result did; the rules take under a second at that size, inside a workflow task's budget.
  */
 import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import { failsTheWorkflow } from './metrics.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import type { ReconcileBillPayment, ReconcileBusinessResult, ReconcilePurchase, ReconciliationInput } from '../src/contracts/reconciliation.js';
 import { calendarDay, reconcile } from '../src/reconciliation/rules.js';
@@ -24,9 +25,19 @@ import { reconciliationActivities } from './reconciliation/activities.js';
 import type { Reconciliation } from './reconciliation/context.js';
 import { invalidInput } from './reconciliation/input.js';
 import { checkLink, listBillPayments, listPurchases } from './reconciliation/lists.js';
-import { ReconciliationRecord } from './reconciliation/record.js';
+import { ReconciliationRecord, countFailedReconciliation } from './reconciliation/record.js';
 
+/** Its end is counted once: succeeded with the findings (record.finished) or failed here, a refused input included. */
 export async function reconciliationWorkflow(input: ReconciliationInput): Promise<ReconcileBusinessResult> {
+  try {
+    return await reconcileOnce(input);
+  } catch (err) {
+    if (failsTheWorkflow(err)) countFailedReconciliation(input);
+    throw err;
+  }
+}
+
+async function reconcileOnce(input: ReconciliationInput): Promise<ReconcileBusinessResult> {
   const run = openReconciliation(input);
   await checkLink(run);
   const purchases = await listPurchases(run);
@@ -45,3 +56,4 @@ function reconcileLists({ input, record }: Reconciliation, purchases: ReconcileP
   const asOf = input.asOf ?? calendarDay(workflowInfo().startTime.getTime());
   return record.finished(reconcile(purchases, billPayments, asOf, input.options));
 }
+

@@ -1,10 +1,11 @@
 import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { failsTheWorkflow } from './metrics.js';
 import { SYNC_BATCH_FAILURES, type SyncBatchInput, type SyncBatchSummary } from '../src/contracts/sync-batch.js';
 import { syncBatchActivities } from './sync-batch/activities.js';
 import type { Batch } from './sync-batch/context.js';
 import { handleBatchMessages } from './sync-batch/messages.js';
 import { observe, type Observation } from './sync-batch/observe.js';
-import { SyncBatchRecord } from './sync-batch/record.js';
+import { SyncBatchRecord, countFailedBatch } from './sync-batch/record.js';
 import { settingsOf } from './sync-batch/settings.js';
 import { nextInterval, waitForNextPoll, waitWhileParked } from './sync-batch/waits.js';
 
@@ -17,8 +18,20 @@ type Settled = Extract<Observation, { kind: 'settled' }>;
  * early by webhook signals (polling stays the fallback). Failed payments park the batch for an operator
  * (`NeedsAttention`, current details, `reprocess` / `dismiss` updates). The history stays bounded: the workflow
  * continues as new after `pollsPerRun` polls or when Temporal suggests it, carrying its state.
+ *
+ * Metrics: the batch's end is counted once, by the run it ends in (synced or dismissed in finish, failed here);
+ * each park once, when the batch parks (record.park).
  */
 export async function syncBatchWorkflow(input: SyncBatchInput): Promise<SyncBatchSummary> {
+  try {
+    return await followBatch(input);
+  } catch (err) {
+    if (failsTheWorkflow(err)) countFailedBatch();
+    throw err;
+  }
+}
+
+async function followBatch(input: SyncBatchInput): Promise<SyncBatchSummary> {
   const batch = openBatch(input);
   await processOnce(batch);
   for (;;) {
@@ -118,5 +131,6 @@ async function completeOrPark(batch: Batch, seen: Settled): Promise<'closed' | '
 
 async function finish(batch: Batch): Promise<SyncBatchSummary> {
   await condition(allHandlersFinished);
-  return batch.record.summary(batch.inbox.dismissReason);
+  return batch.record.finished(batch.inbox.dismissReason);
 }
+

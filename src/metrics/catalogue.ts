@@ -170,7 +170,7 @@ export const METRICS = {
     business_id: BUSINESS_LABEL,
   }),
   etims_purchase_events_delivered: spec('counter', 'Purchase events delivered to the sink, by business.', { business_id: BUSINESS_LABEL }),
-  etims_purchase_events_pending: spec('gauge', "Purchase events the sink did not take in a business's last sync: the next sync delivers them.", {
+  etims_purchase_events_pending: spec('gauge', "Purchase events the sink did not take in a business's last successful sync: the next sync delivers them.", {
     business_id: BUSINESS_LABEL,
   }),
   etims_purchases_sink_failures: spec('counter', 'Syncs in which the purchases sink did not take events, by business.', { business_id: BUSINESS_LABEL }),
@@ -182,7 +182,7 @@ export const METRICS = {
   etims_reconciliation_last_success_timestamp_seconds: spec('gauge', 'When the last reconciliation of a business succeeded (Unix seconds).', {
     business_id: BUSINESS_LABEL,
   }),
-  etims_reconciliation_findings: spec('gauge', "What a business's last reconciliation found, by kind.", {
+  etims_reconciliation_findings: spec('gauge', "What a business's last successful reconciliation found, by kind.", {
     business_id: BUSINESS_LABEL,
     kind: ['purchases', 'bill_payments', 'matched', 'suggested', 'amount_mismatches', 'unpaid_purchases', 'unmatched_payments', 'rejected_purchases', 'ties'],
   }),

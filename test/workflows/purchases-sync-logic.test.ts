@@ -93,6 +93,28 @@ function startNextSync(s: ProcessScenario, previous: PurchasesSyncResult): Promi
   return s.start<typeof purchasesSyncWorkflow>(PURCHASES_SYNC_WORKFLOW_TYPE, `purchases-sync:${s.id}:next`, [{ businessId: BUSINESS, carry }]);
 }
 
+/** What the test's syncs recorded, summed over them (the gauges: their last values). */
+function syncMetrics(s: ProcessScenario) {
+  const business = { business_id: BUSINESS };
+  return {
+    succeeded: s.metrics.total('etims_purchases_syncs', { ...business, outcome: 'succeeded' }),
+    failed: s.metrics.total('etims_purchases_syncs', { ...business, outcome: 'failed' }),
+    delivered: s.metrics.total('etims_purchase_events_delivered', business),
+    sinkFailures: s.metrics.total('etims_purchases_sink_failures', business),
+    pending: s.metrics.last('etims_purchase_events_pending', business),
+    lastSuccessMs: mapDefined(s.metrics.last('etims_purchases_sync_last_success_timestamp_seconds', business), (seconds) => seconds * 1000),
+  };
+}
+
+const mapDefined = <T, R>(value: T | undefined, map: (value: T) => R): R | undefined => (value === undefined ? undefined : map(value));
+
+/** The server's clock around `body`: a workflow's clock (its Date.now()) reads within. */
+async function timed<T>(s: ProcessScenario, body: () => Promise<T>): Promise<{ value: T; fromMs: number; toMs: number }> {
+  const fromMs = await s.env.currentTimeMs();
+  const value = await body();
+  return { value, fromMs, toMs: await s.env.currentTimeMs() };
+}
+
 const deliveredIds = (s: ProcessScenario, handle?: SyncHandle) =>
   s
     .callsOf('deliverPurchaseEvents')
@@ -104,7 +126,7 @@ describe('purchasesSyncWorkflow', () => {
     const [a, b, c, d] = ['pur_a', 'pur_b', 'pur_c', 'pur_d'].map((id) => invoice(id));
     await h.run(stubs({ pages: [[a!, b!], [], [c!, d!]] }), async (s) => {
       const handle = await start(s, { pageSize: 2 });
-      const result = await handle.result();
+      const { value: result, fromMs, toMs } = await timed(s, () => handle.result());
 
       expect(s.calls.map((call) => call.name)).toEqual(['pullPurchases', 'listPurchasesPage', 'deliverPurchaseEvents', 'listPurchasesPage', 'listPurchasesPage', 'deliverPurchaseEvents']);
       expect(s.inputs('pullPurchases')).toEqual([{ businessId: BUSINESS }]);
@@ -136,6 +158,13 @@ describe('purchasesSyncWorkflow', () => {
       expect(details).toContain(`**Purchases sync** of \`${BUSINESS}\`: done`);
       expect(details).toContain('| 4 | 3 | 4 | 4 | 0 | 4 | 0 |');
       expect(await handle.query(getPurchasesSyncProgressQuery)).toEqual({ businessId: BUSINESS, counts: result.counts, cursor: null, sinkDown: false, runs: 1 });
+
+      // Counted as delivered, page by page; the sync's end once, with nothing pending and the workflow's clock.
+      const metrics = syncMetrics(s);
+      expect(metrics).toEqual({ succeeded: 1, failed: 0, delivered: 4, sinkFailures: 0, pending: 0, lastSuccessMs: expect.any(Number) });
+      expect(metrics.lastSuccessMs).toBeGreaterThanOrEqual(fromMs);
+      expect(metrics.lastSuccessMs).toBeLessThanOrEqual(toMs);
+      expect(s.metrics.counted.filter((m) => m.name === 'etims_purchase_events_delivered').map((m) => m.value)).toEqual([2, 2]);
     });
   });
 
@@ -189,6 +218,8 @@ describe('purchasesSyncWorkflow', () => {
       expect(s.inputs('listPurchasesPage')).toHaveLength(3);
       expect(first.counts).toEqual({ apiCalls: 4, pages: 3, seen: 5, newInvoices: 5, statusChanges: 0, delivered: 1, pending: 4 });
       expect(Object.keys(first.ledger)).toEqual(['pur_a']);
+      // A sink that is down does not fail the sync: one sink failure for the sync, its undelivered events pending.
+      expect(syncMetrics(s)).toMatchObject({ succeeded: 1, failed: 0, delivered: 1, sinkFailures: 1, pending: 4 });
 
       sinkUp = true;
       const next = await startNextSync(s, first);
@@ -196,6 +227,7 @@ describe('purchasesSyncWorkflow', () => {
       expect(deliveredIds(s, next)).toEqual([[b, c].map((l) => received(l!).id), [received(d!).id], [received(e!).id]]);
       expect(second.counts).toMatchObject({ newInvoices: 4, delivered: 4, pending: 0 });
       expect(Object.keys(second.ledger).sort()).toEqual(['pur_a', 'pur_b', 'pur_c', 'pur_d', 'pur_e']);
+      expect(syncMetrics(s)).toMatchObject({ succeeded: 2, failed: 0, delivered: 5, sinkFailures: 1, pending: 0 });
     });
   });
 
@@ -213,6 +245,8 @@ describe('purchasesSyncWorkflow', () => {
       expect(result.ledger).toEqual({});
       expect(await handle.query(getPurchasesSyncProgressQuery)).toMatchObject({ sinkDown: true });
       expect(await s.currentDetails(handle)).toContain('The sink did not take events: they wait for the next sync.');
+      // One sink failure per sync, however many pages found it down.
+      expect(syncMetrics(s)).toMatchObject({ succeeded: 1, failed: 0, delivered: 0, sinkFailures: 1, pending: 2 });
     });
   });
 
@@ -244,6 +278,26 @@ describe('purchasesSyncWorkflow', () => {
       const runs = [...new Set(s.calls.map((call) => call.runId))];
       expect(runs.map((run) => s.callsOf('listPurchasesPage').filter((call) => call.runId === run).length)).toEqual([2, 2, 1]);
       expect(result.counts.delivered).toBe(5);
+      // One sync, whatever its runs: succeeded once, at its end; every event counted once, as it was delivered.
+      expect(syncMetrics(s)).toEqual({ succeeded: 1, failed: 0, delivered: 5, sinkFailures: 0, pending: 0, lastSuccessMs: expect.any(Number) });
+      expect(s.metrics.counted.filter((m) => m.name === 'etims_purchases_syncs')).toHaveLength(1);
+      expect(s.metrics.gauges.map((m) => m.name).sort()).toEqual(['etims_purchase_events_pending', 'etims_purchases_sync_last_success_timestamp_seconds']);
+    });
+  });
+
+  it('counts a sync that fails once, in the run it fails in, with what it delivered before; no success is recorded', async () => {
+    const all = Array.from({ length: 5 }, (_, i) => invoice(`pur_${i}`));
+    const listing = stubs({ pages: all.map((l) => [l]) });
+    const listPurchasesPage: Stubs['listPurchasesPage'] = async (input) => {
+      if (input.cursor === 'page-3') throw ApplicationFailure.create({ type: FAILURE_TYPES.notConfigured, message: 'the key may not list', nonRetryable: true });
+      return listing.listPurchasesPage!(input);
+    };
+    await h.run({ ...listing, listPurchasesPage }, async (s) => {
+      const error = await (await start(s, { pagesPerRun: 2 })).result().catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(WorkflowFailedError);
+      // It failed in its second run.
+      expect(new Set(s.calls.map((call) => call.runId)).size).toBe(2);
+      expect(syncMetrics(s)).toEqual({ succeeded: 0, failed: 1, delivered: 3, sinkFailures: 0, pending: undefined, lastSuccessMs: undefined });
     });
   });
 
@@ -263,6 +317,7 @@ describe('purchasesSyncWorkflow', () => {
       expect(cause).toBeInstanceOf(ApplicationFailure);
       expect(cause).toMatchObject({ type: FAILURE_TYPES.invalidRequest, nonRetryable: true, message });
       expect(s.calls).toEqual([]);
+      expect(syncMetrics(s)).toMatchObject({ succeeded: 0, failed: 1 });
     });
   });
 });

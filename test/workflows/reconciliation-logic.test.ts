@@ -13,6 +13,7 @@ import {
   RECONCILIATION_WORKFLOW_TYPE,
   type ReconcileBillPayment,
   type ReconcilePurchase,
+  type ReconciliationCounts,
   type ReconciliationInput,
 } from '../../src/contracts/reconciliation.js';
 import { accountingTaskQueue, complianceTaskQueue } from '../../src/contracts/task-queues.js';
@@ -72,11 +73,41 @@ async function failureOf(result: Promise<unknown>): Promise<ApplicationFailure> 
   return failure as ApplicationFailure;
 }
 
+/** What the test's reconciliations recorded: outcomes summed, gauges at their last values, findings by kind. */
+function reconciliationMetrics(s: ProcessScenario) {
+  const business = { business_id: BUSINESS };
+  const findings = s.metrics.gauges.filter((m) => m.name === 'etims_reconciliation_findings');
+  expect(findings.every((m) => m.labels.business_id === BUSINESS)).toBe(true);
+  return {
+    succeeded: s.metrics.total('etims_reconciliations', { ...business, outcome: 'succeeded' }),
+    failed: s.metrics.total('etims_reconciliations', { ...business, outcome: 'failed' }),
+    lastSuccessSeconds: s.metrics.last('etims_reconciliation_last_success_timestamp_seconds', business),
+    findings: Object.fromEntries(findings.map((m) => [m.labels.kind, m.value])),
+  };
+}
+
+/** The counts of a result as the findings gauge's kinds (the catalogue's snake_case). */
+function findingsOf(c: ReconciliationCounts): Record<string, number> {
+  return {
+    purchases: c.purchases,
+    bill_payments: c.billPayments,
+    matched: c.matched,
+    suggested: c.suggested,
+    amount_mismatches: c.amountMismatches,
+    unpaid_purchases: c.unpaidPurchases,
+    unmatched_payments: c.unmatchedPayments,
+    rejected_purchases: c.rejectedPurchases,
+    ties: c.ties,
+  };
+}
+
 describe('reconciliationWorkflow', () => {
   it('checks the link, reads both lists page by page on their services’ queues and reconciles what they listed', async () => {
     await h.run(linkedStubs(), async (s) => {
+      const fromMs = await s.env.currentTimeMs();
       const handle = await start(s);
       const result = await handle.result();
+      const toMs = await s.env.currentTimeMs();
 
       expect(s.calls.map((c) => c.name)).toEqual([
         'checkReconciliationBusiness',
@@ -141,6 +172,13 @@ describe('reconciliationWorkflow', () => {
       expect(details).toContain('| Matched | 1 |');
       expect(details).toContain('| Amount mismatches | 1 |');
       expect(details).toContain('4 invoices, 3 bill payments, 8 API calls.');
+
+      // Succeeded once, at the workflow's clock, and each count of the result as a finding of its kind.
+      const metrics = reconciliationMetrics(s);
+      expect(metrics).toEqual({ succeeded: 1, failed: 0, lastSuccessSeconds: expect.any(Number), findings: findingsOf(result.counts) });
+      expect(metrics.findings).toMatchObject({ purchases: 4, bill_payments: 3, matched: 1, amount_mismatches: 1, unmatched_payments: 1 });
+      expect(metrics.lastSuccessSeconds! * 1000).toBeGreaterThanOrEqual(fromMs);
+      expect(metrics.lastSuccessSeconds! * 1000).toBeLessThanOrEqual(toMs);
     });
   });
 
@@ -168,6 +206,8 @@ describe('reconciliationWorkflow', () => {
       expect(failure.type).toBe(FAILURE_TYPES.notConfigured);
       expect(failure.message).toContain(BUSINESS);
       expect(s.calls.map((c) => c.name)).toEqual(['checkReconciliationBusiness']);
+      // Failed once; neither a success nor findings (the last run's stay as they were).
+      expect(reconciliationMetrics(s)).toEqual({ succeeded: 0, failed: 1, lastSuccessSeconds: undefined, findings: {} });
     });
   });
 
@@ -201,6 +241,7 @@ describe('reconciliationWorkflow', () => {
       // The repeated cursor is never read with.
       expect(s.inputs('listReconciliationPurchases').map((i) => i.cursor)).toEqual([null, 'cur_a', 'cur_b']);
       expect(s.inputs('listReconciliationBillPayments')).toEqual([]);
+      expect(reconciliationMetrics(s)).toMatchObject({ succeeded: 0, failed: 1 });
     });
   });
 
@@ -241,6 +282,8 @@ describe('reconciliationWorkflow', () => {
       expect(failure.nonRetryable).toBe(true);
       expect(failure.message).toBe(message);
       expect(s.calls).toEqual([]);
+      expect(s.metrics.total('etims_reconciliations', { outcome: 'failed' })).toBe(1);
+      expect(s.metrics.total('etims_reconciliations', { outcome: 'succeeded' })).toBe(0);
     });
   });
 });

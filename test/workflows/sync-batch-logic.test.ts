@@ -118,6 +118,14 @@ function expectGaps(gaps: number[], waitsMs: number[]): void {
   });
 }
 
+/** What the test's batches recorded: batches ended by outcome, and parks. */
+const batchMetrics = (s: ProcessScenario) => ({
+  synced: s.metrics.total('etims_sync_batches', { outcome: 'synced' }),
+  dismissed: s.metrics.total('etims_sync_batches', { outcome: 'dismissed' }),
+  failed: s.metrics.total('etims_sync_batches', { outcome: 'failed' }),
+  parked: s.metrics.total('etims_sync_batches_parked'),
+});
+
 describe('syncBatchWorkflow', () => {
   it('processes once, then polls with a doubling wait (up to the maximum, back to the first on progress) until every payment is synced', async () => {
     const service = accountingService(3);
@@ -162,6 +170,7 @@ describe('syncBatchWorkflow', () => {
       });
       expect(await needsAttention(handle)).toBe(false);
       expect(await s.currentDetails(handle)).toContain('**Settled:** 3 synced, 0 failed');
+      expect(batchMetrics(s)).toEqual({ synced: 1, dismissed: 0, failed: 0, parked: 0 });
     });
   });
 
@@ -218,6 +227,7 @@ describe('syncBatchWorkflow', () => {
       expect(await handle.result()).toMatchObject({ outcome: 'synced', synced: 2, failed: [], processCalls: 2, polls: 3 });
       expect(s.inputs('processSyncBatch')).toHaveLength(2);
       expect(await needsAttention(handle)).toBe(false);
+      expect(batchMetrics(s)).toEqual({ synced: 1, dismissed: 0, failed: 0, parked: 1 });
     });
   });
 
@@ -233,6 +243,24 @@ describe('syncBatchWorkflow', () => {
       expect(summary).toMatchObject({ outcome: 'dismissed', dismissReason: 'fixed in the ledger by hand', synced: 0, processCalls: 1, polls: 1 });
       expect(summary.failed.map((f) => f.id)).toEqual(['bp_2', 'bp_1']);
       expect(await needsAttention(handle)).toBe(false);
+      expect(batchMetrics(s)).toEqual({ synced: 0, dismissed: 1, failed: 0, parked: 1 });
+    });
+  });
+
+  it('counts a park once however many polls find the same failures, and the batch once, dismissed, at its end', async () => {
+    const service = accountingService(2, 'failed');
+    await h.run(service.stubs(), async (s) => {
+      service.tag(batchId(s));
+      const handle = await start(s, { options: { parkedPollInterval: '1 minute' } });
+      await waitForState(s, handle, (st) => st.step === 'parked');
+      await s.env.sleep(3 * MINUTE + 30 * SECOND);
+      await waitForState(s, handle, (st) => st.polls >= 4);
+      expect(await state(handle)).toMatchObject({ step: 'parked' });
+      expect(batchMetrics(s)).toEqual({ synced: 0, dismissed: 0, failed: 0, parked: 1 });
+
+      await handle.executeUpdate(dismissSyncBatchUpdate, { args: [{ reason: 'fixed by hand' }] });
+      expect(await handle.result()).toMatchObject({ outcome: 'dismissed' });
+      expect(batchMetrics(s)).toEqual({ synced: 0, dismissed: 1, failed: 0, parked: 1 });
     });
   });
 
@@ -312,6 +340,8 @@ describe('syncBatchWorkflow', () => {
       expect(summary).toMatchObject({ outcome: 'synced', runs: 3, polls: 8, processCalls: 1, apiCalls: 1 + 7 + 4 });
       const final = await state(handle);
       expect(final.history.map((e) => e.event)).toEqual(expect.arrayContaining(['continued as new (run 2)', 'continued as new (run 3)']));
+      // One batch, whatever its runs.
+      expect(batchMetrics(s)).toEqual({ synced: 1, dismissed: 0, failed: 0, parked: 0 });
     });
   });
 
@@ -333,6 +363,7 @@ describe('syncBatchWorkflow', () => {
       expect(error).toBeInstanceOf(WorkflowFailedError);
       expect((error as WorkflowFailedError).cause).toMatchObject({ type: SYNC_BATCH_FAILURES.coverageUnknown, nonRetryable: true });
       expect(((error as WorkflowFailedError).cause as ApplicationFailure).message).toContain('start the workflow with billPaymentIds');
+      expect(batchMetrics(s)).toEqual({ synced: 0, dismissed: 0, failed: 1, parked: 0 });
     });
   });
 
@@ -351,6 +382,7 @@ describe('syncBatchWorkflow', () => {
       expect(cause).toBeInstanceOf(ApplicationFailure);
       expect(cause).toMatchObject({ type: FAILURE_TYPES.invalidInput, nonRetryable: true, message });
       expect(s.calls).toEqual([]);
+      expect(batchMetrics(s)).toEqual({ synced: 0, dismissed: 0, failed: 1, parked: 0 });
     });
   });
 });

@@ -5,6 +5,7 @@ import type {
   PurchasesSyncProgress,
   PurchasesSyncResult,
 } from '../../src/contracts/purchases-sync.js';
+import { count, setGauge } from '../metrics.js';
 import { diffPage, previousLedger, recordDelivered, type DueEvent } from './ledger.js';
 
 function freshCarry(businessId: string): PurchasesSyncCarry {
@@ -22,10 +23,15 @@ function freshCarry(businessId: string): PurchasesSyncCarry {
   };
 }
 
+/** A sync that ended failed, counted by the run it failed in (there may be no record: its input was refused). */
+export function countFailedSync(businessId: string): void {
+  count('etims_purchases_syncs', { business_id: businessId, outcome: 'failed' });
+}
+
 /**
- * What a sync shows the outside: its progress (the `getProgress` query) and its current details in the Temporal
- * UI. Its state is also what a run carries to the next, and its ledger the result the schedule hands to the next
- * sync. Every change goes through here, so the three never disagree.
+ * What a sync shows the outside: its progress (the `getProgress` query), its current details in the Temporal UI
+ * and its metrics. Its state is also what a run carries to the next, and its ledger the result the schedule hands
+ * to the next sync. Every change goes through here, so they never disagree.
  */
 export class PurchasesSyncRecord {
   readonly state: PurchasesSyncCarry;
@@ -65,10 +71,14 @@ export class PurchasesSyncRecord {
     recordDelivered(this.state.ledger, due, delivered);
     this.state.counts.delivered += delivered;
     this.state.counts.pending += due.length - delivered;
+    if (delivered > 0) count('etims_purchase_events_delivered', { business_id: this.businessId }, delivered);
   }
 
+  /** Counted once a sync: once down, the sink is not called again until the next sync (the flag is carried). */
   sinkWentDown(): void {
+    if (this.state.sinkDown) return;
     this.state.sinkDown = true;
+    count('etims_purchases_sink_failures', { business_id: this.businessId });
   }
 
   /** The page is done: the listing goes on from `cursor` (null: it is complete). */
@@ -82,7 +92,13 @@ export class PurchasesSyncRecord {
     return { ...this.state, runs: this.state.runs + 1 };
   }
 
-  result(): PurchasesSyncResult {
+  /** The sync's end, in its last run (earlier runs continue as new): its result, the schedule's next hand-over. */
+  finished(): PurchasesSyncResult {
+    const business = { business_id: this.businessId };
+    count('etims_purchases_syncs', { ...business, outcome: 'succeeded' });
+    // The workflow's clock: the same on a replay, and no later than the sync really ended.
+    setGauge('etims_purchases_sync_last_success_timestamp_seconds', Date.now() / 1000, business);
+    setGauge('etims_purchase_events_pending', this.state.counts.pending, business);
     return { businessId: this.businessId, ledger: this.state.ledger, counts: this.state.counts };
   }
 

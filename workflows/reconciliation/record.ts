@@ -1,11 +1,33 @@
 import { setCurrentDetails } from '@temporalio/workflow';
-import type { ReconcileBusinessResult, ReconciliationCalls, ReconciliationInput } from '../../src/contracts/reconciliation.js';
+import type { ReconcileBusinessResult, ReconciliationCalls, ReconciliationCounts, ReconciliationInput } from '../../src/contracts/reconciliation.js';
+import type { METRICS } from '../../src/metrics/catalogue.js';
+import { count, setGauge } from '../metrics.js';
 
 type Service = 'compliance' | 'accounting';
+type FindingKind = (typeof METRICS)['etims_reconciliation_findings']['labels']['kind'][number];
+
+/** Each count of a result as the findings gauge's kind: a count added to the result fails to compile until named. */
+const FINDING_KINDS: Record<keyof ReconciliationCounts, FindingKind> = {
+  purchases: 'purchases',
+  billPayments: 'bill_payments',
+  matched: 'matched',
+  suggested: 'suggested',
+  amountMismatches: 'amount_mismatches',
+  unpaidPurchases: 'unpaid_purchases',
+  unmatchedPayments: 'unmatched_payments',
+  rejectedPurchases: 'rejected_purchases',
+  ties: 'ties',
+};
+
+/** A reconciliation that ended failed; its input may be what it refused, so the business is read with care. */
+export function countFailedReconciliation(input: unknown): void {
+  const businessId = typeof input === 'object' && input !== null && 'businessId' in input && typeof input.businessId === 'string' ? input.businessId : '';
+  count('etims_reconciliations', { business_id: businessId, outcome: 'failed' });
+}
 
 /**
- * What a reconciliation shows the outside: the API calls it made (in its result) and its current details in the
- * Temporal UI, the counts per category once it is done.
+ * What a reconciliation shows the outside: the API calls it made (in its result), its current details in the
+ * Temporal UI and its metrics, the counts per category once it is done.
  */
 export class ReconciliationRecord {
   readonly calls: ReconciliationCalls = { compliance: { listBusinesses: 0, listPurchases: 0 }, accounting: { listCompanies: 0, listBillPayments: 0 }, total: 0 };
@@ -24,7 +46,19 @@ export class ReconciliationRecord {
     const { businessId, companyId } = this.input;
     const result: ReconcileBusinessResult = { businessId, companyId, summary, counts: summary.counts, calls: this.calls };
     setCurrentDetails(summaryMarkdown(result));
+    publishSucceeded(result);
     return result;
+  }
+}
+
+/** Counted once; the findings gauges hold this run's counts until the business's next reconciliation succeeds. */
+function publishSucceeded({ businessId, counts }: ReconcileBusinessResult): void {
+  const business = { business_id: businessId };
+  count('etims_reconciliations', { ...business, outcome: 'succeeded' });
+  // The workflow's clock: the same on a replay.
+  setGauge('etims_reconciliation_last_success_timestamp_seconds', Date.now() / 1000, business);
+  for (const [name, kind] of Object.entries(FINDING_KINDS) as Array<[keyof ReconciliationCounts, FindingKind]>) {
+    setGauge('etims_reconciliation_findings', counts[name], { ...business, kind });
   }
 }
 

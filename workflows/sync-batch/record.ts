@@ -2,6 +2,7 @@ import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@tempor
 import type { ProcessSyncBatchResult } from '../../activities/accounting.js';
 import { NeedsAttention } from '../../src/contracts/search-attributes.js';
 import { type FailedBillPayment, type SyncBatchInput, type SyncBatchState, type SyncBatchStep, type SyncBatchSummary } from '../../src/contracts/sync-batch.js';
+import { count } from '../metrics.js';
 
 /** History entries kept in the state: enough to see what happened lately, bounded over any number of runs. */
 const HISTORY_LIMIT = 30;
@@ -36,9 +37,14 @@ function describeFailure(f: FailedBillPayment): string {
   return `${f.id} (${f.reason ?? 'no reason given'})`;
 }
 
+/** A batch that ended failed, counted by the run it failed in (there may be no record: its input was refused). */
+export function countFailedBatch(): void {
+  count('etims_sync_batches', { outcome: 'failed' });
+}
+
 /**
- * What a sync batch shows the outside: its state (the `getState` query), `NeedsAttention` and the current
- * details in the Temporal UI. Every change goes through here, so the three never disagree.
+ * What a sync batch shows the outside: its state (the `getState` query), `NeedsAttention`, the current details in
+ * the Temporal UI and its metrics. Every change goes through here, so they never disagree.
  */
 export class SyncBatchRecord {
   readonly state: SyncBatchState;
@@ -107,6 +113,8 @@ export class SyncBatchRecord {
     const message = `${failed.length} bill payment(s) failed to sync: ${listed}${more}`;
     // A poll while parked that finds the same failures changes nothing.
     if (this.state.parked?.message !== message) {
+      // Counted when the batch parks, not when a poll while parked finds other failures: one park, one operator's act.
+      if (this.state.parked === null) count('etims_sync_batches_parked', {});
       this.state.parked = { code: 'bill_payments_failed', message, since: new Date().toISOString(), actions: ['reprocess', 'dismiss'] };
       this.note(`parked: ${failed.length} failed`);
     }
@@ -141,7 +149,14 @@ export class SyncBatchRecord {
     this.enter('completed');
   }
 
-  summary(dismissReason?: string): SyncBatchSummary {
+  /** The batch's end, in its last run (earlier runs continue as new): its summary, its outcome counted once. */
+  finished(dismissReason?: string): SyncBatchSummary {
+    const summary = this.summary(dismissReason);
+    count('etims_sync_batches', { outcome: summary.outcome });
+    return summary;
+  }
+
+  private summary(dismissReason?: string): SyncBatchSummary {
     const s = this.state;
     return {
       syncBatchId: s.syncBatchId,
