@@ -20,8 +20,15 @@ import { FAILURE_TYPES } from '../contracts/failures.js';
 /** The label value of anything outside a label's set. */
 export const OTHER = 'other';
 
-/** The label whose values are the configured businesses (plus `other`). */
-export const BUSINESS_LABEL = 'business_id';
+/**
+ * The processes that serve configured businesses: a `business_id` label takes the businesses its process serves
+ * (plus `other`), and each process's series start at zero for its own businesses only, so a business that is
+ * reconciled but not synced never looks like a sync that stopped succeeding.
+ */
+export type BusinessProcess = 'purchases' | 'reconciliation';
+
+/** A `business_id` label: its values are the businesses the worker serves in `process`. */
+export const businessesOf = (process: BusinessProcess) => ({ businessesOf: process }) as const;
 
 /**
  * Codes the services and the worker use, as the contracts list them: the compliance service's error codes (C49), the
@@ -64,6 +71,8 @@ export const KNOWN_CODES: readonly string[] = unique([
   ...Object.values(FAILURE_TYPES),
   'item_needs_fixing',
   'outcome_timeout',
+  'authority_failed',
+  'receipt_missing',
   'error',
 ]);
 
@@ -122,7 +131,7 @@ export const OPERATOR_WORKFLOW_TYPES = ['saleWorkflow', 'itemRegistrationWorkflo
 
 export const SERVICES = ['compliance', 'accounting'] as const;
 
-type LabelSet = readonly string[] | typeof BUSINESS_LABEL;
+type LabelSet = readonly string[] | ReturnType<typeof businessesOf>;
 
 interface MetricSpec {
   kind: 'counter' | 'gauge';
@@ -163,27 +172,27 @@ export const METRICS = {
   etims_callbacks: spec('counter', 'Result callbacks and webhooks answered by the receiver, by verdict.', { verdict: CALLBACK_VERDICTS }),
   // Purchases sync (workflow code)
   etims_purchases_syncs: spec('counter', 'Purchases syncs ended, by business and outcome.', {
-    business_id: BUSINESS_LABEL,
+    business_id: businessesOf('purchases'),
     outcome: ['succeeded', 'failed'],
   }),
   etims_purchases_sync_last_success_timestamp_seconds: spec('gauge', 'When the last purchases sync of a business succeeded (Unix seconds).', {
-    business_id: BUSINESS_LABEL,
+    business_id: businessesOf('purchases'),
   }),
-  etims_purchase_events_delivered: spec('counter', 'Purchase events delivered to the sink, by business.', { business_id: BUSINESS_LABEL }),
+  etims_purchase_events_delivered: spec('counter', 'Purchase events delivered to the sink, by business.', { business_id: businessesOf('purchases') }),
   etims_purchase_events_pending: spec('gauge', "Purchase events the sink did not take in a business's last successful sync: the next sync delivers them.", {
-    business_id: BUSINESS_LABEL,
+    business_id: businessesOf('purchases'),
   }),
-  etims_purchases_sink_failures: spec('counter', 'Syncs in which the purchases sink did not take events, by business.', { business_id: BUSINESS_LABEL }),
+  etims_purchases_sink_failures: spec('counter', 'Syncs in which the purchases sink did not take events, by business.', { business_id: businessesOf('purchases') }),
   // Reconciliation (workflow code)
   etims_reconciliations: spec('counter', 'Reconciliations ended, by business and outcome.', {
-    business_id: BUSINESS_LABEL,
+    business_id: businessesOf('reconciliation'),
     outcome: ['succeeded', 'failed'],
   }),
   etims_reconciliation_last_success_timestamp_seconds: spec('gauge', 'When the last reconciliation of a business succeeded (Unix seconds).', {
-    business_id: BUSINESS_LABEL,
+    business_id: businessesOf('reconciliation'),
   }),
   etims_reconciliation_findings: spec('gauge', "What a business's last successful reconciliation found, by kind.", {
-    business_id: BUSINESS_LABEL,
+    business_id: businessesOf('reconciliation'),
     kind: ['purchases', 'bill_payments', 'matched', 'suggested', 'amount_mismatches', 'unpaid_purchases', 'unmatched_payments', 'rejected_purchases', 'ties'],
   }),
   // Sync batches (workflow code)
@@ -203,20 +212,29 @@ export interface BaseLabels {
   task_queue: string;
 }
 
-/** A label's value as published: itself when in the label's set (or a configured business), `other` otherwise. */
-export function boundedValue(set: LabelSet, value: string, businesses: ReadonlySet<string>): string {
-  if (set === BUSINESS_LABEL) return businesses.has(value) ? value : OTHER;
-  return set.includes(value) ? value : OTHER;
+/** The businesses the worker serves, by process: the values a `business_id` label may take. */
+export type ServedBusinesses = Readonly<Record<BusinessProcess, ReadonlySet<string>>>;
+
+/** The process whose businesses a metric's `business_id` takes; undefined for a metric without one. */
+export function businessProcessOf(name: MetricName): BusinessProcess | undefined {
+  const set = (METRICS[name].labels as Record<string, LabelSet>)['business_id'];
+  return set !== undefined && !Array.isArray(set) ? (set as ReturnType<typeof businessesOf>).businessesOf : undefined;
+}
+
+/** A label's value as published: itself when in the label's set (or a business served), `other` otherwise. */
+export function boundedValue(set: LabelSet, value: string, served: ServedBusinesses): string {
+  if (!Array.isArray(set)) return served[(set as ReturnType<typeof businessesOf>).businessesOf].has(value) ? value : OTHER;
+  return (set as readonly string[]).includes(value) ? value : OTHER;
 }
 
 /**
  * Every series of a metric that is known before anything happens: the product of its label sets (each with
- * `other`), the businesses configured standing for `business_id`. What start-up publishes at zero.
+ * `other`), `businesses` standing for `business_id`. What start-up publishes at zero.
  */
 export function initialSeries(name: MetricName, businesses: readonly string[]): Array<Record<string, string>> {
   let series: Array<Record<string, string>> = [{}];
   for (const [label, set] of Object.entries(METRICS[name].labels) as Array<[string, LabelSet]>) {
-    const values = set === BUSINESS_LABEL ? businesses : unique([...set, OTHER]);
+    const values = Array.isArray(set) ? unique([...(set as readonly string[]), OTHER]) : businesses;
     series = series.flatMap((s) => values.map((v) => ({ ...s, [label]: v })));
   }
   return series;

@@ -5,26 +5,24 @@
  * when created.
  */
 import type { MetricCounter, MetricGauge, MetricMeter } from '@temporalio/common';
-import { BUSINESS_LABEL, METRICS, boundedValue, initialSeries, type CounterName, type GaugeName, type LabelsOf, type MetricName } from './catalogue.js';
+import { METRICS, boundedValue, businessProcessOf, initialSeries, type BusinessProcess, type CounterName, type GaugeName, type LabelsOf, type MetricName } from './catalogue.js';
 
 export interface MetricsRecorder {
   count<N extends CounterName>(name: N, labels: LabelsOf<N>, value?: number): void;
   set<N extends GaugeName>(name: N, value: number, labels: LabelsOf<N>): void;
-  /** Businesses learnt after start (the purchases sync's, read from the keys): their series start at zero now. */
-  knowBusinesses(businessIds: readonly string[]): void;
+  /** Businesses `process` serves (known once its schedules are made): their series start at zero now. */
+  knowBusinesses(process: BusinessProcess, businessIds: readonly string[]): void;
 }
 
 export interface MetricsRecorderOptions {
   namespace: string;
   /** The process's workflow task queue: the fleet its series belong to. */
   taskQueue: string;
-  /** The businesses the worker is configured for: the values `business_id` may take besides `other`. */
-  businesses?: readonly string[];
 }
 
 export function createMetricsRecorder(meter: MetricMeter, options: MetricsRecorderOptions): MetricsRecorder {
   const base = { namespace: options.namespace, task_queue: options.taskQueue };
-  const known = new Set<string>();
+  const served = { purchases: new Set<string>(), reconciliation: new Set<string>() };
   const instruments = new Map<MetricName, MetricCounter | MetricGauge>();
   const instrument = (name: MetricName) => {
     let made = instruments.get(name);
@@ -38,25 +36,23 @@ export function createMetricsRecorder(meter: MetricMeter, options: MetricsRecord
   const labelsOf = (name: MetricName, labels: Record<string, string>): Record<string, string> => {
     const sets = METRICS[name].labels as Record<string, Parameters<typeof boundedValue>[0]>;
     const bounded: Record<string, string> = { ...base };
-    for (const [label, set] of Object.entries(sets)) bounded[label] = boundedValue(set, labels[label] ?? '', known);
+    for (const [label, set] of Object.entries(sets)) bounded[label] = boundedValue(set, labels[label] ?? '', served);
     return bounded;
   };
-  /** Publishes at zero every counter series of these businesses (none: every series without a business). */
-  const startAtZero = (businesses: readonly string[], withoutBusiness: boolean) => {
+  /** Publishes at zero every counter series of `process`'s businesses, or (no process) every series without a business. */
+  const startAtZero = (process: BusinessProcess | undefined, businesses: readonly string[]) => {
     for (const name of Object.keys(METRICS) as MetricName[]) {
       // Gauges are published when first measured: a zero would claim a value nobody measured.
-      if (METRICS[name].kind !== 'counter') continue;
-      if ((BUSINESS_LABEL in METRICS[name].labels) === withoutBusiness) continue;
+      if (METRICS[name].kind !== 'counter' || businessProcessOf(name) !== process) continue;
       for (const series of initialSeries(name, businesses)) (instrument(name) as MetricCounter).add(0, { ...base, ...series });
     }
   };
-  const knowBusinesses = (businessIds: readonly string[]) => {
-    const fresh = [...new Set(businessIds)].filter((id) => !known.has(id));
-    for (const id of fresh) known.add(id);
-    startAtZero(fresh, false);
+  const knowBusinesses = (process: BusinessProcess, businessIds: readonly string[]) => {
+    const fresh = [...new Set(businessIds)].filter((id) => !served[process].has(id));
+    for (const id of fresh) served[process].add(id);
+    startAtZero(process, fresh);
   };
-  startAtZero([], true);
-  knowBusinesses(options.businesses ?? []);
+  startAtZero(undefined, []);
   return {
     count: (name, labels, value = 1) => (instrument(name) as MetricCounter).add(value, labelsOf(name, labels)),
     set: (name, value, labels) => (instrument(name) as MetricGauge).set(value, labelsOf(name, labels)),

@@ -48,11 +48,6 @@ export interface WorkerProcess {
   close(): Promise<void>;
 }
 
-/** The businesses the settings name (purchases sync, reconciliation links): the `business_id` values of the metrics. */
-function configuredBusinesses(settings: WorkerProcessSettings): string[] {
-  return [...(settings.purchases.businessIds ?? []), ...settings.reconciliation.links.map((link) => link.businessId)];
-}
-
 /** The worker side of the product on Temporal connections the caller opened. */
 export async function startWorkerProcess(options: {
   connection: NativeConnection;
@@ -74,11 +69,7 @@ export async function startWorkerProcess(options: {
 }): Promise<WorkerProcess> {
   const { settings, logger } = options;
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
-  const metrics = createMetricsRecorder(Runtime.instance().metricMeter, {
-    namespace: options.namespace,
-    taskQueue,
-    businesses: configuredBusinesses(settings),
-  });
+  const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: options.namespace, taskQueue });
   const services = openServiceAccess(options.services, {
     metrics: { recorder: metrics, complianceBudget: { activitiesPerSecond: settings.activitiesPerSecond.compliance } },
   });
@@ -115,8 +106,9 @@ export async function startWorkerProcess(options: {
       taskQueue,
       ...(options.purchasesSyncOptions ? { syncOptions: options.purchasesSyncOptions } : {}),
     });
-    metrics.knowBusinesses(purchases.schedules.map((schedule) => schedule.businessId));
+    metrics.knowBusinesses('purchases', purchases.schedules.map((schedule) => schedule.businessId));
     const reconciliation = await scheduleReconciliation({ client: options.client, config: settings.reconciliation, logger, taskQueue });
+    metrics.knowBusinesses('reconciliation', settings.reconciliation.links.map((link) => link.businessId));
     logger.info(
       {
         taskQueue,

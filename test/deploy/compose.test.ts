@@ -27,6 +27,7 @@ interface Service {
   healthcheck?: { test: string[] };
   restart?: string;
   command?: string[];
+  volumes?: Array<string | { source?: string; target: string }>;
 }
 interface Compose {
   services: Record<string, Service>;
@@ -133,6 +134,17 @@ describe.skipIf(!hasComposeTool())('docker-compose.yml', () => {
       ['codec-server', 'postgresql', 'prometheus', 'sandbox', 'temporal', 'temporal-ui', 'worker'].sort(),
     );
     for (const [name, service] of services) expect(service.healthcheck?.test?.length, name).toBeGreaterThan(1);
+  });
+
+  it('Prometheus reads its alert rules from next to its configuration, where prometheus.yml names them', async () => {
+    const prometheus = (await resolve()).services.prometheus!;
+    const mounts = (prometheus.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':').slice(0, 2).join(':') : `${v.source}:${v.target}`));
+    expect(mounts).toEqual(
+      expect.arrayContaining([
+        `${join(root, 'deploy/prometheus/prometheus.yml')}:/etc/prometheus/prometheus.yml`,
+        `${join(root, 'deploy/prometheus/rules.yml')}:/etc/prometheus/rules.yml`,
+      ]),
+    );
   });
 });
 

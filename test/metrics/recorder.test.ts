@@ -38,7 +38,8 @@ beforeAll(async () => {
   const port = await freePort();
   installTemporalRuntime(pino({ level: 'silent' }), { metricsBindAddress: `127.0.0.1:${port}` });
   metricsUrl = `http://127.0.0.1:${port}/metrics`;
-  recorder = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: 'default', taskQueue: 'sales', businesses: ['biz_a'] });
+  recorder = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: 'default', taskQueue: 'sales' });
+  recorder.knowBusinesses('purchases', ['biz_a']);
 });
 
 describe('the metric catalogue', () => {
@@ -59,6 +60,14 @@ describe('the metric catalogue', () => {
     const used = new Set([...client.matchAll(/operation: '(\w+)'|fileDocument\('(\w+)'/g)].map((m) => m[1] ?? m[2]));
     expect(used.size).toBeGreaterThan(10);
     for (const operation of used) expect(COMPLIANCE_OPERATIONS as readonly string[]).toContain(operation);
+  });
+
+  it('knows every code a sale parks with that the workflow names itself', () => {
+    const sources = ['documents.ts', 'items.ts', 'operator.ts', 'stock.ts'].map((f) => readFileSync(new URL(`../../workflows/sale/${f}`, import.meta.url), 'utf8')).join('\n');
+    const codes = new Set<string>();
+    for (const m of sources.matchAll(/(?:awaitOperator\(ctx, [^,]*?'|record\.park\('|code: ')([a-z_]+)'/g)) codes.add(m[1]!);
+    expect(codes).toEqual(new Set(['receipt_missing', 'authority_failed', 'outcome_timeout', 'item_needs_fixing', 'error']));
+    for (const code of codes) expect(KNOWN_CODES, code).toContain(code);
   });
 
   it('knows every verdict the callback receiver gives', () => {
@@ -98,10 +107,15 @@ describe('createMetricsRecorder', () => {
     expect(text).not.toContain('biz_not_configured');
   });
 
-  it('starts the series of a business learnt later at zero', async () => {
-    recorder.knowBusinesses(['biz_b']);
+  it("starts a business's series at zero for the process that serves it, and only that one", async () => {
+    recorder.knowBusinesses('reconciliation', ['biz_b']);
     const text = await scrape();
-    expect(sample(text, 'etims_reconciliations_total', { business_id: 'biz_b', outcome: 'failed' })).toBe(0);
+    expect(sample(text, 'etims_reconciliations_total', { business_id: 'biz_b', outcome: 'succeeded' })).toBe(0);
+    // Reconciled, not synced: no purchases series that would read as a sync that stopped succeeding.
+    expect(sample(text, 'etims_purchases_syncs_total', { business_id: 'biz_b' })).toBeUndefined();
+    expect(sample(text, 'etims_reconciliations_total', { business_id: 'biz_a' })).toBeUndefined();
+    recorder.count('etims_reconciliations', { business_id: 'biz_a', outcome: 'succeeded' });
+    expect(sample(await scrape(), 'etims_reconciliations_total', { business_id: 'other', outcome: 'succeeded' })).toBe(1);
   });
 
   it('passes promtool check metrics', async (context) => {
