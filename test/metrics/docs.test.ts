@@ -22,7 +22,8 @@ describe('the metrics docs', () => {
     for (const page of pages) {
       // The table of renamed series names the old ones on purpose.
       const text = read(page).split('## Renamed series')[0]!;
-      for (const [found] of text.matchAll(/\betims_[a-z0-9_]+/g)) {
+      // A recording rule (level:metric:operations) is named after the series it reads, not one the worker publishes.
+      for (const [found] of text.matchAll(/(?<![:\w])etims_[a-z0-9_]*[a-z0-9](?![a-z0-9_]*:)/g)) {
         // A histogram's or counter's sample suffixes, and a series named in a PromQL expression, are the same series.
         const series = found.replace(/_(bucket|sum|count)$/, '');
         expect(known.has(series), `${page} names ${found}`).toBe(true);
