@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
-import { AUTHORITY_CAUSES } from '../contracts/compliance-rules.js';
+import { AUTHORITY_CAUSES, COMPLIANCE_ERROR_CODES } from '../contracts/compliance-rules.js';
 
 export * from '../contracts/compliance-rules.js';
 
@@ -46,25 +46,7 @@ const BUSINESS_ENVIRONMENTS = ['sandbox', 'production'] as const;
 const KEY_ENVIRONMENTS = ['test', 'live'] as const;
 const SCOPES = ['sales:read', 'sales:write', 'stock:write', 'catalog:read', 'catalog:write', 'purchases:read'] as const;
 export const STOCK_ACTIONS = ['ADD', 'DEDUCT'] as const;
-/** Error codes the sandbox uses (C49); a real service may send others, kept verbatim. */
-const ERROR_CODES = [
-  'invalid_request',
-  'invalid_api_key',
-  'forbidden',
-  'not_found',
-  'authority_rejected',
-  'already_credited',
-  'sale_not_completed',
-  'rate_limited',
-  'idempotency_key_reused',
-  'idempotency_in_progress',
-  'already_exists',
-  'not_retryable',
-  'item_not_stock_tracked',
-  'receipt_not_available',
-  'payload_too_large',
-  'internal_error',
-] as const;
+const ERROR_CODES = COMPLIANCE_ERROR_CODES;
 /** Causes the tax authority gives in `error.errors[].code` (C33, C37). */
 const AUTHORITY_ERROR_CODES = Object.values(AUTHORITY_CAUSES);
 

@@ -46,6 +46,26 @@ export const BUSINESS_ID_MAX = 255 - 'sale:'.length - ':'.length - TRADER_INVOIC
 export const SALE_LINES_MIN = 1;
 export const SALE_LINES_MAX = 500;
 
+/** Error codes the compliance service's contract lists (C49); a real service may send others, kept verbatim. */
+export const COMPLIANCE_ERROR_CODES = [
+  'invalid_request',
+  'invalid_api_key',
+  'forbidden',
+  'not_found',
+  'authority_rejected',
+  'already_credited',
+  'sale_not_completed',
+  'rate_limited',
+  'idempotency_key_reused',
+  'idempotency_in_progress',
+  'already_exists',
+  'not_retryable',
+  'item_not_stock_tracked',
+  'receipt_not_available',
+  'payload_too_large',
+  'internal_error',
+] as const;
+
 /** Causes the tax authority gives in `error.errors[].code` of a rejection (C33, C37). */
 export const AUTHORITY_CAUSES = {
   itemNotRegistered: 'item_not_registered',

@@ -14,7 +14,7 @@
  *   `rate()` see the first event, and alerts on rare events see them at all;
  * - every metric carries `namespace` and `task_queue` (the worker's workflow task queue: the fleet it belongs to).
  */
-import { AUTHORITY_CAUSES } from '../contracts/compliance-rules.js';
+import { AUTHORITY_CAUSES, COMPLIANCE_ERROR_CODES } from '../contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../contracts/failures.js';
 
 /** The label value of anything outside a label's set. */
@@ -37,22 +37,7 @@ export const businessesOf = (process: BusinessProcess) => ({ businessesOf: proce
  */
 export const KNOWN_CODES: readonly string[] = unique([
   // compliance service (compliance-api.md, error codes)
-  'invalid_request',
-  'invalid_api_key',
-  'forbidden',
-  'not_found',
-  'authority_rejected',
-  'already_credited',
-  'sale_not_completed',
-  'rate_limited',
-  'idempotency_key_reused',
-  'idempotency_in_progress',
-  'already_exists',
-  'not_retryable',
-  'item_not_stock_tracked',
-  'receipt_not_available',
-  'payload_too_large',
-  'internal_error',
+  ...COMPLIANCE_ERROR_CODES,
   // accounting service (accounting-api.md)
   'unauthorized',
   'invalid_signature',
