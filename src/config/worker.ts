@@ -29,6 +29,8 @@ export interface WorkerConfig {
   callbackBodyFields: 'assumed' | 'none' | undefined;
   /** `host:port` of the Prometheus endpoint (`/metrics`) of the SDK's and the worker's own metrics; none when unset. */
   metricsBindAddress: string | undefined;
+  /** How often the operator work waiting is counted from visibility (OPERATOR_WORK_COUNT_INTERVAL; default 1 minute). */
+  operatorWorkCountIntervalMs: number | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -42,23 +44,22 @@ export const DEFAULT_CALLBACK_TOKEN_TTL_MS = 72 * HOUR_MS;
 /** A token outliving this is a credential nobody needs; under an hour is below the expiry's rounding. */
 const CALLBACK_TOKEN_TTL_BOUNDS = { min: HOUR_MS, max: 30 * 24 * HOUR_MS } as const;
 
-const callbackTokenTtl = z.string().transform((text, ctx) => {
-  const ms = parseDuration(text.trim());
-  if (ms === undefined || ms < CALLBACK_TOKEN_TTL_BOUNDS.min || ms > CALLBACK_TOKEN_TTL_BOUNDS.max) {
-    ctx.addIssue({ code: 'custom', message: `must be a duration from 1h to 30d with its unit, e.g. 72h (got ${JSON.stringify(text)})` });
-    return z.NEVER;
-  }
-  return ms;
-});
+/** A duration with its unit within [min, max], refused with the range in words and an example. */
+function boundedDuration(min: number, max: number, range: string, example: string) {
+  return z.string().transform((text, ctx) => {
+    const ms = parseDuration(text.trim());
+    if (ms === undefined || ms < min || ms > max) {
+      ctx.addIssue({ code: 'custom', message: `must be a duration from ${range} with its unit, e.g. ${example} (got ${JSON.stringify(text)})` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
 
-const callbackRequestTimeout = z.string().transform((text, ctx) => {
-  const ms = parseDuration(text.trim());
-  if (ms === undefined || ms < 1_000 || ms > 600_000) {
-    ctx.addIssue({ code: 'custom', message: `must be a duration from 1s to 10m with its unit, e.g. 15s (got ${JSON.stringify(text)})` });
-    return z.NEVER;
-  }
-  return ms;
-});
+const callbackTokenTtl = boundedDuration(CALLBACK_TOKEN_TTL_BOUNDS.min, CALLBACK_TOKEN_TTL_BOUNDS.max, '1h to 30d', '72h');
+const callbackRequestTimeout = boundedDuration(1_000, 600_000, '1s to 10m', '15s');
+/** Visibility counts are cheap but not free: more often than every 5 s is load nobody reads; over 10 minutes, a stale gauge. */
+const operatorWorkCountInterval = boundedDuration(5_000, 600_000, '5s to 10m', '1m');
 
 const instant = z.iso
   .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-12-31T00:00:00Z' })
@@ -80,6 +81,7 @@ const schema = z.object({
     .string()
     .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
     .optional(),
+  OPERATOR_WORK_COUNT_INTERVAL: operatorWorkCountInterval.optional(),
 });
 
 export function loadWorkerConfig(rawEnv: Env): WorkerConfig {
@@ -108,6 +110,7 @@ export function loadWorkerConfig(rawEnv: Env): WorkerConfig {
     callbackRequestTimeoutMs: c.CALLBACK_REQUEST_TIMEOUT,
     callbackBodyFields: c.CALLBACK_BODY_FIELDS,
     metricsBindAddress: c.METRICS_BIND_ADDRESS,
+    operatorWorkCountIntervalMs: c.OPERATOR_WORK_COUNT_INTERVAL,
   };
 }
 

@@ -8,7 +8,8 @@ import type { CounterName, GaugeName } from './catalogue.js';
 
 export interface MetricsSinks extends Sinks {
   metrics: {
-    count(name: CounterName, labels: Record<string, string>, value: number): void;
+    /** `occurrence`: which event of the run this is (name, labels and its number among them), the same on every attempt. */
+    count(name: CounterName, labels: Record<string, string>, value: number, occurrence: string): void;
     set(name: GaugeName, value: number, labels: Record<string, string>): void;
   };
 }

@@ -1,16 +1,31 @@
 import type { InjectedSinks } from '@temporalio/worker';
+import { LRUCache } from 'lru-cache';
 import type { LabelsOf } from './catalogue.js';
 import type { MetricsRecorder } from './recorder.js';
 import type { MetricsSinks } from './sinks.js';
 
+/** Occurrences remembered per process: far more than the events of the workflow tasks retried in any minute. */
+const REMEMBERED_OCCURRENCES = 100_000;
+
 /**
  * The worker's side of the workflows' metrics sink. Never called while replaying: a history replayed on another
- * worker (a cache eviction, a restart) counts nothing twice.
+ * worker (a cache eviction, a restart) counts nothing twice. A workflow task the server refused (a signal that
+ * arrived while the task completed the workflow) is run again, not replayed, and its sink calls with it: each count
+ * names its occurrence in the run, so the second attempt of the same event is not counted again by this process.
  */
 export function metricsSinks(recorder: MetricsRecorder): InjectedSinks<MetricsSinks> {
+  const counted = new LRUCache<string, true>({ max: REMEMBERED_OCCURRENCES });
   return {
     metrics: {
-      count: { fn: (_info, name, labels, value) => recorder.count(name, labels as LabelsOf<typeof name>, value), callDuringReplay: false },
+      count: {
+        fn: (info, name, labels, value, occurrence) => {
+          const key = `${info.runId}|${occurrence}`;
+          if (counted.has(key)) return;
+          counted.set(key, true);
+          recorder.count(name, labels as LabelsOf<typeof name>, value);
+        },
+        callDuringReplay: false,
+      },
       set: { fn: (_info, name, value, labels) => recorder.set(name, value, labels as LabelsOf<typeof name>), callDuringReplay: false },
     },
   };

@@ -129,7 +129,13 @@ export async function startWorkerProcess(options: {
       purchases,
       reconciliation,
       run: async () => {
-        const stopWatching = watchOperatorWork({ client: options.client, taskQueue, metrics, logger });
+        const stopWatching = watchOperatorWork({
+          client: options.client,
+          taskQueue,
+          metrics,
+          logger,
+          ...(settings.worker.operatorWorkCountIntervalMs ? { intervalMs: settings.worker.operatorWorkCountIntervalMs } : {}),
+        });
         try {
           await workers.run();
         } finally {

@@ -30,3 +30,12 @@ describe('assertServicesConfigured', () => {
     expect(() => assertServicesConfigured({ ...config, embeddedSandbox: true })).not.toThrow();
   });
 });
+
+describe('OPERATOR_WORK_COUNT_INTERVAL', () => {
+  it('is a duration from 5 s to 10 minutes, unset by default (the count runs every minute)', () => {
+    expect(loadWorkerConfig({}).operatorWorkCountIntervalMs).toBeUndefined();
+    expect(loadWorkerConfig({ OPERATOR_WORK_COUNT_INTERVAL: '15s' }).operatorWorkCountIntervalMs).toBe(15_000);
+    expect(() => loadWorkerConfig({ OPERATOR_WORK_COUNT_INTERVAL: '1s' })).toThrow(/OPERATOR_WORK_COUNT_INTERVAL: must be a duration from 5s to 10m/);
+    expect(() => loadWorkerConfig({ OPERATOR_WORK_COUNT_INTERVAL: '60' })).toThrow(/with its unit/);
+  });
+});

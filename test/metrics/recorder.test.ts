@@ -4,7 +4,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { Runtime } from '@temporalio/worker';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,14 +11,8 @@ import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { API_CALL_OUTCOMES, CALLBACK_VERDICTS, COMPLIANCE_OPERATIONS, KNOWN_CODES, METRICS } from '../../src/metrics/catalogue.js';
 import { createMetricsRecorder, type MetricsRecorder } from '../../src/metrics/recorder.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
+import { freePort } from '../helpers/free-port.js';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let metricsUrl: string;
 let recorder: MetricsRecorder;

@@ -3,7 +3,6 @@
  * worker's own (sales, API calls, callback verdicts), counted by a real sale on a real worker process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -16,6 +15,7 @@ import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
 import { eventually } from '../helpers/eventually.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
+import { freePort } from '../helpers/free-port.js';
 
 const PAYLOAD_KEYS = 'test-1:BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=';
 const CUSTOMER = 'Wanjiru Kamau-Metrics';
@@ -23,13 +23,6 @@ const CUSTOMER = 'Wanjiru Kamau-Metrics';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let sandbox: Sandbox;
 let worker: ChildProcess | undefined;
