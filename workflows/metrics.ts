@@ -4,10 +4,19 @@ import type { MetricsSinks } from '../src/metrics/sinks.js';
 
 const { metrics } = proxySinks<MetricsSinks>();
 
-/** Counts an event of this execution once: nothing is recorded while replaying. */
+/** How many times each (name, labels) was counted in this run so far, replay included: deterministic. */
+const occurrences = new Map<string, number>();
+
+/**
+ * Counts an event of this execution once: nothing is recorded while replaying, and the event's occurrence number
+ * lets the worker drop the same event counted again by a retried workflow task.
+ */
 export function count<N extends CounterName>(name: N, labels: LabelsOf<N>, value = 1): void {
+  const key = `${name}${JSON.stringify(labels)}`;
+  const occurrence = (occurrences.get(key) ?? 0) + 1;
+  occurrences.set(key, occurrence);
   if (workflowInfo().unsafe.isReplaying) return;
-  metrics.count(name, labels, value);
+  metrics.count(name, labels, value, `${key}#${occurrence}`);
 }
 
 /** Sets a gauge to what this execution found (not while replaying). */
