@@ -181,7 +181,8 @@ describe('deploy/grafana/etims-worker.json', () => {
     const workerJob = config
       .split(/^\s*- job_name:\s*/m)
       .slice(1)
-      .find((block) => block.includes('"worker:9464"'))
+      // The job that scrapes the compose service `worker` (every replica, by DNS).
+      .find((block) => /names: \["worker"\]/.test(block) && block.includes('port: 9464'))
       ?.split(/\s/)[0];
     expect(workerJob).toBe('etims-worker');
     const job = variable('job');
