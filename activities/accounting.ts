@@ -25,6 +25,11 @@ export interface AccountingActivityDeps {
 
 export interface ProcessSyncBatchInput {
   syncBatchId: string;
+  /**
+   * The company the batch belongs to (the sync batch's `companyId`): with several accounting applications it says
+   * whose key processes the batch. Absent: the one accounting application.
+   */
+  companyId?: string;
 }
 
 export interface ProcessSyncBatchResult {
@@ -130,14 +135,14 @@ export function createAccountingActivities({ services, logger, metrics }: Accoun
 
   return {
     /** `POST /sync/batches/{id}/process`: safe to repeat (A10), so retried like a read. */
-    async processSyncBatch({ syncBatchId }: ProcessSyncBatchInput): Promise<ProcessSyncBatchResult> {
-      const { data, meta } = await call((signal) => services.accounting().processSyncBatch(syncBatchId, { signal }));
+    async processSyncBatch({ syncBatchId, companyId }: ProcessSyncBatchInput): Promise<ProcessSyncBatchResult> {
+      const { data, meta } = await call((signal) => services.accounting(companyId).processSyncBatch(syncBatchId, { signal }));
       return { message: data.message, httpStatus: meta.status, apiCalls: currentAttempt() };
     },
 
     /** One page of `GET /bill-payments` with the given filters and sorting. */
     async listBillPaymentsPage(input: ListBillPaymentsPageInput): Promise<BillPaymentsPage> {
-      const { data } = await call((signal) => services.accounting().listBillPayments(input, { signal }));
+      const { data } = await call((signal) => services.accounting(input.companyId).listBillPayments(input, { signal }));
       return {
         items: data.data.map((b) => ({
           id: b.id,

@@ -71,7 +71,7 @@ function openBatch(input: SyncBatchInput): Batch {
 async function processOnce({ input, record, api }: Batch): Promise<void> {
   if (record.state.processCalls > 0) return;
   record.enter('processing');
-  record.processed(await api.processSyncBatch(input.syncBatchId));
+  record.processed(await api.processSyncBatch(input.syncBatchId, input.companyId));
   record.enter('following');
 }
 

@@ -25,6 +25,13 @@ export const FAILURE_TYPES = {
   itemRegistrationFailed: 'item_registration_failed',
   /** A sale with this invoice number was already started with another input; the differing fields are named. */
   saleInputConflict: 'sale_input_conflict',
+  /**
+   * A call for a business no compliance application of the worker's tenants serves (never onboarded, or removed).
+   * Not retried: only a change of the tenants makes it pass.
+   */
+  businessNotServed: 'business_not_served',
+  /** An accounting call for a company no accounting application is linked for (or naming none among several). */
+  companyNotServed: 'company_not_served',
 } as const;
 
 /** `ambiguous_write` was `AmbiguousWrite` before 0.2: histories recorded then still carry the old name. */

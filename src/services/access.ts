@@ -7,6 +7,7 @@ import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
 import { RateLimitGate } from '../http/rate-limit-gate.js';
+import type { HttpObserver } from '../http/transport.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { complianceRateBudgetMetrics } from '../temporal/rate-budget-metrics.js';
 
@@ -75,6 +76,29 @@ export function openServiceAccess(
     ...singleApplication({ compliance, accounting }),
     close: async () => {
       await Promise.all([compliance.close(), accounting.close()]);
+    },
+  };
+}
+
+/**
+ * The compliance budget's metrics of a worker serving many applications, until they carry an application label (a
+ * later slice of issue 16): one observer shared by every application's client, so the requests counter adds up all
+ * of them against the queue's budget, and the remaining gauge is the last X-RateLimit-Remaining any application was
+ * answered with. The budget is known once the directory has read each application's limit: the shared observer
+ * counts nothing until `publish` (no request is sent through these clients before).
+ */
+export function tenantRateBudgetMetrics(recorder: MetricsRecorder): {
+  observer: HttpObserver;
+  publish(budget: { activitiesPerSecond: number }): void;
+} {
+  let counting: HttpObserver | undefined;
+  return {
+    observer: {
+      requestSent: (request) => counting?.requestSent?.(request),
+      responseReceived: (response, request) => counting?.responseReceived?.(response, request),
+    },
+    publish: (budget) => {
+      counting = complianceRateBudgetMetrics(recorder, budget);
     },
   };
 }

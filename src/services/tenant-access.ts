@@ -7,11 +7,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
+import { FAILURE_TYPES } from '../contracts/failures.js';
 import type { OpenServiceAccess } from './access.js';
 import type { TenantDirectory } from './tenant-directory.js';
 
-export const BUSINESS_NOT_SERVED = 'business_not_served';
-export const COMPANY_NOT_SERVED = 'company_not_served';
+export const BUSINESS_NOT_SERVED = FAILURE_TYPES.businessNotServed;
+export const COMPANY_NOT_SERVED = FAILURE_TYPES.companyNotServed;
 
 /**
  * A call for a business no application serves (never onboarded, or removed). An ApplicationFailure so that,

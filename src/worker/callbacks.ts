@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { CallbackBodyFieldSetting } from '../callbacks/body-fields.js';
 import { startCallbackServer, type CallbackServer } from '../callbacks/server.js';
 import { CallbackUrlMinter } from '../callbacks/tokens.js';
+import type { TenantsConfig } from '../config/tenant-types.js';
 import type { WorkerConfig } from '../config/worker.js';
 import type { ServiceEndpoints } from '../services/endpoints.js';
 
@@ -18,6 +19,38 @@ export interface CallbackReceiverConfig {
   callbackBodyFields?: CallbackBodyFieldSetting | undefined;
 }
 
+/** What the receiver needs to know of the services. */
+export interface CallbackServices {
+  /** The compliance service may call back to loopback (a local sandbox): a receiver on this machine will do. */
+  allowLoopbackCallbacks: boolean;
+  /** Verifies accounting webhooks; undefined: none are received. */
+  accountingWebhookSecret: string | undefined;
+}
+
+/** The one application of each service. */
+export function endpointCallbackServices(services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>): CallbackServices {
+  return { allowLoopbackCallbacks: services.compliance.allowLoopbackCallbacks, accountingWebhookSecret: services.accounting.webhookSecret };
+}
+
+/**
+ * The tenants' services. A loopback receiver only when every compliance entry's service may call it. The receiver
+ * verifies webhooks with one secret: received when the accounting entries have one between them; with several
+ * secrets none are, and the sync batches learn by polling (a path per accounting application is a later slice).
+ */
+export function tenantCallbackServices(tenants: TenantsConfig, logger: Logger): CallbackServices {
+  const secrets = new Set(tenants.accounting.flatMap((tenant) => (tenant.service.webhookSecret ? [tenant.service.webhookSecret] : [])));
+  if (secrets.size > 1) {
+    logger.warn(
+      { accountingApplications: tenants.accounting.filter((t) => t.service.webhookSecret).map((t) => t.application) },
+      'accounting webhooks are not received: the accounting applications have different webhook secrets and the receiver verifies one; sync batches poll',
+    );
+  }
+  return {
+    allowLoopbackCallbacks: tenants.compliance.length > 0 && tenants.compliance.every((tenant) => tenant.service.allowLoopbackCallbacks),
+    accountingWebhookSecret: secrets.size === 1 ? [...secrets][0] : undefined,
+  };
+}
+
 /**
  * Where result callbacks go: the configured public base URL, or, when the compliance service is a local sandbox
  * that can reach loopback, a receiver on this machine. Otherwise none, and the workflows poll. Accounting webhooks
@@ -25,7 +58,7 @@ export interface CallbackReceiverConfig {
  */
 export async function startCallbacks(
   config: WorkerConfig & CallbackReceiverConfig,
-  services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>,
+  services: CallbackServices,
   client: Client,
   logger: Logger,
   metrics?: MetricsRecorder,
@@ -35,7 +68,7 @@ export async function startCallbacks(
     ttlMs: config.callbackTokenTtlMs,
     ...(config.callbackLegacyTokensUntilMs === undefined ? {} : { legacyTokensUntilMs: config.callbackLegacyTokensUntilMs }),
   };
-  const { webhookSecret } = services.accounting;
+  const webhookSecret = services.accountingWebhookSecret;
   const webhooks = webhookSecret ? { accountingWebhookSecret: webhookSecret } : {};
   const receiver = {
     limits: { maxConnections: config.callbackMaxConnections, requestTimeoutMs: config.callbackRequestTimeoutMs },
@@ -46,7 +79,7 @@ export async function startCallbacks(
     const server = await startCallbackServer({ host: config.callbackHost, port: config.callbackPort, minter, client, logger, ...(metrics ? { metrics } : {}), ...receiver, ...webhooks });
     return { server, minter };
   }
-  if (!services.compliance.allowLoopbackCallbacks) return undefined;
+  if (!services.allowLoopbackCallbacks) return undefined;
   // A fresh secret per process: URLs minted before a restart stop verifying, and polling covers those sales.
   const secret = randomBytes(32).toString('base64url');
   const server = await startCallbackServer({

@@ -28,11 +28,29 @@ async function businessesOfKeys(services: ServiceAccess): Promise<string[]> {
   return [...ids];
 }
 
-/** With a sink configured, one schedule per business (the configured ones, or every business the key can act for). */
+/**
+ * PURCHASES_SYNC_BUSINESSES with tenants: each must be one the tenants serve, or its every sync would fail on
+ * business_not_served.
+ */
+function servedBusinesses(configured: readonly string[], served: readonly string[]): string[] {
+  const known = new Set(served);
+  const unknown = configured.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new ConfigError(`PURCHASES_SYNC_BUSINESSES: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} served by no compliance application of the tenants`);
+  }
+  return [...configured];
+}
+
+/**
+ * With a sink configured, one schedule per business: the configured ones, else those the tenants serve (`served`),
+ * else (one key) every business the key can act for.
+ */
 export async function schedulePurchasesSync(options: {
   client: Client;
-  /** Lists the businesses of the keys when none are configured. */
+  /** Lists the businesses of the keys when none are configured and no `served` is given. */
   services: ServiceAccess;
+  /** With tenants: the businesses the tenant directory serves (not every business the keys could act for). */
+  served?: readonly string[];
   config: PurchasesConfig;
   /** Queue of the workflows (default `sales`). */
   taskQueue?: string;
@@ -45,7 +63,10 @@ export async function schedulePurchasesSync(options: {
     logger.info('purchases sync off: set PURCHASES_SINK (file:<path> or an https:// URL) to sync supplier invoices');
     return { enabled: false, schedules: [] };
   }
-  const businessIds = config.businessIds ?? (await businessesOfKeys(options.services));
+  const { served } = options;
+  let businessIds: string[];
+  if (served === undefined) businessIds = config.businessIds ?? (await businessesOfKeys(options.services));
+  else businessIds = config.businessIds ? servedBusinesses(config.businessIds, served) : [...served];
   const schedules = await ensurePurchasesSyncSchedules(options.client, {
     businessIds,
     interval: config.intervalMs,
@@ -60,7 +81,9 @@ export async function schedulePurchasesSync(options: {
       businesses: businessIds,
       schedules: schedules.map((s) => `${s.scheduleId} ${s.outcome}`),
     },
-    businessIds.length === 0 ? 'purchases sync on, but the compliance key acts for no business' : 'purchases sync scheduled',
+    businessIds.length === 0
+      ? `purchases sync on, but ${served === undefined ? 'the compliance key acts for' : 'the tenants serve'} no business`
+      : 'purchases sync scheduled',
   );
   return { enabled: true, schedules };
 }

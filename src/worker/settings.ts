@@ -1,13 +1,20 @@
 /**
  * The whole configuration of a worker process, read and validated once, at the entry point: nothing below it reads
  * the environment. A bad value stops the start with a ConfigError (or PayloadKeyConfigError) naming the variable,
- * never its value. Every secret may come from a file (`<NAME>_FILE`, src/config/env.ts). A service that is not configured is refused here, unless SANDBOX=embedded asks for the sandbox.
+ * never its value. Every secret may come from a file (`<NAME>_FILE`, src/config/env.ts).
+ *
+ * Two shapes (issue 16). With TENANTS_FILE or TENANTS_DIR the worker serves the applications, keys and links its
+ * tenants file names; nothing may stand in for them, since a tenants worker is a production shape. Without, one key
+ * per service from the single-key variables, as before: a service that is not configured is refused, unless
+ * SANDBOX=embedded asks for the embedded sandbox.
  */
 import { payloadEncryptionFromEnv, type PayloadEncryption } from '../codec/data-converter.js';
 import { loadAccountingWorkerConfig } from '../config/accounting-worker.js';
-import { loadConfig, resolveSecretFiles, type AppConfig } from '../config/env.js';
+import { ConfigError, loadConfig, resolveSecretFiles, type AppConfig } from '../config/env.js';
 import { loadPurchasesConfig, type PurchasesConfig } from '../config/purchases.js';
 import { loadReconciliationConfig, type ReconciliationConfig } from '../config/reconciliation.js';
+import type { TenantsConfig } from '../config/tenant-types.js';
+import { loadTenantsConfig } from '../config/tenants.js';
 import { complianceActivitiesPerSecond, loadWorkerConfig, type WorkerConfig } from '../config/worker.js';
 import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
 import { assertServicesConfigured } from '../services/endpoints.js';
@@ -16,18 +23,30 @@ import { tracingSettings, type TracingSettings } from '../temporal/tracing.js';
 type Env = Record<string, string | undefined>;
 
 export interface WorkerSettings {
-  /** The two services (or SANDBOX=embedded) and the log level. */
+  /**
+   * The two services (or SANDBOX=embedded) and the log level. With tenants, neither service is set here: the
+   * tenants name them.
+   */
   services: AppConfig;
+  /** The tenants of TENANTS_FILE / TENANTS_DIR; undefined: the single-key worker of `services`. */
+  tenants: TenantsConfig | undefined;
   /**
    * The Temporal connection (environment over an optional temporal.toml profile): address (undefined: the local
    * stack starts a dev server, the worker alone connects to 127.0.0.1:7233), namespace, API key, TLS.
    */
   temporal: TemporalSettings;
-  /** The callback receiver, the compliance budget, the metrics endpoint. */
+  /**
+   * The callback receiver, the compliance budget, the metrics endpoint. With tenants the budget
+   * (`complianceRequestsPerMinute`) is the sum of the file's applications.
+   */
   worker: WorkerConfig;
-  /** Fleet-wide activity starts per second on each service's queue. */
+  /**
+   * Fleet-wide activity starts per second on each service's queue. With tenants, the compliance rate from the
+   * file's budgets; the start lowers it to what the services allow (startWorkerProcess).
+   */
   activitiesPerSecond: { compliance: number; accounting: number };
   purchases: PurchasesConfig;
+  /** With tenants, the links of the tenants file. */
   reconciliation: ReconciliationConfig;
   /** Payload encryption (keys required unless PAYLOAD_ENCRYPTION=off). */
   encryption: PayloadEncryption;
@@ -35,8 +54,13 @@ export interface WorkerSettings {
   tracing: TracingSettings | undefined;
 }
 
+function isSet(env: Env, name: string): boolean {
+  return Boolean(env[name]?.trim());
+}
+
 /** Every setting of a worker process, from the environment (and temporal.toml through TEMPORAL_* / envconfig). */
 export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
+  if (isSet(rawEnv, 'TENANTS_FILE') || isSet(rawEnv, 'TENANTS_DIR')) return loadTenantWorkerSettings(rawEnv);
   // Every secret's *_FILE, read once, here; TEMPORAL_API_KEY_FILE too (envconfig knows only the variable).
   const env = resolveSecretFiles(rawEnv);
   const services = loadConfig(env);
@@ -45,6 +69,7 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
   const worker = loadWorkerConfig(env);
   return {
     services,
+    tenants: undefined,
     temporal: loadTemporalSettings(env),
     worker,
     activitiesPerSecond: {
@@ -57,4 +82,58 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
     reconciliation: loadReconciliationConfig(env),
     tracing: tracingSettings(env),
   };
+}
+
+/**
+ * A worker serving a tenants file. The tenants come first, as the services do without them: the loader refuses
+ * the single-key variables beside a tenants file (each would be silently ignored), so none of them is read here.
+ */
+function loadTenantWorkerSettings(rawEnv: Env): WorkerSettings {
+  // The tenants loader reads its own key sources (and says which of NAME / NAME_FILE is set): it gets the raw form.
+  const tenants = loadTenantsConfig(rawEnv);
+  const variable = isSet(rawEnv, 'TENANTS_FILE') ? 'TENANTS_FILE' : 'TENANTS_DIR';
+  const env = resolveSecretFiles(rawEnv);
+  // Only what is not per tenant: the base URLs, read by the loader as the entries' default, would read as half a
+  // single-key configuration here.
+  const { logLevel, embeddedSandbox } = loadConfig({ LOG_LEVEL: env.LOG_LEVEL, SANDBOX: env.SANDBOX });
+  if (embeddedSandbox) {
+    throw new ConfigError(
+      `SANDBOX=embedded and ${variable} are both set: a worker serving a tenants file reaches the services its entries name ` +
+        'and nothing stands in for them (unset SANDBOX)',
+    );
+  }
+  const loaded = loadWorkerConfig(env);
+  // What the fleet paces the compliance queue to: every application's own budget, added up.
+  const worker: WorkerConfig = { ...loaded, complianceRequestsPerMinute: tenants.compliance.reduce((sum, t) => sum + t.requestsPerMinute, 0) };
+  return {
+    services: { compliance: undefined, accounting: undefined, logLevel, embeddedSandbox: false },
+    tenants,
+    temporal: loadTemporalSettings(env),
+    worker,
+    activitiesPerSecond: {
+      compliance: tenantComplianceActivitiesPerSecond(worker.complianceRequestsPerMinute, worker.complianceRateHeadroom),
+      accounting: loadAccountingWorkerConfig(env).activitiesPerSecond,
+    },
+    encryption: payloadEncryptionFromEnv(env),
+    purchases: loadPurchasesConfig(env),
+    reconciliation: {
+      links: tenants.links.map(({ businessId, companyId }) => ({ businessId, companyId })),
+      every: loadReconciliationConfig({ RECONCILE_EVERY: env.RECONCILE_EVERY }).every,
+    },
+    tracing: tracingSettings(env),
+  };
+}
+
+/** A single application's budget (120 a minute) when the tenants name none yet: its queue stays open, and idle. */
+const NO_APPLICATION_REQUESTS_PER_MINUTE = 120;
+
+/**
+ * The compliance queue's server-side rate with tenants: the sum of the applications' budgets, less the headroom
+ * (COMPLIANCE_RATE_HEADROOM). It bounds the fleet as a whole; each application's own limit is held by its rate-limit
+ * gate, which follows that application's X-RateLimit headers. Holding each application to its budget fleet-wide
+ * on the queue itself (a fairness key per application, each with its own rate) is a later slice of issue 16.
+ */
+export function tenantComplianceActivitiesPerSecond(requestsPerMinute: number, headroom: number): number {
+  const total = requestsPerMinute > 0 ? requestsPerMinute : NO_APPLICATION_REQUESTS_PER_MINUTE;
+  return complianceActivitiesPerSecond({ complianceRequestsPerMinute: total, complianceRateHeadroom: headroom });
 }

@@ -1,8 +1,9 @@
 /**
  * What a worker process runs: the callback receiver, the access to each service, the three workers and the
- * schedules made at start-up. `connectWorkerProcess` is the one way a process starts (`npm run worker`, the local
- * stack); `startWorkerProcess` is its second half, for callers that bring their own Temporal connections (tests,
- * the benchmark).
+ * schedules made at start-up. `connectWorkerProcess` is the way a single-key process starts (`npm run worker`, the
+ * local stack), `connectTenantsWorkerProcess` the way a process serving a tenants file does (issue 16);
+ * `startWorkerProcess` is their second half, for callers that bring their own Temporal connections (tests, the
+ * benchmark).
  */
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
@@ -17,15 +18,21 @@ import { watchOperatorWork } from '../metrics/operator-work.js';
 import { createMetricsRecorder } from '../metrics/recorder.js';
 import { createSink } from '../purchases/sink.js';
 import { type PurchaseEventSink } from '../purchases/event-sink.js';
+import type { ReconciliationConfig } from '../config/reconciliation.js';
+import { ConfigError } from '../config/env.js';
+import type { TenantsConfig } from '../config/tenant-types.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { EnsuredSchedule } from '../reconciliation/schedule.js';
-import { openServiceAccess } from '../services/access.js';
+import { openServiceAccess, tenantRateBudgetMetrics, type OpenServiceAccess } from '../services/access.js';
 import { checkServiceCredentials, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
+import { openTenantAccess } from '../services/tenant-access.js';
+import { resolveTenantDirectory, type TenantDirectory } from '../services/tenant-directory.js';
 import { connectClient, connectNative, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from '../temporal/connection.js';
 import { requireSearchAttributes } from '../temporal/ensure-search-attributes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
-import { startCallbacks } from './callbacks.js';
+import { endpointCallbackServices, startCallbacks, tenantCallbackServices, type CallbackServices } from './callbacks.js';
 import { checkReconciliationLinks, schedulePurchasesSync, scheduleReconciliation, type PurchasesSyncStatus } from './schedules.js';
-import type { WorkerSettings } from './settings.js';
+import { tenantComplianceActivitiesPerSecond, type WorkerSettings } from './settings.js';
 import { createWorkers, type Workers } from './workers.js';
 
 /** The settings the workers, the callback receiver and the schedules use. */
@@ -33,6 +40,8 @@ export type WorkerProcessSettings = Pick<WorkerSettings, 'worker' | 'activitiesP
 
 export interface WorkerProcess {
   workers: Workers;
+  /** With tenants: which application serves which business, as resolved at start-up; undefined for one key. */
+  tenants: TenantDirectory | undefined;
   /** Present when result callbacks are received (a public base URL is configured, or on a local stack). */
   callbacks: CallbackServer | undefined;
   /** Mints the callback URLs the workers hand to the compliance service; undefined when polling only. */
@@ -48,12 +57,19 @@ export interface WorkerProcess {
   close(): Promise<void>;
 }
 
+/**
+ * Where a process's calls go: one application of each service (the single-key variables, or the embedded sandbox),
+ * or the tenants of a tenants file, resolved against the services at start (every key checked, or the start stops).
+ */
+export type WorkerProcessServices =
+  | { services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>; tenants?: undefined }
+  | { tenants: TenantsConfig; services?: undefined };
+
 /** The worker side of the product on Temporal connections the caller opened. */
-export async function startWorkerProcess(options: {
+export async function startWorkerProcess(options: WorkerProcessServices & {
   connection: NativeConnection;
   client: Client;
   namespace: string;
-  services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>;
   settings: WorkerProcessSettings;
   logger: Logger;
   /** The workflow queue (default `sales`); the service queues derive from it. */
@@ -70,17 +86,18 @@ export async function startWorkerProcess(options: {
   const { settings, logger } = options;
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: options.namespace, taskQueue });
-  const services = openServiceAccess(options.services, {
-    metrics: { recorder: metrics, complianceBudget: { activitiesPerSecond: settings.activitiesPerSecond.compliance } },
-  });
+  // Every key is asked who it is before anything else opens: a refused one stops the start (TenantConfigError).
+  const reach = options.tenants ? await reachTenants(options.tenants, settings, metrics, logger) : reachEndpoints(options.services, settings, metrics);
+  const { services } = reach;
+  const activitiesPerSecond = { ...settings.activitiesPerSecond, compliance: reach.complianceActivitiesPerSecond };
   const opened: Array<() => Promise<unknown>> = [() => services.close()];
   const close = async () => {
     for (const release of opened.reverse()) await release().catch(() => undefined);
   };
   try {
-    // A wrong link is configuration: refused before anything is started.
-    await checkReconciliationLinks(services, settings.reconciliation);
-    const callbacks = await startCallbacks(settings.worker, options.services, options.client, logger, metrics);
+    // A wrong link is configuration: refused before anything is started. The tenant directory checked its links.
+    if (!reach.directory) await checkReconciliationLinks(services, reach.reconciliation);
+    const callbacks = await startCallbacks(settings.worker, reach.callbacks, options.client, logger, metrics);
     if (callbacks) opened.push(() => callbacks.server.close());
     const purchasesSink = options.purchasesSink ?? (await createSink(settings.purchases.sink));
     if (purchasesSink) opened.push(() => purchasesSink.close());
@@ -90,7 +107,7 @@ export async function startWorkerProcess(options: {
       client: options.client,
       services,
       logger,
-      activitiesPerSecond: settings.activitiesPerSecond,
+      activitiesPerSecond,
       taskQueue,
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
       ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
@@ -101,22 +118,23 @@ export async function startWorkerProcess(options: {
     const purchases = await schedulePurchasesSync({
       client: options.client,
       services,
+      ...(reach.directory ? { served: reach.directory.applications().flatMap((application) => application.businesses) } : {}),
       config: settings.purchases,
       logger,
       taskQueue,
       ...(options.purchasesSyncOptions ? { syncOptions: options.purchasesSyncOptions } : {}),
     });
     metrics.knowBusinesses('purchases', purchases.schedules.map((schedule) => schedule.businessId));
-    const reconciliation = await scheduleReconciliation({ client: options.client, config: settings.reconciliation, logger, taskQueue });
-    metrics.knowBusinesses('reconciliation', settings.reconciliation.links.map((link) => link.businessId));
+    const reconciliation = await scheduleReconciliation({ client: options.client, config: reach.reconciliation, logger, taskQueue });
+    metrics.knowBusinesses('reconciliation', reach.reconciliation.links.map((link) => link.businessId));
     logger.info(
       {
         taskQueue,
         queues: [workers.workflows, workers.compliance, workers.accounting].map((w) => w.options.taskQueue),
-        services: { compliance: options.services.compliance.baseUrl, accounting: options.services.accounting.baseUrl },
+        ...reach.described,
         activitiesPerSecond: {
-          compliance: Number(settings.activitiesPerSecond.compliance.toFixed(3)),
-          accounting: settings.activitiesPerSecond.accounting,
+          compliance: Number(activitiesPerSecond.compliance.toFixed(3)),
+          accounting: activitiesPerSecond.accounting,
         },
         callbacks: callbacks ? 'receiving' : 'polling only',
       },
@@ -124,6 +142,7 @@ export async function startWorkerProcess(options: {
     );
     return {
       workers,
+      tenants: reach.directory,
       callbacks: callbacks?.server,
       callbackUrls: callbacks?.minter,
       purchases,
@@ -151,6 +170,68 @@ export async function startWorkerProcess(options: {
   }
 }
 
+/** How a process reaches the services, and what follows from it. */
+interface ProcessReach {
+  services: OpenServiceAccess;
+  directory: TenantDirectory | undefined;
+  /** The compliance queue's server-side rate limit. */
+  complianceActivitiesPerSecond: number;
+  callbacks: CallbackServices;
+  reconciliation: ReconciliationConfig;
+  /** For `workers ready`: where the services are, never a key. */
+  described: Record<string, unknown>;
+}
+
+function reachEndpoints(endpoints: Pick<ServiceEndpoints, 'compliance' | 'accounting'>, settings: WorkerProcessSettings, metrics: MetricsRecorder): ProcessReach {
+  const complianceActivitiesPerSecond = settings.activitiesPerSecond.compliance;
+  return {
+    services: openServiceAccess(endpoints, { metrics: { recorder: metrics, complianceBudget: { activitiesPerSecond: complianceActivitiesPerSecond } } }),
+    directory: undefined,
+    complianceActivitiesPerSecond,
+    callbacks: endpointCallbackServices(endpoints),
+    reconciliation: settings.reconciliation,
+    described: { services: { compliance: endpoints.compliance.baseUrl, accounting: endpoints.accounting.baseUrl } },
+  };
+}
+
+/**
+ * The tenants resolved against the services (resolveTenantDirectory: every key's identity and businesses), and a
+ * ServiceAccess that routes each business to the application serving it. The compliance queue's rate is the sum of
+ * the applications' budgets (each the file's, or the service's own limit when lower), less the headroom: it bounds
+ * the fleet as a whole, and each application's own limit is held by its rate-limit gate, which follows its own
+ * X-RateLimit headers. Holding each application to its budget fleet-wide on the queue (a fairness key per
+ * application with its own rate, UpdateTaskQueueConfig) is a later slice of issue 16.
+ */
+async function reachTenants(tenants: TenantsConfig, settings: WorkerProcessSettings, metrics: MetricsRecorder, logger: Logger): Promise<ProcessReach> {
+  const budget = tenantRateBudgetMetrics(metrics);
+  const directory = await resolveTenantDirectory(tenants, { logger, observerFor: () => budget.observer });
+  const applications = directory.applications();
+  const requestsPerMinute = applications.reduce((sum, application) => sum + application.requestsPerMinute, 0);
+  const complianceActivitiesPerSecond = tenantComplianceActivitiesPerSecond(requestsPerMinute, settings.worker.complianceRateHeadroom);
+  budget.publish({ activitiesPerSecond: complianceActivitiesPerSecond });
+  const links = directory.links();
+  return {
+    services: openTenantAccess(directory),
+    directory,
+    complianceActivitiesPerSecond,
+    callbacks: tenantCallbackServices(tenants, logger),
+    reconciliation: { ...settings.reconciliation, links: links.map(({ businessId, companyId }) => ({ businessId, companyId })) },
+    described: {
+      tenants: {
+        origin: directory.origin,
+        businesses: applications.reduce((sum, application) => sum + application.businesses.length, 0),
+        compliance: applications.map((application) => ({
+          application: application.application,
+          businesses: application.businesses.length,
+          requestsPerMinute: application.requestsPerMinute,
+        })),
+        accounting: directory.accountingApplications().map((application) => ({ application: application.application, companies: application.companies.length })),
+        links: links.length,
+      },
+    },
+  };
+}
+
 /** A worker process on its own Temporal connections, with its services. */
 export interface ConnectedWorkerProcess {
   client: Client;
@@ -160,26 +241,61 @@ export interface ConnectedWorkerProcess {
   close(): Promise<void>;
 }
 
+/** A worker process serving a tenants file, on its own Temporal connections. */
+export interface ConnectedTenantsWorkerProcess {
+  client: Client;
+  /** Which application serves which business (also `worker.tenants`). */
+  tenants: TenantDirectory;
+  worker: WorkerProcess;
+  /** After worker.run() has returned: the worker process (its clients with it), then the Temporal connections. */
+  close(): Promise<void>;
+}
+
+export interface ConnectWorkerProcessOptions {
+  /** Where Temporal is (default: settings.temporal). A local stack passes the dev server it started. */
+  temporal?: TemporalSettings;
+  /** The workflow queue (default `sales`); the service queues derive from it. */
+  taskQueue?: string;
+}
+
+/** The Temporal side of a process, checked: reachable with these credentials and namespace, search attributes there. */
+async function connectTemporal(
+  settings: WorkerSettings,
+  logger: Logger,
+  temporal: TemporalSettings,
+  opened: Array<() => Promise<unknown>>,
+): Promise<{ client: Client; connection: NativeConnection; namespace: string }> {
+  const { namespace } = temporal;
+  const clientConnection = await connectClient(temporal);
+  opened.push(() => clientConnection.close());
+  const address = temporal.address ?? DEFAULT_TEMPORAL_ADDRESS;
+  const searchAttributes = await requireSearchAttributes(clientConnection, { namespace, address, keys: projectSearchAttributes });
+  logger.info({ namespace, searchAttributes }, 'search attributes checked');
+  const connection = await connectNative(temporal);
+  opened.push(() => connection.close());
+  const client = new Client({ connection: clientConnection, namespace, dataConverter: settings.encryption.dataConverter, plugins: tracingPlugins() });
+  return { client, connection, namespace };
+}
+
+function logEncryption(settings: WorkerSettings, logger: Logger): void {
+  const { encryption } = settings;
+  logger.info({ payloadEncryption: encryption.encrypted ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}` : 'off' }, 'payload encryption');
+}
+
 /**
  * A worker process, checked before anything starts (its settings, services included, were checked when loaded):
  * Temporal
  * reachable with these credentials and namespace, the project's search attributes registered (or a
  * SearchAttributesError naming the command an administrator must run), each service's credentials accepted; only
  * then the callback receiver and the workers. A failure closes whatever was opened and throws an error that names
- * what failed and never a secret.
+ * what failed and never a secret. Settings with tenants start with connectTenantsWorkerProcess.
  */
-export async function connectWorkerProcess(
-  settings: WorkerSettings,
-  logger: Logger,
-  options: {
-    /** Where Temporal is (default: settings.temporal). A local stack passes the dev server it started. */
-    temporal?: TemporalSettings;
-  } = {},
-): Promise<ConnectedWorkerProcess> {
-  const { encryption } = settings;
-  logger.info({ payloadEncryption: encryption.encrypted ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}` : 'off' }, 'payload encryption');
+export async function connectWorkerProcess(settings: WorkerSettings, logger: Logger, options: ConnectWorkerProcessOptions = {}): Promise<ConnectedWorkerProcess> {
+  if (settings.tenants) {
+    throw new ConfigError(`${settings.tenants.origin}: this entry point runs one key per service; a tenants file is served by the worker (npm run worker)`);
+  }
+  logEncryption(settings, logger);
   const temporal = options.temporal ?? settings.temporal;
-  const namespace = temporal.namespace;
   const opened: Array<() => Promise<unknown>> = [];
   const closeOpened = async () => {
     for (const close of opened.reverse()) await close().catch(() => undefined);
@@ -189,20 +305,66 @@ export async function connectWorkerProcess(
     // else is wrong.
     const services = await resolveServices(settings.services, logger);
     opened.push(() => services.close());
-    const clientConnection = await connectClient(temporal);
-    opened.push(() => clientConnection.close());
-    const address = temporal.address ?? DEFAULT_TEMPORAL_ADDRESS;
-    const searchAttributes = await requireSearchAttributes(clientConnection, { namespace, address, keys: projectSearchAttributes });
-    logger.info({ namespace, searchAttributes }, 'search attributes checked');
-    const connection = await connectNative(temporal);
-    opened.push(() => connection.close());
+    const { client, connection, namespace } = await connectTemporal(settings, logger, temporal, opened);
     await checkServiceCredentials(services, logger);
-    const { dataConverter } = encryption;
-    const client = new Client({ connection: clientConnection, namespace, dataConverter, plugins: tracingPlugins() });
-    const worker = await startWorkerProcess({ connection, client, namespace, services, settings, logger, dataConverter });
+    const { dataConverter } = settings.encryption;
+    const worker = await startWorkerProcess({
+      connection,
+      client,
+      namespace,
+      services,
+      settings,
+      logger,
+      dataConverter,
+      ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+    });
     return {
       client,
       services,
+      worker,
+      close: async () => {
+        await worker.close();
+        await closeOpened();
+      },
+    };
+  } catch (err) {
+    await closeOpened();
+    throw err;
+  }
+}
+
+/**
+ * A worker process serving the tenants of TENANTS_FILE / TENANTS_DIR, checked as connectWorkerProcess checks: Temporal
+ * and its search attributes, then every tenant's key (its identity and businesses; a refusal is a TenantConfigError,
+ * a ConfigError naming the tenant entry, a service that cannot be asked a TenantServiceError), then the receiver and
+ * the workers. No embedded sandbox stands in for anything.
+ */
+export async function connectTenantsWorkerProcess(
+  settings: WorkerSettings & { tenants: TenantsConfig },
+  logger: Logger,
+  options: ConnectWorkerProcessOptions = {},
+): Promise<ConnectedTenantsWorkerProcess> {
+  logEncryption(settings, logger);
+  const opened: Array<() => Promise<unknown>> = [];
+  const closeOpened = async () => {
+    for (const close of opened.reverse()) await close().catch(() => undefined);
+  };
+  try {
+    const { client, connection, namespace } = await connectTemporal(settings, logger, options.temporal ?? settings.temporal, opened);
+    const worker = await startWorkerProcess({
+      connection,
+      client,
+      namespace,
+      tenants: settings.tenants,
+      settings,
+      logger,
+      dataConverter: settings.encryption.dataConverter,
+      ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+    });
+    return {
+      client,
+      // Set whenever tenants are given.
+      tenants: worker.tenants!,
       worker,
       close: async () => {
         await worker.close();

@@ -140,7 +140,7 @@ describe('syncBatchWorkflow', () => {
       const summary = await handle.result();
 
       expectGaps(gapsOf(pollTimes(s)), [2, 4, 5, 2, 4].map((n) => n * SECOND));
-      expect(s.inputs('processSyncBatch')).toEqual([{ syncBatchId: batchId(s) }]);
+      expect(s.inputs('processSyncBatch')).toEqual([{ syncBatchId: batchId(s), companyId: 'cmp_1' }]);
       expect(new Set(s.calls.map((c) => c.taskQueue))).toEqual(new Set([accountingTaskQueue(s.taskQueue)]));
       // Unsettled first, oldest update first, stopping at the first found; then the settled, newest first.
       const lastPoll = s.inputs('listBillPaymentsPage').slice(-4);

@@ -20,7 +20,7 @@ export function handleBatchMessages({ record, inbox, api, input }: Batch): void 
       inbox.reprocessing = true;
       try {
         // In the handler, so a refusal by the service (A21) fails the update and leaves the batch parked.
-        record.reprocessed(await api.processSyncBatch(input.syncBatchId));
+        record.reprocessed(await api.processSyncBatch(input.syncBatchId, input.companyId));
       } finally {
         inbox.reprocessing = false;
       }
