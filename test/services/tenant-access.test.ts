@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountingTenant, ComplianceTenant, TenantLink, TenantsConfig } from '../../src/config/tenant-types.js';
+import type { ComplianceTenant } from '../../src/config/tenant-types.js';
 import { ApiError } from '../../src/http/errors.js';
 import { RATE_BUDGET_SPENT } from '../../src/http/transport.js';
 import { openTenantAccess, UnknownBusinessError, UnknownCompanyError } from '../../src/services/tenant-access.js';
@@ -14,6 +14,7 @@ import { DEMO_ACCOUNTING_API_KEY, OTHER_COMPANY_ID } from '../../sandbox/account
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
+import { sandboxTenants } from '../helpers/tenants.js';
 
 const B = DEMO.businesses;
 const K = DEMO.keys;
@@ -38,32 +39,7 @@ function compliance(application: string, apiKey: string, businesses?: string[], 
   };
 }
 
-function accounting(application: string, apiKey: string): AccountingTenant {
-  return {
-    application,
-    service: {
-      baseUrl: sandbox.accountingUrl,
-      apiKey,
-      clientSecret: undefined,
-      clientId: undefined,
-      webhookSecret: undefined,
-      signRequests: false,
-      signQuery: false,
-      timeoutMs: 5_000,
-    },
-    source: `tenants.json: accounting (${application})`,
-  };
-}
-
-function link(businessId: string, companyId: string, accountingApplication: string): TenantLink {
-  return { businessId, companyId, accounting: accountingApplication, source: `tenants.json: links (${businessId})` };
-}
-
-function tenants(parts: Partial<Omit<TenantsConfig, 'origin'>>): TenantsConfig {
-  return { compliance: parts.compliance ?? [], accounting: parts.accounting ?? [], links: parts.links ?? [], origin: 'tenants.json' };
-}
-
-const otherAccountingKey = () => sandbox.fixture.accounting.applications.find((app) => app.id === 'app_other')!.apiKeys[0]!;
+const { accounting, link, tenants, otherAccountingKey } = sandboxTenants(() => sandbox);
 
 /** The application the sandbox counted the latest request of `service` against. */
 async function lastApplication(service: 'compliance' | 'accounting'): Promise<string | undefined> {

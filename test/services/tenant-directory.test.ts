@@ -6,12 +6,13 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/env.js';
-import type { AccountingTenant, ComplianceTenant, TenantLink, TenantsConfig } from '../../src/config/tenant-types.js';
+import type { ComplianceTenant, TenantLink, TenantsConfig } from '../../src/config/tenant-types.js';
 import { resolveTenantDirectory, TenantServiceError, type ResolveTenantDirectoryOptions, type TenantDirectory } from '../../src/services/tenant-directory.js';
 import { DEMO_ACCOUNTING_API_KEY, INACTIVE_ACCOUNTING_API_KEY, OTHER_COMPANY_ID } from '../../sandbox/accounting/default-fixture.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
+import { sandboxTenants } from '../helpers/tenants.js';
 
 const B = DEMO.businesses;
 const K = DEMO.keys;
@@ -56,32 +57,7 @@ function compliance(
   };
 }
 
-function accounting(application: string, apiKey: string): AccountingTenant {
-  return {
-    application,
-    service: {
-      baseUrl: sandbox.accountingUrl,
-      apiKey,
-      clientSecret: undefined,
-      clientId: undefined,
-      webhookSecret: undefined,
-      signRequests: false,
-      signQuery: false,
-      timeoutMs: 5_000,
-    },
-    source: `tenants.json: accounting (${application})`,
-  };
-}
-
-function link(businessId: string, companyId: string, accountingApplication: string): TenantLink {
-  return { businessId, companyId, accounting: accountingApplication, source: `tenants.json: links (${businessId})` };
-}
-
-function tenants(parts: Partial<Omit<TenantsConfig, 'origin'>>): TenantsConfig {
-  return { compliance: parts.compliance ?? [], accounting: parts.accounting ?? [], links: parts.links ?? [], origin: 'tenants.json' };
-}
-
-const otherAccountingKey = () => sandbox.fixture.accounting.applications.find((app) => app.id === 'app_other')!.apiKeys[0]!;
+const { accounting, link, tenants, otherAccountingKey } = sandboxTenants(() => sandbox);
 
 type Check = (directory: TenantDirectory) => void | Promise<void>;
 
