@@ -296,11 +296,7 @@ export async function connectWorkerProcess(settings: WorkerSettings, logger: Log
   }
   logEncryption(settings, logger);
   const temporal = options.temporal ?? settings.temporal;
-  const opened: Array<() => Promise<unknown>> = [];
-  const closeOpened = async () => {
-    for (const close of opened.reverse()) await close().catch(() => undefined);
-  };
-  try {
+  return closingInOrder(async (opened) => {
     // The embedded sandbox, when asked for, first: where it is not installed that is the error to see, whatever
     // else is wrong.
     const services = await resolveServices(settings.services, logger);
@@ -318,12 +314,27 @@ export async function connectWorkerProcess(settings: WorkerSettings, logger: Log
       dataConverter,
       ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
     });
+    return { client, services, worker };
+  });
+}
+
+/**
+ * Runs `start` with a list it adds what it opens to: a failure closes all of it (last opened first) and throws; the
+ * result's close() closes the worker process, then all of it.
+ */
+async function closingInOrder<T extends { worker: WorkerProcess }>(
+  start: (opened: Array<() => Promise<unknown>>) => Promise<T>,
+): Promise<T & { close(): Promise<void> }> {
+  const opened: Array<() => Promise<unknown>> = [];
+  const closeOpened = async () => {
+    for (const close of opened.reverse()) await close().catch(() => undefined);
+  };
+  try {
+    const started = await start(opened);
     return {
-      client,
-      services,
-      worker,
+      ...started,
       close: async () => {
-        await worker.close();
+        await started.worker.close();
         await closeOpened();
       },
     };
@@ -345,11 +356,7 @@ export async function connectTenantsWorkerProcess(
   options: ConnectWorkerProcessOptions = {},
 ): Promise<ConnectedTenantsWorkerProcess> {
   logEncryption(settings, logger);
-  const opened: Array<() => Promise<unknown>> = [];
-  const closeOpened = async () => {
-    for (const close of opened.reverse()) await close().catch(() => undefined);
-  };
-  try {
+  return closingInOrder(async (opened) => {
     const { client, connection, namespace } = await connectTemporal(settings, logger, options.temporal ?? settings.temporal, opened);
     const worker = await startWorkerProcess({
       connection,
@@ -361,18 +368,7 @@ export async function connectTenantsWorkerProcess(
       dataConverter: settings.encryption.dataConverter,
       ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
     });
-    return {
-      client,
-      // Set whenever tenants are given.
-      tenants: worker.tenants!,
-      worker,
-      close: async () => {
-        await worker.close();
-        await closeOpened();
-      },
-    };
-  } catch (err) {
-    await closeOpened();
-    throw err;
-  }
+    // Set whenever tenants are given.
+    return { client, tenants: worker.tenants!, worker };
+  });
 }
