@@ -23,6 +23,7 @@ import type { RateLimitInfo } from '../http/rate-limit.js';
 import { createLogger, type Logger } from '../logger.js';
 import { assertReadOnlyServices, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
 import {
+  mapBounded,
   resolveTenantDirectory,
   TenantConfigError,
   TenantServiceError,
@@ -100,18 +101,6 @@ interface Options {
 /** Keys asked at once, as the directory asks them. */
 const CONCURRENCY = 8;
 
-async function mapBounded<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await run(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-  return results;
-}
 
 function keyState(err: unknown): KeyState {
   if (!(err instanceof ApiError)) return { state: 'unreachable', error: err instanceof Error ? err.message : String(err) };
@@ -212,7 +201,7 @@ function withEmbeddedSandbox(tenants: TenantsConfig, services: ServiceEndpoints,
 }
 
 async function inspect(tenants: TenantsConfig, logger: Logger): Promise<{ report: TenantsReport; code: number }> {
-  const [compliance, accounting] = await Promise.all([mapBounded(tenants.compliance, probeCompliance), mapBounded(tenants.accounting, probeAccounting)]);
+  const [compliance, accounting] = await Promise.all([mapBounded(tenants.compliance, CONCURRENCY, probeCompliance), mapBounded(tenants.accounting, CONCURRENCY, probeAccounting)]);
   const answered: TenantsConfig = {
     ...tenants,
     compliance: tenants.compliance.filter((_, index) => compliance[index]!.key.state === 'accepted'),

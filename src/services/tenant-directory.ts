@@ -181,7 +181,8 @@ function keyRule(environment: KeyEnvironment, form: 'sentence' | 'clause'): stri
   return `a ${environment} key (${KEY_PREFIX[environment]})${verb} only for ${BUSINESS_ENVIRONMENT[environment]} businesses`;
 }
 
-async function mapBounded<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
+/** `run` over `items`, at most `limit` at once, results in the items' order. */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
