@@ -14,6 +14,14 @@ export function currentAttempt(): number {
   return Context.current().info.attempt;
 }
 
+/**
+ * How long this attempt waited in its task queue before a worker started it (server's scheduling time against this
+ * machine's clock: NTP-synchronised clocks are within milliseconds, far under what it is compared with).
+ */
+export function queuedMs(): number {
+  return Math.max(0, Date.now() - Context.current().info.currentAttemptScheduledTimestampMs);
+}
+
 export interface ApiCallSpec<T> {
   /** Whether repeating the call cannot duplicate its effect; see FailureOptions.idempotent. */
   idempotent: boolean;

@@ -14,7 +14,7 @@ import {
 } from '../src/compliance/index.js';
 import type { ApiResult } from '../src/http/json-api.js';
 import { ApiError } from '../src/http/errors.js';
-import { callApi, currentAttempt } from './api-call.js';
+import { callApi, currentAttempt, queuedMs } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { submissionOutcome, toAuthorityCause, toFiscalDocument } from './documents.js';
 import { FAILURE_TYPES, documentInFlight } from './failures.js';
@@ -209,6 +209,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
     /** One stock movement. Not de-duplicated by the service: a failure after sending is `ambiguous_write`. */
     async adjustStock(input: AdjustStockInput): Promise<AdjustStockResult> {
+      const waited = queuedMs();
       return callApi({ idempotent: false, logger, metrics }, async (signal) => {
         const { data } = await services.compliance(input.businessId).adjustStock(
           {
@@ -221,7 +222,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
           },
           { businessId: input.businessId, signal },
         );
-        return { movementId: data.movementId, quantityOnHand: data.quantityOnHand, apiCalls: currentAttempt() };
+        return { movementId: data.movementId, quantityOnHand: data.quantityOnHand, apiCalls: currentAttempt(), queuedMs: waited };
       });
     },
 

@@ -6,9 +6,11 @@
 import { createAccountingActivities } from './accounting.js';
 import { createComplianceActivities } from './compliance.js';
 import type { ActivityDeps } from './deps.js';
+import { createPlacementActivities } from './placement.js';
 import { createPurchasesActivities, type PurchasesActivityDeps } from './purchases.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createRegistrationActivities } from './registration.js';
+import { createStockLedgerActivities } from './stock-ledger.js';
 
 export function createActivities(deps: ActivityDeps & Pick<PurchasesActivityDeps, 'purchasesSink'>) {
   return {
@@ -17,6 +19,8 @@ export function createActivities(deps: ActivityDeps & Pick<PurchasesActivityDeps
     ...createPurchasesActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),
+    ...createPlacementActivities(deps),
+    ...createStockLedgerActivities(deps),
   };
 }
 

@@ -3,11 +3,9 @@
  * Signal-with-start joins the running registration when there is one, so concurrent sales needing the same
  * item converge on a single registration. Not an API call.
  */
-import { ApplicationFailure } from '@temporalio/common';
 import { ITEM_REGISTRATION_WORKFLOW_TYPE, addRegistrationWaiterSignal, itemRegistrationWorkflowId, type ItemRegistrationInput } from '../src/contracts/item-registration.js';
 import { WORKFLOW_TASK_QUEUE } from '../src/contracts/task-queues.js';
-import type { ActivityDeps } from './deps.js';
-import { FAILURE_TYPES } from './failures.js';
+import { temporalClientOf, type ActivityDeps } from './deps.js';
 import type { RequestItemRegistrationInput } from './types.js';
 
 export type RegistrationActivityDeps = Pick<ActivityDeps, 'temporal' | 'workflowTaskQueue' | 'logger'>;
@@ -15,14 +13,7 @@ export type RegistrationActivityDeps = Pick<ActivityDeps, 'temporal' | 'workflow
 export function createRegistrationActivities(deps: RegistrationActivityDeps) {
   return {
     async requestItemRegistration(input: RequestItemRegistrationInput): Promise<void> {
-      const client = deps.temporal?.client;
-      if (!client) {
-        throw ApplicationFailure.create({
-          type: FAILURE_TYPES.notConfigured,
-          message: 'requestItemRegistration: the worker was started without a Temporal client (ActivityDeps.temporal)',
-          nonRetryable: true,
-        });
-      }
+      const client = temporalClientOf(deps, 'requestItemRegistration');
       const registration: ItemRegistrationInput = {
         businessId: input.businessId,
         itemId: input.itemId,

@@ -130,6 +130,8 @@ export interface AdjustStockResult {
   movementId: string;
   quantityOnHand: number;
   apiCalls: number;
+  /** How long the attempt waited in the compliance queue before it started: the stock ledger's sense of contention. */
+  queuedMs?: number;
 }
 
 export interface CreateCreditNoteInput {

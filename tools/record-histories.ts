@@ -1,12 +1,17 @@
 /**
  * Records the histories replay.test.ts replays: starts its own Temporal dev server, the sandbox, the callback
- * receiver and the real workers, runs the scenarios of test/workflows/history-scenarios.ts (sales) and
- * history-scenarios-system.ts (sync batches, a reconciliation, purchases syncs), and writes each execution's
+ * receiver and the real workers, runs the scenarios of test/workflows/history-scenarios.ts (sales),
+ * history-scenarios-system.ts (sync batches, a reconciliation, purchases syncs) and history-scenarios-tenants.ts
+ * (sales of a worker serving a tenants file: each path of the 0.7 placement), and writes each execution's
  * history to test/histories/<version>/<name>.json (the version in package.json) in the proto JSON form
  * `historyFromJSON` reads. An execution that continued as new is a chain of runs, each its own history: every
  * run is written, as <name>-run-<n>.json, since a deploy can find any of them running.
  *
  *   npx tsx tools/record-histories.ts
+ *   npx tsx tools/record-histories.ts --only tenants
+ *
+ * `--only tenants` records the tenants scenarios alone and writes only their files, beside those already in the
+ * version's folder: how scenarios added after a version's histories were recorded join them without rewriting them.
  *
  * Record once per released version whose workflows changed, into a new folder, and never overwrite an older
  * folder: its files stand for executions already running in production, which every future version of the
@@ -16,13 +21,15 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import { Option } from 'commander';
 import { startDevServer } from './temporal-cli/dev-server.js';
 import { createProgram, parseAndRun } from '../src/cli/command.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../src/contracts/search-attributes.js';
 import { workflowsPath } from '../src/worker/workers.js';
 import { runScenarios, scenarioFixture, type RecordedRun } from '../test/workflows/history-scenarios.js';
 import { runPurchasesScenarios, runReconciliationScenarios, runSyncBatchScenarios } from '../test/workflows/history-scenarios-system.js';
+import { runTenantsScenarios } from '../test/workflows/history-scenarios-tenants.js';
 import { startSaleStack } from '../test/workflows/sale-stack.js';
 
 const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -46,7 +53,26 @@ async function runsOf(client: Client, handle: WorkflowHandle): Promise<History[]
   return histories;
 }
 
-async function main(): Promise<number> {
+/** The scenario groups `--only` can name: each records its own files, so one can be added to a version's folder. */
+const GROUPS = ['tenants'] as const;
+type Group = (typeof GROUPS)[number];
+
+type Temporal = Parameters<typeof runTenantsScenarios>[0];
+
+/** Every scenario of the single-key worker: sales, sync batches, a reconciliation, purchases syncs. */
+async function runSingleKeyScenarios(temporal: Temporal, bundle: WorkflowBundle): Promise<RecordedRun[]> {
+  const runs: RecordedRun[] = [];
+  const stack = await startSaleStack(temporal, bundle, { callbacks: true, fixture: scenarioFixture() });
+  try {
+    runs.push(...(await runScenarios(stack)), ...(await runSyncBatchScenarios(stack)), ...(await runReconciliationScenarios(stack)));
+  } finally {
+    await stack.close();
+  }
+  runs.push(...(await runPurchasesScenarios(temporal, bundle)));
+  return runs;
+}
+
+async function main(only: Group | undefined): Promise<number> {
   const server = await startDevServer({ headless: true, searchAttributes: toCliSearchAttributes(projectSearchAttributes), logger: (m) => console.log(`[temporal] ${m}`) });
   const connection = await Connection.connect({ address: server.address });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
@@ -55,13 +81,8 @@ async function main(): Promise<number> {
     const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath() });
     const temporal = { client, nativeConnection, namespace: server.namespace };
     const runs: RecordedRun[] = [];
-    const stack = await startSaleStack(temporal, bundle, { callbacks: true, fixture: scenarioFixture() });
-    try {
-      runs.push(...(await runScenarios(stack)), ...(await runSyncBatchScenarios(stack)), ...(await runReconciliationScenarios(stack)));
-    } finally {
-      await stack.close();
-    }
-    runs.push(...(await runPurchasesScenarios(temporal, bundle)));
+    if (only === undefined) runs.push(...(await runSingleKeyScenarios(temporal, bundle)));
+    runs.push(...(await runTenantsScenarios(temporal, bundle)));
     await mkdir(target, { recursive: true });
     for (const { name, handle } of runs) {
       const histories = await runsOf(client, handle);
@@ -87,6 +108,8 @@ async function main(): Promise<number> {
 const program = createProgram(
   'npx tsx tools/record-histories.ts',
   `Records the histories replay.test.ts replays into test/histories/${version}/ (the version in package.json), on a Temporal dev server, the sandbox and the real workers it starts. Never overwrite an older version's folder.`,
-).act(main);
+)
+  .addOption(new Option('--only <group>', 'record only this group of scenarios, writing only its files beside those already in the folder').choices(GROUPS))
+  .act<{ only?: Group }>((_args, options) => main(options.only));
 
 process.exitCode = await parseAndRun(program);

@@ -1,10 +1,13 @@
 import type { Priority } from '@temporalio/common';
 import { proxyActivities, workflowInfo, type ActivityInterfaceFor, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { activityTaskQueue, isActivityName } from '../src/contracts/task-queues.js';
+import { ACTIVITY_QUEUES, activityTaskQueue, isActivityName } from '../src/contracts/task-queues.js';
 
-/** Activity options without a queue: each activity's queue is the contract's (ACTIVITY_QUEUES), never the caller's. */
-export type RoutedActivityOptions = Omit<ActivityOptions, 'taskQueue'>;
+/**
+ * Activity options without a queue: each activity's queue is the contract's (ACTIVITY_QUEUES), never the caller's;
+ * but the compliance calls of a rate window with a queue of its own go to that queue (workflows/placement.ts).
+ */
+export type RoutedActivityOptions = Omit<ActivityOptions, 'taskQueue'> & { complianceQueue?: string | undefined };
 
 /** Every API call: transient faults retried with backoff; a 429 sets its own delay from `Retry-After`. */
 export const API_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
@@ -44,12 +47,13 @@ export function activitySummary(input: unknown): string | undefined {
  * Activity proxies that schedule each activity on the task queue the contract declares for it, relative to this
  * workflow's own queue, so no workflow names a queue.
  */
-export function routedActivities(options: RoutedActivityOptions): ActivityInterfaceFor<Activities> {
+export function routedActivities(routed: RoutedActivityOptions): ActivityInterfaceFor<Activities> {
+  const { complianceQueue, ...options } = routed;
   const proxies = new Map<string, ActivityInterfaceFor<Activities>>();
   return new Proxy({} as ActivityInterfaceFor<Activities>, {
     get(_target, name) {
       if (typeof name !== 'string' || !isActivityName(name)) return undefined;
-      const taskQueue = activityTaskQueue(name, workflowInfo().taskQueue);
+      const taskQueue = complianceQueue !== undefined && ACTIVITY_QUEUES[name] === 'compliance' ? complianceQueue : activityTaskQueue(name, workflowInfo().taskQueue);
       let proxy = proxies.get(taskQueue);
       if (proxy === undefined) {
         proxy = proxyActivities<Activities>({ ...options, taskQueue });
@@ -76,19 +80,24 @@ export function summarisedActivities(options: RoutedActivityOptions): ActivityIn
 }
 
 /**
- * Where a call stands on the shared compliance budget: its priority key, and the business it is for as the
- * fairness key, so one business flooding the queue cannot starve another of the same priority.
+ * Where a call stands on the compliance budget: its priority key (tills first), and its fairness key, which the
+ * compliance queue holds to its own rate: the application whose window it spends (workflows/placement.ts), or for
+ * one application the business, so one business flooding the queue cannot starve another of the same priority.
  */
-export function budgetShare(priorityKey: number, businessId: string): Priority {
-  return { priorityKey, fairnessKey: businessId };
+export function budgetShare(priorityKey: number, fairnessKey: string): Priority {
+  return { priorityKey, fairnessKey };
 }
 
-/** Activities that call a service, retried with backoff for as long as `scheduleToCloseTimeout`. */
-export function apiActivities(priority: Priority, scheduleToCloseTimeout: string | number) {
+/**
+ * Activities that call a service, retried with backoff for as long as `scheduleToCloseTimeout`; compliance calls on
+ * `complianceQueue` when their window has one.
+ */
+export function apiActivities(priority: Priority, scheduleToCloseTimeout: string | number, complianceQueue?: string) {
   return summarisedActivities({
     startToCloseTimeout: '60 seconds',
     scheduleToCloseTimeout,
     retry: API_RETRY,
     priority,
+    ...(complianceQueue === undefined ? {} : { complianceQueue }),
   });
 }

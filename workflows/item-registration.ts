@@ -1,5 +1,6 @@
 import { allHandlersFinished, condition, getExternalWorkflowHandle, log, patched, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { PRIORITY, budgetShare, apiActivities } from './activity-options.js';
+import { callRouteOf, placeOnBudget } from './placement.js';
 import { parseDuration } from '../src/contracts/duration.js';
 import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';
 import { addRegistrationWaiterSignal, getItemRegistrationStateQuery, itemFixedSignal, type ItemRegistrationInput, type ItemRegistrationOutcome, type ItemRegistrationState } from '../src/contracts/item-registration.js';
@@ -44,7 +45,9 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
   });
 
   // Signing sales comes first when the rate budget is contended.
-  const { registerItem } = apiActivities(budgetShare(PRIORITY.bookkeeping, input.businessId), '1 hour');
+  const placement = await placeOnBudget(input.businessId, false);
+  const route = callRouteOf(input.businessId, placement);
+  const { registerItem } = apiActivities(budgetShare(PRIORITY.bookkeeping, route.fairnessKey), '1 hour', route.complianceQueue);
   const deadline = Date.now() + (parseDuration(input.fixDeadline ?? '7 days') ?? parseDuration('7 days')!);
   for (;;) {
     const result = await registerItem({ businessId: input.businessId, itemId: input.itemId, ...(input.branchId ? { branchId: input.branchId } : {}) });

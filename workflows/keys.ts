@@ -106,3 +106,8 @@ export function creditNoteIdempotencyKey(businessId: string, saleTraderInvoiceNu
 export function stockReferenceId(documentKey: string, lineIndex: number, action: 'ADD' | 'DEDUCT'): string {
   return `${documentKey}:${lineIndex}:${action}`;
 }
+
+/** The stem of a stock ledger's own movement references (`stk:<stem>:<n>`): 16 characters, stable for the ledger's id. */
+export function ledgerReferenceStem(ledgerWorkflowId: string): string {
+  return derive('stk', [ledgerWorkflowId]).slice('stk:'.length, 'stk:'.length + 16);
+}

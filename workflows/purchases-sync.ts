@@ -1,6 +1,7 @@
 import { continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import { failsTheWorkflow } from './metrics.js';
 import { getPurchasesSyncProgressQuery, type PurchasesSyncInput, type PurchasesSyncResult } from '../src/contracts/purchases-sync.js';
+import { callRouteOf, placeOnBudget } from './placement.js';
 import { purchasesSyncActivities } from './purchases-sync/activities.js';
 import type { PurchasesSync } from './purchases-sync/context.js';
 import { deliver } from './purchases-sync/delivery.js';
@@ -36,6 +37,8 @@ export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<
 
 async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
   const sync = openSync(input);
+  const placement = await placeOnBudget(input.businessId, false);
+  if (placement) sync.api = purchasesSyncActivities(callRouteOf(input.businessId, placement), sync.settings);
   await pullOnce(sync);
   for (let pagesThisRun = 1; ; pagesThisRun++) {
     const more = await syncNextPage(sync);
@@ -50,7 +53,7 @@ function openSync(input: PurchasesSyncInput): PurchasesSync {
   const settings = settingsOf(input.options);
   const record = new PurchasesSyncRecord(input.businessId, input.carry);
   setHandler(getPurchasesSyncProgressQuery, () => record.progress());
-  const sync: PurchasesSync = { input, settings, record, api: purchasesSyncActivities(input.businessId, settings) };
+  const sync: PurchasesSync = { input, settings, record, api: purchasesSyncActivities({ fairnessKey: input.businessId }, settings) };
   record.show(record.state.runs > 1 ? `continuing (run ${record.state.runs})` : 'pulling');
   return sync;
 }

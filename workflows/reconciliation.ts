@@ -21,6 +21,7 @@ import { failsTheWorkflow } from './metrics.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import type { ReconcileBillPayment, ReconcileBusinessResult, ReconcilePurchase, ReconciliationInput } from '../src/contracts/reconciliation.js';
 import { calendarDay, reconcile } from '../src/reconciliation/rules.js';
+import { callRouteOf, placeOnBudget } from './placement.js';
 import { reconciliationActivities } from './reconciliation/activities.js';
 import type { Reconciliation } from './reconciliation/context.js';
 import { invalidInput } from './reconciliation/input.js';
@@ -39,6 +40,8 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
 
 async function reconcileOnce(input: ReconciliationInput): Promise<ReconcileBusinessResult> {
   const run = openReconciliation(input);
+  const placement = await placeOnBudget(input.businessId, false);
+  if (placement) run.api = reconciliationActivities(callRouteOf(input.businessId, placement));
   await checkLink(run);
   const purchases = await listPurchases(run);
   const billPayments = await listBillPayments(run);

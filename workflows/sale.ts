@@ -12,11 +12,12 @@ import { settleDocument } from './sale/documents.js';
 import { ensureItemsRegistered, fileWithItemsChecked } from './sale/items.js';
 import { invalidSaleInput } from './sale/arguments.js';
 import { emptyInbox, handleSaleMessages, handleUnusableInput } from './sale/messages.js';
-import { OperatorCancelled } from './sale/operator.js';
-import { DOORS_HELD_PATCH, LEAN_SALE_PATH_PATCH } from './sale/patches.js';
+import { OperatorCancelled, parkOnRefusal } from './sale/operator.js';
+import { callRouteOf, placeOnBudget } from './placement.js';
+import { DOORS_HELD_PATCH, LEAN_SALE_PATH_PATCH, STOCK_LEDGER_PATCH } from './sale/patches.js';
 import { SaleRecord } from './sale/record.js';
 import { issueRefund } from './sale/refund.js';
-import { deductions, reportPendingStock } from './sale/stock.js';
+import { deductions, handOverStock, reportPendingStock } from './sale/stock.js';
 
 /**
  * One sale from start to signed receipt, stock report and refund window. Every fiscal write carries a key
@@ -40,6 +41,7 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
 
 async function runSale(sale: SaleContext): Promise<SaleState> {
   try {
+    await placeSale(sale);
     const { saleKey, stockTracked } = await signSale(sale);
     await reportStock(sale, saleKey, stockTracked);
     if (await refundWindow(sale)) await refund(sale);
@@ -52,6 +54,16 @@ async function runSale(sale: SaleContext): Promise<SaleState> {
   return sale.record.state;
 }
 
+/**
+ * Learns which application serves the business before anything is sent: its calls then spend that application's
+ * budget. A business no application serves (never onboarded, or removed) parks the sale with `business_not_served`
+ * until an operator retries once it is served, or cancels.
+ */
+async function placeSale(sale: SaleContext): Promise<void> {
+  const placement = await parkOnRefusal(sale, () => placeOnBudget(sale.input.businessId, true), { cancellable: true, asksNoService: true });
+  if (placement) sale.api = saleActivities(callRouteOf(sale.input.businessId, placement));
+}
+
 function openSale(input: SaleInput, lean: boolean, doorsHeld: boolean): SaleContext {
   const { workflowId, taskQueue } = workflowInfo();
   const sale: SaleContext = {
@@ -61,8 +73,9 @@ function openSale(input: SaleInput, lean: boolean, doorsHeld: boolean): SaleCont
     taskQueue,
     record: new SaleRecord(input, lean, doorsHeld),
     inbox: emptyInbox(),
-    api: saleActivities(input.businessId),
+    api: saleActivities({ fairnessKey: input.businessId }),
     refundWindowEnded: false,
+    ledger: false,
     lean,
     doorsHeld,
   };
@@ -130,7 +143,10 @@ async function signSale(sale: SaleContext): Promise<{ saleKey: string; stockTrac
 async function reportStock(sale: SaleContext, saleKey: string, stockTracked: Set<string>): Promise<void> {
   sale.record.enter('reporting_stock');
   sale.record.state.stockMovements = deductions(sale, saleKey, stockTracked);
-  await reportPendingStock(sale);
+  // Asked here, not at the start: a sale that never signs records no marker.
+  sale.ledger = patched(STOCK_LEDGER_PATCH);
+  if (sale.ledger) await handOverStock(sale, sale.record.state.stockMovements, sale.settings.refundWindowMs > 0);
+  else await reportPendingStock(sale);
 }
 
 /**

@@ -13,7 +13,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { accountingWebhookRoutes, syncBatchSignaller, type AccountingWebhookRoutesOptions } from './accounting-webhooks.js';
+import { accountingWebhookRoutes, syncBatchSignaller, type AccountingWebhookRoutesOptions, type AccountingWebhookSecret } from './accounting-webhooks.js';
 import { CallbackAnswerLog, clip } from './answer-log.js';
 import { callbackBodyFields, type CallbackBodyFieldSetting } from './body-fields.js';
 import type { CallbackFloodGuard } from './flood-guard.js';
@@ -76,6 +76,8 @@ interface CallbackServerCommonOptions {
   metrics?: MetricsRecorder;
   /** ACCOUNTING_WEBHOOK_SECRET: when set, accounting webhooks are received at `POST /webhooks/accounting`. Never logged. */
   accountingWebhookSecret?: string;
+  /** Each accounting application's secret: its webhooks at `POST /webhooks/accounting/<application>`. Never logged. */
+  accountingWebhookApplications?: readonly AccountingWebhookSecret[];
 }
 
 /** Signals through `client`; `signal` instead (hosts and tests that signal another way) serves result callbacks only. */
@@ -202,8 +204,14 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     bodyFields: options.bodyFields ?? 'assumed',
     ...(options.guard ? { guard: options.guard } : {}),
     ...(options.metrics ? { onVerdict: verdictCounter(options.metrics) } : {}),
-    ...(options.accountingWebhookSecret && options.client
-      ? { accountingWebhooks: { secret: options.accountingWebhookSecret, signal: syncBatchSignaller(options.client) } }
+    ...((options.accountingWebhookSecret || options.accountingWebhookApplications?.length) && options.client
+      ? {
+          accountingWebhooks: {
+            ...(options.accountingWebhookSecret ? { secret: options.accountingWebhookSecret } : {}),
+            ...(options.accountingWebhookApplications?.length ? { applications: options.accountingWebhookApplications } : {}),
+            signal: syncBatchSignaller(options.client),
+          },
+        }
       : {}),
     logger: options.logger,
   });

@@ -3,10 +3,15 @@
  * invoices against its accounting company's bill payments, against the configured services (or, with
  * SANDBOX=embedded or none configured, the embedded sandbox), as `npm run check` resolves them. Read-only; no Temporal needed.
  * Logs go to stderr, so with --json stdout holds exactly one JSON object, and with `--csv -` exactly the CSV.
+ *
+ * With TENANTS_FILE / TENANTS_DIR the tenants are resolved as the worker resolves them (read-only-tenants.ts): the
+ * business is read with the key of the compliance application serving it, and the company (--company, else the
+ * business's link) with the key of its link's accounting application (else of the one accounting application that
+ * sees it). Errors name tenant entries and applications, never a key.
  */
 import { writeFile } from 'node:fs/promises';
 import { ConfigError, loadConfig } from '../config/env.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type Logger } from '../logger.js';
 import { openServiceAccess } from '../services/access.js';
 import { parseReconciliationLinks } from '../config/reconciliation.js';
 import { loadReconciliationData } from '../reconciliation/load.js';
@@ -16,6 +21,9 @@ import { type ReconcileOptions } from '../contracts/reconciliation.js';
 import { assertReadOnlyServices, resolveServices } from '../services/endpoints.js';
 import { createProgram, runProgram, valueParser } from './command.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
+import { namesTenantsFile } from './read-only-tenants.js';
+import { openTenantReconciliation } from './reconcile-tenants.js';
+import type { ReconciliationClients } from './reconcile-tenants.js';
 
 interface ReconcileArgs {
   company?: string;
@@ -37,26 +45,46 @@ const nonNegative = (flag: string) =>
 
 const day = valueParser('--as-of', 'must be a date YYYY-MM-DD', (text) => (/^\d{4}-\d{2}-\d{2}$/.test(text) && dayNumber(text) !== undefined ? text : undefined));
 
+/** The clients of the single-key variables (or the embedded sandbox), and the company the business is linked to. */
+async function openEnvironmentReconciliation(businessId: string, company: string | undefined, logger: Logger): Promise<ReconciliationClients> {
+  const config = loadConfig(process.env);
+  assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
+  const links = parseReconciliationLinks(process.env.RECONCILE_LINKS);
+  const services = await resolveServices(config, logger);
+  const access = openServiceAccess(services);
+  const close = async () => {
+    await access.close();
+    await services.close();
+  };
+  // The embedded sandbox's own links, when it is the accounting service.
+  const companyId = company ?? links.find((l) => l.businessId === businessId)?.companyId ?? services.sandboxReconciliationLinks.find((l) => l.businessId === businessId)?.companyId;
+  if (companyId === undefined) {
+    await close();
+    throw new ConfigError(`no accounting company is linked to business ${businessId}: pass --company or set RECONCILE_LINKS (businessId=companyId,...)`);
+  }
+  return { compliance: access.compliance(businessId), accounting: access.accounting(companyId), companyId, applications: undefined, checkAccess: true, wrapError: (err) => err, close };
+}
+
 async function main(businessId: string, args: ReconcileArgs): Promise<number> {
   const options: Partial<ReconcileOptions> = {
     ...(args.tolerance === undefined ? {} : { amountTolerance: args.tolerance }),
     ...(args.windowDays === undefined ? {} : { dateWindowDays: args.windowDays }),
   };
-  const config = loadConfig(process.env);
-  assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
-  const links = parseReconciliationLinks(process.env.RECONCILE_LINKS);
+  const fromFile = namesTenantsFile(process.env);
+  // With a tenants file only the log level is read beside it: every other setting is the entries'.
+  const { logLevel } = loadConfig(fromFile ? { LOG_LEVEL: process.env.LOG_LEVEL } : process.env);
   // stderr: with --json, stdout is the answer and nothing else.
-  const logger = createLogger({ name: 'reconcile', level: config.logLevel === 'info' ? 'warn' : config.logLevel, stderr: true });
-  const services = await resolveServices(config, logger);
-  const access = openServiceAccess(services);
+  const logger = createLogger({ name: 'reconcile', level: logLevel === 'info' ? 'warn' : logLevel, stderr: true });
+  const company = args.company?.trim() || undefined;
+  const clients = fromFile ? await openTenantReconciliation(process.env, businessId, company, logger) : await openEnvironmentReconciliation(businessId, company, logger);
   try {
-    let companyId = args.company?.trim() ?? links.find((l) => l.businessId === businessId)?.companyId;
-    // The embedded sandbox's own links, when it is the accounting service.
-    companyId ??= services.sandboxReconciliationLinks.find((l) => l.businessId === businessId)?.companyId;
-    if (companyId === undefined) {
-      throw new ConfigError(`no accounting company is linked to business ${businessId}: pass --company or set RECONCILE_LINKS (businessId=companyId,...)`);
+    const { companyId, applications } = clients;
+    let data;
+    try {
+      data = await loadReconciliationData({ compliance: clients.compliance, accounting: clients.accounting }, { businessId, companyId, checkAccess: clients.checkAccess });
+    } catch (err) {
+      throw clients.wrapError(err);
     }
-    const data = await loadReconciliationData({ compliance: access.compliance(businessId), accounting: access.accounting(companyId) }, { businessId, companyId });
     const asOf = args.asOf ?? calendarDay(Date.now());
     const result = reconcile(data.purchases, data.billPayments, asOf, options);
     const report = { businessId, companyId, result, purchases: data.purchases, billPayments: data.billPayments };
@@ -70,15 +98,15 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
       console.error(`wrote ${reportRows(report).length} rows to ${args.csv}`);
     }
     if (args.json) {
-      console.log(JSON.stringify({ businessId, companyId, ...result, calls: data.calls }));
+      console.log(JSON.stringify({ businessId, companyId, ...(applications ? { applications } : {}), ...result, calls: data.calls }));
     } else {
       process.stdout.write(formatTable(report));
       console.log(`\n${data.calls.total} API calls (compliance ${data.calls.compliance.listBusinesses + data.calls.compliance.listPurchases}, accounting ${data.calls.accounting.listCompanies + data.calls.accounting.listBillPayments})`);
+      if (applications) console.log(`through compliance application ${applications.compliance} and accounting application ${applications.accounting}`);
     }
     return 0;
   } finally {
-    await access.close();
-    await services.close();
+    await clients.close();
   }
 }
 
@@ -88,7 +116,7 @@ runProgram(
     "The business's supplier invoices against its accounting company's bill payments, on the configured services (or the embedded sandbox, as npm run check resolves them). Read-only; no Temporal needed.",
   )
     .argument('<businessId>')
-    .option('--company <companyId>', "accounting company of the business (default: RECONCILE_LINKS, e.g. biz_a=cmp_1,biz_b=cmp_2; with the embedded sandbox, the demo world's link)")
+    .option('--company <companyId>', "accounting company of the business (default: its link in the tenants file, or RECONCILE_LINKS, e.g. biz_a=cmp_1,biz_b=cmp_2; with the embedded sandbox, the demo world's link)")
     .option('--json', 'print one JSON object (matched, suggested, amountMismatches, unpaidPurchases, unmatchedPayments, ...)')
     .option('--csv <file>', 'also write one row per invoice and payment, with its category, to <file>; "-": the CSV alone on standard output, instead of the table')
     .option('--as-of <YYYY-MM-DD>', "day unpaid invoices' ages are counted to (default: today in Nairobi)", day)
@@ -97,12 +125,20 @@ runProgram(
     .addHelpText(
       'after',
       helpSections({
-        environment: [...SERVICES_ENVIRONMENT, ['RECONCILE_LINKS', 'the accounting company of each business: biz_a=cmp_1,biz_b=cmp_2']],
-        output: 'the table (--json: one JSON object; --csv -: the CSV) on standard output; logs on standard error',
+        environment: [
+          ['TENANTS_FILE', 'a tenants file: the business is read through the application serving it, the company through its link\'s accounting application'],
+          ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
+          ...SERVICES_ENVIRONMENT,
+          ['RECONCILE_LINKS', 'without a tenants file: the accounting company of each business: biz_a=cmp_1,biz_b=cmp_2'],
+        ],
+        output:
+          'the table (--json: one JSON object, with a tenants file also the applications used; --csv -: the CSV) on standard output; ' +
+          'logs and errors on standard error, naming the tenant entry, never a key',
         exitCodes: [
           [0, 'done'],
-          [1, 'a service refused or failed'],
+          [1, 'a service refused or failed (with a tenants file, its entry is named)'],
           BAD_INPUT_EXIT,
+          [2, 'with a tenants file: a key refused, a business no application serves, a company no accounting application sees'],
         ],
       }),
     )

@@ -36,7 +36,7 @@ async function main(): Promise<number> {
       namespace: temporal.namespace,
       profile: temporal.profile,
       tls: Boolean(temporal.tls),
-      ...('services' in connected ? { sandbox: connected.services.sandbox ? 'embedded' : 'none' } : { tenants: connected.tenants.origin }),
+      ...('services' in connected ? { sandbox: connected.services.sandbox ? 'embedded' : 'none' } : { tenants: connected.tenants.current().origin }),
     },
     'worker running',
   );

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { assertCredential, CredentialFormatError, type CredentialKind } from './credentials.js';
 import { ConfigError, loadConfig, resolveSecretFiles, type SecretVariable } from './env.js';
 import { parseReconciliationLinks } from './reconciliation.js';
-import type { AccountingTenant, ComplianceTenant, TenantLink, TenantsConfig } from './tenant-types.js';
+import { DEFAULT_APPLICATION, type AccountingTenant, type ComplianceTenant, type TenantLink, type TenantsConfig } from './tenant-types.js';
 import { loadWorkerConfig } from './worker.js';
 
 type Env = Record<string, string | undefined>;
@@ -25,8 +25,7 @@ export interface TenantsDocument {
 
 export type TenantEntries = Pick<TenantsConfig, 'compliance' | 'accounting' | 'links'>;
 
-/** The name of the one tenant the single-key variables make. */
-export const DEFAULT_APPLICATION = 'default';
+export { DEFAULT_APPLICATION } from './tenant-types.js';
 
 /** The origin of tenants read from the single-key variables (TenantsConfig.origin). */
 export const ENVIRONMENT_ORIGIN = 'environment';
@@ -37,7 +36,7 @@ const SERVICE_SECRETS: SecretVariable[] = ['COMPLIANCE_API_KEY', 'ACCOUNTING_API
  * What a tenants file says per entry instead. Beside a tenants file each would be silently ignored, so one that is
  * set is refused, unless an entry names it as its key source.
  */
-const SINGLE_TENANT_VARIABLES = [
+export const SINGLE_TENANT_VARIABLES = [
   'COMPLIANCE_API_KEY',
   'COMPLIANCE_BUSINESS_ID',
   'COMPLIANCE_REQUESTS_PER_MINUTE',

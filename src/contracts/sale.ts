@@ -119,7 +119,11 @@ export interface ParkedReason {
   itemIds?: string[];
 }
 
-export type StockMovementStatus = 'pending' | 'reported' | 'needs_confirmation' | 'confirmed';
+/**
+ * `handed_over` (since 0.8): the line is with its branch's stock ledger, which alone moves stock; it becomes
+ * `reported`, naming the movement that carried it (`carriedBy`), once the service recorded that movement.
+ */
+export type StockMovementStatus = 'pending' | 'reported' | 'needs_confirmation' | 'confirmed' | 'handed_over';
 
 export interface StockMovementState {
   referenceId: string;
@@ -131,6 +135,10 @@ export interface StockMovementState {
   movementId?: string;
   /** Why it needs an operator (ambiguous failure), when it does. */
   problem?: string;
+  /** Since 0.8: the stock ledger the line was handed to (its workflow id). */
+  ledger?: string;
+  /** Since 0.8: the `referenceId` of the ledger's movement that carried the line, once recorded. */
+  carriedBy?: string;
 }
 
 export interface SaleState {

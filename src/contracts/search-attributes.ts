@@ -13,6 +13,12 @@ export const NeedsAttention = defineSearchAttributeKey('NeedsAttention', SearchA
  */
 export const AttentionReason = defineSearchAttributeKey('AttentionReason', SearchAttributeType.KEYWORD);
 
+/**
+ * The compliance application (the tenants file's name; `default` for a single-key worker) whose key and budget a
+ * workflow's compliance calls use: written once the workflow has learned it (issue 16).
+ */
+export const Application = defineSearchAttributeKey('Application', SearchAttributeType.KEYWORD);
+
 // @temporalio/common does not re-export SearchAttributeKey from its entry point.
 export type AnySearchAttributeKey = ReturnType<typeof defineSearchAttributeKey<SearchAttributeType>>;
 
@@ -23,6 +29,7 @@ export const projectSearchAttributes: readonly AnySearchAttributeKey[] = [
   CuInvoiceNumber,
   NeedsAttention,
   AttentionReason,
+  Application,
 ];
 
 /** Type names accepted by `temporal server start-dev --search-attribute NAME=TYPE`. */

@@ -17,6 +17,15 @@ export function complianceTaskQueue(workflowTaskQueue: string): string {
 }
 
 /**
+ * The compliance calls of one rate window that serves several businesses (an organisation-wide key): a queue of its
+ * own, whose rate is the window's budget, so the businesses' fairness keys share it fairly (issue 16). `window` is
+ * the service's application id (or the tenants entry's name).
+ */
+export function windowComplianceTaskQueue(workflowTaskQueue: string, window: string): string {
+  return `${complianceTaskQueue(workflowTaskQueue)}.${window}`;
+}
+
+/**
  * Every accounting API call runs on this queue: the service publishes no rate limit, so the queue's own
  * server-side limit (ACCOUNTING_ACTIVITIES_PER_SECOND) is the fleet's budget. Derived like the compliance queue.
  */
@@ -45,6 +54,8 @@ export const ACTIVITY_QUEUES = {
   createCreditNote: 'compliance',
   /** Signal-with-start of an item-registration workflow: Temporal, not the service. */
   requestItemRegistration: 'workflow',
+  /** Signal-with-start of the branch's stock ledger: Temporal, not the service. */
+  handOverStock: 'workflow',
   // The purchases sync
   pullPurchases: 'compliance',
   listPurchasesPage: 'compliance',
@@ -55,6 +66,8 @@ export const ACTIVITY_QUEUES = {
   listReconciliationPurchases: 'compliance',
   checkReconciliationCompany: 'accounting',
   listReconciliationBillPayments: 'accounting',
+  /** Which application's budget a business's calls spend (a local activity): the worker's tenants, not a service. */
+  placeBusiness: 'workflow',
   // Sync batches
   processSyncBatch: 'accounting',
   listBillPaymentsPage: 'accounting',

@@ -31,6 +31,14 @@ export type BusinessProcess = 'purchases' | 'reconciliation';
 export const businessesOf = (process: BusinessProcess) => ({ businessesOf: process }) as const;
 
 /**
+ * An `application` label: its values are the compliance applications the worker serves, by the tenants file's names
+ * (bounded by the file, and past APPLICATION_LABELS_MAX, `other`).
+ */
+export const APPLICATIONS_SERVED = { applicationsServed: true } as const;
+/** Applications with a series of their own, at most: a file of more shares `other` beyond it. */
+export const APPLICATION_LABELS_MAX = 2_000;
+
+/**
  * Codes the services and the worker use, as the contracts list them: the compliance service's error codes (C49), the
  * authority's causes (C33), the accounting service's, the transport's own and the worker's failure types. A code
  * outside this list is still logged verbatim; its metric label is `other`.
@@ -109,14 +117,15 @@ export const CALLBACK_VERDICTS = [
   'malformed_timestamp',
   'malformed_payload',
   'missing_sync_batch_id',
+  'unknown_application',
 ] as const;
 
 /** The workflows an operator may have to act on (`NeedsAttention = true` while running). */
-export const OPERATOR_WORKFLOW_TYPES = ['saleWorkflow', 'itemRegistrationWorkflow', 'syncBatchWorkflow'] as const;
+export const OPERATOR_WORKFLOW_TYPES = ['saleWorkflow', 'itemRegistrationWorkflow', 'syncBatchWorkflow', 'stockLedgerWorkflow'] as const;
 
 export const SERVICES = ['compliance', 'accounting'] as const;
 
-type LabelSet = readonly string[] | ReturnType<typeof businessesOf>;
+type LabelSet = readonly string[] | ReturnType<typeof businessesOf> | typeof APPLICATIONS_SERVED;
 
 interface MetricSpec {
   kind: 'counter' | 'gauge';
@@ -153,6 +162,23 @@ export const METRICS = {
   }),
   etims_compliance_rate_budget_per_second: spec('gauge', "The compliance task queue's rate budget: activity starts allowed per second, fleet-wide.", {}),
   etims_compliance_rate_limit_remaining: spec('gauge', 'The last X-RateLimit-Remaining the compliance service answered this worker with.', {}),
+  // Each compliance application of a tenants fleet (issue 16; `default` for a single-key worker)
+  etims_application_requests: spec('counter', 'HTTP requests sent to the compliance service by this worker, by the application whose key sent them.', {
+    application: APPLICATIONS_SERVED,
+  }),
+  etims_application_rate_limited: spec('counter', 'Compliance requests answered 429 (its rate window spent), by application.', {
+    application: APPLICATIONS_SERVED,
+  }),
+  etims_application_budget_per_second: spec('gauge', "An application's rate budget on the compliance queue: its activity starts allowed per second, fleet-wide.", {
+    application: APPLICATIONS_SERVED,
+  }),
+  etims_application_rate_limit_remaining: spec('gauge', "The last X-RateLimit-Remaining the compliance service answered an application's key with.", {
+    application: APPLICATIONS_SERVED,
+  }),
+  // The tenants file (issue 16)
+  etims_tenants_reloads: spec('counter', 'Changes of the tenants file acted on: applied, refused (the file asks what the services do not allow) or failed (a service could not be asked; tried again).', {
+    outcome: ['applied', 'refused', 'failed'],
+  }),
   // Result callbacks (the receiver)
   etims_callbacks: spec('counter', 'Result callbacks and webhooks answered by the receiver, by verdict.', { verdict: CALLBACK_VERDICTS }),
   // Purchases sync (workflow code)
@@ -197,19 +223,26 @@ export interface BaseLabels {
   task_queue: string;
 }
 
-/** The businesses the worker serves, by process: the values a `business_id` label may take. */
-export type ServedBusinesses = Readonly<Record<BusinessProcess, ReadonlySet<string>>>;
+/** The businesses the worker serves, by process, and its applications: the values `business_id` and `application` may take. */
+export type ServedBusinesses = Readonly<Record<BusinessProcess | 'applications', ReadonlySet<string>>>;
 
 /** The process whose businesses a metric's `business_id` takes; undefined for a metric without one. */
 export function businessProcessOf(name: MetricName): BusinessProcess | undefined {
   const set = (METRICS[name].labels as Record<string, LabelSet>)['business_id'];
-  return set !== undefined && !Array.isArray(set) ? (set as ReturnType<typeof businessesOf>).businessesOf : undefined;
+  return set !== undefined && !Array.isArray(set) && 'businessesOf' in set ? set.businessesOf : undefined;
 }
 
-/** A label's value as published: itself when in the label's set (or a business served), `other` otherwise. */
+/** Whether a metric's series are per application (their values known once the tenants are). */
+export function isPerApplication(name: MetricName): boolean {
+  const set = (METRICS[name].labels as Record<string, LabelSet>)['application'];
+  return set !== undefined && !Array.isArray(set) && 'applicationsServed' in set;
+}
+
+/** A label's value as published: itself when in the label's set (or a business or application served), `other` otherwise. */
 export function boundedValue(set: LabelSet, value: string, served: ServedBusinesses): string {
-  if (!Array.isArray(set)) return served[(set as ReturnType<typeof businessesOf>).businessesOf].has(value) ? value : OTHER;
-  return (set as readonly string[]).includes(value) ? value : OTHER;
+  if (Array.isArray(set)) return (set as readonly string[]).includes(value) ? value : OTHER;
+  const known = 'businessesOf' in set ? served[set.businessesOf] : served.applications;
+  return known.has(value) ? value : OTHER;
 }
 
 /**
@@ -217,6 +250,7 @@ export function boundedValue(set: LabelSet, value: string, served: ServedBusines
  * `other`), `businesses` standing for `business_id`. What start-up publishes at zero.
  */
 export function initialSeries(name: MetricName, businesses: readonly string[]): Array<Record<string, string>> {
+  // `businesses` stands for whichever served set the metric's dynamic label takes (businesses or applications).
   let series: Array<Record<string, string>> = [{}];
   for (const [label, set] of Object.entries(METRICS[name].labels) as Array<[string, LabelSet]>) {
     const values = Array.isArray(set) ? unique([...(set as readonly string[]), OTHER]) : businesses;

@@ -5,13 +5,27 @@
  * when created.
  */
 import type { MetricCounter, MetricGauge, MetricMeter } from '@temporalio/common';
-import { METRICS, boundedValue, businessProcessOf, initialSeries, type BusinessProcess, type CounterName, type GaugeName, type LabelsOf, type MetricName } from './catalogue.js';
+import {
+  APPLICATION_LABELS_MAX,
+  METRICS,
+  boundedValue,
+  businessProcessOf,
+  initialSeries,
+  isPerApplication,
+  type BusinessProcess,
+  type CounterName,
+  type GaugeName,
+  type LabelsOf,
+  type MetricName,
+} from './catalogue.js';
 
 export interface MetricsRecorder {
   count<N extends CounterName>(name: N, labels: LabelsOf<N>, value?: number): void;
   set<N extends GaugeName>(name: N, value: number, labels: LabelsOf<N>): void;
   /** Businesses `process` serves (known once its schedules are made): their series start at zero now. */
   knowBusinesses(process: BusinessProcess, businessIds: readonly string[]): void;
+  /** Compliance applications the worker serves (from the tenants, at start and on every change): their series start at zero now. */
+  knowApplications(names: readonly string[]): void;
 }
 
 export interface MetricsRecorderOptions {
@@ -22,7 +36,7 @@ export interface MetricsRecorderOptions {
 
 export function createMetricsRecorder(meter: MetricMeter, options: MetricsRecorderOptions): MetricsRecorder {
   const base = { namespace: options.namespace, task_queue: options.taskQueue };
-  const served = { purchases: new Set<string>(), reconciliation: new Set<string>() };
+  const served = { purchases: new Set<string>(), reconciliation: new Set<string>(), applications: new Set<string>() };
   const instruments = new Map<MetricName, MetricCounter | MetricGauge>();
   const instrument = (name: MetricName) => {
     let made = instruments.get(name);
@@ -39,12 +53,17 @@ export function createMetricsRecorder(meter: MetricMeter, options: MetricsRecord
     for (const [label, set] of Object.entries(sets)) bounded[label] = boundedValue(set, labels[label] ?? '', served);
     return bounded;
   };
-  /** Publishes at zero every counter series of `process`'s businesses, or (no process) every series without a business. */
-  const startAtZero = (process: BusinessProcess | undefined, businesses: readonly string[]) => {
+  /**
+   * Publishes at zero every counter series of `process`'s businesses, of the applications (`applications`), or (no
+   * process) every series of fixed label sets.
+   */
+  const startAtZero = (process: BusinessProcess | 'applications' | undefined, values: readonly string[]) => {
     for (const name of Object.keys(METRICS) as MetricName[]) {
       // Gauges are published when first measured: a zero would claim a value nobody measured.
-      if (METRICS[name].kind !== 'counter' || businessProcessOf(name) !== process) continue;
-      for (const series of initialSeries(name, businesses)) (instrument(name) as MetricCounter).add(0, { ...base, ...series });
+      if (METRICS[name].kind !== 'counter') continue;
+      const dynamic = isPerApplication(name) ? 'applications' : businessProcessOf(name);
+      if (dynamic !== process) continue;
+      for (const series of initialSeries(name, values)) (instrument(name) as MetricCounter).add(0, { ...base, ...series });
     }
   };
   const knowBusinesses = (process: BusinessProcess, businessIds: readonly string[]) => {
@@ -52,10 +71,17 @@ export function createMetricsRecorder(meter: MetricMeter, options: MetricsRecord
     for (const id of fresh) served[process].add(id);
     startAtZero(process, fresh);
   };
+  const knowApplications = (names: readonly string[]) => {
+    const room = Math.max(0, APPLICATION_LABELS_MAX - served.applications.size);
+    const fresh = [...new Set(names)].filter((name) => !served.applications.has(name)).slice(0, room);
+    for (const name of fresh) served.applications.add(name);
+    startAtZero('applications', fresh);
+  };
   startAtZero(undefined, []);
   return {
     count: (name, labels, value = 1) => (instrument(name) as MetricCounter).add(value, labelsOf(name, labels)),
     set: (name, value, labels) => (instrument(name) as MetricGauge).set(value, labelsOf(name, labels)),
     knowBusinesses,
+    knowApplications,
   };
 }

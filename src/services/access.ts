@@ -7,9 +7,10 @@ import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
 import { RateLimitGate } from '../http/rate-limit-gate.js';
-import type { HttpObserver } from '../http/transport.js';
+import { DEFAULT_APPLICATION } from '../config/tenant-types.js';
+import type { BudgetPlacement } from '../contracts/budget-placement.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
-import { complianceRateBudgetMetrics } from '../temporal/rate-budget-metrics.js';
+import { applicationRateMetrics, bothObservers, complianceRateBudgetMetrics } from '../temporal/rate-budget-metrics.js';
 
 export interface ServiceAccess {
   /** The compliance client that acts for this business. */
@@ -20,6 +21,11 @@ export interface ServiceAccess {
   complianceApplications(): readonly ComplianceClient[];
   /** One client per accounting application. */
   accountingApplications(): readonly AccountingClient[];
+  /**
+   * Where the business's calls stand on the fleet's budget. `newWork` refuses (UnknownBusinessError) a business no
+   * application serves now; without it, a business only still drained is placed with the application draining it.
+   */
+  place(businessId: string, options: { newWork: boolean }): BudgetPlacement;
 }
 
 /** Longest wait for the compliance service's rate-limit window to reset before a call is handed back to Temporal. */
@@ -45,6 +51,8 @@ export function singleApplication(clients: { compliance?: ComplianceClient; acco
     accounting,
     complianceApplications: () => [compliance()],
     accountingApplications: () => [accounting()],
+    // One application is the whole queue's budget (its server-side rate limit): its businesses share it fairly.
+    place: (businessId) => ({ application: DEFAULT_APPLICATION, fairnessKey: businessId }),
   };
 }
 
@@ -65,7 +73,14 @@ export function openServiceAccess(
   endpoints: { compliance: ComplianceConfig; accounting: AccountingConfig },
   options: OpenServiceAccessOptions = {},
 ): OpenServiceAccess {
-  const observer = options.metrics ? complianceRateBudgetMetrics(options.metrics.recorder, options.metrics.complianceBudget) : undefined;
+  const recorder = options.metrics?.recorder;
+  if (recorder) {
+    recorder.knowApplications([DEFAULT_APPLICATION]);
+    recorder.set('etims_application_budget_per_second', options.metrics!.complianceBudget.activitiesPerSecond, { application: DEFAULT_APPLICATION });
+  }
+  const observer = recorder
+    ? bothObservers(complianceRateBudgetMetrics(recorder, options.metrics!.complianceBudget), applicationRateMetrics(recorder, DEFAULT_APPLICATION))
+    : undefined;
   const compliance = new ComplianceClient({
     ...endpoints.compliance,
     ...(observer ? { observer } : {}),
@@ -76,29 +91,6 @@ export function openServiceAccess(
     ...singleApplication({ compliance, accounting }),
     close: async () => {
       await Promise.all([compliance.close(), accounting.close()]);
-    },
-  };
-}
-
-/**
- * The compliance budget's metrics of a worker serving many applications, until they carry an application label (a
- * later slice of issue 16): one observer shared by every application's client, so the requests counter adds up all
- * of them against the queue's budget, and the remaining gauge is the last X-RateLimit-Remaining any application was
- * answered with. The budget is known once the directory has read each application's limit: the shared observer
- * counts nothing until `publish` (no request is sent through these clients before).
- */
-export function tenantRateBudgetMetrics(recorder: MetricsRecorder): {
-  observer: HttpObserver;
-  publish(budget: { activitiesPerSecond: number }): void;
-} {
-  let counting: HttpObserver | undefined;
-  return {
-    observer: {
-      requestSent: (request) => counting?.requestSent?.(request),
-      responseReceived: (response, request) => counting?.responseReceived?.(response, request),
-    },
-    publish: (budget) => {
-      counting = complianceRateBudgetMetrics(recorder, budget);
     },
   };
 }

@@ -1,7 +1,6 @@
 /**
  * ServiceAccess over many applications (issue 16): each business's calls go through the client of the application
- * that serves it, each company's through its accounting application's, as the tenant directory settled at
- * start-up. Activities keep asking for "the client of this business"; they never see a key, and workflow inputs
+ * that serves it, each company's through its accounting application's, as the live tenants say now. Activities keep asking for "the client of this business"; they never see a key, and workflow inputs
  * carry business ids only.
  */
 import { ApplicationFailure } from '@temporalio/common';
@@ -9,6 +8,8 @@ import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { FAILURE_TYPES } from '../contracts/failures.js';
 import type { OpenServiceAccess } from './access.js';
+import { budgetWindows, windowKeyOf, windowOf, type BudgetWindow } from './budget-windows.js';
+import { accountingClientOf, type LiveTenants } from './live-tenants.js';
 import type { TenantDirectory } from './tenant-directory.js';
 
 export const BUSINESS_NOT_SERVED = FAILURE_TYPES.businessNotServed;
@@ -53,28 +54,54 @@ function unknownCompany(directory: TenantDirectory, companyId: string | undefine
   return new UnknownCompanyError(companyId, `company ${companyId} is linked through no accounting application of ${directory.origin}`);
 }
 
-/** The directory's clients as a ServiceAccess; closing it closes every client. */
-export function openTenantAccess(directory: TenantDirectory): OpenServiceAccess {
+/** The windows of a directory, worked out once per directory (a placement is asked for every sale). */
+const windowsByDirectory = new WeakMap<TenantDirectory, BudgetWindow[]>();
+function windowsOf(directory: TenantDirectory): BudgetWindow[] {
+  let windows = windowsByDirectory.get(directory);
+  if (!windows) windowsByDirectory.set(directory, (windows = budgetWindows(directory)));
+  return windows;
+}
+
+/**
+ * The live tenants' clients as a ServiceAccess; closing it closes every client. A business's calls go through the
+ * application serving it now, or, for work under way when it was removed, the application that served it.
+ */
+export function openTenantAccess(tenants: LiveTenants): OpenServiceAccess {
   const compliance = (businessId: string): ComplianceClient => {
-    const application = directory.applicationOf(businessId);
-    const client = application === undefined ? undefined : directory.complianceClient(application);
-    if (!client) throw new UnknownBusinessError(businessId, directory.origin);
-    return client;
+    const route = tenants.routeOf(businessId);
+    if (!route) throw new UnknownBusinessError(businessId, tenants.current().origin);
+    return route.client;
   };
   const accounting = (companyId?: string): AccountingClient => {
-    const linked = companyId === undefined ? undefined : directory.accountingApplicationOf(companyId);
-    const applications = directory.accountingApplications();
-    // One accounting application serves every company, linked or not, as the single-key worker always did.
-    const application = linked ?? (applications.length === 1 ? applications[0]!.application : undefined);
-    const client = application === undefined ? undefined : directory.accountingClient(application);
+    const directory = tenants.current();
+    const client = accountingClientOf(directory, companyId);
     if (!client) throw unknownCompany(directory, companyId);
     return client;
   };
   return {
     compliance,
     accounting,
-    complianceApplications: () => directory.applications().flatMap((a) => directory.complianceClient(a.application) ?? []),
-    accountingApplications: () => directory.accountingApplications().flatMap((a) => directory.accountingClient(a.application) ?? []),
-    close: () => directory.close(),
+    complianceApplications: () => {
+      const directory = tenants.current();
+      return directory.applications().flatMap((a) => directory.complianceClient(a.application) ?? []);
+    },
+    accountingApplications: () => {
+      const directory = tenants.current();
+      return directory.accountingApplications().flatMap((a) => directory.accountingClient(a.application) ?? []);
+    },
+    place: (businessId, { newWork }) => {
+      const route = tenants.routeOf(businessId);
+      if (route?.serving || (route && !newWork)) {
+        const application = route.application.application;
+        const window = route.serving ? windowOf(windowsOf(tenants.current()), route.application) : undefined;
+        // A window of several businesses has its own queue: there the business is the fairness key, shared fairly.
+        if (window?.ownQueue) return { application, fairnessKey: businessId, ownQueue: window.fairnessKey };
+        return { application, fairnessKey: windowKeyOf(route.application) };
+      }
+      if (newWork) throw new UnknownBusinessError(businessId, tenants.current().origin);
+      // Its calls fail with business_not_served, as they did before placement existed; the key is only for the queue.
+      return { application: null, fairnessKey: businessId };
+    },
+    close: () => tenants.close(),
   };
 }

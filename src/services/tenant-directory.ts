@@ -22,6 +22,7 @@
  * - Entries whose keys belong to one service application share that application's window, so their clients
  *   share one rate-limit gate.
  */
+import { createHash } from 'node:crypto';
 import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import type { Business, Identity } from '../compliance/schemas.js';
@@ -96,6 +97,18 @@ export interface ResolveTenantDirectoryOptions {
   concurrency?: number;
   /** Longest wait for an application's rate-limit window to reset before a call is handed back (default 10 s). */
   holdUpToMs?: number;
+  /**
+   * The rate-limit gates of the service applications, by the service's application id: a directory resolved again
+   * (the tenants file changed) passes the previous one's, so a rotated key or a moved business keeps pacing against
+   * the window the service still counts.
+   */
+  gates?: Map<string, RateLimitGate>;
+  /**
+   * What earlier resolutions learnt of each compliance entry, by a digest of the entry (its key included): a directory
+   * resolved again (the tenants file changed) asks only the entries that changed, so a change spends no budget of the
+   * applications it does not touch. Pruned to the entries of this resolution.
+   */
+  complianceProbes?: Map<string, ComplianceProbe>;
   /** Sees every request and answer of an application's client (its metrics). */
   observerFor?: (application: ComplianceApplication) => HttpObserver | undefined;
   logger?: Logger;
@@ -140,7 +153,7 @@ const LISTED_IN_MESSAGE = 10;
 /** What asking one entry gave: its answers, a configuration problem, or a failure of the service. */
 type Outcome<T> = { ok: T } | { problem: string } | { failure: string };
 
-interface ComplianceProbe {
+export interface ComplianceProbe {
   tenant: ComplianceTenant;
   identity: Identity;
   /** `X-RateLimit-Limit` of the identity answer. */
@@ -208,6 +221,22 @@ function complianceRefusal(tenant: ComplianceTenant, err: unknown): Outcome<neve
     return { problem: `${tenant.source}: the key is not allowed to ${action} at ${tenant.service.baseUrl} (${what}); the value is not shown` };
   }
   return { failure: `${tenant.source}: ${where} failed ${err.operation} (${what})` };
+}
+
+/** What an entry says (where, which key, which businesses, what budget): equal digests ask the service the same. */
+function entryDigest(tenant: ComplianceTenant): string {
+  return createHash('sha256').update(JSON.stringify([tenant.service, tenant.businesses ?? null, tenant.requestsPerMinute])).digest('hex');
+}
+
+/** The entry's probe from `cache` when an earlier resolution asked the same, else asked now (and kept when accepted). */
+async function probeComplianceOnce(tenant: ComplianceTenant, cache: Map<string, ComplianceProbe> | undefined): Promise<Outcome<ComplianceProbe>> {
+  const digest = entryDigest(tenant);
+  const known = cache?.get(digest);
+  // The entry's place in the file may have moved: its messages name where it is now.
+  if (known) return { ok: { ...known, tenant } };
+  const outcome = await probeCompliance(tenant);
+  if (cache && 'ok' in outcome) cache.set(digest, outcome.ok);
+  return outcome;
 }
 
 async function probeCompliance(tenant: ComplianceTenant): Promise<Outcome<ComplianceProbe>> {
@@ -448,8 +477,12 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
   type Answer = { compliance: Outcome<ComplianceProbe> } | { accounting: Outcome<AccountingProbe>; tenant: AccountingTenant };
   const asks: Ask[] = [...tenants.compliance.map((compliance) => ({ compliance })), ...tenants.accounting.map((accounting) => ({ accounting }))];
   const answers = await mapBounded(asks, options.concurrency ?? DEFAULT_CONCURRENCY, async (ask): Promise<Answer> =>
-    'compliance' in ask ? { compliance: await probeCompliance(ask.compliance) } : { accounting: await probeAccounting(ask.accounting), tenant: ask.accounting },
+    'compliance' in ask ? { compliance: await probeComplianceOnce(ask.compliance, options.complianceProbes) } : { accounting: await probeAccounting(ask.accounting), tenant: ask.accounting },
   );
+  if (options.complianceProbes) {
+    const current = new Set(tenants.compliance.map(entryDigest));
+    for (const digest of options.complianceProbes.keys()) if (!current.has(digest)) options.complianceProbes.delete(digest);
+  }
   const complianceProbes: ComplianceProbe[] = [];
   /** By name; undefined for an entry whose key was refused. */
   const accountingProbes = new Map<ApplicationName, AccountingProbe | undefined>();
@@ -489,7 +522,7 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
     }
   }
   const applications = complianceProbes.map((probe) => facts(probe, servedBy.get(probe)!));
-  const gates = new Map<string, RateLimitGate>();
+  const gates = options.gates ?? new Map<string, RateLimitGate>();
   const gateOf = (application: ComplianceApplication) => {
     const newGate = () => new RateLimitGate({ holdUpToMs: options.holdUpToMs ?? DEFAULT_HOLD_MS });
     if (application.serviceApplicationId === undefined) return newGate();

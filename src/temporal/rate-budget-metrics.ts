@@ -11,11 +11,40 @@ import type { MetricsRecorder } from '../metrics/recorder.js';
 /** Sets the budget gauge once and returns the observer that counts the compliance client's traffic. */
 export function complianceRateBudgetMetrics(metrics: MetricsRecorder, budget: { activitiesPerSecond: number }): HttpObserver {
   metrics.set('etims_compliance_rate_budget_per_second', budget.activitiesPerSecond, {});
+  return complianceTrafficMetrics(metrics);
+}
+
+/** Counts the compliance requests of this worker by operation, and keeps the service's last `X-RateLimit-Remaining`. */
+export function complianceTrafficMetrics(metrics: MetricsRecorder): HttpObserver {
   return {
     requestSent: (request) => metrics.count('etims_compliance_requests', { operation: request.operation }),
     responseReceived: (response) => {
       const left = parseRateLimit(response.headers).remaining;
       if (left !== undefined) metrics.set('etims_compliance_rate_limit_remaining', left, {});
+    },
+  };
+}
+
+/** Every observer told of each request and answer, in order. */
+export function bothObservers(...observers: ReadonlyArray<HttpObserver | undefined>): HttpObserver {
+  const present = observers.filter((o): o is HttpObserver => o !== undefined);
+  return {
+    requestSent: (request) => present.forEach((o) => o.requestSent?.(request)),
+    responseReceived: (response, request) => present.forEach((o) => o.responseReceived?.(response, request)),
+  };
+}
+
+/**
+ * One application's traffic (issue 16): its requests, its 429s and the service's last word on what is left of its
+ * window, labelled with the application's name (its budget gauge is set where the queue's budgets are).
+ */
+export function applicationRateMetrics(metrics: MetricsRecorder, application: string): HttpObserver {
+  return {
+    requestSent: () => metrics.count('etims_application_requests', { application }),
+    responseReceived: (response) => {
+      if (response.status === 429) metrics.count('etims_application_rate_limited', { application });
+      const left = parseRateLimit(response.headers).remaining;
+      if (left !== undefined) metrics.set('etims_application_rate_limit_remaining', left, { application });
     },
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Logger } from 'pino';
+import { accountingWebhookPath, type AccountingWebhookSecret } from '../callbacks/accounting-webhooks.js';
 import type { CallbackBodyFieldSetting } from '../callbacks/body-fields.js';
 import { startCallbackServer, type CallbackServer } from '../callbacks/server.js';
 import { CallbackUrlMinter } from '../callbacks/tokens.js';
@@ -23,32 +24,50 @@ export interface CallbackReceiverConfig {
 export interface CallbackServices {
   /** The compliance service may call back to loopback (a local sandbox): a receiver on this machine will do. */
   allowLoopbackCallbacks: boolean;
-  /** Verifies accounting webhooks; undefined: none are received. */
+  /** Verifies accounting webhooks at `POST /webhooks/accounting`; undefined: that path is not served. */
   accountingWebhookSecret: string | undefined;
+  /** Each accounting application with a webhook secret: its webhooks at `POST /webhooks/accounting/<application>`. */
+  accountingWebhookApplications: readonly AccountingWebhookSecret[];
 }
 
-/** The one application of each service. */
+/** The one application of each service: its webhooks at `POST /webhooks/accounting`, as before tenants. */
 export function endpointCallbackServices(services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>): CallbackServices {
-  return { allowLoopbackCallbacks: services.compliance.allowLoopbackCallbacks, accountingWebhookSecret: services.accounting.webhookSecret };
+  return {
+    allowLoopbackCallbacks: services.compliance.allowLoopbackCallbacks,
+    accountingWebhookSecret: services.accounting.webhookSecret,
+    accountingWebhookApplications: [],
+  };
 }
 
 /**
- * The tenants' services. A loopback receiver only when every compliance entry's service may call it. The receiver
- * verifies webhooks with one secret: received when the accounting entries have one between them; with several
- * secrets none are, and the sync batches learn by polling (a path per accounting application is a later slice).
+ * The tenants' services. A loopback receiver only when every compliance entry's service may call it. Each
+ * accounting application with a webhook secret has its own path, verified with its own secret (the contract says
+ * nothing of which application sent a delivery; the URL its dashboard points at is ours to choose,
+ * src/callbacks/accounting-webhooks.ts). `POST /webhooks/accounting` stays for entries that all share one secret,
+ * as a tenants worker received them before the per-application paths.
  */
 export function tenantCallbackServices(tenants: TenantsConfig, logger: Logger): CallbackServices {
-  const secrets = new Set(tenants.accounting.flatMap((tenant) => (tenant.service.webhookSecret ? [tenant.service.webhookSecret] : [])));
-  if (secrets.size > 1) {
-    logger.warn(
-      { accountingApplications: tenants.accounting.filter((t) => t.service.webhookSecret).map((t) => t.application) },
-      'accounting webhooks are not received: the accounting applications have different webhook secrets and the receiver verifies one; sync batches poll',
+  const applications = tenants.accounting.flatMap((tenant) =>
+    tenant.service.webhookSecret ? [{ application: tenant.application, secret: tenant.service.webhookSecret }] : [],
+  );
+  const secrets = new Set(applications.map((application) => application.secret));
+  if (applications.length > 0) {
+    logger.info(
+      { accountingWebhooks: applications.map((application) => accountingWebhookPath(application.application)), sharedPath: secrets.size === 1 },
+      'accounting webhooks are received per accounting application, each verified with its own secret',
     );
   }
   return {
     allowLoopbackCallbacks: tenants.compliance.length > 0 && tenants.compliance.every((tenant) => tenant.service.allowLoopbackCallbacks),
     accountingWebhookSecret: secrets.size === 1 ? [...secrets][0] : undefined,
+    accountingWebhookApplications: applications,
   };
+}
+
+/** What the callback server is told of accounting webhooks (src/callbacks/server.ts). */
+interface AccountingWebhookOptions {
+  accountingWebhookSecret?: string;
+  accountingWebhookApplications?: readonly AccountingWebhookSecret[];
 }
 
 /**
@@ -68,8 +87,10 @@ export async function startCallbacks(
     ttlMs: config.callbackTokenTtlMs,
     ...(config.callbackLegacyTokensUntilMs === undefined ? {} : { legacyTokensUntilMs: config.callbackLegacyTokensUntilMs }),
   };
-  const webhookSecret = services.accountingWebhookSecret;
-  const webhooks = webhookSecret ? { accountingWebhookSecret: webhookSecret } : {};
+  const webhooks: AccountingWebhookOptions = {
+    ...(services.accountingWebhookSecret ? { accountingWebhookSecret: services.accountingWebhookSecret } : {}),
+    ...(services.accountingWebhookApplications.length > 0 ? { accountingWebhookApplications: services.accountingWebhookApplications } : {}),
+  };
   const receiver = {
     limits: { maxConnections: config.callbackMaxConnections, requestTimeoutMs: config.callbackRequestTimeoutMs },
     ...(config.callbackBodyFields === undefined ? {} : { bodyFields: config.callbackBodyFields }),

@@ -23,25 +23,30 @@ import { ConfigError } from '../config/env.js';
 import type { TenantsConfig } from '../config/tenant-types.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { EnsuredSchedule } from '../reconciliation/schedule.js';
-import { openServiceAccess, tenantRateBudgetMetrics, type OpenServiceAccess } from '../services/access.js';
+import { openServiceAccess, type OpenServiceAccess } from '../services/access.js';
 import { checkServiceCredentials, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
+import { openLiveTenants, type LiveTenants, type TenantsChange } from '../services/live-tenants.js';
 import { openTenantAccess } from '../services/tenant-access.js';
-import { resolveTenantDirectory, type TenantDirectory } from '../services/tenant-directory.js';
+import type { TenantDirectory } from '../services/tenant-directory.js';
+import { applicationRateMetrics, bothObservers, complianceTrafficMetrics } from '../temporal/rate-budget-metrics.js';
 import { connectClient, connectNative, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from '../temporal/connection.js';
 import { requireSearchAttributes } from '../temporal/ensure-search-attributes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 import { endpointCallbackServices, startCallbacks, tenantCallbackServices, type CallbackServices } from './callbacks.js';
 import { checkReconciliationLinks, schedulePurchasesSync, scheduleReconciliation, type PurchasesSyncStatus } from './schedules.js';
-import { tenantComplianceActivitiesPerSecond, type WorkerSettings } from './settings.js';
+import { type WorkerSettings } from './settings.js';
+import { holdTenantBudgets, setSchedulesPaused } from './tenant-budgets.js';
+import { watchTenants, type TenantsReload } from './tenants-watch.js';
 import { createWorkers, type Workers } from './workers.js';
 
 /** The settings the workers, the callback receiver and the schedules use. */
-export type WorkerProcessSettings = Pick<WorkerSettings, 'worker' | 'activitiesPerSecond' | 'purchases' | 'reconciliation'>;
+/** `stockReporting` absent: every business on the default (DEFAULT_STOCK_REPORTING). */
+export type WorkerProcessSettings = Pick<WorkerSettings, 'worker' | 'activitiesPerSecond' | 'purchases' | 'reconciliation'> & Partial<Pick<WorkerSettings, 'stockReporting'>>;
 
 export interface WorkerProcess {
   workers: Workers;
-  /** With tenants: which application serves which business, as resolved at start-up; undefined for one key. */
-  tenants: TenantDirectory | undefined;
+  /** With tenants: which application serves which business, now (the tenants file may change); undefined for one key. */
+  tenants: LiveTenants | undefined;
   /** Present when result callbacks are received (a public base URL is configured, or on a local stack). */
   callbacks: CallbackServer | undefined;
   /** Mints the callback URLs the workers hand to the compliance service; undefined when polling only. */
@@ -82,6 +87,8 @@ export async function startWorkerProcess(options: WorkerProcessServices & {
   purchasesSink?: PurchaseEventSink;
   /** Passed to every purchases sync (tests shorten delivery retries). */
   purchasesSyncOptions?: PurchasesSyncOptions;
+  /** With tenants: read them again every interval and serve what changed (TENANTS_RELOAD_SECONDS). */
+  tenantsReload?: TenantsReload;
 }): Promise<WorkerProcess> {
   const { settings, logger } = options;
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
@@ -89,14 +96,19 @@ export async function startWorkerProcess(options: WorkerProcessServices & {
   // Every key is asked who it is before anything else opens: a refused one stops the start (TenantConfigError).
   const reach = options.tenants ? await reachTenants(options.tenants, settings, metrics, logger) : reachEndpoints(options.services, settings, metrics);
   const { services } = reach;
-  const activitiesPerSecond = { ...settings.activitiesPerSecond, compliance: reach.complianceActivitiesPerSecond };
   const opened: Array<() => Promise<unknown>> = [() => services.close()];
   const close = async () => {
     for (const release of opened.reverse()) await release().catch(() => undefined);
   };
   try {
     // A wrong link is configuration: refused before anything is started. The tenant directory checked its links.
-    if (!reach.directory) await checkReconciliationLinks(services, reach.reconciliation);
+    if (!reach.live) await checkReconciliationLinks(services, reach.reconciliation);
+    // Before any worker polls: each application's calls are held to its own budget from the first one.
+    const holdBudgets = (directory: TenantDirectory) =>
+      holdTenantBudgets({ client: options.client, taskQueue, directory, headroom: settings.worker.complianceRateHeadroom, metrics, logger });
+    const queues = reach.live ? await holdBudgets(reach.live.current()) : undefined;
+    const complianceActivitiesPerSecond = queues ? queues.shared.queuePerSecond : settings.activitiesPerSecond.compliance;
+    const activitiesPerSecond = { ...settings.activitiesPerSecond, compliance: complianceActivitiesPerSecond };
     const callbacks = await startCallbacks(settings.worker, reach.callbacks, options.client, logger, metrics);
     if (callbacks) opened.push(() => callbacks.server.close());
     const purchasesSink = options.purchasesSink ?? (await createSink(settings.purchases.sink));
@@ -113,12 +125,14 @@ export async function startWorkerProcess(options: WorkerProcessServices & {
       ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
       ...(callbacks ? { callbackUrls: callbacks.minter } : {}),
       ...(purchasesSink ? { purchasesSink } : {}),
+      ...(settings.stockReporting ? { stockReporting: settings.stockReporting } : {}),
       metrics,
     });
+    if (queues) await workers.serveWindowQueues(queues.own);
     const purchases = await schedulePurchasesSync({
       client: options.client,
       services,
-      ...(reach.directory ? { served: reach.directory.applications().flatMap((application) => application.businesses) } : {}),
+      ...(reach.live ? { served: servedBusinesses(reach.live.current()) } : {}),
       config: settings.purchases,
       logger,
       taskQueue,
@@ -140,9 +154,30 @@ export async function startWorkerProcess(options: WorkerProcessServices & {
       },
       'workers ready',
     );
+    /** After a change of the tenants file: budgets, then the schedules of what was added and removed. */
+    const actOnTenantsChange = async (change: TenantsChange) => {
+      const directory = reach.live!.current();
+      await workers.serveWindowQueues((await holdBudgets(directory)).own);
+      const reconciliationConfig = { ...settings.reconciliation, links: tenantLinks(directory) };
+      const paused = { client: options.client, taskQueue, purchases: settings.purchases, reconciliation: reconciliationConfig, logger };
+      await setSchedulesPaused({ ...paused, businessIds: change.businessesRemoved, paused: true });
+      const synced = await schedulePurchasesSync({
+        client: options.client,
+        services,
+        served: servedBusinesses(directory),
+        config: settings.purchases,
+        logger,
+        taskQueue,
+        ...(options.purchasesSyncOptions ? { syncOptions: options.purchasesSyncOptions } : {}),
+      });
+      metrics.knowBusinesses('purchases', synced.schedules.map((schedule) => schedule.businessId));
+      await scheduleReconciliation({ client: options.client, config: reconciliationConfig, logger, taskQueue });
+      metrics.knowBusinesses('reconciliation', reconciliationConfig.links.map((link) => link.businessId));
+      await setSchedulesPaused({ ...paused, businessIds: change.businessesAdded, paused: false });
+    };
     return {
       workers,
-      tenants: reach.directory,
+      tenants: reach.live,
       callbacks: callbacks?.server,
       callbackUrls: callbacks?.minter,
       purchases,
@@ -155,10 +190,15 @@ export async function startWorkerProcess(options: WorkerProcessServices & {
           logger,
           ...(settings.worker.operatorWorkCountIntervalMs ? { intervalMs: settings.worker.operatorWorkCountIntervalMs } : {}),
         });
+        const stopWatchingTenants =
+          reach.live && options.tenantsReload && options.tenants
+            ? watchTenants({ live: reach.live, reload: options.tenantsReload, served: options.tenants, onChange: actOnTenantsChange, logger, metrics })
+            : undefined;
         try {
           await workers.run();
         } finally {
           stopWatching();
+          await stopWatchingTenants?.();
         }
       },
       shutdown: () => workers.shutdown(),
@@ -173,9 +213,8 @@ export async function startWorkerProcess(options: WorkerProcessServices & {
 /** How a process reaches the services, and what follows from it. */
 interface ProcessReach {
   services: OpenServiceAccess;
-  directory: TenantDirectory | undefined;
-  /** The compliance queue's server-side rate limit. */
-  complianceActivitiesPerSecond: number;
+  /** With tenants: the tenants served now. */
+  live: LiveTenants | undefined;
   callbacks: CallbackServices;
   reconciliation: ReconciliationConfig;
   /** For `workers ready`: where the services are, never a key. */
@@ -186,47 +225,50 @@ function reachEndpoints(endpoints: Pick<ServiceEndpoints, 'compliance' | 'accoun
   const complianceActivitiesPerSecond = settings.activitiesPerSecond.compliance;
   return {
     services: openServiceAccess(endpoints, { metrics: { recorder: metrics, complianceBudget: { activitiesPerSecond: complianceActivitiesPerSecond } } }),
-    directory: undefined,
-    complianceActivitiesPerSecond,
+    live: undefined,
     callbacks: endpointCallbackServices(endpoints),
     reconciliation: settings.reconciliation,
     described: { services: { compliance: endpoints.compliance.baseUrl, accounting: endpoints.accounting.baseUrl } },
   };
 }
 
+function servedBusinesses(directory: TenantDirectory): string[] {
+  return directory.applications().flatMap((application) => application.businesses);
+}
+
+function tenantLinks(directory: TenantDirectory): ReconciliationConfig['links'] {
+  return directory.links().map(({ businessId, companyId }) => ({ businessId, companyId }));
+}
+
 /**
- * The tenants resolved against the services (resolveTenantDirectory: every key's identity and businesses), and a
- * ServiceAccess that routes each business to the application serving it. The compliance queue's rate is the sum of
- * the applications' budgets (each the file's, or the service's own limit when lower), less the headroom: it bounds
- * the fleet as a whole, and each application's own limit is held by its rate-limit gate, which follows its own
- * X-RateLimit headers. Holding each application to its budget fleet-wide on the queue (a fairness key per
- * application with its own rate, UpdateTaskQueueConfig) is a later slice of issue 16.
+ * The tenants resolved against the services (every key's identity and businesses), kept live so a changed tenants
+ * file is served without a restart, and a ServiceAccess that routes each business to the application serving it.
+ * Each application's requests are counted under its name as well as the fleet's.
  */
 async function reachTenants(tenants: TenantsConfig, settings: WorkerProcessSettings, metrics: MetricsRecorder, logger: Logger): Promise<ProcessReach> {
-  const budget = tenantRateBudgetMetrics(metrics);
-  const directory = await resolveTenantDirectory(tenants, { logger, observerFor: () => budget.observer });
+  const fleet = complianceTrafficMetrics(metrics);
+  const live = await openLiveTenants(tenants, {
+    logger,
+    observerFor: (application) => bothObservers(fleet, applicationRateMetrics(metrics, application.application)),
+  });
+  const directory = live.current();
   const applications = directory.applications();
-  const requestsPerMinute = applications.reduce((sum, application) => sum + application.requestsPerMinute, 0);
-  const complianceActivitiesPerSecond = tenantComplianceActivitiesPerSecond(requestsPerMinute, settings.worker.complianceRateHeadroom);
-  budget.publish({ activitiesPerSecond: complianceActivitiesPerSecond });
-  const links = directory.links();
   return {
-    services: openTenantAccess(directory),
-    directory,
-    complianceActivitiesPerSecond,
+    services: openTenantAccess(live),
+    live,
     callbacks: tenantCallbackServices(tenants, logger),
-    reconciliation: { ...settings.reconciliation, links: links.map(({ businessId, companyId }) => ({ businessId, companyId })) },
+    reconciliation: { ...settings.reconciliation, links: tenantLinks(directory) },
     described: {
       tenants: {
         origin: directory.origin,
-        businesses: applications.reduce((sum, application) => sum + application.businesses.length, 0),
+        businesses: servedBusinesses(directory).length,
         compliance: applications.map((application) => ({
           application: application.application,
           businesses: application.businesses.length,
           requestsPerMinute: application.requestsPerMinute,
         })),
         accounting: directory.accountingApplications().map((application) => ({ application: application.application, companies: application.companies.length })),
-        links: links.length,
+        links: directory.links().length,
       },
     },
   };
@@ -244,8 +286,8 @@ export interface ConnectedWorkerProcess {
 /** A worker process serving a tenants file, on its own Temporal connections. */
 export interface ConnectedTenantsWorkerProcess {
   client: Client;
-  /** Which application serves which business (also `worker.tenants`). */
-  tenants: TenantDirectory;
+  /** Which application serves which business, now (also `worker.tenants`). */
+  tenants: LiveTenants;
   worker: WorkerProcess;
   /** After worker.run() has returned: the worker process (its clients with it), then the Temporal connections. */
   close(): Promise<void>;
@@ -363,6 +405,7 @@ export async function connectTenantsWorkerProcess(
       client,
       namespace,
       tenants: settings.tenants,
+      ...(settings.tenantsReload ? { tenantsReload: settings.tenantsReload } : {}),
       settings,
       logger,
       dataConverter: settings.encryption.dataConverter,

@@ -1,3 +1,4 @@
+import type { StockReportingOf } from '../config/stock-reporting.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
@@ -12,6 +13,7 @@ import type { PurchaseEventSink } from '../purchases/event-sink.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { metricsSinks } from '../metrics/workflow-sink.js';
 import type { ServiceAccess } from '../services/access.js';
+import { mapBounded } from '../services/tenant-directory.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 
 /** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
@@ -71,6 +73,8 @@ export interface WorkersOptions {
   dataConverter?: DataConverter;
   /** Where the purchases sync delivers its events (PURCHASES_SINK); without it a delivery fails, non-retryable. */
   purchasesSink?: PurchaseEventSink;
+  /** How each business's stock is reported, told to its ledger with every hand-over (absent: the default). */
+  stockReporting?: StockReportingOf;
   /** The process's metrics: the workflows record through their sink, the activities directly (absent: none). */
   metrics?: MetricsRecorder;
 }
@@ -82,10 +86,20 @@ export interface Workers {
   compliance: Worker;
   /** Every accounting API call. */
   accounting: Worker;
-  /** Runs all three until shutdown() or a fatal error. */
+  /**
+   * The compliance queues of rate windows with a queue of their own (issue 16): a worker for each queue listed (made
+   * now if new), and those no longer listed shut down once their tasks in flight end.
+   */
+  serveWindowQueues(queues: ReadonlyArray<{ taskQueue: string; perSecond: number }>): Promise<void>;
+  /** Runs all three (and the window queues' workers) until shutdown() or a fatal error. */
   run(): Promise<void>;
   shutdown(): void;
 }
+
+/** Long polls per process on each window's own compliance queue. */
+const WINDOW_QUEUE_POLLS = 2;
+/** Window workers made at once when many windows are served at start (each Worker.create is a native call). */
+const WINDOW_WORKERS_CREATED_AT_ONCE = 8;
 
 /** The activities the contract puts on `queue`. */
 function activitiesOn(queue: ActivityQueue, activities: Activities): Partial<Activities> {
@@ -107,6 +121,7 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     ...(options.callbackUrls ? { callbackUrls: options.callbackUrls } : {}),
     ...(options.purchasesSink ? { purchasesSink: options.purchasesSink } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.stockReporting ? { stockReporting: options.stockReporting } : {}),
   });
   const common = {
     connection: options.connection,
@@ -135,15 +150,52 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond.accounting,
   });
   const all = [workflows, compliance, accounting];
+  const complianceActivities = activitiesOn('compliance', activities);
+  /** The window queues' workers, by queue, and what each one's run() settles to. */
+  const windowWorkers = new Map<string, { worker: Worker; running: Promise<void> }>();
+  let stopped = false;
+  let failWindowWorker: (err: unknown) => void = () => undefined;
+  const windowWorkerFailed = new Promise<never>((_resolve, reject) => {
+    failWindowWorker = reject;
+  });
+  // Unobserved until run(): a failure before then rejects run() when it is called.
+  windowWorkerFailed.catch(() => undefined);
+  const serveWindowQueues = async (queues: ReadonlyArray<{ taskQueue: string; perSecond: number }>) => {
+    const wanted = new Set(queues.map((q) => q.taskQueue));
+    for (const [taskQueue, entry] of windowWorkers) {
+      if (wanted.has(taskQueue)) continue;
+      windowWorkers.delete(taskQueue);
+      entry.worker.shutdown();
+    }
+    const fresh = queues.filter((q) => !windowWorkers.has(q.taskQueue));
+    await mapBounded(fresh, WINDOW_WORKERS_CREATED_AT_ONCE, async ({ taskQueue: queue, perSecond }) => {
+      if (stopped) return;
+      const worker = await Worker.create({
+        ...common,
+        taskQueue: queue,
+        activities: complianceActivities,
+        maxTaskQueueActivitiesPerSecond: perSecond,
+        // A window's rate is a few tasks a second: two long polls carry it, and a fleet of many windows stays far
+        // below the server's concurrent pollers per namespace (frontend.namespaceCount).
+        activityTaskPollerBehavior: { type: 'simple-maximum', maximum: WINDOW_QUEUE_POLLS },
+      });
+      const running = worker.run().catch((err: unknown) => failWindowWorker(err));
+      windowWorkers.set(queue, { worker, running });
+    });
+  };
   return {
     workflows,
     compliance,
     accounting,
+    serveWindowQueues,
     run: async () => {
-      await Promise.all(all.map((w) => w.run()));
+      await Promise.race([Promise.all(all.map((w) => w.run())), windowWorkerFailed]);
+      await Promise.all([...windowWorkers.values()].map((entry) => entry.running));
     },
     shutdown: () => {
+      stopped = true;
       for (const w of all) w.shutdown();
+      for (const entry of windowWorkers.values()) entry.worker.shutdown();
     },
   };
 }

@@ -132,7 +132,8 @@ describe('adjustStock', () => {
       unitPrice: 250,
       referenceId,
     });
-    expect(result).toEqual({ movementId: expect.any(String), quantityOnHand: (before ?? 0) - 2, apiCalls: 1 });
+    // queuedMs: how long the attempt waited to start (the mock environment's scheduling time is a fixed 1 ms).
+    expect(result).toEqual({ movementId: expect.any(String), quantityOnHand: (before ?? 0) - 2, apiCalls: 1, queuedMs: expect.any(Number) });
     const movements = await sandbox().inspector.stockMovements({ referenceId });
     expect(movements).toMatchObject([{ movementId: result.movementId, action: 'DEDUCT', quantity: 2, itemId: sugar, branchId: DEMO.branches.nairobiCbd }]);
     expect(await levelOf()).toBe(result.quantityOnHand);

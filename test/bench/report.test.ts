@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs, UsageError } from '../../tools/bench/options.js';
 import { parseProcStat } from '../../tools/bench/processes.js';
-import { checkTargets, formatReport, formatTable, TARGET_KEYS, type BenchReport, type LatencyReport } from '../../tools/bench/report.js';
+import { checkTargets, formatReport, formatTable, TARGET_KEYS, type BenchReport, type LatencyReport, type TenancyReport } from '../../tools/bench/report.js';
 
 const base: Omit<BenchReport, 'targets'> = {
   server: 'dev',
@@ -97,6 +97,72 @@ describe('targets', () => {
   });
 });
 
+describe('tenancy targets', () => {
+  const tenancy = (changes: Partial<TenancyReport> = {}): TenancyReport => ({
+    applications: 200,
+    businesses: 500,
+    applicationsSigned: 201,
+    requestsPerMinute: 120,
+    windowMs: 60_000,
+    isolationRatio: 1.2,
+    quiet: { application: 'm0001', sales: 10, aloneP50Ms: 2_000, floodedP50Ms: 2_400 },
+    flood: { application: 'm0002', sales: 300 },
+    maxRequestsPerMinute: 1,
+    busiest: { application: 'm0002', sent: 120, limitPerWindow: 120 },
+    limiterWindowRatio: 1,
+    utilisation: 0.95,
+    backlogs: [{ application: 'm0002', sales: 300, firstRequestAfterSeconds: 1.2, seconds: 64, productive: 122, allowed: 128, utilisation: 0.953 }],
+    rateLimitedShare: 0.01,
+    requests: 1_000,
+    rateLimited: 10,
+    onboardSeconds: 60,
+    onboard: { application: 'm0201', probes: 3, signed: true },
+    rollCall: { scope: 'applications', sales: 198, signed: 198, seconds: 12, p50Ms: 900, p90Ms: 2_000 },
+    reloadMs: 2_000,
+    ...changes,
+  });
+  const results = (changes: Partial<TenancyReport> = {}) => Object.fromEntries(checkTargets({ ...base, tenancy: tenancy(changes) }).map((t) => [t.key, t.met]));
+
+  it('meets every target at its bound, and names each key for --assert', () => {
+    expect(results()).toEqual({
+      'tenancy.applications': true,
+      'tenancy.businesses': true,
+      'tenancy.isolationRatio': true,
+      'tenancy.maxRequestsPerMinute': true,
+      'tenancy.utilisation': true,
+      'tenancy.rateLimitedShare': true,
+      'tenancy.onboardSeconds': true,
+    });
+    for (const key of Object.keys(results())) expect(TARGET_KEYS).toContain(key);
+  });
+
+  it('misses each just past its bound, and a smaller run than issue 16 asks', () => {
+    expect(
+      results({ applications: 199, businesses: 499, isolationRatio: 1.21, maxRequestsPerMinute: 1.001, utilisation: 0.949, rateLimitedShare: 0.0101, onboardSeconds: 60.1 }),
+    ).toEqual({
+      'tenancy.applications': false,
+      'tenancy.businesses': false,
+      'tenancy.isolationRatio': false,
+      'tenancy.maxRequestsPerMinute': false,
+      'tenancy.utilisation': false,
+      'tenancy.rateLimitedShare': false,
+      'tenancy.onboardSeconds': false,
+    });
+  });
+
+  it('counts a newcomer never signed (NaN) as unmet', () => {
+    expect(results({ onboardSeconds: Number.NaN })['tenancy.onboardSeconds']).toBe(false);
+  });
+
+  it('prints every key with its detail', () => {
+    const text = formatReport({ ...base, sections: ['tenancy'], tenancy: tenancy(), targets: [] });
+    expect(text).toMatch(/tenancy\.isolationRatio .* 1\.2 .* m0001: 10 sales p50 2400 ms while m0002 floods 300, 2000 ms alone/);
+    expect(text).toMatch(/tenancy\.maxRequestsPerMinute .* m0002: 120 of 120 in one window/);
+    expect(text).toMatch(/tenancy\.onboardSeconds .* m0201: signed after 3 sale\(s\), file read every 2000 ms/);
+    expect(text).toMatch(/roll call, one sale per application/);
+  });
+});
+
 describe('tables', () => {
   it('aligns columns, numbers to the right', () => {
     expect(formatTable([{ key: 'a', value: 1.5 }, { key: 'longer', value: 10 }])).toBe(['key     value', '------  -----', 'a         1.5', 'longer     10'].join('\n'));
@@ -106,7 +172,8 @@ describe('tables', () => {
 describe('command line', () => {
   it('defaults to every section, the full run and bench/report.json', () => {
     expect(parseArgs([])).toMatchObject({ quick: false, assert: false, out: 'bench/report.json' });
-    expect(parseArgs([]).sections).toHaveLength(7);
+    expect(parseArgs([]).sections).toHaveLength(9);
+    expect(parseArgs([]).sections.at(-1)).toBe('stock');
   });
 
   it('takes --quick, --assert, --out and --only (in the bench\'s own order)', () => {

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { FAULT_SHARES, faultPlan } from '../../tools/chaos/fault-plan.js';
 import { plannedSales } from '../../tools/chaos/sales.js';
 import { deriveSeed, seededRandom } from '../../tools/chaos/seed.js';
-import { chaosWorld } from '../../tools/chaos/world.js';
+import { chaosWorld, totalBudgetFor } from '../../tools/chaos/world.js';
 import { FaultEngine } from '../../sandbox/shared/faults.js';
 
 const FAULT_MS = 60_000;
-const { catalog } = chaosWorld({ requestsPerMinute: 6000 });
+const { catalog, applications } = chaosWorld({ totalRequestsPerMinute: 6000 });
 const sales = (seed: number) => plannedSales({ seed, sales: 200, faultMs: FAULT_MS, catalog, date: '2026-11-22' });
 
 /** The faults a fresh engine with the plan's rules and the seed's rolls injects into `requests` compliance calls, in order. */
@@ -71,9 +71,35 @@ describe('the chaos fault plan', () => {
     const planned = sales(5);
     expect(planned.filter((s) => s.refund).length).toBe(40);
     expect(planned.every((s) => s.input.lines.length >= 1 && s.input.lines.length <= 3)).toBe(true);
-    expect(new Set(planned.map((s) => s.input.businessId)).size).toBe(2);
+    expect(new Set(planned.map((s) => s.input.businessId)).size).toBe(4);
     expect(new Set(planned.map((s) => s.path))).toEqual(new Set(['immediate', 'async', 'flaky']));
     expect(planned.every((s) => s.startAtMs >= 0 && s.startAtMs <= FAULT_MS)).toBe(true);
+  });
+
+  it('spreads the sales over the three applications and all four businesses, each application with its own budget', () => {
+    expect(applications.map((a) => [a.name, a.keyKind, a.businesses.length, a.requestsPerMinute])).toEqual([
+      ['retail-group', 'organisation-wide', 2, 3000],
+      ['lakeside', 'organisation-wide', 1, 1500],
+      ['highlands', 'business-bound', 1, 1500],
+    ]);
+    // Sized from the plan's pace: CI's 60 sales started over 48 s, and the 1000 the issue asks for over 160 s.
+    expect(totalBudgetFor(60, 48_000)).toBe(1200);
+    expect(totalBudgetFor(1000, 160_000)).toBe(6000);
+    expect(totalBudgetFor(1, 48_000)).toBe(600);
+    expect(chaosWorld({ totalRequestsPerMinute: 1200 }).applications.map((a) => a.requestsPerMinute)).toEqual([600, 300, 300]);
+    const planned = sales(9);
+    const applicationOf = new Map(catalog.map((b) => [b.businessId, b.applicationId]));
+    const perApplication = applications.map((a) => planned.filter((s) => applicationOf.get(s.input.businessId) === a.applicationId).length);
+    // By business, evenly: retail-group's two businesses take about half.
+    expect(perApplication.reduce((a, b) => a + b, 0)).toBe(200);
+    expect(perApplication[0]).toBeGreaterThan(70);
+    for (const n of perApplication.slice(1)) expect(n).toBeGreaterThan(30);
+    // Every sale sells what its own business has, at one of its own branches.
+    for (const s of planned) {
+      const business = catalog.find((b) => b.businessId === s.input.businessId)!;
+      expect(business.branchIds).toContain(s.input.branchId);
+      for (const line of s.input.lines) expect(business.items.map((i) => i.itemId)).toContain(line.itemId);
+    }
   });
 
   it('rolls the same faults for the same seed on the same requests', async () => {

@@ -6,6 +6,7 @@ import { SaleInputConflictError, SaleInputError, SaleOperationError, SalesClient
 import type { SaleInput } from '../../src/client/index.js';
 import { BusinessId, FiscalStatus, NeedsAttention, TraderInvoiceNumber } from '../../src/contracts/search-attributes.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
+import { stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
 import { closeRefundWindowSignal } from '../fixtures/workflows/fake-sale.js';
 import { createDataConverter } from '../../src/codec/data-converter.js';
 import { newKey, ring } from '../codec/helpers.js';
@@ -189,6 +190,13 @@ describe('operations on a sale', () => {
 
     expect(state).toMatchObject({ step: 'refund_window', businessId: input.businessId, traderInvoiceNumber: 'INV-1' });
     expect(state.stockMovements).toEqual([expect.objectContaining({ status: 'needs_confirmation' })]);
+
+    // A sale on the stock ledger's path (since 0.8): its lines are with the ledger, named in its state.
+    const handedOver = sale(['ITEM-1']);
+    await sales.startSale(handedOver);
+    expect((await sales.getState(handedOver.businessId, 'INV-1')).stockMovements).toEqual([
+      expect.objectContaining({ status: 'handed_over', ledger: stockLedgerWorkflowId(taskQueue, handedOver.businessId, undefined) }),
+    ]);
   });
 
   it('refunds once: the same refund again returns the first answer, another refund is refused', async () => {

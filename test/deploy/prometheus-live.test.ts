@@ -1,8 +1,8 @@
 /**
  * The dashboard and the alert rules against what really happened: a real Prometheus (1 s scrapes and rule
  * evaluations, deploy/prometheus/rules.yml) scrapes a real worker process (`src/cli/worker.ts`) while the test drives
- * sales down every path an operator counts (signed, refunded, parked, cancelled, failed, a stock movement for an
- * operator, 429s), runs purchases syncs into a webhook receiver that goes down, and a reconciliation. Then every
+ * sales down every path an operator counts (signed, refunded, parked, cancelled, failed, a stock movement its branch's
+ * ledger leaves to an operator, 429s), runs purchases syncs into a webhook receiver that goes down, and a reconciliation. Then every
  * dashboard expression goes to Prometheus, each count panel is compared with the true count, and exactly the
  * alerts whose cause the test produced must be pending or firing (their `for:` is promtool's unit tests' business).
  *
@@ -30,6 +30,7 @@ import { SalesClient } from '../../src/client/sales-client.js';
 import { PURCHASES_SYNC_WORKFLOW_TYPE } from '../../src/contracts/purchases-sync.js';
 import { RECONCILIATION_WORKFLOW_TYPE, reconciliationScheduleId } from '../../src/contracts/reconciliation.js';
 import { SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput, type SaleState } from '../../src/contracts/sale.js';
+import { STOCK_LEDGER_WORKFLOW_TYPE, getStockLedgerStateQuery, stockLedgerWorkflowId, type StockLedgerState } from '../../src/contracts/stock-ledger.js';
 import { projectSearchAttributes } from '../../src/contracts/search-attributes.js';
 import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { OPERATOR_WORKFLOW_TYPES, type CounterName } from '../../src/metrics/catalogue.js';
@@ -329,15 +330,44 @@ describe.skipIf(skipReason !== undefined)(`a real Prometheus scraping a running 
     await handleOf(input).result();
   }
 
-  /** Signed, then its stock movement's answer is lost after the service recorded it: an operator must decide. */
+  const oilSale = () => saleInput({ lines: [{ itemId: DEMO.items.cookingOil, quantity: 1, unitPrice: 389.99 }] });
+  const ledgerState = () => client.workflow.getHandle(stockLedgerWorkflowId(WORKFLOW_TASK_QUEUE, NAIROBI, undefined)).query(getStockLedgerStateQuery);
+  const ledgerWhen = (done: (s: StockLedgerState) => boolean, what: string) =>
+    eventually(() => ledgerState().catch(() => undefined), (s) => s !== undefined && done(s), { timeoutMs: 30_000, intervalMs: 200, what }).then((s) => s!);
+
+  /**
+   * Signed, its line handed to the branch's stock ledger, whose movement's answer is lost after the service recorded
+   * it while someone else had moved the item: the quantity on hand cannot tell, and the ledger leaves it to an operator.
+   */
   async function saleWithMovementForOperator(): Promise<void> {
-    const input = saleInput({ lines: [{ itemId: DEMO.items.cookingOil, quantity: 1, unitPrice: 389.99 }] });
+    // A first oil sale: the ledger learns the quantity on hand (its probe) and records the movement.
+    const first = oilSale();
+    await sales.startSale(first);
+    const [line] = ((await handleOf(first).result()) as SaleState).stockMovements;
+    truth.add('etims_sales_signed');
+    await ledgerWhen((s) => s.recent.some((m) => m.lines.some((l) => l.lineId === line!.referenceId)), 'the first oil line recorded');
+    // Someone else moves the oil through the service's API (a stock count on the dashboard, another system).
+    const counted = await fetch(`${sandbox!.complianceUrl}/v1/stock/adjustments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': SECRETS.COMPLIANCE_API_KEY },
+      body: JSON.stringify({ itemId: DEMO.items.cookingOil, action: 'DEDUCT', quantity: 2, unitPrice: 389.99, referenceId: 'STOCK-COUNT-1' }),
+    });
+    expect(counted.status).toBe(201);
+    await counted.text();
+    // The one stock movement faulted (every other sale is of the gift voucher), answered badly after it was recorded.
+    await sandbox!.inspector.addFault({ service: 'compliance', method: 'POST', path: '/v1/stock/adjustments', kind: 'commit-then-fail', status: 503, times: 1 });
+    const input = oilSale();
     await sales.startSale(input);
-    const state = await waitForState(input, (s) => s.stockMovements.some((m) => m.status === 'needs_confirmation'), 'a stock movement for an operator');
+    const state = (await handleOf(input).result()) as SaleState;
     expect(state.sale?.status).toBe('completed');
     truth.add('etims_sales_signed');
+    const waiting = await ledgerWhen(
+      (s) => s.open.some((m) => m.status === 'needs_operator' && m.lines.some((l) => l.lineId === state.stockMovements[0]!.referenceId)),
+      'a stock movement for an operator',
+    );
+    expect(waiting.open.find((m) => m.status === 'needs_operator')?.problem).toMatch(/something else moved the item/);
     truth.add('etims_stock_movements_needing_operator');
-    truth.leaveWaiting(SALE_WORKFLOW_TYPE);
+    truth.leaveWaiting(STOCK_LEDGER_WORKFLOW_TYPE);
   }
 
   /** Refused by the authority (REJECT-): parked for an operator, who cancels it or leaves it waiting. */
@@ -421,8 +451,7 @@ describe.skipIf(skipReason !== undefined)(`a real Prometheus scraping a running 
 
   async function drive(): Promise<void> {
     const faults = sandbox!.inspector;
-    // The one stock movement (only the cooking-oil sale has one), answered badly after the service recorded it.
-    await faults.addFault({ service: 'compliance', method: 'POST', path: '/v1/stock/adjustments', kind: 'commit-then-fail', status: 503, times: 1 });
+    // The stock movement's fault is added by saleWithMovementForOperator, once the ledger knows the item.
     await faults.addFault({ service: 'compliance', method: 'POST', path: '/v1/sales', kind: 'rate-limit', retryAfterSeconds: 0, times: RATE_LIMITED_SUBMISSIONS });
     await Promise.all([
       ...Array.from({ length: 4 }, () => signedSale()),
@@ -441,14 +470,16 @@ describe.skipIf(skipReason !== undefined)(`a real Prometheus scraping a running 
     truth.add('etims_api_rate_limited', RATE_LIMITED_SUBMISSIONS);
   }
 
-  /** Waits for the worker's count of operator work after the events. */
+  /** Waits for the worker's count of operator work after the events: the parked sale's, and the stock ledger's. */
   async function waitForOperatorWork(): Promise<void> {
-    const expected = truth.waitingOf(SALE_WORKFLOW_TYPE);
-    await eventually(
-      () => prometheus!.query(`sum(etims_operator_work_waiting{job="${JOB}",workflow_type="${SALE_WORKFLOW_TYPE}"})`),
-      ({ data }) => data.resultType === 'vector' && Number(data.result[0]?.value[1]) === expected,
-      { timeoutMs: 30_000, intervalMs: 500, what: `operator work waiting = ${expected} in Prometheus` },
-    );
+    for (const workflowType of [SALE_WORKFLOW_TYPE, STOCK_LEDGER_WORKFLOW_TYPE]) {
+      const expected = truth.waitingOf(workflowType);
+      await eventually(
+        () => prometheus!.query(`sum(etims_operator_work_waiting{job="${JOB}",workflow_type="${workflowType}"})`),
+        ({ data }) => data.resultType === 'vector' && Number(data.result[0]?.value[1]) === expected,
+        { timeoutMs: 30_000, intervalMs: 500, what: `operator work waiting (${workflowType}) = ${expected} in Prometheus` },
+      );
+    }
   }
 
   async function lastScrapeAt(): Promise<number> {
@@ -598,8 +629,8 @@ describe.skipIf(skipReason !== undefined)(`a real Prometheus scraping a running 
         .join('\n  ')}`,
     );
     expect([...new Set(active.map((a) => a.labels.alertname))].sort()).toEqual([...ALERTS_CAUSED].sort());
-    const waiting = active.find((a) => a.labels.alertname === 'EtimsOperatorWorkWaiting');
-    expect(waiting?.labels.workflow_type).toBe(SALE_WORKFLOW_TYPE);
+    const waiting = active.filter((a) => a.labels.alertname === 'EtimsOperatorWorkWaiting').map((a) => a.labels.workflow_type);
+    expect(waiting.sort()).toEqual([SALE_WORKFLOW_TYPE, STOCK_LEDGER_WORKFLOW_TYPE].sort());
   });
 
   it(`pages ${WORKER_GONE_ALERT} once the worker is gone`, async () => {

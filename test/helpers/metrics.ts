@@ -62,6 +62,7 @@ export function recordingMetrics(): RecordingMetrics {
     count: <N extends CounterName>(name: N, labels: LabelsOf<N>, value = 1) => void counted.push(recorded(name, value, labels)),
     set: <N extends GaugeName>(name: N, value: number, labels: LabelsOf<N>) => void gauges.push(recorded(name, value, labels)),
     knowBusinesses: () => undefined,
+    knowApplications: () => undefined,
     sinks: () => attributed(metricsSinks(recorder), (workflowId) => (callFor = workflowId)),
     of: (recordedFor) => {
       const mine = (m: RecordedMetric) => m.workflowId !== undefined && recordedFor(m.workflowId);

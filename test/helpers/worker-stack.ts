@@ -5,6 +5,7 @@
  * process runs at a time; `replaceWorker` stops it and starts another on the same queues, as a crash or a deploy
  * would. No vitest here: tools (the benchmark, the history recorder) run the stacks too.
  */
+import { STOCK_LEDGER_WORKFLOW_TYPE } from '../../src/contracts/stock-ledger.js';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundle } from '@temporalio/worker';
@@ -55,6 +56,17 @@ export interface WorkerStack {
   close(): Promise<void>;
 }
 
+/**
+ * A stock ledger (one per business and branch in the namespace) runs on the task queue of the sale that started it:
+ * ended with its stack, so the next file's sales, on a queue of their own with a sandbox of their own, start their own.
+ */
+async function endStockLedgers(client: WorkerStack['client'], taskQueue: string): Promise<void> {
+  const query = `WorkflowType = '${STOCK_LEDGER_WORKFLOW_TYPE}' AND TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`;
+  for await (const ledger of client.workflow.list({ query })) {
+    await client.workflow.getHandle(ledger.workflowId, ledger.runId).terminate('the test stack is closing').catch(() => undefined);
+  }
+}
+
 export async function startWorkerStack(temporal: TemporalAccess, bundle: WorkflowBundle, options: WorkerStackOptions): Promise<WorkerStack> {
   const { client, namespace } = temporal;
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -103,6 +115,7 @@ export async function startWorkerStack(temporal: TemporalAccess, bundle: Workflo
       current = await startProcess();
     },
     async close() {
+      await endStockLedgers(client, taskQueue);
       await stopProcess(current);
       await services.close();
     },

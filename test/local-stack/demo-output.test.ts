@@ -26,6 +26,19 @@ describe('demo output', () => {
     expect(lines.find((l) => l.startsWith('reconciliation'))).toMatch(/ok\s+4\.1\s+3 matched$/);
   });
 
+  it('names the application each sale and piece went through, when the demo shows it', () => {
+    const viaRetail: DemoResult = { ...sale, via: 'demo-retail (app_demo_retail)' };
+    const viaOther: DemoResult = { ...sale, name: 'other merchant, immediate', invoice: 'KSM-DEMO-X', via: 'other-integrator (app_demo_other)' };
+    expect(progressLine(viaRetail, 20)).toBe('  ok          immediate (201)         7.6 s  via demo-retail (app_demo_retail)  KRACU0100000001/1');
+
+    const lines = summaryTables([viaRetail, viaOther], [piece, { ...piece, name: 'sync batch', via: 'demo-books (app_demo)' }]).split('\n');
+    expect(lines[1]).toMatch(/^path\s+application\s+result\s+seconds\s+invoice\s+receipt\s+API calls\s+note$/);
+    expect(lines.find((l) => l.startsWith('other merchant, immediate'))).toMatch(/other-integrator \(app_demo_other\)\s+ok\s+7\.6\s+KSM-DEMO-X/);
+    expect(lines.find((l) => l.startsWith('piece'))).toMatch(/^piece\s+application\s+result/);
+    // A piece that names none shows a dash in the column the others fill.
+    expect(lines.find((l) => l.startsWith('reconciliation'))).toMatch(/^reconciliation\s+-\s+ok/);
+  });
+
   it('ends with a verdict that counts what did not end as expected', () => {
     expect(verdictLine([sale], [piece])).toBe('all 1 sales and 1 other pieces ended as expected');
     expect(verdictLine([sale, failed], [piece])).toBe('1 of 3 sales and pieces did not end as expected');

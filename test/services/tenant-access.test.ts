@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ComplianceTenant } from '../../src/config/tenant-types.js';
 import { ApiError } from '../../src/http/errors.js';
 import { RATE_BUDGET_SPENT } from '../../src/http/transport.js';
+import { openLiveTenants } from '../../src/services/live-tenants.js';
 import { openTenantAccess, UnknownBusinessError, UnknownCompanyError } from '../../src/services/tenant-access.js';
-import { resolveTenantDirectory } from '../../src/services/tenant-directory.js';
 import { DEMO_ACCOUNTING_API_KEY, OTHER_COMPANY_ID } from '../../sandbox/accounting/default-fixture.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
@@ -51,7 +51,7 @@ describe('openTenantAccess', () => {
     const config = tenants({
       compliance: [compliance('group', K.orgWide, [B.mombasa]), compliance('nairobi-till', K.nairobi), compliance('other', K.otherApplication)],
     });
-    const access = openTenantAccess(await resolveTenantDirectory(config));
+    const access = openTenantAccess(await openLiveTenants(config));
     try {
       await access.compliance(B.kisumu).listItems({ businessId: B.kisumu });
       expect(await lastApplication('compliance')).toBe(DEMO.applications.other);
@@ -73,7 +73,7 @@ describe('openTenantAccess', () => {
   });
 
   it('fails a call for a business no application serves: typed, named, not retryable', async () => {
-    const access = openTenantAccess(await resolveTenantDirectory(tenants({ compliance: [compliance('other', K.otherApplication)] })));
+    const access = openTenantAccess(await openLiveTenants(tenants({ compliance: [compliance('other', K.otherApplication)] })));
     try {
       let thrown: unknown;
       try {
@@ -102,7 +102,7 @@ describe('openTenantAccess', () => {
         accounting: [accounting('books', DEMO_ACCOUNTING_API_KEY), accounting('other-books', otherAccountingKey())],
         links: [link(B.nairobi, 'cmp_demo_nairobi', 'books'), link(B.kisumu, OTHER_COMPANY_ID, 'other-books')],
       });
-      const access = openTenantAccess(await resolveTenantDirectory(config));
+      const access = openTenantAccess(await openLiveTenants(config));
       try {
         await access.accounting(OTHER_COMPANY_ID).listCompanies({ limit: 1 });
         expect(await lastApplication('accounting')).toBe('app_other');
@@ -129,7 +129,7 @@ describe('openTenantAccess', () => {
 
     it('uses the only accounting application for any company, as one application always did', async () => {
       const config = tenants({ compliance: [compliance('retail', K.orgWide)], accounting: [accounting('books', DEMO_ACCOUNTING_API_KEY)] });
-      const access = openTenantAccess(await resolveTenantDirectory(config));
+      const access = openTenantAccess(await openLiveTenants(config));
       try {
         expect(access.accounting()).toBe(access.accounting('cmp_demo_mombasa'));
         await access.accounting().listCompanies({ limit: 1 });
@@ -140,7 +140,7 @@ describe('openTenantAccess', () => {
     });
 
     it('refuses accounting calls when no accounting application is configured', async () => {
-      const access = openTenantAccess(await resolveTenantDirectory(tenants({ compliance: [compliance('retail', K.orgWide)] })));
+      const access = openTenantAccess(await openLiveTenants(tenants({ compliance: [compliance('retail', K.orgWide)] })));
       try {
         expect(() => access.accounting('cmp_demo_nairobi')).toThrow(UnknownCompanyError);
         expect(access.accountingApplications()).toEqual([]);
@@ -161,7 +161,7 @@ describe('openTenantAccess', () => {
     });
     try {
       const config = tenants({ compliance: [compliance('nairobi-till', K.nairobi, undefined, small), compliance('mombasa-till', K.mombasa, undefined, small)] });
-      const access = openTenantAccess(await resolveTenantDirectory(config));
+      const access = openTenantAccess(await openLiveTenants(config));
       try {
         await access.compliance(B.nairobi).listItems({ businessId: B.nairobi });
         await access.compliance(B.nairobi).listItems({ businessId: B.nairobi });
@@ -182,7 +182,7 @@ describe('openTenantAccess', () => {
       compliance: [compliance('retail', K.orgWide), compliance('other', K.otherApplication)],
       accounting: [accounting('books', DEMO_ACCOUNTING_API_KEY)],
     });
-    const access = openTenantAccess(await resolveTenantDirectory(config));
+    const access = openTenantAccess(await openLiveTenants(config));
     await access.close();
     await expect(access.compliance(B.nairobi).listItems({ businessId: B.nairobi })).rejects.toThrow();
     await expect(access.compliance(B.kisumu).listItems({ businessId: B.kisumu })).rejects.toThrow();

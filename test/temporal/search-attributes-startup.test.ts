@@ -28,10 +28,10 @@ describe('requireSearchAttributes', () => {
     expect(err).toBeInstanceOf(SearchAttributesError);
     const message = (err as Error).message;
     expect(message).toContain('may not register the search attributes of namespace "sales.a1b2c" (permission denied)');
-    expect(message).toContain('TraderInvoiceNumber, FiscalStatus, CuInvoiceNumber, NeedsAttention, AttentionReason');
+    expect(message).toContain('TraderInvoiceNumber, FiscalStatus, CuInvoiceNumber, NeedsAttention, AttentionReason, Application');
     expect(message).not.toMatch(/need BusinessId/);
     expect(message).toContain(
-      'temporal operator search-attribute create --address temporal.internal:7233 --namespace sales.a1b2c --name TraderInvoiceNumber --name FiscalStatus --name CuInvoiceNumber --name AttentionReason --type Keyword',
+      'temporal operator search-attribute create --address temporal.internal:7233 --namespace sales.a1b2c --name TraderInvoiceNumber --name FiscalStatus --name CuInvoiceNumber --name AttentionReason --name Application --type Keyword',
     );
     expect(message).toContain('temporal operator search-attribute create --address temporal.internal:7233 --namespace sales.a1b2c --name NeedsAttention --type Bool');
     expect(message).toContain('tcld namespace search-attributes add --namespace sales.a1b2c --search-attribute "TraderInvoiceNumber=Keyword"');

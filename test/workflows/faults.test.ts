@@ -3,6 +3,7 @@ import type { SubmissionResult } from '../../activities/types.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { closeTestEnv } from '../helpers/temporal.js';
 import { activityResults, fastFixture, saleInput, startSaleHarness, type SaleHarness } from './harness.js';
+import { expectRecordedOnce, type LedgerAt } from './ledger-reads.js';
 
 let h: SaleHarness;
 /** A stack whose compliance queue is limited to what a small rate budget allows. */
@@ -31,6 +32,14 @@ afterAll(async () => {
   await closeTestEnv();
 });
 
+/** The Nairobi branch's stock ledger: `h`'s sales start it, on `h`'s queue, so its movements go to `h`'s sandbox. */
+const nairobiLedger = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi });
+
+/** The sale handed its lines to the ledger and closed without waiting for them. */
+function expectHandedOver(state: { stockMovements: Array<{ status: string }> }): void {
+  expect(state.stockMovements.map((m) => m.status)).toEqual(['handed_over', 'handed_over']);
+}
+
 async function salePosts(since: number) {
   return (await h.sandbox.inspector.requestLog({ since, service: 'compliance' })).filter((r) => r.method === 'POST' && r.route === '/v1/sales');
 }
@@ -55,19 +64,27 @@ describe('faults of the compliance service', () => {
       expect(state.sale?.status).toBe('completed');
       expect(state.submissions).toBe(1);
       expect(state.history.map((e) => e.event).filter((e) => e.startsWith('parked'))).toEqual([]);
-      expect(state.stockMovements.map((m) => m.status)).toEqual(['reported', 'reported']);
+      expectHandedOver(state);
       expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: state.traderInvoiceNumber })).toHaveLength(1);
     }
+    // The ledger's movements met the storm too: every line recorded once all the same (merged lines of an item included).
+    await expectRecordedOnce(nairobiLedger(), h.sandbox.inspector, states.flatMap((s) => s.stockMovements));
     const log = await h.sandbox.inspector.requestLog({ since, service: 'compliance' });
     expect(log.filter((r) => r.status === 429)).toHaveLength(10);
     expect((await h.sandbox.inspector.requests()).faultsInjected['rate-limit']).toBe(10);
   });
 
   it('keeps concurrent sales under a small rate budget: the sandbox never answers 429', async () => {
+    // Mombasa's: a business no sale of `h` touches, so its stock ledger runs on this stack and writes to this sandbox.
+    const business = DEMO.businesses.mombasa;
     const started = Date.now();
-    const handles = await Promise.all([1, 2, 3, 4].map(() => budget.start(saleInput({ lines: [{ itemId: DEMO.items.sugar, quantity: 1, unitPrice: 250 }] }))));
+    const handles = await Promise.all(
+      [1, 2, 3, 4].map(() => budget.start(saleInput({ businessId: business, lines: [{ itemId: DEMO.items.mombasaWater, quantity: 1, unitPrice: 50 }] }))),
+    );
     const states = await Promise.all(handles.map((handle) => handle.result()));
     expect(states.map((s) => s.sale?.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+    // The stock ledger's movements spend the same budget.
+    await expectRecordedOnce({ client: budget.client, taskQueue: budget.taskQueue, businessId: business }, budget.sandbox.inspector, states.flatMap((s) => s.stockMovements));
     const summary = await budget.sandbox.inspector.requests();
     expect(summary.rateLimited).toBe(0);
     // Every request made was counted by the service, and yet none was refused.
@@ -92,7 +109,8 @@ describe('faults of the compliance service', () => {
     expect((await salePosts(since)).map((r) => r.status)).toEqual([seenStatus, 200]);
     const submissions = submissionsOf(await activityResults(handle));
     expect(submissions.map((s) => [s.httpStatus, s.replayed, s.outcome])).toEqual([[200, true, 'signed']]);
-    expect(state.stockMovements.map((m) => m.status)).toEqual(['reported', 'reported']);
+    expectHandedOver(state);
+    await expectRecordedOnce(nairobiLedger(), h.sandbox.inspector, state.stockMovements);
   });
 
   it('retries a creation the service refused before handling it, filing one sale', async () => {

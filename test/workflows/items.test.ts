@@ -14,6 +14,7 @@ import {
   startSaleHarness,
   type SaleHarness,
 } from './harness.js';
+import { carriersOf, type LedgerAt } from './ledger-reads.js';
 
 /** Fresh copies of the demo's unregistered items, so no other test or run has registered them already. */
 const items = { soap: '', soapForTwo: '', soapForReset: '', spice: '' };
@@ -34,6 +35,7 @@ afterAll(async () => {
 });
 
 const nairobi = DEMO.businesses.nairobi;
+const nairobiLedger = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: nairobi });
 const line = (itemId: string) => ({ itemId, quantity: 1, unitPrice: 120 });
 
 /** Every run of the item's registration workflow, as visibility lists them. */
@@ -113,7 +115,9 @@ describe('items a sale needs registered', () => {
 
   it('registers and resubmits when the service says an item the worker thought registered is not', async () => {
     // The first sale registers the item and the worker remembers it as REGISTERED for good...
-    await (await h.start(saleInput({ lines: [line(items.soapForReset)] }))).result();
+    const first = await (await h.start(saleInput({ lines: [line(items.soapForReset)] }))).result();
+    // (its line recorded by the branch's stock ledger first, which sends it after the sale has closed)
+    await carriersOf(nairobiLedger(), first.stockMovements);
     // ...then the service forgets it (a sandbox reset puts every item back to its fixture state).
     await h.sandbox.inspector.reset();
     const since = Date.now();
@@ -121,6 +125,8 @@ describe('items a sale needs registered', () => {
     const state = await handle.result();
     expect(state.sale?.status).toBe('completed');
     expect(state.submissions).toBe(2);
+    // The line's movement is the ledger's, once the sale is signed: awaited before the log is read.
+    await carriersOf(nairobiLedger(), state.stockMovements);
     const routes = (await h.sandbox.inspector.requestLog({ since, service: 'compliance' })).filter((r) => r.method === 'POST').map((r) => `${r.route} ${r.status}`);
     expect(routes).toEqual(['/v1/sales 422', '/v1/items/:id/register 200', '/v1/sales/:id/retry 200', '/v1/stock/adjustments 201']);
     expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: state.traderInvoiceNumber })).toHaveLength(1);

@@ -24,12 +24,16 @@ import type { Activities } from '../../activities/index.js';
 import type { PurchasesActivities } from '../../activities/purchases.js';
 import type { AccountingActivities } from '../../activities/accounting.js';
 import type { ReconciliationActivities } from '../../activities/reconciliation.js';
+import { createStockLedgerActivities } from '../../activities/stock-ledger.js';
+import { STOCK_LEDGER_WORKFLOW_TYPE, getStockLedgerStateQuery, stockLedgerWorkflowId, type StockLedgerState } from '../../src/contracts/stock-ledger.js';
 import { createRegistrationActivities } from '../../activities/registration.js';
 import type {
   AuthorityCause,
   FiscalDocument,
   ItemCheck,
   SubmissionResult,
+  AdjustStockInput,
+  AdjustStockResult,
 } from '../../activities/types.js';
 import type { AnySearchAttributeKey } from '../../src/contracts/search-attributes.js';
 import { SALE_WORKFLOW_TYPE, getSaleStateQuery, saleWorkflowId, type ReceiptSummary, type SaleInput, type SaleState } from '../../src/contracts/sale.js';
@@ -53,6 +57,8 @@ export interface ActivityCall<N extends ActivityName = ActivityName> {
   /** Server time (skipped time included) at which this attempt was scheduled. */
   scheduledAtMs: number;
   taskQueue: string;
+  /** The workflow type that scheduled it: the sale, an item registration, or the branch's stock ledger. */
+  workflowType: string;
 }
 
 export type SaleWorkflowType = (input: SaleInput) => Promise<SaleState>;
@@ -117,9 +123,12 @@ export const submission = {
 // ---------------------------------------------------------------------------------------------------------
 
 /** The happy path: every item registered and stock-tracked, every document signed at once, every write taken. */
-function defaultStubs(): Omit<Activities, 'requestItemRegistration' | 'signSale' | keyof PurchasesActivities | keyof ReconciliationActivities | keyof AccountingActivities> {
-  let movements = 0;
+function defaultStubs(): Omit<Activities, 'requestItemRegistration' | 'handOverStock' | 'signSale' | keyof PurchasesActivities | keyof ReconciliationActivities | keyof AccountingActivities> {
+  const stock = stockModel();
   return {
+    async placeBusiness({ businessId }) {
+      return { application: 'default', fairnessKey: businessId };
+    },
     async checkItems({ itemIds }) {
       const items: ItemCheck[] = itemIds.map((itemId) => ({ itemId, registered: true, stockTracked: true, unitPrice: null }));
       return { items, apiCalls: 1 };
@@ -139,9 +148,8 @@ function defaultStubs(): Omit<Activities, 'requestItemRegistration' | 'signSale'
     async awaitDocumentOutcome({ documentId }) {
       return { document: signedDocument(documentId), apiCalls: 1 };
     },
-    async adjustStock() {
-      movements++;
-      return { movementId: `mov_${movements}`, quantityOnHand: 100, apiCalls: 1 };
+    async adjustStock(input) {
+      return stock.apply(input);
     },
     async createCreditNote({ traderInvoiceNumber }) {
       return submission.signed(creditNoteDocument({ traderInvoiceNumber }));
@@ -162,6 +170,35 @@ function signSaleFrom(stubs: Pick<Activities, 'checkItems' | 'createSale'>): Act
     return { items, submission: { ...submission, apiCalls: submission.apiCalls + apiCalls }, apiCalls: 0 };
   };
 }
+
+/**
+ * The service's stock as C28 has it: a quantity on hand per branch and item (100 to begin with), never below 0, and
+ * every movement recorded. A stub that fails after the service took the movement calls `apply` first.
+ */
+export function stockModel(initial = 100) {
+  const onHand = new Map<string, number>();
+  const recorded: Array<AdjustStockInput & { movementId: string; quantityOnHand: number }> = [];
+  return {
+    recorded,
+    onHand: (itemId: string, branchId?: string) => onHand.get(`${branchId ?? ''}|${itemId}`) ?? initial,
+    /** What someone else does at the branch: a movement the ledger did not send. */
+    move(itemId: string, delta: number, branchId?: string) {
+      const key = `${branchId ?? ''}|${itemId}`;
+      onHand.set(key, Math.max(0, (onHand.get(key) ?? initial) + delta));
+    },
+    async apply(input: AdjustStockInput): Promise<AdjustStockResult> {
+      const key = `${input.branchId ?? ''}|${input.itemId}`;
+      const before = onHand.get(key) ?? initial;
+      const after = Math.round(Math.max(0, input.action === 'ADD' ? before + input.quantity : before - input.quantity) * 10_000) / 10_000;
+      onHand.set(key, after);
+      const movementId = `mov_${recorded.length + 1}`;
+      recorded.push({ ...input, movementId, quantityOnHand: after });
+      return { movementId, quantityOnHand: after, apiCalls: 1 };
+    },
+  };
+}
+
+export type StockModel = ReturnType<typeof stockModel>;
 
 /** The signed sale or credit note (ids `crn_…`) a read finds. */
 function signedDocument(documentId: string): FiscalDocument {
@@ -200,8 +237,17 @@ export interface Scenario {
   calls: ActivityCall[];
   /** Inputs of the calls of one activity, in order. */
   inputs<N extends ActivityName>(name: N): Array<ActivityInput<N>>;
-  /** Names of the calls, in order, without the polls (awaitDocumentOutcome), whose number depends on timing. */
+  /**
+   * Names of the calls of the sale (and its item registrations), in order, without the polls (awaitDocumentOutcome),
+   * whose number depends on timing; the stock ledger's calls are `ledgerCalls`.
+   */
   sequence(): ActivityName[];
+  /** The calls the branch's stock ledger made (probes included). */
+  ledgerCalls(): ActivityCall[];
+  /** The stock movements the ledger sent, in order, without its probes (quantity 0). */
+  movementsSent(): AdjustStockInput[];
+  ledger(branchId?: string): WorkflowHandle;
+  ledgerState(branchId?: string): Promise<StockLedgerState>;
   searchAttribute<T extends SearchAttributeType>(handle: WorkflowHandle, key: AnySearchAttributeKey & { type: T }): Promise<unknown>;
 }
 
@@ -226,7 +272,7 @@ interface World {
   close(): Promise<void>;
 }
 
-const ACTIVITY_NAMES = [...Object.keys(defaultStubs()), 'requestItemRegistration', 'signSale'] as ActivityName[];
+const ACTIVITY_NAMES = [...Object.keys(defaultStubs()), 'requestItemRegistration', 'handOverStock', 'signSale'] as ActivityName[];
 
 async function createWorld(): Promise<World> {
   const [env, bundle] = await Promise.all([createTimeSkippingEnv(), workflowBundle()]);
@@ -265,12 +311,16 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
   const id = randomUUID().slice(0, 8);
   const businessId = `biz_logic_${id}`;
   const calls: ActivityCall[] = [];
+  // Not the business's stock ledger: terminating a workflow in the middle of its task has been seen to leave the test
+  // server's time skipping locked for the rest of the file. An idle ledger ends by itself (its timer is skipped to).
   const started = new Set<string>();
 
   const real = createRegistrationActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) });
   const implementations: Omit<Activities, 'signSale' | keyof PurchasesActivities | keyof ReconciliationActivities | keyof AccountingActivities> & Partial<Pick<Activities, 'signSale'>> = {
     ...defaultStubs(),
     requestItemRegistration: real.requestItemRegistration,
+    // The real hand-over: the branch's stock ledger runs on this world's workers, its movements through the stubs.
+    handOverStock: createStockLedgerActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) }).handOverStock,
     ...overrides,
   };
   const recorded = Object.fromEntries(
@@ -278,7 +328,14 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
       name,
       async (input: never) => {
         const { info } = Context.current();
-        calls.push({ name: name as ActivityName, input, attempt: info.attempt, scheduledAtMs: info.currentAttemptScheduledTimestampMs, taskQueue: info.taskQueue });
+        calls.push({
+          name: name as ActivityName,
+          input,
+          attempt: info.attempt,
+          scheduledAtMs: info.currentAttemptScheduledTimestampMs,
+          taskQueue: info.taskQueue,
+          workflowType: info.workflowType ?? '',
+        });
         if (name === 'requestItemRegistration') {
           const { businessId: b, itemId } = input as ActivityInput<'requestItemRegistration'>;
           started.add(itemRegistrationWorkflowId(b, itemId));
@@ -321,7 +378,16 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
     registrationState: (itemId) => client.workflow.getHandle(itemRegistrationWorkflowId(businessId, itemId)).query(getItemRegistrationStateQuery),
     calls,
     inputs: <N extends ActivityName>(name: N) => calls.filter((c) => c.name === name).map((c) => c.input as ActivityInput<N>),
-    sequence: () => calls.map((c) => c.name).filter((n) => n !== 'awaitDocumentOutcome'),
+    // Placement asks the worker, not a service: scenarios that check it read inputs('placeBusiness').
+    sequence: () => calls.filter((c) => c.workflowType !== STOCK_LEDGER_WORKFLOW_TYPE).map((c) => c.name).filter((n) => n !== 'awaitDocumentOutcome' && n !== 'placeBusiness'),
+    ledgerCalls: () => calls.filter((c) => c.workflowType === STOCK_LEDGER_WORKFLOW_TYPE),
+    movementsSent: () =>
+      calls
+        .filter((c): c is ActivityCall<'adjustStock'> => c.workflowType === STOCK_LEDGER_WORKFLOW_TYPE && c.name === 'adjustStock')
+        .map((c) => c.input)
+        .filter((m) => m.quantity > 0),
+    ledger: (branchId) => client.workflow.getHandle(stockLedgerWorkflowId(taskQueue, businessId, branchId)),
+    ledgerState: (branchId) => client.workflow.getHandle(stockLedgerWorkflowId(taskQueue, businessId, branchId)).query(getStockLedgerStateQuery),
     searchAttribute: async (handle, key) => (await handle.describe()).typedSearchAttributes.get(key),
   };
 

@@ -130,7 +130,9 @@ async function createWorld(): Promise<World> {
     });
     return stub(input);
   };
-  const workers = await startQueueWorkers(env, taskQueue, bundle, Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, dispatch(name)])), metrics);
+  // Placement (a local activity, workflows/placement.ts) answers as a single-key worker does; it is not a call of the process.
+  const placeBusiness = async ({ businessId }: { businessId: string }) => ({ application: 'default', fairnessKey: businessId });
+  const workers = await startQueueWorkers(env, taskQueue, bundle, { ...Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, dispatch(name)])), placeBusiness }, metrics);
   return {
     env,
     taskQueue,

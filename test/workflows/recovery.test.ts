@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEMO, activityResults, addItemCopy, fastFixture, saleInput, useSaleHarness } from './harness.js';
+import { carriersOf, type LedgerAt } from './ledger-reads.js';
 
 const OTHER_WORDING = 'article_unknown';
 let soap = '';
@@ -15,11 +16,16 @@ const h = useSaleHarness({
   }),
 });
 
+const nairobiLedger = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi });
+
 describe('a rejection for an unregistered item under a cause code the contract does not define', () => {
   it('registers the item the service lists as not registered and signs the sale exactly once', async () => {
     const line = { itemId: soap, quantity: 1, unitPrice: 120 };
     // The first sale registers the item and the worker remembers it as REGISTERED...
-    expect((await (await h.start(saleInput({ lines: [line] }))).result()).sale?.status).toBe('completed');
+    const first = await (await h.start(saleInput({ lines: [line] }))).result();
+    expect(first.sale?.status).toBe('completed');
+    // (its line recorded by the branch's stock ledger first, which sends it after the sale has closed)
+    await carriersOf(nairobiLedger(), first.stockMovements);
     // ...then the service forgets it (a reset puts every item back to its fixture state, PENDING).
     await h.sandbox.inspector.reset();
     const since = Date.now();
@@ -28,6 +34,8 @@ describe('a rejection for an unregistered item under a cause code the contract d
     expect(state.sale?.status).toBe('completed');
     expect(state.submissions).toBe(2);
     expect(state.history.filter((e) => e.event.startsWith('parked'))).toEqual([]);
+    // The line's movement is the ledger's, once the sale is signed: awaited before the log is read.
+    await carriersOf(nairobiLedger(), state.stockMovements);
     const log = await h.sandbox.inspector.requestLog({ since, service: 'compliance' });
     expect(log.filter((r) => r.method === 'POST').map((r) => `${r.route} ${r.status}`)).toEqual([
       '/v1/sales 422',

@@ -13,8 +13,11 @@ import {
   windowOfSeconds,
   } from './harness.js';
 import { expectInvalidArgument } from '../helpers/updates.js';
+import { stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
+import { carriersOf, type LedgerAt } from './ledger-reads.js';
 
 const h = useSaleHarness({ callbacks: true });
+const ledgerAt = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi });
 
 /** A signed sale waiting in a refund window long enough for the test. */
 async function signedSale(lines = saleInput().lines) {
@@ -46,10 +49,15 @@ describe('refunds in the refund window', () => {
     expect(result.creditNote.receipt).toMatchObject({ receiptLabel: 'NC', originalCuInvoiceNo: signed.sale?.receipt?.cuInvoiceNo });
     expect(result.creditNote.receipt?.cuInvoiceNo).toMatch(/^KRACU\d{10}\/\d+$/);
     expect(result.creditNote.totals.total).toBe(-(signed.sale?.totals.total ?? 0));
-    expect(result.stockMovements.map((m) => [m.itemId, m.action, m.quantity, m.status])).toEqual([
-      [DEMO.items.sugar, 'ADD', 2, 'reported'],
-      [DEMO.items.milk, 'ADD', 1, 'reported'],
+    // Answered once the branch's stock ledger has taken the restock lines; the ledger puts the goods back.
+    const ledger = stockLedgerWorkflowId(h.taskQueue, DEMO.businesses.nairobi, undefined);
+    expect(result.stockMovements.map((m) => [m.itemId, m.action, m.quantity, m.status, m.ledger])).toEqual([
+      [DEMO.items.sugar, 'ADD', 2, 'handed_over', ledger],
+      [DEMO.items.milk, 'ADD', 1, 'handed_over', ledger],
     ]);
+    const carriers = await carriersOf(ledgerAt(), result.stockMovements);
+    // Each line alone in its movement (the budget is idle), recorded once by the sandbox.
+    expect(carriers.map((c) => [c.referenceId, c.lines.length])).toEqual(result.stockMovements.map((m) => [m.referenceId, 1]));
     for (const m of result.stockMovements) {
       const [recorded, ...more] = await h.sandbox.inspector.stockMovements({ referenceId: m.referenceId });
       expect(more).toEqual([]);

@@ -10,7 +10,10 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type ReplayResult } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LEAN_SALE_PATH_PATCH, REFUND_BY_PROCESS_PATCH } from '../../workflows/sale/patches.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import { APPLICATION_BUDGET_PATCH } from '../../workflows/placement.js';
+import { LEAN_SALE_PATH_PATCH, REFUND_BY_PROCESS_PATCH, STOCK_LEDGER_PATCH } from '../../workflows/sale/patches.js';
 import { testLogger } from '../helpers/temporal.js';
 import { saleBundle } from './harness.js';
 
@@ -46,7 +49,7 @@ async function replayAll(workflowBundle: Awaited<ReturnType<typeof saleBundle>>,
 describe('replay of recorded histories', () => {
   it('has recorded histories of every workflow', () => {
     const types = new Set(stored.map((h) => h.workflowType));
-    expect([...types].toSorted()).toEqual(['itemRegistrationWorkflow', 'purchasesSyncWorkflow', 'reconciliationWorkflow', 'saleWorkflow', 'syncBatchWorkflow']);
+    expect([...types].toSorted()).toEqual(['itemRegistrationWorkflow', 'purchasesSyncWorkflow', 'reconciliationWorkflow', 'saleWorkflow', 'stockLedgerWorkflow', 'syncBatchWorkflow']);
     expect(stored.length).toBeGreaterThanOrEqual(6);
   });
 
@@ -74,6 +77,82 @@ describe('replay of recorded histories', () => {
     expect(patchesOf('0.3.0/sale-immediate')).toEqual([]);
     expect(patchesOf('0.4.0/sale-immediate')).toEqual([LEAN_SALE_PATH_PATCH]);
     expect(patchesOf('0.4.0/sale-refunded')).toEqual([LEAN_SALE_PATH_PATCH, REFUND_BY_PROCESS_PATCH]);
+    // 0.7.0, each application's budget (workflows/placement.ts): every workflow that calls the compliance service
+    // asks for its placement; histories before it replay without.
+    for (const id of ['sale-immediate', 'item-registration', 'purchases-sync-first-run-1', 'reconciliation-demo-link']) {
+      expect(patchesOf(`0.6.0/${id}`), `0.6.0/${id}`).not.toContain(APPLICATION_BUDGET_PATCH);
+      expect(patchesOf(`0.7.0/${id}`), `0.7.0/${id}`).toContain(APPLICATION_BUDGET_PATCH);
+    }
+    // 0.8.0, the stock ledger: a signed sale hands its lines over; before it, the sale sent its own movements.
+    for (const id of ['sale-immediate', 'sale-refunded']) {
+      expect(patchesOf(`0.7.0/${id}`), `0.7.0/${id}`).not.toContain(STOCK_LEDGER_PATCH);
+      expect(patchesOf(`0.8.0/${id}`), `0.8.0/${id}`).toContain(STOCK_LEDGER_PATCH);
+    }
+  });
+
+  it('holds the stock ledger’s paths (0.8.0): a lost answer settled by a probe, lines merged, a refused movement re-sent on an operator’s word', () => {
+    const events = stored.find((h) => h.workflowId === '0.8.0/stock-ledger')?.history.events ?? [];
+    const movements = events.flatMap((e) => {
+      const payload = e.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
+      return payload ? [defaultPayloadConverter.fromPayload(payload) as { action: string; quantity: number; referenceId: string }] : [];
+    });
+    expect(movements.filter((m) => m.quantity === 0).length).toBeGreaterThanOrEqual(3);
+    expect(movements.some((m) => m.referenceId.startsWith('stk:') && m.quantity > 0)).toBe(true);
+    const refs = movements.filter((m) => m.quantity > 0).map((m) => m.referenceId);
+    expect(new Set(refs).size).toBe(refs.length - 1);
+    expect(events.filter((e) => e.activityTaskFailedEventAttributes).length).toBe(2);
+    expect(events.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'settleMovement')).toBe(true);
+    const sale = stored.find((h) => h.workflowId === '0.8.0/sale-stock-ledger')?.history.events ?? [];
+    expect(sale.some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'stockCarried')).toBe(true);
+  });
+
+  it('holds the tenants worker’s placements (0.7.0): the shared queue keyed by the window, a window’s own queue keyed by the business, a refusal then a retry', () => {
+    const history = (id: string) => {
+      const found = stored.find((h) => h.workflowId === `0.7.0/${id}`);
+      expect(found, `0.7.0/${id} is recorded (npx tsx tools/record-histories.ts --only tenants)`).toBeDefined();
+      return found!.history.events ?? [];
+    };
+    const patches = (id: string) =>
+      history(id).flatMap((e) => {
+        const payload = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
+        return payload ? [(defaultPayloadConverter.fromPayload(payload) as { id: string }).id] : [];
+      });
+    const scheduled = (id: string) =>
+      history(id).flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        return a ? [{ activity: a.activityType?.name, queue: a.taskQueue?.name ?? '', fairnessKey: a.priority?.fairnessKey }] : [];
+      });
+    const applications = (id: string) =>
+      history(id).flatMap((e) => {
+        const payload = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.Application;
+        return payload ? [defaultPayloadConverter.fromPayload(payload)] : [];
+      });
+    const placementFailures = (id: string) =>
+      history(id).flatMap((e) => {
+        const failure = e.markerRecordedEventAttributes?.markerName === 'core_local_activity' ? e.markerRecordedEventAttributes.failure : undefined;
+        return failure ? [failure.applicationFailureInfo?.type] : [];
+      });
+
+    for (const id of ['sale-tenant-shared-queue', 'sale-tenant-own-queue', 'sale-tenant-not-served-then-retried']) {
+      expect(patches(id), id).toContain(APPLICATION_BUDGET_PATCH);
+      expect(scheduled(id).length, id).toBeGreaterThan(0);
+    }
+
+    // One business in the window: the shared compliance queue, the window (the service's application id) as key.
+    const shared = scheduled('sale-tenant-shared-queue');
+    expect(shared.every((a) => a.queue.endsWith('.compliance-api') && a.fairnessKey === DEMO.applications.other), JSON.stringify(shared)).toBe(true);
+    expect(applications('sale-tenant-shared-queue')).toEqual(['other']);
+
+    // The retail window serves two businesses: its own queue, each business its own key.
+    const own = scheduled('sale-tenant-own-queue');
+    expect(own.every((a) => a.queue.endsWith(`.compliance-api.${DEMO.applications.retail}`) && a.fairnessKey === DEMO.businesses.mombasa), JSON.stringify(own)).toBe(true);
+    expect(applications('sale-tenant-own-queue')).toEqual(['retail']);
+
+    // Refused while no entry served the business, placed again on the operator's retry.
+    expect(placementFailures('sale-tenant-not-served-then-retried')).toEqual([FAILURE_TYPES.businessNotServed]);
+    const retried = scheduled('sale-tenant-not-served-then-retried');
+    expect(retried.every((a) => a.queue.endsWith('.compliance-api') && a.fairnessKey === DEMO.applications.other), JSON.stringify(retried)).toBe(true);
+    expect(applications('sale-tenant-not-served-then-retried')).toEqual(['other']);
   });
 
   it('replays every recorded history with the current workflows without a nondeterminism error', async () => {

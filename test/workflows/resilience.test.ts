@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { SalesClient } from '../../src/client/sales-client.js';
 import { retryUpdate } from '../../src/contracts/sale.js';
-import { invoiceNumber, saleInput, useSaleHarness } from './harness.js';
+import type { SaleState } from '../../src/contracts/sale.js';
+import { DEMO, invoiceNumber, saleInput, useSaleHarness } from './harness.js';
+import { expectRecordedOnce, type LedgerAt } from './ledger-reads.js';
 
 const h = useSaleHarness({ callbacks: true });
+const ledgerAt = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi });
 
 /** A sale the authority holds until the test settles it through the sandbox. */
 async function heldSale(options: NonNullable<ReturnType<typeof saleInput>['options']> = { refundWindowDays: 0 }) {
@@ -22,7 +25,7 @@ describe('a sale survives its surroundings', () => {
     expect(first.runId).toBe(second.runId);
     expect([first.started, second.started].toSorted()).toEqual([false, true]);
 
-    const state = await h.client.workflow.getHandle(first.workflowId).result();
+    const state: SaleState = await h.client.workflow.getHandle(first.workflowId).result();
     const again = await sales.startSale(input);
     expect(again).toMatchObject({ workflowId: first.workflowId, runId: first.runId, started: false });
 
@@ -30,9 +33,9 @@ describe('a sale survives its surroundings', () => {
     for await (const run of h.client.workflow.list({ query: `WorkflowId = '${first.workflowId}'` })) runs.push(run);
     expect(runs).toHaveLength(1);
     expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: input.traderInvoiceNumber })).toHaveLength(1);
-    for (const m of (state as { stockMovements: Array<{ referenceId: string }> }).stockMovements) {
-      expect(await h.sandbox.inspector.stockMovements({ referenceId: m.referenceId })).toHaveLength(1);
-    }
+    // One hand-over of the lines to the branch's stock ledger, each line recorded once.
+    expect(state.stockMovements.map((m) => m.status)).toEqual(['handed_over', 'handed_over']);
+    await expectRecordedOnce(ledgerAt(), h.sandbox.inspector, state.stockMovements);
   });
 
   it('finishes on new workers when the ones running it go away while it awaits the outcome', async () => {
@@ -44,9 +47,8 @@ describe('a sale survives its surroundings', () => {
     expect(state.sale?.status).toBe('completed');
     expect(state.submissions).toBe(1);
     expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: tin })).toHaveLength(1);
-    for (const m of state.stockMovements) {
-      expect(await h.sandbox.inspector.stockMovements({ referenceId: m.referenceId })).toHaveLength(1);
-    }
+    // The branch's stock ledger runs on the new workers too: each line recorded once.
+    await expectRecordedOnce(ledgerAt(), h.sandbox.inspector, state.stockMovements);
     // The old process's callback receiver is gone with it, so the new workers learn the outcome by polling, whose
     // backoff can pass 30 s on a loaded PostgreSQL-backed server: a bound on the wait, not a speed target.
   }, 90_000);

@@ -5,7 +5,7 @@
  * test server with stub activities (logic-harness.ts); what needs the real service is in till.test.ts and recovery.test.ts.
  */
 import { WorkflowFailedError, type WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { FAILURE_TYPES } from '../../activities/failures.js';
 import { AttentionReason, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
@@ -21,7 +21,10 @@ import {
   type SaleState,
 } from '../../src/contracts/sale.js';
 import { refusal, saleDocument, submission, useLogicHarness, type SaleHandle } from './logic-harness.js';
+import { createStockLedgerActivities } from '../../activities/stock-ledger.js';
+import { eventually } from '../helpers/eventually.js';
 import { expectRefusedAs } from '../helpers/updates.js';
+import { pino } from 'pino';
 
 const h = useLogicHarness();
 
@@ -47,6 +50,14 @@ async function endWithin(handle: SaleHandle, ms = 15_000): Promise<unknown> {
 /** The till's call (the definition's optional argument does not fit the client's typed overloads). */
 const awaitReceipt = (handle: SaleHandle, request: AwaitReceiptRequest) =>
   handle.executeUpdate<ReceiptAnswer, [AwaitReceiptRequest]>('awaitReceipt', { args: [request] });
+
+/** The type of the local activity whose result a history event records (its marker), if it is one. */
+function localActivityOf(event: NonNullable<Awaited<ReturnType<SaleHandle['fetchHistory']>>['events']>[number]): string | undefined {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName !== 'core_local_activity') return undefined;
+  const [data] = marker.details?.['data']?.payloads ?? [];
+  return data ? defaultPayloadConverter.fromPayload<{ activity_type?: string }>(data).activity_type : undefined;
+}
 
 /** Updates the server accepted into history: a validator's refusal leaves none. */
 async function acceptedUpdates(handle: SaleHandle): Promise<string[]> {
@@ -267,14 +278,16 @@ describe('awaitReceipt, the till’s one call', () => {
 });
 
 describe('AttentionReason, the attention list’s column', () => {
-  it('is the parked code while parked, stock_needs_confirmation while a movement waits, empty when nothing is needed (the failure type once failed: sale-logic.test.ts)', async () => {
+  it('is the parked code while parked and empty once nothing is needed; a movement waiting for an operator is the stock ledger’s (stock_needs_operator), not the sale’s (the failure type once failed: sale-logic.test.ts)', async () => {
     let fixed = false;
     await h.run(
       {
         ...parkingRejection,
         retrySale: async ({ documentId }) => (fixed ? submission.signed(saleDocument({ id: documentId })) : rejectedFor('authority_rejected', 'no')),
-        adjustStock: async () => {
-          throw refusal(FAILURE_TYPES.ambiguousWrite, 'the request may have taken effect');
+        // The ledger's probe reads a quantity; the movement itself is refused: an operator must settle it.
+        adjustStock: async (movement) => {
+          if (movement.quantity === 0) return { movementId: 'mov_probe', quantityOnHand: 100, apiCalls: 1 };
+          throw refusal(FAILURE_TYPES.invalidRequest, 'quantity must be positive');
         },
       },
       async (s) => {
@@ -283,16 +296,27 @@ describe('AttentionReason, the attention list’s column', () => {
         expect(await s.searchAttribute(handle, AttentionReason)).toBe('authority_rejected');
         fixed = true;
         await handle.executeUpdate(retryUpdate);
-        await s.waitFor(handle, (st) => st.stockMovements[0]?.status === 'needs_confirmation');
-        expect(await s.searchAttribute(handle, AttentionReason)).toBe('stock_needs_confirmation');
-        expect(await s.searchAttribute(handle, NeedsAttention)).toBe(true);
+        const closed = await s.settled(handle);
+        expect(closed.stockMovements.map((m) => m.status)).toEqual(['handed_over']);
+        await eventually(
+          () => s.ledgerState().catch(() => undefined),
+          (st) => st?.open.some((m) => m.status === 'needs_operator') ?? false,
+          { timeoutMs: 20_000, intervalMs: 50, what: 'the ledger asking an operator' },
+        );
+        expect(await s.searchAttribute(s.ledger(), AttentionReason)).toBe('stock_needs_operator');
+        expect(await s.searchAttribute(s.ledger(), NeedsAttention)).toBe(true);
+        expect(await s.searchAttribute(handle, AttentionReason)).toBe('');
+        expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
+        // Left waiting, the ledger would be the next thing due (its 10-year execution timeout) when a later test skips time.
+        await s.ledger().terminate('test finished');
       },
     );
     await h.run({}, async (s) => {
       const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
       await handle.result();
-      expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
-      expect(await s.searchAttribute(handle, AttentionReason)).toBe('');
+      // Never written: nothing was ever needed (a client's start sets NeedsAttention false; a sale writes only changes).
+      expect(await s.searchAttribute(handle, NeedsAttention)).toBeUndefined();
+      expect(await s.searchAttribute(handle, AttentionReason)).toBeUndefined();
     });
   });
 });
@@ -314,7 +338,7 @@ describe('recovery after a rejection rests on the service’s item list, not on 
       const end = (await endWithin(handle)) as SaleState;
       expect(end.step).toBe('completed');
       expect(end.submissions).toBe(2);
-      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'checkItems', 'requestItemRegistration', 'retrySale', 'adjustStock', 'adjustStock']);
+      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'checkItems', 'requestItemRegistration', 'retrySale', 'handOverStock']);
       expect(s.inputs('checkItems')[1]).toMatchObject({ fresh: true });
       expect(s.inputs('requestItemRegistration')).toEqual([expect.objectContaining({ itemId: MILK })]);
       expect(end.history.some((e) => e.event.startsWith('parked'))).toBe(false);
@@ -347,27 +371,42 @@ describe('recovery after a rejection rests on the service’s item list, not on 
 });
 
 describe('a till refunds right after printing the receipt', () => {
-  it('takes a refund while the sale’s stock is still being reported, and issues it as the window opens', async () => {
+  it('takes a refund while the sale’s stock is still being handed over, and issues it as the window opens', async () => {
     let releaseStock!: () => void;
     const stockHeld = new Promise<void>((resolve) => (releaseStock = resolve));
-    let movements = 0;
-    const adjustStock = async () => {
+    // The hand-over to the branch's stock ledger, held until the refund is in.
+    const handOver = createStockLedgerActivities({ temporal: { client: h.env.client }, logger: pino({ level: 'silent' }) }).handOverStock;
+    const handOverStock = async (input: Parameters<typeof handOver>[0]) => {
       await stockHeld;
-      movements++;
-      return { movementId: `mov_${movements}`, quantityOnHand: 100, apiCalls: 1 };
+      return handOver(input);
     };
-    await h.run({ adjustStock }, async (s) => {
-      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 1 } }));
-      const signed = await s.waitFor(handle, (st) => st.step === 'reporting_stock');
-      expect(signed.sale?.receipt?.cuInvoiceNo).toBeTruthy();
-      const refunding = handle.executeUpdate(refundUpdate, { args: [{ reason: '06', returnDate: '2026-11-22', traderInvoiceNumber: `CN-${signed.traderInvoiceNumber}` }] });
-      // Accepted while stock is still out: the update waits for the credit note instead of being refused.
-      await s.waitFor(handle, (st) => st.history.length > 0 && (st.step === 'reporting_stock' || st.step === 'refund_window'));
-      releaseStock();
-      const result = await refunding;
-      expect(result.creditNote.status).toBe('completed');
-      const closed = await s.settled(handle);
-      expect(closed.creditNote?.receipt?.originalCuInvoiceNo).toBe(signed.sale?.receipt?.cuInvoiceNo);
+    await h.run({ handOverStock }, async (s) => {
+      try {
+        const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 1 } }));
+        await eventually(() => s.sequence(), (seq) => seq.includes('handOverStock'), { intervalMs: 20, what: 'the hand-over under way' });
+        const refunding = handle.executeUpdate(refundUpdate, { args: [{ reason: '06', returnDate: '2026-11-22', traderInvoiceNumber: `CN-${Date.now()}` }] });
+        // The hand-over is a local activity: its workflow task stays open, and the refund comes in with the task's
+        // heartbeat (seconds), while the sale is still in reporting_stock. Accepted, not refused.
+        await eventually(() => acceptedUpdates(handle), (names) => names.includes('refund'), { timeoutMs: 25_000, intervalMs: 100, what: 'the refund accepted' });
+        expect(s.calls.filter((c) => c.name === 'handOverStock').map((c) => c.attempt)).toEqual([1]);
+        releaseStock();
+        const result = await refunding;
+        expect(result.creditNote.status).toBe('completed');
+        const closed = await s.settled(handle);
+        expect(closed.creditNote?.receipt?.originalCuInvoiceNo).toBe(closed.sale?.receipt?.cuInvoiceNo);
+        // Accepted before the hand-over's result was recorded (its marker), and issued after it.
+        const events = (await handle.fetchHistory()).events ?? [];
+        const accepted = events.findIndex((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+        const handedOver = events.findIndex((e) => localActivityOf(e) === 'handOverStock');
+        expect(accepted).toBeGreaterThan(-1);
+        expect(accepted).toBeLessThan(handedOver);
+        // The sale's lines, then the goods back (reason 06 restocks), each handed over once.
+        expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock', 'createCreditNote', 'handOverStock']);
+        expect(closed.stockMovements.map((m) => m.action)).toEqual(['DEDUCT', 'DEDUCT', 'ADD', 'ADD']);
+      } finally {
+        // A hand-over left held would keep the worker from shutting down at the end of the file.
+        releaseStock();
+      }
     });
   });
 });

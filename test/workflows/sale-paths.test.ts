@@ -12,6 +12,8 @@ import {
   startSaleHarness,
   type SaleHarness,
 } from './harness.js';
+import { stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
+import { expectRecordedOnce } from './ledger-reads.js';
 
 let h: SaleHarness;
 /** A second stack without a callback receiver: the workflow learns outcomes by polling alone. */
@@ -26,25 +28,26 @@ afterAll(async () => {
 });
 
 describe('saleWorkflow paths to a signed receipt', () => {
-  it('signs an immediate sale, reports stock once per tracked line, and closes', async () => {
+  it('signs an immediate sale, hands its tracked lines to the stock ledger, which records each once, and closes', async () => {
     const handle = await h.start(saleInput());
     const state = await handle.result();
     expect(state.step).toBe('completed');
     expect(state.sale?.status).toBe('completed');
     expect(state.sale?.receipt?.cuInvoiceNo).toMatch(/^KRACU\d{10}\/\d+$/);
     expect(state.submissions).toBe(1);
-    expect(state.stockMovements.map((m) => [m.itemId, m.action, m.status])).toEqual([
-      [DEMO.items.sugar, 'DEDUCT', 'reported'],
-      [DEMO.items.milk, 'DEDUCT', 'reported'],
+    // Closed at once (no refund window): it handed its lines over and does not wait for their movements.
+    const ledger = stockLedgerWorkflowId(h.taskQueue, DEMO.businesses.nairobi, undefined);
+    expect(state.stockMovements.map((m) => [m.itemId, m.action, m.status, m.ledger])).toEqual([
+      [DEMO.items.sugar, 'DEDUCT', 'handed_over', ledger],
+      [DEMO.items.milk, 'DEDUCT', 'handed_over', ledger],
     ]);
     const docs = await h.sandbox.inspector.documents({ businessId: DEMO.businesses.nairobi, traderInvoiceNumber: state.traderInvoiceNumber });
     expect(docs).toHaveLength(1);
     expect(docs[0]?.sale.receipt?.cuInvoiceNo).toBe(state.sale?.receipt?.cuInvoiceNo);
-    for (const m of state.stockMovements) {
-      expect(await h.sandbox.inspector.stockMovements({ referenceId: m.referenceId })).toHaveLength(1);
-    }
+    await expectRecordedOnce({ client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi }, h.sandbox.inspector, state.stockMovements);
     expect(await searchAttribute(handle, FiscalStatus)).toBe('signed');
-    expect(await searchAttribute(handle, NeedsAttention)).toBe(false);
+    // Never written: it never needed an operator (a client's start sets it false; a sale writes only changes).
+    expect(await searchAttribute(handle, NeedsAttention)).toBeUndefined();
   });
 
   it('does not report stock for an item that is not stock tracked', async () => {

@@ -1,11 +1,12 @@
 /**
  * Compliance requests per sale, counted in the sandbox's own request log (never the workflow's counters): each sale
- * runs alone, from its start to its close, so every compliance request of the retail application in that time window
- * is its own. The item cache is warmed first (one sale before), so the figures are the steady state.
+ * runs alone, from its start to its close and its lines recorded by the stock ledger, so every compliance request of
+ * the retail application in that time window is its own. The item cache is warmed first (one sale before), so the figures are the steady state.
  */
 import type { Sandbox } from '../../sandbox/server.js';
 import { defaultComplianceFixtureInput } from '../../sandbox/default-fixture.js';
 import type { SaleInput } from '../../src/contracts/sale.js';
+import { getStockLedgerStateQuery, stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
 import type { BenchTemporal, BenchWorkers } from './env.js';
 import { benchSale, DEMO, NAIROBI_LINES, progress, RETAIL_APP } from './env.js';
 import type { CallsReport } from './report.js';
@@ -30,10 +31,27 @@ export function requestsBetween(sandbox: Sandbox, from: number, to: number): Rec
 
 const total = (routes: Record<string, number>) => Object.values(routes).reduce((a, b) => a + b, 0);
 
+/** Lines the business's stock ledger has recorded so far (0 before its first hand-over). */
+async function linesRecorded(t: BenchTemporal, w: BenchWorkers): Promise<number> {
+  const ledger = t.client.workflow.getHandle(stockLedgerWorkflowId(w.taskQueue, DEMO.businesses.nairobi, undefined));
+  return ledger.query(getStockLedgerStateQuery).then(
+    (state) => state.totals.linesRecorded,
+    () => 0,
+  );
+}
+
+/**
+ * From the sale's start until its workflow closed and its branch's stock ledger (since 0.8 the writer of its stock)
+ * recorded its lines: the sale hands them over and closes, the movements follow.
+ */
 async function countSale(t: BenchTemporal, w: BenchWorkers, sandbox: Sandbox, tin: string): Promise<Record<string, number>> {
+  const recordedBefore = await linesRecorded(t, w);
   const from = Date.now();
   const { workflowId } = await w.sales.startSale(benchSale(tin, NAIROBI_LINES));
   await t.client.workflow.getHandle(workflowId).result();
+  for (const until = Date.now() + 30_000; Date.now() < until && (await linesRecorded(t, w)) < recordedBefore + stockTrackedLines(NAIROBI_LINES); ) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   return requestsBetween(sandbox, from, Date.now());
 }
 

@@ -41,9 +41,9 @@ function listOf<T extends string>(flag: string, what: string, known: readonly T[
 export function benchProgram(): CliCommand {
   return createProgram(
     'npm run bench --',
-    'One benchmark report of the sale lifecycle (latency against the floor, requests per sale, history size, rate-budget use, throughput, fairness, priority), written to a JSON file and printed as tables (docs/benchmarks.md).',
+    'One benchmark report of the sale lifecycle (latency against the floor, requests per sale, history size, rate-budget use, throughput, fairness, priority, many tenants on one worker, the stock ledger under a backlog), written to a JSON file and printed as tables (docs/benchmarks.md).',
   )
-    .option('--quick', 'smaller samples, for CI: each phase ≤ ~40 s')
+    .option('--quick', 'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~160 s)')
     .option('--assert [targets]', 'exit 1 when a target is unmet; with --assert=<target key,...>, only when one of these is', listOf('--assert', 'target', TARGET_KEYS))
     .option('--only <sections>', `only these sections, comma-separated: ${SECTIONS.join(',')}`, listOf('--only', 'section', SECTIONS))
     .option('--out <path>', 'where the report is written', nonBlank('--out'), DEFAULT_OUT);
@@ -72,11 +72,42 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   return benchOptions(program.opts<BenchValues>());
 }
 
-/** Sample sizes: the full run (≤ ~10 min on 2 cores) and the quick one for CI (each phase ≤ ~40 s). */
+/** Sample sizes: the full run (≤ ~10 min on 2 cores, tenancy ~4 min more) and the quick one for CI (each phase ≤ ~40 s, tenancy ≤ ~90 s). */
 export function sampleSizes(quick: boolean) {
   return quick
-    ? { latencySales: 20, warmUp: 2, callsPerPath: 1, budgetWindows: 3, throughputSales: 100, throughputTwoProcesses: true, flood: 100, fairnessSales: 5, tills: 3, stockSales: 8, registrations: 8, purchasesSyncs: 4 }
-    : { latencySales: 60, warmUp: 3, callsPerPath: 3, budgetWindows: 6, throughputSales: 200, throughputTwoProcesses: true, flood: 300, fairnessSales: 10, tills: 5, stockSales: 20, registrations: 20, purchasesSyncs: 10 };
+    ? { latencySales: 20, warmUp: 2, callsPerPath: 1, budgetWindows: 3, throughputSales: 100, throughputTwoProcesses: true, flood: 100, fairnessSales: 5, tills: 3, stockSales: 8, registrations: 8, purchasesSyncs: 4, tenancy: tenancySizes(true), stock: stockSizes(true) }
+    : { latencySales: 60, warmUp: 3, callsPerPath: 3, budgetWindows: 6, throughputSales: 200, throughputTwoProcesses: true, flood: 300, fairnessSales: 10, tills: 5, stockSales: 20, registrations: 20, purchasesSyncs: 10, tenancy: tenancySizes(false), stock: stockSizes(false) };
 }
+
+/**
+ * The tenancy section (issue 16): the scale served by one worker process, the flood and the quiet merchant's sales,
+ * how long the flood is kept from its first request (at least one whole rate window, the real minute), the roll call
+ * (during the backlogs; first when it is a sale per business, which beside backlogs asks more than 2 cores can do) and
+ * how often the worker reads its tenants file.
+ */
+export function tenancySizes(quick: boolean) {
+  const shared = { flood: 300, quietSales: 10, requestsPerMinute: 120, reloadMs: 2_000 };
+  return quick
+    ? { ...shared, applications: 200, businesses: 500, backlogMs: 62_000, extraBacklogs: 0, rollCall: 'applications' as const, rollCallFirst: false }
+    : { ...shared, applications: 400, businesses: 1_000, backlogMs: 130_000, extraBacklogs: 2, rollCall: 'businesses' as const, rollCallFirst: true };
+}
+
+export type TenancySizes = ReturnType<typeof tenancySizes>;
+
+/**
+ * The stock section (issue 17), k times faster than real time; minutes below are scaled ones (the time the run stands
+ * for). A short faulted run, then closed-loop tills for a warm-up (the first max delay, when no line is old enough to
+ * go out at till priority) and the steady part measured; `settleMs` (real) is the longest wait for a ledger to settle.
+ * k is what 2 cores carry: at k = 5 the worker and the dev server take ~1.4 cores. Quick (~160 s):
+ * k = 5, 2 + 5 scaled minutes of backlog in 84 s (10 would take 120 s); full (6–8 min): k = 4, 2.5 + 12.5 in 225 s.
+ */
+export function stockSizes(quick: boolean) {
+  const shared = { requestsPerMinute: 120, maxDelaySeconds: 120, catalogue: 30, linesPerSale: 3, settleMs: 120_000 };
+  return quick
+    ? { ...shared, k: 5, tills: 30, warmMinutes: 2, steadyMinutes: 5, faultTills: 10, faultMinutes: 1.5 }
+    : { ...shared, k: 4, tills: 30, warmMinutes: 2.5, steadyMinutes: 12.5, faultTills: 20, faultMinutes: 4 };
+}
+
+export type StockSizes = ReturnType<typeof stockSizes>;
 
 export type SampleSizes = ReturnType<typeof sampleSizes>;

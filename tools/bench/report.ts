@@ -3,11 +3,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Segment } from './history.js';
 import type { Summary } from './stats.js';
+import { formatStock, type StockReport } from './stock-report.js';
 import { formatTable, type Cell } from './text-table.js';
 
 export { formatTable };
 
-export const SECTIONS = ['latency', 'calls', 'history', 'budget', 'throughput', 'fairness', 'priority'] as const;
+export const SECTIONS = ['latency', 'calls', 'history', 'budget', 'throughput', 'fairness', 'priority', 'tenancy', 'stock'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface LatencyReport {
@@ -101,6 +102,69 @@ export interface PriorityReport {
   requestsPerMinute: number;
 }
 
+/** One application whose sales were a backlog, and how much of its budget it used meanwhile. */
+export interface TenancyBacklog {
+  application: string;
+  sales: number;
+  /** From its sales' start to its first request: the worker starting them, not pacing; outside the measure. */
+  firstRequestAfterSeconds: number;
+  /** From its first request to its end (the bench ended it, or its last request if it drained). */
+  seconds: number;
+  productive: number;
+  allowed: number;
+  utilisation: number;
+}
+
+/** Where the quiet merchant's time to signed went: the median queue wait of each activity and of each step (ms). */
+export interface TenancyProfile {
+  waitsMs: Record<string, number>;
+  steps: Segment[];
+}
+
+export interface TenancyReport {
+  /** Served by the one worker process, as it resolved the tenants file at start. */
+  applications: number;
+  businesses: number;
+  /** Applications with at least one sale the sandbox signed during the run (its log: POST /v1/sales answered 2xx). */
+  applicationsSigned: number;
+  /** Every application's limit, and the sandbox's rate window. */
+  requestsPerMinute: number;
+  windowMs: number;
+  isolationRatio: number;
+  quiet: {
+    application: string;
+    sales: number;
+    aloneP50Ms: number;
+    /** Timed once the flood is in its merchant's budget (its first workflow tasks run): the ratio's numerator. */
+    floodedP50Ms: number;
+    /** Timed right after the flood's sales were started, beside the CPU of their first workflow tasks: reported. */
+    atFloodStartP50Ms?: number;
+    alone?: TenancyProfile;
+    flooded?: TenancyProfile;
+    atFloodStart?: TenancyProfile;
+  };
+  /** `settleSeconds`: from the quiet merchant's sales at the flood's start to the workflow queue's backlog empty. */
+  flood: { application: string; sales: number; settleSeconds?: number };
+  /** The most requests any application sent in any window (sliding), over its limit. */
+  maxRequestsPerMinute: number;
+  /** With a backlog: its requests in each 5 s from the backlog's start, to see where a window went over. */
+  busiest: { application: string; sent: number; limitPerWindow: number; routes?: Record<string, number>; per5sFromBacklogStart?: number[] };
+  /** The same in the service's own windows (fixed, opened by the first request counted): above 1 means 429s. */
+  limiterWindowRatio: number;
+  /** The least of the backlogs' utilisations. */
+  utilisation: number;
+  backlogs: TenancyBacklog[];
+  rateLimitedShare: number;
+  requests: number;
+  rateLimited: number;
+  /** Tenants file rewritten with a new application → its first sale signed; NaN when none was within the wait. */
+  onboardSeconds: number;
+  onboard: { application: string; probes: number; signed: boolean; lastProblem?: string };
+  /** One sale per application (or per business) of the applications without a backlog, all at once. */
+  rollCall: { scope: 'applications' | 'businesses'; sales: number; signed: number; seconds: number; /** Each sale's one call, start to answer. */ p50Ms: number; p90Ms: number };
+  reloadMs: number;
+}
+
 export interface BenchReport {
   server: 'dev' | 'postgres';
   temporalAddress: string;
@@ -118,6 +182,8 @@ export interface BenchReport {
   throughput?: ThroughputReport;
   fairness?: FairnessReport;
   priority?: PriorityReport;
+  tenancy?: TenancyReport;
+  stock?: StockReport;
   targets: TargetResult[];
 }
 
@@ -134,6 +200,24 @@ interface Target {
   value: (r: BenchReport) => number | undefined;
   met: (value: number, r: BenchReport) => boolean;
 }
+
+/** Issue 16's figures: the scale of the run (at least 200 applications, 500 businesses, one worker process) and its targets. */
+const TENANCY_TARGETS: Target[] = [
+  { key: 'tenancy.applications', target: () => '≥ 200', value: (r) => r.tenancy?.applications, met: (v) => v >= 200 },
+  { key: 'tenancy.businesses', target: () => '≥ 500', value: (r) => r.tenancy?.businesses, met: (v) => v >= 500 },
+  { key: 'tenancy.isolationRatio', target: () => '≤ 1.2', value: (r) => r.tenancy?.isolationRatio, met: (v) => v <= 1.2 },
+  { key: 'tenancy.maxRequestsPerMinute', target: () => '≤ 1.0', value: (r) => r.tenancy?.maxRequestsPerMinute, met: (v) => v <= 1 },
+  { key: 'tenancy.utilisation', target: () => '≥ 0.95', value: (r) => r.tenancy?.utilisation, met: (v) => v >= 0.95 },
+  { key: 'tenancy.rateLimitedShare', target: () => '≤ 0.01', value: (r) => r.tenancy?.rateLimitedShare, met: (v) => v <= 0.01 },
+  { key: 'tenancy.onboardSeconds', target: () => '≤ 60', value: (r) => r.tenancy?.onboardSeconds, met: (v) => v <= 60 },
+];
+
+/** Issue 17's figures (stock-report.ts); stock.callsPerSale is reported in the section's table, not a target. */
+const STOCK_TARGETS: Target[] = [
+  { key: 'stock.signedPerMinute', target: () => '≥ 100', value: (r) => r.stock?.throughput.signedPerMinute, met: (v) => v >= 100 },
+  { key: 'stock.lagP99Seconds', target: () => '≤ 300', value: (r) => r.stock?.throughput.lag.p99Seconds, met: (v) => v <= 300 },
+  { key: 'stock.operatorShare', target: () => '≤ 1/16', value: (r) => r.stock?.operator.operatorShare, met: (v) => v <= 1 / 16 },
+];
 
 const TARGETS: Target[] = [
   { key: 'latency.ratio', target: () => '≤ 1.3', value: (r) => r.latency?.ratio, met: (v) => v <= 1.3 },
@@ -155,6 +239,8 @@ const TARGETS: Target[] = [
   { key: 'budget.rateLimitedShare', target: () => '≤ 0.01', value: (r) => r.budget?.rateLimitedShare, met: (v) => v <= 0.01 },
   { key: 'throughput.salesPerSecond.workers1', target: () => '≥ 25', value: (r) => r.throughput?.salesPerSecond.workers1, met: (v) => v >= 25 },
   { key: 'fairness.ratio', target: () => '≤ 2', value: (r) => r.fairness?.ratio, met: (v) => v <= 2 },
+  ...TENANCY_TARGETS,
+  ...STOCK_TARGETS,
 ];
 
 /** The keys of every target, as `--assert=` names them. */
@@ -267,6 +353,55 @@ export function formatReport(r: BenchReport): string {
     );
     section(`Priority: median queue wait of each till activity up to the receipt (${p.backlogStillRunning} backlog workflows still running after the last till sale)`, Object.entries(p.tillActivityWaitsMs).map(([activity, ms]) => ({ activity, ms })));
   }
+  if (r.tenancy) formatTenancy(r.tenancy, section);
+  if (r.stock) formatStock(r.stock, section);
   section('Wall time (s)', [Object.fromEntries(Object.entries(r.wallSeconds).map(([k, v]) => [k, v]))]);
   return out.join('\n');
+}
+
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : value);
+
+function formatTenancy(n: TenancyReport, section: (title: string, rows: ReadonlyArray<Record<string, Cell>>) => void): void {
+  const perMinute = `${n.requestsPerMinute}/min each, ${n.windowMs} ms windows`;
+  section(`Tenancy: one worker process serving ${n.applications} applications and ${n.businesses} businesses (${perMinute}); ${n.applicationsSigned} applications had a sale signed`, [
+    { key: 'tenancy.applications', value: n.applications, target: '≥ 200', signed: n.applicationsSigned },
+    { key: 'tenancy.businesses', value: n.businesses, target: '≥ 500' },
+    {
+      key: 'tenancy.isolationRatio',
+      value: fixed(n.isolationRatio, 2),
+      target: '≤ 1.2',
+      detail: `${n.quiet.application}: ${n.quiet.sales} sales p50 ${n.quiet.floodedP50Ms} ms while ${n.flood.application} floods ${n.flood.sales}, ${n.quiet.aloneP50Ms} ms alone`,
+    },
+    ...(n.quiet.atFloodStartP50Ms === undefined
+      ? []
+      : [{ key: '(at the flood\'s start)', value: fixed(n.quiet.atFloodStartP50Ms / n.quiet.aloneP50Ms, 2), detail: `p50 ${n.quiet.atFloodStartP50Ms} ms right after the flood's ${n.flood.sales} starts; the flood settled ${n.flood.settleSeconds ?? '?'} s later` }]),
+    {
+      key: 'tenancy.maxRequestsPerMinute',
+      value: fixed(n.maxRequestsPerMinute, 3),
+      target: '≤ 1.0',
+      detail: `${n.busiest.application}: ${n.busiest.sent} of ${n.busiest.limitPerWindow} in one window${n.busiest.routes ? ` ${JSON.stringify(n.busiest.routes)}` : ''}; ${fixed(n.limiterWindowRatio, 3)} in the service's own windows`,
+    },
+    { key: 'tenancy.utilisation', value: fixed(n.utilisation, 3), target: '≥ 0.95', detail: `least of ${n.backlogs.length} backlog(s)` },
+    { key: 'tenancy.rateLimitedShare', value: fixed(n.rateLimitedShare, 4), target: '≤ 0.01', detail: `${n.rateLimited} 429s of ${n.requests} requests` },
+    {
+      key: 'tenancy.onboardSeconds',
+      value: fixed(n.onboardSeconds, 1),
+      target: '≤ 60',
+      detail: `${n.onboard.application}: ${n.onboard.signed ? 'signed' : 'NOT signed'} after ${n.onboard.probes} sale(s), file read every ${n.reloadMs} ms${n.onboard.lastProblem ? `; last: ${n.onboard.lastProblem}` : ''}`,
+    },
+  ]);
+  section('Tenancy: backlogs (productive requests ÷ what the budget allowed from the backlog\'s first request to its end)', n.backlogs.map((b) => ({ ...b, utilisation: fixed(b.utilisation, 3) })));
+  const { alone, flooded, atFloodStart } = n.quiet;
+  if (alone && flooded && (n.isolationRatio > 1.2 || (n.quiet.atFloodStartP50Ms ?? 0) > 1.2 * n.quiet.aloneP50Ms)) {
+    const phases: Array<[string, TenancyProfile | undefined]> = [['alone', alone], ['at the flood\'s start', atFloodStart], ['flooded', flooded]];
+    const activities = Object.keys(Object.assign({}, ...phases.map(([, p]) => p?.waitsMs ?? {})) as Record<string, number>);
+    section(`Profile: median queue wait of ${n.quiet.application}'s activities (scheduled → started, ms)`, activities.map((a) => ({ activity: a, ...Object.fromEntries(phases.map(([phase, p]) => [phase, p?.waitsMs[a]])) })));
+    for (const [phase, p] of phases) if (p) section(`Profile: median of each step of ${n.quiet.application}'s sales, ${phase} (ms)`, p.steps.map((s) => ({ step: s.label, ms: s.ms })));
+  }
+  if (n.maxRequestsPerMinute > 1 && n.busiest.per5sFromBacklogStart) {
+    section(`Profile: ${n.busiest.application}'s requests in each 5 s from its backlog's start (its limit is ${n.busiest.limitPerWindow} per ${n.windowMs} ms)`, [
+      Object.fromEntries(n.busiest.per5sFromBacklogStart.map((count, i) => [`${i * 5}s`, count])),
+    ]);
+  }
+  section(`Tenancy: roll call, one sale per ${n.rollCall.scope === 'applications' ? 'application' : 'business'} without a backlog, all at once`, [n.rollCall]);
 }

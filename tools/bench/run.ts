@@ -11,6 +11,9 @@ import { measureFairness } from './fairness.js';
 import { measureLatency } from './latency.js';
 import { sampleSizes, type BenchOptions } from './options.js';
 import { measurePriority } from './priority.js';
+import { measureStock } from './stock.js';
+import { STOCK_LEDGER_WORKFLOW_TYPE } from '../../src/contracts/stock-ledger.js';
+import { measureTenancy } from './tenancy.js';
 import { checkTargets, type BenchReport } from './report.js';
 import { round } from './stats.js';
 import { measureThroughput } from './throughput.js';
@@ -52,6 +55,17 @@ async function basicSections(t: BenchTemporal, options: BenchOptions, report: Om
   }
 }
 
+/**
+ * A section's stock ledgers outlive its sales (a ledger ends after a day without work): ended with the section, so
+ * the next one, with a sandbox of its own, starts without ledgers that know another sandbox's quantities.
+ */
+async function endStockLedgers(t: BenchTemporal): Promise<void> {
+  const running = t.client.workflow.list({ query: `WorkflowType = '${STOCK_LEDGER_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'` });
+  for await (const ledger of running) {
+    await t.client.workflow.getHandle(ledger.workflowId, ledger.runId).terminate('the benchmark section is over').catch(() => undefined);
+  }
+}
+
 export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const began = Date.now();
   const sizes = sampleSizes(options.quick);
@@ -73,10 +87,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const timed = async (name: string, run: () => Promise<void>) => {
     const started = Date.now();
     await run();
+    await endStockLedgers(t);
     report.wallSeconds[name] = round((Date.now() - started) / 1000);
   };
   try {
-    if (options.sections.some((s) => s === 'latency' || s === 'history' || s === 'calls')) await basicSections(t, options, report, tag);
+    if (options.sections.some((s) => s === 'latency' || s === 'history' || s === 'calls')) {
+      await basicSections(t, options, report, tag);
+      await endStockLedgers(t);
+    }
     if (options.sections.includes('budget')) {
       await timed('budget', async () => {
         report.budget = await measureBudget(t, { windows: sizes.budgetWindows, tag });
@@ -100,6 +118,21 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       await timed('priority', async () => {
         report.priority = await measurePriority(t, { tills: sizes.tills, stockSales: sizes.stockSales, registrations: sizes.registrations, purchasesSyncs: sizes.purchasesSyncs, tag });
         report.samples.tillSales = sizes.tills;
+      });
+    }
+    if (options.sections.includes('tenancy')) {
+      await timed('tenancy', async () => {
+        report.tenancy = await measureTenancy(t, { ...sizes.tenancy, tag });
+        report.samples.tenancyFlood = sizes.tenancy.flood;
+        report.samples.tenancyQuietSales = sizes.tenancy.quietSales;
+        report.samples.tenancyRollCall = report.tenancy.rollCall.sales;
+      });
+    }
+    if (options.sections.includes('stock')) {
+      await timed('stock', async () => {
+        report.stock = await measureStock(t, { ...sizes.stock, tag });
+        report.samples.stockSales = report.stock.throughput.sales;
+        report.samples.stockFaultSales = report.stock.operator.sales;
       });
     }
   } finally {

@@ -1,21 +1,60 @@
 /**
  * The independent checker: from what was started (the driver's list) and what the sandbox holds (its inspection
- * API: documents and stock movements), never from workflow state, it says per sale whether the world is right.
+ * API: documents and stock movements; its request log), never from workflow state, it says per sale whether the
+ * world is right, and per application whether its sales are and whether it kept to its budget.
  *
  * A document belongs to a sale by business and trader invoice number; a credit note by `originalSaleId`; a stock
  * movement to a document when its `referenceId` starts with an idempotency key the sandbox recorded for that
- * document (the worker's documented convention: `<document key>:<line>:<action>`). Anything that belongs to
- * nothing started is counted too: a stray document is a duplicate, a stray movement a stock error.
+ * document (the worker's documented convention: `<document key>:<line>:<action>`, the line's id). Anything that
+ * belongs to nothing started is counted too: a stray document is a duplicate, a stray movement a stock error. A
+ * sale, and anything stray, belongs to the application of its business (the run's own world says which).
+ *
+ * Stock reported through a branch's ledger (issue 17) may carry lines of many sales in one movement (referenceId
+ * `stk:…`), which names no sale: such a sale's own movements must still be right, but a line of it without one is
+ * no error of the sale. What proves every line carried exactly once is the rule over all movements
+ * (exactly-once.ts): per business, branch and item, recorded quantities equal the lines', no referenceId twice.
  */
 import type { InspectedDocument } from '../../sandbox/inspector.js';
 import type { StockMovement } from '../../sandbox/compliance/model.js';
+import type { RequestRecord } from '../../sandbox/shared/request-stats.js';
+import { budgetOf, type BudgetVerdict } from './budget.js';
+import { balancesOff, exactlyOnce, isProbe, type ExactlyOnceVerdict, type ExpectedStockLine } from './exactly-once.js';
+
+/**
+ * How a sale's stock is reported, as the code that started it does:
+ * - `per-line` (before the ledger): one movement per stock-tracked line, its referenceId the line's id;
+ * - `ledger`: its lines are handed to its branch's ledger, which sends a line alone (referenceId the line's id) or
+ *   merged with other sales' lines of the same item (referenceId `stk:…`).
+ */
+export type StockPath = 'per-line' | 'ledger';
+
+/** The branch of a sale naming none when the run's world does not say which is the business's first. */
+const FIRST_BRANCH = 'first-branch';
+
+/** The prefix of the referenceId of a ledger's movement carrying more than one line (docs/stock-ledger.md). */
+export const MERGED_MOVEMENT_PREFIX = 'stk:';
 
 export interface StartedSale {
   businessId: string;
+  /** Absent: the business's first branch (the service's default). */
+  branchId?: string;
   traderInvoiceNumber: string;
   lines: ReadonlyArray<{ itemId: string; quantity: number }>;
   /** Null: no refund was asked, so no credit note may exist. */
   refund: { restocking: boolean } | null;
+  /** Default `per-line`. */
+  stock?: StockPath;
+}
+
+/** An application of the run: which businesses it serves and its limit, from the run's own world. */
+export interface CheckedApplication {
+  /** The sandbox's application id (its request log and documents carry it). */
+  applicationId: string;
+  /** The tenants file's name for it. */
+  name: string;
+  businesses: readonly string[];
+  /** Requests allowed per window of `windowMs`. */
+  limit: number;
 }
 
 export interface CheckInput {
@@ -23,10 +62,21 @@ export interface CheckInput {
   documents: readonly InspectedDocument[];
   movements: readonly StockMovement[];
   stockTracked: (businessId: string, itemId: string) => boolean;
+  /** The branch the service records for a sale that names none; absent or undefined: `first-branch`. */
+  firstBranchOf?: (businessId: string) => string | undefined;
+  applications: readonly CheckedApplication[];
+  /** The compliance requests the sandbox recorded during the run. */
+  requests: readonly RequestRecord[];
+  /** Requests that left the sandbox's log before they were read: the budgets cannot be checked whole. */
+  requestsMissed: number;
+  /** The sandbox's rate-limit window. */
+  windowMs: number;
 }
 
 export interface SaleVerdict {
   businessId: string;
+  /** The sandbox application its business belongs to; null when the run's world names none. */
+  applicationId: string | null;
   traderInvoiceNumber: string;
   /** Sale documents filed for it (ids), and how many of them are signed. */
   documents: string[];
@@ -37,8 +87,9 @@ export interface SaleVerdict {
   lost: boolean;
   creditNotes: string[];
   creditNoteErrors: number;
-  /** Stock movements filed under its documents (ids), in filing order. */
+  /** Stock movements filed under its documents (ids), in filing order; probes excluded. */
   movements: string[];
+  /** Per-line: each missing and each extra movement under its documents. Ledger: each extra one (see above). */
   stockErrors: number;
   /** What is wrong, in words; empty when the sale is right. */
   problems: string[];
@@ -50,15 +101,53 @@ export interface Totals {
   lost: number;
   stockErrors: number;
   creditNoteErrors: number;
+  /** Breaches of the exactly-once rule of stock (ExactlyOnceVerdict.violations). */
+  exactlyOnceViolations: number;
+  applications: number;
+  /** Applications that sent more than their limit in some window. */
+  overBudget: number;
+  /** The highest busiest-window ÷ limit of any application. */
+  busiestRatio: number;
+  /** The sandbox's own 429s, all applications. */
+  rateLimited: number;
+  /** Requests that left the sandbox's log unread (0, or the budgets were not checked whole). */
+  requestsMissed: number;
+}
+
+export interface ApplicationVerdict {
+  applicationId: string;
+  name: string;
+  businesses: string[];
+  /** Sales started at its businesses, how many have a signed document, and what is wrong, as in Totals. */
+  sales: number;
+  signed: number;
+  duplicates: number;
+  lost: number;
+  stockErrors: number;
+  creditNoteErrors: number;
+  /** The exactly-once rule's violations at its businesses. */
+  exactlyOnceViolations: number;
+  budget: BudgetVerdict;
+}
+
+/** The exactly-once rule over every movement, and how many movements carried lines of several sales. */
+export interface StockVerdict extends ExactlyOnceVerdict {
+  /** Movements (probes excluded) whose referenceId is a ledger's merged one, `stk:…`. */
+  merged: number;
 }
 
 export interface Verdicts {
   sales: SaleVerdict[];
   /** Documents and movements that belong to no started sale. */
   stray: { saleDocuments: string[]; creditNotes: string[]; movements: string[] };
+  applications: ApplicationVerdict[];
+  /** The exactly-once rule of stock, per business, branch and item. */
+  stock: StockVerdict;
   totals: Totals;
-  /** Every expectation holds. */
+  /** The world is right: every sale's documents, credit notes and movements, and the exactly-once rule. What settling waits for. */
   ok: boolean;
+  /** Every application kept to its limit in every window, and every request was read. A property of the whole run. */
+  withinBudgets: boolean;
 }
 
 function isSigned(doc: InspectedDocument): boolean {
@@ -81,6 +170,7 @@ function multisetDifference(expected: string[], actual: string[]): { errors: num
 }
 
 export function check(input: CheckInput): Verdicts {
+  const applicationOf = new Map(input.applications.flatMap((a) => a.businesses.map((b) => [b, a.applicationId] as const)));
   const saleDocs = new Map<string, InspectedDocument[]>();
   const creditNotesBySale = new Map<string, InspectedDocument[]>();
   for (const doc of input.documents) {
@@ -92,12 +182,15 @@ export function check(input: CheckInput): Verdicts {
       creditNotesBySale.set(key, [...(creditNotesBySale.get(key) ?? []), doc]);
     }
   }
+  // Probes (a ledger reading a quantity on hand, referenceId `<movement>:probe`) move nothing and belong to no line.
+  const moving = input.movements.filter((m) => !isProbe(m));
   const movementsUnder = (docs: readonly InspectedDocument[]) => {
     const prefixes = docs.flatMap((d) => d.idempotencyKeys.map((k) => `${k}:`));
-    return input.movements.filter(
+    return moving.filter(
       (m) => m.businessId === docs[0]?.sale.businessId && m.referenceId !== null && prefixes.some((p) => m.referenceId!.startsWith(p)),
     );
   };
+  const expectedLines: ExpectedStockLine[] = [];
 
   const claimedSales = new Set<string>();
   const claimedCreditNotes = new Set<string>();
@@ -123,8 +216,15 @@ export function check(input: CheckInput): Verdicts {
       problems.push(`credit note not signed (${creditNotes[0]!.sale.status})`);
     }
 
-    // Keyed by the document a movement was filed under: a deduction under the credit note's key is wrong too.
     const tracked = sale.lines.filter((l) => input.stockTracked(sale.businessId, l.itemId));
+    // The exactly-once rule counts the lines of documents the service signed: a sale never signed sold nothing
+    // (it is counted lost), a credit note never signed put nothing back (a credit-note error).
+    const branchId = sale.branchId ?? input.firstBranchOf?.(sale.businessId) ?? FIRST_BRANCH;
+    const line = (action: 'ADD' | 'DEDUCT') => (l: { itemId: string; quantity: number }): ExpectedStockLine => ({ businessId: sale.businessId, branchId, itemId: l.itemId, action, quantity: l.quantity });
+    if (signed > 0) expectedLines.push(...tracked.map(line('DEDUCT')));
+    if (sale.refund?.restocking && creditNotes.some(isSigned)) expectedLines.push(...tracked.map(line('ADD')));
+
+    // Keyed by the document a movement was filed under: a deduction under the credit note's key is wrong too.
     const expected = [
       ...tracked.map((l) => movementKey('sale', l.itemId, l.quantity, 'DEDUCT')),
       ...(sale.refund?.restocking ? tracked.map((l) => movementKey('refund', l.itemId, l.quantity, 'ADD')) : []),
@@ -136,12 +236,15 @@ export function check(input: CheckInput): Verdicts {
       ...underSale.map((m) => movementKey('sale', m.itemId, m.quantity, m.action)),
       ...underRefund.map((m) => movementKey('refund', m.itemId, m.quantity, m.action)),
     ];
-    const stock = multisetDifference(expected, actual);
+    const difference = multisetDifference(expected, actual);
+    // A ledger's sale may have lines in merged movements: only what is filed under its own documents is its own.
+    const stock = sale.stock === 'ledger' ? { ...difference, missing: [], errors: difference.extra.length } : difference;
     if (stock.missing.length > 0) problems.push(`stock movements missing: ${stock.missing.join(', ')}`);
     if (stock.extra.length > 0) problems.push(`stock movements not expected: ${stock.extra.join(', ')}`);
 
     return {
       businessId: sale.businessId,
+      applicationId: applicationOf.get(sale.businessId) ?? null,
       traderInvoiceNumber: sale.traderInvoiceNumber,
       documents: docs.map((d) => d.sale.id),
       signed,
@@ -155,18 +258,52 @@ export function check(input: CheckInput): Verdicts {
     };
   });
 
+  const strayDocuments = [...saleDocs.entries()].filter(([key]) => !claimedSales.has(key)).flatMap(([, docs]) => docs);
+  const strayCreditNotes = [...creditNotesBySale.values()].flat().filter((d) => !claimedCreditNotes.has(d.sale.id));
+  const isMerged = (m: StockMovement) => m.referenceId?.startsWith(MERGED_MOVEMENT_PREFIX) === true;
+  const strayMovements = moving.filter((m) => !claimedMovements.has(m.movementId) && !isMerged(m));
+  const stock: StockVerdict = { ...exactlyOnce(expectedLines, input.movements), merged: moving.filter(isMerged).length };
   const stray = {
-    saleDocuments: [...saleDocs.entries()].filter(([key]) => !claimedSales.has(key)).flatMap(([, docs]) => docs.map((d) => d.sale.id)),
-    creditNotes: [...creditNotesBySale.values()].flat().filter((d) => !claimedCreditNotes.has(d.sale.id)).map((d) => d.sale.id),
-    movements: input.movements.filter((m) => !claimedMovements.has(m.movementId)).map((m) => m.movementId),
+    saleDocuments: strayDocuments.map((d) => d.sale.id),
+    creditNotes: strayCreditNotes.map((d) => d.sale.id),
+    movements: strayMovements.map((m) => m.movementId),
   };
+
+  const applications = input.applications.map((application): ApplicationVerdict => {
+    const mine = (businessId: string) => applicationOf.get(businessId) === application.applicationId;
+    const sales = verdicts.filter((v) => v.applicationId === application.applicationId);
+    return {
+      applicationId: application.applicationId,
+      name: application.name,
+      businesses: [...application.businesses],
+      sales: sales.length,
+      signed: sales.filter((v) => !v.lost).length,
+      duplicates: sales.reduce((n, v) => n + v.duplicates, 0) + strayDocuments.filter((d) => mine(d.sale.businessId)).length,
+      lost: sales.filter((v) => v.lost).length,
+      stockErrors: sales.reduce((n, v) => n + v.stockErrors, 0) + strayMovements.filter((m) => mine(m.businessId)).length,
+      creditNoteErrors: sales.reduce((n, v) => n + v.creditNoteErrors, 0) + strayCreditNotes.filter((d) => mine(d.sale.businessId)).length,
+      exactlyOnceViolations:
+        stock.duplicates.filter((d) => mine(d.businessId)).reduce((n, d) => n + d.recorded - 1, 0) +
+        stock.items.filter((b) => mine(b.businessId)).reduce((n, b) => n + balancesOff(b), 0) +
+        moving.filter((m) => m.referenceId === null && mine(m.businessId)).length,
+      budget: budgetOf(input.requests, application.applicationId, application.limit, input.windowMs),
+    };
+  });
+
   const totals: Totals = {
     sales: input.sales.length,
     duplicates: verdicts.reduce((n, v) => n + v.duplicates, 0) + stray.saleDocuments.length,
     lost: verdicts.filter((v) => v.lost).length,
     stockErrors: verdicts.reduce((n, v) => n + v.stockErrors, 0) + stray.movements.length,
     creditNoteErrors: verdicts.reduce((n, v) => n + v.creditNoteErrors, 0) + stray.creditNotes.length,
+    exactlyOnceViolations: stock.violations,
+    applications: applications.length,
+    overBudget: applications.filter((a) => a.budget.over).length,
+    busiestRatio: Math.max(0, ...applications.map((a) => a.budget.ratio)),
+    rateLimited: applications.reduce((n, a) => n + a.budget.rateLimited, 0),
+    requestsMissed: input.requestsMissed,
   };
-  const ok = totals.duplicates === 0 && totals.lost === 0 && totals.stockErrors === 0 && totals.creditNoteErrors === 0;
-  return { sales: verdicts, stray, totals, ok };
+  const ok = totals.duplicates === 0 && totals.lost === 0 && totals.stockErrors === 0 && totals.creditNoteErrors === 0 && stock.ok;
+  const withinBudgets = totals.overBudget === 0 && totals.requestsMissed === 0;
+  return { sales: verdicts, stray, applications, stock, totals, ok, withinBudgets };
 }

@@ -2,15 +2,18 @@
 import type { SaleLineInput } from '../../src/contracts/sale.js';
 import type { PlannedRefund, SalePath } from './sales.js';
 
-export type OperationKind = 'start' | 'refund' | 'confirmStockMovement' | 'resendStockMovement' | 'retry';
+export type OperationKind = 'start' | 'refund' | 'confirmStockMovement' | 'resendStockMovement' | 'retry' | 'settleMovement';
+
+/** What an operator does (every one counts as an operator action in the report). */
+export const OPERATOR_ACTIONS = ['confirmStockMovement', 'resendStockMovement', 'retry', 'settleMovement'] as const satisfies readonly OperationKind[];
 
 export interface Operation {
   kind: OperationKind;
-  /** The planned sale's position; the sale id is `workflowId`. */
-  sale: number;
+  /** The planned sale's position; the sale id is `workflowId`. Null: an action on a stock ledger (`workflowId`). */
+  sale: number | null;
   workflowId: string;
   businessId: string;
-  traderInvoiceNumber: string;
+  traderInvoiceNumber: string | null;
   /** Milliseconds since the faults started. */
   invokedAtMs: number;
   completedAtMs: number | null;
@@ -25,6 +28,8 @@ export interface Operation {
   refund?: PlannedRefund | null;
   /** Operator calls: the stock movement acted on. */
   referenceId?: string;
+  /** settleMovement: what the operator decided from the dashboard. */
+  decision?: 'applied' | 'resend';
 }
 
 export class OperationHistory {

@@ -1,8 +1,9 @@
 /**
  * `npm run chaos -- --sales N [--seed S] [--fault-seconds F] [--settle-seconds T] [--out bench/chaos.json] [--keep]`: sales
- * through the local stack under faults, worker kills and a server restart, checked from the sandbox alone
- * (docs/chaos.md). Prints the seed first and ends with one `chaos: …` line; exits 0 only when nothing is wrong
- * and everything settled in time.
+ * of three compliance applications, served by one fleet from a tenants file, through the local stack under faults,
+ * worker kills and a server restart, checked from the sandbox alone (docs/chaos.md). Prints the seed first, one line
+ * per application, and ends with one `chaos: …` line; exits 0 only when nothing is wrong, every application kept
+ * to its budget and everything settled in time.
  */
 import { createProgram, parseAndRun, wholeNumber } from '../../src/cli/command.js';
 import { randomSeed } from './seed.js';
@@ -38,7 +39,7 @@ async function main(options: ChaosOptions): Promise<number> {
 
 const program = createProgram(
   'npm run chaos --',
-  'Sales through the local stack under faults, worker kills and a server restart, checked from the sandbox alone (docs/chaos.md). Prints the seed first and ends with one `chaos: …` line; exits 0 only when nothing is wrong and everything settled in time.',
+  'Sales of three compliance applications, served by one fleet from a tenants file, through the local stack under faults, worker kills and a server restart, checked from the sandbox alone (docs/chaos.md). Prints the seed first, one line per application, and ends with one `chaos: …` line; exits 0 only when nothing is wrong, every application kept to its budget and everything settled in time.',
 )
   .option('--sales <n>', 'sales to start', wholeNumber('--sales', 100_000), 200)
   .option('--seed <n>', 'seed of the whole plan, to repeat a run (default: a fresh one, printed first)', wholeNumber('--seed', 0xffff_ffff))

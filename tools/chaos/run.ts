@@ -1,8 +1,9 @@
 /**
- * One chaos run (docs/chaos.md): a file-backed Temporal dev server, the sandbox in this process, two worker
- * processes from the current code; the faults of the seed's plan from the start for `faultSeconds` (one worker
- * SIGKILLed and restarted every 20 s, the server restarted once); then the checker reads the sandbox until every
- * expectation holds or the settle timeout passes.
+ * One chaos run (docs/chaos.md): a file-backed Temporal dev server, the sandbox in this process with three
+ * compliance applications, two worker processes from the current code serving them all from one tenants file; the
+ * faults of the seed's plan from the start for `faultSeconds` (one worker SIGKILLed and restarted every 20 s, the
+ * server restarted once); then the checker reads the sandbox until every expectation about the world holds or the
+ * settle timeout passes, and judges each application's sales and budget.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,20 +16,24 @@ import { Client, Connection } from '@temporalio/client';
 import { SalesClient } from '../../src/client/sales-client.js';
 import { payloadEncryptionFromEnv } from '../../src/codec/data-converter.js';
 import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../sandbox/accounting/default-fixture.js';
-import { DEMO } from '../../sandbox/default-fixture.js';
-import { startSandbox, type Sandbox } from '../../sandbox/server.js';
+import { startSandbox } from '../../sandbox/server.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
+import type { StockVerdict } from './checker.js';
 import { drive } from './driver.js';
+import { balancesOff } from './exactly-once.js';
 import { faultPlan, WORKER_KILL_EVERY_MS } from './fault-plan.js';
-import { OperationHistory } from './history.js';
+import { OPERATOR_ACTIONS, OperationHistory } from './history.js';
+import { backlogOf, readLedgers, type LedgerBacklog } from './ledgers.js';
 import { startOperator } from './operator.js';
-import { passed, resultLine, writeReport, type ChaosReport } from './report.js';
-import { isoDate, plannedSales, type PlannedSale } from './sales.js';
+import { applicationLine, exactlyOnceText, passed, resultLine, writeReport, type ChaosReport } from './report.js';
+import { RequestTape } from './request-tape.js';
+import { isoDate, plannedSales, START_SPREAD, type PlannedSale } from './sales.js';
 import { deriveSeed, seededRandom } from './seed.js';
-import { awaitSettled, readVerdicts } from './settle.js';
+import { awaitSettled, readVerdicts, type RunKnowledge } from './settle.js';
 import { startRestartableServer, type RestartableServer } from './temporal-server.js';
+import { tenantKeysEnv, tenantsFileContent, writeTenantsFile } from './tenants-file.js';
 import { killAllWorkers, WorkerProcess, type WorkerEvent } from './workers.js';
-import { chaosWorld, stockTrackedIn } from './world.js';
+import { chaosWorld, stockTrackedIn, totalBudgetFor } from './world.js';
 
 export interface ChaosOptions {
   seed: number;
@@ -37,8 +42,11 @@ export interface ChaosOptions {
   out: string;
   /** Default 300 s: how long after the faults stop everything must have settled. */
   settleTimeoutSeconds?: number;
-  /** Default 6000: a correctness run, not a budget run. */
-  requestsPerMinute?: number;
+  /**
+   * The three applications' budgets added up (split 50/25/25 %); default from the plan's pace (totalBudgetFor), about
+   * four times what the sales need: real limits each application must keep, not the bottleneck of the run.
+   */
+  totalRequestsPerMinute?: number;
   /** Keep the worker logs and the server's file even when the run passes. */
   keep?: boolean;
   /** Progress lines (terse). */
@@ -47,6 +55,8 @@ export interface ChaosOptions {
 
 const WORKER_READY_TIMEOUT_MS = 180_000;
 const PROGRESS_EVERY_MS = 15_000;
+/** How often the sandbox's request log is read into the tape: far less than it takes to scroll 20,000 requests out. */
+const TAPE_EVERY_MS = 5_000;
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -64,13 +74,16 @@ function gitCommit(): string | null {
   }
 }
 
-/** Environment of one worker process: only what it needs, never the caller's own secrets. */
+/**
+ * Environment of one worker process: only what it needs, never the caller's own secrets. The compliance and
+ * accounting tenants come from the tenants file, their keys from the variables it names; none of the single-key
+ * variables is set (a tenants worker refuses them), nor SANDBOX.
+ */
 function workerEnv(
-  sandbox: Sandbox,
   server: RestartableServer,
+  tenants: { file: string; keys: Record<string, string> },
   secrets: { payloadKeys: string; callbackSecret: string },
   ports: { callback: number; publicCallback: number },
-  requestsPerMinute: number,
 ): Record<string, string> {
   const inherited = Object.fromEntries(['PATH', 'HOME', 'TMPDIR', 'LANG', 'TEMPORAL_CACHE_DIR'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
   return {
@@ -79,14 +92,9 @@ function workerEnv(
     TEMPORAL_ADDRESS: server.address,
     TEMPORAL_NAMESPACE: server.namespace,
     PAYLOAD_KEYS: secrets.payloadKeys,
-    COMPLIANCE_BASE_URL: sandbox.complianceUrl,
-    COMPLIANCE_API_KEY: DEMO.keys.orgWide,
-    COMPLIANCE_BUSINESS_ID: DEMO.businesses.nairobi,
+    TENANTS_FILE: tenants.file,
+    ...tenants.keys,
     COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
-    COMPLIANCE_REQUESTS_PER_MINUTE: String(requestsPerMinute),
-    ACCOUNTING_BASE_URL: sandbox.accountingUrl,
-    ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
-    ACCOUNTING_CLIENT_SECRET: DEMO_ACCOUNTING_CLIENT_SECRET,
     // One public callback URL and secret for the fleet, as behind a load balancer: every worker mints the same URL
     // for a workflow, so an attempt retried on the other worker sends the same body under its idempotency key (C61).
     CALLBACK_PUBLIC_BASE_URL: `http://127.0.0.1:${ports.publicCallback}`,
@@ -96,14 +104,29 @@ function workerEnv(
   };
 }
 
+/** The exactly-once rule's counts, and what the ledgers still held when the checker last read. */
+function stockLine(stock: StockVerdict, ledgers: LedgerBacklog | null): string {
+  const backlog = ledgers
+    ? `${ledgers.ledgers} ledgers, ${ledgers.pendingLines} lines pending, ${ledgers.openMovements} movements open; ` +
+      `by their own count ${ledgers.totals.settledByEvidence} settled by evidence, ${ledgers.totals.resentAfterEvidence} re-sent after evidence, ` +
+      `${ledgers.totals.operatorDecisions} operator decisions, ${ledgers.totals.probes} probes`
+    : 'ledgers not readable';
+  return (
+    `[chaos] stock: ${exactlyOnceText(stock)}; ${stock.quantity} units expected, ${stock.missingQuantity} missing, ${stock.extraQuantity} extra, ` +
+    `${stock.duplicates.length} referenceIds recorded more than once, ${stock.probes} probes; ${backlog}`
+  );
+}
+
 export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosReport; exitCode: number }> {
   const { log } = options;
   const settleTimeoutSeconds = options.settleTimeoutSeconds ?? 300;
-  const requestsPerMinute = options.requestsPerMinute ?? 6000;
   const faultMs = options.faultSeconds * 1000;
+  const totalRequestsPerMinute = options.totalRequestsPerMinute ?? totalBudgetFor(options.sales, faultMs * START_SPREAD);
   const startedAt = new Date();
-  const world = chaosWorld({ requestsPerMinute });
-  const plan = faultPlan(options.seed, faultMs, requestsPerMinute);
+  const world = chaosWorld({ totalRequestsPerMinute });
+  // A storm's 429 cannot tell the applications apart (it answers before the key is read): it announces the highest
+  // limit, which lowers no application's budget below its own.
+  const plan = faultPlan(options.seed, faultMs, Math.max(...world.applications.map((a) => a.requestsPerMinute)));
   const sales = plannedSales({ seed: options.seed, sales: options.sales, faultMs, catalog: world.catalog, date: isoDate(startedAt.getTime()) });
   const stockTracked = stockTrackedIn(world.catalog);
 
@@ -131,6 +154,13 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
   try {
     const sandbox = await startSandbox({ fixture: { compliance: world.fixture }, random: seededRandom(deriveSeed(options.seed, 'sandbox')) });
     cleanups.push(() => sandbox.close());
+    const windowMs = sandbox.fixture.compliance.rateLimitWindowMs;
+    const tape = new RequestTape(sandbox.stats);
+    const taping = setInterval(() => tape.read(), TAPE_EVERY_MS);
+    cleanups.push(async () => clearInterval(taping));
+    const tenants = tenantsFileContent({ applications: world.applications, complianceUrl: sandbox.complianceUrl, accountingUrl: sandbox.accountingUrl });
+    const tenantsFile = await writeTenantsFile(dir, tenants);
+    const tenantKeys = tenantKeysEnv(world.applications, { apiKey: DEMO_ACCOUNTING_API_KEY, clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET });
     const server = await startRestartableServer(dir);
     cleanups.push(() => server.stop());
     log(`[chaos] Temporal dev server ${server.address} (file ${path.join(dir, 'chaos.db')}), sandbox ${sandbox.complianceUrl}`);
@@ -141,14 +171,20 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     const workers = await Promise.all(
       ['worker-a', 'worker-b'].map(
         async (name, i) =>
-          new WorkerProcess(name, workerEnv(sandbox, server, secrets, { callback: i === 0 ? publicCallback : await freePort(), publicCallback }, requestsPerMinute), dir, workerEvents, clock),
+          new WorkerProcess(
+            name,
+            workerEnv(server, { file: tenantsFile, keys: tenantKeys }, secrets, { callback: i === 0 ? publicCallback : await freePort(), publicCallback }),
+            dir,
+            workerEvents,
+            clock,
+          ),
       ),
     );
     const crashing = workers[1]!;
     cleanups.push(() => Promise.all(workers.map((w) => w.stop())));
     for (const w of workers) w.start();
     await Promise.all(workers.map((w) => w.whenReady(WORKER_READY_TIMEOUT_MS)));
-    log(`[chaos] workers running (logs in ${dir})`);
+    log(`[chaos] workers running (logs in ${dir}), serving ${world.applications.map((a) => `${a.name} (${a.businesses.length} business${a.businesses.length === 1 ? '' : 'es'}, ${a.requestsPerMinute}/min)`).join(', ')}`);
 
     const connection = await Connection.connect({ address: server.address });
     cleanups.push(() => connection.close());
@@ -196,10 +232,31 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     const faultsStoppedAtMs = clock();
     log(`[chaos] faults off at ${(faultsStoppedAtMs / 1000).toFixed(1)} s; checking the sandbox until settled (at most ${settleTimeoutSeconds} s)`);
 
-    const started = sales.map((s) => ({ businessId: s.input.businessId, traderInvoiceNumber: s.input.traderInvoiceNumber, lines: s.input.lines, refund: s.refund }));
-    const settlement = await awaitSettled(() => readVerdicts(inspector, started, stockTracked), deadline, (v) => {
-      latest = `, ${v.sales.filter((s) => s.problems.length === 0).length} sales right so far`;
-    });
+    const firstBranches = new Map(world.catalog.map((b) => [b.businessId, b.branchIds[0]]));
+    const known: RunKnowledge = {
+      // The workers run this code: every sale hands its stock to its branch's ledger (issue 17).
+      sales: sales.map((s) => ({
+        businessId: s.input.businessId,
+        ...(s.input.branchId === undefined ? {} : { branchId: s.input.branchId }),
+        traderInvoiceNumber: s.input.traderInvoiceNumber,
+        lines: s.input.lines,
+        refund: s.refund,
+        stock: 'ledger' as const,
+      })),
+      stockTracked,
+      firstBranchOf: (businessId) => firstBranches.get(businessId),
+      applications: world.applications.map((a) => ({ applicationId: a.applicationId, name: a.name, businesses: a.businesses, limit: a.requestsPerMinute })),
+      windowMs,
+    };
+    const settlement = await awaitSettled(
+      () => readVerdicts(inspector, tape, known),
+      deadline,
+      (v, ledgers) => {
+        const backlog = ledgers ? `, ledgers: ${ledgers.pendingLines} lines pending, ${ledgers.openMovements} movements open (${ledgers.needsOperator} for an operator)` : ', ledgers not readable';
+        latest = `, ${v.sales.filter((s) => s.problems.length === 0).length} sales right so far, ${v.totals.exactlyOnceViolations} exactly-once violations${backlog}`;
+      },
+      async () => backlogOf((await readLedgers(client)).map((l) => l.state)),
+    );
     const settledSeconds = settlement.settledAt === null ? null : Math.max(0, (settlement.settledAt - t0 - faultsStoppedAtMs) / 1000);
     clearInterval(progress);
     await operator.stop();
@@ -207,19 +264,27 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     await Promise.race([driver.done, sleep(1_000)]);
 
     const { faultsInjected, ...requests } = await inspector.requests();
-    const operatorActions = Object.fromEntries((['confirmStockMovement', 'resendStockMovement', 'retry'] as const).map((k) => [k, history.count(k)]));
+    const operatorActions = Object.fromEntries(OPERATOR_ACTIONS.map((k) => [k, history.count(k)]));
+    const operatorTotal = OPERATOR_ACTIONS.reduce((n, k) => n + history.count(k), 0);
     const filed = (await inspector.documents({ type: 'sale' })).map((d) => Date.parse(d.sale.createdAt) - t0);
     const exposure = { salesFiledDuringFaults: filed.filter((ms) => ms < faultsStoppedAtMs).length, salesFiledAfter: filed.filter((ms) => ms >= faultsStoppedAtMs).length };
-    log(`[chaos] ${exposure.salesFiledDuringFaults} sales filed while faults were on, ${exposure.salesFiledAfter} after; faults injected ${JSON.stringify(faultsInjected)}; operator ${JSON.stringify(operatorActions)}`);
-    const { totals } = settlement.verdicts;
-    const result = resultLine(totals, settledSeconds, settleTimeoutSeconds);
+    log(`[chaos] ${exposure.salesFiledDuringFaults} sales filed while faults were on, ${exposure.salesFiledAfter} after; faults injected ${JSON.stringify(faultsInjected)}; operator ${JSON.stringify(operatorActions)} (${operatorTotal} in all)`);
+    const { totals, stock } = settlement.verdicts;
+    for (const application of settlement.verdicts.applications) log(applicationLine(application));
+    log(stockLine(stock, settlement.ledgers));
+    for (const b of stock.items.filter((i) => balancesOff(i) > 0).slice(0, 20)) {
+      log(`[chaos]   ${b.businessId} ${b.branchId} ${b.itemId}: sold ${b.sold} (${b.soldLines} lines), deducted ${b.deducted} (${b.deductMovements} movements); restocked ${b.restocked} (${b.restockedLines} lines), added ${b.added} (${b.addMovements} movements)`);
+    }
+    for (const d of stock.duplicates.slice(0, 20)) log(`[chaos]   ${d.businessId} ${d.referenceId} recorded ${d.recorded} times`);
+    const result = resultLine(settlement.verdicts, operatorTotal, settledSeconds, settleTimeoutSeconds);
     const report: ChaosReport = {
       seed: options.seed,
       parameters: {
         sales: options.sales,
         faultSeconds: options.faultSeconds,
         settleTimeoutSeconds,
-        requestsPerMinute,
+        totalRequestsPerMinute,
+        rateWindowMs: windowMs,
         workers: workers.length,
         workerKillEverySeconds: WORKER_KILL_EVERY_MS / 1000,
       },
@@ -234,12 +299,15 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
         endedAtMs: clock(),
       },
       exposure,
+      tenants,
       faultRules: plan.rules,
       faultsInjected,
       requests,
+      requestLog: { compliance: tape.records().length, missed: tape.missed() },
       workerEvents,
       workerKills: workerEvents.filter((e) => e.event === 'killed').length,
-      operator: { actions: operatorActions, failedRounds: operator.failedRounds() },
+      operator: { actions: operatorActions, total: operatorTotal, failedRounds: operator.failedRounds() },
+      ledgers: settlement.ledgers,
       operations: history.operations,
       verdicts: settlement.verdicts,
       settled: settledSeconds !== null,

@@ -12,7 +12,7 @@ export const REFUNDED_SHARE = 0.2;
 const ASYNC_SHARE = 0.15;
 const FLAKY_SHARE = 0.1;
 /** Sales are started over this share of the fault time, so every one meets the faults. */
-const START_SPREAD = 0.8;
+export const START_SPREAD = 0.8;
 /** Refunded sales stay open this long: far beyond the run. */
 const REFUND_WINDOW_DAYS = 1;
 

@@ -10,6 +10,8 @@ export type Outcome = 'ok' | 'UNEXPECTED' | 'FAILED';
 export interface DemoResult {
   /** The path's or piece's name. */
   name: string;
+  /** The application it went through (a sale's compliance application, a piece's accounting one), when shown. */
+  via?: string;
   outcome: Outcome;
   seconds: number;
   /** The sale's trader invoice number (sales only). */
@@ -23,18 +25,30 @@ export interface DemoResult {
 
 const OUTCOME_WIDTH = 'UNEXPECTED'.length;
 
-/** `  ok          immediate (201)            7.6 s  KRACU0100000001/1`: outcome first, so a failure stands out. */
+/**
+ * `  ok          immediate (201)            7.6 s  via demo-retail  KRACU0100000001/1`: outcome first, so a failure
+ * stands out.
+ */
 export function progressLine(result: DemoResult, nameWidth: number): string {
-  const details = [result.receipt, result.note].filter(Boolean).join('  ');
+  const details = [result.via === undefined ? undefined : `via ${result.via}`, result.receipt, result.note].filter(Boolean).join('  ');
   return `  ${result.outcome.padEnd(OUTCOME_WIDTH)}  ${result.name.padEnd(nameWidth)}  ${result.seconds.toFixed(1).padStart(5)} s${details ? `  ${details}` : ''}`;
 }
 
 const seconds = (s: number) => Math.round(s * 10) / 10;
 
+/** The application column, in every row of a table where any result names one. */
+function viaColumn(results: readonly DemoResult[]): (result: DemoResult) => { application?: string } {
+  const shown = results.some((r) => r.via !== undefined);
+  return (result) => (shown ? { application: result.via ?? '-' } : {});
+}
+
 /** The closing summary: the sales, then the other pieces, each a plain table. */
 export function summaryTables(sales: readonly DemoResult[], pieces: readonly DemoResult[]): string {
+  const saleVia = viaColumn(sales);
+  const pieceVia = viaColumn(pieces);
   const saleRows = sales.map((r) => ({
     path: r.name,
+    ...saleVia(r),
     result: r.outcome,
     seconds: seconds(r.seconds),
     invoice: r.invoice,
@@ -42,7 +56,7 @@ export function summaryTables(sales: readonly DemoResult[], pieces: readonly Dem
     'API calls': r.apiCalls,
     note: r.note,
   }));
-  const pieceRows = pieces.map((r) => ({ piece: r.name, result: r.outcome, seconds: seconds(r.seconds), note: r.note }));
+  const pieceRows = pieces.map((r) => ({ piece: r.name, ...pieceVia(r), result: r.outcome, seconds: seconds(r.seconds), note: r.note }));
   return ['Sales', formatTable(saleRows), '', 'Other pieces', formatTable(pieceRows)].join('\n');
 }
 

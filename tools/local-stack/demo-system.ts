@@ -1,12 +1,14 @@
 /**
  * The demo's second half, beyond sales: one purchases sync delivered to an NDJSON file, one accounting sync
- * batch processed to the end, and one reconciliation of the demo business with its accounting company. Each
- * piece says whether it ended as expected; the demo exits 0 only if they all did.
+ * batch of each merchant processed to the end (each through its own books, which the sandbox's request log shows),
+ * and one reconciliation of the demo business with its accounting company. Each piece says whether it ended as
+ * expected; the demo exits 0 only if they all did.
  */
 import { readFile } from 'node:fs/promises';
 import { syncPurchasesNow } from '../../src/client/purchases.js';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';
 import { DEMO_RECONCILIATION_LINK } from '../../sandbox/accounting/default-fixture.js';
+import type { LocalMerchant } from './local-tenants.js';
 import type { Stack } from './stack.js';
 import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import type { ReconcileBusinessResult } from '../../src/contracts/reconciliation.js';
@@ -15,10 +17,12 @@ import type { PurchaseEvent } from '../../src/contracts/purchases-sync.js';
 export interface PieceOutcome {
   ok: boolean;
   note: string;
+  /** The accounting application it went through, when the demo shows it. */
+  via?: string;
 }
 
-/** A batch the demo world holds whose bill payments all sync. */
-export const DEMO_SYNC_BATCH_ID = 'sb_nbo_pending';
+/** A batch of each merchant's books in the demo world, whose bill payments all sync. */
+export const DEMO_SYNC_BATCH_IDS = { retail: 'sb_nbo_pending', other: 'sb_other_pending' } as const;
 
 /**
  * The worker's start-up made the business's schedule and ran its first sync (the first pull); this asks for one
@@ -42,14 +46,33 @@ export async function demoPurchasesSync(stack: Stack, sinkPath: string): Promise
   };
 }
 
-/** Processes one sync batch and follows its bill payments until every one has synced. */
-export async function demoSyncBatch(stack: Stack): Promise<PieceOutcome> {
+/** The sandbox's accounting applications that asked to process the batch (its request log). */
+async function processedBy(stack: Stack, syncBatchId: string, since: number): Promise<string[]> {
+  if (!stack.sandbox) return [];
+  const log = await stack.sandbox.inspector.requestLog({ since, service: 'accounting' });
+  const path = `/sync/batches/${encodeURIComponent(syncBatchId)}/process`;
+  return [...new Set(log.filter((r) => r.method === 'POST' && r.path.startsWith(path) && r.status < 300).map((r) => r.applicationId ?? '?'))];
+}
+
+/**
+ * Processes one sync batch of the merchant's company and follows its bill payments until every one has synced;
+ * with the local merchants, checks it went through the merchant's own books.
+ */
+export async function demoSyncBatch(stack: Stack, syncBatchId: string, merchant: LocalMerchant | undefined): Promise<PieceOutcome> {
   const batches = new SyncBatchClient(stack.client);
-  await batches.process({ syncBatchId: DEMO_SYNC_BATCH_ID, companyId: DEMO_RECONCILIATION_LINK.companyId });
-  const summary = await batches.result(DEMO_SYNC_BATCH_ID);
+  const since = Date.now();
+  const companyId = merchant?.link.companyId ?? DEMO_RECONCILIATION_LINK.companyId;
+  await batches.process({ syncBatchId, companyId });
+  const summary = await batches.result(syncBatchId);
+  const synced = summary.outcome === 'synced' && summary.failed.length === 0 && summary.synced > 0;
+  const note = `${syncBatchId}: ${summary.synced} bill payments synced, ${summary.apiCalls} API calls, ${summary.webhooks} webhooks`;
+  if (!merchant) return { ok: synced, note };
+  const by = await processedBy(stack, syncBatchId, since);
+  const right = by.length === 1 && by[0] === merchant.books.serviceApplicationId;
   return {
-    ok: summary.outcome === 'synced' && summary.failed.length === 0 && summary.synced > 0,
-    note: `${DEMO_SYNC_BATCH_ID}: ${summary.synced} bill payments synced, ${summary.apiCalls} API calls, ${summary.webhooks} webhooks`,
+    ok: synced && right,
+    note: right ? note : `${note}; processed by ${by.join(', ') || 'no application'}, expected ${merchant.books.serviceApplicationId}`,
+    via: `${merchant.books.application} (${merchant.books.serviceApplicationId})`,
   };
 }
 

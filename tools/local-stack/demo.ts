@@ -1,25 +1,32 @@
 /**
- * `npm run demo`: starts the whole stack on embedded defaults, pushes one sale down every path (immediate,
- * async with callback, async by polling, unregistered item, rejection then retry, refund to credit note),
- * then syncs supplier invoices to an NDJSON file, processes an accounting sync batch and reconciles the demo
- * business; prints a line per path as it ends and a summary table, and exits 0 only if everything ended as expected. It needs the embedded sandbox:
- * the paths are chosen with the sandbox's demo items, trader invoice prefixes, purchases and bill payments.
+ * `npm run demo`: starts the whole stack with its two merchants on two keys (local-tenants.ts: `demo-retail`, the
+ * Nairobi business, and `other-integrator`, the Kisumu business, each its own compliance application and books),
+ * pushes one sale of the first down every path (immediate, async with callback, async by polling, unregistered item,
+ * rejection then retry, refund to credit note) and two of the second, then syncs supplier invoices to an NDJSON
+ * file, processes a sync batch of each merchant's books and reconciles the demo business. Each sale and batch shows
+ * the application it went through, checked against the sandbox's record of which application's key filed it. It
+ * prints a line per path as it ends and a summary table, and exits 0 only if everything ended as expected. It needs
+ * the stack's own sandbox: the paths are chosen with the sandbox's demo items, trader invoice prefixes, purchases and
+ * bill payments.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SalesClient } from '../../src/client/sales-client.js';
-import { loadConfig } from '../../src/config/env.js';
 import { createLogger } from '../../src/logger.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startStack, type Stack } from './stack.js';
 import type { SaleInput, SaleState } from '../../src/contracts/sale.js';
-import { demoPurchasesSync, demoReconciliation, demoSyncBatch, type PieceOutcome } from './demo-system.js';
+import { DEMO_SYNC_BATCH_IDS, demoPurchasesSync, demoReconciliation, demoSyncBatch, type PieceOutcome } from './demo-system.js';
+import { LOCAL_MERCHANTS, type LocalMerchant } from './local-tenants.js';
+import { stackShape } from './stack-shape.js';
 import { progressLine, summaryTables, verdictLine, type DemoResult } from './demo-output.js';
 import { createProgram, runProgram } from '../../src/cli/command.js';
 
 interface DemoCase {
   path: string;
+  /** Whose sale it is: its business, and the application it must go through. */
+  merchant: LocalMerchant;
   input: SaleInput;
   /** Runs while the sale is in flight (e.g. holding back its callback), before waiting for the end. */
   before?: (stack: Stack) => Promise<void>;
@@ -30,9 +37,11 @@ interface DemoCase {
 const runId = Date.now().toString(36).toUpperCase();
 const today = new Date().toISOString().slice(0, 10);
 
-function sale(prefix: string, lines: SaleInput['lines'], refundWindowDays = 0): SaleInput {
+const { retail, other } = LOCAL_MERCHANTS;
+
+function sale(prefix: string, lines: SaleInput['lines'], refundWindowDays = 0, businessId: string = DEMO.businesses.nairobi): SaleInput {
   return {
-    businessId: DEMO.businesses.nairobi,
+    businessId,
     traderInvoiceNumber: `${prefix}DEMO-${runId}`,
     saleDate: today,
     lines,
@@ -44,13 +53,15 @@ const basket = [
   { itemId: DEMO.items.sugar, quantity: 2, unitPrice: 250 },
   { itemId: DEMO.items.milk, quantity: 3, unitPrice: 65 },
 ];
+const kisumuBasket = [{ itemId: DEMO.items.kisumuRice, quantity: 2, unitPrice: 900 }];
 const signed = async (_sales: SalesClient, state: SaleState) => ({ ok: state.sale?.status === 'completed', note: '' });
 
 const CASES: DemoCase[] = [
-  { path: 'immediate (201)', input: sale('', basket), finish: signed },
-  { path: 'async, by callback', input: sale('ASYNC-', basket), finish: signed },
+  { path: 'immediate (201)', merchant: retail, input: sale('', basket), finish: signed },
+  { path: 'async, by callback', merchant: retail, input: sale('ASYNC-', basket), finish: signed },
   {
     path: 'async, by polling',
+    merchant: retail,
     input: sale('ASYNC-POLL-', basket),
     // The sandbox holds this sale's result callback back for a minute, so the workflow's polling finds the outcome.
     before: async (stack) => {
@@ -60,16 +71,19 @@ const CASES: DemoCase[] = [
   },
   {
     path: 'unregistered item',
+    merchant: retail,
     input: sale('ITEM-', [{ itemId: DEMO.items.bathSoap, quantity: 1, unitPrice: 120 }, ...basket]),
     finish: async (_s, state) => ({ ok: state.sale?.status === 'completed', note: 'item registered first' }),
   },
   {
     path: 'rejection, then retry',
+    merchant: retail,
     input: sale('FLAKY-', basket),
     finish: async (_s, state) => ({ ok: state.sale?.status === 'completed' && state.submissions >= 2, note: `${state.submissions} submissions` }),
   },
   {
     path: 'refund to credit note',
+    merchant: retail,
     input: sale('REFUND-', basket, 30),
     finish: async (sales, state) => {
       const result = await sales.refund(state.businessId, state.traderInvoiceNumber, {
@@ -81,7 +95,19 @@ const CASES: DemoCase[] = [
       return { ok: result.creditNote.status === 'completed' && receipt?.receiptLabel === 'NC', note: `credit note ${receipt?.cuInvoiceNo ?? '?'}` };
     },
   },
+  // The other merchant, on its own key and budget: its sales go through its own application.
+  { path: 'other merchant, immediate', merchant: other, input: sale('KSM-', kisumuBasket, 0, DEMO.businesses.kisumu), finish: signed },
+  { path: 'other merchant, async', merchant: other, input: sale('ASYNC-KSM-', kisumuBasket, 0, DEMO.businesses.kisumu), finish: signed },
 ];
+
+/**
+ * Which application's key filed the sale, as the sandbox recorded it: the evidence that the worker routed the
+ * business to the application serving it. Empty when the sandbox holds no such sale.
+ */
+async function filedBy(stack: Stack, input: SaleInput): Promise<string> {
+  const documents = (await stack.sandbox?.inspector.documents({ businessId: input.businessId, traderInvoiceNumber: input.traderInvoiceNumber, type: 'sale' })) ?? [];
+  return [...new Set(documents.map((d) => d.applicationId))].join(', ');
+}
 
 async function waitUntil(sales: SalesClient, input: SaleInput, done: (s: SaleState) => boolean, timeoutMs: number): Promise<SaleState> {
   const until = Date.now() + timeoutMs;
@@ -94,31 +120,32 @@ async function waitUntil(sales: SalesClient, input: SaleInput, done: (s: SaleSta
 }
 
 async function main(): Promise<number> {
-  const config = loadConfig(process.env);
-  if (config.compliance) {
-    console.error('npm run demo uses the embedded sandbox\'s demo data: unset COMPLIANCE_BASE_URL and COMPLIANCE_API_KEY');
+  const shape = stackShape(process.env);
+  if (shape.kind !== 'merchants') {
+    const set = shape.kind === 'tenants' ? shape.variable : shape.because;
+    console.error(`npm run demo serves its two merchants from its own sandbox's demo data: unset ${set}`);
     return 2;
   }
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'error', name: 'demo' });
-  if (config.accounting) {
-    console.error('npm run demo uses the embedded sandbox\'s demo data: unset ACCOUNTING_BASE_URL and ACCOUNTING_API_KEY');
-    return 2;
-  }
   const purchasesFile = join(mkdtempSync(join(tmpdir(), 'etims-demo-')), 'purchases.ndjson');
   const began = performance.now();
   const elapsed = (since: number) => (performance.now() - since) / 1000;
-  console.log('starting the stack: Temporal dev server, embedded sandbox, workers (bundling the workflows takes a few seconds)');
+  console.log('starting the stack: Temporal dev server, sandbox, workers (bundling the workflows takes a few seconds)');
   const stack = await startStack({ env: process.env, logger, headless: true, dbFilename: null, purchasesFile });
-  console.log(`stack ready in ${elapsed(began).toFixed(1)} s; one sale down each of ${CASES.length} paths, then 3 other pieces`);
+  for (const merchant of Object.values(LOCAL_MERCHANTS)) {
+    console.log(`  merchant ${merchant.application}: ${merchant.businesses.join(', ')} on its own key (${merchant.serviceApplicationId}, ${merchant.requestsPerMinute}/min), books ${merchant.books.application}`);
+  }
   const sales = new SalesClient(stack.client);
   const saleResults: DemoResult[] = [];
   const pieceResults: DemoResult[] = [];
   // Names aligned across both lists, so the progress lines read as one column.
   const pieces: Array<[string, () => Promise<PieceOutcome>]> = [
     ['purchases sync (NDJSON sink)', () => demoPurchasesSync(stack, purchasesFile)],
-    ['sync batch, processed to the end', () => demoSyncBatch(stack)],
+    ['sync batch, processed to the end', () => demoSyncBatch(stack, DEMO_SYNC_BATCH_IDS.retail, retail)],
+    ['other merchant, sync batch', () => demoSyncBatch(stack, DEMO_SYNC_BATCH_IDS.other, other)],
     ['reconciliation', () => demoReconciliation(stack, runId)],
   ];
+  console.log(`stack ready in ${elapsed(began).toFixed(1)} s; ${CASES.length} sales (one down each path), then ${pieces.length} other pieces`);
   const nameWidth = Math.max(...CASES.map((c) => c.path.length), ...pieces.map(([name]) => name.length));
   const ended = (into: DemoResult[], result: DemoResult) => {
     into.push(result);
@@ -134,18 +161,22 @@ async function main(): Promise<number> {
         const state = await waitUntil(sales, demo.input, (s) => ['refund_window', 'completed', 'cancelled', 'failed'].includes(s.step), 120_000);
         const verdict = await demo.finish(sales, state);
         const final = await waitUntil(sales, demo.input, (s) => s.step === 'completed' || s.step === 'cancelled' || s.step === 'failed', 60_000);
-        const ok = verdict.ok && final.step === 'completed';
+        const by = await filedBy(stack, demo.input);
+        const routed = by === demo.merchant.serviceApplicationId;
+        const misrouted = routed ? '' : `filed by ${by || 'no application'}, expected ${demo.merchant.serviceApplicationId}`;
+        const ok = verdict.ok && routed && final.step === 'completed';
         ended(saleResults, {
           name: demo.path,
+          via: `${demo.merchant.application} (${by || '?'})`,
           outcome: ok ? 'ok' : 'UNEXPECTED',
           seconds: elapsed(started),
           invoice,
           receipt: final.sale?.receipt?.cuInvoiceNo ?? '-',
           apiCalls: final.apiCalls,
-          note: ok ? verdict.note : [verdict.note, `ended in step ${final.step}`].filter(Boolean).join('; '),
+          note: ok ? verdict.note : [verdict.note, misrouted, `ended in step ${final.step}`].filter(Boolean).join('; '),
         });
       } catch (err) {
-        ended(saleResults, { name: demo.path, outcome: 'FAILED', seconds: elapsed(started), invoice, note: err instanceof Error ? err.message : String(err) });
+        ended(saleResults, { name: demo.path, via: demo.merchant.application, outcome: 'FAILED', seconds: elapsed(started), invoice, note: err instanceof Error ? err.message : String(err) });
       }
     }
     // Beyond sales: the rest of the system on the same stack.
@@ -153,7 +184,7 @@ async function main(): Promise<number> {
       const started = performance.now();
       try {
         const outcome = await run();
-        ended(pieceResults, { name, outcome: outcome.ok ? 'ok' : 'UNEXPECTED', seconds: elapsed(started), note: outcome.note });
+        ended(pieceResults, { name, ...(outcome.via ? { via: outcome.via } : {}), outcome: outcome.ok ? 'ok' : 'UNEXPECTED', seconds: elapsed(started), note: outcome.note });
       } catch (err) {
         ended(pieceResults, { name, outcome: 'FAILED', seconds: elapsed(started), note: err instanceof Error ? err.message : String(err) });
       }
@@ -169,6 +200,6 @@ async function main(): Promise<number> {
 runProgram(
   createProgram(
     'npm run demo --',
-    'Starts the whole stack on the embedded sandbox, pushes one sale down every path, syncs purchases, processes a sync batch and reconciles the demo business; prints a line per path as it ends and a summary table; exits 0 only if everything ended as expected.',
+    "Starts the whole stack with two merchants on two keys over its own sandbox, pushes one sale down every path and two of the other merchant (each showing the application it went through), syncs purchases, processes a sync batch of each merchant's books and reconciles the demo business; prints a line per path as it ends and a summary table; exits 0 only if everything ended as expected.",
   ).act(main),
 );

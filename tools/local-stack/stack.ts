@@ -1,19 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
+import { accountingWebhookPath } from '../../src/callbacks/accounting-webhooks.js';
 import type { PayloadEncryption } from '../../src/codec/data-converter.js';
 import { codecServerOptionsFromEnv, startCodecServer } from '../../src/codec/server.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
 import type { ServiceEndpoints } from '../../src/services/endpoints.js';
-import type { Sandbox } from '../../sandbox/server.js';
-import { localTemporalSettings } from '../../src/temporal/connection.js';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
+import { localTemporalSettings, type TemporalSettings } from '../../src/temporal/connection.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import { loadWorkerSettings, type WorkerSettings } from '../../src/worker/settings.js';
-import { connectWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
+import { connectTenantsWorkerProcess, connectWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
 import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
+import { LOCAL_MERCHANTS, localSandboxFixture, pointWebhooks, writeLocalTenantsFile, type LocalMerchant } from './local-tenants.js';
+import { stackShape, type StackShape } from './stack-shape.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -31,8 +35,20 @@ export interface Stack {
   client: Client;
   /** What the worker was started with: the environment, with the local stack's defaults filled in. */
   settings: WorkerSettings;
-  services: ServiceEndpoints;
-  /** The embedded sandbox, with its inspector, when a service is left to it. */
+  /** What the workers serve: the two local merchants, the environment's tenants file, or one key per service. */
+  shape: StackShape['kind'];
+  /** With one key per service: where each is (the embedded sandbox for those not configured). */
+  services: ServiceEndpoints | undefined;
+  /**
+   * The two local merchants (each its compliance application, key, businesses and books), when the stack serves
+   * them; their tenants file is `tenantsFile`.
+   */
+  merchants: readonly LocalMerchant[] | undefined;
+  /** The tenants file the workers serve: the one the stack wrote for its merchants (removed at stop), or the environment's. */
+  tenantsFile: string | undefined;
+  /** The accounting applications whose webhooks reach the receiver at their own path (the local merchants' books). */
+  webhooksReceived: readonly string[];
+  /** The sandbox, with its inspector, when the stack started one (its merchants' world, or the embedded one). */
   sandbox: Sandbox | undefined;
   worker: WorkerProcess;
   /** Settles when the workers stop; rejects if one fails. */
@@ -98,27 +114,126 @@ async function startLocalTemporal(options: {
 
 /**
  * What the environment leaves unset, a local stack fills in so every piece runs, as settings a deployment could
- * give: the embedded sandbox for the services that are not configured, its own payload key, supplier invoices to an
- * NDJSON file, and with the accounting sandbox, the demo business reconciled with the demo company it is linked to.
+ * give: its own payload key and supplier invoices to an NDJSON file.
  */
-async function localDefaults(env: Env, purchasesFile: string): Promise<{ env: Env; keysFile: string | undefined }> {
+function localDefaults(env: Env, purchasesFile: string): { env: Env; keysFile: string | undefined } {
   const keys = localPayloadKeys(env);
-  const defaults: Env = { SANDBOX: 'embedded', ...keys.env };
+  const defaults: Env = { ...keys.env };
   if (!env.PURCHASES_SINK?.trim()) {
     mkdirSync(dirname(purchasesFile), { recursive: true });
     defaults.PURCHASES_SINK = `file:${purchasesFile}`;
-  }
-  if (env.RECONCILE_LINKS === undefined && !env.ACCOUNTING_BASE_URL?.trim()) {
-    const { DEMO_RECONCILIATION_LINK } = await import('../../sandbox/accounting/default-fixture.js');
-    defaults.RECONCILE_LINKS = `${DEMO_RECONCILIATION_LINK.businessId}=${DEMO_RECONCILIATION_LINK.companyId}`;
   }
   return { env: { ...env, ...defaults }, keysFile: keys.keysFile };
 }
 
 /**
+ * With one key per service, the embedded sandbox for the services that are not configured, and with the
+ * accounting sandbox, the demo business reconciled with the demo company it is linked to.
+ */
+async function singleKeyDefaults(env: Env): Promise<Env> {
+  const defaults: Env = { SANDBOX: 'embedded' };
+  if (env.RECONCILE_LINKS === undefined && !env.ACCOUNTING_BASE_URL?.trim()) {
+    const { DEMO_RECONCILIATION_LINK } = await import('../../sandbox/accounting/default-fixture.js');
+    defaults.RECONCILE_LINKS = `${DEMO_RECONCILIATION_LINK.businessId}=${DEMO_RECONCILIATION_LINK.companyId}`;
+  }
+  return { ...env, ...defaults };
+}
+
+/** What a started worker process gives the stack, whichever way it was started. */
+interface StartedWorker {
+  client: Client;
+  worker: WorkerProcess;
+  services: ServiceEndpoints | undefined;
+  sandbox: Sandbox | undefined;
+  merchants: readonly LocalMerchant[] | undefined;
+  tenantsFile: string | undefined;
+  webhooksReceived: readonly string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The two local merchants: the sandbox started here with their world, their tenants file written beside it, and a
+ * worker serving it as a deployment serves a tenants file (connectTenantsWorkerProcess: no embedded sandbox, the
+ * sandbox's URLs in the file as a real service's would be). Each merchant's books send their webhooks to their own
+ * path of the receiver.
+ */
+async function startMerchants(env: Env, logger: Logger, temporal: () => Promise<TemporalSettings>, settle: (settings: WorkerSettings) => void): Promise<StartedWorker> {
+  const sandbox = await startSandbox({ logger: logger.child({ component: 'sandbox' }), fixture: localSandboxFixture() });
+  const dir = mkdtempSync(join(tmpdir(), 'etims-stack-'));
+  const release = async () => {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const tenantsFile = writeLocalTenantsFile(sandbox, dir);
+    // The sandbox calls back on loopback: allowed here, as COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS allows it for a local service.
+    const settings = loadWorkerSettings({ ...env, TENANTS_FILE: tenantsFile, COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true' });
+    settle(settings);
+    if (!settings.tenants) throw new Error('unreachable: the local merchants are a tenants file');
+    const connected = await connectTenantsWorkerProcess({ ...settings, tenants: settings.tenants }, logger, { temporal: await temporal() });
+    const { worker } = connected;
+    let webhooksReceived: string[] = [];
+    try {
+      if (worker.callbacks) webhooksReceived = await pointWebhooks(sandbox, worker.callbacks.url, accountingWebhookPath);
+    } catch (err) {
+      await connected.close();
+      throw err;
+    }
+    return {
+      client: connected.client,
+      worker,
+      services: undefined,
+      sandbox,
+      merchants: Object.values(LOCAL_MERCHANTS),
+      tenantsFile,
+      webhooksReceived,
+      close: async () => {
+        await connected.close();
+        await release();
+      },
+    };
+  } catch (err) {
+    await release();
+    throw err;
+  }
+}
+
+/** The environment's tenants file, served as `npm run worker` serves it. */
+async function startTenants(env: Env, logger: Logger, temporal: () => Promise<TemporalSettings>, settle: (settings: WorkerSettings) => void): Promise<StartedWorker> {
+  const settings = loadWorkerSettings(env);
+  settle(settings);
+  if (!settings.tenants) throw new Error('unreachable: TENANTS_FILE or TENANTS_DIR is set');
+  const connected = await connectTenantsWorkerProcess({ ...settings, tenants: settings.tenants }, logger, { temporal: await temporal() });
+  const tenantsFile = env.TENANTS_FILE?.trim() || env.TENANTS_DIR?.trim();
+  return { client: connected.client, worker: connected.worker, services: undefined, sandbox: undefined, merchants: undefined, tenantsFile, webhooksReceived: [], close: () => connected.close() };
+}
+
+/** One key per service, the embedded sandbox for those not configured: the stack before tenants. */
+async function startSingleKey(env: Env, logger: Logger, temporal: () => Promise<TemporalSettings>, settle: (settings: WorkerSettings) => void): Promise<StartedWorker> {
+  const settings = loadWorkerSettings(await singleKeyDefaults(env));
+  settle(settings);
+  const connected = await connectWorkerProcess(settings, logger, { temporal: await temporal() });
+  const { client, services, worker } = connected;
+  // The worker holds the embedded sandbox opaquely; this stack asked for it, so it knows it is the project's.
+  const sandbox = services.sandbox as Sandbox | undefined;
+  const webhooksReceived: string[] = [];
+  if (sandbox && settings.services.accounting === undefined && worker.callbacks) {
+    // The accounting sandbox's signed webhooks reach this stack's receiver, as a dashboard setting would point them.
+    const { DEMO_ACCOUNTING_APPLICATION_ID } = await import('../../sandbox/accounting/default-fixture.js');
+    await sandbox.inspector.setAccountingWebhookEndpoint(DEMO_ACCOUNTING_APPLICATION_ID, `${worker.callbacks.url}/webhooks/accounting`);
+    webhooksReceived.push('default');
+  }
+  return { client, worker, services, sandbox, merchants: undefined, tenantsFile: undefined, webhooksReceived, close: () => connected.close() };
+}
+
+/**
  * The whole product on one machine: a Temporal dev server (unless TEMPORAL_ADDRESS or a temporal.toml profile
- * names one), the embedded sandbox for any service that is not configured (a local stack asks for it
- * explicitly), the callback receiver and the workers.
+ * names one), the callback receiver and the workers, serving (stackShape):
+ * - with nothing of the single-key configuration set, two merchants on two keys, from a tenants file the stack
+ *   writes for its own sandbox (local-tenants.ts);
+ * - with TENANTS_FILE / TENANTS_DIR, that file's tenants;
+ * - with any single-key setting (SANDBOX=embedded, COMPLIANCE_*, ACCOUNTING_*, RECONCILE_LINKS), one key per
+ *   service, the embedded sandbox standing in for a service that is not configured.
  */
 export async function startStack(options: {
   /** The environment the stack reads its settings from, as a worker would (its defaults fill in what is unset). */
@@ -132,63 +247,67 @@ export async function startStack(options: {
   purchasesFile?: string;
 }): Promise<Stack> {
   const { logger } = options;
-  const local = await localDefaults(options.env, options.purchasesFile ?? resolve(REPO_ROOT, '.temporal/purchases.ndjson'));
-  const settings = loadWorkerSettings(local.env);
-  installTemporalRuntime(logger, { metricsBindAddress: settings.worker.metricsBindAddress });
-  const { encryption } = settings;
+  const shape = stackShape(options.env);
+  const local = localDefaults(options.env, options.purchasesFile ?? resolve(REPO_ROOT, '.temporal/purchases.ndjson'));
   let devServer: DevServer | undefined;
   let codecServer: CodecServer | undefined;
-  let temporal = settings.temporal;
-  let connected;
-  try {
-    if (!temporal.address) {
-      const headless = options.headless ?? false;
-      // The web UI decodes what the workers encrypted through the codec server, allowed for the UI's origin only.
-      if (!headless && encryption.encrypted) codecServer = await startLocalCodecServer(local.env, encryption, logger);
-      const dbFilename = options.dbFilename === null ? undefined : (options.dbFilename ?? resolve(REPO_ROOT, '.temporal/dev.db'));
-      if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
-      devServer = await startLocalTemporal({ headless, dbFilename, namespace: temporal.namespace, uiCodecEndpoint: codecServer?.url, logger });
-      if (devServer.uiUrl) {
-        codecServer?.allowOrigin(devServer.uiUrl);
-        codecServer?.allowOrigin(devServer.uiUrl.replace('//127.0.0.1:', '//localhost:'));
-      }
-      temporal = localTemporalSettings(devServer.address, devServer.namespace);
+  let settings: WorkerSettings | undefined;
+  // Temporal is started once the settings are read (a bad setting is said before a server starts), as before.
+  const temporal = async (): Promise<TemporalSettings> => {
+    const { encryption } = settings!;
+    const configured = settings!.temporal;
+    if (configured.address) return configured;
+    const headless = options.headless ?? false;
+    // The web UI decodes what the workers encrypted through the codec server, allowed for the UI's origin only.
+    if (!headless && encryption.encrypted) codecServer = await startLocalCodecServer(local.env, encryption, logger);
+    const dbFilename = options.dbFilename === null ? undefined : (options.dbFilename ?? resolve(REPO_ROOT, '.temporal/dev.db'));
+    if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
+    devServer = await startLocalTemporal({ headless, dbFilename, namespace: configured.namespace, uiCodecEndpoint: codecServer?.url, logger });
+    if (devServer.uiUrl) {
+      codecServer?.allowOrigin(devServer.uiUrl);
+      codecServer?.allowOrigin(devServer.uiUrl.replace('//127.0.0.1:', '//localhost:'));
     }
-    connected = await connectWorkerProcess(settings, logger, { temporal });
+    return localTemporalSettings(devServer.address, devServer.namespace);
+  };
+  const settle = (read: WorkerSettings) => {
+    settings = read;
+    installTemporalRuntime(logger, { metricsBindAddress: read.worker.metricsBindAddress });
+  };
+  const start = { merchants: startMerchants, tenants: startTenants, 'single-key': startSingleKey }[shape.kind];
+  let started: StartedWorker;
+  try {
+    started = await start(local.env, logger, temporal, settle);
   } catch (err) {
     await devServer?.stop();
     await codecServer?.close();
     throw err;
   }
-  const temporalAddress = temporal.address ?? devServer?.address ?? '';
-  const { client, services, worker } = connected;
-  // The worker holds the embedded sandbox opaquely; this stack asked for it, so it knows it is the project's.
-  const sandbox = services.sandbox as Sandbox | undefined;
-  if (sandbox && settings.services.accounting === undefined && worker.callbacks) {
-    // The accounting sandbox's signed webhooks reach this stack's receiver, as a dashboard setting would point them.
-    const { DEMO_ACCOUNTING_APPLICATION_ID } = await import('../../sandbox/accounting/default-fixture.js');
-    await sandbox.inspector.setAccountingWebhookEndpoint(DEMO_ACCOUNTING_APPLICATION_ID, `${worker.callbacks.url}/webhooks/accounting`);
-  }
+  const temporalSettings = devServer ? localTemporalSettings(devServer.address, devServer.namespace) : settings!.temporal;
+  const { worker } = started;
   const running = worker.run();
   let stopped: Promise<void> | undefined;
   return {
-    temporalAddress,
+    temporalAddress: temporalSettings.address ?? '',
     uiUrl: devServer?.uiUrl,
     temporalMetricsUrl: devServer?.metricsUrl,
     codecUrl: codecServer?.url,
     payloadKeysFile: local.keysFile,
-    namespace: temporal.namespace,
-    client,
-    settings,
-    services,
-    sandbox,
+    namespace: temporalSettings.namespace,
+    client: started.client,
+    settings: settings!,
+    shape: shape.kind,
+    services: started.services,
+    merchants: started.merchants,
+    tenantsFile: started.tenantsFile,
+    webhooksReceived: started.webhooksReceived,
+    sandbox: started.sandbox,
     worker,
     running,
     stop: () =>
       (stopped ??= (async () => {
         worker.shutdown();
         await running.catch(() => undefined);
-        await connected.close();
+        await started.close();
         await devServer?.stop();
         await codecServer?.close();
       })()),

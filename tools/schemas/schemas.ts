@@ -14,6 +14,7 @@ import {
   saleInputSchema,
   stockMovementArgsSchema,
 } from '../../src/contracts/sale-input.js';
+import { settleMovementArgsSchema } from '../../src/contracts/stock-ledger.js';
 
 /** Where the files say they live: an address that names them without promising a server. */
 const ID_BASE = 'https://example.invalid/etims-temporal-worker/schemas/';
@@ -35,6 +36,7 @@ export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
     schema: stockMovementArgsSchema,
   },
   { file: 'await-receipt.schema.json', title: 'Await receipt (awaitReceipt update argument)', schema: awaitReceiptRequestSchema },
+  { file: 'settle-movement.schema.json', title: "Settle movement (the stock ledger's settleMovement update argument)", schema: settleMovementArgsSchema },
 ];
 
 /** Each file's name and its exact text (2-space JSON, trailing newline), as checked in. */

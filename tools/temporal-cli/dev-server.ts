@@ -56,6 +56,10 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   args.push('--log-level', 'warn');
   // Fairness between businesses on shared queues (see deploy/temporal/dynamicconfig/development-sql.yaml).
   args.push('--dynamic-config-value', 'matching.enableFairness=true');
+  // One partition per task queue: a queue's rate limit (and each fairness key's) is split between its partitions, so
+  // with the default 4 a window held to 2 tasks a second by 2 pollers got about 1.7 (docs/tenancy.md); a dev server
+  // needs no more than one partition's throughput.
+  args.push('--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1', '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1');
   if (uiPort === undefined) {
     args.push('--headless');
   } else {

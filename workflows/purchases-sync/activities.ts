@@ -1,12 +1,13 @@
 import { PURCHASE_DELIVERY_FAILURES } from '../../src/contracts/purchases-sync.js';
 import { PRIORITY, apiActivities, budgetShare, routedActivities } from '../activity-options.js';
+import type { CallRoute } from '../placement.js';
 import type { PurchasesSyncSettings } from './settings.js';
 
 /** The activity proxies of one sync, by where they run and how they are retried. */
-export function purchasesSyncActivities(businessId: string, settings: PurchasesSyncSettings) {
+export function purchasesSyncActivities({ fairnessKey, complianceQueue }: CallRoute, settings: PurchasesSyncSettings) {
   return {
     /** Every call of the sync is one activity on the rate-limited compliance queue, behind any till's sale. */
-    compliance: apiActivities(budgetShare(PRIORITY.purchases, businessId), '30 minutes'),
+    compliance: apiActivities(budgetShare(PRIORITY.purchases, fairnessKey), '30 minutes', complianceQueue),
     /** Delivery spends none of the compliance budget: it runs on the workflow queue. */
     sink: routedActivities({
       startToCloseTimeout: '10 minutes',

@@ -1,5 +1,6 @@
 import type { ListReconciliationPurchasesInput } from '../../activities/reconciliation.js';
 import { API_RETRY, PRIORITY, routedActivities, type RoutedActivityOptions } from '../activity-options.js';
+import type { CallRoute } from '../placement.js';
 
 /**
  * Every request waits behind every sale for its slot of the budget. A page that finds none in 6 hours (the
@@ -16,8 +17,11 @@ const PAGE_OPTIONS: RoutedActivityOptions = {
  * One request per activity, each with the summary an operator reads in the Temporal UI. Behind every sale on the
  * compliance queue, and behind the sync batches on the accounting queue: nobody waits for a reconciliation.
  */
-export function reconciliationActivities() {
-  const api = routedActivities(PAGE_OPTIONS);
+export function reconciliationActivities(route?: CallRoute) {
+  // With its placement's route (workflows/placement.ts) its compliance calls spend its application's budget.
+  const api = routedActivities(
+    route === undefined ? PAGE_OPTIONS : { ...PAGE_OPTIONS, priority: { ...PAGE_OPTIONS.priority, fairnessKey: route.fairnessKey }, complianceQueue: route.complianceQueue },
+  );
   return {
     checkBusiness: (businessId: string) =>
       api.checkReconciliationBusiness.executeWithOptions({ summary: `can the compliance key act for ${businessId}?` }, [{ businessId }]),

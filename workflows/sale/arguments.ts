@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { z } from 'zod';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import { refuse, required, wording } from '../update-arguments.js';
 import {
   awaitReceiptRequestSchema,
   cancelArgsSchema,
@@ -13,26 +13,7 @@ import {
 } from '../../src/contracts/sale-input.js';
 import type { AwaitReceiptRequest, RefundRequest } from '../../src/contracts/sale.js';
 
-/**
- * The arguments of the sale's updates, checked in their validators: the Temporal UI's update forms and other SDKs
- * send whatever was typed (or nothing), and a handler must never meet a shape it cannot read. A refusal names what
- * the update needs and what was wrong, as `invalid_input`; what the sale cannot do now stays `invalid_operation`.
- */
-
-function refuse(message: string, problems: readonly InputProblem[]): never {
-  throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidInput, message, nonRetryable: true, details: [problems] });
-}
-
-function wording(problems: readonly InputProblem[]): string {
-  return problems.map((p) => `${p.field === '(input)' ? 'the data' : p.field} ${p.reason}`).join('; ');
-}
-
-function required<T>(update: string, shape: string, schema: z.ZodType<T>, argument: unknown): T {
-  if (argument === undefined || argument === null) refuse(`${update} needs ${shape}: no data was given`, [{ field: '(input)', reason: 'is required' }]);
-  const checked = checkInput(schema, argument);
-  if (!checked.ok) refuse(`${update} needs ${shape}: ${wording(checked.problems)}`, checked.problems);
-  return checked.value;
-}
+/** The arguments of the sale's updates, checked in their validators (workflows/update-arguments.ts says why). */
 
 export const checkCancelArgs = (argument: unknown) => required('cancel', '{"reason": "…"}', cancelArgsSchema, argument);
 export const checkItemFixedArgs = (argument: unknown) => required('itemFixed', '{"itemId": "…"}', itemFixedArgsSchema, argument);

@@ -40,4 +40,6 @@ export interface SaleContext {
   lean: boolean;
   /** Started on 0.5 or later: every door holds (patches.ts, DOORS_HELD_PATCH). */
   doorsHeld: boolean;
+  /** Signed on 0.8 or later: its stock goes through the branch's ledger (patches.ts, STOCK_LEDGER_PATCH). */
+  ledger: boolean;
 }

@@ -21,6 +21,7 @@ import {
   type SaleState,
 } from '../../src/contracts/sale.js';
 import { itemFixedSignal, itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
+import { stockCarriedSignal } from '../../src/contracts/stock-ledger.js';
 import { checkAwaitReceiptArgs, checkCancelArgs, checkItemFixedArgs, checkRefundArgs, checkRetryArgs, checkStockMovementArgs, invalidSaleInput } from './arguments.js';
 import type { SaleContext, SaleInbox } from './context.js';
 import { REFUND_BY_PROCESS_PATCH } from './patches.js';
@@ -65,6 +66,16 @@ export function handleSaleMessages(ctx: SaleContext): void {
   });
   setHandler(itemRegistrationSettledSignal, (outcome) => {
     inbox.registrations.set(outcome.itemId, outcome);
+  });
+  // Since 0.8: the branch's stock ledger names the movement that carried each line it took.
+  setHandler(stockCarriedSignal, ({ lines }) => {
+    for (const line of lines) {
+      const movement = record.movement(line.lineId);
+      if (movement?.status !== 'handed_over') continue;
+      movement.status = 'reported';
+      movement.carriedBy = line.referenceId;
+      if (line.movementId !== undefined) movement.movementId = line.movementId;
+    }
   });
 
   setHandler(

@@ -24,14 +24,16 @@ export async function awaitOperator(ctx: SaleContext, code: string, message: str
  * until an operator retries or cancels, instead of failing it. A second credit note is not parked: the
  * refund update reports it.
  */
-export async function parkOnRefusal<T>(ctx: SaleContext, call: () => Promise<T>, options: { cancellable: boolean }): Promise<T> {
+export async function parkOnRefusal<T>(ctx: SaleContext, call: () => Promise<T>, options: { cancellable: boolean; asksNoService?: boolean }): Promise<T> {
   for (;;) {
     try {
       return await call();
     } catch (err) {
-      const failure = err instanceof ActivityFailure ? err.cause : undefined;
+      // A local activity's failure (asksNoService: placement) reaches the workflow as the activity's own error.
+      const failure = err instanceof ActivityFailure ? err.cause : options.asksNoService && err instanceof ApplicationFailure ? err : undefined;
       if (!(failure instanceof ApplicationFailure) || !failure.nonRetryable || failure.type === FAILURE_TYPES.alreadyCredited) throw err;
-      ctx.record.countCalls(1);
+      // A refusal of the service was a request it answered; the worker's own (placement) sent none.
+      if (!options.asksNoService) ctx.record.countCalls(1);
       await awaitOperator(ctx, failure.type ?? 'error', failure.message, options);
     }
   }

@@ -27,3 +27,11 @@ export const LEAN_SALE_PATH_PATCH = 'lean-sale-path';
  * - `AttentionReason` is written with every `NeedsAttention`.
  */
 export const DOORS_HELD_PATCH = 'doors-held';
+
+/**
+ * 0.8, stock that keeps up with the tills (issue 17): a signed sale hands its stock lines to its branch's stock
+ * ledger (workflows/stock-ledger.ts) in one local activity instead of sending a movement per line, and a refund hands
+ * its restock lines the same way; the sale no longer waits on stock to close, and the ledger tells it which movement
+ * carried each line. Sales started before it report their own movements to the end.
+ */
+export const STOCK_LEDGER_PATCH = 'stock-ledger';

@@ -2,7 +2,7 @@ import { creditNoteIdempotencyKey } from '../keys.js';
 import type { RefundRequest, RefundResult } from '../../src/contracts/sale.js';
 import type { SaleContext } from './context.js';
 import { settleDocument } from './documents.js';
-import { reportPendingStock, restocking } from './stock.js';
+import { handOverStock, reportPendingStock, restocking } from './stock.js';
 
 /** Reverses the signed sale with a credit note, then puts the goods back in stock. */
 export async function issueRefund(ctx: SaleContext, request: RefundRequest): Promise<RefundResult> {
@@ -24,6 +24,8 @@ export async function issueRefund(ctx: SaleContext, request: RefundRequest): Pro
   record.refunded(creditNote);
   const returned = restocking(ctx, key, request);
   record.state.stockMovements.push(...returned);
-  await reportPendingStock(ctx);
+  // The sale closes once its refund is issued: nobody to tell which movement put the goods back.
+  if (ctx.ledger) await handOverStock(ctx, returned, false);
+  else await reportPendingStock(ctx);
   return { creditNote, stockMovements: returned.map((m) => record.movement(m.referenceId)!) };
 }

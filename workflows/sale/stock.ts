@@ -2,7 +2,8 @@ import { ActivityFailure, ApplicationFailure, TimeoutFailure, sleep } from '@tem
 import type { AdjustStockResult } from '../../activities/types.js';
 import { count } from '../metrics.js';
 import { NON_RESTOCKING_REASONS } from '../../src/contracts/compliance-rules.js';
-import { FAILURE_TYPES, isAmbiguousWrite } from '../../src/contracts/failures.js';
+import { isAmbiguousWrite } from '../../src/contracts/failures.js';
+import { adjustStockInput, provablyNotTaken, retryDelayMs } from '../stock-ledger/send.js';
 import { type RefundRequest, type StockMovementState } from '../../src/contracts/sale.js';
 import { stockReferenceId } from '../keys.js';
 import type { SaleContext } from './context.js';
@@ -25,6 +26,37 @@ export function restocking(ctx: SaleContext, creditNoteKey: string, request: Ref
   return ctx.record.state.stockMovements
     .filter((m) => m.action === 'DEDUCT')
     .map((m, index) => newMovement(stockReferenceId(creditNoteKey, index, 'ADD'), m.itemId, 'ADD', m.quantity, m.unitPrice));
+}
+
+/**
+ * Since 0.8: hands the lines to the branch's stock ledger, the one writer of its stock, which sends them (merged with
+ * other sales' lines while the budget is contended) and settles their lost answers itself; the sale learns which
+ * movement carried each line by the ledger's `stockCarried` signal.
+ */
+export async function handOverStock(ctx: SaleContext, movements: StockMovementState[], stayingOpen: boolean): Promise<void> {
+  if (movements.length === 0) return;
+  const { input } = ctx;
+  const lines = movements.map((m) => ({
+    // Only a sale still open to hear it is told which movement carried the line: a signal to a closed one is wasted.
+    ...(stayingOpen ? { tellSale: true } : {}),
+    lineId: m.referenceId,
+    saleWorkflowId: ctx.workflowId,
+    itemId: m.itemId,
+    action: m.action,
+    quantity: m.quantity,
+    unitPrice: m.unitPrice,
+  }));
+  const { ledgerWorkflowId } = await ctx.api.ledger.handOverStock({
+    businessId: input.businessId,
+    ...(input.branchId ? { branchId: input.branchId } : {}),
+    lines,
+    taskQueue: ctx.taskQueue,
+  });
+  for (const m of movements) {
+    if (m.status !== 'pending') continue;
+    m.status = 'handed_over';
+    m.ledger = ledgerWorkflowId;
+  }
 }
 
 /**
@@ -83,15 +115,7 @@ function operatorProblem(ctx: SaleContext, err: unknown): string | undefined {
  */
 async function sendMovement(ctx: SaleContext, m: StockMovementState): Promise<AdjustStockResult> {
   const { input, api } = ctx;
-  const movement = {
-    businessId: input.businessId,
-    itemId: m.itemId,
-    action: m.action,
-    quantity: m.quantity,
-    unitPrice: m.unitPrice,
-    referenceId: m.referenceId,
-    ...(input.branchId ? { branchId: input.branchId } : {}),
-  };
+  const movement = adjustStockInput(input.businessId, input.branchId, m);
   if (!ctx.lean) return api.bookkeeping.adjustStock(movement);
   let failedCalls = 0;
   for (let attempt = 1; ; attempt++) {
@@ -105,19 +129,4 @@ async function sendMovement(ctx: SaleContext, m: StockMovementState): Promise<Ad
       await sleep(retryDelayMs(cause, attempt));
     }
   }
-}
-
-/** A 429 (the service took nothing), or a failure the activity reports as never having reached the service. */
-function provablyNotTaken(failure: ApplicationFailure): boolean {
-  if (failure.nonRetryable) return false;
-  if (failure.type === FAILURE_TYPES.rateLimited) return true;
-  const detail = failure.details?.[0] as { requestSent?: unknown } | undefined;
-  return detail?.requestSent === false;
-}
-
-/** A 429's Retry-After (activities/failures.ts puts it in the details), else the API retry policy's backoff. */
-function retryDelayMs(failure: ApplicationFailure, attempt: number): number {
-  const detail = failure.details?.[0] as { retryAfterSeconds?: unknown } | undefined;
-  const retryAfter = typeof detail?.retryAfterSeconds === 'number' ? detail.retryAfterSeconds : undefined;
-  return retryAfter !== undefined ? Math.max(1, retryAfter) * 1000 : Math.min(1000 * 2 ** (attempt - 1), 60_000);
 }

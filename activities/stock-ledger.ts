@@ -1,0 +1,51 @@
+/**
+ * Hands a sale's stock lines to its branch's stock ledger (issue 17). Signal-with-start joins the running ledger or
+ * starts it, so every sale of a branch converges on the one writer of its stock. Not an API call.
+ */
+import {
+  DEFAULT_STOCK_REPORTING,
+  STOCK_LEDGER_WORKFLOW_TYPE,
+  handOverStockSignal,
+  stockLedgerWorkflowId,
+  type StockLedgerInput,
+  type StockLine,
+  type StockReporting,
+} from '../src/contracts/stock-ledger.js';
+import { WORKFLOW_TASK_QUEUE } from '../src/contracts/task-queues.js';
+import { temporalClientOf, type ActivityDeps } from './deps.js';
+
+export type StockLedgerActivityDeps = Pick<ActivityDeps, 'temporal' | 'workflowTaskQueue' | 'logger' | 'stockReporting'>;
+
+export interface HandOverStockInput {
+  businessId: string;
+  branchId?: string;
+  lines: StockLine[];
+  /** The sale's own task queue: its ledger runs beside it. */
+  taskQueue?: string;
+}
+
+export interface HandOverStockResult {
+  ledgerWorkflowId: string;
+  reporting: StockReporting;
+}
+
+export function createStockLedgerActivities(deps: StockLedgerActivityDeps) {
+  return {
+    async handOverStock(input: HandOverStockInput): Promise<HandOverStockResult> {
+      const client = temporalClientOf(deps, 'handOverStock');
+      const reporting = deps.stockReporting?.(input.businessId) ?? DEFAULT_STOCK_REPORTING;
+      const taskQueue = input.taskQueue ?? deps.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
+      const workflowId = stockLedgerWorkflowId(taskQueue, input.businessId, input.branchId);
+      const ledger: StockLedgerInput = { businessId: input.businessId, ...(input.branchId === undefined ? {} : { branchId: input.branchId }) };
+      const handle = await client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
+        workflowId,
+        taskQueue,
+        args: [ledger],
+        signal: handOverStockSignal,
+        signalArgs: [{ lines: input.lines, reporting }],
+      });
+      deps.logger.debug({ workflowId, runId: handle.signaledRunId, lines: input.lines.length }, 'stock lines handed over');
+      return { ledgerWorkflowId: workflowId, reporting };
+    },
+  };
+}

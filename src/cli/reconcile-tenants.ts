@@ -1,0 +1,87 @@
+/**
+ * Which keys `npm run reconcile` reads a business and its company with, given a tenants file: the compliance
+ * application serving the business, and the accounting application of the business's link (or, with --company, the
+ * link naming that company, else the one accounting application whose key sees it). Settled by the tenant directory
+ * as the worker settles it, so what the reconciliation reads is what the scheduled one reads.
+ */
+import type { AccountingClient } from '../accounting/client.js';
+import type { ComplianceClient } from '../compliance/client.js';
+import { ConfigError } from '../config/env.js';
+import type { Logger } from '../logger.js';
+import type { TenantDirectory } from '../services/tenant-directory.js';
+import { openReadOnlyTenants, someIds, withEntry } from './read-only-tenants.js';
+
+type Env = Record<string, string | undefined>;
+
+/** The two clients a reconciliation reads with, and what to say of them. */
+export interface ReconciliationClients {
+  compliance: ComplianceClient;
+  accounting: AccountingClient;
+  companyId: string;
+  /** With a tenants file: the applications read through (for the output); undefined for the single-key variables. */
+  applications: { compliance: string; accounting: string } | undefined;
+  /** Whether the business and company must still be checked against the keys (the tenant directory checked them). */
+  checkAccess: boolean;
+  /** A failed call, said with the tenant entry that made it. */
+  wrapError(err: unknown): unknown;
+  close(): Promise<void>;
+}
+
+/** Served by no application: says which serve what, so the missing entry or listing is plain. */
+function notServed(directory: TenantDirectory, businessId: string): ConfigError {
+  const serving = directory.applications().map((application) => `${application.application} (${someIds(application.businesses, 5)})`);
+  return new ConfigError(`business ${businessId} is served by no compliance application of ${directory.origin}; they serve: ${serving.join('; ') || 'nothing'}`);
+}
+
+/** The accounting application a company is read through: its link's, else the only one whose key sees it. */
+function accountingApplicationFor(directory: TenantDirectory, businessId: string, companyId: string): string {
+  const linked = directory.accountingApplicationOf(companyId);
+  if (linked !== undefined) return linked;
+  const seeing = directory.accountingApplications().filter((application) => application.companies.includes(companyId));
+  if (seeing.length === 1) return seeing[0]!.application;
+  if (seeing.length === 0) {
+    throw new ConfigError(`company ${companyId} (for business ${businessId}) is seen by no accounting application of ${directory.origin}`);
+  }
+  throw new ConfigError(
+    `company ${companyId} is seen by accounting applications ${seeing.map((a) => a.application).join(' and ')} of ${directory.origin}, and no link says which: add a link for business ${businessId}`,
+  );
+}
+
+function settle(directory: TenantDirectory, businessId: string, company: string | undefined): Omit<ReconciliationClients, 'close'> {
+  const complianceName = directory.applicationOf(businessId);
+  if (complianceName === undefined) throw notServed(directory, businessId);
+  const link = directory.links().find((l) => l.businessId === businessId);
+  const companyId = company ?? link?.companyId;
+  if (companyId === undefined) {
+    throw new ConfigError(`no accounting company is linked to business ${businessId} in ${directory.origin}: pass --company or add a link`);
+  }
+  const accountingName = link && link.companyId === companyId ? link.accounting : accountingApplicationFor(directory, businessId, companyId);
+  const compliance = directory.complianceClient(complianceName);
+  const accounting = directory.accountingClient(accountingName);
+  // The directory holds a client for every application it resolved.
+  if (!compliance || !accounting) throw new Error(`the tenants hold no client for ${compliance ? `accounting application ${accountingName}` : `compliance application ${complianceName}`}`);
+  const sources = {
+    compliance: directory.applications().find((a) => a.application === complianceName)?.source,
+    accounting: directory.accountingApplications().find((a) => a.application === accountingName)?.source,
+  };
+  return {
+    compliance,
+    accounting,
+    companyId,
+    applications: { compliance: complianceName, accounting: accountingName },
+    // Served means its key acts for the business; the application's companies are those its key sees.
+    checkAccess: false,
+    wrapError: (err) => withEntry(err, sources),
+  };
+}
+
+/** The clients of the applications serving the business and its company; closes the tenants on a refusal. */
+export async function openTenantReconciliation(env: Env, businessId: string, company: string | undefined, logger: Logger): Promise<ReconciliationClients> {
+  const directory = await openReadOnlyTenants(env, logger);
+  try {
+    return { ...settle(directory, businessId, company), close: () => directory.close() };
+  } catch (err) {
+    await directory.close();
+    throw err;
+  }
+}

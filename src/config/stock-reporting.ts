@@ -1,0 +1,51 @@
+/**
+ * How each business's stock is reported (issue 17; docs/stock-ledger.md): one default for the fleet and an override
+ * per business, read once at the entry point. The stock ledger follows what a sale's hand-over says.
+ *
+ * - STOCK_REPORTING: `coalesced` (default) or `per-sale`
+ * - STOCK_MAX_DELAY: the longest a coalesced line waits while the budget is contended (default `2 minutes`)
+ * - STOCK_REPORTING_BY_BUSINESS: `<business>=per-sale` or `<business>=coalesced[:<max delay>]`, comma-separated
+ */
+import { parseDuration } from '../contracts/duration.js';
+import { DEFAULT_STOCK_REPORTING, type StockReporting } from '../contracts/stock-ledger.js';
+import { ConfigError } from './env.js';
+
+type Env = Record<string, string | undefined>;
+
+/** The reporting of a business, for the activity that hands a sale's lines to its ledger. */
+export type StockReportingOf = (businessId: string) => StockReporting;
+
+/** A coalesced line waits at least this long: shorter is per-sale in all but name, and wastes schedule-to-start timers. */
+const MIN_MAX_DELAY_SECONDS = 1;
+/** And at most a day: stock reported later than the day of the sale is no longer the day's stock. */
+const MAX_MAX_DELAY_SECONDS = 86_400;
+
+export function loadStockReporting(env: Env): StockReportingOf {
+  const fallback = parseMode('STOCK_REPORTING', env.STOCK_REPORTING?.trim() || DEFAULT_STOCK_REPORTING.mode, env.STOCK_MAX_DELAY?.trim());
+  const byBusiness = new Map<string, StockReporting>();
+  const list = env.STOCK_REPORTING_BY_BUSINESS?.trim();
+  if (list) {
+    for (const entry of list.split(',').map((e) => e.trim()).filter(Boolean)) {
+      const at = entry.indexOf('=');
+      const business = at > 0 ? entry.slice(0, at).trim() : '';
+      if (!business) throw new ConfigError(`STOCK_REPORTING_BY_BUSINESS: "${entry}" is not <business>=<mode>`);
+      if (byBusiness.has(business)) throw new ConfigError(`STOCK_REPORTING_BY_BUSINESS: ${business} is named twice`);
+      const [mode = '', delay] = entry.slice(at + 1).trim().split(':', 2);
+      byBusiness.set(business, parseMode(`STOCK_REPORTING_BY_BUSINESS (${business})`, mode.trim(), delay?.trim() || env.STOCK_MAX_DELAY?.trim()));
+    }
+  }
+  return (businessId) => byBusiness.get(businessId) ?? fallback;
+}
+
+function parseMode(name: string, mode: string, maxDelay: string | undefined): StockReporting {
+  if (mode === 'per-sale') return { mode: 'per-sale' };
+  if (mode !== 'coalesced') throw new ConfigError(`${name}: must be per-sale or coalesced, not "${mode}"`);
+  if (maxDelay === undefined) return DEFAULT_STOCK_REPORTING;
+  const ms = parseDuration(maxDelay);
+  if (ms === undefined) throw new ConfigError(`${name}: the max delay "${maxDelay}" is not a duration such as 2 minutes or 90s`);
+  const seconds = ms / 1000;
+  if (seconds < MIN_MAX_DELAY_SECONDS || seconds > MAX_MAX_DELAY_SECONDS) {
+    throw new ConfigError(`${name}: the max delay must be between ${MIN_MAX_DELAY_SECONDS} second and 1 day, not ${maxDelay}`);
+  }
+  return { mode: 'coalesced', maxDelaySeconds: seconds };
+}

@@ -1,0 +1,160 @@
+/**
+ * The stock ledger's contract (issue 17): one workflow per business and branch writes every stock movement of its
+ * items. Sales and refunds hand their lines over to it; it alone moves stock at that branch, so the service's
+ * `quantityOnHand` after each of its own movements tells it whether an uncertain one was applied.
+ * Type name, id scheme, input, messages and state; imports nothing of the project.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { z } from 'zod';
+
+export const STOCK_LEDGER_WORKFLOW_TYPE = 'stockLedgerWorkflow';
+
+/** The branch a sale names, or the business's first branch (the service's default) when it names none. */
+export const FIRST_BRANCH = 'first-branch';
+
+/**
+ * One ledger per fleet (the workflow task queue its sales run on), business and branch. The queue is in the id because
+ * the ledger runs beside its sales, with their worker's keys: a second fleet sharing the namespace (another
+ * deployment, a staging fleet, a test suite's stack) gets a ledger of its own instead of handing its lines to one that
+ * runs on another fleet's queue, with another fleet's services, or on a queue nobody polls any more.
+ */
+export function stockLedgerWorkflowId(taskQueue: string, businessId: string, branchId: string | undefined): string {
+  return `stock-ledger:${taskQueue}:${businessId}:${branchId ?? FIRST_BRANCH}`;
+}
+
+/**
+ * How a business's stock is reported (docs/contract-assumptions.md, A24, argues the default):
+ * - `per-sale`: every line is its own movement, sent as soon as the sale is signed (the behaviour before the ledger);
+ * - `coalesced`: with an idle budget the same; while the budget is contended, lines of one item wait (at most
+ *   `maxDelaySeconds`) and go out merged into one movement.
+ */
+export type StockReporting = { mode: 'per-sale' } | { mode: 'coalesced'; maxDelaySeconds: number };
+
+export const DEFAULT_STOCK_REPORTING: StockReporting = { mode: 'coalesced', maxDelaySeconds: 120 };
+
+/** One sale or credit-note line that moves stock. */
+export interface StockLine {
+  /** Unique per line and action: `<document key>:<line index>:<action>` (workflows/keys.ts stockReferenceId). */
+  lineId: string;
+  /** The sale the line belongs to: told which movement carried it. */
+  saleWorkflowId: string;
+  itemId: string;
+  action: 'ADD' | 'DEDUCT';
+  quantity: number;
+  unitPrice: number;
+  /** The sale will still be open to hear which movement carried the line (`stockCarried`); absent: it will not. */
+  tellSale?: boolean;
+}
+
+/** A sale hands its lines over (sent with signal-with-start: the ledger starts with its first line). */
+export interface StockHandOver {
+  lines: StockLine[];
+  /** The business's reporting mode as the worker is configured now; the ledger follows the latest. */
+  reporting: StockReporting;
+}
+
+export interface StockLedgerInput {
+  businessId: string;
+  /** Absent: the business's first branch. */
+  branchId?: string;
+  /** Carried over by continue-as-new. */
+  carried?: StockLedgerCarry;
+}
+
+/** What a ledger run hands to the next (continue-as-new): everything not yet settled, and what it knows. */
+export interface StockLedgerCarry {
+  nextSequence: number;
+  reporting: StockReporting;
+  /** The quantity on hand the service last reported per item. */
+  onHand: Record<string, number>;
+  /** Lines not in a movement yet, each with when it was taken (workflow time, ms): its max delay keeps counting. */
+  pending: Array<StockLine & { takenAt?: number }>;
+  /** Movements not settled yet (uncertain, or waiting for an operator). */
+  open: LedgerMovement[];
+  totals: LedgerTotals;
+  /** Lines recorded lately: the same hand-over again (its activity retried) is still taken once. */
+  lineIds: string[];
+  /** Sales not told yet which movement carried their lines. */
+  notices?: SaleNotice[];
+}
+
+/** What one sale is to be told. */
+export interface SaleNotice {
+  saleWorkflowId: string;
+  lines: StockCarried['lines'];
+}
+
+export type LedgerMovementStatus =
+  /** Sent or about to be: no answer yet. */
+  | 'sending'
+  /** The service recorded it (its answer, or the evidence of a later quantity on hand). */
+  | 'recorded'
+  /** Its answer was lost: the next quantity on hand for its item will say whether it was applied. */
+  | 'uncertain'
+  /** The evidence could not decide, or the service refused it: an operator settles it (`settleMovement`). */
+  | 'needs_operator';
+
+export interface LedgerMovement {
+  /** Sent as the movement's `referenceId`: the line's own id when it carries one line, else `stk:<ledger>:<n>`. */
+  referenceId: string;
+  itemId: string;
+  action: 'ADD' | 'DEDUCT';
+  quantity: number;
+  unitPrice: number;
+  lines: Array<{ lineId: string; saleWorkflowId: string; quantity: number; tellSale?: boolean }>;
+  status: LedgerMovementStatus;
+  movementId?: string;
+  /** The quantity on hand the ledger knew before sending it (undefined: not known). */
+  onHandBefore?: number;
+  /** How it was settled when its own answer was lost. */
+  settledBy?: 'evidence' | 'operator';
+  /** Why an operator is needed, when one is. */
+  problem?: string;
+  sentAt?: string;
+}
+
+export interface LedgerTotals {
+  linesTaken: number;
+  movementsRecorded: number;
+  linesRecorded: number;
+  settledByEvidence: number;
+  resentAfterEvidence: number;
+  operatorDecisions: number;
+  probes: number;
+}
+
+export interface StockLedgerState {
+  businessId: string;
+  branch: string;
+  reporting: StockReporting;
+  onHand: Record<string, number>;
+  /** Lines taken and not yet in a movement, per item. */
+  pending: Record<string, number>;
+  /** Movements not settled, then the most recent recorded ones (at most 200), newest last. */
+  open: LedgerMovement[];
+  recent: LedgerMovement[];
+  totals: LedgerTotals;
+}
+
+/** Tells a sale which movement carried its lines. */
+export interface StockCarried {
+  ledgerWorkflowId: string;
+  lines: Array<{ lineId: string; referenceId: string; movementId?: string }>;
+}
+
+/** The argument of `settleMovement`, as the workflow checks it and docs/schemas/settle-movement.schema.json publishes it. */
+export const settleMovementArgsSchema = z
+  .strictObject({
+    referenceId: z.string().trim().min(1, 'must not be empty').max(100).describe("The movement's reference, as the ledger's state and details show it."),
+    decision: z
+      .enum(['applied', 'resend'])
+      .describe('`applied`: the compliance dashboard shows the movement recorded; `resend`: it is not there, send it again under the same reference.'),
+  })
+  .describe("The argument of the stock ledger's settleMovement update.");
+
+export type SettleMovementRequest = z.output<typeof settleMovementArgsSchema>;
+
+export const handOverStockSignal = defineSignal<[StockHandOver]>('handOverStock');
+export const stockCarriedSignal = defineSignal<[StockCarried]>('stockCarried');
+export const settleMovementUpdate = defineUpdate<LedgerMovement, [SettleMovementRequest]>('settleMovement');
+export const getStockLedgerStateQuery = defineQuery<StockLedgerState>('getState');

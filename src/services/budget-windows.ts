@@ -1,0 +1,51 @@
+/**
+ * The rate windows a tenants fleet spends (issue 16): one per service application. The compliance service counts
+ * requests per application (compliance-api.md, Limits), and entries of a tenants file whose keys belong to one
+ * service application share its window; so the window, not the file's entry, is what the compliance queue holds to
+ * a rate, and what every call for its businesses carries as its fairness key.
+ */
+import type { ComplianceApplication, TenantDirectory } from './tenant-directory.js';
+
+export interface BudgetWindow {
+  /** The fairness key of every compliance call it pays for: the service's application id, else the entry's name. */
+  fairnessKey: string;
+  /** The entries sharing it, in the file's order. */
+  applications: readonly string[];
+  /** What the window allows: the lowest budget of the entries sharing it (each already capped by the service's limit). */
+  requestsPerMinute: number;
+  /** The businesses its entries serve. */
+  businesses: readonly string[];
+  /**
+   * Whether its calls have a queue of their own: when it serves several businesses, so they can share it fairly (a
+   * fairness key each) while the queue's own rate holds the window to its budget.
+   */
+  ownQueue: boolean;
+}
+
+/** The fairness key of an application's calls. */
+export function windowKeyOf(application: ComplianceApplication): string {
+  return application.serviceApplicationId ?? application.application;
+}
+
+/** Every window of the directory, in the file's order of its first entry. */
+export function budgetWindows(directory: Pick<TenantDirectory, 'applications'>): BudgetWindow[] {
+  const windows = new Map<string, { applications: string[]; requestsPerMinute: number; businesses: string[] }>();
+  for (const application of directory.applications()) {
+    const key = windowKeyOf(application);
+    const window = windows.get(key);
+    if (window === undefined) {
+      windows.set(key, { applications: [application.application], requestsPerMinute: application.requestsPerMinute, businesses: [...application.businesses] });
+    } else {
+      window.applications.push(application.application);
+      window.requestsPerMinute = Math.min(window.requestsPerMinute, application.requestsPerMinute);
+      window.businesses.push(...application.businesses);
+    }
+  }
+  return [...windows].map(([fairnessKey, window]) => ({ fairnessKey, ...window, ownQueue: window.businesses.length > 1 }));
+}
+
+/** The window an application's calls spend, in the directory's windows. */
+export function windowOf(windows: readonly BudgetWindow[], application: ComplianceApplication): BudgetWindow | undefined {
+  const key = windowKeyOf(application);
+  return windows.find((window) => window.fairnessKey === key);
+}

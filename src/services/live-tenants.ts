@@ -1,0 +1,168 @@
+/**
+ * The tenants a worker process serves, replaceable while it runs (issue 16: onboarding and offboarding without a
+ * restart). Each replacement resolves the new tenants against the services exactly as start-up does (every key asked
+ * who it is), so a file that would not start a worker is refused and the tenants served stay as they were.
+ *
+ * - A business added is served by its application from the replacement on.
+ * - A business removed refuses new work (`business_not_served`), while work already under way for it (a sale filed
+ *   before) keeps its application's client until the process stops: its calls still go out with the key that
+ *   filed it.
+ * - A key rotated: new calls use the new key; calls in flight on the old client finish, and the old clients close
+ *   once every call has had time to end (DRAIN_GRACE_MS).
+ * - Rate-limit gates are kept by service application across replacements, so pacing follows the window the service
+ *   still counts.
+ * - Only the entries that changed are asked again (identity, businesses): a change spends no budget of the others. An
+ *   entry that lists no businesses serves what its key reached when it was last asked; a business added to its key at
+ *   the service is served once the entry changes (e.g. lists it) or the process restarts.
+ */
+import type { AccountingClient } from '../accounting/client.js';
+import type { ComplianceClient } from '../compliance/client.js';
+import type { ApplicationName, TenantsConfig } from '../config/tenant-types.js';
+import type { RateLimitGate } from '../http/rate-limit-gate.js';
+import { resolveTenantDirectory, type ComplianceApplication, type ComplianceProbe, type ResolveTenantDirectoryOptions, type TenantDirectory } from './tenant-directory.js';
+
+/** Longer than an activity's start-to-close timeout (60 s): a call in flight on a replaced client ends before it closes. */
+const DRAIN_GRACE_MS = 2 * 60_000;
+
+/** What a replacement changed, by name: what logs and the reload's metrics say. */
+export interface TenantsChange {
+  businessesAdded: string[];
+  businessesRemoved: string[];
+  applicationsAdded: ApplicationName[];
+  applicationsRemoved: ApplicationName[];
+  /** Businesses now served by another application than before. */
+  businessesMoved: string[];
+}
+
+/** How a compliance call for a business is made: with which application's client, and whether it takes new work. */
+export interface ComplianceRoute {
+  application: ComplianceApplication;
+  client: ComplianceClient;
+  /** False for a business removed from the tenants whose work under way is being finished. */
+  serving: boolean;
+}
+
+export interface LiveTenants {
+  /** The tenants served now. */
+  current(): TenantDirectory;
+  /** The route of a business's compliance calls: its application now, or the one finishing its work; undefined when none. */
+  routeOf(businessId: string): ComplianceRoute | undefined;
+  /** Serves `config` from now on; throws as resolveTenantDirectory does, leaving the tenants served unchanged. */
+  replace(config: TenantsConfig): Promise<TenantsChange>;
+  /** Closes every client, current and drained. */
+  close(): Promise<void>;
+}
+
+export type LiveTenantsOptions = Omit<ResolveTenantDirectoryOptions, 'gates' | 'complianceProbes'> & {
+  /** How long a replaced directory's clients stay open for calls in flight (default 2 minutes). */
+  drainGraceMs?: number;
+};
+
+interface Drained {
+  directory: TenantDirectory;
+  application: ComplianceApplication;
+}
+
+export async function openLiveTenants(config: TenantsConfig, options: LiveTenantsOptions = {}): Promise<LiveTenants> {
+  const gates = new Map<string, RateLimitGate>();
+  const complianceProbes = new Map<string, ComplianceProbe>();
+  const resolve = (tenants: TenantsConfig) => resolveTenantDirectory(tenants, { ...options, gates, complianceProbes });
+  let current = await resolve(config);
+  /** Removed businesses whose work under way is finished with the application that served them. */
+  const drained = new Map<string, Drained>();
+  const retired = new Set<TenantDirectory>();
+  const timers = new Set<NodeJS.Timeout>();
+  let replacing: Promise<unknown> = Promise.resolve();
+
+  const applicationOf = (directory: TenantDirectory, businessId: string): ComplianceApplication | undefined => {
+    const name = directory.applicationOf(businessId);
+    return name === undefined ? undefined : directory.applications().find((a) => a.application === name);
+  };
+  const closeWhenUnused = (directory: TenantDirectory) => {
+    retired.add(directory);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if ([...drained.values()].some((d) => d.directory === directory)) return; // closed with the process
+      retired.delete(directory);
+      void directory.close();
+    }, options.drainGraceMs ?? DRAIN_GRACE_MS);
+    timer.unref();
+    timers.add(timer);
+  };
+
+  const swap = async (tenants: TenantsConfig): Promise<TenantsChange> => {
+    const next = await resolve(tenants);
+    const previous = current;
+    const change = changeBetween(previous, next);
+    for (const businessId of change.businessesRemoved) {
+      const application = applicationOf(previous, businessId);
+      if (application) drained.set(businessId, { directory: previous, application });
+    }
+    for (const application of next.applications()) for (const businessId of application.businesses) drained.delete(businessId);
+    current = next;
+    closeWhenUnused(previous);
+    options.logger?.info({ origin: tenants.origin, ...counts(change) }, 'tenants replaced');
+    return change;
+  };
+
+  return {
+    current: () => current,
+    routeOf: (businessId) => {
+      const application = applicationOf(current, businessId);
+      const client = application && current.complianceClient(application.application);
+      if (application && client) return { application, client, serving: true };
+      const old = drained.get(businessId);
+      const oldClient = old?.directory.complianceClient(old.application.application);
+      return old && oldClient ? { application: old.application, client: oldClient, serving: false } : undefined;
+    },
+    // One replacement at a time: two overlapping ones would each drain from a directory the other replaced.
+    replace: (tenants) => {
+      const run = replacing.then(() => swap(tenants));
+      replacing = run.catch(() => undefined);
+      return run;
+    },
+    close: async () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.all([current, ...retired].map((directory) => directory.close()));
+    },
+  };
+}
+
+function servedBusinesses(directory: TenantDirectory): Map<string, ApplicationName> {
+  return new Map(directory.applications().flatMap((a) => a.businesses.map((b) => [b, a.application] as const)));
+}
+
+export function changeBetween(previous: TenantDirectory, next: TenantDirectory): TenantsChange {
+  const before = servedBusinesses(previous);
+  const after = servedBusinesses(next);
+  const namesBefore = new Set(previous.applications().map((a) => a.application));
+  const namesAfter = new Set(next.applications().map((a) => a.application));
+  return {
+    businessesAdded: [...after.keys()].filter((b) => !before.has(b)),
+    businessesRemoved: [...before.keys()].filter((b) => !after.has(b)),
+    businessesMoved: [...after].filter(([b, a]) => before.has(b) && before.get(b) !== a).map(([b]) => b),
+    applicationsAdded: [...namesAfter].filter((a) => !namesBefore.has(a)),
+    applicationsRemoved: [...namesBefore].filter((a) => !namesAfter.has(a)),
+  };
+}
+
+function counts(change: TenantsChange): Record<string, number | string[]> {
+  // Names of applications are operator's words and bounded by the file; businesses are counted, not listed.
+  return {
+    applicationsAdded: change.applicationsAdded,
+    applicationsRemoved: change.applicationsRemoved,
+    businessesAdded: change.businessesAdded.length,
+    businessesRemoved: change.businessesRemoved.length,
+    businessesMoved: change.businessesMoved.length,
+  };
+}
+
+/** The accounting client of a company under the tenants served now (undefined when none is linked for it). */
+export function accountingClientOf(directory: TenantDirectory, companyId: string | undefined): AccountingClient | undefined {
+  const linked = companyId === undefined ? undefined : directory.accountingApplicationOf(companyId);
+  const applications = directory.accountingApplications();
+  // One accounting application serves every company, linked or not, as the single-key worker always did.
+  const application = linked ?? (applications.length === 1 ? applications[0]!.application : undefined);
+  return application === undefined ? undefined : directory.accountingClient(application);
+}

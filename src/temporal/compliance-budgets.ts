@@ -1,0 +1,117 @@
+/**
+ * Each application held to its own budget, fleet-wide (issue 16): the compliance activity queue's per-fairness-key
+ * rate limits (UpdateTaskQueueConfig, server ≥ 1.29 with `matching.enableFairness`). Every compliance call carries
+ * its window's fairness key (src/services/budget-windows.ts); the server holds each key to the default rate × its
+ * weight, whatever the number of worker processes polling. The default is the budget most windows have, so most
+ * keys need no override; the others get a weight (the server keeps overrides for up to 1,000 keys). A weight also
+ * sets a key's share when the queue is contended, in proportion to its budget.
+ *
+ * The queue's own limit is the sum of the windows' rates: it replaces the workers' maxTaskQueueActivitiesPerSecond
+ * (a limit set through the API wins) and no window can use more than its own anyway.
+ */
+import type { Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import type { BudgetWindow } from '../services/budget-windows.js';
+
+const ACTIVITY = proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
+/** The server's limit on weight overrides per queue. */
+export const MAX_WEIGHT_OVERRIDES = 1_000;
+
+export interface ComplianceBudgetPlan {
+  /** Activity starts per second of a key without an override. */
+  defaultPerSecond: number;
+  /** Fairness key → weight, for the windows whose budget is not the default. */
+  weights: Record<string, number>;
+  /** The whole queue's rate: every window's together. */
+  queuePerSecond: number;
+}
+
+/**
+ * What the shared queue's configuration must be for these windows (those without a queue of their own), `perSecond`
+ * turning a budget into activity starts per second.
+ */
+export function planComplianceBudgets(windows: readonly BudgetWindow[], perSecond: (requestsPerMinute: number) => number): ComplianceBudgetPlan {
+  const rates = windows.map((window) => ({ key: window.fairnessKey, rate: perSecond(window.requestsPerMinute) }));
+  const byRate = new Map<number, number>();
+  for (const { rate } of rates) byRate.set(rate, (byRate.get(rate) ?? 0) + 1);
+  // The most common rate (ties: the lower) is the default; no window: one application's 120 a minute.
+  const defaultPerSecond = [...byRate].sort(([ra, na], [rb, nb]) => nb - na || ra - rb)[0]?.[0] ?? perSecond(120);
+  const weights: Record<string, number> = {};
+  for (const { key, rate } of rates) if (rate !== defaultPerSecond) weights[key] = rate / defaultPerSecond;
+  return { defaultPerSecond, weights, queuePerSecond: Math.max(defaultPerSecond, rates.reduce((sum, { rate }) => sum + rate, 0)) };
+}
+
+/** The budgets the queue holds now, as the server reports them. */
+export interface AppliedComplianceBudgets {
+  queuePerSecond: number | undefined;
+  defaultPerSecond: number | undefined;
+  weights: Record<string, number>;
+}
+
+export async function readComplianceBudgets(client: Client, taskQueue: string): Promise<AppliedComplianceBudgets> {
+  const described = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: ACTIVITY,
+    reportConfig: true,
+  });
+  const config = described.config;
+  return {
+    queuePerSecond: config?.queueRateLimit?.rateLimit?.requestsPerSecond ?? undefined,
+    defaultPerSecond: config?.fairnessKeysRateLimitDefault?.rateLimit?.requestsPerSecond ?? undefined,
+    weights: Object.fromEntries(Object.entries(config?.fairnessWeightOverrides ?? {}).map(([key, weight]) => [key, Number(weight)])),
+  };
+}
+
+/**
+ * Sets the queue's configuration to the plan: its rate, the default rate per key, the weights it needs, and unsets
+ * the weights of keys no longer in it (a window removed from the tenants). Every worker process applies the same plan
+ * from the same file, so applying it again changes nothing.
+ */
+export async function applyComplianceBudgets(client: Client, taskQueue: string, plan: ComplianceBudgetPlan, reason: string): Promise<void> {
+  const applied = await readComplianceBudgets(client, taskQueue);
+  const stale = Object.keys(applied.weights).filter((key) => !(key in plan.weights));
+  const keys = Object.keys(plan.weights);
+  if (keys.length > MAX_WEIGHT_OVERRIDES) {
+    throw new Error(`${keys.length} rate windows have a budget other than the most common one; the server keeps weights for ${MAX_WEIGHT_OVERRIDES} at most`);
+  }
+  // In slices of a hundred, so no one request carries a thousand changes.
+  const SLICE = 100;
+  const changes: Array<{ set: Record<string, number>; unset: string[] }> = [];
+  for (let i = 0; i < Math.max(keys.length, stale.length, 1); i += SLICE) {
+    changes.push({
+      set: Object.fromEntries(keys.slice(i, i + SLICE).map((key) => [key, plan.weights[key]!])),
+      unset: stale.slice(i, i + SLICE),
+    });
+  }
+  for (const [index, change] of changes.entries()) {
+    await client.workflowService.updateTaskQueueConfig({
+      namespace: client.options.namespace,
+      identity: client.options.identity ?? 'etims-worker',
+      taskQueue,
+      taskQueueType: ACTIVITY,
+      ...(index === 0
+        ? {
+            updateQueueRateLimit: { rateLimit: { requestsPerSecond: plan.queuePerSecond }, reason },
+            updateFairnessKeyRateLimitDefault: { rateLimit: { requestsPerSecond: plan.defaultPerSecond }, reason },
+          }
+        : {}),
+      setFairnessWeightOverrides: change.set,
+      unsetFairnessWeightOverrides: change.unset,
+    });
+  }
+}
+
+/**
+ * A window's own queue (several businesses, each its own fairness key): the queue's rate is the window's budget.
+ * Fairness between the businesses needs no configuration: keys are dispatched in turn.
+ */
+export async function applyQueueRate(client: Client, taskQueue: string, perSecond: number, reason: string): Promise<void> {
+  await client.workflowService.updateTaskQueueConfig({
+    namespace: client.options.namespace,
+    identity: client.options.identity ?? 'etims-worker',
+    taskQueue,
+    taskQueueType: ACTIVITY,
+    updateQueueRateLimit: { rateLimit: { requestsPerSecond: perSecond }, reason },
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * What serving a set of tenants asks of Temporal (issue 16), at start and after every change of the tenants file:
+ * each rate window held to its budget on the compliance queue (src/temporal/compliance-budgets.ts), each
+ * application's budget published, and the schedules of the businesses added made (or resumed) and of those removed
+ * paused.
+ */
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { PurchasesConfig } from '../config/purchases.js';
+import type { ReconciliationConfig } from '../config/reconciliation.js';
+import { purchasesScheduleId } from '../contracts/purchases-sync.js';
+import { reconciliationScheduleId } from '../contracts/reconciliation.js';
+import { complianceTaskQueue, windowComplianceTaskQueue, WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
+import { budgetWindows } from '../services/budget-windows.js';
+import type { TenantDirectory } from '../services/tenant-directory.js';
+import { applyComplianceBudgets, applyQueueRate, planComplianceBudgets, type ComplianceBudgetPlan } from '../temporal/compliance-budgets.js';
+import { tenantComplianceActivitiesPerSecond } from './settings.js';
+
+/** The queues a set of tenants needs: the shared compliance queue's plan, and each window's own queue with its rate. */
+export interface TenantQueues {
+  shared: ComplianceBudgetPlan;
+  own: Array<{ taskQueue: string; perSecond: number; window: string }>;
+}
+
+/** Holds each window of `directory` to its budget on the compliance queues of `taskQueue`; returns the queues it set. */
+export async function holdTenantBudgets(options: {
+  client: Client;
+  taskQueue: string;
+  directory: TenantDirectory;
+  headroom: number;
+  metrics: MetricsRecorder;
+  logger: Logger;
+}): Promise<TenantQueues> {
+  const { directory, metrics } = options;
+  const windows = budgetWindows(directory);
+  const perSecond = (requestsPerMinute: number) => tenantComplianceActivitiesPerSecond(requestsPerMinute, options.headroom);
+  const shared = planComplianceBudgets(
+    windows.filter((window) => !window.ownQueue),
+    perSecond,
+  );
+  const own = windows
+    .filter((window) => window.ownQueue)
+    .map((window) => ({ taskQueue: windowComplianceTaskQueue(options.taskQueue, window.fairnessKey), perSecond: perSecond(window.requestsPerMinute), window: window.fairnessKey }));
+  const queue = complianceTaskQueue(options.taskQueue);
+  const reason = `tenants of ${directory.origin}`;
+  metrics.knowApplications(directory.applications().map((a) => a.application));
+  for (const window of windows) {
+    for (const application of window.applications) metrics.set('etims_application_budget_per_second', perSecond(window.requestsPerMinute), { application });
+  }
+  metrics.set('etims_compliance_rate_budget_per_second', shared.queuePerSecond + own.reduce((sum, q) => sum + q.perSecond, 0), {});
+  try {
+    await applyComplianceBudgets(options.client, queue, shared, reason);
+    for (const q of own) await applyQueueRate(options.client, q.taskQueue, q.perSecond, reason);
+  } catch (err) {
+    // A server before 1.29, or an identity not allowed to configure queues: the workers still pace each queue as a
+    // whole (maxTaskQueueActivitiesPerSecond) and each application's client follows its own window, but nothing
+    // holds one application to its budget across processes on the shared queue. Said loudly, not fatal.
+    options.logger.error(
+      { taskQueue: queue, err: err instanceof Error ? err.message : String(err) },
+      'the Temporal server did not take the per-application budgets (UpdateTaskQueueConfig): each application is held by its own rate-limit gate only, per process',
+    );
+    return { shared, own };
+  }
+  options.logger.info(
+    {
+      taskQueue: queue,
+      windows: windows.length,
+      defaultPerSecond: round(shared.defaultPerSecond),
+      weighted: Object.keys(shared.weights).length,
+      queuePerSecond: round(shared.queuePerSecond),
+      ownQueues: own.map((q) => `${q.taskQueue} ${round(q.perSecond)}/s`),
+    },
+    'each application held to its budget on the compliance queues',
+  );
+  return { shared, own };
+}
+
+function round(value: number): number {
+  return Number(value.toFixed(3));
+}
+
+/**
+ * Pauses the schedules of businesses the tenants no longer serve (a removed business's syncs would fail on
+ * business_not_served), or resumes those of businesses served again. A schedule that does not exist is skipped.
+ */
+export async function setSchedulesPaused(options: {
+  client: Client;
+  businessIds: readonly string[];
+  paused: boolean;
+  taskQueue: string;
+  purchases: PurchasesConfig;
+  reconciliation: ReconciliationConfig;
+  logger: Logger;
+}): Promise<string[]> {
+  const { client, taskQueue } = options;
+  const ids = options.businessIds.flatMap((businessId) => [
+    ...(options.purchases.sink === undefined ? [] : [purchasesScheduleId(businessId, taskQueue)]),
+    reconciliationScheduleId(businessId, taskQueue === WORKFLOW_TASK_QUEUE ? undefined : `reconciliation:${taskQueue}`),
+  ]);
+  const changed: string[] = [];
+  for (const scheduleId of ids) {
+    const handle = client.schedule.getHandle(scheduleId);
+    try {
+      const described = await handle.describe();
+      if (described.state.paused === options.paused) continue;
+      const note = options.paused ? 'business removed from the tenants file' : 'business served again by the tenants file';
+      await (options.paused ? handle.pause(note) : handle.unpause(note));
+      changed.push(scheduleId);
+    } catch (err) {
+      if (err instanceof Error && err.name === 'ScheduleNotFoundError') continue;
+      throw err;
+    }
+  }
+  if (changed.length > 0) options.logger.info({ schedules: changed, paused: options.paused }, options.paused ? 'schedules paused' : 'schedules resumed');
+  return changed;
+}

@@ -1,0 +1,95 @@
+/**
+ * Onboarding and offboarding without a restart (issue 16): every worker process reads its tenants file (or
+ * directory) again every TENANTS_RELOAD_SECONDS and, when what it says changed, serves the new tenants. Polling the
+ * content rather than watching the file: a Kubernetes secret or a Docker config is swapped through symlinks that
+ * file watchers miss, and every process of a fleet then converges within one interval of the file changing.
+ *
+ * A file that cannot be read, or that the services refuse, leaves the tenants served as they were: the error is
+ * logged naming its entries (never a key) and counted, and the same content is not tried again; a service that
+ * could not be asked is tried again at the next interval.
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config/env.js';
+import type { TenantsConfig } from '../config/tenant-types.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
+import type { LiveTenants, TenantsChange } from '../services/live-tenants.js';
+import { TenantServiceError } from '../services/tenant-directory.js';
+
+export interface TenantsReload {
+  /** Reads the tenants again (e.g. loadTenantsConfig(process.env)); throws ConfigError on a bad file. */
+  load: () => TenantsConfig;
+  intervalMs: number;
+}
+
+/**
+ * What a tenants configuration says, as a digest: keys included (a rotated key is a change), and never kept or
+ * logged themselves.
+ */
+export function tenantsFingerprint(config: TenantsConfig): string {
+  return createHash('sha256').update(JSON.stringify({ compliance: config.compliance, accounting: config.accounting, links: config.links })).digest('hex');
+}
+
+export interface WatchTenantsOptions {
+  live: LiveTenants;
+  reload: TenantsReload;
+  /** The configuration served now (its digest is the starting point). */
+  served: TenantsConfig;
+  /** Acts on a change once it is served (the queue's budgets, schedules, metrics); an error is logged, and the next change acts again. */
+  onChange: (change: TenantsChange, config: TenantsConfig) => Promise<void>;
+  logger: Logger;
+  metrics?: MetricsRecorder;
+}
+
+/** Starts watching; returns what stops it (and waits for a check under way). */
+export function watchTenants(options: WatchTenantsOptions): () => Promise<void> {
+  const { live, reload, logger, metrics } = options;
+  let settled = tenantsFingerprint(options.served);
+  let stopped = false;
+  let checking: Promise<void> = Promise.resolve();
+
+  const check = async () => {
+    let config: TenantsConfig;
+    try {
+      config = reload.load();
+    } catch (err) {
+      const digest = `unreadable:${err instanceof Error ? err.message : String(err)}`;
+      if (digest !== settled) {
+        settled = digest;
+        metrics?.count('etims_tenants_reloads', { outcome: 'refused' });
+        logger.error({ err: err instanceof ConfigError ? err.message : String(err) }, 'tenants file changed but cannot be read: still serving the tenants as they were');
+      }
+      return;
+    }
+    const digest = tenantsFingerprint(config);
+    if (digest === settled) return;
+    try {
+      const change = await live.replace(config);
+      settled = digest;
+      metrics?.count('etims_tenants_reloads', { outcome: 'applied' });
+      await options.onChange(change, config).catch((err: unknown) => {
+        logger.error({ err: err instanceof Error ? err.message : String(err) }, 'tenants served, but acting on the change failed (tried again at the next change)');
+      });
+    } catch (err) {
+      const transient = err instanceof TenantServiceError;
+      // A refused file is not asked again until it changes; a service that could not be asked is, next interval.
+      if (!transient) settled = digest;
+      metrics?.count('etims_tenants_reloads', { outcome: transient ? 'failed' : 'refused' });
+      logger.error(
+        { err: err instanceof Error ? err.message : String(err), retry: transient ? 'next interval' : 'when the file changes' },
+        'tenants file changed but was not applied: still serving the tenants as they were',
+      );
+    }
+  };
+
+  const timer = setInterval(() => {
+    if (stopped) return;
+    checking = checking.then(check);
+  }, reload.intervalMs);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await checking;
+  };
+}

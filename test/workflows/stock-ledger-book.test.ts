@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { StockLine } from '../../src/contracts/stock-ledger.js';
+import { LedgerBook } from '../../workflows/stock-ledger/book.js';
+
+const coalesced = { mode: 'coalesced' as const, maxDelaySeconds: 120 };
+const line = (n: number, itemId = 'itm_a', quantity = 1, action: 'ADD' | 'DEDUCT' = 'DEDUCT', unitPrice = 10): StockLine => ({
+  lineId: `doc-${n}:0:${action}`,
+  saleWorkflowId: `sale:${n}`,
+  itemId,
+  action,
+  quantity,
+  unitPrice,
+});
+
+describe("the stock ledger's book", () => {
+  it('merges waiting lines of one item, action and price, and keeps the others for their own movements', () => {
+    const book = new LedgerBook('biz', 'first-branch', 'TAG', undefined, 0);
+    book.take([line(1), line(2, 'itm_a', 2), line(3, 'itm_a', 1, 'ADD'), line(4, 'itm_a', 5, 'DEDUCT', 11), line(5, 'itm_b')], coalesced, 0);
+    const first = book.nextMovement('itm_a')!;
+    expect(first).toMatchObject({ action: 'DEDUCT', quantity: 3, unitPrice: 10, referenceId: 'stk:TAG:1' });
+    expect(first.lines.map((l) => l.lineId)).toEqual(['doc-1:0:DEDUCT', 'doc-2:0:DEDUCT']);
+    book.answered('itm_a', first, 'mov_1', 97);
+    expect(book.nextMovement('itm_a')).toMatchObject({ action: 'ADD', quantity: 1, referenceId: 'doc-3:0:ADD' });
+  });
+
+  it('carries everything unsettled over continue-as-new: waiting lines, lost answers, what it knows, the lines it took', () => {
+    const book = new LedgerBook('biz', 'first-branch', 'TAG', undefined, 0);
+    book.take([line(1), line(2, 'itm_b', 4)], coalesced, 0);
+    book.answered('itm_a', undefined, undefined, 50);
+    const lost = book.nextMovement('itm_a')!;
+    book.sending(lost, 1000);
+    book.uncertain(lost);
+    book.take([line(3)], coalesced, 2000);
+
+    const next = new LedgerBook('biz', 'first-branch', 'TAG', book.carry(), 5000);
+    // A waiting line's max delay keeps counting from when it was taken, not from the new run.
+    expect(next.oldestPendingAt('itm_b')).toBe(0);
+    expect(next.oldestPendingAt('itm_a')).toBe(2000);
+    expect(next.state()).toMatchObject({ onHand: { itm_a: 50 }, pending: { itm_a: 1, itm_b: 1 }, open: [expect.objectContaining({ referenceId: 'doc-1:0:DEDUCT', status: 'uncertain', onHandBefore: 50 })] });
+    // The same hand-over again after the new run started: taken once.
+    expect(next.take([line(1), line(2, 'itm_b', 4), line(3)], coalesced, 6000)).toBe(0);
+    // The lost answer is still settled by the next quantity: applied.
+    const settled = next.answered('itm_a', undefined, undefined, 49);
+    expect(settled.applied.map((m) => m.referenceId)).toEqual(['doc-1:0:DEDUCT']);
+    expect(next.totals).toMatchObject({ linesTaken: 3, settledByEvidence: 1, probes: 2 });
+  });
+
+  it('remembers recorded lines past its recent list, so a late duplicate hand-over is still taken once', () => {
+    const book = new LedgerBook('biz', 'first-branch', 'TAG', undefined, 0);
+    book.answered('itm_a', undefined, undefined, 1000);
+    for (let n = 1; n <= 250; n++) {
+      book.take([line(n)], { mode: 'per-sale' }, n);
+      const m = book.nextMovement('itm_a')!;
+      book.answered('itm_a', m, `mov_${n}`, 1000 - n);
+    }
+    const next = new LedgerBook('biz', 'first-branch', 'TAG', book.carry(), 0);
+    expect(next.take([line(1), line(250)], coalesced, 0)).toBe(0);
+    expect(next.state().recent).toHaveLength(0);
+  });
+});

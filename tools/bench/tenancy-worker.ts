@@ -1,0 +1,62 @@
+/**
+ * The tenancy section's worker: ONE worker process (startWorkerProcess, what `npm run worker` runs with
+ * TENANTS_FILE) in the bench process, on a task queue of its own, serving every application of a tenants file and
+ * reading the file again every `reloadMs`, so an application added to it is served without a restart.
+ */
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { SalesClient } from '../../src/client/sales-client.js';
+import { loadAccountingWorkerConfig } from '../../src/config/accounting-worker.js';
+import { loadPurchasesConfig } from '../../src/config/purchases.js';
+import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
+import { loadTenantsConfig } from '../../src/config/tenants.js';
+import { complianceActivitiesPerSecond } from '../../src/config/worker.js';
+import { loadTenantsWorkerConfig } from '../../src/worker/settings.js';
+import { startWorkerProcess } from '../../src/worker/start.js';
+import type { BenchTemporal } from './env.js';
+
+export interface TenancyWorker {
+  taskQueue: string;
+  sales: SalesClient;
+  /** What the worker resolved at start: the applications it serves and their businesses. */
+  served: { applications: number; businesses: number };
+  stop(): Promise<void>;
+}
+
+export async function startTenancyWorker(t: BenchTemporal, options: { tenantsFile: string; reloadMs: number }): Promise<TenancyWorker> {
+  const taskQueue = `bench-tenancy-${randomUUID().slice(0, 8)}`;
+  // Read as the worker reads it (src/config/tenants.ts): the file alone, no single-key variable beside it.
+  const load = () => loadTenantsConfig({ TENANTS_FILE: options.tenantsFile });
+  // As `npm run worker` with TENANTS_FILE configures itself (its headroom included).
+  const worker = loadTenantsWorkerConfig(process.env);
+  const sale = await startWorkerProcess({
+    connection: t.native,
+    client: t.client,
+    namespace: t.settings.namespace,
+    tenants: load(),
+    tenantsReload: { load, intervalMs: options.reloadMs },
+    settings: {
+      worker,
+      // With tenants the compliance queue's rate follows the applications' budgets; this figure is not used for it.
+      activitiesPerSecond: { compliance: complianceActivitiesPerSecond(worker), accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
+      purchases: loadPurchasesConfig({}),
+      reconciliation: loadReconciliationConfig({}),
+    },
+    logger: pino({ level: 'silent' }),
+    taskQueue,
+    workflowBundle: t.saleBundle,
+    dataConverter: t.encryption.dataConverter,
+  });
+  const running = sale.run();
+  const applications = sale.tenants?.current().applications() ?? [];
+  return {
+    taskQueue,
+    sales: new SalesClient(t.client, { taskQueue }),
+    served: { applications: applications.length, businesses: applications.reduce((sum, a) => sum + a.businesses.length, 0) },
+    stop: async () => {
+      sale.shutdown();
+      await running.catch(() => undefined);
+      await sale.close();
+    },
+  };
+}

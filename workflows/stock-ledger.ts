@@ -1,0 +1,220 @@
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  sleep,
+  condition,
+  continueAsNew,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';
+import {
+  FIRST_BRANCH,
+  getStockLedgerStateQuery,
+  handOverStockSignal,
+  settleMovementArgsSchema,
+  settleMovementUpdate,
+  type LedgerMovement,
+  type StockLedgerInput,
+} from '../src/contracts/stock-ledger.js';
+import { ledgerReferenceStem } from './keys.js';
+import { required } from './update-arguments.js';
+import { count } from './metrics.js';
+import { callRouteOf, placeOnBudget } from './placement.js';
+import { LedgerBook } from './stock-ledger/book.js';
+import { BudgetSense } from './stock-ledger/budget-sense.js';
+import { SaleNotices } from './stock-ledger/notices.js';
+import { adjustStockInput, sendMovement } from './stock-ledger/send.js';
+
+/** The AttentionReason of a ledger with a movement waiting for an operator. */
+export const STOCK_NEEDS_OPERATOR = 'stock_needs_operator';
+/** A ledger with nothing to do for this long ends; the next hand-over starts it again. */
+const IDLE_END_MS = 24 * 3_600_000;
+/** Past this many events a run hands over to the next (continue-as-new) between movements: replays stay short. */
+const HISTORY_EVENTS_PER_RUN = 4_000;
+/** Where the service refuses probes: how long an uncertain movement waits for its item's next movement to tell. */
+const EVIDENCE_WAIT_MS = 10 * 60_000;
+
+/**
+ * The one writer of stock for a business at a branch. Sales and refunds hand their lines over; it sends them as
+ * movements, one item at a time so every answer's quantity on hand can be attributed, merges an item's lines while
+ * the budget is contended (within the business's max delay), settles movements whose answers were lost from the
+ * next quantity on hand, and tells each sale which movement carried its lines.
+ */
+export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void> {
+  const { workflowId } = workflowInfo();
+  const book = new LedgerBook(input.businessId, input.branchId ?? FIRST_BRANCH, ledgerReferenceStem(workflowId), input.carried, Date.now());
+  const attention = new AttentionBoard(book);
+  setHandler(handOverStockSignal, ({ lines, reporting }) => void book.take(lines, reporting, Date.now()));
+  setHandler(getStockLedgerStateQuery, () => book.state());
+  setHandler(
+    settleMovementUpdate,
+    (request) => {
+      const m = book.settleByOperator(request.referenceId, request.decision)!;
+      if (m.status === 'recorded') notices.recorded([m]);
+      attention.refresh();
+      return m;
+    },
+    {
+      validator: (argument) => {
+        const request = required('settleMovement', '{"referenceId": "…", "decision": "applied" | "resend"}', settleMovementArgsSchema, argument);
+        if (!book.waitingForOperator().some((m) => m.referenceId === request.referenceId)) {
+          throw ApplicationFailure.nonRetryable(`no movement ${request.referenceId} waits for an operator here`, FAILURE_TYPES.invalidOperation);
+        }
+      },
+    },
+  );
+
+  const route = callRouteOf(input.businessId, await placeOnBudget(input.businessId, false));
+  const notices = new SaleNotices(workflowId, input.carried?.notices);
+  void notices.run();
+  const running = new Map<string, Promise<void>>();
+  let probesRefused = false;
+  /** Items whose probe the service refused for the item's sake: sent without a quantity known before. */
+  const unprobeable = new Set<string>();
+  const probing = (itemId: string) => !probesRefused && !unprobeable.has(itemId);
+  const budget = new BudgetSense();
+
+  /** A movement's (or a probe's) answer: what it proves of the item's uncertain movements. */
+  function answered(itemId: string, m: LedgerMovement | undefined, movementId: string | undefined, onHand: number): void {
+    const settled = book.answered(itemId, m, movementId, onHand);
+    // The service moves the item now: whatever made it refuse a probe of it has passed.
+    unprobeable.delete(itemId);
+    notices.recorded([...(m ? [m] : []), ...settled.applied]);
+    if (settled.toOperator.length > 0) {
+      for (const u of settled.toOperator) count('etims_stock_movements_needing_operator', { action: u.action });
+      attention.refresh();
+    }
+  }
+
+  /** Asks the quantity on hand of an item by a movement of nothing (C28 allows 0): no line rides on it. */
+  async function probe(itemId: string): Promise<void> {
+    if (!probing(itemId)) return;
+    const outcome = await sendMovement(route, adjustStockInput(input.businessId, input.branchId, { itemId, action: 'ADD', quantity: 0, unitPrice: 0, referenceId: book.probeReference() }), true);
+    if (outcome.kind === 'answered') {
+      if (outcome.result.queuedMs !== undefined) budget.started(outcome.result.queuedMs, Date.now());
+      answered(itemId, undefined, undefined, outcome.result.quantityOnHand);
+    }
+    // A service that refuses a movement of nothing (the request itself, a 400): settling falls back on the item's
+    // next movement, or an operator. Any other refusal is the item's (not registered, say): its movements will say.
+    else if (outcome.kind === 'refused') {
+      if (outcome.type === FAILURE_TYPES.invalidRequest) probesRefused = true;
+      else unprobeable.add(itemId);
+    }
+    // Lost on the way: ask again shortly, not in a tight loop while the service is failing.
+    else await sleep(2000);
+  }
+
+  /** Sends one movement of the item, or settles its lost answers: one step, then the loop looks again. */
+  async function stepItem(itemId: string): Promise<void> {
+    if (probing(itemId) && (book.uncertainOf(itemId).length > 0 || book.knownOnHand(itemId) === undefined)) {
+      // Read before sending more: one lost answer against one quantity is always decidable (unless at 0), while two
+      // lost answers of opposite movements could cancel out. Known before the first movement too, so even that
+      // one's lost answer can be settled.
+      await probe(itemId);
+      return;
+    }
+    if (!probing(itemId) && book.uncertainOf(itemId).length > 0 && !book.hasPendingLines(itemId)) {
+      // Without probes only the item's next movement can tell: wait for one, then ask a person.
+      if (!(await condition(() => book.hasPendingLines(itemId), EVIDENCE_WAIT_MS))) {
+        for (const u of book.uncertainOf(itemId)) {
+          book.toOperator(u, `its answer was lost and the service refuses to read the item's quantity by a movement of nothing: check reference ${u.referenceId}`);
+        }
+        attention.refresh();
+        return;
+      }
+    }
+    const resending = book.hasResend(itemId);
+    const { reporting } = book;
+    let urgent = resending;
+    let deadlineMs: number | undefined;
+    if (!resending && reporting.mode === 'coalesced') {
+      const maxDelayMs = reporting.maxDelaySeconds * 1000;
+      const oldest = book.oldestPendingAt(itemId) ?? Date.now();
+      if (budget.contended(Date.now(), maxDelayMs)) {
+        // Contended: the item's lines gather for as long as the business allows, then go together with the tills,
+        // so the item costs one request per max delay and the rest of the budget stays the tills'.
+        const dispatchMs = Math.min(budget.expectedWaitMs(), maxDelayMs / 4);
+        const holdMs = oldest + maxDelayMs - dispatchMs - Date.now();
+        if (holdMs > 0) await condition(() => !budget.contended(Date.now(), maxDelayMs), holdMs);
+        urgent = budget.contended(Date.now(), maxDelayMs);
+      }
+      // Idle (or idle again): at once, behind the tills; should the budget fill up meanwhile, not past the max delay.
+      if (!urgent) deadlineMs = maxDelayMs - (Date.now() - oldest);
+    }
+    let m = book.nextMovement(itemId);
+    if (!m) return;
+    for (;;) {
+      book.sending(m, Date.now());
+      const outcome = await sendMovement(route, adjustStockInput(input.businessId, input.branchId, m), urgent, deadlineMs);
+      if (outcome.kind === 'not_started') {
+        // Its bound is reached with the budget still contended: every line of the item waiting now goes with the tills.
+        budget.notStarted(deadlineMs ?? 0, Date.now());
+        book.unsend(m);
+        m = book.nextMovement(itemId)!;
+        urgent = true;
+        deadlineMs = undefined;
+        continue;
+      }
+      if (outcome.kind === 'answered') {
+        if (outcome.result.queuedMs !== undefined) budget.started(outcome.result.queuedMs, Date.now());
+        answered(itemId, m, outcome.result.movementId, outcome.result.quantityOnHand);
+      }
+      else if (outcome.kind === 'uncertain') book.uncertain(m);
+      else {
+        book.toOperator(m, `the service refused it (${outcome.why}): fix the cause, then settle it (resend, or applied if it is recorded after all)`);
+        count('etims_stock_movements_needing_operator', { action: m.action });
+        attention.refresh();
+      }
+      return;
+    }
+  }
+
+  let draining = false;
+  for (;;) {
+    const startable = () => book.itemsWithWork().filter((item) => !running.has(item));
+    const wake = () => (!draining && startable().length > 0) || (draining && running.size === 0);
+    const ready = book.isIdle() && running.size === 0 ? await condition(wake, IDLE_END_MS) : (await condition(wake), true);
+    if (!ready) {
+      await condition(allHandlersFinished);
+      if (book.isIdle() && notices.idle) return;
+      continue;
+    }
+    if (draining) {
+      const untold = await notices.pause();
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof stockLedgerWorkflow>({ ...input, carried: { ...book.carry(), notices: untold } });
+    }
+    for (const item of startable()) {
+      const step = stepItem(item).finally(() => running.delete(item));
+      running.set(item, step);
+    }
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_PER_RUN) draining = true;
+  }
+}
+
+/** `NeedsAttention` and the details page while a movement waits for an operator, written only when that changes. */
+class AttentionBoard {
+  private written: string | undefined;
+
+  constructor(private readonly book: LedgerBook) {}
+
+  refresh(): void {
+    const waiting = this.book.waitingForOperator();
+    const details = waiting.map((m) => `- \`${m.referenceId}\`: ${m.action} ${m.quantity} × \`${m.itemId}\` (${m.lines.length} lines): ${m.problem ?? ''}`).join('\n');
+    if (details === this.written) return;
+    if ((this.written === undefined || this.written === '') !== (details === '')) {
+      upsertSearchAttributes([
+        { key: NeedsAttention, value: details !== '' },
+        { key: AttentionReason, value: details === '' ? '' : STOCK_NEEDS_OPERATOR },
+      ]);
+    }
+    this.written = details;
+    setCurrentDetails(details === '' ? '' : `**Stock movements waiting for an operator** (update \`settleMovement\`):\n\n${details}`);
+  }
+}
+

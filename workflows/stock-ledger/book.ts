@@ -1,0 +1,310 @@
+import {
+  DEFAULT_STOCK_REPORTING,
+  type LedgerMovement,
+  type LedgerTotals,
+  type StockLedgerCarry,
+  type StockLedgerState,
+  type StockLine,
+  type StockReporting,
+} from '../../src/contracts/stock-ledger.js';
+import { weighEvidence } from './evidence.js';
+
+/** Recorded movements kept in the state for the UI and the lag measurement. */
+const RECENT_MOVEMENTS = 200;
+/** Line ids remembered after their movement left `recent`: a hand-over sent again (its activity retried) is taken once. */
+const REMEMBERED_LINE_IDS = 3000;
+
+interface PendingLine extends StockLine {
+  /** Workflow time the ledger took it (ms). */
+  takenAt: number;
+}
+
+function signed(action: 'ADD' | 'DEDUCT', quantity: number): number {
+  return action === 'ADD' ? quantity : -quantity;
+}
+
+function emptyTotals(): LedgerTotals {
+  return { linesTaken: 0, movementsRecorded: 0, linesRecorded: 0, settledByEvidence: 0, resentAfterEvidence: 0, operatorDecisions: 0, probes: 0 };
+}
+
+/**
+ * The ledger's books: lines taken and not yet sent, movements not settled, what the service last said of each item.
+ * Plain data and decisions, no Temporal calls: the workflow sends, the book decides.
+ */
+export class LedgerBook {
+  reporting: StockReporting;
+  private readonly onHand = new Map<string, number>();
+  private pending: PendingLine[] = [];
+  /** Movements not settled, in the order they were made. */
+  private open: LedgerMovement[] = [];
+  /** Per item, movements proven not applied (or an operator asked to re-send): sent again first, as they were. */
+  private readonly resend = new Map<string, LedgerMovement[]>();
+  private recent: LedgerMovement[] = [];
+  private readonly lineIds = new Set<string>();
+  /** When each line in a movement not yet recorded was taken (ms): a movement never sent puts its lines back as they were. */
+  private readonly takenAt = new Map<string, number>();
+  private rememberedLineIds: string[];
+  private nextSequence: number;
+  readonly totals: LedgerTotals;
+
+  constructor(
+    readonly businessId: string,
+    readonly branch: string,
+    /** Short and stable: names a coalesced movement (`stk:<tag>:<n>`) within the contract's 100 characters. */
+    private readonly tag: string,
+    carried: StockLedgerCarry | undefined,
+    now: number,
+  ) {
+    this.reporting = carried?.reporting ?? DEFAULT_STOCK_REPORTING;
+    this.nextSequence = carried?.nextSequence ?? 1;
+    this.totals = { ...emptyTotals(), ...carried?.totals };
+    for (const [item, q] of Object.entries(carried?.onHand ?? {})) this.onHand.set(item, q);
+    this.rememberedLineIds = [...(carried?.lineIds ?? [])];
+    for (const id of this.rememberedLineIds) this.lineIds.add(id);
+    for (const { takenAt, ...line } of carried?.pending ?? []) this.admit(line, takenAt ?? now);
+    for (const m of carried?.open ?? []) {
+      for (const l of m.lines) this.lineIds.add(l.lineId);
+      if (m.status === 'sending') this.queueResend({ ...m });
+      else this.open.push(m);
+    }
+  }
+
+  /** Takes a sale's lines; a line already taken (the same hand-over again) is ignored. Returns the lines new to the book. */
+  take(lines: readonly StockLine[], reporting: StockReporting, now: number): number {
+    this.reporting = reporting;
+    let taken = 0;
+    for (const line of lines) {
+      if (this.lineIds.has(line.lineId)) continue;
+      this.admit(line, now);
+      taken++;
+    }
+    this.totals.linesTaken += taken;
+    return taken;
+  }
+
+  private admit(line: StockLine, now: number): void {
+    this.lineIds.add(line.lineId);
+    this.pending.push({ ...line, takenAt: now });
+  }
+
+  /** A probe's own reference: unique, so each probe the service records is told apart. */
+  probeReference(): string {
+    return `stk:${this.tag}:probe:${this.nextSequence++}`;
+  }
+
+  hasResend(itemId: string): boolean {
+    return (this.resend.get(itemId)?.length ?? 0) > 0;
+  }
+
+  knownOnHand(itemId: string): number | undefined {
+    return this.onHand.get(itemId);
+  }
+
+  /** Items with something to send, or a lost answer to settle, in the order their work arrived. */
+  itemsWithWork(): string[] {
+    const items = new Set<string>();
+    for (const [item, queue] of this.resend) if (queue.length > 0) items.add(item);
+    for (const line of this.pending) items.add(line.itemId);
+    for (const m of this.open) if (m.status === 'uncertain') items.add(m.itemId);
+    return [...items];
+  }
+
+  hasPendingLines(itemId: string): boolean {
+    return (this.resend.get(itemId)?.length ?? 0) > 0 || this.pending.some((l) => l.itemId === itemId);
+  }
+
+  uncertainOf(itemId: string): LedgerMovement[] {
+    return this.open.filter((m) => m.itemId === itemId && m.status === 'uncertain');
+  }
+
+  /** When the oldest pending line of the item was taken (ms), if any. */
+  oldestPendingAt(itemId: string): number | undefined {
+    return this.pending.find((l) => l.itemId === itemId)?.takenAt;
+  }
+
+  /**
+   * The item's next movement: one proven not applied first, as it was; else its oldest pending line, alone (per sale)
+   * or with every pending line of the same action and price (coalesced).
+   */
+  nextMovement(itemId: string): LedgerMovement | undefined {
+    const queued = this.resend.get(itemId);
+    if (queued && queued.length > 0) {
+      const m = queued.shift()!;
+      m.status = 'sending';
+      this.open.push(m);
+      return m;
+    }
+    const first = this.pending.find((l) => l.itemId === itemId);
+    if (!first) return undefined;
+    const together = (l: PendingLine) => l.itemId === itemId && l.action === first.action && l.unitPrice === first.unitPrice;
+    const lines = this.reporting.mode === 'per-sale' ? [first] : this.pending.filter(together);
+    const taken = new Set(lines);
+    for (const l of lines) this.takenAt.set(l.lineId, l.takenAt);
+    this.pending = this.pending.filter((l) => !taken.has(l));
+    const quantity = Math.round(lines.reduce((sum, l) => sum + l.quantity, 0) * 10_000) / 10_000;
+    const m: LedgerMovement = {
+      referenceId: lines.length === 1 ? first.lineId : `stk:${this.tag}:${this.nextSequence++}`,
+      itemId,
+      action: first.action,
+      quantity,
+      unitPrice: first.unitPrice,
+      lines: lines.map((l) => ({ lineId: l.lineId, saleWorkflowId: l.saleWorkflowId, quantity: l.quantity, ...(l.tellSale ? { tellSale: true } : {}) })),
+      status: 'sending',
+    };
+    this.open.push(m);
+    return m;
+  }
+
+  /** A movement that was never sent (it was not started before its deadline): its lines wait again, first. */
+  unsend(m: LedgerMovement): void {
+    this.open = this.open.filter((x) => x !== m);
+    const back: PendingLine[] = m.lines.map((l) => ({
+      lineId: l.lineId,
+      saleWorkflowId: l.saleWorkflowId,
+      ...(l.tellSale ? { tellSale: true } : {}),
+      itemId: m.itemId,
+      action: m.action,
+      quantity: l.quantity,
+      unitPrice: m.unitPrice,
+      takenAt: this.takenAt.get(l.lineId) ?? 0,
+    }));
+    this.pending = [...back, ...this.pending];
+  }
+
+  /** The movement is about to go: what the ledger knew of its item before it. */
+  sending(m: LedgerMovement, now: number): void {
+    m.sentAt = new Date(now).toISOString();
+    const before = this.onHand.get(m.itemId);
+    if (before === undefined) delete m.onHandBefore;
+    else m.onHandBefore = before;
+  }
+
+  /**
+   * The service answered `m` (a probe when `m` is undefined) for `itemId` with `onHand`. Settles the item's uncertain
+   * movements by that evidence: returns those proven applied, those proven not (queued to be sent again) and those
+   * left to an operator.
+   */
+  answered(itemId: string, m: LedgerMovement | undefined, movementId: string | undefined, onHand: number) {
+    const uncertain = this.uncertainOf(itemId);
+    const settled = { applied: [] as LedgerMovement[], notApplied: [] as LedgerMovement[], toOperator: [] as LedgerMovement[] };
+    if (uncertain.length > 0) {
+      const before = uncertain[0]!.onHandBefore;
+      const answeredDelta = m ? signed(m.action, m.quantity) : 0;
+      const evidence =
+        before === undefined
+          ? { decided: false as const, reason: 'the quantity on hand before it was not known' }
+          : weighEvidence(before, uncertain.map((u) => signed(u.action, u.quantity)), answeredDelta, onHand);
+      uncertain.forEach((u, i) => {
+        if (!evidence.decided) {
+          this.toOperator(u, `its answer was lost and ${evidence.reason}: check the dashboard for reference ${u.referenceId}, then settle it`);
+          settled.toOperator.push(u);
+        } else if (evidence.applied[i]) {
+          this.recorded(u, undefined, 'evidence');
+          settled.applied.push(u);
+        } else {
+          this.totals.resentAfterEvidence++;
+          this.queueResend(u);
+          settled.notApplied.push(u);
+        }
+      });
+      if (evidence.decided) this.totals.settledByEvidence += uncertain.length;
+    }
+    this.onHand.set(itemId, onHand);
+    if (m) this.recorded(m, movementId, undefined);
+    else this.totals.probes++;
+    return settled;
+  }
+
+  /** Its answer was lost: the next quantity on hand of its item will tell (from the quantity known before the first such). */
+  uncertain(m: LedgerMovement): void {
+    m.status = 'uncertain';
+  }
+
+  /** Refused by the service, or not decidable: waits for `settleMovement`. */
+  toOperator(m: LedgerMovement, problem: string): void {
+    m.status = 'needs_operator';
+    m.problem = problem;
+    if (!this.open.includes(m)) this.open.push(m);
+  }
+
+  /** An operator's decision; undefined when no movement of that reference waits for one. */
+  settleByOperator(referenceId: string, decision: 'applied' | 'resend'): LedgerMovement | undefined {
+    const m = this.open.find((x) => x.referenceId === referenceId && x.status === 'needs_operator');
+    if (!m) return undefined;
+    this.totals.operatorDecisions++;
+    delete m.problem;
+    if (decision === 'applied') this.recorded(m, undefined, 'operator');
+    else {
+      m.settledBy = 'operator';
+      this.queueResend(m);
+    }
+    return m;
+  }
+
+  waitingForOperator(): LedgerMovement[] {
+    return this.open.filter((m) => m.status === 'needs_operator');
+  }
+
+  isIdle(): boolean {
+    return this.pending.length === 0 && this.open.length === 0 && [...this.resend.values()].every((q) => q.length === 0);
+  }
+
+  private queueResend(m: LedgerMovement): void {
+    this.open = this.open.filter((x) => x !== m);
+    m.status = 'sending';
+    const queue = this.resend.get(m.itemId) ?? [];
+    queue.push(m);
+    this.resend.set(m.itemId, queue);
+  }
+
+  private recorded(m: LedgerMovement, movementId: string | undefined, settledBy: 'evidence' | 'operator' | undefined): void {
+    m.status = 'recorded';
+    if (movementId !== undefined) m.movementId = movementId;
+    if (settledBy !== undefined) m.settledBy = settledBy;
+    delete m.problem;
+    this.open = this.open.filter((x) => x !== m);
+    this.totals.movementsRecorded++;
+    this.totals.linesRecorded += m.lines.length;
+    for (const l of m.lines) this.takenAt.delete(l.lineId);
+    this.recent.push(m);
+    while (this.recent.length > RECENT_MOVEMENTS) {
+      const gone = this.recent.shift()!;
+      for (const l of gone.lines) this.remember(l.lineId);
+    }
+  }
+
+  private remember(lineId: string): void {
+    this.rememberedLineIds.push(lineId);
+    while (this.rememberedLineIds.length > REMEMBERED_LINE_IDS) this.lineIds.delete(this.rememberedLineIds.shift()!);
+  }
+
+  /** What the next run starts from (continue-as-new): only between movements, so nothing is `sending`. */
+  carry(): StockLedgerCarry {
+    const queued = [...this.resend.values()].flat();
+    return {
+      nextSequence: this.nextSequence,
+      reporting: this.reporting,
+      onHand: Object.fromEntries(this.onHand),
+      pending: [...this.pending],
+      open: [...this.open, ...queued],
+      totals: { ...this.totals },
+      lineIds: [...this.rememberedLineIds, ...this.recent.flatMap((m) => m.lines.map((l) => l.lineId))].slice(-REMEMBERED_LINE_IDS),
+    };
+  }
+
+  state(): StockLedgerState {
+    const pending: Record<string, number> = {};
+    for (const l of this.pending) pending[l.itemId] = (pending[l.itemId] ?? 0) + 1;
+    for (const [item, queue] of this.resend) if (queue.length > 0) pending[item] = (pending[item] ?? 0) + queue.reduce((n, m) => n + m.lines.length, 0);
+    return {
+      businessId: this.businessId,
+      branch: this.branch,
+      reporting: this.reporting,
+      onHand: Object.fromEntries(this.onHand),
+      pending,
+      open: [...this.open, ...[...this.resend.values()].flat()],
+      recent: [...this.recent],
+      totals: { ...this.totals },
+    };
+  }
+}

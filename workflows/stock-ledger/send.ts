@@ -1,0 +1,85 @@
+import { TimeoutType } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, sleep } from '@temporalio/workflow';
+import type { AdjustStockInput, AdjustStockResult } from '../../activities/types.js';
+import { FAILURE_TYPES, isAmbiguousWrite } from '../../src/contracts/failures.js';
+import { PRIORITY, budgetShare, summarisedActivities } from '../activity-options.js';
+import type { CallRoute } from '../placement.js';
+
+/** The adjustStock input of a movement of `businessId`'s stock at `branchId` (absent: its first branch). */
+export function adjustStockInput(
+  businessId: string,
+  branchId: string | undefined,
+  m: Pick<AdjustStockInput, 'itemId' | 'action' | 'quantity' | 'unitPrice' | 'referenceId'>,
+): AdjustStockInput {
+  return {
+    businessId,
+    itemId: m.itemId,
+    action: m.action,
+    quantity: m.quantity,
+    unitPrice: m.unitPrice,
+    referenceId: m.referenceId,
+    ...(branchId ? { branchId } : {}),
+  };
+}
+
+/** What became of one attempt to move stock. */
+export type SendOutcome =
+  | { kind: 'answered'; result: AdjustStockResult }
+  /** Not started before its deadline: provably never sent. */
+  | { kind: 'not_started' }
+  /** Sent or maybe sent, answer lost. */
+  | { kind: 'uncertain'; why: string }
+  /** The service said no (`type`: the activity failure's, e.g. `invalid_request` for a 400). */
+  | { kind: 'refused'; why: string; type: string | undefined };
+
+/**
+ * One stock movement, one activity attempt at a time: the service does not de-duplicate movements, so only an attempt
+ * that provably was not taken (429, never sent) is made again, after the delay it asked for. `deadlineMs`: the
+ * longest it may wait in the queue before its first start (the coalescing bound); `urgent`: it goes with the tills.
+ */
+export async function sendMovement(route: CallRoute, movement: AdjustStockInput, urgent: boolean, deadlineMs?: number): Promise<SendOutcome> {
+  const { adjustStock } = summarisedActivities({
+    startToCloseTimeout: '60 seconds',
+    ...(deadlineMs === undefined ? {} : { scheduleToStartTimeout: Math.max(1000, Math.round(deadlineMs)) }),
+    retry: { maximumAttempts: 1 },
+    priority: budgetShare(urgent ? PRIORITY.signing : PRIORITY.bookkeeping, route.fairnessKey),
+    complianceQueue: route.complianceQueue,
+  });
+  let failedCalls = 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await adjustStock(movement);
+      return { kind: 'answered', result: { ...result, apiCalls: result.apiCalls + failedCalls } };
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+      const { cause } = err;
+      if (cause instanceof TimeoutFailure) {
+        if (cause.timeoutType === TimeoutType.SCHEDULE_TO_START) return { kind: 'not_started' };
+        return { kind: 'uncertain', why: 'its attempt timed out (the worker may have died after sending it)' };
+      }
+      if (!(cause instanceof ApplicationFailure)) return { kind: 'uncertain', why: cause?.message ?? 'unknown failure' };
+      if (provablyNotTaken(cause)) {
+        failedCalls++;
+        await sleep(retryDelayMs(cause, attempt));
+        continue;
+      }
+      if (isAmbiguousWrite(cause.type) || !cause.nonRetryable) return { kind: 'uncertain', why: cause.message };
+      return { kind: 'refused', why: `${cause.type ?? 'error'}: ${cause.message}`, type: cause.type ?? undefined };
+    }
+  }
+}
+
+/** A 429 (the service took nothing), or a failure the activity reports as never having reached the service. */
+export function provablyNotTaken(failure: ApplicationFailure): boolean {
+  if (failure.nonRetryable) return false;
+  if (failure.type === FAILURE_TYPES.rateLimited) return true;
+  const detail = failure.details?.[0] as { requestSent?: unknown } | undefined;
+  return detail?.requestSent === false;
+}
+
+/** A 429's Retry-After (activities/failures.ts puts it in the details), else a doubling backoff up to a minute. */
+export function retryDelayMs(failure: ApplicationFailure, attempt: number): number {
+  const detail = failure.details?.[0] as { retryAfterSeconds?: unknown } | undefined;
+  const retryAfter = typeof detail?.retryAfterSeconds === 'number' ? detail.retryAfterSeconds : undefined;
+  return retryAfter !== undefined ? Math.max(1, retryAfter) * 1000 : Math.min(1000 * 2 ** (attempt - 1), 60_000);
+}
