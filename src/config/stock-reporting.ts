@@ -3,7 +3,7 @@
  * per business, read once at the entry point. The stock ledger follows what a sale's hand-over says.
  *
  * - STOCK_REPORTING: `coalesced` (default) or `per-sale`
- * - STOCK_MAX_DELAY: the longest a coalesced line waits while the budget is contended (default `2 minutes`)
+ * - STOCK_MAX_DELAY: the longest a coalesced line waits while the budget is contended (default `3 minutes`)
  * - STOCK_REPORTING_BY_BUSINESS: `<business>=per-sale` or `<business>=coalesced[:<max delay>]`, comma-separated
  */
 import { parseDuration } from '../contracts/duration.js';

@@ -30,7 +30,7 @@ export function stockLedgerWorkflowId(taskQueue: string, businessId: string, bra
  */
 export type StockReporting = { mode: 'per-sale' } | { mode: 'coalesced'; maxDelaySeconds: number };
 
-export const DEFAULT_STOCK_REPORTING: StockReporting = { mode: 'coalesced', maxDelaySeconds: 120 };
+export const DEFAULT_STOCK_REPORTING: StockReporting = { mode: 'coalesced', maxDelaySeconds: 180 };
 
 /** One sale or credit-note line that moves stock. */
 export interface StockLine {

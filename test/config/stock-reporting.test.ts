@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadStockReporting } from '../../src/config/stock-reporting.js';
 
 describe('stock reporting configuration', () => {
-  it('defaults to coalesced within 2 minutes', () => {
-    expect(loadStockReporting({})('biz_a')).toEqual({ mode: 'coalesced', maxDelaySeconds: 120 });
+  it('defaults to coalesced within 3 minutes', () => {
+    expect(loadStockReporting({})('biz_a')).toEqual({ mode: 'coalesced', maxDelaySeconds: 180 });
   });
 
   it('reads the fleet default, its max delay and per-business overrides', () => {

@@ -99,13 +99,13 @@ export type TenancySizes = ReturnType<typeof tenancySizes>;
  * for). A short faulted run, then closed-loop tills for a warm-up (the first max delay, when no line is old enough to
  * go out at till priority) and the steady part measured; `settleMs` (real) is the longest wait for a ledger to settle.
  * k is what 2 cores carry: at k = 5 the worker and the dev server take ~1.4 cores. Quick (~160 s):
- * k = 5, 2 + 5 scaled minutes of backlog in 84 s (10 would take 120 s); full (6–8 min): k = 4, 2.5 + 12.5 in 225 s.
+ * k = 5, 3 + 5 scaled minutes of backlog in 96 s (10 would take 120 s); full (6–8 min): k = 4, 3.5 + 12.5 in 240 s.
  */
 export function stockSizes(quick: boolean) {
-  const shared = { requestsPerMinute: 120, maxDelaySeconds: 120, catalogue: 30, linesPerSale: 3, settleMs: 120_000 };
+  const shared = { requestsPerMinute: 120, maxDelaySeconds: 180, catalogue: 30, linesPerSale: 3, settleMs: 120_000 };
   return quick
-    ? { ...shared, k: 5, tills: 30, warmMinutes: 2, steadyMinutes: 5, faultTills: 10, faultMinutes: 1.5 }
-    : { ...shared, k: 4, tills: 30, warmMinutes: 2.5, steadyMinutes: 12.5, faultTills: 20, faultMinutes: 4 };
+    ? { ...shared, k: 5, tills: 30, warmMinutes: 3, steadyMinutes: 5, faultTills: 10, faultMinutes: 1.5 }
+    : { ...shared, k: 4, tills: 30, warmMinutes: 3.5, steadyMinutes: 12.5, faultTills: 20, faultMinutes: 4 };
 }
 
 export type StockSizes = ReturnType<typeof stockSizes>;
