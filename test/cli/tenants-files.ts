@@ -1,5 +1,5 @@
 /**
- * For the tests of the read-only CLIs over a tenants file (check, reconcile): the sandbox's two merchants as a
+ * For the tests of the read-only CLIs over a tenants file (tenants, check, reconcile): the sandbox's two merchants as a
  * tenants file, and a CLI run as a process with nothing of this process's environment but PATH and HOME, whose
  * output is checked to hold no key or secret of the sandbox.
  */
@@ -59,8 +59,11 @@ export async function runReadOnlyCli(name: string, args: string[], env: Record<s
 }
 
 export interface TenantsFiles {
-  /** A tenants file in its own directory (the other merchant's key in a key file beside it); its path. */
-  write(content: (urls: { compliance: string; accounting: string }) => unknown): string;
+  /** A tenants file in its own directory (the other merchant's key in a key file beside it), on `on` (default the
+   * tests' sandbox); its path. */
+  write(content: (urls: { compliance: string; accounting: string }) => unknown, on?: Sandbox): string;
+  /** A path in the files' directory that nothing is written to. */
+  missing(name: string): string;
   remove(): void;
 }
 
@@ -68,15 +71,16 @@ export function tenantsFiles(sandbox: () => Sandbox): TenantsFiles {
   const dir = mkdtempSync(join(tmpdir(), 'read-only-cli-'));
   let files = 0;
   return {
-    write(content) {
+    write(content, on = sandbox()) {
       const at = join(dir, `t${++files}`);
       mkdirSync(join(at, 'keys'), { recursive: true });
       writeFileSync(join(at, 'keys', 'other'), `${DEMO.keys.otherApplication}\n`, { mode: 0o600 });
       const path = join(at, 'tenants.json');
-      const urls = { compliance: sandbox().complianceUrl, accounting: sandbox().accountingUrl };
+      const urls = { compliance: on.complianceUrl, accounting: on.accountingUrl };
       writeFileSync(path, JSON.stringify(content(urls), null, 2), { mode: 0o600 });
       return path;
     },
+    missing: (name) => join(dir, name),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -3,12 +3,6 @@
  * accepted, businesses served, budget in use), a refused key or an unreachable service reported in its row without
  * stopping the others, the exit codes, and no key or secret anywhere in what it prints.
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import {
@@ -21,16 +15,14 @@ import {
 } from '../../sandbox/accounting/default-fixture.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
+import { runReadOnlyCli, tenantsFiles, type TenantsFiles } from './tenants-files.js';
 
-const run = promisify(execFile);
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 const K = DEMO.keys;
 const B = DEMO.businesses;
 /** A well-formed key of a service that is not there. */
 const unreachableKey = 'cmp_sk_test_' + 'NobodyListensHere0001';
 
-const dir = mkdtempSync(join(tmpdir(), 'tenants-cli-'));
+const files = tenantsFiles(() => sandbox);
 let sandbox: Sandbox;
 /** Every secret of both demo worlds: none may appear in anything the CLI prints. */
 let secrets: string[];
@@ -47,43 +39,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
+  files.remove();
 });
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** `npm run tenants -- <args>` with nothing of this process's environment but PATH and HOME; checks that no secret is printed. */
-async function tenants(args: string[], env: Record<string, string>): Promise<Result> {
-  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent' };
-  let result: Result;
-  try {
-    const { stdout, stderr } = await run(tsx, ['src/cli/tenants.ts', ...args], { cwd: root, env: { ...base, ...env }, timeout: 60_000 });
-    result = { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    result = { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-  for (const secret of secrets) {
-    expect(result.stdout + result.stderr).not.toContain(secret);
-    expect(result.stdout + result.stderr).not.toContain(secret.slice(-12));
-  }
-  return result;
-}
-
-let files = 0;
-/** A tenants file in its own directory, the other application's key in a key file beside it. */
-function tenantsFile(content: (urls: { compliance: string; accounting: string }) => unknown, on: Sandbox = sandbox): string {
-  const at = join(dir, `t${++files}`);
-  mkdirSync(join(at, 'keys'), { recursive: true });
-  writeFileSync(join(at, 'keys', 'other'), `${K.otherApplication}\n`, { mode: 0o600 });
-  const path = join(at, 'tenants.json');
-  writeFileSync(path, JSON.stringify(content({ compliance: on.complianceUrl, accounting: on.accountingUrl }), null, 2), { mode: 0o600 });
-  return path;
-}
+const tenants = (args: string[], env: Record<string, string>) => runReadOnlyCli('tenants', args, env, secrets);
+const tenantsFile = (content: Parameters<TenantsFiles['write']>[0], on?: Sandbox) => files.write(content, on);
 
 /** Two compliance applications of the demo world (keys inline, by environment variable and by file), its books, one link. */
 const twoMerchants = (extra: unknown[] = []) => (urls: { compliance: string; accounting: string }) => ({
@@ -280,7 +241,7 @@ describe('npm run tenants', () => {
   });
 
   it('refuses a tenants file it cannot read before contacting anything (exit 2)', async () => {
-    const missing = join(dir, 'missing.json');
+    const missing = files.missing('missing.json');
     const result = await tenants([], { TENANTS_FILE: missing });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`TENANTS_FILE: cannot read ${missing} (ENOENT)`);
