@@ -6,7 +6,9 @@
  *
  * A file that cannot be read, or that the services refuse, leaves the tenants served as they were: the error is
  * logged naming its entries (never a key) and counted, and the same content is not tried again; a service that
- * could not be asked is tried again at the next interval.
+ * could not be asked is tried again at the next interval. A change served whose consequences could not all be acted on
+ * (the Temporal server briefly unreachable while setting budgets or schedules) is acted on again at every interval until
+ * that succeeds, in the order the changes came.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -35,7 +37,7 @@ export interface WatchTenantsOptions {
   reload: TenantsReload;
   /** The configuration served now (its digest is the starting point). */
   served: TenantsConfig;
-  /** Acts on a change once it is served (the queue's budgets, schedules, metrics); an error is logged, and the next change acts again. */
+  /** Acts on a change once it is served (the queue's budgets, schedules, metrics); safe to repeat: after an error it is called again, with the same change, at the next interval. */
   onChange: (change: TenantsChange, config: TenantsConfig) => Promise<void>;
   logger: Logger;
   metrics?: MetricsRecorder;
@@ -47,8 +49,25 @@ export function watchTenants(options: WatchTenantsOptions): () => Promise<void> 
   let settled = tenantsFingerprint(options.served);
   let stopped = false;
   let checking: Promise<void> = Promise.resolve();
+  /** Changes served whose consequences are not all acted on yet, oldest first. */
+  const unacted: Array<{ change: TenantsChange; config: TenantsConfig }> = [];
+
+  /** Acts on every change not acted on yet, in order, until one fails (it stays first, for the next interval). */
+  const act = async () => {
+    while (unacted.length > 0) {
+      const { change, config } = unacted[0]!;
+      try {
+        await options.onChange(change, config);
+      } catch (err) {
+        logger.error({ err: err instanceof Error ? err.message : String(err) }, 'tenants served, but acting on the change failed (tried again at the next interval)');
+        return;
+      }
+      unacted.shift();
+    }
+  };
 
   const check = async () => {
+    await act();
     let config: TenantsConfig;
     try {
       config = reload.load();
@@ -67,9 +86,8 @@ export function watchTenants(options: WatchTenantsOptions): () => Promise<void> 
       const change = await live.replace(config);
       settled = digest;
       metrics?.count('etims_tenants_reloads', { outcome: 'applied' });
-      await options.onChange(change, config).catch((err: unknown) => {
-        logger.error({ err: err instanceof Error ? err.message : String(err) }, 'tenants served, but acting on the change failed (tried again at the next change)');
-      });
+      unacted.push({ change, config });
+      await act();
     } catch (err) {
       const transient = err instanceof TenantServiceError;
       // A refused file is not asked again until it changes; a service that could not be asked is, next interval.
