@@ -136,7 +136,9 @@ export function createAccountingActivities({ services, logger, metrics }: Accoun
   return {
     /** `POST /sync/batches/{id}/process`: safe to repeat (A10), so retried like a read. */
     async processSyncBatch({ syncBatchId, companyId }: ProcessSyncBatchInput): Promise<ProcessSyncBatchResult> {
-      const { data, meta } = await call((signal) => services.accounting(companyId).processSyncBatch(syncBatchId, { signal }));
+      const { data, meta } = await call((signal) =>
+        services.accounting(companyId).processSyncBatch(syncBatchId, { signal }),
+      );
       return { message: data.message, httpStatus: meta.status, apiCalls: currentAttempt() };
     },
 
@@ -162,14 +164,24 @@ export function createAccountingActivities({ services, logger, metrics }: Accoun
      * One page of `GET /companies` for the reconciliation's link check: whether the company is on it. On none
      * (this was the last page) the key cannot see it: `not_configured`, non-retryable, naming the company.
      */
-    async checkReconciliationCompany({ companyId, page }: CheckReconciliationCompanyInput): Promise<{ found: boolean; apiCalls: number }> {
-      const { found } = await call((signal) => failingNotConfigured(() => findCompanyOnPage(services.accounting(companyId), companyId, page, signal)));
+    async checkReconciliationCompany({
+      companyId,
+      page,
+    }: CheckReconciliationCompanyInput): Promise<{ found: boolean; apiCalls: number }> {
+      const { found } = await call((signal) =>
+        failingNotConfigured(() => findCompanyOnPage(services.accounting(companyId), companyId, page, signal)),
+      );
       return { found, apiCalls: currentAttempt() };
     },
 
     /** One page of the company's `GET /bill-payments`, as the reconciliation rules read them. */
-    async listReconciliationBillPayments({ companyId, page }: ListReconciliationBillPaymentsInput): Promise<ReconciliationBillPaymentsPage> {
-      const result = await call((signal) => readBillPaymentsPage(services.accounting(companyId), companyId, page, signal));
+    async listReconciliationBillPayments({
+      companyId,
+      page,
+    }: ListReconciliationBillPaymentsInput): Promise<ReconciliationBillPaymentsPage> {
+      const result = await call((signal) =>
+        readBillPaymentsPage(services.accounting(companyId), companyId, page, signal),
+      );
       return { ...result, apiCalls: currentAttempt() };
     },
   };

@@ -36,7 +36,10 @@ import type {
   SubmissionResult,
 } from './types.js';
 
-export type ComplianceActivityDeps = Pick<ActivityDeps, 'services' | 'itemRegistry' | 'callbackUrls' | 'logger' | 'metrics'>;
+export type ComplianceActivityDeps = Pick<
+  ActivityDeps,
+  'services' | 'itemRegistry' | 'callbackUrls' | 'logger' | 'metrics'
+>;
 
 function submitted({ data, meta }: ApiResult<Sale>, callbackUrl: string | undefined): SubmissionResult {
   return {
@@ -101,14 +104,28 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   function logSubmission(message: string, businessId: string, result: SubmissionResult): void {
     const { document, outcome, httpStatus, replayed, causes } = result;
     logger.info(
-      { businessId, documentId: document.id, status: document.status, outcome, httpStatus, replayed, causes: causes.map((c) => c.code) },
+      {
+        businessId,
+        documentId: document.id,
+        status: document.status,
+        outcome,
+        httpStatus,
+        replayed,
+        causes: causes.map((c) => c.code),
+      },
       message,
     );
   }
 
   /** The items from the registry (a list call at most); a business lacking one of them is a refusal. */
-  async function lookupItems(businessId: string, itemIds: string[], fresh = false): Promise<{ items: ItemCheck[]; listedItems: boolean }> {
-    const lookup = await callApi({ idempotent: true, logger, metrics }, () => itemRegistry.lookup(businessId, itemIds, { fresh }));
+  async function lookupItems(
+    businessId: string,
+    itemIds: string[],
+    fresh = false,
+  ): Promise<{ items: ItemCheck[]; listedItems: boolean }> {
+    const lookup = await callApi({ idempotent: true, logger, metrics }, () =>
+      itemRegistry.lookup(businessId, itemIds, { fresh }),
+    );
     if (lookup.unknownItemIds.length > 0) {
       const ids = lookup.unknownItemIds;
       throw ApplicationFailure.create({
@@ -126,7 +143,12 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     const callbackUrl = callbackUrls?.mint(input.workflowId);
     const body = saleBody(input.request, callbackUrl);
     const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
-      submitted(await services.compliance(input.businessId).createSale(body, input.idempotencyKey, { businessId: input.businessId, signal }), callbackUrl),
+      submitted(
+        await services
+          .compliance(input.businessId)
+          .createSale(body, input.idempotencyKey, { businessId: input.businessId, signal }),
+        callbackUrl,
+      ),
     );
     result.apiCalls += listCalls;
     logSubmission('sale submitted', input.businessId, result);
@@ -145,11 +167,12 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     /** Registers an item with the tax authority (safe to repeat, C23). */
     async registerItem(input: RegisterItemInput): Promise<RegisterItemResult> {
       return callApi({ idempotent: true, recover: needsFixing, logger, metrics }, async (signal) => {
-        const { data: item } = await services.compliance(input.businessId).registerItem(
-          input.itemId,
-          input.branchId === undefined ? {} : { branchId: input.branchId },
-          { businessId: input.businessId, signal },
-        );
+        const { data: item } = await services
+          .compliance(input.businessId)
+          .registerItem(input.itemId, input.branchId === undefined ? {} : { branchId: input.branchId }, {
+            businessId: input.businessId,
+            signal,
+          });
         if (!isRegistered(item)) {
           // A 200 must mean REGISTERED; anything else is read again on the next attempt.
           throw ApplicationFailure.create({
@@ -175,14 +198,20 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     async signSale(input: SignSaleInput): Promise<SignSaleResult> {
       const lookup = await lookupItems(input.businessId, input.itemIds);
       const listCalls = lookup.listedItems ? 1 : 0;
-      if (lookup.items.some((item) => !item.registered)) return { items: lookup.items, apiCalls: currentAttempt() - 1 + listCalls };
+      if (lookup.items.some((item) => !item.registered))
+        return { items: lookup.items, apiCalls: currentAttempt() - 1 + listCalls };
       return { items: lookup.items, submission: await fileSale(input, listCalls), apiCalls: 0 };
     },
 
     /** Resubmits a failed document (safe to repeat, C35). */
     async retrySale(input: DocumentRef): Promise<SubmissionResult> {
       const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
-        submitted(await services.compliance(input.businessId).retrySale(input.documentId, { businessId: input.businessId, signal }), undefined),
+        submitted(
+          await services
+            .compliance(input.businessId)
+            .retrySale(input.documentId, { businessId: input.businessId, signal }),
+          undefined,
+        ),
       );
       logSubmission('document resubmitted', input.businessId, result);
       return result;
@@ -190,7 +219,9 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
     async getDocument(input: DocumentRef): Promise<DocumentResult> {
       return callApi({ idempotent: true, logger, metrics }, async (signal) => {
-        const { data } = await services.compliance(input.businessId).getSale(input.documentId, { businessId: input.businessId, signal });
+        const { data } = await services
+          .compliance(input.businessId)
+          .getSale(input.documentId, { businessId: input.businessId, signal });
         return { document: toFiscalDocument(data), apiCalls: currentAttempt() };
       });
     },
@@ -200,8 +231,14 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
      * decided: the workflow's retry policy is the polling loop, so polls add no history events.
      */
     async awaitDocumentOutcome(input: DocumentRef): Promise<DocumentResult> {
-      const sale = await callApi({ idempotent: true, logger, metrics }, async (signal) =>
-        (await services.compliance(input.businessId).getSale(input.documentId, { businessId: input.businessId, signal })).data,
+      const sale = await callApi(
+        { idempotent: true, logger, metrics },
+        async (signal) =>
+          (
+            await services
+              .compliance(input.businessId)
+              .getSale(input.documentId, { businessId: input.businessId, signal })
+          ).data,
       );
       if (isInFlight(sale.status)) throw documentInFlight(sale.id, sale.status);
       return { document: toFiscalDocument(sale), apiCalls: currentAttempt() };
@@ -222,7 +259,12 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
           },
           { businessId: input.businessId, signal },
         );
-        return { movementId: data.movementId, quantityOnHand: data.quantityOnHand, apiCalls: currentAttempt(), queuedMs: waited };
+        return {
+          movementId: data.movementId,
+          quantityOnHand: data.quantityOnHand,
+          apiCalls: currentAttempt(),
+          queuedMs: waited,
+        };
       });
     },
 
@@ -236,7 +278,12 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
         callbackUrl: callbackUrls?.mint(input.workflowId),
       };
       const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
-        submitted(await services.compliance(input.businessId).createCreditNote(body, input.idempotencyKey, { businessId: input.businessId, signal }), body.callbackUrl),
+        submitted(
+          await services
+            .compliance(input.businessId)
+            .createCreditNote(body, input.idempotencyKey, { businessId: input.businessId, signal }),
+          body.callbackUrl,
+        ),
       );
       logSubmission('credit note submitted', input.businessId, result);
       return result;

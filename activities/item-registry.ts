@@ -74,7 +74,11 @@ export class ItemRegistry {
    * `fresh`: the service's list as it is now, whatever is cached (after the service rejected a sale, its list
    * decides; a service whose items went back to PENDING, a reset sandbox say, is believed).
    */
-  async lookup(businessId: string, requestedIds: readonly string[], options: { fresh?: boolean } = {}): Promise<ItemLookup> {
+  async lookup(
+    businessId: string,
+    requestedIds: readonly string[],
+    options: { fresh?: boolean } = {},
+  ): Promise<ItemLookup> {
     const itemIds = [...new Set(requestedIds)];
     const business = this.business(businessId);
     if (options.fresh) return this.answer(business, itemIds, await this.refresh(businessId, business), true);
@@ -131,7 +135,12 @@ export class ItemRegistry {
     return refreshing;
   }
 
-  private answer(business: BusinessItems, itemIds: readonly string[], list: ItemList | undefined, listedItems: boolean): ItemLookup {
+  private answer(
+    business: BusinessItems,
+    itemIds: readonly string[],
+    list: ItemList | undefined,
+    listedItems: boolean,
+  ): ItemLookup {
     const items: ItemCheck[] = [];
     const unknownItemIds: string[] = [];
     for (const id of itemIds) {

@@ -30,7 +30,9 @@ export interface PurchasesActivityDeps extends Pick<ActivityDeps, 'services' | '
 }
 
 /** What an event is due for: the review status, the reason a confirmation failed, the amounts. */
-export function purchaseFingerprint(purchase: Pick<PurchaseDocument, 'status' | 'confirmationError' | 'totals'>): string {
+export function purchaseFingerprint(
+  purchase: Pick<PurchaseDocument, 'status' | 'confirmationError' | 'totals'>,
+): string {
   const { status, confirmationError, totals } = purchase;
   const basis = JSON.stringify([status, confirmationError, totals.subtotal, totals.vat, totals.total]);
   return createHash('sha256').update(basis).digest('hex').slice(0, 12);
@@ -44,7 +46,9 @@ function toDocument(purchase: Purchase): PurchaseDocument {
 /** Where a retried delivery resumes: the count its last heartbeat reported, when it is one. */
 function resumePoint(details: unknown, total: number): number {
   const delivered = (details as Partial<DeliveryProgress> | undefined)?.delivered;
-  return typeof delivered === 'number' && Number.isInteger(delivered) && delivered >= 0 && delivered <= total ? delivered : 0;
+  return typeof delivered === 'number' && Number.isInteger(delivered) && delivered >= 0 && delivered <= total
+    ? delivered
+    : 0;
 }
 
 export function createPurchasesActivities(deps: PurchasesActivityDeps) {
@@ -54,7 +58,9 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
     /** POST /v1/purchases/pull: the service fetches the latest supplier invoices from the authority (C26). */
     async pullPurchases(input: PullPurchasesInput): Promise<PullPurchasesResult> {
       return callApi({ idempotent: true, logger, metrics }, async (signal) => {
-        const { data } = await services.compliance(input.businessId).pullPurchases({ businessId: input.businessId, signal });
+        const { data } = await services
+          .compliance(input.businessId)
+          .pullPurchases({ businessId: input.businessId, signal });
         return { pulled: data.pulled ?? null, apiCalls: currentAttempt() };
       });
     },
@@ -62,10 +68,12 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
     /** One page of GET /v1/purchases, each invoice with its fingerprint. */
     async listPurchasesPage(input: ListPurchasesPageInput): Promise<ListPurchasesPageResult> {
       return callApi({ idempotent: true, logger, metrics }, async (signal) => {
-        const { data } = await services.compliance(input.businessId).listPurchases(
-          { pageSize: input.pageSize, ...(input.cursor === null ? {} : { cursor: input.cursor }) },
-          { businessId: input.businessId, signal },
-        );
+        const { data } = await services
+          .compliance(input.businessId)
+          .listPurchases(
+            { pageSize: input.pageSize, ...(input.cursor === null ? {} : { cursor: input.cursor }) },
+            { businessId: input.businessId, signal },
+          );
         const next = data.pagination.nextCursor;
         return {
           purchases: data.purchases.map((p) => ({ purchase: toDocument(p), fingerprint: purchaseFingerprint(p) })),
@@ -112,7 +120,10 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
             details: [{ ...progress, status: err.status ?? null }],
           });
         }
-        logger.debug({ sink: sink.description, attempt: context.info.attempt, delivered, of: events.length }, err.message);
+        logger.debug(
+          { sink: sink.description, attempt: context.info.attempt, delivered, of: events.length },
+          err.message,
+        );
         throw ApplicationFailure.create({
           type: PURCHASE_DELIVERY_FAILURES.unavailable,
           message: err.message,

@@ -57,13 +57,20 @@ export function createReconciliationActivities({ services, logger, metrics }: Re
   return {
     /** `GET /v1/businesses`: the link check, failing `not_configured` when the key may not act for the business. */
     async checkReconciliationBusiness({ businessId }: CheckReconciliationBusinessInput): Promise<{ apiCalls: number }> {
-      await callApi({ idempotent: true, logger, metrics }, (signal) => failingNotConfigured(() => checkBusinessAccess(services.compliance(businessId), businessId, signal)));
+      await callApi({ idempotent: true, logger, metrics }, (signal) =>
+        failingNotConfigured(() => checkBusinessAccess(services.compliance(businessId), businessId, signal)),
+      );
       return { apiCalls: currentAttempt() };
     },
 
     /** One page (100) of `GET /v1/purchases`, as the reconciliation rules read them. */
-    async listReconciliationPurchases({ businessId, cursor }: ListReconciliationPurchasesInput): Promise<ReconciliationPurchasesPage> {
-      const page = await callApi({ idempotent: true, logger, metrics }, (signal) => readPurchasesPage(services.compliance(businessId), businessId, cursor, signal));
+    async listReconciliationPurchases({
+      businessId,
+      cursor,
+    }: ListReconciliationPurchasesInput): Promise<ReconciliationPurchasesPage> {
+      const page = await callApi({ idempotent: true, logger, metrics }, (signal) =>
+        readPurchasesPage(services.compliance(businessId), businessId, cursor, signal),
+      );
       return { ...page, apiCalls: currentAttempt() };
     },
   };

@@ -3,7 +3,12 @@
  * Signal-with-start joins the running registration when there is one, so concurrent sales needing the same
  * item converge on a single registration. Not an API call.
  */
-import { ITEM_REGISTRATION_WORKFLOW_TYPE, addRegistrationWaiterSignal, itemRegistrationWorkflowId, type ItemRegistrationInput } from '../src/contracts/item-registration.js';
+import {
+  ITEM_REGISTRATION_WORKFLOW_TYPE,
+  addRegistrationWaiterSignal,
+  itemRegistrationWorkflowId,
+  type ItemRegistrationInput,
+} from '../src/contracts/item-registration.js';
 import { WORKFLOW_TASK_QUEUE } from '../src/contracts/task-queues.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 import type { RequestItemRegistrationInput } from './types.js';

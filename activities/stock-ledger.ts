@@ -14,7 +14,10 @@ import {
 import { WORKFLOW_TASK_QUEUE } from '../src/contracts/task-queues.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 
-export type StockLedgerActivityDeps = Pick<ActivityDeps, 'temporal' | 'workflowTaskQueue' | 'logger' | 'stockReporting'>;
+export type StockLedgerActivityDeps = Pick<
+  ActivityDeps,
+  'temporal' | 'workflowTaskQueue' | 'logger' | 'stockReporting'
+>;
 
 export interface HandOverStockInput {
   businessId: string;
@@ -36,7 +39,10 @@ export function createStockLedgerActivities(deps: StockLedgerActivityDeps) {
       const reporting = deps.stockReporting?.(input.businessId) ?? DEFAULT_STOCK_REPORTING;
       const taskQueue = input.taskQueue ?? deps.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
       const workflowId = stockLedgerWorkflowId(taskQueue, input.businessId, input.branchId);
-      const ledger: StockLedgerInput = { businessId: input.businessId, ...(input.branchId === undefined ? {} : { branchId: input.branchId }) };
+      const ledger: StockLedgerInput = {
+        businessId: input.businessId,
+        ...(input.branchId === undefined ? {} : { branchId: input.branchId }),
+      };
       const handle = await client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
         workflowId,
         taskQueue,
@@ -44,7 +50,10 @@ export function createStockLedgerActivities(deps: StockLedgerActivityDeps) {
         signal: handOverStockSignal,
         signalArgs: [{ lines: input.lines, reporting }],
       });
-      deps.logger.debug({ workflowId, runId: handle.signaledRunId, lines: input.lines.length }, 'stock lines handed over');
+      deps.logger.debug(
+        { workflowId, runId: handle.signaledRunId, lines: input.lines.length },
+        'stock lines handed over',
+      );
       return { ledgerWorkflowId: workflowId, reporting };
     },
   };

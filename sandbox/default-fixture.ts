@@ -143,7 +143,10 @@ function demoPurchases(prefix: string, count: number, branchIds: readonly [strin
 }
 
 /** Reviews done on the dashboard between the demo business's pulls: the sync passes each change on once. */
-const NAIROBI_REVIEWS: Record<string, Array<{ atPull: number; status: 'pending_review' | 'confirmed' | 'rejected'; confirmationError: string | null }>> = {
+const NAIROBI_REVIEWS: Record<
+  string,
+  Array<{ atPull: number; status: 'pending_review' | 'confirmed' | 'rejected'; confirmationError: string | null }>
+> = {
   pur_nbo_003: [
     { atPull: 2, status: 'pending_review', confirmationError: null },
     { atPull: 3, status: 'confirmed', confirmationError: null },
@@ -182,13 +185,25 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
   apiKeys: [
     { id: 'key_demo_org_wide', key: K.orgWide, applicationId: APP.retail, scopes: ALL_SCOPES },
     { id: 'key_demo_nairobi', key: K.nairobi, applicationId: APP.retail, scopes: ALL_SCOPES, businessId: B.nairobi },
-    { id: 'key_demo_read_only', key: K.readOnly, applicationId: APP.retail, scopes: ['sales:read'], businessId: B.nairobi },
+    {
+      id: 'key_demo_read_only',
+      key: K.readOnly,
+      applicationId: APP.retail,
+      scopes: ['sales:read'],
+      businessId: B.nairobi,
+    },
     { id: 'key_demo_mombasa', key: K.mombasa, applicationId: APP.retail, scopes: ALL_SCOPES, businessId: B.mombasa },
     { id: 'key_demo_live', key: K.live, applicationId: APP.retail, scopes: ALL_SCOPES },
     { id: 'key_demo_other_app', key: K.otherApplication, applicationId: APP.other, scopes: ALL_SCOPES },
     { id: 'key_demo_suspended', key: K.suspended, applicationId: APP.suspended, scopes: ALL_SCOPES },
     { id: 'key_demo_revoked', key: K.revoked, applicationId: APP.retail, scopes: ALL_SCOPES, revoked: true },
-    { id: 'key_demo_expired', key: K.expired, applicationId: APP.retail, scopes: ALL_SCOPES, expiresAt: '2024-01-01T00:00:00Z' },
+    {
+      id: 'key_demo_expired',
+      key: K.expired,
+      applicationId: APP.retail,
+      scopes: ALL_SCOPES,
+      expiresAt: '2024-01-01T00:00:00Z',
+    },
   ],
   businesses: [
     {
@@ -204,9 +219,19 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
       items: [
         item(I.milk, 'SKU-MILK-500', 'Fresh milk 500ml', 'A', 65, '5010150100', { packagingUnitCode: 'BT' }),
         item(I.sugar, 'SKU-SUGAR-2KG', 'Sugar 2kg', 'B', 250, '5016150100', { packagingUnitCode: 'BG' }),
-        item(I.cookingOil, 'SKU-OIL-1L', 'Cooking oil 1L', 'B', 389.99, '5015150100', { unitCode: 'L', packagingUnitCode: 'BT' }),
-        item(I.maizeSeed, 'SKU-SEED-2KG', 'Maize seed 2kg', 'C', 520, '1011150000', { productTypeCode: '1', unitCode: 'KG', packagingUnitCode: 'BG' }),
-        item(I.giftVoucher, 'SKU-VOUCHER-1000', 'Gift voucher KES 1,000', 'D', 1000, '8414160000', { productTypeCode: '3', stockTracked: false }),
+        item(I.cookingOil, 'SKU-OIL-1L', 'Cooking oil 1L', 'B', 389.99, '5015150100', {
+          unitCode: 'L',
+          packagingUnitCode: 'BT',
+        }),
+        item(I.maizeSeed, 'SKU-SEED-2KG', 'Maize seed 2kg', 'C', 520, '1011150000', {
+          productTypeCode: '1',
+          unitCode: 'KG',
+          packagingUnitCode: 'BG',
+        }),
+        item(I.giftVoucher, 'SKU-VOUCHER-1000', 'Gift voucher KES 1,000', 'D', 1000, '8414160000', {
+          productTypeCode: '3',
+          stockTracked: false,
+        }),
         item(I.lpgRefill, 'SKU-LPG-6KG', 'LPG refill 6kg', 'E', 1250, '1511150000'),
         item(I.bathSoap, 'SKU-SOAP-175', 'Bath soap 175g', 'B', 120, '5310270000', PENDING),
         item(I.spiceMix, 'SKU-SPICE-100', 'Pilau spice mix 100g', 'B', 85, '5017190000', {
@@ -227,7 +252,10 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
         { itemId: I.bathSoap, branchId: BR.nairobiCbd, quantity: 200 },
       ],
       purchases: [
-        ...demoPurchases('pur_nbo', 45, [BR.nairobiCbd, BR.nairobiWestlands], 3).map((p) => ({ ...p, reviews: NAIROBI_REVIEWS[p.id] ?? [] })),
+        ...demoPurchases('pur_nbo', 45, [BR.nairobiCbd, BR.nairobiWestlands], 3).map((p) => ({
+          ...p,
+          reviews: NAIROBI_REVIEWS[p.id] ?? [],
+        })),
         // Fetched only by the second pull, dated two months back: a sync that trusted invoice dates would miss it.
         {
           id: 'pur_nbo_late_001',
@@ -256,7 +284,10 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
       items: [
         item(I.mombasaWater, 'SKU-WATER-1L', 'Bottled water 1L', 'B', 50, '5020230000'),
         item(I.mombasaMandazi, 'SKU-MANDAZI', 'Mandazi', 'B', 20, '5022110000', PENDING),
-        item(I.mombasaFish, 'SKU-FISH-1KG', 'Fish fillet 1kg', 'A', 780, '5010150100', { productTypeCode: '1', unitCode: 'KG' }),
+        item(I.mombasaFish, 'SKU-FISH-1KG', 'Fish fillet 1kg', 'A', 780, '5010150100', {
+          productTypeCode: '1',
+          unitCode: 'KG',
+        }),
       ],
       stock: [
         { itemId: I.mombasaWater, branchId: BR.mombasaNyali, quantity: 300 },
@@ -274,9 +305,7 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
         { id: BR.productionMain, name: 'Main', authorityBhfId: '00' },
         { id: BR.productionDepot, name: 'Depot', authorityBhfId: '01' },
       ],
-      items: [
-        item(I.productionTea, 'SKU-TEA-500', 'Tea leaves 500g', 'B', 310, '5016150100'),
-      ],
+      items: [item(I.productionTea, 'SKU-TEA-500', 'Tea leaves 500g', 'B', 310, '5016150100')],
     },
     {
       id: B.kisumu,
@@ -288,9 +317,7 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
         { id: BR.kisumuMain, name: 'Kisumu Main', authorityBhfId: '00' },
         { id: BR.kisumuKondele, name: 'Kondele', authorityBhfId: '01' },
       ],
-      items: [
-        item(I.kisumuRice, 'SKU-RICE-5KG', 'Rice 5kg', 'B', 900, '5016150100'),
-      ],
+      items: [item(I.kisumuRice, 'SKU-RICE-5KG', 'Rice 5kg', 'B', 900, '5016150100')],
     },
   ],
   authority: {
@@ -305,7 +332,12 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
         errorCode: 'authority_unavailable',
       },
       { id: DEMO.rules.async, match: { traderInvoiceNumber: '^ASYNC-' }, outcome: 'async', asyncOutcome: 'completed' },
-      { id: DEMO.rules.reject, match: { traderInvoiceNumber: '^REJECT-' }, outcome: 'reject', errorCode: 'authority_rejected' },
+      {
+        id: DEMO.rules.reject,
+        match: { traderInvoiceNumber: '^REJECT-' },
+        outcome: 'reject',
+        errorCode: 'authority_rejected',
+      },
       {
         id: DEMO.rules.flaky,
         match: { traderInvoiceNumber: '^FLAKY-' },
@@ -315,7 +347,12 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
         timesPer: 'document',
       },
       { id: DEMO.rules.slow, match: { traderInvoiceNumber: '^SLOW-' }, outcome: 'accept', delayMs: 2000 },
-      { id: DEMO.rules.invalidPin, match: { customerPin: '^P000000000' }, outcome: 'reject', errorCode: 'invalid_customer_pin' },
+      {
+        id: DEMO.rules.invalidPin,
+        match: { customerPin: '^P000000000' },
+        outcome: 'reject',
+        errorCode: 'invalid_customer_pin',
+      },
     ],
   },
 };

@@ -29,7 +29,10 @@ export interface EmbeddedServices {
  * are what the worker reaches the services with.
  */
 export async function startEmbeddedServices(options: { logger: Logger; fixture?: unknown }): Promise<EmbeddedServices> {
-  const sandbox = await startSandbox({ logger: options.logger, ...(options.fixture === undefined ? {} : { fixture: options.fixture as SandboxFixtureInput }) });
+  const sandbox = await startSandbox({
+    logger: options.logger,
+    ...(options.fixture === undefined ? {} : { fixture: options.fixture as SandboxFixtureInput }),
+  });
   return {
     sandbox,
     compliance: { baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.orgWide, businessId: DEMO.businesses.nairobi },

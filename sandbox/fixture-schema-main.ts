@@ -33,7 +33,10 @@ async function main({ check }: { check?: boolean }): Promise<number> {
   return 0;
 }
 
-const program = createProgram('npm run fixture:schema --', 'Writes docs/sandbox-fixture.schema.json, the JSON Schema of a sandbox fixture file, from the zod schema.')
+const program = createProgram(
+  'npm run fixture:schema --',
+  'Writes docs/sandbox-fixture.schema.json, the JSON Schema of a sandbox fixture file, from the zod schema.',
+)
   .option('--check', 'write nothing; exit 1 when the committed file is stale')
   .act((_args, options) => main(options));
 

@@ -65,7 +65,11 @@ export async function loadFixture(path: string): Promise<SandboxFixture> {
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new FixtureError(`fixture ${path}`, '(file)', `is not valid JSON (${err instanceof Error ? err.message : 'parse error'})`);
+    throw new FixtureError(
+      `fixture ${path}`,
+      '(file)',
+      `is not valid JSON (${err instanceof Error ? err.message : 'parse error'})`,
+    );
   }
   return parseFixture(json, `fixture ${path}`);
 }

@@ -62,14 +62,20 @@ export class SandboxInspector {
     options: { errorCode?: string; message?: string } = {},
   ): Promise<InspectedDocument> {
     const body = { outcome, ...options };
-    return (await this.call<InspectionResponses['document']>('POST', `/documents/${encodeURIComponent(id)}/settle`, {}, body)).document;
+    return (
+      await this.call<InspectionResponses['document']>('POST', `/documents/${encodeURIComponent(id)}/settle`, {}, body)
+    ).document;
   }
 
   async cancel(id: string): Promise<InspectedDocument> {
-    return (await this.call<InspectionResponses['document']>('POST', `/documents/${encodeURIComponent(id)}/cancel`, {}, {})).document;
+    return (
+      await this.call<InspectionResponses['document']>('POST', `/documents/${encodeURIComponent(id)}/cancel`, {}, {})
+    ).document;
   }
 
-  async stockMovements(filter: { businessId?: string; itemId?: string; referenceId?: string } = {}): Promise<StockMovement[]> {
+  async stockMovements(
+    filter: { businessId?: string; itemId?: string; referenceId?: string } = {},
+  ): Promise<StockMovement[]> {
     return (await this.call<InspectionResponses['movements']>('GET', '/stock/movements', filter)).movements;
   }
 
@@ -143,7 +149,11 @@ export class SandboxInspector {
   }
 
   /** Polls a document until `done` holds (e.g. an async sale settled); throws after `timeoutMs`. */
-  async waitForDocument(id: string, done: (doc: InspectedDocument) => boolean, timeoutMs = 5_000): Promise<InspectedDocument> {
+  async waitForDocument(
+    id: string,
+    done: (doc: InspectedDocument) => boolean,
+    timeoutMs = 5_000,
+  ): Promise<InspectedDocument> {
     return this.poll(() => this.document(id), done, timeoutMs, `document ${id}`);
   }
 
@@ -156,7 +166,12 @@ export class SandboxInspector {
     return this.poll(() => this.callbackAttempts(documentId), done, timeoutMs, `callback attempts of ${documentId}`);
   }
 
-  private async poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+  private async poll<T>(
+    read: () => Promise<T>,
+    done: (value: T) => boolean,
+    timeoutMs: number,
+    what: string,
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const value = await read();
@@ -166,9 +181,16 @@ export class SandboxInspector {
     }
   }
 
-  private async call<T>(method: string, path: string, query: Query = {}, body?: unknown, baseUrl = this.complianceUrl): Promise<T> {
+  private async call<T>(
+    method: string,
+    path: string,
+    query: Query = {},
+    body?: unknown,
+    baseUrl = this.complianceUrl,
+  ): Promise<T> {
     const url = new URL(`${INSPECTION_PREFIX}${path}`, baseUrl);
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     const response = await fetch(url, {
       method,
       ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
@@ -178,7 +200,11 @@ export class SandboxInspector {
     if (!response.ok) {
       const error = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
       const reason = error?.message ?? `HTTP ${response.status}`;
-      throw new InspectionError(response.status, error?.code ?? `http_${response.status}`, `${method} ${url.pathname}: ${reason}`);
+      throw new InspectionError(
+        response.status,
+        error?.code ?? `http_${response.status}`,
+        `${method} ${url.pathname}: ${reason}`,
+      );
     }
     return json as T;
   }

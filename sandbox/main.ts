@@ -21,9 +21,7 @@ interface SandboxOptions {
 const port = (flag: string) => wholeNumber(flag, 65_535, 'must be a port number from 0 to 65535');
 
 function banner(complianceUrl: string, accountingUrl: string, customFixture: boolean): string {
-  const demo = customFixture
-    ? ['  (custom fixture: the demo keys below apply only if it keeps the demo world)']
-    : [];
+  const demo = customFixture ? ['  (custom fixture: the demo keys below apply only if it keeps the demo world)'] : [];
   return [
     '',
     'eTIMS sandbox is running',
@@ -107,7 +105,7 @@ async function main(options: SandboxOptions): Promise<number> {
 
 const program = createProgram(
   'npm run sandbox --',
-  "Starts the compliance and accounting service sandboxes (docs/sandbox.md), until Ctrl+C.",
+  'Starts the compliance and accounting service sandboxes (docs/sandbox.md), until Ctrl+C.',
 )
   .option('--fixture <path.json>', 'the world to serve (default: the demo world)')
   .option('--host <host>', 'address to listen on', '127.0.0.1')

@@ -34,7 +34,10 @@ export const REDACTED_PATHS = [
  * `LOG_FORMAT=pretty` or `json`; unset: readable lines on a terminal, JSON everywhere else (files, pipes,
  * containers, log shippers).
  */
-export function prettyLogs(env: Record<string, string | undefined> = process.env, terminal = process.stdout.isTTY === true): boolean {
+export function prettyLogs(
+  env: Record<string, string | undefined> = process.env,
+  terminal = process.stdout.isTTY === true,
+): boolean {
   const format = env.LOG_FORMAT?.trim().toLowerCase();
   if (format === 'pretty') return true;
   if (format === 'json') return false;
@@ -43,7 +46,11 @@ export function prettyLogs(env: Record<string, string | undefined> = process.env
 }
 
 export function createLogger(
-  options: { level?: string; name?: string; /** Write to stderr (CLIs whose stdout is their answer). */ stderr?: boolean } & Pick<LoggerOptions, 'base'> = {},
+  options: {
+    level?: string;
+    name?: string;
+    /** Write to stderr (CLIs whose stdout is their answer). */ stderr?: boolean;
+  } & Pick<LoggerOptions, 'base'> = {},
 ): Logger {
   const settings: LoggerOptions = {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
@@ -54,7 +61,16 @@ export function createLogger(
   const terminal = (options.stderr ? process.stderr : process.stdout).isTTY === true;
   // Redaction happens before the stream: a readable line hides the same secrets as a JSON one.
   return prettyLogs(process.env, terminal)
-    ? pino(settings, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, destination: fd }))
+    ? pino(
+        settings,
+        pretty({
+          colorize: true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname',
+          sync: true,
+          destination: fd,
+        }),
+      )
     : pino(settings, pino.destination(fd));
 }
 

@@ -23,8 +23,14 @@ describe('log format', () => {
         done();
       },
     });
-    const logger = pino({ redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, pretty({ destination: sink, sync: true, colorize: false }));
-    logger.info({ config: { compliance: { apiKey: 'cmp_sk_live_secret_0001' } }, callbackUrl: 'https://x/callbacks/token' }, 'configured');
+    const logger = pino(
+      { redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+      pretty({ destination: sink, sync: true, colorize: false }),
+    );
+    logger.info(
+      { config: { compliance: { apiKey: 'cmp_sk_live_secret_0001' } }, callbackUrl: 'https://x/callbacks/token' },
+      'configured',
+    );
     expect(text).toContain('configured');
     expect(text).toContain('[redacted]');
     expect(text).not.toContain('cmp_sk_live_secret_0001');

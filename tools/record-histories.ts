@@ -28,11 +28,17 @@ import { createProgram, parseAndRun } from '../src/cli/command.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../src/contracts/search-attributes.js';
 import { workflowsPath } from '../src/worker/workers.js';
 import { runScenarios, scenarioFixture, type RecordedRun } from '../test/workflows/history-scenarios.js';
-import { runPurchasesScenarios, runReconciliationScenarios, runSyncBatchScenarios } from '../test/workflows/history-scenarios-system.js';
+import {
+  runPurchasesScenarios,
+  runReconciliationScenarios,
+  runSyncBatchScenarios,
+} from '../test/workflows/history-scenarios-system.js';
 import { runTenantsScenarios } from '../test/workflows/history-scenarios-tenants.js';
 import { startSaleStack } from '../test/workflows/sale-stack.js';
 
-const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 const target = fileURLToPath(new URL(`../test/histories/${version}/`, import.meta.url));
 
 /** Histories are committed: a secret in one would be published. */
@@ -45,7 +51,7 @@ async function runsOf(client: Client, handle: WorkflowHandle): Promise<History[]
   const firstRunId = (await handle.describe()).raw.workflowExecutionInfo?.firstRunId;
   if (!firstRunId) throw new Error(`${handle.workflowId}: no first run id`);
   const histories: History[] = [];
-  for (let runId: string | null | undefined = firstRunId; runId; ) {
+  for (let runId: string | null | undefined = firstRunId; runId;) {
     const history = await client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
     histories.push(history);
     runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
@@ -64,7 +70,11 @@ async function runSingleKeyScenarios(temporal: Temporal, bundle: WorkflowBundle)
   const runs: RecordedRun[] = [];
   const stack = await startSaleStack(temporal, bundle, { callbacks: true, fixture: scenarioFixture() });
   try {
-    runs.push(...(await runScenarios(stack)), ...(await runSyncBatchScenarios(stack)), ...(await runReconciliationScenarios(stack)));
+    runs.push(
+      ...(await runScenarios(stack)),
+      ...(await runSyncBatchScenarios(stack)),
+      ...(await runReconciliationScenarios(stack)),
+    );
   } finally {
     await stack.close();
   }
@@ -73,7 +83,11 @@ async function runSingleKeyScenarios(temporal: Temporal, bundle: WorkflowBundle)
 }
 
 async function main(only: Group | undefined): Promise<number> {
-  const server = await startDevServer({ headless: true, searchAttributes: toCliSearchAttributes(projectSearchAttributes), logger: (m) => console.log(`[temporal] ${m}`) });
+  const server = await startDevServer({
+    headless: true,
+    searchAttributes: toCliSearchAttributes(projectSearchAttributes),
+    logger: (m) => console.log(`[temporal] ${m}`),
+  });
   const connection = await Connection.connect({ address: server.address });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   try {
@@ -90,7 +104,9 @@ async function main(only: Group | undefined): Promise<number> {
         const file = histories.length === 1 ? `${name}.json` : `${name}-run-${index + 1}.json`;
         const text = `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 2)}\n`;
         // Payloads are base64 in proto JSON: look at them decoded.
-        const decoded = text.replace(/"data": "([A-Za-z0-9+/=]+)"/g, (_match, data: string) => Buffer.from(data, 'base64').toString('utf8'));
+        const decoded = text.replace(/"data": "([A-Za-z0-9+/=]+)"/g, (_match, data: string) =>
+          Buffer.from(data, 'base64').toString('utf8'),
+        );
         const leak = FORBIDDEN.find((pattern) => pattern.test(decoded));
         if (leak) throw new Error(`the history of ${file} matches ${leak}: not written`);
         await writeFile(`${target}${file}`, text);
@@ -109,7 +125,12 @@ const program = createProgram(
   'npx tsx tools/record-histories.ts',
   `Records the histories replay.test.ts replays into test/histories/${version}/ (the version in package.json), on a Temporal dev server, the sandbox and the real workers it starts. Never overwrite an older version's folder.`,
 )
-  .addOption(new Option('--only <group>', 'record only this group of scenarios, writing only its files beside those already in the folder').choices(GROUPS))
+  .addOption(
+    new Option(
+      '--only <group>',
+      'record only this group of scenarios, writing only its files beside those already in the folder',
+    ).choices(GROUPS),
+  )
   .act<{ only?: Group }>((_args, options) => main(options.only));
 
 process.exitCode = await parseAndRun(program);

@@ -35,8 +35,10 @@ export function activitySummary(input: unknown): string | undefined {
   const i = input as Record<string, unknown>;
   const request = typeof i.request === 'object' && i.request !== null ? (i.request as Record<string, unknown>) : {};
   if (typeof request.traderInvoiceNumber === 'string') return `sale ${request.traderInvoiceNumber}`;
-  if (typeof i.saleId === 'string' && typeof i.traderInvoiceNumber === 'string') return `credit note ${i.traderInvoiceNumber} reversing ${i.saleId}`;
-  if (typeof i.action === 'string' && typeof i.itemId === 'string') return `${i.action} ${String(i.quantity)} × ${i.itemId}`;
+  if (typeof i.saleId === 'string' && typeof i.traderInvoiceNumber === 'string')
+    return `credit note ${i.traderInvoiceNumber} reversing ${i.saleId}`;
+  if (typeof i.action === 'string' && typeof i.itemId === 'string')
+    return `${i.action} ${String(i.quantity)} × ${i.itemId}`;
   if (typeof i.documentId === 'string') return `document ${i.documentId}`;
   if (Array.isArray(i.itemIds)) return `items ${i.itemIds.join(', ')}`;
   if (typeof i.itemId === 'string') return `item ${i.itemId}`;
@@ -53,7 +55,10 @@ export function routedActivities(routed: RoutedActivityOptions): ActivityInterfa
   return new Proxy({} as ActivityInterfaceFor<Activities>, {
     get(_target, name) {
       if (typeof name !== 'string' || !isActivityName(name)) return undefined;
-      const taskQueue = complianceQueue !== undefined && ACTIVITY_QUEUES[name] === 'compliance' ? complianceQueue : activityTaskQueue(name, workflowInfo().taskQueue);
+      const taskQueue =
+        complianceQueue !== undefined && ACTIVITY_QUEUES[name] === 'compliance'
+          ? complianceQueue
+          : activityTaskQueue(name, workflowInfo().taskQueue);
       let proxy = proxies.get(taskQueue);
       if (proxy === undefined) {
         proxy = proxyActivities<Activities>({ ...options, taskQueue });

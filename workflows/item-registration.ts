@@ -1,9 +1,25 @@
-import { allHandlersFinished, condition, getExternalWorkflowHandle, log, patched, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  log,
+  patched,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { PRIORITY, budgetShare, apiActivities } from './activity-options.js';
 import { callRouteOf, placeOnBudget } from './placement.js';
 import { parseDuration } from '../src/contracts/duration.js';
 import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';
-import { addRegistrationWaiterSignal, getItemRegistrationStateQuery, itemFixedSignal, type ItemRegistrationInput, type ItemRegistrationOutcome, type ItemRegistrationState } from '../src/contracts/item-registration.js';
+import {
+  addRegistrationWaiterSignal,
+  getItemRegistrationStateQuery,
+  itemFixedSignal,
+  type ItemRegistrationInput,
+  type ItemRegistrationOutcome,
+  type ItemRegistrationState,
+} from '../src/contracts/item-registration.js';
 import { itemRegistrationSettledSignal } from '../src/contracts/sale.js';
 
 /**
@@ -16,7 +32,10 @@ const ITEM_ATTENTION_REASON_PATCH = 'item-attention-reason';
 export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Promise<ItemRegistrationState> {
   const reasoned = patched(ITEM_ATTENTION_REASON_PATCH);
   const attention = (needed: boolean) =>
-    upsertSearchAttributes([{ key: NeedsAttention, value: needed }, ...(reasoned ? [{ key: AttentionReason, value: needed ? 'item_needs_fixing' : '' }] : [])]);
+    upsertSearchAttributes([
+      { key: NeedsAttention, value: needed },
+      ...(reasoned ? [{ key: AttentionReason, value: needed ? 'item_needs_fixing' : '' }] : []),
+    ]);
   const state: ItemRegistrationState = { itemId: input.itemId, status: 'registering', needs: null, waiters: [] };
   let latest: ItemRegistrationOutcome | undefined;
   let fixed = false;
@@ -47,10 +66,18 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
   // Signing sales comes first when the rate budget is contended.
   const placement = await placeOnBudget(input.businessId, false);
   const route = callRouteOf(input.businessId, placement);
-  const { registerItem } = apiActivities(budgetShare(PRIORITY.bookkeeping, route.fairnessKey), '1 hour', route.complianceQueue);
+  const { registerItem } = apiActivities(
+    budgetShare(PRIORITY.bookkeeping, route.fairnessKey),
+    '1 hour',
+    route.complianceQueue,
+  );
   const deadline = Date.now() + (parseDuration(input.fixDeadline ?? '7 days') ?? parseDuration('7 days')!);
   for (;;) {
-    const result = await registerItem({ businessId: input.businessId, itemId: input.itemId, ...(input.branchId ? { branchId: input.branchId } : {}) });
+    const result = await registerItem({
+      businessId: input.businessId,
+      itemId: input.itemId,
+      ...(input.branchId ? { branchId: input.branchId } : {}),
+    });
     if (result.outcome === 'registered') {
       state.status = 'registered';
       state.needs = null;
@@ -72,6 +99,10 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
   }
   // Waiters still being notified by the signal handler get their answer before the run closes.
   await condition(allHandlersFinished);
-  log.info('item registration settled', { itemId: input.itemId, status: state.status, workflowId: workflowInfo().workflowId });
+  log.info('item registration settled', {
+    itemId: input.itemId,
+    status: state.status,
+    workflowId: workflowInfo().workflowId,
+  });
   return state;
 }

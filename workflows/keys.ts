@@ -30,7 +30,9 @@ export function sha256(text: string): Uint8Array {
   view.setUint32(padded.length - 8, Math.floor(bitLength / 0x1_0000_0000));
   view.setUint32(padded.length - 4, bitLength >>> 0);
 
-  const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+  const h = new Uint32Array([
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+  ]);
   const w = new Uint32Array(64);
   const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
   for (let offset = 0; offset < padded.length; offset += 64) {
@@ -98,7 +100,11 @@ export function saleIdempotencyKey(businessId: string, traderInvoiceNumber: stri
 }
 
 /** Idempotency key of the credit note reversing the sale (a sale is credited once). */
-export function creditNoteIdempotencyKey(businessId: string, saleTraderInvoiceNumber: string, creditNoteTraderInvoiceNumber: string): string {
+export function creditNoteIdempotencyKey(
+  businessId: string,
+  saleTraderInvoiceNumber: string,
+  creditNoteTraderInvoiceNumber: string,
+): string {
   return derive('cn-v1', [businessId, saleTraderInvoiceNumber, creditNoteTraderInvoiceNumber]);
 }
 

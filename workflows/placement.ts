@@ -41,6 +41,9 @@ export interface CallRoute {
 /** The route of a business's compliance calls: its placement's, else (before the patch) the business on the shared queue. */
 export function callRouteOf(businessId: string, placement: BudgetPlacement | undefined): CallRoute {
   if (!placement) return { fairnessKey: businessId };
-  const complianceQueue = placement.ownQueue === undefined ? undefined : windowComplianceTaskQueue(workflowInfo().taskQueue, placement.ownQueue);
+  const complianceQueue =
+    placement.ownQueue === undefined
+      ? undefined
+      : windowComplianceTaskQueue(workflowInfo().taskQueue, placement.ownQueue);
   return { fairnessKey: placement.fairnessKey, complianceQueue };
 }

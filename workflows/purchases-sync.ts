@@ -1,6 +1,10 @@
 import { continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import { failsTheWorkflow } from './metrics.js';
-import { getPurchasesSyncProgressQuery, type PurchasesSyncInput, type PurchasesSyncResult } from '../src/contracts/purchases-sync.js';
+import {
+  getPurchasesSyncProgressQuery,
+  type PurchasesSyncInput,
+  type PurchasesSyncResult,
+} from '../src/contracts/purchases-sync.js';
 import { callRouteOf, placeOnBudget } from './placement.js';
 import { purchasesSyncActivities } from './purchases-sync/activities.js';
 import type { PurchasesSync } from './purchases-sync/context.js';
@@ -53,7 +57,12 @@ function openSync(input: PurchasesSyncInput): PurchasesSync {
   const settings = settingsOf(input.options);
   const record = new PurchasesSyncRecord(input.businessId, input.carry);
   setHandler(getPurchasesSyncProgressQuery, () => record.progress());
-  const sync: PurchasesSync = { input, settings, record, api: purchasesSyncActivities({ fairnessKey: input.businessId }, settings) };
+  const sync: PurchasesSync = {
+    input,
+    settings,
+    record,
+    api: purchasesSyncActivities({ fairnessKey: input.businessId }, settings),
+  };
   record.show(record.state.runs > 1 ? `continuing (run ${record.state.runs})` : 'pulling');
   return sync;
 }
@@ -67,7 +76,11 @@ async function pullOnce({ input, record, api }: PurchasesSync): Promise<void> {
 /** Lists the next page and delivers what is new or changed on it; false once the list is done. */
 async function syncNextPage(sync: PurchasesSync): Promise<boolean> {
   const { input, settings, record, api } = sync;
-  const page = await api.compliance.listPurchasesPage({ businessId: input.businessId, cursor: record.state.cursor, pageSize: settings.pageSize });
+  const page = await api.compliance.listPurchasesPage({
+    businessId: input.businessId,
+    cursor: record.state.cursor,
+    pageSize: settings.pageSize,
+  });
   await deliver(sync, record.compared(page));
   record.advanced(page.nextCursor);
   return page.nextCursor !== null;
@@ -76,9 +89,9 @@ async function syncNextPage(sync: PurchasesSync): Promise<boolean> {
 function closeSync({ input, record }: PurchasesSync): PurchasesSyncResult {
   const { businessId } = input;
   const size = Object.keys(record.state.ledger).length;
-  if (size > LEDGER_WARNING_SIZE) log.warn('the purchases ledger is large; payloads are limited to 2 MB', { businessId, invoices: size });
+  if (size > LEDGER_WARNING_SIZE)
+    log.warn('the purchases ledger is large; payloads are limited to 2 MB', { businessId, invoices: size });
   log.info('purchases sync done', { businessId, ...record.state.counts });
   // Invoices of `previous` not listed any more are dropped: the ledger mirrors what the service lists.
   return record.finished();
 }
-

@@ -19,7 +19,12 @@
 import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import { failsTheWorkflow } from './metrics.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
-import type { ReconcileBillPayment, ReconcileBusinessResult, ReconcilePurchase, ReconciliationInput } from '../src/contracts/reconciliation.js';
+import type {
+  ReconcileBillPayment,
+  ReconcileBusinessResult,
+  ReconcilePurchase,
+  ReconciliationInput,
+} from '../src/contracts/reconciliation.js';
 import { calendarDay, reconcile } from '../src/reconciliation/rules.js';
 import { callRouteOf, placeOnBudget } from './placement.js';
 import { reconciliationActivities } from './reconciliation/activities.js';
@@ -54,9 +59,12 @@ function openReconciliation(input: ReconciliationInput): Reconciliation {
   return { input, api: reconciliationActivities(), record: new ReconciliationRecord(input) };
 }
 
-function reconcileLists({ input, record }: Reconciliation, purchases: ReconcilePurchase[], billPayments: ReconcileBillPayment[]): ReconcileBusinessResult {
+function reconcileLists(
+  { input, record }: Reconciliation,
+  purchases: ReconcilePurchase[],
+  billPayments: ReconcileBillPayment[],
+): ReconcileBusinessResult {
   // The day the run started, not the clock: a replay counts ages to the same day.
   const asOf = input.asOf ?? calendarDay(workflowInfo().startTime.getTime());
   return record.finished(reconcile(purchases, billPayments, asOf, input.options));
 }
-

@@ -1,4 +1,11 @@
-import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, patched, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  patched,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { CreateSaleInput, SubmissionResult } from '../activities/types.js';
 import { parseDuration } from '../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
@@ -60,7 +67,10 @@ async function runSale(sale: SaleContext): Promise<SaleState> {
  * until an operator retries once it is served, or cancels.
  */
 async function placeSale(sale: SaleContext): Promise<void> {
-  const placement = await parkOnRefusal(sale, () => placeOnBudget(sale.input.businessId, true), { cancellable: true, asksNoService: true });
+  const placement = await parkOnRefusal(sale, () => placeOnBudget(sale.input.businessId, true), {
+    cancellable: true,
+    asksNoService: true,
+  });
   if (placement) sale.api = saleActivities(callRouteOf(sale.input.businessId, placement));
 }
 
@@ -89,9 +99,16 @@ function openSale(input: SaleInput, lean: boolean, doorsHeld: boolean): SaleCont
  * so an update-with-start of the same input is refused naming them too.
  */
 function refuseInput(input: unknown, problems: [InputProblem, ...InputProblem[]]): never {
-  const named = typeof input === 'object' && input !== null ? (input as Partial<Record<'businessId' | 'traderInvoiceNumber', unknown>>) : {};
+  const named =
+    typeof input === 'object' && input !== null
+      ? (input as Partial<Record<'businessId' | 'traderInvoiceNumber', unknown>>)
+      : {};
   const text = (value: unknown) => (typeof value === 'string' ? value : '');
-  const record = new SaleRecord({ businessId: text(named.businessId), traderInvoiceNumber: text(named.traderInvoiceNumber) }, true, true);
+  const record = new SaleRecord(
+    { businessId: text(named.businessId), traderInvoiceNumber: text(named.traderInvoiceNumber) },
+    true,
+    true,
+  );
   handleUnusableInput(record, input, problems);
   record.invalidInput(FAILURE_TYPES.invalidInput, problems);
   throw invalidSaleInput(problems);
@@ -115,7 +132,8 @@ function whyNotCancellable(state: SaleState): string {
   if ((state.sale !== null && isSigned(state.sale)) || state.creditNote !== null) {
     return 'the sale is signed: only a refund (a credit note) reverses it';
   }
-  if (state.parked) return `the sale is parked for ${state.parked.actions.map((a) => `\`${a}\``).join(' or ')} (${state.parked.code}), which a cancel cannot resolve`;
+  if (state.parked)
+    return `the sale is parked for ${state.parked.actions.map((a) => `\`${a}\``).join(' or ')} (${state.parked.code}), which a cancel cannot resolve`;
   return `a document is with the service (step ${state.step}): once the sale is parked unsigned, the cancel update ends it`;
 }
 
@@ -126,7 +144,12 @@ function whyNotCancellable(state: SaleState): string {
 async function signSale(sale: SaleContext): Promise<{ saleKey: string; stockTracked: Set<string> }> {
   const { input, record, api } = sale;
   const saleKey = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
-  const filing: CreateSaleInput = { businessId: input.businessId, workflowId: sale.workflowId, request: saleRequest(input), idempotencyKey: saleKey };
+  const filing: CreateSaleInput = {
+    businessId: input.businessId,
+    workflowId: sale.workflowId,
+    request: saleRequest(input),
+    idempotencyKey: saleKey,
+  };
   let stockTracked = new Set<string>();
   let submit: () => Promise<SubmissionResult>;
   if (sale.lean) {
@@ -181,7 +204,9 @@ async function closeOnceStockSettled(sale: SaleContext): Promise<void> {
   record.state.refundDeadline = null;
   record.enter('reporting_stock');
   for (;;) {
-    await condition(() => inbox.stockWork || record.state.stockMovements.every((m) => m.status !== 'needs_confirmation'));
+    await condition(
+      () => inbox.stockWork || record.state.stockMovements.every((m) => m.status !== 'needs_confirmation'),
+    );
     if (!inbox.stockWork) break;
     await reportPendingStock(sale);
   }
@@ -204,7 +229,8 @@ function settingsOf(input: SaleInput): SaleSettings {
 /** Starts from plain JSON (the Temporal CLI) skip the client's validation: a bad duration fails the run clearly. */
 function optionDuration(name: string, value: string): number {
   const ms = parseDuration(value);
-  if (ms === undefined) throw ApplicationFailure.nonRetryable(`options.${name}: not a duration: ${value}`, FAILURE_TYPES.invalidInput);
+  if (ms === undefined)
+    throw ApplicationFailure.nonRetryable(`options.${name}: not a duration: ${value}`, FAILURE_TYPES.invalidInput);
   return ms;
 }
 

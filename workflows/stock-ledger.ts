@@ -46,7 +46,13 @@ const EVIDENCE_WAIT_MS = 10 * 60_000;
  */
 export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void> {
   const { workflowId } = workflowInfo();
-  const book = new LedgerBook(input.businessId, input.branchId ?? FIRST_BRANCH, ledgerReferenceStem(workflowId), input.carried, Date.now());
+  const book = new LedgerBook(
+    input.businessId,
+    input.branchId ?? FIRST_BRANCH,
+    ledgerReferenceStem(workflowId),
+    input.carried,
+    Date.now(),
+  );
   const attention = new AttentionBoard(book);
   setHandler(handOverStockSignal, ({ lines, reporting }) => void book.take(lines, reporting, Date.now()));
   setHandler(getStockLedgerStateQuery, () => book.state());
@@ -60,9 +66,17 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     },
     {
       validator: (argument) => {
-        const request = required('settleMovement', '{"referenceId": "…", "decision": "applied" | "resend"}', settleMovementArgsSchema, argument);
+        const request = required(
+          'settleMovement',
+          '{"referenceId": "…", "decision": "applied" | "resend"}',
+          settleMovementArgsSchema,
+          argument,
+        );
         if (!book.waitingForOperator().some((m) => m.referenceId === request.referenceId)) {
-          throw ApplicationFailure.nonRetryable(`no movement ${request.referenceId} waits for an operator here`, FAILURE_TYPES.invalidOperation);
+          throw ApplicationFailure.nonRetryable(
+            `no movement ${request.referenceId} waits for an operator here`,
+            FAILURE_TYPES.invalidOperation,
+          );
         }
       },
     },
@@ -79,7 +93,12 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
   const budget = new BudgetSense();
 
   /** A movement's (or a probe's) answer: what it proves of the item's uncertain movements. */
-  function answered(itemId: string, m: LedgerMovement | undefined, movementId: string | undefined, onHand: number): void {
+  function answered(
+    itemId: string,
+    m: LedgerMovement | undefined,
+    movementId: string | undefined,
+    onHand: number,
+  ): void {
     const settled = book.answered(itemId, m, movementId, onHand);
     // The service moves the item now: whatever made it refuse a probe of it has passed.
     unprobeable.delete(itemId);
@@ -93,7 +112,17 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
   /** Asks the quantity on hand of an item by a movement of nothing (C28 allows 0): no line rides on it. */
   async function probe(itemId: string): Promise<void> {
     if (!probing(itemId)) return;
-    const outcome = await sendMovement(route, adjustStockInput(input.businessId, input.branchId, { itemId, action: 'ADD', quantity: 0, unitPrice: 0, referenceId: book.probeReference() }), true);
+    const outcome = await sendMovement(
+      route,
+      adjustStockInput(input.businessId, input.branchId, {
+        itemId,
+        action: 'ADD',
+        quantity: 0,
+        unitPrice: 0,
+        referenceId: book.probeReference(),
+      }),
+      true,
+    );
     if (outcome.kind === 'answered') {
       if (outcome.result.queuedMs !== undefined) budget.started(outcome.result.queuedMs, Date.now());
       answered(itemId, undefined, undefined, outcome.result.quantityOnHand);
@@ -121,7 +150,10 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
       // Without probes only the item's next movement can tell: wait for one, then ask a person.
       if (!(await condition(() => book.hasPendingLines(itemId), EVIDENCE_WAIT_MS))) {
         for (const u of book.uncertainOf(itemId)) {
-          book.toOperator(u, `its answer was lost and the service refuses to read the item's quantity by a movement of nothing: check reference ${u.referenceId}`);
+          book.toOperator(
+            u,
+            `its answer was lost and the service refuses to read the item's quantity by a movement of nothing: check reference ${u.referenceId}`,
+          );
         }
         attention.refresh();
         return;
@@ -149,7 +181,12 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     if (!m) return;
     for (;;) {
       book.sending(m, Date.now());
-      const outcome = await sendMovement(route, adjustStockInput(input.businessId, input.branchId, m), urgent, deadlineMs);
+      const outcome = await sendMovement(
+        route,
+        adjustStockInput(input.businessId, input.branchId, m),
+        urgent,
+        deadlineMs,
+      );
       if (outcome.kind === 'not_started') {
         // Its bound is reached with the budget still contended: every line of the item waiting now goes with the tills.
         budget.notStarted(deadlineMs ?? 0, Date.now());
@@ -162,10 +199,12 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
       if (outcome.kind === 'answered') {
         if (outcome.result.queuedMs !== undefined) budget.started(outcome.result.queuedMs, Date.now());
         answered(itemId, m, outcome.result.movementId, outcome.result.quantityOnHand);
-      }
-      else if (outcome.kind === 'uncertain') book.uncertain(m);
+      } else if (outcome.kind === 'uncertain') book.uncertain(m);
       else {
-        book.toOperator(m, `the service refused it (${outcome.why}): fix the cause, then settle it (resend, or applied if it is recorded after all)`);
+        book.toOperator(
+          m,
+          `the service refused it (${outcome.why}): fix the cause, then settle it (resend, or applied if it is recorded after all)`,
+        );
         count('etims_stock_movements_needing_operator', { action: m.action });
         attention.refresh();
       }
@@ -177,7 +216,8 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
   for (;;) {
     const startable = () => book.itemsWithWork().filter((item) => !running.has(item));
     const wake = () => (!draining && startable().length > 0) || (draining && running.size === 0);
-    const ready = book.isIdle() && running.size === 0 ? await condition(wake, IDLE_END_MS) : (await condition(wake), true);
+    const ready =
+      book.isIdle() && running.size === 0 ? await condition(wake, IDLE_END_MS) : (await condition(wake), true);
     if (!ready) {
       await condition(allHandlersFinished);
       if (book.isIdle() && notices.idle) return;
@@ -205,7 +245,12 @@ class AttentionBoard {
 
   refresh(): void {
     const waiting = this.book.waitingForOperator();
-    const details = waiting.map((m) => `- \`${m.referenceId}\`: ${m.action} ${m.quantity} × \`${m.itemId}\` (${m.lines.length} lines): ${m.problem ?? ''}`).join('\n');
+    const details = waiting
+      .map(
+        (m) =>
+          `- \`${m.referenceId}\`: ${m.action} ${m.quantity} × \`${m.itemId}\` (${m.lines.length} lines): ${m.problem ?? ''}`,
+      )
+      .join('\n');
     if (details === this.written) return;
     if ((this.written === undefined || this.written === '') !== (details === '')) {
       upsertSearchAttributes([
@@ -214,7 +259,8 @@ class AttentionBoard {
       ]);
     }
     this.written = details;
-    setCurrentDetails(details === '' ? '' : `**Stock movements waiting for an operator** (update \`settleMovement\`):\n\n${details}`);
+    setCurrentDetails(
+      details === '' ? '' : `**Stock movements waiting for an operator** (update \`settleMovement\`):\n\n${details}`,
+    );
   }
 }
-

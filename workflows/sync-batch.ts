@@ -133,4 +133,3 @@ async function finish(batch: Batch): Promise<SyncBatchSummary> {
   await condition(allHandlersFinished);
   return batch.record.finished(batch.inbox.dismissReason);
 }
-

@@ -10,7 +10,12 @@ import { checkInput, type InputProblem } from '../src/contracts/sale-input.js';
  */
 
 export function refuse(message: string, problems: readonly InputProblem[]): never {
-  throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidInput, message, nonRetryable: true, details: [problems] });
+  throw ApplicationFailure.create({
+    type: FAILURE_TYPES.invalidInput,
+    message,
+    nonRetryable: true,
+    details: [problems],
+  });
 }
 
 export function wording(problems: readonly InputProblem[]): string {
@@ -18,9 +23,9 @@ export function wording(problems: readonly InputProblem[]): string {
 }
 
 export function required<T>(update: string, shape: string, schema: z.ZodType<T>, argument: unknown): T {
-  if (argument === undefined || argument === null) refuse(`${update} needs ${shape}: no data was given`, [{ field: '(input)', reason: 'is required' }]);
+  if (argument === undefined || argument === null)
+    refuse(`${update} needs ${shape}: no data was given`, [{ field: '(input)', reason: 'is required' }]);
   const checked = checkInput(schema, argument);
   if (!checked.ok) refuse(`${update} needs ${shape}: ${wording(checked.problems)}`, checked.problems);
   return checked.value;
 }
-

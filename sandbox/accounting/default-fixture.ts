@@ -77,7 +77,14 @@ function billPayments(companyId: string, code: string, count: number, firstDay: 
       date,
       billPaymentCode: `BP-${code.toUpperCase()}-${2000 + n}`,
       note: `Payment ${n} to ${supplier.name}`,
-      lines: [{ amount: totalAmount, allocatedOnDate: date, reference: `INV-${billId}`, links: [{ billId, amount: totalAmount }] }],
+      lines: [
+        {
+          amount: totalAmount,
+          allocatedOnDate: date,
+          reference: `INV-${billId}`,
+          links: [{ billId, amount: totalAmount }],
+        },
+      ],
       createdAt,
       updatedAt,
       paymentMethod: method,
@@ -95,21 +102,84 @@ export const DEMO_RECONCILIATION_LINK = { businessId: DEMO.businesses.nairobi, c
  */
 const RECONCILIATION_CASES = [
   // Matched: the invoice number is the bill code (pur_nbo_001, INV-2400, 6,200.00).
-  { id: 'bp_nbo_rec_01', supplier: 'Kibo Wholesalers Ltd', billCode: 'INV-2400', reference: 'June stock', amount: 6_200, date: '2025-07-04' },
+  {
+    id: 'bp_nbo_rec_01',
+    supplier: 'Kibo Wholesalers Ltd',
+    billCode: 'INV-2400',
+    reference: 'June stock',
+    amount: 6_200,
+    date: '2025-07-04',
+  },
   // Matched: the books' own bill code; a line names the invoice, written another way (pur_nbo_004, INV-2403).
-  { id: 'bp_nbo_rec_02', supplier: 'Lakeside Dairies', billCode: 'LD-BILL-0093', reference: 'inv 2403 (Lakeside)', amount: 12_400, date: '2025-07-08' },
+  {
+    id: 'bp_nbo_rec_02',
+    supplier: 'Lakeside Dairies',
+    billCode: 'LD-BILL-0093',
+    reference: 'inv 2403 (Lakeside)',
+    amount: 12_400,
+    date: '2025-07-08',
+  },
   // Part payments adding up to pur_nbo_006 (INV-2405, 34,360.00): a deposit by bill code, the balance by line reference.
-  { id: 'bp_nbo_rec_03', supplier: 'Kibo Wholesalers Ltd', billCode: 'inv-2405', reference: 'Deposit', amount: 20_000, date: '2025-06-30' },
-  { id: 'bp_nbo_rec_04', supplier: 'Kibo Wholesalers Ltd', billCode: 'KW-BAL-0715', reference: 'INV 2405 balance', amount: 14_360, date: '2025-07-15' },
+  {
+    id: 'bp_nbo_rec_03',
+    supplier: 'Kibo Wholesalers Ltd',
+    billCode: 'inv-2405',
+    reference: 'Deposit',
+    amount: 20_000,
+    date: '2025-06-30',
+  },
+  {
+    id: 'bp_nbo_rec_04',
+    supplier: 'Kibo Wholesalers Ltd',
+    billCode: 'KW-BAL-0715',
+    reference: 'INV 2405 balance',
+    amount: 14_360,
+    date: '2025-07-15',
+  },
   // Amount mismatch: pur_nbo_007 (INV-2406) is 16,200.00; the books paid 16,020.00.
-  { id: 'bp_nbo_rec_05', supplier: 'Rift Valley Millers', billCode: 'INV2406', reference: 'Maize flour', amount: 16_020, date: '2025-07-01' },
+  {
+    id: 'bp_nbo_rec_05',
+    supplier: 'Rift Valley Millers',
+    billCode: 'INV2406',
+    reference: 'Maize flour',
+    amount: 16_020,
+    date: '2025-07-01',
+  },
   // Pays an invoice the tax authority does not hold (INV-2499).
-  { id: 'bp_nbo_rec_06', supplier: 'Coast Packaging Co', billCode: 'INV-2499', reference: 'Cartons', amount: 7_350, date: '2025-06-20' },
+  {
+    id: 'bp_nbo_rec_06',
+    supplier: 'Coast Packaging Co',
+    billCode: 'INV-2499',
+    reference: 'Cartons',
+    amount: 7_350,
+    date: '2025-06-20',
+  },
   // Suggested: no reference, the supplier spelled another way (pur_nbo_016, Kibo Wholesalers Ltd, 24,800.00, 2025-06-09).
-  { id: 'bp_nbo_rec_07', supplier: 'KIBO WHOLESALERS LIMITED', billCode: 'KW-JUNE-B', reference: 'Sugar delivery', amount: 24_800, date: '2025-06-19' },
+  {
+    id: 'bp_nbo_rec_07',
+    supplier: 'KIBO WHOLESALERS LIMITED',
+    billCode: 'KW-JUNE-B',
+    reference: 'Sugar delivery',
+    amount: 24_800,
+    date: '2025-06-19',
+  },
   // A tie: two payments without a reference both fit pur_nbo_025 (Savanna Gas Distributors, 2,250.00, 2025-05-25).
-  { id: 'bp_nbo_rec_08', supplier: 'Savanna Gas Distributors', billCode: 'SGD-0527', reference: 'Gas refill', amount: 2_250, date: '2025-05-27' },
-  { id: 'bp_nbo_rec_09', supplier: 'Savanna Gas Distributors', billCode: 'SGD-0603', reference: 'Gas refill', amount: 2_250, date: '2025-06-03' },
+  {
+    id: 'bp_nbo_rec_08',
+    supplier: 'Savanna Gas Distributors',
+    billCode: 'SGD-0527',
+    reference: 'Gas refill',
+    amount: 2_250,
+    date: '2025-05-27',
+  },
+  {
+    id: 'bp_nbo_rec_09',
+    supplier: 'Savanna Gas Distributors',
+    billCode: 'SGD-0603',
+    reference: 'Gas refill',
+    amount: 2_250,
+    date: '2025-06-03',
+  },
 ];
 
 function reconciliationPayments() {
@@ -129,7 +199,9 @@ function reconciliationPayments() {
       date: c.date,
       billPaymentCode: `BP-NBO-REC-${String(index + 1).padStart(2, '0')}`,
       note: `Payment to ${c.supplier}`,
-      lines: [{ amount: c.amount, allocatedOnDate: c.date, reference: c.reference, links: [{ billId, amount: c.amount }] }],
+      lines: [
+        { amount: c.amount, allocatedOnDate: c.date, reference: c.reference, links: [{ billId, amount: c.amount }] },
+      ],
       createdAt,
       updatedAt: new Date(Date.parse(createdAt) + 2 * 3_600_000).toISOString(),
       paymentMethod: 'bank_transfer' as const,
@@ -180,7 +252,13 @@ const defaultInput: AccountingFixtureInput = {
     ...reconciliationPayments(),
   ],
   syncBatches: [
-    { id: 'sb_nbo_pending', companyId: 'cmp_demo_nairobi', billPaymentIds: BATCHED.cmp_demo_nairobi!, status: 'pending', outcome: 'synced' },
+    {
+      id: 'sb_nbo_pending',
+      companyId: 'cmp_demo_nairobi',
+      billPaymentIds: BATCHED.cmp_demo_nairobi!,
+      status: 'pending',
+      outcome: 'synced',
+    },
     {
       id: 'sb_mba_pending',
       companyId: 'cmp_demo_mombasa',
@@ -189,15 +267,33 @@ const defaultInput: AccountingFixtureInput = {
       outcome: 'failed',
       failureReason: 'The payment account is closed in the accounting system',
     },
-    { id: 'sb_nbo_done', companyId: 'cmp_demo_nairobi', billPaymentIds: ['bp_nbo_001', 'bp_nbo_005'], status: 'completed', outcome: 'synced' },
-    { id: 'sb_other_pending', companyId: OTHER_COMPANY_ID, billPaymentIds: ['bp_ksm_001'], status: 'pending', outcome: 'synced' },
+    {
+      id: 'sb_nbo_done',
+      companyId: 'cmp_demo_nairobi',
+      billPaymentIds: ['bp_nbo_001', 'bp_nbo_005'],
+      status: 'completed',
+      outcome: 'synced',
+    },
+    {
+      id: 'sb_other_pending',
+      companyId: OTHER_COMPANY_ID,
+      billPaymentIds: ['bp_ksm_001'],
+      status: 'pending',
+      outcome: 'synced',
+    },
     // One bill payment fails its first run with a reason and syncs when processed again (an operator's reprocess).
     {
       id: 'sb_nbo_vendor_mapping',
       companyId: 'cmp_demo_nairobi',
       billPaymentIds: ['bp_nbo_003', 'bp_nbo_006'],
       status: 'pending',
-      failures: [{ billPaymentId: 'bp_nbo_006', reason: 'Supplier is not mapped to a vendor in the accounting system', times: 1 }],
+      failures: [
+        {
+          billPaymentId: 'bp_nbo_006',
+          reason: 'Supplier is not mapped to a vendor in the accounting system',
+          times: 1,
+        },
+      ],
     },
   ],
 };

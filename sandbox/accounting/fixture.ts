@@ -23,7 +23,13 @@ const AccountingApplicationSchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
   clientId: z.string().regex(/^client_[A-Za-z0-9_-]{4,}$/, 'expected client_…'),
-  apiKeys: z.array(z.string().regex(new RegExp(`^sk_(development|production)_${TAIL}$`), 'expected sk_development_… or sk_production_…')).min(1),
+  apiKeys: z
+    .array(
+      z
+        .string()
+        .regex(new RegExp(`^sk_(development|production)_${TAIL}$`), 'expected sk_development_… or sk_production_…'),
+    )
+    .min(1),
   /** Any of these verifies signed requests of this application (a rotation keeps the old one for a while). */
   clientSecrets: z.array(z.string().regex(new RegExp(`^cs_${TAIL}$`), 'expected cs_…')).default([]),
   webhookSecret: z
@@ -126,20 +132,32 @@ export const AccountingFixtureSchema = z
     for (const [path, dup] of checks) {
       // Ids only, never key values: an API key is a secret even in a fixture error.
       if (dup.length > 0) {
-        ctx.addIssue({ code: 'custom', path: path.split('.'), message: path.endsWith('apiKeys') ? 'duplicate API key' : `duplicate id ${dup[0]}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: path.split('.'),
+          message: path.endsWith('apiKeys') ? 'duplicate API key' : `duplicate id ${dup[0]}`,
+        });
       }
     }
     const known = new Set(companyIds);
     const companyOfPayment = new Map(fixture.billPayments.map((b) => [b.id, b.companyId]));
     fixture.billPayments.forEach((b, i) => {
       if (!known.has(b.companyId)) {
-        ctx.addIssue({ code: 'custom', path: ['billPayments', i, 'companyId'], message: `unknown company ${b.companyId}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['billPayments', i, 'companyId'],
+          message: `unknown company ${b.companyId}`,
+        });
       }
     });
     const batchOfPayment = new Map<string, string>();
     fixture.syncBatches.forEach((s, i) => {
       if (!known.has(s.companyId)) {
-        ctx.addIssue({ code: 'custom', path: ['syncBatches', i, 'companyId'], message: `unknown company ${s.companyId}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['syncBatches', i, 'companyId'],
+          message: `unknown company ${s.companyId}`,
+        });
       }
       s.billPaymentIds.forEach((id, j) => {
         if (companyOfPayment.get(id) !== s.companyId) {
@@ -152,13 +170,21 @@ export const AccountingFixtureSchema = z
         // A bill payment shows one `syncBatchId` (A18), so it can be in one batch only.
         const other = batchOfPayment.get(id);
         if (other !== undefined && other !== s.id) {
-          ctx.addIssue({ code: 'custom', path: ['syncBatches', i, 'billPaymentIds', j], message: `bill payment ${id} is already in sync batch ${other}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['syncBatches', i, 'billPaymentIds', j],
+            message: `bill payment ${id} is already in sync batch ${other}`,
+          });
         }
         batchOfPayment.set(id, s.id);
       });
       s.failures.forEach((f, j) => {
         if (!s.billPaymentIds.includes(f.billPaymentId)) {
-          ctx.addIssue({ code: 'custom', path: ['syncBatches', i, 'failures', j, 'billPaymentId'], message: `bill payment ${f.billPaymentId} is not in sync batch ${s.id}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['syncBatches', i, 'failures', j, 'billPaymentId'],
+            message: `bill payment ${f.billPaymentId} is not in sync batch ${s.id}`,
+          });
         }
       });
     });

@@ -57,13 +57,16 @@ export function inspectionRoutes(app: FastifyInstance, state: AccountingState, w
 
   app.get(`${INSPECTION_PREFIX}/webhook-endpoints`, async () => ({ endpoints: webhooks.endpointList() }));
 
-  app.put<{ Params: { applicationId: string } }>(`${INSPECTION_PREFIX}/webhook-endpoints/:applicationId`, async (request) => {
-    const { applicationId } = request.params;
-    if (!webhooks.hasApplication(applicationId)) throw notFound(`Application ${applicationId} not found`);
-    const url = webhookUrl(request.body);
-    webhooks.setEndpoint(applicationId, url);
-    return { applicationId, url };
-  });
+  app.put<{ Params: { applicationId: string } }>(
+    `${INSPECTION_PREFIX}/webhook-endpoints/:applicationId`,
+    async (request) => {
+      const { applicationId } = request.params;
+      if (!webhooks.hasApplication(applicationId)) throw notFound(`Application ${applicationId} not found`);
+      const url = webhookUrl(request.body);
+      webhooks.setEndpoint(applicationId, url);
+      return { applicationId, url };
+    },
+  );
 
   app.post(`${INSPECTION_PREFIX}/reset`, async () => {
     state.reset();

@@ -3,9 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** "within 5 minutes of server time", both directions (A13). */
 const SIGNATURE_TOLERANCE_MS = 5 * 60 * 1000;
 
-export type SignatureCheck =
-  | { ok: true }
-  | { ok: false; reason: string };
+export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 
 export interface SignedRequest {
   method: string;

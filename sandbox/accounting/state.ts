@@ -1,4 +1,10 @@
-import type { AccountingApplication, AccountingFixture, FixtureBillPayment, FixtureSyncBatch, SyncStatus } from './fixture.js';
+import type {
+  AccountingApplication,
+  AccountingFixture,
+  FixtureBillPayment,
+  FixtureSyncBatch,
+  SyncStatus,
+} from './fixture.js';
 
 export interface SyncBatchRecord extends FixtureSyncBatch {
   startedAt?: string;
@@ -125,7 +131,10 @@ export class AccountingState {
     this.billPayments = new Map(this.fixture.billPayments.map((b) => [b.id, structuredClone(b)]));
     this.syncBatches = new Map(this.fixture.syncBatches.map((s) => [s.id, { ...structuredClone(s), runs: 0 }]));
     this.failuresLeft = new Map(
-      this.fixture.syncBatches.map((s) => [s.id, new Map(s.failures.map((f) => [f.billPaymentId, { reason: f.reason, left: f.times }]))]),
+      this.fixture.syncBatches.map((s) => [
+        s.id,
+        new Map(s.failures.map((f) => [f.billPaymentId, { reason: f.reason, left: f.times }])),
+      ]),
     );
     for (const batch of this.fixture.syncBatches) {
       for (const id of batch.billPaymentIds) {

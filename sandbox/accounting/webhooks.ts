@@ -133,7 +133,9 @@ export class WebhookDispatcher {
 
   attempts(filter: { syncBatchId?: string; billPaymentId?: string } = {}): WebhookAttempt[] {
     return this.schedule.attempts(
-      (a) => (filter.syncBatchId === undefined || a.syncBatchId === filter.syncBatchId) && (filter.billPaymentId === undefined || a.billPaymentId === filter.billPaymentId),
+      (a) =>
+        (filter.syncBatchId === undefined || a.syncBatchId === filter.syncBatchId) &&
+        (filter.billPaymentId === undefined || a.billPaymentId === filter.billPaymentId),
     );
   }
 
@@ -150,6 +152,8 @@ export class WebhookDispatcher {
   }
 
   private restoreEndpoints(): void {
-    this.endpoints = new Map(this.options.applications.flatMap((a) => (a.webhookUrl ? [[a.id, a.webhookUrl] as const] : [])));
+    this.endpoints = new Map(
+      this.options.applications.flatMap((a) => (a.webhookUrl ? [[a.id, a.webhookUrl] as const] : [])),
+    );
   }
 }

@@ -48,7 +48,13 @@ export async function buildComplianceApp(options: ComplianceAppOptions): Promise
   options.faults.install(app, 'compliance', complianceErrorBody);
   app.addHook(
     'onRequest',
-    authenticate({ state: ctx.state, limiter: ctx.limiter, stats: options.stats, windowMs: options.fixture.rateLimitWindowMs, now }),
+    authenticate({
+      state: ctx.state,
+      limiter: ctx.limiter,
+      stats: options.stats,
+      windowMs: options.fixture.rateLimitWindowMs,
+      now,
+    }),
   );
   app.addHook('onClose', async () => ctx.close());
 

@@ -102,7 +102,11 @@ export function mayActFor(key: KeyRecord, business: BusinessRecord): boolean {
  * the body), required for organisation-wide keys. A business outside the key's reach is 403 whether or
  * not it exists, so the answer never reveals other organisations' businesses.
  */
-export function resolveBusiness(state: ComplianceState, request: FastifyRequest, fallbackBusinessId?: string): BusinessRecord {
+export function resolveBusiness(
+  state: ComplianceState,
+  request: FastifyRequest,
+  fallbackBusinessId?: string,
+): BusinessRecord {
   const { key } = callerOf(request);
   const query = (request.query ?? {}) as Record<string, unknown>;
   const raw = query.businessId;

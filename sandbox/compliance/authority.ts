@@ -121,10 +121,16 @@ export class SimulatedAuthority {
       case 'accept':
         return { outcome, delayMs: rule?.delayMs ?? 0, ruleId };
       case 'reject':
-        return { outcome, delayMs: rule?.delayMs ?? 0, ruleId, causes: [causeFor(rule?.errorCode ?? 'authority_rejected', rule?.message)] };
+        return {
+          outcome,
+          delayMs: rule?.delayMs ?? 0,
+          ruleId,
+          causes: [causeFor(rule?.errorCode ?? 'authority_rejected', rule?.message)],
+        };
       case 'async': {
         const delayMs = rule?.delayMs ?? this.config.asyncDelayMs;
-        if ((rule?.asyncOutcome ?? 'completed') === 'completed') return { outcome, delayMs, ruleId, settle: 'completed' };
+        if ((rule?.asyncOutcome ?? 'completed') === 'completed')
+          return { outcome, delayMs, ruleId, settle: 'completed' };
         const cause = causeFor(rule?.errorCode ?? 'authority_unavailable', rule?.message);
         return { outcome, delayMs, ruleId, settle: 'failed', causes: [cause] };
       }
@@ -138,7 +144,8 @@ export class SimulatedAuthority {
       source,
       applied: 0,
       perDocument: new Map(),
-      traderInvoiceNumber: rule.match.traderInvoiceNumber === undefined ? undefined : new RegExp(rule.match.traderInvoiceNumber),
+      traderInvoiceNumber:
+        rule.match.traderInvoiceNumber === undefined ? undefined : new RegExp(rule.match.traderInvoiceNumber),
       customerPin: rule.match.customerPin === undefined ? undefined : new RegExp(rule.match.customerPin),
     };
   }
@@ -159,8 +166,12 @@ export class SimulatedAuthority {
  * One cause per unregistered line under the contract's own code; under another (the fixture's
  * `unregisteredItemCause`), one cause that names neither item nor line, as a service with its own wording might.
  */
-function unregisteredCauses(code: string, unregistered: Array<{ line: Submission['lines'][number]; index: number }>): AuthorityCause[] {
-  if (code !== 'item_not_registered') return [{ code, message: 'The document names an article the tax authority does not know' }];
+function unregisteredCauses(
+  code: string,
+  unregistered: Array<{ line: Submission['lines'][number]; index: number }>,
+): AuthorityCause[] {
+  if (code !== 'item_not_registered')
+    return [{ code, message: 'The document names an article the tax authority does not know' }];
   return unregistered.map(({ line, index }) => ({
     code,
     field: `lines[${index}].itemId`,
@@ -175,7 +186,8 @@ function matches(active: ActiveRule, submission: Submission): boolean {
   if (match.documentType !== undefined && match.documentType !== submission.documentType) return false;
   if (match.itemId !== undefined && !submission.lines.some((line) => line.itemId === match.itemId)) return false;
   if (active.traderInvoiceNumber && !active.traderInvoiceNumber.test(submission.traderInvoiceNumber)) return false;
-  if (active.customerPin && (submission.customerPin === null || !active.customerPin.test(submission.customerPin))) return false;
+  if (active.customerPin && (submission.customerPin === null || !active.customerPin.test(submission.customerPin)))
+    return false;
   return true;
 }
 

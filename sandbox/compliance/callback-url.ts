@@ -38,8 +38,14 @@ function isPublicHost(host: string): boolean {
   if (family === 4) {
     const [a = 0, b = 0] = host.split('.').map(Number);
     const privateRange =
-      a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || a >= 224;
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      a >= 224;
     return !privateRange;
   }
   if (family === 6) {

@@ -1,6 +1,13 @@
 import { emptyCallback } from './callbacks.js';
 import type { CreditNoteRequest, SaleRequest } from './requests.js';
-import { newId, type DocumentRecord, type DocumentStatus, type ItemRecord, type SaleLine, type SaleView } from './model.js';
+import {
+  newId,
+  type DocumentRecord,
+  type DocumentStatus,
+  type ItemRecord,
+  type SaleLine,
+  type SaleView,
+} from './model.js';
 import type { BranchRecord, BusinessRecord } from './state.js';
 import { lineAmounts, sumTotals } from './tax.js';
 
@@ -35,7 +42,12 @@ export function newSale(input: {
     traderInvoiceNumber: request.traderInvoiceNumber,
     saleDate: request.saleDate,
     paymentTypeCode: request.paymentTypeCode ?? null,
-    customer: { name: customer.name ?? null, pin: customer.pin ?? null, phone: customer.phone ?? null, email: customer.email ?? null },
+    customer: {
+      name: customer.name ?? null,
+      pin: customer.pin ?? null,
+      phone: customer.phone ?? null,
+      email: customer.email ?? null,
+    },
     lines,
     totals: sumTotals(lines),
     originalSaleId: null,
@@ -49,7 +61,12 @@ export function newSale(input: {
 const negate = (value: number) => (value === 0 ? 0 : -value);
 
 /** The full reversal of a sale (C31): buyer and lines copied, every quantity and amount negated. */
-export function newCreditNote(input: { sale: SaleView; request: CreditNoteRequest; applicationId: string; now: number }): DocumentRecord {
+export function newCreditNote(input: {
+  sale: SaleView;
+  request: CreditNoteRequest;
+  applicationId: string;
+  now: number;
+}): DocumentRecord {
   const { sale, request } = input;
   const lines = sale.lines.map((line) => ({
     ...line,

@@ -40,7 +40,10 @@ export interface FieldIssue {
  * 400 `invalid_request` naming the first wrong field. Every issue is also listed in `errors`, each with a
  * `code` so the list has the same shape as the authority's causes.
  */
-export function invalidRequest(issues: FieldIssue[] | FieldIssue, extras: Record<string, unknown> = {}): ComplianceHttpError {
+export function invalidRequest(
+  issues: FieldIssue[] | FieldIssue,
+  extras: Record<string, unknown> = {},
+): ComplianceHttpError {
   const list = Array.isArray(issues) ? issues : [issues];
   const first = list[0] ?? { field: 'body', message: 'is invalid' };
   return new ComplianceHttpError(400, 'invalid_request', `${first.field}: ${first.message}`, {
@@ -84,7 +87,9 @@ export function installErrorHandling(app: FastifyInstance): void {
         .send(complianceErrorBody(known.statusCode, known.code, known.message, known.extras));
     }
     request.log.error({ err }, 'compliance sandbox: unhandled error');
-    return reply.code(500).send(complianceErrorBody(500, 'internal_error', 'The service failed to process the request'));
+    return reply
+      .code(500)
+      .send(complianceErrorBody(500, 'internal_error', 'The service failed to process the request'));
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0] ?? request.url;

@@ -45,7 +45,10 @@ export class Filing {
         registered: state.items.get(line.itemId)?.view.registrationStatus === 'REGISTERED',
       })),
     });
-    this.options.logger?.debug({ documentId: record.view.id, outcome: decision.outcome, ruleId: decision.ruleId }, 'authority decision');
+    this.options.logger?.debug(
+      { documentId: record.view.id, outcome: decision.outcome, ruleId: decision.ruleId },
+      'authority decision',
+    );
     if (decision.outcome === 'async') {
       const cancel = this.options.timers.after(decision.delayMs, () => {
         this.settlements.delete(record.view.id);

@@ -7,12 +7,23 @@ import { isValidRegex } from '../shared/regex.js';
  * Every field carries a `.describe()` text; docs/sandbox-fixture.schema.json is generated from them.
  */
 
-export const SCOPE_VALUES = ['sales:read', 'sales:write', 'stock:write', 'catalog:read', 'catalog:write', 'purchases:read'] as const;
+export const SCOPE_VALUES = [
+  'sales:read',
+  'sales:write',
+  'stock:write',
+  'catalog:read',
+  'catalog:write',
+  'purchases:read',
+] as const;
 export const TAX_TYPE_VALUES = ['A', 'B', 'C', 'D', 'E'] as const;
 const REGISTRATION_STATUS_VALUES = ['PENDING', 'REGISTERED'] as const;
 export const PURCHASE_STATUS_VALUES = ['pulled', 'pending_review', 'confirmed', 'rejected'] as const;
 const AUTHORITY_OUTCOME_VALUES = ['accept', 'async', 'reject'] as const;
-export const AUTHORITY_ERROR_CODE_VALUES = ['authority_unavailable', 'invalid_customer_pin', 'authority_rejected'] as const;
+export const AUTHORITY_ERROR_CODE_VALUES = [
+  'authority_unavailable',
+  'invalid_customer_pin',
+  'authority_rejected',
+] as const;
 const DOCUMENT_TYPE_VALUES = ['sale', 'credit_note'] as const;
 
 export type Scope = (typeof SCOPE_VALUES)[number];
@@ -47,7 +58,6 @@ const regexSource = (what: string) =>
     .refine(isValidRegex, 'is not a valid regular expression')
     .describe(`Regular expression (JavaScript syntax) tested on the ${what}`);
 
-
 const ApplicationFixtureSchema = z
   .object({
     id: id('application'),
@@ -58,7 +68,10 @@ const ApplicationFixtureSchema = z
       .min(1)
       .default(120)
       .describe('Requests allowed per rate-limit window (the window is rateLimitWindowMs long, one minute by default)'),
-    suspended: z.boolean().default(false).describe('A suspended application\'s keys are refused with 401 invalid_api_key'),
+    suspended: z
+      .boolean()
+      .default(false)
+      .describe("A suspended application's keys are refused with 401 invalid_api_key"),
   })
   .describe('An integration registered in the compliance dashboard; rate limits apply per application');
 
@@ -70,9 +83,14 @@ const ApiKeyFixtureSchema = z
     key: z
       .string()
       .regex(API_KEY_PATTERN, 'must be cmp_sk_test_… or cmp_sk_live_… followed by at least 16 of [A-Za-z0-9_-]')
-      .describe('The secret key. cmp_sk_test_ keys act on sandbox businesses, cmp_sk_live_ keys on production businesses'),
+      .describe(
+        'The secret key. cmp_sk_test_ keys act on sandbox businesses, cmp_sk_live_ keys on production businesses',
+      ),
     applicationId: id('application the key belongs to'),
-    scopes: z.array(z.enum(SCOPE_VALUES)).default([]).describe('Scopes granted; each operation needs the one in the API document'),
+    scopes: z
+      .array(z.enum(SCOPE_VALUES))
+      .default([])
+      .describe('Scopes granted; each operation needs the one in the API document'),
     businessId: id('business')
       .optional()
       .describe(
@@ -90,14 +108,19 @@ const BranchFixtureSchema = z
   .object({
     id: id('branch'),
     name: z.string().min(1).describe('Branch name; purchases report it as `branch`'),
-    authorityBhfId: z.string().regex(/^\d{2}$/, 'must be two digits, e.g. 00').describe('Tax authority branch-office id (bhfId)'),
+    authorityBhfId: z
+      .string()
+      .regex(/^\d{2}$/, 'must be two digits, e.g. 00')
+      .describe('Tax authority branch-office id (bhfId)'),
     scuSerial: z
       .number()
       .int()
       .min(0)
       .max(9_999_999_999)
       .optional()
-      .describe('Serial of the branch\'s signing control unit, printed as KRACU + 10 digits; numbered from 100000001 when absent'),
+      .describe(
+        "Serial of the branch's signing control unit, printed as KRACU + 10 digits; numbered from 100000001 when absent",
+      ),
   })
   .describe('A branch of a business');
 
@@ -111,18 +134,32 @@ const ItemNeedsFixtureSchema = z
 const ItemFixtureSchema = z
   .object({
     id: id('item'),
-    externalId: z.string().min(1).max(100).describe('The caller\'s own identifier, unique per business'),
+    externalId: z.string().min(1).max(100).describe("The caller's own identifier, unique per business"),
     name: z.string().min(1).describe('Item name, copied onto sale lines'),
     sku: z.string().default('').describe('Stock keeping unit'),
-    taxTypeCode: z.enum(TAX_TYPE_VALUES).describe('Tax band: A exempt 0 %, B 16 %, C zero-rated 0 %, D non-VAT 0 %, E 8 %'),
-    taxCategory: z.string().min(1).optional().describe('Free text; derived from the band when absent (VAT_STANDARD, VAT_EXEMPT, …)'),
-    productTypeCode: z.string().min(1).nullable().default(null).describe('1 raw material, 2 finished product, 3 service; null = missing'),
+    taxTypeCode: z
+      .enum(TAX_TYPE_VALUES)
+      .describe('Tax band: A exempt 0 %, B 16 %, C zero-rated 0 %, D non-VAT 0 %, E 8 %'),
+    taxCategory: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Free text; derived from the band when absent (VAT_STANDARD, VAT_EXEMPT, …)'),
+    productTypeCode: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe('1 raw material, 2 finished product, 3 service; null = missing'),
     classificationCode: z.string().min(1).nullable().default(null).describe('Item classification code; null = missing'),
     unitCode: z.string().min(1).default('U').describe('Quantity unit code (U pieces, KG, L)'),
     packagingUnitCode: z.string().min(1).default('NT').describe('Packaging unit code (NT, BX, BG)'),
     unitPrice: z.number().min(0).describe('Default tax-inclusive unit price'),
     stockTracked: z.boolean().default(true).describe('Whether stock movements can be reported for the item'),
-    registrationStatus: z.enum(REGISTRATION_STATUS_VALUES).default('PENDING').describe('PENDING until registered with the tax authority'),
+    registrationStatus: z
+      .enum(REGISTRATION_STATUS_VALUES)
+      .default('PENDING')
+      .describe('PENDING until registered with the tax authority'),
     needs: ItemNeedsFixtureSchema.optional(),
     deleted: z.boolean().default(false).describe('A deleted item is not listed and cannot be sold'),
   })
@@ -148,18 +185,27 @@ const PurchaseLineFixtureSchema = z
 
 const PurchaseReviewFixtureSchema = z
   .object({
-    atPull: z.number().int().min(1).describe("The business's pull (1 = its first since the sandbox started) from which the review shows"),
+    atPull: z
+      .number()
+      .int()
+      .min(1)
+      .describe("The business's pull (1 = its first since the sandbox started) from which the review shows"),
     status: z.enum(PURCHASE_STATUS_VALUES).describe('Review status from then on'),
     confirmationError: z.string().min(1).nullable().default(null).describe('Why confirming failed, from then on'),
   })
-  .describe('A review done on the dashboard between two pulls: the invoice shows this status from the given pull on (C9)');
+  .describe(
+    'A review done on the dashboard between two pulls: the invoice shows this status from the given pull on (C9)',
+  );
 
 export const PurchaseFixtureSchema = z
   .object({
     id: id('purchase'),
-    status: z.enum(PURCHASE_STATUS_VALUES).default('pulled').describe('Review status at the start; `reviews` move it (C9)'),
+    status: z
+      .enum(PURCHASE_STATUS_VALUES)
+      .default('pulled')
+      .describe('Review status at the start; `reviews` move it (C9)'),
     supplier: z.object({ name: z.string().min(1), pin: z.string().min(1) }).describe('Supplier name and tax PIN'),
-    supplierInvoiceNumber: z.string().min(1).describe('The supplier\'s invoice number'),
+    supplierInvoiceNumber: z.string().min(1).describe("The supplier's invoice number"),
     invoiceDate: isoDate.describe('Invoice date; lists are sorted by it, newest first'),
     branchId: id('branch the invoice is addressed to'),
     lines: z.array(PurchaseLineFixtureSchema).min(1),
@@ -173,18 +219,28 @@ export const PurchaseFixtureSchema = z
       .int()
       .min(1)
       .optional()
-      .describe("With pendingPull: fetched only by the business's nth pull (a late invoice, typically with an old date); default the first"),
+      .describe(
+        "With pendingPull: fetched only by the business's nth pull (a late invoice, typically with an old date); default the first",
+      ),
     reviews: z.array(PurchaseReviewFixtureSchema).default([]).describe('Status changes over time, by pull'),
   })
-  .refine((p) => p.arrivesAtPull === undefined || p.pendingPull, { message: 'needs pendingPull: true', path: ['arrivesAtPull'] })
+  .refine((p) => p.arrivesAtPull === undefined || p.pendingPull, {
+    message: 'needs pendingPull: true',
+    path: ['arrivesAtPull'],
+  })
   .describe('A supplier invoice the tax authority holds against the business');
 
 const BusinessFixtureSchema = z
   .object({
     id: id('business'),
     name: z.string().min(1).describe('Business name, printed on receipts'),
-    pin: z.string().regex(/^[A-Z]\d{9}[A-Z]$/, 'must be a KRA PIN such as P051234567A').describe('Tax PIN'),
-    environment: z.enum(['sandbox', 'production']).describe('sandbox businesses take cmp_sk_test_ keys, production ones cmp_sk_live_ keys'),
+    pin: z
+      .string()
+      .regex(/^[A-Z]\d{9}[A-Z]$/, 'must be a KRA PIN such as P051234567A')
+      .describe('Tax PIN'),
+    environment: z
+      .enum(['sandbox', 'production'])
+      .describe('sandbox businesses take cmp_sk_test_ keys, production ones cmp_sk_live_ keys'),
     applicationId: id('application that owns the business'),
     branches: z.array(BranchFixtureSchema).min(1).describe('The first branch is the default branch'),
     items: z.array(ItemFixtureSchema).default([]),
@@ -206,7 +262,9 @@ export const AuthorityRuleSchema = z
       })
       .prefault({})
       .describe('All given conditions must hold; an empty match applies to every document'),
-    outcome: z.enum(AUTHORITY_OUTCOME_VALUES).describe('accept: signed at once (201); async: in flight (202) and settled later; reject: 422'),
+    outcome: z
+      .enum(AUTHORITY_OUTCOME_VALUES)
+      .describe('accept: signed at once (201); async: in flight (202) and settled later; reject: 422'),
     asyncOutcome: z.enum(['completed', 'failed']).default('completed').describe('How an async document settles'),
     delayMs: z
       .number()
@@ -224,12 +282,19 @@ export const AuthorityRuleSchema = z
         'Cause reported in error.errors[].code when rejecting or failing ' +
           '(default authority_rejected, or authority_unavailable for an async failure)',
       ),
-    message: z.string().min(1).optional().describe('Why the authority refused; becomes the document\'s `error`'),
-    times: z.number().int().min(1).optional().describe('How many submissions the rule applies to (absent: unlimited); see timesPer'),
+    message: z.string().min(1).optional().describe("Why the authority refused; becomes the document's `error`"),
+    times: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('How many submissions the rule applies to (absent: unlimited); see timesPer'),
     timesPer: z
       .enum(['rule', 'document'])
       .default('rule')
-      .describe('rule: `times` counts submissions of all documents together; document: each document gets its own `times`'),
+      .describe(
+        'rule: `times` counts submissions of all documents together; document: each document gets its own `times`',
+      ),
   })
   .describe('A decision of the simulated tax authority; the first matching rule that is not used up decides');
 
@@ -262,13 +327,20 @@ const CallbacksFixtureSchema = z
       .int()
       .min(0)
       .default(5_000)
-      .describe('callback-out-of-order faults: the longest a delivery is held waiting for a later one of the same document'),
+      .describe(
+        'callback-out-of-order faults: the longest a delivery is held waiting for a later one of the same document',
+      ),
   })
   .describe('Result callback delivery');
 
 const ComplianceFixtureObjectSchema = z.object({
   rateLimitWindowMs: z.number().int().min(1).default(60_000).describe('Length of a rate-limit window (C43)'),
-  idempotencyTtlMs: z.number().int().min(1).default(86_400_000).describe('How long an Idempotency-Key is remembered (C13)'),
+  idempotencyTtlMs: z
+    .number()
+    .int()
+    .min(1)
+    .default(86_400_000)
+    .describe('How long an Idempotency-Key is remembered (C13)'),
   applications: z.array(ApplicationFixtureSchema).min(1),
   apiKeys: z.array(ApiKeyFixtureSchema).default([]),
   businesses: z.array(BusinessFixtureSchema).default([]),
@@ -310,7 +382,12 @@ function requireUnique(ctx: Ctx, values: readonly string[], pathOf: (index: numb
 /** Referential integrity: every reference points at something that exists, and ids are unique. */
 function checkReferences(fixture: z.output<typeof ComplianceFixtureObjectSchema>, ctx: Ctx): void {
   const applicationIds = new Set(fixture.applications.map((a) => a.id));
-  requireUnique(ctx, fixture.applications.map((a) => a.id), (i) => ['applications', i, 'id'], 'application id');
+  requireUnique(
+    ctx,
+    fixture.applications.map((a) => a.id),
+    (i) => ['applications', i, 'id'],
+    'application id',
+  );
 
   // A key's value is a secret even in a fixture error: only its position is named.
   const keyIndex = firstDuplicate(fixture.apiKeys.map((k) => k.key));
@@ -323,22 +400,39 @@ function checkReferences(fixture: z.output<typeof ComplianceFixtureObjectSchema>
   );
 
   const businessApplication = new Map(fixture.businesses.map((b) => [b.id, b.applicationId]));
-  requireUnique(ctx, fixture.businesses.map((b) => b.id), (i) => ['businesses', i, 'id'], 'business id');
+  requireUnique(
+    ctx,
+    fixture.businesses.map((b) => b.id),
+    (i) => ['businesses', i, 'id'],
+    'business id',
+  );
   // Root causes before their consequences: a business's own application, then the keys that point at it.
   fixture.businesses.forEach((business, bi) => {
     if (!applicationIds.has(business.applicationId)) {
-      ctx.addIssue({ code: 'custom', path: ['businesses', bi, 'applicationId'], message: `unknown application ${business.applicationId}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['businesses', bi, 'applicationId'],
+        message: `unknown application ${business.applicationId}`,
+      });
     }
   });
 
   fixture.apiKeys.forEach((key, i) => {
     if (!applicationIds.has(key.applicationId)) {
-      ctx.addIssue({ code: 'custom', path: ['apiKeys', i, 'applicationId'], message: `unknown application ${key.applicationId}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['apiKeys', i, 'applicationId'],
+        message: `unknown application ${key.applicationId}`,
+      });
     }
     if (key.businessId !== undefined) {
       const owner = businessApplication.get(key.businessId);
       if (owner === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['apiKeys', i, 'businessId'], message: `unknown business ${key.businessId}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['apiKeys', i, 'businessId'],
+          message: `unknown business ${key.businessId}`,
+        });
       } else if (owner !== key.applicationId) {
         ctx.addIssue({
           code: 'custom',
@@ -349,25 +443,58 @@ function checkReferences(fixture: z.output<typeof ComplianceFixtureObjectSchema>
     }
   });
 
-  const allBranches = fixture.businesses.flatMap((b, bi) => b.branches.map((br, ri) => ({ br, path: ['businesses', bi, 'branches', ri] })));
-  requireUnique(ctx, allBranches.map((x) => x.br.id), (i) => [...(allBranches[i]?.path ?? []), 'id'], 'branch id');
+  const allBranches = fixture.businesses.flatMap((b, bi) =>
+    b.branches.map((br, ri) => ({ br, path: ['businesses', bi, 'branches', ri] })),
+  );
+  requireUnique(
+    ctx,
+    allBranches.map((x) => x.br.id),
+    (i) => [...(allBranches[i]?.path ?? []), 'id'],
+    'branch id',
+  );
   const serials = allBranches.flatMap((x) => (x.br.scuSerial === undefined ? [] : [String(x.br.scuSerial)]));
   requireUnique(ctx, serials, () => ['businesses'], 'branch scuSerial');
-  const allItems = fixture.businesses.flatMap((b, bi) => b.items.map((it, ii) => ({ it, path: ['businesses', bi, 'items', ii] })));
-  requireUnique(ctx, allItems.map((x) => x.it.id), (i) => [...(allItems[i]?.path ?? []), 'id'], 'item id');
+  const allItems = fixture.businesses.flatMap((b, bi) =>
+    b.items.map((it, ii) => ({ it, path: ['businesses', bi, 'items', ii] })),
+  );
+  requireUnique(
+    ctx,
+    allItems.map((x) => x.it.id),
+    (i) => [...(allItems[i]?.path ?? []), 'id'],
+    'item id',
+  );
   const allPurchases = fixture.businesses.flatMap((b, bi) =>
     b.purchases.map((p, pi) => ({ p, path: ['businesses', bi, 'purchases', pi] })),
   );
-  requireUnique(ctx, allPurchases.map((x) => x.p.id), (i) => [...(allPurchases[i]?.path ?? []), 'id'], 'purchase id');
+  requireUnique(
+    ctx,
+    allPurchases.map((x) => x.p.id),
+    (i) => [...(allPurchases[i]?.path ?? []), 'id'],
+    'purchase id',
+  );
 
   fixture.businesses.forEach((business, bi) => {
     const at = (...rest: Path): Path => ['businesses', bi, ...rest];
-    requireUnique(ctx, business.branches.map((b) => b.authorityBhfId), (i) => at('branches', i, 'authorityBhfId'), 'authorityBhfId');
-    requireUnique(ctx, business.items.map((it) => it.externalId), (i) => at('items', i, 'externalId'), 'externalId');
+    requireUnique(
+      ctx,
+      business.branches.map((b) => b.authorityBhfId),
+      (i) => at('branches', i, 'authorityBhfId'),
+      'authorityBhfId',
+    );
+    requireUnique(
+      ctx,
+      business.items.map((it) => it.externalId),
+      (i) => at('items', i, 'externalId'),
+      'externalId',
+    );
     business.items.forEach((item, ii) => {
       const needs = item.needs;
       if (item.registrationStatus === 'REGISTERED' && needs && (needs.productType || needs.classificationMapping)) {
-        ctx.addIssue({ code: 'custom', path: at('items', ii, 'needs'), message: 'a REGISTERED item cannot still need something' });
+        ctx.addIssue({
+          code: 'custom',
+          path: at('items', ii, 'needs'),
+          message: 'a REGISTERED item cannot still need something',
+        });
       }
     });
     const branchIds = new Set(business.branches.map((b) => b.id));
@@ -382,7 +509,12 @@ function checkReferences(fixture: z.output<typeof ComplianceFixtureObjectSchema>
         ctx.addIssue({ code: 'custom', path: at('stock', si, 'branchId'), message });
       }
     });
-    requireUnique(ctx, business.stock.map((s) => `${s.itemId}@${s.branchId}`), (i) => at('stock', i), 'stock level for item@branch');
+    requireUnique(
+      ctx,
+      business.stock.map((s) => `${s.itemId}@${s.branchId}`),
+      (i) => at('stock', i),
+      'stock level for item@branch',
+    );
     business.purchases.forEach((purchase, pi) => {
       if (!branchIds.has(purchase.branchId)) {
         ctx.addIssue({

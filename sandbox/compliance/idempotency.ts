@@ -36,7 +36,10 @@ export async function fileOnce(
     case 'conflict':
       throw unprocessable('idempotency_key_reused', 'This Idempotency-Key was already used with a different request');
     case 'in-progress':
-      throw conflict('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
+      throw conflict(
+        'idempotency_in_progress',
+        'A request with this Idempotency-Key is still being processed; retry shortly',
+      );
     case 'new':
       break;
   }

@@ -12,7 +12,11 @@ import { computeNeeds } from './state.js';
 import { pathId } from './routes/respond.js';
 
 const text = z.string().min(1).optional();
-const DocumentsQuery = z.object({ businessId: text, traderInvoiceNumber: text, type: z.enum(['sale', 'credit_note']).optional() });
+const DocumentsQuery = z.object({
+  businessId: text,
+  traderInvoiceNumber: text,
+  type: z.enum(['sale', 'credit_note']).optional(),
+});
 const MovementsQuery = z.object({ businessId: text, itemId: text, referenceId: text });
 const LevelsQuery = z.object({ businessId: z.string().min(1) });
 const CallbacksQuery = z.object({ documentId: text });
@@ -76,7 +80,11 @@ export function inspectionRoutes(app: FastifyInstance, ctx: ComplianceContext): 
     const record = documentById(request.params);
     const causes = body.outcome === 'failed' ? [causeFor(body.errorCode ?? 'authority_rejected', body.message)] : [];
     if (!ctx.filing.settle(record, body.outcome, causes)) {
-      throw new ComplianceHttpError(409, 'not_in_flight', `Document ${record.view.id} is ${record.view.status}, not in flight`);
+      throw new ComplianceHttpError(
+        409,
+        'not_in_flight',
+        `Document ${record.view.id} is ${record.view.status}, not in flight`,
+      );
     }
     return { document: inspected(record) };
   });

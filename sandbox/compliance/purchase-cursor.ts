@@ -13,7 +13,10 @@ export function encodeCursor(position: PurchasePosition): string {
 
 export function decodeCursor(cursor: string): PurchasePosition {
   const malformed = () =>
-    invalidRequest({ field: 'cursor', message: 'is not a cursor this service issued; pass pagination.nextCursor back unchanged' });
+    invalidRequest({
+      field: 'cursor',
+      message: 'is not a cursor this service issued; pass pagination.nextCursor back unchanged',
+    });
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw malformed();
   let parsed: unknown;
   try {
@@ -23,7 +26,12 @@ export function decodeCursor(cursor: string): PurchasePosition {
   }
   if (!Array.isArray(parsed) || parsed.length !== 2) throw malformed();
   const [invoiceDate, id] = parsed as unknown[];
-  if (typeof invoiceDate !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(invoiceDate) || typeof id !== 'string' || id === '') {
+  if (
+    typeof invoiceDate !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}$/.test(invoiceDate) ||
+    typeof id !== 'string' ||
+    id === ''
+  ) {
     throw malformed();
   }
   return { invoiceDate, id };

@@ -33,12 +33,20 @@ function inspected(record: PurchaseRecord): InspectedPurchase {
  * faulted): read every invoice, held ones included; hand the authority a new invoice, fetched by the next pull
  * (late, with whatever invoice date it carries); review an invoice as the dashboard would (C9).
  */
-export function purchaseInspectionRoutes(app: FastifyInstance, ctx: ComplianceContext, timeline: PurchaseTimeline): void {
+export function purchaseInspectionRoutes(
+  app: FastifyInstance,
+  ctx: ComplianceContext,
+  timeline: PurchaseTimeline,
+): void {
   const at = (path: string) => `${INSPECTION_PREFIX}${path}`;
 
   app.get(at('/purchases'), async (request) => {
     const { businessId } = parseQuery(ListQuery, request.query);
-    return { purchases: ctx.state.purchases.filter((p) => businessId === undefined || p.businessId === businessId).map(inspected) };
+    return {
+      purchases: ctx.state.purchases
+        .filter((p) => businessId === undefined || p.businessId === businessId)
+        .map(inspected),
+    };
   });
 
   app.post(at('/purchases'), async (request, reply) => {
@@ -48,7 +56,8 @@ export function purchaseInspectionRoutes(app: FastifyInstance, ctx: ComplianceCo
     if (!business.branches.some((b) => b.id === purchase.branchId)) {
       throw invalidRequest({ field: 'purchase.branchId', message: `is not a branch of business ${businessId}` });
     }
-    if (ctx.state.purchases.some((p) => p.view.id === purchase.id)) throw conflict('already_exists', `Purchase ${purchase.id} already exists`);
+    if (ctx.state.purchases.some((p) => p.view.id === purchase.id))
+      throw conflict('already_exists', `Purchase ${purchase.id} already exists`);
     const record = purchaseRecord(business, { ...purchase, pendingPull: true });
     timeline.plan(record, { arrivesAtPull: purchase.arrivesAtPull, reviews: purchase.reviews });
     ctx.state.purchases.push(record);

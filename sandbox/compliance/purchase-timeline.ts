@@ -55,7 +55,9 @@ export class PurchaseTimeline {
     const added = this.plans.get(record);
     if (added) return added;
     this.fixturePlans ??= new Map(
-      this.fixture.businesses.flatMap((b) => b.purchases.map((p) => [p.id, { arrivesAtPull: p.arrivesAtPull, reviews: p.reviews }] as const)),
+      this.fixture.businesses.flatMap((b) =>
+        b.purchases.map((p) => [p.id, { arrivesAtPull: p.arrivesAtPull, reviews: p.reviews }] as const),
+      ),
     );
     return this.fixturePlans.get(record.view.id);
   }

@@ -70,7 +70,10 @@ export async function renderReceiptPdf(input: ReceiptPdfInput): Promise<Buffer> 
   pdf.text(`PIN: ${input.businessPin}`, { align: 'center' });
   pdf.text(input.branchName, { align: 'center' });
   pdf.moveDown(0.5);
-  pdf.font(FONT_BOLD).fontSize(10).text(isCreditNote ? 'CREDIT NOTE' : 'TAX INVOICE', { align: 'center' });
+  pdf
+    .font(FONT_BOLD)
+    .fontSize(10)
+    .text(isCreditNote ? 'CREDIT NOTE' : 'TAX INVOICE', { align: 'center' });
   pdf.font(FONT).fontSize(8).moveDown(0.5);
   pdf.text(`Invoice number: ${sale.traderInvoiceNumber}`);
   if (sale.saleDate) pdf.text(`Date: ${sale.saleDate}`);
@@ -81,7 +84,11 @@ export async function renderReceiptPdf(input: ReceiptPdfInput): Promise<Buffer> 
 
   for (const line of sale.lines) {
     pdf.text(`${line.name ?? line.description ?? '(item)'}`);
-    twoColumns(pdf, `${line.quantity} x ${unitPrice(line.unitPrice)}`, `${money(line.total)} ${line.taxTypeCode ?? ''}`.trim());
+    twoColumns(
+      pdf,
+      `${line.quantity} x ${unitPrice(line.unitPrice)}`,
+      `${money(line.total)} ${line.taxTypeCode ?? ''}`.trim(),
+    );
   }
   rule(pdf);
   pdf.font(FONT_BOLD);
@@ -96,7 +103,11 @@ export async function renderReceiptPdf(input: ReceiptPdfInput): Promise<Buffer> 
   twoColumns(pdf, 'SCU ID', receipt.scuId);
   twoColumns(pdf, 'Date', `${receipt.scuDate} ${receipt.scuTime}`);
   twoColumns(pdf, 'CU invoice no.', `${receipt.cuInvoiceNo} ${receipt.receiptLabel}`);
-  twoColumns(pdf, 'Receipt number', `${receipt.receiptNumber} / ${receipt.totalReceiptCounter} ${receipt.receiptLabel}`);
+  twoColumns(
+    pdf,
+    'Receipt number',
+    `${receipt.receiptNumber} / ${receipt.totalReceiptCounter} ${receipt.receiptLabel}`,
+  );
   stacked(pdf, 'Internal data', receipt.internalData);
   stacked(pdf, 'Receipt signature', receipt.signature);
   pdf.moveDown(0.5);
@@ -126,7 +137,11 @@ function unitPrice(value: number): string {
 
 function rule(pdf: PDFKit.PDFDocument): void {
   pdf.moveDown(0.3);
-  pdf.moveTo(MARGIN, pdf.y).lineTo(PAGE_WIDTH - MARGIN, pdf.y).lineWidth(0.5).stroke();
+  pdf
+    .moveTo(MARGIN, pdf.y)
+    .lineTo(PAGE_WIDTH - MARGIN, pdf.y)
+    .lineWidth(0.5)
+    .stroke();
   pdf.moveDown(0.3);
 }
 

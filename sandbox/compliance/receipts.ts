@@ -82,7 +82,8 @@ export function nairobiDateTime(at: Date): { date: string; time: string } {
 }
 
 function assertPositiveInteger(value: number, name: string): void {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
 }
 
 function pickWith(random: () => number): (size: number) => number {

@@ -69,11 +69,19 @@ function checkSaleAmounts(lines: ReadonlyArray<{ quantity: number; unitPrice: nu
     total += amount;
     if (amount > SALE_LINE_AMOUNT_MAX) {
       allFit = false;
-      ctx.addIssue({ code: 'custom', path: [index], message: `quantity × unitPrice must be at most ${SALE_LINE_AMOUNT_MAX}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [index],
+        message: `quantity × unitPrice must be at most ${SALE_LINE_AMOUNT_MAX}`,
+      });
     }
   });
   if (allFit && total > SALE_TOTAL_MAX) {
-    ctx.addIssue({ code: 'custom', path: [], message: `quantity × unitPrice summed must be at most ${SALE_TOTAL_MAX}` });
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message: `quantity × unitPrice summed must be at most ${SALE_TOTAL_MAX}`,
+    });
   }
 }
 
@@ -160,7 +168,10 @@ export const ClassificationQuerySchema = z.object({ search: queryText });
 
 /** `lines[0].quantity`-style field path of a zod issue. */
 export function fieldPath(path: ReadonlyArray<PropertyKey>, root = 'body'): string {
-  const text = path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  const text = path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
   return text === '' ? root : text;
 }
 
@@ -178,8 +189,13 @@ const requiredMessage: z.core.$ZodErrorMap = (issue) => {
 };
 
 /** Parses a JSON body; a missing body counts as `{}` when `optional`. Throws 400 naming the first wrong field. */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown, options: { optional?: boolean } = {}): z.output<S> {
-  if (body === undefined && !options.optional) throw invalidRequest({ field: 'body', message: 'is required (a JSON object)' });
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  options: { optional?: boolean } = {},
+): z.output<S> {
+  if (body === undefined && !options.optional)
+    throw invalidRequest({ field: 'body', message: 'is required (a JSON object)' });
   const value = body === undefined ? {} : body;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalidRequest({ field: 'body', message: 'must be a JSON object' });

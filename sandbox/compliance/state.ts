@@ -121,7 +121,11 @@ export class ComplianceState {
     return business.branches.flatMap((branch) =>
       this.itemsOf(businessId)
         .filter((item) => item.view.stockTracked)
-        .map((item) => ({ branchId: branch.id, itemId: item.view.id, quantity: this.quantityOnHand(branch.id, item.view.id) })),
+        .map((item) => ({
+          branchId: branch.id,
+          itemId: item.view.id,
+          quantity: this.quantityOnHand(branch.id, item.view.id),
+        })),
     );
   }
 
@@ -129,7 +133,10 @@ export class ComplianceState {
    * Counters for the next receipt: the receipt number counts the branch's receipts (so `cuInvoiceNo`,
    * which is `{scuId}/{receiptNumber}`, is unique per control unit), the total counter the business's.
    */
-  nextReceiptCounters(business: BusinessRecord, branch: BranchRecord): { receiptNumber: number; totalReceiptCounter: number } {
+  nextReceiptCounters(
+    business: BusinessRecord,
+    branch: BranchRecord,
+  ): { receiptNumber: number; totalReceiptCounter: number } {
     const receiptNumber = (this.receiptNumbers.get(branch.id) ?? 0) + 1;
     const totalReceiptCounter = (this.receiptTotals.get(business.id) ?? 0) + 1;
     this.receiptNumbers.set(branch.id, receiptNumber);
@@ -173,7 +180,8 @@ export function purchaseRecord(business: BusinessFixture, purchase: PurchaseFixt
     const { description, hsCode, quantity, unitPrice, taxRate } = line;
     return { description, hsCode, quantity, unitPrice, taxRate, taxAmount, total };
   });
-  const cents = (pick: (l: (typeof lines)[number]) => number) => lines.reduce((sum, l) => sum + Math.round(pick(l) * 100), 0);
+  const cents = (pick: (l: (typeof lines)[number]) => number) =>
+    lines.reduce((sum, l) => sum + Math.round(pick(l) * 100), 0);
   const totalCents = cents((l) => l.total);
   const vatCents = cents((l) => l.taxAmount);
   const branch = business.branches.find((b) => b.id === purchase.branchId);

@@ -86,7 +86,9 @@ export function lineAmounts(
   taxTypeCode: string,
 ): { total: number; taxableAmount: number; taxAmount: number; taxRate: number } {
   if (!isTaxTypeCode(taxTypeCode)) {
-    throw new RangeError(`taxTypeCode must be one of ${Object.keys(TAX_BANDS).join(', ')}, got ${JSON.stringify(taxTypeCode)}`);
+    throw new RangeError(
+      `taxTypeCode must be one of ${Object.keys(TAX_BANDS).join(', ')}, got ${JSON.stringify(taxTypeCode)}`,
+    );
   }
   const taxRate = TAX_BANDS[taxTypeCode].rate;
   const q = toDecimal(quantity, 'quantity');
@@ -105,9 +107,11 @@ export function lineAmounts(
 }
 
 /** Document totals as exact sums of the line amounts, in cents. */
-export function sumTotals(
-  lines: ReadonlyArray<{ total: number; taxableAmount: number; taxAmount: number }>,
-): { total: number; taxableAmount: number; taxAmount: number } {
+export function sumTotals(lines: ReadonlyArray<{ total: number; taxableAmount: number; taxAmount: number }>): {
+  total: number;
+  taxableAmount: number;
+  taxAmount: number;
+} {
   let total = 0n;
   let taxableAmount = 0n;
   let taxAmount = 0n;

@@ -9,10 +9,13 @@ export class Timers {
   /** Runs `fn` after `ms`; returns a function that cancels it. Does nothing once closed. */
   after(ms: number, fn: () => void): () => void {
     if (this.closed) return () => {};
-    const handle = setTimeout(() => {
-      this.pending.delete(handle);
-      fn();
-    }, Math.max(0, ms));
+    const handle = setTimeout(
+      () => {
+        this.pending.delete(handle);
+        fn();
+      },
+      Math.max(0, ms),
+    );
     this.pending.set(handle, () => {});
     return () => {
       clearTimeout(handle);

@@ -123,7 +123,9 @@ export class DeliverySchedule<T, A extends object> {
     this.latestByKey.set(delivery.key, delivery);
     this.deliveries.push(delivery);
     if (holdBack) {
-      delivery.cancelHold = this.options.timers.after(this.options.config.outOfOrderHoldMs, () => this.release(delivery));
+      delivery.cancelHold = this.options.timers.after(this.options.config.outOfOrderHoldMs, () =>
+        this.release(delivery),
+      );
     } else {
       this.schedule(delivery, 0);
     }
@@ -162,7 +164,10 @@ export class DeliverySchedule<T, A extends object> {
   }
 
   private schedule(delivery: ScheduledDelivery<T>, index: number): void {
-    this.options.timers.after(this.dueAt(delivery, index) - this.options.now(), () => void this.attempt(delivery, index));
+    this.options.timers.after(
+      this.dueAt(delivery, index) - this.options.now(),
+      () => void this.attempt(delivery, index),
+    );
   }
 
   private release(delivery: ScheduledDelivery<T>): void {
@@ -193,7 +198,8 @@ export class DeliverySchedule<T, A extends object> {
     if (firstSend) {
       // Out of order: the earlier delivery goes out again after this one, and any delivery held back for
       // a later one of the same key is released now that this one went out first.
-      if (delivery.resendAfter) await this.send(delivery.resendAfter, Math.max(1, delivery.resendAfter.attempts), 'out-of-order');
+      if (delivery.resendAfter)
+        await this.send(delivery.resendAfter, Math.max(1, delivery.resendAfter.attempts), 'out-of-order');
       for (const other of this.deliveries) {
         if (other !== delivery && other.held && other.key === delivery.key) this.release(other);
       }
@@ -233,7 +239,12 @@ export class DeliverySchedule<T, A extends object> {
         ? `no answer within ${this.options.config.timeoutMs} ms`
         : `connection failed (${errorCode(err)})`;
     }
-    const result: SendResult = { at: new Date(started).toISOString(), status, error, durationMs: this.options.now() - started };
+    const result: SendResult = {
+      at: new Date(started).toISOString(),
+      status,
+      error,
+      durationMs: this.options.now() - started,
+    };
     this.log.push(this.options.logEntry(delivery, attempt, kind, result));
     return result;
   }

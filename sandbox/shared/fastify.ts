@@ -12,7 +12,11 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 export function createServiceApp(logger: Logger | false, options: RequestLoggingOptions = {}): FastifyInstance {
   if (!logger) return Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
   const loggerInstance: FastifyBaseLogger = logger;
-  const app = Fastify({ loggerInstance, bodyLimit: BODY_LIMIT_BYTES, logController: new LogController({ disableRequestLogging: true }) });
+  const app = Fastify({
+    loggerInstance,
+    bodyLimit: BODY_LIMIT_BYTES,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
   installRequestLogging(app, loggerInstance, options);
   return app;
 }

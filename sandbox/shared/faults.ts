@@ -19,33 +19,35 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 
 const REGEX_PREFIX = 're:';
 
-export const FaultRuleSchema = z
-  .strictObject({
-    id: z.string().min(1).optional(),
-    /** Absent: both services. */
-    service: z.enum(['compliance', 'accounting']).optional(),
-    /** Absent: any method. */
-    method: z
-      .string()
-      .regex(/^[A-Za-z]+$/, 'must be an HTTP method name')
-      .transform((m) => m.toUpperCase())
-      .optional(),
-    /** Route pattern ('/v1/sales/:id/retry'), concrete path ('/v1/sales/abc/retry') or 're:<regex>' on the path. */
-    path: z
-      .string()
-      .min(1)
-      .refine((p) => !p.startsWith(REGEX_PREFIX) || isValidRegex(p.slice(REGEX_PREFIX.length)), 'is not a valid regular expression')
-      .optional(),
-    kind: z.enum(FAULT_KINDS),
-    status: z.number().int().min(400).max(599).optional(),
-    failWith: z.enum(['error', 'reset']).optional(),
-    delayMs: z.number().int().min(0).optional(),
-    retryAfterSeconds: z.number().int().min(0).optional(),
-    limit: z.number().int().min(0).optional(),
-    duplicates: z.number().int().min(1).optional(),
-    times: z.number().int().min(1).optional(),
-    probability: z.number().min(0).max(1).optional(),
-  });
+export const FaultRuleSchema = z.strictObject({
+  id: z.string().min(1).optional(),
+  /** Absent: both services. */
+  service: z.enum(['compliance', 'accounting']).optional(),
+  /** Absent: any method. */
+  method: z
+    .string()
+    .regex(/^[A-Za-z]+$/, 'must be an HTTP method name')
+    .transform((m) => m.toUpperCase())
+    .optional(),
+  /** Route pattern ('/v1/sales/:id/retry'), concrete path ('/v1/sales/abc/retry') or 're:<regex>' on the path. */
+  path: z
+    .string()
+    .min(1)
+    .refine(
+      (p) => !p.startsWith(REGEX_PREFIX) || isValidRegex(p.slice(REGEX_PREFIX.length)),
+      'is not a valid regular expression',
+    )
+    .optional(),
+  kind: z.enum(FAULT_KINDS),
+  status: z.number().int().min(400).max(599).optional(),
+  failWith: z.enum(['error', 'reset']).optional(),
+  delayMs: z.number().int().min(0).optional(),
+  retryAfterSeconds: z.number().int().min(0).optional(),
+  limit: z.number().int().min(0).optional(),
+  duplicates: z.number().int().min(1).optional(),
+  times: z.number().int().min(1).optional(),
+  probability: z.number().min(0).max(1).optional(),
+});
 
 export type FaultRule = z.output<typeof FaultRuleSchema>;
 export type FaultRuleInput = z.input<typeof FaultRuleSchema>;
@@ -70,7 +72,11 @@ const DEFAULT_SKIP_PREFIX = '/__sandbox';
 /** What the answer to a faulted request becomes once the handler has run. */
 type AfterHandler = { failWith: 'error'; status: number } | { failWith: 'reset' };
 
-const CALLBACK_KINDS: ReadonlySet<FaultKind> = new Set(['callback-duplicate', 'callback-delay', 'callback-out-of-order']);
+const CALLBACK_KINDS: ReadonlySet<FaultKind> = new Set([
+  'callback-duplicate',
+  'callback-delay',
+  'callback-out-of-order',
+]);
 const ANSWERING_KINDS: ReadonlySet<FaultKind> = new Set(['error', 'reset', 'rate-limit', 'commit-then-fail']);
 
 /**
@@ -291,4 +297,3 @@ function urlPath(url: string): string {
 export function isUnder(path: string, prefix: string): boolean {
   return prefix !== '' && (path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`));
 }
-

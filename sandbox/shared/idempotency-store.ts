@@ -1,8 +1,5 @@
 export type IdempotencyBegin<T> =
-  | { kind: 'new' }
-  | { kind: 'replay'; value: T }
-  | { kind: 'conflict' }
-  | { kind: 'in-progress' };
+  { kind: 'new' } | { kind: 'replay'; value: T } | { kind: 'conflict' } | { kind: 'in-progress' };
 
 type Entry<T> =
   | { state: 'in-progress'; fingerprint: string; storedAt: number }

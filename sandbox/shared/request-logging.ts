@@ -13,7 +13,11 @@ export interface RequestLoggingOptions {
   summaryEveryMs?: number;
 }
 
-export function installRequestLogging(app: FastifyInstance, logger: FastifyBaseLogger, options: RequestLoggingOptions = {}): void {
+export function installRequestLogging(
+  app: FastifyInstance,
+  logger: FastifyBaseLogger,
+  options: RequestLoggingOptions = {},
+): void {
   const everyMs = options.summaryEveryMs ?? DEFAULT_SUMMARY_EVERY_MS;
   let statuses: Record<string, number> = {};
   let requests = 0;
@@ -33,7 +37,10 @@ export function installRequestLogging(app: FastifyInstance, logger: FastifyBaseL
 
   const summarise = () => {
     if (requests === 0) return;
-    logger.info({ requests, statuses, periodSeconds: Math.round(everyMs / 1000) }, `requests in the last ${formatPeriod(everyMs)}`);
+    logger.info(
+      { requests, statuses, periodSeconds: Math.round(everyMs / 1000) },
+      `requests in the last ${formatPeriod(everyMs)}`,
+    );
     requests = 0;
     statuses = {};
   };

@@ -159,11 +159,20 @@ export class AccountingClient {
   /** The companies the key's application may act for (A8). */
   async listCompanies(params: PagingParams = {}, options: CallOptions = {}): Promise<ApiResult<CompanyPage>> {
     checkPaging('listCompanies', params);
-    return this.read('listCompanies', PATHS.companies, toQuery({ page: params.page, limit: params.limit }), CompanyPageSchema, options);
+    return this.read(
+      'listCompanies',
+      PATHS.companies,
+      toQuery({ page: params.page, limit: params.limit }),
+      CompanyPageSchema,
+      options,
+    );
   }
 
   /** One page of bill payments; filters are checked before anything is sent. */
-  async listBillPayments(filters: BillPaymentFilters = {}, options: CallOptions = {}): Promise<ApiResult<BillPaymentPage>> {
+  async listBillPayments(
+    filters: BillPaymentFilters = {},
+    options: CallOptions = {},
+  ): Promise<ApiResult<BillPaymentPage>> {
     checkBillPaymentFilters('listBillPayments', filters);
     return this.read('listBillPayments', PATHS.billPayments, toQuery(filters), BillPaymentPageSchema, options);
   }
@@ -172,7 +181,10 @@ export class AccountingClient {
    * Every page from `filters.page` (default 1) until the service says there is no next page. Offset
    * paging: records added or re-sorted while iterating can shift between pages.
    */
-  async *iterateBillPaymentPages(filters: BillPaymentFilters = {}, options: CallOptions = {}): AsyncGenerator<BillPaymentPage> {
+  async *iterateBillPaymentPages(
+    filters: BillPaymentFilters = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<BillPaymentPage> {
     let page = filters.page ?? 1;
     for (;;) {
       const { data } = await this.listBillPayments({ ...filters, page }, options);

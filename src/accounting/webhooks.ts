@@ -69,7 +69,9 @@ function digest(secret: string, id: string, timestamp: number, body: string | Ui
   // The library takes a string or a Buffer, whose UTF-8 text it signs: byte-exact for UTF-8 bodies (and a body
   // that is not UTF-8 is refused as a payload anyway).
   const payload = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  return signer(secret).sign(id, new Date(timestamp * 1000), payload).slice('v1,'.length);
+  return signer(secret)
+    .sign(id, new Date(timestamp * 1000), payload)
+    .slice('v1,'.length);
 }
 
 export interface SignWebhookInput {

@@ -161,7 +161,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The batch and change a payload names: `data.syncBatchId` (A20), or `syncBatchId` at the top level. */
-function readPayload(payload: unknown): { syncBatchId: string; billPaymentId: string | null; status: string | null } | undefined {
+function readPayload(
+  payload: unknown,
+): { syncBatchId: string; billPaymentId: string | null; status: string | null } | undefined {
   if (!isObject(payload)) return undefined;
   const data = isObject(payload.data) ? payload.data : payload;
   const syncBatchId = identifier(data.syncBatchId) ?? identifier(payload.syncBatchId);
@@ -187,28 +189,41 @@ function refusalLog(now: () => number) {
 function applicationSecrets(applications: readonly AccountingWebhookSecret[]): Map<string, string> {
   const secrets = new Map<string, string>();
   for (const { application, secret } of applications) {
-    if (!APPLICATION_NAME.test(application)) throw new RangeError(`accounting webhooks: "${application}" is not an application name (1 to 40 lowercase letters, digits or -)`);
-    if (secrets.has(application)) throw new RangeError(`accounting webhooks: application ${application} is given twice`);
-    secrets.set(application, assertCredential('accountingWebhookSecret', `accounting application ${application}: webhookSecret`, secret));
+    if (!APPLICATION_NAME.test(application))
+      throw new RangeError(
+        `accounting webhooks: "${application}" is not an application name (1 to 40 lowercase letters, digits or -)`,
+      );
+    if (secrets.has(application))
+      throw new RangeError(`accounting webhooks: application ${application} is given twice`);
+    secrets.set(
+      application,
+      assertCredential('accountingWebhookSecret', `accounting application ${application}: webhookSecret`, secret),
+    );
   }
   return secrets;
 }
 
 export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutesOptions> = async (app, options) => {
   // A malformed secret fails the start-up (named, never shown), not every webhook with a 500.
-  if (options.secret !== undefined) assertCredential('accountingWebhookSecret', 'ACCOUNTING_WEBHOOK_SECRET', options.secret);
+  if (options.secret !== undefined)
+    assertCredential('accountingWebhookSecret', 'ACCOUNTING_WEBHOOK_SECRET', options.secret);
   const secrets = applicationSecrets(options.applications ?? []);
-  if (options.secret === undefined && secrets.size === 0) throw new RangeError('accounting webhooks: no secret to verify them with');
+  if (options.secret === undefined && secrets.size === 0)
+    throw new RangeError('accounting webhooks: no secret to verify them with');
   const now = options.now ?? Date.now;
   const toleranceSeconds = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const replays = options.replays ?? new WebhookReplayStore(2 * toleranceSeconds * 1000, 10_000, now);
   // Verified webhooks come only from the service, so the budget is generous: it only bounds history growth.
-  const guard = options.guard ?? new CallbackFloodGuard({ workflowBurst: 20, workflowRefillMs: 15_000, outcomeWindowMs: 60_000, now });
+  const guard =
+    options.guard ??
+    new CallbackFloodGuard({ workflowBurst: 20, workflowRefillMs: 15_000, outcomeWindowMs: 60_000, now });
   const dueForLog = refusalLog(now);
 
   // Encapsulated: the host's own parsers are untouched outside this plugin. Raw bytes: the signature covers them.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) =>
+    done(null, body),
+  );
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const [statusCode, code, message]: [400 | 413, ErrorCode, string] =
       error.statusCode === 413
@@ -228,22 +243,39 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
   if (options.secret !== undefined) {
     const secret = options.secret;
     app.post(ACCOUNTING_WEBHOOK_PATH, { bodyLimit: WEBHOOK_BODY_LIMIT }, async (request, reply) =>
-      answer(reply, await handle(rawBodyOf(request), request.headers, options.logger ?? request.log, { secret, application: undefined })),
+      answer(
+        reply,
+        await handle(rawBodyOf(request), request.headers, options.logger ?? request.log, {
+          secret,
+          application: undefined,
+        }),
+      ),
     );
   }
   if (secrets.size > 0) {
-    app.post<{ Params: { application: string } }>(`${ACCOUNTING_WEBHOOK_PATH}/:application`, { bodyLimit: WEBHOOK_BODY_LIMIT }, async (request, reply) => {
-      const { application } = request.params;
-      const secret = secrets.get(application);
-      if (secret === undefined) {
-        // The path is the sender's dashboard setting: a wrong one is said once per interval, without repeating it.
-        const logger = options.logger ?? request.log;
-        const refused = dueForLog('unknown_application');
-        if (refused !== undefined) logger.warn({ reason: 'unknown_application', refused }, 'accounting webhook refused');
-        return answer(reply, failure(404, 'unknown_application', 'no accounting application of this name receives webhooks here'));
-      }
-      return answer(reply, await handle(rawBodyOf(request), request.headers, options.logger ?? request.log, { secret, application }));
-    });
+    app.post<{ Params: { application: string } }>(
+      `${ACCOUNTING_WEBHOOK_PATH}/:application`,
+      { bodyLimit: WEBHOOK_BODY_LIMIT },
+      async (request, reply) => {
+        const { application } = request.params;
+        const secret = secrets.get(application);
+        if (secret === undefined) {
+          // The path is the sender's dashboard setting: a wrong one is said once per interval, without repeating it.
+          const logger = options.logger ?? request.log;
+          const refused = dueForLog('unknown_application');
+          if (refused !== undefined)
+            logger.warn({ reason: 'unknown_application', refused }, 'accounting webhook refused');
+          return answer(
+            reply,
+            failure(404, 'unknown_application', 'no accounting application of this name receives webhooks here'),
+          );
+        }
+        return answer(
+          reply,
+          await handle(rawBodyOf(request), request.headers, options.logger ?? request.log, { secret, application }),
+        );
+      },
+    );
   }
 
   /**
@@ -272,11 +304,23 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
     const change = readPayload(payload);
     if (change === undefined) {
       const refused = dueForLog('missing_sync_batch_id');
-      if (refused !== undefined) logger.warn({ webhookId: clip(webhookId), refused, ...from }, 'accounting webhook refused: it names no sync batch');
+      if (refused !== undefined)
+        logger.warn(
+          { webhookId: clip(webhookId), refused, ...from },
+          'accounting webhook refused: it names no sync batch',
+        );
       return failure(400, 'missing_sync_batch_id', 'the body must name the sync batch in data.syncBatchId');
     }
     // Signed by the service, but still cut: a log line's length is not the sender's to choose.
-    const logged = { ...clipped({ webhookId, syncBatchId: change.syncBatchId, billPaymentId: change.billPaymentId, status: change.status }), ...from };
+    const logged = {
+      ...clipped({
+        webhookId,
+        syncBatchId: change.syncBatchId,
+        billPaymentId: change.billPaymentId,
+        status: change.status,
+      }),
+      ...from,
+    };
     // Each application numbers its own deliveries: one's id is no replay of another's.
     const replayKey = sender.application === undefined ? webhookId : `${sender.application}\u0000${webhookId}`;
     if (!replays.take(replayKey)) {
@@ -285,21 +329,35 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
     }
 
     const workflowId = syncBatchWorkflowId(change.syncBatchId);
-    const admission = guard.admit(workflowId, { documentId: change.billPaymentId ?? change.syncBatchId, event: change.status, callbackId: replayKey });
+    const admission = guard.admit(workflowId, {
+      documentId: change.billPaymentId ?? change.syncBatchId,
+      event: change.status,
+      callbackId: replayKey,
+    });
     if (admission.verdict !== 'signal') {
       if (admission.suppressedReport !== undefined) {
-        logger.info({ ...logged, verdict: admission.verdict, unsignalled: admission.suppressedReport }, 'accounting webhooks acknowledged without signalling');
+        logger.info(
+          { ...logged, verdict: admission.verdict, unsignalled: admission.suppressedReport },
+          'accounting webhooks acknowledged without signalling',
+        );
       }
       if (admission.verdict === 'duplicate') return { statusCode: 200, body: { status: 'duplicate' } };
       return { statusCode: 202, body: { status: admission.verdict === 'closed' ? 'ignored' : 'throttled' } };
     }
     let outcome: SignalOutcome;
     try {
-      outcome = await options.signal(change.syncBatchId, { webhookId, billPaymentId: change.billPaymentId, status: change.status });
+      outcome = await options.signal(change.syncBatchId, {
+        webhookId,
+        billPaymentId: change.billPaymentId,
+        status: change.status,
+      });
     } catch (err) {
       guard.failed(admission.ticket);
       replays.release(replayKey);
-      logger.error({ ...logged, err: { message: clip(err instanceof Error ? err.message : String(err)) } }, 'accounting webhook not delivered: signalling the workflow failed');
+      logger.error(
+        { ...logged, err: { message: clip(err instanceof Error ? err.message : String(err)) } },
+        'accounting webhook not delivered: signalling the workflow failed',
+      );
       return failure(503, 'signal_failed', 'the workflow could not be signalled; try again later');
     }
     if (outcome === 'not_found') {

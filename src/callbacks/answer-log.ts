@@ -24,7 +24,9 @@ export function clip(value: string, max = MAX_LOGGED_CHARS): string {
 
 /** Each string value (one level deep) clipped; other values kept as they are. */
 export function clipped(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, typeof value === 'string' ? clip(value) : value]));
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => [name, typeof value === 'string' ? clip(value) : value]),
+  );
 }
 
 export interface AnswerLogOptions {
@@ -43,7 +45,8 @@ export class CallbackAnswerLog {
   constructor(options: AnswerLogOptions) {
     this.logger = options.logger;
     this.intervalMs = options.intervalMs ?? DEFAULT_SUMMARY_INTERVAL_MS;
-    if (!Number.isFinite(this.intervalMs) || this.intervalMs <= 0) throw new RangeError('the summary interval must be a positive number');
+    if (!Number.isFinite(this.intervalMs) || this.intervalMs <= 0)
+      throw new RangeError('the summary interval must be a positive number');
   }
 
   /** Starts the summary timer; it never keeps the process alive. */
@@ -55,10 +58,14 @@ export class CallbackAnswerLog {
 
   /** Counts one answer; a refusal reason new in this interval is also warned about at once, with `context` clipped. */
   note(answer: string, refused: boolean, context: Record<string, unknown> = {}): void {
-    if (this.counts.has(answer) || this.counts.size < MAX_COUNTED_ANSWERS) this.counts.set(answer, (this.counts.get(answer) ?? 0) + 1);
+    if (this.counts.has(answer) || this.counts.size < MAX_COUNTED_ANSWERS)
+      this.counts.set(answer, (this.counts.get(answer) ?? 0) + 1);
     if (refused && !this.warned.has(answer) && this.warned.size < MAX_COUNTED_ANSWERS) {
       this.warned.add(answer);
-      this.logger.warn({ reason: answer, ...clipped(context) }, 'callback request refused; more of the same are counted in the next summary');
+      this.logger.warn(
+        { reason: answer, ...clipped(context) },
+        'callback request refused; more of the same are counted in the next summary',
+      );
     }
   }
 

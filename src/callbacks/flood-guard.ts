@@ -128,7 +128,8 @@ export class CallbackFloodGuard {
     const { now, ...rest } = options;
     this.options = { ...CALLBACK_GUARD_DEFAULTS, ...stripUndefined(rest) };
     for (const [name, value] of Object.entries(this.options)) {
-      if (!Number.isFinite(value) || value <= 0) throw new RangeError(`callback guard ${name} must be a positive number`);
+      if (!Number.isFinite(value) || value <= 0)
+        throw new RangeError(`callback guard ${name} must be a positive number`);
     }
     this.now = now ?? Date.now;
     const max = this.options.maxEntries;

@@ -42,8 +42,7 @@ export interface CallbackRequest {
 type ErrorCode = 'invalid_token' | 'expired_token' | 'signal_failed';
 
 type CallbackResponseBody =
-  | { status: 'accepted' | 'ignored' | 'duplicate' | 'throttled' }
-  | { error: { code: ErrorCode; message: string } };
+  { status: 'accepted' | 'ignored' | 'duplicate' | 'throttled' } | { error: { code: ErrorCode; message: string } };
 
 export interface CallbackResponse {
   statusCode: 200 | 202 | 401 | 410 | 503;
@@ -54,7 +53,12 @@ export async function handleCallback(request: CallbackRequest): Promise<Callback
   const { token, minter, signal, guard, logger, answers } = request;
   const workflowId = request.workflowId;
   const logged = { workflowId: clip(workflowId) };
-  const answer = (response: CallbackResponse, refused: boolean, message: string, fields: Record<string, unknown> = {}) => {
+  const answer = (
+    response: CallbackResponse,
+    refused: boolean,
+    message: string,
+    fields: Record<string, unknown> = {},
+  ) => {
     const verdict = 'status' in response.body ? response.body.status : response.body.error.code;
     answers?.note(verdict, refused, logged);
     logger.debug({ ...logged, ...fields, verdict }, message);
@@ -62,20 +66,45 @@ export async function handleCallback(request: CallbackRequest): Promise<Callback
   };
 
   const check = minter.check ? minter.check(workflowId, token) : minter.verify(workflowId, token) ? 'valid' : 'invalid';
-  if (check === 'expired') return answer(failure(410, 'expired_token', 'the callback URL has expired'), true, 'callback refused: the URL has expired');
-  if (check !== 'valid') return answer(failure(401, 'invalid_token', 'the callback URL is not valid'), true, 'callback refused: the token does not match the workflow id');
+  if (check === 'expired')
+    return answer(
+      failure(410, 'expired_token', 'the callback URL has expired'),
+      true,
+      'callback refused: the URL has expired',
+    );
+  if (check !== 'valid')
+    return answer(
+      failure(401, 'invalid_token', 'the callback URL is not valid'),
+      true,
+      'callback refused: the token does not match the workflow id',
+    );
 
   const { hint, fingerprint } = readHint(request.body, request.headers, request.bodyFields);
   const shown = loggedHint(hint);
   const admission = guard.admit(workflowId, hint, fingerprint);
   switch (admission.verdict) {
     case 'closed':
-      return answer({ statusCode: 200, body: { status: 'ignored' } }, false, 'callback acknowledged: the workflow is closed', shown);
+      return answer(
+        { statusCode: 200, body: { status: 'ignored' } },
+        false,
+        'callback acknowledged: the workflow is closed',
+        shown,
+      );
     case 'duplicate':
-      return answer({ statusCode: 200, body: { status: 'duplicate' } }, false, 'callback acknowledged: a duplicate', shown);
+      return answer(
+        { statusCode: 200, body: { status: 'duplicate' } },
+        false,
+        'callback acknowledged: a duplicate',
+        shown,
+      );
     case 'throttled':
       // Accepted: the workflow polls, so it learns the outcome without this hint.
-      return answer({ statusCode: 202, body: { status: 'throttled' } }, false, "callback acknowledged: over the workflow's signal budget", shown);
+      return answer(
+        { statusCode: 202, body: { status: 'throttled' } },
+        false,
+        "callback acknowledged: over the workflow's signal budget",
+        shown,
+      );
     case 'signal':
       break;
   }
@@ -86,12 +115,24 @@ export async function handleCallback(request: CallbackRequest): Promise<Callback
   } catch (err) {
     guard.failed(admission.ticket);
     // Not acknowledged, so the service delivers it again on its retry schedule (C47). Bounded by the budget.
-    logger.error({ ...logged, ...shown, err: errorSummary(err) }, 'callback not delivered: signalling the workflow failed');
-    return answer(failure(503, 'signal_failed', 'the workflow could not be signalled; try again later'), false, 'callback not delivered');
+    logger.error(
+      { ...logged, ...shown, err: errorSummary(err) },
+      'callback not delivered: signalling the workflow failed',
+    );
+    return answer(
+      failure(503, 'signal_failed', 'the workflow could not be signalled; try again later'),
+      false,
+      'callback not delivered',
+    );
   }
   if (outcome === 'not_found') {
     guard.notFound(admission.ticket);
-    return answer({ statusCode: 200, body: { status: 'ignored' } }, false, 'callback ignored: no running workflow with this id (unknown or closed)', shown);
+    return answer(
+      { statusCode: 200, body: { status: 'ignored' } },
+      false,
+      'callback ignored: no running workflow with this id (unknown or closed)',
+      shown,
+    );
   }
   return answer({ statusCode: 202, body: { status: 'accepted' } }, false, 'callback signalled to the workflow', shown);
 }
@@ -109,5 +150,7 @@ function loggedHint(hint: CallbackHint): Record<string, string | null> {
 }
 
 function errorSummary(err: unknown): { type: string; message: string } {
-  return err instanceof Error ? { type: err.name, message: clip(err.message) } : { type: typeof err, message: clip(String(err)) };
+  return err instanceof Error
+    ? { type: err.name, message: clip(err.message) }
+    : { type: typeof err, message: clip(String(err)) };
 }

@@ -20,7 +20,11 @@ export interface ReadHint {
 }
 
 /** The hint a callback gives, whatever its body (parsed JSON, JSON text, other text, bytes, or nothing). */
-export function readHint(body: unknown, headers: CallbackHeaders = {}, fields: CallbackBodyFields = ASSUMED_BODY_FIELDS): ReadHint {
+export function readHint(
+  body: unknown,
+  headers: CallbackHeaders = {},
+  fields: CallbackBodyFields = ASSUMED_BODY_FIELDS,
+): ReadHint {
   const bytes = bodyBytes(body);
   const parsed = parseJson(body, bytes);
   const first = (paths: readonly JsonPath[], maxLength: number) => {

@@ -22,10 +22,19 @@ export const WORKFLOW_ID_MAX_BYTES = 1_000;
 const TOKEN_MAX_LENGTH = 55;
 /** The longest base URL with which a callback URL for any workflow id of `WORKFLOW_ID_MAX_BYTES` fits the limit. */
 export const PUBLIC_BASE_URL_MAX_LENGTH =
-  CALLBACK_URL_MAX_LENGTH - `${CALLBACK_PATH_PREFIX}${COMPACT_MARKER}/`.length - base64urlLength(WORKFLOW_ID_MAX_BYTES) - 1 - TOKEN_MAX_LENGTH;
+  CALLBACK_URL_MAX_LENGTH -
+  `${CALLBACK_PATH_PREFIX}${COMPACT_MARKER}/`.length -
+  base64urlLength(WORKFLOW_ID_MAX_BYTES) -
+  1 -
+  TOKEN_MAX_LENGTH;
 
 /** The path of a callback URL: percent-encoded when the whole URL fits `maxUrlLength`, otherwise the compact form. */
-export function callbackPath(baseUrlLength: number, workflowId: string, token: string, maxUrlLength = CALLBACK_URL_MAX_LENGTH): string {
+export function callbackPath(
+  baseUrlLength: number,
+  workflowId: string,
+  token: string,
+  maxUrlLength = CALLBACK_URL_MAX_LENGTH,
+): string {
   const percent = `${CALLBACK_PATH_PREFIX}${encodeURIComponent(workflowId)}/${token}`;
   if (baseUrlLength + percent.length <= maxUrlLength) return percent;
   return `${CALLBACK_PATH_PREFIX}${COMPACT_MARKER}/${Buffer.from(workflowId, 'utf8').toString('base64url')}/${token}`;

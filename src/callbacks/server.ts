@@ -13,7 +13,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { accountingWebhookRoutes, syncBatchSignaller, type AccountingWebhookRoutesOptions, type AccountingWebhookSecret } from './accounting-webhooks.js';
+import {
+  accountingWebhookRoutes,
+  syncBatchSignaller,
+  type AccountingWebhookRoutesOptions,
+  type AccountingWebhookSecret,
+} from './accounting-webhooks.js';
 import { CallbackAnswerLog, clip } from './answer-log.js';
 import { callbackBodyFields, type CallbackBodyFieldSetting } from './body-fields.js';
 import type { CallbackFloodGuard } from './flood-guard.js';
@@ -81,7 +86,8 @@ interface CallbackServerCommonOptions {
 }
 
 /** Signals through `client`; `signal` instead (hosts and tests that signal another way) serves result callbacks only. */
-export type CallbackServerOptions = CallbackServerCommonOptions & ({ client: Client; signal?: undefined } | { signal: CallbackSignal; client?: undefined });
+export type CallbackServerOptions = CallbackServerCommonOptions &
+  ({ client: Client; signal?: undefined } | { signal: CallbackSignal; client?: undefined });
 
 export interface CallbackServer {
   /** Where the server listens, e.g. `http://127.0.0.1:8085` (not necessarily the public base URL). */
@@ -90,9 +96,13 @@ export interface CallbackServer {
 }
 
 function checkedLimits(limits: CallbackReceiverLimits = {}): Required<CallbackReceiverLimits> {
-  const merged = { ...CALLBACK_RECEIVER_DEFAULTS, ...Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)) };
+  const merged = {
+    ...CALLBACK_RECEIVER_DEFAULTS,
+    ...Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
+  };
   for (const [name, value] of Object.entries(merged)) {
-    if (!Number.isInteger(value) || value <= 0) throw new RangeError(`callback receiver ${name} must be a positive whole number`);
+    if (!Number.isInteger(value) || value <= 0)
+      throw new RangeError(`callback receiver ${name} must be a positive whole number`);
   }
   return merged;
 }
@@ -115,11 +125,15 @@ async function buildCallbackApp(options: CallbackAppOptions): Promise<FastifyIns
     // One line per request at info is what let a flood fill a disk: requests are logged at debug below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: CALLBACK_BODY_LIMIT,
-    serverFactory: (handler) => receiverHttpServer(handler, limits, (remoteAddress) => counted('connection_refused', true, { remoteAddress })),
+    serverFactory: (handler) =>
+      receiverHttpServer(handler, limits, (remoteAddress) => counted('connection_refused', true, { remoteAddress })),
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, counted),
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.debug({ req: request, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'callback receiver request answered');
+    request.log.debug(
+      { req: request, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'callback receiver request answered',
+    );
   });
   app.addHook('onReady', async () => answers.start());
   app.addHook('onClose', async () => answers.close());
@@ -188,7 +202,8 @@ function answerClientError(
         ? ([431, 'header_too_large'] as const)
         : ([400, 'malformed_request'] as const);
   counted(verdict, true, { code: clip(String(error.code ?? 'unknown')) });
-  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+  if (socket.writable)
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   socket.destroy();
 }
 
@@ -208,7 +223,9 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
       ? {
           accountingWebhooks: {
             ...(options.accountingWebhookSecret ? { secret: options.accountingWebhookSecret } : {}),
-            ...(options.accountingWebhookApplications?.length ? { applications: options.accountingWebhookApplications } : {}),
+            ...(options.accountingWebhookApplications?.length
+              ? { applications: options.accountingWebhookApplications }
+              : {}),
             signal: syncBatchSignaller(options.client),
           },
         }

@@ -42,13 +42,21 @@ async function timed(service: string, application: string | undefined, [operatio
     return { service, application, operation, ok: true, summary, ms: Math.round(performance.now() - started) };
   } catch (err) {
     const summary =
-      err instanceof ApiError ? `${err.status ?? '-'} ${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+      err instanceof ApiError
+        ? `${err.status ?? '-'} ${err.code}: ${err.message}`
+        : err instanceof Error
+          ? err.message
+          : String(err);
     return { service, application, operation, ok: false, summary, ms: Math.round(performance.now() - started) };
   }
 }
 
 /** One after another, as a person would try them: a key's first failure is the row to read. */
-async function runChecks(service: string, application: string | undefined, checks: readonly Check[]): Promise<CheckRow[]> {
+async function runChecks(
+  service: string,
+  application: string | undefined,
+  checks: readonly Check[],
+): Promise<CheckRow[]> {
   const rows: CheckRow[] = [];
   for (const check of checks) rows.push(await timed(service, application, check));
   return rows;
@@ -58,7 +66,10 @@ async function runChecks(service: string, application: string | undefined, check
  * A compliance key's checks. `business`: the business items and purchases are asked for (a tenant's first served
  * one; undefined: the key's own, as the single-key check asks); `served`: the businesses a tenant serves.
  */
-function complianceChecks(client: ComplianceClient, tenant?: { business: string | undefined; served: readonly string[] }): Check[] {
+function complianceChecks(
+  client: ComplianceClient,
+  tenant?: { business: string | undefined; served: readonly string[] },
+): Check[] {
   const forBusiness = tenant?.business === undefined ? {} : { businessId: tenant.business };
   const of = tenant?.business === undefined ? '' : `${tenant.business}: `;
   const businessChecks: Check[] =
@@ -93,7 +104,8 @@ function complianceChecks(client: ComplianceClient, tenant?: { business: string 
       'businesses',
       async () => {
         const { data } = await client.listBusinesses();
-        if (tenant) return `${data.length} its key can act for; serves ${tenant.served.length}: ${someIds(tenant.served)}`;
+        if (tenant)
+          return `${data.length} its key can act for; serves ${tenant.served.length}: ${someIds(tenant.served)}`;
         return `${data.length} business(es): ${data.map((b) => b.id).join(', ')}`;
       },
     ],
@@ -169,13 +181,20 @@ function failedLine(rows: readonly CheckRow[]): string {
 async function mainWithTenants(): Promise<number> {
   // A tenants file names every setting per entry: only the log level is read beside it.
   const { logLevel } = loadConfig({ LOG_LEVEL: process.env.LOG_LEVEL });
-  const directory = await openReadOnlyTenants(process.env, createLogger({ level: logLevel === 'info' ? 'warn' : logLevel, name: 'check', stderr: true }));
+  const directory = await openReadOnlyTenants(
+    process.env,
+    createLogger({ level: logLevel === 'info' ? 'warn' : logLevel, name: 'check', stderr: true }),
+  );
   try {
     const rows = await checkTenants(directory);
     console.log(`tenants: ${directory.origin}`);
     for (const application of directory.applications()) {
-      const service = application.serviceApplicationId ? ` (service application ${application.serviceApplicationId})` : '';
-      console.log(`compliance ${application.application}: ${application.businesses.length} business(es) served${service}`);
+      const service = application.serviceApplicationId
+        ? ` (service application ${application.serviceApplicationId})`
+        : '';
+      console.log(
+        `compliance ${application.application}: ${application.businesses.length} business(es) served${service}`,
+      );
     }
     for (const application of directory.accountingApplications()) {
       console.log(`accounting ${application.application}: ${application.companies.length} compan(ies) seen`);
@@ -203,7 +222,10 @@ async function main(): Promise<number> {
   const [accounting] = access.accountingApplications();
   try {
     if (!compliance || !accounting) throw new Error('no service is configured');
-    const rows = [...(await runChecks('compliance', undefined, complianceChecks(compliance))), ...(await runChecks('accounting', undefined, accountingChecks(accounting)))];
+    const rows = [
+      ...(await runChecks('compliance', undefined, complianceChecks(compliance))),
+      ...(await runChecks('accounting', undefined, accountingChecks(accounting))),
+    ];
     const where = (real: boolean, url: string) => `${url}${real ? '' : ' (embedded sandbox)'}`;
     console.log(`compliance: ${where(config.compliance !== undefined, services.compliance.baseUrl)}`);
     console.log(`accounting: ${where(config.accounting !== undefined, services.accounting.baseUrl)}\n`);
@@ -226,7 +248,10 @@ runProgram(
       'after',
       helpSections({
         environment: [
-          ['TENANTS_FILE', 'a tenants file: every compliance and accounting application it names is checked with its own key'],
+          [
+            'TENANTS_FILE',
+            'a tenants file: every compliance and accounting application it names is checked with its own key',
+          ],
           ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
           ...SERVICES_ENVIRONMENT,
         ],
@@ -235,9 +260,15 @@ runProgram(
           'notes and errors on standard error, naming the tenant entry, never a key',
         exitCodes: [
           [0, 'all checks passed'],
-          [1, 'a check failed: its row names the application, the operation and the answer (or a service could not be asked)'],
+          [
+            1,
+            'a check failed: its row names the application, the operation and the answer (or a service could not be asked)',
+          ],
           BAD_INPUT_EXIT,
-          [2, 'with a tenants file: a key refused, or a business the tenants cannot settle (every problem named by its entry)'],
+          [
+            2,
+            'with a tenants file: a key refused, or a business the tenants cannot settle (every problem named by its entry)',
+          ],
         ],
       }),
     )

@@ -17,7 +17,13 @@ runMain(async () => {
   const logger = createLogger({ name: 'codec-server' });
   const server = await startCodecServer({ ...options, codec: new AesGcmPayloadCodec(keyRing), logger });
   logger.info(
-    { url: server.url, keyIds: keyRing.ids, encryptKeyId: keyRing.encryptKeyId, corsOrigins: options.corsOrigins, auth: options.authToken !== undefined },
+    {
+      url: server.url,
+      keyIds: keyRing.ids,
+      encryptKeyId: keyRing.encryptKeyId,
+      corsOrigins: options.corsOrigins,
+      auth: options.authToken !== undefined,
+    },
     'codec server listening',
   );
   await new Promise<void>((resolve) => {

@@ -23,7 +23,9 @@ export class CliCommand extends Command {
    * Sets the action: `handler` gets the arguments (as given, or as their parsers answered), the options (the
    * program's included) and the command, and answers the exit code.
    */
-  act<O extends OptionValues = OptionValues>(handler: (args: string[], options: O, command: this) => Promise<number> | number): this {
+  act<O extends OptionValues = OptionValues>(
+    handler: (args: string[], options: O, command: this) => Promise<number> | number,
+  ): this {
     return this.action(async () => {
       const code = await handler(this.processedArgs as string[], this.optsWithGlobals<O>(), this);
       const program = programOf(this);
@@ -33,13 +35,15 @@ export class CliCommand extends Command {
 
   /** A wrong number of arguments is told with the command's synopsis: `cancel takes 3 argument(s): cancel <businessId> <tin> <reason>`. */
   override error(message: string, errorOptions?: ErrorOptions): never {
-    const arity = errorOptions?.code === 'commander.missingArgument' || errorOptions?.code === 'commander.excessArguments';
+    const arity =
+      errorOptions?.code === 'commander.missingArgument' || errorOptions?.code === 'commander.excessArguments';
     return super.error(arity ? `error: ${this.arity()}` : message, errorOptions);
   }
 
   private arity(): string {
     const args = this.registeredArguments;
-    if (args.length === 0) return this.parent ? `${this.name()} takes no arguments` : `expected no arguments, got: ${this.args.join(' ')}`;
+    if (args.length === 0)
+      return this.parent ? `${this.name()} takes no arguments` : `expected no arguments, got: ${this.args.join(' ')}`;
     const required = args.filter((a) => a.required).length;
     const count = `${required === args.length ? required : `${required} to ${args.length}`} argument(s)`;
     const synopsis = args.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
@@ -53,14 +57,21 @@ function programOf(command: Command): Command {
 
 /** A program with the project's conventions; `name` is how it is invoked, e.g. `npm run sales --`. */
 export function createProgram(name: string, description: string): CliCommand {
-  return new CliCommand(name).description(description).configureHelp({ showGlobalOptions: true }).showHelpAfterError().exitOverride();
+  return new CliCommand(name)
+    .description(description)
+    .configureHelp({ showGlobalOptions: true })
+    .showHelpAfterError()
+    .exitOverride();
 }
 
 /**
  * Parses `argv` and runs the action it names. Answers the action's exit code; 0 after the help; 2 after a usage
  * error, which commander has printed with the help. Anything else the action throws is the caller's.
  */
-export async function parseAndRun(program: CliCommand, argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+export async function parseAndRun(
+  program: CliCommand,
+  argv: readonly string[] = process.argv.slice(2),
+): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
@@ -79,7 +90,11 @@ export function runProgram(program: CliCommand): void {
  * An option or argument parser: `parse` answers the value, or undefined when `text` is not one, and the refusal
  * says `<flag> <requirement>` (e.g. "--seed must be a whole number from 0 to 4294967295").
  */
-export function valueParser<T>(flag: string, requirement: string, parse: (text: string) => T | undefined): (text: string) => T {
+export function valueParser<T>(
+  flag: string,
+  requirement: string,
+  parse: (text: string) => T | undefined,
+): (text: string) => T {
   return (text) => {
     const value = parse(text);
     if (value === undefined) throw new InvalidArgumentError(`${flag} ${requirement}`);
@@ -88,8 +103,14 @@ export function valueParser<T>(flag: string, requirement: string, parse: (text: 
 }
 
 /** A whole number from 0 to `max` (digits only). */
-export function wholeNumber(flag: string, max: number, requirement = `must be a whole number from 0 to ${max}`): (text: string) => number {
-  return valueParser(flag, requirement, (text) => (/^\d+$/.test(text) && Number(text) <= max ? Number(text) : undefined));
+export function wholeNumber(
+  flag: string,
+  max: number,
+  requirement = `must be a whole number from 0 to ${max}`,
+): (text: string) => number {
+  return valueParser(flag, requirement, (text) =>
+    /^\d+$/.test(text) && Number(text) <= max ? Number(text) : undefined,
+  );
 }
 
 /** Any text but blank. */

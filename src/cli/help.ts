@@ -22,10 +22,16 @@ export const TEMPORAL_ENVIRONMENT: readonly HelpEntry[] = [
   ['TEMPORAL_ADDRESS', `Temporal frontend host:port (default ${DEFAULT_TEMPORAL_ADDRESS})`],
   ['TEMPORAL_NAMESPACE', 'namespace (default "default")'],
   ['TEMPORAL_API_KEY', 'API key (Temporal Cloud); turns TLS on; or TEMPORAL_API_KEY_FILE'],
-  ['TEMPORAL_TLS, TEMPORAL_TLS_*', 'TLS / mTLS: _CLIENT_CERT_PATH, _CLIENT_KEY_PATH, _SERVER_CA_CERT_PATH, _SERVER_NAME'],
+  [
+    'TEMPORAL_TLS, TEMPORAL_TLS_*',
+    'TLS / mTLS: _CLIENT_CERT_PATH, _CLIENT_KEY_PATH, _SERVER_CA_CERT_PATH, _SERVER_NAME',
+  ],
   ['TEMPORAL_PROFILE', 'profile of temporal.toml (TEMPORAL_CONFIG_FILE, default ~/.config/temporalio/temporal.toml)'],
   ['TEMPORAL_CONNECT_TIMEOUT_MS', 'connect timeout (default 10000)'],
-  ['PAYLOAD_KEYS, PAYLOAD_KEYS_FILE', "the workers' payload keys: inputs and answers carry customer data, encrypted (or PAYLOAD_ENCRYPTION=off)"],
+  [
+    'PAYLOAD_KEYS, PAYLOAD_KEYS_FILE',
+    "the workers' payload keys: inputs and answers carry customer data, encrypted (or PAYLOAD_ENCRYPTION=off)",
+  ],
 ];
 
 /** What every CLI that calls the compliance and accounting services reads, as the worker reads it. */
@@ -33,16 +39,23 @@ export const SERVICES_ENVIRONMENT: readonly HelpEntry[] = [
   ['COMPLIANCE_BASE_URL, COMPLIANCE_API_KEY', 'the compliance service (set both, or neither for the embedded sandbox)'],
   ['ACCOUNTING_BASE_URL, ACCOUNTING_API_KEY', 'the accounting service (set both, or neither for the embedded sandbox)'],
   ['ACCOUNTING_CLIENT_SECRET', 'signs every accounting request when set'],
-  ['COMPLIANCE_API_KEY_FILE, ACCOUNTING_*_FILE', 'a secret above read from a file (a secret mount) instead; not both forms'],
+  [
+    'COMPLIANCE_API_KEY_FILE, ACCOUNTING_*_FILE',
+    'a secret above read from a file (a secret mount) instead; not both forms',
+  ],
   ['SANDBOX', 'embedded: the embedded sandbox stands in for a service not configured (also used when none is)'],
   ['LOG_LEVEL', 'log level (default: warnings and errors only)'],
 ];
 
 /** Exit code 2, worded once: every CLI refuses bad input and configuration the same way. */
-export const BAD_INPUT_EXIT = [EXIT_USAGE, 'bad input or configuration: the field or variable is named; nothing was sent'] as const;
+export const BAD_INPUT_EXIT = [
+  EXIT_USAGE,
+  'bad input or configuration: the field or variable is named; nothing was sent',
+] as const;
 
 /** JSON on standard output, for the CLIs over the typed clients. */
-export const JSON_OUTPUT = 'the result as JSON on standard output; errors on standard error, naming what failed (never a secret)';
+export const JSON_OUTPUT =
+  'the result as JSON on standard output; errors on standard error, naming what failed (never a secret)';
 
 function column(entries: ReadonlyArray<readonly [string, string]>): string[] {
   const width = Math.max(...entries.map(([name]) => name.length));

@@ -16,7 +16,10 @@ interface PurchasesOptions {
   taskQueue?: string;
 }
 
-const program = createProgram('npm run purchases --', "Runs a business's supplier-invoice sync now (after the one running, if any), through its schedule.")
+const program = createProgram(
+  'npm run purchases --',
+  "Runs a business's supplier-invoice sync now (after the one running, if any), through its schedule.",
+)
   .option('--wait', 'wait for the sync to end and print its counts')
   .option('--task-queue <name>', `task queue of the workers whose schedule it is (default ${SALE_TASK_QUEUE})`)
   .addHelpText(
@@ -26,7 +29,10 @@ const program = createProgram('npm run purchases --', "Runs a business's supplie
       output: JSON_OUTPUT,
       exitCodes: [
         [EXIT.done, 'done: the sync was requested (with --wait: it finished)'],
-        [EXIT.failed, 'no schedule for the business, --wait ended before the sync did, or Temporal could not be reached'],
+        [
+          EXIT.failed,
+          'no schedule for the business, --wait ended before the sync did, or Temporal could not be reached',
+        ],
         BAD_INPUT_EXIT,
       ],
     }),
@@ -41,7 +47,10 @@ program
     return connectAndRun(
       (settings) => connectSalesClient({ settings }),
       async ({ client }) => {
-        const outcome = await syncPurchasesNow(client, businessId!, { wait: wait === true, ...(taskQueue ? { taskQueue } : {}) });
+        const outcome = await syncPurchasesNow(client, businessId!, {
+          wait: wait === true,
+          ...(taskQueue ? { taskQueue } : {}),
+        });
         // The ledger is the sync's memory, not news: print the counts.
         const { result, ...request } = outcome;
         return { output: result ? { ...request, counts: result.counts } : { ...request, requested: true } };

@@ -25,7 +25,9 @@ export async function openReadOnlyTenants(env: Env, logger: Logger): Promise<Ten
   const tenants = loadTenantsConfig(env);
   // A tenants file names the services its entries are on: nothing stands in for them, as for the worker.
   if (loadConfig({ SANDBOX: env.SANDBOX }).embeddedSandbox) {
-    throw new ConfigError(`SANDBOX=embedded and ${tenants.origin.split(' ')[0]} are both set: the entries name the services they are on, and nothing stands in for them (unset SANDBOX)`);
+    throw new ConfigError(
+      `SANDBOX=embedded and ${tenants.origin.split(' ')[0]} are both set: the entries name the services they are on, and nothing stands in for them (unset SANDBOX)`,
+    );
   }
   return resolveTenantDirectory(tenants, { logger });
 }
@@ -37,7 +39,9 @@ export async function openReadOnlyTenants(env: Env, logger: Logger): Promise<Ten
 export function withEntry(err: unknown, sources: { compliance?: string; accounting?: string }): unknown {
   if (!(err instanceof ApiError)) return err;
   const source = sources[err.service];
-  return source === undefined ? err : new Error(`${source}: ${err.status ?? '-'} ${err.code}: ${err.message}`, { cause: err });
+  return source === undefined
+    ? err
+    : new Error(`${source}: ${err.status ?? '-'} ${err.code}: ${err.message}`, { cause: err });
 }
 
 /** At most `max` ids, then how many more. */

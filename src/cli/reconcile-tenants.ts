@@ -29,8 +29,12 @@ export interface ReconciliationClients {
 
 /** Served by no application: says which serve what, so the missing entry or listing is plain. */
 function notServed(directory: TenantDirectory, businessId: string): ConfigError {
-  const serving = directory.applications().map((application) => `${application.application} (${someIds(application.businesses, 5)})`);
-  return new ConfigError(`business ${businessId} is served by no compliance application of ${directory.origin}; they serve: ${serving.join('; ') || 'nothing'}`);
+  const serving = directory
+    .applications()
+    .map((application) => `${application.application} (${someIds(application.businesses, 5)})`);
+  return new ConfigError(
+    `business ${businessId} is served by no compliance application of ${directory.origin}; they serve: ${serving.join('; ') || 'nothing'}`,
+  );
 }
 
 /** The accounting application a company is read through: its link's, else the only one whose key sees it. */
@@ -40,26 +44,38 @@ function accountingApplicationFor(directory: TenantDirectory, businessId: string
   const seeing = directory.accountingApplications().filter((application) => application.companies.includes(companyId));
   if (seeing.length === 1) return seeing[0]!.application;
   if (seeing.length === 0) {
-    throw new ConfigError(`company ${companyId} (for business ${businessId}) is seen by no accounting application of ${directory.origin}`);
+    throw new ConfigError(
+      `company ${companyId} (for business ${businessId}) is seen by no accounting application of ${directory.origin}`,
+    );
   }
   throw new ConfigError(
     `company ${companyId} is seen by accounting applications ${seeing.map((a) => a.application).join(' and ')} of ${directory.origin}, and no link says which: add a link for business ${businessId}`,
   );
 }
 
-function settle(directory: TenantDirectory, businessId: string, company: string | undefined): Omit<ReconciliationClients, 'close'> {
+function settle(
+  directory: TenantDirectory,
+  businessId: string,
+  company: string | undefined,
+): Omit<ReconciliationClients, 'close'> {
   const complianceName = directory.applicationOf(businessId);
   if (complianceName === undefined) throw notServed(directory, businessId);
   const link = directory.links().find((l) => l.businessId === businessId);
   const companyId = company ?? link?.companyId;
   if (companyId === undefined) {
-    throw new ConfigError(`no accounting company is linked to business ${businessId} in ${directory.origin}: pass --company or add a link`);
+    throw new ConfigError(
+      `no accounting company is linked to business ${businessId} in ${directory.origin}: pass --company or add a link`,
+    );
   }
-  const accountingName = link && link.companyId === companyId ? link.accounting : accountingApplicationFor(directory, businessId, companyId);
+  const accountingName =
+    link && link.companyId === companyId ? link.accounting : accountingApplicationFor(directory, businessId, companyId);
   const compliance = directory.complianceClient(complianceName);
   const accounting = directory.accountingClient(accountingName);
   // The directory holds a client for every application it resolved.
-  if (!compliance || !accounting) throw new Error(`the tenants hold no client for ${compliance ? `accounting application ${accountingName}` : `compliance application ${complianceName}`}`);
+  if (!compliance || !accounting)
+    throw new Error(
+      `the tenants hold no client for ${compliance ? `accounting application ${accountingName}` : `compliance application ${complianceName}`}`,
+    );
   const sources = {
     compliance: directory.applications().find((a) => a.application === complianceName)?.source,
     accounting: directory.accountingApplications().find((a) => a.application === accountingName)?.source,
@@ -76,7 +92,12 @@ function settle(directory: TenantDirectory, businessId: string, company: string 
 }
 
 /** The clients of the applications serving the business and its company; closes the tenants on a refusal. */
-export async function openTenantReconciliation(env: Env, businessId: string, company: string | undefined, logger: Logger): Promise<ReconciliationClients> {
+export async function openTenantReconciliation(
+  env: Env,
+  businessId: string,
+  company: string | undefined,
+  logger: Logger,
+): Promise<ReconciliationClients> {
   const directory = await openReadOnlyTenants(env, logger);
   try {
     return { ...settle(directory, businessId, company), close: () => directory.close() };

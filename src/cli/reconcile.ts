@@ -43,10 +43,16 @@ const nonNegative = (flag: string) =>
     return text.trim() === '' || !Number.isFinite(value) || value < 0 ? undefined : value;
   });
 
-const day = valueParser('--as-of', 'must be a date YYYY-MM-DD', (text) => (/^\d{4}-\d{2}-\d{2}$/.test(text) && dayNumber(text) !== undefined ? text : undefined));
+const day = valueParser('--as-of', 'must be a date YYYY-MM-DD', (text) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(text) && dayNumber(text) !== undefined ? text : undefined,
+);
 
 /** The clients of the single-key variables (or the embedded sandbox), and the company the business is linked to. */
-async function openEnvironmentReconciliation(businessId: string, company: string | undefined, logger: Logger): Promise<ReconciliationClients> {
+async function openEnvironmentReconciliation(
+  businessId: string,
+  company: string | undefined,
+  logger: Logger,
+): Promise<ReconciliationClients> {
   const config = loadConfig(process.env);
   assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
   const links = parseReconciliationLinks(process.env.RECONCILE_LINKS);
@@ -57,12 +63,25 @@ async function openEnvironmentReconciliation(businessId: string, company: string
     await services.close();
   };
   // The embedded sandbox's own links, when it is the accounting service.
-  const companyId = company ?? links.find((l) => l.businessId === businessId)?.companyId ?? services.sandboxReconciliationLinks.find((l) => l.businessId === businessId)?.companyId;
+  const companyId =
+    company ??
+    links.find((l) => l.businessId === businessId)?.companyId ??
+    services.sandboxReconciliationLinks.find((l) => l.businessId === businessId)?.companyId;
   if (companyId === undefined) {
     await close();
-    throw new ConfigError(`no accounting company is linked to business ${businessId}: pass --company or set RECONCILE_LINKS (businessId=companyId,...)`);
+    throw new ConfigError(
+      `no accounting company is linked to business ${businessId}: pass --company or set RECONCILE_LINKS (businessId=companyId,...)`,
+    );
   }
-  return { compliance: access.compliance(businessId), accounting: access.accounting(companyId), companyId, applications: undefined, checkAccess: true, wrapError: (err) => err, close };
+  return {
+    compliance: access.compliance(businessId),
+    accounting: access.accounting(companyId),
+    companyId,
+    applications: undefined,
+    checkAccess: true,
+    wrapError: (err) => err,
+    close,
+  };
 }
 
 async function main(businessId: string, args: ReconcileArgs): Promise<number> {
@@ -76,12 +95,17 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
   // stderr: with --json, stdout is the answer and nothing else.
   const logger = createLogger({ name: 'reconcile', level: logLevel === 'info' ? 'warn' : logLevel, stderr: true });
   const company = args.company?.trim() || undefined;
-  const clients = fromFile ? await openTenantReconciliation(process.env, businessId, company, logger) : await openEnvironmentReconciliation(businessId, company, logger);
+  const clients = fromFile
+    ? await openTenantReconciliation(process.env, businessId, company, logger)
+    : await openEnvironmentReconciliation(businessId, company, logger);
   try {
     const { companyId, applications } = clients;
     let data;
     try {
-      data = await loadReconciliationData({ compliance: clients.compliance, accounting: clients.accounting }, { businessId, companyId, checkAccess: clients.checkAccess });
+      data = await loadReconciliationData(
+        { compliance: clients.compliance, accounting: clients.accounting },
+        { businessId, companyId, checkAccess: clients.checkAccess },
+      );
     } catch (err) {
       throw clients.wrapError(err);
     }
@@ -98,11 +122,24 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
       console.error(`wrote ${reportRows(report).length} rows to ${args.csv}`);
     }
     if (args.json) {
-      console.log(JSON.stringify({ businessId, companyId, ...(applications ? { applications } : {}), ...result, calls: data.calls }));
+      console.log(
+        JSON.stringify({
+          businessId,
+          companyId,
+          ...(applications ? { applications } : {}),
+          ...result,
+          calls: data.calls,
+        }),
+      );
     } else {
       process.stdout.write(formatTable(report));
-      console.log(`\n${data.calls.total} API calls (compliance ${data.calls.compliance.listBusinesses + data.calls.compliance.listPurchases}, accounting ${data.calls.accounting.listCompanies + data.calls.accounting.listBillPayments})`);
-      if (applications) console.log(`through compliance application ${applications.compliance} and accounting application ${applications.accounting}`);
+      console.log(
+        `\n${data.calls.total} API calls (compliance ${data.calls.compliance.listBusinesses + data.calls.compliance.listPurchases}, accounting ${data.calls.accounting.listCompanies + data.calls.accounting.listBillPayments})`,
+      );
+      if (applications)
+        console.log(
+          `through compliance application ${applications.compliance} and accounting application ${applications.accounting}`,
+        );
     }
     return 0;
   } finally {
@@ -116,20 +153,43 @@ runProgram(
     "The business's supplier invoices against its accounting company's bill payments, on the configured services (or the embedded sandbox, as npm run check resolves them). Read-only; no Temporal needed.",
   )
     .argument('<businessId>')
-    .option('--company <companyId>', "accounting company of the business (default: its link in the tenants file, or RECONCILE_LINKS, e.g. biz_a=cmp_1,biz_b=cmp_2; with the embedded sandbox, the demo world's link)")
-    .option('--json', 'print one JSON object (matched, suggested, amountMismatches, unpaidPurchases, unmatchedPayments, ...)')
-    .option('--csv <file>', 'also write one row per invoice and payment, with its category, to <file>; "-": the CSV alone on standard output, instead of the table')
+    .option(
+      '--company <companyId>',
+      "accounting company of the business (default: its link in the tenants file, or RECONCILE_LINKS, e.g. biz_a=cmp_1,biz_b=cmp_2; with the embedded sandbox, the demo world's link)",
+    )
+    .option(
+      '--json',
+      'print one JSON object (matched, suggested, amountMismatches, unpaidPurchases, unmatchedPayments, ...)',
+    )
+    .option(
+      '--csv <file>',
+      'also write one row per invoice and payment, with its category, to <file>; "-": the CSV alone on standard output, instead of the table',
+    )
     .option('--as-of <YYYY-MM-DD>', "day unpaid invoices' ages are counted to (default: today in Nairobi)", day)
-    .option('--tolerance <amount>', `largest difference that still counts as the same amount (default ${DEFAULT_RECONCILE_OPTIONS.amountTolerance})`, nonNegative('--tolerance'))
-    .option('--window-days <days>', `payment date within this many days of the invoice date for a suggestion (default ${DEFAULT_RECONCILE_OPTIONS.dateWindowDays})`, nonNegative('--window-days'))
+    .option(
+      '--tolerance <amount>',
+      `largest difference that still counts as the same amount (default ${DEFAULT_RECONCILE_OPTIONS.amountTolerance})`,
+      nonNegative('--tolerance'),
+    )
+    .option(
+      '--window-days <days>',
+      `payment date within this many days of the invoice date for a suggestion (default ${DEFAULT_RECONCILE_OPTIONS.dateWindowDays})`,
+      nonNegative('--window-days'),
+    )
     .addHelpText(
       'after',
       helpSections({
         environment: [
-          ['TENANTS_FILE', 'a tenants file: the business is read through the application serving it, the company through its link\'s accounting application'],
+          [
+            'TENANTS_FILE',
+            "a tenants file: the business is read through the application serving it, the company through its link's accounting application",
+          ],
           ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
           ...SERVICES_ENVIRONMENT,
-          ['RECONCILE_LINKS', 'without a tenants file: the accounting company of each business: biz_a=cmp_1,biz_b=cmp_2'],
+          [
+            'RECONCILE_LINKS',
+            'without a tenants file: the accounting company of each business: biz_a=cmp_1,biz_b=cmp_2',
+          ],
         ],
         output:
           'the table (--json: one JSON object, with a tenants file also the applications used; --csv -: the CSV) on standard output; ' +
@@ -138,13 +198,17 @@ runProgram(
           [0, 'done'],
           [1, 'a service refused or failed (with a tenants file, its entry is named)'],
           BAD_INPUT_EXIT,
-          [2, 'with a tenants file: a key refused, a business no application serves, a company no accounting application sees'],
+          [
+            2,
+            'with a tenants file: a key refused, a business no application serves, a company no accounting application sees',
+          ],
         ],
       }),
     )
     .act<ReconcileArgs>(([businessId], args, command) => {
       if (!businessId?.trim()) return command.error('error: businessId must not be empty');
-      if (args.csv === STDOUT && args.json) return command.error('error: --csv - and --json both write to standard output: choose one');
+      if (args.csv === STDOUT && args.json)
+        return command.error('error: --csv - and --json both write to standard output: choose one');
       return main(businessId.trim(), args);
     }),
 );

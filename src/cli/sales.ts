@@ -5,7 +5,13 @@
  * 2 bad input, 3 the invoice number was started with another input, 4 not signed within the wait.
  */
 import { readFile } from 'node:fs/promises';
-import { connectSalesClient, type AwaitReceiptOptions, type OperationOptions, type SaleReceiptAnswer, type SalesClient } from '../client/index.js';
+import {
+  connectSalesClient,
+  type AwaitReceiptOptions,
+  type OperationOptions,
+  type SaleReceiptAnswer,
+  type SalesClient,
+} from '../client/index.js';
 import { parseWait } from '../client/receipt.js';
 import * as checks from '../client/schemas.js';
 import { installTracing, tracingSettings } from '../temporal/tracing.js';
@@ -33,7 +39,10 @@ const printed =
   async (sales, options) => ({ output: await call(sales, options) });
 
 /** Prints the receipt answer; not signed within the wait is its own exit code, so a till's script can branch on it. */
-const receiptResult = (answer: SaleReceiptAnswer): CommandResult => ({ output: answer, code: answer.signed ? EXIT.done : EXIT.notSigned });
+const receiptResult = (answer: SaleReceiptAnswer): CommandResult => ({
+  output: answer,
+  code: answer.signed ? EXIT.done : EXIT.notSigned,
+});
 
 /** A command on one sale, named by its business and trader invoice number ("tin"), and at most one argument more. */
 interface SaleCommand {
@@ -68,7 +77,8 @@ const SALE_COMMANDS: Record<string, SaleCommand> = {
   receipt: {
     description: "wait up to --wait for the sale's signed receipt and print the answer: {signed, receipt, state}",
     // The wait was checked with the other options, before this runs.
-    prepare: async (businessId, tin) => async (sales, options) => receiptResult(await sales.awaitReceipt(businessId, tin, options)),
+    prepare: async (businessId, tin) => async (sales, options) =>
+      receiptResult(await sales.awaitReceipt(businessId, tin, options)),
   },
   refund: {
     description: 'refund a signed sale: {"reason", "returnDate", "traderInvoiceNumber", "restock"?}',
@@ -83,7 +93,12 @@ const SALE_COMMANDS: Record<string, SaleCommand> = {
     prepare: async (businessId, tin) => printed((sales, options) => sales.retry(businessId, tin, options)),
   },
   cancel: withWord('give up on a sale that is not signed', 'reason', checks.parseCancelArgs, 'cancel'),
-  'item-fixed': withWord('the item was fixed in the dashboard: try its registration again', 'itemId', checks.parseItemFixedArgs, 'itemFixed'),
+  'item-fixed': withWord(
+    'the item was fixed in the dashboard: try its registration again',
+    'itemId',
+    checks.parseItemFixedArgs,
+    'itemFixed',
+  ),
   'confirm-stock': withWord(
     'an ambiguous stock movement did reach the service: do not send it again',
     'referenceId',
@@ -109,7 +124,9 @@ async function readJson(source: string, what: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new UsageError(`the ${what} in ${from} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(
+      `the ${what} in ${from} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -134,7 +151,8 @@ function connectAndCall(call: Call, { taskQueue, updateId, wait }: SalesOptions)
         },
       };
     },
-    ({ sales }) => call(sales, { ...(updateId === undefined ? {} : { updateId }), ...(wait === undefined ? {} : { wait }) }),
+    ({ sales }) =>
+      call(sales, { ...(updateId === undefined ? {} : { updateId }), ...(wait === undefined ? {} : { wait }) }),
   );
 }
 
@@ -143,8 +161,15 @@ const program = createProgram(
   'The sales client API from a shell (tin = the sale\'s trader invoice number). JSON is read from the file named, or from standard input with "-"; results are printed as JSON.',
 )
   .option('--task-queue <name>', `task queue of the sale workflows (default ${SALE_TASK_QUEUE}; start and sign only)`)
-  .option('--update-id <id>', 'update id (default derived from the request; sign, receipt: a fresh one); the same id twice acts once', nonBlank('--update-id'))
-  .option('--wait <duration>', `sign, receipt: longest wait for the signed receipt, e.g. 30s, 2m (default 30 seconds, at most ${AWAIT_RECEIPT_WAIT_MAX})`)
+  .option(
+    '--update-id <id>',
+    'update id (default derived from the request; sign, receipt: a fresh one); the same id twice acts once',
+    nonBlank('--update-id'),
+  )
+  .option(
+    '--wait <duration>',
+    `sign, receipt: longest wait for the signed receipt, e.g. 30s, 2m (default 30 seconds, at most ${AWAIT_RECEIPT_WAIT_MAX})`,
+  )
   .addHelpText(
     'after',
     helpSections({
@@ -154,8 +179,14 @@ const program = createProgram(
         [EXIT.done, 'done (sign, receipt: the sale is signed; the receipt values are in the answer)'],
         [EXIT.failed, 'the operation failed or was refused, or Temporal could not be reached'],
         BAD_INPUT_EXIT,
-        [EXIT.conflict, 'start, sign: the invoice number was already started with another input; the differing fields are named'],
-        [EXIT.notSigned, "sign, receipt: not signed within the wait; the answer's state says why (in flight, parked, cancelled)"],
+        [
+          EXIT.conflict,
+          'start, sign: the invoice number was already started with another input; the differing fields are named',
+        ],
+        [
+          EXIT.notSigned,
+          "sign, receipt: not signed within the wait; the answer's state says why (in flight, parked, cancelled)",
+        ],
       ],
     }),
   );
@@ -173,12 +204,17 @@ program
   .argument('<file.json|->')
   .act<SalesOptions>(async ([source], options) => {
     const sale = await readSale(source!, options);
-    return connectAndCall(printed((sales) => sales.startSale(sale)), options);
+    return connectAndCall(
+      printed((sales) => sales.startSale(sale)),
+      options,
+    );
   });
 
 program
   .command('sign')
-  .description('a till\'s one call: start the sale (or find it) and wait up to --wait for its signed receipt; prints {workflowId, signed, receipt, state}')
+  .description(
+    "a till's one call: start the sale (or find it) and wait up to --wait for its signed receipt; prints {workflowId, signed, receipt, state}",
+  )
   .argument('<file.json|->')
   .act<SalesOptions>(async ([source], options) => {
     const sale = await readSale(source!, options);

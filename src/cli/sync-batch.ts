@@ -21,13 +21,22 @@ type Run = (client: SyncBatchClient) => Promise<CommandResult>;
 
 /** Connects (the input was checked) and runs; a refused or failed operation (SyncBatchOperationError, a failed workflow, Temporal unreachable) exits 1. */
 function connectAndRunBatch(run: Run, { taskQueue }: SyncBatchOptions): Promise<number> {
-  return connectAndRun((settings) => connectSyncBatchClient({ settings, taskQueue }), ({ syncBatches }) => run(syncBatches));
+  return connectAndRun(
+    (settings) => connectSyncBatchClient({ settings, taskQueue }),
+    ({ syncBatches }) => run(syncBatches),
+  );
 }
 
-const program = createProgram('npm run sync-batch --', 'Accounting sync batches from a shell, through the typed client; results are printed as JSON.')
+const program = createProgram(
+  'npm run sync-batch --',
+  'Accounting sync batches from a shell, through the typed client; results are printed as JSON.',
+)
   .option('--wait', 'process: wait for the batch to finish and print its summary')
   .option('--company <id>', 'process: the company the batch belongs to (narrows every list call)')
-  .option('--bill-payments <ids>', 'process: comma-separated ids, for a service that does not tag payments with their batch')
+  .option(
+    '--bill-payments <ids>',
+    'process: comma-separated ids, for a service that does not tag payments with their batch',
+  )
   .option('--task-queue <name>', `task queue of the workflow worker (default ${SALE_TASK_QUEUE})`)
   .addHelpText(
     'after',
@@ -36,7 +45,10 @@ const program = createProgram('npm run sync-batch --', 'Accounting sync batches 
       output: JSON_OUTPUT,
       exitCodes: [
         [EXIT.done, 'done (process --wait: the batch is synced)'],
-        [EXIT.failed, 'the operation failed or was refused, process --wait ended dismissed, or Temporal could not be reached'],
+        [
+          EXIT.failed,
+          'the operation failed or was refused, process --wait ended dismissed, or Temporal could not be reached',
+        ],
         BAD_INPUT_EXIT,
       ],
     }),
@@ -65,13 +77,17 @@ program
   .command('state')
   .description('print the workflow state (step, failed payments, polls, API calls)')
   .argument('<syncBatchId>')
-  .act<SyncBatchOptions>(([syncBatchId], options) => connectAndRunBatch(async (client) => ({ output: await client.getState(syncBatchId!) }), options));
+  .act<SyncBatchOptions>(([syncBatchId], options) =>
+    connectAndRunBatch(async (client) => ({ output: await client.getState(syncBatchId!) }), options),
+  );
 
 program
   .command('reprocess')
   .description('process the failed bill payments of a parked batch again')
   .argument('<syncBatchId>')
-  .act<SyncBatchOptions>(([syncBatchId], options) => connectAndRunBatch(async (client) => ({ output: await client.reprocess(syncBatchId!) }), options));
+  .act<SyncBatchOptions>(([syncBatchId], options) =>
+    connectAndRunBatch(async (client) => ({ output: await client.reprocess(syncBatchId!) }), options),
+  );
 
 program
   .command('dismiss')

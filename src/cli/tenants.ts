@@ -36,7 +36,8 @@ import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 type Env = Record<string, string | undefined>;
 
 /** What a service said of a key. `unreachable`: no answer, or a failure that says nothing of the key. */
-type KeyState = { state: 'accepted' } | { state: 'refused'; status: number; code: string } | { state: 'unreachable'; error: string };
+type KeyState =
+  { state: 'accepted' } | { state: 'refused'; status: number; code: string } | { state: 'unreachable'; error: string };
 
 interface Budget {
   limit: number;
@@ -101,9 +102,9 @@ interface Options {
 /** Keys asked at once, as the directory asks them. */
 const CONCURRENCY = 8;
 
-
 function keyState(err: unknown): KeyState {
-  if (!(err instanceof ApiError)) return { state: 'unreachable', error: err instanceof Error ? err.message : String(err) };
+  if (!(err instanceof ApiError))
+    return { state: 'unreachable', error: err instanceof Error ? err.message : String(err) };
   if (err.status === undefined) return { state: 'unreachable', error: err.message };
   if (err.status === 401 || err.status === 403) return { state: 'refused', status: err.status, code: err.code };
   // A window is an application's: the service knew the key to answer 429.
@@ -152,7 +153,12 @@ function environmentOf(tenant: ComplianceTenant, identity: Identity | undefined)
 function budgetOf(rateLimit: RateLimitInfo | undefined): Budget | null {
   const { limit, remaining, resetSeconds } = rateLimit ?? {};
   if (limit === undefined || remaining === undefined || limit <= 0) return null;
-  return { limit, remaining, resetSeconds: resetSeconds ?? null, usedPercent: Math.round(((limit - remaining) / limit) * 100) };
+  return {
+    limit,
+    remaining,
+    resetSeconds: resetSeconds ?? null,
+    usedPercent: Math.round(((limit - remaining) / limit) * 100),
+  };
 }
 
 interface Settlement {
@@ -166,7 +172,12 @@ interface Settlement {
 
 async function settle(tenants: TenantsConfig, answered: TenantsConfig, logger: Logger): Promise<Settlement> {
   try {
-    return { directory: await resolveTenantDirectory(tenants, { logger }), settled: true, problems: [], refused: false };
+    return {
+      directory: await resolveTenantDirectory(tenants, { logger }),
+      settled: true,
+      problems: [],
+      refused: false,
+    };
   } catch (err) {
     if (!(err instanceof TenantConfigError || err instanceof TenantServiceError)) throw err;
     const problems = err instanceof TenantConfigError ? err.problems : err.failures;
@@ -182,7 +193,9 @@ async function settle(tenants: TenantsConfig, answered: TenantsConfig, logger: L
  */
 function withEmbeddedSandbox(tenants: TenantsConfig, services: ServiceEndpoints, env: Env): TenantsConfig {
   const source = 'embedded sandbox';
-  const { complianceRequestsPerMinute } = loadWorkerConfig({ COMPLIANCE_REQUESTS_PER_MINUTE: env.COMPLIANCE_REQUESTS_PER_MINUTE });
+  const { complianceRequestsPerMinute } = loadWorkerConfig({
+    COMPLIANCE_REQUESTS_PER_MINUTE: env.COMPLIANCE_REQUESTS_PER_MINUTE,
+  });
   const { businessId } = services.compliance;
   const embeddedCompliance: ComplianceTenant = {
     application: DEFAULT_APPLICATION,
@@ -194,14 +207,23 @@ function withEmbeddedSandbox(tenants: TenantsConfig, services: ServiceEndpoints,
   return {
     ...tenants,
     compliance: tenants.compliance.length > 0 ? tenants.compliance : [embeddedCompliance],
-    accounting: tenants.accounting.length > 0 ? tenants.accounting : [{ application: DEFAULT_APPLICATION, service: services.accounting, source }],
+    accounting:
+      tenants.accounting.length > 0
+        ? tenants.accounting
+        : [{ application: DEFAULT_APPLICATION, service: services.accounting, source }],
     // The demo world's link only when the sandbox stands in for accounting and RECONCILE_LINKS names none (as reconcile does).
-    links: tenants.links.length > 0 ? tenants.links : services.sandboxReconciliationLinks.map((link) => ({ ...link, accounting: DEFAULT_APPLICATION, source })),
+    links:
+      tenants.links.length > 0
+        ? tenants.links
+        : services.sandboxReconciliationLinks.map((link) => ({ ...link, accounting: DEFAULT_APPLICATION, source })),
   };
 }
 
 async function inspect(tenants: TenantsConfig, logger: Logger): Promise<{ report: TenantsReport; code: number }> {
-  const [compliance, accounting] = await Promise.all([mapBounded(tenants.compliance, CONCURRENCY, probeCompliance), mapBounded(tenants.accounting, CONCURRENCY, probeAccounting)]);
+  const [compliance, accounting] = await Promise.all([
+    mapBounded(tenants.compliance, CONCURRENCY, probeCompliance),
+    mapBounded(tenants.accounting, CONCURRENCY, probeAccounting),
+  ]);
   const answered: TenantsConfig = {
     ...tenants,
     compliance: tenants.compliance.filter((_, index) => compliance[index]!.key.state === 'accepted'),
@@ -225,7 +247,10 @@ async function inspect(tenants: TenantsConfig, logger: Logger): Promise<{ report
         serviceApplicationId: identity?.application?.id ?? null,
         keyId: identity?.apiKey?.id ?? null,
         businesses: settledApplication ? [...settledApplication.businesses] : null,
-        requestsPerMinute: { configured: tenant.requestsPerMinute, service: accepted ? (rateLimit?.limit ?? identity?.application?.rateLimitPerMinute ?? null) : null },
+        requestsPerMinute: {
+          configured: tenant.requestsPerMinute,
+          service: accepted ? (rateLimit?.limit ?? identity?.application?.rateLimitPerMinute ?? null) : null,
+        },
         budget: accepted ? budgetOf(rateLimit) : null,
       };
     });
@@ -240,19 +265,25 @@ async function inspect(tenants: TenantsConfig, logger: Logger): Promise<{ report
         companyCount: companies?.length ?? accounting[index]!.total ?? null,
       };
     });
-    const linkRows = tenants.links.map(
-      (link): LinkRow => ({
-        business: link.businessId,
-        company: link.companyId,
-        accounting: link.accounting,
-        compliance: directory?.applicationOf(link.businessId) ?? null,
-        source: link.source,
-      }),
-    );
+    const linkRows = tenants.links.map((link): LinkRow => ({
+      business: link.businessId,
+      company: link.companyId,
+      accounting: link.accounting,
+      compliance: directory?.applicationOf(link.businessId) ?? null,
+      source: link.source,
+    }));
     const keys = [...complianceRows, ...accountingRows].map((row) => row.key.state);
     const healthy = settled && keys.every((state) => state === 'accepted');
     return {
-      report: { origin: tenants.origin, settled, healthy, compliance: complianceRows, accounting: accountingRows, links: linkRows, problems },
+      report: {
+        origin: tenants.origin,
+        settled,
+        healthy,
+        compliance: complianceRows,
+        accounting: accountingRows,
+        links: linkRows,
+        problems,
+      },
       // A refusal is the configuration's and no retry mends it, so it wins over a service that could not be asked.
       code: healthy ? 0 : refused || keys.includes('refused') ? 2 : 1,
     };
@@ -261,13 +292,17 @@ async function inspect(tenants: TenantsConfig, logger: Logger): Promise<{ report
   }
 }
 
-
 // ---- The table ----
 
 /** Columns two spaces apart, the last one unpadded. */
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  return [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+  return [header, ...rows].map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function keyText(key: KeyState): string {
@@ -294,15 +329,23 @@ function section(title: string, header: readonly string[], rows: ReadonlyArray<r
 function summary({ report, code }: { report: TenantsReport; code: number }): string[] {
   const rows = [...report.compliance, ...report.accounting];
   if (code === 0) {
-    return [`all ${report.compliance.length} compliance application(s) and ${report.accounting.length} accounting application(s) healthy`];
+    return [
+      `all ${report.compliance.length} compliance application(s) and ${report.accounting.length} accounting application(s) healthy`,
+    ];
   }
   const refused = rows.filter((row) => row.key.state === 'refused').length;
   const unreachable = rows.filter((row) => row.key.state === 'unreachable').length;
-  const parts = [...(refused > 0 ? [`${refused} key(s) refused`] : []), ...(unreachable > 0 ? [`${unreachable} service(s) unreachable`] : [])];
-  if (!report.settled) parts.push(`the tenants are ${code === 2 ? 'refused' : 'not settled'} (every problem is on standard error)`);
+  const parts = [
+    ...(refused > 0 ? [`${refused} key(s) refused`] : []),
+    ...(unreachable > 0 ? [`${unreachable} service(s) unreachable`] : []),
+  ];
+  if (!report.settled)
+    parts.push(`the tenants are ${code === 2 ? 'refused' : 'not settled'} (every problem is on standard error)`);
   const lines = [`not healthy: ${parts.join(', ')}`];
   if (!report.settled && report.compliance.some((row) => row.businesses !== null)) {
-    lines.push('the businesses shown are those each entry whose key answered would serve without the others and without the links');
+    lines.push(
+      'the businesses shown are those each entry whose key answered would serve without the others and without the links',
+    );
   }
   return lines;
 }
@@ -314,7 +357,15 @@ function printTable(result: { report: TenantsReport; code: number }, wide: boole
     '',
     ...section(
       'compliance applications',
-      ['application', 'key', 'environment', 'service application', 'businesses', 'requests/min (ours / service)', 'budget in use'],
+      [
+        'application',
+        'key',
+        'environment',
+        'service application',
+        'businesses',
+        'requests/min (ours / service)',
+        'budget in use',
+      ],
       report.compliance.map((row) => [
         row.application,
         keyText(row.key),
@@ -329,7 +380,11 @@ function printTable(result: { report: TenantsReport; code: number }, wide: boole
     ...section(
       'accounting applications',
       ['application', 'key', 'companies'],
-      report.accounting.map((row) => [row.application, keyText(row.key), idsText(row.companies, row.companyCount, wide)]),
+      report.accounting.map((row) => [
+        row.application,
+        keyText(row.key),
+        idsText(row.companies, row.companyCount, wide),
+      ]),
     ),
     '',
     ...section(
@@ -352,16 +407,25 @@ async function main(options: Options): Promise<number> {
   // A tenants file names every setting per entry: only the log level and SANDBOX are read beside it.
   const config = loadConfig(fromFile ? { LOG_LEVEL: env.LOG_LEVEL, SANDBOX: env.SANDBOX } : env);
   if (fromFile && config.embeddedSandbox) {
-    throw new ConfigError(`SANDBOX=embedded and ${tenants.origin.split(' ')[0]} are both set: the entries name the services they are on, and nothing stands in for them (unset SANDBOX)`);
+    throw new ConfigError(
+      `SANDBOX=embedded and ${tenants.origin.split(' ')[0]} are both set: the entries name the services they are on, and nothing stands in for them (unset SANDBOX)`,
+    );
   }
   if (!fromFile) assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
-  const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'tenants', stderr: true });
-  const services = !fromFile && (!config.compliance || !config.accounting) ? await resolveServices(config, logger) : undefined;
+  const logger = createLogger({
+    level: config.logLevel === 'info' ? 'warn' : config.logLevel,
+    name: 'tenants',
+    stderr: true,
+  });
+  const services =
+    !fromFile && (!config.compliance || !config.accounting) ? await resolveServices(config, logger) : undefined;
   try {
     const result = await inspect(services ? withEmbeddedSandbox(tenants, services, env) : tenants, logger);
     const { problems } = result.report;
     if (problems.length > 0) {
-      console.error(`${result.code === 2 ? 'configuration error' : 'error'}: ${result.report.origin}: ${problems.length} problem(s):`);
+      console.error(
+        `${result.code === 2 ? 'configuration error' : 'error'}: ${result.report.origin}: ${problems.length} problem(s):`,
+      );
       for (const problem of problems) console.error(`  - ${problem}`);
     }
     if (options.json) console.log(JSON.stringify(result.report, null, 2));
@@ -383,13 +447,25 @@ runProgram(
       'after',
       helpSections({
         environment: [
-          ['TENANTS_FILE', 'the tenants file: compliance and accounting applications, each with its key source, and the links'],
+          [
+            'TENANTS_FILE',
+            'the tenants file: compliance and accounting applications, each with its key source, and the links',
+          ],
           ['TENANTS_DIR', 'or a directory of them (every *.json, as a mounted secret holds them); not both'],
-          ['COMPLIANCE_BASE_URL, ACCOUNTING_BASE_URL', 'with a tenants file: the service of an entry that names no baseUrl'],
+          [
+            'COMPLIANCE_BASE_URL, ACCOUNTING_BASE_URL',
+            'with a tenants file: the service of an entry that names no baseUrl',
+          ],
           ...SERVICES_ENVIRONMENT,
-          ['COMPLIANCE_BUSINESS_ID', 'without a tenants file: the business of tenant "default" (default: every one its key can act for)'],
+          [
+            'COMPLIANCE_BUSINESS_ID',
+            'without a tenants file: the business of tenant "default" (default: every one its key can act for)',
+          ],
           ['COMPLIANCE_REQUESTS_PER_MINUTE', 'without a tenants file: the budget of tenant "default" (default 120)'],
-          ['RECONCILE_LINKS', 'without a tenants file: the accounting company of each business (biz_a=cmp_1,biz_b=cmp_2)'],
+          [
+            'RECONCILE_LINKS',
+            'without a tenants file: the accounting company of each business (biz_a=cmp_1,biz_b=cmp_2)',
+          ],
         ],
         output:
           'one row per compliance application (key accepted or refused, environment, service application, businesses served, ' +

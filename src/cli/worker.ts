@@ -22,7 +22,9 @@ async function main(): Promise<number> {
   const tracing = await installTracing({ settings: settings.tracing, logger });
   const { temporal } = settings;
   const { tenants } = settings;
-  const connected = tenants ? await connectTenantsWorkerProcess({ ...settings, tenants }, logger) : await connectWorkerProcess(settings, logger);
+  const connected = tenants
+    ? await connectTenantsWorkerProcess({ ...settings, tenants }, logger)
+    : await connectWorkerProcess(settings, logger);
   const { worker } = connected;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -36,7 +38,9 @@ async function main(): Promise<number> {
       namespace: temporal.namespace,
       profile: temporal.profile,
       tls: Boolean(temporal.tls),
-      ...('services' in connected ? { sandbox: connected.services.sandbox ? 'embedded' : 'none' } : { tenants: connected.tenants.current().origin }),
+      ...('services' in connected
+        ? { sandbox: connected.services.sandbox ? 'embedded' : 'none' }
+        : { tenants: connected.tenants.current().origin }),
     },
     'worker running',
   );

@@ -3,7 +3,13 @@ export { connectSalesClient } from './connect.js';
 export type { ConnectedSalesClient } from './connect.js';
 export { loadTemporalSettings, TemporalConnectionError } from '../temporal/connection.js';
 export type { TemporalSettings } from '../temporal/connection.js';
-export type { AwaitReceiptOptions, OperationOptions, SaleReceiptAnswer, SalesClientOptions, StartSaleResult } from './sales-client.js';
+export type {
+  AwaitReceiptOptions,
+  OperationOptions,
+  SaleReceiptAnswer,
+  SalesClientOptions,
+  StartSaleResult,
+} from './sales-client.js';
 export { SaleInputConflictError, SaleInputError, SaleOperationError } from './errors.js';
 export type { InputProblem, SaleOperation, SaleOperationFailure } from './errors.js';
 export {
@@ -30,5 +36,11 @@ export type {
 } from '../contracts/sale.js';
 export { syncPurchasesNow, PurchasesSyncError } from './purchases.js';
 export type { SyncPurchasesOptions, SyncPurchasesResult } from './purchases.js';
-export { SyncBatchClient, SyncBatchOperationError, connectSyncBatchClient, parseSyncBatchInput, syncBatchWorkflowId } from './sync-batches.js';
+export {
+  SyncBatchClient,
+  SyncBatchOperationError,
+  connectSyncBatchClient,
+  parseSyncBatchInput,
+  syncBatchWorkflowId,
+} from './sync-batches.js';
 export type { StartSyncBatchResult, SyncBatchInput, SyncBatchState, SyncBatchSummary } from './sync-batches.js';

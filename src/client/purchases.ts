@@ -3,7 +3,12 @@
  * exactly as a scheduled one does (same workflow, same ledger, never two at once) rather than as a stray
  * workflow beside it.
  */
-import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
+import {
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleDescription,
+} from '@temporalio/client';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { purchasesScheduleId, type PurchasesSyncResult } from '../contracts/purchases-sync.js';
 
@@ -57,7 +62,11 @@ function started(description: ScheduleDescription): Map<string, Started> {
  * ends (the schedule buffers one), so invoices pulled after this call are in it. Throws PurchasesSyncError
  * `not_scheduled` when no worker with PURCHASES_SINK has made the business's schedule.
  */
-export async function syncPurchasesNow(client: Client, businessId: string, options: SyncPurchasesOptions = {}): Promise<SyncPurchasesResult> {
+export async function syncPurchasesNow(
+  client: Client,
+  businessId: string,
+  options: SyncPurchasesOptions = {},
+): Promise<SyncPurchasesResult> {
   if (businessId.trim() === '') throw new TypeError('businessId must not be empty');
   const scheduleId = purchasesScheduleId(businessId, options.taskQueue ?? WORKFLOW_TASK_QUEUE);
   const handle = client.schedule.getHandle(scheduleId);
@@ -78,7 +87,12 @@ export async function syncPurchasesNow(client: Client, businessId: string, optio
   if (!options.wait) return { businessId, scheduleId };
 
   const deadline = Date.now() + (options.timeoutMs ?? 30 * 60_000);
-  const timedOut = () => new PurchasesSyncError('timed_out', scheduleId, `the sync of ${businessId} did not finish in time; it goes on (schedule ${scheduleId})`);
+  const timedOut = () =>
+    new PurchasesSyncError(
+      'timed_out',
+      scheduleId,
+      `the sync of ${businessId} did not finish in time; it goes on (schedule ${scheduleId})`,
+    );
   let run: Started | undefined;
   while (run === undefined) {
     if (Date.now() > deadline) throw timedOut();

@@ -48,6 +48,9 @@ export function conflictOf(err: unknown, workflowId: string): SaleInputConflictE
 }
 
 function fieldsOf(detail: unknown): string[] {
-  const list = typeof detail === 'object' && detail !== null && 'fields' in detail ? (detail as { fields: unknown }).fields : detail;
+  const list =
+    typeof detail === 'object' && detail !== null && 'fields' in detail
+      ? (detail as { fields: unknown }).fields
+      : detail;
   return Array.isArray(list) ? list.filter((field): field is string => typeof field === 'string') : [];
 }

@@ -39,7 +39,12 @@ export function saleStartOptions(sale: SaleInput): Omit<WorkflowStartOptions<Sal
  * Throws `SaleInputConflictError` when the execution found under the sale's id was started with another input. Read
  * from its history, so a closed sale and a sale no worker runs yet are checked too.
  */
-export async function assertStartedWith(client: Client, workflowId: string, runId: string | undefined, asked: SaleInput): Promise<void> {
+export async function assertStartedWith(
+  client: Client,
+  workflowId: string,
+  runId: string | undefined,
+  asked: SaleInput,
+): Promise<void> {
   // What another SDK or the Temporal CLI started may not be a SaleInput at all; every difference is then named.
   const started = (await readStartedInput(client, workflowId, runId)) as SaleInput;
   const fields = saleInputDifferences(started, asked);

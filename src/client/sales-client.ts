@@ -3,7 +3,12 @@
  * `SaleInputError` naming the field; nothing is sent), and Temporal's errors become `SaleOperationError`s
  * that say which sale and what went wrong.
  */
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import {
   awaitReceiptUpdate,
   cancelUpdate,
@@ -107,7 +112,11 @@ export class SalesClient extends TaskQueueClient {
    * Waits up to `wait` for the signed receipt of a sale already started; a sale that has already closed is answered
    * from its final state. `signed: false` means not signed within the wait: `state` says why.
    */
-  async awaitReceipt(businessId: string, traderInvoiceNumber: string, options: AwaitReceiptOptions = {}): Promise<SaleReceiptAnswer> {
+  async awaitReceipt(
+    businessId: string,
+    traderInvoiceNumber: string,
+    options: AwaitReceiptOptions = {},
+  ): Promise<SaleReceiptAnswer> {
     const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const wait = parseWait(options.wait);
     const { workflowId } = handle;
@@ -140,11 +149,21 @@ export class SalesClient extends TaskQueueClient {
    * derived from the credit note's trader invoice number, so repeating the same refund (e.g. after a
    * timeout) returns the first answer instead of being refused as a second refund.
    */
-  async refund(businessId: string, traderInvoiceNumber: string, request: unknown, options: OperationOptions = {}): Promise<RefundResult> {
+  async refund(
+    businessId: string,
+    traderInvoiceNumber: string,
+    request: unknown,
+    options: OperationOptions = {},
+  ): Promise<RefundResult> {
     const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const refund = parseRefundRequest(request);
     const updateId = options.updateId ?? `refund:${refund.traderInvoiceNumber}`;
-    return this.run('refund', handle.workflowId, () => handle.executeUpdate(refundUpdate, { args: [refund], updateId }), updateId);
+    return this.run(
+      'refund',
+      handle.workflowId,
+      () => handle.executeUpdate(refundUpdate, { args: [refund], updateId }),
+      updateId,
+    );
   }
 
   /** Submits a parked sale again. */
@@ -155,18 +174,34 @@ export class SalesClient extends TaskQueueClient {
   }
 
   /** Gives up on a sale that is not signed; the reason is recorded in its history. A sale is cancelled once. */
-  async cancel(businessId: string, traderInvoiceNumber: string, reason: string, options: OperationOptions = {}): Promise<SaleState> {
+  async cancel(
+    businessId: string,
+    traderInvoiceNumber: string,
+    reason: string,
+    options: OperationOptions = {},
+  ): Promise<SaleState> {
     const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const args = parseCancelArgs(reason);
     const updateId = options.updateId ?? 'cancel';
-    return this.run('cancel', handle.workflowId, () => handle.executeUpdate(cancelUpdate, { args: [args], updateId }), updateId);
+    return this.run(
+      'cancel',
+      handle.workflowId,
+      () => handle.executeUpdate(cancelUpdate, { args: [args], updateId }),
+      updateId,
+    );
   }
 
   /** An operator fixed the item in the dashboard: the sale tries to register it again. */
-  async itemFixed(businessId: string, traderInvoiceNumber: string, itemId: string, options: OperationOptions = {}): Promise<SaleState> {
+  async itemFixed(
+    businessId: string,
+    traderInvoiceNumber: string,
+    itemId: string,
+    options: OperationOptions = {},
+  ): Promise<SaleState> {
     const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const args = parseItemFixedArgs(itemId);
-    const updateId = options.updateId ?? (await this.situationalUpdateId('itemFixed', handle, `item-fixed:${args.itemId}`));
+    const updateId =
+      options.updateId ?? (await this.situationalUpdateId('itemFixed', handle, `item-fixed:${args.itemId}`));
     const call = () => handle.executeUpdate(itemFixedUpdate, { args: [args], updateId });
     return this.run('itemFixed', handle.workflowId, call, updateId);
   }
@@ -207,7 +242,12 @@ export class SalesClient extends TaskQueueClient {
       (operation === 'confirmStockMovement'
         ? `confirm-stock:${args.referenceId}`
         : await this.situationalUpdateId(operation, handle, `resend-stock:${args.referenceId}`));
-    return this.run(operation, handle.workflowId, () => handle.executeUpdate(update, { args: [args], updateId }), updateId);
+    return this.run(
+      operation,
+      handle.workflowId,
+      () => handle.executeUpdate(update, { args: [args], updateId }),
+      updateId,
+    );
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -231,7 +271,8 @@ export class SalesClient extends TaskQueueClient {
       throw err;
     }
     if (status === 'RUNNING') return undefined;
-    const state = status === 'COMPLETED' ? ((await handle.result()) as SaleState) : await handle.query(getSaleStateQuery);
+    const state =
+      status === 'COMPLETED' ? ((await handle.result()) as SaleState) : await handle.query(getSaleStateQuery);
     return { workflowId, ...answerFromState(state) };
   }
 
@@ -247,7 +288,12 @@ export class SalesClient extends TaskQueueClient {
     return `${action}:${state.history.length}@${latest?.at ?? 'start'}`;
   }
 
-  private async run<T>(operation: SaleOperation, workflowId: string, call: () => Promise<T>, updateId?: string): Promise<T> {
+  private async run<T>(
+    operation: SaleOperation,
+    workflowId: string,
+    call: () => Promise<T>,
+    updateId?: string,
+  ): Promise<T> {
     return runOperation(call, (failure, reason, cause) => {
       const message = failureMessage(operation, workflowId, failure, reason, updateId);
       return new SaleOperationError(operation, workflowId, failure, message, { cause, updateId });
@@ -256,7 +302,13 @@ export class SalesClient extends TaskQueueClient {
 }
 
 /** Says which sale and what went wrong; for a timeout, how to get the update's answer after all. */
-function failureMessage(operation: SaleOperation, workflowId: string, failure: SaleOperationFailure, reason: string, updateId?: string): string {
+function failureMessage(
+  operation: SaleOperation,
+  workflowId: string,
+  failure: SaleOperationFailure,
+  reason: string,
+  updateId?: string,
+): string {
   switch (failure) {
     case 'rejected':
       return `${operation} of ${workflowId} was refused: ${reason}`;

@@ -34,7 +34,10 @@ export function parseRefundRequest(input: unknown): RefundRequest {
   return parseInput('refund request', refundRequestSchema, input);
 }
 
-export function parseSaleReference(businessId: unknown, traderInvoiceNumber: unknown): { businessId: string; traderInvoiceNumber: string } {
+export function parseSaleReference(
+  businessId: unknown,
+  traderInvoiceNumber: unknown,
+): { businessId: string; traderInvoiceNumber: string } {
   return parseInput('sale reference', saleReferenceSchema, { businessId, traderInvoiceNumber });
 }
 

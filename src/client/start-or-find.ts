@@ -29,7 +29,10 @@ export interface StartOrFindResult {
 }
 
 /** Start options but the task queue (the client's) and the conflict policy and memo (set by `startOrFind`). */
-export type StartOrFindOptions<T extends Workflow> = WithWorkflowArgs<T, Omit<WorkflowOptions, 'taskQueue' | 'workflowIdConflictPolicy' | 'memo'>>;
+export type StartOrFindOptions<T extends Workflow> = WithWorkflowArgs<
+  T,
+  Omit<WorkflowOptions, 'taskQueue' | 'workflowIdConflictPolicy' | 'memo'>
+>;
 
 export interface TaskQueueClientOptions {
   /** Task queue of the workflow worker (default `sales`). */
@@ -51,13 +54,21 @@ export abstract class TaskQueueClient {
    * Starts the workflow, or finds the execution already started under its id: a running one (conflict policy
    * USE_EXISTING) or a closed one the options' reuse policy refuses to start again.
    */
-  protected async startOrFind<T extends Workflow>(workflowType: string, options: StartOrFindOptions<T>): Promise<StartOrFindResult> {
+  protected async startOrFind<T extends Workflow>(
+    workflowType: string,
+    options: StartOrFindOptions<T>,
+  ): Promise<StartOrFindResult> {
     const { workflowId } = options;
     const startRequest = randomUUID();
     const memo = { [START_REQUEST_MEMO]: startRequest };
     // `satisfies` checks the options; the cast only restates the caller's typed `args`, which TypeScript cannot
     // carry through WithWorkflowArgs' conditional type.
-    const start = { ...options, taskQueue: this.taskQueue, workflowIdConflictPolicy: 'USE_EXISTING', memo } satisfies WorkflowOptions;
+    const start = {
+      ...options,
+      taskQueue: this.taskQueue,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      memo,
+    } satisfies WorkflowOptions;
     try {
       const handle = await this.client.workflow.start<T>(workflowType, start as WorkflowStartOptions<T>);
       const runId = handle.firstExecutionRunId;

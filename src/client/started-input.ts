@@ -6,7 +6,11 @@
 import type { Client } from '@temporalio/client';
 import type { Payload, WorkflowSerializationContext } from '@temporalio/common';
 
-export async function readStartedInput(client: Client, workflowId: string, runId: string | undefined): Promise<unknown> {
+export async function readStartedInput(
+  client: Client,
+  workflowId: string,
+  runId: string | undefined,
+): Promise<unknown> {
   // One event, not the whole history: a sale's can hold hundreds.
   const { history } = await client.workflowService.getWorkflowExecutionHistory({
     namespace: client.options.namespace,
@@ -22,6 +26,7 @@ export async function readStartedInput(client: Client, workflowId: string, runId
 /** The codecs undo their encoding in the reverse order of the one they encoded in, as the SDK decodes. */
 async function decode(client: Client, payloads: Payload[], context: WorkflowSerializationContext): Promise<Payload[]> {
   let decoded = payloads;
-  for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse()) decoded = await codec.decode(decoded, context);
+  for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse())
+    decoded = await codec.decode(decoded, context);
   return decoded;
 }

@@ -8,10 +8,25 @@ import { z } from 'zod';
 import { fieldPath } from '../compliance/requests.js';
 import { parseDuration } from '../contracts/duration.js';
 import { NeedsAttention } from '../contracts/search-attributes.js';
-import { SYNC_BATCH_WORKFLOW_TYPE, dismissSyncBatchUpdate, getSyncBatchStateQuery, reprocessSyncBatchUpdate, syncBatchWorkflowId, type SyncBatchInput, type SyncBatchState, type SyncBatchSummary } from '../contracts/sync-batch.js';
+import {
+  SYNC_BATCH_WORKFLOW_TYPE,
+  dismissSyncBatchUpdate,
+  getSyncBatchStateQuery,
+  reprocessSyncBatchUpdate,
+  syncBatchWorkflowId,
+  type SyncBatchInput,
+  type SyncBatchState,
+  type SyncBatchSummary,
+} from '../contracts/sync-batch.js';
 import { connectSalesClient } from './connect.js';
 import { SaleInputError, type InputProblem } from './errors.js';
-import { runOperation, TaskQueueClient, type OperationFailure, type StartOrFindResult, type TaskQueueClientOptions } from './start-or-find.js';
+import {
+  runOperation,
+  TaskQueueClient,
+  type OperationFailure,
+  type StartOrFindResult,
+  type TaskQueueClientOptions,
+} from './start-or-find.js';
 
 export { SYNC_BATCH_WORKFLOW_TYPE, syncBatchWorkflowId };
 export type { SyncBatchInput, SyncBatchState, SyncBatchSummary };
@@ -23,7 +38,10 @@ type SyncBatchWorkflow = (input: SyncBatchInput) => Promise<SyncBatchSummary>;
 // ---------------------------------------------------------------------------------------------------------
 
 const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
-const duration = () => z.string().refine((value) => (parseDuration(value) ?? 0) > 0, "must be a duration: a number and a unit, e.g. '30 seconds'");
+const duration = () =>
+  z
+    .string()
+    .refine((value) => (parseDuration(value) ?? 0) > 0, "must be a duration: a number and a unit, e.g. '30 seconds'");
 
 /** The workflow's own input minus `continued`, which only the workflow sets. Unknown fields are refused. */
 export const syncBatchInputSchema = z.strictObject({
@@ -129,7 +147,9 @@ export class SyncBatchClient extends TaskQueueClient {
   async dismiss(syncBatchId: string, reason: string, options: { updateId?: string } = {}): Promise<SyncBatchState> {
     const handle = this.handle(syncBatchId);
     const args = { reason };
-    return this.run('dismiss', handle.workflowId, () => handle.executeUpdate(dismissSyncBatchUpdate, { args: [args], updateId: options.updateId ?? 'dismiss' }));
+    return this.run('dismiss', handle.workflowId, () =>
+      handle.executeUpdate(dismissSyncBatchUpdate, { args: [args], updateId: options.updateId ?? 'dismiss' }),
+    );
   }
 
   private async run<T>(operation: SyncBatchOperation, workflowId: string, call: () => Promise<T>): Promise<T> {
@@ -150,6 +170,9 @@ export class SyncBatchClient extends TaskQueueClient {
  */
 export async function connectSyncBatchClient(options: Parameters<typeof connectSalesClient>[0] = {}) {
   const connected = await connectSalesClient(options);
-  const syncBatches = new SyncBatchClient(connected.client, options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue });
+  const syncBatches = new SyncBatchClient(
+    connected.client,
+    options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue },
+  );
   return { syncBatches, client: connected.client, settings: connected.settings, close: connected.close };
 }

@@ -76,7 +76,8 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   private encrypt(payload: Payload): Payload {
     const keyId = this.keys.encryptKeyId;
     const key = this.keys.key(keyId);
-    if (key === undefined) throw new PayloadDecryptionError(`payload key "${keyId}" is missing from the key ring`, keyId);
+    if (key === undefined)
+      throw new PayloadDecryptionError(`payload key "${keyId}" is missing from the key ring`, keyId);
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
     const plain = PayloadProto.encode(payload).finish();
@@ -104,7 +105,10 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     }
     const data = payload.data ?? new Uint8Array();
     if (data.byteLength < IV_BYTES + TAG_BYTES) {
-      throw new PayloadDecryptionError(`encrypted payload (key "${keyId}") is too short to hold an IV and a tag`, keyId);
+      throw new PayloadDecryptionError(
+        `encrypted payload (key "${keyId}") is too short to hold an IV and a tag`,
+        keyId,
+      );
     }
     const iv = data.subarray(0, IV_BYTES);
     const tag = data.subarray(data.byteLength - TAG_BYTES);

@@ -17,7 +17,8 @@ type Env = Record<string, string | undefined>;
  */
 export function failureConverterPath(): string {
   const path = fileURLToPath(new URL('./failure-converter.cjs', import.meta.url));
-  if (!existsSync(path)) throw new Error(`payload codec: ${path} is missing (copy src/codec/failure-converter.cjs next to this module)`);
+  if (!existsSync(path))
+    throw new Error(`payload codec: ${path} is missing (copy src/codec/failure-converter.cjs next to this module)`);
   return path;
 }
 
@@ -98,7 +99,12 @@ export function payloadEncryptionFromEnv(env: Env, options: PayloadEncryptionOpt
         `${PAYLOAD_KEY_ENV.encryption}=off but payload keys are configured: unset one or the other`,
       );
     }
-    return { encrypted: true, keyRing: ring, codec: new AesGcmPayloadCodec(ring), dataConverter: createDataConverter(ring, options) };
+    return {
+      encrypted: true,
+      keyRing: ring,
+      codec: new AesGcmPayloadCodec(ring),
+      dataConverter: createDataConverter(ring, options),
+    };
   }
   const plaintext = modeText === 'off' || (modeText === undefined && options.allowPlaintext === true);
   if (!plaintext) requireKeyRing(env); // throws the "needs keys" error

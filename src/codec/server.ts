@@ -15,7 +15,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PayloadDecryptionError } from './aes-gcm-codec.js';
@@ -90,7 +97,9 @@ export function normaliseOrigins(origins: readonly string[], source = 'corsOrigi
       throw new ConfigError(`${source}: "${text}" is not an origin like https://temporal-ui.example.com`);
     }
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, '')) {
-      throw new ConfigError(`${source}: "${text}" is not an origin like https://temporal-ui.example.com (no path, no wildcard)`);
+      throw new ConfigError(
+        `${source}: "${text}" is not an origin like https://temporal-ui.example.com (no path, no wildcard)`,
+      );
     }
     return url.origin;
   });
@@ -224,10 +233,16 @@ async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>):
         const path = issue ? issue.path.join('.') : '';
         return reply
           .code(400)
-          .send(errorBody('invalid_body', `expected {"payloads": [{"metadata": {…base64}, "data": base64}]}${path ? ` (at ${path})` : ''}`));
+          .send(
+            errorBody(
+              'invalid_body',
+              `expected {"payloads": [{"metadata": {…base64}, "data": base64}]}${path ? ` (at ${path})` : ''}`,
+            ),
+          );
       }
       const payloads = (parsed.data.payloads ?? []).map(fromJson);
-      const result = direction === 'encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
+      const result =
+        direction === 'encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
       return reply.send({ payloads: result.map(toJson) });
     });
   }
@@ -237,7 +252,10 @@ async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>):
 
 /** Addresses only this machine can reach. Anything else (0.0.0.0, ::, a LAN address, a name) may be reached from outside. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (h === 'localhost') return true;
   if (isIPv4(h)) return h.startsWith('127.');
   if (isIPv6(h)) return h === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(h) || /^::ffff:127\./.test(h);
@@ -262,7 +280,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   const app = await buildApp(options, origins);
   await app.listen({ host, port: options.port ?? 0 });
   const { port } = app.server.address() as AddressInfo;
-  const shownHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  const shownHost =
+    host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}`,
     allowOrigin: (origin) => {
@@ -296,7 +315,10 @@ export function codecServerOptionsFromEnv(rawEnv: Env): CodecServerEnvOptions {
   }
   const originsText = env.CODEC_CORS_ORIGINS?.trim();
   const corsOrigins = originsText
-    ? normaliseOrigins(originsText.split(',').filter((o) => o.trim() !== ''), 'CODEC_CORS_ORIGINS')
+    ? normaliseOrigins(
+        originsText.split(',').filter((o) => o.trim() !== ''),
+        'CODEC_CORS_ORIGINS',
+      )
     : [...DEFAULT_CODEC_CORS_ORIGINS];
   const authToken = env.CODEC_AUTH_TOKEN?.trim() || undefined;
   if (authToken !== undefined && authToken.length < CODEC_AUTH_TOKEN_MIN_LENGTH) {

@@ -74,7 +74,10 @@ function hasSuffix(host: string, suffix: string): boolean {
 
 /** Lower-case host without IPv6 brackets or a trailing root dot (`localhost.` is still localhost). */
 function normaliseHost(hostname: string): string {
-  return hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  return hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 function ipFamily(host: string): 'ipv4' | 'ipv6' | undefined {

@@ -11,7 +11,13 @@ import type { z } from 'zod';
 import { assertCredential } from '../config/credentials.js';
 import { callBinary, callJson, type ApiResult } from '../http/json-api.js';
 import type { RateLimitGate } from '../http/rate-limit-gate.js';
-import { HttpTransport, type HttpMethod, type HttpObserver, type HttpRequest, type QueryValue } from '../http/transport.js';
+import {
+  HttpTransport,
+  type HttpMethod,
+  type HttpObserver,
+  type HttpRequest,
+  type QueryValue,
+} from '../http/transport.js';
 import {
   RequestValidator,
   validateBusinessId,
@@ -148,7 +154,11 @@ export class ComplianceClient {
   readonly #apiKey: string;
 
   constructor(options: ComplianceClientOptions) {
-    this.#apiKey = assertCredential('complianceApiKey', options.credentialSetting ?? 'COMPLIANCE_API_KEY', options.apiKey);
+    this.#apiKey = assertCredential(
+      'complianceApiKey',
+      options.credentialSetting ?? 'COMPLIANCE_API_KEY',
+      options.apiKey,
+    );
     this.businessId = validateBusinessId('ComplianceClient', options.businessId);
     this.validator = new RequestValidator({ allowLoopbackCallbacks: options.allowLoopbackCallbacks === true });
     if ('transport' in options) {
@@ -207,7 +217,11 @@ export class ComplianceClient {
    * `meta.idempotentReplayed` for a repeat of `idempotencyKey`. A rejection is an `ApiError` 422
    * `authority_rejected` whose `details.sale` is the filed document (see `saleFromError`).
    */
-  async createSale(input: CreateSaleInput, idempotencyKey: string, opts?: BusinessCallOptions): Promise<ApiResult<Sale>> {
+  async createSale(
+    input: CreateSaleInput,
+    idempotencyKey: string,
+    opts?: BusinessCallOptions,
+  ): Promise<ApiResult<Sale>> {
     return this.fileDocument('createSale', PATHS.sales, input, idempotencyKey, opts);
   }
 
@@ -253,7 +267,10 @@ export class ComplianceClient {
   // ------------------------------------------------------------------------------------------------------
 
   /** Adds or deducts stock. Not de-duplicated by the service: a failure after sending is ambiguous. */
-  async adjustStock(input: StockAdjustmentInput, opts?: BusinessCallOptions): Promise<ApiResult<StockAdjustmentResult>> {
+  async adjustStock(
+    input: StockAdjustmentInput,
+    opts?: BusinessCallOptions,
+  ): Promise<ApiResult<StockAdjustmentResult>> {
     const body = this.validator.validate('adjustStock', input);
     return this.call(
       {
@@ -286,14 +303,15 @@ export class ComplianceClient {
    */
   async createItem(input: CreateItemInput, opts?: BusinessCallOptions): Promise<ApiResult<Item>> {
     const body = this.validator.validate('createItem', input);
-    return this.itemCall(
-      { operation: 'createItem', method: 'POST', path: PATHS.items, idempotent: false, body },
-      opts,
-    );
+    return this.itemCall({ operation: 'createItem', method: 'POST', path: PATHS.items, idempotent: false, body }, opts);
   }
 
   /** Registers an item with the tax authority; safe to repeat (C23). A 422 carries the item in `details.item`. */
-  async registerItem(itemId: string, input: RegisterItemInput = {}, opts?: BusinessCallOptions): Promise<ApiResult<Item>> {
+  async registerItem(
+    itemId: string,
+    input: RegisterItemInput = {},
+    opts?: BusinessCallOptions,
+  ): Promise<ApiResult<Item>> {
     const id = validatePathId('registerItem', 'itemId', itemId);
     const body = this.validator.validate('registerItem', input);
     return this.itemCall(
@@ -364,7 +382,10 @@ export class ComplianceClient {
   }
 
   /** Every supplier invoice matching `query`, one at a time, fetching pages as needed. */
-  async *iteratePurchases(query: ListPurchasesQuery = {}, opts?: BusinessCallOptions): AsyncGenerator<Purchase, void, undefined> {
+  async *iteratePurchases(
+    query: ListPurchasesQuery = {},
+    opts?: BusinessCallOptions,
+  ): AsyncGenerator<Purchase, void, undefined> {
     for await (const page of this.iteratePurchasePages(query, opts)) yield* page.data.purchases;
   }
 
@@ -428,7 +449,10 @@ export class ComplianceClient {
   ): Promise<ApiResult<Sale>> {
     const key = validateIdempotencyKey(operation, idempotencyKey);
     const body = this.validator.validate(operation, input);
-    return this.saleCall({ operation, method: 'POST', path, idempotent: true, body, headers: { 'idempotency-key': key } }, opts);
+    return this.saleCall(
+      { operation, method: 'POST', path, idempotent: true, body, headers: { 'idempotency-key': key } },
+      opts,
+    );
   }
 
   private saleCall(spec: Omit<RequestSpec, 'businessScoped'>, opts?: BusinessCallOptions): Promise<ApiResult<Sale>> {

@@ -41,8 +41,7 @@ export interface RequestValidationOptions {
 
 export { calendarDate, creditNoteReason, isCalendarDate, nonEmpty, saleRequestParts, traderInvoiceNumber };
 
-const maxChars = (max: number) =>
-  z.string().max(max, `must be at most ${max} characters`);
+const maxChars = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
 const atLeastZero = () => z.number().min(0, 'must be 0 or more');
 
@@ -199,7 +198,8 @@ export function validateIdempotencyKey(operation: string, key: unknown): string 
 
 /** An id that goes into a URL path: non-empty. The caller URL-encodes it. */
 export function validatePathId(operation: string, field: string, id: unknown): string {
-  if (typeof id !== 'string') throw new RequestValidationError(operation, field, id === undefined ? 'is required' : 'must be a string');
+  if (typeof id !== 'string')
+    throw new RequestValidationError(operation, field, id === undefined ? 'is required' : 'must be a string');
   if (id.trim().length === 0) throw new RequestValidationError(operation, field, 'must not be empty');
   return id;
 }

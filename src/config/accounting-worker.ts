@@ -21,7 +21,10 @@ const activitiesPerSecond = z
   .trim()
   .regex(/^\d*\.?\d+$/, 'must be a number of activities per second, e.g. 2 or 0.5')
   .transform(Number)
-  .refine((n) => n > 0 && n <= MAX_ACCOUNTING_ACTIVITIES_PER_SECOND, `must be greater than 0 and at most ${MAX_ACCOUNTING_ACTIVITIES_PER_SECOND}`);
+  .refine(
+    (n) => n > 0 && n <= MAX_ACCOUNTING_ACTIVITIES_PER_SECOND,
+    `must be greater than 0 and at most ${MAX_ACCOUNTING_ACTIVITIES_PER_SECOND}`,
+  );
 
 /** Reads ACCOUNTING_ACTIVITIES_PER_SECOND (default 2); a bad value is a ConfigError naming the variable. */
 export function loadAccountingWorkerConfig(env: Env): AccountingWorkerConfig {
@@ -29,7 +32,9 @@ export function loadAccountingWorkerConfig(env: Env): AccountingWorkerConfig {
   if (raw === undefined || raw.trim() === '') return { activitiesPerSecond: DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND };
   const parsed = activitiesPerSecond.safeParse(raw);
   if (!parsed.success) {
-    throw new ConfigError(`ACCOUNTING_ACTIVITIES_PER_SECOND: ${parsed.error.issues[0]?.message ?? 'invalid value'} (got "${raw.trim()}")`);
+    throw new ConfigError(
+      `ACCOUNTING_ACTIVITIES_PER_SECOND: ${parsed.error.issues[0]?.message ?? 'invalid value'} (got "${raw.trim()}")`,
+    );
   }
   return { activitiesPerSecond: parsed.data };
 }

@@ -4,11 +4,7 @@
  */
 
 export type CredentialKind =
-  | 'complianceApiKey'
-  | 'accountingApiKey'
-  | 'accountingClientSecret'
-  | 'accountingClientId'
-  | 'accountingWebhookSecret';
+  'complianceApiKey' | 'accountingApiKey' | 'accountingClientSecret' | 'accountingClientId' | 'accountingWebhookSecret';
 
 interface CredentialFormat {
   pattern: RegExp;
@@ -61,6 +57,9 @@ export function assertCredential(kind: CredentialKind, setting: string, value: s
 
 /** A label for logs that says which kind of credential is set without revealing any of its secret part. */
 export function redactCredential(value: string): string {
-  const prefix = /^(cmp_sk_(test|live)|sk_(development|production)|whsec_(development|production)|whsec|cs|client)_/.exec(value)?.[0];
+  const prefix =
+    /^(cmp_sk_(test|live)|sk_(development|production)|whsec_(development|production)|whsec|cs|client)_/.exec(
+      value,
+    )?.[0];
   return prefix ? `${prefix}[redacted]` : '[redacted]';
 }

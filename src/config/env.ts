@@ -72,12 +72,17 @@ const SECRET_FILE_MAX_BYTES = 64 * 1024;
 function readSecretFile(fileVariable: string, path: string): string {
   try {
     const size = statSync(path).size;
-    if (size > SECRET_FILE_MAX_BYTES) throw new ConfigError(`${fileVariable}: ${path} is ${size} bytes, more than a secret (at most ${SECRET_FILE_MAX_BYTES})`);
+    if (size > SECRET_FILE_MAX_BYTES)
+      throw new ConfigError(
+        `${fileVariable}: ${path} is ${size} bytes, more than a secret (at most ${SECRET_FILE_MAX_BYTES})`,
+      );
     // Editors and `echo` end the file with a newline that is not part of the secret.
     return readFileSync(path, 'utf8').trim();
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    throw new ConfigError(`${fileVariable}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new ConfigError(
+      `${fileVariable}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
   }
 }
 
@@ -170,19 +175,33 @@ function readAccounting(env: Env): AccountingConfig | undefined {
 }
 
 export function loadConfig(rawEnv: Env): AppConfig {
-  const env = resolveSecretFiles(rawEnv, ['COMPLIANCE_API_KEY', 'ACCOUNTING_API_KEY', 'ACCOUNTING_CLIENT_SECRET', 'ACCOUNTING_WEBHOOK_SECRET']);
+  const env = resolveSecretFiles(rawEnv, [
+    'COMPLIANCE_API_KEY',
+    'ACCOUNTING_API_KEY',
+    'ACCOUNTING_CLIENT_SECRET',
+    'ACCOUNTING_WEBHOOK_SECRET',
+  ]);
   const accounting = readAccounting(env);
   if (accounting?.signRequests && !accounting.clientSecret) {
     throw new ConfigError('ACCOUNTING_SIGN_REQUESTS is true but ACCOUNTING_CLIENT_SECRET is not set');
   }
   // A configured secret is a promise that every request is signed; an unsigned one would be accepted silently.
   if (accounting && !accounting.signRequests && accounting.clientSecret) {
-    throw new ConfigError('ACCOUNTING_SIGN_REQUESTS is false but ACCOUNTING_CLIENT_SECRET is set: requests are signed whenever a client secret is configured; unset the secret to send unsigned requests');
+    throw new ConfigError(
+      'ACCOUNTING_SIGN_REQUESTS is false but ACCOUNTING_CLIENT_SECRET is set: requests are signed whenever a client secret is configured; unset the secret to send unsigned requests',
+    );
   }
   return {
     compliance: readCompliance(env),
     accounting,
-    logLevel: parseWith(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), env, 'LOG_LEVEL', 'info'),
-    embeddedSandbox: parseWith(z.enum(['embedded', 'off'], { error: 'must be "embedded" or "off"' }), env, 'SANDBOX', 'off') === 'embedded',
+    logLevel: parseWith(
+      z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+      env,
+      'LOG_LEVEL',
+      'info',
+    ),
+    embeddedSandbox:
+      parseWith(z.enum(['embedded', 'off'], { error: 'must be "embedded" or "off"' }), env, 'SANDBOX', 'off') ===
+      'embedded',
   };
 }

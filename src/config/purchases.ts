@@ -56,11 +56,15 @@ function parseSink(env: Env): PurchasesSinkConfig | undefined {
     throw new ConfigError('PURCHASES_SINK: must be file:<path> or an https:// URL');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-    throw new ConfigError('PURCHASES_SINK: must be file:<path> or an https:// URL (http:// only to this machine: localhost, 127.x, [::1])');
+    throw new ConfigError(
+      'PURCHASES_SINK: must be file:<path> or an https:// URL (http:// only to this machine: localhost, 127.x, [::1])',
+    );
   }
-  if (url.username || url.password) throw new ConfigError('PURCHASES_SINK: must not carry a user name or password; the deliveries are signed');
+  if (url.username || url.password)
+    throw new ConfigError('PURCHASES_SINK: must not carry a user name or password; the deliveries are signed');
   const secret = read(env, 'PURCHASES_WEBHOOK_SECRET');
-  if (secret === undefined) throw new ConfigError('PURCHASES_WEBHOOK_SECRET is required when PURCHASES_SINK is a URL (a whsec_ secret)');
+  if (secret === undefined)
+    throw new ConfigError('PURCHASES_WEBHOOK_SECRET is required when PURCHASES_SINK is a URL (a whsec_ secret)');
   try {
     assertCredential('accountingWebhookSecret', 'PURCHASES_WEBHOOK_SECRET', secret);
   } catch (err) {
@@ -75,7 +79,9 @@ function parseInterval(env: Env): number {
   if (text === undefined) return DEFAULT_PURCHASES_SYNC_INTERVAL_MS;
   const ms = parseDuration(text);
   if (ms === undefined || ms < INTERVAL_BOUNDS_MS.min || ms > INTERVAL_BOUNDS_MS.max) {
-    throw new ConfigError(`PURCHASES_SYNC_INTERVAL: must be a duration from 10s to 7d with its unit, e.g. 15m (got ${JSON.stringify(text)})`);
+    throw new ConfigError(
+      `PURCHASES_SYNC_INTERVAL: must be a duration from 10s to 7d with its unit, e.g. 15m (got ${JSON.stringify(text)})`,
+    );
   }
   return ms;
 }
@@ -85,7 +91,9 @@ function parseBusinesses(env: Env): string[] | undefined {
   if (text === undefined) return undefined;
   const ids = text.split(',').map((id) => id.trim());
   if (ids.some((id) => id === '' || /\s/.test(id))) {
-    throw new ConfigError('PURCHASES_SYNC_BUSINESSES: must be a comma-separated list of business ids, without empty entries');
+    throw new ConfigError(
+      'PURCHASES_SYNC_BUSINESSES: must be a comma-separated list of business ids, without empty entries',
+    );
   }
   return [...new Set(ids)];
 }

@@ -22,12 +22,16 @@ const ID = /^[A-Za-z0-9_.:-]+$/;
  */
 export function parseReconciliationLinks(text: string | undefined, setting = 'RECONCILE_LINKS'): ReconciliationLink[] {
   const links: ReconciliationLink[] = [];
-  for (const entry of (text ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+  for (const entry of (text ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')) {
     const [businessId, companyId, extra] = entry.split('=').map((part) => part.trim());
     if (extra !== undefined || !businessId || !companyId || !ID.test(businessId) || !ID.test(companyId)) {
       throw new ConfigError(`${setting}: "${entry}" is not businessId=companyId`);
     }
-    if (links.some((l) => l.businessId === businessId)) throw new ConfigError(`${setting}: business ${businessId} is linked twice`);
+    if (links.some((l) => l.businessId === businessId))
+      throw new ConfigError(`${setting}: business ${businessId} is linked twice`);
     links.push({ businessId, companyId });
   }
   return links;
@@ -45,7 +49,8 @@ export function loadReconciliationConfig(env: Env): ReconciliationConfig {
   const text = env.RECONCILE_EVERY?.trim();
   if (!text) return { links, every: DEFAULT_RECONCILIATION_INTERVAL };
   const ms = parseDuration(text);
-  if (ms === undefined) throw new ConfigError(`RECONCILE_EVERY: must be a duration with its unit, e.g. 24h or 12h (got "${text}")`);
+  if (ms === undefined)
+    throw new ConfigError(`RECONCILE_EVERY: must be a duration with its unit, e.g. 24h or 12h (got "${text}")`);
   if (ms < 60_000) throw new ConfigError(`RECONCILE_EVERY: must be at least 1m (got "${text}")`);
   return { links, every: text as Duration };
 }

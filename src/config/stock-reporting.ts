@@ -21,17 +21,34 @@ const MIN_MAX_DELAY_SECONDS = 1;
 const MAX_MAX_DELAY_SECONDS = 86_400;
 
 export function loadStockReporting(env: Env): StockReportingOf {
-  const fallback = parseMode('STOCK_REPORTING', env.STOCK_REPORTING?.trim() || DEFAULT_STOCK_REPORTING.mode, env.STOCK_MAX_DELAY?.trim());
+  const fallback = parseMode(
+    'STOCK_REPORTING',
+    env.STOCK_REPORTING?.trim() || DEFAULT_STOCK_REPORTING.mode,
+    env.STOCK_MAX_DELAY?.trim(),
+  );
   const byBusiness = new Map<string, StockReporting>();
   const list = env.STOCK_REPORTING_BY_BUSINESS?.trim();
   if (list) {
-    for (const entry of list.split(',').map((e) => e.trim()).filter(Boolean)) {
+    for (const entry of list
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)) {
       const at = entry.indexOf('=');
       const business = at > 0 ? entry.slice(0, at).trim() : '';
       if (!business) throw new ConfigError(`STOCK_REPORTING_BY_BUSINESS: "${entry}" is not <business>=<mode>`);
       if (byBusiness.has(business)) throw new ConfigError(`STOCK_REPORTING_BY_BUSINESS: ${business} is named twice`);
-      const [mode = '', delay] = entry.slice(at + 1).trim().split(':', 2);
-      byBusiness.set(business, parseMode(`STOCK_REPORTING_BY_BUSINESS (${business})`, mode.trim(), delay?.trim() || env.STOCK_MAX_DELAY?.trim()));
+      const [mode = '', delay] = entry
+        .slice(at + 1)
+        .trim()
+        .split(':', 2);
+      byBusiness.set(
+        business,
+        parseMode(
+          `STOCK_REPORTING_BY_BUSINESS (${business})`,
+          mode.trim(),
+          delay?.trim() || env.STOCK_MAX_DELAY?.trim(),
+        ),
+      );
     }
   }
   return (businessId) => byBusiness.get(businessId) ?? fallback;
@@ -42,10 +59,13 @@ function parseMode(name: string, mode: string, maxDelay: string | undefined): St
   if (mode !== 'coalesced') throw new ConfigError(`${name}: must be per-sale or coalesced, not "${mode}"`);
   if (maxDelay === undefined) return DEFAULT_STOCK_REPORTING;
   const ms = parseDuration(maxDelay);
-  if (ms === undefined) throw new ConfigError(`${name}: the max delay "${maxDelay}" is not a duration such as 2 minutes or 90s`);
+  if (ms === undefined)
+    throw new ConfigError(`${name}: the max delay "${maxDelay}" is not a duration such as 2 minutes or 90s`);
   const seconds = ms / 1000;
   if (seconds < MIN_MAX_DELAY_SECONDS || seconds > MAX_MAX_DELAY_SECONDS) {
-    throw new ConfigError(`${name}: the max delay must be between ${MIN_MAX_DELAY_SECONDS} second and 1 day, not ${maxDelay}`);
+    throw new ConfigError(
+      `${name}: the max delay must be between ${MIN_MAX_DELAY_SECONDS} second and 1 day, not ${maxDelay}`,
+    );
   }
   return { mode: 'coalesced', maxDelaySeconds: seconds };
 }

@@ -11,7 +11,13 @@ import { z } from 'zod';
 import { assertCredential, CredentialFormatError, type CredentialKind } from './credentials.js';
 import { ConfigError, loadConfig, resolveSecretFiles, type SecretVariable } from './env.js';
 import { parseReconciliationLinks } from './reconciliation.js';
-import { DEFAULT_APPLICATION, type AccountingTenant, type ComplianceTenant, type TenantLink, type TenantsConfig } from './tenant-types.js';
+import {
+  DEFAULT_APPLICATION,
+  type AccountingTenant,
+  type ComplianceTenant,
+  type TenantLink,
+  type TenantsConfig,
+} from './tenant-types.js';
 import { loadWorkerConfig } from './worker.js';
 
 type Env = Record<string, string | undefined>;
@@ -30,7 +36,12 @@ export { DEFAULT_APPLICATION } from './tenant-types.js';
 /** The origin of tenants read from the single-key variables (TenantsConfig.origin). */
 export const ENVIRONMENT_ORIGIN = 'environment';
 
-const SERVICE_SECRETS: SecretVariable[] = ['COMPLIANCE_API_KEY', 'ACCOUNTING_API_KEY', 'ACCOUNTING_CLIENT_SECRET', 'ACCOUNTING_WEBHOOK_SECRET'];
+const SERVICE_SECRETS: SecretVariable[] = [
+  'COMPLIANCE_API_KEY',
+  'ACCOUNTING_API_KEY',
+  'ACCOUNTING_CLIENT_SECRET',
+  'ACCOUNTING_WEBHOOK_SECRET',
+];
 
 /**
  * What a tenants file says per entry instead. Beside a tenants file each would be silently ignored, so one that is
@@ -56,7 +67,8 @@ function read(env: Env, name: string): string | undefined {
 export function loadTenantsConfig(rawEnv: Env): TenantsConfig {
   const file = read(rawEnv, 'TENANTS_FILE');
   const dir = read(rawEnv, 'TENANTS_DIR');
-  if (file !== undefined && dir !== undefined) throw new ConfigError('TENANTS_FILE and TENANTS_DIR are both set: set one of them');
+  if (file !== undefined && dir !== undefined)
+    throw new ConfigError('TENANTS_FILE and TENANTS_DIR are both set: set one of them');
   if (file === undefined && dir === undefined) return fromSingleKeyVariables(rawEnv);
   const variable = file !== undefined ? 'TENANTS_FILE' : 'TENANTS_DIR';
   const documents = file !== undefined ? [readDocument('TENANTS_FILE', file)] : readDirectory(dir!);
@@ -83,7 +95,9 @@ export function readTenantEntries(documents: readonly TenantsDocument[], env: En
 /** The rules are loadConfig's, parseReconciliationLinks' and loadWorkerConfig's, as they are without tenants. */
 function fromSingleKeyVariables(env: Env): TenantsConfig {
   const services = loadConfig(env);
-  const requestsPerMinute = loadWorkerConfig({ COMPLIANCE_REQUESTS_PER_MINUTE: env.COMPLIANCE_REQUESTS_PER_MINUTE }).complianceRequestsPerMinute;
+  const requestsPerMinute = loadWorkerConfig({
+    COMPLIANCE_REQUESTS_PER_MINUTE: env.COMPLIANCE_REQUESTS_PER_MINUTE,
+  }).complianceRequestsPerMinute;
   const links = parseReconciliationLinks(env.RECONCILE_LINKS);
   const compliance: ComplianceTenant[] = services.compliance
     ? [
@@ -249,7 +263,10 @@ function text(message: string, pattern?: RegExp) {
   return pattern ? schema.regex(pattern, { error: message }) : schema.min(1, { error: message });
 }
 
-const applicationName = text('must be 1 to 40 lowercase letters, digits or -, starting with a letter or digit', APPLICATION);
+const applicationName = text(
+  'must be 1 to 40 lowercase letters, digits or -, starting with a letter or digit',
+  APPLICATION,
+);
 const id = (what: string) => text(`must be ${what} id (letters, digits, _ . : -), not a key`, ID);
 
 const keySource = z
@@ -273,7 +290,12 @@ const complianceEntry = z.strictObject(
     application: applicationName,
     apiKey: keySource,
     baseUrl,
-    requestsPerMinute: z.number({ error: RATE }).int({ error: RATE }).min(1, { error: RATE }).max(100_000, { error: RATE }).default(120),
+    requestsPerMinute: z
+      .number({ error: RATE })
+      .int({ error: RATE })
+      .min(1, { error: RATE })
+      .max(100_000, { error: RATE })
+      .default(120),
     businesses: z.array(text(BUSINESS_ID, ID), { error: 'must be a list of business ids' }).optional(),
   },
   AN_ENTRY,
@@ -291,18 +313,24 @@ const accountingEntry = z.strictObject(
   AN_ENTRY,
 );
 
-const linkEntry = z.strictObject({ business: id('a business'), company: id('a company'), accounting: applicationName }, AN_ENTRY);
+const linkEntry = z.strictObject(
+  { business: id('a business'), company: id('a company'), accounting: applicationName },
+  AN_ENTRY,
+);
 
 const LISTS = ['compliance', 'accounting', 'links'] as const;
 
 /** A field name is said unless it could be a key pasted in the wrong place. */
 function fieldName(name: string | undefined): string {
-  const plain = name !== undefined && /^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(name) && !/^(cmp_sk|sk|whsec|cs|client)_/.test(name);
+  const plain =
+    name !== undefined && /^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(name) && !/^(cmp_sk|sk|whsec|cs|client)_/.test(name);
   return plain ? `unknown field "${name}"` : 'unknown field (its name is not shown)';
 }
 
 function issuePath(path: readonly PropertyKey[]): string {
-  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : ': '}${String(part)}`)).join('');
+  return path
+    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : ': '}${String(part)}`))
+    .join('');
 }
 
 function parseEntry<T>(schema: z.ZodType<T>, raw: unknown, source: string): T {
@@ -315,7 +343,14 @@ function parseEntry<T>(schema: z.ZodType<T>, raw: unknown, source: string): T {
 }
 
 /** `tenants.json: compliance[1] (retail-group)`; the label only once it is known to be a name, not something pasted. */
-function entrySource(document: TenantsDocument, list: string, index: number, raw: unknown, field: string, pattern: RegExp): string {
+function entrySource(
+  document: TenantsDocument,
+  list: string,
+  index: number,
+  raw: unknown,
+  field: string,
+  pattern: RegExp,
+): string {
   const label = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[field] : undefined;
   return `${document.name}: ${list}[${index}]${typeof label === 'string' && pattern.test(label) ? ` (${label})` : ''}`;
 }
@@ -360,7 +395,10 @@ function serviceOf<T>(source: string, env: Env, pick: (config: ReturnType<typeof
   }
 }
 
-function readEntries(documents: readonly TenantsDocument[], rawEnv: Env): { entries: TenantEntries; namedVariables: Set<string> } {
+function readEntries(
+  documents: readonly TenantsDocument[],
+  rawEnv: Env,
+): { entries: TenantEntries; namedVariables: Set<string> } {
   const env = resolveSecretFiles(rawEnv, SERVICE_SECRETS);
   const shared = sharedSettings(env);
   const namedVariables = new Set<string>();
@@ -395,7 +433,8 @@ function readEntries(documents: readonly TenantsDocument[], rawEnv: Env): { entr
 
   const declare = (service: 'compliance' | 'accounting', application: string, source: string) => {
     const earlier = applications[service].get(application);
-    if (earlier !== undefined) throw new ConfigError(`${source}: application ${application} is already declared by ${earlier}`);
+    if (earlier !== undefined)
+      throw new ConfigError(`${source}: application ${application} is already declared by ${earlier}`);
     applications[service].set(application, source);
   };
 
@@ -410,14 +449,25 @@ function readEntries(documents: readonly TenantsDocument[], rawEnv: Env): { entr
           throw new ConfigError(`${source}: businesses: ${business} is listed twice`);
         }
         const earlier = servedBy.get(business);
-        if (earlier !== undefined) throw new ConfigError(`${source}: business ${business} is already served by ${earlier}`);
+        if (earlier !== undefined)
+          throw new ConfigError(`${source}: business ${business} is already served by ${earlier}`);
         servedBy.set(business, source);
       }
       const url = entry.baseUrl ?? read(env, 'COMPLIANCE_BASE_URL');
       if (url === undefined) throw new ConfigError(`${source}: baseUrl: not set, nor is COMPLIANCE_BASE_URL`);
       const apiKey = key(document, entry.apiKey, `${source}: apiKey`, 'complianceApiKey');
-      const service = serviceOf(source, { ...shared, COMPLIANCE_BASE_URL: url, COMPLIANCE_API_KEY: apiKey }, (c) => c.compliance);
-      compliance.push({ application: entry.application, service, requestsPerMinute: entry.requestsPerMinute, businesses: entry.businesses, source });
+      const service = serviceOf(
+        source,
+        { ...shared, COMPLIANCE_BASE_URL: url, COMPLIANCE_API_KEY: apiKey },
+        (c) => c.compliance,
+      );
+      compliance.push({
+        application: entry.application,
+        service,
+        requestsPerMinute: entry.requestsPerMinute,
+        businesses: entry.businesses,
+        source,
+      });
     });
     lists.accounting.forEach((raw, index) => {
       const source = entrySource(document, 'accounting', index, raw, 'application', APPLICATION);
@@ -437,13 +487,18 @@ function readEntries(documents: readonly TenantsDocument[], rawEnv: Env): { entr
         ACCOUNTING_CLIENT_ID: optional('clientId', 'accountingClientId'),
         ACCOUNTING_WEBHOOK_SECRET: optional('webhookSecret', 'accountingWebhookSecret'),
       };
-      accounting.push({ application: entry.application, service: serviceOf(source, serviceEnv, (c) => c.accounting), source });
+      accounting.push({
+        application: entry.application,
+        service: serviceOf(source, serviceEnv, (c) => c.accounting),
+        source,
+      });
     });
     lists.links.forEach((raw, index) => {
       const source = entrySource(document, 'links', index, raw, 'business', ID);
       const entry = parseEntry(linkEntry, raw, source);
       const earlier = linkedBy.get(entry.business);
-      if (earlier !== undefined) throw new ConfigError(`${source}: business ${entry.business} is already linked by ${earlier}`);
+      if (earlier !== undefined)
+        throw new ConfigError(`${source}: business ${entry.business} is already linked by ${earlier}`);
       linkedBy.set(entry.business, source);
       links.push({ businessId: entry.business, companyId: entry.company, accounting: entry.accounting, source });
     });

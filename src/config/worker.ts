@@ -49,14 +49,22 @@ function boundedDuration(min: number, max: number, range: string, example: strin
   return z.string().transform((text, ctx) => {
     const ms = parseDuration(text.trim());
     if (ms === undefined || ms < min || ms > max) {
-      ctx.addIssue({ code: 'custom', message: `must be a duration from ${range} with its unit, e.g. ${example} (got ${JSON.stringify(text)})` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a duration from ${range} with its unit, e.g. ${example} (got ${JSON.stringify(text)})`,
+      });
       return z.NEVER;
     }
     return ms;
   });
 }
 
-const callbackTokenTtl = boundedDuration(CALLBACK_TOKEN_TTL_BOUNDS.min, CALLBACK_TOKEN_TTL_BOUNDS.max, '1h to 30d', '72h');
+const callbackTokenTtl = boundedDuration(
+  CALLBACK_TOKEN_TTL_BOUNDS.min,
+  CALLBACK_TOKEN_TTL_BOUNDS.max,
+  '1h to 30d',
+  '72h',
+);
 const callbackRequestTimeout = boundedDuration(1_000, 600_000, '1s to 10m', '15s');
 /** Visibility counts are cheap but not free: more often than every 5 s is load nobody reads; over 10 minutes, a stale gauge. */
 const operatorWorkCountInterval = boundedDuration(5_000, 600_000, '5s to 10m', '1m');
@@ -115,6 +123,8 @@ export function loadWorkerConfig(rawEnv: Env): WorkerConfig {
 }
 
 /** Activities per second the compliance task queue may start, fleet-wide, to stay under the rate limit. */
-export function complianceActivitiesPerSecond(config: Pick<WorkerConfig, 'complianceRequestsPerMinute' | 'complianceRateHeadroom'>): number {
+export function complianceActivitiesPerSecond(
+  config: Pick<WorkerConfig, 'complianceRequestsPerMinute' | 'complianceRateHeadroom'>,
+): number {
   return (config.complianceRequestsPerMinute * (1 - config.complianceRateHeadroom)) / 60;
 }

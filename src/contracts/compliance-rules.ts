@@ -18,7 +18,9 @@ export function isInFlight(status: string): status is InFlightStatus {
  * Accepted by the tax authority, with the signed receipt values to prove it: `completed` alone is never taken
  * as signed (C4), because a sale without its receipt values cannot be printed or verified.
  */
-export function isSigned<D extends { status: string; receipt?: object | null }>(document: D): document is D & { receipt: NonNullable<D['receipt']> } {
+export function isSigned<D extends { status: string; receipt?: object | null }>(
+  document: D,
+): document is D & { receipt: NonNullable<D['receipt']> } {
   return document.status === 'completed' && document.receipt !== null && document.receipt !== undefined;
 }
 

@@ -22,7 +22,9 @@ export const PURCHASES_PAGES_PER_RUN = 10;
 
 /** One Temporal Schedule per business (and per deployment, when a deployment uses its own task queue). */
 export function purchasesScheduleId(businessId: string, taskQueue: string = WORKFLOW_TASK_QUEUE): string {
-  return taskQueue === WORKFLOW_TASK_QUEUE ? `purchases-sync:${businessId}` : `purchases-sync:${taskQueue}:${businessId}`;
+  return taskQueue === WORKFLOW_TASK_QUEUE
+    ? `purchases-sync:${businessId}`
+    : `purchases-sync:${taskQueue}:${businessId}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -81,9 +81,7 @@ export const calendarDate = () =>
 
 /** The caller's own number of a sale or credit note: non-empty, at most 50 characters. */
 export const traderInvoiceNumber = () =>
-  nonEmpty()
-    .pipe(maxChars(TRADER_INVOICE_NUMBER_MAX))
-    .meta({ minLength: 1, maxLength: TRADER_INVOICE_NUMBER_MAX });
+  nonEmpty().pipe(maxChars(TRADER_INVOICE_NUMBER_MAX)).meta({ minLength: 1, maxLength: TRADER_INVOICE_NUMBER_MAX });
 
 /** A credit note reason code (`01`…`06`). */
 export const creditNoteReason = () => z.enum(CREDIT_NOTE_REASONS, `must be one of ${CREDIT_NOTE_REASONS.join(', ')}`);
@@ -93,7 +91,10 @@ export const creditNoteReason = () => z.enum(CREDIT_NOTE_REASONS, `must be one o
 const businessId = () =>
   nonEmpty()
     .refine((value) => !value.includes(':'), "must not contain ':' (it separates the parts of the sale's workflow id)")
-    .refine((value) => [...value].length <= BUSINESS_ID_MAX, `must be at most ${BUSINESS_ID_MAX} characters (the sale's workflow id must fit 255)`)
+    .refine(
+      (value) => [...value].length <= BUSINESS_ID_MAX,
+      `must be at most ${BUSINESS_ID_MAX} characters (the sale's workflow id must fit 255)`,
+    )
     .meta({ minLength: 1, maxLength: BUSINESS_ID_MAX, pattern: '^[^:]*$' });
 
 /** Decimal places of `value` as written in JSON (its shortest round-trip text): 19.99 has 2, 1e-7 has 7. */
@@ -151,11 +152,19 @@ function checkAmounts(lines: readonly unknown[], ctx: z.RefinementCtx): void {
     total += amount;
     if (amount > LINE_AMOUNT_MAX) {
       everyLineFits = false;
-      ctx.addIssue({ code: 'custom', path: [index], message: `quantity × unitPrice must be at most ${LINE_AMOUNT_MAX}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [index],
+        message: `quantity × unitPrice must be at most ${LINE_AMOUNT_MAX}`,
+      });
     }
   });
   if (everyLineFits && total > SALE_TOTAL_MAX) {
-    ctx.addIssue({ code: 'custom', path: [], message: `must total at most ${SALE_TOTAL_MAX} (quantity × unitPrice summed)` });
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message: `must total at most ${SALE_TOTAL_MAX} (quantity × unitPrice summed)`,
+    });
   }
 }
 
@@ -165,7 +174,10 @@ const duration = (description: string) =>
     .superRefine((value, ctx) => {
       const ms = parseDuration(value);
       if (ms === undefined) {
-        ctx.addIssue({ code: 'custom', message: "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'" });
+        ctx.addIssue({
+          code: 'custom',
+          message: "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'",
+        });
       } else if (ms <= 0) {
         ctx.addIssue({ code: 'custom', message: 'must be longer than 0' });
       }
@@ -188,10 +200,14 @@ const boundedNumber = (min: number, max: number) =>
 export const saleRequestParts = {
   /** Top-level fields, in document order (the first wrong one is reported). */
   fields: {
-    traderInvoiceNumber: traderInvoiceNumber().describe("The caller's own number of the sale: at most 50 characters; one sale per business and number."),
+    traderInvoiceNumber: traderInvoiceNumber().describe(
+      "The caller's own number of the sale: at most 50 characters; one sale per business and number.",
+    ),
     saleDate: calendarDate().describe('The day of the sale, YYYY-MM-DD.'),
     paymentTypeCode: nonEmpty().optional().describe('eTIMS payment type code, e.g. 01 cash.'),
-    branchId: nonEmpty().optional().describe("Branch id or its authority branch-office id; default the business's first branch."),
+    branchId: nonEmpty()
+      .optional()
+      .describe("Branch id or its authority branch-office id; default the business's first branch."),
   },
   /** The buyer: every field optional and free text, as the contract's Customer. */
   customer: {
@@ -203,7 +219,9 @@ export const saleRequestParts = {
   /** One line: quantity more than 0, unit price 0 or more, both bounded and with at most 4 decimals. */
   line: {
     itemId: nonEmpty().describe("The item's id at the compliance service."),
-    quantity: lineQuantity().describe(`More than 0, at most ${SALE_QUANTITY_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places.`),
+    quantity: lineQuantity().describe(
+      `More than 0, at most ${SALE_QUANTITY_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places.`,
+    ),
     unitPrice: lineUnitPrice().describe(
       `Tax-inclusive price of one unit: 0 to ${SALE_UNIT_PRICE_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places; quantity × unitPrice at most ${LINE_AMOUNT_MAX}.`,
     ),
@@ -216,7 +234,9 @@ export const saleRequestParts = {
       .min(SALE_LINES_MIN, `must have at least ${SALE_LINES_MIN} line`)
       .max(SALE_LINES_MAX, `must have at most ${SALE_LINES_MAX} lines`)
       .superRefine(checkAmounts)
-      .describe(`${SALE_LINES_MIN} to ${SALE_LINES_MAX} lines; the sum of quantity × unitPrice at most ${SALE_TOTAL_MAX}.`),
+      .describe(
+        `${SALE_LINES_MIN} to ${SALE_LINES_MAX} lines; the sum of quantity × unitPrice at most ${SALE_TOTAL_MAX}.`,
+      ),
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -236,8 +256,12 @@ const saleOptionsSchema = z
     refundWindowDays: boundedNumber(0, SALE_LIMITS.refundWindowDaysMax)
       .optional()
       .describe('How long the sale stays open for a refund after it is signed (default 30 days).'),
-    outcomeTimeout: duration("Longest wait for the authority's outcome of one submission before parking (default '24 hours').").optional(),
-    itemFixDeadline: duration("How long a sale waits for an operator to fix an item the service says still needs something (default '7 days').").optional(),
+    outcomeTimeout: duration(
+      "Longest wait for the authority's outcome of one submission before parking (default '24 hours').",
+    ).optional(),
+    itemFixDeadline: duration(
+      "How long a sale waits for an operator to fix an item the service says still needs something (default '7 days').",
+    ).optional(),
     transientRetryLimit: boundedNumber(0, SALE_LIMITS.transientRetryLimitMax)
       .int('must be a whole number')
       .optional()
@@ -253,14 +277,21 @@ export const saleInputSchema = z
     lines: saleRequestParts.lines(z.strictObject(saleRequestParts.line)),
     options: saleOptionsSchema.optional(),
   })
-  .describe('The input of a sale workflow (saleWorkflow): one sale of one business, id sale:<businessId>:<traderInvoiceNumber>.');
+  .describe(
+    'The input of a sale workflow (saleWorkflow): one sale of one business, id sale:<businessId>:<traderInvoiceNumber>.',
+  );
 
 export const refundRequestSchema = z
   .strictObject({
-    reason: creditNoteReason().describe('01 missing quantity, 02 missing data, 03 damaged, 04 wasted, 05 raw material shortage, 06 refund.'),
+    reason: creditNoteReason().describe(
+      '01 missing quantity, 02 missing data, 03 damaged, 04 wasted, 05 raw material shortage, 06 refund.',
+    ),
     returnDate: calendarDate().describe('The day the goods came back, YYYY-MM-DD.'),
     traderInvoiceNumber: traderInvoiceNumber().describe("The credit note's own trader invoice number."),
-    restock: z.boolean().optional().describe('Put the goods back in stock (ignored for damaged / wasted goods); default true.'),
+    restock: z
+      .boolean()
+      .optional()
+      .describe('Put the goods back in stock (ignored for damaged / wasted goods); default true.'),
   })
   .describe('The argument of the refund update: a credit note reversing the signed sale in full.');
 
@@ -277,7 +308,9 @@ export const itemFixedArgsSchema = z
   .strictObject({ itemId: nonEmpty().describe('The item fixed in the dashboard.') })
   .describe('The argument of the itemFixed update.');
 export const stockMovementArgsSchema = z
-  .strictObject({ referenceId: nonEmpty().describe("The stock movement's reference id, as the sale's state shows it.") })
+  .strictObject({
+    referenceId: nonEmpty().describe("The stock movement's reference id, as the sale's state shows it."),
+  })
   .describe('The argument of the confirmStockMovement and resendStockMovement updates.');
 
 export const awaitReceiptRequestSchema = z
@@ -296,12 +329,18 @@ export const awaitReceiptRequestSchema = z
       })
       .meta({ pattern: '^\\d*\\.?\\d+ *[a-zA-Z]+$' })
       .optional()
-      .describe(`Longest wait for the outcome, as a duration ('30 seconds', '2m'); default '30 seconds', at most '${AWAIT_RECEIPT_WAIT_MAX}'.`),
+      .describe(
+        `Longest wait for the outcome, as a duration ('30 seconds', '2m'); default '30 seconds', at most '${AWAIT_RECEIPT_WAIT_MAX}'.`,
+      ),
     input: saleInputSchema
       .optional()
-      .describe('When given, must equal the input the sale was started with (otherwise sale_input_conflict, the differing fields named).'),
+      .describe(
+        'When given, must equal the input the sale was started with (otherwise sale_input_conflict, the differing fields named).',
+      ),
   })
-  .describe('The argument of the awaitReceipt update, alone or in an update-with-start: wait for the signed receipt values.');
+  .describe(
+    'The argument of the awaitReceipt update, alone or in an update-with-start: wait for the signed receipt values.',
+  );
 
 /** Exactly the same type, optional fields included (plain mutual assignability would miss an optional field). */
 type Exact<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -313,8 +352,14 @@ const _refundRequestMatchesDefinition: Exact<z.output<typeof refundRequestSchema
 const _awaitReceiptMatchesDefinition: Exact<z.output<typeof awaitReceiptRequestSchema>, AwaitReceiptRequest> = true;
 const _cancelArgsMatch: Exact<z.output<typeof cancelArgsSchema>, UpdateArgument<typeof cancelUpdate>> = true;
 const _itemFixedArgsMatch: Exact<z.output<typeof itemFixedArgsSchema>, UpdateArgument<typeof itemFixedUpdate>> = true;
-const _confirmArgsMatch: Exact<z.output<typeof stockMovementArgsSchema>, UpdateArgument<typeof confirmStockMovementUpdate>> = true;
-const _resendArgsMatch: Exact<z.output<typeof stockMovementArgsSchema>, UpdateArgument<typeof resendStockMovementUpdate>> = true;
+const _confirmArgsMatch: Exact<
+  z.output<typeof stockMovementArgsSchema>,
+  UpdateArgument<typeof confirmStockMovementUpdate>
+> = true;
+const _resendArgsMatch: Exact<
+  z.output<typeof stockMovementArgsSchema>,
+  UpdateArgument<typeof resendStockMovementUpdate>
+> = true;
 
 // ---------------------------------------------------------------------------------------------------------
 // Checking

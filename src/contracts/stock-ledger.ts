@@ -145,10 +145,17 @@ export interface StockCarried {
 /** The argument of `settleMovement`, as the workflow checks it and docs/schemas/settle-movement.schema.json publishes it. */
 export const settleMovementArgsSchema = z
   .strictObject({
-    referenceId: z.string().trim().min(1, 'must not be empty').max(100).describe("The movement's reference, as the ledger's state and details show it."),
+    referenceId: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(100)
+      .describe("The movement's reference, as the ledger's state and details show it."),
     decision: z
       .enum(['applied', 'resend'])
-      .describe('`applied`: the compliance dashboard shows the movement recorded; `resend`: it is not there, send it again under the same reference.'),
+      .describe(
+        '`applied`: the compliance dashboard shows the movement recorded; `resend`: it is not there, send it again under the same reference.',
+      ),
   })
   .describe("The argument of the stock ledger's settleMovement update.");
 

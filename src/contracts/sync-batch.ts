@@ -5,7 +5,6 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
-
 /** Workflow type name, for starting by name (the typed client, the Temporal CLI, plain JSON). */
 export const SYNC_BATCH_WORKFLOW_TYPE = 'syncBatchWorkflow';
 
@@ -103,7 +102,17 @@ export interface SyncBatchState {
 /** What a finished batch returns: its final counts, taken from the state, plus how it ended. */
 export type SyncBatchSummary = Pick<
   SyncBatchState,
-  'syncBatchId' | 'companyId' | 'synced' | 'failed' | 'missing' | 'processCalls' | 'polls' | 'apiCalls' | 'webhooks' | 'runs' | 'startedAt'
+  | 'syncBatchId'
+  | 'companyId'
+  | 'synced'
+  | 'failed'
+  | 'missing'
+  | 'processCalls'
+  | 'polls'
+  | 'apiCalls'
+  | 'webhooks'
+  | 'runs'
+  | 'startedAt'
 > & {
   /** `synced`: every bill payment synced; `dismissed`: an operator closed it with failures left. */
   outcome: 'synced' | 'dismissed';

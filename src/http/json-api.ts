@@ -61,7 +61,12 @@ function readErrorBody(
   const { code, message, error, statusCode: _statusCode, ...details } = body;
   const text = Array.isArray(message) ? message.join('; ') : message;
   return {
-    code: typeof code === 'string' ? code : typeof error === 'string' ? error.toLowerCase().replace(/\W+/g, '_') : fallback.code,
+    code:
+      typeof code === 'string'
+        ? code
+        : typeof error === 'string'
+          ? error.toLowerCase().replace(/\W+/g, '_')
+          : fallback.code,
     message: typeof text === 'string' ? text : typeof error === 'string' ? error : fallback.message,
     details,
   };
@@ -90,7 +95,10 @@ function errorFromResponse(transport: HttpTransport, req: HttpRequest, res: Http
 
 function issuesOf(error: z.ZodError): { path: string; message: string }[] {
   return error.issues.map((issue) => ({
-    path: issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, ''),
+    path: issue.path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+      .join('')
+      .replace(/^\./, ''),
     message: issue.message,
   }));
 }

@@ -180,10 +180,20 @@ export class HttpTransport {
     } catch (err) {
       const codes = errorCodes(err);
       if (codes.some((c) => NOT_SENT_CODES.has(c))) {
-        throw failure(TRANSPORT_ERROR_CODES.notSent, `${req.operation}: could not reach the ${this.service} service`, false, err);
+        throw failure(
+          TRANSPORT_ERROR_CODES.notSent,
+          `${req.operation}: could not reach the ${this.service} service`,
+          false,
+          err,
+        );
       }
       if (timeout.aborted || codes.some((c) => TIMEOUT_CODES.has(c))) {
-        throw failure(TRANSPORT_ERROR_CODES.timeout, `${req.operation}: no answer from the ${this.service} service in time`, true, err);
+        throw failure(
+          TRANSPORT_ERROR_CODES.timeout,
+          `${req.operation}: no answer from the ${this.service} service in time`,
+          true,
+          err,
+        );
       }
       if (req.signal?.aborted) {
         throw failure(TRANSPORT_ERROR_CODES.aborted, `${req.operation} was cancelled while in flight`, true, err);
@@ -203,7 +213,11 @@ export class HttpTransport {
    * Waits for the service's rate-limit window to reset when it is spent and the reset is near; a farther one is
    * answered here with a 429, as the service would answer, without spending a request of the window on it.
    */
-  private async passGate(gate: RateLimitGate, req: HttpRequest, failure: (code: string, message: string, requestSent: boolean) => ApiError): Promise<void> {
+  private async passGate(
+    gate: RateLimitGate,
+    req: HttpRequest,
+    failure: (code: string, message: string, requestSent: boolean) => ApiError,
+  ): Promise<void> {
     for (let waitMs = gate.admit(); waitMs !== undefined; waitMs = gate.admit()) {
       if (waitMs > gate.holdUpToMs) {
         const waitSeconds = Math.ceil(waitMs / 1000);
@@ -221,7 +235,8 @@ export class HttpTransport {
         });
       }
       await sleep(waitMs, undefined, req.signal ? { signal: req.signal } : {}).catch(() => undefined);
-      if (req.signal?.aborted) throw failure(TRANSPORT_ERROR_CODES.aborted, `${req.operation} was cancelled before it was sent`, false);
+      if (req.signal?.aborted)
+        throw failure(TRANSPORT_ERROR_CODES.aborted, `${req.operation} was cancelled before it was sent`, false);
     }
   }
 

@@ -31,7 +31,10 @@ export function watchOperatorWork(options: {
         const { count } = await client.workflow.count(operatorWorkQuery(workflowType, taskQueue));
         if (!stopped) metrics.set('etims_operator_work_waiting', count, { workflow_type: workflowType });
       } catch (err) {
-        logger.warn({ err: { message: (err as Error).message }, workflowType }, 'operator work not counted; the metric keeps its last value');
+        logger.warn(
+          { err: { message: (err as Error).message }, workflowType },
+          'operator work not counted; the metric keeps its last value',
+        );
       }
     }
     if (!stopped) timer = setTimeout(() => void countAll(), options.intervalMs ?? OPERATOR_WORK_INTERVAL_MS).unref();

@@ -42,7 +42,10 @@ export function createMetricsRecorder(meter: MetricMeter, options: MetricsRecord
     let made = instruments.get(name);
     if (!made) {
       const { kind, help } = METRICS[name];
-      made = kind === 'counter' ? meter.createCounter(name, undefined, help) : meter.createGauge(name, 'float', undefined, help);
+      made =
+        kind === 'counter'
+          ? meter.createCounter(name, undefined, help)
+          : meter.createGauge(name, 'float', undefined, help);
       instruments.set(name, made);
     }
     return made;
@@ -63,7 +66,8 @@ export function createMetricsRecorder(meter: MetricMeter, options: MetricsRecord
       if (METRICS[name].kind !== 'counter') continue;
       const dynamic = isPerApplication(name) ? 'applications' : businessProcessOf(name);
       if (dynamic !== process) continue;
-      for (const series of initialSeries(name, values)) (instrument(name) as MetricCounter).add(0, { ...base, ...series });
+      for (const series of initialSeries(name, values))
+        (instrument(name) as MetricCounter).add(0, { ...base, ...series });
     }
   };
   const knowBusinesses = (process: BusinessProcess, businessIds: readonly string[]) => {

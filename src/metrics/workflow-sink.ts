@@ -26,7 +26,10 @@ export function metricsSinks(recorder: MetricsRecorder): InjectedSinks<MetricsSi
         },
         callDuringReplay: false,
       },
-      set: { fn: (_info, name, value, labels) => recorder.set(name, value, labels as LabelsOf<typeof name>), callDuringReplay: false },
+      set: {
+        fn: (_info, name, value, labels) => recorder.set(name, value, labels as LabelsOf<typeof name>),
+        callDuringReplay: false,
+      },
     },
   };
 }

@@ -43,7 +43,13 @@ export class NdjsonSink implements PurchaseEventSink {
     try {
       await appendFile(this.path, line, 'utf8');
     } catch (err) {
-      throw new SinkDeliveryError(`cannot append to ${this.path}: ${err instanceof Error ? err.message : String(err)}`, true, undefined, undefined, { cause: err });
+      throw new SinkDeliveryError(
+        `cannot append to ${this.path}: ${err instanceof Error ? err.message : String(err)}`,
+        true,
+        undefined,
+        undefined,
+        { cause: err },
+      );
     }
     this.needsNewline = false;
     this.ids.add(event.id);

@@ -62,7 +62,8 @@ function intervalMs(interval: number | string | undefined): number {
   if (interval === undefined) return DEFAULT_PURCHASES_SYNC_INTERVAL_MS;
   const ms = typeof interval === 'number' ? interval : parseDuration(interval);
   // The schedule rounds to whole seconds; under ten is not a sync interval.
-  if (ms === undefined || !Number.isFinite(ms) || ms < 10_000) throw new Error(`purchases sync interval must be at least 10 seconds (got ${String(interval)})`);
+  if (ms === undefined || !Number.isFinite(ms) || ms < 10_000)
+    throw new Error(`purchases sync interval must be at least 10 seconds (got ${String(interval)})`);
   return Math.round(ms / 1000) * 1000;
 }
 
@@ -70,7 +71,12 @@ function syncArgs(businessId: string, options: PurchasesSyncOptions | undefined)
   return [options === undefined || Object.keys(options).length === 0 ? { businessId } : { businessId, options }];
 }
 
-function action(businessId: string, scheduleId: string, taskQueue: string, options: PurchasesSyncOptions | undefined): SyncAction {
+function action(
+  businessId: string,
+  scheduleId: string,
+  taskQueue: string,
+  options: PurchasesSyncOptions | undefined,
+): SyncAction {
   return {
     type: 'startWorkflow',
     workflowType: PURCHASES_SYNC_WORKFLOW_TYPE,
@@ -87,18 +93,30 @@ function action(businessId: string, scheduleId: string, taskQueue: string, optio
 function differences(current: ScheduleDescription, wanted: { everyMs: number; action: SyncAction }): string[] {
   const found: string[] = [];
   const { intervals = [], calendars } = current.spec;
-  if (intervals.length !== 1 || intervals[0]?.every !== wanted.everyMs || (calendars?.length ?? 0) > 0) found.push('interval');
+  if (intervals.length !== 1 || intervals[0]?.every !== wanted.everyMs || (calendars?.length ?? 0) > 0)
+    found.push('interval');
   const act = current.action;
-  if (act.type !== 'startWorkflow' || act.workflowType !== PURCHASES_SYNC_WORKFLOW_TYPE || act.workflowId !== wanted.action.workflowId) found.push('workflow');
+  if (
+    act.type !== 'startWorkflow' ||
+    act.workflowType !== PURCHASES_SYNC_WORKFLOW_TYPE ||
+    act.workflowId !== wanted.action.workflowId
+  )
+    found.push('workflow');
   else {
     if (act.taskQueue !== wanted.action.taskQueue) found.push('taskQueue');
     if (JSON.stringify(act.args) !== JSON.stringify(wanted.action.args)) found.push('args');
   }
-  if (current.policies.overlap !== OVERLAP || current.policies.catchupWindow !== PURCHASES_CATCHUP_WINDOW_MS) found.push('policies');
+  if (current.policies.overlap !== OVERLAP || current.policies.catchupWindow !== PURCHASES_CATCHUP_WINDOW_MS)
+    found.push('policies');
   return found;
 }
 
-async function ensureOne(client: Client, businessId: string, settings: PurchasesScheduleSettings, everyMs: number): Promise<EnsuredSchedule> {
+async function ensureOne(
+  client: Client,
+  businessId: string,
+  settings: PurchasesScheduleSettings,
+  everyMs: number,
+): Promise<EnsuredSchedule> {
   const taskQueue = settings.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const scheduleId = purchasesScheduleId(businessId, taskQueue);
   const wanted = { everyMs, action: action(businessId, scheduleId, taskQueue, settings.options) };
@@ -132,7 +150,10 @@ async function ensureOne(client: Client, businessId: string, settings: Purchases
 }
 
 /** Creates or updates the schedule of each business; one at a time, so start-up stays gentle on the frontend. */
-export async function ensurePurchasesSyncSchedules(client: Client, settings: PurchasesScheduleSettings): Promise<EnsuredSchedule[]> {
+export async function ensurePurchasesSyncSchedules(
+  client: Client,
+  settings: PurchasesScheduleSettings,
+): Promise<EnsuredSchedule[]> {
   const everyMs = intervalMs(settings.interval);
   const results: EnsuredSchedule[] = [];
   for (const businessId of settings.businessIds) results.push(await ensureOne(client, businessId, settings, everyMs));

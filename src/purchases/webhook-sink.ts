@@ -50,14 +50,30 @@ export class WebhookSink implements PurchaseEventSink {
     let status: number;
     let retryAfter: number | undefined;
     try {
-      const response = await request(this.url, { method: 'POST', headers, body: rawBody, signal, dispatcher: this.agent });
+      const response = await request(this.url, {
+        method: 'POST',
+        headers,
+        body: rawBody,
+        signal,
+        dispatcher: this.agent,
+      });
       status = response.statusCode;
       retryAfter = parseRetryAfter(response.headers);
       // Drain the body so the socket goes back to the pool; its content does not matter.
       await response.body.dump();
     } catch (err) {
-      const why = timeout.aborted ? `no answer in ${this.timeoutMs} ms` : err instanceof Error ? err.message : String(err);
-      throw new SinkDeliveryError(`${this.description}: delivery of ${event.id} failed: ${why}`, true, undefined, undefined, { cause: err });
+      const why = timeout.aborted
+        ? `no answer in ${this.timeoutMs} ms`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+      throw new SinkDeliveryError(
+        `${this.description}: delivery of ${event.id} failed: ${why}`,
+        true,
+        undefined,
+        undefined,
+        { cause: err },
+      );
     }
     if (status >= 200 && status < 300) return;
     // A redirect is refused like a 4xx: the configured URL is wrong, and a signed body is not re-sent elsewhere.

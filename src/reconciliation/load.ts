@@ -40,7 +40,11 @@ export interface LoadOptions {
 }
 
 export function newReconciliationCalls(): ReconciliationCalls {
-  return { compliance: { listBusinesses: 0, listPurchases: 0 }, accounting: { listCompanies: 0, listBillPayments: 0 }, total: 0 };
+  return {
+    compliance: { listBusinesses: 0, listPurchases: 0 },
+    accounting: { listCompanies: 0, listBillPayments: 0 },
+    total: 0,
+  };
 }
 
 function tooLong(what: string, maxPages: number): ReconciliationInputError {
@@ -81,7 +85,13 @@ export function toReconcileBillPayment(payment: BillPayment): ReconcileBillPayme
  * ones, so offset paging neither skips nor (with de-duplication by id) repeats a payment.
  */
 export function billPaymentFilters(companyId: string, page?: number): BillPaymentFilters {
-  return { companyId, limit: PAGE_SIZE, sortBy: 'createdAt', sortOrder: 'asc', ...(page === undefined ? {} : { page }) };
+  return {
+    companyId,
+    limit: PAGE_SIZE,
+    sortBy: 'createdAt',
+    sortOrder: 'asc',
+    ...(page === undefined ? {} : { page }),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -89,7 +99,11 @@ export function billPaymentFilters(companyId: string, page?: number): BillPaymen
 // ---------------------------------------------------------------------------------------------------------
 
 /** One call: the business must be one the compliance key may act for. */
-export async function checkBusinessAccess(compliance: ComplianceClient, businessId: string, signal?: AbortSignal): Promise<void> {
+export async function checkBusinessAccess(
+  compliance: ComplianceClient,
+  businessId: string,
+  signal?: AbortSignal,
+): Promise<void> {
   const { data: businesses } = await compliance.listBusinesses(signal ? { signal } : {});
   if (!businesses.some((b) => b.id === businessId)) {
     throw new ReconciliationInputError(
@@ -102,7 +116,12 @@ export async function checkBusinessAccess(compliance: ComplianceClient, business
  * One call: whether the company is on page `page` of those the accounting key sees. When it is not and that
  * was the last page, the key cannot see it: a ReconciliationInputError.
  */
-export async function findCompanyOnPage(accounting: AccountingClient, companyId: string, page: number, signal?: AbortSignal): Promise<{ found: boolean }> {
+export async function findCompanyOnPage(
+  accounting: AccountingClient,
+  companyId: string,
+  page: number,
+  signal?: AbortSignal,
+): Promise<{ found: boolean }> {
   const { data } = await accounting.listCompanies({ page, limit: PAGE_SIZE }, signal ? { signal } : {});
   if (data.data.some((c) => c.id === companyId)) return { found: true };
   if (!data.hasNextPage || data.data.length === 0) {
@@ -118,7 +137,10 @@ export async function readPurchasesPage(
   cursor: string | null,
   signal?: AbortSignal,
 ): Promise<{ purchases: ReconcilePurchase[]; nextCursor: string | null }> {
-  const { data } = await compliance.listPurchases({ pageSize: PAGE_SIZE, ...(cursor === null ? {} : { cursor }) }, { businessId, ...(signal ? { signal } : {}) });
+  const { data } = await compliance.listPurchases(
+    { pageSize: PAGE_SIZE, ...(cursor === null ? {} : { cursor }) },
+    { businessId, ...(signal ? { signal } : {}) },
+  );
   const next = data.pagination.nextCursor;
   return { purchases: data.purchases.map(toReconcilePurchase), nextCursor: next === null || next === '' ? null : next };
 }
@@ -174,13 +196,17 @@ export async function loadReconciliationData(
   // Keyed by the service's document id (never the supplier's invoice number, which suppliers share).
   const purchases = new Map<string, ReconcilePurchase>();
   let pages = 0;
-  for await (const page of clients.compliance.iteratePurchasePages({ pageSize: PAGE_SIZE }, { businessId: options.businessId, ...signal })) {
+  for await (const page of clients.compliance.iteratePurchasePages(
+    { pageSize: PAGE_SIZE },
+    { businessId: options.businessId, ...signal },
+  )) {
     pages += 1;
     calls.compliance.listPurchases += 1;
     calls.total += 1;
     for (const purchase of page.data.purchases) purchases.set(purchase.id, toReconcilePurchase(purchase));
     options.onPage?.({ list: 'purchases', pages, records: purchases.size });
-    if (pages >= maxPages && page.data.pagination.nextCursor) throw tooLong(`business ${options.businessId}'s purchase list`, maxPages);
+    if (pages >= maxPages && page.data.pagination.nextCursor)
+      throw tooLong(`business ${options.businessId}'s purchase list`, maxPages);
   }
 
   const billPayments = new Map<string, ReconcileBillPayment>();
@@ -191,7 +217,8 @@ export async function loadReconciliationData(
     calls.total += 1;
     for (const payment of page.data) billPayments.set(payment.id, toReconcileBillPayment(payment));
     options.onPage?.({ list: 'billPayments', pages, records: billPayments.size });
-    if (pages >= maxPages && page.hasNextPage) throw tooLong(`company ${options.companyId}'s bill payment list`, maxPages);
+    if (pages >= maxPages && page.hasNextPage)
+      throw tooLong(`company ${options.companyId}'s bill payment list`, maxPages);
   }
   return { purchases: [...purchases.values()], billPayments: [...billPayments.values()], calls };
 }

@@ -3,7 +3,12 @@
  * table by category. Pure formatting of what rules.ts decided; no I/O.
  */
 import { stringify } from 'csv-stringify/sync';
-import type { Pairing, ReconcileBillPayment, ReconcilePurchase, ReconciliationResult } from '../contracts/reconciliation.js';
+import type {
+  Pairing,
+  ReconcileBillPayment,
+  ReconcilePurchase,
+  ReconciliationResult,
+} from '../contracts/reconciliation.js';
 
 export interface ReportInput {
   businessId: string;
@@ -14,7 +19,8 @@ export interface ReportInput {
 }
 
 /** The JSON key of the list a row is in. */
-export type RowCategory = 'matched' | 'suggested' | 'amountMismatches' | 'unpaidPurchases' | 'rejectedPurchases' | 'unmatchedPayments';
+export type RowCategory =
+  'matched' | 'suggested' | 'amountMismatches' | 'unpaidPurchases' | 'rejectedPurchases' | 'unmatchedPayments';
 
 export interface ReportRow {
   kind: 'purchase' | 'billPayment';
@@ -53,7 +59,8 @@ function tieNotes(result: ReconciliationResult): Map<string, string> {
             ? `${payments} fits invoices ${invoices}`
             : `invoices ${invoices} and payments ${payments} fit each other in more than one way`;
     const text = `tie: ${what}; decide by hand`;
-    for (const id of [...tie.purchaseIds, ...tie.billPaymentIds]) notes.set(id, notes.has(id) ? `${notes.get(id)}; ${text}` : text);
+    for (const id of [...tie.purchaseIds, ...tie.billPaymentIds])
+      notes.set(id, notes.has(id) ? `${notes.get(id)}; ${text}` : text);
   }
   return notes;
 }
@@ -143,7 +150,13 @@ const CSV_COLUMNS = [
 export function toCsv(input: ReportInput): string {
   return stringify(
     reportRows(input).map((row) => CSV_COLUMNS.map(([, get]) => get(row))),
-    { header: true, columns: CSV_COLUMNS.map(([name]) => name), record_delimiter: '\r\n', quote_record_delimiter: true, escape_formulas: true },
+    {
+      header: true,
+      columns: CSV_COLUMNS.map(([name]) => name),
+      record_delimiter: '\r\n',
+      quote_record_delimiter: true,
+      escape_formulas: true,
+    },
   );
 }
 
@@ -172,24 +185,59 @@ export function countsLine(result: ReconciliationResult): string {
 
 export function formatTable(input: ReportInput): string {
   const rows = reportRows(input);
-  const out = [`Reconciliation of business ${input.businessId} with accounting company ${input.companyId}, as of ${input.result.asOf}`, countsLine(input.result)];
+  const out = [
+    `Reconciliation of business ${input.businessId} with accounting company ${input.companyId}, as of ${input.result.asOf}`,
+    countsLine(input.result),
+  ];
   const section = (title: string, headers: readonly string[], body: string[][]) => {
     if (body.length === 0) return;
     out.push('', `${title} (${body.length})`, ...table(headers, body));
   };
   const invoices = (category: RowCategory) => rows.filter((r) => r.kind === 'purchase' && r.category === category);
   const paired = (category: RowCategory) =>
-    invoices(category).map((r) => [r.id, r.reference, r.supplier, r.date, money(r.amount), money(r.paid), money(r.difference), r.counterpartIds.join(' '), r.review]);
-  const pairedHeaders = ['invoice', 'number', 'supplier', 'date', 'total', 'paid', 'difference', 'bill payments', 'note'];
+    invoices(category).map((r) => [
+      r.id,
+      r.reference,
+      r.supplier,
+      r.date,
+      money(r.amount),
+      money(r.paid),
+      money(r.difference),
+      r.counterpartIds.join(' '),
+      r.review,
+    ]);
+  const pairedHeaders = [
+    'invoice',
+    'number',
+    'supplier',
+    'date',
+    'total',
+    'paid',
+    'difference',
+    'bill payments',
+    'note',
+  ];
   section('Matched', pairedHeaders, paired('matched'));
-  section('Suggested: same supplier, amount and period, no reference; confirm before booking', pairedHeaders, paired('suggested'));
+  section(
+    'Suggested: same supplier, amount and period, no reference; confirm before booking',
+    pairedHeaders,
+    paired('suggested'),
+  );
   section('Amount mismatches: the reference matches, the amounts do not', pairedHeaders, paired('amountMismatches'));
   section(
     'Unpaid invoices, oldest first',
     ['invoice', 'number', 'supplier', 'date', 'total', 'age (days)', 'note'],
     invoices('unpaidPurchases')
       .sort((a, b) => (b.ageDays ?? -Infinity) - (a.ageDays ?? -Infinity))
-      .map((r) => [r.id, r.reference, r.supplier, r.date, money(r.amount), r.ageDays === null ? '?' : String(r.ageDays), r.review]),
+      .map((r) => [
+        r.id,
+        r.reference,
+        r.supplier,
+        r.date,
+        money(r.amount),
+        r.ageDays === null ? '?' : String(r.ageDays),
+        r.review,
+      ]),
   );
   section(
     'Payments without an invoice',

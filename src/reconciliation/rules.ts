@@ -24,7 +24,11 @@ import type {
   Tie,
 } from '../contracts/reconciliation.js';
 
-export const DEFAULT_RECONCILE_OPTIONS: Readonly<ReconcileOptions> = { amountTolerance: 1, dateWindowDays: 30, currency: 'KES' };
+export const DEFAULT_RECONCILE_OPTIONS: Readonly<ReconcileOptions> = {
+  amountTolerance: 1,
+  dateWindowDays: 30,
+  currency: 'KES',
+};
 
 // ---------------------------------------------------------------------------------------------------------
 // Normalisation
@@ -35,7 +39,11 @@ export const DEFAULT_RECONCILE_OPTIONS: Readonly<ReconcileOptions> = { amountTol
  * numbers without leading zeros. "inv. 02403", "INV-2403" and "Inv2403" all read INV 2403.
  */
 export function referenceTokens(text: string): string[] {
-  const runs = text.normalize('NFKD').toUpperCase().match(/\p{L}+|[0-9]+/gu) ?? [];
+  const runs =
+    text
+      .normalize('NFKD')
+      .toUpperCase()
+      .match(/\p{L}+|[0-9]+/gu) ?? [];
   return runs.map((run) => (/^[0-9]+$/.test(run) ? run.replace(/^0+(?=[0-9])/, '') : run));
 }
 
@@ -47,7 +55,19 @@ export const MIN_EMBEDDED_REFERENCE_LENGTH = 4;
 
 /** Words that only say what kind of company a supplier is; dropped from the end of a name. */
 export const LEGAL_SUFFIXES: ReadonlySet<string> = new Set([
-  'LTD', 'LIMITED', 'PLC', 'INC', 'LLC', 'LLP', 'CO', 'COMPANY', 'CORP', 'CORPORATION', 'K', 'KENYA', 'EA',
+  'LTD',
+  'LIMITED',
+  'PLC',
+  'INC',
+  'LLC',
+  'LLP',
+  'CO',
+  'COMPANY',
+  'CORP',
+  'CORPORATION',
+  'K',
+  'KENYA',
+  'EA',
 ]);
 
 /**
@@ -56,7 +76,12 @@ export const LEGAL_SUFFIXES: ReadonlySet<string> = new Set([
  * Empty when the name is missing: an unnamed supplier is never the same as another.
  */
 export function supplierKey(name: string | null | undefined): string {
-  const words = (name ?? '').normalize('NFKD').toUpperCase().replace(/&/g, ' AND ').match(/\p{L}+|[0-9]+/gu) ?? [];
+  const words =
+    (name ?? '')
+      .normalize('NFKD')
+      .toUpperCase()
+      .replace(/&/g, ' AND ')
+      .match(/\p{L}+|[0-9]+/gu) ?? [];
   while (words.length > 1 && LEGAL_SUFFIXES.has(words[words.length - 1]!)) words.pop();
   return words.join('');
 }
@@ -69,7 +94,8 @@ export function dayNumber(text: string): number | undefined {
   const ms = Date.UTC(year, month - 1, day);
   const check = new Date(ms);
   // 2025-02-30 is not a day: Date.UTC would roll it over silently.
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
+    return undefined;
   return ms / 86_400_000;
 }
 
@@ -106,7 +132,8 @@ export const MATCH_RULES = [
     category: 'amountMismatches',
     link: 'reference',
     amounts: 'disagree',
-    description: 'The invoice number is in the references of one or more payments, but what they pay for it differs from the total by more than the tolerance',
+    description:
+      'The invoice number is in the references of one or more payments, but what they pay for it differs from the total by more than the tolerance',
   },
   {
     id: 'supplier-amount-date',
@@ -118,14 +145,17 @@ export const MATCH_RULES = [
   },
 ] as const satisfies ReadonlyArray<MatchRule & { id: MatchRuleId }>;
 
-
 export type ResidualCategory = 'rejectedPurchases' | 'unpaidPurchases';
 
 /** What becomes of the invoices no match rule took, first rule that applies. */
 export const RESIDUAL_RULES = [
   { id: 'rejected', category: 'rejectedPurchases', applies: (p: ReconcilePurchase) => p.status === 'rejected' },
   { id: 'unpaid', category: 'unpaidPurchases', applies: () => true },
-] as const satisfies ReadonlyArray<{ id: string; category: ResidualCategory; applies: (p: ReconcilePurchase) => boolean }>;
+] as const satisfies ReadonlyArray<{
+  id: string;
+  category: ResidualCategory;
+  applies: (p: ReconcilePurchase) => boolean;
+}>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Linking payments to invoices
@@ -192,7 +222,13 @@ function withinTolerance(aCents: number, bCents: number, options: ReconcileOptio
  * The one invoice a reference means. Several invoices with that number (suppliers' numbering overlaps) are told
  * apart by the payment's supplier, then by amount; if that still leaves more than one, it is a tie.
  */
-function resolve(index: InvoiceNumberIndex, text: string | null | undefined, payment: ReconcileBillPayment, amountCents: number, options: ReconcileOptions): Resolution {
+function resolve(
+  index: InvoiceNumberIndex,
+  text: string | null | undefined,
+  payment: ReconcileBillPayment,
+  amountCents: number,
+  options: ReconcileOptions,
+): Resolution {
   if (!text) return undefined;
   const hits = index.mentionedIn(text);
   if (hits.length <= 1) return hits[0] ? { purchase: hits[0] } : undefined;
@@ -209,7 +245,11 @@ function resolve(index: InvoiceNumberIndex, text: string | null | undefined, pay
  * What each payment pays towards which invoice. The bill code names the payment's main bill, which gets the
  * total less what lines referencing other invoices take; a line naming another invoice gives it the line's amount.
  */
-function linkByReference(purchases: readonly ReconcilePurchase[], payments: readonly ReconcileBillPayment[], options: ReconcileOptions): ReferenceLinks {
+function linkByReference(
+  purchases: readonly ReconcilePurchase[],
+  payments: readonly ReconcileBillPayment[],
+  options: ReconcileOptions,
+): ReferenceLinks {
   const index = new InvoiceNumberIndex(purchases);
   const allocations = new Map<string, Allocation[]>();
   const ties: Tie[] = [];
@@ -320,7 +360,9 @@ function linkBySupplier(
       const payment = paymentById.get(group.paymentIds[0]!)!;
       candidates.push({
         purchase: purchaseById.get(group.purchaseIds[0]!)!,
-        allocations: [{ paymentId: payment.id, cents: cents(payment.totalAmount), comparable: true, currency: payment.currency }],
+        allocations: [
+          { paymentId: payment.id, cents: cents(payment.totalAmount), comparable: true, currency: payment.currency },
+        ],
       });
     } else {
       ties.push({ reason: 'several_candidates', purchaseIds: group.purchaseIds, billPaymentIds: group.paymentIds });
@@ -431,7 +473,9 @@ export function reconcile(
   const unmatchedPayments = [...openPayments.keys()].sort(byId);
   const rejectedPurchases = residual.rejectedPurchases.sort(byId);
   // A tie whose invoices were all settled by another payment no longer needs anyone.
-  const openTies = ties.filter((t) => t.purchaseIds.some((id) => openPurchases.has(id)) || t.billPaymentIds.some((id) => openPayments.has(id)));
+  const openTies = ties.filter(
+    (t) => t.purchaseIds.some((id) => openPurchases.has(id)) || t.billPaymentIds.some((id) => openPayments.has(id)),
+  );
   return {
     asOf,
     ...result,
@@ -457,5 +501,7 @@ export function reconcile(
 /** The calendar day (YYYY-MM-DD) of an instant in a time zone; the default is the businesses' own, Nairobi. */
 export function calendarDay(epochMs: number, timeZone = 'Africa/Nairobi'): string {
   // en-CA writes dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(epochMs);
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    epochMs,
+  );
 }

@@ -2,7 +2,12 @@
  * One Temporal Schedule per linked business, created or brought up to date at worker start-up: restarting
  * never makes a second one, and a changed interval, cron, task queue or option updates the existing one.
  */
-import { ScheduleAlreadyRunning, type Client, type ScheduleOptionsStartWorkflowAction, type ScheduleSpec } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  type Client,
+  type ScheduleOptionsStartWorkflowAction,
+  type ScheduleSpec,
+} from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { DEFAULT_RECONCILIATION_INTERVAL, type ReconciliationLink } from '../config/reconciliation.js';
 import {
@@ -45,13 +50,16 @@ export interface EnsuredSchedule {
   outcome: 'created' | 'updated';
 }
 
-
 function specOf(options: ReconciliationScheduleOptions): ScheduleSpec {
-  if (options.cron !== undefined) return { cronExpressions: [options.cron], timezone: options.timezone ?? DEFAULT_RECONCILIATION_TIMEZONE };
+  if (options.cron !== undefined)
+    return { cronExpressions: [options.cron], timezone: options.timezone ?? DEFAULT_RECONCILIATION_TIMEZONE };
   return { intervals: [{ every: options.interval ?? DEFAULT_RECONCILIATION_INTERVAL }] };
 }
 
-export async function ensureReconciliationSchedules(client: Client, options: ReconciliationScheduleOptions): Promise<EnsuredSchedule[]> {
+export async function ensureReconciliationSchedules(
+  client: Client,
+  options: ReconciliationScheduleOptions,
+): Promise<EnsuredSchedule[]> {
   const spec = specOf(options);
   const ensured: EnsuredSchedule[] = [];
   for (const { businessId, companyId } of options.links) {
@@ -61,15 +69,16 @@ export async function ensureReconciliationSchedules(client: Client, options: Rec
       companyId,
       ...(options.reconcileOptions ? { options: options.reconcileOptions } : {}),
     };
-    const action: ScheduleOptionsStartWorkflowAction<(input: ReconciliationInput) => Promise<ReconcileBusinessResult>> = {
-      type: 'startWorkflow',
-      workflowType: RECONCILIATION_WORKFLOW_TYPE,
-      taskQueue: options.taskQueue,
-      // The schedule appends the scheduled time, so each run has its own id under this one.
-      workflowId: scheduleId,
-      args: [input],
-      staticSummary: `Reconciliation of ${businessId} with ${companyId}`,
-    };
+    const action: ScheduleOptionsStartWorkflowAction<(input: ReconciliationInput) => Promise<ReconcileBusinessResult>> =
+      {
+        type: 'startWorkflow',
+        workflowType: RECONCILIATION_WORKFLOW_TYPE,
+        taskQueue: options.taskQueue,
+        // The schedule appends the scheduled time, so each run has its own id under this one.
+        workflowId: scheduleId,
+        args: [input],
+        staticSummary: `Reconciliation of ${businessId} with ${companyId}`,
+      };
     try {
       await client.schedule.create({ scheduleId, spec, action, policies: POLICIES });
       ensured.push({ scheduleId, businessId, companyId, outcome: 'created' });
@@ -80,7 +89,10 @@ export async function ensureReconciliationSchedules(client: Client, options: Rec
         spec,
         action,
         policies: POLICIES,
-        state: { paused: previous.state.paused, ...(previous.state.note === undefined ? {} : { note: previous.state.note }) },
+        state: {
+          paused: previous.state.paused,
+          ...(previous.state.note === undefined ? {} : { note: previous.state.note }),
+        },
       }));
       ensured.push({ scheduleId, businessId, companyId, outcome: 'updated' });
     }

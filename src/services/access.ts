@@ -37,7 +37,10 @@ export interface OpenServiceAccess extends ServiceAccess {
 }
 
 /** One application per service: every business and company is reached with the same key. */
-export function singleApplication(clients: { compliance?: ComplianceClient; accounting?: AccountingClient }): ServiceAccess {
+export function singleApplication(clients: {
+  compliance?: ComplianceClient;
+  accounting?: AccountingClient;
+}): ServiceAccess {
   const compliance = () => {
     if (clients.compliance === undefined) throw new Error('no compliance service was given to these activities');
     return clients.compliance;
@@ -76,10 +79,15 @@ export function openServiceAccess(
   const recorder = options.metrics?.recorder;
   if (recorder) {
     recorder.knowApplications([DEFAULT_APPLICATION]);
-    recorder.set('etims_application_budget_per_second', options.metrics!.complianceBudget.activitiesPerSecond, { application: DEFAULT_APPLICATION });
+    recorder.set('etims_application_budget_per_second', options.metrics!.complianceBudget.activitiesPerSecond, {
+      application: DEFAULT_APPLICATION,
+    });
   }
   const observer = recorder
-    ? bothObservers(complianceRateBudgetMetrics(recorder, options.metrics!.complianceBudget), applicationRateMetrics(recorder, DEFAULT_APPLICATION))
+    ? bothObservers(
+        complianceRateBudgetMetrics(recorder, options.metrics!.complianceBudget),
+        applicationRateMetrics(recorder, DEFAULT_APPLICATION),
+      )
     : undefined;
   const compliance = new ComplianceClient({
     ...endpoints.compliance,

@@ -34,18 +34,29 @@ export function budgetWindows(directory: Pick<TenantDirectory, 'applications'>):
     const key = windowKeyOf(application);
     const window = windows.get(key);
     if (window === undefined) {
-      windows.set(key, { applications: [application.application], requestsPerMinute: application.requestsPerMinute, businesses: [...application.businesses] });
+      windows.set(key, {
+        applications: [application.application],
+        requestsPerMinute: application.requestsPerMinute,
+        businesses: [...application.businesses],
+      });
     } else {
       window.applications.push(application.application);
       window.requestsPerMinute = Math.min(window.requestsPerMinute, application.requestsPerMinute);
       window.businesses.push(...application.businesses);
     }
   }
-  return [...windows].map(([fairnessKey, window]) => ({ fairnessKey, ...window, ownQueue: window.businesses.length > 1 }));
+  return [...windows].map(([fairnessKey, window]) => ({
+    fairnessKey,
+    ...window,
+    ownQueue: window.businesses.length > 1,
+  }));
 }
 
 /** The window an application's calls spend, in the directory's windows. */
-export function windowOf(windows: readonly BudgetWindow[], application: ComplianceApplication): BudgetWindow | undefined {
+export function windowOf(
+  windows: readonly BudgetWindow[],
+  application: ComplianceApplication,
+): BudgetWindow | undefined {
   const key = windowKeyOf(application);
   return windows.find((window) => window.fairnessKey === key);
 }

@@ -108,9 +108,19 @@ async function loadSandbox(): Promise<EmbeddedServicesModule> {
  * Production entry points call assertServicesConfigured first (connectWorkerProcess does); local stacks and
  * tests rely on the fallback.
  */
-export async function resolveServices(config: AppConfig, logger: Logger, options: ResolveServicesOptions = {}): Promise<ServiceEndpoints> {
+export async function resolveServices(
+  config: AppConfig,
+  logger: Logger,
+  options: ResolveServicesOptions = {},
+): Promise<ServiceEndpoints> {
   if (config.compliance && config.accounting) {
-    return { compliance: config.compliance, accounting: config.accounting, sandbox: undefined, sandboxReconciliationLinks: [], close: async () => {} };
+    return {
+      compliance: config.compliance,
+      accounting: config.accounting,
+      sandbox: undefined,
+      sandboxReconciliationLinks: [],
+      close: async () => {},
+    };
   }
   const { startEmbeddedServices } = await loadSandbox();
   const embedded = await startEmbeddedServices({
@@ -124,7 +134,12 @@ export async function resolveServices(config: AppConfig, logger: Logger, options
   );
   return {
     compliance: config.compliance ?? { ...embedded.compliance, timeoutMs: 30_000, allowLoopbackCallbacks: true },
-    accounting: config.accounting ?? { ...embedded.accounting, signRequests: true, signQuery: false, timeoutMs: 30_000 },
+    accounting: config.accounting ?? {
+      ...embedded.accounting,
+      signRequests: true,
+      signQuery: false,
+      timeoutMs: 30_000,
+    },
     sandboxReconciliationLinks: config.accounting === undefined ? embedded.reconciliationLinks : [],
     sandbox,
     close: async () => {
@@ -138,25 +153,39 @@ export class ServiceCredentialsError extends Error {
   override readonly name = 'ServiceCredentialsError';
 }
 
-function credentialFailure(service: 'compliance' | 'accounting', baseUrl: string, err: unknown, signed: boolean): ServiceCredentialsError {
+function credentialFailure(
+  service: 'compliance' | 'accounting',
+  baseUrl: string,
+  err: unknown,
+  signed: boolean,
+): ServiceCredentialsError {
   const prefix = service === 'compliance' ? 'COMPLIANCE' : 'ACCOUNTING';
   if (!(err instanceof ApiError)) {
-    return new ServiceCredentialsError(`${prefix}_BASE_URL: the ${service} service at ${baseUrl} answered unexpectedly (${err instanceof Error ? err.message : String(err)})`);
+    return new ServiceCredentialsError(
+      `${prefix}_BASE_URL: the ${service} service at ${baseUrl} answered unexpectedly (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
   const what = `${err.status ?? 'no answer'} ${err.code}`;
   if (err.status === undefined) {
-    return new ServiceCredentialsError(`${prefix}_BASE_URL: the ${service} service at ${baseUrl} cannot be reached (${err.message})`);
+    return new ServiceCredentialsError(
+      `${prefix}_BASE_URL: the ${service} service at ${baseUrl} cannot be reached (${err.message})`,
+    );
   }
   if (err.status === 401) {
-    const setting = signed && /signature|timestamp/i.test(err.message) ? `${prefix}_CLIENT_SECRET` : `${prefix}_API_KEY`;
+    const setting =
+      signed && /signature|timestamp/i.test(err.message) ? `${prefix}_CLIENT_SECRET` : `${prefix}_API_KEY`;
     return new ServiceCredentialsError(
       `${setting} was refused by the ${service} service at ${baseUrl} (${what}): the key is wrong, revoked or expired; the value is not shown`,
     );
   }
   if (err.status === 403) {
-    return new ServiceCredentialsError(`${prefix}_API_KEY is not allowed to ${err.operation} at ${baseUrl} (${what}); the value is not shown`);
+    return new ServiceCredentialsError(
+      `${prefix}_API_KEY is not allowed to ${err.operation} at ${baseUrl} (${what}); the value is not shown`,
+    );
   }
-  return new ServiceCredentialsError(`the ${service} service at ${baseUrl} failed the start-up check ${err.operation} (${what}: ${err.message})`);
+  return new ServiceCredentialsError(
+    `the ${service} service at ${baseUrl} failed the start-up check ${err.operation} (${what}: ${err.message})`,
+  );
 }
 
 /**
@@ -164,13 +193,19 @@ function credentialFailure(service: 'compliance' | 'accounting', baseUrl: string
  * companies), so a wrong or expired key stops the start-up instead of the first sale. Errors name the
  * variable, never its value.
  */
-export async function checkServiceCredentials(services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>, logger: Logger): Promise<void> {
+export async function checkServiceCredentials(
+  services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>,
+  logger: Logger,
+): Promise<void> {
   const access = openServiceAccess(services);
   try {
     for (const compliance of access.complianceApplications()) {
       try {
         const { data } = await compliance.getIdentity();
-        logger.info({ environment: data.apiKey?.environment, scopes: data.apiKey?.scopes }, 'compliance credentials accepted');
+        logger.info(
+          { environment: data.apiKey?.environment, scopes: data.apiKey?.scopes },
+          'compliance credentials accepted',
+        );
       } catch (err) {
         throw credentialFailure('compliance', services.compliance.baseUrl, err, false);
       }

@@ -19,7 +19,13 @@ import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import type { ApplicationName, TenantsConfig } from '../config/tenant-types.js';
 import type { RateLimitGate } from '../http/rate-limit-gate.js';
-import { resolveTenantDirectory, type ComplianceApplication, type ComplianceProbe, type ResolveTenantDirectoryOptions, type TenantDirectory } from './tenant-directory.js';
+import {
+  resolveTenantDirectory,
+  type ComplianceApplication,
+  type ComplianceProbe,
+  type ResolveTenantDirectoryOptions,
+  type TenantDirectory,
+} from './tenant-directory.js';
 
 /** Longer than an activity's start-to-close timeout (60 s): a call in flight on a replaced client ends before it closes. */
 const DRAIN_GRACE_MS = 2 * 60_000;
@@ -98,7 +104,8 @@ export async function openLiveTenants(config: TenantsConfig, options: LiveTenant
       const application = applicationOf(previous, businessId);
       if (application) drained.set(businessId, { directory: previous, application });
     }
-    for (const application of next.applications()) for (const businessId of application.businesses) drained.delete(businessId);
+    for (const application of next.applications())
+      for (const businessId of application.businesses) drained.delete(businessId);
     current = next;
     closeWhenUnused(previous);
     options.logger?.info({ origin: tenants.origin, ...counts(change) }, 'tenants replaced');
@@ -159,7 +166,10 @@ function counts(change: TenantsChange): Record<string, number | string[]> {
 }
 
 /** The accounting client of a company under the tenants served now (undefined when none is linked for it). */
-export function accountingClientOf(directory: TenantDirectory, companyId: string | undefined): AccountingClient | undefined {
+export function accountingClientOf(
+  directory: TenantDirectory,
+  companyId: string | undefined,
+): AccountingClient | undefined {
   const linked = companyId === undefined ? undefined : directory.accountingApplicationOf(companyId);
   const applications = directory.accountingApplications();
   // One accounting application serves every company, linked or not, as the single-key worker always did.

@@ -27,7 +27,9 @@ export class UnknownBusinessError extends ApplicationFailure {
     readonly businessId: string,
     origin: string,
   ) {
-    super(`business ${businessId} is served by no compliance application of ${origin}`, BUSINESS_NOT_SERVED, true, [{ businessId }]);
+    super(`business ${businessId} is served by no compliance application of ${origin}`, BUSINESS_NOT_SERVED, true, [
+      { businessId },
+    ]);
   }
 }
 
@@ -46,12 +48,21 @@ export class UnknownCompanyError extends ApplicationFailure {
 function unknownCompany(directory: TenantDirectory, companyId: string | undefined): UnknownCompanyError {
   const names = directory.accountingApplications().map((a) => a.application);
   if (names.length === 0) {
-    return new UnknownCompanyError(companyId, `no accounting application is configured in ${directory.origin}${companyId === undefined ? '' : ` (company ${companyId})`}`);
+    return new UnknownCompanyError(
+      companyId,
+      `no accounting application is configured in ${directory.origin}${companyId === undefined ? '' : ` (company ${companyId})`}`,
+    );
   }
   if (companyId === undefined) {
-    return new UnknownCompanyError(undefined, `the call names no company, and ${names.length} accounting applications are configured (${names.join(', ')})`);
+    return new UnknownCompanyError(
+      undefined,
+      `the call names no company, and ${names.length} accounting applications are configured (${names.join(', ')})`,
+    );
   }
-  return new UnknownCompanyError(companyId, `company ${companyId} is linked through no accounting application of ${directory.origin}`);
+  return new UnknownCompanyError(
+    companyId,
+    `company ${companyId} is linked through no accounting application of ${directory.origin}`,
+  );
 }
 
 /** The windows of a directory, worked out once per directory (a placement is asked for every sale). */

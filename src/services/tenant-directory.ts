@@ -28,7 +28,13 @@ import { ComplianceClient } from '../compliance/client.js';
 import type { Business, Identity } from '../compliance/schemas.js';
 import { CredentialFormatError } from '../config/credentials.js';
 import { ConfigError } from '../config/env.js';
-import type { AccountingTenant, ApplicationName, ComplianceTenant, TenantLink, TenantsConfig } from '../config/tenant-types.js';
+import type {
+  AccountingTenant,
+  ApplicationName,
+  ComplianceTenant,
+  TenantLink,
+  TenantsConfig,
+} from '../config/tenant-types.js';
 import { ApiError } from '../http/errors.js';
 import { RateLimitGate } from '../http/rate-limit-gate.js';
 import type { HttpObserver } from '../http/transport.js';
@@ -139,7 +145,9 @@ export class TenantServiceError extends Error {
 }
 
 function summary(origin: string, lines: readonly string[]): string {
-  return lines.length === 1 ? lines[0]! : `${origin}: ${lines.length} problems:\n${lines.map((line) => `  - ${line}`).join('\n')}`;
+  return lines.length === 1
+    ? lines[0]!
+    : `${origin}: ${lines.length} problems:\n${lines.map((line) => `  - ${line}`).join('\n')}`;
 }
 
 const DEFAULT_CONCURRENCY = 8;
@@ -210,26 +218,36 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, run: 
 
 function complianceRefusal(tenant: ComplianceTenant, err: unknown): Outcome<never> {
   const where = `the compliance service at ${tenant.service.baseUrl}`;
-  if (!(err instanceof ApiError)) return { failure: `${tenant.source}: ${where} answered unexpectedly (${errorText(err)})` };
+  if (!(err instanceof ApiError))
+    return { failure: `${tenant.source}: ${where} answered unexpectedly (${errorText(err)})` };
   const what = `${err.status ?? 'no answer'} ${err.code}`;
   if (err.status === undefined) return { failure: `${tenant.source}: ${where} cannot be reached (${err.message})` };
   if (err.status === 401) {
-    return { problem: `${tenant.source}: ${where} refused the key (${what}): it is wrong, revoked or expired, or its application is suspended; the value is not shown` };
+    return {
+      problem: `${tenant.source}: ${where} refused the key (${what}): it is wrong, revoked or expired, or its application is suspended; the value is not shown`,
+    };
   }
   if (err.status === 403) {
     const action = err.operation === 'getIdentity' ? 'read its identity' : 'list its businesses';
-    return { problem: `${tenant.source}: the key is not allowed to ${action} at ${tenant.service.baseUrl} (${what}); the value is not shown` };
+    return {
+      problem: `${tenant.source}: the key is not allowed to ${action} at ${tenant.service.baseUrl} (${what}); the value is not shown`,
+    };
   }
   return { failure: `${tenant.source}: ${where} failed ${err.operation} (${what})` };
 }
 
 /** What an entry says (where, which key, which businesses, what budget): equal digests ask the service the same. */
 function entryDigest(tenant: ComplianceTenant): string {
-  return createHash('sha256').update(JSON.stringify([tenant.service, tenant.businesses ?? null, tenant.requestsPerMinute])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([tenant.service, tenant.businesses ?? null, tenant.requestsPerMinute]))
+    .digest('hex');
 }
 
 /** The entry's probe from `cache` when an earlier resolution asked the same, else asked now (and kept when accepted). */
-async function probeComplianceOnce(tenant: ComplianceTenant, cache: Map<string, ComplianceProbe> | undefined): Promise<Outcome<ComplianceProbe>> {
+async function probeComplianceOnce(
+  tenant: ComplianceTenant,
+  cache: Map<string, ComplianceProbe> | undefined,
+): Promise<Outcome<ComplianceProbe>> {
   const digest = entryDigest(tenant);
   const known = cache?.get(digest);
   // The entry's place in the file may have moved: its messages name where it is now.
@@ -268,14 +286,21 @@ async function probeCompliance(tenant: ComplianceTenant): Promise<Outcome<Compli
 
 function accountingRefusal(tenant: AccountingTenant, err: unknown): Outcome<never> {
   const where = `the accounting service at ${tenant.service.baseUrl}`;
-  if (!(err instanceof ApiError)) return { failure: `${tenant.source}: ${where} answered unexpectedly (${errorText(err)})` };
+  if (!(err instanceof ApiError))
+    return { failure: `${tenant.source}: ${where} answered unexpectedly (${errorText(err)})` };
   const what = `${err.status ?? 'no answer'} ${err.code}`;
   if (err.status === undefined) return { failure: `${tenant.source}: ${where} cannot be reached (${err.message})` };
   if (err.status === 401) {
-    const secret = tenant.service.signRequests && /signature|timestamp/i.test(err.message) ? 'client secret' : 'API key';
-    return { problem: `${tenant.source}: ${where} refused the ${secret} (${what}): it is wrong, revoked or its application inactive; the value is not shown` };
+    const secret =
+      tenant.service.signRequests && /signature|timestamp/i.test(err.message) ? 'client secret' : 'API key';
+    return {
+      problem: `${tenant.source}: ${where} refused the ${secret} (${what}): it is wrong, revoked or its application inactive; the value is not shown`,
+    };
   }
-  if (err.status === 403) return { problem: `${tenant.source}: the API key is not allowed to list companies at ${tenant.service.baseUrl} (${what}); the value is not shown` };
+  if (err.status === 403)
+    return {
+      problem: `${tenant.source}: the API key is not allowed to list companies at ${tenant.service.baseUrl} (${what}); the value is not shown`,
+    };
   return { failure: `${tenant.source}: ${where} failed ${err.operation} (${what})` };
 }
 
@@ -286,7 +311,9 @@ async function probeAccounting(tenant: AccountingTenant): Promise<Outcome<Accoun
   } catch (err) {
     if (err instanceof CredentialFormatError) {
       const what = /SECRET/.test(err.setting) ? 'client secret' : 'API key';
-      return { problem: `${tenant.source}: the ${what} is not in the expected form (${err.expected}); the value is not shown` };
+      return {
+        problem: `${tenant.source}: the ${what} is not in the expected form (${err.expected}); the value is not shown`,
+      };
     }
     return { problem: `${tenant.source}: ${errorText(err)}` };
   }
@@ -294,7 +321,9 @@ async function probeAccounting(tenant: AccountingTenant): Promise<Outcome<Accoun
     const companies: string[] = [];
     for (let page = 1; ; page++) {
       if (page > MAX_COMPANY_PAGES) {
-        throw new Error(`the key sees more than ${MAX_COMPANY_PAGES * COMPANY_PAGE_SIZE} companies; the links cannot be checked`);
+        throw new Error(
+          `the key sees more than ${MAX_COMPANY_PAGES * COMPANY_PAGE_SIZE} companies; the links cannot be checked`,
+        );
       }
       const { data } = await client.listCompanies({ page, limit: COMPANY_PAGE_SIZE });
       companies.push(...data.data.map((company) => company.id));
@@ -326,7 +355,10 @@ function unknownBusiness(probe: ComplianceProbe, id: string, probes: readonly Co
     if (other === probe) continue;
     const business = other.businesses.find((b) => b.id === id);
     if (!business) continue;
-    const environment = business.environment === 'sandbox' || business.environment === 'production' ? business.environment : BUSINESS_ENVIRONMENT[other.environment];
+    const environment =
+      business.environment === 'sandbox' || business.environment === 'production'
+        ? business.environment
+        : BUSINESS_ENVIRONMENT[other.environment];
     if (environment !== own) {
       return `${source}: business ${id} is a ${environment} business (${other.tenant.source} lists it); ${keyRule(probe.environment, 'sentence')}`;
     }
@@ -343,7 +375,10 @@ function crossedEnvironment(probe: ComplianceProbe, business: Business): string 
 }
 
 /** Business → the probe serving it, by the rules in the header; the problems when they do not settle it. */
-function assignBusinesses(probes: readonly ComplianceProbe[], logger: Logger | undefined): { owner: Map<string, ComplianceProbe>; problems: string[] } {
+function assignBusinesses(
+  probes: readonly ComplianceProbe[],
+  logger: Logger | undefined,
+): { owner: Map<string, ComplianceProbe>; problems: string[] } {
   const problems: string[] = [];
   const explicit = new Map<string, ComplianceProbe>();
   for (const probe of probes) {
@@ -352,7 +387,9 @@ function assignBusinesses(probes: readonly ComplianceProbe[], logger: Logger | u
     for (const id of new Set(listed)) {
       const earlier = explicit.get(id);
       if (earlier) {
-        problems.push(`business ${id} is listed under two entries, ${earlier.tenant.source} and ${probe.tenant.source}: list it under one`);
+        problems.push(
+          `business ${id} is listed under two entries, ${earlier.tenant.source} and ${probe.tenant.source}: list it under one`,
+        );
         continue;
       }
       explicit.set(id, probe);
@@ -368,7 +405,10 @@ function assignBusinesses(probes: readonly ComplianceProbe[], logger: Logger | u
     for (const business of probe.businesses) {
       const listedBy = explicit.get(business.id);
       if (listedBy) {
-        logger?.debug({ business: business.id, servedBy: listedBy.tenant.application, alsoReachableBy: probe.tenant.application }, 'business served by the entry that lists it');
+        logger?.debug(
+          { business: business.id, servedBy: listedBy.tenant.application, alsoReachableBy: probe.tenant.application },
+          'business served by the entry that lists it',
+        );
         continue;
       }
       const crossed = crossedEnvironment(probe, business);
@@ -401,25 +441,34 @@ function resolveLinks(
   const companyLink = new Map<string, TenantLink>();
   for (const link of links) {
     const compliance = served.get(link.businessId);
-    if (!compliance) problems.push(`${link.source}: business ${link.businessId} is served by no compliance application`);
+    if (!compliance)
+      problems.push(`${link.source}: business ${link.businessId} is served by no compliance application`);
     if (!accounting.has(link.accounting)) {
       problems.push(`${link.source}: accounting application "${link.accounting}" is not configured`);
     } else {
       // Undefined: its key was refused, which is reported already.
       const probe = accounting.get(link.accounting);
       if (probe && !probe.companies.includes(link.companyId)) {
-        problems.push(`${link.source}: company ${link.companyId} is not one accounting application "${link.accounting}" can see (it sees ${idList(probe.companies)})`);
+        problems.push(
+          `${link.source}: company ${link.companyId} is not one accounting application "${link.accounting}" can see (it sees ${idList(probe.companies)})`,
+        );
       }
     }
     const earlier = companyLink.get(link.companyId);
     if (earlier && earlier.accounting !== link.accounting) {
-      problems.push(`${link.source}: company ${link.companyId} is linked through accounting application "${link.accounting}" here and "${earlier.accounting}" in ${earlier.source}`);
+      problems.push(
+        `${link.source}: company ${link.companyId} is linked through accounting application "${link.accounting}" here and "${earlier.accounting}" in ${earlier.source}`,
+      );
     } else if (!earlier) {
       companyLink.set(link.companyId, link);
     }
     if (compliance) resolved.push({ ...link, compliance: compliance.tenant.application });
   }
-  return { resolved, companyApplication: new Map([...companyLink].map(([company, link]) => [company, link.accounting])), problems };
+  return {
+    resolved,
+    companyApplication: new Map([...companyLink].map(([company, link]) => [company, link.accounting])),
+    problems,
+  };
 }
 
 function facts(probe: ComplianceProbe, businesses: readonly string[]): ComplianceApplication {
@@ -427,7 +476,8 @@ function facts(probe: ComplianceProbe, businesses: readonly string[]): Complianc
   return {
     application: tenant.application,
     source: tenant.source,
-    requestsPerMinute: serviceLimit === undefined ? tenant.requestsPerMinute : Math.min(tenant.requestsPerMinute, serviceLimit),
+    requestsPerMinute:
+      serviceLimit === undefined ? tenant.requestsPerMinute : Math.min(tenant.requestsPerMinute, serviceLimit),
     configuredRequestsPerMinute: tenant.requestsPerMinute,
     serviceRequestsPerMinute: serviceLimit,
     serviceApplicationId: identity.application?.id,
@@ -450,14 +500,22 @@ function warnSharedWindows(applications: readonly ComplianceApplication[], logge
   const byService = new Map<string, ComplianceApplication[]>();
   for (const application of applications) {
     if (application.serviceApplicationId === undefined) continue;
-    byService.set(application.serviceApplicationId, [...(byService.get(application.serviceApplicationId) ?? []), application]);
+    byService.set(application.serviceApplicationId, [
+      ...(byService.get(application.serviceApplicationId) ?? []),
+      application,
+    ]);
   }
   for (const [serviceApplicationId, sharing] of byService) {
     const total = sharing.reduce((sum, application) => sum + application.requestsPerMinute, 0);
     const limit = sharing[0]!.serviceRequestsPerMinute;
     if (sharing.length > 1 && limit !== undefined && total > limit) {
       logger?.warn(
-        { serviceApplicationId, applications: sharing.map((a) => a.application), requestsPerMinute: total, serviceRequestsPerMinute: limit },
+        {
+          serviceApplicationId,
+          applications: sharing.map((a) => a.application),
+          requestsPerMinute: total,
+          serviceRequestsPerMinute: limit,
+        },
         'entries share one service application, and their budgets add up to more than its limit',
       );
     }
@@ -469,19 +527,29 @@ function warnSharedWindows(applications: readonly ComplianceApplication[], logge
  * and which accounting application each linked company. Throws TenantConfigError with every problem of the file,
  * or TenantServiceError when a service could not be asked; nothing is left open either way.
  */
-export async function resolveTenantDirectory(tenants: TenantsConfig, options: ResolveTenantDirectoryOptions = {}): Promise<TenantDirectory> {
+export async function resolveTenantDirectory(
+  tenants: TenantsConfig,
+  options: ResolveTenantDirectoryOptions = {},
+): Promise<TenantDirectory> {
   const { logger } = options;
   const problems = [...duplicateNames(tenants.compliance), ...duplicateNames(tenants.accounting)];
   const failures: string[] = [];
   type Ask = { compliance: ComplianceTenant } | { accounting: AccountingTenant };
-  type Answer = { compliance: Outcome<ComplianceProbe> } | { accounting: Outcome<AccountingProbe>; tenant: AccountingTenant };
-  const asks: Ask[] = [...tenants.compliance.map((compliance) => ({ compliance })), ...tenants.accounting.map((accounting) => ({ accounting }))];
+  type Answer =
+    { compliance: Outcome<ComplianceProbe> } | { accounting: Outcome<AccountingProbe>; tenant: AccountingTenant };
+  const asks: Ask[] = [
+    ...tenants.compliance.map((compliance) => ({ compliance })),
+    ...tenants.accounting.map((accounting) => ({ accounting })),
+  ];
   const answers = await mapBounded(asks, options.concurrency ?? DEFAULT_CONCURRENCY, async (ask): Promise<Answer> =>
-    'compliance' in ask ? { compliance: await probeComplianceOnce(ask.compliance, options.complianceProbes) } : { accounting: await probeAccounting(ask.accounting), tenant: ask.accounting },
+    'compliance' in ask
+      ? { compliance: await probeComplianceOnce(ask.compliance, options.complianceProbes) }
+      : { accounting: await probeAccounting(ask.accounting), tenant: ask.accounting },
   );
   if (options.complianceProbes) {
     const current = new Set(tenants.compliance.map(entryDigest));
-    for (const digest of options.complianceProbes.keys()) if (!current.has(digest)) options.complianceProbes.delete(digest);
+    for (const digest of options.complianceProbes.keys())
+      if (!current.has(digest)) options.complianceProbes.delete(digest);
   }
   const complianceProbes: ComplianceProbe[] = [];
   /** By name; undefined for an entry whose key was refused. */
@@ -544,7 +612,11 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
     );
     if (application.requestsPerMinute < application.configuredRequestsPerMinute) {
       logger?.warn(
-        { application: application.application, configured: application.configuredRequestsPerMinute, service: application.serviceRequestsPerMinute },
+        {
+          application: application.application,
+          configured: application.configuredRequestsPerMinute,
+          service: application.serviceRequestsPerMinute,
+        },
         'application paced to the service’s own limit, lower than the tenants file’s requests per minute',
       );
     }
@@ -553,7 +625,9 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
   const accountingApplications = [...accountingProbes.values()].flatMap((probe) =>
     probe ? [{ application: probe.tenant.application, source: probe.tenant.source, companies: probe.companies }] : [],
   );
-  const accountingClients = new Map([...accountingProbes].flatMap(([name, probe]) => (probe ? [[name, probe.client] as const] : [])));
+  const accountingClients = new Map(
+    [...accountingProbes].flatMap(([name, probe]) => (probe ? [[name, probe.client] as const] : [])),
+  );
   const owner = new Map([...assigned.owner].map(([business, probe]) => [business, probe.tenant.application]));
   const byName = new Map(applications.map((application) => [application.application, application]));
   let closing: Promise<void> | undefined;
@@ -569,6 +643,8 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
     complianceClient: (application) => complianceClients.get(application),
     accountingClient: (application) => accountingClients.get(application),
     close: () =>
-      (closing ??= Promise.all([...complianceClients.values(), ...accountingClients.values()].map((client) => client.close())).then(() => undefined)),
+      (closing ??= Promise.all(
+        [...complianceClients.values(), ...accountingClients.values()].map((client) => client.close()),
+      ).then(() => undefined)),
   };
 }

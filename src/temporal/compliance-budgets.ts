@@ -30,7 +30,10 @@ export interface ComplianceBudgetPlan {
  * What the shared queue's configuration must be for these windows (those without a queue of their own), `perSecond`
  * turning a budget into activity starts per second.
  */
-export function planComplianceBudgets(windows: readonly BudgetWindow[], perSecond: (requestsPerMinute: number) => number): ComplianceBudgetPlan {
+export function planComplianceBudgets(
+  windows: readonly BudgetWindow[],
+  perSecond: (requestsPerMinute: number) => number,
+): ComplianceBudgetPlan {
   const rates = windows.map((window) => ({ key: window.fairnessKey, rate: perSecond(window.requestsPerMinute) }));
   const byRate = new Map<number, number>();
   for (const { rate } of rates) byRate.set(rate, (byRate.get(rate) ?? 0) + 1);
@@ -38,7 +41,14 @@ export function planComplianceBudgets(windows: readonly BudgetWindow[], perSecon
   const defaultPerSecond = [...byRate].sort(([ra, na], [rb, nb]) => nb - na || ra - rb)[0]?.[0] ?? perSecond(120);
   const weights: Record<string, number> = {};
   for (const { key, rate } of rates) if (rate !== defaultPerSecond) weights[key] = rate / defaultPerSecond;
-  return { defaultPerSecond, weights, queuePerSecond: Math.max(defaultPerSecond, rates.reduce((sum, { rate }) => sum + rate, 0)) };
+  return {
+    defaultPerSecond,
+    weights,
+    queuePerSecond: Math.max(
+      defaultPerSecond,
+      rates.reduce((sum, { rate }) => sum + rate, 0),
+    ),
+  };
 }
 
 /** The budgets the queue holds now, as the server reports them. */
@@ -59,7 +69,9 @@ export async function readComplianceBudgets(client: Client, taskQueue: string): 
   return {
     queuePerSecond: config?.queueRateLimit?.rateLimit?.requestsPerSecond ?? undefined,
     defaultPerSecond: config?.fairnessKeysRateLimitDefault?.rateLimit?.requestsPerSecond ?? undefined,
-    weights: Object.fromEntries(Object.entries(config?.fairnessWeightOverrides ?? {}).map(([key, weight]) => [key, Number(weight)])),
+    weights: Object.fromEntries(
+      Object.entries(config?.fairnessWeightOverrides ?? {}).map(([key, weight]) => [key, Number(weight)]),
+    ),
   };
 }
 
@@ -68,12 +80,19 @@ export async function readComplianceBudgets(client: Client, taskQueue: string): 
  * the weights of keys no longer in it (a window removed from the tenants). Every worker process applies the same plan
  * from the same file, so applying it again changes nothing.
  */
-export async function applyComplianceBudgets(client: Client, taskQueue: string, plan: ComplianceBudgetPlan, reason: string): Promise<void> {
+export async function applyComplianceBudgets(
+  client: Client,
+  taskQueue: string,
+  plan: ComplianceBudgetPlan,
+  reason: string,
+): Promise<void> {
   const applied = await readComplianceBudgets(client, taskQueue);
   const stale = Object.keys(applied.weights).filter((key) => !(key in plan.weights));
   const keys = Object.keys(plan.weights);
   if (keys.length > MAX_WEIGHT_OVERRIDES) {
-    throw new Error(`${keys.length} rate windows have a budget other than the most common one; the server keeps weights for ${MAX_WEIGHT_OVERRIDES} at most`);
+    throw new Error(
+      `${keys.length} rate windows have a budget other than the most common one; the server keeps weights for ${MAX_WEIGHT_OVERRIDES} at most`,
+    );
   }
   // In slices of a hundred, so no one request carries a thousand changes.
   const SLICE = 100;
@@ -106,7 +125,12 @@ export async function applyComplianceBudgets(client: Client, taskQueue: string, 
  * A window's own queue (several businesses, each its own fairness key): the queue's rate is the window's budget.
  * Fairness between the businesses needs no configuration: keys are dispatched in turn.
  */
-export async function applyQueueRate(client: Client, taskQueue: string, perSecond: number, reason: string): Promise<void> {
+export async function applyQueueRate(
+  client: Client,
+  taskQueue: string,
+  perSecond: number,
+  reason: string,
+): Promise<void> {
   await client.workflowService.updateTaskQueueConfig({
     namespace: client.options.namespace,
     identity: client.options.identity ?? 'etims-worker',

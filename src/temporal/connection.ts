@@ -11,7 +11,12 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { Connection, isGrpcServiceError, type ConnectionOptions } from '@temporalio/client';
-import { loadClientConfigProfile, toClientOptions, type ClientConfigProfile, type ConfigDataSource } from '@temporalio/envconfig';
+import {
+  loadClientConfigProfile,
+  toClientOptions,
+  type ClientConfigProfile,
+  type ConfigDataSource,
+} from '@temporalio/envconfig';
 import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
 import { ConfigError, resolveSecretFiles } from '../config/env.js';
 
@@ -42,19 +47,38 @@ export class TemporalConnectionError extends Error {
 
 /** Which variable / profile key a TLS source came from, for messages. */
 const TLS_SOURCES = {
-  clientCert: { path: 'TEMPORAL_TLS_CLIENT_CERT_PATH', data: 'TEMPORAL_TLS_CLIENT_CERT_DATA', toml: 'tls.client_cert_path / client_cert_data' },
-  clientKey: { path: 'TEMPORAL_TLS_CLIENT_KEY_PATH', data: 'TEMPORAL_TLS_CLIENT_KEY_DATA', toml: 'tls.client_key_path / client_key_data' },
-  serverCACert: { path: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', data: 'TEMPORAL_TLS_SERVER_CA_CERT_DATA', toml: 'tls.server_ca_cert_path / server_ca_cert_data' },
+  clientCert: {
+    path: 'TEMPORAL_TLS_CLIENT_CERT_PATH',
+    data: 'TEMPORAL_TLS_CLIENT_CERT_DATA',
+    toml: 'tls.client_cert_path / client_cert_data',
+  },
+  clientKey: {
+    path: 'TEMPORAL_TLS_CLIENT_KEY_PATH',
+    data: 'TEMPORAL_TLS_CLIENT_KEY_DATA',
+    toml: 'tls.client_key_path / client_key_data',
+  },
+  serverCACert: {
+    path: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+    data: 'TEMPORAL_TLS_SERVER_CA_CERT_DATA',
+    toml: 'tls.server_ca_cert_path / server_ca_cert_data',
+  },
 } as const;
 
 type TlsSource = keyof typeof TLS_SOURCES;
 
 /** Empty variables count as unset (compose files and shells set them to ""). */
 function presentEnv(env: Env): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1].trim() !== ''));
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1].trim() !== ''),
+  );
 }
 
-function settingName(source: TlsSource, data: ConfigDataSource, env: Record<string, string>, profile: string | undefined): string {
+function settingName(
+  source: TlsSource,
+  data: ConfigDataSource,
+  env: Record<string, string>,
+  profile: string | undefined,
+): string {
   const names = TLS_SOURCES[source];
   if ('path' in data && env[names.path] === data.path) return names.path;
   if ('data' in data && env[names.data] !== undefined) return names.data;
@@ -62,7 +86,12 @@ function settingName(source: TlsSource, data: ConfigDataSource, env: Record<stri
 }
 
 /** Reads one TLS source and checks it is the PEM it should be, naming the setting (never the content). */
-function readTlsSource(source: TlsSource, data: ConfigDataSource, env: Record<string, string>, profile: string | undefined): Buffer {
+function readTlsSource(
+  source: TlsSource,
+  data: ConfigDataSource,
+  env: Record<string, string>,
+  profile: string | undefined,
+): Buffer {
   const setting = settingName(source, data, env, profile);
   let bytes: Buffer;
   if ('path' in data) {
@@ -80,7 +109,9 @@ function readTlsSource(source: TlsSource, data: ConfigDataSource, env: Record<st
     if (source === 'clientKey') createPrivateKey(bytes);
     else new X509Certificate(bytes);
   } catch {
-    throw new ConfigError(`${where}: not a PEM ${source === 'clientKey' ? 'private key' : 'certificate'}; the content is not shown`);
+    throw new ConfigError(
+      `${where}: not a PEM ${source === 'clientKey' ? 'private key' : 'certificate'}; the content is not shown`,
+    );
   }
   return bytes;
 }
@@ -97,7 +128,8 @@ export function loadTemporalSettings(env: Env): TemporalSettings {
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const file = vars.TEMPORAL_CONFIG_FILE ?? 'the Temporal config file (temporal.toml)';
-    if (/Profile '.*' not found/.test(message)) throw new ConfigError(`TEMPORAL_PROFILE: ${message.replace('config data', file)}`);
+    if (/Profile '.*' not found/.test(message))
+      throw new ConfigError(`TEMPORAL_PROFILE: ${message.replace('config data', file)}`);
     const code = (err as NodeJS.ErrnoException).code;
     if (code) throw new ConfigError(`TEMPORAL_CONFIG_FILE: cannot read ${file} (${code})`);
     throw new ConfigError(`${file} is not valid TOML: ${message.split('\n')[0]}`);
@@ -113,7 +145,9 @@ export function loadTemporalSettings(env: Env): TemporalSettings {
     if ((tls.clientCert === undefined) !== (tls.clientKey === undefined)) {
       const missing = tls.clientCert === undefined ? 'TEMPORAL_TLS_CLIENT_CERT_PATH' : 'TEMPORAL_TLS_CLIENT_KEY_PATH';
       const present = tls.clientCert === undefined ? 'a client key' : 'a client certificate';
-      throw new ConfigError(`${missing} (or its _DATA / temporal.toml form) is not set but ${present} is: mTLS needs both`);
+      throw new ConfigError(
+        `${missing} (or its _DATA / temporal.toml form) is not set but ${present} is: mTLS needs both`,
+      );
     }
     const checked: Partial<Record<TlsSource, Buffer>> = {};
     for (const source of Object.keys(TLS_SOURCES) as TlsSource[]) {
@@ -195,7 +229,14 @@ export function scrub(text: string, settings: Pick<TemporalSettings, 'secrets'>)
 }
 
 // gRPC status codes (spelled out: @grpc/grpc-js is only a transitive dependency).
-export const GRPC = { NOT_FOUND: 5, ALREADY_EXISTS: 6, PERMISSION_DENIED: 7, UNAVAILABLE: 14, UNAUTHENTICATED: 16, UNIMPLEMENTED: 12 } as const;
+export const GRPC = {
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+  UNIMPLEMENTED: 12,
+} as const;
 
 function grpcCode(err: unknown): number | undefined {
   if (isGrpcServiceError(err)) return err.code;
@@ -207,8 +248,13 @@ function describeFailure(err: unknown, settings: TemporalSettings): string {
   const raw = err instanceof Error ? err.message : String(err);
   const message = scrub(raw, settings);
   const code = grpcCode(err);
-  const auth = settings.apiKey ? 'TEMPORAL_API_KEY (or api_key of the profile)' : 'the TLS client certificate (TEMPORAL_TLS_CLIENT_CERT_PATH / _KEY_PATH)';
-  if (code === GRPC.UNAUTHENTICATED || /unauthenticated|Unauthenticated|invalid token|Request unauthorized/i.test(raw)) {
+  const auth = settings.apiKey
+    ? 'TEMPORAL_API_KEY (or api_key of the profile)'
+    : 'the TLS client certificate (TEMPORAL_TLS_CLIENT_CERT_PATH / _KEY_PATH)';
+  if (
+    code === GRPC.UNAUTHENTICATED ||
+    /unauthenticated|Unauthenticated|invalid token|Request unauthorized/i.test(raw)
+  ) {
     return `the server refused the credentials: check ${auth} (${message})`;
   }
   if (code === GRPC.PERMISSION_DENIED || /PermissionDenied|permission denied/i.test(raw)) {
@@ -217,15 +263,22 @@ function describeFailure(err: unknown, settings: TemporalSettings): string {
   if (/certificate|tls|ssl|handshake|PrivateKey|PEM/i.test(raw)) {
     return `TLS failed: check TEMPORAL_TLS* / the profile's [tls] settings and that the server speaks TLS (${message})`;
   }
-  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(raw)) return `${message}: check TEMPORAL_ADDRESS and that the server is running`;
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(raw))
+    return `${message}: check TEMPORAL_ADDRESS and that the server is running`;
   if (/deadline|timed out|timeout|within/i.test(raw)) {
-    const tlsHint = settings.tls ? ', and that the server speaks TLS (TLS is on: set by TEMPORAL_TLS / an API key / the profile)' : '';
+    const tlsHint = settings.tls
+      ? ', and that the server speaks TLS (TLS is on: set by TEMPORAL_TLS / an API key / the profile)'
+      : '';
     return `no answer within ${settings.connectTimeoutMs} ms (TEMPORAL_CONNECT_TIMEOUT_MS): check TEMPORAL_ADDRESS and the network${tlsHint} (${message})`;
   }
   return `${message}: check TEMPORAL_ADDRESS and that the server is running`;
 }
 
-function connectionError(settings: TemporalSettings, err: unknown, what = 'cannot connect to'): TemporalConnectionError {
+function connectionError(
+  settings: TemporalSettings,
+  err: unknown,
+  what = 'cannot connect to',
+): TemporalConnectionError {
   return new TemporalConnectionError(
     `${what} Temporal at ${addressOf(settings)} (namespace "${settings.namespace}"): ${describeFailure(err, settings)}`,
   );
@@ -319,9 +372,13 @@ export async function connectNative(settings: TemporalSettings): Promise<NativeC
   // Imported here so clients (the sales CLI, other services) never load the worker's native bridge.
   const { NativeConnection } = await import('@temporalio/worker');
   try {
-    return await withTimeout(NativeConnection.connect(nativeConnectionOptions(settings)), settings.connectTimeoutMs, (late) => {
-      void late.close();
-    });
+    return await withTimeout(
+      NativeConnection.connect(nativeConnectionOptions(settings)),
+      settings.connectTimeoutMs,
+      (late) => {
+        void late.close();
+      },
+    );
   } catch (err) {
     throw connectionError(settings, err);
   }

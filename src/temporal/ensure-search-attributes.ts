@@ -57,7 +57,8 @@ export async function ensureSearchAttributes(
     const now = await listCustomAttributes(connection, namespace);
     const absent = Object.keys(missing).filter((name) => now[name] === undefined);
     if (absent.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`search attributes not visible after registration: ${absent.join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`search attributes not visible after registration: ${absent.join(', ')}`);
     await sleep(250);
   }
 }
@@ -68,7 +69,11 @@ async function listCustomAttributes(connection: Connection, namespace: string): 
 }
 
 /** The commands an administrator runs to register `keys`: the Temporal CLI (self-hosted) and tcld (Temporal Cloud). */
-export function searchAttributeCommands(keys: readonly AnySearchAttributeKey[], namespace: string, address: string): string[] {
+export function searchAttributeCommands(
+  keys: readonly AnySearchAttributeKey[],
+  namespace: string,
+  address: string,
+): string[] {
   const byType = new Map<string, string[]>();
   for (const { name, type } of toCliSearchAttributes(keys)) byType.set(type, [...(byType.get(type) ?? []), name]);
   const cli = [...byType].map(

@@ -9,7 +9,10 @@ import type { HttpObserver } from '../http/transport.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 
 /** Sets the budget gauge once and returns the observer that counts the compliance client's traffic. */
-export function complianceRateBudgetMetrics(metrics: MetricsRecorder, budget: { activitiesPerSecond: number }): HttpObserver {
+export function complianceRateBudgetMetrics(
+  metrics: MetricsRecorder,
+  budget: { activitiesPerSecond: number },
+): HttpObserver {
   metrics.set('etims_compliance_rate_budget_per_second', budget.activitiesPerSecond, {});
   return complianceTrafficMetrics(metrics);
 }

@@ -11,7 +11,10 @@ const SDK_WIRING = /^(No (Nexus services|workflows|activities) registered, not p
  * the worker's own (src/temporal/metric-names.ts) on Prometheus' `/metrics`. Must run once, before any
  * connection or worker is created; later calls are no-ops so tests and the local stack can share it.
  */
-export function installTemporalRuntime(logger: Logger, options: { level?: LogLevel; metricsBindAddress?: string | undefined } = {}): void {
+export function installTemporalRuntime(
+  logger: Logger,
+  options: { level?: LogLevel; metricsBindAddress?: string | undefined } = {},
+): void {
   if (installed) return;
   installed = true;
   const level = options.level ?? 'INFO';
@@ -19,13 +22,28 @@ export function installTemporalRuntime(logger: Logger, options: { level?: LogLev
   Runtime.install({
     logger: new DefaultLogger(level, (entry) => {
       const meta = { ...entry.meta, sdkComponent: entry.meta?.sdkComponent };
-      const method = SDK_WIRING.test(entry.message) && entry.meta?.state !== 'FAILED' ? 'debug' : (entry.level.toLowerCase() as 'trace' | 'debug' | 'info' | 'warn' | 'error');
+      const method =
+        SDK_WIRING.test(entry.message) && entry.meta?.state !== 'FAILED'
+          ? 'debug'
+          : (entry.level.toLowerCase() as 'trace' | 'debug' | 'info' | 'warn' | 'error');
       temporalLogger[method](meta, entry.message);
     }),
     telemetryOptions: {
       logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN' }) },
-      ...(options.metricsBindAddress ? { metrics: { prometheus: { bindAddress: options.metricsBindAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } } : {}),
+      ...(options.metricsBindAddress
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: options.metricsBindAddress,
+                countersTotalSuffix: true,
+                unitSuffix: true,
+                useSecondsForDurations: true,
+              },
+            },
+          }
+        : {}),
     },
   });
-  if (options.metricsBindAddress) logger.info({ metrics: `http://${options.metricsBindAddress}/metrics` }, 'Prometheus metrics served');
+  if (options.metricsBindAddress)
+    logger.info({ metrics: `http://${options.metricsBindAddress}/metrics` }, 'Prometheus metrics served');
 }

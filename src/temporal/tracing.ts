@@ -75,7 +75,8 @@ export function tracingSettings(env: Env): TracingSettings | undefined {
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
     const protocol = read(env, name);
     if (protocol === undefined) continue;
-    if (protocol !== 'http/json') throw new ConfigError(`${name}: only http/json is supported by this worker (got ${JSON.stringify(protocol)})`);
+    if (protocol !== 'http/json')
+      throw new ConfigError(`${name}: only http/json is supported by this worker (got ${JSON.stringify(protocol)})`);
     break;
   }
   return { url, serviceName: read(env, 'OTEL_SERVICE_NAME') ?? DEFAULT_SERVICE_NAME };
@@ -85,20 +86,30 @@ export function tracingSettings(env: Env): TracingSettings | undefined {
  * Sets tracing up once per process when configured; later calls return the same. Must run before the
  * workers and clients that should be traced are created (they take `tracingPlugins()` at creation).
  */
-export async function installTracing(options: { settings: TracingSettings | undefined; logger?: Logger }): Promise<Tracing | undefined> {
+export async function installTracing(options: {
+  settings: TracingSettings | undefined;
+  logger?: Logger;
+}): Promise<Tracing | undefined> {
   if (installed) return installed.tracing;
   const { settings } = options;
   if (!settings) return undefined;
-  const [otel, { AsyncLocalStorageContextManager }, { BasicTracerProvider, BatchSpanProcessor }, { Resource }, { OTLPTraceExporter }, { ATTR_SERVICE_NAME }, { OpenTelemetryPlugin }] =
-    await Promise.all([
-      import('@opentelemetry/api'),
-      import('@opentelemetry/context-async-hooks'),
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/semantic-conventions'),
-      import('@temporalio/interceptors-opentelemetry'),
-    ]);
+  const [
+    otel,
+    { AsyncLocalStorageContextManager },
+    { BasicTracerProvider, BatchSpanProcessor },
+    { Resource },
+    { OTLPTraceExporter },
+    { ATTR_SERVICE_NAME },
+    { OpenTelemetryPlugin },
+  ] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/semantic-conventions'),
+    import('@temporalio/interceptors-opentelemetry'),
+  ]);
   // Export failures (collector down) would otherwise be silent. Messages only: their arguments may be requests.
   const diag = diagLogger(options.logger);
   otel.diag.setLogger(diag, otel.DiagLogLevel.WARN);
@@ -113,11 +124,19 @@ export async function installTracing(options: { settings: TracingSettings | unde
     settings,
     flush: () => provider.forceFlush(),
     // Spans lost at exit are not worth a failed shutdown.
-    shutdown: () => provider.shutdown().catch((err: unknown) => diag.warn(`spans not sent at shutdown: ${err instanceof Error ? err.message : String(err)}`)),
+    shutdown: () =>
+      provider
+        .shutdown()
+        .catch((err: unknown) =>
+          diag.warn(`spans not sent at shutdown: ${err instanceof Error ? err.message : String(err)}`),
+        ),
   };
   installed = { tracing, plugins: [new OpenTelemetryPlugin({ resource, spanProcessor })] };
   const target = new URL(settings.url);
-  options.logger?.info({ traces: `${target.origin}${target.pathname}`, serviceName: settings.serviceName }, 'OpenTelemetry tracing on');
+  options.logger?.info(
+    { traces: `${target.origin}${target.pathname}`, serviceName: settings.serviceName },
+    'OpenTelemetry tracing on',
+  );
   return tracing;
 }
 
@@ -127,7 +146,8 @@ export function tracingPlugins(): OpenTelemetryPlugin[] {
 }
 
 function diagLogger(logger: Logger | undefined): DiagLogger {
-  const warn = (message: string) => (logger ? logger.warn({ component: 'opentelemetry' }, message) : console.error(`opentelemetry: ${message}`));
+  const warn = (message: string) =>
+    logger ? logger.warn({ component: 'opentelemetry' }, message) : console.error(`opentelemetry: ${message}`);
   const ignore = () => undefined;
   return { error: warn, warn, info: ignore, debug: ignore, verbose: ignore };
 }

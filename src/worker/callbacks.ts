@@ -31,7 +31,9 @@ export interface CallbackServices {
 }
 
 /** The one application of each service: its webhooks at `POST /webhooks/accounting`, as before tenants. */
-export function endpointCallbackServices(services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>): CallbackServices {
+export function endpointCallbackServices(
+  services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>,
+): CallbackServices {
   return {
     allowLoopbackCallbacks: services.compliance.allowLoopbackCallbacks,
     accountingWebhookSecret: services.accounting.webhookSecret,
@@ -53,12 +55,16 @@ export function tenantCallbackServices(tenants: TenantsConfig, logger: Logger): 
   const secrets = new Set(applications.map((application) => application.secret));
   if (applications.length > 0) {
     logger.info(
-      { accountingWebhooks: applications.map((application) => accountingWebhookPath(application.application)), sharedPath: secrets.size === 1 },
+      {
+        accountingWebhooks: applications.map((application) => accountingWebhookPath(application.application)),
+        sharedPath: secrets.size === 1,
+      },
       'accounting webhooks are received per accounting application, each verified with its own secret',
     );
   }
   return {
-    allowLoopbackCallbacks: tenants.compliance.length > 0 && tenants.compliance.every((tenant) => tenant.service.allowLoopbackCallbacks),
+    allowLoopbackCallbacks:
+      tenants.compliance.length > 0 && tenants.compliance.every((tenant) => tenant.service.allowLoopbackCallbacks),
     accountingWebhookSecret: secrets.size === 1 ? [...secrets][0] : undefined,
     accountingWebhookApplications: applications,
   };
@@ -85,19 +91,36 @@ export async function startCallbacks(
   // CALLBACK_TOKEN_TTL and CALLBACK_LEGACY_TOKENS_UNTIL, for every minter and verifier below.
   const lifetime = {
     ttlMs: config.callbackTokenTtlMs,
-    ...(config.callbackLegacyTokensUntilMs === undefined ? {} : { legacyTokensUntilMs: config.callbackLegacyTokensUntilMs }),
+    ...(config.callbackLegacyTokensUntilMs === undefined
+      ? {}
+      : { legacyTokensUntilMs: config.callbackLegacyTokensUntilMs }),
   };
   const webhooks: AccountingWebhookOptions = {
     ...(services.accountingWebhookSecret ? { accountingWebhookSecret: services.accountingWebhookSecret } : {}),
-    ...(services.accountingWebhookApplications.length > 0 ? { accountingWebhookApplications: services.accountingWebhookApplications } : {}),
+    ...(services.accountingWebhookApplications.length > 0
+      ? { accountingWebhookApplications: services.accountingWebhookApplications }
+      : {}),
   };
   const receiver = {
     limits: { maxConnections: config.callbackMaxConnections, requestTimeoutMs: config.callbackRequestTimeoutMs },
     ...(config.callbackBodyFields === undefined ? {} : { bodyFields: config.callbackBodyFields }),
   };
   if (config.callbackPublicBaseUrl && config.callbackSecret) {
-    const minter = new CallbackUrlMinter({ publicBaseUrl: config.callbackPublicBaseUrl, secret: config.callbackSecret, ...lifetime });
-    const server = await startCallbackServer({ host: config.callbackHost, port: config.callbackPort, minter, client, logger, ...(metrics ? { metrics } : {}), ...receiver, ...webhooks });
+    const minter = new CallbackUrlMinter({
+      publicBaseUrl: config.callbackPublicBaseUrl,
+      secret: config.callbackSecret,
+      ...lifetime,
+    });
+    const server = await startCallbackServer({
+      host: config.callbackHost,
+      port: config.callbackPort,
+      minter,
+      client,
+      logger,
+      ...(metrics ? { metrics } : {}),
+      ...receiver,
+      ...webhooks,
+    });
     return { server, minter };
   }
   if (!services.allowLoopbackCallbacks) return undefined;

@@ -9,7 +9,10 @@ import { describeSink, type PurchasesConfig } from '../config/purchases.js';
 import type { ReconciliationConfig } from '../config/reconciliation.js';
 import type { PurchasesSyncOptions } from '../contracts/purchases-sync.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
-import { ensurePurchasesSyncSchedules, type EnsuredSchedule as EnsuredPurchasesSchedule } from '../purchases/schedule.js';
+import {
+  ensurePurchasesSyncSchedules,
+  type EnsuredSchedule as EnsuredPurchasesSchedule,
+} from '../purchases/schedule.js';
 import { checkLinkAccess, ReconciliationInputError } from '../reconciliation/load.js';
 import { ensureReconciliationSchedules, type EnsuredSchedule } from '../reconciliation/schedule.js';
 import type { ServiceAccess } from '../services/access.js';
@@ -36,7 +39,9 @@ function servedBusinesses(configured: readonly string[], served: readonly string
   const known = new Set(served);
   const unknown = configured.filter((id) => !known.has(id));
   if (unknown.length > 0) {
-    throw new ConfigError(`PURCHASES_SYNC_BUSINESSES: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} served by no compliance application of the tenants`);
+    throw new ConfigError(
+      `PURCHASES_SYNC_BUSINESSES: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} served by no compliance application of the tenants`,
+    );
   }
   return [...configured];
 }
@@ -92,7 +97,10 @@ export async function schedulePurchasesSync(options: {
 export async function checkReconciliationLinks(services: ServiceAccess, config: ReconciliationConfig): Promise<void> {
   for (const link of config.links) {
     try {
-      await checkLinkAccess({ compliance: services.compliance(link.businessId), accounting: services.accounting(link.companyId) }, link);
+      await checkLinkAccess(
+        { compliance: services.compliance(link.businessId), accounting: services.accounting(link.companyId) },
+        link,
+      );
     } catch (err) {
       if (err instanceof ReconciliationInputError) throw new ConfigError(`RECONCILE_LINKS: ${err.message}`);
       throw err;
@@ -109,7 +117,9 @@ export async function scheduleReconciliation(options: {
 }): Promise<EnsuredSchedule[]> {
   const { config, logger } = options;
   if (config.links.length === 0) {
-    logger.info('reconciliation schedules off: set RECONCILE_LINKS (businessId=companyId,...) to reconcile supplier invoices daily');
+    logger.info(
+      'reconciliation schedules off: set RECONCILE_LINKS (businessId=companyId,...) to reconcile supplier invoices daily',
+    );
     return [];
   }
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
@@ -120,6 +130,9 @@ export async function scheduleReconciliation(options: {
     // Deployments (and test stacks) sharing a namespace on other queues keep their own schedules.
     ...(taskQueue === WORKFLOW_TASK_QUEUE ? {} : { idPrefix: `reconciliation:${taskQueue}` }),
   });
-  logger.info({ every: config.every, schedules: schedules.map((s) => `${s.scheduleId} (${s.outcome})`) }, 'reconciliation schedules ready');
+  logger.info(
+    { every: config.every, schedules: schedules.map((s) => `${s.scheduleId} (${s.outcome})`) },
+    'reconciliation schedules ready',
+  );
   return schedules;
 }

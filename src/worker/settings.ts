@@ -102,7 +102,9 @@ export const TENANT_RATE_HEADROOM = 0.07;
  */
 export function loadTenantsWorkerConfig(env: Env): WorkerConfig {
   const configured = loadWorkerConfig(env);
-  return env.COMPLIANCE_RATE_HEADROOM?.trim() ? configured : { ...configured, complianceRateHeadroom: TENANT_RATE_HEADROOM };
+  return env.COMPLIANCE_RATE_HEADROOM?.trim()
+    ? configured
+    : { ...configured, complianceRateHeadroom: TENANT_RATE_HEADROOM };
 }
 
 /** Default of TENANTS_RELOAD_SECONDS: a changed tenants file is served within this (issue 16 asks a minute). */
@@ -113,7 +115,10 @@ function tenantsReloadSeconds(env: Env): number {
   const raw = env.TENANTS_RELOAD_SECONDS?.trim();
   if (!raw) return DEFAULT_TENANTS_RELOAD_SECONDS;
   const seconds = Number(raw);
-  if (!/^\d+$/.test(raw) || seconds > 3600) throw new ConfigError(`TENANTS_RELOAD_SECONDS must be a whole number of seconds from 0 (never) to 3600, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || seconds > 3600)
+    throw new ConfigError(
+      `TENANTS_RELOAD_SECONDS must be a whole number of seconds from 0 (never) to 3600, got "${raw}"`,
+    );
   return seconds;
 }
 
@@ -137,16 +142,24 @@ function loadTenantWorkerSettings(rawEnv: Env): WorkerSettings {
   }
   const loaded = loadTenantsWorkerConfig(env);
   // What the fleet paces the compliance queue to: every application's own budget, added up.
-  const worker: WorkerConfig = { ...loaded, complianceRequestsPerMinute: tenants.compliance.reduce((sum, t) => sum + t.requestsPerMinute, 0) };
+  const worker: WorkerConfig = {
+    ...loaded,
+    complianceRequestsPerMinute: tenants.compliance.reduce((sum, t) => sum + t.requestsPerMinute, 0),
+  };
   const reloadSeconds = tenantsReloadSeconds(env);
   return {
     services: { compliance: undefined, accounting: undefined, logLevel, embeddedSandbox: false },
     tenants,
-    ...(reloadSeconds > 0 ? { tenantsReload: { load: () => loadTenantsConfig(rawEnv), intervalMs: reloadSeconds * 1000 } } : {}),
+    ...(reloadSeconds > 0
+      ? { tenantsReload: { load: () => loadTenantsConfig(rawEnv), intervalMs: reloadSeconds * 1000 } }
+      : {}),
     temporal: loadTemporalSettings(env),
     worker,
     activitiesPerSecond: {
-      compliance: tenantComplianceActivitiesPerSecond(worker.complianceRequestsPerMinute, worker.complianceRateHeadroom),
+      compliance: tenantComplianceActivitiesPerSecond(
+        worker.complianceRequestsPerMinute,
+        worker.complianceRateHeadroom,
+      ),
       accounting: loadAccountingWorkerConfig(env).activitiesPerSecond,
     },
     encryption: payloadEncryptionFromEnv(env),

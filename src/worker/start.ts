@@ -29,11 +29,26 @@ import { openLiveTenants, type LiveTenants, type TenantsChange } from '../servic
 import { openTenantAccess } from '../services/tenant-access.js';
 import type { TenantDirectory } from '../services/tenant-directory.js';
 import { applicationRateMetrics, bothObservers, complianceTrafficMetrics } from '../temporal/rate-budget-metrics.js';
-import { connectClient, connectNative, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from '../temporal/connection.js';
+import {
+  connectClient,
+  connectNative,
+  DEFAULT_TEMPORAL_ADDRESS,
+  type TemporalSettings,
+} from '../temporal/connection.js';
 import { requireSearchAttributes } from '../temporal/ensure-search-attributes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
-import { endpointCallbackServices, startCallbacks, tenantCallbackServices, type CallbackServices } from './callbacks.js';
-import { checkReconciliationLinks, schedulePurchasesSync, scheduleReconciliation, type PurchasesSyncStatus } from './schedules.js';
+import {
+  endpointCallbackServices,
+  startCallbacks,
+  tenantCallbackServices,
+  type CallbackServices,
+} from './callbacks.js';
+import {
+  checkReconciliationLinks,
+  schedulePurchasesSync,
+  scheduleReconciliation,
+  type PurchasesSyncStatus,
+} from './schedules.js';
 import { type WorkerSettings } from './settings.js';
 import { holdTenantBudgets, setSchedulesPaused } from './tenant-budgets.js';
 import { watchTenants, type TenantsReload } from './tenants-watch.js';
@@ -41,7 +56,11 @@ import { createWorkers, type Workers } from './workers.js';
 
 /** The settings the workers, the callback receiver and the schedules use. */
 /** `stockReporting` absent: every business on the default (DEFAULT_STOCK_REPORTING). */
-export type WorkerProcessSettings = Pick<WorkerSettings, 'worker' | 'activitiesPerSecond' | 'purchases' | 'reconciliation'> & Partial<Pick<WorkerSettings, 'stockReporting'>>;
+export type WorkerProcessSettings = Pick<
+  WorkerSettings,
+  'worker' | 'activitiesPerSecond' | 'purchases' | 'reconciliation'
+> &
+  Partial<Pick<WorkerSettings, 'stockReporting'>>;
 
 export interface WorkerProcess {
   workers: Workers;
@@ -71,30 +90,34 @@ export type WorkerProcessServices =
   | { tenants: TenantsConfig; services?: undefined };
 
 /** The worker side of the product on Temporal connections the caller opened. */
-export async function startWorkerProcess(options: WorkerProcessServices & {
-  connection: NativeConnection;
-  client: Client;
-  namespace: string;
-  settings: WorkerProcessSettings;
-  logger: Logger;
-  /** The workflow queue (default `sales`); the service queues derive from it. */
-  taskQueue?: string;
-  /** A bundle built ahead of time (default: bundle the workflow sources at start). */
-  workflowBundle?: WorkflowBundle;
-  /** Payload encryption of the workers (the client given is expected to use the same). */
-  dataConverter?: DataConverter;
-  /** Where the purchases sync delivers (default: the sink the settings name, opened here). */
-  purchasesSink?: PurchaseEventSink;
-  /** Passed to every purchases sync (tests shorten delivery retries). */
-  purchasesSyncOptions?: PurchasesSyncOptions;
-  /** With tenants: read them again every interval and serve what changed (TENANTS_RELOAD_SECONDS). */
-  tenantsReload?: TenantsReload;
-}): Promise<WorkerProcess> {
+export async function startWorkerProcess(
+  options: WorkerProcessServices & {
+    connection: NativeConnection;
+    client: Client;
+    namespace: string;
+    settings: WorkerProcessSettings;
+    logger: Logger;
+    /** The workflow queue (default `sales`); the service queues derive from it. */
+    taskQueue?: string;
+    /** A bundle built ahead of time (default: bundle the workflow sources at start). */
+    workflowBundle?: WorkflowBundle;
+    /** Payload encryption of the workers (the client given is expected to use the same). */
+    dataConverter?: DataConverter;
+    /** Where the purchases sync delivers (default: the sink the settings name, opened here). */
+    purchasesSink?: PurchaseEventSink;
+    /** Passed to every purchases sync (tests shorten delivery retries). */
+    purchasesSyncOptions?: PurchasesSyncOptions;
+    /** With tenants: read them again every interval and serve what changed (TENANTS_RELOAD_SECONDS). */
+    tenantsReload?: TenantsReload;
+  },
+): Promise<WorkerProcess> {
   const { settings, logger } = options;
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: options.namespace, taskQueue });
   // Every key is asked who it is before anything else opens: a refused one stops the start (TenantConfigError).
-  const reach = options.tenants ? await reachTenants(options.tenants, settings, metrics, logger) : reachEndpoints(options.services, settings, metrics);
+  const reach = options.tenants
+    ? await reachTenants(options.tenants, settings, metrics, logger)
+    : reachEndpoints(options.services, settings, metrics);
   const { services } = reach;
   const opened: Array<() => Promise<unknown>> = [() => services.close()];
   const close = async () => {
@@ -105,9 +128,18 @@ export async function startWorkerProcess(options: WorkerProcessServices & {
     if (!reach.live) await checkReconciliationLinks(services, reach.reconciliation);
     // Before any worker polls: each application's calls are held to its own budget from the first one.
     const holdBudgets = (directory: TenantDirectory) =>
-      holdTenantBudgets({ client: options.client, taskQueue, directory, headroom: settings.worker.complianceRateHeadroom, metrics, logger });
+      holdTenantBudgets({
+        client: options.client,
+        taskQueue,
+        directory,
+        headroom: settings.worker.complianceRateHeadroom,
+        metrics,
+        logger,
+      });
     const queues = reach.live ? await holdBudgets(reach.live.current()) : undefined;
-    const complianceActivitiesPerSecond = queues ? queues.shared.queuePerSecond : settings.activitiesPerSecond.compliance;
+    const complianceActivitiesPerSecond = queues
+      ? queues.shared.queuePerSecond
+      : settings.activitiesPerSecond.compliance;
     const activitiesPerSecond = { ...settings.activitiesPerSecond, compliance: complianceActivitiesPerSecond };
     const callbacks = await startCallbacks(settings.worker, reach.callbacks, options.client, logger, metrics);
     if (callbacks) opened.push(() => callbacks.server.close());
@@ -138,9 +170,20 @@ export async function startWorkerProcess(options: WorkerProcessServices & {
       taskQueue,
       ...(options.purchasesSyncOptions ? { syncOptions: options.purchasesSyncOptions } : {}),
     });
-    metrics.knowBusinesses('purchases', purchases.schedules.map((schedule) => schedule.businessId));
-    const reconciliation = await scheduleReconciliation({ client: options.client, config: reach.reconciliation, logger, taskQueue });
-    metrics.knowBusinesses('reconciliation', reach.reconciliation.links.map((link) => link.businessId));
+    metrics.knowBusinesses(
+      'purchases',
+      purchases.schedules.map((schedule) => schedule.businessId),
+    );
+    const reconciliation = await scheduleReconciliation({
+      client: options.client,
+      config: reach.reconciliation,
+      logger,
+      taskQueue,
+    });
+    metrics.knowBusinesses(
+      'reconciliation',
+      reach.reconciliation.links.map((link) => link.businessId),
+    );
     logger.info(
       {
         taskQueue,
@@ -159,7 +202,13 @@ export async function startWorkerProcess(options: WorkerProcessServices & {
       const directory = reach.live!.current();
       await workers.serveWindowQueues((await holdBudgets(directory)).own);
       const reconciliationConfig = { ...settings.reconciliation, links: tenantLinks(directory) };
-      const paused = { client: options.client, taskQueue, purchases: settings.purchases, reconciliation: reconciliationConfig, logger };
+      const paused = {
+        client: options.client,
+        taskQueue,
+        purchases: settings.purchases,
+        reconciliation: reconciliationConfig,
+        logger,
+      };
       await setSchedulesPaused({ ...paused, businessIds: change.businessesRemoved, paused: true });
       const synced = await schedulePurchasesSync({
         client: options.client,
@@ -170,9 +219,15 @@ export async function startWorkerProcess(options: WorkerProcessServices & {
         taskQueue,
         ...(options.purchasesSyncOptions ? { syncOptions: options.purchasesSyncOptions } : {}),
       });
-      metrics.knowBusinesses('purchases', synced.schedules.map((schedule) => schedule.businessId));
+      metrics.knowBusinesses(
+        'purchases',
+        synced.schedules.map((schedule) => schedule.businessId),
+      );
       await scheduleReconciliation({ client: options.client, config: reconciliationConfig, logger, taskQueue });
-      metrics.knowBusinesses('reconciliation', reconciliationConfig.links.map((link) => link.businessId));
+      metrics.knowBusinesses(
+        'reconciliation',
+        reconciliationConfig.links.map((link) => link.businessId),
+      );
       await setSchedulesPaused({ ...paused, businessIds: change.businessesAdded, paused: false });
     };
     return {
@@ -188,11 +243,20 @@ export async function startWorkerProcess(options: WorkerProcessServices & {
           taskQueue,
           metrics,
           logger,
-          ...(settings.worker.operatorWorkCountIntervalMs ? { intervalMs: settings.worker.operatorWorkCountIntervalMs } : {}),
+          ...(settings.worker.operatorWorkCountIntervalMs
+            ? { intervalMs: settings.worker.operatorWorkCountIntervalMs }
+            : {}),
         });
         const stopWatchingTenants =
           reach.live && options.tenantsReload && options.tenants
-            ? watchTenants({ live: reach.live, reload: options.tenantsReload, served: options.tenants, onChange: actOnTenantsChange, logger, metrics })
+            ? watchTenants({
+                live: reach.live,
+                reload: options.tenantsReload,
+                served: options.tenants,
+                onChange: actOnTenantsChange,
+                logger,
+                metrics,
+              })
             : undefined;
         try {
           await workers.run();
@@ -221,10 +285,16 @@ interface ProcessReach {
   described: Record<string, unknown>;
 }
 
-function reachEndpoints(endpoints: Pick<ServiceEndpoints, 'compliance' | 'accounting'>, settings: WorkerProcessSettings, metrics: MetricsRecorder): ProcessReach {
+function reachEndpoints(
+  endpoints: Pick<ServiceEndpoints, 'compliance' | 'accounting'>,
+  settings: WorkerProcessSettings,
+  metrics: MetricsRecorder,
+): ProcessReach {
   const complianceActivitiesPerSecond = settings.activitiesPerSecond.compliance;
   return {
-    services: openServiceAccess(endpoints, { metrics: { recorder: metrics, complianceBudget: { activitiesPerSecond: complianceActivitiesPerSecond } } }),
+    services: openServiceAccess(endpoints, {
+      metrics: { recorder: metrics, complianceBudget: { activitiesPerSecond: complianceActivitiesPerSecond } },
+    }),
     live: undefined,
     callbacks: endpointCallbackServices(endpoints),
     reconciliation: settings.reconciliation,
@@ -245,7 +315,12 @@ function tenantLinks(directory: TenantDirectory): ReconciliationConfig['links'] 
  * file is served without a restart, and a ServiceAccess that routes each business to the application serving it.
  * Each application's requests are counted under its name as well as the fleet's.
  */
-async function reachTenants(tenants: TenantsConfig, settings: WorkerProcessSettings, metrics: MetricsRecorder, logger: Logger): Promise<ProcessReach> {
+async function reachTenants(
+  tenants: TenantsConfig,
+  settings: WorkerProcessSettings,
+  metrics: MetricsRecorder,
+  logger: Logger,
+): Promise<ProcessReach> {
   const fleet = complianceTrafficMetrics(metrics);
   const live = await openLiveTenants(tenants, {
     logger,
@@ -267,7 +342,9 @@ async function reachTenants(tenants: TenantsConfig, settings: WorkerProcessSetti
           businesses: application.businesses.length,
           requestsPerMinute: application.requestsPerMinute,
         })),
-        accounting: directory.accountingApplications().map((application) => ({ application: application.application, companies: application.companies.length })),
+        accounting: directory
+          .accountingApplications()
+          .map((application) => ({ application: application.application, companies: application.companies.length })),
         links: directory.links().length,
       },
     },
@@ -311,17 +388,31 @@ async function connectTemporal(
   const clientConnection = await connectClient(temporal);
   opened.push(() => clientConnection.close());
   const address = temporal.address ?? DEFAULT_TEMPORAL_ADDRESS;
-  const searchAttributes = await requireSearchAttributes(clientConnection, { namespace, address, keys: projectSearchAttributes });
+  const searchAttributes = await requireSearchAttributes(clientConnection, {
+    namespace,
+    address,
+    keys: projectSearchAttributes,
+  });
   logger.info({ namespace, searchAttributes }, 'search attributes checked');
   const connection = await connectNative(temporal);
   opened.push(() => connection.close());
-  const client = new Client({ connection: clientConnection, namespace, dataConverter: settings.encryption.dataConverter, plugins: tracingPlugins() });
+  const client = new Client({
+    connection: clientConnection,
+    namespace,
+    dataConverter: settings.encryption.dataConverter,
+    plugins: tracingPlugins(),
+  });
   return { client, connection, namespace };
 }
 
 function logEncryption(settings: WorkerSettings, logger: Logger): void {
   const { encryption } = settings;
-  logger.info({ payloadEncryption: encryption.encrypted ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}` : 'off' }, 'payload encryption');
+  logger.info(
+    {
+      payloadEncryption: encryption.encrypted ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}` : 'off',
+    },
+    'payload encryption',
+  );
 }
 
 /**
@@ -332,9 +423,15 @@ function logEncryption(settings: WorkerSettings, logger: Logger): void {
  * then the callback receiver and the workers. A failure closes whatever was opened and throws an error that names
  * what failed and never a secret. Settings with tenants start with connectTenantsWorkerProcess.
  */
-export async function connectWorkerProcess(settings: WorkerSettings, logger: Logger, options: ConnectWorkerProcessOptions = {}): Promise<ConnectedWorkerProcess> {
+export async function connectWorkerProcess(
+  settings: WorkerSettings,
+  logger: Logger,
+  options: ConnectWorkerProcessOptions = {},
+): Promise<ConnectedWorkerProcess> {
   if (settings.tenants) {
-    throw new ConfigError(`${settings.tenants.origin}: this entry point runs one key per service; a tenants file is served by the worker (npm run worker)`);
+    throw new ConfigError(
+      `${settings.tenants.origin}: this entry point runs one key per service; a tenants file is served by the worker (npm run worker)`,
+    );
   }
   logEncryption(settings, logger);
   const temporal = options.temporal ?? settings.temporal;
@@ -399,7 +496,12 @@ export async function connectTenantsWorkerProcess(
 ): Promise<ConnectedTenantsWorkerProcess> {
   logEncryption(settings, logger);
   return closingInOrder(async (opened) => {
-    const { client, connection, namespace } = await connectTemporal(settings, logger, options.temporal ?? settings.temporal, opened);
+    const { client, connection, namespace } = await connectTemporal(
+      settings,
+      logger,
+      options.temporal ?? settings.temporal,
+      opened,
+    );
     const worker = await startWorkerProcess({
       connection,
       client,

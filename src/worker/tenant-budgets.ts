@@ -14,7 +14,12 @@ import { complianceTaskQueue, windowComplianceTaskQueue, WORKFLOW_TASK_QUEUE } f
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { budgetWindows } from '../services/budget-windows.js';
 import type { TenantDirectory } from '../services/tenant-directory.js';
-import { applyComplianceBudgets, applyQueueRate, planComplianceBudgets, type ComplianceBudgetPlan } from '../temporal/compliance-budgets.js';
+import {
+  applyComplianceBudgets,
+  applyQueueRate,
+  planComplianceBudgets,
+  type ComplianceBudgetPlan,
+} from '../temporal/compliance-budgets.js';
 import { tenantComplianceActivitiesPerSecond } from './settings.js';
 
 /** The queues a set of tenants needs: the shared compliance queue's plan, and each window's own queue with its rate. */
@@ -34,21 +39,31 @@ export async function holdTenantBudgets(options: {
 }): Promise<TenantQueues> {
   const { directory, metrics } = options;
   const windows = budgetWindows(directory);
-  const perSecond = (requestsPerMinute: number) => tenantComplianceActivitiesPerSecond(requestsPerMinute, options.headroom);
+  const perSecond = (requestsPerMinute: number) =>
+    tenantComplianceActivitiesPerSecond(requestsPerMinute, options.headroom);
   const shared = planComplianceBudgets(
     windows.filter((window) => !window.ownQueue),
     perSecond,
   );
   const own = windows
     .filter((window) => window.ownQueue)
-    .map((window) => ({ taskQueue: windowComplianceTaskQueue(options.taskQueue, window.fairnessKey), perSecond: perSecond(window.requestsPerMinute), window: window.fairnessKey }));
+    .map((window) => ({
+      taskQueue: windowComplianceTaskQueue(options.taskQueue, window.fairnessKey),
+      perSecond: perSecond(window.requestsPerMinute),
+      window: window.fairnessKey,
+    }));
   const queue = complianceTaskQueue(options.taskQueue);
   const reason = `tenants of ${directory.origin}`;
   metrics.knowApplications(directory.applications().map((a) => a.application));
   for (const window of windows) {
-    for (const application of window.applications) metrics.set('etims_application_budget_per_second', perSecond(window.requestsPerMinute), { application });
+    for (const application of window.applications)
+      metrics.set('etims_application_budget_per_second', perSecond(window.requestsPerMinute), { application });
   }
-  metrics.set('etims_compliance_rate_budget_per_second', shared.queuePerSecond + own.reduce((sum, q) => sum + q.perSecond, 0), {});
+  metrics.set(
+    'etims_compliance_rate_budget_per_second',
+    shared.queuePerSecond + own.reduce((sum, q) => sum + q.perSecond, 0),
+    {},
+  );
   try {
     await applyComplianceBudgets(options.client, queue, shared, reason);
     for (const q of own) await applyQueueRate(options.client, q.taskQueue, q.perSecond, reason);
@@ -104,7 +119,9 @@ export async function setSchedulesPaused(options: {
     try {
       const described = await handle.describe();
       if (described.state.paused === options.paused) continue;
-      const note = options.paused ? 'business removed from the tenants file' : 'business served again by the tenants file';
+      const note = options.paused
+        ? 'business removed from the tenants file'
+        : 'business served again by the tenants file';
       await (options.paused ? handle.pause(note) : handle.unpause(note));
       changed.push(scheduleId);
     } catch (err) {
@@ -112,6 +129,10 @@ export async function setSchedulesPaused(options: {
       throw err;
     }
   }
-  if (changed.length > 0) options.logger.info({ schedules: changed, paused: options.paused }, options.paused ? 'schedules paused' : 'schedules resumed');
+  if (changed.length > 0)
+    options.logger.info(
+      { schedules: changed, paused: options.paused },
+      options.paused ? 'schedules paused' : 'schedules resumed',
+    );
   return changed;
 }

@@ -29,7 +29,9 @@ export interface TenantsReload {
  * logged themselves.
  */
 export function tenantsFingerprint(config: TenantsConfig): string {
-  return createHash('sha256').update(JSON.stringify({ compliance: config.compliance, accounting: config.accounting, links: config.links })).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify({ compliance: config.compliance, accounting: config.accounting, links: config.links }))
+    .digest('hex');
 }
 
 export interface WatchTenantsOptions {
@@ -59,7 +61,10 @@ export function watchTenants(options: WatchTenantsOptions): () => Promise<void> 
       try {
         await options.onChange(change, config);
       } catch (err) {
-        logger.error({ err: err instanceof Error ? err.message : String(err) }, 'tenants served, but acting on the change failed (tried again at the next interval)');
+        logger.error(
+          { err: err instanceof Error ? err.message : String(err) },
+          'tenants served, but acting on the change failed (tried again at the next interval)',
+        );
         return;
       }
       unacted.shift();
@@ -76,7 +81,10 @@ export function watchTenants(options: WatchTenantsOptions): () => Promise<void> 
       if (digest !== settled) {
         settled = digest;
         metrics?.count('etims_tenants_reloads', { outcome: 'refused' });
-        logger.error({ err: err instanceof ConfigError ? err.message : String(err) }, 'tenants file changed but cannot be read: still serving the tenants as they were');
+        logger.error(
+          { err: err instanceof ConfigError ? err.message : String(err) },
+          'tenants file changed but cannot be read: still serving the tenants as they were',
+        );
       }
       return;
     }
@@ -94,7 +102,10 @@ export function watchTenants(options: WatchTenantsOptions): () => Promise<void> 
       if (!transient) settled = digest;
       metrics?.count('etims_tenants_reloads', { outcome: transient ? 'failed' : 'refused' });
       logger.error(
-        { err: err instanceof Error ? err.message : String(err), retry: transient ? 'next interval' : 'when the file changes' },
+        {
+          err: err instanceof Error ? err.message : String(err),
+          retry: transient ? 'next interval' : 'when the file changes',
+        },
         'tenants file changed but was not applied: still serving the tenants as they were',
       );
     }

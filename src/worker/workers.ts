@@ -3,12 +3,24 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, DefaultLogger, Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  Worker,
+  type NativeConnection,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { ItemRegistry } from '../../activities/item-registry.js';
 import type { CallbackUrlMinter } from '../callbacks/tokens.js';
-import { ACTIVITY_QUEUES, WORKFLOW_TASK_QUEUE, taskQueueOf, type ActivityName, type ActivityQueue } from '../contracts/task-queues.js';
+import {
+  ACTIVITY_QUEUES,
+  WORKFLOW_TASK_QUEUE,
+  taskQueueOf,
+  type ActivityName,
+  type ActivityQueue,
+} from '../contracts/task-queues.js';
 import type { PurchaseEventSink } from '../purchases/event-sink.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { metricsSinks } from '../metrics/workflow-sink.js';
@@ -45,7 +57,13 @@ export async function bundleWorkflows(logger: Logger, dataConverter?: DataConver
     ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
     ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
   });
-  logger.info({ sizeMB: Number((bundle.code.length / 2 ** 20).toFixed(2)), seconds: Number(((performance.now() - started) / 1000).toFixed(1)) }, 'workflow bundle built');
+  logger.info(
+    {
+      sizeMB: Number((bundle.code.length / 2 ** 20).toFixed(2)),
+      seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
+    },
+    'workflow bundle built',
+  );
   return bundle;
 }
 
@@ -103,7 +121,9 @@ const WINDOW_WORKERS_CREATED_AT_ONCE = 8;
 
 /** The activities the contract puts on `queue`. */
 function activitiesOn(queue: ActivityQueue, activities: Activities): Partial<Activities> {
-  return Object.fromEntries(Object.entries(activities).filter(([name]) => ACTIVITY_QUEUES[name as ActivityName] === queue));
+  return Object.fromEntries(
+    Object.entries(activities).filter(([name]) => ACTIVITY_QUEUES[name as ActivityName] === queue),
+  );
 }
 
 /**

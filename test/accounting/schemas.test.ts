@@ -1,10 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { BillPaymentPageSchema, BillPaymentSchema, CompanyPageSchema, ProcessSyncBatchResponseSchema } from '../../src/accounting/schemas.js';
+import {
+  BillPaymentPageSchema,
+  BillPaymentSchema,
+  CompanyPageSchema,
+  ProcessSyncBatchResponseSchema,
+} from '../../src/accounting/schemas.js';
 
 describe('accounting response schemas', () => {
   it('needs only id, totalAmount, currency and date on a bill payment (A4) and keeps extras', () => {
-    const parsed = BillPaymentSchema.parse({ id: 'bp_1', totalAmount: 10.5, currency: 'KES', date: '2025-01-01', vendorField: { x: 1 } });
-    expect(parsed).toEqual({ id: 'bp_1', totalAmount: 10.5, currency: 'KES', date: '2025-01-01', vendorField: { x: 1 } });
+    const parsed = BillPaymentSchema.parse({
+      id: 'bp_1',
+      totalAmount: 10.5,
+      currency: 'KES',
+      date: '2025-01-01',
+      vendorField: { x: 1 },
+    });
+    expect(parsed).toEqual({
+      id: 'bp_1',
+      totalAmount: 10.5,
+      currency: 'KES',
+      date: '2025-01-01',
+      vendorField: { x: 1 },
+    });
     for (const missing of ['id', 'totalAmount', 'currency', 'date']) {
       const body: Record<string, unknown> = { id: 'bp_1', totalAmount: 1, currency: 'KES', date: '2025-01-01' };
       delete body[missing];
@@ -31,7 +48,15 @@ describe('accounting response schemas', () => {
   });
 
   it('requires the documented envelope fields', () => {
-    const envelope = { data: [], total: 0, page: 1, limit: 20, totalPages: 0, hasNextPage: false, hasPreviousPage: false };
+    const envelope = {
+      data: [],
+      total: 0,
+      page: 1,
+      limit: 20,
+      totalPages: 0,
+      hasNextPage: false,
+      hasPreviousPage: false,
+    };
     expect(BillPaymentPageSchema.parse(envelope)).toEqual(envelope);
     const { hasNextPage: _dropped, ...withoutNext } = envelope;
     expect(BillPaymentPageSchema.safeParse(withoutNext).success).toBe(false);
@@ -48,7 +73,10 @@ describe('accounting response schemas', () => {
   });
 
   it('needs a message from the process call', () => {
-    expect(ProcessSyncBatchResponseSchema.parse({ message: 'ok', batchId: 'sb' })).toEqual({ message: 'ok', batchId: 'sb' });
+    expect(ProcessSyncBatchResponseSchema.parse({ message: 'ok', batchId: 'sb' })).toEqual({
+      message: 'ok',
+      batchId: 'sb',
+    });
     expect(ProcessSyncBatchResponseSchema.safeParse({}).success).toBe(false);
   });
 });

@@ -22,13 +22,25 @@ describe('accounting request signing', () => {
   it('signs a POST over the exact body bytes, including non-ASCII text', () => {
     const timestamp = 1_732_000_000_456;
     const body = JSON.stringify({ note: 'Malipo ya café — KES 1,000', amount: 1000.5 });
-    const signature = signRequest({ method: 'POST', path: '/sync/batches/sb_1/process', body, timestamp, clientSecret: SECRET });
+    const signature = signRequest({
+      method: 'POST',
+      path: '/sync/batches/sb_1/process',
+      body,
+      timestamp,
+      clientSecret: SECRET,
+    });
     expect(signature).toBe(opensslHmac(SECRET, `POST/sync/batches/sb_1/process${body}${timestamp}`));
     // One byte of whitespace changes the signature: the body is signed as sent, not as parsed.
     const reformatted = JSON.stringify(JSON.parse(body), null, 1);
-    expect(signRequest({ method: 'POST', path: '/sync/batches/sb_1/process', body: reformatted, timestamp, clientSecret: SECRET })).not.toBe(
-      signature,
-    );
+    expect(
+      signRequest({
+        method: 'POST',
+        path: '/sync/batches/sb_1/process',
+        body: reformatted,
+        timestamp,
+        clientSecret: SECRET,
+      }),
+    ).not.toBe(signature);
   });
 
   it('signs the path without the query by default and with it when asked (A11)', () => {

@@ -42,7 +42,10 @@ export interface WorkerPair {
 }
 
 /** A workflow worker and an accounting worker (with its own accounting client) on a fresh task queue. */
-export async function startWorkerPair(accountingUrl: string, options: { clientSecret?: string; activitiesPerSecond?: number } = {}): Promise<WorkerPair> {
+export async function startWorkerPair(
+  accountingUrl: string,
+  options: { clientSecret?: string; activitiesPerSecond?: number } = {},
+): Promise<WorkerPair> {
   const env = await getTestEnv();
   const namespace = env.namespace ?? 'default';
   const taskQueue = uniqueTaskQueue('sync-batch');
@@ -52,7 +55,13 @@ export async function startWorkerPair(accountingUrl: string, options: { clientSe
     apiKey: DEMO_ACCOUNTING_API_KEY,
     clientSecret: options.clientSecret ?? DEMO_ACCOUNTING_CLIENT_SECRET,
   });
-  const workflows = await Worker.create({ connection: env.nativeConnection, namespace, taskQueue, workflowBundle: await syncBatchBundle(), sinks: recordingMetrics().sinks() });
+  const workflows = await Worker.create({
+    connection: env.nativeConnection,
+    namespace,
+    taskQueue,
+    workflowBundle: await syncBatchBundle(),
+    sinks: recordingMetrics().sinks(),
+  });
   const accountingWorker = await Worker.create({
     connection: env.nativeConnection,
     namespace,
@@ -91,7 +100,10 @@ export async function startSyncBatchStack(accounting: AccountingFixtureInput): P
     host: '127.0.0.1',
     port: 0,
     // Compliance callbacks are not used here; the receiver needs a verifier all the same.
-    minter: new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret: `unused-${randomUUID()}-${randomUUID()}` }),
+    minter: new CallbackUrlMinter({
+      publicBaseUrl: 'http://127.0.0.1',
+      secret: `unused-${randomUUID()}-${randomUUID()}`,
+    }),
     client: env.client,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     accountingWebhookSecret: DEMO_ACCOUNTING_WEBHOOK_SECRET,

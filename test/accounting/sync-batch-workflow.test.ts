@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccountingFixture } from '../../sandbox/accounting/default-fixture.js';
 import type { AccountingFixtureInput } from '../../sandbox/accounting/fixture.js';
 import { NeedsAttention } from '../../src/contracts/search-attributes.js';
-import { dismissSyncBatchUpdate, getSyncBatchStateQuery, reprocessSyncBatchUpdate, syncBatchWorkflowId, type SyncBatchOptions, type SyncBatchState } from '../../src/contracts/sync-batch.js';
+import {
+  dismissSyncBatchUpdate,
+  getSyncBatchStateQuery,
+  reprocessSyncBatchUpdate,
+  syncBatchWorkflowId,
+  type SyncBatchOptions,
+  type SyncBatchState,
+} from '../../src/contracts/sync-batch.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeTestEnv } from '../helpers/temporal.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -18,7 +25,11 @@ const COMPANY = 'cmp_demo_nairobi';
 const template = defaultAccountingFixture.billPayments.find((b) => b.companyId === COMPANY)!;
 
 function payments(label: string, count: number) {
-  return Array.from({ length: count }, (_, i) => ({ ...template, id: `bp_${label}_${i}_${run}`, status: 'pending' as const }));
+  return Array.from({ length: count }, (_, i) => ({
+    ...template,
+    id: `bp_${label}_${i}_${run}`,
+    status: 'pending' as const,
+  }));
 }
 
 const batches = {
@@ -41,7 +52,11 @@ const fixture: AccountingFixtureInput = {
   // Long enough that a workflow's first poll sees the payments syncing.
   processingDelayMs: 1_500,
   webhooks: { retryScheduleMs: [0, 500, 1_000], timeoutMs: 2_000, outOfOrderHoldMs: 500 },
-  billPayments: [...defaultAccountingFixture.billPayments, ...Object.values(batches).flatMap((b) => b.payments), neverProcessed],
+  billPayments: [
+    ...defaultAccountingFixture.billPayments,
+    ...Object.values(batches).flatMap((b) => b.payments),
+    neverProcessed,
+  ],
   syncBatches: Object.values(batches).map((b) => ({
     id: b.id,
     companyId: COMPANY,
@@ -68,12 +83,21 @@ async function processRequests(syncBatchId: string) {
   return log.filter((r) => r.method === 'POST' && r.path === `/sync/batches/${syncBatchId}/process`);
 }
 
-async function waitForState(syncBatchId: string, done: (s: SyncBatchState) => boolean, timeoutMs = 15_000): Promise<SyncBatchState> {
-  return eventually(() => stack.syncBatches.getState(syncBatchId), done, { timeoutMs, what: `state of ${syncBatchId}` });
+async function waitForState(
+  syncBatchId: string,
+  done: (s: SyncBatchState) => boolean,
+  timeoutMs = 15_000,
+): Promise<SyncBatchState> {
+  return eventually(() => stack.syncBatches.getState(syncBatchId), done, {
+    timeoutMs,
+    what: `state of ${syncBatchId}`,
+  });
 }
 
 async function currentDetails(syncBatchId: string): Promise<string> {
-  const metadata = await stack.syncBatches.handle(syncBatchId).query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+  const metadata = await stack.syncBatches
+    .handle(syncBatchId)
+    .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
   return metadata.currentDetails ?? '';
 }
 
@@ -87,11 +111,23 @@ describe('syncBatchWorkflow', () => {
     const started = await stack.syncBatches.process({ syncBatchId: id, companyId: COMPANY, options: FAST });
     expect(started).toMatchObject({ workflowId: syncBatchWorkflowId(id), started: true });
     const summary = await stack.syncBatches.result(id);
-    expect(summary).toMatchObject({ syncBatchId: id, companyId: COMPANY, outcome: 'synced', synced: 3, failed: [], missing: [], processCalls: 1, webhooks: 0, runs: 1 });
+    expect(summary).toMatchObject({
+      syncBatchId: id,
+      companyId: COMPANY,
+      outcome: 'synced',
+      synced: 3,
+      failed: [],
+      missing: [],
+      processCalls: 1,
+      webhooks: 0,
+      runs: 1,
+    });
     expect(summary.polls).toBeGreaterThanOrEqual(2);
     expect(summary.apiCalls).toBeGreaterThan(summary.polls);
     expect(await processRequests(id)).toHaveLength(1);
-    const lists = (await stack.sandbox.inspector.requestLog({ service: 'accounting' })).filter((r) => r.route === '/bill-payments');
+    const lists = (await stack.sandbox.inspector.requestLog({ service: 'accounting' })).filter(
+      (r) => r.route === '/bill-payments',
+    );
     expect(lists.length).toBeGreaterThanOrEqual(summary.polls);
     expect(await needsAttention(id)).toBe(false);
     expect(await currentDetails(id)).toContain('completed');
@@ -110,7 +146,10 @@ describe('syncBatchWorkflow', () => {
   });
 
   it('parks a failed bill payment with NeedsAttention and its reason; reprocess resumes and completes', async () => {
-    const { id, payments: [, failing] } = batches.fail;
+    const {
+      id,
+      payments: [, failing],
+    } = batches.fail;
     await stack.syncBatches.process({ syncBatchId: id, options: FAST });
     const parked = await waitForState(id, (s) => s.step === 'parked');
     expect(parked.failed).toEqual([{ id: failing!.id, reason: FAILURE_REASON, updatedAt: expect.any(String) }]);
@@ -121,14 +160,20 @@ describe('syncBatchWorkflow', () => {
     expect(details).toContain(failing!.id);
     expect(details).toContain(FAILURE_REASON);
     expect(details).toContain('`reprocess`');
-    await expectUpdateRefused(stack.syncBatches.handle(id).executeUpdate(dismissSyncBatchUpdate, { args: [{ reason: ' ' }] }), /needs a reason/);
+    await expectUpdateRefused(
+      stack.syncBatches.handle(id).executeUpdate(dismissSyncBatchUpdate, { args: [{ reason: ' ' }] }),
+      /needs a reason/,
+    );
 
     const resumed = await stack.syncBatches.reprocess(id);
     expect(resumed).toMatchObject({ step: 'following', processCalls: 2, parked: null, failed: [] });
     expect(resumed.processMessage).toMatch(/started again/);
     expect(await needsAttention(id)).toBe(false);
     // Nothing is failed any more: a second reprocess is refused by the validator.
-    await expectUpdateRefused(stack.syncBatches.handle(id).executeUpdate(reprocessSyncBatchUpdate), /parked with failed bill payments/);
+    await expectUpdateRefused(
+      stack.syncBatches.handle(id).executeUpdate(reprocessSyncBatchUpdate),
+      /parked with failed bill payments/,
+    );
 
     const summary = await stack.syncBatches.result(id);
     expect(summary).toMatchObject({ outcome: 'synced', synced: 2, failed: [], processCalls: 2 });
@@ -143,8 +188,14 @@ describe('syncBatchWorkflow', () => {
     const following = await waitForState(id, (s) => s.step === 'following' && s.lastPoll !== null);
     expect(following.lastPoll).toMatchObject({ pending: 1, syncing: 0 });
     const handle = stack.syncBatches.handle(id);
-    await expectUpdateRefused(handle.executeUpdate(reprocessSyncBatchUpdate), /reprocess is possible only while the sync batch is parked with failed bill payments/);
-    await expectUpdateRefused(handle.executeUpdate(dismissSyncBatchUpdate, { args: [{ reason: 'not needed' }] }), /dismiss is possible only/);
+    await expectUpdateRefused(
+      handle.executeUpdate(reprocessSyncBatchUpdate),
+      /reprocess is possible only while the sync batch is parked with failed bill payments/,
+    );
+    await expectUpdateRefused(
+      handle.executeUpdate(dismissSyncBatchUpdate, { args: [{ reason: 'not needed' }] }),
+      /dismiss is possible only/,
+    );
     expect((await handle.query(getSyncBatchStateQuery)).processCalls).toBe(1);
     await handle.terminate('test done');
   });
@@ -153,12 +204,19 @@ describe('syncBatchWorkflow', () => {
     const { id } = batches.wake;
     await stack.webhooks(true);
     try {
-      await stack.syncBatches.process({ syncBatchId: id, options: { pollInterval: '1 hour', maxPollInterval: '2 hours', minPollGap: '50 ms' } });
-      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('not woken: the workflow waited for its hour-long poll timer')), 20_000));
+      await stack.syncBatches.process({
+        syncBatchId: id,
+        options: { pollInterval: '1 hour', maxPollInterval: '2 hours', minPollGap: '50 ms' },
+      });
+      const timeout = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('not woken: the workflow waited for its hour-long poll timer')), 20_000),
+      );
       const summary = await Promise.race([stack.syncBatches.result(id), timeout]);
       expect(summary).toMatchObject({ outcome: 'synced', synced: 2, processCalls: 1 });
       expect(summary.webhooks).toBeGreaterThanOrEqual(1);
-      const attempts = (await (await fetch(`${stack.sandbox.accountingUrl}/__sandbox/webhooks?syncBatchId=${id}`)).json()) as { attempts: Array<{ responseStatus: number }> };
+      const attempts = (await (
+        await fetch(`${stack.sandbox.accountingUrl}/__sandbox/webhooks?syncBatchId=${id}`)
+      ).json()) as { attempts: Array<{ responseStatus: number }> };
       expect(attempts.attempts.length).toBeGreaterThanOrEqual(4);
       expect(attempts.attempts.every((a) => a.responseStatus === 202 || a.responseStatus === 200)).toBe(true);
     } finally {
@@ -169,7 +227,14 @@ describe('syncBatchWorkflow', () => {
   it('honours Retry-After on a 429 from the accounting service', async () => {
     const { id } = batches.limited;
     const path = `/sync/batches/${id}/process`;
-    await stack.sandbox.inspector.addFault({ service: 'accounting', method: 'POST', path, kind: 'rate-limit', retryAfterSeconds: 3, times: 1 });
+    await stack.sandbox.inspector.addFault({
+      service: 'accounting',
+      method: 'POST',
+      path,
+      kind: 'rate-limit',
+      retryAfterSeconds: 3,
+      times: 1,
+    });
     await stack.syncBatches.process({ syncBatchId: id, options: FAST });
     const summary = await stack.syncBatches.result(id);
     expect(summary).toMatchObject({ outcome: 'synced', processCalls: 1 });
@@ -182,7 +247,10 @@ describe('syncBatchWorkflow', () => {
 
   it('continues as new to keep its history short, carrying its state', async () => {
     const { id } = batches.long;
-    await stack.syncBatches.process({ syncBatchId: id, options: { pollInterval: '100 ms', maxPollInterval: '100 ms', minPollGap: '50 ms', pollsPerRun: 2 } });
+    await stack.syncBatches.process({
+      syncBatchId: id,
+      options: { pollInterval: '100 ms', maxPollInterval: '100 ms', minPollGap: '50 ms', pollsPerRun: 2 },
+    });
     const summary = await stack.syncBatches.result(id);
     expect(summary).toMatchObject({ outcome: 'synced', synced: 2, processCalls: 1 });
     expect(summary.runs).toBeGreaterThanOrEqual(2);
@@ -196,7 +264,11 @@ describe('syncBatchWorkflow', () => {
   it('follows the bill payments named by billPaymentIds, and reports those it never finds', async () => {
     const { id, payments: named } = batches.ids;
     const missing = `bp_missing_${run}`;
-    await stack.syncBatches.process({ syncBatchId: id, billPaymentIds: [...named.map((p) => p.id), missing], options: FAST });
+    await stack.syncBatches.process({
+      syncBatchId: id,
+      billPaymentIds: [...named.map((p) => p.id), missing],
+      options: FAST,
+    });
     const summary = await stack.syncBatches.result(id);
     expect(summary).toMatchObject({ outcome: 'synced', synced: 2, missing: [missing] });
   });
@@ -222,13 +294,18 @@ describe('syncBatchWorkflow', () => {
       args: [{ syncBatchId: `sb_bad_${run}`, options: { pollInterval: 'soon' } }],
     });
     const error = await handle.result().catch((err: unknown) => err);
-    expect((error as WorkflowFailedError).cause).toMatchObject({ type: 'invalid_input', message: expect.stringMatching(/options.pollInterval/) });
+    expect((error as WorkflowFailedError).cause).toMatchObject({
+      type: 'invalid_input',
+      message: expect.stringMatching(/options.pollInterval/),
+    });
   });
 });
 
 describe('accounting request signing', () => {
   it('signs every request when a client secret is configured: a wrong secret is refused (401), not retried', async () => {
-    const pair = await startWorkerPair(stack.sandbox.accountingUrl, { clientSecret: 'cs_well_formed_but_wrong_000000001' });
+    const pair = await startWorkerPair(stack.sandbox.accountingUrl, {
+      clientSecret: 'cs_well_formed_but_wrong_000000001',
+    });
     try {
       const id = `sb_signed_${run}`;
       await pair.syncBatches.process({ syncBatchId: id });
@@ -251,8 +328,16 @@ describe('src/cli/sync-batch.ts', () => {
     const result = await cli(['process', id, '--wait', '--company', COMPANY, '--task-queue', stack.taskQueue]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const printed = JSON.parse(result.stdout) as { workflowId: string; started: boolean; summary: { outcome: string; synced: number } };
-    expect(printed).toMatchObject({ workflowId: syncBatchWorkflowId(id), started: true, summary: { outcome: 'synced', synced: 1 } });
+    const printed = JSON.parse(result.stdout) as {
+      workflowId: string;
+      started: boolean;
+      summary: { outcome: string; synced: number };
+    };
+    expect(printed).toMatchObject({
+      workflowId: syncBatchWorkflowId(id),
+      started: true,
+      summary: { outcome: 'synced', synced: 1 },
+    });
     const again = await cli(['process', id, '--task-queue', stack.taskQueue]);
     expect(JSON.parse(again.stdout)).toMatchObject({ workflowId: syncBatchWorkflowId(id), started: false });
     expect(await processRequests(id)).toHaveLength(1);

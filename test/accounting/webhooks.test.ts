@@ -24,7 +24,12 @@ const DEV_SECRET = `whsec_development_${SECRET_BODY}`;
 const PROD_SECRET = ['whsec', 'production', SECRET_BODY].join('_');
 
 function vectorHeaders(overrides: Record<string, string | undefined> = {}) {
-  return { 'webhook-id': VECTOR.id, 'webhook-timestamp': String(VECTOR.timestamp), 'webhook-signature': VECTOR.signature, ...overrides };
+  return {
+    'webhook-id': VECTOR.id,
+    'webhook-timestamp': String(VECTOR.timestamp),
+    'webhook-signature': VECTOR.signature,
+    ...overrides,
+  };
 }
 
 function reasonOf(fn: () => unknown): WebhookFailureReason | undefined {
@@ -39,8 +44,12 @@ function reasonOf(fn: () => unknown): WebhookFailureReason | undefined {
 
 describe('webhook verification (Standard Webhooks, A14)', () => {
   it('reproduces the known-answer vector', () => {
-    expect(signWebhook({ secret: VECTOR.secret, id: VECTOR.id, timestamp: VECTOR.timestamp, rawBody: VECTOR.body })).toBe(VECTOR.signature);
-    expect(verifyWebhook({ secret: VECTOR.secret, headers: vectorHeaders(), rawBody: VECTOR.body, now: AT_VECTOR_TIME })).toEqual({
+    expect(
+      signWebhook({ secret: VECTOR.secret, id: VECTOR.id, timestamp: VECTOR.timestamp, rawBody: VECTOR.body }),
+    ).toBe(VECTOR.signature);
+    expect(
+      verifyWebhook({ secret: VECTOR.secret, headers: vectorHeaders(), rawBody: VECTOR.body, now: AT_VECTOR_TIME }),
+    ).toEqual({
       test: 2432232314,
     });
   });
@@ -61,7 +70,13 @@ describe('webhook verification (Standard Webhooks, A14)', () => {
 
   it('reports each missing header', () => {
     for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
-      const call = () => verifyWebhook({ secret: VECTOR.secret, headers: vectorHeaders({ [name]: undefined }), rawBody: VECTOR.body, now: AT_VECTOR_TIME });
+      const call = () =>
+        verifyWebhook({
+          secret: VECTOR.secret,
+          headers: vectorHeaders({ [name]: undefined }),
+          rawBody: VECTOR.body,
+          now: AT_VECTOR_TIME,
+        });
       expect(reasonOf(call)).toBe('missing_headers');
       expect(call).toThrow(name);
     }
@@ -70,7 +85,12 @@ describe('webhook verification (Standard Webhooks, A14)', () => {
   it('refuses a non-numeric timestamp', () => {
     for (const timestamp of ['abc', '1614265330.5', '-1614265330', '']) {
       const reason = reasonOf(() =>
-        verifyWebhook({ secret: VECTOR.secret, headers: vectorHeaders({ 'webhook-timestamp': timestamp }), rawBody: VECTOR.body, now: AT_VECTOR_TIME }),
+        verifyWebhook({
+          secret: VECTOR.secret,
+          headers: vectorHeaders({ 'webhook-timestamp': timestamp }),
+          rawBody: VECTOR.body,
+          now: AT_VECTOR_TIME,
+        }),
       );
       expect(reason, timestamp).toBe(timestamp === '' ? 'missing_headers' : 'invalid_timestamp');
     }
@@ -78,7 +98,8 @@ describe('webhook verification (Standard Webhooks, A14)', () => {
 
   it('accepts 5 minutes of skew either way and refuses 5 minutes and 1 second', () => {
     const at = (offsetSeconds: number) => new Date((VECTOR.timestamp + offsetSeconds) * 1000);
-    const verifyAt = (offset: number) => () => verifyWebhook({ secret: VECTOR.secret, headers: vectorHeaders(), rawBody: VECTOR.body, now: at(offset) });
+    const verifyAt = (offset: number) => () =>
+      verifyWebhook({ secret: VECTOR.secret, headers: vectorHeaders(), rawBody: VECTOR.body, now: at(offset) });
     expect(reasonOf(verifyAt(300))).toBeUndefined();
     expect(reasonOf(verifyAt(-300))).toBeUndefined();
     expect(reasonOf(verifyAt(301))).toBe('timestamp_too_old');
@@ -95,26 +116,35 @@ describe('webhook verification (Standard Webhooks, A14)', () => {
       ['id changed', { 'webhook-id': 'msg_other' }, VECTOR.body],
     ];
     for (const [label, headers, rawBody] of cases) {
-      expect(reasonOf(() => verifyWebhook({ secret: VECTOR.secret, headers: vectorHeaders(headers), rawBody, now: AT_VECTOR_TIME })), label).toBe(
-        'invalid_signature',
-      );
+      expect(
+        reasonOf(() =>
+          verifyWebhook({ secret: VECTOR.secret, headers: vectorHeaders(headers), rawBody, now: AT_VECTOR_TIME }),
+        ),
+        label,
+      ).toBe('invalid_signature');
     }
   });
 
   it('accepts a list of signatures when any one matches (key rotation)', () => {
     const stale = signWebhook({ secret: DEV_SECRET, id: VECTOR.id, timestamp: VECTOR.timestamp, rawBody: VECTOR.body });
     const headers = vectorHeaders({ 'webhook-signature': `v1a,unrelated ${stale} ${VECTOR.signature}` });
-    expect(verifyWebhook({ secret: VECTOR.secret, headers, rawBody: VECTOR.body, now: AT_VECTOR_TIME })).toEqual({ test: 2432232314 });
+    expect(verifyWebhook({ secret: VECTOR.secret, headers, rawBody: VECTOR.body, now: AT_VECTOR_TIME })).toEqual({
+      test: 2432232314,
+    });
     const onlyStale = vectorHeaders({ 'webhook-signature': `${stale} v1,AAAA` });
-    expect(reasonOf(() => verifyWebhook({ secret: VECTOR.secret, headers: onlyStale, rawBody: VECTOR.body, now: AT_VECTOR_TIME }))).toBe(
-      'invalid_signature',
-    );
+    expect(
+      reasonOf(() =>
+        verifyWebhook({ secret: VECTOR.secret, headers: onlyStale, rawBody: VECTOR.body, now: AT_VECTOR_TIME }),
+      ),
+    ).toBe('invalid_signature');
   });
 
   it('reports a signed body that is not JSON', () => {
     const rawBody = 'not json';
     const headers = webhookHeaders({ secret: VECTOR.secret, id: 'msg_3', timestamp: VECTOR.timestamp, rawBody });
-    expect(reasonOf(() => verifyWebhook({ secret: VECTOR.secret, headers, rawBody, now: AT_VECTOR_TIME }))).toBe('invalid_payload');
+    expect(reasonOf(() => verifyWebhook({ secret: VECTOR.secret, headers, rawBody, now: AT_VECTOR_TIME }))).toBe(
+      'invalid_payload',
+    );
   });
 
   it('interoperates with the Standard Webhooks reference library both ways', () => {
@@ -123,19 +153,29 @@ describe('webhook verification (Standard Webhooks, A14)', () => {
     const reference = new Webhook(VECTOR.secret);
     const ours = webhookHeaders({ secret: VECTOR.secret, id: 'msg_4', timestamp, rawBody });
     expect(reference.verify(rawBody, ours)).toEqual(JSON.parse(rawBody));
-    const theirs = { 'webhook-id': 'msg_5', 'webhook-timestamp': String(timestamp), 'webhook-signature': reference.sign('msg_5', new Date(timestamp * 1000), rawBody) };
-    expect(verifyWebhook({ secret: VECTOR.secret, headers: theirs, rawBody: Buffer.from(rawBody) })).toEqual(JSON.parse(rawBody));
+    const theirs = {
+      'webhook-id': 'msg_5',
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': reference.sign('msg_5', new Date(timestamp * 1000), rawBody),
+    };
+    expect(verifyWebhook({ secret: VECTOR.secret, headers: theirs, rawBody: Buffer.from(rawBody) })).toEqual(
+      JSON.parse(rawBody),
+    );
   });
 
   it('refuses a timestamp with leading zeros (the signed content is the number)', () => {
     const headers = vectorHeaders({ 'webhook-timestamp': `0${VECTOR.timestamp}` });
-    expect(reasonOf(() => verifyWebhook({ secret: VECTOR.secret, headers, rawBody: VECTOR.body, now: AT_VECTOR_TIME }))).toBe('invalid_timestamp');
+    expect(
+      reasonOf(() => verifyWebhook({ secret: VECTOR.secret, headers, rawBody: VECTOR.body, now: AT_VECTOR_TIME })),
+    ).toBe('invalid_timestamp');
   });
 
   it('never accepts a body that is not UTF-8', () => {
     const rawBody = Buffer.concat([Buffer.from('{"note":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
     const headers = webhookHeaders({ secret: VECTOR.secret, id: 'msg_6', timestamp: VECTOR.timestamp, rawBody });
-    expect(reasonOf(() => verifyWebhook({ secret: VECTOR.secret, headers, rawBody, now: AT_VECTOR_TIME }))).toBe('invalid_payload');
+    expect(reasonOf(() => verifyWebhook({ secret: VECTOR.secret, headers, rawBody, now: AT_VECTOR_TIME }))).toBe(
+      'invalid_payload',
+    );
   });
 
   it('refuses a malformed secret without showing it', () => {

@@ -1,6 +1,12 @@
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, documentInFlight, rateLimitDelayMs, secretFree, toActivityFailure } from '../../activities/failures.js';
+import {
+  backoffDelayMs,
+  documentInFlight,
+  rateLimitDelayMs,
+  secretFree,
+  toActivityFailure,
+} from '../../activities/failures.js';
 import { ApiError, RequestValidationError, ResponseValidationError, type ApiErrorInit } from '../../src/http/errors.js';
 
 const low = () => 0;
@@ -29,7 +35,12 @@ function map(err: unknown, attempt = 1, options: Parameters<typeof toActivityFai
 describe('toActivityFailure', () => {
   describe('429', () => {
     const limited = (retryAfterSeconds?: number) =>
-      apiError({ status: 429, code: 'rate_limited', retry: 'safe', ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) });
+      apiError({
+        status: 429,
+        code: 'rate_limited',
+        retry: 'safe',
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      });
 
     it('is retryable rate_limited, next attempt after Retry-After plus at most 20 % jitter', () => {
       const earliest = map(limited(7), 1, { random: low });
@@ -54,7 +65,11 @@ describe('toActivityFailure', () => {
   describe('safe to repeat (5xx or never sent on an idempotent request)', () => {
     it('is retryable with the API code as type and exponential backoff with jitter', () => {
       const err = apiError({ status: 503, code: 'service_unavailable', retry: 'safe' });
-      expect(map(err, 1, { random: low })).toMatchObject({ type: 'service_unavailable', nonRetryable: false, nextRetryDelay: 500 });
+      expect(map(err, 1, { random: low })).toMatchObject({
+        type: 'service_unavailable',
+        nonRetryable: false,
+        nextRetryDelay: 500,
+      });
       expect(map(err, 1, { random: high }).nextRetryDelay).toBe(1_000);
       expect(map(err, 4, { random: low }).nextRetryDelay).toBe(4_000);
       expect(map(err, 4, { random: high }).nextRetryDelay).toBe(8_000);
@@ -66,7 +81,13 @@ describe('toActivityFailure', () => {
     });
 
     it('maps transport failures that were never sent the same way', () => {
-      const err = apiError({ code: 'network_error', retry: 'safe', requestSent: false, method: 'POST', path: '/v1/stock/adjustments' });
+      const err = apiError({
+        code: 'network_error',
+        retry: 'safe',
+        requestSent: false,
+        method: 'POST',
+        path: '/v1/stock/adjustments',
+      });
       expect(map(err)).toMatchObject({ type: 'network_error', nonRetryable: false, details: [{ requestSent: false }] });
     });
 
@@ -88,12 +109,16 @@ describe('toActivityFailure', () => {
       });
       const failure = map(err);
       expect(failure).toMatchObject({ type: 'ambiguous_write', nonRetryable: true });
-      expect(failure.details).toEqual([{ operation: 'adjustStock', code: 'http_502', status: 502, message: 'bad gateway' }]);
+      expect(failure.details).toEqual([
+        { operation: 'adjustStock', code: 'http_502', status: 502, message: 'bad gateway' },
+      ]);
     });
 
     it('reports a dropped connection with a null status', () => {
       const err = apiError({ operation: 'adjustStock', code: 'connection_reset', retry: 'ambiguous' });
-      expect(map(err).details).toEqual([{ operation: 'adjustStock', code: 'connection_reset', status: null, message: 'boom' }]);
+      expect(map(err).details).toEqual([
+        { operation: 'adjustStock', code: 'connection_reset', status: null, message: 'boom' },
+      ]);
     });
   });
 
@@ -135,11 +160,15 @@ describe('toActivityFailure', () => {
     const failure = map(new RequestValidationError('createSale', 'lines[0].quantity', 'must be more than 0'));
     expect(failure).toMatchObject({ type: 'invalid_request', nonRetryable: true });
     expect(failure.message).toContain('lines[0].quantity');
-    expect(failure.details).toEqual([{ operation: 'createSale', field: 'lines[0].quantity', reason: 'must be more than 0' }]);
+    expect(failure.details).toEqual([
+      { operation: 'createSale', field: 'lines[0].quantity', reason: 'must be more than 0' },
+    ]);
   });
 
   describe('a success body of the wrong shape', () => {
-    const err = new ResponseValidationError('compliance', 'getSale', 200, [{ path: 'data.sale.id', message: 'Required' }]);
+    const err = new ResponseValidationError('compliance', 'getSale', 200, [
+      { path: 'data.sale.id', message: 'Required' },
+    ]);
 
     it('is retryable unexpected_response for an idempotent call', () => {
       expect(map(err, 1, { idempotent: true })).toMatchObject({ type: 'unexpected_response', nonRetryable: false });
@@ -162,7 +191,11 @@ describe('toActivityFailure', () => {
 describe('documentInFlight', () => {
   it('is a retryable, benign document_in_flight naming the document and its status', () => {
     const failure = documentInFlight('sale_1', 'pending');
-    expect(failure).toMatchObject({ type: 'document_in_flight', nonRetryable: false, category: ApplicationFailureCategory.BENIGN });
+    expect(failure).toMatchObject({
+      type: 'document_in_flight',
+      nonRetryable: false,
+      category: ApplicationFailureCategory.BENIGN,
+    });
     expect(failure.message).toContain('sale_1');
     expect(failure.details).toEqual([{ documentId: 'sale_1', status: 'pending' }]);
   });

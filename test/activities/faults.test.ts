@@ -4,7 +4,17 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AdjustStockInput, CreateSaleInput } from '../../activities/types.js';
-import { DEMO, TODAY, failureOf, idempotencyKey, invoiceNumber, requestsTo, runActivity, useActivities, useSandbox } from './helpers.js';
+import {
+  DEMO,
+  TODAY,
+  failureOf,
+  idempotencyKey,
+  invoiceNumber,
+  requestsTo,
+  runActivity,
+  useActivities,
+  useSandbox,
+} from './helpers.js';
 
 /**
  * How failures of real HTTP calls to the sandbox (with injected faults) reach Temporal: what is retried,
@@ -25,7 +35,11 @@ function saleInput(): CreateSaleInput {
     businessId: business,
     workflowId: `sale:${business}:${traderInvoiceNumber}`,
     idempotencyKey: idempotencyKey(),
-    request: { traderInvoiceNumber, saleDate: TODAY, lines: [{ itemId: DEMO.items.sugar, quantity: 1, unitPrice: 250 }] },
+    request: {
+      traderInvoiceNumber,
+      saleDate: TODAY,
+      lines: [{ itemId: DEMO.items.sugar, quantity: 1, unitPrice: 250 }],
+    },
   };
 }
 
@@ -43,12 +57,20 @@ function stockInput(overrides: Partial<AdjustStockInput> = {}): AdjustStockInput
 
 const documentsFiled = async (input: CreateSaleInput) =>
   (await sandbox().inspector.documents({ traderInvoiceNumber: input.request.traderInvoiceNumber })).length;
-const movementsRecorded = async (referenceId: string) => (await sandbox().inspector.stockMovements({ referenceId })).length;
+const movementsRecorded = async (referenceId: string) =>
+  (await sandbox().inspector.stockMovements({ referenceId })).length;
 
 describe('429', () => {
   it('is a retryable rate_limited failure whose next attempt waits Retry-After (plus at most 20 %)', async () => {
     const created = await runActivity(activities().createSale, saleInput());
-    sandbox().faults.add({ service: 'compliance', method: 'GET', path: '/v1/sales/:id', kind: 'rate-limit', retryAfterSeconds: 3, times: 1 });
+    sandbox().faults.add({
+      service: 'compliance',
+      method: 'GET',
+      path: '/v1/sales/:id',
+      kind: 'rate-limit',
+      retryAfterSeconds: 3,
+      times: 1,
+    });
     const ref = { businessId: business, documentId: created.document.id };
 
     const failure = await failureOf(runActivity(activities().getDocument, ref));
@@ -57,7 +79,10 @@ describe('429', () => {
     expect(failure.nextRetryDelay).toBeLessThanOrEqual(3_600);
 
     // The next attempt gets through and counts both calls.
-    expect(await runActivity(activities().getDocument, ref, { attempt: 2 })).toMatchObject({ apiCalls: 2, document: { id: ref.documentId } });
+    expect(await runActivity(activities().getDocument, ref, { attempt: 2 })).toMatchObject({
+      apiCalls: 2,
+      document: { id: ref.documentId },
+    });
   });
 });
 
@@ -90,11 +115,15 @@ describe('5xx', () => {
 
 describe('final 4xx', () => {
   it('is non-retryable with the API code as the type', async () => {
-    const notFound = await failureOf(runActivity(activities().getDocument, { businessId: business, documentId: 'sale_does_not_exist' }));
+    const notFound = await failureOf(
+      runActivity(activities().getDocument, { businessId: business, documentId: 'sale_does_not_exist' }),
+    );
     expect(notFound).toMatchObject({ type: 'not_found', nonRetryable: true });
     expect(notFound.details?.[1]).toBe(404);
 
-    const untracked = await failureOf(runActivity(activities().adjustStock, stockInput({ itemId: DEMO.items.giftVoucher })));
+    const untracked = await failureOf(
+      runActivity(activities().adjustStock, stockInput({ itemId: DEMO.items.giftVoucher })),
+    );
     expect(untracked).toMatchObject({ type: 'item_not_stock_tracked', nonRetryable: true });
     expect(untracked.details?.[1]).toBe(422);
   });
@@ -114,21 +143,26 @@ describe('commit-then-fail on createSale', () => {
   it.each([
     ['a 500', { status: 500 }, 'internal_error'],
     ['a dropped connection', { failWith: 'reset' }, 'connection_reset'],
-  ] as const)('after %s, the second attempt with the same key is a replay: one document only', async (_name, fault, type) => {
-    sandbox().faults.add({ method: 'POST', path: '/v1/sales', kind: 'commit-then-fail', times: 1, ...fault });
-    const input = saleInput();
+  ] as const)(
+    'after %s, the second attempt with the same key is a replay: one document only',
+    async (_name, fault, type) => {
+      sandbox().faults.add({ method: 'POST', path: '/v1/sales', kind: 'commit-then-fail', times: 1, ...fault });
+      const input = saleInput();
 
-    const failure = await failureOf(runActivity(activities().createSale, input, { attempt: 1 }));
-    expect(failure).toMatchObject({ type, nonRetryable: false });
-    expect(await documentsFiled(input)).toBe(1);
+      const failure = await failureOf(runActivity(activities().createSale, input, { attempt: 1 }));
+      expect(failure).toMatchObject({ type, nonRetryable: false });
+      expect(await documentsFiled(input)).toBe(1);
 
-    const second = await runActivity(activities().createSale, input, { attempt: 2 });
-    expect(second).toMatchObject({ outcome: 'signed', httpStatus: 200, replayed: true, apiCalls: 2 });
-    const [filed, ...others] = await sandbox().inspector.documents({ traderInvoiceNumber: input.request.traderInvoiceNumber });
-    expect(others).toHaveLength(0);
-    expect(filed?.sale.id).toBe(second.document.id);
-    expect(filed?.submissions).toBe(1);
-  });
+      const second = await runActivity(activities().createSale, input, { attempt: 2 });
+      expect(second).toMatchObject({ outcome: 'signed', httpStatus: 200, replayed: true, apiCalls: 2 });
+      const [filed, ...others] = await sandbox().inspector.documents({
+        traderInvoiceNumber: input.request.traderInvoiceNumber,
+      });
+      expect(others).toHaveLength(0);
+      expect(filed?.sale.id).toBe(second.document.id);
+      expect(filed?.submissions).toBe(1);
+    },
+  );
 });
 
 describe('cancellation', () => {

@@ -79,21 +79,22 @@ export function runActivity<I, R>(fn: (input: I) => Promise<R>, input: I, info: 
   return new MockActivityEnvironment({ attempt: 1, ...info }, { logger: sdkLogger }).run(fn, input);
 }
 
-
 /** Awaits a promise that must reject with an ApplicationFailure and returns it. */
 export async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
   const outcome = await promise.then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
-  if (outcome.ok) throw new Error(`expected an ApplicationFailure, got a result: ${JSON.stringify(outcome.value).slice(0, 300)}`);
+  if (outcome.ok)
+    throw new Error(`expected an ApplicationFailure, got a result: ${JSON.stringify(outcome.value).slice(0, 300)}`);
   expect(outcome.error).toBeInstanceOf(ApplicationFailure);
   return outcome.error as ApplicationFailure;
 }
 
 /** Compliance requests the sandbox answered on one route since `since` (epoch ms). */
 export function requestsTo(sandbox: Sandbox, method: string, route: string, since = 0): number {
-  return sandbox.stats.records({ service: 'compliance', since }).filter((r) => r.method === method && r.route === route).length;
+  return sandbox.stats.records({ service: 'compliance', since }).filter((r) => r.method === method && r.route === route)
+    .length;
 }
 
 export const FISCAL_DOCUMENT_KEYS = ['error', 'id', 'receipt', 'status', 'totals', 'traderInvoiceNumber', 'type'];

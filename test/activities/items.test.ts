@@ -29,7 +29,10 @@ describe('checkItems', () => {
     });
     // Much later: registration only moves forward, so registered items never need a refresh.
     clock += 3_600_000;
-    const second = await runActivity(activities.checkItems, { businessId: business, itemIds: [giftVoucher, milk, milk] });
+    const second = await runActivity(activities.checkItems, {
+      businessId: business,
+      itemIds: [giftVoucher, milk, milk],
+    });
     expect(second.apiCalls).toBe(0);
     expect(second.items.map((i) => i.itemId)).toEqual([giftVoucher, milk]);
     expect(listCalls(since)).toBe(1);
@@ -40,7 +43,13 @@ describe('checkItems', () => {
     const since = Date.now();
     clock += 10_000;
     const check = () => runActivity(activities.checkItems, { businessId: business, itemIds: [sugar, spiceMix] });
-    expect(await check()).toMatchObject({ apiCalls: 1, items: [{ itemId: sugar, registered: true }, { itemId: spiceMix, registered: false }] });
+    expect(await check()).toMatchObject({
+      apiCalls: 1,
+      items: [
+        { itemId: sugar, registered: true },
+        { itemId: spiceMix, registered: false },
+      ],
+    });
     clock += 1_500;
     expect((await check()).apiCalls).toBe(0);
     clock += 1_000;
@@ -52,7 +61,9 @@ describe('checkItems', () => {
     const { activities } = newHarness(); // a fresh registry: nothing cached
     const since = Date.now();
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => runActivity(activities.checkItems, { businessId: business, itemIds: [sugar, beefSamosa] })),
+      Array.from({ length: 6 }, () =>
+        runActivity(activities.checkItems, { businessId: business, itemIds: [sugar, beefSamosa] }),
+      ),
     );
     expect(listCalls(since)).toBe(1);
     expect(results.map((r) => r.apiCalls).sort()).toEqual([0, 0, 0, 0, 0, 1]);
@@ -62,7 +73,9 @@ describe('checkItems', () => {
   it('an item the business does not have is the non-retryable item_not_found naming it', async () => {
     const { activities } = newHarness();
     const unknown = `itm_unknown_${randomUUID().slice(0, 8)}`;
-    const failure = await failureOf(runActivity(activities.checkItems, { businessId: business, itemIds: [milk, unknown] }));
+    const failure = await failureOf(
+      runActivity(activities.checkItems, { businessId: business, itemIds: [milk, unknown] }),
+    );
     expect(failure).toMatchObject({ type: 'item_not_found', nonRetryable: true });
     expect(failure.message).toContain(unknown);
     expect(failure.details).toEqual([{ businessId: business, itemIds: [unknown] }]);
@@ -73,8 +86,12 @@ describe('checkItems', () => {
     sandbox().faults.add({ method: 'GET', path: '/v1/items', kind: 'error', status: 503, times: 1 });
     const failure = await failureOf(runActivity(activities.checkItems, { businessId: business, itemIds: [milk] }));
     expect(failure).toMatchObject({ type: 'service_unavailable', nonRetryable: false });
-    expect(await runActivity(activities.checkItems, { businessId: business, itemIds: [milk] }, { attempt: 2 })).toMatchObject({ apiCalls: 2 });
-    expect(await runActivity(activities.checkItems, { businessId: business, itemIds: [milk] }, { attempt: 2 })).toMatchObject({ apiCalls: 1 });
+    expect(
+      await runActivity(activities.checkItems, { businessId: business, itemIds: [milk] }, { attempt: 2 }),
+    ).toMatchObject({ apiCalls: 2 });
+    expect(
+      await runActivity(activities.checkItems, { businessId: business, itemIds: [milk] }, { attempt: 2 }),
+    ).toMatchObject({ apiCalls: 1 });
   });
 });
 
@@ -85,14 +102,23 @@ describe('registerItem', () => {
     expect(await runActivity(activities.checkItems, { businessId: business, itemIds: [bathSoap] })).toMatchObject({
       items: [{ itemId: bathSoap, registered: false }],
     });
-    expect(await runActivity(activities.registerItem, { businessId: business, itemId: bathSoap })).toEqual({ outcome: 'registered', apiCalls: 1 });
+    expect(await runActivity(activities.registerItem, { businessId: business, itemId: bathSoap })).toEqual({
+      outcome: 'registered',
+      apiCalls: 1,
+    });
     expect(await runActivity(activities.checkItems, { businessId: business, itemIds: [bathSoap] })).toEqual({
       items: [{ itemId: bathSoap, registered: true, stockTracked: true, unitPrice: expect.any(Number) }],
       apiCalls: 0,
     });
     expect(listCalls(since)).toBe(1);
     // Registering again is safe (C23).
-    expect(await runActivity(activities.registerItem, { businessId: business, itemId: bathSoap, branchId: DEMO.branches.nairobiWestlands })).toMatchObject({
+    expect(
+      await runActivity(activities.registerItem, {
+        businessId: business,
+        itemId: bathSoap,
+        branchId: DEMO.branches.nairobiWestlands,
+      }),
+    ).toMatchObject({
       outcome: 'registered',
     });
   });
@@ -120,7 +146,9 @@ describe('adjustStock', () => {
   it('records one movement and returns its id and the quantity on hand', async () => {
     const { activities } = newHarness();
     const levelOf = async () =>
-      (await sandbox().inspector.stockLevels(business)).find((l) => l.itemId === sugar && l.branchId === DEMO.branches.nairobiCbd)?.quantity;
+      (await sandbox().inspector.stockLevels(business)).find(
+        (l) => l.itemId === sugar && l.branchId === DEMO.branches.nairobiCbd,
+      )?.quantity;
     const before = await levelOf();
     expect(before).toBeGreaterThan(2);
     const referenceId = `test:${randomUUID()}:0:DEDUCT`;
@@ -133,9 +161,22 @@ describe('adjustStock', () => {
       referenceId,
     });
     // queuedMs: how long the attempt waited to start (the mock environment's scheduling time is a fixed 1 ms).
-    expect(result).toEqual({ movementId: expect.any(String), quantityOnHand: (before ?? 0) - 2, apiCalls: 1, queuedMs: expect.any(Number) });
+    expect(result).toEqual({
+      movementId: expect.any(String),
+      quantityOnHand: (before ?? 0) - 2,
+      apiCalls: 1,
+      queuedMs: expect.any(Number),
+    });
     const movements = await sandbox().inspector.stockMovements({ referenceId });
-    expect(movements).toMatchObject([{ movementId: result.movementId, action: 'DEDUCT', quantity: 2, itemId: sugar, branchId: DEMO.branches.nairobiCbd }]);
+    expect(movements).toMatchObject([
+      {
+        movementId: result.movementId,
+        action: 'DEDUCT',
+        quantity: 2,
+        itemId: sugar,
+        branchId: DEMO.branches.nairobiCbd,
+      },
+    ]);
     expect(await levelOf()).toBe(result.quantityOnHand);
   });
 
@@ -152,7 +193,12 @@ describe('adjustStock', () => {
       referenceId,
     });
     expect(await sandbox().inspector.stockMovements({ referenceId })).toMatchObject([
-      { movementId: result.movementId, action: 'ADD', branchId: DEMO.branches.nairobiWestlands, quantityOnHand: result.quantityOnHand },
+      {
+        movementId: result.movementId,
+        action: 'ADD',
+        branchId: DEMO.branches.nairobiWestlands,
+        quantityOnHand: result.quantityOnHand,
+      },
     ]);
   });
 });

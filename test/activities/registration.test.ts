@@ -30,8 +30,12 @@ async function registrationOf(businessId: string, itemId: string) {
   started.push(handle);
   const description = await handle.describe();
   const { events } = await handle.fetchHistory();
-  const starts = (events ?? []).flatMap((e) => (e.workflowExecutionStartedEventAttributes ? [e.workflowExecutionStartedEventAttributes] : []));
-  const signals = (events ?? []).flatMap((e) => (e.workflowExecutionSignaledEventAttributes ? [e.workflowExecutionSignaledEventAttributes] : []));
+  const starts = (events ?? []).flatMap((e) =>
+    e.workflowExecutionStartedEventAttributes ? [e.workflowExecutionStartedEventAttributes] : [],
+  );
+  const signals = (events ?? []).flatMap((e) =>
+    e.workflowExecutionSignaledEventAttributes ? [e.workflowExecutionSignaledEventAttributes] : [],
+  );
   return {
     description,
     starts: starts.map((s) => ({ taskQueue: s.taskQueue?.name, args: decode(s.input?.payloads) })),
@@ -42,17 +46,37 @@ async function registrationOf(businessId: string, itemId: string) {
 const ids = () => ({ businessId: `biz_${randomUUID().slice(0, 8)}`, itemId: `itm_${randomUUID().slice(0, 8)}` });
 
 describe('requestItemRegistration', () => {
-  it('starts one registration per business and item, on the caller\'s queue, and adds every sale as a waiter', async () => {
+  it("starts one registration per business and item, on the caller's queue, and adds every sale as a waiter", async () => {
     const env = await getTestEnv();
-    const { requestItemRegistration } = createRegistrationActivities({ temporal: { client: env.client }, logger: silentLogger });
+    const { requestItemRegistration } = createRegistrationActivities({
+      temporal: { client: env.client },
+      logger: silentLogger,
+    });
     const { businessId, itemId } = ids();
     const taskQueue = uniqueTaskQueue('registration');
 
-    await runActivity(requestItemRegistration, { businessId, itemId, branchId: 'br_1', fixDeadline: '1 hour', waiterWorkflowId: 'sale:a', taskQueue });
-    await runActivity(requestItemRegistration, { businessId, itemId, fixDeadline: '1 hour', waiterWorkflowId: 'sale:b', taskQueue });
+    await runActivity(requestItemRegistration, {
+      businessId,
+      itemId,
+      branchId: 'br_1',
+      fixDeadline: '1 hour',
+      waiterWorkflowId: 'sale:a',
+      taskQueue,
+    });
+    await runActivity(requestItemRegistration, {
+      businessId,
+      itemId,
+      fixDeadline: '1 hour',
+      waiterWorkflowId: 'sale:b',
+      taskQueue,
+    });
 
     const { description, starts, signals } = await registrationOf(businessId, itemId);
-    expect(description).toMatchObject({ type: ITEM_REGISTRATION_WORKFLOW_TYPE, taskQueue, status: { name: 'RUNNING' } });
+    expect(description).toMatchObject({
+      type: ITEM_REGISTRATION_WORKFLOW_TYPE,
+      taskQueue,
+      status: { name: 'RUNNING' },
+    });
     expect(starts).toEqual([{ taskQueue, args: [{ businessId, itemId, branchId: 'br_1', fixDeadline: '1 hour' }] }]);
     expect(signals).toEqual([
       { name: 'addWaiter', args: [{ workflowId: 'sale:a' }] },
@@ -63,15 +87,23 @@ describe('requestItemRegistration', () => {
   it('uses the configured queue, or WORKFLOW_TASK_QUEUE, when the caller names none', async () => {
     const env = await getTestEnv();
     const configuredQueue = uniqueTaskQueue('configured');
-    const configured = createRegistrationActivities({ temporal: { client: env.client }, workflowTaskQueue: configuredQueue, logger: silentLogger });
+    const configured = createRegistrationActivities({
+      temporal: { client: env.client },
+      workflowTaskQueue: configuredQueue,
+      logger: silentLogger,
+    });
     const first = ids();
     await runActivity(configured.requestItemRegistration, { ...first, waiterWorkflowId: 'sale:c' });
-    expect((await registrationOf(first.businessId, first.itemId)).starts).toEqual([{ taskQueue: configuredQueue, args: [first] }]);
+    expect((await registrationOf(first.businessId, first.itemId)).starts).toEqual([
+      { taskQueue: configuredQueue, args: [first] },
+    ]);
 
     const plain = createRegistrationActivities({ temporal: { client: env.client }, logger: silentLogger });
     const second = ids();
     await runActivity(plain.requestItemRegistration, { ...second, waiterWorkflowId: 'sale:d' });
-    expect((await registrationOf(second.businessId, second.itemId)).starts).toEqual([{ taskQueue: WORKFLOW_TASK_QUEUE, args: [second] }]);
+    expect((await registrationOf(second.businessId, second.itemId)).starts).toEqual([
+      { taskQueue: WORKFLOW_TASK_QUEUE, args: [second] },
+    ]);
   });
 
   it('fails for good, saying why, when the worker has no Temporal client', async () => {

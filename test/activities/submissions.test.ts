@@ -62,7 +62,10 @@ describe('createSale', () => {
   });
 
   it('202: in flight', async () => {
-    const result = await runActivity(activities().createSale, saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.async) }));
+    const result = await runActivity(
+      activities().createSale,
+      saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.async) }),
+    );
     expect(result).toMatchObject({ outcome: 'in_flight', httpStatus: 202, replayed: false });
     expect(result.document).toMatchObject({ status: 'pending', receipt: null });
     await expectNoCallbackSecret(result);
@@ -72,7 +75,11 @@ describe('createSale', () => {
     const input = saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.reject) });
     const result = await runActivity(activities().createSale, input);
     expect(result).toMatchObject({ outcome: 'rejected', httpStatus: 422, replayed: false, apiCalls: 1 });
-    expect(result.document).toMatchObject({ status: 'failed', receipt: null, traderInvoiceNumber: input.request.traderInvoiceNumber });
+    expect(result.document).toMatchObject({
+      status: 'failed',
+      receipt: null,
+      traderInvoiceNumber: input.request.traderInvoiceNumber,
+    });
     expect(result.document.error).toEqual(expect.any(String));
     expect(result.causes).toEqual([expect.objectContaining({ code: 'authority_rejected' })]);
     await expectNoCallbackSecret(result);
@@ -81,18 +88,23 @@ describe('createSale', () => {
   it.each([
     ['bath soap', DEMO.items.bathSoap],
     ['spice mix', DEMO.items.spiceMix],
-  ])('422 with an unregistered item (%s): cause item_not_registered naming the item and the line', async (_name, itemId) => {
-    const input = saleInput({
-      lines: [
-        { itemId: DEMO.items.milk, quantity: 1, unitPrice: 65 },
-        { itemId, quantity: 1, unitPrice: 100 },
-      ],
-    });
-    const result = await runActivity(activities().createSale, input);
-    expect(result).toMatchObject({ outcome: 'rejected', httpStatus: 422 });
-    expect(result.causes).toEqual([{ code: 'item_not_registered', itemId, field: 'lines[1].itemId', message: expect.any(String) }]);
-    await expectNoCallbackSecret(result);
-  });
+  ])(
+    '422 with an unregistered item (%s): cause item_not_registered naming the item and the line',
+    async (_name, itemId) => {
+      const input = saleInput({
+        lines: [
+          { itemId: DEMO.items.milk, quantity: 1, unitPrice: 65 },
+          { itemId, quantity: 1, unitPrice: 100 },
+        ],
+      });
+      const result = await runActivity(activities().createSale, input);
+      expect(result).toMatchObject({ outcome: 'rejected', httpStatus: 422 });
+      expect(result.causes).toEqual([
+        { code: 'item_not_registered', itemId, field: 'lines[1].itemId', message: expect.any(String) },
+      ]);
+      await expectNoCallbackSecret(result);
+    },
+  );
 
   it('a repeat of the key is a replay of the same document (200), counting the attempt', async () => {
     const input = saleInput();
@@ -100,7 +112,9 @@ describe('createSale', () => {
     const second = await runActivity(activities().createSale, input, { attempt: 2 });
     expect(second).toMatchObject({ outcome: 'signed', httpStatus: 200, replayed: true, apiCalls: 2 });
     expect(second.document).toEqual(first.document);
-    expect(await sandbox().inspector.documents({ traderInvoiceNumber: input.request.traderInvoiceNumber })).toHaveLength(1);
+    expect(
+      await sandbox().inspector.documents({ traderInvoiceNumber: input.request.traderInvoiceNumber }),
+    ).toHaveLength(1);
   });
 
   it('sends no callback URL when none is configured', async () => {
@@ -112,9 +126,18 @@ describe('createSale', () => {
 
 describe('retrySale', () => {
   it('resubmits a document refused for a transient cause: signed on the retry', async () => {
-    const created = await runActivity(activities().createSale, saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.flaky) }));
-    expect(created).toMatchObject({ outcome: 'rejected', causes: [expect.objectContaining({ code: 'authority_unavailable' })] });
-    const retried = await runActivity(activities().retrySale, { businessId: business, documentId: created.document.id });
+    const created = await runActivity(
+      activities().createSale,
+      saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.flaky) }),
+    );
+    expect(created).toMatchObject({
+      outcome: 'rejected',
+      causes: [expect.objectContaining({ code: 'authority_unavailable' })],
+    });
+    const retried = await runActivity(activities().retrySale, {
+      businessId: business,
+      documentId: created.document.id,
+    });
     expect(retried).toMatchObject({ outcome: 'signed', httpStatus: 200, causes: [], apiCalls: 1 });
     expect(retried.document.id).toBe(created.document.id);
     expect(retried.document.receipt?.signature).toEqual(expect.any(String));
@@ -122,19 +145,36 @@ describe('retrySale', () => {
   });
 
   it('a retry refused again is a rejected outcome with its causes', async () => {
-    const created = await runActivity(activities().createSale, saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.reject) }));
-    const retried = await runActivity(activities().retrySale, { businessId: business, documentId: created.document.id });
-    expect(retried).toMatchObject({ outcome: 'rejected', httpStatus: 422, causes: [expect.objectContaining({ code: 'authority_rejected' })] });
+    const created = await runActivity(
+      activities().createSale,
+      saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.reject) }),
+    );
+    const retried = await runActivity(activities().retrySale, {
+      businessId: business,
+      documentId: created.document.id,
+    });
+    expect(retried).toMatchObject({
+      outcome: 'rejected',
+      httpStatus: 422,
+      causes: [expect.objectContaining({ code: 'authority_rejected' })],
+    });
   });
 });
 
 describe('getDocument and awaitDocumentOutcome', () => {
   it('polls by failing with a benign document_in_flight, then returns the signed document once it settled', async () => {
-    const created = await runActivity(activities().createSale, saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.async) }));
+    const created = await runActivity(
+      activities().createSale,
+      saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.async) }),
+    );
     const ref = { businessId: business, documentId: created.document.id };
 
     const inFlight = await failureOf(runActivity(activities().awaitDocumentOutcome, ref));
-    expect(inFlight).toMatchObject({ type: 'document_in_flight', nonRetryable: false, category: ApplicationFailureCategory.BENIGN });
+    expect(inFlight).toMatchObject({
+      type: 'document_in_flight',
+      nonRetryable: false,
+      category: ApplicationFailureCategory.BENIGN,
+    });
     expect(inFlight.message).toContain(created.document.id);
 
     const read = await runActivity(activities().getDocument, ref);
@@ -150,15 +190,28 @@ describe('getDocument and awaitDocumentOutcome', () => {
   });
 
   it('returns a failed or cancelled document as an outcome, not as a poll', async () => {
-    const asyncSale = () => runActivity(activities().createSale, saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.async) }));
+    const asyncSale = () =>
+      runActivity(
+        activities().createSale,
+        saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.async) }),
+      );
     const failed = await asyncSale();
-    expect((await sandbox().inspector.settle(failed.document.id, 'failed', { errorCode: 'authority_unavailable' })).sale.status).toBe('failed');
-    const failedResult = await runActivity(activities().awaitDocumentOutcome, { businessId: business, documentId: failed.document.id });
+    expect(
+      (await sandbox().inspector.settle(failed.document.id, 'failed', { errorCode: 'authority_unavailable' })).sale
+        .status,
+    ).toBe('failed');
+    const failedResult = await runActivity(activities().awaitDocumentOutcome, {
+      businessId: business,
+      documentId: failed.document.id,
+    });
     expect(failedResult.document).toMatchObject({ status: 'failed', error: expect.any(String), receipt: null });
 
     const cancelled = await asyncSale();
     await sandbox().inspector.cancel(cancelled.document.id);
-    const cancelledResult = await runActivity(activities().awaitDocumentOutcome, { businessId: business, documentId: cancelled.document.id });
+    const cancelledResult = await runActivity(activities().awaitDocumentOutcome, {
+      businessId: business,
+      documentId: cancelled.document.id,
+    });
     expect(cancelledResult.document).toMatchObject({ status: 'cancelled', receipt: null });
   });
 });
@@ -178,14 +231,21 @@ describe('createCreditNote', () => {
     const result = await runActivity(activities().createCreditNote, creditNote);
     expect(result).toMatchObject({ outcome: 'signed', httpStatus: 201, replayed: false, apiCalls: 1 });
     expect(result.document).toMatchObject({ type: 'credit_note', status: 'completed', totals: { total: -500 } });
-    expect(result.document.receipt).toMatchObject({ receiptLabel: 'NC', originalCuInvoiceNo: sale.document.receipt?.cuInvoiceNo });
+    expect(result.document.receipt).toMatchObject({
+      receiptLabel: 'NC',
+      originalCuInvoiceNo: sale.document.receipt?.cuInvoiceNo,
+    });
     await expectNoCallbackSecret(result);
 
     const replay = await runActivity(activities().createCreditNote, creditNote);
     expect(replay).toMatchObject({ replayed: true, httpStatus: 200, document: { id: result.document.id } });
 
     const second = await failureOf(
-      runActivity(activities().createCreditNote, { ...creditNote, traderInvoiceNumber: invoiceNumber('CN-'), idempotencyKey: idempotencyKey() }),
+      runActivity(activities().createCreditNote, {
+        ...creditNote,
+        traderInvoiceNumber: invoiceNumber('CN-'),
+        idempotencyKey: idempotencyKey(),
+      }),
     );
     expect(second).toMatchObject({ type: 'already_credited', nonRetryable: true });
     expect(second.details?.[0]).toEqual({ creditNoteId: result.document.id });
@@ -193,7 +253,10 @@ describe('createCreditNote', () => {
   });
 
   it('a sale that is not signed cannot be credited: sale_not_completed, non-retryable', async () => {
-    const sale = await runActivity(activities().createSale, saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.reject) }));
+    const sale = await runActivity(
+      activities().createSale,
+      saleInput({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.reject) }),
+    );
     const failure = await failureOf(
       runActivity(activities().createCreditNote, {
         businessId: business,

@@ -10,7 +10,15 @@ const rest = spread(100_000, 1_000, 10);
 
 describe('rate windows rebuilt from the log', () => {
   it('opens a window with the first counted request and closes it windowMs later', () => {
-    const windows = rebuildWindows([{ at: 100, status: 201 }, { at: 1_099, status: 201 }, { at: 1_100, status: 200 }, { at: 3_000, status: 201 }], W);
+    const windows = rebuildWindows(
+      [
+        { at: 100, status: 201 },
+        { at: 1_099, status: 201 },
+        { at: 1_100, status: 200 },
+        { at: 3_000, status: 201 },
+      ],
+      W,
+    );
     expect(windows).toEqual([
       { start: 100, end: 1_100, counted: 2 },
       { start: 1_100, end: 2_100, counted: 1 },
@@ -19,14 +27,27 @@ describe('rate windows rebuilt from the log', () => {
   });
 
   it('does not let a 429 open or fill a window', () => {
-    const windows = rebuildWindows([{ at: 0, status: 429 }, { at: 500, status: 201 }, { at: 600, status: 429 }], W);
+    const windows = rebuildWindows(
+      [
+        { at: 0, status: 429 },
+        { at: 500, status: 201 },
+        { at: 600, status: 429 },
+      ],
+      W,
+    );
     expect(windows).toEqual([{ start: 500, end: 1_500, counted: 1 }]);
   });
 });
 
 describe('utilisation', () => {
   it('is 1 when every complete window is full and back to back', () => {
-    const log = [...spread(0, 1_000, 10), ...spread(1_000, 1_000, 10), ...spread(2_000, 1_000, 10), ...spread(3_000, 500, 4), ...rest];
+    const log = [
+      ...spread(0, 1_000, 10),
+      ...spread(1_000, 1_000, 10),
+      ...spread(2_000, 1_000, 10),
+      ...spread(3_000, 500, 4),
+      ...rest,
+    ];
     const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 3_400 });
     expect(u.windows).toBe(3);
     expect(u.productive).toBe(30);
@@ -56,7 +77,14 @@ describe('utilisation', () => {
   });
 
   it('reads a worker at 90 % of the limit as 0.9, and counts its 429s over the whole run', () => {
-    const log = [...spread(0, 1_000, 9), ...spread(1_000, 1_000, 9), ...spread(2_000, 1_000, 9), { at: 2_500, status: 429 }, ...spread(3_000, 1_000, 9), ...rest];
+    const log = [
+      ...spread(0, 1_000, 9),
+      ...spread(1_000, 1_000, 9),
+      ...spread(2_000, 1_000, 9),
+      { at: 2_500, status: 429 },
+      ...spread(3_000, 1_000, 9),
+      ...rest,
+    ];
     const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 3_900 });
     expect(u.windows).toBe(3);
     expect(u.utilisation).toBeCloseTo(0.9);
@@ -66,7 +94,12 @@ describe('utilisation', () => {
 
   it('leaves out the drain at the end: windows after which less than a window of the backlog was left', () => {
     // Full, then the last sales' stragglers: 9, then 6 and 3 requests. Only the first window had a backlog behind it.
-    const log = [...spread(0, 1_000, 10), ...spread(1_000, 1_000, 9), ...spread(2_000, 1_000, 6), ...spread(3_000, 1_000, 3)];
+    const log = [
+      ...spread(0, 1_000, 10),
+      ...spread(1_000, 1_000, 9),
+      ...spread(2_000, 1_000, 6),
+      ...spread(3_000, 1_000, 3),
+    ];
     const u = utilisation(log, { windowMs: W, limit: 10, backlogDrainedAt: 4_000 });
     expect(u.windows).toBe(1);
     expect(u.utilisation).toBe(1);

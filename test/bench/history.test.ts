@@ -19,7 +19,12 @@ const inFlight = { outcome: 'in_flight', document: { id: 'sal_1', receipt: null 
 /** A sale's history: an item check, then `signing` (whose result is `result`), recorded by the next workflow task. */
 function history(signing: string, result: unknown, t0 = 1_000): BenchEvent[] {
   let id = 0;
-  const e = (type: string, at: number, extra: Partial<BenchEvent> = {}): BenchEvent => ({ id: ++id, type, at: t0 + at, ...extra });
+  const e = (type: string, at: number, extra: Partial<BenchEvent> = {}): BenchEvent => ({
+    id: ++id,
+    type,
+    at: t0 + at,
+    ...extra,
+  });
   return [
     e('WORKFLOW_EXECUTION_STARTED', 5),
     e('WORKFLOW_TASK_SCHEDULED', 5),
@@ -79,7 +84,10 @@ describe('where the time went', () => {
     const events = history('signSale', signed);
     const steps = segments(events, 990, signedRecorded(events)!);
     expect(steps[0]).toEqual({ label: 'client start → WORKFLOW_EXECUTION_STARTED', ms: 15 });
-    expect(steps).toContainEqual({ label: 'ACTIVITY_TASK_SCHEDULED(signSale) → ACTIVITY_TASK_STARTED(signSale)', ms: 15 });
+    expect(steps).toContainEqual({
+      label: 'ACTIVITY_TASK_SCHEDULED(signSale) → ACTIVITY_TASK_STARTED(signSale)',
+      ms: 15,
+    });
     expect(steps.reduce((a, s) => a + s.ms, 0)).toBe(1_135 - 990);
   });
 
@@ -98,21 +106,27 @@ describe('where the time went', () => {
 
 describe('retried activities', () => {
   it('name the attempt whose start the history kept, so a lost first attempt shows in a profile', () => {
-    const events = history('signSale', signed).map((e) => (e.type === 'ACTIVITY_TASK_STARTED' && e.activity === 'signSale' ? { ...e, attempt: 2 } : e));
+    const events = history('signSale', signed).map((e) =>
+      e.type === 'ACTIVITY_TASK_STARTED' && e.activity === 'signSale' ? { ...e, attempt: 2 } : e,
+    );
     const steps = segments(events, 1_000, signedRecorded(events)!);
-    expect(steps.map((s) => s.label)).toContain('ACTIVITY_TASK_SCHEDULED(signSale) → ACTIVITY_TASK_STARTED(signSale, attempt 2)');
+    expect(steps.map((s) => s.label)).toContain(
+      'ACTIVITY_TASK_SCHEDULED(signSale) → ACTIVITY_TASK_STARTED(signSale, attempt 2)',
+    );
   });
 });
 
-describe('a call answered in the caller\'s hands (the till, the floor by executeWorkflow)', () => {
-  it('ends with the step from the event that answered (the update completed) to the answer in the caller\'s hands', () => {
+describe("a call answered in the caller's hands (the till, the floor by executeWorkflow)", () => {
+  it("ends with the step from the event that answered (the update completed) to the answer in the caller's hands", () => {
     const events = [...history('signSale', signed), { id: 18, type: 'WORKFLOW_EXECUTION_UPDATE_COMPLETED', at: 1_135 }];
     const steps = segmentsToCaller(events, 990, (e) => e.type === 'WORKFLOW_EXECUTION_UPDATE_COMPLETED', 1_150);
-    expect(steps.at(-1)).toEqual({ label: 'WORKFLOW_EXECUTION_UPDATE_COMPLETED → in the caller\'s hands', ms: 15 });
+    expect(steps.at(-1)).toEqual({ label: "WORKFLOW_EXECUTION_UPDATE_COMPLETED → in the caller's hands", ms: 15 });
     expect(steps.reduce((a, s) => a + s.ms, 0)).toBe(1_150 - 990);
   });
 
   it('is the whole call as one step when the history has no such event', () => {
-    expect(segmentsToCaller(history('signSale', signed), 990, () => false, 1_150)).toEqual([{ label: 'client start → in the caller\'s hands', ms: 160 }]);
+    expect(segmentsToCaller(history('signSale', signed), 990, () => false, 1_150)).toEqual([
+      { label: "client start → in the caller's hands", ms: 160 },
+    ]);
   });
 });

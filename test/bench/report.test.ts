@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs, UsageError } from '../../tools/bench/options.js';
 import { parseProcStat } from '../../tools/bench/processes.js';
-import { checkTargets, formatReport, formatTable, TARGET_KEYS, type BenchReport, type LatencyReport, type TenancyReport } from '../../tools/bench/report.js';
+import {
+  checkTargets,
+  formatReport,
+  formatTable,
+  TARGET_KEYS,
+  type BenchReport,
+  type LatencyReport,
+  type TenancyReport,
+} from '../../tools/bench/report.js';
 
 const base: Omit<BenchReport, 'targets'> = {
   server: 'dev',
@@ -38,14 +46,17 @@ describe('targets', () => {
     expect(at(1.31)[0]?.met).toBe(false);
   });
 
-  it('judges the till\'s one update-with-start call against executeWorkflow of the floor: ≤ 1.3', () => {
-    const at = (tillReceiptRatio: number) => checkTargets({ ...base, latency: latency(1, tillReceiptRatio) }).find((t) => t.key === 'latency.tillReceiptRatio');
+  it("judges the till's one update-with-start call against executeWorkflow of the floor: ≤ 1.3", () => {
+    const at = (tillReceiptRatio: number) =>
+      checkTargets({ ...base, latency: latency(1, tillReceiptRatio) }).find(
+        (t) => t.key === 'latency.tillReceiptRatio',
+      );
     expect(at(1.3)).toEqual({ key: 'latency.tillReceiptRatio', target: '≤ 1.3', value: 1.3, met: true });
     expect(at(1.31)?.met).toBe(false);
     expect(TARGET_KEYS).toContain('latency.tillReceiptRatio');
   });
 
-  it('prints the till\'s figures in the latency table', () => {
+  it("prints the till's figures in the latency table", () => {
     const text = formatReport({ ...base, sections: ['latency'], latency: latency(1, 1.2), targets: [] });
     expect(text).toMatch(/latency\.tillReceiptMs .* 120/);
     expect(text).toMatch(/latency\.floorExecuteMs .* 100/);
@@ -54,7 +65,10 @@ describe('targets', () => {
 
   it('wants exactly 1 + L requests on the immediate path and at most 2 + L with callbacks', () => {
     const calls = (immediate: number, asyncCallback: number) =>
-      checkTargets({ ...base, callsPerSale: { immediate, asyncCallback, lines: 2, routes: { immediate: {}, asyncCallback: {} } } });
+      checkTargets({
+        ...base,
+        callsPerSale: { immediate, asyncCallback, lines: 2, routes: { immediate: {}, asyncCallback: {} } },
+      });
     expect(calls(3, 4).map((t) => t.met)).toEqual([true, true]);
     // Fewer than 1 + L would mean a request was not made (or not counted): not a pass either.
     expect(calls(2, 5).map((t) => t.met)).toEqual([false, false]);
@@ -79,8 +93,22 @@ describe('targets', () => {
         sales: 1,
         perWindow: [],
       },
-      throughput: { salesPerSecond: { workers1: 25, workers2: 10 }, sales: 200, cpu: { workers1: [] }, spans: { workers1: { signedSeconds: 8, closedSeconds: 9 } } },
-      fairness: { ratio: 2, waitsMs: { alone: {}, flooded: {} }, profile: { alone: [], flooded: [] }, aloneP50Ms: 1, floodedP50Ms: 2, flood: 300, sales: 10, requestsPerMinute: 1200 },
+      throughput: {
+        salesPerSecond: { workers1: 25, workers2: 10 },
+        sales: 200,
+        cpu: { workers1: [] },
+        spans: { workers1: { signedSeconds: 8, closedSeconds: 9 } },
+      },
+      fairness: {
+        ratio: 2,
+        waitsMs: { alone: {}, flooded: {} },
+        profile: { alone: [], flooded: [] },
+        aloneP50Ms: 1,
+        floodedP50Ms: 2,
+        flood: 300,
+        sales: 10,
+        requestsPerMinute: 1200,
+      },
     });
     expect(Object.fromEntries(results.map((t) => [t.key, t.met]))).toEqual({
       'historyEvents.immediate': false,
@@ -92,7 +120,19 @@ describe('targets', () => {
   });
 
   it('never counts a NaN as met', () => {
-    const [result] = checkTargets({ ...base, fairness: { ratio: Number.NaN, waitsMs: { alone: {}, flooded: {} }, profile: { alone: [], flooded: [] }, aloneP50Ms: 0, floodedP50Ms: 0, flood: 1, sales: 1, requestsPerMinute: 1 } });
+    const [result] = checkTargets({
+      ...base,
+      fairness: {
+        ratio: Number.NaN,
+        waitsMs: { alone: {}, flooded: {} },
+        profile: { alone: [], flooded: [] },
+        aloneP50Ms: 0,
+        floodedP50Ms: 0,
+        flood: 1,
+        sales: 1,
+        requestsPerMinute: 1,
+      },
+    });
     expect(result?.met).toBe(false);
   });
 });
@@ -111,7 +151,17 @@ describe('tenancy targets', () => {
     busiest: { application: 'm0002', sent: 120, limitPerWindow: 120 },
     limiterWindowRatio: 1,
     utilisation: 0.95,
-    backlogs: [{ application: 'm0002', sales: 300, firstRequestAfterSeconds: 1.2, seconds: 64, productive: 122, allowed: 128, utilisation: 0.953 }],
+    backlogs: [
+      {
+        application: 'm0002',
+        sales: 300,
+        firstRequestAfterSeconds: 1.2,
+        seconds: 64,
+        productive: 122,
+        allowed: 128,
+        utilisation: 0.953,
+      },
+    ],
     rateLimitedShare: 0.01,
     requests: 1_000,
     rateLimited: 10,
@@ -121,7 +171,8 @@ describe('tenancy targets', () => {
     reloadMs: 2_000,
     ...changes,
   });
-  const results = (changes: Partial<TenancyReport> = {}) => Object.fromEntries(checkTargets({ ...base, tenancy: tenancy(changes) }).map((t) => [t.key, t.met]));
+  const results = (changes: Partial<TenancyReport> = {}) =>
+    Object.fromEntries(checkTargets({ ...base, tenancy: tenancy(changes) }).map((t) => [t.key, t.met]));
 
   it('meets every target at its bound, and names each key for --assert', () => {
     expect(results()).toEqual({
@@ -138,7 +189,15 @@ describe('tenancy targets', () => {
 
   it('misses each just past its bound, and a smaller run than issue 16 asks', () => {
     expect(
-      results({ applications: 199, businesses: 499, isolationRatio: 1.21, maxRequestsPerMinute: 1.001, utilisation: 0.949, rateLimitedShare: 0.0101, onboardSeconds: 60.1 }),
+      results({
+        applications: 199,
+        businesses: 499,
+        isolationRatio: 1.21,
+        maxRequestsPerMinute: 1.001,
+        utilisation: 0.949,
+        rateLimitedShare: 0.0101,
+        onboardSeconds: 60.1,
+      }),
     ).toEqual({
       'tenancy.applications': false,
       'tenancy.businesses': false,
@@ -156,7 +215,9 @@ describe('tenancy targets', () => {
 
   it('prints every key with its detail', () => {
     const text = formatReport({ ...base, sections: ['tenancy'], tenancy: tenancy(), targets: [] });
-    expect(text).toMatch(/tenancy\.isolationRatio .* 1\.2 .* m0001: 10 sales p50 2400 ms while m0002 floods 300, 2000 ms alone/);
+    expect(text).toMatch(
+      /tenancy\.isolationRatio .* 1\.2 .* m0001: 10 sales p50 2400 ms while m0002 floods 300, 2000 ms alone/,
+    );
     expect(text).toMatch(/tenancy\.maxRequestsPerMinute .* m0002: 120 of 120 in one window/);
     expect(text).toMatch(/tenancy\.onboardSeconds .* m0201: signed after 3 sale\(s\), file read every 2000 ms/);
     expect(text).toMatch(/roll call, one sale per application/);
@@ -165,7 +226,12 @@ describe('tenancy targets', () => {
 
 describe('tables', () => {
   it('aligns columns, numbers to the right', () => {
-    expect(formatTable([{ key: 'a', value: 1.5 }, { key: 'longer', value: 10 }])).toBe(['key     value', '------  -----', 'a         1.5', 'longer     10'].join('\n'));
+    expect(
+      formatTable([
+        { key: 'a', value: 1.5 },
+        { key: 'longer', value: 10 },
+      ]),
+    ).toBe(['key     value', '------  -----', 'a         1.5', 'longer     10'].join('\n'));
   });
 });
 
@@ -176,7 +242,7 @@ describe('command line', () => {
     expect(parseArgs([]).sections.at(-1)).toBe('stock');
   });
 
-  it('takes --quick, --assert, --out and --only (in the bench\'s own order)', () => {
+  it("takes --quick, --assert, --out and --only (in the bench's own order)", () => {
     expect(parseArgs(['--quick', '--assert', '--out', '/tmp/r.json', '--only', 'budget,latency'])).toEqual({
       quick: true,
       assert: true,
@@ -188,7 +254,10 @@ describe('command line', () => {
   });
 
   it('asserts only the targets named by --assert=<key,...>, and refuses a target it does not know', () => {
-    expect(parseArgs(['--assert=budget.utilisation,historyEvents.immediate'])).toMatchObject({ assert: true, assertKeys: ['budget.utilisation', 'historyEvents.immediate'] });
+    expect(parseArgs(['--assert=budget.utilisation,historyEvents.immediate'])).toMatchObject({
+      assert: true,
+      assertKeys: ['budget.utilisation', 'historyEvents.immediate'],
+    });
     expect(() => parseArgs(['--assert=budget.speed'])).toThrow(/unknown target budget.speed/);
   });
 
@@ -202,6 +271,11 @@ describe('command line', () => {
 describe('/proc/<pid>/stat', () => {
   it('reads the parent and CPU time even when the name holds spaces and parentheses', () => {
     const fields = ['S', '42', ...Array.from({ length: 9 }, () => '0'), '250', '50', '0'];
-    expect(parseProcStat(`1234 (node (worker) 1) ${fields.join(' ')}`)).toEqual({ pid: 1234, comm: 'node (worker) 1', ppid: 42, cpuSeconds: 3 });
+    expect(parseProcStat(`1234 (node (worker) 1) ${fields.join(' ')}`)).toEqual({
+      pid: 1234,
+      comm: 'node (worker) 1',
+      ppid: 42,
+      cpuSeconds: 3,
+    });
   });
 });

@@ -25,7 +25,7 @@ describe('percentile (nearest rank)', () => {
     expect(() => percentile([1], 101)).toThrow(RangeError);
   });
 
-  it('does not reorder the caller\'s array', () => {
+  it("does not reorder the caller's array", () => {
     const values = [3, 1, 2];
     percentile(values, 50);
     expect(values).toEqual([3, 1, 2]);
@@ -39,7 +39,7 @@ describe('summaries', () => {
     expect(round(Number.NaN)).toBeNaN();
   });
 
-  it('takes each key\'s median over the records that have it', () => {
+  it("takes each key's median over the records that have it", () => {
     expect(medianByKey([{ a: 1, b: 10 }, { a: 3 }, { a: 2, b: 30 }])).toEqual({ a: 2, b: 10 });
   });
 });

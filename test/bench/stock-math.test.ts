@@ -14,16 +14,38 @@ import {
   type SoldLine,
 } from '../../tools/bench/stock-math.js';
 
-const line = (saleWorkflowId: string, itemId: string, quantity: number, signedAt: number): SoldLine => ({ saleWorkflowId, itemId, action: 'DEDUCT', quantity, signedAt });
-const moved = (itemId: string, quantity: number, at: number, referenceId: string | null = null): RecordedMovement => ({ itemId, action: 'DEDUCT', quantity, referenceId, at });
+const line = (saleWorkflowId: string, itemId: string, quantity: number, signedAt: number): SoldLine => ({
+  saleWorkflowId,
+  itemId,
+  action: 'DEDUCT',
+  quantity,
+  signedAt,
+});
+const moved = (itemId: string, quantity: number, at: number, referenceId: string | null = null): RecordedMovement => ({
+  itemId,
+  action: 'DEDUCT',
+  quantity,
+  referenceId,
+  at,
+});
 
 describe('the time scale', () => {
-  it('shortens the window, raises the worker\'s budget and shortens the max delay by the same k', () => {
-    expect(stockScale(12, { requestsPerMinute: 120, maxDelaySeconds: 120 })).toEqual({ k: 12, windowMs: 5_000, requestsPerWindow: 120, workerRequestsPerMinute: 1_440, maxDelayMs: 10_000 });
-    expect(stockScale(1, { requestsPerMinute: 120, maxDelaySeconds: 120 })).toMatchObject({ windowMs: 60_000, workerRequestsPerMinute: 120, maxDelayMs: 120_000 });
+  it("shortens the window, raises the worker's budget and shortens the max delay by the same k", () => {
+    expect(stockScale(12, { requestsPerMinute: 120, maxDelaySeconds: 120 })).toEqual({
+      k: 12,
+      windowMs: 5_000,
+      requestsPerWindow: 120,
+      workerRequestsPerMinute: 1_440,
+      maxDelayMs: 10_000,
+    });
+    expect(stockScale(1, { requestsPerMinute: 120, maxDelaySeconds: 120 })).toMatchObject({
+      windowMs: 60_000,
+      workerRequestsPerMinute: 120,
+      maxDelayMs: 120_000,
+    });
   });
 
-  it('refuses a k that leaves fractions of a millisecond or a max delay below the worker\'s second', () => {
+  it("refuses a k that leaves fractions of a millisecond or a max delay below the worker's second", () => {
     expect(() => stockScale(7, { requestsPerMinute: 120, maxDelaySeconds: 120 })).toThrow(RangeError);
     expect(() => stockScale(240, { requestsPerMinute: 120, maxDelaySeconds: 120 })).toThrow(/below the worker's 1 s/);
   });
@@ -45,7 +67,7 @@ describe('the time scale', () => {
 });
 
 describe('which movement carried each line', () => {
-  it('is the line\'s own movement when each line went alone (per sale)', () => {
+  it("is the line's own movement when each line went alone (per sale)", () => {
     const lines = [line('s1', 'a', 2, 100), line('s2', 'a', 1, 200)];
     const carried = carryLines(lines, [moved('a', 2, 150, 'r1'), moved('a', 1, 260, 'r2')]);
     expect(carried.map((c) => c.movement?.referenceId)).toEqual(['r1', 'r2']);
@@ -65,13 +87,25 @@ describe('which movement carried each line', () => {
   it('never names a movement recorded before the sale was signed, and leaves probes (quantity 0) out', () => {
     const lines = [line('s1', 'a', 1, 100), line('s2', 'a', 1, 400)];
     // The probe at 450 moves nothing; m1 at 300 is before s2 was signed.
-    const carried = carryLines(lines, [moved('a', 2, 300, 'm1'), moved('a', 0, 450, 'probe'), moved('a', 1, 500, 'm2')]);
+    const carried = carryLines(lines, [
+      moved('a', 2, 300, 'm1'),
+      moved('a', 0, 450, 'probe'),
+      moved('a', 1, 500, 'm2'),
+    ]);
     expect(carried.map((c) => c.movement?.referenceId)).toEqual(['m1', 'm2']);
   });
 
   it('keeps items and actions apart and sorts by time whatever the order given', () => {
-    const lines = [line('s2', 'b', 1, 200), line('s1', 'a', 1, 100), { ...line('s3', 'a', 1, 150), action: 'ADD' as const }];
-    const carried = carryLines(lines, [moved('b', 1, 250, 'mb'), { ...moved('a', 1, 170, 'add'), action: 'ADD' }, moved('a', 1, 160, 'ma')]);
+    const lines = [
+      line('s2', 'b', 1, 200),
+      line('s1', 'a', 1, 100),
+      { ...line('s3', 'a', 1, 150), action: 'ADD' as const },
+    ];
+    const carried = carryLines(lines, [
+      moved('b', 1, 250, 'mb'),
+      { ...moved('a', 1, 170, 'add'), action: 'ADD' },
+      moved('a', 1, 160, 'ma'),
+    ]);
     const by = Object.fromEntries(carried.map((c) => [c.line.saleWorkflowId, c.movement?.referenceId]));
     expect(by).toEqual({ s1: 'ma', s2: 'mb', s3: 'add' });
   });
@@ -99,10 +133,14 @@ describe('the lag', () => {
   });
 });
 
-describe('exactly once, from the sandbox\'s records', () => {
-  it('holds when every item\'s recorded quantity is its lines\' and no referenceId is recorded twice', () => {
+describe("exactly once, from the sandbox's records", () => {
+  it("holds when every item's recorded quantity is its lines' and no referenceId is recorded twice", () => {
     const lines = [line('s1', 'a', 2, 0), line('s2', 'a', 1, 0), line('s2', 'b', 4, 0)];
-    const e = exactlyOnce(lines, [moved('a', 3, 1, 'm1'), moved('a', 0, 2, 'm1:probe'), moved('b', 4, 3, 's2:1:DEDUCT')]);
+    const e = exactlyOnce(lines, [
+      moved('a', 3, 1, 'm1'),
+      moved('a', 0, 2, 'm1:probe'),
+      moved('b', 4, 3, 's2:1:DEDUCT'),
+    ]);
     expect(e).toEqual({ mismatched: [], duplicateReferenceIds: [] });
   });
 
@@ -118,7 +156,11 @@ describe('exactly once, from the sandbox\'s records', () => {
 });
 
 describe('sales that needed an operator', () => {
-  const movement = (status: 'recorded' | 'needs_operator', settledBy: 'evidence' | 'operator' | undefined, sales: string[]) => ({
+  const movement = (
+    status: 'recorded' | 'needs_operator',
+    settledBy: 'evidence' | 'operator' | undefined,
+    sales: string[],
+  ) => ({
     status,
     ...(settledBy ? { settledBy } : {}),
     lines: sales.map((s, i) => ({ lineId: `${s}:${i}`, saleWorkflowId: s, quantity: 1 })),

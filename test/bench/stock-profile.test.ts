@@ -2,9 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { ledgerProfile, toLedgerEvents, type LedgerEvent } from '../../tools/bench/stock-profile.js';
 
-const e = (id: number, type: string, at: number, scheduledId?: number): LedgerEvent => ({ id, type, at, ...(scheduledId === undefined ? {} : { scheduledId }) });
+const e = (id: number, type: string, at: number, scheduledId?: number): LedgerEvent => ({
+  id,
+  type,
+  at,
+  ...(scheduledId === undefined ? {} : { scheduledId }),
+});
 
-describe('a ledger\'s profile', () => {
+describe("a ledger's profile", () => {
   const run1 = [
     e(1, 'WORKFLOW_EXECUTION_STARTED', 0),
     e(2, 'WORKFLOW_EXECUTION_SIGNALED', 0),
@@ -32,14 +37,24 @@ describe('a ledger\'s profile', () => {
   ];
 
   it('counts runs, hand-overs, movements, those not started in time and those timed out running', () => {
-    expect(ledgerProfile([run1, run2])).toMatchObject({ runs: 2, events: 19, handOvers: 1, movements: 3, notStartedInTime: 1, timedOutRunning: 1 });
+    expect(ledgerProfile([run1, run2])).toMatchObject({
+      runs: 2,
+      events: 19,
+      handOvers: 1,
+      movements: 3,
+      notStartedInTime: 1,
+      timedOutRunning: 1,
+    });
   });
 
   it('counts the workflow tasks that failed or timed out, by failure', () => {
-    expect(ledgerProfile([run1, run2])).toMatchObject({ workflowTaskFailures: 2, failures: { 'UNHANDLED_COMMAND: x': 1, 'timed out': 1 } });
+    expect(ledgerProfile([run1, run2])).toMatchObject({
+      workflowTaskFailures: 2,
+      failures: { 'UNHANDLED_COMMAND: x': 1, 'timed out': 1 },
+    });
   });
 
-  it('spreads the workflow tasks\' waits and runs and the movements\' queue waits', () => {
+  it("spreads the workflow tasks' waits and runs and the movements' queue waits", () => {
     const p = ledgerProfile([run1, run2]);
     expect(p.workflowTaskWaitMs).toEqual({ n: 2, p50: 10, p90: 50, max: 50 });
     expect(p.workflowTaskRunMs).toEqual({ n: 2, p50: 10, p90: 20, max: 20 });
@@ -48,8 +63,18 @@ describe('a ledger\'s profile', () => {
 
   it('reads the facts it needs from a raw history event', () => {
     const [event, failed] = toLedgerEvents([
-      { eventId: 9 as never, eventType: 11 as never, eventTime: { seconds: 2 as never, nanos: 5_000_000 }, activityTaskStartedEventAttributes: { scheduledEventId: 8 as never } },
-      { eventId: 10 as never, eventType: 9 as never, eventTime: { seconds: 3 as never }, workflowTaskFailedEventAttributes: { cause: 1 as never, failure: { message: 'boom' } } },
+      {
+        eventId: 9 as never,
+        eventType: 11 as never,
+        eventTime: { seconds: 2 as never, nanos: 5_000_000 },
+        activityTaskStartedEventAttributes: { scheduledEventId: 8 as never },
+      },
+      {
+        eventId: 10 as never,
+        eventType: 9 as never,
+        eventTime: { seconds: 3 as never },
+        workflowTaskFailedEventAttributes: { cause: 1 as never, failure: { message: 'boom' } },
+      },
     ]);
     expect(event).toEqual({ id: 9, type: 'ACTIVITY_TASK_STARTED', at: 2_005, scheduledId: 8 });
     expect(failed).toMatchObject({ type: 'WORKFLOW_TASK_FAILED', failure: 'UNHANDLED_COMMAND: boom' });

@@ -18,11 +18,28 @@ const base: Omit<BenchReport, 'targets'> = {
 };
 
 const spread = { n: 1, p50: 5, p90: 9, max: 12 };
-const ledger = { runs: 1, events: 100, handOvers: 10, workflowTaskWaitMs: spread, workflowTaskRunMs: spread, movementWaitMs: spread, movements: 5, notStartedInTime: 2, timedOutRunning: 0, workflowTaskFailures: 0, failures: {} };
+const ledger = {
+  runs: 1,
+  events: 100,
+  handOvers: 10,
+  workflowTaskWaitMs: spread,
+  workflowTaskRunMs: spread,
+  movementWaitMs: spread,
+  movements: 5,
+  notStartedInTime: 2,
+  timedOutRunning: 0,
+  workflowTaskFailures: 0,
+  failures: {},
+};
 
 const held = { mismatched: 0, duplicateReferenceIds: 0, examples: { mismatched: [], duplicateReferenceIds: [] } };
 
-function stock(signedPerMinute: number, p99Seconds: number, operatorShare: number, more: Partial<StockReport['operator']> = {}): StockReport {
+function stock(
+  signedPerMinute: number,
+  p99Seconds: number,
+  operatorShare: number,
+  more: Partial<StockReport['operator']> = {},
+): StockReport {
   return {
     k: 12,
     windowMs: 5_000,
@@ -81,16 +98,31 @@ const judged = (s: StockReport) => Object.fromEntries(checkTargets({ ...base, st
 
 describe('the stock targets', () => {
   it('are three, the requests per sale reported only', () => {
-    expect(TARGET_KEYS.filter((k) => k.startsWith('stock.'))).toEqual(['stock.signedPerMinute', 'stock.lagP99Seconds', 'stock.operatorShare']);
+    expect(TARGET_KEYS.filter((k) => k.startsWith('stock.'))).toEqual([
+      'stock.signedPerMinute',
+      'stock.lagP99Seconds',
+      'stock.operatorShare',
+    ]);
   });
 
   it('are met at their bounds: 100 signed a minute, a p99 lag of 300 s, 1 sale in 16 needing an operator', () => {
-    expect(judged(stock(100, 300, 1 / 16))).toEqual({ 'stock.signedPerMinute': true, 'stock.lagP99Seconds': true, 'stock.operatorShare': true });
-    expect(judged(stock(99.9, 300.1, 0.0626))).toEqual({ 'stock.signedPerMinute': false, 'stock.lagP99Seconds': false, 'stock.operatorShare': false });
+    expect(judged(stock(100, 300, 1 / 16))).toEqual({
+      'stock.signedPerMinute': true,
+      'stock.lagP99Seconds': true,
+      'stock.operatorShare': true,
+    });
+    expect(judged(stock(99.9, 300.1, 0.0626))).toEqual({
+      'stock.signedPerMinute': false,
+      'stock.lagP99Seconds': false,
+      'stock.operatorShare': false,
+    });
   });
 
   it('are never met by a line never carried (an infinite lag) or a run that did not settle (NaN)', () => {
-    expect(judged(stock(110, Number.POSITIVE_INFINITY, Number.NaN))).toMatchObject({ 'stock.lagP99Seconds': false, 'stock.operatorShare': false });
+    expect(judged(stock(110, Number.POSITIVE_INFINITY, Number.NaN))).toMatchObject({
+      'stock.lagP99Seconds': false,
+      'stock.operatorShare': false,
+    });
   });
 });
 
@@ -101,11 +133,11 @@ describe('the stock tables', () => {
     expect(text).toMatch(/stock\.lagP99Seconds +151\.3 +≤ 300/);
     expect(text).toMatch(/stock\.callsPerSale +1\.16 +reported/);
     expect(text).toMatch(/stock\.operatorShare +0 +≤ 1\/16 +0 of 160 sales/);
-    expect(text).toContain('every item\'s recorded quantity = its lines\', no referenceId twice');
+    expect(text).toContain("every item's recorded quantity = its lines', no referenceId twice");
     expect(text).not.toContain('NOT settled');
   });
 
-  it('show a ledger left unsettled, what was left, and the operator\'s decisions', () => {
+  it("show a ledger left unsettled, what was left, and the operator's decisions", () => {
     const s = stock(104, 151, Number.NaN, {
       settled: false,
       left: { pendingLines: 2, open: [{ referenceId: 'stk:ab:7', itemId: 'itm_a', status: 'uncertain', lines: 5 }] },
@@ -118,10 +150,13 @@ describe('the stock tables', () => {
   });
 });
 
-describe('the stock section\'s sizes and command line', () => {
+describe("the stock section's sizes and command line", () => {
   it('is a section of its own, assertable by key', () => {
     expect(parseArgs(['--only', 'stock']).sections).toEqual(['stock']);
-    expect(parseArgs(['--assert=stock.signedPerMinute,stock.operatorShare']).assertKeys).toEqual(['stock.signedPerMinute', 'stock.operatorShare']);
+    expect(parseArgs(['--assert=stock.signedPerMinute,stock.operatorShare']).assertKeys).toEqual([
+      'stock.signedPerMinute',
+      'stock.operatorShare',
+    ]);
   });
 
   it('scales to whole milliseconds; the full run keeps 15 scaled minutes of backlog, the quick one 8 (a max delay of warm-up, 5 steady) in 96 s', () => {

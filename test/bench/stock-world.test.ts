@@ -9,7 +9,12 @@ import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { branchOf, catalogue, itemId, saleMaker, STARTING_STOCK, stockWorld } from '../../tools/bench/stock-world.js';
 
-const world = stockWorld({ businesses: ['biz_stock_t_backlog', 'biz_stock_t_faults'], items: 30, requestsPerWindow: 120, windowMs: 5_000 });
+const world = stockWorld({
+  businesses: ['biz_stock_t_backlog', 'biz_stock_t_faults'],
+  items: 30,
+  requestsPerWindow: 120,
+  windowMs: 5_000,
+});
 
 describe('the generated world', () => {
   it('is a fixture the sandbox accepts: an application and a key per business, each business with 30 registered stock-tracked items and ample stock', () => {
@@ -29,14 +34,16 @@ describe('the generated world', () => {
   it('prices every item differently and makes a new key every time', () => {
     expect(new Set(catalogue(30).map((i) => i.unitPrice)).size).toBe(30);
     expect(new Set(world.tenants.map((t) => t.key)).size).toBe(2);
-    expect(stockWorld({ businesses: ['biz_x'], items: 3, requestsPerWindow: 120, windowMs: 60_000 }).tenants[0]!.key).not.toBe(world.tenants[0]!.key);
+    expect(
+      stockWorld({ businesses: ['biz_x'], items: 3, requestsPerWindow: 120, windowMs: 60_000 }).tenants[0]!.key,
+    ).not.toBe(world.tenants[0]!.key);
   });
 });
 
-describe('the tills\' sales', () => {
+describe("the tills' sales", () => {
   const make = saleMaker(world, 'biz_stock_t_backlog', { lines: 3, seed: 17, tag: 'T' });
 
-  it('has L distinct items of the business\'s catalogue, 1–3 of each at the catalogue price, and no refund window', () => {
+  it("has L distinct items of the business's catalogue, 1–3 of each at the catalogue price, and no refund window", () => {
     const prices = new Map(world.catalogue.map((i) => [itemId('biz_stock_t_backlog', i), i.unitPrice]));
     for (let n = 0; n < 200; n++) {
       const sale = make(n);
@@ -75,14 +82,32 @@ describe('served by the sandbox over HTTP', () => {
     const other = new ComplianceClient({ baseUrl: sandbox.complianceUrl, apiKey: backlog!.key });
     try {
       const sale = saleMaker(world, business, { lines: 3, seed: 1, tag: 'HTTP' })(0);
-      const created = await client.createSale({ traderInvoiceNumber: sale.traderInvoiceNumber, saleDate: sale.saleDate, lines: sale.lines }, 'bench-stock-world-0', { businessId: business });
+      const created = await client.createSale(
+        { traderInvoiceNumber: sale.traderInvoiceNumber, saleDate: sale.saleDate, lines: sale.lines },
+        'bench-stock-world-0',
+        { businessId: business },
+      );
       expect(created.meta.status).toBe(201);
       const first = sale.lines[0]!;
-      const adjusted = await client.adjustStock({ itemId: first.itemId, action: 'DEDUCT', quantity: first.quantity, unitPrice: first.unitPrice, referenceId: 'bench-stock-world:0' }, { businessId: business });
+      const adjusted = await client.adjustStock(
+        {
+          itemId: first.itemId,
+          action: 'DEDUCT',
+          quantity: first.quantity,
+          unitPrice: first.unitPrice,
+          referenceId: 'bench-stock-world:0',
+        },
+        { businessId: business },
+      );
       expect(adjusted.data.quantityOnHand).toBe(STARTING_STOCK - first.quantity);
       const movements = await sandbox.inspector.stockMovements({ businessId: business });
       expect(movements).toHaveLength(1);
-      expect(movements[0]).toMatchObject({ itemId: first.itemId, quantityBefore: STARTING_STOCK, branchId: branchOf(business), referenceId: 'bench-stock-world:0' });
+      expect(movements[0]).toMatchObject({
+        itemId: first.itemId,
+        quantityBefore: STARTING_STOCK,
+        branchId: branchOf(business),
+        referenceId: 'bench-stock-world:0',
+      });
       await expect(other.listItems({ businessId: business })).rejects.toMatchObject({ status: 403 });
     } finally {
       await client.close();

@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { LoggedRequest } from '../../tools/bench/budget-math.js';
-import { backlogUse, busiestApplication, busiestWindow, isolationRatio, mostInAnyWindow, mostInLimiterWindow, rateLimitedShare } from '../../tools/bench/tenancy-math.js';
+import {
+  backlogUse,
+  busiestApplication,
+  busiestWindow,
+  isolationRatio,
+  mostInAnyWindow,
+  mostInLimiterWindow,
+  rateLimitedShare,
+} from '../../tools/bench/tenancy-math.js';
 
 const W = 60_000;
 /** `n` requests every `gap` ms from `from`. */
-const paced = (from: number, gap: number, n: number, status = 201): LoggedRequest[] => Array.from({ length: n }, (_, i) => ({ at: from + i * gap, status }));
+const paced = (from: number, gap: number, n: number, status = 201): LoggedRequest[] =>
+  Array.from({ length: n }, (_, i) => ({ at: from + i * gap, status }));
 
 describe('the most requests in any window (sliding)', () => {
   it('counts a half-open window: a request exactly one window after another is in the next one', () => {
@@ -12,14 +21,19 @@ describe('the most requests in any window (sliding)', () => {
     expect(mostInAnyWindow([0, 60_000], W)).toBe(1);
   });
 
-  it('finds the burst wherever it falls, not only where the service\'s windows open', () => {
+  it("finds the burst wherever it falls, not only where the service's windows open", () => {
     // 120 a minute evenly, then 10 at once at 90 s: any 60 s holding the burst holds 10 more than the pacing.
     const times = [...paced(0, 500, 240).map((r) => r.at), ...Array.from({ length: 10 }, () => 90_000)];
     expect(mostInAnyWindow(times, W)).toBe(130);
   });
 
   it('is the pace itself for requests evenly paced at the limit', () => {
-    expect(mostInAnyWindow(paced(1_000, 500, 300).map((r) => r.at), W)).toBe(120);
+    expect(
+      mostInAnyWindow(
+        paced(1_000, 500, 300).map((r) => r.at),
+        W,
+      ),
+    ).toBe(120);
   });
 
   it('says where the busiest window starts', () => {
@@ -33,7 +47,7 @@ describe('the most requests in any window (sliding)', () => {
   });
 });
 
-describe('the most requests in the service\'s own windows', () => {
+describe("the most requests in the service's own windows", () => {
   it('counts 429s in the window they were refused in, though they neither open nor fill one', () => {
     const log = [...paced(0, 100, 120), ...paced(12_000, 100, 5, 429), ...paced(60_000, 100, 10)];
     expect(mostInLimiterWindow(log, W)).toBe(125);
@@ -43,7 +57,12 @@ describe('the most requests in the service\'s own windows', () => {
     // 120 in the last second of one window, 120 in the first second of the next: the service refuses nothing.
     const log = [{ at: 0, status: 201 }, ...paced(59_000, 5, 119), ...paced(60_000, 5, 120)];
     expect(mostInLimiterWindow(log, W)).toBe(120);
-    expect(mostInAnyWindow(log.map((r) => r.at), W)).toBe(239);
+    expect(
+      mostInAnyWindow(
+        log.map((r) => r.at),
+        W,
+      ),
+    ).toBe(239);
   });
 });
 
@@ -74,7 +93,10 @@ describe('the busiest application', () => {
   });
 
   it('goes above 1 when an application sent more than its limit in some window, and reports the worst fixed window too', () => {
-    const busiest = busiestApplication([{ application: 'a', limitPerWindow: 120, requests: [...paced(0, 400, 120), ...paced(48_000, 100, 3, 429)] }], W);
+    const busiest = busiestApplication(
+      [{ application: 'a', limitPerWindow: 120, requests: [...paced(0, 400, 120), ...paced(48_000, 100, 3, 429)] }],
+      W,
+    );
     expect(busiest.sent).toBe(123);
     expect(busiest.ratio).toBeCloseTo(123 / 120);
     expect(busiest.limiterWindowRatio).toBeCloseTo(123 / 120);
@@ -82,7 +104,7 @@ describe('the busiest application', () => {
 });
 
 describe('use of the budget during a backlog', () => {
-  it('is 1 for requests paced exactly at the limit from the backlog\'s start to its end', () => {
+  it("is 1 for requests paced exactly at the limit from the backlog's start to its end", () => {
     const use = backlogUse(paced(10_000, 500, 240), { from: 10_000, to: 130_000, limitPerWindow: 120, windowMs: W });
     expect(use).toEqual({ productive: 240, allowed: 240, utilisation: 1, seconds: 120 });
   });
@@ -96,7 +118,14 @@ describe('use of the budget during a backlog', () => {
   });
 
   it('leaves out requests outside the backlog, and is NaN for a backlog of no time', () => {
-    const use = backlogUse([{ at: 5_000, status: 201 }, { at: 20_000, status: 201 }, { at: 40_000, status: 201 }], { from: 10_000, to: 40_000, limitPerWindow: 6, windowMs: W });
+    const use = backlogUse(
+      [
+        { at: 5_000, status: 201 },
+        { at: 20_000, status: 201 },
+        { at: 40_000, status: 201 },
+      ],
+      { from: 10_000, to: 40_000, limitPerWindow: 6, windowMs: W },
+    );
     expect(use.productive).toBe(1);
     expect(use.allowed).toBe(3);
     expect(backlogUse([], { from: 5, to: 5, limitPerWindow: 120, windowMs: W }).utilisation).toBeNaN();

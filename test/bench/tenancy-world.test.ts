@@ -10,14 +10,24 @@ import { parseFixture } from '../../sandbox/fixture.js';
 import { startSandbox } from '../../sandbox/server.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { loadTenantsConfig } from '../../src/config/tenants.js';
-import { businessCounts, itemOf, spread, tenancySale, tenancyWorld, tenantsFileContent } from '../../tools/bench/tenancy-world.js';
+import {
+  businessCounts,
+  itemOf,
+  spread,
+  tenancySale,
+  tenancyWorld,
+  tenantsFileContent,
+} from '../../tools/bench/tenancy-world.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tenancy-world-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('spreading businesses over applications', () => {
   it('gives each at least one, the first ones the remainder', () => {
-    expect(spread(500, 200)).toEqual([...Array.from({ length: 100 }, () => 3), ...Array.from({ length: 100 }, () => 2)]);
+    expect(spread(500, 200)).toEqual([
+      ...Array.from({ length: 100 }, () => 3),
+      ...Array.from({ length: 100 }, () => 2),
+    ]);
     expect(spread(5, 5)).toEqual([1, 1, 1, 1, 1]);
     expect(() => spread(4, 5)).toThrow(RangeError);
   });
@@ -50,7 +60,11 @@ describe('the generated world', () => {
     expect(fixture.apiKeys).toHaveLength(201);
     expect(fixture.businesses).toHaveLength(501);
     expect(fixture.rateLimitWindowMs).toBe(60_000);
-    expect(fixture.businesses.every((b) => b.items.length === 1 && b.items[0]!.id === itemOf(b.id) && !b.items[0]!.stockTracked)).toBe(true);
+    expect(
+      fixture.businesses.every(
+        (b) => b.items.length === 1 && b.items[0]!.id === itemOf(b.id) && !b.items[0]!.stockTracked,
+      ),
+    ).toBe(true);
   });
 
   it('makes a new key every time', () => {
@@ -72,7 +86,7 @@ describe('the generated world', () => {
     expect(first.businesses).toEqual(world.merchants[0]!.businesses);
   });
 
-  it('lets each key act for its own businesses and sell their item, and for no other merchant\'s business', async () => {
+  it("lets each key act for its own businesses and sell their item, and for no other merchant's business", async () => {
     const small = tenancyWorld({ applications: 3, businesses: 5, requestsPerWindow: 120, windowMs: 60_000 });
     const sandbox = await startSandbox({ fixture: { compliance: small.fixture } });
     try {
@@ -80,7 +94,11 @@ describe('the generated world', () => {
       expect(group!.businesses.length).toBeGreaterThan(1);
       const client = new ComplianceClient({ baseUrl: sandbox.complianceUrl, apiKey: group!.key });
       const sale = tenancySale(group!.businesses[1]!, 'TENANCY-WORLD-1');
-      const created = await client.createSale({ traderInvoiceNumber: sale.traderInvoiceNumber, saleDate: sale.saleDate, lines: sale.lines }, 'tenancy-world-0001', { businessId: sale.businessId });
+      const created = await client.createSale(
+        { traderInvoiceNumber: sale.traderInvoiceNumber, saleDate: sale.saleDate, lines: sale.lines },
+        'tenancy-world-0001',
+        { businessId: sale.businessId },
+      );
       expect(created.meta.status).toBe(201);
       await expect(client.listItems({ businessId: single!.businesses[0]! })).rejects.toMatchObject({ status: 403 });
       await client.close();

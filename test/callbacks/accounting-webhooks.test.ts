@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { AccountingClient } from '../../src/accounting/client.js';
 import { webhookHeaders } from '../../src/accounting/webhooks.js';
-import { accountingWebhookPath, accountingWebhookRoutes, syncBatchSignaller } from '../../src/callbacks/accounting-webhooks.js';
+import {
+  accountingWebhookPath,
+  accountingWebhookRoutes,
+  syncBatchSignaller,
+} from '../../src/callbacks/accounting-webhooks.js';
 import { startCallbackServer, type CallbackServer } from '../../src/callbacks/server.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import type { AccountingTenant, ComplianceTenant, TenantsConfig } from '../../src/config/tenant-types.js';
@@ -24,7 +28,10 @@ import { DEMO } from '../../sandbox/default-fixture.js';
 import type { WebhookAttempt } from '../../sandbox/accounting/webhooks.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { syncBatchWorkflowId, type SyncBatchWebhookHint } from '../../src/contracts/sync-batch.js';
-import { receivedWebhooksQuery, type syncBatchWebhookRecorder } from '../fixtures/workflows/sync-batch-webhook-recorder.js';
+import {
+  receivedWebhooksQuery,
+  type syncBatchWebhookRecorder,
+} from '../fixtures/workflows/sync-batch-webhook-recorder.js';
 import { eventually } from '../helpers/eventually.js';
 import { useTestWorker } from '../helpers/test-worker.js';
 import { memoryLogger } from './helpers.js';
@@ -49,7 +56,10 @@ describe('accounting webhook receiver', () => {
     server = await startCallbackServer({
       host: '127.0.0.1',
       port: 0,
-      minter: new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret: `unused-${randomUUID()}-${randomUUID()}` }),
+      minter: new CallbackUrlMinter({
+        publicBaseUrl: 'http://127.0.0.1',
+        secret: `unused-${randomUUID()}-${randomUUID()}`,
+      }),
       client,
       logger: logs.logger,
       accountingWebhookSecret: SECRET,
@@ -61,17 +71,27 @@ describe('accounting webhook receiver', () => {
   });
 
   async function startRecorder(syncBatchId: string): Promise<WorkflowHandle<typeof syncBatchWebhookRecorder>> {
-    return client.workflow.start<typeof syncBatchWebhookRecorder>('syncBatchWebhookRecorder', { taskQueue, workflowId: syncBatchWorkflowId(syncBatchId) });
+    return client.workflow.start<typeof syncBatchWebhookRecorder>('syncBatchWebhookRecorder', {
+      taskQueue,
+      workflowId: syncBatchWorkflowId(syncBatchId),
+    });
   }
 
   // The same arguments give the same bytes: a case that signs one body and posts another would fail only when
   // the clock ticked between the two calls.
   const eventTime = new Date().toISOString();
   function body(syncBatchId: string, billPaymentId = 'bp_1', status = 'synced'): string {
-    return JSON.stringify({ type: 'bill_payment.sync_status_changed', timestamp: eventTime, data: { syncBatchId, billPaymentId, status, previousStatus: 'syncing' } });
+    return JSON.stringify({
+      type: 'bill_payment.sync_status_changed',
+      timestamp: eventTime,
+      data: { syncBatchId, billPaymentId, status, previousStatus: 'syncing' },
+    });
   }
 
-  function signed(rawBody: string, options: { id?: string; timestamp?: number; secret?: string } = {}): Record<string, string> {
+  function signed(
+    rawBody: string,
+    options: { id?: string; timestamp?: number; secret?: string } = {},
+  ): Record<string, string> {
     const headers = webhookHeaders({
       secret: options.secret ?? SECRET,
       id: options.id ?? `msg_${randomUUID()}`,
@@ -83,7 +103,11 @@ describe('accounting webhook receiver', () => {
   }
 
   async function post(rawBody: string, headers: Record<string, string>): Promise<{ status: number; json: unknown }> {
-    const response = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: rawBody });
+    const response = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: rawBody,
+    });
     return { status: response.statusCode, json: await response.body.json() };
   }
 
@@ -98,7 +122,9 @@ describe('accounting webhook receiver', () => {
       const raw = body(batch, 'bp_7', 'synced');
       const headers = signed(raw);
       expect(await post(raw, headers)).toEqual({ status: 202, json: { status: 'accepted' } });
-      expect(await hints(handle)).toEqual([{ webhookId: headers['webhook-id'], billPaymentId: 'bp_7', status: 'synced' }]);
+      expect(await hints(handle)).toEqual([
+        { webhookId: headers['webhook-id'], billPaymentId: 'bp_7', status: 'synced' },
+      ]);
     } finally {
       await handle.terminate();
     }
@@ -114,14 +140,62 @@ describe('accounting webhook receiver', () => {
       const now = Math.floor(Date.now() / 1000);
       const cases: Array<[string, string, Record<string, string>, number, unknown]> = [
         ['replayed as sent', raw, first, 200, { status: 'duplicate' }],
-        ['replayed, re-signed with a fresh timestamp', raw, signed(raw, { id: first['webhook-id']! }), 200, { status: 'duplicate' }],
-        ['forged: another secret', body(batch, 'bp_2'), signed(body(batch, 'bp_2'), { secret: OTHER_SECRET }), 401, { error: { code: 'invalid_signature', message: expect.any(String) } }],
-        ['forged: body changed after signing', body(batch, 'bp_3'), signed(body(batch, 'bp_4')), 401, { error: { code: 'invalid_signature', message: expect.any(String) } }],
-        ['unsigned', body(batch, 'bp_5'), {}, 401, { error: { code: 'missing_signature', message: expect.any(String) } }],
-        ['stale: ten minutes old', body(batch, 'bp_6'), signed(body(batch, 'bp_6'), { timestamp: now - 600 }), 401, { error: { code: 'stale_timestamp', message: expect.any(String) } }],
-        ['stale: ten minutes ahead', body(batch, 'bp_6'), signed(body(batch, 'bp_6'), { timestamp: now + 600 }), 401, { error: { code: 'stale_timestamp', message: expect.any(String) } }],
-        ['malformed: not JSON', 'not json', signed('not json'), 400, { error: { code: 'malformed_payload', message: expect.any(String) } }],
-        ['malformed: names no batch', '{"type":"x","data":{}}', signed('{"type":"x","data":{}}'), 400, { error: { code: 'missing_sync_batch_id', message: expect.any(String) } }],
+        [
+          'replayed, re-signed with a fresh timestamp',
+          raw,
+          signed(raw, { id: first['webhook-id']! }),
+          200,
+          { status: 'duplicate' },
+        ],
+        [
+          'forged: another secret',
+          body(batch, 'bp_2'),
+          signed(body(batch, 'bp_2'), { secret: OTHER_SECRET }),
+          401,
+          { error: { code: 'invalid_signature', message: expect.any(String) } },
+        ],
+        [
+          'forged: body changed after signing',
+          body(batch, 'bp_3'),
+          signed(body(batch, 'bp_4')),
+          401,
+          { error: { code: 'invalid_signature', message: expect.any(String) } },
+        ],
+        [
+          'unsigned',
+          body(batch, 'bp_5'),
+          {},
+          401,
+          { error: { code: 'missing_signature', message: expect.any(String) } },
+        ],
+        [
+          'stale: ten minutes old',
+          body(batch, 'bp_6'),
+          signed(body(batch, 'bp_6'), { timestamp: now - 600 }),
+          401,
+          { error: { code: 'stale_timestamp', message: expect.any(String) } },
+        ],
+        [
+          'stale: ten minutes ahead',
+          body(batch, 'bp_6'),
+          signed(body(batch, 'bp_6'), { timestamp: now + 600 }),
+          401,
+          { error: { code: 'stale_timestamp', message: expect.any(String) } },
+        ],
+        [
+          'malformed: not JSON',
+          'not json',
+          signed('not json'),
+          400,
+          { error: { code: 'malformed_payload', message: expect.any(String) } },
+        ],
+        [
+          'malformed: names no batch',
+          '{"type":"x","data":{}}',
+          signed('{"type":"x","data":{}}'),
+          400,
+          { error: { code: 'missing_sync_batch_id', message: expect.any(String) } },
+        ],
         [
           'malformed: timestamp not in seconds',
           body(batch, 'bp_8'),
@@ -153,13 +227,20 @@ describe('accounting webhook receiver', () => {
     const bare = await startCallbackServer({
       host: '127.0.0.1',
       port: 0,
-      minter: new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret: `unused-${randomUUID()}-${randomUUID()}` }),
+      minter: new CallbackUrlMinter({
+        publicBaseUrl: 'http://127.0.0.1',
+        secret: `unused-${randomUUID()}-${randomUUID()}`,
+      }),
       client,
       logger: logs.logger,
     });
     try {
       const raw = body(`sb_x_${run}`);
-      const response = await request(`${bare.url}/webhooks/accounting`, { method: 'POST', headers: signed(raw), body: raw });
+      const response = await request(`${bare.url}/webhooks/accounting`, {
+        method: 'POST',
+        headers: signed(raw),
+        body: raw,
+      });
       expect(response.statusCode).toBe(404);
       await response.body.dump();
     } finally {
@@ -171,7 +252,10 @@ describe('accounting webhook receiver', () => {
     let sandbox: Sandbox;
     let accounting: AccountingClient;
     const batchId = `sb_e2e_${run}`;
-    const billPaymentIds = defaultAccountingFixture.billPayments.filter((b) => b.companyId === 'cmp_demo_nairobi').slice(0, 2).map((b) => b.id);
+    const billPaymentIds = defaultAccountingFixture.billPayments
+      .filter((b) => b.companyId === 'cmp_demo_nairobi')
+      .slice(0, 2)
+      .map((b) => b.id);
 
     beforeAll(async () => {
       sandbox = await startSandbox({
@@ -181,12 +265,18 @@ describe('accounting webhook receiver', () => {
             ...defaultAccountingFixture,
             processingDelayMs: 200,
             webhooks: { retryScheduleMs: [0, 200, 400], timeoutMs: 2_000, outOfOrderHoldMs: 300 },
-            applications: defaultAccountingFixture.applications.map((a) => (a.id === 'app_demo' ? { ...a, webhookUrl: url } : a)),
+            applications: defaultAccountingFixture.applications.map((a) =>
+              a.id === 'app_demo' ? { ...a, webhookUrl: url } : a,
+            ),
             syncBatches: [{ id: batchId, companyId: 'cmp_demo_nairobi', billPaymentIds }],
           },
         },
       });
-      accounting = new AccountingClient({ baseUrl: sandbox.accountingUrl, apiKey: DEMO_ACCOUNTING_API_KEY, clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET });
+      accounting = new AccountingClient({
+        baseUrl: sandbox.accountingUrl,
+        apiKey: DEMO_ACCOUNTING_API_KEY,
+        clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET,
+      });
     });
     afterAll(async () => {
       await accounting?.close();
@@ -198,15 +288,30 @@ describe('accounting webhook receiver', () => {
       const handle = await startRecorder(batchId);
       try {
         await accounting.processSyncBatch(batchId);
-        const received = await eventually(() => hints(handle), (h) => h.length >= 4, { timeoutMs: 10_000, what: 'four webhook signals' });
-        expect(received.map((h) => `${h.billPaymentId}:${h.status}`).sort()).toEqual(billPaymentIds.flatMap((id) => [`${id}:synced`, `${id}:syncing`]).sort());
+        const received = await eventually(
+          () => hints(handle),
+          (h) => h.length >= 4,
+          { timeoutMs: 10_000, what: 'four webhook signals' },
+        );
+        expect(received.map((h) => `${h.billPaymentId}:${h.status}`).sort()).toEqual(
+          billPaymentIds.flatMap((id) => [`${id}:synced`, `${id}:syncing`]).sort(),
+        );
         const attempts = await eventually(
-          async () => ((await (await fetch(`${sandbox.accountingUrl}/__sandbox/webhooks?syncBatchId=${batchId}`)).json()) as { attempts: WebhookAttempt[] }).attempts,
+          async () =>
+            (
+              (await (await fetch(`${sandbox.accountingUrl}/__sandbox/webhooks?syncBatchId=${batchId}`)).json()) as {
+                attempts: WebhookAttempt[];
+              }
+            ).attempts,
           (a) => a.filter((x) => x.kind === 'duplicate').length === 8,
           { timeoutMs: 10_000, what: 'duplicate sends' },
         );
-        expect(attempts.filter((a) => a.kind === 'scheduled').map((a) => a.responseStatus)).toEqual([202, 202, 202, 202]);
-        expect(new Set(attempts.filter((a) => a.kind === 'duplicate').map((a) => a.responseStatus))).toEqual(new Set([200]));
+        expect(attempts.filter((a) => a.kind === 'scheduled').map((a) => a.responseStatus)).toEqual([
+          202, 202, 202, 202,
+        ]);
+        expect(new Set(attempts.filter((a) => a.kind === 'duplicate').map((a) => a.responseStatus))).toEqual(
+          new Set([200]),
+        );
         expect(await hints(handle)).toHaveLength(4);
       } finally {
         sandbox.faults.clear();
@@ -223,8 +328,16 @@ describe('accounting webhook receiver', () => {
     const booksA = { application: 'books-a', secret: SECRET };
     const booksB = { application: 'books-b', secret: OTHER_SECRET };
 
-    async function postTo(target: string, rawBody: string, headers: Record<string, string>): Promise<{ status: number; json: unknown }> {
-      const response = await request(target, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: rawBody });
+    async function postTo(
+      target: string,
+      rawBody: string,
+      headers: Record<string, string>,
+    ): Promise<{ status: number; json: unknown }> {
+      const response = await request(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: rawBody,
+      });
       return { status: response.statusCode, json: await response.body.json() };
     }
 
@@ -234,7 +347,11 @@ describe('accounting webhook receiver', () => {
 
       beforeAll(async () => {
         app = Fastify({ logger: false });
-        await app.register(accountingWebhookRoutes, { applications: [booksA, booksB], signal: syncBatchSignaller(client), logger: logs.logger });
+        await app.register(accountingWebhookRoutes, {
+          applications: [booksA, booksB],
+          signal: syncBatchSignaller(client),
+          logger: logs.logger,
+        });
         base = await app.listen({ host: '127.0.0.1', port: 0 });
       });
       afterAll(async () => {
@@ -246,15 +363,26 @@ describe('accounting webhook receiver', () => {
         const handle = await startRecorder(batch);
         try {
           const forged = body(batch, 'bp_b_for_a');
-          expect(await postTo(`${base}${accountingWebhookPath('books-a')}`, forged, signed(forged, { secret: booksB.secret }))).toEqual({
+          expect(
+            await postTo(
+              `${base}${accountingWebhookPath('books-a')}`,
+              forged,
+              signed(forged, { secret: booksB.secret }),
+            ),
+          ).toEqual({
             status: 401,
             json: { error: { code: 'invalid_signature', message: expect.any(String) } },
           });
           const genuine = body(batch, 'bp_a_for_a');
           const headers = signed(genuine, { secret: booksA.secret });
-          expect(await postTo(`${base}${accountingWebhookPath('books-a')}`, genuine, headers)).toEqual({ status: 202, json: { status: 'accepted' } });
+          expect(await postTo(`${base}${accountingWebhookPath('books-a')}`, genuine, headers)).toEqual({
+            status: 202,
+            json: { status: 'accepted' },
+          });
           // Signals arrive in order: only the genuine delivery was signalled.
-          expect(await hints(handle)).toEqual([{ webhookId: headers['webhook-id'], billPaymentId: 'bp_a_for_a', status: 'synced' }]);
+          expect(await hints(handle)).toEqual([
+            { webhookId: headers['webhook-id'], billPaymentId: 'bp_a_for_a', status: 'synced' },
+          ]);
         } finally {
           await handle.terminate();
         }
@@ -266,11 +394,31 @@ describe('accounting webhook receiver', () => {
         try {
           const id = `msg_shared_${run}`;
           const forA = body(batch, 'bp_1', 'syncing');
-          expect((await postTo(`${base}${accountingWebhookPath('books-a')}`, forA, signed(forA, { secret: booksA.secret, id }))).status).toBe(202);
+          expect(
+            (
+              await postTo(
+                `${base}${accountingWebhookPath('books-a')}`,
+                forA,
+                signed(forA, { secret: booksA.secret, id }),
+              )
+            ).status,
+          ).toBe(202);
           // The same id from another application is another delivery, not a replay.
           const forB = body(batch, 'bp_2', 'synced');
-          expect(await postTo(`${base}${accountingWebhookPath('books-b')}`, forB, signed(forB, { secret: booksB.secret, id }))).toEqual({ status: 202, json: { status: 'accepted' } });
-          expect(await postTo(`${base}${accountingWebhookPath('books-b')}`, forB, signed(forB, { secret: booksB.secret, id }))).toEqual({ status: 200, json: { status: 'duplicate' } });
+          expect(
+            await postTo(
+              `${base}${accountingWebhookPath('books-b')}`,
+              forB,
+              signed(forB, { secret: booksB.secret, id }),
+            ),
+          ).toEqual({ status: 202, json: { status: 'accepted' } });
+          expect(
+            await postTo(
+              `${base}${accountingWebhookPath('books-b')}`,
+              forB,
+              signed(forB, { secret: booksB.secret, id }),
+            ),
+          ).toEqual({ status: 200, json: { status: 'duplicate' } });
           expect((await hints(handle)).map((h) => h.billPaymentId)).toEqual(['bp_1', 'bp_2']);
         } finally {
           await handle.terminate();
@@ -291,9 +439,14 @@ describe('accounting webhook receiver', () => {
       it('refuses to start with a malformed secret, naming the application and not the value', async () => {
         const bad = Fastify({ logger: false });
         try {
-          await expect(bad.register(accountingWebhookRoutes, { applications: [{ application: 'books-x', secret: 'whsec_not base64!' }], signal: syncBatchSignaller(client) }).ready()).rejects.toThrow(
-            /accounting application books-x: webhookSecret/,
-          );
+          await expect(
+            bad
+              .register(accountingWebhookRoutes, {
+                applications: [{ application: 'books-x', secret: 'whsec_not base64!' }],
+                signal: syncBatchSignaller(client),
+              })
+              .ready(),
+          ).rejects.toThrow(/accounting application books-x: webhookSecret/);
         } finally {
           await bad.close().catch(() => undefined);
         }
@@ -304,12 +457,32 @@ describe('accounting webhook receiver', () => {
       let sandbox: Sandbox;
       let receiver: CallbackServer;
       let tenants: TenantsConfig;
-      const otherBilled = defaultAccountingFixture.billPayments.filter((b) => b.companyId === OTHER_COMPANY_ID).slice(0, 1).map((b) => b.id);
-      const demoBilled = defaultAccountingFixture.billPayments.filter((b) => b.companyId === 'cmp_demo_nairobi').slice(2, 3).map((b) => b.id);
+      const otherBilled = defaultAccountingFixture.billPayments
+        .filter((b) => b.companyId === OTHER_COMPANY_ID)
+        .slice(0, 1)
+        .map((b) => b.id);
+      const demoBilled = defaultAccountingFixture.billPayments
+        .filter((b) => b.companyId === 'cmp_demo_nairobi')
+        .slice(2, 3)
+        .map((b) => b.id);
       const batches = { a: `sb_tenant_a_${run}`, b: `sb_tenant_b_${run}` };
 
-      function accountingTenant(application: string, apiKey: string, clientSecret: string, webhookSecret: string): AccountingTenant {
-        const service = { baseUrl: sandbox.accountingUrl, apiKey, clientSecret, clientId: undefined, webhookSecret, signRequests: true, signQuery: false, timeoutMs: 5_000 };
+      function accountingTenant(
+        application: string,
+        apiKey: string,
+        clientSecret: string,
+        webhookSecret: string,
+      ): AccountingTenant {
+        const service = {
+          baseUrl: sandbox.accountingUrl,
+          apiKey,
+          clientSecret,
+          clientId: undefined,
+          webhookSecret,
+          signRequests: true,
+          signQuery: false,
+          timeoutMs: 5_000,
+        };
         return { application, service, source: `tenants.json: accounting (${application})` };
       }
 
@@ -322,7 +495,9 @@ describe('accounting webhook receiver', () => {
               processingDelayMs: 200,
               webhooks: { retryScheduleMs: [0, 200, 400], timeoutMs: 2_000, outOfOrderHoldMs: 300 },
               // Each application signs with its own secret.
-              applications: defaultAccountingFixture.applications.map((a) => (a.id === 'app_other' ? { ...a, webhookSecret: booksB.secret } : a)),
+              applications: defaultAccountingFixture.applications.map((a) =>
+                a.id === 'app_other' ? { ...a, webhookSecret: booksB.secret } : a,
+              ),
               syncBatches: [
                 { id: batches.a, companyId: 'cmp_demo_nairobi', billPaymentIds: demoBilled },
                 { id: batches.b, companyId: OTHER_COMPANY_ID, billPaymentIds: otherBilled },
@@ -333,7 +508,13 @@ describe('accounting webhook receiver', () => {
         const otherKey = sandbox.fixture.accounting.applications.find((a) => a.id === 'app_other')!.apiKeys[0]!;
         const shop: ComplianceTenant = {
           application: 'shop',
-          service: { baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.orgWide, businessId: undefined, timeoutMs: 5_000, allowLoopbackCallbacks: true },
+          service: {
+            baseUrl: sandbox.complianceUrl,
+            apiKey: DEMO.keys.orgWide,
+            businessId: undefined,
+            timeoutMs: 5_000,
+            allowLoopbackCallbacks: true,
+          },
           requestsPerMinute: 120,
           businesses: undefined,
           source: 'tenants.json: compliance (shop)',
@@ -347,11 +528,22 @@ describe('accounting webhook receiver', () => {
           links: [],
           origin: 'tenants.json',
         };
-        const started = await startCallbacks(loadWorkerConfig({}), tenantCallbackServices(tenants, logs.logger), client, logs.logger);
+        const started = await startCallbacks(
+          loadWorkerConfig({}),
+          tenantCallbackServices(tenants, logs.logger),
+          client,
+          logs.logger,
+        );
         if (!started) throw new Error('no receiver was started for tenants on a loopback sandbox');
         receiver = started.server;
-        await sandbox.inspector.setAccountingWebhookEndpoint('app_demo', `${receiver.url}${accountingWebhookPath(booksA.application)}`);
-        await sandbox.inspector.setAccountingWebhookEndpoint('app_other', `${receiver.url}${accountingWebhookPath(booksB.application)}`);
+        await sandbox.inspector.setAccountingWebhookEndpoint(
+          'app_demo',
+          `${receiver.url}${accountingWebhookPath(booksA.application)}`,
+        );
+        await sandbox.inspector.setAccountingWebhookEndpoint(
+          'app_other',
+          `${receiver.url}${accountingWebhookPath(booksB.application)}`,
+        );
       });
       afterAll(async () => {
         await receiver?.close();
@@ -360,27 +552,56 @@ describe('accounting webhook receiver', () => {
 
       it('serves a path per application and no bare path when the secrets differ', async () => {
         const raw = body(`sb_bare_${run}`);
-        const bare = await request(`${receiver.url}/webhooks/accounting`, { method: 'POST', headers: signed(raw), body: raw });
+        const bare = await request(`${receiver.url}/webhooks/accounting`, {
+          method: 'POST',
+          headers: signed(raw),
+          body: raw,
+        });
         expect(bare.statusCode).toBe(404);
         await bare.body.dump();
-        expect(await postTo(`${receiver.url}${accountingWebhookPath(booksA.application)}`, raw, signed(raw, { secret: booksB.secret }))).toMatchObject({ status: 401 });
+        expect(
+          await postTo(
+            `${receiver.url}${accountingWebhookPath(booksA.application)}`,
+            raw,
+            signed(raw, { secret: booksB.secret }),
+          ),
+        ).toMatchObject({ status: 401 });
       });
 
       it("signals each application's batches from its own signed webhooks", async () => {
         const [handleA, handleB] = await Promise.all([startRecorder(batches.a), startRecorder(batches.b)]);
-        const booksAClient = new AccountingClient({ baseUrl: sandbox.accountingUrl, apiKey: DEMO_ACCOUNTING_API_KEY, clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET });
+        const booksAClient = new AccountingClient({
+          baseUrl: sandbox.accountingUrl,
+          apiKey: DEMO_ACCOUNTING_API_KEY,
+          clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET,
+        });
         const booksBClient = new AccountingClient(tenants.accounting[1]!.service);
         try {
           await booksAClient.processSyncBatch(batches.a);
           await booksBClient.processSyncBatch(batches.b);
           const expected = (ids: string[]) => ids.flatMap((id) => [`${id}:synced`, `${id}:syncing`]).sort();
-          const receivedA = await eventually(() => hints(handleA), (h) => h.length >= 2, { timeoutMs: 10_000, what: "books-a's two webhook signals" });
-          const receivedB = await eventually(() => hints(handleB), (h) => h.length >= 2, { timeoutMs: 10_000, what: "books-b's two webhook signals" });
+          const receivedA = await eventually(
+            () => hints(handleA),
+            (h) => h.length >= 2,
+            { timeoutMs: 10_000, what: "books-a's two webhook signals" },
+          );
+          const receivedB = await eventually(
+            () => hints(handleB),
+            (h) => h.length >= 2,
+            { timeoutMs: 10_000, what: "books-b's two webhook signals" },
+          );
           expect(receivedA.map((h) => `${h.billPaymentId}:${h.status}`).sort()).toEqual(expected(demoBilled));
           expect(receivedB.map((h) => `${h.billPaymentId}:${h.status}`).sort()).toEqual(expected(otherBilled));
           for (const batch of [batches.a, batches.b]) {
-            const attempts = ((await (await fetch(`${sandbox.accountingUrl}/__sandbox/webhooks?syncBatchId=${batch}`)).json()) as { attempts: WebhookAttempt[] }).attempts;
-            expect(attempts.filter((a) => a.kind === 'scheduled').map((a) => a.responseStatus), batch).toEqual([202, 202]);
+            const attempts = (
+              (await (await fetch(`${sandbox.accountingUrl}/__sandbox/webhooks?syncBatchId=${batch}`)).json()) as {
+                attempts: WebhookAttempt[];
+              }
+            ).attempts;
+            expect(
+              attempts.filter((a) => a.kind === 'scheduled').map((a) => a.responseStatus),
+              batch,
+            ).toEqual([202, 202]);
           }
         } finally {
           await booksAClient.close();
@@ -399,7 +620,9 @@ describe('accounting webhook receiver', () => {
     expect(text).not.toContain(SECRET.slice('whsec_development_'.length));
     expect(text).not.toContain(OTHER_SECRET.slice('whsec_'.length));
     for (const signature of sentSignatures) expect(text).not.toContain(signature.slice(3));
-    expect(logs.lines().some((line) => line.msg === 'accounting webhook signalled to the sync batch workflow')).toBe(true);
+    expect(logs.lines().some((line) => line.msg === 'accounting webhook signalled to the sync batch workflow')).toBe(
+      true,
+    );
     expect(logs.lines().some((line) => line.msg === 'accounting webhook refused')).toBe(true);
   });
 });

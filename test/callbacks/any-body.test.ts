@@ -28,7 +28,11 @@ describe('a result callback with a body of any shape', () => {
   beforeAll(async () => {
     app = Fastify();
     const verifier = new CallbackUrlMinter({ publicBaseUrl: 'http://unused.invalid', secret: SECRET });
-    await app.register(callbackRoutes, { minter: verifier, signal, guard: new CallbackFloodGuard({ workflowBurst: 2 }) });
+    await app.register(callbackRoutes, {
+      minter: verifier,
+      signal,
+      guard: new CallbackFloodGuard({ workflowBurst: 2 }),
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     minter = new CallbackUrlMinter({ publicBaseUrl: baseUrl, secret: SECRET });
@@ -49,7 +53,11 @@ describe('a result callback with a body of any shape', () => {
   }
 
   it.each([
-    ['JSON of another shape', '{"saleId":"sal_9","result":"COMPLETED","attempt":1}', { 'content-type': 'application/json' }],
+    [
+      'JSON of another shape',
+      '{"saleId":"sal_9","result":"COMPLETED","attempt":1}',
+      { 'content-type': 'application/json' },
+    ],
     ['a JSON array', '[{"id":"sal_9"}]', { 'content-type': 'application/json' }],
     ['JSON naming the document by a number', '{"data":{"sale":{"id":42}}}', { 'content-type': 'application/json' }],
     ['an empty JSON body', undefined, { 'content-type': 'application/json' }],

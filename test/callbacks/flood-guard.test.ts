@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedTtlMap, CALLBACK_GUARD_DEFAULTS, CallbackFloodGuard, type Admission } from '../../src/callbacks/flood-guard.js';
+import {
+  BoundedTtlMap,
+  CALLBACK_GUARD_DEFAULTS,
+  CallbackFloodGuard,
+  type Admission,
+} from '../../src/callbacks/flood-guard.js';
 import type { CallbackHint } from '../../src/contracts/sale.js';
 
 const WF = 'sale:biz_nairobi:INV-1';
@@ -98,7 +103,10 @@ describe('CallbackFloodGuard', () => {
     const guard = new CallbackFloodGuard({ maxEntries: 50, workflowBurst: 1_000_000 });
     for (let i = 0; i < 10_000; i++) guard.admit(`wf-${i % 200}`, hint(`evt_${i}`, `sal_${i}`));
     for (let i = 0; i < 10_000; i++) guard.admit(`wf-${i}`, hint('evt_same', 'sal_same'));
-    const tables = guard as unknown as Record<'deliveries' | 'outcomes' | 'budgets' | 'closed' | 'suppressed', BoundedTtlMap<unknown>>;
+    const tables = guard as unknown as Record<
+      'deliveries' | 'outcomes' | 'budgets' | 'closed' | 'suppressed',
+      BoundedTtlMap<unknown>
+    >;
     for (const name of ['deliveries', 'outcomes', 'budgets', 'closed', 'suppressed'] as const) {
       expect(tables[name].size, name).toBeLessThanOrEqual(50);
     }

@@ -23,7 +23,11 @@ describe('readHint', () => {
   });
 
   it('accepts a body whose data is the document itself', () => {
-    expect(hintOf({ data: { id: 'sal_2', status: 'completed' } })).toEqual({ documentId: 'sal_2', event: null, callbackId: null });
+    expect(hintOf({ data: { id: 'sal_2', status: 'completed' } })).toEqual({
+      documentId: 'sal_2',
+      event: null,
+      callbackId: null,
+    });
   });
 
   it('prefers the body id to the x-callback-id header, and falls back to the header', () => {
@@ -60,7 +64,11 @@ describe('readHint', () => {
 
   it('reads no field at all with CALLBACK_BODY_FIELDS=none', () => {
     const body = { id: 'evt_1', event: 'sale.completed', data: { sale: { id: 'sal_1' } } };
-    expect(readHint(body, { 'x-callback-id': 'evt_h' }, callbackBodyFields('none')).hint).toEqual({ documentId: null, event: null, callbackId: null });
+    expect(readHint(body, { 'x-callback-id': 'evt_h' }, callbackBodyFields('none')).hint).toEqual({
+      documentId: null,
+      event: null,
+      callbackId: null,
+    });
   });
 });
 
@@ -124,7 +132,10 @@ describe('handleCallback hosted by a plain node:http server', () => {
     const accepted = await request(url, { method: 'POST', body, headers: { 'x-callback-id': 'evt_7' } });
     expect(accepted.statusCode).toBe(202);
     await accepted.body.dump();
-    const refused = await request(url.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), { method: 'POST', body });
+    const refused = await request(
+      url.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
+      { method: 'POST', body },
+    );
     expect(refused.statusCode).toBe(401);
     await refused.body.dump();
     const again = await request(url, { method: 'POST', body, headers: { 'x-callback-id': 'evt_7' } });
@@ -140,7 +151,10 @@ describe('handleCallback hosted by a plain node:http server', () => {
 
 describe('handleCallback under a flood', () => {
   it('1,000 callbacks on one valid URL: one signal, all answered 2xx, no line at info', async () => {
-    const minter = new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret: 'flood-unit-secret-0123456789-abcdefghij' });
+    const minter = new CallbackUrlMinter({
+      publicBaseUrl: 'http://127.0.0.1',
+      secret: 'flood-unit-secret-0123456789-abcdefghij',
+    });
     const workflowId = 'sale:b:flood';
     const token = minter.mint(workflowId).split('/').pop() ?? '';
     const logs = memoryLogger();

@@ -38,7 +38,11 @@ describe('callbacks for long workflow ids, end to end (sandbox → receiver → 
 
   beforeAll(async () => {
     sandbox = await startSandbox({ logger: false });
-    compliance = new ComplianceClient({ baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.nairobi, allowLoopbackCallbacks: true });
+    compliance = new ComplianceClient({
+      baseUrl: sandbox.complianceUrl,
+      apiKey: DEMO.keys.nairobi,
+      allowLoopbackCallbacks: true,
+    });
     const verifier = new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret: SECRET });
     server = await startCallbackServer({ minter: verifier, client, logger: memoryLogger().logger });
     minter = new CallbackUrlMinter({ publicBaseUrl: server.url, secret: SECRET });
@@ -51,10 +55,13 @@ describe('callbacks for long workflow ids, end to end (sandbox → receiver → 
   });
 
   async function deliveredToWorkflow(workflowId: string): Promise<{ url: string }> {
-    const handle: WorkflowHandle<typeof callbackRecorder> = await client.workflow.start<typeof callbackRecorder>('callbackRecorder', {
-      taskQueue,
-      workflowId,
-    });
+    const handle: WorkflowHandle<typeof callbackRecorder> = await client.workflow.start<typeof callbackRecorder>(
+      'callbackRecorder',
+      {
+        taskQueue,
+        workflowId,
+      },
+    );
     try {
       const url = minter.mint(workflowId);
       expect(url.length).toBeLessThanOrEqual(CALLBACK_URL_MAX_LENGTH);
@@ -68,7 +75,11 @@ describe('callbacks for long workflow ids, end to end (sandbox → receiver → 
         },
         `long-ids:${randomUUID()}`,
       );
-      const hints = await eventually(() => handle.query(receivedHintsQuery), (list) => list.length > 0, { timeoutMs: 15_000, what: 'a hint' });
+      const hints = await eventually(
+        () => handle.query(receivedHintsQuery),
+        (list) => list.length > 0,
+        { timeoutMs: 15_000, what: 'a hint' },
+      );
       expect(hints.map((hint) => hint.documentId)).toEqual([data.id]);
       const attempts = await sandbox.inspector.waitForCallbackAttempts(data.id, (list) => list.length > 0);
       expect(attempts.map((attempt) => attempt.status)).toEqual([202]);

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { clip } from '../../src/callbacks/answer-log.js';
-import { callbackPath, parseCallbackPath, PUBLIC_BASE_URL_MAX_LENGTH, WORKFLOW_ID_MAX_BYTES } from '../../src/callbacks/paths.js';
+import {
+  callbackPath,
+  parseCallbackPath,
+  PUBLIC_BASE_URL_MAX_LENGTH,
+  WORKFLOW_ID_MAX_BYTES,
+} from '../../src/callbacks/paths.js';
 import { CallbackConfigError, CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import { CALLBACK_URL_MAX_LENGTH } from '../../src/compliance/callback-url.js';
 
@@ -12,7 +17,9 @@ describe('callback paths', () => {
     const minter = new CallbackUrlMinter({ publicBaseUrl: 'https://hooks.example.com/etims', secret: SECRET });
     const workflowId = `sale:biz_nairobi:${'🧾'.repeat(50)}`;
     const url = minter.mint(workflowId);
-    expect(url).toBe(`https://hooks.example.com/etims/callbacks/${encodeURIComponent(workflowId)}/${minter.token(workflowId)}`);
+    expect(url).toBe(
+      `https://hooks.example.com/etims/callbacks/${encodeURIComponent(workflowId)}/${minter.token(workflowId)}`,
+    );
     expect(parseCallbackPath(after(url))).toEqual({ workflowId, token: minter.token(workflowId) });
   });
 

@@ -79,7 +79,9 @@ describe('the callback receiver holds what arrives', () => {
     it('cuts a request whose body arrives a byte at a time', async () => {
       const socket = await rawSocket(server.url);
       sockets.push(socket);
-      socket.write('POST /callbacks/sale%3Ab%3A1/token HTTP/1.1\r\nhost: x\r\ncontent-type: text/plain\r\ncontent-length: 1000\r\n\r\n');
+      socket.write(
+        'POST /callbacks/sale%3Ab%3A1/token HTTP/1.1\r\nhost: x\r\ncontent-type: text/plain\r\ncontent-length: 1000\r\n\r\n',
+      );
       dribble(socket, 'x', 200);
       expect(await timeUntilClosed(socket, BOUND_MS + 5_000)).toBeLessThan(BOUND_MS);
     });
@@ -166,7 +168,10 @@ describe('the callback receiver holds what arrives', () => {
       }
       await server.close(); // the last summary is written on close
 
-      const lines = logs.text().split('\n').filter((line) => line !== '');
+      const lines = logs
+        .text()
+        .split('\n')
+        .filter((line) => line !== '');
       const atInfoOrAbove = lines.filter((line) => (JSON.parse(line) as { level: number }).level >= 30);
       expect(atInfoOrAbove.length).toBeLessThanOrEqual(6);
       expect(atInfoOrAbove.join('\n').length).toBeLessThan(4_096);

@@ -90,7 +90,10 @@ describe('callback routes over HTTP', () => {
 
     expect(response).toEqual({ status: 202, json: { status: 'accepted' } });
     expect(recorder.calls).toEqual([
-      { workflowId: WORKFLOW_ID, hint: { documentId: 'sal_123', event: 'sale.completed', callbackId: expect.stringMatching(/^evt_\d{4}$/) } },
+      {
+        workflowId: WORKFLOW_ID,
+        hint: { documentId: 'sal_123', event: 'sale.completed', callbackId: expect.stringMatching(/^evt_\d{4}$/) },
+      },
     ]);
   });
 
@@ -148,7 +151,9 @@ describe('callback routes over HTTP', () => {
   it('a body that names no document is still a hint: accepted and signalled (test/callbacks/any-body.test.ts has the rest)', async () => {
     const response = await post(minter.mint('sale:biz_nairobi:no-document'), callbackBody(undefined));
     expect(response).toEqual({ status: 202, json: { status: 'accepted' } });
-    expect(recorder.calls.map((c) => c.hint)).toEqual([{ documentId: null, event: 'sale.completed', callbackId: expect.stringMatching(/^evt_/) }]);
+    expect(recorder.calls.map((c) => c.hint)).toEqual([
+      { documentId: null, event: 'sale.completed', callbackId: expect.stringMatching(/^evt_/) },
+    ]);
   });
 
   it('a duplicate delivery is acknowledged 200 duplicate and not signalled again', async () => {
@@ -174,7 +179,10 @@ describe('callback routes over HTTP', () => {
 
     const [, mac] = token.split('.');
     const extended = `${(Math.ceil(Date.now() / 1000) + 3_600).toString(36)}.${mac}`;
-    const forged = await post(`${baseUrl}/callbacks/${encodeURIComponent(WORKFLOW_ID)}/${extended}`, callbackBody('sal_132'));
+    const forged = await post(
+      `${baseUrl}/callbacks/${encodeURIComponent(WORKFLOW_ID)}/${extended}`,
+      callbackBody('sal_132'),
+    );
     expect(forged.status).toBe(401);
     expect(recorder.calls).toEqual([]);
   });

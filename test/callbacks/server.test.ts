@@ -84,7 +84,11 @@ describe('callback server end to end (sandbox → receiver → Temporal)', () =>
   }
 
   function waitForHints(handle: WorkflowHandle, count: number): Promise<CallbackHint[]> {
-    return eventually(() => handle.query(receivedHintsQuery), (hints) => hints.length >= count, { timeoutMs: 15_000, what: `${count} hints` });
+    return eventually(
+      () => handle.query(receivedHintsQuery),
+      (hints) => hints.length >= count,
+      { timeoutMs: 15_000, what: `${count} hints` },
+    );
   }
 
   it('answers GET /health', async () => {
@@ -114,8 +118,14 @@ describe('callback server end to end (sandbox → receiver → Temporal)', () =>
     try {
       const saleId = await createAsyncSale(mint(handle.workflowId));
 
-      const attempts = await sandbox.inspector.waitForCallbackAttempts(saleId, (list) => list.length === 2 && list.every((a) => a.status !== null));
-      expect(attempts.map((a) => [a.kind, a.status])).toEqual([['scheduled', 202], ['duplicate', 200]]);
+      const attempts = await sandbox.inspector.waitForCallbackAttempts(
+        saleId,
+        (list) => list.length === 2 && list.every((a) => a.status !== null),
+      );
+      expect(attempts.map((a) => [a.kind, a.status])).toEqual([
+        ['scheduled', 202],
+        ['duplicate', 200],
+      ]);
       const hints = await waitForHints(handle, 1);
       expect(hints.map((h) => h.documentId)).toEqual([saleId]);
     } finally {

@@ -32,7 +32,9 @@ describe('CallbackUrlMinter.mint', () => {
     expect(token).toMatch(/^[0-9a-z]{1,11}\.[A-Za-z0-9_-]{43}$/);
     const [expiry = '', mac = ''] = (token ?? '').split('.');
     const v2Key = createHmac('sha256', SECRET).update('etims-callback-token:v2').digest();
-    expect(Buffer.from(mac, 'base64url')).toEqual(createHmac('sha256', v2Key).update(`${expiry}:${WORKFLOW_ID}`).digest());
+    expect(Buffer.from(mac, 'base64url')).toEqual(
+      createHmac('sha256', v2Key).update(`${expiry}:${WORKFLOW_ID}`).digest(),
+    );
     // At least the TTL from now, at most an hour more (rounded up to a whole hour).
     const expiresAt = Number.parseInt(expiry, 36) * 1000;
     expect(expiresAt % HOUR).toBe(0);
@@ -49,9 +51,13 @@ describe('CallbackUrlMinter.mint', () => {
     let clock = Date.UTC(2025, 5, 30, 10, 59, 0);
     const m = minter(SECRET, 'https://hooks.example.com', () => clock);
     const scheduledTimestampMs = Date.UTC(2025, 5, 30, 9, 0, 0);
-    const first = String(await new MockActivityEnvironment({ scheduledTimestampMs, attempt: 1 }).run(async () => m.mint('wf-1')));
+    const first = String(
+      await new MockActivityEnvironment({ scheduledTimestampMs, attempt: 1 }).run(async () => m.mint('wf-1')),
+    );
     clock += 5 * HOUR; // a later attempt of the same activity, hours after and past an hour boundary
-    const later = String(await new MockActivityEnvironment({ scheduledTimestampMs, attempt: 7 }).run(async () => m.mint('wf-1')));
+    const later = String(
+      await new MockActivityEnvironment({ scheduledTimestampMs, attempt: 7 }).run(async () => m.mint('wf-1')),
+    );
     expect(later).toBe(first);
     const expiry = Number.parseInt(tokenOf(first).split('.')[0] ?? '', 36) * 1000;
     expect(expiry).toBe(scheduledTimestampMs + DEFAULT_CALLBACK_TOKEN_TTL_MS);
@@ -126,7 +132,12 @@ describe('CallbackUrlMinter expiry', () => {
 
   it('the default URL expires after the TTL', () => {
     let clock = Date.UTC(2025, 5, 30, 10, 0, 0);
-    const m = new CallbackUrlMinter({ publicBaseUrl: 'https://h.example', secret: SECRET, ttlMs: 2 * HOUR, now: () => clock });
+    const m = new CallbackUrlMinter({
+      publicBaseUrl: 'https://h.example',
+      secret: SECRET,
+      ttlMs: 2 * HOUR,
+      now: () => clock,
+    });
     const token = tokenOf(m.mint(WORKFLOW_ID));
     clock += 2 * HOUR - 1;
     expect(m.check(WORKFLOW_ID, token)).toBe('valid');
@@ -152,7 +163,12 @@ describe('CallbackUrlMinter expiry', () => {
     const legacy = minter().legacyToken(WORKFLOW_ID);
     expect(legacy).toBe(createHmac('sha256', SECRET).update(WORKFLOW_ID).digest('base64url'));
     expect(minter().check(WORKFLOW_ID, legacy)).toBe('valid');
-    const cutoff = new CallbackUrlMinter({ publicBaseUrl: 'https://h.example', secret: SECRET, legacyTokensUntilMs: clock + 1, now: () => clock });
+    const cutoff = new CallbackUrlMinter({
+      publicBaseUrl: 'https://h.example',
+      secret: SECRET,
+      legacyTokensUntilMs: clock + 1,
+      now: () => clock,
+    });
     expect(cutoff.check(WORKFLOW_ID, legacy)).toBe('valid');
     clock += 1;
     expect(cutoff.check(WORKFLOW_ID, legacy)).toBe('expired');
@@ -161,7 +177,9 @@ describe('CallbackUrlMinter expiry', () => {
 
   it('refuses a TTL that is not a positive number', () => {
     for (const ttlMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => new CallbackUrlMinter({ publicBaseUrl: 'https://h.example', secret: SECRET, ttlMs })).toThrow(CallbackConfigError);
+      expect(() => new CallbackUrlMinter({ publicBaseUrl: 'https://h.example', secret: SECRET, ttlMs })).toThrow(
+        CallbackConfigError,
+      );
     }
   });
 });

@@ -14,7 +14,14 @@ const APPLICATIONS: CheckedApplication[] = [
 const tracked = (_business: string, itemId: string) => itemId !== 'itm_voucher';
 
 let ids = 0;
-function doc(over: { type?: 'sale' | 'credit_note'; tin: string; key: string; status?: 'completed' | 'failed'; originalSaleId?: string; businessId?: string }): InspectedDocument {
+function doc(over: {
+  type?: 'sale' | 'credit_note';
+  tin: string;
+  key: string;
+  status?: 'completed' | 'failed';
+  originalSaleId?: string;
+  businessId?: string;
+}): InspectedDocument {
   const status = over.status ?? 'completed';
   return {
     sale: {
@@ -22,7 +29,8 @@ function doc(over: { type?: 'sale' | 'credit_note'; tin: string; key: string; st
       type: over.type ?? 'sale',
       status,
       traderInvoiceNumber: over.tin,
-      receipt: status === 'completed' ? ({ receiptNumber: ids } as unknown as InspectedDocument['sale']['receipt']) : null,
+      receipt:
+        status === 'completed' ? ({ receiptNumber: ids } as unknown as InspectedDocument['sale']['receipt']) : null,
       originalSaleId: over.originalSaleId ?? null,
       businessId: over.businessId ?? BIZ,
     } as InspectedDocument['sale'],
@@ -36,8 +44,27 @@ function doc(over: { type?: 'sale' | 'credit_note'; tin: string; key: string; st
 }
 
 /** A movement as the sandbox records it; only the fields the rule reads matter. */
-function movement(referenceId: string | null, itemId: string, quantity: number, action: 'ADD' | 'DEDUCT' = 'DEDUCT', over: Partial<StockMovement> = {}): StockMovement {
-  return { movementId: `mov_${++ids}`, businessId: BIZ, branchId: BRANCH, itemId, action, quantity, unitPrice: 10, referenceId, quantityBefore: 1_000_000, quantityOnHand: 1_000_000, at: '', ...over };
+function movement(
+  referenceId: string | null,
+  itemId: string,
+  quantity: number,
+  action: 'ADD' | 'DEDUCT' = 'DEDUCT',
+  over: Partial<StockMovement> = {},
+): StockMovement {
+  return {
+    movementId: `mov_${++ids}`,
+    businessId: BIZ,
+    branchId: BRANCH,
+    itemId,
+    action,
+    quantity,
+    unitPrice: 10,
+    referenceId,
+    quantityBefore: 1_000_000,
+    quantityOnHand: 1_000_000,
+    at: '',
+    ...over,
+  };
 }
 
 /** Sugar x2, a voucher (not stock tracked), milk x1. */
@@ -56,7 +83,14 @@ const sale = (tin: string, over: Partial<StartedSale> = {}): StartedSale => ({
 });
 
 function input(world: Pick<CheckInput, 'sales' | 'documents' | 'movements'>): CheckInput {
-  return { stockTracked: tracked, applications: APPLICATIONS, requests: [], requestsMissed: 0, windowMs: 60_000, ...world };
+  return {
+    stockTracked: tracked,
+    applications: APPLICATIONS,
+    requests: [],
+    requestsMissed: 0,
+    windowMs: 60_000,
+    ...world,
+  };
 }
 
 /**
@@ -93,15 +127,44 @@ describe('the exactly-once rule of stock, in the chaos checker', () => {
     // Merged movements and probes are no stray movements; a ledger's sale misses no movement of its own.
     expect(verdicts.stray.movements).toEqual([]);
     expect(verdicts.sales.every((v) => v.problems.length === 0)).toBe(true);
-    expect(verdicts.stock).toMatchObject({ lines: 8, quantity: 12, movements: 5, merged: 3, probes: 2, duplicates: [], missingQuantity: 0, extraQuantity: 0, violations: 0, ok: true });
+    expect(verdicts.stock).toMatchObject({
+      lines: 8,
+      quantity: 12,
+      movements: 5,
+      merged: 3,
+      probes: 2,
+      duplicates: [],
+      missingQuantity: 0,
+      extraQuantity: 0,
+      violations: 0,
+      ok: true,
+    });
     const sugar = verdicts.stock.items.find((i) => i.itemId === 'itm_sugar')!;
-    expect(sugar).toMatchObject({ businessId: BIZ, branchId: BRANCH, soldLines: 3, sold: 6, deducted: 6, deductMovements: 1, restockedLines: 1, restocked: 2, added: 2, addMovements: 1 });
-    expect(verdicts.stock.items.find((i) => i.itemId === 'itm_milk')).toMatchObject({ sold: 3, deducted: 3, deductMovements: 2, probes: 2 });
+    expect(sugar).toMatchObject({
+      businessId: BIZ,
+      branchId: BRANCH,
+      soldLines: 3,
+      sold: 6,
+      deducted: 6,
+      deductMovements: 1,
+      restockedLines: 1,
+      restocked: 2,
+      added: 2,
+      addMovements: 1,
+    });
+    expect(verdicts.stock.items.find((i) => i.itemId === 'itm_milk')).toMatchObject({
+      sold: 3,
+      deducted: 3,
+      deductMovements: 2,
+      probes: 2,
+    });
   });
 
   it('counts a referenceId recorded twice, and the quantity it moved twice', () => {
     const world = ledgerWorld();
-    const verdicts = check(input({ ...world, movements: [...world.movements, movement('stk:ledgerhash:1', 'itm_sugar', 6)] }));
+    const verdicts = check(
+      input({ ...world, movements: [...world.movements, movement('stk:ledgerhash:1', 'itm_sugar', 6)] }),
+    );
     expect(verdicts.ok).toBe(false);
     expect(verdicts.stock.duplicates).toEqual([{ businessId: BIZ, referenceId: 'stk:ledgerhash:1', recorded: 2 }]);
     expect(verdicts.stock.extraQuantity).toBe(6);
@@ -109,7 +172,9 @@ describe('the exactly-once rule of stock, in the chaos checker', () => {
     expect(verdicts.totals.exactlyOnceViolations).toBe(2);
     expect(verdicts.applications.map((a) => a.exactlyOnceViolations)).toEqual([2, 0]);
     // A line's own movement recorded twice is also the sale's own extra movement.
-    const twice = check(input({ ...world, movements: [...world.movements, movement('sale-v1:A:2:DEDUCT', 'itm_milk', 1)] }));
+    const twice = check(
+      input({ ...world, movements: [...world.movements, movement('sale-v1:A:2:DEDUCT', 'itm_milk', 1)] }),
+    );
     expect(twice.stock.duplicates).toHaveLength(1);
     expect(twice.sales[0]!.stockErrors).toBe(1);
   });
@@ -117,7 +182,9 @@ describe('the exactly-once rule of stock, in the chaos checker', () => {
   it('counts a missing quantity per item, even when no sale can be blamed for it', () => {
     const world = ledgerWorld();
     // The merged sugar movement carried 4 of the 6 sold, and C's milk restock never came.
-    const movements = world.movements.map((m) => (m.referenceId === 'stk:ledgerhash:1' ? { ...m, quantity: 4 } : m)).filter((m) => m.referenceId !== 'cn-v1:C:2:ADD');
+    const movements = world.movements
+      .map((m) => (m.referenceId === 'stk:ledgerhash:1' ? { ...m, quantity: 4 } : m))
+      .filter((m) => m.referenceId !== 'cn-v1:C:2:ADD');
     const verdicts = check(input({ ...world, movements }));
     expect(verdicts.ok).toBe(false);
     expect(verdicts.totals.stockErrors).toBe(0);
@@ -130,19 +197,34 @@ describe('the exactly-once rule of stock, in the chaos checker', () => {
   it('keeps balances apart per branch and per business', () => {
     const world = ledgerWorld();
     // A's milk recorded at the other branch.
-    const movements = world.movements.map((m) => (m.referenceId === 'sale-v1:A:2:DEDUCT' ? { ...m, branchId: 'br_westlands' } : m));
+    const movements = world.movements.map((m) =>
+      m.referenceId === 'sale-v1:A:2:DEDUCT' ? { ...m, branchId: 'br_westlands' } : m,
+    );
     const verdicts = check(input({ ...world, movements }));
     expect(verdicts.totals.exactlyOnceViolations).toBe(2);
-    expect(verdicts.stock.items.filter((i) => i.missing.deduct + i.extra.deduct > 0).map((i) => [i.branchId, i.missing.deduct, i.extra.deduct])).toEqual([
+    expect(
+      verdicts.stock.items
+        .filter((i) => i.missing.deduct + i.extra.deduct > 0)
+        .map((i) => [i.branchId, i.missing.deduct, i.extra.deduct]),
+    ).toEqual([
       [BRANCH, 1, 0],
       ['br_westlands', 0, 1],
     ]);
     // The same item at another business is another balance: a sale of one is no movement of the other.
-    const elsewhere = check(input({ ...world, movements: [...world.movements, movement('stk:other:1', 'itm_sugar', 6, 'DEDUCT', { businessId: OTHER })] }));
+    const elsewhere = check(
+      input({
+        ...world,
+        movements: [...world.movements, movement('stk:other:1', 'itm_sugar', 6, 'DEDUCT', { businessId: OTHER })],
+      }),
+    );
     expect(elsewhere.stock.items.filter((i) => i.extra.deduct > 0).map((i) => i.businessId)).toEqual([OTHER]);
     expect(elsewhere.applications.map((a) => a.exactlyOnceViolations)).toEqual([0, 1]);
     // A sale naming no branch is counted at its business's first branch, as the service records it.
-    const unnamed = check({ ...input(world), sales: world.sales.map(({ branchId: _omitted, ...s }) => s), firstBranchOf: () => BRANCH });
+    const unnamed = check({
+      ...input(world),
+      sales: world.sales.map(({ branchId: _omitted, ...s }) => s),
+      firstBranchOf: () => BRANCH,
+    });
     expect(unnamed.stock.ok).toBe(true);
   });
 
@@ -164,7 +246,11 @@ describe('the exactly-once rule of stock, in the chaos checker', () => {
       input({
         sales: [sale('N', { refund: { restocking: false } })],
         documents: [n, cn],
-        movements: [movement('stk:h:1', 'itm_sugar', 2), movement('stk:h:2', 'itm_milk', 1), movement('stk:h:3', 'itm_sugar', 2, 'ADD')],
+        movements: [
+          movement('stk:h:1', 'itm_sugar', 2),
+          movement('stk:h:2', 'itm_milk', 1),
+          movement('stk:h:3', 'itm_sugar', 2, 'ADD'),
+        ],
       }),
     );
     expect(restocked.stock.items.find((i) => i.itemId === 'itm_sugar')!.extra).toEqual({ deduct: 0, add: 2 });
@@ -193,16 +279,34 @@ describe('the exactly-once rule of stock, in the chaos checker', () => {
     // A sale's own movement of the wrong quantity is its error on either path.
     const wrong = [right[0]!, movement('sale-v1:A:2:DEDUCT', 'itm_milk', 3)];
     expect(check(input({ sales: [sale('A')], documents: [a], movements: wrong })).sales[0]!.stockErrors).toBe(1);
-    expect(check(input({ sales: [sale('A', { stock: 'per-line' })], documents: [a], movements: wrong })).sales[0]!.stockErrors).toBe(2);
+    expect(
+      check(input({ sales: [sale('A', { stock: 'per-line' })], documents: [a], movements: wrong })).sales[0]!
+        .stockErrors,
+    ).toBe(2);
   });
 
   it('counts a movement without a referenceId, which no check could tell from a second one', () => {
-    const verdict = exactlyOnce([{ businessId: BIZ, branchId: BRANCH, itemId: 'itm_sugar', action: 'DEDUCT', quantity: 2 }], [movement(null, 'itm_sugar', 2)]);
-    expect(verdict).toMatchObject({ withoutReference: 1, missingQuantity: 0, extraQuantity: 0, violations: 1, ok: false });
+    const verdict = exactlyOnce(
+      [{ businessId: BIZ, branchId: BRANCH, itemId: 'itm_sugar', action: 'DEDUCT', quantity: 2 }],
+      [movement(null, 'itm_sugar', 2)],
+    );
+    expect(verdict).toMatchObject({
+      withoutReference: 1,
+      missingQuantity: 0,
+      extraQuantity: 0,
+      violations: 1,
+      ok: false,
+    });
   });
 
   it('adds the quantities of many lines against one movement, per action', () => {
-    const lines: ExpectedStockLine[] = [1, 2, 3].map((quantity) => ({ businessId: OTHER, branchId: BRANCH, itemId: 'itm_rice', action: 'DEDUCT', quantity }));
+    const lines: ExpectedStockLine[] = [1, 2, 3].map((quantity) => ({
+      businessId: OTHER,
+      branchId: BRANCH,
+      itemId: 'itm_rice',
+      action: 'DEDUCT',
+      quantity,
+    }));
     const recorded = [movement('stk:k:7', 'itm_rice', 6, 'DEDUCT', { businessId: OTHER })];
     expect(exactlyOnce(lines, recorded)).toMatchObject({ lines: 3, quantity: 6, movements: 1, ok: true });
     // The same quantity as an ADD is no deduction.

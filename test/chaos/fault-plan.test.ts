@@ -23,7 +23,9 @@ async function injected(seed: number, requests: number): Promise<string[]> {
   for (let i = 0; i < requests; i++) {
     const write = i % 2 === 0;
     try {
-      const response = await fetch(write ? `${base}/v1/stock/adjustments` : `${base}/v1/sales/s${i}`, { method: write ? 'POST' : 'GET' });
+      const response = await fetch(write ? `${base}/v1/stock/adjustments` : `${base}/v1/sales/s${i}`, {
+        method: write ? 'POST' : 'GET',
+      });
       seen.push(`${response.status}`);
       await response.body?.cancel();
     } catch {
@@ -64,7 +66,10 @@ describe('the chaos fault plan', () => {
     };
     expect(share('chaos-500') + share('chaos-503')).toBeCloseTo(FAULT_SHARES.serverError, 10);
     expect(share('chaos-reset')).toBeCloseTo(FAULT_SHARES.reset, 10);
-    expect(share('chaos-commit-then-503') + share('chaos-commit-then-reset')).toBeCloseTo(FAULT_SHARES.commitThenFail, 10);
+    expect(share('chaos-commit-then-503') + share('chaos-commit-then-reset')).toBeCloseTo(
+      FAULT_SHARES.commitThenFail,
+      10,
+    );
   });
 
   it('makes 20 % of the sales refunds, with 1 to 3 lines each', () => {
@@ -86,10 +91,14 @@ describe('the chaos fault plan', () => {
     expect(totalBudgetFor(60, 48_000)).toBe(1200);
     expect(totalBudgetFor(1000, 160_000)).toBe(6000);
     expect(totalBudgetFor(1, 48_000)).toBe(600);
-    expect(chaosWorld({ totalRequestsPerMinute: 1200 }).applications.map((a) => a.requestsPerMinute)).toEqual([600, 300, 300]);
+    expect(chaosWorld({ totalRequestsPerMinute: 1200 }).applications.map((a) => a.requestsPerMinute)).toEqual([
+      600, 300, 300,
+    ]);
     const planned = sales(9);
     const applicationOf = new Map(catalog.map((b) => [b.businessId, b.applicationId]));
-    const perApplication = applications.map((a) => planned.filter((s) => applicationOf.get(s.input.businessId) === a.applicationId).length);
+    const perApplication = applications.map(
+      (a) => planned.filter((s) => applicationOf.get(s.input.businessId) === a.applicationId).length,
+    );
     // By business, evenly: retail-group's two businesses take about half.
     expect(perApplication.reduce((a, b) => a + b, 0)).toBe(200);
     expect(perApplication[0]).toBeGreaterThan(70);

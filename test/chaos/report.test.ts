@@ -32,7 +32,22 @@ const exact: StockVerdict = {
   ok: true,
 };
 
-const item = { businessId: 'b', branchId: 'br', itemId: 'i', soldLines: 2, sold: 4, deducted: 4, deductMovements: 1, restockedLines: 0, restocked: 0, added: 0, addMovements: 0, probes: 0, missing: { deduct: 0, add: 0 }, extra: { deduct: 0, add: 0 } };
+const item = {
+  businessId: 'b',
+  branchId: 'br',
+  itemId: 'i',
+  soldLines: 2,
+  sold: 4,
+  deducted: 4,
+  deductMovements: 1,
+  restockedLines: 0,
+  restocked: 0,
+  added: 0,
+  addMovements: 0,
+  probes: 0,
+  missing: { deduct: 0, add: 0 },
+  extra: { deduct: 0, add: 0 },
+};
 
 describe('the chaos result line', () => {
   it('is one line with the totals, and passes only with nothing wrong, every budget kept and everything settled', () => {
@@ -44,13 +59,25 @@ describe('the chaos result line', () => {
     expect(resultLine({ totals: clean, stock: exact }, 7, 12.34, 300)).not.toContain('\n');
     expect(passed(clean, 12.34)).toBe(true);
     expect(passed(clean, null)).toBe(false);
-    expect(resultLine({ totals: clean, stock: exact }, 1, null, 300)).toMatch(/, 1 operator action, not settled within 300 s$/);
-    for (const wrong of ['duplicates', 'lost', 'stockErrors', 'creditNoteErrors', 'exactlyOnceViolations', 'overBudget', 'requestsMissed'] as const) {
+    expect(resultLine({ totals: clean, stock: exact }, 1, null, 300)).toMatch(
+      /, 1 operator action, not settled within 300 s$/,
+    );
+    for (const wrong of [
+      'duplicates',
+      'lost',
+      'stockErrors',
+      'creditNoteErrors',
+      'exactlyOnceViolations',
+      'overBudget',
+      'requestsMissed',
+    ] as const) {
       expect(passed({ ...clean, [wrong]: 1 }, 1)).toBe(false);
     }
     // The sandbox's own 429s are reported per application, not failed on.
     expect(passed({ ...clean, rateLimited: 3 }, 1)).toBe(true);
-    expect(resultLine({ totals: { ...clean, requestsMissed: 4 }, stock: exact }, 0, 1, 300)).toContain(', 4 requests unread (budgets not checked whole), ');
+    expect(resultLine({ totals: { ...clean, requestsMissed: 4 }, stock: exact }, 0, 1, 300)).toContain(
+      ', 4 requests unread (budgets not checked whole), ',
+    );
   });
 
   it('says how many exactly-once violations there are and of which kind', () => {
@@ -58,7 +85,20 @@ describe('the chaos result line', () => {
       ...exact,
       duplicates: [{ businessId: 'b', referenceId: 'stk:x:1', recorded: 2 }],
       // One item short by 2 on deductions, another 1 over on restocks.
-      items: [{ ...item, deducted: 2 }, { ...item, itemId: 'j', sold: 0, soldLines: 0, deducted: 0, restocked: 1, restockedLines: 1, added: 2, addMovements: 2 }],
+      items: [
+        { ...item, deducted: 2 },
+        {
+          ...item,
+          itemId: 'j',
+          sold: 0,
+          soldLines: 0,
+          deducted: 0,
+          restocked: 1,
+          restockedLines: 1,
+          added: 2,
+          addMovements: 2,
+        },
+      ],
       missingQuantity: 2,
       extraQuantity: 1,
       violations: 3,
@@ -81,12 +121,30 @@ describe('the chaos result line', () => {
       stockErrors: 0,
       creditNoteErrors: 0,
       exactlyOnceViolations: 0,
-      budget: { limit: 1500, windowMs: 60_000, requests: 140, rateLimited: 2, busiestWindow: { requests: 120, startedAt: null }, ratio: 0.08, over: false },
+      budget: {
+        limit: 1500,
+        windowMs: 60_000,
+        requests: 140,
+        rateLimited: 2,
+        busiestWindow: { requests: 120, startedAt: null },
+        ratio: 0.08,
+        over: false,
+      },
     };
     expect(applicationLine(application)).toBe(
       '[chaos] lakeside (app_demo_other, 1 business): 15 sales, 15 signed, 0 duplicates, 0 lost, 0 stock errors, 0 credit-note errors, 0 exactly-once violations; ' +
         'at most 120 requests in 60 s of 1500 allowed (0.08), 140 requests, 2 refused 429',
     );
-    expect(applicationLine({ ...application, budget: { ...application.budget, busiestWindow: { requests: 1501, startedAt: null }, ratio: 1.0007, over: true } })).toContain('(1.00) OVER BUDGET');
+    expect(
+      applicationLine({
+        ...application,
+        budget: {
+          ...application.budget,
+          busiestWindow: { requests: 1501, startedAt: null },
+          ratio: 1.0007,
+          over: true,
+        },
+      }),
+    ).toContain('(1.00) OVER BUDGET');
   });
 });

@@ -24,7 +24,9 @@ describe('the chaos world', () => {
       const held = new Map(levels.map((l) => [`${l.itemId}@${l.branchId}`, l.quantity]));
       for (const item of business.items) {
         for (const branchId of business.branchIds) {
-          expect(held.get(`${item.itemId}@${branchId}`), `${business.businessId} ${item.itemId} at ${branchId}`).toBe(item.stockTracked ? 1_000_000 : undefined);
+          expect(held.get(`${item.itemId}@${branchId}`), `${business.businessId} ${item.itemId} at ${branchId}`).toBe(
+            item.stockTracked ? 1_000_000 : undefined,
+          );
         }
       }
     }

@@ -44,7 +44,8 @@ describe('npm run check with a tenants file', () => {
     expect(row(result.stdout, 'other', 'identity')).toContain('application app_demo_other');
     expect(row(result.stdout, 'other-books', 'companies')).toContain('1 compan(ies)');
     for (const application of ['retail', 'other']) {
-      for (const operation of ['identity', 'businesses', 'items', 'purchases', 'code lists']) expect(row(result.stdout, application, operation), `${application} ${operation}`).toMatch(/'ok'/);
+      for (const operation of ['identity', 'businesses', 'items', 'purchases', 'code lists'])
+        expect(row(result.stdout, application, operation), `${application} ${operation}`).toMatch(/'ok'/);
     }
     // Both applications' windows were drawn on: each key made its own requests.
     const after = sandbox.stats.snapshot();
@@ -55,7 +56,12 @@ describe('npm run check with a tenants file', () => {
     // A key with sales:read only, serving Nairobi (the organisation-wide key is kept to Mombasa).
     const path = files.write((urls) => ({
       compliance: [
-        { application: 'retail', apiKey: { value: DEMO.keys.orgWide }, baseUrl: urls.compliance, businesses: [DEMO.businesses.mombasa] },
+        {
+          application: 'retail',
+          apiKey: { value: DEMO.keys.orgWide },
+          baseUrl: urls.compliance,
+          businesses: [DEMO.businesses.mombasa],
+        },
         { application: 'till', apiKey: { value: DEMO.keys.readOnly }, baseUrl: urls.compliance },
       ],
     }));
@@ -71,7 +77,12 @@ describe('npm run check with a tenants file', () => {
     const path = files.write((urls) => ({
       compliance: [
         { application: 'retail', apiKey: { value: DEMO.keys.orgWide }, baseUrl: urls.compliance },
-        { application: 'gone', apiKey: { value: DEMO.keys.revoked }, baseUrl: urls.compliance, businesses: [DEMO.businesses.kisumu] },
+        {
+          application: 'gone',
+          apiKey: { value: DEMO.keys.revoked },
+          baseUrl: urls.compliance,
+          businesses: [DEMO.businesses.kisumu],
+        },
       ],
     }));
     const result = await check({ TENANTS_FILE: path });

@@ -24,7 +24,11 @@ afterAll(async () => {
 async function check(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent' };
   try {
-    const { stdout, stderr } = await run(tsx, ['src/cli/check.ts'], { cwd: root, env: { ...base, ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run(tsx, ['src/cli/check.ts'], {
+      cwd: root,
+      env: { ...base, ...env },
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -69,7 +73,9 @@ describe('npm run check', () => {
   it('with no service configured, checks the embedded sandbox and says so on stderr (it files nothing)', async () => {
     const result = await check({});
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('no service is configured (COMPLIANCE_* / ACCOUNTING_*): using the embedded sandbox');
+    expect(result.stderr).toContain(
+      'no service is configured (COMPLIANCE_* / ACCOUNTING_*): using the embedded sandbox',
+    );
     expect(result.stdout).toMatch(/compliance: http:\/\/127\.0\.0\.1:\d+ \(embedded sandbox\)/);
   });
 

@@ -37,33 +37,40 @@ function section(help: string, heading: string): string[] {
 }
 
 describe('the operator CLIs speak one help style', () => {
-  it.each(CLIS)('npm run $script -- --help: usage by npm script, then Environment, Output and Exit codes', ({ script, temporal }) => {
-    const help = helps.get(script)!;
-    expect(help.startsWith(`Usage: npm run ${script} -- `)).toBe(true);
-    expect(help).not.toContain('npx tsx');
-    const headings = help.split('\n').filter((line) => /^[A-Z][a-z ]+:$/.test(line));
-    expect(headings.slice(-3)).toEqual(['Environment:', 'Output:', 'Exit codes:']);
+  it.each(CLIS)(
+    'npm run $script -- --help: usage by npm script, then Environment, Output and Exit codes',
+    ({ script, temporal }) => {
+      const help = helps.get(script)!;
+      expect(help.startsWith(`Usage: npm run ${script} -- `)).toBe(true);
+      expect(help).not.toContain('npx tsx');
+      const headings = help.split('\n').filter((line) => /^[A-Z][a-z ]+:$/.test(line));
+      expect(headings.slice(-3)).toEqual(['Environment:', 'Output:', 'Exit codes:']);
 
-    const environment = section(help, 'Environment');
-    for (const line of environment) expect(line).toMatch(/^ {2}[A-Z][A-Z0-9_*, ]+ {2,}\S/);
-    const names = environment.map((line) => line.trim().split(/ {2,}/)[0]);
-    if (temporal) {
-      expect(names).toEqual(expect.arrayContaining(['TEMPORAL_ADDRESS', 'PAYLOAD_KEYS, PAYLOAD_KEYS_FILE']));
-    } else {
-      expect(names).toEqual(expect.arrayContaining(['COMPLIANCE_BASE_URL, COMPLIANCE_API_KEY', 'SANDBOX']));
-      expect(names.join()).not.toContain('PAYLOAD_KEYS');
-    }
+      const environment = section(help, 'Environment');
+      for (const line of environment) expect(line).toMatch(/^ {2}[A-Z][A-Z0-9_*, ]+ {2,}\S/);
+      const names = environment.map((line) => line.trim().split(/ {2,}/)[0]);
+      if (temporal) {
+        expect(names).toEqual(expect.arrayContaining(['TEMPORAL_ADDRESS', 'PAYLOAD_KEYS, PAYLOAD_KEYS_FILE']));
+      } else {
+        expect(names).toEqual(expect.arrayContaining(['COMPLIANCE_BASE_URL, COMPLIANCE_API_KEY', 'SANDBOX']));
+        expect(names.join()).not.toContain('PAYLOAD_KEYS');
+      }
 
-    const codes = section(help, 'Exit codes');
-    for (const line of codes) expect(line).toMatch(/^ {2}\d {2}\S/);
-    expect(codes.map((line) => line.trim()[0])).toEqual(expect.arrayContaining(['0', '1', '2']));
-  });
+      const codes = section(help, 'Exit codes');
+      for (const line of codes) expect(line).toMatch(/^ {2}\d {2}\S/);
+      expect(codes.map((line) => line.trim()[0])).toEqual(expect.arrayContaining(['0', '1', '2']));
+    },
+  );
 
   it('says the same about what they share: bad input, and the Temporal settings', () => {
-    const badInput = CLIS.map(({ script }) => section(helps.get(script)!, 'Exit codes').find((line) => line.startsWith('  2 ')));
+    const badInput = CLIS.map(({ script }) =>
+      section(helps.get(script)!, 'Exit codes').find((line) => line.startsWith('  2 ')),
+    );
     expect(badInput[0]).toBeDefined();
     expect(new Set(badInput).size).toBe(1);
-    const temporal = CLIS.filter((c) => c.temporal).map(({ script }) => section(helps.get(script)!, 'Environment').join('\n'));
+    const temporal = CLIS.filter((c) => c.temporal).map(({ script }) =>
+      section(helps.get(script)!, 'Environment').join('\n'),
+    );
     expect(new Set(temporal).size).toBe(1);
   });
 });

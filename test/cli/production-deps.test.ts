@@ -14,7 +14,13 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const SANDBOX_ONLY = ['pdfkit', 'qrcode', '@temporalio/testing'];
-const PRODUCTION_ENTRY_POINTS = ['src/cli/worker.ts', 'src/cli/codec-server.ts', 'src/cli/sales.ts', 'src/client/index.ts', 'src/worker/start.ts'];
+const PRODUCTION_ENTRY_POINTS = [
+  'src/cli/worker.ts',
+  'src/cli/codec-server.ts',
+  'src/cli/sales.ts',
+  'src/client/index.ts',
+  'src/worker/start.ts',
+];
 
 /** Every file and package reached from `entry` through static imports only. */
 function staticClosure(metafile: Metafile, entry: string): Set<string> {
@@ -69,8 +75,15 @@ describe('the production dependency path', () => {
     expect(staticClosure(result.metafile, 'src/cli/worker.ts')).toContain('src/services/endpoints.ts');
     for (const entry of PRODUCTION_ENTRY_POINTS) {
       const reached = [...staticClosure(result.metafile, entry)];
-      expect(reached.filter((p) => p.startsWith('sandbox/')), entry).toEqual([]);
-      for (const name of SANDBOX_ONLY) expect(reached.filter((p) => p === name || p.startsWith(`${name}/`)), entry).toEqual([]);
+      expect(
+        reached.filter((p) => p.startsWith('sandbox/')),
+        entry,
+      ).toEqual([]);
+      for (const name of SANDBOX_ONLY)
+        expect(
+          reached.filter((p) => p === name || p.startsWith(`${name}/`)),
+          entry,
+        ).toEqual([]);
     }
   });
 
@@ -93,7 +106,10 @@ describe('the production dependency path', () => {
     expect(runtime).toContain('CMD ["node", "dist/src/cli/worker.js"]');
     expect(runtime).not.toMatch(/tsx|sandbox|COPY \. /);
 
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
-    for (const pattern of ['**/.env', '**/.env.*', '.temporal', '.cache', 'node_modules', 'dist']) expect(ignored, pattern).toContain(pattern);
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
+    for (const pattern of ['**/.env', '**/.env.*', '.temporal', '.cache', 'node_modules', 'dist'])
+      expect(ignored, pattern).toContain(pattern);
   });
 });

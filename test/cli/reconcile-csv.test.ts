@@ -39,7 +39,9 @@ describe('npm run reconcile -- --csv -', () => {
 
     expect(result.code).toBe(0);
     const rows = result.stdout.trimEnd().split('\r\n');
-    expect(rows[0]).toBe('kind,id,category,counterpart_ids,reference,supplier,date,amount,currency,paid,difference,age_days,review');
+    expect(rows[0]).toBe(
+      'kind,id,category,counterpart_ids,reference,supplier,date,amount,currency,paid,difference,age_days,review',
+    );
     expect(rows).toHaveLength(1 + 45 + 25);
     expect(await readdir(cwd)).toEqual([]);
   });

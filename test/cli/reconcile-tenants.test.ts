@@ -13,7 +13,8 @@ import { runReadOnlyCli, sandboxSecrets, tenantsFiles, twoMerchants } from './te
 let sandbox: Sandbox;
 const files = tenantsFiles(() => sandbox);
 let path: string;
-const reconcile = (args: string[], env: Record<string, string> = { TENANTS_FILE: path }) => runReadOnlyCli('reconcile', args, env, sandboxSecrets(sandbox));
+const reconcile = (args: string[], env: Record<string, string> = { TENANTS_FILE: path }) =>
+  runReadOnlyCli('reconcile', args, env, sandboxSecrets(sandbox));
 
 beforeAll(async () => {
   sandbox = await startSandbox();
@@ -39,7 +40,11 @@ describe('npm run reconcile with a tenants file', () => {
 
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as Report;
-    expect(report).toMatchObject({ businessId: DEMO.businesses.nairobi, companyId: DEMO_RECONCILIATION_LINK.companyId, applications: { compliance: 'retail', accounting: 'books' } });
+    expect(report).toMatchObject({
+      businessId: DEMO.businesses.nairobi,
+      companyId: DEMO_RECONCILIATION_LINK.companyId,
+      applications: { compliance: 'retail', accounting: 'books' },
+    });
     expect(report.matched.length).toBeGreaterThan(0);
 
     const table = await reconcile([DEMO.businesses.nairobi, '--as-of', '2025-07-31']);
@@ -58,21 +63,31 @@ describe('npm run reconcile with a tenants file', () => {
     const result = await reconcile([DEMO.businesses.kisumu, '--company', OTHER_COMPANY_ID, '--json']);
 
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ businessId: DEMO.businesses.kisumu, companyId: OTHER_COMPANY_ID, applications: { compliance: 'other', accounting: 'other-books' } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      businessId: DEMO.businesses.kisumu,
+      companyId: OTHER_COMPANY_ID,
+      applications: { compliance: 'other', accounting: 'other-books' },
+    });
   });
 
   it('refuses what the tenants cannot place, saying what they serve: exit 2', async () => {
     const unlinked = await reconcile([DEMO.businesses.kisumu]);
     expect(unlinked.code).toBe(2);
-    expect(unlinked.stderr).toContain(`no accounting company is linked to business ${DEMO.businesses.kisumu} in TENANTS_FILE ${path}: pass --company or add a link`);
+    expect(unlinked.stderr).toContain(
+      `no accounting company is linked to business ${DEMO.businesses.kisumu} in TENANTS_FILE ${path}: pass --company or add a link`,
+    );
 
     const unserved = await reconcile(['biz_nobody']);
     expect(unserved.code).toBe(2);
     expect(unserved.stderr).toContain('business biz_nobody is served by no compliance application of TENANTS_FILE');
-    expect(unserved.stderr).toContain(`retail (${DEMO.businesses.nairobi}, ${DEMO.businesses.mombasa}); other (${DEMO.businesses.kisumu})`);
+    expect(unserved.stderr).toContain(
+      `retail (${DEMO.businesses.nairobi}, ${DEMO.businesses.mombasa}); other (${DEMO.businesses.kisumu})`,
+    );
 
     const unseen = await reconcile([DEMO.businesses.mombasa, '--company', 'cmp_nobody']);
     expect(unseen.code).toBe(2);
-    expect(unseen.stderr).toContain(`company cmp_nobody (for business ${DEMO.businesses.mombasa}) is seen by no accounting application of TENANTS_FILE`);
+    expect(unseen.stderr).toContain(
+      `company cmp_nobody (for business ${DEMO.businesses.mombasa}) is seen by no accounting application of TENANTS_FILE`,
+    );
   });
 });

@@ -15,7 +15,12 @@ const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/fake-sale.ts'
 const cli = runSalesCli;
 
 function sale(itemId = 'ITEM-1') {
-  return { businessId: `biz-${randomUUID()}`, traderInvoiceNumber: 'INV-1', saleDate: '2025-01-15', lines: [{ itemId, quantity: 1, unitPrice: 10 }] };
+  return {
+    businessId: `biz-${randomUUID()}`,
+    traderInvoiceNumber: 'INV-1',
+    saleDate: '2025-01-15',
+    lines: [{ itemId, quantity: 1, unitPrice: 10 }],
+  };
 }
 
 const { client, taskQueue } = useTestWorker(workflowsPath, 'sales-cli');
@@ -38,9 +43,9 @@ describe('npm run sales', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('invalid sale input: lines[0].unitPrice must be 0 or more');
     expect(result.stdout).toBe('');
-    await expect(client.workflow.getHandle(saleWorkflowId(input.businessId, 'INV-1')).describe()).rejects.toBeInstanceOf(
-      WorkflowNotFoundError,
-    );
+    await expect(
+      client.workflow.getHandle(saleWorkflowId(input.businessId, 'INV-1')).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
   it('validates before connecting: bad input is exit 2 even with Temporal unreachable', async () => {
@@ -72,7 +77,10 @@ describe('npm run sales', () => {
     const started = await cli(['start', file, '--task-queue', taskQueue]);
     expect(started.stderr).toBe('');
     expect(started.code).toBe(0);
-    expect(JSON.parse(started.stdout)).toMatchObject({ workflowId: saleWorkflowId(input.businessId, 'INV-1'), started: true });
+    expect(JSON.parse(started.stdout)).toMatchObject({
+      workflowId: saleWorkflowId(input.businessId, 'INV-1'),
+      started: true,
+    });
 
     const again = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(input) });
     expect(JSON.parse(again.stdout)).toMatchObject({ started: false });
@@ -92,27 +100,48 @@ describe('npm run sales', () => {
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ step: 'cancelled' });
   });
 
-  it('refuses a second start of the same invoice number with another input: exit 3, the fields named', { timeout: 60_000 }, async () => {
-    const input = { ...sale(), customer: { name: 'Wanjiru Kamau' } };
-    const first = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(input) });
-    expect(first.code).toBe(0);
+  it(
+    'refuses a second start of the same invoice number with another input: exit 3, the fields named',
+    { timeout: 60_000 },
+    async () => {
+      const input = { ...sale(), customer: { name: 'Wanjiru Kamau' } };
+      const first = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(input) });
+      expect(first.code).toBe(0);
 
-    const other = { ...input, customer: { name: 'Otieno Odhiambo' }, lines: [{ itemId: 'ITEM-1', quantity: 2, unitPrice: 10 }] };
-    const conflict = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(other) });
+      const other = {
+        ...input,
+        customer: { name: 'Otieno Odhiambo' },
+        lines: [{ itemId: 'ITEM-1', quantity: 2, unitPrice: 10 }],
+      };
+      const conflict = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(other) });
 
-    expect(conflict.code).toBe(3);
-    expect(conflict.stdout).toBe('');
-    expect(conflict.stderr).toContain(`sale ${saleWorkflowId(input.businessId, 'INV-1')} was already started with another input (differing: customer.name, lines[0].quantity)`);
-    expect(conflict.stderr).not.toContain('Otieno');
-    const same = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(input) });
-    expect(same.code).toBe(0);
-    expect(JSON.parse(same.stdout)).toMatchObject({ started: false });
-  });
+      expect(conflict.code).toBe(3);
+      expect(conflict.stdout).toBe('');
+      expect(conflict.stderr).toContain(
+        `sale ${saleWorkflowId(input.businessId, 'INV-1')} was already started with another input (differing: customer.name, lines[0].quantity)`,
+      );
+      expect(conflict.stderr).not.toContain('Otieno');
+      const same = await cli(['start', '-', '--task-queue', taskQueue], { stdin: JSON.stringify(input) });
+      expect(same.code).toBe(0);
+      expect(JSON.parse(same.stdout)).toMatchObject({ started: false });
+    },
+  );
 
   it('prints its help', async () => {
     const result = await cli(['--help']);
     expect(result.code).toBe(0);
-    for (const verb of ['start', 'sign', 'state', 'receipt', 'refund', 'retry', 'cancel', 'item-fixed', 'confirm-stock', 'resend-stock']) {
+    for (const verb of [
+      'start',
+      'sign',
+      'state',
+      'receipt',
+      'refund',
+      'retry',
+      'cancel',
+      'item-fixed',
+      'confirm-stock',
+      'resend-stock',
+    ]) {
       expect(result.stdout).toContain(`  ${verb} <`);
     }
   });

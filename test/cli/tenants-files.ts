@@ -35,17 +35,30 @@ export interface CliRun {
 export function sandboxSecrets(sandbox: Sandbox): string[] {
   return [
     ...Object.values(DEMO.keys),
-    ...sandbox.fixture.accounting.applications.flatMap((app) => [...app.apiKeys, ...app.clientSecrets, ...(app.webhookSecret ? [app.webhookSecret] : [])]),
+    ...sandbox.fixture.accounting.applications.flatMap((app) => [
+      ...app.apiKeys,
+      ...app.clientSecrets,
+      ...(app.webhookSecret ? [app.webhookSecret] : []),
+    ]),
     DEMO_ACCOUNTING_WEBHOOK_SECRET,
   ];
 }
 
 /** `src/cli/<name>.ts` as a process; fails the test if a secret is in its output. */
-export async function runReadOnlyCli(name: string, args: string[], env: Record<string, string>, secrets: readonly string[]): Promise<CliRun> {
+export async function runReadOnlyCli(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  secrets: readonly string[],
+): Promise<CliRun> {
   const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent' };
   let result: CliRun;
   try {
-    const { stdout, stderr } = await run(tsx, [`src/cli/${name}.ts`, ...args], { cwd: root, env: { ...base, ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run(tsx, [`src/cli/${name}.ts`, ...args], {
+      cwd: root,
+      env: { ...base, ...env },
+      timeout: 60_000,
+    });
     result = { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -106,11 +119,22 @@ export function twoMerchants(sandbox: Sandbox, options: { otherLinked?: boolean 
         webhookSecret: { value: DEMO_ACCOUNTING_WEBHOOK_SECRET },
         baseUrl: urls.accounting,
       },
-      { application: 'other-books', apiKey: { value: otherBooksKey }, clientSecret: { value: OTHER_ACCOUNTING_CLIENT_SECRET }, baseUrl: urls.accounting },
+      {
+        application: 'other-books',
+        apiKey: { value: otherBooksKey },
+        clientSecret: { value: OTHER_ACCOUNTING_CLIENT_SECRET },
+        baseUrl: urls.accounting,
+      },
     ],
     links: [
-      { business: DEMO_RECONCILIATION_LINK.businessId, company: DEMO_RECONCILIATION_LINK.companyId, accounting: 'books' },
-      ...(options.otherLinked ? [{ business: DEMO.businesses.kisumu, company: 'cmp_other_kisumu', accounting: 'other-books' }] : []),
+      {
+        business: DEMO_RECONCILIATION_LINK.businessId,
+        company: DEMO_RECONCILIATION_LINK.companyId,
+        accounting: 'books',
+      },
+      ...(options.otherLinked
+        ? [{ business: DEMO.businesses.kisumu, company: 'cmp_other_kisumu', accounting: 'other-books' }]
+        : []),
     ],
   });
 }

@@ -47,24 +47,37 @@ const tenants = (args: string[], env: Record<string, string>) => runReadOnlyCli(
 const tenantsFile = (content: Parameters<TenantsFiles['write']>[0], on?: Sandbox) => files.write(content, on);
 
 /** Two compliance applications of the demo world (keys inline, by environment variable and by file), its books, one link. */
-const twoMerchants = (extra: unknown[] = []) => (urls: { compliance: string; accounting: string }) => ({
-  compliance: [
-    { application: 'retail', apiKey: { env: 'RETAIL_KEY' }, baseUrl: urls.compliance, businesses: [B.nairobi, B.mombasa] },
-    { application: 'other', apiKey: { file: 'keys/other' }, baseUrl: urls.compliance },
-    ...extra,
-  ],
-  accounting: [
-    {
-      application: 'books',
-      apiKey: { value: DEMO_ACCOUNTING_API_KEY },
-      clientSecret: { value: DEMO_ACCOUNTING_CLIENT_SECRET },
-      clientId: { value: DEMO_ACCOUNTING_CLIENT_ID },
-      webhookSecret: { value: DEMO_ACCOUNTING_WEBHOOK_SECRET },
-      baseUrl: urls.accounting,
-    },
-  ],
-  links: [{ business: DEMO_RECONCILIATION_LINK.businessId, company: DEMO_RECONCILIATION_LINK.companyId, accounting: 'books' }],
-});
+const twoMerchants =
+  (extra: unknown[] = []) =>
+  (urls: { compliance: string; accounting: string }) => ({
+    compliance: [
+      {
+        application: 'retail',
+        apiKey: { env: 'RETAIL_KEY' },
+        baseUrl: urls.compliance,
+        businesses: [B.nairobi, B.mombasa],
+      },
+      { application: 'other', apiKey: { file: 'keys/other' }, baseUrl: urls.compliance },
+      ...extra,
+    ],
+    accounting: [
+      {
+        application: 'books',
+        apiKey: { value: DEMO_ACCOUNTING_API_KEY },
+        clientSecret: { value: DEMO_ACCOUNTING_CLIENT_SECRET },
+        clientId: { value: DEMO_ACCOUNTING_CLIENT_ID },
+        webhookSecret: { value: DEMO_ACCOUNTING_WEBHOOK_SECRET },
+        baseUrl: urls.accounting,
+      },
+    ],
+    links: [
+      {
+        business: DEMO_RECONCILIATION_LINK.businessId,
+        company: DEMO_RECONCILIATION_LINK.companyId,
+        accounting: 'books',
+      },
+    ],
+  });
 
 const fileEnv = (path: string) => ({ TENANTS_FILE: path, RETAIL_KEY: K.orgWide });
 
@@ -113,11 +126,17 @@ describe('npm run tenants', () => {
     // Ids only with --wide.
     expect(result.stdout).not.toContain(B.kisumu);
     expect(row(result.stdout, 'books')).toMatch(/ accepted +2$/);
-    expect(row(result.stdout, DEMO_RECONCILIATION_LINK.businessId)).toMatch(new RegExp(`${DEMO_RECONCILIATION_LINK.companyId} +books +retail$`));
+    expect(row(result.stdout, DEMO_RECONCILIATION_LINK.businessId)).toMatch(
+      new RegExp(`${DEMO_RECONCILIATION_LINK.companyId} +books +retail$`),
+    );
     expect(result.stdout).toMatch(/all 2 compliance application\(s\) and 1 accounting application\(s\) healthy/);
 
     const after = sandbox.stats.snapshot();
-    const writes = after.routes.filter((r) => r.method !== 'GET' && r.count > (before.routes.find((b) => b.method === r.method && b.route === r.route)?.count ?? 0));
+    const writes = after.routes.filter(
+      (r) =>
+        r.method !== 'GET' &&
+        r.count > (before.routes.find((b) => b.method === r.method && b.route === r.route)?.count ?? 0),
+    );
     expect(writes).toEqual([]);
 
     const wide = await tenants(['--wide'], fileEnv(path));
@@ -155,9 +174,16 @@ describe('npm run tenants', () => {
     for (const { budget } of report.compliance) {
       expect(budget!.usedPercent).toBe(Math.round(((budget!.limit - budget!.remaining) / budget!.limit) * 100));
     }
-    expect(report.accounting).toEqual([expect.objectContaining({ application: 'books', key: { state: 'accepted' }, companies: [...DEMO_COMPANY_IDS] })]);
+    expect(report.accounting).toEqual([
+      expect.objectContaining({ application: 'books', key: { state: 'accepted' }, companies: [...DEMO_COMPANY_IDS] }),
+    ]);
     expect(report.links).toEqual([
-      expect.objectContaining({ business: DEMO_RECONCILIATION_LINK.businessId, company: DEMO_RECONCILIATION_LINK.companyId, accounting: 'books', compliance: 'retail' }),
+      expect.objectContaining({
+        business: DEMO_RECONCILIATION_LINK.businessId,
+        company: DEMO_RECONCILIATION_LINK.companyId,
+        accounting: 'books',
+        compliance: 'retail',
+      }),
     ]);
   });
 
@@ -206,7 +232,11 @@ describe('npm run tenants', () => {
       ['gone', { state: 'refused', status: 401, code: 'invalid_api_key' }],
       ['paused', { state: 'refused', status: 401, code: 'invalid_api_key' }],
     ]);
-    expect(report.compliance.find((r) => r.application === 'gone')).toMatchObject({ businesses: null, budget: null, serviceApplicationId: null });
+    expect(report.compliance.find((r) => r.application === 'gone')).toMatchObject({
+      businesses: null,
+      budget: null,
+      serviceApplicationId: null,
+    });
     expect(report.compliance.find((r) => r.application === 'retail')?.businesses).toEqual([B.nairobi, B.mombasa]);
     expect(report.problems.some((p) => p.startsWith('tenants.json: compliance[2] (gone): '))).toBe(true);
   });
@@ -229,7 +259,9 @@ describe('npm run tenants', () => {
     expect(result.code).toBe(1);
     expect(row(result.stdout, 'elsewhere')).toMatch(/ unreachable: /);
     expect(row(result.stdout, 'retail')).toMatch(/ accepted +test +app_demo_retail +2 /);
-    expect(result.stderr).toContain('tenants.json: compliance[2] (elsewhere): the compliance service at http://127.0.0.1:9 cannot be reached');
+    expect(result.stderr).toContain(
+      'tenants.json: compliance[2] (elsewhere): the compliance service at http://127.0.0.1:9 cannot be reached',
+    );
 
     // A refused key beside it: 2, since no retry mends the file.
     const revoked = { application: 'gone', apiKey: { value: K.revoked }, baseUrl: sandbox.complianceUrl };
@@ -271,7 +303,9 @@ describe('npm run tenants', () => {
   it('with no service configured, lists the embedded sandbox and says so on stderr', async () => {
     const result = await tenants([], {});
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('no service is configured (COMPLIANCE_* / ACCOUNTING_*): using the embedded sandbox');
+    expect(result.stderr).toContain(
+      'no service is configured (COMPLIANCE_* / ACCOUNTING_*): using the embedded sandbox',
+    );
     expect(row(result.stdout, 'default')).toMatch(/ accepted +test +app_demo_retail +1 /);
   });
 

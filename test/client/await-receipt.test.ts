@@ -28,8 +28,15 @@ describe('startAndAwaitReceipt', () => {
 
     const answer = await sales().startAndAwaitReceipt(input, { wait: '30 seconds' });
 
-    expect(answer).toMatchObject({ workflowId: saleWorkflowId(input.businessId, input.traderInvoiceNumber), signed: true });
-    expect(answer.receipt).toMatchObject({ cuInvoiceNo: expect.any(String), signature: expect.any(String), receiptNumber: expect.any(Number) });
+    expect(answer).toMatchObject({
+      workflowId: saleWorkflowId(input.businessId, input.traderInvoiceNumber),
+      signed: true,
+    });
+    expect(answer.receipt).toMatchObject({
+      cuInvoiceNo: expect.any(String),
+      signature: expect.any(String),
+      receiptNumber: expect.any(Number),
+    });
     expect(answer.state.sale?.status).toBe('completed');
     // One sale filed, whatever the till does next.
     expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: input.traderInvoiceNumber })).toHaveLength(1);
@@ -53,12 +60,19 @@ describe('startAndAwaitReceipt', () => {
   it('refuses another input under the same invoice number, running or closed: a conflict naming the fields', async () => {
     const running = openSale({ customer: { name: 'Wanjiru Kamau' } });
     await sales().startAndAwaitReceipt(running);
-    const other = { ...running, customer: { name: 'Otieno Odhiambo' }, lines: [{ ...running.lines[0]!, quantity: 4321 }, running.lines[1]!] };
+    const other = {
+      ...running,
+      customer: { name: 'Otieno Odhiambo' },
+      lines: [{ ...running.lines[0]!, quantity: 4321 }, running.lines[1]!],
+    };
 
     const conflict = await failure(sales().startAndAwaitReceipt(other));
 
     expect(conflict).toBeInstanceOf(SaleInputConflictError);
-    expect(conflict).toMatchObject({ workflowId: saleWorkflowId(running.businessId, running.traderInvoiceNumber), fields: ['customer.name', 'lines[0].quantity'] });
+    expect(conflict).toMatchObject({
+      workflowId: saleWorkflowId(running.businessId, running.traderInvoiceNumber),
+      fields: ['customer.name', 'lines[0].quantity'],
+    });
     expect((conflict as Error).message).not.toMatch(/Otieno|Wanjiru|4321/);
 
     const closed = saleInput();
@@ -70,11 +84,21 @@ describe('startAndAwaitReceipt', () => {
   });
 
   it('answers not signed when the wait ends first, with the state saying why', async () => {
-    const parked = await sales().startAndAwaitReceipt(openSale({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.reject) }), { wait: '20s' });
-    expect(parked).toMatchObject({ signed: false, receipt: null, state: { step: 'parked', parked: { code: 'authority_rejected' } } });
+    const parked = await sales().startAndAwaitReceipt(
+      openSale({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.reject) }),
+      { wait: '20s' },
+    );
+    expect(parked).toMatchObject({
+      signed: false,
+      receipt: null,
+      state: { step: 'parked', parked: { code: 'authority_rejected' } },
+    });
 
     // The demo authority holds a SLOW- sale for 2 s: a 300 ms wait ends before.
-    const slow = await sales().startAndAwaitReceipt(openSale({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.slow) }), { wait: '300ms' });
+    const slow = await sales().startAndAwaitReceipt(
+      openSale({ traderInvoiceNumber: invoiceNumber(DEMO.invoicePrefixes.slow) }),
+      { wait: '300ms' },
+    );
     expect(slow).toMatchObject({ signed: false, receipt: null });
     expect(slow.state.step).not.toBe('parked');
   });
@@ -86,7 +110,9 @@ describe('startAndAwaitReceipt', () => {
     expect((tooLong as Error).message).toBe('invalid awaitReceipt request: wait must be at most 10 minutes');
     const badSale = await failure(sales().startAndAwaitReceipt({ ...input, lines: [] }));
     expect(badSale).toMatchObject({ name: 'SaleInputError', field: 'lines' });
-    await expect(h.client.workflow.getHandle(saleWorkflowId(input.businessId, input.traderInvoiceNumber)).describe()).rejects.toThrow();
+    await expect(
+      h.client.workflow.getHandle(saleWorkflowId(input.businessId, input.traderInvoiceNumber)).describe(),
+    ).rejects.toThrow();
   });
 });
 
@@ -96,7 +122,11 @@ describe('awaitReceipt', () => {
     const started = await sales().startSale(input);
 
     const answer = await sales().awaitReceipt(input.businessId, input.traderInvoiceNumber, { wait: '30s' });
-    expect(answer).toMatchObject({ workflowId: started.workflowId, signed: true, receipt: { signature: expect.any(String) } });
+    expect(answer).toMatchObject({
+      workflowId: started.workflowId,
+      signed: true,
+      receipt: { signature: expect.any(String) },
+    });
 
     await h.client.workflow.getHandle(started.workflowId).result();
     const closed = await sales().awaitReceipt(input.businessId, input.traderInvoiceNumber);

@@ -7,7 +7,11 @@ const PAYLOAD_KEYS = 'test-1:BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=';
 describe('connectSalesClient', () => {
   it('connects from the environment the ecosystem way (envconfig variables)', async () => {
     const connected = await connectSalesClient({
-      env: { TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: inject('temporalNamespace'), PAYLOAD_KEYS },
+      env: {
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+        PAYLOAD_KEYS,
+      },
       taskQueue: 'sales-elsewhere',
     });
     try {
@@ -19,8 +23,12 @@ describe('connectSalesClient', () => {
   });
 
   it('names an unreachable Temporal and a bad setting', async () => {
-    await expect(connectSalesClient({ env: { TEMPORAL_ADDRESS: '127.0.0.1:1', PAYLOAD_KEYS } })).rejects.toThrow(TemporalConnectionError);
-    await expect(connectSalesClient({ env: { TEMPORAL_TLS_CLIENT_KEY_PATH: '/nonexistent/key.pem', PAYLOAD_KEYS } })).rejects.toThrow(ConfigError);
+    await expect(connectSalesClient({ env: { TEMPORAL_ADDRESS: '127.0.0.1:1', PAYLOAD_KEYS } })).rejects.toThrow(
+      TemporalConnectionError,
+    );
+    await expect(
+      connectSalesClient({ env: { TEMPORAL_TLS_CLIENT_KEY_PATH: '/nonexistent/key.pem', PAYLOAD_KEYS } }),
+    ).rejects.toThrow(ConfigError);
   });
 
   it('encrypts what it sends: no payload key is a named configuration error, never a plaintext fallback', async () => {

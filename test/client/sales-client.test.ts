@@ -4,7 +4,12 @@ import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { SaleInputConflictError, SaleInputError, SaleOperationError, SalesClient } from '../../src/client/index.js';
 import type { SaleInput } from '../../src/client/index.js';
-import { BusinessId, FiscalStatus, NeedsAttention, TraderInvoiceNumber } from '../../src/contracts/search-attributes.js';
+import {
+  BusinessId,
+  FiscalStatus,
+  NeedsAttention,
+  TraderInvoiceNumber,
+} from '../../src/contracts/search-attributes.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
 import { stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
 import { closeRefundWindowSignal } from '../fixtures/workflows/fake-sale.js';
@@ -37,7 +42,11 @@ async function executions(workflowId: string, expected: number): Promise<string[
     for await (const info of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runIds.push(info.runId);
     return runIds;
   };
-  await eventually(list, (runIds) => runIds.length >= expected, { timeoutMs: 10_000, intervalMs: 200, what: `${expected} executions` });
+  await eventually(list, (runIds) => runIds.length >= expected, {
+    timeoutMs: 10_000,
+    intervalMs: 200,
+    what: `${expected} executions`,
+  });
   // Give a second execution, had one been started, the same time to show up.
   await new Promise((resolve) => setTimeout(resolve, 500));
   return list();
@@ -58,7 +67,11 @@ describe('startSale', () => {
     const first = await sales.startSale(input);
     const second = await sales.startSale(input);
 
-    expect(first).toEqual({ workflowId: saleWorkflowId(input.businessId, 'INV-1'), runId: expect.any(String), started: true });
+    expect(first).toEqual({
+      workflowId: saleWorkflowId(input.businessId, 'INV-1'),
+      runId: expect.any(String),
+      started: true,
+    });
     expect(second).toEqual({ ...first, started: false });
     expect(await executions(first.workflowId, 1)).toEqual([first.runId]);
   });
@@ -75,7 +88,11 @@ describe('startSale', () => {
   it('never starts a finished sale again: the existing execution is returned', async () => {
     const input = sale();
     const first = await sales.startSale(input);
-    await sales.refund(input.businessId, 'INV-1', { reason: '01', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' });
+    await sales.refund(input.businessId, 'INV-1', {
+      reason: '01',
+      returnDate: '2025-01-16',
+      traderInvoiceNumber: 'CN-1',
+    });
     await client.workflow.getHandle(first.workflowId).result();
 
     const again = await sales.startSale(input);
@@ -94,13 +111,17 @@ describe('startSale', () => {
     expect(description.typedSearchAttributes.get(FiscalStatus)).toBe('pending');
     expect(description.typedSearchAttributes.get(NeedsAttention)).toBe(false);
     // 1 × 100.50 + 2 × 100.50
-    expect(await description.staticSummary()).toBe(`Sale INV-42 · business ${input.businessId} · 2 lines · total KES 301.50`);
+    expect(await description.staticSummary()).toBe(
+      `Sale INV-42 · business ${input.businessId} · 2 lines · total KES 301.50`,
+    );
     const details = await description.staticDetails();
     expect(details).toContain('| 1 | SUGAR-1KG | line 1 | 1 | 100.50 | 100.50 |');
     expect(details).toContain('| 2 | MILK\\|500ML | line 2 | 2 | 100.50 | 201.00 |');
 
     const found = [];
-    for await (const info of client.workflow.list({ query: `BusinessId = '${input.businessId}' AND TraderInvoiceNumber = 'INV-42'` })) {
+    for await (const info of client.workflow.list({
+      query: `BusinessId = '${input.businessId}' AND TraderInvoiceNumber = 'INV-42'`,
+    })) {
       found.push(info.workflowId);
     }
     expect(found).toEqual([workflowId]);
@@ -118,7 +139,11 @@ describe('startSale', () => {
   it('refuses a repeated start with another input: a conflict naming the fields, never their values', async () => {
     const input = sale(['ITEM-1', 'ITEM-2'], { customer: { name: 'Wanjiru Kamau', pin: 'A123456789B' } });
     const { workflowId } = await sales.startSale(input);
-    const other: SaleInput = { ...input, customer: { name: 'Otieno Odhiambo', pin: 'A123456789B' }, lines: [input.lines[0]!, { ...input.lines[1]!, quantity: 4321 }] };
+    const other: SaleInput = {
+      ...input,
+      customer: { name: 'Otieno Odhiambo', pin: 'A123456789B' },
+      lines: [input.lines[0]!, { ...input.lines[1]!, quantity: 4321 }],
+    };
 
     const err = await sales.startSale(other).then(
       (answer) => answer,
@@ -138,7 +163,11 @@ describe('startSale', () => {
   it('refuses a conflicting start of a finished sale too: its input is read from its history', async () => {
     const input = sale();
     const first = await sales.startSale(input);
-    await sales.refund(input.businessId, 'INV-1', { reason: '01', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' });
+    await sales.refund(input.businessId, 'INV-1', {
+      reason: '01',
+      returnDate: '2025-01-16',
+      traderInvoiceNumber: 'CN-1',
+    });
     await client.workflow.getHandle(first.workflowId).result();
 
     const err = await sales.startSale({ ...input, saleDate: '2025-01-16' }).catch((e: unknown) => e);
@@ -148,18 +177,26 @@ describe('startSale', () => {
   });
 
   it('reads an encrypted start with its codec, with no worker running the sale', async () => {
-    const encrypted = new Client({ connection: client.connection, namespace: client.options.namespace, dataConverter: createDataConverter(ring([['k1', newKey()]])) });
+    const encrypted = new Client({
+      connection: client.connection,
+      namespace: client.options.namespace,
+      dataConverter: createDataConverter(ring([['k1', newKey()]])),
+    });
     // A task queue no worker polls: the sale only has its start event.
     const idle = new SalesClient(encrypted, { taskQueue: `${taskQueue}-idle` });
     const input = sale(['ITEM-1'], { customer: { name: 'Wanjiru Kamau', email: 'wanjiru@example.com' } });
     const { workflowId } = await idle.startSale(input);
     try {
       const [started] = (await encrypted.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-      const stored = new TextDecoder().decode(started?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data ?? undefined);
+      const stored = new TextDecoder().decode(
+        started?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data ?? undefined,
+      );
       expect(stored).not.toContain('Wanjiru');
 
       expect(await idle.startSale(input)).toMatchObject({ started: false });
-      const err = await idle.startSale({ ...input, customer: { ...input.customer, email: 'other@example.com' } }).catch((e: unknown) => e);
+      const err = await idle
+        .startSale({ ...input, customer: { ...input.customer, email: 'other@example.com' } })
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ name: 'SaleInputConflictError', fields: ['customer.email'] });
     } finally {
       await encrypted.workflow.getHandle(workflowId).terminate('test done');
@@ -175,9 +212,9 @@ describe('startSale', () => {
     expect(err).toBeInstanceOf(SaleInputError);
     expect((err as SaleInputError).field).toBe('lines[0].quantity');
     expect((err as Error).message).toBe('invalid sale input: lines[0].quantity must be more than 0');
-    await expect(client.workflow.getHandle(saleWorkflowId(input.businessId, 'INV-1')).describe()).rejects.toBeInstanceOf(
-      WorkflowNotFoundError,
-    );
+    await expect(
+      client.workflow.getHandle(saleWorkflowId(input.businessId, 'INV-1')).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 });
 
@@ -195,7 +232,10 @@ describe('operations on a sale', () => {
     const handedOver = sale(['ITEM-1']);
     await sales.startSale(handedOver);
     expect((await sales.getState(handedOver.businessId, 'INV-1')).stockMovements).toEqual([
-      expect.objectContaining({ status: 'handed_over', ledger: stockLedgerWorkflowId(taskQueue, handedOver.businessId, undefined) }),
+      expect.objectContaining({
+        status: 'handed_over',
+        ledger: stockLedgerWorkflowId(taskQueue, handedOver.businessId, undefined),
+      }),
     ]);
   });
 
@@ -204,7 +244,9 @@ describe('operations on a sale', () => {
     await sales.startSale(input);
     const request = { reason: '02', returnDate: '2025-01-20', traderInvoiceNumber: 'CN-7', restock: false };
     // The stand-in signs on its first activation; a refund that arrives before that is (rightly) refused.
-    await expect.poll(async () => (await sales.getState(input.businessId, 'INV-1')).sale, { timeout: 5_000 }).not.toBeNull();
+    await expect
+      .poll(async () => (await sales.getState(input.businessId, 'INV-1')).sale, { timeout: 5_000 })
+      .not.toBeNull();
 
     const first = await sales.refund(input.businessId, 'INV-1', request);
     const repeated = await sales.refund(input.businessId, 'INV-1', request);
@@ -225,7 +267,9 @@ describe('operations on a sale', () => {
       sales.refund(input.businessId, 'INV-1', { reason: '01', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' }),
     );
     expect(refused).toMatchObject({ operation: 'refund', failure: 'rejected', updateId: 'refund:CN-1' });
-    expect(refused.message).toBe(`refund of ${saleWorkflowId(input.businessId, 'INV-1')} was refused: the sale is not signed: nothing to refund`);
+    expect(refused.message).toBe(
+      `refund of ${saleWorkflowId(input.businessId, 'INV-1')} was refused: the sale is not signed: nothing to refund`,
+    );
 
     const notWaiting = await rejection(sales.itemFixed(input.businessId, 'INV-1', 'ITEM-9'));
     expect(notWaiting.message).toContain('item ITEM-9 is not waiting to be fixed');
@@ -306,8 +350,12 @@ describe('operations on a sale', () => {
   });
 
   it('refuses bad operation input before sending anything', async () => {
-    await expect(sales.getState('biz:1', 'INV-1')).rejects.toThrow("invalid sale reference: businessId must not contain ':'");
-    await expect(sales.cancel('biz-1', 'INV-1', '  ')).rejects.toThrow('invalid cancel request: reason must not be empty');
+    await expect(sales.getState('biz:1', 'INV-1')).rejects.toThrow(
+      "invalid sale reference: businessId must not contain ':'",
+    );
+    await expect(sales.cancel('biz-1', 'INV-1', '  ')).rejects.toThrow(
+      'invalid cancel request: reason must not be empty',
+    );
     await expect(
       sales.refund('biz-1', 'INV-1', { reason: '07', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' }),
     ).rejects.toThrow('invalid refund request: reason must be one of 01, 02, 03, 04, 05, 06');

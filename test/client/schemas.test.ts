@@ -49,7 +49,12 @@ describe('parseSaleInput', () => {
   });
 
   it('accepts the smallest sale', () => {
-    const minimal = { businessId: 'b', traderInvoiceNumber: 'x', saleDate: '2025-12-31', lines: [{ itemId: 'i', quantity: 0.001, unitPrice: 0 }] };
+    const minimal = {
+      businessId: 'b',
+      traderInvoiceNumber: 'x',
+      saleDate: '2025-12-31',
+      lines: [{ itemId: 'i', quantity: 0.001, unitPrice: 0 }],
+    };
     expect(parseSaleInput(minimal)).toEqual(minimal);
   });
 
@@ -88,17 +93,42 @@ describe('parseSaleInput', () => {
     ['lines.0.quantity', 1.00001, 'lines[0].quantity', 'must have at most 4 decimal places'],
     ['lines.0.unitPrice', 1e200, 'lines[0].unitPrice', 'must be at most 1000000000'],
     ['lines.0.unitPrice', 0.00001, 'lines[0].unitPrice', 'must have at most 4 decimal places'],
-    ['lines.0', { itemId: 'ITEM-1', quantity: 1_000_000, unitPrice: 1_000_000_000 }, 'lines[0]', 'quantity × unitPrice must be at most 1000000000000'],
+    [
+      'lines.0',
+      { itemId: 'ITEM-1', quantity: 1_000_000, unitPrice: 1_000_000_000 },
+      'lines[0]',
+      'quantity × unitPrice must be at most 1000000000000',
+    ],
     ['lines.0.description', 7, 'lines[0].description', 'must be a string'],
     ['options', [], 'options', 'must be an object'],
     ['options.refundWindowDays', -1, 'options.refundWindowDays', 'must be between 0 and 365'],
     ['options.refundWindowDays', 366, 'options.refundWindowDays', 'must be between 0 and 365'],
-    ['options.outcomeTimeout', '24', 'options.outcomeTimeout', "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'"],
-    ['options.outcomeTimeout', 'one day', 'options.outcomeTimeout', "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'"],
-    ['options.outcomeTimeout', '-5m', 'options.outcomeTimeout', "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'"],
+    [
+      'options.outcomeTimeout',
+      '24',
+      'options.outcomeTimeout',
+      "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'",
+    ],
+    [
+      'options.outcomeTimeout',
+      'one day',
+      'options.outcomeTimeout',
+      "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'",
+    ],
+    [
+      'options.outcomeTimeout',
+      '-5m',
+      'options.outcomeTimeout',
+      "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'",
+    ],
     ['options.outcomeTimeout', '0s', 'options.outcomeTimeout', 'must be longer than 0'],
     ['options.outcomeTimeout', 86_400_000, 'options.outcomeTimeout', 'must be a string'],
-    ['options.itemFixDeadline', '7 fortnights', 'options.itemFixDeadline', "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'"],
+    [
+      'options.itemFixDeadline',
+      '7 fortnights',
+      'options.itemFixDeadline',
+      "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'",
+    ],
     ['options.transientRetryLimit', 51, 'options.transientRetryLimit', 'must be between 0 and 50'],
     ['options.transientRetryLimit', -1, 'options.transientRetryLimit', 'must be between 0 and 50'],
     ['options.transientRetryLimit', 2.5, 'options.transientRetryLimit', 'must be a whole number'],
@@ -125,7 +155,11 @@ describe('parseSaleInput', () => {
   });
 
   it('refuses a sale whose lines total more than 1e13', () => {
-    const lines = Array.from({ length: 20 }, (_, i) => ({ itemId: `ITEM-${i}`, quantity: 1000, unitPrice: 999_999_999 }));
+    const lines = Array.from({ length: 20 }, (_, i) => ({
+      itemId: `ITEM-${i}`,
+      quantity: 1000,
+      unitPrice: 999_999_999,
+    }));
     expect(failure(() => parseSaleInput({ ...validSale(), lines })).message).toBe(
       'invalid sale input: lines must total at most 10000000000000 (quantity × unitPrice summed)',
     );
@@ -133,7 +167,9 @@ describe('parseSaleInput', () => {
 
   it('refuses more than 500 lines', () => {
     const lines = Array.from({ length: 501 }, (_, i) => ({ itemId: `ITEM-${i}`, quantity: 1, unitPrice: 1 }));
-    expect(failure(() => parseSaleInput({ ...validSale(), lines })).message).toBe('invalid sale input: lines must have at most 500 lines');
+    expect(failure(() => parseSaleInput({ ...validSale(), lines })).message).toBe(
+      'invalid sale input: lines must have at most 500 lines',
+    );
   });
 
   it('names the line that is wrong', () => {
@@ -203,7 +239,10 @@ describe('one definition of a sale request (src/contracts/sale-input.ts)', () =>
   });
 
   it('the start-time check and the compliance client refuse a sale total over 1e13 alike', () => {
-    const sale = { ...validSale(), lines: Array.from({ length: 20 }, () => ({ itemId: 'i', quantity: 1000, unitPrice: 999_999_999 })) };
+    const sale = {
+      ...validSale(),
+      lines: Array.from({ length: 20 }, () => ({ itemId: 'i', quantity: 1000, unitPrice: 999_999_999 })),
+    };
     const err = failure(() => parseSaleInput(sale));
     expect({ field: err.field, reason: err.reason }).toEqual(complianceRefusal(sale));
   });

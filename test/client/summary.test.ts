@@ -32,9 +32,14 @@ describe('saleSummary', () => {
 describe('saleDetails', () => {
   it('lists the lines in a markdown table, escaping what would break it, without contact details', () => {
     const details = saleDetails(
-      sale({ branchId: '00', customer: { name: 'Wanjiku', pin: 'A123', phone: '+254700000000', email: 'w@example.co.ke' } }),
+      sale({
+        branchId: '00',
+        customer: { name: 'Wanjiku', pin: 'A123', phone: '+254700000000', email: 'w@example.co.ke' },
+      }),
     );
-    expect(details).toContain('**Sale** INV-1 of **biz_demo_nairobi**, dated 2025-01-15, branch 00, customer Wanjiku, customer PIN A123');
+    expect(details).toContain(
+      '**Sale** INV-1 of **biz_demo_nairobi**, dated 2025-01-15, branch 00, customer Wanjiku, customer PIN A123',
+    );
     expect(details).toContain('| 1 | SUGAR | Sugar \\| 1 kg bag | 3 | 1.005 | 3.02 |');
     expect(details).toContain('| 2 | MILK |  | 1000 | 1,234.50 | 1,234,500.00 |');
     expect(details).toContain('**Total** KES 1,234,503.02');
@@ -43,7 +48,12 @@ describe('saleDetails', () => {
   });
 
   it('shows as many of 500 lines as fit in 20 000 bytes and says how many are left out', () => {
-    const lines = Array.from({ length: 500 }, (_, i) => ({ itemId: `ITEM-${i}`, quantity: 1, unitPrice: 1, description: 'ü'.repeat(200) }));
+    const lines = Array.from({ length: 500 }, (_, i) => ({
+      itemId: `ITEM-${i}`,
+      quantity: 1,
+      unitPrice: 1,
+      description: 'ü'.repeat(200),
+    }));
     const details = saleDetails(sale({ lines }));
     expect(Buffer.byteLength(details)).toBeLessThanOrEqual(20_000);
     const shown = details.split('\n').filter((l) => /^\| \d+ \|/.test(l)).length;

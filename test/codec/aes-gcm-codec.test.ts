@@ -35,7 +35,10 @@ describe('AesGcmPayloadCodec', () => {
       defaultPayloadConverter.toPayload(customer),
       defaultPayloadConverter.toPayload(undefined),
       defaultPayloadConverter.toPayload(new Uint8Array([1, 2, 3])),
-      { metadata: { encoding: new TextEncoder().encode('json/plain'), custom: new TextEncoder().encode('x') }, data: new TextEncoder().encode('"Wanjiku"') },
+      {
+        metadata: { encoding: new TextEncoder().encode('json/plain'), custom: new TextEncoder().encode('x') },
+        data: new TextEncoder().encode('"Wanjiku"'),
+      },
     ];
     const encoded = await codec.encode(originals);
     expect(encoded).toHaveLength(originals.length);
@@ -60,7 +63,12 @@ describe('AesGcmPayloadCodec', () => {
     const before = new AesGcmPayloadCodec(ring([['k1', k1]]));
     const old = await before.encode([jsonPayload(customer)]);
 
-    const after = new AesGcmPayloadCodec(ring([['k1', k1], ['k2', k2]]));
+    const after = new AesGcmPayloadCodec(
+      ring([
+        ['k1', k1],
+        ['k2', k2],
+      ]),
+    );
     expect(after.encryptKeyId).toBe('k2');
     expect(defaultPayloadConverter.fromPayload((await after.decode(old))[0]!)).toEqual(customer);
     const fresh = await after.encode([jsonPayload(customer)]);
@@ -81,7 +89,10 @@ describe('AesGcmPayloadCodec', () => {
     const cipher = createCipheriv('aes-256-gcm', k1, nonce);
     const sealed = Buffer.concat([nonce, cipher.update(marshalled), cipher.final(), cipher.getAuthTag()]);
     const foreign = {
-      metadata: { encoding: new TextEncoder().encode('binary/encrypted'), 'encryption-key-id': new TextEncoder().encode('go-key') },
+      metadata: {
+        encoding: new TextEncoder().encode('binary/encrypted'),
+        'encryption-key-id': new TextEncoder().encode('go-key'),
+      },
       data: sealed,
     };
     const [decoded] = await new AesGcmPayloadCodec(ring([['go-key', k1]])).decode([foreign]);
@@ -144,7 +155,9 @@ describe('codec server entry point (bad input)', () => {
       timeout: 20_000,
     });
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain('configuration error: PAYLOAD_KEYS entry 1: key "prod-2026" is 24 bytes; AES-256 needs exactly 32');
+    expect(result.stderr).toContain(
+      'configuration error: PAYLOAD_KEYS entry 1: key "prod-2026" is 24 bytes; AES-256 needs exactly 32',
+    );
     expect(result.stderr + result.stdout).not.toContain(short);
   });
 });

@@ -21,7 +21,9 @@ let browser: Browser;
 
 beforeAll(async () => {
   // A page on another origin, standing in for the UI.
-  ui = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>ui</title>'));
+  ui = createServer((_req, res) =>
+    res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>ui</title>'),
+  );
   await new Promise<void>((r) => ui.listen(0, '127.0.0.1', r));
   uiOrigin = `http://127.0.0.1:${(ui.address() as AddressInfo).port}`;
   codec = await startCodecServer({

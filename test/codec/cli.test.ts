@@ -55,14 +55,21 @@ describe('the codec server process', () => {
     expect(listeningAt, 'it listened without a token').toBeUndefined();
     const { code, stdout, stderr } = await server.exited;
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^configuration error: CODEC_HOST is 0\.0\.0\.0: .*set CODEC_AUTH_TOKEN \(or CODEC_AUTH_TOKEN_FILE\)/);
+    expect(stderr).toMatch(
+      /^configuration error: CODEC_HOST is 0\.0\.0\.0: .*set CODEC_AUTH_TOKEN \(or CODEC_AUTH_TOKEN_FILE\)/,
+    );
     expect(stdout).not.toContain('listening');
   }, 60_000);
 
   it('on 0.0.0.0 with CODEC_AUTH_TOKEN_FILE: listens, and /decode and /encode need the token', async () => {
     const tokenFile = join(dir, 'codec-auth-token');
     writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
-    const server = codecServer({ PAYLOAD_KEYS, CODEC_HOST: '0.0.0.0', CODEC_PORT: '0', CODEC_AUTH_TOKEN_FILE: tokenFile });
+    const server = codecServer({
+      PAYLOAD_KEYS,
+      CODEC_HOST: '0.0.0.0',
+      CODEC_PORT: '0',
+      CODEC_AUTH_TOKEN_FILE: tokenFile,
+    });
     try {
       const url = await Promise.race([
         server.listening,
@@ -72,9 +79,15 @@ describe('the codec server process', () => {
       ]);
       for (const route of ['/decode', '/encode']) {
         const post = (headers: Record<string, string>) =>
-          fetch(`${url}${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{}' });
+          fetch(`${url}${route}`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', ...headers },
+            body: '{}',
+          });
         expect((await post({})).status, route).toBe(401);
-        expect((await post({ Authorization: 'Bearer wrong-token-0123456789abcdef0123456789' })).status, route).toBe(401);
+        expect((await post({ Authorization: 'Bearer wrong-token-0123456789abcdef0123456789' })).status, route).toBe(
+          401,
+        );
         expect((await post({ Authorization: `Bearer ${TOKEN}` })).status, route).toBe(200);
       }
     } finally {

@@ -80,12 +80,24 @@ describe('loadKeyRing', () => {
     const lines = tempFile('keys.txt', `# rotated 2026-01\nk1:${k1}\n\nk2:${k2}\n`);
     expect(loadKeyRing({ PAYLOAD_KEYS_FILE: lines })!.toJSON()).toEqual({ encryptKeyId: 'k2', ids: ['k1', 'k2'] });
 
-    const json = tempFile('keys.json', JSON.stringify({ keys: [{ id: 'k1', key: k1 }, { id: 'k2', key: k2 }], encryptKeyId: 'k1' }));
+    const json = tempFile(
+      'keys.json',
+      JSON.stringify({
+        keys: [
+          { id: 'k1', key: k1 },
+          { id: 'k2', key: k2 },
+        ],
+        encryptKeyId: 'k1',
+      }),
+    );
     expect(loadKeyRing({ PAYLOAD_KEYS_FILE: json })!.encryptKeyId).toBe('k1');
 
     const array = tempFile('keys.json', JSON.stringify([{ id: 'k1', key: k1 }]));
     const k3 = newKey().toString('base64');
-    expect(loadKeyRing({ PAYLOAD_KEYS_FILE: array, PAYLOAD_KEYS: `k3:${k3}` })!.toJSON()).toEqual({ encryptKeyId: 'k3', ids: ['k1', 'k3'] });
+    expect(loadKeyRing({ PAYLOAD_KEYS_FILE: array, PAYLOAD_KEYS: `k3:${k3}` })!.toJSON()).toEqual({
+      encryptKeyId: 'k3',
+      ids: ['k1', 'k3'],
+    });
   });
 
   it('file errors name the variable, not the contents', () => {
@@ -95,7 +107,9 @@ describe('loadKeyRing', () => {
     const err = thrown(() => loadKeyRing({ PAYLOAD_KEYS_FILE: broken }));
     expect(err.message).toBe('PAYLOAD_KEYS_FILE: not valid JSON');
     const short = tempFile('keys.json', JSON.stringify([{ id: 'old', key: 'c2hvcnQ=' }]));
-    expect(thrown(() => loadKeyRing({ PAYLOAD_KEYS_FILE: short })).message).toContain('PAYLOAD_KEYS_FILE entry 1: key "old" is 5 bytes');
+    expect(thrown(() => loadKeyRing({ PAYLOAD_KEYS_FILE: short })).message).toContain(
+      'PAYLOAD_KEYS_FILE entry 1: key "old" is 5 bytes',
+    );
   });
 
   it('printing or serialising a ring shows ids only', () => {
@@ -121,13 +135,15 @@ describe('payloadEncryptionFromEnv', () => {
     expect(payloadEncryptionFromEnv({}, { allowPlaintext: true }).encrypted).toBe(false);
     expect(payloadEncryptionFromEnv({ PAYLOAD_ENCRYPTION: 'off' }).encrypted).toBe(false);
     // The operator's "required" wins over a local stack's permission.
-    expect(() => payloadEncryptionFromEnv({ PAYLOAD_ENCRYPTION: 'required' }, { allowPlaintext: true })).toThrow(PayloadKeyConfigError);
+    expect(() => payloadEncryptionFromEnv({ PAYLOAD_ENCRYPTION: 'required' }, { allowPlaintext: true })).toThrow(
+      PayloadKeyConfigError,
+    );
   });
 
   it('refuses contradictions and unknown modes', () => {
-    expect(thrown(() => payloadEncryptionFromEnv({ PAYLOAD_ENCRYPTION: 'off', PAYLOAD_KEYS: `k1:${k1}` })).message).toContain(
-      'PAYLOAD_ENCRYPTION=off but payload keys are configured',
-    );
+    expect(
+      thrown(() => payloadEncryptionFromEnv({ PAYLOAD_ENCRYPTION: 'off', PAYLOAD_KEYS: `k1:${k1}` })).message,
+    ).toContain('PAYLOAD_ENCRYPTION=off but payload keys are configured');
     expect(thrown(() => payloadEncryptionFromEnv({ PAYLOAD_ENCRYPTION: 'maybe' })).message).toBe(
       'PAYLOAD_ENCRYPTION: must be "required" or "off"',
     );

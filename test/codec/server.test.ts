@@ -50,7 +50,9 @@ describe('codec server over HTTP', () => {
   it('encodes and decodes the proto-JSON payloads the UI and CLI send', async () => {
     const encodedRes = await post(open, '/encode', { payloads: [plainJson] });
     expect(encodedRes.status).toBe(200);
-    const encoded = (await encodedRes.json()) as { payloads: Array<{ metadata: Record<string, string>; data: string }> };
+    const encoded = (await encodedRes.json()) as {
+      payloads: Array<{ metadata: Record<string, string>; data: string }>;
+    };
     expect(encoded.payloads).toHaveLength(1);
     const [payload] = encoded.payloads;
     expect(Buffer.from(payload!.metadata.encoding!, 'base64').toString()).toBe('binary/encrypted');
@@ -69,7 +71,10 @@ describe('codec server over HTTP', () => {
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('invalid_body');
 
-    const foreign = { metadata: { encoding: b64('binary/encrypted'), 'encryption-key-id': b64('k9') }, data: b64('x'.repeat(40)) };
+    const foreign = {
+      metadata: { encoding: b64('binary/encrypted'), 'encryption-key-id': b64('k9') },
+      data: b64('x'.repeat(40)),
+    };
     const res = await post(open, '/decode', { payloads: [foreign] });
     expect(res.status).toBe(422);
     const body = (await res.json()) as { error: { code: string; message: string } };
@@ -97,7 +102,11 @@ describe('codec server over HTTP', () => {
   it('CORS preflight: allowed origin gets methods and the X-Namespace, Content-Type, Authorization headers', async () => {
     const res = await fetch(`${open.url}/decode`, {
       method: 'OPTIONS',
-      headers: { Origin: UI, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-namespace' },
+      headers: {
+        Origin: UI,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type,x-namespace',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(UI);
@@ -130,13 +139,22 @@ describe('codec server over HTTP', () => {
     for (const wrong of [`Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, TOKEN, 'Basic abc']) {
       expect((await post(guarded, '/encode', { payloads: [plainJson] }, { Authorization: wrong })).status).toBe(401);
     }
-    const ok = await post(guarded, '/encode', { payloads: [plainJson] }, { Authorization: `Bearer ${TOKEN}`, Origin: UI });
+    const ok = await post(
+      guarded,
+      '/encode',
+      { payloads: [plainJson] },
+      { Authorization: `Bearer ${TOKEN}`, Origin: UI },
+    );
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe(UI);
 
     const preflight = await fetch(`${guarded.url}/encode`, {
       method: 'OPTIONS',
-      headers: { Origin: UI, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' },
+      headers: {
+        Origin: UI,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization,content-type',
+      },
     });
     expect(preflight.status).toBe(204);
   });
@@ -146,13 +164,26 @@ describe('codec server over HTTP', () => {
     const challenge = await fetch(`${guarded.url}/sign-in`);
     expect(challenge.status).toBe(401);
     expect(challenge.headers.get('www-authenticate')).toMatch(/^Basic realm="codec server"/);
-    expect((await fetch(`${guarded.url}/sign-in`, { headers: { Authorization: basic('ops', 'wrong') } })).status).toBe(401);
-    expect((await fetch(`${guarded.url}/sign-in`, { headers: { Authorization: basic('ops', TOKEN) } })).status).toBe(200);
+    expect((await fetch(`${guarded.url}/sign-in`, { headers: { Authorization: basic('ops', 'wrong') } })).status).toBe(
+      401,
+    );
+    expect((await fetch(`${guarded.url}/sign-in`, { headers: { Authorization: basic('ops', TOKEN) } })).status).toBe(
+      200,
+    );
 
-    const decoded = await post(guarded, '/decode', { payloads: [plainJson] }, { Authorization: basic('anyone', TOKEN), Origin: UI });
+    const decoded = await post(
+      guarded,
+      '/decode',
+      { payloads: [plainJson] },
+      { Authorization: basic('anyone', TOKEN), Origin: UI },
+    );
     expect(decoded.status).toBe(200);
     expect(decoded.headers.get('access-control-allow-credentials')).toBe('true');
-    for (const wrong of [basic('ops', `${TOKEN}x`), basic(TOKEN, ''), `Basic ${Buffer.from(TOKEN).toString('base64')}`]) {
+    for (const wrong of [
+      basic('ops', `${TOKEN}x`),
+      basic(TOKEN, ''),
+      `Basic ${Buffer.from(TOKEN).toString('base64')}`,
+    ]) {
       expect((await post(guarded, '/decode', { payloads: [plainJson] }, { Authorization: wrong })).status).toBe(401);
     }
   });
@@ -168,7 +199,7 @@ describe('codec server over HTTP', () => {
     }
   });
 
-  it("accepts protobuf JSON's empty payload list, {} (the CLI's query arguments), and {\"payloads\": []}", async () => {
+  it('accepts protobuf JSON\'s empty payload list, {} (the CLI\'s query arguments), and {"payloads": []}', async () => {
     for (const path of ['/encode', '/decode']) {
       for (const body of [{}, { payloads: [] }]) {
         const res = await post(open, path, body);
@@ -208,7 +239,10 @@ describe('codecServerOptionsFromEnv', () => {
   });
 
   it('reads origins and the token; errors name the variable, never the token', () => {
-    const options = codecServerOptionsFromEnv({ CODEC_CORS_ORIGINS: 'https://temporal.example.com/, http://localhost:8080', CODEC_AUTH_TOKEN: TOKEN });
+    const options = codecServerOptionsFromEnv({
+      CODEC_CORS_ORIGINS: 'https://temporal.example.com/, http://localhost:8080',
+      CODEC_AUTH_TOKEN: TOKEN,
+    });
     expect(options.corsOrigins).toEqual(['https://temporal.example.com', 'http://localhost:8080']);
     expect(options.authToken).toBe(TOKEN);
 
@@ -231,7 +265,9 @@ describe('a codec server reachable beyond this machine needs a token', () => {
     for (const host of beyondLoopback) {
       await expect(startCodecServer({ codec, logger, host }), host).rejects.toThrow(ConfigError);
       await expect(startCodecServer({ codec, logger, host }), host).rejects.toThrow(/CODEC_AUTH_TOKEN/);
-      expect(() => codecServerOptionsFromEnv({ CODEC_HOST: host }), host).toThrow(/CODEC_HOST.*CODEC_AUTH_TOKEN|CODEC_AUTH_TOKEN.*CODEC_HOST/);
+      expect(() => codecServerOptionsFromEnv({ CODEC_HOST: host }), host).toThrow(
+        /CODEC_HOST.*CODEC_AUTH_TOKEN|CODEC_AUTH_TOKEN.*CODEC_HOST/,
+      );
     }
   });
 
@@ -240,7 +276,9 @@ describe('a codec server reachable beyond this machine needs a token', () => {
     const wide = await startCodecServer({ codec, logger, host: '0.0.0.0', authToken: TOKEN });
     try {
       expect((await post(wide, '/decode', { payloads: [plainJson] })).status).toBe(401);
-      expect((await post(wide, '/decode', { payloads: [plainJson] }, { Authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+      expect(
+        (await post(wide, '/decode', { payloads: [plainJson] }, { Authorization: `Bearer ${TOKEN}` })).status,
+      ).toBe(200);
     } finally {
       await wide.close();
     }

@@ -33,11 +33,19 @@ const activities: CustomerActivities = {
     throw ApplicationFailure.nonRetryable(`card declined for ${c.name} (${c.pin})`, 'declined');
   },
 };
-const expected = { greeting: `Karibu ${customer.name}`, refusal: `card declined for ${customer.name} (${customer.pin})` };
+const expected = {
+  greeting: `Karibu ${customer.name}`,
+  refusal: `card declined for ${customer.name} (${customer.pin})`,
+};
 
 const k1 = newKey();
 const k2 = newKey();
-const encrypted: DataConverter = createDataConverter(ring([['k1', k1], ['k2', k2]]));
+const encrypted: DataConverter = createDataConverter(
+  ring([
+    ['k1', k1],
+    ['k2', k2],
+  ]),
+);
 
 const encryptedQueue = uniqueTaskQueue('codec-encrypted');
 const plainQueue = uniqueTaskQueue('codec-plain');
@@ -80,7 +88,12 @@ function text(bytes: Uint8Array | null | undefined): string {
 function eventOf(history: History, attributes: string) {
   const event = history.events?.find((e) => (e as Record<string, unknown>)[attributes] != null);
   expect(event, attributes).toBeDefined();
-  return (event as Record<string, { input?: proto.temporal.api.common.v1.IPayloads; result?: proto.temporal.api.common.v1.IPayloads }>)[attributes]!;
+  return (
+    event as Record<
+      string,
+      { input?: proto.temporal.api.common.v1.IPayloads; result?: proto.temporal.api.common.v1.IPayloads }
+    >
+  )[attributes]!;
 }
 
 describe('encrypted histories on a real Temporal server', () => {
@@ -114,7 +127,11 @@ describe('encrypted histories on a real Temporal server', () => {
 
   it('control: the same workflow without the codec leaves the name in the history (so the check above means something)', async () => {
     const workflowId = `codec-plain-${randomUUID()}`;
-    const handle = await rawClient.workflow.start(customerReceipt, { taskQueue: plainQueue, workflowId, args: [customer] });
+    const handle = await rawClient.workflow.start(customerReceipt, {
+      taskQueue: plainQueue,
+      workflowId,
+      args: [customer],
+    });
     expect(await handle.result()).toEqual(expected);
     expect(historyBytes(await handle.fetchHistory()).includes(customer.name)).toBe(true);
   });
@@ -138,7 +155,11 @@ describe('encrypted histories on a real Temporal server', () => {
   it('rotation: a worker with a newer key still completes histories written under the old one', async () => {
     const env = await getTestEnv();
     const oldOnly = createDataConverter(ring([['k1', k1]]));
-    const oldClient = new Client({ connection: env.connection, namespace: env.namespace ?? 'default', dataConverter: oldOnly });
+    const oldClient = new Client({
+      connection: env.connection,
+      namespace: env.namespace ?? 'default',
+      dataConverter: oldOnly,
+    });
     const workflowId = `codec-rotation-${randomUUID()}`;
     await oldClient.workflow.start(customerReceipt, { taskQueue: encryptedQueue, workflowId, args: [customer] });
     const history = await rawClient.workflow.getHandle(workflowId).fetchHistory();
@@ -159,16 +180,32 @@ describe('the Temporal CLI through the codec server', () => {
       const { path: temporal } = await resolveTemporalExecutable('temporal', { install: false });
       const workflowId = `codec-cli-${randomUUID()}`;
       const common = [
-        '--address', inject('temporalAddress'),
-        '--namespace', env.namespace ?? 'default',
-        '--codec-endpoint', server.url,
-        '--codec-auth', `Bearer ${token}`,
+        '--address',
+        inject('temporalAddress'),
+        '--namespace',
+        env.namespace ?? 'default',
+        '--codec-endpoint',
+        server.url,
+        '--codec-auth',
+        `Bearer ${token}`,
       ];
-      await execFileAsync(temporal, [
-        'workflow', 'start', ...common,
-        '--task-queue', encryptedQueue, '--type', 'customerReceipt', '--workflow-id', workflowId,
-        '--input', JSON.stringify(customer),
-      ], { env: cliEnv() });
+      await execFileAsync(
+        temporal,
+        [
+          'workflow',
+          'start',
+          ...common,
+          '--task-queue',
+          encryptedQueue,
+          '--type',
+          'customerReceipt',
+          '--workflow-id',
+          workflowId,
+          '--input',
+          JSON.stringify(customer),
+        ],
+        { env: cliEnv() },
+      );
       expect(await secureClient.workflow.getHandle(workflowId).result()).toEqual(expected);
 
       const history = await rawClient.workflow.getHandle(workflowId).fetchHistory();
@@ -176,20 +213,45 @@ describe('the Temporal CLI through the codec server', () => {
       const startInput = eventOf(history, 'workflowExecutionStartedEventAttributes').input!.payloads![0]!;
       expect(text(startInput.metadata?.['encryption-key-id'])).toBe('k2');
 
-      const shown = await execFileAsync(temporal, ['workflow', 'show', ...common, '--workflow-id', workflowId, '--output', 'json'], { env: cliEnv() });
+      const shown = await execFileAsync(
+        temporal,
+        ['workflow', 'show', ...common, '--workflow-id', workflowId, '--output', 'json'],
+        { env: cliEnv() },
+      );
       // JSON output keeps payloads in proto-JSON form: decrypted, with base64 `data`.
-      const decodedData = [...shown.stdout.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString());
+      const decodedData = [...shown.stdout.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)].map((m) =>
+        Buffer.from(m[1]!, 'base64').toString(),
+      );
       expect(decodedData.join('\n')).toContain(customer.name);
       expect(shown.stdout).not.toContain(Buffer.from('binary/encrypted').toString('base64'));
 
       // A query without arguments: the CLI encodes its empty argument list, `{}` in protobuf JSON, and decodes the answer.
-      const queried = await execFileAsync(temporal, ['workflow', 'query', ...common, '--workflow-id', workflowId, '--name', 'customerName', '--output', 'json'], { env: cliEnv() });
+      const queried = await execFileAsync(
+        temporal,
+        ['workflow', 'query', ...common, '--workflow-id', workflowId, '--name', 'customerName', '--output', 'json'],
+        { env: cliEnv() },
+      );
       expect(queried.stdout).toContain(customer.name);
 
       // Without the token the codec server refuses, so the CLI cannot decrypt (it retries until its timeout).
       const refused = execFileAsync(
         temporal,
-        ['workflow', 'show', '--address', inject('temporalAddress'), '--namespace', env.namespace ?? 'default', '--codec-endpoint', server.url, '--workflow-id', workflowId, '--output', 'json', '--command-timeout', '2s'],
+        [
+          'workflow',
+          'show',
+          '--address',
+          inject('temporalAddress'),
+          '--namespace',
+          env.namespace ?? 'default',
+          '--codec-endpoint',
+          server.url,
+          '--workflow-id',
+          workflowId,
+          '--output',
+          'json',
+          '--command-timeout',
+          '2s',
+        ],
         { env: cliEnv() },
       );
       await expect(refused).rejects.toThrow();

@@ -50,10 +50,11 @@ describe('registerItem', () => {
       registrationStatus: 'PENDING',
       needs: { productType: true, classificationMapping: true },
     });
-    expect(authorityErrorsFromError(err).map((e) => e.code).sort()).toEqual([
-      'classification_mapping_missing',
-      'product_type_missing',
-    ]);
+    expect(
+      authorityErrorsFromError(err)
+        .map((e) => e.code)
+        .sort(),
+    ).toEqual(['classification_mapping_missing', 'product_type_missing']);
 
     await sandbox().inspector.fixItem(item.id);
     const registered = await nairobi().registerItem(item.id, { branchId: '01' }); // authorityBhfId works too
@@ -133,7 +134,9 @@ describe('adjustStock', () => {
   });
 
   it('a key without stock:write is 403', async () => {
-    const err = await apiErrorOf(client(DEMO.keys.readOnly).adjustStock({ itemId: DEMO.items.sugar, action: 'ADD', quantity: 1 }));
+    const err = await apiErrorOf(
+      client(DEMO.keys.readOnly).adjustStock({ itemId: DEMO.items.sugar, action: 'ADD', quantity: 1 }),
+    );
     expect(err).toMatchObject({ status: 403, code: 'forbidden' });
   });
 });

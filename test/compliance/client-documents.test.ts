@@ -49,7 +49,12 @@ describe('createSale', () => {
     expect(meta.status).toBe(201);
     expect(meta.idempotentReplayed).toBe(false);
     expect(meta.rateLimit.limit).toBe(120);
-    expect(sale).toMatchObject({ type: 'sale', status: 'completed', traderInvoiceNumber: input.traderInvoiceNumber, saleDate: TODAY });
+    expect(sale).toMatchObject({
+      type: 'sale',
+      status: 'completed',
+      traderInvoiceNumber: input.traderInvoiceNumber,
+      saleDate: TODAY,
+    });
     expect(sale.customer).toMatchObject({ name: 'Achieng', pin: 'A123456789B' });
     expect(sale.lines.map((l) => [l.itemId, l.taxRate, l.total])).toEqual([
       [DEMO.items.sugar, 16, 500],
@@ -57,7 +62,10 @@ describe('createSale', () => {
     ]);
     expect(sale.lines[0]).toMatchObject({ taxAmount: 68.97, taxableAmount: 431.03 });
     expect(sale.totals).toEqual({ total: 695, taxableAmount: 626.03, taxAmount: 68.97 });
-    expect(sale.receipt).toMatchObject({ receiptLabel: 'NS', cuInvoiceNo: expect.stringMatching(/^KRACU\d{10}\/\d+$/) });
+    expect(sale.receipt).toMatchObject({
+      receiptLabel: 'NS',
+      cuInvoiceNo: expect.stringMatching(/^KRACU\d{10}\/\d+$/),
+    });
     expect(sale.callback).toBeNull();
 
     const [filed] = await documentsNamed(input.traderInvoiceNumber);
@@ -183,7 +191,12 @@ describe('retrySale', () => {
 describe('createCreditNote', () => {
   it('201: reverses the sale in full, once; a second one is 422 already_credited naming the first', async () => {
     const sale = await signedSale();
-    const input = { traderInvoiceNumber: invoiceNumber('CN-'), returnDate: TODAY, saleId: sale.id, reason: '06' } as const;
+    const input = {
+      traderInvoiceNumber: invoiceNumber('CN-'),
+      returnDate: TODAY,
+      saleId: sale.id,
+      reason: '06',
+    } as const;
     const key = idempotencyKey();
     const { data: note, meta } = await nairobi().createCreditNote(input, key);
 
@@ -206,7 +219,9 @@ describe('createCreditNote', () => {
     );
     expect(err).toMatchObject({ status: 422, code: 'already_credited', retry: 'final' });
     expect(creditNoteIdFromError(err)).toBe(note.id);
-    expect(await sandbox().inspector.documents({ type: 'credit_note', traderInvoiceNumber: input.traderInvoiceNumber })).toHaveLength(1);
+    expect(
+      await sandbox().inspector.documents({ type: 'credit_note', traderInvoiceNumber: input.traderInvoiceNumber }),
+    ).toHaveLength(1);
   });
 
   it('a sale that is not completed is 422 sale_not_completed', async () => {
@@ -266,7 +281,11 @@ describe('result callbacks to a loopback URL (C48)', () => {
     expect(delivery).toBeDefined();
     expect(CallbackNotificationSchema.parse(delivery!.body).event).toBe('sale.completed');
     const later = await nairobi().getSale(data.id);
-    expect(later.data.callback).toMatchObject({ status: 'delivered', event: 'sale.completed', lastResponseStatus: 204 });
+    expect(later.data.callback).toMatchObject({
+      status: 'delivered',
+      event: 'sale.completed',
+      lastResponseStatus: 204,
+    });
   });
 
   it('without allowLoopbackCallbacks the client refuses a loopback URL before sending', async () => {

@@ -52,13 +52,15 @@ describe('403 forbidden', () => {
     expect(err).toMatchObject({ status: 403, code: 'forbidden' });
   });
 
-  it("a business of another application (C41)", async () => {
+  it('a business of another application (C41)', async () => {
     const err = await apiErrorOf(client(DEMO.keys.orgWide).listItems({ businessId: DEMO.businesses.kisumu }));
     expect(err).toMatchObject({ status: 403, code: 'forbidden' });
   });
 
   it('a test key against a production business, and a live key against a sandbox business', async () => {
-    const testOnProduction = await apiErrorOf(client(DEMO.keys.orgWide).listItems({ businessId: DEMO.businesses.production }));
+    const testOnProduction = await apiErrorOf(
+      client(DEMO.keys.orgWide).listItems({ businessId: DEMO.businesses.production }),
+    );
     expect(testOnProduction).toMatchObject({ status: 403, code: 'forbidden' });
     const liveOnSandbox = await apiErrorOf(client(DEMO.keys.live).listItems({ businessId: DEMO.businesses.nairobi }));
     expect(liveOnSandbox).toMatchObject({ status: 403, code: 'forbidden' });
@@ -102,7 +104,9 @@ describe('400 invalid_request', () => {
   it('the client refuses the same page sizes before sending', async () => {
     const before = (await sandbox().inspector.requests()).total;
     for (const pageSize of [0, 101]) {
-      await expect(client(DEMO.keys.nairobi).listPurchases({ pageSize })).rejects.toBeInstanceOf(RequestValidationError);
+      await expect(client(DEMO.keys.nairobi).listPurchases({ pageSize })).rejects.toBeInstanceOf(
+        RequestValidationError,
+      );
     }
     expect((await sandbox().inspector.requests()).total).toBe(before);
     // Both edges are accepted by client and service alike.
@@ -134,6 +138,8 @@ describe('400 invalid_request', () => {
   it('an unknown branch lists the branches in details', async () => {
     const err = await apiErrorOf(client(DEMO.keys.nairobi).registerItem(DEMO.items.sugar, { branchId: 'br_nowhere' }));
     expect(err).toMatchObject({ status: 400, code: 'invalid_request' });
-    expect(err.details.branches).toEqual(expect.arrayContaining([expect.objectContaining({ id: DEMO.branches.nairobiCbd })]));
+    expect(err.details.branches).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: DEMO.branches.nairobiCbd })]),
+    );
   });
 });

@@ -24,7 +24,13 @@ const documentsOf = async (sale: CreateSaleInput) =>
 
 describe('dropped connection before the service processed the request (reset)', () => {
   it('adjustStock: ambiguous (the client cannot know the movement was not recorded)', async () => {
-    sandbox().faults.add({ service: 'compliance', method: 'POST', path: '/v1/stock/adjustments', kind: 'reset', times: 1 });
+    sandbox().faults.add({
+      service: 'compliance',
+      method: 'POST',
+      path: '/v1/stock/adjustments',
+      kind: 'reset',
+      times: 1,
+    });
     const input = stockInput();
     const err = await apiErrorOf(nairobi().adjustStock(input));
     expect(err).toMatchObject({ code: 'connection_reset', retry: 'ambiguous', requestSent: true, status: undefined });
@@ -66,7 +72,12 @@ describe('5xx after the write happened (commit-then-fail)', () => {
   it('createCreditNote: a reset after the write is safe; the repeat replays', async () => {
     const { data: sale } = await nairobi().createSale(nairobiSale(), idempotencyKey());
     sandbox().faults.add({ path: '/v1/credit-notes', kind: 'commit-then-fail', failWith: 'reset', times: 1 });
-    const input = { traderInvoiceNumber: `CN-${randomUUID().slice(0, 8)}`, returnDate: '2025-06-30', saleId: sale.id, reason: '06' } as const;
+    const input = {
+      traderInvoiceNumber: `CN-${randomUUID().slice(0, 8)}`,
+      returnDate: '2025-06-30',
+      saleId: sale.id,
+      reason: '06',
+    } as const;
     const key = idempotencyKey();
     const err = await apiErrorOf(nairobi().createCreditNote(input, key));
     expect(err).toMatchObject({ code: 'connection_reset', retry: 'safe' });
@@ -89,7 +100,8 @@ describe('5xx before processing (error)', () => {
     sandbox().faults.add({ service: 'compliance', method, path, kind: 'error', status: 503, times: 1 });
     const calls = {
       adjustStock: () => nairobi().adjustStock(stockInput()),
-      createItem: () => nairobi().createItem({ externalId: `SKU-${randomUUID()}`, name: 'x', taxTypeCode: 'B', unitPrice: 1 }),
+      createItem: () =>
+        nairobi().createItem({ externalId: `SKU-${randomUUID()}`, name: 'x', taxTypeCode: 'B', unitPrice: 1 }),
       createSale: () => nairobi().createSale(nairobiSale(), idempotencyKey()),
       retrySale: () => nairobi().retrySale('sale_any'),
       registerItem: () => nairobi().registerItem(DEMO.items.sugar),
@@ -104,7 +116,10 @@ describe('5xx before processing (error)', () => {
 describe('connection refused (nothing listening)', () => {
   it('is safe for every operation, with requestSent false', async () => {
     const offline = client(DEMO.keys.nairobi, { baseUrl: `http://127.0.0.1:${await closedPort()}` });
-    for (const call of [() => offline.adjustStock(stockInput()), () => offline.createSale(nairobiSale(), idempotencyKey())]) {
+    for (const call of [
+      () => offline.adjustStock(stockInput()),
+      () => offline.createSale(nairobiSale(), idempotencyKey()),
+    ]) {
       const err = await apiErrorOf(call());
       expect(err).toMatchObject({ code: 'network_error', retry: 'safe', requestSent: false, status: undefined });
     }
@@ -138,7 +153,14 @@ describe('no answer in time', () => {
 
 describe('injected 429 (rate-limit fault)', () => {
   it('is safe, with Retry-After and the rate-limit headers parsed', async () => {
-    sandbox().faults.add({ path: '/v1/items', method: 'GET', kind: 'rate-limit', retryAfterSeconds: 7, limit: 50, times: 1 });
+    sandbox().faults.add({
+      path: '/v1/items',
+      method: 'GET',
+      kind: 'rate-limit',
+      retryAfterSeconds: 7,
+      limit: 50,
+      times: 1,
+    });
     const err = await apiErrorOf(nairobi().listItems());
     expect(err).toMatchObject({
       status: 429,

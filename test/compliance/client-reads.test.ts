@@ -75,8 +75,15 @@ describe('businessId on business-scoped calls', () => {
 describe('items', () => {
   it('listItems returns every item of the business with registration state and needs', async () => {
     const { data } = await client(DEMO.keys.nairobi).listItems();
-    expect(data.map((i) => i.id).sort()).toEqual(fixtureBusiness(DEMO.businesses.nairobi).items.map((i) => i.id).sort());
-    expect(data.find((i) => i.id === DEMO.items.sugar)).toMatchObject({ registrationStatus: 'REGISTERED', taxTypeCode: 'B' });
+    expect(data.map((i) => i.id).sort()).toEqual(
+      fixtureBusiness(DEMO.businesses.nairobi)
+        .items.map((i) => i.id)
+        .sort(),
+    );
+    expect(data.find((i) => i.id === DEMO.items.sugar)).toMatchObject({
+      registrationStatus: 'REGISTERED',
+      taxTypeCode: 'B',
+    });
     expect(data.find((i) => i.id === DEMO.items.spiceMix)).toMatchObject({
       registrationStatus: 'PENDING',
       needs: { productType: false, classificationMapping: true },
@@ -157,7 +164,10 @@ describe('purchases', () => {
     expect(data.pagination.nextCursor).toEqual(expect.any(String));
     const dates = data.purchases.map((p) => p.invoiceDate);
     expect([...dates].sort().reverse()).toEqual(dates);
-    expect(data.purchases[0]).toMatchObject({ supplier: { name: expect.any(String) }, totals: { total: expect.any(Number) } });
+    expect(data.purchases[0]).toMatchObject({
+      supplier: { name: expect.any(String) },
+      totals: { total: expect.any(Number) },
+    });
   });
 
   it('iteratePurchasePages walks every page passing nextCursor back', async () => {
@@ -169,13 +179,18 @@ describe('purchases', () => {
     expect(pages.at(-1)?.pagination.nextCursor).toBeNull();
     const ids = pages.flatMap((p) => p.purchases.map((x) => x.id));
     expect(new Set(ids).size).toBe(expected);
-    expect(ids.sort()).toEqual(visible().map((p) => p.id).sort());
+    expect(ids.sort()).toEqual(
+      visible()
+        .map((p) => p.id)
+        .sort(),
+    );
   });
 
   it('iteratePurchases applies the status and date filters', async () => {
     const nairobi = client(DEMO.keys.nairobi);
     const confirmed = [];
-    for await (const purchase of nairobi.iteratePurchases({ status: 'confirmed', pageSize: 7 })) confirmed.push(purchase);
+    for await (const purchase of nairobi.iteratePurchases({ status: 'confirmed', pageSize: 7 }))
+      confirmed.push(purchase);
     expect(confirmed.map((p) => p.id).sort()).toEqual(
       visible()
         .filter((p) => p.status === 'confirmed')
@@ -184,7 +199,9 @@ describe('purchases', () => {
     );
     expect(confirmed.every((p) => p.status === 'confirmed')).toBe(true);
 
-    const dates = visible().map((p) => p.invoiceDate).sort();
+    const dates = visible()
+      .map((p) => p.invoiceDate)
+      .sort();
     const fromDate = dates[5]!;
     const toDate = dates[25]!;
     const inRange = [];

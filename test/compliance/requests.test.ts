@@ -73,10 +73,24 @@ describe('createSale', () => {
 
   it('traderInvoiceNumber: 1 and 50 characters pass, empty and 51 do not', () => {
     expect(validator.validate('createSale', sale({ traderInvoiceNumber: 'X' })).traderInvoiceNumber).toBe('X');
-    expect(validator.validate('createSale', sale({ traderInvoiceNumber: 'X'.repeat(50) })).traderInvoiceNumber).toHaveLength(50);
-    expectRefused(() => validator.validate('createSale', sale({ traderInvoiceNumber: '' })), 'traderInvoiceNumber', /empty/);
-    expectRefused(() => validator.validate('createSale', sale({ traderInvoiceNumber: '   ' })), 'traderInvoiceNumber', /empty/);
-    expectRefused(() => validator.validate('createSale', sale({ traderInvoiceNumber: 'X'.repeat(51) })), 'traderInvoiceNumber', /at most 50/);
+    expect(
+      validator.validate('createSale', sale({ traderInvoiceNumber: 'X'.repeat(50) })).traderInvoiceNumber,
+    ).toHaveLength(50);
+    expectRefused(
+      () => validator.validate('createSale', sale({ traderInvoiceNumber: '' })),
+      'traderInvoiceNumber',
+      /empty/,
+    );
+    expectRefused(
+      () => validator.validate('createSale', sale({ traderInvoiceNumber: '   ' })),
+      'traderInvoiceNumber',
+      /empty/,
+    );
+    expectRefused(
+      () => validator.validate('createSale', sale({ traderInvoiceNumber: 'X'.repeat(51) })),
+      'traderInvoiceNumber',
+      /at most 50/,
+    );
   });
 
   it('names a missing required field', () => {
@@ -100,30 +114,67 @@ describe('createSale', () => {
     expectRefused(() => validator.validate('createSale', sale({ saleDate: '2025-00-10' })), 'saleDate', /calendar/);
     expectRefused(() => validator.validate('createSale', sale({ saleDate: '14/03/2025' })), 'saleDate', /YYYY-MM-DD/);
     expectRefused(() => validator.validate('createSale', sale({ saleDate: '2025-3-14' })), 'saleDate', /YYYY-MM-DD/);
-    expectRefused(() => validator.validate('createSale', sale({ saleDate: '2025-03-14T10:00:00Z' })), 'saleDate', /YYYY-MM-DD/);
+    expectRefused(
+      () => validator.validate('createSale', sale({ saleDate: '2025-03-14T10:00:00Z' })),
+      'saleDate',
+      /YYYY-MM-DD/,
+    );
   });
 
   it('lines: 1 and 500 pass, 0 and 501 do not', () => {
     expect(validator.validate('createSale', sale({ lines: [line()] })).lines).toHaveLength(1);
-    expect(validator.validate('createSale', sale({ lines: Array.from({ length: 500 }, () => line()) })).lines).toHaveLength(500);
+    expect(
+      validator.validate('createSale', sale({ lines: Array.from({ length: 500 }, () => line()) })).lines,
+    ).toHaveLength(500);
     expectRefused(() => validator.validate('createSale', sale({ lines: [] })), 'lines', /at least 1/);
-    expectRefused(() => validator.validate('createSale', sale({ lines: Array.from({ length: 501 }, () => line()) })), 'lines', /at most 500/);
+    expectRefused(
+      () => validator.validate('createSale', sale({ lines: Array.from({ length: 501 }, () => line()) })),
+      'lines',
+      /at most 500/,
+    );
   });
 
   it('line quantity must be more than 0, unit price 0 or more, item id non-empty; the path names the line', () => {
     expect(validator.validate('createSale', sale({ lines: [line(0.01)] })).lines[0]?.quantity).toBe(0.01);
-    expect(validator.validate('createSale', sale({ lines: [{ itemId: 'i', quantity: 1, unitPrice: 0 }] })).lines[0]?.unitPrice).toBe(0);
-    expectRefused(() => validator.validate('createSale', sale({ lines: [line(), line(0)] })), 'lines[1].quantity', /more than 0/);
-    expectRefused(() => validator.validate('createSale', sale({ lines: [line(-1)] })), 'lines[0].quantity', /more than 0/);
-    expectRefused(() => validator.validate('createSale', sale({ lines: [line(Number.NaN)] })), 'lines[0].quantity', /finite/);
+    expect(
+      validator.validate('createSale', sale({ lines: [{ itemId: 'i', quantity: 1, unitPrice: 0 }] })).lines[0]
+        ?.unitPrice,
+    ).toBe(0);
     expectRefused(
-      () => validator.validate('createSale', sale({ lines: [line(), line(), { itemId: 'i', quantity: 1, unitPrice: -0.01 }] })),
+      () => validator.validate('createSale', sale({ lines: [line(), line(0)] })),
+      'lines[1].quantity',
+      /more than 0/,
+    );
+    expectRefused(
+      () => validator.validate('createSale', sale({ lines: [line(-1)] })),
+      'lines[0].quantity',
+      /more than 0/,
+    );
+    expectRefused(
+      () => validator.validate('createSale', sale({ lines: [line(Number.NaN)] })),
+      'lines[0].quantity',
+      /finite/,
+    );
+    expectRefused(
+      () =>
+        validator.validate(
+          'createSale',
+          sale({ lines: [line(), line(), { itemId: 'i', quantity: 1, unitPrice: -0.01 }] }),
+        ),
       'lines[2].unitPrice',
       /0 or more/,
     );
-    expectRefused(() => validator.validate('createSale', sale({ lines: [{ itemId: '', quantity: 1, unitPrice: 1 }] })), 'lines[0].itemId', /empty/);
     expectRefused(
-      () => validator.validate('createSale', sale({ lines: [{ itemId: 'i', quantity: '2', unitPrice: 1 } as unknown as ReturnType<typeof line>] })),
+      () => validator.validate('createSale', sale({ lines: [{ itemId: '', quantity: 1, unitPrice: 1 }] })),
+      'lines[0].itemId',
+      /empty/,
+    );
+    expectRefused(
+      () =>
+        validator.validate(
+          'createSale',
+          sale({ lines: [{ itemId: 'i', quantity: '2', unitPrice: 1 } as unknown as ReturnType<typeof line>] }),
+        ),
       'lines[0].quantity',
       /number/,
     );
@@ -140,10 +191,26 @@ describe('createSale', () => {
     expect(validator.validate('createSale', sale({ callbackUrl: 'https://hooks.example.com/cb' })).callbackUrl).toBe(
       'https://hooks.example.com/cb',
     );
-    expectRefused(() => validator.validate('createSale', sale({ callbackUrl: 'http://hooks.example.com/cb' })), 'callbackUrl', /https/);
-    expectRefused(() => validator.validate('createSale', sale({ callbackUrl: 'https://localhost/cb' })), 'callbackUrl', /public host/);
-    expectRefused(() => validator.validate('createSale', sale({ callbackUrl: 'https://10.0.0.5/cb' })), 'callbackUrl', /public host/);
-    expectRefused(() => validator.validate('createSale', sale({ callbackUrl: 'https://a:b@hooks.example.com/' })), 'callbackUrl', /password/);
+    expectRefused(
+      () => validator.validate('createSale', sale({ callbackUrl: 'http://hooks.example.com/cb' })),
+      'callbackUrl',
+      /https/,
+    );
+    expectRefused(
+      () => validator.validate('createSale', sale({ callbackUrl: 'https://localhost/cb' })),
+      'callbackUrl',
+      /public host/,
+    );
+    expectRefused(
+      () => validator.validate('createSale', sale({ callbackUrl: 'https://10.0.0.5/cb' })),
+      'callbackUrl',
+      /public host/,
+    );
+    expectRefused(
+      () => validator.validate('createSale', sale({ callbackUrl: 'https://a:b@hooks.example.com/' })),
+      'callbackUrl',
+      /password/,
+    );
     expectRefused(
       () => validator.validate('createSale', sale({ callbackUrl: `https://hooks.example.com/${'a'.repeat(2049)}` })),
       'callbackUrl',
@@ -153,10 +220,17 @@ describe('createSale', () => {
 
   it('allowLoopbackCallbacks accepts http to loopback only', () => {
     const local = new RequestValidator({ allowLoopbackCallbacks: true });
-    expect(local.validate('createSale', sale({ callbackUrl: 'http://127.0.0.1:9999/cb' })).callbackUrl).toBe('http://127.0.0.1:9999/cb');
-    expect(local.validate('createSale', sale({ callbackUrl: 'http://localhost:9999/cb' })).callbackUrl).toBe('http://localhost:9999/cb');
+    expect(local.validate('createSale', sale({ callbackUrl: 'http://127.0.0.1:9999/cb' })).callbackUrl).toBe(
+      'http://127.0.0.1:9999/cb',
+    );
+    expect(local.validate('createSale', sale({ callbackUrl: 'http://localhost:9999/cb' })).callbackUrl).toBe(
+      'http://localhost:9999/cb',
+    );
     expectRefused(() => local.validate('createSale', sale({ callbackUrl: 'http://192.168.0.2/cb' })), 'callbackUrl');
-    expectRefused(() => validator.validate('createSale', sale({ callbackUrl: 'http://127.0.0.1:9999/cb' })), 'callbackUrl');
+    expectRefused(
+      () => validator.validate('createSale', sale({ callbackUrl: 'http://127.0.0.1:9999/cb' })),
+      'callbackUrl',
+    );
   });
 });
 
@@ -175,11 +249,24 @@ describe('createCreditNote', () => {
   });
 
   it('checks traderInvoiceNumber, returnDate, saleId and callbackUrl', () => {
-    expect(validator.validate('createCreditNote', creditNote({ traderInvoiceNumber: 'C'.repeat(50) })).traderInvoiceNumber).toHaveLength(50);
-    expectRefused(() => validator.validate('createCreditNote', creditNote({ traderInvoiceNumber: 'C'.repeat(51) })), 'traderInvoiceNumber', /50/);
-    expectRefused(() => validator.validate('createCreditNote', creditNote({ returnDate: '2025-02-30' })), 'returnDate', /calendar/);
+    expect(
+      validator.validate('createCreditNote', creditNote({ traderInvoiceNumber: 'C'.repeat(50) })).traderInvoiceNumber,
+    ).toHaveLength(50);
+    expectRefused(
+      () => validator.validate('createCreditNote', creditNote({ traderInvoiceNumber: 'C'.repeat(51) })),
+      'traderInvoiceNumber',
+      /50/,
+    );
+    expectRefused(
+      () => validator.validate('createCreditNote', creditNote({ returnDate: '2025-02-30' })),
+      'returnDate',
+      /calendar/,
+    );
     expectRefused(() => validator.validate('createCreditNote', creditNote({ saleId: '' })), 'saleId', /empty/);
-    expectRefused(() => validator.validate('createCreditNote', creditNote({ callbackUrl: 'https://billing.internal/x' })), 'callbackUrl');
+    expectRefused(
+      () => validator.validate('createCreditNote', creditNote({ callbackUrl: 'https://billing.internal/x' })),
+      'callbackUrl',
+    );
   });
 });
 
@@ -191,15 +278,26 @@ describe('adjustStock', () => {
   });
 
   it('quantity and unitPrice: 0 passes, below 0 does not', () => {
-    expect(validator.validate('adjustStock', stock({ quantity: 0, unitPrice: 0 }))).toMatchObject({ quantity: 0, unitPrice: 0 });
+    expect(validator.validate('adjustStock', stock({ quantity: 0, unitPrice: 0 }))).toMatchObject({
+      quantity: 0,
+      unitPrice: 0,
+    });
     expectRefused(() => validator.validate('adjustStock', stock({ quantity: -0.001 })), 'quantity', /0 or more/);
     expectRefused(() => validator.validate('adjustStock', stock({ unitPrice: -1 })), 'unitPrice', /0 or more/);
-    expectRefused(() => validator.validate('adjustStock', stock({ quantity: Number.POSITIVE_INFINITY })), 'quantity', /finite/);
+    expectRefused(
+      () => validator.validate('adjustStock', stock({ quantity: Number.POSITIVE_INFINITY })),
+      'quantity',
+      /finite/,
+    );
   });
 
   it('referenceId: 100 characters pass, 101 do not', () => {
     expect(validator.validate('adjustStock', stock({ referenceId: 'r'.repeat(100) })).referenceId).toHaveLength(100);
-    expectRefused(() => validator.validate('adjustStock', stock({ referenceId: 'r'.repeat(101) })), 'referenceId', /at most 100/);
+    expectRefused(
+      () => validator.validate('adjustStock', stock({ referenceId: 'r'.repeat(101) })),
+      'referenceId',
+      /at most 100/,
+    );
   });
 
   it('itemId is required and non-empty', () => {
@@ -222,9 +320,16 @@ describe('createItem and registerItem', () => {
 
   it('registerItem takes branchId and reRegister only', () => {
     expect(validator.validate('registerItem', {})).toEqual({});
-    expect(validator.validate('registerItem', { branchId: '01', reRegister: true })).toEqual({ branchId: '01', reRegister: true });
+    expect(validator.validate('registerItem', { branchId: '01', reRegister: true })).toEqual({
+      branchId: '01',
+      reRegister: true,
+    });
     expectRefused(() => validator.validate('registerItem', { branchId: '' }), 'branchId', /empty/);
-    expectRefused(() => validator.validate('registerItem', { reRegister: 'yes' as unknown as boolean }), 'reRegister', /boolean/);
+    expectRefused(
+      () => validator.validate('registerItem', { reRegister: 'yes' as unknown as boolean }),
+      'reRegister',
+      /boolean/,
+    );
   });
 });
 
@@ -238,10 +343,16 @@ describe('listPurchases', () => {
   });
 
   it('dates are real dates and the range is not reversed', () => {
-    expect(validator.validate('listPurchases', { fromDate: '2025-01-01', toDate: '2025-01-01' })).toMatchObject({ fromDate: '2025-01-01' });
+    expect(validator.validate('listPurchases', { fromDate: '2025-01-01', toDate: '2025-01-01' })).toMatchObject({
+      fromDate: '2025-01-01',
+    });
     expectRefused(() => validator.validate('listPurchases', { fromDate: '2025-01-32' }), 'fromDate', /calendar/);
     expectRefused(() => validator.validate('listPurchases', { toDate: 'yesterday' }), 'toDate', /YYYY-MM-DD/);
-    expectRefused(() => validator.validate('listPurchases', { fromDate: '2025-02-01', toDate: '2025-01-31' }), 'toDate', /fromDate/);
+    expectRefused(
+      () => validator.validate('listPurchases', { fromDate: '2025-02-01', toDate: '2025-01-31' }),
+      'toDate',
+      /fromDate/,
+    );
   });
 
   it('cursor, when given, is not empty', () => {

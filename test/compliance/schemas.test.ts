@@ -21,7 +21,16 @@ const minimalSale = () => ({
   status: 'completed',
   traderInvoiceNumber: 'INV-1',
   lines: [
-    { id: 'l1', itemId: 'item_1', quantity: 2, unitPrice: 58, total: 116, taxableAmount: 100, taxAmount: 16, taxRate: 16 },
+    {
+      id: 'l1',
+      itemId: 'item_1',
+      quantity: 2,
+      unitPrice: 58,
+      total: 116,
+      taxableAmount: 100,
+      taxAmount: 16,
+      taxRate: 16,
+    },
   ],
   totals: { total: 116, taxableAmount: 100, taxAmount: 16 },
 });
@@ -63,7 +72,12 @@ describe('schemas parse leniently forward', () => {
   });
 
   it('accepts null item code fields (C1) and an unknown registration status', () => {
-    const item = ItemSchema.parse({ ...minimalItem(), taxTypeCode: null, unitCode: null, registrationStatus: 'SUSPENDED' });
+    const item = ItemSchema.parse({
+      ...minimalItem(),
+      taxTypeCode: null,
+      unitCode: null,
+      registrationStatus: 'SUSPENDED',
+    });
     expect(item).toMatchObject({ taxTypeCode: null, unitCode: null, needs: null, registrationStatus: 'SUSPENDED' });
     expect(isRegistered(item)).toBe(false);
     expect(isRegistered({ registrationStatus: 'REGISTERED' })).toBe(true);
@@ -156,7 +170,9 @@ describe('error extractors', () => {
     });
     expect(saleFromError(err)).toMatchObject({ id: 'sale_1', status: 'failed', error: 'item not registered' });
     expect(itemFromError(err)?.id).toBe('item_1');
-    expect(authorityErrorsFromError(err)).toEqual([{ code: 'item_not_registered', field: 'lines[0].itemId', itemId: 'item_1' }]);
+    expect(authorityErrorsFromError(err)).toEqual([
+      { code: 'item_not_registered', field: 'lines[0].itemId', itemId: 'item_1' },
+    ]);
     expect(creditNoteIdFromError(err)).toBe('cn_9');
   });
 

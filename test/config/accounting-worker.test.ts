@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND, loadAccountingWorkerConfig } from '../../src/config/accounting-worker.js';
+import {
+  DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND,
+  loadAccountingWorkerConfig,
+} from '../../src/config/accounting-worker.js';
 import { ConfigError } from '../../src/config/env.js';
 
 describe('ACCOUNTING_ACTIVITIES_PER_SECOND', () => {
@@ -17,7 +20,9 @@ describe('ACCOUNTING_ACTIVITIES_PER_SECOND', () => {
   it('refuses anything else with the variable named', () => {
     for (const value of ['0', '-1', 'fast', '1e3', '20000', '2/s']) {
       expect(() => loadAccountingWorkerConfig({ ACCOUNTING_ACTIVITIES_PER_SECOND: value }), value).toThrow(ConfigError);
-      expect(() => loadAccountingWorkerConfig({ ACCOUNTING_ACTIVITIES_PER_SECOND: value }), value).toThrow(/^ACCOUNTING_ACTIVITIES_PER_SECOND: /);
+      expect(() => loadAccountingWorkerConfig({ ACCOUNTING_ACTIVITIES_PER_SECOND: value }), value).toThrow(
+        /^ACCOUNTING_ACTIVITIES_PER_SECOND: /,
+      );
     }
   });
 });

@@ -17,7 +17,12 @@ function messageOf(fn: () => unknown): string {
 
 describe('loadConfig', () => {
   it('leaves both services unconfigured, the embedded sandbox not asked for, when nothing is set', () => {
-    expect(loadConfig({})).toEqual({ compliance: undefined, accounting: undefined, logLevel: 'info', embeddedSandbox: false });
+    expect(loadConfig({})).toEqual({
+      compliance: undefined,
+      accounting: undefined,
+      logLevel: 'info',
+      embeddedSandbox: false,
+    });
   });
 
   it('asks for the embedded sandbox only with SANDBOX=embedded', () => {
@@ -36,19 +41,30 @@ describe('loadConfig', () => {
       ACCOUNTING_CLIENT_SECRET: clientSecret,
       LOG_LEVEL: 'debug',
     });
-    expect(config.compliance).toMatchObject({ baseUrl: 'https://compliance.example.com', businessId: 'biz_1', timeoutMs: 30000, allowLoopbackCallbacks: false });
+    expect(config.compliance).toMatchObject({
+      baseUrl: 'https://compliance.example.com',
+      businessId: 'biz_1',
+      timeoutMs: 30000,
+      allowLoopbackCallbacks: false,
+    });
     expect(config.accounting).toMatchObject({ signRequests: true, signQuery: false, clientSecret });
     expect(config.logLevel).toBe('debug');
   });
 
   it('refuses half a configuration instead of silently using the sandbox', () => {
-    expect(messageOf(() => loadConfig({ COMPLIANCE_BASE_URL: 'https://x.example' }))).toMatch(/COMPLIANCE_API_KEY is not set/);
-    expect(messageOf(() => loadConfig({ ACCOUNTING_API_KEY: accountingKey }))).toMatch(/ACCOUNTING_BASE_URL is not set/);
+    expect(messageOf(() => loadConfig({ COMPLIANCE_BASE_URL: 'https://x.example' }))).toMatch(
+      /COMPLIANCE_API_KEY is not set/,
+    );
+    expect(messageOf(() => loadConfig({ ACCOUNTING_API_KEY: accountingKey }))).toMatch(
+      /ACCOUNTING_BASE_URL is not set/,
+    );
   });
 
   it('names the variable of a malformed key and never prints it', () => {
     const secret = 'cmp_sk_prod_' + 'verysecretvalue123456';
-    const message = messageOf(() => loadConfig({ COMPLIANCE_BASE_URL: 'https://x.example', COMPLIANCE_API_KEY: secret }));
+    const message = messageOf(() =>
+      loadConfig({ COMPLIANCE_BASE_URL: 'https://x.example', COMPLIANCE_API_KEY: secret }),
+    );
     expect(message).toContain('COMPLIANCE_API_KEY');
     expect(message).not.toContain('verysecretvalue');
   });
@@ -56,18 +72,28 @@ describe('loadConfig', () => {
   it('rejects bad URLs, timeouts and flags with the variable name', () => {
     const base = { COMPLIANCE_API_KEY: complianceKey };
     expect(messageOf(() => loadConfig({ ...base, COMPLIANCE_BASE_URL: 'ftp://x' }))).toMatch(/^COMPLIANCE_BASE_URL/);
-    expect(messageOf(() => loadConfig({ ...base, COMPLIANCE_BASE_URL: 'https://x', COMPLIANCE_TIMEOUT_MS: 'soon' }))).toMatch(/^COMPLIANCE_TIMEOUT_MS/);
+    expect(
+      messageOf(() => loadConfig({ ...base, COMPLIANCE_BASE_URL: 'https://x', COMPLIANCE_TIMEOUT_MS: 'soon' })),
+    ).toMatch(/^COMPLIANCE_TIMEOUT_MS/);
     expect(messageOf(() => loadConfig({ LOG_LEVEL: 'loud' }))).toMatch(/^LOG_LEVEL/);
   });
 
   it('requires a client secret when signing is asked for', () => {
     expect(() =>
-      loadConfig({ ACCOUNTING_BASE_URL: 'https://a.example', ACCOUNTING_API_KEY: accountingKey, ACCOUNTING_SIGN_REQUESTS: 'true' }),
+      loadConfig({
+        ACCOUNTING_BASE_URL: 'https://a.example',
+        ACCOUNTING_API_KEY: accountingKey,
+        ACCOUNTING_SIGN_REQUESTS: 'true',
+      }),
     ).toThrow(ConfigError);
   });
 
   it('keeps signing on whenever a client secret is configured', () => {
-    const accounting = { ACCOUNTING_BASE_URL: 'https://a.example', ACCOUNTING_API_KEY: accountingKey, ACCOUNTING_CLIENT_SECRET: clientSecret };
+    const accounting = {
+      ACCOUNTING_BASE_URL: 'https://a.example',
+      ACCOUNTING_API_KEY: accountingKey,
+      ACCOUNTING_CLIENT_SECRET: clientSecret,
+    };
     expect(loadConfig(accounting).accounting?.signRequests).toBe(true);
     const refused = messageOf(() => loadConfig({ ...accounting, ACCOUNTING_SIGN_REQUESTS: 'false' }));
     expect(refused).toMatch(/^ACCOUNTING_SIGN_REQUESTS is false but ACCOUNTING_CLIENT_SECRET is set/);
@@ -83,7 +109,9 @@ describe('credentials', () => {
     expect(assertCredential('accountingClientSecret', 'K', clientSecret)).toBeTruthy();
     expect(assertCredential('accountingClientId', 'K', 'client_abcd')).toBeTruthy();
     expect(assertCredential('accountingWebhookSecret', 'K', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')).toBeTruthy();
-    expect(assertCredential('accountingWebhookSecret', 'K', 'whsec_development_' + 'QUJDREVGR0hJSktMTU5PUA==')).toBeTruthy();
+    expect(
+      assertCredential('accountingWebhookSecret', 'K', 'whsec_development_' + 'QUJDREVGR0hJSktMTU5PUA=='),
+    ).toBeTruthy();
   });
 
   it('refuses wrong prefixes and short tails without echoing them', () => {

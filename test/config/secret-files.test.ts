@@ -67,33 +67,50 @@ describe('resolveSecretFiles', () => {
   });
 
   it('an empty file counts as unset, like an empty variable', () => {
-    expect(resolveSecretFiles({ ACCOUNTING_CLIENT_SECRET_FILE: secretFile('empty', '') }).ACCOUNTING_CLIENT_SECRET).toBe('');
+    expect(
+      resolveSecretFiles({ ACCOUNTING_CLIENT_SECRET_FILE: secretFile('empty', '') }).ACCOUNTING_CLIENT_SECRET,
+    ).toBe('');
   });
 
   it('both forms set is an error naming both, never the value', () => {
-    const message = messageOf(() => resolveSecretFiles({ CODEC_AUTH_TOKEN: codecToken, CODEC_AUTH_TOKEN_FILE: secretFile('codec', codecToken) }));
+    const message = messageOf(() =>
+      resolveSecretFiles({ CODEC_AUTH_TOKEN: codecToken, CODEC_AUTH_TOKEN_FILE: secretFile('codec', codecToken) }),
+    );
     expect(message).toBe('CODEC_AUTH_TOKEN and CODEC_AUTH_TOKEN_FILE are both set: set one of them');
     // An empty variable beside the file is not "set" (compose writes `NAME: ""` for an unset default).
-    expect(resolveSecretFiles({ CODEC_AUTH_TOKEN: '', CODEC_AUTH_TOKEN_FILE: join(dir, 'codec') }).CODEC_AUTH_TOKEN).toBe(codecToken);
+    expect(
+      resolveSecretFiles({ CODEC_AUTH_TOKEN: '', CODEC_AUTH_TOKEN_FILE: join(dir, 'codec') }).CODEC_AUTH_TOKEN,
+    ).toBe(codecToken);
   });
 
   it('an unreadable or oversized file is an error naming the variable and the path', () => {
     const missing = join(dir, 'missing');
-    expect(messageOf(() => resolveSecretFiles({ COMPLIANCE_API_KEY_FILE: missing }))).toBe(`COMPLIANCE_API_KEY_FILE: cannot read ${missing} (ENOENT)`);
-    expect(messageOf(() => resolveSecretFiles({ COMPLIANCE_API_KEY_FILE: dir }))).toBe(`COMPLIANCE_API_KEY_FILE: cannot read ${dir} (EISDIR)`);
+    expect(messageOf(() => resolveSecretFiles({ COMPLIANCE_API_KEY_FILE: missing }))).toBe(
+      `COMPLIANCE_API_KEY_FILE: cannot read ${missing} (ENOENT)`,
+    );
+    expect(messageOf(() => resolveSecretFiles({ COMPLIANCE_API_KEY_FILE: dir }))).toBe(
+      `COMPLIANCE_API_KEY_FILE: cannot read ${dir} (EISDIR)`,
+    );
     const big = join(dir, 'big');
     writeFileSync(big, 'x'.repeat(70_000));
-    expect(messageOf(() => resolveSecretFiles({ TEMPORAL_API_KEY_FILE: big }))).toMatch(/^TEMPORAL_API_KEY_FILE: .*big is 70000 bytes/);
+    expect(messageOf(() => resolveSecretFiles({ TEMPORAL_API_KEY_FILE: big }))).toMatch(
+      /^TEMPORAL_API_KEY_FILE: .*big is 70000 bytes/,
+    );
     if (process.getuid?.() !== 0) {
       const locked = secretFile('locked', 'x');
       chmodSync(locked, 0o000);
-      expect(messageOf(() => resolveSecretFiles({ CALLBACK_SECRET_FILE: locked }))).toBe(`CALLBACK_SECRET_FILE: cannot read ${locked} (EACCES)`);
+      expect(messageOf(() => resolveSecretFiles({ CALLBACK_SECRET_FILE: locked }))).toBe(
+        `CALLBACK_SECRET_FILE: cannot read ${locked} (EACCES)`,
+      );
     }
   });
 
   it('a malformed secret from a file is refused without showing it, like the variable', () => {
     const message = messageOf(() =>
-      loadConfig({ COMPLIANCE_BASE_URL: 'https://compliance.example.com', COMPLIANCE_API_KEY_FILE: secretFile('bad-key', 'not-a-key-at-all-secret') }),
+      loadConfig({
+        COMPLIANCE_BASE_URL: 'https://compliance.example.com',
+        COMPLIANCE_API_KEY_FILE: secretFile('bad-key', 'not-a-key-at-all-secret'),
+      }),
     );
     expect(message).toContain('COMPLIANCE_API_KEY');
     expect(message).not.toContain('not-a-key-at-all-secret');
@@ -117,17 +134,26 @@ describe('each loader reads its secrets from files', () => {
   });
 
   it('loadWorkerConfig: CALLBACK_SECRET', () => {
-    const config = loadWorkerConfig({ CALLBACK_PUBLIC_BASE_URL: 'https://callbacks.example.com', CALLBACK_SECRET_FILE: secretFile('callback', callbackSecret) });
+    const config = loadWorkerConfig({
+      CALLBACK_PUBLIC_BASE_URL: 'https://callbacks.example.com',
+      CALLBACK_SECRET_FILE: secretFile('callback', callbackSecret),
+    });
     expect(config.callbackSecret).toBe(callbackSecret);
   });
 
   it('loadPurchasesConfig: PURCHASES_WEBHOOK_SECRET', () => {
-    const config = loadPurchasesConfig({ PURCHASES_SINK: 'https://hooks.example.com/purchases', PURCHASES_WEBHOOK_SECRET_FILE: secretFile('purchases', webhookSecret) });
+    const config = loadPurchasesConfig({
+      PURCHASES_SINK: 'https://hooks.example.com/purchases',
+      PURCHASES_WEBHOOK_SECRET_FILE: secretFile('purchases', webhookSecret),
+    });
     expect(config.sink).toEqual({ kind: 'webhook', url: 'https://hooks.example.com/purchases', webhookSecret });
   });
 
   it('the codec server: CODEC_AUTH_TOKEN', () => {
-    const options = codecServerOptionsFromEnv({ CODEC_HOST: '0.0.0.0', CODEC_AUTH_TOKEN_FILE: secretFile('codec', codecToken) });
+    const options = codecServerOptionsFromEnv({
+      CODEC_HOST: '0.0.0.0',
+      CODEC_AUTH_TOKEN_FILE: secretFile('codec', codecToken),
+    });
     expect(options.authToken).toBe(codecToken);
   });
 

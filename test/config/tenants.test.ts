@@ -19,7 +19,9 @@ function directory(files: Record<string, unknown>): string {
   const dir = join(root, `d${++dirs}`);
   mkdirSync(dir);
   for (const [name, content] of Object.entries(files)) {
-    writeFileSync(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content, null, 2), { mode: 0o600 });
+    writeFileSync(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content, null, 2), {
+      mode: 0o600,
+    });
   }
   return dir;
 }
@@ -61,8 +63,17 @@ function refusal(fn: () => unknown): string {
 
 const threeApplications = {
   compliance: [
-    { application: 'merchant-a', apiKey: { value: inlineKey }, requestsPerMinute: 60, businesses: ['biz_a1', 'biz_a2'] },
-    { application: 'retail-group', apiKey: { file: 'keys/retail-group' }, baseUrl: 'https://compliance-eu.example.com' },
+    {
+      application: 'merchant-a',
+      apiKey: { value: inlineKey },
+      requestsPerMinute: 60,
+      businesses: ['biz_a1', 'biz_a2'],
+    },
+    {
+      application: 'retail-group',
+      apiKey: { file: 'keys/retail-group' },
+      baseUrl: 'https://compliance-eu.example.com',
+    },
     { application: 'demo', apiKey: { env: 'DEMO_COMPLIANCE_KEY' } },
   ],
   accounting: [
@@ -90,26 +101,50 @@ function threeApplicationsFile(): string {
 describe('a tenants file', () => {
   it('reads three compliance applications with an inline key, a key file (relative to the tenants file) and an environment variable', () => {
     const path = threeApplicationsFile();
-    const config = loadTenantsConfig({ ...base, TENANTS_FILE: path, DEMO_COMPLIANCE_KEY: envKey, BOOKS_A_KEY: booksKey, COMPLIANCE_TIMEOUT_MS: '5000' });
+    const config = loadTenantsConfig({
+      ...base,
+      TENANTS_FILE: path,
+      DEMO_COMPLIANCE_KEY: envKey,
+      BOOKS_A_KEY: booksKey,
+      COMPLIANCE_TIMEOUT_MS: '5000',
+    });
     expect(config.origin).toBe(`TENANTS_FILE ${path}`);
     expect(config.compliance).toEqual([
       {
         application: 'merchant-a',
-        service: { baseUrl: COMPLIANCE_URL, apiKey: inlineKey, businessId: undefined, timeoutMs: 5000, allowLoopbackCallbacks: false },
+        service: {
+          baseUrl: COMPLIANCE_URL,
+          apiKey: inlineKey,
+          businessId: undefined,
+          timeoutMs: 5000,
+          allowLoopbackCallbacks: false,
+        },
         requestsPerMinute: 60,
         businesses: ['biz_a1', 'biz_a2'],
         source: 'tenants.json: compliance[0] (merchant-a)',
       },
       {
         application: 'retail-group',
-        service: { baseUrl: 'https://compliance-eu.example.com', apiKey: fileKey, businessId: undefined, timeoutMs: 5000, allowLoopbackCallbacks: false },
+        service: {
+          baseUrl: 'https://compliance-eu.example.com',
+          apiKey: fileKey,
+          businessId: undefined,
+          timeoutMs: 5000,
+          allowLoopbackCallbacks: false,
+        },
         requestsPerMinute: 120,
         businesses: undefined,
         source: 'tenants.json: compliance[1] (retail-group)',
       },
       {
         application: 'demo',
-        service: { baseUrl: COMPLIANCE_URL, apiKey: envKey, businessId: undefined, timeoutMs: 5000, allowLoopbackCallbacks: false },
+        service: {
+          baseUrl: COMPLIANCE_URL,
+          apiKey: envKey,
+          businessId: undefined,
+          timeoutMs: 5000,
+          allowLoopbackCallbacks: false,
+        },
         requestsPerMinute: 120,
         businesses: undefined,
         source: 'tenants.json: compliance[2] (demo)',
@@ -131,7 +166,9 @@ describe('a tenants file', () => {
         source: 'tenants.json: accounting[0] (books-a)',
       },
     ]);
-    expect(config.links).toEqual([{ businessId: 'biz_a1', companyId: 'cmp_1', accounting: 'books-a', source: 'tenants.json: links[0] (biz_a1)' }]);
+    expect(config.links).toEqual([
+      { businessId: 'biz_a1', companyId: 'cmp_1', accounting: 'books-a', source: 'tenants.json: links[0] (biz_a1)' },
+    ]);
   });
 
   it('an absolute key file path is read as given', () => {
@@ -153,7 +190,11 @@ describe('a tenants file', () => {
       ACCOUNTING_SIGN_QUERY: 'true',
       ACCOUNTING_TIMEOUT_MS: '7000',
     });
-    expect(config.compliance[0]).toMatchObject({ requestsPerMinute: 120, businesses: undefined, service: { baseUrl: COMPLIANCE_URL, allowLoopbackCallbacks: true } });
+    expect(config.compliance[0]).toMatchObject({
+      requestsPerMinute: 120,
+      businesses: undefined,
+      service: { baseUrl: COMPLIANCE_URL, allowLoopbackCallbacks: true },
+    });
     // No client secret: requests are not signed (as with the single-key variables).
     expect(config.accounting[0]?.service).toEqual({
       baseUrl: ACCOUNTING_URL,
@@ -169,19 +210,39 @@ describe('a tenants file', () => {
   });
 
   it('an empty file serves nobody yet (applications are added later)', () => {
-    expect(loadTenantsConfig({ TENANTS_FILE: tenantsFile({}) })).toMatchObject({ compliance: [], accounting: [], links: [] });
+    expect(loadTenantsConfig({ TENANTS_FILE: tenantsFile({}) })).toMatchObject({
+      compliance: [],
+      accounting: [],
+      links: [],
+    });
   });
 
   it('readTenantEntries reads parsed documents, so a caller can hold them anywhere', () => {
-    const entries = readTenantEntries([{ name: 'inline', content: { compliance: [{ application: 'x', apiKey: { value: inlineKey } }] }, baseDir: root }], base);
-    expect(entries.compliance[0]).toMatchObject({ application: 'x', source: 'inline: compliance[0] (x)', service: { apiKey: inlineKey } });
+    const entries = readTenantEntries(
+      [
+        {
+          name: 'inline',
+          content: { compliance: [{ application: 'x', apiKey: { value: inlineKey } }] },
+          baseDir: root,
+        },
+      ],
+      base,
+    );
+    expect(entries.compliance[0]).toMatchObject({
+      application: 'x',
+      source: 'inline: compliance[0] (x)',
+      service: { apiKey: inlineKey },
+    });
   });
 
   it('an entry may name a single-key variable as its key source', () => {
     const path = tenantsFile({ compliance: [{ application: 'a', apiKey: { env: 'COMPLIANCE_API_KEY' } }] });
     const keyFile = join(directory({ k: `${envKey}\n` }), 'k');
     // COMPLIANCE_API_KEY_FILE counts as the variable, as everywhere else.
-    expect(loadTenantsConfig({ ...base, TENANTS_FILE: path, COMPLIANCE_API_KEY_FILE: keyFile }).compliance[0]?.service.apiKey).toBe(envKey);
+    expect(
+      loadTenantsConfig({ ...base, TENANTS_FILE: path, COMPLIANCE_API_KEY_FILE: keyFile }).compliance[0]?.service
+        .apiKey,
+    ).toBe(envKey);
   });
 });
 
@@ -203,7 +264,10 @@ describe('a tenants directory', () => {
     });
     // What a Kubernetes secret mount looks like: each file a link into a hidden, timestamped directory.
     mkdirSync(join(dir, '..2026_11_23'));
-    writeFileSync(join(dir, '..2026_11_23', 'c.json'), JSON.stringify({ compliance: [{ application: 'merchant-c', apiKey: { value: envKey } }] }));
+    writeFileSync(
+      join(dir, '..2026_11_23', 'c.json'),
+      JSON.stringify({ compliance: [{ application: 'merchant-c', apiKey: { value: envKey } }] }),
+    );
     symlinkSync('..2026_11_23', join(dir, '..data'));
     symlinkSync(join('..data', 'c.json'), join(dir, 'c.json'));
 
@@ -242,9 +306,17 @@ describe('the single-key environment', () => {
     const config = loadTenantsConfig(single);
     expect(config.origin).toBe('environment');
     expect(config.compliance).toEqual([
-      { application: 'default', service: app.compliance, requestsPerMinute: 90, businesses: ['biz_1'], source: 'environment: COMPLIANCE_*' },
+      {
+        application: 'default',
+        service: app.compliance,
+        requestsPerMinute: 90,
+        businesses: ['biz_1'],
+        source: 'environment: COMPLIANCE_*',
+      },
     ]);
-    expect(config.accounting).toEqual([{ application: 'default', service: app.accounting, source: 'environment: ACCOUNTING_*' }]);
+    expect(config.accounting).toEqual([
+      { application: 'default', service: app.accounting, source: 'environment: ACCOUNTING_*' },
+    ]);
     expect(config.links).toEqual([
       { businessId: 'biz_1', companyId: 'cmp_1', accounting: 'default', source: 'RECONCILE_LINKS' },
       { businessId: 'biz_2', companyId: 'cmp_2', accounting: 'default', source: 'RECONCILE_LINKS' },
@@ -256,7 +328,13 @@ describe('the single-key environment', () => {
     const env = { ...base, COMPLIANCE_API_KEY_FILE: join(keys, 'c'), ACCOUNTING_API_KEY_FILE: join(keys, 'a') };
     const config = loadTenantsConfig(env);
     expect(config.compliance).toEqual([
-      { application: 'default', service: loadConfig(env).compliance, requestsPerMinute: 120, businesses: undefined, source: 'environment: COMPLIANCE_*' },
+      {
+        application: 'default',
+        service: loadConfig(env).compliance,
+        requestsPerMinute: 120,
+        businesses: undefined,
+        source: 'environment: COMPLIANCE_*',
+      },
     ]);
     expect(config.compliance[0]?.service.apiKey).toBe(inlineKey);
     expect(config.accounting[0]?.service.apiKey).toBe(booksKey);
@@ -273,9 +351,15 @@ describe('the single-key environment', () => {
   it('refuses what loadConfig, RECONCILE_LINKS and COMPLIANCE_REQUESTS_PER_MINUTE refuse, with their messages', () => {
     const malformed = { ...base, COMPLIANCE_API_KEY: wrongKey };
     expect(refusal(() => loadTenantsConfig(malformed))).toBe(refusal(() => loadConfig(malformed)));
-    expect(refusal(() => loadTenantsConfig({ COMPLIANCE_BASE_URL: COMPLIANCE_URL }))).toMatch(/^COMPLIANCE_API_KEY is not set/);
-    expect(refusal(() => loadTenantsConfig({ RECONCILE_LINKS: 'biz_1=cmp_1,biz_1=cmp_2' }))).toBe('RECONCILE_LINKS: business biz_1 is linked twice');
-    expect(refusal(() => loadTenantsConfig({ ...single, COMPLIANCE_REQUESTS_PER_MINUTE: '0' }))).toMatch(/^COMPLIANCE_REQUESTS_PER_MINUTE: /);
+    expect(refusal(() => loadTenantsConfig({ COMPLIANCE_BASE_URL: COMPLIANCE_URL }))).toMatch(
+      /^COMPLIANCE_API_KEY is not set/,
+    );
+    expect(refusal(() => loadTenantsConfig({ RECONCILE_LINKS: 'biz_1=cmp_1,biz_1=cmp_2' }))).toBe(
+      'RECONCILE_LINKS: business biz_1 is linked twice',
+    );
+    expect(refusal(() => loadTenantsConfig({ ...single, COMPLIANCE_REQUESTS_PER_MINUTE: '0' }))).toMatch(
+      /^COMPLIANCE_REQUESTS_PER_MINUTE: /,
+    );
   });
 });
 
@@ -283,7 +367,9 @@ describe('refusals name the setting or the entry, never a key', () => {
   /** The refusal of a tenants file with this content (the keys its entries name by variable are set). */
   function refusalOf(content: unknown, env: Record<string, string> = {}, beside: Record<string, unknown> = {}): string {
     const path = tenantsFile(content, beside);
-    return refusal(() => loadTenantsConfig({ ...base, DEMO_COMPLIANCE_KEY: envKey, BOOKS_A_KEY: booksKey, ...env, TENANTS_FILE: path }));
+    return refusal(() =>
+      loadTenantsConfig({ ...base, DEMO_COMPLIANCE_KEY: envKey, BOOKS_A_KEY: booksKey, ...env, TENANTS_FILE: path }),
+    );
   }
 
   it('TENANTS_FILE and TENANTS_DIR both set', () => {
@@ -295,15 +381,21 @@ describe('refusals name the setting or the entry, never a key', () => {
 
   it('an unreadable file or directory, or a directory without a tenants file', () => {
     const missing = join(root, 'missing.json');
-    expect(refusal(() => loadTenantsConfig({ TENANTS_FILE: missing }))).toBe(`TENANTS_FILE: cannot read ${missing} (ENOENT)`);
+    expect(refusal(() => loadTenantsConfig({ TENANTS_FILE: missing }))).toBe(
+      `TENANTS_FILE: cannot read ${missing} (ENOENT)`,
+    );
     expect(refusal(() => loadTenantsConfig({ TENANTS_FILE: root }))).toBe(`TENANTS_FILE: cannot read ${root} (EISDIR)`);
-    expect(refusal(() => loadTenantsConfig({ TENANTS_DIR: join(root, 'missing') }))).toBe(`TENANTS_DIR: cannot read ${join(root, 'missing')} (ENOENT)`);
+    expect(refusal(() => loadTenantsConfig({ TENANTS_DIR: join(root, 'missing') }))).toBe(
+      `TENANTS_DIR: cannot read ${join(root, 'missing')} (ENOENT)`,
+    );
     const empty = directory({ 'notes.txt': 'x' });
     expect(refusal(() => loadTenantsConfig({ TENANTS_DIR: empty }))).toBe(`TENANTS_DIR: ${empty} holds no *.json file`);
     if (process.getuid?.() !== 0) {
       const locked = tenantsFile({});
       chmodSync(locked, 0o000);
-      expect(refusal(() => loadTenantsConfig({ TENANTS_FILE: locked }))).toBe(`TENANTS_FILE: cannot read ${locked} (EACCES)`);
+      expect(refusal(() => loadTenantsConfig({ TENANTS_FILE: locked }))).toBe(
+        `TENANTS_FILE: cannot read ${locked} (EACCES)`,
+      );
     }
   });
 
@@ -312,7 +404,9 @@ describe('refusals name the setting or the entry, never a key', () => {
     const text = `{\n  "compliance": [\n    { "application": "a", "apiKey": { "value": ${inlineKey} } }\n  ]\n}\n`;
     expect(refusalOf(text)).toBe('tenants.json: not valid JSON at line 3, column 48');
     expect(refusalOf('{ "compliance": [ ], }')).toBe('tenants.json: not valid JSON at line 1, column 22');
-    expect(refusalOf(`{ "compliance": [ { "apiKey": { "value": "${inlineKey}`)).toMatch(/^tenants\.json: not valid JSON at line 1, column \d+$/);
+    expect(refusalOf(`{ "compliance": [ { "apiKey": { "value": "${inlineKey}`)).toMatch(
+      /^tenants\.json: not valid JSON at line 1, column \d+$/,
+    );
     expect(refusalOf('')).toBe('tenants.json: not valid JSON at line 1, column 1');
     expect(refusalOf('[]')).toBe('tenants.json: must be an object with compliance, accounting and links lists');
     expect(refusalOf({ compliance: {} })).toBe('tenants.json: compliance: must be a list');
@@ -327,7 +421,9 @@ describe('refusals name the setting or the entry, never a key', () => {
     expect(refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey, file: 'x' } }] })).toBe(
       'tenants.json: compliance[0] (a): apiKey: must be exactly one of {"value": …}, {"file": …} or {"env": …}',
     );
-    expect(refusalOf({ links: [{ business: 'b', company: 'c', accounting: 'x', note: 1 }] })).toBe('tenants.json: links[0] (b): unknown field "note"');
+    expect(refusalOf({ links: [{ business: 'b', company: 'c', accounting: 'x', note: 1 }] })).toBe(
+      'tenants.json: links[0] (b): unknown field "note"',
+    );
     expect(refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey }, [wrongKey]: true }] })).toBe(
       'tenants.json: compliance[0] (a): unknown field (its name is not shown)',
     );
@@ -336,13 +432,21 @@ describe('refusals name the setting or the entry, never a key', () => {
   it('an application declared twice, across the files of a directory, naming both entries', () => {
     const dir = directory({
       'a.json': { compliance: [{ application: 'merchant-a', apiKey: { value: inlineKey } }] },
-      'b.json': { compliance: [{ application: 'other', apiKey: { value: envKey } }, { application: 'merchant-a', apiKey: { value: fileKey } }] },
+      'b.json': {
+        compliance: [
+          { application: 'other', apiKey: { value: envKey } },
+          { application: 'merchant-a', apiKey: { value: fileKey } },
+        ],
+      },
     });
     expect(refusal(() => loadTenantsConfig({ ...base, TENANTS_DIR: dir }))).toBe(
       'b.json: compliance[1] (merchant-a): application merchant-a is already declared by a.json: compliance[0] (merchant-a)',
     );
     // The same name under the other service is another application.
-    const both = { compliance: [{ application: 'same', apiKey: { value: inlineKey } }], accounting: [{ application: 'same', apiKey: { value: booksKey } }] };
+    const both = {
+      compliance: [{ application: 'same', apiKey: { value: inlineKey } }],
+      accounting: [{ application: 'same', apiKey: { value: booksKey } }],
+    };
     expect(loadTenantsConfig({ ...base, TENANTS_FILE: tenantsFile(both) }).accounting[0]?.application).toBe('same');
   });
 
@@ -350,7 +454,9 @@ describe('refusals name the setting or the entry, never a key', () => {
     expect(refusalOf({ compliance: [{ application: inlineKey, apiKey: { value: inlineKey } }] })).toBe(
       'tenants.json: compliance[0]: application: must be 1 to 40 lowercase letters, digits or -, starting with a letter or digit',
     );
-    expect(refusalOf({ compliance: [{ apiKey: { value: inlineKey } }] })).toBe('tenants.json: compliance[0]: application: is required');
+    expect(refusalOf({ compliance: [{ apiKey: { value: inlineKey } }] })).toBe(
+      'tenants.json: compliance[0]: application: is required',
+    );
   });
 
   it('a business under two compliance applications, naming both entries', () => {
@@ -362,20 +468,26 @@ describe('refusals name the setting or the entry, never a key', () => {
         ],
       }),
     ).toBe('tenants.json: compliance[1] (b): business biz_2 is already served by tenants.json: compliance[0] (a)');
-    expect(refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey }, businesses: ['biz_1', 'biz_1'] }] })).toBe(
-      'tenants.json: compliance[0] (a): businesses: biz_1 is listed twice',
-    );
+    expect(
+      refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey }, businesses: ['biz_1', 'biz_1'] }] }),
+    ).toBe('tenants.json: compliance[0] (a): businesses: biz_1 is listed twice');
   });
 
   it('a link to an accounting application nobody declares', () => {
-    expect(refusalOf({ accounting: [{ application: 'books-a', apiKey: { value: booksKey } }], links: [{ business: 'biz_1', company: 'cmp_1', accounting: 'books-b' }] })).toBe(
-      'tenants.json: links[0] (biz_1): accounting application books-b is not declared',
-    );
+    expect(
+      refusalOf({
+        accounting: [{ application: 'books-a', apiKey: { value: booksKey } }],
+        links: [{ business: 'biz_1', company: 'cmp_1', accounting: 'books-b' }],
+      }),
+    ).toBe('tenants.json: links[0] (biz_1): accounting application books-b is not declared');
   });
 
   it('a business linked twice, naming both links', () => {
     const dir = directory({
-      'a.json': { accounting: [{ application: 'books-a', apiKey: { value: booksKey } }], links: [{ business: 'biz_1', company: 'cmp_1', accounting: 'books-a' }] },
+      'a.json': {
+        accounting: [{ application: 'books-a', apiKey: { value: booksKey } }],
+        links: [{ business: 'biz_1', company: 'cmp_1', accounting: 'books-a' }],
+      },
       'b.json': { links: [{ business: 'biz_1', company: 'cmp_2', accounting: 'books-a' }] },
     });
     expect(refusal(() => loadTenantsConfig({ ...base, TENANTS_DIR: dir }))).toBe(
@@ -393,7 +505,9 @@ describe('refusals name the setting or the entry, never a key', () => {
   });
 
   it('a key file that is missing or empty', () => {
-    const path = tenantsFile({ accounting: [{ application: 'books-a', apiKey: { value: booksKey }, clientSecret: { file: 'keys/missing' } }] });
+    const path = tenantsFile({
+      accounting: [{ application: 'books-a', apiKey: { value: booksKey }, clientSecret: { file: 'keys/missing' } }],
+    });
     expect(refusal(() => loadTenantsConfig({ ...base, TENANTS_FILE: path }))).toBe(
       `tenants.json: accounting[0] (books-a): clientSecret: cannot read ${join(path, '..', 'keys', 'missing')} (ENOENT)`,
     );
@@ -407,23 +521,29 @@ describe('refusals name the setting or the entry, never a key', () => {
       'tenants.json: compliance[0] (retail-group): apiKey is not in the expected form (cmp_sk_test_… or cmp_sk_live_… followed by at least 16 letters, digits, _ or -); the value is not shown',
     );
     // A key file and a key variable are checked the same way.
-    expect(refusalOf({ compliance: [{ application: 'a', apiKey: { file: 'k' } }] }, {}, { k: wrongKey })).toMatch(/^tenants\.json: compliance\[0\] \(a\): apiKey is not in the expected form/);
-    expect(refusalOf({ accounting: [{ application: 'b', apiKey: { env: 'BOOKS_A_KEY' } }] }, { BOOKS_A_KEY: inlineKey })).toMatch(
-      /^tenants\.json: accounting\[0\] \(b\): apiKey is not in the expected form \(sk_development_…/,
+    expect(refusalOf({ compliance: [{ application: 'a', apiKey: { file: 'k' } }] }, {}, { k: wrongKey })).toMatch(
+      /^tenants\.json: compliance\[0\] \(a\): apiKey is not in the expected form/,
     );
-    expect(refusalOf({ accounting: [{ application: 'b', apiKey: { value: booksKey }, clientSecret: { value: booksWebhook } }] })).toMatch(
-      /^tenants\.json: accounting\[0\] \(b\): clientSecret is not in the expected form/,
-    );
+    expect(
+      refusalOf({ accounting: [{ application: 'b', apiKey: { env: 'BOOKS_A_KEY' } }] }, { BOOKS_A_KEY: inlineKey }),
+    ).toMatch(/^tenants\.json: accounting\[0\] \(b\): apiKey is not in the expected form \(sk_development_…/);
+    expect(
+      refusalOf({
+        accounting: [{ application: 'b', apiKey: { value: booksKey }, clientSecret: { value: booksWebhook } }],
+      }),
+    ).toMatch(/^tenants\.json: accounting\[0\] \(b\): clientSecret is not in the expected form/);
     expect(refusalOf({ compliance: [{ application: 'a', apiKey: inlineKey }] })).toBe(
       'tenants.json: compliance[0] (a): apiKey: must be exactly one of {"value": …}, {"file": …} or {"env": …}',
     );
     expect(refusalOf({ compliance: [{ application: 'a', apiKey: { value: 123456789012345 } }] })).toBe(
       'tenants.json: compliance[0] (a): apiKey: value: must be a string',
     );
-    expect(refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey }, requestsPerMinute: fileKey }] })).toBe(
-      'tenants.json: compliance[0] (a): requestsPerMinute: must be a whole number from 1 to 100000',
-    );
-    expect(refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey }, businesses: ['biz_1', 7] }] })).toBe(
+    expect(
+      refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey }, requestsPerMinute: fileKey }] }),
+    ).toBe('tenants.json: compliance[0] (a): requestsPerMinute: must be a whole number from 1 to 100000');
+    expect(
+      refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey }, businesses: ['biz_1', 7] }] }),
+    ).toBe(
       'tenants.json: compliance[0] (a): businesses[1]: must be a business id (letters, digits, _ . : -), not a key',
     );
     expect(refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey }, businesses: [envKey] }] })).toBe(
@@ -432,28 +552,40 @@ describe('refusals name the setting or the entry, never a key', () => {
     expect(refusalOf({ links: [{ business: envKey, company: 'cmp_1', accounting: 'books-a' }] })).toBe(
       'tenants.json: links[0]: business: must be a business id (letters, digits, _ . : -), not a key',
     );
-    expect(refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey }, baseUrl: `ftp://${envKey}@x` }] })).toBe(
-      'tenants.json: compliance[0] (a): baseUrl: must be an absolute http(s) URL',
-    );
+    expect(
+      refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey }, baseUrl: `ftp://${envKey}@x` }] }),
+    ).toBe('tenants.json: compliance[0] (a): baseUrl: must be an absolute http(s) URL');
   });
 
   it('other entry refusals: no base URL anywhere, signing without a secret, a bad setting of the environment', () => {
     const path = tenantsFile({ compliance: [{ application: 'a', apiKey: { value: inlineKey } }] });
-    expect(refusal(() => loadTenantsConfig({ TENANTS_FILE: path }))).toBe('tenants.json: compliance[0] (a): baseUrl: not set, nor is COMPLIANCE_BASE_URL');
-    expect(refusalOf({ accounting: [{ application: 'b', apiKey: { value: booksKey } }] }, { ACCOUNTING_SIGN_REQUESTS: 'true' })).toBe(
-      'tenants.json: accounting[0] (b): ACCOUNTING_SIGN_REQUESTS is true but ACCOUNTING_CLIENT_SECRET is not set',
+    expect(refusal(() => loadTenantsConfig({ TENANTS_FILE: path }))).toBe(
+      'tenants.json: compliance[0] (a): baseUrl: not set, nor is COMPLIANCE_BASE_URL',
     );
-    expect(refusalOf({ compliance: [{ application: 'a', apiKey: { value: inlineKey } }] }, { COMPLIANCE_TIMEOUT_MS: 'soon' })).toMatch(
-      /^tenants\.json: compliance\[0\] \(a\): COMPLIANCE_TIMEOUT_MS: /,
-    );
+    expect(
+      refusalOf(
+        { accounting: [{ application: 'b', apiKey: { value: booksKey } }] },
+        { ACCOUNTING_SIGN_REQUESTS: 'true' },
+      ),
+    ).toBe('tenants.json: accounting[0] (b): ACCOUNTING_SIGN_REQUESTS is true but ACCOUNTING_CLIENT_SECRET is not set');
+    expect(
+      refusalOf(
+        { compliance: [{ application: 'a', apiKey: { value: inlineKey } }] },
+        { COMPLIANCE_TIMEOUT_MS: 'soon' },
+      ),
+    ).toMatch(/^tenants\.json: compliance\[0\] \(a\): COMPLIANCE_TIMEOUT_MS: /);
   });
 
   it('a single-key variable beside a tenants file, unless an entry names it: it would be ignored otherwise', () => {
     const content = { compliance: [{ application: 'a', apiKey: { value: inlineKey } }] };
     expect(refusalOf(content, { COMPLIANCE_API_KEY: envKey })).toBe(
-      'COMPLIANCE_API_KEY is set but TENANTS_FILE is: a tenants file names every key, business and link (unset it, or name it as an entry\'s key source)',
+      "COMPLIANCE_API_KEY is set but TENANTS_FILE is: a tenants file names every key, business and link (unset it, or name it as an entry's key source)",
     );
-    expect(refusalOf(content, { RECONCILE_LINKS: 'biz_1=cmp_1' })).toMatch(/^RECONCILE_LINKS is set but TENANTS_FILE is/);
-    expect(refusalOf(content, { COMPLIANCE_REQUESTS_PER_MINUTE: '60' })).toMatch(/^COMPLIANCE_REQUESTS_PER_MINUTE is set but TENANTS_FILE is/);
+    expect(refusalOf(content, { RECONCILE_LINKS: 'biz_1=cmp_1' })).toMatch(
+      /^RECONCILE_LINKS is set but TENANTS_FILE is/,
+    );
+    expect(refusalOf(content, { COMPLIANCE_REQUESTS_PER_MINUTE: '60' })).toMatch(
+      /^COMPLIANCE_REQUESTS_PER_MINUTE is set but TENANTS_FILE is/,
+    );
   });
 });

@@ -6,8 +6,16 @@ import { assertServicesConfigured } from '../../src/services/endpoints.js';
 
 describe('the Temporal connection of a worker', () => {
   it('comes from envconfig: address, namespace, API key', () => {
-    const settings = loadTemporalSettings({ TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'sales.a1b2c', TEMPORAL_API_KEY: 'k'.repeat(40) });
-    expect(settings).toMatchObject({ address: 'eu-west-1.aws.api.temporal.io:7233', namespace: 'sales.a1b2c', tls: true });
+    const settings = loadTemporalSettings({
+      TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233',
+      TEMPORAL_NAMESPACE: 'sales.a1b2c',
+      TEMPORAL_API_KEY: 'k'.repeat(40),
+    });
+    expect(settings).toMatchObject({
+      address: 'eu-west-1.aws.api.temporal.io:7233',
+      namespace: 'sales.a1b2c',
+      tls: true,
+    });
   });
 
   it('leaves the address to the local stack when nothing names a server', () => {
@@ -22,11 +30,19 @@ describe('the Temporal connection of a worker', () => {
 });
 
 describe('assertServicesConfigured', () => {
-  const compliance = { baseUrl: 'https://c.example', apiKey: 'x', businessId: undefined, timeoutMs: 1000, allowLoopbackCallbacks: false };
+  const compliance = {
+    baseUrl: 'https://c.example',
+    apiKey: 'x',
+    businessId: undefined,
+    timeoutMs: 1000,
+    allowLoopbackCallbacks: false,
+  };
   it('refuses a missing service, naming its variables, unless the embedded sandbox is asked for', () => {
     const config = { compliance, accounting: undefined, logLevel: 'info' };
     expect(() => assertServicesConfigured(config)).toThrow(ConfigError);
-    expect(() => assertServicesConfigured(config)).toThrow(/^ACCOUNTING_BASE_URL and ACCOUNTING_API_KEY are not set: .*SANDBOX=embedded/);
+    expect(() => assertServicesConfigured(config)).toThrow(
+      /^ACCOUNTING_BASE_URL and ACCOUNTING_API_KEY are not set: .*SANDBOX=embedded/,
+    );
     expect(() => assertServicesConfigured({ ...config, embeddedSandbox: true })).not.toThrow();
   });
 });
@@ -35,7 +51,9 @@ describe('OPERATOR_WORK_COUNT_INTERVAL', () => {
   it('is a duration from 5 s to 10 minutes, unset by default (the count runs every minute)', () => {
     expect(loadWorkerConfig({}).operatorWorkCountIntervalMs).toBeUndefined();
     expect(loadWorkerConfig({ OPERATOR_WORK_COUNT_INTERVAL: '15s' }).operatorWorkCountIntervalMs).toBe(15_000);
-    expect(() => loadWorkerConfig({ OPERATOR_WORK_COUNT_INTERVAL: '1s' })).toThrow(/OPERATOR_WORK_COUNT_INTERVAL: must be a duration from 5s to 10m/);
+    expect(() => loadWorkerConfig({ OPERATOR_WORK_COUNT_INTERVAL: '1s' })).toThrow(
+      /OPERATOR_WORK_COUNT_INTERVAL: must be a duration from 5s to 10m/,
+    );
     expect(() => loadWorkerConfig({ OPERATOR_WORK_COUNT_INTERVAL: '60' })).toThrow(/with its unit/);
   });
 });

@@ -11,12 +11,19 @@ import { renderSchemas } from '../../tools/schemas/schemas.js';
 const docs = fileURLToPath(new URL('../../docs/schemas/', import.meta.url));
 
 describe('published JSON Schemas of a sale input', () => {
-  it.each(renderSchemas().map(({ file, text }) => [file, text]))('docs/schemas/%s is what the generator writes now', async (file, text) => {
-    expect(await readFile(`${docs}${file}`, 'utf8').catch(() => `(missing ${file})`)).toBe(text);
-  });
+  it.each(renderSchemas().map(({ file, text }) => [file, text]))(
+    'docs/schemas/%s is what the generator writes now',
+    async (file, text) => {
+      expect(await readFile(`${docs}${file}`, 'utf8').catch(() => `(missing ${file})`)).toBe(text);
+    },
+  );
 
   it('holds no other file (a schema no longer generated is not left behind)', async () => {
-    expect((await readdir(docs)).sort()).toEqual(renderSchemas().map((s) => s.file).sort());
+    expect((await readdir(docs)).sort()).toEqual(
+      renderSchemas()
+        .map((s) => s.file)
+        .sort(),
+    );
   });
 
   it('publishes draft 2020-12 with an id, a title, strict objects and the finite bounds of a line', () => {
@@ -29,8 +36,16 @@ describe('published JSON Schemas of a sale input', () => {
       required: ['businessId', 'traderInvoiceNumber', 'saleDate', 'lines'],
     });
     expect(sale.properties.lines).toMatchObject({ minItems: 1, maxItems: 500, items: { additionalProperties: false } });
-    expect(sale.properties.lines.items.properties.quantity).toMatchObject({ type: 'number', exclusiveMinimum: 0, maximum: SALE_QUANTITY_MAX });
-    expect(sale.properties.lines.items.properties.unitPrice).toMatchObject({ type: 'number', minimum: 0, maximum: SALE_UNIT_PRICE_MAX });
+    expect(sale.properties.lines.items.properties.quantity).toMatchObject({
+      type: 'number',
+      exclusiveMinimum: 0,
+      maximum: SALE_QUANTITY_MAX,
+    });
+    expect(sale.properties.lines.items.properties.unitPrice).toMatchObject({
+      type: 'number',
+      minimum: 0,
+      maximum: SALE_UNIT_PRICE_MAX,
+    });
     expect(sale.properties.lines.items.properties.unitPrice.description).toContain(String(LINE_AMOUNT_MAX));
   });
 });

@@ -26,11 +26,23 @@ const sale: SaleInput = {
 describe('sale input checks inside the workflow sandbox', () => {
   const { client, taskQueue } = useTestWorker(workflowsPath, 'sale-input');
   const checkSale = (input: unknown) =>
-    client.workflow.execute<typeof checkSaleInputInWorkflow>('checkSaleInputInWorkflow', { taskQueue, workflowId: `sale-input-${randomUUID()}`, args: [input] });
+    client.workflow.execute<typeof checkSaleInputInWorkflow>('checkSaleInputInWorkflow', {
+      taskQueue,
+      workflowId: `sale-input-${randomUUID()}`,
+      args: [input],
+    });
   const checkAwaitReceipt = (request: unknown) =>
-    client.workflow.execute<typeof checkAwaitReceiptInWorkflow>('checkAwaitReceiptInWorkflow', { taskQueue, workflowId: `sale-input-${randomUUID()}`, args: [request] });
+    client.workflow.execute<typeof checkAwaitReceiptInWorkflow>('checkAwaitReceiptInWorkflow', {
+      taskQueue,
+      workflowId: `sale-input-${randomUUID()}`,
+      args: [request],
+    });
   const differences = (started: SaleInput, asked: SaleInput) =>
-    client.workflow.execute<typeof saleInputDifferencesInWorkflow>('saleInputDifferencesInWorkflow', { taskQueue, workflowId: `sale-input-${randomUUID()}`, args: [started, asked] });
+    client.workflow.execute<typeof saleInputDifferencesInWorkflow>('saleInputDifferencesInWorkflow', {
+      taskQueue,
+      workflowId: `sale-input-${randomUUID()}`,
+      args: [started, asked],
+    });
 
   it('accepts a valid sale input', async () => {
     await expect(checkSale(sale)).resolves.toEqual({ ok: true, message: null, fields: [] });
@@ -63,10 +75,11 @@ describe('sale input checks inside the workflow sandbox', () => {
   });
 
   it('names the fields in which two inputs differ', async () => {
-    const asked = { ...sale, customer: { email: 'wanjiku@example.co.ke', name: 'Achieng' }, lines: [{ itemId: 'ITEM-1', quantity: 3, unitPrice: 150.5 }] };
-    await expect(differences(sale, asked)).resolves.toEqual([
-      'customer.name',
-      'lines[0].quantity',
-    ]);
+    const asked = {
+      ...sale,
+      customer: { email: 'wanjiku@example.co.ke', name: 'Achieng' },
+      lines: [{ itemId: 'ITEM-1', quantity: 3, unitPrice: 150.5 }],
+    };
+    await expect(differences(sale, asked)).resolves.toEqual(['customer.name', 'lines[0].quantity']);
   });
 });

@@ -50,9 +50,9 @@ describe('checkSaleInput', () => {
   });
 
   it('refuses a line amount and a sale total beyond the bounds', () => {
-    expect(problemsOf({ ...sale(), lines: [{ itemId: 'ITEM-1', quantity: 1_000_000, unitPrice: 1_000_000_000 }] })).toEqual([
-      { field: 'lines[0]', reason: 'quantity × unitPrice must be at most 1000000000000' },
-    ]);
+    expect(
+      problemsOf({ ...sale(), lines: [{ itemId: 'ITEM-1', quantity: 1_000_000, unitPrice: 1_000_000_000 }] }),
+    ).toEqual([{ field: 'lines[0]', reason: 'quantity × unitPrice must be at most 1000000000000' }]);
     const lines = Array.from({ length: 11 }, () => ({ itemId: 'ITEM-1', quantity: 1_000, unitPrice: 999_999_999 }));
     expect(problemsOf({ ...sale(), lines })).toEqual([
       { field: 'lines', reason: 'must total at most 10000000000000 (quantity × unitPrice summed)' },
@@ -83,7 +83,9 @@ describe('checkSaleInput', () => {
     [1e-7, 'must have at most 4 decimal places'],
     [0.1 + 0.2, 'must have at most 4 decimal places'],
   ])('refuses a unit price of %s with too many decimals', (unitPrice, reason) => {
-    expect(problemsOf({ ...sale(), lines: [{ itemId: 'ITEM-1', quantity: 1, unitPrice }] })).toEqual([{ field: 'lines[0].unitPrice', reason }]);
+    expect(problemsOf({ ...sale(), lines: [{ itemId: 'ITEM-1', quantity: 1, unitPrice }] })).toEqual([
+      { field: 'lines[0].unitPrice', reason },
+    ]);
   });
 
   it('names an unknown field first, before the required field it was meant to be', () => {
@@ -100,7 +102,9 @@ describe('checkSaleInput', () => {
     ['-5m', "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'"],
     ['0s', 'must be longer than 0'],
   ])('refuses a bad duration %j', (outcomeTimeout, reason) => {
-    expect(problemsOf({ ...sale(), options: { outcomeTimeout } })).toEqual([{ field: 'options.outcomeTimeout', reason }]);
+    expect(problemsOf({ ...sale(), options: { outcomeTimeout } })).toEqual([
+      { field: 'options.outcomeTimeout', reason },
+    ]);
   });
 
   it.each([null, 'sale', 42, []])('refuses %j as a whole', (input) => {
@@ -116,21 +120,36 @@ describe('the other inputs of a sale', () => {
       ok: false,
       problems: [{ field: 'wait', reason: 'must be at most 10 minutes' }],
     });
-    expect(checkInput(awaitReceiptRequestSchema, { wait: '0 seconds' })).toMatchObject({ problems: [{ field: 'wait', reason: 'must be longer than 0' }] });
+    expect(checkInput(awaitReceiptRequestSchema, { wait: '0 seconds' })).toMatchObject({
+      problems: [{ field: 'wait', reason: 'must be longer than 0' }],
+    });
     expect(checkInput(awaitReceiptRequestSchema, { input: { ...sale(), lines: [] } })).toMatchObject({
       problems: [{ field: 'input.lines', reason: 'must have at least 1 line' }],
     });
-    expect(checkInput(awaitReceiptRequestSchema, { timeout: '1m' })).toMatchObject({ problems: [{ field: 'timeout', reason: 'is not a known field' }] });
+    expect(checkInput(awaitReceiptRequestSchema, { timeout: '1m' })).toMatchObject({
+      problems: [{ field: 'timeout', reason: 'is not a known field' }],
+    });
   });
 
   it('cancel: a reason is required (what an empty update form sends)', () => {
-    expect(checkInput(cancelArgsSchema, undefined)).toEqual({ ok: false, problems: [{ field: '(input)', reason: 'is required' }] });
-    expect(checkInput(cancelArgsSchema, {})).toEqual({ ok: false, problems: [{ field: 'reason', reason: 'is required' }] });
-    expect(checkInput(cancelArgsSchema, { reason: 'customer left' })).toEqual({ ok: true, value: { reason: 'customer left' } });
+    expect(checkInput(cancelArgsSchema, undefined)).toEqual({
+      ok: false,
+      problems: [{ field: '(input)', reason: 'is required' }],
+    });
+    expect(checkInput(cancelArgsSchema, {})).toEqual({
+      ok: false,
+      problems: [{ field: 'reason', reason: 'is required' }],
+    });
+    expect(checkInput(cancelArgsSchema, { reason: 'customer left' })).toEqual({
+      ok: true,
+      value: { reason: 'customer left' },
+    });
   });
 
   it('refund: a reason code from the contract', () => {
-    expect(checkInput(refundRequestSchema, { reason: '07', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' })).toMatchObject({
+    expect(
+      checkInput(refundRequestSchema, { reason: '07', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' }),
+    ).toMatchObject({
       problems: [{ field: 'reason', reason: 'must be one of 01, 02, 03, 04, 05, 06' }],
     });
   });
@@ -138,7 +157,9 @@ describe('the other inputs of a sale', () => {
 
 describe('describeProblems', () => {
   it('names the first problem and counts the rest', () => {
-    expect(describeProblems('sale input', [{ field: 'lines', reason: 'is required' }])).toBe('invalid sale input: lines is required');
+    expect(describeProblems('sale input', [{ field: 'lines', reason: 'is required' }])).toBe(
+      'invalid sale input: lines is required',
+    );
     expect(
       describeProblems('sale input', [
         { field: 'lines', reason: 'is required' },
@@ -162,14 +183,22 @@ describe('saleInputDifferences', () => {
       Array.isArray(value)
         ? value.map(reversed)
         : typeof value === 'object' && value !== null
-          ? Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversed(v)]))
+          ? Object.fromEntries(
+              Object.entries(value)
+                .reverse()
+                .map(([k, v]) => [k, reversed(v)]),
+            )
           : value;
     const reordered = reversed(started) as SaleInput;
     expect(Object.keys(reordered)[0]).toBe('options');
     expect(saleInputDifferences(started, reordered)).toEqual([]);
     expect(saleInputDifferences(started, { ...sale(), branchId: undefined, paymentTypeCode: undefined })).toEqual([]);
-    const { lines: [first, second] } = sale();
-    expect(saleInputDifferences(started, { ...sale(), lines: [{ ...first!, description: undefined }, second!] })).toEqual([]);
+    const {
+      lines: [first, second],
+    } = sale();
+    expect(
+      saleInputDifferences(started, { ...sale(), lines: [{ ...first!, description: undefined }, second!] }),
+    ).toEqual([]);
   });
 
   it('names each differing field by its path, never its value', () => {
@@ -199,10 +228,19 @@ describe('saleInputDifferences', () => {
 describe('a business id keeps the sale’s workflow id within the 255 characters Temporal’s SQL stores hold', () => {
   it('takes 199 characters of emoji and refuses 200, naming the field', async () => {
     const { checkSaleInput } = await import('../../src/contracts/sale-input.js');
-    const input = (businessId: string) => ({ businessId, traderInvoiceNumber: 'INV-1', saleDate: '2026-11-22', lines: [{ itemId: 'itm_1', quantity: 1, unitPrice: 1 }] });
+    const input = (businessId: string) => ({
+      businessId,
+      traderInvoiceNumber: 'INV-1',
+      saleDate: '2026-11-22',
+      lines: [{ itemId: 'itm_1', quantity: 1, unitPrice: 1 }],
+    });
     expect(checkSaleInput(input('😀'.repeat(199))).ok).toBe(true);
     const refused = checkSaleInput(input('😀'.repeat(200)));
     expect(refused.ok).toBe(false);
-    if (!refused.ok) expect(refused.problems[0]).toMatchObject({ field: 'businessId', reason: expect.stringMatching(/at most 199 characters/) });
+    if (!refused.ok)
+      expect(refused.problems[0]).toMatchObject({
+        field: 'businessId',
+        reason: expect.stringMatching(/at most 199 characters/),
+      });
   });
 });

@@ -56,7 +56,11 @@ function resolve(vars: Record<string, string> = {}, profile?: string): Promise<C
 async function resolveNow(vars: Record<string, string>, profile: string | undefined): Promise<Compose> {
   const args = [...(profile ? ['--profile', profile] : []), '-f', 'docker-compose.yml', 'config'];
   const { stdout } = await run('docker-compose', args, { cwd: root, env: { PATH: process.env.PATH ?? '', ...vars } });
-  const parsed = execFileSync('python3', ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))'], { input: stdout });
+  const parsed = execFileSync(
+    'python3',
+    ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))'],
+    { input: stdout },
+  );
   return JSON.parse(parsed.toString()) as Compose;
 }
 
@@ -115,14 +119,20 @@ describe.skipIf(!hasComposeTool())('docker-compose.yml', () => {
       }
     }
     const worker = compose.services.worker!.environment!;
-    for (const secret of [...SECRET_VARIABLES.filter((s) => s !== 'CODEC_AUTH_TOKEN' && s !== 'TEMPORAL_API_KEY'), 'PAYLOAD_KEYS']) {
+    for (const secret of [
+      ...SECRET_VARIABLES.filter((s) => s !== 'CODEC_AUTH_TOKEN' && s !== 'TEMPORAL_API_KEY'),
+      'PAYLOAD_KEYS',
+    ]) {
       expect(worker[`${secret}_FILE`], `worker: ${secret}_FILE`).toBeDefined();
     }
   });
 
   it('the codec server listens beyond loopback in its container, so it gets its token (which it requires there)', async () => {
     const codec = (await resolve({}, 'sandbox')).services['codec-server']!;
-    expect(codec.environment).toMatchObject({ CODEC_HOST: '0.0.0.0', CODEC_AUTH_TOKEN_FILE: '/run/secrets/codec-auth-token' });
+    expect(codec.environment).toMatchObject({
+      CODEC_HOST: '0.0.0.0',
+      CODEC_AUTH_TOKEN_FILE: '/run/secrets/codec-auth-token',
+    });
     expect((codec.secrets ?? []).map((s) => (typeof s === 'string' ? s : s.source))).toContain('codec-auth-token');
     // test/codec/cli.test.ts: on 0.0.0.0 without a readable token the process exits 2 naming CODEC_AUTH_TOKEN.
   });
@@ -138,7 +148,9 @@ describe.skipIf(!hasComposeTool())('docker-compose.yml', () => {
 
   it('Prometheus reads its alert rules from next to its configuration, where prometheus.yml names them', async () => {
     const prometheus = (await resolve()).services.prometheus!;
-    const mounts = (prometheus.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':').slice(0, 2).join(':') : `${v.source}:${v.target}`));
+    const mounts = (prometheus.volumes ?? []).map((v) =>
+      typeof v === 'string' ? v.split(':').slice(0, 2).join(':') : `${v.source}:${v.target}`,
+    );
     expect(mounts).toEqual(
       expect.arrayContaining([
         `${join(root, 'deploy/prometheus/prometheus.yml')}:/etc/prometheus/prometheus.yml`,
@@ -148,31 +160,41 @@ describe.skipIf(!hasComposeTool())('docker-compose.yml', () => {
   });
 });
 
-describe.skipIf(!hasComposeTool())('deploy/secrets/init.sh --sandbox, then the services as compose configures them', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'compose-secrets-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+describe.skipIf(!hasComposeTool())(
+  'deploy/secrets/init.sh --sandbox, then the services as compose configures them',
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compose-secrets-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** The service's environment, with /run/secrets/<name> where compose mounts the file of that name. */
-  async function containerEnv(service: string): Promise<Record<string, string>> {
-    const env = (await resolve({}, 'sandbox')).services[service]!.environment ?? {};
-    return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace(/^\/run\/secrets\//, `${dir}/`)]));
-  }
+    /** The service's environment, with /run/secrets/<name> where compose mounts the file of that name. */
+    async function containerEnv(service: string): Promise<Record<string, string>> {
+      const env = (await resolve({}, 'sandbox')).services[service]!.environment ?? {};
+      return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace(/^\/run\/secrets\//, `${dir}/`)]));
+    }
 
-  it('the worker and the codec server read every secret from the files; the codec server refuses to run without its token', async () => {
-    await run(join(root, 'deploy/secrets/init.sh'), ['--sandbox'], { env: { PATH: process.env.PATH ?? '', SECRETS_DIR: dir } });
-    const settings = loadWorkerSettings({ ...(await containerEnv('worker')), TEMPORAL_CONFIG_FILE: join(dir, 'none.toml') });
-    expect(settings.services.compliance?.apiKey).toMatch(/^cmp_sk_test_/);
-    expect(settings.services.accounting?.apiKey).toMatch(/^sk_development_/);
-    expect(settings.services.accounting?.clientSecret).toBeUndefined(); // an empty file is unset
-    expect(settings.encryption.encrypted).toBe(true);
-    expect(settings.worker.callbackSecret?.length).toBeGreaterThanOrEqual(32);
+    it('the worker and the codec server read every secret from the files; the codec server refuses to run without its token', async () => {
+      await run(join(root, 'deploy/secrets/init.sh'), ['--sandbox'], {
+        env: { PATH: process.env.PATH ?? '', SECRETS_DIR: dir },
+      });
+      const settings = loadWorkerSettings({
+        ...(await containerEnv('worker')),
+        TEMPORAL_CONFIG_FILE: join(dir, 'none.toml'),
+      });
+      expect(settings.services.compliance?.apiKey).toMatch(/^cmp_sk_test_/);
+      expect(settings.services.accounting?.apiKey).toMatch(/^sk_development_/);
+      expect(settings.services.accounting?.clientSecret).toBeUndefined(); // an empty file is unset
+      expect(settings.encryption.encrypted).toBe(true);
+      expect(settings.worker.callbackSecret?.length).toBeGreaterThanOrEqual(32);
 
-    const codecEnv = await containerEnv('codec-server');
-    expect(codecServerOptionsFromEnv(codecEnv).authToken?.length).toBeGreaterThanOrEqual(32);
-    unlinkSync(join(dir, 'codec-auth-token'));
-    expect(() => codecServerOptionsFromEnv(codecEnv)).toThrow(/^CODEC_AUTH_TOKEN_FILE: cannot read .*codec-auth-token \(ENOENT\)$/);
-  });
-});
+      const codecEnv = await containerEnv('codec-server');
+      expect(codecServerOptionsFromEnv(codecEnv).authToken?.length).toBeGreaterThanOrEqual(32);
+      unlinkSync(join(dir, 'codec-auth-token'));
+      expect(() => codecServerOptionsFromEnv(codecEnv)).toThrow(
+        /^CODEC_AUTH_TOKEN_FILE: cannot read .*codec-auth-token \(ENOENT\)$/,
+      );
+    });
+  },
+);
 
 describe.skipIf(!hasComposeTool())("the worker's health check, run against stand-in endpoints", () => {
   const servers: Server[] = [];
@@ -216,7 +238,10 @@ describe.skipIf(!hasComposeTool())("the worker's health check, run against stand
     const metrics = await serve({ '/metrics': [200, polling] });
     const receiver = await serve({ '/health': [200, '{"status":"ok"}'] });
     const down = await serve({ '/health': [503, 'no'] });
-    const base = { METRICS_BIND_ADDRESS: `0.0.0.0:${metrics}`, CALLBACK_PUBLIC_BASE_URL: 'https://callbacks.example.com' };
+    const base = {
+      METRICS_BIND_ADDRESS: `0.0.0.0:${metrics}`,
+      CALLBACK_PUBLIC_BASE_URL: 'https://callbacks.example.com',
+    };
     expect(await healthcheck({ ...base, CALLBACK_PORT: String(receiver) })).toBe(0);
     expect(await healthcheck({ ...base, CALLBACK_PORT: String(down) })).toBe(1);
   });

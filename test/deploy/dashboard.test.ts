@@ -37,7 +37,10 @@ const BASE_LABELS = ['namespace', 'task_queue'];
 const CATALOGUE = new Map(
   (Object.keys(METRICS) as MetricName[]).map((name) => {
     const spec = METRICS[name];
-    return [spec.kind === 'counter' ? `${name}_total` : name, [...Object.keys(spec.labels), ...BASE_LABELS, ...SCRAPE_LABELS]];
+    return [
+      spec.kind === 'counter' ? `${name}_total` : name,
+      [...Object.keys(spec.labels), ...BASE_LABELS, ...SCRAPE_LABELS],
+    ];
   }),
 );
 
@@ -76,7 +79,8 @@ interface ReadExpr {
   replaced: string[];
 }
 
-const TOKEN = /\s+|"(?:[^"\\]|\\.)*"|\{(?:[^}"]|"(?:[^"\\]|\\.)*")*\}|\[[^\]]*\]|[A-Za-z_:][\w:]*|\d+(?:\.\d+)?(?:e[+-]?\d+)?|[(),]|[<>=!+\-*/^%]+/y;
+const TOKEN =
+  /\s+|"(?:[^"\\]|\\.)*"|\{(?:[^}"]|"(?:[^"\\]|\\.)*")*\}|\[[^\]]*\]|[A-Za-z_:][\w:]*|\d+(?:\.\d+)?(?:e[+-]?\d+)?|[(),]|[<>=!+\-*/^%]+/y;
 const GROUPING = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
 const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset']);
 const MATCHER = /\s*([A-Za-z_]\w*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"\s*,?/y;
@@ -139,7 +143,9 @@ function readExpr(expr: string): ReadExpr {
 }
 
 const read = targets.map((target) => ({ ...target, read: readExpr(target.expr) }));
-const selectors = read.flatMap((target) => target.read.selectors.map((selector) => ({ panel: target.panel.title, ...selector })));
+const selectors = read.flatMap((target) =>
+  target.read.selectors.map((selector) => ({ panel: target.panel.title, ...selector })),
+);
 const namedMetrics = new Set(selectors.map((s) => s.metric));
 
 const variable = (name: string): GrafanaVariable => {
@@ -156,28 +162,37 @@ describe('deploy/grafana/etims-worker.json', () => {
   });
 
   it('reads only metrics the catalogue defines or the SDK publishes', () => {
-    const unknown = selectors.filter((s) => !CATALOGUE.has(s.metric) && !SDK_METRICS.has(s.metric)).map((s) => `${s.panel}: ${s.metric || '{…}'}`);
+    const unknown = selectors
+      .filter((s) => !CATALOGUE.has(s.metric) && !SDK_METRICS.has(s.metric))
+      .map((s) => `${s.panel}: ${s.metric || '{…}'}`);
     expect(unknown).toEqual([]);
   });
 
   it("scopes every selector to the worker's series: the job, the task queue, and the SDK's own service on temporal_*", () => {
     const unscoped: string[] = [];
-    const has = (s: Selector, label: string, op: string, value: (v: string) => boolean) => s.matchers.some((m) => m.label === label && m.op === op && value(m.value));
+    const has = (s: Selector, label: string, op: string, value: (v: string) => boolean) =>
+      s.matchers.some((m) => m.label === label && m.op === op && value(m.value));
     for (const s of selectors) {
       const where = `${s.panel}: ${s.metric}`;
       if (!has(s, 'job', '=~', (v) => v === '$job')) unscoped.push(`${where} without job=~"$job"`);
-      if (s.metric.startsWith('etims_') && !has(s, 'task_queue', '=~', (v) => v === '$task_queue')) unscoped.push(`${where} without task_queue=~"$task_queue"`);
+      if (s.metric.startsWith('etims_') && !has(s, 'task_queue', '=~', (v) => v === '$task_queue'))
+        unscoped.push(`${where} without task_queue=~"$task_queue"`);
       if (s.metric.startsWith('temporal_')) {
         // The dev server's internal workers publish temporal_* too, on temporal_sys_per_ns_tq.
-        if (!has(s, 'service_name', '=', (v) => v === 'temporal-core-sdk')) unscoped.push(`${where} without service_name="temporal-core-sdk"`);
-        if (!has(s, 'task_queue', '=~', (v) => v.includes('$task_queue'))) unscoped.push(`${where} without a task_queue matcher on $task_queue`);
+        if (!has(s, 'service_name', '=', (v) => v === 'temporal-core-sdk'))
+          unscoped.push(`${where} without service_name="temporal-core-sdk"`);
+        if (!has(s, 'task_queue', '=~', (v) => v.includes('$task_queue')))
+          unscoped.push(`${where} without a task_queue matcher on $task_queue`);
       }
     }
     expect(unscoped).toEqual([]);
   });
 
   it("defaults the job to the compose Prometheus' scrape job of the worker, and lists the task queues of that job", () => {
-    const config = readFileSync(fileURLToPath(new URL('../../deploy/prometheus/prometheus.yml', import.meta.url)), 'utf8');
+    const config = readFileSync(
+      fileURLToPath(new URL('../../deploy/prometheus/prometheus.yml', import.meta.url)),
+      'utf8',
+    );
     const workerJob = config
       .split(/^\s*- job_name:\s*/m)
       .slice(1)
@@ -199,12 +214,15 @@ describe('deploy/grafana/etims-worker.json', () => {
     for (const { panel, expr, legendFormat, read: r } of read) {
       const known = new Set(r.selectors.flatMap((s) => labelsOf(s.metric)));
       for (const s of r.selectors) {
-        for (const m of s.matchers) if (!labelsOf(s.metric).includes(m.label)) wrong.push(`${panel.title}: ${s.metric} has no label ${m.label}`);
+        for (const m of s.matchers)
+          if (!labelsOf(s.metric).includes(m.label)) wrong.push(`${panel.title}: ${s.metric} has no label ${m.label}`);
       }
-      for (const label of [...r.grouping, ...r.replaced]) if (!known.has(label)) wrong.push(`${panel.title}: ${label} is not a label of what ${expr} reads`);
+      for (const label of [...r.grouping, ...r.replaced])
+        if (!known.has(label)) wrong.push(`${panel.title}: ${label} is not a label of what ${expr} reads`);
       // A legend names the labels the expression keeps: those it groups by (every panel aggregates) or writes.
       for (const [, label] of (legendFormat ?? '').matchAll(/\{\{\s*(\w+)\s*\}\}/g)) {
-        if (!r.grouping.includes(label!) && !r.replaced.includes(label!)) wrong.push(`${panel.title}: the legend's ${label} is not kept by ${expr}`);
+        if (!r.grouping.includes(label!) && !r.replaced.includes(label!))
+          wrong.push(`${panel.title}: the legend's ${label} is not kept by ${expr}`);
       }
       const labels = [...r.selectors.flatMap((s) => s.matchers.map((m) => m.label)), ...r.grouping, ...r.replaced];
       for (const label of labels) if (!snake(label)) wrong.push(`${panel.title}: label ${label} is not snake_case`);
@@ -222,21 +240,30 @@ describe('deploy/grafana/etims-worker.json', () => {
       const stat = stats.get(panel);
       expect(stat, panel).toBeDefined();
       expect(stat!.targets).toEqual([
-        expect.objectContaining({ instant: true, expr: `round(sum(increase(${metric}_total{job=~"$job",task_queue=~"$task_queue"}[$__range])))` }),
+        expect.objectContaining({
+          instant: true,
+          expr: `round(sum(increase(${metric}_total{job=~"$job",task_queue=~"$task_queue"}[$__range])))`,
+        }),
       ]);
       expect(stat!.fieldConfig?.defaults?.decimals, panel).toBe(0);
       expect(stat!.description, panel).toMatch(/increase\(\) extrapolates.*rounded/);
     }
     // The list is complete: any other stat panel that counts is missing from it (and from the live test).
-    const counting = [...stats.values()].filter((p) => p.targets?.some((t) => t.expr.includes('increase('))).map((p) => p.title);
+    const counting = [...stats.values()]
+      .filter((p) => p.targets?.some((t) => t.expr.includes('increase(')))
+      .map((p) => p.title);
     expect(counting.sort()).toEqual(EVENT_COUNT_PANELS.map((p) => p.panel).sort());
     // Anything counted over the range is rounded: increase() extrapolates to the window's edges.
-    for (const t of targets.filter((t) => t.expr.includes('increase('))) expect(t.expr, t.panel.title).toMatch(/^round\(/);
+    for (const t of targets.filter((t) => t.expr.includes('increase(')))
+      expect(t.expr, t.panel.title).toMatch(/^round\(/);
 
     const waiting = stats.get(OPERATOR_WORK_PANEL.panel);
     // Every worker process publishes the same visibility count: max, never sum.
     expect(waiting?.targets).toEqual([
-      expect.objectContaining({ instant: true, expr: `max by (${OPERATOR_WORK_PANEL.by}) (${OPERATOR_WORK_PANEL.metric}{job=~"$job",task_queue=~"$task_queue"})` }),
+      expect.objectContaining({
+        instant: true,
+        expr: `max by (${OPERATOR_WORK_PANEL.by}) (${OPERATOR_WORK_PANEL.metric}{job=~"$job",task_queue=~"$task_queue"})`,
+      }),
     ]);
   });
 
@@ -244,9 +271,16 @@ describe('deploy/grafana/etims-worker.json', () => {
     const wrong: string[] = [];
     for (const { panel, expr } of targets) {
       const unit = panel.fieldConfig?.defaults?.unit;
-      const expected = /histogram_quantile|^time\(\) -/.test(expr) ? 's' : expr.startsWith('100 *') ? 'percent' : / \* 60( > 0)?$/.test(expr) ? 'cpm' : undefined;
+      const expected = /histogram_quantile|^time\(\) -/.test(expr)
+        ? 's'
+        : expr.startsWith('100 *')
+          ? 'percent'
+          : / \* 60( > 0)?$/.test(expr)
+            ? 'cpm'
+            : undefined;
       if (expected && unit !== expected) wrong.push(`${panel.title}: ${unit} for ${expr}`);
-      if (/_seconds_bucket|_seconds\{/.test(expr) && unit !== 's') wrong.push(`${panel.title}: seconds shown as ${unit}`);
+      if (/_seconds_bucket|_seconds\{/.test(expr) && unit !== 's')
+        wrong.push(`${panel.title}: seconds shown as ${unit}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -269,9 +303,14 @@ describe('test/helpers/dashboard.ts', () => {
       expr: 'round(sum(increase(etims_sales_signed_total{job=~"etims-worker",task_queue=~"sales\\\\.eu"}[15m])))',
       instant: true,
     });
-    expect(substituteVariables('rate(x{a=~"${job}"}[$__rate_interval]) $1', { job: 'j', task_queue: 'q', range: '1h', rate_interval: '20s' })).toBe(
-      'rate(x{a=~"j"}[20s]) $1',
-    );
+    expect(
+      substituteVariables('rate(x{a=~"${job}"}[$__rate_interval]) $1', {
+        job: 'j',
+        task_queue: 'q',
+        range: '1h',
+        rate_interval: '20s',
+      }),
+    ).toBe('rate(x{a=~"j"}[20s]) $1');
   });
 });
 
@@ -292,9 +331,15 @@ describe('with promtool', () => {
 
   it('check rules accepts every expression as a recording rule', (context) => {
     requirePromtool(context);
-    const rules = dashboardQueries({ job: 'etims-worker', task_queue: 'sales', range: '1d' }).map((q) => ({ record: recordName(q), expr: q.expr }));
+    const rules = dashboardQueries({ job: 'etims-worker', task_queue: 'sales', range: '1d' }).map((q) => ({
+      record: recordName(q),
+      expr: q.expr,
+    }));
     // YAML is a superset of JSON: no YAML library needed, here or for the tests below.
-    writeFileSync(join(dir, 'dashboard-rules.yml'), JSON.stringify({ groups: [{ name: 'dashboard', rules }] }, null, 2));
+    writeFileSync(
+      join(dir, 'dashboard-rules.yml'),
+      JSON.stringify({ groups: [{ name: 'dashboard', rules }] }, null, 2),
+    );
     const { status, output } = promtool('check', 'rules', 'dashboard-rules.yml');
     expect(output).toContain(`SUCCESS: ${rules.length} rules found`);
     expect(status, output).toBe(0);
@@ -305,7 +350,8 @@ describe('with promtool', () => {
     const queries = dashboardQueries({ job: 'etims-worker', task_queue: 'sales', range: '10m' });
     // 15 s scrapes over 10 minutes, every counter at zero from start-up; one event every minute until it has had its count.
     const steps = 41;
-    const counting = (events: number) => Array.from({ length: steps }, (_, step) => Math.min(events, Math.floor(step / 4))).join(' ');
+    const counting = (events: number) =>
+      Array.from({ length: steps }, (_, step) => Math.min(events, Math.floor(step / 4))).join(' ');
     const climbing = Array.from({ length: steps }, (_, step) => step).join(' ');
     const series = (metric: string, labels: Record<string, string>) =>
       `${metric}{${Object.entries(labels)
@@ -341,7 +387,11 @@ describe('with promtool', () => {
           interval: '15s',
           input_series: inputSeries,
           promql_expr_test: [
-            ...expected.map(({ panel, value }) => ({ expr: query(panel), eval_time: evalTime, exp_samples: [{ labels: '{}', value }] })),
+            ...expected.map(({ panel, value }) => ({
+              expr: query(panel),
+              eval_time: evalTime,
+              exp_samples: [{ labels: '{}', value }],
+            })),
             {
               expr: query(OPERATOR_WORK_PANEL.panel),
               eval_time: evalTime,

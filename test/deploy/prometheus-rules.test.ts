@@ -28,7 +28,10 @@ const SCRAPED = new Map(
   (Object.keys(METRICS) as MetricName[]).map((name) => {
     const spec = METRICS[name];
     const labels = new Map<string, readonly string[] | undefined>(
-      Object.entries(spec.labels).map(([label, set]) => [label, Array.isArray(set) ? [...(set as readonly string[]), OTHER] : undefined]),
+      Object.entries(spec.labels).map(([label, set]) => [
+        label,
+        Array.isArray(set) ? [...(set as readonly string[]), OTHER] : undefined,
+      ]),
     );
     return [spec.kind === 'counter' ? `${name}_total` : name, labels] as const;
   }),
@@ -57,7 +60,10 @@ function needPromtool(context: TestContext): void {
 
 function promtool(args: string[]): { status: number | null; output: string } {
   const run = spawnSync('promtool', args, { cwd: root, encoding: 'utf8', timeout: 110_000 });
-  return { status: run.status, output: `$ promtool ${args.join(' ')}\n${run.stdout}${run.stderr}${run.error ? String(run.error) : ''}` };
+  return {
+    status: run.status,
+    output: `$ promtool ${args.join(' ')}\n${run.stdout}${run.stderr}${run.error ? String(run.error) : ''}`,
+  };
 }
 
 describe('the alert rules with promtool', () => {
@@ -88,9 +94,15 @@ describe('the alert rules against the metric catalogue', () => {
   it('name only series the worker publishes, by their scraped names', () => {
     const named = new Set([...metricNames(rulesText), ...metricNames(testsText)]);
     expect(named.size).toBeGreaterThan(10);
-    for (const name of named) expect([...SCRAPED.keys()], `${name} (named in ${RULES} or ${RULE_TESTS})`).toContain(name);
+    for (const name of named)
+      expect([...SCRAPED.keys()], `${name} (named in ${RULES} or ${RULE_TESTS})`).toContain(name);
     // Every event an operator must hear about has an alert reading it.
-    for (const name of ['etims_sales_failed_total', 'etims_sales_parked_total', 'etims_operator_work_waiting', 'etims_api_rate_limited_total']) {
+    for (const name of [
+      'etims_sales_failed_total',
+      'etims_sales_parked_total',
+      'etims_operator_work_waiting',
+      'etims_api_rate_limited_total',
+    ]) {
       expect(named, name).toContain(name);
     }
   });
@@ -101,7 +113,10 @@ describe('the alert rules against the metric catalogue', () => {
       for (const matcher of m[2]!.matchAll(/(\w+)\s*(=~|!=|!~|=)\s*"([^"]*)"/g)) {
         const [, label, op, value] = matcher;
         const where = `${m[0]} in ${RULES}`;
-        expect(COMMON_LABELS.includes(label!) || labels?.has(label!), `${where}: ${label} is not a label of ${m[1]}`).toBe(true);
+        expect(
+          COMMON_LABELS.includes(label!) || labels?.has(label!),
+          `${where}: ${label} is not a label of ${m[1]}`,
+        ).toBe(true);
         const values = labels?.get(label!);
         if (values && op === '=') expect(values, `${where}: ${value} is not a value of ${label}`).toContain(value);
       }
@@ -115,7 +130,10 @@ describe('the alert rules against the metric catalogue', () => {
       const known = new Set(COMMON_LABELS);
       for (const name of metricNames(chunk)) for (const label of SCRAPED.get(name)?.keys() ?? []) known.add(label);
       for (const m of chunk.matchAll(/\b(?:by|on|without|ignoring)\s*\(([^)]*)\)/g)) {
-        for (const label of m[1]!.split(',').map((l) => l.trim()).filter((l) => l !== '')) {
+        for (const label of m[1]!
+          .split(',')
+          .map((l) => l.trim())
+          .filter((l) => l !== '')) {
           expect(known, `${title}: ${m[0]} (labels of its series: ${[...known].join(', ')})`).toContain(label);
         }
       }
@@ -134,15 +152,24 @@ describe('the alert rules against the metric catalogue', () => {
     for (const chunk of ruleChunks.filter((c) => /- alert: /.test(c))) {
       const title = /- alert: (\S+)/.exec(chunk)![1]!;
       expect(chunk, title).toMatch(/^\s+severity: (page|ticket)$/m);
-      for (const annotation of ['summary', 'description', 'runbook']) expect(chunk, `${title}: ${annotation}`).toMatch(new RegExp(`^\\s+${annotation}: \\S`, 'm'));
+      for (const annotation of ['summary', 'description', 'runbook'])
+        expect(chunk, `${title}: ${annotation}`).toMatch(new RegExp(`^\\s+${annotation}: \\S`, 'm'));
     }
   });
 
   it('each alert is unit-tested both firing on its cause and quiet without it', () => {
-    const cases = [...testsText.matchAll(/- eval_time: \S+\n\s+alertname: (\w+)\n\s+exp_alerts:( \[\])?/g)].map((m) => ({ alert: m[1]!, fires: m[2] === undefined }));
+    const cases = [...testsText.matchAll(/- eval_time: \S+\n\s+alertname: (\w+)\n\s+exp_alerts:( \[\])?/g)].map(
+      (m) => ({ alert: m[1]!, fires: m[2] === undefined }),
+    );
     for (const alert of alerts) {
-      expect(cases.some((c) => c.alert === alert && c.fires), `${alert} fires in ${RULE_TESTS}`).toBe(true);
-      expect(cases.some((c) => c.alert === alert && !c.fires), `${alert} stays quiet in ${RULE_TESTS}`).toBe(true);
+      expect(
+        cases.some((c) => c.alert === alert && c.fires),
+        `${alert} fires in ${RULE_TESTS}`,
+      ).toBe(true);
+      expect(
+        cases.some((c) => c.alert === alert && !c.fires),
+        `${alert} stays quiet in ${RULE_TESTS}`,
+      ).toBe(true);
     }
   });
 });

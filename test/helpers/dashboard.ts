@@ -93,7 +93,10 @@ export function dashboardPanels(dashboard: Dashboard = readDashboard()): Grafana
 }
 
 /** Every target of the dashboard, its variables substituted: ready for /api/v1/query. */
-export function dashboardQueries(variables: DashboardVariables, dashboard: Dashboard = readDashboard()): DashboardQuery[] {
+export function dashboardQueries(
+  variables: DashboardVariables,
+  dashboard: Dashboard = readDashboard(),
+): DashboardQuery[] {
   return dashboardPanels(dashboard).flatMap((panel) =>
     (panel.targets ?? []).map((target) => ({
       panel: panel.title,
@@ -117,7 +120,10 @@ export function substituteVariables(expr: string, variables: DashboardVariables)
     ['__range', variables.range],
     ['__rate_interval', variables.rate_interval ?? '1m'],
   ]);
-  return expr.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, bare: string | undefined) => values.get(braced ?? bare ?? '') ?? whole);
+  return expr.replace(
+    /\$\{(\w+)\}|\$(\w+)/g,
+    (whole, braced: string | undefined, bare: string | undefined) => values.get(braced ?? bare ?? '') ?? whole,
+  );
 }
 
 function promqlRegexLiteral(value: string): string {

@@ -15,8 +15,16 @@ export interface EventuallyOptions {
  * Reads until `done` accepts the value and returns that value; after `timeoutMs` fails with the last one.
  * `options` may be just the timeout in ms.
  */
-export async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, options: EventuallyOptions | number = {}): Promise<T> {
-  const { timeoutMs = 10_000, intervalMs = 100, what = 'condition' } = typeof options === 'number' ? { timeoutMs: options } : options;
+export async function eventually<T>(
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  options: EventuallyOptions | number = {},
+): Promise<T> {
+  const {
+    timeoutMs = 10_000,
+    intervalMs = 100,
+    what = 'condition',
+  } = typeof options === 'number' ? { timeoutMs: options } : options;
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -59,8 +59,10 @@ export function recordingMetrics(): RecordingMetrics {
   });
   const recorder: RecordingMetrics = {
     ...readingsOf(counted, gauges),
-    count: <N extends CounterName>(name: N, labels: LabelsOf<N>, value = 1) => void counted.push(recorded(name, value, labels)),
-    set: <N extends GaugeName>(name: N, value: number, labels: LabelsOf<N>) => void gauges.push(recorded(name, value, labels)),
+    count: <N extends CounterName>(name: N, labels: LabelsOf<N>, value = 1) =>
+      void counted.push(recorded(name, value, labels)),
+    set: <N extends GaugeName>(name: N, value: number, labels: LabelsOf<N>) =>
+      void gauges.push(recorded(name, value, labels)),
     knowBusinesses: () => undefined,
     knowApplications: () => undefined,
     sinks: () => attributed(metricsSinks(recorder), (workflowId) => (callFor = workflowId)),
@@ -83,7 +85,10 @@ export function recordingMetrics(): RecordingMetrics {
 }
 
 /** The product's sinks, each call made with the workflow it is for set by `enter` (undefined again after). */
-function attributed(sinks: InjectedSinks<MetricsSinks>, enter: (workflowId: string | undefined) => void): InjectedSinks<MetricsSinks> {
+function attributed(
+  sinks: InjectedSinks<MetricsSinks>,
+  enter: (workflowId: string | undefined) => void,
+): InjectedSinks<MetricsSinks> {
   const within =
     <A extends unknown[]>(fn: (info: WorkflowInfo, ...args: A) => void | Promise<void>) =>
     (info: WorkflowInfo, ...args: A) => {

@@ -96,7 +96,6 @@ export function findExecutable(name: 'prometheus' | 'promtool'): string | undefi
   return found.status === 0 && where !== '' ? where : undefined;
 }
 
-
 /** The configuration file's text: YAML is a superset of JSON, so JSON it is (no YAML writer needed). */
 export function prometheusConfig(options: Pick<PrometheusOptions, 'jobs' | 'ruleFiles' | 'intervalSeconds'>): string {
   const interval = `${options.intervalSeconds ?? 1}s`;
@@ -168,8 +167,15 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
 
   const api = async <T>(pathAndQuery: string, expression = pathAndQuery): Promise<{ data: T; warnings?: string[] }> => {
     const res = await fetch(`${url}${pathAndQuery}`);
-    const body = (await res.json()) as { status: 'success' | 'error'; data: T; errorType?: string; error?: string; warnings?: string[] };
-    if (body.status !== 'success') throw new PrometheusQueryError(expression, body.errorType ?? `HTTP ${res.status}`, body.error ?? '');
+    const body = (await res.json()) as {
+      status: 'success' | 'error';
+      data: T;
+      errorType?: string;
+      error?: string;
+      warnings?: string[];
+    };
+    if (body.status !== 'success')
+      throw new PrometheusQueryError(expression, body.errorType ?? `HTTP ${res.status}`, body.error ?? '');
     return body.warnings ? { data: body.data, warnings: body.warnings } : { data: body.data };
   };
   return {
@@ -193,7 +199,11 @@ export interface PromtoolResult {
 }
 
 /** `promtool <args>`, with `stdin` as its input (e.g. `check metrics` reads the exposition text there). */
-export function promtool(args: string[], stdin = '', executable = findExecutable('promtool') ?? 'promtool'): Promise<PromtoolResult> {
+export function promtool(
+  args: string[],
+  stdin = '',
+  executable = findExecutable('promtool') ?? 'promtool',
+): Promise<PromtoolResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(executable, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

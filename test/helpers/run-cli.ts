@@ -16,7 +16,11 @@ export interface CliResult {
  * nothing of this process's environment but PATH and HOME. The test workers run without payload keys (encryption is
  * tested in test/codec).
  */
-export function runCli(name: string, args: string[], options: { stdin?: string; address?: string } = {}): Promise<CliResult> {
+export function runCli(
+  name: string,
+  args: string[],
+  options: { stdin?: string; address?: string } = {},
+): Promise<CliResult> {
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
@@ -37,4 +41,5 @@ export function runCli(name: string, args: string[], options: { stdin?: string; 
 }
 
 /** `npm run sales -- <args>`. */
-export const runSalesCli = (args: string[], options: { stdin?: string; address?: string } = {}) => runCli('sales', args, options);
+export const runSalesCli = (args: string[], options: { stdin?: string; address?: string } = {}) =>
+  runCli('sales', args, options);

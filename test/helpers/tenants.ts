@@ -24,12 +24,23 @@ export function sandboxTenants(current: () => Sandbox) {
       };
     },
     link(businessId: string, companyId: string, accountingApplication: string): TenantLink {
-      return { businessId, companyId, accounting: accountingApplication, source: `tenants.json: links (${businessId})` };
+      return {
+        businessId,
+        companyId,
+        accounting: accountingApplication,
+        source: `tenants.json: links (${businessId})`,
+      };
     },
     tenants(parts: Partial<Omit<TenantsConfig, 'origin'>>): TenantsConfig {
-      return { compliance: parts.compliance ?? [], accounting: parts.accounting ?? [], links: parts.links ?? [], origin: 'tenants.json' };
+      return {
+        compliance: parts.compliance ?? [],
+        accounting: parts.accounting ?? [],
+        links: parts.links ?? [],
+        origin: 'tenants.json',
+      };
     },
     /** The key of the sandbox's second accounting application. */
-    otherAccountingKey: () => current().fixture.accounting.applications.find((app) => app.id === 'app_other')!.apiKeys[0]!,
+    otherAccountingKey: () =>
+      current().fixture.accounting.applications.find((app) => app.id === 'app_other')!.apiKeys[0]!,
   };
 }

@@ -26,7 +26,13 @@ export function useTestWorker(workflowsPath: string, taskQueuePrefix: string): T
     const env = await getTestEnv();
     client = env.client;
     const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: testLogger });
-    worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle, sinks: recordingMetrics().sinks() });
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      workflowBundle,
+      sinks: recordingMetrics().sinks(),
+    });
     running = worker.run();
   });
   afterAll(async () => {

@@ -33,7 +33,12 @@ export async function startQueueWorkers(
   const common = { connection: env.nativeConnection, namespace: TIME_SKIPPING_NAMESPACE };
   const workers = await Promise.all(
     [...byQueue].map(([queue, queueActivities]) =>
-      Worker.create({ ...common, taskQueue: queue, activities: queueActivities, ...(queue === taskQueue ? { workflowBundle: bundle, sinks: metrics.sinks() } : {}) }),
+      Worker.create({
+        ...common,
+        taskQueue: queue,
+        activities: queueActivities,
+        ...(queue === taskQueue ? { workflowBundle: bundle, sinks: metrics.sinks() } : {}),
+      }),
     ),
   );
   let closing = false;

@@ -31,12 +31,15 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
       if (process.env.TEMPORAL_TEST_LOG_LEVEL) console.log(`[temporal-test-server] ${msg}`);
     },
   });
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path } },
+  });
   try {
     // The workflows upsert these; an undeclared attribute fails their workflow tasks. The test server has no
     // listSearchAttributes, so ensureSearchAttributes() cannot be used: register them all, once, on a fresh server.
     const searchAttributes: Record<string, number> = {};
-    for (const key of projectSearchAttributes) searchAttributes[key.name] = encodeSearchAttributeIndexedValueType(key.type)!;
+    for (const key of projectSearchAttributes)
+      searchAttributes[key.name] = encodeSearchAttributeIndexedValueType(key.type)!;
     await env.connection.withDeadline(Date.now() + 10_000, () =>
       env.connection.operatorService.addSearchAttributes({ namespace: TIME_SKIPPING_NAMESPACE, searchAttributes }),
     );

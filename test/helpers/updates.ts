@@ -20,7 +20,11 @@ export async function updateRefusal(update: Promise<unknown>): Promise<Applicati
  * for what the workflow cannot do now, `invalid_input` for an argument it cannot use (checked against its schema),
  * `sale_input_conflict` for another sale's input. Returns the failure.
  */
-export async function expectRefusedAs(update: Promise<unknown>, type: string, message: RegExp): Promise<ApplicationFailure> {
+export async function expectRefusedAs(
+  update: Promise<unknown>,
+  type: string,
+  message: RegExp,
+): Promise<ApplicationFailure> {
   const failure = await updateRefusal(update);
   expect(failure.message).toMatch(message);
   expect(failure.type).toBe(type);
@@ -34,4 +38,5 @@ export async function expectUpdateRefused(update: Promise<unknown>, message: Reg
 }
 
 /** An update refused because its argument cannot be used. */
-export const expectInvalidArgument = (update: Promise<unknown>, message: RegExp) => expectRefusedAs(update, FAILURE_TYPES.invalidInput, message);
+export const expectInvalidArgument = (update: Promise<unknown>, message: RegExp) =>
+  expectRefusedAs(update, FAILURE_TYPES.invalidInput, message);

@@ -20,7 +20,11 @@ export function testWorkerSettings(
   const worker = { ...loadWorkerConfig({}), ...overrides.worker };
   return {
     worker,
-    activitiesPerSecond: { compliance: complianceActivitiesPerSecond(worker), accounting: 2, ...overrides.activitiesPerSecond },
+    activitiesPerSecond: {
+      compliance: complianceActivitiesPerSecond(worker),
+      accounting: 2,
+      ...overrides.activitiesPerSecond,
+    },
     purchases: overrides.purchases ?? loadPurchasesConfig({}),
     reconciliation: overrides.reconciliation ?? { links: [], every: '24h' },
   };

@@ -63,19 +63,32 @@ export interface WorkerStack {
 async function endStockLedgers(client: WorkerStack['client'], taskQueue: string): Promise<void> {
   const query = `WorkflowType = '${STOCK_LEDGER_WORKFLOW_TYPE}' AND TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`;
   for await (const ledger of client.workflow.list({ query })) {
-    await client.workflow.getHandle(ledger.workflowId, ledger.runId).terminate('the test stack is closing').catch(() => undefined);
+    await client.workflow
+      .getHandle(ledger.workflowId, ledger.runId)
+      .terminate('the test stack is closing')
+      .catch(() => undefined);
   }
 }
 
-export async function startWorkerStack(temporal: TemporalAccess, bundle: WorkflowBundle, options: WorkerStackOptions): Promise<WorkerStack> {
+export async function startWorkerStack(
+  temporal: TemporalAccess,
+  bundle: WorkflowBundle,
+  options: WorkerStackOptions,
+): Promise<WorkerStack> {
   const { client, namespace } = temporal;
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const embedded = await resolveServices({ compliance: undefined, accounting: undefined, logLevel: logger.level }, logger, {
-    sandboxFixture: { compliance: options.fixture },
-  });
+  const embedded = await resolveServices(
+    { compliance: undefined, accounting: undefined, logLevel: logger.level },
+    logger,
+    {
+      sandboxFixture: { compliance: options.fixture },
+    },
+  );
   const sandbox = embedded.sandbox as Sandbox;
   // Without loopback callbacks the process gets no receiver and the workflows poll.
-  const services = options.callbacks ? embedded : { ...embedded, compliance: { ...embedded.compliance, allowLoopbackCallbacks: false } };
+  const services = options.callbacks
+    ? embedded
+    : { ...embedded, compliance: { ...embedded.compliance, allowLoopbackCallbacks: false } };
   const taskQueue = `${options.taskQueuePrefix}-${randomUUID()}`;
   const settings = testWorkerSettings({
     worker: { complianceRequestsPerMinute: (options.activitiesPerSecond ?? 50) * 60, complianceRateHeadroom: 0 },

@@ -5,7 +5,11 @@ import { ApiError } from '../../src/http/errors.js';
 import { RateLimitGate } from '../../src/http/rate-limit-gate.js';
 import { HttpTransport, RATE_BUDGET_SPENT } from '../../src/http/transport.js';
 
-const headers = (remaining: number, reset: number) => ({ 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(reset) });
+const headers = (remaining: number, reset: number) => ({
+  'x-ratelimit-limit': '120',
+  'x-ratelimit-remaining': String(remaining),
+  'x-ratelimit-reset': String(reset),
+});
 
 describe('RateLimitGate', () => {
   it('admits while the service says requests are left, counting those in flight against them', () => {
@@ -110,7 +114,9 @@ describe('HttpTransport with a RateLimitGate', () => {
     const transport = new HttpTransport({ service: 'compliance', baseUrl, rateLimitGate: gate });
     const before = received;
     const started = Date.now();
-    expect((await transport.send({ operation: 'getSale', method: 'GET', path: '/v1/sales/y', idempotent: true })).status).toBe(200);
+    expect(
+      (await transport.send({ operation: 'getSale', method: 'GET', path: '/v1/sales/y', idempotent: true })).status,
+    ).toBe(200);
     expect(received).toBe(before + 1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     await transport.close();

@@ -3,7 +3,9 @@ import { parseRateLimit, parseRetryAfter } from '../../src/http/rate-limit.js';
 
 describe('parseRateLimit', () => {
   it('reads the three headers as integers', () => {
-    expect(parseRateLimit({ 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '7', 'x-ratelimit-reset': '42' })).toEqual({
+    expect(
+      parseRateLimit({ 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '7', 'x-ratelimit-reset': '42' }),
+    ).toEqual({
       limit: 120,
       remaining: 7,
       resetSeconds: 42,
@@ -11,7 +13,9 @@ describe('parseRateLimit', () => {
   });
 
   it('ignores malformed values instead of guessing', () => {
-    expect(parseRateLimit({ 'x-ratelimit-limit': '12O', 'x-ratelimit-remaining': '-1', 'x-ratelimit-reset': '1.5' })).toEqual({});
+    expect(
+      parseRateLimit({ 'x-ratelimit-limit': '12O', 'x-ratelimit-remaining': '-1', 'x-ratelimit-reset': '1.5' }),
+    ).toEqual({});
   });
 
   it('returns nothing when the headers are absent', () => {

@@ -13,7 +13,14 @@ let writes = 0;
 beforeAll(async () => {
   app = Fastify();
   app.get('/ok', async (_req, reply) =>
-    reply.headers({ 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '119', 'x-ratelimit-reset': '60', 'idempotent-replayed': 'true' }).send({ data: { value: 1 } }),
+    reply
+      .headers({
+        'x-ratelimit-limit': '120',
+        'x-ratelimit-remaining': '119',
+        'x-ratelimit-reset': '60',
+        'idempotent-replayed': 'true',
+      })
+      .send({ data: { value: 1 } }),
   );
   app.post('/echo', async (req) => ({ data: { body: req.body, headers: req.headers } }));
   app.post('/write', async (_req, reply) => {
@@ -21,12 +28,19 @@ beforeAll(async () => {
     return reply.code(503).send({ error: { code: 'unavailable', message: 'try later' } });
   });
   app.get('/limited', async (_req, reply) =>
-    reply.code(429).headers({ 'retry-after': '3', 'x-ratelimit-remaining': '0' }).send({ error: { code: 'rate_limited', message: 'slow down' } }),
+    reply
+      .code(429)
+      .headers({ 'retry-after': '3', 'x-ratelimit-remaining': '0' })
+      .send({ error: { code: 'rate_limited', message: 'slow down' } }),
   );
   app.get('/rejected', async (_req, reply) =>
-    reply.code(422).send({ error: { code: 'authority_rejected', message: 'no', sale: { id: 's1' }, errors: [{ code: 'x' }] } }),
+    reply
+      .code(422)
+      .send({ error: { code: 'authority_rejected', message: 'no', sale: { id: 's1' }, errors: [{ code: 'x' }] } }),
   );
-  app.get('/framework-error', async (_req, reply) => reply.code(401).send({ statusCode: 401, error: 'Unauthorized', message: 'Invalid API key' }));
+  app.get('/framework-error', async (_req, reply) =>
+    reply.code(401).send({ statusCode: 401, error: 'Unauthorized', message: 'Invalid API key' }),
+  );
   app.get('/text-error', async (_req, reply) => reply.code(502).type('text/html').send('<html>bad gateway</html>'));
   app.get('/slow', async () => {
     await new Promise((r) => setTimeout(r, 500));
@@ -68,7 +82,11 @@ describe('HttpTransport and callJson', () => {
     const transport = new HttpTransport({ service: 'compliance', baseUrl });
     const result = await callJson(transport, read('/ok'), ValueSchema);
     expect(result.data.data.value).toBe(1);
-    expect(result.meta).toMatchObject({ status: 200, idempotentReplayed: true, rateLimit: { limit: 120, remaining: 119, resetSeconds: 60 } });
+    expect(result.meta).toMatchObject({
+      status: 200,
+      idempotentReplayed: true,
+      rateLimit: { limit: 120, remaining: 119, resetSeconds: 60 },
+    });
     await transport.close();
   });
 
@@ -76,7 +94,11 @@ describe('HttpTransport and callJson', () => {
     const transport = new HttpTransport({ service: 'compliance', baseUrl });
     const body = JSON.stringify({ b: 2, a: 1 });
     const schema = z.object({ data: z.object({ body: z.unknown(), headers: z.record(z.string(), z.unknown()) }) });
-    const result = await callJson(transport, read('/echo', { method: 'POST', body, headers: { 'idempotency-key': 'key-12345' } }), schema);
+    const result = await callJson(
+      transport,
+      read('/echo', { method: 'POST', body, headers: { 'idempotency-key': 'key-12345' } }),
+      schema,
+    );
     expect(result.data.data.body).toEqual({ b: 2, a: 1 });
     expect(result.data.data.headers['idempotency-key']).toBe('key-12345');
     expect(result.data.data.headers['content-type']).toBe('application/json');
@@ -85,15 +107,21 @@ describe('HttpTransport and callJson', () => {
 
   it('keeps a base URL path prefix and encodes the query', async () => {
     const transport = new HttpTransport({ service: 'compliance', baseUrl: 'https://example.test/api/' });
-    expect(transport.target('/v1/items', { businessId: 'b 1', skip: undefined, n: 2 })).toBe('/api/v1/items?businessId=b+1&n=2');
+    expect(transport.target('/v1/items', { businessId: 'b 1', skip: undefined, n: 2 })).toBe(
+      '/api/v1/items?businessId=b+1&n=2',
+    );
     await transport.close();
   });
 
   it('marks 5xx on a non-idempotent write ambiguous, and safe when idempotent', async () => {
     const transport = new HttpTransport({ service: 'compliance', baseUrl });
-    const ambiguous = await failure(callJson(transport, read('/write', { method: 'POST', body: '{}', idempotent: false }), ValueSchema));
+    const ambiguous = await failure(
+      callJson(transport, read('/write', { method: 'POST', body: '{}', idempotent: false }), ValueSchema),
+    );
     expect(ambiguous).toMatchObject({ status: 503, code: 'unavailable', retry: 'ambiguous', requestSent: true });
-    const safe = await failure(callJson(transport, read('/write', { method: 'POST', body: '{}', idempotent: true }), ValueSchema));
+    const safe = await failure(
+      callJson(transport, read('/write', { method: 'POST', body: '{}', idempotent: true }), ValueSchema),
+    );
     expect(safe.retry).toBe('safe');
     await transport.close();
   });
@@ -101,7 +129,13 @@ describe('HttpTransport and callJson', () => {
   it('makes 429 safe and carries Retry-After and the rate-limit headers', async () => {
     const transport = new HttpTransport({ service: 'compliance', baseUrl });
     const err = await failure(callJson(transport, read('/limited'), ValueSchema));
-    expect(err).toMatchObject({ status: 429, code: 'rate_limited', retry: 'safe', retryAfterSeconds: 3, rateLimit: { remaining: 0 } });
+    expect(err).toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+      retry: 'safe',
+      retryAfterSeconds: 3,
+      rateLimit: { remaining: 0 },
+    });
     await transport.close();
   });
 

@@ -33,20 +33,31 @@ export interface EncryptedSaleStack {
   close(): Promise<void>;
 }
 
-export async function startEncryptedSaleStack(options: { address: string; payloadKeys: string }): Promise<EncryptedSaleStack> {
+export async function startEncryptedSaleStack(options: {
+  address: string;
+  payloadKeys: string;
+}): Promise<EncryptedSaleStack> {
   const env = await getTestEnv();
   const namespace = env.namespace ?? 'default';
   const encryption = payloadEncryptionFromEnv({ PAYLOAD_KEYS: options.payloadKeys });
   if (!encryption.encrypted) throw new Error('the stack must encrypt');
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const embedded = await resolveServices({ compliance: undefined, accounting: undefined, logLevel: logger.level }, logger, {
-    sandboxFixture: { compliance: fastFixture() },
-  });
+  const embedded = await resolveServices(
+    { compliance: undefined, accounting: undefined, logLevel: logger.level },
+    logger,
+    {
+      sandboxFixture: { compliance: fastFixture() },
+    },
+  );
   // No loopback callbacks: the workflow polls, as against the real service.
   const services = { ...embedded, compliance: { ...embedded.compliance, allowLoopbackCallbacks: false } };
   const client = new Client({ connection: env.connection, namespace, dataConverter: encryption.dataConverter });
   const taskQueue = `python-caller-${randomUUID()}`;
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), failureConverterPath: failureConverterPath(), logger: testLogger });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    failureConverterPath: failureConverterPath(),
+    logger: testLogger,
+  });
   const worker = await startWorkerProcess({
     connection: env.nativeConnection,
     client,

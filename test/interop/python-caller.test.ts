@@ -50,7 +50,12 @@ interface CallerAnswer {
   failed?: CallerFailure;
 }
 
-const customer = { name: 'Wambui Njeri-Otieno', pin: 'A009876543K', phone: '+254722987654', email: 'wambui.njeri@example.co.ke' };
+const customer = {
+  name: 'Wambui Njeri-Otieno',
+  pin: 'A009876543K',
+  phone: '+254722987654',
+  email: 'wambui.njeri@example.co.ke',
+};
 const keyId = '2026-09';
 const payloadKeys = `${keyId}:${randomBytes(32).toString('base64')}`;
 
@@ -101,7 +106,11 @@ async function expectNoCustomerInHistory(workflowId: string) {
 describe('a Python till (Temporal Python SDK) drives an encrypted sale end to end', () => {
   it('gets the receipt from one update-with-start, is refused a conflicting input, refunds; the history holds no customer data', async () => {
     const sale = saleFor('PY-');
-    const refund: RefundRequest = { reason: '06', returnDate: '2026-11-22', traderInvoiceNumber: invoiceNumber('PYCN-') };
+    const refund: RefundRequest = {
+      reason: '06',
+      returnDate: '2026-11-22',
+      traderInvoiceNumber: invoiceNumber('PYCN-'),
+    };
     // What a caller that skipped the schema might send: no lines.
     const { lines: _lines, ...invalidSale } = { ...sale, traderInvoiceNumber: invoiceNumber('PYBAD-') };
 
@@ -125,7 +134,11 @@ describe('a Python till (Temporal Python SDK) drives an encrypted sale end to en
     // One call: the sale started and its receipt values came back in the update's answer.
     expect(out.receipt.signed).toBe(true);
     expect(out.receipt.receipt?.cuInvoiceNo).toMatch(/^KRACU\d{10}\/\d+$/);
-    expect(out.receipt.receipt).toMatchObject({ receiptNumber: expect.any(Number), signature: expect.any(String), scuId: expect.any(String) });
+    expect(out.receipt.receipt).toMatchObject({
+      receiptNumber: expect.any(Number),
+      signature: expect.any(String),
+      scuId: expect.any(String),
+    });
     expect(out.receipt.state.sale?.totals.total).toBe(565);
     // The same call again answers for the same sale; another input under the same number is refused, fields named.
     expect(out.again.signed).toBe(true);
@@ -137,18 +150,33 @@ describe('a Python till (Temporal Python SDK) drives an encrypted sale end to en
     expect(out.conflict.message).not.toContain(customer.name);
     expect(out.conflict.details).toEqual([{ fields: expect.arrayContaining(['lines[0].quantity', 'customer.name']) }]);
     expect(out.invalid.unexpectedAnswer).toBeUndefined();
-    expect(out.invalid).toMatchObject({ error: 'WorkflowUpdateFailedError', type: 'invalid_input', nonRetryable: true });
+    expect(out.invalid).toMatchObject({
+      error: 'WorkflowUpdateFailedError',
+      type: 'invalid_input',
+      nonRetryable: true,
+    });
     expect(out.invalid.message).toContain('lines is required');
     // The refused input ended that sale's execution at once (nothing was sent), and reject-duplicate spends its
     // invoice number: the corrected input under the same number is not started. Validate against the schema first.
-    const invalidHandle = stack.client.workflow.getHandle(saleWorkflowId(invalidSale.businessId, invalidSale.traderInvoiceNumber));
+    const invalidHandle = stack.client.workflow.getHandle(
+      saleWorkflowId(invalidSale.businessId, invalidSale.traderInvoiceNumber),
+    );
     expect((await invalidHandle.describe()).status.name).toBe('FAILED');
     expect(out.corrected).toEqual({ error: 'WorkflowAlreadyStartedError' });
-    expect(await stack.sandbox.inspector.documents({ traderInvoiceNumber: invalidSale.traderInvoiceNumber })).toEqual([]);
+    expect(await stack.sandbox.inspector.documents({ traderInvoiceNumber: invalidSale.traderInvoiceNumber })).toEqual(
+      [],
+    );
 
     expect(['reporting_stock', 'refund_window']).toContain(out.state.step);
-    expect(out.refund.creditNote).toMatchObject({ type: 'credit_note', status: 'completed', traderInvoiceNumber: refund.traderInvoiceNumber });
-    expect(out.refund.creditNote.receipt).toMatchObject({ receiptLabel: 'NC', originalCuInvoiceNo: out.receipt.receipt?.cuInvoiceNo });
+    expect(out.refund.creditNote).toMatchObject({
+      type: 'credit_note',
+      status: 'completed',
+      traderInvoiceNumber: refund.traderInvoiceNumber,
+    });
+    expect(out.refund.creditNote.receipt).toMatchObject({
+      receiptLabel: 'NC',
+      originalCuInvoiceNo: out.receipt.receipt?.cuInvoiceNo,
+    });
     expect(out.refund.creditNote.totals.total).toBe(-565);
     expect(out.result.step).toBe('completed');
     expect(out.result.creditNote?.id).toBe(out.refund.creditNote.id);
@@ -158,7 +186,9 @@ describe('a Python till (Temporal Python SDK) drives an encrypted sale end to en
     const [filed, ...more] = await stack.sandbox.inspector.documents({ traderInvoiceNumber: sale.traderInvoiceNumber });
     expect(more).toEqual([]);
     expect(filed?.sale.customer).toMatchObject({ name: customer.name, pin: customer.pin });
-    expect(await stack.sandbox.inspector.documents({ traderInvoiceNumber: refund.traderInvoiceNumber })).toHaveLength(1);
+    expect(await stack.sandbox.inspector.documents({ traderInvoiceNumber: refund.traderInvoiceNumber })).toHaveLength(
+      1,
+    );
 
     // Raw, without the codec: not one customer field anywhere in the history's bytes.
     const history = await expectNoCustomerInHistory(out.workflowId);
@@ -170,9 +200,21 @@ describe('a Python till (Temporal Python SDK) drives an encrypted sale end to en
     // Our codec server (the UI's and the CLI's) shows what Python encrypted.
     const response = await fetch(`${stack.codecServer.url}/decode`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Namespace': stack.namespace, Authorization: `Bearer ${stack.codecToken}` },
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Namespace': stack.namespace,
+        Authorization: `Bearer ${stack.codecToken}`,
+      },
       body: JSON.stringify({
-        payloads: [{ metadata: { encoding: Buffer.from(started!.metadata!.encoding!).toString('base64'), 'encryption-key-id': Buffer.from(keyId).toString('base64') }, data: Buffer.from(started!.data!).toString('base64') }],
+        payloads: [
+          {
+            metadata: {
+              encoding: Buffer.from(started!.metadata!.encoding!).toString('base64'),
+              'encryption-key-id': Buffer.from(keyId).toString('base64'),
+            },
+            data: Buffer.from(started!.data!).toString('base64'),
+          },
+        ],
       }),
     });
     expect(response.status).toBe(200);
@@ -187,23 +229,50 @@ describe('the Temporal CLI through the codec server (docs/starting-sales.md)', (
     const sale = saleFor('CLI-');
     const workflowId = saleWorkflowId(sale.businessId, sale.traderInvoiceNumber);
     const common = [
-      '--address', stack.address,
-      '--namespace', stack.namespace,
-      '--codec-endpoint', stack.codecServer.url,
-      '--codec-auth', `Bearer ${stack.codecToken}`,
-      '--output', 'json',
+      '--address',
+      stack.address,
+      '--namespace',
+      stack.namespace,
+      '--codec-endpoint',
+      stack.codecServer.url,
+      '--codec-auth',
+      `Bearer ${stack.codecToken}`,
+      '--output',
+      'json',
     ];
-    const cli = async (args: string[]) => JSON.parse((await execFileAsync(temporal, [...args, ...common], { env: cliEnv() })).stdout) as Record<string, unknown>;
+    const cli = async (args: string[]) =>
+      JSON.parse((await execFileAsync(temporal, [...args, ...common], { env: cliEnv() })).stdout) as Record<
+        string,
+        unknown
+      >;
 
     const started = await cli([
-      'workflow', 'execute-update-with-start',
-      '--type', 'saleWorkflow', '--task-queue', stack.taskQueue, '--workflow-id', workflowId,
-      '--id-conflict-policy', 'UseExisting', '--id-reuse-policy', 'RejectDuplicate',
-      '--search-attribute', `BusinessId=${JSON.stringify(sale.businessId)}`,
-      '--search-attribute', `TraderInvoiceNumber=${JSON.stringify(sale.traderInvoiceNumber)}`,
-      '--search-attribute', 'FiscalStatus="pending"', '--search-attribute', 'NeedsAttention=false',
-      '--input', JSON.stringify(sale),
-      '--update-name', 'awaitReceipt', '--update-input', JSON.stringify({ wait: '30 seconds', input: sale }),
+      'workflow',
+      'execute-update-with-start',
+      '--type',
+      'saleWorkflow',
+      '--task-queue',
+      stack.taskQueue,
+      '--workflow-id',
+      workflowId,
+      '--id-conflict-policy',
+      'UseExisting',
+      '--id-reuse-policy',
+      'RejectDuplicate',
+      '--search-attribute',
+      `BusinessId=${JSON.stringify(sale.businessId)}`,
+      '--search-attribute',
+      `TraderInvoiceNumber=${JSON.stringify(sale.traderInvoiceNumber)}`,
+      '--search-attribute',
+      'FiscalStatus="pending"',
+      '--search-attribute',
+      'NeedsAttention=false',
+      '--input',
+      JSON.stringify(sale),
+      '--update-name',
+      'awaitReceipt',
+      '--update-input',
+      JSON.stringify({ wait: '30 seconds', input: sale }),
     ]);
     const answer = started.updateResult as ReceiptAnswer;
     expect(answer.signed, JSON.stringify(started)).toBe(true);
@@ -212,15 +281,34 @@ describe('the Temporal CLI through the codec server (docs/starting-sales.md)', (
     await expectFindable(workflowId, sale);
 
     // The receipt comes before the stock movements are reported; refunds are taken once they are.
-    const step = async () => ((await cli(['workflow', 'query', '--workflow-id', workflowId, '--name', 'getState'])).queryResult as SaleState[])[0]?.step;
+    const step = async () =>
+      (
+        (await cli(['workflow', 'query', '--workflow-id', workflowId, '--name', 'getState'])).queryResult as SaleState[]
+      )[0]?.step;
     await eventually(step, (s) => s === 'refund_window', { timeoutMs: 30_000, what: 'the refund window' });
 
-    const refund: RefundRequest = { reason: '01', returnDate: '2026-11-22', traderInvoiceNumber: invoiceNumber('CLICN-') };
+    const refund: RefundRequest = {
+      reason: '01',
+      returnDate: '2026-11-22',
+      traderInvoiceNumber: invoiceNumber('CLICN-'),
+    };
     const refunded = await cli([
-      'workflow', 'update', 'execute', '--workflow-id', workflowId,
-      '--name', 'refund', '--update-id', `refund:${refund.traderInvoiceNumber}`, '--input', JSON.stringify(refund),
+      'workflow',
+      'update',
+      'execute',
+      '--workflow-id',
+      workflowId,
+      '--name',
+      'refund',
+      '--update-id',
+      `refund:${refund.traderInvoiceNumber}`,
+      '--input',
+      JSON.stringify(refund),
     ]);
-    expect((refunded.result as RefundResult).creditNote).toMatchObject({ status: 'completed', traderInvoiceNumber: refund.traderInvoiceNumber });
+    expect((refunded.result as RefundResult).creditNote).toMatchObject({
+      status: 'completed',
+      traderInvoiceNumber: refund.traderInvoiceNumber,
+    });
   }, 120_000);
 });
 

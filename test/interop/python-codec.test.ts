@@ -23,11 +23,21 @@ interface Payloads {
   payloads: JsonPayload[];
 }
 
-const customer = { name: 'Chebet Jepkosgei-Wanyama', pin: 'A055501234Z', phone: '+254700111222', email: 'chebet@example.co.ke' };
+const customer = {
+  name: 'Chebet Jepkosgei-Wanyama',
+  pin: 'A055501234Z',
+  phone: '+254700111222',
+  email: 'chebet@example.co.ke',
+};
 const older = newKey();
 const current = newKey();
 const keysEnv = `2026-01:${older.toString('base64')},2026-07:${current.toString('base64')}`;
-const ours = new AesGcmPayloadCodec(ring([['2026-01', older], ['2026-07', current]]));
+const ours = new AesGcmPayloadCodec(
+  ring([
+    ['2026-01', older],
+    ['2026-07', current],
+  ]),
+);
 const TOKEN = 'interop-codec-token-0123456789abcdef';
 
 const b64 = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64');
@@ -47,11 +57,24 @@ function fromJson(json: JsonPayload): Payload {
 }
 
 /** A payload as the SDKs' JSON converter writes one, plus the encoding a binary one has. */
-const customerPayload = (): Payload => ({ metadata: { encoding: new TextEncoder().encode('json/plain') }, data: new TextEncoder().encode(JSON.stringify(customer)) });
-const nullPayload = (): Payload => ({ metadata: { encoding: new TextEncoder().encode('binary/null') }, data: new Uint8Array() });
+const customerPayload = (): Payload => ({
+  metadata: { encoding: new TextEncoder().encode('json/plain') },
+  data: new TextEncoder().encode(JSON.stringify(customer)),
+});
+const nullPayload = (): Payload => ({
+  metadata: { encoding: new TextEncoder().encode('binary/null') },
+  data: new Uint8Array(),
+});
 
-async function python(operation: 'encode' | 'decode', payloads: Payload[], env: Record<string, string> = { PAYLOAD_KEYS: keysEnv }) {
-  const run = await runPython('codec_tool.py', [operation], { stdin: JSON.stringify({ payloads: payloads.map(toJson) }), env });
+async function python(
+  operation: 'encode' | 'decode',
+  payloads: Payload[],
+  env: Record<string, string> = { PAYLOAD_KEYS: keysEnv },
+) {
+  const run = await runPython('codec_tool.py', [operation], {
+    stdin: JSON.stringify({ payloads: payloads.map(toJson) }),
+    env,
+  });
   return { run, answer: jsonAnswer<Payloads & { error?: string; message?: string }>(run) };
 }
 

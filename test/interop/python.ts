@@ -35,11 +35,24 @@ export interface PythonRun {
 }
 
 /** Runs `test/python/<script>` with `stdin` and extra environment (nothing else of this process's PAYLOAD_* leaks in). */
-export async function runPython(script: string, args: string[], options: { stdin: string; env: Record<string, string>; timeoutMs?: number }): Promise<PythonRun> {
+export async function runPython(
+  script: string,
+  args: string[],
+  options: { stdin: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<PythonRun> {
   const python = await pythonForCaller();
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PYTHONDONTWRITEBYTECODE: '1', ...options.env };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PYTHONDONTWRITEBYTECODE: '1',
+    ...options.env,
+  };
   return new Promise((resolve, reject) => {
-    const child = spawn(python, [path.join(SCRIPTS, script), ...args], { cwd: SCRIPTS, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(python, [path.join(SCRIPTS, script), ...args], {
+      cwd: SCRIPTS,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

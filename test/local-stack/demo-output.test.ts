@@ -5,8 +5,22 @@
 import { describe, expect, it } from 'vitest';
 import { progressLine, summaryTables, verdictLine, type DemoResult } from '../../tools/local-stack/demo-output.js';
 
-const sale: DemoResult = { name: 'immediate (201)', outcome: 'ok', seconds: 7.56, invoice: 'DEMO-X', receipt: 'KRACU0100000001/1', apiCalls: 4, note: '' };
-const failed: DemoResult = { name: 'async, by polling', outcome: 'FAILED', seconds: 120.04, invoice: 'ASYNC-POLL-DEMO-X', note: 'timed out in step submitting' };
+const sale: DemoResult = {
+  name: 'immediate (201)',
+  outcome: 'ok',
+  seconds: 7.56,
+  invoice: 'DEMO-X',
+  receipt: 'KRACU0100000001/1',
+  apiCalls: 4,
+  note: '',
+};
+const failed: DemoResult = {
+  name: 'async, by polling',
+  outcome: 'FAILED',
+  seconds: 120.04,
+  invoice: 'ASYNC-POLL-DEMO-X',
+  note: 'timed out in step submitting',
+};
 const piece: DemoResult = { name: 'reconciliation', outcome: 'ok', seconds: 4.12, note: '3 matched' };
 
 describe('demo output', () => {
@@ -28,12 +42,24 @@ describe('demo output', () => {
 
   it('names the application each sale and piece went through, when the demo shows it', () => {
     const viaRetail: DemoResult = { ...sale, via: 'demo-retail (app_demo_retail)' };
-    const viaOther: DemoResult = { ...sale, name: 'other merchant, immediate', invoice: 'KSM-DEMO-X', via: 'other-integrator (app_demo_other)' };
-    expect(progressLine(viaRetail, 20)).toBe('  ok          immediate (201)         7.6 s  via demo-retail (app_demo_retail)  KRACU0100000001/1');
+    const viaOther: DemoResult = {
+      ...sale,
+      name: 'other merchant, immediate',
+      invoice: 'KSM-DEMO-X',
+      via: 'other-integrator (app_demo_other)',
+    };
+    expect(progressLine(viaRetail, 20)).toBe(
+      '  ok          immediate (201)         7.6 s  via demo-retail (app_demo_retail)  KRACU0100000001/1',
+    );
 
-    const lines = summaryTables([viaRetail, viaOther], [piece, { ...piece, name: 'sync batch', via: 'demo-books (app_demo)' }]).split('\n');
+    const lines = summaryTables(
+      [viaRetail, viaOther],
+      [piece, { ...piece, name: 'sync batch', via: 'demo-books (app_demo)' }],
+    ).split('\n');
     expect(lines[1]).toMatch(/^path\s+application\s+result\s+seconds\s+invoice\s+receipt\s+API calls\s+note$/);
-    expect(lines.find((l) => l.startsWith('other merchant, immediate'))).toMatch(/other-integrator \(app_demo_other\)\s+ok\s+7\.6\s+KSM-DEMO-X/);
+    expect(lines.find((l) => l.startsWith('other merchant, immediate'))).toMatch(
+      /other-integrator \(app_demo_other\)\s+ok\s+7\.6\s+KSM-DEMO-X/,
+    );
     expect(lines.find((l) => l.startsWith('piece'))).toMatch(/^piece\s+application\s+result/);
     // A piece that names none shows a dash in the column the others fill.
     expect(lines.find((l) => l.startsWith('reconciliation'))).toMatch(/^reconciliation\s+-\s+ok/);

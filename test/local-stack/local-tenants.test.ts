@@ -33,10 +33,25 @@ afterAll(async () => {
 
 describe('the local merchants', () => {
   it('are two compliance applications on two keys, each serving its own businesses', () => {
-    const applications = directory.applications().map((a) => ({ application: a.application, service: a.serviceApplicationId, businesses: a.businesses, rate: a.requestsPerMinute }));
+    const applications = directory.applications().map((a) => ({
+      application: a.application,
+      service: a.serviceApplicationId,
+      businesses: a.businesses,
+      rate: a.requestsPerMinute,
+    }));
     expect(applications).toEqual([
-      { application: 'demo-retail', service: DEMO.applications.retail, businesses: [DEMO.businesses.nairobi, DEMO.businesses.mombasa], rate: 120 },
-      { application: 'other-integrator', service: DEMO.applications.other, businesses: [DEMO.businesses.kisumu], rate: 60 },
+      {
+        application: 'demo-retail',
+        service: DEMO.applications.retail,
+        businesses: [DEMO.businesses.nairobi, DEMO.businesses.mombasa],
+        rate: 120,
+      },
+      {
+        application: 'other-integrator',
+        service: DEMO.applications.other,
+        businesses: [DEMO.businesses.kisumu],
+        rate: 60,
+      },
     ]);
     expect(directory.applicationOf(DEMO.businesses.kisumu)).toBe(LOCAL_MERCHANTS.other.application);
   });

@@ -17,7 +17,12 @@ describe('the metrics docs', () => {
   });
 
   it('name no series the worker does not publish', () => {
-    const pages = ['README.md', ...readdirSync(new URL('docs/', root)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const pages = [
+      'README.md',
+      ...readdirSync(new URL('docs/', root))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
     const known = new Set(scraped);
     for (const page of pages) {
       // The table of renamed series names the old ones on purpose.

@@ -8,11 +8,16 @@ import { Runtime } from '@temporalio/worker';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import { API_CALL_OUTCOMES, CALLBACK_VERDICTS, COMPLIANCE_OPERATIONS, KNOWN_CODES, METRICS } from '../../src/metrics/catalogue.js';
+import {
+  API_CALL_OUTCOMES,
+  CALLBACK_VERDICTS,
+  COMPLIANCE_OPERATIONS,
+  KNOWN_CODES,
+  METRICS,
+} from '../../src/metrics/catalogue.js';
 import { createMetricsRecorder, type MetricsRecorder } from '../../src/metrics/recorder.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import { freePort } from '../helpers/free-port.js';
-
 
 let metricsUrl: string;
 let recorder: MetricsRecorder;
@@ -56,10 +61,15 @@ describe('the metric catalogue', () => {
   });
 
   it('knows every code a sale parks with that the workflow names itself', () => {
-    const sources = ['documents.ts', 'items.ts', 'operator.ts', 'stock.ts'].map((f) => readFileSync(new URL(`../../workflows/sale/${f}`, import.meta.url), 'utf8')).join('\n');
+    const sources = ['documents.ts', 'items.ts', 'operator.ts', 'stock.ts']
+      .map((f) => readFileSync(new URL(`../../workflows/sale/${f}`, import.meta.url), 'utf8'))
+      .join('\n');
     const codes = new Set<string>();
-    for (const m of sources.matchAll(/(?:awaitOperator\(ctx, [^,]*?'|record\.park\('|code: ')([a-z_]+)'/g)) codes.add(m[1]!);
-    expect(codes).toEqual(new Set(['receipt_missing', 'authority_failed', 'outcome_timeout', 'item_needs_fixing', 'error']));
+    for (const m of sources.matchAll(/(?:awaitOperator\(ctx, [^,]*?'|record\.park\('|code: ')([a-z_]+)'/g))
+      codes.add(m[1]!);
+    expect(codes).toEqual(
+      new Set(['receipt_missing', 'authority_failed', 'outcome_timeout', 'item_needs_fixing', 'error']),
+    );
     for (const code of codes) expect(KNOWN_CODES, code).toContain(code);
   });
 
@@ -67,8 +77,12 @@ describe('the metric catalogue', () => {
     const read = (file: string) => readFileSync(new URL(`../../src/callbacks/${file}`, import.meta.url), 'utf8');
     const sources = ['routes.ts', 'server.ts', 'handler.ts', 'accounting-webhooks.ts'].map(read).join('\n');
     const verdicts = new Set<string>();
-    for (const m of sources.matchAll(/(?:verdict\(request, |counted\()'(\w+)'|\[\d{3}, '(\w+)'\]|body: \{ status: '(\w+)'/g)) verdicts.add(m[1] ?? m[2] ?? m[3]!);
-    for (const m of sources.matchAll(/type ErrorCode =([^;]+);/g)) for (const code of m[1]!.matchAll(/'(\w+)'/g)) verdicts.add(code[1]!);
+    for (const m of sources.matchAll(
+      /(?:verdict\(request, |counted\()'(\w+)'|\[\d{3}, '(\w+)'\]|body: \{ status: '(\w+)'/g,
+    ))
+      verdicts.add(m[1] ?? m[2] ?? m[3]!);
+    for (const m of sources.matchAll(/type ErrorCode =([^;]+);/g))
+      for (const code of m[1]!.matchAll(/'(\w+)'/g)) verdicts.add(code[1]!);
     expect(verdicts.size).toBeGreaterThan(15);
     for (const verdict of verdicts) expect(CALLBACK_VERDICTS as readonly string[], verdict).toContain(verdict);
   });
@@ -108,7 +122,9 @@ describe('createMetricsRecorder', () => {
     expect(sample(text, 'etims_purchases_syncs_total', { business_id: 'biz_b' })).toBeUndefined();
     expect(sample(text, 'etims_reconciliations_total', { business_id: 'biz_a' })).toBeUndefined();
     recorder.count('etims_reconciliations', { business_id: 'biz_a', outcome: 'succeeded' });
-    expect(sample(await scrape(), 'etims_reconciliations_total', { business_id: 'other', outcome: 'succeeded' })).toBe(1);
+    expect(sample(await scrape(), 'etims_reconciliations_total', { business_id: 'other', outcome: 'succeeded' })).toBe(
+      1,
+    );
   });
 
   it('passes promtool check metrics', async (context) => {

@@ -60,9 +60,11 @@ describe('purchases sync to a signed webhook', () => {
     expect(duplicates(acknowledged)).toEqual([]);
     expect(acknowledged).toHaveLength(8 + 3);
     const received = receiver.received.filter((r) => r.status === 200).map((r) => r.event!);
-    expect(received.filter((e) => e.type === 'purchase.status_changed').map((e) => [e.purchase.id, e.previousStatus, e.purchase.status])).toEqual([
-      ['pur_msa_001', 'confirmed', 'rejected'],
-    ]);
+    expect(
+      received
+        .filter((e) => e.type === 'purchase.status_changed')
+        .map((e) => [e.purchase.id, e.previousStatus, e.purchase.status]),
+    ).toEqual([['pur_msa_001', 'confirmed', 'rejected']]);
   });
 
   it('a receiver refusing an event (4xx) is not retried in that sync; a later sync delivers it once accepted', async () => {

@@ -16,7 +16,11 @@ export function usePurchasesStack(options: () => PurchasesStackOptions): Purchas
   let current: PurchasesStack | undefined;
   beforeAll(async () => {
     const env = await getTestEnv();
-    current = await startPurchasesStack({ client: env.client, nativeConnection: env.nativeConnection, namespace: env.namespace ?? 'default' }, await saleBundle(), options());
+    current = await startPurchasesStack(
+      { client: env.client, nativeConnection: env.nativeConnection, namespace: env.namespace ?? 'default' },
+      await saleBundle(),
+      options(),
+    );
   });
   afterAll(async () => {
     await current?.close();

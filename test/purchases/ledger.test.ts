@@ -21,9 +21,18 @@ function listed(id: string, status: string, fingerprint: string): ListedPurchase
 
 describe('the sync ledger', () => {
   it('is due a received event for an unknown invoice, a change for a new fingerprint, nothing for the same', () => {
-    const previous: PurchaseLedger = { pur_b: ['fb', 0, 'pulled'], pur_c: ['fc', 2, 'confirmed'], pur_gone: ['fg', 0, 'pulled'] };
+    const previous: PurchaseLedger = {
+      pur_b: ['fb', 0, 'pulled'],
+      pur_c: ['fc', 2, 'confirmed'],
+      pur_gone: ['fg', 0, 'pulled'],
+    };
     const ledger: PurchaseLedger = {};
-    const diff = diffPage('biz', [listed('pur_a', 'pulled', 'fa'), listed('pur_b', 'confirmed', 'fb2'), listed('pur_c', 'confirmed', 'fc')], previous, ledger);
+    const diff = diffPage(
+      'biz',
+      [listed('pur_a', 'pulled', 'fa'), listed('pur_b', 'confirmed', 'fb2'), listed('pur_c', 'confirmed', 'fc')],
+      previous,
+      ledger,
+    );
     expect(diff).toMatchObject({ seen: 3, newInvoices: 1, statusChanges: 1 });
     expect(diff.due.map((d) => [d.event.id, d.event.type, d.event.previousStatus])).toEqual([
       ['purchase.pur_a.v0.fa', 'purchase.received', undefined],

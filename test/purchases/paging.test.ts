@@ -21,17 +21,36 @@ const stack = usePurchasesStack(() => ({
 
 describe('purchases sync paging through faults', () => {
   it('survives connection resets and 429s in the middle of the listing, continuing as new, every invoice delivered once', async () => {
-    await eventually(() => sink?.calls.length ?? 0, (n) => n > 0, { what: 'the first page delivering' });
+    await eventually(
+      () => sink?.calls.length ?? 0,
+      (n) => n > 0,
+      { what: 'the first page delivering' },
+    );
     const { faults } = stack.sandbox;
     // Page 2 onwards: two dropped connections, then two 429s, then the service answers again.
     faults.add({ service: 'compliance', method: 'GET', path: '/v1/purchases', kind: 'reset', times: 2 });
-    faults.add({ service: 'compliance', method: 'GET', path: '/v1/purchases', kind: 'rate-limit', retryAfterSeconds: 1, times: 2 });
+    faults.add({
+      service: 'compliance',
+      method: 'GET',
+      path: '/v1/purchases',
+      kind: 'rate-limit',
+      retryAfterSeconds: 1,
+      times: 2,
+    });
     sink!.open();
 
     const result = await stack.firstSync();
     expect(faults.injectedCounts()).toMatchObject({ reset: 2, 'rate-limit': 2 });
     // 1 pull + 5 pages, plus the 4 attempts the faults cost: every call counted.
-    expect(result.counts).toEqual({ apiCalls: 1 + 5 + 4, pages: 5, seen: INVOICES, newInvoices: INVOICES, statusChanges: 0, delivered: INVOICES, pending: 0 });
+    expect(result.counts).toEqual({
+      apiCalls: 1 + 5 + 4,
+      pages: 5,
+      seen: INVOICES,
+      newInvoices: INVOICES,
+      statusChanges: 0,
+      delivered: INVOICES,
+      pending: 0,
+    });
     const ids = (await eventsIn(tmp.path('events.ndjson'))).map((e) => e.purchase.id);
     expect(ids).toHaveLength(INVOICES);
     expect(duplicates(ids)).toEqual([]);
@@ -41,7 +60,8 @@ describe('purchases sync paging through faults', () => {
     const runs = await eventually(
       async () => {
         const statuses: string[] = [];
-        for await (const run of stack.client.workflow.list({ query: `WorkflowId = "${result.workflowId}"` })) statuses.push(run.status.name);
+        for await (const run of stack.client.workflow.list({ query: `WorkflowId = "${result.workflowId}"` }))
+          statuses.push(run.status.name);
         return statuses.sort();
       },
       // Visibility lags the run: the last run may still read RUNNING right after its result came back.

@@ -39,7 +39,10 @@ describe('priority on the shared compliance budget', () => {
       const since = Date.now();
       const log = () => stack.sandbox.inspector.requestLog({ since, service: 'compliance' });
       // The backlog is being drained, two calls a second.
-      await eventually(log, (records) => records.filter((r) => isPurchases(r.route)).length >= 4, { what: 'the backlog draining', timeoutMs: 30_000 });
+      await eventually(log, (records) => records.filter((r) => isPurchases(r.route)).length >= 4, {
+        what: 'the backlog draining',
+        timeoutMs: 30_000,
+      });
 
       const saleStart = Date.now();
       const input = saleInput();
@@ -49,14 +52,19 @@ describe('priority on the shared compliance budget', () => {
         args: [input],
       });
       handles.push(sale);
-      const records = await eventually(log, (rs) => rs.some((r) => r.method === 'POST' && r.route === '/v1/sales'), { what: "the sale's POST /v1/sales", timeoutMs: 60_000 });
+      const records = await eventually(log, (rs) => rs.some((r) => r.method === 'POST' && r.route === '/v1/sales'), {
+        what: "the sale's POST /v1/sales",
+        timeoutMs: 60_000,
+      });
       const signedAt = records.findIndex((r) => r.method === 'POST' && r.route === '/v1/sales');
       const upToSigning = records.slice(0, signedAt);
       const purchasesBetween = upToSigning.filter((r) => r.at >= saleStart && isPurchases(r.route)).length;
       const pullsWaiting = BACKLOG - upToSigning.filter((r) => r.route === '/v1/purchases/pull').length;
 
       const waits = await activityWaits(sale, ['signSale']);
-      console.info(`sale: ${purchasesBetween} purchases calls between its start and its signing request; ${pullsWaiting} queued pulls still waiting; waits (ms) ${JSON.stringify(waits)}`);
+      console.info(
+        `sale: ${purchasesBetween} purchases calls between its start and its signing request; ${pullsWaiting} queued pulls still waiting; waits (ms) ${JSON.stringify(waits)}`,
+      );
       // In arrival order the sale would have waited behind every pull queued before it (about 45); by priority its
       // calls go next, and most of the backlog is still waiting when it is signed.
       expect(purchasesBetween).toBeLessThanOrEqual(8);

@@ -41,7 +41,11 @@ export async function startReceiver(secret: string): Promise<Receiver> {
       let event: PurchaseEvent | undefined;
       let verified = false;
       try {
-        event = verifyWebhook({ secret, headers: request.headers as Record<string, string>, rawBody: raw }) as PurchaseEvent;
+        event = verifyWebhook({
+          secret,
+          headers: request.headers as Record<string, string>,
+          rawBody: raw,
+        }) as PurchaseEvent;
         verified = true;
       } catch {
         // Recorded as unverified; answered like any other request so the test sees what the sink does.

@@ -34,7 +34,12 @@ async function withSandbox(body: (s: TestSandbox) => Promise<void>): Promise<voi
   }
 }
 
-async function inspect<T>(s: TestSandbox, method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
+async function inspect<T>(
+  s: TestSandbox,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: T }> {
   const response = await fetch(new URL(`/__sandbox${path}`, s.sandbox.complianceUrl), {
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
@@ -71,21 +76,54 @@ describe('sandbox: supplier invoices over time (C9, C57)', () => {
 
   it('lets the inspection API hand the authority an invoice (fetched by the next pull) and review one', () =>
     withSandbox(async (s) => {
-      const added = await inspect<InspectedPurchase>(s, 'POST', '/purchases', { businessId: NAIROBI, purchase: supplierInvoice('pur_new', '2024-12-31') });
+      const added = await inspect<InspectedPurchase>(s, 'POST', '/purchases', {
+        businessId: NAIROBI,
+        purchase: supplierInvoice('pur_new', '2024-12-31'),
+      });
       expect(added.status).toBe(201);
-      expect(added.json).toMatchObject({ visible: false, businessId: NAIROBI, purchase: { id: 'pur_new', status: 'pulled' } });
+      expect(added.json).toMatchObject({
+        visible: false,
+        businessId: NAIROBI,
+        purchase: { id: 'pur_new', status: 'pulled' },
+      });
       expect((await listAll(s)).some((p) => p.id === 'pur_new')).toBe(false);
       await pull(s);
       expect((await listAll(s)).at(-1)).toMatchObject({ id: 'pur_new', invoiceDate: '2024-12-31' });
 
-      const reviewed = await inspect<InspectedPurchase>(s, 'POST', '/purchases/pur_new/review', { status: 'confirmed' });
+      const reviewed = await inspect<InspectedPurchase>(s, 'POST', '/purchases/pur_new/review', {
+        status: 'confirmed',
+      });
       expect(reviewed.json.purchase).toMatchObject({ status: 'confirmed', confirmationError: null });
       const all = await inspect<{ purchases: InspectedPurchase[] }>(s, 'GET', `/purchases?businessId=${NAIROBI}`);
-      expect(all.json.purchases.filter((p) => !p.visible).map((p) => p.purchase.id)).toEqual(['pur_nbo_late_001', 'pur_arrives_3']);
+      expect(all.json.purchases.filter((p) => !p.visible).map((p) => p.purchase.id)).toEqual([
+        'pur_nbo_late_001',
+        'pur_arrives_3',
+      ]);
 
-      expect((await inspect(s, 'POST', '/purchases', { businessId: NAIROBI, purchase: supplierInvoice('pur_new', '2024-12-31') })).status).toBe(409);
-      expect((await inspect(s, 'POST', '/purchases', { businessId: 'biz_nope', purchase: supplierInvoice('pur_x', '2024-12-31') })).status).toBe(404);
-      expect((await inspect(s, 'POST', '/purchases', { businessId: DEMO.businesses.mombasa, purchase: supplierInvoice('pur_y', '2024-12-31') })).status).toBe(400);
+      expect(
+        (
+          await inspect(s, 'POST', '/purchases', {
+            businessId: NAIROBI,
+            purchase: supplierInvoice('pur_new', '2024-12-31'),
+          })
+        ).status,
+      ).toBe(409);
+      expect(
+        (
+          await inspect(s, 'POST', '/purchases', {
+            businessId: 'biz_nope',
+            purchase: supplierInvoice('pur_x', '2024-12-31'),
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (
+          await inspect(s, 'POST', '/purchases', {
+            businessId: DEMO.businesses.mombasa,
+            purchase: supplierInvoice('pur_y', '2024-12-31'),
+          })
+        ).status,
+      ).toBe(400);
       expect((await inspect(s, 'POST', '/purchases/pur_nope/review', { status: 'confirmed' })).status).toBe(404);
       expect((await inspect(s, 'POST', '/purchases/pur_new/review', { status: 'approved' })).status).toBe(400);
     }));
@@ -95,6 +133,10 @@ describe('sandbox: supplier invoices over time (C9, C57)', () => {
     fixture.businesses![0]!.purchases!.push({ ...supplierInvoice('pur_bad', '2025-01-01'), arrivesAtPull: 2 } as never);
     const parsed = ComplianceFixtureSchema.safeParse(fixture);
     expect(parsed.success).toBe(false);
-    expect(parsed.error?.issues.some((i) => i.path.join('.').endsWith('arrivesAtPull') && i.message === 'needs pendingPull: true')).toBe(true);
+    expect(
+      parsed.error?.issues.some(
+        (i) => i.path.join('.').endsWith('arrivesAtPull') && i.message === 'needs pendingPull: true',
+      ),
+    ).toBe(true);
   });
 });

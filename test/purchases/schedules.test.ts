@@ -24,8 +24,15 @@ afterAll(async () => {
   for (const id of made) {
     const handle = client.schedule.getHandle(id);
     // The first sync a start-up triggers waits for a worker that this file never runs.
-    const running = await handle.describe().then((d) => d.info.runningActions, () => []);
-    for (const run of running) await client.workflow.getHandle(run.workflow.workflowId).terminate('test over').catch(() => undefined);
+    const running = await handle.describe().then(
+      (d) => d.info.runningActions,
+      () => [],
+    );
+    for (const run of running)
+      await client.workflow
+        .getHandle(run.workflow.workflowId)
+        .terminate('test over')
+        .catch(() => undefined);
     await handle.delete().catch(() => undefined);
   }
   await closeTestEnv();
@@ -34,22 +41,44 @@ afterAll(async () => {
 /** A task queue of its own, so the schedule ids are this test's (nothing polls it: no sync runs). */
 function queue(): string {
   const taskQueue = `schedules-${randomUUID().slice(0, 8)}`;
-  made.push(purchasesScheduleId(DEMO.businesses.nairobi, taskQueue), purchasesScheduleId(DEMO.businesses.mombasa, taskQueue));
+  made.push(
+    purchasesScheduleId(DEMO.businesses.nairobi, taskQueue),
+    purchasesScheduleId(DEMO.businesses.mombasa, taskQueue),
+  );
   return taskQueue;
 }
 
 describe('purchases sync schedules', () => {
   it('are created once: a second start-up finds them unchanged; an interval or options change updates them', async () => {
     const taskQueue = queue();
-    const settings = { businessIds: [DEMO.businesses.nairobi, DEMO.businesses.mombasa], taskQueue, triggerImmediately: false };
-    expect((await ensurePurchasesSyncSchedules(client, settings)).map((s) => s.outcome)).toEqual(['created', 'created']);
-    expect((await ensurePurchasesSyncSchedules(client, settings)).map((s) => s.outcome)).toEqual(['unchanged', 'unchanged']);
+    const settings = {
+      businessIds: [DEMO.businesses.nairobi, DEMO.businesses.mombasa],
+      taskQueue,
+      triggerImmediately: false,
+    };
+    expect((await ensurePurchasesSyncSchedules(client, settings)).map((s) => s.outcome)).toEqual([
+      'created',
+      'created',
+    ]);
+    expect((await ensurePurchasesSyncSchedules(client, settings)).map((s) => s.outcome)).toEqual([
+      'unchanged',
+      'unchanged',
+    ]);
 
     const handle = client.schedule.getHandle(purchasesScheduleId(DEMO.businesses.nairobi, taskQueue));
     const created = await handle.describe();
     expect(created.spec.intervals).toMatchObject([{ every: 15 * 60_000 }]);
-    expect(created.policies).toMatchObject({ overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: PURCHASES_CATCHUP_WINDOW_MS, pauseOnFailure: false });
-    expect(created.action).toMatchObject({ type: 'startWorkflow', workflowType: 'purchasesSyncWorkflow', taskQueue, args: [{ businessId: DEMO.businesses.nairobi }] });
+    expect(created.policies).toMatchObject({
+      overlap: ScheduleOverlapPolicy.SKIP,
+      catchupWindow: PURCHASES_CATCHUP_WINDOW_MS,
+      pauseOnFailure: false,
+    });
+    expect(created.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: 'purchasesSyncWorkflow',
+      taskQueue,
+      args: [{ businessId: DEMO.businesses.nairobi }],
+    });
 
     // An operator paused one; a new interval must not unpause it.
     await handle.pause('supplier portal maintenance');
@@ -59,24 +88,37 @@ describe('purchases sync schedules', () => {
     expect(updated.spec.intervals).toMatchObject([{ every: 5 * 60_000 }]);
     expect(updated.state.paused).toBe(true);
 
-    const withOptions = await ensurePurchasesSyncSchedules(client, { ...settings, interval: '5m', options: { pageSize: 50 } });
+    const withOptions = await ensurePurchasesSyncSchedules(client, {
+      ...settings,
+      interval: '5m',
+      options: { pageSize: 50 },
+    });
     expect(withOptions.map((s) => s.outcome)).toEqual(['updated', 'updated']);
-    expect((await handle.describe()).action).toMatchObject({ args: [{ businessId: DEMO.businesses.nairobi, options: { pageSize: 50 } }] });
-    expect((await ensurePurchasesSyncSchedules(client, { ...settings, interval: 300_000, options: { pageSize: 50 } })).map((s) => s.outcome)).toEqual([
-      'unchanged',
-      'unchanged',
-    ]);
+    expect((await handle.describe()).action).toMatchObject({
+      args: [{ businessId: DEMO.businesses.nairobi, options: { pageSize: 50 } }],
+    });
+    expect(
+      (await ensurePurchasesSyncSchedules(client, { ...settings, interval: 300_000, options: { pageSize: 50 } })).map(
+        (s) => s.outcome,
+      ),
+    ).toEqual(['unchanged', 'unchanged']);
   });
 
   it('two start-ups of the worker with PURCHASES_SINK make one schedule per business', async () => {
     const taskQueue = queue();
     let services: ServiceEndpoints | undefined;
     try {
-      services = await resolveServices({ compliance: undefined, accounting: undefined, logLevel: 'silent' }, logger, { sandboxFixture: { compliance: fastFixture() } });
+      services = await resolveServices({ compliance: undefined, accounting: undefined, logLevel: 'silent' }, logger, {
+        sandboxFixture: { compliance: fastFixture() },
+      });
       const env = await getTestEnv();
       const bundle = await saleBundle();
       // No businesses configured: every business the key acts for (the demo key: Nairobi and Mombasa).
-      const config = { sink: { kind: 'file' as const, path: '/dev/null' }, intervalMs: 3_600_000, businessIds: undefined };
+      const config = {
+        sink: { kind: 'file' as const, path: '/dev/null' },
+        intervalMs: 3_600_000,
+        businessIds: undefined,
+      };
       const start = () =>
         startWorkerProcess({
           connection: env.nativeConnection,
@@ -113,7 +155,9 @@ describe('purchases sync schedules', () => {
   });
 
   it('an on-demand sync of a business without a schedule says how to get one', async () => {
-    const err = await syncPurchasesNow(client, 'biz_unscheduled', { taskQueue: `none-${randomUUID()}` }).catch((e: unknown) => e);
+    const err = await syncPurchasesNow(client, 'biz_unscheduled', { taskQueue: `none-${randomUUID()}` }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(PurchasesSyncError);
     expect(err).toMatchObject({ failure: 'not_scheduled' });
     expect((err as Error).message).toContain('PURCHASES_SINK');

@@ -35,7 +35,12 @@ function purchase(id: string, status = 'pulled'): PurchaseDocument {
 }
 
 function event(n: number): PurchaseEvent {
-  return { id: `purchase.pur_${n}.v0.abc`, type: 'purchase.received', businessId: 'biz_1', purchase: purchase(`pur_${n}`) };
+  return {
+    id: `purchase.pur_${n}.v0.abc`,
+    type: 'purchase.received',
+    businessId: 'biz_1',
+    purchase: purchase(`pur_${n}`),
+  };
 }
 
 let dir: string;
@@ -132,7 +137,10 @@ describe('webhook sink', () => {
     let retryAfter = '';
     const server = createServer((_request, response) => response.writeHead(429, { 'retry-after': retryAfter }).end());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const throttled = new WebhookSink({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, secret: SECRET });
+    const throttled = new WebhookSink({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+      secret: SECRET,
+    });
     const waitOf = async (value: string) => {
       retryAfter = value;
       const err = await throttled.deliver(event(5)).catch((e: unknown) => e);
@@ -161,7 +169,10 @@ describe('PURCHASES_* configuration', () => {
   });
 
   it('reads a file sink, an https sink with its secret, an interval and a business list', () => {
-    expect(loadPurchasesConfig({ PURCHASES_SINK: 'file:./out/p.ndjson' }).sink).toEqual({ kind: 'file', path: './out/p.ndjson' });
+    expect(loadPurchasesConfig({ PURCHASES_SINK: 'file:./out/p.ndjson' }).sink).toEqual({
+      kind: 'file',
+      path: './out/p.ndjson',
+    });
     const config = loadPurchasesConfig({
       PURCHASES_SINK: 'https://erp.example.com/hooks/etims?token=abc',
       PURCHASES_WEBHOOK_SECRET: SECRET,
@@ -174,16 +185,24 @@ describe('PURCHASES_* configuration', () => {
       businessIds: ['biz_a', 'biz_b'],
     });
     expect(describeSink(config.sink)).toBe('https://erp.example.com/hooks/etims');
-    expect(loadPurchasesConfig({ PURCHASES_SINK: 'http://127.0.0.1:8080/x', PURCHASES_WEBHOOK_SECRET: SECRET }).sink?.kind).toBe('webhook');
+    expect(
+      loadPurchasesConfig({ PURCHASES_SINK: 'http://127.0.0.1:8080/x', PURCHASES_WEBHOOK_SECRET: SECRET }).sink?.kind,
+    ).toBe('webhook');
   });
 
   it.each([
-    [{ PURCHASES_SINK: 'http://erp.example.com/x', PURCHASES_WEBHOOK_SECRET: SECRET }, /^PURCHASES_SINK: .*http:\/\/ only to this machine/],
+    [
+      { PURCHASES_SINK: 'http://erp.example.com/x', PURCHASES_WEBHOOK_SECRET: SECRET },
+      /^PURCHASES_SINK: .*http:\/\/ only to this machine/,
+    ],
     [{ PURCHASES_SINK: 'ftp://erp.example.com/x' }, /^PURCHASES_SINK: /],
     [{ PURCHASES_SINK: 'erp.example.com' }, /^PURCHASES_SINK: /],
     [{ PURCHASES_SINK: 'file:' }, /^PURCHASES_SINK: file: needs a path/],
     [{ PURCHASES_SINK: 'https://erp.example.com/x' }, /^PURCHASES_WEBHOOK_SECRET is required/],
-    [{ PURCHASES_SINK: 'https://erp.example.com/x', PURCHASES_WEBHOOK_SECRET: 'not-a-whsec-secret-at-all' }, /^PURCHASES_WEBHOOK_SECRET is not in the expected form/],
+    [
+      { PURCHASES_SINK: 'https://erp.example.com/x', PURCHASES_WEBHOOK_SECRET: 'not-a-whsec-secret-at-all' },
+      /^PURCHASES_WEBHOOK_SECRET is not in the expected form/,
+    ],
     [{ PURCHASES_SYNC_INTERVAL: '15' }, /^PURCHASES_SYNC_INTERVAL: /],
     [{ PURCHASES_SYNC_INTERVAL: '2s' }, /^PURCHASES_SYNC_INTERVAL: /],
     [{ PURCHASES_SYNC_BUSINESSES: 'biz_a,,biz_b' }, /^PURCHASES_SYNC_BUSINESSES: /],
@@ -216,7 +235,11 @@ describe('deliverPurchaseEvents (activity)', () => {
 
   it('resumes after the events its last heartbeat reported, heartbeating each one it delivers', async () => {
     const sink = new RecordingSink();
-    const { deliverPurchaseEvents } = createPurchasesActivities({ services: singleApplication({ compliance }), logger, purchasesSink: sink });
+    const { deliverPurchaseEvents } = createPurchasesActivities({
+      services: singleApplication({ compliance }),
+      logger,
+      purchasesSink: sink,
+    });
     const env = new MockActivityEnvironment({ heartbeatDetails: { delivered: 2 }, attempt: 2 });
     const beats: unknown[] = [];
     env.on('heartbeat', (d: unknown) => beats.push(d));
@@ -230,7 +253,11 @@ describe('deliverPurchaseEvents (activity)', () => {
       [new SinkDeliveryError('503', true, 503), 'sink_unavailable', false],
       [new SinkDeliveryError('400', false, 400), 'sink_refused', true],
     ] as const) {
-      const { deliverPurchaseEvents } = createPurchasesActivities({ services: singleApplication({ compliance }), logger, purchasesSink: new RecordingSink({ index: 3, error }) });
+      const { deliverPurchaseEvents } = createPurchasesActivities({
+        services: singleApplication({ compliance }),
+        logger,
+        purchasesSink: new RecordingSink({ index: 3, error }),
+      });
       const err = await new MockActivityEnvironment().run(deliverPurchaseEvents, { events }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApplicationFailure);
       expect(err).toMatchObject({ type, nonRetryable });
@@ -239,7 +266,10 @@ describe('deliverPurchaseEvents (activity)', () => {
   });
 
   it('without a sink configured, fails non-retryable naming PURCHASES_SINK', async () => {
-    const { deliverPurchaseEvents } = createPurchasesActivities({ services: singleApplication({ compliance }), logger });
+    const { deliverPurchaseEvents } = createPurchasesActivities({
+      services: singleApplication({ compliance }),
+      logger,
+    });
     const err = await new MockActivityEnvironment().run(deliverPurchaseEvents, { events }).catch((e: unknown) => e);
     expect(err).toMatchObject({ type: 'sink_not_configured', nonRetryable: true });
     expect((err as Error).message).toContain('PURCHASES_SINK');

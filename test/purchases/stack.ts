@@ -14,7 +14,11 @@ import type { ComplianceFixtureInput } from '../../sandbox/compliance/fixture-sc
 import type { InspectedPurchase } from '../../sandbox/compliance/purchase-inspection.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import type { Sandbox } from '../../sandbox/server.js';
-import { purchasesScheduleId, type PurchasesSyncOptions, type PurchasesSyncResult } from '../../src/contracts/purchases-sync.js';
+import {
+  purchasesScheduleId,
+  type PurchasesSyncOptions,
+  type PurchasesSyncResult,
+} from '../../src/contracts/purchases-sync.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { startWorkerStack, type TemporalAccess } from '../helpers/worker-stack.js';
@@ -75,7 +79,10 @@ export function manyPurchases(count: number): ComplianceFixtureInput {
   return fastFixture((fixture) => {
     const nairobi = fixture.businesses!.find((b) => b.id === DEMO.businesses.nairobi)!;
     nairobi.purchases = Array.from({ length: count }, (_, n) => ({
-      ...(supplierInvoice(`pur_many_${String(n + 1).padStart(5, '0')}`, new Date(Date.UTC(2025, 5, 30) - (n % 200) * 86_400_000).toISOString().slice(0, 10)) as object),
+      ...(supplierInvoice(
+        `pur_many_${String(n + 1).padStart(5, '0')}`,
+        new Date(Date.UTC(2025, 5, 30) - (n % 200) * 86_400_000).toISOString().slice(0, 10),
+      ) as object),
       supplierInvoiceNumber: `MANY-${n + 1}`,
       status: 'pending_review',
     })) as never;
@@ -89,13 +96,19 @@ export function manyPurchases(count: number): ComplianceFixtureInput {
 export function staticPurchases(): ComplianceFixtureInput {
   return fastFixture((fixture) => {
     for (const business of fixture.businesses ?? []) {
-      business.purchases = (business.purchases ?? []).filter((p) => p.arrivesAtPull === undefined).map((p) => ({ ...p, reviews: [] }));
+      business.purchases = (business.purchases ?? [])
+        .filter((p) => p.arrivesAtPull === undefined)
+        .map((p) => ({ ...p, reviews: [] }));
     }
   });
 }
 
 /** A supplier invoice for `addPurchase`, dated `invoiceDate`, on the Nairobi CBD branch. */
-export function supplierInvoice(id: string, invoiceDate: string, more: Record<string, unknown> = {}): Record<string, unknown> {
+export function supplierInvoice(
+  id: string,
+  invoiceDate: string,
+  more: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     id,
     supplier: { name: 'Late Supplier Ltd', pin: 'P051199999Z' },
@@ -107,10 +120,18 @@ export function supplierInvoice(id: string, invoiceDate: string, more: Record<st
   };
 }
 
-export async function startPurchasesStack(temporal: TemporalAccess, bundle: WorkflowBundle, options: PurchasesStackOptions): Promise<PurchasesStack> {
+export async function startPurchasesStack(
+  temporal: TemporalAccess,
+  bundle: WorkflowBundle,
+  options: PurchasesStackOptions,
+): Promise<PurchasesStack> {
   const businessIds = options.businessIds ?? [DEMO.businesses.nairobi];
   // The sink named here only switches the sync on; each process delivers to the test's sink.
-  const config: PurchasesConfig = { sink: { kind: 'file', path: '/dev/null' }, intervalMs: options.intervalMs ?? 3_600_000, businessIds };
+  const config: PurchasesConfig = {
+    sink: { kind: 'file', path: '/dev/null' },
+    intervalMs: options.intervalMs ?? 3_600_000,
+    businessIds,
+  };
   const stack = await startWorkerStack(temporal, bundle, {
     fixture: options.fixture ?? staticPurchases(),
     taskQueuePrefix: 'purchases',
@@ -136,24 +157,45 @@ export async function startPurchasesStack(temporal: TemporalAccess, bundle: Work
     scheduleId,
     async firstSync(businessId = businessIds[0]!) {
       const handle = client.schedule.getHandle(scheduleId(businessId));
-      const description = await eventually(() => handle.describe(), (d) => d.info.recentActions.length + d.info.runningActions.length > 0, { what: 'the first scheduled sync' });
+      const description = await eventually(
+        () => handle.describe(),
+        (d) => d.info.recentActions.length + d.info.runningActions.length > 0,
+        { what: 'the first scheduled sync' },
+      );
       const first = description.info.recentActions[0]?.action.workflow ?? description.info.runningActions[0]!.workflow;
-      const result = (await client.workflow.getHandle(first.workflowId, first.firstExecutionRunId).result()) as PurchasesSyncResult;
+      const result = (await client.workflow
+        .getHandle(first.workflowId, first.firstExecutionRunId)
+        .result()) as PurchasesSyncResult;
       return { ...result, workflowId: first.workflowId };
     },
     async sync(businessId = businessIds[0]!) {
-      const { workflowId, result } = await syncPurchasesNow(client, businessId, { taskQueue, wait: true, timeoutMs: 120_000 });
+      const { workflowId, result } = await syncPurchasesNow(client, businessId, {
+        taskQueue,
+        wait: true,
+        timeoutMs: 120_000,
+      });
       return { ...result!, workflowId: workflowId! };
     },
     replaceWorker: () => stack.replaceWorker(),
     async purchases(businessId = businessIds[0]!) {
-      return (await inspection<{ purchases: InspectedPurchase[] }>(sandbox, 'GET', `/purchases?businessId=${encodeURIComponent(businessId)}`)).purchases;
+      return (
+        await inspection<{ purchases: InspectedPurchase[] }>(
+          sandbox,
+          'GET',
+          `/purchases?businessId=${encodeURIComponent(businessId)}`,
+        )
+      ).purchases;
     },
-    addPurchase: (purchase, businessId = businessIds[0]!) => inspection(sandbox, 'POST', '/purchases', { businessId, purchase }),
+    addPurchase: (purchase, businessId = businessIds[0]!) =>
+      inspection(sandbox, 'POST', '/purchases', { businessId, purchase }),
     review: (purchaseId, status, confirmationError = null) =>
       inspection(sandbox, 'POST', `/purchases/${encodeURIComponent(purchaseId)}/review`, { status, confirmationError }),
     async close() {
-      for (const businessId of businessIds) await client.schedule.getHandle(scheduleId(businessId)).delete().catch(() => undefined);
+      for (const businessId of businessIds)
+        await client.schedule
+          .getHandle(scheduleId(businessId))
+          .delete()
+          .catch(() => undefined);
       await stack.close();
     },
   };

@@ -8,7 +8,12 @@ const file = () => tmp.path('events.ndjson');
 // Pages of 20, so the 48 invoices of the demo's Nairobi business take three pages and an old invoice lands on the last.
 const stack = usePurchasesStack(() => ({ sink: () => openNdjsonSink(file()), syncOptions: { pageSize: 20 } }));
 
-const nothingHappened = (r: PurchasesSyncResult) => ({ newInvoices: r.counts.newInvoices, statusChanges: r.counts.statusChanges, delivered: r.counts.delivered, pending: r.counts.pending });
+const nothingHappened = (r: PurchasesSyncResult) => ({
+  newInvoices: r.counts.newInvoices,
+  statusChanges: r.counts.statusChanges,
+  delivered: r.counts.delivered,
+  pending: r.counts.pending,
+});
 
 describe('purchases sync (real workflow, schedule, sandbox over HTTP, NDJSON sink)', () => {
   let first: PurchasesSyncResult;
@@ -17,15 +22,28 @@ describe('purchases sync (real workflow, schedule, sandbox over HTTP, NDJSON sin
     first = await stack.firstSync();
     const visible = (await stack.purchases()).filter((p) => p.visible).map((p) => p.purchase.id);
     expect(visible).toHaveLength(48); // 45 listed at the start, 3 the pull fetched
-    expect(first.counts).toEqual({ apiCalls: 1 + 3, pages: 3, seen: 48, newInvoices: 48, statusChanges: 0, delivered: 48, pending: 0 });
+    expect(first.counts).toEqual({
+      apiCalls: 1 + 3,
+      pages: 3,
+      seen: 48,
+      newInvoices: 48,
+      statusChanges: 0,
+      delivered: 48,
+      pending: 0,
+    });
     const events = await eventsIn(file());
     expect(events.map((e) => e.purchase.id).sort()).toEqual([...visible].sort());
-    expect(events.every((e) => e.type === 'purchase.received' && e.businessId === DEMO.businesses.nairobi && e.previousStatus === undefined)).toBe(true);
+    expect(
+      events.every(
+        (e) =>
+          e.type === 'purchase.received' && e.businessId === DEMO.businesses.nairobi && e.previousStatus === undefined,
+      ),
+    ).toBe(true);
     expect(events.every((e) => e.id.startsWith(`purchase.${e.purchase.id}.v0.`))).toBe(true);
     expect(Object.keys(first.ledger).sort()).toEqual([...visible].sort());
   });
 
-  it("hands its ledger to the next sync through the schedule: nothing new, the same number of calls", async () => {
+  it('hands its ledger to the next sync through the schedule: nothing new, the same number of calls', async () => {
     const second = await stack.sync();
     expect(nothingHappened(second)).toEqual({ newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 });
     expect(second.counts.apiCalls).toBe(4);
@@ -36,7 +54,12 @@ describe('purchases sync (real workflow, schedule, sandbox over HTTP, NDJSON sin
   it('delivers an invoice pulled late with an old date, and tells apart two suppliers using the same invoice number', async () => {
     const oldest = (await stack.purchases()).map((p) => p.purchase.invoiceDate).sort()[0]!;
     await stack.addPurchase(supplierInvoice('pur_late_a', '2025-01-15', { supplierInvoiceNumber: 'INV-2400' }));
-    await stack.addPurchase(supplierInvoice('pur_late_b', '2025-01-15', { supplierInvoiceNumber: 'INV-2400', supplier: { name: 'Another Supplier', pin: 'P051188888Y' } }));
+    await stack.addPurchase(
+      supplierInvoice('pur_late_b', '2025-01-15', {
+        supplierInvoiceNumber: 'INV-2400',
+        supplier: { name: 'Another Supplier', pin: 'P051188888Y' },
+      }),
+    );
     expect('2025-01-15' < oldest).toBe(true);
 
     const result = await stack.sync();
@@ -52,7 +75,8 @@ describe('purchases sync (real workflow, schedule, sandbox over HTTP, NDJSON sin
   });
 
   it('delivers each status change once, with the previous status; a status that goes back gets a new event id', async () => {
-    const target = (await stack.purchases()).find((p) => p.visible && p.purchase.status === 'pending_review')!.purchase.id;
+    const target = (await stack.purchases()).find((p) => p.visible && p.purchase.status === 'pending_review')!.purchase
+      .id;
     await stack.review(target, 'rejected', 'Quantities differ from the delivery note');
     const rejected = await stack.sync();
     expect(nothingHappened(rejected)).toEqual({ newInvoices: 0, statusChanges: 1, delivered: 1, pending: 0 });
@@ -63,7 +87,9 @@ describe('purchases sync (real workflow, schedule, sandbox over HTTP, NDJSON sin
     await stack.review(target, 'rejected', 'Quantities differ from the delivery note');
     await stack.sync();
 
-    const changes = (await eventsIn(file())).filter((e) => e.purchase.id === target && e.type === 'purchase.status_changed');
+    const changes = (await eventsIn(file())).filter(
+      (e) => e.purchase.id === target && e.type === 'purchase.status_changed',
+    );
     expect(changes.map((e) => [e.previousStatus, e.purchase.status, e.purchase.confirmationError])).toEqual([
       ['pending_review', 'rejected', 'Quantities differ from the delivery note'],
       ['rejected', 'pending_review', null],

@@ -18,7 +18,9 @@ export async function activityWaits(handle: WorkflowHandle, names: readonly stri
   for (const name of names) {
     const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
     if (!scheduled) continue;
-    const started = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId ?? '') === String(scheduled.eventId));
+    const started = events.find(
+      (e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId ?? '') === String(scheduled.eventId),
+    );
     const from = ms(scheduled);
     const to = ms(started);
     if (from !== undefined && to !== undefined) waits[name] = Math.round(to - from);

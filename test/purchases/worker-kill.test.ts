@@ -17,7 +17,11 @@ const stack = usePurchasesStack(() => ({
 
 describe('purchases delivery across a worker replaced mid-delivery', () => {
   it('resumes delivery in the new worker from the last heartbeat, and the file holds each event exactly once', async () => {
-    await eventually(() => eventsIn(tmp.path('events.ndjson')), (events) => events.length >= 10, { what: 'ten events delivered', timeoutMs: 20_000 });
+    await eventually(
+      () => eventsIn(tmp.path('events.ndjson')),
+      (events) => events.length >= 10,
+      { what: 'ten events delivered', timeoutMs: 20_000 },
+    );
     // What a deploy or a crash does: this process stops, another starts on the same queues and the same file.
     await stack.replaceWorker();
     const written = (await eventsIn(tmp.path('events.ndjson'))).length;

@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountingClient } from '../../src/accounting/client.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { ReconciliationInputError, loadReconciliationData } from '../../src/reconciliation/load.js';
-import { DEMO_ACCOUNTING_API_KEY, DEMO_RECONCILIATION_LINK, defaultAccountingFixture } from '../../sandbox/accounting/default-fixture.js';
+import {
+  DEMO_ACCOUNTING_API_KEY,
+  DEMO_RECONCILIATION_LINK,
+  defaultAccountingFixture,
+} from '../../sandbox/accounting/default-fixture.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
@@ -22,7 +26,12 @@ beforeAll(async () => {
     if (!business || !template) throw new Error('the demo world has no Nairobi purchases');
     business.purchases = [
       ...(business.purchases ?? []),
-      ...Array.from({ length: EXTRA_PURCHASES }, (_, i) => ({ ...template, id: `pur_load_${i}`, supplierInvoiceNumber: `LOAD-${i}`, pendingPull: false })),
+      ...Array.from({ length: EXTRA_PURCHASES }, (_, i) => ({
+        ...template,
+        id: `pur_load_${i}`,
+        supplierInvoiceNumber: `LOAD-${i}`,
+        pendingPull: false,
+      })),
     ];
   }, 'sandbox');
   const accountingFixture = structuredClone(defaultAccountingFixture);
@@ -53,20 +62,43 @@ describe('loadReconciliationData', () => {
     expect(data.purchases).toHaveLength(45 + EXTRA_PURCHASES);
     expect(new Set(data.billPayments.map((b) => b.id)).size).toBe(25 + EXTRA_PAYMENTS);
     expect(data.billPayments).toHaveLength(25 + EXTRA_PAYMENTS);
-    expect(data.calls).toEqual({ compliance: { listBusinesses: 1, listPurchases: 3 }, accounting: { listCompanies: 1, listBillPayments: 3 }, total: 8 });
+    expect(data.calls).toEqual({
+      compliance: { listBusinesses: 1, listPurchases: 3 },
+      accounting: { listCompanies: 1, listBillPayments: 3 },
+      total: 8,
+    });
     expect(sandbox.stats.snapshot().total - before).toBe(data.calls.total);
   });
 
   it('skips the access check when asked, and reports progress per page', async () => {
     const pages: string[] = [];
-    const data = await loadReconciliationData({ compliance, accounting }, { ...DEMO_RECONCILIATION_LINK, checkAccess: false, onPage: (p) => pages.push(`${p.list}:${p.pages}:${p.records}`) });
+    const data = await loadReconciliationData(
+      { compliance, accounting },
+      {
+        ...DEMO_RECONCILIATION_LINK,
+        checkAccess: false,
+        onPage: (p) => pages.push(`${p.list}:${p.pages}:${p.records}`),
+      },
+    );
     expect(data.calls.total).toBe(6);
-    expect(pages).toEqual(['purchases:1:100', 'purchases:2:200', 'purchases:3:245', 'billPayments:1:100', 'billPayments:2:200', 'billPayments:3:205']);
+    expect(pages).toEqual([
+      'purchases:1:100',
+      'purchases:2:200',
+      'purchases:3:245',
+      'billPayments:1:100',
+      'billPayments:2:200',
+      'billPayments:3:205',
+    ]);
   });
 
   it('stops with a clear error past the page bound', async () => {
-    const error = await loadReconciliationData({ compliance, accounting }, { ...DEMO_RECONCILIATION_LINK, maxPages: 2 }).catch((err: unknown) => err);
+    const error = await loadReconciliationData(
+      { compliance, accounting },
+      { ...DEMO_RECONCILIATION_LINK, maxPages: 2 },
+    ).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ReconciliationInputError);
-    expect((error as Error).message).toBe(`business ${DEMO.businesses.nairobi}'s purchase list has more than 2 pages of 100; raise maxPages to reconcile it`);
+    expect((error as Error).message).toBe(
+      `business ${DEMO.businesses.nairobi}'s purchase list has more than 2 pages of 100; raise maxPages to reconcile it`,
+    );
   });
 });

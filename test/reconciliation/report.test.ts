@@ -4,18 +4,40 @@ import { toCsv, type ReportInput } from '../../src/reconciliation/report.js';
 import { reconcile } from '../../src/reconciliation/rules.js';
 
 const AS_OF = '2025-07-31';
-const HEADER = 'kind,id,category,counterpart_ids,reference,supplier,date,amount,currency,paid,difference,age_days,review';
+const HEADER =
+  'kind,id,category,counterpart_ids,reference,supplier,date,amount,currency,paid,difference,age_days,review';
 
 function invoice(id: string, number: string, total: number, supplier: string): ReconcilePurchase {
-  return { id, status: 'confirmed', supplier: { name: supplier }, supplierInvoiceNumber: number, invoiceDate: '2025-06-01', totals: { total } };
+  return {
+    id,
+    status: 'confirmed',
+    supplier: { name: supplier },
+    supplierInvoiceNumber: number,
+    invoiceDate: '2025-06-01',
+    totals: { total },
+  };
 }
 
 function payment(id: string, amount: number, billCode: string, supplier: string): ReconcileBillPayment {
-  return { id, supplierRef: { name: supplier }, billRef: { billCode }, totalAmount: amount, currency: 'KES', date: '2025-06-05', lines: [] };
+  return {
+    id,
+    supplierRef: { name: supplier },
+    billRef: { billCode },
+    totalAmount: amount,
+    currency: 'KES',
+    date: '2025-06-05',
+    lines: [],
+  };
 }
 
 function input(purchases: ReconcilePurchase[], billPayments: ReconcileBillPayment[]): ReportInput {
-  return { businessId: 'biz_1', companyId: 'cmp_1', result: reconcile(purchases, billPayments, AS_OF), purchases, billPayments };
+  return {
+    businessId: 'biz_1',
+    companyId: 'cmp_1',
+    result: reconcile(purchases, billPayments, AS_OF),
+    purchases,
+    billPayments,
+  };
 }
 
 describe('toCsv', () => {
@@ -35,13 +57,19 @@ describe('toCsv', () => {
   it('quotes fields with commas, quotes or line breaks (RFC 4180)', () => {
     const csv = toCsv(input([], [payment('bp_1', 5, 'A,B', 'Say "hi"\r\nLtd'), payment('bp_2', 6, 'x\ny', 'tail\r')]));
     expect(csv.split('\r\n').slice(1, -1).join('\r\n')).toBe(
-      'billPayment,bp_1,unmatchedPayments,,"A,B","Say ""hi""\r\nLtd",2025-06-05,5,KES,,,,\r\n' + 'billPayment,bp_2,unmatchedPayments,,"x\ny","tail\r",2025-06-05,6,KES,,,,',
+      'billPayment,bp_1,unmatchedPayments,,"A,B","Say ""hi""\r\nLtd",2025-06-05,5,KES,,,,\r\n' +
+        'billPayment,bp_2,unmatchedPayments,,"x\ny","tail\r",2025-06-05,6,KES,,,,',
     );
   });
 
   it('prefixes text a spreadsheet would run as a formula with an apostrophe, but not negative numbers', () => {
     const names = ['=HYPERLINK("x")', '+1', '-1', '@SUM(A1)', '\tTab', '\rCR'];
-    const csv = toCsv(input([], names.map((name, i) => payment(`bp_${i}`, -(i + 1), `ref ${i}`, name))));
+    const csv = toCsv(
+      input(
+        [],
+        names.map((name, i) => payment(`bp_${i}`, -(i + 1), `ref ${i}`, name)),
+      ),
+    );
     const suppliers = csv
       .split('\r\nbillPayment,')
       .slice(1)

@@ -1,10 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { MATCH_RULES, RESIDUAL_RULES, calendarDay, dayNumber, reconcile, supplierKey } from '../../src/reconciliation/rules.js';
-import { type ReconcileBillPayment, type ReconcileOptions, type ReconcilePurchase, type ReconciliationResult } from '../../src/contracts/reconciliation.js';
+import {
+  MATCH_RULES,
+  RESIDUAL_RULES,
+  calendarDay,
+  dayNumber,
+  reconcile,
+  supplierKey,
+} from '../../src/reconciliation/rules.js';
+import {
+  type ReconcileBillPayment,
+  type ReconcileOptions,
+  type ReconcilePurchase,
+  type ReconciliationResult,
+} from '../../src/contracts/reconciliation.js';
 
 const AS_OF = '2025-07-31';
 
-function invoice(id: string, number: string, total: number, more: { supplier?: string; date?: string; status?: string } = {}): ReconcilePurchase {
+function invoice(
+  id: string,
+  number: string,
+  total: number,
+  more: { supplier?: string; date?: string; status?: string } = {},
+): ReconcilePurchase {
   return {
     id,
     status: more.status ?? 'confirmed',
@@ -38,7 +55,8 @@ function payment(id: string, amount: number, spec: PaymentSpec = {}): ReconcileB
 
 /** The categories as short strings: a pairing is `purchase=payment+payment`. */
 function sorted(result: ReconciliationResult) {
-  const pairs = (list: ReconciliationResult['matched']) => list.map((p) => `${p.purchaseId}=${p.billPaymentIds.join('+')}`);
+  const pairs = (list: ReconciliationResult['matched']) =>
+    list.map((p) => `${p.purchaseId}=${p.billPaymentIds.join('+')}`);
   return {
     matched: pairs(result.matched),
     suggested: pairs(result.suggested),
@@ -64,8 +82,12 @@ function expectSorted(
   expect(sorted(result)).toEqual({ ...NOTHING, ...expected });
   // Every invoice in exactly one category; every payment either paired or unmatched.
   const purchaseIds = [...result.matched, ...result.suggested, ...result.amountMismatches].map((p) => p.purchaseId);
-  expect([...purchaseIds, ...result.unpaidPurchases, ...result.rejectedPurchases].sort()).toEqual(purchases.map((p) => p.id).sort());
-  const paired = new Set([...result.matched, ...result.suggested, ...result.amountMismatches].flatMap((p) => p.billPaymentIds));
+  expect([...purchaseIds, ...result.unpaidPurchases, ...result.rejectedPurchases].sort()).toEqual(
+    purchases.map((p) => p.id).sort(),
+  );
+  const paired = new Set(
+    [...result.matched, ...result.suggested, ...result.amountMismatches].flatMap((p) => p.billPaymentIds),
+  );
   expect([...paired, ...result.unmatchedPayments].sort()).toEqual(payments.map((b) => b.id).sort());
   return result;
 }
@@ -88,33 +110,74 @@ describe('rule reference-amount-agrees → matched', () => {
   const p = invoice('p1', 'INV-2403', 12_400);
   it.each<[string, ReconcilePurchase[], ReconcileBillPayment[], Expected]>([
     ['bill code is the invoice number', [p], [payment('b1', 12_400, { billCode: 'INV-2403' })], { matched: ['p1=b1'] }],
-    ['bill code in another case and spacing', [p], [payment('b1', 12_400, { billCode: ' inv 2403 ' })], { matched: ['p1=b1'] }],
+    [
+      'bill code in another case and spacing',
+      [p],
+      [payment('b1', 12_400, { billCode: ' inv 2403 ' })],
+      { matched: ['p1=b1'] },
+    ],
     ['bill code without punctuation', [p], [payment('b1', 12_400, { billCode: 'INV2403' })], { matched: ['p1=b1'] }],
     ['leading zeros in the number', [p], [payment('b1', 12_400, { billCode: 'INV-002403' })], { matched: ['p1=b1'] }],
-    ['a line reference names it among other words', [p], [payment('b1', 12_400, { billCode: 'LD-BILL-0093', lines: [['Lakeside inv. 2403 (June)', 12_400]] })], { matched: ['p1=b1'] }],
+    [
+      'a line reference names it among other words',
+      [p],
+      [payment('b1', 12_400, { billCode: 'LD-BILL-0093', lines: [['Lakeside inv. 2403 (June)', 12_400]] })],
+      { matched: ['p1=b1'] },
+    ],
     [
       'part payments add up: a deposit by bill code, the balance by line reference',
       [p],
-      [payment('b1', 10_000, { billCode: 'INV-2403' }), payment('b2', 2_400, { billCode: 'X-1', lines: [['INV 2403 balance', 2_400]] })],
+      [
+        payment('b1', 10_000, { billCode: 'INV-2403' }),
+        payment('b2', 2_400, { billCode: 'X-1', lines: [['INV 2403 balance', 2_400]] }),
+      ],
       { matched: ['p1=b1+b2'] },
     ],
-    ['within the tolerance (0.99 short)', [p], [payment('b1', 12_399.01, { billCode: 'INV-2403' })], { matched: ['p1=b1'] }],
-    ['exactly at the tolerance (1.00 over)', [p], [payment('b1', 12_401, { billCode: 'INV-2403' })], { matched: ['p1=b1'] }],
+    [
+      'within the tolerance (0.99 short)',
+      [p],
+      [payment('b1', 12_399.01, { billCode: 'INV-2403' })],
+      { matched: ['p1=b1'] },
+    ],
+    [
+      'exactly at the tolerance (1.00 over)',
+      [p],
+      [payment('b1', 12_401, { billCode: 'INV-2403' })],
+      { matched: ['p1=b1'] },
+    ],
     [
       'one payment whose lines pay two invoices, each its line amount',
       [p, invoice('p2', 'INV-2404', 600)],
-      [payment('b1', 13_000, { lines: [['INV-2403', 12_400], ['INV-2404', 600]] })],
+      [
+        payment('b1', 13_000, {
+          lines: [
+            ['INV-2403', 12_400],
+            ['INV-2404', 600],
+          ],
+        }),
+      ],
       { matched: ['p1=b1', 'p2=b1'] },
     ],
     [
       'bill code names the main invoice; a line naming another takes its amount out',
       [p, invoice('p2', 'INV-2404', 600)],
-      [payment('b1', 13_000, { billCode: 'INV-2403', lines: [['INV-2403', 12_400], ['INV-2404', 600]] })],
+      [
+        payment('b1', 13_000, {
+          billCode: 'INV-2403',
+          lines: [
+            ['INV-2403', 12_400],
+            ['INV-2404', 600],
+          ],
+        }),
+      ],
       { matched: ['p1=b1', 'p2=b1'] },
     ],
     [
       'two suppliers share the number: the payee tells them apart',
-      [invoice('p1', '27', 500, { supplier: 'Kibo Wholesalers Ltd' }), invoice('p2', '27', 500, { supplier: 'Lakeside Dairies' })],
+      [
+        invoice('p1', '27', 500, { supplier: 'Kibo Wholesalers Ltd' }),
+        invoice('p2', '27', 500, { supplier: 'Lakeside Dairies' }),
+      ],
       [payment('b1', 500, { billCode: '27', supplier: 'LAKESIDE DAIRIES LIMITED' })],
       { matched: ['p2=b1'], unpaid: ['p1'] },
     ],
@@ -142,34 +205,100 @@ describe('rule reference-amount-agrees → matched', () => {
     ['a number of four or more characters is found inside a text', '2403', 'Paid 2403 in full', true],
     ['separators do not matter', 'KRA/2025/0042', 'kra-2025-42', true],
   ])('reference matching: %s', (_name, number, reference, matches) => {
-    const result = reconcile([invoice('p1', number, 100)], [payment('b1', 100, { billCode: reference, supplier: 'Someone else' })], AS_OF);
+    const result = reconcile(
+      [invoice('p1', number, 100)],
+      [payment('b1', 100, { billCode: reference, supplier: 'Someone else' })],
+      AS_OF,
+    );
     expect(result.matched.map((m) => m.purchaseId)).toEqual(matches ? ['p1'] : []);
   });
 
   it('reports what was paid against the total', () => {
     const result = reconcile([invoice('p1', 'INV-1', 100)], [payment('b1', 99.5, { billCode: 'INV-1' })], AS_OF);
-    expect(result.matched).toEqual([{ purchaseId: 'p1', billPaymentIds: ['b1'], rule: 'reference-amount-agrees', invoiceTotal: 100, paid: 99.5, difference: -0.5 }]);
+    expect(result.matched).toEqual([
+      {
+        purchaseId: 'p1',
+        billPaymentIds: ['b1'],
+        rule: 'reference-amount-agrees',
+        invoiceTotal: 100,
+        paid: 99.5,
+        difference: -0.5,
+      },
+    ]);
   });
 });
 
 describe('rule reference-amount-differs → amountMismatches', () => {
   const p = invoice('p1', 'INV-2406', 16_200);
   it.each<[string, ReconcilePurchase[], ReconcileBillPayment[], Expected, Partial<ReconcileOptions>?]>([
-    ['underpaid (digits swapped)', [p], [payment('b1', 16_020, { billCode: 'INV2406' })], { amountMismatches: ['p1=b1'] }],
+    [
+      'underpaid (digits swapped)',
+      [p],
+      [payment('b1', 16_020, { billCode: 'INV2406' })],
+      { amountMismatches: ['p1=b1'] },
+    ],
     ['overpaid', [p], [payment('b1', 17_000, { billCode: 'INV-2406' })], { amountMismatches: ['p1=b1'] }],
-    ['one part payment of two made so far', [p], [payment('b1', 10_000, { billCode: 'INV-2406' })], { amountMismatches: ['p1=b1'] }],
-    ['just outside the tolerance (1.01)', [p], [payment('b1', 16_198.99, { billCode: 'INV-2406' })], { amountMismatches: ['p1=b1'] }],
-    ['outside a tolerance of 0', [p], [payment('b1', 16_199.99, { billCode: 'INV-2406' })], { amountMismatches: ['p1=b1'] }, { amountTolerance: 0 }],
-    ['inside a wider tolerance', [p], [payment('b1', 16_020, { billCode: 'INV-2406' })], { matched: ['p1=b1'] }, { amountTolerance: 200 }],
-    ['a payment in another currency is never called equal', [p], [payment('b1', 16_200, { billCode: 'INV-2406', currency: 'USD' })], { amountMismatches: ['p1=b1'] }],
-    ['a line without an amount among several counts nothing', [p], [payment('b1', 16_200, { lines: [['INV-2406', null], ['fees', 100]] })], { amountMismatches: ['p1=b1'] }],
+    [
+      'one part payment of two made so far',
+      [p],
+      [payment('b1', 10_000, { billCode: 'INV-2406' })],
+      { amountMismatches: ['p1=b1'] },
+    ],
+    [
+      'just outside the tolerance (1.01)',
+      [p],
+      [payment('b1', 16_198.99, { billCode: 'INV-2406' })],
+      { amountMismatches: ['p1=b1'] },
+    ],
+    [
+      'outside a tolerance of 0',
+      [p],
+      [payment('b1', 16_199.99, { billCode: 'INV-2406' })],
+      { amountMismatches: ['p1=b1'] },
+      { amountTolerance: 0 },
+    ],
+    [
+      'inside a wider tolerance',
+      [p],
+      [payment('b1', 16_020, { billCode: 'INV-2406' })],
+      { matched: ['p1=b1'] },
+      { amountTolerance: 200 },
+    ],
+    [
+      'a payment in another currency is never called equal',
+      [p],
+      [payment('b1', 16_200, { billCode: 'INV-2406', currency: 'USD' })],
+      { amountMismatches: ['p1=b1'] },
+    ],
+    [
+      'a line without an amount among several counts nothing',
+      [p],
+      [
+        payment('b1', 16_200, {
+          lines: [
+            ['INV-2406', null],
+            ['fees', 100],
+          ],
+        }),
+      ],
+      { amountMismatches: ['p1=b1'] },
+    ],
   ])('%s', (_name, purchases, payments, expected, options = {}) => {
     expectSorted(purchases, payments, expected, options);
   });
 
   it('says how much differs, and why when it cannot compare', () => {
-    const result = reconcile([invoice('p1', 'INV-1', 100)], [payment('b1', 100, { billCode: 'INV-1', currency: 'USD' })], AS_OF);
-    expect(result.amountMismatches[0]).toMatchObject({ paid: 100, difference: 0, note: 'b1 is in USD', rule: 'reference-amount-differs' });
+    const result = reconcile(
+      [invoice('p1', 'INV-1', 100)],
+      [payment('b1', 100, { billCode: 'INV-1', currency: 'USD' })],
+      AS_OF,
+    );
+    expect(result.amountMismatches[0]).toMatchObject({
+      paid: 100,
+      difference: 0,
+      note: 'b1 is in USD',
+      rule: 'reference-amount-differs',
+    });
     const short = reconcile([invoice('p1', 'INV-1', 100)], [payment('b1', 60, { billCode: 'INV-1' })], AS_OF);
     expect(short.amountMismatches[0]).toMatchObject({ invoiceTotal: 100, paid: 60, difference: -40 });
   });
@@ -178,17 +307,58 @@ describe('rule reference-amount-differs → amountMismatches', () => {
 describe('rule supplier-amount-date → suggested', () => {
   const p = invoice('p1', 'INV-2415', 24_800, { date: '2025-06-09' });
   it.each<[string, ReconcilePurchase[], ReconcileBillPayment[], Expected, Partial<ReconcileOptions>?]>([
-    ['the supplier spelled another way', [p], [payment('b1', 24_800, { supplier: 'KIBO WHOLESALERS LIMITED', date: '2025-06-19', billCode: 'KW-JUNE-B' })], { suggested: ['p1=b1'] }],
-    ['a reference to an invoice that does not exist does not stop it', [p], [payment('b1', 24_800, { billCode: 'INV-9999', date: '2025-06-19' })], { suggested: ['p1=b1'] }],
+    [
+      'the supplier spelled another way',
+      [p],
+      [payment('b1', 24_800, { supplier: 'KIBO WHOLESALERS LIMITED', date: '2025-06-19', billCode: 'KW-JUNE-B' })],
+      { suggested: ['p1=b1'] },
+    ],
+    [
+      'a reference to an invoice that does not exist does not stop it',
+      [p],
+      [payment('b1', 24_800, { billCode: 'INV-9999', date: '2025-06-19' })],
+      { suggested: ['p1=b1'] },
+    ],
     ['amount within the tolerance', [p], [payment('b1', 24_799.5, { date: '2025-06-19' })], { suggested: ['p1=b1'] }],
-    ['paid before the invoice date, inside the window', [p], [payment('b1', 24_800, { date: '2025-05-20' })], { suggested: ['p1=b1'] }],
+    [
+      'paid before the invoice date, inside the window',
+      [p],
+      [payment('b1', 24_800, { date: '2025-05-20' })],
+      { suggested: ['p1=b1'] },
+    ],
     ['on the last day of the window', [p], [payment('b1', 24_800, { date: '2025-07-09' })], { suggested: ['p1=b1'] }],
-    ['a day past the window', [p], [payment('b1', 24_800, { date: '2025-07-10' })], { unpaid: ['p1'], unmatched: ['b1'] }],
-    ['past a narrower window', [p], [payment('b1', 24_800, { date: '2025-06-19' })], { unpaid: ['p1'], unmatched: ['b1'] }, { dateWindowDays: 5 }],
+    [
+      'a day past the window',
+      [p],
+      [payment('b1', 24_800, { date: '2025-07-10' })],
+      { unpaid: ['p1'], unmatched: ['b1'] },
+    ],
+    [
+      'past a narrower window',
+      [p],
+      [payment('b1', 24_800, { date: '2025-06-19' })],
+      { unpaid: ['p1'], unmatched: ['b1'] },
+      { dateWindowDays: 5 },
+    ],
     ['another amount', [p], [payment('b1', 24_000, { date: '2025-06-19' })], { unpaid: ['p1'], unmatched: ['b1'] }],
-    ['another supplier', [p], [payment('b1', 24_800, { supplier: 'Kibo Office Supplies', date: '2025-06-19' })], { unpaid: ['p1'], unmatched: ['b1'] }],
-    ['no supplier name on the payment', [p], [{ ...payment('b1', 24_800, { date: '2025-06-19' }), supplierRef: null }], { unpaid: ['p1'], unmatched: ['b1'] }],
-    ['a payment in another currency', [p], [payment('b1', 24_800, { currency: 'USD', date: '2025-06-19' })], { unpaid: ['p1'], unmatched: ['b1'] }],
+    [
+      'another supplier',
+      [p],
+      [payment('b1', 24_800, { supplier: 'Kibo Office Supplies', date: '2025-06-19' })],
+      { unpaid: ['p1'], unmatched: ['b1'] },
+    ],
+    [
+      'no supplier name on the payment',
+      [p],
+      [{ ...payment('b1', 24_800, { date: '2025-06-19' }), supplierRef: null }],
+      { unpaid: ['p1'], unmatched: ['b1'] },
+    ],
+    [
+      'a payment in another currency',
+      [p],
+      [payment('b1', 24_800, { currency: 'USD', date: '2025-06-19' })],
+      { unpaid: ['p1'], unmatched: ['b1'] },
+    ],
     [
       'a rejected invoice is never suggested',
       [invoice('p1', 'INV-2415', 24_800, { date: '2025-06-09', status: 'rejected' })],
@@ -216,7 +386,10 @@ describe('rule supplier-amount-date → suggested', () => {
     [
       'a payment matched by reference is no longer a candidate',
       [p, invoice('p2', 'INV-2416', 24_800, { date: '2025-06-12' })],
-      [payment('b1', 24_800, { billCode: 'INV-2416', date: '2025-06-19' }), payment('b2', 24_800, { date: '2025-06-20' })],
+      [
+        payment('b1', 24_800, { billCode: 'INV-2416', date: '2025-06-19' }),
+        payment('b2', 24_800, { date: '2025-06-20' }),
+      ],
       { matched: ['p2=b1'], suggested: ['p1=b2'] },
     ],
   ])('%s', (_name, purchases, payments, expected, options = {}) => {
@@ -247,8 +420,18 @@ describe('rule supplier-amount-date → suggested', () => {
 describe('residual rules', () => {
   it.each<[string, ReconcilePurchase[], ReconcileBillPayment[], Expected]>([
     ['an invoice nobody paid is unpaid', [invoice('p1', 'INV-1', 100)], [], { unpaid: ['p1'] }],
-    ['a rejected invoice nobody paid is not owed', [invoice('p1', 'INV-1', 100, { status: 'rejected' })], [], { rejected: ['p1'] }],
-    ['a payment of an invoice that does not exist', [], [payment('b1', 7_350, { billCode: 'INV-2499' })], { unmatched: ['b1'] }],
+    [
+      'a rejected invoice nobody paid is not owed',
+      [invoice('p1', 'INV-1', 100, { status: 'rejected' })],
+      [],
+      { rejected: ['p1'] },
+    ],
+    [
+      'a payment of an invoice that does not exist',
+      [],
+      [payment('b1', 7_350, { billCode: 'INV-2499' })],
+      { unmatched: ['b1'] },
+    ],
     [
       'a payment whose reference fits two invoices equally is a tie, not a match',
       [invoice('p1', '27', 500, { supplier: 'A Ltd' }), invoice('p2', '27', 500, { supplier: 'B Ltd' })],

@@ -75,7 +75,12 @@ beforeAll(async () => {
     if (!business || !template) throw new Error('the demo world has no Mombasa purchases');
     business.purchases = [
       ...(business.purchases ?? []),
-      ...Array.from({ length: EXTRA_PURCHASES }, (_, i) => ({ ...template, id: `pur_pages_${i}`, supplierInvoiceNumber: `PAGES-${i}`, pendingPull: false })),
+      ...Array.from({ length: EXTRA_PURCHASES }, (_, i) => ({
+        ...template,
+        id: `pur_pages_${i}`,
+        supplierInvoiceNumber: `PAGES-${i}`,
+        pendingPull: false,
+      })),
     ];
   });
   const accountingFixture = structuredClone(defaultAccountingFixture);
@@ -88,7 +93,10 @@ beforeAll(async () => {
       createdAt: new Date(Date.parse('2025-08-01T00:00:00Z') + i * 60_000).toISOString(),
     })),
   );
-  sandbox = await startSandbox({ fixture: { compliance: complianceFixture, accounting: accountingFixture }, logger: false });
+  sandbox = await startSandbox({
+    fixture: { compliance: complianceFixture, accounting: accountingFixture },
+    logger: false,
+  });
   compliance = new ComplianceClient({ baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.orgWide });
   accounting = new AccountingClient({ baseUrl: sandbox.accountingUrl, apiKey: DEMO_ACCOUNTING_API_KEY });
   taskQueue = uniqueTaskQueue('reconciliation');
@@ -173,7 +181,8 @@ function expectQueues(runs: ActivityRun[]): void {
 
 function expectDemoSummary(result: ReconcileBusinessResult): void {
   expect(result.counts).toEqual(DEMO_COUNTS);
-  const pairs = (list: ReconcileBusinessResult['summary']['matched']) => list.map((p) => [p.purchaseId, p.billPaymentIds]);
+  const pairs = (list: ReconcileBusinessResult['summary']['matched']) =>
+    list.map((p) => [p.purchaseId, p.billPaymentIds]);
   expect(pairs(result.summary.matched)).toEqual([
     ['pur_nbo_001', ['bp_nbo_rec_01']],
     ['pur_nbo_004', ['bp_nbo_rec_02']],
@@ -181,8 +190,12 @@ function expectDemoSummary(result: ReconcileBusinessResult): void {
   ]);
   expect(pairs(result.summary.suggested)).toEqual([['pur_nbo_016', ['bp_nbo_rec_07']]]);
   expect(pairs(result.summary.amountMismatches)).toEqual([['pur_nbo_007', ['bp_nbo_rec_05']]]);
-  expect(result.summary.ties).toEqual([{ reason: 'several_candidates', purchaseIds: ['pur_nbo_025'], billPaymentIds: ['bp_nbo_rec_08', 'bp_nbo_rec_09'] }]);
-  expect(result.summary.unmatchedPayments).toEqual(expect.arrayContaining(['bp_nbo_rec_06', 'bp_nbo_rec_08', 'bp_nbo_rec_09']));
+  expect(result.summary.ties).toEqual([
+    { reason: 'several_candidates', purchaseIds: ['pur_nbo_025'], billPaymentIds: ['bp_nbo_rec_08', 'bp_nbo_rec_09'] },
+  ]);
+  expect(result.summary.unmatchedPayments).toEqual(
+    expect.arrayContaining(['bp_nbo_rec_06', 'bp_nbo_rec_08', 'bp_nbo_rec_09']),
+  );
 }
 
 describe('reconciliationWorkflow', () => {
@@ -193,17 +206,34 @@ describe('reconciliationWorkflow', () => {
     expectDemoSummary(result);
     expect(result.summary.unpaidAgeDays.pur_nbo_045).toBe(97);
     // Businesses, companies, one page of purchases, one page of bill payments: and the services saw just those.
-    expect(result.calls).toEqual({ compliance: { listBusinesses: 1, listPurchases: 1 }, accounting: { listCompanies: 1, listBillPayments: 1 }, total: 4 });
+    expect(result.calls).toEqual({
+      compliance: { listBusinesses: 1, listPurchases: 1 },
+      accounting: { listCompanies: 1, listBillPayments: 1 },
+      total: 4,
+    });
     expect(sandbox.stats.snapshot().total - before).toBe(4);
 
     const details = await currentDetails(handle);
-    for (const row of ['| Matched | 3 |', '| Suggested (confirm by hand) | 1 |', '| Amount mismatches | 1 |', '| Unpaid invoices | 33 |', '| Payments without an invoice | 19 |', '| Rejected invoices (not owed) | 7 |', '| Ties to review | 1 |']) {
+    for (const row of [
+      '| Matched | 3 |',
+      '| Suggested (confirm by hand) | 1 |',
+      '| Amount mismatches | 1 |',
+      '| Unpaid invoices | 33 |',
+      '| Payments without an invoice | 19 |',
+      '| Rejected invoices (not owed) | 7 |',
+      '| Ties to review | 1 |',
+    ]) {
       expect(details).toContain(row);
     }
     expect(details).toContain('45 invoices, 25 bill payments, 4 API calls.');
 
     const runs = await activityRuns(handle);
-    expect(runs.map((r) => r.type)).toEqual(['checkReconciliationBusiness', 'checkReconciliationCompany', 'listReconciliationPurchases', 'listReconciliationBillPayments']);
+    expect(runs.map((r) => r.type)).toEqual([
+      'checkReconciliationBusiness',
+      'checkReconciliationCompany',
+      'listReconciliationPurchases',
+      'listReconciliationBillPayments',
+    ]);
     expectQueues(runs);
     // The history holds what the rules read and nothing more.
     const purchases = (runs[2]!.result as { purchases: Array<Record<string, unknown>> }).purchases;
@@ -250,16 +280,25 @@ describe('reconciliationWorkflow', () => {
       null,
       ...purchaseRuns.slice(0, -1).map((r) => (r.result as { nextCursor: string }).nextCursor),
     ]);
-    expect(runs.filter((r) => r.type === 'listReconciliationBillPayments').map((r) => (r.input as { page: number }).page)).toEqual([1, 2, 3]);
+    expect(
+      runs.filter((r) => r.type === 'listReconciliationBillPayments').map((r) => (r.input as { page: number }).page),
+    ).toEqual([1, 2, 3]);
 
     const details = await currentDetails(handle);
     expect(details).toContain(`| Unpaid invoices | ${result.counts.unpaidPurchases} |`);
     expect(details).toContain(`| Payments without an invoice | ${result.counts.unmatchedPayments} |`);
-    expect(details).toContain(`${direct.purchases.length} invoices, ${direct.billPayments.length} bill payments, ${direct.calls.total} API calls.`);
+    expect(details).toContain(
+      `${direct.purchases.length} invoices, ${direct.billPayments.length} bill payments, ${direct.calls.total} API calls.`,
+    );
   });
 
   it.each([
-    ['a business the compliance key cannot act for', { businessId: 'biz_does_not_exist', companyId: DEMO_RECONCILIATION_LINK.companyId }, /^business biz_does_not_exist is not one the compliance API key may act for/, ['checkReconciliationBusiness']],
+    [
+      'a business the compliance key cannot act for',
+      { businessId: 'biz_does_not_exist', companyId: DEMO_RECONCILIATION_LINK.companyId },
+      /^business biz_does_not_exist is not one the compliance API key may act for/,
+      ['checkReconciliationBusiness'],
+    ],
     [
       "another application's company",
       { businessId: DEMO_RECONCILIATION_LINK.businessId, companyId: OTHER_COMPANY_ID },
@@ -284,7 +323,11 @@ describe('reconciliationWorkflow', () => {
     expect(runs.map((r) => r.type)).toEqual(activities);
     expectQueues(runs);
     const events = (await handle.fetchHistory()).events ?? [];
-    expect(events.flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : []))).toEqual(activities.map(() => 1));
+    expect(
+      events.flatMap((e) =>
+        e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : [],
+      ),
+    ).toEqual(activities.map(() => 1));
   });
 
   it.each([
@@ -305,16 +348,21 @@ describe('ensureReconciliationSchedules', () => {
     const scheduleId = reconciliationScheduleId(DEMO_RECONCILIATION_LINK.businessId, idPrefix);
     const schedule = client.schedule.getHandle(scheduleId);
     try {
-      expect((await ensureReconciliationSchedules(client, { links, taskQueue, idPrefix })).map((s) => s.outcome)).toEqual(['created']);
+      expect(
+        (await ensureReconciliationSchedules(client, { links, taskQueue, idPrefix })).map((s) => s.outcome),
+      ).toEqual(['created']);
       // A restart: the same schedule, brought up to date, never a second one.
-      expect((await ensureReconciliationSchedules(client, { links, taskQueue, idPrefix })).map((s) => s.outcome)).toEqual(['updated']);
+      expect(
+        (await ensureReconciliationSchedules(client, { links, taskQueue, idPrefix })).map((s) => s.outcome),
+      ).toEqual(['updated']);
       let description = await schedule.describe();
       expect(description.spec.intervals?.map((i) => i.every)).toEqual([86_400_000]);
       expect(description.policies).toMatchObject({ overlap: 'SKIP', catchupWindow: 86_400_000 });
       const listed = await eventually(
         async () => {
           const ids: string[] = [];
-          for await (const s of client.schedule.list()) if (s.scheduleId.startsWith(`${idPrefix}:`)) ids.push(s.scheduleId);
+          for await (const s of client.schedule.list())
+            if (s.scheduleId.startsWith(`${idPrefix}:`)) ids.push(s.scheduleId);
           return ids;
         },
         (ids) => ids.length > 0,
@@ -335,8 +383,14 @@ describe('ensureReconciliationSchedules', () => {
 
       // A run the schedule starts is the scheduled run: its summary is on its own execution.
       await schedule.trigger();
-      const started = await eventually(() => schedule.describe(), (d) => d.info.recentActions.length > 0, { timeoutMs: 15_000, what: 'a run of the schedule' });
-      const run = client.workflow.getHandle<typeof reconciliationWorkflow>(started.info.recentActions[0]!.action.workflow.workflowId);
+      const started = await eventually(
+        () => schedule.describe(),
+        (d) => d.info.recentActions.length > 0,
+        { timeoutMs: 15_000, what: 'a run of the schedule' },
+      );
+      const run = client.workflow.getHandle<typeof reconciliationWorkflow>(
+        started.info.recentActions[0]!.action.workflow.workflowId,
+      );
       const result = await run.result();
       expectDemoSummary(result);
       // No asOf in the schedule's input: ages count to the day the run started, in Nairobi.

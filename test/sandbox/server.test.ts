@@ -22,10 +22,14 @@ describe('startSandbox', () => {
       expect(sandbox.complianceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(sandbox.accountingUrl).not.toBe(sandbox.complianceUrl);
       expect((await get(`${sandbox.complianceUrl}/v1/identity`, { 'x-api-key': DEMO.keys.nairobi })).status).toBe(200);
-      expect((await get(`${sandbox.accountingUrl}/companies`, { 'x-api-key': DEMO_ACCOUNTING_API_KEY })).status).toBe(200);
+      expect((await get(`${sandbox.accountingUrl}/companies`, { 'x-api-key': DEMO_ACCOUNTING_API_KEY })).status).toBe(
+        200,
+      );
 
       await sandbox.inspector.addFault({ service: 'accounting', kind: 'error', status: 502, times: 1 });
-      expect((await get(`${sandbox.accountingUrl}/companies`, { 'x-api-key': DEMO_ACCOUNTING_API_KEY })).status).toBe(502);
+      expect((await get(`${sandbox.accountingUrl}/companies`, { 'x-api-key': DEMO_ACCOUNTING_API_KEY })).status).toBe(
+        502,
+      );
       expect((await get(`${sandbox.complianceUrl}/v1/identity`, { 'x-api-key': DEMO.keys.nairobi })).status).toBe(200);
       const summary = await sandbox.inspector.requests();
       expect(summary.routes.map((r) => r.service).sort()).toEqual(['accounting', 'compliance']);
@@ -56,13 +60,21 @@ describe('startSandbox', () => {
 
   it('refuses an invalid fixture with a FixtureError naming the field', async () => {
     await expect(startSandbox({ fixture: { compliance: { applications: [] } } })).rejects.toBeInstanceOf(FixtureError);
-    await expect(startSandbox({ fixture: { compliance: { applications: [] } } })).rejects.toThrow('compliance.applications: ');
+    await expect(startSandbox({ fixture: { compliance: { applications: [] } } })).rejects.toThrow(
+      'compliance.applications: ',
+    );
   });
 });
 
-function runCli(args: string[], untilOutput?: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  untilOutput?: RegExp,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/main.ts', ...args], { cwd: process.cwd(), env: { ...process.env, LOG_LEVEL: 'warn' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/main.ts', ...args], {
+      cwd: process.cwd(),
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -87,10 +99,15 @@ describe('npm run sandbox (main.ts)', () => {
   it('exits 2 with a clear message for a bad fixture', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sandbox-cli-'));
     const path = join(dir, 'bad.json');
-    await writeFile(path, JSON.stringify({ compliance: { applications: [{ id: 'a', name: 'A', requestsPerMinute: -1 }] } }));
+    await writeFile(
+      path,
+      JSON.stringify({ compliance: { applications: [{ id: 'a', name: 'A', requestsPerMinute: -1 }] } }),
+    );
     const { code, stderr } = await runCli(['--fixture', path]);
     expect(code).toBe(2);
-    expect(stderr).toContain(`Invalid sandbox fixture: fixture ${path}: compliance.applications[0].requestsPerMinute: `);
+    expect(stderr).toContain(
+      `Invalid sandbox fixture: fixture ${path}: compliance.applications[0].requestsPerMinute: `,
+    );
   });
 
   it('exits 2 for an unknown option or a bad port', async () => {

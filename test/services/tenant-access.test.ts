@@ -29,10 +29,21 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-function compliance(application: string, apiKey: string, businesses?: string[], on: Sandbox = sandbox): ComplianceTenant {
+function compliance(
+  application: string,
+  apiKey: string,
+  businesses?: string[],
+  on: Sandbox = sandbox,
+): ComplianceTenant {
   return {
     application,
-    service: { baseUrl: on.complianceUrl, apiKey, businessId: undefined, timeoutMs: 5_000, allowLoopbackCallbacks: true },
+    service: {
+      baseUrl: on.complianceUrl,
+      apiKey,
+      businessId: undefined,
+      timeoutMs: 5_000,
+      allowLoopbackCallbacks: true,
+    },
     requestsPerMinute: 120,
     businesses,
     source: `tenants.json: compliance (${application})`,
@@ -49,7 +60,11 @@ async function lastApplication(service: 'compliance' | 'accounting'): Promise<st
 describe('openTenantAccess', () => {
   it('sends each business’s calls with the key of the application that serves it', async () => {
     const config = tenants({
-      compliance: [compliance('group', K.orgWide, [B.mombasa]), compliance('nairobi-till', K.nairobi), compliance('other', K.otherApplication)],
+      compliance: [
+        compliance('group', K.orgWide, [B.mombasa]),
+        compliance('nairobi-till', K.nairobi),
+        compliance('other', K.otherApplication),
+      ],
     });
     const access = openTenantAccess(await openLiveTenants(config));
     try {
@@ -73,7 +88,9 @@ describe('openTenantAccess', () => {
   });
 
   it('fails a call for a business no application serves: typed, named, not retryable', async () => {
-    const access = openTenantAccess(await openLiveTenants(tenants({ compliance: [compliance('other', K.otherApplication)] })));
+    const access = openTenantAccess(
+      await openLiveTenants(tenants({ compliance: [compliance('other', K.otherApplication)] })),
+    );
     try {
       let thrown: unknown;
       try {
@@ -112,7 +129,9 @@ describe('openTenantAccess', () => {
 
         // With two, a call must say whose company it is.
         expect(() => access.accounting()).toThrow(UnknownCompanyError);
-        expect(() => access.accounting()).toThrow('the call names no company, and 2 accounting applications are configured (books, other-books)');
+        expect(() => access.accounting()).toThrow(
+          'the call names no company, and 2 accounting applications are configured (books, other-books)',
+        );
         let thrown: unknown;
         try {
           access.accounting('cmp_demo_mombasa');
@@ -121,14 +140,19 @@ describe('openTenantAccess', () => {
         }
         expect(thrown).toBeInstanceOf(UnknownCompanyError);
         expect(thrown).toMatchObject({ code: 'company_not_served', nonRetryable: true, companyId: 'cmp_demo_mombasa' });
-        expect((thrown as Error).message).toBe('company cmp_demo_mombasa is linked through no accounting application of tenants.json');
+        expect((thrown as Error).message).toBe(
+          'company cmp_demo_mombasa is linked through no accounting application of tenants.json',
+        );
       } finally {
         await access.close();
       }
     });
 
     it('uses the only accounting application for any company, as one application always did', async () => {
-      const config = tenants({ compliance: [compliance('retail', K.orgWide)], accounting: [accounting('books', DEMO_ACCOUNTING_API_KEY)] });
+      const config = tenants({
+        compliance: [compliance('retail', K.orgWide)],
+        accounting: [accounting('books', DEMO_ACCOUNTING_API_KEY)],
+      });
       const access = openTenantAccess(await openLiveTenants(config));
       try {
         expect(access.accounting()).toBe(access.accounting('cmp_demo_mombasa'));
@@ -140,7 +164,9 @@ describe('openTenantAccess', () => {
     });
 
     it('refuses accounting calls when no accounting application is configured', async () => {
-      const access = openTenantAccess(await openLiveTenants(tenants({ compliance: [compliance('retail', K.orgWide)] })));
+      const access = openTenantAccess(
+        await openLiveTenants(tenants({ compliance: [compliance('retail', K.orgWide)] })),
+      );
       try {
         expect(() => access.accounting('cmp_demo_nairobi')).toThrow(UnknownCompanyError);
         expect(access.accountingApplications()).toEqual([]);
@@ -155,17 +181,27 @@ describe('openTenantAccess', () => {
     const small = await startSandbox({
       fixture: {
         compliance: fastFixture((f) => {
-          f.applications = f.applications?.map((app) => (app.id === DEMO.applications.retail ? { ...app, requestsPerMinute: 6 } : app));
+          f.applications = f.applications?.map((app) =>
+            app.id === DEMO.applications.retail ? { ...app, requestsPerMinute: 6 } : app,
+          );
         }, 'sandbox'),
       },
     });
     try {
-      const config = tenants({ compliance: [compliance('nairobi-till', K.nairobi, undefined, small), compliance('mombasa-till', K.mombasa, undefined, small)] });
+      const config = tenants({
+        compliance: [
+          compliance('nairobi-till', K.nairobi, undefined, small),
+          compliance('mombasa-till', K.mombasa, undefined, small),
+        ],
+      });
       const access = openTenantAccess(await openLiveTenants(config));
       try {
         await access.compliance(B.nairobi).listItems({ businessId: B.nairobi });
         await access.compliance(B.nairobi).listItems({ businessId: B.nairobi });
-        const err: unknown = await access.compliance(B.mombasa).listItems({ businessId: B.mombasa }).catch((e: unknown) => e);
+        const err: unknown = await access
+          .compliance(B.mombasa)
+          .listItems({ businessId: B.mombasa })
+          .catch((e: unknown) => e);
         expect(err).toBeInstanceOf(ApiError);
         expect((err as ApiError).code).toBe(RATE_BUDGET_SPENT);
         expect(small.stats.snapshot().rateLimited).toBe(0);

@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { planComplianceBudgets } from '../../src/temporal/compliance-budgets.js';
 
 const perSecond = (requestsPerMinute: number) => requestsPerMinute / 60;
-const window = (fairnessKey: string, requestsPerMinute: number) => ({ fairnessKey, applications: [fairnessKey], requestsPerMinute, businesses: [`biz_${fairnessKey}`], ownQueue: false });
+const window = (fairnessKey: string, requestsPerMinute: number) => ({
+  fairnessKey,
+  applications: [fairnessKey],
+  requestsPerMinute,
+  businesses: [`biz_${fairnessKey}`],
+  ownQueue: false,
+});
 
 describe('planComplianceBudgets', () => {
   it('gives every window its own rate as default × weight, overriding only those off the most common budget', () => {
@@ -15,7 +21,8 @@ describe('planComplianceBudgets', () => {
     const plan = planComplianceBudgets(windows, perSecond);
     expect(plan.defaultPerSecond).toBe(2);
     expect(plan.weights).toEqual({ app_c: 0.5, app_d: 5 });
-    for (const w of windows) expect(plan.defaultPerSecond * (plan.weights[w.fairnessKey] ?? 1)).toBeCloseTo(w.requestsPerMinute / 60);
+    for (const w of windows)
+      expect(plan.defaultPerSecond * (plan.weights[w.fairnessKey] ?? 1)).toBeCloseTo(w.requestsPerMinute / 60);
     expect(plan.queuePerSecond).toBeCloseTo((120 + 120 + 60 + 600) / 60);
   });
 

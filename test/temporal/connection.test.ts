@@ -21,7 +21,27 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'temporal-connection-'));
   certPath = path.join(dir, 'client.pem');
   keyPath = path.join(dir, 'client.key');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '1', '-subj', '/CN=test-client'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=test-client',
+    ],
+    { stdio: 'ignore' },
+  );
 });
 
 afterAll(async () => {
@@ -54,8 +74,16 @@ describe('loadTemporalSettings', () => {
       TEMPORAL_API_KEY: API_KEY,
       TEMPORAL_TLS_SERVER_NAME: '',
     });
-    expect(nativeConnectionOptions(settings)).toEqual({ address: 'eu-west-1.aws.api.temporal.io:7233', apiKey: API_KEY, tls: true });
-    expect(clientConnectionOptions(settings)).toMatchObject({ address: 'eu-west-1.aws.api.temporal.io:7233', apiKey: API_KEY, tls: true });
+    expect(nativeConnectionOptions(settings)).toEqual({
+      address: 'eu-west-1.aws.api.temporal.io:7233',
+      apiKey: API_KEY,
+      tls: true,
+    });
+    expect(clientConnectionOptions(settings)).toMatchObject({
+      address: 'eu-west-1.aws.api.temporal.io:7233',
+      apiKey: API_KEY,
+      tls: true,
+    });
     expect(settings.namespace).toBe('sales.a1b2c');
     expect(settings.secrets).toContain(API_KEY);
   });
@@ -81,15 +109,24 @@ describe('loadTemporalSettings', () => {
     expect(cloud.namespace).toBe('sales.a1b2c');
     expect(cloud.tls).toMatchObject({ clientCertPair: { crt: expect.any(Uint8Array), key: expect.any(Uint8Array) } });
     expect(cloud.profile).toBe('cloud');
-    const overridden = loadTemporalSettings({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'cloud', TEMPORAL_NAMESPACE: 'other.a1b2c' });
+    const overridden = loadTemporalSettings({
+      TEMPORAL_CONFIG_FILE: file,
+      TEMPORAL_PROFILE: 'cloud',
+      TEMPORAL_NAMESPACE: 'other.a1b2c',
+    });
     expect(overridden.namespace).toBe('other.a1b2c');
     expect(loadTemporalSettings({ TEMPORAL_CONFIG_FILE: file }).address).toBe('127.0.0.1:7233');
-    expect(configError(() => loadTemporalSettings({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nope' })).message).toMatch(/^TEMPORAL_PROFILE: Profile 'nope' not found/);
+    expect(
+      configError(() => loadTemporalSettings({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nope' })).message,
+    ).toMatch(/^TEMPORAL_PROFILE: Profile 'nope' not found/);
   });
 
   it('names a TLS file that cannot be read', () => {
     const err = configError(() =>
-      loadTemporalSettings({ TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'missing.pem'), TEMPORAL_TLS_CLIENT_KEY_PATH: keyPath }),
+      loadTemporalSettings({
+        TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'missing.pem'),
+        TEMPORAL_TLS_CLIENT_KEY_PATH: keyPath,
+      }),
     );
     expect(err.message).toBe(`TEMPORAL_TLS_CLIENT_CERT_PATH: cannot read ${path.join(dir, 'missing.pem')} (ENOENT)`);
   });
@@ -97,14 +134,23 @@ describe('loadTemporalSettings', () => {
   it('names a TLS file that is not what it should be, without its content', async () => {
     const wrong = path.join(dir, 'wrong.key');
     await writeFile(wrong, 'this-is-not-a-key-but-a-secret-looking-string');
-    const err = configError(() => loadTemporalSettings({ TEMPORAL_TLS_CLIENT_CERT_PATH: certPath, TEMPORAL_TLS_CLIENT_KEY_PATH: wrong }));
+    const err = configError(() =>
+      loadTemporalSettings({ TEMPORAL_TLS_CLIENT_CERT_PATH: certPath, TEMPORAL_TLS_CLIENT_KEY_PATH: wrong }),
+    );
     expect(err.message).toContain(`TEMPORAL_TLS_CLIENT_KEY_PATH (${wrong}): not a PEM private key`);
     expect(err.message).not.toContain('secret-looking');
     // The certificate given as the key, the key as the certificate.
-    const swapped = configError(() => loadTemporalSettings({ TEMPORAL_TLS_CLIENT_CERT_PATH: keyPath, TEMPORAL_TLS_CLIENT_KEY_PATH: keyPath }));
+    const swapped = configError(() =>
+      loadTemporalSettings({ TEMPORAL_TLS_CLIENT_CERT_PATH: keyPath, TEMPORAL_TLS_CLIENT_KEY_PATH: keyPath }),
+    );
     expect(swapped.message).toContain('TEMPORAL_TLS_CLIENT_CERT_PATH');
     expect(swapped.message).toContain('not a PEM certificate');
-    const inline = configError(() => loadTemporalSettings({ TEMPORAL_TLS_CLIENT_CERT_PATH: certPath, TEMPORAL_TLS_CLIENT_KEY_DATA: 'inline-secret-material' }));
+    const inline = configError(() =>
+      loadTemporalSettings({
+        TEMPORAL_TLS_CLIENT_CERT_PATH: certPath,
+        TEMPORAL_TLS_CLIENT_KEY_DATA: 'inline-secret-material',
+      }),
+    );
     expect(inline.message).toMatch(/^TEMPORAL_TLS_CLIENT_KEY_DATA: not a PEM private key/);
     expect(inline.message).not.toContain('inline-secret-material');
   });
@@ -115,7 +161,9 @@ describe('loadTemporalSettings', () => {
   });
 
   it('refuses a connect timeout that is not a number of milliseconds', () => {
-    expect(configError(() => loadTemporalSettings({ TEMPORAL_CONNECT_TIMEOUT_MS: 'soon' })).message).toMatch(/^TEMPORAL_CONNECT_TIMEOUT_MS:/);
+    expect(configError(() => loadTemporalSettings({ TEMPORAL_CONNECT_TIMEOUT_MS: 'soon' })).message).toMatch(
+      /^TEMPORAL_CONNECT_TIMEOUT_MS:/,
+    );
   });
 });
 
@@ -132,7 +180,12 @@ describe('connectClient', () => {
   }
 
   it('connects and checks the namespace', async () => {
-    const connection = await connectClient(loadTemporalSettings({ TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: inject('temporalNamespace') }));
+    const connection = await connectClient(
+      loadTemporalSettings({
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+      }),
+    );
     await connection.close();
   });
 
@@ -149,7 +202,11 @@ describe('connectClient', () => {
   });
 
   it('fails a TLS connection to a plaintext server with the TLS settings named, and never prints the API key', async () => {
-    const err = await failure({ TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_API_KEY: API_KEY, TEMPORAL_CONNECT_TIMEOUT_MS: '3000' });
+    const err = await failure({
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_API_KEY: API_KEY,
+      TEMPORAL_CONNECT_TIMEOUT_MS: '3000',
+    });
     expect(err.message).toMatch(/^cannot connect to Temporal at .*speaks TLS/);
     expect(err.message).not.toContain(API_KEY);
   });

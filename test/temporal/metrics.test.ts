@@ -23,7 +23,6 @@ const CUSTOMER = 'Wanjiru Kamau-Metrics';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
-
 let sandbox: Sandbox;
 let worker: ChildProcess | undefined;
 let output = '';
@@ -60,7 +59,11 @@ beforeAll(async () => {
   });
   worker.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   worker.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await eventually(() => output, (text) => text.includes('worker running'), { timeoutMs: 90_000, intervalMs: 200, what: 'worker running' });
+  await eventually(
+    () => output,
+    (text) => text.includes('worker running'),
+    { timeoutMs: 90_000, intervalMs: 200, what: 'worker running' },
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -77,7 +80,11 @@ describe('METRICS_BIND_ADDRESS', () => {
     expect(output).toContain('Prometheus metrics served');
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     try {
-      const client = new Client({ connection, namespace: inject('temporalNamespace'), dataConverter: payloadEncryptionFromEnv({ PAYLOAD_KEYS }).dataConverter });
+      const client = new Client({
+        connection,
+        namespace: inject('temporalNamespace'),
+        dataConverter: payloadEncryptionFromEnv({ PAYLOAD_KEYS }).dataConverter,
+      });
       const input: SaleInput = {
         businessId: DEMO.businesses.nairobi,
         traderInvoiceNumber: invoiceNumber(),
@@ -96,7 +103,9 @@ describe('METRICS_BIND_ADDRESS', () => {
       const raw = new Client({ connection, namespace: inject('temporalNamespace') });
       const history = historyToJSON(await raw.workflow.getHandle(handle.workflowId).fetchHistory());
       // Proto JSON keeps payload bytes (metadata and data) in base64: look at them decoded.
-      const decoded = history.replace(/"([A-Za-z0-9+/]{4,}={0,2})"/g, (_m, data: string) => Buffer.from(data, 'base64').toString('latin1'));
+      const decoded = history.replace(/"([A-Za-z0-9+/]{4,}={0,2})"/g, (_m, data: string) =>
+        Buffer.from(data, 'base64').toString('latin1'),
+      );
       expect(decoded).toContain('binary/encrypted');
       expect(decoded).not.toContain(CUSTOMER);
     } finally {
@@ -104,7 +113,9 @@ describe('METRICS_BIND_ADDRESS', () => {
     }
     const metrics = await eventually(
       async () => (await fetch(metricsUrl)).text(),
-      (text) => /^etims_sales_signed_total\{[^}]*\} [1-9]/m.test(text) && /^etims_callbacks_total\{[^}]*verdict="(accepted|ignored|duplicate)"[^}]*\} [1-9]/m.test(text),
+      (text) =>
+        /^etims_sales_signed_total\{[^}]*\} [1-9]/m.test(text) &&
+        /^etims_callbacks_total\{[^}]*verdict="(accepted|ignored|duplicate)"[^}]*\} [1-9]/m.test(text),
       { timeoutMs: 20_000, intervalMs: 500, what: 'etims_sales_signed_total and etims_callbacks_total on /metrics' },
     );
     expect(metrics).toMatch(/^etims_api_calls_total\{[^}]*outcome="ok"[^}]*service="compliance"[^}]*\} [1-9]/m);

@@ -22,30 +22,53 @@ const SERVICE_NAME = 'etims-worker-tracing-test';
 const CUSTOMER = 'Achieng Otieno-Tracing';
 
 function loadedOpenTelemetryModules(): string[] {
-  return Object.keys(createRequire(import.meta.url).cache).filter((path) => /[\\/]@opentelemetry[\\/]|interceptors-opentelemetry/.test(path));
+  return Object.keys(createRequire(import.meta.url).cache).filter((path) =>
+    /[\\/]@opentelemetry[\\/]|interceptors-opentelemetry/.test(path),
+  );
 }
 
 describe('tracingSettings', () => {
   it('is off without an OTLP endpoint, and when the SDK or the traces exporter is switched off', () => {
     expect(tracingSettings({})).toBeUndefined();
-    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' })).toBeUndefined();
-    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' })).toBeUndefined();
+    expect(
+      tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }),
+    ).toBeUndefined();
+    expect(
+      tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }),
+    ).toBeUndefined();
   });
 
   it('appends /v1/traces to the base endpoint, takes the traces endpoint as given, and names the service', () => {
-    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318' })).toEqual({ url: 'http://otel-collector:4318/v1/traces', serviceName: 'etims-worker' });
-    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example/prefix/' })?.url).toBe('https://otlp.example/prefix/v1/traces');
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318' })).toEqual({
+      url: 'http://otel-collector:4318/v1/traces',
+      serviceName: 'etims-worker',
+    });
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example/prefix/' })?.url).toBe(
+      'https://otlp.example/prefix/v1/traces',
+    );
     expect(
-      tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://tempo:4318/v1/traces', OTEL_SERVICE_NAME: 'till-7' }),
+      tracingSettings({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://tempo:4318/v1/traces',
+        OTEL_SERVICE_NAME: 'till-7',
+      }),
     ).toEqual({ url: 'http://tempo:4318/v1/traces', serviceName: 'till-7' });
   });
 
   it('refuses an unusable endpoint or another OTLP protocol, naming the variable', () => {
     expect(() => tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' })).toThrow(ConfigError);
-    expect(() => tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' })).toThrow(/^OTEL_EXPORTER_OTLP_ENDPOINT: /);
-    expect(() => tracingSettings({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'not a url' })).toThrow(/^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: /);
-    expect(() => tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/^OTEL_EXPORTER_OTLP_PROTOCOL: only http\/json/);
-    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })?.url).toBe('http://c:4318/v1/traces');
+    expect(() => tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' })).toThrow(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT: /,
+    );
+    expect(() => tracingSettings({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'not a url' })).toThrow(
+      /^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: /,
+    );
+    expect(() =>
+      tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
+    ).toThrow(/^OTEL_EXPORTER_OTLP_PROTOCOL: only http\/json/);
+    expect(
+      tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })?.url,
+    ).toBe('http://c:4318/v1/traces');
   });
 
   it('installs nothing and loads no OpenTelemetry module when off', async () => {
@@ -76,14 +99,21 @@ async function startReceiver(): Promise<{ url: string; bodies: string[]; close()
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const ok = req.method === 'POST' && req.url === '/v1/traces' && (req.headers['content-type'] ?? '').startsWith('application/json');
+      const ok =
+        req.method === 'POST' &&
+        req.url === '/v1/traces' &&
+        (req.headers['content-type'] ?? '').startsWith('application/json');
       if (ok) bodies.push(Buffer.concat(chunks).toString('utf8'));
       res.writeHead(ok ? 200 : 415, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, bodies, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    bodies,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 function spansOf(bodies: string[]): Array<OtlpSpan & { service: string | undefined }> {
@@ -107,9 +137,17 @@ describe('tracing with an OTLP endpoint', () => {
       logger: pino({ level: 'silent' }),
     });
     // A bundle built ahead of time carries the workflow interceptors only if built with the plugins.
-    const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: testLogger, plugins: tracingPlugins() });
+    const bundle = await bundleWorkflowCode({
+      workflowsPath: workflowsPath(),
+      logger: testLogger,
+      plugins: tracingPlugins(),
+    });
     const env = await getTestEnv();
-    stack = await startSaleStack({ client: env.client, nativeConnection: env.nativeConnection, namespace: env.namespace ?? 'default' }, bundle, { callbacks: true });
+    stack = await startSaleStack(
+      { client: env.client, nativeConnection: env.nativeConnection, namespace: env.namespace ?? 'default' },
+      bundle,
+      { callbacks: true },
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -141,7 +179,13 @@ describe('tracing with an OTLP endpoint', () => {
         await tracing!.flush();
         return spansOf(receiver.bodies);
       },
-      (found) => ['StartWorkflow:saleWorkflow', 'RunWorkflow:saleWorkflow', 'StartActivity:signSale', 'RunActivity:signSale'].every((name) => found.some((s) => s.name === name)),
+      (found) =>
+        [
+          'StartWorkflow:saleWorkflow',
+          'RunWorkflow:saleWorkflow',
+          'StartActivity:signSale',
+          'RunActivity:signSale',
+        ].every((name) => found.some((s) => s.name === name)),
       { timeoutMs: 20_000, intervalMs: 250, what: 'client, workflow and activity spans at the receiver' },
     );
     const named = (name: string) => spans.filter((s) => s.name === name);

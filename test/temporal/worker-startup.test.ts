@@ -110,7 +110,12 @@ describe('npm run worker refuses to start half-way', () => {
   });
 
   it('refuses one missing service too, and an unknown SANDBOX value', async () => {
-    const { ACCOUNTING_BASE_URL: _u, ACCOUNTING_API_KEY: _k, ACCOUNTING_CLIENT_SECRET: _s, ...complianceOnly } = servicesEnv();
+    const {
+      ACCOUNTING_BASE_URL: _u,
+      ACCOUNTING_API_KEY: _k,
+      ACCOUNTING_CLIENT_SECRET: _s,
+      ...complianceOnly
+    } = servicesEnv();
     const one = await worker({ ...temporalEnv(), ...complianceOnly });
     expect(one.code).toBe(2);
     expect(one.output).toContain('configuration error: ACCOUNTING_BASE_URL and ACCOUNTING_API_KEY are not set');
@@ -122,7 +127,9 @@ describe('npm run worker refuses to start half-way', () => {
   it('names an unreachable Temporal', async () => {
     const result = await worker({ ...servicesEnv(), TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(result.code).toBe(1);
-    expect(result.output).toContain('error: cannot connect to Temporal at 127.0.0.1:1 (namespace "default"): connection refused');
+    expect(result.output).toContain(
+      'error: cannot connect to Temporal at 127.0.0.1:1 (namespace "default"): connection refused',
+    );
   });
 
   it('names an unreadable TLS file, and never prints the API key', async () => {
@@ -136,12 +143,19 @@ describe('npm run worker refuses to start half-way', () => {
       TEMPORAL_TLS_CLIENT_KEY_PATH: keyFile,
     });
     expect(result.code).toBe(2);
-    expect(result.output).toContain(`configuration error: TEMPORAL_TLS_CLIENT_CERT_PATH: cannot read ${path.join(dir, 'absent.pem')} (ENOENT)`);
+    expect(result.output).toContain(
+      `configuration error: TEMPORAL_TLS_CLIENT_CERT_PATH: cannot read ${path.join(dir, 'absent.pem')} (ENOENT)`,
+    );
     expect(result.output).not.toContain(TEMPORAL_API_KEY);
   });
 
   it('names a wrong Temporal API key or TLS mismatch without printing the key', async () => {
-    const result = await worker({ ...servicesEnv(), ...temporalEnv(), TEMPORAL_API_KEY, TEMPORAL_CONNECT_TIMEOUT_MS: '3000' });
+    const result = await worker({
+      ...servicesEnv(),
+      ...temporalEnv(),
+      TEMPORAL_API_KEY,
+      TEMPORAL_CONNECT_TIMEOUT_MS: '3000',
+    });
     expect(result.code).toBe(1);
     expect(result.output).toMatch(/error: cannot connect to Temporal at .*TLS/);
     expect(result.output).not.toContain(TEMPORAL_API_KEY);
@@ -156,7 +170,9 @@ describe('npm run worker refuses to start half-way', () => {
   it('checks the compliance key once at start-up: a refused key is named, never printed', async () => {
     const result = await worker({ ...temporalEnv(), ...servicesEnv({ COMPLIANCE_API_KEY: WRONG_COMPLIANCE_KEY }) });
     expect(result.code).toBe(1);
-    expect(result.output).toContain(`error: COMPLIANCE_API_KEY was refused by the compliance service at ${sandbox.complianceUrl} (401 invalid_api_key)`);
+    expect(result.output).toContain(
+      `error: COMPLIANCE_API_KEY was refused by the compliance service at ${sandbox.complianceUrl} (401 invalid_api_key)`,
+    );
     expect(result.output).not.toContain(WRONG_COMPLIANCE_KEY);
     expect(result.output).not.toContain('sale workers ready');
   });
@@ -164,7 +180,9 @@ describe('npm run worker refuses to start half-way', () => {
   it('checks the accounting key once at start-up: a refused key is named, never printed', async () => {
     const result = await worker({ ...temporalEnv(), ...servicesEnv({ ACCOUNTING_API_KEY: WRONG_ACCOUNTING_KEY }) });
     expect(result.code).toBe(1);
-    expect(result.output).toContain(`error: ACCOUNTING_API_KEY was refused by the accounting service at ${sandbox.accountingUrl} (401`);
+    expect(result.output).toContain(
+      `error: ACCOUNTING_API_KEY was refused by the accounting service at ${sandbox.accountingUrl} (401`,
+    );
     expect(result.output).not.toContain(WRONG_ACCOUNTING_KEY);
     expect(result.output).not.toContain(DEMO_ACCOUNTING_CLIENT_SECRET);
   });
@@ -172,7 +190,9 @@ describe('npm run worker refuses to start half-way', () => {
   it('names an unreachable service', async () => {
     const result = await worker({ ...temporalEnv(), ...servicesEnv({ COMPLIANCE_BASE_URL: 'http://127.0.0.1:1' }) });
     expect(result.code).toBe(1);
-    expect(result.output).toContain('error: COMPLIANCE_BASE_URL: the compliance service at http://127.0.0.1:1 cannot be reached');
+    expect(result.output).toContain(
+      'error: COMPLIANCE_BASE_URL: the compliance service at http://127.0.0.1:1 cannot be reached',
+    );
   });
 });
 
@@ -180,12 +200,18 @@ describe('npm run worker on a server without the search attributes', () => {
   it('registers them before it polls, then runs and drains on SIGTERM', async () => {
     const server = await startDevServer({ headless: true, searchAttributes: [] });
     try {
-      const result = await worker({ ...servicesEnv(), TEMPORAL_ADDRESS: server.address, LOG_LEVEL: 'info' }, 'worker running', 120_000);
+      const result = await worker(
+        { ...servicesEnv(), TEMPORAL_ADDRESS: server.address, LOG_LEVEL: 'info' },
+        'worker running',
+        120_000,
+      );
       expect(result.output).toContain('"searchAttributes":"registered"');
       expect(result.code).toBe(0);
       const connection = await Connection.connect({ address: server.address });
       try {
-        const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: server.namespace });
+        const { customAttributes } = await connection.operatorService.listSearchAttributes({
+          namespace: server.namespace,
+        });
         for (const key of projectSearchAttributes) expect(customAttributes?.[key.name]).toBeDefined();
       } finally {
         await connection.close();

@@ -43,7 +43,8 @@ let parked: SaleState;
 
 beforeAll(async () => {
   if (unavailable) {
-    if (process.env.CI) throw new Error(`the browser test cannot run: ${unavailable}; CI is set, so it fails instead of skipping`);
+    if (process.env.CI)
+      throw new Error(`the browser test cannot run: ${unavailable}; CI is set, so it fails instead of skipping`);
     console.warn(skipNote);
     return;
   }
@@ -51,20 +52,28 @@ beforeAll(async () => {
   // configures, with a key of this run's own: encrypted as a local stack is, without writing .temporal/payload-keys
   // into the checkout.
   stack = await startStack({
-    env: { TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml', PAYLOAD_KEYS: `ui-test:${randomBytes(32).toString('base64')}` },
+    env: {
+      TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml',
+      PAYLOAD_KEYS: `ui-test:${randomBytes(32).toString('base64')}`,
+    },
     logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent', name: 'stack' }),
     dbFilename: null,
   });
-  if (!stack.uiUrl || !stack.codecUrl) throw new Error(`the stack started no web UI (${stack.uiUrl}) or codec server (${stack.codecUrl})`);
+  if (!stack.uiUrl || !stack.codecUrl)
+    throw new Error(`the stack started no web UI (${stack.uiUrl}) or codec server (${stack.codecUrl})`);
   const sales = new SalesClient(stack.client);
   const { workflowId, runId } = await sales.startSale(sale);
   if (!runId) throw new Error(`starting ${workflowId} returned no run id`);
   started = { workflowId, runId };
-  parked = await eventually(() => sales.getState(sale.businessId, sale.traderInvoiceNumber), (s) => s.parked !== null, {
-    timeoutMs: 30_000,
-    intervalMs: 200,
-    what: 'the sale parked',
-  });
+  parked = await eventually(
+    () => sales.getState(sale.businessId, sale.traderInvoiceNumber),
+    (s) => s.parked !== null,
+    {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: 'the sale parked',
+    },
+  );
   browser = await launchChromium();
 });
 
@@ -83,41 +92,53 @@ async function openSale(): Promise<Page> {
 }
 
 describe('the Temporal UI of the local stack', () => {
-  it("shows a parked sale's reason in its current details", async (ctx) => {
-    ctx.skip(unavailable !== undefined, skipNote);
-    const page = await openSale();
-    let details: string;
-    try {
-      await (await page.waitForSelector('::-p-text(User Metadata)'))!.click();
-      await page.waitForSelector('::-p-text(Current Details)');
-      // The reason itself, which only the current details show (the static details list the item too).
-      const frame = await waitForFrameWithText(page, parked.parked!.message, UI_WAIT_MS);
-      details = await frame.$eval('body', (body) => body.innerText);
-    } finally {
-      await screenshot(page, 'parked-sale.png');
-    }
-    expect(details).toContain('Step: parked');
-    expect(details).toContain(`Parked: ${parked.parked!.code} since ${parked.parked!.since}: ${parked.parked!.message}`);
-    expect(details).toContain('Resolve with the update: retry or cancel');
-  }, TEST_TIMEOUT_MS);
+  it(
+    "shows a parked sale's reason in its current details",
+    async (ctx) => {
+      ctx.skip(unavailable !== undefined, skipNote);
+      const page = await openSale();
+      let details: string;
+      try {
+        await (await page.waitForSelector('::-p-text(User Metadata)'))!.click();
+        await page.waitForSelector('::-p-text(Current Details)');
+        // The reason itself, which only the current details show (the static details list the item too).
+        const frame = await waitForFrameWithText(page, parked.parked!.message, UI_WAIT_MS);
+        details = await frame.$eval('body', (body) => body.innerText);
+      } finally {
+        await screenshot(page, 'parked-sale.png');
+      }
+      expect(details).toContain('Step: parked');
+      expect(details).toContain(
+        `Parked: ${parked.parked!.code} since ${parked.parked!.since}: ${parked.parked!.message}`,
+      );
+      expect(details).toContain('Resolve with the update: retry or cancel');
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it("shows the customer's name decoded by the codec server, while the raw history holds no trace of it", async (ctx) => {
-    ctx.skip(unavailable !== undefined, skipNote);
-    const page = await openSale();
-    try {
-      await page.waitForSelector('::-p-text(Input)');
-      const name = await page.waitForSelector(textSelector(customerName));
-      // The line of the decoded input, not some other text that happens to carry the name.
-      expect(await name!.evaluate((element) => element.parentElement?.textContent ?? '')).toContain(`"name": "${customerName}"`);
-    } finally {
-      await screenshot(page, 'customer-decoded.png');
-    }
+  it(
+    "shows the customer's name decoded by the codec server, while the raw history holds no trace of it",
+    async (ctx) => {
+      ctx.skip(unavailable !== undefined, skipNote);
+      const page = await openSale();
+      try {
+        await page.waitForSelector('::-p-text(Input)');
+        const name = await page.waitForSelector(textSelector(customerName));
+        // The line of the decoded input, not some other text that happens to carry the name.
+        expect(await name!.evaluate((element) => element.parentElement?.textContent ?? '')).toContain(
+          `"name": "${customerName}"`,
+        );
+      } finally {
+        await screenshot(page, 'customer-decoded.png');
+      }
 
-    const raw = await rawHistory({ address: stack!.temporalAddress, namespace: stack!.namespace, ...started });
-    expect(raw.text.includes(customerName), 'the customer name is in the raw history').toBe(false);
-    // The search above looked at this sale's history, decoded where the CLI prints base64, and found it encrypted.
-    expect(raw.events).toBeGreaterThan(5);
-    expect(raw.text).toContain(sale.traderInvoiceNumber);
-    expect(raw.text).toContain('binary/encrypted');
-  }, TEST_TIMEOUT_MS);
+      const raw = await rawHistory({ address: stack!.temporalAddress, namespace: stack!.namespace, ...started });
+      expect(raw.text.includes(customerName), 'the customer name is in the raw history').toBe(false);
+      // The search above looked at this sale's history, decoded where the CLI prints base64, and found it encrypted.
+      expect(raw.events).toBeGreaterThan(5);
+      expect(raw.text).toContain(sale.traderInvoiceNumber);
+      expect(raw.text).toContain('binary/encrypted');
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -47,7 +47,11 @@ export async function waitForFrameWithText(page: Page, text: string, timeoutMs =
     }
     return undefined;
   };
-  const frame = await eventually(find, (f) => f !== undefined, { timeoutMs, intervalMs: 250, what: `a frame of ${page.url()} showing "${text}"` });
+  const frame = await eventually(find, (f) => f !== undefined, {
+    timeoutMs,
+    intervalMs: 250,
+    what: `a frame of ${page.url()} showing "${text}"`,
+  });
   return frame!;
 }
 

@@ -16,9 +16,27 @@ export interface RawHistory {
   text: string;
 }
 
-export async function rawHistory(where: { address: string; namespace: string; workflowId: string; runId: string }): Promise<RawHistory> {
+export async function rawHistory(where: {
+  address: string;
+  namespace: string;
+  workflowId: string;
+  runId: string;
+}): Promise<RawHistory> {
   const cli = (await resolveTemporalExecutable('temporal')).path;
-  const args = ['workflow', 'show', '--output', 'json', '--address', where.address, '--namespace', where.namespace, '--workflow-id', where.workflowId, '--run-id', where.runId];
+  const args = [
+    'workflow',
+    'show',
+    '--output',
+    'json',
+    '--address',
+    where.address,
+    '--namespace',
+    where.namespace,
+    '--workflow-id',
+    where.workflowId,
+    '--run-id',
+    where.runId,
+  ];
   // Only what the flags say: no temporal.toml profile, no TEMPORAL_* variable, above all no codec endpoint.
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml' };
   const { stdout } = await execFileAsync(cli, args, { env, maxBuffer: 64 * 1024 * 1024 });
@@ -27,8 +45,10 @@ export async function rawHistory(where: { address: string; namespace: string; wo
 }
 
 function strings(value: unknown): string[] {
-  if (typeof value === 'string') return BASE64.test(value) ? [value, Buffer.from(value, 'base64').toString('utf8')] : [value];
+  if (typeof value === 'string')
+    return BASE64.test(value) ? [value, Buffer.from(value, 'base64').toString('utf8')] : [value];
   if (Array.isArray(value)) return value.flatMap(strings);
-  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => [key, ...strings(item)]);
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => [key, ...strings(item)]);
   return [];
 }

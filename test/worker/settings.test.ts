@@ -48,9 +48,13 @@ describe('loadWorkerSettings', () => {
 
   it('stops at the first bad value, naming the variable and never echoing a secret', () => {
     const secret = 'not-a-valid-secret-value-0123456789';
-    expect(() => loadWorkerSettings({ ...services, PAYLOAD_KEYS: key, CALLBACK_SECRET: 'short' })).toThrow(/^CALLBACK_SECRET: /);
+    expect(() => loadWorkerSettings({ ...services, PAYLOAD_KEYS: key, CALLBACK_SECRET: 'short' })).toThrow(
+      /^CALLBACK_SECRET: /,
+    );
     expect(() => loadWorkerSettings({ ...services, PAYLOAD_KEYS: key, RECONCILE_EVERY: 'daily' })).toThrow(ConfigError);
-    expect(() => loadWorkerSettings({ ...services, PAYLOAD_KEYS: key, ACCOUNTING_ACTIVITIES_PER_SECOND: '0' })).toThrow(/^ACCOUNTING_ACTIVITIES_PER_SECOND: /);
+    expect(() => loadWorkerSettings({ ...services, PAYLOAD_KEYS: key, ACCOUNTING_ACTIVITIES_PER_SECOND: '0' })).toThrow(
+      /^ACCOUNTING_ACTIVITIES_PER_SECOND: /,
+    );
     let message = '';
     try {
       loadWorkerSettings({ ...services, COMPLIANCE_API_KEY: secret, PAYLOAD_KEYS: key });
@@ -69,7 +73,9 @@ describe('loadWorkerSettings', () => {
 
 describe('loadWorkerSettings without services', () => {
   it('names the services first, before any other setting a worker would need', () => {
-    expect(() => loadWorkerSettings({})).toThrow(/^COMPLIANCE_BASE_URL and COMPLIANCE_API_KEY, ACCOUNTING_BASE_URL and ACCOUNTING_API_KEY are not set/);
+    expect(() => loadWorkerSettings({})).toThrow(
+      /^COMPLIANCE_BASE_URL and COMPLIANCE_API_KEY, ACCOUNTING_BASE_URL and ACCOUNTING_API_KEY are not set/,
+    );
     expect(loadWorkerSettings({ SANDBOX: 'embedded', PAYLOAD_ENCRYPTION: 'off' }).services.embeddedSandbox).toBe(true);
   });
 });

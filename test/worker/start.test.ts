@@ -29,7 +29,10 @@ afterAll(async () => {
   await closeTestEnv();
 });
 
-async function startService(compliance: Partial<ComplianceConfig> = {}, reconciliation: ReconciliationConfig = { links: [], every: '24h' }): Promise<WorkerProcess> {
+async function startService(
+  compliance: Partial<ComplianceConfig> = {},
+  reconciliation: ReconciliationConfig = { links: [], every: '24h' },
+): Promise<WorkerProcess> {
   const env = await getTestEnv();
   const namespace = env.namespace ?? 'default';
   return startWorkerProcess({
@@ -56,7 +59,9 @@ describe('startWorkerProcess', () => {
     const running = sale.run();
     try {
       expect(sale.callbacks?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(sale.callbackUrls?.mint('sale:biz_1:INV-1')).toMatch(new RegExp(`^${sale.callbacks?.url}/callbacks/sale%3Abiz_1%3AINV-1/([0-9a-z]{1,11}\\.)?[\\w-]{43}$`));
+      expect(sale.callbackUrls?.mint('sale:biz_1:INV-1')).toMatch(
+        new RegExp(`^${sale.callbacks?.url}/callbacks/sale%3Abiz_1%3AINV-1/([0-9a-z]{1,11}\\.)?[\\w-]{43}$`),
+      );
     } finally {
       await stop(sale, running);
     }
@@ -77,7 +82,9 @@ describe('startWorkerProcess', () => {
     const sale = await startService({}, { links: [{ ...DEMO_RECONCILIATION_LINK }], every: '24h' });
     const running = sale.run();
     try {
-      expect(sale.reconciliation).toEqual([expect.objectContaining({ businessId: DEMO_RECONCILIATION_LINK.businessId, outcome: 'created' })]);
+      expect(sale.reconciliation).toEqual([
+        expect.objectContaining({ businessId: DEMO_RECONCILIATION_LINK.businessId, outcome: 'created' }),
+      ]);
       const { client } = await getTestEnv();
       const description = await client.schedule.getHandle(sale.reconciliation[0]!.scheduleId).describe();
       expect(description.action).toMatchObject({ workflowType: 'reconciliationWorkflow' });
@@ -86,10 +93,20 @@ describe('startWorkerProcess', () => {
       await stop(sale, running);
     }
 
-    const refused = startService({}, { links: [{ businessId: DEMO_RECONCILIATION_LINK.businessId, companyId: OTHER_COMPANY_ID }], every: '24h' });
+    const refused = startService(
+      {},
+      { links: [{ businessId: DEMO_RECONCILIATION_LINK.businessId, companyId: OTHER_COMPANY_ID }], every: '24h' },
+    );
     await expect(refused).rejects.toThrow(ConfigError);
-    await expect(refused).rejects.toThrow(`RECONCILE_LINKS: accounting company ${OTHER_COMPANY_ID} is not visible to the accounting API key`);
-    const unknownBusiness = startService({}, { links: [{ businessId: 'biz_nobody', companyId: DEMO_RECONCILIATION_LINK.companyId }], every: '24h' });
-    await expect(unknownBusiness).rejects.toThrow(/^RECONCILE_LINKS: business biz_nobody is not one the compliance API key may act for/);
+    await expect(refused).rejects.toThrow(
+      `RECONCILE_LINKS: accounting company ${OTHER_COMPANY_ID} is not visible to the accounting API key`,
+    );
+    const unknownBusiness = startService(
+      {},
+      { links: [{ businessId: 'biz_nobody', companyId: DEMO_RECONCILIATION_LINK.companyId }], every: '24h' },
+    );
+    await expect(unknownBusiness).rejects.toThrow(
+      /^RECONCILE_LINKS: business biz_nobody is not one the compliance API key may act for/,
+    );
   });
 });

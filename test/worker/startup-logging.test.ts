@@ -34,40 +34,47 @@ installTemporalRuntime(logger);
 afterAll(closeTestEnv);
 
 describe('a worker process starting', () => {
-  it('logs the workflow bundle in one line at info and webpack\'s statistics only at debug', { timeout: 120_000 }, async () => {
-    const env = await getTestEnv();
-    const silent = pino({ level: 'silent' });
-    const services = await resolveServices({ compliance: undefined, accounting: undefined, logLevel: 'silent' }, silent);
-    const taskQueue = uniqueTaskQueue('startup-logging');
-    const worker = await startWorkerProcess({
-      connection: env.nativeConnection,
-      client: env.client,
-      namespace: env.namespace ?? 'default',
-      services,
-      settings: testWorkerSettings(),
-      logger,
-      taskQueue,
-    });
-    const running = worker.run();
-    try {
-      const atInfo = entries.filter((e) => e.level >= 30);
-      expect(atInfo.filter((e) => /webpack|modules by path/.test(e.msg))).toEqual([]);
-      expect(atInfo.filter((e) => e.msg.includes('\n'))).toEqual([]);
-      const bundle = atInfo.filter((e) => /bundle/i.test(e.msg));
-      expect(bundle).toHaveLength(1);
-      expect(bundle[0]).toMatchObject({ sizeMB: expect.any(Number), seconds: expect.any(Number) });
-      // Still there for whoever asks for debug.
-      expect(entries.some((e) => e.level === 20 && /webpack .* compiled/.test(e.msg))).toBe(true);
-      const ready = atInfo.find((e) => e.msg === 'workers ready');
-      expect(ready).toMatchObject({
-        queues: [taskQueue, `${taskQueue}.compliance-api`, `${taskQueue}.accounting-api`],
-        services: { compliance: services.compliance.baseUrl, accounting: services.accounting.baseUrl },
+  it(
+    "logs the workflow bundle in one line at info and webpack's statistics only at debug",
+    { timeout: 120_000 },
+    async () => {
+      const env = await getTestEnv();
+      const silent = pino({ level: 'silent' });
+      const services = await resolveServices(
+        { compliance: undefined, accounting: undefined, logLevel: 'silent' },
+        silent,
+      );
+      const taskQueue = uniqueTaskQueue('startup-logging');
+      const worker = await startWorkerProcess({
+        connection: env.nativeConnection,
+        client: env.client,
+        namespace: env.namespace ?? 'default',
+        services,
+        settings: testWorkerSettings(),
+        logger,
+        taskQueue,
       });
-    } finally {
-      worker.shutdown();
-      await running;
-      await worker.close();
-      await services.close();
-    }
-  });
+      const running = worker.run();
+      try {
+        const atInfo = entries.filter((e) => e.level >= 30);
+        expect(atInfo.filter((e) => /webpack|modules by path/.test(e.msg))).toEqual([]);
+        expect(atInfo.filter((e) => e.msg.includes('\n'))).toEqual([]);
+        const bundle = atInfo.filter((e) => /bundle/i.test(e.msg));
+        expect(bundle).toHaveLength(1);
+        expect(bundle[0]).toMatchObject({ sizeMB: expect.any(Number), seconds: expect.any(Number) });
+        // Still there for whoever asks for debug.
+        expect(entries.some((e) => e.level === 20 && /webpack .* compiled/.test(e.msg))).toBe(true);
+        const ready = atInfo.find((e) => e.msg === 'workers ready');
+        expect(ready).toMatchObject({
+          queues: [taskQueue, `${taskQueue}.compliance-api`, `${taskQueue}.accounting-api`],
+          services: { compliance: services.compliance.baseUrl, accounting: services.accounting.baseUrl },
+        });
+      } finally {
+        worker.shutdown();
+        await running;
+        await worker.close();
+        await services.close();
+      }
+    },
+  );
 });

@@ -14,7 +14,15 @@ import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { purchasesScheduleId } from '../../src/contracts/purchases-sync.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import { getSaleStateQuery, refundUpdate, retryUpdate, SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput, type SaleState } from '../../src/contracts/sale.js';
+import {
+  getSaleStateQuery,
+  refundUpdate,
+  retryUpdate,
+  SALE_WORKFLOW_TYPE,
+  saleWorkflowId,
+  type SaleInput,
+  type SaleState,
+} from '../../src/contracts/sale.js';
 import { Application } from '../../src/contracts/search-attributes.js';
 import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { readComplianceBudgets } from '../../src/temporal/compliance-budgets.js';
@@ -36,9 +44,20 @@ describe('a tenants worker while its tenants file changes', () => {
   let dir: string;
   const handles: WorkflowHandle[] = [];
 
-  const retail = (apiKey: string, businesses: string[] = [B.nairobi]) => ({ application: 'retail', apiKey: { value: apiKey }, baseUrl: sandbox.complianceUrl, businesses });
-  const other = () => ({ application: 'other', apiKey: { value: K.otherApplication }, baseUrl: sandbox.complianceUrl, requestsPerMinute: 60 });
-  const writeTenants = (compliance: unknown[]) => writeFileSync(join(dir, 'tenants.json'), JSON.stringify({ compliance }, null, 2));
+  const retail = (apiKey: string, businesses: string[] = [B.nairobi]) => ({
+    application: 'retail',
+    apiKey: { value: apiKey },
+    baseUrl: sandbox.complianceUrl,
+    businesses,
+  });
+  const other = () => ({
+    application: 'other',
+    apiKey: { value: K.otherApplication },
+    baseUrl: sandbox.complianceUrl,
+    requestsPerMinute: 60,
+  });
+  const writeTenants = (compliance: unknown[]) =>
+    writeFileSync(join(dir, 'tenants.json'), JSON.stringify({ compliance }, null, 2));
 
   beforeAll(async () => {
     await getTestEnv();
@@ -57,13 +76,21 @@ describe('a tenants worker while its tenants file changes', () => {
       PURCHASES_SINK: `file:${join(dir, 'purchases.ndjson')}`,
     });
     taskQueue = uniqueTaskQueue('tenants-live');
-    connected = await connectTenantsWorkerProcess({ ...settings, tenants: settings.tenants! }, pino({ level: 'silent' }), { taskQueue });
+    connected = await connectTenantsWorkerProcess(
+      { ...settings, tenants: settings.tenants! },
+      pino({ level: 'silent' }),
+      { taskQueue },
+    );
     running = connected.worker.run();
   });
 
   afterAll(async () => {
     for (const handle of handles) await handle.terminate('test over').catch(() => undefined);
-    for (const businessId of [B.nairobi, B.kisumu]) await connected?.client.schedule.getHandle(purchasesScheduleId(businessId, taskQueue)).delete().catch(() => undefined);
+    for (const businessId of [B.nairobi, B.kisumu])
+      await connected?.client.schedule
+        .getHandle(purchasesScheduleId(businessId, taskQueue))
+        .delete()
+        .catch(() => undefined);
     if (connected) {
       connected.worker.shutdown();
       await running;
@@ -109,7 +136,11 @@ describe('a tenants worker while its tenants file changes', () => {
     const described = await handle.describe();
     expect(described.typedSearchAttributes.get(Application)).toBe('retail');
     const events = (await handle.fetchHistory()).events ?? [];
-    const keys = new Set(events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.priority?.fairnessKey] : [])));
+    const keys = new Set(
+      events.flatMap((e) =>
+        e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.priority?.fairnessKey] : [],
+      ),
+    );
     // The service application's id: every entry whose key belongs to it spends the one window it counts.
     expect(keys).toEqual(new Set([DEMO.applications.retail]));
   });
@@ -121,7 +152,11 @@ describe('a tenants worker while its tenants file changes', () => {
 
     const changed = Date.now();
     writeTenants([retail(K.orgWide), other()]);
-    await eventually(async () => served(B.kisumu), (a) => a === 'other', { timeoutMs: 15_000, intervalMs: 100, what: 'Kisumu served' });
+    await eventually(
+      async () => served(B.kisumu),
+      (a) => a === 'other',
+      { timeoutMs: 15_000, intervalMs: 100, what: 'Kisumu served' },
+    );
     const fresh = await start(sale(B.kisumu, DEMO.items.kisumuRice));
     await stateOf(fresh, signed, 'a new Kisumu sale signed');
     // Well inside the minute the issue allows, with the file read every second.
@@ -130,7 +165,8 @@ describe('a tenants worker while its tenants file changes', () => {
     await stateOf(parked, signed, 'the parked Kisumu sale signed once retried');
 
     // Each key's rate is the default × its weight: retail 120 a minute (2 a second), other 60 (1 a second).
-    const rateOf = (b: Awaited<ReturnType<typeof readComplianceBudgets>>, key: string) => (b.defaultPerSecond ?? 0) * (b.weights[key] ?? 1);
+    const rateOf = (b: Awaited<ReturnType<typeof readComplianceBudgets>>, key: string) =>
+      (b.defaultPerSecond ?? 0) * (b.weights[key] ?? 1);
     const budgets = await eventually(
       () => readComplianceBudgets(connected.client, complianceTaskQueue(taskQueue)),
       (b) => b.queuePerSecond === 3,
@@ -146,7 +182,11 @@ describe('a tenants worker while its tenants file changes', () => {
     await stateOf(underway, signed, 'the Kisumu sale signed');
 
     writeTenants([retail(K.orgWide)]);
-    await eventually(async () => served(B.kisumu), (a) => a === undefined, { timeoutMs: 15_000, intervalMs: 100, what: 'Kisumu no longer served' });
+    await eventually(
+      async () => served(B.kisumu),
+      (a) => a === undefined,
+      { timeoutMs: 15_000, intervalMs: 100, what: 'Kisumu no longer served' },
+    );
 
     const refused = await start(sale(B.kisumu, DEMO.items.kisumuRice));
     const state = await stateOf(refused, (s) => s.parked !== null, 'the new Kisumu sale refused');
@@ -154,7 +194,9 @@ describe('a tenants worker while its tenants file changes', () => {
     expect(state.apiCalls).toBe(0);
 
     // The sale filed before the removal is still served by the key that filed it: its refund is signed.
-    const result = await underway.executeUpdate(refundUpdate, { args: [{ reason: '01', returnDate: '2026-11-22', traderInvoiceNumber: invoiceNumber('CN-') }] });
+    const result = await underway.executeUpdate(refundUpdate, {
+      args: [{ reason: '01', returnDate: '2026-11-22', traderInvoiceNumber: invoiceNumber('CN-') }],
+    });
     expect(result).toMatchObject({ creditNote: { status: 'completed' } });
 
     await eventually(
@@ -180,7 +222,11 @@ describe('a tenants worker while its tenants file changes', () => {
 
   it('gives a window serving several businesses a queue of its own, held to its budget, where its businesses share it fairly', async () => {
     writeTenants([retail(K.orgWide, [B.nairobi, B.mombasa])]);
-    await eventually(async () => served(B.mombasa), (a) => a === 'retail', { timeoutMs: 15_000, intervalMs: 100, what: 'Mombasa served' });
+    await eventually(
+      async () => served(B.mombasa),
+      (a) => a === 'retail',
+      { timeoutMs: 15_000, intervalMs: 100, what: 'Mombasa served' },
+    );
     const ownQueue = `${complianceTaskQueue(taskQueue)}.${DEMO.applications.retail}`;
     const own = await eventually(
       () => readComplianceBudgets(connected.client, ownQueue),
@@ -188,12 +234,17 @@ describe('a tenants worker while its tenants file changes', () => {
       { timeoutMs: 10_000, intervalMs: 200, what: 'the window’s own queue held to 120 a minute' },
     );
     expect(own.weights).toEqual({});
-    const handles = await Promise.all([start(sale(B.mombasa, DEMO.items.mombasaWater)), start(sale(B.nairobi, DEMO.items.sugar))]);
+    const handles = await Promise.all([
+      start(sale(B.mombasa, DEMO.items.mombasaWater)),
+      start(sale(B.nairobi, DEMO.items.sugar)),
+    ]);
     for (const handle of handles) {
       await stateOf(handle, signed, 'a sale of the shared window signed');
-      const { businessId } = (await handle.query(getSaleStateQuery));
+      const { businessId } = await handle.query(getSaleStateQuery);
       const events = (await handle.fetchHistory()).events ?? [];
-      const scheduled = events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
+      const scheduled = events.flatMap((e) =>
+        e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
+      );
       expect(new Set(scheduled.map((a) => a.taskQueue?.name))).toEqual(new Set([ownQueue]));
       // Each business is its own fairness key on the window's queue.
       expect(new Set(scheduled.map((a) => a.priority?.fairnessKey))).toEqual(new Set([businessId]));
@@ -201,7 +252,10 @@ describe('a tenants worker while its tenants file changes', () => {
   });
 
   it('keeps serving the tenants it has when the file turns bad, and says so without the key', async () => {
-    writeFileSync(join(dir, 'tenants.json'), '{ "compliance": [ { "application": "retail", "apiKey": { "value": "not-a-key" } } ] }');
+    writeFileSync(
+      join(dir, 'tenants.json'),
+      '{ "compliance": [ { "application": "retail", "apiKey": { "value": "not-a-key" } } ] }',
+    );
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(served(B.nairobi)).toBe('retail');
     const handle = await start(sale(B.nairobi, DEMO.items.sugar));

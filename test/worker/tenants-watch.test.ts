@@ -12,7 +12,12 @@ import { watchTenants } from '../../src/worker/tenants-watch.js';
 import { eventually } from '../helpers/eventually.js';
 
 const config = (businesses: string[]): TenantsConfig =>
-  ({ compliance: [{ application: 'retail', businesses }], accounting: [], links: [], source: 'TENANTS_FILE test' }) as unknown as TenantsConfig;
+  ({
+    compliance: [{ application: 'retail', businesses }],
+    accounting: [],
+    links: [],
+    source: 'TENANTS_FILE test',
+  }) as unknown as TenantsConfig;
 
 const changeAdding = (business: string): TenantsChange => ({
   businessesAdded: [business],
@@ -25,7 +30,9 @@ const changeAdding = (business: string): TenantsChange => ({
 describe('watchTenants', () => {
   it('acts again on a served change whose acting failed, at the next interval, and on later changes in order', async () => {
     let file = config(['biz_a']);
-    const live = { replace: async (next: TenantsConfig) => changeAdding(next.compliance.at(-1)!.businesses!.at(-1)!) } as unknown as LiveTenants;
+    const live = {
+      replace: async (next: TenantsConfig) => changeAdding(next.compliance.at(-1)!.businesses!.at(-1)!),
+    } as unknown as LiveTenants;
     const acted: string[] = [];
     let failuresLeft = 2;
     const stop = watchTenants({
@@ -44,10 +51,18 @@ describe('watchTenants', () => {
     try {
       file = config(['biz_a', 'biz_b']);
       // Failed twice, then acted on without the file changing again.
-      await eventually(() => acted, (a) => a.length === 1, { timeoutMs: 5_000, intervalMs: 10, what: 'the change acted on' });
+      await eventually(
+        () => acted,
+        (a) => a.length === 1,
+        { timeoutMs: 5_000, intervalMs: 10, what: 'the change acted on' },
+      );
       expect(acted).toEqual(['biz_b']);
       file = config(['biz_a', 'biz_b', 'biz_c']);
-      await eventually(() => acted, (a) => a.length === 2, { timeoutMs: 5_000, intervalMs: 10, what: 'the next change acted on' });
+      await eventually(
+        () => acted,
+        (a) => a.length === 2,
+        { timeoutMs: 5_000, intervalMs: 10, what: 'the next change acted on' },
+      );
       expect(acted).toEqual(['biz_b', 'biz_c']);
     } finally {
       await stop();

@@ -14,11 +14,22 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET, OTHER_ACCOUNTING_CLIENT_SECRET, OTHER_COMPANY_ID } from '../../sandbox/accounting/default-fixture.js';
+import {
+  DEMO_ACCOUNTING_API_KEY,
+  DEMO_ACCOUNTING_CLIENT_SECRET,
+  OTHER_ACCOUNTING_CLIENT_SECRET,
+  OTHER_COMPANY_ID,
+} from '../../sandbox/accounting/default-fixture.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { ConfigError } from '../../src/config/env.js';
-import { getSaleStateQuery, SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput, type SaleState } from '../../src/contracts/sale.js';
+import {
+  getSaleStateQuery,
+  SALE_WORKFLOW_TYPE,
+  saleWorkflowId,
+  type SaleInput,
+  type SaleState,
+} from '../../src/contracts/sale.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { schedulePurchasesSync } from '../../src/worker/schedules.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
@@ -33,7 +44,13 @@ const K = DEMO.keys;
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 const OTHER_ACCOUNTING_API_KEY = 'sk_development_other_key_000000000001';
-const SECRETS = [...Object.values(K), DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET, OTHER_ACCOUNTING_API_KEY, OTHER_ACCOUNTING_CLIENT_SECRET];
+const SECRETS = [
+  ...Object.values(K),
+  DEMO_ACCOUNTING_API_KEY,
+  DEMO_ACCOUNTING_CLIENT_SECRET,
+  OTHER_ACCOUNTING_API_KEY,
+  OTHER_ACCOUNTING_CLIENT_SECRET,
+];
 
 const dirs: string[] = [];
 
@@ -41,7 +58,8 @@ const dirs: string[] = [];
 function tenantsDir(files: Record<string, unknown>): string {
   const dir = mkdtempSync(join(tmpdir(), 'tenants-'));
   dirs.push(dir);
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  for (const [name, content] of Object.entries(files))
+    writeFileSync(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
   return dir;
 }
 
@@ -73,22 +91,41 @@ describe('loadWorkerSettings with a tenants file', () => {
   };
 
   it('reads the tenants, sets no single service, and paces the compliance queue to their budgets added up', () => {
-    const settings = loadWorkerSettings({ TENANTS_FILE: file(twoApplications), PAYLOAD_ENCRYPTION: 'off', COMPLIANCE_RATE_HEADROOM: '0.5', RECONCILE_EVERY: '12h' });
+    const settings = loadWorkerSettings({
+      TENANTS_FILE: file(twoApplications),
+      PAYLOAD_ENCRYPTION: 'off',
+      COMPLIANCE_RATE_HEADROOM: '0.5',
+      RECONCILE_EVERY: '12h',
+    });
     expect(settings.tenants?.compliance.map((t) => t.application)).toEqual(['retail', 'other']);
     expect(settings.services).toMatchObject({ compliance: undefined, accounting: undefined, embeddedSandbox: false });
     expect(settings.worker.complianceRequestsPerMinute).toBe(180);
     // (120 + 60) a minute, half of it left unpaced.
     expect(settings.activitiesPerSecond.compliance).toBe(1.5);
-    expect(settings.reconciliation).toEqual({ links: [{ businessId: B.nairobi, companyId: 'cmp_demo_nairobi' }], every: '12h' });
+    expect(settings.reconciliation).toEqual({
+      links: [{ businessId: B.nairobi, companyId: 'cmp_demo_nairobi' }],
+      every: '12h',
+    });
   });
 
   it('leaves 7 % of each budget unpaced unless COMPLIANCE_RATE_HEADROOM says otherwise', () => {
-    expect(loadWorkerSettings({ TENANTS_FILE: file(twoApplications), PAYLOAD_ENCRYPTION: 'off' }).worker.complianceRateHeadroom).toBe(0.07);
-    expect(loadWorkerSettings({ TENANTS_FILE: file(twoApplications), PAYLOAD_ENCRYPTION: 'off', COMPLIANCE_RATE_HEADROOM: '0' }).worker.complianceRateHeadroom).toBe(0);
+    expect(
+      loadWorkerSettings({ TENANTS_FILE: file(twoApplications), PAYLOAD_ENCRYPTION: 'off' }).worker
+        .complianceRateHeadroom,
+    ).toBe(0.07);
+    expect(
+      loadWorkerSettings({
+        TENANTS_FILE: file(twoApplications),
+        PAYLOAD_ENCRYPTION: 'off',
+        COMPLIANCE_RATE_HEADROOM: '0',
+      }).worker.complianceRateHeadroom,
+    ).toBe(0);
   });
 
   it('lets no embedded sandbox stand in for a tenant', () => {
-    const message = messageOf(() => loadWorkerSettings({ TENANTS_FILE: file(twoApplications), SANDBOX: 'embedded', PAYLOAD_ENCRYPTION: 'off' }));
+    const message = messageOf(() =>
+      loadWorkerSettings({ TENANTS_FILE: file(twoApplications), SANDBOX: 'embedded', PAYLOAD_ENCRYPTION: 'off' }),
+    );
     expect(message).toMatch(/^SANDBOX=embedded and TENANTS_FILE are both set/);
   });
 
@@ -100,12 +137,20 @@ describe('loadWorkerSettings with a tenants file', () => {
       ],
     };
     const message = messageOf(() => loadWorkerSettings({ TENANTS_FILE: file(twice), PAYLOAD_ENCRYPTION: 'off' }));
-    expect(message).toBe(`tenants.json: compliance[1] (nairobi-till): business ${B.nairobi} is already served by tenants.json: compliance[0] (retail)`);
+    expect(message).toBe(
+      `tenants.json: compliance[1] (nairobi-till): business ${B.nairobi} is already served by tenants.json: compliance[0] (retail)`,
+    );
     for (const secret of SECRETS) expect(message).not.toContain(secret);
   });
 
   it('without TENANTS_FILE or TENANTS_DIR, is the single-key worker it always was', () => {
-    const settings = loadWorkerSettings({ COMPLIANCE_BASE_URL: compliance, COMPLIANCE_API_KEY: K.nairobi, ACCOUNTING_BASE_URL: accounting, ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY, PAYLOAD_ENCRYPTION: 'off' });
+    const settings = loadWorkerSettings({
+      COMPLIANCE_BASE_URL: compliance,
+      COMPLIANCE_API_KEY: K.nairobi,
+      ACCOUNTING_BASE_URL: accounting,
+      ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
+      PAYLOAD_ENCRYPTION: 'off',
+    });
     expect(settings.tenants).toBeUndefined();
     expect(settings.services.compliance?.apiKey).toBe(K.nairobi);
     expect(settings.activitiesPerSecond.compliance).toBe(2);
@@ -123,7 +168,9 @@ describe('purchases sync schedules with tenants', () => {
       logger: pino({ level: 'silent' }),
     });
     await expect(made).rejects.toThrow(ConfigError);
-    await expect(made).rejects.toThrow(`PURCHASES_SYNC_BUSINESSES: ${B.mombasa} is served by no compliance application of the tenants`);
+    await expect(made).rejects.toThrow(
+      `PURCHASES_SYNC_BUSINESSES: ${B.mombasa} is served by no compliance application of the tenants`,
+    );
   });
 });
 
@@ -145,7 +192,11 @@ describe('a worker process serving a tenants file', () => {
   );
   const schedules: string[] = [];
 
-  const temporalEnv = () => ({ TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: inject('temporalNamespace'), PAYLOAD_ENCRYPTION: 'off' });
+  const temporalEnv = () => ({
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+    PAYLOAD_ENCRYPTION: 'off',
+  });
 
   beforeAll(async () => {
     // The SDK's quiet runtime, before the worker's connections make the default one.
@@ -156,12 +207,32 @@ describe('a worker process serving a tenants file', () => {
       'other.key': `${K.otherApplication}\n`,
       'tenants.json': {
         compliance: [
-          { application: 'retail', apiKey: { value: K.orgWide }, baseUrl: sandbox.complianceUrl, businesses: [B.nairobi] },
-          { application: 'other', apiKey: { file: 'other.key' }, baseUrl: sandbox.complianceUrl, requestsPerMinute: 60 },
+          {
+            application: 'retail',
+            apiKey: { value: K.orgWide },
+            baseUrl: sandbox.complianceUrl,
+            businesses: [B.nairobi],
+          },
+          {
+            application: 'other',
+            apiKey: { file: 'other.key' },
+            baseUrl: sandbox.complianceUrl,
+            requestsPerMinute: 60,
+          },
         ],
         accounting: [
-          { application: 'books', apiKey: { env: 'TENANTS_TEST_BOOKS_KEY' }, clientSecret: { value: DEMO_ACCOUNTING_CLIENT_SECRET }, baseUrl: sandbox.accountingUrl },
-          { application: 'other-books', apiKey: { value: OTHER_ACCOUNTING_API_KEY }, clientSecret: { value: OTHER_ACCOUNTING_CLIENT_SECRET }, baseUrl: sandbox.accountingUrl },
+          {
+            application: 'books',
+            apiKey: { env: 'TENANTS_TEST_BOOKS_KEY' },
+            clientSecret: { value: DEMO_ACCOUNTING_CLIENT_SECRET },
+            baseUrl: sandbox.accountingUrl,
+          },
+          {
+            application: 'other-books',
+            apiKey: { value: OTHER_ACCOUNTING_API_KEY },
+            clientSecret: { value: OTHER_ACCOUNTING_CLIENT_SECRET },
+            baseUrl: sandbox.accountingUrl,
+          },
         ],
         links: [
           { business: B.nairobi, company: 'cmp_demo_nairobi', accounting: 'books' },
@@ -179,12 +250,19 @@ describe('a worker process serving a tenants file', () => {
     });
     taskQueue = uniqueTaskQueue('tenants');
     connected = await connectTenantsWorkerProcess({ ...settings, tenants: settings.tenants! }, logger, { taskQueue });
-    schedules.push(...connected.worker.purchases.schedules.map((s) => s.scheduleId), ...connected.worker.reconciliation.map((s) => s.scheduleId));
+    schedules.push(
+      ...connected.worker.purchases.schedules.map((s) => s.scheduleId),
+      ...connected.worker.reconciliation.map((s) => s.scheduleId),
+    );
     running = connected.worker.run();
   });
 
   afterAll(async () => {
-    for (const id of schedules) await connected.client.schedule.getHandle(id).delete().catch(() => undefined);
+    for (const id of schedules)
+      await connected.client.schedule
+        .getHandle(id)
+        .delete()
+        .catch(() => undefined);
     if (connected) {
       connected.worker.shutdown();
       await running;
@@ -214,7 +292,9 @@ describe('a worker process serving a tenants file', () => {
   }
 
   it('says which applications it serves and how many businesses each, never a key; schedules only what it serves', () => {
-    const ready = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.msg === 'workers ready');
+    const ready = logLines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((entry) => entry.msg === 'workers ready');
     expect(ready?.tenants).toEqual({
       origin: `TENANTS_FILE ${join(dir, 'tenants.json')}`,
       businesses: 2,
@@ -248,12 +328,20 @@ describe('a worker process serving a tenants file', () => {
     const states = (await Promise.all(handles.map((h) => h.result()))) as SaleState[];
     expect(states.map((s) => s.sale?.status)).toEqual(['completed', 'completed']);
 
-    const [nairobiDoc] = await sandbox.inspector.documents({ businessId: B.nairobi, traderInvoiceNumber: nairobi.traderInvoiceNumber });
-    const [kisumuDoc] = await sandbox.inspector.documents({ businessId: B.kisumu, traderInvoiceNumber: kisumu.traderInvoiceNumber });
+    const [nairobiDoc] = await sandbox.inspector.documents({
+      businessId: B.nairobi,
+      traderInvoiceNumber: nairobi.traderInvoiceNumber,
+    });
+    const [kisumuDoc] = await sandbox.inspector.documents({
+      businessId: B.kisumu,
+      traderInvoiceNumber: kisumu.traderInvoiceNumber,
+    });
     expect(nairobiDoc?.applicationId).toBe(DEMO.applications.retail);
     expect(kisumuDoc?.applicationId).toBe(DEMO.applications.other);
     // One createSale per sale, each under its own application: neither went out with the other's key.
-    const creates = (await sandbox.inspector.requestLog({ since, service: 'compliance' })).filter((r) => r.method === 'POST' && r.route === '/v1/sales');
+    const creates = (await sandbox.inspector.requestLog({ since, service: 'compliance' })).filter(
+      (r) => r.method === 'POST' && r.route === '/v1/sales',
+    );
     expect(creates.map((r) => r.applicationId).sort()).toEqual([DEMO.applications.other, DEMO.applications.retail]);
     expect(creates.every((r) => r.status >= 200 && r.status < 300)).toBe(true);
     // Workflows carry business ids only: the keys are resolved inside the worker.
@@ -263,56 +351,80 @@ describe('a worker process serving a tenants file', () => {
     }
   });
 
-  it('refuses a sale for a business no application serves at once, before any request', { timeout: 60_000 }, async () => {
-    const since = Date.now();
-    const mombasa = sale(B.mombasa, DEMO.items.mombasaWater);
-    const handle = await start(mombasa);
-    try {
-      const state = await eventually(
-        () => handle.query(getSaleStateQuery),
-        (s) => s.parked !== null || s.step === 'failed',
-        { timeoutMs: 20_000, intervalMs: 200, what: 'the sale refused' },
-      );
-      expect(state.parked?.code).toBe(FAILURE_TYPES.businessNotServed);
-      expect(state.parked?.message).toContain(`business ${B.mombasa} is served by no compliance application`);
-      const events = (await handle.fetchHistory()).events ?? [];
-      // Refused by the placement (a local activity, once: not retried), before any activity was scheduled.
-      const refusals = events.flatMap((e) => (e.markerRecordedEventAttributes?.failure ? [e.markerRecordedEventAttributes.failure] : []));
-      expect(refusals.map((f) => f.applicationFailureInfo)).toMatchObject([{ type: FAILURE_TYPES.businessNotServed, nonRetryable: true }]);
-      expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toEqual([]);
-      expect(state.apiCalls).toBe(0);
-      // Nothing of a sale reached the service: no item list, no createSale, no document.
-      const saleRequests = (await sandbox.inspector.requestLog({ since, service: 'compliance' })).filter((r) => /^\/v1\/(sales|items)/.test(r.route));
-      expect(saleRequests).toEqual([]);
-      expect(await sandbox.inspector.documents({ businessId: B.mombasa, traderInvoiceNumber: mombasa.traderInvoiceNumber })).toEqual([]);
-    } finally {
-      await handle.terminate('test over').catch(() => undefined);
-    }
-  });
+  it(
+    'refuses a sale for a business no application serves at once, before any request',
+    { timeout: 60_000 },
+    async () => {
+      const since = Date.now();
+      const mombasa = sale(B.mombasa, DEMO.items.mombasaWater);
+      const handle = await start(mombasa);
+      try {
+        const state = await eventually(
+          () => handle.query(getSaleStateQuery),
+          (s) => s.parked !== null || s.step === 'failed',
+          { timeoutMs: 20_000, intervalMs: 200, what: 'the sale refused' },
+        );
+        expect(state.parked?.code).toBe(FAILURE_TYPES.businessNotServed);
+        expect(state.parked?.message).toContain(`business ${B.mombasa} is served by no compliance application`);
+        const events = (await handle.fetchHistory()).events ?? [];
+        // Refused by the placement (a local activity, once: not retried), before any activity was scheduled.
+        const refusals = events.flatMap((e) =>
+          e.markerRecordedEventAttributes?.failure ? [e.markerRecordedEventAttributes.failure] : [],
+        );
+        expect(refusals.map((f) => f.applicationFailureInfo)).toMatchObject([
+          { type: FAILURE_TYPES.businessNotServed, nonRetryable: true },
+        ]);
+        expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toEqual([]);
+        expect(state.apiCalls).toBe(0);
+        // Nothing of a sale reached the service: no item list, no createSale, no document.
+        const saleRequests = (await sandbox.inspector.requestLog({ since, service: 'compliance' })).filter((r) =>
+          /^\/v1\/(sales|items)/.test(r.route),
+        );
+        expect(saleRequests).toEqual([]);
+        expect(
+          await sandbox.inspector.documents({
+            businessId: B.mombasa,
+            traderInvoiceNumber: mombasa.traderInvoiceNumber,
+          }),
+        ).toEqual([]);
+      } finally {
+        await handle.terminate('test over').catch(() => undefined);
+      }
+    },
+  );
 
-  it('stops the start, exit 2, when two entries can serve one business, naming both and neither key', { timeout: 120_000 }, async () => {
-    const contested = tenantsDir({
-      'tenants.json': {
-        compliance: [
-          // Neither lists its businesses; both keys can act for Nairobi.
-          { application: 'retail', apiKey: { value: K.orgWide }, baseUrl: sandbox.complianceUrl },
-          { application: 'nairobi-till', apiKey: { value: K.nairobi }, baseUrl: sandbox.complianceUrl },
-        ],
-      },
-    });
-    const child = spawn(tsx, ['src/cli/worker.ts'], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...temporalEnv(), TENANTS_FILE: join(contested, 'tenants.json') },
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-    expect(code, output).toBe(2);
-    expect(output).toContain(
-      `configuration error: business ${B.nairobi} can be served by two entries, tenants.json: compliance[0] (retail) and tenants.json: compliance[1] (nairobi-till)`,
-    );
-    expect(output).not.toContain('workers ready');
-    for (const secret of SECRETS) expect(output).not.toContain(secret);
-  });
+  it(
+    'stops the start, exit 2, when two entries can serve one business, naming both and neither key',
+    { timeout: 120_000 },
+    async () => {
+      const contested = tenantsDir({
+        'tenants.json': {
+          compliance: [
+            // Neither lists its businesses; both keys can act for Nairobi.
+            { application: 'retail', apiKey: { value: K.orgWide }, baseUrl: sandbox.complianceUrl },
+            { application: 'nairobi-till', apiKey: { value: K.nairobi }, baseUrl: sandbox.complianceUrl },
+          ],
+        },
+      });
+      const child = spawn(tsx, ['src/cli/worker.ts'], {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          ...temporalEnv(),
+          TENANTS_FILE: join(contested, 'tenants.json'),
+        },
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      expect(code, output).toBe(2);
+      expect(output).toContain(
+        `configuration error: business ${B.nairobi} can be served by two entries, tenants.json: compliance[0] (retail) and tenants.json: compliance[1] (nairobi-till)`,
+      );
+      expect(output).not.toContain('workers ready');
+      for (const secret of SECRETS) expect(output).not.toContain(secret);
+    },
+  );
 });

@@ -25,7 +25,12 @@ function floodBody(i: number, documentId: string): { body: string; headers: Reco
   const doc = i % 4 === 2 ? `sal_bogus_${i}` : documentId;
   const event = i % 4 === 3 ? (i % 8 === 3 ? 'sale.failed' : `sale.other_${i}`) : 'sale.completed';
   return {
-    body: JSON.stringify({ id, event, createdAt: new Date().toISOString(), data: { sale: { id: doc, status: 'completed' } } }),
+    body: JSON.stringify({
+      id,
+      event,
+      createdAt: new Date().toISOString(),
+      data: { sale: { id: doc, status: 'completed' } },
+    }),
     headers: { 'content-type': 'application/json', 'x-callback-id': id },
   };
 }
@@ -33,7 +38,11 @@ function floodBody(i: number, documentId: string): { body: string; headers: Reco
 describe('a flood of callbacks on one valid URL', () => {
   it('keeps the history small and the sale still ends signed', async () => {
     const tin = invoiceNumber('HELD-');
-    await h.sandbox.inspector.addAuthorityRule({ match: { traderInvoiceNumber: `^${tin}$` }, outcome: 'async', delayMs: 600_000 });
+    await h.sandbox.inspector.addAuthorityRule({
+      match: { traderInvoiceNumber: `^${tin}$` },
+      outcome: 'async',
+      delayMs: 600_000,
+    });
     const handle = await h.start(saleInput({ traderInvoiceNumber: tin, options: { refundWindowDays: 0 } }));
     const waiting = await h.waitFor(handle, (s) => s.step === 'awaiting_outcome');
     const documentId = waiting.sale!.id;
@@ -66,7 +75,9 @@ describe('a flood of callbacks on one valid URL', () => {
 
     const events = (await historyEvents(handle)).length;
     const signals = (await signalNames(handle)).filter((n) => n === 'callbackReceived').length;
-    const attempts = await h.sandbox.inspector.waitForCallbackAttempts(documentId, (a) => a.some((x) => x.status !== null));
+    const attempts = await h.sandbox.inspector.waitForCallbackAttempts(documentId, (a) =>
+      a.some((x) => x.status !== null),
+    );
     console.log(
       `[flood] ${FLOOD} POSTs (concurrency ${CONCURRENCY}) in ${floodMs} ms; answers ${JSON.stringify(Object.fromEntries(statuses))} ` +
         `${JSON.stringify(Object.fromEntries(bodies))}; signals ${signals}; history ${eventsBefore} events before, ` +
@@ -87,7 +98,9 @@ describe('a flood of callbacks on one valid URL', () => {
 
   it('a callback for another sale right after the flood is still signalled promptly', async () => {
     // Each workflow has its own budget: the flood on one URL does not delay another sale's callback.
-    const handle = await h.start(saleInput({ traderInvoiceNumber: invoiceNumber('ASYNC-'), options: { refundWindowDays: 0 } }));
+    const handle = await h.start(
+      saleInput({ traderInvoiceNumber: invoiceNumber('ASYNC-'), options: { refundWindowDays: 0 } }),
+    );
     const result = await handle.result();
     expect(result.sale?.status).toBe('completed');
     expect(await signalNames(handle)).toContain('callbackReceived');

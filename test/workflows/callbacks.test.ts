@@ -12,7 +12,7 @@ import {
   signalNames,
   useSaleHarness,
   windowOfSeconds,
-  } from './harness.js';
+} from './harness.js';
 
 const h = useSaleHarness({ callbacks: true });
 afterEach(async () => {
@@ -22,18 +22,31 @@ afterEach(async () => {
 /** A sale the authority holds until the test settles it through the sandbox. */
 async function heldSale(options: { refundWindowDays: number; transientRetryLimit?: number } = { refundWindowDays: 0 }) {
   const tin = invoiceNumber('HELD-');
-  await h.sandbox.inspector.addAuthorityRule({ match: { traderInvoiceNumber: `^${tin}$` }, outcome: 'async', delayMs: 600_000 });
+  await h.sandbox.inspector.addAuthorityRule({
+    match: { traderInvoiceNumber: `^${tin}$` },
+    outcome: 'async',
+    delayMs: 600_000,
+  });
   const handle = await h.start(saleInput({ traderInvoiceNumber: tin, options }));
   const waiting = await h.waitFor(handle, (s) => s.step === 'awaiting_outcome');
   return { handle, tin, documentId: waiting.sale!.id };
 }
 
 /** POSTs a result callback to the receiver as the compliance service would. */
-async function postCallback(url: string, documentId: string, event: string): Promise<{ status: number; body: unknown }> {
+async function postCallback(
+  url: string,
+  documentId: string,
+  event: string,
+): Promise<{ status: number; body: unknown }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-callback-id': `cbk_test_${documentId}` },
-    body: JSON.stringify({ id: `evt_test_${documentId}`, event, createdAt: new Date().toISOString(), data: { sale: { id: documentId, status: event === 'sale.completed' ? 'completed' : 'failed' } } }),
+    body: JSON.stringify({
+      id: `evt_test_${documentId}`,
+      event,
+      createdAt: new Date().toISOString(),
+      data: { sale: { id: documentId, status: event === 'sale.completed' ? 'completed' : 'failed' } },
+    }),
   });
   return { status: response.status, body: await response.json() };
 }
@@ -43,9 +56,14 @@ const count = (values: string[], wanted: string) => values.filter((v) => v === w
 describe('result callbacks are hints', () => {
   it('duplicate deliveries are acknowledged without a second signal: one read, one sale, stock once', async () => {
     await h.sandbox.inspector.addFault({ kind: 'callback-duplicate', duplicates: 2, times: 1 });
-    const handle = await h.start(saleInput({ traderInvoiceNumber: invoiceNumber('ASYNC-'), options: { refundWindowDays: windowOfSeconds(30) } }));
+    const handle = await h.start(
+      saleInput({ traderInvoiceNumber: invoiceNumber('ASYNC-'), options: { refundWindowDays: windowOfSeconds(30) } }),
+    );
     const signed = await h.waitFor(handle, (s) => s.step === 'refund_window');
-    const attempts = await h.sandbox.inspector.waitForCallbackAttempts(signed.sale!.id, (a) => a.filter((x) => x.kind === 'duplicate' && x.status !== null).length === 2);
+    const attempts = await h.sandbox.inspector.waitForCallbackAttempts(
+      signed.sale!.id,
+      (a) => a.filter((x) => x.kind === 'duplicate' && x.status !== null).length === 2,
+    );
     expect(attempts.map((a) => [a.kind, a.event, a.status])).toEqual([
       ['scheduled', 'sale.completed', 202],
       ['duplicate', 'sale.completed', 200],
@@ -62,7 +80,10 @@ describe('result callbacks are hints', () => {
     const state = await h.state(handle);
     expect(state.sale?.status).toBe('completed');
     expect(state.stockMovements.map((m) => m.status)).not.toContain('pending');
-    await carriersOf({ client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi }, state.stockMovements);
+    await carriersOf(
+      { client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi },
+      state.stockMovements,
+    );
     for (const m of state.stockMovements) {
       expect(await h.sandbox.inspector.stockMovements({ referenceId: m.referenceId })).toHaveLength(1);
     }
@@ -79,7 +100,9 @@ describe('result callbacks are hints', () => {
     await h.sandbox.inspector.addFault({ kind: 'callback-out-of-order', times: 1 });
     await h.sandbox.inspector.settle(documentId, 'completed');
 
-    const attempts = await h.sandbox.inspector.waitForCallbackAttempts(documentId, (a) => a.some((x) => x.kind === 'out-of-order' && x.status !== null));
+    const attempts = await h.sandbox.inspector.waitForCallbackAttempts(documentId, (a) =>
+      a.some((x) => x.kind === 'out-of-order' && x.status !== null),
+    );
     expect(attempts.map((a) => [a.kind, a.event])).toEqual([
       ['scheduled', 'sale.failed'],
       ['scheduled', 'sale.completed'],
@@ -105,7 +128,10 @@ describe('result callbacks are hints', () => {
     const answer = await postCallback(h.minter!.mint(handle.workflowId), documentId, 'sale.completed');
     expect(answer).toEqual({ status: 202, body: { status: 'accepted' } });
     // The hint's one read of the document has completed.
-    await eventually(() => activityResults(handle), (results) => results.length === completedBefore + 1);
+    await eventually(
+      () => activityResults(handle),
+      (results) => results.length === completedBefore + 1,
+    );
     const state = await h.state(handle);
     expect(count(await signalNames(handle), 'callbackReceived')).toBe(1);
     // It read the document, found it still pending, and went on waiting.
@@ -140,7 +166,11 @@ describe('result callbacks are hints', () => {
     expect(state.step).toBe('completed');
 
     // The announced callback is what finished the sale (no poll ran)...
-    const attempts = await h.sandbox.inspector.waitForCallbackAttempts(state.sale!.id, (a) => a.length > 0 && a[0]!.status !== null, 8_000);
+    const attempts = await h.sandbox.inspector.waitForCallbackAttempts(
+      state.sale!.id,
+      (a) => a.length > 0 && a[0]!.status !== null,
+      8_000,
+    );
     expect(attempts.map((a) => [a.event, a.status])).toEqual([['sale.completed', 202]]);
     expect(await scheduledActivities(handle)).not.toContain('awaitDocumentOutcome');
     // ...and the same one sent again once it closed is a calm acknowledgement (a repeat, or for a closed
@@ -155,11 +185,18 @@ describe('result callbacks are hints', () => {
   it('a cancelled sale ignores the late outcome of its document', async () => {
     const { handle, documentId } = await heldSale();
     // The authority fails it in flight, and refuses the sale's own retry for good: it parks.
-    await h.sandbox.inspector.addAuthorityRule({ match: { traderInvoiceNumber: `^${(await h.state(handle)).traderInvoiceNumber}$` }, outcome: 'reject', errorCode: 'authority_rejected' });
+    await h.sandbox.inspector.addAuthorityRule({
+      match: { traderInvoiceNumber: `^${(await h.state(handle)).traderInvoiceNumber}$` },
+      outcome: 'reject',
+      errorCode: 'authority_rejected',
+    });
     await h.sandbox.inspector.settle(documentId, 'failed', { errorCode: 'authority_rejected' });
     await h.waitFor(handle, (s) => s.step === 'parked', 15_000);
     await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'test: operator gave up' }] });
     expect((await handle.result()).step).toBe('cancelled');
-    expect(await postCallback(h.minter!.mint(handle.workflowId), documentId, 'sale.completed')).toEqual({ status: 200, body: { status: 'ignored' } });
+    expect(await postCallback(h.minter!.mint(handle.workflowId), documentId, 'sale.completed')).toEqual({
+      status: 200,
+      body: { status: 'ignored' },
+    });
   });
 });

@@ -19,7 +19,9 @@ beforeAll(async () => {
       activitiesPerSecond: BUDGET.activitiesPerSecond,
       fixture: fastFixture((f) => {
         f.rateLimitWindowMs = BUDGET.windowMs;
-        f.applications = f.applications.map((a) => (a.id === DEMO.applications.retail ? { ...a, requestsPerMinute: BUDGET.requestsPerWindow } : a));
+        f.applications = f.applications.map((a) =>
+          a.id === DEMO.applications.retail ? { ...a, requestsPerMinute: BUDGET.requestsPerWindow } : a,
+        );
       }),
     }),
   ]);
@@ -33,7 +35,11 @@ afterAll(async () => {
 });
 
 /** The Nairobi branch's stock ledger: `h`'s sales start it, on `h`'s queue, so its movements go to `h`'s sandbox. */
-const nairobiLedger = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi });
+const nairobiLedger = (): LedgerAt => ({
+  client: h.client,
+  taskQueue: h.taskQueue,
+  businessId: DEMO.businesses.nairobi,
+});
 
 /** The sale handed its lines to the ledger and closed without waiting for them. */
 function expectHandedOver(state: { stockMovements: Array<{ status: string }> }): void {
@@ -41,7 +47,9 @@ function expectHandedOver(state: { stockMovements: Array<{ status: string }> }):
 }
 
 async function salePosts(since: number) {
-  return (await h.sandbox.inspector.requestLog({ since, service: 'compliance' })).filter((r) => r.method === 'POST' && r.route === '/v1/sales');
+  return (await h.sandbox.inspector.requestLog({ since, service: 'compliance' })).filter(
+    (r) => r.method === 'POST' && r.route === '/v1/sales',
+  );
 }
 
 function isSubmission(value: unknown): value is SubmissionResult {
@@ -50,7 +58,9 @@ function isSubmission(value: unknown): value is SubmissionResult {
 
 /** Every submission a sale's activities answered, signSale's included (it wraps the one it filed). */
 function submissionsOf(results: unknown[]): SubmissionResult[] {
-  return results.map((r) => (typeof r === 'object' && r !== null && 'submission' in r ? r.submission : r)).filter(isSubmission);
+  return results
+    .map((r) => (typeof r === 'object' && r !== null && 'submission' in r ? r.submission : r))
+    .filter(isSubmission);
 }
 
 describe('faults of the compliance service', () => {
@@ -68,7 +78,11 @@ describe('faults of the compliance service', () => {
       expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: state.traderInvoiceNumber })).toHaveLength(1);
     }
     // The ledger's movements met the storm too: every line recorded once all the same (merged lines of an item included).
-    await expectRecordedOnce(nairobiLedger(), h.sandbox.inspector, states.flatMap((s) => s.stockMovements));
+    await expectRecordedOnce(
+      nairobiLedger(),
+      h.sandbox.inspector,
+      states.flatMap((s) => s.stockMovements),
+    );
     const log = await h.sandbox.inspector.requestLog({ since, service: 'compliance' });
     expect(log.filter((r) => r.status === 429)).toHaveLength(10);
     expect((await h.sandbox.inspector.requests()).faultsInjected['rate-limit']).toBe(10);
@@ -79,12 +93,20 @@ describe('faults of the compliance service', () => {
     const business = DEMO.businesses.mombasa;
     const started = Date.now();
     const handles = await Promise.all(
-      [1, 2, 3, 4].map(() => budget.start(saleInput({ businessId: business, lines: [{ itemId: DEMO.items.mombasaWater, quantity: 1, unitPrice: 50 }] }))),
+      [1, 2, 3, 4].map(() =>
+        budget.start(
+          saleInput({ businessId: business, lines: [{ itemId: DEMO.items.mombasaWater, quantity: 1, unitPrice: 50 }] }),
+        ),
+      ),
     );
     const states = await Promise.all(handles.map((handle) => handle.result()));
     expect(states.map((s) => s.sale?.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
     // The stock ledger's movements spend the same budget.
-    await expectRecordedOnce({ client: budget.client, taskQueue: budget.taskQueue, businessId: business }, budget.sandbox.inspector, states.flatMap((s) => s.stockMovements));
+    await expectRecordedOnce(
+      { client: budget.client, taskQueue: budget.taskQueue, businessId: business },
+      budget.sandbox.inspector,
+      states.flatMap((s) => s.stockMovements),
+    );
     const summary = await budget.sandbox.inspector.requests();
     expect(summary.rateLimited).toBe(0);
     // Every request made was counted by the service, and yet none was refused.
@@ -95,26 +117,47 @@ describe('faults of the compliance service', () => {
   it.each([
     ['an error answer', 'error' as const, 503],
     ['a dropped connection', 'reset' as const, 0],
-  ])('files exactly one sale when its creation is committed and then lost to %s', async (_label, failWith, seenStatus) => {
-    await h.sandbox.inspector.addFault({ service: 'compliance', method: 'POST', path: '/v1/sales', kind: 'commit-then-fail', status: 503, failWith, times: 1 });
-    const since = Date.now();
-    const handle = await h.start(saleInput());
-    const state = await handle.result();
-    expect(state.sale?.status).toBe('completed');
+  ])(
+    'files exactly one sale when its creation is committed and then lost to %s',
+    async (_label, failWith, seenStatus) => {
+      await h.sandbox.inspector.addFault({
+        service: 'compliance',
+        method: 'POST',
+        path: '/v1/sales',
+        kind: 'commit-then-fail',
+        status: 503,
+        failWith,
+        times: 1,
+      });
+      const since = Date.now();
+      const handle = await h.start(saleInput());
+      const state = await handle.result();
+      expect(state.sale?.status).toBe('completed');
 
-    const filed = await h.sandbox.inspector.documents({ businessId: DEMO.businesses.nairobi, traderInvoiceNumber: state.traderInvoiceNumber });
-    expect(filed).toHaveLength(1);
-    expect(filed[0]?.sale.id).toBe(state.sale?.id);
-    // The first request was filed but its answer lost; the retry with the same key was answered by a replay.
-    expect((await salePosts(since)).map((r) => r.status)).toEqual([seenStatus, 200]);
-    const submissions = submissionsOf(await activityResults(handle));
-    expect(submissions.map((s) => [s.httpStatus, s.replayed, s.outcome])).toEqual([[200, true, 'signed']]);
-    expectHandedOver(state);
-    await expectRecordedOnce(nairobiLedger(), h.sandbox.inspector, state.stockMovements);
-  });
+      const filed = await h.sandbox.inspector.documents({
+        businessId: DEMO.businesses.nairobi,
+        traderInvoiceNumber: state.traderInvoiceNumber,
+      });
+      expect(filed).toHaveLength(1);
+      expect(filed[0]?.sale.id).toBe(state.sale?.id);
+      // The first request was filed but its answer lost; the retry with the same key was answered by a replay.
+      expect((await salePosts(since)).map((r) => r.status)).toEqual([seenStatus, 200]);
+      const submissions = submissionsOf(await activityResults(handle));
+      expect(submissions.map((s) => [s.httpStatus, s.replayed, s.outcome])).toEqual([[200, true, 'signed']]);
+      expectHandedOver(state);
+      await expectRecordedOnce(nairobiLedger(), h.sandbox.inspector, state.stockMovements);
+    },
+  );
 
   it('retries a creation the service refused before handling it, filing one sale', async () => {
-    await h.sandbox.inspector.addFault({ service: 'compliance', method: 'POST', path: '/v1/sales', kind: 'error', status: 503, times: 2 });
+    await h.sandbox.inspector.addFault({
+      service: 'compliance',
+      method: 'POST',
+      path: '/v1/sales',
+      kind: 'error',
+      status: 503,
+      times: 2,
+    });
     const since = Date.now();
     const state = await (await h.start(saleInput())).result();
     expect(state.sale?.status).toBe('completed');

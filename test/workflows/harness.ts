@@ -28,7 +28,11 @@ export function saleBundle(): Promise<WorkflowBundleWithSourceMap> {
  */
 export async function startSaleHarness(options: SaleStackOptions = {}): Promise<SaleHarness> {
   const env = await getTestEnv();
-  return startSaleStack({ client: env.client, nativeConnection: env.nativeConnection, namespace: env.namespace ?? 'default' }, await saleBundle(), options);
+  return startSaleStack(
+    { client: env.client, nativeConnection: env.nativeConnection, namespace: env.namespace ?? 'default' },
+    await saleBundle(),
+    options,
+  );
 }
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
@@ -39,12 +43,16 @@ export async function historyEvents(handle: WorkflowHandle): Promise<HistoryEven
 
 /** Names of the signals the execution received, in order. */
 export async function signalNames(handle: WorkflowHandle): Promise<string[]> {
-  return (await historyEvents(handle)).flatMap((e) => (e.workflowExecutionSignaledEventAttributes ? [e.workflowExecutionSignaledEventAttributes.signalName ?? ''] : []));
+  return (await historyEvents(handle)).flatMap((e) =>
+    e.workflowExecutionSignaledEventAttributes ? [e.workflowExecutionSignaledEventAttributes.signalName ?? ''] : [],
+  );
 }
 
 /** Activity types the execution scheduled, in order. */
 export async function scheduledActivities(handle: WorkflowHandle): Promise<string[]> {
-  return (await historyEvents(handle)).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name ?? ''] : []));
+  return (await historyEvents(handle)).flatMap((e) =>
+    e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name ?? ''] : [],
+  );
 }
 
 /** Results of the execution's completed activities, decoded, in order. */
@@ -55,7 +63,10 @@ export async function activityResults(handle: WorkflowHandle): Promise<unknown[]
   });
 }
 
-export async function searchAttribute<T extends SearchAttributeType>(handle: WorkflowHandle, key: AnySearchAttributeKey & { type: T }) {
+export async function searchAttribute<T extends SearchAttributeType>(
+  handle: WorkflowHandle,
+  key: AnySearchAttributeKey & { type: T },
+) {
   return (await handle.describe()).typedSearchAttributes.get(key);
 }
 

@@ -24,7 +24,8 @@ const FAILING_ONCE_BATCH = 'sb_nbo_vendor_mapping';
 const FAST: SyncBatchOptions = { pollInterval: '200 ms', minPollGap: '50 ms' };
 
 function expectThat(ok: boolean, what: string, value: unknown): void {
-  if (!ok) throw new Error(`scenario went another way than recorded histories need: ${what} (${JSON.stringify(value)})`);
+  if (!ok)
+    throw new Error(`scenario went another way than recorded histories need: ${what} (${JSON.stringify(value)})`);
 }
 
 /** Sync batches on the sale stack's workers (its embedded sandbox serves the demo accounting world, no webhooks). */
@@ -35,13 +36,25 @@ export async function runSyncBatchScenarios(stack: SaleStack): Promise<RecordedR
   // One poll per run: the batch is still syncing at the first poll, so the chain continues as new before completing.
   await batches.process({ syncBatchId: SYNCING_BATCH, companyId, options: { ...FAST, pollsPerRun: 1 } });
   const polled = await batches.result(SYNCING_BATCH);
-  expectThat(polled.outcome === 'synced' && polled.webhooks === 0 && polled.failed.length === 0, 'synced by polling alone', polled);
+  expectThat(
+    polled.outcome === 'synced' && polled.webhooks === 0 && polled.failed.length === 0,
+    'synced by polling alone',
+    polled,
+  );
 
   await batches.process({ syncBatchId: FAILING_ONCE_BATCH, companyId, options: FAST });
-  await eventually(() => batches.getState(FAILING_ONCE_BATCH), (s) => s.step === 'parked', { timeoutMs: 20_000, what: `${FAILING_ONCE_BATCH} parked` });
+  await eventually(
+    () => batches.getState(FAILING_ONCE_BATCH),
+    (s) => s.step === 'parked',
+    { timeoutMs: 20_000, what: `${FAILING_ONCE_BATCH} parked` },
+  );
   await batches.reprocess(FAILING_ONCE_BATCH);
   const reprocessed = await batches.result(FAILING_ONCE_BATCH);
-  expectThat(reprocessed.outcome === 'synced' && reprocessed.processCalls === 2, 'synced after one reprocess', reprocessed);
+  expectThat(
+    reprocessed.outcome === 'synced' && reprocessed.processCalls === 2,
+    'synced after one reprocess',
+    reprocessed,
+  );
 
   return [
     { name: 'sync-batch-polled', handle: batches.handle(SYNCING_BATCH) },
@@ -51,12 +64,18 @@ export async function runSyncBatchScenarios(stack: SaleStack): Promise<RecordedR
 
 /** The demo link reconciled once, with the input its schedule gives (src/reconciliation/schedule.ts). */
 export async function runReconciliationScenarios(stack: SaleStack): Promise<RecordedRun[]> {
-  const input: ReconciliationInput = { businessId: DEMO_RECONCILIATION_LINK.businessId, companyId: DEMO_RECONCILIATION_LINK.companyId };
-  const handle = await stack.client.workflow.start<(i: ReconciliationInput) => Promise<ReconcileBusinessResult>>('reconciliationWorkflow', {
-    taskQueue: stack.taskQueue,
-    workflowId: `reconciliation:${input.businessId}:recorded`,
-    args: [input],
-  });
+  const input: ReconciliationInput = {
+    businessId: DEMO_RECONCILIATION_LINK.businessId,
+    companyId: DEMO_RECONCILIATION_LINK.companyId,
+  };
+  const handle = await stack.client.workflow.start<(i: ReconciliationInput) => Promise<ReconcileBusinessResult>>(
+    'reconciliationWorkflow',
+    {
+      taskQueue: stack.taskQueue,
+      workflowId: `reconciliation:${input.businessId}:recorded`,
+      args: [input],
+    },
+  );
   const { counts } = await handle.result();
   expectThat(counts.purchases > 0 && counts.billPayments > 0 && counts.matched > 0, 'the demo link matched', counts);
   return [{ name: 'reconciliation-demo-link', handle }];
@@ -76,13 +95,21 @@ export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: Wo
   });
   try {
     const first = await stack.firstSync();
-    expectThat(first.counts.pages === 3 && first.counts.delivered === first.counts.seen && first.counts.pending === 0, 'first sync delivers everything', first.counts);
+    expectThat(
+      first.counts.pages === 3 && first.counts.delivered === first.counts.seen && first.counts.pending === 0,
+      'first sync delivers everything',
+      first.counts,
+    );
 
     const target = (await stack.purchases()).find((p) => p.visible && p.purchase.status === 'pending_review');
     if (!target) throw new Error('the demo world has no supplier invoice pending review');
     await stack.review(target.purchase.id, 'rejected', 'Quantities differ from the delivery note');
     const changed = await stack.sync();
-    expectThat(changed.counts.statusChanges === 1 && changed.counts.delivered === 1 && changed.counts.newInvoices === 0, 'one status change', changed.counts);
+    expectThat(
+      changed.counts.statusChanges === 1 && changed.counts.delivered === 1 && changed.counts.newInvoices === 0,
+      'one status change',
+      changed.counts,
+    );
 
     return [
       { name: 'purchases-sync-first', handle: stack.client.workflow.getHandle(first.workflowId) },

@@ -19,7 +19,14 @@ import type { WorkflowBundle } from '@temporalio/worker';
 import { pino } from 'pino';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import { getSaleStateQuery, retryUpdate, SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput, type SaleState } from '../../src/contracts/sale.js';
+import {
+  getSaleStateQuery,
+  retryUpdate,
+  SALE_WORKFLOW_TYPE,
+  saleWorkflowId,
+  type SaleInput,
+  type SaleState,
+} from '../../src/contracts/sale.js';
 import { Application } from '../../src/contracts/search-attributes.js';
 import { complianceTaskQueue, windowComplianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
@@ -41,7 +48,10 @@ interface ComplianceEntry {
 }
 
 function expectThat(ok: boolean, what: string, value: unknown): void {
-  if (!ok) throw new Error(`tenants scenario went another way than recorded histories need: ${what} (${JSON.stringify(value)})`);
+  if (!ok)
+    throw new Error(
+      `tenants scenario went another way than recorded histories need: ${what} (${JSON.stringify(value)})`,
+    );
 }
 
 function sale(businessId: string, itemId: string): SaleInput {
@@ -55,10 +65,17 @@ function sale(businessId: string, itemId: string): SaleInput {
 }
 
 /** Where a history's compliance activities were scheduled: their queues and fairness keys. */
-async function routesOf(handle: WorkflowHandle): Promise<{ queues: Set<string | null | undefined>; fairnessKeys: Set<string | null | undefined> }> {
+async function routesOf(
+  handle: WorkflowHandle,
+): Promise<{ queues: Set<string | null | undefined>; fairnessKeys: Set<string | null | undefined> }> {
   const events = (await handle.fetchHistory()).events ?? [];
-  const scheduled = events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
-  return { queues: new Set(scheduled.map((a) => a.taskQueue?.name)), fairnessKeys: new Set(scheduled.map((a) => a.priority?.fairnessKey)) };
+  const scheduled = events.flatMap((e) =>
+    e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
+  );
+  return {
+    queues: new Set(scheduled.map((a) => a.taskQueue?.name)),
+    fairnessKeys: new Set(scheduled.map((a) => a.priority?.fairnessKey)),
+  };
 }
 
 export async function runTenantsScenarios(temporal: TemporalAccess, bundle: WorkflowBundle): Promise<RecordedRun[]> {
@@ -66,16 +83,31 @@ export async function runTenantsScenarios(temporal: TemporalAccess, bundle: Work
   const sandbox: Sandbox = await startSandbox({ fixture: { compliance: scenarioFixture() } });
   const dir = await mkdtemp(join(tmpdir(), 'record-tenants-'));
   const tenantsFile = join(dir, 'tenants.json');
-  const retail = (businesses: string[]): ComplianceEntry => ({ application: 'retail', apiKey: { value: K.orgWide }, baseUrl: sandbox.complianceUrl, businesses });
-  const other: ComplianceEntry = { application: 'other', apiKey: { value: K.otherApplication }, baseUrl: sandbox.complianceUrl, requestsPerMinute: 60 };
-  const writeTenants = (compliance: ComplianceEntry[]) => writeFile(tenantsFile, JSON.stringify({ compliance }, null, 2));
+  const retail = (businesses: string[]): ComplianceEntry => ({
+    application: 'retail',
+    apiKey: { value: K.orgWide },
+    baseUrl: sandbox.complianceUrl,
+    businesses,
+  });
+  const other: ComplianceEntry = {
+    application: 'other',
+    apiKey: { value: K.otherApplication },
+    baseUrl: sandbox.complianceUrl,
+    requestsPerMinute: 60,
+  };
+  const writeTenants = (compliance: ComplianceEntry[]) =>
+    writeFile(tenantsFile, JSON.stringify({ compliance }, null, 2));
 
   let workerProcess: WorkerProcess | undefined;
   let running: Promise<void> | undefined;
   try {
     await writeTenants([retail([B.nairobi])]);
     // Polling only (no loopback receiver): what a tenants worker against the real service does without a public URL.
-    const settings = loadWorkerSettings({ PAYLOAD_ENCRYPTION: 'off', TENANTS_FILE: tenantsFile, TENANTS_RELOAD_SECONDS: '1' });
+    const settings = loadWorkerSettings({
+      PAYLOAD_ENCRYPTION: 'off',
+      TENANTS_FILE: tenantsFile,
+      TENANTS_RELOAD_SECONDS: '1',
+    });
     const taskQueue = `tenants-${randomUUID()}`;
     workerProcess = await startWorkerProcess({
       connection: temporal.nativeConnection,
@@ -91,19 +123,36 @@ export async function runTenantsScenarios(temporal: TemporalAccess, bundle: Work
     running = workerProcess.run();
     const worker = workerProcess;
     const served = (businessId: string, application: string) =>
-      eventually(async () => worker.tenants?.current().applicationOf(businessId), (a) => a === application, { timeoutMs: 20_000, intervalMs: 100, what: `${businessId} served by ${application}` });
+      eventually(
+        async () => worker.tenants?.current().applicationOf(businessId),
+        (a) => a === application,
+        { timeoutMs: 20_000, intervalMs: 100, what: `${businessId} served by ${application}` },
+      );
     const start = (input: SaleInput) =>
-      client.workflow.start<SaleWorkflowType>(SALE_WORKFLOW_TYPE, { taskQueue, workflowId: saleWorkflowId(input.businessId, input.traderInvoiceNumber), args: [input] });
+      client.workflow.start<SaleWorkflowType>(SALE_WORKFLOW_TYPE, {
+        taskQueue,
+        workflowId: saleWorkflowId(input.businessId, input.traderInvoiceNumber),
+        args: [input],
+      });
     const signed = async (handle: WorkflowHandle<SaleWorkflowType>, what: string) => {
       const state: SaleState = await handle.result();
       expectThat(state.sale?.status === 'completed', `${what} signed`, state.step);
     };
-    const application = async (handle: WorkflowHandle) => (await handle.describe()).typedSearchAttributes.get(Application);
+    const application = async (handle: WorkflowHandle) =>
+      (await handle.describe()).typedSearchAttributes.get(Application);
 
     // A business no entry serves: the sale parks at once, having sent nothing.
     const notServed = await start(sale(B.kisumu, DEMO.items.kisumuRice));
-    const parked = await eventually(() => notServed.query(getSaleStateQuery), (s) => s.parked !== null, { timeoutMs: 20_000, intervalMs: 200, what: 'the Kisumu sale parked' });
-    expectThat(parked.parked?.code === FAILURE_TYPES.businessNotServed && parked.apiCalls === 0, 'parked with business_not_served, nothing sent', parked.parked);
+    const parked = await eventually(
+      () => notServed.query(getSaleStateQuery),
+      (s) => s.parked !== null,
+      { timeoutMs: 20_000, intervalMs: 200, what: 'the Kisumu sale parked' },
+    );
+    expectThat(
+      parked.parked?.code === FAILURE_TYPES.businessNotServed && parked.apiCalls === 0,
+      'parked with business_not_served, nothing sent',
+      parked.parked,
+    );
 
     // The other application onboarded: one business in its window, so the shared queue with the window as key.
     await writeTenants([retail([B.nairobi]), other]);
@@ -112,16 +161,27 @@ export async function runTenantsScenarios(temporal: TemporalAccess, bundle: Work
     await signed(shared, 'the Kisumu sale');
     const sharedRoutes = await routesOf(shared);
     expectThat(
-      sharedRoutes.queues.size === 1 && sharedRoutes.queues.has(complianceTaskQueue(taskQueue)) && sharedRoutes.fairnessKeys.size === 1 && sharedRoutes.fairnessKeys.has(DEMO.applications.other),
+      sharedRoutes.queues.size === 1 &&
+        sharedRoutes.queues.has(complianceTaskQueue(taskQueue)) &&
+        sharedRoutes.fairnessKeys.size === 1 &&
+        sharedRoutes.fairnessKeys.has(DEMO.applications.other),
       'the Kisumu sale on the shared queue, keyed by its window',
       { queues: [...sharedRoutes.queues], fairnessKeys: [...sharedRoutes.fairnessKeys] },
     );
-    expectThat((await application(shared)) === 'other', 'the Kisumu sale’s Application is other', await application(shared));
+    expectThat(
+      (await application(shared)) === 'other',
+      'the Kisumu sale’s Application is other',
+      await application(shared),
+    );
 
     // The parked sale, once its business is served, goes on when an operator retries.
     await notServed.executeUpdate(retryUpdate);
     await signed(notServed, 'the retried Kisumu sale');
-    expectThat((await application(notServed)) === 'other', 'the retried sale’s Application is other', await application(notServed));
+    expectThat(
+      (await application(notServed)) === 'other',
+      'the retried sale’s Application is other',
+      await application(notServed),
+    );
 
     // Retail's window now serves two businesses: its own queue, each business its own fairness key.
     await writeTenants([retail([B.nairobi, B.mombasa]), other]);
@@ -131,11 +191,18 @@ export async function runTenantsScenarios(temporal: TemporalAccess, bundle: Work
     const ownRoutes = await routesOf(own);
     const ownQueue = windowComplianceTaskQueue(taskQueue, DEMO.applications.retail);
     expectThat(
-      ownRoutes.queues.size === 1 && ownRoutes.queues.has(ownQueue) && ownRoutes.fairnessKeys.size === 1 && ownRoutes.fairnessKeys.has(B.mombasa),
+      ownRoutes.queues.size === 1 &&
+        ownRoutes.queues.has(ownQueue) &&
+        ownRoutes.fairnessKeys.size === 1 &&
+        ownRoutes.fairnessKeys.has(B.mombasa),
       'the Mombasa sale on its window’s own queue, keyed by its business',
       { queues: [...ownRoutes.queues], fairnessKeys: [...ownRoutes.fairnessKeys] },
     );
-    expectThat((await application(own)) === 'retail', 'the Mombasa sale’s Application is retail', await application(own));
+    expectThat(
+      (await application(own)) === 'retail',
+      'the Mombasa sale’s Application is retail',
+      await application(own),
+    );
 
     return [
       { name: 'sale-tenant-shared-queue', handle: shared },

@@ -16,7 +16,12 @@ import {
   type SaleInput,
 } from '../../src/contracts/sale.js';
 import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
-import { getStockLedgerStateQuery, settleMovementUpdate, stockLedgerWorkflowId, type StockLedgerState } from '../../src/contracts/stock-ledger.js';
+import {
+  getStockLedgerStateQuery,
+  settleMovementUpdate,
+  stockLedgerWorkflowId,
+  type StockLedgerState,
+} from '../../src/contracts/stock-ledger.js';
 import { DEMO, fastFixture, invoiceNumber, saleInput, windowOfSeconds, type SaleStack } from './sale-stack.js';
 
 export interface RecordedRun {
@@ -31,14 +36,23 @@ export const scenarioFixture = () => fastFixture();
 const line = (itemId: string, quantity = 1) => ({ itemId, quantity, unitPrice: 100 });
 
 async function untilParked(stack: SaleStack, handle: Awaited<ReturnType<SaleStack['start']>>) {
-  await stack.waitFor(handle, (s) => s.step === 'parked' || s.stockMovements.some((m) => m.status === 'needs_confirmation'));
+  await stack.waitFor(
+    handle,
+    (s) => s.step === 'parked' || s.stockMovements.some((m) => m.status === 'needs_confirmation'),
+  );
 }
 
 /** The ledger's state once nothing is pending or open and `recorded` lines are recorded. */
 async function ledgerQuiet(stack: SaleStack, ledger: WorkflowHandle, recorded: number): Promise<StockLedgerState> {
   for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
     const state = await ledger.query(getStockLedgerStateQuery).catch(() => undefined);
-    if (state && state.totals.linesRecorded >= recorded && state.open.length === 0 && Object.keys(state.pending).length === 0) return state;
+    if (
+      state &&
+      state.totals.linesRecorded >= recorded &&
+      state.open.length === 0 &&
+      Object.keys(state.pending).length === 0
+    )
+      return state;
   }
   throw new Error(`${ledger.workflowId}: not quiet with ${recorded} lines recorded within 60 s`);
 }
@@ -54,11 +68,18 @@ async function stockLedgerScenario(stack: SaleStack): Promise<RecordedRun[]> {
   const branchId = DEMO.branches.nairobiWestlands;
   const ledger = stack.client.workflow.getHandle(stockLedgerWorkflowId(stack.taskQueue, nairobi, branchId));
   const stockRoute = { service: 'compliance', method: 'POST', path: '/v1/stock/adjustments' } as const;
-  const westlands = (itemId: string, quantity = 1, overrides: Partial<SaleInput> = {}) => saleInput({ branchId, lines: [line(itemId, quantity)], ...overrides });
+  const westlands = (itemId: string, quantity = 1, overrides: Partial<SaleInput> = {}) =>
+    saleInput({ branchId, lines: [line(itemId, quantity)], ...overrides });
 
   // Faults match the route, not the ledger: the other scenarios' ledger is quiet first.
-  await ledgerQuiet(stack, stack.client.workflow.getHandle(stockLedgerWorkflowId(stack.taskQueue, nairobi, undefined)), 0);
-  const settled = await stack.start(westlands(DEMO.items.sugar, 2, { options: { refundWindowDays: windowOfSeconds(30) } }));
+  await ledgerQuiet(
+    stack,
+    stack.client.workflow.getHandle(stockLedgerWorkflowId(stack.taskQueue, nairobi, undefined)),
+    0,
+  );
+  const settled = await stack.start(
+    westlands(DEMO.items.sugar, 2, { options: { refundWindowDays: windowOfSeconds(30) } }),
+  );
   await ledgerQuiet(stack, ledger, 1);
   await stack.sandbox.inspector.addFault({ ...stockRoute, kind: 'commit-then-fail', times: 1 });
   await stack.start(westlands(DEMO.items.sugar, 1));
@@ -66,15 +87,23 @@ async function stockLedgerScenario(stack: SaleStack): Promise<RecordedRun[]> {
 
   await stack.sandbox.inspector.addFault({ ...stockRoute, kind: 'latency', delayMs: 1500, times: 1 });
   const first = await stack.start(westlands(DEMO.items.milk));
-  await stack.waitFor(first, (s) => s.stockMovements.some((m) => m.status === 'handed_over' || m.status === 'reported'));
+  await stack.waitFor(first, (s) =>
+    s.stockMovements.some((m) => m.status === 'handed_over' || m.status === 'reported'),
+  );
   await Promise.all([stack.start(westlands(DEMO.items.milk, 2)), stack.start(westlands(DEMO.items.milk, 3))]);
   await ledgerQuiet(stack, ledger, 5);
 
   await stack.sandbox.inspector.addFault({ ...stockRoute, kind: 'error', status: 400, times: 1 });
   await stack.start(westlands(DEMO.items.sugar, 1));
   let waiting: string | undefined;
-  for (const until = Date.now() + 60_000; !waiting && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-    waiting = (await ledger.query(getStockLedgerStateQuery)).open.find((m) => m.status === 'needs_operator')?.referenceId;
+  for (
+    const until = Date.now() + 60_000;
+    !waiting && Date.now() < until;
+    await new Promise((r) => setTimeout(r, 100))
+  ) {
+    waiting = (await ledger.query(getStockLedgerStateQuery)).open.find(
+      (m) => m.status === 'needs_operator',
+    )?.referenceId;
   }
   if (!waiting) throw new Error('the refused movement never waited for an operator');
   await ledger.executeUpdate(settleMovementUpdate, { args: [{ referenceId: waiting, decision: 'resend' }] });
@@ -101,21 +130,29 @@ export async function runScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   const rejectedTin = invoiceNumber('REJECT-');
   const rejected = await stack.start(saleInput({ traderInvoiceNumber: rejectedTin }));
   await untilParked(stack, rejected);
-  await stack.sandbox.inspector.addAuthorityRule({ match: { traderInvoiceNumber: `^${rejectedTin}$` }, outcome: 'accept' });
+  await stack.sandbox.inspector.addAuthorityRule({
+    match: { traderInvoiceNumber: `^${rejectedTin}$` },
+    outcome: 'accept',
+  });
   await rejected.executeUpdate(retryUpdate);
   await rejected.result();
   runs.push({ name: 'sale-rejected-then-retried', handle: rejected });
 
   const refunded = await stack.start(saleInput({ options: { refundWindowDays: windowOfSeconds(60) } }));
   await stack.waitFor(refunded, (s) => s.step === 'refund_window');
-  await refunded.executeUpdate(refundUpdate, { args: [{ reason: '01', returnDate: '2026-11-22', traderInvoiceNumber: invoiceNumber('CN-') }] });
+  await refunded.executeUpdate(refundUpdate, {
+    args: [{ reason: '01', returnDate: '2026-11-22', traderInvoiceNumber: invoiceNumber('CN-') }],
+  });
   await refunded.result();
   runs.push({ name: 'sale-refunded', handle: refunded });
 
   const unregistered = await stack.start(saleInput({ lines: [line(DEMO.items.sugar), line(DEMO.items.bathSoap)] }));
   await unregistered.result();
   runs.push({ name: 'sale-unregistered-item', handle: unregistered });
-  runs.push({ name: 'item-registration', handle: stack.client.workflow.getHandle(itemRegistrationWorkflowId(nairobi, DEMO.items.bathSoap)) });
+  runs.push({
+    name: 'item-registration',
+    handle: stack.client.workflow.getHandle(itemRegistrationWorkflowId(nairobi, DEMO.items.bathSoap)),
+  });
 
   const needsFix = await stack.start(saleInput({ lines: [line(DEMO.items.spiceMix)] }));
   await untilParked(stack, needsFix);
@@ -123,7 +160,10 @@ export async function runScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   await needsFix.executeUpdate(itemFixedUpdate, { args: [{ itemId: DEMO.items.spiceMix }] });
   await needsFix.result();
   runs.push({ name: 'sale-item-fixed', handle: needsFix });
-  runs.push({ name: 'item-registration-fixed', handle: stack.client.workflow.getHandle(itemRegistrationWorkflowId(nairobi, DEMO.items.spiceMix)) });
+  runs.push({
+    name: 'item-registration-fixed',
+    handle: stack.client.workflow.getHandle(itemRegistrationWorkflowId(nairobi, DEMO.items.spiceMix)),
+  });
 
   runs.push(...(await stockLedgerScenario(stack)));
 
@@ -131,7 +171,12 @@ export async function runScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   const tillId = saleWorkflowId(tillInput.businessId, tillInput.traderInvoiceNumber);
   await stack.client.workflow.executeUpdateWithStart(awaitReceiptUpdate, {
     args: [{ wait: '30 seconds', input: tillInput }],
-    startWorkflowOperation: new WithStartWorkflowOperation(SALE_WORKFLOW_TYPE, { workflowId: tillId, taskQueue: stack.taskQueue, args: [tillInput], workflowIdConflictPolicy: 'USE_EXISTING' }),
+    startWorkflowOperation: new WithStartWorkflowOperation(SALE_WORKFLOW_TYPE, {
+      workflowId: tillId,
+      taskQueue: stack.taskQueue,
+      args: [tillInput],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    }),
   });
   const till = stack.client.workflow.getHandle(tillId);
   await till.result();

@@ -41,12 +41,17 @@ const line = (itemId: string) => ({ itemId, quantity: 1, unitPrice: 120 });
 /** Every run of the item's registration workflow, as visibility lists them. */
 async function registrationRuns(itemId: string) {
   const runs = [];
-  for await (const run of h.client.workflow.list({ query: `WorkflowId = '${itemRegistrationWorkflowId(nairobi, itemId)}'` })) runs.push(run);
+  for await (const run of h.client.workflow.list({
+    query: `WorkflowId = '${itemRegistrationWorkflowId(nairobi, itemId)}'`,
+  }))
+    runs.push(run);
   return runs;
 }
 
 async function calls(since: number, method: string, path: string) {
-  return (await h.sandbox.inspector.requestLog({ since, service: 'compliance' })).filter((r) => r.method === method && r.path === path);
+  return (await h.sandbox.inspector.requestLog({ since, service: 'compliance' })).filter(
+    (r) => r.method === method && r.path === path,
+  );
 }
 
 describe('items a sale needs registered', () => {
@@ -58,7 +63,11 @@ describe('items a sale needs registered', () => {
     expect(state.submissions).toBe(1);
 
     const registration = h.client.workflow.getHandle(itemRegistrationWorkflowId(nairobi, items.soap));
-    expect(await registration.result()).toMatchObject({ itemId: items.soap, status: 'registered', waiters: [handle.workflowId] });
+    expect(await registration.result()).toMatchObject({
+      itemId: items.soap,
+      status: 'registered',
+      waiters: [handle.workflowId],
+    });
     const log = await h.sandbox.inspector.requestLog({ since, service: 'compliance' });
     const order = log.filter((r) => r.method === 'POST').map((r) => r.route);
     expect(order.indexOf('/v1/items/:id/register')).toBeGreaterThanOrEqual(0);
@@ -69,14 +78,26 @@ describe('items a sale needs registered', () => {
 
   it('lets concurrent sales needing the same item converge on one registration run and one register call', async () => {
     // Registration takes a moment, as it does at the authority: long enough for both sales to ask meanwhile.
-    await h.sandbox.inspector.addFault({ service: 'compliance', method: 'POST', path: '/v1/items/:id/register', kind: 'latency', delayMs: 1_000 });
+    await h.sandbox.inspector.addFault({
+      service: 'compliance',
+      method: 'POST',
+      path: '/v1/items/:id/register',
+      kind: 'latency',
+      delayMs: 1_000,
+    });
     const since = Date.now();
-    const [a, b] = await Promise.all([h.start(saleInput({ lines: [line(items.soapForTwo)] })), h.start(saleInput({ lines: [line(items.soapForTwo)] }))]);
+    const [a, b] = await Promise.all([
+      h.start(saleInput({ lines: [line(items.soapForTwo)] })),
+      h.start(saleInput({ lines: [line(items.soapForTwo)] })),
+    ]);
     const [sa, sb] = await Promise.all([a.result(), b.result()]);
     await h.sandbox.inspector.clearFaults();
     expect([sa.sale?.status, sb.sale?.status]).toEqual(['completed', 'completed']);
 
-    const runs = await eventually(() => registrationRuns(items.soapForTwo), (r) => r.length > 0 && r.every((x) => x.status.name === 'COMPLETED'));
+    const runs = await eventually(
+      () => registrationRuns(items.soapForTwo),
+      (r) => r.length > 0 && r.every((x) => x.status.name === 'COMPLETED'),
+    );
     expect(runs).toHaveLength(1);
     const registration = h.client.workflow.getHandle(itemRegistrationWorkflowId(nairobi, items.soapForTwo));
     expect((await registration.result()).waiters.toSorted()).toEqual([a.workflowId, b.workflowId].toSorted());
@@ -101,7 +122,10 @@ describe('items a sale needs registered', () => {
     expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: parked.traderInvoiceNumber })).toEqual([]);
 
     // Only the waiting item can be reported fixed.
-    await expectUpdateRefused(handle.executeUpdate(itemFixedUpdate, { args: [{ itemId: DEMO.items.sugar }] }), /not waiting for a fix/);
+    await expectUpdateRefused(
+      handle.executeUpdate(itemFixedUpdate, { args: [{ itemId: DEMO.items.sugar }] }),
+      /not waiting for a fix/,
+    );
 
     await h.sandbox.inspector.fixItem(items.spice);
     await handle.executeUpdate(itemFixedUpdate, { args: [{ itemId: items.spice }] });
@@ -127,8 +151,15 @@ describe('items a sale needs registered', () => {
     expect(state.submissions).toBe(2);
     // The line's movement is the ledger's, once the sale is signed: awaited before the log is read.
     await carriersOf(nairobiLedger(), state.stockMovements);
-    const routes = (await h.sandbox.inspector.requestLog({ since, service: 'compliance' })).filter((r) => r.method === 'POST').map((r) => `${r.route} ${r.status}`);
-    expect(routes).toEqual(['/v1/sales 422', '/v1/items/:id/register 200', '/v1/sales/:id/retry 200', '/v1/stock/adjustments 201']);
+    const routes = (await h.sandbox.inspector.requestLog({ since, service: 'compliance' }))
+      .filter((r) => r.method === 'POST')
+      .map((r) => `${r.route} ${r.status}`);
+    expect(routes).toEqual([
+      '/v1/sales 422',
+      '/v1/items/:id/register 200',
+      '/v1/sales/:id/retry 200',
+      '/v1/stock/adjustments 201',
+    ]);
     expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: state.traderInvoiceNumber })).toHaveLength(1);
   });
 });

@@ -10,7 +10,12 @@ import type { Client } from '@temporalio/client';
 import { expect } from 'vitest';
 import type { SandboxInspector } from '../../sandbox/inspector.js';
 import type { StockMovementState } from '../../src/contracts/sale.js';
-import { getStockLedgerStateQuery, stockLedgerWorkflowId, type LedgerMovement, type StockLedgerState } from '../../src/contracts/stock-ledger.js';
+import {
+  getStockLedgerStateQuery,
+  stockLedgerWorkflowId,
+  type LedgerMovement,
+  type StockLedgerState,
+} from '../../src/contracts/stock-ledger.js';
 import { eventually } from '../helpers/eventually.js';
 
 export interface LedgerAt {
@@ -27,9 +32,17 @@ export function ledgerHandle({ client, taskQueue, businessId, branchId }: Ledger
 }
 
 /** The ledger's state once `predicate` holds (it starts with the first hand-over, so it may not exist yet). */
-export function ledgerWhen(at: LedgerAt, predicate: (state: StockLedgerState) => boolean, what: string, timeoutMs = 30_000): Promise<StockLedgerState> {
+export function ledgerWhen(
+  at: LedgerAt,
+  predicate: (state: StockLedgerState) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<StockLedgerState> {
   return eventually(
-    () => ledgerHandle(at).query(getStockLedgerStateQuery).catch(() => undefined),
+    () =>
+      ledgerHandle(at)
+        .query(getStockLedgerStateQuery)
+        .catch(() => undefined),
     (state) => state !== undefined && predicate(state),
     { timeoutMs, intervalMs: 100, what },
   ).then((state) => state!);
@@ -44,8 +57,17 @@ export function carrierOf(state: StockLedgerState, lineId: string): LedgerMoveme
  * Waits until the ledger has recorded a movement carrying each of `lines` (a sale's stock lines: their `referenceId`
  * is the line id) and returns those movements, in the order of the lines.
  */
-export async function carriersOf(at: LedgerAt, lines: readonly Pick<StockMovementState, 'referenceId'>[], timeoutMs = 30_000): Promise<LedgerMovement[]> {
-  const state = await ledgerWhen(at, (st) => lines.every((l) => carrierOf(st, l.referenceId) !== undefined), `the ledger recording ${lines.length} line(s)`, timeoutMs);
+export async function carriersOf(
+  at: LedgerAt,
+  lines: readonly Pick<StockMovementState, 'referenceId'>[],
+  timeoutMs = 30_000,
+): Promise<LedgerMovement[]> {
+  const state = await ledgerWhen(
+    at,
+    (st) => lines.every((l) => carrierOf(st, l.referenceId) !== undefined),
+    `the ledger recording ${lines.length} line(s)`,
+    timeoutMs,
+  );
   return lines.map((l) => carrierOf(state, l.referenceId)!);
 }
 
@@ -54,20 +76,38 @@ export async function carriersOf(at: LedgerAt, lines: readonly Pick<StockMovemen
  * movements exactly once, for the sum of the lines it carries (lines of one item may share a movement while the budget
  * is contended). Returns the carrying movements, in the order of the lines.
  */
-export async function expectRecordedOnce(at: LedgerAt, inspector: SandboxInspector, lines: readonly Pick<StockMovementState, 'referenceId' | 'itemId' | 'action' | 'quantity'>[]): Promise<LedgerMovement[]> {
-  const state = await ledgerWhen(at, (st) => lines.every((l) => carrierOf(st, l.referenceId) !== undefined), `the ledger recording ${lines.length} line(s)`);
+export async function expectRecordedOnce(
+  at: LedgerAt,
+  inspector: SandboxInspector,
+  lines: readonly Pick<StockMovementState, 'referenceId' | 'itemId' | 'action' | 'quantity'>[],
+): Promise<LedgerMovement[]> {
+  const state = await ledgerWhen(
+    at,
+    (st) => lines.every((l) => carrierOf(st, l.referenceId) !== undefined),
+    `the ledger recording ${lines.length} line(s)`,
+  );
   const carriers = lines.map((line) => {
     const carrying = state.recent.filter((m) => m.lines.some((l) => l.lineId === line.referenceId));
-    expect(carrying.map((m) => m.status), `movements carrying ${line.referenceId}`).toEqual(['recorded']);
+    expect(
+      carrying.map((m) => m.status),
+      `movements carrying ${line.referenceId}`,
+    ).toEqual(['recorded']);
     const carrier = carrying[0]!;
-    expect(carrier.lines.filter((l) => l.lineId === line.referenceId)).toEqual([expect.objectContaining({ quantity: line.quantity })]);
+    expect(carrier.lines.filter((l) => l.lineId === line.referenceId)).toEqual([
+      expect.objectContaining({ quantity: line.quantity }),
+    ]);
     expect([carrier.itemId, carrier.action]).toEqual([line.itemId, line.action]);
     return carrier;
   });
   for (const carrier of new Map(carriers.map((c) => [c.referenceId, c])).values()) {
     const records = await inspector.stockMovements({ businessId: at.businessId, referenceId: carrier.referenceId });
-    expect(records.map((r) => [r.itemId, r.action, r.quantity])).toEqual([[carrier.itemId, carrier.action, carrier.quantity]]);
-    expect(carrier.quantity).toBeCloseTo(carrier.lines.reduce((sum, l) => sum + l.quantity, 0), 6);
+    expect(records.map((r) => [r.itemId, r.action, r.quantity])).toEqual([
+      [carrier.itemId, carrier.action, carrier.quantity],
+    ]);
+    expect(carrier.quantity).toBeCloseTo(
+      carrier.lines.reduce((sum, l) => sum + l.quantity, 0),
+      6,
+    );
   }
   return carriers;
 }

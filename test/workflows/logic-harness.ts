@@ -25,7 +25,12 @@ import type { PurchasesActivities } from '../../activities/purchases.js';
 import type { AccountingActivities } from '../../activities/accounting.js';
 import type { ReconciliationActivities } from '../../activities/reconciliation.js';
 import { createStockLedgerActivities } from '../../activities/stock-ledger.js';
-import { STOCK_LEDGER_WORKFLOW_TYPE, getStockLedgerStateQuery, stockLedgerWorkflowId, type StockLedgerState } from '../../src/contracts/stock-ledger.js';
+import {
+  STOCK_LEDGER_WORKFLOW_TYPE,
+  getStockLedgerStateQuery,
+  stockLedgerWorkflowId,
+  type StockLedgerState,
+} from '../../src/contracts/stock-ledger.js';
 import { createRegistrationActivities } from '../../activities/registration.js';
 import type {
   AuthorityCause,
@@ -36,8 +41,19 @@ import type {
   AdjustStockResult,
 } from '../../activities/types.js';
 import type { AnySearchAttributeKey } from '../../src/contracts/search-attributes.js';
-import { SALE_WORKFLOW_TYPE, getSaleStateQuery, saleWorkflowId, type ReceiptSummary, type SaleInput, type SaleState } from '../../src/contracts/sale.js';
-import { getItemRegistrationStateQuery, itemRegistrationWorkflowId, type ItemRegistrationState } from '../../src/contracts/item-registration.js';
+import {
+  SALE_WORKFLOW_TYPE,
+  getSaleStateQuery,
+  saleWorkflowId,
+  type ReceiptSummary,
+  type SaleInput,
+  type SaleState,
+} from '../../src/contracts/sale.js';
+import {
+  getItemRegistrationStateQuery,
+  itemRegistrationWorkflowId,
+  type ItemRegistrationState,
+} from '../../src/contracts/item-registration.js';
 import { eventually } from '../helpers/eventually.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
 import { createTimeSkippingEnv, workflowBundle } from '../helpers/time-skipping.js';
@@ -111,11 +127,39 @@ export function creditNoteDocument(overrides: Partial<FiscalDocument> = {}): Fis
 
 /** What createSale / retrySale / createCreditNote answer, by the document's state. */
 export const submission = {
-  signed: (document: FiscalDocument): SubmissionResult => ({ outcome: 'signed', httpStatus: 201, replayed: false, document, causes: [], apiCalls: 1 }),
-  inFlight: (document: FiscalDocument): SubmissionResult => ({ outcome: 'in_flight', httpStatus: 202, replayed: false, document, causes: [], apiCalls: 1 }),
-  rejected: (document: FiscalDocument, causes: AuthorityCause[]): SubmissionResult => ({ outcome: 'rejected', httpStatus: 422, replayed: false, document, causes, apiCalls: 1 }),
+  signed: (document: FiscalDocument): SubmissionResult => ({
+    outcome: 'signed',
+    httpStatus: 201,
+    replayed: false,
+    document,
+    causes: [],
+    apiCalls: 1,
+  }),
+  inFlight: (document: FiscalDocument): SubmissionResult => ({
+    outcome: 'in_flight',
+    httpStatus: 202,
+    replayed: false,
+    document,
+    causes: [],
+    apiCalls: 1,
+  }),
+  rejected: (document: FiscalDocument, causes: AuthorityCause[]): SubmissionResult => ({
+    outcome: 'rejected',
+    httpStatus: 422,
+    replayed: false,
+    document,
+    causes,
+    apiCalls: 1,
+  }),
   /** What the activity reports for a document of any other status (cancelled, or completed without a receipt). */
-  unknown: (document: FiscalDocument): SubmissionResult => ({ outcome: 'unknown', httpStatus: 201, replayed: false, document, causes: [], apiCalls: 1 }),
+  unknown: (document: FiscalDocument): SubmissionResult => ({
+    outcome: 'unknown',
+    httpStatus: 201,
+    replayed: false,
+    document,
+    causes: [],
+    apiCalls: 1,
+  }),
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -123,14 +167,27 @@ export const submission = {
 // ---------------------------------------------------------------------------------------------------------
 
 /** The happy path: every item registered and stock-tracked, every document signed at once, every write taken. */
-function defaultStubs(): Omit<Activities, 'requestItemRegistration' | 'handOverStock' | 'signSale' | keyof PurchasesActivities | keyof ReconciliationActivities | keyof AccountingActivities> {
+function defaultStubs(): Omit<
+  Activities,
+  | 'requestItemRegistration'
+  | 'handOverStock'
+  | 'signSale'
+  | keyof PurchasesActivities
+  | keyof ReconciliationActivities
+  | keyof AccountingActivities
+> {
   const stock = stockModel();
   return {
     async placeBusiness({ businessId }) {
       return { application: 'default', fairnessKey: businessId };
     },
     async checkItems({ itemIds }) {
-      const items: ItemCheck[] = itemIds.map((itemId) => ({ itemId, registered: true, stockTracked: true, unitPrice: null }));
+      const items: ItemCheck[] = itemIds.map((itemId) => ({
+        itemId,
+        registered: true,
+        stockTracked: true,
+        unitPrice: null,
+      }));
       return { items, apiCalls: 1 };
     },
     async registerItem() {
@@ -189,7 +246,9 @@ export function stockModel(initial = 100) {
     async apply(input: AdjustStockInput): Promise<AdjustStockResult> {
       const key = `${input.branchId ?? ''}|${input.itemId}`;
       const before = onHand.get(key) ?? initial;
-      const after = Math.round(Math.max(0, input.action === 'ADD' ? before + input.quantity : before - input.quantity) * 10_000) / 10_000;
+      const after =
+        Math.round(Math.max(0, input.action === 'ADD' ? before + input.quantity : before - input.quantity) * 10_000) /
+        10_000;
       onHand.set(key, after);
       const movementId = `mov_${recorded.length + 1}`;
       recorded.push({ ...input, movementId, quantityOnHand: after });
@@ -248,7 +307,10 @@ export interface Scenario {
   movementsSent(): AdjustStockInput[];
   ledger(branchId?: string): WorkflowHandle;
   ledgerState(branchId?: string): Promise<StockLedgerState>;
-  searchAttribute<T extends SearchAttributeType>(handle: WorkflowHandle, key: AnySearchAttributeKey & { type: T }): Promise<unknown>;
+  searchAttribute<T extends SearchAttributeType>(
+    handle: WorkflowHandle,
+    key: AnySearchAttributeKey & { type: T },
+  ): Promise<unknown>;
 }
 
 export type StubOverrides = Partial<Activities>;
@@ -272,7 +334,12 @@ interface World {
   close(): Promise<void>;
 }
 
-const ACTIVITY_NAMES = [...Object.keys(defaultStubs()), 'requestItemRegistration', 'handOverStock', 'signSale'] as ActivityName[];
+const ACTIVITY_NAMES = [
+  ...Object.keys(defaultStubs()),
+  'requestItemRegistration',
+  'handOverStock',
+  'signSale',
+] as ActivityName[];
 
 async function createWorld(): Promise<World> {
   const [env, bundle] = await Promise.all([createTimeSkippingEnv(), workflowBundle()]);
@@ -280,10 +347,20 @@ async function createWorld(): Promise<World> {
   const stubsByBusiness = new Map<string, Activities>();
   const dispatch = (name: ActivityName) => async (input: { businessId: string }) => {
     const stubs = stubsByBusiness.get(input.businessId);
-    if (!stubs) throw ApplicationFailure.create({ type: 'no_test', message: `no test runs business ${input.businessId}`, nonRetryable: true });
+    if (!stubs)
+      throw ApplicationFailure.create({
+        type: 'no_test',
+        message: `no test runs business ${input.businessId}`,
+        nonRetryable: true,
+      });
     return (stubs[name] as (input: unknown) => Promise<unknown>)(input);
   };
-  const workers = await startQueueWorkers(env, taskQueue, bundle, Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, dispatch(name)])));
+  const workers = await startQueueWorkers(
+    env,
+    taskQueue,
+    bundle,
+    Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, dispatch(name)])),
+  );
   return {
     env,
     taskQueue,
@@ -316,11 +393,16 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
   const started = new Set<string>();
 
   const real = createRegistrationActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) });
-  const implementations: Omit<Activities, 'signSale' | keyof PurchasesActivities | keyof ReconciliationActivities | keyof AccountingActivities> & Partial<Pick<Activities, 'signSale'>> = {
+  const implementations: Omit<
+    Activities,
+    'signSale' | keyof PurchasesActivities | keyof ReconciliationActivities | keyof AccountingActivities
+  > &
+    Partial<Pick<Activities, 'signSale'>> = {
     ...defaultStubs(),
     requestItemRegistration: real.requestItemRegistration,
     // The real hand-over: the branch's stock ledger runs on this world's workers, its movements through the stubs.
-    handOverStock: createStockLedgerActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) }).handOverStock,
+    handOverStock: createStockLedgerActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) })
+      .handOverStock,
     ...overrides,
   };
   const recorded = Object.fromEntries(
@@ -369,25 +451,40 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
       return client.workflow.start<SaleWorkflowType>(SALE_WORKFLOW_TYPE, { taskQueue, workflowId, args: [input] });
     },
     state,
-    waitFor: (handle, predicate, timeoutMs = 10_000) => eventually(() => state(handle), predicate, { timeoutMs, intervalMs: 10, what: 'sale state' }),
+    waitFor: (handle, predicate, timeoutMs = 10_000) =>
+      eventually(() => state(handle), predicate, { timeoutMs, intervalMs: 10, what: 'sale state' }),
     async settled(handle, timeoutMs) {
-      await scenario.waitFor(handle, (st) => st.step === 'completed' || st.step === 'cancelled' || st.step === 'failed', timeoutMs);
+      await scenario.waitFor(
+        handle,
+        (st) => st.step === 'completed' || st.step === 'cancelled' || st.step === 'failed',
+        timeoutMs,
+      );
       return handle.result();
     },
     registration: (itemId) => client.workflow.getHandle(itemRegistrationWorkflowId(businessId, itemId)),
-    registrationState: (itemId) => client.workflow.getHandle(itemRegistrationWorkflowId(businessId, itemId)).query(getItemRegistrationStateQuery),
+    registrationState: (itemId) =>
+      client.workflow.getHandle(itemRegistrationWorkflowId(businessId, itemId)).query(getItemRegistrationStateQuery),
     calls,
-    inputs: <N extends ActivityName>(name: N) => calls.filter((c) => c.name === name).map((c) => c.input as ActivityInput<N>),
+    inputs: <N extends ActivityName>(name: N) =>
+      calls.filter((c) => c.name === name).map((c) => c.input as ActivityInput<N>),
     // Placement asks the worker, not a service: scenarios that check it read inputs('placeBusiness').
-    sequence: () => calls.filter((c) => c.workflowType !== STOCK_LEDGER_WORKFLOW_TYPE).map((c) => c.name).filter((n) => n !== 'awaitDocumentOutcome' && n !== 'placeBusiness'),
+    sequence: () =>
+      calls
+        .filter((c) => c.workflowType !== STOCK_LEDGER_WORKFLOW_TYPE)
+        .map((c) => c.name)
+        .filter((n) => n !== 'awaitDocumentOutcome' && n !== 'placeBusiness'),
     ledgerCalls: () => calls.filter((c) => c.workflowType === STOCK_LEDGER_WORKFLOW_TYPE),
     movementsSent: () =>
       calls
-        .filter((c): c is ActivityCall<'adjustStock'> => c.workflowType === STOCK_LEDGER_WORKFLOW_TYPE && c.name === 'adjustStock')
+        .filter(
+          (c): c is ActivityCall<'adjustStock'> =>
+            c.workflowType === STOCK_LEDGER_WORKFLOW_TYPE && c.name === 'adjustStock',
+        )
         .map((c) => c.input)
         .filter((m) => m.quantity > 0),
     ledger: (branchId) => client.workflow.getHandle(stockLedgerWorkflowId(taskQueue, businessId, branchId)),
-    ledgerState: (branchId) => client.workflow.getHandle(stockLedgerWorkflowId(taskQueue, businessId, branchId)).query(getStockLedgerStateQuery),
+    ledgerState: (branchId) =>
+      client.workflow.getHandle(stockLedgerWorkflowId(taskQueue, businessId, branchId)).query(getStockLedgerStateQuery),
     searchAttribute: async (handle, key) => (await handle.describe()).typedSearchAttributes.get(key),
   };
 
@@ -419,4 +516,3 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
 function never<T>(): Promise<T> {
   return new Promise<T>(() => {});
 }
-

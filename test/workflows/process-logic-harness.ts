@@ -13,7 +13,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter, type Workflow } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { AccountingActivities } from '../../activities/accounting.js';
@@ -70,7 +74,11 @@ export interface ProcessScenario {
   /** A fresh id for this test, to build workflow ids and business ids from. */
   id: string;
   /** Starts a workflow whose activities this test's stubs answer, continued runs included. */
-  start<W extends Workflow>(workflowType: string, workflowId: string, args: Parameters<W>): Promise<WorkflowHandleWithFirstExecutionRunId<W>>;
+  start<W extends Workflow>(
+    workflowType: string,
+    workflowId: string,
+    args: Parameters<W>,
+  ): Promise<WorkflowHandleWithFirstExecutionRunId<W>>;
   /** Every stub call so far, in order, retried attempts included. */
   calls: ProcessCall[];
   /** The calls of one activity, in order. */
@@ -115,7 +123,12 @@ async function createWorld(): Promise<World> {
     const { info } = Context.current();
     const workflowId = info.workflowExecution?.workflowId ?? '';
     const stub = stubsByWorkflow.get(workflowId)?.[name] as ((input: never) => Promise<unknown>) | undefined;
-    if (!stub) throw ApplicationFailure.create({ type: 'no_stub', message: `no test answers ${name} for ${workflowId}`, nonRetryable: true });
+    if (!stub)
+      throw ApplicationFailure.create({
+        type: 'no_stub',
+        message: `no test answers ${name} for ${workflowId}`,
+        nonRetryable: true,
+      });
     calls.get(workflowId)?.push({
       name,
       input,
@@ -131,8 +144,17 @@ async function createWorld(): Promise<World> {
     return stub(input);
   };
   // Placement (a local activity, workflows/placement.ts) answers as a single-key worker does; it is not a call of the process.
-  const placeBusiness = async ({ businessId }: { businessId: string }) => ({ application: 'default', fairnessKey: businessId });
-  const workers = await startQueueWorkers(env, taskQueue, bundle, { ...Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, dispatch(name)])), placeBusiness }, metrics);
+  const placeBusiness = async ({ businessId }: { businessId: string }) => ({
+    application: 'default',
+    fairnessKey: businessId,
+  });
+  const workers = await startQueueWorkers(
+    env,
+    taskQueue,
+    bundle,
+    { ...Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, dispatch(name)])), placeBusiness },
+    metrics,
+  );
   return {
     env,
     taskQueue,
@@ -179,7 +201,9 @@ async function runScenario<T>(world: World, stubs: Stubs, body: (s: ProcessScena
     metrics: world.metrics.of((workflowId) => started.includes(workflowId)),
     waitFor: (read, done, timeoutMs = 10_000) => eventually(read, done, { timeoutMs, intervalMs: 10 }),
     async currentDetails(handle) {
-      return (await handle.query<{ currentDetails?: string | null }>('__temporal_workflow_metadata')).currentDetails ?? '';
+      return (
+        (await handle.query<{ currentDetails?: string | null }>('__temporal_workflow_metadata')).currentDetails ?? ''
+      );
     },
     async activitySummaries(handle) {
       const { events } = await handle.fetchHistory();

@@ -63,7 +63,11 @@ function stubs(listing: Listing, overrides: Stubs = {}): Stubs {
     pullPurchases: async () => ({ pulled: 2, apiCalls: 1 }),
     listPurchasesPage: async ({ cursor }) => {
       const index = cursor === null ? 0 : Number(cursor.replace('page-', ''));
-      return { purchases: listing.pages[index]!, nextCursor: index + 1 < listing.pages.length ? `page-${index + 1}` : null, apiCalls: 1 };
+      return {
+        purchases: listing.pages[index]!,
+        nextCursor: index + 1 < listing.pages.length ? `page-${index + 1}` : null,
+        apiCalls: 1,
+      };
     },
     deliverPurchaseEvents: async ({ events }) => ({ delivered: events.length }),
     ...overrides,
@@ -71,7 +75,9 @@ function stubs(listing: Listing, overrides: Stubs = {}): Stubs {
 }
 
 function start(s: ProcessScenario, options?: PurchasesSyncOptions): Promise<SyncHandle> {
-  return s.start<typeof purchasesSyncWorkflow>(PURCHASES_SYNC_WORKFLOW_TYPE, `purchases-sync:${s.id}`, [{ businessId: BUSINESS, ...(options ? { options } : {}) }]);
+  return s.start<typeof purchasesSyncWorkflow>(PURCHASES_SYNC_WORKFLOW_TYPE, `purchases-sync:${s.id}`, [
+    { businessId: BUSINESS, ...(options ? { options } : {}) },
+  ]);
 }
 
 /**
@@ -90,7 +96,9 @@ function startNextSync(s: ProcessScenario, previous: PurchasesSyncResult): Promi
     sinkDown: false,
     runs: 1,
   };
-  return s.start<typeof purchasesSyncWorkflow>(PURCHASES_SYNC_WORKFLOW_TYPE, `purchases-sync:${s.id}:next`, [{ businessId: BUSINESS, carry }]);
+  return s.start<typeof purchasesSyncWorkflow>(PURCHASES_SYNC_WORKFLOW_TYPE, `purchases-sync:${s.id}:next`, [
+    { businessId: BUSINESS, carry },
+  ]);
 }
 
 /** What the test's syncs recorded, summed over them (the gauges: their last values). */
@@ -102,14 +110,21 @@ function syncMetrics(s: ProcessScenario) {
     delivered: s.metrics.total('etims_purchase_events_delivered', business),
     sinkFailures: s.metrics.total('etims_purchases_sink_failures', business),
     pending: s.metrics.last('etims_purchase_events_pending', business),
-    lastSuccessMs: mapDefined(s.metrics.last('etims_purchases_sync_last_success_timestamp_seconds', business), (seconds) => seconds * 1000),
+    lastSuccessMs: mapDefined(
+      s.metrics.last('etims_purchases_sync_last_success_timestamp_seconds', business),
+      (seconds) => seconds * 1000,
+    ),
   };
 }
 
-const mapDefined = <T, R>(value: T | undefined, map: (value: T) => R): R | undefined => (value === undefined ? undefined : map(value));
+const mapDefined = <T, R>(value: T | undefined, map: (value: T) => R): R | undefined =>
+  value === undefined ? undefined : map(value);
 
 /** The server's clock around `body`: a workflow's clock (its Date.now()) reads within. */
-async function timed<T>(s: ProcessScenario, body: () => Promise<T>): Promise<{ value: T; fromMs: number; toMs: number }> {
+async function timed<T>(
+  s: ProcessScenario,
+  body: () => Promise<T>,
+): Promise<{ value: T; fromMs: number; toMs: number }> {
   const fromMs = await s.env.currentTimeMs();
   const value = await body();
   return { value, fromMs, toMs: await s.env.currentTimeMs() };
@@ -128,7 +143,14 @@ describe('purchasesSyncWorkflow', () => {
       const handle = await start(s, { pageSize: 2 });
       const { value: result, fromMs, toMs } = await timed(s, () => handle.result());
 
-      expect(s.calls.map((call) => call.name)).toEqual(['pullPurchases', 'listPurchasesPage', 'deliverPurchaseEvents', 'listPurchasesPage', 'listPurchasesPage', 'deliverPurchaseEvents']);
+      expect(s.calls.map((call) => call.name)).toEqual([
+        'pullPurchases',
+        'listPurchasesPage',
+        'deliverPurchaseEvents',
+        'listPurchasesPage',
+        'listPurchasesPage',
+        'deliverPurchaseEvents',
+      ]);
       expect(s.inputs('pullPurchases')).toEqual([{ businessId: BUSINESS }]);
       expect(s.inputs('listPurchasesPage')).toEqual([
         { businessId: BUSINESS, cursor: null, pageSize: 2 },
@@ -136,7 +158,10 @@ describe('purchasesSyncWorkflow', () => {
         { businessId: BUSINESS, cursor: 'page-2', pageSize: 2 },
       ]);
       // An empty page makes no delivery.
-      expect(s.inputs('deliverPurchaseEvents')).toEqual([{ events: [received(a!), received(b!)] }, { events: [received(c!), received(d!)] }]);
+      expect(s.inputs('deliverPurchaseEvents')).toEqual([
+        { events: [received(a!), received(b!)] },
+        { events: [received(c!), received(d!)] },
+      ]);
 
       // The service's calls on the compliance queue behind every till, delivery on the workflow queue.
       for (const call of s.calls) {
@@ -157,14 +182,29 @@ describe('purchasesSyncWorkflow', () => {
       const details = await s.currentDetails(handle);
       expect(details).toContain(`**Purchases sync** of \`${BUSINESS}\`: done`);
       expect(details).toContain('| 4 | 3 | 4 | 4 | 0 | 4 | 0 |');
-      expect(await handle.query(getPurchasesSyncProgressQuery)).toEqual({ businessId: BUSINESS, counts: result.counts, cursor: null, sinkDown: false, runs: 1 });
+      expect(await handle.query(getPurchasesSyncProgressQuery)).toEqual({
+        businessId: BUSINESS,
+        counts: result.counts,
+        cursor: null,
+        sinkDown: false,
+        runs: 1,
+      });
 
       // Counted as delivered, page by page; the sync's end once, with nothing pending and the workflow's clock.
       const metrics = syncMetrics(s);
-      expect(metrics).toEqual({ succeeded: 1, failed: 0, delivered: 4, sinkFailures: 0, pending: 0, lastSuccessMs: expect.any(Number) });
+      expect(metrics).toEqual({
+        succeeded: 1,
+        failed: 0,
+        delivered: 4,
+        sinkFailures: 0,
+        pending: 0,
+        lastSuccessMs: expect.any(Number),
+      });
       expect(metrics.lastSuccessMs).toBeGreaterThanOrEqual(fromMs);
       expect(metrics.lastSuccessMs).toBeLessThanOrEqual(toMs);
-      expect(s.metrics.counted.filter((m) => m.name === 'etims_purchase_events_delivered').map((m) => m.value)).toEqual([2, 2]);
+      expect(s.metrics.counted.filter((m) => m.name === 'etims_purchase_events_delivered').map((m) => m.value)).toEqual(
+        [2, 2],
+      );
     });
   });
 
@@ -180,17 +220,38 @@ describe('purchasesSyncWorkflow', () => {
       const next = await startNextSync(s, first);
       const second = await next.result();
 
-      expect(deliveredIds(s, next)).toEqual([[purchaseEventId('pur_b', 1, bRejected.fingerprint)], [purchaseEventId('pur_d', 0, d!.fingerprint)]]);
-      const changed = s.callsOf('deliverPurchaseEvents').find((call) => call.workflowId === next.workflowId)!.input.events[0];
-      expect(changed).toEqual({ id: purchaseEventId('pur_b', 1, bRejected.fingerprint), type: 'purchase.status_changed', businessId: BUSINESS, purchase: bRejected.purchase, previousStatus: 'accepted' });
+      expect(deliveredIds(s, next)).toEqual([
+        [purchaseEventId('pur_b', 1, bRejected.fingerprint)],
+        [purchaseEventId('pur_d', 0, d!.fingerprint)],
+      ]);
+      const changed = s.callsOf('deliverPurchaseEvents').find((call) => call.workflowId === next.workflowId)!.input
+        .events[0];
+      expect(changed).toEqual({
+        id: purchaseEventId('pur_b', 1, bRejected.fingerprint),
+        type: 'purchase.status_changed',
+        businessId: BUSINESS,
+        purchase: bRejected.purchase,
+        previousStatus: 'accepted',
+      });
       expect(second.ledger).toEqual({
         pur_a: [a!.fingerprint, 0, 'accepted'],
         pur_b: [bRejected.fingerprint, 1, 'rejected'],
         pur_d: [d!.fingerprint, 0, 'accepted'],
       });
-      expect(second.counts).toEqual({ apiCalls: 3, pages: 2, seen: 3, newInvoices: 1, statusChanges: 1, delivered: 2, pending: 0 });
+      expect(second.counts).toEqual({
+        apiCalls: 3,
+        pages: 2,
+        seen: 3,
+        newInvoices: 1,
+        statusChanges: 1,
+        delivered: 2,
+        pending: 0,
+      });
       // Each sync pulls once.
-      expect(s.callsOf('pullPurchases').map((call) => call.workflowId)).toEqual([`purchases-sync:${s.id}`, next.workflowId]);
+      expect(s.callsOf('pullPurchases').map((call) => call.workflowId)).toEqual([
+        `purchases-sync:${s.id}`,
+        next.workflowId,
+      ]);
     });
   });
 
@@ -200,7 +261,11 @@ describe('purchasesSyncWorkflow', () => {
     const deliverPurchaseEvents: Stubs['deliverPurchaseEvents'] = async ({ events }) => {
       if (sinkUp) return { delivered: events.length };
       // The first event went before the sink went down.
-      throw ApplicationFailure.create({ type: PURCHASE_DELIVERY_FAILURES.unavailable, message: 'sink answered 503', details: [{ delivered: 1 }] });
+      throw ApplicationFailure.create({
+        type: PURCHASE_DELIVERY_FAILURES.unavailable,
+        message: 'sink answered 503',
+        details: [{ delivered: 1 }],
+      });
     };
     await h.run(stubs({ pages: [[a!, b!, c!], [d!], [e!]] }, { deliverPurchaseEvents }), async (s) => {
       const first = await (await start(s)).result();
@@ -216,7 +281,15 @@ describe('purchasesSyncWorkflow', () => {
         expect(gaps[i]).toBeLessThan((seconds + 5) * SECOND);
       });
       expect(s.inputs('listPurchasesPage')).toHaveLength(3);
-      expect(first.counts).toEqual({ apiCalls: 4, pages: 3, seen: 5, newInvoices: 5, statusChanges: 0, delivered: 1, pending: 4 });
+      expect(first.counts).toEqual({
+        apiCalls: 4,
+        pages: 3,
+        seen: 5,
+        newInvoices: 5,
+        statusChanges: 0,
+        delivered: 1,
+        pending: 4,
+      });
       expect(Object.keys(first.ledger)).toEqual(['pur_a']);
       // A sink that is down does not fail the sync: one sink failure for the sync, its undelivered events pending.
       expect(syncMetrics(s)).toMatchObject({ succeeded: 1, failed: 0, delivered: 1, sinkFailures: 1, pending: 4 });
@@ -234,7 +307,12 @@ describe('purchasesSyncWorkflow', () => {
   it('does not retry a sink that refuses an event in this sync', async () => {
     const [a, b] = ['pur_a', 'pur_b'].map((id) => invoice(id));
     const deliverPurchaseEvents: Stubs['deliverPurchaseEvents'] = async () => {
-      throw ApplicationFailure.create({ type: PURCHASE_DELIVERY_FAILURES.refused, message: 'sink answered 422', nonRetryable: false, details: [{ delivered: 0 }] });
+      throw ApplicationFailure.create({
+        type: PURCHASE_DELIVERY_FAILURES.refused,
+        message: 'sink answered 422',
+        nonRetryable: false,
+        details: [{ delivered: 0 }],
+      });
     };
     await h.run(stubs({ pages: [[a!], [b!]] }, { deliverPurchaseEvents }), async (s) => {
       const handle = await start(s);
@@ -262,9 +340,20 @@ describe('purchasesSyncWorkflow', () => {
       const pagesPerRun = runs.map((run) => s.callsOf('listPurchasesPage').filter((call) => call.runId === run).length);
       expect(pagesPerRun).toEqual([PURCHASES_PAGES_PER_RUN, PURCHASES_PAGES_PER_RUN, 3]);
       expect(s.callsOf('pullPurchases').map((call) => call.runId)).toEqual([runs[0]]);
-      expect(s.inputs('listPurchasesPage').map((i) => i.cursor)).toEqual([null, ...all.slice(1).map((_, i) => `page-${i + 1}`)]);
+      expect(s.inputs('listPurchasesPage').map((i) => i.cursor)).toEqual([
+        null,
+        ...all.slice(1).map((_, i) => `page-${i + 1}`),
+      ]);
       expect(deliveredIds(s).flat()).toEqual(all.map((l) => received(l).id));
-      expect(result.counts).toEqual({ apiCalls: all.length + 1, pages: all.length, seen: all.length, newInvoices: all.length, statusChanges: 0, delivered: all.length, pending: 0 });
+      expect(result.counts).toEqual({
+        apiCalls: all.length + 1,
+        pages: all.length,
+        seen: all.length,
+        newInvoices: all.length,
+        statusChanges: 0,
+        delivered: all.length,
+        pending: 0,
+      });
       expect(Object.keys(result.ledger)).toHaveLength(all.length);
       expect(await handle.query(getPurchasesSyncProgressQuery)).toMatchObject({ runs: 3, cursor: null });
       expect(await s.currentDetails(handle)).toContain(`| ${all.length + 1} | ${all.length} |`);
@@ -276,12 +365,24 @@ describe('purchasesSyncWorkflow', () => {
     await h.run(stubs({ pages: all.map((l) => [l]) }), async (s) => {
       const result = await (await start(s, { pagesPerRun: 2 })).result();
       const runs = [...new Set(s.calls.map((call) => call.runId))];
-      expect(runs.map((run) => s.callsOf('listPurchasesPage').filter((call) => call.runId === run).length)).toEqual([2, 2, 1]);
+      expect(runs.map((run) => s.callsOf('listPurchasesPage').filter((call) => call.runId === run).length)).toEqual([
+        2, 2, 1,
+      ]);
       expect(result.counts.delivered).toBe(5);
       // One sync, whatever its runs: succeeded once, at its end; every event counted once, as it was delivered.
-      expect(syncMetrics(s)).toEqual({ succeeded: 1, failed: 0, delivered: 5, sinkFailures: 0, pending: 0, lastSuccessMs: expect.any(Number) });
+      expect(syncMetrics(s)).toEqual({
+        succeeded: 1,
+        failed: 0,
+        delivered: 5,
+        sinkFailures: 0,
+        pending: 0,
+        lastSuccessMs: expect.any(Number),
+      });
       expect(s.metrics.counted.filter((m) => m.name === 'etims_purchases_syncs')).toHaveLength(1);
-      expect(s.metrics.gauges.map((m) => m.name).sort()).toEqual(['etims_purchase_events_pending', 'etims_purchases_sync_last_success_timestamp_seconds']);
+      expect(s.metrics.gauges.map((m) => m.name).sort()).toEqual([
+        'etims_purchase_events_pending',
+        'etims_purchases_sync_last_success_timestamp_seconds',
+      ]);
     });
   });
 
@@ -289,7 +390,12 @@ describe('purchasesSyncWorkflow', () => {
     const all = Array.from({ length: 5 }, (_, i) => invoice(`pur_${i}`));
     const listing = stubs({ pages: all.map((l) => [l]) });
     const listPurchasesPage: Stubs['listPurchasesPage'] = async (input) => {
-      if (input.cursor === 'page-3') throw ApplicationFailure.create({ type: FAILURE_TYPES.notConfigured, message: 'the key may not list', nonRetryable: true });
+      if (input.cursor === 'page-3')
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.notConfigured,
+          message: 'the key may not list',
+          nonRetryable: true,
+        });
       return listing.listPurchasesPage!(input);
     };
     await h.run({ ...listing, listPurchasesPage }, async (s) => {
@@ -297,7 +403,14 @@ describe('purchasesSyncWorkflow', () => {
       expect(error).toBeInstanceOf(WorkflowFailedError);
       // It failed in its second run.
       expect(new Set(s.calls.map((call) => call.runId)).size).toBe(2);
-      expect(syncMetrics(s)).toEqual({ succeeded: 0, failed: 1, delivered: 3, sinkFailures: 0, pending: undefined, lastSuccessMs: undefined });
+      expect(syncMetrics(s)).toEqual({
+        succeeded: 0,
+        failed: 1,
+        delivered: 3,
+        sinkFailures: 0,
+        pending: undefined,
+        lastSuccessMs: undefined,
+      });
     });
   });
 

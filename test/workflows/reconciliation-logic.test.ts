@@ -29,20 +29,47 @@ const BUSINESS = 'biz_reconcile';
 const COMPANY = 'cmp_reconcile';
 
 function purchase(id: string, supplierInvoiceNumber: string, total: number, status = 'accepted'): ReconcilePurchase {
-  return { id, status, supplier: { name: 'Acme Supplies Ltd' }, supplierInvoiceNumber, invoiceDate: '2026-10-01', totals: { total } };
+  return {
+    id,
+    status,
+    supplier: { name: 'Acme Supplies Ltd' },
+    supplierInvoiceNumber,
+    invoiceDate: '2026-10-01',
+    totals: { total },
+  };
 }
 
 function payment(id: string, billCode: string, totalAmount: number): ReconcileBillPayment {
-  return { id, supplierRef: { name: 'Acme Supplies' }, billRef: { billCode }, totalAmount, currency: 'KES', date: '2026-10-05', lines: [] };
+  return {
+    id,
+    supplierRef: { name: 'Acme Supplies' },
+    billRef: { billCode },
+    totalAmount,
+    currency: 'KES',
+    date: '2026-10-05',
+    lines: [],
+  };
 }
 
 /** Two pages of each list: one invoice paid in full, one paid short, one rejected, one unpaid, a payment of nothing listed. */
 const PURCHASE_PAGES: Record<string, ReconciliationPurchasesPage> = {
-  first: { purchases: [purchase('pur_1', 'INV-1001', 1000), purchase('pur_2', 'INV-2002', 500)], nextCursor: 'cur_2', apiCalls: 1 },
-  cur_2: { purchases: [purchase('pur_3', 'INV-3003', 700, 'rejected'), purchase('pur_4', 'INV-4004', 250)], nextCursor: null, apiCalls: 2 },
+  first: {
+    purchases: [purchase('pur_1', 'INV-1001', 1000), purchase('pur_2', 'INV-2002', 500)],
+    nextCursor: 'cur_2',
+    apiCalls: 1,
+  },
+  cur_2: {
+    purchases: [purchase('pur_3', 'INV-3003', 700, 'rejected'), purchase('pur_4', 'INV-4004', 250)],
+    nextCursor: null,
+    apiCalls: 2,
+  },
 };
 const PAYMENT_PAGES: ReconciliationBillPaymentsPage[] = [
-  { billPayments: [payment('bp_1', 'INV-1001', 1000), payment('bp_2', 'INV-2002', 450)], hasNextPage: true, apiCalls: 1 },
+  {
+    billPayments: [payment('bp_1', 'INV-1001', 1000), payment('bp_2', 'INV-2002', 450)],
+    hasNextPage: true,
+    apiCalls: 1,
+  },
   { billPayments: [payment('bp_3', 'RENT-OCT', 9000)], hasNextPage: false, apiCalls: 1 },
 ];
 
@@ -57,7 +84,9 @@ function linkedStubs(): Stubs {
 }
 
 function start(s: ProcessScenario, input: Partial<ReconciliationInput> = {}) {
-  return s.start<typeof reconciliationWorkflow>(RECONCILIATION_WORKFLOW_TYPE, `reconciliation:${s.id}`, [{ businessId: BUSINESS, companyId: COMPANY, ...input }]);
+  return s.start<typeof reconciliationWorkflow>(RECONCILIATION_WORKFLOW_TYPE, `reconciliation:${s.id}`, [
+    { businessId: BUSINESS, companyId: COMPANY, ...input },
+  ]);
 }
 
 /** The failure a run ended with: WorkflowFailedError, its cause unwrapped from the activity's failure if any. */
@@ -134,7 +163,9 @@ describe('reconciliationWorkflow', () => {
       ]);
       const compliance = new Set(['checkReconciliationBusiness', 'listReconciliationPurchases']);
       for (const call of s.calls) {
-        expect(call.taskQueue, call.name).toBe(compliance.has(call.name) ? complianceTaskQueue(s.taskQueue) : accountingTaskQueue(s.taskQueue));
+        expect(call.taskQueue, call.name).toBe(
+          compliance.has(call.name) ? complianceTaskQueue(s.taskQueue) : accountingTaskQueue(s.taskQueue),
+        );
       }
       expect(await s.activitySummaries(handle)).toEqual([
         `can the compliance key act for ${BUSINESS}?`,
@@ -164,7 +195,11 @@ describe('reconciliationWorkflow', () => {
         unmatchedPayments: 1,
       });
       // One per activity attempt, as the activities report them (the second purchases page took two).
-      expect(result.calls).toEqual({ compliance: { listBusinesses: 1, listPurchases: 3 }, accounting: { listCompanies: 2, listBillPayments: 2 }, total: 8 });
+      expect(result.calls).toEqual({
+        compliance: { listBusinesses: 1, listPurchases: 3 },
+        accounting: { listCompanies: 2, listBillPayments: 2 },
+        total: 8,
+      });
       expect(result).toMatchObject({ businessId: BUSINESS, companyId: COMPANY });
 
       const details = await s.currentDetails(handle);
@@ -175,8 +210,19 @@ describe('reconciliationWorkflow', () => {
 
       // Succeeded once, at the workflow's clock, and each count of the result as a finding of its kind.
       const metrics = reconciliationMetrics(s);
-      expect(metrics).toEqual({ succeeded: 1, failed: 0, lastSuccessSeconds: expect.any(Number), findings: findingsOf(result.counts) });
-      expect(metrics.findings).toMatchObject({ purchases: 4, bill_payments: 3, matched: 1, amount_mismatches: 1, unmatched_payments: 1 });
+      expect(metrics).toEqual({
+        succeeded: 1,
+        failed: 0,
+        lastSuccessSeconds: expect.any(Number),
+        findings: findingsOf(result.counts),
+      });
+      expect(metrics.findings).toMatchObject({
+        purchases: 4,
+        bill_payments: 3,
+        matched: 1,
+        amount_mismatches: 1,
+        unmatched_payments: 1,
+      });
       expect(metrics.lastSuccessSeconds! * 1000).toBeGreaterThanOrEqual(fromMs);
       expect(metrics.lastSuccessSeconds! * 1000).toBeLessThanOrEqual(toMs);
     });
@@ -190,7 +236,14 @@ describe('reconciliationWorkflow', () => {
       expect(result.summary.asOf).toBe('2026-12-31');
       expect(result.counts).toMatchObject({ matched: 2, amountMismatches: 0 });
       const purchases = [...PURCHASE_PAGES.first!.purchases, ...PURCHASE_PAGES.cur_2!.purchases];
-      expect(result.summary).toEqual(reconcile(purchases, PAYMENT_PAGES.flatMap((p) => p.billPayments), '2026-12-31', options));
+      expect(result.summary).toEqual(
+        reconcile(
+          purchases,
+          PAYMENT_PAGES.flatMap((p) => p.billPayments),
+          '2026-12-31',
+          options,
+        ),
+      );
     });
   });
 
@@ -198,7 +251,11 @@ describe('reconciliationWorkflow', () => {
     const stubs: Stubs = {
       ...linkedStubs(),
       checkReconciliationBusiness: async () => {
-        throw ApplicationFailure.create({ type: FAILURE_TYPES.notConfigured, message: `the key may not act for ${BUSINESS}`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.notConfigured,
+          message: `the key may not act for ${BUSINESS}`,
+          nonRetryable: true,
+        });
       },
     };
     await h.run(stubs, async (s) => {
@@ -207,7 +264,12 @@ describe('reconciliationWorkflow', () => {
       expect(failure.message).toContain(BUSINESS);
       expect(s.calls.map((c) => c.name)).toEqual(['checkReconciliationBusiness']);
       // Failed once; neither a success nor findings (the last run's stay as they were).
-      expect(reconciliationMetrics(s)).toEqual({ succeeded: 0, failed: 1, lastSuccessSeconds: undefined, findings: {} });
+      expect(reconciliationMetrics(s)).toEqual({
+        succeeded: 0,
+        failed: 1,
+        lastSuccessSeconds: undefined,
+        findings: {},
+      });
     });
   });
 
@@ -216,7 +278,11 @@ describe('reconciliationWorkflow', () => {
       ...linkedStubs(),
       checkReconciliationCompany: async ({ page }) => {
         if (page < 3) return { found: false, apiCalls: 1 };
-        throw ApplicationFailure.create({ type: FAILURE_TYPES.notConfigured, message: `the key does not see company ${COMPANY}`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.notConfigured,
+          message: `the key does not see company ${COMPANY}`,
+          nonRetryable: true,
+        });
       },
     };
     await h.run(stubs, async (s) => {
@@ -231,7 +297,11 @@ describe('reconciliationWorkflow', () => {
     const next: Record<string, string> = { first: 'cur_a', cur_a: 'cur_b', cur_b: 'cur_a' };
     const stubs: Stubs = {
       ...linkedStubs(),
-      listReconciliationPurchases: async ({ cursor }) => ({ purchases: [], nextCursor: next[cursor ?? 'first']!, apiCalls: 1 }),
+      listReconciliationPurchases: async ({ cursor }) => ({
+        purchases: [],
+        nextCursor: next[cursor ?? 'first']!,
+        apiCalls: 1,
+      }),
     };
     await h.run(stubs, async (s) => {
       const failure = await failureOf((await start(s)).result());
@@ -245,26 +315,34 @@ describe('reconciliationWorkflow', () => {
     });
   });
 
-  it(`fails not_configured once a list goes on past ${DEFAULT_MAX_PAGES} pages, having read exactly that many`, { timeout: 60_000 }, async () => {
-    const stubs: Stubs = {
-      ...linkedStubs(),
-      listReconciliationBillPayments: async () => ({ billPayments: [], hasNextPage: true, apiCalls: 1 }),
-    };
-    await h.run(stubs, async (s) => {
-      const failure = await failureOf((await start(s)).result());
-      expect(failure.type).toBe(FAILURE_TYPES.notConfigured);
-      expect(failure.nonRetryable).toBe(true);
-      expect(failure.message).toBe(tooManyPagesMessage(`company ${COMPANY}'s bill payment list`, DEFAULT_MAX_PAGES));
-      expect(s.inputs('listReconciliationBillPayments').map((i) => i.page)).toEqual(Array.from({ length: DEFAULT_MAX_PAGES }, (_, i) => i + 1));
-    });
-  });
+  it(
+    `fails not_configured once a list goes on past ${DEFAULT_MAX_PAGES} pages, having read exactly that many`,
+    { timeout: 60_000 },
+    async () => {
+      const stubs: Stubs = {
+        ...linkedStubs(),
+        listReconciliationBillPayments: async () => ({ billPayments: [], hasNextPage: true, apiCalls: 1 }),
+      };
+      await h.run(stubs, async (s) => {
+        const failure = await failureOf((await start(s)).result());
+        expect(failure.type).toBe(FAILURE_TYPES.notConfigured);
+        expect(failure.nonRetryable).toBe(true);
+        expect(failure.message).toBe(tooManyPagesMessage(`company ${COMPANY}'s bill payment list`, DEFAULT_MAX_PAGES));
+        expect(s.inputs('listReconciliationBillPayments').map((i) => i.page)).toEqual(
+          Array.from({ length: DEFAULT_MAX_PAGES }, (_, i) => i + 1),
+        );
+      });
+    },
+  );
 
   it('runs at the lowest priority on both queues: nobody waits for a reconciliation', async () => {
     await h.run(linkedStubs(), async (s) => {
       const handle = await start(s);
       await handle.result();
       const { events } = await handle.fetchHistory();
-      const priorities = (events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.priority?.priorityKey] : []));
+      const priorities = (events ?? []).flatMap((e) =>
+        e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.priority?.priorityKey] : [],
+      );
       expect(priorities).toEqual(Array(7).fill(PRIORITY.background));
     });
   });

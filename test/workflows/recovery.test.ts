@@ -16,7 +16,11 @@ const h = useSaleHarness({
   }),
 });
 
-const nairobiLedger = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi });
+const nairobiLedger = (): LedgerAt => ({
+  client: h.client,
+  taskQueue: h.taskQueue,
+  businessId: DEMO.businesses.nairobi,
+});
 
 describe('a rejection for an unregistered item under a cause code the contract does not define', () => {
   it('registers the item the service lists as not registered and signs the sale exactly once', async () => {

@@ -11,7 +11,7 @@ import {
   searchAttribute,
   useSaleHarness,
   windowOfSeconds,
-  } from './harness.js';
+} from './harness.js';
 import { expectInvalidArgument } from '../helpers/updates.js';
 import { stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
 import { carriersOf, type LedgerAt } from './ledger-reads.js';
@@ -45,8 +45,15 @@ describe('refunds in the refund window', () => {
     const request = refundRequest();
     const result = await handle.executeUpdate(refundUpdate, { args: [request] });
 
-    expect(result.creditNote).toMatchObject({ type: 'credit_note', status: 'completed', traderInvoiceNumber: request.traderInvoiceNumber });
-    expect(result.creditNote.receipt).toMatchObject({ receiptLabel: 'NC', originalCuInvoiceNo: signed.sale?.receipt?.cuInvoiceNo });
+    expect(result.creditNote).toMatchObject({
+      type: 'credit_note',
+      status: 'completed',
+      traderInvoiceNumber: request.traderInvoiceNumber,
+    });
+    expect(result.creditNote.receipt).toMatchObject({
+      receiptLabel: 'NC',
+      originalCuInvoiceNo: signed.sale?.receipt?.cuInvoiceNo,
+    });
     expect(result.creditNote.receipt?.cuInvoiceNo).toMatch(/^KRACU\d{10}\/\d+$/);
     expect(result.creditNote.totals.total).toBe(-(signed.sale?.totals.total ?? 0));
     // Answered once the branch's stock ledger has taken the restock lines; the ledger puts the goods back.
@@ -57,7 +64,9 @@ describe('refunds in the refund window', () => {
     ]);
     const carriers = await carriersOf(ledgerAt(), result.stockMovements);
     // Each line alone in its movement (the budget is idle), recorded once by the sandbox.
-    expect(carriers.map((c) => [c.referenceId, c.lines.length])).toEqual(result.stockMovements.map((m) => [m.referenceId, 1]));
+    expect(carriers.map((c) => [c.referenceId, c.lines.length])).toEqual(
+      result.stockMovements.map((m) => [m.referenceId, 1]),
+    );
     for (const m of result.stockMovements) {
       const [recorded, ...more] = await h.sandbox.inspector.stockMovements({ referenceId: m.referenceId });
       expect(more).toEqual([]);
@@ -90,7 +99,11 @@ describe('refunds in the refund window', () => {
     const { handle, state } = await signedSale([{ itemId: DEMO.items.giftVoucher, quantity: 1, unitPrice: 1000 }]);
     // The authority takes its time with this credit note: the second refund arrives meanwhile.
     const firstRequest = refundRequest();
-    await h.sandbox.inspector.addAuthorityRule({ match: { traderInvoiceNumber: `^${firstRequest.traderInvoiceNumber}$` }, outcome: 'async', delayMs: 1_500 });
+    await h.sandbox.inspector.addAuthorityRule({
+      match: { traderInvoiceNumber: `^${firstRequest.traderInvoiceNumber}$` },
+      outcome: 'async',
+      delayMs: 1_500,
+    });
     const first = handle.executeUpdate(refundUpdate, { args: [firstRequest] });
     await h.waitFor(handle, (s) => s.creditNote?.status === 'pending' && s.step === 'awaiting_outcome');
     await expectUpdateRefused(handle.executeUpdate(refundUpdate, { args: [refundRequest()] }), /already been refunded/);
@@ -119,9 +132,14 @@ describe('refunds in the refund window', () => {
     }
     expect((await h.state(handle)).step).toBe('refund_window');
 
-    const parked = await h.start(saleInput({ traderInvoiceNumber: invoiceNumber('REJECT-'), options: { refundWindowDays: windowOfSeconds(60) } }));
+    const parked = await h.start(
+      saleInput({ traderInvoiceNumber: invoiceNumber('REJECT-'), options: { refundWindowDays: windowOfSeconds(60) } }),
+    );
     await h.waitFor(parked, (s) => s.step === 'parked');
-    await expectUpdateRefused(parked.executeUpdate(refundUpdate, { args: [refundRequest()] }), /only a signed sale inside its refund window/);
+    await expectUpdateRefused(
+      parked.executeUpdate(refundUpdate, { args: [refundRequest()] }),
+      /only a signed sale inside its refund window/,
+    );
 
     expect(await acceptedUpdates(handle)).toBe(0);
     expect(await acceptedUpdates(parked)).toBe(0);

@@ -53,7 +53,12 @@ describe('a refusal the worker cannot fix', () => {
     const parked = await h.waitFor(handle, (s) => s.parked !== null);
     expect(parked.parked).toMatchObject({ code: 'item_not_found', actions: ['retry', 'cancel'] });
     expect(parked.parked?.message).toContain('itm_does_not_exist');
-    expect(await h.sandbox.inspector.documents({ businessId: input.businessId, traderInvoiceNumber: input.traderInvoiceNumber })).toHaveLength(0);
+    expect(
+      await h.sandbox.inspector.documents({
+        businessId: input.businessId,
+        traderInvoiceNumber: input.traderInvoiceNumber,
+      }),
+    ).toHaveLength(0);
 
     await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'wrong item scanned' }] });
     expect((await handle.result()).step).toBe('cancelled');

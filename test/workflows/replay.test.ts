@@ -29,7 +29,10 @@ let stored: StoredHistory[];
 
 beforeAll(async () => {
   // The negative test fails workflow tasks on purpose; core would log each as a warning.
-  Runtime.install({ logger: testLogger, telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  Runtime.install({
+    logger: testLogger,
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
+  });
   const files = (await readdir(historiesDir, { recursive: true })).filter((f) => f.endsWith('.json')).toSorted();
   stored = await Promise.all(
     files.map(async (file) => {
@@ -40,7 +43,10 @@ beforeAll(async () => {
   );
 });
 
-async function replayAll(workflowBundle: Awaited<ReturnType<typeof saleBundle>>, histories: StoredHistory[]): Promise<ReplayResult[]> {
+async function replayAll(
+  workflowBundle: Awaited<ReturnType<typeof saleBundle>>,
+  histories: StoredHistory[],
+): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
   for await (const result of Worker.runReplayHistories({ workflowBundle }, histories)) results.push(result);
   return results;
@@ -49,7 +55,14 @@ async function replayAll(workflowBundle: Awaited<ReturnType<typeof saleBundle>>,
 describe('replay of recorded histories', () => {
   it('has recorded histories of every workflow', () => {
     const types = new Set(stored.map((h) => h.workflowType));
-    expect([...types].toSorted()).toEqual(['itemRegistrationWorkflow', 'purchasesSyncWorkflow', 'reconciliationWorkflow', 'saleWorkflow', 'stockLedgerWorkflow', 'syncBatchWorkflow']);
+    expect([...types].toSorted()).toEqual([
+      'itemRegistrationWorkflow',
+      'purchasesSyncWorkflow',
+      'reconciliationWorkflow',
+      'saleWorkflow',
+      'stockLedgerWorkflow',
+      'syncBatchWorkflow',
+    ]);
     expect(stored.length).toBeGreaterThanOrEqual(6);
   });
 
@@ -62,8 +75,12 @@ describe('replay of recorded histories', () => {
     });
     expect(continued.filter((c) => !runIds.has(c.next)).map((c) => c.workflowId)).toEqual([]);
     // The chains the recorder makes on purpose: later runs start from what the previous one carried.
-    expect(new Set(continued.map((c) => c.workflowType))).toEqual(new Set(['purchasesSyncWorkflow', 'syncBatchWorkflow']));
-    expect(stored.some((h) => h.workflowType === 'purchasesSyncWorkflow' && started(h)?.continuedExecutionRunId)).toBe(true);
+    expect(new Set(continued.map((c) => c.workflowType))).toEqual(
+      new Set(['purchasesSyncWorkflow', 'syncBatchWorkflow']),
+    );
+    expect(stored.some((h) => h.workflowType === 'purchasesSyncWorkflow' && started(h)?.continuedExecutionRunId)).toBe(
+      true,
+    );
   });
 
   it('replays both sides of each sale patch: the refund by the update handler (0.1.0) or the process (0.2.0), the lean path (0.4.0)', () => {
@@ -79,7 +96,12 @@ describe('replay of recorded histories', () => {
     expect(patchesOf('0.4.0/sale-refunded')).toEqual([LEAN_SALE_PATH_PATCH, REFUND_BY_PROCESS_PATCH]);
     // 0.7.0, each application's budget (workflows/placement.ts): every workflow that calls the compliance service
     // asks for its placement; histories before it replay without.
-    for (const id of ['sale-immediate', 'item-registration', 'purchases-sync-first-run-1', 'reconciliation-demo-link']) {
+    for (const id of [
+      'sale-immediate',
+      'item-registration',
+      'purchases-sync-first-run-1',
+      'reconciliation-demo-link',
+    ]) {
       expect(patchesOf(`0.6.0/${id}`), `0.6.0/${id}`).not.toContain(APPLICATION_BUDGET_PATCH);
       expect(patchesOf(`0.7.0/${id}`), `0.7.0/${id}`).toContain(APPLICATION_BUDGET_PATCH);
     }
@@ -94,14 +116,20 @@ describe('replay of recorded histories', () => {
     const events = stored.find((h) => h.workflowId === '0.8.0/stock-ledger')?.history.events ?? [];
     const movements = events.flatMap((e) => {
       const payload = e.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
-      return payload ? [defaultPayloadConverter.fromPayload(payload) as { action: string; quantity: number; referenceId: string }] : [];
+      return payload
+        ? [defaultPayloadConverter.fromPayload(payload) as { action: string; quantity: number; referenceId: string }]
+        : [];
     });
     expect(movements.filter((m) => m.quantity === 0).length).toBeGreaterThanOrEqual(3);
     expect(movements.some((m) => m.referenceId.startsWith('stk:') && m.quantity > 0)).toBe(true);
     const refs = movements.filter((m) => m.quantity > 0).map((m) => m.referenceId);
     expect(new Set(refs).size).toBe(refs.length - 1);
     expect(events.filter((e) => e.activityTaskFailedEventAttributes).length).toBe(2);
-    expect(events.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'settleMovement')).toBe(true);
+    expect(
+      events.some(
+        (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'settleMovement',
+      ),
+    ).toBe(true);
     const sale = stored.find((h) => h.workflowId === '0.8.0/sale-stock-ledger')?.history.events ?? [];
     expect(sale.some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'stockCarried')).toBe(true);
   });
@@ -120,7 +148,9 @@ describe('replay of recorded histories', () => {
     const scheduled = (id: string) =>
       history(id).flatMap((e) => {
         const a = e.activityTaskScheduledEventAttributes;
-        return a ? [{ activity: a.activityType?.name, queue: a.taskQueue?.name ?? '', fairnessKey: a.priority?.fairnessKey }] : [];
+        return a
+          ? [{ activity: a.activityType?.name, queue: a.taskQueue?.name ?? '', fairnessKey: a.priority?.fairnessKey }]
+          : [];
       });
     const applications = (id: string) =>
       history(id).flatMap((e) => {
@@ -129,7 +159,10 @@ describe('replay of recorded histories', () => {
       });
     const placementFailures = (id: string) =>
       history(id).flatMap((e) => {
-        const failure = e.markerRecordedEventAttributes?.markerName === 'core_local_activity' ? e.markerRecordedEventAttributes.failure : undefined;
+        const failure =
+          e.markerRecordedEventAttributes?.markerName === 'core_local_activity'
+            ? e.markerRecordedEventAttributes.failure
+            : undefined;
         return failure ? [failure.applicationFailureInfo?.type] : [];
       });
 
@@ -140,28 +173,45 @@ describe('replay of recorded histories', () => {
 
     // One business in the window: the shared compliance queue, the window (the service's application id) as key.
     const shared = scheduled('sale-tenant-shared-queue');
-    expect(shared.every((a) => a.queue.endsWith('.compliance-api') && a.fairnessKey === DEMO.applications.other), JSON.stringify(shared)).toBe(true);
+    expect(
+      shared.every((a) => a.queue.endsWith('.compliance-api') && a.fairnessKey === DEMO.applications.other),
+      JSON.stringify(shared),
+    ).toBe(true);
     expect(applications('sale-tenant-shared-queue')).toEqual(['other']);
 
     // The retail window serves two businesses: its own queue, each business its own key.
     const own = scheduled('sale-tenant-own-queue');
-    expect(own.every((a) => a.queue.endsWith(`.compliance-api.${DEMO.applications.retail}`) && a.fairnessKey === DEMO.businesses.mombasa), JSON.stringify(own)).toBe(true);
+    expect(
+      own.every(
+        (a) =>
+          a.queue.endsWith(`.compliance-api.${DEMO.applications.retail}`) && a.fairnessKey === DEMO.businesses.mombasa,
+      ),
+      JSON.stringify(own),
+    ).toBe(true);
     expect(applications('sale-tenant-own-queue')).toEqual(['retail']);
 
     // Refused while no entry served the business, placed again on the operator's retry.
     expect(placementFailures('sale-tenant-not-served-then-retried')).toEqual([FAILURE_TYPES.businessNotServed]);
     const retried = scheduled('sale-tenant-not-served-then-retried');
-    expect(retried.every((a) => a.queue.endsWith('.compliance-api') && a.fairnessKey === DEMO.applications.other), JSON.stringify(retried)).toBe(true);
+    expect(
+      retried.every((a) => a.queue.endsWith('.compliance-api') && a.fairnessKey === DEMO.applications.other),
+      JSON.stringify(retried),
+    ).toBe(true);
     expect(applications('sale-tenant-not-served-then-retried')).toEqual(['other']);
   });
 
   it('replays every recorded history with the current workflows without a nondeterminism error', async () => {
     const results = await replayAll(await saleBundle(), stored);
-    expect(results.map((r) => [r.workflowId, r.error?.message ?? null])).toEqual(stored.map((h) => [h.workflowId, null]));
+    expect(results.map((r) => [r.workflowId, r.error?.message ?? null])).toEqual(
+      stored.map((h) => [h.workflowId, null]),
+    );
   }, 60_000);
 
   it('reports a workflow whose activities were reordered as nondeterministic (the replay test can fail)', async () => {
-    const reordered = await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./fixtures/reordered-sale.ts', import.meta.url)), logger: testLogger });
+    const reordered = await bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL('./fixtures/reordered-sale.ts', import.meta.url)),
+      logger: testLogger,
+    });
     const sales = stored.filter((h) => h.workflowType === 'saleWorkflow');
     const results = await replayAll(reordered, sales);
     expect(results).toHaveLength(sales.length);

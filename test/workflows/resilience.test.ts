@@ -11,7 +11,11 @@ const ledgerAt = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, bu
 /** A sale the authority holds until the test settles it through the sandbox. */
 async function heldSale(options: NonNullable<ReturnType<typeof saleInput>['options']> = { refundWindowDays: 0 }) {
   const tin = invoiceNumber('HELD-');
-  await h.sandbox.inspector.addAuthorityRule({ match: { traderInvoiceNumber: `^${tin}$` }, outcome: 'async', delayMs: 600_000 });
+  await h.sandbox.inspector.addAuthorityRule({
+    match: { traderInvoiceNumber: `^${tin}$` },
+    outcome: 'async',
+    delayMs: 600_000,
+  });
   const handle = await h.start(saleInput({ traderInvoiceNumber: tin, options }));
   const waiting = await h.waitFor(handle, (s) => s.step === 'awaiting_outcome');
   return { handle, tin, documentId: waiting.sale!.id };

@@ -41,7 +41,13 @@ async function endWithin(handle: SaleHandle, ms = 15_000): Promise<unknown> {
     timer = setTimeout(() => reject(new Error(`the sale did not end within ${ms} ms`)), ms);
   });
   try {
-    return await Promise.race([handle.result().then((r) => r, (err: unknown) => err), timeout]);
+    return await Promise.race([
+      handle.result().then(
+        (r) => r,
+        (err: unknown) => err,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -52,7 +58,9 @@ const awaitReceipt = (handle: SaleHandle, request: AwaitReceiptRequest) =>
   handle.executeUpdate<ReceiptAnswer, [AwaitReceiptRequest]>('awaitReceipt', { args: [request] });
 
 /** The type of the local activity whose result a history event records (its marker), if it is one. */
-function localActivityOf(event: NonNullable<Awaited<ReturnType<SaleHandle['fetchHistory']>>['events']>[number]): string | undefined {
+function localActivityOf(
+  event: NonNullable<Awaited<ReturnType<SaleHandle['fetchHistory']>>['events']>[number],
+): string | undefined {
   const marker = event.markerRecordedEventAttributes;
   if (marker?.markerName !== 'core_local_activity') return undefined;
   const [data] = marker.details?.['data']?.payloads ?? [];
@@ -62,7 +70,9 @@ function localActivityOf(event: NonNullable<Awaited<ReturnType<SaleHandle['fetch
 /** Updates the server accepted into history: a validator's refusal leaves none. */
 async function acceptedUpdates(handle: SaleHandle): Promise<string[]> {
   return ((await handle.fetchHistory()).events ?? []).flatMap((e) =>
-    e.workflowExecutionUpdateAcceptedEventAttributes ? [e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name ?? ''] : [],
+    e.workflowExecutionUpdateAcceptedEventAttributes
+      ? [e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name ?? '']
+      : [],
   );
 }
 
@@ -90,7 +100,12 @@ describe('a start the workflow cannot use (plain JSON from the Temporal CLI or a
 
   it('ends a sale whose line amount overflows, and one that is not even an object, the same way', async () => {
     await h.run({}, async (s) => {
-      const handle = await s.startSale(s.saleInput({ lines: [{ itemId: MILK, quantity: 1_000_000, unitPrice: 1_000_000_000 }], options: { refundWindowDays: 0 } }));
+      const handle = await s.startSale(
+        s.saleInput({
+          lines: [{ itemId: MILK, quantity: 1_000_000, unitPrice: 1_000_000_000 }],
+          options: { refundWindowDays: 0 },
+        }),
+      );
       const end = await endWithin(handle);
       expect(end).toBeInstanceOf(WorkflowFailedError);
       const cause = (end as WorkflowFailedError).cause as ApplicationFailure;
@@ -98,7 +113,11 @@ describe('a start the workflow cannot use (plain JSON from the Temporal CLI or a
       expect(cause.message).toContain('lines[0]');
       expect(s.calls).toEqual([]);
 
-      const notAnObject = await h.env.client.workflow.start('saleWorkflow', { taskQueue: s.taskQueue, workflowId: `sale:${s.businessId}:not-an-object`, args: ['INV-1'] });
+      const notAnObject = await h.env.client.workflow.start('saleWorkflow', {
+        taskQueue: s.taskQueue,
+        workflowId: `sale:${s.businessId}:not-an-object`,
+        args: ['INV-1'],
+      });
       const end2 = await endWithin(notAnObject as SaleHandle);
       expect(((end2 as WorkflowFailedError).cause as ApplicationFailure).type).toBe(FAILURE_TYPES.invalidInput);
     });
@@ -143,7 +162,8 @@ describe("Temporal's own cancellation (the UI's Request Cancellation, temporal w
         createSale: async () => submission.inFlight(saleDocument({ status: 'pending' })),
         awaitDocumentOutcome: async ({ documentId }) => {
           reads++;
-          if (reads < 3) throw ApplicationFailure.create({ type: FAILURE_TYPES.documentInFlight, message: 'still in flight' });
+          if (reads < 3)
+            throw ApplicationFailure.create({ type: FAILURE_TYPES.documentInFlight, message: 'still in flight' });
           return { document: saleDocument({ id: documentId }), apiCalls: 1 };
         },
       },
@@ -166,15 +186,43 @@ describe('operator update forms in the Temporal UI', () => {
       const handle = await s.startSale(s.saleInput());
       await s.waitFor(handle, (st) => st.step === 'parked');
       const invalid = FAILURE_TYPES.invalidInput;
-      await expectRefusedAs(handle.executeUpdate('cancel'), invalid, /^cancel needs \{"reason": "…"\}: no data was given/);
-      await expectRefusedAs(handle.executeUpdate('cancel', { args: [{ reason: 5 }] }), invalid, /^cancel needs \{"reason": "…"\}: reason must be a string/);
-      await expectRefusedAs(handle.executeUpdate('cancel', { args: [{ reason: '  ' }] }), invalid, /reason must not be empty/);
+      await expectRefusedAs(
+        handle.executeUpdate('cancel'),
+        invalid,
+        /^cancel needs \{"reason": "…"\}: no data was given/,
+      );
+      await expectRefusedAs(
+        handle.executeUpdate('cancel', { args: [{ reason: 5 }] }),
+        invalid,
+        /^cancel needs \{"reason": "…"\}: reason must be a string/,
+      );
+      await expectRefusedAs(
+        handle.executeUpdate('cancel', { args: [{ reason: '  ' }] }),
+        invalid,
+        /reason must not be empty/,
+      );
       await expectRefusedAs(handle.executeUpdate('retry', { args: [{ now: true }] }), invalid, /^retry takes no data/);
-      await expectRefusedAs(handle.executeUpdate('itemFixed'), invalid, /^itemFixed needs \{"itemId": "…"\}: no data was given/);
-      await expectRefusedAs(handle.executeUpdate('confirmStockMovement', { args: [{}] }), invalid, /^confirmStockMovement needs \{"referenceId": "…"\}: referenceId is required/);
-      await expectRefusedAs(handle.executeUpdate('resendStockMovement', { args: ['ref'] }), invalid, /^resendStockMovement needs \{"referenceId": "…"\}: .*must be an object/);
+      await expectRefusedAs(
+        handle.executeUpdate('itemFixed'),
+        invalid,
+        /^itemFixed needs \{"itemId": "…"\}: no data was given/,
+      );
+      await expectRefusedAs(
+        handle.executeUpdate('confirmStockMovement', { args: [{}] }),
+        invalid,
+        /^confirmStockMovement needs \{"referenceId": "…"\}: referenceId is required/,
+      );
+      await expectRefusedAs(
+        handle.executeUpdate('resendStockMovement', { args: ['ref'] }),
+        invalid,
+        /^resendStockMovement needs \{"referenceId": "…"\}: .*must be an object/,
+      );
       await expectRefusedAs(handle.executeUpdate('refund'), invalid, /^refund needs .*: no data was given/);
-      await expectRefusedAs(handle.executeUpdate('awaitReceipt', { args: [{ wait: 'forever' }] }), invalid, /^awaitReceipt .*wait must be a duration/);
+      await expectRefusedAs(
+        handle.executeUpdate('awaitReceipt', { args: [{ wait: 'forever' }] }),
+        invalid,
+        /^awaitReceipt .*wait must be a duration/,
+      );
       expect(await acceptedUpdates(handle)).toEqual([]);
       // The retry form may send nothing at all, or an empty object: both are a retry.
       const after = await handle.executeUpdate('retry', { args: [{}] });
@@ -203,7 +251,10 @@ describe('operator update forms in the Temporal UI', () => {
     await h.run(
       {
         ...parkingRejection,
-        retrySale: async ({ documentId }) => (fixed ? submission.signed(saleDocument({ id: documentId })) : rejectedFor('authority_rejected', 'The customer PIN is invalid')),
+        retrySale: async ({ documentId }) =>
+          fixed
+            ? submission.signed(saleDocument({ id: documentId }))
+            : rejectedFor('authority_rejected', 'The customer PIN is invalid'),
       },
       async (s) => {
         const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
@@ -221,7 +272,10 @@ describe('operator update forms in the Temporal UI', () => {
         ]);
         for (const answer of answers) {
           if (answer.status === 'fulfilled') expect(answer.value.parked).toBeNull();
-          else expect(String((answer.reason as WorkflowUpdateFailedError).cause?.message)).toMatch(/retry is possible only while the sale is parked/);
+          else
+            expect(String((answer.reason as WorkflowUpdateFailedError).cause?.message)).toMatch(
+              /retry is possible only while the sale is parked/,
+            );
         }
         const end = (await endWithin(handle)) as SaleState;
         expect(end.step).toBe('completed');
@@ -246,8 +300,16 @@ describe('awaitReceipt, the till’s one call', () => {
       expect(await handle.executeUpdate<ReceiptAnswer, []>('awaitReceipt')).toMatchObject({ signed: true });
       expect(s.inputs('createSale')).toHaveLength(1);
 
-      const other = { ...input, lines: [{ ...input.lines[0]!, quantity: 3 }, input.lines[1]!], customer: { name: 'Wanjiru' } };
-      const conflict = await expectRefusedAs(awaitReceipt(handle, { input: other }), FAILURE_TYPES.saleInputConflict, /lines\[0\]\.quantity/);
+      const other = {
+        ...input,
+        lines: [{ ...input.lines[0]!, quantity: 3 }, input.lines[1]!],
+        customer: { name: 'Wanjiru' },
+      };
+      const conflict = await expectRefusedAs(
+        awaitReceipt(handle, { input: other }),
+        FAILURE_TYPES.saleInputConflict,
+        /lines\[0\]\.quantity/,
+      );
       expect(conflict.message).toContain('customer.name');
       expect(conflict.message).not.toContain('Wanjiru');
       expect(conflict.details?.[0]).toEqual({ fields: ['customer.name', 'lines[0].quantity'] });
@@ -259,7 +321,11 @@ describe('awaitReceipt, the till’s one call', () => {
     await h.run(parkingRejection, async (s) => {
       const handle = await s.startSale(s.saleInput());
       const answer = await awaitReceipt(handle, { wait: '1 minute' });
-      expect(answer).toMatchObject({ signed: false, receipt: null, state: { step: 'parked', parked: { code: 'authority_rejected' } } });
+      expect(answer).toMatchObject({
+        signed: false,
+        receipt: null,
+        state: { step: 'parked', parked: { code: 'authority_rejected' } },
+      });
     });
     await h.run(
       {
@@ -271,7 +337,11 @@ describe('awaitReceipt, the till’s one call', () => {
       async (s) => {
         const handle = await s.startSale(s.saleInput());
         const answer = await awaitReceipt(handle, { wait: '1 second' });
-        expect(answer).toMatchObject({ signed: false, receipt: null, state: { step: 'awaiting_outcome', parked: null } });
+        expect(answer).toMatchObject({
+          signed: false,
+          receipt: null,
+          state: { step: 'awaiting_outcome', parked: null },
+        });
       },
     );
   });
@@ -283,7 +353,8 @@ describe('AttentionReason, the attention list’s column', () => {
     await h.run(
       {
         ...parkingRejection,
-        retrySale: async ({ documentId }) => (fixed ? submission.signed(saleDocument({ id: documentId })) : rejectedFor('authority_rejected', 'no')),
+        retrySale: async ({ documentId }) =>
+          fixed ? submission.signed(saleDocument({ id: documentId })) : rejectedFor('authority_rejected', 'no'),
         // The ledger's probe reads a quantity; the movement itself is refused: an operator must settle it.
         adjustStock: async (movement) => {
           if (movement.quantity === 0) return { movementId: 'mov_probe', quantityOnHand: 100, apiCalls: 1 };
@@ -291,7 +362,9 @@ describe('AttentionReason, the attention list’s column', () => {
         },
       },
       async (s) => {
-        const handle = await s.startSale(s.saleInput({ lines: [{ itemId: MILK, quantity: 1, unitPrice: 65 }], options: { refundWindowDays: 0 } }));
+        const handle = await s.startSale(
+          s.saleInput({ lines: [{ itemId: MILK, quantity: 1, unitPrice: 65 }], options: { refundWindowDays: 0 } }),
+        );
         await s.waitFor(handle, (st) => st.step === 'parked');
         expect(await s.searchAttribute(handle, AttentionReason)).toBe('authority_rejected');
         fixed = true;
@@ -323,7 +396,9 @@ describe('AttentionReason, the attention list’s column', () => {
 
 describe('recovery after a rejection rests on the service’s item list, not on a cause code', () => {
   const registersAtOnce = async ({ itemId, waiterWorkflowId }: { itemId: string; waiterWorkflowId: string }) => {
-    await h.env.client.workflow.getHandle(waiterWorkflowId).signal(itemRegistrationSettledSignal, { itemId, status: 'registered' });
+    await h.env.client.workflow
+      .getHandle(waiterWorkflowId)
+      .signal(itemRegistrationSettledSignal, { itemId, status: 'registered' });
   };
 
   it('registers an item the service lists as not registered after a rejection under any code, then resubmits once', async () => {
@@ -331,22 +406,47 @@ describe('recovery after a rejection rests on the service’s item list, not on 
     const checkItems = async ({ itemIds }: { itemIds: string[] }) => {
       reads++;
       // The first read (before filing) came from a stale cache; the read after the rejection is the service's.
-      return { items: itemIds.map((itemId) => ({ itemId, registered: reads === 1 || itemId !== MILK, stockTracked: true, unitPrice: null })), apiCalls: 1 };
+      return {
+        items: itemIds.map((itemId) => ({
+          itemId,
+          registered: reads === 1 || itemId !== MILK,
+          stockTracked: true,
+          unitPrice: null,
+        })),
+        apiCalls: 1,
+      };
     };
-    await h.run({ checkItems, createSale: async () => rejectedFor('not_on_register', 'Unknown article'), requestItemRegistration: registersAtOnce }, async (s) => {
-      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
-      const end = (await endWithin(handle)) as SaleState;
-      expect(end.step).toBe('completed');
-      expect(end.submissions).toBe(2);
-      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'checkItems', 'requestItemRegistration', 'retrySale', 'handOverStock']);
-      expect(s.inputs('checkItems')[1]).toMatchObject({ fresh: true });
-      expect(s.inputs('requestItemRegistration')).toEqual([expect.objectContaining({ itemId: MILK })]);
-      expect(end.history.some((e) => e.event.startsWith('parked'))).toBe(false);
-    });
+    await h.run(
+      {
+        checkItems,
+        createSale: async () => rejectedFor('not_on_register', 'Unknown article'),
+        requestItemRegistration: registersAtOnce,
+      },
+      async (s) => {
+        const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+        const end = (await endWithin(handle)) as SaleState;
+        expect(end.step).toBe('completed');
+        expect(end.submissions).toBe(2);
+        expect(s.sequence()).toEqual([
+          'checkItems',
+          'createSale',
+          'checkItems',
+          'requestItemRegistration',
+          'retrySale',
+          'handOverStock',
+        ]);
+        expect(s.inputs('checkItems')[1]).toMatchObject({ fresh: true });
+        expect(s.inputs('requestItemRegistration')).toEqual([expect.objectContaining({ itemId: MILK })]);
+        expect(end.history.some((e) => e.event.startsWith('parked'))).toBe(false);
+      },
+    );
   });
 
   it('parks for an operator when every item is registered, even under the old item_not_registered code', async () => {
-    const createSale = async () => submission.rejected(failed('Item not registered'), [{ code: 'item_not_registered', message: 'Item not registered', itemId: MILK }]);
+    const createSale = async () =>
+      submission.rejected(failed('Item not registered'), [
+        { code: 'item_not_registered', message: 'Item not registered', itemId: MILK },
+      ]);
     await h.run({ createSale }, async (s) => {
       const handle = await s.startSale(s.saleInput());
       const parked = await s.waitFor(handle, (st) => st.step === 'parked');
@@ -359,14 +459,19 @@ describe('recovery after a rejection rests on the service’s item list, not on 
   it('still retries a known-transient rejection with backoff, without reading the items', async () => {
     let calls = 0;
     const retrySale = async ({ documentId }: { documentId: string }) =>
-      ++calls < 2 ? rejectedFor('authority_unavailable', 'unavailable') : submission.signed(saleDocument({ id: documentId }));
-    await h.run({ createSale: async () => rejectedFor('authority_unavailable', 'unavailable'), retrySale }, async (s) => {
-      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
-      const end = (await endWithin(handle)) as SaleState;
-      expect(end.step).toBe('completed');
-      expect(end.submissions).toBe(3);
-      expect(s.sequence().filter((n) => n === 'checkItems')).toHaveLength(1);
-    });
+      ++calls < 2
+        ? rejectedFor('authority_unavailable', 'unavailable')
+        : submission.signed(saleDocument({ id: documentId }));
+    await h.run(
+      { createSale: async () => rejectedFor('authority_unavailable', 'unavailable'), retrySale },
+      async (s) => {
+        const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+        const end = (await endWithin(handle)) as SaleState;
+        expect(end.step).toBe('completed');
+        expect(end.submissions).toBe(3);
+        expect(s.sequence().filter((n) => n === 'checkItems')).toHaveLength(1);
+      },
+    );
   });
 });
 
@@ -375,7 +480,10 @@ describe('a till refunds right after printing the receipt', () => {
     let releaseStock!: () => void;
     const stockHeld = new Promise<void>((resolve) => (releaseStock = resolve));
     // The hand-over to the branch's stock ledger, held until the refund is in.
-    const handOver = createStockLedgerActivities({ temporal: { client: h.env.client }, logger: pino({ level: 'silent' }) }).handOverStock;
+    const handOver = createStockLedgerActivities({
+      temporal: { client: h.env.client },
+      logger: pino({ level: 'silent' }),
+    }).handOverStock;
     const handOverStock = async (input: Parameters<typeof handOver>[0]) => {
       await stockHeld;
       return handOver(input);
@@ -383,11 +491,21 @@ describe('a till refunds right after printing the receipt', () => {
     await h.run({ handOverStock }, async (s) => {
       try {
         const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 1 } }));
-        await eventually(() => s.sequence(), (seq) => seq.includes('handOverStock'), { intervalMs: 20, what: 'the hand-over under way' });
-        const refunding = handle.executeUpdate(refundUpdate, { args: [{ reason: '06', returnDate: '2026-11-22', traderInvoiceNumber: `CN-${Date.now()}` }] });
+        await eventually(
+          () => s.sequence(),
+          (seq) => seq.includes('handOverStock'),
+          { intervalMs: 20, what: 'the hand-over under way' },
+        );
+        const refunding = handle.executeUpdate(refundUpdate, {
+          args: [{ reason: '06', returnDate: '2026-11-22', traderInvoiceNumber: `CN-${Date.now()}` }],
+        });
         // The hand-over is a local activity: its workflow task stays open, and the refund comes in with the task's
         // heartbeat (seconds), while the sale is still in reporting_stock. Accepted, not refused.
-        await eventually(() => acceptedUpdates(handle), (names) => names.includes('refund'), { timeoutMs: 25_000, intervalMs: 100, what: 'the refund accepted' });
+        await eventually(
+          () => acceptedUpdates(handle),
+          (names) => names.includes('refund'),
+          { timeoutMs: 25_000, intervalMs: 100, what: 'the refund accepted' },
+        );
         expect(s.calls.filter((c) => c.name === 'handOverStock').map((c) => c.attempt)).toEqual([1]);
         releaseStock();
         const result = await refunding;
@@ -401,7 +519,13 @@ describe('a till refunds right after printing the receipt', () => {
         expect(accepted).toBeGreaterThan(-1);
         expect(accepted).toBeLessThan(handedOver);
         // The sale's lines, then the goods back (reason 06 restocks), each handed over once.
-        expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock', 'createCreditNote', 'handOverStock']);
+        expect(s.sequence()).toEqual([
+          'checkItems',
+          'createSale',
+          'handOverStock',
+          'createCreditNote',
+          'handOverStock',
+        ]);
         expect(closed.stockMovements.map((m) => m.action)).toEqual(['DEDUCT', 'DEDUCT', 'ADD', 'ADD']);
       } finally {
         // A hand-over left held would keep the worker from shutting down at the end of the file.

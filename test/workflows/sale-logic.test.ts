@@ -9,8 +9,25 @@ import { describe, expect, it } from 'vitest';
 import { FAILURE_TYPES, documentInFlight } from '../../activities/failures.js';
 import type { AdjustStockInput, FiscalDocument } from '../../activities/types.js';
 import { Application, AttentionReason, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
-import { SALE_WORKFLOW_TYPE, callbackReceivedSignal, cancelUpdate, confirmStockMovementUpdate, itemFixedUpdate, itemRegistrationSettledSignal, refundUpdate, resendStockMovementUpdate, retryUpdate, type RefundRequest, type SaleState } from '../../src/contracts/sale.js';
-import { STOCK_LEDGER_WORKFLOW_TYPE, settleMovementUpdate, stockLedgerWorkflowId, type StockLedgerState } from '../../src/contracts/stock-ledger.js';
+import {
+  SALE_WORKFLOW_TYPE,
+  callbackReceivedSignal,
+  cancelUpdate,
+  confirmStockMovementUpdate,
+  itemFixedUpdate,
+  itemRegistrationSettledSignal,
+  refundUpdate,
+  resendStockMovementUpdate,
+  retryUpdate,
+  type RefundRequest,
+  type SaleState,
+} from '../../src/contracts/sale.js';
+import {
+  STOCK_LEDGER_WORKFLOW_TYPE,
+  settleMovementUpdate,
+  stockLedgerWorkflowId,
+  type StockLedgerState,
+} from '../../src/contracts/stock-ledger.js';
 import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { eventually } from '../helpers/eventually.js';
 import { expectUpdateRefused } from '../helpers/updates.js';
@@ -37,7 +54,12 @@ const VOUCHER = 'itm_gift_voucher';
 const SIGNED_STEPS: Array<SaleState['step']> = ['reporting_stock', 'refund_window', 'refunding', 'completed'];
 
 function refundRequest(overrides: Partial<RefundRequest> = {}): RefundRequest {
-  return { reason: '01', returnDate: '2026-11-22', traderInvoiceNumber: `CN-${Math.random().toString(36).slice(2, 10)}`, ...overrides };
+  return {
+    reason: '01',
+    returnDate: '2026-11-22',
+    traderInvoiceNumber: `CN-${Math.random().toString(36).slice(2, 10)}`,
+    ...overrides,
+  };
 }
 
 /** Failed in flight or on submission: the document as the service shows it then. */
@@ -59,26 +81,43 @@ function byReference<T extends { referenceId: string }>(movements: T[]): T[] {
 const isProbe = (m: AdjustStockInput) => m.quantity === 0;
 
 /** The branch's stock ledger once `predicate` holds (it starts with the first hand-over and runs apart from the sale). */
-function ledgerWhen(s: Scenario, predicate: (st: StockLedgerState) => boolean, what: string): Promise<StockLedgerState> {
-  return eventually(() => s.ledgerState().catch(() => undefined), (st) => st !== undefined && predicate(st), { timeoutMs: 20_000, intervalMs: 50, what }).then((st) => st!);
+function ledgerWhen(
+  s: Scenario,
+  predicate: (st: StockLedgerState) => boolean,
+  what: string,
+): Promise<StockLedgerState> {
+  return eventually(
+    () => s.ledgerState().catch(() => undefined),
+    (st) => st !== undefined && predicate(st),
+    { timeoutMs: 20_000, intervalMs: 50, what },
+  ).then((st) => st!);
 }
 
 /** The ledger once it took `lines` lines and settled everything: nothing pending, nothing open. */
 const settledLedger = (s: Scenario, lines: number) =>
-  ledgerWhen(s, (st) => st.totals.linesTaken === lines && st.open.length === 0 && Object.keys(st.pending).length === 0, `a settled ledger of ${lines} lines`);
+  ledgerWhen(
+    s,
+    (st) => st.totals.linesTaken === lines && st.open.length === 0 && Object.keys(st.pending).length === 0,
+    `a settled ledger of ${lines} lines`,
+  );
 
 /**
  * A sale (or ledger) that never needed an operator never writes NeedsAttention: the lean path writes it only when it
  * changes, and these tests start sales without the `false` a client sets at start (docs/starting-sales.md).
  */
-async function expectNeverNeededAttention(s: Scenario, handle: Parameters<Scenario['searchAttribute']>[0]): Promise<void> {
+async function expectNeverNeededAttention(
+  s: Scenario,
+  handle: Parameters<Scenario['searchAttribute']>[0],
+): Promise<void> {
   expect(await s.searchAttribute(handle, NeedsAttention)).toBeUndefined();
 }
 
 /** Updates the server accepted into history: a validator's refusal leaves none. */
 async function acceptedUpdates(handle: Awaited<ReturnType<Scenario['startSale']>>): Promise<string[]> {
   return ((await handle.fetchHistory()).events ?? []).flatMap((e) =>
-    e.workflowExecutionUpdateAcceptedEventAttributes ? [e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name ?? ''] : [],
+    e.workflowExecutionUpdateAcceptedEventAttributes
+      ? [e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name ?? '']
+      : [],
   );
 }
 
@@ -122,15 +161,45 @@ describe('the refund window', () => {
           businessId: input.businessId,
           taskQueue: s.taskQueue,
           lines: [
-            { lineId: stockReferenceId(key, 0, 'DEDUCT'), saleWorkflowId: handle.workflowId, itemId: SUGAR, action: 'DEDUCT', quantity: 2, unitPrice: 250, tellSale: true },
-            { lineId: stockReferenceId(key, 1, 'DEDUCT'), saleWorkflowId: handle.workflowId, itemId: MILK, action: 'DEDUCT', quantity: 1, unitPrice: 65, tellSale: true },
+            {
+              lineId: stockReferenceId(key, 0, 'DEDUCT'),
+              saleWorkflowId: handle.workflowId,
+              itemId: SUGAR,
+              action: 'DEDUCT',
+              quantity: 2,
+              unitPrice: 250,
+              tellSale: true,
+            },
+            {
+              lineId: stockReferenceId(key, 1, 'DEDUCT'),
+              saleWorkflowId: handle.workflowId,
+              itemId: MILK,
+              action: 'DEDUCT',
+              quantity: 1,
+              unitPrice: 65,
+              tellSale: true,
+            },
           ],
         },
       ]);
       // The budget was idle: the ledger sent each line alone, under the line's reference; items go in no set order.
       expect(byReference(s.movementsSent())).toEqual([
-        { businessId: input.businessId, itemId: SUGAR, action: 'DEDUCT', quantity: 2, unitPrice: 250, referenceId: stockReferenceId(key, 0, 'DEDUCT') },
-        { businessId: input.businessId, itemId: MILK, action: 'DEDUCT', quantity: 1, unitPrice: 65, referenceId: stockReferenceId(key, 1, 'DEDUCT') },
+        {
+          businessId: input.businessId,
+          itemId: SUGAR,
+          action: 'DEDUCT',
+          quantity: 2,
+          unitPrice: 250,
+          referenceId: stockReferenceId(key, 0, 'DEDUCT'),
+        },
+        {
+          businessId: input.businessId,
+          itemId: MILK,
+          action: 'DEDUCT',
+          quantity: 1,
+          unitPrice: 65,
+          referenceId: stockReferenceId(key, 1, 'DEDUCT'),
+        },
       ]);
       // Every API call (the ledger's included) ran on the compliance queue; the hand-over, which talks to Temporal, is a
       // local activity of the sale on its own queue (placement asks the worker).
@@ -139,10 +208,27 @@ describe('the refund window', () => {
       expect(s.calls.filter((c) => c.name === 'handOverStock').map((c) => c.taskQueue)).toEqual([s.taskQueue]);
       expect(closed.sale).toMatchObject({ status: 'completed', receipt: { cuInvoiceNo: 'KRACU0100000001/1' } });
       // The ledger told the open sale which recorded movement carried each line.
-      const recordedAs = (referenceId: string) => stock.recorded.filter((m) => m.referenceId === referenceId).map((m) => m.movementId);
-      expect(closed.stockMovements.map((m) => [m.itemId, m.action, m.status, m.ledger, m.carriedBy, [m.movementId]])).toEqual([
-        [SUGAR, 'DEDUCT', 'reported', ledger, stockReferenceId(key, 0, 'DEDUCT'), recordedAs(stockReferenceId(key, 0, 'DEDUCT'))],
-        [MILK, 'DEDUCT', 'reported', ledger, stockReferenceId(key, 1, 'DEDUCT'), recordedAs(stockReferenceId(key, 1, 'DEDUCT'))],
+      const recordedAs = (referenceId: string) =>
+        stock.recorded.filter((m) => m.referenceId === referenceId).map((m) => m.movementId);
+      expect(
+        closed.stockMovements.map((m) => [m.itemId, m.action, m.status, m.ledger, m.carriedBy, [m.movementId]]),
+      ).toEqual([
+        [
+          SUGAR,
+          'DEDUCT',
+          'reported',
+          ledger,
+          stockReferenceId(key, 0, 'DEDUCT'),
+          recordedAs(stockReferenceId(key, 0, 'DEDUCT')),
+        ],
+        [
+          MILK,
+          'DEDUCT',
+          'reported',
+          ledger,
+          stockReferenceId(key, 1, 'DEDUCT'),
+          recordedAs(stockReferenceId(key, 1, 'DEDUCT')),
+        ],
       ]);
       expect(stock.onHand(SUGAR)).toBe(98);
       expect(stock.onHand(MILK)).toBe(99);
@@ -188,8 +274,24 @@ describe('the refund window', () => {
       expect(result.creditNote).toEqual(creditNoteDocument({ traderInvoiceNumber: request.traderInvoiceNumber }));
       // The refund answers once the ledger has taken the restock lines; it sends them on its own time.
       expect(result.stockMovements).toEqual([
-        { referenceId: stockReferenceId(cnKey, 0, 'ADD'), itemId: SUGAR, action: 'ADD', quantity: 2, unitPrice: 250, status: 'handed_over', ledger },
-        { referenceId: stockReferenceId(cnKey, 1, 'ADD'), itemId: MILK, action: 'ADD', quantity: 1, unitPrice: 65, status: 'handed_over', ledger },
+        {
+          referenceId: stockReferenceId(cnKey, 0, 'ADD'),
+          itemId: SUGAR,
+          action: 'ADD',
+          quantity: 2,
+          unitPrice: 250,
+          status: 'handed_over',
+          ledger,
+        },
+        {
+          referenceId: stockReferenceId(cnKey, 1, 'ADD'),
+          itemId: MILK,
+          action: 'ADD',
+          quantity: 1,
+          unitPrice: 65,
+          status: 'handed_over',
+          ledger,
+        },
       ]);
       expect(s.inputs('createCreditNote')).toEqual([
         {
@@ -227,8 +329,16 @@ describe('the refund window', () => {
       expect(await s.searchAttribute(handle, FiscalStatus)).toBe('refunded');
 
       // The ledger puts the goods back, each restock line alone.
-      await eventually(() => s.movementsSent().length, (n) => n === 4, { timeoutMs: 20_000, intervalMs: 50, what: 'the restock sent' });
-      const sent = (m: { itemId: string; action: string; referenceId: string }) => ({ itemId: m.itemId, action: m.action, referenceId: m.referenceId });
+      await eventually(
+        () => s.movementsSent().length,
+        (n) => n === 4,
+        { timeoutMs: 20_000, intervalMs: 50, what: 'the restock sent' },
+      );
+      const sent = (m: { itemId: string; action: string; referenceId: string }) => ({
+        itemId: m.itemId,
+        action: m.action,
+        referenceId: m.referenceId,
+      });
       expect(byReference(s.movementsSent().map(sent))).toEqual(
         byReference([
           { itemId: SUGAR, action: 'DEDUCT', referenceId: signed.stockMovements[0]!.referenceId },
@@ -239,7 +349,11 @@ describe('the refund window', () => {
       );
       // The sale's movements went out before the credit note's.
       expect(s.movementsSent().map((m) => m.action)).toEqual(['DEDUCT', 'DEDUCT', 'ADD', 'ADD']);
-      await eventually(() => stock.onHand(SUGAR) === 100 && stock.onHand(MILK) === 100, (back) => back, { timeoutMs: 20_000, intervalMs: 50, what: 'the goods back in stock' });
+      await eventually(
+        () => stock.onHand(SUGAR) === 100 && stock.onHand(MILK) === 100,
+        (back) => back,
+        { timeoutMs: 20_000, intervalMs: 50, what: 'the goods back in stock' },
+      );
       expect(stock.recorded.filter((m) => m.quantity > 0)).toHaveLength(4);
     });
   });
@@ -273,13 +387,23 @@ describe('the refund window', () => {
       lost = true;
       await stock.apply(movement);
       stock.move(SUGAR, -5);
-      throw refusal(FAILURE_TYPES.ambiguousWrite, 'adjustStock (POST /v1/stock/adjustments): socket hang up; the request may have taken effect');
+      throw refusal(
+        FAILURE_TYPES.ambiguousWrite,
+        'adjustStock (POST /v1/stock/adjustments): socket hang up; the request may have taken effect',
+      );
     };
     await h.run({ adjustStock }, async (s) => {
       const handle = await s.startSale(s.saleInput({ lines: [{ itemId: SUGAR, quantity: 1, unitPrice: 250 }] }));
-      const waiting = await ledgerWhen(s, (st) => st.open.some((m) => m.status === 'needs_operator'), 'the ledger asking an operator');
+      const waiting = await ledgerWhen(
+        s,
+        (st) => st.open.some((m) => m.status === 'needs_operator'),
+        'the ledger asking an operator',
+      );
       const line = (await s.waitFor(handle, (st) => st.step === 'refund_window')).stockMovements[0]!;
-      expect(line).toMatchObject({ status: 'handed_over', ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined) });
+      expect(line).toMatchObject({
+        status: 'handed_over',
+        ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined),
+      });
       expect(waiting.open[0]!.lines.map((l) => l.lineId)).toEqual([line.referenceId]);
       // The operator's work is the ledger's, not the sale's.
       await expectNeverNeededAttention(s, handle);
@@ -301,9 +425,13 @@ describe('the refund window', () => {
       expect(count(s, 'createCreditNote')).toBe(0);
 
       // The ledger still waits, a month later, and nothing was sent again meanwhile.
-      expect((await s.ledgerState()).open.map((m) => [m.referenceId, m.status])).toEqual([[line.referenceId, 'needs_operator']]);
+      expect((await s.ledgerState()).open.map((m) => [m.referenceId, m.status])).toEqual([
+        [line.referenceId, 'needs_operator'],
+      ]);
       expect(s.movementsSent()).toHaveLength(1);
-      const settled = await s.ledger().executeUpdate(settleMovementUpdate, { args: [{ referenceId: line.referenceId, decision: 'applied' }] });
+      const settled = await s
+        .ledger()
+        .executeUpdate(settleMovementUpdate, { args: [{ referenceId: line.referenceId, decision: 'applied' }] });
       expect(settled).toMatchObject({ status: 'recorded', settledBy: 'operator' });
       await settledLedger(s, 1);
       expect(await s.searchAttribute(s.ledger(), NeedsAttention)).toBe(false);
@@ -312,7 +440,10 @@ describe('the refund window', () => {
   });
 
   it('refuses invalid refunds and refunds of an unsigned sale before anything is recorded', async () => {
-    const createSale = async () => submission.rejected(failed('invalid customer PIN'), [{ code: 'authority_rejected', message: 'invalid customer PIN' }]);
+    const createSale = async () =>
+      submission.rejected(failed('invalid customer PIN'), [
+        { code: 'authority_rejected', message: 'invalid customer PIN' },
+      ]);
     await h.run({}, async (s) => {
       const handle = await s.startSale(s.saleInput());
       await s.waitFor(handle, (st) => st.step === 'refund_window');
@@ -323,7 +454,8 @@ describe('the refund window', () => {
         [refundRequest({ traderInvoiceNumber: '' }), /traderInvoiceNumber must not be empty/],
         [refundRequest({ traderInvoiceNumber: 'x'.repeat(51) }), /traderInvoiceNumber must be at most 50 characters/],
       ];
-      for (const [request, message] of bad) await expectInvalidArgument(handle.executeUpdate(refundUpdate, { args: [request] }), message);
+      for (const [request, message] of bad)
+        await expectInvalidArgument(handle.executeUpdate(refundUpdate, { args: [request] }), message);
       expect((await s.state(handle)).step).toBe('refund_window');
       expect(count(s, 'createCreditNote')).toBe(0);
       expect(await acceptedUpdates(handle)).toEqual([]);
@@ -331,7 +463,10 @@ describe('the refund window', () => {
     await h.run({ createSale }, async (s) => {
       const parked = await s.startSale(s.saleInput());
       await s.waitFor(parked, (st) => st.step === 'parked');
-      await expectUpdateRefused(parked.executeUpdate(refundUpdate, { args: [refundRequest()] }), /only a signed sale inside its refund window/);
+      await expectUpdateRefused(
+        parked.executeUpdate(refundUpdate, { args: [refundRequest()] }),
+        /only a signed sale inside its refund window/,
+      );
       expect(count(s, 'createCreditNote')).toBe(0);
     });
   });
@@ -348,11 +483,23 @@ describe('the refund window', () => {
       const request = refundRequest();
       const first = handle.executeUpdate(refundUpdate, { args: [request] });
       await s.waitFor(handle, (st) => st.step === 'awaiting_outcome' && st.creditNote?.status === 'pending');
-      await expectUpdateRefused(handle.executeUpdate(refundUpdate, { args: [refundRequest()] }), /already been refunded/);
+      await expectUpdateRefused(
+        handle.executeUpdate(refundUpdate, { args: [refundRequest()] }),
+        /already been refunded/,
+      );
 
       // The authority signs it; the callback's hint has the credit note read (getDocument finds it signed).
-      await handle.signal(callbackReceivedSignal, { documentId: 'crn_1', event: 'credit_note.completed', callbackId: 'cbk_1' });
-      expect((await first).creditNote).toMatchObject({ id: 'crn_1', type: 'credit_note', status: 'completed', receipt: { receiptLabel: 'NC' } });
+      await handle.signal(callbackReceivedSignal, {
+        documentId: 'crn_1',
+        event: 'credit_note.completed',
+        callbackId: 'cbk_1',
+      });
+      expect((await first).creditNote).toMatchObject({
+        id: 'crn_1',
+        type: 'credit_note',
+        status: 'completed',
+        receipt: { receiptLabel: 'NC' },
+      });
       expect(s.inputs('createCreditNote').map((c) => c.traderInvoiceNumber)).toEqual([request.traderInvoiceNumber]);
       expect((await s.settled(handle)).step).toBe('completed');
       expect(count(s, 'createCreditNote')).toBe(1);
@@ -374,7 +521,11 @@ describe('awaiting the authority', () => {
       await s.env.sleep(3 * HOUR + MINUTE);
 
       const parked = await s.waitFor(handle, (st) => st.step === 'parked');
-      expect(parked.parked).toMatchObject({ code: 'outcome_timeout', message: 'no outcome from the authority within 3 hours', actions: ['retry', 'cancel'] });
+      expect(parked.parked).toMatchObject({
+        code: 'outcome_timeout',
+        message: 'no outcome from the authority within 3 hours',
+        actions: ['retry', 'cancel'],
+      });
       expect(Date.parse(parked.parked!.since) - started).toBeGreaterThanOrEqual(3 * HOUR - MINUTE);
       expect(parked.sale?.status).toBe('pending');
       // Polled through activity retries (backoff up to a minute) for the whole three hours.
@@ -433,17 +584,33 @@ describe('awaiting the authority', () => {
     await h.run({ createSale, awaitDocumentOutcome, getDocument }, async (s) => {
       const handle = await s.startSale(s.saleInput());
       await s.waitFor(handle, (st) => st.step === 'awaiting_outcome');
-      await eventually(() => count(s, 'awaitDocumentOutcome'), (n) => n > 0, { intervalMs: 10 });
+      await eventually(
+        () => count(s, 'awaitDocumentOutcome'),
+        (n) => n > 0,
+        { intervalMs: 10 },
+      );
 
       // A hint the service does not confirm: one read, still pending, and it goes on waiting.
-      await handle.signal(callbackReceivedSignal, { documentId: 'sal_1', event: 'sale.completed', callbackId: 'cbk_1' });
-      await eventually(() => count(s, 'getDocument'), (n) => n === 1, { intervalMs: 10 });
+      await handle.signal(callbackReceivedSignal, {
+        documentId: 'sal_1',
+        event: 'sale.completed',
+        callbackId: 'cbk_1',
+      });
+      await eventually(
+        () => count(s, 'getDocument'),
+        (n) => n === 1,
+        { intervalMs: 10 },
+      );
       const still = await s.waitFor(handle, (st) => st.step === 'awaiting_outcome');
       expect(still.sale?.status).toBe('pending');
       expect(still.stockMovements).toEqual([]);
 
       authoritySigned = true;
-      await handle.signal(callbackReceivedSignal, { documentId: 'sal_1', event: 'sale.completed', callbackId: 'cbk_2' });
+      await handle.signal(callbackReceivedSignal, {
+        documentId: 'sal_1',
+        event: 'sale.completed',
+        callbackId: 'cbk_2',
+      });
       const signed = await s.waitFor(handle, (st) => st.step === 'refund_window');
       expect(signed.sale).toMatchObject({ status: 'completed', receipt: { cuInvoiceNo: 'KRACU0100000001/1' } });
       expect(s.inputs('getDocument')).toEqual([
@@ -453,7 +620,11 @@ describe('awaiting the authority', () => {
 
       // The poll was stopped: no more reads of any kind, however long it waits, and however many hints come.
       const polls = count(s, 'awaitDocumentOutcome');
-      await handle.signal(callbackReceivedSignal, { documentId: 'sal_1', event: 'sale.completed', callbackId: 'cbk_2' });
+      await handle.signal(callbackReceivedSignal, {
+        documentId: 'sal_1',
+        event: 'sale.completed',
+        callbackId: 'cbk_2',
+      });
       await handle.signal(callbackReceivedSignal, { documentId: 'sal_1', event: 'sale.failed', callbackId: 'cbk_1' });
       await s.env.sleep(HOUR);
       const after = await s.state(handle);
@@ -468,12 +639,19 @@ describe('awaiting the authority', () => {
   it('does not poll a document whose callback is announced: the callback alone leads to one read', async () => {
     let authoritySigned = false;
     const createSale = async () => ({ ...submission.inFlight(pending()), outcomeAnnounced: true });
-    const getDocument = async ({ documentId }: { documentId: string }) => ({ document: authoritySigned ? saleDocument({ id: documentId }) : pending(), apiCalls: 1 });
+    const getDocument = async ({ documentId }: { documentId: string }) => ({
+      document: authoritySigned ? saleDocument({ id: documentId }) : pending(),
+      apiCalls: 1,
+    });
     await h.run({ createSale, getDocument }, async (s) => {
       const handle = await s.startSale(s.saleInput());
       await s.waitFor(handle, (st) => st.step === 'awaiting_outcome');
       authoritySigned = true;
-      await handle.signal(callbackReceivedSignal, { documentId: 'sal_1', event: 'sale.completed', callbackId: 'cbk_1' });
+      await handle.signal(callbackReceivedSignal, {
+        documentId: 'sal_1',
+        event: 'sale.completed',
+        callbackId: 'cbk_1',
+      });
       const signed = await s.waitFor(handle, (st) => st.step === 'refund_window');
       expect(signed.sale).toMatchObject({ status: 'completed' });
       expect(count(s, 'awaitDocumentOutcome')).toBe(0);
@@ -515,11 +693,14 @@ describe('awaiting the authority', () => {
 
 describe('rejections', () => {
   const unavailable = () =>
-    submission.rejected(failed('The authority is unavailable'), [{ code: 'authority_unavailable', message: 'The authority is unavailable' }]);
+    submission.rejected(failed('The authority is unavailable'), [
+      { code: 'authority_unavailable', message: 'The authority is unavailable' },
+    ]);
 
   it('retries authority_unavailable with a growing backoff up to transientRetryLimit (default 5), then parks; a retry then signs', async () => {
     let authorityBack = false;
-    const retrySale = async ({ documentId }: { documentId: string }) => (authorityBack ? submission.signed(saleDocument({ id: documentId })) : unavailable());
+    const retrySale = async ({ documentId }: { documentId: string }) =>
+      authorityBack ? submission.signed(saleDocument({ id: documentId })) : unavailable();
     await h.run({ createSale: async () => unavailable(), retrySale }, async (s) => {
       const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
       await s.env.sleep(10 * MINUTE);
@@ -529,7 +710,9 @@ describe('rejections', () => {
       expect(parked.submissions).toBe(6);
       expect(parked.sale?.status).toBe('failed');
       expect(s.inputs('retrySale')).toEqual(Array(5).fill({ businessId: s.businessId, documentId: 'sal_1' }));
-      const times = s.calls.filter((c) => c.name === 'createSale' || c.name === 'retrySale').map((c) => c.scheduledAtMs);
+      const times = s.calls
+        .filter((c) => c.name === 'createSale' || c.name === 'retrySale')
+        .map((c) => c.scheduledAtMs);
       const gaps = times.slice(1).map((t, i) => t - times[i]!);
       gaps.forEach((gap, i) => {
         expect(gap).toBeGreaterThanOrEqual(2 ** (i + 1) * 1000);
@@ -542,7 +725,9 @@ describe('rejections', () => {
       const closed = await s.settled(handle);
       expect(closed.step).toBe('completed');
       expect(closed.submissions).toBe(7);
-      expect(closed.history.filter((e) => e.event.startsWith('parked')).map((e) => e.event)).toEqual(['parked: authority_unavailable']);
+      expect(closed.history.filter((e) => e.event.startsWith('parked')).map((e) => e.event)).toEqual([
+        'parked: authority_unavailable',
+      ]);
     });
   });
 
@@ -557,13 +742,21 @@ describe('rejections', () => {
   });
 
   it('parks a hard rejection without retrying by itself, parks again while the cause remains, and signs once it is gone', async () => {
-    const rejected = () => submission.rejected(failed('The customer PIN is invalid'), [{ code: 'authority_rejected', message: 'The customer PIN is invalid' }]);
+    const rejected = () =>
+      submission.rejected(failed('The customer PIN is invalid'), [
+        { code: 'authority_rejected', message: 'The customer PIN is invalid' },
+      ]);
     let fixed = false;
-    const retrySale = async ({ documentId }: { documentId: string }) => (fixed ? submission.signed(saleDocument({ id: documentId })) : rejected());
+    const retrySale = async ({ documentId }: { documentId: string }) =>
+      fixed ? submission.signed(saleDocument({ id: documentId })) : rejected();
     await h.run({ createSale: async () => rejected(), retrySale }, async (s) => {
       const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
       const parked = await s.waitFor(handle, (st) => st.step === 'parked');
-      expect(parked.parked).toMatchObject({ code: 'authority_rejected', message: 'The customer PIN is invalid', actions: ['retry', 'cancel'] });
+      expect(parked.parked).toMatchObject({
+        code: 'authority_rejected',
+        message: 'The customer PIN is invalid',
+        actions: ['retry', 'cancel'],
+      });
       expect(parked.sale?.status).toBe('failed');
       expect(await s.searchAttribute(handle, NeedsAttention)).toBe(true);
       expect(await s.searchAttribute(handle, FiscalStatus)).toBe('failed');
@@ -589,11 +782,15 @@ describe('rejections', () => {
   });
 
   it("cancels a parked sale on the operator's cancel, with the reason in its history, and reports no stock", async () => {
-    const rejected = async () => submission.rejected(failed('Invalid tax code'), [{ code: 'authority_rejected', message: 'Invalid tax code' }]);
+    const rejected = async () =>
+      submission.rejected(failed('Invalid tax code'), [{ code: 'authority_rejected', message: 'Invalid tax code' }]);
     await h.run({ createSale: rejected }, async (s) => {
       const handle = await s.startSale(s.saleInput());
       await s.waitFor(handle, (st) => st.step === 'parked');
-      await expectInvalidArgument(handle.executeUpdate(cancelUpdate, { args: [{ reason: '  ' }] }), /cancel needs \{"reason": "…"\}: reason must not be empty/);
+      await expectInvalidArgument(
+        handle.executeUpdate(cancelUpdate, { args: [{ reason: '  ' }] }),
+        /cancel needs \{"reason": "…"\}: reason must not be empty/,
+      );
       expect(await acceptedUpdates(handle)).toEqual([]);
       await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'customer walked away' }] });
       const closed = await s.settled(handle);
@@ -613,13 +810,28 @@ describe('rejections', () => {
     await h.run({}, async (s) => {
       const handle = await s.startSale(s.saleInput());
       // Once the ledger has told it which movements carried its lines, nothing changes the sale until its window ends.
-      const signed = await s.waitFor(handle, (st) => st.step === 'refund_window' && st.stockMovements.every((m) => m.status === 'reported'));
+      const signed = await s.waitFor(
+        handle,
+        (st) => st.step === 'refund_window' && st.stockMovements.every((m) => m.status === 'reported'),
+      );
       const referenceId = signed.stockMovements[0]!.referenceId;
       await expectUpdateRefused(handle.executeUpdate(retryUpdate), /retry is possible only while the sale is parked/);
-      await expectUpdateRefused(handle.executeUpdate(cancelUpdate, { args: [{ reason: 'changed my mind' }] }), /cancel is possible only while the sale is parked and unsigned/);
-      await expectUpdateRefused(handle.executeUpdate(itemFixedUpdate, { args: [{ itemId: SUGAR }] }), new RegExp(`item ${SUGAR} is not waiting for a fix`));
-      await expectUpdateRefused(handle.executeUpdate(confirmStockMovementUpdate, { args: [{ referenceId }] }), /is not waiting for confirmation/);
-      await expectUpdateRefused(handle.executeUpdate(resendStockMovementUpdate, { args: [{ referenceId: 'no-such-movement' }] }), /no-such-movement is not waiting for confirmation/);
+      await expectUpdateRefused(
+        handle.executeUpdate(cancelUpdate, { args: [{ reason: 'changed my mind' }] }),
+        /cancel is possible only while the sale is parked and unsigned/,
+      );
+      await expectUpdateRefused(
+        handle.executeUpdate(itemFixedUpdate, { args: [{ itemId: SUGAR }] }),
+        new RegExp(`item ${SUGAR} is not waiting for a fix`),
+      );
+      await expectUpdateRefused(
+        handle.executeUpdate(confirmStockMovementUpdate, { args: [{ referenceId }] }),
+        /is not waiting for confirmation/,
+      );
+      await expectUpdateRefused(
+        handle.executeUpdate(resendStockMovementUpdate, { args: [{ referenceId: 'no-such-movement' }] }),
+        /no-such-movement is not waiting for confirmation/,
+      );
       expect(await s.state(handle)).toEqual(signed);
       expect(await acceptedUpdates(handle)).toEqual([]);
     });
@@ -627,11 +839,17 @@ describe('rejections', () => {
 });
 
 describe('items', () => {
-  const unregistered = (missing: string) => async ({ itemIds }: { itemIds: string[] }) => ({
-    items: itemIds.map((itemId) => ({ itemId, registered: itemId !== missing, stockTracked: true, unitPrice: null })),
+  const unregistered =
+    (missing: string) =>
+    async ({ itemIds }: { itemIds: string[] }) => ({
+      items: itemIds.map((itemId) => ({ itemId, registered: itemId !== missing, stockTracked: true, unitPrice: null })),
+      apiCalls: 1,
+    });
+  const needsFixing = {
+    outcome: 'needs_fixing' as const,
+    needs: { productType: true, classificationMapping: false },
     apiCalls: 1,
-  });
-  const needsFixing = { outcome: 'needs_fixing' as const, needs: { productType: true, classificationMapping: false }, apiCalls: 1 };
+  };
 
   it('fails the sale when an item still needs fixing after itemFixDeadline, without ever creating it', async () => {
     await h.run({ checkItems: unregistered(MILK), registerItem: async () => needsFixing }, async (s) => {
@@ -640,11 +858,21 @@ describe('items', () => {
       const parked = await s.waitFor(handle, (st) => st.step === 'parked');
       expect(parked.parked).toMatchObject({ code: 'item_needs_fixing', actions: ['itemFixed'], itemIds: [MILK] });
       expect(s.inputs('requestItemRegistration')).toEqual([
-        { businessId: s.businessId, itemId: MILK, waiterWorkflowId: handle.workflowId, taskQueue: s.taskQueue, fixDeadline: '3 days' },
+        {
+          businessId: s.businessId,
+          itemId: MILK,
+          waiterWorkflowId: handle.workflowId,
+          taskQueue: s.taskQueue,
+          fixDeadline: '3 days',
+        },
       ]);
       // Coordination runs on the sale's own queue, next to the workflows.
       expect(s.calls.find((c) => c.name === 'requestItemRegistration')?.taskQueue).toBe(s.taskQueue);
-      expect(await s.registrationState(MILK)).toMatchObject({ status: 'needs_fixing', needs: needsFixing.needs, waiters: [handle.workflowId] });
+      expect(await s.registrationState(MILK)).toMatchObject({
+        status: 'needs_fixing',
+        needs: needsFixing.needs,
+        waiters: [handle.workflowId],
+      });
       expect(await s.searchAttribute(handle, AttentionReason)).toBe('item_needs_fixing');
       expect(await s.searchAttribute(s.registration(MILK), AttentionReason)).toBe('item_needs_fixing');
 
@@ -675,13 +903,23 @@ describe('items', () => {
       await s.waitFor(handle, (st) => st.parked?.code === 'item_needs_fixing');
       await s.env.sleep(6 * DAY);
       expect((await s.state(handle)).parked?.code).toBe('item_needs_fixing');
-      await expectUpdateRefused(handle.executeUpdate(itemFixedUpdate, { args: [{ itemId: SUGAR }] }), new RegExp(`item ${SUGAR} is not waiting for a fix`));
+      await expectUpdateRefused(
+        handle.executeUpdate(itemFixedUpdate, { args: [{ itemId: SUGAR }] }),
+        new RegExp(`item ${SUGAR} is not waiting for a fix`),
+      );
 
       fixed = true;
       await handle.executeUpdate(itemFixedUpdate, { args: [{ itemId: MILK }] });
       const closed = await s.settled(handle);
       expect(closed.step).toBe('completed');
-      expect(s.sequence()).toEqual(['checkItems', 'requestItemRegistration', 'registerItem', 'registerItem', 'createSale', 'handOverStock']);
+      expect(s.sequence()).toEqual([
+        'checkItems',
+        'requestItemRegistration',
+        'registerItem',
+        'registerItem',
+        'createSale',
+        'handOverStock',
+      ]);
       expect(await s.registration(MILK).result()).toMatchObject({ status: 'registered' });
     });
   });
@@ -704,28 +942,56 @@ describe('items', () => {
       expect(count(s, 'requestItemRegistration')).toBe(2);
       expect(count(s, 'registerItem')).toBe(2);
       expect(count(s, 'createSale')).toBe(2);
-      expect(await s.registration(MILK).result()).toMatchObject({ status: 'registered', waiters: [a.workflowId, b.workflowId] });
+      expect(await s.registration(MILK).result()).toMatchObject({
+        status: 'registered',
+        waiters: [a.workflowId, b.workflowId],
+      });
     });
   });
 
   it('registers an item the service lists as unregistered after a rejection, then resubmits the same document', async () => {
     const createSale = async () =>
-      submission.rejected(failed('Item not registered'), [{ code: 'item_not_registered', message: 'Item not registered', itemId: MILK }]);
+      submission.rejected(failed('Item not registered'), [
+        { code: 'item_not_registered', message: 'Item not registered', itemId: MILK },
+      ]);
     // Filed on a check that found every item registered; the service's list read after the rejection shows milk is not.
     let reads = 0;
     const checkItems = async ({ itemIds }: { itemIds: string[] }) => {
       const first = ++reads === 1;
-      return { items: itemIds.map((itemId) => ({ itemId, registered: first || itemId !== MILK, stockTracked: true, unitPrice: null })), apiCalls: 1 };
+      return {
+        items: itemIds.map((itemId) => ({
+          itemId,
+          registered: first || itemId !== MILK,
+          stockTracked: true,
+          unitPrice: null,
+        })),
+        apiCalls: 1,
+      };
     };
     // The registration settles at once: the stub tells the sale itself, as the registration workflow would.
-    const requestItemRegistration = async ({ itemId, waiterWorkflowId }: { itemId: string; waiterWorkflowId: string }) => {
-      await h.env.client.workflow.getHandle(waiterWorkflowId).signal(itemRegistrationSettledSignal, { itemId, status: 'registered' });
+    const requestItemRegistration = async ({
+      itemId,
+      waiterWorkflowId,
+    }: {
+      itemId: string;
+      waiterWorkflowId: string;
+    }) => {
+      await h.env.client.workflow
+        .getHandle(waiterWorkflowId)
+        .signal(itemRegistrationSettledSignal, { itemId, status: 'registered' });
     };
     await h.run({ createSale, requestItemRegistration, checkItems }, async (s) => {
       const closed = await s.settled(await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } })));
       expect(closed.step).toBe('completed');
       expect(closed.submissions).toBe(2);
-      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'checkItems', 'requestItemRegistration', 'retrySale', 'handOverStock']);
+      expect(s.sequence()).toEqual([
+        'checkItems',
+        'createSale',
+        'checkItems',
+        'requestItemRegistration',
+        'retrySale',
+        'handOverStock',
+      ]);
       expect(s.inputs('requestItemRegistration')[0]).toMatchObject({ itemId: MILK });
       expect(s.inputs('retrySale')).toEqual([{ businessId: s.businessId, documentId: 'sal_1' }]);
     });
@@ -735,8 +1001,12 @@ describe('items', () => {
     let attempt = 0;
     const checkItems = async ({ businessId, itemIds }: { businessId: string; itemIds: string[] }) => {
       attempt++;
-      if (attempt === 1) throw refusal(FAILURE_TYPES.itemNotFound, `business ${businessId} has no item itm_does_not_exist`);
-      return { items: itemIds.map((itemId) => ({ itemId, registered: true, stockTracked: true, unitPrice: null })), apiCalls: 1 };
+      if (attempt === 1)
+        throw refusal(FAILURE_TYPES.itemNotFound, `business ${businessId} has no item itm_does_not_exist`);
+      return {
+        items: itemIds.map((itemId) => ({ itemId, registered: true, stockTracked: true, unitPrice: null })),
+        apiCalls: 1,
+      };
     };
     await h.run({ checkItems }, async (s) => {
       const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
@@ -765,7 +1035,8 @@ describe('placement on the budget (issue 16)', () => {
       const closed = await s.settled(handle);
       expect(closed.step).toBe('completed');
       // The sale asks as new work; the stock ledger it handed its lines to asks for itself, as work already taken.
-      const placements = (workflowType: string) => s.calls.filter((c) => c.name === 'placeBusiness' && c.workflowType === workflowType).map((c) => c.input);
+      const placements = (workflowType: string) =>
+        s.calls.filter((c) => c.name === 'placeBusiness' && c.workflowType === workflowType).map((c) => c.input);
       expect(placements(SALE_WORKFLOW_TYPE)).toEqual([{ businessId: s.businessId, newWork: true }]);
       await settledLedger(s, 2);
       expect(placements(STOCK_LEDGER_WORKFLOW_TYPE)).toEqual([{ businessId: s.businessId, newWork: false }]);
@@ -786,7 +1057,11 @@ describe('placement on the budget (issue 16)', () => {
   it('parks a sale whose business no application serves (business_not_served), sends nothing, and goes on once retried after onboarding', async () => {
     let served = false;
     const placeBusiness = async ({ businessId }: { businessId: string }) => {
-      if (!served) throw refusal(FAILURE_TYPES.businessNotServed, `business ${businessId} is served by no compliance application of tenants.json`);
+      if (!served)
+        throw refusal(
+          FAILURE_TYPES.businessNotServed,
+          `business ${businessId} is served by no compliance application of tenants.json`,
+        );
       return { application: 'merchant-a', fairnessKey: 'app_merchant_a' };
     };
     await h.run({ placeBusiness }, async (s) => {
@@ -805,8 +1080,13 @@ describe('placement on the budget (issue 16)', () => {
 });
 
 describe('stock movements (since 0.8: handed to the branch’s stock ledger, which alone sends them)', () => {
-  const ambiguous = () => refusal(FAILURE_TYPES.ambiguousWrite, 'adjustStock (POST /v1/stock/adjustments): 503 (service_unavailable); the request may have taken effect');
-  const oneLine = (s: Scenario, refundWindowDays = 0) => s.saleInput({ lines: [{ itemId: SUGAR, quantity: 3, unitPrice: 250 }], options: { refundWindowDays } });
+  const ambiguous = () =>
+    refusal(
+      FAILURE_TYPES.ambiguousWrite,
+      'adjustStock (POST /v1/stock/adjustments): 503 (service_unavailable); the request may have taken effect',
+    );
+  const oneLine = (s: Scenario, refundWindowDays = 0) =>
+    s.saleInput({ lines: [{ itemId: SUGAR, quantity: 3, unitPrice: 250 }], options: { refundWindowDays } });
 
   it('closes without waiting on an ambiguous stock write: the ledger settles it from the next quantity on hand, never sends it again, and nobody is asked', async () => {
     const stock = stockModel();
@@ -823,13 +1103,24 @@ describe('stock movements (since 0.8: handed to the branch’s stock ledger, whi
       const closed = await s.settled(handle);
       expect(closed.step).toBe('completed');
       const line = closed.stockMovements[0]!;
-      expect(line).toMatchObject({ itemId: SUGAR, action: 'DEDUCT', quantity: 3, status: 'handed_over', ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined) });
+      expect(line).toMatchObject({
+        itemId: SUGAR,
+        action: 'DEDUCT',
+        quantity: 3,
+        status: 'handed_over',
+        ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined),
+      });
       expect(line.problem).toBeUndefined();
 
       // A sale closing at once asks not to be told which movement carried its line; the ledger settles it all the same.
       const ledger = await settledLedger(s, 1);
       expect(ledger.recent).toEqual([
-        expect.objectContaining({ referenceId: line.referenceId, status: 'recorded', settledBy: 'evidence', lines: [{ lineId: line.referenceId, saleWorkflowId: handle.workflowId, quantity: 3 }] }),
+        expect.objectContaining({
+          referenceId: line.referenceId,
+          status: 'recorded',
+          settledBy: 'evidence',
+          lines: [{ lineId: line.referenceId, saleWorkflowId: handle.workflowId, quantity: 3 }],
+        }),
       ]);
       expect(ledger.totals).toMatchObject({ settledByEvidence: 1, resentAfterEvidence: 0, operatorDecisions: 0 });
       expect(s.movementsSent().map((m) => m.referenceId)).toEqual([line.referenceId]);
@@ -847,7 +1138,12 @@ describe('stock movements (since 0.8: handed to the branch’s stock ledger, whi
     const adjustStock = async (movement: AdjustStockInput) => {
       if (isProbe(movement)) return stock.apply(movement);
       sends++;
-      if (sends === 1) throw ApplicationFailure.create({ type: 'network_error', message: 'not sent', details: [{ operation: 'adjustStock', code: 'network_error', status: null, requestSent: false }] });
+      if (sends === 1)
+        throw ApplicationFailure.create({
+          type: 'network_error',
+          message: 'not sent',
+          details: [{ operation: 'adjustStock', code: 'network_error', status: null, requestSent: false }],
+        });
       // An unexpected error after the request may have gone out (it had not been taken): retryable for Temporal, but not provably not taken.
       if (sends === 2) throw ApplicationFailure.create({ type: 'TypeError', message: 'something broke after sending' });
       return stock.apply(movement);
@@ -859,7 +1155,12 @@ describe('stock movements (since 0.8: handed to the branch’s stock ledger, whi
       const ledger = await settledLedger(s, 1);
       // Not sent: tried again by the same step. Maybe sent: the next probe read 100, so it was not taken, and it went again.
       expect(s.movementsSent().map((m) => m.referenceId)).toEqual([referenceId, referenceId, referenceId]);
-      expect(ledger.totals).toMatchObject({ movementsRecorded: 1, settledByEvidence: 1, resentAfterEvidence: 1, operatorDecisions: 0 });
+      expect(ledger.totals).toMatchObject({
+        movementsRecorded: 1,
+        settledByEvidence: 1,
+        resentAfterEvidence: 1,
+        operatorDecisions: 0,
+      });
       expect(ledger.recent.map((m) => [m.referenceId, m.status])).toEqual([[referenceId, 'recorded']]);
       expect(stock.recorded.filter((m) => m.quantity > 0)).toHaveLength(1);
       expect(stock.onHand(SUGAR)).toBe(97);
@@ -878,9 +1179,19 @@ describe('stock movements (since 0.8: handed to the branch’s stock ledger, whi
     };
     await h.run({ adjustStock }, async (s) => {
       const handle = await s.startSale(oneLine(s, 30));
-      const waiting = await ledgerWhen(s, (st) => st.open.some((m) => m.status === 'needs_operator'), 'the ledger asking an operator');
+      const waiting = await ledgerWhen(
+        s,
+        (st) => st.open.some((m) => m.status === 'needs_operator'),
+        'the ledger asking an operator',
+      );
       const { referenceId } = (await s.state(handle)).stockMovements[0]!;
-      expect(waiting.open).toEqual([expect.objectContaining({ referenceId, status: 'needs_operator', problem: expect.stringMatching(/something else moved the item/) })]);
+      expect(waiting.open).toEqual([
+        expect.objectContaining({
+          referenceId,
+          status: 'needs_operator',
+          problem: expect.stringMatching(/something else moved the item/),
+        }),
+      ]);
       expect((await s.state(handle)).stockMovements[0]?.status).toBe('handed_over');
 
       // The dashboard shows no movement of that reference: the operator asks the ledger to send it again.
@@ -888,10 +1199,16 @@ describe('stock movements (since 0.8: handed to the branch’s stock ledger, whi
       const reported = await s.waitFor(handle, (st) => st.stockMovements[0]?.status === 'reported');
       const recorded = stock.recorded.filter((m) => m.quantity > 0);
       expect(recorded.map((m) => m.referenceId)).toEqual([referenceId]);
-      expect(reported.stockMovements[0]).toMatchObject({ referenceId, carriedBy: referenceId, movementId: recorded[0]!.movementId });
+      expect(reported.stockMovements[0]).toMatchObject({
+        referenceId,
+        carriedBy: referenceId,
+        movementId: recorded[0]!.movementId,
+      });
       expect(s.movementsSent().map((m) => m.referenceId)).toEqual([referenceId, referenceId]);
       const ledger = await settledLedger(s, 1);
-      expect(ledger.recent).toEqual([expect.objectContaining({ referenceId, status: 'recorded', settledBy: 'operator' })]);
+      expect(ledger.recent).toEqual([
+        expect.objectContaining({ referenceId, status: 'recorded', settledBy: 'operator' }),
+      ]);
       expect(ledger.totals).toMatchObject({ operatorDecisions: 1, movementsRecorded: 1 });
       expect(stock.onHand(SUGAR)).toBe(92);
       expect(count(s, 'createSale')).toBe(1);
@@ -906,15 +1223,35 @@ describe('stock movements (since 0.8: handed to the branch’s stock ledger, whi
     };
     await h.run({ adjustStock }, async (s) => {
       const handle = await s.startSale(oneLine(s, 30));
-      const waiting = await ledgerWhen(s, (st) => st.open.some((m) => m.status === 'needs_operator'), 'the ledger asking an operator');
+      const waiting = await ledgerWhen(
+        s,
+        (st) => st.open.some((m) => m.status === 'needs_operator'),
+        'the ledger asking an operator',
+      );
       const before = await s.waitFor(handle, (st) => st.step === 'refund_window');
       const { referenceId } = before.stockMovements[0]!;
-      expect(waiting.open).toEqual([expect.objectContaining({ referenceId, problem: expect.stringContaining(`the service refused it (${FAILURE_TYPES.invalidRequest}: quantity must be positive)`) })]);
-      expect(before.stockMovements[0]).toMatchObject({ status: 'handed_over', ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined) });
+      expect(waiting.open).toEqual([
+        expect.objectContaining({
+          referenceId,
+          problem: expect.stringContaining(
+            `the service refused it (${FAILURE_TYPES.invalidRequest}: quantity must be positive)`,
+          ),
+        }),
+      ]);
+      expect(before.stockMovements[0]).toMatchObject({
+        status: 'handed_over',
+        ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined),
+      });
 
       // Nothing of the sale waits for confirmation: the ledger's settleMovement is the operator's door.
-      await expectUpdateRefused(handle.executeUpdate(confirmStockMovementUpdate, { args: [{ referenceId }] }), new RegExp(`${referenceId} is not waiting for confirmation`));
-      await expectUpdateRefused(handle.executeUpdate(resendStockMovementUpdate, { args: [{ referenceId }] }), new RegExp(`${referenceId} is not waiting for confirmation`));
+      await expectUpdateRefused(
+        handle.executeUpdate(confirmStockMovementUpdate, { args: [{ referenceId }] }),
+        new RegExp(`${referenceId} is not waiting for confirmation`),
+      );
+      await expectUpdateRefused(
+        handle.executeUpdate(resendStockMovementUpdate, { args: [{ referenceId }] }),
+        new RegExp(`${referenceId} is not waiting for confirmation`),
+      );
       expect(await acceptedUpdates(handle)).toEqual([]);
       expect(await s.state(handle)).toEqual(before);
       await expectNeverNeededAttention(s, handle);
@@ -933,48 +1270,67 @@ describe('what counts as signed', () => {
 
   it.each([
     ['answered by createSale', { createSale: async () => submission.unknown(completedWithoutReceipt()) }],
-    ['read by a poll', { createSale: async () => submission.inFlight(pending()), awaitDocumentOutcome: async () => ({ document: completedWithoutReceipt(), apiCalls: 1 }) }],
-  ])('does not count a sale `completed` without a receipt (%s) as signed: it parks, and signs once a read finds the receipt', async (_how, stubs) => {
-    let receiptIssued = false;
-    await h.run(
-      { ...stubs, getDocument: async () => ({ document: receiptIssued ? saleDocument() : completedWithoutReceipt(), apiCalls: 1 }) },
-      async (s) => {
-        const handle = await s.startSale(s.saleInput({ options: { outcomeTimeout: '1 hour', refundWindowDays: 0 } }));
-        const parked = await s.waitFor(handle, (st) => st.step === 'parked');
-        await s.env.sleep(2 * HOUR);
-        const state = await s.state(handle);
-        expect(state.parked).toMatchObject({ code: 'receipt_missing', actions: ['retry'] });
-        expect(state.parked).toEqual(parked.parked);
-        expect(s.inputs('handOverStock'), 'stock handed over for a sale that is not signed').toEqual([]);
-        expect(s.inputs('adjustStock'), 'stock reported for a sale that is not signed').toEqual([]);
-        expect(s.inputs('retrySale'), 'an accepted sale is never resubmitted').toEqual([]);
-        expect(SIGNED_STEPS, `step ${state.step}`).not.toContain(state.step);
-        expect(await s.searchAttribute(handle, FiscalStatus)).not.toBe('signed');
-        expect(await s.searchAttribute(handle, NeedsAttention)).toBe(true);
-
-        // The operator checks the dashboard, where the receipt now shows, and retries: the sale is read, not resubmitted.
-        receiptIssued = true;
-        await handle.executeUpdate(retryUpdate);
-        const closed = await s.settled(handle);
-        expect(closed.sale).toMatchObject({ status: 'completed', receipt: { cuInvoiceNo: 'KRACU0100000001/1' } });
-        expect(s.inputs('retrySale')).toEqual([]);
-        expect(s.inputs('handOverStock')).toHaveLength(1);
-        await settledLedger(s, 2);
-        expect(s.movementsSent()).toHaveLength(2);
-        expect(await s.searchAttribute(handle, FiscalStatus)).toBe('signed');
+    [
+      'read by a poll',
+      {
+        createSale: async () => submission.inFlight(pending()),
+        awaitDocumentOutcome: async () => ({ document: completedWithoutReceipt(), apiCalls: 1 }),
       },
-    );
-  });
+    ],
+  ])(
+    'does not count a sale `completed` without a receipt (%s) as signed: it parks, and signs once a read finds the receipt',
+    async (_how, stubs) => {
+      let receiptIssued = false;
+      await h.run(
+        {
+          ...stubs,
+          getDocument: async () => ({
+            document: receiptIssued ? saleDocument() : completedWithoutReceipt(),
+            apiCalls: 1,
+          }),
+        },
+        async (s) => {
+          const handle = await s.startSale(s.saleInput({ options: { outcomeTimeout: '1 hour', refundWindowDays: 0 } }));
+          const parked = await s.waitFor(handle, (st) => st.step === 'parked');
+          await s.env.sleep(2 * HOUR);
+          const state = await s.state(handle);
+          expect(state.parked).toMatchObject({ code: 'receipt_missing', actions: ['retry'] });
+          expect(state.parked).toEqual(parked.parked);
+          expect(s.inputs('handOverStock'), 'stock handed over for a sale that is not signed').toEqual([]);
+          expect(s.inputs('adjustStock'), 'stock reported for a sale that is not signed').toEqual([]);
+          expect(s.inputs('retrySale'), 'an accepted sale is never resubmitted').toEqual([]);
+          expect(SIGNED_STEPS, `step ${state.step}`).not.toContain(state.step);
+          expect(await s.searchAttribute(handle, FiscalStatus)).not.toBe('signed');
+          expect(await s.searchAttribute(handle, NeedsAttention)).toBe(true);
+
+          // The operator checks the dashboard, where the receipt now shows, and retries: the sale is read, not resubmitted.
+          receiptIssued = true;
+          await handle.executeUpdate(retryUpdate);
+          const closed = await s.settled(handle);
+          expect(closed.sale).toMatchObject({ status: 'completed', receipt: { cuInvoiceNo: 'KRACU0100000001/1' } });
+          expect(s.inputs('retrySale')).toEqual([]);
+          expect(s.inputs('handOverStock')).toHaveLength(1);
+          await settledLedger(s, 2);
+          expect(s.movementsSent()).toHaveLength(2);
+          expect(await s.searchAttribute(handle, FiscalStatus)).toBe('signed');
+        },
+      );
+    },
+  );
 });
 
 describe('what an operator sees in the Temporal UI', () => {
   it('shows the step, and while parked the reason and the updates that resolve it, as current details; every activity carries a summary', async () => {
-    const rejected = () => submission.rejected(failed('The customer PIN is invalid'), [{ code: 'authority_rejected', message: 'The customer PIN is invalid' }]);
+    const rejected = () =>
+      submission.rejected(failed('The customer PIN is invalid'), [
+        { code: 'authority_rejected', message: 'The customer PIN is invalid' },
+      ]);
     await h.run({ createSale: async () => rejected() }, async (s) => {
       const input = s.saleInput({ options: { refundWindowDays: 0 } });
       const handle = await s.startSale(input);
       await s.waitFor(handle, (st) => st.step === 'parked');
-      const details = async () => (await handle.query<{ currentDetails?: string | null }>('__temporal_workflow_metadata')).currentDetails ?? '';
+      const details = async () =>
+        (await handle.query<{ currentDetails?: string | null }>('__temporal_workflow_metadata')).currentDetails ?? '';
       const parked = await details();
       expect(parked).toContain('**Step:** parked');
       expect(parked).toContain('`authority_rejected`');

@@ -41,17 +41,26 @@ describe('saleWorkflow paths to a signed receipt', () => {
       [DEMO.items.sugar, 'DEDUCT', 'handed_over', ledger],
       [DEMO.items.milk, 'DEDUCT', 'handed_over', ledger],
     ]);
-    const docs = await h.sandbox.inspector.documents({ businessId: DEMO.businesses.nairobi, traderInvoiceNumber: state.traderInvoiceNumber });
+    const docs = await h.sandbox.inspector.documents({
+      businessId: DEMO.businesses.nairobi,
+      traderInvoiceNumber: state.traderInvoiceNumber,
+    });
     expect(docs).toHaveLength(1);
     expect(docs[0]?.sale.receipt?.cuInvoiceNo).toBe(state.sale?.receipt?.cuInvoiceNo);
-    await expectRecordedOnce({ client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi }, h.sandbox.inspector, state.stockMovements);
+    await expectRecordedOnce(
+      { client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi },
+      h.sandbox.inspector,
+      state.stockMovements,
+    );
     expect(await searchAttribute(handle, FiscalStatus)).toBe('signed');
     // Never written: it never needed an operator (a client's start sets it false; a sale writes only changes).
     expect(await searchAttribute(handle, NeedsAttention)).toBeUndefined();
   });
 
   it('does not report stock for an item that is not stock tracked', async () => {
-    const state = await (await h.start(saleInput({ lines: [{ itemId: DEMO.items.giftVoucher, quantity: 1, unitPrice: 1000 }] }))).result();
+    const state = await (
+      await h.start(saleInput({ lines: [{ itemId: DEMO.items.giftVoucher, quantity: 1, unitPrice: 1000 }] }))
+    ).result();
     expect(state.sale?.status).toBe('completed');
     expect(state.stockMovements).toEqual([]);
   });
@@ -59,7 +68,11 @@ describe('saleWorkflow paths to a signed receipt', () => {
   it('completes an async sale on the result callback, confirming it by reading the sale', async () => {
     // Settles 1 s after creation: well after the workflow starts waiting, well before its second poll (2 s).
     const tin = invoiceNumber('ASYNC-');
-    await h.sandbox.inspector.addAuthorityRule({ match: { traderInvoiceNumber: `^${tin}$` }, outcome: 'async', delayMs: 1_000 });
+    await h.sandbox.inspector.addAuthorityRule({
+      match: { traderInvoiceNumber: `^${tin}$` },
+      outcome: 'async',
+      delayMs: 1_000,
+    });
     const handle = await h.start(saleInput({ traderInvoiceNumber: tin }));
     const state = await handle.result();
     expect(state.sale?.status).toBe('completed');
@@ -90,7 +103,9 @@ describe('saleWorkflow paths to a signed receipt', () => {
 
   it('retries a document that failed in flight, parks after the transient limit, and signs after an operator retry', async () => {
     const tin = invoiceNumber('ASYNCFAIL-');
-    const handle = await h.start(saleInput({ traderInvoiceNumber: tin, options: { refundWindowDays: 0, transientRetryLimit: 1 } }));
+    const handle = await h.start(
+      saleInput({ traderInvoiceNumber: tin, options: { refundWindowDays: 0, transientRetryLimit: 1 } }),
+    );
 
     const parked = await h.waitFor(handle, (s) => s.step === 'parked', 20_000);
     // Failed in flight: the read gives the authority's text but no cause code, and the retry is in flight too.

@@ -64,12 +64,20 @@ export function addItemCopy(fixture: ComplianceFixtureInput, sourceItemId: strin
   const source = business?.items?.find((i) => i.id === sourceItemId);
   if (!business || !source) throw new Error(`the fixture has no Nairobi item ${sourceItemId}`);
   const suffix = randomUUID().slice(0, 8);
-  const copy: ItemFixtureInput = { ...source, id: `${sourceItemId}_${label}_${suffix}`, externalId: `${source.externalId}-${label}-${suffix}` };
+  const copy: ItemFixtureInput = {
+    ...source,
+    id: `${sourceItemId}_${label}_${suffix}`,
+    externalId: `${source.externalId}-${label}-${suffix}`,
+  };
   business.items = [...(business.items ?? []), copy];
   return copy.id;
 }
 
-export async function startSaleStack(temporal: TemporalAccess, bundle: WorkflowBundle, options: SaleStackOptions = {}): Promise<SaleStack> {
+export async function startSaleStack(
+  temporal: TemporalAccess,
+  bundle: WorkflowBundle,
+  options: SaleStackOptions = {},
+): Promise<SaleStack> {
   const stack = await startWorkerStack(temporal, bundle, {
     fixture: options.fixture ?? fastFixture(),
     taskQueuePrefix: 'sale',
@@ -98,7 +106,8 @@ export async function startSaleStack(temporal: TemporalAccess, bundle: WorkflowB
         args: [input],
       }),
     state,
-    waitFor: (handle, predicate, timeoutMs = 20_000) => eventually(() => state(handle), predicate, { timeoutMs, what: 'sale state' }),
+    waitFor: (handle, predicate, timeoutMs = 20_000) =>
+      eventually(() => state(handle), predicate, { timeoutMs, what: 'sale state' }),
     replaceWorkers: () => stack.replaceWorker(),
     close: () => stack.close(),
   };

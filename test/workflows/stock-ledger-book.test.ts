@@ -3,7 +3,13 @@ import type { StockLine } from '../../src/contracts/stock-ledger.js';
 import { LedgerBook } from '../../workflows/stock-ledger/book.js';
 
 const coalesced = { mode: 'coalesced' as const, maxDelaySeconds: 120 };
-const line = (n: number, itemId = 'itm_a', quantity = 1, action: 'ADD' | 'DEDUCT' = 'DEDUCT', unitPrice = 10): StockLine => ({
+const line = (
+  n: number,
+  itemId = 'itm_a',
+  quantity = 1,
+  action: 'ADD' | 'DEDUCT' = 'DEDUCT',
+  unitPrice = 10,
+): StockLine => ({
   lineId: `doc-${n}:0:${action}`,
   saleWorkflowId: `sale:${n}`,
   itemId,
@@ -15,7 +21,11 @@ const line = (n: number, itemId = 'itm_a', quantity = 1, action: 'ADD' | 'DEDUCT
 describe("the stock ledger's book", () => {
   it('merges waiting lines of one item, action and price, and keeps the others for their own movements', () => {
     const book = new LedgerBook('biz', 'first-branch', 'TAG', undefined, 0);
-    book.take([line(1), line(2, 'itm_a', 2), line(3, 'itm_a', 1, 'ADD'), line(4, 'itm_a', 5, 'DEDUCT', 11), line(5, 'itm_b')], coalesced, 0);
+    book.take(
+      [line(1), line(2, 'itm_a', 2), line(3, 'itm_a', 1, 'ADD'), line(4, 'itm_a', 5, 'DEDUCT', 11), line(5, 'itm_b')],
+      coalesced,
+      0,
+    );
     const first = book.nextMovement('itm_a')!;
     expect(first).toMatchObject({ action: 'DEDUCT', quantity: 3, unitPrice: 10, referenceId: 'stk:TAG:1' });
     expect(first.lines.map((l) => l.lineId)).toEqual(['doc-1:0:DEDUCT', 'doc-2:0:DEDUCT']);
@@ -36,7 +46,11 @@ describe("the stock ledger's book", () => {
     // A waiting line's max delay keeps counting from when it was taken, not from the new run.
     expect(next.oldestPendingAt('itm_b')).toBe(0);
     expect(next.oldestPendingAt('itm_a')).toBe(2000);
-    expect(next.state()).toMatchObject({ onHand: { itm_a: 50 }, pending: { itm_a: 1, itm_b: 1 }, open: [expect.objectContaining({ referenceId: 'doc-1:0:DEDUCT', status: 'uncertain', onHandBefore: 50 })] });
+    expect(next.state()).toMatchObject({
+      onHand: { itm_a: 50 },
+      pending: { itm_a: 1, itm_b: 1 },
+      open: [expect.objectContaining({ referenceId: 'doc-1:0:DEDUCT', status: 'uncertain', onHandBefore: 50 })],
+    });
     // The same hand-over again after the new run started: taken once.
     expect(next.take([line(1), line(2, 'itm_b', 4), line(3)], coalesced, 6000)).toBe(0);
     // The lost answer is still settled by the next quantity: applied.

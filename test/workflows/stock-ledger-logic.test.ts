@@ -12,7 +12,14 @@ import { FAILURE_TYPES } from '../../activities/failures.js';
 import type { AdjustStockInput } from '../../activities/types.js';
 import { refundUpdate } from '../../src/contracts/sale.js';
 import { AttentionReason, NeedsAttention } from '../../src/contracts/search-attributes.js';
-import { settleMovementUpdate, stockLedgerWorkflowId, handOverStockSignal, STOCK_LEDGER_WORKFLOW_TYPE, type StockLedgerState, type StockReporting } from '../../src/contracts/stock-ledger.js';
+import {
+  settleMovementUpdate,
+  stockLedgerWorkflowId,
+  handOverStockSignal,
+  STOCK_LEDGER_WORKFLOW_TYPE,
+  type StockLedgerState,
+  type StockReporting,
+} from '../../src/contracts/stock-ledger.js';
 import { expectRefusedAs } from '../helpers/updates.js';
 import { eventually } from '../helpers/eventually.js';
 import { refusal, stockModel, useLogicHarness, type Scenario } from './logic-harness.js';
@@ -22,7 +29,11 @@ const h = useLogicHarness();
 const SUGAR = 'itm_sugar_2kg';
 const MILK = 'itm_milk_500ml';
 
-const ambiguous = () => refusal(FAILURE_TYPES.ambiguousWrite, 'adjustStock (POST /v1/stock/adjustments): socket hang up; the request may have taken effect');
+const ambiguous = () =>
+  refusal(
+    FAILURE_TYPES.ambiguousWrite,
+    'adjustStock (POST /v1/stock/adjustments): socket hang up; the request may have taken effect',
+  );
 const oneLine = (s: Scenario, quantity = 3) => s.saleInput({ lines: [{ itemId: SUGAR, quantity, unitPrice: 250 }] });
 const isProbe = (m: AdjustStockInput) => m.quantity === 0;
 
@@ -30,7 +41,8 @@ const isProbe = (m: AdjustStockInput) => m.quantity === 0;
 async function settledLedger(s: Scenario) {
   const settled = await eventually(
     () => s.ledgerState().catch(() => undefined),
-    (st) => st !== undefined && st.totals.linesTaken > 0 && st.open.length === 0 && Object.keys(st.pending).length === 0,
+    (st) =>
+      st !== undefined && st.totals.linesTaken > 0 && st.open.length === 0 && Object.keys(st.pending).length === 0,
     { timeoutMs: 20_000, intervalMs: 50, what: 'a settled ledger' },
   );
   return settled!;
@@ -38,7 +50,11 @@ async function settledLedger(s: Scenario) {
 
 /** The ledger's state once `predicate` holds (the ledger starts with the first hand-over). */
 function ledgerWhen(s: Scenario, predicate: (st: StockLedgerState) => boolean, what: string) {
-  return eventually(() => s.ledgerState().catch(() => undefined), (st) => st !== undefined && predicate(st), { timeoutMs: 20_000, intervalMs: 50, what }).then((st) => st!);
+  return eventually(
+    () => s.ledgerState().catch(() => undefined),
+    (st) => st !== undefined && predicate(st),
+    { timeoutMs: 20_000, intervalMs: 50, what },
+  ).then((st) => st!);
 }
 
 /** The stub service, whose answer to the first movement (not a probe) waits until `release()`: that movement in flight. */
@@ -58,25 +74,48 @@ function firstMovementHeld() {
 }
 
 function handOverWith(reporting: StockReporting) {
-  return createStockLedgerActivities({ temporal: { client: h.env.client }, logger: pino({ level: 'silent' }), stockReporting: () => reporting }).handOverStock;
+  return createStockLedgerActivities({
+    temporal: { client: h.env.client },
+    logger: pino({ level: 'silent' }),
+    stockReporting: () => reporting,
+  }).handOverStock;
 }
 
 describe('the stock ledger', () => {
   it('takes the signed sale’s lines, learns each item’s quantity once, sends each line alone while the budget is idle, and names the carrying movement in the sale', async () => {
     await h.run({}, async (s) => {
       const handle = await s.startSale(s.saleInput());
-      const sale = await s.waitFor(handle, (st) => st.stockMovements.length === 2 && st.stockMovements.every((m) => m.status === 'reported'));
+      const sale = await s.waitFor(
+        handle,
+        (st) => st.stockMovements.length === 2 && st.stockMovements.every((m) => m.status === 'reported'),
+      );
       expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock']);
       for (const m of sale.stockMovements) {
-        expect(m).toMatchObject({ ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined), carriedBy: m.referenceId, movementId: expect.stringMatching(/^mov_/) });
+        expect(m).toMatchObject({
+          ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined),
+          carriedBy: m.referenceId,
+          movementId: expect.stringMatching(/^mov_/),
+        });
       }
       const ledger = await settledLedger(s);
-      expect(ledger.recent.map((m) => m.lines.map((l) => l.lineId))).toEqual(expect.arrayContaining(sale.stockMovements.map((m) => [m.referenceId])));
+      expect(ledger.recent.map((m) => m.lines.map((l) => l.lineId))).toEqual(
+        expect.arrayContaining(sale.stockMovements.map((m) => [m.referenceId])),
+      );
       expect(ledger.onHand).toEqual({ [SUGAR]: 98, [MILK]: 99 });
       // One probe per item before its first movement, then the movements: one each.
       const sent = s.ledgerCalls().map((c) => c.input as AdjustStockInput);
-      expect(sent.filter(isProbe).map((m) => m.itemId).sort()).toEqual([MILK, SUGAR]);
-      expect(s.movementsSent().map((m) => [m.itemId, m.action, m.quantity]).sort()).toEqual([
+      expect(
+        sent
+          .filter(isProbe)
+          .map((m) => m.itemId)
+          .sort(),
+      ).toEqual([MILK, SUGAR]);
+      expect(
+        s
+          .movementsSent()
+          .map((m) => [m.itemId, m.action, m.quantity])
+          .sort(),
+      ).toEqual([
         [MILK, 'DEDUCT', 1],
         [SUGAR, 'DEDUCT', 2],
       ]);
@@ -98,7 +137,9 @@ describe('the stock ledger', () => {
     await h.run({ adjustStock }, async (s) => {
       const handle = await s.startSale(oneLine(s));
       const ledger = await settledLedger(s);
-      expect(ledger.recent).toEqual([expect.objectContaining({ status: 'recorded', settledBy: 'evidence', quantity: 3 })]);
+      expect(ledger.recent).toEqual([
+        expect.objectContaining({ status: 'recorded', settledBy: 'evidence', quantity: 3 }),
+      ]);
       expect(ledger.totals).toMatchObject({ settledByEvidence: 1, resentAfterEvidence: 0 });
       expect(stock.recorded.filter((m) => m.quantity > 0)).toHaveLength(1);
       expect(stock.onHand(SUGAR)).toBe(97);
@@ -150,11 +191,27 @@ describe('the stock ledger', () => {
       expect(await s.searchAttribute(ledger, NeedsAttention)).toBe(true);
       expect(await s.searchAttribute(ledger, AttentionReason)).toBe('stock_needs_operator');
 
-      await expectRefusedAs(ledger.executeUpdate(settleMovementUpdate, { args: [{ referenceId: 'nothing-here', decision: 'applied' }] }), 'invalid_operation', /no movement nothing-here waits/);
+      await expectRefusedAs(
+        ledger.executeUpdate(settleMovementUpdate, { args: [{ referenceId: 'nothing-here', decision: 'applied' }] }),
+        'invalid_operation',
+        /no movement nothing-here waits/,
+      );
       // What the UI's update form or another SDK may send: refused naming the field, nothing changed.
-      await expectRefusedAs(ledger.executeUpdate(settleMovementUpdate, { args: [{ referenceId: movement.referenceId, decision: 'maybe' } as never] }), 'invalid_input', /settleMovement needs .*decision/);
-      await expectRefusedAs(ledger.executeUpdate(settleMovementUpdate, { args: [undefined as never] }), 'invalid_input', /no data was given/);
-      const settled = await ledger.executeUpdate(settleMovementUpdate, { args: [{ referenceId: movement.referenceId, decision: 'applied' }] });
+      await expectRefusedAs(
+        ledger.executeUpdate(settleMovementUpdate, {
+          args: [{ referenceId: movement.referenceId, decision: 'maybe' } as never],
+        }),
+        'invalid_input',
+        /settleMovement needs .*decision/,
+      );
+      await expectRefusedAs(
+        ledger.executeUpdate(settleMovementUpdate, { args: [undefined as never] }),
+        'invalid_input',
+        /no data was given/,
+      );
+      const settled = await ledger.executeUpdate(settleMovementUpdate, {
+        args: [{ referenceId: movement.referenceId, decision: 'applied' }],
+      });
       expect(settled).toMatchObject({ status: 'recorded', settledBy: 'operator' });
       const after = await settledLedger(s);
       expect(after.totals.operatorDecisions).toBe(1);
@@ -177,7 +234,9 @@ describe('the stock ledger', () => {
       await s.startSale(oneLine(s));
       const waiting = await ledgerWhen(s, (st) => st.open.some((m) => m.status === 'needs_operator'), 'an operator');
       expect(waiting.open[0]!.problem).toMatch(/refused it \(authority_rejected/);
-      await s.ledger().executeUpdate(settleMovementUpdate, { args: [{ referenceId: waiting.open[0]!.referenceId, decision: 'resend' }] });
+      await s.ledger().executeUpdate(settleMovementUpdate, {
+        args: [{ referenceId: waiting.open[0]!.referenceId, decision: 'resend' }],
+      });
       const after = await settledLedger(s);
       expect(after.recent[0]).toMatchObject({ status: 'recorded', settledBy: 'operator' });
       expect(stock.onHand(SUGAR)).toBe(97);
@@ -190,7 +249,11 @@ describe('the stock ledger', () => {
     const adjustStock = async (input: AdjustStockInput) => {
       if (!isProbe(input) && !limited) {
         limited = true;
-        throw ApplicationFailure.create({ type: 'rate_limited', message: 'rate limited', details: [{ operation: 'adjustStock', status: 429, retryAfterSeconds: 7 }] });
+        throw ApplicationFailure.create({
+          type: 'rate_limited',
+          message: 'rate limited',
+          details: [{ operation: 'adjustStock', status: 429, retryAfterSeconds: 7 }],
+        });
       }
       return stock.apply(input);
     };
@@ -205,7 +268,16 @@ describe('the stock ledger', () => {
 
   it('takes a hand-over sent twice (its activity retried) once', async () => {
     await h.run({}, async (s) => {
-      const lines = [{ lineId: 'doc:0:DEDUCT', saleWorkflowId: 'sale:none', itemId: SUGAR, action: 'DEDUCT' as const, quantity: 4, unitPrice: 250 }];
+      const lines = [
+        {
+          lineId: 'doc:0:DEDUCT',
+          saleWorkflowId: 'sale:none',
+          itemId: SUGAR,
+          action: 'DEDUCT' as const,
+          quantity: 4,
+          unitPrice: 250,
+        },
+      ];
       const start = () =>
         s.env.client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
           workflowId: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined),
@@ -226,13 +298,22 @@ describe('the stock ledger', () => {
     const { stock, adjustStock, release } = firstMovementHeld();
     await h.run({ adjustStock }, async (s) => {
       const first = await s.startSale(oneLine(s, 1));
-      await eventually(async () => s.movementsSent().length, (n) => n === 1, { timeoutMs: 10_000, intervalMs: 20, what: 'the first movement in flight' });
+      await eventually(
+        async () => s.movementsSent().length,
+        (n) => n === 1,
+        { timeoutMs: 10_000, intervalMs: 20, what: 'the first movement in flight' },
+      );
       const later = [await s.startSale(oneLine(s, 2)), await s.startSale(oneLine(s, 4))];
       await ledgerWhen(s, (st) => st.pending[SUGAR] === 2, 'two lines waiting');
       release();
       const ledger = await settledLedger(s);
       const merged = ledger.recent.find((m) => m.lines.length === 2)!;
-      expect(merged).toMatchObject({ itemId: SUGAR, action: 'DEDUCT', quantity: 6, referenceId: expect.stringMatching(/^stk:[\w-]{16}:\d+$/) });
+      expect(merged).toMatchObject({
+        itemId: SUGAR,
+        action: 'DEDUCT',
+        quantity: 6,
+        referenceId: expect.stringMatching(/^stk:[\w-]{16}:\d+$/),
+      });
       expect(s.movementsSent()).toHaveLength(2);
       for (const sale of later) {
         const st = await s.waitFor(sale, (x) => x.stockMovements[0]?.status === 'reported');
@@ -246,17 +327,27 @@ describe('the stock ledger', () => {
   it('sends every line alone for a business reporting per sale, even when lines wait', async () => {
     const { adjustStock, release } = firstMovementHeld();
     // The worker's setting for this business, as STOCK_REPORTING_BY_BUSINESS=<business>=per-sale makes it.
-    const handOverStock = (input: Parameters<ReturnType<typeof handOverWith>>[0]) => handOverWith({ mode: 'per-sale' })(input);
+    const handOverStock = (input: Parameters<ReturnType<typeof handOverWith>>[0]) =>
+      handOverWith({ mode: 'per-sale' })(input);
     await h.run({ adjustStock, handOverStock }, async (s) => {
       await s.startSale(oneLine(s, 1));
-      await eventually(async () => s.movementsSent().length, (n) => n === 1, { timeoutMs: 10_000, intervalMs: 20, what: 'the first movement in flight' });
+      await eventually(
+        async () => s.movementsSent().length,
+        (n) => n === 1,
+        { timeoutMs: 10_000, intervalMs: 20, what: 'the first movement in flight' },
+      );
       await s.startSale(oneLine(s, 2));
       await s.startSale(oneLine(s, 4));
       await ledgerWhen(s, (st) => st.pending[SUGAR] === 2, 'two lines waiting');
       release();
       const ledger = await settledLedger(s);
       expect(ledger.reporting).toEqual({ mode: 'per-sale' });
-      expect(s.movementsSent().map((m) => m.quantity).sort()).toEqual([1, 2, 4]);
+      expect(
+        s
+          .movementsSent()
+          .map((m) => m.quantity)
+          .sort(),
+      ).toEqual([1, 2, 4]);
       expect(ledger.recent.every((m) => m.lines.length === 1 && m.referenceId === m.lines[0]!.lineId)).toBe(true);
     });
   });
@@ -265,7 +356,9 @@ describe('the stock ledger', () => {
     await h.run({}, async (s) => {
       const handle = await s.startSale(oneLine(s));
       await s.waitFor(handle, (st) => st.stockMovements[0]?.status === 'reported');
-      await handle.executeUpdate(refundUpdate, { args: [{ reason: '01', returnDate: '2026-11-22', traderInvoiceNumber: `CN-${Date.now()}` }] });
+      await handle.executeUpdate(refundUpdate, {
+        args: [{ reason: '01', returnDate: '2026-11-22', traderInvoiceNumber: `CN-${Date.now()}` }],
+      });
       // The sale closes once the ledger has taken its restock lines; the ledger sends them.
       const closed = await s.settled(handle);
       expect(closed.stockMovements.map((m) => [m.action, m.status])).toEqual([
@@ -285,7 +378,8 @@ describe('the stock ledger under a contended budget', () => {
     // Every attempt reports a 5 s wait in the compliance queue: what a movement sees when the tills spend the budget.
     const adjustStock = async (input: AdjustStockInput) => ({ ...(await stock.apply(input)), queuedMs: 5000 });
     // A short max delay in real time: the test server does not skip time while the test polls.
-    const handOverStock = (input: Parameters<ReturnType<typeof handOverWith>>[0]) => handOverWith({ mode: 'coalesced', maxDelaySeconds: 3 })(input);
+    const handOverStock = (input: Parameters<ReturnType<typeof handOverWith>>[0]) =>
+      handOverWith({ mode: 'coalesced', maxDelaySeconds: 3 })(input);
     await h.run({ adjustStock, handOverStock }, async (s) => {
       const sales = [await s.startSale(oneLine(s, 1))];
       await ledgerWhen(s, (st) => st.totals.probes === 1, 'the item probed (the budget seen spent)');
@@ -295,8 +389,12 @@ describe('the stock ledger under a contended budget', () => {
       // One movement for the three sales' lines, not one each.
       expect(s.movementsSent().map((m) => m.quantity)).toEqual([7]);
       const events = (await s.ledger().fetchHistory()).events ?? [];
-      const scheduled = events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
-      const movement = scheduled.find((a) => (defaultPayloadConverter.fromPayload(a.input!.payloads![0]!) as AdjustStockInput).quantity > 0)!;
+      const scheduled = events.flatMap((e) =>
+        e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
+      );
+      const movement = scheduled.find(
+        (a) => (defaultPayloadConverter.fromPayload(a.input!.payloads![0]!) as AdjustStockInput).quantity > 0,
+      )!;
       expect(movement.priority?.priorityKey).toBe(1);
       expect(events.some((e) => e.timerStartedEventAttributes)).toBe(true);
       expect(stock.onHand(SUGAR)).toBe(93);
@@ -305,9 +403,20 @@ describe('the stock ledger under a contended budget', () => {
 
   it('sends a coalesced movement that was not started within the max delay with the tills, carrying every line of the item waiting by then', async () => {
     // Its calls go to a queue no worker polls: the budget as a ledger sees it when the tills take all of it.
-    const placeBusiness = async ({ businessId }: { businessId: string }) => ({ application: 'default', fairnessKey: businessId, ownQueue: 'nobody-polls' });
+    const placeBusiness = async ({ businessId }: { businessId: string }) => ({
+      application: 'default',
+      fairnessKey: businessId,
+      ownQueue: 'nobody-polls',
+    });
     await h.run({ placeBusiness }, async (s) => {
-      const line = (n: number, quantity: number) => ({ lineId: `doc-${n}:0:DEDUCT`, saleWorkflowId: `sale:none:${n}`, itemId: SUGAR, action: 'DEDUCT' as const, quantity, unitPrice: 250 });
+      const line = (n: number, quantity: number) => ({
+        lineId: `doc-${n}:0:DEDUCT`,
+        saleWorkflowId: `sale:none:${n}`,
+        itemId: SUGAR,
+        action: 'DEDUCT' as const,
+        quantity,
+        unitPrice: 250,
+      });
       // A short max delay in real time: the test server does not skip time while an activity waits to be started.
       const reporting = { mode: 'coalesced' as const, maxDelaySeconds: 3 };
       const carried = {
@@ -316,7 +425,15 @@ describe('the stock ledger under a contended budget', () => {
         onHand: { [SUGAR]: 100 },
         pending: [],
         open: [],
-        totals: { linesTaken: 0, movementsRecorded: 0, linesRecorded: 0, settledByEvidence: 0, resentAfterEvidence: 0, operatorDecisions: 0, probes: 0 },
+        totals: {
+          linesTaken: 0,
+          movementsRecorded: 0,
+          linesRecorded: 0,
+          settledByEvidence: 0,
+          resentAfterEvidence: 0,
+          operatorDecisions: 0,
+          probes: 0,
+        },
         lineIds: [],
       };
       const ledger = await s.env.client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
@@ -337,7 +454,8 @@ describe('the stock ledger under a contended budget', () => {
       const events = (await ledger.fetchHistory()).events ?? [];
       expect(events.filter((e) => e.activityTaskTimedOutEventAttributes)).toHaveLength(1);
       const [first, again] = scheduled.map((e) => e.activityTaskScheduledEventAttributes!);
-      const input = (a: typeof first) => defaultPayloadConverter.fromPayload(a!.input!.payloads![0]!) as AdjustStockInput;
+      const input = (a: typeof first) =>
+        defaultPayloadConverter.fromPayload(a!.input!.payloads![0]!) as AdjustStockInput;
       expect(input(first)).toMatchObject({ quantity: 1, referenceId: 'doc-1:0:DEDUCT' });
       expect(Number(first!.scheduleToStartTimeout?.seconds)).toBeGreaterThanOrEqual(2);
       expect(first!.priority?.priorityKey).toBe(3);

@@ -7,7 +7,12 @@ import { fetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FaultRuleInput } from '../../sandbox/shared/faults.js';
 import { AttentionReason, NeedsAttention } from '../../src/contracts/search-attributes.js';
-import { getStockLedgerStateQuery, settleMovementUpdate, stockLedgerWorkflowId, type LedgerMovement } from '../../src/contracts/stock-ledger.js';
+import {
+  getStockLedgerStateQuery,
+  settleMovementUpdate,
+  stockLedgerWorkflowId,
+  type LedgerMovement,
+} from '../../src/contracts/stock-ledger.js';
 import type { StockMovementState } from '../../src/contracts/sale.js';
 import { DEMO, saleInput, searchAttribute, useSaleHarness, windowOfSeconds } from './harness.js';
 import { carriersOf, ledgerHandle, ledgerWhen, type LedgerAt } from './ledger-reads.js';
@@ -24,7 +29,8 @@ const OIL = DEMO.items.cookingOil;
 const ledgerAt = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: nairobi });
 
 /** One stock-tracked line, so the one movement is the one the fault hits. */
-const oneLineSale = (quantity = 3, refundWindowDays = 0) => saleInput({ lines: [{ itemId: OIL, quantity, unitPrice: 389.99 }], options: { refundWindowDays } });
+const oneLineSale = (quantity = 3, refundWindowDays = 0) =>
+  saleInput({ lines: [{ itemId: OIL, quantity, unitPrice: 389.99 }], options: { refundWindowDays } });
 
 async function oilOnHand(): Promise<number> {
   const levels = await h.sandbox.inspector.stockLevels(nairobi);
@@ -32,12 +38,16 @@ async function oilOnHand(): Promise<number> {
 }
 
 async function postsSince(since: number, route: string) {
-  return (await h.sandbox.inspector.requestLog({ since, service: 'compliance' })).filter((r) => r.method === 'POST' && r.route === route);
+  return (await h.sandbox.inspector.requestLog({ since, service: 'compliance' })).filter(
+    (r) => r.method === 'POST' && r.route === route,
+  );
 }
 
 /** The sandbox's records of the oil since `since`, oldest first (the ledger's probes are movements of 0). */
 async function oilRecordsSince(since: number) {
-  return (await h.sandbox.inspector.stockMovements({ businessId: nairobi, itemId: OIL })).filter((m) => Date.parse(m.at) >= since);
+  return (await h.sandbox.inspector.stockMovements({ businessId: nairobi, itemId: OIL })).filter(
+    (m) => Date.parse(m.at) >= since,
+  );
 }
 
 /**
@@ -53,7 +63,11 @@ async function ledgerReadyForOil(): Promise<void> {
     const warmUp = await (await h.start(oneLineSale(1))).result();
     await carriersOf(ledgerAt(), warmUp.stockMovements);
   }
-  const ready = await ledgerWhen(ledgerAt(), (st) => st.pending[OIL] === undefined && !st.open.some((m) => m.itemId === OIL), 'nothing of the oil under way');
+  const ready = await ledgerWhen(
+    ledgerAt(),
+    (st) => st.pending[OIL] === undefined && !st.open.some((m) => m.itemId === OIL),
+    'nothing of the oil under way',
+  );
   expect(ready.onHand[OIL]).toBe(await oilOnHand());
 }
 
@@ -65,7 +79,13 @@ async function someoneElseMoves(action: 'ADD' | 'DEDUCT', quantity: number): Pro
   const response = await fetch(`${h.sandbox.complianceUrl}${STOCK_ROUTE}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': DEMO.keys.nairobi },
-    body: JSON.stringify({ itemId: OIL, action, quantity, unitPrice: 389.99, referenceId: `STOCK-COUNT-${Date.now()}` }),
+    body: JSON.stringify({
+      itemId: OIL,
+      action,
+      quantity,
+      unitPrice: 389.99,
+      referenceId: `STOCK-COUNT-${Date.now()}`,
+    }),
   });
   expect(response.status).toBe(201);
   await response.text();
@@ -82,14 +102,22 @@ async function startFaulted(fault: Omit<FaultRuleInput, keyof typeof STOCK>, ref
   const since = Date.now();
   const before = await oilOnHand();
   const handle = await h.start(oneLineSale(3, refundWindowDays));
-  const signed = await h.waitFor(handle, (s) => s.stockMovements.length === 1 && s.stockMovements[0]!.status !== 'pending');
+  const signed = await h.waitFor(
+    handle,
+    (s) => s.stockMovements.length === 1 && s.stockMovements[0]!.status !== 'pending',
+  );
   const line: StockMovementState = signed.stockMovements[0]!;
   return { handle, since, before, line };
 }
 
 /** The sale handed its line to the branch's ledger and never waited for, or asked anyone about, its movement. */
 function expectHandedOver(line: StockMovementState): void {
-  expect(line).toMatchObject({ action: 'DEDUCT', quantity: 3, status: 'handed_over', ledger: stockLedgerWorkflowId(h.taskQueue, nairobi, undefined) });
+  expect(line).toMatchObject({
+    action: 'DEDUCT',
+    quantity: 3,
+    status: 'handed_over',
+    ledger: stockLedgerWorkflowId(h.taskQueue, nairobi, undefined),
+  });
   expect(line.problem).toBeUndefined();
 }
 
@@ -97,27 +125,35 @@ describe('a lost answer, settled by the stock ledger from the quantity on hand w
   it.each([
     ['an error answer (503)', { kind: 'commit-then-fail', status: 503 } as const, 503],
     ['a dropped connection', { kind: 'commit-then-fail', failWith: 'reset' } as const, 0],
-  ])('the service recorded the movement, its answer was lost to %s: recorded by evidence, never sent again', async (_label, fault, lostStatus) => {
-    const { handle, since, before, line } = await saleWithFaultedMovement(fault);
-    const closed = await handle.result();
-    expect(closed.step).toBe('completed');
-    expectHandedOver(closed.stockMovements[0]!);
+  ])(
+    'the service recorded the movement, its answer was lost to %s: recorded by evidence, never sent again',
+    async (_label, fault, lostStatus) => {
+      const { handle, since, before, line } = await saleWithFaultedMovement(fault);
+      const closed = await handle.result();
+      expect(closed.step).toBe('completed');
+      expectHandedOver(closed.stockMovements[0]!);
 
-    const [movement] = await carriersOf(ledgerAt(), [line]);
-    expect(movement).toMatchObject({ referenceId: line.referenceId, status: 'recorded', settledBy: 'evidence', quantity: 3 });
-    expect(movement!.lines).toEqual([{ lineId: line.referenceId, saleWorkflowId: handle.workflowId, quantity: 3 }]);
-    // The sandbox: the movement once, then the ledger's probe (a movement of nothing) whose answer proved it.
-    expect((await oilRecordsSince(since)).map((m) => [m.action, m.quantity, m.referenceId])).toEqual([
-      ['DEDUCT', 3, line.referenceId],
-      ['ADD', 0, expect.stringMatching(/^stk:[\w-]+:probe:\d+$/)],
-    ]);
-    expect((await postsSince(since, STOCK_ROUTE)).map((r) => r.status)).toEqual([lostStatus, 201]);
-    expect(await oilOnHand()).toBe(before - 3);
-    expect(await searchAttribute(ledgerHandle(ledgerAt()), NeedsAttention)).not.toBe(true);
-    // Stock reporting never re-triggers signing.
-    expect(await postsSince(since, '/v1/sales')).toHaveLength(1);
-    expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: closed.traderInvoiceNumber })).toHaveLength(1);
-  });
+      const [movement] = await carriersOf(ledgerAt(), [line]);
+      expect(movement).toMatchObject({
+        referenceId: line.referenceId,
+        status: 'recorded',
+        settledBy: 'evidence',
+        quantity: 3,
+      });
+      expect(movement!.lines).toEqual([{ lineId: line.referenceId, saleWorkflowId: handle.workflowId, quantity: 3 }]);
+      // The sandbox: the movement once, then the ledger's probe (a movement of nothing) whose answer proved it.
+      expect((await oilRecordsSince(since)).map((m) => [m.action, m.quantity, m.referenceId])).toEqual([
+        ['DEDUCT', 3, line.referenceId],
+        ['ADD', 0, expect.stringMatching(/^stk:[\w-]+:probe:\d+$/)],
+      ]);
+      expect((await postsSince(since, STOCK_ROUTE)).map((r) => r.status)).toEqual([lostStatus, 201]);
+      expect(await oilOnHand()).toBe(before - 3);
+      expect(await searchAttribute(ledgerHandle(ledgerAt()), NeedsAttention)).not.toBe(true);
+      // Stock reporting never re-triggers signing.
+      expect(await postsSince(since, '/v1/sales')).toHaveLength(1);
+      expect(await h.sandbox.inspector.documents({ traderInvoiceNumber: closed.traderInvoiceNumber })).toHaveLength(1);
+    },
+  );
 
   it('sends a movement again, under the same reference, when the quantity on hand proves the service never took it (connection dropped before it was handled): recorded once', async () => {
     const { handle, since, before, line } = await saleWithFaultedMovement({ kind: 'reset' });
@@ -138,7 +174,11 @@ describe('a lost answer, settled by the stock ledger from the quantity on hand w
   });
 
   it('retries a movement the service provably did not take (429) without an operator', async () => {
-    const { handle, since, before, line } = await saleWithFaultedMovement({ kind: 'rate-limit', retryAfterSeconds: 0, times: 2 });
+    const { handle, since, before, line } = await saleWithFaultedMovement({
+      kind: 'rate-limit',
+      retryAfterSeconds: 0,
+      times: 2,
+    });
     expectHandedOver((await handle.result()).stockMovements[0]!);
     const [movement] = await carriersOf(ledgerAt(), [line]);
     expect(movement).toMatchObject({ referenceId: line.referenceId, status: 'recorded' });
@@ -166,9 +206,13 @@ describe('an inconclusive case: someone else moved the item through the serviceâ
       'the ledger asking an operator',
     );
     const movement: LedgerMovement = waiting.open.find((m) => m.referenceId === sale.line.referenceId)!;
-    expect(movement.problem).toMatch(/fits no outcome of this ledger's movements: something else moved the item at this branch/);
+    expect(movement.problem).toMatch(
+      /fits no outcome of this ledger's movements: something else moved the item at this branch/,
+    );
     // The sale stays open: it asked to be told which movement carries its line.
-    expect(movement.lines).toEqual([{ lineId: sale.line.referenceId, saleWorkflowId: sale.handle.workflowId, quantity: 3, tellSale: true }]);
+    expect(movement.lines).toEqual([
+      { lineId: sale.line.referenceId, saleWorkflowId: sale.handle.workflowId, quantity: 3, tellSale: true },
+    ]);
     const ledger = ledgerHandle(ledgerAt());
     expect(await searchAttribute(ledger, NeedsAttention)).toBe(true);
     expect(await searchAttribute(ledger, AttentionReason)).toBe('stock_needs_operator');
@@ -183,11 +227,17 @@ describe('an inconclusive case: someone else moved the item through the serviceâ
     // What the operator sees on the dashboard: the reference, recorded once.
     expect(await h.sandbox.inspector.stockMovements({ referenceId: line.referenceId })).toHaveLength(1);
 
-    const settled = await ledger.executeUpdate(settleMovementUpdate, { args: [{ referenceId: line.referenceId, decision: 'applied' }] });
+    const settled = await ledger.executeUpdate(settleMovementUpdate, {
+      args: [{ referenceId: line.referenceId, decision: 'applied' }],
+    });
     expect(settled).toMatchObject({ referenceId: line.referenceId, status: 'recorded', settledBy: 'operator' });
     const reported = await h.waitFor(handle, (s) => s.stockMovements[0]?.status === 'reported');
     expect(reported.stockMovements[0]).toMatchObject({ carriedBy: line.referenceId, ledger: ledger.workflowId });
-    await ledgerWhen(ledgerAt(), (st) => !st.open.some((m) => m.referenceId === line.referenceId), 'the movement settled');
+    await ledgerWhen(
+      ledgerAt(),
+      (st) => !st.open.some((m) => m.referenceId === line.referenceId),
+      'the movement settled',
+    );
     expect(await searchAttribute(ledger, NeedsAttention)).toBe(false);
 
     expect(await h.sandbox.inspector.stockMovements({ referenceId: line.referenceId })).toHaveLength(1);
@@ -204,8 +254,15 @@ describe('an inconclusive case: someone else moved the item through the serviceâ
     const reported = await h.waitFor(handle, (s) => s.stockMovements[0]?.status === 'reported');
     const recorded = await h.sandbox.inspector.stockMovements({ referenceId: line.referenceId });
     expect(recorded.map((m) => [m.action, m.quantity])).toEqual([['DEDUCT', 3]]);
-    expect(reported.stockMovements[0]).toMatchObject({ carriedBy: line.referenceId, movementId: recorded[0]!.movementId });
-    await ledgerWhen(ledgerAt(), (st) => !st.open.some((m) => m.referenceId === line.referenceId), 'the movement settled');
+    expect(reported.stockMovements[0]).toMatchObject({
+      carriedBy: line.referenceId,
+      movementId: recorded[0]!.movementId,
+    });
+    await ledgerWhen(
+      ledgerAt(),
+      (st) => !st.open.some((m) => m.referenceId === line.referenceId),
+      'the movement settled',
+    );
     expect(await searchAttribute(ledger, NeedsAttention)).toBe(false);
 
     expect((await postsSince(since, STOCK_ROUTE)).map((r) => r.status)).toEqual([0, 201, 201]);

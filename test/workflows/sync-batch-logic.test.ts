@@ -74,16 +74,31 @@ function accountingService(count: number, status: Status = 'syncing') {
         processSyncBatch: async () => {
           service.processCalls++;
           service.onProcess(service.processCalls);
-          return { message: service.processCalls === 1 ? 'Sync batch processing started' : 'Sync batch processing started again', httpStatus: 202, apiCalls: 1 };
+          return {
+            message:
+              service.processCalls === 1 ? 'Sync batch processing started' : 'Sync batch processing started again',
+            httpStatus: 202,
+            apiCalls: 1,
+          };
         },
         listBillPaymentsPage: async (input: ListBillPaymentsPageInput) => {
           if (input.status === 'syncing' && input.page === 1) service.onPoll(++service.polls);
           const direction = input.sortOrder === 'desc' ? -1 : 1;
           const matching = payments
-            .filter((p) => p.status === input.status && (service.ignoresBatchFilter || input.syncBatchId === undefined || p.syncBatchId === input.syncBatchId))
+            .filter(
+              (p) =>
+                p.status === input.status &&
+                (service.ignoresBatchFilter || input.syncBatchId === undefined || p.syncBatchId === input.syncBatchId),
+            )
             .sort((a, b) => direction * (a.updatedAt ?? '').localeCompare(b.updatedAt ?? ''));
           const items = matching.slice((input.page - 1) * input.limit, input.page * input.limit).map((p) => ({ ...p }));
-          return { items, page: input.page, total: matching.length, hasNextPage: input.page * input.limit < matching.length, apiCalls: 1 };
+          return {
+            items,
+            page: input.page,
+            total: matching.length,
+            hasNextPage: input.page * input.limit < matching.length,
+            apiCalls: 1,
+          };
         },
       };
     },
@@ -95,11 +110,15 @@ const batchId = (s: ProcessScenario) => `sb_${s.id}`;
 
 /** The test's batch; an input's own syncBatchId (a bad one) replaces it in the input only. */
 function start(s: ProcessScenario, input: Partial<SyncBatchInput> = {}): Promise<BatchHandle> {
-  return s.start<typeof syncBatchWorkflow>(SYNC_BATCH_WORKFLOW_TYPE, syncBatchWorkflowId(batchId(s)), [{ syncBatchId: batchId(s), ...input }]);
+  return s.start<typeof syncBatchWorkflow>(SYNC_BATCH_WORKFLOW_TYPE, syncBatchWorkflowId(batchId(s)), [
+    { syncBatchId: batchId(s), ...input },
+  ]);
 }
 const state = (handle: BatchHandle) => handle.query(getSyncBatchStateQuery);
-const waitForState = (s: ProcessScenario, handle: BatchHandle, done: (st: SyncBatchState) => boolean) => s.waitFor(() => state(handle), done);
-const needsAttention = async (handle: BatchHandle) => (await handle.describe()).typedSearchAttributes.get(NeedsAttention);
+const waitForState = (s: ProcessScenario, handle: BatchHandle, done: (st: SyncBatchState) => boolean) =>
+  s.waitFor(() => state(handle), done);
+const needsAttention = async (handle: BatchHandle) =>
+  (await handle.describe()).typedSearchAttributes.get(NeedsAttention);
 
 /** Server times of the polls: each starts with the first page of the syncing payments. */
 const pollTimes = (s: ProcessScenario) =>
@@ -139,7 +158,10 @@ describe('syncBatchWorkflow', () => {
       const handle = await start(s, { companyId: 'cmp_1', options: { maxPollInterval: '5 seconds' } });
       const summary = await handle.result();
 
-      expectGaps(gapsOf(pollTimes(s)), [2, 4, 5, 2, 4].map((n) => n * SECOND));
+      expectGaps(
+        gapsOf(pollTimes(s)),
+        [2, 4, 5, 2, 4].map((n) => n * SECOND),
+      );
       expect(s.inputs('processSyncBatch')).toEqual([{ syncBatchId: batchId(s), companyId: 'cmp_1' }]);
       expect(new Set(s.calls.map((c) => c.taskQueue))).toEqual(new Set([accountingTaskQueue(s.taskQueue)]));
       // Unsettled first, oldest update first, stopping at the first found; then the settled, newest first.
@@ -152,7 +174,15 @@ describe('syncBatchWorkflow', () => {
             ['failed', 'desc'],
             ['synced', 'desc'],
           ] as const
-        ).map(([status, sortOrder]) => ({ companyId: 'cmp_1', syncBatchId: batchId(s), status, sortBy: 'updatedAt', sortOrder, page: 1, limit: 100 })),
+        ).map(([status, sortOrder]) => ({
+          companyId: 'cmp_1',
+          syncBatchId: batchId(s),
+          status,
+          sortBy: 'updatedAt',
+          sortOrder,
+          page: 1,
+          limit: 100,
+        })),
       );
       expect(summary).toMatchObject({
         syncBatchId: batchId(s),
@@ -210,21 +240,39 @@ describe('syncBatchWorkflow', () => {
       const handle = await start(s);
       const parked = await waitForState(s, handle, (st) => st.step === 'parked');
       expect(parked.failed).toEqual([{ id: 'bp_2', reason: REASON, updatedAt: '2026-11-21T10:00:01Z' }]);
-      expect(parked).toMatchObject({ synced: 1, parked: { code: 'bill_payments_failed', actions: ['reprocess', 'dismiss'] } });
+      expect(parked).toMatchObject({
+        synced: 1,
+        parked: { code: 'bill_payments_failed', actions: ['reprocess', 'dismiss'] },
+      });
       expect(await needsAttention(handle)).toBe(true);
       const details = await s.currentDetails(handle);
       expect(details).toContain('`bp_2`');
       expect(details).toContain(REASON);
       expect(details).toContain('`reprocess`');
-      await expectUpdateRefused(handle.executeUpdate(dismissSyncBatchUpdate, { args: [{ reason: '  ' }] }), /needs a reason/);
+      await expectUpdateRefused(
+        handle.executeUpdate(dismissSyncBatchUpdate, { args: [{ reason: '  ' }] }),
+        /needs a reason/,
+      );
 
       const resumed = await handle.executeUpdate(reprocessSyncBatchUpdate);
-      expect(resumed).toMatchObject({ step: 'following', processCalls: 2, parked: null, failed: [], processMessage: 'Sync batch processing started again' });
+      expect(resumed).toMatchObject({
+        step: 'following',
+        processCalls: 2,
+        parked: null,
+        failed: [],
+        processMessage: 'Sync batch processing started again',
+      });
       expect(await needsAttention(handle)).toBe(false);
       await expectUpdateRefused(handle.executeUpdate(reprocessSyncBatchUpdate), /parked with failed bill payments/);
 
       await waitForState(s, handle, (st) => st.polls >= 2);
-      expect(await handle.result()).toMatchObject({ outcome: 'synced', synced: 2, failed: [], processCalls: 2, polls: 3 });
+      expect(await handle.result()).toMatchObject({
+        outcome: 'synced',
+        synced: 2,
+        failed: [],
+        processCalls: 2,
+        polls: 3,
+      });
       expect(s.inputs('processSyncBatch')).toHaveLength(2);
       expect(await needsAttention(handle)).toBe(false);
       expect(batchMetrics(s)).toEqual({ synced: 1, dismissed: 0, failed: 0, parked: 1 });
@@ -237,10 +285,18 @@ describe('syncBatchWorkflow', () => {
       service.tag(batchId(s));
       const handle = await start(s);
       await waitForState(s, handle, (st) => st.step === 'parked');
-      const dismissed = await handle.executeUpdate(dismissSyncBatchUpdate, { args: [{ reason: ' fixed in the ledger by hand ' }] });
+      const dismissed = await handle.executeUpdate(dismissSyncBatchUpdate, {
+        args: [{ reason: ' fixed in the ledger by hand ' }],
+      });
       expect(dismissed).toMatchObject({ step: 'dismissed', parked: null });
       const summary = await handle.result();
-      expect(summary).toMatchObject({ outcome: 'dismissed', dismissReason: 'fixed in the ledger by hand', synced: 0, processCalls: 1, polls: 1 });
+      expect(summary).toMatchObject({
+        outcome: 'dismissed',
+        dismissReason: 'fixed in the ledger by hand',
+        synced: 0,
+        processCalls: 1,
+        polls: 1,
+      });
       expect(summary.failed.map((f) => f.id)).toEqual(['bp_2', 'bp_1']);
       expect(await needsAttention(handle)).toBe(false);
       expect(batchMetrics(s)).toEqual({ synced: 0, dismissed: 1, failed: 0, parked: 1 });
@@ -271,7 +327,10 @@ describe('syncBatchWorkflow', () => {
       const handle = await start(s, { options: { pollInterval: '1 hour' } });
       await waitForState(s, handle, (st) => st.polls === 1);
       await expectUpdateRefused(handle.executeUpdate(reprocessSyncBatchUpdate), /parked with failed bill payments/);
-      await expectUpdateRefused(handle.executeUpdate(dismissSyncBatchUpdate, { args: [{ reason: 'no' }] }), /parked with failed bill payments/);
+      await expectUpdateRefused(
+        handle.executeUpdate(dismissSyncBatchUpdate, { args: [{ reason: 'no' }] }),
+        /parked with failed bill payments/,
+      );
       expect(await state(handle)).toMatchObject({ step: 'following', processCalls: 1 });
     });
   });
@@ -332,14 +391,22 @@ describe('syncBatchWorkflow', () => {
 
       const runs = [...new Set(s.calls.map((c) => c.runId))];
       expect(runs).toHaveLength(3);
-      const pollsByRun = runs.map((run) => s.callsOf('listBillPaymentsPage').filter((c) => c.runId === run && c.input.status === 'syncing').length);
+      const pollsByRun = runs.map(
+        (run) =>
+          s.callsOf('listBillPaymentsPage').filter((c) => c.runId === run && c.input.status === 'syncing').length,
+      );
       expect(pollsByRun).toEqual([3, 3, 2]);
       expect(s.callsOf('processSyncBatch').map((c) => c.runId)).toEqual([runs[0]]);
       // The back-off goes on doubling across runs.
-      expectGaps(gapsOf(pollTimes(s)), [2, 4, 8, 16, 32, 64, 128].map((n) => n * SECOND));
+      expectGaps(
+        gapsOf(pollTimes(s)),
+        [2, 4, 8, 16, 32, 64, 128].map((n) => n * SECOND),
+      );
       expect(summary).toMatchObject({ outcome: 'synced', runs: 3, polls: 8, processCalls: 1, apiCalls: 1 + 7 + 4 });
       const final = await state(handle);
-      expect(final.history.map((e) => e.event)).toEqual(expect.arrayContaining(['continued as new (run 2)', 'continued as new (run 3)']));
+      expect(final.history.map((e) => e.event)).toEqual(
+        expect.arrayContaining(['continued as new (run 2)', 'continued as new (run 3)']),
+      );
       // One batch, whatever its runs.
       expect(batchMetrics(s)).toEqual({ synced: 1, dismissed: 0, failed: 0, parked: 0 });
     });
@@ -361,8 +428,13 @@ describe('syncBatchWorkflow', () => {
     await h.run(service.stubs(), async (s) => {
       const error = await (await start(s)).result().catch((err: unknown) => err);
       expect(error).toBeInstanceOf(WorkflowFailedError);
-      expect((error as WorkflowFailedError).cause).toMatchObject({ type: SYNC_BATCH_FAILURES.coverageUnknown, nonRetryable: true });
-      expect(((error as WorkflowFailedError).cause as ApplicationFailure).message).toContain('start the workflow with billPaymentIds');
+      expect((error as WorkflowFailedError).cause).toMatchObject({
+        type: SYNC_BATCH_FAILURES.coverageUnknown,
+        nonRetryable: true,
+      });
+      expect(((error as WorkflowFailedError).cause as ApplicationFailure).message).toContain(
+        'start the workflow with billPaymentIds',
+      );
       expect(batchMetrics(s)).toEqual({ synced: 0, dismissed: 0, failed: 1, parked: 0 });
     });
   });

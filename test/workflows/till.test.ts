@@ -19,10 +19,14 @@ function tillCall(input: SaleInput) {
   const workflowId = saleWorkflowId(input.businessId, input.traderInvoiceNumber);
   return h.client.workflow.executeUpdateWithStart(awaitReceiptUpdate, {
     args: [{ wait: '30 seconds', input }],
-    startWorkflowOperation: new WithStartWorkflowOperation(SALE_WORKFLOW_TYPE, { workflowId, taskQueue: h.taskQueue, args: [input], workflowIdConflictPolicy: 'USE_EXISTING' }),
+    startWorkflowOperation: new WithStartWorkflowOperation(SALE_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue: h.taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    }),
   });
 }
-
 
 describe('awaitReceipt by update-with-start', () => {
   it('answers the receipt values of a sale that signs at once; the same call again answers the same, with one sale filed', async () => {
@@ -34,7 +38,10 @@ describe('awaitReceipt by update-with-start', () => {
 
     const again = await tillCall(input);
     expect(again.receipt).toEqual(answer.receipt);
-    const filed = await h.sandbox.inspector.documents({ businessId: input.businessId, traderInvoiceNumber: input.traderInvoiceNumber });
+    const filed = await h.sandbox.inspector.documents({
+      businessId: input.businessId,
+      traderInvoiceNumber: input.traderInvoiceNumber,
+    });
     expect(filed).toHaveLength(1);
     expect(filed[0]?.sale.receipt?.cuInvoiceNo).toBe(answer.receipt?.cuInvoiceNo);
 
@@ -42,8 +49,15 @@ describe('awaitReceipt by update-with-start', () => {
     const conflict = await updateRefusal(tillCall(other));
     expect(conflict.type).toBe(FAILURE_TYPES.saleInputConflict);
     expect(conflict.message).toMatch(/started with another input: lines differs/);
-    expect(await h.sandbox.inspector.documents({ businessId: input.businessId, traderInvoiceNumber: input.traderInvoiceNumber })).toHaveLength(1);
-    await h.client.workflow.getHandle(saleWorkflowId(input.businessId, input.traderInvoiceNumber)).terminate('test finished');
+    expect(
+      await h.sandbox.inspector.documents({
+        businessId: input.businessId,
+        traderInvoiceNumber: input.traderInvoiceNumber,
+      }),
+    ).toHaveLength(1);
+    await h.client.workflow
+      .getHandle(saleWorkflowId(input.businessId, input.traderInvoiceNumber))
+      .terminate('test finished');
   });
 
   it('refuses a bad input naming the field, and the sale it started ends at once with nothing sent', async () => {
@@ -62,6 +76,11 @@ describe('awaitReceipt by update-with-start', () => {
     expect((await handle.describe()).status.name).toBe('FAILED');
     expect(await searchAttribute(handle, FiscalStatus)).toBe('invalid_input');
     expect(await searchAttribute(handle, AttentionReason)).toBe('invalid_input');
-    expect(await h.sandbox.inspector.documents({ businessId: input.businessId, traderInvoiceNumber: input.traderInvoiceNumber })).toEqual([]);
+    expect(
+      await h.sandbox.inspector.documents({
+        businessId: input.businessId,
+        traderInvoiceNumber: input.traderInvoiceNumber,
+      }),
+    ).toEqual([]);
   });
 });

@@ -53,11 +53,16 @@ export function rebuildWindows(requests: readonly LoggedRequest[], windowMs: num
  * still to come after them. Once less than that is left, a window can only be part-filled however the worker
  * behaves: the last sales' stock movements wait for their own signing, so the tail drains, it is not a backlog.
  */
-export function utilisation(requests: readonly LoggedRequest[], options: { windowMs: number; limit: number; backlogDrainedAt: number }): Utilisation {
+export function utilisation(
+  requests: readonly LoggedRequest[],
+  options: { windowMs: number; limit: number; backlogDrainedAt: number },
+): Utilisation {
   const { windowMs, limit, backlogDrainedAt } = options;
   const productiveTimes = requests.filter(isProductive).map((r) => r.at);
   const stillToCome = (t: number) => productiveTimes.filter((at) => at >= t).length;
-  const complete = rebuildWindows(requests, windowMs).filter((w) => w.end <= backlogDrainedAt && stillToCome(w.end) >= limit);
+  const complete = rebuildWindows(requests, windowMs).filter(
+    (w) => w.end <= backlogDrainedAt && stillToCome(w.end) >= limit,
+  );
   const from = complete[0]?.start ?? 0;
   const to = complete.at(-1)?.end ?? 0;
   const productive = requests.filter((r) => isProductive(r) && r.at >= from && r.at < to).length;
@@ -71,7 +76,10 @@ export function utilisation(requests: readonly LoggedRequest[], options: { windo
     requests: requests.length,
     rateLimited,
     rateLimitedShare: requests.length > 0 ? rateLimited / requests.length : 0,
-    perWindow: complete.map((w, i) => ({ counted: w.counted, gapBeforeMs: i === 0 ? 0 : w.start - complete[i - 1]!.end })),
+    perWindow: complete.map((w, i) => ({
+      counted: w.counted,
+      gapBeforeMs: i === 0 ? 0 : w.start - complete[i - 1]!.end,
+    })),
   };
 }
 

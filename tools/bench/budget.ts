@@ -4,7 +4,15 @@
  * request log; see budget-math.ts and docs/benchmarks.md for what is counted.
  */
 import type { BenchTemporal } from './env.js';
-import { benchFixture, benchSale, NAIROBI_LINES, progress, RETAIL_APP, startBenchSandbox, startBenchWorkers } from './env.js';
+import {
+  benchFixture,
+  benchSale,
+  NAIROBI_LINES,
+  progress,
+  RETAIL_APP,
+  startBenchSandbox,
+  startBenchWorkers,
+} from './env.js';
 import { perMinute, utilisation } from './budget-math.js';
 import type { BudgetReport } from './report.js';
 import { mapLimit } from './stats.js';
@@ -17,7 +25,10 @@ export function backlogSales(windows: number, limitPerWindow: number, requestsPe
   return Math.ceil(((windows + 1.5) * limitPerWindow) / requestsPerSale);
 }
 
-export async function measureBudget(t: BenchTemporal, options: { windows: number; tag: string }): Promise<BudgetReport> {
+export async function measureBudget(
+  t: BenchTemporal,
+  options: { windows: number; tag: string },
+): Promise<BudgetReport> {
   const windowMs = BUDGET_WINDOW_MS;
   const limit = BUDGET_LIMIT_PER_WINDOW;
   const workerRequestsPerMinute = perMinute(limit, windowMs);
@@ -27,10 +38,15 @@ export async function measureBudget(t: BenchTemporal, options: { windows: number
     // Since 0.8 a sale's own request is its signing: its stock lines go to the branch's ledger, which merges them while
     // the budget is contended, so the backlog is sized at one request a sale (at 1 + its lines it would span too few).
     const sales = backlogSales(options.windows, limit, 1);
-    progress(`budget: ${sales} sales at once on ${limit} requests per ${windowMs} ms (worker: ${workerRequestsPerMinute}/min)`);
+    progress(
+      `budget: ${sales} sales at once on ${limit} requests per ${windowMs} ms (worker: ${workerRequestsPerMinute}/min)`,
+    );
     const from = Date.now();
-    const ids = await mapLimit(Array.from({ length: sales }, (_, i) => i), 50, async (i) =>
-      (await workers.sales.startSale(benchSale(`BENCH-BUDGET-${options.tag}-${i}`, NAIROBI_LINES))).workflowId,
+    const ids = await mapLimit(
+      Array.from({ length: sales }, (_, i) => i),
+      50,
+      async (i) =>
+        (await workers.sales.startSale(benchSale(`BENCH-BUDGET-${options.tag}-${i}`, NAIROBI_LINES))).workflowId,
     );
     await mapLimit(ids, 50, (id) => t.client.workflow.getHandle(id).result());
     const requests = sandbox.stats.records({ since: from, service: 'compliance', applicationId: RETAIL_APP });

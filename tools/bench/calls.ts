@@ -44,19 +44,34 @@ async function linesRecorded(t: BenchTemporal, w: BenchWorkers): Promise<number>
  * From the sale's start until its workflow closed and its branch's stock ledger (since 0.8 the writer of its stock)
  * recorded its lines: the sale hands them over and closes, the movements follow.
  */
-async function countSale(t: BenchTemporal, w: BenchWorkers, sandbox: Sandbox, tin: string): Promise<Record<string, number>> {
+async function countSale(
+  t: BenchTemporal,
+  w: BenchWorkers,
+  sandbox: Sandbox,
+  tin: string,
+): Promise<Record<string, number>> {
   const recordedBefore = await linesRecorded(t, w);
   const from = Date.now();
   const { workflowId } = await w.sales.startSale(benchSale(tin, NAIROBI_LINES));
   await t.client.workflow.getHandle(workflowId).result();
-  for (const until = Date.now() + 30_000; Date.now() < until && (await linesRecorded(t, w)) < recordedBefore + stockTrackedLines(NAIROBI_LINES); ) {
+  for (
+    const until = Date.now() + 30_000;
+    Date.now() < until && (await linesRecorded(t, w)) < recordedBefore + stockTrackedLines(NAIROBI_LINES);
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return requestsBetween(sandbox, from, Date.now());
 }
 
-export async function measureCalls(t: BenchTemporal, w: BenchWorkers, sandbox: Sandbox, options: { perPath: number; tag: string }): Promise<CallsReport> {
-  progress(`calls: a warm-up sale, then ${options.perPath} immediate and ${options.perPath} async (callback) sales, one at a time`);
+export async function measureCalls(
+  t: BenchTemporal,
+  w: BenchWorkers,
+  sandbox: Sandbox,
+  options: { perPath: number; tag: string },
+): Promise<CallsReport> {
+  progress(
+    `calls: a warm-up sale, then ${options.perPath} immediate and ${options.perPath} async (callback) sales, one at a time`,
+  );
   await countSale(t, w, sandbox, `BENCH-CALLS-WARM-${options.tag}`);
   const immediate: Record<string, number>[] = [];
   const asyncCallback: Record<string, number>[] = [];
@@ -65,7 +80,8 @@ export async function measureCalls(t: BenchTemporal, w: BenchWorkers, sandbox: S
     asyncCallback.push(await countSale(t, w, sandbox, `${DEMO.invoicePrefixes.async}BENCH-${options.tag}-${i}`));
   }
   // The most frequent pattern is reported by route; the figure is the median count.
-  const typical = (runs: Record<string, number>[]) => runs.find((r) => total(r) === median(runs.map(total))) ?? runs[0] ?? {};
+  const typical = (runs: Record<string, number>[]) =>
+    runs.find((r) => total(r) === median(runs.map(total))) ?? runs[0] ?? {};
   return {
     immediate: median(immediate.map(total)),
     asyncCallback: median(asyncCallback.map(total)),

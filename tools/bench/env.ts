@@ -6,7 +6,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, type Connection, type WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  makeTelemetryFilterString,
+  Runtime,
+  Worker,
+  type NativeConnection,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 import { pino } from 'pino';
 import { SalesClient } from '../../src/client/sales-client.js';
 import { payloadEncryptionFromEnv, type PayloadEncryption } from '../../src/codec/data-converter.js';
@@ -22,7 +30,13 @@ import type { ComplianceFixtureInput } from '../../sandbox/compliance/fixture-sc
 import { DEMO, defaultComplianceFixtureInput } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { ServiceEndpoints } from '../../src/services/endpoints.js';
-import { connectClient, connectNative, loadTemporalSettings, localTemporalSettings, type TemporalSettings } from '../../src/temporal/connection.js';
+import {
+  connectClient,
+  connectNative,
+  loadTemporalSettings,
+  localTemporalSettings,
+  type TemporalSettings,
+} from '../../src/temporal/connection.js';
 import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
 import { workflowsPath } from '../../src/worker/workers.js';
@@ -34,7 +48,8 @@ import { toBenchEvents, type BenchEvent } from './history.js';
 export { DEMO };
 
 /** Progress lines go to stderr, so stdout is the report alone. */
-export const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+export const progress = (message: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
 export interface BenchTemporal {
   server: 'dev' | 'postgres';
@@ -56,17 +71,28 @@ export interface BenchTemporal {
 /** TEMPORAL_ADDRESS set: that server (`postgres` unless BENCH_SERVER says otherwise); else a dev server started here. */
 export async function openTemporal(): Promise<BenchTemporal> {
   // Terminating a flood mid-run makes the core warn about completions of ended workflows: expected, kept out of the output.
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
+  });
   const external = process.env.TEMPORAL_ADDRESS?.trim();
   let devServer: DevServer | undefined;
   let settings: TemporalSettings;
   if (external) {
     settings = loadTemporalSettings(process.env);
   } else {
-    devServer = await startDevServer({ headless: true, searchAttributes: toCliSearchAttributes(projectSearchAttributes) });
+    devServer = await startDevServer({
+      headless: true,
+      searchAttributes: toCliSearchAttributes(projectSearchAttributes),
+    });
     settings = localTemporalSettings(devServer.address, devServer.namespace);
   }
-  const server = process.env.BENCH_SERVER === 'dev' || process.env.BENCH_SERVER === 'postgres' ? process.env.BENCH_SERVER : external ? 'postgres' : 'dev';
+  const server =
+    process.env.BENCH_SERVER === 'dev' || process.env.BENCH_SERVER === 'postgres'
+      ? process.env.BENCH_SERVER
+      : external
+        ? 'postgres'
+        : 'dev';
   const payloadKeys = `bench-1:${randomBytes(32).toString('base64')}`;
   const encryption = payloadEncryptionFromEnv({ PAYLOAD_KEYS: payloadKeys });
   let connection: Connection | undefined;
@@ -76,7 +102,10 @@ export async function openTemporal(): Promise<BenchTemporal> {
     native = await connectNative(settings);
     const bundleLogger = new DefaultLogger('ERROR');
     const saleBundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: bundleLogger });
-    const floorBundle = await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./floor-workflow.ts', import.meta.url)), logger: bundleLogger });
+    const floorBundle = await bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL('./floor-workflow.ts', import.meta.url)),
+      logger: bundleLogger,
+    });
     const client = new Client({ connection, namespace: settings.namespace, dataConverter: encryption.dataConverter });
     const nativeConnection = native;
     const openConnection = connection;
@@ -90,7 +119,8 @@ export async function openTemporal(): Promise<BenchTemporal> {
       saleBundle,
       floorBundle,
       devServer,
-      events: async (workflowId) => toBenchEvents((await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [], encryption.codec),
+      events: async (workflowId) =>
+        toBenchEvents((await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [], encryption.codec),
       close: async () => {
         await nativeConnection.close();
         await openConnection.close();
@@ -112,9 +142,15 @@ export const RETAIL_APP = DEMO.applications.retail;
  * The demo world with its rate limit set (requests per window of `windowMs`, default a minute) and a short authority
  * delay and callback schedule, so the async path takes a fraction of a second.
  */
-export function benchFixture(options: { requestsPerWindow: number; windowMs?: number; adjust?: (f: ComplianceFixtureInput) => void }): ComplianceFixtureInput {
+export function benchFixture(options: {
+  requestsPerWindow: number;
+  windowMs?: number;
+  adjust?: (f: ComplianceFixtureInput) => void;
+}): ComplianceFixtureInput {
   const fixture = structuredClone(defaultComplianceFixtureInput);
-  fixture.applications = (fixture.applications ?? []).map((a) => (a.id === RETAIL_APP ? { ...a, requestsPerMinute: options.requestsPerWindow } : a));
+  fixture.applications = (fixture.applications ?? []).map((a) =>
+    a.id === RETAIL_APP ? { ...a, requestsPerMinute: options.requestsPerWindow } : a,
+  );
   if (options.windowMs !== undefined) fixture.rateLimitWindowMs = options.windowMs;
   fixture.authority = { ...fixture.authority, asyncDelayMs: 300 };
   fixture.callbacks = { retryScheduleMs: [0, 200, 500], timeoutMs: 1_000 };
@@ -122,12 +158,22 @@ export function benchFixture(options: { requestsPerWindow: number; windowMs?: nu
   return fixture;
 }
 
-export const startBenchSandbox = (fixture: ComplianceFixtureInput): Promise<Sandbox> => startSandbox({ fixture: { compliance: fixture } });
+export const startBenchSandbox = (fixture: ComplianceFixtureInput): Promise<Sandbox> =>
+  startSandbox({ fixture: { compliance: fixture } });
 
 /** How a worker reaches the sandbox: the organisation-wide key, as a deployment serving several businesses would. */
-export function sandboxEndpoints(sandbox: Sandbox, options: { callbacks: boolean }): Pick<ServiceEndpoints, 'compliance' | 'accounting'> {
+export function sandboxEndpoints(
+  sandbox: Sandbox,
+  options: { callbacks: boolean },
+): Pick<ServiceEndpoints, 'compliance' | 'accounting'> {
   return {
-    compliance: { baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.orgWide, businessId: DEMO.businesses.nairobi, timeoutMs: 30_000, allowLoopbackCallbacks: options.callbacks },
+    compliance: {
+      baseUrl: sandbox.complianceUrl,
+      apiKey: DEMO.keys.orgWide,
+      businessId: DEMO.businesses.nairobi,
+      timeoutMs: 30_000,
+      allowLoopbackCallbacks: options.callbacks,
+    },
     accounting: {
       baseUrl: sandbox.accountingUrl,
       apiKey: DEMO_ACCOUNTING_API_KEY,
@@ -142,7 +188,11 @@ export function sandboxEndpoints(sandbox: Sandbox, options: { callbacks: boolean
 }
 
 /** Environment of a worker process (`tsx src/cli/worker.ts`) on this sandbox and server. */
-export function workerProcessEnv(t: BenchTemporal, sandbox: Sandbox, requestsPerMinute: number): Record<string, string> {
+export function workerProcessEnv(
+  t: BenchTemporal,
+  sandbox: Sandbox,
+  requestsPerMinute: number,
+): Record<string, string> {
   return {
     TEMPORAL_ADDRESS: t.settings.address ?? '',
     TEMPORAL_NAMESPACE: t.settings.namespace,
@@ -157,7 +207,11 @@ export function workerProcessEnv(t: BenchTemporal, sandbox: Sandbox, requestsPer
   };
 }
 
-const discardSink: PurchaseEventSink = { description: 'discard (bench)', deliver: async () => {}, close: async () => {} };
+const discardSink: PurchaseEventSink = {
+  description: 'discard (bench)',
+  deliver: async () => {},
+  close: async () => {},
+};
 
 export interface BenchWorkers {
   taskQueue: string;
@@ -181,7 +235,10 @@ export async function startBenchWorkers(
   const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
   const floorQueue = `${taskQueue}.floor`;
   const logger = pino({ level: 'silent' });
-  const worker = loadWorkerConfig({ ...process.env, COMPLIANCE_REQUESTS_PER_MINUTE: String(options.requestsPerMinute) });
+  const worker = loadWorkerConfig({
+    ...process.env,
+    COMPLIANCE_REQUESTS_PER_MINUTE: String(options.requestsPerMinute),
+  });
   const sale = await startWorkerProcess({
     connection: t.native,
     client: t.client,
@@ -189,7 +246,10 @@ export async function startBenchWorkers(
     services: sandboxEndpoints(sandbox, { callbacks: options.callbacks ?? false }),
     settings: {
       worker,
-      activitiesPerSecond: { compliance: complianceActivitiesPerSecond(worker), accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
+      activitiesPerSecond: {
+        compliance: complianceActivitiesPerSecond(worker),
+        accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond,
+      },
       purchases: loadPurchasesConfig({}),
       reconciliation: loadReconciliationConfig({}),
     },
@@ -203,7 +263,11 @@ export async function startBenchWorkers(
   let floorWorker: Worker | undefined;
   let floorClient: ComplianceClient | undefined;
   if (options.floor) {
-    floorClient = new ComplianceClient({ baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.orgWide, businessId: DEMO.businesses.nairobi });
+    floorClient = new ComplianceClient({
+      baseUrl: sandbox.complianceUrl,
+      apiKey: DEMO.keys.orgWide,
+      businessId: DEMO.businesses.nairobi,
+    });
     floorWorker = await Worker.create({
       connection: t.native,
       namespace: t.settings.namespace,
@@ -217,10 +281,18 @@ export async function startBenchWorkers(
   return {
     taskQueue,
     sales: new SalesClient(t.client, { taskQueue }),
-    startFloor: () => t.client.workflow.start(FLOOR_WORKFLOW_TYPE, { taskQueue: floorQueue, workflowId: `floor-${randomUUID()}`, args: [] }),
+    startFloor: () =>
+      t.client.workflow.start(FLOOR_WORKFLOW_TYPE, {
+        taskQueue: floorQueue,
+        workflowId: `floor-${randomUUID()}`,
+        args: [],
+      }),
     executeFloor: async () => {
       const workflowId = `floor-${randomUUID()}`;
-      return { workflowId, result: await t.client.workflow.execute(FLOOR_WORKFLOW_TYPE, { taskQueue: floorQueue, workflowId, args: [] }) };
+      return {
+        workflowId,
+        result: await t.client.workflow.execute(FLOOR_WORKFLOW_TYPE, { taskQueue: floorQueue, workflowId, args: [] }),
+      };
     },
     stop: async () => {
       sale.shutdown();
@@ -233,7 +305,11 @@ export async function startBenchWorkers(
 }
 
 /** A sale of `lines` to `businessId` that closes as soon as it is signed and its stock reported (no refund window). */
-export function benchSale(traderInvoiceNumber: string, lines: SaleInput['lines'], businessId: string = DEMO.businesses.nairobi): SaleInput {
+export function benchSale(
+  traderInvoiceNumber: string,
+  lines: SaleInput['lines'],
+  businessId: string = DEMO.businesses.nairobi,
+): SaleInput {
   return { businessId, traderInvoiceNumber, saleDate: '2026-11-21', lines, options: { refundWindowDays: 0 } };
 }
 
@@ -249,7 +325,8 @@ export const MOMBASA_LINES: SaleInput['lines'] = [
   { itemId: DEMO.items.mombasaFish, quantity: 1, unitPrice: 780 },
 ];
 
-export const saleHandle = (t: BenchTemporal, sale: SaleInput) => t.client.workflow.getHandle(saleWorkflowId(sale.businessId, sale.traderInvoiceNumber));
+export const saleHandle = (t: BenchTemporal, sale: SaleInput) =>
+  t.client.workflow.getHandle(saleWorkflowId(sale.businessId, sale.traderInvoiceNumber));
 
 /** A short unique tag per run, so invoice numbers never collide on a server that outlives the bench. */
 export const runTag = () => randomUUID().slice(0, 8).toUpperCase();

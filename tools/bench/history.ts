@@ -46,7 +46,11 @@ export async function toBenchEvents(events: readonly RawEvent[], codec: PayloadC
     if (scheduled) names.set(id, scheduled.activityType?.name ?? '?');
     const ofActivity = scheduled
       ? id
-      : Number(e.activityTaskStartedEventAttributes?.scheduledEventId ?? e.activityTaskCompletedEventAttributes?.scheduledEventId ?? NaN);
+      : Number(
+          e.activityTaskStartedEventAttributes?.scheduledEventId ??
+            e.activityTaskCompletedEventAttributes?.scheduledEventId ??
+            NaN,
+        );
     if (names.has(ofActivity)) event.activity = names.get(ofActivity)!;
     const attempt = e.activityTaskStartedEventAttributes?.attempt;
     if (attempt) event.attempt = attempt;
@@ -75,14 +79,18 @@ export function carriesSignedReceipt(value: unknown, depth = 4): boolean {
  * When the workflow recorded the outcome of the first activity that `completed` picks: the first workflow task
  * completed after that activity's completion. Undefined when there is none (yet).
  */
-export function recordedAfter(events: readonly BenchEvent[], completed: (e: BenchEvent) => boolean): BenchEvent | undefined {
+export function recordedAfter(
+  events: readonly BenchEvent[],
+  completed: (e: BenchEvent) => boolean,
+): BenchEvent | undefined {
   const index = events.findIndex((e) => e.type === 'ACTIVITY_TASK_COMPLETED' && completed(e));
   if (index < 0) return undefined;
   return events.slice(index + 1).find((e) => e.type === 'WORKFLOW_TASK_COMPLETED');
 }
 
 /** The moment the signed receipt was recorded, whatever the activity that brought it is called. */
-export const signedRecorded = (events: readonly BenchEvent[]) => recordedAfter(events, (e) => carriesSignedReceipt(e.result));
+export const signedRecorded = (events: readonly BenchEvent[]) =>
+  recordedAfter(events, (e) => carriesSignedReceipt(e.result));
 
 /** The name of the activity whose result carried the signed receipt. */
 export const signingActivity = (events: readonly BenchEvent[]) =>
@@ -92,7 +100,9 @@ export const signingActivity = (events: readonly BenchEvent[]) =>
 export function activityWait(events: readonly BenchEvent[], activity: string): number | undefined {
   const scheduled = events.find((e) => e.type === 'ACTIVITY_TASK_SCHEDULED' && e.activity === activity);
   if (!scheduled) return undefined;
-  const started = events.find((e) => e.type === 'ACTIVITY_TASK_STARTED' && e.activity === activity && e.id > scheduled.id);
+  const started = events.find(
+    (e) => e.type === 'ACTIVITY_TASK_STARTED' && e.activity === activity && e.id > scheduled.id,
+  );
   return started ? started.at - scheduled.at : undefined;
 }
 
@@ -111,7 +121,8 @@ export function segments(events: readonly BenchEvent[], clientStart: number, unt
   const first = path[0];
   if (!first) return [];
   const out: Segment[] = [{ label: `client start → ${first.type}`, ms: first.at - clientStart }];
-  const name = (e: BenchEvent) => (e.activity ? `${e.type}(${e.activity}${e.attempt && e.attempt > 1 ? `, attempt ${e.attempt}` : ''})` : e.type);
+  const name = (e: BenchEvent) =>
+    e.activity ? `${e.type}(${e.activity}${e.attempt && e.attempt > 1 ? `, attempt ${e.attempt}` : ''})` : e.type;
   for (let i = 1; i < path.length; i++) {
     const prev = path[i - 1]!;
     const cur = path[i]!;
@@ -125,17 +136,28 @@ export function segments(events: readonly BenchEvent[], clientStart: number, unt
  * (an update completed, the workflow completed), then from it to `inHands` (the client's clock). Without such an
  * event, the whole call is one step.
  */
-export function segmentsToCaller(events: readonly BenchEvent[], clientStart: number, answered: (e: BenchEvent) => boolean, inHands: number): Segment[] {
+export function segmentsToCaller(
+  events: readonly BenchEvent[],
+  clientStart: number,
+  answered: (e: BenchEvent) => boolean,
+  inHands: number,
+): Segment[] {
   const until = events.find(answered);
   if (!until) return [{ label: "client start → in the caller's hands", ms: inHands - clientStart }];
-  return [...segments(events, clientStart, until), { label: `${until.type} → in the caller's hands`, ms: inHands - until.at }];
+  return [
+    ...segments(events, clientStart, until),
+    { label: `${until.type} → in the caller's hands`, ms: inHands - until.at },
+  ];
 }
 
 /**
  * The median of each step over many runs of the same path. Runs whose steps differ from the most common shape are
  * left out (and counted), so one odd run (a retry, a late poll) does not scramble the profile.
  */
-export function medianProfile(runs: readonly Segment[][], median: (v: number[]) => number): { steps: Segment[]; runs: number; leftOut: number } {
+export function medianProfile(
+  runs: readonly Segment[][],
+  median: (v: number[]) => number,
+): { steps: Segment[]; runs: number; leftOut: number } {
   const shapes = new Map<string, Segment[][]>();
   for (const run of runs) {
     const key = run.map((s) => s.label).join('|');

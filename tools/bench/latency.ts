@@ -26,7 +26,12 @@ async function timeSale(t: BenchTemporal, w: BenchWorkers, tin: string) {
   const events = await t.events(workflowId);
   const recorded = signedRecorded(events);
   if (!recorded) throw new Error(`sale ${tin}: no activity result with a signed receipt in its history`);
-  return { ms: recorded.at - t0, events: events.length, path: segments(events, t0, recorded), activity: signingActivity(events) };
+  return {
+    ms: recorded.at - t0,
+    events: events.length,
+    path: segments(events, t0, recorded),
+    activity: signingActivity(events),
+  };
 }
 
 async function timeFloor(t: BenchTemporal, w: BenchWorkers) {
@@ -40,13 +45,25 @@ async function timeFloor(t: BenchTemporal, w: BenchWorkers) {
 }
 
 function tillProfile(tills: TimedCall[], floors: TimedCall[], roundSteps: (steps: Segment[]) => Segment[]) {
-  const till = medianProfile(tills.map((c) => c.path), median);
-  const floor = medianProfile(floors.map((c) => c.path), median);
+  const till = medianProfile(
+    tills.map((c) => c.path),
+    median,
+  );
+  const floor = medianProfile(
+    floors.map((c) => c.path),
+    median,
+  );
   return { till: roundSteps(till.steps), floor: roundSteps(floor.steps), tillRunsLeftOut: till.leftOut };
 }
 
-export async function measureLatency(t: BenchTemporal, w: BenchWorkers, options: { sales: number; warmUp: number; tag: string }): Promise<LatencyResult> {
-  progress(`latency: ${options.warmUp} warm-up rounds, then ${options.sales} rounds of a sale, a floor workflow, a till's update-with-start and a floor by executeWorkflow`);
+export async function measureLatency(
+  t: BenchTemporal,
+  w: BenchWorkers,
+  options: { sales: number; warmUp: number; tag: string },
+): Promise<LatencyResult> {
+  progress(
+    `latency: ${options.warmUp} warm-up rounds, then ${options.sales} rounds of a sale, a floor workflow, a till's update-with-start and a floor by executeWorkflow`,
+  );
   for (let i = 0; i < options.warmUp; i++) {
     await timeSale(t, w, `BENCH-WARM-${options.tag}-${i}`);
     await timeFloor(t, w);
@@ -69,8 +86,14 @@ export async function measureLatency(t: BenchTemporal, w: BenchWorkers, options:
   const floorMs = floors.map((f) => f.ms);
   const ratio = round(median(saleMs) / median(floorMs), 2);
   const tillReceiptRatio = round(median(tillMs) / median(floorExecuteMs), 2);
-  const saleProfile = medianProfile(sales.map((s) => s.path), median);
-  const floorProfile = medianProfile(floors.map((f) => f.path), median);
+  const saleProfile = medianProfile(
+    sales.map((s) => s.path),
+    median,
+  );
+  const floorProfile = medianProfile(
+    floors.map((f) => f.path),
+    median,
+  );
   const roundSteps = (steps: Segment[]) => steps.map((s) => ({ ...s, ms: round(s.ms) }));
   const counts = sales.map((s) => s.events);
   return {
@@ -82,7 +105,15 @@ export async function measureLatency(t: BenchTemporal, w: BenchWorkers, options:
       tillReceiptMs: summarise(tillMs),
       floorExecuteMs: summarise(floorExecuteMs),
       tillReceiptRatio,
-      ...(ratio > 1.3 ? { profile: { sale: roundSteps(saleProfile.steps), floor: roundSteps(floorProfile.steps), saleRunsLeftOut: saleProfile.leftOut } } : {}),
+      ...(ratio > 1.3
+        ? {
+            profile: {
+              sale: roundSteps(saleProfile.steps),
+              floor: roundSteps(floorProfile.steps),
+              saleRunsLeftOut: saleProfile.leftOut,
+            },
+          }
+        : {}),
       ...(tillReceiptRatio > 1.3 ? { tillProfile: tillProfile(tills, floorExecutes, roundSteps) } : {}),
     },
     historyEvents: { immediate: median(counts), distinctCounts: [...new Set(counts)].sort((a, b) => a - b) },

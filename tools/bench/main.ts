@@ -15,7 +15,9 @@ async function main(options: BenchOptions): Promise<number> {
   console.log(`\nreport written to ${options.out}`);
   const failed = unmet(report).filter((t) => options.assertKeys === undefined || options.assertKeys.includes(t.key));
   if (options.assert && failed.length > 0) {
-    console.error(`\nbench: ${failed.length} target(s) unmet:\n${failed.map((t) => `  ${t.key} = ${String(t.value === undefined ? t.value : Number(t.value.toFixed(3)))} (target ${t.target})`).join('\n')}`);
+    console.error(
+      `\nbench: ${failed.length} target(s) unmet:\n${failed.map((t) => `  ${t.key} = ${String(t.value === undefined ? t.value : Number(t.value.toFixed(3)))} (target ${t.target})`).join('\n')}`,
+    );
     return 1;
   }
   return 0;

@@ -30,9 +30,15 @@ export interface BenchValues {
 /** A comma-separated list, each entry one of `known`; `what` names the entries in the refusal. */
 function listOf<T extends string>(flag: string, what: string, known: readonly T[]): (text: string) => T[] {
   return (text) => {
-    const wanted = text.split(',').map((s) => s.trim()).filter(Boolean);
+    const wanted = text
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = wanted.filter((s) => !(known as readonly string[]).includes(s));
-    if (wanted.length === 0 || unknown.length > 0) throw new InvalidArgumentError(`${flag}: unknown ${what} ${unknown.join(', ') || '(none)'}; ${what}s: ${known.join(', ')}`);
+    if (wanted.length === 0 || unknown.length > 0)
+      throw new InvalidArgumentError(
+        `${flag}: unknown ${what} ${unknown.join(', ') || '(none)'}; ${what}s: ${known.join(', ')}`,
+      );
     return wanted as T[];
   };
 }
@@ -44,8 +50,16 @@ export function benchProgram(): CliCommand {
     'One benchmark report of the sale lifecycle (latency against the floor, requests per sale, history size, rate-budget use, throughput, fairness, priority, many tenants on one worker, the stock ledger under a backlog), written to a JSON file and printed as tables (docs/benchmarks.md).',
   )
     .option('--quick', 'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~160 s)')
-    .option('--assert [targets]', 'exit 1 when a target is unmet; with --assert=<target key,...>, only when one of these is', listOf('--assert', 'target', TARGET_KEYS))
-    .option('--only <sections>', `only these sections, comma-separated: ${SECTIONS.join(',')}`, listOf('--only', 'section', SECTIONS))
+    .option(
+      '--assert [targets]',
+      'exit 1 when a target is unmet; with --assert=<target key,...>, only when one of these is',
+      listOf('--assert', 'target', TARGET_KEYS),
+    )
+    .option(
+      '--only <sections>',
+      `only these sections, comma-separated: ${SECTIONS.join(',')}`,
+      listOf('--only', 'section', SECTIONS),
+    )
     .option('--out <path>', 'where the report is written', nonBlank('--out'), DEFAULT_OUT);
 }
 
@@ -75,8 +89,38 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
 /** Sample sizes: the full run (≤ ~10 min on 2 cores, tenancy ~4 min more) and the quick one for CI (each phase ≤ ~40 s, tenancy ≤ ~90 s). */
 export function sampleSizes(quick: boolean) {
   return quick
-    ? { latencySales: 20, warmUp: 2, callsPerPath: 1, budgetWindows: 3, throughputSales: 100, throughputTwoProcesses: true, flood: 100, fairnessSales: 5, tills: 3, stockSales: 8, registrations: 8, purchasesSyncs: 4, tenancy: tenancySizes(true), stock: stockSizes(true) }
-    : { latencySales: 60, warmUp: 3, callsPerPath: 3, budgetWindows: 6, throughputSales: 200, throughputTwoProcesses: true, flood: 300, fairnessSales: 10, tills: 5, stockSales: 20, registrations: 20, purchasesSyncs: 10, tenancy: tenancySizes(false), stock: stockSizes(false) };
+    ? {
+        latencySales: 20,
+        warmUp: 2,
+        callsPerPath: 1,
+        budgetWindows: 3,
+        throughputSales: 100,
+        throughputTwoProcesses: true,
+        flood: 100,
+        fairnessSales: 5,
+        tills: 3,
+        stockSales: 8,
+        registrations: 8,
+        purchasesSyncs: 4,
+        tenancy: tenancySizes(true),
+        stock: stockSizes(true),
+      }
+    : {
+        latencySales: 60,
+        warmUp: 3,
+        callsPerPath: 3,
+        budgetWindows: 6,
+        throughputSales: 200,
+        throughputTwoProcesses: true,
+        flood: 300,
+        fairnessSales: 10,
+        tills: 5,
+        stockSales: 20,
+        registrations: 20,
+        purchasesSyncs: 10,
+        tenancy: tenancySizes(false),
+        stock: stockSizes(false),
+      };
 }
 
 /**
@@ -88,8 +132,24 @@ export function sampleSizes(quick: boolean) {
 export function tenancySizes(quick: boolean) {
   const shared = { flood: 300, quietSales: 10, requestsPerMinute: 120, reloadMs: 2_000 };
   return quick
-    ? { ...shared, applications: 200, businesses: 500, backlogMs: 62_000, extraBacklogs: 0, rollCall: 'applications' as const, rollCallFirst: false }
-    : { ...shared, applications: 400, businesses: 1_000, backlogMs: 130_000, extraBacklogs: 2, rollCall: 'businesses' as const, rollCallFirst: true };
+    ? {
+        ...shared,
+        applications: 200,
+        businesses: 500,
+        backlogMs: 62_000,
+        extraBacklogs: 0,
+        rollCall: 'applications' as const,
+        rollCallFirst: false,
+      }
+    : {
+        ...shared,
+        applications: 400,
+        businesses: 1_000,
+        backlogMs: 130_000,
+        extraBacklogs: 2,
+        rollCall: 'businesses' as const,
+        rollCallFirst: true,
+      };
 }
 
 export type TenancySizes = ReturnType<typeof tenancySizes>;

@@ -34,7 +34,10 @@ export function spawnWorkerProcess(label: string, env: Record<string, string>): 
   child.stderr?.on('data', keep);
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   const ready = new Promise<void>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`${label}: not running after ${READY_TIMEOUT_MS} ms: ${tail}`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`${label}: not running after ${READY_TIMEOUT_MS} ms: ${tail}`)),
+      READY_TIMEOUT_MS,
+    );
     child.stdout?.on('data', (chunk: Buffer) => {
       keep(chunk);
       if (tail.includes('"worker running"')) {

@@ -44,7 +44,8 @@ async function callsPerSync(temporal: TemporalAccess, bundle: Parameters<typeof 
   ] as const) {
     const stack = await startPurchasesStack(temporal, bundle, { fixture, sink: discard });
     try {
-      const count = () => stack.sandbox.stats.records({ service: 'compliance' }).filter((r) => isPurchases(r.route)).length;
+      const count = () =>
+        stack.sandbox.stats.records({ service: 'compliance' }).filter((r) => isPurchases(r.route)).length;
       const first = await stack.firstSync();
       const afterFirst = count();
       const next = await stack.sync();
@@ -58,7 +59,10 @@ async function callsPerSync(temporal: TemporalAccess, bundle: Parameters<typeof 
         'API requests (sandbox log)': logged,
         'expected 1 + ceil(n/100)': 1 + Math.ceil(r.counts.seen / 100),
       });
-      rows.push(row('first (delivers all)', first, afterFirst), row('next (delivers what changed)', next, count() - afterFirst));
+      rows.push(
+        row('first (delivers all)', first, afterFirst),
+        row('next (delivers what changed)', next, count() - afterFirst),
+      );
     } finally {
       await stack.close();
     }
@@ -103,7 +107,9 @@ async function saleWaits(temporal: TemporalAccess, bundle: Parameters<typeof sta
       );
     }
     const { signing: signingWaits } = await runSales();
-    const stillQueued = (await Promise.all(backlog.map((h) => h.describe()))).filter((d) => d.status.name === 'RUNNING').length;
+    const stillQueued = (await Promise.all(backlog.map((h) => h.describe()))).filter(
+      (d) => d.status.name === 'RUNNING',
+    ).length;
     const purchaseWaits: number[] = [];
     for (const h of backlog.slice(0, 20)) {
       const w = await activityWaits(h, ['pullPurchases', 'listPurchasesPage']);
@@ -111,9 +117,24 @@ async function saleWaits(temporal: TemporalAccess, bundle: Parameters<typeof sta
     }
     return {
       rows: [
-        { measure: 'idle budget: signSale waited (scheduled → started)', median: median(idle.signing), p90: percentile(idle.signing, 90), n: idle.signing.length },
-        { measure: 'sale: signSale waited for the budget (scheduled → started)', median: median(signingWaits), p90: percentile(signingWaits, 90), n: signingWaits.length },
-        { measure: 'purchases calls of the backlog (scheduled → started), first 20 syncs', median: median(purchaseWaits), p90: percentile(purchaseWaits, 90), n: purchaseWaits.length },
+        {
+          measure: 'idle budget: signSale waited (scheduled → started)',
+          median: median(idle.signing),
+          p90: percentile(idle.signing, 90),
+          n: idle.signing.length,
+        },
+        {
+          measure: 'sale: signSale waited for the budget (scheduled → started)',
+          median: median(signingWaits),
+          p90: percentile(signingWaits, 90),
+          n: signingWaits.length,
+        },
+        {
+          measure: 'purchases calls of the backlog (scheduled → started), first 20 syncs',
+          median: median(purchaseWaits),
+          p90: percentile(purchaseWaits, 90),
+          n: purchaseWaits.length,
+        },
       ],
       stillQueued,
     };
@@ -125,16 +146,25 @@ async function saleWaits(temporal: TemporalAccess, bundle: Parameters<typeof sta
 
 async function main(): Promise<number> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const server = await startDevServer({ headless: true, searchAttributes: toCliSearchAttributes(projectSearchAttributes) });
+  const server = await startDevServer({
+    headless: true,
+    searchAttributes: toCliSearchAttributes(projectSearchAttributes),
+  });
   const connection = await Connection.connect({ address: server.address });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   try {
-    const temporal: TemporalAccess = { client: new Client({ connection }), nativeConnection, namespace: server.namespace };
+    const temporal: TemporalAccess = {
+      client: new Client({ connection }),
+      nativeConnection,
+      namespace: server.namespace,
+    };
     const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: new DefaultLogger('ERROR') });
     console.log('\nCompliance API calls per purchases sync (page size 100)');
     console.table(await callsPerSync(temporal, bundle));
     const { rows, stillQueued } = await saleWaits(temporal, bundle);
-    console.log(`\nTill sale waits (ms) on a budget of ${BUDGET} activities/s while ${SYNCS} purchases syncs were queued; ${SALES} sales one after another (${stillQueued} syncs still running after the last sale)`);
+    console.log(
+      `\nTill sale waits (ms) on a budget of ${BUDGET} activities/s while ${SYNCS} purchases syncs were queued; ${SALES} sales one after another (${stillQueued} syncs still running after the last sale)`,
+    );
     console.table(rows);
   } finally {
     await nativeConnection.close();
@@ -146,12 +176,15 @@ async function main(): Promise<number> {
 
 const program = createProgram(
   'npm run bench:purchases --',
-  "Measured figures of the purchases sync on this machine: compliance API calls per sync, and how long a till sale waits for the rate budget while a purchases backlog syncs. Starts its own Temporal dev server and the embedded sandbox.",
+  'Measured figures of the purchases sync on this machine: compliance API calls per sync, and how long a till sale waits for the rate budget while a purchases backlog syncs. Starts its own Temporal dev server and the embedded sandbox.',
 )
-  .addHelpText('after', `
+  .addHelpText(
+    'after',
+    `
 Environment:
   BENCH_SYNCS  purchases syncs started at once for the backlog (default 50)
-  BENCH_SALES  sales run one after another, idle and behind the backlog (default 10)`)
+  BENCH_SALES  sales run one after another, idle and behind the backlog (default 10)`,
+  )
   .act(main);
 
 parseAndRun(program).then(

@@ -8,7 +8,17 @@ import { formatTable, type Cell } from './text-table.js';
 
 export { formatTable };
 
-export const SECTIONS = ['latency', 'calls', 'history', 'budget', 'throughput', 'fairness', 'priority', 'tenancy', 'stock'] as const;
+export const SECTIONS = [
+  'latency',
+  'calls',
+  'history',
+  'budget',
+  'throughput',
+  'fairness',
+  'priority',
+  'tenancy',
+  'stock',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface LatencyReport {
@@ -148,7 +158,13 @@ export interface TenancyReport {
   /** The most requests any application sent in any window (sliding), over its limit. */
   maxRequestsPerMinute: number;
   /** With a backlog: its requests in each 5 s from the backlog's start, to see where a window went over. */
-  busiest: { application: string; sent: number; limitPerWindow: number; routes?: Record<string, number>; per5sFromBacklogStart?: number[] };
+  busiest: {
+    application: string;
+    sent: number;
+    limitPerWindow: number;
+    routes?: Record<string, number>;
+    per5sFromBacklogStart?: number[];
+  };
   /** The same in the service's own windows (fixed, opened by the first request counted): above 1 means 429s. */
   limiterWindowRatio: number;
   /** The least of the backlogs' utilisations. */
@@ -161,7 +177,14 @@ export interface TenancyReport {
   onboardSeconds: number;
   onboard: { application: string; probes: number; signed: boolean; lastProblem?: string };
   /** One sale per application (or per business) of the applications without a backlog, all at once. */
-  rollCall: { scope: 'applications' | 'businesses'; sales: number; signed: number; seconds: number; /** Each sale's one call, start to answer. */ p50Ms: number; p90Ms: number };
+  rollCall: {
+    scope: 'applications' | 'businesses';
+    sales: number;
+    signed: number;
+    seconds: number;
+    /** Each sale's one call, start to answer. */ p50Ms: number;
+    p90Ms: number;
+  };
   reloadMs: number;
 }
 
@@ -205,23 +228,58 @@ interface Target {
 const TENANCY_TARGETS: Target[] = [
   { key: 'tenancy.applications', target: () => '≥ 200', value: (r) => r.tenancy?.applications, met: (v) => v >= 200 },
   { key: 'tenancy.businesses', target: () => '≥ 500', value: (r) => r.tenancy?.businesses, met: (v) => v >= 500 },
-  { key: 'tenancy.isolationRatio', target: () => '≤ 1.2', value: (r) => r.tenancy?.isolationRatio, met: (v) => v <= 1.2 },
-  { key: 'tenancy.maxRequestsPerMinute', target: () => '≤ 1.0', value: (r) => r.tenancy?.maxRequestsPerMinute, met: (v) => v <= 1 },
+  {
+    key: 'tenancy.isolationRatio',
+    target: () => '≤ 1.2',
+    value: (r) => r.tenancy?.isolationRatio,
+    met: (v) => v <= 1.2,
+  },
+  {
+    key: 'tenancy.maxRequestsPerMinute',
+    target: () => '≤ 1.0',
+    value: (r) => r.tenancy?.maxRequestsPerMinute,
+    met: (v) => v <= 1,
+  },
   { key: 'tenancy.utilisation', target: () => '≥ 0.95', value: (r) => r.tenancy?.utilisation, met: (v) => v >= 0.95 },
-  { key: 'tenancy.rateLimitedShare', target: () => '≤ 0.01', value: (r) => r.tenancy?.rateLimitedShare, met: (v) => v <= 0.01 },
+  {
+    key: 'tenancy.rateLimitedShare',
+    target: () => '≤ 0.01',
+    value: (r) => r.tenancy?.rateLimitedShare,
+    met: (v) => v <= 0.01,
+  },
   { key: 'tenancy.onboardSeconds', target: () => '≤ 60', value: (r) => r.tenancy?.onboardSeconds, met: (v) => v <= 60 },
 ];
 
 /** Issue 17's figures (stock-report.ts); stock.callsPerSale is reported in the section's table, not a target. */
 const STOCK_TARGETS: Target[] = [
-  { key: 'stock.signedPerMinute', target: () => '≥ 100', value: (r) => r.stock?.throughput.signedPerMinute, met: (v) => v >= 100 },
-  { key: 'stock.lagP99Seconds', target: () => '≤ 300', value: (r) => r.stock?.throughput.lag.p99Seconds, met: (v) => v <= 300 },
-  { key: 'stock.operatorShare', target: () => '≤ 1/16', value: (r) => r.stock?.operator.operatorShare, met: (v) => v <= 1 / 16 },
+  {
+    key: 'stock.signedPerMinute',
+    target: () => '≥ 100',
+    value: (r) => r.stock?.throughput.signedPerMinute,
+    met: (v) => v >= 100,
+  },
+  {
+    key: 'stock.lagP99Seconds',
+    target: () => '≤ 300',
+    value: (r) => r.stock?.throughput.lag.p99Seconds,
+    met: (v) => v <= 300,
+  },
+  {
+    key: 'stock.operatorShare',
+    target: () => '≤ 1/16',
+    value: (r) => r.stock?.operator.operatorShare,
+    met: (v) => v <= 1 / 16,
+  },
 ];
 
 const TARGETS: Target[] = [
   { key: 'latency.ratio', target: () => '≤ 1.3', value: (r) => r.latency?.ratio, met: (v) => v <= 1.3 },
-  { key: 'latency.tillReceiptRatio', target: () => '≤ 1.3', value: (r) => r.latency?.tillReceiptRatio, met: (v) => v <= 1.3 },
+  {
+    key: 'latency.tillReceiptRatio',
+    target: () => '≤ 1.3',
+    value: (r) => r.latency?.tillReceiptRatio,
+    met: (v) => v <= 1.3,
+  },
   {
     key: 'callsPerSale.immediate',
     target: (r) => `= 1 + L = ${1 + (r.callsPerSale?.lines ?? NaN)}`,
@@ -234,10 +292,25 @@ const TARGETS: Target[] = [
     value: (r) => r.callsPerSale?.asyncCallback,
     met: (v, r) => v <= 2 + r.callsPerSale!.lines,
   },
-  { key: 'historyEvents.immediate', target: () => '≤ 30', value: (r) => r.historyEvents?.immediate, met: (v) => v <= 30 },
+  {
+    key: 'historyEvents.immediate',
+    target: () => '≤ 30',
+    value: (r) => r.historyEvents?.immediate,
+    met: (v) => v <= 30,
+  },
   { key: 'budget.utilisation', target: () => '≥ 0.97', value: (r) => r.budget?.utilisation, met: (v) => v >= 0.97 },
-  { key: 'budget.rateLimitedShare', target: () => '≤ 0.01', value: (r) => r.budget?.rateLimitedShare, met: (v) => v <= 0.01 },
-  { key: 'throughput.salesPerSecond.workers1', target: () => '≥ 25', value: (r) => r.throughput?.salesPerSecond.workers1, met: (v) => v >= 25 },
+  {
+    key: 'budget.rateLimitedShare',
+    target: () => '≤ 0.01',
+    value: (r) => r.budget?.rateLimitedShare,
+    met: (v) => v <= 0.01,
+  },
+  {
+    key: 'throughput.salesPerSecond.workers1',
+    target: () => '≥ 25',
+    value: (r) => r.throughput?.salesPerSecond.workers1,
+    met: (v) => v >= 25,
+  },
   { key: 'fairness.ratio', target: () => '≤ 2', value: (r) => r.fairness?.ratio, met: (v) => v <= 2 },
   ...TENANCY_TARGETS,
   ...STOCK_TARGETS,
@@ -251,7 +324,14 @@ export function checkTargets(report: Omit<BenchReport, 'targets'>): TargetResult
   return TARGETS.flatMap((t) => {
     const value = t.value(report as BenchReport);
     if (value === undefined) return [];
-    return [{ key: t.key, target: t.target(report as BenchReport), value, met: Number.isFinite(value) && t.met(value, report as BenchReport) }];
+    return [
+      {
+        key: t.key,
+        target: t.target(report as BenchReport),
+        value,
+        met: Number.isFinite(value) && t.met(value, report as BenchReport),
+      },
+    ];
   });
 }
 
@@ -271,59 +351,139 @@ export function formatReport(r: BenchReport): string {
   out.push(
     `bench: ${r.mode} run on ${r.server} server (${r.temporalAddress}), ${r.machine.cpus} cpus (${r.machine.cpuModel}), node ${r.machine.node}, commit ${r.commit}, ${r.date}`,
   );
-  section('Targets', r.targets.map((t) => ({ key: t.key, value: t.value, target: t.target, result: yes(t.met) })));
+  section(
+    'Targets',
+    r.targets.map((t) => ({ key: t.key, value: t.value, target: t.target, result: yes(t.met) })),
+  );
   if (r.latency) {
     const l = r.latency;
-    section(`Latency (ms), immediate path, one sale at a time; receipt brought by activity ${l.signingActivity ?? '?'}`, [
-      { key: 'latency.saleToSignedMs', ...l.saleToSignedMs },
-      { key: 'latency.floorMs', ...l.floorMs },
-      { key: 'latency.ratio (p50 / floor p50)', p50: l.ratio },
-    ]);
-    section('Latency (ms), a till: one update-with-start call (awaitReceipt) to the receipt in its hands, against executeWorkflow of the floor', [
-      { key: 'latency.tillReceiptMs', ...l.tillReceiptMs },
-      { key: 'latency.floorExecuteMs', ...l.floorExecuteMs },
-      { key: 'latency.tillReceiptRatio (p50 / floor p50)', p50: l.tillReceiptRatio },
-    ]);
+    section(
+      `Latency (ms), immediate path, one sale at a time; receipt brought by activity ${l.signingActivity ?? '?'}`,
+      [
+        { key: 'latency.saleToSignedMs', ...l.saleToSignedMs },
+        { key: 'latency.floorMs', ...l.floorMs },
+        { key: 'latency.ratio (p50 / floor p50)', p50: l.ratio },
+      ],
+    );
+    section(
+      'Latency (ms), a till: one update-with-start call (awaitReceipt) to the receipt in its hands, against executeWorkflow of the floor',
+      [
+        { key: 'latency.tillReceiptMs', ...l.tillReceiptMs },
+        { key: 'latency.floorExecuteMs', ...l.floorExecuteMs },
+        { key: 'latency.tillReceiptRatio (p50 / floor p50)', p50: l.tillReceiptRatio },
+      ],
+    );
     if (l.tillProfile) {
-      section(`Profile: median of each step, till's update-with-start (${l.tillProfile.tillRunsLeftOut} runs of another shape left out)`, l.tillProfile.till.map((s) => ({ step: s.label, ms: s.ms })));
-      section('Profile: median of each step, floor by executeWorkflow', l.tillProfile.floor.map((s) => ({ step: s.label, ms: s.ms })));
+      section(
+        `Profile: median of each step, till's update-with-start (${l.tillProfile.tillRunsLeftOut} runs of another shape left out)`,
+        l.tillProfile.till.map((s) => ({ step: s.label, ms: s.ms })),
+      );
+      section(
+        'Profile: median of each step, floor by executeWorkflow',
+        l.tillProfile.floor.map((s) => ({ step: s.label, ms: s.ms })),
+      );
     }
     if (l.profile) {
-      section(`Profile: median of each step, sale (${l.profile.saleRunsLeftOut} runs of another shape left out)`, l.profile.sale.map((s) => ({ step: s.label, ms: s.ms })));
-      section('Profile: median of each step, floor workflow', l.profile.floor.map((s) => ({ step: s.label, ms: s.ms })));
+      section(
+        `Profile: median of each step, sale (${l.profile.saleRunsLeftOut} runs of another shape left out)`,
+        l.profile.sale.map((s) => ({ step: s.label, ms: s.ms })),
+      );
+      section(
+        'Profile: median of each step, floor workflow',
+        l.profile.floor.map((s) => ({ step: s.label, ms: s.ms })),
+      );
     }
   }
   if (r.callsPerSale) {
     const c = r.callsPerSale;
     section('Compliance requests per sale (sandbox log, item cache warm)', [
-      { key: 'callsPerSale.immediate', value: c.immediate, target: `= ${1 + c.lines}`, routes: JSON.stringify(c.routes.immediate) },
-      { key: 'callsPerSale.asyncCallback', value: c.asyncCallback, target: `≤ ${2 + c.lines}`, routes: JSON.stringify(c.routes.asyncCallback) },
+      {
+        key: 'callsPerSale.immediate',
+        value: c.immediate,
+        target: `= ${1 + c.lines}`,
+        routes: JSON.stringify(c.routes.immediate),
+      },
+      {
+        key: 'callsPerSale.asyncCallback',
+        value: c.asyncCallback,
+        target: `≤ ${2 + c.lines}`,
+        routes: JSON.stringify(c.routes.asyncCallback),
+      },
       { key: 'callsPerSale.lines', value: c.lines },
     ]);
   }
-  if (r.historyEvents) section('History events', [{ key: 'historyEvents.immediate', value: r.historyEvents.immediate, target: '≤ 30', seen: r.historyEvents.distinctCounts.join(',') }]);
+  if (r.historyEvents)
+    section('History events', [
+      {
+        key: 'historyEvents.immediate',
+        value: r.historyEvents.immediate,
+        target: '≤ 30',
+        seen: r.historyEvents.distinctCounts.join(','),
+      },
+    ]);
   if (r.budget) {
     const b = r.budget;
-    section(`Rate budget: ${b.sales} sales as a backlog, ${b.limitPerWindow} requests per ${b.windowMs} ms window, worker set to ${b.workerRequestsPerMinute}/min`, [
-      { key: 'budget.utilisation', value: Number(b.utilisation.toFixed(3)), target: '≥ 0.97', windows: b.windows, productive: b.productive, allowed: b.allowed },
-      { key: 'budget.rateLimitedShare', value: Number(b.rateLimitedShare.toFixed(4)), target: '≤ 0.01', '429s': b.rateLimited, requests: b.requests },
-    ]);
+    section(
+      `Rate budget: ${b.sales} sales as a backlog, ${b.limitPerWindow} requests per ${b.windowMs} ms window, worker set to ${b.workerRequestsPerMinute}/min`,
+      [
+        {
+          key: 'budget.utilisation',
+          value: Number(b.utilisation.toFixed(3)),
+          target: '≥ 0.97',
+          windows: b.windows,
+          productive: b.productive,
+          allowed: b.allowed,
+        },
+        {
+          key: 'budget.rateLimitedShare',
+          value: Number(b.rateLimitedShare.toFixed(4)),
+          target: '≤ 0.01',
+          '429s': b.rateLimited,
+          requests: b.requests,
+        },
+      ],
+    );
     if (b.utilisation < 0.97) {
-      section(`Profile: requests counted in each complete window (limit ${b.limitPerWindow}) and the idle gap before it`, b.perWindow.map((w, i) => ({ window: i + 1, counted: w.counted, 'of limit': Number((w.counted / b.limitPerWindow).toFixed(3)), 'gap before (ms)': w.gapBeforeMs })));
+      section(
+        `Profile: requests counted in each complete window (limit ${b.limitPerWindow}) and the idle gap before it`,
+        b.perWindow.map((w, i) => ({
+          window: i + 1,
+          counted: w.counted,
+          'of limit': Number((w.counted / b.limitPerWindow).toFixed(3)),
+          'gap before (ms)': w.gapBeforeMs,
+        })),
+      );
     }
   }
   if (r.throughput) {
     const t = r.throughput;
     section(`Throughput: ${t.sales} sales started at once, unthrottled`, [
-      { key: 'throughput.salesPerSecond.workers1', value: t.salesPerSecond.workers1, target: '≥ 25', 'to last receipt (s)': t.spans.workers1.signedSeconds, 'to last close (s)': t.spans.workers1.closedSeconds },
-      { key: 'throughput.salesPerSecond.workers2', value: t.salesPerSecond.workers2, 'to last receipt (s)': t.spans.workers2?.signedSeconds, 'to last close (s)': t.spans.workers2?.closedSeconds },
+      {
+        key: 'throughput.salesPerSecond.workers1',
+        value: t.salesPerSecond.workers1,
+        target: '≥ 25',
+        'to last receipt (s)': t.spans.workers1.signedSeconds,
+        'to last close (s)': t.spans.workers1.closedSeconds,
+      },
+      {
+        key: 'throughput.salesPerSecond.workers2',
+        value: t.salesPerSecond.workers2,
+        'to last receipt (s)': t.spans.workers2?.signedSeconds,
+        'to last close (s)': t.spans.workers2?.closedSeconds,
+      },
     ]);
     for (const [run, span] of Object.entries(t.spans)) {
       if (span?.stillOpen?.length) {
-        section(`Throughput ${run}: sales still open 2 minutes after the run (waiting for an operator), terminated`, span.stillOpen.map((workflowId) => ({ workflowId })));
+        section(
+          `Throughput ${run}: sales still open 2 minutes after the run (waiting for an operator), terminated`,
+          span.stillOpen.map((workflowId) => ({ workflowId })),
+        );
       }
       if (span?.slowestClose?.longSteps.length) {
-        section(`Throughput ${run}: steps of ≥ 1 s in the history of the sale that closed last (${span.slowestClose.workflowId}, ${span.slowestClose.closedAfterSeconds} s)`, span.slowestClose.longSteps.map((s) => ({ step: s.label, ms: s.ms })));
+        section(
+          `Throughput ${run}: steps of ≥ 1 s in the history of the sale that closed last (${span.slowestClose.workflowId}, ${span.slowestClose.closedAfterSeconds} s)`,
+          span.slowestClose.longSteps.map((s) => ({ step: s.label, ms: s.ms })),
+        );
       }
     }
     section('Throughput: CPU of each process from the first start to the last close', [
@@ -334,12 +494,31 @@ export function formatReport(r: BenchReport): string {
   if (r.fairness) {
     const f = r.fairness;
     section(`Fairness: ${f.sales} sales of business B while A floods ${f.flood}, budget ${f.requestsPerMinute}/min`, [
-      { key: 'fairness.ratio', value: f.ratio, target: '≤ 2', 'B p50 flooded (ms)': f.floodedP50Ms, 'B p50 alone (ms)': f.aloneP50Ms },
+      {
+        key: 'fairness.ratio',
+        value: f.ratio,
+        target: '≤ 2',
+        'B p50 flooded (ms)': f.floodedP50Ms,
+        'B p50 alone (ms)': f.aloneP50Ms,
+      },
     ]);
     if (f.ratio > 2) {
-      section('Profile: median wait of B\'s activities in the queue (scheduled → started, ms)', Object.keys({ ...f.waitsMs.alone, ...f.waitsMs.flooded }).map((a) => ({ activity: a, alone: f.waitsMs.alone[a], flooded: f.waitsMs.flooded[a] })));
-      section('Profile: median of each step of B\'s sales, flooded (ms)', f.profile.flooded.map((s) => ({ step: s.label, ms: s.ms })));
-      section('Profile: median of each step of B\'s sales, alone (ms)', f.profile.alone.map((s) => ({ step: s.label, ms: s.ms })));
+      section(
+        "Profile: median wait of B's activities in the queue (scheduled → started, ms)",
+        Object.keys({ ...f.waitsMs.alone, ...f.waitsMs.flooded }).map((a) => ({
+          activity: a,
+          alone: f.waitsMs.alone[a],
+          flooded: f.waitsMs.flooded[a],
+        })),
+      );
+      section(
+        "Profile: median of each step of B's sales, flooded (ms)",
+        f.profile.flooded.map((s) => ({ step: s.label, ms: s.ms })),
+      );
+      section(
+        "Profile: median of each step of B's sales, alone (ms)",
+        f.profile.alone.map((s) => ({ step: s.label, ms: s.ms })),
+      );
     }
   }
   if (r.priority) {
@@ -351,7 +530,10 @@ export function formatReport(r: BenchReport): string {
         { key: '(same sales, idle budget)', ...p.idleWaitMs },
       ],
     );
-    section(`Priority: median queue wait of each till activity up to the receipt (${p.backlogStillRunning} backlog workflows still running after the last till sale)`, Object.entries(p.tillActivityWaitsMs).map(([activity, ms]) => ({ activity, ms })));
+    section(
+      `Priority: median queue wait of each till activity up to the receipt (${p.backlogStillRunning} backlog workflows still running after the last till sale)`,
+      Object.entries(p.tillActivityWaitsMs).map(([activity, ms]) => ({ activity, ms })),
+    );
   }
   if (r.tenancy) formatTenancy(r.tenancy, section);
   if (r.stock) formatStock(r.stock, section);
@@ -361,47 +543,93 @@ export function formatReport(r: BenchReport): string {
 
 const fixed = (value: number, digits: number) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : value);
 
-function formatTenancy(n: TenancyReport, section: (title: string, rows: ReadonlyArray<Record<string, Cell>>) => void): void {
+function formatTenancy(
+  n: TenancyReport,
+  section: (title: string, rows: ReadonlyArray<Record<string, Cell>>) => void,
+): void {
   const perMinute = `${n.requestsPerMinute}/min each, ${n.windowMs} ms windows`;
-  section(`Tenancy: one worker process serving ${n.applications} applications and ${n.businesses} businesses (${perMinute}); ${n.applicationsSigned} applications had a sale signed`, [
-    { key: 'tenancy.applications', value: n.applications, target: '≥ 200', signed: n.applicationsSigned },
-    { key: 'tenancy.businesses', value: n.businesses, target: '≥ 500' },
-    {
-      key: 'tenancy.isolationRatio',
-      value: fixed(n.isolationRatio, 2),
-      target: '≤ 1.2',
-      detail: `${n.quiet.application}: ${n.quiet.sales} sales p50 ${n.quiet.floodedP50Ms} ms while ${n.flood.application} floods ${n.flood.sales}, ${n.quiet.aloneP50Ms} ms alone`,
-    },
-    ...(n.quiet.atFloodStartP50Ms === undefined
-      ? []
-      : [{ key: '(at the flood\'s start)', value: fixed(n.quiet.atFloodStartP50Ms / n.quiet.aloneP50Ms, 2), detail: `p50 ${n.quiet.atFloodStartP50Ms} ms right after the flood's ${n.flood.sales} starts; the flood settled ${n.flood.settleSeconds ?? '?'} s later` }]),
-    {
-      key: 'tenancy.maxRequestsPerMinute',
-      value: fixed(n.maxRequestsPerMinute, 3),
-      target: '≤ 1.0',
-      detail: `${n.busiest.application}: ${n.busiest.sent} of ${n.busiest.limitPerWindow} in one window${n.busiest.routes ? ` ${JSON.stringify(n.busiest.routes)}` : ''}; ${fixed(n.limiterWindowRatio, 3)} in the service's own windows`,
-    },
-    { key: 'tenancy.utilisation', value: fixed(n.utilisation, 3), target: '≥ 0.95', detail: `least of ${n.backlogs.length} backlog(s)` },
-    { key: 'tenancy.rateLimitedShare', value: fixed(n.rateLimitedShare, 4), target: '≤ 0.01', detail: `${n.rateLimited} 429s of ${n.requests} requests` },
-    {
-      key: 'tenancy.onboardSeconds',
-      value: fixed(n.onboardSeconds, 1),
-      target: '≤ 60',
-      detail: `${n.onboard.application}: ${n.onboard.signed ? 'signed' : 'NOT signed'} after ${n.onboard.probes} sale(s), file read every ${n.reloadMs} ms${n.onboard.lastProblem ? `; last: ${n.onboard.lastProblem}` : ''}`,
-    },
-  ]);
-  section('Tenancy: backlogs (productive requests ÷ what the budget allowed from the backlog\'s first request to its end)', n.backlogs.map((b) => ({ ...b, utilisation: fixed(b.utilisation, 3) })));
+  section(
+    `Tenancy: one worker process serving ${n.applications} applications and ${n.businesses} businesses (${perMinute}); ${n.applicationsSigned} applications had a sale signed`,
+    [
+      { key: 'tenancy.applications', value: n.applications, target: '≥ 200', signed: n.applicationsSigned },
+      { key: 'tenancy.businesses', value: n.businesses, target: '≥ 500' },
+      {
+        key: 'tenancy.isolationRatio',
+        value: fixed(n.isolationRatio, 2),
+        target: '≤ 1.2',
+        detail: `${n.quiet.application}: ${n.quiet.sales} sales p50 ${n.quiet.floodedP50Ms} ms while ${n.flood.application} floods ${n.flood.sales}, ${n.quiet.aloneP50Ms} ms alone`,
+      },
+      ...(n.quiet.atFloodStartP50Ms === undefined
+        ? []
+        : [
+            {
+              key: "(at the flood's start)",
+              value: fixed(n.quiet.atFloodStartP50Ms / n.quiet.aloneP50Ms, 2),
+              detail: `p50 ${n.quiet.atFloodStartP50Ms} ms right after the flood's ${n.flood.sales} starts; the flood settled ${n.flood.settleSeconds ?? '?'} s later`,
+            },
+          ]),
+      {
+        key: 'tenancy.maxRequestsPerMinute',
+        value: fixed(n.maxRequestsPerMinute, 3),
+        target: '≤ 1.0',
+        detail: `${n.busiest.application}: ${n.busiest.sent} of ${n.busiest.limitPerWindow} in one window${n.busiest.routes ? ` ${JSON.stringify(n.busiest.routes)}` : ''}; ${fixed(n.limiterWindowRatio, 3)} in the service's own windows`,
+      },
+      {
+        key: 'tenancy.utilisation',
+        value: fixed(n.utilisation, 3),
+        target: '≥ 0.95',
+        detail: `least of ${n.backlogs.length} backlog(s)`,
+      },
+      {
+        key: 'tenancy.rateLimitedShare',
+        value: fixed(n.rateLimitedShare, 4),
+        target: '≤ 0.01',
+        detail: `${n.rateLimited} 429s of ${n.requests} requests`,
+      },
+      {
+        key: 'tenancy.onboardSeconds',
+        value: fixed(n.onboardSeconds, 1),
+        target: '≤ 60',
+        detail: `${n.onboard.application}: ${n.onboard.signed ? 'signed' : 'NOT signed'} after ${n.onboard.probes} sale(s), file read every ${n.reloadMs} ms${n.onboard.lastProblem ? `; last: ${n.onboard.lastProblem}` : ''}`,
+      },
+    ],
+  );
+  section(
+    "Tenancy: backlogs (productive requests ÷ what the budget allowed from the backlog's first request to its end)",
+    n.backlogs.map((b) => ({ ...b, utilisation: fixed(b.utilisation, 3) })),
+  );
   const { alone, flooded, atFloodStart } = n.quiet;
   if (alone && flooded && (n.isolationRatio > 1.2 || (n.quiet.atFloodStartP50Ms ?? 0) > 1.2 * n.quiet.aloneP50Ms)) {
-    const phases: Array<[string, TenancyProfile | undefined]> = [['alone', alone], ['at the flood\'s start', atFloodStart], ['flooded', flooded]];
-    const activities = Object.keys(Object.assign({}, ...phases.map(([, p]) => p?.waitsMs ?? {})) as Record<string, number>);
-    section(`Profile: median queue wait of ${n.quiet.application}'s activities (scheduled → started, ms)`, activities.map((a) => ({ activity: a, ...Object.fromEntries(phases.map(([phase, p]) => [phase, p?.waitsMs[a]])) })));
-    for (const [phase, p] of phases) if (p) section(`Profile: median of each step of ${n.quiet.application}'s sales, ${phase} (ms)`, p.steps.map((s) => ({ step: s.label, ms: s.ms })));
+    const phases: Array<[string, TenancyProfile | undefined]> = [
+      ['alone', alone],
+      ["at the flood's start", atFloodStart],
+      ['flooded', flooded],
+    ];
+    const activities = Object.keys(
+      Object.assign({}, ...phases.map(([, p]) => p?.waitsMs ?? {})) as Record<string, number>,
+    );
+    section(
+      `Profile: median queue wait of ${n.quiet.application}'s activities (scheduled → started, ms)`,
+      activities.map((a) => ({
+        activity: a,
+        ...Object.fromEntries(phases.map(([phase, p]) => [phase, p?.waitsMs[a]])),
+      })),
+    );
+    for (const [phase, p] of phases)
+      if (p)
+        section(
+          `Profile: median of each step of ${n.quiet.application}'s sales, ${phase} (ms)`,
+          p.steps.map((s) => ({ step: s.label, ms: s.ms })),
+        );
   }
   if (n.maxRequestsPerMinute > 1 && n.busiest.per5sFromBacklogStart) {
-    section(`Profile: ${n.busiest.application}'s requests in each 5 s from its backlog's start (its limit is ${n.busiest.limitPerWindow} per ${n.windowMs} ms)`, [
-      Object.fromEntries(n.busiest.per5sFromBacklogStart.map((count, i) => [`${i * 5}s`, count])),
-    ]);
+    section(
+      `Profile: ${n.busiest.application}'s requests in each 5 s from its backlog's start (its limit is ${n.busiest.limitPerWindow} per ${n.windowMs} ms)`,
+      [Object.fromEntries(n.busiest.per5sFromBacklogStart.map((count, i) => [`${i * 5}s`, count]))],
+    );
   }
-  section(`Tenancy: roll call, one sale per ${n.rollCall.scope === 'applications' ? 'application' : 'business'} without a backlog, all at once`, [n.rollCall]);
+  section(
+    `Tenancy: roll call, one sale per ${n.rollCall.scope === 'applications' ? 'application' : 'business'} without a backlog, all at once`,
+    [n.rollCall],
+  );
 }

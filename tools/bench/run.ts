@@ -6,7 +6,15 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { measureBudget } from './budget.js';
 import { measureCalls } from './calls.js';
-import { benchFixture, openTemporal, progress, runTag, startBenchSandbox, startBenchWorkers, type BenchTemporal } from './env.js';
+import {
+  benchFixture,
+  openTemporal,
+  progress,
+  runTag,
+  startBenchSandbox,
+  startBenchWorkers,
+  type BenchTemporal,
+} from './env.js';
 import { measureFairness } from './fairness.js';
 import { measureLatency } from './latency.js';
 import { sampleSizes, type BenchOptions } from './options.js';
@@ -21,7 +29,8 @@ import { measureThroughput } from './throughput.js';
 function gitCommit(): string {
   try {
     const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
     return dirty ? `${sha}+uncommitted` : sha;
   } catch {
     return 'unknown';
@@ -29,14 +38,23 @@ function gitCommit(): string {
 }
 
 /** Latency, calls and history share one sandbox and one worker process (with callbacks and the floor worker). */
-async function basicSections(t: BenchTemporal, options: BenchOptions, report: Omit<BenchReport, 'targets'>, tag: string): Promise<void> {
+async function basicSections(
+  t: BenchTemporal,
+  options: BenchOptions,
+  report: Omit<BenchReport, 'targets'>,
+  tag: string,
+): Promise<void> {
   const sizes = sampleSizes(options.quick);
   const sandbox = await startBenchSandbox(benchFixture({ requestsPerWindow: 100_000 }));
   const workers = await startBenchWorkers(t, sandbox, { requestsPerMinute: 100_000, callbacks: true, floor: true });
   try {
     if (options.sections.includes('latency') || options.sections.includes('history')) {
       const started = Date.now();
-      const { latency, historyEvents } = await measureLatency(t, workers, { sales: sizes.latencySales, warmUp: sizes.warmUp, tag });
+      const { latency, historyEvents } = await measureLatency(t, workers, {
+        sales: sizes.latencySales,
+        warmUp: sizes.warmUp,
+        tag,
+      });
       if (options.sections.includes('latency')) report.latency = latency;
       if (options.sections.includes('history')) report.historyEvents = historyEvents;
       report.samples.latencySales = sizes.latencySales;
@@ -60,9 +78,14 @@ async function basicSections(t: BenchTemporal, options: BenchOptions, report: Om
  * the next one, with a sandbox of its own, starts without ledgers that know another sandbox's quantities.
  */
 async function endStockLedgers(t: BenchTemporal): Promise<void> {
-  const running = t.client.workflow.list({ query: `WorkflowType = '${STOCK_LEDGER_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'` });
+  const running = t.client.workflow.list({
+    query: `WorkflowType = '${STOCK_LEDGER_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`,
+  });
   for await (const ledger of running) {
-    await t.client.workflow.getHandle(ledger.workflowId, ledger.runId).terminate('the benchmark section is over').catch(() => undefined);
+    await t.client.workflow
+      .getHandle(ledger.workflowId, ledger.runId)
+      .terminate('the benchmark section is over')
+      .catch(() => undefined);
   }
 }
 
@@ -76,7 +99,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const report: Omit<BenchReport, 'targets'> = {
     server: t.server,
     temporalAddress: t.settings.address ?? '',
-    machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}` },
+    machine: {
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model ?? 'unknown',
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
     date: new Date().toISOString(),
     commit: gitCommit(),
     mode: options.quick ? 'quick' : 'full',
@@ -103,7 +131,11 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     }
     if (options.sections.includes('throughput')) {
       await timed('throughput', async () => {
-        report.throughput = await measureThroughput(t, { sales: sizes.throughputSales, twoProcesses: sizes.throughputTwoProcesses, tag });
+        report.throughput = await measureThroughput(t, {
+          sales: sizes.throughputSales,
+          twoProcesses: sizes.throughputTwoProcesses,
+          tag,
+        });
         report.samples.throughputSales = sizes.throughputSales;
       });
     }
@@ -116,7 +148,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     }
     if (options.sections.includes('priority')) {
       await timed('priority', async () => {
-        report.priority = await measurePriority(t, { tills: sizes.tills, stockSales: sizes.stockSales, registrations: sizes.registrations, purchasesSyncs: sizes.purchasesSyncs, tag });
+        report.priority = await measurePriority(t, {
+          tills: sizes.tills,
+          stockSales: sizes.stockSales,
+          registrations: sizes.registrations,
+          purchasesSyncs: sizes.purchasesSyncs,
+          tag,
+        });
         report.samples.tillSales = sizes.tills;
       });
     }

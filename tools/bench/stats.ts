@@ -36,7 +36,11 @@ export function summarise(values: readonly number[]): Summary {
 }
 
 /** Runs `task` over `items` with at most `limit` in flight; results in input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async () => {
@@ -52,5 +56,15 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, task: (
 /** The median of each key over records that may lack some keys (a key's median over the records that have it). */
 export function medianByKey(records: ReadonlyArray<Record<string, number>>): Record<string, number> {
   const keys = [...new Set(records.flatMap((r) => Object.keys(r)))];
-  return Object.fromEntries(keys.map((k) => [k, round(percentile(records.flatMap((r) => (k in r ? [r[k]!] : [])), 50))]));
+  return Object.fromEntries(
+    keys.map((k) => [
+      k,
+      round(
+        percentile(
+          records.flatMap((r) => (k in r ? [r[k]!] : [])),
+          50,
+        ),
+      ),
+    ]),
+  );
 }

@@ -5,7 +5,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sandbox } from '../../sandbox/server.js';
-import { getStockLedgerStateQuery, settleMovementUpdate, stockLedgerWorkflowId, type StockLedgerState } from '../../src/contracts/stock-ledger.js';
+import {
+  getStockLedgerStateQuery,
+  settleMovementUpdate,
+  stockLedgerWorkflowId,
+  type StockLedgerState,
+} from '../../src/contracts/stock-ledger.js';
 import type { BenchTemporal } from './env.js';
 import { mapLimit } from './stats.js';
 import { ledgerProfile, toLedgerEvents, type LedgerProfile } from './stock-profile.js';
@@ -40,7 +45,13 @@ export function leftOf(s: StockLedgerState | undefined): StockLedgerLeft {
   if (!s) return { pendingLines: Number.NaN, open: [] };
   return {
     pendingLines: pendingLines(s),
-    open: s.open.map((m) => ({ referenceId: m.referenceId, itemId: m.itemId, status: m.status, lines: m.lines.length, ...(m.problem ? { problem: m.problem } : {}) })),
+    open: s.open.map((m) => ({
+      referenceId: m.referenceId,
+      itemId: m.itemId,
+      status: m.status,
+      lines: m.lines.length,
+      ...(m.problem ? { problem: m.problem } : {}),
+    })),
   };
 }
 
@@ -86,20 +97,35 @@ export async function settle(
  * recorded: applied; not: send it again), as a person reading the compliance dashboard would. Each decision is
  * pushed to `decisions`.
  */
-export function operatorFor(t: BenchTemporal, sandbox: Sandbox, of: LedgerOf, decisions: StockOperatorDecision[]): (s: StockLedgerState) => Promise<void> {
+export function operatorFor(
+  t: BenchTemporal,
+  sandbox: Sandbox,
+  of: LedgerOf,
+  decisions: StockOperatorDecision[],
+): (s: StockLedgerState) => Promise<void> {
   const decided = new Set<string>();
   return async (state) => {
     for (const m of state.open.filter((o) => o.status === 'needs_operator' && !decided.has(o.referenceId))) {
-      const recorded = await sandbox.inspector.stockMovements({ businessId: of.businessId, referenceId: m.referenceId });
+      const recorded = await sandbox.inspector.stockMovements({
+        businessId: of.businessId,
+        referenceId: m.referenceId,
+      });
       const decision = recorded.length > 0 ? 'applied' : 'resend';
       try {
-        await ledgerHandle(t, of).executeUpdate(settleMovementUpdate, { args: [{ referenceId: m.referenceId, decision }] });
+        await ledgerHandle(t, of).executeUpdate(settleMovementUpdate, {
+          args: [{ referenceId: m.referenceId, decision }],
+        });
       } catch {
         // Refused (no longer waiting) or its worker being restarted: the next state read says whether to ask again.
         continue;
       }
       decided.add(m.referenceId);
-      decisions.push({ referenceId: m.referenceId, decision, problem: m.problem, sales: new Set(m.lines.map((l) => l.saleWorkflowId)).size });
+      decisions.push({
+        referenceId: m.referenceId,
+        decision,
+        problem: m.problem,
+        sales: new Set(m.lines.map((l) => l.saleWorkflowId)).size,
+      });
     }
   };
 }
@@ -108,7 +134,10 @@ export function operatorFor(t: BenchTemporal, sandbox: Sandbox, of: LedgerOf, de
 export async function profileOf(t: BenchTemporal, of: LedgerOf): Promise<LedgerProfile> {
   const workflowId = ledgerIdOf(of);
   const runs: string[] = [];
-  for await (const execution of t.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(execution.runId);
-  const histories = await mapLimit(runs, 4, async (runId) => toLedgerEvents((await t.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
+  for await (const execution of t.client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+    runs.push(execution.runId);
+  const histories = await mapLimit(runs, 4, async (runId) =>
+    toLedgerEvents((await t.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []),
+  );
   return ledgerProfile(histories);
 }

@@ -31,9 +31,19 @@ export interface StockScale {
 export function stockScale(k: number, options: { requestsPerMinute: number; maxDelaySeconds: number }): StockScale {
   const windowMs = MINUTE_MS / k;
   const maxDelayMs = (options.maxDelaySeconds * 1000) / k;
-  if (!Number.isInteger(windowMs) || !Number.isInteger(maxDelayMs) || k < 1) throw new RangeError(`stock: k = ${k} does not scale a minute and ${options.maxDelaySeconds} s to whole milliseconds`);
-  if (maxDelayMs < 1000) throw new RangeError(`stock: k = ${k} makes the max delay ${maxDelayMs} ms, below the worker's 1 s`);
-  return { k, windowMs, requestsPerWindow: options.requestsPerMinute, workerRequestsPerMinute: perMinute(options.requestsPerMinute, windowMs), maxDelayMs };
+  if (!Number.isInteger(windowMs) || !Number.isInteger(maxDelayMs) || k < 1)
+    throw new RangeError(
+      `stock: k = ${k} does not scale a minute and ${options.maxDelaySeconds} s to whole milliseconds`,
+    );
+  if (maxDelayMs < 1000)
+    throw new RangeError(`stock: k = ${k} makes the max delay ${maxDelayMs} ms, below the worker's 1 s`);
+  return {
+    k,
+    windowMs,
+    requestsPerWindow: options.requestsPerMinute,
+    workerRequestsPerMinute: perMinute(options.requestsPerMinute, windowMs),
+    maxDelayMs,
+  };
 }
 
 /** Real milliseconds of the run for `scaledMinutes` minutes of the time it stands for. */
@@ -45,7 +55,8 @@ export function perScaledMinute(count: number, from: number, to: number, k: numb
 }
 
 /** Events at `times` within [from, to). */
-export const countWithin = (times: readonly number[], from: number, to: number): number => times.filter((t) => t >= from && t < to).length;
+export const countWithin = (times: readonly number[], from: number, to: number): number =>
+  times.filter((t) => t >= from && t < to).length;
 
 /** A stock-tracked line of a sale the sandbox signed. */
 export interface SoldLine {
@@ -108,7 +119,10 @@ export function carryLines(lines: readonly SoldLine[], movements: readonly Recor
     let next = 0;
     for (const line of sold) {
       lineTotal += line.quantity;
-      while (next < recorded.length && (movedTotal + recorded[next]!.quantity < lineTotal || recorded[next]!.at < line.signedAt)) {
+      while (
+        next < recorded.length &&
+        (movedTotal + recorded[next]!.quantity < lineTotal || recorded[next]!.at < line.signedAt)
+      ) {
         movedTotal += recorded[next]!.quantity;
         next += 1;
       }
@@ -173,10 +187,13 @@ export function exactlyOnce(lines: readonly SoldLine[], movements: readonly Reco
 }
 
 /** A movement that needed a person: waiting for one, or settled by one. */
-export const neededOperator = (m: Pick<LedgerMovement, 'status' | 'settledBy'>): boolean => m.status === 'needs_operator' || m.settledBy === 'operator';
+export const neededOperator = (m: Pick<LedgerMovement, 'status' | 'settledBy'>): boolean =>
+  m.status === 'needs_operator' || m.settledBy === 'operator';
 
 /** The sales with a line in a movement that needed an operator. */
-export function salesNeedingOperator(movements: ReadonlyArray<Pick<LedgerMovement, 'status' | 'settledBy' | 'lines'>>): Set<string> {
+export function salesNeedingOperator(
+  movements: ReadonlyArray<Pick<LedgerMovement, 'status' | 'settledBy' | 'lines'>>,
+): Set<string> {
   return new Set(movements.filter(neededOperator).flatMap((m) => m.lines.map((l) => l.saleWorkflowId)));
 }
 
@@ -184,6 +201,10 @@ export function salesNeedingOperator(movements: ReadonlyArray<Pick<LedgerMovemen
  * The steady part of a backlog: from `warmMs` after its first sale was signed (the first max delay, while no line
  * is old enough to go out at till priority, signs more than the steady state can) to when the tills stopped.
  */
-export function steadyWindow(firstSignedAt: number, tillsStoppedAt: number, warmMs: number): { from: number; to: number } {
+export function steadyWindow(
+  firstSignedAt: number,
+  tillsStoppedAt: number,
+  warmMs: number,
+): { from: number; to: number } {
   return { from: firstSignedAt + warmMs, to: tillsStoppedAt };
 }

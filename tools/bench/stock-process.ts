@@ -24,7 +24,11 @@ export interface StockWorkerProcess {
 }
 
 export function spawnStockWorker(label: string, env: Record<string, string>): StockWorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let tail = '';
   const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-4_000);
@@ -32,7 +36,10 @@ export function spawnStockWorker(label: string, env: Record<string, string>): St
   child.stderr.on('data', keep);
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const ready = new Promise<void>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`${label}: not running after ${READY_TIMEOUT_MS} ms: ${tail}`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`${label}: not running after ${READY_TIMEOUT_MS} ms: ${tail}`)),
+      READY_TIMEOUT_MS,
+    );
     child.stdout.on('data', (chunk: Buffer) => {
       keep(chunk);
       if (tail.includes('"worker running"')) {

@@ -33,7 +33,9 @@ export function toLedgerEvents(events: readonly temporal.api.history.v1.IHistory
       e.activityTaskFailedEventAttributes?.scheduledEventId ??
       e.activityTaskTimedOutEventAttributes?.scheduledEventId;
     const failed = e.workflowTaskFailedEventAttributes;
-    const cause = failed ? (WorkflowTaskFailedCause[failed.cause ?? 0] ?? 'UNKNOWN').replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '') : undefined;
+    const cause = failed
+      ? (WorkflowTaskFailedCause[failed.cause ?? 0] ?? 'UNKNOWN').replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '')
+      : undefined;
     return {
       id: Number(e.eventId),
       type: (EventType[e.eventType ?? 0] ?? 'UNKNOWN').replace(/^EVENT_TYPE_/, ''),
@@ -52,7 +54,12 @@ export interface Spread {
 }
 
 function spread(values: readonly number[]): Spread {
-  return { n: values.length, p50: Math.round(percentile(values, 50)), p90: Math.round(percentile(values, 90)), max: values.length ? Math.round(Math.max(...values)) : Number.NaN };
+  return {
+    n: values.length,
+    p50: Math.round(percentile(values, 50)),
+    p90: Math.round(percentile(values, 90)),
+    max: values.length ? Math.round(Math.max(...values)) : Number.NaN,
+  };
 }
 
 export interface LedgerProfile {
@@ -97,8 +104,7 @@ export function ledgerProfile(runs: ReadonlyArray<readonly LedgerEvent[]>): Ledg
         workflowTaskFailures++;
         const what = e.failure ?? 'timed out';
         failures[what] = (failures[what] ?? 0) + 1;
-      }
-      else if (e.type === 'WORKFLOW_TASK_STARTED' && scheduled) {
+      } else if (e.type === 'WORKFLOW_TASK_STARTED' && scheduled) {
         taskStarted.set(scheduled.id, e);
         taskWait.push(e.at - scheduled.at);
       } else if (e.type === 'WORKFLOW_TASK_COMPLETED' && e.scheduledId !== undefined) {

@@ -110,10 +110,13 @@ const fixed = (value: number, digits: number) => (Number.isFinite(value) ? Numbe
 
 const exactly = (e: StockExactlyOnce) =>
   e.mismatched === 0 && e.duplicateReferenceIds === 0
-    ? 'every item\'s recorded quantity = its lines\', no referenceId twice'
+    ? "every item's recorded quantity = its lines', no referenceId twice"
     : `VIOLATED: ${e.mismatched} item(s) off ${JSON.stringify(e.examples.mismatched)}, ${e.duplicateReferenceIds} referenceId(s) twice ${JSON.stringify(e.examples.duplicateReferenceIds)}`;
 
-export function formatStock(s: StockReport, section: (title: string, rows: ReadonlyArray<Record<string, Cell>>) => void): void {
+export function formatStock(
+  s: StockReport,
+  section: (title: string, rows: ReadonlyArray<Record<string, Cell>>) => void,
+): void {
   const th = s.throughput;
   const op = s.operator;
   section(
@@ -146,17 +149,45 @@ export function formatStock(s: StockReport, section: (title: string, rows: Reado
     ],
   );
   section('Stock: how each run ended', [
-    { run: 'backlog', business: th.business, 'exactly once': exactly(th.exactlyOnce), settled: th.settled, 'after (s)': th.drainSeconds, routes: JSON.stringify(th.routes) },
-    { run: 'faults', business: op.business, 'exactly once': exactly(op.exactlyOnce), settled: op.settled, 'after (s)': op.settleSeconds },
+    {
+      run: 'backlog',
+      business: th.business,
+      'exactly once': exactly(th.exactlyOnce),
+      settled: th.settled,
+      'after (s)': th.drainSeconds,
+      routes: JSON.stringify(th.routes),
+    },
+    {
+      run: 'faults',
+      business: op.business,
+      'exactly once': exactly(op.exactlyOnce),
+      settled: op.settled,
+      'after (s)': op.settleSeconds,
+    },
   ]);
-  for (const [run, left] of [['backlog', th.left], ['faults', op.left]] as const) {
-    if (left) section(`Stock: the ${run} run's ledger NOT settled: ${left.pendingLines} lines pending, open movements`, left.open.map((m) => ({ ...m })));
+  for (const [run, left] of [
+    ['backlog', th.left],
+    ['faults', op.left],
+  ] as const) {
+    if (left)
+      section(
+        `Stock: the ${run} run's ledger NOT settled: ${left.pendingLines} lines pending, open movements`,
+        left.open.map((m) => ({ ...m })),
+      );
   }
-  section('Stock: CPU of each process over the backlog\'s steady part', th.cpu.map((c) => ({ ...c })));
+  section(
+    "Stock: CPU of each process over the backlog's steady part",
+    th.cpu.map((c) => ({ ...c })),
+  );
   const spread = (x: { p50: number; p90: number; max: number }) => `${x.p50} / ${x.p90} / ${x.max}`;
   section(
-    'Stock: each ledger\'s histories (ms as p50 / p90 / max)',
-    ([['backlog', th.ledger], ['faults', op.ledger]] as const).map(([run, l]) => ({
+    "Stock: each ledger's histories (ms as p50 / p90 / max)",
+    (
+      [
+        ['backlog', th.ledger],
+        ['faults', op.ledger],
+      ] as const
+    ).map(([run, l]) => ({
       run,
       runs: l.runs,
       events: l.events,
@@ -170,8 +201,19 @@ export function formatStock(s: StockReport, section: (title: string, rows: Reado
       'tasks failed': l.workflowTaskFailures,
     })),
   );
-  for (const [run, l] of [['backlog', th.ledger], ['faults', op.ledger]] as const) {
-    if (l.workflowTaskFailures > 0) section(`Stock: the ${run} run's ledger: workflow tasks that failed (each costs about 10 s before the retry)`, Object.entries(l.failures).map(([failure, times]) => ({ failure, times })));
+  for (const [run, l] of [
+    ['backlog', th.ledger],
+    ['faults', op.ledger],
+  ] as const) {
+    if (l.workflowTaskFailures > 0)
+      section(
+        `Stock: the ${run} run's ledger: workflow tasks that failed (each costs about 10 s before the retry)`,
+        Object.entries(l.failures).map(([failure, times]) => ({ failure, times })),
+      );
   }
-  if (op.decisions.length > 0) section('Stock: movements the bench settled as the operator (from the sandbox\'s records)', op.decisions.map((d) => ({ ...d })));
+  if (op.decisions.length > 0)
+    section(
+      "Stock: movements the bench settled as the operator (from the sandbox's records)",
+      op.decisions.map((d) => ({ ...d })),
+    );
 }

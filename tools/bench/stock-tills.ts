@@ -34,7 +34,13 @@ class TillRefused extends Error {
 }
 
 /** `tills` tills on `taskQueue`, sale n being `make(n)`; every workflow id is also pushed to `started`. */
-export function startTills(t: BenchTemporal, taskQueue: string, tills: number, make: (n: number) => SaleInput, started: string[]): Tills {
+export function startTills(
+  t: BenchTemporal,
+  taskQueue: string,
+  tills: number,
+  make: (n: number) => SaleInput,
+  started: string[],
+): Tills {
   const rung: Rung[] = [];
   let next = 0;
   let stopping = false;
@@ -52,7 +58,8 @@ export function startTills(t: BenchTemporal, taskQueue: string, tills: number, m
         try {
           const answer = await tillCall(t, taskQueue, sale);
           if (answer.signed) break;
-          if (answer.state.parked) throw new TillRefused(`stock: sale ${sale.traderInvoiceNumber} parked: ${answer.state.parked.code}`);
+          if (answer.state.parked)
+            throw new TillRefused(`stock: sale ${sale.traderInvoiceNumber} parked: ${answer.state.parked.code}`);
         } catch (err) {
           if (err instanceof TillRefused) throw err;
           // The worker killed under the call, or the wait ended unsigned: the same call again finds the same sale.

@@ -34,18 +34,28 @@ export interface CatalogueItem {
   unitPrice: number;
 }
 
-export const itemId = (businessId: string, item: CatalogueItem) => `itm_${businessId.replace(/^biz_/, '')}_${item.suffix}`;
+export const itemId = (businessId: string, item: CatalogueItem) =>
+  `itm_${businessId.replace(/^biz_/, '')}_${item.suffix}`;
 export const branchOf = (businessId: string) => `br_${businessId.replace(/^biz_/, '')}`;
 
 /** `items` items priced 50, 60, … (a price per item: the ledger groups lines by item and price). */
 export function catalogue(items: number): CatalogueItem[] {
-  return Array.from({ length: items }, (_, i) => ({ suffix: `sku${String(i + 1).padStart(2, '0')}`, unitPrice: 50 + 10 * i }));
+  return Array.from({ length: items }, (_, i) => ({
+    suffix: `sku${String(i + 1).padStart(2, '0')}`,
+    unitPrice: 50 + 10 * i,
+  }));
 }
 
-const pinOf = (index: number) => `P${String(200_000_000 + index).padStart(9, '0')}${String.fromCharCode(65 + (index % 26))}`;
+const pinOf = (index: number) =>
+  `P${String(200_000_000 + index).padStart(9, '0')}${String.fromCharCode(65 + (index % 26))}`;
 
 /** The world of one section: an application per business given, each limited to `requestsPerWindow` per `windowMs`. */
-export function stockWorld(options: { businesses: readonly string[]; items: number; requestsPerWindow: number; windowMs: number }): StockWorld {
+export function stockWorld(options: {
+  businesses: readonly string[];
+  items: number;
+  requestsPerWindow: number;
+  windowMs: number;
+}): StockWorld {
   const items = catalogue(options.items);
   const tenants = options.businesses.map((businessId) => ({
     application: `app_bench_${businessId.replace(/^biz_/, '')}`,
@@ -57,8 +67,17 @@ export function stockWorld(options: { businesses: readonly string[]; items: numb
     catalogue: items,
     fixture: {
       rateLimitWindowMs: options.windowMs,
-      applications: tenants.map((t) => ({ id: t.application, name: `Bench supermarket ${t.businessId}`, requestsPerMinute: options.requestsPerWindow })),
-      apiKeys: tenants.map((t) => ({ id: `key_${t.application}`, key: t.key, applicationId: t.application, scopes: [...SCOPE_VALUES] })),
+      applications: tenants.map((t) => ({
+        id: t.application,
+        name: `Bench supermarket ${t.businessId}`,
+        requestsPerMinute: options.requestsPerWindow,
+      })),
+      apiKeys: tenants.map((t) => ({
+        id: `key_${t.application}`,
+        key: t.key,
+        applicationId: t.application,
+        scopes: [...SCOPE_VALUES],
+      })),
       businesses: tenants.map(({ businessId: id, application }, b) => ({
         id,
         name: `Bench supermarket ${id}`,
@@ -89,8 +108,13 @@ export function stockWorld(options: { businesses: readonly string[]; items: numb
  * sale can be made again), 1–3 of each, at the catalogue price; no refund window, so a sale closes once its lines are
  * handed over.
  */
-export function saleMaker(world: Pick<StockWorld, 'catalogue'>, businessId: string, options: { lines: number; seed: number; tag: string }): (n: number) => SaleInput {
-  if (options.lines > world.catalogue.length) throw new RangeError(`stock: ${options.lines} distinct lines from ${world.catalogue.length} items`);
+export function saleMaker(
+  world: Pick<StockWorld, 'catalogue'>,
+  businessId: string,
+  options: { lines: number; seed: number; tag: string },
+): (n: number) => SaleInput {
+  if (options.lines > world.catalogue.length)
+    throw new RangeError(`stock: ${options.lines} distinct lines from ${world.catalogue.length} items`);
   return (n) => {
     // A stream per sale: sale n is the same whichever till rings it up first.
     const random = seededRandom(options.seed * 1_000_003 + n);
@@ -100,7 +124,11 @@ export function saleMaker(world: Pick<StockWorld, 'catalogue'>, businessId: stri
       businessId,
       traderInvoiceNumber: `BS-${options.tag}-${n}`,
       saleDate: '2026-11-21',
-      lines: [...picked].map((i) => ({ itemId: itemId(businessId, world.catalogue[i]!), quantity: 1 + Math.floor(random() * 3), unitPrice: world.catalogue[i]!.unitPrice })),
+      lines: [...picked].map((i) => ({
+        itemId: itemId(businessId, world.catalogue[i]!),
+        quantity: 1 + Math.floor(random() * 3),
+        unitPrice: world.catalogue[i]!.unitPrice,
+      })),
       options: { refundWindowDays: 0 },
     };
   };

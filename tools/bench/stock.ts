@@ -42,7 +42,13 @@ import {
   type StockScale,
 } from './stock-math.js';
 import { spawnStockWorker, type StockWorkerProcess } from './stock-process.js';
-import type { StockExactlyOnce, StockOperatorDecision, StockOperatorRun, StockReport, StockThroughput } from './stock-report.js';
+import type {
+  StockExactlyOnce,
+  StockOperatorDecision,
+  StockOperatorRun,
+  StockReport,
+  StockThroughput,
+} from './stock-report.js';
 import { startTills, type Rung } from './stock-tills.js';
 import { saleMaker, stockWorld, type StockTenant, type StockWorld } from './stock-world.js';
 
@@ -83,19 +89,35 @@ async function signedTimes(sandbox: Sandbox, businessId: string): Promise<Map<st
 
 async function recordedMovements(sandbox: Sandbox, businessId: string): Promise<RecordedMovement[]> {
   const movements = await sandbox.inspector.stockMovements({ businessId });
-  return movements.map((m) => ({ itemId: m.itemId, action: m.action, quantity: m.quantity, referenceId: m.referenceId, at: Date.parse(m.at) }));
+  return movements.map((m) => ({
+    itemId: m.itemId,
+    action: m.action,
+    quantity: m.quantity,
+    referenceId: m.referenceId,
+    at: Date.parse(m.at),
+  }));
 }
 
 /** Every stock line of the sales rung up, with its sale's signing time (NaN: the sandbox never signed it). */
 function soldLines(rung: readonly Rung[], signed: ReadonlyMap<string, number>): SoldLine[] {
   return rung.flatMap(({ sale, workflowId }) =>
-    sale.lines.map((l) => ({ saleWorkflowId: workflowId, itemId: l.itemId, action: 'DEDUCT' as const, quantity: l.quantity, signedAt: signed.get(sale.traderInvoiceNumber) ?? Number.NaN })),
+    sale.lines.map((l) => ({
+      saleWorkflowId: workflowId,
+      itemId: l.itemId,
+      action: 'DEDUCT' as const,
+      quantity: l.quantity,
+      signedAt: signed.get(sale.traderInvoiceNumber) ?? Number.NaN,
+    })),
   );
 }
 
 function exactlyOnceOf(lines: readonly SoldLine[], movements: readonly RecordedMovement[]): StockExactlyOnce {
   const e = exactlyOnce(lines, movements);
-  return { mismatched: e.mismatched.length, duplicateReferenceIds: e.duplicateReferenceIds.length, examples: { mismatched: e.mismatched.slice(0, 5), duplicateReferenceIds: e.duplicateReferenceIds.slice(0, 5) } };
+  return {
+    mismatched: e.mismatched.length,
+    duplicateReferenceIds: e.duplicateReferenceIds.length,
+    examples: { mismatched: e.mismatched.slice(0, 5), duplicateReferenceIds: e.duplicateReferenceIds.slice(0, 5) },
+  };
 }
 
 function routesOf(requests: ReadonlyArray<{ method: string; route: string; status: number }>): Record<string, number> {
@@ -107,7 +129,12 @@ function routesOf(requests: ReadonlyArray<{ method: string; route: string; statu
   return routes;
 }
 
-const roundedLag = (l: LagSummary): LagSummary => ({ ...l, p50Seconds: round(l.p50Seconds), p99Seconds: round(l.p99Seconds), maxSeconds: round(l.maxSeconds) });
+const roundedLag = (l: LagSummary): LagSummary => ({
+  ...l,
+  p50Seconds: round(l.p50Seconds),
+  p99Seconds: round(l.p99Seconds),
+  maxSeconds: round(l.maxSeconds),
+});
 
 /** CPU seconds so far of each worker process, the dev server (when the bench started it) and the bench process. */
 function cpuNow(workers: readonly RunWorker[]): number[] {
@@ -121,13 +148,19 @@ function cpuNow(workers: readonly RunWorker[]): number[] {
 
 /** Each process's CPU between two readings over `wallMs`: where the machine's time went while the tills ran. */
 function cpuBetween(workers: readonly RunWorker[], before: number[], after: number[], wallMs: number): ProcessCpu[] {
-  const labels = [...workers.map((w) => `worker of ${w.tenant.businessId}`), 'temporal dev server', 'bench (tills + sandbox)'];
+  const labels = [
+    ...workers.map((w) => `worker of ${w.tenant.businessId}`),
+    'temporal dev server',
+    'bench (tills + sandbox)',
+  ];
   const serverAt = workers.length;
   return labels.flatMap((label, i) => {
     // No dev server of the bench's own (TEMPORAL_ADDRESS): nothing to read.
     if (i === serverAt && after[i] === 0) return [];
     const seconds = after[i]! - before[i]!;
-    return [{ process: label, cpuSeconds: round(seconds, 1), percentOfOneCore: round((100 * seconds * 1000) / wallMs, 0) }];
+    return [
+      { process: label, cpuSeconds: round(seconds, 1), percentOfOneCore: round((100 * seconds * 1000) / wallMs, 0) },
+    ];
   });
 }
 
@@ -145,11 +178,23 @@ async function faultedTills(s: Section, worker: RunWorker): Promise<Faulted> {
   const make = saleMaker(s.world, businessId, { lines: sizes.linesPerSale, seed: SEED + 1, tag: `${s.tag}-F` });
   const runFor = runMs(sizes.faultMinutes, s.scale.k);
   const injectedBefore = sandbox.faults.injectedCounts()['commit-then-fail'] ?? 0;
-  const stockWrites = { service: 'compliance' as const, method: 'POST', path: '/v1/stock/adjustments', kind: 'commit-then-fail' as const };
+  const stockWrites = {
+    service: 'compliance' as const,
+    method: 'POST',
+    path: '/v1/stock/adjustments',
+    kind: 'commit-then-fail' as const,
+  };
   sandbox.faults.add({ ...stockWrites, id: FAULT_RULES[0], status: 503, probability: FAULT_SHARE / 2 });
   // The second rule is tried only when the first did not fire: its probability is conditional on that.
-  sandbox.faults.add({ ...stockWrites, id: FAULT_RULES[1], failWith: 'reset', probability: FAULT_SHARE / 2 / (1 - FAULT_SHARE / 2) });
-  progress(`stock: faults, ${sizes.faultTills} tills on ${businessId} for ${sizes.faultMinutes} scaled minutes (${round(runFor / 1000)} s of tills), ${FAULT_SHARE * 100} % commit-then-fail on stock writes, its worker SIGKILLed twice`);
+  sandbox.faults.add({
+    ...stockWrites,
+    id: FAULT_RULES[1],
+    failWith: 'reset',
+    probability: FAULT_SHARE / 2 / (1 - FAULT_SHARE / 2),
+  });
+  progress(
+    `stock: faults, ${sizes.faultTills} tills on ${businessId} for ${sizes.faultMinutes} scaled minutes (${round(runFor / 1000)} s of tills), ${FAULT_SHARE * 100} % commit-then-fail on stock writes, its worker SIGKILLed twice`,
+  );
   try {
     const tills = startTills(s.t, worker.taskQueue, sizes.faultTills, make, s.started);
     await tills.firstSigned;
@@ -168,14 +213,25 @@ async function faultedTills(s: Section, worker: RunWorker): Promise<Faulted> {
     // Not waited for: a sale whose signing was in flight at a kill is signed once that attempt times out, in the
     // background like the rest of the settling.
     tills.halt();
-    return { rung: tills.rung, kills, commitThenFail: (sandbox.faults.injectedCounts()['commit-then-fail'] ?? 0) - injectedBefore, stoppedAt };
+    return {
+      rung: tills.rung,
+      kills,
+      commitThenFail: (sandbox.faults.injectedCounts()['commit-then-fail'] ?? 0) - injectedBefore,
+      stoppedAt,
+    };
   } finally {
     // Off before the backlog: the rules would hit its stock writes too (they match routes, not applications).
     for (const id of FAULT_RULES) sandbox.faults.remove(id);
   }
 }
 
-async function faultsFigures(s: Section, { taskQueue, businessId }: LedgerOf, faulted: Faulted, done: Settled, decisions: StockOperatorDecision[]): Promise<StockOperatorRun> {
+async function faultsFigures(
+  s: Section,
+  { taskQueue, businessId }: LedgerOf,
+  faulted: Faulted,
+  done: Settled,
+  decisions: StockOperatorDecision[],
+): Promise<StockOperatorRun> {
   const ledger = await profileOf(s.t, { taskQueue, businessId });
   const signed = await signedTimes(s.sandbox, businessId);
   const lines = soldLines(faulted.rung, signed);
@@ -185,7 +241,10 @@ async function faultsFigures(s: Section, { taskQueue, businessId }: LedgerOf, fa
   // The bench's own decisions count whether or not the ledger still lists them (it keeps its latest 200).
   const decided = new Set(decisions.map((d) => d.referenceId));
   for (const m of seen) if (decided.has(m.referenceId)) for (const l of m.lines) needing.add(l.saleWorkflowId);
-  const movementsNeeding = new Set([...seen.filter((m) => m.status === 'needs_operator' || m.settledBy === 'operator').map((m) => m.referenceId), ...decided]);
+  const movementsNeeding = new Set([
+    ...seen.filter((m) => m.status === 'needs_operator' || m.settledBy === 'operator').map((m) => m.referenceId),
+    ...decided,
+  ]);
   return {
     business: businessId,
     tills: s.sizes.faultTills,
@@ -214,7 +273,9 @@ async function backlogRun(s: Section, worker: RunWorker, workers: readonly RunWo
   const make = saleMaker(s.world, businessId, { lines: sizes.linesPerSale, seed: SEED, tag: `${s.tag}-B` });
   const warmMs = runMs(sizes.warmMinutes, scale.k);
   const steadyMs = runMs(sizes.steadyMinutes, scale.k);
-  progress(`stock: backlog, ${sizes.tills} tills on ${businessId} for ${sizes.warmMinutes} + ${sizes.steadyMinutes} scaled minutes (${round((warmMs + steadyMs) / 1000)} s)`);
+  progress(
+    `stock: backlog, ${sizes.tills} tills on ${businessId} for ${sizes.warmMinutes} + ${sizes.steadyMinutes} scaled minutes (${round((warmMs + steadyMs) / 1000)} s)`,
+  );
   const began = Date.now();
   const tills = startTills(t, worker.taskQueue, sizes.tills, make, s.started);
   await tills.firstSigned;
@@ -226,7 +287,12 @@ async function backlogRun(s: Section, worker: RunWorker, workers: readonly RunWo
   const cpu = cpuBetween(workers, cpuFrom, cpuNow(workers), stoppedAt - cpuFromAt);
   await tills.stop();
   progress(`stock: ${tills.rung.length} sales rung up; waiting for the ledger to record every line`);
-  const drained = await settle(t, { taskQueue: worker.taskQueue, businessId }, tills.rung.map((r) => r.workflowId), () => stoppedAt + sizes.settleMs);
+  const drained = await settle(
+    t,
+    { taskQueue: worker.taskQueue, businessId },
+    tills.rung.map((r) => r.workflowId),
+    () => stoppedAt + sizes.settleMs,
+  );
 
   const ledger = await profileOf(t, { taskQueue: worker.taskQueue, businessId });
   const signed = await signedTimes(sandbox, businessId);
@@ -235,10 +301,22 @@ async function backlogRun(s: Section, worker: RunWorker, workers: readonly RunWo
   const signedAll = [...signed.values()];
   const window = steadyWindow(Math.min(...signedAll), stoppedAt, warmMs);
   const steadySales = countWithin(signedAll, window.from, window.to);
-  const steadyLines = carryLines(lines, movements).filter((c) => c.line.signedAt >= window.from && c.line.signedAt < window.to);
-  const requests = sandbox.stats.records({ since: began, service: 'compliance', applicationId: application }).filter((r) => r.at <= drained.at);
-  const steadyRequests = countWithin(requests.map((r) => r.at), window.from, window.to);
-  const steadyServed = countWithin(requests.filter((r) => r.status !== 429).map((r) => r.at), window.from, window.to);
+  const steadyLines = carryLines(lines, movements).filter(
+    (c) => c.line.signedAt >= window.from && c.line.signedAt < window.to,
+  );
+  const requests = sandbox.stats
+    .records({ since: began, service: 'compliance', applicationId: application })
+    .filter((r) => r.at <= drained.at);
+  const steadyRequests = countWithin(
+    requests.map((r) => r.at),
+    window.from,
+    window.to,
+  );
+  const steadyServed = countWithin(
+    requests.filter((r) => r.status !== 429).map((r) => r.at),
+    window.from,
+    window.to,
+  );
   const moved = movements.filter((m) => m.quantity > 0);
   return {
     business: businessId,
@@ -251,7 +329,10 @@ async function backlogRun(s: Section, worker: RunWorker, workers: readonly RunWo
     lag: roundedLag(lagSummary(steadyLines, scale.k)),
     callsPerSale: round(requests.length / signed.size, 4),
     steadyCallsPerSale: round(steadyRequests / steadySales, 4),
-    steadyUtilisation: round(steadyServed / ((scale.requestsPerWindow * (window.to - window.from)) / scale.windowMs), 4),
+    steadyUtilisation: round(
+      steadyServed / ((scale.requestsPerWindow * (window.to - window.from)) / scale.windowMs),
+      4,
+    ),
     requests: requests.length,
     rateLimited: requests.filter((r) => r.status === 429).length,
     routes: routesOf(requests),
@@ -268,7 +349,10 @@ async function backlogRun(s: Section, worker: RunWorker, workers: readonly RunWo
 }
 
 export async function measureStock(t: BenchTemporal, options: StockSizes & { tag: string }): Promise<StockReport> {
-  const scale = stockScale(options.k, { requestsPerMinute: options.requestsPerMinute, maxDelaySeconds: options.maxDelaySeconds });
+  const scale = stockScale(options.k, {
+    requestsPerMinute: options.requestsPerMinute,
+    maxDelaySeconds: options.maxDelaySeconds,
+  });
   const tag = options.tag.toLowerCase();
   const world = stockWorld({
     businesses: [`biz_stock_${tag}_backlog`, `biz_stock_${tag}_faults`],
@@ -295,12 +379,19 @@ export async function measureStock(t: BenchTemporal, options: StockSizes & { tag
         BENCH_TASK_QUEUE: taskQueue,
       };
       let spawned = 0;
-      return { tenant, taskQueue, current: undefined, spawn: () => spawnStockWorker(`stock ${role} worker ${++spawned}`, env) };
+      return {
+        tenant,
+        taskQueue,
+        current: undefined,
+        spawn: () => spawnStockWorker(`stock ${role} worker ${++spawned}`, env),
+      };
     };
     const backlogWorker = workerFor(backlogTenant, 'backlog');
     const faultsWorker = workerFor(faultsTenant, 'faults');
     workers.push(backlogWorker, faultsWorker);
-    progress(`stock: two worker processes, ${options.requestsPerMinute} requests per ${scale.windowMs} ms window each (k = ${scale.k}), STOCK_MAX_DELAY ${scale.maxDelayMs} ms`);
+    progress(
+      `stock: two worker processes, ${options.requestsPerMinute} requests per ${scale.windowMs} ms window each (k = ${scale.k}), STOCK_MAX_DELAY ${scale.maxDelayMs} ms`,
+    );
     faultsWorker.current = faultsWorker.spawn();
     await faultsWorker.current.ready;
     // The backlog's worker starts while the faults run: its start (a workflow bundle) costs CPU the backlog must not share.
@@ -308,7 +399,9 @@ export async function measureStock(t: BenchTemporal, options: StockSizes & { tag
     const s: Section = { t, sandbox: box, world, scale, sizes: options, tag, started };
 
     const faulted = await faultedTills(s, faultsWorker);
-    progress(`stock: ${faulted.rung.length} faulted sales rung up; their ledger settles meanwhile, the bench as its operator`);
+    progress(
+      `stock: ${faulted.rung.length} faulted sales rung up; their ledger settles meanwhile, the bench as its operator`,
+    );
     const decisions: StockOperatorDecision[] = [];
     // It may take until the backlog is over, and settleMs more.
     const backlog: { doneAt?: number } = {};
@@ -328,7 +421,13 @@ export async function measureStock(t: BenchTemporal, options: StockSizes & { tag
     } finally {
       backlog.doneAt = Date.now();
     }
-    const operator = await faultsFigures(s, { taskQueue: faultsWorker.taskQueue, businessId: faultsTenant.businessId }, faulted, await faultsSettled, decisions);
+    const operator = await faultsFigures(
+      s,
+      { taskQueue: faultsWorker.taskQueue, businessId: faultsTenant.businessId },
+      faulted,
+      await faultsSettled,
+      decisions,
+    );
     failed = false;
     return {
       k: scale.k,
@@ -344,7 +443,12 @@ export async function measureStock(t: BenchTemporal, options: StockSizes & { tag
     // Ledgers never end by themselves, nor do the sales of a failed run: ended here, so nothing of this section is left
     // running on a server that outlives the bench.
     const ledgers = workers.map((w) => stockLedgerWorkflowId(w.taskQueue, w.tenant.businessId, undefined));
-    await mapLimit([...ledgers, ...(failed ? started : [])], 20, (id) => t.client.workflow.getHandle(id).terminate('bench: stock section over').catch(() => undefined));
+    await mapLimit([...ledgers, ...(failed ? started : [])], 20, (id) =>
+      t.client.workflow
+        .getHandle(id)
+        .terminate('bench: stock section over')
+        .catch(() => undefined),
+    );
     await Promise.all(workers.map((w) => w.current?.stop()));
     await sandbox?.close();
   }

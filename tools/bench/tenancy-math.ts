@@ -37,7 +37,8 @@ export function busiestWindow(times: readonly number[], windowMs: number): { cou
   return best;
 }
 
-export const mostInAnyWindow = (times: readonly number[], windowMs: number): number => busiestWindow(times, windowMs).count;
+export const mostInAnyWindow = (times: readonly number[], windowMs: number): number =>
+  busiestWindow(times, windowMs).count;
 
 /** The most requests sent (429s included) in one of the service's own windows, rebuilt as its limiter opens them. */
 export function mostInLimiterWindow(requests: readonly LoggedRequest[], windowMs: number): number {
@@ -59,14 +60,31 @@ export interface BusiestApplication {
 
 /** Over all applications: the one that came nearest its limit (sliding window), and the worst in the limiter's windows. */
 export function busiestApplication(applications: readonly ApplicationRequests[], windowMs: number): BusiestApplication {
-  let busiest: BusiestApplication = { ratio: 0, application: '', sent: 0, limitPerWindow: 0, routes: {}, limiterWindowRatio: 0 };
+  let busiest: BusiestApplication = {
+    ratio: 0,
+    application: '',
+    sent: 0,
+    limitPerWindow: 0,
+    routes: {},
+    limiterWindowRatio: 0,
+  };
   let limiterWorst = 0;
   for (const a of applications) {
-    const window = busiestWindow(a.requests.map((r) => r.at), windowMs);
+    const window = busiestWindow(
+      a.requests.map((r) => r.at),
+      windowMs,
+    );
     const ratio = window.count / a.limitPerWindow;
     if (ratio > busiest.ratio) {
       const inWindow = a.requests.filter((r) => r.at >= window.start && r.at < window.start + windowMs);
-      busiest = { ratio, application: a.application, sent: window.count, limitPerWindow: a.limitPerWindow, routes: countRoutes(inWindow), limiterWindowRatio: 0 };
+      busiest = {
+        ratio,
+        application: a.application,
+        sent: window.count,
+        limitPerWindow: a.limitPerWindow,
+        routes: countRoutes(inWindow),
+        limiterWindowRatio: 0,
+      };
     }
     limiterWorst = Math.max(limiterWorst, mostInLimiterWindow(a.requests, windowMs) / a.limitPerWindow);
   }
@@ -96,15 +114,27 @@ export interface BacklogUse {
  * (the bench ended the backlog, or its last request if it drained first). The time to the first request counts as
  * unused budget, as any idle time does.
  */
-export function backlogUse(requests: readonly LoggedRequest[], options: { from: number; to: number; limitPerWindow: number; windowMs: number }): BacklogUse {
+export function backlogUse(
+  requests: readonly LoggedRequest[],
+  options: { from: number; to: number; limitPerWindow: number; windowMs: number },
+): BacklogUse {
   const { from, to, limitPerWindow, windowMs } = options;
   const productive = requests.filter((r) => isProductive(r) && r.at >= from && r.at < to).length;
   const allowed = to > from ? (limitPerWindow * (to - from)) / windowMs : 0;
-  return { productive, allowed: Math.round(allowed * 10) / 10, utilisation: allowed > 0 ? productive / allowed : Number.NaN, seconds: Math.round((to - from) / 100) / 10 };
+  return {
+    productive,
+    allowed: Math.round(allowed * 10) / 10,
+    utilisation: allowed > 0 ? productive / allowed : Number.NaN,
+    seconds: Math.round((to - from) / 100) / 10,
+  };
 }
 
 /** 429 answers over all requests, every application together (0 for no requests). */
-export function rateLimitedShare(applications: readonly ApplicationRequests[]): { requests: number; rateLimited: number; share: number } {
+export function rateLimitedShare(applications: readonly ApplicationRequests[]): {
+  requests: number;
+  rateLimited: number;
+  share: number;
+} {
   const all = applications.flatMap((a) => a.requests);
   const rateLimited = all.filter((r) => r.status === 429).length;
   return { requests: all.length, rateLimited, share: all.length > 0 ? rateLimited / all.length : 0 };

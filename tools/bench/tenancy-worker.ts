@@ -23,7 +23,10 @@ export interface TenancyWorker {
   stop(): Promise<void>;
 }
 
-export async function startTenancyWorker(t: BenchTemporal, options: { tenantsFile: string; reloadMs: number }): Promise<TenancyWorker> {
+export async function startTenancyWorker(
+  t: BenchTemporal,
+  options: { tenantsFile: string; reloadMs: number },
+): Promise<TenancyWorker> {
   const taskQueue = `bench-tenancy-${randomUUID().slice(0, 8)}`;
   // Read as the worker reads it (src/config/tenants.ts): the file alone, no single-key variable beside it.
   const load = () => loadTenantsConfig({ TENANTS_FILE: options.tenantsFile });
@@ -38,7 +41,10 @@ export async function startTenancyWorker(t: BenchTemporal, options: { tenantsFil
     settings: {
       worker,
       // With tenants the compliance queue's rate follows the applications' budgets; this figure is not used for it.
-      activitiesPerSecond: { compliance: complianceActivitiesPerSecond(worker), accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
+      activitiesPerSecond: {
+        compliance: complianceActivitiesPerSecond(worker),
+        accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond,
+      },
       purchases: loadPurchasesConfig({}),
       reconciliation: loadReconciliationConfig({}),
     },
@@ -52,7 +58,10 @@ export async function startTenancyWorker(t: BenchTemporal, options: { tenantsFil
   return {
     taskQueue,
     sales: new SalesClient(t.client, { taskQueue }),
-    served: { applications: applications.length, businesses: applications.reduce((sum, a) => sum + a.businesses.length, 0) },
+    served: {
+      applications: applications.length,
+      businesses: applications.reduce((sum, a) => sum + a.businesses.length, 0),
+    },
     stop: async () => {
       sale.shutdown();
       await running.catch(() => undefined);

@@ -41,14 +41,18 @@ export const itemOf = (businessId: string) => `itm_${businessId.replace(/^biz_/,
 export function businessCounts(businesses: number, applications: number): number[] {
   const singles = Math.ceil(applications / 2);
   const groups = applications - singles;
-  if (groups === 0 || businesses - singles < 2 * groups) throw new RangeError(`cannot give ${applications} applications ${businesses} businesses with every other one a group of at least two`);
+  if (groups === 0 || businesses - singles < 2 * groups)
+    throw new RangeError(
+      `cannot give ${applications} applications ${businesses} businesses with every other one a group of at least two`,
+    );
   const shared = spread(businesses - singles, groups);
   return Array.from({ length: applications }, (_, i) => (i % 2 === 0 ? 1 : shared[(i - 1) / 2]!));
 }
 
 /** `total` things over `over` holders as evenly as they go, the first ones taking the remainder. */
 export function spread(total: number, over: number): number[] {
-  if (!Number.isInteger(total) || !Number.isInteger(over) || over < 1 || total < over) throw new RangeError(`cannot spread ${total} over ${over} (each needs at least one)`);
+  if (!Number.isInteger(total) || !Number.isInteger(over) || over < 1 || total < over)
+    throw new RangeError(`cannot spread ${total} over ${over} (each needs at least one)`);
   const base = Math.floor(total / over);
   return Array.from({ length: over }, (_, i) => base + (i < total % over ? 1 : 0));
 }
@@ -68,14 +72,24 @@ function merchant(index: number, businesses: number, requestsPerWindow: number):
 }
 
 /** A KRA-PIN-shaped, distinct PIN per business of the run. */
-const pinOf = (index: number) => `P${String(100_000_000 + index).padStart(9, '0')}${String.fromCharCode(65 + (index % 26))}`;
+const pinOf = (index: number) =>
+  `P${String(100_000_000 + index).padStart(9, '0')}${String.fromCharCode(65 + (index % 26))}`;
 
 function fixtureOf(merchants: readonly TenancyMerchant[], windowMs: number): ComplianceFixtureInput {
   let businessIndex = 0;
   return {
     rateLimitWindowMs: windowMs,
-    applications: merchants.map((m) => ({ id: m.applicationId, name: `Bench merchant ${m.application}`, requestsPerMinute: m.requestsPerWindow })),
-    apiKeys: merchants.map((m) => ({ id: `key_${m.applicationId}`, key: m.key, applicationId: m.applicationId, scopes: [...SCOPE_VALUES] })),
+    applications: merchants.map((m) => ({
+      id: m.applicationId,
+      name: `Bench merchant ${m.application}`,
+      requestsPerMinute: m.requestsPerWindow,
+    })),
+    apiKeys: merchants.map((m) => ({
+      id: `key_${m.applicationId}`,
+      key: m.key,
+      applicationId: m.applicationId,
+      scopes: [...SCOPE_VALUES],
+    })),
     businesses: merchants.flatMap((m) =>
       m.businesses.map((id) => ({
         id,
@@ -107,14 +121,30 @@ function fixtureOf(merchants: readonly TenancyMerchant[], windowMs: number): Com
  * `applications` merchants served from the start with `businesses` businesses between them (at least one each), and
  * one newcomer with one business, every application limited to `requestsPerWindow` per `windowMs`.
  */
-export function tenancyWorld(options: { applications: number; businesses: number; requestsPerWindow: number; windowMs: number }): TenancyWorld {
-  const merchants = businessCounts(options.businesses, options.applications).map((count, i) => merchant(i, count, options.requestsPerWindow));
+export function tenancyWorld(options: {
+  applications: number;
+  businesses: number;
+  requestsPerWindow: number;
+  windowMs: number;
+}): TenancyWorld {
+  const merchants = businessCounts(options.businesses, options.applications).map((count, i) =>
+    merchant(i, count, options.requestsPerWindow),
+  );
   const newcomer = merchant(options.applications, 1, options.requestsPerWindow);
-  return { merchants, newcomer, fixture: fixtureOf([...merchants, newcomer], options.windowMs), windowMs: options.windowMs };
+  return {
+    merchants,
+    newcomer,
+    fixture: fixtureOf([...merchants, newcomer], options.windowMs),
+    windowMs: options.windowMs,
+  };
 }
 
 /** The tenants file naming `merchants` (each its key inline, its budget per minute and its businesses listed). */
-export function tenantsFileContent(merchants: readonly TenancyMerchant[], complianceUrl: string, windowMs: number): { compliance: unknown[] } {
+export function tenantsFileContent(
+  merchants: readonly TenancyMerchant[],
+  complianceUrl: string,
+  windowMs: number,
+): { compliance: unknown[] } {
   return {
     compliance: merchants.map((m) => ({
       application: m.application,

@@ -19,9 +19,22 @@ import { medianProfile, segments, signedRecorded, waitsBefore } from './history.
 import type { TenancySizes } from './options.js';
 import type { TenancyBacklog, TenancyProfile, TenancyReport } from './report.js';
 import { mapLimit, median, medianByKey, round, summarise } from './stats.js';
-import { backlogUse, busiestApplication, isolationRatio, rateLimitedShare, type ApplicationRequests, type RoutedRequest } from './tenancy-math.js';
+import {
+  backlogUse,
+  busiestApplication,
+  isolationRatio,
+  rateLimitedShare,
+  type ApplicationRequests,
+  type RoutedRequest,
+} from './tenancy-math.js';
 import { startTenancyWorker, type TenancyWorker } from './tenancy-worker.js';
-import { tenancySale, tenancyWorld, tenantsFileContent, type TenancyMerchant, type TenancyWorld } from './tenancy-world.js';
+import {
+  tenancySale,
+  tenancyWorld,
+  tenantsFileContent,
+  type TenancyMerchant,
+  type TenancyWorld,
+} from './tenancy-world.js';
 
 /** The real minute: with tenants, the worker paces to the lower of the file's budget and the service's `X-RateLimit-Limit`, read as per minute. */
 const WINDOW_MS = 60_000;
@@ -57,7 +70,12 @@ interface Timed {
 }
 
 /** Starts `sales` at once; each one's time from its start to its recorded receipt, and where it went (histories). */
-async function timeToSigned(t: BenchTemporal, w: TenancyWorker, sales: readonly SaleInput[], started: string[]): Promise<Timed> {
+async function timeToSigned(
+  t: BenchTemporal,
+  w: TenancyWorker,
+  sales: readonly SaleInput[],
+  started: string[],
+): Promise<Timed> {
   const batch = mapLimit(sales, sales.length, async (sale) => {
     const t0 = Date.now();
     const { workflowId } = await w.sales.startSale(sale);
@@ -68,8 +86,15 @@ async function timeToSigned(t: BenchTemporal, w: TenancyWorker, sales: readonly 
     if (!recorded) throw new Error(`tenancy: sale ${sale.traderInvoiceNumber} closed without a recorded receipt`);
     return { ms: recorded.at - t0, waits: waitsBefore(events, recorded), steps: segments(events, t0, recorded) };
   });
-  const runs = await withDeadline(`${sales.length} sales of ${sales[0]?.businessId ?? '?'} signed`, BATCH_DEADLINE_MS, batch);
-  const steps = medianProfile(runs.map((r) => r.steps), median).steps.map((step) => ({ ...step, ms: round(step.ms) }));
+  const runs = await withDeadline(
+    `${sales.length} sales of ${sales[0]?.businessId ?? '?'} signed`,
+    BATCH_DEADLINE_MS,
+    batch,
+  );
+  const steps = medianProfile(
+    runs.map((r) => r.steps),
+    median,
+  ).steps.map((step) => ({ ...step, ms: round(step.ms) }));
   return { ms: runs.map((r) => r.ms), profile: { waitsMs: medianByKey(runs.map((r) => r.waits)), steps } };
 }
 
@@ -101,16 +126,31 @@ function perBucket(requests: readonly RoutedRequest[], from: number, to: number,
 }
 
 /** A merchant's backlog: `count` sales over its businesses in turn, started 50 at a time. */
-async function startBacklog(w: TenancyWorker, m: TenancyMerchant, count: number, tag: string): Promise<{ merchant: TenancyMerchant; from: number; ids: string[] }> {
+async function startBacklog(
+  w: TenancyWorker,
+  m: TenancyMerchant,
+  count: number,
+  tag: string,
+): Promise<{ merchant: TenancyMerchant; from: number; ids: string[] }> {
   const from = Date.now();
-  const ids = await mapLimit(Array.from({ length: count }, (_, i) => i), 50, async (i) =>
-    (await w.sales.startSale(tenancySale(m.businesses[i % m.businesses.length]!, `BT-${m.application}-${tag}-${i}`))).workflowId,
+  const ids = await mapLimit(
+    Array.from({ length: count }, (_, i) => i),
+    50,
+    async (i) =>
+      (await w.sales.startSale(tenancySale(m.businesses[i % m.businesses.length]!, `BT-${m.application}-${tag}-${i}`)))
+        .workflowId,
   );
   return { merchant: m, from, ids };
 }
 
 /** One sale per application (its first business) or per business, all at once, each awaited to its receipt. */
-async function rollCall(w: TenancyWorker, merchants: readonly TenancyMerchant[], scope: TenancySizes['rollCall'], tag: string, startedIds: string[]): Promise<TenancyReport['rollCall']> {
+async function rollCall(
+  w: TenancyWorker,
+  merchants: readonly TenancyMerchant[],
+  scope: TenancySizes['rollCall'],
+  tag: string,
+  startedIds: string[],
+): Promise<TenancyReport['rollCall']> {
   const businesses = merchants.flatMap((m) => (scope === 'applications' ? [m.businesses[0]!] : m.businesses));
   const started = Date.now();
   const calls = mapLimit(businesses, 50, async (businessId, i) => {
@@ -122,7 +162,14 @@ async function rollCall(w: TenancyWorker, merchants: readonly TenancyMerchant[],
   });
   const answers = await withDeadline(`the roll call's ${businesses.length} sales`, ROLL_CALL_DEADLINE_MS, calls);
   const ms = summarise(answers.map((a) => a.ms));
-  return { scope, sales: businesses.length, signed: answers.filter((a) => a.signed).length, seconds: round((Date.now() - started) / 1000), p50Ms: ms.p50, p90Ms: ms.p90 };
+  return {
+    scope,
+    sales: businesses.length,
+    signed: answers.filter((a) => a.signed).length,
+    seconds: round((Date.now() - started) / 1000),
+    p50Ms: ms.p50,
+    p90Ms: ms.p90,
+  };
 }
 
 /**
@@ -130,7 +177,14 @@ async function rollCall(w: TenancyWorker, merchants: readonly TenancyMerchant[],
  * says "not served yet" would) until one is signed. A sale the worker does not serve yet is parked at once; it is
  * ended before the next try.
  */
-async function onboard(t: BenchTemporal, w: TenancyWorker, rewrite: () => void, newcomer: TenancyMerchant, tag: string, started: string[]): Promise<{ seconds: number; report: TenancyReport['onboard'] }> {
+async function onboard(
+  t: BenchTemporal,
+  w: TenancyWorker,
+  rewrite: () => void,
+  newcomer: TenancyMerchant,
+  tag: string,
+  started: string[],
+): Promise<{ seconds: number; report: TenancyReport['onboard'] }> {
   rewrite();
   const changed = Date.now();
   let probes = 0;
@@ -139,22 +193,39 @@ async function onboard(t: BenchTemporal, w: TenancyWorker, rewrite: () => void, 
     const sale = tenancySale(newcomer.businesses[0]!, `BN-${tag}-${probes++}`);
     started.push(saleWorkflowId(sale.businessId, sale.traderInvoiceNumber));
     try {
-      const answer = await withDeadline('an onboarding sale answered', ONBOARD_WAIT_MS, w.sales.startAndAwaitReceipt(sale, { wait: '10 seconds' }));
-      if (answer.signed) return { seconds: (Date.now() - changed) / 1000, report: { application: newcomer.application, probes, signed: true } };
+      const answer = await withDeadline(
+        'an onboarding sale answered',
+        ONBOARD_WAIT_MS,
+        w.sales.startAndAwaitReceipt(sale, { wait: '10 seconds' }),
+      );
+      if (answer.signed)
+        return {
+          seconds: (Date.now() - changed) / 1000,
+          report: { application: newcomer.application, probes, signed: true },
+        };
       lastProblem = answer.state.parked ? `parked: ${answer.state.parked.code}` : `step ${answer.state.step}`;
-      await t.client.workflow.getHandle(answer.workflowId).terminate('bench: onboarding probe not served').catch(() => undefined);
+      await t.client.workflow
+        .getHandle(answer.workflowId)
+        .terminate('bench: onboarding probe not served')
+        .catch(() => undefined);
     } catch (err) {
       lastProblem = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     }
     await sleep(PROBE_GAP_MS);
   }
-  return { seconds: Number.NaN, report: { application: newcomer.application, probes, signed: false, ...(lastProblem ? { lastProblem } : {}) } };
+  return {
+    seconds: Number.NaN,
+    report: { application: newcomer.application, probes, signed: false, ...(lastProblem ? { lastProblem } : {}) },
+  };
 }
 
 /** The sandbox's compliance log per application, checked to be whole (its ring keeps the latest 20,000 requests). */
 function requestsByApplication(sandbox: Sandbox, world: TenancyWorld): ApplicationRequests[] {
   const all = sandbox.stats.records();
-  if (all.length < sandbox.stats.snapshot().total) throw new Error(`tenancy: the sandbox's request log dropped ${sandbox.stats.snapshot().total - all.length} requests; the run is too large for it`);
+  if (all.length < sandbox.stats.snapshot().total)
+    throw new Error(
+      `tenancy: the sandbox's request log dropped ${sandbox.stats.snapshot().total - all.length} requests; the run is too large for it`,
+    );
   const byApplication = new Map<string, RoutedRequest[]>();
   for (const r of all) {
     if (r.service !== 'compliance' || r.applicationId === undefined) continue;
@@ -162,20 +233,35 @@ function requestsByApplication(sandbox: Sandbox, world: TenancyWorld): Applicati
     requests.push({ at: r.at, status: r.status, route: `${r.method} ${r.route}` });
     byApplication.set(r.applicationId, requests);
   }
-  return [...world.merchants, world.newcomer].map((m) => ({ application: m.application, limitPerWindow: m.requestsPerWindow, requests: byApplication.get(m.applicationId) ?? [] }));
+  return [...world.merchants, world.newcomer].map((m) => ({
+    application: m.application,
+    limitPerWindow: m.requestsPerWindow,
+    requests: byApplication.get(m.applicationId) ?? [],
+  }));
 }
 
 /** Applications with a sale the sandbox accepted (POST /v1/sales answered 2xx). */
 function applicationsSigned(sandbox: Sandbox): number {
-  const signed = sandbox.stats.records({ service: 'compliance' }).filter((r) => r.method === 'POST' && r.route === '/v1/sales' && r.status >= 200 && r.status < 300);
+  const signed = sandbox.stats
+    .records({ service: 'compliance' })
+    .filter((r) => r.method === 'POST' && r.route === '/v1/sales' && r.status >= 200 && r.status < 300);
   return new Set(signed.map((r) => r.applicationId)).size;
 }
 
-export async function measureTenancy(t: BenchTemporal, options: TenancySizes & { tag: string }): Promise<TenancyReport> {
+export async function measureTenancy(
+  t: BenchTemporal,
+  options: TenancySizes & { tag: string },
+): Promise<TenancyReport> {
   const requestsPerWindow = Math.round((options.requestsPerMinute * WINDOW_MS) / 60_000);
-  const world = tenancyWorld({ applications: options.applications, businesses: options.businesses, requestsPerWindow, windowMs: WINDOW_MS });
+  const world = tenancyWorld({
+    applications: options.applications,
+    businesses: options.businesses,
+    requestsPerWindow,
+    windowMs: WINDOW_MS,
+  });
   const [quiet, flooder, ...rest] = world.merchants;
-  if (!quiet || !flooder || rest.length < options.extraBacklogs) throw new RangeError('tenancy: too few applications for the run');
+  if (!quiet || !flooder || rest.length < options.extraBacklogs)
+    throw new RangeError('tenancy: too few applications for the run');
   const extras = rest.slice(0, options.extraBacklogs);
   const idle = rest.slice(options.extraBacklogs);
   const dir = mkdtempSync(join(tmpdir(), 'bench-tenancy-'));
@@ -190,12 +276,20 @@ export async function measureTenancy(t: BenchTemporal, options: TenancySizes & {
   try {
     sandbox = await startBenchSandbox(world.fixture);
     const url = sandbox.complianceUrl;
-    const write = (merchants: readonly TenancyMerchant[]) => writeFileSync(tenantsFile, `${JSON.stringify(tenantsFileContent(merchants, url, world.windowMs))}\n`, { mode: 0o600 });
+    const write = (merchants: readonly TenancyMerchant[]) =>
+      writeFileSync(tenantsFile, `${JSON.stringify(tenantsFileContent(merchants, url, world.windowMs))}\n`, {
+        mode: 0o600,
+      });
     write(world.merchants);
-    progress(`tenancy: one worker process on a tenants file of ${world.merchants.length} applications, ${options.businesses} businesses (${options.requestsPerMinute}/min each)`);
+    progress(
+      `tenancy: one worker process on a tenants file of ${world.merchants.length} applications, ${options.businesses} businesses (${options.requestsPerMinute}/min each)`,
+    );
     worker = await startTenancyWorker(t, { tenantsFile, reloadMs: options.reloadMs });
     const w = worker;
-    const quietSales = (label: string) => Array.from({ length: options.quietSales }, (_, i) => tenancySale(quiet.businesses[0]!, `BQ-${label}-${options.tag}-${i}`));
+    const quietSales = (label: string) =>
+      Array.from({ length: options.quietSales }, (_, i) =>
+        tenancySale(quiet.businesses[0]!, `BQ-${label}-${options.tag}-${i}`),
+      );
 
     // The newcomer is onboarded while the others sell, as a vendor would add a merchant: not on an idle worker.
     const rollCallAndOnboarding = () => {
@@ -210,7 +304,9 @@ export async function measureTenancy(t: BenchTemporal, options: TenancySizes & {
     // The full run's roll call (a sale per business) would take more CPU than 2 cores have beside its backlogs: first.
     const early = options.rollCallFirst ? await rollCallAndOnboarding() : undefined;
 
-    progress(`tenancy: ${quiet.application}'s ${options.quietSales} sales alone, then while ${flooder.application} floods ${options.flood} into its own budget`);
+    progress(
+      `tenancy: ${quiet.application}'s ${options.quietSales} sales alone, then while ${flooder.application} floods ${options.flood} into its own budget`,
+    );
     // A whole batch first: the worker's first sales of a merchant (its item list, code paths not yet run) are not the alone figure.
     await timeToSigned(t, w, quietSales('W'), sales);
     await sleep(QUIET_GAP_MS);
@@ -232,12 +328,32 @@ export async function measureTenancy(t: BenchTemporal, options: TenancySizes & {
 
     // The flood is kept `backlogMs` from its first request, so whole windows of it are measured.
     const flood = backlogs[0]!;
-    const floodBegan = sandbox.stats.records({ since: flood.from, service: 'compliance', applicationId: flood.merchant.applicationId })[0]?.at ?? flood.from;
+    const floodBegan =
+      sandbox.stats.records({
+        since: flood.from,
+        service: 'compliance',
+        applicationId: flood.merchant.applicationId,
+      })[0]?.at ?? flood.from;
     const until = floodBegan + options.backlogMs;
-    if (Date.now() < until) progress(`tenancy: backlogs kept ${round((until - Date.now()) / 1000)} s more (${options.backlogMs / 1000} s from the flood's first request)`);
+    if (Date.now() < until)
+      progress(
+        `tenancy: backlogs kept ${round((until - Date.now()) / 1000)} s more (${options.backlogMs / 1000} s from the flood's first request)`,
+      );
     await sleep(Math.max(0, until - Date.now()));
     const ended = Date.now();
-    const stillRunning = await Promise.all(backlogs.map((b) => mapLimit(b.ids, 20, (id) => t.client.workflow.getHandle(id).terminate('bench: tenancy measured').then(() => true, () => false))));
+    const stillRunning = await Promise.all(
+      backlogs.map((b) =>
+        mapLimit(b.ids, 20, (id) =>
+          t.client.workflow
+            .getHandle(id)
+            .terminate('bench: tenancy measured')
+            .then(
+              () => true,
+              () => false,
+            ),
+        ),
+      ),
+    );
     unended = () => [];
     await w.stop();
     worker = undefined;
@@ -252,8 +368,19 @@ export async function measureTenancy(t: BenchTemporal, options: TenancySizes & {
       // From its first request, as the budget section counts from its first window: the time the worker took to start
       // the backlog's sales (their first workflow tasks, on a busy machine) is reported, not counted as pacing.
       const from = Math.min(to, ...requests.filter((r) => r.at >= b.from).map((r) => r.at));
-      const use = backlogUse(requests, { from, to, limitPerWindow: b.merchant.requestsPerWindow, windowMs: world.windowMs });
-      return { application: b.merchant.application, sales: b.ids.length, firstRequestAfterSeconds: round((from - b.from) / 1000), ...use, utilisation: round(use.utilisation, 4) };
+      const use = backlogUse(requests, {
+        from,
+        to,
+        limitPerWindow: b.merchant.requestsPerWindow,
+        windowMs: world.windowMs,
+      });
+      return {
+        application: b.merchant.application,
+        sales: b.ids.length,
+        firstRequestAfterSeconds: round((from - b.from) / 1000),
+        ...use,
+        utilisation: round(use.utilisation, 4),
+      };
     });
     const busiest = busiestApplication(logged, world.windowMs);
     const busiestBacklog = backlogs.find((b) => b.merchant.application === busiest.application);
@@ -282,7 +409,9 @@ export async function measureTenancy(t: BenchTemporal, options: TenancySizes & {
         sent: busiest.sent,
         limitPerWindow: busiest.limitPerWindow,
         routes: busiest.routes,
-        ...(busiestBacklog ? { per5sFromBacklogStart: perBucket(requestsOf(busiestBacklog.merchant), busiestBacklog.from, ended, 5_000) } : {}),
+        ...(busiestBacklog
+          ? { per5sFromBacklogStart: perBucket(requestsOf(busiestBacklog.merchant), busiestBacklog.from, ended, 5_000) }
+          : {}),
       },
       limiterWindowRatio: round(busiest.limiterWindowRatio, 4),
       utilisation: Math.min(...used.map((b) => b.utilisation)),
@@ -297,7 +426,12 @@ export async function measureTenancy(t: BenchTemporal, options: TenancySizes & {
     };
   } finally {
     await worker?.stop();
-    await mapLimit(unended(), 20, (id) => t.client.workflow.getHandle(id).terminate('bench: tenancy over').catch(() => undefined));
+    await mapLimit(unended(), 20, (id) =>
+      t.client.workflow
+        .getHandle(id)
+        .terminate('bench: tenancy over')
+        .catch(() => undefined),
+    );
     await sandbox?.close();
     rmSync(dir, { recursive: true, force: true });
   }

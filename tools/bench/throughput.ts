@@ -25,7 +25,10 @@ async function closedOrStillOpen(t: BenchTemporal, ids: string[]): Promise<strin
   const open: string[] = [];
   await mapLimit(ids, 50, async (id) => {
     const handle = t.client.workflow.getHandle(id);
-    const closed = await Promise.race([handle.result().then(() => true), sleep(Math.max(0, deadline - Date.now())).then(() => false)]);
+    const closed = await Promise.race([
+      handle.result().then(() => true),
+      sleep(Math.max(0, deadline - Date.now())).then(() => false),
+    ]);
     if (closed) return;
     open.push(id);
     await handle.terminate('bench: still open after the throughput run').catch(() => undefined);
@@ -36,17 +39,27 @@ async function closedOrStillOpen(t: BenchTemporal, ids: string[]): Promise<strin
 /** The schema's maximum: far above what 2 cores can use. */
 const UNTHROTTLED_PER_MINUTE = 100_000;
 
-async function runOnce(t: BenchTemporal, processes: number, options: { sales: number; tag: string }): Promise<{ perSecond: number; cpu: ProcessCpu[]; span: ThroughputSpan }> {
+async function runOnce(
+  t: BenchTemporal,
+  processes: number,
+  options: { sales: number; tag: string },
+): Promise<{ perSecond: number; cpu: ProcessCpu[]; span: ThroughputSpan }> {
   const sandbox = await startBenchSandbox(benchFixture({ requestsPerWindow: UNTHROTTLED_PER_MINUTE }));
-  const workers = Array.from({ length: processes }, (_, i) => spawnWorkerProcess(`worker ${i + 1}`, workerProcessEnv(t, sandbox, UNTHROTTLED_PER_MINUTE)));
+  const workers = Array.from({ length: processes }, (_, i) =>
+    spawnWorkerProcess(`worker ${i + 1}`, workerProcessEnv(t, sandbox, UNTHROTTLED_PER_MINUTE)),
+  );
   try {
     await Promise.all(workers.map((w) => w.ready));
     // src/cli/worker.ts serves the default task queue.
     const sales = new SalesClient(t.client);
     const stillOpen: string[] = [];
     const runSales = async (count: number, label: string) => {
-      const ids = await mapLimit(Array.from({ length: count }, (_, i) => i), 50, async (i) =>
-        (await sales.startSale(benchSale(`BENCH-TP${processes}-${label}-${options.tag}-${i}`, NAIROBI_LINES))).workflowId,
+      const ids = await mapLimit(
+        Array.from({ length: count }, (_, i) => i),
+        50,
+        async (i) =>
+          (await sales.startSale(benchSale(`BENCH-TP${processes}-${label}-${options.tag}-${i}`, NAIROBI_LINES)))
+            .workflowId,
       );
       const open = await closedOrStillOpen(t, ids);
       stillOpen.push(...open);
@@ -76,23 +89,41 @@ async function runOnce(t: BenchTemporal, processes: number, options: { sales: nu
     const slowestClose = {
       workflowId: ids[last] ?? '',
       closedAfterSeconds: round(((lastClosed?.at ?? t0) - t0) / 1000, 1),
-      longSteps: lastClosed ? segments(lastEvents, t0, lastClosed).filter((step) => step.ms >= 1_000).map((step) => ({ ...step, ms: round(step.ms) })) : [],
+      longSteps: lastClosed
+        ? segments(lastEvents, t0, lastClosed)
+            .filter((step) => step.ms >= 1_000)
+            .map((step) => ({ ...step, ms: round(step.ms) }))
+        : [],
     };
     const perSecond = round(options.sales / signedSeconds, 1);
-    const row = (label: string, seconds: number): ProcessCpu => ({ process: label, cpuSeconds: round(seconds, 2), percentOfOneCore: round((100 * seconds) / wall, 0) });
+    const row = (label: string, seconds: number): ProcessCpu => ({
+      process: label,
+      cpuSeconds: round(seconds, 2),
+      percentOfOneCore: round((100 * seconds) / wall, 0),
+    });
     const cpu = [
       ...workers.map((w, i) => row(`${w.label} (tsx src/cli/worker.ts)`, after.workers[i]! - before.workers[i]!)),
       ...devServerPids.map((_, i) => row('temporal dev server', after.server[i]! - before.server[i]!)),
-      row('bench (client + sandbox)', (after.bench.user - before.bench.user + after.bench.system - before.bench.system) / 1e6),
+      row(
+        'bench (client + sandbox)',
+        (after.bench.user - before.bench.user + after.bench.system - before.bench.system) / 1e6,
+      ),
     ];
-    return { perSecond, cpu, span: { signedSeconds: round(signedSeconds, 1), closedSeconds: round(wall, 1), slowestClose, stillOpen } };
+    return {
+      perSecond,
+      cpu,
+      span: { signedSeconds: round(signedSeconds, 1), closedSeconds: round(wall, 1), slowestClose, stillOpen },
+    };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await sandbox.close();
   }
 }
 
-export async function measureThroughput(t: BenchTemporal, options: { sales: number; tag: string; twoProcesses: boolean }): Promise<ThroughputReport> {
+export async function measureThroughput(
+  t: BenchTemporal,
+  options: { sales: number; tag: string; twoProcesses: boolean },
+): Promise<ThroughputReport> {
   const one = await runOnce(t, 1, options);
   const two = options.twoProcesses ? await runOnce(t, 2, options) : undefined;
   return {

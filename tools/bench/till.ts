@@ -5,7 +5,13 @@
  * at the moment the history records the result).
  */
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import { awaitReceiptUpdate, SALE_WORKFLOW_TYPE, saleWorkflowId, type ReceiptAnswer, type SaleInput } from '../../src/contracts/sale.js';
+import {
+  awaitReceiptUpdate,
+  SALE_WORKFLOW_TYPE,
+  saleWorkflowId,
+  type ReceiptAnswer,
+  type SaleInput,
+} from '../../src/contracts/sale.js';
 import type { BenchTemporal, BenchWorkers } from './env.js';
 import { benchSale, NAIROBI_LINES } from './env.js';
 import { segmentsToCaller, type Segment } from './history.js';
@@ -21,7 +27,12 @@ export function tillCall(t: BenchTemporal, taskQueue: string, input: SaleInput):
   const workflowId = saleWorkflowId(input.businessId, input.traderInvoiceNumber);
   return t.client.workflow.executeUpdateWithStart(awaitReceiptUpdate, {
     args: [{ wait: '60 seconds', input }],
-    startWorkflowOperation: new WithStartWorkflowOperation(SALE_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input], workflowIdConflictPolicy: 'USE_EXISTING' }),
+    startWorkflowOperation: new WithStartWorkflowOperation(SALE_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    }),
   });
 }
 
@@ -34,10 +45,14 @@ export async function timeTill(t: BenchTemporal, w: BenchWorkers, tin: string): 
   const answer = await tillCall(t, w.taskQueue, input);
   const ms = performance.now() - t0;
   const inHands = Date.now();
-  if (!answer.signed || !answer.receipt?.signature) throw new Error(`till sale ${tin}: awaitReceipt answered without a signed receipt (step ${answer.state.step})`);
+  if (!answer.signed || !answer.receipt?.signature)
+    throw new Error(`till sale ${tin}: awaitReceipt answered without a signed receipt (step ${answer.state.step})`);
   await t.client.workflow.getHandle(workflowId).result();
   const events = await t.events(workflowId);
-  return { ms, path: segmentsToCaller(events, clientStart, (e) => e.type === 'WORKFLOW_EXECUTION_UPDATE_COMPLETED', inHands) };
+  return {
+    ms,
+    path: segmentsToCaller(events, clientStart, (e) => e.type === 'WORKFLOW_EXECUTION_UPDATE_COMPLETED', inHands),
+  };
 }
 
 /** One floor workflow by `executeWorkflow`: start → result in the caller's hands. */

@@ -37,16 +37,27 @@ export function busiestWindow(times: readonly number[], windowMs: number): { cou
   return best;
 }
 
-export function budgetOf(requests: readonly RequestRecord[], applicationId: string, limit: number, windowMs: number): BudgetVerdict {
+export function budgetOf(
+  requests: readonly RequestRecord[],
+  applicationId: string,
+  limit: number,
+  windowMs: number,
+): BudgetVerdict {
   const own = requests.filter((r) => r.service === 'compliance' && r.applicationId === applicationId);
   const counted = own.filter((r) => r.status !== 429);
-  const busiest = busiestWindow(counted.map((r) => r.at), windowMs);
+  const busiest = busiestWindow(
+    counted.map((r) => r.at),
+    windowMs,
+  );
   return {
     limit,
     windowMs,
     requests: counted.length,
     rateLimited: own.length - counted.length,
-    busiestWindow: { requests: busiest.count, startedAt: busiest.startedAt === null ? null : new Date(busiest.startedAt).toISOString() },
+    busiestWindow: {
+      requests: busiest.count,
+      startedAt: busiest.startedAt === null ? null : new Date(busiest.startedAt).toISOString(),
+    },
     ratio: limit > 0 ? busiest.count / limit : Number.POSITIVE_INFINITY,
     over: busiest.count > limit,
   };

@@ -154,10 +154,14 @@ function isSigned(doc: InspectedDocument): boolean {
   return doc.sale.status === 'completed' && doc.sale.receipt !== null;
 }
 
-const movementKey = (under: 'sale' | 'refund', itemId: string, quantity: number, action: string) => `${action} ${itemId} x${quantity} (${under})`;
+const movementKey = (under: 'sale' | 'refund', itemId: string, quantity: number, action: string) =>
+  `${action} ${itemId} x${quantity} (${under})`;
 
 /** Sum of |expected − actual| over every kind of movement: a missing one and a second one each count. */
-function multisetDifference(expected: string[], actual: string[]): { errors: number; missing: string[]; extra: string[] } {
+function multisetDifference(
+  expected: string[],
+  actual: string[],
+): { errors: number; missing: string[]; extra: string[] } {
   const counts = new Map<string, number>();
   for (const key of expected) counts.set(key, (counts.get(key) ?? 0) + 1);
   for (const key of actual) counts.set(key, (counts.get(key) ?? 0) - 1);
@@ -170,7 +174,9 @@ function multisetDifference(expected: string[], actual: string[]): { errors: num
 }
 
 export function check(input: CheckInput): Verdicts {
-  const applicationOf = new Map(input.applications.flatMap((a) => a.businesses.map((b) => [b, a.applicationId] as const)));
+  const applicationOf = new Map(
+    input.applications.flatMap((a) => a.businesses.map((b) => [b, a.applicationId] as const)),
+  );
   const saleDocs = new Map<string, InspectedDocument[]>();
   const creditNotesBySale = new Map<string, InspectedDocument[]>();
   for (const doc of input.documents) {
@@ -187,7 +193,10 @@ export function check(input: CheckInput): Verdicts {
   const movementsUnder = (docs: readonly InspectedDocument[]) => {
     const prefixes = docs.flatMap((d) => d.idempotencyKeys.map((k) => `${k}:`));
     return moving.filter(
-      (m) => m.businessId === docs[0]?.sale.businessId && m.referenceId !== null && prefixes.some((p) => m.referenceId!.startsWith(p)),
+      (m) =>
+        m.businessId === docs[0]?.sale.businessId &&
+        m.referenceId !== null &&
+        prefixes.some((p) => m.referenceId!.startsWith(p)),
     );
   };
   const expectedLines: ExpectedStockLine[] = [];
@@ -220,7 +229,15 @@ export function check(input: CheckInput): Verdicts {
     // The exactly-once rule counts the lines of documents the service signed: a sale never signed sold nothing
     // (it is counted lost), a credit note never signed put nothing back (a credit-note error).
     const branchId = sale.branchId ?? input.firstBranchOf?.(sale.businessId) ?? FIRST_BRANCH;
-    const line = (action: 'ADD' | 'DEDUCT') => (l: { itemId: string; quantity: number }): ExpectedStockLine => ({ businessId: sale.businessId, branchId, itemId: l.itemId, action, quantity: l.quantity });
+    const line =
+      (action: 'ADD' | 'DEDUCT') =>
+      (l: { itemId: string; quantity: number }): ExpectedStockLine => ({
+        businessId: sale.businessId,
+        branchId,
+        itemId: l.itemId,
+        action,
+        quantity: l.quantity,
+      });
     if (signed > 0) expectedLines.push(...tracked.map(line('DEDUCT')));
     if (sale.refund?.restocking && creditNotes.some(isSigned)) expectedLines.push(...tracked.map(line('ADD')));
 
@@ -238,7 +255,8 @@ export function check(input: CheckInput): Verdicts {
     ];
     const difference = multisetDifference(expected, actual);
     // A ledger's sale may have lines in merged movements: only what is filed under its own documents is its own.
-    const stock = sale.stock === 'ledger' ? { ...difference, missing: [], errors: difference.extra.length } : difference;
+    const stock =
+      sale.stock === 'ledger' ? { ...difference, missing: [], errors: difference.extra.length } : difference;
     if (stock.missing.length > 0) problems.push(`stock movements missing: ${stock.missing.join(', ')}`);
     if (stock.extra.length > 0) problems.push(`stock movements not expected: ${stock.extra.join(', ')}`);
 
@@ -262,7 +280,10 @@ export function check(input: CheckInput): Verdicts {
   const strayCreditNotes = [...creditNotesBySale.values()].flat().filter((d) => !claimedCreditNotes.has(d.sale.id));
   const isMerged = (m: StockMovement) => m.referenceId?.startsWith(MERGED_MOVEMENT_PREFIX) === true;
   const strayMovements = moving.filter((m) => !claimedMovements.has(m.movementId) && !isMerged(m));
-  const stock: StockVerdict = { ...exactlyOnce(expectedLines, input.movements), merged: moving.filter(isMerged).length };
+  const stock: StockVerdict = {
+    ...exactlyOnce(expectedLines, input.movements),
+    merged: moving.filter(isMerged).length,
+  };
   const stray = {
     saleDocuments: strayDocuments.map((d) => d.sale.id),
     creditNotes: strayCreditNotes.map((d) => d.sale.id),
@@ -278,10 +299,14 @@ export function check(input: CheckInput): Verdicts {
       businesses: [...application.businesses],
       sales: sales.length,
       signed: sales.filter((v) => !v.lost).length,
-      duplicates: sales.reduce((n, v) => n + v.duplicates, 0) + strayDocuments.filter((d) => mine(d.sale.businessId)).length,
+      duplicates:
+        sales.reduce((n, v) => n + v.duplicates, 0) + strayDocuments.filter((d) => mine(d.sale.businessId)).length,
       lost: sales.filter((v) => v.lost).length,
-      stockErrors: sales.reduce((n, v) => n + v.stockErrors, 0) + strayMovements.filter((m) => mine(m.businessId)).length,
-      creditNoteErrors: sales.reduce((n, v) => n + v.creditNoteErrors, 0) + strayCreditNotes.filter((d) => mine(d.sale.businessId)).length,
+      stockErrors:
+        sales.reduce((n, v) => n + v.stockErrors, 0) + strayMovements.filter((m) => mine(m.businessId)).length,
+      creditNoteErrors:
+        sales.reduce((n, v) => n + v.creditNoteErrors, 0) +
+        strayCreditNotes.filter((d) => mine(d.sale.businessId)).length,
       exactlyOnceViolations:
         stock.duplicates.filter((d) => mine(d.businessId)).reduce((n, d) => n + d.recorded - 1, 0) +
         stock.items.filter((b) => mine(b.businessId)).reduce((n, b) => n + balancesOff(b), 0) +
@@ -303,7 +328,12 @@ export function check(input: CheckInput): Verdicts {
     rateLimited: applications.reduce((n, a) => n + a.budget.rateLimited, 0),
     requestsMissed: input.requestsMissed,
   };
-  const ok = totals.duplicates === 0 && totals.lost === 0 && totals.stockErrors === 0 && totals.creditNoteErrors === 0 && stock.ok;
+  const ok =
+    totals.duplicates === 0 &&
+    totals.lost === 0 &&
+    totals.stockErrors === 0 &&
+    totals.creditNoteErrors === 0 &&
+    stock.ok;
   const withinBudgets = totals.overBudget === 0 && totals.requestsMissed === 0;
   return { sales: verdicts, stray, applications, stock, totals, ok, withinBudgets };
 }

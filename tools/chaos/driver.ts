@@ -44,7 +44,11 @@ async function repeat<T>(
         return;
       }
       if (Date.now() >= deadline) {
-        history.end(op, 'failed', `gave up at the deadline after ${op.attempts} attempts; first error ${firstError}; last ${describe(err)}`);
+        history.end(
+          op,
+          'failed',
+          `gave up at the deadline after ${op.attempts} attempts; first error ${firstError}; last ${describe(err)}`,
+        );
         return;
       }
       const wait = verdict === 'soon' ? REFUND_RETRY_MS : backoff;
@@ -75,7 +79,8 @@ export class SignedWatch {
     await sleep(SIGNED_POLL_MS);
     try {
       for (const doc of await this.inspector.documents({ type: 'sale' })) {
-        if (doc.sale.status === 'completed' && doc.sale.receipt) this.signed.add(`${doc.sale.businessId}|${doc.sale.traderInvoiceNumber}`);
+        if (doc.sale.status === 'completed' && doc.sale.receipt)
+          this.signed.add(`${doc.sale.businessId}|${doc.sale.traderInvoiceNumber}`);
       }
     } catch {
       // The sandbox is in this process; a failed read is simply read again.
@@ -127,12 +132,24 @@ export function drive(options: {
   const refund = async (sale: PlannedSale): Promise<void> => {
     const planned = sale.refund!;
     const { businessId, traderInvoiceNumber } = sale.input;
-    const op = history.begin({ kind: 'refund', sale: sale.index, workflowId: saleWorkflowId(businessId, traderInvoiceNumber), businessId, traderInvoiceNumber, refund: planned });
+    const op = history.begin({
+      kind: 'refund',
+      sale: sale.index,
+      workflowId: saleWorkflowId(businessId, traderInvoiceNumber),
+      businessId,
+      traderInvoiceNumber,
+      refund: planned,
+    });
     if (!(await watch.waitSigned(businessId, traderInvoiceNumber, deadline))) {
       history.end(op, 'failed', 'the sale was never seen signed, so no refund was asked');
       return;
     }
-    const request = { reason: planned.reason, restock: planned.restock, returnDate: isoDate(Date.now()), traderInvoiceNumber: planned.traderInvoiceNumber };
+    const request = {
+      reason: planned.reason,
+      restock: planned.restock,
+      returnDate: isoDate(Date.now()),
+      traderInvoiceNumber: planned.traderInvoiceNumber,
+    };
     await repeat(
       op,
       history,
@@ -145,7 +162,8 @@ export function drive(options: {
         if (err.failure === 'rejected' && /refund window/.test(err.message)) return 'soon';
         return 'failed';
       },
-      (result) => `credit note ${result.creditNote.id} ${result.creditNote.status}, ${result.stockMovements.length} restock movement(s)`,
+      (result) =>
+        `credit note ${result.creditNote.id} ${result.creditNote.status}, ${result.stockMovements.length} restock movement(s)`,
     );
   };
 

@@ -105,7 +105,10 @@ export function balancesOff(balance: ItemBalance): number {
   return (balance.sold !== balance.deducted ? 1 : 0) + (balance.restocked !== balance.added ? 1 : 0);
 }
 
-export function exactlyOnce(expected: readonly ExpectedStockLine[], movements: readonly StockMovement[]): ExactlyOnceVerdict {
+export function exactlyOnce(
+  expected: readonly ExpectedStockLine[],
+  movements: readonly StockMovement[],
+): ExactlyOnceVerdict {
   const balances = new Map<string, ItemBalance>();
   const balanceOf = (businessId: string, branchId: string, itemId: string) => {
     const key = itemKey(businessId, branchId, itemId);
@@ -154,14 +157,18 @@ export function exactlyOnce(expected: readonly ExpectedStockLine[], movements: r
     else references.set(key, { businessId: m.businessId, referenceId: m.referenceId, recorded: 1 });
   }
 
-  const items = [...balances.values()].sort((a, b) => itemKey(a.businessId, a.branchId, a.itemId).localeCompare(itemKey(b.businessId, b.branchId, b.itemId)));
+  const items = [...balances.values()].sort((a, b) =>
+    itemKey(a.businessId, a.branchId, a.itemId).localeCompare(itemKey(b.businessId, b.branchId, b.itemId)),
+  );
   for (const b of items) {
     b.missing = { deduct: Math.max(0, b.sold - b.deducted), add: Math.max(0, b.restocked - b.added) };
     b.extra = { deduct: Math.max(0, b.deducted - b.sold), add: Math.max(0, b.added - b.restocked) };
   }
   const duplicates = [...references.values()].filter((r) => r.recorded > 1);
   const violations =
-    duplicates.reduce((n, d) => n + d.recorded - 1, 0) + items.reduce((n, b) => n + balancesOff(b), 0) + withoutReference;
+    duplicates.reduce((n, d) => n + d.recorded - 1, 0) +
+    items.reduce((n, b) => n + balancesOff(b), 0) +
+    withoutReference;
   return {
     lines: expected.length,
     quantity: expected.reduce((n, l) => n + l.quantity, 0),

@@ -17,7 +17,14 @@ export const FAULT_SHARES = {
 } as const;
 
 /** Every compliance route that files or records something. */
-export const WRITE_ROUTES = ['/v1/sales', '/v1/credit-notes', '/v1/sales/:id/retry', '/v1/stock/adjustments', '/v1/items', '/v1/items/:id/register'] as const;
+export const WRITE_ROUTES = [
+  '/v1/sales',
+  '/v1/credit-notes',
+  '/v1/sales/:id/retry',
+  '/v1/stock/adjustments',
+  '/v1/items',
+  '/v1/items/:id/register',
+] as const;
 const WRITE_PATHS = 're:^/v1/(sales|credit-notes|sales/[^/]+/retry|stock/adjustments|items|items/[^/]+/register)$';
 const API_PATHS = 're:^/v1/';
 
@@ -54,9 +61,29 @@ export function faultPlan(seed: number, faultMs: number, rateLimit: number): Fau
   const half = (share: number) => share / 2;
   const { serverError, reset, commitThenFail } = FAULT_SHARES;
   const rules: FaultRuleInput[] = [
-    { id: 'chaos-500', service: 'compliance', path: API_PATHS, kind: 'error', status: 500, probability: conditional(half(serverError), 0) },
-    { id: 'chaos-503', service: 'compliance', path: API_PATHS, kind: 'error', status: 503, probability: conditional(half(serverError), half(serverError)) },
-    { id: 'chaos-reset', service: 'compliance', path: API_PATHS, kind: 'reset', probability: conditional(reset, serverError) },
+    {
+      id: 'chaos-500',
+      service: 'compliance',
+      path: API_PATHS,
+      kind: 'error',
+      status: 500,
+      probability: conditional(half(serverError), 0),
+    },
+    {
+      id: 'chaos-503',
+      service: 'compliance',
+      path: API_PATHS,
+      kind: 'error',
+      status: 503,
+      probability: conditional(half(serverError), half(serverError)),
+    },
+    {
+      id: 'chaos-reset',
+      service: 'compliance',
+      path: API_PATHS,
+      kind: 'reset',
+      probability: conditional(reset, serverError),
+    },
     {
       id: 'chaos-commit-then-503',
       service: 'compliance',
@@ -75,8 +102,20 @@ export function faultPlan(seed: number, faultMs: number, rateLimit: number): Fau
       failWith: 'reset',
       probability: conditional(half(commitThenFail), serverError + reset + half(commitThenFail)),
     },
-    { id: 'chaos-callback-duplicate', service: 'compliance', kind: 'callback-duplicate', duplicates: dice.int(1, 2), probability: 0.2 },
-    { id: 'chaos-callback-delay', service: 'compliance', kind: 'callback-delay', delayMs: dice.int(2_000, 5_000), probability: 0.2 },
+    {
+      id: 'chaos-callback-duplicate',
+      service: 'compliance',
+      kind: 'callback-duplicate',
+      duplicates: dice.int(1, 2),
+      probability: 0.2,
+    },
+    {
+      id: 'chaos-callback-delay',
+      service: 'compliance',
+      kind: 'callback-delay',
+      delayMs: dice.int(2_000, 5_000),
+      probability: 0.2,
+    },
     { id: 'chaos-callback-out-of-order', service: 'compliance', kind: 'callback-out-of-order', probability: 0.15 },
   ];
 
@@ -87,7 +126,15 @@ export function faultPlan(seed: number, faultMs: number, rateLimit: number): Fau
     storms.push({
       atMs: at,
       durationMs,
-      rule: { id: `chaos-429-storm-${storms.length + 1}`, service: 'compliance', path: API_PATHS, kind: 'rate-limit', retryAfterSeconds, limit: rateLimit, probability: 0.8 },
+      rule: {
+        id: `chaos-429-storm-${storms.length + 1}`,
+        service: 'compliance',
+        path: API_PATHS,
+        kind: 'rate-limit',
+        retryAfterSeconds,
+        limit: rateLimit,
+        probability: 0.8,
+      },
     });
   }
 

@@ -2,10 +2,16 @@
 import type { SaleLineInput } from '../../src/contracts/sale.js';
 import type { PlannedRefund, SalePath } from './sales.js';
 
-export type OperationKind = 'start' | 'refund' | 'confirmStockMovement' | 'resendStockMovement' | 'retry' | 'settleMovement';
+export type OperationKind =
+  'start' | 'refund' | 'confirmStockMovement' | 'resendStockMovement' | 'retry' | 'settleMovement';
 
 /** What an operator does (every one counts as an operator action in the report). */
-export const OPERATOR_ACTIONS = ['confirmStockMovement', 'resendStockMovement', 'retry', 'settleMovement'] as const satisfies readonly OperationKind[];
+export const OPERATOR_ACTIONS = [
+  'confirmStockMovement',
+  'resendStockMovement',
+  'retry',
+  'settleMovement',
+] as const satisfies readonly OperationKind[];
 
 export interface Operation {
   kind: OperationKind;
@@ -38,7 +44,14 @@ export class OperationHistory {
   constructor(private readonly clock: () => number) {}
 
   begin(op: Omit<Operation, 'invokedAtMs' | 'completedAtMs' | 'attempts' | 'outcome' | 'detail'>): Operation {
-    const entry: Operation = { ...op, invokedAtMs: this.clock(), completedAtMs: null, attempts: 0, outcome: 'pending', detail: null };
+    const entry: Operation = {
+      ...op,
+      invokedAtMs: this.clock(),
+      completedAtMs: null,
+      attempts: 0,
+      outcome: 'pending',
+      detail: null,
+    };
     this.operations.push(entry);
     return entry;
   }

@@ -5,7 +5,12 @@
  */
 import type { Client } from '@temporalio/client';
 import { NeedsAttention } from '../../src/contracts/search-attributes.js';
-import { STOCK_LEDGER_WORKFLOW_TYPE, getStockLedgerStateQuery, type LedgerTotals, type StockLedgerState } from '../../src/contracts/stock-ledger.js';
+import {
+  STOCK_LEDGER_WORKFLOW_TYPE,
+  getStockLedgerStateQuery,
+  type LedgerTotals,
+  type StockLedgerState,
+} from '../../src/contracts/stock-ledger.js';
 
 export interface LedgerSeen {
   workflowId: string;
@@ -32,7 +37,11 @@ export async function readLedgers(client: Client): Promise<LedgerSeen[]> {
   const seen: LedgerSeen[] = [];
   for await (const execution of client.workflow.list({ query: RUNNING_LEDGERS_QUERY })) {
     const state = await client.workflow.getHandle(execution.workflowId).query(getStockLedgerStateQuery);
-    seen.push({ workflowId: execution.workflowId, needsAttention: execution.typedSearchAttributes.get(NeedsAttention) === true, state });
+    seen.push({
+      workflowId: execution.workflowId,
+      needsAttention: execution.typedSearchAttributes.get(NeedsAttention) === true,
+      state,
+    });
   }
   return seen;
 }
@@ -48,7 +57,15 @@ export function backlogOf(states: readonly StockLedgerState[]): LedgerBacklog {
 }
 
 export function sumTotals(totals: readonly LedgerTotals[]): LedgerTotals {
-  const sum: LedgerTotals = { linesTaken: 0, movementsRecorded: 0, linesRecorded: 0, settledByEvidence: 0, resentAfterEvidence: 0, operatorDecisions: 0, probes: 0 };
+  const sum: LedgerTotals = {
+    linesTaken: 0,
+    movementsRecorded: 0,
+    linesRecorded: 0,
+    settledByEvidence: 0,
+    resentAfterEvidence: 0,
+    operatorDecisions: 0,
+    probes: 0,
+  };
   for (const t of totals) for (const key of Object.keys(sum) as Array<keyof LedgerTotals>) sum[key] += t[key];
   return sum;
 }

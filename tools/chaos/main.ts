@@ -32,7 +32,15 @@ async function main(options: ChaosOptions): Promise<number> {
   const faultSeconds = Math.max(10, options.faultSeconds ?? defaultFaultSeconds(sales));
   const settleTimeoutSeconds = options.settleSeconds;
   console.log(`[chaos] seed ${seed} (repeat with --seed ${seed} --sales ${sales} --fault-seconds ${faultSeconds})`);
-  const { report, exitCode } = await runChaos({ seed, sales, faultSeconds, settleTimeoutSeconds, out: options.out, keep: options.keep === true, log: (line) => console.log(line) });
+  const { report, exitCode } = await runChaos({
+    seed,
+    sales,
+    faultSeconds,
+    settleTimeoutSeconds,
+    out: options.out,
+    keep: options.keep === true,
+    log: (line) => console.log(line),
+  });
   console.log(report.result);
   return exitCode;
 }
@@ -42,9 +50,22 @@ const program = createProgram(
   'Sales of three compliance applications, served by one fleet from a tenants file, through the local stack under faults, worker kills and a server restart, checked from the sandbox alone (docs/chaos.md). Prints the seed first, one line per application, and ends with one `chaos: …` line; exits 0 only when nothing is wrong, every application kept to its budget and everything settled in time.',
 )
   .option('--sales <n>', 'sales to start', wholeNumber('--sales', 100_000), 200)
-  .option('--seed <n>', 'seed of the whole plan, to repeat a run (default: a fresh one, printed first)', wholeNumber('--seed', 0xffff_ffff))
-  .option('--fault-seconds <s>', 'how long the faults last, at least 10 (default 60, or sales/5 when that is more)', wholeNumber('--fault-seconds', 3_600))
-  .option('--settle-seconds <s>', 'how long after the faults stop everything must have settled', wholeNumber('--settle-seconds', 3_600), 300)
+  .option(
+    '--seed <n>',
+    'seed of the whole plan, to repeat a run (default: a fresh one, printed first)',
+    wholeNumber('--seed', 0xffff_ffff),
+  )
+  .option(
+    '--fault-seconds <s>',
+    'how long the faults last, at least 10 (default 60, or sales/5 when that is more)',
+    wholeNumber('--fault-seconds', 3_600),
+  )
+  .option(
+    '--settle-seconds <s>',
+    'how long after the faults stop everything must have settled',
+    wholeNumber('--settle-seconds', 3_600),
+    300,
+  )
   .option('--out <file>', 'where the per-sale verdicts are written', 'bench/chaos.json')
   .option('--keep', "keep the worker logs and the server's file (a failed run always keeps them)")
   .act<ChaosOptions>((_args, options) => main(options));

@@ -42,9 +42,22 @@ export function startOperator(options: {
   let failed = 0;
 
   /** `why`: what the sale showed the operator (the park reason, the movement's problem). */
-  const act = async (kind: OperationKind, sale: PlannedSale, why: string, call: () => Promise<unknown>, referenceId?: string) => {
+  const act = async (
+    kind: OperationKind,
+    sale: PlannedSale,
+    why: string,
+    call: () => Promise<unknown>,
+    referenceId?: string,
+  ) => {
     const { businessId, traderInvoiceNumber } = sale.input;
-    const op = history.begin({ kind, sale: sale.index, workflowId: saleWorkflowId(businessId, traderInvoiceNumber), businessId, traderInvoiceNumber, ...(referenceId ? { referenceId } : {}) });
+    const op = history.begin({
+      kind,
+      sale: sale.index,
+      workflowId: saleWorkflowId(businessId, traderInvoiceNumber),
+      businessId,
+      traderInvoiceNumber,
+      ...(referenceId ? { referenceId } : {}),
+    });
     op.attempts = 1;
     try {
       await call();
@@ -55,7 +68,9 @@ export function startOperator(options: {
   };
 
   const saleRound = async () => {
-    for await (const execution of client.workflow.list({ query: 'NeedsAttention = true AND ExecutionStatus = "Running"' })) {
+    for await (const execution of client.workflow.list({
+      query: 'NeedsAttention = true AND ExecutionStatus = "Running"',
+    })) {
       const sale = planned.get(execution.workflowId);
       if (!sale || stopped) continue;
       const { businessId, traderInvoiceNumber } = sale.input;
@@ -64,11 +79,28 @@ export function startOperator(options: {
         // The dashboard says whether the movement reached the service.
         const recorded = (await inspector.stockMovements({ businessId, referenceId: m.referenceId })).length > 0;
         const why = `${m.action} ${m.itemId}: ${m.problem ?? 'needs confirmation'}; ${recorded ? 'recorded' : 'not recorded'} in the dashboard`;
-        if (recorded) await act('confirmStockMovement', sale, why, () => sales.confirmStockMovement(businessId, traderInvoiceNumber, m.referenceId), m.referenceId);
-        else await act('resendStockMovement', sale, why, () => sales.resendStockMovement(businessId, traderInvoiceNumber, m.referenceId), m.referenceId);
+        if (recorded)
+          await act(
+            'confirmStockMovement',
+            sale,
+            why,
+            () => sales.confirmStockMovement(businessId, traderInvoiceNumber, m.referenceId),
+            m.referenceId,
+          );
+        else
+          await act(
+            'resendStockMovement',
+            sale,
+            why,
+            () => sales.resendStockMovement(businessId, traderInvoiceNumber, m.referenceId),
+            m.referenceId,
+          );
       }
       const parked = state.parked;
-      if (parked?.actions.includes('retry')) await act('retry', sale, `parked at ${state.step}: ${parked.code}: ${parked.message}`, () => sales.retry(businessId, traderInvoiceNumber));
+      if (parked?.actions.includes('retry'))
+        await act('retry', sale, `parked at ${state.step}: ${parked.code}: ${parked.message}`, () =>
+          sales.retry(businessId, traderInvoiceNumber),
+        );
     }
   };
 
@@ -80,10 +112,20 @@ export function startOperator(options: {
     const why =
       `${m.action} ${m.itemId} x${m.quantity} (${m.lines.length} line(s)): ${m.problem ?? 'needs an operator'}; ` +
       `${recorded ? 'recorded' : 'not recorded'} in the dashboard${ledger.needsAttention ? '' : '; the ledger did not show NeedsAttention'}`;
-    const op = history.begin({ kind: 'settleMovement', sale: null, workflowId: ledger.workflowId, businessId, traderInvoiceNumber: null, referenceId: m.referenceId, decision });
+    const op = history.begin({
+      kind: 'settleMovement',
+      sale: null,
+      workflowId: ledger.workflowId,
+      businessId,
+      traderInvoiceNumber: null,
+      referenceId: m.referenceId,
+      decision,
+    });
     op.attempts = 1;
     try {
-      await client.workflow.getHandle(ledger.workflowId).executeUpdate(settleMovementUpdate, { args: [{ referenceId: m.referenceId, decision }] });
+      await client.workflow
+        .getHandle(ledger.workflowId)
+        .executeUpdate(settleMovementUpdate, { args: [{ referenceId: m.referenceId, decision }] });
       history.end(op, 'ok', why);
     } catch (err) {
       history.end(op, 'failed', `${why}; ${err instanceof Error ? err.message.slice(0, 300) : String(err)}`);

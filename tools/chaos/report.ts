@@ -62,8 +62,22 @@ export interface ChaosReport {
 }
 
 /** The exactly-once rule in words: what the run's last line says of stock. */
-export function exactlyOnceText(stock: Pick<StockVerdict, 'lines' | 'movements' | 'merged' | 'violations' | 'duplicates' | 'items' | 'missingQuantity' | 'extraQuantity' | 'withoutReference'>): string {
-  if (stock.violations === 0) return `every line in exactly one recorded movement (${stock.lines} lines, ${stock.movements} movements, ${stock.merged} merged)`;
+export function exactlyOnceText(
+  stock: Pick<
+    StockVerdict,
+    | 'lines'
+    | 'movements'
+    | 'merged'
+    | 'violations'
+    | 'duplicates'
+    | 'items'
+    | 'missingQuantity'
+    | 'extraQuantity'
+    | 'withoutReference'
+  >,
+): string {
+  if (stock.violations === 0)
+    return `every line in exactly one recorded movement (${stock.lines} lines, ${stock.movements} movements, ${stock.merged} merged)`;
   const twice = stock.duplicates.reduce((n, d) => n + d.recorded - 1, 0);
   const off = stock.items.reduce((n, b) => n + balancesOff(b), 0);
   const parts = [
@@ -81,8 +95,12 @@ export function resultLine(
   settleTimeoutSeconds: number,
 ): string {
   const { totals, stock } = verdicts;
-  const settled = settledSeconds === null ? `not settled within ${settleTimeoutSeconds} s` : `settled in ${settledSeconds.toFixed(1)} s`;
-  const unread = totals.requestsMissed > 0 ? `, ${totals.requestsMissed} requests unread (budgets not checked whole)` : '';
+  const settled =
+    settledSeconds === null
+      ? `not settled within ${settleTimeoutSeconds} s`
+      : `settled in ${settledSeconds.toFixed(1)} s`;
+  const unread =
+    totals.requestsMissed > 0 ? `, ${totals.requestsMissed} requests unread (budgets not checked whole)` : '';
   return (
     `chaos: ${totals.sales} sales over ${totals.applications} applications, ${totals.duplicates} duplicate documents, ${totals.lost} lost, ` +
     `${totals.stockErrors} stock errors, ${totals.creditNoteErrors} credit-note errors, ${exactlyOnceText(stock)}, ` +

@@ -85,7 +85,11 @@ function workerEnv(
   secrets: { payloadKeys: string; callbackSecret: string },
   ports: { callback: number; publicCallback: number },
 ): Record<string, string> {
-  const inherited = Object.fromEntries(['PATH', 'HOME', 'TMPDIR', 'LANG', 'TEMPORAL_CACHE_DIR'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+  const inherited = Object.fromEntries(
+    ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TEMPORAL_CACHE_DIR'].flatMap((k) =>
+      process.env[k] ? [[k, process.env[k]!]] : [],
+    ),
+  );
   return {
     ...inherited,
     LOG_LEVEL: 'info',
@@ -121,13 +125,20 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
   const { log } = options;
   const settleTimeoutSeconds = options.settleTimeoutSeconds ?? 300;
   const faultMs = options.faultSeconds * 1000;
-  const totalRequestsPerMinute = options.totalRequestsPerMinute ?? totalBudgetFor(options.sales, faultMs * START_SPREAD);
+  const totalRequestsPerMinute =
+    options.totalRequestsPerMinute ?? totalBudgetFor(options.sales, faultMs * START_SPREAD);
   const startedAt = new Date();
   const world = chaosWorld({ totalRequestsPerMinute });
   // A storm's 429 cannot tell the applications apart (it answers before the key is read): it announces the highest
   // limit, which lowers no application's budget below its own.
   const plan = faultPlan(options.seed, faultMs, Math.max(...world.applications.map((a) => a.requestsPerMinute)));
-  const sales = plannedSales({ seed: options.seed, sales: options.sales, faultMs, catalog: world.catalog, date: isoDate(startedAt.getTime()) });
+  const sales = plannedSales({
+    seed: options.seed,
+    sales: options.sales,
+    faultMs,
+    catalog: world.catalog,
+    date: isoDate(startedAt.getTime()),
+  });
   const stockTracked = stockTrackedIn(world.catalog);
 
   const dir = await mkdtemp(path.join(os.tmpdir(), 'chaos-'));
@@ -152,20 +163,35 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
   const workerEvents: WorkerEvent[] = [];
   let keepDir = false;
   try {
-    const sandbox = await startSandbox({ fixture: { compliance: world.fixture }, random: seededRandom(deriveSeed(options.seed, 'sandbox')) });
+    const sandbox = await startSandbox({
+      fixture: { compliance: world.fixture },
+      random: seededRandom(deriveSeed(options.seed, 'sandbox')),
+    });
     cleanups.push(() => sandbox.close());
     const windowMs = sandbox.fixture.compliance.rateLimitWindowMs;
     const tape = new RequestTape(sandbox.stats);
     const taping = setInterval(() => tape.read(), TAPE_EVERY_MS);
     cleanups.push(async () => clearInterval(taping));
-    const tenants = tenantsFileContent({ applications: world.applications, complianceUrl: sandbox.complianceUrl, accountingUrl: sandbox.accountingUrl });
+    const tenants = tenantsFileContent({
+      applications: world.applications,
+      complianceUrl: sandbox.complianceUrl,
+      accountingUrl: sandbox.accountingUrl,
+    });
     const tenantsFile = await writeTenantsFile(dir, tenants);
-    const tenantKeys = tenantKeysEnv(world.applications, { apiKey: DEMO_ACCOUNTING_API_KEY, clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET });
+    const tenantKeys = tenantKeysEnv(world.applications, {
+      apiKey: DEMO_ACCOUNTING_API_KEY,
+      clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET,
+    });
     const server = await startRestartableServer(dir);
     cleanups.push(() => server.stop());
-    log(`[chaos] Temporal dev server ${server.address} (file ${path.join(dir, 'chaos.db')}), sandbox ${sandbox.complianceUrl}`);
+    log(
+      `[chaos] Temporal dev server ${server.address} (file ${path.join(dir, 'chaos.db')}), sandbox ${sandbox.complianceUrl}`,
+    );
 
-    const secrets = { payloadKeys: `chaos-1:${randomBytes(32).toString('base64')}`, callbackSecret: randomBytes(32).toString('base64url') };
+    const secrets = {
+      payloadKeys: `chaos-1:${randomBytes(32).toString('base64')}`,
+      callbackSecret: randomBytes(32).toString('base64url'),
+    };
     // worker-a stays up and receives the fleet's callbacks; worker-b is the one that crashes.
     const publicCallback = await freePort();
     const workers = await Promise.all(
@@ -173,7 +199,10 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
         async (name, i) =>
           new WorkerProcess(
             name,
-            workerEnv(server, { file: tenantsFile, keys: tenantKeys }, secrets, { callback: i === 0 ? publicCallback : await freePort(), publicCallback }),
+            workerEnv(server, { file: tenantsFile, keys: tenantKeys }, secrets, {
+              callback: i === 0 ? publicCallback : await freePort(),
+              publicCallback,
+            }),
             dir,
             workerEvents,
             clock,
@@ -184,7 +213,9 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     cleanups.push(() => Promise.all(workers.map((w) => w.stop())));
     for (const w of workers) w.start();
     await Promise.all(workers.map((w) => w.whenReady(WORKER_READY_TIMEOUT_MS)));
-    log(`[chaos] workers running (logs in ${dir}), serving ${world.applications.map((a) => `${a.name} (${a.businesses.length} business${a.businesses.length === 1 ? '' : 'es'}, ${a.requestsPerMinute}/min)`).join(', ')}`);
+    log(
+      `[chaos] workers running (logs in ${dir}), serving ${world.applications.map((a) => `${a.name} (${a.businesses.length} business${a.businesses.length === 1 ? '' : 'es'}, ${a.requestsPerMinute}/min)`).join(', ')}`,
+    );
 
     const connection = await Connection.connect({ address: server.address });
     cleanups.push(() => connection.close());
@@ -199,10 +230,13 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     const faultsEnd = t0 + faultMs;
     const deadline = faultsEnd + settleTimeoutSeconds * 1000;
     for (const rule of plan.rules) await inspector.addFault(rule);
-    log(`[chaos] faults on for ${options.faultSeconds} s: ${options.sales} sales, ${plan.storms.length} 429 storms, worker kills every ${WORKER_KILL_EVERY_MS / 1000} s, server restart at ${(plan.serverRestartAtMs / 1000).toFixed(1)} s`);
+    log(
+      `[chaos] faults on for ${options.faultSeconds} s: ${options.sales} sales, ${plan.storms.length} 429 storms, worker kills every ${WORKER_KILL_EVERY_MS / 1000} s, server restart at ${(plan.serverRestartAtMs / 1000).toFixed(1)} s`,
+    );
 
     const timers: Array<Promise<unknown>> = [];
-    const at = (ms: number, what: () => Promise<unknown> | void) => timers.push(sleep(Math.max(0, t0 + ms - Date.now())).then(what));
+    const at = (ms: number, what: () => Promise<unknown> | void) =>
+      timers.push(sleep(Math.max(0, t0 + ms - Date.now())).then(what));
     for (const storm of plan.storms) {
       at(storm.atMs, () => inspector.addFault(storm.rule));
       at(storm.atMs + storm.durationMs, () => inspector.removeFault(storm.rule.id!).catch(() => undefined));
@@ -216,13 +250,17 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
       log(`[chaos] server restarted at ${(atMs / 1000).toFixed(1)} s, down ${(downMs / 1000).toFixed(1)} s`);
     });
 
-    const planned = new Map<string, PlannedSale>(sales.map((s) => [saleWorkflowId(s.input.businessId, s.input.traderInvoiceNumber), s]));
+    const planned = new Map<string, PlannedSale>(
+      sales.map((s) => [saleWorkflowId(s.input.businessId, s.input.traderInvoiceNumber), s]),
+    );
     const driver = drive({ sales, client: salesClient, inspector, history, t0, deadline });
     const operator = startOperator({ client, sales: salesClient, inspector, history, planned });
     cleanups.push(() => operator.stop());
     let latest = '';
     const progress = setInterval(() => {
-      log(`[chaos] ${(clock() / 1000).toFixed(0)} s: ${history.count('start', 'ok')}/${sales.length} started, ${history.count('refund', 'ok')} refunds answered, ${workerEvents.filter((e) => e.event === 'killed').length} worker kills${latest}`);
+      log(
+        `[chaos] ${(clock() / 1000).toFixed(0)} s: ${history.count('start', 'ok')}/${sales.length} started, ${history.count('refund', 'ok')} refunds answered, ${workerEvents.filter((e) => e.event === 'killed').length} worker kills${latest}`,
+      );
     }, PROGRESS_EVERY_MS);
     cleanups.push(async () => clearInterval(progress));
 
@@ -230,7 +268,9 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     await Promise.all(timers);
     await inspector.clearFaults();
     const faultsStoppedAtMs = clock();
-    log(`[chaos] faults off at ${(faultsStoppedAtMs / 1000).toFixed(1)} s; checking the sandbox until settled (at most ${settleTimeoutSeconds} s)`);
+    log(
+      `[chaos] faults off at ${(faultsStoppedAtMs / 1000).toFixed(1)} s; checking the sandbox until settled (at most ${settleTimeoutSeconds} s)`,
+    );
 
     const firstBranches = new Map(world.catalog.map((b) => [b.businessId, b.branchIds[0]]));
     const known: RunKnowledge = {
@@ -245,19 +285,27 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
       })),
       stockTracked,
       firstBranchOf: (businessId) => firstBranches.get(businessId),
-      applications: world.applications.map((a) => ({ applicationId: a.applicationId, name: a.name, businesses: a.businesses, limit: a.requestsPerMinute })),
+      applications: world.applications.map((a) => ({
+        applicationId: a.applicationId,
+        name: a.name,
+        businesses: a.businesses,
+        limit: a.requestsPerMinute,
+      })),
       windowMs,
     };
     const settlement = await awaitSettled(
       () => readVerdicts(inspector, tape, known),
       deadline,
       (v, ledgers) => {
-        const backlog = ledgers ? `, ledgers: ${ledgers.pendingLines} lines pending, ${ledgers.openMovements} movements open (${ledgers.needsOperator} for an operator)` : ', ledgers not readable';
+        const backlog = ledgers
+          ? `, ledgers: ${ledgers.pendingLines} lines pending, ${ledgers.openMovements} movements open (${ledgers.needsOperator} for an operator)`
+          : ', ledgers not readable';
         latest = `, ${v.sales.filter((s) => s.problems.length === 0).length} sales right so far, ${v.totals.exactlyOnceViolations} exactly-once violations${backlog}`;
       },
       async () => backlogOf((await readLedgers(client)).map((l) => l.state)),
     );
-    const settledSeconds = settlement.settledAt === null ? null : Math.max(0, (settlement.settledAt - t0 - faultsStoppedAtMs) / 1000);
+    const settledSeconds =
+      settlement.settledAt === null ? null : Math.max(0, (settlement.settledAt - t0 - faultsStoppedAtMs) / 1000);
     clearInterval(progress);
     await operator.stop();
     // Past the deadline nothing is repeated any more; what is still unanswered stays `pending` in the history.
@@ -267,15 +315,23 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     const operatorActions = Object.fromEntries(OPERATOR_ACTIONS.map((k) => [k, history.count(k)]));
     const operatorTotal = OPERATOR_ACTIONS.reduce((n, k) => n + history.count(k), 0);
     const filed = (await inspector.documents({ type: 'sale' })).map((d) => Date.parse(d.sale.createdAt) - t0);
-    const exposure = { salesFiledDuringFaults: filed.filter((ms) => ms < faultsStoppedAtMs).length, salesFiledAfter: filed.filter((ms) => ms >= faultsStoppedAtMs).length };
-    log(`[chaos] ${exposure.salesFiledDuringFaults} sales filed while faults were on, ${exposure.salesFiledAfter} after; faults injected ${JSON.stringify(faultsInjected)}; operator ${JSON.stringify(operatorActions)} (${operatorTotal} in all)`);
+    const exposure = {
+      salesFiledDuringFaults: filed.filter((ms) => ms < faultsStoppedAtMs).length,
+      salesFiledAfter: filed.filter((ms) => ms >= faultsStoppedAtMs).length,
+    };
+    log(
+      `[chaos] ${exposure.salesFiledDuringFaults} sales filed while faults were on, ${exposure.salesFiledAfter} after; faults injected ${JSON.stringify(faultsInjected)}; operator ${JSON.stringify(operatorActions)} (${operatorTotal} in all)`,
+    );
     const { totals, stock } = settlement.verdicts;
     for (const application of settlement.verdicts.applications) log(applicationLine(application));
     log(stockLine(stock, settlement.ledgers));
     for (const b of stock.items.filter((i) => balancesOff(i) > 0).slice(0, 20)) {
-      log(`[chaos]   ${b.businessId} ${b.branchId} ${b.itemId}: sold ${b.sold} (${b.soldLines} lines), deducted ${b.deducted} (${b.deductMovements} movements); restocked ${b.restocked} (${b.restockedLines} lines), added ${b.added} (${b.addMovements} movements)`);
+      log(
+        `[chaos]   ${b.businessId} ${b.branchId} ${b.itemId}: sold ${b.sold} (${b.soldLines} lines), deducted ${b.deducted} (${b.deductMovements} movements); restocked ${b.restocked} (${b.restockedLines} lines), added ${b.added} (${b.addMovements} movements)`,
+      );
     }
-    for (const d of stock.duplicates.slice(0, 20)) log(`[chaos]   ${d.businessId} ${d.referenceId} recorded ${d.recorded} times`);
+    for (const d of stock.duplicates.slice(0, 20))
+      log(`[chaos]   ${d.businessId} ${d.referenceId} recorded ${d.recorded} times`);
     const result = resultLine(settlement.verdicts, operatorTotal, settledSeconds, settleTimeoutSeconds);
     const report: ChaosReport = {
       seed: options.seed,

@@ -3,7 +3,11 @@
  * (immediate, ASYNC- completing later, FLAKY- refused once then retried), when it starts, and for 20 % of them
  * the refund asked once it is signed.
  */
-import { CREDIT_NOTE_REASONS, NON_RESTOCKING_REASONS, type CreditNoteReason } from '../../src/contracts/compliance-rules.js';
+import {
+  CREDIT_NOTE_REASONS,
+  NON_RESTOCKING_REASONS,
+  type CreditNoteReason,
+} from '../../src/contracts/compliance-rules.js';
 import type { SaleInput } from '../../src/contracts/sale.js';
 import { deriveSeed, Dice } from './seed.js';
 import type { CatalogBusiness } from './world.js';
@@ -43,11 +47,19 @@ export function isoDate(at: number): string {
   return new Date(at).toISOString().slice(0, 10);
 }
 
-export function plannedSales(options: { seed: number; sales: number; faultMs: number; catalog: readonly CatalogBusiness[]; date: string }): PlannedSale[] {
+export function plannedSales(options: {
+  seed: number;
+  sales: number;
+  faultMs: number;
+  catalog: readonly CatalogBusiness[];
+  date: string;
+}): PlannedSale[] {
   const { seed, sales, faultMs, catalog, date } = options;
   const dice = new Dice(deriveSeed(seed, 'sales'));
   const run = (seed >>> 0).toString(36).toUpperCase();
-  const refunded = new Set(dice.shuffle(Array.from({ length: sales }, (_, i) => i)).slice(0, Math.round(sales * REFUNDED_SHARE)));
+  const refunded = new Set(
+    dice.shuffle(Array.from({ length: sales }, (_, i) => i)).slice(0, Math.round(sales * REFUNDED_SHARE)),
+  );
   const spread = faultMs * START_SPREAD;
   const planned: PlannedSale[] = [];
   for (let index = 0; index < sales; index++) {
@@ -65,7 +77,12 @@ export function plannedSales(options: { seed: number; sales: number; faultMs: nu
     if (refunded.has(index)) {
       const reason = dice.pick(CREDIT_NOTE_REASONS);
       const restock = dice.chance(0.7);
-      refund = { reason, restock, restocking: restock && !NON_RESTOCKING_REASONS.includes(reason), traderInvoiceNumber: `CN-${run}-${index}` };
+      refund = {
+        reason,
+        restock,
+        restocking: restock && !NON_RESTOCKING_REASONS.includes(reason),
+        traderInvoiceNumber: `CN-${run}-${index}`,
+      };
     }
     planned.push({
       index,

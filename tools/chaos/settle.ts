@@ -19,7 +19,11 @@ const QUIET_MS = 10_000;
 export type RunKnowledge = Pick<CheckInput, 'sales' | 'stockTracked' | 'firstBranchOf' | 'applications' | 'windowMs'>;
 
 /** Reads the sandbox (documents, movements, the requests recorded since the last read) and checks it. */
-export async function readVerdicts(inspector: SandboxInspector, tape: RequestTape, known: RunKnowledge): Promise<Verdicts> {
+export async function readVerdicts(
+  inspector: SandboxInspector,
+  tape: RequestTape,
+  known: RunKnowledge,
+): Promise<Verdicts> {
   const [documents, movements] = await Promise.all([inspector.documents(), inspector.stockMovements()]);
   tape.read();
   return check({ ...known, documents, movements, requests: tape.records(), requestsMissed: tape.missed() });

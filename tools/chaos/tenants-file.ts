@@ -12,12 +12,22 @@ const ACCOUNTING_KEY_VARIABLE = 'CHAOS_BOOKS_ACCOUNTING_KEY';
 const ACCOUNTING_SECRET_VARIABLE = 'CHAOS_BOOKS_ACCOUNTING_CLIENT_SECRET';
 
 export interface TenantsFileContent {
-  compliance: Array<{ application: string; apiKey: { env: string }; baseUrl: string; requestsPerMinute: number; businesses?: string[] }>;
+  compliance: Array<{
+    application: string;
+    apiKey: { env: string };
+    baseUrl: string;
+    requestsPerMinute: number;
+    businesses?: string[];
+  }>;
   accounting: Array<{ application: string; apiKey: { env: string }; clientSecret: { env: string }; baseUrl: string }>;
   links: never[];
 }
 
-export function tenantsFileContent(options: { applications: readonly ChaosApplication[]; complianceUrl: string; accountingUrl: string }): TenantsFileContent {
+export function tenantsFileContent(options: {
+  applications: readonly ChaosApplication[];
+  complianceUrl: string;
+  accountingUrl: string;
+}): TenantsFileContent {
   return {
     compliance: options.applications.map((a) => ({
       application: a.name,
@@ -26,14 +36,24 @@ export function tenantsFileContent(options: { applications: readonly ChaosApplic
       requestsPerMinute: a.requestsPerMinute,
       ...(a.listedBusinesses ? { businesses: a.listedBusinesses } : {}),
     })),
-    accounting: [{ application: 'books', apiKey: { env: ACCOUNTING_KEY_VARIABLE }, clientSecret: { env: ACCOUNTING_SECRET_VARIABLE }, baseUrl: options.accountingUrl }],
+    accounting: [
+      {
+        application: 'books',
+        apiKey: { env: ACCOUNTING_KEY_VARIABLE },
+        clientSecret: { env: ACCOUNTING_SECRET_VARIABLE },
+        baseUrl: options.accountingUrl,
+      },
+    ],
     // Reconciliation is not what this run is about.
     links: [],
   };
 }
 
 /** The variables the file names, with their values: for the workers' environment only. */
-export function tenantKeysEnv(applications: readonly ChaosApplication[], accounting: { apiKey: string; clientSecret: string }): Record<string, string> {
+export function tenantKeysEnv(
+  applications: readonly ChaosApplication[],
+  accounting: { apiKey: string; clientSecret: string },
+): Record<string, string> {
   return {
     ...Object.fromEntries(applications.map((a) => [a.keyVariable, a.key])),
     [ACCOUNTING_KEY_VARIABLE]: accounting.apiKey,

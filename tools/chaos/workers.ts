@@ -49,7 +49,11 @@ export class WorkerProcess {
 
   start(): void {
     this.ready = deferred();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/worker.ts'], { cwd: REPO_ROOT, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/worker.ts'], {
+      cwd: REPO_ROOT,
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child = child;
     live.add(child);
     this.record('started', child.pid);
@@ -71,7 +75,8 @@ export class WorkerProcess {
       live.delete(child);
       if (signal === 'SIGKILL' && this.child !== child) return;
       this.record('exited', child.pid, `code ${code ?? '-'} signal ${signal ?? '-'}`);
-      if (!this.stopping && this.child === child) void sleep(RESTART_DELAY_MS).then(() => !this.stopping && this.start());
+      if (!this.stopping && this.child === child)
+        void sleep(RESTART_DELAY_MS).then(() => !this.stopping && this.start());
     });
   }
 
@@ -80,7 +85,9 @@ export class WorkerProcess {
     return Promise.race([
       this.ready.promise,
       sleep(timeoutMs, undefined, { ref: false }).then(() => {
-        throw new Error(`worker ${this.name} not running after ${timeoutMs / 1000} s (see ${this.log.path.toString()})`);
+        throw new Error(
+          `worker ${this.name} not running after ${timeoutMs / 1000} s (see ${this.log.path.toString()})`,
+        );
       }),
     ]);
   }

@@ -13,7 +13,11 @@
  * checker knows about stock tracking and which application serves which business: its own knowledge, not the
  * worker's.
  */
-import { SCOPE_VALUES, type ComplianceFixtureInput, type ItemFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
+import {
+  SCOPE_VALUES,
+  type ComplianceFixtureInput,
+  type ItemFixtureInput,
+} from '../../sandbox/compliance/fixture-schema.js';
 import { DEMO, defaultComplianceFixtureInput } from '../../sandbox/default-fixture.js';
 
 export interface CatalogItem {
@@ -100,7 +104,13 @@ function extraItems(prefix: string): ItemFixtureInput[] {
 
 /** The third merchant's business: a few registered items, one of them not stock tracked. */
 function highlandsBusiness(): NonNullable<ComplianceFixtureInput['businesses']>[number] {
-  const registered = (id: string, name: string, taxTypeCode: 'A' | 'B' | 'D', unitPrice: number, more: Partial<ItemFixtureInput> = {}): ItemFixtureInput => ({
+  const registered = (
+    id: string,
+    name: string,
+    taxTypeCode: 'A' | 'B' | 'D',
+    unitPrice: number,
+    more: Partial<ItemFixtureInput> = {},
+  ): ItemFixtureInput => ({
     id,
     externalId: `SKU-${id.toUpperCase()}`,
     name,
@@ -145,7 +155,8 @@ export interface ChaosWorld {
 
 /** The three applications, their budgets `totalRequestsPerMinute` split by BUDGET_SHARES. */
 function chaosApplications(totalRequestsPerMinute: number): ChaosApplication[] {
-  const budget = (name: keyof typeof BUDGET_SHARES) => Math.max(1, Math.round(totalRequestsPerMinute * BUDGET_SHARES[name]));
+  const budget = (name: keyof typeof BUDGET_SHARES) =>
+    Math.max(1, Math.round(totalRequestsPerMinute * BUDGET_SHARES[name]));
   return [
     {
       name: 'retail-group',
@@ -186,17 +197,34 @@ export function chaosWorld(options: { totalRequestsPerMinute: number }): ChaosWo
   const fixture = structuredClone(defaultComplianceFixtureInput);
   const limits = new Map(applications.map((a) => [a.applicationId, a.requestsPerMinute]));
   fixture.applications = [
-    ...(fixture.applications ?? []).map((a) => ({ ...a, requestsPerMinute: limits.get(a.id) ?? a.requestsPerMinute ?? 120 })),
-    { id: HIGHLANDS.applicationId, name: 'Highlands Hardware POS', requestsPerMinute: limits.get(HIGHLANDS.applicationId)! },
+    ...(fixture.applications ?? []).map((a) => ({
+      ...a,
+      requestsPerMinute: limits.get(a.id) ?? a.requestsPerMinute ?? 120,
+    })),
+    {
+      id: HIGHLANDS.applicationId,
+      name: 'Highlands Hardware POS',
+      requestsPerMinute: limits.get(HIGHLANDS.applicationId)!,
+    },
   ];
   fixture.apiKeys = [
     ...(fixture.apiKeys ?? []),
-    { id: 'key_chaos_highlands_eldoret', key: HIGHLANDS.key, applicationId: HIGHLANDS.applicationId, scopes: [...SCOPE_VALUES], businessId: HIGHLANDS.businessId },
+    {
+      id: 'key_chaos_highlands_eldoret',
+      key: HIGHLANDS.key,
+      applicationId: HIGHLANDS.applicationId,
+      scopes: [...SCOPE_VALUES],
+      businessId: HIGHLANDS.businessId,
+    },
   ];
   fixture.businesses = [...(fixture.businesses ?? []), highlandsBusiness()];
   fixture.authority = { ...fixture.authority, asyncDelayMs: 1_000 };
   // Retries soon enough that a callback to a killed worker's port lands once it is back; polling covers the rest.
-  fixture.callbacks = { retryScheduleMs: [0, 1_000, 3_000, 10_000, 30_000, 60_000], timeoutMs: 5_000, outOfOrderHoldMs: 3_000 };
+  fixture.callbacks = {
+    retryScheduleMs: [0, 1_000, 3_000, 10_000, 30_000, 60_000],
+    timeoutMs: 5_000,
+    outOfOrderHoldMs: 3_000,
+  };
 
   const catalog: CatalogBusiness[] = [];
   for (const { businessId, prefix } of BUSINESSES) {
@@ -204,7 +232,9 @@ export function chaosWorld(options: { totalRequestsPerMinute: number }): ChaosWo
     if (!business) throw new Error(`the chaos world has no business ${businessId}`);
     business.items = [...(business.items ?? []), ...extraItems(prefix)];
     // Items that still need something would park sales for an operator: not what this run is about.
-    const usable = business.items.filter((i) => !i.needs?.productType && !i.needs?.classificationMapping && i.productTypeCode && i.classificationCode);
+    const usable = business.items.filter(
+      (i) => !i.needs?.productType && !i.needs?.classificationMapping && i.productTypeCode && i.classificationCode,
+    );
     const branchIds = business.branches.map((b) => b.id);
     business.stock = usable
       .filter((i) => i.stockTracked !== false)
@@ -218,13 +248,16 @@ export function chaosWorld(options: { totalRequestsPerMinute: number }): ChaosWo
   }
   for (const application of applications) {
     const served = catalog.filter((b) => b.applicationId === application.applicationId).map((b) => b.businessId);
-    if (served.join() !== application.businesses.join()) throw new Error(`${application.name} serves ${served.join(', ')}, not ${application.businesses.join(', ')}`);
+    if (served.join() !== application.businesses.join())
+      throw new Error(`${application.name} serves ${served.join(', ')}, not ${application.businesses.join(', ')}`);
   }
   return { fixture, catalog, applications };
 }
 
 /** Whether the checker expects stock movements for the item. */
 export function stockTrackedIn(catalog: readonly CatalogBusiness[]): (businessId: string, itemId: string) => boolean {
-  const tracked = new Set(catalog.flatMap((b) => b.items.filter((i) => i.stockTracked).map((i) => `${b.businessId}|${i.itemId}`)));
+  const tracked = new Set(
+    catalog.flatMap((b) => b.items.filter((i) => i.stockTracked).map((i) => `${b.businessId}|${i.itemId}`)),
+  );
   return (businessId, itemId) => tracked.has(`${businessId}|${itemId}`);
 }

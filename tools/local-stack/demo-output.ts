@@ -30,7 +30,9 @@ const OUTCOME_WIDTH = 'UNEXPECTED'.length;
  * stands out.
  */
 export function progressLine(result: DemoResult, nameWidth: number): string {
-  const details = [result.via === undefined ? undefined : `via ${result.via}`, result.receipt, result.note].filter(Boolean).join('  ');
+  const details = [result.via === undefined ? undefined : `via ${result.via}`, result.receipt, result.note]
+    .filter(Boolean)
+    .join('  ');
   return `  ${result.outcome.padEnd(OUTCOME_WIDTH)}  ${result.name.padEnd(nameWidth)}  ${result.seconds.toFixed(1).padStart(5)} s${details ? `  ${details}` : ''}`;
 }
 
@@ -56,7 +58,13 @@ export function summaryTables(sales: readonly DemoResult[], pieces: readonly Dem
     'API calls': r.apiCalls,
     note: r.note,
   }));
-  const pieceRows = pieces.map((r) => ({ piece: r.name, ...pieceVia(r), result: r.outcome, seconds: seconds(r.seconds), note: r.note }));
+  const pieceRows = pieces.map((r) => ({
+    piece: r.name,
+    ...pieceVia(r),
+    result: r.outcome,
+    seconds: seconds(r.seconds),
+    note: r.note,
+  }));
   return ['Sales', formatTable(saleRows), '', 'Other pieces', formatTable(pieceRows)].join('\n');
 }
 

@@ -41,7 +41,12 @@ export async function demoPurchasesSync(stack: Stack, sinkPath: string): Promise
   const ids = new Set(events.map((e) => e.id));
   const { counts } = result;
   return {
-    ok: counts.pending === 0 && counts.newInvoices >= 1 && counts.statusChanges >= 1 && ids.size === events.length && events.length === counts.seen + counts.statusChanges,
+    ok:
+      counts.pending === 0 &&
+      counts.newInvoices >= 1 &&
+      counts.statusChanges >= 1 &&
+      ids.size === events.length &&
+      events.length === counts.seen + counts.statusChanges,
     note: `2nd sync: ${counts.newInvoices} late invoice(s), ${counts.statusChanges} status changes, ${counts.apiCalls} API calls; ${events.length} events for ${counts.seen} invoices in ${sinkPath}`,
   };
 }
@@ -51,14 +56,24 @@ async function processedBy(stack: Stack, syncBatchId: string, since: number): Pr
   if (!stack.sandbox) return [];
   const log = await stack.sandbox.inspector.requestLog({ since, service: 'accounting' });
   const path = `/sync/batches/${encodeURIComponent(syncBatchId)}/process`;
-  return [...new Set(log.filter((r) => r.method === 'POST' && r.path.startsWith(path) && r.status < 300).map((r) => r.applicationId ?? '?'))];
+  return [
+    ...new Set(
+      log
+        .filter((r) => r.method === 'POST' && r.path.startsWith(path) && r.status < 300)
+        .map((r) => r.applicationId ?? '?'),
+    ),
+  ];
 }
 
 /**
  * Processes one sync batch of the merchant's company and follows its bill payments until every one has synced;
  * with the local merchants, checks it went through the merchant's own books.
  */
-export async function demoSyncBatch(stack: Stack, syncBatchId: string, merchant: LocalMerchant | undefined): Promise<PieceOutcome> {
+export async function demoSyncBatch(
+  stack: Stack,
+  syncBatchId: string,
+  merchant: LocalMerchant | undefined,
+): Promise<PieceOutcome> {
   const batches = new SyncBatchClient(stack.client);
   const since = Date.now();
   const companyId = merchant?.link.companyId ?? DEMO_RECONCILIATION_LINK.companyId;
@@ -71,21 +86,25 @@ export async function demoSyncBatch(stack: Stack, syncBatchId: string, merchant:
   const right = by.length === 1 && by[0] === merchant.books.serviceApplicationId;
   return {
     ok: synced && right,
-    note: right ? note : `${note}; processed by ${by.join(', ') || 'no application'}, expected ${merchant.books.serviceApplicationId}`,
+    note: right
+      ? note
+      : `${note}; processed by ${by.join(', ') || 'no application'}, expected ${merchant.books.serviceApplicationId}`,
     via: `${merchant.books.application} (${merchant.books.serviceApplicationId})`,
   };
 }
 
 /** Runs the reconciliation workflow once, as its schedule would, and checks every category is represented. */
-export async function demoReconciliation(stack: Stack, runId: string): Promise<PieceOutcome & { counts: ReconcileBusinessResult['counts'] }> {
-  const result = await stack.client.workflow.execute<(input: typeof DEMO_RECONCILIATION_LINK) => Promise<ReconcileBusinessResult>>(
-    'reconciliationWorkflow',
-    {
-      taskQueue: WORKFLOW_TASK_QUEUE,
-      workflowId: `reconciliation-demo:${DEMO_RECONCILIATION_LINK.businessId}:${runId}`,
-      args: [DEMO_RECONCILIATION_LINK],
-    },
-  );
+export async function demoReconciliation(
+  stack: Stack,
+  runId: string,
+): Promise<PieceOutcome & { counts: ReconcileBusinessResult['counts'] }> {
+  const result = await stack.client.workflow.execute<
+    (input: typeof DEMO_RECONCILIATION_LINK) => Promise<ReconcileBusinessResult>
+  >('reconciliationWorkflow', {
+    taskQueue: WORKFLOW_TASK_QUEUE,
+    workflowId: `reconciliation-demo:${DEMO_RECONCILIATION_LINK.businessId}:${runId}`,
+    args: [DEMO_RECONCILIATION_LINK],
+  });
   const c = result.counts;
   return {
     ok: c.matched > 0 && c.suggested > 0 && c.amountMismatches > 0 && c.unpaidPurchases > 0 && c.unmatchedPayments > 0,

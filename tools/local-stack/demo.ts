@@ -17,7 +17,13 @@ import { createLogger } from '../../src/logger.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startStack, type Stack } from './stack.js';
 import type { SaleInput, SaleState } from '../../src/contracts/sale.js';
-import { DEMO_SYNC_BATCH_IDS, demoPurchasesSync, demoReconciliation, demoSyncBatch, type PieceOutcome } from './demo-system.js';
+import {
+  DEMO_SYNC_BATCH_IDS,
+  demoPurchasesSync,
+  demoReconciliation,
+  demoSyncBatch,
+  type PieceOutcome,
+} from './demo-system.js';
 import { LOCAL_MERCHANTS, type LocalMerchant } from './local-tenants.js';
 import { stackShape } from './stack-shape.js';
 import { progressLine, summaryTables, verdictLine, type DemoResult } from './demo-output.js';
@@ -39,7 +45,12 @@ const today = new Date().toISOString().slice(0, 10);
 
 const { retail, other } = LOCAL_MERCHANTS;
 
-function sale(prefix: string, lines: SaleInput['lines'], refundWindowDays = 0, businessId: string = DEMO.businesses.nairobi): SaleInput {
+function sale(
+  prefix: string,
+  lines: SaleInput['lines'],
+  refundWindowDays = 0,
+  businessId: string = DEMO.businesses.nairobi,
+): SaleInput {
   return {
     businessId,
     traderInvoiceNumber: `${prefix}DEMO-${runId}`,
@@ -79,7 +90,10 @@ const CASES: DemoCase[] = [
     path: 'rejection, then retry',
     merchant: retail,
     input: sale('FLAKY-', basket),
-    finish: async (_s, state) => ({ ok: state.sale?.status === 'completed' && state.submissions >= 2, note: `${state.submissions} submissions` }),
+    finish: async (_s, state) => ({
+      ok: state.sale?.status === 'completed' && state.submissions >= 2,
+      note: `${state.submissions} submissions`,
+    }),
   },
   {
     path: 'refund to credit note',
@@ -92,12 +106,25 @@ const CASES: DemoCase[] = [
         traderInvoiceNumber: `CN-${state.traderInvoiceNumber}`,
       });
       const receipt = result.creditNote.receipt;
-      return { ok: result.creditNote.status === 'completed' && receipt?.receiptLabel === 'NC', note: `credit note ${receipt?.cuInvoiceNo ?? '?'}` };
+      return {
+        ok: result.creditNote.status === 'completed' && receipt?.receiptLabel === 'NC',
+        note: `credit note ${receipt?.cuInvoiceNo ?? '?'}`,
+      };
     },
   },
   // The other merchant, on its own key and budget: its sales go through its own application.
-  { path: 'other merchant, immediate', merchant: other, input: sale('KSM-', kisumuBasket, 0, DEMO.businesses.kisumu), finish: signed },
-  { path: 'other merchant, async', merchant: other, input: sale('ASYNC-KSM-', kisumuBasket, 0, DEMO.businesses.kisumu), finish: signed },
+  {
+    path: 'other merchant, immediate',
+    merchant: other,
+    input: sale('KSM-', kisumuBasket, 0, DEMO.businesses.kisumu),
+    finish: signed,
+  },
+  {
+    path: 'other merchant, async',
+    merchant: other,
+    input: sale('ASYNC-KSM-', kisumuBasket, 0, DEMO.businesses.kisumu),
+    finish: signed,
+  },
 ];
 
 /**
@@ -105,16 +132,27 @@ const CASES: DemoCase[] = [
  * business to the application serving it. Empty when the sandbox holds no such sale.
  */
 async function filedBy(stack: Stack, input: SaleInput): Promise<string> {
-  const documents = (await stack.sandbox?.inspector.documents({ businessId: input.businessId, traderInvoiceNumber: input.traderInvoiceNumber, type: 'sale' })) ?? [];
+  const documents =
+    (await stack.sandbox?.inspector.documents({
+      businessId: input.businessId,
+      traderInvoiceNumber: input.traderInvoiceNumber,
+      type: 'sale',
+    })) ?? [];
   return [...new Set(documents.map((d) => d.applicationId))].join(', ');
 }
 
-async function waitUntil(sales: SalesClient, input: SaleInput, done: (s: SaleState) => boolean, timeoutMs: number): Promise<SaleState> {
+async function waitUntil(
+  sales: SalesClient,
+  input: SaleInput,
+  done: (s: SaleState) => boolean,
+  timeoutMs: number,
+): Promise<SaleState> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const state = await sales.getState(input.businessId, input.traderInvoiceNumber);
     if (done(state)) return state;
-    if (Date.now() > until) throw new Error(`timed out in step ${state.step}${state.parked ? ` (parked: ${state.parked.code})` : ''}`);
+    if (Date.now() > until)
+      throw new Error(`timed out in step ${state.step}${state.parked ? ` (parked: ${state.parked.code})` : ''}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -133,7 +171,9 @@ async function main(): Promise<number> {
   console.log('starting the stack: Temporal dev server, sandbox, workers (bundling the workflows takes a few seconds)');
   const stack = await startStack({ env: process.env, logger, headless: true, dbFilename: null, purchasesFile });
   for (const merchant of Object.values(LOCAL_MERCHANTS)) {
-    console.log(`  merchant ${merchant.application}: ${merchant.businesses.join(', ')} on its own key (${merchant.serviceApplicationId}, ${merchant.requestsPerMinute}/min), books ${merchant.books.application}`);
+    console.log(
+      `  merchant ${merchant.application}: ${merchant.businesses.join(', ')} on its own key (${merchant.serviceApplicationId}, ${merchant.requestsPerMinute}/min), books ${merchant.books.application}`,
+    );
   }
   const sales = new SalesClient(stack.client);
   const saleResults: DemoResult[] = [];
@@ -145,7 +185,9 @@ async function main(): Promise<number> {
     ['other merchant, sync batch', () => demoSyncBatch(stack, DEMO_SYNC_BATCH_IDS.other, other)],
     ['reconciliation', () => demoReconciliation(stack, runId)],
   ];
-  console.log(`stack ready in ${elapsed(began).toFixed(1)} s; ${CASES.length} sales (one down each path), then ${pieces.length} other pieces`);
+  console.log(
+    `stack ready in ${elapsed(began).toFixed(1)} s; ${CASES.length} sales (one down each path), then ${pieces.length} other pieces`,
+  );
   const nameWidth = Math.max(...CASES.map((c) => c.path.length), ...pieces.map(([name]) => name.length));
   const ended = (into: DemoResult[], result: DemoResult) => {
     into.push(result);
@@ -158,12 +200,24 @@ async function main(): Promise<number> {
       try {
         await demo.before?.(stack);
         await sales.startSale(demo.input);
-        const state = await waitUntil(sales, demo.input, (s) => ['refund_window', 'completed', 'cancelled', 'failed'].includes(s.step), 120_000);
+        const state = await waitUntil(
+          sales,
+          demo.input,
+          (s) => ['refund_window', 'completed', 'cancelled', 'failed'].includes(s.step),
+          120_000,
+        );
         const verdict = await demo.finish(sales, state);
-        const final = await waitUntil(sales, demo.input, (s) => s.step === 'completed' || s.step === 'cancelled' || s.step === 'failed', 60_000);
+        const final = await waitUntil(
+          sales,
+          demo.input,
+          (s) => s.step === 'completed' || s.step === 'cancelled' || s.step === 'failed',
+          60_000,
+        );
         const by = await filedBy(stack, demo.input);
         const routed = by === demo.merchant.serviceApplicationId;
-        const misrouted = routed ? '' : `filed by ${by || 'no application'}, expected ${demo.merchant.serviceApplicationId}`;
+        const misrouted = routed
+          ? ''
+          : `filed by ${by || 'no application'}, expected ${demo.merchant.serviceApplicationId}`;
         const ok = verdict.ok && routed && final.step === 'completed';
         ended(saleResults, {
           name: demo.path,
@@ -176,7 +230,14 @@ async function main(): Promise<number> {
           note: ok ? verdict.note : [verdict.note, misrouted, `ended in step ${final.step}`].filter(Boolean).join('; '),
         });
       } catch (err) {
-        ended(saleResults, { name: demo.path, via: demo.merchant.application, outcome: 'FAILED', seconds: elapsed(started), invoice, note: err instanceof Error ? err.message : String(err) });
+        ended(saleResults, {
+          name: demo.path,
+          via: demo.merchant.application,
+          outcome: 'FAILED',
+          seconds: elapsed(started),
+          invoice,
+          note: err instanceof Error ? err.message : String(err),
+        });
       }
     }
     // Beyond sales: the rest of the system on the same stack.
@@ -184,9 +245,20 @@ async function main(): Promise<number> {
       const started = performance.now();
       try {
         const outcome = await run();
-        ended(pieceResults, { name, ...(outcome.via ? { via: outcome.via } : {}), outcome: outcome.ok ? 'ok' : 'UNEXPECTED', seconds: elapsed(started), note: outcome.note });
+        ended(pieceResults, {
+          name,
+          ...(outcome.via ? { via: outcome.via } : {}),
+          outcome: outcome.ok ? 'ok' : 'UNEXPECTED',
+          seconds: elapsed(started),
+          note: outcome.note,
+        });
       } catch (err) {
-        ended(pieceResults, { name, outcome: 'FAILED', seconds: elapsed(started), note: err instanceof Error ? err.message : String(err) });
+        ended(pieceResults, {
+          name,
+          outcome: 'FAILED',
+          seconds: elapsed(started),
+          note: err instanceof Error ? err.message : String(err),
+        });
       }
     }
   } finally {

@@ -15,7 +15,11 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultAccountingFixture, DEMO_RECONCILIATION_LINK, OTHER_COMPANY_ID } from '../../sandbox/accounting/default-fixture.js';
+import {
+  defaultAccountingFixture,
+  DEMO_RECONCILIATION_LINK,
+  OTHER_COMPANY_ID,
+} from '../../sandbox/accounting/default-fixture.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import type { SandboxFixtureInput } from '../../sandbox/fixture.js';
 import type { Sandbox } from '../../sandbox/server.js';
@@ -70,7 +74,9 @@ export function localSandboxFixture(): SandboxFixtureInput {
     accounting: {
       ...defaultAccountingFixture,
       applications: defaultAccountingFixture.applications.map((application) =>
-        books.has(application.id) && application.webhookSecret === undefined ? { ...application, webhookSecret: runWebhookSecret() } : application,
+        books.has(application.id) && application.webhookSecret === undefined
+          ? { ...application, webhookSecret: runWebhookSecret() }
+          : application,
       ),
     },
   };
@@ -103,7 +109,11 @@ export function writeLocalTenantsFile(sandbox: Sandbox, dir: string): string {
         ...(application.webhookSecret ? { webhookSecret: { value: application.webhookSecret } } : {}),
       };
     }),
-    links: MERCHANTS.map((merchant) => ({ business: merchant.link.businessId, company: merchant.link.companyId, accounting: merchant.books.application })),
+    links: MERCHANTS.map((merchant) => ({
+      business: merchant.link.businessId,
+      company: merchant.link.companyId,
+      accounting: merchant.books.application,
+    })),
   };
   const path = join(dir, 'tenants.json');
   writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
@@ -111,11 +121,19 @@ export function writeLocalTenantsFile(sandbox: Sandbox, dir: string): string {
 }
 
 /** Points each merchant's books' webhooks at its own path of the receiver, as each dashboard setting would. */
-export async function pointWebhooks(sandbox: Sandbox, receiverUrl: string, pathOf: (application: string) => string): Promise<string[]> {
+export async function pointWebhooks(
+  sandbox: Sandbox,
+  receiverUrl: string,
+  pathOf: (application: string) => string,
+): Promise<string[]> {
   const pointed: string[] = [];
   for (const { books } of MERCHANTS) {
-    if (!sandbox.fixture.accounting.applications.find((a) => a.id === books.serviceApplicationId)?.webhookSecret) continue;
-    await sandbox.inspector.setAccountingWebhookEndpoint(books.serviceApplicationId, `${receiverUrl}${pathOf(books.application)}`);
+    if (!sandbox.fixture.accounting.applications.find((a) => a.id === books.serviceApplicationId)?.webhookSecret)
+      continue;
+    await sandbox.inspector.setAccountingWebhookEndpoint(
+      books.serviceApplicationId,
+      `${receiverUrl}${pathOf(books.application)}`,
+    );
     pointed.push(books.application);
   }
   return pointed;

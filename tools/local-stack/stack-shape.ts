@@ -16,7 +16,12 @@ export type StackShape =
   | { kind: 'single-key'; because: string };
 
 /** The settings of the one-key stack (each also as NAME_FILE where it is a secret). */
-export const SINGLE_KEY_SETTINGS = ['SANDBOX', 'COMPLIANCE_BASE_URL', 'ACCOUNTING_BASE_URL', ...SINGLE_TENANT_VARIABLES] as const;
+export const SINGLE_KEY_SETTINGS = [
+  'SANDBOX',
+  'COMPLIANCE_BASE_URL',
+  'ACCOUNTING_BASE_URL',
+  ...SINGLE_TENANT_VARIABLES,
+] as const;
 
 const isSet = (env: Env, name: string) => Boolean(env[name]?.trim());
 

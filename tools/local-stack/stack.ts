@@ -16,7 +16,13 @@ import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import { loadWorkerSettings, type WorkerSettings } from '../../src/worker/settings.js';
 import { connectTenantsWorkerProcess, connectWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
 import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
-import { LOCAL_MERCHANTS, localSandboxFixture, pointWebhooks, writeLocalTenantsFile, type LocalMerchant } from './local-tenants.js';
+import {
+  LOCAL_MERCHANTS,
+  localSandboxFixture,
+  pointWebhooks,
+  writeLocalTenantsFile,
+  type LocalMerchant,
+} from './local-tenants.js';
 import { stackShape, type StackShape } from './stack-shape.js';
 
 type Env = Record<string, string | undefined>;
@@ -66,7 +72,8 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
  * restarts. The sales CLI reads it with PAYLOAD_KEYS_FILE.
  */
 function localPayloadKeys(env: Env): { env: Env; keysFile: string | undefined } {
-  if (env.PAYLOAD_KEYS?.trim() || env.PAYLOAD_KEYS_FILE?.trim() || env.PAYLOAD_ENCRYPTION?.trim()) return { env: {}, keysFile: undefined };
+  if (env.PAYLOAD_KEYS?.trim() || env.PAYLOAD_KEYS_FILE?.trim() || env.PAYLOAD_ENCRYPTION?.trim())
+    return { env: {}, keysFile: undefined };
   const keysFile = resolve(REPO_ROOT, '.temporal/payload-keys');
   if (!existsSync(keysFile)) {
     mkdirSync(dirname(keysFile), { recursive: true });
@@ -77,7 +84,11 @@ function localPayloadKeys(env: Env): { env: Env; keysFile: string | undefined } 
 
 /** The usual port when free, any free one otherwise. */
 async function startLocalCodecServer(env: Env, encryption: PayloadEncryption, logger: Logger): Promise<CodecServer> {
-  const options = { ...codecServerOptionsFromEnv(env), codec: encryption.codec, logger: logger.child({ component: 'codec-server' }) };
+  const options = {
+    ...codecServerOptionsFromEnv(env),
+    codec: encryption.codec,
+    logger: logger.child({ component: 'codec-server' }),
+  };
   try {
     return await startCodecServer(options);
   } catch (err) {
@@ -157,8 +168,16 @@ interface StartedWorker {
  * sandbox's URLs in the file as a real service's would be). Each merchant's books send their webhooks to their own
  * path of the receiver.
  */
-async function startMerchants(env: Env, logger: Logger, temporal: () => Promise<TemporalSettings>, settle: (settings: WorkerSettings) => void): Promise<StartedWorker> {
-  const sandbox = await startSandbox({ logger: logger.child({ component: 'sandbox' }), fixture: localSandboxFixture() });
+async function startMerchants(
+  env: Env,
+  logger: Logger,
+  temporal: () => Promise<TemporalSettings>,
+  settle: (settings: WorkerSettings) => void,
+): Promise<StartedWorker> {
+  const sandbox = await startSandbox({
+    logger: logger.child({ component: 'sandbox' }),
+    fixture: localSandboxFixture(),
+  });
   const dir = mkdtempSync(join(tmpdir(), 'etims-stack-'));
   const release = async () => {
     await sandbox.close();
@@ -167,14 +186,21 @@ async function startMerchants(env: Env, logger: Logger, temporal: () => Promise<
   try {
     const tenantsFile = writeLocalTenantsFile(sandbox, dir);
     // The sandbox calls back on loopback: allowed here, as COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS allows it for a local service.
-    const settings = loadWorkerSettings({ ...env, TENANTS_FILE: tenantsFile, COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true' });
+    const settings = loadWorkerSettings({
+      ...env,
+      TENANTS_FILE: tenantsFile,
+      COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
+    });
     settle(settings);
     if (!settings.tenants) throw new Error('unreachable: the local merchants are a tenants file');
-    const connected = await connectTenantsWorkerProcess({ ...settings, tenants: settings.tenants }, logger, { temporal: await temporal() });
+    const connected = await connectTenantsWorkerProcess({ ...settings, tenants: settings.tenants }, logger, {
+      temporal: await temporal(),
+    });
     const { worker } = connected;
     let webhooksReceived: string[] = [];
     try {
-      if (worker.callbacks) webhooksReceived = await pointWebhooks(sandbox, worker.callbacks.url, accountingWebhookPath);
+      if (worker.callbacks)
+        webhooksReceived = await pointWebhooks(sandbox, worker.callbacks.url, accountingWebhookPath);
     } catch (err) {
       await connected.close();
       throw err;
@@ -199,17 +225,38 @@ async function startMerchants(env: Env, logger: Logger, temporal: () => Promise<
 }
 
 /** The environment's tenants file, served as `npm run worker` serves it. */
-async function startTenants(env: Env, logger: Logger, temporal: () => Promise<TemporalSettings>, settle: (settings: WorkerSettings) => void): Promise<StartedWorker> {
+async function startTenants(
+  env: Env,
+  logger: Logger,
+  temporal: () => Promise<TemporalSettings>,
+  settle: (settings: WorkerSettings) => void,
+): Promise<StartedWorker> {
   const settings = loadWorkerSettings(env);
   settle(settings);
   if (!settings.tenants) throw new Error('unreachable: TENANTS_FILE or TENANTS_DIR is set');
-  const connected = await connectTenantsWorkerProcess({ ...settings, tenants: settings.tenants }, logger, { temporal: await temporal() });
+  const connected = await connectTenantsWorkerProcess({ ...settings, tenants: settings.tenants }, logger, {
+    temporal: await temporal(),
+  });
   const tenantsFile = env.TENANTS_FILE?.trim() || env.TENANTS_DIR?.trim();
-  return { client: connected.client, worker: connected.worker, services: undefined, sandbox: undefined, merchants: undefined, tenantsFile, webhooksReceived: [], close: () => connected.close() };
+  return {
+    client: connected.client,
+    worker: connected.worker,
+    services: undefined,
+    sandbox: undefined,
+    merchants: undefined,
+    tenantsFile,
+    webhooksReceived: [],
+    close: () => connected.close(),
+  };
 }
 
 /** One key per service, the embedded sandbox for those not configured: the stack before tenants. */
-async function startSingleKey(env: Env, logger: Logger, temporal: () => Promise<TemporalSettings>, settle: (settings: WorkerSettings) => void): Promise<StartedWorker> {
+async function startSingleKey(
+  env: Env,
+  logger: Logger,
+  temporal: () => Promise<TemporalSettings>,
+  settle: (settings: WorkerSettings) => void,
+): Promise<StartedWorker> {
   const settings = loadWorkerSettings(await singleKeyDefaults(env));
   settle(settings);
   const connected = await connectWorkerProcess(settings, logger, { temporal: await temporal() });
@@ -220,10 +267,22 @@ async function startSingleKey(env: Env, logger: Logger, temporal: () => Promise<
   if (sandbox && settings.services.accounting === undefined && worker.callbacks) {
     // The accounting sandbox's signed webhooks reach this stack's receiver, as a dashboard setting would point them.
     const { DEMO_ACCOUNTING_APPLICATION_ID } = await import('../../sandbox/accounting/default-fixture.js');
-    await sandbox.inspector.setAccountingWebhookEndpoint(DEMO_ACCOUNTING_APPLICATION_ID, `${worker.callbacks.url}/webhooks/accounting`);
+    await sandbox.inspector.setAccountingWebhookEndpoint(
+      DEMO_ACCOUNTING_APPLICATION_ID,
+      `${worker.callbacks.url}/webhooks/accounting`,
+    );
     webhooksReceived.push('default');
   }
-  return { client, worker, services, sandbox, merchants: undefined, tenantsFile: undefined, webhooksReceived, close: () => connected.close() };
+  return {
+    client,
+    worker,
+    services,
+    sandbox,
+    merchants: undefined,
+    tenantsFile: undefined,
+    webhooksReceived,
+    close: () => connected.close(),
+  };
 }
 
 /**
@@ -260,9 +319,16 @@ export async function startStack(options: {
     const headless = options.headless ?? false;
     // The web UI decodes what the workers encrypted through the codec server, allowed for the UI's origin only.
     if (!headless && encryption.encrypted) codecServer = await startLocalCodecServer(local.env, encryption, logger);
-    const dbFilename = options.dbFilename === null ? undefined : (options.dbFilename ?? resolve(REPO_ROOT, '.temporal/dev.db'));
+    const dbFilename =
+      options.dbFilename === null ? undefined : (options.dbFilename ?? resolve(REPO_ROOT, '.temporal/dev.db'));
     if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
-    devServer = await startLocalTemporal({ headless, dbFilename, namespace: configured.namespace, uiCodecEndpoint: codecServer?.url, logger });
+    devServer = await startLocalTemporal({
+      headless,
+      dbFilename,
+      namespace: configured.namespace,
+      uiCodecEndpoint: codecServer?.url,
+      logger,
+    });
     if (devServer.uiUrl) {
       codecServer?.allowOrigin(devServer.uiUrl);
       codecServer?.allowOrigin(devServer.uiUrl.replace('//127.0.0.1:', '//localhost:'));
@@ -282,7 +348,9 @@ export async function startStack(options: {
     await codecServer?.close();
     throw err;
   }
-  const temporalSettings = devServer ? localTemporalSettings(devServer.address, devServer.namespace) : settings!.temporal;
+  const temporalSettings = devServer
+    ? localTemporalSettings(devServer.address, devServer.namespace)
+    : settings!.temporal;
   const { worker } = started;
   const running = worker.run();
   let stopped: Promise<void> | undefined;

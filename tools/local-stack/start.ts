@@ -13,7 +13,8 @@ function servingLines(stack: Stack, config: ReturnType<typeof loadConfig>): stri
     const width = Math.max(...stack.merchants.map((m) => m.application.length));
     return [
       ...stack.merchants.map(
-        (m) => `  merchant        ${m.application.padEnd(width)}  ${m.businesses.join(', ')} (${m.serviceApplicationId}, ${m.requestsPerMinute}/min); books ${m.books.application}`,
+        (m) =>
+          `  merchant        ${m.application.padEnd(width)}  ${m.businesses.join(', ')} (${m.serviceApplicationId}, ${m.requestsPerMinute}/min); books ${m.books.application}`,
       ),
       `  sandbox         compliance ${stack.sandbox?.complianceUrl ?? '?'}, accounting ${stack.sandbox?.accountingUrl ?? '?'}`,
       `  tenants file    ${stack.tenantsFile ?? '?'} (removed at stop; npm run tenants / check / reconcile read it with TENANTS_FILE=…)`,
@@ -32,7 +33,8 @@ async function main(): Promise<number> {
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'stack' });
   const stack = await startStack({ env: process.env, logger });
-  const webhooks = stack.webhooksReceived.length > 0 ? `, accounting webhooks of ${stack.webhooksReceived.join(', ')}` : '';
+  const webhooks =
+    stack.webhooksReceived.length > 0 ? `, accounting webhooks of ${stack.webhooksReceived.join(', ')}` : '';
   console.log(`
 eTIMS sale worker is running
   Temporal        ${stack.temporalAddress} (namespace ${stack.namespace})
@@ -40,8 +42,12 @@ eTIMS sale worker is running
 ${servingLines(stack, config).join('\n')}
   callbacks       ${stack.worker.callbacks ? `${stack.worker.callbacks.url}${webhooks}` : 'none (polling only)'}
   codec server    ${stack.codecUrl ?? 'none'}
-  metrics         worker ${stack.settings.worker.metricsBindAddress ? `http://${stack.settings.worker.metricsBindAddress}/metrics` : 'off (set METRICS_BIND_ADDRESS)'}, Temporal ${stack.temporalMetricsUrl ?? '(server not started here)'}${stack.payloadKeysFile ? `
-  payload key     ${stack.payloadKeysFile} (the sales CLI needs it: export PAYLOAD_KEYS_FILE=${stack.payloadKeysFile})` : ''}
+  metrics         worker ${stack.settings.worker.metricsBindAddress ? `http://${stack.settings.worker.metricsBindAddress}/metrics` : 'off (set METRICS_BIND_ADDRESS)'}, Temporal ${stack.temporalMetricsUrl ?? '(server not started here)'}${
+    stack.payloadKeysFile
+      ? `
+  payload key     ${stack.payloadKeysFile} (the sales CLI needs it: export PAYLOAD_KEYS_FILE=${stack.payloadKeysFile})`
+      : ''
+  }
 Start a sale:     ${stack.payloadKeysFile ? `PAYLOAD_KEYS_FILE=${stack.payloadKeysFile} ` : ''}npm run sales -- start examples/sale.json
 Press Ctrl+C to stop.
 `);

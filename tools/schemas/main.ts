@@ -30,7 +30,10 @@ async function main({ check }: { check?: boolean }): Promise<number> {
   return 0;
 }
 
-const program = createProgram('npm run schemas --', 'Writes docs/schemas/, the JSON Schema of every input a sale accepts, from its zod schemas.')
+const program = createProgram(
+  'npm run schemas --',
+  'Writes docs/schemas/, the JSON Schema of every input a sale accepts, from its zod schemas.',
+)
   .option('--check', 'write nothing; exit 1 when a checked-in file is stale')
   .act((_args, options) => main(options));
 

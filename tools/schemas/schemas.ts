@@ -35,8 +35,16 @@ export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
     title: 'Stock movement (confirmStockMovement and resendStockMovement update argument)',
     schema: stockMovementArgsSchema,
   },
-  { file: 'await-receipt.schema.json', title: 'Await receipt (awaitReceipt update argument)', schema: awaitReceiptRequestSchema },
-  { file: 'settle-movement.schema.json', title: "Settle movement (the stock ledger's settleMovement update argument)", schema: settleMovementArgsSchema },
+  {
+    file: 'await-receipt.schema.json',
+    title: 'Await receipt (awaitReceipt update argument)',
+    schema: awaitReceiptRequestSchema,
+  },
+  {
+    file: 'settle-movement.schema.json',
+    title: "Settle movement (the stock ledger's settleMovement update argument)",
+    schema: settleMovementArgsSchema,
+  },
 ];
 
 /** Each file's name and its exact text (2-space JSON, trailing newline), as checked in. */

@@ -48,10 +48,14 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const ip = opts.ip ?? '127.0.0.1';
   const namespace = opts.namespace ?? 'default';
   const headless = opts.headless ?? false;
-  const executable =
-    opts.executable ?? (await resolveTemporalExecutable('temporal', { logger: opts.logger })).path;
+  const executable = opts.executable ?? (await resolveTemporalExecutable('temporal', { logger: opts.logger })).path;
 
-  const [port, uiPort, metricsPort] = await resolvePorts(ip, opts.port, headless ? undefined : (opts.uiPort ?? 0), opts.metricsPort);
+  const [port, uiPort, metricsPort] = await resolvePorts(
+    ip,
+    opts.port,
+    headless ? undefined : (opts.uiPort ?? 0),
+    opts.metricsPort,
+  );
   const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', namespace];
   args.push('--log-level', 'warn');
   // Fairness between businesses on shared queues (see deploy/temporal/dynamicconfig/development-sql.yaml).
@@ -59,7 +63,12 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   // One partition per task queue: a queue's rate limit (and each fairness key's) is split between its partitions, so
   // with the default 4 a window held to 2 tasks a second by 2 pollers got about 1.7 (docs/tenancy.md); a dev server
   // needs no more than one partition's throughput.
-  args.push('--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1', '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1');
+  args.push(
+    '--dynamic-config-value',
+    'matching.numTaskqueueReadPartitions=1',
+    '--dynamic-config-value',
+    'matching.numTaskqueueWritePartitions=1',
+  );
   if (uiPort === undefined) {
     args.push('--headless');
   } else {
@@ -105,8 +114,16 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const host = address.split(':')[0];
   const uiUrl = uiPort === undefined ? undefined : `http://${host}:${uiPort}`;
   const metricsUrl = metricsPort === undefined ? undefined : `http://${host}:${metricsPort}/metrics`;
-  log(`Temporal dev server ready at ${address} (namespace ${namespace}${uiUrl ? `, UI ${uiUrl}` : ''}${metricsUrl ? `, metrics ${metricsUrl}` : ''})`);
-  return { address, namespace, uiUrl, ...(metricsUrl ? { metricsUrl } : {}), stop: () => stopChild(child, exited.promise) };
+  log(
+    `Temporal dev server ready at ${address} (namespace ${namespace}${uiUrl ? `, UI ${uiUrl}` : ''}${metricsUrl ? `, metrics ${metricsUrl}` : ''})`,
+  );
+  return {
+    address,
+    namespace,
+    uiUrl,
+    ...(metricsUrl ? { metricsUrl } : {}),
+    stop: () => stopChild(child, exited.promise),
+  };
 }
 
 /** Ports of 0 or undefined mean "pick a free one"; all are held at once so two picks cannot collide. */

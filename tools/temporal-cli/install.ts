@@ -20,7 +20,10 @@ async function main({ testServer }: { testServer?: boolean }): Promise<number> {
   return 0;
 }
 
-const program = createProgram('npm run temporal:install --', 'Finds or installs the pinned Temporal CLI where the resolver finds it, and prints its path.')
+const program = createProgram(
+  'npm run temporal:install --',
+  'Finds or installs the pinned Temporal CLI where the resolver finds it, and prints its path.',
+)
   .option('--test-server', 'the time-skipping test server too')
   .act((_args, options) => main(options));
 

@@ -163,7 +163,8 @@ function findRepoRoot(): string {
   for (;;) {
     if (existsSync(path.join(dir, 'package.json'))) return dir;
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('cannot locate the repository root (no package.json above tools/temporal-cli/resolver.ts)');
+    if (parent === dir)
+      throw new Error('cannot locate the repository root (no package.json above tools/temporal-cli/resolver.ts)');
     dir = parent;
   }
 }
@@ -300,7 +301,10 @@ async function downloadFromTemporal(tool: TemporalTool, tmpDir: string, log: (ms
 /** A short deadline for the response headers (fail fast offline), a long one for the body (large archives). */
 async function fetchBytes(url: string): Promise<Buffer> {
   const controller = new AbortController();
-  let timer = setTimeout(() => controller.abort(new Error('timed out waiting for a response')), DOWNLOAD_CONNECT_TIMEOUT_MS);
+  let timer = setTimeout(
+    () => controller.abort(new Error('timed out waiting for a response')),
+    DOWNLOAD_CONNECT_TIMEOUT_MS,
+  );
   try {
     const response = await fetch(url, { signal: controller.signal, redirect: 'follow' });
     if (!response.ok) throw new Error(`GET ${url}: HTTP ${response.status}`);

@@ -36,8 +36,10 @@ function deliveredBefore(err: ActivityFailure, total: number): number {
   const counts: unknown[] = [];
   let cause: unknown = err.cause;
   for (let depth = 0; depth < 3 && cause; depth++) {
-    if (cause instanceof ApplicationFailure) counts.push((cause.details?.[0] as Partial<DeliveryProgress> | undefined)?.delivered);
-    if (cause instanceof TimeoutFailure) counts.push((cause.lastHeartbeatDetails as Partial<DeliveryProgress> | undefined)?.delivered);
+    if (cause instanceof ApplicationFailure)
+      counts.push((cause.details?.[0] as Partial<DeliveryProgress> | undefined)?.delivered);
+    if (cause instanceof TimeoutFailure)
+      counts.push((cause.lastHeartbeatDetails as Partial<DeliveryProgress> | undefined)?.delivered);
     cause = (cause as { cause?: unknown }).cause;
   }
   const valid = counts.filter((n): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= total);

@@ -57,7 +57,12 @@ export function previousLedger(lastResult: unknown, businessId: string): Purchas
  * the end of the listing `ledger` holds exactly the invoices the service lists. An invoice whose event is due
  * keeps its old entry (or none, when new) until the event is delivered: `recordDelivered` moves it forward.
  */
-export function diffPage(businessId: string, listed: readonly ListedPurchase[], previous: PurchaseLedger, ledger: PurchaseLedger): PageDiff {
+export function diffPage(
+  businessId: string,
+  listed: readonly ListedPurchase[],
+  previous: PurchaseLedger,
+  ledger: PurchaseLedger,
+): PageDiff {
   const diff: PageDiff = { due: [], seen: 0, newInvoices: 0, statusChanges: 0 };
   for (const { purchase, fingerprint } of listed) {
     diff.seen++;

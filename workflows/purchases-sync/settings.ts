@@ -1,5 +1,9 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import { PURCHASES_PAGE_SIZE, PURCHASES_PAGES_PER_RUN, type PurchasesSyncOptions } from '../../src/contracts/purchases-sync.js';
+import {
+  PURCHASES_PAGE_SIZE,
+  PURCHASES_PAGES_PER_RUN,
+  type PurchasesSyncOptions,
+} from '../../src/contracts/purchases-sync.js';
 
 const DEFAULT_DELIVERY_ATTEMPTS = 8;
 
@@ -17,8 +21,15 @@ export function settingsOf(options: PurchasesSyncOptions = {}): PurchasesSyncSet
   const deliveryAttempts = options.deliveryAttempts ?? DEFAULT_DELIVERY_ATTEMPTS;
   const wrong = (field: string, rule: string) =>
     ApplicationFailure.create({ type: 'invalid_request', message: `options.${field} ${rule}`, nonRetryable: true });
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) throw wrong('pageSize', 'must be an integer from 1 to 100');
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100)
+    throw wrong('pageSize', 'must be an integer from 1 to 100');
   if (!Number.isInteger(pagesPerRun) || pagesPerRun < 1) throw wrong('pagesPerRun', 'must be a positive integer');
-  if (!Number.isInteger(deliveryAttempts) || deliveryAttempts < 1) throw wrong('deliveryAttempts', 'must be a positive integer');
-  return { pageSize, pagesPerRun, deliveryAttempts, deliveryRetryInterval: options.deliveryRetryInterval ?? '1 second' };
+  if (!Number.isInteger(deliveryAttempts) || deliveryAttempts < 1)
+    throw wrong('deliveryAttempts', 'must be a positive integer');
+  return {
+    pageSize,
+    pagesPerRun,
+    deliveryAttempts,
+    deliveryRetryInterval: options.deliveryRetryInterval ?? '1 second',
+  };
 }

@@ -20,17 +20,33 @@ const PAGE_OPTIONS: RoutedActivityOptions = {
 export function reconciliationActivities(route?: CallRoute) {
   // With its placement's route (workflows/placement.ts) its compliance calls spend its application's budget.
   const api = routedActivities(
-    route === undefined ? PAGE_OPTIONS : { ...PAGE_OPTIONS, priority: { ...PAGE_OPTIONS.priority, fairnessKey: route.fairnessKey }, complianceQueue: route.complianceQueue },
+    route === undefined
+      ? PAGE_OPTIONS
+      : {
+          ...PAGE_OPTIONS,
+          priority: { ...PAGE_OPTIONS.priority, fairnessKey: route.fairnessKey },
+          complianceQueue: route.complianceQueue,
+        },
   );
   return {
     checkBusiness: (businessId: string) =>
-      api.checkReconciliationBusiness.executeWithOptions({ summary: `can the compliance key act for ${businessId}?` }, [{ businessId }]),
+      api.checkReconciliationBusiness.executeWithOptions({ summary: `can the compliance key act for ${businessId}?` }, [
+        { businessId },
+      ]),
     checkCompanyPage: (companyId: string, page: number) =>
-      api.checkReconciliationCompany.executeWithOptions({ summary: `is ${companyId} on companies page ${page}?` }, [{ companyId, page }]),
+      api.checkReconciliationCompany.executeWithOptions({ summary: `is ${companyId} on companies page ${page}?` }, [
+        { companyId, page },
+      ]),
     purchasesPage: (input: ListReconciliationPurchasesInput, page: number) =>
-      api.listReconciliationPurchases.executeWithOptions({ summary: `purchases of ${input.businessId}, page ${page}` }, [input]),
+      api.listReconciliationPurchases.executeWithOptions(
+        { summary: `purchases of ${input.businessId}, page ${page}` },
+        [input],
+      ),
     billPaymentsPage: (companyId: string, page: number) =>
-      api.listReconciliationBillPayments.executeWithOptions({ summary: `bill payments of ${companyId}, page ${page}` }, [{ companyId, page }]),
+      api.listReconciliationBillPayments.executeWithOptions(
+        { summary: `bill payments of ${companyId}, page ${page}` },
+        [{ companyId, page }],
+      ),
   };
 }
 

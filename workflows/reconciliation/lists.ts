@@ -30,7 +30,10 @@ export async function listPurchases({ input, record, api }: Reconciliation): Pro
     if (cursor !== null) {
       // A cursor handed out twice would read the same pages until the bound: stop at once instead.
       if (cursors.has(cursor)) {
-        throw ApplicationFailure.nonRetryable(`listPurchases: the compliance service returned cursor ${JSON.stringify(cursor)} twice`, FAILURE_TYPES.unexpectedResponse);
+        throw ApplicationFailure.nonRetryable(
+          `listPurchases: the compliance service returned cursor ${JSON.stringify(cursor)} twice`,
+          FAILURE_TYPES.unexpectedResponse,
+        );
       }
       cursors.add(cursor);
     }

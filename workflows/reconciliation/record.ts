@@ -1,5 +1,10 @@
 import { setCurrentDetails } from '@temporalio/workflow';
-import type { ReconcileBusinessResult, ReconciliationCalls, ReconciliationCounts, ReconciliationInput } from '../../src/contracts/reconciliation.js';
+import type {
+  ReconcileBusinessResult,
+  ReconciliationCalls,
+  ReconciliationCounts,
+  ReconciliationInput,
+} from '../../src/contracts/reconciliation.js';
 import type { METRICS } from '../../src/metrics/catalogue.js';
 import { count, setGauge } from '../metrics.js';
 
@@ -21,7 +26,10 @@ const FINDING_KINDS: Record<keyof ReconciliationCounts, FindingKind> = {
 
 /** A reconciliation that ended failed; its input may be what it refused, so the business is read with care. */
 export function countFailedReconciliation(input: unknown): void {
-  const businessId = typeof input === 'object' && input !== null && 'businessId' in input && typeof input.businessId === 'string' ? input.businessId : '';
+  const businessId =
+    typeof input === 'object' && input !== null && 'businessId' in input && typeof input.businessId === 'string'
+      ? input.businessId
+      : '';
   count('etims_reconciliations', { business_id: businessId, outcome: 'failed' });
 }
 
@@ -30,7 +38,11 @@ export function countFailedReconciliation(input: unknown): void {
  * Temporal UI and its metrics, the counts per category once it is done.
  */
 export class ReconciliationRecord {
-  readonly calls: ReconciliationCalls = { compliance: { listBusinesses: 0, listPurchases: 0 }, accounting: { listCompanies: 0, listBillPayments: 0 }, total: 0 };
+  readonly calls: ReconciliationCalls = {
+    compliance: { listBusinesses: 0, listPurchases: 0 },
+    accounting: { listCompanies: 0, listBillPayments: 0 },
+    total: 0,
+  };
 
   constructor(private readonly input: ReconciliationInput) {
     setCurrentDetails(`Reconciling \`${input.businessId}\` with \`${input.companyId}\`…`);
@@ -44,7 +56,13 @@ export class ReconciliationRecord {
 
   finished(summary: ReconcileBusinessResult['summary']): ReconcileBusinessResult {
     const { businessId, companyId } = this.input;
-    const result: ReconcileBusinessResult = { businessId, companyId, summary, counts: summary.counts, calls: this.calls };
+    const result: ReconcileBusinessResult = {
+      businessId,
+      companyId,
+      summary,
+      counts: summary.counts,
+      calls: this.calls,
+    };
     setCurrentDetails(summaryMarkdown(result));
     publishSucceeded(result);
     return result;

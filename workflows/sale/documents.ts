@@ -1,4 +1,11 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  sleep,
+} from '@temporalio/workflow';
 import type { AuthorityCause, SubmissionResult } from '../../activities/types.js';
 import { AUTHORITY_CAUSES, isInFlight, isSigned, isTransientCause } from '../../src/contracts/compliance-rules.js';
 import type { FiscalDocument } from '../../src/contracts/sale.js';
@@ -15,7 +22,11 @@ type Outcome = FiscalDocument | { problem: { code: string; message: string } };
  * resubmits, retries transient rejections with backoff, and parks everything else for an operator. Only the
  * sale can be cancelled while parked: a credit note reverses a sale that is already signed.
  */
-export async function settleDocument(ctx: SaleContext, kind: DocumentKind, submit: () => Promise<SubmissionResult>): Promise<FiscalDocument> {
+export async function settleDocument(
+  ctx: SaleContext,
+  kind: DocumentKind,
+  submit: () => Promise<SubmissionResult>,
+): Promise<FiscalDocument> {
   const { input, record, inbox, api } = ctx;
   const cancellable = kind === 'sale';
   /** Callbacks counted when the latest submission went out: one after it may announce its outcome. */
@@ -30,14 +41,20 @@ export async function settleDocument(ctx: SaleContext, kind: DocumentKind, submi
       },
       { cancellable },
     );
-  const resubmit = (documentId: string) => send(() => api.signing.retrySale({ businessId: input.businessId, documentId }));
+  const resubmit = (documentId: string) =>
+    send(() => api.signing.retrySale({ businessId: input.businessId, documentId }));
   let transientRetries = 0;
 
   /** A document the authority did not sign: fix what the worker can, or park; then submit it again. */
   async function recover(document: FiscalDocument, causes: AuthorityCause[]): Promise<SubmissionResult> {
     if (document.status === 'completed') {
       // Accepted, but without the receipt values that prove it (C4): never counted as signed.
-      await awaitOperator(ctx, 'receipt_missing', `the service reports ${kind} ${document.id} completed but sent no receipt values: check it in the dashboard, then retry to read it again`, { cancellable: false });
+      await awaitOperator(
+        ctx,
+        'receipt_missing',
+        `the service reports ${kind} ${document.id} completed but sent no receipt values: check it in the dashboard, then retry to read it again`,
+        { cancellable: false },
+      );
       return confirmOrResubmit(ctx, document.id, resubmit);
     }
     // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
@@ -46,7 +63,11 @@ export async function settleDocument(ctx: SaleContext, kind: DocumentKind, submi
       ? transient
         ? []
         : await unregisteredItems(ctx)
-      : [...new Set(causes.filter((c) => c.code === AUTHORITY_CAUSES.itemNotRegistered && c.itemId).map((c) => c.itemId!))];
+      : [
+          ...new Set(
+            causes.filter((c) => c.code === AUTHORITY_CAUSES.itemNotRegistered && c.itemId).map((c) => c.itemId!),
+          ),
+        ];
     if (unregistered.length > 0) {
       await registerItems(ctx, unregistered);
       record.enter('retrying');
@@ -58,9 +79,15 @@ export async function settleDocument(ctx: SaleContext, kind: DocumentKind, submi
       await sleep(Math.min(2 ** transientRetries, 300) * 1000);
       return resubmit(document.id);
     }
-    const reason = document.error || causes.map((c) => c.message ?? c.code).join('; ') || 'failed by the authority without a reason';
+    const reason =
+      document.error || causes.map((c) => c.message ?? c.code).join('; ') || 'failed by the authority without a reason';
     const retries = `${transientRetries} automatic ${transientRetries === 1 ? 'retry' : 'retries'}`;
-    await awaitOperator(ctx, causes[0]?.code ?? 'authority_failed', transient ? `${reason} (still failing after ${retries})` : reason, { cancellable });
+    await awaitOperator(
+      ctx,
+      causes[0]?.code ?? 'authority_failed',
+      transient ? `${reason} (still failing after ${retries})` : reason,
+      { cancellable },
+    );
     transientRetries = 0;
     record.enter('retrying');
     return resubmit(document.id);
@@ -105,9 +132,17 @@ const CALLBACK_GRACE_MS = 10_000;
  */
 async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince: number | undefined): Promise<Outcome> {
   const { input, inbox, api, record } = ctx;
-  const timedOut = { problem: { code: 'outcome_timeout', message: `no outcome from the authority within ${input.options?.outcomeTimeout ?? '24 hours'}` } };
+  const timedOut = {
+    problem: {
+      code: 'outcome_timeout',
+      message: `no outcome from the authority within ${input.options?.outcomeTimeout ?? '24 hours'}`,
+    },
+  };
   const deadline = Date.now() + ctx.settings.outcomeTimeoutMs;
-  if (callbackSince !== undefined && (await condition(() => inbox.callbackHints > callbackSince, Math.min(CALLBACK_GRACE_MS, deadline - Date.now())))) {
+  if (
+    callbackSince !== undefined &&
+    (await condition(() => inbox.callbackHints > callbackSince, Math.min(CALLBACK_GRACE_MS, deadline - Date.now())))
+  ) {
     const { document, apiCalls } = await api.signing.getDocument({ businessId: input.businessId, documentId });
     record.countCalls(apiCalls);
     if (!isInFlight(document.status)) return document;
@@ -115,7 +150,9 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
   for (;;) {
     const hintsBefore = inbox.callbackHints;
     const scope = new CancellationScope();
-    const poll = scope.run(() => api.poller(deadline - Date.now()).awaitDocumentOutcome({ businessId: input.businessId, documentId }));
+    const poll = scope.run(() =>
+      api.poller(deadline - Date.now()).awaitDocumentOutcome({ businessId: input.businessId, documentId }),
+    );
     const winner = await Promise.race([
       poll.then(
         (r) => ({ kind: 'polled' as const, r }),

@@ -8,9 +8,16 @@ import { parkOnRefusal } from './operator.js';
 export async function ensureItemsRegistered(ctx: SaleContext): Promise<Set<string>> {
   const { input, record, api } = ctx;
   record.enter('registering_items');
-  const check = await parkOnRefusal(ctx, () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx) }), { cancellable: true });
+  const check = await parkOnRefusal(
+    ctx,
+    () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx) }),
+    { cancellable: true },
+  );
   record.countCalls(check.apiCalls);
-  await registerItems(ctx, check.items.filter((i) => !i.registered).map((i) => i.itemId));
+  await registerItems(
+    ctx,
+    check.items.filter((i) => !i.registered).map((i) => i.itemId),
+  );
   return stockTrackedOf(check.items);
 }
 
@@ -18,14 +25,21 @@ export async function ensureItemsRegistered(ctx: SaleContext): Promise<Set<strin
  * Files the sale with its items checked in the same activity; only when some are not registered yet does it
  * register them first and file in a second one. The stock-tracked items are told through `tracked`.
  */
-export async function fileWithItemsChecked(ctx: SaleContext, filing: CreateSaleInput, tracked: (items: Set<string>) => void): Promise<SubmissionResult> {
+export async function fileWithItemsChecked(
+  ctx: SaleContext,
+  filing: CreateSaleInput,
+  tracked: (items: Set<string>) => void,
+): Promise<SubmissionResult> {
   const { record, api } = ctx;
   const checked = await api.signing.signSale({ ...filing, itemIds: itemIdsOf(ctx) });
   tracked(stockTrackedOf(checked.items));
   if (checked.submission) return checked.submission;
   record.countCalls(checked.apiCalls);
   record.enter('registering_items');
-  await registerItems(ctx, checked.items.filter((i) => !i.registered).map((i) => i.itemId));
+  await registerItems(
+    ctx,
+    checked.items.filter((i) => !i.registered).map((i) => i.itemId),
+  );
   record.enter('creating_sale');
   return api.signing.createSale(filing);
 }
@@ -37,7 +51,11 @@ export async function fileWithItemsChecked(ctx: SaleContext, filing: CreateSaleI
  */
 export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
   const { input, record, api } = ctx;
-  const check = await parkOnRefusal(ctx, () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true }), { cancellable: true });
+  const check = await parkOnRefusal(
+    ctx,
+    () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true }),
+    { cancellable: true },
+  );
   record.countCalls(check.apiCalls);
   return check.items.filter((i) => !i.registered).map((i) => i.itemId);
 }
@@ -75,11 +93,19 @@ export async function registerItems(ctx: SaleContext, itemIds: string[]): Promis
     const failed = outcomes.filter((o) => o.status === 'failed').map((o) => o.itemId);
     if (failed.length > 0) {
       record.failed(FAILURE_TYPES.itemRegistrationFailed);
-      throw ApplicationFailure.nonRetryable(`items were not fixed in time: ${failed.join(', ')}`, FAILURE_TYPES.itemRegistrationFailed);
+      throw ApplicationFailure.nonRetryable(
+        `items were not fixed in time: ${failed.join(', ')}`,
+        FAILURE_TYPES.itemRegistrationFailed,
+      );
     }
     const waiting = outcomes.filter((o) => o.status === 'needs_fixing').map((o) => o.itemId);
     if (waiting.length === 0) break;
-    record.park('item_needs_fixing', `the service says these items still need something: ${waiting.join(', ')}`, ['itemFixed'], waiting);
+    record.park(
+      'item_needs_fixing',
+      `the service says these items still need something: ${waiting.join(', ')}`,
+      ['itemFixed'],
+      waiting,
+    );
     // Only a newer outcome for a waiting item moves on: the registration workflow tries again once fixed.
     for (const id of waiting) inbox.registrations.delete(id);
   }

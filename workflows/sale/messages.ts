@@ -1,4 +1,11 @@
-import { ApplicationFailure, CancellationScope, condition, getExternalWorkflowHandle, patched, setHandler } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  patched,
+  setHandler,
+} from '@temporalio/workflow';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { parseDuration } from '../../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
@@ -22,7 +29,15 @@ import {
 } from '../../src/contracts/sale.js';
 import { itemFixedSignal, itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import { stockCarriedSignal } from '../../src/contracts/stock-ledger.js';
-import { checkAwaitReceiptArgs, checkCancelArgs, checkItemFixedArgs, checkRefundArgs, checkRetryArgs, checkStockMovementArgs, invalidSaleInput } from './arguments.js';
+import {
+  checkAwaitReceiptArgs,
+  checkCancelArgs,
+  checkItemFixedArgs,
+  checkRefundArgs,
+  checkRetryArgs,
+  checkStockMovementArgs,
+  invalidSaleInput,
+} from './arguments.js';
 import type { SaleContext, SaleInbox } from './context.js';
 import { REFUND_BY_PROCESS_PATCH } from './patches.js';
 import type { SaleRecord } from './record.js';
@@ -30,9 +45,15 @@ import { issueRefund } from './refund.js';
 
 const AWAIT_RECEIPT_DEFAULT_WAIT = '30 seconds';
 
-
 export function emptyInbox(): SaleInbox {
-  return { callbackHints: 0, registrations: new Map(), operatorRetry: false, operatorCancel: undefined, stockWork: false, refund: undefined };
+  return {
+    callbackHints: 0,
+    registrations: new Map(),
+    operatorRetry: false,
+    operatorCancel: undefined,
+    stockWork: false,
+    refund: undefined,
+  };
 }
 
 function assertAllowed(condition: boolean, message: string): void {
@@ -47,7 +68,10 @@ export function handleSaleMessages(ctx: SaleContext): void {
   const { input, record, inbox } = ctx;
   const { state } = record;
   const waitingForConfirmation = (referenceId: string) =>
-    assertAllowed(record.movement(referenceId)?.status === 'needs_confirmation', `stock movement ${referenceId} is not waiting for confirmation`);
+    assertAllowed(
+      record.movement(referenceId)?.status === 'needs_confirmation',
+      `stock movement ${referenceId} is not waiting for confirmation`,
+    );
   /** An operator's word on a movement whose fate was unknown: it was recorded (confirmed), or is to be sent again. */
   const decideMovement = (referenceId: string, status: 'confirmed' | 'pending', event: string) => {
     const movement = record.movement(referenceId)!;
@@ -57,7 +81,8 @@ export function handleSaleMessages(ctx: SaleContext): void {
   };
 
   /** A handler's wait that Temporal's cancellation of the sale does not break (since 0.5 it is refused or becomes a cancel). */
-  const hold = (done: () => boolean) => (ctx.doorsHeld ? CancellationScope.nonCancellable(() => condition(done)) : condition(done));
+  const hold = (done: () => boolean) =>
+    ctx.doorsHeld ? CancellationScope.nonCancellable(() => condition(done)) : condition(done);
 
   setHandler(getSaleStateQuery, () => state);
   setHandler(getSaleInputQuery, () => input);
@@ -95,7 +120,10 @@ export function handleSaleMessages(ctx: SaleContext): void {
     {
       validator: (...args: unknown[]) => {
         checkRetryArgs(args[0]);
-        assertAllowed(record.isParkedFor('retry'), 'retry is possible only while the sale is parked for a retryable reason');
+        assertAllowed(
+          record.isParkedFor('retry'),
+          'retry is possible only while the sale is parked for a retryable reason',
+        );
       },
     },
   );
@@ -115,7 +143,10 @@ export function handleSaleMessages(ctx: SaleContext): void {
       validator: (argument) => {
         checkCancelArgs(argument);
         const cancelling = ctx.doorsHeld && (inbox.operatorCancel !== undefined || state.step === 'cancelled');
-        assertAllowed(cancelling || record.isParkedFor('cancel'), 'cancel is possible only while the sale is parked and unsigned');
+        assertAllowed(
+          cancelling || record.isParkedFor('cancel'),
+          'cancel is possible only while the sale is parked and unsigned',
+        );
       },
     },
   );
@@ -126,7 +157,10 @@ export function handleSaleMessages(ctx: SaleContext): void {
       try {
         await getExternalWorkflowHandle(itemRegistrationWorkflowId(input.businessId, itemId)).signal(itemFixedSignal);
       } catch (err) {
-        throw ApplicationFailure.nonRetryable(`could not reach the registration of item ${itemId}: ${String(err)}`, FAILURE_TYPES.invalidOperation);
+        throw ApplicationFailure.nonRetryable(
+          `could not reach the registration of item ${itemId}: ${String(err)}`,
+          FAILURE_TYPES.invalidOperation,
+        );
       }
       record.note(`operator reported item ${itemId} fixed`);
       return state;
@@ -134,7 +168,10 @@ export function handleSaleMessages(ctx: SaleContext): void {
     {
       validator: (argument) => {
         const { itemId } = checkItemFixedArgs(argument);
-        assertAllowed(record.isParkedFor('itemFixed') && (state.parked?.itemIds ?? []).includes(itemId), `item ${itemId} is not waiting for a fix`);
+        assertAllowed(
+          record.isParkedFor('itemFixed') && (state.parked?.itemIds ?? []).includes(itemId),
+          `item ${itemId} is not waiting for a fix`,
+        );
       },
     },
   );
@@ -145,7 +182,10 @@ export function handleSaleMessages(ctx: SaleContext): void {
       record.refreshAttention();
       return state;
     },
-    { validator: (argument) => waitingForConfirmation(checkStockMovementArgs('confirmStockMovement', argument).referenceId) },
+    {
+      validator: (argument) =>
+        waitingForConfirmation(checkStockMovementArgs('confirmStockMovement', argument).referenceId),
+    },
   );
   setHandler(
     resendStockMovementUpdate,
@@ -154,7 +194,10 @@ export function handleSaleMessages(ctx: SaleContext): void {
       inbox.stockWork = true;
       return state;
     },
-    { validator: (argument) => waitingForConfirmation(checkStockMovementArgs('resendStockMovement', argument).referenceId) },
+    {
+      validator: (argument) =>
+        waitingForConfirmation(checkStockMovementArgs('resendStockMovement', argument).referenceId),
+    },
   );
   setHandler(
     refundUpdate,
@@ -178,7 +221,8 @@ export function handleSaleMessages(ctx: SaleContext): void {
     awaitReceiptUpdate,
     async (argument: AwaitReceiptRequest | undefined) => {
       const waitMs = parseDuration(argument?.wait ?? AWAIT_RECEIPT_DEFAULT_WAIT) ?? 30_000;
-      if (!tillCanBeAnswered(state)) await CancellationScope.nonCancellable(() => condition(() => tillCanBeAnswered(state), waitMs));
+      if (!tillCanBeAnswered(state))
+        await CancellationScope.nonCancellable(() => condition(() => tillCanBeAnswered(state), waitMs));
       return receiptAnswer(state);
     },
     {
@@ -194,7 +238,11 @@ export function handleSaleMessages(ctx: SaleContext): void {
  * The handlers of a sale whose input it cannot use, in place before it fails: an update-with-start of such an input
  * (a till's awaitReceipt) is refused naming the fields, and the state and input stay readable while it closes.
  */
-export function handleUnusableInput(record: SaleRecord, input: unknown, problems: readonly [InputProblem, ...InputProblem[]]): void {
+export function handleUnusableInput(
+  record: SaleRecord,
+  input: unknown,
+  problems: readonly [InputProblem, ...InputProblem[]],
+): void {
   setHandler(getSaleStateQuery, () => record.state);
   setHandler(getSaleInputQuery, () => input as SaleInput);
   const refuse = (_request: AwaitReceiptRequest): void => {
@@ -235,6 +283,7 @@ function validateRefund({ record, inbox, settings, refundWindowEnded }: SaleCont
   // A till may refund right after printing the receipt, while the sale's stock is still being reported: the refund
   // is taken then and issued as the window opens.
   const beforeWindow = state.step === 'reporting_stock' && !refundWindowEnded && settings.refundWindowMs > 0;
-  const inWindow = state.step === 'refund_window' && state.refundDeadline !== null && Date.now() < Date.parse(state.refundDeadline);
+  const inWindow =
+    state.step === 'refund_window' && state.refundDeadline !== null && Date.now() < Date.parse(state.refundDeadline);
   assertAllowed(signed && (beforeWindow || inWindow), 'only a signed sale inside its refund window can be refunded');
 }

@@ -6,7 +6,12 @@ import type { SaleContext } from './context.js';
 export class OperatorCancelled extends Error {}
 
 /** Parks the sale until an operator asks for a retry (returns) or cancels it (throws OperatorCancelled). */
-export async function awaitOperator(ctx: SaleContext, code: string, message: string, options: { cancellable: boolean }): Promise<void> {
+export async function awaitOperator(
+  ctx: SaleContext,
+  code: string,
+  message: string,
+  options: { cancellable: boolean },
+): Promise<void> {
   const { record, inbox } = ctx;
   inbox.operatorRetry = false;
   inbox.operatorCancel = undefined;
@@ -24,14 +29,28 @@ export async function awaitOperator(ctx: SaleContext, code: string, message: str
  * until an operator retries or cancels, instead of failing it. A second credit note is not parked: the
  * refund update reports it.
  */
-export async function parkOnRefusal<T>(ctx: SaleContext, call: () => Promise<T>, options: { cancellable: boolean; asksNoService?: boolean }): Promise<T> {
+export async function parkOnRefusal<T>(
+  ctx: SaleContext,
+  call: () => Promise<T>,
+  options: { cancellable: boolean; asksNoService?: boolean },
+): Promise<T> {
   for (;;) {
     try {
       return await call();
     } catch (err) {
       // A local activity's failure (asksNoService: placement) reaches the workflow as the activity's own error.
-      const failure = err instanceof ActivityFailure ? err.cause : options.asksNoService && err instanceof ApplicationFailure ? err : undefined;
-      if (!(failure instanceof ApplicationFailure) || !failure.nonRetryable || failure.type === FAILURE_TYPES.alreadyCredited) throw err;
+      const failure =
+        err instanceof ActivityFailure
+          ? err.cause
+          : options.asksNoService && err instanceof ApplicationFailure
+            ? err
+            : undefined;
+      if (
+        !(failure instanceof ApplicationFailure) ||
+        !failure.nonRetryable ||
+        failure.type === FAILURE_TYPES.alreadyCredited
+      )
+        throw err;
       // A refusal of the service was a request it answered; the worker's own (placement) sent none.
       if (!options.asksNoService) ctx.record.countCalls(1);
       await awaitOperator(ctx, failure.type ?? 'error', failure.message, options);

@@ -1,15 +1,30 @@
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { count } from '../metrics.js';
-import { AttentionReason, CuInvoiceNumber, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
+import {
+  AttentionReason,
+  CuInvoiceNumber,
+  FiscalStatus,
+  NeedsAttention,
+} from '../../src/contracts/search-attributes.js';
 import type { InputProblem } from '../../src/contracts/sale-input.js';
-import { type FiscalDocument, type ParkedAction, type SaleInput, type SaleState, type SaleStep, type StockMovementState } from '../../src/contracts/sale.js';
+import {
+  type FiscalDocument,
+  type ParkedAction,
+  type SaleInput,
+  type SaleState,
+  type SaleStep,
+  type StockMovementState,
+} from '../../src/contracts/sale.js';
 
 /** The AttentionReason of a sale whose stock movement waits for an operator's word. */
 export const STOCK_NEEDS_CONFIRMATION = 'stock_needs_confirmation';
 
 /** A sale's state before anything happened, as the `getState` query shows it. */
-export function initialSaleState(input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>, step: SaleStep): SaleState {
+export function initialSaleState(
+  input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>,
+  step: SaleStep,
+): SaleState {
   return {
     step,
     businessId: input.businessId,
@@ -187,15 +202,25 @@ export class SaleRecord {
   private publishDetails(): void {
     const { step, sale, creditNote, parked, stockMovements } = this.state;
     const lines = [`**Step:** ${step}`];
-    if (sale) lines.push(`**Sale:** ${sale.id} · ${sale.status}${sale.receipt?.cuInvoiceNo ? ` · ${sale.receipt.cuInvoiceNo}` : ''}`);
-    if (creditNote) lines.push(`**Credit note:** ${creditNote.id} · ${creditNote.status}${creditNote.receipt?.cuInvoiceNo ? ` · ${creditNote.receipt.cuInvoiceNo}` : ''}`);
+    if (sale)
+      lines.push(
+        `**Sale:** ${sale.id} · ${sale.status}${sale.receipt?.cuInvoiceNo ? ` · ${sale.receipt.cuInvoiceNo}` : ''}`,
+      );
+    if (creditNote)
+      lines.push(
+        `**Credit note:** ${creditNote.id} · ${creditNote.status}${creditNote.receipt?.cuInvoiceNo ? ` · ${creditNote.receipt.cuInvoiceNo}` : ''}`,
+      );
     if (parked) {
       lines.push(`**Parked:** \`${parked.code}\` since ${parked.since}: ${parked.message}`);
-      lines.push(`**Resolve with the update:** ${parked.actions.map((a) => `\`${a}\``).join(' or ')}${parked.itemIds ? ` (items ${parked.itemIds.join(', ')})` : ''}`);
+      lines.push(
+        `**Resolve with the update:** ${parked.actions.map((a) => `\`${a}\``).join(' or ')}${parked.itemIds ? ` (items ${parked.itemIds.join(', ')})` : ''}`,
+      );
     }
     const waiting = stockMovements.filter((m) => m.status === 'needs_confirmation');
     if (waiting.length > 0) {
-      lines.push(`**Stock movements needing an operator:** ${waiting.map((m) => `\`${m.referenceId}\` (${m.problem ?? 'unknown'})`).join('; ')}`);
+      lines.push(
+        `**Stock movements needing an operator:** ${waiting.map((m) => `\`${m.referenceId}\` (${m.problem ?? 'unknown'})`).join('; ')}`,
+      );
       lines.push('**Resolve with the update:** `confirmStockMovement` or `resendStockMovement` with the reference');
     }
     if (this.refusedCancellation) lines.push(`**Cancellation refused** ${this.refusedCancellation}`);

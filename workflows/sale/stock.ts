@@ -8,14 +8,22 @@ import { type RefundRequest, type StockMovementState } from '../../src/contracts
 import { stockReferenceId } from '../keys.js';
 import type { SaleContext } from './context.js';
 
-function newMovement(referenceId: string, itemId: string, action: 'ADD' | 'DEDUCT', quantity: number, unitPrice: number): StockMovementState {
+function newMovement(
+  referenceId: string,
+  itemId: string,
+  action: 'ADD' | 'DEDUCT',
+  quantity: number,
+  unitPrice: number,
+): StockMovementState {
   return { referenceId, itemId, action, quantity, unitPrice, status: 'pending' };
 }
 
 /** One deduction per stock-tracked line of the sale, referenced by the sale's key and the line's position. */
 export function deductions(ctx: SaleContext, saleKey: string, stockTracked: Set<string>): StockMovementState[] {
   return ctx.input.lines.flatMap((line, index) =>
-    stockTracked.has(line.itemId) ? [newMovement(stockReferenceId(saleKey, index, 'DEDUCT'), line.itemId, 'DEDUCT', line.quantity, line.unitPrice)] : [],
+    stockTracked.has(line.itemId)
+      ? [newMovement(stockReferenceId(saleKey, index, 'DEDUCT'), line.itemId, 'DEDUCT', line.quantity, line.unitPrice)]
+      : [],
   );
 }
 
@@ -25,7 +33,9 @@ export function restocking(ctx: SaleContext, creditNoteKey: string, request: Ref
   if (!restock) return [];
   return ctx.record.state.stockMovements
     .filter((m) => m.action === 'DEDUCT')
-    .map((m, index) => newMovement(stockReferenceId(creditNoteKey, index, 'ADD'), m.itemId, 'ADD', m.quantity, m.unitPrice));
+    .map((m, index) =>
+      newMovement(stockReferenceId(creditNoteKey, index, 'ADD'), m.itemId, 'ADD', m.quantity, m.unitPrice),
+    );
 }
 
 /**
@@ -33,7 +43,11 @@ export function restocking(ctx: SaleContext, creditNoteKey: string, request: Ref
  * other sales' lines while the budget is contended) and settles their lost answers itself; the sale learns which
  * movement carried each line by the ledger's `stockCarried` signal.
  */
-export async function handOverStock(ctx: SaleContext, movements: StockMovementState[], stayingOpen: boolean): Promise<void> {
+export async function handOverStock(
+  ctx: SaleContext,
+  movements: StockMovementState[],
+  stayingOpen: boolean,
+): Promise<void> {
   if (movements.length === 0) return;
   const { input } = ctx;
   const lines = movements.map((m) => ({
@@ -103,8 +117,10 @@ function operatorProblem(ctx: SaleContext, err: unknown): string | undefined {
         isAmbiguousWrite(cause.type) || (ctx.lean && !cause.nonRetryable)
       : // Since 0.4 an attempt that timed out (its worker died or hung, maybe after sending) is as uncertain.
         ctx.lean && cause instanceof TimeoutFailure;
-  if (uncertain) return 'the service may or may not have recorded this movement: confirm it in the dashboard, or re-send it';
-  if (cause instanceof ApplicationFailure) return `the service refused the movement (${cause.type ?? 'error'}): fix it, then re-send or confirm`;
+  if (uncertain)
+    return 'the service may or may not have recorded this movement: confirm it in the dashboard, or re-send it';
+  if (cause instanceof ApplicationFailure)
+    return `the service refused the movement (${cause.type ?? 'error'}): fix it, then re-send or confirm`;
   return undefined;
 }
 

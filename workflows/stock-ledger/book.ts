@@ -24,7 +24,15 @@ function signed(action: 'ADD' | 'DEDUCT', quantity: number): number {
 }
 
 function emptyTotals(): LedgerTotals {
-  return { linesTaken: 0, movementsRecorded: 0, linesRecorded: 0, settledByEvidence: 0, resentAfterEvidence: 0, operatorDecisions: 0, probes: 0 };
+  return {
+    linesTaken: 0,
+    movementsRecorded: 0,
+    linesRecorded: 0,
+    settledByEvidence: 0,
+    resentAfterEvidence: 0,
+    operatorDecisions: 0,
+    probes: 0,
+  };
 }
 
 /**
@@ -136,7 +144,8 @@ export class LedgerBook {
     }
     const first = this.pending.find((l) => l.itemId === itemId);
     if (!first) return undefined;
-    const together = (l: PendingLine) => l.itemId === itemId && l.action === first.action && l.unitPrice === first.unitPrice;
+    const together = (l: PendingLine) =>
+      l.itemId === itemId && l.action === first.action && l.unitPrice === first.unitPrice;
     const lines = this.reporting.mode === 'per-sale' ? [first] : this.pending.filter(together);
     const taken = new Set(lines);
     for (const l of lines) this.takenAt.set(l.lineId, l.takenAt);
@@ -148,7 +157,12 @@ export class LedgerBook {
       action: first.action,
       quantity,
       unitPrice: first.unitPrice,
-      lines: lines.map((l) => ({ lineId: l.lineId, saleWorkflowId: l.saleWorkflowId, quantity: l.quantity, ...(l.tellSale ? { tellSale: true } : {}) })),
+      lines: lines.map((l) => ({
+        lineId: l.lineId,
+        saleWorkflowId: l.saleWorkflowId,
+        quantity: l.quantity,
+        ...(l.tellSale ? { tellSale: true } : {}),
+      })),
       status: 'sending',
     };
     this.open.push(m);
@@ -186,17 +200,29 @@ export class LedgerBook {
    */
   answered(itemId: string, m: LedgerMovement | undefined, movementId: string | undefined, onHand: number) {
     const uncertain = this.uncertainOf(itemId);
-    const settled = { applied: [] as LedgerMovement[], notApplied: [] as LedgerMovement[], toOperator: [] as LedgerMovement[] };
+    const settled = {
+      applied: [] as LedgerMovement[],
+      notApplied: [] as LedgerMovement[],
+      toOperator: [] as LedgerMovement[],
+    };
     if (uncertain.length > 0) {
       const before = uncertain[0]!.onHandBefore;
       const answeredDelta = m ? signed(m.action, m.quantity) : 0;
       const evidence =
         before === undefined
           ? { decided: false as const, reason: 'the quantity on hand before it was not known' }
-          : weighEvidence(before, uncertain.map((u) => signed(u.action, u.quantity)), answeredDelta, onHand);
+          : weighEvidence(
+              before,
+              uncertain.map((u) => signed(u.action, u.quantity)),
+              answeredDelta,
+              onHand,
+            );
       uncertain.forEach((u, i) => {
         if (!evidence.decided) {
-          this.toOperator(u, `its answer was lost and ${evidence.reason}: check the dashboard for reference ${u.referenceId}, then settle it`);
+          this.toOperator(
+            u,
+            `its answer was lost and ${evidence.reason}: check the dashboard for reference ${u.referenceId}, then settle it`,
+          );
           settled.toOperator.push(u);
         } else if (evidence.applied[i]) {
           this.recorded(u, undefined, 'evidence');
@@ -246,7 +272,9 @@ export class LedgerBook {
   }
 
   isIdle(): boolean {
-    return this.pending.length === 0 && this.open.length === 0 && [...this.resend.values()].every((q) => q.length === 0);
+    return (
+      this.pending.length === 0 && this.open.length === 0 && [...this.resend.values()].every((q) => q.length === 0)
+    );
   }
 
   private queueResend(m: LedgerMovement): void {
@@ -257,7 +285,11 @@ export class LedgerBook {
     this.resend.set(m.itemId, queue);
   }
 
-  private recorded(m: LedgerMovement, movementId: string | undefined, settledBy: 'evidence' | 'operator' | undefined): void {
+  private recorded(
+    m: LedgerMovement,
+    movementId: string | undefined,
+    settledBy: 'evidence' | 'operator' | undefined,
+  ): void {
     m.status = 'recorded';
     if (movementId !== undefined) m.movementId = movementId;
     if (settledBy !== undefined) m.settledBy = settledBy;
@@ -288,14 +320,17 @@ export class LedgerBook {
       pending: [...this.pending],
       open: [...this.open, ...queued],
       totals: { ...this.totals },
-      lineIds: [...this.rememberedLineIds, ...this.recent.flatMap((m) => m.lines.map((l) => l.lineId))].slice(-REMEMBERED_LINE_IDS),
+      lineIds: [...this.rememberedLineIds, ...this.recent.flatMap((m) => m.lines.map((l) => l.lineId))].slice(
+        -REMEMBERED_LINE_IDS,
+      ),
     };
   }
 
   state(): StockLedgerState {
     const pending: Record<string, number> = {};
     for (const l of this.pending) pending[l.itemId] = (pending[l.itemId] ?? 0) + 1;
-    for (const [item, queue] of this.resend) if (queue.length > 0) pending[item] = (pending[item] ?? 0) + queue.reduce((n, m) => n + m.lines.length, 0);
+    for (const [item, queue] of this.resend)
+      if (queue.length > 0) pending[item] = (pending[item] ?? 0) + queue.reduce((n, m) => n + m.lines.length, 0);
     return {
       businessId: this.businessId,
       branch: this.branch,

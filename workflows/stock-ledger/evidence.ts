@@ -21,8 +21,14 @@ function afterMovement(onHand: number, delta: number): number {
  * (DEDUCT negative), in sending order; `answered`: the signed quantity of the movement that answered (0 for a
  * probe); `onHand`: its answer.
  */
-export function weighEvidence(before: number, uncertain: readonly number[], answered: number, onHand: number): Evidence {
-  if (uncertain.length > MAX_UNCERTAIN) return { decided: false, reason: `${uncertain.length} movements of the item were uncertain at once` };
+export function weighEvidence(
+  before: number,
+  uncertain: readonly number[],
+  answered: number,
+  onHand: number,
+): Evidence {
+  if (uncertain.length > MAX_UNCERTAIN)
+    return { decided: false, reason: `${uncertain.length} movements of the item were uncertain at once` };
   const matches: boolean[][] = [];
   let reachedZero = false;
   for (let mask = 0; mask < 1 << uncertain.length; mask++) {
@@ -42,8 +48,13 @@ export function weighEvidence(before: number, uncertain: readonly number[], answ
   }
   if (matches.length === 1) return { decided: true, applied: matches[0]! };
   if (matches.length === 0) {
-    return { decided: false, reason: `the quantity on hand (${onHand}) fits no outcome of this ledger's movements: something else moved the item at this branch` };
+    return {
+      decided: false,
+      reason: `the quantity on hand (${onHand}) fits no outcome of this ledger's movements: something else moved the item at this branch`,
+    };
   }
-  const why = reachedZero ? 'the item reached 0, where the service stops deducting' : 'its uncertain movements cancel each other out';
+  const why = reachedZero
+    ? 'the item reached 0, where the service stops deducting'
+    : 'its uncertain movements cancel each other out';
   return { decided: false, reason: `the quantity on hand (${onHand}) fits more than one outcome: ${why}` };
 }

@@ -27,7 +27,11 @@ export class SaleNotices {
       for (const l of m.lines) {
         if (!l.tellSale) continue;
         const lines = this.queued.get(l.saleWorkflowId) ?? [];
-        lines.push({ lineId: l.lineId, referenceId: m.referenceId, ...(m.movementId === undefined ? {} : { movementId: m.movementId }) });
+        lines.push({
+          lineId: l.lineId,
+          referenceId: m.referenceId,
+          ...(m.movementId === undefined ? {} : { movementId: m.movementId }),
+        });
         this.queued.set(l.saleWorkflowId, lines);
       }
     }

@@ -37,7 +37,12 @@ export type SendOutcome =
  * that provably was not taken (429, never sent) is made again, after the delay it asked for. `deadlineMs`: the
  * longest it may wait in the queue before its first start (the coalescing bound); `urgent`: it goes with the tills.
  */
-export async function sendMovement(route: CallRoute, movement: AdjustStockInput, urgent: boolean, deadlineMs?: number): Promise<SendOutcome> {
+export async function sendMovement(
+  route: CallRoute,
+  movement: AdjustStockInput,
+  urgent: boolean,
+  deadlineMs?: number,
+): Promise<SendOutcome> {
   const { adjustStock } = summarisedActivities({
     startToCloseTimeout: '60 seconds',
     ...(deadlineMs === undefined ? {} : { scheduleToStartTimeout: Math.max(1000, Math.round(deadlineMs)) }),
@@ -57,7 +62,8 @@ export async function sendMovement(route: CallRoute, movement: AdjustStockInput,
         if (cause.timeoutType === TimeoutType.SCHEDULE_TO_START) return { kind: 'not_started' };
         return { kind: 'uncertain', why: 'its attempt timed out (the worker may have died after sending it)' };
       }
-      if (!(cause instanceof ApplicationFailure)) return { kind: 'uncertain', why: cause?.message ?? 'unknown failure' };
+      if (!(cause instanceof ApplicationFailure))
+        return { kind: 'uncertain', why: cause?.message ?? 'unknown failure' };
       if (provablyNotTaken(cause)) {
         failedCalls++;
         await sleep(retryDelayMs(cause, attempt));

@@ -15,10 +15,14 @@ export function syncBatchActivities() {
   return {
     /** `companyId`: whose accounting application processes the batch when several are served (absent: the one). */
     processSyncBatch: (syncBatchId: string, companyId: string | undefined) =>
-      api.processSyncBatch.executeWithOptions({ summary: `process sync batch ${syncBatchId}` }, [{ syncBatchId, ...(companyId ? { companyId } : {}) }]),
+      api.processSyncBatch.executeWithOptions({ summary: `process sync batch ${syncBatchId}` }, [
+        { syncBatchId, ...(companyId ? { companyId } : {}) },
+      ]),
     listBillPaymentsPage: (input: ListBillPaymentsPageInput) =>
       api.listBillPaymentsPage.executeWithOptions(
-        { summary: `${input.status ?? 'all'} bill payments${input.syncBatchId ? ` of ${input.syncBatchId}` : ''}, page ${input.page}` },
+        {
+          summary: `${input.status ?? 'all'} bill payments${input.syncBatchId ? ` of ${input.syncBatchId}` : ''}, page ${input.page}`,
+        },
         [input],
       ),
   };

@@ -1,6 +1,11 @@
 import { ApplicationFailure, setHandler } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import { dismissSyncBatchUpdate, getSyncBatchStateQuery, reprocessSyncBatchUpdate, syncBatchWebhookSignal } from '../../src/contracts/sync-batch.js';
+import {
+  dismissSyncBatchUpdate,
+  getSyncBatchStateQuery,
+  reprocessSyncBatchUpdate,
+  syncBatchWebhookSignal,
+} from '../../src/contracts/sync-batch.js';
 import type { Batch } from './context.js';
 
 function assertAllowed(allowed: boolean, message: string): void {
@@ -10,7 +15,8 @@ function assertAllowed(allowed: boolean, message: string): void {
 /** The query, the webhook signal and the operator's updates. Validators refuse what the batch cannot do now. */
 export function handleBatchMessages({ record, inbox, api, input }: Batch): void {
   const { state } = record;
-  const parkedWithFailures = () => state.parked !== null && state.failed.length > 0 && !inbox.reprocessing && inbox.dismissReason === undefined;
+  const parkedWithFailures = () =>
+    state.parked !== null && state.failed.length > 0 && !inbox.reprocessing && inbox.dismissReason === undefined;
 
   setHandler(getSyncBatchStateQuery, () => state);
   setHandler(syncBatchWebhookSignal, () => record.webhookReceived());
@@ -26,7 +32,13 @@ export function handleBatchMessages({ record, inbox, api, input }: Batch): void 
       }
       return state;
     },
-    { validator: () => assertAllowed(parkedWithFailures(), 'reprocess is possible only while the sync batch is parked with failed bill payments') },
+    {
+      validator: () =>
+        assertAllowed(
+          parkedWithFailures(),
+          'reprocess is possible only while the sync batch is parked with failed bill payments',
+        ),
+    },
   );
   setHandler(
     dismissSyncBatchUpdate,
@@ -37,7 +49,10 @@ export function handleBatchMessages({ record, inbox, api, input }: Batch): void 
     },
     {
       validator: (args) => {
-        assertAllowed(parkedWithFailures(), 'dismiss is possible only while the sync batch is parked with failed bill payments');
+        assertAllowed(
+          parkedWithFailures(),
+          'dismiss is possible only while the sync batch is parked with failed bill payments',
+        );
         assertAllowed(typeof args?.reason === 'string' && args.reason.trim() !== '', 'a dismiss needs a reason');
       },
     },

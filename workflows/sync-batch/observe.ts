@@ -83,12 +83,23 @@ export async function observe(api: SyncBatchApi, scope: BatchScope): Promise<Obs
   const unsettledCalls = syncing.apiCalls + (pending?.apiCalls ?? 0);
   // A capped scan may have missed an unsettled payment: "not yet" is the safe answer.
   if (syncing.found.length > 0 || syncing.capped || (pending && (pending.found.length > 0 || pending.capped))) {
-    return { kind: 'unsettled', pending: pending?.found.length ?? 0, syncing: syncing.found.length, apiCalls: unsettledCalls };
+    return {
+      kind: 'unsettled',
+      pending: pending?.found.length ?? 0,
+      syncing: syncing.found.length,
+      apiCalls: unsettledCalls,
+    };
   }
 
   const ids = scope.ids;
   const failed = await scan(api, scope, 'failed', 'desc', (found) => ids !== undefined && found.length >= ids.size);
-  const synced = await scan(api, scope, 'synced', 'desc', (found) => ids !== undefined && found.length + failed.found.length >= ids.size);
+  const synced = await scan(
+    api,
+    scope,
+    'synced',
+    'desc',
+    (found) => ids !== undefined && found.length + failed.found.length >= ids.size,
+  );
   const seen = new Set([...failed.found, ...synced.found].map((r) => r.id));
   return {
     kind: 'settled',

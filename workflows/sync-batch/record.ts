@@ -1,7 +1,13 @@
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ProcessSyncBatchResult } from '../../activities/accounting.js';
 import { NeedsAttention } from '../../src/contracts/search-attributes.js';
-import { type FailedBillPayment, type SyncBatchInput, type SyncBatchState, type SyncBatchStep, type SyncBatchSummary } from '../../src/contracts/sync-batch.js';
+import {
+  type FailedBillPayment,
+  type SyncBatchInput,
+  type SyncBatchState,
+  type SyncBatchStep,
+  type SyncBatchSummary,
+} from '../../src/contracts/sync-batch.js';
 import { count } from '../metrics.js';
 
 /** History entries kept in the state: enough to see what happened lately, bounded over any number of runs. */
@@ -52,14 +58,17 @@ export class SyncBatchRecord {
   private attention: boolean | undefined;
 
   constructor(input: SyncBatchInput, pollIntervalMs: number) {
-    this.state = input.continued ? { ...input.continued, runs: input.continued.runs + 1 } : initialState(input, pollIntervalMs);
+    this.state = input.continued
+      ? { ...input.continued, runs: input.continued.runs + 1 }
+      : initialState(input, pollIntervalMs);
     this.attention = workflowInfo().typedSearchAttributes.get(NeedsAttention);
     if (input.continued) this.note(`continued as new (run ${this.state.runs})`);
   }
 
   note(event: string): void {
     this.state.history.push({ at: new Date().toISOString(), event });
-    if (this.state.history.length > HISTORY_LIMIT) this.state.history.splice(0, this.state.history.length - HISTORY_LIMIT);
+    if (this.state.history.length > HISTORY_LIMIT)
+      this.state.history.splice(0, this.state.history.length - HISTORY_LIMIT);
   }
 
   enter(step: SyncBatchStep): void {
@@ -115,7 +124,12 @@ export class SyncBatchRecord {
     if (this.state.parked?.message !== message) {
       // Counted when the batch parks, not when a poll while parked finds other failures: one park, one operator's act.
       if (this.state.parked === null) count('etims_sync_batches_parked', {});
-      this.state.parked = { code: 'bill_payments_failed', message, since: new Date().toISOString(), actions: ['reprocess', 'dismiss'] };
+      this.state.parked = {
+        code: 'bill_payments_failed',
+        message,
+        since: new Date().toISOString(),
+        actions: ['reprocess', 'dismiss'],
+      };
       this.note(`parked: ${failed.length} failed`);
     }
     this.enter('parked');
@@ -185,15 +199,25 @@ export class SyncBatchRecord {
       this.attention = attention;
     }
     const lines = [`**Sync batch:** ${s.syncBatchId}${s.companyId ? ` (company ${s.companyId})` : ''} · ${s.step}`];
-    if (s.processMessage) lines.push(`**Process:** ${s.processMessage} (${s.processCalls} call${s.processCalls === 1 ? '' : 's'})`);
-    if (s.lastPoll) lines.push(`**Unsettled:** ${s.lastPoll.pending} pending, ${s.lastPoll.syncing} syncing at ${s.lastPoll.at}${s.stuck ? ` (since ${s.unsettledSince})` : ''}`);
-    if (s.step === 'parked' || s.step === 'completed' || s.step === 'dismissed') lines.push(`**Settled:** ${s.synced} synced, ${s.failed.length} failed`);
+    if (s.processMessage)
+      lines.push(`**Process:** ${s.processMessage} (${s.processCalls} call${s.processCalls === 1 ? '' : 's'})`);
+    if (s.lastPoll)
+      lines.push(
+        `**Unsettled:** ${s.lastPoll.pending} pending, ${s.lastPoll.syncing} syncing at ${s.lastPoll.at}${s.stuck ? ` (since ${s.unsettledSince})` : ''}`,
+      );
+    if (s.step === 'parked' || s.step === 'completed' || s.step === 'dismissed')
+      lines.push(`**Settled:** ${s.synced} synced, ${s.failed.length} failed`);
     if (s.parked) {
       lines.push(`**Parked:** \`${s.parked.code}\` since ${s.parked.since}`);
-      const shown = s.failed.slice(0, DETAILS_FAILURES_SHOWN).map((f) => `- \`${f.id}\`: ${f.reason ?? 'no reason given'}`);
-      if (s.failed.length > DETAILS_FAILURES_SHOWN) shown.push(`- and ${s.failed.length - DETAILS_FAILURES_SHOWN} more (query \`getState\`)`);
+      const shown = s.failed
+        .slice(0, DETAILS_FAILURES_SHOWN)
+        .map((f) => `- \`${f.id}\`: ${f.reason ?? 'no reason given'}`);
+      if (s.failed.length > DETAILS_FAILURES_SHOWN)
+        shown.push(`- and ${s.failed.length - DETAILS_FAILURES_SHOWN} more (query \`getState\`)`);
       lines.push(`**Failed bill payments:**\n${shown.join('\n')}`);
-      lines.push('**Resolve with the update:** `reprocess` (process the failed payments again) or `dismiss` with a reason');
+      lines.push(
+        '**Resolve with the update:** `reprocess` (process the failed payments again) or `dismiss` with a reason',
+      );
     }
     setCurrentDetails(lines.join('\n\n'));
   }

@@ -16,19 +16,29 @@ function durationOption(options: SyncBatchOptions, name: keyof SyncBatchOptions,
   return ms;
 }
 
-function integerOption(options: SyncBatchOptions, name: 'pollsPerRun' | 'pageSize', fallback: number, max: number): number {
+function integerOption(
+  options: SyncBatchOptions,
+  name: 'pollsPerRun' | 'pageSize',
+  fallback: number,
+  max: number,
+): number {
   const value = options[name] ?? fallback;
-  if (!Number.isSafeInteger(value) || value < 1 || value > max) throw invalid(`options.${name}: must be an integer from 1 to ${max}`);
+  if (!Number.isSafeInteger(value) || value < 1 || value > max)
+    throw invalid(`options.${name}: must be an integer from 1 to ${max}`);
   return value;
 }
 
 export function settingsOf(input: SyncBatchInput): SyncBatchSettings {
-  if (typeof input?.syncBatchId !== 'string' || input.syncBatchId.trim() === '') throw invalid('syncBatchId: must be a non-empty string');
+  if (typeof input?.syncBatchId !== 'string' || input.syncBatchId.trim() === '')
+    throw invalid('syncBatchId: must be a non-empty string');
   if (input.companyId !== undefined && (typeof input.companyId !== 'string' || input.companyId.trim() === '')) {
     throw invalid('companyId: must be a non-empty string when given');
   }
   const ids = input.billPaymentIds;
-  if (ids !== undefined && (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string' && id.trim() !== ''))) {
+  if (
+    ids !== undefined &&
+    (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string' && id.trim() !== ''))
+  ) {
     throw invalid('billPaymentIds: must be a non-empty list of bill payment ids when given');
   }
   const options = input.options ?? {};

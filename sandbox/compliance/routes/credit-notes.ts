@@ -29,10 +29,15 @@ export function creditNoteRoutes(app: FastifyInstance, ctx: ComplianceContext): 
           throw invalidRequest({ field: 'saleId', message: 'names a credit note; only a sale can be credited' });
         }
         if (sale.creditNoteId !== null) {
-          throw unprocessable('already_credited', `Sale ${sale.view.id} was already credited`, { creditNoteId: sale.creditNoteId });
+          throw unprocessable('already_credited', `Sale ${sale.view.id} was already credited`, {
+            creditNoteId: sale.creditNoteId,
+          });
         }
         if (sale.view.status !== 'completed') {
-          throw unprocessable('sale_not_completed', `Sale ${sale.view.id} is ${sale.view.status}; only a completed sale can be credited`);
+          throw unprocessable(
+            'sale_not_completed',
+            `Sale ${sale.view.id} is ${sale.view.status}; only a completed sale can be credited`,
+          );
         }
         const record = newCreditNote({ sale: sale.view, request: body, applicationId: application.id, now: ctx.now() });
         sale.creditNoteId = record.view.id;

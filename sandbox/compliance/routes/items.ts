@@ -18,7 +18,12 @@ function itemOf(ctx: ComplianceContext, business: BusinessRecord, id: string): I
 function missingParts(item: ItemRecord): AuthorityCause[] {
   const causes: AuthorityCause[] = [];
   if (item.view.needs.productType) {
-    causes.push({ code: 'product_type_missing', field: 'productTypeCode', itemId: item.view.id, message: 'The item has no product type' });
+    causes.push({
+      code: 'product_type_missing',
+      field: 'productTypeCode',
+      itemId: item.view.id,
+      message: 'The item has no product type',
+    });
   }
   if (item.view.needs.classificationMapping) {
     causes.push({
@@ -43,7 +48,9 @@ export function itemRoutes(app: FastifyInstance, ctx: ComplianceContext): void {
     const business = resolveBusiness(ctx.state, request);
     const existing = ctx.state.itemsOf(business.id).find((item) => item.view.externalId === body.externalId);
     if (existing) {
-      throw conflict('already_exists', `An item with externalId ${body.externalId} already exists`, { item: snapshot(existing.view) });
+      throw conflict('already_exists', `An item with externalId ${body.externalId} already exists`, {
+        item: snapshot(existing.view),
+      });
     }
     const productTypeCode = body.productTypeCode ?? null;
     const classificationCode = body.classificationCode ?? null;
@@ -82,7 +89,10 @@ export function itemRoutes(app: FastifyInstance, ctx: ComplianceContext): void {
     }
     const causes = missingParts(item);
     if (causes.length > 0) {
-      throw unprocessable('authority_rejected', causes.map((c) => c.message).join('; '), { item: snapshot(item.view), errors: causes });
+      throw unprocessable('authority_rejected', causes.map((c) => c.message).join('; '), {
+        item: snapshot(item.view),
+        errors: causes,
+      });
     }
     item.view.registrationStatus = 'REGISTERED';
     if (!item.registeredBranchIds.includes(branch.id)) item.registeredBranchIds.push(branch.id);

@@ -28,11 +28,21 @@ export function salesRoutes(app: FastifyInstance, ctx: ComplianceContext): void 
           const item = ctx.state.items.get(line.itemId);
           // An item the business does not have is a malformed request, not a refusal (C34).
           if (!item || item.deleted || item.businessId !== business.id) {
-            throw invalidRequest({ field: `lines[${index}].itemId`, message: `is not an item of business ${business.id}` });
+            throw invalidRequest({
+              field: `lines[${index}].itemId`,
+              message: `is not an item of business ${business.id}`,
+            });
           }
           items.set(item.view.id, item);
         });
-        const record = newSale({ request: body, business, branch, items, applicationId: application.id, now: ctx.now() });
+        const record = newSale({
+          request: body,
+          business,
+          branch,
+          items,
+          applicationId: application.id,
+          now: ctx.now(),
+        });
         ctx.state.documents.set(record.view.id, record);
         await ctx.filing.submit(record, 'pending');
         return record;
@@ -57,7 +67,9 @@ export function salesRoutes(app: FastifyInstance, ctx: ComplianceContext): void 
         if (record.view.status === 'failed') throw rejection(record);
         return { data: { sale: snapshot(record.view) } };
       default:
-        throw conflict('not_retryable', `A document that is ${record.view.status} cannot be retried`, { sale: snapshot(record.view) });
+        throw conflict('not_retryable', `A document that is ${record.view.status} cannot be retried`, {
+          sale: snapshot(record.view),
+        });
     }
   });
 
@@ -66,7 +78,10 @@ export function salesRoutes(app: FastifyInstance, ctx: ComplianceContext): void 
     const record = documentOf(ctx, business, pathId(request.params));
     const { receipt } = record.view;
     if (receipt === null) {
-      throw conflict('receipt_not_available', `Sale ${record.view.id} has no receipt while it is ${record.view.status}`);
+      throw conflict(
+        'receipt_not_available',
+        `Sale ${record.view.id} has no receipt while it is ${record.view.status}`,
+      );
     }
     const branch = business.branches.find((b) => b.id === record.view.branchId);
     const pdf = await renderReceiptPdf({

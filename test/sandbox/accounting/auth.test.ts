@@ -88,7 +88,11 @@ describe('accounting sandbox authentication', () => {
   it('answers 401 in the A1 shape for a missing, unknown or inactive key, without echoing it', async () => {
     const missing = await raw({ apiKey: null, sign: false });
     expect(missing.status).toBe(401);
-    expect(missing.json).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.stringContaining('X-API-Key') });
+    expect(missing.json).toEqual({
+      statusCode: 401,
+      error: 'Unauthorized',
+      message: expect.stringContaining('X-API-Key'),
+    });
     const unknownKey = 'sk_development_not_a_real_key_000000';
     const unknown = await raw({ apiKey: unknownKey, sign: false });
     expect(unknown.json).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Invalid API key' });
@@ -100,10 +104,20 @@ describe('accounting sandbox authentication', () => {
 
   it('refuses a tampered body', async () => {
     const body = JSON.stringify({ amount: 100 });
-    const tampered = await raw({ method: 'POST', path: DONE_BATCH_PATH, body, sentBody: JSON.stringify({ amount: 900 }) });
+    const tampered = await raw({
+      method: 'POST',
+      path: DONE_BATCH_PATH,
+      body,
+      sentBody: JSON.stringify({ amount: 900 }),
+    });
     expect(tampered.status).toBe(401);
     // Same JSON value, different bytes: still refused, the signature covers bytes.
-    const reformatted = await raw({ method: 'POST', path: DONE_BATCH_PATH, body, sentBody: JSON.stringify({ amount: 100 }, null, 2) });
+    const reformatted = await raw({
+      method: 'POST',
+      path: DONE_BATCH_PATH,
+      body,
+      sentBody: JSON.stringify({ amount: 100 }, null, 2),
+    });
     expect(reformatted.status).toBe(401);
   });
 
@@ -118,7 +132,12 @@ describe('accounting sandbox authentication', () => {
       headers: {
         'X-API-Key': DEMO_ACCOUNTING_API_KEY,
         'X-Timestamp': String(T),
-        'X-Signature': signRequest({ method: 'GET', path: DONE_BATCH_PATH, timestamp: T, clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET }),
+        'X-Signature': signRequest({
+          method: 'GET',
+          path: DONE_BATCH_PATH,
+          timestamp: T,
+          clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET,
+        }),
       },
       idempotent: true,
     });
@@ -135,27 +154,46 @@ describe('accounting sandbox authentication', () => {
   });
 
   it('refuses half a signature and malformed signature headers (A12)', async () => {
-    const signature = signRequest({ method: 'GET', path: '/companies', timestamp: T, clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET });
+    const signature = signRequest({
+      method: 'GET',
+      path: '/companies',
+      timestamp: T,
+      clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET,
+    });
     const onlySignature = await raw({ sign: false, headers: { 'X-Signature': signature } });
     expect(onlySignature.status).toBe(401);
     expect(onlySignature.json?.message).toMatch(/both/);
     expect((await raw({ sign: false, headers: { 'X-Timestamp': String(T) } })).status).toBe(401);
-    expect((await raw({ sign: false, headers: { 'X-Timestamp': 'yesterday', 'X-Signature': signature } })).status).toBe(401);
-    expect((await raw({ sign: false, headers: { 'X-Timestamp': String(T), 'X-Signature': signature.slice(0, 32) } })).status).toBe(401);
+    expect((await raw({ sign: false, headers: { 'X-Timestamp': 'yesterday', 'X-Signature': signature } })).status).toBe(
+      401,
+    );
+    expect(
+      (await raw({ sign: false, headers: { 'X-Timestamp': String(T), 'X-Signature': signature.slice(0, 32) } })).status,
+    ).toBe(401);
     // Upper-case hex of the right digest is the same signature.
-    expect((await raw({ sign: false, headers: { 'X-Timestamp': String(T), 'X-Signature': signature.toUpperCase() } })).status).toBe(200);
+    expect(
+      (await raw({ sign: false, headers: { 'X-Timestamp': String(T), 'X-Signature': signature.toUpperCase() } }))
+        .status,
+    ).toBe(200);
   });
 
   it('signs the path without the query by default (A11)', async () => {
     const query = { page: 1, limit: 5 };
     expect((await raw({ path: '/bill-payments', query })).status).toBe(200);
-    expect((await raw({ path: '/bill-payments', query, signedPath: '/bill-payments?page=1&limit=5' })).status).toBe(401);
+    expect((await raw({ path: '/bill-payments', query, signedPath: '/bill-payments?page=1&limit=5' })).status).toBe(
+      401,
+    );
   });
 
   it('signs path and query when the sandbox is configured so, and the client follows with signQuery', async () => {
     const signing = await startAccountingSandbox({ fixture: { ...defaultAccountingFixture, signQuery: true } });
     const clientFor = (signQuery: boolean) =>
-      new AccountingClient({ baseUrl: signing.url, apiKey: DEMO_ACCOUNTING_API_KEY, clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET, signQuery });
+      new AccountingClient({
+        baseUrl: signing.url,
+        apiKey: DEMO_ACCOUNTING_API_KEY,
+        clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET,
+        signQuery,
+      });
     const withQuery = clientFor(true);
     const withoutQuery = clientFor(false);
     try {

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountingClient, type BillPaymentFilters } from '../../../src/accounting/client.js';
-import { PAYMENT_METHODS, SORT_DIRECTIONS, SORT_FIELDS, SYNC_STATUSES, type BillPayment } from '../../../src/accounting/schemas.js';
+import {
+  PAYMENT_METHODS,
+  SORT_DIRECTIONS,
+  SORT_FIELDS,
+  SYNC_STATUSES,
+  type BillPayment,
+} from '../../../src/accounting/schemas.js';
 import { ApiError, RequestValidationError } from '../../../src/http/errors.js';
 import { HttpTransport } from '../../../src/http/transport.js';
 import {
@@ -19,7 +25,11 @@ let demoPayments: FixtureBillPayment[];
 
 beforeAll(async () => {
   sandbox = await startAccountingSandbox();
-  client = new AccountingClient({ baseUrl: sandbox.url, apiKey: DEMO_ACCOUNTING_API_KEY, clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET });
+  client = new AccountingClient({
+    baseUrl: sandbox.url,
+    apiKey: DEMO_ACCOUNTING_API_KEY,
+    clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET,
+  });
   const all = await inspect<{ data: FixtureBillPayment[] }>(sandbox, '/bill-payments');
   demoPayments = all.data.filter((b) => (DEMO_COMPANY_IDS as readonly string[]).includes(b.companyId));
 });
@@ -74,9 +84,17 @@ describe('GET /bill-payments through the client', () => {
     for (const companyId of DEMO_COMPANY_IDS) {
       expect(ids(await collect({ companyId }))).toEqual(ids(demoPayments.filter((b) => b.companyId === companyId)));
     }
-    const combined = await collect({ companyId: DEMO_COMPANY_IDS[0], status: 'synced', paymentMethod: 'bank_transfer' });
+    const combined = await collect({
+      companyId: DEMO_COMPANY_IDS[0],
+      status: 'synced',
+      paymentMethod: 'bank_transfer',
+    });
     expect(ids(combined)).toEqual(
-      ids(demoPayments.filter((b) => b.companyId === DEMO_COMPANY_IDS[0] && b.status === 'synced' && b.paymentMethod === 'bank_transfer')),
+      ids(
+        demoPayments.filter(
+          (b) => b.companyId === DEMO_COMPANY_IDS[0] && b.status === 'synced' && b.paymentMethod === 'bank_transfer',
+        ),
+      ),
     );
   });
 
@@ -93,7 +111,9 @@ describe('GET /bill-payments through the client', () => {
         const keys = data.data.map(keyOf[sortBy]);
         const label = `${sortBy} ${sortOrder}`;
         expect(ids(data.data), label).toEqual(ids(demoPayments));
-        expect(new Set(keys).size, `${label}: keys should differ so the order is meaningful`).toBeGreaterThan(keys.length / 2);
+        expect(new Set(keys).size, `${label}: keys should differ so the order is meaningful`).toBeGreaterThan(
+          keys.length / 2,
+        );
         for (let i = 1; i < keys.length; i++) {
           const [a, b] = [keys[i - 1]!, keys[i]!];
           expect(sortOrder === 'asc' ? a <= b : a >= b, `${label} at ${i}: ${a} then ${b}`).toBe(true);
@@ -105,7 +125,9 @@ describe('GET /bill-payments through the client', () => {
   it('defaults to createdAt descending, page 1, 20 per page (A5)', async () => {
     const { data } = await client.listBillPayments();
     expect(data).toMatchObject({ page: 1, limit: 20, total: demoPayments.length, hasPreviousPage: false });
-    const newestFirst = [...demoPayments].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt)).slice(0, 20);
+    const newestFirst = [...demoPayments]
+      .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
+      .slice(0, 20);
     expect(data.data.map((b) => b.id)).toEqual(newestFirst.map((b) => b.id));
   });
 
@@ -140,7 +162,8 @@ describe('GET /bill-payments through the client', () => {
     expect(requests).toHaveLength(pages.length);
 
     const seen: string[] = [];
-    for await (const item of client.iterateBillPayments({ limit: 7, sortBy: 'paymentDate', sortOrder: 'asc' })) seen.push(item.id);
+    for await (const item of client.iterateBillPayments({ limit: 7, sortBy: 'paymentDate', sortOrder: 'asc' }))
+      seen.push(item.id);
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.sort()).toEqual(ids(demoPayments));
   });
@@ -149,7 +172,12 @@ describe('GET /bill-payments through the client', () => {
     for (const companyId of [OTHER_COMPANY_ID, 'cmp_does_not_exist']) {
       const error = await client.listBillPayments({ companyId }).catch((err: unknown) => err);
       expect(error).toBeInstanceOf(ApiError);
-      expect(error).toMatchObject({ status: 403, retry: 'final', code: 'forbidden', message: `Not authorized for company ${companyId}` });
+      expect(error).toMatchObject({
+        status: 403,
+        retry: 'final',
+        code: 'forbidden',
+        message: `Not authorized for company ${companyId}`,
+      });
     }
   });
 
@@ -158,7 +186,14 @@ describe('GET /bill-payments through the client', () => {
     expect(data.data.map((c) => c.id).sort()).toEqual([...DEMO_COMPANY_IDS].sort());
     expect(data).toMatchObject({ total: 2, page: 1, totalPages: 1, hasNextPage: false, hasPreviousPage: false });
     const second = await client.listCompanies({ page: 2, limit: 1 });
-    expect(second.data).toMatchObject({ total: 2, page: 2, limit: 1, totalPages: 2, hasNextPage: false, hasPreviousPage: true });
+    expect(second.data).toMatchObject({
+      total: 2,
+      page: 2,
+      limit: 1,
+      totalPages: 2,
+      hasNextPage: false,
+      hasPreviousPage: true,
+    });
   });
 });
 
@@ -209,7 +244,11 @@ describe('bill payment query validation', () => {
         });
         expect(res.status, JSON.stringify(query)).toBe(400);
         const body = JSON.parse(res.body.toString('utf8')) as Record<string, unknown>;
-        expect(body).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining(`parameter ${name} `) });
+        expect(body).toEqual({
+          statusCode: 400,
+          error: 'Bad Request',
+          message: expect.stringContaining(`parameter ${name} `),
+        });
       }
       const repeated = await transport.send({
         operation: 'raw',

@@ -27,10 +27,22 @@ describe('accounting sandbox error answers (A1, A2)', () => {
 
   it('answers a body over 1 MiB with 413 and malformed JSON with 400', async () => {
     const big = JSON.stringify({ padding: 'x'.repeat(1024 * 1024) });
-    const tooLarge = await fetch(`${sandbox.url}/sync/batches/sb_nbo_done/process`, { method: 'POST', headers, body: big });
+    const tooLarge = await fetch(`${sandbox.url}/sync/batches/sb_nbo_done/process`, {
+      method: 'POST',
+      headers,
+      body: big,
+    });
     expect(tooLarge.status).toBe(413);
-    expect(await tooLarge.json()).toEqual({ statusCode: 413, error: 'Payload Too Large', message: 'Request body is larger than 1 MiB' });
-    const malformed = await fetch(`${sandbox.url}/sync/batches/sb_nbo_done/process`, { method: 'POST', headers, body: '{"a":' });
+    expect(await tooLarge.json()).toEqual({
+      statusCode: 413,
+      error: 'Payload Too Large',
+      message: 'Request body is larger than 1 MiB',
+    });
+    const malformed = await fetch(`${sandbox.url}/sync/batches/sb_nbo_done/process`, {
+      method: 'POST',
+      headers,
+      body: '{"a":',
+    });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ statusCode: 400, error: 'Bad Request' });
   });
@@ -61,16 +73,36 @@ describe('accounting sandbox error answers (A1, A2)', () => {
   });
 
   it('turns an injected 429 into a safe-to-retry ApiError with Retry-After', async () => {
-    sandbox.faults.add({ service: 'accounting', kind: 'rate-limit', path: '/bill-payments', retryAfterSeconds: 7, limit: 50, times: 1 });
+    sandbox.faults.add({
+      service: 'accounting',
+      kind: 'rate-limit',
+      path: '/bill-payments',
+      retryAfterSeconds: 7,
+      limit: 50,
+      times: 1,
+    });
     const error = await client.listBillPayments().catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 429, code: 'too_many_requests', retryAfterSeconds: 7, retry: 'safe', rateLimit: { limit: 50, remaining: 0 } });
+    expect(error).toMatchObject({
+      status: 429,
+      code: 'too_many_requests',
+      retryAfterSeconds: 7,
+      retry: 'safe',
+      rateLimit: { limit: 50, remaining: 0 },
+    });
     // `times: 1`: the next call goes through.
     expect((await client.listBillPayments()).meta.status).toBe(200);
   });
 
   it('marks an injected 503 on the repeatable process call as safe to retry', async () => {
-    sandbox.faults.add({ service: 'accounting', kind: 'error', method: 'POST', path: '/sync/batches/:syncBatchId/process', status: 503, times: 1 });
+    sandbox.faults.add({
+      service: 'accounting',
+      kind: 'error',
+      method: 'POST',
+      path: '/sync/batches/:syncBatchId/process',
+      status: 503,
+      times: 1,
+    });
     const error = await client.processSyncBatch('sb_nbo_done').catch((err: unknown) => err);
     expect(error).toMatchObject({ status: 503, retry: 'safe', code: 'service_unavailable' });
   });

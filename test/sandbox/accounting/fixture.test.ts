@@ -38,12 +38,20 @@ describe('accounting fixture', () => {
     });
     const twice = [
       { id: 'sb_a', companyId: 'cmp_demo_nairobi', billPaymentIds: ['bp_nbo_001'] },
-      { id: 'sb_b', companyId: 'cmp_demo_nairobi', billPaymentIds: ['bp_nbo_001'], failures: [{ billPaymentId: 'bp_nbo_002', reason: 'x' }] },
+      {
+        id: 'sb_b',
+        companyId: 'cmp_demo_nairobi',
+        billPaymentIds: ['bp_nbo_001'],
+        failures: [{ billPaymentId: 'bp_nbo_002', reason: 'x' }],
+      },
     ];
     expect(issues({ ...defaultAccountingFixture, syncBatches: twice })).toEqual(
       expect.arrayContaining([
         { path: 'syncBatches.1.billPaymentIds.0', message: 'bill payment bp_nbo_001 is already in sync batch sb_a' },
-        { path: 'syncBatches.1.failures.0.billPaymentId', message: 'bill payment bp_nbo_002 is not in sync batch sb_b' },
+        {
+          path: 'syncBatches.1.failures.0.billPaymentId',
+          message: 'bill payment bp_nbo_002 is not in sync batch sb_b',
+        },
       ]),
     );
     const duplicated = [...defaultAccountingFixture.billPayments, defaultAccountingFixture.billPayments[0]!];

@@ -2,7 +2,11 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildAccountingApp } from '../../../sandbox/accounting/app.js';
 import { defaultAccountingFixture } from '../../../sandbox/accounting/default-fixture.js';
-import { AccountingFixtureSchema, type AccountingFixture, type AccountingFixtureInput } from '../../../sandbox/accounting/fixture.js';
+import {
+  AccountingFixtureSchema,
+  type AccountingFixture,
+  type AccountingFixtureInput,
+} from '../../../sandbox/accounting/fixture.js';
 import { FaultEngine } from '../../../sandbox/shared/faults.js';
 import { RequestStats } from '../../../sandbox/shared/request-stats.js';
 

@@ -12,7 +12,11 @@ let client: AccountingClient;
 
 beforeAll(async () => {
   sandbox = await startAccountingSandbox();
-  client = new AccountingClient({ baseUrl: sandbox.url, apiKey: DEMO_ACCOUNTING_API_KEY, clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET });
+  client = new AccountingClient({
+    baseUrl: sandbox.url,
+    apiKey: DEMO_ACCOUNTING_API_KEY,
+    clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET,
+  });
 });
 beforeEach(async () => {
   const res = await fetch(`${sandbox.url}/__sandbox/reset`, { method: 'POST' });
@@ -51,7 +55,10 @@ describe('POST /sync/batches/{id}/process (A10)', () => {
     expect((await batch('sb_nbo_pending')).status).toBe('processing');
     expect(await paymentStatuses(before.billPaymentIds)).toEqual(before.billPaymentIds.map(() => 'syncing'));
 
-    const after = await pollUntil(() => batch('sb_nbo_pending'), (b) => b.status !== 'processing');
+    const after = await pollUntil(
+      () => batch('sb_nbo_pending'),
+      (b) => b.status !== 'processing',
+    );
     expect(after.status).toBe('completed');
     expect(after.finishedAt).toBeDefined();
     expect(await paymentStatuses(before.billPaymentIds)).toEqual(before.billPaymentIds.map(() => 'synced'));
@@ -64,7 +71,10 @@ describe('POST /sync/batches/{id}/process (A10)', () => {
   it('ends a batch whose fixture outcome is failed as failed, with failed payments', async () => {
     const before = await batch('sb_mba_pending');
     await client.processSyncBatch('sb_mba_pending');
-    const after = await pollUntil(() => batch('sb_mba_pending'), (b) => b.status !== 'processing');
+    const after = await pollUntil(
+      () => batch('sb_mba_pending'),
+      (b) => b.status !== 'processing',
+    );
     expect(after.status).toBe('failed');
     expect(await paymentStatuses(before.billPaymentIds)).toEqual(before.billPaymentIds.map(() => 'failed'));
   });
@@ -73,7 +83,10 @@ describe('POST /sync/batches/{id}/process (A10)', () => {
     await client.processSyncBatch('sb_nbo_pending');
     const again = await client.processSyncBatch('sb_nbo_pending');
     expect(again.data.message).toMatch(/already processing/);
-    const done = await pollUntil(() => batch('sb_nbo_pending'), (b) => b.status === 'completed');
+    const done = await pollUntil(
+      () => batch('sb_nbo_pending'),
+      (b) => b.status === 'completed',
+    );
     const third = await client.processSyncBatch('sb_nbo_pending');
     expect(third.data.message).toMatch(/already processed \(completed\)/);
     expect(await batch('sb_nbo_pending')).toEqual(done);
@@ -82,7 +95,12 @@ describe('POST /sync/batches/{id}/process (A10)', () => {
   it('answers 404 for an unknown batch and 403 for another application’s batch', async () => {
     const unknown = await client.processSyncBatch('sb_nope').catch((err: unknown) => err);
     expect(unknown).toBeInstanceOf(ApiError);
-    expect(unknown).toMatchObject({ status: 404, code: 'not_found', retry: 'final', message: 'Sync batch sb_nope not found' });
+    expect(unknown).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      retry: 'final',
+      message: 'Sync batch sb_nope not found',
+    });
     const other = await client.processSyncBatch('sb_other_pending').catch((err: unknown) => err);
     expect(other).toMatchObject({ status: 403, code: 'forbidden' });
     expect((await batch('sb_other_pending')).status).toBe('pending');

@@ -24,7 +24,12 @@ interface Received {
 }
 
 /** A receiver that records every delivery and answers with the status the test sets. */
-async function startReceiver(): Promise<{ app: FastifyInstance; url: string; received: Received[]; answer: { status: number } }> {
+async function startReceiver(): Promise<{
+  app: FastifyInstance;
+  url: string;
+  received: Received[];
+  answer: { status: number };
+}> {
   const app = Fastify();
   const received: Received[] = [];
   const answer = { status: 204 };
@@ -52,7 +57,11 @@ const fixture: AccountingFixtureInput = {
 beforeAll(async () => {
   receiver = await startReceiver();
   sandbox = await startAccountingSandbox({ fixture });
-  client = new AccountingClient({ baseUrl: sandbox.url, apiKey: DEMO_ACCOUNTING_API_KEY, clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET });
+  client = new AccountingClient({
+    baseUrl: sandbox.url,
+    apiKey: DEMO_ACCOUNTING_API_KEY,
+    clientSecret: DEMO_ACCOUNTING_CLIENT_SECRET,
+  });
 });
 beforeEach(async () => {
   await fetch(`${sandbox.url}/__sandbox/reset`, { method: 'POST' });
@@ -79,7 +88,10 @@ async function attempts(syncBatchId: string): Promise<WebhookAttempt[]> {
   return (await inspect<{ attempts: WebhookAttempt[] }>(sandbox, `/webhooks?syncBatchId=${syncBatchId}`)).attempts;
 }
 
-function payloads(): Array<{ type: string; data: { syncBatchId: string; billPaymentId: string; status: string; previousStatus: string; reason?: string } }> {
+function payloads(): Array<{
+  type: string;
+  data: { syncBatchId: string; billPaymentId: string; status: string; previousStatus: string; reason?: string };
+}> {
   return receiver.received.map((r) => JSON.parse(r.rawBody) as never);
 }
 
@@ -98,33 +110,57 @@ describe('accounting sandbox: sync batch processing (A10, A18, A19, A21)', () =>
     const fixtureBatch = defaultAccountingFixture.syncBatches.find((b) => b.id === batchId)!;
     const failing = fixtureBatch.failures[0]!;
     await client.processSyncBatch(batchId);
-    const failed = await eventually(() => inspect<{ data: SyncBatchRecord[] }>(sandbox, '/sync-batches'), ({ data }) => data.find((b) => b.id === batchId)?.status === 'failed', 5_000);
+    const failed = await eventually(
+      () => inspect<{ data: SyncBatchRecord[] }>(sandbox, '/sync-batches'),
+      ({ data }) => data.find((b) => b.id === batchId)?.status === 'failed',
+      5_000,
+    );
     expect(failed.data.find((b) => b.id === batchId)?.runs).toBe(1);
     const listed = await client.listBillPayments({ syncBatchId: batchId, status: 'failed' });
     expect(listed.data.data.map((b) => [b.id, b.syncError])).toEqual([[failing.billPaymentId, failing.reason]]);
     const others = await client.listBillPayments({ syncBatchId: batchId, status: 'synced' });
-    expect(others.data.data.map((b) => b.id)).toEqual(fixtureBatch.billPaymentIds.filter((id) => id !== failing.billPaymentId));
+    expect(others.data.data.map((b) => b.id)).toEqual(
+      fixtureBatch.billPaymentIds.filter((id) => id !== failing.billPaymentId),
+    );
 
     const again = await client.processSyncBatch(batchId);
     expect(again.data.message).toMatch(/started again for its failed bill payments/);
-    const done = await eventually(() => inspect<{ data: SyncBatchRecord[] }>(sandbox, '/sync-batches'), ({ data }) => data.find((b) => b.id === batchId)?.status === 'completed', 5_000);
+    const done = await eventually(
+      () => inspect<{ data: SyncBatchRecord[] }>(sandbox, '/sync-batches'),
+      ({ data }) => data.find((b) => b.id === batchId)?.status === 'completed',
+      5_000,
+    );
     expect(done.data.find((b) => b.id === batchId)?.runs).toBe(2);
     const payments = await inspect<{ data: BillPaymentRecord[] }>(sandbox, `/bill-payments?syncBatchId=${batchId}`);
-    expect(payments.data.map((b) => [b.status, b.syncError])).toEqual(fixtureBatch.billPaymentIds.map(() => ['synced', undefined]));
+    expect(payments.data.map((b) => [b.status, b.syncError])).toEqual(
+      fixtureBatch.billPaymentIds.map(() => ['synced', undefined]),
+    );
     expect((await client.processSyncBatch(batchId)).data.message).toMatch(/already processed \(completed\)/);
   });
 
   it('fails a batch with outcome failed again on every run, with its reason', async () => {
     await client.processSyncBatch('sb_mba_pending');
-    await eventually(() => client.listBillPayments({ syncBatchId: 'sb_mba_pending', status: 'failed' }), (r) => r.data.total === 2, 5_000);
+    await eventually(
+      () => client.listBillPayments({ syncBatchId: 'sb_mba_pending', status: 'failed' }),
+      (r) => r.data.total === 2,
+      5_000,
+    );
     await client.processSyncBatch('sb_mba_pending');
-    const after = await eventually(() => inspect<{ data: SyncBatchRecord[] }>(sandbox, '/sync-batches'), ({ data }) => {
-      const b = data.find((s) => s.id === 'sb_mba_pending');
-      return b?.runs === 2 && b.status === 'failed';
-    }, 5_000);
+    const after = await eventually(
+      () => inspect<{ data: SyncBatchRecord[] }>(sandbox, '/sync-batches'),
+      ({ data }) => {
+        const b = data.find((s) => s.id === 'sb_mba_pending');
+        return b?.runs === 2 && b.status === 'failed';
+      },
+      5_000,
+    );
     expect(after.data.find((s) => s.id === 'sb_mba_pending')?.status).toBe('failed');
     const { data } = await client.listBillPayments({ syncBatchId: 'sb_mba_pending' });
-    expect(data.data.every((b) => b.status === 'failed' && b.syncError === 'The payment account is closed in the accounting system')).toBe(true);
+    expect(
+      data.data.every(
+        (b) => b.status === 'failed' && b.syncError === 'The payment account is closed in the accounting system',
+      ),
+    ).toBe(true);
   });
 });
 
@@ -132,15 +168,25 @@ describe('accounting sandbox: webhooks (A14, A20)', () => {
   it('delivers one signed webhook per status change, verifiable with the webhook secret', async () => {
     const batch = defaultAccountingFixture.syncBatches.find((b) => b.id === 'sb_nbo_pending')!;
     await client.processSyncBatch(batch.id);
-    await eventually(() => receiver.received.length, (n) => n >= batch.billPaymentIds.length * 2, 5_000);
+    await eventually(
+      () => receiver.received.length,
+      (n) => n >= batch.billPaymentIds.length * 2,
+      5_000,
+    );
     const events = payloads();
-    expect(events.every((e) => e.type === 'bill_payment.sync_status_changed' && e.data.syncBatchId === batch.id)).toBe(true);
+    expect(events.every((e) => e.type === 'bill_payment.sync_status_changed' && e.data.syncBatchId === batch.id)).toBe(
+      true,
+    );
     for (const id of batch.billPaymentIds) {
-      expect(events.filter((e) => e.data.billPaymentId === id).map((e) => `${e.data.previousStatus}→${e.data.status}`)).toEqual(['pending→syncing', 'syncing→synced']);
+      expect(
+        events.filter((e) => e.data.billPaymentId === id).map((e) => `${e.data.previousStatus}→${e.data.status}`),
+      ).toEqual(['pending→syncing', 'syncing→synced']);
     }
     for (const r of receiver.received) {
       // The project's verifier accepts what the sandbox's independent signer produced.
-      expect(verifyWebhook({ secret: DEMO_ACCOUNTING_WEBHOOK_SECRET, headers: r.headers, rawBody: r.rawBody })).toEqual(JSON.parse(r.rawBody));
+      expect(verifyWebhook({ secret: DEMO_ACCOUNTING_WEBHOOK_SECRET, headers: r.headers, rawBody: r.rawBody })).toEqual(
+        JSON.parse(r.rawBody),
+      );
       expect(r.headers['user-agent']).toBe('accounting-webhooks/1.0');
     }
     const ids = receiver.received.map((r) => r.headers['webhook-id']);
@@ -151,7 +197,11 @@ describe('accounting sandbox: webhooks (A14, A20)', () => {
 
   it('gives a failed payment its reason in the webhook', async () => {
     await client.processSyncBatch('sb_nbo_vendor_mapping');
-    await eventually(() => payloads().filter((e) => e.data.status === 'failed'), (f) => f.length === 1, 5_000);
+    await eventually(
+      () => payloads().filter((e) => e.data.status === 'failed'),
+      (f) => f.length === 1,
+      5_000,
+    );
     const failed = payloads().find((e) => e.data.status === 'failed')!;
     expect(failed.data.reason).toBe('Supplier is not mapped to a vendor in the accounting system');
   });
@@ -159,15 +209,26 @@ describe('accounting sandbox: webhooks (A14, A20)', () => {
   it('retries a delivery the receiver refuses, with the same id and a fresh signature', async () => {
     receiver.answer.status = 500;
     await client.processSyncBatch('sb_nbo_pending');
-    await eventually(() => receiver.received.length, (n) => n >= 3, 5_000);
+    await eventually(
+      () => receiver.received.length,
+      (n) => n >= 3,
+      5_000,
+    );
     receiver.answer.status = 204;
-    const logged = await eventually(() => attempts('sb_nbo_pending'), (a) => a.some((x) => x.attempt === 2 && x.responseStatus === 204), 5_000);
+    const logged = await eventually(
+      () => attempts('sb_nbo_pending'),
+      (a) => a.some((x) => x.attempt === 2 && x.responseStatus === 204),
+      5_000,
+    );
     const retried = logged.find((x) => x.attempt === 2 && x.responseStatus === 204)!;
     expect(logged.find((x) => x.deliveryId === retried.deliveryId && x.attempt === 1)?.responseStatus).toBe(500);
     const copies = receiver.received.filter((r) => r.headers['webhook-id'] === retried.deliveryId);
     expect(copies).toHaveLength(2);
     expect(copies[0]!.rawBody).toBe(copies[1]!.rawBody);
-    for (const copy of copies) expect(() => verifyWebhook({ secret: DEMO_ACCOUNTING_WEBHOOK_SECRET, headers: copy.headers, rawBody: copy.rawBody })).not.toThrow();
+    for (const copy of copies)
+      expect(() =>
+        verifyWebhook({ secret: DEMO_ACCOUNTING_WEBHOOK_SECRET, headers: copy.headers, rawBody: copy.rawBody }),
+      ).not.toThrow();
   });
 
   it('applies the callback-duplicate and callback-delay faults to the next delivery', async () => {
@@ -175,7 +236,11 @@ describe('accounting sandbox: webhooks (A14, A20)', () => {
     sandbox.faults.add({ service: 'accounting', kind: 'callback-delay', delayMs: 400, times: 1 });
     const started = Date.now();
     await client.processSyncBatch('sb_nbo_pending');
-    const logged = await eventually(() => attempts('sb_nbo_pending'), (a) => a.filter((x) => x.kind === 'duplicate').length === 2, 5_000);
+    const logged = await eventually(
+      () => attempts('sb_nbo_pending'),
+      (a) => a.filter((x) => x.kind === 'duplicate').length === 2,
+      5_000,
+    );
     const duplicated = logged.filter((a) => a.kind === 'duplicate');
     expect(new Set(duplicated.map((a) => a.deliveryId)).size).toBe(1);
     const firstSend = logged.find((a) => a.deliveryId === duplicated[0]!.deliveryId && a.kind === 'scheduled')!;
@@ -188,12 +253,20 @@ describe('accounting sandbox: webhooks (A14, A20)', () => {
   it('applies the callback-out-of-order fault: an earlier change is delivered after a later one', async () => {
     sandbox.faults.add({ service: 'accounting', kind: 'callback-out-of-order', times: 1 });
     await client.processSyncBatch('sb_nbo_pending');
-    await eventually(() => receiver.received.length, (n) => n >= 6, 5_000);
+    await eventually(
+      () => receiver.received.length,
+      (n) => n >= 6,
+      5_000,
+    );
     // The first change made (the batch's first payment going to syncing) took the fault and was held back.
     const first = defaultAccountingFixture.syncBatches.find((b) => b.id === 'sb_nbo_pending')!.billPaymentIds[0]!;
-    const order = payloads().filter((e) => e.data.billPaymentId === first).map((e) => e.data.status);
+    const order = payloads()
+      .filter((e) => e.data.billPaymentId === first)
+      .map((e) => e.data.status);
     expect(order).toEqual(['synced', 'syncing']);
-    const others = payloads().filter((e) => e.data.billPaymentId !== first).map((e) => e.data.status);
+    const others = payloads()
+      .filter((e) => e.data.billPaymentId !== first)
+      .map((e) => e.data.status);
     expect(others).toEqual(['syncing', 'syncing', 'synced', 'synced']);
   });
 
@@ -204,7 +277,10 @@ describe('accounting sandbox: webhooks (A14, A20)', () => {
     expect(receiver.received).toHaveLength(0);
     expect((await setEndpoint('ftp://example.com')).status).toBe(400);
     expect((await setEndpoint('http://127.0.0.1/x', 'app_missing')).status).toBe(404);
-    const { endpoints } = await inspect<{ endpoints: Array<{ applicationId: string; url: string | null }> }>(sandbox, '/webhook-endpoints');
+    const { endpoints } = await inspect<{ endpoints: Array<{ applicationId: string; url: string | null }> }>(
+      sandbox,
+      '/webhook-endpoints',
+    );
     expect(endpoints.find((e) => e.applicationId === DEMO_APP)?.url).toBeNull();
   });
 });

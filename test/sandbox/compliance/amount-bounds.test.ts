@@ -13,7 +13,11 @@ const sugar = DEMO.items.sugar;
 
 describe('the sandbox bounds the numbers of a sale request', () => {
   it.each([
-    ['a line whose quantity × unitPrice overflows', [{ itemId: sugar, quantity: 1e200, unitPrice: 1e200 }], 'lines[0].quantity'],
+    [
+      'a line whose quantity × unitPrice overflows',
+      [{ itemId: sugar, quantity: 1e200, unitPrice: 1e200 }],
+      'lines[0].quantity',
+    ],
     ['a quantity beyond any till', [{ itemId: sugar, quantity: 1e9, unitPrice: 1 }], 'lines[0].quantity'],
     ['a unit price beyond any till', [{ itemId: sugar, quantity: 1, unitPrice: 1e15 }], 'lines[0].unitPrice'],
     ['a line amount beyond any till', [{ itemId: sugar, quantity: 1_000_000, unitPrice: 1_000_000_000 }], 'lines[0]'],
@@ -31,14 +35,19 @@ describe('the sandbox bounds the numbers of a sale request', () => {
     const error = errorOf(answer);
     expect(error.code).toBe('invalid_request');
     expect(error.message.startsWith(`${field}: `)).toBe(true);
-    expect(await sbx.sandbox.inspector.documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) })).toEqual([]);
+    expect(await sbx.sandbox.inspector.documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) })).toEqual(
+      [],
+    );
   });
 
   it('refuses a number JSON cannot hold (1e400 reads as Infinity) with 400, not 500', async () => {
     const rawBody = `{"traderInvoiceNumber":"${invoiceNumber()}","saleDate":"2025-06-01","lines":[{"itemId":"${sugar}","quantity":1e400,"unitPrice":1}]}`;
     const answer = await client.call('POST', '/v1/sales', { rawBody, headers: { 'content-type': 'application/json' } });
     expect(answer.status).toBe(400);
-    expect(errorOf(answer)).toMatchObject({ code: 'invalid_request', message: 'lines[0].quantity: must be a finite number' });
+    expect(errorOf(answer)).toMatchObject({
+      code: 'invalid_request',
+      message: 'lines[0].quantity: must be a finite number',
+    });
   });
 
   it('accepts the largest sale a till could ring up, 4 decimals included', async () => {

@@ -31,12 +31,18 @@ describe('API keys (401)', () => {
   });
 
   it('takes the key as a Bearer token too', async () => {
-    const answer = await nairobi.call('GET', '/v1/identity', { key: null, headers: { authorization: `Bearer ${DEMO.keys.nairobi}` } });
+    const answer = await nairobi.call('GET', '/v1/identity', {
+      key: null,
+      headers: { authorization: `Bearer ${DEMO.keys.nairobi}` },
+    });
     expect(answer.status).toBe(200);
   });
 
   it('refuses a malformed Authorization header', async () => {
-    const answer = await nairobi.call('GET', '/v1/identity', { key: null, headers: { authorization: `Basic ${DEMO.keys.nairobi}` } });
+    const answer = await nairobi.call('GET', '/v1/identity', {
+      key: null,
+      headers: { authorization: `Basic ${DEMO.keys.nairobi}` },
+    });
     expect(answer.status).toBe(401);
   });
 });
@@ -46,8 +52,16 @@ describe('identity and businesses (no scope needed)', () => {
     const answer = await sbx.client(DEMO.keys.readOnly).get('/v1/identity');
     expect(answer.status).toBe(200);
     const { data } = IdentityEnvelopeSchema.parse(answer.json);
-    expect(data.application).toEqual({ id: DEMO.applications.retail, name: 'Demo Retail POS', rateLimitPerMinute: 120 });
-    expect(data.apiKey).toMatchObject({ environment: 'test', scopes: ['sales:read'], businessId: DEMO.businesses.nairobi });
+    expect(data.application).toEqual({
+      id: DEMO.applications.retail,
+      name: 'Demo Retail POS',
+      rateLimitPerMinute: 120,
+    });
+    expect(data.apiKey).toMatchObject({
+      environment: 'test',
+      scopes: ['sales:read'],
+      businessId: DEMO.businesses.nairobi,
+    });
   });
 
   it('lists only the businesses a key may act for', async () => {

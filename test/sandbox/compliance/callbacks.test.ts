@@ -16,7 +16,10 @@ const startReceiver = useCallbackReceivers();
 
 const inspector = () => sbx.sandbox.inspector;
 const settledCallback = (id: string) =>
-  inspector().waitForDocument(id, (d) => d.sale.callback?.status === 'delivered' || d.sale.callback?.status === 'failed');
+  inspector().waitForDocument(
+    id,
+    (d) => d.sale.callback?.status === 'delivered' || d.sale.callback?.status === 'failed',
+  );
 
 describe('result callbacks (C8, C45–C47)', () => {
   it('delivers sale.completed with the documented body and headers', async () => {
@@ -24,7 +27,12 @@ describe('result callbacks (C8, C45–C47)', () => {
     const answer = await client.post('/v1/sales', saleRequest({ callbackUrl: receiver.url }));
     expect(answer.status).toBe(201);
     const created = saleOf(answer);
-    expect(created.callback).toMatchObject({ url: receiver.url, status: 'pending', event: 'sale.completed', attempts: 0 });
+    expect(created.callback).toMatchObject({
+      url: receiver.url,
+      status: 'pending',
+      event: 'sale.completed',
+      attempts: 0,
+    });
 
     const [delivery] = await receiver.waitFor(1);
     expect(delivery?.headers['content-type']).toBe('application/json');
@@ -32,7 +40,11 @@ describe('result callbacks (C8, C45–C47)', () => {
     expect(delivery?.headers['x-callback-id']).toMatch(/^evt_/);
     expect(delivery?.headers['x-callback-attempt']).toBe('1');
     const body = CallbackNotificationSchema.parse(delivery?.body);
-    expect(body).toMatchObject({ id: delivery?.headers['x-callback-id'], event: 'sale.completed', data: { sale: { id: created.id, status: 'completed' } } });
+    expect(body).toMatchObject({
+      id: delivery?.headers['x-callback-id'],
+      event: 'sale.completed',
+      data: { sale: { id: created.id, status: 'completed' } },
+    });
     expect(body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
 
     const settled = await settledCallback(created.id);
@@ -60,7 +72,12 @@ describe('result callbacks (C8, C45–C47)', () => {
     expect((received[2]?.at ?? 0) - beforeTheOutcome).toBeGreaterThanOrEqual(99);
 
     const settled = await settledCallback(sale.id);
-    expect(settled.sale.callback).toMatchObject({ status: 'delivered', attempts: 3, lastResponseStatus: 200, lastError: null });
+    expect(settled.sale.callback).toMatchObject({
+      status: 'delivered',
+      attempts: 3,
+      lastResponseStatus: 200,
+      lastError: null,
+    });
     const attempts = await inspector().callbackAttempts(sale.id);
     expect(attempts.map((a) => [a.attempt, a.kind, a.status, a.error])).toEqual([
       [1, 'scheduled', 500, 'HTTP 500'],
@@ -73,7 +90,14 @@ describe('result callbacks (C8, C45–C47)', () => {
     const receiver = await startReceiver({ fallbackStatus: 500 });
     const sale = saleOf(await client.post('/v1/sales', saleRequest({ callbackUrl: receiver.url })));
     const settled = await settledCallback(sale.id);
-    expect(settled.sale.callback).toMatchObject({ status: 'failed', attempts: 3, lastResponseStatus: 500, lastError: 'HTTP 500', nextAttemptAt: null, deliveredAt: null });
+    expect(settled.sale.callback).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      lastResponseStatus: 500,
+      lastError: 'HTTP 500',
+      nextAttemptAt: null,
+      deliveredAt: null,
+    });
     expect(receiver.received).toHaveLength(3);
   });
 
@@ -83,12 +107,19 @@ describe('result callbacks (C8, C45–C47)', () => {
     await receiver.close();
     const sale = saleOf(await client.post('/v1/sales', saleRequest({ callbackUrl: url })));
     const settled = await settledCallback(sale.id);
-    expect(settled.sale.callback).toMatchObject({ status: 'failed', lastResponseStatus: null, lastError: 'connection failed (ECONNREFUSED)' });
+    expect(settled.sale.callback).toMatchObject({
+      status: 'failed',
+      lastResponseStatus: null,
+      lastError: 'connection failed (ECONNREFUSED)',
+    });
   });
 
   it('delivers sale.failed for a rejection, then a new delivery when a retry changes the outcome', async () => {
     const receiver = await startReceiver();
-    const refused = await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('FLAKY-'), callbackUrl: receiver.url }));
+    const refused = await client.post(
+      '/v1/sales',
+      saleRequest({ traderInvoiceNumber: invoiceNumber('FLAKY-'), callbackUrl: receiver.url }),
+    );
     expect(refused.status).toBe(422);
     const id = errorOf(refused).sale?.id ?? '';
     expect(errorOf(refused).sale?.callback).toMatchObject({ status: 'pending', event: 'sale.failed' });
@@ -96,7 +127,12 @@ describe('result callbacks (C8, C45–C47)', () => {
     await settledCallback(id);
 
     const retried = saleOf(await client.post(`/v1/sales/${id}/retry`));
-    expect(retried.callback).toMatchObject({ status: 'pending', event: 'sale.completed', attempts: 0, deliveredAt: null });
+    expect(retried.callback).toMatchObject({
+      status: 'pending',
+      event: 'sale.completed',
+      attempts: 0,
+      deliveredAt: null,
+    });
     const received = await receiver.waitFor(2);
     expect(received.map((r) => r.body.event)).toEqual(['sale.failed', 'sale.completed']);
     expect(received[0]?.headers['x-callback-id']).not.toBe(received[1]?.headers['x-callback-id']);
@@ -105,7 +141,10 @@ describe('result callbacks (C8, C45–C47)', () => {
 
   it('does not deliver again when a retry fails again (same outcome)', async () => {
     const receiver = await startReceiver();
-    const refused = await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('REJECT-'), callbackUrl: receiver.url }));
+    const refused = await client.post(
+      '/v1/sales',
+      saleRequest({ traderInvoiceNumber: invoiceNumber('REJECT-'), callbackUrl: receiver.url }),
+    );
     const id = errorOf(refused).sale?.id ?? '';
     await settledCallback(id);
     expect((await client.post(`/v1/sales/${id}/retry`)).status).toBe(422);
@@ -115,9 +154,17 @@ describe('result callbacks (C8, C45–C47)', () => {
 
   it('waits for the outcome of an async document: awaiting_outcome, then delivered', async () => {
     const receiver = await startReceiver();
-    const answer = await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNC-'), callbackUrl: receiver.url }));
+    const answer = await client.post(
+      '/v1/sales',
+      saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNC-'), callbackUrl: receiver.url }),
+    );
     expect(answer.status).toBe(202);
-    expect(saleOf(answer).callback).toMatchObject({ status: 'awaiting_outcome', event: null, attempts: 0, nextAttemptAt: null });
+    expect(saleOf(answer).callback).toMatchObject({
+      status: 'awaiting_outcome',
+      event: null,
+      attempts: 0,
+      nextAttemptAt: null,
+    });
     const [delivery] = await receiver.waitFor(1);
     expect(delivery?.body.data.sale.status).toBe('completed');
   });
@@ -126,7 +173,13 @@ describe('result callbacks (C8, C45–C47)', () => {
     const receiver = await startReceiver();
     const sale = saleOf(await client.post('/v1/sales', saleRequest()));
     const note = saleOf(
-      await client.post('/v1/credit-notes', { traderInvoiceNumber: invoiceNumber('CN-'), returnDate: '2025-06-02', saleId: sale.id, reason: '01', callbackUrl: receiver.url }),
+      await client.post('/v1/credit-notes', {
+        traderInvoiceNumber: invoiceNumber('CN-'),
+        returnDate: '2025-06-02',
+        saleId: sale.id,
+        reason: '01',
+        callbackUrl: receiver.url,
+      }),
     );
     const [delivery] = await receiver.waitFor(1);
     expect(delivery?.body.data.sale).toMatchObject({ id: note.id, type: 'credit_note' });
@@ -143,8 +196,15 @@ describe('callback timeouts', () => {
     const receiver = await startReceiver({ delayMs: 400 });
     try {
       const sale = saleOf(await slow.client().post('/v1/sales', saleRequest({ callbackUrl: receiver.url })));
-      const settled = await slow.sandbox.inspector.waitForDocument(sale.id, (d) => d.sale.callback?.status === 'failed');
-      expect(settled.sale.callback).toMatchObject({ attempts: 1, lastError: 'no answer within 100 ms', lastResponseStatus: null });
+      const settled = await slow.sandbox.inspector.waitForDocument(
+        sale.id,
+        (d) => d.sale.callback?.status === 'failed',
+      );
+      expect(settled.sale.callback).toMatchObject({
+        attempts: 1,
+        lastError: 'no answer within 100 ms',
+        lastResponseStatus: null,
+      });
     } finally {
       await slow.close();
     }

@@ -15,7 +15,9 @@ const creditNoteRequest = (saleId: string, overrides: Record<string, unknown> = 
 const neg = (value: number) => (value === 0 ? 0 : -value);
 
 async function completedSale(overrides: Record<string, unknown> = {}) {
-  return saleOf(await client.post('/v1/sales', saleRequest({ customer: { name: 'Amina', pin: 'A123456789B' }, ...overrides })));
+  return saleOf(
+    await client.post('/v1/sales', saleRequest({ customer: { name: 'Amina', pin: 'A123456789B' }, ...overrides })),
+  );
 }
 
 describe('POST /v1/credit-notes', () => {
@@ -31,10 +33,24 @@ describe('POST /v1/credit-notes', () => {
       customer: sale.customer,
       paymentTypeCode: '06',
       saleDate: '2025-06-03',
-      totals: { total: neg(sale.totals.total), taxableAmount: neg(sale.totals.taxableAmount), taxAmount: neg(sale.totals.taxAmount) },
+      totals: {
+        total: neg(sale.totals.total),
+        taxableAmount: neg(sale.totals.taxableAmount),
+        taxAmount: neg(sale.totals.taxAmount),
+      },
     });
-    expect(note.lines.map((l) => [l.itemId, l.quantity, l.unitPrice, l.total, l.taxableAmount, l.taxAmount, l.taxRate])).toEqual(
-      sale.lines.map((l) => [l.itemId, neg(l.quantity), l.unitPrice, neg(l.total), neg(l.taxableAmount), neg(l.taxAmount), l.taxRate]),
+    expect(
+      note.lines.map((l) => [l.itemId, l.quantity, l.unitPrice, l.total, l.taxableAmount, l.taxAmount, l.taxRate]),
+    ).toEqual(
+      sale.lines.map((l) => [
+        l.itemId,
+        neg(l.quantity),
+        l.unitPrice,
+        neg(l.total),
+        neg(l.taxableAmount),
+        neg(l.taxAmount),
+        l.taxRate,
+      ]),
     );
     expect(note.receipt).toMatchObject({
       receiptLabel: 'NC',
@@ -55,7 +71,10 @@ describe('POST /v1/credit-notes', () => {
 
   it('counts a rejected credit note as the credit note: it is retried, not issued again (C38)', async () => {
     const sale = await completedSale();
-    const refused = await client.post('/v1/credit-notes', creditNoteRequest(sale.id, { traderInvoiceNumber: invoiceNumber('FLAKY-') }));
+    const refused = await client.post(
+      '/v1/credit-notes',
+      creditNoteRequest(sale.id, { traderInvoiceNumber: invoiceNumber('FLAKY-') }),
+    );
     expect(refused.status).toBe(422);
     const noteId = errorOf(refused).sale?.id ?? '';
     expect(errorOf(await client.post('/v1/credit-notes', creditNoteRequest(sale.id)))).toMatchObject({
@@ -68,12 +87,18 @@ describe('POST /v1/credit-notes', () => {
   });
 
   it('credits only completed sales (422 sale_not_completed)', async () => {
-    const pending = saleOf(await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNC-') })));
+    const pending = saleOf(
+      await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNC-') })),
+    );
     const answer = await client.post('/v1/credit-notes', creditNoteRequest(pending.id));
     expect(answer.status).toBe(422);
     expect(errorOf(answer).code).toBe('sale_not_completed');
-    const rejected = errorOf(await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('REJECT-') }))).sale;
-    expect(errorOf(await client.post('/v1/credit-notes', creditNoteRequest(rejected?.id ?? ''))).code).toBe('sale_not_completed');
+    const rejected = errorOf(
+      await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('REJECT-') })),
+    ).sale;
+    expect(errorOf(await client.post('/v1/credit-notes', creditNoteRequest(rejected?.id ?? ''))).code).toBe(
+      'sale_not_completed',
+    );
   });
 
   it('refuses to credit a credit note (400 naming saleId)', async () => {
@@ -93,12 +118,20 @@ describe('POST /v1/credit-notes', () => {
 
   it('takes businessId from the query or, failing that, the body (C18)', async () => {
     const orgWide = sbx.client(DEMO.keys.orgWide);
-    const sale = saleOf(await orgWide.post('/v1/sales', saleRequest(), { query: { businessId: DEMO.businesses.nairobi } }));
-    const inBody = await orgWide.post('/v1/credit-notes', creditNoteRequest(sale.id, { businessId: DEMO.businesses.nairobi }));
+    const sale = saleOf(
+      await orgWide.post('/v1/sales', saleRequest(), { query: { businessId: DEMO.businesses.nairobi } }),
+    );
+    const inBody = await orgWide.post(
+      '/v1/credit-notes',
+      creditNoteRequest(sale.id, { businessId: DEMO.businesses.nairobi }),
+    );
     expect(inBody.status).toBe(201);
     const missing = await orgWide.post('/v1/credit-notes', creditNoteRequest(sale.id));
     expect(errorOf(missing).message).toMatch(/^businessId: /);
-    const wrongInBody = await client.post('/v1/credit-notes', creditNoteRequest(sale.id, { businessId: DEMO.businesses.mombasa }));
+    const wrongInBody = await client.post(
+      '/v1/credit-notes',
+      creditNoteRequest(sale.id, { businessId: DEMO.businesses.mombasa }),
+    );
     expect(wrongInBody.status).toBe(403);
   });
 
@@ -116,7 +149,10 @@ describe('POST /v1/credit-notes', () => {
 
   it('goes through the authority like a sale: async credit notes answer 202', async () => {
     const sale = await completedSale();
-    const answer = await client.post('/v1/credit-notes', creditNoteRequest(sale.id, { traderInvoiceNumber: invoiceNumber('ASYNC-') }));
+    const answer = await client.post(
+      '/v1/credit-notes',
+      creditNoteRequest(sale.id, { traderInvoiceNumber: invoiceNumber('ASYNC-') }),
+    );
     expect(answer.status).toBe(202);
     const done = await sbx.sandbox.inspector.waitForDocument(saleOf(answer).id, (d) => d.sale.status === 'completed');
     expect(done.sale.receipt?.originalCuInvoiceNo).toBe(sale.receipt?.cuInvoiceNo);

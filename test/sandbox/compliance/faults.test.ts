@@ -14,11 +14,19 @@ const { sbx, client } = useTestSandbox();
 const startReceiver = useCallbackReceivers();
 
 const inspector = () => sbx.sandbox.inspector;
-const filed = async (request: Record<string, unknown>) => inspector().documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) });
+const filed = async (request: Record<string, unknown>) =>
+  inspector().documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) });
 
 describe('request faults (runtime rules through /__sandbox/faults)', () => {
   it('latency: answers after the delay, and the document is filed', async () => {
-    await inspector().addFault({ service: 'compliance', method: 'POST', path: '/v1/sales', kind: 'latency', delayMs: 250, times: 1 });
+    await inspector().addFault({
+      service: 'compliance',
+      method: 'POST',
+      path: '/v1/sales',
+      kind: 'latency',
+      delayMs: 250,
+      times: 1,
+    });
     const request = saleRequest();
     const started = Date.now();
     expect((await client.post('/v1/sales', request)).status).toBe(201);
@@ -103,14 +111,22 @@ describe('request faults (runtime rules through /__sandbox/faults)', () => {
   });
 
   it('refuses a bad fault rule with invalid_request naming the field', async () => {
-    await expect(inspector().addFault({ kind: 'error', status: 200 })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('status: ') });
-    await expect(inspector().addFault({ kind: 'explode' as 'error' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('kind: ') });
+    await expect(inspector().addFault({ kind: 'error', status: 200 })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('status: '),
+    });
+    await expect(inspector().addFault({ kind: 'explode' as 'error' })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('kind: '),
+    });
   });
 });
 
 describe('faults from the fixture', () => {
   it('applies them from the start and restores them on reset', async () => {
-    const faulty = await startTestSandbox({ faults: [{ id: 'boot-error', path: '/v1/identity', kind: 'error', status: 502, times: 1 }] });
+    const faulty = await startTestSandbox({
+      faults: [{ id: 'boot-error', path: '/v1/identity', kind: 'error', status: 502, times: 1 }],
+    });
     try {
       const c = faulty.client();
       expect((await c.get('/v1/identity')).status).toBe(502);
@@ -150,7 +166,10 @@ describe('callback faults', () => {
   it('callback-out-of-order: a held outcome arrives after the newer one of the same document', async () => {
     const receiver = await startReceiver();
     await inspector().addFault({ kind: 'callback-out-of-order', times: 1 });
-    const refused = await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('FLAKY-'), callbackUrl: receiver.url }));
+    const refused = await client.post(
+      '/v1/sales',
+      saleRequest({ traderInvoiceNumber: invoiceNumber('FLAKY-'), callbackUrl: receiver.url }),
+    );
     const id = errorOf(refused).sale?.id ?? '';
     expect(receiver.received).toHaveLength(0); // sale.failed is held back
     expect((await client.post(`/v1/sales/${id}/retry`)).status).toBe(200);
@@ -163,7 +182,10 @@ describe('callback faults', () => {
 
   it('callback-out-of-order: an older outcome is sent again after a newer one', async () => {
     const receiver = await startReceiver();
-    const refused = await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('FLAKY-'), callbackUrl: receiver.url }));
+    const refused = await client.post(
+      '/v1/sales',
+      saleRequest({ traderInvoiceNumber: invoiceNumber('FLAKY-'), callbackUrl: receiver.url }),
+    );
     const id = errorOf(refused).sale?.id ?? '';
     await receiver.waitFor(1);
     await inspector().addFault({ kind: 'callback-out-of-order', times: 1 });

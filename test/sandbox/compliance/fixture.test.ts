@@ -78,7 +78,7 @@ describe('fixture validation names the first wrong field', () => {
       'unknown application app_nope',
     ],
     [
-      'a key bound to another application\'s business',
+      "a key bound to another application's business",
       (f: Input) => {
         f.apiKeys![0]!.businessId = DEMO.businesses.kisumu;
       },
@@ -94,7 +94,7 @@ describe('fixture validation names the first wrong field', () => {
       'itm_ghost',
     ],
     [
-      'a stock level at another business\'s branch',
+      "a stock level at another business's branch",
       (f: Input) => {
         f.businesses![0]!.stock![0]!.branchId = DEMO.branches.mombasaNyali;
       },
@@ -181,7 +181,9 @@ describe('loadFixture', () => {
   });
 
   it('names the file and the first wrong field', async () => {
-    const path = await fixtureFile(JSON.stringify({ compliance: { applications: [{ id: 'a', name: 'A', requestsPerMinute: 0 }] } }));
+    const path = await fixtureFile(
+      JSON.stringify({ compliance: { applications: [{ id: 'a', name: 'A', requestsPerMinute: 0 }] } }),
+    );
     await expect(loadFixture(path)).rejects.toThrow(`fixture ${path}: compliance.applications[0].requestsPerMinute: `);
   });
 

@@ -24,7 +24,9 @@ export interface TestSandbox {
 export async function startTestSandbox(
   options: { compliance?: ComplianceFixtureInput; faults?: FaultRuleInput[] } = {},
 ): Promise<TestSandbox> {
-  const sandbox = await startSandbox({ fixture: { compliance: options.compliance ?? fastFixture(undefined, 'sandbox'), faults: options.faults ?? [] } });
+  const sandbox = await startSandbox({
+    fixture: { compliance: options.compliance ?? fastFixture(undefined, 'sandbox'), faults: options.faults ?? [] },
+  });
   const clients: TestClient[] = [];
   return {
     sandbox,
@@ -61,7 +63,13 @@ export class TestClient {
   async call(
     method: HttpMethod,
     path: string,
-    options: { query?: Record<string, QueryValue>; body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string | null } = {},
+    options: {
+      query?: Record<string, QueryValue>;
+      body?: unknown;
+      rawBody?: string;
+      headers?: Record<string, string>;
+      key?: string | null;
+    } = {},
   ): Promise<Answer> {
     const key = options.key === undefined ? this.key : options.key;
     const headers: Record<string, string> = { ...(key ? { 'x-api-key': key } : {}), ...options.headers };
@@ -88,7 +96,11 @@ export class TestClient {
     return this.call('GET', path, query ? { query } : {});
   }
 
-  post(path: string, body?: unknown, options: { query?: Record<string, QueryValue>; headers?: Record<string, string> } = {}): Promise<Answer> {
+  post(
+    path: string,
+    body?: unknown,
+    options: { query?: Record<string, QueryValue>; headers?: Record<string, string> } = {},
+  ): Promise<Answer> {
     return this.call('POST', path, { ...options, ...(body === undefined ? {} : { body }) });
   }
 
@@ -134,7 +146,9 @@ export class CallbackReceiver {
     readonly received: ReceivedCallback[],
   ) {}
 
-  static async start(options: { statuses?: number[]; fallbackStatus?: number; delayMs?: number } = {}): Promise<CallbackReceiver> {
+  static async start(
+    options: { statuses?: number[]; fallbackStatus?: number; delayMs?: number } = {},
+  ): Promise<CallbackReceiver> {
     const app = Fastify({ logger: false });
     const script = [...(options.statuses ?? [])];
     const received: ReceivedCallback[] = [];
@@ -150,7 +164,11 @@ export class CallbackReceiver {
 
   /** Waits until at least `count` callbacks arrived. */
   async waitFor(count: number, timeoutMs = 5_000): Promise<ReceivedCallback[]> {
-    await eventually(() => this.received.length, (received) => received >= count, { timeoutMs, intervalMs: 10, what: `${count} callbacks` });
+    await eventually(
+      () => this.received.length,
+      (received) => received >= count,
+      { timeoutMs, intervalMs: 10, what: `${count} callbacks` },
+    );
     return this.received;
   }
 
@@ -160,7 +178,9 @@ export class CallbackReceiver {
 }
 
 /** Callback receivers for a test file: each test starts those it needs, and all are closed after it. */
-export function useCallbackReceivers(): (options?: Parameters<typeof CallbackReceiver.start>[0]) => Promise<CallbackReceiver> {
+export function useCallbackReceivers(): (
+  options?: Parameters<typeof CallbackReceiver.start>[0],
+) => Promise<CallbackReceiver> {
   const open: CallbackReceiver[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((receiver) => receiver.close()));
@@ -177,7 +197,10 @@ export function useCallbackReceivers(): (options?: Parameters<typeof CallbackRec
  * two values are stand-ins that forward to the real ones created in `beforeAll`, so files can keep plain `sbx.`
  * and `client.` references instead of repeating the set-up.
  */
-export function useTestSandbox(options: { compliance?: ComplianceFixtureInput; key?: string } = {}): { sbx: TestSandbox; client: TestClient } {
+export function useTestSandbox(options: { compliance?: ComplianceFixtureInput; key?: string } = {}): {
+  sbx: TestSandbox;
+  client: TestClient;
+} {
   let current: { sbx: TestSandbox; client: TestClient } | undefined;
   beforeAll(async () => {
     const sbx = await startTestSandbox(options.compliance ? { compliance: options.compliance } : {});

@@ -17,7 +17,10 @@ describe('HTTP-level errors, all in the documented shape', () => {
   it('answers invalid JSON with 400 invalid_request naming the body', async () => {
     const answer = await client.call('POST', '/v1/sales', { rawBody: '{"traderInvoiceNumber": ' });
     expect(answer.status).toBe(400);
-    expect(errorOf(answer)).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^body: is not valid JSON/) });
+    expect(errorOf(answer)).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/^body: is not valid JSON/),
+    });
   });
 
   it('answers a body that is not an object with 400', async () => {
@@ -27,7 +30,10 @@ describe('HTTP-level errors, all in the documented shape', () => {
   });
 
   it('answers a wrong content type with 400 naming Content-Type', async () => {
-    const answer = await client.call('POST', '/v1/sales', { rawBody: 'traderInvoiceNumber=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const answer = await client.call('POST', '/v1/sales', {
+      rawBody: 'traderInvoiceNumber=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(answer.status).toBe(400);
     expect(errorOf(answer).message).toBe('Content-Type: must be application/json');
   });
@@ -50,7 +56,9 @@ describe('HTTP-level errors, all in the documented shape', () => {
   });
 
   it('refuses a query parameter given twice', async () => {
-    const res = await request(`${sbx.sandbox.complianceUrl}/v1/purchases?pageSize=5&pageSize=6`, { headers: { 'x-api-key': DEMO.keys.nairobi } });
+    const res = await request(`${sbx.sandbox.complianceUrl}/v1/purchases?pageSize=5&pageSize=6`, {
+      headers: { 'x-api-key': DEMO.keys.nairobi },
+    });
     expect(res.statusCode).toBe(400);
     expect(((await res.body.json()) as { error: { message: string } }).error.message).toMatch(/^pageSize: /);
   });

@@ -18,7 +18,9 @@ describe('Idempotency-Key on POST /v1/sales (C12–C17)', () => {
     expect(replay.status).toBe(200);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(saleOf(replay)).toEqual(saleOf(first));
-    const documents = await sbx.sandbox.inspector.documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) });
+    const documents = await sbx.sandbox.inspector.documents({
+      traderInvoiceNumber: String(request.traderInvoiceNumber),
+    });
     expect(documents).toHaveLength(1);
     expect(documents[0]?.idempotencyKeys).toEqual([key]);
     expect(documents[0]?.submissions).toBe(1);
@@ -51,7 +53,9 @@ describe('Idempotency-Key on POST /v1/sales (C12–C17)', () => {
     const answer = await client.post('/v1/sales', other, withKey(key));
     expect(answer.status).toBe(422);
     expect(errorOf(answer).code).toBe('idempotency_key_reused');
-    expect(await sbx.sandbox.inspector.documents({ traderInvoiceNumber: String(other.traderInvoiceNumber) })).toEqual([]);
+    expect(await sbx.sandbox.inspector.documents({ traderInvoiceNumber: String(other.traderInvoiceNumber) })).toEqual(
+      [],
+    );
   });
 
   it('answers 409 idempotency_in_progress while the first request is still being processed (C15)', async () => {
@@ -66,15 +70,22 @@ describe('Idempotency-Key on POST /v1/sales (C12–C17)', () => {
     expect((await client.post('/v1/sales', request, withKey(key))).status).toBe(200);
   });
 
-  it.each(['short', 'has space in it', 'x'.repeat(129), 'bad/slash-key'])('refuses the malformed key %j with 400 naming Idempotency-Key', async (key) => {
-    const answer = await client.post('/v1/sales', saleRequest(), withKey(key));
-    expect(answer.status).toBe(400);
-    expect(errorOf(answer).message).toMatch(/^Idempotency-Key: /);
-  });
+  it.each(['short', 'has space in it', 'x'.repeat(129), 'bad/slash-key'])(
+    'refuses the malformed key %j with 400 naming Idempotency-Key',
+    async (key) => {
+      const answer = await client.post('/v1/sales', saleRequest(), withKey(key));
+      expect(answer.status).toBe(400);
+      expect(errorOf(answer).message).toMatch(/^Idempotency-Key: /);
+    },
+  );
 
   it('does not store a key used by a request refused with 400 (C17)', async () => {
     const key = freshKey();
-    const bad = await client.post('/v1/sales', saleRequest({ lines: [{ itemId: 'itm_nope', quantity: 1, unitPrice: 1 }] }), withKey(key));
+    const bad = await client.post(
+      '/v1/sales',
+      saleRequest({ lines: [{ itemId: 'itm_nope', quantity: 1, unitPrice: 1 }] }),
+      withKey(key),
+    );
     expect(bad.status).toBe(400);
     expect((await client.post('/v1/sales', saleRequest(), withKey(key))).status).toBe(201);
   });
@@ -84,7 +95,10 @@ describe('Idempotency-Key on POST /v1/sales (C12–C17)', () => {
     const request = saleRequest();
     expect((await client.post('/v1/sales', request, withKey(key))).status).toBe(201);
     const mombasa = sbx.client(DEMO.keys.mombasa);
-    const elsewhere = saleRequest({ traderInvoiceNumber: request.traderInvoiceNumber, lines: [{ itemId: DEMO.items.mombasaWater, quantity: 1, unitPrice: 50 }] });
+    const elsewhere = saleRequest({
+      traderInvoiceNumber: request.traderInvoiceNumber,
+      lines: [{ itemId: DEMO.items.mombasaWater, quantity: 1, unitPrice: 50 }],
+    });
     expect((await mombasa.post('/v1/sales', elsewhere, withKey(key))).status).toBe(201);
     const creditNote = await client.post(
       '/v1/credit-notes',
@@ -98,7 +112,9 @@ describe('Idempotency-Key on POST /v1/sales (C12–C17)', () => {
     const request = saleRequest();
     await client.post('/v1/sales', request);
     await client.post('/v1/sales', request);
-    expect(await sbx.sandbox.inspector.documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) })).toHaveLength(2);
+    expect(
+      await sbx.sandbox.inspector.documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) }),
+    ).toHaveLength(2);
   });
 });
 
@@ -106,7 +122,12 @@ describe('Idempotency-Key on POST /v1/credit-notes', () => {
   it('replays the credit note instead of answering already_credited', async () => {
     const sale = saleOf(await client.post('/v1/sales', saleRequest()));
     const key = freshKey();
-    const request = { traderInvoiceNumber: invoiceNumber('CN-'), returnDate: '2025-06-02', saleId: sale.id, reason: '06' };
+    const request = {
+      traderInvoiceNumber: invoiceNumber('CN-'),
+      returnDate: '2025-06-02',
+      saleId: sale.id,
+      reason: '06',
+    };
     const first = await client.post('/v1/credit-notes', request, withKey(key));
     expect(first.status).toBe(201);
     const replay = await client.post('/v1/credit-notes', request, withKey(key));

@@ -11,8 +11,15 @@ describe('documents', () => {
   it('lists documents with their internal facts, filtered by business, number and type', async () => {
     const request = saleRequest();
     const sale = saleOf(await client.post('/v1/sales', request, { headers: { 'idempotency-key': 'inspect-key-1' } }));
-    await client.post('/v1/credit-notes', { traderInvoiceNumber: invoiceNumber('CN-'), returnDate: '2025-06-02', saleId: sale.id, reason: '06' });
-    await sbx.client(DEMO.keys.mombasa).post('/v1/sales', saleRequest({ lines: [{ itemId: DEMO.items.mombasaWater, quantity: 1, unitPrice: 50 }] }));
+    await client.post('/v1/credit-notes', {
+      traderInvoiceNumber: invoiceNumber('CN-'),
+      returnDate: '2025-06-02',
+      saleId: sale.id,
+      reason: '06',
+    });
+    await sbx
+      .client(DEMO.keys.mombasa)
+      .post('/v1/sales', saleRequest({ lines: [{ itemId: DEMO.items.mombasaWater, quantity: 1, unitPrice: 50 }] }));
 
     const [found] = await inspector().documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) });
     expect(found).toMatchObject({
@@ -37,7 +44,10 @@ describe('documents', () => {
     expect(completed.sale.receipt?.receiptLabel).toBe('NS');
 
     const b = saleOf(await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNC-') })));
-    const failed = await inspector().settle(b.id, 'failed', { errorCode: 'invalid_customer_pin', message: 'PIN unknown' });
+    const failed = await inspector().settle(b.id, 'failed', {
+      errorCode: 'invalid_customer_pin',
+      message: 'PIN unknown',
+    });
     expect(failed.sale).toMatchObject({ status: 'failed', error: 'PIN unknown' });
     expect(failed.causes).toEqual([{ code: 'invalid_customer_pin', field: 'customer.pin', message: 'PIN unknown' }]);
 
@@ -48,7 +58,9 @@ describe('documents', () => {
   });
 
   it('cancels an in-flight or failed document, not a completed one (C6)', async () => {
-    const pending = saleOf(await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNC-') })));
+    const pending = saleOf(
+      await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNC-') })),
+    );
     expect((await inspector().cancel(pending.id)).sale.status).toBe('cancelled');
     const done = saleOf(await client.post('/v1/sales', saleRequest()));
     await expect(inspector().cancel(done.id)).rejects.toMatchObject({ status: 409, code: 'not_cancellable' });
@@ -56,21 +68,38 @@ describe('documents', () => {
 
   it('refuses bad input naming the field', async () => {
     const a = saleOf(await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNC-') })));
-    const error = await inspector().settle(a.id, 'maybe' as 'completed').catch((err: unknown) => err);
+    const error = await inspector()
+      .settle(a.id, 'maybe' as 'completed')
+      .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(InspectionError);
-    expect(error).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringContaining('outcome: ') });
-    await expect(inspector().documents({ type: 'receipt' as 'sale' })).rejects.toMatchObject({ message: expect.stringContaining('type: ') });
-    await expect(inspector().requestLog({ since: 'yesterday' as unknown as number })).rejects.toMatchObject({ message: expect.stringContaining('since: ') });
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      message: expect.stringContaining('outcome: '),
+    });
+    await expect(inspector().documents({ type: 'receipt' as 'sale' })).rejects.toMatchObject({
+      message: expect.stringContaining('type: '),
+    });
+    await expect(inspector().requestLog({ since: 'yesterday' as unknown as number })).rejects.toMatchObject({
+      message: expect.stringContaining('since: '),
+    });
   });
 });
 
 describe('stock, items, requests', () => {
   it('shows stock levels and movements', async () => {
-    await client.post('/v1/stock/adjustments', { itemId: DEMO.items.milk, action: 'ADD', quantity: 10, referenceId: 'GRN-77' });
+    await client.post('/v1/stock/adjustments', {
+      itemId: DEMO.items.milk,
+      action: 'ADD',
+      quantity: 10,
+      referenceId: 'GRN-77',
+    });
     const levels = await inspector().stockLevels(DEMO.businesses.nairobi);
     expect(levels).toContainEqual({ branchId: DEMO.branches.nairobiCbd, itemId: DEMO.items.milk, quantity: 130 });
     expect(levels.some((l) => l.itemId === DEMO.items.giftVoucher)).toBe(false); // not stock tracked
-    expect(await inspector().stockMovements({ businessId: DEMO.businesses.nairobi, itemId: DEMO.items.milk })).toHaveLength(1);
+    expect(
+      await inspector().stockMovements({ businessId: DEMO.businesses.nairobi, itemId: DEMO.items.milk }),
+    ).toHaveLength(1);
     await expect(inspector().stockLevels('biz_unknown')).rejects.toMatchObject({ status: 404 });
   });
 
@@ -81,7 +110,13 @@ describe('stock, items, requests', () => {
     await inspector().health();
     const summary = await inspector().requests();
     expect(summary.total).toBe(3);
-    expect(summary.routes).toContainEqual({ service: 'compliance', method: 'GET', route: '/v1/sales/:id', count: 1, statuses: { '404': 1 } });
+    expect(summary.routes).toContainEqual({
+      service: 'compliance',
+      method: 'GET',
+      route: '/v1/sales/:id',
+      count: 1,
+      statuses: { '404': 1 },
+    });
     const since = Date.now() - 60_000;
     expect(await inspector().requestLog({ since, applicationId: DEMO.applications.other })).toHaveLength(1);
     expect(await inspector().requestLog({ since: Date.now() + 60_000 })).toEqual([]);
@@ -100,7 +135,11 @@ describe('authority rules at run time', () => {
     expect(fixtureRules.map((r) => r.id)).toContain(DEMO.rules.flaky);
     expect(fixtureRules.every((r) => r.source === 'fixture')).toBe(true);
 
-    const added = await inspector().addAuthorityRule({ match: { documentType: 'sale' }, outcome: 'async', delayMs: 50 });
+    const added = await inspector().addAuthorityRule({
+      match: { documentType: 'sale' },
+      outcome: 'async',
+      delayMs: 50,
+    });
     expect(added).toMatchObject({ source: 'runtime', applied: 0, id: expect.any(String) });
     expect((await inspector().authorityRules())[0]?.id).toBe(added.id);
     expect((await client.post('/v1/sales', saleRequest())).status).toBe(202);
@@ -115,7 +154,9 @@ describe('authority rules at run time', () => {
   });
 
   it('refuses a bad rule naming the field', async () => {
-    await expect(inspector().addAuthorityRule({ outcome: 'accept', match: { traderInvoiceNumber: '(' } })).rejects.toMatchObject({
+    await expect(
+      inspector().addAuthorityRule({ outcome: 'accept', match: { traderInvoiceNumber: '(' } }),
+    ).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining('match.traderInvoiceNumber: '),
     });
@@ -124,7 +165,9 @@ describe('authority rules at run time', () => {
 
 describe('reset', () => {
   it('puts everything back to the fixture', async () => {
-    const sale = saleOf(await client.post('/v1/sales', saleRequest(), { headers: { 'idempotency-key': 'reset-key-123' } }));
+    const sale = saleOf(
+      await client.post('/v1/sales', saleRequest(), { headers: { 'idempotency-key': 'reset-key-123' } }),
+    );
     await client.post(`/v1/items/${DEMO.items.bathSoap}/register`);
     await client.post('/v1/purchases/pull');
     await inspector().addAuthorityRule({ outcome: 'reject' });
@@ -135,7 +178,9 @@ describe('reset', () => {
     expect(errorOf(await client.get(`/v1/sales/${sale.id}`)).code).toBe('not_found');
     expect((await inspector().authorityRules()).every((r) => r.source === 'fixture')).toBe(true);
     expect(await inspector().faults()).toEqual([]);
-    const items = (await client.get('/v1/items')).json as { data: { items: Array<{ id: string; registrationStatus: string }> } };
+    const items = (await client.get('/v1/items')).json as {
+      data: { items: Array<{ id: string; registrationStatus: string }> };
+    };
     expect(items.data.items.find((i) => i.id === DEMO.items.bathSoap)?.registrationStatus).toBe('PENDING');
     // Receipt counters and the idempotency key start over too.
     const again = await client.post('/v1/sales', saleRequest(), { headers: { 'idempotency-key': 'reset-key-123' } });

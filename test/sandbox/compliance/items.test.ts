@@ -13,7 +13,15 @@ describe('GET /v1/items', () => {
     expect(answer.status).toBe(200);
     const { items } = ItemListEnvelopeSchema.parse(answer.json).data;
     expect(items.map((i) => i.id)).toEqual([
-      I.milk, I.sugar, I.cookingOil, I.maizeSeed, I.giftVoucher, I.lpgRefill, I.bathSoap, I.spiceMix, I.beefSamosa,
+      I.milk,
+      I.sugar,
+      I.cookingOil,
+      I.maizeSeed,
+      I.giftVoucher,
+      I.lpgRefill,
+      I.bathSoap,
+      I.spiceMix,
+      I.beefSamosa,
     ]);
     expect(items.find((i) => i.id === I.sugar)).toEqual({
       id: I.sugar,
@@ -31,7 +39,11 @@ describe('GET /v1/items', () => {
       registrationStatus: 'REGISTERED',
       needs: { productType: false, classificationMapping: false },
     });
-    expect(items.find((i) => i.id === I.beefSamosa)).toMatchObject({ registrationStatus: 'PENDING', productTypeCode: null, needs: { productType: true, classificationMapping: false } });
+    expect(items.find((i) => i.id === I.beefSamosa)).toMatchObject({
+      registrationStatus: 'PENDING',
+      productTypeCode: null,
+      needs: { productType: true, classificationMapping: false },
+    });
   });
 });
 
@@ -84,15 +96,23 @@ describe('POST /v1/items/{id}/register (C22, C23)', () => {
     expect(answer.status).toBe(422);
     const error = errorOf(answer);
     expect(error.code).toBe('authority_rejected');
-    expect(error.item).toMatchObject({ id: I.spiceMix, registrationStatus: 'PENDING', needs: { classificationMapping: true } });
+    expect(error.item).toMatchObject({
+      id: I.spiceMix,
+      registrationStatus: 'PENDING',
+      needs: { classificationMapping: true },
+    });
     expect(error.errors?.map((e) => e.code)).toEqual(['classification_mapping_missing']);
 
     await sbx.sandbox.inspector.fixItem(I.spiceMix);
-    expect(itemOf((await client.post(`/v1/items/${I.spiceMix}/register`, { branchId: '01' })).json).registrationStatus).toBe('REGISTERED');
+    expect(
+      itemOf((await client.post(`/v1/items/${I.spiceMix}/register`, { branchId: '01' })).json).registrationStatus,
+    ).toBe('REGISTERED');
   });
 
   it('fills in a missing product type through the inspection API (standing in for the dashboard)', async () => {
-    expect(errorOf(await client.post(`/v1/items/${I.beefSamosa}/register`)).errors?.[0]?.code).toBe('product_type_missing');
+    expect(errorOf(await client.post(`/v1/items/${I.beefSamosa}/register`)).errors?.[0]?.code).toBe(
+      'product_type_missing',
+    );
     const fixed = await sbx.sandbox.inspector.fixItem(I.beefSamosa);
     expect(fixed).toMatchObject({ productTypeCode: '2', needs: { productType: false, classificationMapping: false } });
     expect((await client.post(`/v1/items/${I.beefSamosa}/register`)).status).toBe(200);
@@ -100,13 +120,23 @@ describe('POST /v1/items/{id}/register (C22, C23)', () => {
 
   it('leaves a registered item unchanged, and re-registers it on request', async () => {
     expect(itemOf((await client.post(`/v1/items/${I.sugar}/register`)).json).registrationStatus).toBe('REGISTERED');
-    expect((await client.post(`/v1/items/${I.sugar}/register`, { reRegister: true, branchId: DEMO.branches.nairobiWestlands })).status).toBe(200);
+    expect(
+      (
+        await client.post(`/v1/items/${I.sugar}/register`, {
+          reRegister: true,
+          branchId: DEMO.branches.nairobiWestlands,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('refuses an unknown branch with 400 listing the branches', async () => {
     const answer = await client.post(`/v1/items/${I.bathSoap}/register`, { branchId: '09' });
     expect(answer.status).toBe(400);
-    expect(errorOf(answer).branches?.map((b) => b.id)).toEqual([DEMO.branches.nairobiCbd, DEMO.branches.nairobiWestlands]);
+    expect(errorOf(answer).branches?.map((b) => b.id)).toEqual([
+      DEMO.branches.nairobiCbd,
+      DEMO.branches.nairobiWestlands,
+    ]);
   });
 
   it('refuses a non-boolean reRegister', async () => {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { PullResultEnvelopeSchema, PurchasePageEnvelopeSchema, type Purchase } from '../../../src/compliance/schemas.js';
+import {
+  PullResultEnvelopeSchema,
+  PurchasePageEnvelopeSchema,
+  type Purchase,
+} from '../../../src/compliance/schemas.js';
 import { DEMO, errorOf, useTestSandbox } from './harness.js';
 
 const { sbx, client } = useTestSandbox();
@@ -21,7 +25,8 @@ async function everything(query: Record<string, string | number> = {}): Promise<
   return all;
 }
 
-const newestFirst = (a: Purchase, b: Purchase) => (a.invoiceDate === b.invoiceDate ? (a.id < b.id ? 1 : -1) : a.invoiceDate < b.invoiceDate ? 1 : -1);
+const newestFirst = (a: Purchase, b: Purchase) =>
+  a.invoiceDate === b.invoiceDate ? (a.id < b.id ? 1 : -1) : a.invoiceDate < b.invoiceDate ? 1 : -1;
 
 describe('GET /v1/purchases (C27)', () => {
   it('pages 20 at a time by default, newest first', async () => {
@@ -30,7 +35,10 @@ describe('GET /v1/purchases (C27)', () => {
     expect(first.data.purchases).toHaveLength(20);
     expect(first.pagination.nextCursor).toEqual(expect.any(String));
     expect([...first.data.purchases].sort(newestFirst)).toEqual(first.data.purchases);
-    expect(first.data.purchases[0]).toMatchObject({ branch: expect.any(String), supplier: { name: expect.any(String), pin: expect.any(String) } });
+    expect(first.data.purchases[0]).toMatchObject({
+      branch: expect.any(String),
+      supplier: { name: expect.any(String), pin: expect.any(String) },
+    });
   });
 
   it('walks every stored invoice exactly once through the cursors, ties broken by id', async () => {
@@ -89,8 +97,14 @@ describe('POST /v1/purchases/pull (C26)', () => {
     const first = await page();
     expect(first.data.purchases.slice(0, 3).map((p) => p.id)).toEqual(['pur_nbo_048', 'pur_nbo_047', 'pur_nbo_046']);
     // The demo world holds one more back until the second pull: an invoice dated two months ago.
-    expect(PullResultEnvelopeSchema.parse((await client.post('/v1/purchases/pull')).json).data).toEqual({ pulled: 1, total: 49 });
-    expect(PullResultEnvelopeSchema.parse((await client.post('/v1/purchases/pull')).json).data).toEqual({ pulled: 0, total: 49 });
+    expect(PullResultEnvelopeSchema.parse((await client.post('/v1/purchases/pull')).json).data).toEqual({
+      pulled: 1,
+      total: 49,
+    });
+    expect(PullResultEnvelopeSchema.parse((await client.post('/v1/purchases/pull')).json).data).toEqual({
+      pulled: 0,
+      total: 49,
+    });
   });
 
   it('needs purchases:read', async () => {

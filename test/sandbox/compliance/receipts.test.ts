@@ -87,7 +87,9 @@ describe('buildReceipt', () => {
 
   it('uses the given verification host', () => {
     const receipt = buildReceipt({ ...sale, verificationHost: 'etims.kra.go.ke' });
-    expect(receipt.verificationUrl).toMatch(/^https:\/\/etims\.kra\.go\.ke\/common\/link\/etims\/receipt\/indexEtimsReceiptData\?Data=P051234567X00[A-Z2-7]{16}$/);
+    expect(receipt.verificationUrl).toMatch(
+      /^https:\/\/etims\.kra\.go\.ke\/common\/link\/etims\/receipt\/indexEtimsReceiptData\?Data=P051234567X00[A-Z2-7]{16}$/,
+    );
   });
 
   it('draws signature characters from the injected random source', () => {

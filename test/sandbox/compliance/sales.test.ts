@@ -31,9 +31,21 @@ describe('issuing a sale', () => {
       ['B', 16, 1169.97, 1008.59, 161.38],
     ]);
     expect(sale.totals).toEqual({ total: 4634.97, taxableAmount: 4312.03, taxAmount: 322.94 });
-    expect(sale.lines[0]).toMatchObject({ itemId: I.sugar, name: 'Sugar 2kg', description: null, quantity: 2, unitPrice: 250 });
+    expect(sale.lines[0]).toMatchObject({
+      itemId: I.sugar,
+      name: 'Sugar 2kg',
+      description: null,
+      quantity: 2,
+      unitPrice: 250,
+    });
     expect(sale.lines[5]?.description).toBe('promo');
-    expect(sale).toMatchObject({ type: 'sale', status: 'completed', originalSaleId: null, error: null, callback: null });
+    expect(sale).toMatchObject({
+      type: 'sale',
+      status: 'completed',
+      originalSaleId: null,
+      error: null,
+      callback: null,
+    });
   });
 
   it('returns signed receipt values in the documented formats (C32)', async () => {
@@ -77,18 +89,27 @@ describe('issuing a sale', () => {
     const error = errorOf(answer);
     expect(error.message).toMatch(/^branchId: /);
     expect(error.branches?.map((b) => b.authorityBhfId)).toEqual(['00', '01']);
-    expect(await sbx.sandbox.inspector.documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) })).toEqual([]);
+    expect(await sbx.sandbox.inspector.documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) })).toEqual(
+      [],
+    );
   });
 
   it.each([
     ['an unknown item', 'itm_nope'],
     ["another business's item", DEMO.items.mombasaWater],
   ])('refuses %s with 400 naming the line (C34), filing nothing', async (_what, itemId) => {
-    const request = saleRequest({ lines: [{ itemId: I.sugar, quantity: 1, unitPrice: 250 }, { itemId, quantity: 1, unitPrice: 10 }] });
+    const request = saleRequest({
+      lines: [
+        { itemId: I.sugar, quantity: 1, unitPrice: 250 },
+        { itemId, quantity: 1, unitPrice: 10 },
+      ],
+    });
     const answer = await client.post('/v1/sales', request);
     expect(answer.status).toBe(400);
     expect(errorOf(answer).message).toMatch(/^lines\[1\]\.itemId: /);
-    expect(await sbx.sandbox.inspector.documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) })).toEqual([]);
+    expect(await sbx.sandbox.inspector.documents({ traderInvoiceNumber: String(request.traderInvoiceNumber) })).toEqual(
+      [],
+    );
   });
 
   it.each([
@@ -123,7 +144,10 @@ describe('issuing a sale', () => {
 
 describe('the simulated authority', () => {
   it('refuses a sale with an unregistered item, files it as failed, and accepts the retry once registered (C33, C35)', async () => {
-    const answer = await client.post('/v1/sales', saleRequest({ lines: [{ itemId: I.bathSoap, quantity: 1, unitPrice: 120 }] }));
+    const answer = await client.post(
+      '/v1/sales',
+      saleRequest({ lines: [{ itemId: I.bathSoap, quantity: 1, unitPrice: 120 }] }),
+    );
     expect(answer.status).toBe(422);
     const error = errorOf(answer);
     expect(error.code).toBe('authority_rejected');
@@ -144,7 +168,14 @@ describe('the simulated authority', () => {
     expect(sale).toMatchObject({ id, status: 'completed', error: null });
     expect(sale.receipt?.receiptLabel).toBe('NS');
     const inspected = await sbx.sandbox.inspector.document(id);
-    expect(inspected.history.map((h) => h.status)).toEqual(['pending', 'failed', 'retrying', 'failed', 'retrying', 'completed']);
+    expect(inspected.history.map((h) => h.status)).toEqual([
+      'pending',
+      'failed',
+      'retrying',
+      'failed',
+      'retrying',
+      'completed',
+    ]);
     expect(inspected.submissions).toBe(3);
   });
 
@@ -159,7 +190,9 @@ describe('the simulated authority', () => {
   });
 
   it('fails an async document later (ASYNCFAIL-); its retry goes async again', async () => {
-    const pending = saleOf(await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNCFAIL-') })));
+    const pending = saleOf(
+      await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNCFAIL-') })),
+    );
     const failed = await sbx.sandbox.inspector.waitForDocument(pending.id, (d) => d.sale.status !== 'pending');
     expect(failed.sale.status).toBe('failed');
     expect(failed.causes).toEqual([{ code: 'authority_unavailable', message: expect.any(String) }]);
@@ -194,10 +227,20 @@ describe('the simulated authority', () => {
   });
 
   it('refuses an unregistered customer PIN with the invalid_customer_pin cause', async () => {
-    const answer = await client.post('/v1/sales', saleRequest({ customer: { name: 'Jane', pin: DEMO.invalidCustomerPin } }));
+    const answer = await client.post(
+      '/v1/sales',
+      saleRequest({ customer: { name: 'Jane', pin: DEMO.invalidCustomerPin } }),
+    );
     expect(answer.status).toBe(422);
-    expect(errorOf(answer).errors).toEqual([{ code: 'invalid_customer_pin', field: 'customer.pin', message: expect.any(String) }]);
-    expect(errorOf(answer).sale?.customer).toEqual({ name: 'Jane', pin: DEMO.invalidCustomerPin, phone: null, email: null });
+    expect(errorOf(answer).errors).toEqual([
+      { code: 'invalid_customer_pin', field: 'customer.pin', message: expect.any(String) },
+    ]);
+    expect(errorOf(answer).sale?.customer).toEqual({
+      name: 'Jane',
+      pin: DEMO.invalidCustomerPin,
+      phone: null,
+      email: null,
+    });
   });
 
   it('holds the request while a slow authority answers (SLOW-); the document is pending meanwhile', async () => {
@@ -213,7 +256,13 @@ describe('the simulated authority', () => {
   });
 
   it('follows authority rules added at run time, before the fixture rules', async () => {
-    await sbx.sandbox.inspector.addAuthorityRule({ match: { itemId: I.lpgRefill }, outcome: 'reject', errorCode: 'authority_rejected', message: 'LPG paused', times: 1 });
+    await sbx.sandbox.inspector.addAuthorityRule({
+      match: { itemId: I.lpgRefill },
+      outcome: 'reject',
+      errorCode: 'authority_rejected',
+      message: 'LPG paused',
+      times: 1,
+    });
     const request = () => saleRequest({ lines: [{ itemId: I.lpgRefill, quantity: 1, unitPrice: 1250 }] });
     const refused = await client.post('/v1/sales', request());
     expect(refused.status).toBe(422);
@@ -243,7 +292,9 @@ describe('reading and retrying', () => {
   });
 
   it('refuses to retry an in-flight or cancelled document (409 not_retryable, C36)', async () => {
-    const pending = saleOf(await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNC-') })));
+    const pending = saleOf(
+      await client.post('/v1/sales', saleRequest({ traderInvoiceNumber: invoiceNumber('ASYNC-') })),
+    );
     const inFlight = await client.post(`/v1/sales/${pending.id}/retry`);
     expect(inFlight.status).toBe(409);
     expect(errorOf(inFlight).code).toBe('not_retryable');

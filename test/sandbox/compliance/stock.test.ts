@@ -19,7 +19,9 @@ describe('POST /v1/stock/adjustments (C2, C28, C29)', () => {
       fiscal: { stockIo: { status: 'ok' }, stockMaster: { status: 'ok' } },
     });
     expect(result.movementId).toMatch(/^mov_/);
-    const west = StockAdjustmentEnvelopeSchema.parse((await adjust({ itemId: I.sugar, action: 'DEDUCT', quantity: 2.5, branchId: '01' })).json).data;
+    const west = StockAdjustmentEnvelopeSchema.parse(
+      (await adjust({ itemId: I.sugar, action: 'DEDUCT', quantity: 2.5, branchId: '01' })).json,
+    ).data;
     expect(west).toMatchObject({ branchId: DEMO.branches.nairobiWestlands, quantityOnHand: 27.5 });
     const levels = await sbx.sandbox.inspector.stockLevels(DEMO.businesses.nairobi);
     expect(levels.filter((l) => l.itemId === I.sugar)).toEqual([
@@ -47,7 +49,10 @@ describe('POST /v1/stock/adjustments (C2, C28, C29)', () => {
   it('refuses an unregistered item with 422 authority_rejected / item_not_registered', async () => {
     const answer = await adjust({ itemId: I.bathSoap, action: 'ADD', quantity: 1 });
     expect(answer.status).toBe(422);
-    expect(errorOf(answer)).toMatchObject({ code: 'authority_rejected', errors: [{ code: 'item_not_registered', itemId: I.bathSoap }] });
+    expect(errorOf(answer)).toMatchObject({
+      code: 'authority_rejected',
+      errors: [{ code: 'item_not_registered', itemId: I.bathSoap }],
+    });
     expect(await sbx.sandbox.inspector.stockMovements({ itemId: I.bathSoap })).toEqual([]);
   });
 

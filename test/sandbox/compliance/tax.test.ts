@@ -78,7 +78,12 @@ describe('lineAmounts', () => {
 
   it('negates every amount for credit-note quantities', () => {
     expect(lineAmounts(-1, 100, 'B')).toEqual({ total: -100, taxableAmount: -86.21, taxAmount: -13.79, taxRate: 16 });
-    expect(lineAmounts(-3, 33.335, 'B')).toEqual({ total: -100.01, taxableAmount: -86.22, taxAmount: -13.79, taxRate: 16 });
+    expect(lineAmounts(-3, 33.335, 'B')).toEqual({
+      total: -100.01,
+      taxableAmount: -86.22,
+      taxAmount: -13.79,
+      taxRate: 16,
+    });
     expect(lineAmounts(-1, 0.05, 'B')).toEqual({ total: -0.05, taxableAmount: -0.04, taxAmount: -0.01, taxRate: 16 });
     expect(lineAmounts(-1, 108, 'E')).toEqual({ total: -108, taxableAmount: -100, taxAmount: -8, taxRate: 8 });
   });
@@ -96,7 +101,9 @@ describe('lineAmounts', () => {
         expect(Math.round(taxableAmount * 100) + Math.round(taxAmount * 100)).toBe(cents);
         expect(Math.abs(taxAmount * 100 - (cents * rate) / (100 + rate))).toBeLessThanOrEqual(0.5 + 1e-9);
         // Results are whole cents.
-        expect(Number.isInteger(Math.round(taxAmount * 100)) && taxAmount === Math.round(taxAmount * 100) / 100).toBe(true);
+        expect(Number.isInteger(Math.round(taxAmount * 100)) && taxAmount === Math.round(taxAmount * 100) / 100).toBe(
+          true,
+        );
       }
     }
   });
@@ -131,8 +138,11 @@ describe('sumTotals', () => {
   });
 
   it('names the bad line', () => {
-    expect(() => sumTotals([{ total: 1, taxableAmount: 1, taxAmount: 0 }, { total: Number.NaN, taxableAmount: 0, taxAmount: 0 }])).toThrow(
-      /lines\[1\]\.total/,
-    );
+    expect(() =>
+      sumTotals([
+        { total: 1, taxableAmount: 1, taxAmount: 0 },
+        { total: Number.NaN, taxableAmount: 0, taxAmount: 0 },
+      ]),
+    ).toThrow(/lines\[1\]\.total/);
   });
 });

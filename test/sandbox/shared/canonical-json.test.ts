@@ -9,7 +9,9 @@ describe('canonicalJson', () => {
   });
 
   it('gives the same text for objects that differ only in key order', () => {
-    expect(canonicalJson({ x: 1, y: [1, 2], z: { q: 1, p: 2 } })).toBe(canonicalJson({ z: { p: 2, q: 1 }, y: [1, 2], x: 1 }));
+    expect(canonicalJson({ x: 1, y: [1, 2], z: { q: 1, p: 2 } })).toBe(
+      canonicalJson({ z: { p: 2, q: 1 }, y: [1, 2], x: 1 }),
+    );
   });
 
   it('keeps array order, since it carries meaning', () => {

@@ -5,7 +5,13 @@ import type { HttpRequest } from '../../../src/http/transport.js';
 import { FaultEngine, FaultRuleSchema } from '../../../sandbox/shared/faults.js';
 import { rawExchange, startFaultyApp, type FaultyApp } from './faulty-app.js';
 
-const createSale: HttpRequest = { operation: 'createSale', method: 'POST', path: '/v1/sales', body: '{"traderInvoiceNumber":"INV-1"}', idempotent: false };
+const createSale: HttpRequest = {
+  operation: 'createSale',
+  method: 'POST',
+  path: '/v1/sales',
+  body: '{"traderInvoiceNumber":"INV-1"}',
+  idempotent: false,
+};
 const getSale: HttpRequest = { operation: 'getSale', method: 'GET', path: '/v1/sales/sale_9', idempotent: true };
 
 function json(body: Buffer): unknown {
@@ -129,7 +135,12 @@ describe('FaultEngine over real HTTP', () => {
   });
 
   it('matches a route pattern, a concrete path or a regular expression', async () => {
-    const retry: HttpRequest = { operation: 'retrySale', method: 'POST', path: '/v1/sales/abc/retry', idempotent: true };
+    const retry: HttpRequest = {
+      operation: 'retrySale',
+      method: 'POST',
+      path: '/v1/sales/abc/retry',
+      idempotent: true,
+    };
     svc.faults.add({ id: 'pattern', kind: 'error', status: 502, path: '/v1/sales/:id/retry' });
     expect((await svc.transport.send(retry)).status).toBe(502);
     svc.faults.remove('pattern');
@@ -158,7 +169,12 @@ describe('FaultEngine over real HTTP', () => {
 
   it('never faults the inspection prefix', async () => {
     svc.faults.add({ kind: 'reset' });
-    const res = await svc.transport.send({ operation: 'inspect', method: 'GET', path: '/__sandbox/state', idempotent: true });
+    const res = await svc.transport.send({
+      operation: 'inspect',
+      method: 'GET',
+      path: '/__sandbox/state',
+      idempotent: true,
+    });
     expect(res.status).toBe(200);
   });
 
@@ -270,11 +286,18 @@ describe('FaultEngine callbackPlan', () => {
     expect(engine.callbackPlan()).toEqual({ duplicates: 2, delayMs: 500, outOfOrder: true });
     expect(engine.callbackPlan()).toEqual({ duplicates: 0, delayMs: 500, outOfOrder: false });
     expect(engine.list().map((r) => r.kind)).toEqual(['callback-delay']);
-    expect(engine.injectedCounts()).toMatchObject({ 'callback-duplicate': 1, 'callback-delay': 2, 'callback-out-of-order': 1 });
+    expect(engine.injectedCounts()).toMatchObject({
+      'callback-duplicate': 1,
+      'callback-delay': 2,
+      'callback-out-of-order': 1,
+    });
   });
 
   it('defaults duplicates to 1 and skips rules for the other service', () => {
-    const engine = new FaultEngine([{ kind: 'callback-duplicate' }, { kind: 'callback-delay', delayMs: 9, service: 'accounting' }]);
+    const engine = new FaultEngine([
+      { kind: 'callback-duplicate' },
+      { kind: 'callback-delay', delayMs: 9, service: 'accounting' },
+    ]);
     expect(engine.callbackPlan()).toEqual({ duplicates: 1, delayMs: 0, outOfOrder: false });
     expect(engine.callbackPlan('accounting')).toEqual({ duplicates: 1, delayMs: 9, outOfOrder: false });
   });

@@ -39,11 +39,21 @@ export async function startFaultyApp(
   });
   app.post('/v1/sales', async (_request, reply) => {
     writes += 1;
-    return reply.code(201).header('location', `/v1/sales/sale_${writes}`).send({ data: { sale: { id: `sale_${writes}` } } });
+    return reply
+      .code(201)
+      .header('location', `/v1/sales/sale_${writes}`)
+      .send({ data: { sale: { id: `sale_${writes}` } } });
   });
   app.get('/v1/sales/:id', async (request) => ({ data: { sale: { id: (request.params as { id: string }).id } } }));
-  app.post('/v1/sales/:id/retry', async (request) => ({ data: { sale: { id: (request.params as { id: string }).id } } }));
-  app.get('/v1/busy', async (_request, reply) => reply.code(429).header('retry-after', '2').send({ error: { code: 'rate_limited', message: 'slow down' } }));
+  app.post('/v1/sales/:id/retry', async (request) => ({
+    data: { sale: { id: (request.params as { id: string }).id } },
+  }));
+  app.get('/v1/busy', async (_request, reply) =>
+    reply
+      .code(429)
+      .header('retry-after', '2')
+      .send({ error: { code: 'rate_limited', message: 'slow down' } }),
+  );
   app.get('/__sandbox/state', async () => ({ ok: true }));
 
   const address = await app.listen({ host: '127.0.0.1', port: 0 });

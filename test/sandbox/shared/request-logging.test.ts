@@ -74,7 +74,12 @@ describe('sandbox request logging', () => {
       const summaries = () => entries.filter((e) => e.level === LEVEL.info && e.msg.startsWith('requests'));
       const written = summaries();
       // The requests may straddle two periods on a loaded machine; together the summaries count each once.
-      const sum = (key: string) => written.reduce((n, e) => n + (key === 'requests' ? (e.requests as number) : ((e.statuses as Record<string, number>)[key] ?? 0)), 0);
+      const sum = (key: string) =>
+        written.reduce(
+          (n, e) =>
+            n + (key === 'requests' ? (e.requests as number) : ((e.statuses as Record<string, number>)[key] ?? 0)),
+          0,
+        );
       expect(written.length).toBeGreaterThanOrEqual(1);
       expect([sum('requests'), sum('200'), sum('404')]).toEqual([4, 3, 1]);
       await new Promise((r) => setTimeout(r, 600));

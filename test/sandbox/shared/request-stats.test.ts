@@ -4,7 +4,13 @@ import { NO_ROUTE, RequestStats } from '../../../sandbox/shared/request-stats.js
 import { eventually } from '../../helpers/eventually.js';
 import { startFaultyApp, type FaultyApp } from './faulty-app.js';
 
-const createSale: HttpRequest = { operation: 'createSale', method: 'POST', path: '/v1/sales', body: '{}', idempotent: false };
+const createSale: HttpRequest = {
+  operation: 'createSale',
+  method: 'POST',
+  path: '/v1/sales',
+  body: '{}',
+  idempotent: false,
+};
 const getSale = (id: string, app?: string): HttpRequest => ({
   operation: 'getSale',
   method: 'GET',
@@ -15,7 +21,11 @@ const getSale = (id: string, app?: string): HttpRequest => ({
 
 // The server records a request when its response finishes, which can be a moment after the client has it.
 function recorded(svc: FaultyApp, total: number): Promise<number> {
-  return eventually(() => svc.stats.snapshot().total, (n) => n === total, { timeoutMs: 2_000, intervalMs: 10, what: `${total} requests recorded` });
+  return eventually(
+    () => svc.stats.snapshot().total,
+    (n) => n === total,
+    { timeoutMs: 2_000, intervalMs: 10, what: `${total} requests recorded` },
+  );
 }
 
 describe('RequestStats over real HTTP', () => {
