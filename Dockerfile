@@ -15,7 +15,7 @@
 # the stage's WORKDIR, ENV, COPY, RUN npm ci and CMD lines below, so keep one instruction per line, COPY sources
 # relative to the build stage's /app, and the npm ci command first in its RUN line.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS base
 WORKDIR /app
@@ -48,8 +48,8 @@ CMD ["node", "--import", "tsx", "sandbox/main.ts", "--host", "0.0.0.0"]
 # The production image (default target).
 FROM base AS runtime
 ENV NODE_ENV=production
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY package.json package-lock.json deploy/keep-own-native-binaries.cjs ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && node keep-own-native-binaries.cjs && rm keep-own-native-binaries.cjs && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/workflows ./dist/workflows
 COPY --from=build /app/dist/activities ./dist/activities

@@ -24,7 +24,7 @@
 #    PAYLOAD_KEYS without a key, and CODEC_AUTH_TOKEN on 0.0.0.0 without a token; on 0.0.0.0 with its token from a
 #    file (CODEC_AUTH_TOKEN_FILE, as compose mounts it), listening, passing compose's health check, exit 0 on SIGTERM.
 #
-# Needs Node 20 and npm (registry access for the npm ci), and the Temporal CLI (TEMPORAL_CLI_PATH, PATH,
+# Needs the project's Node line (.node-version) and npm (registry access for the npm ci), and the Temporal CLI (TEMPORAL_CLI_PATH, PATH,
 # .cache/temporal, or `npm run temporal:install`). CI runs it from .ci/run.
 set -euo pipefail
 
@@ -140,8 +140,9 @@ for (const stage of chain(target)) {
       case 'RUN': {
         const [first, ...others] = args.split('&&').map((c) => c.trim());
         if (!/^npm ci\b/.test(first) || !/\s--omit=dev\b/.test(first)) throw new Error(`the runtime stage may only RUN npm ci --omit=dev: ${line}`);
-        for (const o of others) if (o !== 'npm cache clean --force') throw new Error(`unsupported after npm ci: ${o}`);
-        out.push(['NPMCI', first]);
+        const allowed = /^(npm cache clean --force|node keep-own-native-binaries\.cjs|rm keep-own-native-binaries\.cjs)$/;
+        for (const o of others) if (!allowed.test(o)) throw new Error(`unsupported after npm ci: ${o}`);
+        out.push(['NPMCI', [first, ...others].join(' && ')]);
         break;
       }
       case 'CMD':
@@ -212,6 +213,13 @@ started=$SECONDS
 }
 install_seconds=$((SECONDS - started))
 say "$NPM_CI: ${install_seconds}s; node_modules $(du -sh "$APP/node_modules" | cut -f1), dist $(du -sh "$APP/dist" | cut -f1), whole stage $(du -sh "$APP" | cut -f1) ($(find "$APP/node_modules" -maxdepth 3 -name package.json | wc -l) package.json files)"
+
+# The Temporal core bridge's native library for this platform only.
+bridge_releases="$APP/node_modules/@temporalio/core-bridge/releases"
+[ -d "$bridge_releases" ] || fail "no Temporal core bridge in the production install"
+platforms="$(ls "$bridge_releases" | tr '\n' ' ' | sed 's/ $//')"
+[ "$(ls "$bridge_releases" | wc -l)" -eq 1 ] || fail "the core bridge keeps other platforms' binaries: $platforms"
+say "Temporal core bridge binaries: $platforms only"
 
 # No development dependency (those package-lock.json marks dev-only), no sandbox, no TypeScript, no .env.
 dev_only="$(node -e '
