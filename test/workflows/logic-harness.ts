@@ -28,6 +28,7 @@ import { createStockLedgerActivities } from '../../activities/stock-ledger.js';
 import {
   STOCK_LEDGER_WORKFLOW_TYPE,
   getStockLedgerStateQuery,
+  FIRST_BRANCH,
   stockLedgerWorkflowId,
   type StockLedgerState,
 } from '../../src/contracts/stock-ledger.js';
@@ -401,8 +402,12 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
     ...defaultStubs(),
     requestItemRegistration: real.requestItemRegistration,
     // The real hand-over: the branch's stock ledger runs on this world's workers, its movements through the stubs.
-    handOverStock: createStockLedgerActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) })
-      .handOverStock,
+    // The stub service's businesses have one branch each, whose id is FIRST_BRANCH.
+    handOverStock: createStockLedgerActivities({
+      temporal: { client: env.client },
+      logger: pino({ level: 'silent' }),
+      canonicalBranch: async (_businessId, named) => named ?? FIRST_BRANCH,
+    }).handOverStock,
     ...overrides,
   };
   const recorded = Object.fromEntries(
@@ -482,8 +487,9 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
         )
         .map((c) => c.input)
         .filter((m) => m.quantity > 0),
-    ledger: (branchId) => client.workflow.getHandle(stockLedgerWorkflowId(taskQueue, businessId, branchId)),
-    ledgerState: (branchId) =>
+    ledger: (branchId = FIRST_BRANCH) =>
+      client.workflow.getHandle(stockLedgerWorkflowId(taskQueue, businessId, branchId)),
+    ledgerState: (branchId = FIRST_BRANCH) =>
       client.workflow.getHandle(stockLedgerWorkflowId(taskQueue, businessId, branchId)).query(getStockLedgerStateQuery),
     searchAttribute: async (handle, key) => (await handle.describe()).typedSearchAttributes.get(key),
   };
