@@ -231,21 +231,22 @@ function signSaleFrom(stubs: Pick<Activities, 'checkItems' | 'createSale'>): Act
 
 /**
  * The service's stock as C28 has it: a quantity on hand per branch and item (100 to begin with), never below 0, and
- * every movement recorded. A stub that fails after the service took the movement calls `apply` first.
+ * every movement recorded; one naming no branch moves the first, whose id is FIRST_BRANCH. A stub that fails after the
+ * service took the movement calls `apply` first.
  */
 export function stockModel(initial = 100) {
   const onHand = new Map<string, number>();
   const recorded: Array<AdjustStockInput & { movementId: string; quantityOnHand: number }> = [];
   return {
     recorded,
-    onHand: (itemId: string, branchId?: string) => onHand.get(`${branchId ?? ''}|${itemId}`) ?? initial,
+    onHand: (itemId: string, branchId?: string) => onHand.get(`${branchId ?? FIRST_BRANCH}|${itemId}`) ?? initial,
     /** What someone else does at the branch: a movement the ledger did not send. */
     move(itemId: string, delta: number, branchId?: string) {
-      const key = `${branchId ?? ''}|${itemId}`;
+      const key = `${branchId ?? FIRST_BRANCH}|${itemId}`;
       onHand.set(key, Math.max(0, (onHand.get(key) ?? initial) + delta));
     },
     async apply(input: AdjustStockInput): Promise<AdjustStockResult> {
-      const key = `${input.branchId ?? ''}|${input.itemId}`;
+      const key = `${input.branchId ?? FIRST_BRANCH}|${input.itemId}`;
       const before = onHand.get(key) ?? initial;
       const after =
         Math.round(Math.max(0, input.action === 'ADD' ? before + input.quantity : before - input.quantity) * 10_000) /
