@@ -9,7 +9,7 @@ import { z } from 'zod';
 
 export const STOCK_LEDGER_WORKFLOW_TYPE = 'stockLedgerWorkflow';
 
-/** The label of a ledger started without a branch id (the hand-over always names one now). */
+/** The label of a ledger whose input names no branch (the hand-over always names the branch's id). */
 export const FIRST_BRANCH = 'first-branch';
 
 /**
@@ -143,7 +143,7 @@ export interface StockCarried {
   lines: Array<{ lineId: string; referenceId: string; movementId?: string }>;
 }
 
-/** The argument of `settleMovement`, as the workflow checks it and docs/schemas/settle-movement.schema.json publishes it. */
+/** `settleMovement`'s argument, as the workflow checks it and docs/schemas/settle-movement.schema.json publishes it. */
 export const settleMovementArgsSchema = z
   .strictObject({
     referenceId: z
@@ -155,7 +155,8 @@ export const settleMovementArgsSchema = z
     decision: z
       .enum(['applied', 'resend'])
       .describe(
-        '`applied`: the compliance dashboard shows the movement recorded; `resend`: it is not there, send it again under the same reference.',
+        '`applied`: the compliance dashboard shows the movement recorded; ' +
+          '`resend`: it is not there, send it again under the same reference.',
       ),
   })
   .describe("The argument of the stock ledger's settleMovement update.");
