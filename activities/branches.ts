@@ -56,6 +56,12 @@ export function cachedCanonicalBranch(
           if (!businesses.some((b) => b.id === businessId)) keep(businessId, { branches: [], readAt });
           return known.get(businessId)!;
         })
+        .catch((err: unknown) => {
+          // Never final: a signed sale whose hand-over failed for good would fail with it; it waits instead.
+          throw err instanceof ApplicationFailure && err.nonRetryable
+            ? ApplicationFailure.retryable(err.message, err.type)
+            : err;
+        })
         .finally(() => reading.delete(businessId));
       reading.set(businessId, pending);
     }
@@ -75,8 +81,8 @@ export function cachedCanonicalBranch(
     throw ApplicationFailure.create({
       type: FAILURE_TYPES.unknownBranch,
       message:
-        `business ${businessId} has no branch ${named === undefined ? '(it lists none)' : `"${named}"`} ` +
-        `in the service's listing (branch ids ${entry.branches.map((b) => b.id).join(', ') || 'none'}); ` +
+        `business ${businessId} has no ${named === undefined ? 'first branch' : `branch "${named}"`} in the ` +
+        `service's listing (branch ids: ${entry.branches.map((b) => b.id).join(', ') || 'none'}); ` +
         'its stock waits until the listing shows it',
     });
   };

@@ -59,10 +59,25 @@ describe('cachedCanonicalBranch', () => {
     expect(world.state.reads).toBe(2);
   });
 
+  it('fails a read refused for good retryably: a signed sale waits rather than fails', async () => {
+    const refusedForGood = ApplicationFailure.create({
+      type: 'business_not_served',
+      message: 'no',
+      nonRetryable: true,
+    });
+    const canonical = cachedCanonicalBranch(() => Promise.reject(refusedForGood));
+    await expect(canonical('biz_a', undefined)).rejects.toMatchObject({
+      type: 'business_not_served',
+      nonRetryable: false,
+    });
+  });
+
   it('refuses a business the key does not list, and keeps at most maxBusinesses', async () => {
     const world = listing([shop]);
     const canonical = cachedCanonicalBranch(world.list, { now: world.now, maxBusinesses: 1 });
-    await expect(canonical('biz_z', undefined)).rejects.toThrow(/business biz_z has no branch \(it lists none\)/);
+    await expect(canonical('biz_z', undefined)).rejects.toThrow(
+      /business biz_z has no first branch in the service's listing \(branch ids: none\)/,
+    );
     expect(world.state.reads).toBe(1);
     // biz_z's empty entry pushed biz_a out: asked again, it is read again.
     expect(await canonical('biz_a', undefined)).toBe('br_main');
