@@ -183,10 +183,12 @@ describe('the refund window', () => {
           ],
         },
       ]);
-      // The budget was idle: the ledger sent each line alone, under the line's reference; items go in no set order.
+      // The budget was idle: the ledger sent each line alone, under the line's reference, at its branch's id; items go
+      // in no set order.
       expect(byReference(s.movementsSent())).toEqual([
         {
           businessId: input.businessId,
+          branchId: FIRST_BRANCH,
           itemId: SUGAR,
           action: 'DEDUCT',
           quantity: 2,
@@ -195,6 +197,7 @@ describe('the refund window', () => {
         },
         {
           businessId: input.businessId,
+          branchId: FIRST_BRANCH,
           itemId: MILK,
           action: 'DEDUCT',
           quantity: 1,
