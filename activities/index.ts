@@ -4,6 +4,7 @@
  * this enters the workflow bundle.
  */
 import { createAccountingActivities } from './accounting.js';
+import { cachedCanonicalBranch } from './branches.js';
 import { createComplianceActivities } from './compliance.js';
 import type { ActivityDeps } from './deps.js';
 import { createPlacementActivities } from './placement.js';
@@ -20,7 +21,14 @@ export function createActivities(deps: ActivityDeps & Pick<PurchasesActivityDeps
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),
     ...createPlacementActivities(deps),
-    ...createStockLedgerActivities(deps),
+    ...createStockLedgerActivities({
+      ...deps,
+      // Per process, like the item registry: the branches a key's businesses have, read once per business.
+      canonicalBranch: cachedCanonicalBranch(async (businessId) => {
+        const { data } = await deps.services.compliance(businessId).listBusinesses();
+        return data;
+      }),
+    }),
   };
 }
 

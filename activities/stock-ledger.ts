@@ -1,6 +1,6 @@
 /**
- * Hands a sale's stock lines to its branch's stock ledger (issue 17). Signal-with-start joins the running ledger or
- * starts it, so every sale of a branch converges on the one writer of its stock. Not an API call.
+ * Hands a sale's stock lines to its branch's stock ledger. Signal-with-start joins the running ledger or starts it, so
+ * every sale of a branch converges on the one writer of its stock, however the sale names the branch.
  */
 import {
   DEFAULT_STOCK_REPORTING,
@@ -12,15 +12,19 @@ import {
   type StockReporting,
 } from '../src/contracts/stock-ledger.js';
 import { WORKFLOW_TASK_QUEUE } from '../src/contracts/task-queues.js';
+import type { CanonicalBranch } from './branches.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 
 export type StockLedgerActivityDeps = Pick<
   ActivityDeps,
   'temporal' | 'workflowTaskQueue' | 'logger' | 'stockReporting'
->;
+> & {
+  canonicalBranch: CanonicalBranch;
+};
 
 export interface HandOverStockInput {
   businessId: string;
+  /** As the sale names it: a branch id or `authorityBhfId`; absent: the business's first branch. */
   branchId?: string;
   lines: StockLine[];
   /** The sale's own task queue: its ledger runs beside it. */
@@ -38,11 +42,9 @@ export function createStockLedgerActivities(deps: StockLedgerActivityDeps) {
       const client = temporalClientOf(deps, 'handOverStock');
       const reporting = deps.stockReporting?.(input.businessId) ?? DEFAULT_STOCK_REPORTING;
       const taskQueue = input.taskQueue ?? deps.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
-      const workflowId = stockLedgerWorkflowId(taskQueue, input.businessId, input.branchId);
-      const ledger: StockLedgerInput = {
-        businessId: input.businessId,
-        ...(input.branchId === undefined ? {} : { branchId: input.branchId }),
-      };
+      const branchId = await deps.canonicalBranch(input.businessId, input.branchId);
+      const workflowId = stockLedgerWorkflowId(taskQueue, input.businessId, branchId);
+      const ledger: StockLedgerInput = { businessId: input.businessId, branchId };
       const handle = await client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
         workflowId,
         taskQueue,

@@ -32,6 +32,8 @@ export const FAILURE_TYPES = {
   businessNotServed: 'business_not_served',
   /** An accounting call for a company no accounting application is linked for (or naming none among several). */
   companyNotServed: 'company_not_served',
+  /** A branch name the business's listing does not show (yet): retried, its stock never guessed to another ledger. */
+  unknownBranch: 'unknown_branch',
 } as const;
 
 /** `ambiguous_write` was `AmbiguousWrite` before 0.2: histories recorded then still carry the old name. */

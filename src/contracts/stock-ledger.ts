@@ -1,7 +1,7 @@
 /**
- * The stock ledger's contract (issue 17): one workflow per business and branch writes every stock movement of its
- * items. Sales and refunds hand their lines over to it; it alone moves stock at that branch, so the service's
- * `quantityOnHand` after each of its own movements tells it whether an uncertain one was applied.
+ * The stock ledger's contract: one workflow per physical branch writes every stock movement of its items. Sales and
+ * refunds hand their lines over to it; it alone moves stock at that branch, so the service's `quantityOnHand` after
+ * each of its own movements tells it whether an uncertain one was applied.
  * Type name, id scheme, input, messages and state; imports nothing of the project.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
@@ -9,17 +9,18 @@ import { z } from 'zod';
 
 export const STOCK_LEDGER_WORKFLOW_TYPE = 'stockLedgerWorkflow';
 
-/** The branch a sale names, or the business's first branch (the service's default) when it names none. */
+/** The label of a ledger whose input names no branch (the hand-over always names the branch's id). */
 export const FIRST_BRANCH = 'first-branch';
 
 /**
- * One ledger per fleet (the workflow task queue its sales run on), business and branch. The queue is in the id because
+ * One ledger per fleet (the workflow task queue its sales run on), business and branch, by the branch's canonical id
+ * (activities/branches.ts): however a sale names its branch, it reaches the same ledger. The queue is in the id because
  * the ledger runs beside its sales, with their worker's keys: a second fleet sharing the namespace (another
  * deployment, a staging fleet, a test suite's stack) gets a ledger of its own instead of handing its lines to one that
  * runs on another fleet's queue, with another fleet's services, or on a queue nobody polls any more.
  */
-export function stockLedgerWorkflowId(taskQueue: string, businessId: string, branchId: string | undefined): string {
-  return `stock-ledger:${taskQueue}:${businessId}:${branchId ?? FIRST_BRANCH}`;
+export function stockLedgerWorkflowId(taskQueue: string, businessId: string, branchId: string): string {
+  return `stock-ledger:${taskQueue}:${businessId}:${branchId}`;
 }
 
 /**
@@ -55,7 +56,7 @@ export interface StockHandOver {
 
 export interface StockLedgerInput {
   businessId: string;
-  /** Absent: the business's first branch. */
+  /** The branch's canonical id (absent only in a ledger started before branches were resolved). */
   branchId?: string;
   /** Carried over by continue-as-new. */
   carried?: StockLedgerCarry;
@@ -142,7 +143,7 @@ export interface StockCarried {
   lines: Array<{ lineId: string; referenceId: string; movementId?: string }>;
 }
 
-/** The argument of `settleMovement`, as the workflow checks it and docs/schemas/settle-movement.schema.json publishes it. */
+/** `settleMovement`'s argument, as the workflow checks it and docs/schemas/settle-movement.schema.json publishes it. */
 export const settleMovementArgsSchema = z
   .strictObject({
     referenceId: z
@@ -154,7 +155,8 @@ export const settleMovementArgsSchema = z
     decision: z
       .enum(['applied', 'resend'])
       .describe(
-        '`applied`: the compliance dashboard shows the movement recorded; `resend`: it is not there, send it again under the same reference.',
+        '`applied`: the compliance dashboard shows the movement recorded; ' +
+          '`resend`: it is not there, send it again under the same reference.',
       ),
   })
   .describe("The argument of the stock ledger's settleMovement update.");

@@ -11,7 +11,7 @@ import {
   TraderInvoiceNumber,
 } from '../../src/contracts/search-attributes.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
-import { stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
+import { FIRST_BRANCH, stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
 import { closeRefundWindowSignal } from '../fixtures/workflows/fake-sale.js';
 import { createDataConverter } from '../../src/codec/data-converter.js';
 import { newKey, ring } from '../codec/helpers.js';
@@ -234,7 +234,7 @@ describe('operations on a sale', () => {
     expect((await sales.getState(handedOver.businessId, 'INV-1')).stockMovements).toEqual([
       expect.objectContaining({
         status: 'handed_over',
-        ledger: stockLedgerWorkflowId(taskQueue, handedOver.businessId, undefined),
+        ledger: stockLedgerWorkflowId(taskQueue, handedOver.businessId, FIRST_BRANCH),
       }),
     ]);
   });

@@ -380,7 +380,7 @@ describe.skipIf(skipReason !== undefined)(
     const oilSale = () => saleInput({ lines: [{ itemId: DEMO.items.cookingOil, quantity: 1, unitPrice: 389.99 }] });
     const ledgerState = () =>
       client.workflow
-        .getHandle(stockLedgerWorkflowId(WORKFLOW_TASK_QUEUE, NAIROBI, undefined))
+        .getHandle(stockLedgerWorkflowId(WORKFLOW_TASK_QUEUE, NAIROBI, DEMO.branches.nairobiCbd))
         .query(getStockLedgerStateQuery);
     const ledgerWhen = (done: (s: StockLedgerState) => boolean, what: string) =>
       eventually(

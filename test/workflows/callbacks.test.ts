@@ -81,7 +81,12 @@ describe('result callbacks are hints', () => {
     expect(state.sale?.status).toBe('completed');
     expect(state.stockMovements.map((m) => m.status)).not.toContain('pending');
     await carriersOf(
-      { client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi },
+      {
+        client: h.client,
+        taskQueue: h.taskQueue,
+        businessId: DEMO.businesses.nairobi,
+        branchId: DEMO.branches.nairobiCbd,
+      },
       state.stockMovements,
     );
     for (const m of state.stockMovements) {

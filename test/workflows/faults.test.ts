@@ -39,6 +39,7 @@ const nairobiLedger = (): LedgerAt => ({
   client: h.client,
   taskQueue: h.taskQueue,
   businessId: DEMO.businesses.nairobi,
+  branchId: DEMO.branches.nairobiCbd,
 });
 
 /** The sale handed its lines to the ledger and closed without waiting for them. */
@@ -103,7 +104,12 @@ describe('faults of the compliance service', () => {
     expect(states.map((s) => s.sale?.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
     // The stock ledger's movements spend the same budget.
     await expectRecordedOnce(
-      { client: budget.client, taskQueue: budget.taskQueue, businessId: business },
+      {
+        client: budget.client,
+        taskQueue: budget.taskQueue,
+        businessId: business,
+        branchId: DEMO.branches.mombasaNyali,
+      },
       budget.sandbox.inspector,
       states.flatMap((s) => s.stockMovements),
     );

@@ -74,7 +74,7 @@ async function stockLedgerScenario(stack: SaleStack): Promise<RecordedRun[]> {
   // Faults match the route, not the ledger: the other scenarios' ledger is quiet first.
   await ledgerQuiet(
     stack,
-    stack.client.workflow.getHandle(stockLedgerWorkflowId(stack.taskQueue, nairobi, undefined)),
+    stack.client.workflow.getHandle(stockLedgerWorkflowId(stack.taskQueue, nairobi, DEMO.branches.nairobiCbd)),
     0,
   );
   const settled = await stack.start(

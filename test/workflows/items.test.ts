@@ -35,7 +35,12 @@ afterAll(async () => {
 });
 
 const nairobi = DEMO.businesses.nairobi;
-const nairobiLedger = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: nairobi });
+const nairobiLedger = (): LedgerAt => ({
+  client: h.client,
+  taskQueue: h.taskQueue,
+  businessId: nairobi,
+  branchId: DEMO.branches.nairobiCbd,
+});
 const line = (itemId: string) => ({ itemId, quantity: 1, unitPrice: 120 });
 
 /** Every run of the item's registration workflow, as visibility lists them. */

@@ -23,8 +23,8 @@ export interface LedgerAt {
   /** The stack's workflow queue: its sales' ledger is its own (src/contracts/stock-ledger.ts). */
   taskQueue: string;
   businessId: string;
-  /** Absent: the business's first branch, as a sale without a branch. */
-  branchId?: string;
+  /** The branch's id: a sale naming none, or naming it by `authorityBhfId`, reaches the same ledger. */
+  branchId: string;
 }
 
 export function ledgerHandle({ client, taskQueue, businessId, branchId }: LedgerAt) {

@@ -28,6 +28,7 @@ import { createStockLedgerActivities } from '../../activities/stock-ledger.js';
 import {
   STOCK_LEDGER_WORKFLOW_TYPE,
   getStockLedgerStateQuery,
+  FIRST_BRANCH,
   stockLedgerWorkflowId,
   type StockLedgerState,
 } from '../../src/contracts/stock-ledger.js';
@@ -230,21 +231,22 @@ function signSaleFrom(stubs: Pick<Activities, 'checkItems' | 'createSale'>): Act
 
 /**
  * The service's stock as C28 has it: a quantity on hand per branch and item (100 to begin with), never below 0, and
- * every movement recorded. A stub that fails after the service took the movement calls `apply` first.
+ * every movement recorded; one naming no branch moves the first, whose id is FIRST_BRANCH. A stub that fails after the
+ * service took the movement calls `apply` first.
  */
 export function stockModel(initial = 100) {
   const onHand = new Map<string, number>();
   const recorded: Array<AdjustStockInput & { movementId: string; quantityOnHand: number }> = [];
   return {
     recorded,
-    onHand: (itemId: string, branchId?: string) => onHand.get(`${branchId ?? ''}|${itemId}`) ?? initial,
+    onHand: (itemId: string, branchId?: string) => onHand.get(`${branchId ?? FIRST_BRANCH}|${itemId}`) ?? initial,
     /** What someone else does at the branch: a movement the ledger did not send. */
     move(itemId: string, delta: number, branchId?: string) {
-      const key = `${branchId ?? ''}|${itemId}`;
+      const key = `${branchId ?? FIRST_BRANCH}|${itemId}`;
       onHand.set(key, Math.max(0, (onHand.get(key) ?? initial) + delta));
     },
     async apply(input: AdjustStockInput): Promise<AdjustStockResult> {
-      const key = `${input.branchId ?? ''}|${input.itemId}`;
+      const key = `${input.branchId ?? FIRST_BRANCH}|${input.itemId}`;
       const before = onHand.get(key) ?? initial;
       const after =
         Math.round(Math.max(0, input.action === 'ADD' ? before + input.quantity : before - input.quantity) * 10_000) /
@@ -401,8 +403,12 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
     ...defaultStubs(),
     requestItemRegistration: real.requestItemRegistration,
     // The real hand-over: the branch's stock ledger runs on this world's workers, its movements through the stubs.
-    handOverStock: createStockLedgerActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) })
-      .handOverStock,
+    // The stub service's businesses have one branch each, whose id is FIRST_BRANCH.
+    handOverStock: createStockLedgerActivities({
+      temporal: { client: env.client },
+      logger: pino({ level: 'silent' }),
+      canonicalBranch: async (_businessId, named) => named ?? FIRST_BRANCH,
+    }).handOverStock,
     ...overrides,
   };
   const recorded = Object.fromEntries(
@@ -482,8 +488,9 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
         )
         .map((c) => c.input)
         .filter((m) => m.quantity > 0),
-    ledger: (branchId) => client.workflow.getHandle(stockLedgerWorkflowId(taskQueue, businessId, branchId)),
-    ledgerState: (branchId) =>
+    ledger: (branchId = FIRST_BRANCH) =>
+      client.workflow.getHandle(stockLedgerWorkflowId(taskQueue, businessId, branchId)),
+    ledgerState: (branchId = FIRST_BRANCH) =>
       client.workflow.getHandle(stockLedgerWorkflowId(taskQueue, businessId, branchId)).query(getStockLedgerStateQuery),
     searchAttribute: async (handle, key) => (await handle.describe()).typedSearchAttributes.get(key),
   };

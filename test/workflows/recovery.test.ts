@@ -20,6 +20,7 @@ const nairobiLedger = (): LedgerAt => ({
   client: h.client,
   taskQueue: h.taskQueue,
   businessId: DEMO.businesses.nairobi,
+  branchId: DEMO.branches.nairobiCbd,
 });
 
 describe('a rejection for an unregistered item under a cause code the contract does not define', () => {

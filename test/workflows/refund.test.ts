@@ -17,7 +17,12 @@ import { stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
 import { carriersOf, type LedgerAt } from './ledger-reads.js';
 
 const h = useSaleHarness({ callbacks: true });
-const ledgerAt = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi });
+const ledgerAt = (): LedgerAt => ({
+  client: h.client,
+  taskQueue: h.taskQueue,
+  businessId: DEMO.businesses.nairobi,
+  branchId: DEMO.branches.nairobiCbd,
+});
 
 /** A signed sale waiting in a refund window long enough for the test. */
 async function signedSale(lines = saleInput().lines) {
@@ -57,7 +62,7 @@ describe('refunds in the refund window', () => {
     expect(result.creditNote.receipt?.cuInvoiceNo).toMatch(/^KRACU\d{10}\/\d+$/);
     expect(result.creditNote.totals.total).toBe(-(signed.sale?.totals.total ?? 0));
     // Answered once the branch's stock ledger has taken the restock lines; the ledger puts the goods back.
-    const ledger = stockLedgerWorkflowId(h.taskQueue, DEMO.businesses.nairobi, undefined);
+    const ledger = stockLedgerWorkflowId(h.taskQueue, DEMO.businesses.nairobi, DEMO.branches.nairobiCbd);
     expect(result.stockMovements.map((m) => [m.itemId, m.action, m.quantity, m.status, m.ledger])).toEqual([
       [DEMO.items.sugar, 'ADD', 2, 'handed_over', ledger],
       [DEMO.items.milk, 'ADD', 1, 'handed_over', ledger],

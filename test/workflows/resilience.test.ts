@@ -6,7 +6,12 @@ import { DEMO, invoiceNumber, saleInput, useSaleHarness } from './harness.js';
 import { expectRecordedOnce, type LedgerAt } from './ledger-reads.js';
 
 const h = useSaleHarness({ callbacks: true });
-const ledgerAt = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi });
+const ledgerAt = (): LedgerAt => ({
+  client: h.client,
+  taskQueue: h.taskQueue,
+  businessId: DEMO.businesses.nairobi,
+  branchId: DEMO.branches.nairobiCbd,
+});
 
 /** A sale the authority holds until the test settles it through the sandbox. */
 async function heldSale(options: NonNullable<ReturnType<typeof saleInput>['options']> = { refundWindowDays: 0 }) {

@@ -22,6 +22,7 @@ import {
 } from '../../src/contracts/sale.js';
 import { refusal, saleDocument, submission, useLogicHarness, type SaleHandle } from './logic-harness.js';
 import { createStockLedgerActivities } from '../../activities/stock-ledger.js';
+import { FIRST_BRANCH } from '../../src/contracts/stock-ledger.js';
 import { eventually } from '../helpers/eventually.js';
 import { expectRefusedAs } from '../helpers/updates.js';
 import { pino } from 'pino';
@@ -483,6 +484,7 @@ describe('a till refunds right after printing the receipt', () => {
     const handOver = createStockLedgerActivities({
       temporal: { client: h.env.client },
       logger: pino({ level: 'silent' }),
+      canonicalBranch: async (_businessId, named) => named ?? FIRST_BRANCH,
     }).handOverStock;
     const handOverStock = async (input: Parameters<typeof handOver>[0]) => {
       await stockHeld;

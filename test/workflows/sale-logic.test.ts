@@ -25,6 +25,7 @@ import {
 import {
   STOCK_LEDGER_WORKFLOW_TYPE,
   settleMovementUpdate,
+  FIRST_BRANCH,
   stockLedgerWorkflowId,
   type StockLedgerState,
 } from '../../src/contracts/stock-ledger.js';
@@ -144,7 +145,7 @@ describe('the refund window', () => {
       expect(await serverElapsed(s, handle)).toBeGreaterThanOrEqual(30 * DAY);
 
       const key = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
-      const ledger = stockLedgerWorkflowId(s.taskQueue, input.businessId, undefined);
+      const ledger = stockLedgerWorkflowId(s.taskQueue, input.businessId, FIRST_BRANCH);
       expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock']);
       expect(s.inputs('checkItems')).toEqual([{ businessId: input.businessId, itemIds: [SUGAR, MILK] }]);
       expect(s.inputs('createSale')).toEqual([
@@ -182,10 +183,12 @@ describe('the refund window', () => {
           ],
         },
       ]);
-      // The budget was idle: the ledger sent each line alone, under the line's reference; items go in no set order.
+      // The budget was idle: the ledger sent each line alone, under the line's reference, at its branch's id; items go
+      // in no set order.
       expect(byReference(s.movementsSent())).toEqual([
         {
           businessId: input.businessId,
+          branchId: FIRST_BRANCH,
           itemId: SUGAR,
           action: 'DEDUCT',
           quantity: 2,
@@ -194,6 +197,7 @@ describe('the refund window', () => {
         },
         {
           businessId: input.businessId,
+          branchId: FIRST_BRANCH,
           itemId: MILK,
           action: 'DEDUCT',
           quantity: 1,
@@ -270,7 +274,7 @@ describe('the refund window', () => {
       const request = refundRequest();
       const result = await handle.executeUpdate(refundUpdate, { args: [request] });
       const cnKey = creditNoteIdempotencyKey(input.businessId, input.traderInvoiceNumber, request.traderInvoiceNumber);
-      const ledger = stockLedgerWorkflowId(s.taskQueue, input.businessId, undefined);
+      const ledger = stockLedgerWorkflowId(s.taskQueue, input.businessId, FIRST_BRANCH);
       expect(result.creditNote).toEqual(creditNoteDocument({ traderInvoiceNumber: request.traderInvoiceNumber }));
       // The refund answers once the ledger has taken the restock lines; it sends them on its own time.
       expect(result.stockMovements).toEqual([
@@ -402,7 +406,7 @@ describe('the refund window', () => {
       const line = (await s.waitFor(handle, (st) => st.step === 'refund_window')).stockMovements[0]!;
       expect(line).toMatchObject({
         status: 'handed_over',
-        ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined),
+        ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, FIRST_BRANCH),
       });
       expect(waiting.open[0]!.lines.map((l) => l.lineId)).toEqual([line.referenceId]);
       // The operator's work is the ledger's, not the sale's.
@@ -1108,7 +1112,7 @@ describe('stock movements (since 0.8: handed to the branch’s stock ledger, whi
         action: 'DEDUCT',
         quantity: 3,
         status: 'handed_over',
-        ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined),
+        ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, FIRST_BRANCH),
       });
       expect(line.problem).toBeUndefined();
 
@@ -1240,7 +1244,7 @@ describe('stock movements (since 0.8: handed to the branch’s stock ledger, whi
       ]);
       expect(before.stockMovements[0]).toMatchObject({
         status: 'handed_over',
-        ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined),
+        ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, FIRST_BRANCH),
       });
 
       // Nothing of the sale waits for confirmation: the ledger's settleMovement is the operator's door.

@@ -36,7 +36,7 @@ describe('saleWorkflow paths to a signed receipt', () => {
     expect(state.sale?.receipt?.cuInvoiceNo).toMatch(/^KRACU\d{10}\/\d+$/);
     expect(state.submissions).toBe(1);
     // Closed at once (no refund window): it handed its lines over and does not wait for their movements.
-    const ledger = stockLedgerWorkflowId(h.taskQueue, DEMO.businesses.nairobi, undefined);
+    const ledger = stockLedgerWorkflowId(h.taskQueue, DEMO.businesses.nairobi, DEMO.branches.nairobiCbd);
     expect(state.stockMovements.map((m) => [m.itemId, m.action, m.status, m.ledger])).toEqual([
       [DEMO.items.sugar, 'DEDUCT', 'handed_over', ledger],
       [DEMO.items.milk, 'DEDUCT', 'handed_over', ledger],
@@ -48,7 +48,12 @@ describe('saleWorkflow paths to a signed receipt', () => {
     expect(docs).toHaveLength(1);
     expect(docs[0]?.sale.receipt?.cuInvoiceNo).toBe(state.sale?.receipt?.cuInvoiceNo);
     await expectRecordedOnce(
-      { client: h.client, taskQueue: h.taskQueue, businessId: DEMO.businesses.nairobi },
+      {
+        client: h.client,
+        taskQueue: h.taskQueue,
+        businessId: DEMO.businesses.nairobi,
+        branchId: DEMO.branches.nairobiCbd,
+      },
       h.sandbox.inspector,
       state.stockMovements,
     );

@@ -14,6 +14,7 @@ import { refundUpdate } from '../../src/contracts/sale.js';
 import { AttentionReason, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import {
   settleMovementUpdate,
+  FIRST_BRANCH,
   stockLedgerWorkflowId,
   handOverStockSignal,
   STOCK_LEDGER_WORKFLOW_TYPE,
@@ -78,6 +79,7 @@ function handOverWith(reporting: StockReporting) {
     temporal: { client: h.env.client },
     logger: pino({ level: 'silent' }),
     stockReporting: () => reporting,
+    canonicalBranch: async (_businessId, named) => named ?? FIRST_BRANCH,
   }).handOverStock;
 }
 
@@ -92,7 +94,7 @@ describe('the stock ledger', () => {
       expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock']);
       for (const m of sale.stockMovements) {
         expect(m).toMatchObject({
-          ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined),
+          ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, FIRST_BRANCH),
           carriedBy: m.referenceId,
           movementId: expect.stringMatching(/^mov_/),
         });
@@ -280,7 +282,7 @@ describe('the stock ledger', () => {
       ];
       const start = () =>
         s.env.client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
-          workflowId: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined),
+          workflowId: stockLedgerWorkflowId(s.taskQueue, s.businessId, FIRST_BRANCH),
           taskQueue: s.taskQueue,
           args: [{ businessId: s.businessId }],
           signal: handOverStockSignal,
@@ -437,7 +439,7 @@ describe('the stock ledger under a contended budget', () => {
         lineIds: [],
       };
       const ledger = await s.env.client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
-        workflowId: stockLedgerWorkflowId(s.taskQueue, s.businessId, undefined),
+        workflowId: stockLedgerWorkflowId(s.taskQueue, s.businessId, FIRST_BRANCH),
         taskQueue: s.taskQueue,
         args: [{ businessId: s.businessId, carried }],
         signal: handOverStockSignal,

@@ -26,7 +26,12 @@ const STOCK_ROUTE = '/v1/stock/adjustments';
 const STOCK = { service: 'compliance', method: 'POST', path: STOCK_ROUTE } as const;
 const nairobi = DEMO.businesses.nairobi;
 const OIL = DEMO.items.cookingOil;
-const ledgerAt = (): LedgerAt => ({ client: h.client, taskQueue: h.taskQueue, businessId: nairobi });
+const ledgerAt = (): LedgerAt => ({
+  client: h.client,
+  taskQueue: h.taskQueue,
+  businessId: nairobi,
+  branchId: DEMO.branches.nairobiCbd,
+});
 
 /** One stock-tracked line, so the one movement is the one the fault hits. */
 const oneLineSale = (quantity = 3, refundWindowDays = 0) =>
@@ -116,7 +121,7 @@ function expectHandedOver(line: StockMovementState): void {
     action: 'DEDUCT',
     quantity: 3,
     status: 'handed_over',
-    ledger: stockLedgerWorkflowId(h.taskQueue, nairobi, undefined),
+    ledger: stockLedgerWorkflowId(h.taskQueue, nairobi, DEMO.branches.nairobiCbd),
   });
   expect(line.problem).toBeUndefined();
 }

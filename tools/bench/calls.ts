@@ -33,7 +33,9 @@ const total = (routes: Record<string, number>) => Object.values(routes).reduce((
 
 /** Lines the business's stock ledger has recorded so far (0 before its first hand-over). */
 async function linesRecorded(t: BenchTemporal, w: BenchWorkers): Promise<number> {
-  const ledger = t.client.workflow.getHandle(stockLedgerWorkflowId(w.taskQueue, DEMO.businesses.nairobi, undefined));
+  const ledger = t.client.workflow.getHandle(
+    stockLedgerWorkflowId(w.taskQueue, DEMO.businesses.nairobi, DEMO.branches.nairobiCbd),
+  );
   return ledger.query(getStockLedgerStateQuery).then(
     (state) => state.totals.linesRecorded,
     () => 0,

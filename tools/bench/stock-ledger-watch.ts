@@ -12,6 +12,7 @@ import {
   type StockLedgerState,
 } from '../../src/contracts/stock-ledger.js';
 import type { BenchTemporal } from './env.js';
+import { branchOf } from './stock-world.js';
 import { mapLimit } from './stats.js';
 import { ledgerProfile, toLedgerEvents, type LedgerProfile } from './stock-profile.js';
 import type { StockLedgerLeft, StockOperatorDecision } from './stock-report.js';
@@ -19,13 +20,14 @@ import type { StockLedgerLeft, StockOperatorDecision } from './stock-report.js';
 /** How often a ledger's state is read while waiting for it to settle (and for operator work). */
 const LEDGER_POLL_MS = 1_000;
 
-/** A business's ledger at its first branch, beside the sales of the worker on `taskQueue`. */
+/** A business's ledger at its one branch (the stock world's), beside the sales of the worker on `taskQueue`. */
 export interface LedgerOf {
   taskQueue: string;
   businessId: string;
 }
 
-const ledgerIdOf = ({ taskQueue, businessId }: LedgerOf) => stockLedgerWorkflowId(taskQueue, businessId, undefined);
+const ledgerIdOf = ({ taskQueue, businessId }: LedgerOf) =>
+  stockLedgerWorkflowId(taskQueue, businessId, branchOf(businessId));
 const ledgerHandle = (t: BenchTemporal, of: LedgerOf) => t.client.workflow.getHandle(ledgerIdOf(of));
 
 export async function ledgerState(t: BenchTemporal, of: LedgerOf): Promise<StockLedgerState | undefined> {

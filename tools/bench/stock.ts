@@ -50,7 +50,7 @@ import type {
   StockThroughput,
 } from './stock-report.js';
 import { startTills, type Rung } from './stock-tills.js';
-import { saleMaker, stockWorld, type StockTenant, type StockWorld } from './stock-world.js';
+import { branchOf, saleMaker, stockWorld, type StockTenant, type StockWorld } from './stock-world.js';
 
 /** The commit-then-fail share of stock writes in the faults run: half answered 503, half a dropped connection. */
 const FAULT_SHARE = 0.3;
@@ -442,7 +442,9 @@ export async function measureStock(t: BenchTemporal, options: StockSizes & { tag
   } finally {
     // Ledgers never end by themselves, nor do the sales of a failed run: ended here, so nothing of this section is left
     // running on a server that outlives the bench.
-    const ledgers = workers.map((w) => stockLedgerWorkflowId(w.taskQueue, w.tenant.businessId, undefined));
+    const ledgers = workers.map((w) =>
+      stockLedgerWorkflowId(w.taskQueue, w.tenant.businessId, branchOf(w.tenant.businessId)),
+    );
     await mapLimit([...ledgers, ...(failed ? started : [])], 20, (id) =>
       t.client.workflow
         .getHandle(id)

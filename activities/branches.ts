@@ -1,0 +1,89 @@
+/**
+ * One id per physical branch, so a sale naming its branch by id, by `authorityBhfId` or not at all reaches the one
+ * stock ledger of that branch. Names resolve as the service resolves them (id first, then `authorityBhfId`; none: the
+ * first branch listed) against GET /v1/businesses, read once per business per process and read again only for a name
+ * the last read did not know (docs/stock-ledger.md, "Which ledger").
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import type { Branch, Business } from '../src/compliance/schemas.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+
+/** The canonical id of the branch `named` (absent: the business's first branch). */
+export type CanonicalBranch = (businessId: string, named: string | undefined) => Promise<string>;
+
+export interface CanonicalBranchOptions {
+  /** Businesses whose branches are kept, at most (the oldest read is dropped first). */
+  maxBusinesses?: number;
+  /** A name the last read did not know is read again only once this long after it. */
+  rereadAfterMs?: number;
+  now?: () => number;
+}
+
+interface Known {
+  branches: readonly Branch[];
+  readAt: number;
+}
+
+function pick(branches: readonly Branch[], named: string | undefined): string | undefined {
+  if (named === undefined) return branches[0]?.id;
+  return (branches.find((b) => b.id === named) ?? branches.find((b) => b.authorityBhfId === named))?.id;
+}
+
+/** Resolves over `listBusinesses` (the listing the key of `businessId` gives), with a bounded per-process cache. */
+export function cachedCanonicalBranch(
+  listBusinesses: (businessId: string) => Promise<readonly Business[]>,
+  options: CanonicalBranchOptions = {},
+): CanonicalBranch {
+  const maxBusinesses = options.maxBusinesses ?? 10_000;
+  const rereadAfterMs = options.rereadAfterMs ?? 60_000;
+  const now = options.now ?? Date.now;
+  const known = new Map<string, Known>();
+  const reading = new Map<string, Promise<Known>>();
+
+  const keep = (businessId: string, entry: Known) => {
+    known.delete(businessId);
+    known.set(businessId, entry);
+    if (known.size > maxBusinesses) known.delete(known.keys().next().value!);
+  };
+  // Concurrent hand-overs of one business share one read; one answer lists every business of the key.
+  const read = (businessId: string): Promise<Known> => {
+    let pending = reading.get(businessId);
+    if (!pending) {
+      pending = listBusinesses(businessId)
+        .then((businesses) => {
+          const readAt = now();
+          for (const b of businesses) keep(b.id, { branches: b.branches, readAt });
+          if (!businesses.some((b) => b.id === businessId)) keep(businessId, { branches: [], readAt });
+          return known.get(businessId)!;
+        })
+        .catch((err: unknown) => {
+          // Never final: a signed sale whose hand-over failed for good would fail with it; it waits instead.
+          throw err instanceof ApplicationFailure && err.nonRetryable
+            ? ApplicationFailure.retryable(err.message, err.type)
+            : err;
+        })
+        .finally(() => reading.delete(businessId));
+      reading.set(businessId, pending);
+    }
+    return pending;
+  };
+
+  return async (businessId, named) => {
+    const cached = known.get(businessId);
+    let entry = cached ?? (await read(businessId));
+    let id = pick(entry.branches, named);
+    if (id === undefined && cached && now() - cached.readAt >= rereadAfterMs) {
+      entry = await read(businessId);
+      id = pick(entry.branches, named);
+    }
+    if (id !== undefined) return id;
+    // Retried, never guessed: a ledger under a name the listing does not know could split the branch's stock.
+    throw ApplicationFailure.create({
+      type: FAILURE_TYPES.unknownBranch,
+      message:
+        `business ${businessId} has no ${named === undefined ? 'first branch' : `branch "${named}"`} in the ` +
+        `service's listing (branch ids: ${entry.branches.map((b) => b.id).join(', ') || 'none'}); ` +
+        'its stock waits until the listing shows it',
+    });
+  };
+}
