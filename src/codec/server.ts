@@ -13,7 +13,7 @@
  * - Logs carry method, route, status, namespace and payload count; never payloads, never the token.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import Fastify, {
   LogController,
@@ -27,6 +27,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PayloadDecryptionError } from './aes-gcm-codec.js';
 import { ConfigError, resolveSecretFiles } from '../config/env.js';
+import { isLoopbackHost } from '../http/base-url.js';
 
 /** The local dev server's UI. */
 export const DEFAULT_CODEC_CORS_ORIGINS: readonly string[] = ['http://localhost:8233', 'http://127.0.0.1:8233'];
@@ -248,18 +249,6 @@ async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>):
   }
 
   return app;
-}
-
-/** Addresses only this machine can reach. Anything else (0.0.0.0, ::, a LAN address, a name) may be reached from outside. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1');
-  if (h === 'localhost') return true;
-  if (isIPv4(h)) return h.startsWith('127.');
-  if (isIPv6(h)) return h === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(h) || /^::ffff:127\./.test(h);
-  return false;
 }
 
 const NO_TOKEN_BEYOND_LOOPBACK =

@@ -70,6 +70,8 @@ export type ComplianceClientOptions = CommonOptions &
   (
     | {
         baseUrl: string;
+        /** Hosts reached in plain http although not loopback (ALLOW_INSECURE_HTTP): private networks only. */
+        insecureHttpHosts?: readonly string[];
         /** Whole-call timeout in ms (transport default 30 s). */
         timeoutMs?: number;
         connectTimeoutMs?: number;
@@ -168,6 +170,7 @@ export class ComplianceClient {
       this.transport = new HttpTransport({
         service: 'compliance',
         baseUrl: options.baseUrl,
+        insecureHttpHosts: options.insecureHttpHosts,
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
         ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
         ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),

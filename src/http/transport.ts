@@ -1,4 +1,5 @@
 import { Agent, request as undiciRequest } from 'undici';
+import { assertSecureBaseUrl } from './base-url.js';
 import { ApiError, classifyStatus, TRANSPORT_ERROR_CODES, type ServiceName } from './errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateLimitGate } from './rate-limit-gate.js';
@@ -34,7 +35,9 @@ export interface HttpResponse {
 
 export interface HttpTransportOptions {
   service: ServiceName;
+  /** `https`, or `http` to a loopback host or one of `insecureHttpHosts` (base-url.ts). */
   baseUrl: string;
+  insecureHttpHosts?: readonly string[];
   /** Whole-call timeout in ms (default 30 s). */
   timeoutMs?: number;
   /** TCP+TLS connect timeout in ms (default 10 s). */
@@ -109,10 +112,8 @@ export class HttpTransport {
 
   constructor(options: HttpTransportOptions) {
     this.service = options.service;
+    assertSecureBaseUrl(options.service, options.baseUrl, options.insecureHttpHosts);
     this.base = new URL(options.baseUrl);
-    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') {
-      throw new Error(`${options.service} base URL must be http(s), got ${this.base.protocol}`);
-    }
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'etims-temporal-worker';
     this.observer = options.observer;
