@@ -181,7 +181,8 @@ function normaliseBaseUrl(value: string): string {
   if (normalised.length > PUBLIC_BASE_URL_MAX_LENGTH) {
     throw new CallbackConfigError(
       'publicBaseUrl',
-      `must be at most ${PUBLIC_BASE_URL_MAX_LENGTH} characters, so that the callback URL of any workflow id (up to ${WORKFLOW_ID_MAX_BYTES} bytes) fits the service's limit`,
+      `must be at most ${PUBLIC_BASE_URL_MAX_LENGTH} characters, so that the callback URL of any workflow id ` +
+        `(up to ${WORKFLOW_ID_MAX_BYTES} bytes) fits the service's limit`,
     );
   }
   return normalised;

@@ -56,7 +56,10 @@ export interface CodecServerOptions extends CodecAppOptions {
 }
 
 export interface CodecServer {
-  /** Where the server listens, e.g. `http://127.0.0.1:8234`: the value for `--ui-codec-endpoint` / `--codec-endpoint`. */
+  /**
+   * Where the server listens, e.g. `http://127.0.0.1:8234`: the value for `--ui-codec-endpoint` /
+   * `--codec-endpoint`.
+   */
   url: string;
   /** Allow one more browser origin, e.g. the UI's once its port is known (validated like `corsOrigins`). */
   allowOrigin(origin: string): void;
@@ -252,8 +255,9 @@ async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>):
 }
 
 const NO_TOKEN_BEYOND_LOOPBACK =
-  'the codec server decrypts for whoever reaches it, so beyond loopback it needs a token: set CODEC_AUTH_TOKEN (or CODEC_AUTH_TOKEN_FILE)' +
-  ` to a secret of at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters (openssl rand -base64 32), or listen on 127.0.0.1`;
+  'the codec server decrypts for whoever reaches it, so beyond loopback it needs a token: ' +
+  `set CODEC_AUTH_TOKEN (or CODEC_AUTH_TOKEN_FILE) to a secret of at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters ` +
+  '(openssl rand -base64 32), or listen on 127.0.0.1';
 
 function assertTokenBeyondLoopback(host: string, authToken: string | undefined, hostSetting: string): void {
   if (authToken !== undefined && authToken !== '') return;
