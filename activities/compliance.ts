@@ -6,12 +6,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import {
   authorityErrorsFromError,
-  isInFlight,
   isRegistered,
   itemFromError,
   saleFromError,
   type Sale,
 } from '../src/compliance/index.js';
+import { isInFlight } from '../src/contracts/compliance-rules.js';
 import type { ApiResult } from '../src/http/json-api.js';
 import { ApiError } from '../src/http/errors.js';
 import { callApi, currentAttempt, queuedMs } from './api-call.js';

@@ -3,7 +3,7 @@
  * carries `callback.url`, whose token must never reach workflow history, queries or logs.
  */
 import type { AuthorityError, Receipt, Sale } from '../src/compliance/index.js';
-import { isInFlight, isSigned } from '../src/compliance/index.js';
+import { isInFlight, isSigned } from '../src/contracts/compliance-rules.js';
 import type { ReceiptSummary } from '../src/contracts/sale.js';
 import type { AuthorityCause, FiscalDocument, SubmissionOutcome } from './types.js';
 

@@ -24,6 +24,8 @@ import { signatureHeaders } from './signing.js';
 
 export interface AccountingClientOptions {
   baseUrl: string;
+  /** Hosts reached in plain http although not loopback (ALLOW_INSECURE_HTTP): private networks only. */
+  insecureHttpHosts?: readonly string[];
   apiKey: string;
   /** Needed to sign requests; never sent. */
   clientSecret?: string;
@@ -152,6 +154,7 @@ export class AccountingClient {
     this.transport = new HttpTransport({
       service: 'accounting',
       baseUrl: options.baseUrl,
+      insecureHttpHosts: options.insecureHttpHosts,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     });
   }

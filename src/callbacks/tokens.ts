@@ -3,11 +3,8 @@
  * so the URL itself is the credential: it carries an HMAC that only the holder of the secret can produce, and
  * the receiver signals a workflow only for a URL minted for that workflow.
  *
- * Tokens expire (v2): `<expiry, unix seconds in base 36>.<base64url HMAC-SHA256(k2, expiry ":" workflowId)>`, where
- * k2 = HMAC-SHA256(secret, "etims-callback-token:v2"): a key of its own, so no v1 MAC (of an arbitrary workflow
- * id) can ever pass as a v2 MAC. The expiry is inside the MAC, so it cannot be extended. Legacy tokens (v1: the 43-character HMAC of the
- * workflow id alone, no expiry) still verify unless `legacyTokensUntilMs` has passed, so URLs already held by
- * the service for running sales keep working.
+ * A token is `<expiry, unix seconds in base 36>.<base64url HMAC-SHA256(k, expiry ":" workflowId)>`, where
+ * k = HMAC-SHA256(secret, "etims-callback-token:v2"). The expiry is inside the MAC, so it cannot be extended.
  *
  * A minted URL must not change between attempts of one request: the service compares the body of a repeated
  * Idempotency-Key and answers a changed callback URL with 422 idempotency_key_reused (C61). So the expiry is
@@ -24,10 +21,8 @@ const CALLBACK_SECRET_MIN_BYTES = 32;
 
 const HOUR_MS = 3_600_000;
 
-/** v1 tokens: base64url of a bare 32-byte HMAC. */
-const LEGACY_TOKEN_LENGTH = 43;
-/** v2 tokens: `<expiry base 36>.<43 base64url characters>`; the expiry part is at most 11 characters. */
-const V2_TOKEN = /^([0-9a-z]{1,11})\.([A-Za-z0-9_-]{43})$/;
+/** `<expiry base 36>.<43 base64url characters>`; the expiry part is at most 11 characters. */
+const TOKEN = /^([0-9a-z]{1,11})\.([A-Za-z0-9_-]{43})$/;
 
 /** 'expired': authentic (minted with this secret for this workflow) but past its expiry. */
 export type TokenCheck = 'valid' | 'expired' | 'invalid';
@@ -39,11 +34,6 @@ export interface CallbackUrlMinterOptions {
   secret: string;
   /** How long a minted URL verifies, from its anchor (see the module comment). Default 72 h. */
   ttlMs?: number;
-  /**
-   * Legacy (v1, non-expiring) tokens verify until this instant (epoch ms); default: always. Set it once every
-   * sale started before the upgrade has closed (their URLs are then of no use to anyone).
-   */
-  legacyTokensUntilMs?: number;
   /** The clock (tests). */
   now?: () => number;
 }
@@ -71,11 +61,9 @@ export class CallbackConfigError extends Error {
 export class CallbackUrlMinter implements CallbackTokenVerifier {
   readonly publicBaseUrl: string;
   readonly ttlMs: number;
-  private readonly legacyTokensUntilMs: number;
   private readonly now: () => number;
   // Methods rather than stored key strings keep the secret out of `JSON.stringify(minter)` and inspection.
-  private readonly sign: (workflowId: string) => Buffer;
-  private readonly signV2: (message: string) => Buffer;
+  private readonly sign: (message: string) => Buffer;
 
   constructor(options: CallbackUrlMinterOptions) {
     this.publicBaseUrl = normaliseBaseUrl(options.publicBaseUrl);
@@ -84,7 +72,6 @@ export class CallbackUrlMinter implements CallbackTokenVerifier {
       throw new CallbackConfigError('ttlMs', 'must be a positive number of milliseconds');
     }
     this.ttlMs = ttlMs;
-    this.legacyTokensUntilMs = options.legacyTokensUntilMs ?? Number.POSITIVE_INFINITY;
     this.now = options.now ?? Date.now;
     const secret = options.secret;
     if (typeof secret !== 'string' || Buffer.byteLength(secret, 'utf8') < CALLBACK_SECRET_MIN_BYTES) {
@@ -93,9 +80,9 @@ export class CallbackUrlMinter implements CallbackTokenVerifier {
         `must be at least ${CALLBACK_SECRET_MIN_BYTES} bytes; the value is not shown`,
       );
     }
-    this.sign = (workflowId) => createHmac('sha256', secret).update(workflowId, 'utf8').digest();
-    const v2Key = createHmac('sha256', secret).update('etims-callback-token:v2', 'utf8').digest();
-    this.signV2 = (message) => createHmac('sha256', v2Key).update(message, 'utf8').digest();
+    // Changing the label would invalidate every URL the service holds for running sales.
+    const key = createHmac('sha256', secret).update('etims-callback-token:v2', 'utf8').digest();
+    this.sign = (message) => createHmac('sha256', key).update(message, 'utf8').digest();
   }
 
   /**
@@ -109,13 +96,7 @@ export class CallbackUrlMinter implements CallbackTokenVerifier {
     }
     const expiry = expiresAtMs === undefined ? this.defaultExpirySeconds() : Math.ceil(expiresAtMs / 1000);
     const expiryText = expiry.toString(36);
-    return `${expiryText}.${this.signV2(v2Message(expiryText, workflowId)).toString('base64url')}`;
-  }
-
-  /** The previous format (no expiry): what running sales were handed before the upgrade. Tests use it. */
-  legacyToken(workflowId: string): string {
-    assertWorkflowId(workflowId);
-    return this.sign(workflowId).toString('base64url');
+    return `${expiryText}.${this.sign(macInput(expiryText, workflowId)).toString('base64url')}`;
   }
 
   /**
@@ -134,15 +115,11 @@ export class CallbackUrlMinter implements CallbackTokenVerifier {
   /** The MAC is checked first: only an authentic token is ever told apart as 'expired'. */
   check(workflowId: string, token: string): TokenCheck {
     if (typeof workflowId !== 'string' || workflowId === '' || typeof token !== 'string') return 'invalid';
-    const v2 = V2_TOKEN.exec(token);
-    if (v2) {
-      const [, expiryText = '', mac = ''] = v2;
-      if (!sameText(mac, this.signV2(v2Message(expiryText, workflowId)).toString('base64url'))) return 'invalid';
-      return this.now() < Number.parseInt(expiryText, 36) * 1000 ? 'valid' : 'expired';
-    }
-    if (token.length !== LEGACY_TOKEN_LENGTH) return 'invalid';
-    if (!sameText(token, this.sign(workflowId).toString('base64url'))) return 'invalid';
-    return this.now() < this.legacyTokensUntilMs ? 'valid' : 'expired';
+    const parts = TOKEN.exec(token);
+    if (!parts) return 'invalid';
+    const [, expiryText = '', mac = ''] = parts;
+    if (!sameText(mac, this.sign(macInput(expiryText, workflowId)).toString('base64url'))) return 'invalid';
+    return this.now() < Number.parseInt(expiryText, 36) * 1000 ? 'valid' : 'expired';
   }
 
   /** Stable across every attempt of one activity (C61), rounded up to the hour; in seconds. */
@@ -152,8 +129,8 @@ export class CallbackUrlMinter implements CallbackTokenVerifier {
   }
 }
 
-/** The MAC input of a v2 token (the expiry has no ':', so the split is unambiguous). */
-function v2Message(expiryText: string, workflowId: string): string {
+/** The expiry has no ':', so the split is unambiguous. */
+function macInput(expiryText: string, workflowId: string): string {
   return `${expiryText}:${workflowId}`;
 }
 
@@ -204,7 +181,8 @@ function normaliseBaseUrl(value: string): string {
   if (normalised.length > PUBLIC_BASE_URL_MAX_LENGTH) {
     throw new CallbackConfigError(
       'publicBaseUrl',
-      `must be at most ${PUBLIC_BASE_URL_MAX_LENGTH} characters, so that the callback URL of any workflow id (up to ${WORKFLOW_ID_MAX_BYTES} bytes) fits the service's limit`,
+      `must be at most ${PUBLIC_BASE_URL_MAX_LENGTH} characters, so that the callback URL of any workflow id ` +
+        `(up to ${WORKFLOW_ID_MAX_BYTES} bytes) fits the service's limit`,
     );
   }
   return normalised;

@@ -13,7 +13,7 @@
  * - Logs carry method, route, status, namespace and payload count; never payloads, never the token.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import Fastify, {
   LogController,
@@ -27,6 +27,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PayloadDecryptionError } from './aes-gcm-codec.js';
 import { ConfigError, resolveSecretFiles } from '../config/env.js';
+import { isLoopbackHost } from '../http/base-url.js';
 
 /** The local dev server's UI. */
 export const DEFAULT_CODEC_CORS_ORIGINS: readonly string[] = ['http://localhost:8233', 'http://127.0.0.1:8233'];
@@ -55,7 +56,10 @@ export interface CodecServerOptions extends CodecAppOptions {
 }
 
 export interface CodecServer {
-  /** Where the server listens, e.g. `http://127.0.0.1:8234`: the value for `--ui-codec-endpoint` / `--codec-endpoint`. */
+  /**
+   * Where the server listens, e.g. `http://127.0.0.1:8234`: the value for `--ui-codec-endpoint` /
+   * `--codec-endpoint`.
+   */
   url: string;
   /** Allow one more browser origin, e.g. the UI's once its port is known (validated like `corsOrigins`). */
   allowOrigin(origin: string): void;
@@ -250,21 +254,10 @@ async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>):
   return app;
 }
 
-/** Addresses only this machine can reach. Anything else (0.0.0.0, ::, a LAN address, a name) may be reached from outside. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1');
-  if (h === 'localhost') return true;
-  if (isIPv4(h)) return h.startsWith('127.');
-  if (isIPv6(h)) return h === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(h) || /^::ffff:127\./.test(h);
-  return false;
-}
-
 const NO_TOKEN_BEYOND_LOOPBACK =
-  'the codec server decrypts for whoever reaches it, so beyond loopback it needs a token: set CODEC_AUTH_TOKEN (or CODEC_AUTH_TOKEN_FILE)' +
-  ` to a secret of at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters (openssl rand -base64 32), or listen on 127.0.0.1`;
+  'the codec server decrypts for whoever reaches it, so beyond loopback it needs a token: ' +
+  `set CODEC_AUTH_TOKEN (or CODEC_AUTH_TOKEN_FILE) to a secret of at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters ` +
+  '(openssl rand -base64 32), or listen on 127.0.0.1';
 
 function assertTokenBeyondLoopback(host: string, authToken: string | undefined, hostSetting: string): void {
   if (authToken !== undefined && authToken !== '') return;

@@ -9,6 +9,7 @@
  * messages use the same words.
  */
 import { BlockList, isIP } from 'node:net';
+import { isLoopbackHost } from '../http/base-url.js';
 
 export const CALLBACK_URL_MAX_LENGTH = 2048;
 
@@ -16,10 +17,6 @@ export interface CallbackUrlOptions {
   /** Also accept http(s) URLs whose host is loopback (localhost, 127.0.0.0/8, ::1). */
   allowLoopback?: boolean;
 }
-
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
 
 /** Addresses that are not reachable on the public internet (RFC 6890 special-purpose ranges). */
 const NON_PUBLIC = new BlockList();
@@ -83,12 +80,6 @@ function normaliseHost(hostname: string): string {
 function ipFamily(host: string): 'ipv4' | 'ipv6' | undefined {
   const version = isIP(host);
   return version === 4 ? 'ipv4' : version === 6 ? 'ipv6' : undefined;
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const host = normaliseHost(hostname);
-  const family = ipFamily(host);
-  return family ? LOOPBACK.check(host, family) : hasSuffix(host, 'localhost');
 }
 
 function isPublicHost(host: string): boolean {

@@ -70,6 +70,8 @@ export type ComplianceClientOptions = CommonOptions &
   (
     | {
         baseUrl: string;
+        /** Hosts reached in plain http although not loopback (ALLOW_INSECURE_HTTP): private networks only. */
+        insecureHttpHosts?: readonly string[];
         /** Whole-call timeout in ms (transport default 30 s). */
         timeoutMs?: number;
         connectTimeoutMs?: number;
@@ -168,6 +170,7 @@ export class ComplianceClient {
       this.transport = new HttpTransport({
         service: 'compliance',
         baseUrl: options.baseUrl,
+        insecureHttpHosts: options.insecureHttpHosts,
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
         ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
         ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
@@ -439,7 +442,10 @@ export class ComplianceClient {
   // Plumbing
   // ------------------------------------------------------------------------------------------------------
 
-  /** Files a sale or credit note under `idempotencyKey`: a repeat with the same key returns the original, so it is safe to send again. */
+  /**
+   * Files a sale or credit note under `idempotencyKey`: a repeat with the same key returns the original, so it is
+   * safe to send again.
+   */
   private fileDocument<Op extends 'createSale' | 'createCreditNote'>(
     operation: Op,
     path: string,
@@ -463,7 +469,7 @@ export class ComplianceClient {
     return this.call({ ...spec, businessScoped: true }, ItemEnvelopeSchema, (body) => body.data.item, opts);
   }
 
-  /** Sends `spec`, parses the answer with `schema` and returns the part of it `pick` takes, with the answer's metadata. */
+  /** Sends `spec`, parses the answer with `schema` and returns the part `pick` takes, with the answer's metadata. */
   private async call<S extends z.ZodType, T>(
     spec: RequestSpec,
     schema: S,

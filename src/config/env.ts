@@ -16,6 +16,8 @@ export interface ComplianceConfig {
   timeoutMs: number;
   /** Local stacks only: accept http callback URLs on loopback hosts (the documented rule is public https). */
   allowLoopbackCallbacks: boolean;
+  /** ALLOW_INSECURE_HTTP: hosts reached in plain http although not loopback (src/http/base-url.ts). */
+  insecureHttpHosts?: string[];
 }
 
 export interface AccountingConfig {
@@ -27,6 +29,7 @@ export interface AccountingConfig {
   signRequests: boolean;
   signQuery: boolean;
   timeoutMs: number;
+  insecureHttpHosts?: string[];
 }
 
 export interface AppConfig {
@@ -156,6 +159,7 @@ function readCompliance(env: Env): ComplianceConfig | undefined {
     businessId: read(env, 'COMPLIANCE_BUSINESS_ID'),
     timeoutMs: parseWith(timeout, env, 'COMPLIANCE_TIMEOUT_MS', 30_000),
     allowLoopbackCallbacks: parseWith(booleanText, env, 'COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS', false),
+    ...insecureHttpOptIn(env),
   };
 }
 
@@ -171,7 +175,20 @@ function readAccounting(env: Env): AccountingConfig | undefined {
     signRequests: parseWith(booleanText, env, 'ACCOUNTING_SIGN_REQUESTS', clientSecret !== undefined),
     signQuery: parseWith(booleanText, env, 'ACCOUNTING_SIGN_QUERY', false),
     timeoutMs: parseWith(timeout, env, 'ACCOUNTING_TIMEOUT_MS', 30_000),
+    ...insecureHttpOptIn(env),
   };
+}
+
+/** Set only when opted in, so a configuration without it reads as before. */
+function insecureHttpOptIn(env: Env): { insecureHttpHosts?: string[] } {
+  const hosts = (read(env, 'ALLOW_INSECURE_HTTP') ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
+  if (hosts.some((h) => /^(1|true|yes)$/i.test(h))) {
+    throw new ConfigError('ALLOW_INSECURE_HTTP: must name the hosts plain http may reach (e.g. sandbox), not a switch');
+  }
+  return hosts.length > 0 ? { insecureHttpHosts: hosts } : {};
 }
 
 export function loadConfig(rawEnv: Env): AppConfig {

@@ -19,8 +19,6 @@ export interface WorkerConfig {
   callbackPort: number;
   /** How long a minted callback URL verifies (CALLBACK_TOKEN_TTL; default 72 h). */
   callbackTokenTtlMs: number;
-  /** From this instant (epoch ms) legacy, non-expiring callback tokens are refused; undefined: they still verify. */
-  callbackLegacyTokensUntilMs: number | undefined;
   /** Connections the callback receiver holds open at once (CALLBACK_MAX_CONNECTIONS; default 256). */
   callbackMaxConnections: number | undefined;
   /** A callback request must arrive whole within this (CALLBACK_REQUEST_TIMEOUT; default 15 s). */
@@ -69,10 +67,6 @@ const callbackRequestTimeout = boundedDuration(1_000, 600_000, '1s to 10m', '15s
 /** Visibility counts are cheap but not free: more often than every 5 s is load nobody reads; over 10 minutes, a stale gauge. */
 const operatorWorkCountInterval = boundedDuration(5_000, 600_000, '5s to 10m', '1m');
 
-const instant = z.iso
-  .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-12-31T00:00:00Z' })
-  .transform((text) => Date.parse(text));
-
 const schema = z.object({
   COMPLIANCE_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   COMPLIANCE_RATE_HEADROOM: z.coerce.number().min(0).max(0.9).default(0),
@@ -81,7 +75,6 @@ const schema = z.object({
   CALLBACK_HOST: z.string().min(1).default('0.0.0.0'),
   CALLBACK_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
   CALLBACK_TOKEN_TTL: callbackTokenTtl.optional(),
-  CALLBACK_LEGACY_TOKENS_UNTIL: instant.optional(),
   CALLBACK_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).optional(),
   CALLBACK_REQUEST_TIMEOUT: callbackRequestTimeout.optional(),
   CALLBACK_BODY_FIELDS: z.enum(['assumed', 'none']).optional(),
@@ -113,7 +106,6 @@ export function loadWorkerConfig(rawEnv: Env): WorkerConfig {
     callbackHost: c.CALLBACK_HOST,
     callbackPort: c.CALLBACK_PORT,
     callbackTokenTtlMs: c.CALLBACK_TOKEN_TTL ?? DEFAULT_CALLBACK_TOKEN_TTL_MS,
-    callbackLegacyTokensUntilMs: c.CALLBACK_LEGACY_TOKENS_UNTIL,
     callbackMaxConnections: c.CALLBACK_MAX_CONNECTIONS,
     callbackRequestTimeoutMs: c.CALLBACK_REQUEST_TIMEOUT,
     callbackBodyFields: c.CALLBACK_BODY_FIELDS,

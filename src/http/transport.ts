@@ -1,5 +1,6 @@
 import { Agent, request as undiciRequest } from 'undici';
-import { ApiError, TRANSPORT_ERROR_CODES, type ServiceName } from './errors.js';
+import { assertSecureBaseUrl } from './base-url.js';
+import { ApiError, classifyStatus, TRANSPORT_ERROR_CODES, type ServiceName } from './errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateLimitGate } from './rate-limit-gate.js';
 
@@ -34,7 +35,9 @@ export interface HttpResponse {
 
 export interface HttpTransportOptions {
   service: ServiceName;
+  /** `https`, or `http` to a loopback host or one of `insecureHttpHosts` (base-url.ts). */
   baseUrl: string;
+  insecureHttpHosts?: readonly string[];
   /** Whole-call timeout in ms (default 30 s). */
   timeoutMs?: number;
   /** TCP+TLS connect timeout in ms (default 10 s). */
@@ -48,6 +51,8 @@ export interface HttpTransportOptions {
   observer?: HttpObserver;
   /** Holds requests back while the service's rate-limit headers say its window is spent. */
   rateLimitGate?: RateLimitGate;
+  /** Largest successful answer read (default 8 MiB); an error answer is read up to 1 MiB at most. */
+  maxResponseBytes?: number;
 }
 
 /** Watches a transport's traffic; it must not throw, and sees headers, so it must not log them. */
@@ -55,6 +60,11 @@ export interface HttpObserver {
   requestSent?(request: HttpRequest): void;
   responseReceived?(response: HttpResponse, request: HttpRequest): void;
 }
+
+/** GET /v1/items is not paginated, so a whole catalogue arrives in one answer: the bound is generous. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** An error body only carries a code, a message and the document it concerns. */
+const MAX_ERROR_RESPONSE_BYTES = 1024 * 1024;
 
 /** Code of the 429 the transport answers itself while the service's rate-limit window is spent. */
 export const RATE_BUDGET_SPENT = 'rate_budget_spent';
@@ -98,17 +108,17 @@ export class HttpTransport {
   private readonly userAgent: string;
   private readonly observer: HttpObserver | undefined;
   private readonly gate: RateLimitGate | undefined;
+  private readonly maxResponseBytes: number;
 
   constructor(options: HttpTransportOptions) {
     this.service = options.service;
+    assertSecureBaseUrl(options.service, options.baseUrl, options.insecureHttpHosts);
     this.base = new URL(options.baseUrl);
-    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') {
-      throw new Error(`${options.service} base URL must be http(s), got ${this.base.protocol}`);
-    }
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'etims-temporal-worker';
     this.observer = options.observer;
     this.gate = options.rateLimitGate;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.agent = new Agent({
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
       connections: options.connections ?? 16,
@@ -168,16 +178,35 @@ export class HttpTransport {
         signal,
         dispatcher: this.agent,
       });
-      const body = Buffer.from(await res.body.arrayBuffer());
       const flat: Record<string, string> = {};
       for (const [name, value] of Object.entries(res.headers)) {
         if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
       }
-      const response = { status: res.statusCode, headers: flat, body, target };
+      const success = res.statusCode >= 200 && res.statusCode < 300;
+      const limit = success ? this.maxResponseBytes : Math.min(this.maxResponseBytes, MAX_ERROR_RESPONSE_BYTES);
+      const body = await readAtMost(res.body, limit);
+      const response = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0), target };
       answer = response;
       this.observer?.responseReceived?.(response, req);
+      if (body === undefined) {
+        throw new ApiError({
+          service: this.service,
+          operation: req.operation,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          code: TRANSPORT_ERROR_CODES.invalidResponse,
+          message:
+            `${req.operation}: the ${this.service} service answered HTTP ${res.statusCode} ` +
+            `with a body over ${limit} bytes; it was not read`,
+          // Like any unreadable answer: a 2xx means the write happened, so it is repeated only when idempotent.
+          retry: success ? (req.idempotent ? 'safe' : 'ambiguous') : classifyStatus(res.statusCode, req.idempotent),
+          requestSent: true,
+        });
+      }
       return response;
     } catch (err) {
+      if (err instanceof ApiError) throw err;
       const codes = errorCodes(err);
       if (codes.some((c) => NOT_SENT_CODES.has(c))) {
         throw failure(
@@ -228,7 +257,9 @@ export class HttpTransport {
           path: req.path,
           status: 429,
           code: RATE_BUDGET_SPENT,
-          message: `${req.operation}: the ${this.service} service's rate-limit window is spent; not sent, retry in ${waitSeconds} s`,
+          message:
+            `${req.operation}: the ${this.service} service's rate-limit window is spent; ` +
+            `not sent, retry in ${waitSeconds} s`,
           retryAfterSeconds: waitSeconds,
           retry: 'safe',
           requestSent: false,
@@ -243,4 +274,19 @@ export class HttpTransport {
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/** The whole body, or undefined (and the rest left unread) once it exceeds `limit` bytes. */
+async function readAtMost(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
 }

@@ -88,13 +88,8 @@ export async function startCallbacks(
   logger: Logger,
   metrics?: MetricsRecorder,
 ): Promise<{ server: CallbackServer; minter: CallbackUrlMinter } | undefined> {
-  // CALLBACK_TOKEN_TTL and CALLBACK_LEGACY_TOKENS_UNTIL, for every minter and verifier below.
-  const lifetime = {
-    ttlMs: config.callbackTokenTtlMs,
-    ...(config.callbackLegacyTokensUntilMs === undefined
-      ? {}
-      : { legacyTokensUntilMs: config.callbackLegacyTokensUntilMs }),
-  };
+  // CALLBACK_TOKEN_TTL, for every minter and verifier below.
+  const lifetime = { ttlMs: config.callbackTokenTtlMs };
   const webhooks: AccountingWebhookOptions = {
     ...(services.accountingWebhookSecret ? { accountingWebhookSecret: services.accountingWebhookSecret } : {}),
     ...(services.accountingWebhookApplications.length > 0

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -187,10 +188,11 @@ describe('callback routes over HTTP', () => {
     expect(recorder.calls).toEqual([]);
   });
 
-  it('a legacy (v1) URL handed out before the upgrade still verifies', async () => {
-    const url = `${baseUrl}/callbacks/${encodeURIComponent(WORKFLOW_ID)}/${minter.legacyToken(WORKFLOW_ID)}`;
-    expect((await post(url, callbackBody('sal_133'))).status).toBe(202);
-    expect(recorder.calls).toHaveLength(1);
+  it('401 for a URL of the old, non-expiring format', async () => {
+    const legacy = createHmac('sha256', SECRET).update(WORKFLOW_ID).digest('base64url');
+    const url = `${baseUrl}/callbacks/${encodeURIComponent(WORKFLOW_ID)}/${legacy}`;
+    expect((await post(url, callbackBody('sal_133'))).status).toBe(401);
+    expect(recorder.calls).toEqual([]);
   });
 
   it('200 ignored when no running workflow has the id; later callbacks are answered without signalling', async () => {

@@ -15,6 +15,11 @@ function minter(secret = SECRET, publicBaseUrl = 'https://hooks.example.com', no
 
 const HOUR = 3_600_000;
 
+/** The MAC of the old, non-expiring token format: HMAC-SHA256(secret, message), no derived key. */
+function bareMac(message: string): string {
+  return createHmac('sha256', SECRET).update(message).digest('base64url');
+}
+
 /** The token segment of a minted URL. */
 function tokenOf(url: string): string {
   return url.slice(url.lastIndexOf('/') + 1);
@@ -151,28 +156,15 @@ describe('CallbackUrlMinter expiry', () => {
     const later = (Number.parseInt(expiry, 36) + 3_600).toString(36);
     expect(m.check(WORKFLOW_ID, `${later}.${mac}`)).toBe('invalid');
     expect(m.check('wf-other', `${expiry}.${mac}`)).toBe('invalid');
-    // A v1 MAC with an expiry glued on is not a v2 token, even for the workflow id that spells the v2 message.
-    expect(m.check(WORKFLOW_ID, `${expiry}.${m.legacyToken(WORKFLOW_ID)}`)).toBe('invalid');
-    expect(m.check(WORKFLOW_ID, `${expiry}.${m.legacyToken(`${expiry}:${WORKFLOW_ID}`)}`)).toBe('invalid');
+    // A MAC keyed by the bare secret with an expiry glued on is not a token, even over the token's own MAC input.
+    expect(m.check(WORKFLOW_ID, `${expiry}.${bareMac(WORKFLOW_ID)}`)).toBe('invalid');
+    expect(m.check(WORKFLOW_ID, `${expiry}.${bareMac(`${expiry}:${WORKFLOW_ID}`)}`)).toBe('invalid');
     // An expired token of another secret is invalid, not expired: expiry is only told to holders of a real URL.
     expect(m.check(WORKFLOW_ID, minter(OTHER_SECRET).token(WORKFLOW_ID, 1_000))).toBe('invalid');
   });
 
-  it('legacy (v1) tokens of running sales verify until the configured cutoff', () => {
-    let clock = Date.UTC(2025, 5, 30, 10, 0, 0);
-    const legacy = minter().legacyToken(WORKFLOW_ID);
-    expect(legacy).toBe(createHmac('sha256', SECRET).update(WORKFLOW_ID).digest('base64url'));
-    expect(minter().check(WORKFLOW_ID, legacy)).toBe('valid');
-    const cutoff = new CallbackUrlMinter({
-      publicBaseUrl: 'https://h.example',
-      secret: SECRET,
-      legacyTokensUntilMs: clock + 1,
-      now: () => clock,
-    });
-    expect(cutoff.check(WORKFLOW_ID, legacy)).toBe('valid');
-    clock += 1;
-    expect(cutoff.check(WORKFLOW_ID, legacy)).toBe('expired');
-    expect(cutoff.check('wf-other', legacy)).toBe('invalid');
+  it('refuses a token of the old format (the bare HMAC of the workflow id, no expiry)', () => {
+    expect(minter().check(WORKFLOW_ID, bareMac(WORKFLOW_ID))).toBe('invalid');
   });
 
   it('refuses a TTL that is not a positive number', () => {

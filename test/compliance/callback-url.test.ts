@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callbackUrlProblem as sandboxCallbackUrlProblem } from '../../sandbox/compliance/callback-url.js';
-import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, isLoopbackHost } from '../../src/compliance/callback-url.js';
+import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem } from '../../src/compliance/callback-url.js';
+import { isLoopbackHost } from '../../src/http/base-url.js';
 
 function urlOfLength(length: number): string {
   const prefix = 'https://hooks.example.com/';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ComplianceClient } from '../../src/compliance/client.js';
-import { ResponseValidationError } from '../../src/http/errors.js';
+import { ApiError, ResponseValidationError } from '../../src/http/errors.js';
 
 /**
  * A service that answers in ways the sandbox never does (broken bodies, a cursor that never ends), served
@@ -59,6 +59,17 @@ describe('a 2xx body that lacks a required field', () => {
     answer = () => ({ data: { sale: { ...minimalSale(), status: 'brand_new' }, extra: 1 } });
     const { data } = await client.getSale('sale_1');
     expect(data.status).toBe('brand_new');
+  });
+});
+
+describe('an answer over the size bound', () => {
+  it('is not read: the catalogue is refused as a malformed answer, the key nowhere in the error', async () => {
+    const longName = 'x'.repeat(1024 * 1024);
+    answer = () => ({ data: { items: Array.from({ length: 9 }, () => ({ ...minimalItem(), name: longName })) } });
+    const err = await client.listItems().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ operation: 'listItems', status: 200, code: 'invalid_response', retry: 'safe' });
+    expect(JSON.stringify(err)).not.toContain('standInServiceKey');
   });
 });
 

@@ -1,7 +1,4 @@
-/**
- * CALLBACK_TOKEN_TTL and CALLBACK_LEGACY_TOKENS_UNTIL: how long a minted callback URL verifies, and from when
- * the legacy (non-expiring) tokens stop verifying.
- */
+/** CALLBACK_TOKEN_TTL: how long a minted callback URL verifies. */
 import { describe, expect, it } from 'vitest';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import { DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../../src/config/worker.js';
@@ -45,45 +42,5 @@ describe('CALLBACK_TOKEN_TTL', () => {
     });
     const token = minter.token('wf-1');
     expect(Number.parseInt(token.split('.')[0]!, 36) * 1000).toBe(now + 2 * HOUR);
-  });
-});
-
-describe('CALLBACK_LEGACY_TOKENS_UNTIL', () => {
-  it('is unset by default: legacy tokens keep verifying', () => {
-    expect(loadWorkerConfig({}).callbackLegacyTokensUntilMs).toBeUndefined();
-  });
-
-  it('reads an ISO 8601 instant with its time zone', () => {
-    expect(loadWorkerConfig({ CALLBACK_LEGACY_TOKENS_UNTIL: '2026-12-31T00:00:00Z' }).callbackLegacyTokensUntilMs).toBe(
-      Date.UTC(2026, 11, 31),
-    );
-    expect(
-      loadWorkerConfig({ CALLBACK_LEGACY_TOKENS_UNTIL: '2026-12-31T03:00:00+03:00' }).callbackLegacyTokensUntilMs,
-    ).toBe(Date.UTC(2026, 11, 31));
-  });
-
-  it.each(['2026-12-31', '2026-12-31T00:00:00', 'next week', '1767139200000'])(
-    'refuses %j with an error naming the variable',
-    (value) => {
-      expect(() => loadWorkerConfig({ CALLBACK_LEGACY_TOKENS_UNTIL: value })).toThrow(
-        /^CALLBACK_LEGACY_TOKENS_UNTIL: must be an ISO 8601 date-time with a time zone/,
-      );
-    },
-  );
-
-  it('refuses legacy tokens from that instant on', () => {
-    const cutoff = Date.UTC(2026, 11, 31);
-    const { callbackLegacyTokensUntilMs } = loadWorkerConfig({ CALLBACK_LEGACY_TOKENS_UNTIL: '2026-12-31T00:00:00Z' });
-    let now = cutoff - 1;
-    const minter = new CallbackUrlMinter({
-      publicBaseUrl: 'https://hooks.example',
-      secret: SECRET,
-      legacyTokensUntilMs: callbackLegacyTokensUntilMs,
-      now: () => now,
-    });
-    const legacy = minter.legacyToken('wf-1');
-    expect(minter.check('wf-1', legacy)).toBe('valid');
-    now = cutoff;
-    expect(minter.check('wf-1', legacy)).toBe('expired');
   });
 });

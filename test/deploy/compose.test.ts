@@ -13,6 +13,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AccountingClient } from '../../src/accounting/client.js';
+import { ComplianceClient } from '../../src/compliance/client.js';
 import { codecServerOptionsFromEnv } from '../../src/codec/server.js';
 import { SECRET_VARIABLES } from '../../src/config/env.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
@@ -183,6 +185,9 @@ describe.skipIf(!hasComposeTool())(
       expect(settings.services.compliance?.apiKey).toMatch(/^cmp_sk_test_/);
       expect(settings.services.accounting?.apiKey).toMatch(/^sk_development_/);
       expect(settings.services.accounting?.clientSecret).toBeUndefined(); // an empty file is unset
+      // The sandbox is reached in plain http over the compose network, which the worker's clients are told to allow.
+      await new ComplianceClient(settings.services.compliance!).close();
+      await new AccountingClient(settings.services.accounting!).close();
       expect(settings.encryption.encrypted).toBe(true);
       expect(settings.worker.callbackSecret?.length).toBeGreaterThanOrEqual(32);
 

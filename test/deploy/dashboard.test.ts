@@ -197,7 +197,7 @@ describe('deploy/grafana/etims-worker.json', () => {
       .split(/^\s*- job_name:\s*/m)
       .slice(1)
       // The job that scrapes the compose service `worker` (every replica, by DNS).
-      .find((block) => /names: \["worker"\]/.test(block) && block.includes('port: 9464'))
+      .find((block) => /names: \[["']worker["']\]/.test(block) && block.includes('port: 9464'))
       ?.split(/\s/)[0];
     expect(workerJob).toBe('etims-worker');
     const job = variable('job');
