@@ -9,11 +9,6 @@ import { ACTIVITY_QUEUES, isActivityName } from '../src/contracts/task-queues.js
 import type { MetricsRecorder } from '../src/metrics/recorder.js';
 import { FAILURE_TYPES, toActivityFailure } from './failures.js';
 
-/** The attempt number of the running activity (1 on the first try): each attempt made one API call. */
-export function currentAttempt(): number {
-  return Context.current().info.attempt;
-}
-
 /**
  * How long this attempt waited in its task queue before a worker started it (server's scheduling time against this
  * machine's clock: NTP-synchronised clocks are within milliseconds, far under what it is compared with).

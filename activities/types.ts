@@ -30,8 +30,6 @@ export interface SubmissionResult {
   replayed: boolean;
   document: FiscalDocument;
   causes: AuthorityCause[];
-  /** Compliance API calls made, counting those of earlier failed attempts. */
-  apiCalls: number;
   /** The service will announce the outcome of a document in flight: a result callback URL went with the request. */
   outcomeAnnounced?: boolean;
 }
@@ -52,7 +50,6 @@ export interface CheckItemsInput {
 
 export interface CheckItemsResult {
   items: ItemCheck[];
-  apiCalls: number;
 }
 
 export interface RegisterItemInput {
@@ -67,9 +64,7 @@ export interface ItemNeeds {
   classificationMapping: boolean;
 }
 
-export type RegisterItemResult = ({ outcome: 'registered' } | { outcome: 'needs_fixing'; needs: ItemNeeds }) & {
-  apiCalls: number;
-};
+export type RegisterItemResult = { outcome: 'registered' } | { outcome: 'needs_fixing'; needs: ItemNeeds };
 
 /** The sale as the compliance service takes it (the workflow's SaleInput without its options). */
 export interface SaleRequest {
@@ -101,8 +96,6 @@ export interface SignSaleInput extends CreateSaleInput {
 export interface SignSaleResult {
   items: ItemCheck[];
   submission?: SubmissionResult;
-  /** Calls of the item check when nothing was filed (otherwise counted in the submission). */
-  apiCalls: number;
 }
 
 /** A sale or credit note already filed with the service. */
@@ -113,7 +106,6 @@ export interface DocumentRef {
 
 export interface DocumentResult {
   document: FiscalDocument;
-  apiCalls: number;
 }
 
 export interface AdjustStockInput {
@@ -129,7 +121,6 @@ export interface AdjustStockInput {
 export interface AdjustStockResult {
   movementId: string;
   quantityOnHand: number;
-  apiCalls: number;
   /** How long the attempt waited in the compliance queue before it started: the stock ledger's sense of contention. */
   queuedMs?: number;
 }

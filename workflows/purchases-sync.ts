@@ -70,7 +70,8 @@ function openSync(input: PurchasesSyncInput): PurchasesSync {
 /** The service fetches the latest invoices from the authority once a sync: a continued run does not again. */
 async function pullOnce({ input, record, api }: PurchasesSync): Promise<void> {
   if (record.state.pulled) return;
-  record.pulled((await api.compliance.pullPurchases({ businessId: input.businessId })).apiCalls);
+  await api.compliance.pullPurchases({ businessId: input.businessId });
+  record.pulled();
 }
 
 /** Lists the next page and delivers what is new or changed on it; false once the list is done. */

@@ -149,8 +149,6 @@ export interface SaleState {
   creditNote: FiscalDocument | null;
   parked: ParkedReason | null;
   stockMovements: StockMovementState[];
-  /** Compliance API calls made by this sale's activities (each retry counts). */
-  apiCalls: number;
   /** Submissions of the sale to the authority: the creation and every retry. */
   submissions: number;
   refundDeadline: string | null;

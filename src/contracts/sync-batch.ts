@@ -74,8 +74,6 @@ export interface SyncBatchState {
   processCalls: number;
   /** Polls of the bill payments, over all runs. */
   polls: number;
-  /** Accounting API calls made by the activities, each retry counted. */
-  apiCalls: number;
   /** Webhook signals received (each a hint to poll now). */
   webhooks: number;
   /** Runs of this execution (1 + continue-as-new count). */
@@ -109,7 +107,6 @@ export type SyncBatchSummary = Pick<
   | 'missing'
   | 'processCalls'
   | 'polls'
-  | 'apiCalls'
   | 'webhooks'
   | 'runs'
   | 'startedAt'
