@@ -26,7 +26,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PayloadDecryptionError } from './aes-gcm-codec.js';
-import { ConfigError, resolveSecretFiles } from '../config/env.js';
+import { ConfigError, resolveSecretFiles, type Env } from '../config/env.js';
 
 /** The local dev server's UI. */
 export const DEFAULT_CODEC_CORS_ORIGINS: readonly string[] = ['http://localhost:8233', 'http://127.0.0.1:8233'];
@@ -290,8 +290,6 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     close: () => app.close(),
   };
 }
-
-type Env = Record<string, string | undefined>;
 
 export interface CodecServerEnvOptions {
   host: string;
