@@ -7,7 +7,8 @@ import { CancelledFailure, type ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../src/logger.js';
 import { ACTIVITY_QUEUES, isActivityName } from '../src/contracts/task-queues.js';
 import type { MetricsRecorder } from '../src/metrics/recorder.js';
-import { FAILURE_TYPES, toActivityFailure } from './failures.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { toActivityFailure } from './failures.js';
 
 /**
  * How long this attempt waited in its task queue before a worker started it (server's scheduling time against this

@@ -11,7 +11,7 @@ import { ReconciliationInputError, checkBusinessAccess, readPurchasesPage } from
 import type { ReconcilePurchase } from '../src/contracts/reconciliation.js';
 import type { MetricsRecorder } from '../src/metrics/recorder.js';
 import { callApi } from './api-call.js';
-import { FAILURE_TYPES } from './failures.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
 
 export interface ReconciliationActivityDeps {
   services: ServiceAccess;

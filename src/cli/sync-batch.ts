@@ -5,7 +5,7 @@
  * 2 bad input.
  */
 import { connectSyncBatchClient, parseSyncBatchInput, type SyncBatchClient } from '../client/sync-batches.js';
-import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { createProgram } from './command.js';
 import { EXIT, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
 import { BAD_INPUT_EXIT, JSON_OUTPUT, TEMPORAL_ENVIRONMENT, helpSections } from './help.js';
@@ -37,7 +37,7 @@ const program = createProgram(
     '--bill-payments <ids>',
     'process: comma-separated ids, for a service that does not tag payments with their batch',
   )
-  .option('--task-queue <name>', `task queue of the workflow worker (default ${SALE_TASK_QUEUE})`)
+  .option('--task-queue <name>', `task queue of the workflow worker (default ${WORKFLOW_TASK_QUEUE})`)
   .addHelpText(
     'after',
     helpSections({

@@ -13,8 +13,6 @@ import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import { AUTHORITY_CAUSES, COMPLIANCE_ERROR_CODES } from '../contracts/compliance-rules.js';
 
-export * from '../contracts/compliance-rules.js';
-
 /** A string whose documented values are known but which may carry others. */
 export type Open<Known extends string> = Known | (string & {});
 

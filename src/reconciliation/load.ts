@@ -12,8 +12,6 @@ import type { Purchase } from '../compliance/schemas.js';
 import { DEFAULT_MAX_PAGES, PAGE_SIZE, tooManyPagesMessage } from './limits.js';
 import type { ReconcileBillPayment, ReconcilePurchase } from '../contracts/reconciliation.js';
 
-export { DEFAULT_MAX_PAGES, PAGE_SIZE } from './limits.js';
-
 /** A business or company the keys cannot see, or a list longer than allowed: retrying will not help. */
 export class ReconciliationInputError extends Error {
   override readonly name = 'ReconciliationInputError';

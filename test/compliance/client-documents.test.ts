@@ -5,11 +5,10 @@ import {
   CallbackNotificationSchema,
   authorityErrorsFromError,
   creditNoteIdFromError,
-  isInFlight,
-  isSigned,
   saleFromError,
   type Sale,
 } from '../../src/compliance/schemas.js';
+import { isInFlight, isSigned } from '../../src/contracts/compliance-rules.js';
 import { RequestValidationError } from '../../src/http/errors.js';
 import {
   DEMO,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSigned } from '../../src/compliance/schemas.js';
+import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { DEMO, apiErrorOf, idempotencyKey, invoiceNumber, nairobiSale, useClients, useSandbox } from './helpers.js';
 
 const sandbox = useSandbox();

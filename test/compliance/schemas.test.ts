@@ -7,12 +7,11 @@ import {
   StockAdjustmentResultSchema,
   authorityErrorsFromError,
   creditNoteIdFromError,
-  isInFlight,
   isRegistered,
-  isSigned,
   itemFromError,
   saleFromError,
 } from '../../src/compliance/schemas.js';
+import { isInFlight, isSigned } from '../../src/contracts/compliance-rules.js';
 import { ApiError } from '../../src/http/errors.js';
 
 const minimalSale = () => ({

@@ -7,7 +7,7 @@
 import { WorkflowFailedError, type WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { FAILURE_TYPES } from '../../activities/failures.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { AttentionReason, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import {
   cancelUpdate,
