@@ -5,18 +5,19 @@
 import { ApplicationFailure } from '@temporalio/common';
 import {
   authorityErrorsFromError,
-  isInFlight,
   isRegistered,
   itemFromError,
   saleFromError,
   type Sale,
 } from '../src/compliance/index.js';
+import { isInFlight } from '../src/contracts/compliance-rules.js';
 import type { ApiResult } from '../src/http/json-api.js';
 import { ApiError } from '../src/http/errors.js';
 import { callApi, queuedMs } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { submissionOutcome, toAuthorityCause, toFiscalDocument } from './documents.js';
-import { FAILURE_TYPES, documentInFlight } from './failures.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { documentInFlight } from './failures.js';
 import type {
   AdjustStockInput,
   AdjustStockResult,
@@ -114,11 +115,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   }
 
   /** The items from the registry (a list call at most); a business lacking one of them is a refusal. */
-  async function lookupItems(
-    businessId: string,
-    itemIds: string[],
-    fresh = false,
-  ): Promise<ItemCheck[]> {
+  async function lookupItems(businessId: string, itemIds: string[], fresh = false): Promise<ItemCheck[]> {
     const lookup = await callApi({ idempotent: true, logger, metrics }, () =>
       itemRegistry.lookup(businessId, itemIds, { fresh }),
     );

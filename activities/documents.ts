@@ -3,9 +3,9 @@
  * carries `callback.url`, whose token must never reach workflow history, queries or logs.
  */
 import type { AuthorityError, Receipt, Sale } from '../src/compliance/index.js';
-import { isInFlight, isSigned } from '../src/compliance/index.js';
-import type { ReceiptSummary } from '../src/contracts/sale.js';
-import type { AuthorityCause, FiscalDocument, SubmissionOutcome } from './types.js';
+import { isInFlight, isSigned } from '../src/contracts/compliance-rules.js';
+import type { FiscalDocument, ReceiptSummary } from '../src/contracts/sale.js';
+import type { AuthorityCause, SubmissionOutcome } from './types.js';
 
 function toReceiptSummary(receipt: Receipt): ReceiptSummary {
   return {

@@ -3,18 +3,13 @@
  * every value crosses Temporal's payload converter. Callback URLs never appear here: they carry a
  * capability token.
  */
-import type { CreditNoteReason, CustomerInput, FiscalDocument, SaleLineInput } from '../src/contracts/sale.js';
+import type { AuthorityError, ItemNeeds } from '../src/compliance/schemas.js';
+import type { CreditNoteReason } from '../src/contracts/compliance-rules.js';
+import type { FiscalDocument, SaleInput } from '../src/contracts/sale.js';
 import type { ItemRegistrationInput } from '../src/contracts/item-registration.js';
 
-export type { FiscalDocument };
-
 /** One reason the tax authority gave for refusing a document (`error.errors[]` of a 422). */
-export interface AuthorityCause {
-  code: string;
-  message?: string;
-  itemId?: string;
-  field?: string;
-}
+export type AuthorityCause = Pick<AuthorityError, 'code' | 'message' | 'itemId' | 'field'>;
 
 /**
  * By the document's status: completed with a receipt → signed; pending / ready_to_submit / retrying →
@@ -59,22 +54,12 @@ export interface RegisterItemInput {
 }
 
 /** What an item still lacks; only an operator can supply it. */
-export interface ItemNeeds {
-  productType: boolean;
-  classificationMapping: boolean;
-}
+export type RegisterItemResult =
+  | { outcome: 'registered' }
+  | { outcome: 'needs_fixing'; needs: Pick<ItemNeeds, 'productType' | 'classificationMapping'> };
 
-export type RegisterItemResult = { outcome: 'registered' } | { outcome: 'needs_fixing'; needs: ItemNeeds };
-
-/** The sale as the compliance service takes it (the workflow's SaleInput without its options). */
-export interface SaleRequest {
-  traderInvoiceNumber: string;
-  saleDate: string;
-  paymentTypeCode?: string;
-  branchId?: string;
-  customer?: CustomerInput;
-  lines: SaleLineInput[];
-}
+/** The sale as the compliance service takes it: the workflow's SaleInput without its business and options. */
+export type SaleRequest = Omit<SaleInput, 'businessId' | 'options'>;
 
 export interface CreateSaleInput {
   businessId: string;

@@ -6,7 +6,6 @@
  * imports only zod, the contract's plain rules and types: no Node APIs, nothing from src/http or src/compliance.
  * Every schema refuses unknown fields, so a misspelt optional field is reported instead of silently ignored.
  */
-import type { UpdateDefinition } from '@temporalio/common';
 import { z } from 'zod';
 import {
   BUSINESS_ID_MAX,
@@ -21,15 +20,7 @@ import {
   TRADER_INVOICE_NUMBER_MAX,
 } from './compliance-rules.js';
 import { parseDuration } from './duration.js';
-import type {
-  AwaitReceiptRequest,
-  cancelUpdate,
-  confirmStockMovementUpdate,
-  itemFixedUpdate,
-  RefundRequest,
-  resendStockMovementUpdate,
-  SaleInput,
-} from './sale.js';
+import type { SaleInput } from './sale.js';
 
 /** The sales client's own limits (the workflow's options); the request's own are in ./compliance-rules.ts. */
 export const SALE_LIMITS = {
@@ -341,25 +332,6 @@ export const awaitReceiptRequestSchema = z
   .describe(
     'The argument of the awaitReceipt update, alone or in an update-with-start: wait for the signed receipt values.',
   );
-
-/** Exactly the same type, optional fields included (plain mutual assignability would miss an optional field). */
-type Exact<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-type UpdateArgument<U> = U extends UpdateDefinition<unknown, [infer A]> ? A : never;
-
-// A change to the types in ./sale.ts that the schemas do not follow is a compile error here.
-const _saleInputMatchesDefinition: Exact<z.output<typeof saleInputSchema>, SaleInput> = true;
-const _refundRequestMatchesDefinition: Exact<z.output<typeof refundRequestSchema>, RefundRequest> = true;
-const _awaitReceiptMatchesDefinition: Exact<z.output<typeof awaitReceiptRequestSchema>, AwaitReceiptRequest> = true;
-const _cancelArgsMatch: Exact<z.output<typeof cancelArgsSchema>, UpdateArgument<typeof cancelUpdate>> = true;
-const _itemFixedArgsMatch: Exact<z.output<typeof itemFixedArgsSchema>, UpdateArgument<typeof itemFixedUpdate>> = true;
-const _confirmArgsMatch: Exact<
-  z.output<typeof stockMovementArgsSchema>,
-  UpdateArgument<typeof confirmStockMovementUpdate>
-> = true;
-const _resendArgsMatch: Exact<
-  z.output<typeof stockMovementArgsSchema>,
-  UpdateArgument<typeof resendStockMovementUpdate>
-> = true;
 
 // ---------------------------------------------------------------------------------------------------------
 // Checking

@@ -34,7 +34,6 @@ import {
 import { createRegistrationActivities } from '../../activities/registration.js';
 import type {
   AuthorityCause,
-  FiscalDocument,
   ItemCheck,
   SubmissionResult,
   AdjustStockInput,
@@ -45,6 +44,7 @@ import {
   SALE_WORKFLOW_TYPE,
   getSaleStateQuery,
   saleWorkflowId,
+  type FiscalDocument,
   type ReceiptSummary,
   type SaleInput,
   type SaleState,

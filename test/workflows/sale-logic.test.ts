@@ -6,8 +6,10 @@
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { FAILURE_TYPES, documentInFlight } from '../../activities/failures.js';
-import type { AdjustStockInput, FiscalDocument } from '../../activities/types.js';
+import { documentInFlight } from '../../activities/failures.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import type { AdjustStockInput } from '../../activities/types.js';
+import type { FiscalDocument } from '../../src/contracts/sale.js';
 import { Application, AttentionReason, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import {
   SALE_WORKFLOW_TYPE,
