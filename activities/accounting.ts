@@ -88,8 +88,12 @@ export interface ReconciliationBillPaymentsPage {
 
 /** What to check when the service refuses: the status alone says which setting is wrong. */
 const REFUSAL_HINTS: Partial<Record<number, string>> = {
-  401: 'the accounting service refused the credentials (check ACCOUNTING_API_KEY, and ACCOUNTING_CLIENT_SECRET and the clock when requests are signed)',
-  403: "the API key's application may not act for this company or sync batch (check the company id and ACCOUNTING_API_KEY)",
+  401:
+    'the accounting service refused the credentials ' +
+    '(check ACCOUNTING_API_KEY, and ACCOUNTING_CLIENT_SECRET and the clock when requests are signed)',
+  403:
+    "the API key's application may not act for this company or sync batch " +
+    '(check the company id and ACCOUNTING_API_KEY)',
   404: 'the accounting service does not know it (check the sync batch id and ACCOUNTING_BASE_URL)',
 };
 

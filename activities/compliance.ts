@@ -253,7 +253,9 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
       });
     },
 
-    /** Reverses a signed sale; a second credit note is the non-retryable `already_credited` (details[0].creditNoteId). */
+    /**
+     * Reverses a signed sale; a second credit note is the non-retryable `already_credited` (details[0].creditNoteId).
+     */
     async createCreditNote(input: CreateCreditNoteInput): Promise<SubmissionResult> {
       const body = {
         traderInvoiceNumber: input.traderInvoiceNumber,

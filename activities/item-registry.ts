@@ -133,11 +133,7 @@ export class ItemRegistry {
     return refreshing;
   }
 
-  private answer(
-    business: BusinessItems,
-    itemIds: readonly string[],
-    list: ItemList | undefined,
-  ): ItemLookup {
+  private answer(business: BusinessItems, itemIds: readonly string[], list: ItemList | undefined): ItemLookup {
     const items: ItemCheck[] = [];
     const unknownItemIds: string[] = [];
     for (const id of itemIds) {

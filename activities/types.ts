@@ -125,6 +125,8 @@ export interface CreateCreditNoteInput {
 export interface RequestItemRegistrationInput extends ItemRegistrationInput {
   /** The sale to signal when the registration settles. */
   waiterWorkflowId: string;
-  /** Task queue of the registration workflow: the caller's own (workflowInfo().taskQueue); default WORKFLOW_TASK_QUEUE. */
+  /**
+   * Task queue of the registration workflow: the caller's own (workflowInfo().taskQueue); default WORKFLOW_TASK_QUEUE.
+   */
   taskQueue?: string;
 }

@@ -439,7 +439,10 @@ export class ComplianceClient {
   // Plumbing
   // ------------------------------------------------------------------------------------------------------
 
-  /** Files a sale or credit note under `idempotencyKey`: a repeat with the same key returns the original, so it is safe to send again. */
+  /**
+   * Files a sale or credit note under `idempotencyKey`: a repeat with the same key returns the original, so it is safe
+   * to send again.
+   */
   private fileDocument<Op extends 'createSale' | 'createCreditNote'>(
     operation: Op,
     path: string,
@@ -463,7 +466,9 @@ export class ComplianceClient {
     return this.call({ ...spec, businessScoped: true }, ItemEnvelopeSchema, (body) => body.data.item, opts);
   }
 
-  /** Sends `spec`, parses the answer with `schema` and returns the part of it `pick` takes, with the answer's metadata. */
+  /**
+   * Sends `spec`, parses the answer with `schema` and returns the part of it `pick` takes, with the answer's metadata.
+   */
   private async call<S extends z.ZodType, T>(
     spec: RequestSpec,
     schema: S,

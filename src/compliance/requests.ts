@@ -171,7 +171,9 @@ export class RequestValidator {
     this.schemas = options.allowLoopbackCallbacks ? loopbackSchemas : publicSchemas;
   }
 
-  /** The input of `operation` as it is sent, or a `RequestValidationError` naming `operation` and the first wrong field. */
+  /**
+   * The input of `operation` as it is sent, or a `RequestValidationError` naming `operation` and the first wrong field.
+   */
   validate<Op extends ValidatedOperation>(operation: Op, input: RequestInput<Op>): RequestBody<Op> {
     return parseOrThrow(operation, this.schemas[operation], input);
   }

@@ -98,7 +98,10 @@ function decimalPlaces(value: number): number {
 const DECIMALS_MESSAGE = `must have at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places`;
 const hasAllowedDecimals = (value: number) => decimalPlaces(value) <= SALE_AMOUNT_DECIMALS_MAX;
 
-/** A line's quantity: more than 0, at most SALE_QUANTITY_MAX, at most 4 decimals (a finite number: zod refuses NaN and ±Infinity). */
+/**
+ * A line's quantity: more than 0, at most SALE_QUANTITY_MAX, at most 4 decimals (a finite number: zod refuses NaN and
+ * ±Infinity).
+ */
 const lineQuantity = () =>
   z
     .number()
@@ -214,7 +217,8 @@ export const saleRequestParts = {
       `More than 0, at most ${SALE_QUANTITY_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places.`,
     ),
     unitPrice: lineUnitPrice().describe(
-      `Tax-inclusive price of one unit: 0 to ${SALE_UNIT_PRICE_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places; quantity × unitPrice at most ${LINE_AMOUNT_MAX}.`,
+      `Tax-inclusive price of one unit: 0 to ${SALE_UNIT_PRICE_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal ` +
+        `places; quantity × unitPrice at most ${LINE_AMOUNT_MAX}.`,
     ),
     description: z.string().optional(),
   },
@@ -269,7 +273,8 @@ export const saleInputSchema = z
     options: saleOptionsSchema.optional(),
   })
   .describe(
-    'The input of a sale workflow (saleWorkflow): one sale of one business, id sale:<businessId>:<traderInvoiceNumber>.',
+    'The input of a sale workflow (saleWorkflow): one sale of one business, ' +
+      'id sale:<businessId>:<traderInvoiceNumber>.',
   );
 
 export const refundRequestSchema = z
@@ -321,12 +326,14 @@ export const awaitReceiptRequestSchema = z
       .meta({ pattern: '^\\d*\\.?\\d+ *[a-zA-Z]+$' })
       .optional()
       .describe(
-        `Longest wait for the outcome, as a duration ('30 seconds', '2m'); default '30 seconds', at most '${AWAIT_RECEIPT_WAIT_MAX}'.`,
+        "Longest wait for the outcome, as a duration ('30 seconds', '2m'); default '30 seconds', " +
+          `at most '${AWAIT_RECEIPT_WAIT_MAX}'.`,
       ),
     input: saleInputSchema
       .optional()
       .describe(
-        'When given, must equal the input the sale was started with (otherwise sale_input_conflict, the differing fields named).',
+        'When given, must equal the input the sale was started with ' +
+          '(otherwise sale_input_conflict, the differing fields named).',
       ),
   })
   .describe(

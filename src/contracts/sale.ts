@@ -136,7 +136,9 @@ export interface RefundResult {
 
 /** A result callback reached the receiver: a hint to re-read the document, never the source of truth. */
 export interface CallbackHint {
-  /** Null when the callback's body names no document: any body is a hint, and the workflow reads its document anyway. */
+  /**
+   * Null when the callback's body names no document: any body is a hint, and the workflow reads its document anyway.
+   */
   documentId: string | null;
   event: string | null;
   callbackId: string | null;
@@ -147,7 +149,9 @@ export const callbackReceivedSignal = defineSignal<[CallbackHint]>('callbackRece
 export const itemRegistrationSettledSignal = defineSignal<[ItemRegistrationOutcome]>('itemRegistrationSettled');
 
 export const getSaleStateQuery = defineQuery<SaleState>('getState');
-/** The input the sale was started with, as the workflow received it: how a repeated start is told apart from a conflict. */
+/**
+ * The input the sale was started with, as the workflow received it: how a repeated start is told apart from a conflict.
+ */
 export const getSaleInputQuery = defineQuery<SaleInput>('getInput');
 
 export const refundUpdate = defineUpdate<RefundResult, [RefundRequest]>('refund');

@@ -142,7 +142,10 @@ export interface StockCarried {
   lines: Array<{ lineId: string; referenceId: string; movementId?: string }>;
 }
 
-/** The argument of `settleMovement`, as the workflow checks it and docs/schemas/settle-movement.schema.json publishes it. */
+/**
+ * The argument of `settleMovement`, as the workflow checks it and docs/schemas/settle-movement.schema.json publishes
+ * it.
+ */
 export const settleMovementArgsSchema = z
   .strictObject({
     referenceId: z
@@ -154,7 +157,8 @@ export const settleMovementArgsSchema = z
     decision: z
       .enum(['applied', 'resend'])
       .describe(
-        '`applied`: the compliance dashboard shows the movement recorded; `resend`: it is not there, send it again under the same reference.',
+        '`applied`: the compliance dashboard shows the movement recorded; ' +
+          '`resend`: it is not there, send it again under the same reference.',
       ),
   })
   .describe("The argument of the stock ledger's settleMovement update.");

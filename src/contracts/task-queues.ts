@@ -31,7 +31,10 @@ export function accountingTaskQueue(workflowTaskQueue: string): string {
   return `${workflowTaskQueue}.accounting-api`;
 }
 
-/** Where an activity runs: on the queue of the service whose budget it spends, or on the workflow queue when it calls no service. */
+/**
+ * Where an activity runs: on the queue of the service whose budget it spends, or on the workflow queue when it calls no
+ * service.
+ */
 export type ActivityQueue = 'workflow' | 'compliance' | 'accounting';
 
 /**

@@ -94,7 +94,8 @@ export async function checkBusinessAccess(
   const { data: businesses } = await compliance.listBusinesses(signal ? { signal } : {});
   if (!businesses.some((b) => b.id === businessId)) {
     throw new ReconciliationInputError(
-      `business ${businessId} is not one the compliance API key may act for (it sees: ${businesses.map((b) => b.id).join(', ') || 'none'})`,
+      `business ${businessId} is not one the compliance API key may act for ` +
+        `(it sees: ${businesses.map((b) => b.id).join(', ') || 'none'})`,
     );
   }
 }
@@ -117,7 +118,9 @@ export async function findCompanyOnPage(
   return { found: false };
 }
 
-/** One call: a page of the business's purchases as the rules read them, and the cursor of the next (null at the end). */
+/**
+ * One call: a page of the business's purchases as the rules read them, and the cursor of the next (null at the end).
+ */
 export async function readPurchasesPage(
   compliance: ComplianceClient,
   businessId: string,

@@ -205,8 +205,8 @@ describe('the refund window', () => {
       ]);
       // Every API call (the ledger's included) ran on the compliance queue; the hand-over, which talks to Temporal, is a
       // local activity of the sale on its own queue (placement asks the worker).
-      const apiCalls = s.calls.filter((c) => c.name !== 'placeBusiness' && c.name !== 'handOverStock');
-      expect(new Set(apiCalls.map((c) => c.taskQueue))).toEqual(new Set([complianceTaskQueue(s.taskQueue)]));
+      const serviceCalls = s.calls.filter((c) => c.name !== 'placeBusiness' && c.name !== 'handOverStock');
+      expect(new Set(serviceCalls.map((c) => c.taskQueue))).toEqual(new Set([complianceTaskQueue(s.taskQueue)]));
       expect(s.calls.filter((c) => c.name === 'handOverStock').map((c) => c.taskQueue)).toEqual([s.taskQueue]);
       expect(closed.sale).toMatchObject({ status: 'completed', receipt: { cuInvoiceNo: 'KRACU0100000001/1' } });
       // The ledger told the open sale which recorded movement carried each line.
