@@ -75,7 +75,7 @@ program
 
 program
   .command('state')
-  .description('print the workflow state (step, failed payments, polls, API calls)')
+  .description('print the workflow state (step, failed payments, polls)')
   .argument('<syncBatchId>')
   .act<SyncBatchOptions>(([syncBatchId], options) =>
     connectAndRunBatch(async (client) => ({ output: await client.getState(syncBatchId!) }), options),

@@ -148,7 +148,8 @@ interface ActivityRun {
 
 function decode(payloads: temporal.api.common.v1.IPayloads | null | undefined): unknown {
   const data = payloads?.payloads?.[0]?.data;
-  return data ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
+  // An activity that returns nothing completes with an empty (binary/null) payload.
+  return data?.length ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
 }
 
 /** Every activity the run scheduled, in order, with its queue, priority, input and result (plain JSON here: no codec). */
