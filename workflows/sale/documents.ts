@@ -130,7 +130,7 @@ const CALLBACK_GRACE_MS = 10_000;
  * starts only once the callback is overdue.
  */
 async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince: number | undefined): Promise<Outcome> {
-  const { input, inbox, api, record } = ctx;
+  const { input, inbox, api } = ctx;
   const timedOut = {
     problem: {
       code: 'outcome_timeout',

@@ -48,7 +48,7 @@ export async function fileWithItemsChecked(
  * reason to retry a rejected sale, and defines no cause code for it: the list, not the wording, decides.
  */
 export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
-  const { input, record, api } = ctx;
+  const { input, api } = ctx;
   const check = await parkOnRefusal(
     ctx,
     () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true }),
