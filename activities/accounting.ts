@@ -13,7 +13,7 @@ import type { ServiceAccess } from '../src/services/access.js';
 import { findCompanyOnPage, readBillPaymentsPage } from '../src/reconciliation/load.js';
 import type { ReconcileBillPayment } from '../src/contracts/reconciliation.js';
 import type { MetricsRecorder } from '../src/metrics/recorder.js';
-import { callApi, currentAttempt } from './api-call.js';
+import { callApi } from './api-call.js';
 import { failingNotConfigured } from './reconciliation.js';
 
 export interface AccountingActivityDeps {
@@ -36,8 +36,6 @@ export interface ProcessSyncBatchResult {
   /** The service's own words (A10: started, already processing, already processed, started again). */
   message: string;
   httpStatus: number;
-  /** Accounting API calls made, counting those of earlier failed attempts. */
-  apiCalls: number;
 }
 
 export interface ListBillPaymentsPageInput {
@@ -67,7 +65,6 @@ export interface BillPaymentsPage {
   page: number;
   total: number;
   hasNextPage: boolean;
-  apiCalls: number;
 }
 
 /** One page of the reconciliation's access check: the companies the key sees. */
@@ -87,13 +84,16 @@ export interface ReconciliationBillPaymentsPage {
   /** As the reconciliation rules read them (src/reconciliation/load.ts), nothing more. */
   billPayments: ReconcileBillPayment[];
   hasNextPage: boolean;
-  apiCalls: number;
 }
 
 /** What to check when the service refuses: the status alone says which setting is wrong. */
 const REFUSAL_HINTS: Partial<Record<number, string>> = {
-  401: 'the accounting service refused the credentials (check ACCOUNTING_API_KEY, and ACCOUNTING_CLIENT_SECRET and the clock when requests are signed)',
-  403: "the API key's application may not act for this company or sync batch (check the company id and ACCOUNTING_API_KEY)",
+  401:
+    'the accounting service refused the credentials ' +
+    '(check ACCOUNTING_API_KEY, and ACCOUNTING_CLIENT_SECRET and the clock when requests are signed)',
+  403:
+    "the API key's application may not act for this company or sync batch " +
+    '(check the company id and ACCOUNTING_API_KEY)',
   404: 'the accounting service does not know it (check the sync batch id and ACCOUNTING_BASE_URL)',
 };
 
@@ -139,7 +139,7 @@ export function createAccountingActivities({ services, logger, metrics }: Accoun
       const { data, meta } = await call((signal) =>
         services.accounting(companyId).processSyncBatch(syncBatchId, { signal }),
       );
-      return { message: data.message, httpStatus: meta.status, apiCalls: currentAttempt() };
+      return { message: data.message, httpStatus: meta.status };
     },
 
     /** One page of `GET /bill-payments` with the given filters and sorting. */
@@ -156,7 +156,6 @@ export function createAccountingActivities({ services, logger, metrics }: Accoun
         page: data.page,
         total: data.total,
         hasNextPage: data.hasNextPage,
-        apiCalls: currentAttempt(),
       };
     },
 
@@ -167,11 +166,11 @@ export function createAccountingActivities({ services, logger, metrics }: Accoun
     async checkReconciliationCompany({
       companyId,
       page,
-    }: CheckReconciliationCompanyInput): Promise<{ found: boolean; apiCalls: number }> {
+    }: CheckReconciliationCompanyInput): Promise<{ found: boolean }> {
       const { found } = await call((signal) =>
         failingNotConfigured(() => findCompanyOnPage(services.accounting(companyId), companyId, page, signal)),
       );
-      return { found, apiCalls: currentAttempt() };
+      return { found };
     },
 
     /** One page of the company's `GET /bill-payments`, as the reconciliation rules read them. */
@@ -179,10 +178,7 @@ export function createAccountingActivities({ services, logger, metrics }: Accoun
       companyId,
       page,
     }: ListReconciliationBillPaymentsInput): Promise<ReconciliationBillPaymentsPage> {
-      const result = await call((signal) =>
-        readBillPaymentsPage(services.accounting(companyId), companyId, page, signal),
-      );
-      return { ...result, apiCalls: currentAttempt() };
+      return call((signal) => readBillPaymentsPage(services.accounting(companyId), companyId, page, signal));
     },
   };
 }

@@ -7,12 +7,8 @@ import { CancelledFailure, type ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../src/logger.js';
 import { ACTIVITY_QUEUES, isActivityName } from '../src/contracts/task-queues.js';
 import type { MetricsRecorder } from '../src/metrics/recorder.js';
-import { FAILURE_TYPES, toActivityFailure } from './failures.js';
-
-/** The attempt number of the running activity (1 on the first try): each attempt made one API call. */
-export function currentAttempt(): number {
-  return Context.current().info.attempt;
-}
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { toActivityFailure } from './failures.js';
 
 /**
  * How long this attempt waited in its task queue before a worker started it (server's scheduling time against this

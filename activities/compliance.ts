@@ -1,7 +1,6 @@
 /**
- * One activity per compliance API call. Each returns `apiCalls` (the attempt number: every attempt made
- * one call, failed ones included) and only plain data: documents are copied into FiscalDocument, so a
- * callback URL never reaches workflow history.
+ * One activity per compliance API call, each returning only plain data: documents are copied into FiscalDocument,
+ * so a callback URL never reaches workflow history.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import {
@@ -14,10 +13,11 @@ import {
 import { isInFlight } from '../src/contracts/compliance-rules.js';
 import type { ApiResult } from '../src/http/json-api.js';
 import { ApiError } from '../src/http/errors.js';
-import { callApi, currentAttempt, queuedMs } from './api-call.js';
+import { callApi, queuedMs } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { submissionOutcome, toAuthorityCause, toFiscalDocument } from './documents.js';
-import { FAILURE_TYPES, documentInFlight } from './failures.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { documentInFlight } from './failures.js';
 import type {
   AdjustStockInput,
   AdjustStockResult,
@@ -48,7 +48,6 @@ function submitted({ data, meta }: ApiResult<Sale>, callbackUrl: string | undefi
     replayed: meta.idempotentReplayed,
     document: toFiscalDocument(data),
     causes: [],
-    apiCalls: currentAttempt(),
     outcomeAnnounced: callbackUrl !== undefined,
   };
 }
@@ -64,7 +63,6 @@ function rejected(err: unknown): SubmissionResult | undefined {
     replayed: false,
     document: toFiscalDocument(sale),
     causes: authorityErrorsFromError(err).map(toAuthorityCause),
-    apiCalls: currentAttempt(),
   };
 }
 
@@ -76,7 +74,6 @@ function needsFixing(err: unknown): RegisterItemResult | undefined {
   return {
     outcome: 'needs_fixing',
     needs: { productType: needs.productType, classificationMapping: needs.classificationMapping },
-    apiCalls: currentAttempt(),
   };
 }
 
@@ -118,11 +115,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   }
 
   /** The items from the registry (a list call at most); a business lacking one of them is a refusal. */
-  async function lookupItems(
-    businessId: string,
-    itemIds: string[],
-    fresh = false,
-  ): Promise<{ items: ItemCheck[]; listedItems: boolean }> {
+  async function lookupItems(businessId: string, itemIds: string[], fresh = false): Promise<ItemCheck[]> {
     const lookup = await callApi({ idempotent: true, logger, metrics }, () =>
       itemRegistry.lookup(businessId, itemIds, { fresh }),
     );
@@ -135,11 +128,10 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
         details: [{ businessId, itemIds: ids }],
       });
     }
-    return lookup;
+    return lookup.items;
   }
 
-  /** Files the sale under its key; `listCalls` were made by this attempt before it (the item list). */
-  async function fileSale(input: CreateSaleInput, listCalls: number): Promise<SubmissionResult> {
+  async function fileSale(input: CreateSaleInput): Promise<SubmissionResult> {
     const callbackUrl = callbackUrls?.mint(input.workflowId);
     const body = saleBody(input.request, callbackUrl);
     const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
@@ -150,7 +142,6 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
         callbackUrl,
       ),
     );
-    result.apiCalls += listCalls;
     logSubmission('sale submitted', input.businessId, result);
     return result;
   }
@@ -158,10 +149,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   return {
     /** Registration and stock tracking of a sale's items, from the per-process registry when it can answer. */
     async checkItems(input: CheckItemsInput): Promise<CheckItemsResult> {
-      const lookup = await lookupItems(input.businessId, input.itemIds, input.fresh ?? false);
-      // Earlier failed attempts each made a call; this one made none when the registry answered.
-      const attempt = currentAttempt();
-      return { items: lookup.items, apiCalls: lookup.listedItems ? attempt : attempt - 1 };
+      return { items: await lookupItems(input.businessId, input.itemIds, input.fresh ?? false) };
     },
 
     /** Registers an item with the tax authority (safe to repeat, C23). */
@@ -181,13 +169,13 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
           });
         }
         itemRegistry.remember(input.businessId, item);
-        return { outcome: 'registered', apiCalls: currentAttempt() };
+        return { outcome: 'registered' };
       });
     },
 
     /** Issues the sale; 201 signed, 202 in flight, 422 rejected (with causes), 200 a replay of the key. */
     async createSale(input: CreateSaleInput): Promise<SubmissionResult> {
-      return fileSale(input, 0);
+      return fileSale(input);
     },
 
     /**
@@ -196,11 +184,9 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
      * the business lacks is a refusal, and unregistered items come back unfiled for the workflow to register.
      */
     async signSale(input: SignSaleInput): Promise<SignSaleResult> {
-      const lookup = await lookupItems(input.businessId, input.itemIds);
-      const listCalls = lookup.listedItems ? 1 : 0;
-      if (lookup.items.some((item) => !item.registered))
-        return { items: lookup.items, apiCalls: currentAttempt() - 1 + listCalls };
-      return { items: lookup.items, submission: await fileSale(input, listCalls), apiCalls: 0 };
+      const items = await lookupItems(input.businessId, input.itemIds);
+      if (items.some((item) => !item.registered)) return { items };
+      return { items, submission: await fileSale(input) };
     },
 
     /** Resubmits a failed document (safe to repeat, C35). */
@@ -222,7 +208,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
         const { data } = await services
           .compliance(input.businessId)
           .getSale(input.documentId, { businessId: input.businessId, signal });
-        return { document: toFiscalDocument(data), apiCalls: currentAttempt() };
+        return { document: toFiscalDocument(data) };
       });
     },
 
@@ -241,7 +227,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
           ).data,
       );
       if (isInFlight(sale.status)) throw documentInFlight(sale.id, sale.status);
-      return { document: toFiscalDocument(sale), apiCalls: currentAttempt() };
+      return { document: toFiscalDocument(sale) };
     },
 
     /** One stock movement. Not de-duplicated by the service: a failure after sending is `ambiguous_write`. */
@@ -262,13 +248,14 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
         return {
           movementId: data.movementId,
           quantityOnHand: data.quantityOnHand,
-          apiCalls: currentAttempt(),
           queuedMs: waited,
         };
       });
     },
 
-    /** Reverses a signed sale; a second credit note is the non-retryable `already_credited` (details[0].creditNoteId). */
+    /**
+     * Reverses a signed sale; a second credit note is the non-retryable `already_credited` (details[0].creditNoteId).
+     */
     async createCreditNote(input: CreateCreditNoteInput): Promise<SubmissionResult> {
       const body = {
         traderInvoiceNumber: input.traderInvoiceNumber,

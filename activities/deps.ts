@@ -7,7 +7,10 @@ import type { ServiceAccess } from '../src/services/access.js';
 import type { ItemRegistry } from './item-registry.js';
 import type { StockReporting } from '../src/contracts/stock-ledger.js';
 
-/** Mints the callback URL of one workflow execution; the URL carries a capability token, so it is never logged or returned. */
+/**
+ * Mints the callback URL of one workflow execution; the URL carries a capability token, so it is never logged or
+ * returned.
+ */
 export interface CallbackUrlSource {
   mint(workflowId: string): string;
 }
@@ -31,7 +34,9 @@ export interface ActivityDeps {
   metrics?: MetricsRecorder;
 }
 
-/** The worker's Temporal client, for an activity that talks to Temporal; a worker started without one is misconfigured. */
+/**
+ * The worker's Temporal client, for an activity that talks to Temporal; a worker started without one is misconfigured.
+ */
 export function temporalClientOf(deps: Pick<ActivityDeps, 'temporal'>, activity: string): Client {
   const client = deps.temporal?.client;
   if (client) return client;

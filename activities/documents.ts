@@ -4,8 +4,8 @@
  */
 import type { AuthorityError, Receipt, Sale } from '../src/compliance/index.js';
 import { isInFlight, isSigned } from '../src/contracts/compliance-rules.js';
-import type { ReceiptSummary } from '../src/contracts/sale.js';
-import type { AuthorityCause, FiscalDocument, SubmissionOutcome } from './types.js';
+import type { FiscalDocument, ReceiptSummary } from '../src/contracts/sale.js';
+import type { AuthorityCause, SubmissionOutcome } from './types.js';
 
 function toReceiptSummary(receipt: Receipt): ReceiptSummary {
   return {

@@ -7,8 +7,6 @@ import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/comm
 import { ApiError, RequestValidationError, ResponseValidationError } from '../src/http/errors.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 
-export { FAILURE_TYPES };
-
 /** API codes that say "not yet" rather than "no", although the status is a 4xx. */
 const RETRYABLE_CODES = new Set([
   // C15: the first request with this Idempotency-Key is still being processed; nothing new can be filed.

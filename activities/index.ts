@@ -33,5 +33,3 @@ export function createActivities(deps: ActivityDeps & Pick<PurchasesActivityDeps
 }
 
 export type Activities = ReturnType<typeof createActivities>;
-
-export type { ActivityDeps } from './deps.js';

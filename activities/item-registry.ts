@@ -24,8 +24,6 @@ export interface ItemLookup {
   items: ItemCheck[];
   /** Requested ids the business does not have (or no longer has). */
   unknownItemIds: string[];
-  /** Whether this lookup made the list call (false when served from the cache or from another caller's call). */
-  listedItems: boolean;
 }
 
 interface ItemList {
@@ -81,16 +79,16 @@ export class ItemRegistry {
   ): Promise<ItemLookup> {
     const itemIds = [...new Set(requestedIds)];
     const business = this.business(businessId);
-    if (options.fresh) return this.answer(business, itemIds, await this.refresh(businessId, business), true);
+    if (options.fresh) return this.answer(business, itemIds, await this.refresh(businessId, business));
     if (itemIds.every((id) => business.registered.has(id))) {
-      return this.answer(business, itemIds, undefined, false);
+      return this.answer(business, itemIds, undefined);
     }
     const latest = business.latest;
     if (latest && this.now() - latest.at < this.minRefreshIntervalMs && itemIds.every((id) => latest.items.has(id))) {
-      return this.answer(business, itemIds, latest, false);
+      return this.answer(business, itemIds, latest);
     }
-    if (business.refreshing) return this.answer(business, itemIds, await business.refreshing, false);
-    return this.answer(business, itemIds, await this.refresh(businessId, business), true);
+    if (business.refreshing) return this.answer(business, itemIds, await business.refreshing);
+    return this.answer(business, itemIds, await this.refresh(businessId, business));
   }
 
   /** Records an item the service just answered with (e.g. after registering it). */
@@ -135,12 +133,7 @@ export class ItemRegistry {
     return refreshing;
   }
 
-  private answer(
-    business: BusinessItems,
-    itemIds: readonly string[],
-    list: ItemList | undefined,
-    listedItems: boolean,
-  ): ItemLookup {
+  private answer(business: BusinessItems, itemIds: readonly string[], list: ItemList | undefined): ItemLookup {
     const items: ItemCheck[] = [];
     const unknownItemIds: string[] = [];
     for (const id of itemIds) {
@@ -148,6 +141,6 @@ export class ItemRegistry {
       if (check) items.push({ ...check });
       else unknownItemIds.push(id);
     }
-    return { items, unknownItemIds, listedItems };
+    return { items, unknownItemIds };
   }
 }

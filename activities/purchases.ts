@@ -20,7 +20,7 @@ import {
   type PullPurchasesResult,
   type PurchaseDocument,
 } from '../src/contracts/purchases-sync.js';
-import { callApi, currentAttempt } from './api-call.js';
+import { callApi } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { rateLimitDelayMs } from './failures.js';
 
@@ -61,7 +61,7 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
         const { data } = await services
           .compliance(input.businessId)
           .pullPurchases({ businessId: input.businessId, signal });
-        return { pulled: data.pulled ?? null, apiCalls: currentAttempt() };
+        return { pulled: data.pulled ?? null };
       });
     },
 
@@ -78,7 +78,6 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
         return {
           purchases: data.purchases.map((p) => ({ purchase: toDocument(p), fingerprint: purchaseFingerprint(p) })),
           nextCursor: next === null || next === '' ? null : next,
-          apiCalls: currentAttempt(),
         };
       });
     },

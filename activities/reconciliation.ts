@@ -10,8 +10,8 @@ import type { ServiceAccess } from '../src/services/access.js';
 import { ReconciliationInputError, checkBusinessAccess, readPurchasesPage } from '../src/reconciliation/load.js';
 import type { ReconcilePurchase } from '../src/contracts/reconciliation.js';
 import type { MetricsRecorder } from '../src/metrics/recorder.js';
-import { callApi, currentAttempt } from './api-call.js';
-import { FAILURE_TYPES } from './failures.js';
+import { callApi } from './api-call.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
 
 export interface ReconciliationActivityDeps {
   services: ServiceAccess;
@@ -34,8 +34,6 @@ export interface ReconciliationPurchasesPage {
   purchases: ReconcilePurchase[];
   /** null on the last page. */
   nextCursor: string | null;
-  /** API calls made, counting those of earlier failed attempts. */
-  apiCalls: number;
 }
 
 /**
@@ -56,11 +54,10 @@ export async function failingNotConfigured<T>(run: () => Promise<T>): Promise<T>
 export function createReconciliationActivities({ services, logger, metrics }: ReconciliationActivityDeps) {
   return {
     /** `GET /v1/businesses`: the link check, failing `not_configured` when the key may not act for the business. */
-    async checkReconciliationBusiness({ businessId }: CheckReconciliationBusinessInput): Promise<{ apiCalls: number }> {
+    async checkReconciliationBusiness({ businessId }: CheckReconciliationBusinessInput): Promise<void> {
       await callApi({ idempotent: true, logger, metrics }, (signal) =>
         failingNotConfigured(() => checkBusinessAccess(services.compliance(businessId), businessId, signal)),
       );
-      return { apiCalls: currentAttempt() };
     },
 
     /** One page (100) of `GET /v1/purchases`, as the reconciliation rules read them. */
@@ -68,10 +65,9 @@ export function createReconciliationActivities({ services, logger, metrics }: Re
       businessId,
       cursor,
     }: ListReconciliationPurchasesInput): Promise<ReconciliationPurchasesPage> {
-      const page = await callApi({ idempotent: true, logger, metrics }, (signal) =>
+      return callApi({ idempotent: true, logger, metrics }, (signal) =>
         readPurchasesPage(services.compliance(businessId), businessId, cursor, signal),
       );
-      return { ...page, apiCalls: currentAttempt() };
     },
   };
 }

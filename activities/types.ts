@@ -3,18 +3,13 @@
  * every value crosses Temporal's payload converter. Callback URLs never appear here: they carry a
  * capability token.
  */
-import type { CreditNoteReason, CustomerInput, FiscalDocument, SaleLineInput } from '../src/contracts/sale.js';
+import type { AuthorityError, ItemNeeds } from '../src/compliance/schemas.js';
+import type { CreditNoteReason } from '../src/contracts/compliance-rules.js';
+import type { FiscalDocument, SaleInput } from '../src/contracts/sale.js';
 import type { ItemRegistrationInput } from '../src/contracts/item-registration.js';
 
-export type { FiscalDocument };
-
 /** One reason the tax authority gave for refusing a document (`error.errors[]` of a 422). */
-export interface AuthorityCause {
-  code: string;
-  message?: string;
-  itemId?: string;
-  field?: string;
-}
+export type AuthorityCause = Pick<AuthorityError, 'code' | 'message' | 'itemId' | 'field'>;
 
 /**
  * By the document's status: completed with a receipt → signed; pending / ready_to_submit / retrying →
@@ -30,8 +25,6 @@ export interface SubmissionResult {
   replayed: boolean;
   document: FiscalDocument;
   causes: AuthorityCause[];
-  /** Compliance API calls made, counting those of earlier failed attempts. */
-  apiCalls: number;
   /** The service will announce the outcome of a document in flight: a result callback URL went with the request. */
   outcomeAnnounced?: boolean;
 }
@@ -52,7 +45,6 @@ export interface CheckItemsInput {
 
 export interface CheckItemsResult {
   items: ItemCheck[];
-  apiCalls: number;
 }
 
 export interface RegisterItemInput {
@@ -62,24 +54,12 @@ export interface RegisterItemInput {
 }
 
 /** What an item still lacks; only an operator can supply it. */
-export interface ItemNeeds {
-  productType: boolean;
-  classificationMapping: boolean;
-}
+export type RegisterItemResult =
+  | { outcome: 'registered' }
+  | { outcome: 'needs_fixing'; needs: Pick<ItemNeeds, 'productType' | 'classificationMapping'> };
 
-export type RegisterItemResult = ({ outcome: 'registered' } | { outcome: 'needs_fixing'; needs: ItemNeeds }) & {
-  apiCalls: number;
-};
-
-/** The sale as the compliance service takes it (the workflow's SaleInput without its options). */
-export interface SaleRequest {
-  traderInvoiceNumber: string;
-  saleDate: string;
-  paymentTypeCode?: string;
-  branchId?: string;
-  customer?: CustomerInput;
-  lines: SaleLineInput[];
-}
+/** The sale as the compliance service takes it: the workflow's SaleInput without its business and options. */
+export type SaleRequest = Omit<SaleInput, 'businessId' | 'options'>;
 
 export interface CreateSaleInput {
   businessId: string;
@@ -101,8 +81,6 @@ export interface SignSaleInput extends CreateSaleInput {
 export interface SignSaleResult {
   items: ItemCheck[];
   submission?: SubmissionResult;
-  /** Calls of the item check when nothing was filed (otherwise counted in the submission). */
-  apiCalls: number;
 }
 
 /** A sale or credit note already filed with the service. */
@@ -113,7 +91,6 @@ export interface DocumentRef {
 
 export interface DocumentResult {
   document: FiscalDocument;
-  apiCalls: number;
 }
 
 export interface AdjustStockInput {
@@ -129,7 +106,6 @@ export interface AdjustStockInput {
 export interface AdjustStockResult {
   movementId: string;
   quantityOnHand: number;
-  apiCalls: number;
   /** How long the attempt waited in the compliance queue before it started: the stock ledger's sense of contention. */
   queuedMs?: number;
 }
@@ -149,6 +125,8 @@ export interface CreateCreditNoteInput {
 export interface RequestItemRegistrationInput extends ItemRegistrationInput {
   /** The sale to signal when the registration settles. */
   waiterWorkflowId: string;
-  /** Task queue of the registration workflow: the caller's own (workflowInfo().taskQueue); default WORKFLOW_TASK_QUEUE. */
+  /**
+   * Task queue of the registration workflow: the caller's own (workflowInfo().taskQueue); default WORKFLOW_TASK_QUEUE.
+   */
   taskQueue?: string;
 }

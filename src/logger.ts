@@ -1,6 +1,6 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
-import { ConfigError } from './config/env.js';
+import { ConfigError, type Env } from './config/env.js';
 
 /**
  * Paths that may hold a secret anywhere a request, a configuration or an error is logged. Redaction works on
@@ -34,10 +34,7 @@ export const REDACTED_PATHS = [
  * `LOG_FORMAT=pretty` or `json`; unset: readable lines on a terminal, JSON everywhere else (files, pipes,
  * containers, log shippers).
  */
-export function prettyLogs(
-  env: Record<string, string | undefined> = process.env,
-  terminal = process.stdout.isTTY === true,
-): boolean {
+export function prettyLogs(env: Env = process.env, terminal = process.stdout.isTTY === true): boolean {
   const format = env.LOG_FORMAT?.trim().toLowerCase();
   if (format === 'pretty') return true;
   if (format === 'json') return false;

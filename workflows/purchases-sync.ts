@@ -19,7 +19,7 @@ const LEDGER_WARNING_SIZE = 25_000;
  * One sync of a business's supplier invoices, started by its Temporal Schedule (or on demand through it): one
  * pull, then the whole list, page by page with the cursor; every invoice not yet delivered, and every change of
  * status, confirmation error or totals, goes to the business's sink as an event with a stable id. API calls per
- * sync: 1 + ceil(invoices / page size), plus retried attempts, all counted in the result.
+ * sync: 1 + ceil(invoices / page size), plus retried attempts.
  *
  * Long listings continue as new every `pagesPerRun` pages (see PURCHASES_PAGES_PER_RUN) rather than running in
  * one activity that heartbeats its cursor: each page stays its own activity, so it is its own request against
@@ -70,7 +70,8 @@ function openSync(input: PurchasesSyncInput): PurchasesSync {
 /** The service fetches the latest invoices from the authority once a sync: a continued run does not again. */
 async function pullOnce({ input, record, api }: PurchasesSync): Promise<void> {
   if (record.state.pulled) return;
-  record.pulled((await api.compliance.pullPurchases({ businessId: input.businessId })).apiCalls);
+  await api.compliance.pullPurchases({ businessId: input.businessId });
+  record.pulled();
 }
 
 /** Lists the next page and delivers what is new or changed on it; false once the list is done. */

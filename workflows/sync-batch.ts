@@ -91,7 +91,6 @@ async function poll(batch: Batch): Promise<Observation | undefined> {
   const seen = await observe(batch.api, batch.scope);
   batch.pollsThisRun += 1;
   batch.lastPollAt = Date.now();
-  record.countCalls(seen.apiCalls);
   return record.state.processCalls === generation ? seen : undefined;
 }
 

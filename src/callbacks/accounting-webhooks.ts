@@ -32,7 +32,8 @@ import { assertCredential } from '../config/credentials.js';
 import { syncBatchWebhookSignal, syncBatchWorkflowId, type SyncBatchWebhookHint } from '../contracts/sync-batch.js';
 import { BoundedTtlMap, CallbackFloodGuard, REFUSAL_LOG_INTERVAL_MS } from './flood-guard.js';
 import { clip, clipped } from './answer-log.js';
-import type { CallbackLogger, SignalOutcome } from './handler.js';
+import type { CallbackLogger } from './answer-log.js';
+import type { SignalOutcome } from './handler.js';
 
 export const ACCOUNTING_WEBHOOK_PATH = '/webhooks/accounting';
 

@@ -13,8 +13,6 @@ import type { CallbackFloodGuard } from './flood-guard.js';
 import { readHint, type CallbackHeaders } from './hint.js';
 import type { CallbackTokenVerifier } from './tokens.js';
 
-export type { CallbackLogger } from './answer-log.js';
-
 /** 'not_found': no running execution has that id (never started, or already closed). */
 export type SignalOutcome = 'signalled' | 'not_found';
 export type CallbackSignal = (workflowId: string, hint: CallbackHint) => Promise<SignalOutcome>;

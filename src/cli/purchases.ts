@@ -6,7 +6,7 @@
  */
 import { connectSalesClient } from '../client/connect.js';
 import { syncPurchasesNow } from '../client/purchases.js';
-import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { createProgram } from './command.js';
 import { EXIT, connectAndRun, runClientProgram } from './client-command.js';
 import { BAD_INPUT_EXIT, JSON_OUTPUT, TEMPORAL_ENVIRONMENT, helpSections } from './help.js';
@@ -21,7 +21,7 @@ const program = createProgram(
   "Runs a business's supplier-invoice sync now (after the one running, if any), through its schedule.",
 )
   .option('--wait', 'wait for the sync to end and print its counts')
-  .option('--task-queue <name>', `task queue of the workers whose schedule it is (default ${SALE_TASK_QUEUE})`)
+  .option('--task-queue <name>', `task queue of the workers whose schedule it is (default ${WORKFLOW_TASK_QUEUE})`)
   .addHelpText(
     'after',
     helpSections({

@@ -8,12 +8,10 @@
  * variable the CLIs read the single-key variables as before.
  */
 import { ApiError } from '../http/errors.js';
-import { ConfigError, loadConfig } from '../config/env.js';
+import { ConfigError, loadConfig, type Env } from '../config/env.js';
 import { loadTenantsConfig } from '../config/tenants.js';
 import type { Logger } from '../logger.js';
 import { resolveTenantDirectory, type TenantDirectory } from '../services/tenant-directory.js';
-
-type Env = Record<string, string | undefined>;
 
 /** Whether the environment names a tenants file (or directory); else the single-key variables are read. */
 export function namesTenantsFile(env: Env): boolean {

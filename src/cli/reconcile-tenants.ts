@@ -6,12 +6,10 @@
  */
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
-import { ConfigError } from '../config/env.js';
+import { ConfigError, type Env } from '../config/env.js';
 import type { Logger } from '../logger.js';
 import type { TenantDirectory } from '../services/tenant-directory.js';
 import { openReadOnlyTenants, someIds, withEntry } from './read-only-tenants.js';
-
-type Env = Record<string, string | undefined>;
 
 /** The two clients a reconciliation reads with, and what to say of them. */
 export interface ReconciliationClients {

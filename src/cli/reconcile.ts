@@ -128,14 +128,10 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
           companyId,
           ...(applications ? { applications } : {}),
           ...result,
-          calls: data.calls,
         }),
       );
     } else {
       process.stdout.write(formatTable(report));
-      console.log(
-        `\n${data.calls.total} API calls (compliance ${data.calls.compliance.listBusinesses + data.calls.compliance.listPurchases}, accounting ${data.calls.accounting.listCompanies + data.calls.accounting.listBillPayments})`,
-      );
       if (applications)
         console.log(
           `through compliance application ${applications.compliance} and accounting application ${applications.accounting}`,

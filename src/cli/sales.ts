@@ -15,7 +15,7 @@ import {
 import { parseWait } from '../client/receipt.js';
 import * as checks from '../client/schemas.js';
 import { installTracing, tracingSettings } from '../temporal/tracing.js';
-import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { AWAIT_RECEIPT_WAIT_MAX } from '../contracts/sale-input.js';
 import { createProgram, nonBlank } from './command.js';
 import { EXIT, UsageError, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
@@ -160,7 +160,10 @@ const program = createProgram(
   'npm run sales --',
   'The sales client API from a shell (tin = the sale\'s trader invoice number). JSON is read from the file named, or from standard input with "-"; results are printed as JSON.',
 )
-  .option('--task-queue <name>', `task queue of the sale workflows (default ${SALE_TASK_QUEUE}; start and sign only)`)
+  .option(
+    '--task-queue <name>',
+    `task queue of the sale workflows (default ${WORKFLOW_TASK_QUEUE}; start and sign only)`,
+  )
   .option(
     '--update-id <id>',
     'update id (default derived from the request; sign, receipt: a fresh one); the same id twice acts once',

@@ -5,7 +5,7 @@
  * 2 bad input.
  */
 import { connectSyncBatchClient, parseSyncBatchInput, type SyncBatchClient } from '../client/sync-batches.js';
-import { SALE_TASK_QUEUE } from '../contracts/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { createProgram } from './command.js';
 import { EXIT, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
 import { BAD_INPUT_EXIT, JSON_OUTPUT, TEMPORAL_ENVIRONMENT, helpSections } from './help.js';
@@ -37,7 +37,7 @@ const program = createProgram(
     '--bill-payments <ids>',
     'process: comma-separated ids, for a service that does not tag payments with their batch',
   )
-  .option('--task-queue <name>', `task queue of the workflow worker (default ${SALE_TASK_QUEUE})`)
+  .option('--task-queue <name>', `task queue of the workflow worker (default ${WORKFLOW_TASK_QUEUE})`)
   .addHelpText(
     'after',
     helpSections({
@@ -75,7 +75,7 @@ program
 
 program
   .command('state')
-  .description('print the workflow state (step, failed payments, polls, API calls)')
+  .description('print the workflow state (step, failed payments, polls)')
   .argument('<syncBatchId>')
   .act<SyncBatchOptions>(([syncBatchId], options) =>
     connectAndRunBatch(async (client) => ({ output: await client.getState(syncBatchId!) }), options),

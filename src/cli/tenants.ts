@@ -14,9 +14,10 @@
 import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import type { Identity } from '../compliance/schemas.js';
-import { ConfigError, loadConfig } from '../config/env.js';
+import { ConfigError, loadConfig, type Env } from '../config/env.js';
 import type { AccountingTenant, ComplianceTenant, TenantsConfig } from '../config/tenant-types.js';
-import { DEFAULT_APPLICATION, ENVIRONMENT_ORIGIN, loadTenantsConfig } from '../config/tenants.js';
+import { ENVIRONMENT_ORIGIN, loadTenantsConfig } from '../config/tenants.js';
+import { SINGLE_KEY_APPLICATION } from '../contracts/budget-placement.js';
 import { loadWorkerConfig } from '../config/worker.js';
 import { ApiError } from '../http/errors.js';
 import type { RateLimitInfo } from '../http/rate-limit.js';
@@ -32,8 +33,6 @@ import {
 } from '../services/tenant-directory.js';
 import { createProgram, runProgram } from './command.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
-
-type Env = Record<string, string | undefined>;
 
 /** What a service said of a key. `unreachable`: no answer, or a failure that says nothing of the key. */
 type KeyState =
@@ -198,7 +197,7 @@ function withEmbeddedSandbox(tenants: TenantsConfig, services: ServiceEndpoints,
   });
   const { businessId } = services.compliance;
   const embeddedCompliance: ComplianceTenant = {
-    application: DEFAULT_APPLICATION,
+    application: SINGLE_KEY_APPLICATION,
     service: services.compliance,
     requestsPerMinute: complianceRequestsPerMinute,
     businesses: businessId === undefined ? undefined : [businessId],
@@ -210,12 +209,12 @@ function withEmbeddedSandbox(tenants: TenantsConfig, services: ServiceEndpoints,
     accounting:
       tenants.accounting.length > 0
         ? tenants.accounting
-        : [{ application: DEFAULT_APPLICATION, service: services.accounting, source }],
+        : [{ application: SINGLE_KEY_APPLICATION, service: services.accounting, source }],
     // The demo world's link only when the sandbox stands in for accounting and RECONCILE_LINKS names none (as reconcile does).
     links:
       tenants.links.length > 0
         ? tenants.links
-        : services.sandboxReconciliationLinks.map((link) => ({ ...link, accounting: DEFAULT_APPLICATION, source })),
+        : services.sandboxReconciliationLinks.map((link) => ({ ...link, accounting: SINGLE_KEY_APPLICATION, source })),
   };
 }
 

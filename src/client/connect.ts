@@ -3,6 +3,7 @@ import { payloadEncryptionFromEnv } from '../codec/data-converter.js';
 import { connectClient, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 import { SalesClient, type SalesClientOptions } from './sales-client.js';
+import type { Env } from '../config/env.js';
 
 export interface ConnectedSalesClient {
   sales: SalesClient;
@@ -19,7 +20,7 @@ export interface ConnectedSalesClient {
  * TemporalConnectionError (unreachable, credentials refused, no such namespace), never with a secret.
  */
 export async function connectSalesClient(
-  options: SalesClientOptions & { env?: Record<string, string | undefined>; settings?: TemporalSettings } = {},
+  options: SalesClientOptions & { env?: Env; settings?: TemporalSettings } = {},
 ): Promise<ConnectedSalesClient> {
   const env = options.env ?? process.env;
   const settings = options.settings ?? loadTemporalSettings(env);

@@ -41,7 +41,8 @@ export class SaleInputConflictError extends Error {
   ) {
     const named = fields.length > 0 ? fields.join(', ') : 'the input';
     super(
-      `sale ${workflowId} was already started with another input (differing: ${named}); nothing was changed. Use a new trader invoice number for a new sale, or the same input to find this one`,
+      `sale ${workflowId} was already started with another input (differing: ${named}); nothing was changed. ` +
+        'Use a new trader invoice number for a new sale, or the same input to find this one',
       { cause: options.cause },
     );
   }

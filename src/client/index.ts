@@ -19,10 +19,8 @@ export {
   parseSaleInput,
   parseSaleReference,
   parseStockMovementArgs,
-  refundRequestSchema,
-  SALE_LIMITS,
-  saleInputSchema,
 } from './schemas.js';
+export { refundRequestSchema, SALE_LIMITS, saleInputSchema } from '../contracts/sale-input.js';
 export { parseDuration } from '../contracts/duration.js';
 export { saleDetails, saleSummary } from './summary.js';
 export type {

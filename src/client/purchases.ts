@@ -78,7 +78,8 @@ export async function syncPurchasesNow(
     throw new PurchasesSyncError(
       'not_scheduled',
       scheduleId,
-      `no purchases sync schedule ${scheduleId}: start a worker with PURCHASES_SINK set (and the business in PURCHASES_SYNC_BUSINESSES, if that is set)`,
+      `no purchases sync schedule ${scheduleId}: start a worker with PURCHASES_SINK set ` +
+        '(and the business in PURCHASES_SYNC_BUSINESSES, if that is set)',
     );
   }
   // BUFFER_ONE, not the SDK's default ALLOW_ALL: a sync never runs beside another, and only runs started under a

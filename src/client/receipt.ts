@@ -11,7 +11,10 @@ import { SaleInputConflictError } from './errors.js';
 import { parseAwaitReceiptRequest } from './schemas.js';
 
 export interface AwaitReceiptOptions {
-  /** Longest wait for the signed receipt, as a duration ('30 seconds', '2m'); default '30 seconds', at most '10 minutes'. */
+  /**
+   * Longest wait for the signed receipt, as a duration ('30 seconds', '2m'); default '30 seconds', at most '10
+   * minutes'.
+   */
   wait?: string;
   /**
    * Update id to use instead of a fresh one. The same id again returns the first answer without waiting again, so a

@@ -138,7 +138,7 @@ export class SalesClient extends TaskQueueClient {
     return this.run('awaitReceipt', workflowId, call, options.updateId);
   }
 
-  /** The whole state of the sale (step, documents, parked reason, stock movements, API calls). */
+  /** The whole state of the sale (step, documents, parked reason, stock movements). */
   async getState(businessId: string, traderInvoiceNumber: string): Promise<SaleState> {
     const handle = this.saleHandle(businessId, traderInvoiceNumber);
     return this.run('getState', handle.workflowId, () => handle.query(getSaleStateQuery));

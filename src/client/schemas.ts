@@ -17,8 +17,6 @@ import {
 } from '../contracts/sale-input.js';
 import { SaleInputError } from './errors.js';
 
-export { refundRequestSchema, SALE_LIMITS, saleInputSchema } from '../contracts/sale-input.js';
-
 /** `input` parsed, or a `SaleInputError` naming the first wrong field (an unknown field first). */
 function parseInput<T>(subject: string, schema: z.ZodType<T>, input: unknown): T {
   const checked = checkInput(schema, input);

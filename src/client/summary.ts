@@ -55,7 +55,8 @@ function truncate(text: string, max: number): string {
 /** One line: `Sale INV-1 · business biz_1 · 3 lines · total KES 1,250.00`. */
 export function saleSummary(input: SaleInput): string {
   const lines = `${input.lines.length} line${input.lines.length === 1 ? '' : 's'}`;
-  const line = `Sale ${input.traderInvoiceNumber} · business ${input.businessId} · ${lines} · total KES ${formatCents(saleTotalCents(input))}`;
+  const total = formatCents(saleTotalCents(input));
+  const line = `Sale ${input.traderInvoiceNumber} · business ${input.businessId} · ${lines} · total KES ${total}`;
   return truncate(line.replace(/\s+/g, ' '), SUMMARY_MAX_BYTES);
 }
 
@@ -67,7 +68,8 @@ function cell(text: string): string {
 /** A markdown header and a table of the lines; long sales list as many lines as fit, then say how many more. */
 export function saleDetails(input: SaleInput): string {
   const facts = [
-    `**Sale** ${cell(input.traderInvoiceNumber)} of **${cell(truncate(input.businessId, 100))}**, dated ${input.saleDate}`,
+    `**Sale** ${cell(input.traderInvoiceNumber)} of **${cell(truncate(input.businessId, 100))}**, ` +
+      `dated ${input.saleDate}`,
     input.branchId !== undefined ? `branch ${cell(truncate(input.branchId, 100))}` : undefined,
     input.paymentTypeCode !== undefined ? `payment type ${cell(truncate(input.paymentTypeCode, 50))}` : undefined,
     input.customer?.name !== undefined ? `customer ${cell(truncate(input.customer.name, 100))}` : undefined,
@@ -87,7 +89,15 @@ export function saleDetails(input: SaleInput): string {
   const budget = DETAILS_MAX_BYTES - 100;
   let size = bytes([...head, ...foot].join('\n'));
   for (const [index, line] of input.lines.entries()) {
-    const row = `| ${index + 1} | ${cell(truncate(line.itemId, 60))} | ${cell(truncate(line.description ?? '', 80))} | ${line.quantity} | ${formatPrice(line.unitPrice)} | ${formatCents(lineTotalCents(line))} |`;
+    const cells = [
+      index + 1,
+      cell(truncate(line.itemId, 60)),
+      cell(truncate(line.description ?? '', 80)),
+      line.quantity,
+      formatPrice(line.unitPrice),
+      formatCents(lineTotalCents(line)),
+    ];
+    const row = `| ${cells.join(' | ')} |`;
     if (size + bytes(row) + 1 > budget) {
       rows.push('', `… and ${input.lines.length - index} more line(s), not shown here (see the workflow input).`);
       break;

@@ -4,22 +4,21 @@
  * here first (a `SaleInputError` naming the field; nothing is sent).
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { z } from 'zod';
-import { fieldPath } from '../compliance/requests.js';
-import { parseDuration } from '../contracts/duration.js';
+import { checkInput } from '../contracts/sale-input.js';
 import { NeedsAttention } from '../contracts/search-attributes.js';
 import {
   SYNC_BATCH_WORKFLOW_TYPE,
   dismissSyncBatchUpdate,
   getSyncBatchStateQuery,
   reprocessSyncBatchUpdate,
+  syncBatchInputSchema,
   syncBatchWorkflowId,
   type SyncBatchInput,
   type SyncBatchState,
   type SyncBatchSummary,
 } from '../contracts/sync-batch.js';
 import { connectSalesClient } from './connect.js';
-import { SaleInputError, type InputProblem } from './errors.js';
+import { SaleInputError } from './errors.js';
 import {
   runOperation,
   TaskQueueClient,
@@ -37,40 +36,10 @@ type SyncBatchWorkflow = (input: SyncBatchInput) => Promise<SyncBatchSummary>;
 // Input
 // ---------------------------------------------------------------------------------------------------------
 
-const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
-const duration = () =>
-  z
-    .string()
-    .refine((value) => (parseDuration(value) ?? 0) > 0, "must be a duration: a number and a unit, e.g. '30 seconds'");
-
-/** The workflow's own input minus `continued`, which only the workflow sets. Unknown fields are refused. */
-export const syncBatchInputSchema = z.strictObject({
-  syncBatchId: nonEmpty(),
-  companyId: nonEmpty().optional(),
-  billPaymentIds: z.array(nonEmpty()).min(1, 'must name at least one bill payment').optional(),
-  options: z
-    .strictObject({
-      pollInterval: duration().optional(),
-      maxPollInterval: duration().optional(),
-      minPollGap: duration().optional(),
-      parkedPollInterval: duration().optional(),
-      attentionAfter: duration().optional(),
-      pollsPerRun: z.number().int().min(1).max(10_000).optional(),
-      pageSize: z.number().int().min(1).max(100).optional(),
-    })
-    .optional(),
-});
-
 export function parseSyncBatchInput(input: unknown): SyncBatchInput {
-  const parsed = syncBatchInputSchema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.flatMap((issue): InputProblem[] =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ field: fieldPath([...issue.path, key]), reason: 'is not a known field' }))
-      : [{ field: issue.path.length > 0 ? fieldPath(issue.path) : '(input)', reason: issue.message }],
-  );
-  const [first, ...rest] = problems;
-  throw new SaleInputError('sync batch input', [first ?? { field: '(input)', reason: 'is invalid' }, ...rest]);
+  const checked = checkInput(syncBatchInputSchema, input);
+  if (checked.ok) return checked.value;
+  throw new SaleInputError('sync batch input', checked.problems);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -7,8 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { AesGcmPayloadCodec, isEncryptedPayload, PayloadDecryptionError, payloadKeyId } from './aes-gcm-codec.js';
 import { loadKeyRing, PAYLOAD_KEY_ENV, PayloadKeyConfigError, type PayloadKeyRing, requireKeyRing } from './keys.js';
-
-type Env = Record<string, string | undefined>;
+import type { Env } from '../config/env.js';
 
 /**
  * Path of the failure converter module that moves failure messages and stack traces into an encoded (so

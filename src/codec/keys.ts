@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
-import { ConfigError } from '../config/env.js';
+import { ConfigError, type Env } from '../config/env.js';
 
 /** AES-256: keys are exactly 32 bytes. */
 export const PAYLOAD_KEY_BYTES = 32;
@@ -89,8 +89,6 @@ export class PayloadKeyRing {
     return `PayloadKeyRing { encryptKeyId: '${this.encryptKeyId}', ids: [${this.ids.map((id) => `'${id}'`).join(', ')}] }`;
   }
 }
-
-type Env = Record<string, string | undefined>;
 
 function read(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();

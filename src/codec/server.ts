@@ -26,7 +26,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PayloadDecryptionError } from './aes-gcm-codec.js';
-import { ConfigError, resolveSecretFiles } from '../config/env.js';
+import { ConfigError, resolveSecretFiles, type Env } from '../config/env.js';
 import { isLoopbackHost } from '../http/base-url.js';
 
 /** The local dev server's UI. */
@@ -283,8 +283,6 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     close: () => app.close(),
   };
 }
-
-type Env = Record<string, string | undefined>;
 
 export interface CodecServerEnvOptions {
   host: string;

@@ -145,8 +145,6 @@ const loopbackSchemas = buildSchemas({ allowLoopbackCallbacks: true });
 // Validation
 // ---------------------------------------------------------------------------------------------------------
 
-export { fieldPath, typeErrors };
-
 function parseOrThrow<S extends z.ZodType>(operation: string, schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input, { error: typeErrors });
   if (parsed.success) return parsed.data;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from './env.js';
+import { ConfigError, type Env } from './env.js';
 
 /** Settings of the accounting worker: the fleet-wide budget of its task queue. */
 export interface AccountingWorkerConfig {
@@ -10,8 +10,6 @@ export interface AccountingWorkerConfig {
    */
   activitiesPerSecond: number;
 }
-
-type Env = Record<string, string | undefined>;
 
 export const DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND = 2;
 const MAX_ACCOUNTING_ACTIVITIES_PER_SECOND = 10_000;

@@ -50,7 +50,8 @@ export class ConfigError extends Error {
   override readonly name: string = 'ConfigError';
 }
 
-type Env = Record<string, string | undefined>;
+/** The process environment, or a test's stand-in for it. */
+export type Env = Record<string, string | undefined>;
 
 /**
  * Every secret a worker, the codec server or a CLI reads. Each may be given as `<NAME>_FILE` instead: the path of

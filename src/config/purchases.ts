@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { parseDuration } from '../contracts/duration.js';
 import { assertCredential, CredentialFormatError } from './credentials.js';
-import { ConfigError, resolveSecretFiles } from './env.js';
+import { ConfigError, resolveSecretFiles, type Env } from './env.js';
 
 export type PurchasesSinkConfig =
   | { kind: 'file'; path: string }
@@ -24,8 +24,6 @@ export interface PurchasesConfig {
   /** Businesses to sync; undefined: every business the compliance key can act for. */
   businessIds: string[] | undefined;
 }
-
-type Env = Record<string, string | undefined>;
 
 export const DEFAULT_PURCHASES_SYNC_INTERVAL_MS = 15 * 60_000;
 const INTERVAL_BOUNDS_MS = { min: 10_000, max: 7 * 24 * 3_600_000 } as const;

@@ -1,9 +1,7 @@
 /** Settings of the scheduled reconciliation; errors name the variable. */
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from '../contracts/duration.js';
-import { ConfigError } from './env.js';
-
-type Env = Record<string, string | undefined>;
+import { ConfigError, type Env } from './env.js';
 
 /** Every business is reconciled this often unless RECONCILE_EVERY says otherwise. */
 export const DEFAULT_RECONCILIATION_INTERVAL: Duration = '24h';

@@ -8,9 +8,7 @@
  */
 import { parseDuration } from '../contracts/duration.js';
 import { DEFAULT_STOCK_REPORTING, type StockReporting } from '../contracts/stock-ledger.js';
-import { ConfigError } from './env.js';
-
-type Env = Record<string, string | undefined>;
+import { ConfigError, type Env } from './env.js';
 
 /** The reporting of a business, for the activity that hands a sale's lines to its ledger. */
 export type StockReportingOf = (businessId: string) => StockReporting;

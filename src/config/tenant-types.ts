@@ -4,14 +4,10 @@
  * src/config/tenants.ts reads from a tenants file (or from the single-key environment variables, as one tenant) and
  * src/services/tenant-directory.ts resolves against the services at start-up.
  */
-import { SINGLE_KEY_APPLICATION } from '../contracts/budget-placement.js';
 import type { AccountingConfig, ComplianceConfig } from './env.js';
 
 /** A name an operator gives an application: metric labels, search attributes, log fields and errors use it, never the key. */
 export type ApplicationName = string;
-
-/** The name of the one tenant the single-key variables make. */
-export const DEFAULT_APPLICATION: ApplicationName = SINGLE_KEY_APPLICATION;
 
 export interface ComplianceTenant {
   application: ApplicationName;

@@ -9,18 +9,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { assertCredential, CredentialFormatError, type CredentialKind } from './credentials.js';
-import { ConfigError, loadConfig, resolveSecretFiles, type SecretVariable } from './env.js';
+import { ConfigError, loadConfig, resolveSecretFiles, type SecretVariable, type Env } from './env.js';
 import { parseReconciliationLinks } from './reconciliation.js';
-import {
-  DEFAULT_APPLICATION,
-  type AccountingTenant,
-  type ComplianceTenant,
-  type TenantLink,
-  type TenantsConfig,
-} from './tenant-types.js';
+import { SINGLE_KEY_APPLICATION } from '../contracts/budget-placement.js';
+import { type AccountingTenant, type ComplianceTenant, type TenantLink, type TenantsConfig } from './tenant-types.js';
 import { loadWorkerConfig } from './worker.js';
-
-type Env = Record<string, string | undefined>;
 
 /** One parsed tenants file: its name for errors, its JSON, and the directory its relative key files are in. */
 export interface TenantsDocument {
@@ -30,8 +23,6 @@ export interface TenantsDocument {
 }
 
 export type TenantEntries = Pick<TenantsConfig, 'compliance' | 'accounting' | 'links'>;
-
-export { DEFAULT_APPLICATION } from './tenant-types.js';
 
 /** The origin of tenants read from the single-key variables (TenantsConfig.origin). */
 export const ENVIRONMENT_ORIGIN = 'environment';
@@ -102,7 +93,7 @@ function fromSingleKeyVariables(env: Env): TenantsConfig {
   const compliance: ComplianceTenant[] = services.compliance
     ? [
         {
-          application: DEFAULT_APPLICATION,
+          application: SINGLE_KEY_APPLICATION,
           service: services.compliance,
           requestsPerMinute,
           businesses: services.compliance.businessId === undefined ? undefined : [services.compliance.businessId],
@@ -111,12 +102,12 @@ function fromSingleKeyVariables(env: Env): TenantsConfig {
       ]
     : [];
   const accounting: AccountingTenant[] = services.accounting
-    ? [{ application: DEFAULT_APPLICATION, service: services.accounting, source: 'environment: ACCOUNTING_*' }]
+    ? [{ application: SINGLE_KEY_APPLICATION, service: services.accounting, source: 'environment: ACCOUNTING_*' }]
     : [];
   return {
     compliance,
     accounting,
-    links: links.map((link) => ({ ...link, accounting: DEFAULT_APPLICATION, source: 'RECONCILE_LINKS' })),
+    links: links.map((link) => ({ ...link, accounting: SINGLE_KEY_APPLICATION, source: 'RECONCILE_LINKS' })),
     origin: ENVIRONMENT_ORIGIN,
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseDuration } from '../contracts/duration.js';
-import { ConfigError, resolveSecretFiles } from './env.js';
+import { ConfigError, resolveSecretFiles, type Env } from './env.js';
 
 /** Settings of the worker process itself (rate budget, callbacks, metrics); Temporal's are src/temporal/connection.ts'. */
 export interface WorkerConfig {
@@ -30,8 +30,6 @@ export interface WorkerConfig {
   /** How often the operator work waiting is counted from visibility (OPERATOR_WORK_COUNT_INTERVAL; default 1 minute). */
   operatorWorkCountIntervalMs: number | undefined;
 }
-
-type Env = Record<string, string | undefined>;
 
 const HOUR_MS = 3_600_000;
 /**

@@ -24,7 +24,10 @@ export function isSigned<D extends { status: string; receipt?: object | null }>(
   return document.status === 'completed' && document.receipt !== null && document.receipt !== undefined;
 }
 
-/** Credit note reasons: 01 missing quantity, 02 missing data, 03 damaged, 04 wasted, 05 raw material shortage, 06 refund. */
+/**
+ * Credit note reasons: 01 missing quantity, 02 missing data, 03 damaged, 04 wasted, 05 raw material shortage, 06
+ * refund.
+ */
 export const CREDIT_NOTE_REASONS = ['01', '02', '03', '04', '05', '06'] as const;
 export type CreditNoteReason = (typeof CREDIT_NOTE_REASONS)[number];
 

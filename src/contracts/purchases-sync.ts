@@ -109,8 +109,6 @@ export interface PurchasesSyncOptions {
 }
 
 export interface PurchasesSyncCounts {
-  /** Compliance API calls, retried attempts included: 1 pull + one per page when nothing fails. */
-  apiCalls: number;
   pages: number;
   /** Invoices listed. */
   seen: number;
@@ -177,7 +175,6 @@ export interface PullPurchasesInput {
 export interface PullPurchasesResult {
   /** Invoices the service fetched from the authority, when it says. */
   pulled: number | null;
-  apiCalls: number;
 }
 
 export interface ListPurchasesPageInput {
@@ -189,7 +186,6 @@ export interface ListPurchasesPageInput {
 export interface ListPurchasesPageResult {
   purchases: ListedPurchase[];
   nextCursor: string | null;
-  apiCalls: number;
 }
 
 export interface DeliverPurchaseEventsInput {

@@ -100,13 +100,6 @@ export interface ReconciliationResult {
   counts: ReconciliationCounts;
 }
 
-/** API calls made, per service and operation. */
-export interface ReconciliationCalls {
-  compliance: { listBusinesses: number; listPurchases: number };
-  accounting: { listCompanies: number; listBillPayments: number };
-  total: number;
-}
-
 export interface ReconcileBusinessInput {
   businessId: string;
   companyId: string;
@@ -121,9 +114,7 @@ export type ReconciliationInput = ReconcileBusinessInput;
 export interface ReconcileBusinessResult {
   businessId: string;
   companyId: string;
-  /** The JSON of `npm run reconcile -- --json`, less its call counts. */
+  /** The JSON of `npm run reconcile -- --json`. */
   summary: ReconciliationResult;
   counts: ReconciliationCounts;
-  /** API calls of the run: one per activity attempt. */
-  calls: ReconciliationCalls;
 }

@@ -6,7 +6,6 @@
  * imports only zod, the contract's plain rules and types: no Node APIs, nothing from src/http or src/compliance.
  * Every schema refuses unknown fields, so a misspelt optional field is reported instead of silently ignored.
  */
-import type { UpdateDefinition } from '@temporalio/common';
 import { z } from 'zod';
 import {
   BUSINESS_ID_MAX,
@@ -21,15 +20,7 @@ import {
   TRADER_INVOICE_NUMBER_MAX,
 } from './compliance-rules.js';
 import { parseDuration } from './duration.js';
-import type {
-  AwaitReceiptRequest,
-  cancelUpdate,
-  confirmStockMovementUpdate,
-  itemFixedUpdate,
-  RefundRequest,
-  resendStockMovementUpdate,
-  SaleInput,
-} from './sale.js';
+import type { SaleInput } from './sale.js';
 
 /** The sales client's own limits (the workflow's options); the request's own are in ./compliance-rules.ts. */
 export const SALE_LIMITS = {
@@ -107,7 +98,10 @@ function decimalPlaces(value: number): number {
 const DECIMALS_MESSAGE = `must have at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places`;
 const hasAllowedDecimals = (value: number) => decimalPlaces(value) <= SALE_AMOUNT_DECIMALS_MAX;
 
-/** A line's quantity: more than 0, at most SALE_QUANTITY_MAX, at most 4 decimals (a finite number: zod refuses NaN and ±Infinity). */
+/**
+ * A line's quantity: more than 0, at most SALE_QUANTITY_MAX, at most 4 decimals (a finite number: zod refuses NaN and
+ * ±Infinity).
+ */
 const lineQuantity = () =>
   z
     .number()
@@ -223,7 +217,8 @@ export const saleRequestParts = {
       `More than 0, at most ${SALE_QUANTITY_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places.`,
     ),
     unitPrice: lineUnitPrice().describe(
-      `Tax-inclusive price of one unit: 0 to ${SALE_UNIT_PRICE_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places; quantity × unitPrice at most ${LINE_AMOUNT_MAX}.`,
+      `Tax-inclusive price of one unit: 0 to ${SALE_UNIT_PRICE_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal ` +
+        `places; quantity × unitPrice at most ${LINE_AMOUNT_MAX}.`,
     ),
     description: z.string().optional(),
   },
@@ -278,7 +273,8 @@ export const saleInputSchema = z
     options: saleOptionsSchema.optional(),
   })
   .describe(
-    'The input of a sale workflow (saleWorkflow): one sale of one business, id sale:<businessId>:<traderInvoiceNumber>.',
+    'The input of a sale workflow (saleWorkflow): one sale of one business, ' +
+      'id sale:<businessId>:<traderInvoiceNumber>.',
   );
 
 export const refundRequestSchema = z
@@ -330,36 +326,19 @@ export const awaitReceiptRequestSchema = z
       .meta({ pattern: '^\\d*\\.?\\d+ *[a-zA-Z]+$' })
       .optional()
       .describe(
-        `Longest wait for the outcome, as a duration ('30 seconds', '2m'); default '30 seconds', at most '${AWAIT_RECEIPT_WAIT_MAX}'.`,
+        "Longest wait for the outcome, as a duration ('30 seconds', '2m'); default '30 seconds', " +
+          `at most '${AWAIT_RECEIPT_WAIT_MAX}'.`,
       ),
     input: saleInputSchema
       .optional()
       .describe(
-        'When given, must equal the input the sale was started with (otherwise sale_input_conflict, the differing fields named).',
+        'When given, must equal the input the sale was started with ' +
+          '(otherwise sale_input_conflict, the differing fields named).',
       ),
   })
   .describe(
     'The argument of the awaitReceipt update, alone or in an update-with-start: wait for the signed receipt values.',
   );
-
-/** Exactly the same type, optional fields included (plain mutual assignability would miss an optional field). */
-type Exact<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-type UpdateArgument<U> = U extends UpdateDefinition<unknown, [infer A]> ? A : never;
-
-// A change to the types in ./sale.ts that the schemas do not follow is a compile error here.
-const _saleInputMatchesDefinition: Exact<z.output<typeof saleInputSchema>, SaleInput> = true;
-const _refundRequestMatchesDefinition: Exact<z.output<typeof refundRequestSchema>, RefundRequest> = true;
-const _awaitReceiptMatchesDefinition: Exact<z.output<typeof awaitReceiptRequestSchema>, AwaitReceiptRequest> = true;
-const _cancelArgsMatch: Exact<z.output<typeof cancelArgsSchema>, UpdateArgument<typeof cancelUpdate>> = true;
-const _itemFixedArgsMatch: Exact<z.output<typeof itemFixedArgsSchema>, UpdateArgument<typeof itemFixedUpdate>> = true;
-const _confirmArgsMatch: Exact<
-  z.output<typeof stockMovementArgsSchema>,
-  UpdateArgument<typeof confirmStockMovementUpdate>
-> = true;
-const _resendArgsMatch: Exact<
-  z.output<typeof stockMovementArgsSchema>,
-  UpdateArgument<typeof resendStockMovementUpdate>
-> = true;
 
 // ---------------------------------------------------------------------------------------------------------
 // Checking

@@ -1,12 +1,19 @@
 /**
  * The sale process's contract, shared by its workflow, activities, the callback receiver, the client API and the
- * CLIs: type name, id scheme, inputs, state, signals, queries and updates, declared once. Workflow code imports
- * this file, so it holds only types and `@temporalio/workflow` definitions: no zod, no Node APIs.
+ * CLIs: type name, id scheme, inputs, state, signals, queries and updates, declared once. The inputs are the zod
+ * schemas of ./sale-input.ts; their types are inferred here. Workflow code imports this file: no Node APIs.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CreditNoteReason } from './compliance-rules.js';
-
+import type { z } from 'zod';
 import type { ItemRegistrationOutcome } from './item-registration.js';
+import type {
+  awaitReceiptRequestSchema,
+  cancelArgsSchema,
+  itemFixedArgsSchema,
+  refundRequestSchema,
+  saleInputSchema,
+  stockMovementArgsSchema,
+} from './sale-input.js';
 
 /** The workflow type name, for starting by name where importing the workflow function is not wanted. */
 export const SALE_WORKFLOW_TYPE = 'saleWorkflow';
@@ -15,54 +22,17 @@ export const SALE_WORKFLOW_TYPE = 'saleWorkflow';
 // Inputs
 // ---------------------------------------------------------------------------------------------------------
 
-export interface CustomerInput {
-  name?: string;
-  pin?: string;
-  phone?: string;
-  email?: string;
-}
-
-export interface SaleLineInput {
-  itemId: string;
-  quantity: number;
-  unitPrice: number;
-  description?: string;
-}
-
-/** Behaviour knobs; every one has a default so a plain JSON start from the Temporal CLI works. */
-export interface SaleOptions {
-  /** How long the sale stays open for a refund after it is signed (default 30 days). */
-  refundWindowDays?: number;
-  /** Longest wait for the authority's outcome of one submission before parking (default '24 hours'). */
-  outcomeTimeout?: string;
-  /** How long a sale waits for an operator to fix an item the service says still needs something (default '7 days'). */
-  itemFixDeadline?: string;
-  /** How many times a transient authority failure is retried before parking (default 5). */
-  transientRetryLimit?: number;
-}
-
-export interface SaleInput {
-  businessId: string;
-  /** Branch id or its authority branch-office id; default the business's first branch. */
-  branchId?: string;
-  traderInvoiceNumber: string;
-  saleDate: string;
-  paymentTypeCode?: string;
-  customer?: CustomerInput;
-  lines: SaleLineInput[];
-  options?: SaleOptions;
-}
-
-export { CREDIT_NOTE_REASONS, NON_RESTOCKING_REASONS, type CreditNoteReason } from './compliance-rules.js';
-
-export interface RefundRequest {
-  reason: CreditNoteReason;
-  returnDate: string;
-  /** The credit note's own trader invoice number. */
-  traderInvoiceNumber: string;
-  /** Put the goods back in stock (ignored for damaged / wasted goods); default true. */
-  restock?: boolean;
-}
+export type SaleInput = z.output<typeof saleInputSchema>;
+export type CustomerInput = NonNullable<SaleInput['customer']>;
+export type SaleLineInput = SaleInput['lines'][number];
+export type RefundRequest = z.output<typeof refundRequestSchema>;
+/**
+ * What a till asks with `awaitReceipt`, alone or as the update of an update-with-start (any SDK): wait up to `wait`
+ * for the signed receipt values. `input`, when given, must equal the input the sale was started with: a sale
+ * already started under the same invoice number with another input is refused (`sale_input_conflict`, the
+ * differing fields named), so an update-with-start that found an existing sale cannot print someone else's receipt.
+ */
+export type AwaitReceiptRequest = z.output<typeof awaitReceiptRequestSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
 // State (the query's answer; plain data, no secrets: callback URLs never appear here)
@@ -149,8 +119,6 @@ export interface SaleState {
   creditNote: FiscalDocument | null;
   parked: ParkedReason | null;
   stockMovements: StockMovementState[];
-  /** Compliance API calls made by this sale's activities (each retry counts). */
-  apiCalls: number;
   /** Submissions of the sale to the authority: the creation and every retry. */
   submissions: number;
   refundDeadline: string | null;
@@ -168,7 +136,9 @@ export interface RefundResult {
 
 /** A result callback reached the receiver: a hint to re-read the document, never the source of truth. */
 export interface CallbackHint {
-  /** Null when the callback's body names no document: any body is a hint, and the workflow reads its document anyway. */
+  /**
+   * Null when the callback's body names no document: any body is a hint, and the workflow reads its document anyway.
+   */
   documentId: string | null;
   event: string | null;
   callbackId: string | null;
@@ -179,24 +149,15 @@ export const callbackReceivedSignal = defineSignal<[CallbackHint]>('callbackRece
 export const itemRegistrationSettledSignal = defineSignal<[ItemRegistrationOutcome]>('itemRegistrationSettled');
 
 export const getSaleStateQuery = defineQuery<SaleState>('getState');
-/** The input the sale was started with, as the workflow received it: how a repeated start is told apart from a conflict. */
+/**
+ * The input the sale was started with, as the workflow received it: how a repeated start is told apart from a conflict.
+ */
 export const getSaleInputQuery = defineQuery<SaleInput>('getInput');
 
 export const refundUpdate = defineUpdate<RefundResult, [RefundRequest]>('refund');
 export const retryUpdate = defineUpdate<SaleState, []>('retry');
-export const cancelUpdate = defineUpdate<SaleState, [{ reason: string }]>('cancel');
-export const itemFixedUpdate = defineUpdate<SaleState, [{ itemId: string }]>('itemFixed');
-/**
- * What a till asks with `awaitReceipt`, alone or as the update of an update-with-start (any SDK): wait up to `wait`
- * for the signed receipt values. `input`, when given, must equal the input the sale was started with: a sale
- * already started under the same invoice number with another input is refused (`sale_input_conflict`, the
- * differing fields named), so an update-with-start that found an existing sale cannot print someone else's receipt.
- */
-export interface AwaitReceiptRequest {
-  /** Longest wait for the outcome, as a duration ('30 seconds', '2m'); default '30 seconds', at most '10 minutes'. */
-  wait?: string;
-  input?: SaleInput;
-}
+export const cancelUpdate = defineUpdate<SaleState, [z.output<typeof cancelArgsSchema>]>('cancel');
+export const itemFixedUpdate = defineUpdate<SaleState, [z.output<typeof itemFixedArgsSchema>]>('itemFixed');
 
 /** The answer of `awaitReceipt`: the receipt values once signed; otherwise why not yet (the state says). */
 export interface ReceiptAnswer {
@@ -209,8 +170,9 @@ export interface ReceiptAnswer {
 
 /** Declared with its argument required, as the SDKs' typed overloads need; the sale also takes none (`{}` then). */
 export const awaitReceiptUpdate = defineUpdate<ReceiptAnswer, [AwaitReceiptRequest]>('awaitReceipt');
-export const confirmStockMovementUpdate = defineUpdate<SaleState, [{ referenceId: string }]>('confirmStockMovement');
-export const resendStockMovementUpdate = defineUpdate<SaleState, [{ referenceId: string }]>('resendStockMovement');
+type StockMovementArgs = z.output<typeof stockMovementArgsSchema>;
+export const confirmStockMovementUpdate = defineUpdate<SaleState, [StockMovementArgs]>('confirmStockMovement');
+export const resendStockMovementUpdate = defineUpdate<SaleState, [StockMovementArgs]>('resendStockMovement');
 
 // ---------------------------------------------------------------------------------------------------------
 // Identifiers

@@ -1,9 +1,10 @@
 /**
  * What the sync-batch workflow, its activities, the accounting webhook receiver and the client share: input,
- * state, summary, signal, query and updates, declared once. Workflow code imports this file, so it holds only
- * types and `@temporalio/workflow` definitions.
+ * state, summary, signal, query and updates, declared once. Workflow code imports this file: no Node APIs.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
 
 /** Workflow type name, for starting by name (the typed client, the Temporal CLI, plain JSON). */
 export const SYNC_BATCH_WORKFLOW_TYPE = 'syncBatchWorkflow';
@@ -13,37 +14,48 @@ export function syncBatchWorkflowId(syncBatchId: string): string {
   return `sync-batch:${syncBatchId}`;
 }
 
-/** Behaviour knobs; every one has a default, so a plain JSON start works. Durations as `'30 seconds'`. */
-export interface SyncBatchOptions {
-  /** First wait between polls of the bill payments, doubled while nothing settles (default '2 seconds'). */
-  pollInterval?: string;
-  /** Longest wait between polls (default '5 minutes'). */
-  maxPollInterval?: string;
-  /** Shortest gap between two polls however many webhooks arrive (default '1 second'). */
-  minPollGap?: string;
-  /** While parked, how often to look whether the failures were fixed elsewhere (default '1 hour'). */
-  parkedPollInterval?: string;
-  /** Payments still pending or syncing after this long set NeedsAttention, polling goes on (default '6 hours'). */
-  attentionAfter?: string;
-  /** Polls per run before the workflow continues as new, keeping its history short (default 200). */
-  pollsPerRun?: number;
-  /** Bill payments per list page, 1..100 (default 100). */
-  pageSize?: number;
-}
+const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
+const duration = () =>
+  z
+    .string()
+    .refine((value) => (parseDuration(value) ?? 0) > 0, "must be a duration: a number and a unit, e.g. '30 seconds'");
 
-export interface SyncBatchInput {
-  syncBatchId: string;
+/** The input as a caller gives it (the sync-batch client checks it); unknown fields are refused. */
+export const syncBatchInputSchema = z.strictObject({
+  syncBatchId: nonEmpty(),
   /** Narrows every list call to one company (and lets the service refuse a company the key may not see). */
-  companyId?: string;
+  companyId: nonEmpty().optional(),
   /**
    * The bill payments the batch covers, for a service that does not say (A18). Absent: the batch's payments
    * are those whose `syncBatchId` is this batch.
    */
-  billPaymentIds?: string[];
-  options?: SyncBatchOptions;
+  billPaymentIds: z.array(nonEmpty()).min(1, 'must name at least one bill payment').optional(),
+  /** Behaviour knobs; every one has a default, so a plain JSON start works. Durations as `'30 seconds'`. */
+  options: z
+    .strictObject({
+      /** First wait between polls of the bill payments, doubled while nothing settles (default '2 seconds'). */
+      pollInterval: duration().optional(),
+      /** Longest wait between polls (default '5 minutes'). */
+      maxPollInterval: duration().optional(),
+      /** Shortest gap between two polls however many webhooks arrive (default '1 second'). */
+      minPollGap: duration().optional(),
+      /** While parked, how often to look whether the failures were fixed elsewhere (default '1 hour'). */
+      parkedPollInterval: duration().optional(),
+      /** Payments still pending or syncing after this long set NeedsAttention, polling goes on (default '6 hours'). */
+      attentionAfter: duration().optional(),
+      /** Polls per run before the workflow continues as new, keeping its history short (default 200). */
+      pollsPerRun: z.number().int().min(1).max(10_000).optional(),
+      /** Bill payments per list page, 1..100 (default 100). */
+      pageSize: z.number().int().min(1).max(100).optional(),
+    })
+    .optional(),
+});
+
+export type SyncBatchInput = z.output<typeof syncBatchInputSchema> & {
   /** Set by the workflow itself when it continues as new: where the previous run got to. */
   continued?: SyncBatchState;
-}
+};
+export type SyncBatchOptions = NonNullable<SyncBatchInput['options']>;
 
 export type SyncBatchStep = 'processing' | 'following' | 'parked' | 'completed' | 'dismissed';
 
@@ -74,8 +86,6 @@ export interface SyncBatchState {
   processCalls: number;
   /** Polls of the bill payments, over all runs. */
   polls: number;
-  /** Accounting API calls made by the activities, each retry counted. */
-  apiCalls: number;
   /** Webhook signals received (each a hint to poll now). */
   webhooks: number;
   /** Runs of this execution (1 + continue-as-new count). */
@@ -109,7 +119,6 @@ export type SyncBatchSummary = Pick<
   | 'missing'
   | 'processCalls'
   | 'polls'
-  | 'apiCalls'
   | 'webhooks'
   | 'runs'
   | 'startedAt'

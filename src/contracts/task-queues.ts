@@ -5,8 +5,6 @@
  * workflow queue gets its own derived queues, so two never share a budget.
  */
 export const WORKFLOW_TASK_QUEUE = 'sales';
-/** @deprecated the queue runs every workflow type, not only sales: use WORKFLOW_TASK_QUEUE. */
-export const SALE_TASK_QUEUE = WORKFLOW_TASK_QUEUE;
 
 /**
  * Every compliance API call runs on this queue, whose server-side rate limit keeps the whole fleet under the
@@ -33,7 +31,10 @@ export function accountingTaskQueue(workflowTaskQueue: string): string {
   return `${workflowTaskQueue}.accounting-api`;
 }
 
-/** Where an activity runs: on the queue of the service whose budget it spends, or on the workflow queue when it calls no service. */
+/**
+ * Where an activity runs: on the queue of the service whose budget it spends, or on the workflow queue when it calls no
+ * service.
+ */
 export type ActivityQueue = 'workflow' | 'compliance' | 'accounting';
 
 /**

@@ -1,12 +1,10 @@
 /**
  * Reads what a reconciliation needs through the two clients: the business's stored purchases (cursor paging,
- * 100 a page) and the company's bill payments (offset paging, 100 a page). Bounded by a page limit per list,
- * and every call counted, so a run reports what it cost.
+ * 100 a page) and the company's bill payments (offset paging, 100 a page). Bounded by a page limit per list.
  *
  * The single-request steps (the access checks, one page of each list, the mapping to the rules' compact
  * records) are exported for the scheduled workflow's activities, which make one request each.
  */
-import type { ReconciliationCalls } from '../contracts/reconciliation.js';
 import type { AccountingClient, BillPaymentFilters } from '../accounting/client.js';
 import type { BillPayment } from '../accounting/schemas.js';
 import type { ComplianceClient } from '../compliance/client.js';
@@ -22,7 +20,6 @@ export class ReconciliationInputError extends Error {
 export interface LoadedReconciliation {
   purchases: ReconcilePurchase[];
   billPayments: ReconcileBillPayment[];
-  calls: ReconciliationCalls;
 }
 
 export interface LoadOptions {
@@ -35,14 +32,6 @@ export interface LoadOptions {
   signal?: AbortSignal;
   /** Called after every page, e.g. to heartbeat a Temporal activity. */
   onPage?: (progress: { list: 'purchases' | 'billPayments'; pages: number; records: number }) => void;
-}
-
-export function newReconciliationCalls(): ReconciliationCalls {
-  return {
-    compliance: { listBusinesses: 0, listPurchases: 0 },
-    accounting: { listCompanies: 0, listBillPayments: 0 },
-    total: 0,
-  };
 }
 
 function tooLong(what: string, maxPages: number): ReconciliationInputError {
@@ -105,7 +94,8 @@ export async function checkBusinessAccess(
   const { data: businesses } = await compliance.listBusinesses(signal ? { signal } : {});
   if (!businesses.some((b) => b.id === businessId)) {
     throw new ReconciliationInputError(
-      `business ${businessId} is not one the compliance API key may act for (it sees: ${businesses.map((b) => b.id).join(', ') || 'none'})`,
+      `business ${businessId} is not one the compliance API key may act for ` +
+        `(it sees: ${businesses.map((b) => b.id).join(', ') || 'none'})`,
     );
   }
 }
@@ -128,7 +118,9 @@ export async function findCompanyOnPage(
   return { found: false };
 }
 
-/** One call: a page of the business's purchases as the rules read them, and the cursor of the next (null at the end). */
+/**
+ * One call: a page of the business's purchases as the rules read them, and the cursor of the next (null at the end).
+ */
 export async function readPurchasesPage(
   compliance: ComplianceClient,
   businessId: string,
@@ -166,17 +158,12 @@ export async function readBillPaymentsPage(
 export async function checkLinkAccess(
   clients: { compliance: ComplianceClient; accounting: AccountingClient },
   link: { businessId: string; companyId: string },
-  options: { maxPages?: number; signal?: AbortSignal; calls?: ReconciliationCalls } = {},
+  options: { maxPages?: number; signal?: AbortSignal } = {},
 ): Promise<void> {
-  const calls = options.calls ?? newReconciliationCalls();
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
-  calls.compliance.listBusinesses += 1;
-  calls.total += 1;
   await checkBusinessAccess(clients.compliance, link.businessId, options.signal);
   for (let page = 1; ; page++) {
     if (page > maxPages) throw tooLong('the accounting company list', maxPages);
-    calls.accounting.listCompanies += 1;
-    calls.total += 1;
     if ((await findCompanyOnPage(clients.accounting, link.companyId, page, options.signal)).found) return;
   }
 }
@@ -186,10 +173,9 @@ export async function loadReconciliationData(
   clients: { compliance: ComplianceClient; accounting: AccountingClient },
   options: LoadOptions,
 ): Promise<LoadedReconciliation> {
-  const calls = newReconciliationCalls();
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const signal = options.signal ? { signal: options.signal } : {};
-  if (options.checkAccess !== false) await checkLinkAccess(clients, options, { maxPages, calls, ...signal });
+  if (options.checkAccess !== false) await checkLinkAccess(clients, options, { maxPages, ...signal });
 
   // Keyed by the service's document id (never the supplier's invoice number, which suppliers share).
   const purchases = new Map<string, ReconcilePurchase>();
@@ -199,8 +185,6 @@ export async function loadReconciliationData(
     { businessId: options.businessId, ...signal },
   )) {
     pages += 1;
-    calls.compliance.listPurchases += 1;
-    calls.total += 1;
     for (const purchase of page.data.purchases) purchases.set(purchase.id, toReconcilePurchase(purchase));
     options.onPage?.({ list: 'purchases', pages, records: purchases.size });
     if (pages >= maxPages && page.data.pagination.nextCursor)
@@ -211,12 +195,10 @@ export async function loadReconciliationData(
   pages = 0;
   for await (const page of clients.accounting.iterateBillPaymentPages(billPaymentFilters(options.companyId), signal)) {
     pages += 1;
-    calls.accounting.listBillPayments += 1;
-    calls.total += 1;
     for (const payment of page.data) billPayments.set(payment.id, toReconcileBillPayment(payment));
     options.onPage?.({ list: 'billPayments', pages, records: billPayments.size });
     if (pages >= maxPages && page.hasNextPage)
       throw tooLong(`company ${options.companyId}'s bill payment list`, maxPages);
   }
-  return { purchases: [...purchases.values()], billPayments: [...billPayments.values()], calls };
+  return { purchases: [...purchases.values()], billPayments: [...billPayments.values()] };
 }

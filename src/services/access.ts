@@ -7,7 +7,7 @@ import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
 import { RateLimitGate } from '../http/rate-limit-gate.js';
-import { DEFAULT_APPLICATION } from '../config/tenant-types.js';
+import { SINGLE_KEY_APPLICATION } from '../contracts/budget-placement.js';
 import type { BudgetPlacement } from '../contracts/budget-placement.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { applicationRateMetrics, bothObservers, complianceRateBudgetMetrics } from '../temporal/rate-budget-metrics.js';
@@ -55,7 +55,7 @@ export function singleApplication(clients: {
     complianceApplications: () => [compliance()],
     accountingApplications: () => [accounting()],
     // One application is the whole queue's budget (its server-side rate limit): its businesses share it fairly.
-    place: (businessId) => ({ application: DEFAULT_APPLICATION, fairnessKey: businessId }),
+    place: (businessId) => ({ application: SINGLE_KEY_APPLICATION, fairnessKey: businessId }),
   };
 }
 
@@ -78,15 +78,15 @@ export function openServiceAccess(
 ): OpenServiceAccess {
   const recorder = options.metrics?.recorder;
   if (recorder) {
-    recorder.knowApplications([DEFAULT_APPLICATION]);
+    recorder.knowApplications([SINGLE_KEY_APPLICATION]);
     recorder.set('etims_application_budget_per_second', options.metrics!.complianceBudget.activitiesPerSecond, {
-      application: DEFAULT_APPLICATION,
+      application: SINGLE_KEY_APPLICATION,
     });
   }
   const observer = recorder
     ? bothObservers(
         complianceRateBudgetMetrics(recorder, options.metrics!.complianceBudget),
-        applicationRateMetrics(recorder, DEFAULT_APPLICATION),
+        applicationRateMetrics(recorder, SINGLE_KEY_APPLICATION),
       )
     : undefined;
   const compliance = new ComplianceClient({

@@ -12,36 +12,36 @@ import { budgetWindows, windowKeyOf, windowOf, type BudgetWindow } from './budge
 import { accountingClientOf, type LiveTenants } from './live-tenants.js';
 import type { TenantDirectory } from './tenant-directory.js';
 
-export const BUSINESS_NOT_SERVED = FAILURE_TYPES.businessNotServed;
-export const COMPANY_NOT_SERVED = FAILURE_TYPES.companyNotServed;
-
 /**
  * A call for a business no application serves (never onboarded, or removed). An ApplicationFailure so that,
  * thrown from an activity, it reaches the workflow as it is: typed, and not retried, since only a change of the
  * tenants makes it pass.
  */
 export class UnknownBusinessError extends ApplicationFailure {
-  readonly code = BUSINESS_NOT_SERVED;
+  readonly code = FAILURE_TYPES.businessNotServed;
 
   constructor(
     readonly businessId: string,
     origin: string,
   ) {
-    super(`business ${businessId} is served by no compliance application of ${origin}`, BUSINESS_NOT_SERVED, true, [
-      { businessId },
-    ]);
+    super(
+      `business ${businessId} is served by no compliance application of ${origin}`,
+      FAILURE_TYPES.businessNotServed,
+      true,
+      [{ businessId }],
+    );
   }
 }
 
 /** An accounting call whose company no accounting application is linked for (or that names none among several). */
 export class UnknownCompanyError extends ApplicationFailure {
-  readonly code = COMPANY_NOT_SERVED;
+  readonly code = FAILURE_TYPES.companyNotServed;
 
   constructor(
     readonly companyId: string | undefined,
     message: string,
   ) {
-    super(message, COMPANY_NOT_SERVED, true, [{ companyId: companyId ?? null }]);
+    super(message, FAILURE_TYPES.companyNotServed, true, [{ companyId: companyId ?? null }]);
   }
 }
 

@@ -18,9 +18,7 @@ import {
   type ConfigDataSource,
 } from '@temporalio/envconfig';
 import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
-import { ConfigError, resolveSecretFiles } from '../config/env.js';
-
-type Env = Record<string, string | undefined>;
+import { ConfigError, resolveSecretFiles, type Env } from '../config/env.js';
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;

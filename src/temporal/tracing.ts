@@ -13,10 +13,8 @@
  */
 import type { DiagLogger } from '@opentelemetry/api';
 import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
-import { ConfigError } from '../config/env.js';
+import { ConfigError, type Env } from '../config/env.js';
 import type { Logger } from '../logger.js';
-
-type Env = Record<string, string | undefined>;
 
 export const DEFAULT_SERVICE_NAME = 'etims-worker';
 

@@ -11,7 +11,7 @@
 import { loadStockReporting, type StockReportingOf } from '../config/stock-reporting.js';
 import { payloadEncryptionFromEnv, type PayloadEncryption } from '../codec/data-converter.js';
 import { loadAccountingWorkerConfig } from '../config/accounting-worker.js';
-import { ConfigError, loadConfig, resolveSecretFiles, type AppConfig } from '../config/env.js';
+import { ConfigError, loadConfig, resolveSecretFiles, type AppConfig, type Env } from '../config/env.js';
 import { loadPurchasesConfig, type PurchasesConfig } from '../config/purchases.js';
 import { loadReconciliationConfig, type ReconciliationConfig } from '../config/reconciliation.js';
 import type { TenantsConfig } from '../config/tenant-types.js';
@@ -21,8 +21,6 @@ import { complianceActivitiesPerSecond, loadWorkerConfig, type WorkerConfig } fr
 import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
 import { assertServicesConfigured } from '../services/endpoints.js';
 import { tracingSettings, type TracingSettings } from '../temporal/tracing.js';
-
-type Env = Record<string, string | undefined>;
 
 export interface WorkerSettings {
   /**

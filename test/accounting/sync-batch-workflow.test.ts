@@ -123,7 +123,6 @@ describe('syncBatchWorkflow', () => {
       runs: 1,
     });
     expect(summary.polls).toBeGreaterThanOrEqual(2);
-    expect(summary.apiCalls).toBeGreaterThan(summary.polls);
     expect(await processRequests(id)).toHaveLength(1);
     const lists = (await stack.sandbox.inspector.requestLog({ service: 'accounting' })).filter(
       (r) => r.route === '/bill-payments',
@@ -242,7 +241,6 @@ describe('syncBatchWorkflow', () => {
     expect(requests.map((r) => r.status)).toEqual([429, 200]);
     // The retry policy alone would come back after 1 s; Retry-After said 3.
     expect(requests[1]!.at - requests[0]!.at).toBeGreaterThanOrEqual(3_000);
-    expect(summary.apiCalls).toBeGreaterThanOrEqual(3);
   });
 
   it('continues as new to keep its history short, carrying its state', async () => {

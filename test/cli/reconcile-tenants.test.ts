@@ -31,7 +31,6 @@ interface Report {
   companyId: string;
   applications?: { compliance: string; accounting: string };
   matched: unknown[];
-  calls: { total: number };
 }
 
 describe('npm run reconcile with a tenants file', () => {

@@ -11,7 +11,6 @@ const sale: DemoResult = {
   seconds: 7.56,
   invoice: 'DEMO-X',
   receipt: 'KRACU0100000001/1',
-  apiCalls: 4,
   note: '',
 };
 const failed: DemoResult = {
@@ -34,8 +33,8 @@ describe('demo output', () => {
     expect(text).not.toMatch(/\(index\)|'/);
     const lines = text.split('\n');
     expect(lines[0]).toBe('Sales');
-    expect(lines[1]).toMatch(/^path\s+result\s+seconds\s+invoice\s+receipt\s+API calls\s+note$/);
-    expect(lines.find((l) => l.startsWith('immediate (201)'))).toMatch(/ok\s+7\.6\s+DEMO-X\s+KRACU0100000001\/1\s+4$/);
+    expect(lines[1]).toMatch(/^path\s+result\s+seconds\s+invoice\s+receipt\s+note$/);
+    expect(lines.find((l) => l.startsWith('immediate (201)'))).toMatch(/ok\s+7\.6\s+DEMO-X\s+KRACU0100000001\/1\s*$/);
     expect(lines).toContain('Other pieces');
     expect(lines.find((l) => l.startsWith('reconciliation'))).toMatch(/ok\s+4\.1\s+3 matched$/);
   });
@@ -56,7 +55,7 @@ describe('demo output', () => {
       [viaRetail, viaOther],
       [piece, { ...piece, name: 'sync batch', via: 'demo-books (app_demo)' }],
     ).split('\n');
-    expect(lines[1]).toMatch(/^path\s+application\s+result\s+seconds\s+invoice\s+receipt\s+API calls\s+note$/);
+    expect(lines[1]).toMatch(/^path\s+application\s+result\s+seconds\s+invoice\s+receipt\s+note$/);
     expect(lines.find((l) => l.startsWith('other merchant, immediate'))).toMatch(
       /other-integrator \(app_demo_other\)\s+ok\s+7\.6\s+KSM-DEMO-X/,
     );

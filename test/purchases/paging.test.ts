@@ -41,9 +41,7 @@ describe('purchases sync paging through faults', () => {
 
     const result = await stack.firstSync();
     expect(faults.injectedCounts()).toMatchObject({ reset: 2, 'rate-limit': 2 });
-    // 1 pull + 5 pages, plus the 4 attempts the faults cost: every call counted.
     expect(result.counts).toEqual({
-      apiCalls: 1 + 5 + 4,
       pages: 5,
       seen: INVOICES,
       newInvoices: INVOICES,
@@ -73,7 +71,7 @@ describe('purchases sync paging through faults', () => {
 
   it('the next sync, handed the ledger of the continued-as-new chain, delivers nothing again', async () => {
     const next = await stack.sync();
-    expect(next.counts).toMatchObject({ apiCalls: 6, pages: 5, seen: INVOICES, newInvoices: 0, delivered: 0 });
+    expect(next.counts).toMatchObject({ pages: 5, seen: INVOICES, newInvoices: 0, delivered: 0 });
     expect(await eventsIn(tmp.path('events.ndjson'))).toHaveLength(INVOICES);
   });
 });

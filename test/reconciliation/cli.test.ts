@@ -110,7 +110,6 @@ describe('npm run reconcile', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({
       companyId: 'cmp_demo_nairobi',
       counts: { matched: 3 },
-      calls: { total: 4 },
     });
     expect(services.stats.snapshot().total - before).toBe(4);
     expect(result.stdout + result.stderr).not.toContain(DEMO_ACCOUNTING_CLIENT_SECRET);

@@ -148,7 +148,8 @@ interface ActivityRun {
 
 function decode(payloads: temporal.api.common.v1.IPayloads | null | undefined): unknown {
   const data = payloads?.payloads?.[0]?.data;
-  return data ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
+  // An activity that returns nothing completes with an empty (binary/null) payload.
+  return data?.length ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
 }
 
 /** Every activity the run scheduled, in order, with its queue, priority, input and result (plain JSON here: no codec). */
@@ -206,11 +207,6 @@ describe('reconciliationWorkflow', () => {
     expectDemoSummary(result);
     expect(result.summary.unpaidAgeDays.pur_nbo_045).toBe(97);
     // Businesses, companies, one page of purchases, one page of bill payments: and the services saw just those.
-    expect(result.calls).toEqual({
-      compliance: { listBusinesses: 1, listPurchases: 1 },
-      accounting: { listCompanies: 1, listBillPayments: 1 },
-      total: 4,
-    });
     expect(sandbox.stats.snapshot().total - before).toBe(4);
 
     const details = await currentDetails(handle);
@@ -225,7 +221,7 @@ describe('reconciliationWorkflow', () => {
     ]) {
       expect(details).toContain(row);
     }
-    expect(details).toContain('45 invoices, 25 bill payments, 4 API calls.');
+    expect(details).toContain('45 invoices, 25 bill payments.');
 
     const runs = await activityRuns(handle);
     expect(runs.map((r) => r.type)).toEqual([
@@ -253,7 +249,9 @@ describe('reconciliationWorkflow', () => {
   });
 
   it('reads every page as its own activity, and sorts exactly as `npm run reconcile` does', async () => {
+    const directBefore = sandbox.stats.snapshot().total;
     const direct = await loadReconciliationData({ compliance, accounting }, PAGES_LINK);
+    const directCalls = sandbox.stats.snapshot().total - directBefore;
     const purchasePages = Math.ceil(direct.purchases.length / 100);
     const paymentPages = Math.ceil(direct.billPayments.length / 100);
     expect(purchasePages).toBe(3);
@@ -263,8 +261,7 @@ describe('reconciliationWorkflow', () => {
     const handle = await start({ ...PAGES_LINK, asOf: '2025-07-31' });
     const result = await handle.result();
     expect(result.summary).toEqual(reconcile(direct.purchases, direct.billPayments, '2025-07-31'));
-    expect(result.calls).toEqual(direct.calls);
-    expect(sandbox.stats.snapshot().total - before).toBe(direct.calls.total);
+    expect(sandbox.stats.snapshot().total - before).toBe(directCalls);
 
     const runs = await activityRuns(handle);
     expect(runs.map((r) => r.type)).toEqual([
@@ -287,9 +284,7 @@ describe('reconciliationWorkflow', () => {
     const details = await currentDetails(handle);
     expect(details).toContain(`| Unpaid invoices | ${result.counts.unpaidPurchases} |`);
     expect(details).toContain(`| Payments without an invoice | ${result.counts.unmatchedPayments} |`);
-    expect(details).toContain(
-      `${direct.purchases.length} invoices, ${direct.billPayments.length} bill payments, ${direct.calls.total} API calls.`,
-    );
+    expect(details).toContain(`${direct.purchases.length} invoices, ${direct.billPayments.length} bill payments.`);
   });
 
   it.each([

@@ -35,7 +35,6 @@ import {
 import { createRegistrationActivities } from '../../activities/registration.js';
 import type {
   AuthorityCause,
-  FiscalDocument,
   ItemCheck,
   SubmissionResult,
   AdjustStockInput,
@@ -46,6 +45,7 @@ import {
   SALE_WORKFLOW_TYPE,
   getSaleStateQuery,
   saleWorkflowId,
+  type FiscalDocument,
   type ReceiptSummary,
   type SaleInput,
   type SaleState,
@@ -134,7 +134,6 @@ export const submission = {
     replayed: false,
     document,
     causes: [],
-    apiCalls: 1,
   }),
   inFlight: (document: FiscalDocument): SubmissionResult => ({
     outcome: 'in_flight',
@@ -142,7 +141,6 @@ export const submission = {
     replayed: false,
     document,
     causes: [],
-    apiCalls: 1,
   }),
   rejected: (document: FiscalDocument, causes: AuthorityCause[]): SubmissionResult => ({
     outcome: 'rejected',
@@ -150,7 +148,6 @@ export const submission = {
     replayed: false,
     document,
     causes,
-    apiCalls: 1,
   }),
   /** What the activity reports for a document of any other status (cancelled, or completed without a receipt). */
   unknown: (document: FiscalDocument): SubmissionResult => ({
@@ -159,7 +156,6 @@ export const submission = {
     replayed: false,
     document,
     causes: [],
-    apiCalls: 1,
   }),
 };
 
@@ -189,10 +185,10 @@ function defaultStubs(): Omit<
         stockTracked: true,
         unitPrice: null,
       }));
-      return { items, apiCalls: 1 };
+      return { items };
     },
     async registerItem() {
-      return { outcome: 'registered', apiCalls: 1 };
+      return { outcome: 'registered' };
     },
     async createSale({ request }) {
       return submission.signed(saleDocument({ traderInvoiceNumber: request.traderInvoiceNumber }));
@@ -201,10 +197,10 @@ function defaultStubs(): Omit<
       return submission.signed(saleDocument({ id: documentId }));
     },
     async getDocument({ documentId }) {
-      return { document: signedDocument(documentId), apiCalls: 1 };
+      return { document: signedDocument(documentId) };
     },
     async awaitDocumentOutcome({ documentId }) {
-      return { document: signedDocument(documentId), apiCalls: 1 };
+      return { document: signedDocument(documentId) };
     },
     async adjustStock(input) {
       return stock.apply(input);
@@ -221,11 +217,10 @@ function defaultStubs(): Omit<
  */
 function signSaleFrom(stubs: Pick<Activities, 'checkItems' | 'createSale'>): Activities['signSale'] {
   return async (input) => {
-    const { items, apiCalls } = await stubs.checkItems({ businessId: input.businessId, itemIds: input.itemIds });
-    if (items.some((item) => !item.registered)) return { items, apiCalls };
+    const { items } = await stubs.checkItems({ businessId: input.businessId, itemIds: input.itemIds });
+    if (items.some((item) => !item.registered)) return { items };
     const { itemIds: _itemIds, ...filing } = input;
-    const submission = await stubs.createSale(filing);
-    return { items, submission: { ...submission, apiCalls: submission.apiCalls + apiCalls }, apiCalls: 0 };
+    return { items, submission: await stubs.createSale(filing) };
   };
 }
 
@@ -254,7 +249,7 @@ export function stockModel(initial = 100) {
       onHand.set(key, after);
       const movementId = `mov_${recorded.length + 1}`;
       recorded.push({ ...input, movementId, quantityOnHand: after });
-      return { movementId, quantityOnHand: after, apiCalls: 1 };
+      return { movementId, quantityOnHand: after };
     },
   };
 }

@@ -7,7 +7,7 @@
 import { WorkflowFailedError, type WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { FAILURE_TYPES } from '../../activities/failures.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { AttentionReason, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import {
   cancelUpdate,
@@ -165,7 +165,7 @@ describe("Temporal's own cancellation (the UI's Request Cancellation, temporal w
           reads++;
           if (reads < 3)
             throw ApplicationFailure.create({ type: FAILURE_TYPES.documentInFlight, message: 'still in flight' });
-          return { document: saleDocument({ id: documentId }), apiCalls: 1 };
+          return { document: saleDocument({ id: documentId }) };
         },
       },
       async (s) => {
@@ -358,7 +358,7 @@ describe('AttentionReason, the attention list’s column', () => {
           fixed ? submission.signed(saleDocument({ id: documentId })) : rejectedFor('authority_rejected', 'no'),
         // The ledger's probe reads a quantity; the movement itself is refused: an operator must settle it.
         adjustStock: async (movement) => {
-          if (movement.quantity === 0) return { movementId: 'mov_probe', quantityOnHand: 100, apiCalls: 1 };
+          if (movement.quantity === 0) return { movementId: 'mov_probe', quantityOnHand: 100 };
           throw refusal(FAILURE_TYPES.invalidRequest, 'quantity must be positive');
         },
       },
@@ -414,7 +414,6 @@ describe('recovery after a rejection rests on the service’s item list, not on 
           stockTracked: true,
           unitPrice: null,
         })),
-        apiCalls: 1,
       };
     };
     await h.run(

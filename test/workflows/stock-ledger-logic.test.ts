@@ -8,7 +8,7 @@ import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common'
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createStockLedgerActivities } from '../../activities/stock-ledger.js';
-import { FAILURE_TYPES } from '../../activities/failures.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { AdjustStockInput } from '../../activities/types.js';
 import { refundUpdate } from '../../src/contracts/sale.js';
 import { AttentionReason, NeedsAttention } from '../../src/contracts/search-attributes.js';

@@ -1,8 +1,8 @@
 /**
  * `npx tsx tools/bench/purchases-main.ts`: measured figures of the purchases sync on this machine, printed as tables.
  * - Compliance API calls per sync for the demo business (45 invoices listed, 3 more fetched by the pull) and for a
- *   business with 1,000 invoices: the first sync (delivers everything) and the next (what changed: in the demo world, a late invoice and two reviews), as the workflow
- *   counts them and as the sandbox's request log counts them.
+ *   business with 1,000 invoices: the first sync (delivers everything) and the next (what changed: in the demo
+ *   world, a late invoice and two reviews), as the sandbox's request log counts them.
  * - How long a till sale waited for the rate budget while a purchases backlog was syncing: BENCH_SYNCS syncs
  *   (default 50) started at once on a budget of 2 activities per second, then BENCH_SALES sales (default 10) one
  *   after another; each sale's wait is read from its history (activity scheduled → started). The same sales on
@@ -55,7 +55,6 @@ async function callsPerSync(temporal: TemporalAccess, bundle: Parameters<typeof 
         invoices: r.counts.seen,
         delivered: r.counts.delivered,
         pages: r.counts.pages,
-        'API calls (workflow)': r.counts.apiCalls,
         'API requests (sandbox log)': logged,
         'expected 1 + ceil(n/100)': 1 + Math.ceil(r.counts.seen / 100),
       });

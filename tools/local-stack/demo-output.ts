@@ -18,8 +18,6 @@ export interface DemoResult {
   invoice?: string;
   /** The signed receipt's CU invoice number (sales only). */
   receipt?: string;
-  /** Compliance API calls the sale made (sales only). */
-  apiCalls?: number;
   note: string;
 }
 
@@ -55,7 +53,6 @@ export function summaryTables(sales: readonly DemoResult[], pieces: readonly Dem
     seconds: seconds(r.seconds),
     invoice: r.invoice,
     receipt: r.receipt,
-    'API calls': r.apiCalls,
     note: r.note,
   }));
   const pieceRows = pieces.map((r) => ({

@@ -47,7 +47,7 @@ export async function demoPurchasesSync(stack: Stack, sinkPath: string): Promise
       counts.statusChanges >= 1 &&
       ids.size === events.length &&
       events.length === counts.seen + counts.statusChanges,
-    note: `2nd sync: ${counts.newInvoices} late invoice(s), ${counts.statusChanges} status changes, ${counts.apiCalls} API calls; ${events.length} events for ${counts.seen} invoices in ${sinkPath}`,
+    note: `2nd sync: ${counts.newInvoices} late invoice(s), ${counts.statusChanges} status changes; ${events.length} events for ${counts.seen} invoices in ${sinkPath}`,
   };
 }
 
@@ -80,7 +80,7 @@ export async function demoSyncBatch(
   await batches.process({ syncBatchId, companyId });
   const summary = await batches.result(syncBatchId);
   const synced = summary.outcome === 'synced' && summary.failed.length === 0 && summary.synced > 0;
-  const note = `${syncBatchId}: ${summary.synced} bill payments synced, ${summary.apiCalls} API calls, ${summary.webhooks} webhooks`;
+  const note = `${syncBatchId}: ${summary.synced} bill payments synced, ${summary.webhooks} webhooks`;
   if (!merchant) return { ok: synced, note };
   const by = await processedBy(stack, syncBatchId, since);
   const right = by.length === 1 && by[0] === merchant.books.serviceApplicationId;

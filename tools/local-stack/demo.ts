@@ -226,7 +226,6 @@ async function main(): Promise<number> {
           seconds: elapsed(started),
           invoice,
           receipt: final.sale?.receipt?.cuInvoiceNo ?? '-',
-          apiCalls: final.apiCalls,
           note: ok ? verdict.note : [verdict.note, misrouted, `ended in step ${final.step}`].filter(Boolean).join('; '),
         });
       } catch (err) {

@@ -4,8 +4,7 @@
  * so any of them set asks for that stack rather than being refused beside the merchants' tenants file.
  */
 import { SINGLE_TENANT_VARIABLES } from '../../src/config/tenants.js';
-
-type Env = Record<string, string | undefined>;
+import type { Env } from '../../src/config/env.js';
 
 export type StackShape =
   /** Two merchants on two keys, from a tenants file the stack writes for its own sandbox. */

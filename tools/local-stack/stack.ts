@@ -24,8 +24,7 @@ import {
   type LocalMerchant,
 } from './local-tenants.js';
 import { stackShape, type StackShape } from './stack-shape.js';
-
-type Env = Record<string, string | undefined>;
+import type { Env } from '../../src/config/env.js';
 
 export interface Stack {
   temporalAddress: string;

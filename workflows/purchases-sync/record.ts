@@ -17,7 +17,7 @@ function freshCarry(businessId: string): PurchasesSyncCarry {
     // run, kept across a failed run); the ledger needs no store of its own.
     previous: previousLedger(workflowInfo().lastResult, businessId),
     ledger: {},
-    counts: { apiCalls: 0, pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
+    counts: { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
     sinkDown: false,
     runs: 1,
   };
@@ -49,15 +49,13 @@ export class PurchasesSyncRecord {
     return { businessId: this.businessId, counts, cursor, sinkDown, runs };
   }
 
-  pulled(apiCalls: number): void {
-    this.state.counts.apiCalls += apiCalls;
+  pulled(): void {
     this.state.pulled = true;
   }
 
   /** A listed page, compared with what was delivered: the events it makes due. */
   compared(page: ListPurchasesPageResult): DueEvent[] {
     const { counts } = this.state;
-    counts.apiCalls += page.apiCalls;
     counts.pages++;
     const diff = diffPage(this.businessId, page.purchases, this.state.previous, this.state.ledger);
     counts.seen += diff.seen;
@@ -108,9 +106,9 @@ export class PurchasesSyncRecord {
       [
         `**Purchases sync** of \`${this.businessId}\`: ${phase}`,
         '',
-        '| API calls | pages | invoices seen | new | status changes | delivered | pending |',
-        '|---|---|---|---|---|---|---|',
-        `| ${counts.apiCalls} | ${counts.pages} | ${counts.seen} | ${counts.newInvoices} | ${counts.statusChanges} | ${counts.delivered} | ${counts.pending} |`,
+        '| pages | invoices seen | new | status changes | delivered | pending |',
+        '|---|---|---|---|---|---|',
+        `| ${counts.pages} | ${counts.seen} | ${counts.newInvoices} | ${counts.statusChanges} | ${counts.delivered} | ${counts.pending} |`,
         ...(sinkDown ? ['', 'The sink did not take events: they wait for the next sync.'] : []),
       ].join('\n'),
     );

@@ -8,20 +8,18 @@ import { readPages } from './paging.js';
  * The link first: a business or company the keys cannot see fails `not_configured` (non-retryable) in its
  * activity, named, rather than as a 403 halfway through.
  */
-export async function checkLink({ input, record, api }: Reconciliation): Promise<void> {
+export async function checkLink({ input, api }: Reconciliation): Promise<void> {
   const { businessId, companyId } = input;
-  record.counted('compliance', 'listBusinesses', (await api.checkBusiness(businessId)).apiCalls);
-  await readPages('the accounting company list', async (page) => {
-    const found = await api.checkCompanyPage(companyId, page);
-    record.counted('accounting', 'listCompanies', found.apiCalls);
-    return { more: !found.found };
-  });
+  await api.checkBusiness(businessId);
+  await readPages('the accounting company list', async (page) => ({
+    more: !(await api.checkCompanyPage(companyId, page)).found,
+  }));
 }
 
 // Both lists may list a record twice (a record added while paging); reconcile() keeps each id once.
 
 /** The business's supplier invoices, page after page by the cursor each page hands out. */
-export async function listPurchases({ input, record, api }: Reconciliation): Promise<ReconcilePurchase[]> {
+export async function listPurchases({ input, api }: Reconciliation): Promise<ReconcilePurchase[]> {
   const { businessId } = input;
   const purchases: ReconcilePurchase[] = [];
   const cursors = new Set<string>();
@@ -38,7 +36,6 @@ export async function listPurchases({ input, record, api }: Reconciliation): Pro
       cursors.add(cursor);
     }
     const listed = await api.purchasesPage({ businessId, cursor }, page);
-    record.counted('compliance', 'listPurchases', listed.apiCalls);
     purchases.push(...listed.purchases);
     cursor = listed.nextCursor;
     return { more: cursor !== null };
@@ -47,12 +44,11 @@ export async function listPurchases({ input, record, api }: Reconciliation): Pro
 }
 
 /** The company's bill payments, page after page. */
-export async function listBillPayments({ input, record, api }: Reconciliation): Promise<ReconcileBillPayment[]> {
+export async function listBillPayments({ input, api }: Reconciliation): Promise<ReconcileBillPayment[]> {
   const { companyId } = input;
   const billPayments: ReconcileBillPayment[] = [];
   await readPages(`company ${companyId}'s bill payment list`, async (page) => {
     const listed = await api.billPaymentsPage(companyId, page);
-    record.counted('accounting', 'listBillPayments', listed.apiCalls);
     billPayments.push(...listed.billPayments);
     return { more: listed.hasNextPage };
   });

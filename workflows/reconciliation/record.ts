@@ -1,14 +1,12 @@
 import { setCurrentDetails } from '@temporalio/workflow';
 import type {
   ReconcileBusinessResult,
-  ReconciliationCalls,
   ReconciliationCounts,
   ReconciliationInput,
 } from '../../src/contracts/reconciliation.js';
 import type { METRICS } from '../../src/metrics/catalogue.js';
 import { count, setGauge } from '../metrics.js';
 
-type Service = 'compliance' | 'accounting';
 type FindingKind = (typeof METRICS)['etims_reconciliation_findings']['labels']['kind'][number];
 
 /** Each count of a result as the findings gauge's kind: a count added to the result fails to compile until named. */
@@ -33,25 +31,10 @@ export function countFailedReconciliation(input: unknown): void {
   count('etims_reconciliations', { business_id: businessId, outcome: 'failed' });
 }
 
-/**
- * What a reconciliation shows the outside: the API calls it made (in its result), its current details in the
- * Temporal UI and its metrics, the counts per category once it is done.
- */
+/** What a reconciliation shows the outside: its current details in the Temporal UI and its metrics. */
 export class ReconciliationRecord {
-  readonly calls: ReconciliationCalls = {
-    compliance: { listBusinesses: 0, listPurchases: 0 },
-    accounting: { listCompanies: 0, listBillPayments: 0 },
-    total: 0,
-  };
-
   constructor(private readonly input: ReconciliationInput) {
     setCurrentDetails(`Reconciling \`${input.businessId}\` with \`${input.companyId}\`…`);
-  }
-
-  /** An activity's calls, counted for its operation and in the total. */
-  counted<S extends Service>(service: S, operation: keyof ReconciliationCalls[S], apiCalls: number): void {
-    (this.calls[service] as Record<keyof ReconciliationCalls[S], number>)[operation] += apiCalls;
-    this.calls.total += apiCalls;
   }
 
   finished(summary: ReconcileBusinessResult['summary']): ReconcileBusinessResult {
@@ -61,7 +44,6 @@ export class ReconciliationRecord {
       companyId,
       summary,
       counts: summary.counts,
-      calls: this.calls,
     };
     setCurrentDetails(summaryMarkdown(result));
     publishSucceeded(result);
@@ -99,6 +81,6 @@ function summaryMarkdown(result: ReconcileBusinessResult): string {
     '|---|---:|',
     ...rows.map(([name, count]) => `| ${name} | ${count} |`),
     '',
-    `${c.purchases} invoices, ${c.billPayments} bill payments, ${result.calls.total} API calls.`,
+    `${c.purchases} invoices, ${c.billPayments} bill payments.`,
   ].join('\n');
 }

@@ -95,7 +95,6 @@ export async function settleDocument(
 
   let result = await send(submit);
   for (;;) {
-    record.countCalls(result.apiCalls);
     let document = result.document;
     record.show(kind, document);
     if (isInFlight(document.status)) {
@@ -131,7 +130,7 @@ const CALLBACK_GRACE_MS = 10_000;
  * starts only once the callback is overdue.
  */
 async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince: number | undefined): Promise<Outcome> {
-  const { input, inbox, api, record } = ctx;
+  const { input, inbox, api } = ctx;
   const timedOut = {
     problem: {
       code: 'outcome_timeout',
@@ -143,8 +142,7 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
     callbackSince !== undefined &&
     (await condition(() => inbox.callbackHints > callbackSince, Math.min(CALLBACK_GRACE_MS, deadline - Date.now())))
   ) {
-    const { document, apiCalls } = await api.signing.getDocument({ businessId: input.businessId, documentId });
-    record.countCalls(apiCalls);
+    const { document } = await api.signing.getDocument({ businessId: input.businessId, documentId });
     if (!isInFlight(document.status)) return document;
   }
   for (;;) {
@@ -161,7 +159,6 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
       condition(() => inbox.callbackHints > hintsBefore).then(() => ({ kind: 'hint' as const })),
     ]);
     if (winner.kind === 'polled') {
-      record.countCalls(winner.r.apiCalls);
       return winner.r.document;
     }
     if (winner.kind === 'failed') {
@@ -176,8 +173,7 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
     // A callback is a hint: stop polling and confirm by reading the document.
     scope.cancel();
     await poll.catch(() => undefined);
-    const { document, apiCalls } = await api.signing.getDocument({ businessId: input.businessId, documentId });
-    record.countCalls(apiCalls);
+    const { document } = await api.signing.getDocument({ businessId: input.businessId, documentId });
     if (!isInFlight(document.status)) return document;
     if (Date.now() >= deadline) return timedOut;
   }
@@ -189,9 +185,8 @@ async function confirmOrResubmit(
   documentId: string,
   resubmit: (id: string) => Promise<SubmissionResult>,
 ): Promise<SubmissionResult> {
-  const { document, apiCalls } = await ctx.api.signing.getDocument({ businessId: ctx.input.businessId, documentId });
-  ctx.record.countCalls(apiCalls);
+  const { document } = await ctx.api.signing.getDocument({ businessId: ctx.input.businessId, documentId });
   if (document.status === 'failed') return resubmit(documentId);
   const outcome = isSigned(document) ? 'signed' : isInFlight(document.status) ? 'in_flight' : 'unknown';
-  return { outcome, httpStatus: 200, replayed: false, document, causes: [], apiCalls: 0 };
+  return { outcome, httpStatus: 200, replayed: false, document, causes: [] };
 }

@@ -13,7 +13,6 @@ export async function ensureItemsRegistered(ctx: SaleContext): Promise<Set<strin
     () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx) }),
     { cancellable: true },
   );
-  record.countCalls(check.apiCalls);
   await registerItems(
     ctx,
     check.items.filter((i) => !i.registered).map((i) => i.itemId),
@@ -34,7 +33,6 @@ export async function fileWithItemsChecked(
   const checked = await api.signing.signSale({ ...filing, itemIds: itemIdsOf(ctx) });
   tracked(stockTrackedOf(checked.items));
   if (checked.submission) return checked.submission;
-  record.countCalls(checked.apiCalls);
   record.enter('registering_items');
   await registerItems(
     ctx,
@@ -50,13 +48,12 @@ export async function fileWithItemsChecked(
  * reason to retry a rejected sale, and defines no cause code for it: the list, not the wording, decides.
  */
 export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
-  const { input, record, api } = ctx;
+  const { input, api } = ctx;
   const check = await parkOnRefusal(
     ctx,
     () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true }),
     { cancellable: true },
   );
-  record.countCalls(check.apiCalls);
   return check.items.filter((i) => !i.registered).map((i) => i.itemId);
 }
 

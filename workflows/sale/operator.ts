@@ -51,8 +51,6 @@ export async function parkOnRefusal<T>(
         failure.type === FAILURE_TYPES.alreadyCredited
       )
         throw err;
-      // A refusal of the service was a request it answered; the worker's own (placement) sent none.
-      if (!options.asksNoService) ctx.record.countCalls(1);
       await awaitOperator(ctx, failure.type ?? 'error', failure.message, options);
     }
   }

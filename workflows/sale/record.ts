@@ -33,7 +33,6 @@ export function initialSaleState(
     creditNote: null,
     parked: null,
     stockMovements: [],
-    apiCalls: 0,
     submissions: 0,
     refundDeadline: null,
     history: [],
@@ -70,10 +69,6 @@ export class SaleRecord {
 
   note(event: string): void {
     this.state.history.push({ at: new Date().toISOString(), event });
-  }
-
-  countCalls(calls: number): void {
-    this.state.apiCalls += calls;
   }
 
   enter(step: SaleStep): void {

@@ -93,13 +93,11 @@ async function reportMovement(ctx: SaleContext, m: StockMovementState): Promise<
   const { record } = ctx;
   try {
     const result = await sendMovement(ctx, m);
-    record.countCalls(result.apiCalls);
     m.status = 'reported';
     m.movementId = result.movementId;
   } catch (err) {
     const problem = operatorProblem(ctx, err);
     if (problem === undefined) throw err;
-    record.countCalls(1);
     m.status = 'needs_confirmation';
     m.problem = problem;
     record.note(`stock movement ${m.referenceId} needs an operator`);
@@ -133,15 +131,12 @@ async function sendMovement(ctx: SaleContext, m: StockMovementState): Promise<Ad
   const { input, api } = ctx;
   const movement = adjustStockInput(input.businessId, input.branchId, m);
   if (!ctx.lean) return api.bookkeeping.adjustStock(movement);
-  let failedCalls = 0;
   for (let attempt = 1; ; attempt++) {
     try {
-      const result = await api.stockWrites.adjustStock(movement);
-      return { ...result, apiCalls: result.apiCalls + failedCalls };
+      return await api.stockWrites.adjustStock(movement);
     } catch (err) {
       const cause = err instanceof ActivityFailure ? err.cause : undefined;
       if (!(cause instanceof ApplicationFailure) || !provablyNotTaken(cause)) throw err;
-      failedCalls++;
       await sleep(retryDelayMs(cause, attempt));
     }
   }

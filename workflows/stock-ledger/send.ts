@@ -50,11 +50,9 @@ export async function sendMovement(
     priority: budgetShare(urgent ? PRIORITY.signing : PRIORITY.bookkeeping, route.fairnessKey),
     complianceQueue: route.complianceQueue,
   });
-  let failedCalls = 0;
   for (let attempt = 1; ; attempt++) {
     try {
-      const result = await adjustStock(movement);
-      return { kind: 'answered', result: { ...result, apiCalls: result.apiCalls + failedCalls } };
+      return { kind: 'answered', result: await adjustStock(movement) };
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       const { cause } = err;
@@ -65,7 +63,6 @@ export async function sendMovement(
       if (!(cause instanceof ApplicationFailure))
         return { kind: 'uncertain', why: cause?.message ?? 'unknown failure' };
       if (provablyNotTaken(cause)) {
-        failedCalls++;
         await sleep(retryDelayMs(cause, attempt));
         continue;
       }

@@ -21,7 +21,7 @@ export interface BatchScope {
 }
 
 export type Observation =
-  | { kind: 'unsettled'; pending: number; syncing: number; apiCalls: number }
+  | { kind: 'unsettled'; pending: number; syncing: number }
   | {
       kind: 'settled';
       synced: number;
@@ -30,7 +30,6 @@ export type Observation =
       missing: string[];
       /** The service listed bill payments without a `syncBatchId`: it may not tag them at all (A18). */
       untagged: boolean;
-      apiCalls: number;
     };
 
 interface Scan {
@@ -38,7 +37,6 @@ interface Scan {
   untagged: boolean;
   /** Stopped at the page cap with pages left. */
   capped: boolean;
-  apiCalls: number;
 }
 
 async function scan(
@@ -48,7 +46,7 @@ async function scan(
   sortOrder: SortDirection,
   enough: (found: readonly BillPaymentSyncRecord[]) => boolean,
 ): Promise<Scan> {
-  const result: Scan = { found: [], untagged: false, capped: false, apiCalls: 0 };
+  const result: Scan = { found: [], untagged: false, capped: false };
   const belongs = (r: BillPaymentSyncRecord) => (scope.ids ? scope.ids.has(r.id) : r.syncBatchId === scope.syncBatchId);
   for (let page = 1; ; page++) {
     if (page > MAX_PAGES_PER_SCAN) {
@@ -66,7 +64,6 @@ async function scan(
       page,
       limit: scope.pageSize,
     });
-    result.apiCalls += listed.apiCalls;
     for (const record of listed.items) {
       if (belongs(record)) result.found.push(record);
       else if (record.syncBatchId === null) result.untagged = true;
@@ -80,15 +77,9 @@ export async function observe(api: SyncBatchApi, scope: BatchScope): Promise<Obs
   const any = (found: readonly BillPaymentSyncRecord[]) => found.length > 0;
   const syncing = await scan(api, scope, 'syncing', 'asc', any);
   const pending = syncing.found.length > 0 ? undefined : await scan(api, scope, 'pending', 'asc', any);
-  const unsettledCalls = syncing.apiCalls + (pending?.apiCalls ?? 0);
   // A capped scan may have missed an unsettled payment: "not yet" is the safe answer.
   if (syncing.found.length > 0 || syncing.capped || (pending && (pending.found.length > 0 || pending.capped))) {
-    return {
-      kind: 'unsettled',
-      pending: pending?.found.length ?? 0,
-      syncing: syncing.found.length,
-      apiCalls: unsettledCalls,
-    };
+    return { kind: 'unsettled', pending: pending?.found.length ?? 0, syncing: syncing.found.length };
   }
 
   const ids = scope.ids;
@@ -107,6 +98,5 @@ export async function observe(api: SyncBatchApi, scope: BatchScope): Promise<Obs
     failed: failed.found.map((r) => ({ id: r.id, reason: r.syncError, updatedAt: r.updatedAt })),
     missing: ids ? [...ids].filter((id) => !seen.has(id)) : [],
     untagged: syncing.untagged || (pending?.untagged ?? false) || failed.untagged || synced.untagged,
-    apiCalls: unsettledCalls + failed.apiCalls + synced.apiCalls,
   };
 }

@@ -23,7 +23,6 @@ function initialState(input: SyncBatchInput, pollIntervalMs: number): SyncBatchS
     processMessage: null,
     processCalls: 0,
     polls: 0,
-    apiCalls: 0,
     webhooks: 0,
     runs: 1,
     startedAt: new Date().toISOString(),
@@ -76,14 +75,9 @@ export class SyncBatchRecord {
     this.publish();
   }
 
-  countCalls(calls: number): void {
-    this.state.apiCalls += calls;
-  }
-
   processed(result: ProcessSyncBatchResult): void {
     this.state.processCalls += 1;
     this.state.processMessage = result.message;
-    this.countCalls(result.apiCalls);
     this.note(`process: ${result.message}`);
     this.publish();
   }
@@ -181,7 +175,6 @@ export class SyncBatchRecord {
       missing: s.missing,
       processCalls: s.processCalls,
       polls: s.polls,
-      apiCalls: s.apiCalls,
       webhooks: s.webhooks,
       runs: s.runs,
       startedAt: s.startedAt,
