@@ -15,7 +15,7 @@ import { ApiError } from '../http/errors.js';
 import { createLogger } from '../logger.js';
 import { openServiceAccess } from '../services/access.js';
 import { assertReadOnlyServices, resolveServices } from '../services/endpoints.js';
-import { mapBounded, type TenantDirectory } from '../services/tenant-directory.js';
+import { mapBounded, type TenantDirectory } from '../tenants/directory.js';
 import { createProgram, runProgram } from './command.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 import { namesTenantsFile, openReadOnlyTenants, someIds } from './read-only-tenants.js';

@@ -9,9 +9,9 @@
  */
 import { ApiError } from '../http/errors.js';
 import { ConfigError, loadConfig } from '../config/env.js';
-import { loadTenantsConfig } from '../config/tenants.js';
+import { loadTenantsConfig } from '../tenants/load.js';
 import type { Logger } from '../logger.js';
-import { resolveTenantDirectory, type TenantDirectory } from '../services/tenant-directory.js';
+import { resolveTenantDirectory, type TenantDirectory } from '../tenants/directory.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -8,7 +8,7 @@ import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { ConfigError } from '../config/env.js';
 import type { Logger } from '../logger.js';
-import type { TenantDirectory } from '../services/tenant-directory.js';
+import type { TenantDirectory } from '../tenants/directory.js';
 import { openReadOnlyTenants, someIds, withEntry } from './read-only-tenants.js';
 
 type Env = Record<string, string | undefined>;

@@ -15,8 +15,8 @@ import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import type { Identity } from '../compliance/schemas.js';
 import { ConfigError, loadConfig } from '../config/env.js';
-import type { AccountingTenant, ComplianceTenant, TenantsConfig } from '../config/tenant-types.js';
-import { DEFAULT_APPLICATION, ENVIRONMENT_ORIGIN, loadTenantsConfig } from '../config/tenants.js';
+import type { AccountingTenant, ComplianceTenant, TenantsConfig } from '../tenants/types.js';
+import { DEFAULT_APPLICATION, ENVIRONMENT_ORIGIN, loadTenantsConfig } from '../tenants/load.js';
 import { loadWorkerConfig } from '../config/worker.js';
 import { ApiError } from '../http/errors.js';
 import type { RateLimitInfo } from '../http/rate-limit.js';
@@ -29,7 +29,7 @@ import {
   TenantServiceError,
   type KeyEnvironment,
   type TenantDirectory,
-} from '../services/tenant-directory.js';
+} from '../tenants/directory.js';
 import { createProgram, runProgram } from './command.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 

@@ -7,7 +7,7 @@ import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
 import { RateLimitGate } from '../http/rate-limit-gate.js';
-import { DEFAULT_APPLICATION } from '../config/tenant-types.js';
+import { DEFAULT_APPLICATION } from '../tenants/types.js';
 import type { BudgetPlacement } from '../contracts/budget-placement.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { applicationRateMetrics, bothObservers, complianceRateBudgetMetrics } from '../temporal/rate-budget-metrics.js';

@@ -11,7 +11,7 @@
  */
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { BudgetWindow } from '../services/budget-windows.js';
+import type { BudgetWindow } from '../tenants/budget-windows.js';
 
 const ACTIVITY = proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
 /** The server's limit on weight overrides per queue. */

@@ -6,7 +6,7 @@ import { accountingWebhookPath, type AccountingWebhookSecret } from '../callback
 import type { CallbackBodyFieldSetting } from '../callbacks/body-fields.js';
 import { startCallbackServer, type CallbackServer } from '../callbacks/server.js';
 import { CallbackUrlMinter } from '../callbacks/tokens.js';
-import type { TenantsConfig } from '../config/tenant-types.js';
+import type { TenantsConfig } from '../tenants/types.js';
 import type { WorkerConfig } from '../config/worker.js';
 import type { ServiceEndpoints } from '../services/endpoints.js';
 

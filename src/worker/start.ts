@@ -20,14 +20,14 @@ import { createSink } from '../purchases/sink.js';
 import { type PurchaseEventSink } from '../purchases/event-sink.js';
 import type { ReconciliationConfig } from '../config/reconciliation.js';
 import { ConfigError } from '../config/env.js';
-import type { TenantsConfig } from '../config/tenant-types.js';
+import type { TenantsConfig } from '../tenants/types.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { EnsuredSchedule } from '../reconciliation/schedule.js';
 import { openServiceAccess, type OpenServiceAccess } from '../services/access.js';
 import { checkServiceCredentials, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
-import { openLiveTenants, type LiveTenants, type TenantsChange } from '../services/live-tenants.js';
-import { openTenantAccess } from '../services/tenant-access.js';
-import type { TenantDirectory } from '../services/tenant-directory.js';
+import { openLiveTenants, type LiveTenants, type TenantsChange } from '../tenants/live.js';
+import { openTenantAccess } from '../tenants/access.js';
+import type { TenantDirectory } from '../tenants/directory.js';
 import { applicationRateMetrics, bothObservers, complianceTrafficMetrics } from '../temporal/rate-budget-metrics.js';
 import {
   connectClient,
@@ -50,8 +50,8 @@ import {
   type PurchasesSyncStatus,
 } from './schedules.js';
 import { type WorkerSettings } from './settings.js';
-import { holdTenantBudgets, setSchedulesPaused } from './tenant-budgets.js';
-import { watchTenants, type TenantsReload } from './tenants-watch.js';
+import { holdTenantBudgets, setSchedulesPaused } from '../tenants/budgets.js';
+import { watchTenants, type TenantsReload } from '../tenants/watch.js';
 import { createWorkers, type Workers } from './workers.js';
 
 /** The settings the workers, the callback receiver and the schedules use. */

@@ -13,7 +13,7 @@ import {
 } from '../../src/callbacks/accounting-webhooks.js';
 import { startCallbackServer, type CallbackServer } from '../../src/callbacks/server.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
-import type { AccountingTenant, ComplianceTenant, TenantsConfig } from '../../src/config/tenant-types.js';
+import type { AccountingTenant, ComplianceTenant, TenantsConfig } from '../../src/tenants/types.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
 import { startCallbacks, tenantCallbackServices } from '../../src/worker/callbacks.js';
 import {

@@ -9,7 +9,7 @@ import { SalesClient } from '../../src/client/sales-client.js';
 import { loadAccountingWorkerConfig } from '../../src/config/accounting-worker.js';
 import { loadPurchasesConfig } from '../../src/config/purchases.js';
 import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
-import { loadTenantsConfig } from '../../src/config/tenants.js';
+import { loadTenantsConfig } from '../../src/tenants/load.js';
 import { complianceActivitiesPerSecond } from '../../src/config/worker.js';
 import { loadTenantsWorkerConfig } from '../../src/worker/settings.js';
 import { startWorkerProcess } from '../../src/worker/start.js';

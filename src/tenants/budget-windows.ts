@@ -4,7 +4,7 @@
  * service application share its window; so the window, not the file's entry, is what the compliance queue holds to
  * a rate, and what every call for its businesses carries as its fairness key.
  */
-import type { ComplianceApplication, TenantDirectory } from './tenant-directory.js';
+import type { ComplianceApplication, TenantDirectory } from './directory.js';
 
 export interface BudgetWindow {
   /** The fairness key of every compliance call it pays for: the service's application id, else the entry's name. */

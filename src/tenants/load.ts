@@ -8,17 +8,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { assertCredential, CredentialFormatError, type CredentialKind } from './credentials.js';
-import { ConfigError, loadConfig, resolveSecretFiles, type SecretVariable } from './env.js';
-import { parseReconciliationLinks } from './reconciliation.js';
+import { assertCredential, CredentialFormatError, type CredentialKind } from '../config/credentials.js';
+import { ConfigError, loadConfig, resolveSecretFiles, type SecretVariable } from '../config/env.js';
+import { parseReconciliationLinks } from '../config/reconciliation.js';
 import {
   DEFAULT_APPLICATION,
   type AccountingTenant,
   type ComplianceTenant,
   type TenantLink,
   type TenantsConfig,
-} from './tenant-types.js';
-import { loadWorkerConfig } from './worker.js';
+} from './types.js';
+import { loadWorkerConfig } from '../config/worker.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -31,7 +31,7 @@ export interface TenantsDocument {
 
 export type TenantEntries = Pick<TenantsConfig, 'compliance' | 'accounting' | 'links'>;
 
-export { DEFAULT_APPLICATION } from './tenant-types.js';
+export { DEFAULT_APPLICATION } from './types.js';
 
 /** The origin of tenants read from the single-key variables (TenantsConfig.origin). */
 export const ENVIRONMENT_ORIGIN = 'environment';

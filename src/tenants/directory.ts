@@ -34,7 +34,7 @@ import type {
   ComplianceTenant,
   TenantLink,
   TenantsConfig,
-} from '../config/tenant-types.js';
+} from './types.js';
 import { ApiError } from '../http/errors.js';
 import { RateLimitGate } from '../http/rate-limit-gate.js';
 import type { HttpObserver } from '../http/transport.js';

@@ -12,15 +12,15 @@ import { purchasesScheduleId } from '../contracts/purchases-sync.js';
 import { reconciliationScheduleId } from '../contracts/reconciliation.js';
 import { complianceTaskQueue, windowComplianceTaskQueue, WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
-import { budgetWindows } from '../services/budget-windows.js';
-import type { TenantDirectory } from '../services/tenant-directory.js';
+import { budgetWindows } from './budget-windows.js';
+import type { TenantDirectory } from './directory.js';
 import {
   applyComplianceBudgets,
   applyQueueRate,
   planComplianceBudgets,
   type ComplianceBudgetPlan,
 } from '../temporal/compliance-budgets.js';
-import { tenantComplianceActivitiesPerSecond } from './settings.js';
+import { tenantComplianceActivitiesPerSecond } from '../worker/settings.js';
 
 /** The queues a set of tenants needs: the shared compliance queue's plan, and each window's own queue with its rate. */
 export interface TenantQueues {

@@ -5,7 +5,7 @@
  * src/services/tenant-directory.ts resolves against the services at start-up.
  */
 import { SINGLE_KEY_APPLICATION } from '../contracts/budget-placement.js';
-import type { AccountingConfig, ComplianceConfig } from './env.js';
+import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
 
 /** A name an operator gives an application: metric labels, search attributes, log fields and errors use it, never the key. */
 export type ApplicationName = string;

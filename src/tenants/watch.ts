@@ -13,10 +13,10 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/env.js';
-import type { TenantsConfig } from '../config/tenant-types.js';
+import type { TenantsConfig } from './types.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
-import type { LiveTenants, TenantsChange } from '../services/live-tenants.js';
-import { TenantServiceError } from '../services/tenant-directory.js';
+import type { LiveTenants, TenantsChange } from './live.js';
+import { TenantServiceError } from './directory.js';
 
 export interface TenantsReload {
   /** Reads the tenants again (e.g. loadTenantsConfig(process.env)); throws ConfigError on a bad file. */

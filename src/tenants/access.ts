@@ -7,10 +7,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { FAILURE_TYPES } from '../contracts/failures.js';
-import type { OpenServiceAccess } from './access.js';
+import type { OpenServiceAccess } from '../services/access.js';
 import { budgetWindows, windowKeyOf, windowOf, type BudgetWindow } from './budget-windows.js';
-import { accountingClientOf, type LiveTenants } from './live-tenants.js';
-import type { TenantDirectory } from './tenant-directory.js';
+import { accountingClientOf, type LiveTenants } from './live.js';
+import type { TenantDirectory } from './directory.js';
 
 export const BUSINESS_NOT_SERVED = FAILURE_TYPES.businessNotServed;
 export const COMPANY_NOT_SERVED = FAILURE_TYPES.companyNotServed;

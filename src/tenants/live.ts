@@ -17,7 +17,7 @@
  */
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
-import type { ApplicationName, TenantsConfig } from '../config/tenant-types.js';
+import type { ApplicationName, TenantsConfig } from './types.js';
 import type { RateLimitGate } from '../http/rate-limit-gate.js';
 import {
   resolveTenantDirectory,
@@ -25,7 +25,7 @@ import {
   type ComplianceProbe,
   type ResolveTenantDirectoryOptions,
   type TenantDirectory,
-} from './tenant-directory.js';
+} from './directory.js';
 
 /** Longer than an activity's start-to-close timeout (60 s): a call in flight on a replaced client ends before it closes. */
 const DRAIN_GRACE_MS = 2 * 60_000;
