@@ -28,13 +28,7 @@ import { ComplianceClient } from '../compliance/client.js';
 import type { Business, Identity } from '../compliance/schemas.js';
 import { CredentialFormatError } from '../config/credentials.js';
 import { ConfigError } from '../config/env.js';
-import type {
-  AccountingTenant,
-  ApplicationName,
-  ComplianceTenant,
-  TenantLink,
-  TenantsConfig,
-} from './types.js';
+import type { AccountingTenant, ApplicationName, ComplianceTenant, TenantLink, TenantsConfig } from './types.js';
 import { ApiError } from '../http/errors.js';
 import { RateLimitGate } from '../http/rate-limit-gate.js';
 import type { HttpObserver } from '../http/transport.js';

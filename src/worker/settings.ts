@@ -3,10 +3,9 @@
  * the environment. A bad value stops the start with a ConfigError (or PayloadKeyConfigError) naming the variable,
  * never its value. Every secret may come from a file (`<NAME>_FILE`, src/config/env.ts).
  *
- * Two shapes (issue 16). With TENANTS_FILE or TENANTS_DIR the worker serves the applications, keys and links its
- * tenants file names; nothing may stand in for them, since a tenants worker is a production shape. Without, one key
- * per service from the single-key variables, as before: a service that is not configured is refused, unless
- * SANDBOX=embedded asks for the embedded sandbox.
+ * The worker serves tenants: those of TENANTS_FILE or TENANTS_DIR, where nothing may stand in for a service, or the
+ * single-key variables' one tenant, where a service that is not configured is refused unless SANDBOX=embedded asks
+ * for the embedded sandbox.
  */
 import { loadStockReporting, type StockReportingOf } from '../config/stock-reporting.js';
 import { payloadEncryptionFromEnv, type PayloadEncryption } from '../codec/data-converter.js';
@@ -16,6 +15,7 @@ import { loadPurchasesConfig, type PurchasesConfig } from '../config/purchases.j
 import { loadReconciliationConfig, type ReconciliationConfig } from '../config/reconciliation.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { loadTenantsConfig } from '../tenants/load.js';
+import { fromSingleKeyVariables } from '../tenants/single-key.js';
 import type { TenantsReload } from '../tenants/watch.js';
 import { complianceActivitiesPerSecond, loadWorkerConfig, type WorkerConfig } from '../config/worker.js';
 import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
@@ -26,13 +26,13 @@ type Env = Record<string, string | undefined>;
 
 export interface WorkerSettings {
   /**
-   * The two services (or SANDBOX=embedded) and the log level. With tenants, neither service is set here: the
-   * tenants name them.
+   * The single-key variables' services (or SANDBOX=embedded) and the log level. With a tenants file, neither service
+   * is set here: the tenants name them.
    */
   services: AppConfig;
-  /** The tenants of TENANTS_FILE / TENANTS_DIR; undefined: the single-key worker of `services`. */
-  tenants: TenantsConfig | undefined;
-  /** With tenants: how they are read again while the worker runs (TENANTS_RELOAD_SECONDS; undefined: never). */
+  /** What the worker serves: the tenants of TENANTS_FILE / TENANTS_DIR, or the single-key variables' one tenant. */
+  tenants: TenantsConfig;
+  /** With a tenants file: how it is read again while the worker runs (TENANTS_RELOAD_SECONDS; undefined: never). */
   tenantsReload?: TenantsReload;
   /**
    * The Temporal connection (environment over an optional temporal.toml profile): address (undefined: the local
@@ -75,7 +75,6 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
   const worker = loadWorkerConfig(env);
   return {
     services,
-    tenants: undefined,
     temporal: loadTemporalSettings(env),
     worker,
     activitiesPerSecond: {
@@ -88,6 +87,7 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
     reconciliation: loadReconciliationConfig(env),
     tracing: tracingSettings(env),
     stockReporting: loadStockReporting(env),
+    tenants: fromSingleKeyVariables(env),
   };
 }
 
