@@ -25,13 +25,12 @@ import type { RateLimitInfo } from '../http/rate-limit.js';
 import { createLogger, type Logger } from '../logger.js';
 import { assertReadOnlyServices, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
 import {
-  mapBounded,
   resolveTenantDirectory,
   TenantConfigError,
   TenantServiceError,
-  type KeyEnvironment,
   type TenantDirectory,
 } from '../tenants/directory.js';
+import { mapBounded, type KeyEnvironment } from '../tenants/probes.js';
 import { createProgram, runProgram } from './command.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 

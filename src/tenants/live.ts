@@ -22,10 +22,10 @@ import type { RateLimitGate } from '../http/rate-limit-gate.js';
 import {
   resolveTenantDirectory,
   type ComplianceApplication,
-  type ComplianceProbe,
   type ResolveTenantDirectoryOptions,
   type TenantDirectory,
 } from './directory.js';
+import type { ComplianceProbe } from './probes.js';
 
 /** Longer than an activity's start-to-close timeout (60 s): a call in flight on a replaced client ends before it closes. */
 const DRAIN_GRACE_MS = 2 * 60_000;
