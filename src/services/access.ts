@@ -5,7 +5,6 @@
  */
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
-import { DEFAULT_APPLICATION } from '../tenants/types.js';
 import type { BudgetPlacement } from '../contracts/budget-placement.js';
 
 export interface ServiceAccess {
@@ -27,27 +26,4 @@ export interface ServiceAccess {
 /** What an open ServiceAccess holds until the process stops. */
 export interface OpenServiceAccess extends ServiceAccess {
   close(): Promise<void>;
-}
-
-/** One application per service: every business and company is reached with the same key. */
-export function singleApplication(clients: {
-  compliance?: ComplianceClient;
-  accounting?: AccountingClient;
-}): ServiceAccess {
-  const compliance = () => {
-    if (clients.compliance === undefined) throw new Error('no compliance service was given to these activities');
-    return clients.compliance;
-  };
-  const accounting = () => {
-    if (clients.accounting === undefined) throw new Error('no accounting service was given to these activities');
-    return clients.accounting;
-  };
-  return {
-    compliance,
-    accounting,
-    complianceApplications: () => [compliance()],
-    accountingApplications: () => [accounting()],
-    // One application is the whole queue's budget (its server-side rate limit): its businesses share it fairly.
-    place: (businessId) => ({ application: DEFAULT_APPLICATION, fairnessKey: businessId }),
-  };
 }

@@ -1,7 +1,6 @@
 /**
- * ServiceAccess over many applications (issue 16): each business's calls go through the client of the application
- * that serves it, each company's through its accounting application's, as the live tenants say now. Activities keep asking for "the client of this business"; they never see a key, and workflow inputs
- * carry business ids only.
+ * ServiceAccess over the live tenants: each business's calls go through the client of the application serving it, each
+ * company's through its accounting application's. Activities never see a key; workflow inputs carry business ids only.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { AccountingClient } from '../accounting/client.js';

@@ -1,4 +1,8 @@
-import { AccountingClient } from '../accounting/client.js';
+/**
+ * The tenants configuration resolved against the services: every key asked who it is (probes.ts), every business
+ * given one application (serving.ts), and a client per application, paced to its budget.
+ */
+import type { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import { ConfigError } from '../config/env.js';
 import { RateLimitGate } from '../http/rate-limit-gate.js';
@@ -14,6 +18,7 @@ import {
   type KeyEnvironment,
   type Outcome,
 } from './probes.js';
+import { warnSharedWindows } from './budget-windows.js';
 import { assignBusinesses, duplicateNames, resolveLinks, type ResolvedTenantLink } from './serving.js';
 import type { AccountingTenant, ApplicationName, ComplianceTenant, TenantsConfig } from './types.js';
 
@@ -141,37 +146,6 @@ function facts(probe: ComplianceProbe, businesses: readonly string[]): Complianc
     reachable: probe.businesses.map((b) => b.id),
     businesses,
   };
-}
-
-/**
- * Entries whose keys belong to one service application draw on one window: budgets that add up to more than the
- * service allows would draw 429s once all are busy. Allowed (business-bound keys of one application are a normal
- * set-up), but said.
- */
-function warnSharedWindows(applications: readonly ComplianceApplication[], logger: Logger | undefined): void {
-  const byService = new Map<string, ComplianceApplication[]>();
-  for (const application of applications) {
-    if (application.serviceApplicationId === undefined) continue;
-    byService.set(application.serviceApplicationId, [
-      ...(byService.get(application.serviceApplicationId) ?? []),
-      application,
-    ]);
-  }
-  for (const [serviceApplicationId, sharing] of byService) {
-    const total = sharing.reduce((sum, application) => sum + application.requestsPerMinute, 0);
-    const limit = sharing[0]!.serviceRequestsPerMinute;
-    if (sharing.length > 1 && limit !== undefined && total > limit) {
-      logger?.warn(
-        {
-          serviceApplicationId,
-          applications: sharing.map((a) => a.application),
-          requestsPerMinute: total,
-          serviceRequestsPerMinute: limit,
-        },
-        'entries share one service application, and their budgets add up to more than its limit',
-      );
-    }
-  }
 }
 
 /**

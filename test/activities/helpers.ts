@@ -5,7 +5,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { pino } from 'pino';
 import { expect } from 'vitest';
 import { createActivities, type Activities, type ActivityDeps } from '../../activities/index.js';
-import { singleApplication } from '../../src/services/access.js';
+import { singleApplication } from '../helpers/single-application.js';
 import { ItemRegistry, type ItemRegistryOptions } from '../../activities/item-registry.js';
 import type { ComplianceClient } from '../../src/compliance/index.js';
 import type { Sandbox } from '../../sandbox/server.js';
