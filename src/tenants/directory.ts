@@ -19,6 +19,7 @@ import {
   type Outcome,
 } from './probes.js';
 import { warnSharedWindows } from './budget-windows.js';
+import { ENVIRONMENT_ORIGIN } from './single-key.js';
 import { assignBusinesses, duplicateNames, resolveLinks, type ResolvedTenantLink } from './serving.js';
 import type { AccountingTenant, ApplicationName, ComplianceTenant, TenantsConfig } from './types.js';
 
@@ -128,13 +129,19 @@ const DEFAULT_CONCURRENCY = 8;
 /** Longest wait for an application's rate-limit window to reset before a call is handed back to Temporal. */
 const DEFAULT_HOLD_MS = 10_000;
 
-function facts(probe: ComplianceProbe, businesses: readonly string[]): ComplianceApplication {
+/**
+ * `capped`: paced to the service's own limit when it is lower than the file's. COMPLIANCE_REQUESTS_PER_MINUTE of the
+ * single-key variables is taken as given, as it always was.
+ */
+function facts(probe: ComplianceProbe, businesses: readonly string[], capped: boolean): ComplianceApplication {
   const { tenant, identity, serviceLimit } = probe;
   return {
     application: tenant.application,
     source: tenant.source,
     requestsPerMinute:
-      serviceLimit === undefined ? tenant.requestsPerMinute : Math.min(tenant.requestsPerMinute, serviceLimit),
+      serviceLimit === undefined || !capped
+        ? tenant.requestsPerMinute
+        : Math.min(tenant.requestsPerMinute, serviceLimit),
     configuredRequestsPerMinute: tenant.requestsPerMinute,
     serviceRequestsPerMinute: serviceLimit,
     serviceApplicationId: identity.application?.id,
@@ -215,7 +222,9 @@ export async function resolveTenantDirectory(
       if (assigned.owner.get(id) === probe) servedBy.get(probe)!.push(id);
     }
   }
-  const applications = complianceProbes.map((probe) => facts(probe, servedBy.get(probe)!));
+  const applications = complianceProbes.map((probe) =>
+    facts(probe, servedBy.get(probe)!, tenants.origin !== ENVIRONMENT_ORIGIN),
+  );
   const gates = options.gates ?? new Map<string, RateLimitGate>();
   const gateOf = (application: ComplianceApplication) => {
     const newGate = () => new RateLimitGate({ holdUpToMs: options.holdUpToMs ?? DEFAULT_HOLD_MS });
