@@ -13,9 +13,9 @@ import type { ComplianceClient } from '../compliance/client.js';
 import { loadConfig } from '../config/env.js';
 import { ApiError } from '../http/errors.js';
 import { createLogger } from '../logger.js';
-import { openServiceAccess } from '../services/access.js';
-import { assertReadOnlyServices, resolveServices } from '../services/endpoints.js';
-import { mapBounded, type TenantDirectory } from '../services/tenant-directory.js';
+import { assertReadOnlyServices, openClients, resolveServices } from '../services/endpoints.js';
+import type { TenantDirectory } from '../tenants/directory.js';
+import { mapBounded } from '../tenants/probes.js';
 import { createProgram, runProgram } from './command.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 import { namesTenantsFile, openReadOnlyTenants, someIds } from './read-only-tenants.js';
@@ -217,11 +217,9 @@ async function main(): Promise<number> {
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'check' });
   const services = await resolveServices(config, logger);
   // One application per service is configured: its clients are what the worker would use.
-  const access = openServiceAccess(services);
-  const [compliance] = access.complianceApplications();
-  const [accounting] = access.accountingApplications();
+  const access = openClients(services);
+  const { compliance, accounting } = access;
   try {
-    if (!compliance || !accounting) throw new Error('no service is configured');
     const rows = [
       ...(await runChecks('compliance', undefined, complianceChecks(compliance))),
       ...(await runChecks('accounting', undefined, accountingChecks(accounting))),

@@ -2,16 +2,16 @@
  * The tenants file for the read-only CLIs (`npm run check`, `npm run reconcile`). With TENANTS_FILE or TENANTS_DIR
  * the tenants are resolved against the services as the worker resolves them at start-up: every compliance key is
  * asked who it is and which businesses it can act for, every accounting key which companies it sees, and which
- * application serves which business is settled (src/services/tenant-directory.ts). A refused key or an unsettled
+ * application serves which business is settled (src/tenants/serving.ts). A refused key or an unsettled
  * business stops the CLI with every problem named by its tenant entry, never by its key: a TenantConfigError (a
  * ConfigError, exit 2), or a TenantServiceError (exit 1) when a service could not be asked. Without either
  * variable the CLIs read the single-key variables as before.
  */
 import { ApiError } from '../http/errors.js';
 import { ConfigError, loadConfig, type Env } from '../config/env.js';
-import { loadTenantsConfig } from '../config/tenants.js';
+import { loadTenantsConfig } from '../tenants/load.js';
 import type { Logger } from '../logger.js';
-import { resolveTenantDirectory, type TenantDirectory } from '../services/tenant-directory.js';
+import { resolveTenantDirectory, type TenantDirectory } from '../tenants/directory.js';
 
 /** Whether the environment names a tenants file (or directory); else the single-key variables are read. */
 export function namesTenantsFile(env: Env): boolean {

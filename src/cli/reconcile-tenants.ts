@@ -8,7 +8,7 @@ import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { ConfigError, type Env } from '../config/env.js';
 import type { Logger } from '../logger.js';
-import type { TenantDirectory } from '../services/tenant-directory.js';
+import type { TenantDirectory } from '../tenants/directory.js';
 import { openReadOnlyTenants, someIds, withEntry } from './read-only-tenants.js';
 
 /** The two clients a reconciliation reads with, and what to say of them. */

@@ -12,13 +12,12 @@
 import { writeFile } from 'node:fs/promises';
 import { ConfigError, loadConfig } from '../config/env.js';
 import { createLogger, type Logger } from '../logger.js';
-import { openServiceAccess } from '../services/access.js';
 import { parseReconciliationLinks } from '../config/reconciliation.js';
 import { loadReconciliationData } from '../reconciliation/load.js';
 import { formatTable, reportRows, toCsv } from '../reconciliation/report.js';
 import { DEFAULT_RECONCILE_OPTIONS, calendarDay, dayNumber, reconcile } from '../reconciliation/rules.js';
 import { type ReconcileOptions } from '../contracts/reconciliation.js';
-import { assertReadOnlyServices, resolveServices } from '../services/endpoints.js';
+import { assertReadOnlyServices, openClients, resolveServices } from '../services/endpoints.js';
 import { createProgram, runProgram, valueParser } from './command.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 import { namesTenantsFile } from './read-only-tenants.js';
@@ -57,7 +56,7 @@ async function openEnvironmentReconciliation(
   assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
   const links = parseReconciliationLinks(process.env.RECONCILE_LINKS);
   const services = await resolveServices(config, logger);
-  const access = openServiceAccess(services);
+  const access = openClients(services);
   const close = async () => {
     await access.close();
     await services.close();
@@ -74,8 +73,8 @@ async function openEnvironmentReconciliation(
     );
   }
   return {
-    compliance: access.compliance(businessId),
-    accounting: access.accounting(companyId),
+    compliance: access.compliance,
+    accounting: access.accounting,
     companyId,
     applications: undefined,
     checkAccess: true,

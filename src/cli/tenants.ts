@@ -15,8 +15,9 @@ import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import type { Identity } from '../compliance/schemas.js';
 import { ConfigError, loadConfig, type Env } from '../config/env.js';
-import type { AccountingTenant, ComplianceTenant, TenantsConfig } from '../config/tenant-types.js';
-import { ENVIRONMENT_ORIGIN, loadTenantsConfig } from '../config/tenants.js';
+import type { AccountingTenant, ComplianceTenant, TenantsConfig } from '../tenants/types.js';
+import { loadTenantsConfig } from '../tenants/load.js';
+import { ENVIRONMENT_ORIGIN } from '../tenants/single-key.js';
 import { SINGLE_KEY_APPLICATION } from '../contracts/budget-placement.js';
 import { loadWorkerConfig } from '../config/worker.js';
 import { ApiError } from '../http/errors.js';
@@ -24,13 +25,12 @@ import type { RateLimitInfo } from '../http/rate-limit.js';
 import { createLogger, type Logger } from '../logger.js';
 import { assertReadOnlyServices, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
 import {
-  mapBounded,
   resolveTenantDirectory,
   TenantConfigError,
   TenantServiceError,
-  type KeyEnvironment,
   type TenantDirectory,
-} from '../services/tenant-directory.js';
+} from '../tenants/directory.js';
+import { mapBounded, type KeyEnvironment } from '../tenants/probes.js';
 import { createProgram, runProgram } from './command.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 

@@ -1,18 +1,15 @@
 /**
- * `npm run worker`: the worker alone, against an existing Temporal server (TEMPORAL_ADDRESS / TEMPORAL_PROFILE
- * and the other envconfig settings, default 127.0.0.1:7233) and the configured services. A service that is not
- * configured is refused unless SANDBOX=embedded asks for the embedded sandbox. The whole configuration is read
- * here, once; nothing starts half-way: the connection, the search attributes and each service's credentials are
- * checked first (see connectWorkerProcess). With TENANTS_FILE or TENANTS_DIR it serves the applications, keys and
- * links of the tenants file instead, every key checked at start (see connectTenantsWorkerProcess). SIGTERM / SIGINT
- * drain the workers gracefully.
+ * `npm run worker`: the worker alone, against an existing Temporal server (TEMPORAL_ADDRESS / TEMPORAL_PROFILE and
+ * the other envconfig settings, default 127.0.0.1:7233), serving the tenants of TENANTS_FILE / TENANTS_DIR or the
+ * single-key variables' one tenant. The whole configuration is read here, once; nothing starts half-way (see
+ * connectWorkerProcess). SIGTERM / SIGINT drain the workers gracefully.
  */
 import { createLogger } from '../logger.js';
 import { DEFAULT_TEMPORAL_ADDRESS } from '../temporal/connection.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';
 import { installTracing } from '../temporal/tracing.js';
 import { loadWorkerSettings } from '../worker/settings.js';
-import { connectTenantsWorkerProcess, connectWorkerProcess } from '../worker/start.js';
+import { connectWorkerProcess } from '../worker/start.js';
 import { runMain } from './run-main.js';
 
 async function main(): Promise<number> {
@@ -21,10 +18,7 @@ async function main(): Promise<number> {
   installTemporalRuntime(logger, { metricsBindAddress: settings.worker.metricsBindAddress });
   const tracing = await installTracing({ settings: settings.tracing, logger });
   const { temporal } = settings;
-  const { tenants } = settings;
-  const connected = tenants
-    ? await connectTenantsWorkerProcess({ ...settings, tenants }, logger)
-    : await connectWorkerProcess(settings, logger);
+  const connected = await connectWorkerProcess(settings, logger);
   const { worker } = connected;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -38,9 +32,8 @@ async function main(): Promise<number> {
       namespace: temporal.namespace,
       profile: temporal.profile,
       tls: Boolean(temporal.tls),
-      ...('services' in connected
-        ? { sandbox: connected.services.sandbox ? 'embedded' : 'none' }
-        : { tenants: connected.tenants.current().origin }),
+      tenants: settings.tenants.origin,
+      sandbox: connected.sandbox ? 'embedded' : 'none',
     },
     'worker running',
   );

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { ConfigError, type AccountingConfig, type AppConfig, type ComplianceConfig } from '../config/env.js';
 import { ApiError } from '../http/errors.js';
-import { openServiceAccess } from './access.js';
+import { AccountingClient } from '../accounting/client.js';
+import { ComplianceClient } from '../compliance/client.js';
+import type { TenantsConfig } from '../tenants/types.js';
 
 /** Where the two services are, after the embedded sandbox has filled in whatever was not configured. */
 export interface ServiceEndpoints {
@@ -105,8 +107,8 @@ async function loadSandbox(): Promise<EmbeddedServicesModule> {
 /**
  * The configured services, or the embedded sandbox with its demo credentials for each one that is not
  * configured. Nothing downstream is told which it got: clients see a base URL and a key either way.
- * Production entry points call assertServicesConfigured first (connectWorkerProcess does); local stacks and
- * tests rely on the fallback.
+ * Production entry points call assertServicesConfigured first (loadWorkerSettings does); local stacks and tests
+ * rely on the fallback.
  */
 export async function resolveServices(
   config: AppConfig,
@@ -188,37 +190,51 @@ function credentialFailure(
   );
 }
 
+/** One client per service, for what is asked once (start-up checks, the read-only tools); close() closes both. */
+export function openClients(endpoints: { compliance: ComplianceConfig; accounting: AccountingConfig }): {
+  compliance: ComplianceClient;
+  accounting: AccountingClient;
+  close(): Promise<void>;
+} {
+  const compliance = new ComplianceClient(endpoints.compliance);
+  const accounting = new AccountingClient(endpoints.accounting);
+  return {
+    compliance,
+    accounting,
+    close: async () => {
+      await Promise.all([compliance.close(), accounting.close()]);
+    },
+  };
+}
+
 /**
- * One read-only call per service with the credentials the worker will use (compliance identity, accounting
- * companies), so a wrong or expired key stops the start-up instead of the first sale. Errors name the
- * variable, never its value.
+ * One read-only call per key of the single-key variables (compliance identity, accounting companies), so an error
+ * names the variable (COMPLIANCE_API_KEY, ACCOUNTING_CLIENT_SECRET…), never its value.
  */
-export async function checkServiceCredentials(
-  services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>,
-  logger: Logger,
-): Promise<void> {
-  const access = openServiceAccess(services);
-  try {
-    for (const compliance of access.complianceApplications()) {
-      try {
-        const { data } = await compliance.getIdentity();
-        logger.info(
-          { environment: data.apiKey?.environment, scopes: data.apiKey?.scopes },
-          'compliance credentials accepted',
-        );
-      } catch (err) {
-        throw credentialFailure('compliance', services.compliance.baseUrl, err, false);
-      }
+export async function checkServiceCredentials(tenants: TenantsConfig, logger: Logger): Promise<void> {
+  for (const { service } of tenants.compliance) {
+    const compliance = new ComplianceClient(service);
+    try {
+      const { data } = await compliance.getIdentity();
+      logger.info(
+        { environment: data.apiKey?.environment, scopes: data.apiKey?.scopes },
+        'compliance credentials accepted',
+      );
+    } catch (err) {
+      throw credentialFailure('compliance', service.baseUrl, err, false);
+    } finally {
+      await compliance.close();
     }
-    for (const accounting of access.accountingApplications()) {
-      try {
-        await accounting.listCompanies({ limit: 1 });
-        logger.info('accounting credentials accepted');
-      } catch (err) {
-        throw credentialFailure('accounting', services.accounting.baseUrl, err, services.accounting.signRequests);
-      }
+  }
+  for (const { service } of tenants.accounting) {
+    const accounting = new AccountingClient(service);
+    try {
+      await accounting.listCompanies({ limit: 1 });
+      logger.info('accounting credentials accepted');
+    } catch (err) {
+      throw credentialFailure('accounting', service.baseUrl, err, service.signRequests);
+    } finally {
+      await accounting.close();
     }
-  } finally {
-    await access.close();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Each application held to its own budget, fleet-wide (issue 16): the compliance activity queue's per-fairness-key
  * rate limits (UpdateTaskQueueConfig, server ≥ 1.29 with `matching.enableFairness`). Every compliance call carries
- * its window's fairness key (src/services/budget-windows.ts); the server holds each key to the default rate × its
+ * its window's fairness key (src/tenants/budget-windows.ts); the server holds each key to the default rate × its
  * weight, whatever the number of worker processes polling. The default is the budget most windows have, so most
  * keys need no override; the others get a weight (the server keeps overrides for up to 1,000 keys). A weight also
  * sets a key's share when the queue is contended, in proportion to its budget.
@@ -11,7 +11,7 @@
  */
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { BudgetWindow } from '../services/budget-windows.js';
+import type { BudgetWindow } from '../tenants/budget-windows.js';
 
 const ACTIVITY = proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
 /** The server's limit on weight overrides per queue. */

@@ -6,9 +6,8 @@ import { accountingWebhookPath, type AccountingWebhookSecret } from '../callback
 import type { CallbackBodyFieldSetting } from '../callbacks/body-fields.js';
 import { startCallbackServer, type CallbackServer } from '../callbacks/server.js';
 import { CallbackUrlMinter } from '../callbacks/tokens.js';
-import type { TenantsConfig } from '../config/tenant-types.js';
+import type { TenantsConfig } from '../tenants/types.js';
 import type { WorkerConfig } from '../config/worker.js';
-import type { ServiceEndpoints } from '../services/endpoints.js';
 
 /** The receiver's own settings; each absent one takes CALLBACK_RECEIVER_DEFAULTS (src/callbacks/server.ts). */
 export interface CallbackReceiverConfig {
@@ -30,25 +29,13 @@ export interface CallbackServices {
   accountingWebhookApplications: readonly AccountingWebhookSecret[];
 }
 
-/** The one application of each service: its webhooks at `POST /webhooks/accounting`, as before tenants. */
-export function endpointCallbackServices(
-  services: Pick<ServiceEndpoints, 'compliance' | 'accounting'>,
-): CallbackServices {
-  return {
-    allowLoopbackCallbacks: services.compliance.allowLoopbackCallbacks,
-    accountingWebhookSecret: services.accounting.webhookSecret,
-    accountingWebhookApplications: [],
-  };
-}
-
 /**
- * The tenants' services. A loopback receiver only when every compliance entry's service may call it. Each
- * accounting application with a webhook secret has its own path, verified with its own secret (the contract says
- * nothing of which application sent a delivery; the URL its dashboard points at is ours to choose,
- * src/callbacks/accounting-webhooks.ts). `POST /webhooks/accounting` stays for entries that all share one secret,
- * as a tenants worker received them before the per-application paths.
+ * A loopback receiver only when every compliance entry's service may call it. Each accounting application with a
+ * webhook secret has its own path, verified with its own secret (the contract says nothing of which application sent
+ * a delivery; the URL its dashboard points at is ours to choose, src/callbacks/accounting-webhooks.ts).
+ * `POST /webhooks/accounting` serves entries that all share one secret (the single-key variables' one application).
  */
-export function tenantCallbackServices(tenants: TenantsConfig, logger: Logger): CallbackServices {
+export function callbackServices(tenants: TenantsConfig, logger: Logger): CallbackServices {
   const applications = tenants.accounting.flatMap((tenant) =>
     tenant.service.webhookSecret ? [{ application: tenant.application, secret: tenant.service.webhookSecret }] : [],
   );

@@ -15,27 +15,24 @@ import {
 } from '../purchases/schedule.js';
 import { checkLinkAccess, ReconciliationInputError } from '../reconciliation/load.js';
 import { ensureReconciliationSchedules, type EnsuredSchedule } from '../reconciliation/schedule.js';
-import type { ServiceAccess } from '../services/access.js';
+import { openClients } from '../services/endpoints.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
+import { purchasesScheduleId } from '../contracts/purchases-sync.js';
+import { reconciliationScheduleId } from '../contracts/reconciliation.js';
+import type { TenantDirectory } from '../tenants/directory.js';
+import type { TenantsConfig } from '../tenants/types.js';
+import type { WorkerSettings } from './settings.js';
 
 export interface PurchasesSyncStatus {
   enabled: boolean;
   schedules: EnsuredPurchasesSchedule[];
 }
 
-/** The businesses the compliance keys can act for ("lists the business ids a key can use"). */
-async function businessesOfKeys(services: ServiceAccess): Promise<string[]> {
-  const ids = new Set<string>();
-  for (const application of services.complianceApplications()) {
-    for (const business of (await application.listBusinesses()).data) ids.add(business.id);
-  }
-  return [...ids];
-}
-
 /**
  * PURCHASES_SYNC_BUSINESSES with tenants: each must be one the tenants serve, or its every sync would fail on
  * business_not_served.
  */
-function servedBusinesses(configured: readonly string[], served: readonly string[]): string[] {
+function configuredBusinesses(configured: readonly string[], served: readonly string[]): string[] {
   const known = new Set(served);
   const unknown = configured.filter((id) => !known.has(id));
   if (unknown.length > 0) {
@@ -46,16 +43,11 @@ function servedBusinesses(configured: readonly string[], served: readonly string
   return [...configured];
 }
 
-/**
- * With a sink configured, one schedule per business: the configured ones, else those the tenants serve (`served`),
- * else (one key) every business the key can act for.
- */
+/** With a sink configured, one schedule per business: the configured ones, else those the tenants serve. */
 export async function schedulePurchasesSync(options: {
   client: Client;
-  /** Lists the businesses of the keys when none are configured and no `served` is given. */
-  services: ServiceAccess;
-  /** With tenants: the businesses the tenant directory serves (not every business the keys could act for). */
-  served?: readonly string[];
+  /** The businesses the tenant directory serves (not every business the keys could act for). */
+  served: readonly string[];
   config: PurchasesConfig;
   /** Queue of the workflows (default `sales`). */
   taskQueue?: string;
@@ -69,9 +61,7 @@ export async function schedulePurchasesSync(options: {
     return { enabled: false, schedules: [] };
   }
   const { served } = options;
-  let businessIds: string[];
-  if (served === undefined) businessIds = config.businessIds ?? (await businessesOfKeys(options.services));
-  else businessIds = config.businessIds ? servedBusinesses(config.businessIds, served) : [...served];
+  const businessIds = config.businessIds ? configuredBusinesses(config.businessIds, served) : [...served];
   const schedules = await ensurePurchasesSyncSchedules(options.client, {
     businessIds,
     interval: config.intervalMs,
@@ -86,29 +76,31 @@ export async function schedulePurchasesSync(options: {
       businesses: businessIds,
       schedules: schedules.map((s) => `${s.scheduleId} ${s.outcome}`),
     },
-    businessIds.length === 0
-      ? `purchases sync on, but ${served === undefined ? 'the compliance key acts for' : 'the tenants serve'} no business`
-      : 'purchases sync scheduled',
+    businessIds.length === 0 ? 'purchases sync on, but the tenants serve no business' : 'purchases sync scheduled',
   );
   return { enabled: true, schedules };
 }
 
-/** Every link names a business the compliance key may act for and a company the accounting key can see. */
-export async function checkReconciliationLinks(services: ServiceAccess, config: ReconciliationConfig): Promise<void> {
-  for (const link of config.links) {
-    try {
-      await checkLinkAccess(
-        { compliance: services.compliance(link.businessId), accounting: services.accounting(link.companyId) },
-        link,
-      );
-    } catch (err) {
-      if (err instanceof ReconciliationInputError) throw new ConfigError(`RECONCILE_LINKS: ${err.message}`);
-      throw err;
-    }
+/**
+ * The single-key variables' RECONCILE_LINKS: every link names a business the compliance key may act for and a company
+ * the accounting key can see.
+ */
+export async function checkSingleKeyLinks(tenants: TenantsConfig): Promise<void> {
+  const [compliance] = tenants.compliance;
+  const [accounting] = tenants.accounting;
+  if (tenants.links.length === 0 || !compliance || !accounting) return;
+  const clients = openClients({ compliance: compliance.service, accounting: accounting.service });
+  try {
+    for (const link of tenants.links) await checkLinkAccess(clients, link);
+  } catch (err) {
+    if (err instanceof ReconciliationInputError) throw new ConfigError(`RECONCILE_LINKS: ${err.message}`);
+    throw err;
+  } finally {
+    await clients.close();
   }
 }
 
-/** One schedule per link (links checked first with checkReconciliationLinks); none without RECONCILE_LINKS. */
+/** One schedule per link; none without links. */
 export async function scheduleReconciliation(options: {
   client: Client;
   config: ReconciliationConfig;
@@ -135,4 +127,91 @@ export async function scheduleReconciliation(options: {
     'reconciliation schedules ready',
   );
   return schedules;
+}
+
+export function servedBusinesses(directory: TenantDirectory): string[] {
+  return directory.applications().flatMap((application) => application.businesses);
+}
+
+/** What scheduling the businesses served needs, the same at start and after every change of the tenants. */
+export interface Scheduling {
+  client: Client;
+  settings: Pick<WorkerSettings, 'purchases' | 'reconciliation'>;
+  logger: Logger;
+  taskQueue: string;
+  metrics: MetricsRecorder;
+  syncOptions?: PurchasesSyncOptions;
+}
+
+/** The purchases syncs and reconciliations of what `directory` serves, made or brought up to date. */
+export async function scheduleServed(
+  scheduling: Scheduling,
+  directory: TenantDirectory,
+): Promise<{ purchases: PurchasesSyncStatus; reconciliation: EnsuredSchedule[] }> {
+  const { client, settings, logger, taskQueue, metrics } = scheduling;
+  const purchases = await schedulePurchasesSync({
+    client,
+    served: servedBusinesses(directory),
+    config: settings.purchases,
+    logger,
+    taskQueue,
+    ...(scheduling.syncOptions ? { syncOptions: scheduling.syncOptions } : {}),
+  });
+  metrics.knowBusinesses(
+    'purchases',
+    purchases.schedules.map((schedule) => schedule.businessId),
+  );
+  const links = directory.links().map(({ businessId, companyId }) => ({ businessId, companyId }));
+  const reconciliation = await scheduleReconciliation({
+    client,
+    config: { ...settings.reconciliation, links },
+    logger,
+    taskQueue,
+  });
+  metrics.knowBusinesses(
+    'reconciliation',
+    links.map((link) => link.businessId),
+  );
+  return { purchases, reconciliation };
+}
+
+/**
+ * Pauses the schedules of businesses the tenants no longer serve (a removed business's syncs would fail on
+ * business_not_served), or resumes those of businesses served again. A schedule that does not exist is skipped.
+ */
+export async function setSchedulesPaused(options: {
+  client: Client;
+  businessIds: readonly string[];
+  paused: boolean;
+  taskQueue: string;
+  purchases: PurchasesConfig;
+  logger: Logger;
+}): Promise<string[]> {
+  const { client, taskQueue } = options;
+  const ids = options.businessIds.flatMap((businessId) => [
+    ...(options.purchases.sink === undefined ? [] : [purchasesScheduleId(businessId, taskQueue)]),
+    reconciliationScheduleId(businessId, taskQueue === WORKFLOW_TASK_QUEUE ? undefined : `reconciliation:${taskQueue}`),
+  ]);
+  const changed: string[] = [];
+  for (const scheduleId of ids) {
+    const handle = client.schedule.getHandle(scheduleId);
+    try {
+      const described = await handle.describe();
+      if (described.state.paused === options.paused) continue;
+      const note = options.paused
+        ? 'business removed from the tenants file'
+        : 'business served again by the tenants file';
+      await (options.paused ? handle.pause(note) : handle.unpause(note));
+      changed.push(scheduleId);
+    } catch (err) {
+      if (err instanceof Error && err.name === 'ScheduleNotFoundError') continue;
+      throw err;
+    }
+  }
+  if (changed.length > 0)
+    options.logger.info(
+      { schedules: changed, paused: options.paused },
+      options.paused ? 'schedules paused' : 'schedules resumed',
+    );
+  return changed;
 }

@@ -3,10 +3,9 @@
  * the environment. A bad value stops the start with a ConfigError (or PayloadKeyConfigError) naming the variable,
  * never its value. Every secret may come from a file (`<NAME>_FILE`, src/config/env.ts).
  *
- * Two shapes (issue 16). With TENANTS_FILE or TENANTS_DIR the worker serves the applications, keys and links its
- * tenants file names; nothing may stand in for them, since a tenants worker is a production shape. Without, one key
- * per service from the single-key variables, as before: a service that is not configured is refused, unless
- * SANDBOX=embedded asks for the embedded sandbox.
+ * The worker serves tenants: those of TENANTS_FILE or TENANTS_DIR, where nothing may stand in for a service, or the
+ * single-key variables' one tenant, where a service that is not configured is refused unless SANDBOX=embedded asks
+ * for the embedded sandbox.
  */
 import { loadStockReporting, type StockReportingOf } from '../config/stock-reporting.js';
 import { payloadEncryptionFromEnv, type PayloadEncryption } from '../codec/data-converter.js';
@@ -14,9 +13,10 @@ import { loadAccountingWorkerConfig } from '../config/accounting-worker.js';
 import { ConfigError, loadConfig, resolveSecretFiles, type AppConfig, type Env } from '../config/env.js';
 import { loadPurchasesConfig, type PurchasesConfig } from '../config/purchases.js';
 import { loadReconciliationConfig, type ReconciliationConfig } from '../config/reconciliation.js';
-import type { TenantsConfig } from '../config/tenant-types.js';
-import { loadTenantsConfig } from '../config/tenants.js';
-import type { TenantsReload } from './tenants-watch.js';
+import type { TenantsConfig } from '../tenants/types.js';
+import { loadTenantsConfig } from '../tenants/load.js';
+import { fromSingleKeyVariables } from '../tenants/single-key.js';
+import type { TenantsReload } from '../tenants/watch.js';
 import { complianceActivitiesPerSecond, loadWorkerConfig, type WorkerConfig } from '../config/worker.js';
 import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
 import { assertServicesConfigured } from '../services/endpoints.js';
@@ -24,13 +24,13 @@ import { tracingSettings, type TracingSettings } from '../temporal/tracing.js';
 
 export interface WorkerSettings {
   /**
-   * The two services (or SANDBOX=embedded) and the log level. With tenants, neither service is set here: the
-   * tenants name them.
+   * The single-key variables' services (or SANDBOX=embedded) and the log level. With a tenants file, neither service
+   * is set here: the tenants name them.
    */
   services: AppConfig;
-  /** The tenants of TENANTS_FILE / TENANTS_DIR; undefined: the single-key worker of `services`. */
-  tenants: TenantsConfig | undefined;
-  /** With tenants: how they are read again while the worker runs (TENANTS_RELOAD_SECONDS; undefined: never). */
+  /** What the worker serves: the tenants of TENANTS_FILE / TENANTS_DIR, or the single-key variables' one tenant. */
+  tenants: TenantsConfig;
+  /** With a tenants file: how it is read again while the worker runs (TENANTS_RELOAD_SECONDS; undefined: never). */
   tenantsReload?: TenantsReload;
   /**
    * The Temporal connection (environment over an optional temporal.toml profile): address (undefined: the local
@@ -64,90 +64,34 @@ function isSet(env: Env, name: string): boolean {
 
 /** Every setting of a worker process, from the environment (and temporal.toml through TEMPORAL_* / envconfig). */
 export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
-  if (isSet(rawEnv, 'TENANTS_FILE') || isSet(rawEnv, 'TENANTS_DIR')) return loadTenantWorkerSettings(rawEnv);
+  const variable = ['TENANTS_FILE', 'TENANTS_DIR'].find((name) => isSet(rawEnv, name));
+  // A tenants file comes first, as the services do without one. Its loader reads its own key sources (and says which
+  // of NAME / NAME_FILE is set), so it gets the raw form; it refuses the single-key variables beside the file.
+  const fileTenants = variable === undefined ? undefined : loadTenantsConfig(rawEnv);
   // Every secret's *_FILE, read once, here; TEMPORAL_API_KEY_FILE too (envconfig knows only the variable).
   const env = resolveSecretFiles(rawEnv);
-  const services = loadConfig(env);
-  // A worker with a service missing is the first thing to say, before any other setting it would need.
-  assertServicesConfigured(services);
-  const worker = loadWorkerConfig(env);
-  return {
-    services,
-    tenants: undefined,
-    temporal: loadTemporalSettings(env),
-    worker,
-    activitiesPerSecond: {
-      compliance: complianceActivitiesPerSecond(worker),
-      accounting: loadAccountingWorkerConfig(env).activitiesPerSecond,
-    },
-    // A missing or malformed key is a configuration error before anything is contacted.
-    encryption: payloadEncryptionFromEnv(env),
-    purchases: loadPurchasesConfig(env),
-    reconciliation: loadReconciliationConfig(env),
-    tracing: tracingSettings(env),
-    stockReporting: loadStockReporting(env),
-  };
-}
-
-/** COMPLIANCE_RATE_HEADROOM of a tenants worker when not set: 7 % of each application's budget left unpaced. */
-export const TENANT_RATE_HEADROOM = 0.07;
-
-/**
- * The worker configuration of a process serving tenants. Unless COMPLIANCE_RATE_HEADROOM is set, it is
- * TENANT_RATE_HEADROOM: what the compliance queues' rates do not count, the server's burst of a few tasks when a
- * backlog starts and a business's first sale listing its items before filing (two requests, one task), would
- * otherwise take an application past its limit in a sliding minute (docs/tenancy.md; the benchmark's tenancy section).
- */
-export function loadTenantsWorkerConfig(env: Env): WorkerConfig {
-  const configured = loadWorkerConfig(env);
-  return env.COMPLIANCE_RATE_HEADROOM?.trim()
-    ? configured
-    : { ...configured, complianceRateHeadroom: TENANT_RATE_HEADROOM };
-}
-
-/** Default of TENANTS_RELOAD_SECONDS: a changed tenants file is served within this (issue 16 asks a minute). */
-const DEFAULT_TENANTS_RELOAD_SECONDS = 15;
-
-/** TENANTS_RELOAD_SECONDS: how often a tenants worker reads its file again (0: never; 1 to 3600). */
-function tenantsReloadSeconds(env: Env): number {
-  const raw = env.TENANTS_RELOAD_SECONDS?.trim();
-  if (!raw) return DEFAULT_TENANTS_RELOAD_SECONDS;
-  const seconds = Number(raw);
-  if (!/^\d+$/.test(raw) || seconds > 3600)
+  // With a tenants file only what is not per tenant: the base URLs, the entries' default, would read as half a
+  // single-key configuration.
+  const services = loadConfig(fileTenants ? { LOG_LEVEL: env.LOG_LEVEL, SANDBOX: env.SANDBOX } : env);
+  if (fileTenants && services.embeddedSandbox) {
     throw new ConfigError(
-      `TENANTS_RELOAD_SECONDS must be a whole number of seconds from 0 (never) to 3600, got "${raw}"`,
-    );
-  return seconds;
-}
-
-/**
- * A worker serving a tenants file. The tenants come first, as the services do without them: the loader refuses
- * the single-key variables beside a tenants file (each would be silently ignored), so none of them is read here.
- */
-function loadTenantWorkerSettings(rawEnv: Env): WorkerSettings {
-  // The tenants loader reads its own key sources (and says which of NAME / NAME_FILE is set): it gets the raw form.
-  const tenants = loadTenantsConfig(rawEnv);
-  const variable = isSet(rawEnv, 'TENANTS_FILE') ? 'TENANTS_FILE' : 'TENANTS_DIR';
-  const env = resolveSecretFiles(rawEnv);
-  // Only what is not per tenant: the base URLs, read by the loader as the entries' default, would read as half a
-  // single-key configuration here.
-  const { logLevel, embeddedSandbox } = loadConfig({ LOG_LEVEL: env.LOG_LEVEL, SANDBOX: env.SANDBOX });
-  if (embeddedSandbox) {
-    throw new ConfigError(
-      `SANDBOX=embedded and ${variable} are both set: a worker serving a tenants file reaches the services its entries name ` +
-        'and nothing stands in for them (unset SANDBOX)',
+      `SANDBOX=embedded and ${variable} are both set: a worker serving a tenants file reaches the services its ` +
+        'entries name and nothing stands in for them (unset SANDBOX)',
     );
   }
-  const loaded = loadTenantsWorkerConfig(env);
-  // What the fleet paces the compliance queue to: every application's own budget, added up.
-  const worker: WorkerConfig = {
-    ...loaded,
-    complianceRequestsPerMinute: tenants.compliance.reduce((sum, t) => sum + t.requestsPerMinute, 0),
-  };
-  const reloadSeconds = tenantsReloadSeconds(env);
+  // A worker with a service missing is the first thing to say, before any other setting it would need.
+  if (!fileTenants) assertServicesConfigured(services);
+  const worker = fileTenants
+    ? {
+        ...loadTenantsWorkerConfig(env),
+        // What the fleet paces the compliance queue to: every application's own budget, added up.
+        complianceRequestsPerMinute: fileTenants.compliance.reduce((sum, t) => sum + t.requestsPerMinute, 0),
+      }
+    : loadWorkerConfig(env);
+  const reloadSeconds = fileTenants ? tenantsReloadSeconds(env) : 0;
+  const reconciliation = loadReconciliationConfig(fileTenants ? { RECONCILE_EVERY: env.RECONCILE_EVERY } : env);
   return {
-    services: { compliance: undefined, accounting: undefined, logLevel, embeddedSandbox: false },
-    tenants,
+    services,
     ...(reloadSeconds > 0
       ? { tenantsReload: { load: () => loadTenantsConfig(rawEnv), intervalMs: reloadSeconds * 1000 } }
       : {}),
@@ -160,15 +104,44 @@ function loadTenantWorkerSettings(rawEnv: Env): WorkerSettings {
       ),
       accounting: loadAccountingWorkerConfig(env).activitiesPerSecond,
     },
+    // A missing or malformed key is a configuration error before anything is contacted.
     encryption: payloadEncryptionFromEnv(env),
     purchases: loadPurchasesConfig(env),
-    reconciliation: {
-      links: tenants.links.map(({ businessId, companyId }) => ({ businessId, companyId })),
-      every: loadReconciliationConfig({ RECONCILE_EVERY: env.RECONCILE_EVERY }).every,
-    },
+    reconciliation: fileTenants
+      ? { ...reconciliation, links: fileTenants.links.map(({ businessId, companyId }) => ({ businessId, companyId })) }
+      : reconciliation,
     tracing: tracingSettings(env),
     stockReporting: loadStockReporting(env),
+    tenants: fileTenants ?? fromSingleKeyVariables(env),
   };
+}
+
+/** COMPLIANCE_RATE_HEADROOM of a tenants worker when not set: 7 % of each application's budget left unpaced. */
+export const TENANT_RATE_HEADROOM = 0.07;
+
+/**
+ * The worker configuration of a process serving a tenants file. Unless COMPLIANCE_RATE_HEADROOM is set, it is
+ * TENANT_RATE_HEADROOM: what the compliance queues' rates do not count, the server's burst of a few tasks when a
+ * backlog starts and a business's first sale listing its items before filing (two requests, one task), would
+ * otherwise take an application past its limit in a sliding minute (docs/tenancy.md; the benchmark's tenancy section).
+ */
+export function loadTenantsWorkerConfig(env: Env): WorkerConfig {
+  const configured = loadWorkerConfig(env);
+  return env.COMPLIANCE_RATE_HEADROOM?.trim()
+    ? configured
+    : { ...configured, complianceRateHeadroom: TENANT_RATE_HEADROOM };
+}
+
+/** TENANTS_RELOAD_SECONDS: how often a tenants worker reads its file again (default 15; 0: never; 1 to 3600). */
+function tenantsReloadSeconds(env: Env): number {
+  const raw = env.TENANTS_RELOAD_SECONDS?.trim();
+  if (!raw) return 15;
+  const seconds = Number(raw);
+  if (!/^\d+$/.test(raw) || seconds > 3600)
+    throw new ConfigError(
+      `TENANTS_RELOAD_SECONDS must be a whole number of seconds from 0 (never) to 3600, got "${raw}"`,
+    );
+  return seconds;
 }
 
 /** A single application's budget (120 a minute) when the tenants name none yet: its queue stays open, and idle. */
@@ -176,7 +149,7 @@ const NO_APPLICATION_REQUESTS_PER_MINUTE = 120;
 
 /**
  * A rate in activity starts per second for `requestsPerMinute` of budget, less the headroom (COMPLIANCE_RATE_HEADROOM):
- * each rate window's on the compliance queues (src/worker/tenant-budgets.ts), and the starting point of the workers'
+ * each rate window's on the compliance queues (src/tenants/budgets.ts), and the starting point of the workers'
  * own limit before the server's configuration is applied.
  */
 export function tenantComplianceActivitiesPerSecond(requestsPerMinute: number, headroom: number): number {

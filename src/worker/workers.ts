@@ -25,7 +25,7 @@ import type { PurchaseEventSink } from '../purchases/event-sink.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { metricsSinks } from '../metrics/workflow-sink.js';
 import type { ServiceAccess } from '../services/access.js';
-import { mapBounded } from '../services/tenant-directory.js';
+import { mapBounded } from '../tenants/probes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 
 /** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { AccountingClient } from '../../src/accounting/client.js';
 import { createAccountingActivities } from '../../activities/accounting.js';
 import { accountingTaskQueue } from '../../src/contracts/task-queues.js';
-import { singleApplication } from '../../src/services/access.js';
+import { singleApplication } from '../helpers/single-application.js';
 import { startCallbackServer, type CallbackServer } from '../../src/callbacks/server.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';

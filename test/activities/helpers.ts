@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { expect } from 'vitest';
 import type { ActivityDeps } from '../../activities/deps.js';
 import { createActivities, type Activities } from '../../activities/index.js';
-import { singleApplication } from '../../src/services/access.js';
+import { singleApplication } from '../helpers/single-application.js';
 import { ItemRegistry, type ItemRegistryOptions } from '../../activities/item-registry.js';
 import type { ComplianceClient } from '../../src/compliance/index.js';
 import type { Sandbox } from '../../sandbox/server.js';

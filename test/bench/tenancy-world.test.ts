@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseFixture } from '../../sandbox/fixture.js';
 import { startSandbox } from '../../sandbox/server.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
-import { loadTenantsConfig } from '../../src/config/tenants.js';
+import { loadTenantsConfig } from '../../src/tenants/load.js';
 import {
   businessCounts,
   itemOf,

@@ -13,9 +13,9 @@ import {
 } from '../../src/callbacks/accounting-webhooks.js';
 import { startCallbackServer, type CallbackServer } from '../../src/callbacks/server.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
-import type { AccountingTenant, ComplianceTenant, TenantsConfig } from '../../src/config/tenant-types.js';
+import type { AccountingTenant, ComplianceTenant, TenantsConfig } from '../../src/tenants/types.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
-import { startCallbacks, tenantCallbackServices } from '../../src/worker/callbacks.js';
+import { callbackServices, startCallbacks } from '../../src/worker/callbacks.js';
 import {
   DEMO_ACCOUNTING_API_KEY,
   DEMO_ACCOUNTING_CLIENT_SECRET,
@@ -530,7 +530,7 @@ describe('accounting webhook receiver', () => {
         };
         const started = await startCallbacks(
           loadWorkerConfig({}),
-          tenantCallbackServices(tenants, logs.logger),
+          callbackServices(tenants, logs.logger),
           client,
           logs.logger,
         );

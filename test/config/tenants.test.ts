@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
-import { loadTenantsConfig, readTenantEntries } from '../../src/config/tenants.js';
+import { readTenantEntries } from '../../src/tenants/entries.js';
+import { loadTenantsConfig } from '../../src/tenants/load.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tenants-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,8 +1,8 @@
 /**
  * Tenants of the sandbox for the tests of the tenant directory and access: entries as the tenants file's loader
- * gives them (src/config/tenants.ts), pointing at a sandbox the test started.
+ * gives them (src/tenants/load.ts), pointing at a sandbox the test started.
  */
-import type { AccountingTenant, TenantLink, TenantsConfig } from '../../src/config/tenant-types.js';
+import type { AccountingTenant, TenantLink, TenantsConfig } from '../../src/tenants/types.js';
 import type { Sandbox } from '../../sandbox/server.js';
 
 export function sandboxTenants(current: () => Sandbox) {

@@ -2,6 +2,9 @@ import type { PurchasesConfig } from '../../src/config/purchases.js';
 import { loadPurchasesConfig } from '../../src/config/purchases.js';
 import type { ReconciliationConfig } from '../../src/config/reconciliation.js';
 import { complianceActivitiesPerSecond, loadWorkerConfig, type WorkerConfig } from '../../src/config/worker.js';
+import type { AccountingConfig, ComplianceConfig } from '../../src/config/env.js';
+import { singleKeyTenants } from '../../src/tenants/single-key.js';
+import type { TenantsConfig } from '../../src/tenants/types.js';
 import type { WorkerProcessSettings } from '../../src/worker/start.js';
 
 /**
@@ -28,4 +31,15 @@ export function testWorkerSettings(
     purchases: overrides.purchases ?? loadPurchasesConfig({}),
     reconciliation: overrides.reconciliation ?? { links: [], every: '24h' },
   };
+}
+
+/** The one tenant of the given services (the embedded sandbox, usually), as the single-key variables write it. */
+export function singleKeyTestTenants(
+  services: { compliance: ComplianceConfig; accounting: AccountingConfig },
+  settings: WorkerProcessSettings,
+): TenantsConfig {
+  return singleKeyTenants(services, {
+    requestsPerMinute: settings.worker.complianceRequestsPerMinute,
+    links: settings.reconciliation.links,
+  });
 }

@@ -15,6 +15,7 @@ import type { Sandbox } from '../../sandbox/server.js';
 import type { PurchasesConfig } from '../../src/config/purchases.js';
 import { resolveServices } from '../../src/services/endpoints.js';
 import { startWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
+import { singleKeyTestTenants } from './worker-settings.js';
 import { testWorkerSettings } from './worker-settings.js';
 
 /** Where a stack's workers and clients reach Temporal. */
@@ -100,7 +101,7 @@ export async function startWorkerStack(
       connection: temporal.nativeConnection,
       client,
       namespace,
-      services,
+      tenants: singleKeyTestTenants(services, settings),
       settings,
       logger,
       taskQueue,

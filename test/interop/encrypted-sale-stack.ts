@@ -17,7 +17,7 @@ import { startWorkerProcess } from '../../src/worker/start.js';
 import { workflowsPath } from '../../src/worker/workers.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { getTestEnv, testLogger } from '../helpers/temporal.js';
-import { testWorkerSettings } from '../helpers/worker-settings.js';
+import { singleKeyTestTenants, testWorkerSettings } from '../helpers/worker-settings.js';
 
 export interface EncryptedSaleStack {
   address: string;
@@ -58,12 +58,13 @@ export async function startEncryptedSaleStack(options: {
     failureConverterPath: failureConverterPath(),
     logger: testLogger,
   });
+  const settings = testWorkerSettings({ worker: { complianceRequestsPerMinute: 50 * 60, complianceRateHeadroom: 0 } });
   const worker = await startWorkerProcess({
     connection: env.nativeConnection,
     client,
     namespace,
-    services,
-    settings: testWorkerSettings({ worker: { complianceRequestsPerMinute: 50 * 60, complianceRateHeadroom: 0 } }),
+    tenants: singleKeyTestTenants(services, settings),
+    settings,
     logger,
     taskQueue,
     workflowBundle,

@@ -10,7 +10,7 @@ import { DEMO } from '../../sandbox/default-fixture.js';
 import { purchasesScheduleId } from '../../src/contracts/purchases-sync.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { closeTestEnv, getTestEnv } from '../helpers/temporal.js';
-import { testWorkerSettings } from '../helpers/worker-settings.js';
+import { singleKeyTestTenants, testWorkerSettings } from '../helpers/worker-settings.js';
 import { saleBundle } from '../workflows/harness.js';
 
 const logger = pino({ level: 'silent' });
@@ -119,13 +119,14 @@ describe('purchases sync schedules', () => {
         intervalMs: 3_600_000,
         businessIds: undefined,
       };
+      const settings = testWorkerSettings({ purchases: config });
       const start = () =>
         startWorkerProcess({
           connection: env.nativeConnection,
           client,
           namespace: env.namespace ?? 'default',
-          services: services!,
-          settings: testWorkerSettings({ purchases: config }),
+          tenants: singleKeyTestTenants(services!, settings),
+          settings,
           logger,
           taskQueue,
           workflowBundle: bundle,

@@ -8,7 +8,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPurchasesActivities, purchaseFingerprint } from '../../activities/purchases.js';
-import { singleApplication } from '../../src/services/access.js';
+import { singleApplication } from '../helpers/single-application.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { describeSink, loadPurchasesConfig } from '../../src/config/purchases.js';
 import { ConfigError } from '../../src/config/env.js';

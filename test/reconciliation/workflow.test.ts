@@ -21,7 +21,7 @@ import {
 } from '../../sandbox/accounting/default-fixture.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
-import { singleApplication } from '../../src/services/access.js';
+import { singleApplication } from '../helpers/single-application.js';
 import { createWorkers, type Workers } from '../../src/worker/workers.js';
 import { PRIORITY } from '../../workflows/activity-options.js';
 import { accountingTaskQueue, complianceTaskQueue } from '../../src/contracts/task-queues.js';

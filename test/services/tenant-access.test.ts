@@ -5,11 +5,11 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ComplianceTenant } from '../../src/config/tenant-types.js';
+import type { ComplianceTenant } from '../../src/tenants/types.js';
 import { ApiError } from '../../src/http/errors.js';
 import { RATE_BUDGET_SPENT } from '../../src/http/transport.js';
-import { openLiveTenants } from '../../src/services/live-tenants.js';
-import { openTenantAccess, UnknownBusinessError, UnknownCompanyError } from '../../src/services/tenant-access.js';
+import { openLiveTenants } from '../../src/tenants/live.js';
+import { openTenantAccess, UnknownBusinessError, UnknownCompanyError } from '../../src/tenants/access.js';
 import { DEMO_ACCOUNTING_API_KEY, OTHER_COMPANY_ID } from '../../sandbox/accounting/default-fixture.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';

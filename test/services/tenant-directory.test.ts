@@ -6,13 +6,13 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/env.js';
-import type { ComplianceTenant, TenantLink, TenantsConfig } from '../../src/config/tenant-types.js';
+import type { ComplianceTenant, TenantLink, TenantsConfig } from '../../src/tenants/types.js';
 import {
   resolveTenantDirectory,
   TenantServiceError,
   type ResolveTenantDirectoryOptions,
   type TenantDirectory,
-} from '../../src/services/tenant-directory.js';
+} from '../../src/tenants/directory.js';
 import {
   DEMO_ACCOUNTING_API_KEY,
   INACTIVE_ACCOUNTING_API_KEY,

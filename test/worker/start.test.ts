@@ -9,7 +9,7 @@ import type { ReconciliationConfig } from '../../src/config/reconciliation.js';
 import { resolveServices, type ServiceEndpoints } from '../../src/services/endpoints.js';
 import { DEMO_RECONCILIATION_LINK, OTHER_COMPANY_ID } from '../../sandbox/accounting/default-fixture.js';
 import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
-import { testWorkerSettings } from '../helpers/worker-settings.js';
+import { singleKeyTestTenants, testWorkerSettings } from '../helpers/worker-settings.js';
 
 // Any workflows will do: these tests start and stop the service; the workflow tests run sales on it.
 const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/echo.ts', import.meta.url));
@@ -35,12 +35,13 @@ async function startService(
 ): Promise<WorkerProcess> {
   const env = await getTestEnv();
   const namespace = env.namespace ?? 'default';
+  const settings = testWorkerSettings({ reconciliation });
   return startWorkerProcess({
     connection: env.nativeConnection,
     client: env.client,
     namespace,
-    services: { ...services, compliance: { ...services.compliance, ...compliance } },
-    settings: testWorkerSettings({ reconciliation }),
+    tenants: singleKeyTestTenants({ ...services, compliance: { ...services.compliance, ...compliance } }, settings),
+    settings,
     logger,
     taskQueue: uniqueTaskQueue('sale-service'),
     workflowBundle,

@@ -10,7 +10,7 @@ import { resolveServices } from '../../src/services/endpoints.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import { startWorkerProcess } from '../../src/worker/start.js';
 import { closeTestEnv, getTestEnv, uniqueTaskQueue } from '../helpers/temporal.js';
-import { testWorkerSettings } from '../helpers/worker-settings.js';
+import { singleKeyTestTenants, testWorkerSettings } from '../helpers/worker-settings.js';
 
 interface Entry {
   level: number;
@@ -49,7 +49,7 @@ describe('a worker process starting', () => {
         connection: env.nativeConnection,
         client: env.client,
         namespace: env.namespace ?? 'default',
-        services,
+        tenants: singleKeyTestTenants(services, testWorkerSettings()),
         settings: testWorkerSettings(),
         logger,
         taskQueue,

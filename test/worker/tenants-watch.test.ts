@@ -6,9 +6,9 @@
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { TenantsConfig } from '../../src/config/tenant-types.js';
-import type { LiveTenants, TenantsChange } from '../../src/services/live-tenants.js';
-import { watchTenants } from '../../src/worker/tenants-watch.js';
+import type { TenantsConfig } from '../../src/tenants/types.js';
+import type { LiveTenants, TenantsChange } from '../../src/tenants/live.js';
+import { watchTenants } from '../../src/tenants/watch.js';
 import { eventually } from '../helpers/eventually.js';
 
 const config = (businesses: string[]): TenantsConfig =>

@@ -33,7 +33,7 @@ import {
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { schedulePurchasesSync } from '../../src/worker/schedules.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
-import { connectTenantsWorkerProcess, type ConnectedTenantsWorkerProcess } from '../../src/worker/start.js';
+import { connectWorkerProcess, type ConnectedWorkerProcess } from '../../src/worker/start.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
@@ -151,7 +151,7 @@ describe('loadWorkerSettings with a tenants file', () => {
       ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
       PAYLOAD_ENCRYPTION: 'off',
     });
-    expect(settings.tenants).toBeUndefined();
+    expect(settings.tenants.origin).toBe('environment');
     expect(settings.services.compliance?.apiKey).toBe(K.nairobi);
     expect(settings.activitiesPerSecond.compliance).toBe(2);
   });
@@ -162,7 +162,6 @@ describe('purchases sync schedules with tenants', () => {
     const made = schedulePurchasesSync({
       // Never reached: the check comes first.
       client: undefined as never,
-      services: undefined as never,
       served: [B.nairobi, B.kisumu],
       config: { sink: { kind: 'file', path: '/dev/null' }, intervalMs: 60_000, businessIds: [B.nairobi, B.mombasa] },
       logger: pino({ level: 'silent' }),
@@ -176,7 +175,7 @@ describe('purchases sync schedules with tenants', () => {
 
 describe('a worker process serving a tenants file', () => {
   let sandbox: Sandbox;
-  let connected: ConnectedTenantsWorkerProcess;
+  let connected: ConnectedWorkerProcess;
   let running: Promise<void>;
   let taskQueue: string;
   let dir: string;
@@ -249,7 +248,7 @@ describe('a worker process serving a tenants file', () => {
       PURCHASES_SINK: `file:${join(dir, 'purchases.ndjson')}`,
     });
     taskQueue = uniqueTaskQueue('tenants');
-    connected = await connectTenantsWorkerProcess({ ...settings, tenants: settings.tenants! }, logger, { taskQueue });
+    connected = await connectWorkerProcess(settings, logger, { taskQueue });
     schedules.push(
       ...connected.worker.purchases.schedules.map((s) => s.scheduleId),
       ...connected.worker.reconciliation.map((s) => s.scheduleId),
@@ -312,7 +311,7 @@ describe('a worker process serving a tenants file', () => {
     expect(ready?.activitiesPerSecond).toMatchObject({ compliance: 3 });
     for (const secret of SECRETS) expect(logLines.join('\n')).not.toContain(secret);
     // The retail key can act for Mombasa, but no entry serves it: no purchases sync for it.
-    expect(connected.tenants.current().applications()[0]?.reachable).toContain(B.mombasa);
+    expect(connected.worker.tenants.current().applications()[0]?.reachable).toContain(B.mombasa);
     expect(connected.worker.purchases.schedules.map((s) => s.businessId).sort()).toEqual([B.nairobi, B.kisumu].sort());
     expect(connected.worker.reconciliation.map((s) => [s.businessId, s.companyId])).toEqual([
       [B.nairobi, 'cmp_demo_nairobi'],

@@ -24,6 +24,7 @@ import { loadAccountingWorkerConfig } from '../../src/config/accounting-worker.j
 import { complianceActivitiesPerSecond, loadWorkerConfig } from '../../src/config/worker.js';
 import type { PurchaseEventSink } from '../../src/purchases/event-sink.js';
 import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
+import { singleKeyTenants } from '../../src/tenants/single-key.js';
 import { startWorkerProcess } from '../../src/worker/start.js';
 import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
 import type { ComplianceFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
@@ -243,7 +244,9 @@ export async function startBenchWorkers(
     connection: t.native,
     client: t.client,
     namespace: t.settings.namespace,
-    services: sandboxEndpoints(sandbox, { callbacks: options.callbacks ?? false }),
+    tenants: singleKeyTenants(sandboxEndpoints(sandbox, { callbacks: options.callbacks ?? false }), {
+      requestsPerMinute: options.requestsPerMinute,
+    }),
     settings: {
       worker,
       activitiesPerSecond: {

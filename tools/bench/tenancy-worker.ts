@@ -9,7 +9,7 @@ import { SalesClient } from '../../src/client/sales-client.js';
 import { loadAccountingWorkerConfig } from '../../src/config/accounting-worker.js';
 import { loadPurchasesConfig } from '../../src/config/purchases.js';
 import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
-import { loadTenantsConfig } from '../../src/config/tenants.js';
+import { loadTenantsConfig } from '../../src/tenants/load.js';
 import { complianceActivitiesPerSecond } from '../../src/config/worker.js';
 import { loadTenantsWorkerConfig } from '../../src/worker/settings.js';
 import { startWorkerProcess } from '../../src/worker/start.js';
@@ -28,7 +28,7 @@ export async function startTenancyWorker(
   options: { tenantsFile: string; reloadMs: number },
 ): Promise<TenancyWorker> {
   const taskQueue = `bench-tenancy-${randomUUID().slice(0, 8)}`;
-  // Read as the worker reads it (src/config/tenants.ts): the file alone, no single-key variable beside it.
+  // Read as the worker reads it (src/tenants/load.ts): the file alone, no single-key variable beside it.
   const load = () => loadTenantsConfig({ TENANTS_FILE: options.tenantsFile });
   // As `npm run worker` with TENANTS_FILE configures itself (its headroom included).
   const worker = loadTenantsWorkerConfig(process.env);

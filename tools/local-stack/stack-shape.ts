@@ -3,7 +3,7 @@
  * tenants file, or one key per service as before tenants. A single-key setting only means something for one key,
  * so any of them set asks for that stack rather than being refused beside the merchants' tenants file.
  */
-import { SINGLE_TENANT_VARIABLES } from '../../src/config/tenants.js';
+import { SINGLE_TENANT_VARIABLES } from '../../src/tenants/single-key.js';
 import type { Env } from '../../src/config/env.js';
 
 export type StackShape =

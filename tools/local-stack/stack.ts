@@ -9,12 +9,11 @@ import { accountingWebhookPath } from '../../src/callbacks/accounting-webhooks.j
 import type { PayloadEncryption } from '../../src/codec/data-converter.js';
 import { codecServerOptionsFromEnv, startCodecServer } from '../../src/codec/server.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
-import type { ServiceEndpoints } from '../../src/services/endpoints.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { localTemporalSettings, type TemporalSettings } from '../../src/temporal/connection.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import { loadWorkerSettings, type WorkerSettings } from '../../src/worker/settings.js';
-import { connectTenantsWorkerProcess, connectWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
+import { connectWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
 import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
 import {
   LOCAL_MERCHANTS,
@@ -43,7 +42,7 @@ export interface Stack {
   /** What the workers serve: the two local merchants, the environment's tenants file, or one key per service. */
   shape: StackShape['kind'];
   /** With one key per service: where each is (the embedded sandbox for those not configured). */
-  services: ServiceEndpoints | undefined;
+  services: ServiceUrls | undefined;
   /**
    * The two local merchants (each its compliance application, key, businesses and books), when the stack serves
    * them; their tenants file is `tenantsFile`.
@@ -149,11 +148,17 @@ async function singleKeyDefaults(env: Env): Promise<Env> {
   return { ...env, ...defaults };
 }
 
+/** Where each service is. */
+interface ServiceUrls {
+  compliance: { baseUrl: string };
+  accounting: { baseUrl: string };
+}
+
 /** What a started worker process gives the stack, whichever way it was started. */
 interface StartedWorker {
   client: Client;
   worker: WorkerProcess;
-  services: ServiceEndpoints | undefined;
+  services: ServiceUrls | undefined;
   sandbox: Sandbox | undefined;
   merchants: readonly LocalMerchant[] | undefined;
   tenantsFile: string | undefined;
@@ -163,7 +168,7 @@ interface StartedWorker {
 
 /**
  * The two local merchants: the sandbox started here with their world, their tenants file written beside it, and a
- * worker serving it as a deployment serves a tenants file (connectTenantsWorkerProcess: no embedded sandbox, the
+ * worker serving it as a deployment serves a tenants file (connectWorkerProcess: no embedded sandbox, the
  * sandbox's URLs in the file as a real service's would be). Each merchant's books send their webhooks to their own
  * path of the receiver.
  */
@@ -191,10 +196,7 @@ async function startMerchants(
       COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
     });
     settle(settings);
-    if (!settings.tenants) throw new Error('unreachable: the local merchants are a tenants file');
-    const connected = await connectTenantsWorkerProcess({ ...settings, tenants: settings.tenants }, logger, {
-      temporal: await temporal(),
-    });
+    const connected = await connectWorkerProcess(settings, logger, { temporal: await temporal() });
     const { worker } = connected;
     let webhooksReceived: string[] = [];
     try {
@@ -232,10 +234,7 @@ async function startTenants(
 ): Promise<StartedWorker> {
   const settings = loadWorkerSettings(env);
   settle(settings);
-  if (!settings.tenants) throw new Error('unreachable: TENANTS_FILE or TENANTS_DIR is set');
-  const connected = await connectTenantsWorkerProcess({ ...settings, tenants: settings.tenants }, logger, {
-    temporal: await temporal(),
-  });
+  const connected = await connectWorkerProcess(settings, logger, { temporal: await temporal() });
   const tenantsFile = env.TENANTS_FILE?.trim() || env.TENANTS_DIR?.trim();
   return {
     client: connected.client,
@@ -259,9 +258,9 @@ async function startSingleKey(
   const settings = loadWorkerSettings(await singleKeyDefaults(env));
   settle(settings);
   const connected = await connectWorkerProcess(settings, logger, { temporal: await temporal() });
-  const { client, services, worker } = connected;
+  const { client, worker } = connected;
   // The worker holds the embedded sandbox opaquely; this stack asked for it, so it knows it is the project's.
-  const sandbox = services.sandbox as Sandbox | undefined;
+  const sandbox = connected.sandbox as Sandbox | undefined;
   const webhooksReceived: string[] = [];
   if (sandbox && settings.services.accounting === undefined && worker.callbacks) {
     // The accounting sandbox's signed webhooks reach this stack's receiver, as a dashboard setting would point them.
@@ -272,6 +271,13 @@ async function startSingleKey(
     );
     webhooksReceived.push('default');
   }
+  const url = (configured: { baseUrl: string } | undefined, embedded: string | undefined) => ({
+    baseUrl: configured?.baseUrl ?? embedded ?? '',
+  });
+  const services = {
+    compliance: url(settings.services.compliance, sandbox?.complianceUrl),
+    accounting: url(settings.services.accounting, sandbox?.accountingUrl),
+  };
   return {
     client,
     worker,

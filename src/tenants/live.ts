@@ -1,31 +1,19 @@
 /**
- * The tenants a worker process serves, replaceable while it runs (issue 16: onboarding and offboarding without a
- * restart). Each replacement resolves the new tenants against the services exactly as start-up does (every key asked
- * who it is), so a file that would not start a worker is refused and the tenants served stay as they were.
- *
- * - A business added is served by its application from the replacement on.
- * - A business removed refuses new work (`business_not_served`), while work already under way for it (a sale filed
- *   before) keeps its application's client until the process stops: its calls still go out with the key that
- *   filed it.
- * - A key rotated: new calls use the new key; calls in flight on the old client finish, and the old clients close
- *   once every call has had time to end (DRAIN_GRACE_MS).
- * - Rate-limit gates are kept by service application across replacements, so pacing follows the window the service
- *   still counts.
- * - Only the entries that changed are asked again (identity, businesses): a change spends no budget of the others. An
- *   entry that lists no businesses serves what its key reached when it was last asked; a business added to its key at
- *   the service is served once the entry changes (e.g. lists it) or the process restarts.
+ * The tenants a worker process serves, replaceable while it runs: each replacement is resolved as start-up resolves
+ * (a file that would not start a worker is refused, the tenants served stay as they were). docs/tenancy.md,
+ * "Onboarding, offboarding and key rotation without a restart", says what a change does to work under way.
  */
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
-import type { ApplicationName, TenantsConfig } from '../config/tenant-types.js';
+import type { ApplicationName, TenantsConfig } from './types.js';
 import type { RateLimitGate } from '../http/rate-limit-gate.js';
 import {
   resolveTenantDirectory,
   type ComplianceApplication,
-  type ComplianceProbe,
   type ResolveTenantDirectoryOptions,
   type TenantDirectory,
-} from './tenant-directory.js';
+} from './directory.js';
+import type { ComplianceProbe } from './probes.js';
 
 /** Longer than an activity's start-to-close timeout (60 s): a call in flight on a replaced client ends before it closes. */
 const DRAIN_GRACE_MS = 2 * 60_000;

@@ -1,16 +1,15 @@
 /**
- * ServiceAccess over many applications (issue 16): each business's calls go through the client of the application
- * that serves it, each company's through its accounting application's, as the live tenants say now. Activities keep asking for "the client of this business"; they never see a key, and workflow inputs
- * carry business ids only.
+ * ServiceAccess over the live tenants: each business's calls go through the client of the application serving it, each
+ * company's through its accounting application's. Activities never see a key; workflow inputs carry business ids only.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { FAILURE_TYPES } from '../contracts/failures.js';
-import type { OpenServiceAccess } from './access.js';
+import type { OpenServiceAccess } from '../services/access.js';
 import { budgetWindows, windowKeyOf, windowOf, type BudgetWindow } from './budget-windows.js';
-import { accountingClientOf, type LiveTenants } from './live-tenants.js';
-import type { TenantDirectory } from './tenant-directory.js';
+import { accountingClientOf, type LiveTenants } from './live.js';
+import type { TenantDirectory } from './directory.js';
 
 /**
  * A call for a business no application serves (never onboarded, or removed). An ApplicationFailure so that,

@@ -1,22 +1,15 @@
 /**
- * Onboarding and offboarding without a restart (issue 16): every worker process reads its tenants file (or
- * directory) again every TENANTS_RELOAD_SECONDS and, when what it says changed, serves the new tenants. Polling the
- * content rather than watching the file: a Kubernetes secret or a Docker config is swapped through symlinks that
- * file watchers miss, and every process of a fleet then converges within one interval of the file changing.
- *
- * A file that cannot be read, or that the services refuse, leaves the tenants served as they were: the error is
- * logged naming its entries (never a key) and counted, and the same content is not tried again; a service that
- * could not be asked is tried again at the next interval. A change served whose consequences could not all be acted on
- * (the Temporal server briefly unreachable while setting budgets or schedules) is acted on again at every interval until
- * that succeeds, in the order the changes came.
+ * Every TENANTS_RELOAD_SECONDS the tenants file (or directory) is read again and, when what it says changed, served
+ * (docs/tenancy.md, "Onboarding, offboarding and key rotation without a restart"). The content is polled rather than
+ * the file watched: a Kubernetes secret or a Docker config is swapped through symlinks that file watchers miss.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/env.js';
-import type { TenantsConfig } from '../config/tenant-types.js';
+import type { TenantsConfig } from './types.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
-import type { LiveTenants, TenantsChange } from '../services/live-tenants.js';
-import { TenantServiceError } from '../services/tenant-directory.js';
+import type { LiveTenants, TenantsChange } from './live.js';
+import { TenantServiceError } from './directory.js';
 
 export interface TenantsReload {
   /** Reads the tenants again (e.g. loadTenantsConfig(process.env)); throws ConfigError on a bad file. */

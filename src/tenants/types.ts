@@ -1,10 +1,9 @@
 /**
- * The tenants a fleet serves (issue 16): each compliance application (its key, its budget, the businesses it
- * serves), each accounting application, and the link of a business to its accounting company. What
- * src/config/tenants.ts reads from a tenants file (or from the single-key environment variables, as one tenant) and
- * src/services/tenant-directory.ts resolves against the services at start-up.
+ * The tenants a fleet serves: each compliance application (its key, its budget, the businesses it serves), each
+ * accounting application, and the link of a business to its accounting company.
  */
-import type { AccountingConfig, ComplianceConfig } from './env.js';
+import { SINGLE_KEY_APPLICATION } from '../contracts/budget-placement.js';
+import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
 
 /** A name an operator gives an application: metric labels, search attributes, log fields and errors use it, never the key. */
 export type ApplicationName = string;

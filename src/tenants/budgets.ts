@@ -1,26 +1,20 @@
 /**
- * What serving a set of tenants asks of Temporal (issue 16), at start and after every change of the tenants file:
- * each rate window held to its budget on the compliance queue (src/temporal/compliance-budgets.ts), each
- * application's budget published, and the schedules of the businesses added made (or resumed) and of those removed
- * paused.
+ * The budgets of the tenants served, at start and after every change of the tenants file: each rate window held to
+ * its budget on the compliance queues (src/temporal/compliance-budgets.ts), each application's budget published.
  */
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import type { PurchasesConfig } from '../config/purchases.js';
-import type { ReconciliationConfig } from '../config/reconciliation.js';
-import { purchasesScheduleId } from '../contracts/purchases-sync.js';
-import { reconciliationScheduleId } from '../contracts/reconciliation.js';
-import { complianceTaskQueue, windowComplianceTaskQueue, WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { complianceTaskQueue, windowComplianceTaskQueue } from '../contracts/task-queues.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
-import { budgetWindows } from '../services/budget-windows.js';
-import type { TenantDirectory } from '../services/tenant-directory.js';
+import { budgetWindows } from './budget-windows.js';
+import type { TenantDirectory } from './directory.js';
 import {
   applyComplianceBudgets,
   applyQueueRate,
   planComplianceBudgets,
   type ComplianceBudgetPlan,
 } from '../temporal/compliance-budgets.js';
-import { tenantComplianceActivitiesPerSecond } from './settings.js';
+import { tenantComplianceActivitiesPerSecond } from '../worker/settings.js';
 
 /** The queues a set of tenants needs: the shared compliance queue's plan, and each window's own queue with its rate. */
 export interface TenantQueues {
@@ -93,46 +87,4 @@ export async function holdTenantBudgets(options: {
 
 function round(value: number): number {
   return Number(value.toFixed(3));
-}
-
-/**
- * Pauses the schedules of businesses the tenants no longer serve (a removed business's syncs would fail on
- * business_not_served), or resumes those of businesses served again. A schedule that does not exist is skipped.
- */
-export async function setSchedulesPaused(options: {
-  client: Client;
-  businessIds: readonly string[];
-  paused: boolean;
-  taskQueue: string;
-  purchases: PurchasesConfig;
-  reconciliation: ReconciliationConfig;
-  logger: Logger;
-}): Promise<string[]> {
-  const { client, taskQueue } = options;
-  const ids = options.businessIds.flatMap((businessId) => [
-    ...(options.purchases.sink === undefined ? [] : [purchasesScheduleId(businessId, taskQueue)]),
-    reconciliationScheduleId(businessId, taskQueue === WORKFLOW_TASK_QUEUE ? undefined : `reconciliation:${taskQueue}`),
-  ]);
-  const changed: string[] = [];
-  for (const scheduleId of ids) {
-    const handle = client.schedule.getHandle(scheduleId);
-    try {
-      const described = await handle.describe();
-      if (described.state.paused === options.paused) continue;
-      const note = options.paused
-        ? 'business removed from the tenants file'
-        : 'business served again by the tenants file';
-      await (options.paused ? handle.pause(note) : handle.unpause(note));
-      changed.push(scheduleId);
-    } catch (err) {
-      if (err instanceof Error && err.name === 'ScheduleNotFoundError') continue;
-      throw err;
-    }
-  }
-  if (changed.length > 0)
-    options.logger.info(
-      { schedules: changed, paused: options.paused },
-      options.paused ? 'schedules paused' : 'schedules resumed',
-    );
-  return changed;
 }

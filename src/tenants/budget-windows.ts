@@ -1,10 +1,10 @@
 /**
- * The rate windows a tenants fleet spends (issue 16): one per service application. The compliance service counts
- * requests per application (compliance-api.md, Limits), and entries of a tenants file whose keys belong to one
- * service application share its window; so the window, not the file's entry, is what the compliance queue holds to
- * a rate, and what every call for its businesses carries as its fairness key.
+ * The rate windows a fleet spends, one per service application: the compliance service counts requests per
+ * application, so entries whose keys belong to one application share its window, and the window, not the entry, is
+ * what a compliance queue holds to a rate and what every call for its businesses carries as its fairness key.
  */
-import type { ComplianceApplication, TenantDirectory } from './tenant-directory.js';
+import type { Logger } from '../logger.js';
+import type { ComplianceApplication, TenantDirectory } from './directory.js';
 
 export interface BudgetWindow {
   /** The fairness key of every compliance call it pays for: the service's application id, else the entry's name. */
@@ -59,4 +59,35 @@ export function windowOf(
 ): BudgetWindow | undefined {
   const key = windowKeyOf(application);
   return windows.find((window) => window.fairnessKey === key);
+}
+
+/**
+ * Entries whose keys belong to one service application draw on one window: budgets that add up to more than the
+ * service allows would draw 429s once all are busy. Allowed (business-bound keys of one application are a normal
+ * set-up), but said.
+ */
+export function warnSharedWindows(applications: readonly ComplianceApplication[], logger: Logger | undefined): void {
+  const byService = new Map<string, ComplianceApplication[]>();
+  for (const application of applications) {
+    if (application.serviceApplicationId === undefined) continue;
+    byService.set(application.serviceApplicationId, [
+      ...(byService.get(application.serviceApplicationId) ?? []),
+      application,
+    ]);
+  }
+  for (const [serviceApplicationId, sharing] of byService) {
+    const total = sharing.reduce((sum, application) => sum + application.requestsPerMinute, 0);
+    const limit = sharing[0]!.serviceRequestsPerMinute;
+    if (sharing.length > 1 && limit !== undefined && total > limit) {
+      logger?.warn(
+        {
+          serviceApplicationId,
+          applications: sharing.map((a) => a.application),
+          requestsPerMinute: total,
+          serviceRequestsPerMinute: limit,
+        },
+        'entries share one service application, and their budgets add up to more than its limit',
+      );
+    }
+  }
 }

@@ -1,0 +1,285 @@
+/**
+ * The tenants configuration resolved against the services: every key asked who it is (probes.ts), every business
+ * given one application (serving.ts), and a client per application, paced to its budget.
+ */
+import type { AccountingClient } from '../accounting/client.js';
+import { ComplianceClient } from '../compliance/client.js';
+import { ConfigError } from '../config/env.js';
+import { RateLimitGate } from '../http/rate-limit-gate.js';
+import type { HttpObserver } from '../http/transport.js';
+import type { Logger } from '../logger.js';
+import {
+  entryDigest,
+  mapBounded,
+  probeAccounting,
+  probeComplianceOnce,
+  type AccountingProbe,
+  type ComplianceProbe,
+  type KeyEnvironment,
+  type Outcome,
+} from './probes.js';
+import { warnSharedWindows } from './budget-windows.js';
+import { ENVIRONMENT_ORIGIN } from './single-key.js';
+import { assignBusinesses, duplicateNames, resolveLinks, type ResolvedTenantLink } from './serving.js';
+import type { AccountingTenant, ApplicationName, ComplianceTenant, TenantsConfig } from './types.js';
+
+/** What is known of one compliance entry once resolved: everything but its key. */
+export interface ComplianceApplication {
+  application: ApplicationName;
+  source: string;
+  /** The budget the fleet paces it to: the file's, or the service's own limit when that is lower. */
+  requestsPerMinute: number;
+  configuredRequestsPerMinute: number;
+  /** The service's limit for the application (`X-RateLimit-Limit`), when it said. */
+  serviceRequestsPerMinute: number | undefined;
+  /** The service's id of the application the key belongs to: entries with the same one share one window. */
+  serviceApplicationId: string | undefined;
+  /** The service's id of the key (an identifier, not the secret). */
+  keyId: string | undefined;
+  environment: KeyEnvironment;
+  /** The one business a business-bound key acts for; null for an organisation-wide key. */
+  boundBusinessId: string | null;
+  scopes: readonly string[];
+  /** Whether the file lists its businesses (else it serves those its key reaches that no entry lists). */
+  listed: boolean;
+  /** The businesses its key can act for. */
+  reachable: readonly string[];
+  /** The businesses it serves. */
+  businesses: readonly string[];
+}
+
+export interface AccountingApplication {
+  application: ApplicationName;
+  source: string;
+  /** The companies its key sees. */
+  companies: readonly string[];
+}
+
+export interface TenantDirectory {
+  /** Where the tenants were read from (for messages). */
+  readonly origin: string;
+  /** The application serving the business; undefined when none does. */
+  applicationOf(businessId: string): ApplicationName | undefined;
+  businessesOf(application: ApplicationName): readonly string[];
+  /** Every compliance application, in the file's order. */
+  applications(): readonly ComplianceApplication[];
+  accountingApplications(): readonly AccountingApplication[];
+  /** The accounting application a company is linked through; undefined when no link names it. */
+  accountingApplicationOf(companyId: string): ApplicationName | undefined;
+  links(): readonly ResolvedTenantLink[];
+  complianceClient(application: ApplicationName): ComplianceClient | undefined;
+  accountingClient(application: ApplicationName): AccountingClient | undefined;
+  /** Closes every client. */
+  close(): Promise<void>;
+}
+
+export interface ResolveTenantDirectoryOptions {
+  /** Entries asked at once (default 8): hundreds of keys must not open hundreds of connections at start-up. */
+  concurrency?: number;
+  /** Longest wait for an application's rate-limit window to reset before a call is handed back (default 10 s). */
+  holdUpToMs?: number;
+  /**
+   * The rate-limit gates of the service applications, by the service's application id: a directory resolved again
+   * (the tenants file changed) passes the previous one's, so a rotated key or a moved business keeps pacing against
+   * the window the service still counts.
+   */
+  gates?: Map<string, RateLimitGate>;
+  /**
+   * What earlier resolutions learnt of each compliance entry, by a digest of the entry (its key included): a directory
+   * resolved again (the tenants file changed) asks only the entries that changed, so a change spends no budget of the
+   * applications it does not touch. Pruned to the entries of this resolution.
+   */
+  complianceProbes?: Map<string, ComplianceProbe>;
+  /** Sees every request and answer of an application's client (its metrics). */
+  observerFor?: (application: ComplianceApplication) => HttpObserver | undefined;
+  logger?: Logger;
+}
+
+/** The tenants file asks for what the services do not allow: every problem, each naming its entry. */
+export class TenantConfigError extends ConfigError {
+  override readonly name: string = 'TenantConfigError';
+
+  constructor(
+    origin: string,
+    readonly problems: readonly string[],
+  ) {
+    super(summary(origin, problems));
+  }
+}
+
+/** A service could not be asked about a tenant (unreachable, failing): not the file's fault; a retry may pass. */
+export class TenantServiceError extends Error {
+  override readonly name = 'TenantServiceError';
+
+  constructor(
+    origin: string,
+    readonly failures: readonly string[],
+  ) {
+    super(summary(origin, failures));
+  }
+}
+
+function summary(origin: string, lines: readonly string[]): string {
+  return lines.length === 1
+    ? lines[0]!
+    : `${origin}: ${lines.length} problems:\n${lines.map((line) => `  - ${line}`).join('\n')}`;
+}
+
+const DEFAULT_CONCURRENCY = 8;
+/** Longest wait for an application's rate-limit window to reset before a call is handed back to Temporal. */
+const DEFAULT_HOLD_MS = 10_000;
+
+/**
+ * `capped`: paced to the service's own limit when it is lower than the file's. COMPLIANCE_REQUESTS_PER_MINUTE of the
+ * single-key variables is taken as given, as it always was.
+ */
+function facts(probe: ComplianceProbe, businesses: readonly string[], capped: boolean): ComplianceApplication {
+  const { tenant, identity, serviceLimit } = probe;
+  return {
+    application: tenant.application,
+    source: tenant.source,
+    requestsPerMinute:
+      serviceLimit === undefined || !capped
+        ? tenant.requestsPerMinute
+        : Math.min(tenant.requestsPerMinute, serviceLimit),
+    configuredRequestsPerMinute: tenant.requestsPerMinute,
+    serviceRequestsPerMinute: serviceLimit,
+    serviceApplicationId: identity.application?.id,
+    keyId: identity.apiKey?.id,
+    environment: probe.environment,
+    boundBusinessId: identity.apiKey?.businessId ?? null,
+    scopes: [...(identity.apiKey?.scopes ?? [])],
+    listed: tenant.businesses !== undefined,
+    reachable: probe.businesses.map((b) => b.id),
+    businesses,
+  };
+}
+
+/**
+ * Asks the services about every tenant (bounded in parallel) and settles which application serves which business
+ * and which accounting application each linked company. Throws TenantConfigError with every problem of the file,
+ * or TenantServiceError when a service could not be asked; nothing is left open either way.
+ */
+export async function resolveTenantDirectory(
+  tenants: TenantsConfig,
+  options: ResolveTenantDirectoryOptions = {},
+): Promise<TenantDirectory> {
+  const { logger } = options;
+  const problems = [...duplicateNames(tenants.compliance), ...duplicateNames(tenants.accounting)];
+  const failures: string[] = [];
+  type Ask = { compliance: ComplianceTenant } | { accounting: AccountingTenant };
+  type Answer =
+    { compliance: Outcome<ComplianceProbe> } | { accounting: Outcome<AccountingProbe>; tenant: AccountingTenant };
+  const asks: Ask[] = [
+    ...tenants.compliance.map((compliance) => ({ compliance })),
+    ...tenants.accounting.map((accounting) => ({ accounting })),
+  ];
+  const answers = await mapBounded(asks, options.concurrency ?? DEFAULT_CONCURRENCY, async (ask): Promise<Answer> =>
+    'compliance' in ask
+      ? { compliance: await probeComplianceOnce(ask.compliance, options.complianceProbes) }
+      : { accounting: await probeAccounting(ask.accounting), tenant: ask.accounting },
+  );
+  if (options.complianceProbes) {
+    const current = new Set(tenants.compliance.map(entryDigest));
+    for (const digest of options.complianceProbes.keys())
+      if (!current.has(digest)) options.complianceProbes.delete(digest);
+  }
+  const complianceProbes: ComplianceProbe[] = [];
+  /** By name; undefined for an entry whose key was refused. */
+  const accountingProbes = new Map<ApplicationName, AccountingProbe | undefined>();
+  const openAccounting: AccountingClient[] = [];
+  for (const answer of answers) {
+    const outcome = 'compliance' in answer ? answer.compliance : answer.accounting;
+    if ('problem' in outcome) problems.push(outcome.problem);
+    if ('failure' in outcome) failures.push(outcome.failure);
+    if ('compliance' in answer) {
+      if ('ok' in answer.compliance) complianceProbes.push(answer.compliance.ok);
+      continue;
+    }
+    const probe = 'ok' in answer.accounting ? answer.accounting.ok : undefined;
+    if (probe) openAccounting.push(probe.client);
+    if (!accountingProbes.has(answer.tenant.application)) accountingProbes.set(answer.tenant.application, probe);
+  }
+  const closeAccounting = () => Promise.all(openAccounting.map((client) => client.close()));
+
+  if (failures.length > 0) {
+    await closeAccounting();
+    throw new TenantServiceError(tenants.origin, [...failures, ...problems]);
+  }
+  const assigned = assignBusinesses(complianceProbes, logger);
+  problems.push(...assigned.problems);
+  const links = resolveLinks(tenants.links, assigned.owner, accountingProbes);
+  problems.push(...links.problems);
+  if (problems.length > 0) {
+    await closeAccounting();
+    throw new TenantConfigError(tenants.origin, problems);
+  }
+
+  const servedBy = new Map<ComplianceProbe, string[]>(complianceProbes.map((probe) => [probe, []]));
+  // The file's order for listed businesses, the service's for the rest.
+  for (const probe of complianceProbes) {
+    for (const id of probe.tenant.businesses ? new Set(probe.tenant.businesses) : probe.businesses.map((b) => b.id)) {
+      if (assigned.owner.get(id) === probe) servedBy.get(probe)!.push(id);
+    }
+  }
+  const applications = complianceProbes.map((probe) =>
+    facts(probe, servedBy.get(probe)!, tenants.origin !== ENVIRONMENT_ORIGIN),
+  );
+  const gates = options.gates ?? new Map<string, RateLimitGate>();
+  const gateOf = (application: ComplianceApplication) => {
+    const newGate = () => new RateLimitGate({ holdUpToMs: options.holdUpToMs ?? DEFAULT_HOLD_MS });
+    if (application.serviceApplicationId === undefined) return newGate();
+    let gate = gates.get(application.serviceApplicationId);
+    if (!gate) gates.set(application.serviceApplicationId, (gate = newGate()));
+    return gate;
+  };
+  const complianceClients = new Map<ApplicationName, ComplianceClient>();
+  applications.forEach((application, index) => {
+    const observer = options.observerFor?.(application);
+    complianceClients.set(
+      application.application,
+      new ComplianceClient({
+        ...complianceProbes[index]!.tenant.service,
+        credentialSetting: application.source,
+        rateLimitGate: gateOf(application),
+        ...(observer ? { observer } : {}),
+      }),
+    );
+    if (application.requestsPerMinute < application.configuredRequestsPerMinute) {
+      logger?.warn(
+        {
+          application: application.application,
+          configured: application.configuredRequestsPerMinute,
+          service: application.serviceRequestsPerMinute,
+        },
+        'application paced to the service’s own limit, lower than the tenants file’s requests per minute',
+      );
+    }
+  });
+  warnSharedWindows(applications, logger);
+  const accountingApplications = [...accountingProbes.values()].flatMap((probe) =>
+    probe ? [{ application: probe.tenant.application, source: probe.tenant.source, companies: probe.companies }] : [],
+  );
+  const accountingClients = new Map(
+    [...accountingProbes].flatMap(([name, probe]) => (probe ? [[name, probe.client] as const] : [])),
+  );
+  const owner = new Map([...assigned.owner].map(([business, probe]) => [business, probe.tenant.application]));
+  const byName = new Map(applications.map((application) => [application.application, application]));
+  let closing: Promise<void> | undefined;
+
+  return {
+    origin: tenants.origin,
+    applicationOf: (businessId) => owner.get(businessId),
+    businessesOf: (application) => byName.get(application)?.businesses ?? [],
+    applications: () => applications,
+    accountingApplications: () => accountingApplications,
+    accountingApplicationOf: (companyId) => links.companyApplication.get(companyId),
+    links: () => links.resolved,
+    complianceClient: (application) => complianceClients.get(application),
+    accountingClient: (application) => accountingClients.get(application),
+    close: () =>
+      (closing ??= Promise.all(
+        [...complianceClients.values(), ...accountingClients.values()].map((client) => client.close()),
+      ).then(() => undefined)),
+  };
+}

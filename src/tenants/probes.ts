@@ -1,0 +1,193 @@
+/**
+ * Asking each key who it is: a compliance key its identity (GET /v1/identity) and the businesses it can act for
+ * (GET /v1/businesses), an accounting key the companies it sees. A refusal (401, 403) is the file's problem, naming
+ * the entry; a service that cannot be reached or fails is not (the same file may start fine a minute later).
+ */
+import { createHash } from 'node:crypto';
+import { AccountingClient } from '../accounting/client.js';
+import { ComplianceClient } from '../compliance/client.js';
+import type { Business, Identity } from '../compliance/schemas.js';
+import { CredentialFormatError } from '../config/credentials.js';
+import { ApiError } from '../http/errors.js';
+import type { AccountingTenant, ComplianceTenant } from './types.js';
+
+export type KeyEnvironment = 'test' | 'live';
+export type BusinessEnvironment = 'sandbox' | 'production';
+
+const COMPANY_PAGE_SIZE = 100;
+const MAX_COMPANY_PAGES = 100;
+
+/** What asking one entry gave: its answers, a configuration problem, or a failure of the service. */
+export type Outcome<T> = { ok: T } | { problem: string } | { failure: string };
+
+export interface ComplianceProbe {
+  tenant: ComplianceTenant;
+  identity: Identity;
+  /** `X-RateLimit-Limit` of the identity answer. */
+  serviceLimit: number | undefined;
+  businesses: Business[];
+  environment: KeyEnvironment;
+}
+
+export interface AccountingProbe {
+  tenant: AccountingTenant;
+  client: AccountingClient;
+  companies: string[];
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export const BUSINESS_ENVIRONMENT: Record<KeyEnvironment, BusinessEnvironment> = {
+  test: 'sandbox',
+  live: 'production',
+};
+const KEY_PREFIX: Record<KeyEnvironment, string> = { test: 'cmp_sk_test_', live: 'cmp_sk_live_' };
+
+/** The identity's word when it gives one; else the prefix, which the contract ties to the environment. */
+function keyEnvironment(identity: Identity, apiKey: string): KeyEnvironment {
+  const said = identity.apiKey?.environment;
+  if (said === 'live' || said === 'test') return said === 'live' ? 'live' : 'test';
+  return apiKey.startsWith(KEY_PREFIX.live) ? 'live' : 'test';
+}
+
+/** "a test key (cmp_sk_test_) acts only for sandbox businesses", or as a clause: "…_), which acts only…". */
+export function keyRule(environment: KeyEnvironment, form: 'sentence' | 'clause'): string {
+  const verb = form === 'clause' ? ', which acts' : ' acts';
+  return `a ${environment} key (${KEY_PREFIX[environment]})${verb} only for ${BUSINESS_ENVIRONMENT[environment]} businesses`;
+}
+
+/** `run` over `items`, at most `limit` at once, results in the items' order. */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await run(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+function complianceRefusal(tenant: ComplianceTenant, err: unknown): Outcome<never> {
+  const where = `the compliance service at ${tenant.service.baseUrl}`;
+  if (!(err instanceof ApiError))
+    return { failure: `${tenant.source}: ${where} answered unexpectedly (${errorText(err)})` };
+  const what = `${err.status ?? 'no answer'} ${err.code}`;
+  if (err.status === undefined) return { failure: `${tenant.source}: ${where} cannot be reached (${err.message})` };
+  if (err.status === 401) {
+    return {
+      problem: `${tenant.source}: ${where} refused the key (${what}): it is wrong, revoked or expired, or its application is suspended; the value is not shown`,
+    };
+  }
+  if (err.status === 403) {
+    const action = err.operation === 'getIdentity' ? 'read its identity' : 'list its businesses';
+    return {
+      problem: `${tenant.source}: the key is not allowed to ${action} at ${tenant.service.baseUrl} (${what}); the value is not shown`,
+    };
+  }
+  return { failure: `${tenant.source}: ${where} failed ${err.operation} (${what})` };
+}
+
+/** What an entry says (where, which key, which businesses, what budget): equal digests ask the service the same. */
+export function entryDigest(tenant: ComplianceTenant): string {
+  return createHash('sha256')
+    .update(JSON.stringify([tenant.service, tenant.businesses ?? null, tenant.requestsPerMinute]))
+    .digest('hex');
+}
+
+/** The entry's probe from `cache` when an earlier resolution asked the same, else asked now (and kept when accepted). */
+export async function probeComplianceOnce(
+  tenant: ComplianceTenant,
+  cache: Map<string, ComplianceProbe> | undefined,
+): Promise<Outcome<ComplianceProbe>> {
+  const digest = entryDigest(tenant);
+  const known = cache?.get(digest);
+  // The entry's place in the file may have moved: its messages name where it is now.
+  if (known) return { ok: { ...known, tenant } };
+  const outcome = await probeCompliance(tenant);
+  if (cache && 'ok' in outcome) cache.set(digest, outcome.ok);
+  return outcome;
+}
+
+async function probeCompliance(tenant: ComplianceTenant): Promise<Outcome<ComplianceProbe>> {
+  let client: ComplianceClient;
+  try {
+    // No gate: these two requests come before the application's window is shared with anything.
+    client = new ComplianceClient({ ...tenant.service, credentialSetting: tenant.source });
+  } catch (err) {
+    return { problem: err instanceof CredentialFormatError ? err.message : `${tenant.source}: ${errorText(err)}` };
+  }
+  try {
+    const identity = await client.getIdentity();
+    const businesses = await client.listBusinesses();
+    return {
+      ok: {
+        tenant,
+        identity: identity.data,
+        serviceLimit: identity.meta.rateLimit.limit ?? identity.data.application?.rateLimitPerMinute,
+        businesses: businesses.data,
+        environment: keyEnvironment(identity.data, tenant.service.apiKey),
+      },
+    };
+  } catch (err) {
+    return complianceRefusal(tenant, err);
+  } finally {
+    await client.close();
+  }
+}
+
+function accountingRefusal(tenant: AccountingTenant, err: unknown): Outcome<never> {
+  const where = `the accounting service at ${tenant.service.baseUrl}`;
+  if (!(err instanceof ApiError))
+    return { failure: `${tenant.source}: ${where} answered unexpectedly (${errorText(err)})` };
+  const what = `${err.status ?? 'no answer'} ${err.code}`;
+  if (err.status === undefined) return { failure: `${tenant.source}: ${where} cannot be reached (${err.message})` };
+  if (err.status === 401) {
+    const secret =
+      tenant.service.signRequests && /signature|timestamp/i.test(err.message) ? 'client secret' : 'API key';
+    return {
+      problem: `${tenant.source}: ${where} refused the ${secret} (${what}): it is wrong, revoked or its application inactive; the value is not shown`,
+    };
+  }
+  if (err.status === 403)
+    return {
+      problem: `${tenant.source}: the API key is not allowed to list companies at ${tenant.service.baseUrl} (${what}); the value is not shown`,
+    };
+  return { failure: `${tenant.source}: ${where} failed ${err.operation} (${what})` };
+}
+
+export async function probeAccounting(tenant: AccountingTenant): Promise<Outcome<AccountingProbe>> {
+  let client: AccountingClient;
+  try {
+    client = new AccountingClient(tenant.service);
+  } catch (err) {
+    if (err instanceof CredentialFormatError) {
+      const what = /SECRET/.test(err.setting) ? 'client secret' : 'API key';
+      return {
+        problem: `${tenant.source}: the ${what} is not in the expected form (${err.expected}); the value is not shown`,
+      };
+    }
+    return { problem: `${tenant.source}: ${errorText(err)}` };
+  }
+  try {
+    const companies: string[] = [];
+    for (let page = 1; ; page++) {
+      if (page > MAX_COMPANY_PAGES) {
+        throw new Error(
+          `the key sees more than ${MAX_COMPANY_PAGES * COMPANY_PAGE_SIZE} companies; the links cannot be checked`,
+        );
+      }
+      const { data } = await client.listCompanies({ page, limit: COMPANY_PAGE_SIZE });
+      companies.push(...data.data.map((company) => company.id));
+      if (!data.hasNextPage || data.data.length === 0) break;
+    }
+    return { ok: { tenant, client, companies } };
+  } catch (err) {
+    await client.close();
+    return accountingRefusal(tenant, err);
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Deciding which application serves each business, and which accounting application each linked company, from the
+ * file and what the keys answered. The rules are docs/tenancy.md's "Which application serves a business".
+ */
+import type { Business } from '../compliance/schemas.js';
+import type { Logger } from '../logger.js';
+import { BUSINESS_ENVIRONMENT, keyRule, type AccountingProbe, type ComplianceProbe } from './probes.js';
+import type { ApplicationName, TenantLink } from './types.js';
+
+export interface ResolvedTenantLink extends TenantLink {
+  /** The compliance application serving the business. */
+  compliance: ApplicationName;
+}
+
+/** Businesses or companies named in one message, at most. */
+const LISTED_IN_MESSAGE = 10;
+
+function idList(ids: readonly string[]): string {
+  if (ids.length === 0) return 'none';
+  const shown = ids.slice(0, LISTED_IN_MESSAGE).join(', ');
+  return ids.length > LISTED_IN_MESSAGE ? `${shown} and ${ids.length - LISTED_IN_MESSAGE} more` : shown;
+}
+
+export function duplicateNames(entries: ReadonlyArray<{ application: ApplicationName; source: string }>): string[] {
+  const first = new Map<ApplicationName, string>();
+  const problems: string[] = [];
+  for (const entry of entries) {
+    const earlier = first.get(entry.application);
+    if (earlier === undefined) first.set(entry.application, entry.source);
+    else problems.push(`${entry.source}: application name "${entry.application}" is also the name of ${earlier}`);
+  }
+  return problems;
+}
+
+/** Why `probe`'s key cannot serve the listed business `id`, with what the other entries show of it. */
+function unknownBusiness(probe: ComplianceProbe, id: string, probes: readonly ComplianceProbe[]): string {
+  const { source } = probe.tenant;
+  const own = BUSINESS_ENVIRONMENT[probe.environment];
+  for (const other of probes) {
+    if (other === probe) continue;
+    const business = other.businesses.find((b) => b.id === id);
+    if (!business) continue;
+    const environment =
+      business.environment === 'sandbox' || business.environment === 'production'
+        ? business.environment
+        : BUSINESS_ENVIRONMENT[other.environment];
+    if (environment !== own) {
+      return `${source}: business ${id} is a ${environment} business (${other.tenant.source} lists it); ${keyRule(probe.environment, 'sentence')}`;
+    }
+    return `${source}: unknown business ${id}: the key cannot act for it (it can act for ${idList(probe.businesses.map((b) => b.id))}); the key of ${other.tenant.source} can`;
+  }
+  return `${source}: unknown business ${id}: the key cannot act for it (it can act for ${idList(probe.businesses.map((b) => b.id))}); this is ${keyRule(probe.environment, 'clause')}`;
+}
+
+/** A listed business whose environment the service reports as the other one (a listing the contract rules out). */
+function crossedEnvironment(probe: ComplianceProbe, business: Business): string | undefined {
+  const own = BUSINESS_ENVIRONMENT[probe.environment];
+  if (business.environment === undefined || business.environment === own) return undefined;
+  return `${probe.tenant.source}: business ${business.id} is a ${business.environment} business; ${keyRule(probe.environment, 'sentence')}`;
+}
+
+/** Business → the probe serving it, by the rules of docs/tenancy.md; the problems when they do not settle it. */
+export function assignBusinesses(
+  probes: readonly ComplianceProbe[],
+  logger: Logger | undefined,
+): { owner: Map<string, ComplianceProbe>; problems: string[] } {
+  const problems: string[] = [];
+  const explicit = new Map<string, ComplianceProbe>();
+  for (const probe of probes) {
+    const listed = probe.tenant.businesses;
+    if (listed === undefined) continue;
+    for (const id of new Set(listed)) {
+      const earlier = explicit.get(id);
+      if (earlier) {
+        problems.push(
+          `business ${id} is listed under two entries, ${earlier.tenant.source} and ${probe.tenant.source}: list it under one`,
+        );
+        continue;
+      }
+      explicit.set(id, probe);
+      const business = probe.businesses.find((b) => b.id === id);
+      const problem = business ? crossedEnvironment(probe, business) : unknownBusiness(probe, id, probes);
+      if (problem) problems.push(problem);
+    }
+  }
+  const implicit = new Map<string, ComplianceProbe>();
+  const contested = new Set<string>();
+  for (const probe of probes) {
+    if (probe.tenant.businesses !== undefined) continue;
+    for (const business of probe.businesses) {
+      const listedBy = explicit.get(business.id);
+      if (listedBy) {
+        logger?.debug(
+          { business: business.id, servedBy: listedBy.tenant.application, alsoReachableBy: probe.tenant.application },
+          'business served by the entry that lists it',
+        );
+        continue;
+      }
+      const crossed = crossedEnvironment(probe, business);
+      if (crossed) {
+        problems.push(crossed);
+        continue;
+      }
+      const earlier = implicit.get(business.id);
+      if (!earlier) {
+        implicit.set(business.id, probe);
+      } else if (!contested.has(business.id)) {
+        contested.add(business.id);
+        problems.push(
+          `business ${business.id} can be served by two entries, ${earlier.tenant.source} and ${probe.tenant.source} ` +
+            '(neither lists its businesses, and both keys can act for it): list it under the one that should serve it',
+        );
+      }
+    }
+  }
+  return { owner: new Map([...explicit, ...implicit]), problems };
+}
+
+export function resolveLinks(
+  links: readonly TenantLink[],
+  served: ReadonlyMap<string, ComplianceProbe>,
+  accounting: ReadonlyMap<ApplicationName, AccountingProbe | undefined>,
+): { resolved: ResolvedTenantLink[]; companyApplication: Map<string, ApplicationName>; problems: string[] } {
+  const problems: string[] = [];
+  const resolved: ResolvedTenantLink[] = [];
+  const companyLink = new Map<string, TenantLink>();
+  for (const link of links) {
+    const compliance = served.get(link.businessId);
+    if (!compliance)
+      problems.push(`${link.source}: business ${link.businessId} is served by no compliance application`);
+    if (!accounting.has(link.accounting)) {
+      problems.push(`${link.source}: accounting application "${link.accounting}" is not configured`);
+    } else {
+      // Undefined: its key was refused, which is reported already.
+      const probe = accounting.get(link.accounting);
+      if (probe && !probe.companies.includes(link.companyId)) {
+        problems.push(
+          `${link.source}: company ${link.companyId} is not one accounting application "${link.accounting}" can see (it sees ${idList(probe.companies)})`,
+        );
+      }
+    }
+    const earlier = companyLink.get(link.companyId);
+    if (earlier && earlier.accounting !== link.accounting) {
+      problems.push(
+        `${link.source}: company ${link.companyId} is linked through accounting application "${link.accounting}" here and "${earlier.accounting}" in ${earlier.source}`,
+      );
+    } else if (!earlier) {
+      companyLink.set(link.companyId, link);
+    }
+    if (compliance) resolved.push({ ...link, compliance: compliance.tenant.application });
+  }
+  return {
+    resolved,
+    companyApplication: new Map([...companyLink].map(([company, link]) => [company, link.accounting])),
+    problems,
+  };
+}

@@ -1,0 +1,76 @@
+/** The single-key variables, written as a tenants configuration: one tenant named `default`. */
+import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
+import { loadConfig } from '../config/env.js';
+import { parseReconciliationLinks } from '../config/reconciliation.js';
+import { loadWorkerConfig } from '../config/worker.js';
+import { SINGLE_KEY_APPLICATION } from '../contracts/budget-placement.js';
+import type { TenantsConfig } from './types.js';
+import type { Env } from '../config/env.js';
+
+/** The origin of tenants read from the single-key variables (TenantsConfig.origin). */
+export const ENVIRONMENT_ORIGIN = 'environment';
+
+/**
+ * What a tenants file says per entry instead. Beside a tenants file each would be silently ignored, so one that is
+ * set is refused, unless an entry names it as its key source.
+ */
+export const SINGLE_TENANT_VARIABLES = [
+  'COMPLIANCE_API_KEY',
+  'COMPLIANCE_BUSINESS_ID',
+  'COMPLIANCE_REQUESTS_PER_MINUTE',
+  'ACCOUNTING_API_KEY',
+  'ACCOUNTING_CLIENT_SECRET',
+  'ACCOUNTING_CLIENT_ID',
+  'ACCOUNTING_WEBHOOK_SECRET',
+  'RECONCILE_LINKS',
+] as const;
+
+/** The rules are loadConfig's, parseReconciliationLinks' and loadWorkerConfig's, as they are without tenants. */
+export function fromSingleKeyVariables(env: Env): TenantsConfig {
+  const services = loadConfig(env);
+  const { complianceRequestsPerMinute } = loadWorkerConfig({
+    COMPLIANCE_REQUESTS_PER_MINUTE: env.COMPLIANCE_REQUESTS_PER_MINUTE,
+  });
+  const businessId = services.compliance?.businessId;
+  return singleKeyTenants(services, {
+    requestsPerMinute: complianceRequestsPerMinute,
+    businesses: businessId === undefined ? undefined : [businessId],
+    links: parseReconciliationLinks(env.RECONCILE_LINKS),
+  });
+}
+
+/** One application of each service given (none of one not given), as tenant `default` of origin `environment`. */
+export function singleKeyTenants(
+  services: { compliance?: ComplianceConfig | undefined; accounting?: AccountingConfig | undefined },
+  options: {
+    requestsPerMinute: number;
+    /** Undefined: every business the key can act for. */
+    businesses?: readonly string[] | undefined;
+    links?: ReadonlyArray<{ businessId: string; companyId: string }>;
+  },
+): TenantsConfig {
+  const application = SINGLE_KEY_APPLICATION;
+  return {
+    compliance: services.compliance
+      ? [
+          {
+            application,
+            service: services.compliance,
+            requestsPerMinute: options.requestsPerMinute,
+            businesses: options.businesses,
+            source: 'environment: COMPLIANCE_*',
+          },
+        ]
+      : [],
+    accounting: services.accounting
+      ? [{ application, service: services.accounting, source: 'environment: ACCOUNTING_*' }]
+      : [],
+    links: (options.links ?? []).map(({ businessId, companyId }) => ({
+      businessId,
+      companyId,
+      accounting: application,
+      source: 'RECONCILE_LINKS',
+    })),
+    origin: ENVIRONMENT_ORIGIN,
+  };
+}
