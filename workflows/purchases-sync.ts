@@ -5,7 +5,7 @@ import {
   type PurchasesSyncInput,
   type PurchasesSyncResult,
 } from '../src/contracts/purchases-sync.js';
-import { callRouteOf, placeOnBudget } from './placement.js';
+import { placeOnBudget } from './placement.js';
 import { purchasesSyncActivities } from './purchases-sync/activities.js';
 import type { PurchasesSync } from './purchases-sync/context.js';
 import { deliver } from './purchases-sync/delivery.js';
@@ -40,9 +40,12 @@ export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<
 }
 
 async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
-  const sync = openSync(input);
-  const placement = await placeOnBudget(input.businessId, false);
-  if (placement) sync.api = purchasesSyncActivities(callRouteOf(input.businessId, placement), sync.settings);
+  const settings = settingsOf(input.options);
+  const record = new PurchasesSyncRecord(input.businessId, input.carry);
+  setHandler(getPurchasesSyncProgressQuery, () => record.progress());
+  record.show(record.state.runs > 1 ? `continuing (run ${record.state.runs})` : 'pulling');
+  const route = await placeOnBudget(input.businessId, false);
+  const sync: PurchasesSync = { input, settings, record, api: purchasesSyncActivities(route, settings) };
   await pullOnce(sync);
   for (let pagesThisRun = 1; ; pagesThisRun++) {
     const more = await syncNextPage(sync);
@@ -51,20 +54,6 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
       await continueAsNew<typeof purchasesSyncWorkflow>({ ...input, carry: sync.record.nextRun() });
     }
   }
-}
-
-function openSync(input: PurchasesSyncInput): PurchasesSync {
-  const settings = settingsOf(input.options);
-  const record = new PurchasesSyncRecord(input.businessId, input.carry);
-  setHandler(getPurchasesSyncProgressQuery, () => record.progress());
-  const sync: PurchasesSync = {
-    input,
-    settings,
-    record,
-    api: purchasesSyncActivities({ fairnessKey: input.businessId }, settings),
-  };
-  record.show(record.state.runs > 1 ? `continuing (run ${record.state.runs})` : 'pulling');
-  return sync;
 }
 
 /** The service fetches the latest invoices from the authority once a sync: a continued run does not again. */

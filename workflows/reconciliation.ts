@@ -26,7 +26,7 @@ import type {
   ReconciliationInput,
 } from '../src/contracts/reconciliation.js';
 import { calendarDay, reconcile } from '../src/reconciliation/rules.js';
-import { callRouteOf, placeOnBudget } from './placement.js';
+import { placeOnBudget } from './placement.js';
 import { reconciliationActivities } from './reconciliation/activities.js';
 import type { Reconciliation } from './reconciliation/context.js';
 import { invalidInput } from './reconciliation/input.js';
@@ -44,19 +44,14 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
 }
 
 async function reconcileOnce(input: ReconciliationInput): Promise<ReconcileBusinessResult> {
-  const run = openReconciliation(input);
-  const placement = await placeOnBudget(input.businessId, false);
-  if (placement) run.api = reconciliationActivities(callRouteOf(input.businessId, placement));
+  const problem = invalidInput(input);
+  if (problem) throw ApplicationFailure.nonRetryable(problem, FAILURE_TYPES.invalidInput);
+  const route = await placeOnBudget(input.businessId, false);
+  const run: Reconciliation = { input, api: reconciliationActivities(route), record: new ReconciliationRecord(input) };
   await checkLink(run);
   const purchases = await listPurchases(run);
   const billPayments = await listBillPayments(run);
   return reconcileLists(run, purchases, billPayments);
-}
-
-function openReconciliation(input: ReconciliationInput): Reconciliation {
-  const problem = invalidInput(input);
-  if (problem) throw ApplicationFailure.nonRetryable(problem, FAILURE_TYPES.invalidInput);
-  return { input, api: reconciliationActivities(), record: new ReconciliationRecord(input) };
 }
 
 function reconcileLists(

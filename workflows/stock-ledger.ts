@@ -23,7 +23,7 @@ import {
 import { ledgerReferenceStem } from './keys.js';
 import { required } from './update-arguments.js';
 import { count } from './metrics.js';
-import { callRouteOf, placeOnBudget } from './placement.js';
+import { placeOnBudget } from './placement.js';
 import { LedgerBook } from './stock-ledger/book.js';
 import { BudgetSense } from './stock-ledger/budget-sense.js';
 import { SaleNotices } from './stock-ledger/notices.js';
@@ -82,7 +82,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     },
   );
 
-  const route = callRouteOf(input.businessId, await placeOnBudget(input.businessId, false));
+  const route = await placeOnBudget(input.businessId, false);
   const notices = new SaleNotices(workflowId, input.carried?.notices);
   void notices.run();
   const running = new Map<string, Promise<void>>();

@@ -18,7 +18,6 @@ export {
   parseRefundRequest,
   parseSaleInput,
   parseSaleReference,
-  parseStockMovementArgs,
   refundRequestSchema,
   SALE_LIMITS,
   saleInputSchema,

@@ -21,15 +21,7 @@ import {
   TRADER_INVOICE_NUMBER_MAX,
 } from './compliance-rules.js';
 import { parseDuration } from './duration.js';
-import type {
-  AwaitReceiptRequest,
-  cancelUpdate,
-  confirmStockMovementUpdate,
-  itemFixedUpdate,
-  RefundRequest,
-  resendStockMovementUpdate,
-  SaleInput,
-} from './sale.js';
+import type { AwaitReceiptRequest, cancelUpdate, itemFixedUpdate, RefundRequest, SaleInput } from './sale.js';
 
 /** The sales client's own limits (the workflow's options); the request's own are in ./compliance-rules.ts. */
 export const SALE_LIMITS = {
@@ -307,11 +299,6 @@ export const cancelArgsSchema = z
 export const itemFixedArgsSchema = z
   .strictObject({ itemId: nonEmpty().describe('The item fixed in the dashboard.') })
   .describe('The argument of the itemFixed update.');
-export const stockMovementArgsSchema = z
-  .strictObject({
-    referenceId: nonEmpty().describe("The stock movement's reference id, as the sale's state shows it."),
-  })
-  .describe('The argument of the confirmStockMovement and resendStockMovement updates.');
 
 export const awaitReceiptRequestSchema = z
   .strictObject({
@@ -352,14 +339,6 @@ const _refundRequestMatchesDefinition: Exact<z.output<typeof refundRequestSchema
 const _awaitReceiptMatchesDefinition: Exact<z.output<typeof awaitReceiptRequestSchema>, AwaitReceiptRequest> = true;
 const _cancelArgsMatch: Exact<z.output<typeof cancelArgsSchema>, UpdateArgument<typeof cancelUpdate>> = true;
 const _itemFixedArgsMatch: Exact<z.output<typeof itemFixedArgsSchema>, UpdateArgument<typeof itemFixedUpdate>> = true;
-const _confirmArgsMatch: Exact<
-  z.output<typeof stockMovementArgsSchema>,
-  UpdateArgument<typeof confirmStockMovementUpdate>
-> = true;
-const _resendArgsMatch: Exact<
-  z.output<typeof stockMovementArgsSchema>,
-  UpdateArgument<typeof resendStockMovementUpdate>
-> = true;
 
 // ---------------------------------------------------------------------------------------------------------
 // Checking

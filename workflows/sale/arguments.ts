@@ -8,7 +8,6 @@ import {
   describeProblems,
   itemFixedArgsSchema,
   refundRequestSchema,
-  stockMovementArgsSchema,
   type InputProblem,
 } from '../../src/contracts/sale-input.js';
 import type { AwaitReceiptRequest, RefundRequest } from '../../src/contracts/sale.js';
@@ -18,8 +17,6 @@ import type { AwaitReceiptRequest, RefundRequest } from '../../src/contracts/sal
 export const checkCancelArgs = (argument: unknown) => required('cancel', '{"reason": "…"}', cancelArgsSchema, argument);
 export const checkItemFixedArgs = (argument: unknown) =>
   required('itemFixed', '{"itemId": "…"}', itemFixedArgsSchema, argument);
-export const checkStockMovementArgs = (update: string, argument: unknown) =>
-  required(update, '{"referenceId": "…"}', stockMovementArgsSchema, argument);
 
 export function checkRefundArgs(argument: unknown): RefundRequest {
   return required(

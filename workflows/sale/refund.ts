@@ -2,16 +2,16 @@ import { creditNoteIdempotencyKey } from '../keys.js';
 import type { RefundRequest, RefundResult } from '../../src/contracts/sale.js';
 import type { SaleContext } from './context.js';
 import { settleDocument } from './documents.js';
-import { handOverStock, reportPendingStock, restocking } from './stock.js';
+import { handOverStock, restocking } from './stock.js';
 
-/** Reverses the signed sale with a credit note, then puts the goods back in stock. */
+/** Reverses the signed sale with a credit note, then hands the goods back to the branch's stock. */
 export async function issueRefund(ctx: SaleContext, request: RefundRequest): Promise<RefundResult> {
   const { input, record, api } = ctx;
   const sale = record.state.sale!;
   record.enter('refunding');
   const key = creditNoteIdempotencyKey(input.businessId, input.traderInvoiceNumber, request.traderInvoiceNumber);
   const creditNote = await settleDocument(ctx, 'credit note', () =>
-    api.signing.createCreditNote({
+    api.createCreditNote({
       businessId: input.businessId,
       workflowId: ctx.workflowId,
       saleId: sale.id,
@@ -25,7 +25,6 @@ export async function issueRefund(ctx: SaleContext, request: RefundRequest): Pro
   const returned = restocking(ctx, key, request);
   record.state.stockMovements.push(...returned);
   // The sale closes once its refund is issued: nobody to tell which movement put the goods back.
-  if (ctx.ledger) await handOverStock(ctx, returned, false);
-  else await reportPendingStock(ctx);
+  await handOverStock(ctx, returned, false);
   return { creditNote, stockMovements: returned.map((m) => record.movement(m.referenceId)!) };
 }
