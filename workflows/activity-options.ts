@@ -1,11 +1,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import {
-  ACTIVITY_QUEUES,
-  accountingTaskQueue,
-  type ActivityName,
-  type ActivityQueue,
-} from '../src/contracts/task-queues.js';
+import type { ACTIVITY_QUEUES } from '../src/contracts/task-queues.js';
+import { accountingTaskQueue, type ActivityName, type ActivityQueue } from '../src/contracts/task-queues.js';
 
 /** The activities the contract puts on one queue (ACTIVITY_QUEUES): a proxy of one queue offers only those. */
 export type ActivitiesOn<Q extends ActivityQueue> = Pick<

@@ -16,19 +16,10 @@ import { settingsOf } from './purchases-sync/settings.js';
 const LEDGER_WARNING_SIZE = 25_000;
 
 /**
- * One sync of a business's supplier invoices, started by its Temporal Schedule (or on demand through it): one
- * pull, then the whole list, page by page with the cursor; every invoice not yet delivered, and every change of
- * status, confirmation error or totals, goes to the business's sink as an event with a stable id. API calls per
- * sync: 1 + ceil(invoices / page size), plus retried attempts, all counted in the result.
- *
- * Long listings continue as new every `pagesPerRun` pages (see PURCHASES_PAGES_PER_RUN) rather than running in
- * one activity that heartbeats its cursor: each page stays its own activity, so it is its own request against
- * the fleet's rate budget at the sync's low priority, and a till sale can go between any two pages.
- *
- * A sink that is down does not fail the sync (purchases-sync/delivery.ts): its events wait for the next sync.
- *
- * Metrics: a sync's end is counted once, by the run it ends in (succeeded in closeSync, failed here), never by a
- * run that continues as new; delivered events as each batch is taken; a sink failure once a sync.
+ * One sync of a business's supplier invoices (docs/purchases-sync.md): one pull, then the list page by page, each
+ * page its own activity so a till's sale can go between any two; every invoice new or changed goes to the
+ * business's sink as an event with a stable id. Continues as new every `pagesPerRun` pages. Its end is counted
+ * once, by the run it ends in (succeeded in closeSync, failed here).
  */
 export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
   try {

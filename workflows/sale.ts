@@ -5,23 +5,20 @@ import {
   condition,
   workflowInfo,
 } from '@temporalio/workflow';
+import { NON_RESTOCKING_REASONS } from '../src/contracts/compliance-rules.js';
 import { parseDuration } from '../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
-import { isSigned } from '../src/contracts/compliance-rules.js';
-import { checkSaleInput, type InputProblem } from '../src/contracts/sale-input.js';
-import { type SaleInput, type SaleState } from '../src/contracts/sale.js';
-import { saleIdempotencyKey } from './keys.js';
+import { checkSaleInput } from '../src/contracts/sale-input.js';
+import type { RefundRequest, RefundResult, SaleInput, SaleState, StockMovementState } from '../src/contracts/sale.js';
+import { creditNoteIdempotencyKey, saleIdempotencyKey, stockReferenceId } from './keys.js';
 import { placeOnBudget, unplacedRoute } from './placement.js';
 import { saleActivities } from './sale/activities.js';
-import { invalidSaleInput } from './sale/arguments.js';
 import type { SaleContext, SaleSettings } from './sale/context.js';
 import { settleDocument } from './sale/documents.js';
 import { fileWithItemsChecked } from './sale/items.js';
-import { emptyInbox, handleSaleMessages, handleUnusableInput } from './sale/messages.js';
+import { emptyInbox, handleSaleMessages, handleTemporalCancellation, refuseInput } from './sale/messages.js';
 import { OperatorCancelled, parkOnRefusal } from './sale/operator.js';
 import { SaleRecord } from './sale/record.js';
-import { issueRefund } from './sale/refund.js';
-import { deductions, handOverStock } from './sale/stock.js';
 
 /**
  * One sale from start to signed receipt, stock hand-over and refund window. Every fiscal write carries a key
@@ -34,7 +31,7 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
   if (!checked.ok) refuseInput(input, checked.problems);
   const sale = openSale(input);
   // Temporal's own cancellation is an operator's word, not a kill: the process runs on, and the sale decides.
-  CancellationScope.current().cancelRequested.catch(() => onTemporalCancellation(sale));
+  CancellationScope.current().cancelRequested.catch(() => handleTemporalCancellation(sale));
   return CancellationScope.nonCancellable(() => runSale(sale));
 }
 
@@ -51,19 +48,6 @@ async function runSale(sale: SaleContext): Promise<SaleState> {
   }
   await condition(allHandlersFinished);
   return sale.record.state;
-}
-
-/**
- * Learns which application serves the business before anything is sent: its calls then spend that application's
- * budget. A business no application serves (never onboarded, or removed) parks the sale with `business_not_served`
- * until an operator retries once it is served, or cancels.
- */
-async function placeSale(sale: SaleContext): Promise<void> {
-  const route = await parkOnRefusal(sale, () => placeOnBudget(sale.input.businessId, true), {
-    cancellable: true,
-    asksNoService: true,
-  });
-  sale.api = saleActivities(route);
 }
 
 function openSale(input: SaleInput): SaleContext {
@@ -83,48 +67,16 @@ function openSale(input: SaleInput): SaleContext {
 }
 
 /**
- * Ends a sale whose input it cannot use before anything is sent: a non-retryable `invalid_input` naming the fields
- * (details: every problem), never a workflow task failing for ever. Its query and `awaitReceipt` are in place first,
- * so an update-with-start of the same input is refused naming them too.
+ * Learns which application serves the business before anything is sent: its calls then spend that application's
+ * budget. A business no application serves (never onboarded, or removed) parks the sale with `business_not_served`
+ * until an operator retries once it is served, or cancels.
  */
-function refuseInput(input: unknown, problems: [InputProblem, ...InputProblem[]]): never {
-  const named =
-    typeof input === 'object' && input !== null
-      ? (input as Partial<Record<'businessId' | 'traderInvoiceNumber', unknown>>)
-      : {};
-  const text = (value: unknown) => (typeof value === 'string' ? value : '');
-  const record = new SaleRecord({
-    businessId: text(named.businessId),
-    traderInvoiceNumber: text(named.traderInvoiceNumber),
+async function placeSale(sale: SaleContext): Promise<void> {
+  const route = await parkOnRefusal(sale, () => placeOnBudget(sale.input.businessId, true), {
+    cancellable: true,
+    asksNoService: true,
   });
-  handleUnusableInput(record, input, problems);
-  record.invalidInput(FAILURE_TYPES.invalidInput, problems);
-  throw invalidSaleInput(problems);
-}
-
-/**
- * The Temporal UI's "Request Cancellation" (or `temporal workflow cancel`): the cancel update's effect while the
- * sale is parked unsigned; otherwise refused, noted in its history and details, and the sale carries on.
- */
-function onTemporalCancellation(sale: SaleContext): void {
-  const { record, inbox } = sale;
-  if (record.isParkedFor('cancel')) {
-    inbox.operatorCancel ??= 'cancellation requested through Temporal';
-    return;
-  }
-  record.cancellationRefused(whyNotCancellable(record.state));
-}
-
-function whyNotCancellable(state: SaleState): string {
-  if (state.step === 'cancelled') return 'the sale is already cancelled';
-  if ((state.sale !== null && isSigned(state.sale)) || state.creditNote !== null) {
-    return 'the sale is signed: only a refund (a credit note) reverses it';
-  }
-  if (state.parked) {
-    const actions = state.parked.actions.map((a) => `\`${a}\``).join(' or ');
-    return `the sale is parked for ${actions} (${state.parked.code}), which a cancel cannot resolve`;
-  }
-  return `a document is with the service (step ${state.step}): once the sale is parked unsigned, the cancel update ends it`;
+  sale.api = saleActivities(route);
 }
 
 /**
@@ -149,11 +101,16 @@ async function signSale(sale: SaleContext): Promise<{ saleKey: string; stockTrac
   return { saleKey, stockTracked };
 }
 
-/** The branch's stock ledger, its one writer, takes the sale's deductions; the sale does not wait on stock. */
+/** One deduction per stock-tracked line, handed to the branch's stock ledger; the sale does not wait on stock. */
 async function handOverDeductions(sale: SaleContext, saleKey: string, stockTracked: Set<string>): Promise<void> {
-  sale.record.enter('reporting_stock');
-  sale.record.state.stockMovements = deductions(sale, saleKey, stockTracked);
-  await handOverStock(sale, sale.record.state.stockMovements, sale.settings.refundWindowMs > 0);
+  const { input, record, settings } = sale;
+  record.enter('reporting_stock');
+  record.state.stockMovements = input.lines.flatMap((line, index) =>
+    stockTracked.has(line.itemId)
+      ? [movement(stockReferenceId(saleKey, index, 'DEDUCT'), { ...line, action: 'DEDUCT' })]
+      : [],
+  );
+  await handOverStock(sale, record.state.stockMovements, settings.refundWindowMs > 0);
 }
 
 /** Open for a refund until the window ends; true when a refund was asked for. */
@@ -174,6 +131,72 @@ async function refund(sale: SaleContext): Promise<void> {
   await asked.issuing.catch(() => undefined);
 }
 
+/** Reverses the signed sale with a credit note, then hands the goods back to the branch's stock. */
+async function issueRefund(sale: SaleContext, request: RefundRequest): Promise<RefundResult> {
+  const { input, record, api } = sale;
+  record.enter('refunding');
+  const key = creditNoteIdempotencyKey(input.businessId, input.traderInvoiceNumber, request.traderInvoiceNumber);
+  const creditNote = await settleDocument(sale, 'credit note', () =>
+    api.createCreditNote({
+      businessId: input.businessId,
+      workflowId: sale.workflowId,
+      saleId: record.state.sale!.id,
+      traderInvoiceNumber: request.traderInvoiceNumber,
+      returnDate: request.returnDate,
+      reason: request.reason,
+      idempotencyKey: key,
+    }),
+  );
+  record.refunded(creditNote);
+  // Goods come back on the shelf unless they were damaged or wasted.
+  const restock = (request.restock ?? true) && !NON_RESTOCKING_REASONS.includes(request.reason);
+  const returned = restock
+    ? record.state.stockMovements
+        .filter((m) => m.action === 'DEDUCT')
+        .map((m, index) => movement(stockReferenceId(key, index, 'ADD'), { ...m, action: 'ADD' }))
+    : [];
+  record.state.stockMovements.push(...returned);
+  // The sale closes once its refund is issued: nobody to tell which movement put the goods back.
+  await handOverStock(sale, returned, false);
+  return { creditNote, stockMovements: returned.map((m) => record.movement(m.referenceId)!) };
+}
+
+function movement(
+  referenceId: string,
+  line: Pick<StockMovementState, 'itemId' | 'action' | 'quantity' | 'unitPrice'>,
+): StockMovementState {
+  const { itemId, action, quantity, unitPrice } = line;
+  return { referenceId, itemId, action, quantity, unitPrice, status: 'pending' };
+}
+
+/**
+ * Hands the lines to the branch's stock ledger, the one writer of its stock, which sends them (merged with other
+ * sales' lines while the budget is contended) and settles their lost answers itself; a sale `stayingOpen` learns
+ * which movement carried each line by the ledger's `stockCarried` signal.
+ */
+async function handOverStock(sale: SaleContext, movements: StockMovementState[], stayingOpen: boolean): Promise<void> {
+  if (movements.length === 0) return;
+  const { input } = sale;
+  const { ledgerWorkflowId } = await sale.api.handOverStock({
+    businessId: input.businessId,
+    ...(input.branchId ? { branchId: input.branchId } : {}),
+    lines: movements.map((m) => ({
+      ...(stayingOpen ? { tellSale: true } : {}),
+      lineId: m.referenceId,
+      saleWorkflowId: sale.workflowId,
+      itemId: m.itemId,
+      action: m.action,
+      quantity: m.quantity,
+      unitPrice: m.unitPrice,
+    })),
+    taskQueue: sale.taskQueue,
+  });
+  for (const m of movements) {
+    m.status = 'handed_over';
+    m.ledger = ledgerWorkflowId;
+  }
+}
+
 function settingsOf(input: SaleInput): SaleSettings {
   const outcomeTimeoutMs = optionDuration('outcomeTimeout', input.options?.outcomeTimeout ?? '24 hours');
   const itemFixDeadline = input.options?.itemFixDeadline ?? '7 days';
@@ -187,7 +210,6 @@ function settingsOf(input: SaleInput): SaleSettings {
   };
 }
 
-/** Starts from plain JSON (the Temporal CLI) skip the client's validation: a bad duration fails the run clearly. */
 function optionDuration(name: string, value: string): number {
   const ms = parseDuration(value);
   if (ms === undefined)

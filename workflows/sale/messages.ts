@@ -35,7 +35,7 @@ import {
   invalidSaleInput,
 } from './arguments.js';
 import type { SaleContext, SaleInbox } from './context.js';
-import type { SaleRecord } from './record.js';
+import { SaleRecord } from './record.js';
 
 const AWAIT_RECEIPT_DEFAULT_WAIT = '30 seconds';
 
@@ -180,20 +180,52 @@ export function handleSaleMessages(ctx: SaleContext): void {
 }
 
 /**
- * The handlers of a sale whose input it cannot use, in place before it fails: an update-with-start of such an input
- * (a till's awaitReceipt) is refused naming the fields, and the state and input stay readable while it closes.
+ * Ends a sale whose input it cannot use before anything is sent: a non-retryable `invalid_input` naming the fields
+ * (details: every problem), never a workflow task failing for ever. Its query and `awaitReceipt` are in place first,
+ * so an update-with-start of the same input is refused naming them too.
  */
-export function handleUnusableInput(
-  record: SaleRecord,
-  input: unknown,
-  problems: readonly [InputProblem, ...InputProblem[]],
-): void {
+export function refuseInput(input: unknown, problems: [InputProblem, ...InputProblem[]]): never {
+  const named =
+    typeof input === 'object' && input !== null
+      ? (input as Partial<Record<'businessId' | 'traderInvoiceNumber', unknown>>)
+      : {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const record = new SaleRecord({
+    businessId: text(named.businessId),
+    traderInvoiceNumber: text(named.traderInvoiceNumber),
+  });
   setHandler(getSaleStateQuery, () => record.state);
   setHandler(getSaleInputQuery, () => input as SaleInput);
   const refuse = (_request: AwaitReceiptRequest): void => {
     throw invalidSaleInput(problems);
   };
   setHandler(awaitReceiptUpdate, (_request: AwaitReceiptRequest) => receiptAnswer(record.state), { validator: refuse });
+  record.invalidInput(FAILURE_TYPES.invalidInput, problems);
+  throw invalidSaleInput(problems);
+}
+
+/**
+ * The Temporal UI's "Request Cancellation" (or `temporal workflow cancel`): the cancel update's effect while the
+ * sale is parked unsigned; otherwise refused, noted in its history and details, and the sale carries on.
+ */
+export function handleTemporalCancellation({ record, inbox }: SaleContext): void {
+  if (record.isParkedFor('cancel')) {
+    inbox.operatorCancel ??= 'cancellation requested through Temporal';
+    return;
+  }
+  record.cancellationRefused(whyNotCancellable(record.state));
+}
+
+function whyNotCancellable(state: SaleState): string {
+  if (state.step === 'cancelled') return 'the sale is already cancelled';
+  if ((state.sale !== null && isSigned(state.sale)) || state.creditNote !== null) {
+    return 'the sale is signed: only a refund (a credit note) reverses it';
+  }
+  if (state.parked) {
+    const actions = state.parked.actions.map((a) => `\`${a}\``).join(' or ');
+    return `the sale is parked for ${actions} (${state.parked.code}), which a cancel cannot resolve`;
+  }
+  return `a document is with the service (step ${state.step}): once the sale is parked unsigned, the cancel update ends it`;
 }
 
 /** The till has its answer: signed, parked for an operator, or at an end. */
