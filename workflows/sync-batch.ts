@@ -102,7 +102,7 @@ async function waitForProgress(batch: Batch, seen: Unsettled): Promise<void> {
   await waitForNextPoll(batch, record.state.pollIntervalMs);
 }
 
-/** Every payment settled: the batch completes, or parks with the failed ones until an operator acts or it looks again. */
+/** Every payment settled: the batch completes, or parks with the failed ones until an operator acts or a look. */
 async function completeOrPark(batch: Batch, seen: Settled): Promise<'closed' | 'poll again'> {
   const { input, record, inbox } = batch;
   if (seen.untagged && batch.scope.ids === undefined && seen.synced === 0 && seen.failed.length === 0) {

@@ -110,7 +110,8 @@ export class PurchasesSyncRecord {
         '',
         '| API calls | pages | invoices seen | new | status changes | delivered | pending |',
         '|---|---|---|---|---|---|---|',
-        `| ${counts.apiCalls} | ${counts.pages} | ${counts.seen} | ${counts.newInvoices} | ${counts.statusChanges} | ${counts.delivered} | ${counts.pending} |`,
+        `| ${counts.apiCalls} | ${counts.pages} | ${counts.seen} | ${counts.newInvoices} | ` +
+          `${counts.statusChanges} | ${counts.delivered} | ${counts.pending} |`,
         ...(sinkDown ? ['', 'The sink did not take events: they wait for the next sync.'] : []),
       ].join('\n'),
     );

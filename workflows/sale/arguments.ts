@@ -35,7 +35,9 @@ export function checkRetryArgs(argument: unknown): void {
     (typeof argument === 'object' && !Array.isArray(argument) && Object.keys(argument).length === 0);
   if (!empty)
     refuse(
-      `retry takes no data (send nothing, or {}): got ${Array.isArray(argument) ? 'a list' : typeof argument === 'object' ? 'fields' : `a ${typeof argument}`}`,
+      `retry takes no data (send nothing, or {}): got ${
+        Array.isArray(argument) ? 'a list' : typeof argument === 'object' ? 'fields' : `a ${typeof argument}`
+      }`,
       [{ field: '(input)', reason: 'must be empty' }],
     );
 }

@@ -51,7 +51,8 @@ export async function settleDocument(
       await awaitOperator(
         ctx,
         'receipt_missing',
-        `the service reports ${kind} ${document.id} completed but sent no receipt values: check it in the dashboard, then retry to read it again`,
+        `the service reports ${kind} ${document.id} completed but sent no receipt values: ` +
+          'check it in the dashboard, then retry to read it again',
         { cancellable: false },
       );
       return confirmOrResubmit(ctx, document.id, resubmit);

@@ -225,7 +225,10 @@ function whyNotCancellable(state: SaleState): string {
     const actions = state.parked.actions.map((a) => `\`${a}\``).join(' or ');
     return `the sale is parked for ${actions} (${state.parked.code}), which a cancel cannot resolve`;
   }
-  return `a document is with the service (step ${state.step}): once the sale is parked unsigned, the cancel update ends it`;
+  return (
+    `a document is with the service (step ${state.step}): ` +
+    'once the sale is parked unsigned, the cancel update ends it'
+  );
 }
 
 /** The till has its answer: signed, parked for an operator, or at an end. */
@@ -245,7 +248,9 @@ function refuseAnotherInput(started: SaleInput, asked: SaleInput): void {
   if (fields.length === 0) return;
   throw ApplicationFailure.create({
     type: FAILURE_TYPES.saleInputConflict,
-    message: `sale ${started.traderInvoiceNumber} of business ${started.businessId} was started with another input: ${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}`,
+    message:
+      `sale ${started.traderInvoiceNumber} of business ${started.businessId} was started with another input: ` +
+      `${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}`,
     nonRetryable: true,
     details: [{ fields }],
   });

@@ -196,12 +196,14 @@ export class SaleRecord {
       );
     if (creditNote)
       lines.push(
-        `**Credit note:** ${creditNote.id} · ${creditNote.status}${creditNote.receipt?.cuInvoiceNo ? ` · ${creditNote.receipt.cuInvoiceNo}` : ''}`,
+        `**Credit note:** ${creditNote.id} · ${creditNote.status}` +
+          (creditNote.receipt?.cuInvoiceNo ? ` · ${creditNote.receipt.cuInvoiceNo}` : ''),
       );
     if (parked) {
       lines.push(`**Parked:** \`${parked.code}\` since ${parked.since}: ${parked.message}`);
       lines.push(
-        `**Resolve with the update:** ${parked.actions.map((a) => `\`${a}\``).join(' or ')}${parked.itemIds ? ` (items ${parked.itemIds.join(', ')})` : ''}`,
+        `**Resolve with the update:** ${parked.actions.map((a) => `\`${a}\``).join(' or ')}` +
+          (parked.itemIds ? ` (items ${parked.itemIds.join(', ')})` : ''),
       );
     }
     if (this.refusedCancellation) lines.push(`**Cancellation refused** ${this.refusedCancellation}`);

@@ -23,7 +23,9 @@ export function syncBatchActivities() {
     listBillPaymentsPage: (input: ListBillPaymentsPageInput) =>
       api.listBillPaymentsPage.executeWithOptions(
         {
-          summary: `${input.status ?? 'all'} bill payments${input.syncBatchId ? ` of ${input.syncBatchId}` : ''}, page ${input.page}`,
+          summary:
+            `${input.status ?? 'all'} bill payments` +
+            `${input.syncBatchId ? ` of ${input.syncBatchId}` : ''}, page ${input.page}`,
         },
         [input],
       ),
