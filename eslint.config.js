@@ -17,6 +17,12 @@ export default tseslint.config(
     },
   },
   {
+    // Plain CommonJS scripts run by node alone (the image's build steps).
+    files: ['deploy/**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off', 'no-console': 'off' },
+  },
+  {
     files: ['src/cli/**', 'test/**', 'sandbox/**/main.ts', 'sandbox/fixture-schema-main.ts', 'tools/**'],
     rules: { 'no-console': 'off' },
   },

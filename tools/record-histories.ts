@@ -2,7 +2,7 @@
  * Records the histories replay.test.ts replays: starts its own Temporal dev server, the sandbox, the callback
  * receiver and the real workers, runs the scenarios of test/workflows/history-scenarios.ts (sales),
  * history-scenarios-system.ts (sync batches, a reconciliation, purchases syncs) and history-scenarios-tenants.ts
- * (sales of a worker serving a tenants file: each path of the 0.7 placement), and writes each execution's
+ * (sales of a worker serving a tenants file: each path of the placement), and writes each execution's
  * history to test/histories/<version>/<name>.json (the version in package.json) in the proto JSON form
  * `historyFromJSON` reads. An execution that continued as new is a chain of runs, each its own history: every
  * run is written, as <name>-run-<n>.json, since a deploy can find any of them running.

@@ -3,13 +3,13 @@ import {
   condition,
   getExternalWorkflowHandle,
   log,
-  patched,
+  proxyActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { PRIORITY, budgetShare, apiActivities } from './activity-options.js';
-import { callRouteOf, placeOnBudget } from './placement.js';
+import { API_RETRY, PRIORITY, type ActivitiesOn } from './activity-options.js';
+import { placeOnBudget } from './placement.js';
 import { parseDuration } from '../src/contracts/duration.js';
 import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';
 import {
@@ -26,15 +26,11 @@ import { itemRegistrationSettledSignal } from '../src/contracts/sale.js';
  * One execution per business and item: every sale that needs the item registered signals itself in as a
  * waiter (signal-with-start), so concurrent sales converge on one registration and each hears the outcome.
  */
-/** 0.5: `AttentionReason` is written with every `NeedsAttention`, so the attention list shows why. */
-const ITEM_ATTENTION_REASON_PATCH = 'item-attention-reason';
-
 export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Promise<ItemRegistrationState> {
-  const reasoned = patched(ITEM_ATTENTION_REASON_PATCH);
   const attention = (needed: boolean) =>
     upsertSearchAttributes([
       { key: NeedsAttention, value: needed },
-      ...(reasoned ? [{ key: AttentionReason, value: needed ? 'item_needs_fixing' : '' }] : []),
+      { key: AttentionReason, value: needed ? 'item_needs_fixing' : '' },
     ]);
   const state: ItemRegistrationState = { itemId: input.itemId, status: 'registering', needs: null, waiters: [] };
   let latest: ItemRegistrationOutcome | undefined;
@@ -63,21 +59,24 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
     if (latest) await notify(workflowId, latest);
   });
 
-  // Signing sales comes first when the rate budget is contended.
-  const placement = await placeOnBudget(input.businessId, false);
-  const route = callRouteOf(input.businessId, placement);
-  const { registerItem } = apiActivities(
-    budgetShare(PRIORITY.bookkeeping, route.fairnessKey),
-    '1 hour',
-    route.complianceQueue,
-  );
+  const route = await placeOnBudget(input.businessId, false);
+  const { registerItem } = proxyActivities<ActivitiesOn<'compliance'>>({
+    taskQueue: route.complianceQueue,
+    startToCloseTimeout: '60 seconds',
+    scheduleToCloseTimeout: '1 hour',
+    retry: API_RETRY,
+    // Signing sales comes first when the rate budget is contended.
+    priority: { priorityKey: PRIORITY.bookkeeping, fairnessKey: route.fairnessKey },
+  });
   const deadline = Date.now() + (parseDuration(input.fixDeadline ?? '7 days') ?? parseDuration('7 days')!);
   for (;;) {
-    const result = await registerItem({
-      businessId: input.businessId,
-      itemId: input.itemId,
-      ...(input.branchId ? { branchId: input.branchId } : {}),
-    });
+    const result = await registerItem.executeWithOptions({ summary: `item ${input.itemId}` }, [
+      {
+        businessId: input.businessId,
+        itemId: input.itemId,
+        ...(input.branchId ? { branchId: input.branchId } : {}),
+      },
+    ]);
     if (result.outcome === 'registered') {
       state.status = 'registered';
       state.needs = null;

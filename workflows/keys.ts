@@ -113,7 +113,7 @@ export function stockReferenceId(documentKey: string, lineIndex: number, action:
   return `${documentKey}:${lineIndex}:${action}`;
 }
 
-/** The stem of a stock ledger's own movement references (`stk:<stem>:<n>`): 16 characters, stable for the ledger's id. */
+/** The stem of a stock ledger's own movement references (`stk:<stem>:<n>`): 16 characters, stable per ledger. */
 export function ledgerReferenceStem(ledgerWorkflowId: string): string {
   return derive('stk', [ledgerWorkflowId]).slice('stk:'.length, 'stk:'.length + 16);
 }

@@ -1,16 +1,8 @@
-import { patched, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { SINGLE_KEY_APPLICATION, type BudgetPlacement } from '../src/contracts/budget-placement.js';
+import { SINGLE_KEY_APPLICATION } from '../src/contracts/budget-placement.js';
 import { Application } from '../src/contracts/search-attributes.js';
-import { windowComplianceTaskQueue } from '../src/contracts/task-queues.js';
-
-/**
- * 0.7, each application held to its own budget (issue 16): a workflow asks the worker which application serves its
- * business (a local activity: no key enters its history), writes it as its `Application` search attribute, and its
- * compliance calls carry that application's fairness key. Workflows started before it replay without asking; their
- * calls keep the business as their fairness key.
- */
-export const APPLICATION_BUDGET_PATCH = 'application-budget';
+import { complianceTaskQueue, windowComplianceTaskQueue } from '../src/contracts/task-queues.js';
 
 const { placeBusiness } = proxyLocalActivities<Pick<Activities, 'placeBusiness'>>({
   startToCloseTimeout: '10 seconds',
@@ -18,32 +10,36 @@ const { placeBusiness } = proxyLocalActivities<Pick<Activities, 'placeBusiness'>
 });
 
 /**
- * The placement of the business's compliance calls, or undefined for a workflow started before the patch (its
- * fairness key stays the business). `newWork` refuses a business no application serves now: the refusal is a
- * non-retryable `business_not_served` activity failure, which a sale parks on.
+ * Where a workflow's compliance calls go: the queue of the rate window that serves its business (the shared
+ * compliance queue, or the window's own when it serves several businesses), and the fairness key they queue by.
  */
-export async function placeOnBudget(businessId: string, newWork: boolean): Promise<BudgetPlacement | undefined> {
-  if (!patched(APPLICATION_BUDGET_PATCH)) return undefined;
+export interface CallRoute {
+  complianceQueue: string;
+  fairnessKey: string;
+}
+
+/**
+ * Asks the worker which application serves the business (a local activity: no key enters the history), and writes
+ * it as the `Application` search attribute. `newWork` refuses a business no application serves now: a
+ * non-retryable `business_not_served` failure, which a sale parks on.
+ */
+export async function placeOnBudget(businessId: string, newWork: boolean): Promise<CallRoute> {
   const placement = await placeBusiness({ businessId, newWork });
   // A single-key worker's one application says nothing an operator could filter by: one history event saved per sale.
   if (placement.application !== null && placement.application !== SINGLE_KEY_APPLICATION) {
     upsertSearchAttributes([{ key: Application, value: placement.application }]);
   }
-  return placement;
+  const { taskQueue } = workflowInfo();
+  return {
+    complianceQueue:
+      placement.ownQueue === undefined
+        ? complianceTaskQueue(taskQueue)
+        : windowComplianceTaskQueue(taskQueue, placement.ownQueue),
+    fairnessKey: placement.fairnessKey,
+  };
 }
 
-/** Where a workflow's compliance calls go: their fairness key, and the window's own queue when it has one. */
-export interface CallRoute {
-  fairnessKey: string;
-  complianceQueue?: string | undefined;
-}
-
-/** The route of a business's compliance calls: its placement's, else (before the patch) the business on the shared queue. */
-export function callRouteOf(businessId: string, placement: BudgetPlacement | undefined): CallRoute {
-  if (!placement) return { fairnessKey: businessId };
-  const complianceQueue =
-    placement.ownQueue === undefined
-      ? undefined
-      : windowComplianceTaskQueue(workflowInfo().taskQueue, placement.ownQueue);
-  return { fairnessKey: placement.fairnessKey, complianceQueue };
+/** The shared compliance queue, the business as fairness key: a workflow's route until it is placed. */
+export function unplacedRoute(businessId: string): CallRoute {
+  return { complianceQueue: complianceTaskQueue(workflowInfo().taskQueue), fairnessKey: businessId };
 }

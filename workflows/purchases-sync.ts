@@ -5,7 +5,7 @@ import {
   type PurchasesSyncInput,
   type PurchasesSyncResult,
 } from '../src/contracts/purchases-sync.js';
-import { callRouteOf, placeOnBudget } from './placement.js';
+import { placeOnBudget } from './placement.js';
 import { purchasesSyncActivities } from './purchases-sync/activities.js';
 import type { PurchasesSync } from './purchases-sync/context.js';
 import { deliver } from './purchases-sync/delivery.js';
@@ -16,19 +16,10 @@ import { settingsOf } from './purchases-sync/settings.js';
 const LEDGER_WARNING_SIZE = 25_000;
 
 /**
- * One sync of a business's supplier invoices, started by its Temporal Schedule (or on demand through it): one
- * pull, then the whole list, page by page with the cursor; every invoice not yet delivered, and every change of
- * status, confirmation error or totals, goes to the business's sink as an event with a stable id. API calls per
- * sync: 1 + ceil(invoices / page size), plus retried attempts.
- *
- * Long listings continue as new every `pagesPerRun` pages (see PURCHASES_PAGES_PER_RUN) rather than running in
- * one activity that heartbeats its cursor: each page stays its own activity, so it is its own request against
- * the fleet's rate budget at the sync's low priority, and a till sale can go between any two pages.
- *
- * A sink that is down does not fail the sync (purchases-sync/delivery.ts): its events wait for the next sync.
- *
- * Metrics: a sync's end is counted once, by the run it ends in (succeeded in closeSync, failed here), never by a
- * run that continues as new; delivered events as each batch is taken; a sink failure once a sync.
+ * One sync of a business's supplier invoices (docs/purchases-sync.md): one pull, then the list page by page, each
+ * page its own activity so a till's sale can go between any two; every invoice new or changed goes to the
+ * business's sink as an event with a stable id. Continues as new every `pagesPerRun` pages. Its end is counted
+ * once, by the run it ends in (succeeded in closeSync, failed here).
  */
 export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
   try {
@@ -40,9 +31,12 @@ export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<
 }
 
 async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
-  const sync = openSync(input);
-  const placement = await placeOnBudget(input.businessId, false);
-  if (placement) sync.api = purchasesSyncActivities(callRouteOf(input.businessId, placement), sync.settings);
+  const settings = settingsOf(input.options);
+  const record = new PurchasesSyncRecord(input.businessId, input.carry);
+  setHandler(getPurchasesSyncProgressQuery, () => record.progress());
+  record.show(record.state.runs > 1 ? `continuing (run ${record.state.runs})` : 'pulling');
+  const route = await placeOnBudget(input.businessId, false);
+  const sync: PurchasesSync = { input, settings, record, api: purchasesSyncActivities(route, settings) };
   await pullOnce(sync);
   for (let pagesThisRun = 1; ; pagesThisRun++) {
     const more = await syncNextPage(sync);
@@ -51,20 +45,6 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
       await continueAsNew<typeof purchasesSyncWorkflow>({ ...input, carry: sync.record.nextRun() });
     }
   }
-}
-
-function openSync(input: PurchasesSyncInput): PurchasesSync {
-  const settings = settingsOf(input.options);
-  const record = new PurchasesSyncRecord(input.businessId, input.carry);
-  setHandler(getPurchasesSyncProgressQuery, () => record.progress());
-  const sync: PurchasesSync = {
-    input,
-    settings,
-    record,
-    api: purchasesSyncActivities({ fairnessKey: input.businessId }, settings),
-  };
-  record.show(record.state.runs > 1 ? `continuing (run ${record.state.runs})` : 'pulling');
-  return sync;
 }
 
 /** The service fetches the latest invoices from the authority once a sync: a continued run does not again. */

@@ -23,7 +23,7 @@ import {
 import { ledgerReferenceStem } from './keys.js';
 import { required } from './update-arguments.js';
 import { count } from './metrics.js';
-import { callRouteOf, placeOnBudget } from './placement.js';
+import { placeOnBudget } from './placement.js';
 import { LedgerBook } from './stock-ledger/book.js';
 import { BudgetSense } from './stock-ledger/budget-sense.js';
 import { SaleNotices } from './stock-ledger/notices.js';
@@ -82,7 +82,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     },
   );
 
-  const route = callRouteOf(input.businessId, await placeOnBudget(input.businessId, false));
+  const route = await placeOnBudget(input.businessId, false);
   const notices = new SaleNotices(workflowId, input.carried?.notices);
   void notices.run();
   const running = new Map<string, Promise<void>>();
@@ -152,7 +152,8 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
         for (const u of book.uncertainOf(itemId)) {
           book.toOperator(
             u,
-            `its answer was lost and the service refuses to read the item's quantity by a movement of nothing: check reference ${u.referenceId}`,
+            "its answer was lost and the service refuses to read the item's quantity by a movement of nothing: " +
+              `check reference ${u.referenceId}`,
           );
         }
         attention.refresh();
@@ -203,7 +204,8 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
       else {
         book.toOperator(
           m,
-          `the service refused it (${outcome.why}): fix the cause, then settle it (resend, or applied if it is recorded after all)`,
+          `the service refused it (${outcome.why}): ` +
+            'fix the cause, then settle it (resend, or applied if it is recorded after all)',
         );
         count('etims_stock_movements_needing_operator', { action: m.action });
         attention.refresh();
@@ -248,7 +250,8 @@ class AttentionBoard {
     const details = waiting
       .map(
         (m) =>
-          `- \`${m.referenceId}\`: ${m.action} ${m.quantity} × \`${m.itemId}\` (${m.lines.length} lines): ${m.problem ?? ''}`,
+          `- \`${m.referenceId}\`: ${m.action} ${m.quantity} × \`${m.itemId}\` ` +
+          `(${m.lines.length} lines): ${m.problem ?? ''}`,
       )
       .join('\n');
     if (details === this.written) return;

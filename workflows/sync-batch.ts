@@ -13,14 +13,9 @@ type Unsettled = Extract<Observation, { kind: 'unsettled' }>;
 type Settled = Extract<Observation, { kind: 'settled' }>;
 
 /**
- * One accounting sync batch from `process` to every bill payment settled: process is called once, then the
- * batch's payments are followed through the list endpoint (observe.ts) with backoff on durable timers, woken
- * early by webhook signals (polling stays the fallback). Failed payments park the batch for an operator
- * (`NeedsAttention`, current details, `reprocess` / `dismiss` updates). The history stays bounded: the workflow
- * continues as new after `pollsPerRun` polls or when Temporal suggests it, carrying its state.
- *
- * Metrics: the batch's end is counted once, by the run it ends in (synced or dismissed in finish, failed here);
- * each park once, when the batch parks (record.park).
+ * One accounting sync batch from `process` to every bill payment settled (docs/sync-batches.md): process once,
+ * then follow the payments with backoff, woken early by webhooks; failed payments park the batch for an operator.
+ * Continues as new after `pollsPerRun` polls. Its end is counted once, by the run it ends in.
  */
 export async function syncBatchWorkflow(input: SyncBatchInput): Promise<SyncBatchSummary> {
   try {
@@ -106,7 +101,7 @@ async function waitForProgress(batch: Batch, seen: Unsettled): Promise<void> {
   await waitForNextPoll(batch, record.state.pollIntervalMs);
 }
 
-/** Every payment settled: the batch completes, or parks with the failed ones until an operator acts or it looks again. */
+/** Every payment settled: the batch completes, or parks with the failed ones until an operator acts or a look. */
 async function completeOrPark(batch: Batch, seen: Settled): Promise<'closed' | 'poll again'> {
   const { input, record, inbox } = batch;
   if (seen.untagged && batch.scope.ids === undefined && seen.synced === 0 && seen.failed.length === 0) {

@@ -57,7 +57,7 @@ function withWord(
   description: string,
   argument: string,
   check: (word: string) => unknown,
-  operation: 'cancel' | 'itemFixed' | 'confirmStockMovement' | 'resendStockMovement',
+  operation: 'cancel' | 'itemFixed',
 ): SaleCommand {
   return {
     description,
@@ -98,18 +98,6 @@ const SALE_COMMANDS: Record<string, SaleCommand> = {
     'itemId',
     checks.parseItemFixedArgs,
     'itemFixed',
-  ),
-  'confirm-stock': withWord(
-    'an ambiguous stock movement did reach the service: do not send it again',
-    'referenceId',
-    checks.parseStockMovementArgs,
-    'confirmStockMovement',
-  ),
-  'resend-stock': withWord(
-    'an ambiguous stock movement did not reach the service: send it again',
-    'referenceId',
-    checks.parseStockMovementArgs,
-    'resendStockMovement',
   ),
 };
 

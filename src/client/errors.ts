@@ -48,15 +48,7 @@ export class SaleInputConflictError extends Error {
   }
 }
 
-export type SaleOperation =
-  | 'getState'
-  | 'awaitReceipt'
-  | 'refund'
-  | 'retry'
-  | 'cancel'
-  | 'itemFixed'
-  | 'confirmStockMovement'
-  | 'resendStockMovement';
+export type SaleOperation = 'getState' | 'awaitReceipt' | 'refund' | 'retry' | 'cancel' | 'itemFixed';
 
 export type SaleOperationFailure =
   /** No sale with this business and trader invoice number, or it has already finished. */

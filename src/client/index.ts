@@ -18,7 +18,6 @@ export {
   parseRefundRequest,
   parseSaleInput,
   parseSaleReference,
-  parseStockMovementArgs,
 } from './schemas.js';
 export { refundRequestSchema, SALE_LIMITS, saleInputSchema } from '../contracts/sale-input.js';
 export { parseDuration } from '../contracts/duration.js';

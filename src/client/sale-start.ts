@@ -30,7 +30,7 @@ export function saleStartOptions(sale: SaleInput): Omit<WorkflowStartOptions<Sal
     ],
     staticSummary: saleSummary(sale),
     staticDetails: saleDetails(sale),
-    // The sale's workflow tasks queue fairly between businesses, as its API calls do (budgetShare).
+    // The sale's workflow tasks queue fairly between businesses, as its API calls do.
     priority: { fairnessKey: sale.businessId },
   };
 }

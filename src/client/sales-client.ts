@@ -12,11 +12,9 @@ import {
 import {
   awaitReceiptUpdate,
   cancelUpdate,
-  confirmStockMovementUpdate,
   getSaleStateQuery,
   itemFixedUpdate,
   refundUpdate,
-  resendStockMovementUpdate,
   retryUpdate,
   saleWorkflowId,
 } from '../contracts/sale.js';
@@ -31,7 +29,6 @@ import {
   parseRefundRequest,
   parseSaleInput,
   parseSaleReference,
-  parseStockMovementArgs,
 } from './schemas.js';
 import { runOperation, TaskQueueClient, type StartOrFindResult, type TaskQueueClientOptions } from './start-or-find.js';
 
@@ -204,50 +201,6 @@ export class SalesClient extends TaskQueueClient {
       options.updateId ?? (await this.situationalUpdateId('itemFixed', handle, `item-fixed:${args.itemId}`));
     const call = () => handle.executeUpdate(itemFixedUpdate, { args: [args], updateId });
     return this.run('itemFixed', handle.workflowId, call, updateId);
-  }
-
-  /** The operator checked that an ambiguous stock movement did reach the service: it is not sent again. */
-  async confirmStockMovement(
-    businessId: string,
-    traderInvoiceNumber: string,
-    referenceId: string,
-    options: OperationOptions = {},
-  ): Promise<SaleState> {
-    return this.decideStockMovement('confirmStockMovement', businessId, traderInvoiceNumber, referenceId, options);
-  }
-
-  /** The operator checked that an ambiguous stock movement did NOT reach the service: send it again. */
-  async resendStockMovement(
-    businessId: string,
-    traderInvoiceNumber: string,
-    referenceId: string,
-    options: OperationOptions = {},
-  ): Promise<SaleState> {
-    return this.decideStockMovement('resendStockMovement', businessId, traderInvoiceNumber, referenceId, options);
-  }
-
-  private async decideStockMovement(
-    operation: 'confirmStockMovement' | 'resendStockMovement',
-    businessId: string,
-    traderInvoiceNumber: string,
-    referenceId: string,
-    options: OperationOptions,
-  ): Promise<SaleState> {
-    const handle = this.saleHandle(businessId, traderInvoiceNumber);
-    const args = parseStockMovementArgs(referenceId);
-    const update = operation === 'confirmStockMovement' ? confirmStockMovementUpdate : resendStockMovementUpdate;
-    // A confirmation settles the movement for good; a re-sent movement can need the operator again.
-    const updateId =
-      options.updateId ??
-      (operation === 'confirmStockMovement'
-        ? `confirm-stock:${args.referenceId}`
-        : await this.situationalUpdateId(operation, handle, `resend-stock:${args.referenceId}`));
-    return this.run(
-      operation,
-      handle.workflowId,
-      () => handle.executeUpdate(update, { args: [args], updateId }),
-      updateId,
-    );
   }
 
   // -------------------------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ import {
   refundRequestSchema,
   saleInputSchema,
   saleReferenceSchema,
-  stockMovementArgsSchema,
 } from '../contracts/sale-input.js';
 import { SaleInputError } from './errors.js';
 
@@ -45,10 +44,6 @@ export function parseCancelArgs(reason: unknown): { reason: string } {
 
 export function parseItemFixedArgs(itemId: unknown): { itemId: string } {
   return parseInput('item-fixed request', itemFixedArgsSchema, { itemId });
-}
-
-export function parseStockMovementArgs(referenceId: unknown): { referenceId: string } {
-  return parseInput('stock movement request', stockMovementArgsSchema, { referenceId });
 }
 
 /** `awaitReceipt`'s argument; `undefined` stays undefined (every field of the request is optional). */

@@ -303,11 +303,6 @@ export const cancelArgsSchema = z
 export const itemFixedArgsSchema = z
   .strictObject({ itemId: nonEmpty().describe('The item fixed in the dashboard.') })
   .describe('The argument of the itemFixed update.');
-export const stockMovementArgsSchema = z
-  .strictObject({
-    referenceId: nonEmpty().describe("The stock movement's reference id, as the sale's state shows it."),
-  })
-  .describe('The argument of the confirmStockMovement and resendStockMovement updates.');
 
 export const awaitReceiptRequestSchema = z
   .strictObject({

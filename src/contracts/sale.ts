@@ -12,7 +12,6 @@ import type {
   itemFixedArgsSchema,
   refundRequestSchema,
   saleInputSchema,
-  stockMovementArgsSchema,
 } from './sale-input.js';
 
 /** The workflow type name, for starting by name where importing the workflow function is not wanted. */
@@ -90,10 +89,10 @@ export interface ParkedReason {
 }
 
 /**
- * `handed_over` (since 0.8): the line is with its branch's stock ledger, which alone moves stock; it becomes
- * `reported`, naming the movement that carried it (`carriedBy`), once the service recorded that movement.
+ * `handed_over`: the line is with its branch's stock ledger, which alone moves stock; it becomes `reported`,
+ * naming the movement that carried it (`carriedBy`), once the service recorded that movement.
  */
-export type StockMovementStatus = 'pending' | 'reported' | 'needs_confirmation' | 'confirmed' | 'handed_over';
+export type StockMovementStatus = 'pending' | 'reported' | 'handed_over';
 
 export interface StockMovementState {
   referenceId: string;
@@ -103,8 +102,6 @@ export interface StockMovementState {
   unitPrice: number;
   status: StockMovementStatus;
   movementId?: string;
-  /** Why it needs an operator (ambiguous failure), when it does. */
-  problem?: string;
   /** Since 0.8: the stock ledger the line was handed to (its workflow id). */
   ledger?: string;
   /** Since 0.8: the `referenceId` of the ledger's movement that carried the line, once recorded. */
@@ -170,9 +167,6 @@ export interface ReceiptAnswer {
 
 /** Declared with its argument required, as the SDKs' typed overloads need; the sale also takes none (`{}` then). */
 export const awaitReceiptUpdate = defineUpdate<ReceiptAnswer, [AwaitReceiptRequest]>('awaitReceipt');
-type StockMovementArgs = z.output<typeof stockMovementArgsSchema>;
-export const confirmStockMovementUpdate = defineUpdate<SaleState, [StockMovementArgs]>('confirmStockMovement');
-export const resendStockMovementUpdate = defineUpdate<SaleState, [StockMovementArgs]>('resendStockMovement');
 
 // ---------------------------------------------------------------------------------------------------------
 // Identifiers

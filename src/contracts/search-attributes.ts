@@ -8,8 +8,9 @@ export const FiscalStatus = defineSearchAttributeKey('FiscalStatus', SearchAttri
 export const CuInvoiceNumber = defineSearchAttributeKey('CuInvoiceNumber', SearchAttributeType.KEYWORD);
 export const NeedsAttention = defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL);
 /**
- * Why a sale needs an operator, as a code the attention list can show as a column: the parked reason's code
- * (`item_needs_fixing`, `outcome_timeout`, …), `stock_needs_confirmation`, or the failure's type; empty otherwise.
+ * Why a workflow needs an operator, as a code the attention list can show as a column: a sale's parked reason's
+ * code (`item_needs_fixing`, `outcome_timeout`, …) or failure's type, or a stock ledger's `stock_needs_operator`;
+ * empty otherwise.
  */
 export const AttentionReason = defineSearchAttributeKey('AttentionReason', SearchAttributeType.KEYWORD);
 

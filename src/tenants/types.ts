@@ -2,7 +2,6 @@
  * The tenants a fleet serves: each compliance application (its key, its budget, the businesses it serves), each
  * accounting application, and the link of a business to its accounting company.
  */
-import { SINGLE_KEY_APPLICATION } from '../contracts/budget-placement.js';
 import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
 
 /** A name an operator gives an application: metric labels, search attributes, log fields and errors use it, never the key. */

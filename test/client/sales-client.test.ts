@@ -10,7 +10,7 @@ import {
   NeedsAttention,
   TraderInvoiceNumber,
 } from '../../src/contracts/search-attributes.js';
-import { saleWorkflowId, type SaleState } from '../../src/contracts/sale.js';
+import { saleWorkflowId } from '../../src/contracts/sale.js';
 import { FIRST_BRANCH, stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
 import { closeRefundWindowSignal } from '../fixtures/workflows/fake-sale.js';
 import { createDataConverter } from '../../src/codec/data-converter.js';
@@ -220,21 +220,17 @@ describe('startSale', () => {
 
 describe('operations on a sale', () => {
   it('reads the whole state', async () => {
-    const input = sale(['ambiguous-stock-1']);
+    const input = sale(['ITEM-1']);
     await sales.startSale(input);
 
     const state = await sales.getState(input.businessId, 'INV-1');
 
     expect(state).toMatchObject({ step: 'refund_window', businessId: input.businessId, traderInvoiceNumber: 'INV-1' });
-    expect(state.stockMovements).toEqual([expect.objectContaining({ status: 'needs_confirmation' })]);
-
-    // A sale on the stock ledger's path (since 0.8): its lines are with the ledger, named in its state.
-    const handedOver = sale(['ITEM-1']);
-    await sales.startSale(handedOver);
-    expect((await sales.getState(handedOver.businessId, 'INV-1')).stockMovements).toEqual([
+    // Its lines are with the branch's stock ledger, named in its state.
+    expect(state.stockMovements).toEqual([
       expect.objectContaining({
         status: 'handed_over',
-        ledger: stockLedgerWorkflowId(taskQueue, handedOver.businessId, FIRST_BRANCH),
+        ledger: stockLedgerWorkflowId(taskQueue, input.businessId, FIRST_BRANCH),
       }),
     ]);
   });
@@ -273,8 +269,6 @@ describe('operations on a sale', () => {
 
     const notWaiting = await rejection(sales.itemFixed(input.businessId, 'INV-1', 'ITEM-9'));
     expect(notWaiting.message).toContain('item ITEM-9 is not waiting to be fixed');
-    const noMovement = await rejection(sales.confirmStockMovement(input.businessId, 'INV-1', 'nope'));
-    expect(noMovement.message).toContain('movement nope needs no confirmation');
 
     const signed = sale();
     await sales.startSale(signed);
@@ -310,20 +304,11 @@ describe('operations on a sale', () => {
     expect(again.submissions).toBe(2);
   });
 
-  it('passes item fixes, stock confirmations and re-sends to the workflow', async () => {
+  it('passes item fixes to the workflow', async () => {
     const fix = sale(['needs-fix-A', 'needs-fix-B']);
     await sales.startSale(fix);
     expect((await sales.itemFixed(fix.businessId, 'INV-1', 'needs-fix-A')).step).toBe('parked');
     expect((await sales.itemFixed(fix.businessId, 'INV-1', 'needs-fix-B')).step).toBe('refund_window');
-
-    const stock = sale(['ambiguous-stock-1', 'ambiguous-stock-2']);
-    await sales.startSale(stock);
-    const [first, second] = (await sales.getState(stock.businessId, 'INV-1')).stockMovements;
-    const resends = (state: SaleState) => state.history.filter((h) => h.event.startsWith('stock re-sent')).length;
-    expect(resends(await sales.resendStockMovement(stock.businessId, 'INV-1', first!.referenceId))).toBe(1);
-    expect(resends(await sales.resendStockMovement(stock.businessId, 'INV-1', first!.referenceId))).toBe(2);
-    const confirmed = await sales.confirmStockMovement(stock.businessId, 'INV-1', second!.referenceId);
-    expect(confirmed.stockMovements[1]).toMatchObject({ referenceId: second!.referenceId, status: 'confirmed' });
   });
 
   it('cancels a parked sale, which closes it', async () => {

@@ -1,7 +1,6 @@
 /**
- * The sales of a worker serving a tenants file (issue 16), whose histories are committed under test/histories/
- * beside those of the single-key worker (history-scenarios.ts): the 0.7 placement (`application-budget`,
- * workflows/placement.ts) on each of its paths. A single-key worker places every business as `default` with the
+ * The sales of a worker serving a tenants file, whose histories are committed under test/histories/ beside those
+ * of the single-key worker (history-scenarios.ts): the placement (workflows/placement.ts) on each of its paths. A single-key worker places every business as `default` with the
  * business as fairness key; a tenants worker places it with its application's rate window, either on the shared
  * compliance queue with the window as fairness key, or on the window's own queue with the business as key when the
  * window serves several businesses; or refuses it (`business_not_served`) until the file serves it.

@@ -1,8 +1,8 @@
 /**
  * Representative sales whose histories are committed under test/histories/ and replayed by replay.test.ts:
  * together they take every workflow through its main branches (immediate, async by callback, rejection then
- * operator retry, refund, item registration, an item an operator fixed, a stock movement an operator
- * confirmed (until 0.7; since 0.8 the stock ledger's lost answer, merge and operator's re-send); since 0.5 a till's update-with-start, Temporal's own cancellation of a parked sale and a start whose
+ * operator retry, refund, item registration, an item an operator fixed, the stock ledger's lost answer, merge and
+ * operator's re-send, a till's update-with-start, Temporal's own cancellation of a parked sale and a start whose
  * input the sale cannot use). tools/record-histories.ts runs them; no vitest here.
  */
 import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
@@ -36,10 +36,7 @@ export const scenarioFixture = () => fastFixture();
 const line = (itemId: string, quantity = 1) => ({ itemId, quantity, unitPrice: 100 });
 
 async function untilParked(stack: SaleStack, handle: Awaited<ReturnType<SaleStack['start']>>) {
-  await stack.waitFor(
-    handle,
-    (s) => s.step === 'parked' || s.stockMovements.some((m) => m.status === 'needs_confirmation'),
-  );
+  await stack.waitFor(handle, (s) => s.step === 'parked');
 }
 
 /** The ledger's state once nothing is pending or open and `recorded` lines are recorded. */
@@ -58,7 +55,7 @@ async function ledgerQuiet(stack: SaleStack, ledger: WorkflowHandle, recorded: n
 }
 
 /**
- * Since 0.8 the branch's stock ledger writes the stock (its own branch here, so its history holds only these):
+ * The branch's stock ledger writes the stock (its own branch here, so its history holds only these):
  * a lost answer the service had recorded, settled from the next quantity on hand; lines of two sales merged while
  * the item's movement was in flight; a refused movement an operator had sent again. The sale's history shows the
  * hand-over and the ledger's word on each line.

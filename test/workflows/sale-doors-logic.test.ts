@@ -208,16 +208,6 @@ describe('operator update forms in the Temporal UI', () => {
         invalid,
         /^itemFixed needs \{"itemId": "…"\}: no data was given/,
       );
-      await expectRefusedAs(
-        handle.executeUpdate('confirmStockMovement', { args: [{}] }),
-        invalid,
-        /^confirmStockMovement needs \{"referenceId": "…"\}: referenceId is required/,
-      );
-      await expectRefusedAs(
-        handle.executeUpdate('resendStockMovement', { args: ['ref'] }),
-        invalid,
-        /^resendStockMovement needs \{"referenceId": "…"\}: .*must be an object/,
-      );
       await expectRefusedAs(handle.executeUpdate('refund'), invalid, /^refund needs .*: no data was given/);
       await expectRefusedAs(
         handle.executeUpdate('awaitReceipt', { args: [{ wait: 'forever' }] }),

@@ -2,16 +2,10 @@
 import type { SaleLineInput } from '../../src/contracts/sale.js';
 import type { PlannedRefund, SalePath } from './sales.js';
 
-export type OperationKind =
-  'start' | 'refund' | 'confirmStockMovement' | 'resendStockMovement' | 'retry' | 'settleMovement';
+export type OperationKind = 'start' | 'refund' | 'retry' | 'settleMovement';
 
 /** What an operator does (every one counts as an operator action in the report). */
-export const OPERATOR_ACTIONS = [
-  'confirmStockMovement',
-  'resendStockMovement',
-  'retry',
-  'settleMovement',
-] as const satisfies readonly OperationKind[];
+export const OPERATOR_ACTIONS = ['retry', 'settleMovement'] as const satisfies readonly OperationKind[];
 
 export interface Operation {
   kind: OperationKind;

@@ -3,8 +3,7 @@
  * movements, so one whose answer was lost and whose outcome nothing else proves waits for someone to look in the
  * dashboard (here the sandbox's):
  *
- * - a sale on the old path shows the movement `needs_confirmation`: confirm it or have it sent again;
- * - a stock ledger (issue 17) shows a movement `needs_operator` (its quantity-on-hand evidence was inconclusive, or
+ * - a stock ledger shows a movement `needs_operator` (its quantity-on-hand evidence was inconclusive, or
  *   the service refused it): `settleMovement` with `applied` when the dashboard has its referenceId, `resend` when not;
  * - a parked sale is retried.
  *
@@ -75,27 +74,6 @@ export function startOperator(options: {
       if (!sale || stopped) continue;
       const { businessId, traderInvoiceNumber } = sale.input;
       const state = await sales.getState(businessId, traderInvoiceNumber);
-      for (const m of state.stockMovements.filter((x) => x.status === 'needs_confirmation')) {
-        // The dashboard says whether the movement reached the service.
-        const recorded = (await inspector.stockMovements({ businessId, referenceId: m.referenceId })).length > 0;
-        const why = `${m.action} ${m.itemId}: ${m.problem ?? 'needs confirmation'}; ${recorded ? 'recorded' : 'not recorded'} in the dashboard`;
-        if (recorded)
-          await act(
-            'confirmStockMovement',
-            sale,
-            why,
-            () => sales.confirmStockMovement(businessId, traderInvoiceNumber, m.referenceId),
-            m.referenceId,
-          );
-        else
-          await act(
-            'resendStockMovement',
-            sale,
-            why,
-            () => sales.resendStockMovement(businessId, traderInvoiceNumber, m.referenceId),
-            m.referenceId,
-          );
-      }
       const parked = state.parked;
       if (parked?.actions.includes('retry'))
         await act('retry', sale, `parked at ${state.step}: ${parked.code}: ${parked.message}`, () =>

@@ -12,7 +12,6 @@ import {
   itemFixedArgsSchema,
   refundRequestSchema,
   saleInputSchema,
-  stockMovementArgsSchema,
 } from '../../src/contracts/sale-input.js';
 import { settleMovementArgsSchema } from '../../src/contracts/stock-ledger.js';
 
@@ -30,11 +29,6 @@ export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
   { file: 'refund-request.schema.json', title: 'Refund request (refund update argument)', schema: refundRequestSchema },
   { file: 'cancel.schema.json', title: 'Cancel (cancel update argument)', schema: cancelArgsSchema },
   { file: 'item-fixed.schema.json', title: 'Item fixed (itemFixed update argument)', schema: itemFixedArgsSchema },
-  {
-    file: 'stock-movement.schema.json',
-    title: 'Stock movement (confirmStockMovement and resendStockMovement update argument)',
-    schema: stockMovementArgsSchema,
-  },
   {
     file: 'await-receipt.schema.json',
     title: 'Await receipt (awaitReceipt update argument)',

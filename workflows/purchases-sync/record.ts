@@ -108,7 +108,8 @@ export class PurchasesSyncRecord {
         '',
         '| pages | invoices seen | new | status changes | delivered | pending |',
         '|---|---|---|---|---|---|',
-        `| ${counts.pages} | ${counts.seen} | ${counts.newInvoices} | ${counts.statusChanges} | ${counts.delivered} | ${counts.pending} |`,
+        `| ${counts.pages} | ${counts.seen} | ${counts.newInvoices} | ` +
+          `${counts.statusChanges} | ${counts.delivered} | ${counts.pending} |`,
         ...(sinkDown ? ['', 'The sink did not take events: they wait for the next sync.'] : []),
       ].join('\n'),
     );

@@ -1,45 +1,70 @@
-import { proxyLocalActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { API_RETRY, PRIORITY, apiActivities, budgetShare, summarisedActivities } from '../activity-options.js';
+import type {
+  CheckItemsInput,
+  CreateCreditNoteInput,
+  CreateSaleInput,
+  RequestItemRegistrationInput,
+  SignSaleInput,
+} from '../../activities/types.js';
+import { API_RETRY, PRIORITY, type ActivitiesOn } from '../activity-options.js';
 import type { CallRoute } from '../placement.js';
 
-/**
- * The activity proxies of one sale, by how they are retried and where they stand on the budget: the route its
- * placement gave (workflows/placement.ts), or the business on the shared queue for a sale started before placement.
- */
-export function saleActivities({ fairnessKey, complianceQueue }: CallRoute) {
-  return {
-    signing: apiActivities(budgetShare(PRIORITY.signing, fairnessKey), '2 hours', complianceQueue),
-    bookkeeping: apiActivities(budgetShare(PRIORITY.bookkeeping, fairnessKey), '2 hours', complianceQueue),
-    /**
-     * Stock movements, one attempt per activity: the service does not de-duplicate them, and an attempt whose
-     * worker died may have sent one. The process retries only what provably was not taken (stock.ts).
-     */
-    stockWrites: summarisedActivities({
+/** The activities of one sale, each call with the summary an operator reads in the Temporal UI. */
+export function saleActivities({ complianceQueue, fairnessKey }: CallRoute) {
+  const compliance = (priorityKey: number) =>
+    proxyActivities<ActivitiesOn<'compliance'>>({
+      taskQueue: complianceQueue,
       startToCloseTimeout: '60 seconds',
-      retry: { maximumAttempts: 1 },
-      priority: budgetShare(PRIORITY.bookkeeping, fairnessKey),
-      complianceQueue,
-    }),
-    /**
-     * Since 0.8 the hand-over of stock lines to the branch's ledger: a signal-with-start, one history event as a
-     * local activity; the ledger takes a line once, so an attempt made again after a lost answer is harmless.
-     */
-    ledger: proxyLocalActivities<Pick<Activities, 'handOverStock'>>({
-      startToCloseTimeout: '30 seconds',
-      retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-    }),
-    /** Talks to Temporal, not to a service (its queue is the workflow queue). */
-    coordination: summarisedActivities({ startToCloseTimeout: '30 seconds', retry: API_RETRY }),
-    /** Polling through activity retries: the history gains no events per poll. */
-    poller: (timeoutMs: number) =>
-      summarisedActivities({
-        startToCloseTimeout: '60 seconds',
-        scheduleToCloseTimeout: Math.max(1000, timeoutMs),
-        retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-        priority: budgetShare(PRIORITY.polling, fairnessKey),
-        complianceQueue,
-      }),
+      scheduleToCloseTimeout: '2 hours',
+      retry: API_RETRY,
+      priority: { priorityKey, fairnessKey },
+    });
+  const signing = compliance(PRIORITY.signing);
+  const bookkeeping = compliance(PRIORITY.bookkeeping);
+  // Polling through activity retries: the history gains no events per poll.
+  const polling = proxyActivities<ActivitiesOn<'compliance'>>({
+    taskQueue: complianceQueue,
+    startToCloseTimeout: '60 seconds',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+    priority: { priorityKey: PRIORITY.polling, fairnessKey },
+  });
+  // Talks to Temporal, not to a service: on the workflow's own queue.
+  const coordination = proxyActivities<ActivitiesOn<'workflow'>>({
+    startToCloseTimeout: '30 seconds',
+    retry: API_RETRY,
+  });
+  // A signal-with-start of the branch's ledger, one history event as a local activity; the ledger takes a line
+  // once, so an attempt made again after a lost answer is harmless.
+  const ledger = proxyLocalActivities<Pick<Activities, 'handOverStock'>>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  });
+  const document = (documentId: string) => ({ summary: `document ${documentId}` });
+  return {
+    signSale: (input: SignSaleInput) =>
+      signing.signSale.executeWithOptions({ summary: `sale ${input.request.traderInvoiceNumber}` }, [input]),
+    createSale: (input: CreateSaleInput) =>
+      signing.createSale.executeWithOptions({ summary: `sale ${input.request.traderInvoiceNumber}` }, [input]),
+    retrySale: (businessId: string, documentId: string) =>
+      signing.retrySale.executeWithOptions(document(documentId), [{ businessId, documentId }]),
+    getDocument: (businessId: string, documentId: string) =>
+      signing.getDocument.executeWithOptions(document(documentId), [{ businessId, documentId }]),
+    awaitDocumentOutcome: (businessId: string, documentId: string, timeoutMs: number) =>
+      polling.awaitDocumentOutcome.executeWithOptions(
+        { ...document(documentId), scheduleToCloseTimeout: Math.max(1000, timeoutMs) },
+        [{ businessId, documentId }],
+      ),
+    createCreditNote: (input: CreateCreditNoteInput) =>
+      signing.createCreditNote.executeWithOptions(
+        { summary: `credit note ${input.traderInvoiceNumber} reversing ${input.saleId}` },
+        [input],
+      ),
+    checkItems: (input: CheckItemsInput) =>
+      bookkeeping.checkItems.executeWithOptions({ summary: `items ${input.itemIds.join(', ')}` }, [input]),
+    requestItemRegistration: (input: RequestItemRegistrationInput) =>
+      coordination.requestItemRegistration.executeWithOptions({ summary: `item ${input.itemId}` }, [input]),
+    handOverStock: ledger.handOverStock,
   };
 }
 

@@ -8,7 +8,6 @@ import {
   describeProblems,
   itemFixedArgsSchema,
   refundRequestSchema,
-  stockMovementArgsSchema,
   type InputProblem,
 } from '../../src/contracts/sale-input.js';
 import type { AwaitReceiptRequest, RefundRequest } from '../../src/contracts/sale.js';
@@ -18,8 +17,6 @@ import type { AwaitReceiptRequest, RefundRequest } from '../../src/contracts/sal
 export const checkCancelArgs = (argument: unknown) => required('cancel', '{"reason": "…"}', cancelArgsSchema, argument);
 export const checkItemFixedArgs = (argument: unknown) =>
   required('itemFixed', '{"itemId": "…"}', itemFixedArgsSchema, argument);
-export const checkStockMovementArgs = (update: string, argument: unknown) =>
-  required(update, '{"referenceId": "…"}', stockMovementArgsSchema, argument);
 
 export function checkRefundArgs(argument: unknown): RefundRequest {
   return required(
@@ -38,7 +35,9 @@ export function checkRetryArgs(argument: unknown): void {
     (typeof argument === 'object' && !Array.isArray(argument) && Object.keys(argument).length === 0);
   if (!empty)
     refuse(
-      `retry takes no data (send nothing, or {}): got ${Array.isArray(argument) ? 'a list' : typeof argument === 'object' ? 'fields' : `a ${typeof argument}`}`,
+      `retry takes no data (send nothing, or {}): got ${
+        Array.isArray(argument) ? 'a list' : typeof argument === 'object' ? 'fields' : `a ${typeof argument}`
+      }`,
       [{ field: '(input)', reason: 'must be empty' }],
     );
 }

@@ -19,9 +19,7 @@ export interface SaleInbox {
   registrations: Map<string, ItemRegistrationOutcome>;
   operatorRetry: boolean;
   operatorCancel: string | undefined;
-  /** An operator asked to re-send a stock movement. */
-  stockWork: boolean;
-  /** The refund asked for inside the window, and once started, its issuing (which the update awaits). */
+  /** The refund asked for, and once the process took it, its issuing (which the update awaits). */
   refund: { request: RefundRequest; issuing?: Promise<RefundResult> } | undefined;
 }
 
@@ -34,12 +32,4 @@ export interface SaleContext {
   record: SaleRecord;
   inbox: SaleInbox;
   api: SaleActivities;
-  /** The refund window has ended: no refund is taken from then on. */
-  refundWindowEnded: boolean;
-  /** Started on 0.4 or later: the lean path (patches.ts, LEAN_SALE_PATH_PATCH). */
-  lean: boolean;
-  /** Started on 0.5 or later: every door holds (patches.ts, DOORS_HELD_PATCH). */
-  doorsHeld: boolean;
-  /** Signed on 0.8 or later: its stock goes through the branch's ledger (patches.ts, STOCK_LEDGER_PATCH). */
-  ledger: boolean;
 }

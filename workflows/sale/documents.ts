@@ -7,7 +7,7 @@ import {
   sleep,
 } from '@temporalio/workflow';
 import type { AuthorityCause, SubmissionResult } from '../../activities/types.js';
-import { AUTHORITY_CAUSES, isInFlight, isSigned, isTransientCause } from '../../src/contracts/compliance-rules.js';
+import { isInFlight, isSigned, isTransientCause } from '../../src/contracts/compliance-rules.js';
 import type { FiscalDocument } from '../../src/contracts/sale.js';
 import type { SaleContext } from './context.js';
 import { registerItems, unregisteredItems } from './items.js';
@@ -41,8 +41,7 @@ export async function settleDocument(
       },
       { cancellable },
     );
-  const resubmit = (documentId: string) =>
-    send(() => api.signing.retrySale({ businessId: input.businessId, documentId }));
+  const resubmit = (documentId: string) => send(() => api.retrySale(input.businessId, documentId));
   let transientRetries = 0;
 
   /** A document the authority did not sign: fix what the worker can, or park; then submit it again. */
@@ -52,22 +51,16 @@ export async function settleDocument(
       await awaitOperator(
         ctx,
         'receipt_missing',
-        `the service reports ${kind} ${document.id} completed but sent no receipt values: check it in the dashboard, then retry to read it again`,
+        `the service reports ${kind} ${document.id} completed but sent no receipt values: ` +
+          'check it in the dashboard, then retry to read it again',
         { cancellable: false },
       );
       return confirmOrResubmit(ctx, document.id, resubmit);
     }
     // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
     const transient = causes.every((c) => isTransientCause(c.code));
-    const unregistered = ctx.doorsHeld
-      ? transient
-        ? []
-        : await unregisteredItems(ctx)
-      : [
-          ...new Set(
-            causes.filter((c) => c.code === AUTHORITY_CAUSES.itemNotRegistered && c.itemId).map((c) => c.itemId!),
-          ),
-        ];
+    // The service's item list, not the cause's wording, decides whether registering an item can fix it.
+    const unregistered = transient ? [] : await unregisteredItems(ctx);
     if (unregistered.length > 0) {
       await registerItems(ctx, unregistered);
       record.enter('retrying');
@@ -99,7 +92,7 @@ export async function settleDocument(
     record.show(kind, document);
     if (isInFlight(document.status)) {
       record.enter('awaiting_outcome');
-      const callbackSince = ctx.lean && result.outcomeAnnounced ? hintsAtSubmission : undefined;
+      const callbackSince = result.outcomeAnnounced ? hintsAtSubmission : undefined;
       const outcome = await awaitOutcome(ctx, document.id, callbackSince);
       if ('problem' in outcome) {
         await awaitOperator(ctx, outcome.problem.code, outcome.problem.message, { cancellable });
@@ -142,15 +135,13 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
     callbackSince !== undefined &&
     (await condition(() => inbox.callbackHints > callbackSince, Math.min(CALLBACK_GRACE_MS, deadline - Date.now())))
   ) {
-    const { document } = await api.signing.getDocument({ businessId: input.businessId, documentId });
+    const { document } = await api.getDocument(input.businessId, documentId);
     if (!isInFlight(document.status)) return document;
   }
   for (;;) {
     const hintsBefore = inbox.callbackHints;
     const scope = new CancellationScope();
-    const poll = scope.run(() =>
-      api.poller(deadline - Date.now()).awaitDocumentOutcome({ businessId: input.businessId, documentId }),
-    );
+    const poll = scope.run(() => api.awaitDocumentOutcome(input.businessId, documentId, deadline - Date.now()));
     const winner = await Promise.race([
       poll.then(
         (r) => ({ kind: 'polled' as const, r }),
@@ -173,7 +164,7 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
     // A callback is a hint: stop polling and confirm by reading the document.
     scope.cancel();
     await poll.catch(() => undefined);
-    const { document } = await api.signing.getDocument({ businessId: input.businessId, documentId });
+    const { document } = await api.getDocument(input.businessId, documentId);
     if (!isInFlight(document.status)) return document;
     if (Date.now() >= deadline) return timedOut;
   }
@@ -185,7 +176,7 @@ async function confirmOrResubmit(
   documentId: string,
   resubmit: (id: string) => Promise<SubmissionResult>,
 ): Promise<SubmissionResult> {
-  const { document } = await ctx.api.signing.getDocument({ businessId: ctx.input.businessId, documentId });
+  const { document } = await ctx.api.getDocument(ctx.input.businessId, documentId);
   if (document.status === 'failed') return resubmit(documentId);
   const outcome = isSigned(document) ? 'signed' : isInFlight(document.status) ? 'in_flight' : 'unknown';
   return { outcome, httpStatus: 200, replayed: false, document, causes: [] };

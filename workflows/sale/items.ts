@@ -4,22 +4,6 @@ import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { SaleContext } from './context.js';
 import { parkOnRefusal } from './operator.js';
 
-/** Before 0.4: registers what is missing through one registration workflow per item; returns the stock-tracked items. */
-export async function ensureItemsRegistered(ctx: SaleContext): Promise<Set<string>> {
-  const { input, record, api } = ctx;
-  record.enter('registering_items');
-  const check = await parkOnRefusal(
-    ctx,
-    () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx) }),
-    { cancellable: true },
-  );
-  await registerItems(
-    ctx,
-    check.items.filter((i) => !i.registered).map((i) => i.itemId),
-  );
-  return stockTrackedOf(check.items);
-}
-
 /**
  * Files the sale with its items checked in the same activity; only when some are not registered yet does it
  * register them first and file in a second one. The stock-tracked items are told through `tracked`.
@@ -30,7 +14,7 @@ export async function fileWithItemsChecked(
   tracked: (items: Set<string>) => void,
 ): Promise<SubmissionResult> {
   const { record, api } = ctx;
-  const checked = await api.signing.signSale({ ...filing, itemIds: itemIdsOf(ctx) });
+  const checked = await api.signSale({ ...filing, itemIds: itemIdsOf(ctx) });
   tracked(stockTrackedOf(checked.items));
   if (checked.submission) return checked.submission;
   record.enter('registering_items');
@@ -39,11 +23,11 @@ export async function fileWithItemsChecked(
     checked.items.filter((i) => !i.registered).map((i) => i.itemId),
   );
   record.enter('creating_sale');
-  return api.signing.createSale(filing);
+  return api.createSale(filing);
 }
 
 /**
- * Since 0.5, after a rejection not known to be transient: the sale's items as the service lists them now (a fresh
+ * After a rejection not known to be transient: the sale's items as the service lists them now (a fresh
  * read, not the worker's cache), and those not registered. The contract names registering a missing item as the
  * reason to retry a rejected sale, and defines no cause code for it: the list, not the wording, decides.
  */
@@ -51,7 +35,7 @@ export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
   const { input, api } = ctx;
   const check = await parkOnRefusal(
     ctx,
-    () => api.bookkeeping.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true }),
+    () => api.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true }),
     { cancellable: true },
   );
   return check.items.filter((i) => !i.registered).map((i) => i.itemId);
@@ -74,7 +58,7 @@ export async function registerItems(ctx: SaleContext, itemIds: string[]): Promis
   const { input, record, inbox, api } = ctx;
   for (const itemId of itemIds) {
     inbox.registrations.delete(itemId);
-    await api.coordination.requestItemRegistration({
+    await api.requestItemRegistration({
       businessId: input.businessId,
       itemId,
       waiterWorkflowId: ctx.workflowId,

@@ -3,7 +3,6 @@ import {
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
-  patched,
   setHandler,
 } from '@temporalio/workflow';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
@@ -14,13 +13,11 @@ import {
   awaitReceiptUpdate,
   callbackReceivedSignal,
   cancelUpdate,
-  confirmStockMovementUpdate,
   getSaleInputQuery,
   getSaleStateQuery,
   itemFixedUpdate,
   itemRegistrationSettledSignal,
   refundUpdate,
-  resendStockMovementUpdate,
   retryUpdate,
   type AwaitReceiptRequest,
   type ReceiptAnswer,
@@ -35,13 +32,10 @@ import {
   checkItemFixedArgs,
   checkRefundArgs,
   checkRetryArgs,
-  checkStockMovementArgs,
   invalidSaleInput,
 } from './arguments.js';
 import type { SaleContext, SaleInbox } from './context.js';
-import { REFUND_BY_PROCESS_PATCH } from './patches.js';
-import type { SaleRecord } from './record.js';
-import { issueRefund } from './refund.js';
+import { SaleRecord } from './record.js';
 
 const AWAIT_RECEIPT_DEFAULT_WAIT = '30 seconds';
 
@@ -51,7 +45,6 @@ export function emptyInbox(): SaleInbox {
     registrations: new Map(),
     operatorRetry: false,
     operatorCancel: undefined,
-    stockWork: false,
     refund: undefined,
   };
 }
@@ -67,22 +60,8 @@ function assertAllowed(condition: boolean, message: string): void {
 export function handleSaleMessages(ctx: SaleContext): void {
   const { input, record, inbox } = ctx;
   const { state } = record;
-  const waitingForConfirmation = (referenceId: string) =>
-    assertAllowed(
-      record.movement(referenceId)?.status === 'needs_confirmation',
-      `stock movement ${referenceId} is not waiting for confirmation`,
-    );
-  /** An operator's word on a movement whose fate was unknown: it was recorded (confirmed), or is to be sent again. */
-  const decideMovement = (referenceId: string, status: 'confirmed' | 'pending', event: string) => {
-    const movement = record.movement(referenceId)!;
-    movement.status = status;
-    delete movement.problem;
-    record.note(`${event} ${referenceId}`);
-  };
-
-  /** A handler's wait that Temporal's cancellation of the sale does not break (since 0.5 it is refused or becomes a cancel). */
-  const hold = (done: () => boolean) =>
-    ctx.doorsHeld ? CancellationScope.nonCancellable(() => condition(done)) : condition(done);
+  // A handler's wait that Temporal's cancellation of the sale does not break: that is refused or becomes a cancel.
+  const hold = (done: () => boolean) => CancellationScope.nonCancellable(() => condition(done));
 
   setHandler(getSaleStateQuery, () => state);
   setHandler(getSaleInputQuery, () => input);
@@ -92,7 +71,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
   setHandler(itemRegistrationSettledSignal, (outcome) => {
     inbox.registrations.set(outcome.itemId, outcome);
   });
-  // Since 0.8: the branch's stock ledger names the movement that carried each line it took.
+  // The branch's stock ledger names the movement that carried each line it took.
   setHandler(stockCarriedSignal, ({ lines }) => {
     for (const line of lines) {
       const movement = record.movement(line.lineId);
@@ -106,10 +85,6 @@ export function handleSaleMessages(ctx: SaleContext): void {
   setHandler(
     retryUpdate,
     async () => {
-      if (!ctx.doorsHeld) {
-        inbox.operatorRetry = true;
-        return state;
-      }
       // Answered once the process has taken it: unparked and moving on. A repeat under another update id that
       // arrives before then joins this one (the inbox holds one retry), and after it is refused as not parked.
       const parkedThen = state.parked;
@@ -130,10 +105,6 @@ export function handleSaleMessages(ctx: SaleContext): void {
   setHandler(
     cancelUpdate,
     async ({ reason }) => {
-      if (!ctx.doorsHeld) {
-        inbox.operatorCancel = reason || 'cancelled by an operator';
-        return state;
-      }
       // A repeat (the UI gives every send its own update id) answers the same cancelled state; the first reason stays.
       inbox.operatorCancel ??= reason.trim();
       await hold(() => state.step === 'cancelled');
@@ -142,7 +113,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
     {
       validator: (argument) => {
         checkCancelArgs(argument);
-        const cancelling = ctx.doorsHeld && (inbox.operatorCancel !== undefined || state.step === 'cancelled');
+        const cancelling = inbox.operatorCancel !== undefined || state.step === 'cancelled';
         assertAllowed(
           cancelling || record.isParkedFor('cancel'),
           'cancel is possible only while the sale is parked and unsigned',
@@ -176,44 +147,18 @@ export function handleSaleMessages(ctx: SaleContext): void {
     },
   );
   setHandler(
-    confirmStockMovementUpdate,
-    ({ referenceId }) => {
-      decideMovement(referenceId, 'confirmed', 'operator confirmed stock movement');
-      record.refreshAttention();
-      return state;
-    },
-    {
-      validator: (argument) =>
-        waitingForConfirmation(checkStockMovementArgs('confirmStockMovement', argument).referenceId),
-    },
-  );
-  setHandler(
-    resendStockMovementUpdate,
-    ({ referenceId }) => {
-      decideMovement(referenceId, 'pending', 'operator asked to re-send stock movement');
-      inbox.stockWork = true;
-      return state;
-    },
-    {
-      validator: (argument) =>
-        waitingForConfirmation(checkStockMovementArgs('resendStockMovement', argument).referenceId),
-    },
-  );
-  setHandler(
     refundUpdate,
     async (request) => {
       const refund: NonNullable<SaleInbox['refund']> = { request };
       inbox.refund = refund;
-      if (!patched(REFUND_BY_PROCESS_PATCH)) refund.issuing = issueRefund(ctx, request);
       await hold(() => refund.issuing !== undefined);
       return refund.issuing!;
     },
     {
+      // A restock of a sale without a stock-tracked line is harmless: nothing goes back.
       validator: (argument) => {
-        const request = checkRefundArgs(argument);
+        checkRefundArgs(argument);
         validateRefund(ctx);
-        // A restock of a sale without a stock-tracked line is harmless: nothing goes back.
-        void request;
       },
     },
   );
@@ -235,20 +180,55 @@ export function handleSaleMessages(ctx: SaleContext): void {
 }
 
 /**
- * The handlers of a sale whose input it cannot use, in place before it fails: an update-with-start of such an input
- * (a till's awaitReceipt) is refused naming the fields, and the state and input stay readable while it closes.
+ * Ends a sale whose input it cannot use before anything is sent: a non-retryable `invalid_input` naming the fields
+ * (details: every problem), never a workflow task failing for ever. Its query and `awaitReceipt` are in place first,
+ * so an update-with-start of the same input is refused naming them too.
  */
-export function handleUnusableInput(
-  record: SaleRecord,
-  input: unknown,
-  problems: readonly [InputProblem, ...InputProblem[]],
-): void {
+export function refuseInput(input: unknown, problems: [InputProblem, ...InputProblem[]]): never {
+  const named =
+    typeof input === 'object' && input !== null
+      ? (input as Partial<Record<'businessId' | 'traderInvoiceNumber', unknown>>)
+      : {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const record = new SaleRecord({
+    businessId: text(named.businessId),
+    traderInvoiceNumber: text(named.traderInvoiceNumber),
+  });
   setHandler(getSaleStateQuery, () => record.state);
   setHandler(getSaleInputQuery, () => input as SaleInput);
   const refuse = (_request: AwaitReceiptRequest): void => {
     throw invalidSaleInput(problems);
   };
   setHandler(awaitReceiptUpdate, (_request: AwaitReceiptRequest) => receiptAnswer(record.state), { validator: refuse });
+  record.invalidInput(FAILURE_TYPES.invalidInput, problems);
+  throw invalidSaleInput(problems);
+}
+
+/**
+ * The Temporal UI's "Request Cancellation" (or `temporal workflow cancel`): the cancel update's effect while the
+ * sale is parked unsigned; otherwise refused, noted in its history and details, and the sale carries on.
+ */
+export function handleTemporalCancellation({ record, inbox }: SaleContext): void {
+  if (record.isParkedFor('cancel')) {
+    inbox.operatorCancel ??= 'cancellation requested through Temporal';
+    return;
+  }
+  record.cancellationRefused(whyNotCancellable(record.state));
+}
+
+function whyNotCancellable(state: SaleState): string {
+  if (state.step === 'cancelled') return 'the sale is already cancelled';
+  if ((state.sale !== null && isSigned(state.sale)) || state.creditNote !== null) {
+    return 'the sale is signed: only a refund (a credit note) reverses it';
+  }
+  if (state.parked) {
+    const actions = state.parked.actions.map((a) => `\`${a}\``).join(' or ');
+    return `the sale is parked for ${actions} (${state.parked.code}), which a cancel cannot resolve`;
+  }
+  return (
+    `a document is with the service (step ${state.step}): ` +
+    'once the sale is parked unsigned, the cancel update ends it'
+  );
 }
 
 /** The till has its answer: signed, parked for an operator, or at an end. */
@@ -268,21 +248,23 @@ function refuseAnotherInput(started: SaleInput, asked: SaleInput): void {
   if (fields.length === 0) return;
   throw ApplicationFailure.create({
     type: FAILURE_TYPES.saleInputConflict,
-    message: `sale ${started.traderInvoiceNumber} of business ${started.businessId} was started with another input: ${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}`,
+    message:
+      `sale ${started.traderInvoiceNumber} of business ${started.businessId} was started with another input: ` +
+      `${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}`,
     nonRetryable: true,
     details: [{ fields }],
   });
 }
 
 /** The refund's state checks; its fields were checked against the refund schema first. */
-function validateRefund({ record, inbox, settings, refundWindowEnded }: SaleContext): void {
+function validateRefund({ record, inbox, settings }: SaleContext): void {
   const { state } = record;
   // First, so a second refund arriving while the first is being signed is told why.
   assertAllowed(inbox.refund === undefined && state.creditNote === null, 'this sale has already been refunded');
   const signed = state.sale?.status === 'completed' && state.sale.receipt !== null;
-  // A till may refund right after printing the receipt, while the sale's stock is still being reported: the refund
+  // A till may refund right after printing the receipt, while the sale's stock is being handed over: the refund
   // is taken then and issued as the window opens.
-  const beforeWindow = state.step === 'reporting_stock' && !refundWindowEnded && settings.refundWindowMs > 0;
+  const beforeWindow = state.step === 'reporting_stock' && settings.refundWindowMs > 0;
   const inWindow =
     state.step === 'refund_window' && state.refundDeadline !== null && Date.now() < Date.parse(state.refundDeadline);
   assertAllowed(signed && (beforeWindow || inWindow), 'only a signed sale inside its refund window can be refunded');

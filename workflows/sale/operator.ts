@@ -20,8 +20,8 @@ export async function awaitOperator(
   if (inbox.operatorCancel !== undefined) throw new OperatorCancelled(inbox.operatorCancel);
   record.note('operator asked for a retry');
   record.unpark();
-  // Since 0.5 the retry update answers once unparked: its state then says the sale is moving on, not parked.
-  if (ctx.doorsHeld) record.enter('retrying');
+  // The retry update answers once unparked: its state then says the sale is moving on, not parked.
+  record.enter('retrying');
 }
 
 /**

@@ -17,9 +17,6 @@ import {
   type StockMovementState,
 } from '../../src/contracts/sale.js';
 
-/** The AttentionReason of a sale whose stock movement waits for an operator's word. */
-export const STOCK_NEEDS_CONFIRMATION = 'stock_needs_confirmation';
-
 /** A sale's state before anything happened, as the `getState` query shows it. */
 export function initialSaleState(
   input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>,
@@ -45,23 +42,15 @@ export function initialSaleState(
  */
 export class SaleRecord {
   readonly state: SaleState;
-  /** The last `NeedsAttention` written (undefined: not known), so the lean path writes only changes. */
+  /** The last `NeedsAttention` written (undefined: not known): only changes are written. */
   private attention: boolean | undefined;
   /** The last `AttentionReason` written (undefined: not known). */
   private attentionReason: string | undefined;
   /** The latest Temporal cancellation refused, shown in the current details so an operator sees why. */
   private refusedCancellation: string | undefined;
 
-  /**
-   * `lean`: started on 0.4 or later (patches.ts); it writes fewer search attributes and starts by filing.
-   * `reasoned`: started on 0.5 or later (DOORS_HELD_PATCH); it writes `AttentionReason` with `NeedsAttention`.
-   */
-  constructor(
-    input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>,
-    private readonly lean = false,
-    private readonly reasoned = false,
-  ) {
-    this.state = initialSaleState(input, lean ? 'creating_sale' : 'registering_items');
+  constructor(input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>) {
+    this.state = initialSaleState(input, 'creating_sale');
     const attributes = workflowInfo().typedSearchAttributes;
     this.attention = attributes.get(NeedsAttention);
     this.attentionReason = attributes.get(AttentionReason);
@@ -84,7 +73,7 @@ export class SaleRecord {
     }
     this.state.sale = document;
     // A signed sale is written as such by signed(), right after.
-    if (!(this.lean && isSigned(document))) upsertSearchAttributes([{ key: FiscalStatus, value: document.status }]);
+    if (!isSigned(document)) upsertSearchAttributes([{ key: FiscalStatus, value: document.status }]);
     this.publishDetails();
   }
 
@@ -126,24 +115,22 @@ export class SaleRecord {
     return this.state.parked?.actions.includes(action) ?? false;
   }
 
-  /** `NeedsAttention` while the sale is parked or a stock movement waits for an operator. */
+  /** `NeedsAttention` while the sale is parked. */
   refreshAttention(): void {
-    const { parked, stockMovements } = this.state;
-    const stockWaits = stockMovements.some((m) => m.status === 'needs_confirmation');
-    this.writeAttention(parked !== null || stockWaits, parked?.code ?? (stockWaits ? STOCK_NEEDS_CONFIRMATION : ''));
+    const { parked } = this.state;
+    this.writeAttention(parked !== null, parked?.code ?? '');
     this.publishDetails();
   }
 
   /** `reason`: why an operator is needed (AttentionReason), '' when none is. */
   private writeAttention(attention: boolean, reason: string): void {
-    if (this.lean && attention === this.attention && (!this.reasoned || reason === this.attentionReason)) return;
+    if (attention === this.attention && reason === this.attentionReason) return;
     upsertSearchAttributes(this.attentionAttributes(attention, reason));
   }
 
   /** The attention search attributes to write, remembered as written. */
   private attentionAttributes(attention: boolean, reason: string) {
     this.attention = attention;
-    if (!this.reasoned) return [{ key: NeedsAttention, value: attention }];
     this.attentionReason = reason;
     return [
       { key: NeedsAttention, value: attention },
@@ -186,6 +173,7 @@ export class SaleRecord {
 
   closed(): void {
     this.state.step = 'completed';
+    this.state.refundDeadline = null;
     this.note(this.state.creditNote ? 'refunded; closed' : 'refund window ended; closed');
     this.publishDetails();
   }
@@ -195,7 +183,7 @@ export class SaleRecord {
    * needed, why and which updates resolve it, so nobody has to run a query to find out. No customer data.
    */
   private publishDetails(): void {
-    const { step, sale, creditNote, parked, stockMovements } = this.state;
+    const { step, sale, creditNote, parked } = this.state;
     const lines = [`**Step:** ${step}`];
     if (sale)
       lines.push(
@@ -203,20 +191,15 @@ export class SaleRecord {
       );
     if (creditNote)
       lines.push(
-        `**Credit note:** ${creditNote.id} · ${creditNote.status}${creditNote.receipt?.cuInvoiceNo ? ` · ${creditNote.receipt.cuInvoiceNo}` : ''}`,
+        `**Credit note:** ${creditNote.id} · ${creditNote.status}` +
+          (creditNote.receipt?.cuInvoiceNo ? ` · ${creditNote.receipt.cuInvoiceNo}` : ''),
       );
     if (parked) {
       lines.push(`**Parked:** \`${parked.code}\` since ${parked.since}: ${parked.message}`);
       lines.push(
-        `**Resolve with the update:** ${parked.actions.map((a) => `\`${a}\``).join(' or ')}${parked.itemIds ? ` (items ${parked.itemIds.join(', ')})` : ''}`,
+        `**Resolve with the update:** ${parked.actions.map((a) => `\`${a}\``).join(' or ')}` +
+          (parked.itemIds ? ` (items ${parked.itemIds.join(', ')})` : ''),
       );
-    }
-    const waiting = stockMovements.filter((m) => m.status === 'needs_confirmation');
-    if (waiting.length > 0) {
-      lines.push(
-        `**Stock movements needing an operator:** ${waiting.map((m) => `\`${m.referenceId}\` (${m.problem ?? 'unknown'})`).join('; ')}`,
-      );
-      lines.push('**Resolve with the update:** `confirmStockMovement` or `resendStockMovement` with the reference');
     }
     if (this.refusedCancellation) lines.push(`**Cancellation refused** ${this.refusedCancellation}`);
     setCurrentDetails(lines.join('\n\n'));

@@ -11,7 +11,7 @@ import { weighEvidence } from './evidence.js';
 
 /** Recorded movements kept in the state for the UI and the lag measurement. */
 const RECENT_MOVEMENTS = 200;
-/** Line ids remembered after their movement left `recent`: a hand-over sent again (its activity retried) is taken once. */
+/** Line ids remembered after their movement left `recent`: a hand-over sent again (retried) is taken once. */
 const REMEMBERED_LINE_IDS = 3000;
 
 interface PendingLine extends StockLine {
@@ -49,7 +49,7 @@ export class LedgerBook {
   private readonly resend = new Map<string, LedgerMovement[]>();
   private recent: LedgerMovement[] = [];
   private readonly lineIds = new Set<string>();
-  /** When each line in a movement not yet recorded was taken (ms): a movement never sent puts its lines back as they were. */
+  /** When each line of a movement not yet recorded was taken (ms): one never sent puts them back as they were. */
   private readonly takenAt = new Map<string, number>();
   private rememberedLineIds: string[];
   private nextSequence: number;
@@ -77,7 +77,7 @@ export class LedgerBook {
     }
   }
 
-  /** Takes a sale's lines; a line already taken (the same hand-over again) is ignored. Returns the lines new to the book. */
+  /** Takes a sale's lines; a line already taken (the same hand-over again) is ignored. Returns how many were new. */
   take(lines: readonly StockLine[], reporting: StockReporting, now: number): number {
     this.reporting = reporting;
     let taken = 0;
@@ -221,7 +221,8 @@ export class LedgerBook {
         if (!evidence.decided) {
           this.toOperator(
             u,
-            `its answer was lost and ${evidence.reason}: check the dashboard for reference ${u.referenceId}, then settle it`,
+            `its answer was lost and ${evidence.reason}: ` +
+              `check the dashboard for reference ${u.referenceId}, then settle it`,
           );
           settled.toOperator.push(u);
         } else if (evidence.applied[i]) {
@@ -241,7 +242,7 @@ export class LedgerBook {
     return settled;
   }
 
-  /** Its answer was lost: the next quantity on hand of its item will tell (from the quantity known before the first such). */
+  /** Its answer was lost: the item's next quantity on hand will tell (against the quantity known before). */
   uncertain(m: LedgerMovement): void {
     m.status = 'uncertain';
   }

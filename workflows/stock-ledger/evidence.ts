@@ -50,7 +50,9 @@ export function weighEvidence(
   if (matches.length === 0) {
     return {
       decided: false,
-      reason: `the quantity on hand (${onHand}) fits no outcome of this ledger's movements: something else moved the item at this branch`,
+      reason:
+        `the quantity on hand (${onHand}) fits no outcome of this ledger's movements: ` +
+        'something else moved the item at this branch',
     };
   }
   const why = reachedZero

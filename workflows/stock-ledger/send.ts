@@ -1,8 +1,8 @@
 import { TimeoutType } from '@temporalio/common';
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import type { AdjustStockInput, AdjustStockResult } from '../../activities/types.js';
 import { FAILURE_TYPES, isAmbiguousWrite } from '../../src/contracts/failures.js';
-import { PRIORITY, budgetShare, summarisedActivities } from '../activity-options.js';
+import { PRIORITY, type ActivitiesOn } from '../activity-options.js';
 import type { CallRoute } from '../placement.js';
 
 /** The adjustStock input of a movement of `businessId`'s stock at `branchId` (absent: its first branch). */
@@ -43,16 +43,17 @@ export async function sendMovement(
   urgent: boolean,
   deadlineMs?: number,
 ): Promise<SendOutcome> {
-  const { adjustStock } = summarisedActivities({
+  const { adjustStock } = proxyActivities<ActivitiesOn<'compliance'>>({
+    taskQueue: route.complianceQueue,
     startToCloseTimeout: '60 seconds',
     ...(deadlineMs === undefined ? {} : { scheduleToStartTimeout: Math.max(1000, Math.round(deadlineMs)) }),
     retry: { maximumAttempts: 1 },
-    priority: budgetShare(urgent ? PRIORITY.signing : PRIORITY.bookkeeping, route.fairnessKey),
-    complianceQueue: route.complianceQueue,
+    priority: { priorityKey: urgent ? PRIORITY.signing : PRIORITY.bookkeeping, fairnessKey: route.fairnessKey },
   });
+  const summary = `${movement.action} ${movement.quantity} × ${movement.itemId}`;
   for (let attempt = 1; ; attempt++) {
     try {
-      return { kind: 'answered', result: await adjustStock(movement) };
+      return { kind: 'answered', result: await adjustStock.executeWithOptions({ summary }, [movement]) };
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       const { cause } = err;

@@ -196,7 +196,8 @@ export class SyncBatchRecord {
       lines.push(`**Process:** ${s.processMessage} (${s.processCalls} call${s.processCalls === 1 ? '' : 's'})`);
     if (s.lastPoll)
       lines.push(
-        `**Unsettled:** ${s.lastPoll.pending} pending, ${s.lastPoll.syncing} syncing at ${s.lastPoll.at}${s.stuck ? ` (since ${s.unsettledSince})` : ''}`,
+        `**Unsettled:** ${s.lastPoll.pending} pending, ${s.lastPoll.syncing} syncing at ${s.lastPoll.at}` +
+          (s.stuck ? ` (since ${s.unsettledSince})` : ''),
       );
     if (s.step === 'parked' || s.step === 'completed' || s.step === 'dismissed')
       lines.push(`**Settled:** ${s.synced} synced, ${s.failed.length} failed`);
