@@ -352,7 +352,9 @@ describe('purchasesSyncWorkflow', () => {
       });
       expect(Object.keys(result.ledger)).toHaveLength(all.length);
       expect(await handle.query(getPurchasesSyncProgressQuery)).toMatchObject({ runs: 3, cursor: null });
-      expect(await s.currentDetails(handle)).toContain(`| ${all.length} | ${all.length} | ${all.length} | 0 | ${all.length} | 0 |`);
+      expect(await s.currentDetails(handle)).toContain(
+        `| ${all.length} | ${all.length} | ${all.length} | 0 | ${all.length} | 0 |`,
+      );
     });
   });
 
