@@ -42,7 +42,7 @@ function history(signing: string, result: unknown, t0 = 1_000): BenchEvent[] {
     e('WORKFLOW_TASK_SCHEDULED', 110),
     e('WORKFLOW_TASK_STARTED', 120),
     e('WORKFLOW_TASK_COMPLETED', 135),
-    // What that task did next: hand the stock lines over to the branch's ledger (since 0.8, a local activity's marker).
+    // What that task did next: hand the stock lines over to the branch's ledger (a local activity's marker).
     e('MARKER_RECORDED', 135),
   ];
 }

@@ -187,7 +187,7 @@ describe('tenancy targets', () => {
     for (const key of Object.keys(results())) expect(TARGET_KEYS).toContain(key);
   });
 
-  it('misses each just past its bound, and a smaller run than issue 16 asks', () => {
+  it('misses each just past its bound, and a smaller run than the tenancy targets ask', () => {
     expect(
       results({
         applications: 199,

@@ -1,5 +1,5 @@
 /**
- * `npm run demo`'s output (issue 14, finding 12): a line per path as it ends, and a closing table a person reads
+ * `npm run demo`'s output: a line per path as it ends, and a closing table a person reads
  * (no `(index)` column, no quoted strings, as console.table printed).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The plan that holds each rate window to its budget on the compliance queue (issue 16): the default rate is the
+ * The plan that holds each rate window to its budget on the compliance queue: the default rate is the
  * most common one, every other window gets the weight that makes default × weight its own rate, and the queue as a
  * whole allows all of them together.
  */

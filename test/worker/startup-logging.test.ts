@@ -1,5 +1,5 @@
 /**
- * What a worker process writes at info while it starts (issue 14, finding 12): the SDK's bundler used to log
+ * What a worker process writes at info while it starts: the SDK's bundler used to log
  * webpack's statistics (some twenty lines in a terminal) at info. An operator needs one line for the bundle and one
  * saying the workers are ready, on which queues and against which services; webpack's output stays at debug.
  */

@@ -1,5 +1,5 @@
 /**
- * A tenants worker while its file changes (issue 16): each application held to its own budget on the compliance
+ * A tenants worker while its file changes: each application held to its own budget on the compliance
  * queue (the server's per-fairness-key limits, read back from the server), the application on each sale, and
  * onboarding, offboarding and a key rotation served without a restart: a real worker on the run's Temporal server,
  * the sandbox over real HTTP, the file rewritten as an operator (or a mounted secret) would.

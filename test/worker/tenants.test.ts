@@ -1,5 +1,5 @@
 /**
- * A worker process serving a tenants file (issue 16, first slice): its settings, and a real worker on the run's
+ * A worker process serving a tenants file: its settings, and a real worker on the run's
  * Temporal server, its own task queue, serving two applications of the sandbox over real HTTP. Each business's
  * calls go out with the key of the application that serves it; a business none serves is refused before any
  * request; a file that leaves a business to two entries stops the start.

@@ -1,5 +1,5 @@
 /**
- * What became of a sale's stock lines since 0.8, read from outside the sale, for the end-to-end workflow tests: the
+ * What became of a sale's stock lines, read from outside the sale, for the end-to-end workflow tests: the
  * branch's stock ledger (its state query) and the sandbox's own movement records. The sale hands its lines over and
  * does not wait for them (a closed sale keeps them `handed_over`), so these reads wait for the ledger instead.
  *

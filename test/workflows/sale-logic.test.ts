@@ -1010,7 +1010,7 @@ describe('items', () => {
   });
 });
 
-describe('placement on the budget (issue 16)', () => {
+describe('placement on the budget', () => {
   it('asks which application serves the business before anything is sent, and carries its fairness key and search attribute', async () => {
     const placeBusiness = async () => ({ application: 'merchant-a', fairnessKey: 'app_merchant_a' });
     await h.run({ placeBusiness }, async (s) => {
@@ -1061,7 +1061,7 @@ describe('placement on the budget (issue 16)', () => {
   });
 });
 
-describe('stock movements (since 0.8: handed to the branch’s stock ledger, which alone sends them)', () => {
+describe('stock movements (handed to the branch’s stock ledger, which alone sends them)', () => {
   const ambiguous = () =>
     refusal(
       FAILURE_TYPES.ambiguousWrite,

@@ -1,5 +1,5 @@
 /**
- * The stock ledger's logic (issue 17) against stub activities on the time-skipping test server: the sale hands its
+ * The stock ledger's logic against stub activities on the time-skipping test server: the sale hands its
  * lines over, the ledger alone moves stock, settles lost answers from the next quantity on hand, merges an item's
  * lines while one of its movements is in flight, and asks an operator only when the evidence cannot decide.
  * The stub service keeps a quantity on hand per item (stockModel), as C28 does.

@@ -1,5 +1,5 @@
 /**
- * Stock movements after signing, end to end (since 0.8): the sale hands its lines to its branch's stock ledger and
+ * Stock movements after signing, end to end: the sale hands its lines to its branch's stock ledger and
  * closes; the ledger alone writes stock to the real sandbox over HTTP, with faults injected on the stock route. What is
  * proven comes from the sandbox's own records: each line's quantity recorded exactly once, under one reference.
  */

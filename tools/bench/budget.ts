@@ -35,7 +35,7 @@ export async function measureBudget(
   const sandbox = await startBenchSandbox(benchFixture({ requestsPerWindow: limit, windowMs }));
   const workers = await startBenchWorkers(t, sandbox, { requestsPerMinute: workerRequestsPerMinute });
   try {
-    // Since 0.8 a sale's own request is its signing: its stock lines go to the branch's ledger, which merges them while
+    // A sale's own request is its signing: its stock lines go to the branch's ledger, which merges them while
     // the budget is contended, so the backlog is sized at one request a sale (at 1 + its lines it would span too few).
     const sales = backlogSales(options.windows, limit, 1);
     progress(

@@ -43,7 +43,7 @@ async function linesRecorded(t: BenchTemporal, w: BenchWorkers): Promise<number>
 }
 
 /**
- * From the sale's start until its workflow closed and its branch's stock ledger (since 0.8 the writer of its stock)
+ * From the sale's start until its workflow closed and its branch's stock ledger (the writer of its stock)
  * recorded its lines: the sale hands them over and closes, the movements follow.
  */
 async function countSale(

@@ -124,7 +124,7 @@ export function sampleSizes(quick: boolean) {
 }
 
 /**
- * The tenancy section (issue 16): the scale served by one worker process, the flood and the quiet merchant's sales,
+ * The tenancy section: the scale served by one worker process, the flood and the quiet merchant's sales,
  * how long the flood is kept from its first request (at least one whole rate window, the real minute), the roll call
  * (during the backlogs; first when it is a sale per business, which beside backlogs asks more than 2 cores can do) and
  * how often the worker reads its tenants file.
@@ -155,7 +155,7 @@ export function tenancySizes(quick: boolean) {
 export type TenancySizes = ReturnType<typeof tenancySizes>;
 
 /**
- * The stock section (issue 17), k times faster than real time; minutes below are scaled ones (the time the run stands
+ * The stock section, k times faster than real time; minutes below are scaled ones (the time the run stands
  * for). A short faulted run, then closed-loop tills for a warm-up (the first max delay, when no line is old enough to
  * go out at till priority) and the steady part measured; `settleMs` (real) is the longest wait for a ledger to settle.
  * k is what 2 cores carry: at k = 5 the worker and the dev server take ~1.4 cores. Quick (~160 s):

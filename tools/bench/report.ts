@@ -224,7 +224,7 @@ interface Target {
   met: (value: number, r: BenchReport) => boolean;
 }
 
-/** Issue 16's figures: the scale of the run (at least 200 applications, 500 businesses, one worker process) and its targets. */
+/** The tenancy section's figures: the scale of the run (at least 200 applications, 500 businesses, one worker process) and its targets. */
 const TENANCY_TARGETS: Target[] = [
   { key: 'tenancy.applications', target: () => '≥ 200', value: (r) => r.tenancy?.applications, met: (v) => v >= 200 },
   { key: 'tenancy.businesses', target: () => '≥ 500', value: (r) => r.tenancy?.businesses, met: (v) => v >= 500 },
@@ -250,7 +250,7 @@ const TENANCY_TARGETS: Target[] = [
   { key: 'tenancy.onboardSeconds', target: () => '≤ 60', value: (r) => r.tenancy?.onboardSeconds, met: (v) => v <= 60 },
 ];
 
-/** Issue 17's figures (stock-report.ts); stock.callsPerSale is reported in the section's table, not a target. */
+/** The stock section's figures (stock-report.ts); stock.callsPerSale is reported in the section's table, not a target. */
 const STOCK_TARGETS: Target[] = [
   {
     key: 'stock.signedPerMinute',

@@ -1,5 +1,5 @@
 /**
- * The stock section's arithmetic (issue 17), pure so the unit tests hold it to the definitions in docs/benchmarks.md:
+ * The stock section's arithmetic, pure so the unit tests hold it to the definitions in docs/benchmarks.md:
  * the time scale (a run k times faster than real: the sandbox's rate window, the worker's budget and its
  * STOCK_MAX_DELAY scaled alike, every figure scaled back), which recorded movement carried each sold line (matched
  * from the sandbox's movement records alone), the exactly-once balance of each item, and the sales whose lines

@@ -1,4 +1,4 @@
-/** The stock section's part of the bench report (issue 17): its shape and its tables. report.ts includes both. */
+/** The stock section's part of the bench report: its shape and its tables. report.ts includes both. */
 import type { ExactlyOnce, LagSummary } from './stock-math.js';
 import type { ProcessCpu } from './report.js';
 import type { LedgerProfile } from './stock-profile.js';

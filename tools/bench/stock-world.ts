@@ -1,5 +1,5 @@
 /**
- * The stock section's world (issue 17): per run an application of its own (its own key, the scaled budget, its own
+ * The stock section's world: per run an application of its own (its own key, the scaled budget, its own
  * line in the sandbox's request log) with one business (so no run's ledger, whose id is the business's, meets
  * another's), each business with a catalogue of 30 registered, stock-tracked items and ample stock of each at its one
  * branch (the service clamps a quantity at 0, which would hide a double deduction: it must never be reached); and the

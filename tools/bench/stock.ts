@@ -1,5 +1,5 @@
 /**
- * Stock that keeps up with the tills (issue 17): an application at 120 requests a minute, its sales of L = 3
+ * Stock that keeps up with the tills: an application at 120 requests a minute, its sales of L = 3
  * stock-tracked lines from a 30-item catalogue, reported through the branch's stock ledger. The section runs k times
  * faster than real time (the sandbox's rate window a minute over k, the worker's budget and STOCK_MAX_DELAY scaled
  * alike) and scales every figure back. One sandbox; two applications, each with one business, one worker process

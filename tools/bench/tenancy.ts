@@ -1,5 +1,5 @@
 /**
- * Many merchants on one worker process (issue 16): a generated sandbox of hundreds of applications (each its own key,
+ * Many merchants on one worker process: a generated sandbox of hundreds of applications (each its own key,
  * its own budget, a few businesses) and the tenants file naming them, served by ONE worker process. In one run:
  * a quiet merchant's sales timed alone, then while another merchant floods its own budget (and, in the full run, more
  * merchants build backlogs); one sale for every other application (or business) at once, and meanwhile a newcomer

@@ -9,7 +9,7 @@
  * belongs to nothing started is counted too: a stray document is a duplicate, a stray movement a stock error. A
  * sale, and anything stray, belongs to the application of its business (the run's own world says which).
  *
- * Stock reported through a branch's ledger (issue 17) may carry lines of many sales in one movement (referenceId
+ * Stock reported through a branch's ledger may carry lines of many sales in one movement (referenceId
  * `stk:…`), which names no sale: such a sale's own movements must still be right, but a line of it without one is
  * no error of the sale. What proves every line carried exactly once is the rule over all movements
  * (exactly-once.ts): per business, branch and item, recorded quantities equal the lines', no referenceId twice.

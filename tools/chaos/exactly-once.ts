@@ -1,5 +1,5 @@
 /**
- * The exactly-once rule of stock (issue 17), from the sandbox's movement records and the lines the checker expects
+ * The exactly-once rule of stock, from the sandbox's movement records and the lines the checker expects
  * (the stock-tracked lines of the sales started that were signed, and the restocked lines of the refunds asked),
  * never from workflow state. A ledger may merge lines of one item from many sales into one movement, so a movement
  * no longer names its sale; what can be proved from outside is, per business, branch and item:

@@ -1,5 +1,5 @@
 /**
- * The stock ledgers of a chaos run (issue 17), as an operator and the settle step see them: the running
+ * The stock ledgers of a chaos run, as an operator and the settle step see them: the running
  * `stockLedgerWorkflow` executions (a visibility query) and each one's `getState`. Workflow state is for operating
  * the system and for knowing when it has gone quiet; the checker never reads it.
  */

@@ -274,7 +274,7 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
 
     const firstBranches = new Map(world.catalog.map((b) => [b.businessId, b.branchIds[0]]));
     const known: RunKnowledge = {
-      // The workers run this code: every sale hands its stock to its branch's ledger (issue 17).
+      // The workers run this code: every sale hands its stock to its branch's ledger.
       sales: sales.map((s) => ({
         businessId: s.input.businessId,
         ...(s.input.branchId === undefined ? {} : { branchId: s.input.branchId }),

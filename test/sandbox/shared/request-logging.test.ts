@@ -1,5 +1,5 @@
 /**
- * What the sandbox writes to its log per request (issue 14, finding 12): `npm start` on the embedded sandbox must not
+ * What the sandbox writes to its log per request: `npm start` on the embedded sandbox must not
  * fill the terminal with two multi-line entries per request. Per request: one debug entry; an answer of 5xx (or a
  * dropped connection) also at warn; and a summary per service at info, at most once per period and only when
  * requests came.
