@@ -16,13 +16,7 @@ import {
 } from '../contracts/sync-batch.js';
 import { connectSalesClient } from './connect.js';
 import { SaleInputError, type InputProblem } from './errors.js';
-import {
-  runOperation,
-  TaskQueueClient,
-  type OperationFailure,
-  type StartOrFindResult,
-  type TaskQueueClientOptions,
-} from './start-or-find.js';
+import { runOperation, TaskQueueClient, type OperationFailure, type StartOrFindResult } from './start-or-find.js';
 
 export { SYNC_BATCH_WORKFLOW_TYPE, syncBatchWorkflowId };
 export type { SyncBatchInput, SyncBatchState, SyncBatchSummary };
