@@ -120,6 +120,8 @@ const spec = <const K extends MetricSpec['kind'], const L extends Record<string,
   help: string,
   labels: L,
 ) => ({ kind, help, labels });
+const counter = <const L extends Record<string, LabelSet>>(help: string, labels: L) => spec('counter', help, labels);
+const gauge = <const L extends Record<string, LabelSet>>(help: string, labels: L) => spec('gauge', help, labels);
 
 const BY_PURCHASES_BUSINESS = { business_id: businessesOf('purchases') };
 const BY_RECONCILED_BUSINESS = { business_id: businessesOf('reconciliation') };
@@ -127,128 +129,110 @@ const BY_APPLICATION = { application: APPLICATIONS_SERVED };
 
 export const METRICS = {
   // Sales (workflow code)
-  etims_sales_signed: spec('counter', 'Sales signed by the authority (once per sale).', {}),
-  etims_sales_parked: spec('counter', 'Times a sale was parked for an operator, by the code it was parked with.', {
+  etims_sales_signed: counter('Sales signed by the authority (once per sale).', {}),
+  etims_sales_parked: counter('Times a sale was parked for an operator, by the code it was parked with.', {
     code: KNOWN_CODES,
   }),
-  etims_sales_failed: spec('counter', 'Sales that ended failed (nothing more will be sent), by failure type.', {
+  etims_sales_failed: counter('Sales that ended failed (nothing more will be sent), by failure type.', {
     reason: KNOWN_CODES,
   }),
-  etims_sales_cancelled: spec('counter', 'Unsigned sales cancelled by an operator.', {}),
-  etims_credit_notes_signed: spec('counter', 'Credit notes signed by the authority (refunds).', {}),
-  etims_stock_movements_needing_operator: spec(
-    'counter',
+  etims_sales_cancelled: counter('Unsigned sales cancelled by an operator.', {}),
+  etims_credit_notes_signed: counter('Credit notes signed by the authority (refunds).', {}),
+  etims_stock_movements_needing_operator: counter(
     "Stock movements handed to an operator (outcome unknown or refused), by the movement's action.",
     { action: ['ADD', 'DEDUCT'] },
   ),
   // Operator work (the worker's periodic count of running workflows with NeedsAttention = true)
-  etims_operator_work_waiting: spec(
-    'gauge',
+  etims_operator_work_waiting: gauge(
     'Running workflows of this task queue waiting for an operator (NeedsAttention = true), by workflow type.',
     { workflow_type: OPERATOR_WORKFLOW_TYPES },
   ),
   // API calls (activities)
-  etims_api_calls: spec(
-    'counter',
+  etims_api_calls: counter(
     'API calls made by activity attempts, by service and outcome (ok, answered_with_outcome or the failure code).',
     {
       service: SERVICES,
       outcome: API_CALL_OUTCOMES,
     },
   ),
-  etims_api_rate_limited: spec('counter', 'API calls answered 429 (rate budget exceeded), by service.', {
-    service: SERVICES,
-  }),
+  etims_api_rate_limited: counter('API calls answered 429 (rate budget exceeded), by service.', { service: SERVICES }),
   // The compliance rate budget (the compliance client)
-  etims_compliance_requests: spec(
-    'counter',
-    'HTTP requests sent to the compliance service by this worker, by operation.',
-    { operation: COMPLIANCE_OPERATIONS },
-  ),
-  etims_compliance_rate_budget_per_second: spec(
-    'gauge',
+  etims_compliance_requests: counter('HTTP requests sent to the compliance service by this worker, by operation.', {
+    operation: COMPLIANCE_OPERATIONS,
+  }),
+  etims_compliance_rate_budget_per_second: gauge(
     "The compliance task queue's rate budget: activity starts allowed per second, fleet-wide.",
     {},
   ),
-  etims_compliance_rate_limit_remaining: spec(
-    'gauge',
+  etims_compliance_rate_limit_remaining: gauge(
     'The last X-RateLimit-Remaining the compliance service answered this worker with.',
     {},
   ),
   // Each compliance application (`default` for a single-key worker)
-  etims_application_requests: spec(
-    'counter',
+  etims_application_requests: counter(
     'HTTP requests sent to the compliance service by this worker, by the application whose key sent them.',
     BY_APPLICATION,
   ),
-  etims_application_rate_limited: spec(
-    'counter',
+  etims_application_rate_limited: counter(
     'Compliance requests answered 429 (its rate window spent), by application.',
     BY_APPLICATION,
   ),
-  etims_application_budget_per_second: spec(
-    'gauge',
+  etims_application_budget_per_second: gauge(
     "An application's rate budget on the compliance queue: its activity starts allowed per second, fleet-wide.",
     BY_APPLICATION,
   ),
-  etims_application_rate_limit_remaining: spec(
-    'gauge',
+  etims_application_rate_limit_remaining: gauge(
     "The last X-RateLimit-Remaining the compliance service answered an application's key with.",
     BY_APPLICATION,
   ),
   // The tenants file
-  etims_tenants_reloads: spec(
-    'counter',
+  etims_tenants_reloads: counter(
     'Changes of the tenants file acted on: applied, refused (the file asks what the services do not allow) ' +
       'or failed (a service could not be asked; tried again).',
     { outcome: ['applied', 'refused', 'failed'] },
   ),
   // Result callbacks (the receiver)
-  etims_callbacks: spec('counter', 'Result callbacks and webhooks answered by the receiver, by verdict.', {
+  etims_callbacks: counter('Result callbacks and webhooks answered by the receiver, by verdict.', {
     verdict: CALLBACK_VERDICTS,
   }),
   // Purchases sync (workflow code)
-  etims_purchases_syncs: spec('counter', 'Purchases syncs ended, by business and outcome.', {
+  etims_purchases_syncs: counter('Purchases syncs ended, by business and outcome.', {
     business_id: businessesOf('purchases'),
     outcome: ['succeeded', 'failed'],
   }),
-  etims_purchases_sync_last_success_timestamp_seconds: spec(
-    'gauge',
+  etims_purchases_sync_last_success_timestamp_seconds: gauge(
     'When the last purchases sync of a business succeeded (Unix seconds).',
     BY_PURCHASES_BUSINESS,
   ),
-  etims_purchase_events_delivered: spec('counter', 'Purchase events delivered to the sink, by business.', {
+  etims_purchase_events_delivered: counter('Purchase events delivered to the sink, by business.', {
     business_id: businessesOf('purchases'),
   }),
-  etims_purchase_events_pending: spec(
-    'gauge',
+  etims_purchase_events_pending: gauge(
     "Purchase events the sink did not take in a business's last successful sync: the next sync delivers them.",
     BY_PURCHASES_BUSINESS,
   ),
-  etims_purchases_sink_failures: spec(
-    'counter',
+  etims_purchases_sink_failures: counter(
     'Syncs in which the purchases sink did not take events, by business.',
     BY_PURCHASES_BUSINESS,
   ),
   // Reconciliation (workflow code)
-  etims_reconciliations: spec('counter', 'Reconciliations ended, by business and outcome.', {
+  etims_reconciliations: counter('Reconciliations ended, by business and outcome.', {
     business_id: businessesOf('reconciliation'),
     outcome: ['succeeded', 'failed'],
   }),
-  etims_reconciliation_last_success_timestamp_seconds: spec(
-    'gauge',
+  etims_reconciliation_last_success_timestamp_seconds: gauge(
     'When the last reconciliation of a business succeeded (Unix seconds).',
     BY_RECONCILED_BUSINESS,
   ),
-  etims_reconciliation_findings: spec('gauge', "What a business's last successful reconciliation found, by kind.", {
+  etims_reconciliation_findings: gauge("What a business's last successful reconciliation found, by kind.", {
     business_id: businessesOf('reconciliation'),
     kind: FINDING_KINDS,
   }),
   // Sync batches (workflow code)
-  etims_sync_batches: spec('counter', 'Accounting sync batches ended, by outcome.', {
+  etims_sync_batches: counter('Accounting sync batches ended, by outcome.', {
     outcome: ['synced', 'dismissed', 'failed'],
   }),
-  etims_sync_batches_parked: spec('counter', 'Times an accounting sync batch was parked for an operator.', {}),
+  etims_sync_batches_parked: counter('Times an accounting sync batch was parked for an operator.', {}),
 } as const satisfies Record<string, MetricSpec>;
 
 export type MetricName = keyof typeof METRICS;
