@@ -7,33 +7,18 @@ import { ConfigError, type Env } from './config/env.js';
  * object paths only, so code never interpolates a secret or a callback URL (it carries a capability token)
  * into a message.
  */
+const SECRET_FIELDS = ['apiKey', 'clientSecret', 'webhookSecret', 'callbackUrl', 'callbackToken'];
+const SECRET_HEADERS = ['headers.authorization', 'headers["x-api-key"]', 'headers["x-signature"]'];
 export const REDACTED_PATHS = [
-  'apiKey',
-  'clientSecret',
-  'webhookSecret',
-  'callbackUrl',
-  'callbackToken',
-  '*.apiKey',
-  '*.clientSecret',
-  '*.webhookSecret',
-  '*.callbackUrl',
-  '*.callbackToken',
-  'headers.authorization',
-  'headers["x-api-key"]',
-  'headers["x-signature"]',
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'req.headers["x-signature"]',
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]),
+  ...SECRET_HEADERS.flatMap((header) => [header, `req.${header}`]),
   'config.compliance.apiKey',
   'config.accounting.apiKey',
   'config.accounting.clientSecret',
   'config.accounting.webhookSecret',
 ];
 
-/**
- * `LOG_FORMAT=pretty` or `json`; unset: readable lines on a terminal, JSON everywhere else (files, pipes,
- * containers, log shippers).
- */
+/** `LOG_FORMAT=pretty` or `json`; unset: readable lines on a terminal, JSON everywhere else. */
 export function prettyLogs(env: Env = process.env, terminal = process.stdout.isTTY === true): boolean {
   const format = env.LOG_FORMAT?.trim().toLowerCase();
   if (format === 'pretty') return true;

@@ -1,13 +1,4 @@
-/**
- * `npm run check`: proves the configured services answer the clients (or the embedded sandbox, with
- * SANDBOX=embedded or when no service is configured at all). Read-only: it files no document and moves no stock, so it is safe against production keys.
- *
- * With TENANTS_FILE / TENANTS_DIR it checks every application of the tenants file, each with its own key, as the
- * worker would reach it: the tenants are first resolved as the worker resolves them at start-up (a refused key
- * stops the check, naming its entry), then every compliance application is asked its identity, businesses, items
- * and purchases (of the first business it serves) and code lists, and every accounting application its companies
- * and bill payments. One row per application and operation.
- */
+// Read-only: it files no document and moves no stock, so it is safe against production keys.
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { loadConfig } from '../config/env.js';
@@ -62,10 +53,7 @@ async function runChecks(
   return rows;
 }
 
-/**
- * A compliance key's checks. `business`: the business items and purchases are asked for (a tenant's first served
- * one; undefined: the key's own, as the single-key check asks); `served`: the businesses a tenant serves.
- */
+/** `tenant.business`: a tenant's first served business; without a tenant, the key's own. */
 function complianceChecks(
   client: ComplianceClient,
   tenant?: { business: string | undefined; served: readonly string[] },
@@ -80,14 +68,16 @@ function complianceChecks(
             'items',
             async () => {
               const { data } = await client.listItems(forBusiness);
-              return `${of}${data.length} item(s), ${data.filter((i) => i.registrationStatus === 'REGISTERED').length} registered`;
+              const registered = data.filter((i) => i.registrationStatus === 'REGISTERED').length;
+              return `${of}${data.length} item(s), ${registered} registered`;
             },
           ],
           [
             'purchases',
             async () => {
               const { data } = await client.listPurchases({ pageSize: 5 }, forBusiness);
-              return `${of}${data.purchases.length} on the first page; more: ${data.pagination.nextCursor ? 'yes' : 'no'}`;
+              const more = data.pagination.nextCursor ? 'yes' : 'no';
+              return `${of}${data.purchases.length} on the first page; more: ${more}`;
             },
           ],
         ];
@@ -97,7 +87,8 @@ function complianceChecks(
       async () => {
         const { data, meta } = await client.getIdentity();
         const application = tenant && data.application?.id ? `application ${data.application.id}; ` : '';
-        return `${application}scopes ${data.apiKey?.scopes?.join(' ') ?? '?'}; rate limit ${meta.rateLimit.limit ?? '?'}/min, ${meta.rateLimit.remaining ?? '?'} left`;
+        const rate = `rate limit ${meta.rateLimit.limit ?? '?'}/min, ${meta.rateLimit.remaining ?? '?'} left`;
+        return `${application}scopes ${data.apiKey?.scopes?.join(' ') ?? '?'}; ${rate}`;
       },
     ],
     [
@@ -175,7 +166,8 @@ function failedLine(rows: readonly CheckRow[]): string {
     const name = `${row.service} ${row.application ?? ''}`.trim();
     byApplication.set(name, [...(byApplication.get(name) ?? []), row.operation]);
   }
-  return `${failed.length} check(s) failed: ${[...byApplication].map(([name, operations]) => `${name} (${operations.join(', ')})`).join(', ')}`;
+  const which = [...byApplication].map(([name, operations]) => `${name} (${operations.join(', ')})`);
+  return `${failed.length} check(s) failed: ${which.join(', ')}`;
 }
 
 async function mainWithTenants(): Promise<number> {
@@ -201,7 +193,9 @@ async function mainWithTenants(): Promise<number> {
     }
     console.log('');
     printRows(rows, true);
-    const applications = `${directory.applications().length} compliance and ${directory.accountingApplications().length} accounting application(s)`;
+    const applications =
+      `${directory.applications().length} compliance and ` +
+      `${directory.accountingApplications().length} accounting application(s)`;
     const ok = rows.every((r) => r.ok);
     console.log(ok ? `all checks passed (${applications})` : failedLine(rows));
     return ok ? 0 : 1;
@@ -240,7 +234,8 @@ async function main(): Promise<number> {
 runProgram(
   createProgram(
     'npm run check --',
-    'Proves the configured services answer the clients: a read-only round trip through both (it files nothing); with a tenants file, through every application it names.',
+    'Proves the configured services answer the clients: a read-only round trip through both (it files nothing); ' +
+      'with a tenants file, through every application it names.',
   )
     .addHelpText(
       'after',
@@ -254,18 +249,21 @@ runProgram(
           ...SERVICES_ENVIRONMENT,
         ],
         output:
-          'one row per check on standard output (service, with a tenants file the application, operation, result, ms, summary); ' +
+          'one row per check on standard output ' +
+          '(service, with a tenants file the application, operation, result, ms, summary); ' +
           'notes and errors on standard error, naming the tenant entry, never a key',
         exitCodes: [
           [0, 'all checks passed'],
           [
             1,
-            'a check failed: its row names the application, the operation and the answer (or a service could not be asked)',
+            'a check failed: its row names the application, the operation and the answer ' +
+              '(or a service could not be asked)',
           ],
           BAD_INPUT_EXIT,
           [
             2,
-            'with a tenants file: a key refused, or a business the tenants cannot settle (every problem named by its entry)',
+            'with a tenants file: a key refused, or a business the tenants cannot settle ' +
+              '(every problem named by its entry)',
           ],
         ],
       }),

@@ -1,9 +1,4 @@
-/**
- * What the CLIs over the typed clients (sales, sync-batch, purchases) share: the Temporal settings read from the
- * environment, input checked before Temporal is contacted, results printed as JSON, and the same exit codes (EXIT):
- * 0 done, 1 the operation failed (or Temporal could not be reached), 2 bad input or configuration; the sales CLI
- * adds 3 (conflict) and 4 (not signed within the wait).
- */
+// What the CLIs over the typed clients share: input checked before Temporal is contacted, JSON out, EXIT codes.
 import { SaleInputConflictError, SaleInputError } from '../client/errors.js';
 import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
 import { EXIT_USAGE, parseAndRun, type CliCommand } from './command.js';
@@ -30,10 +25,7 @@ export interface CommandResult {
   code?: number;
 }
 
-/**
- * Connects with the environment's Temporal settings, runs the command, prints its output and closes the
- * connection. The settings are checked (files read, named errors) before anything is contacted.
- */
+/** The settings are checked (files read, named errors) before anything is contacted. */
 export async function connectAndRun<Connected extends { close(): Promise<void> }>(
   connect: (settings: TemporalSettings) => Promise<Connected>,
   run: (connected: Connected) => Promise<CommandResult>,
@@ -49,10 +41,7 @@ export async function connectAndRun<Connected extends { close(): Promise<void> }
   }
 }
 
-/**
- * `runProgram` (command.ts), with bad input (a `UsageError` or `SaleInputError`: nothing was sent) exiting 2 too,
- * and a sale already started with another input exiting 3: a script must not read either as success.
- */
+/** Bad input exits 2, and a sale already started with another input 3: a script must not read either as success. */
 export function runClientProgram(program: CliCommand): void {
   runMain(async () => {
     try {

@@ -1,9 +1,3 @@
-/**
- * The codec server on its own: `npm run codec-server`, or `node dist/src/cli/codec-server.js` in the image (keys from
- * PAYLOAD_KEYS / PAYLOAD_KEYS_FILE, listening on CODEC_HOST:CODEC_PORT, CORS for CODEC_CORS_ORIGINS, a bearer token
- * from CODEC_AUTH_TOKEN / CODEC_AUTH_TOKEN_FILE, required unless CODEC_HOST is loopback). Exits 2 on a bad
- * configuration, naming the variable and never a key or the token.
- */
 import { runMain } from './run-main.js';
 import { createLogger } from '../logger.js';
 import { requireKeyRing } from '../codec/keys.js';

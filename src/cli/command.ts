@@ -1,10 +1,4 @@
-/**
- * The command line of every entry point (src/cli, tools/, sandbox/): commander, set up once. A program is named
- * as it is invoked (`npm run sales --`), has `-h, --help` (and `help <command>` when it has commands), prints the
- * help after a usage error, and exits 2 on every usage error: an unknown command or option, a missing or extra
- * argument, an option value its parser refused, or a check of the action's calling `command.error()`. That is
- * the exit code of bad input and configuration too (run-main.ts); `--help` exits 0.
- */
+// Every entry point's command line: usage errors print the help and exit 2, as bad input does (run-main.ts).
 import { Command, CommanderError, InvalidArgumentError, type ErrorOptions, type OptionValues } from 'commander';
 import { runMain } from './run-main.js';
 
@@ -33,7 +27,7 @@ export class CliCommand extends Command {
     });
   }
 
-  /** A wrong number of arguments is told with the command's synopsis: `cancel takes 3 argument(s): cancel <businessId> <tin> <reason>`. */
+  /** A wrong number of arguments is told with the command's synopsis: `cancel takes 3 argument(s): cancel <…>`. */
   override error(message: string, errorOptions?: ErrorOptions): never {
     const arity =
       errorOptions?.code === 'commander.missingArgument' || errorOptions?.code === 'commander.excessArguments';
@@ -64,10 +58,7 @@ export function createProgram(name: string, description: string): CliCommand {
     .exitOverride();
 }
 
-/**
- * Parses `argv` and runs the action it names. Answers the action's exit code; 0 after the help; 2 after a usage
- * error, which commander has printed with the help. Anything else the action throws is the caller's.
- */
+/** The action's exit code; 0 after the help; 2 after a usage error. Anything else the action throws is the caller's. */
 export async function parseAndRun(
   program: CliCommand,
   argv: readonly string[] = process.argv.slice(2),
@@ -81,15 +72,12 @@ export async function parseAndRun(
   return program.exitCode;
 }
 
-/** `parseAndRun` as the process: exits with its code; a configuration error exits 2, any other error 1 (run-main.ts). */
+/** `parseAndRun` as the process: a configuration error exits 2, any other error 1 (run-main.ts). */
 export function runProgram(program: CliCommand): void {
   runMain(() => parseAndRun(program));
 }
 
-/**
- * An option or argument parser: `parse` answers the value, or undefined when `text` is not one, and the refusal
- * says `<flag> <requirement>` (e.g. "--seed must be a whole number from 0 to 4294967295").
- */
+/** `parse` answers undefined when `text` is not a value; the refusal says `<flag> <requirement>`. */
 export function valueParser<T>(
   flag: string,
   requirement: string,

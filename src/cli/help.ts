@@ -1,9 +1,4 @@
-/**
- * The one style of the operator CLIs' help (sales, purchases, sync-batch, reconcile, check): after commander's
- * usage, options and commands, the same sections in the same order, `Environment:` (one variable or group a line,
- * its meaning in one column), `Output:` and `Exit codes:` (one code a line). The variables a group of CLIs shares
- * are listed once here, so two CLIs that read the same settings say the same thing about them.
- */
+// One style of help for the operator CLIs; variables a group of CLIs shares are described once here.
 import { DEFAULT_TEMPORAL_ADDRESS } from '../temporal/connection.js';
 import { EXIT_USAGE } from './command.js';
 
@@ -17,7 +12,7 @@ export interface HelpSections {
   exitCodes: ReadonlyArray<readonly [code: number, meaning: string]>;
 }
 
-/** What every CLI that talks to Temporal reads; the keys because its starts and answers carry encrypted customer data. */
+/** The keys because the starts and answers carry encrypted customer data. */
 export const TEMPORAL_ENVIRONMENT: readonly HelpEntry[] = [
   ['TEMPORAL_ADDRESS', `Temporal frontend host:port (default ${DEFAULT_TEMPORAL_ADDRESS})`],
   ['TEMPORAL_NAMESPACE', 'namespace (default "default")'],

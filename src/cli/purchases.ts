@@ -1,9 +1,3 @@
-/**
- * `npm run purchases -- sync <businessId> [--wait]`: asks for a purchases sync of the business now, through its
- * schedule (which a worker with PURCHASES_SINK made). With --wait, prints the sync's counts when it ends.
- * Exit codes: 0 done, 1 the sync could not be requested or did not finish in time (or Temporal could not be
- * reached), 2 bad input.
- */
 import { connectSalesClient } from '../client/connect.js';
 import { syncPurchasesNow } from '../client/purchases.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';

@@ -1,12 +1,4 @@
-/**
- * The tenants file for the read-only CLIs (`npm run check`, `npm run reconcile`). With TENANTS_FILE or TENANTS_DIR
- * the tenants are resolved against the services as the worker resolves them at start-up: every compliance key is
- * asked who it is and which businesses it can act for, every accounting key which companies it sees, and which
- * application serves which business is settled (src/tenants/serving.ts). A refused key or an unsettled
- * business stops the CLI with every problem named by its tenant entry, never by its key: a TenantConfigError (a
- * ConfigError, exit 2), or a TenantServiceError (exit 1) when a service could not be asked. Without either
- * variable the CLIs read the single-key variables as before.
- */
+// A refused key or an unsettled business stops the CLI, named by its tenant entry, never by its key.
 import { ApiError } from '../http/errors.js';
 import { ConfigError, loadConfig, type Env } from '../config/env.js';
 import { loadTenantsConfig } from '../tenants/load.js';
@@ -24,16 +16,14 @@ export async function openReadOnlyTenants(env: Env, logger: Logger): Promise<Ten
   // A tenants file names the services its entries are on: nothing stands in for them, as for the worker.
   if (loadConfig({ SANDBOX: env.SANDBOX }).embeddedSandbox) {
     throw new ConfigError(
-      `SANDBOX=embedded and ${tenants.origin.split(' ')[0]} are both set: the entries name the services they are on, and nothing stands in for them (unset SANDBOX)`,
+      `SANDBOX=embedded and ${tenants.origin.split(' ')[0]} are both set: the entries name the services ` +
+        `they are on, and nothing stands in for them (unset SANDBOX)`,
     );
   }
   return resolveTenantDirectory(tenants, { logger });
 }
 
-/**
- * A failed call, said with the tenant entry whose key made it (`tenants.json: compliance[0] (retail): 403 …`):
- * which of many applications failed is what an operator needs, and the entry is all that names it.
- */
+/** A failed call, said with the tenant entry whose key made it (`tenants.json: compliance[0] (retail): 403 …`). */
 export function withEntry(err: unknown, sources: { compliance?: string; accounting?: string }): unknown {
   if (!(err instanceof ApiError)) return err;
   const source = sources[err.service];

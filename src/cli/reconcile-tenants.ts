@@ -1,9 +1,4 @@
-/**
- * Which keys `npm run reconcile` reads a business and its company with, given a tenants file: the compliance
- * application serving the business, and the accounting application of the business's link (or, with --company, the
- * link naming that company, else the one accounting application whose key sees it). Settled by the tenant directory
- * as the worker settles it, so what the reconciliation reads is what the scheduled one reads.
- */
+// Settled by the tenant directory as the worker settles it, so this reads what the scheduled run reads.
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { ConfigError, type Env } from '../config/env.js';
@@ -31,7 +26,8 @@ function notServed(directory: TenantDirectory, businessId: string): ConfigError 
     .applications()
     .map((application) => `${application.application} (${someIds(application.businesses, 5)})`);
   return new ConfigError(
-    `business ${businessId} is served by no compliance application of ${directory.origin}; they serve: ${serving.join('; ') || 'nothing'}`,
+    `business ${businessId} is served by no compliance application of ${directory.origin}; they serve: ` +
+      `${serving.join('; ') || 'nothing'}`,
   );
 }
 
@@ -47,7 +43,9 @@ function accountingApplicationFor(directory: TenantDirectory, businessId: string
     );
   }
   throw new ConfigError(
-    `company ${companyId} is seen by accounting applications ${seeing.map((a) => a.application).join(' and ')} of ${directory.origin}, and no link says which: add a link for business ${businessId}`,
+    `company ${companyId} is seen by accounting applications ` +
+      `${seeing.map((a) => a.application).join(' and ')} of ${directory.origin}, and no link says which: ` +
+      `add a link for business ${businessId}`,
   );
 }
 
@@ -72,7 +70,8 @@ function settle(
   // The directory holds a client for every application it resolved.
   if (!compliance || !accounting)
     throw new Error(
-      `the tenants hold no client for ${compliance ? `accounting application ${accountingName}` : `compliance application ${complianceName}`}`,
+      `the tenants hold no client for ` +
+        `${compliance ? `accounting application ${accountingName}` : `compliance application ${complianceName}`}`,
     );
   const sources = {
     compliance: directory.applications().find((a) => a.application === complianceName)?.source,

@@ -1,14 +1,4 @@
-/**
- * `npm run reconcile -- <businessId> [--company <companyId>] [--json] [--csv <file|->]`: the business's supplier
- * invoices against its accounting company's bill payments, against the configured services (or, with
- * SANDBOX=embedded or none configured, the embedded sandbox), as `npm run check` resolves them. Read-only; no Temporal needed.
- * Logs go to stderr, so with --json stdout holds exactly one JSON object, and with `--csv -` exactly the CSV.
- *
- * With TENANTS_FILE / TENANTS_DIR the tenants are resolved as the worker resolves them (read-only-tenants.ts): the
- * business is read with the key of the compliance application serving it, and the company (--company, else the
- * business's link) with the key of its link's accounting application (else of the one accounting application that
- * sees it). Errors name tenant entries and applications, never a key.
- */
+// Read-only; no Temporal needed. Logs go to stderr, so stdout holds exactly the JSON or the CSV asked for.
 import { writeFile } from 'node:fs/promises';
 import { ConfigError, loadConfig } from '../config/env.js';
 import { createLogger, type Logger } from '../logger.js';
@@ -69,7 +59,8 @@ async function openEnvironmentReconciliation(
   if (companyId === undefined) {
     await close();
     throw new ConfigError(
-      `no accounting company is linked to business ${businessId}: pass --company or set RECONCILE_LINKS (businessId=companyId,...)`,
+      `no accounting company is linked to business ${businessId}: pass --company or set RECONCILE_LINKS ` +
+        `(businessId=companyId,...)`,
     );
   }
   return {
@@ -133,7 +124,8 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
       process.stdout.write(formatTable(report));
       if (applications)
         console.log(
-          `through compliance application ${applications.compliance} and accounting application ${applications.accounting}`,
+          `through compliance application ${applications.compliance} and accounting application ` +
+            `${applications.accounting}`,
         );
     }
     return 0;
@@ -145,12 +137,14 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
 runProgram(
   createProgram(
     'npm run reconcile --',
-    "The business's supplier invoices against its accounting company's bill payments, on the configured services (or the embedded sandbox, as npm run check resolves them). Read-only; no Temporal needed.",
+    "The business's supplier invoices against its accounting company's bill payments, on the configured " +
+      'services (or the embedded sandbox, as npm run check resolves them). Read-only; no Temporal needed.',
   )
     .argument('<businessId>')
     .option(
       '--company <companyId>',
-      "accounting company of the business (default: its link in the tenants file, or RECONCILE_LINKS, e.g. biz_a=cmp_1,biz_b=cmp_2; with the embedded sandbox, the demo world's link)",
+      'accounting company of the business (default: its link in the tenants file, or RECONCILE_LINKS, ' +
+        "e.g. biz_a=cmp_1,biz_b=cmp_2; with the embedded sandbox, the demo world's link)",
     )
     .option(
       '--json',
@@ -158,7 +152,8 @@ runProgram(
     )
     .option(
       '--csv <file>',
-      'also write one row per invoice and payment, with its category, to <file>; "-": the CSV alone on standard output, instead of the table',
+      'also write one row per invoice and payment, with its category, to <file>; "-": the CSV alone on ' +
+        'standard output, instead of the table',
     )
     .option('--as-of <YYYY-MM-DD>', "day unpaid invoices' ages are counted to (default: today in Nairobi)", day)
     .option(
@@ -168,7 +163,8 @@ runProgram(
     )
     .option(
       '--window-days <days>',
-      `payment date within this many days of the invoice date for a suggestion (default ${DEFAULT_RECONCILE_OPTIONS.dateWindowDays})`,
+      `payment date within this many days of the invoice date for a suggestion (default ` +
+        `${DEFAULT_RECONCILE_OPTIONS.dateWindowDays})`,
       nonNegative('--window-days'),
     )
     .addHelpText(
@@ -177,7 +173,8 @@ runProgram(
         environment: [
           [
             'TENANTS_FILE',
-            "a tenants file: the business is read through the application serving it, the company through its link's accounting application",
+            'a tenants file: the business is read through the application serving it, the company through ' +
+              "its link's accounting application",
           ],
           ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
           ...SERVICES_ENVIRONMENT,
@@ -187,7 +184,8 @@ runProgram(
           ],
         ],
         output:
-          'the table (--json: one JSON object, with a tenants file also the applications used; --csv -: the CSV) on standard output; ' +
+          'the table (--json: one JSON object, with a tenants file also the applications used; --csv -: ' +
+          'the CSV) on standard output; ' +
           'logs and errors on standard error, naming the tenant entry, never a key',
         exitCodes: [
           [0, 'done'],
@@ -195,7 +193,8 @@ runProgram(
           BAD_INPUT_EXIT,
           [
             2,
-            'with a tenants file: a key refused, a business no application serves, a company no accounting application sees',
+            'with a tenants file: a key refused, a business no application serves, a company no ' +
+              'accounting application sees',
           ],
         ],
       }),

@@ -1,10 +1,6 @@
 import { ConfigError } from '../config/env.js';
 
-/**
- * Runs a command-line entry point: its number is the exit code; a configuration error exits 2 with the
- * variable named (never its value); anything else (Temporal unreachable or refusing, search attributes missing,
- * a service refusing its credentials) exits 1 with the message, which names what failed and never a secret.
- */
+/** A configuration error exits 2 naming the variable (never its value); anything else exits 1 with its message. */
 export function runMain(main: () => Promise<number>): void {
   main().then(
     (code) => process.exit(code),

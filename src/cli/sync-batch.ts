@@ -1,9 +1,3 @@
-/**
- * `npm run sync-batch -- <command> …`: accounting sync batches from a shell, through the typed client.
- * Input is validated before Temporal is contacted; results are printed as JSON.
- * Exit codes: 0 done, 1 the operation failed (or Temporal could not be reached, or --wait ended dismissed),
- * 2 bad input.
- */
 import { connectSyncBatchClient, parseSyncBatchInput, type SyncBatchClient } from '../client/sync-batches.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { createProgram } from './command.js';
@@ -19,7 +13,6 @@ interface SyncBatchOptions {
 
 type Run = (client: SyncBatchClient) => Promise<CommandResult>;
 
-/** Connects (the input was checked) and runs; a refused or failed operation (SyncBatchOperationError, a failed workflow, Temporal unreachable) exits 1. */
 function connectAndRunBatch(run: Run, { taskQueue }: SyncBatchOptions): Promise<number> {
   return connectAndRun(
     (settings) => connectSyncBatchClient({ settings, taskQueue }),

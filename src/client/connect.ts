@@ -12,22 +12,14 @@ export interface ConnectedSalesClient {
   close(): Promise<void>;
 }
 
-/**
- * A SalesClient for another service, connected the ecosystem's way: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
- * TEMPORAL_API_KEY, TEMPORAL_TLS* and temporal.toml profiles (TEMPORAL_PROFILE), as @temporalio/envconfig
- * reads them; or explicit `settings`. Payloads are encrypted with PAYLOAD_KEYS / PAYLOAD_KEYS_FILE (required unless
- * PAYLOAD_ENCRYPTION=off). Throws ConfigError (a setting or key unusable, named) or
- * TemporalConnectionError (unreachable, credentials refused, no such namespace), never with a secret.
- */
+/** Connected as the Temporal CLI connects (envconfig), payloads encrypted with the workers' keys. */
 export async function connectSalesClient(
   options: SalesClientOptions & { env?: Env; settings?: TemporalSettings } = {},
 ): Promise<ConnectedSalesClient> {
   const env = options.env ?? process.env;
   const settings = options.settings ?? loadTemporalSettings(env);
-  // The same keys as the workers': a start carries customer data, so it is encrypted before it leaves.
   const { dataConverter } = payloadEncryptionFromEnv(env);
   const connection = await connectClient(settings);
-  // Traced when the process has called installTracing() (src/temporal/tracing.ts); the sales CLI does.
   const client = new Client({ connection, namespace: settings.namespace, dataConverter, plugins: tracingPlugins() });
   const sales = new SalesClient(client, options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue });
   return { sales, client, settings, close: () => connection.close() };

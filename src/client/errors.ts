@@ -1,22 +1,16 @@
-/**
- * How a call on the sales client fails: bad input (nothing was sent), a sale already started with another input,
- * or a refused operation.
- */
-
 import { describeProblems, type InputProblem } from '../contracts/sale-input.js';
 
 export type { InputProblem };
 
-/** The input was refused before anything reached Temporal: no sale was started, no update was sent. */
+/** Nothing reached Temporal. */
 export class SaleInputError extends Error {
   override readonly name = 'SaleInputError';
   readonly field: string;
   readonly reason: string;
 
   constructor(
-    /** What was being validated, e.g. `sale input`, `refund request`. */
     readonly subject: string,
-    /** Every problem found, the one named in the message first. */
+    /** The one named in the message first. */
     readonly problems: readonly [InputProblem, ...InputProblem[]],
   ) {
     super(describeProblems(subject, problems));
@@ -25,17 +19,12 @@ export class SaleInputError extends Error {
   }
 }
 
-/**
- * A sale with this business and trader invoice number was already started with another input: the new input was
- * not used (a sale is filed once per invoice number). `fields` names where the inputs differ, never their values,
- * which may be customer data. Starting again with the same input as before is not a conflict.
- */
+/** `fields` names where the inputs differ, never their values, which may be customer data. */
 export class SaleInputConflictError extends Error {
   override readonly name = 'SaleInputConflictError';
 
   constructor(
     readonly workflowId: string,
-    /** Paths of the differing fields, e.g. `lines[0].quantity`, `customer.name`. */
     readonly fields: readonly string[],
     options: { cause?: unknown } = {},
   ) {
@@ -58,7 +47,6 @@ export type SaleOperationFailure =
   /** The call timed out before the workflow answered; the update may still complete. Repeating it is safe. */
   | 'timed_out';
 
-/** The sale exists (or was looked for) but the operation did not go through. */
 export class SaleOperationError extends Error {
   override readonly name = 'SaleOperationError';
 

@@ -1,8 +1,4 @@
-/**
- * On-demand purchases sync, for other services and the CLI: triggers the business's schedule, so the sync runs
- * exactly as a scheduled one does (same workflow, same ledger, never two at once) rather than as a stray
- * workflow beside it.
- */
+// Triggers the business's schedule, so the sync runs exactly as a scheduled one does, never beside it.
 import {
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
@@ -12,13 +8,11 @@ import {
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { purchasesScheduleId, type PurchasesSyncResult } from '../contracts/purchases-sync.js';
 
-export type PurchasesSyncFailure = 'not_scheduled' | 'timed_out';
-
 export class PurchasesSyncError extends Error {
   override readonly name = 'PurchasesSyncError';
 
   constructor(
-    readonly failure: PurchasesSyncFailure,
+    readonly failure: 'not_scheduled' | 'timed_out',
     readonly scheduleId: string,
     message: string,
   ) {
@@ -27,9 +21,8 @@ export class PurchasesSyncError extends Error {
 }
 
 export interface SyncPurchasesOptions {
-  /** Task queue of the workers whose schedule it is (default WORKFLOW_TASK_QUEUE). */
   taskQueue?: string;
-  /** Wait for the sync to finish and return its result (default false: return once requested). */
+  /** Wait for the sync's result (default false: return once requested). */
   wait?: boolean;
   /** With `wait`: give up waiting after this long (default 30 minutes); the sync itself goes on. */
   timeoutMs?: number;
@@ -57,11 +50,7 @@ function started(description: ScheduleDescription): Map<string, Started> {
   return new Map(runs.map((run) => [`${run.workflowId}/${run.firstExecutionRunId}`, run]));
 }
 
-/**
- * Asks for a sync of the business's supplier invoices now. If one is running, the requested sync starts when it
- * ends (the schedule buffers one), so invoices pulled after this call are in it. Throws PurchasesSyncError
- * `not_scheduled` when no worker with PURCHASES_SINK has made the business's schedule.
- */
+/** If a sync is running, the requested one starts when it ends, so invoices pulled after this call are in it. */
 export async function syncPurchasesNow(
   client: Client,
   businessId: string,

@@ -1,8 +1,4 @@
-/**
- * How the sales client starts a sale, for a plain start and an update-with-start alike: the same workflow id,
- * policies, search attributes and summary, and the same answer when the invoice number was started before with
- * another input (a conflict, never a silent success that drops the new input).
- */
+// A plain start and an update-with-start alike: the same options, and the same answer to another input.
 import type { Client, WorkflowStartOptions } from '@temporalio/client';
 import { BusinessId, FiscalStatus, NeedsAttention, TraderInvoiceNumber } from '../contracts/search-attributes.js';
 import { SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../contracts/sale.js';
@@ -15,7 +11,6 @@ export { SALE_WORKFLOW_TYPE };
 
 export type SaleWorkflow = (input: SaleInput) => Promise<unknown>;
 
-/** Start options of a sale but the task queue and the conflict policy, which the caller sets. */
 export function saleStartOptions(sale: SaleInput): Omit<WorkflowStartOptions<SaleWorkflow>, 'taskQueue'> {
   return {
     workflowId: saleWorkflowId(sale.businessId, sale.traderInvoiceNumber),
@@ -35,10 +30,7 @@ export function saleStartOptions(sale: SaleInput): Omit<WorkflowStartOptions<Sal
   };
 }
 
-/**
- * Throws `SaleInputConflictError` when the execution found under the sale's id was started with another input. Read
- * from its history, so a closed sale and a sale no worker runs yet are checked too.
- */
+/** Read from its history, so a closed sale and a sale no worker runs yet are checked too. */
 export async function assertStartedWith(
   client: Client,
   workflowId: string,

@@ -1,8 +1,4 @@
-/**
- * What the typed clients (sales, sync batches) share: the Temporal client and the worker's task queue, starting a
- * workflow whose id names the thing it does so that a second start finds the first, and turning the Temporal
- * errors a caller handles into the client's own.
- */
+// What the typed clients share: a workflow id names the thing it does, so a second start finds the first.
 import { randomUUID } from 'node:crypto';
 import {
   WorkflowExecutionAlreadyStartedError,
@@ -28,18 +24,16 @@ export interface StartOrFindResult {
   started: boolean;
 }
 
-/** Start options but the task queue (the client's) and the conflict policy and memo (set by `startOrFind`). */
-export type StartOrFindOptions<T extends Workflow> = WithWorkflowArgs<
+type StartOrFindOptions<T extends Workflow> = WithWorkflowArgs<
   T,
   Omit<WorkflowOptions, 'taskQueue' | 'workflowIdConflictPolicy' | 'memo'>
 >;
 
 export interface TaskQueueClientOptions {
-  /** Task queue of the workflow worker (default `sales`). */
+  /** Of the workflow worker (default `sales`). */
   taskQueue?: string;
 }
 
-/** A typed client of the workflows a worker runs on one task queue. */
 export abstract class TaskQueueClient {
   protected readonly taskQueue: string;
 
@@ -50,10 +44,7 @@ export abstract class TaskQueueClient {
     this.taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   }
 
-  /**
-   * Starts the workflow, or finds the execution already started under its id: a running one (conflict policy
-   * USE_EXISTING) or a closed one the options' reuse policy refuses to start again.
-   */
+  /** Finds a running execution, or a closed one the options' reuse policy refuses to start again. */
   protected async startOrFind<T extends Workflow>(
     workflowType: string,
     options: StartOrFindOptions<T>,
@@ -87,11 +78,7 @@ export abstract class TaskQueueClient {
 /** not_found: no such execution (or it finished); rejected: the workflow refused; timed_out: no answer yet. */
 export type OperationFailure = 'not_found' | 'rejected' | 'timed_out';
 
-/**
- * Runs a query, update or result call; Temporal's errors for the cases a caller handles become `toError`'s
- * (`reason` is the workflow's own reason for a refusal, Temporal's message otherwise). Anything else
- * (connection, server) passes through.
- */
+/** `reason` is the workflow's own for a refusal, Temporal's message otherwise; other errors pass through. */
 export async function runOperation<T>(
   call: () => Promise<T>,
   toError: (failure: OperationFailure, reason: string, cause: unknown) => Error,

@@ -1,8 +1,4 @@
-/**
- * The input an execution was started with, read from the first event of its history and decoded with the client's
- * own data converter: it needs no worker (a query would), works for a closed sale as for a running one, and reads an
- * encrypted history when the client has the keys (PAYLOAD_KEYS), as the worker that runs the sale does.
- */
+// From the first event of its history: needs no worker (a query would) and works for a closed sale too.
 import type { Client } from '@temporalio/client';
 import type { Payload, WorkflowSerializationContext } from '@temporalio/common';
 
@@ -23,7 +19,7 @@ export async function readStartedInput(
   return first === undefined ? undefined : client.options.loadedDataConverter.payloadConverter.fromPayload(first);
 }
 
-/** The codecs undo their encoding in the reverse order of the one they encoded in, as the SDK decodes. */
+/** In the reverse order of encoding, as the SDK decodes. */
 async function decode(client: Client, payloads: Payload[], context: WorkflowSerializationContext): Promise<Payload[]> {
   let decoded = payloads;
   for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse())

@@ -1,7 +1,4 @@
-/**
- * The static summary and details a sale carries in the Temporal UI, so an operator can read what was sold
- * without decoding the input payload. Customer contact details (phone, email) are left out on purpose.
- */
+// So an operator can read what was sold without decoding the input. Phone and email are left out on purpose.
 import type { SaleInput, SaleLineInput } from '../contracts/sale.js';
 
 /** Temporal's documented limits for a workflow's static summary and details (UTF-8 bytes). */
@@ -13,13 +10,9 @@ function toCents(amount: number): number {
   return Math.round(Number((amount * 100).toPrecision(12)));
 }
 
-function lineTotalCents(line: SaleLineInput): number {
-  return toCents(line.quantity * line.unitPrice);
-}
-
-function saleTotalCents(input: SaleInput): number {
-  return input.lines.reduce((sum, line) => sum + lineTotalCents(line), 0);
-}
+const lineTotalCents = (line: SaleLineInput): number => toCents(line.quantity * line.unitPrice);
+const saleTotal = (input: SaleInput): string =>
+  formatCents(input.lines.reduce((sum, line) => sum + lineTotalCents(line), 0));
 
 /** `1234567` → `12,345.67`. */
 function formatCents(cents: number): string {
@@ -37,9 +30,7 @@ function formatPrice(amount: number): string {
   return Math.abs(cents / 100 - amount) < 1e-9 ? formatCents(cents) : String(amount);
 }
 
-function bytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
+const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /** At most `max` UTF-8 bytes, ending in '…' when cut (never in the middle of a character). */
 function truncate(text: string, max: number): string {
@@ -55,9 +46,13 @@ function truncate(text: string, max: number): string {
 /** One line: `Sale INV-1 · business biz_1 · 3 lines · total KES 1,250.00`. */
 export function saleSummary(input: SaleInput): string {
   const lines = `${input.lines.length} line${input.lines.length === 1 ? '' : 's'}`;
-  const total = formatCents(saleTotalCents(input));
-  const line = `Sale ${input.traderInvoiceNumber} · business ${input.businessId} · ${lines} · total KES ${total}`;
-  return truncate(line.replace(/\s+/g, ' '), SUMMARY_MAX_BYTES);
+  const line = [
+    `Sale ${input.traderInvoiceNumber}`,
+    `business ${input.businessId}`,
+    lines,
+    `total KES ${saleTotal(input)}`,
+  ];
+  return truncate(line.join(' · ').replace(/\s+/g, ' '), SUMMARY_MAX_BYTES);
 }
 
 /** Markdown table cells: a '|' or a line break would end the cell or the row. */
@@ -82,7 +77,7 @@ export function saleDetails(input: SaleInput): string {
     '| # | Item | Description | Quantity | Unit price | Line total |',
     '|---:|---|---|---:|---:|---:|',
   ];
-  const foot = ['', `**Total** KES ${formatCents(saleTotalCents(input))}`];
+  const foot = ['', `**Total** KES ${saleTotal(input)}`];
 
   const rows: string[] = [];
   // Room for the "more lines" note, which needs at most ~100 bytes.

@@ -1,8 +1,4 @@
-/**
- * The typed API other services use to have an accounting sync batch processed and followed to the end: one
- * workflow execution per batch id (`sync-batch:<id>`), so a second start finds the first. Input is validated
- * here first (a `SaleInputError` naming the field; nothing is sent).
- */
+// One workflow execution per batch id, so a second start finds the first.
 import type { WorkflowHandle } from '@temporalio/client';
 import { checkInput } from '../contracts/sale-input.js';
 import { NeedsAttention } from '../contracts/search-attributes.js';
@@ -19,22 +15,12 @@ import {
 } from '../contracts/sync-batch.js';
 import { connectSalesClient } from './connect.js';
 import { SaleInputError } from './errors.js';
-import {
-  runOperation,
-  TaskQueueClient,
-  type OperationFailure,
-  type StartOrFindResult,
-  type TaskQueueClientOptions,
-} from './start-or-find.js';
+import { runOperation, TaskQueueClient, type OperationFailure, type StartOrFindResult } from './start-or-find.js';
 
 export { SYNC_BATCH_WORKFLOW_TYPE, syncBatchWorkflowId };
 export type { SyncBatchInput, SyncBatchState, SyncBatchSummary };
 
 type SyncBatchWorkflow = (input: SyncBatchInput) => Promise<SyncBatchSummary>;
-
-// ---------------------------------------------------------------------------------------------------------
-// Input
-// ---------------------------------------------------------------------------------------------------------
 
 export function parseSyncBatchInput(input: unknown): SyncBatchInput {
   const checked = checkInput(syncBatchInputSchema, input);
@@ -42,13 +28,8 @@ export function parseSyncBatchInput(input: unknown): SyncBatchInput {
   throw new SaleInputError('sync batch input', checked.problems);
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Client
-// ---------------------------------------------------------------------------------------------------------
+type SyncBatchOperation = 'getState' | 'result' | 'reprocess' | 'dismiss';
 
-export type SyncBatchOperation = 'getState' | 'result' | 'reprocess' | 'dismiss';
-
-/** The batch's workflow was looked for but the operation did not go through. */
 export class SyncBatchOperationError extends Error {
   override readonly name = 'SyncBatchOperationError';
 
@@ -64,18 +45,10 @@ export class SyncBatchOperationError extends Error {
   }
 }
 
-/** `started` is false when the batch's workflow was already running or had already completed: nothing new started. */
 export type StartSyncBatchResult = StartOrFindResult;
 
-/** `taskQueue`: of the workflow worker (default `sales`); the accounting calls go to the queue derived from it. */
-export type SyncBatchClientOptions = TaskQueueClientOptions;
-
 export class SyncBatchClient extends TaskQueueClient {
-  /**
-   * Starts processing the batch, or finds the execution already started for it: running (conflict policy
-   * USE_EXISTING) or completed (reuse policy ALLOW_DUPLICATE_FAILED_ONLY: a batch that completed is not processed
-   * again; one whose workflow failed or was terminated can be started afresh).
-   */
+  /** A batch that completed is not processed again; one whose workflow failed or was terminated can be. */
   async process(input: unknown): Promise<StartSyncBatchResult> {
     const batch = parseSyncBatchInput(input);
     return this.startOrFind<SyncBatchWorkflow>(SYNC_BATCH_WORKFLOW_TYPE, {
@@ -96,23 +69,18 @@ export class SyncBatchClient extends TaskQueueClient {
     return this.run('getState', handle.workflowId, () => handle.query(getSyncBatchStateQuery));
   }
 
-  /** Waits until the batch is done (every payment synced, or dismissed) and returns its summary. */
   async result(syncBatchId: string): Promise<SyncBatchSummary> {
     const handle = this.handle(syncBatchId);
     return this.run('result', handle.workflowId, () => handle.result());
   }
 
-  /**
-   * Processes the failed bill payments of a parked batch again. The update id names the situation acted on
-   * (the count of process calls so far), so two clicks on one parking act once, and a later parking acts again.
-   */
+  /** The update id names the parking acted on: two clicks on one act once, and a later parking acts again. */
   async reprocess(syncBatchId: string, options: { updateId?: string } = {}): Promise<SyncBatchState> {
     const handle = this.handle(syncBatchId);
     const updateId = options.updateId ?? `reprocess:${(await this.getState(syncBatchId)).processCalls}`;
     return this.run('reprocess', handle.workflowId, () => handle.executeUpdate(reprocessSyncBatchUpdate, { updateId }));
   }
 
-  /** Closes a parked batch leaving its failed payments as they are. */
   async dismiss(syncBatchId: string, reason: string, options: { updateId?: string } = {}): Promise<SyncBatchState> {
     const handle = this.handle(syncBatchId);
     const args = { reason };
@@ -133,10 +101,7 @@ export class SyncBatchClient extends TaskQueueClient {
   }
 }
 
-/**
- * A SyncBatchClient connected exactly as connectSalesClient connects (environment, temporal.toml profiles,
- * payload encryption keys); `close()` closes the connection.
- */
+/** Connected exactly as connectSalesClient connects. */
 export async function connectSyncBatchClient(options: Parameters<typeof connectSalesClient>[0] = {}) {
   const connected = await connectSalesClient(options);
   const syncBatches = new SyncBatchClient(

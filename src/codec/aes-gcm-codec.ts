@@ -1,25 +1,10 @@
-/**
- * AES-256-GCM payload codec: the whole payload (metadata and data, serialised as the `temporal.api.common.v1.Payload`
- * protobuf) is encrypted with the ring's current key and a random 12-byte IV, and replaced by a payload with
- *
- *   metadata: { encoding: "binary/encrypted", "encryption-key-id": "<id>" }
- *   data:     IV (12 bytes) ‖ ciphertext ‖ GCM tag (16 bytes)
- *
- * the layout of Temporal's Go, Python and .NET encryption samples (Go: `p.Marshal()`, then `gcm.Seal(nonce, nonce, …)`),
- * so a service in another language can use the same keys with its SDK's sample codec. (The TypeScript sample
- * length-prefixes the serialised payload with `encodeDelimited`, so its bytes differ; this codec follows the others.) Decoding picks the key by the id in the metadata, so every key in the
- * ring decrypts and rotation never strands a history.
- *
- * Payloads without `encoding: binary/encrypted` decode as they are: starts from services without the codec (plain
- * JSON through the Temporal CLI, another SDK) keep working. Everything this codec encodes is encrypted; there is no
- * plaintext path for new payloads. An unknown key id or a failed tag is a `PayloadDecryptionError` naming the key id.
- */
+// AES-256-GCM in the layout of Temporal's Go, Python and .NET encryption samples: see docs/encryption.md.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { PayloadKeyRing } from './keys.js';
 
-export const ENCODING_METADATA_KEY = 'encoding';
+const ENCODING_METADATA_KEY = 'encoding';
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA_KEY = 'encryption-key-id';
 export const IV_BYTES = 12;
@@ -30,12 +15,11 @@ const PayloadProto = proto.temporal.api.common.v1.Payload;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A payload the codec cannot decrypt. Names the key id and the reason, never the payload's contents. */
+/** Names the key id and the reason, never the payload's contents. */
 export class PayloadDecryptionError extends Error {
   override readonly name = 'PayloadDecryptionError';
   constructor(
     message: string,
-    /** The payload's `encryption-key-id`, when it has one. */
     readonly keyId: string | undefined,
   ) {
     super(message);
@@ -47,12 +31,10 @@ function metadataText(payload: Payload, key: string): string | undefined {
   return value == null ? undefined : decoder.decode(value);
 }
 
-/** True when the payload carries this codec's `encoding: binary/encrypted` marker. */
 export function isEncryptedPayload(payload: Payload): boolean {
   return metadataText(payload, ENCODING_METADATA_KEY) === ENCRYPTED_ENCODING;
 }
 
-/** The key id an encrypted payload names, or undefined. */
 export function payloadKeyId(payload: Payload): string | undefined {
   return metadataText(payload, KEY_ID_METADATA_KEY);
 }
@@ -60,7 +42,6 @@ export function payloadKeyId(payload: Payload): string | undefined {
 export class AesGcmPayloadCodec implements PayloadCodec {
   constructor(private readonly keys: PayloadKeyRing) {}
 
-  /** The key id new payloads are encrypted with. */
   get encryptKeyId(): string {
     return this.keys.encryptKeyId;
   }
@@ -99,7 +80,8 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     const key = this.keys.key(keyId);
     if (key === undefined) {
       throw new PayloadDecryptionError(
-        `payload was encrypted with key "${keyId}", which is not configured (configured: ${this.keys.ids.join(', ')}); add it to PAYLOAD_KEYS or PAYLOAD_KEYS_FILE`,
+        `payload was encrypted with key "${keyId}", which is not configured ` +
+          `(configured: ${this.keys.ids.join(', ')}); add it to PAYLOAD_KEYS or PAYLOAD_KEYS_FILE`,
         keyId,
       );
     }
@@ -120,7 +102,8 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       plain = Buffer.concat([decipher.update(body), decipher.final()]);
     } catch {
       throw new PayloadDecryptionError(
-        `payload failed authentication with key "${keyId}": the ciphertext was altered or the key "${keyId}" holds different bytes than the one that encrypted it`,
+        `payload failed authentication with key "${keyId}": the ciphertext was altered ` +
+          `or the key "${keyId}" holds different bytes than the one that encrypted it`,
         keyId,
       );
     }

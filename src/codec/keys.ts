@@ -1,19 +1,9 @@
-/**
- * Payload encryption keys: a key ring read from the environment or a file, never from code.
- *
- * - `PAYLOAD_KEYS`: comma-separated `<id>:<base64 of 32 bytes>` entries, oldest first (the last one encrypts);
- * - `PAYLOAD_KEYS_FILE`: a file holding the same entries, one per line (`#` comments), or JSON
- *   (`[{"id": "…", "key": "…"}]` or `{"keys": [...], "encryptKeyId": "…"}`);
- * - `PAYLOAD_KEY_ID`: the id of the key that encrypts new payloads (default: the last key listed).
- *
- * Every key decrypts; exactly one encrypts. Errors name the variable and the key id (or the entry's position when
- * even the id is unusable), never key material.
- */
+// Payload encryption keys, read from the environment or a file (docs/encryption.md). Errors name the variable and
+// the key id (or the entry's position when even the id is unusable), never key material.
 import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { ConfigError, type Env } from '../config/env.js';
 
-/** AES-256: keys are exactly 32 bytes. */
 export const PAYLOAD_KEY_BYTES = 32;
 /** Key ids are written into every payload's metadata, so they stay short and plain. */
 export const PAYLOAD_KEY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -25,24 +15,26 @@ export const PAYLOAD_KEY_ENV = {
   encryption: 'PAYLOAD_ENCRYPTION',
 } as const;
 
-/** A bad key configuration. A `ConfigError`, so `runMain` prints it as a configuration error and exits 2. */
 export class PayloadKeyConfigError extends ConfigError {
   override readonly name = 'PayloadKeyConfigError';
 }
 
 export interface PayloadKeyInput {
   id: string;
-  /** Raw key bytes (32). */
   key: Uint8Array;
 }
 
-/**
- * The keys a codec may use. Holds its key material privately: printing, logging or JSON-serialising a ring shows
- * only its ids.
- */
+function checkKeySize(where: string, id: string, key: Uint8Array): void {
+  if (key.byteLength === PAYLOAD_KEY_BYTES) return;
+  throw new PayloadKeyConfigError(
+    `${where}: key "${id}" is ${key.byteLength} bytes; AES-256 needs exactly ${PAYLOAD_KEY_BYTES} ` +
+      '(generate one with: openssl rand -base64 32)',
+  );
+}
+
+/** Printing, logging or JSON-serialising a ring shows only its ids. */
 export class PayloadKeyRing {
   readonly #keys: Map<string, Buffer>;
-  /** The key that encrypts new payloads. */
   readonly encryptKeyId: string;
 
   constructor(keys: readonly PayloadKeyInput[], encryptKeyId?: string, source = 'payload key ring') {
@@ -53,11 +45,7 @@ export class PayloadKeyRing {
         throw new PayloadKeyConfigError(`${source}: a key id must match ${PAYLOAD_KEY_ID_PATTERN.source}`);
       }
       if (this.#keys.has(id)) throw new PayloadKeyConfigError(`${source}: key id "${id}" is listed twice`);
-      if (key.byteLength !== PAYLOAD_KEY_BYTES) {
-        throw new PayloadKeyConfigError(
-          `${source}: key "${id}" is ${key.byteLength} bytes; AES-256 needs exactly ${PAYLOAD_KEY_BYTES} (generate one with: openssl rand -base64 32)`,
-        );
-      }
+      checkKeySize(source, id, key);
       this.#keys.set(id, Buffer.from(key));
     }
     const chosen = encryptKeyId ?? keys[keys.length - 1]!.id;
@@ -67,7 +55,6 @@ export class PayloadKeyRing {
     this.encryptKeyId = chosen;
   }
 
-  /** Every key id, in the order configured. */
   get ids(): string[] {
     return [...this.#keys.keys()];
   }
@@ -76,7 +63,7 @@ export class PayloadKeyRing {
     return this.#keys.has(id);
   }
 
-  /** The key bytes for `id`, or undefined. For the codec; do not log the result. */
+  /** Do not log the result. */
   key(id: string): Buffer | undefined {
     return this.#keys.get(id);
   }
@@ -86,7 +73,8 @@ export class PayloadKeyRing {
   }
 
   [inspect.custom](): string {
-    return `PayloadKeyRing { encryptKeyId: '${this.encryptKeyId}', ids: [${this.ids.map((id) => `'${id}'`).join(', ')}] }`;
+    const ids = this.ids.map((id) => `'${id}'`).join(', ');
+    return `PayloadKeyRing { encryptKeyId: '${this.encryptKeyId}', ids: [${ids}] }`;
   }
 }
 
@@ -106,11 +94,7 @@ function decodeKey(where: string, id: string, text: string): PayloadKeyInput {
   const trimmed = text.trim();
   if (!BASE64.test(trimmed)) throw new PayloadKeyConfigError(`${where}: key "${id}" is not base64`);
   const key = Buffer.from(trimmed, 'base64');
-  if (key.byteLength !== PAYLOAD_KEY_BYTES) {
-    throw new PayloadKeyConfigError(
-      `${where}: key "${id}" is ${key.byteLength} bytes; AES-256 needs exactly ${PAYLOAD_KEY_BYTES} (generate one with: openssl rand -base64 32)`,
-    );
-  }
+  checkKeySize(where, id, key);
   return { id, key };
 }
 
@@ -144,7 +128,8 @@ function parseJsonKeys(text: string, source: string): FileKeys {
   const list: unknown = Array.isArray(parsed) ? parsed : (parsed as { keys?: unknown } | null)?.keys;
   const encryptKeyId: unknown = Array.isArray(parsed) ? undefined : (parsed as { encryptKeyId?: unknown }).encryptKeyId;
   if (!Array.isArray(list)) {
-    throw new PayloadKeyConfigError(`${source}: expected [{"id": …, "key": …}] or {"keys": [...], "encryptKeyId"?: …}`);
+    const expected = '[{"id": …, "key": …}] or {"keys": [...], "encryptKeyId"?: …}';
+    throw new PayloadKeyConfigError(`${source}: expected ${expected}`);
   }
   if (encryptKeyId !== undefined && typeof encryptKeyId !== 'string') {
     throw new PayloadKeyConfigError(`${source}: encryptKeyId must be a string`);
@@ -174,11 +159,7 @@ function readKeysFile(path: string): FileKeys {
   return { keys: parseKeyList(trimmed, source), encryptKeyId: undefined };
 }
 
-/**
- * The key ring configured in `env`, or `undefined` when neither `PAYLOAD_KEYS` nor `PAYLOAD_KEYS_FILE` is set.
- * Keys from the file come first, then `PAYLOAD_KEYS`; the encrypting key is `PAYLOAD_KEY_ID`, else the file's
- * `encryptKeyId`, else the last key. Throws `PayloadKeyConfigError` for anything malformed.
- */
+/** Undefined when neither `PAYLOAD_KEYS` nor `PAYLOAD_KEYS_FILE` is set. */
 export function loadKeyRing(env: Env): PayloadKeyRing | undefined {
   const file = read(env, PAYLOAD_KEY_ENV.keysFile);
   const list = read(env, PAYLOAD_KEY_ENV.keys);
@@ -202,13 +183,12 @@ export function loadKeyRing(env: Env): PayloadKeyRing | undefined {
   return new PayloadKeyRing(keys, explicitId ?? fromFile.encryptKeyId, sources);
 }
 
-/** Like `loadKeyRing`, but a missing configuration is an error naming the variables to set. */
 export function requireKeyRing(env: Env): PayloadKeyRing {
   const ring = loadKeyRing(env);
   if (ring === undefined) {
     throw new PayloadKeyConfigError(
-      `payload encryption needs keys: set ${PAYLOAD_KEY_ENV.keys} (<id>:<base64 32 bytes>, comma-separated, newest last) or ${PAYLOAD_KEY_ENV.keysFile}` +
-        `, or ${PAYLOAD_KEY_ENV.encryption}=off on a local stack`,
+      `payload encryption needs keys: set ${PAYLOAD_KEY_ENV.keys} (<id>:<base64 32 bytes>, comma-separated, ` +
+        `newest last) or ${PAYLOAD_KEY_ENV.keysFile}, or ${PAYLOAD_KEY_ENV.encryption}=off on a local stack`,
     );
   }
   return ring;

@@ -1,17 +1,5 @@
-/**
- * The codec server: `POST /encode` and `POST /decode` with `{"payloads": [...]}` in the protobuf-JSON form the
- * Temporal UI and CLI send (metadata values and data base64). It lets the UI (`--ui-codec-endpoint`,
- * `TEMPORAL_CODEC_ENDPOINT`) show decrypted payloads and lets the Temporal CLI (`--codec-endpoint`) or another
- * service encrypt what it starts, without holding the keys.
- *
- * - CORS only for the configured origins (default the local UI); any other `Origin` is refused with 403;
- *   requests without `Origin` (CLI, services) are not browser requests and pass to the authorisation check.
- * - A token on `/encode` and `/decode` (`Authorization: Bearer <token>`, or HTTP Basic with the token as the password,
- *   which a browser keeps after `GET /sign-in`), compared in constant time; required to listen on anything but
- *   loopback (the server refuses to start otherwise).
- * - `{}` is an empty payload list, as protobuf JSON writes one.
- * - Logs carry method, route, status, namespace and payload count; never payloads, never the token.
- */
+// `POST /encode` and `POST /decode` for the Temporal UI and CLI; CORS, tokens and logs are described in
+// docs/encryption.md. Logs never carry payloads nor the token.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
@@ -30,38 +18,32 @@ import { ConfigError, resolveSecretFiles, type Env } from '../config/env.js';
 import { isLoopbackHost } from '../http/base-url.js';
 
 /** The local dev server's UI. */
-export const DEFAULT_CODEC_CORS_ORIGINS: readonly string[] = ['http://localhost:8233', 'http://127.0.0.1:8233'];
-export const DEFAULT_CODEC_PORT = 8234;
+const DEFAULT_CODEC_CORS_ORIGINS: readonly string[] = ['http://localhost:8233', 'http://127.0.0.1:8233'];
+const DEFAULT_CODEC_PORT = 8234;
 /** Temporal's default payload limit is 2 MB; base64 and a batch of payloads fit in this. */
-export const DEFAULT_CODEC_BODY_LIMIT = 16 * 1024 * 1024;
-export const CODEC_ALLOWED_HEADERS = 'X-Namespace, Content-Type, Authorization';
-export const CODEC_AUTH_TOKEN_MIN_LENGTH = 32;
+const DEFAULT_CODEC_BODY_LIMIT = 16 * 1024 * 1024;
+const CODEC_AUTH_TOKEN_MIN_LENGTH = 32;
 
-export interface CodecAppOptions {
+interface CodecAppOptions {
   codec: PayloadCodec;
   logger: Logger;
-  /** Browser origins allowed to call (exact `scheme://host[:port]`). Default: the local UI on port 8233. */
+  /** Exact `scheme://host[:port]` origins; default the local UI. */
   corsOrigins?: readonly string[];
-  /** When set, `/encode` and `/decode` require `Authorization: Bearer <authToken>`. */
   authToken?: string | undefined;
-  /** Largest request body in bytes (default 16 MiB). */
   bodyLimit?: number;
 }
 
-export interface CodecServerOptions extends CodecAppOptions {
+interface CodecServerOptions extends CodecAppOptions {
   /** Default 127.0.0.1: the codec server decrypts for whoever reaches it, so expose it deliberately. */
   host?: string;
-  /** Default 0 (a free port; read it from `url`). */
+  /** Default 0: a free port, read from `url`. */
   port?: number;
 }
 
 export interface CodecServer {
-  /**
-   * Where the server listens, e.g. `http://127.0.0.1:8234`: the value for `--ui-codec-endpoint` /
-   * `--codec-endpoint`.
-   */
+  /** The value for `--ui-codec-endpoint` / `--codec-endpoint`, e.g. `http://127.0.0.1:8234`. */
   url: string;
-  /** Allow one more browser origin, e.g. the UI's once its port is known (validated like `corsOrigins`). */
+  /** E.g. the UI's, once its port is known. */
   allowOrigin(origin: string): void;
   close(): Promise<void>;
 }
@@ -90,7 +72,7 @@ function toJson(payload: Payload): { metadata: Record<string, string>; data: str
   return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') };
 }
 
-/** Exact origins, validated: `https://ui.example.com`, `http://localhost:8233`; no paths, no wildcard. */
+/** Exact origins: no paths, no wildcard. */
 export function normaliseOrigins(origins: readonly string[], source = 'corsOrigins'): string[] {
   return origins.map((raw) => {
     const text = raw.trim();
@@ -109,10 +91,7 @@ export function normaliseOrigins(origins: readonly string[], source = 'corsOrigi
   });
 }
 
-/**
- * The token an `Authorization` header presents: `Bearer <token>` (CLI, services), or `Basic` with the token as the
- * password (what a browser sends after /sign-in). Undefined for anything else.
- */
+/** `Bearer <token>`, or `Basic` with the token as the password (what a browser sends after /sign-in). */
 function presentedToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const bearer = /^Bearer (.+)$/i.exec(header);
@@ -132,12 +111,11 @@ function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }
 
-/** The codec server app, not listening (tests `inject` it or `listen` on it). */
-export async function buildCodecApp(options: CodecAppOptions): Promise<FastifyInstance> {
-  return buildApp(options, new Set(normaliseOrigins(options.corsOrigins ?? DEFAULT_CODEC_CORS_ORIGINS)));
-}
-
-async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>): Promise<FastifyInstance> {
+/** Not listening: tests `inject` it. `origins` is what `allowOrigin` adds to. */
+export async function buildCodecApp(
+  options: CodecAppOptions,
+  origins: ReadonlySet<string> = new Set(normaliseOrigins(options.corsOrigins ?? DEFAULT_CODEC_CORS_ORIGINS)),
+): Promise<FastifyInstance> {
   const expected = options.authToken === undefined || options.authToken === '' ? undefined : digest(options.authToken);
   const loggerInstance: FastifyBaseLogger = options.logger.child({ component: 'codec-server' });
   const app = Fastify({
@@ -161,7 +139,7 @@ async function buildApp(options: CodecAppOptions, origins: ReadonlySet<string>):
       return reply
         .code(204)
         .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
-        .header('Access-Control-Allow-Headers', CODEC_ALLOWED_HEADERS)
+        .header('Access-Control-Allow-Headers', 'X-Namespace, Content-Type, Authorization')
         .header('Access-Control-Max-Age', '600')
         .send();
     }
@@ -270,7 +248,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   // Checked here too, not only when the environment is read: no caller can open a decrypting door by accident.
   assertTokenBeyondLoopback(host, options.authToken, 'the listen address (CODEC_HOST)');
   const origins = new Set(normaliseOrigins(options.corsOrigins ?? DEFAULT_CODEC_CORS_ORIGINS));
-  const app = await buildApp(options, origins);
+  const app = await buildCodecApp(options, origins);
   await app.listen({ host, port: options.port ?? 0 });
   const { port } = app.server.address() as AddressInfo;
   const shownHost =
@@ -284,18 +262,14 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   };
 }
 
-export interface CodecServerEnvOptions {
+interface CodecServerEnvOptions {
   host: string;
   port: number;
   corsOrigins: string[];
   authToken: string | undefined;
 }
 
-/**
- * `CODEC_HOST` (127.0.0.1), `CODEC_PORT` (8234), `CODEC_CORS_ORIGINS` (comma-separated; default the local UI),
- * `CODEC_AUTH_TOKEN` or `CODEC_AUTH_TOKEN_FILE` (at least 32 characters; required unless CODEC_HOST is a loopback
- * address). Errors name the variable, never the token.
- */
+/** Errors name the variable, never the token. */
 export function codecServerOptionsFromEnv(rawEnv: Env): CodecServerEnvOptions {
   const env = resolveSecretFiles(rawEnv, ['CODEC_AUTH_TOKEN']);
   const host = env.CODEC_HOST?.trim() || '127.0.0.1';

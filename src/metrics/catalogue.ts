@@ -1,48 +1,21 @@
-/**
- * Every metric the worker publishes of its own, declared once: name, kind, help and the label values each may take.
- * Workflow code, activities, the callback receiver and the start-up read this file; it imports only contract
- * constants, so the workflow bundle can import it.
- *
- * Conventions (Prometheus' own, and the SDK's exporter options that follow them, src/temporal/runtime.ts):
- * - counters are declared without `_total`: the exporter adds it (`etims_sales_signed` is scraped as
- *   `etims_sales_signed_total`);
- * - a unit is part of the name (`_seconds`, `_per_second`), since the exporter appends units to histograms only;
- * - labels are snake_case and every value comes from a fixed set: a value a service sends that is not in the set is
- *   counted as `other`, so no upstream can mint series; `business_id` takes the businesses the worker is configured
- *   for (also `other` otherwise);
- * - every series of a fixed label set is published at zero from start-up (`initialSeries`), so `increase()` and
- *   `rate()` see the first event, and alerts on rare events see them at all;
- * - every metric carries `namespace` and `task_queue` (the worker's workflow task queue: the fleet it belongs to).
- */
+// Every metric the worker publishes of its own, declared once; the conventions are in docs/metrics.md.
+// Imports only contract constants: the workflow bundle imports this file.
 import { AUTHORITY_CAUSES, COMPLIANCE_ERROR_CODES } from '../contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../contracts/failures.js';
 
-/** The label value of anything outside a label's set. */
 export const OTHER = 'other';
 
-/**
- * The processes that serve configured businesses: a `business_id` label takes the businesses its process serves
- * (plus `other`), and each process's series start at zero for its own businesses only, so a business that is
- * reconciled but not synced never looks like a sync that stopped succeeding.
- */
+/** A `business_id` label takes the businesses its process serves; each process's series start at zero for those. */
 export type BusinessProcess = 'purchases' | 'reconciliation';
 
-/** A `business_id` label: its values are the businesses the worker serves in `process`. */
 export const businessesOf = (process: BusinessProcess) => ({ businessesOf: process }) as const;
 
-/**
- * An `application` label: its values are the compliance applications the worker serves, by the tenants file's names
- * (bounded by the file, and past APPLICATION_LABELS_MAX, `other`).
- */
+/** An `application` label takes the applications the worker serves, by the tenants file's names. */
 export const APPLICATIONS_SERVED = { applicationsServed: true } as const;
 /** Applications with a series of their own, at most: a file of more shares `other` beyond it. */
 export const APPLICATION_LABELS_MAX = 2_000;
 
-/**
- * Codes the services and the worker use, as the contracts list them: the compliance service's error codes (C49), the
- * authority's causes (C33), the accounting service's, the transport's own and the worker's failure types. A code
- * outside this list is still logged verbatim; its metric label is `other`.
- */
+/** Codes the services and the worker use; any other code is still logged verbatim, but labelled `other`. */
 export const KNOWN_CODES: readonly string[] = unique([
   // compliance service (compliance-api.md, error codes)
   ...COMPLIANCE_ERROR_CODES,
@@ -69,10 +42,9 @@ export const KNOWN_CODES: readonly string[] = unique([
   'error',
 ]);
 
-/** Outcomes of one API call: answered, answered with a business outcome (a 422 carrying a document), or a code. */
+/** `answered_with_outcome`: a 422 carrying a document. */
 export const API_CALL_OUTCOMES: readonly string[] = unique(['ok', 'answered_with_outcome', ...KNOWN_CODES]);
 
-/** Operations of the compliance client (src/compliance/client.ts), the `operation` of a request. */
 export const COMPLIANCE_OPERATIONS = [
   'adjustStock',
   'createItem',
@@ -91,7 +63,6 @@ export const COMPLIANCE_OPERATIONS = [
   'retrySale',
 ] as const;
 
-/** Verdicts of the callback receiver: the answer's status, or its error code (src/callbacks/). */
 export const CALLBACK_VERDICTS = [
   'accepted',
   'duplicate',
@@ -128,6 +99,11 @@ export const OPERATOR_WORKFLOW_TYPES = [
   'stockLedgerWorkflow',
 ] as const;
 
+const FINDING_KINDS = (
+  'purchases bill_payments matched suggested amount_mismatches unpaid_purchases unmatched_payments ' +
+  'rejected_purchases ties'
+).split(' ');
+
 export const SERVICES = ['compliance', 'accounting'] as const;
 
 type LabelSet = readonly string[] | ReturnType<typeof businessesOf> | typeof APPLICATIONS_SERVED;
@@ -144,162 +120,119 @@ const spec = <const K extends MetricSpec['kind'], const L extends Record<string,
   help: string,
   labels: L,
 ) => ({ kind, help, labels });
+const counter = <const L extends Record<string, LabelSet>>(help: string, labels: L) => spec('counter', help, labels);
+const gauge = <const L extends Record<string, LabelSet>>(help: string, labels: L) => spec('gauge', help, labels);
+
+const BY_PURCHASES_BUSINESS = { business_id: businessesOf('purchases') };
+const BY_RECONCILED_BUSINESS = { business_id: businessesOf('reconciliation') };
+const BY_APPLICATION = { application: APPLICATIONS_SERVED };
 
 export const METRICS = {
   // Sales (workflow code)
-  etims_sales_signed: spec('counter', 'Sales signed by the authority (once per sale).', {}),
-  etims_sales_parked: spec('counter', 'Times a sale was parked for an operator, by the code it was parked with.', {
+  etims_sales_signed: counter('Sales signed by the authority (once per sale).', {}),
+  etims_sales_parked: counter('Times a sale was parked for an operator, by the code it was parked with.', {
     code: KNOWN_CODES,
   }),
-  etims_sales_failed: spec('counter', 'Sales that ended failed (nothing more will be sent), by failure type.', {
+  etims_sales_failed: counter('Sales that ended failed (nothing more will be sent), by failure type.', {
     reason: KNOWN_CODES,
   }),
-  etims_sales_cancelled: spec('counter', 'Unsigned sales cancelled by an operator.', {}),
-  etims_credit_notes_signed: spec('counter', 'Credit notes signed by the authority (refunds).', {}),
-  etims_stock_movements_needing_operator: spec(
-    'counter',
+  etims_sales_cancelled: counter('Unsigned sales cancelled by an operator.', {}),
+  etims_credit_notes_signed: counter('Credit notes signed by the authority (refunds).', {}),
+  etims_stock_movements_needing_operator: counter(
     "Stock movements handed to an operator (outcome unknown or refused), by the movement's action.",
-    {
-      action: ['ADD', 'DEDUCT'],
-    },
+    { action: ['ADD', 'DEDUCT'] },
   ),
   // Operator work (the worker's periodic count of running workflows with NeedsAttention = true)
-  etims_operator_work_waiting: spec(
-    'gauge',
+  etims_operator_work_waiting: gauge(
     'Running workflows of this task queue waiting for an operator (NeedsAttention = true), by workflow type.',
-    {
-      workflow_type: OPERATOR_WORKFLOW_TYPES,
-    },
+    { workflow_type: OPERATOR_WORKFLOW_TYPES },
   ),
   // API calls (activities)
-  etims_api_calls: spec(
-    'counter',
+  etims_api_calls: counter(
     'API calls made by activity attempts, by service and outcome (ok, answered_with_outcome or the failure code).',
     {
       service: SERVICES,
       outcome: API_CALL_OUTCOMES,
     },
   ),
-  etims_api_rate_limited: spec('counter', 'API calls answered 429 (rate budget exceeded), by service.', {
-    service: SERVICES,
-  }),
+  etims_api_rate_limited: counter('API calls answered 429 (rate budget exceeded), by service.', { service: SERVICES }),
   // The compliance rate budget (the compliance client)
-  etims_compliance_requests: spec(
-    'counter',
-    'HTTP requests sent to the compliance service by this worker, by operation.',
-    {
-      operation: COMPLIANCE_OPERATIONS,
-    },
-  ),
-  etims_compliance_rate_budget_per_second: spec(
-    'gauge',
+  etims_compliance_requests: counter('HTTP requests sent to the compliance service by this worker, by operation.', {
+    operation: COMPLIANCE_OPERATIONS,
+  }),
+  etims_compliance_rate_budget_per_second: gauge(
     "The compliance task queue's rate budget: activity starts allowed per second, fleet-wide.",
     {},
   ),
-  etims_compliance_rate_limit_remaining: spec(
-    'gauge',
+  etims_compliance_rate_limit_remaining: gauge(
     'The last X-RateLimit-Remaining the compliance service answered this worker with.',
     {},
   ),
-  // Each compliance application of a tenants fleet (issue 16; `default` for a single-key worker)
-  etims_application_requests: spec(
-    'counter',
+  // Each compliance application (`default` for a single-key worker)
+  etims_application_requests: counter(
     'HTTP requests sent to the compliance service by this worker, by the application whose key sent them.',
-    {
-      application: APPLICATIONS_SERVED,
-    },
+    BY_APPLICATION,
   ),
-  etims_application_rate_limited: spec(
-    'counter',
+  etims_application_rate_limited: counter(
     'Compliance requests answered 429 (its rate window spent), by application.',
-    {
-      application: APPLICATIONS_SERVED,
-    },
+    BY_APPLICATION,
   ),
-  etims_application_budget_per_second: spec(
-    'gauge',
+  etims_application_budget_per_second: gauge(
     "An application's rate budget on the compliance queue: its activity starts allowed per second, fleet-wide.",
-    {
-      application: APPLICATIONS_SERVED,
-    },
+    BY_APPLICATION,
   ),
-  etims_application_rate_limit_remaining: spec(
-    'gauge',
+  etims_application_rate_limit_remaining: gauge(
     "The last X-RateLimit-Remaining the compliance service answered an application's key with.",
-    {
-      application: APPLICATIONS_SERVED,
-    },
+    BY_APPLICATION,
   ),
-  // The tenants file (issue 16)
-  etims_tenants_reloads: spec(
-    'counter',
-    'Changes of the tenants file acted on: applied, refused (the file asks what the services do not allow) or failed (a service could not be asked; tried again).',
-    {
-      outcome: ['applied', 'refused', 'failed'],
-    },
+  // The tenants file
+  etims_tenants_reloads: counter(
+    'Changes of the tenants file acted on: applied, refused (the file asks what the services do not allow) ' +
+      'or failed (a service could not be asked; tried again).',
+    { outcome: ['applied', 'refused', 'failed'] },
   ),
   // Result callbacks (the receiver)
-  etims_callbacks: spec('counter', 'Result callbacks and webhooks answered by the receiver, by verdict.', {
+  etims_callbacks: counter('Result callbacks and webhooks answered by the receiver, by verdict.', {
     verdict: CALLBACK_VERDICTS,
   }),
   // Purchases sync (workflow code)
-  etims_purchases_syncs: spec('counter', 'Purchases syncs ended, by business and outcome.', {
+  etims_purchases_syncs: counter('Purchases syncs ended, by business and outcome.', {
     business_id: businessesOf('purchases'),
     outcome: ['succeeded', 'failed'],
   }),
-  etims_purchases_sync_last_success_timestamp_seconds: spec(
-    'gauge',
+  etims_purchases_sync_last_success_timestamp_seconds: gauge(
     'When the last purchases sync of a business succeeded (Unix seconds).',
-    {
-      business_id: businessesOf('purchases'),
-    },
+    BY_PURCHASES_BUSINESS,
   ),
-  etims_purchase_events_delivered: spec('counter', 'Purchase events delivered to the sink, by business.', {
+  etims_purchase_events_delivered: counter('Purchase events delivered to the sink, by business.', {
     business_id: businessesOf('purchases'),
   }),
-  etims_purchase_events_pending: spec(
-    'gauge',
+  etims_purchase_events_pending: gauge(
     "Purchase events the sink did not take in a business's last successful sync: the next sync delivers them.",
-    {
-      business_id: businessesOf('purchases'),
-    },
+    BY_PURCHASES_BUSINESS,
   ),
-  etims_purchases_sink_failures: spec(
-    'counter',
+  etims_purchases_sink_failures: counter(
     'Syncs in which the purchases sink did not take events, by business.',
-    { business_id: businessesOf('purchases') },
+    BY_PURCHASES_BUSINESS,
   ),
   // Reconciliation (workflow code)
-  etims_reconciliations: spec('counter', 'Reconciliations ended, by business and outcome.', {
+  etims_reconciliations: counter('Reconciliations ended, by business and outcome.', {
     business_id: businessesOf('reconciliation'),
     outcome: ['succeeded', 'failed'],
   }),
-  etims_reconciliation_last_success_timestamp_seconds: spec(
-    'gauge',
+  etims_reconciliation_last_success_timestamp_seconds: gauge(
     'When the last reconciliation of a business succeeded (Unix seconds).',
-    {
-      business_id: businessesOf('reconciliation'),
-    },
+    BY_RECONCILED_BUSINESS,
   ),
-  etims_reconciliation_findings: spec('gauge', "What a business's last successful reconciliation found, by kind.", {
+  etims_reconciliation_findings: gauge("What a business's last successful reconciliation found, by kind.", {
     business_id: businessesOf('reconciliation'),
-    kind: [
-      'purchases',
-      'bill_payments',
-      'matched',
-      'suggested',
-      'amount_mismatches',
-      'unpaid_purchases',
-      'unmatched_payments',
-      'rejected_purchases',
-      'ties',
-    ],
+    kind: FINDING_KINDS,
   }),
   // Sync batches (workflow code)
-  etims_sync_batches: spec('counter', 'Accounting sync batches ended, by outcome.', {
+  etims_sync_batches: counter('Accounting sync batches ended, by outcome.', {
     outcome: ['synced', 'dismissed', 'failed'],
   }),
-  etims_sync_batches_parked: spec('counter', 'Times an accounting sync batch was parked for an operator.', {}),
+  etims_sync_batches_parked: counter('Times an accounting sync batch was parked for an operator.', {}),
 } as const satisfies Record<string, MetricSpec>;
 
 export type MetricName = keyof typeof METRICS;
@@ -308,40 +241,27 @@ export type GaugeName = { [N in MetricName]: (typeof METRICS)[N]['kind'] extends
 /** The labels a metric takes: every one of its own, as plain strings (bounded when recorded). */
 export type LabelsOf<N extends MetricName> = { [L in keyof (typeof METRICS)[N]['labels']]: string };
 
-/** The labels every metric carries. */
-export interface BaseLabels {
-  namespace: string;
-  task_queue: string;
-}
+type ServedBusinesses = Readonly<Record<BusinessProcess | 'applications', ReadonlySet<string>>>;
 
-/** The businesses the worker serves, by process, and its applications: the values `business_id` and `application` may take. */
-export type ServedBusinesses = Readonly<Record<BusinessProcess | 'applications', ReadonlySet<string>>>;
-
-/** The process whose businesses a metric's `business_id` takes; undefined for a metric without one. */
 export function businessProcessOf(name: MetricName): BusinessProcess | undefined {
   const set = (METRICS[name].labels as Record<string, LabelSet>)['business_id'];
   return set !== undefined && !Array.isArray(set) && 'businessesOf' in set ? set.businessesOf : undefined;
 }
 
-/** Whether a metric's series are per application (their values known once the tenants are). */
 export function isPerApplication(name: MetricName): boolean {
   const set = (METRICS[name].labels as Record<string, LabelSet>)['application'];
   return set !== undefined && !Array.isArray(set) && 'applicationsServed' in set;
 }
 
-/** A label's value as published: itself when in the label's set (or a business or application served), `other` otherwise. */
+/** A label's value as published: itself when in the label's set or served, `other` otherwise. */
 export function boundedValue(set: LabelSet, value: string, served: ServedBusinesses): string {
   if (Array.isArray(set)) return (set as readonly string[]).includes(value) ? value : OTHER;
   const known = 'businessesOf' in set ? served[set.businessesOf] : served.applications;
   return known.has(value) ? value : OTHER;
 }
 
-/**
- * Every series of a metric that is known before anything happens: the product of its label sets (each with
- * `other`), `businesses` standing for `business_id`. What start-up publishes at zero.
- */
+/** What start-up publishes at zero; `businesses` stands for the served set of the dynamic label, if any. */
 export function initialSeries(name: MetricName, businesses: readonly string[]): Array<Record<string, string>> {
-  // `businesses` stands for whichever served set the metric's dynamic label takes (businesses or applications).
   let series: Array<Record<string, string>> = [{}];
   for (const [label, set] of Object.entries(METRICS[name].labels) as Array<[string, LabelSet]>) {
     const values = Array.isArray(set) ? unique([...(set as readonly string[]), OTHER]) : businesses;

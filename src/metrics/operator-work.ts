@@ -1,20 +1,18 @@
-/**
- * `etims_operator_work_waiting`: how many running workflows of this task queue wait for an operator, counted from
- * Temporal's visibility (`NeedsAttention = true`) once a minute, so the level survives a worker restart and every
- * process of a fleet publishes the same number (dashboards and alerts take the `max`).
- */
+// Counted from Temporal's visibility, so the level survives a restart and every process of a fleet agrees.
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { OPERATOR_WORKFLOW_TYPES } from './catalogue.js';
 import type { MetricsRecorder } from './recorder.js';
 
-export const OPERATOR_WORK_INTERVAL_MS = 60_000;
+const OPERATOR_WORK_INTERVAL_MS = 60_000;
+const ATTENTION = 'NeedsAttention = true';
 
-export function operatorWorkQuery(workflowType: string, taskQueue: string): string {
-  return `WorkflowType = '${workflowType}' AND TaskQueue = '${taskQueue.replaceAll("'", "\\'")}' AND ExecutionStatus = 'Running' AND NeedsAttention = true`;
+function operatorWorkQuery(workflowType: string, taskQueue: string): string {
+  const queue = taskQueue.replaceAll("'", "\\'");
+  return `WorkflowType = '${workflowType}' AND TaskQueue = '${queue}' AND ExecutionStatus = 'Running' AND ${ATTENTION}`;
 }
 
-/** Counts now, then every `intervalMs`, until the returned stop is called. A failed count keeps the last value and is logged. */
+/** Counts now, then every `intervalMs`, until stopped. A failed count keeps the last value. */
 export function watchOperatorWork(options: {
   client: Client;
   taskQueue: string;

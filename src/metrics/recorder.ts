@@ -1,9 +1,4 @@
-/**
- * Records the catalogue's metrics (src/metrics/catalogue.ts) through the Temporal runtime's meter, so they are
- * served on the same Prometheus endpoint as the SDK's. One recorder per worker process: it adds the process's
- * `namespace` and `task_queue`, bounds every label value to its set, and publishes every known series at zero
- * when created.
- */
+// Through the Temporal runtime's meter, so the catalogue's metrics are served on the SDK's Prometheus endpoint.
 import type { MetricCounter, MetricGauge, MetricMeter } from '@temporalio/common';
 import {
   APPLICATION_LABELS_MAX,
@@ -22,19 +17,15 @@ import {
 export interface MetricsRecorder {
   count<N extends CounterName>(name: N, labels: LabelsOf<N>, value?: number): void;
   set<N extends GaugeName>(name: N, value: number, labels: LabelsOf<N>): void;
-  /** Businesses `process` serves (known once its schedules are made): their series start at zero now. */
+  /** Businesses `process` serves, or applications the worker serves: their series start at zero now. */
   knowBusinesses(process: BusinessProcess, businessIds: readonly string[]): void;
-  /** Compliance applications the worker serves (from the tenants, at start and on every change): their series start at zero now. */
   knowApplications(names: readonly string[]): void;
 }
 
-export interface MetricsRecorderOptions {
-  namespace: string;
-  /** The process's workflow task queue: the fleet its series belong to. */
-  taskQueue: string;
-}
-
-export function createMetricsRecorder(meter: MetricMeter, options: MetricsRecorderOptions): MetricsRecorder {
+export function createMetricsRecorder(
+  meter: MetricMeter,
+  options: { namespace: string; taskQueue: string },
+): MetricsRecorder {
   const base = { namespace: options.namespace, task_queue: options.taskQueue };
   const served = { purchases: new Set<string>(), reconciliation: new Set<string>(), applications: new Set<string>() };
   const instruments = new Map<MetricName, MetricCounter | MetricGauge>();
@@ -56,10 +47,7 @@ export function createMetricsRecorder(meter: MetricMeter, options: MetricsRecord
     for (const [label, set] of Object.entries(sets)) bounded[label] = boundedValue(set, labels[label] ?? '', served);
     return bounded;
   };
-  /**
-   * Publishes at zero every counter series of `process`'s businesses, of the applications (`applications`), or (no
-   * process) every series of fixed label sets.
-   */
+  /** `process` undefined: every series of fixed label sets. */
   const startAtZero = (process: BusinessProcess | 'applications' | undefined, values: readonly string[]) => {
     for (const name of Object.keys(METRICS) as MetricName[]) {
       // Gauges are published when first measured: a zero would claim a value nobody measured.

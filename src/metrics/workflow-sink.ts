@@ -8,10 +8,8 @@ import type { MetricsSinks } from './sinks.js';
 const REMEMBERED_OCCURRENCES = 100_000;
 
 /**
- * The worker's side of the workflows' metrics sink. Never called while replaying: a history replayed on another
- * worker (a cache eviction, a restart) counts nothing twice. A workflow task the server refused (a signal that
- * arrived while the task completed the workflow) is run again, not replayed, and its sink calls with it: each count
- * names its occurrence in the run, so the second attempt of the same event is not counted again by this process.
+ * Never called while replaying. A workflow task the server refused is run again, not replayed, and its sink calls
+ * with it: each count names its occurrence in the run, so this process does not count the same event twice.
  */
 export function metricsSinks(recorder: MetricsRecorder): InjectedSinks<MetricsSinks> {
   const counted = new LRUCache<string, true>({ max: REMEMBERED_OCCURRENCES });

@@ -1,13 +1,9 @@
-/**
- * The local sink: one JSON line per event, appended to a file. Opening it reads the event ids already in the
- * file, so a redelivered event (a retry after a worker was killed, a sync that ran again) is not written twice:
- * the file holds each event exactly once. One worker process per file.
- */
+// Opening the file reads the event ids already in it, so each event is in it exactly once. One process per file.
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { SinkDeliveryError, type DeliverOptions, type PurchaseEvent, type PurchaseEventSink } from './event-sink.js';
 
-export class NdjsonSink implements PurchaseEventSink {
+class NdjsonSink implements PurchaseEventSink {
   readonly description: string;
   /** Appends run one after another: two deliveries never interleave their bytes. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -27,7 +23,6 @@ export class NdjsonSink implements PurchaseEventSink {
     return write;
   }
 
-  /** How many distinct events the file holds. */
   get size(): number {
     return this.ids.size;
   }
@@ -56,8 +51,7 @@ export class NdjsonSink implements PurchaseEventSink {
   }
 }
 
-/** Ids of the events in NDJSON text; lines that are not an event (a cut-short last line) are skipped. */
-export function eventIdsIn(text: string): Set<string> {
+function eventIdsIn(text: string): Set<string> {
   const ids = new Set<string>();
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;

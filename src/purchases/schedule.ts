@@ -1,9 +1,4 @@
-/**
- * One Temporal Schedule per business runs its purchases sync. The worker makes sure of them at start-up:
- * creating what is missing, updating what differs (interval, task queue, workflow arguments, policies), leaving
- * the rest alone, so restarting any number of workers never makes a second schedule. A schedule an operator
- * paused stays paused.
- */
+// Made sure of at start-up: restarting any number of workers never makes a second schedule; a paused one stays so.
 import {
   ScheduleAlreadyRunning,
   ScheduleOverlapPolicy,
@@ -23,37 +18,26 @@ import {
 } from '../contracts/purchases-sync.js';
 import { DEFAULT_PURCHASES_SYNC_INTERVAL_MS } from '../config/purchases.js';
 
-/**
- * SKIP: a sync still running when the next is due makes that one pointless (each sync lists everything), and
- * a sync never overlaps another of the same business, which would deliver the same events twice.
- */
+/** Each sync lists everything, and two syncs of one business at once would deliver the same events twice. */
 const OVERLAP = ScheduleOverlapPolicy.SKIP;
-/**
- * After Temporal or every worker was down, a tick missed within the last hour is still run (once: SKIP drops
- * the rest, and one full sync catches up on everything anyway). Older ticks are not worth running late: the next
- * regular tick is at most one interval away. Set explicitly: the SDK's default is one year.
- */
+/** One missed tick is still run (a full sync catches up on everything); the SDK's default is one year. */
 export const PURCHASES_CATCHUP_WINDOW_MS = 3_600_000;
 
-export interface PurchasesScheduleSettings {
+interface PurchasesScheduleSettings {
   businessIds: readonly string[];
-  /** Between two syncs of a business: ms, or a duration with its unit ('15m'). Default 15 minutes. */
+  /** Ms, or a duration with its unit ('15m'). Default 15 minutes. */
   interval?: number | string;
-  /** Queue of the sync workflows (default WORKFLOW_TASK_QUEUE); their API calls go to its compliance queue. */
   taskQueue?: string;
-  /** Passed to every sync (page size, delivery attempts). */
   options?: PurchasesSyncOptions;
   /** Run a new schedule's first sync now rather than one interval later (default true). */
   triggerImmediately?: boolean;
   logger?: Logger;
 }
 
-export type ScheduleOutcome = 'created' | 'updated' | 'unchanged';
-
 export interface EnsuredSchedule {
   businessId: string;
   scheduleId: string;
-  outcome: ScheduleOutcome;
+  outcome: 'created' | 'updated' | 'unchanged';
 }
 
 type SyncAction = ScheduleOptionsStartWorkflowAction<(input: PurchasesSyncInput) => Promise<unknown>>;
@@ -89,7 +73,6 @@ function action(
   };
 }
 
-/** What differs between the schedule as it is and as wanted; empty when nothing does. */
 function differences(current: ScheduleDescription, wanted: { everyMs: number; action: SyncAction }): string[] {
   const found: string[] = [];
   const { intervals = [], calendars } = current.spec;

@@ -1,21 +1,16 @@
-/**
- * The business's own system as a sink: each event is POSTed as JSON to its URL, signed the Standard Webhooks way
- * (webhook-id = the event id, webhook-timestamp, webhook-signature keyed with a `whsec_` secret), the same scheme
- * the project verifies on inbound webhooks. A 2xx means delivered. A 4xx other than 408 / 429 is a refusal that
- * repeating will not change (so is a redirect); 5xx, 408, 429 and network failures are worth another attempt.
- */
+// Signed the Standard Webhooks way, as the project verifies inbound webhooks (docs/purchases-sync.md).
 import { Agent, request } from 'undici';
 import { webhookHeaders } from '../accounting/webhooks.js';
 import { parseRetryAfter } from '../http/rate-limit.js';
 import { SinkDeliveryError, type DeliverOptions, type PurchaseEvent, type PurchaseEventSink } from './event-sink.js';
 
-export interface WebhookSinkOptions {
+interface WebhookSinkOptions {
   url: string;
   /** `whsec_…`; never logged, never part of an error. */
   secret: string;
   /** Per delivery (default 10 s). */
   timeoutMs?: number;
-  /** Unix seconds for webhook-timestamp (for tests; default the clock). */
+  /** Unix seconds for webhook-timestamp (default the clock). */
   now?: () => number;
 }
 
@@ -50,13 +45,8 @@ export class WebhookSink implements PurchaseEventSink {
     let status: number;
     let retryAfter: number | undefined;
     try {
-      const response = await request(this.url, {
-        method: 'POST',
-        headers,
-        body: rawBody,
-        signal,
-        dispatcher: this.agent,
-      });
+      const init = { method: 'POST', headers, body: rawBody, signal, dispatcher: this.agent } as const;
+      const response = await request(this.url, init);
       status = response.statusCode;
       retryAfter = parseRetryAfter(response.headers);
       // Drain the body so the socket goes back to the pool; its content does not matter.

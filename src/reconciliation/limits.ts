@@ -1,7 +1,4 @@
-/**
- * How far a reconciliation reads, shared by `npm run reconcile` (load.ts) and the workflow, which pages itself.
- * Plain constants and strings, no imports: workflow code may import this file.
- */
+// No imports: workflow code imports this file.
 
 export const PAGE_SIZE = 100;
 /** 500 pages of 100: far beyond one business's invoices, near enough to stop a service that never ends a list. */

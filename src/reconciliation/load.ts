@@ -1,10 +1,4 @@
-/**
- * Reads what a reconciliation needs through the two clients: the business's stored purchases (cursor paging,
- * 100 a page) and the company's bill payments (offset paging, 100 a page). Bounded by a page limit per list.
- *
- * The single-request steps (the access checks, one page of each list, the mapping to the rules' compact
- * records) are exported for the scheduled workflow's activities, which make one request each.
- */
+// The single-request steps are exported for the scheduled workflow's activities, which make one request each.
 import type { AccountingClient, BillPaymentFilters } from '../accounting/client.js';
 import type { BillPayment } from '../accounting/schemas.js';
 import type { ComplianceClient } from '../compliance/client.js';
@@ -17,20 +11,18 @@ export class ReconciliationInputError extends Error {
   override readonly name = 'ReconciliationInputError';
 }
 
-export interface LoadedReconciliation {
+interface LoadedReconciliation {
   purchases: ReconcilePurchase[];
   billPayments: ReconcileBillPayment[];
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   businessId: string;
   companyId: string;
-  /** Largest number of pages read from each list (default 500). */
   maxPages?: number;
-  /** Check first that the key sees the business and the company (default true; two or more calls). */
+  /** Check first that the keys see the business and the company (default true). */
   checkAccess?: boolean;
   signal?: AbortSignal;
-  /** Called after every page, e.g. to heartbeat a Temporal activity. */
   onPage?: (progress: { list: 'purchases' | 'billPayments'; pages: number; records: number }) => void;
 }
 
@@ -38,12 +30,8 @@ function tooLong(what: string, maxPages: number): ReconciliationInputError {
   return new ReconciliationInputError(tooManyPagesMessage(what, maxPages));
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// What the rules read: the one mapping from the services' records (also what a workflow's history holds)
-// ---------------------------------------------------------------------------------------------------------
-
-/** Exactly the fields of a purchase the rules and the report read; the lines, PINs and extras stay behind. */
-export function toReconcilePurchase(purchase: Purchase): ReconcilePurchase {
+/** Exactly the fields the rules and the report read: also what a workflow's history holds. */
+function toReconcilePurchase(purchase: Purchase): ReconcilePurchase {
   return {
     id: purchase.id,
     status: purchase.status,
@@ -54,8 +42,7 @@ export function toReconcilePurchase(purchase: Purchase): ReconcilePurchase {
   };
 }
 
-/** Exactly the fields of a bill payment the rules and the report read. */
-export function toReconcileBillPayment(payment: BillPayment): ReconcileBillPayment {
+function toReconcileBillPayment(payment: BillPayment): ReconcileBillPayment {
   return {
     id: payment.id,
     supplierRef: payment.supplierRef ? { name: payment.supplierRef.name ?? null } : null,
@@ -71,7 +58,7 @@ export function toReconcileBillPayment(payment: BillPayment): ReconcileBillPayme
  * Oldest first by creation: payments recorded while paging land on later pages instead of shifting earlier
  * ones, so offset paging neither skips nor (with de-duplication by id) repeats a payment.
  */
-export function billPaymentFilters(companyId: string, page?: number): BillPaymentFilters {
+function billPaymentFilters(companyId: string, page?: number): BillPaymentFilters {
   return {
     companyId,
     limit: PAGE_SIZE,
@@ -81,11 +68,6 @@ export function billPaymentFilters(companyId: string, page?: number): BillPaymen
   };
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Single requests
-// ---------------------------------------------------------------------------------------------------------
-
-/** One call: the business must be one the compliance key may act for. */
 export async function checkBusinessAccess(
   compliance: ComplianceClient,
   businessId: string,
@@ -100,10 +82,7 @@ export async function checkBusinessAccess(
   }
 }
 
-/**
- * One call: whether the company is on page `page` of those the accounting key sees. When it is not and that
- * was the last page, the key cannot see it: a ReconciliationInputError.
- */
+/** Whether the company is on page `page` of those the accounting key sees; past the last page, an error. */
 export async function findCompanyOnPage(
   accounting: AccountingClient,
   companyId: string,
@@ -118,9 +97,7 @@ export async function findCompanyOnPage(
   return { found: false };
 }
 
-/**
- * One call: a page of the business's purchases as the rules read them, and the cursor of the next (null at the end).
- */
+/** A page of the business's purchases, and the cursor of the next (null at the end). */
 export async function readPurchasesPage(
   compliance: ComplianceClient,
   businessId: string,
@@ -135,7 +112,6 @@ export async function readPurchasesPage(
   return { purchases: data.purchases.map(toReconcilePurchase), nextCursor: next === null || next === '' ? null : next };
 }
 
-/** One call: page `page` of the company's bill payments as the rules read them, and whether another follows. */
 export async function readBillPaymentsPage(
   accounting: AccountingClient,
   companyId: string,
@@ -147,14 +123,7 @@ export async function readBillPaymentsPage(
   return { billPayments: data.data.map(toReconcileBillPayment), hasNextPage: data.hasNextPage && data.data.length > 0 };
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// The whole read, for `npm run reconcile` and start-up checks
-// ---------------------------------------------------------------------------------------------------------
-
-/**
- * The business must be one the compliance key may act for and the company one the accounting key may see:
- * a link to anything else is a configuration mistake, reported as such rather than as a 403 halfway through.
- */
+/** A link the keys cannot see is a configuration mistake, reported as such rather than as a 403 halfway through. */
 export async function checkLinkAccess(
   clients: { compliance: ComplianceClient; accounting: AccountingClient },
   link: { businessId: string; companyId: string },
@@ -168,7 +137,6 @@ export async function checkLinkAccess(
   }
 }
 
-/** Every stored purchase of the business and every bill payment of the company, each once. */
 export async function loadReconciliationData(
   clients: { compliance: ComplianceClient; accounting: AccountingClient },
   options: LoadOptions,

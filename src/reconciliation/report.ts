@@ -1,7 +1,3 @@
-/**
- * A reconciliation for people: one row per invoice and per payment with its category (CSV), and a terminal
- * table by category. Pure formatting of what rules.ts decided; no I/O.
- */
 import { stringify } from 'csv-stringify/sync';
 import type {
   Pairing,
@@ -19,10 +15,9 @@ export interface ReportInput {
 }
 
 /** The JSON key of the list a row is in. */
-export type RowCategory =
-  'matched' | 'suggested' | 'amountMismatches' | 'unpaidPurchases' | 'rejectedPurchases' | 'unmatchedPayments';
+type RowCategory = Exclude<keyof ReconciliationResult['counts'], 'purchases' | 'billPayments' | 'ties'>;
 
-export interface ReportRow {
+interface ReportRow {
   kind: 'purchase' | 'billPayment';
   id: string;
   category: RowCategory;
@@ -31,9 +26,7 @@ export interface ReportRow {
   /** Supplier invoice number, or the payment's bill code. */
   reference: string;
   supplier: string;
-  /** Invoice date or payment date. */
   date: string;
-  /** Invoice total, or the payment's total amount. */
   amount: number;
   currency: string;
   /** For an invoice with payments: what they pay for it. */
@@ -121,10 +114,6 @@ export function reportRows(input: ReportInput): ReportRow[] {
   return [...purchaseRows, ...paymentRows];
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// CSV
-// ---------------------------------------------------------------------------------------------------------
-
 const CSV_COLUMNS = [
   ['kind', (r: ReportRow) => r.kind],
   ['id', (r: ReportRow) => r.id],
@@ -142,10 +131,8 @@ const CSV_COLUMNS = [
 ] as const;
 
 /**
- * RFC 4180 with CRLF records. Text that a spreadsheet would run as a formula (supplier names and references come
- * from outside) gets a leading apostrophe: `escape_formulas` does that for = + - @ tab CR (and their full-width
- * forms), never for a number. `quote_record_delimiter` must be set: with a `record_delimiter` given, the library
- * would otherwise leave a lone CR or LF in a field unquoted.
+ * RFC 4180 with CRLF records. Supplier names and references come from outside: `escape_formulas` keeps a
+ * spreadsheet from running them. Without `quote_record_delimiter`, a lone CR or LF in a field would go unquoted.
  */
 export function toCsv(input: ReportInput): string {
   return stringify(
@@ -160,10 +147,6 @@ export function toCsv(input: ReportInput): string {
   );
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Terminal table
-// ---------------------------------------------------------------------------------------------------------
-
 function table(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<string>>): string[] {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: ReadonlyArray<string>) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd();
@@ -172,21 +155,26 @@ function table(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<str
 
 const money = (n: number | null) => (n === null ? '' : n.toFixed(2));
 
-/** Human-readable counts, one phrase per category. */
-export function countsLine(result: ReconciliationResult): string {
+function countsLine(result: ReconciliationResult): string {
   const c = result.counts;
   const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
-  return (
-    `${n(c.purchases, 'invoice', 'invoices')}, ${n(c.billPayments, 'bill payment', 'bill payments')}: ${c.matched} matched, ` +
-    `${c.suggested} suggested, ${n(c.amountMismatches, 'amount mismatch', 'amount mismatches')}, ${c.unpaidPurchases} unpaid, ` +
-    `${c.rejectedPurchases} rejected, ${n(c.unmatchedPayments, 'payment', 'payments')} without an invoice, ${n(c.ties, 'tie', 'ties')} to review`
-  );
+  return [
+    `${n(c.purchases, 'invoice', 'invoices')}, ${n(c.billPayments, 'bill payment', 'bill payments')}: ` +
+      `${c.matched} matched`,
+    `${c.suggested} suggested`,
+    n(c.amountMismatches, 'amount mismatch', 'amount mismatches'),
+    `${c.unpaidPurchases} unpaid`,
+    `${c.rejectedPurchases} rejected`,
+    `${n(c.unmatchedPayments, 'payment', 'payments')} without an invoice`,
+    `${n(c.ties, 'tie', 'ties')} to review`,
+  ].join(', ');
 }
 
 export function formatTable(input: ReportInput): string {
   const rows = reportRows(input);
   const out = [
-    `Reconciliation of business ${input.businessId} with accounting company ${input.companyId}, as of ${input.result.asOf}`,
+    `Reconciliation of business ${input.businessId} with accounting company ${input.companyId}, ` +
+      `as of ${input.result.asOf}`,
     countsLine(input.result),
   ];
   const section = (title: string, headers: readonly string[], body: string[][]) => {
@@ -194,62 +182,32 @@ export function formatTable(input: ReportInput): string {
     out.push('', `${title} (${body.length})`, ...table(headers, body));
   };
   const invoices = (category: RowCategory) => rows.filter((r) => r.kind === 'purchase' && r.category === category);
+  const invoice = (r: ReportRow) => [r.id, r.reference, r.supplier, r.date, money(r.amount)];
   const paired = (category: RowCategory) =>
     invoices(category).map((r) => [
-      r.id,
-      r.reference,
-      r.supplier,
-      r.date,
-      money(r.amount),
-      money(r.paid),
-      money(r.difference),
-      r.counterpartIds.join(' '),
-      r.review,
+      ...invoice(r),
+      ...[money(r.paid), money(r.difference), r.counterpartIds.join(' '), r.review],
     ]);
-  const pairedHeaders = [
-    'invoice',
-    'number',
-    'supplier',
-    'date',
-    'total',
-    'paid',
-    'difference',
-    'bill payments',
-    'note',
-  ];
+  const invoiceHeaders = ['invoice', 'number', 'supplier', 'date', 'total'];
+  const pairedHeaders = [...invoiceHeaders, 'paid', 'difference', 'bill payments', 'note'];
   section('Matched', pairedHeaders, paired('matched'));
-  section(
-    'Suggested: same supplier, amount and period, no reference; confirm before booking',
-    pairedHeaders,
-    paired('suggested'),
-  );
+  const suggested = 'Suggested: same supplier, amount and period, no reference; confirm before booking';
+  section(suggested, pairedHeaders, paired('suggested'));
   section('Amount mismatches: the reference matches, the amounts do not', pairedHeaders, paired('amountMismatches'));
   section(
     'Unpaid invoices, oldest first',
-    ['invoice', 'number', 'supplier', 'date', 'total', 'age (days)', 'note'],
+    [...invoiceHeaders, 'age (days)', 'note'],
     invoices('unpaidPurchases')
       .sort((a, b) => (b.ageDays ?? -Infinity) - (a.ageDays ?? -Infinity))
-      .map((r) => [
-        r.id,
-        r.reference,
-        r.supplier,
-        r.date,
-        money(r.amount),
-        r.ageDays === null ? '?' : String(r.ageDays),
-        r.review,
-      ]),
+      .map((r) => [...invoice(r), r.ageDays === null ? '?' : String(r.ageDays), r.review]),
   );
   section(
     'Payments without an invoice',
     ['bill payment', 'bill code', 'supplier', 'date', 'amount', 'currency', 'note'],
     rows
       .filter((r) => r.kind === 'billPayment' && r.category === 'unmatchedPayments')
-      .map((r) => [r.id, r.reference, r.supplier, r.date, money(r.amount), r.currency, r.review]),
+      .map((r) => [...invoice(r), r.currency, r.review]),
   );
-  section(
-    'Rejected invoices (not owed)',
-    ['invoice', 'number', 'supplier', 'date', 'total'],
-    invoices('rejectedPurchases').map((r) => [r.id, r.reference, r.supplier, r.date, money(r.amount)]),
-  );
+  section('Rejected invoices (not owed)', invoiceHeaders, invoices('rejectedPurchases').map(invoice));
   return `${out.join('\n')}\n`;
 }

@@ -1,19 +1,5 @@
-/**
- * Reconciliation of a business's supplier invoices (compliance purchases) with its accounting company's bill
- * payments. Pure: no I/O, no clock, no Temporal, nothing imported but the process's types, so `npm run reconcile` and the scheduled workflow
- * sort the same data the same way. The workflow runs this code itself: it must stay deterministic.
- *
- * The rules are a table (MATCH_RULES, then RESIDUAL_RULES), applied in order, each taking what it matches out
- * of the pool, as india-compliance's purchase reconciliation does (shared/reference/sync-and-operations.md B):
- * 1. the invoice number is in a payment's bill code or line reference and the amounts agree → matched;
- * 2. the same, amounts disagree → amount mismatch;
- * 3. no reference, same supplier, amount within tolerance, dates within a window, one candidate each way →
- *    suggested (never more than a suggestion: names and amounts can coincide);
- * 4. what is left: rejected invoices apart, the rest unpaid (with age); payments left are without an invoice.
- * Ties (two invoices a reference could mean, two payments that fit one invoice) are never resolved by a guess:
- * they are listed in `ties` and their invoices and payments stay unpaid / unmatched.
- */
-
+// Pure and deterministic (no I/O, clock or Temporal): the reconciliation workflow runs this code itself.
+// The rules and categories are described in docs/reconciliation.md.
 import type {
   MatchRuleId,
   Pairing,
@@ -29,10 +15,6 @@ export const DEFAULT_RECONCILE_OPTIONS: Readonly<ReconcileOptions> = {
   dateWindowDays: 30,
   currency: 'KES',
 };
-
-// ---------------------------------------------------------------------------------------------------------
-// Normalisation
-// ---------------------------------------------------------------------------------------------------------
 
 /**
  * A reference as comparable tokens: letters and digits only, upper case, split where letters meet digits,
@@ -51,24 +33,12 @@ export function referenceTokens(text: string): string[] {
  * Invoice numbers shorter than this (eTIMS numbers are often small integers) are matched only by a reference
  * that is exactly that number, never as a word inside a longer text ("27" in "27 crates").
  */
-export const MIN_EMBEDDED_REFERENCE_LENGTH = 4;
+const MIN_EMBEDDED_REFERENCE_LENGTH = 4;
 
 /** Words that only say what kind of company a supplier is; dropped from the end of a name. */
-export const LEGAL_SUFFIXES: ReadonlySet<string> = new Set([
-  'LTD',
-  'LIMITED',
-  'PLC',
-  'INC',
-  'LLC',
-  'LLP',
-  'CO',
-  'COMPANY',
-  'CORP',
-  'CORPORATION',
-  'K',
-  'KENYA',
-  'EA',
-]);
+const LEGAL_SUFFIXES: ReadonlySet<string> = new Set(
+  'LTD LIMITED PLC INC LLC LLP CO COMPANY CORP CORPORATION K KENYA EA'.split(' '),
+);
 
 /**
  * A supplier name as a comparison key: case, accents, punctuation, spacing and trailing legal suffixes
@@ -102,10 +72,6 @@ export function dayNumber(text: string): number | undefined {
 const cents = (amount: number): number => Math.round(amount * 100);
 const fromCents = (value: number): number => value / 100;
 
-// ---------------------------------------------------------------------------------------------------------
-// The rule table
-// ---------------------------------------------------------------------------------------------------------
-
 export type MatchCategory = 'matched' | 'amountMismatches' | 'suggested';
 
 export interface MatchRule {
@@ -115,34 +81,12 @@ export interface MatchRule {
   link: 'reference' | 'supplier';
   /** Whether the paid total must agree with the invoice within the tolerance, or must not. */
   amounts: 'agree' | 'disagree';
-  description: string;
 }
 
 export const MATCH_RULES = [
-  {
-    id: 'reference-amount-agrees',
-    category: 'matched',
-    link: 'reference',
-    amounts: 'agree',
-    description:
-      "The invoice number is in the bill code or a line reference of one or more payments, and what they pay for it (part payments added up) is within the tolerance of the invoice's total",
-  },
-  {
-    id: 'reference-amount-differs',
-    category: 'amountMismatches',
-    link: 'reference',
-    amounts: 'disagree',
-    description:
-      'The invoice number is in the references of one or more payments, but what they pay for it differs from the total by more than the tolerance',
-  },
-  {
-    id: 'supplier-amount-date',
-    category: 'suggested',
-    link: 'supplier',
-    amounts: 'agree',
-    description:
-      'No reference: a payment to the same supplier (normalised name), of the same amount within the tolerance, dated within the window of the invoice; the only such payment for the invoice and the only such invoice for the payment',
-  },
+  { id: 'reference-amount-agrees', category: 'matched', link: 'reference', amounts: 'agree' },
+  { id: 'reference-amount-differs', category: 'amountMismatches', link: 'reference', amounts: 'disagree' },
+  { id: 'supplier-amount-date', category: 'suggested', link: 'supplier', amounts: 'agree' },
 ] as const satisfies ReadonlyArray<MatchRule & { id: MatchRuleId }>;
 
 export type ResidualCategory = 'rejectedPurchases' | 'unpaidPurchases';
@@ -156,10 +100,6 @@ export const RESIDUAL_RULES = [
   category: ResidualCategory;
   applies: (p: ReconcilePurchase) => boolean;
 }>;
-
-// ---------------------------------------------------------------------------------------------------------
-// Linking payments to invoices
-// ---------------------------------------------------------------------------------------------------------
 
 interface Allocation {
   paymentId: string;
@@ -196,7 +136,7 @@ class InvoiceNumberIndex {
     this.longestKey = longest;
   }
 
-  /** Every purchase whose invoice number the text mentions (a run of its words, or the whole text for short numbers). */
+  /** Purchases whose invoice number the text mentions: a run of its words, or the whole text for short numbers. */
   mentionedIn(text: string): ReconcilePurchase[] {
     const tokens = referenceTokens(text);
     const found = new Map<string, ReconcilePurchase>();
@@ -398,16 +338,7 @@ function uniqueById<T extends { id: string }>(items: readonly T[]): T[] {
 
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-// ---------------------------------------------------------------------------------------------------------
-// The engine
-// ---------------------------------------------------------------------------------------------------------
-
-/**
- * Sorts invoices and payments into the categories by the rule table. `asOf` (YYYY-MM-DD) is the day unpaid
- * invoices' ages are counted to. Every invoice ends in exactly one of matched, suggested, amountMismatches,
- * unpaidPurchases, rejectedPurchases; every payment in unmatchedPayments or in the pairings (a payment whose
- * lines pay several invoices can be in several pairings).
- */
+/** Every invoice ends in exactly one category; `asOf` (YYYY-MM-DD) is the day unpaid invoices' ages count to. */
 export function reconcile(
   purchasesIn: readonly ReconcilePurchase[],
   paymentsIn: readonly ReconcileBillPayment[],

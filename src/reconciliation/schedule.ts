@@ -1,7 +1,4 @@
-/**
- * One Temporal Schedule per linked business, created or brought up to date at worker start-up: restarting
- * never makes a second one, and a changed interval, cron, task queue or option updates the existing one.
- */
+// One Temporal Schedule per linked business, created or brought up to date at worker start-up.
 import {
   ScheduleAlreadyRunning,
   type Client,
@@ -18,8 +15,7 @@ import {
   type ReconciliationInput,
 } from '../contracts/reconciliation.js';
 
-/** Cron expressions are read in the businesses' own time zone unless told otherwise. */
-export const DEFAULT_RECONCILIATION_TIMEZONE = 'Africa/Nairobi';
+const DEFAULT_RECONCILIATION_TIMEZONE = 'Africa/Nairobi';
 
 /**
  * Daily runs read a snapshot each: a run missed while the cluster was down is worth one late run (within a day),
@@ -27,19 +23,16 @@ export const DEFAULT_RECONCILIATION_TIMEZONE = 'Africa/Nairobi';
  */
 const POLICIES = { overlap: 'SKIP', catchupWindow: '1 day' } as const;
 
-export interface ReconciliationScheduleOptions {
+interface ReconciliationScheduleOptions {
   links: readonly ReconciliationLink[];
-  /** Queue of the workflow; its activity runs on the derived compliance queue. */
   taskQueue: string;
-  /** Run every this long (default '24h', counted from the Unix epoch: 03:00 in Nairobi). */
+  /** Default '24h', counted from the Unix epoch: 03:00 in Nairobi. */
   interval?: Duration;
-  /** A cron expression instead of the interval, e.g. '0 6 * * *'. */
+  /** Instead of the interval, in `timezone` (default Africa/Nairobi). */
   cron?: string;
-  /** Time zone of `cron` (default Africa/Nairobi). */
   timezone?: string;
-  /** Tolerance and date window of every run (default the rules' defaults). */
   reconcileOptions?: Partial<ReconcileOptions>;
-  /** Schedule and workflow id prefix (default 'reconciliation'); separates deployments sharing a namespace. */
+  /** Separates deployments sharing a namespace (default 'reconciliation'). */
   idPrefix?: string;
 }
 

@@ -1,11 +1,6 @@
 /**
- * The Temporal connection, the ecosystem's way: `@temporalio/envconfig` reads the environment (TEMPORAL_ADDRESS,
- * TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_GRPC_META_*) over an optional `temporal.toml`
- * profile (TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE), as the Temporal CLI and the other SDKs do. One set of
- * settings feeds both the worker's NativeConnection and the client's Connection.
- *
- * Every failure names what failed (the variable, the file, the address, the namespace) and never a secret:
- * the API key and inline key material are scrubbed from any message that leaves this module.
+ * `@temporalio/envconfig` reads the environment over an optional `temporal.toml` profile, as the Temporal CLI does.
+ * Every failure names what failed and never a secret: the API key and inline key material are scrubbed.
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -21,46 +16,27 @@ import type { NativeConnection, NativeConnectionOptions } from '@temporalio/work
 import { ConfigError, resolveSecretFiles, type Env } from '../config/env.js';
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
-/** How to reach Temporal: what both connection kinds are built from. */
 export interface TemporalSettings {
   /** Undefined when neither the environment nor a profile names a server (the local stack starts one). */
   address: string | undefined;
   namespace: string;
-  /** The temporal.toml profile in use, when a file was found. */
   profile: string | undefined;
   apiKey: string | undefined;
   tls: NativeConnectionOptions['tls'];
   metadata: Record<string, string> | undefined;
   connectTimeoutMs: number;
-  /** Values that must never appear in a message (API key, inline key material). */
+  /** Values that must never appear in a message. */
   secrets: string[];
 }
 
-/** Temporal could not be reached, refused the credentials, or lacks the namespace: exit 1 with this message. */
 export class TemporalConnectionError extends Error {
   override readonly name = 'TemporalConnectionError';
 }
 
-/** Which variable / profile key a TLS source came from, for messages. */
-const TLS_SOURCES = {
-  clientCert: {
-    path: 'TEMPORAL_TLS_CLIENT_CERT_PATH',
-    data: 'TEMPORAL_TLS_CLIENT_CERT_DATA',
-    toml: 'tls.client_cert_path / client_cert_data',
-  },
-  clientKey: {
-    path: 'TEMPORAL_TLS_CLIENT_KEY_PATH',
-    data: 'TEMPORAL_TLS_CLIENT_KEY_DATA',
-    toml: 'tls.client_key_path / client_key_data',
-  },
-  serverCACert: {
-    path: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
-    data: 'TEMPORAL_TLS_SERVER_CA_CERT_DATA',
-    toml: 'tls.server_ca_cert_path / server_ca_cert_data',
-  },
-} as const;
+/** Each TLS source's setting, in the variables' and temporal.toml's spelling (for messages). */
+const TLS_SOURCES = { clientCert: 'CLIENT_CERT', clientKey: 'CLIENT_KEY', serverCACert: 'SERVER_CA_CERT' } as const;
 
 type TlsSource = keyof typeof TLS_SOURCES;
 
@@ -77,10 +53,10 @@ function settingName(
   env: Record<string, string>,
   profile: string | undefined,
 ): string {
-  const names = TLS_SOURCES[source];
-  if ('path' in data && env[names.path] === data.path) return names.path;
-  if ('data' in data && env[names.data] !== undefined) return names.data;
-  return `${names.toml} of profile "${profile ?? 'default'}" in the Temporal config file`;
+  const [name, toml] = [`TEMPORAL_TLS_${TLS_SOURCES[source]}`, TLS_SOURCES[source].toLowerCase()];
+  if ('path' in data && env[`${name}_PATH`] === data.path) return `${name}_PATH`;
+  if ('data' in data && env[`${name}_DATA`] !== undefined) return `${name}_DATA`;
+  return `tls.${toml}_path / ${toml}_data of profile "${profile ?? 'default'}" in the Temporal config file`;
 }
 
 /** Reads one TLS source and checks it is the PEM it should be, naming the setting (never the content). */
@@ -114,10 +90,7 @@ function readTlsSource(
   return bytes;
 }
 
-/**
- * The Temporal settings from the environment and, when present, a temporal.toml profile (environment wins).
- * Throws ConfigError naming the variable or file when a setting is unusable.
- */
+/** The environment wins over the profile. Throws ConfigError naming the variable or file of an unusable setting. */
 export function loadTemporalSettings(env: Env): TemporalSettings {
   const vars = presentEnv(resolveSecretFiles(env, ['TEMPORAL_API_KEY']));
   let profile: ClientConfigProfile;
@@ -184,7 +157,7 @@ export function loadTemporalSettings(env: Env): TemporalSettings {
   };
 }
 
-/** Settings for a server this process started itself (the local stack's dev server): plain, no credentials. */
+/** Settings for a server this process started itself: plain, no credentials. */
 export function localTemporalSettings(address: string, namespace: string): TemporalSettings {
   return {
     address,
@@ -202,7 +175,6 @@ function addressOf(settings: TemporalSettings): string {
   return settings.address ?? DEFAULT_TEMPORAL_ADDRESS;
 }
 
-/** Options for the worker's NativeConnection. */
 export function nativeConnectionOptions(settings: TemporalSettings): NativeConnectionOptions {
   return {
     address: addressOf(settings),
@@ -212,13 +184,12 @@ export function nativeConnectionOptions(settings: TemporalSettings): NativeConne
   };
 }
 
-/** Options for the client's Connection: the worker's, plus a connect timeout (NativeConnection has none). */
+/** The worker's options plus a connect timeout (NativeConnection has none). */
 export function clientConnectionOptions(settings: TemporalSettings): ConnectionOptions {
   return { ...nativeConnectionOptions(settings), connectTimeout: settings.connectTimeoutMs };
 }
 
-/** Replaces every secret of the settings in `text`. */
-export function scrub(text: string, settings: Pick<TemporalSettings, 'secrets'>): string {
+function scrub(text: string, settings: Pick<TemporalSettings, 'secrets'>): string {
   let out = text;
   for (const secret of settings.secrets) {
     if (secret.length >= 4) out = out.split(secret).join('[redacted]');
@@ -226,7 +197,7 @@ export function scrub(text: string, settings: Pick<TemporalSettings, 'secrets'>)
   return out;
 }
 
-// gRPC status codes (spelled out: @grpc/grpc-js is only a transitive dependency).
+// Spelled out: @grpc/grpc-js is only a transitive dependency.
 export const GRPC = {
   NOT_FOUND: 5,
   ALREADY_EXISTS: 6,
@@ -256,7 +227,10 @@ function describeFailure(err: unknown, settings: TemporalSettings): string {
     return `the server refused the credentials: check ${auth} (${message})`;
   }
   if (code === GRPC.PERMISSION_DENIED || /PermissionDenied|permission denied/i.test(raw)) {
-    return `the credentials are not allowed to use namespace "${settings.namespace}": check ${auth} and TEMPORAL_NAMESPACE (${message})`;
+    return (
+      `the credentials are not allowed to use namespace "${settings.namespace}": ` +
+      `check ${auth} and TEMPORAL_NAMESPACE (${message})`
+    );
   }
   if (/certificate|tls|ssl|handshake|PrivateKey|PEM/i.test(raw)) {
     return `TLS failed: check TEMPORAL_TLS* / the profile's [tls] settings and that the server speaks TLS (${message})`;
@@ -267,7 +241,10 @@ function describeFailure(err: unknown, settings: TemporalSettings): string {
     const tlsHint = settings.tls
       ? ', and that the server speaks TLS (TLS is on: set by TEMPORAL_TLS / an API key / the profile)'
       : '';
-    return `no answer within ${settings.connectTimeoutMs} ms (TEMPORAL_CONNECT_TIMEOUT_MS): check TEMPORAL_ADDRESS and the network${tlsHint} (${message})`;
+    return (
+      `no answer within ${settings.connectTimeoutMs} ms (TEMPORAL_CONNECT_TIMEOUT_MS): ` +
+      `check TEMPORAL_ADDRESS and the network${tlsHint} (${message})`
+    );
   }
   return `${message}: check TEMPORAL_ADDRESS and that the server is running`;
 }
@@ -336,10 +313,7 @@ async function probeTcp(settings: TemporalSettings): Promise<void> {
   });
 }
 
-/**
- * A client Connection, proven usable: the namespace is described (which also checks the credentials).
- * Throws TemporalConnectionError naming the address, the namespace and what to check.
- */
+/** A client Connection, proven usable: describing the namespace also checks the credentials. */
 export async function connectClient(settings: TemporalSettings): Promise<Connection> {
   let connection: Connection;
   try {
@@ -357,7 +331,8 @@ export async function connectClient(settings: TemporalSettings): Promise<Connect
     await connection.close().catch(() => undefined);
     if (grpcCode(err) === GRPC.NOT_FOUND) {
       throw new TemporalConnectionError(
-        `Temporal at ${addressOf(settings)} has no namespace "${settings.namespace}": check TEMPORAL_NAMESPACE (or the profile's namespace)`,
+        `Temporal at ${addressOf(settings)} has no namespace "${settings.namespace}": ` +
+          "check TEMPORAL_NAMESPACE (or the profile's namespace)",
       );
     }
     throw connectionError(settings, err);
@@ -365,7 +340,6 @@ export async function connectClient(settings: TemporalSettings): Promise<Connect
   return connection;
 }
 
-/** The worker's NativeConnection, with the same settings and a connect timeout. */
 export async function connectNative(settings: TemporalSettings): Promise<NativeConnection> {
   // Imported here so clients (the sales CLI, other services) never load the worker's native bridge.
   const { NativeConnection } = await import('@temporalio/worker');

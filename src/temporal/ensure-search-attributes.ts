@@ -3,26 +3,15 @@ import type { Connection } from '@temporalio/client';
 import { isGrpcServiceError } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { toCliSearchAttributes, type AnySearchAttributeKey } from '../contracts/search-attributes.js';
+import { GRPC } from './connection.js';
 
-// @grpc/grpc-js is only a transitive dependency, so the status codes are spelled out.
-const GRPC_ALREADY_EXISTS = 6;
-const GRPC_PERMISSION_DENIED = 7;
-const GRPC_UNIMPLEMENTED = 12;
-const GRPC_UNAUTHENTICATED = 16;
 const VISIBLE_TIMEOUT_MS = 15_000;
 
-/**
- * The project's search attributes are missing and this process may not add them (or they exist with another
- * type): the message says which, and the exact commands an administrator runs.
- */
 export class SearchAttributesError extends Error {
   override readonly name = 'SearchAttributesError';
 }
 
-/**
- * Registers the given search attributes on a server we did not start ourselves (TEMPORAL_ADDRESS).
- * Idempotent: existing attributes of the right type are left alone, a concurrent registration is fine.
- */
+/** Idempotent: existing attributes of the right type are left alone, a concurrent registration is fine. */
 export async function ensureSearchAttributes(
   connection: Connection,
   namespace: string,
@@ -38,7 +27,8 @@ export async function ensureSearchAttributes(
       missing[key.name] = wanted;
     } else if (current !== wanted) {
       throw new SearchAttributesError(
-        `search attribute ${key.name} already exists in namespace ${namespace} with a different type than ${key.type}: ` +
+        `search attribute ${key.name} already exists in namespace ${namespace} ` +
+          `with a different type than ${key.type}: ` +
           'the sale workflows cannot record it; an administrator must remove it or use another namespace',
       );
     }
@@ -48,7 +38,7 @@ export async function ensureSearchAttributes(
   try {
     await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
   } catch (err) {
-    if (!(isGrpcServiceError(err) && err.code === GRPC_ALREADY_EXISTS)) throw err;
+    if (!(isGrpcServiceError(err) && err.code === GRPC.ALREADY_EXISTS)) throw err;
   }
 
   // Elasticsearch-backed servers apply the mapping asynchronously.
@@ -69,16 +59,13 @@ async function listCustomAttributes(connection: Connection, namespace: string): 
 }
 
 /** The commands an administrator runs to register `keys`: the Temporal CLI (self-hosted) and tcld (Temporal Cloud). */
-export function searchAttributeCommands(
-  keys: readonly AnySearchAttributeKey[],
-  namespace: string,
-  address: string,
-): string[] {
+function searchAttributeCommands(keys: readonly AnySearchAttributeKey[], namespace: string, address: string): string[] {
   const byType = new Map<string, string[]>();
   for (const { name, type } of toCliSearchAttributes(keys)) byType.set(type, [...(byType.get(type) ?? []), name]);
   const cli = [...byType].map(
     ([type, names]) =>
-      `temporal operator search-attribute create --address ${address} --namespace ${namespace} ${names.map((n) => `--name ${n}`).join(' ')} --type ${type}`,
+      `temporal operator search-attribute create --address ${address} --namespace ${namespace} ` +
+      `${names.map((n) => `--name ${n}`).join(' ')} --type ${type}`,
   );
   const cloud = `tcld namespace search-attributes add --namespace ${namespace} ${toCliSearchAttributes(keys)
     .map(({ name, type }) => `--search-attribute "${name}=${type}"`)
@@ -86,11 +73,7 @@ export function searchAttributeCommands(
   return [...cli.map((c) => `  ${c}`), '  Temporal Cloud:', `  ${cloud}`];
 }
 
-/**
- * What a worker runs before it polls: the project's search attributes registered, or a SearchAttributesError
- * that names the missing ones and the exact commands an administrator must run. Without them every sale
- * would be signed and then stuck (BadSearchAttributes), so a worker must not start.
- */
+/** Without the search attributes every sale would be signed and then stuck (BadSearchAttributes). */
 export async function requireSearchAttributes(
   connection: Connection,
   options: { namespace: string; address: string; keys: readonly AnySearchAttributeKey[] },
@@ -119,9 +102,9 @@ function refusal(
 ): SearchAttributesError {
   const code = isGrpcServiceError(err) ? err.code : undefined;
   const reason =
-    code === GRPC_PERMISSION_DENIED || code === GRPC_UNAUTHENTICATED
+    code === GRPC.PERMISSION_DENIED || code === GRPC.UNAUTHENTICATED
       ? 'permission denied'
-      : code === GRPC_UNIMPLEMENTED
+      : code === GRPC.UNIMPLEMENTED
         ? 'the server does not offer this operation (Temporal Cloud: use tcld or the Cloud UI)'
         : err instanceof Error
           ? err.message
@@ -130,7 +113,8 @@ function refusal(
   return new SearchAttributesError(
     [
       `this worker ${what} the search attributes of namespace "${options.namespace}" (${reason}).`,
-      `The sale workflows need ${names}; without them every sale would be signed and then stuck. An administrator must run:`,
+      `The sale workflows need ${names}; without them every sale would be signed and then stuck. ` +
+        'An administrator must run:',
       ...searchAttributeCommands(options.keys, options.namespace, options.address),
       'then start the worker again.',
     ].join('\n'),

@@ -1,14 +1,8 @@
-/**
- * "Rate budget in use" on the worker's Prometheus endpoint: the compliance queue's budget as a gauge, and
- * the compliance requests this worker sends as a counter, so a dashboard divides the fleet's request rate by
- * the budget (deploy/grafana/etims-worker.json); plus the service's own view, the last
- * `X-RateLimit-Remaining` it answered with.
- */
+// A dashboard divides the fleet's request rate by the budget (deploy/grafana/etims-worker.json).
 import { parseRateLimit } from '../http/rate-limit.js';
 import type { HttpObserver } from '../http/transport.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 
-/** Sets the budget gauge once and returns the observer that counts the compliance client's traffic. */
 export function complianceRateBudgetMetrics(
   metrics: MetricsRecorder,
   budget: { activitiesPerSecond: number },
@@ -17,7 +11,6 @@ export function complianceRateBudgetMetrics(
   return complianceTrafficMetrics(metrics);
 }
 
-/** Counts the compliance requests of this worker by operation, and keeps the service's last `X-RateLimit-Remaining`. */
 export function complianceTrafficMetrics(metrics: MetricsRecorder): HttpObserver {
   return {
     requestSent: (request) => metrics.count('etims_compliance_requests', { operation: request.operation }),
@@ -28,7 +21,6 @@ export function complianceTrafficMetrics(metrics: MetricsRecorder): HttpObserver
   };
 }
 
-/** Every observer told of each request and answer, in order. */
 export function bothObservers(...observers: ReadonlyArray<HttpObserver | undefined>): HttpObserver {
   const present = observers.filter((o): o is HttpObserver => o !== undefined);
   return {
@@ -37,10 +29,7 @@ export function bothObservers(...observers: ReadonlyArray<HttpObserver | undefin
   };
 }
 
-/**
- * One application's traffic (issue 16): its requests, its 429s and the service's last word on what is left of its
- * window, labelled with the application's name (its budget gauge is set where the queue's budgets are).
- */
+/** Its budget gauge is set where the queue's budgets are. */
 export function applicationRateMetrics(metrics: MetricsRecorder, application: string): HttpObserver {
   return {
     requestSent: () => metrics.count('etims_application_requests', { application }),

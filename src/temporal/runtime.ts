@@ -3,13 +3,12 @@ import type { Logger } from 'pino';
 
 let installed = false;
 
-/** The SDK's wiring messages, which an operator does not act on (an activity-only worker polling no workflows is by design). */
+/** The SDK's wiring messages, which an operator does not act on (an activity-only worker is by design). */
 const SDK_WIRING = /^(No (Nexus services|workflows|activities) registered, not polling|Worker state changed)/;
 
 /**
- * Routes the SDK's and the Rust core's logs through pino and, given a bind address, serves the SDK's metrics and
- * the worker's own (src/temporal/metric-names.ts) on Prometheus' `/metrics`. Must run once, before any
- * connection or worker is created; later calls are no-ops so tests and the local stack can share it.
+ * Logs through pino, and metrics on Prometheus' `/metrics` given a bind address. Must run before any connection or
+ * worker is created; later calls are no-ops so tests and the local stack can share it.
  */
 export function installTemporalRuntime(
   logger: Logger,

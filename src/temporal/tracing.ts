@@ -1,34 +1,24 @@
 /**
- * OpenTelemetry tracing of the workers and the clients, as the SDK's `interceptors-opentelemetry` sample sets it
- * up for 1.24: one `OpenTelemetryPlugin` (client interceptors; workflow interceptor modules and the span sink on
- * workers; activity interceptors) over a tracer provider whose batch processor sends OTLP/HTTP (JSON).
- *
- * Off unless an OTLP endpoint is configured (`OTEL_EXPORTER_OTLP_ENDPOINT`, or
- * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`): then none of the OpenTelemetry packages is even loaded, and
- * `tracingPlugins()` is empty. Spans carry names, workflow, run and activity ids and failure messages, never
- * payloads (those stay encrypted in Temporal) nor HTTP headers: nothing instruments the HTTP clients.
- *
- * Workflows are traced only when their bundle is built with `plugins: tracingPlugins()`, as the worker's own
- * `bundleWorkflows` (src/worker/workers.ts) does; a bundle built ahead of time must be built the same way.
+ * OpenTelemetry tracing as the SDK's `interceptors-opentelemetry` sample sets it up: one `OpenTelemetryPlugin` over
+ * a tracer provider sending OTLP/HTTP (JSON). Without an endpoint no OpenTelemetry package is even loaded.
+ * Workflows are traced only when their bundle is built with `plugins: tracingPlugins()`.
  */
 import type { DiagLogger } from '@opentelemetry/api';
 import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { ConfigError, type Env } from '../config/env.js';
 import type { Logger } from '../logger.js';
 
-export const DEFAULT_SERVICE_NAME = 'etims-worker';
+const DEFAULT_SERVICE_NAME = 'etims-worker';
 
 export interface TracingSettings {
-  /** Where spans are POSTed, e.g. `http://otel-collector:4318/v1/traces`. */
   url: string;
   serviceName: string;
 }
 
 export interface Tracing {
   settings: TracingSettings;
-  /** Sends the spans still batched (tests; a short-lived CLI before it exits). */
   flush(): Promise<void>;
-  /** Flushes and stops: call once the workers (or the client) are done. Never rejects (a failure is logged). */
+  /** Flushes and stops. Never rejects (a failure is logged). */
   shutdown(): Promise<void>;
 }
 
@@ -51,10 +41,8 @@ function httpUrl(name: string, value: string): URL {
 }
 
 /**
- * The standard OpenTelemetry variables, read the way the OTLP exporters read them: the traces endpoint as
- * given, or the base endpoint plus `/v1/traces`. Undefined when tracing is off (no endpoint,
- * `OTEL_SDK_DISABLED=true`, `OTEL_TRACES_EXPORTER=none`). Only OTLP over HTTP with JSON is shipped, so any other
- * `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL` is a configuration error rather than spans sent where nobody listens.
+ * The standard OpenTelemetry variables, read as the OTLP exporters read them; undefined when tracing is off. Only
+ * http/json is shipped: another protocol is a configuration error rather than spans sent where nobody listens.
  */
 export function tracingSettings(env: Env): TracingSettings | undefined {
   if (read(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return undefined;
@@ -80,10 +68,7 @@ export function tracingSettings(env: Env): TracingSettings | undefined {
   return { url, serviceName: read(env, 'OTEL_SERVICE_NAME') ?? DEFAULT_SERVICE_NAME };
 }
 
-/**
- * Sets tracing up once per process when configured; later calls return the same. Must run before the
- * workers and clients that should be traced are created (they take `tracingPlugins()` at creation).
- */
+/** Once per process; before the workers and clients to trace are created (they take `tracingPlugins()` then). */
 export async function installTracing(options: {
   settings: TracingSettings | undefined;
   logger?: Logger;
@@ -138,7 +123,6 @@ export async function installTracing(options: {
   return tracing;
 }
 
-/** The tracing plugin for `Worker.create` and `new Client` once `installTracing()` has set it up; else none. */
 export function tracingPlugins(): OpenTelemetryPlugin[] {
   return installed ? [...installed.plugins] : [];
 }
