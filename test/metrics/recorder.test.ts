@@ -3,7 +3,7 @@
  * project's options (src/temporal/runtime.ts), every known series at zero from the start, label values bounded.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Runtime } from '@temporalio/worker';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -61,11 +61,13 @@ describe('the metric catalogue', () => {
   });
 
   it('knows every code a sale parks with that the workflow names itself', () => {
-    const sources = ['documents.ts', 'items.ts', 'operator.ts', 'stock.ts']
-      .map((f) => readFileSync(new URL(`../../workflows/sale/${f}`, import.meta.url), 'utf8'))
-      .join('\n');
+    const saleFolder = new URL('../../workflows/sale/', import.meta.url);
+    const sources = [
+      ...readdirSync(saleFolder).map((f) => readFileSync(new URL(f, saleFolder), 'utf8')),
+      readFileSync(new URL('../../workflows/sale.ts', import.meta.url), 'utf8'),
+    ].join('\n');
     const codes = new Set<string>();
-    for (const m of sources.matchAll(/(?:awaitOperator\(ctx, [^,]*?'|record\.park\('|code: ')([a-z_]+)'/g))
+    for (const m of sources.matchAll(/(?:awaitOperator\(\s*ctx,\s*[^,]*?'|record\.park\(\s*'|code: ')([a-z_]+)'/g))
       codes.add(m[1]!);
     expect(codes).toEqual(
       new Set(['receipt_missing', 'authority_failed', 'outcome_timeout', 'item_needs_fixing', 'error']),
