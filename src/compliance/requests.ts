@@ -1,8 +1,7 @@
 /**
- * Request inputs of the compliance client and their client-side validation. Every documented limit (and
- * every decided one, C10, C21, C27, C28, C30) is checked before anything is sent, so a bad request fails
- * with a `RequestValidationError` naming the first wrong field instead of costing a round trip or, worse,
- * a rate-limit slot.
+ * The compliance client's request inputs, checked against every documented or decided limit before sending: a bad
+ * request fails with a `RequestValidationError` naming its first wrong field instead of spending a rate-limit slot.
+ * A sale request's fields are the sale input's own (src/contracts/sale-input.ts).
  */
 import { z } from 'zod';
 import { RequestValidationError } from '../http/errors.js';
@@ -11,7 +10,6 @@ import {
   calendarDate,
   creditNoteReason,
   fieldPath,
-  isCalendarDate,
   nonEmpty,
   saleRequestParts,
   traderInvoiceNumber,
@@ -29,17 +27,10 @@ const LIMITS = {
 
 const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
 
-export interface RequestValidationOptions {
+interface RequestValidationOptions {
   /** Accept http(s) callback URLs to loopback hosts (local stacks only; C48). */
   allowLoopbackCallbacks?: boolean;
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// Field rules (a sale request's fields and limits are the sale's own, stated once in
-// src/contracts/sale-input.ts: what the sales client and the workflow accept is exactly what is sent here)
-// ---------------------------------------------------------------------------------------------------------
-
-export { calendarDate, creditNoteReason, isCalendarDate, nonEmpty, saleRequestParts, traderInvoiceNumber };
 
 const maxChars = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
@@ -51,10 +42,6 @@ function callbackUrl(options: RequestValidationOptions) {
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// Request bodies and queries
-// ---------------------------------------------------------------------------------------------------------
 
 function buildSchemas(options: RequestValidationOptions) {
   return {
@@ -97,9 +84,7 @@ function buildSchemas(options: RequestValidationOptions) {
     }),
 
     registerItem: z.object({
-      /** Branch id or its `authorityBhfId`; defaults to the business's first branch (C22). */
-      branchId: nonEmpty().optional(),
-      /** Register again an item the tax authority already has. */
+      branchId: nonEmpty().optional(), // or its `authorityBhfId`; default the business's first branch (C22)
       reRegister: z.boolean().optional(),
     }),
 
@@ -141,10 +126,6 @@ export type ItemClassificationsQuery = z.input<Schemas['listItemClassifications'
 const publicSchemas = buildSchemas({});
 const loopbackSchemas = buildSchemas({ allowLoopbackCallbacks: true });
 
-// ---------------------------------------------------------------------------------------------------------
-// Validation
-// ---------------------------------------------------------------------------------------------------------
-
 function parseOrThrow<S extends z.ZodType>(operation: string, schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input, { error: typeErrors });
   if (parsed.success) return parsed.data;
@@ -156,14 +137,12 @@ function parseOrThrow<S extends z.ZodType>(operation: string, schema: S, input: 
   );
 }
 
-/** The operations whose input is checked here, and what each takes and returns. */
-export type ValidatedOperation = keyof Schemas;
+type ValidatedOperation = keyof Schemas;
 export type RequestInput<Op extends ValidatedOperation> = z.input<Schemas[Op]>;
-export type RequestBody<Op extends ValidatedOperation> = z.output<Schemas[Op]>;
+type RequestBody<Op extends ValidatedOperation> = z.output<Schemas[Op]>;
 /** The schemas seen per operation, so that one generic method keeps each operation's own types. */
 type SchemaOf = { [Op in ValidatedOperation]: z.ZodType<RequestBody<Op>, RequestInput<Op>> };
 
-/** Validates request inputs against the documented limits; one instance per client configuration. */
 export class RequestValidator {
   private readonly schemas: SchemaOf;
 

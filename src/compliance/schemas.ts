@@ -1,34 +1,22 @@
 /**
- * Response shapes of the compliance service (shared/api/compliance-api.md, decisions C1–C49 in
- * docs/contract-assumptions.md).
- *
- * Parsing is lenient forward and strict where it matters:
- * - objects keep fields this code does not know (a newer service may add some);
- * - every enum-like field is an open string: an unknown value is kept verbatim, never a parse error;
- * - fields documented "string or null" accept null and a missing key (both read as null);
- * - a missing required field (ids, status, amounts the worker reports) fails, so a broken answer is never
- *   mistaken for a valid document.
+ * Response shapes of the compliance service, lenient forward: unknown fields and enum values are kept, "string or
+ * null" also accepts a missing key; a missing required field fails, so a broken answer is never taken as a document.
  */
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import { AUTHORITY_CAUSES, COMPLIANCE_ERROR_CODES } from '../contracts/compliance-rules.js';
 
 /** A string whose documented values are known but which may carry others. */
-export type Open<Known extends string> = Known | (string & {});
+type Open<Known extends string> = Known | (string & {});
 
 function openString<const Known extends readonly string[]>(_known: Known) {
   return z.string().transform((value): Open<Known[number]> => value);
 }
 
-/** "string or null": null and a missing key both read as null. */
 const nullableString = () => z.string().nullable().default(null);
 const nullableNumber = () => z.number().nullable().default(null);
 const nullableInteger = () => z.number().int().nullable().default(null);
 const requiredId = () => z.string().min(1);
-
-// ---------------------------------------------------------------------------------------------------------
-// Known values
-// ---------------------------------------------------------------------------------------------------------
 
 const SALE_TYPES = ['sale', 'credit_note'] as const;
 const SALE_STATUSES = ['pending', 'ready_to_submit', 'retrying', 'completed', 'failed', 'cancelled'] as const;
@@ -44,18 +32,6 @@ const BUSINESS_ENVIRONMENTS = ['sandbox', 'production'] as const;
 const KEY_ENVIRONMENTS = ['test', 'live'] as const;
 const SCOPES = ['sales:read', 'sales:write', 'stock:write', 'catalog:read', 'catalog:write', 'purchases:read'] as const;
 export const STOCK_ACTIONS = ['ADD', 'DEDUCT'] as const;
-const ERROR_CODES = COMPLIANCE_ERROR_CODES;
-/** Causes the tax authority gives in `error.errors[].code` (C33, C37). */
-const AUTHORITY_ERROR_CODES = Object.values(AUTHORITY_CAUSES);
-
-export type CallbackStatus = Open<(typeof CALLBACK_STATUSES)[number]>;
-export type CallbackEvent = Open<(typeof CALLBACK_EVENTS)[number]>;
-export type Scope = Open<(typeof SCOPES)[number]>;
-export type AuthorityErrorCode = Open<(typeof AUTHORITY_ERROR_CODES)[number]>;
-
-// ---------------------------------------------------------------------------------------------------------
-// Sales and credit notes
-// ---------------------------------------------------------------------------------------------------------
 
 const CustomerSchema = z.looseObject({
   name: nullableString(),
@@ -73,20 +49,14 @@ const SaleLineSchema = z.looseObject({
   description: nullableString(),
   quantity: z.number(),
   unitPrice: z.number(),
-  /** Tax-inclusive line total. */
   total: z.number(),
   taxableAmount: z.number(),
   taxAmount: z.number(),
-  /** VAT rate in percent. */
   taxRate: z.number(),
   taxTypeCode: openString(TAX_TYPE_CODES).nullable().default(null),
 });
 
-const TotalsSchema = z.looseObject({
-  total: z.number(),
-  taxableAmount: z.number(),
-  taxAmount: z.number(),
-});
+const TotalsSchema = z.looseObject({ total: z.number(), taxableAmount: z.number(), taxAmount: z.number() });
 
 /** Values signed by the tax authority; all nullable strings, nothing is parsed from them (C32). */
 const ReceiptSchema = z.looseObject({
@@ -135,15 +105,7 @@ export const SaleSchema = z.looseObject({
   callback: CallbackSchema.nullable().default(null),
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// Items and stock
-// ---------------------------------------------------------------------------------------------------------
-
-/** What an item still lacks for registration. */
-const ItemNeedsSchema = z.looseObject({
-  productType: z.boolean(),
-  classificationMapping: z.boolean(),
-});
+const ItemNeedsSchema = z.looseObject({ productType: z.boolean(), classificationMapping: z.boolean() });
 
 export const ItemSchema = z.looseObject({
   id: requiredId(),
@@ -178,14 +140,7 @@ export const StockAdjustmentResultSchema = z.looseObject({
   }),
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// Purchases (supplier invoices)
-// ---------------------------------------------------------------------------------------------------------
-
-const PurchaseSupplierSchema = z.looseObject({
-  name: nullableString(),
-  pin: nullableString(),
-});
+const PurchaseSupplierSchema = z.looseObject({ name: nullableString(), pin: nullableString() });
 
 const PurchaseLineSchema = z.looseObject({
   description: z.string(),
@@ -197,11 +152,7 @@ const PurchaseLineSchema = z.looseObject({
   total: z.number(),
 });
 
-const PurchaseTotalsSchema = z.looseObject({
-  subtotal: z.number(),
-  vat: z.number(),
-  total: z.number(),
-});
+const PurchaseTotalsSchema = z.looseObject({ subtotal: z.number(), vat: z.number(), total: z.number() });
 
 const PurchaseSchema = z.looseObject({
   id: requiredId(),
@@ -209,7 +160,6 @@ const PurchaseSchema = z.looseObject({
   supplier: PurchaseSupplierSchema,
   supplierInvoiceNumber: z.string(),
   invoiceDate: z.string(),
-  /** Branch name. */
   branch: nullableString(),
   totals: PurchaseTotalsSchema,
   lines: z.array(PurchaseLineSchema),
@@ -222,14 +172,7 @@ const PaginationSchema = z.looseObject({
   pageSize: z.number().int(),
 });
 
-const PullResultSchema = z.looseObject({
-  pulled: z.number().optional(),
-  total: z.number().optional(),
-});
-
-// ---------------------------------------------------------------------------------------------------------
-// Businesses, identity, lookups (C3, C19, C20, C24)
-// ---------------------------------------------------------------------------------------------------------
+const PullResultSchema = z.looseObject({ pulled: z.number().optional(), total: z.number().optional() });
 
 const BranchSchema = z.looseObject({
   id: requiredId(),
@@ -248,11 +191,7 @@ const BusinessSchema = z.looseObject({
 
 const IdentitySchema = z.looseObject({
   application: z
-    .looseObject({
-      id: z.string().optional(),
-      name: z.string().optional(),
-      rateLimitPerMinute: z.number().optional(),
-    })
+    .looseObject({ id: z.string().optional(), name: z.string().optional(), rateLimitPerMinute: z.number().optional() })
     .optional(),
   apiKey: z
     .looseObject({
@@ -284,10 +223,6 @@ const ItemClassificationSchema = z.looseObject({
   level: z.number().optional(),
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// Success envelopes
-// ---------------------------------------------------------------------------------------------------------
-
 export const SaleEnvelopeSchema = z.looseObject({ data: z.looseObject({ sale: SaleSchema }) });
 export const ItemEnvelopeSchema = z.looseObject({ data: z.looseObject({ item: ItemSchema }) });
 export const ItemListEnvelopeSchema = z.looseObject({ data: z.looseObject({ items: z.array(ItemSchema) }) });
@@ -306,13 +241,9 @@ export const ItemClassificationsEnvelopeSchema = z.looseObject({
   data: z.looseObject({ classifications: z.array(ItemClassificationSchema) }),
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// Errors and callbacks
-// ---------------------------------------------------------------------------------------------------------
-
 /** One cause in `error.errors` of an `authority_rejected` answer (C33). */
 const AuthorityErrorSchema = z.looseObject({
-  code: openString(AUTHORITY_ERROR_CODES),
+  code: openString(Object.values(AUTHORITY_CAUSES)),
   message: z.string().optional(),
   /** Request field the cause refers to, e.g. `lines[0].itemId`. */
   field: z.string().optional(),
@@ -322,7 +253,7 @@ const AuthorityErrorSchema = z.looseObject({
 /** `{error: {code, message, ...extras}}`; extras named by the document: sale, item, errors, creditNoteId, branches. */
 export const ErrorBodySchema = z.looseObject({
   error: z.looseObject({
-    code: openString(ERROR_CODES),
+    code: openString(COMPLIANCE_ERROR_CODES),
     message: z.string(),
     sale: SaleSchema.optional(),
     item: ItemSchema.optional(),
@@ -332,10 +263,7 @@ export const ErrorBodySchema = z.looseObject({
   }),
 });
 
-/**
- * The body the service POSTs to a callback URL (C45). Only `data.sale.id` is relied on: the worker treats a
- * callback as a hint and re-reads the sale.
- */
+/** The body POSTed to a callback URL (C45): only `data.sale.id` is relied on, the worker re-reads the sale. */
 export const CallbackNotificationSchema = z.looseObject({
   id: z.string().optional(),
   event: openString(CALLBACK_EVENTS).optional(),
@@ -343,15 +271,7 @@ export const CallbackNotificationSchema = z.looseObject({
   data: z.looseObject({ sale: z.looseObject({ id: requiredId() }) }),
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// Types
-// ---------------------------------------------------------------------------------------------------------
-
-export type Customer = z.output<typeof CustomerSchema>;
-export type SaleLine = z.output<typeof SaleLineSchema>;
-export type Totals = z.output<typeof TotalsSchema>;
 export type Receipt = z.output<typeof ReceiptSchema>;
-export type Callback = z.output<typeof CallbackSchema>;
 export type Sale = z.output<typeof SaleSchema>;
 export type ItemNeeds = z.output<typeof ItemNeedsSchema>;
 export type Item = z.output<typeof ItemSchema>;
@@ -362,15 +282,10 @@ export type PullResult = z.output<typeof PullResultSchema>;
 export type Branch = z.output<typeof BranchSchema>;
 export type Business = z.output<typeof BusinessSchema>;
 export type Identity = z.output<typeof IdentitySchema>;
-export type Code = z.output<typeof CodeSchema>;
 export type CodeList = z.output<typeof CodeListSchema>;
 export type ItemClassification = z.output<typeof ItemClassificationSchema>;
 export type AuthorityError = z.output<typeof AuthorityErrorSchema>;
 export type ErrorBody = z.output<typeof ErrorBodySchema>;
-
-// ---------------------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------------------
 
 /** Only `REGISTERED` counts; any other value is "not yet" (C1). */
 export function isRegistered(item: Pick<Item, 'registrationStatus'>): boolean {
