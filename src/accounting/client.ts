@@ -34,7 +34,6 @@ export interface AccountingClientOptions {
   /** Sign path plus query string instead of the bare path (A11; ACCOUNTING_SIGN_QUERY). */
   signQuery?: boolean;
   timeoutMs?: number;
-  /** Clock for X-Timestamp, in epoch milliseconds. */
   now?: () => number;
 }
 
@@ -43,9 +42,8 @@ export interface CallOptions {
 }
 
 export interface PagingParams {
-  /** 1-based page number. */
+  /** From 1. */
   page?: number;
-  /** Page size, 1..100. */
   limit?: number;
 }
 
@@ -128,14 +126,12 @@ export class AccountingClient {
     });
   }
 
-  /** The companies the key's application may act for (A8). */
   async listCompanies(params: PagingParams = {}, options: CallOptions = {}): Promise<ApiResult<CompanyPage>> {
     checkPaging('listCompanies', params);
     const query = toQuery({ page: params.page, limit: params.limit });
     return this.call('listCompanies', 'GET', '/companies', query, CompanyPageSchema, options);
   }
 
-  /** One page of bill payments; filters are checked before anything is sent. */
   async listBillPayments(
     filters: BillPaymentFilters = {},
     options: CallOptions = {},

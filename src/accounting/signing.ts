@@ -19,7 +19,6 @@ export function signedMessage({ method, path, body, timestamp }: Omit<SignReques
   return `${method.toUpperCase()}${path}${body ?? ''}${timestamp}`;
 }
 
-/** Hex HMAC-SHA256 of the signed message under the client secret. */
 export function signRequest(input: SignRequestInput): string {
   return createHmac('sha256', input.clientSecret).update(signedMessage(input), 'utf8').digest('hex');
 }

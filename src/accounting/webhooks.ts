@@ -77,7 +77,6 @@ export function signWebhook({ secret, id, timestamp, rawBody }: SignWebhookInput
   return `v1,${digest(secret, id, timestamp, rawBody)}`;
 }
 
-/** The three headers of a signed delivery. */
 export function webhookHeaders(input: SignWebhookInput): Record<string, string> {
   const [id, timestamp, signature] = WEBHOOK_HEADERS;
   return { [id]: input.id, [timestamp]: String(input.timestamp), [signature]: signWebhook(input) };

@@ -101,7 +101,6 @@ const API_PREFIX = '/v1';
 
 interface RequestSpec {
   operation: string;
-  /** Under API_PREFIX. */
   path: string;
   method?: HttpMethod;
   /** False for a write the service does not de-duplicate: a failure after sending it is ambiguous. */
@@ -124,11 +123,8 @@ export class ComplianceClient {
   readonly #apiKey: string;
 
   constructor(options: ComplianceClientOptions) {
-    this.#apiKey = assertCredential(
-      'complianceApiKey',
-      options.credentialSetting ?? 'COMPLIANCE_API_KEY',
-      options.apiKey,
-    );
+    const setting = options.credentialSetting ?? 'COMPLIANCE_API_KEY';
+    this.#apiKey = assertCredential('complianceApiKey', setting, options.apiKey);
     this.businessId = validateBusinessId('ComplianceClient', options.businessId);
     this.validator = new RequestValidator({ allowLoopbackCallbacks: options.allowLoopbackCallbacks === true });
     this.ownsTransport = !('transport' in options);
@@ -145,19 +141,16 @@ export class ComplianceClient {
     }
   }
 
-  /** What the key can do: application, environment, scopes, bound business. */
   async getIdentity(opts?: CallOptions): Promise<ApiResult<Identity>> {
     const spec = { operation: 'getIdentity', path: '/identity', unscoped: true };
     return this.call(spec, IdentityEnvelopeSchema, (body) => body.data, opts);
   }
 
-  /** The businesses (with their branches) the key may act for. */
   async listBusinesses(opts?: CallOptions): Promise<ApiResult<Business[]>> {
     const spec = { operation: 'listBusinesses', path: '/businesses', unscoped: true };
     return this.call(spec, BusinessListEnvelopeSchema, (body) => body.data.businesses, opts);
   }
 
-  /** One sale or credit note. */
   async getSale(saleId: string, opts?: BusinessCallOptions): Promise<ApiResult<Sale>> {
     const id = validatePathId('getSale', 'saleId', saleId);
     return this.saleCall({ operation: 'getSale', path: `/sales/${segment(id)}` }, opts);
@@ -214,7 +207,7 @@ export class ComplianceClient {
     return this.call(spec, StockAdjustmentEnvelopeSchema, (answer) => answer.data, opts);
   }
 
-  /** Every item of the business that is not deleted (not paginated). */
+  /** Not paginated. */
   async listItems(opts?: BusinessCallOptions): Promise<ApiResult<Item[]>> {
     return this.call(
       { operation: 'listItems', path: '/items' },
@@ -253,18 +246,16 @@ export class ComplianceClient {
     return this.call(spec, PullResultEnvelopeSchema, (body) => body.data, opts);
   }
 
-  /** One page of stored supplier invoices, newest first. */
   async listPurchases(query: ListPurchasesQuery = {}, opts?: BusinessCallOptions): Promise<ApiResult<PurchasePage>> {
-    const { cursor, pageSize, status, fromDate, toDate } = this.validator.validate('listPurchases', query);
-    const spec = {
-      operation: 'listPurchases',
-      path: '/purchases',
-      query: { cursor, pageSize, status, fromDate, toDate },
-    };
+    const valid = this.validator.validate('listPurchases', query);
+    const page = ({ data, pagination }: z.output<typeof PurchasePageEnvelopeSchema>) => ({
+      purchases: data.purchases,
+      pagination,
+    });
     return this.call(
-      spec,
+      { operation: 'listPurchases', path: '/purchases', query: valid },
       PurchasePageEnvelopeSchema,
-      (body) => ({ purchases: body.data.purchases, pagination: body.pagination }),
+      page,
       opts,
     );
   }
@@ -276,7 +267,7 @@ export class ComplianceClient {
   async *iteratePurchasePages(
     query: ListPurchasesQuery = {},
     opts?: BusinessCallOptions,
-  ): AsyncGenerator<ApiResult<PurchasePage>, void, undefined> {
+  ): AsyncGenerator<ApiResult<PurchasePage>> {
     let cursor = query.cursor;
     const seen = new Set<string>(cursor === undefined ? [] : [cursor]);
     for (;;) {
@@ -292,10 +283,7 @@ export class ComplianceClient {
     }
   }
 
-  async *iteratePurchases(
-    query: ListPurchasesQuery = {},
-    opts?: BusinessCallOptions,
-  ): AsyncGenerator<Purchase, void, undefined> {
+  async *iteratePurchases(query: ListPurchasesQuery = {}, opts?: BusinessCallOptions): AsyncGenerator<Purchase> {
     for await (const page of this.iteratePurchasePages(query, opts)) yield* page.data.purchases;
   }
 
@@ -315,7 +303,6 @@ export class ComplianceClient {
     return this.call(spec, ItemClassificationsEnvelopeSchema, (body) => body.data.classifications, opts);
   }
 
-  /** Closes the connection pool, unless the transport was supplied by the caller. */
   async close(): Promise<void> {
     if (this.ownsTransport) await this.transport.close();
   }
@@ -341,7 +328,6 @@ export class ComplianceClient {
     return this.call(spec, ItemEnvelopeSchema, (body) => body.data.item, opts);
   }
 
-  /** Sends `spec`, parses the answer with `schema` and returns the part `pick` takes, with the answer's metadata. */
   private async call<S extends z.ZodType, T>(
     spec: RequestSpec,
     schema: S,

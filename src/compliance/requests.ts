@@ -150,7 +150,6 @@ export class RequestValidator {
     this.schemas = options.allowLoopbackCallbacks ? loopbackSchemas : publicSchemas;
   }
 
-  /** The input of `operation` as sent, or a `RequestValidationError` naming `operation` and the first wrong field. */
   validate<Op extends ValidatedOperation>(operation: Op, input: RequestInput<Op>): RequestBody<Op> {
     return parseOrThrow(operation, this.schemas[operation], input);
   }
@@ -173,7 +172,6 @@ export function validateIdempotencyKey(operation: string, key: unknown): string 
   return key;
 }
 
-/** An id that goes into a URL path: non-empty. The caller URL-encodes it. */
 export function validatePathId(operation: string, field: string, id: unknown): string {
   if (typeof id !== 'string')
     throw new RequestValidationError(operation, field, id === undefined ? 'is required' : 'must be a string');
@@ -181,7 +179,6 @@ export function validatePathId(operation: string, field: string, id: unknown): s
   return id;
 }
 
-/** `businessId` when given per call or configured: non-empty. */
 export function validateBusinessId(operation: string, businessId: unknown): string | undefined {
   if (businessId === undefined) return undefined;
   return validatePathId(operation, 'businessId', businessId);

@@ -18,18 +18,8 @@ const nullableNumber = () => z.number().nullable().default(null);
 const nullableInteger = () => z.number().int().nullable().default(null);
 const requiredId = () => z.string().min(1);
 
-const SALE_TYPES = ['sale', 'credit_note'] as const;
-const SALE_STATUSES = ['pending', 'ready_to_submit', 'retrying', 'completed', 'failed', 'cancelled'] as const;
-const CALLBACK_STATUSES = ['awaiting_outcome', 'pending', 'delivered', 'failed'] as const;
 const CALLBACK_EVENTS = ['sale.completed', 'sale.failed'] as const;
-const RECEIPT_LABELS = ['NS', 'NC'] as const;
-const REGISTRATION_STATUSES = ['PENDING', 'REGISTERED'] as const;
 const TAX_TYPE_CODES = ['A', 'B', 'C', 'D', 'E'] as const;
-const PRODUCT_TYPE_CODES = ['1', '2', '3'] as const;
-const FISCAL_REPORT_STATUSES = ['ok'] as const;
-const PURCHASE_STATUSES = ['pulled', 'pending_review', 'confirmed', 'rejected'] as const;
-const BUSINESS_ENVIRONMENTS = ['sandbox', 'production'] as const;
-const KEY_ENVIRONMENTS = ['test', 'live'] as const;
 const SCOPES = ['sales:read', 'sales:write', 'stock:write', 'catalog:read', 'catalog:write', 'purchases:read'] as const;
 export const STOCK_ACTIONS = ['ADD', 'DEDUCT'] as const;
 
@@ -62,7 +52,7 @@ const TotalsSchema = z.looseObject({ total: z.number(), taxableAmount: z.number(
 const ReceiptSchema = z.looseObject({
   cuInvoiceNo: nullableString(),
   receiptNumber: nullableInteger(),
-  receiptLabel: openString(RECEIPT_LABELS).nullable().default(null),
+  receiptLabel: openString(['NS', 'NC']).nullable().default(null),
   scuId: nullableString(),
   scuDate: nullableString(),
   scuTime: nullableString(),
@@ -76,7 +66,7 @@ const ReceiptSchema = z.looseObject({
 /** Delivery state of the result callback; informational only (C8), so only `url` and `status` are required. */
 const CallbackSchema = z.looseObject({
   url: z.string(),
-  status: openString(CALLBACK_STATUSES),
+  status: openString(['awaiting_outcome', 'pending', 'delivered', 'failed']),
   event: openString(CALLBACK_EVENTS).nullable().default(null),
   attempts: z.number().int().nonnegative().default(0),
   lastAttemptAt: nullableString(),
@@ -89,8 +79,8 @@ const CallbackSchema = z.looseObject({
 /** A sale or a credit note (on a credit note, amounts and quantities are negative). */
 export const SaleSchema = z.looseObject({
   id: requiredId(),
-  type: openString(SALE_TYPES),
-  status: openString(SALE_STATUSES),
+  type: openString(['sale', 'credit_note']),
+  status: openString(['pending', 'ready_to_submit', 'retrying', 'completed', 'failed', 'cancelled']),
   traderInvoiceNumber: z.string(),
   saleDate: nullableString(),
   paymentTypeCode: nullableString(),
@@ -115,18 +105,18 @@ export const ItemSchema = z.looseObject({
   // Code fields are accepted as null too (C1): an item may be created before it is fully classified.
   taxCategory: nullableString(),
   taxTypeCode: openString(TAX_TYPE_CODES).nullable().default(null),
-  productTypeCode: openString(PRODUCT_TYPE_CODES).nullable().default(null),
+  productTypeCode: openString(['1', '2', '3']).nullable().default(null),
   classificationCode: nullableString(),
   unitCode: nullableString(),
   packagingUnitCode: nullableString(),
   unitPrice: nullableNumber(),
   stockTracked: z.boolean().nullable().default(null),
-  registrationStatus: openString(REGISTRATION_STATUSES),
+  registrationStatus: openString(['PENDING', 'REGISTERED']),
   /** Null when the service did not say; read as "unknown", not "nothing missing". */
   needs: ItemNeedsSchema.nullable().default(null),
 });
 
-const FiscalReportSchema = z.looseObject({ status: openString(FISCAL_REPORT_STATUSES) });
+const FiscalReportSchema = z.looseObject({ status: openString(['ok']) });
 
 export const StockAdjustmentResultSchema = z.looseObject({
   itemId: requiredId(),
@@ -156,7 +146,7 @@ const PurchaseTotalsSchema = z.looseObject({ subtotal: z.number(), vat: z.number
 
 const PurchaseSchema = z.looseObject({
   id: requiredId(),
-  status: openString(PURCHASE_STATUSES),
+  status: openString(['pulled', 'pending_review', 'confirmed', 'rejected']),
   supplier: PurchaseSupplierSchema,
   supplierInvoiceNumber: z.string(),
   invoiceDate: z.string(),
@@ -185,7 +175,7 @@ const BusinessSchema = z.looseObject({
   id: requiredId(),
   name: z.string().optional(),
   pin: z.string().optional(),
-  environment: openString(BUSINESS_ENVIRONMENTS).optional(),
+  environment: openString(['sandbox', 'production']).optional(),
   branches: z.array(BranchSchema).default([]),
 });
 
@@ -196,7 +186,7 @@ const IdentitySchema = z.looseObject({
   apiKey: z
     .looseObject({
       id: z.string().optional(),
-      environment: openString(KEY_ENVIRONMENTS).optional(),
+      environment: openString(['test', 'live']).optional(),
       scopes: z.array(openString(SCOPES)).optional(),
       /** Null for an organisation-wide key. */
       businessId: z.string().nullable().optional(),

@@ -1,5 +1,6 @@
-/** The purchases (supplier invoices) sync's contract. Workflow code imports this file: no zod, no Node APIs. */
+/** The purchases (supplier invoices) sync's contract. Workflow code imports this file: only types from src/. */
 import { defineQuery } from '@temporalio/workflow';
+import type { Purchase } from '../compliance/schemas.js';
 import { WORKFLOW_TASK_QUEUE } from './task-queues.js';
 
 export const PURCHASES_SYNC_WORKFLOW_TYPE = 'purchasesSyncWorkflow';
@@ -20,30 +21,8 @@ export function purchasesScheduleId(businessId: string, taskQueue: string = WORK
     : `purchases-sync:${taskQueue}:${businessId}`;
 }
 
-export interface PurchaseLine {
-  description: string;
-  hsCode: string | null;
-  quantity: number;
-  unitPrice: number;
-  taxRate: number;
-  taxAmount: number;
-  total: number;
-}
-
-/** A supplier invoice as the compliance service lists it (fields the service adds are passed on too). */
-export interface PurchaseDocument {
-  /** The service's document id: the only key the sync trusts (supplier invoice numbers collide across suppliers). */
-  id: string;
-  status: string;
-  supplier: { name: string | null; pin: string | null };
-  supplierInvoiceNumber: string;
-  invoiceDate: string;
-  branch: string | null;
-  totals: { subtotal: number; vat: number; total: number };
-  lines: PurchaseLine[];
-  confirmationError: string | null;
-  [extra: string]: unknown;
-}
+/** A supplier invoice as the compliance service lists it, fields the service adds included. */
+export type PurchaseDocument = Purchase;
 
 export interface ListedPurchase {
   purchase: PurchaseDocument;
@@ -123,20 +102,13 @@ export interface PurchasesSyncInput {
  * The completion result, which the schedule hands to the next sync as `workflowInfo().lastResult`: the ledger
  * persists between syncs without any store of its own.
  */
-export interface PurchasesSyncResult {
-  businessId: string;
-  ledger: PurchaseLedger;
-  counts: PurchasesSyncCounts;
-}
+export type PurchasesSyncResult = { businessId: string } & Pick<PurchasesSyncCarry, 'ledger' | 'counts'>;
 
-export interface PurchasesSyncProgress {
-  businessId: string;
-  counts: PurchasesSyncCounts;
-  /** Null at the first page, or done. */
-  cursor: string | null;
-  sinkDown: boolean;
-  runs: number;
-}
+/** `cursor` is null at the first page, or when done. */
+export type PurchasesSyncProgress = { businessId: string } & Pick<
+  PurchasesSyncCarry,
+  'counts' | 'cursor' | 'sinkDown' | 'runs'
+>;
 
 export const getPurchasesSyncProgressQuery = defineQuery<PurchasesSyncProgress>('getProgress');
 
@@ -164,15 +136,13 @@ export interface DeliverPurchaseEventsInput {
   events: PurchaseEvent[];
 }
 
+/** Events delivered, in order: all of them when the activity completes. */
 export interface DeliverPurchaseEventsResult {
-  /** Events delivered, in order: always all of them when the activity completes. */
   delivered: number;
 }
 
 /** Heartbeat details of the delivery activity, and the details of its failures. */
-export interface DeliveryProgress {
-  delivered: number;
-}
+export type DeliveryProgress = DeliverPurchaseEventsResult;
 
 export const PURCHASE_DELIVERY_FAILURES = {
   /** The sink did not take an event (5xx, timeout, network); retried, then left to the next sync. */

@@ -41,7 +41,6 @@ export interface ReconcileOptions {
   currency: string;
 }
 
-/** One invoice with the payments tied to it. */
 export interface Pairing {
   purchaseId: string;
   billPaymentIds: string[];

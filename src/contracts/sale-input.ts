@@ -149,7 +149,7 @@ function checkAmounts(lines: readonly unknown[], ctx: z.RefinementCtx): void {
 const DURATION_PATTERN = '^\\d*\\.?\\d+ *[a-zA-Z]+$';
 
 /** A duration longer than 0 and at most `max`; `examples` go into the message. */
-const positiveDuration = (examples: string, max?: string) =>
+export const positiveDuration = (examples: string, max?: string) =>
   z.string().superRefine((value, ctx) => {
     const ms = parseDuration(value);
     const problem =
@@ -215,10 +215,7 @@ export const saleRequestParts = {
 
 /** The request's buyer, with one rule of the sales client's own: an email must be a valid address. */
 const customerSchema = z
-  .strictObject({
-    ...saleRequestParts.customer,
-    email: z.email('must be a valid email address').optional(),
-  })
+  .strictObject({ ...saleRequestParts.customer, email: z.email('must be a valid email address').optional() })
   .describe('The buyer; every field optional. Encrypted in histories when the worker has payload keys.');
 
 const saleOptionsSchema = z

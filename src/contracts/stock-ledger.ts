@@ -74,7 +74,6 @@ export interface SaleNotice {
 }
 
 export type LedgerMovementStatus =
-  /** Sent or about to be: no answer yet. */
   | 'sending'
   /** The service recorded it (its answer, or the evidence of a later quantity on hand). */
   | 'recorded'

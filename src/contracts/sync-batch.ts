@@ -1,7 +1,7 @@
 /** The sync-batch process's contract. Workflow code imports this file: no Node APIs. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
+import { nonEmpty, positiveDuration } from './sale-input.js';
 
 export const SYNC_BATCH_WORKFLOW_TYPE = 'syncBatchWorkflow';
 
@@ -9,11 +9,7 @@ export function syncBatchWorkflowId(syncBatchId: string): string {
   return `sync-batch:${syncBatchId}`;
 }
 
-const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
-const duration = () =>
-  z
-    .string()
-    .refine((value) => (parseDuration(value) ?? 0) > 0, "must be a duration: a number and a unit, e.g. '30 seconds'");
+const duration = () => positiveDuration("'30 seconds'");
 
 export const syncBatchInputSchema = z.strictObject({
   syncBatchId: nonEmpty(),
@@ -88,7 +84,6 @@ export interface SyncBatchState {
   history: Array<{ at: string; event: string }>;
 }
 
-/** What a finished batch returns. */
 export type SyncBatchSummary = Pick<
   SyncBatchState,
   | 'syncBatchId'
