@@ -101,21 +101,21 @@ function toQuery(params: BillPaymentFilters): Record<string, QueryValue> {
 export class AccountingClient {
   private readonly transport: HttpTransport;
   private readonly apiKey: string;
-  private readonly clientSecret: string | undefined;
-  private readonly signRequests: boolean;
+  /** The client secret when requests are signed. */
+  private readonly signingSecret: string | undefined;
   private readonly signQuery: boolean;
   private readonly now: () => number;
 
   constructor(options: AccountingClientOptions) {
     this.apiKey = assertCredential('accountingApiKey', 'ACCOUNTING_API_KEY', options.apiKey);
-    this.clientSecret =
+    const secret =
       options.clientSecret === undefined
         ? undefined
         : assertCredential('accountingClientSecret', 'ACCOUNTING_CLIENT_SECRET', options.clientSecret);
-    this.signRequests = options.signRequests ?? this.clientSecret !== undefined;
-    if (this.signRequests && this.clientSecret === undefined) {
+    if (options.signRequests === true && secret === undefined) {
       throw new Error('Signing accounting requests needs a client secret (ACCOUNTING_CLIENT_SECRET)');
     }
+    this.signingSecret = options.signRequests === false ? undefined : secret;
     this.signQuery = options.signQuery ?? false;
     this.now = options.now ?? Date.now;
     this.transport = new HttpTransport({
@@ -184,8 +184,8 @@ export class AccountingClient {
     { signal }: CallOptions,
   ): Promise<ApiResult<z.output<S>>> {
     const headers: Record<string, string> = { 'X-API-Key': this.apiKey };
-    if (this.signRequests && this.clientSecret !== undefined) {
-      const { clientSecret, signQuery, now } = this;
+    if (this.signingSecret !== undefined) {
+      const { signingSecret: clientSecret, signQuery, now } = this;
       const target = this.transport.target(path, query);
       Object.assign(headers, signatureHeaders({ method, target, clientSecret, signQuery, now }));
     }

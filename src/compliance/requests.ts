@@ -17,14 +17,6 @@ import {
 } from '../contracts/sale-input.js';
 import { STOCK_ACTIONS } from './schemas.js';
 
-const LIMITS = {
-  referenceIdMax: 100,
-  idempotencyKeyMin: 8,
-  idempotencyKeyMax: 128,
-  pageSizeMin: 1,
-  pageSizeMax: 100,
-} as const;
-
 const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
 
 interface RequestValidationOptions {
@@ -65,7 +57,7 @@ function buildSchemas(options: RequestValidationOptions) {
       action: z.enum(STOCK_ACTIONS, `must be one of ${STOCK_ACTIONS.join(', ')}`),
       quantity: atLeastZero(),
       unitPrice: atLeastZero().optional(),
-      referenceId: maxChars(LIMITS.referenceIdMax).optional(),
+      referenceId: maxChars(100).optional(),
       branchId: nonEmpty().optional(),
     }),
 
@@ -94,8 +86,8 @@ function buildSchemas(options: RequestValidationOptions) {
         pageSize: z
           .number()
           .int('must be a whole number')
-          .min(LIMITS.pageSizeMin, `must be between ${LIMITS.pageSizeMin} and ${LIMITS.pageSizeMax}`)
-          .max(LIMITS.pageSizeMax, `must be between ${LIMITS.pageSizeMin} and ${LIMITS.pageSizeMax}`)
+          .min(1, 'must be between 1 and 100')
+          .max(100, 'must be between 1 and 100')
           .optional(),
         status: nonEmpty().optional(),
         fromDate: calendarDate().optional(),
@@ -126,17 +118,6 @@ export type ItemClassificationsQuery = z.input<Schemas['listItemClassifications'
 const publicSchemas = buildSchemas({});
 const loopbackSchemas = buildSchemas({ allowLoopbackCallbacks: true });
 
-function parseOrThrow<S extends z.ZodType>(operation: string, schema: S, input: unknown): z.output<S> {
-  const parsed = schema.safeParse(input, { error: typeErrors });
-  if (parsed.success) return parsed.data;
-  const first = parsed.error.issues[0];
-  throw new RequestValidationError(
-    operation,
-    first && first.path.length > 0 ? fieldPath(first.path) : '(request)',
-    first?.message ?? 'is invalid',
-  );
-}
-
 type ValidatedOperation = keyof Schemas;
 export type RequestInput<Op extends ValidatedOperation> = z.input<Schemas[Op]>;
 type RequestBody<Op extends ValidatedOperation> = z.output<Schemas[Op]>;
@@ -151,7 +132,11 @@ export class RequestValidator {
   }
 
   validate<Op extends ValidatedOperation>(operation: Op, input: RequestInput<Op>): RequestBody<Op> {
-    return parseOrThrow(operation, this.schemas[operation], input);
+    const parsed = this.schemas[operation].safeParse(input, { error: typeErrors });
+    if (parsed.success) return parsed.data;
+    const first = parsed.error.issues[0];
+    const field = first && first.path.length > 0 ? fieldPath(first.path) : '(request)';
+    throw new RequestValidationError(operation, field, first?.message ?? 'is invalid');
   }
 }
 
@@ -159,13 +144,8 @@ export class RequestValidator {
 export function validateIdempotencyKey(operation: string, key: unknown): string {
   const field = 'Idempotency-Key';
   if (typeof key !== 'string' || key.length === 0) throw new RequestValidationError(operation, field, 'is required');
-  if (key.length < LIMITS.idempotencyKeyMin || key.length > LIMITS.idempotencyKeyMax) {
-    throw new RequestValidationError(
-      operation,
-      field,
-      `must be ${LIMITS.idempotencyKeyMin} to ${LIMITS.idempotencyKeyMax} characters`,
-    );
-  }
+  if (key.length < 8 || key.length > 128)
+    throw new RequestValidationError(operation, field, 'must be 8 to 128 characters');
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new RequestValidationError(operation, field, 'may contain only letters, digits, ".", "_", ":" and "-"');
   }

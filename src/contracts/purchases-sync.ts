@@ -1,4 +1,4 @@
-/** The purchases (supplier invoices) sync's contract. Workflow code imports this file: only types from src/. */
+/** The purchases (supplier invoices) sync's contract. Workflow code imports this file: no Node APIs. */
 import { defineQuery } from '@temporalio/workflow';
 import type { Purchase } from '../compliance/schemas.js';
 import { WORKFLOW_TASK_QUEUE } from './task-queues.js';
