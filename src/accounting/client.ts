@@ -34,7 +34,6 @@ export interface AccountingClientOptions {
   /** Sign path plus query string instead of the bare path (A11; ACCOUNTING_SIGN_QUERY). */
   signQuery?: boolean;
   timeoutMs?: number;
-  /** Clock for X-Timestamp, in epoch milliseconds. */
   now?: () => number;
 }
 
@@ -43,9 +42,8 @@ export interface CallOptions {
 }
 
 export interface PagingParams {
-  /** 1-based page number. */
+  /** From 1. */
   page?: number;
-  /** Page size, 1..100. */
   limit?: number;
 }
 
@@ -61,31 +59,12 @@ export interface BillPaymentFilters extends PagingParams {
 
 const MAX_PAGE_LIMIT = 100;
 
-/** The service's paths and query names (A5), in one place. */
-const PATHS = {
-  companies: '/companies',
-  billPayments: '/bill-payments',
-  processSyncBatch: (syncBatchId: string) => `/sync/batches/${encodeURIComponent(syncBatchId)}/process`,
-} as const;
-
-const QUERY_NAMES = {
-  page: 'page',
-  limit: 'limit',
-  paymentMethod: 'paymentMethod',
-  status: 'status',
-  companyId: 'companyId',
-  syncBatchId: 'syncBatchId',
-  sortBy: 'sortBy',
-  sortOrder: 'sortOrder',
-} as const satisfies Record<keyof BillPaymentFilters, string>;
-
-function checkPaging(operation: string, params: PagingParams): void {
-  const { page, limit } = params;
+function checkPaging(operation: string, { page, limit }: PagingParams): void {
   if (page !== undefined && !(Number.isSafeInteger(page) && page >= 1)) {
-    throw new RequestValidationError(operation, QUERY_NAMES.page, 'must be an integer of at least 1');
+    throw new RequestValidationError(operation, 'page', 'must be an integer of at least 1');
   }
   if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE_LIMIT)) {
-    throw new RequestValidationError(operation, QUERY_NAMES.limit, `must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
+    throw new RequestValidationError(operation, 'limit', `must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
   }
 }
 
@@ -97,58 +76,46 @@ function checkOneOf(operation: string, field: string, value: string | undefined,
 
 function checkBillPaymentFilters(operation: string, filters: BillPaymentFilters): void {
   checkPaging(operation, filters);
-  checkOneOf(operation, QUERY_NAMES.paymentMethod, filters.paymentMethod, PAYMENT_METHODS);
-  checkOneOf(operation, QUERY_NAMES.status, filters.status, SYNC_STATUSES);
-  checkOneOf(operation, QUERY_NAMES.sortBy, filters.sortBy, SORT_FIELDS);
-  checkOneOf(operation, QUERY_NAMES.sortOrder, filters.sortOrder, SORT_DIRECTIONS);
-  for (const name of ['companyId', 'syncBatchId'] as const) {
-    if (filters[name] !== undefined && filters[name].trim() === '') {
-      throw new RequestValidationError(operation, QUERY_NAMES[name], 'must not be empty');
-    }
+  checkOneOf(operation, 'paymentMethod', filters.paymentMethod, PAYMENT_METHODS);
+  checkOneOf(operation, 'status', filters.status, SYNC_STATUSES);
+  checkOneOf(operation, 'sortBy', filters.sortBy, SORT_FIELDS);
+  checkOneOf(operation, 'sortOrder', filters.sortOrder, SORT_DIRECTIONS);
+  for (const field of ['companyId', 'syncBatchId'] as const) {
+    if (filters[field]?.trim() === '') throw new RequestValidationError(operation, field, 'must not be empty');
   }
 }
 
-function toQuery(params: Partial<Record<keyof typeof QUERY_NAMES, QueryValue>>): Record<string, QueryValue> {
+const QUERY_NAMES = ['page', 'limit', 'paymentMethod', 'status', 'companyId', 'syncBatchId', 'sortBy', 'sortOrder'];
+
+/** The query of a list call (A5), in one order whatever the order of `params`. */
+function toQuery(params: BillPaymentFilters): Record<string, QueryValue> {
   const query: Record<string, QueryValue> = {};
-  for (const [key, name] of Object.entries(QUERY_NAMES) as Array<[keyof typeof QUERY_NAMES, string]>) {
-    if (params[key] !== undefined) query[name] = params[key];
+  for (const name of QUERY_NAMES) {
+    const value = params[name as keyof BillPaymentFilters];
+    if (value !== undefined) query[name] = value;
   }
   return query;
 }
 
-interface Call<S extends z.ZodType> {
-  operation: string;
-  method: HttpMethod;
-  path: string;
-  query?: Record<string, QueryValue>;
-  body?: unknown;
-  idempotent: boolean;
-  schema: S;
-  signal?: AbortSignal;
-}
-
-/**
- * Client of the accounting service: `X-API-Key` on every request and, when a client secret is
- * configured, the HMAC signature computed per call over exactly the bytes sent.
- */
+/** Client of the accounting service: `X-API-Key` on every request, and the HMAC signature when a secret is set. */
 export class AccountingClient {
   private readonly transport: HttpTransport;
   private readonly apiKey: string;
-  private readonly clientSecret: string | undefined;
-  private readonly signRequests: boolean;
+  /** The client secret when requests are signed. */
+  private readonly signingSecret: string | undefined;
   private readonly signQuery: boolean;
   private readonly now: () => number;
 
   constructor(options: AccountingClientOptions) {
     this.apiKey = assertCredential('accountingApiKey', 'ACCOUNTING_API_KEY', options.apiKey);
-    this.clientSecret =
+    const secret =
       options.clientSecret === undefined
         ? undefined
         : assertCredential('accountingClientSecret', 'ACCOUNTING_CLIENT_SECRET', options.clientSecret);
-    this.signRequests = options.signRequests ?? this.clientSecret !== undefined;
-    if (this.signRequests && this.clientSecret === undefined) {
+    if (options.signRequests === true && secret === undefined) {
       throw new Error('Signing accounting requests needs a client secret (ACCOUNTING_CLIENT_SECRET)');
     }
+    this.signingSecret = options.signRequests === false ? undefined : secret;
     this.signQuery = options.signQuery ?? false;
     this.now = options.now ?? Date.now;
     this.transport = new HttpTransport({
@@ -159,30 +126,23 @@ export class AccountingClient {
     });
   }
 
-  /** The companies the key's application may act for (A8). */
   async listCompanies(params: PagingParams = {}, options: CallOptions = {}): Promise<ApiResult<CompanyPage>> {
     checkPaging('listCompanies', params);
-    return this.read(
-      'listCompanies',
-      PATHS.companies,
-      toQuery({ page: params.page, limit: params.limit }),
-      CompanyPageSchema,
-      options,
-    );
+    const query = toQuery({ page: params.page, limit: params.limit });
+    return this.call('listCompanies', 'GET', '/companies', query, CompanyPageSchema, options);
   }
 
-  /** One page of bill payments; filters are checked before anything is sent. */
   async listBillPayments(
     filters: BillPaymentFilters = {},
     options: CallOptions = {},
   ): Promise<ApiResult<BillPaymentPage>> {
     checkBillPaymentFilters('listBillPayments', filters);
-    return this.read('listBillPayments', PATHS.billPayments, toQuery(filters), BillPaymentPageSchema, options);
+    return this.call('listBillPayments', 'GET', '/bill-payments', toQuery(filters), BillPaymentPageSchema, options);
   }
 
   /**
-   * Every page from `filters.page` (default 1) until the service says there is no next page. Offset
-   * paging: records added or re-sorted while iterating can shift between pages.
+   * Every page from `filters.page` (default 1) until the service says there is no next page. Offset paging: records
+   * added or re-sorted while iterating can shift between pages.
    */
   async *iterateBillPaymentPages(
     filters: BillPaymentFilters = {},
@@ -198,70 +158,38 @@ export class AccountingClient {
     }
   }
 
-  /** Every bill payment matching `filters`, page after page. */
   async *iterateBillPayments(filters: BillPaymentFilters = {}, options: CallOptions = {}): AsyncGenerator<BillPayment> {
     for await (const page of this.iterateBillPaymentPages(filters, options)) yield* page.data;
   }
 
-  /** Starts processing a sync batch; safe to repeat (A10), so it counts as idempotent. */
+  /** Starts processing a sync batch; safe to repeat (A10). */
   async processSyncBatch(syncBatchId: string, options: CallOptions = {}): Promise<ApiResult<ProcessSyncBatchResponse>> {
     const operation = 'processSyncBatch';
     if (syncBatchId.trim() === '') throw new RequestValidationError(operation, 'syncBatchId', 'must not be empty');
-    return this.call({
-      operation,
-      method: 'POST',
-      path: PATHS.processSyncBatch(syncBatchId),
-      idempotent: true,
-      schema: ProcessSyncBatchResponseSchema,
-      ...options,
-    });
+    const path = `/sync/batches/${encodeURIComponent(syncBatchId)}/process`;
+    return this.call(operation, 'POST', path, undefined, ProcessSyncBatchResponseSchema, options);
   }
 
   async close(): Promise<void> {
     await this.transport.close();
   }
 
-  /** A GET: a read, so safe to repeat. */
-  private read<S extends z.ZodType>(
+  /** Sends one bodiless call; every call of this service is safe to repeat. */
+  private call<S extends z.ZodType>(
     operation: string,
+    method: HttpMethod,
     path: string,
-    query: Record<string, QueryValue>,
+    query: Record<string, QueryValue> | undefined,
     schema: S,
-    options: CallOptions,
+    { signal }: CallOptions,
   ): Promise<ApiResult<z.output<S>>> {
-    return this.call({ operation, method: 'GET', path, query, idempotent: true, schema, ...options });
-  }
-
-  private call<S extends z.ZodType>(call: Call<S>): Promise<ApiResult<z.output<S>>> {
-    // Serialised once: the signature must cover exactly the bytes that go on the wire.
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     const headers: Record<string, string> = { 'X-API-Key': this.apiKey };
-    if (this.signRequests && this.clientSecret !== undefined) {
-      Object.assign(
-        headers,
-        signatureHeaders({
-          method: call.method,
-          target: this.transport.target(call.path, call.query),
-          ...(body === undefined ? {} : { body }),
-          clientSecret: this.clientSecret,
-          signQuery: this.signQuery,
-          now: this.now,
-        }),
-      );
+    if (this.signingSecret !== undefined) {
+      const { signingSecret: clientSecret, signQuery, now } = this;
+      const target = this.transport.target(path, query);
+      Object.assign(headers, signatureHeaders({ method, target, clientSecret, signQuery, now }));
     }
-    return callJson(
-      this.transport,
-      {
-        operation: call.operation,
-        method: call.method,
-        path: call.path,
-        ...(call.query ? { query: call.query } : {}),
-        ...(body === undefined ? {} : { body }),
-        headers,
-        idempotent: call.idempotent,
-        ...(call.signal ? { signal: call.signal } : {}),
-      },
-      call.schema,
-    );
+    const request = { operation, method, path, ...(query ? { query } : {}), headers, idempotent: true };
+    return callJson(this.transport, { ...request, ...(signal ? { signal } : {}) }, schema);
   }
 }

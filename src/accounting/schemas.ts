@@ -1,11 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Response shapes of the accounting service, parsed leniently: only what the contract decides is
- * required (A4) is required, enum-like values are open strings, unknown fields are kept.
+ * Response shapes of the accounting service, parsed leniently: only what A4 requires is required, enum-like values
+ * are open strings (the known ones below), unknown fields are kept.
  */
-
-/** Known values; responses may carry others, which are kept as they are. */
 export const PAYMENT_METHODS = ['cash', 'check', 'bank_transfer', 'credit_card', 'other'] as const;
 export const SYNC_STATUSES = ['pending', 'syncing', 'synced', 'failed'] as const;
 export const SORT_FIELDS = ['paymentDate', 'totalAmount', 'createdAt', 'updatedAt'] as const;
@@ -19,11 +17,7 @@ export type SortDirection = (typeof SORT_DIRECTIONS)[number];
 const NamedRefSchema = z.looseObject({ id: z.string().nullish(), name: z.string().nullish() });
 const BillRefSchema = z.looseObject({ id: z.string().nullish(), billCode: z.string().nullish() });
 
-const BillPaymentLineLinkSchema = z.looseObject({
-  billId: z.string().nullish(),
-  amount: z.number().nullish(),
-});
-
+const BillPaymentLineLinkSchema = z.looseObject({ billId: z.string().nullish(), amount: z.number().nullish() });
 const BillPaymentLineSchema = z.looseObject({
   amount: z.number().nullish(),
   allocatedOnDate: z.string().nullish(),
@@ -54,12 +48,8 @@ export const BillPaymentSchema = z.looseObject({
   syncError: z.string().nullish(),
 });
 
-const CompanySchema = z.looseObject({
-  id: z.string(),
-  name: z.string().nullish(),
-});
+const CompanySchema = z.looseObject({ id: z.string(), name: z.string().nullish() });
 
-/** The documented list envelope around `item`. */
 function listEnvelopeSchema<T extends z.ZodType>(item: T) {
   return z.looseObject({
     data: z.array(item),

@@ -1,10 +1,6 @@
 import { createHmac } from 'node:crypto';
 
-/** Header names of the optional request signature. */
-const SIGNATURE_HEADER = 'X-Signature';
-const TIMESTAMP_HEADER = 'X-Timestamp';
-
-export interface SignRequestInput {
+interface SignRequestInput {
   method: string;
   /** The request path as sent (with the query string only when the service signs it, A11). */
   path: string;
@@ -23,15 +19,11 @@ export function signedMessage({ method, path, body, timestamp }: Omit<SignReques
   return `${method.toUpperCase()}${path}${body ?? ''}${timestamp}`;
 }
 
-/** Hex HMAC-SHA256 of the signed message under the client secret. */
 export function signRequest(input: SignRequestInput): string {
   return createHmac('sha256', input.clientSecret).update(signedMessage(input), 'utf8').digest('hex');
 }
 
-/**
- * The part of a request target that is signed: by default the path without the query string (A11,
- * the literal reading of "request path"); with `signQuery`, path and query as sent.
- */
+/** What of a request target is signed: the path alone (A11, "request path"), or with `signQuery` path and query. */
 export function signedPath(target: string, signQuery: boolean): string {
   if (signQuery) return target;
   const query = target.indexOf('?');
@@ -48,12 +40,13 @@ export function signatureHeaders(input: {
   now: () => number;
 }): Record<string, string> {
   const timestamp = Math.floor(input.now());
+  const { method, target, body, clientSecret, signQuery } = input;
   const signature = signRequest({
-    method: input.method,
-    path: signedPath(input.target, input.signQuery),
-    body: input.body ?? '',
+    method,
+    path: signedPath(target, signQuery),
+    body: body ?? '',
     timestamp,
-    clientSecret: input.clientSecret,
+    clientSecret,
   });
-  return { [TIMESTAMP_HEADER]: String(timestamp), [SIGNATURE_HEADER]: signature };
+  return { 'X-Timestamp': String(timestamp), 'X-Signature': signature };
 }

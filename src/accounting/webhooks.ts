@@ -3,22 +3,12 @@ import { Webhook } from 'standardwebhooks';
 import { assertCredential } from '../config/credentials.js';
 
 /**
- * Inbound webhook verification for `whsec_` secrets, per Standard Webhooks v1 (contract decision A14):
- * signed content `{webhook-id}.{webhook-timestamp}.{raw body}`, HMAC-SHA256 keyed with the base64
- * decoding of the secret after its prefix, sent as a space-separated list of `v1,<base64>` signatures.
- *
- * The signature itself is the reference implementation's (`standardwebhooks`' `Webhook.sign`). Its `verify` is
- * not used, so the checks around the signature are by hand: it reads the real clock with a fixed tolerance
- * (tests and callers pass `now` / `toleranceSeconds`), throws one error for every failure (the receiver answers
- * 401 or 400 by reason), lets `parseInt` accept timestamps like `1614265330.5`, and knows only the `whsec_`
- * prefix (its strict base64 decoder throws on the vendor's `whsec_development_…`).
+ * Webhook verification per Standard Webhooks v1 (A14), signing with `standardwebhooks`' `Webhook.sign`. Its `verify`
+ * is not used: it reads the real clock, throws one error for every failure (the receiver answers 401 or 400 by
+ * reason), accepts timestamps like `1614265330.5`, and cannot decode the vendor's `whsec_development_…` secrets.
  */
 
-const WEBHOOK_HEADERS = {
-  id: 'webhook-id',
-  timestamp: 'webhook-timestamp',
-  signature: 'webhook-signature',
-} as const;
+const WEBHOOK_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
 const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
 
@@ -74,7 +64,7 @@ function digest(secret: string, id: string, timestamp: number, body: string | Ui
     .slice('v1,'.length);
 }
 
-export interface SignWebhookInput {
+interface SignWebhookInput {
   secret: string;
   id: string;
   /** Unix time in seconds. */
@@ -87,16 +77,12 @@ export function signWebhook({ secret, id, timestamp, rawBody }: SignWebhookInput
   return `v1,${digest(secret, id, timestamp, rawBody)}`;
 }
 
-/** The three headers of a signed delivery. */
 export function webhookHeaders(input: SignWebhookInput): Record<string, string> {
-  return {
-    [WEBHOOK_HEADERS.id]: input.id,
-    [WEBHOOK_HEADERS.timestamp]: String(input.timestamp),
-    [WEBHOOK_HEADERS.signature]: signWebhook(input),
-  };
+  const [id, timestamp, signature] = WEBHOOK_HEADERS;
+  return { [id]: input.id, [timestamp]: String(input.timestamp), [signature]: signWebhook(input) };
 }
 
-export interface VerifyWebhookInput {
+interface VerifyWebhookInput {
   secret: string;
   headers: HeaderBag;
   /** The body exactly as received: verification is over bytes, never a re-serialised object. */
@@ -107,17 +93,9 @@ export interface VerifyWebhookInput {
 
 /** Verifies a delivery and returns its parsed JSON payload, or throws `WebhookVerificationError`. */
 export function verifyWebhook(input: VerifyWebhookInput): unknown {
-  const id = header(input.headers, WEBHOOK_HEADERS.id);
-  const timestamp = header(input.headers, WEBHOOK_HEADERS.timestamp);
-  const signatures = header(input.headers, WEBHOOK_HEADERS.signature);
-  const missing = [
-    [WEBHOOK_HEADERS.id, id],
-    [WEBHOOK_HEADERS.timestamp, timestamp],
-    [WEBHOOK_HEADERS.signature, signatures],
-  ]
-    .filter(([, value]) => !value)
-    .map(([name]) => name);
+  const [id, timestamp, signatures] = WEBHOOK_HEADERS.map((name) => header(input.headers, name));
   if (!id || !timestamp || !signatures) {
+    const missing = WEBHOOK_HEADERS.filter((name) => !header(input.headers, name));
     throw new WebhookVerificationError('missing_headers', `Webhook is missing header(s): ${missing.join(', ')}`);
   }
 

@@ -1,69 +1,27 @@
 /**
- * The documented callback URL rule (compliance-api.md, POST /v1/credit-notes `callbackUrl` and Limits: "Absolute
- * https URL on a public host, no credentials in it; maximum 2048 characters"; C48). The sandbox also accepts
- * `http`/`https` to loopback hosts so local stacks can receive callbacks; `allowLoopback` mirrors that for local
- * use only.
- *
- * Not shared with sandbox/compliance/callback-url.ts on purpose: the sandbox emulates the service and reads the
- * contract on its own, so a misreading shows up as the two disagreeing in tests instead of hiding in both. The
- * messages use the same words.
+ * The documented callback URL rule (C48): absolute https on a public host, no credentials, at most 2048 characters;
+ * `allowLoopback` accepts http(s) to loopback hosts, as the sandbox does, for local stacks. Deliberately not shared
+ * with sandbox/compliance/callback-url.ts: two readings of the contract disagree in tests instead of erring together.
  */
 import { BlockList, isIP } from 'node:net';
 import { isLoopbackHost } from '../http/base-url.js';
 
 export const CALLBACK_URL_MAX_LENGTH = 2048;
 
-export interface CallbackUrlOptions {
-  /** Also accept http(s) URLs whose host is loopback (localhost, 127.0.0.0/8, ::1). */
-  allowLoopback?: boolean;
-}
-
 /** Addresses that are not reachable on the public internet (RFC 6890 special-purpose ranges). */
 const NON_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['2001:db8::', 32],
-  ['100::', 64],
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
+const NON_PUBLIC_RANGES =
+  '0.0.0.0/8 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12 192.0.0.0/24 192.0.2.0/24 ' +
+  '192.168.0.0/16 198.18.0.0/15 198.51.100.0/24 203.0.113.0/24 224.0.0.0/4 240.0.0.0/4 ' +
+  '::/128 ::1/128 fc00::/7 fe80::/10 ff00::/8 2001:db8::/32 100::/64';
+for (const range of NON_PUBLIC_RANGES.split(' ')) {
+  const [network = '', prefix] = range.split('/');
+  NON_PUBLIC.addSubnet(network, Number(prefix), isIP(network) === 6 ? 'ipv6' : 'ipv4');
 }
 
 /** Name suffixes that only resolve inside a private network (or nowhere). */
-const PRIVATE_NAME_SUFFIXES = [
-  'localhost',
-  'local',
-  'localdomain',
-  'internal',
-  'intranet',
-  'lan',
-  'home.arpa',
-  'corp',
-  'private',
-  'test',
-  'invalid',
-];
+const PRIVATE_NAME_SUFFIXES =
+  'localhost local localdomain internal intranet lan home.arpa corp private test invalid'.split(' ');
 
 function hasSuffix(host: string, suffix: string): boolean {
   return host === suffix || host.endsWith(`.${suffix}`);
@@ -91,7 +49,7 @@ function isPublicHost(host: string): boolean {
 }
 
 /** Why `value` is not an acceptable callback URL, or undefined when it is. */
-export function callbackUrlProblem(value: string, options: CallbackUrlOptions = {}): string | undefined {
+export function callbackUrlProblem(value: string, options: { allowLoopback?: boolean } = {}): string | undefined {
   if (value.length > CALLBACK_URL_MAX_LENGTH) return `must be at most ${CALLBACK_URL_MAX_LENGTH} characters`;
   let url: URL;
   try {

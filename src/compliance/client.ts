@@ -1,11 +1,7 @@
 /**
- * Client of the compliance service (shared/api/compliance-api.md). Validates every request against the
- * documented limits before sending, parses answers leniently forward (schemas.ts), and returns each result
- * with its response metadata so rate-limit headers and `Idempotent-Replayed` are never lost.
- *
- * Failures are one type, `ApiError`, whose `retry` says whether repeating the call can duplicate a document:
- * each request below declares whether it is idempotent (a read, a write carrying an `Idempotency-Key`, or
- * an operation the service makes safe to repeat, C23/C35).
+ * Client of the compliance service (shared/api/compliance-api.md). Requests are checked against the documented limits
+ * before sending (requests.ts), answers parsed leniently (schemas.ts), and each result keeps its response metadata.
+ * Every request declares whether repeating it can duplicate a document: `ApiError.retry` depends on it (C23, C35).
  */
 import type { z } from 'zod';
 import { assertCredential } from '../config/credentials.js';
@@ -72,29 +68,21 @@ export type ComplianceClientOptions = CommonOptions &
         baseUrl: string;
         /** Hosts reached in plain http although not loopback (ALLOW_INSECURE_HTTP): private networks only. */
         insecureHttpHosts?: readonly string[];
-        /** Whole-call timeout in ms (transport default 30 s). */
         timeoutMs?: number;
         connectTimeoutMs?: number;
         userAgent?: string;
-        /** Sees every request and answer (the worker's rate-budget metrics). */
         observer?: HttpObserver;
-        /** Holds requests back while the service's rate-limit headers say its window is spent (the worker's). */
         rateLimitGate?: RateLimitGate;
       }
-    | {
-        /** A transport owned by the caller (it closes it). */
-        transport: HttpTransport;
-      }
+    | { /** Owned by the caller, who closes it. */ transport: HttpTransport }
   );
 
 export interface CallOptions {
   signal?: AbortSignal;
-  /** Overrides the whole-call timeout for this call. */
   timeoutMs?: number;
 }
 
 export interface BusinessCallOptions extends CallOptions {
-  /** Overrides the configured business for this call. */
   businessId?: string;
 }
 
@@ -108,44 +96,23 @@ export interface ReceiptDocument {
   bytes: Buffer;
 }
 
-/** Every path, in one place (C51). */
-const PATHS = {
-  identity: '/v1/identity',
-  businesses: '/v1/businesses',
-  sales: '/v1/sales',
-  sale: (id: string) => `/v1/sales/${encodeURIComponent(id)}`,
-  saleRetry: (id: string) => `/v1/sales/${encodeURIComponent(id)}/retry`,
-  saleReceipt: (id: string) => `/v1/sales/${encodeURIComponent(id)}/receipt`,
-  creditNotes: '/v1/credit-notes',
-  stockAdjustments: '/v1/stock/adjustments',
-  items: '/v1/items',
-  itemRegister: (id: string) => `/v1/items/${encodeURIComponent(id)}/register`,
-  purchases: '/v1/purchases',
-  purchasesPull: '/v1/purchases/pull',
-  codeLists: '/v1/lookups/code-lists',
-  itemClassifications: '/v1/lookups/item-classifications',
-} as const;
-
-/** Query parameter names of the purchases list, in one place (C27). */
-const PURCHASE_QUERY = {
-  cursor: 'cursor',
-  pageSize: 'pageSize',
-  status: 'status',
-  fromDate: 'fromDate',
-  toDate: 'toDate',
-} as const;
+/** The only API version (C51): every path is built under it in `request`. */
+const API_PREFIX = '/v1';
 
 interface RequestSpec {
   operation: string;
-  method: HttpMethod;
   path: string;
-  idempotent: boolean;
-  /** Whether the call acts for a business, i.e. carries `businessId`. */
-  businessScoped: boolean;
+  method?: HttpMethod;
+  /** False for a write the service does not de-duplicate: a failure after sending it is ambiguous. */
+  idempotent?: boolean;
+  /** Identity, businesses and lookups act for no business (C19, C20, C24). */
+  unscoped?: boolean;
   query?: Record<string, QueryValue>;
   body?: unknown;
   headers?: Record<string, string>;
 }
+
+const segment = encodeURIComponent;
 
 export class ComplianceClient {
   private readonly transport: HttpTransport;
@@ -156,118 +123,73 @@ export class ComplianceClient {
   readonly #apiKey: string;
 
   constructor(options: ComplianceClientOptions) {
-    this.#apiKey = assertCredential(
-      'complianceApiKey',
-      options.credentialSetting ?? 'COMPLIANCE_API_KEY',
-      options.apiKey,
-    );
+    const setting = options.credentialSetting ?? 'COMPLIANCE_API_KEY';
+    this.#apiKey = assertCredential('complianceApiKey', setting, options.apiKey);
     this.businessId = validateBusinessId('ComplianceClient', options.businessId);
     this.validator = new RequestValidator({ allowLoopbackCallbacks: options.allowLoopbackCallbacks === true });
+    this.ownsTransport = !('transport' in options);
     if ('transport' in options) {
       this.transport = options.transport;
-      this.ownsTransport = false;
     } else {
+      const { baseUrl, insecureHttpHosts, timeoutMs, connectTimeoutMs, userAgent, observer, rateLimitGate } = options;
       this.transport = new HttpTransport({
         service: 'compliance',
-        baseUrl: options.baseUrl,
-        insecureHttpHosts: options.insecureHttpHosts,
-        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-        ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
-        ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
-        ...(options.observer === undefined ? {} : { observer: options.observer }),
-        ...(options.rateLimitGate === undefined ? {} : { rateLimitGate: options.rateLimitGate }),
+        baseUrl,
+        insecureHttpHosts,
+        ...definedOnly({ timeoutMs, connectTimeoutMs, userAgent, observer, rateLimitGate }),
       });
-      this.ownsTransport = true;
     }
   }
 
-  // ------------------------------------------------------------------------------------------------------
-  // Identity and businesses (no business scope, C19/C20)
-  // ------------------------------------------------------------------------------------------------------
-
-  /** What the key can do: application, environment, scopes, bound business. */
   async getIdentity(opts?: CallOptions): Promise<ApiResult<Identity>> {
-    return this.call(
-      { operation: 'getIdentity', method: 'GET', path: PATHS.identity, idempotent: true, businessScoped: false },
-      IdentityEnvelopeSchema,
-      (body) => body.data,
-      opts,
-    );
+    const spec = { operation: 'getIdentity', path: '/identity', unscoped: true };
+    return this.call(spec, IdentityEnvelopeSchema, (body) => body.data, opts);
   }
 
-  /** The businesses (with their branches) the key may act for. */
   async listBusinesses(opts?: CallOptions): Promise<ApiResult<Business[]>> {
-    return this.call(
-      { operation: 'listBusinesses', method: 'GET', path: PATHS.businesses, idempotent: true, businessScoped: false },
-      BusinessListEnvelopeSchema,
-      (body) => body.data.businesses,
-      opts,
-    );
+    const spec = { operation: 'listBusinesses', path: '/businesses', unscoped: true };
+    return this.call(spec, BusinessListEnvelopeSchema, (body) => body.data.businesses, opts);
   }
 
-  // ------------------------------------------------------------------------------------------------------
-  // Sales and credit notes
-  // ------------------------------------------------------------------------------------------------------
-
-  /** One sale or credit note. */
   async getSale(saleId: string, opts?: BusinessCallOptions): Promise<ApiResult<Sale>> {
     const id = validatePathId('getSale', 'saleId', saleId);
-    return this.saleCall({ operation: 'getSale', method: 'GET', path: PATHS.sale(id), idempotent: true }, opts);
+    return this.saleCall({ operation: 'getSale', path: `/sales/${segment(id)}` }, opts);
   }
 
   /**
-   * Issues a sale. `meta.status` tells the outcome: 201 signed, 202 in flight, 200 with
-   * `meta.idempotentReplayed` for a repeat of `idempotencyKey`. A rejection is an `ApiError` 422
-   * `authority_rejected` whose `details.sale` is the filed document (see `saleFromError`).
+   * Issues a sale: 201 signed, 202 in flight, 200 with `meta.idempotentReplayed` for a repeat of `idempotencyKey`. A
+   * rejection is an `ApiError` 422 `authority_rejected` whose `details.sale` is the filed document (`saleFromError`).
    */
   async createSale(
     input: CreateSaleInput,
     idempotencyKey: string,
     opts?: BusinessCallOptions,
   ): Promise<ApiResult<Sale>> {
-    return this.fileDocument('createSale', PATHS.sales, input, idempotencyKey, opts);
+    return this.fileDocument('createSale', '/sales', input, idempotencyKey, opts);
   }
 
   /** Resubmits a document that did not reach the tax authority or was rejected; safe to repeat (C35). */
   async retrySale(saleId: string, opts?: BusinessCallOptions): Promise<ApiResult<Sale>> {
     const id = validatePathId('retrySale', 'saleId', saleId);
-    return this.saleCall({ operation: 'retrySale', method: 'POST', path: PATHS.saleRetry(id), idempotent: true }, opts);
+    return this.saleCall({ operation: 'retrySale', method: 'POST', path: `/sales/${segment(id)}/retry` }, opts);
   }
 
-  /**
-   * Reverses an accepted sale in full. Same outcomes as `createSale`; a second credit note for the same
-   * sale is a 422 `already_credited` naming the first in `details.creditNoteId`.
-   */
+  /** Reverses an accepted sale in full; a second one is a 422 `already_credited` naming the first. */
   async createCreditNote(
     input: CreateCreditNoteInput,
     idempotencyKey: string,
     opts?: BusinessCallOptions,
   ): Promise<ApiResult<Sale>> {
-    return this.fileDocument('createCreditNote', PATHS.creditNotes, input, idempotencyKey, opts);
+    return this.fileDocument('createCreditNote', '/credit-notes', input, idempotencyKey, opts);
   }
 
   /** The signed receipt as a PDF; 409 `receipt_not_available` while the document has none (C25). */
   async downloadReceipt(saleId: string, opts?: BusinessCallOptions): Promise<ApiResult<ReceiptDocument>> {
     const id = validatePathId('downloadReceipt', 'saleId', saleId);
-    return callBinary(
-      this.transport,
-      this.request(
-        {
-          operation: 'downloadReceipt',
-          method: 'GET',
-          path: PATHS.saleReceipt(id),
-          idempotent: true,
-          businessScoped: true,
-          headers: { accept: 'application/pdf' },
-        },
-        opts,
-      ),
-    );
+    const path = `/sales/${segment(id)}/receipt`;
+    const headers = { accept: 'application/pdf' };
+    return callBinary(this.transport, this.request({ operation: 'downloadReceipt', path, headers }, opts));
   }
-
-  // ------------------------------------------------------------------------------------------------------
-  // Stock and items
-  // ------------------------------------------------------------------------------------------------------
 
   /** Adds or deducts stock. Not de-duplicated by the service: a failure after sending is ambiguous. */
   async adjustStock(
@@ -275,25 +197,20 @@ export class ComplianceClient {
     opts?: BusinessCallOptions,
   ): Promise<ApiResult<StockAdjustmentResult>> {
     const body = this.validator.validate('adjustStock', input);
-    return this.call(
-      {
-        operation: 'adjustStock',
-        method: 'POST',
-        path: PATHS.stockAdjustments,
-        idempotent: false,
-        businessScoped: true,
-        body,
-      },
-      StockAdjustmentEnvelopeSchema,
-      (answer) => answer.data,
-      opts,
-    );
+    const spec: RequestSpec = {
+      operation: 'adjustStock',
+      method: 'POST',
+      path: '/stock/adjustments',
+      idempotent: false,
+      body,
+    };
+    return this.call(spec, StockAdjustmentEnvelopeSchema, (answer) => answer.data, opts);
   }
 
-  /** Every item of the business that is not deleted (not paginated). */
+  /** Not paginated. */
   async listItems(opts?: BusinessCallOptions): Promise<ApiResult<Item[]>> {
     return this.call(
-      { operation: 'listItems', method: 'GET', path: PATHS.items, idempotent: true, businessScoped: true },
+      { operation: 'listItems', path: '/items' },
       ItemListEnvelopeSchema,
       (body) => body.data.items,
       opts,
@@ -301,12 +218,12 @@ export class ComplianceClient {
   }
 
   /**
-   * Creates an item (`PENDING`). Not idempotent: a repeat after an ambiguous failure answers 409
-   * `already_exists` with the existing item in `details.item` (see `itemFromError`), which callers adopt.
+   * Creates an item (`PENDING`). Not idempotent: a repeat after an ambiguous failure answers 409 `already_exists`
+   * with the existing item in `details.item` (`itemFromError`), which callers adopt.
    */
   async createItem(input: CreateItemInput, opts?: BusinessCallOptions): Promise<ApiResult<Item>> {
     const body = this.validator.validate('createItem', input);
-    return this.itemCall({ operation: 'createItem', method: 'POST', path: PATHS.items, idempotent: false, body }, opts);
+    return this.itemCall({ operation: 'createItem', method: 'POST', path: '/items', idempotent: false, body }, opts);
   }
 
   /** Registers an item with the tax authority; safe to repeat (C23). A 422 carries the item in `details.item`. */
@@ -318,57 +235,39 @@ export class ComplianceClient {
     const id = validatePathId('registerItem', 'itemId', itemId);
     const body = this.validator.validate('registerItem', input);
     return this.itemCall(
-      { operation: 'registerItem', method: 'POST', path: PATHS.itemRegister(id), idempotent: true, body },
+      { operation: 'registerItem', method: 'POST', path: `/items/${segment(id)}/register`, body },
       opts,
     );
   }
-
-  // ------------------------------------------------------------------------------------------------------
-  // Purchases
-  // ------------------------------------------------------------------------------------------------------
 
   /** Fetches the latest supplier invoices from the tax authority into the service (reads only, C26). */
   async pullPurchases(opts?: BusinessCallOptions): Promise<ApiResult<PullResult>> {
-    return this.call(
-      { operation: 'pullPurchases', method: 'POST', path: PATHS.purchasesPull, idempotent: true, businessScoped: true },
-      PullResultEnvelopeSchema,
-      (body) => body.data,
-      opts,
-    );
+    const spec: RequestSpec = { operation: 'pullPurchases', method: 'POST', path: '/purchases/pull' };
+    return this.call(spec, PullResultEnvelopeSchema, (body) => body.data, opts);
   }
 
-  /** One page of stored supplier invoices, newest first. */
   async listPurchases(query: ListPurchasesQuery = {}, opts?: BusinessCallOptions): Promise<ApiResult<PurchasePage>> {
     const valid = this.validator.validate('listPurchases', query);
+    const page = ({ data, pagination }: z.output<typeof PurchasePageEnvelopeSchema>) => ({
+      purchases: data.purchases,
+      pagination,
+    });
     return this.call(
-      {
-        operation: 'listPurchases',
-        method: 'GET',
-        path: PATHS.purchases,
-        idempotent: true,
-        businessScoped: true,
-        query: {
-          [PURCHASE_QUERY.cursor]: valid.cursor,
-          [PURCHASE_QUERY.pageSize]: valid.pageSize,
-          [PURCHASE_QUERY.status]: valid.status,
-          [PURCHASE_QUERY.fromDate]: valid.fromDate,
-          [PURCHASE_QUERY.toDate]: valid.toDate,
-        },
-      },
+      { operation: 'listPurchases', path: '/purchases', query: valid },
       PurchasePageEnvelopeSchema,
-      (body) => ({ purchases: body.data.purchases, pagination: body.pagination }),
+      page,
       opts,
     );
   }
 
   /**
-   * Every page from `query.cursor` (or the first) to the last, passing `nextCursor` back unchanged.
-   * Stops with an error if the service hands back a cursor it already gave, rather than looping forever.
+   * Every page from `query.cursor` (or the first) to the last, passing `nextCursor` back unchanged. Stops with an
+   * error if the service hands back a cursor it already gave, rather than looping forever.
    */
   async *iteratePurchasePages(
     query: ListPurchasesQuery = {},
     opts?: BusinessCallOptions,
-  ): AsyncGenerator<ApiResult<PurchasePage>, void, undefined> {
+  ): AsyncGenerator<ApiResult<PurchasePage>> {
     let cursor = query.cursor;
     const seen = new Set<string>(cursor === undefined ? [] : [cursor]);
     for (;;) {
@@ -384,68 +283,31 @@ export class ComplianceClient {
     }
   }
 
-  /** Every supplier invoice matching `query`, one at a time, fetching pages as needed. */
-  async *iteratePurchases(
-    query: ListPurchasesQuery = {},
-    opts?: BusinessCallOptions,
-  ): AsyncGenerator<Purchase, void, undefined> {
+  async *iteratePurchases(query: ListPurchasesQuery = {}, opts?: BusinessCallOptions): AsyncGenerator<Purchase> {
     for await (const page of this.iteratePurchasePages(query, opts)) yield* page.data.purchases;
   }
 
-  // ------------------------------------------------------------------------------------------------------
-  // Lookups (no business scope, C24)
-  // ------------------------------------------------------------------------------------------------------
-
   async listCodeLists(query: CodeListsQuery = {}, opts?: CallOptions): Promise<ApiResult<CodeList[]>> {
-    const valid = this.validator.validate('listCodeLists', query);
-    return this.call(
-      {
-        operation: 'listCodeLists',
-        method: 'GET',
-        path: PATHS.codeLists,
-        idempotent: true,
-        businessScoped: false,
-        query: { listId: valid.listId },
-      },
-      CodeListsEnvelopeSchema,
-      (body) => body.data.codeLists,
-      opts,
-    );
+    const { listId } = this.validator.validate('listCodeLists', query);
+    const spec = { operation: 'listCodeLists', path: '/lookups/code-lists', unscoped: true, query: { listId } };
+    return this.call(spec, CodeListsEnvelopeSchema, (body) => body.data.codeLists, opts);
   }
 
   async listItemClassifications(
     query: ItemClassificationsQuery = {},
     opts?: CallOptions,
   ): Promise<ApiResult<ItemClassification[]>> {
-    const valid = this.validator.validate('listItemClassifications', query);
-    return this.call(
-      {
-        operation: 'listItemClassifications',
-        method: 'GET',
-        path: PATHS.itemClassifications,
-        idempotent: true,
-        businessScoped: false,
-        query: { search: valid.search },
-      },
-      ItemClassificationsEnvelopeSchema,
-      (body) => body.data.classifications,
-      opts,
-    );
+    const { search } = this.validator.validate('listItemClassifications', query);
+    const path = '/lookups/item-classifications';
+    const spec = { operation: 'listItemClassifications', path, unscoped: true, query: { search } };
+    return this.call(spec, ItemClassificationsEnvelopeSchema, (body) => body.data.classifications, opts);
   }
 
-  /** Closes the connection pool, unless the transport was supplied by the caller. */
   async close(): Promise<void> {
     if (this.ownsTransport) await this.transport.close();
   }
 
-  // ------------------------------------------------------------------------------------------------------
-  // Plumbing
-  // ------------------------------------------------------------------------------------------------------
-
-  /**
-   * Files a sale or credit note under `idempotencyKey`: a repeat with the same key returns the original, so it is
-   * safe to send again.
-   */
+  /** Files a sale or credit note under `idempotencyKey`: a repeat returns the original, so it is safe to resend. */
   private fileDocument<Op extends 'createSale' | 'createCreditNote'>(
     operation: Op,
     path: string,
@@ -455,21 +317,17 @@ export class ComplianceClient {
   ): Promise<ApiResult<Sale>> {
     const key = validateIdempotencyKey(operation, idempotencyKey);
     const body = this.validator.validate(operation, input);
-    return this.saleCall(
-      { operation, method: 'POST', path, idempotent: true, body, headers: { 'idempotency-key': key } },
-      opts,
-    );
+    return this.saleCall({ operation, method: 'POST', path, body, headers: { 'idempotency-key': key } }, opts);
   }
 
-  private saleCall(spec: Omit<RequestSpec, 'businessScoped'>, opts?: BusinessCallOptions): Promise<ApiResult<Sale>> {
-    return this.call({ ...spec, businessScoped: true }, SaleEnvelopeSchema, (body) => body.data.sale, opts);
+  private saleCall(spec: RequestSpec, opts?: BusinessCallOptions): Promise<ApiResult<Sale>> {
+    return this.call(spec, SaleEnvelopeSchema, (body) => body.data.sale, opts);
   }
 
-  private itemCall(spec: Omit<RequestSpec, 'businessScoped'>, opts?: BusinessCallOptions): Promise<ApiResult<Item>> {
-    return this.call({ ...spec, businessScoped: true }, ItemEnvelopeSchema, (body) => body.data.item, opts);
+  private itemCall(spec: RequestSpec, opts?: BusinessCallOptions): Promise<ApiResult<Item>> {
+    return this.call(spec, ItemEnvelopeSchema, (body) => body.data.item, opts);
   }
 
-  /** Sends `spec`, parses the answer with `schema` and returns the part `pick` takes, with the answer's metadata. */
   private async call<S extends z.ZodType, T>(
     spec: RequestSpec,
     schema: S,
@@ -482,20 +340,26 @@ export class ComplianceClient {
 
   private request(spec: RequestSpec, opts: BusinessCallOptions = {}): HttpRequest {
     const query: Record<string, QueryValue> = { ...spec.query };
-    if (spec.businessScoped) {
+    if (!spec.unscoped) {
       const businessId = validateBusinessId(spec.operation, opts.businessId) ?? this.businessId;
       if (businessId !== undefined) query.businessId = businessId;
     }
     return {
       operation: spec.operation,
-      method: spec.method,
-      path: spec.path,
+      method: spec.method ?? 'GET',
+      path: `${API_PREFIX}${spec.path}`,
       query,
       headers: { ...spec.headers, 'x-api-key': this.#apiKey },
       ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
-      idempotent: spec.idempotent,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+      idempotent: spec.idempotent ?? true,
+      ...definedOnly({ signal: opts.signal, timeoutMs: opts.timeoutMs }),
     };
   }
+}
+
+/** `values` without its undefined entries, so that the transport's defaults apply to them. */
+function definedOnly<T extends object>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }

@@ -1,8 +1,7 @@
 /**
- * Request inputs of the compliance client and their client-side validation. Every documented limit (and
- * every decided one, C10, C21, C27, C28, C30) is checked before anything is sent, so a bad request fails
- * with a `RequestValidationError` naming the first wrong field instead of costing a round trip or, worse,
- * a rate-limit slot.
+ * The compliance client's request inputs, checked against every documented or decided limit before sending: a bad
+ * request fails with a `RequestValidationError` naming its first wrong field instead of spending a rate-limit slot.
+ * A sale request's fields are the sale input's own (src/contracts/sale-input.ts).
  */
 import { z } from 'zod';
 import { RequestValidationError } from '../http/errors.js';
@@ -11,7 +10,6 @@ import {
   calendarDate,
   creditNoteReason,
   fieldPath,
-  isCalendarDate,
   nonEmpty,
   saleRequestParts,
   traderInvoiceNumber,
@@ -19,27 +17,12 @@ import {
 } from '../contracts/sale-input.js';
 import { STOCK_ACTIONS } from './schemas.js';
 
-const LIMITS = {
-  referenceIdMax: 100,
-  idempotencyKeyMin: 8,
-  idempotencyKeyMax: 128,
-  pageSizeMin: 1,
-  pageSizeMax: 100,
-} as const;
-
 const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
 
-export interface RequestValidationOptions {
+interface RequestValidationOptions {
   /** Accept http(s) callback URLs to loopback hosts (local stacks only; C48). */
   allowLoopbackCallbacks?: boolean;
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// Field rules (a sale request's fields and limits are the sale's own, stated once in
-// src/contracts/sale-input.ts: what the sales client and the workflow accept is exactly what is sent here)
-// ---------------------------------------------------------------------------------------------------------
-
-export { calendarDate, creditNoteReason, isCalendarDate, nonEmpty, saleRequestParts, traderInvoiceNumber };
 
 const maxChars = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
@@ -51,10 +34,6 @@ function callbackUrl(options: RequestValidationOptions) {
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// Request bodies and queries
-// ---------------------------------------------------------------------------------------------------------
 
 function buildSchemas(options: RequestValidationOptions) {
   return {
@@ -78,7 +57,7 @@ function buildSchemas(options: RequestValidationOptions) {
       action: z.enum(STOCK_ACTIONS, `must be one of ${STOCK_ACTIONS.join(', ')}`),
       quantity: atLeastZero(),
       unitPrice: atLeastZero().optional(),
-      referenceId: maxChars(LIMITS.referenceIdMax).optional(),
+      referenceId: maxChars(100).optional(),
       branchId: nonEmpty().optional(),
     }),
 
@@ -97,9 +76,7 @@ function buildSchemas(options: RequestValidationOptions) {
     }),
 
     registerItem: z.object({
-      /** Branch id or its `authorityBhfId`; defaults to the business's first branch (C22). */
-      branchId: nonEmpty().optional(),
-      /** Register again an item the tax authority already has. */
+      branchId: nonEmpty().optional(), // or its `authorityBhfId`; default the business's first branch (C22)
       reRegister: z.boolean().optional(),
     }),
 
@@ -109,8 +86,8 @@ function buildSchemas(options: RequestValidationOptions) {
         pageSize: z
           .number()
           .int('must be a whole number')
-          .min(LIMITS.pageSizeMin, `must be between ${LIMITS.pageSizeMin} and ${LIMITS.pageSizeMax}`)
-          .max(LIMITS.pageSizeMax, `must be between ${LIMITS.pageSizeMin} and ${LIMITS.pageSizeMax}`)
+          .min(1, 'must be between 1 and 100')
+          .max(100, 'must be between 1 and 100')
           .optional(),
         status: nonEmpty().optional(),
         fromDate: calendarDate().optional(),
@@ -141,29 +118,12 @@ export type ItemClassificationsQuery = z.input<Schemas['listItemClassifications'
 const publicSchemas = buildSchemas({});
 const loopbackSchemas = buildSchemas({ allowLoopbackCallbacks: true });
 
-// ---------------------------------------------------------------------------------------------------------
-// Validation
-// ---------------------------------------------------------------------------------------------------------
-
-function parseOrThrow<S extends z.ZodType>(operation: string, schema: S, input: unknown): z.output<S> {
-  const parsed = schema.safeParse(input, { error: typeErrors });
-  if (parsed.success) return parsed.data;
-  const first = parsed.error.issues[0];
-  throw new RequestValidationError(
-    operation,
-    first && first.path.length > 0 ? fieldPath(first.path) : '(request)',
-    first?.message ?? 'is invalid',
-  );
-}
-
-/** The operations whose input is checked here, and what each takes and returns. */
-export type ValidatedOperation = keyof Schemas;
+type ValidatedOperation = keyof Schemas;
 export type RequestInput<Op extends ValidatedOperation> = z.input<Schemas[Op]>;
-export type RequestBody<Op extends ValidatedOperation> = z.output<Schemas[Op]>;
+type RequestBody<Op extends ValidatedOperation> = z.output<Schemas[Op]>;
 /** The schemas seen per operation, so that one generic method keeps each operation's own types. */
 type SchemaOf = { [Op in ValidatedOperation]: z.ZodType<RequestBody<Op>, RequestInput<Op>> };
 
-/** Validates request inputs against the documented limits; one instance per client configuration. */
 export class RequestValidator {
   private readonly schemas: SchemaOf;
 
@@ -171,9 +131,12 @@ export class RequestValidator {
     this.schemas = options.allowLoopbackCallbacks ? loopbackSchemas : publicSchemas;
   }
 
-  /** The input of `operation` as sent, or a `RequestValidationError` naming `operation` and the first wrong field. */
   validate<Op extends ValidatedOperation>(operation: Op, input: RequestInput<Op>): RequestBody<Op> {
-    return parseOrThrow(operation, this.schemas[operation], input);
+    const parsed = this.schemas[operation].safeParse(input, { error: typeErrors });
+    if (parsed.success) return parsed.data;
+    const first = parsed.error.issues[0];
+    const field = first && first.path.length > 0 ? fieldPath(first.path) : '(request)';
+    throw new RequestValidationError(operation, field, first?.message ?? 'is invalid');
   }
 }
 
@@ -181,20 +144,14 @@ export class RequestValidator {
 export function validateIdempotencyKey(operation: string, key: unknown): string {
   const field = 'Idempotency-Key';
   if (typeof key !== 'string' || key.length === 0) throw new RequestValidationError(operation, field, 'is required');
-  if (key.length < LIMITS.idempotencyKeyMin || key.length > LIMITS.idempotencyKeyMax) {
-    throw new RequestValidationError(
-      operation,
-      field,
-      `must be ${LIMITS.idempotencyKeyMin} to ${LIMITS.idempotencyKeyMax} characters`,
-    );
-  }
+  if (key.length < 8 || key.length > 128)
+    throw new RequestValidationError(operation, field, 'must be 8 to 128 characters');
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new RequestValidationError(operation, field, 'may contain only letters, digits, ".", "_", ":" and "-"');
   }
   return key;
 }
 
-/** An id that goes into a URL path: non-empty. The caller URL-encodes it. */
 export function validatePathId(operation: string, field: string, id: unknown): string {
   if (typeof id !== 'string')
     throw new RequestValidationError(operation, field, id === undefined ? 'is required' : 'must be a string');
@@ -202,7 +159,6 @@ export function validatePathId(operation: string, field: string, id: unknown): s
   return id;
 }
 
-/** `businessId` when given per call or configured: non-empty. */
 export function validateBusinessId(operation: string, businessId: unknown): string | undefined {
   if (businessId === undefined) return undefined;
   return validatePathId(operation, 'businessId', businessId);

@@ -1,61 +1,27 @@
 /**
- * Response shapes of the compliance service (shared/api/compliance-api.md, decisions C1–C49 in
- * docs/contract-assumptions.md).
- *
- * Parsing is lenient forward and strict where it matters:
- * - objects keep fields this code does not know (a newer service may add some);
- * - every enum-like field is an open string: an unknown value is kept verbatim, never a parse error;
- * - fields documented "string or null" accept null and a missing key (both read as null);
- * - a missing required field (ids, status, amounts the worker reports) fails, so a broken answer is never
- *   mistaken for a valid document.
+ * Response shapes of the compliance service, lenient forward: unknown fields and enum values are kept, "string or
+ * null" also accepts a missing key; a missing required field fails, so a broken answer is never taken as a document.
  */
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import { AUTHORITY_CAUSES, COMPLIANCE_ERROR_CODES } from '../contracts/compliance-rules.js';
 
 /** A string whose documented values are known but which may carry others. */
-export type Open<Known extends string> = Known | (string & {});
+type Open<Known extends string> = Known | (string & {});
 
 function openString<const Known extends readonly string[]>(_known: Known) {
   return z.string().transform((value): Open<Known[number]> => value);
 }
 
-/** "string or null": null and a missing key both read as null. */
 const nullableString = () => z.string().nullable().default(null);
 const nullableNumber = () => z.number().nullable().default(null);
 const nullableInteger = () => z.number().int().nullable().default(null);
 const requiredId = () => z.string().min(1);
 
-// ---------------------------------------------------------------------------------------------------------
-// Known values
-// ---------------------------------------------------------------------------------------------------------
-
-const SALE_TYPES = ['sale', 'credit_note'] as const;
-const SALE_STATUSES = ['pending', 'ready_to_submit', 'retrying', 'completed', 'failed', 'cancelled'] as const;
-const CALLBACK_STATUSES = ['awaiting_outcome', 'pending', 'delivered', 'failed'] as const;
 const CALLBACK_EVENTS = ['sale.completed', 'sale.failed'] as const;
-const RECEIPT_LABELS = ['NS', 'NC'] as const;
-const REGISTRATION_STATUSES = ['PENDING', 'REGISTERED'] as const;
 const TAX_TYPE_CODES = ['A', 'B', 'C', 'D', 'E'] as const;
-const PRODUCT_TYPE_CODES = ['1', '2', '3'] as const;
-const FISCAL_REPORT_STATUSES = ['ok'] as const;
-const PURCHASE_STATUSES = ['pulled', 'pending_review', 'confirmed', 'rejected'] as const;
-const BUSINESS_ENVIRONMENTS = ['sandbox', 'production'] as const;
-const KEY_ENVIRONMENTS = ['test', 'live'] as const;
 const SCOPES = ['sales:read', 'sales:write', 'stock:write', 'catalog:read', 'catalog:write', 'purchases:read'] as const;
 export const STOCK_ACTIONS = ['ADD', 'DEDUCT'] as const;
-const ERROR_CODES = COMPLIANCE_ERROR_CODES;
-/** Causes the tax authority gives in `error.errors[].code` (C33, C37). */
-const AUTHORITY_ERROR_CODES = Object.values(AUTHORITY_CAUSES);
-
-export type CallbackStatus = Open<(typeof CALLBACK_STATUSES)[number]>;
-export type CallbackEvent = Open<(typeof CALLBACK_EVENTS)[number]>;
-export type Scope = Open<(typeof SCOPES)[number]>;
-export type AuthorityErrorCode = Open<(typeof AUTHORITY_ERROR_CODES)[number]>;
-
-// ---------------------------------------------------------------------------------------------------------
-// Sales and credit notes
-// ---------------------------------------------------------------------------------------------------------
 
 const CustomerSchema = z.looseObject({
   name: nullableString(),
@@ -73,26 +39,20 @@ const SaleLineSchema = z.looseObject({
   description: nullableString(),
   quantity: z.number(),
   unitPrice: z.number(),
-  /** Tax-inclusive line total. */
   total: z.number(),
   taxableAmount: z.number(),
   taxAmount: z.number(),
-  /** VAT rate in percent. */
   taxRate: z.number(),
   taxTypeCode: openString(TAX_TYPE_CODES).nullable().default(null),
 });
 
-const TotalsSchema = z.looseObject({
-  total: z.number(),
-  taxableAmount: z.number(),
-  taxAmount: z.number(),
-});
+const TotalsSchema = z.looseObject({ total: z.number(), taxableAmount: z.number(), taxAmount: z.number() });
 
 /** Values signed by the tax authority; all nullable strings, nothing is parsed from them (C32). */
 const ReceiptSchema = z.looseObject({
   cuInvoiceNo: nullableString(),
   receiptNumber: nullableInteger(),
-  receiptLabel: openString(RECEIPT_LABELS).nullable().default(null),
+  receiptLabel: openString(['NS', 'NC']).nullable().default(null),
   scuId: nullableString(),
   scuDate: nullableString(),
   scuTime: nullableString(),
@@ -106,7 +66,7 @@ const ReceiptSchema = z.looseObject({
 /** Delivery state of the result callback; informational only (C8), so only `url` and `status` are required. */
 const CallbackSchema = z.looseObject({
   url: z.string(),
-  status: openString(CALLBACK_STATUSES),
+  status: openString(['awaiting_outcome', 'pending', 'delivered', 'failed']),
   event: openString(CALLBACK_EVENTS).nullable().default(null),
   attempts: z.number().int().nonnegative().default(0),
   lastAttemptAt: nullableString(),
@@ -119,8 +79,8 @@ const CallbackSchema = z.looseObject({
 /** A sale or a credit note (on a credit note, amounts and quantities are negative). */
 export const SaleSchema = z.looseObject({
   id: requiredId(),
-  type: openString(SALE_TYPES),
-  status: openString(SALE_STATUSES),
+  type: openString(['sale', 'credit_note']),
+  status: openString(['pending', 'ready_to_submit', 'retrying', 'completed', 'failed', 'cancelled']),
   traderInvoiceNumber: z.string(),
   saleDate: nullableString(),
   paymentTypeCode: nullableString(),
@@ -135,15 +95,7 @@ export const SaleSchema = z.looseObject({
   callback: CallbackSchema.nullable().default(null),
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// Items and stock
-// ---------------------------------------------------------------------------------------------------------
-
-/** What an item still lacks for registration. */
-const ItemNeedsSchema = z.looseObject({
-  productType: z.boolean(),
-  classificationMapping: z.boolean(),
-});
+const ItemNeedsSchema = z.looseObject({ productType: z.boolean(), classificationMapping: z.boolean() });
 
 export const ItemSchema = z.looseObject({
   id: requiredId(),
@@ -153,18 +105,18 @@ export const ItemSchema = z.looseObject({
   // Code fields are accepted as null too (C1): an item may be created before it is fully classified.
   taxCategory: nullableString(),
   taxTypeCode: openString(TAX_TYPE_CODES).nullable().default(null),
-  productTypeCode: openString(PRODUCT_TYPE_CODES).nullable().default(null),
+  productTypeCode: openString(['1', '2', '3']).nullable().default(null),
   classificationCode: nullableString(),
   unitCode: nullableString(),
   packagingUnitCode: nullableString(),
   unitPrice: nullableNumber(),
   stockTracked: z.boolean().nullable().default(null),
-  registrationStatus: openString(REGISTRATION_STATUSES),
+  registrationStatus: openString(['PENDING', 'REGISTERED']),
   /** Null when the service did not say; read as "unknown", not "nothing missing". */
   needs: ItemNeedsSchema.nullable().default(null),
 });
 
-const FiscalReportSchema = z.looseObject({ status: openString(FISCAL_REPORT_STATUSES) });
+const FiscalReportSchema = z.looseObject({ status: openString(['ok']) });
 
 export const StockAdjustmentResultSchema = z.looseObject({
   itemId: requiredId(),
@@ -178,14 +130,7 @@ export const StockAdjustmentResultSchema = z.looseObject({
   }),
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// Purchases (supplier invoices)
-// ---------------------------------------------------------------------------------------------------------
-
-const PurchaseSupplierSchema = z.looseObject({
-  name: nullableString(),
-  pin: nullableString(),
-});
+const PurchaseSupplierSchema = z.looseObject({ name: nullableString(), pin: nullableString() });
 
 const PurchaseLineSchema = z.looseObject({
   description: z.string(),
@@ -197,19 +142,14 @@ const PurchaseLineSchema = z.looseObject({
   total: z.number(),
 });
 
-const PurchaseTotalsSchema = z.looseObject({
-  subtotal: z.number(),
-  vat: z.number(),
-  total: z.number(),
-});
+const PurchaseTotalsSchema = z.looseObject({ subtotal: z.number(), vat: z.number(), total: z.number() });
 
 const PurchaseSchema = z.looseObject({
   id: requiredId(),
-  status: openString(PURCHASE_STATUSES),
+  status: openString(['pulled', 'pending_review', 'confirmed', 'rejected']),
   supplier: PurchaseSupplierSchema,
   supplierInvoiceNumber: z.string(),
   invoiceDate: z.string(),
-  /** Branch name. */
   branch: nullableString(),
   totals: PurchaseTotalsSchema,
   lines: z.array(PurchaseLineSchema),
@@ -222,14 +162,7 @@ const PaginationSchema = z.looseObject({
   pageSize: z.number().int(),
 });
 
-const PullResultSchema = z.looseObject({
-  pulled: z.number().optional(),
-  total: z.number().optional(),
-});
-
-// ---------------------------------------------------------------------------------------------------------
-// Businesses, identity, lookups (C3, C19, C20, C24)
-// ---------------------------------------------------------------------------------------------------------
+const PullResultSchema = z.looseObject({ pulled: z.number().optional(), total: z.number().optional() });
 
 const BranchSchema = z.looseObject({
   id: requiredId(),
@@ -242,22 +175,18 @@ const BusinessSchema = z.looseObject({
   id: requiredId(),
   name: z.string().optional(),
   pin: z.string().optional(),
-  environment: openString(BUSINESS_ENVIRONMENTS).optional(),
+  environment: openString(['sandbox', 'production']).optional(),
   branches: z.array(BranchSchema).default([]),
 });
 
 const IdentitySchema = z.looseObject({
   application: z
-    .looseObject({
-      id: z.string().optional(),
-      name: z.string().optional(),
-      rateLimitPerMinute: z.number().optional(),
-    })
+    .looseObject({ id: z.string().optional(), name: z.string().optional(), rateLimitPerMinute: z.number().optional() })
     .optional(),
   apiKey: z
     .looseObject({
       id: z.string().optional(),
-      environment: openString(KEY_ENVIRONMENTS).optional(),
+      environment: openString(['test', 'live']).optional(),
       scopes: z.array(openString(SCOPES)).optional(),
       /** Null for an organisation-wide key. */
       businessId: z.string().nullable().optional(),
@@ -284,10 +213,6 @@ const ItemClassificationSchema = z.looseObject({
   level: z.number().optional(),
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// Success envelopes
-// ---------------------------------------------------------------------------------------------------------
-
 export const SaleEnvelopeSchema = z.looseObject({ data: z.looseObject({ sale: SaleSchema }) });
 export const ItemEnvelopeSchema = z.looseObject({ data: z.looseObject({ item: ItemSchema }) });
 export const ItemListEnvelopeSchema = z.looseObject({ data: z.looseObject({ items: z.array(ItemSchema) }) });
@@ -306,13 +231,9 @@ export const ItemClassificationsEnvelopeSchema = z.looseObject({
   data: z.looseObject({ classifications: z.array(ItemClassificationSchema) }),
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// Errors and callbacks
-// ---------------------------------------------------------------------------------------------------------
-
 /** One cause in `error.errors` of an `authority_rejected` answer (C33). */
 const AuthorityErrorSchema = z.looseObject({
-  code: openString(AUTHORITY_ERROR_CODES),
+  code: openString(Object.values(AUTHORITY_CAUSES)),
   message: z.string().optional(),
   /** Request field the cause refers to, e.g. `lines[0].itemId`. */
   field: z.string().optional(),
@@ -322,7 +243,7 @@ const AuthorityErrorSchema = z.looseObject({
 /** `{error: {code, message, ...extras}}`; extras named by the document: sale, item, errors, creditNoteId, branches. */
 export const ErrorBodySchema = z.looseObject({
   error: z.looseObject({
-    code: openString(ERROR_CODES),
+    code: openString(COMPLIANCE_ERROR_CODES),
     message: z.string(),
     sale: SaleSchema.optional(),
     item: ItemSchema.optional(),
@@ -332,10 +253,7 @@ export const ErrorBodySchema = z.looseObject({
   }),
 });
 
-/**
- * The body the service POSTs to a callback URL (C45). Only `data.sale.id` is relied on: the worker treats a
- * callback as a hint and re-reads the sale.
- */
+/** The body POSTed to a callback URL (C45): only `data.sale.id` is relied on, the worker re-reads the sale. */
 export const CallbackNotificationSchema = z.looseObject({
   id: z.string().optional(),
   event: openString(CALLBACK_EVENTS).optional(),
@@ -343,15 +261,7 @@ export const CallbackNotificationSchema = z.looseObject({
   data: z.looseObject({ sale: z.looseObject({ id: requiredId() }) }),
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// Types
-// ---------------------------------------------------------------------------------------------------------
-
-export type Customer = z.output<typeof CustomerSchema>;
-export type SaleLine = z.output<typeof SaleLineSchema>;
-export type Totals = z.output<typeof TotalsSchema>;
 export type Receipt = z.output<typeof ReceiptSchema>;
-export type Callback = z.output<typeof CallbackSchema>;
 export type Sale = z.output<typeof SaleSchema>;
 export type ItemNeeds = z.output<typeof ItemNeedsSchema>;
 export type Item = z.output<typeof ItemSchema>;
@@ -362,15 +272,10 @@ export type PullResult = z.output<typeof PullResultSchema>;
 export type Branch = z.output<typeof BranchSchema>;
 export type Business = z.output<typeof BusinessSchema>;
 export type Identity = z.output<typeof IdentitySchema>;
-export type Code = z.output<typeof CodeSchema>;
 export type CodeList = z.output<typeof CodeListSchema>;
 export type ItemClassification = z.output<typeof ItemClassificationSchema>;
 export type AuthorityError = z.output<typeof AuthorityErrorSchema>;
 export type ErrorBody = z.output<typeof ErrorBodySchema>;
-
-// ---------------------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------------------
 
 /** Only `REGISTERED` counts; any other value is "not yet" (C1). */
 export function isRegistered(item: Pick<Item, 'registrationStatus'>): boolean {

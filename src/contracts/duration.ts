@@ -1,9 +1,6 @@
 /**
- * Durations in the `ms` string format that Temporal's `Duration` accepts (`'24 hours'`, `'30s'`, `'1.5h'`), read by
- * the SDK's own parser, so a value accepted when a process is started is exactly what its workflow reads, and what
- * Temporal itself would make of it. Workflow code imports this file: only `@temporalio/common`.
- * The unit is required here: a bare number would be read as milliseconds, which is never what someone writing a
- * sale's timeout means; and a negative duration is no timeout at all.
+ * Durations as Temporal reads them (`'24 hours'`, `'30s'`), by the SDK's own parser. The unit is required: a bare
+ * number would be milliseconds, never what someone writing a timeout means. Workflow code imports this file.
  */
 import { msToNumber, type Duration } from '@temporalio/common';
 

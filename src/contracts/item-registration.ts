@@ -1,7 +1,4 @@
-/**
- * The item-registration process's contract (one workflow per business and item; the sales waiting on the item
- * are its waiters): type name, id scheme, input, outcome, state and messages. Imports nothing of the project.
- */
+/** The item-registration process's contract: one workflow per business and item, awaited by its sales (waiters). */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 export const ITEM_REGISTRATION_WORKFLOW_TYPE = 'itemRegistrationWorkflow';
@@ -23,7 +20,6 @@ export interface ItemRegistrationOutcome {
   /** `needs_fixing` is not final: the item waits for an operator, and `registered` or `failed` follows. */
   status: 'registered' | 'needs_fixing' | 'failed';
   needs?: { productType: boolean; classificationMapping: boolean };
-  /** Why it failed, when it did. */
   reason?: string;
 }
 
@@ -36,6 +32,5 @@ export interface ItemRegistrationState {
 
 /** A sale asks to be told when the item's registration settles (sent with signal-with-start). */
 export const addRegistrationWaiterSignal = defineSignal<[{ workflowId: string }]>('addWaiter');
-/** An operator fixed the item in the dashboard: try again now. */
 export const itemFixedSignal = defineSignal<[]>('itemFixed');
 export const getItemRegistrationStateQuery = defineQuery<ItemRegistrationState>('getState');

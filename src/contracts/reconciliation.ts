@@ -1,8 +1,4 @@
-/**
- * The reconciliation process's contract, shared by its workflow, activities, schedules and the CLI: type name,
- * schedule id scheme, input, result, and the compact records and results the rules (src/reconciliation/rules.ts)
- * work on. Imports nothing of the project.
- */
+/** The reconciliation process's contract, and the compact records the rules (src/reconciliation/rules.ts) read. */
 
 export const RECONCILIATION_WORKFLOW_TYPE = 'reconciliationWorkflow';
 
@@ -11,7 +7,7 @@ export function reconciliationScheduleId(businessId: string, idPrefix = 'reconci
   return `${idPrefix}:${businessId}`;
 }
 
-/** The ids of the match rules (MATCH_RULES in the rules), in the order they apply. */
+/** The MATCH_RULES ids, in the order they apply. */
 export type MatchRuleId = 'reference-amount-agrees' | 'reference-amount-differs' | 'supplier-amount-date';
 
 /** What the rules read of a purchase (the compliance client's `Purchase` fits). */
@@ -20,7 +16,6 @@ export interface ReconcilePurchase {
   status: string;
   supplier: { name?: string | null };
   supplierInvoiceNumber: string;
-  /** YYYY-MM-DD. */
   invoiceDate: string;
   totals: { total: number };
 }
@@ -46,11 +41,9 @@ export interface ReconcileOptions {
   currency: string;
 }
 
-/** One invoice with the payments tied to it. */
 export interface Pairing {
   purchaseId: string;
   billPaymentIds: string[];
-  /** The MATCH_RULES id that decided it. */
   rule: MatchRuleId;
   invoiceTotal: number;
   /** The sum of what the payments allocate to this invoice, in their currency. */
@@ -61,11 +54,9 @@ export interface Pairing {
   note?: string;
 }
 
-export type TieReason = 'same_reference' | 'several_candidates';
-
 /** Invoices and payments the rules could pair in more than one way: for a person to decide. */
 export interface Tie {
-  reason: TieReason;
+  reason: 'same_reference' | 'several_candidates';
   purchaseIds: string[];
   billPaymentIds: string[];
 }
@@ -83,7 +74,6 @@ export interface ReconciliationCounts {
 }
 
 export interface ReconciliationResult {
-  /** The day ages are counted to. */
   asOf: string;
   matched: Pairing[];
   suggested: Pairing[];
@@ -100,16 +90,13 @@ export interface ReconciliationResult {
   counts: ReconciliationCounts;
 }
 
-export interface ReconcileBusinessInput {
+export interface ReconciliationInput {
   businessId: string;
   companyId: string;
-  /** Day ages are counted to (default: the day the workflow started, in Nairobi). */
+  /** The day ages are counted to (default: the day the workflow started, in Nairobi). */
   asOf?: string;
   options?: Partial<ReconcileOptions>;
 }
-
-/** The input: `{businessId, companyId, asOf?, options?}`. */
-export type ReconciliationInput = ReconcileBusinessInput;
 
 export interface ReconcileBusinessResult {
   businessId: string;

@@ -1,10 +1,8 @@
 /**
- * Every input a sale accepts, as zod schemas, stated once: the sale workflow checks its own input and its updates'
- * arguments with them (a plain-JSON start from another SDK meets the same rules as the typed client), the sales
- * client checks them before anything reaches Temporal, the compliance client builds its sale request from the same
- * parts, and tools/schemas publishes them as JSON Schema (docs/schemas/). Workflow code imports this file, so it
- * imports only zod, the contract's plain rules and types: no Node APIs, nothing from src/http or src/compliance.
- * Every schema refuses unknown fields, so a misspelt optional field is reported instead of silently ignored.
+ * Every input a sale accepts, as zod schemas: the workflow checks its input with them (a plain-JSON start meets the
+ * typed client's rules), the compliance client builds its sale request from the same parts, and tools/schemas
+ * publishes them (docs/schemas/). Unknown fields are refused, so a misspelt optional field is reported. Workflow code
+ * imports this file: no Node APIs.
  */
 import { z } from 'zod';
 import {
@@ -38,21 +36,15 @@ export const SALE_LIMITS = {
 
 /** `awaitReceipt`'s longest wait: an update held open longer than this ties up the caller and the worker's slot. */
 export const AWAIT_RECEIPT_WAIT_MAX = '10 minutes';
-const AWAIT_RECEIPT_WAIT_MAX_MS = 10 * 60 * 1000;
-
-// ---------------------------------------------------------------------------------------------------------
-// Field rules
-// ---------------------------------------------------------------------------------------------------------
 
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** A string with something in it besides white space. */
 export const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
 
 const maxChars = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
 /** A `YYYY-MM-DD` string naming a day that exists (no 2026-02-30). */
-export function isCalendarDate(value: string): boolean {
+function isCalendarDate(value: string): boolean {
   const match = DATE_PATTERN.exec(value);
   if (!match) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
@@ -70,15 +62,12 @@ export const calendarDate = () =>
     })
     .meta({ format: 'date', pattern: DATE_PATTERN.source });
 
-/** The caller's own number of a sale or credit note: non-empty, at most 50 characters. */
 export const traderInvoiceNumber = () =>
   nonEmpty().pipe(maxChars(TRADER_INVOICE_NUMBER_MAX)).meta({ minLength: 1, maxLength: TRADER_INVOICE_NUMBER_MAX });
 
-/** A credit note reason code (`01`…`06`). */
 export const creditNoteReason = () => z.enum(CREDIT_NOTE_REASONS, `must be one of ${CREDIT_NOTE_REASONS.join(', ')}`);
 
-/** The business id is the first part of the sale's workflow id `sale:<businessId>:<tin>`: a ':' in it would
- *  let two different sales share one id. */
+/** The first part of the sale's workflow id `sale:<businessId>:<tin>`: a ':' in it would let two sales share one. */
 const businessId = () =>
   nonEmpty()
     .refine((value) => !value.includes(':'), "must not contain ':' (it separates the parts of the sale's workflow id)")
@@ -98,10 +87,7 @@ function decimalPlaces(value: number): number {
 const DECIMALS_MESSAGE = `must have at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places`;
 const hasAllowedDecimals = (value: number) => decimalPlaces(value) <= SALE_AMOUNT_DECIMALS_MAX;
 
-/**
- * A line's quantity: more than 0, at most SALE_QUANTITY_MAX, at most 4 decimals (a finite number: zod refuses NaN and
- * ±Infinity).
- */
+// zod refuses NaN and ±Infinity.
 const lineQuantity = () =>
   z
     .number()
@@ -109,7 +95,6 @@ const lineQuantity = () =>
     .max(SALE_QUANTITY_MAX, `must be at most ${SALE_QUANTITY_MAX}`)
     .refine(hasAllowedDecimals, DECIMALS_MESSAGE);
 
-/** A line's tax-inclusive unit price: 0 or more, at most SALE_UNIT_PRICE_MAX, at most 4 decimals. */
 const lineUnitPrice = () =>
   z
     .number()
@@ -132,8 +117,7 @@ const isInBounds = (line: unknown): line is PricedLine =>
   quantityRule.safeParse((line as PricedLine).quantity).success &&
   unitPriceRule.safeParse((line as PricedLine).unitPrice).success;
 
-/** The line amount and sale total rules, each checked only where what it sums is itself in bounds (a quantity
- *  already wrong is named once, not again as an amount, and a line amount too big not again as a total). */
+/** Each amount is checked only where what it sums is in bounds: a wrong quantity is not named again as an amount. */
 function checkAmounts(lines: readonly unknown[], ctx: z.RefinementCtx): void {
   let total = 0;
   let everyLineFits = true;
@@ -162,37 +146,35 @@ function checkAmounts(lines: readonly unknown[], ctx: z.RefinementCtx): void {
   }
 }
 
+const DURATION_PATTERN = '^\\d*\\.?\\d+ *[a-zA-Z]+$';
+
+/** A duration longer than 0 and at most `max`; `examples` go into the message. */
+export const positiveDuration = (examples: string, max?: string) =>
+  z.string().superRefine((value, ctx) => {
+    const ms = parseDuration(value);
+    const problem =
+      ms === undefined
+        ? `must be a duration: a number and a unit, e.g. ${examples}`
+        : ms <= 0
+          ? 'must be longer than 0'
+          : max !== undefined && ms > (parseDuration(max) ?? 0)
+            ? `must be at most ${max}`
+            : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 const duration = (description: string) =>
-  z
-    .string()
-    .superRefine((value, ctx) => {
-      const ms = parseDuration(value);
-      if (ms === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: "must be a duration: a number and a unit, e.g. '24 hours', '30s', '7d'",
-        });
-      } else if (ms <= 0) {
-        ctx.addIssue({ code: 'custom', message: 'must be longer than 0' });
-      }
-    })
-    .meta({ pattern: '^\\d*\\.?\\d+ *[a-zA-Z]+$', description });
+  positiveDuration("'24 hours', '30s', '7d'").meta({ pattern: DURATION_PATTERN, description });
 
 const boundedNumber = (min: number, max: number) =>
   z.number().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`);
 
-// ---------------------------------------------------------------------------------------------------------
-// The sale request's parts (POST /v1/sales, C10, C30)
-// ---------------------------------------------------------------------------------------------------------
-
 /**
- * The one definition of a sale request's fields and limits. The sale input below and the compliance client's
- * `createSale` (src/compliance/requests.ts) are both built from these parts, so what a sale may carry cannot differ
- * between the two. Each side wraps the shapes in its own kind of object: the compliance client drops unknown fields
- * (`z.object`), the sale input names them (`z.strictObject`).
+ * A sale request's fields and limits, for the sale input below and the compliance client's `createSale` alike: the
+ * client wraps them in `z.object` (unknown fields dropped), the sale input in `z.strictObject` (named).
  */
 export const saleRequestParts = {
-  /** Top-level fields, in document order (the first wrong one is reported). */
+  /** In document order: the first wrong one is reported. */
   fields: {
     traderInvoiceNumber: traderInvoiceNumber().describe(
       "The caller's own number of the sale: at most 50 characters; one sale per business and number.",
@@ -203,14 +185,12 @@ export const saleRequestParts = {
       .optional()
       .describe("Branch id or its authority branch-office id; default the business's first branch."),
   },
-  /** The buyer: every field optional and free text, as the contract's Customer. */
   customer: {
     name: z.string().optional(),
     pin: z.string().optional().describe("The buyer's tax identification number (KRA PIN)."),
     phone: z.string().optional(),
     email: z.string().optional(),
   },
-  /** One line: quantity more than 0, unit price 0 or more, both bounded and with at most 4 decimals. */
   line: {
     itemId: nonEmpty().describe("The item's id at the compliance service."),
     quantity: lineQuantity().describe(
@@ -222,7 +202,6 @@ export const saleRequestParts = {
     ),
     description: z.string().optional(),
   },
-  /** The lines, 1 to 500 of them (C10), each line's amount and their total bounded (C30). */
   lines: <Line extends z.ZodType<PricedLine>>(line: Line) =>
     z
       .array(line)
@@ -234,16 +213,9 @@ export const saleRequestParts = {
       ),
 };
 
-// ---------------------------------------------------------------------------------------------------------
-// Schemas
-// ---------------------------------------------------------------------------------------------------------
-
 /** The request's buyer, with one rule of the sales client's own: an email must be a valid address. */
 const customerSchema = z
-  .strictObject({
-    ...saleRequestParts.customer,
-    email: z.email('must be a valid email address').optional(),
-  })
+  .strictObject({ ...saleRequestParts.customer, email: z.email('must be a valid email address').optional() })
   .describe('The buyer; every field optional. Encrypted in histories when the worker has payload keys.');
 
 const saleOptionsSchema = z
@@ -291,7 +263,6 @@ export const refundRequestSchema = z
   })
   .describe('The argument of the refund update: a credit note reversing the signed sale in full.');
 
-/** Names one sale: `sale:<businessId>:<traderInvoiceNumber>`. */
 export const saleReferenceSchema = z.strictObject({
   businessId: businessId(),
   traderInvoiceNumber: traderInvoiceNumber(),
@@ -306,19 +277,8 @@ export const itemFixedArgsSchema = z
 
 export const awaitReceiptRequestSchema = z
   .strictObject({
-    wait: z
-      .string()
-      .superRefine((value, ctx) => {
-        const ms = parseDuration(value);
-        if (ms === undefined) {
-          ctx.addIssue({ code: 'custom', message: "must be a duration: a number and a unit, e.g. '30 seconds', '2m'" });
-        } else if (ms <= 0) {
-          ctx.addIssue({ code: 'custom', message: 'must be longer than 0' });
-        } else if (ms > AWAIT_RECEIPT_WAIT_MAX_MS) {
-          ctx.addIssue({ code: 'custom', message: `must be at most ${AWAIT_RECEIPT_WAIT_MAX}` });
-        }
-      })
-      .meta({ pattern: '^\\d*\\.?\\d+ *[a-zA-Z]+$' })
+    wait: positiveDuration("'30 seconds', '2m'", AWAIT_RECEIPT_WAIT_MAX)
+      .meta({ pattern: DURATION_PATTERN })
       .optional()
       .describe(
         "Longest wait for the outcome, as a duration ('30 seconds', '2m'); default '30 seconds', " +
@@ -335,17 +295,13 @@ export const awaitReceiptRequestSchema = z
     'The argument of the awaitReceipt update, alone or in an update-with-start: wait for the signed receipt values.',
   );
 
-// ---------------------------------------------------------------------------------------------------------
-// Checking
-// ---------------------------------------------------------------------------------------------------------
-
 export interface InputProblem {
   /** Path of the wrong field, e.g. `lines[0].quantity`; `(input)` when the whole value is wrong. */
   field: string;
   reason: string;
 }
 
-export type InputCheck<T> = { ok: true; value: T } | { ok: false; problems: [InputProblem, ...InputProblem[]] };
+type InputCheck<T> = { ok: true; value: T } | { ok: false; problems: [InputProblem, ...InputProblem[]] };
 
 /** `['lines', 0, 'quantity']` → `lines[0].quantity`. */
 export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
@@ -392,7 +348,7 @@ export function checkSaleInput(value: unknown): InputCheck<SaleInput> {
   return checkInput(saleInputSchema, value);
 }
 
-/** `invalid sale input: lines is required (and 1 more problem)`: the first problem, and how many follow. */
+/** `invalid sale input: lines is required (and 1 more problem)`. */
 export function describeProblems(subject: string, problems: readonly InputProblem[]): string {
   const [first] = problems;
   if (!first) return `invalid ${subject}`;
@@ -400,14 +356,9 @@ export function describeProblems(subject: string, problems: readonly InputProble
   return `invalid ${subject}: ${first.field} ${first.reason}${more}`;
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Comparing
-// ---------------------------------------------------------------------------------------------------------
-
 /**
- * The paths of the fields in which `asked` differs from `started` (`lines[1].quantity`, `customer.name`, `lines`
- * when the line counts differ): how a repeated start or an `awaitReceipt` with another input is explained. Key
- * order and a field absent versus `undefined` make no difference. Only paths, never values: they may be customer data.
+ * The paths of the fields in which `asked` differs from `started` (`lines[1].quantity`; `lines` when the counts
+ * differ); key order and absent versus `undefined` make no difference. Never values: they may be customer data.
  */
 export function saleInputDifferences(started: SaleInput, asked: SaleInput): string[] {
   const differences: string[] = [];

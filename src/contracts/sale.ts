@@ -1,8 +1,4 @@
-/**
- * The sale process's contract, shared by its workflow, activities, the callback receiver, the client API and the
- * CLIs: type name, id scheme, inputs, state, signals, queries and updates, declared once. The inputs are the zod
- * schemas of ./sale-input.ts; their types are inferred here. Workflow code imports this file: no Node APIs.
- */
+/** The sale process's contract; its inputs are the zod schemas of ./sale-input.ts. Workflow code imports this file. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { ItemRegistrationOutcome } from './item-registration.js';
@@ -14,28 +10,16 @@ import type {
   saleInputSchema,
 } from './sale-input.js';
 
-/** The workflow type name, for starting by name where importing the workflow function is not wanted. */
 export const SALE_WORKFLOW_TYPE = 'saleWorkflow';
 
-// ---------------------------------------------------------------------------------------------------------
-// Inputs
-// ---------------------------------------------------------------------------------------------------------
-
 export type SaleInput = z.output<typeof saleInputSchema>;
-export type CustomerInput = NonNullable<SaleInput['customer']>;
 export type SaleLineInput = SaleInput['lines'][number];
 export type RefundRequest = z.output<typeof refundRequestSchema>;
 /**
- * What a till asks with `awaitReceipt`, alone or as the update of an update-with-start (any SDK): wait up to `wait`
- * for the signed receipt values. `input`, when given, must equal the input the sale was started with: a sale
- * already started under the same invoice number with another input is refused (`sale_input_conflict`, the
- * differing fields named), so an update-with-start that found an existing sale cannot print someone else's receipt.
+ * `input`, when given, must equal the input the sale was started with (else `sale_input_conflict`), so an
+ * update-with-start that found an existing sale cannot print someone else's receipt.
  */
 export type AwaitReceiptRequest = z.output<typeof awaitReceiptRequestSchema>;
-
-// ---------------------------------------------------------------------------------------------------------
-// State (the query's answer; plain data, no secrets: callback URLs never appear here)
-// ---------------------------------------------------------------------------------------------------------
 
 export type SaleStep =
   | 'registering_items'
@@ -64,7 +48,6 @@ export interface ReceiptSummary {
   originalCuInvoiceNo: string | null;
 }
 
-/** What the workflow keeps of a sale or credit note read from the service. */
 export interface FiscalDocument {
   id: string;
   type: string;
@@ -79,20 +62,13 @@ export interface FiscalDocument {
 export type ParkedAction = 'retry' | 'cancel' | 'itemFixed';
 
 export interface ParkedReason {
-  /** Stable machine code, e.g. `item_needs_fixing`, `authority_rejected`, `outcome_timeout`. */
+  /** e.g. `item_needs_fixing`, `authority_rejected`, `outcome_timeout`. */
   code: string;
   message: string;
   since: string;
-  /** Operator updates that can move the sale on. */
   actions: ParkedAction[];
   itemIds?: string[];
 }
-
-/**
- * `handed_over`: the line is with its branch's stock ledger, which alone moves stock; it becomes `reported`,
- * naming the movement that carried it (`carriedBy`), once the service recorded that movement.
- */
-export type StockMovementStatus = 'pending' | 'reported' | 'handed_over';
 
 export interface StockMovementState {
   referenceId: string;
@@ -100,11 +76,12 @@ export interface StockMovementState {
   action: 'ADD' | 'DEDUCT';
   quantity: number;
   unitPrice: number;
-  status: StockMovementStatus;
+  /** `handed_over` to the branch's stock ledger, which alone moves stock, then `reported` once it recorded the line. */
+  status: 'pending' | 'reported' | 'handed_over';
   movementId?: string;
-  /** Since 0.8: the stock ledger the line was handed to (its workflow id). */
+  /** The workflow id of the stock ledger the line was handed to (absent in sales from before the ledger). */
   ledger?: string;
-  /** Since 0.8: the `referenceId` of the ledger's movement that carried the line, once recorded. */
+  /** The `referenceId` of the ledger's movement that carried the line, once recorded. */
   carriedBy?: string;
 }
 
@@ -127,15 +104,9 @@ export interface RefundResult {
   stockMovements: StockMovementState[];
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Messages
-// ---------------------------------------------------------------------------------------------------------
-
 /** A result callback reached the receiver: a hint to re-read the document, never the source of truth. */
 export interface CallbackHint {
-  /**
-   * Null when the callback's body names no document: any body is a hint, and the workflow reads its document anyway.
-   */
+  /** Null when the body names no document: the workflow reads its document anyway. */
   documentId: string | null;
   event: string | null;
   callbackId: string | null;
@@ -146,9 +117,7 @@ export const callbackReceivedSignal = defineSignal<[CallbackHint]>('callbackRece
 export const itemRegistrationSettledSignal = defineSignal<[ItemRegistrationOutcome]>('itemRegistrationSettled');
 
 export const getSaleStateQuery = defineQuery<SaleState>('getState');
-/**
- * The input the sale was started with, as the workflow received it: how a repeated start is told apart from a conflict.
- */
+/** The input the sale was started with: how a repeated start is told apart from a conflict. */
 export const getSaleInputQuery = defineQuery<SaleInput>('getInput');
 
 export const refundUpdate = defineUpdate<RefundResult, [RefundRequest]>('refund');
@@ -156,23 +125,17 @@ export const retryUpdate = defineUpdate<SaleState, []>('retry');
 export const cancelUpdate = defineUpdate<SaleState, [z.output<typeof cancelArgsSchema>]>('cancel');
 export const itemFixedUpdate = defineUpdate<SaleState, [z.output<typeof itemFixedArgsSchema>]>('itemFixed');
 
-/** The answer of `awaitReceipt`: the receipt values once signed; otherwise why not yet (the state says). */
+/** The answer of `awaitReceipt`: the receipt values once signed; otherwise the state says why not yet. */
 export interface ReceiptAnswer {
-  /** True when the sale is signed: `receipt` then holds the values to print. */
   signed: boolean;
   receipt: ReceiptSummary | null;
-  /** The sale's state when the wait ended: in flight, parked (and why), cancelled or failed. */
   state: SaleState;
 }
 
 /** Declared with its argument required, as the SDKs' typed overloads need; the sale also takes none (`{}` then). */
 export const awaitReceiptUpdate = defineUpdate<ReceiptAnswer, [AwaitReceiptRequest]>('awaitReceipt');
 
-// ---------------------------------------------------------------------------------------------------------
-// Identifiers
-// ---------------------------------------------------------------------------------------------------------
-
-/** One execution per sale: starting the same sale twice finds the existing execution. */
+/** One execution per sale: starting it twice finds the existing one. */
 export function saleWorkflowId(businessId: string, traderInvoiceNumber: string): string {
   return `sale:${businessId}:${traderInvoiceNumber}`;
 }

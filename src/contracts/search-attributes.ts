@@ -7,17 +7,10 @@ export const TraderInvoiceNumber = defineSearchAttributeKey('TraderInvoiceNumber
 export const FiscalStatus = defineSearchAttributeKey('FiscalStatus', SearchAttributeType.KEYWORD);
 export const CuInvoiceNumber = defineSearchAttributeKey('CuInvoiceNumber', SearchAttributeType.KEYWORD);
 export const NeedsAttention = defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL);
-/**
- * Why a workflow needs an operator, as a code the attention list can show as a column: a sale's parked reason's
- * code (`item_needs_fixing`, `outcome_timeout`, …) or failure's type, or a stock ledger's `stock_needs_operator`;
- * empty otherwise.
- */
+/** Why a workflow needs an operator: a parked reason's code, a failure's type or `stock_needs_operator`. */
 export const AttentionReason = defineSearchAttributeKey('AttentionReason', SearchAttributeType.KEYWORD);
 
-/**
- * The compliance application (the tenants file's name; `default` for a single-key worker) whose key and budget a
- * workflow's compliance calls use: written once the workflow has learned it (issue 16).
- */
+/** The compliance application (tenants file name) whose key and budget the workflow's calls use, once known. */
 export const Application = defineSearchAttributeKey('Application', SearchAttributeType.KEYWORD);
 
 // @temporalio/common does not re-export SearchAttributeKey from its entry point.
@@ -33,26 +26,21 @@ export const projectSearchAttributes: readonly AnySearchAttributeKey[] = [
   Application,
 ];
 
-/** Type names accepted by `temporal server start-dev --search-attribute NAME=TYPE`. */
-type CliSearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
-
+/** `type` as `temporal server start-dev --search-attribute NAME=TYPE` takes it (`KEYWORD_LIST` → `KeywordList`). */
 export interface CliSearchAttribute {
   name: string;
-  type: CliSearchAttributeType;
+  type: string;
 }
 
-const cliTypeNames: Record<SearchAttributeType, CliSearchAttributeType> = {
-  [SearchAttributeType.KEYWORD]: 'Keyword',
-  [SearchAttributeType.TEXT]: 'Text',
-  [SearchAttributeType.INT]: 'Int',
-  [SearchAttributeType.DOUBLE]: 'Double',
-  [SearchAttributeType.BOOL]: 'Bool',
-  [SearchAttributeType.DATETIME]: 'Datetime',
-  [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
-};
+function cliTypeName(type: SearchAttributeType): string {
+  return type
+    .split('_')
+    .map((word) => word.charAt(0) + word.slice(1).toLowerCase())
+    .join('');
+}
 
 export function toCliSearchAttributes(
   keys: readonly AnySearchAttributeKey[] = projectSearchAttributes,
 ): CliSearchAttribute[] {
-  return keys.map((key) => ({ name: key.name, type: cliTypeNames[key.type] }));
+  return keys.map((key) => ({ name: key.name, type: cliTypeName(key.type) }));
 }

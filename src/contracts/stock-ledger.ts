@@ -1,8 +1,6 @@
 /**
- * The stock ledger's contract: one workflow per physical branch writes every stock movement of its items. Sales and
- * refunds hand their lines over to it; it alone moves stock at that branch, so the service's `quantityOnHand` after
+ * The stock ledger's contract: one workflow per branch alone moves its stock, so the service's `quantityOnHand` after
  * each of its own movements tells it whether an uncertain one was applied.
- * Type name, id scheme, input, messages and state; imports nothing of the project.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
@@ -13,31 +11,25 @@ export const STOCK_LEDGER_WORKFLOW_TYPE = 'stockLedgerWorkflow';
 export const FIRST_BRANCH = 'first-branch';
 
 /**
- * One ledger per fleet (the workflow task queue its sales run on), business and branch, by the branch's canonical id
- * (activities/branches.ts): however a sale names its branch, it reaches the same ledger. The queue is in the id because
- * the ledger runs beside its sales, with their worker's keys: a second fleet sharing the namespace (another
- * deployment, a staging fleet, a test suite's stack) gets a ledger of its own instead of handing its lines to one that
- * runs on another fleet's queue, with another fleet's services, or on a queue nobody polls any more.
+ * One ledger per fleet (workflow task queue), business and canonical branch id (activities/branches.ts). The queue is
+ * in the id because the ledger runs beside its sales, with their worker's keys: another fleet sharing the namespace
+ * gets a ledger of its own instead of handing its lines to one on a queue it does not serve.
  */
 export function stockLedgerWorkflowId(taskQueue: string, businessId: string, branchId: string): string {
   return `stock-ledger:${taskQueue}:${businessId}:${branchId}`;
 }
 
 /**
- * How a business's stock is reported (docs/contract-assumptions.md, A24, argues the default):
- * - `per-sale`: every line is its own movement, sent as soon as the sale is signed (the behaviour before the ledger);
- * - `coalesced`: with an idle budget the same; while the budget is contended, lines of one item wait (at most
- *   `maxDelaySeconds`) and go out merged into one movement.
+ * `per-sale`: every line is its own movement, sent once the sale is signed; `coalesced`: the same with an idle budget,
+ * while it is contended lines of one item wait (at most `maxDelaySeconds`) and go out merged (A24).
  */
 export type StockReporting = { mode: 'per-sale' } | { mode: 'coalesced'; maxDelaySeconds: number };
 
 export const DEFAULT_STOCK_REPORTING: StockReporting = { mode: 'coalesced', maxDelaySeconds: 180 };
 
-/** One sale or credit-note line that moves stock. */
 export interface StockLine {
   /** Unique per line and action: `<document key>:<line index>:<action>` (workflows/keys.ts stockReferenceId). */
   lineId: string;
-  /** The sale the line belongs to: told which movement carried it. */
   saleWorkflowId: string;
   itemId: string;
   action: 'ADD' | 'DEDUCT';
@@ -50,7 +42,7 @@ export interface StockLine {
 /** A sale hands its lines over (sent with signal-with-start: the ledger starts with its first line). */
 export interface StockHandOver {
   lines: StockLine[];
-  /** The business's reporting mode as the worker is configured now; the ledger follows the latest. */
+  /** As the worker is configured now: the ledger follows the latest. */
   reporting: StockReporting;
 }
 
@@ -58,7 +50,6 @@ export interface StockLedgerInput {
   businessId: string;
   /** The branch's canonical id (absent only in a ledger started before branches were resolved). */
   branchId?: string;
-  /** Carried over by continue-as-new. */
   carried?: StockLedgerCarry;
 }
 
@@ -66,11 +57,9 @@ export interface StockLedgerInput {
 export interface StockLedgerCarry {
   nextSequence: number;
   reporting: StockReporting;
-  /** The quantity on hand the service last reported per item. */
   onHand: Record<string, number>;
   /** Lines not in a movement yet, each with when it was taken (workflow time, ms): its max delay keeps counting. */
   pending: Array<StockLine & { takenAt?: number }>;
-  /** Movements not settled yet (uncertain, or waiting for an operator). */
   open: LedgerMovement[];
   totals: LedgerTotals;
   /** Lines recorded lately: the same hand-over again (its activity retried) is still taken once. */
@@ -79,14 +68,12 @@ export interface StockLedgerCarry {
   notices?: SaleNotice[];
 }
 
-/** What one sale is to be told. */
 export interface SaleNotice {
   saleWorkflowId: string;
   lines: StockCarried['lines'];
 }
 
 export type LedgerMovementStatus =
-  /** Sent or about to be: no answer yet. */
   | 'sending'
   /** The service recorded it (its answer, or the evidence of a later quantity on hand). */
   | 'recorded'
@@ -109,7 +96,6 @@ export interface LedgerMovement {
   onHandBefore?: number;
   /** How it was settled when its own answer was lost. */
   settledBy?: 'evidence' | 'operator';
-  /** Why an operator is needed, when one is. */
   problem?: string;
   sentAt?: string;
 }
@@ -129,7 +115,6 @@ export interface StockLedgerState {
   branch: string;
   reporting: StockReporting;
   onHand: Record<string, number>;
-  /** Lines taken and not yet in a movement, per item. */
   pending: Record<string, number>;
   /** Movements not settled, then the most recent recorded ones (at most 200), newest last. */
   open: LedgerMovement[];
@@ -161,9 +146,9 @@ export const settleMovementArgsSchema = z
   })
   .describe("The argument of the stock ledger's settleMovement update.");
 
-export type SettleMovementRequest = z.output<typeof settleMovementArgsSchema>;
-
 export const handOverStockSignal = defineSignal<[StockHandOver]>('handOverStock');
 export const stockCarriedSignal = defineSignal<[StockCarried]>('stockCarried');
-export const settleMovementUpdate = defineUpdate<LedgerMovement, [SettleMovementRequest]>('settleMovement');
+export const settleMovementUpdate = defineUpdate<LedgerMovement, [z.output<typeof settleMovementArgsSchema>]>(
+  'settleMovement',
+);
 export const getStockLedgerStateQuery = defineQuery<StockLedgerState>('getState');

@@ -1,49 +1,29 @@
 /**
- * The task queues, declared once. Every workflow runs on the workflow queue (`sales`, its historical name, kept
- * because other services start workflows on it); the calls of each service run on a queue derived from it, whose
- * server-side rate limit is the whole fleet's budget for that service. A deployment (or a test run) on another
- * workflow queue gets its own derived queues, so two never share a budget.
+ * Every workflow runs on the workflow queue (`sales`, a historical name other services start workflows on); each
+ * service's calls run on a queue derived from it, whose server-side rate limit is the whole fleet's budget for that
+ * service. A deployment (or test run) on another workflow queue gets its own derived queues: two never share a budget.
  */
 export const WORKFLOW_TASK_QUEUE = 'sales';
 
-/**
- * Every compliance API call runs on this queue, whose server-side rate limit keeps the whole fleet under the
- * service's budget. Derived from the workflow queue so separate deployments (and test runs) never share it.
- */
 export function complianceTaskQueue(workflowTaskQueue: string): string {
   return `${workflowTaskQueue}.compliance-api`;
 }
 
-/**
- * The compliance calls of one rate window that serves several businesses (an organisation-wide key): a queue of its
- * own, whose rate is the window's budget, so the businesses' fairness keys share it fairly (issue 16). `window` is
- * the service's application id (or the tenants entry's name).
- */
+/** The calls of a rate window that serves several businesses: its own queue, which their fairness keys share. */
 export function windowComplianceTaskQueue(workflowTaskQueue: string, window: string): string {
   return `${complianceTaskQueue(workflowTaskQueue)}.${window}`;
 }
 
-/**
- * Every accounting API call runs on this queue: the service publishes no rate limit, so the queue's own
- * server-side limit (ACCOUNTING_ACTIVITIES_PER_SECOND) is the fleet's budget. Derived like the compliance queue.
- */
+/** The service publishes no rate limit: the queue's own (ACCOUNTING_ACTIVITIES_PER_SECOND) is the fleet's budget. */
 export function accountingTaskQueue(workflowTaskQueue: string): string {
   return `${workflowTaskQueue}.accounting-api`;
 }
 
-/**
- * Where an activity runs: on the queue of the service whose budget it spends, or on the workflow queue when it calls no
- * service.
- */
+/** The queue of the service whose budget an activity spends, or the workflow queue when it calls none. */
 export type ActivityQueue = 'workflow' | 'compliance' | 'accounting';
 
-/**
- * Every activity's queue, declared once: workflows schedule each activity here (workflows/activity-options.ts) and
- * the worker registers each activity on the worker of this queue (src/worker/workers.ts), which refuses to start
- * if an activity is missing from this table.
- */
+/** Workflows schedule each activity on its queue here, and the worker refuses to start if one is missing. */
 export const ACTIVITY_QUEUES = {
-  // The sale and item registration
   checkItems: 'compliance',
   signSale: 'compliance',
   createSale: 'compliance',
@@ -53,23 +33,16 @@ export const ACTIVITY_QUEUES = {
   registerItem: 'compliance',
   adjustStock: 'compliance',
   createCreditNote: 'compliance',
-  /** Signal-with-start of an item-registration workflow: Temporal, not the service. */
-  requestItemRegistration: 'workflow',
-  /** Signal-with-start of the branch's stock ledger: Temporal, not the service. */
-  handOverStock: 'workflow',
-  // The purchases sync
+  requestItemRegistration: 'workflow', // signal-with-start: Temporal, not the service
+  handOverStock: 'workflow', // signal-with-start: Temporal, not the service
   pullPurchases: 'compliance',
   listPurchasesPage: 'compliance',
-  /** To the configured sink: spends no service budget. */
-  deliverPurchaseEvents: 'workflow',
-  // The reconciliation
+  deliverPurchaseEvents: 'workflow', // to the configured sink
   checkReconciliationBusiness: 'compliance',
   listReconciliationPurchases: 'compliance',
   checkReconciliationCompany: 'accounting',
   listReconciliationBillPayments: 'accounting',
-  /** Which application's budget a business's calls spend (a local activity): the worker's tenants, not a service. */
-  placeBusiness: 'workflow',
-  // Sync batches
+  placeBusiness: 'workflow', // a local activity reading the worker's tenants
   processSyncBatch: 'accounting',
   listBillPaymentsPage: 'accounting',
 } as const satisfies Record<string, ActivityQueue>;
@@ -80,7 +53,6 @@ export function isActivityName(name: string): name is ActivityName {
   return Object.prototype.hasOwnProperty.call(ACTIVITY_QUEUES, name);
 }
 
-/** The task queue an activity runs on, for workflows on `workflowTaskQueue`. */
 export function activityTaskQueue(activity: ActivityName, workflowTaskQueue: string): string {
   return taskQueueOf(ACTIVITY_QUEUES[activity], workflowTaskQueue);
 }
