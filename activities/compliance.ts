@@ -1,7 +1,4 @@
-/**
- * One activity per compliance API call, each returning only plain data: documents are copied into FiscalDocument,
- * so a callback URL never reaches workflow history.
- */
+/** One activity per compliance API call; documents are copied into FiscalDocument, so no callback URL leaks. */
 import { ApplicationFailure } from '@temporalio/common';
 import {
   authorityErrorsFromError,
@@ -22,19 +19,16 @@ import type {
   AdjustStockInput,
   AdjustStockResult,
   CheckItemsInput,
-  CheckItemsResult,
   CreateCreditNoteInput,
   CreateSaleInput,
   DocumentRef,
-  DocumentResult,
   ItemCheck,
-  RegisterItemInput,
   RegisterItemResult,
   SaleRequest,
   SignSaleInput,
-  SignSaleResult,
   SubmissionResult,
 } from './types.js';
+import type { FiscalDocument } from '../src/contracts/sale.js';
 
 export type ComplianceActivityDeps = Pick<
   ActivityDeps,
@@ -148,12 +142,12 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
   return {
     /** Registration and stock tracking of a sale's items, from the per-process registry when it can answer. */
-    async checkItems(input: CheckItemsInput): Promise<CheckItemsResult> {
+    async checkItems(input: CheckItemsInput): Promise<{ items: ItemCheck[] }> {
       return { items: await lookupItems(input.businessId, input.itemIds, input.fresh ?? false) };
     },
 
     /** Registers an item with the tax authority (safe to repeat, C23). */
-    async registerItem(input: RegisterItemInput): Promise<RegisterItemResult> {
+    async registerItem(input: { businessId: string; itemId: string; branchId?: string }): Promise<RegisterItemResult> {
       return callApi({ idempotent: true, recover: needsFixing, logger, metrics }, async (signal) => {
         const { data: item } = await services
           .compliance(input.businessId)
@@ -174,16 +168,13 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     },
 
     /** Issues the sale; 201 signed, 202 in flight, 422 rejected (with causes), 200 a replay of the key. */
-    async createSale(input: CreateSaleInput): Promise<SubmissionResult> {
-      return fileSale(input);
-    },
+    createSale: fileSale,
 
     /**
-     * The item check and the sale in one activity, so a sale whose items are registered reaches its receipt with
-     * one activity dispatch. The check is answered from the worker's registry when it can (no request); an item
-     * the business lacks is a refusal, and unregistered items come back unfiled for the workflow to register.
+     * The item check (from the worker's registry when it can) and the sale in one activity dispatch. Without
+     * `submission` nothing was filed: unregistered items come back for the workflow to register first.
      */
-    async signSale(input: SignSaleInput): Promise<SignSaleResult> {
+    async signSale(input: SignSaleInput): Promise<{ items: ItemCheck[]; submission?: SubmissionResult }> {
       const items = await lookupItems(input.businessId, input.itemIds);
       if (items.some((item) => !item.registered)) return { items };
       return { items, submission: await fileSale(input) };
@@ -203,7 +194,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
       return result;
     },
 
-    async getDocument(input: DocumentRef): Promise<DocumentResult> {
+    async getDocument(input: DocumentRef): Promise<{ document: FiscalDocument }> {
       return callApi({ idempotent: true, logger, metrics }, async (signal) => {
         const { data } = await services
           .compliance(input.businessId)
@@ -216,7 +207,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
      * Reads the document and fails with a retryable, benign `document_in_flight` while the authority has not
      * decided: the workflow's retry policy is the polling loop, so polls add no history events.
      */
-    async awaitDocumentOutcome(input: DocumentRef): Promise<DocumentResult> {
+    async awaitDocumentOutcome(input: DocumentRef): Promise<{ document: FiscalDocument }> {
       const sale = await callApi(
         { idempotent: true, logger, metrics },
         async (signal) =>

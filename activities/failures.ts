@@ -1,8 +1,4 @@
-/**
- * The one place where failures of API calls become Temporal failures. The failure `type` is what the
- * workflow branches on (and what retry policies list), so it is either the API's own `code` or one of the
- * names exported below.
- */
+/** Where API call failures become Temporal failures; `type` (what workflows branch on) is the API's code or ours. */
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { ApiError, RequestValidationError, ResponseValidationError } from '../src/http/errors.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
@@ -24,12 +20,10 @@ const SECRET_KEYS = new Set(['callback', 'callbackurl', 'callbacktoken', 'apikey
 
 export interface FailureOptions {
   /**
-   * Whether repeating the call cannot duplicate its effect (a read, or a write carrying an idempotency key).
-   * Only consulted where the error itself does not say (a malformed success body); default false, so an
-   * unknown write is never repeated blindly.
+   * Repeating the call cannot duplicate its effect (a read, or a write with an idempotency key). Consulted only
+   * where the error does not say (a malformed success body); default false: an unknown write is never repeated.
    */
   idempotent?: boolean;
-  /** Source of jitter, for tests; default Math.random. */
   random?: () => number;
 }
 
