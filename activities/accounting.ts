@@ -59,21 +59,7 @@ function withHint(err: unknown): unknown {
   if (!(err instanceof ApiError) || err.status === undefined) return err;
   const hint = REFUSAL_HINTS[err.status];
   if (hint === undefined) return err;
-  return new ApiError({
-    service: err.service,
-    operation: err.operation,
-    method: err.method,
-    path: err.path,
-    status: err.status,
-    code: err.code,
-    message: `${hint}: ${err.message}`,
-    details: err.details,
-    retryAfterSeconds: err.retryAfterSeconds,
-    rateLimit: err.rateLimit,
-    retry: err.retry,
-    requestSent: err.requestSent,
-    cause: err,
-  });
+  return new ApiError({ ...err, message: `${hint}: ${err.message}`, cause: err });
 }
 
 function text(value: string | null | undefined): string | null {

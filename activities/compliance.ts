@@ -92,20 +92,30 @@ function saleBody(request: SaleRequest, callbackUrl: string | undefined) {
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
   const { services, itemRegistry, callbackUrls, logger, metrics } = deps;
 
-  function logSubmission(message: string, businessId: string, result: SubmissionResult): void {
+  /** Files or resubmits a document; a 422 carrying it is an outcome (`rejected`), not a failure. */
+  async function submit(
+    message: string,
+    businessId: string,
+    callbackUrl: string | undefined,
+    send: (options: { businessId: string; signal: AbortSignal }) => Promise<ApiResult<Sale>>,
+  ): Promise<SubmissionResult> {
+    const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
+      submitted(await send({ businessId, signal }), callbackUrl),
+    );
     const { document, outcome, httpStatus, replayed, causes } = result;
+    const codes = causes.map((c) => c.code);
     logger.info(
-      {
-        businessId,
-        documentId: document.id,
-        status: document.status,
-        outcome,
-        httpStatus,
-        replayed,
-        causes: causes.map((c) => c.code),
-      },
+      { businessId, documentId: document.id, status: document.status, outcome, httpStatus, replayed, causes: codes },
       message,
     );
+    return result;
+  }
+
+  /** Reads a document, in flight or not. */
+  function readSale({ businessId, documentId }: DocumentRef): Promise<Sale> {
+    return callApi({ idempotent: true, logger, metrics }, async (signal) => {
+      return (await services.compliance(businessId).getSale(documentId, { businessId, signal })).data;
+    });
   }
 
   /** The items from the registry (a list call at most); a business lacking one of them is a refusal. */
@@ -125,19 +135,12 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     return lookup.items;
   }
 
-  async function fileSale(input: CreateSaleInput): Promise<SubmissionResult> {
+  function fileSale(input: CreateSaleInput): Promise<SubmissionResult> {
     const callbackUrl = callbackUrls?.mint(input.workflowId);
     const body = saleBody(input.request, callbackUrl);
-    const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
-      submitted(
-        await services
-          .compliance(input.businessId)
-          .createSale(body, input.idempotencyKey, { businessId: input.businessId, signal }),
-        callbackUrl,
-      ),
+    return submit('sale submitted', input.businessId, callbackUrl, (options) =>
+      services.compliance(input.businessId).createSale(body, input.idempotencyKey, options),
     );
-    logSubmission('sale submitted', input.businessId, result);
-    return result;
   }
 
   return {
@@ -182,25 +185,13 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
     /** Resubmits a failed document (safe to repeat, C35). */
     async retrySale(input: DocumentRef): Promise<SubmissionResult> {
-      const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
-        submitted(
-          await services
-            .compliance(input.businessId)
-            .retrySale(input.documentId, { businessId: input.businessId, signal }),
-          undefined,
-        ),
+      return submit('document resubmitted', input.businessId, undefined, (options) =>
+        services.compliance(input.businessId).retrySale(input.documentId, options),
       );
-      logSubmission('document resubmitted', input.businessId, result);
-      return result;
     },
 
     async getDocument(input: DocumentRef): Promise<{ document: FiscalDocument }> {
-      return callApi({ idempotent: true, logger, metrics }, async (signal) => {
-        const { data } = await services
-          .compliance(input.businessId)
-          .getSale(input.documentId, { businessId: input.businessId, signal });
-        return { document: toFiscalDocument(data) };
-      });
+      return { document: toFiscalDocument(await readSale(input)) };
     },
 
     /**
@@ -208,15 +199,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
      * decided: the workflow's retry policy is the polling loop, so polls add no history events.
      */
     async awaitDocumentOutcome(input: DocumentRef): Promise<{ document: FiscalDocument }> {
-      const sale = await callApi(
-        { idempotent: true, logger, metrics },
-        async (signal) =>
-          (
-            await services
-              .compliance(input.businessId)
-              .getSale(input.documentId, { businessId: input.businessId, signal })
-          ).data,
-      );
+      const sale = await readSale(input);
       if (isInFlight(sale.status)) throw documentInFlight(sale.id, sale.status);
       return { document: toFiscalDocument(sale) };
     },
@@ -225,22 +208,11 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     async adjustStock(input: AdjustStockInput): Promise<AdjustStockResult> {
       const waited = queuedMs();
       return callApi({ idempotent: false, logger, metrics }, async (signal) => {
-        const { data } = await services.compliance(input.businessId).adjustStock(
-          {
-            itemId: input.itemId,
-            action: input.action,
-            quantity: input.quantity,
-            unitPrice: input.unitPrice,
-            referenceId: input.referenceId,
-            branchId: input.branchId,
-          },
-          { businessId: input.businessId, signal },
-        );
-        return {
-          movementId: data.movementId,
-          quantityOnHand: data.quantityOnHand,
-          queuedMs: waited,
-        };
+        const { businessId, itemId, action, quantity, unitPrice, referenceId, branchId } = input;
+        const { data } = await services
+          .compliance(businessId)
+          .adjustStock({ itemId, action, quantity, unitPrice, referenceId, branchId }, { businessId, signal });
+        return { movementId: data.movementId, quantityOnHand: data.quantityOnHand, queuedMs: waited };
       });
     },
 
@@ -255,16 +227,9 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
         reason: input.reason,
         callbackUrl: callbackUrls?.mint(input.workflowId),
       };
-      const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
-        submitted(
-          await services
-            .compliance(input.businessId)
-            .createCreditNote(body, input.idempotencyKey, { businessId: input.businessId, signal }),
-          body.callbackUrl,
-        ),
+      return submit('credit note submitted', input.businessId, body.callbackUrl, (options) =>
+        services.compliance(input.businessId).createCreditNote(body, input.idempotencyKey, options),
       );
-      logSubmission('credit note submitted', input.businessId, result);
-      return result;
     },
   };
 }
