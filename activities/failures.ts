@@ -87,14 +87,9 @@ function fromApiError(err: ApiError, attempt: number, random: () => number): App
 }
 
 /**
- * Maps an error thrown by a client call to the failure the activity throws:
- * - 429 → retryable `rate_limited`, next attempt after `Retry-After`;
- * - safe to repeat (never sent; 5xx or timeout on an idempotent request) → retryable, type = code, backoff;
- * - ambiguous (a non-idempotent write may have happened) → non-retryable `ambiguous_write`;
- * - final (the service said no) → non-retryable, type = code, details [extras, status];
- * - a request the client refused to send → non-retryable `invalid_request` naming the field;
- * - a success body of the wrong shape → retryable `unexpected_response` when idempotent, else `ambiguous_write`.
- * Anything else (including an ApplicationFailure) is rethrown unchanged, so Temporal's default applies.
+ * 429 → retryable `rate_limited` after `Retry-After`; safe to repeat → retryable with backoff; a write that may have
+ * happened → `ambiguous_write`; a refusal → non-retryable, type = code; a request not sent → `invalid_request`; a
+ * malformed success body → `unexpected_response` if idempotent, else `ambiguous_write`. Anything else is rethrown.
  */
 export function toActivityFailure(err: unknown, attempt: number, options: FailureOptions = {}): ApplicationFailure {
   const random = options.random ?? Math.random;

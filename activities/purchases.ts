@@ -1,7 +1,4 @@
-/**
- * The supplier-invoice sync: one compliance call per API activity attempt; delivery makes none and runs on the
- * workflow queue, so a slow or absent sink never holds a slot of the rate budget.
- */
+/** The supplier-invoice sync's activities; delivery runs on the workflow queue, off the rate budget. */
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';

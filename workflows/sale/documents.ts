@@ -28,7 +28,6 @@ export async function settleDocument(
 ): Promise<FiscalDocument> {
   const { input, record, inbox, api } = ctx;
   const cancellable = kind === 'sale';
-  /** Callbacks counted when the latest submission went out: one after it may announce its outcome. */
   let hintsAtSubmission = inbox.callbackHints;
   const send = (call: () => Promise<SubmissionResult>) =>
     parkOnRefusal(

@@ -234,7 +234,7 @@ export function refuseInput(input: unknown, problems: [InputProblem, ...InputPro
   setHandler(awaitReceiptUpdate, (_request: AwaitReceiptRequest) => receiptAnswer(record.state), {
     validator: refuseAll,
   });
-  record.invalidInput(FAILURE_TYPES.invalidInput, problems);
+  record.failed(FAILURE_TYPES.invalidInput, problems);
   throw invalidSaleInput(problems);
 }
 

@@ -133,19 +133,12 @@ export class SaleRecord {
     ];
   }
 
-  /** `type`: the failure the sale ends with, its AttentionReason. */
-  failed(type: string): void {
+  /** `type`: the failure the sale ends with, its AttentionReason; `problems`: of an input it cannot use. */
+  failed(type: string, problems?: readonly InputProblem[]): void {
     this.state.step = 'failed';
-    upsertSearchAttributes([{ key: FiscalStatus, value: 'failed' }, ...this.attentionAttributes(true, type)]);
-    count('etims_sales_failed', { reason: type });
-    this.publishDetails();
-  }
-
-  /** A start whose input the sale cannot use: nothing was sent; the caller must start it again, corrected. */
-  invalidInput(type: string, problems: readonly InputProblem[]): void {
-    this.state.step = 'failed';
-    upsertSearchAttributes([{ key: FiscalStatus, value: 'invalid_input' }, ...this.attentionAttributes(true, type)]);
-    this.note(`invalid input: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
+    const status = problems ? 'invalid_input' : 'failed';
+    upsertSearchAttributes([{ key: FiscalStatus, value: status }, ...this.attentionAttributes(true, type)]);
+    if (problems) this.note(`invalid input: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
     count('etims_sales_failed', { reason: type });
     this.publishDetails();
   }

@@ -121,10 +121,7 @@ export class LedgerBook {
     return this.pending.find((l) => l.itemId === itemId)?.takenAt;
   }
 
-  /**
-   * The item's next movement: one proven not applied first, as it was; else its oldest pending line, alone (per sale)
-   * or with every pending line of the same action and price (coalesced).
-   */
+  /** One proven not applied first, as it was; else the oldest pending line, alone or with its kind (coalesced). */
   nextMovement(itemId: string): LedgerMovement | undefined {
     const queued = this.resend.get(itemId);
     if (queued && queued.length > 0) {
