@@ -1,7 +1,4 @@
-/**
- * How every compliance activity makes its one API call: inside the activity's context (so Temporal's
- * cancellation aborts the HTTP request) and with every error turned into the failure the workflow expects.
- */
+/** An activity's one API call: Temporal's cancellation aborts it, and errors become the failures workflows expect. */
 import { Context } from '@temporalio/activity';
 import { CancelledFailure, type ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../src/logger.js';
@@ -10,21 +7,17 @@ import type { MetricsRecorder } from '../src/metrics/recorder.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { toActivityFailure } from './failures.js';
 
-/**
- * How long this attempt waited in its task queue before a worker started it (server's scheduling time against this
- * machine's clock: NTP-synchronised clocks are within milliseconds, far under what it is compared with).
- */
+/** How long this attempt waited in its queue (the server's clock against ours: NTP keeps them milliseconds apart). */
 export function queuedMs(): number {
   return Math.max(0, Date.now() - Context.current().info.currentAttemptScheduledTimestampMs);
 }
 
-export interface ApiCallSpec<T> {
-  /** Whether repeating the call cannot duplicate its effect; see FailureOptions.idempotent. */
+interface ApiCallSpec<T> {
+  /** See FailureOptions.idempotent. */
   idempotent: boolean;
   /** Turns an error that is a business outcome (a 422 carrying a document) into a result. */
   recover?: (err: unknown) => T | undefined;
   logger: Logger;
-  /** The worker's metrics (absent: nothing recorded). */
   metrics?: MetricsRecorder | undefined;
 }
 

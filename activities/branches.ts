@@ -1,23 +1,10 @@
-/**
- * One id per physical branch, so a sale naming its branch by id, by `authorityBhfId` or not at all reaches the one
- * stock ledger of that branch. Names resolve as the service resolves them (id first, then `authorityBhfId`; none: the
- * first branch listed) against GET /v1/businesses, read once per business per process and read again only for a name
- * the last read did not know (docs/stock-ledger.md, "Which ledger").
- */
+/** One id per physical branch, however a sale names it (docs/stock-ledger.md, "Which ledger"). */
 import { ApplicationFailure } from '@temporalio/common';
 import type { Branch, Business } from '../src/compliance/schemas.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 
 /** The canonical id of the branch `named` (absent: the business's first branch). */
 export type CanonicalBranch = (businessId: string, named: string | undefined) => Promise<string>;
-
-export interface CanonicalBranchOptions {
-  /** Businesses whose branches are kept, at most (the oldest read is dropped first). */
-  maxBusinesses?: number;
-  /** A name the last read did not know is read again only once this long after it. */
-  rereadAfterMs?: number;
-  now?: () => number;
-}
 
 interface Known {
   branches: readonly Branch[];
@@ -29,10 +16,13 @@ function pick(branches: readonly Branch[], named: string | undefined): string | 
   return (branches.find((b) => b.id === named) ?? branches.find((b) => b.authorityBhfId === named))?.id;
 }
 
-/** Resolves over `listBusinesses` (the listing the key of `businessId` gives), with a bounded per-process cache. */
+/**
+ * Resolves as the service does (id, then `authorityBhfId`; none: the first branch) over `listBusinesses`, cached per
+ * process for `maxBusinesses`; a name the last read did not know is read again after `rereadAfterMs`.
+ */
 export function cachedCanonicalBranch(
   listBusinesses: (businessId: string) => Promise<readonly Business[]>,
-  options: CanonicalBranchOptions = {},
+  options: { maxBusinesses?: number; rereadAfterMs?: number; now?: () => number } = {},
 ): CanonicalBranch {
   const maxBusinesses = options.maxBusinesses ?? 10_000;
   const rereadAfterMs = options.rereadAfterMs ?? 60_000;

@@ -1,7 +1,4 @@
-/**
- * One activity per compliance API call, each returning only plain data: documents are copied into FiscalDocument,
- * so a callback URL never reaches workflow history.
- */
+/** One activity per compliance API call; documents are copied into FiscalDocument, so no callback URL leaks. */
 import { ApplicationFailure } from '@temporalio/common';
 import {
   authorityErrorsFromError,
@@ -22,19 +19,16 @@ import type {
   AdjustStockInput,
   AdjustStockResult,
   CheckItemsInput,
-  CheckItemsResult,
   CreateCreditNoteInput,
   CreateSaleInput,
   DocumentRef,
-  DocumentResult,
   ItemCheck,
-  RegisterItemInput,
   RegisterItemResult,
   SaleRequest,
   SignSaleInput,
-  SignSaleResult,
   SubmissionResult,
 } from './types.js';
+import type { FiscalDocument } from '../src/contracts/sale.js';
 
 export type ComplianceActivityDeps = Pick<
   ActivityDeps,
@@ -98,20 +92,30 @@ function saleBody(request: SaleRequest, callbackUrl: string | undefined) {
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
   const { services, itemRegistry, callbackUrls, logger, metrics } = deps;
 
-  function logSubmission(message: string, businessId: string, result: SubmissionResult): void {
+  /** Files or resubmits a document; a 422 carrying it is an outcome (`rejected`), not a failure. */
+  async function submit(
+    message: string,
+    businessId: string,
+    callbackUrl: string | undefined,
+    send: (options: { businessId: string; signal: AbortSignal }) => Promise<ApiResult<Sale>>,
+  ): Promise<SubmissionResult> {
+    const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
+      submitted(await send({ businessId, signal }), callbackUrl),
+    );
     const { document, outcome, httpStatus, replayed, causes } = result;
+    const codes = causes.map((c) => c.code);
     logger.info(
-      {
-        businessId,
-        documentId: document.id,
-        status: document.status,
-        outcome,
-        httpStatus,
-        replayed,
-        causes: causes.map((c) => c.code),
-      },
+      { businessId, documentId: document.id, status: document.status, outcome, httpStatus, replayed, causes: codes },
       message,
     );
+    return result;
+  }
+
+  /** Reads a document, in flight or not. */
+  function readSale({ businessId, documentId }: DocumentRef): Promise<Sale> {
+    return callApi({ idempotent: true, logger, metrics }, async (signal) => {
+      return (await services.compliance(businessId).getSale(documentId, { businessId, signal })).data;
+    });
   }
 
   /** The items from the registry (a list call at most); a business lacking one of them is a refusal. */
@@ -131,29 +135,22 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     return lookup.items;
   }
 
-  async function fileSale(input: CreateSaleInput): Promise<SubmissionResult> {
+  function fileSale(input: CreateSaleInput): Promise<SubmissionResult> {
     const callbackUrl = callbackUrls?.mint(input.workflowId);
     const body = saleBody(input.request, callbackUrl);
-    const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
-      submitted(
-        await services
-          .compliance(input.businessId)
-          .createSale(body, input.idempotencyKey, { businessId: input.businessId, signal }),
-        callbackUrl,
-      ),
+    return submit('sale submitted', input.businessId, callbackUrl, (options) =>
+      services.compliance(input.businessId).createSale(body, input.idempotencyKey, options),
     );
-    logSubmission('sale submitted', input.businessId, result);
-    return result;
   }
 
   return {
     /** Registration and stock tracking of a sale's items, from the per-process registry when it can answer. */
-    async checkItems(input: CheckItemsInput): Promise<CheckItemsResult> {
+    async checkItems(input: CheckItemsInput): Promise<{ items: ItemCheck[] }> {
       return { items: await lookupItems(input.businessId, input.itemIds, input.fresh ?? false) };
     },
 
     /** Registers an item with the tax authority (safe to repeat, C23). */
-    async registerItem(input: RegisterItemInput): Promise<RegisterItemResult> {
+    async registerItem(input: { businessId: string; itemId: string; branchId?: string }): Promise<RegisterItemResult> {
       return callApi({ idempotent: true, recover: needsFixing, logger, metrics }, async (signal) => {
         const { data: item } = await services
           .compliance(input.businessId)
@@ -174,16 +171,13 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     },
 
     /** Issues the sale; 201 signed, 202 in flight, 422 rejected (with causes), 200 a replay of the key. */
-    async createSale(input: CreateSaleInput): Promise<SubmissionResult> {
-      return fileSale(input);
-    },
+    createSale: fileSale,
 
     /**
-     * The item check and the sale in one activity, so a sale whose items are registered reaches its receipt with
-     * one activity dispatch. The check is answered from the worker's registry when it can (no request); an item
-     * the business lacks is a refusal, and unregistered items come back unfiled for the workflow to register.
+     * The item check (from the worker's registry when it can) and the sale in one activity dispatch. Without
+     * `submission` nothing was filed: unregistered items come back for the workflow to register first.
      */
-    async signSale(input: SignSaleInput): Promise<SignSaleResult> {
+    async signSale(input: SignSaleInput): Promise<{ items: ItemCheck[]; submission?: SubmissionResult }> {
       const items = await lookupItems(input.businessId, input.itemIds);
       if (items.some((item) => !item.registered)) return { items };
       return { items, submission: await fileSale(input) };
@@ -191,41 +185,21 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
     /** Resubmits a failed document (safe to repeat, C35). */
     async retrySale(input: DocumentRef): Promise<SubmissionResult> {
-      const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
-        submitted(
-          await services
-            .compliance(input.businessId)
-            .retrySale(input.documentId, { businessId: input.businessId, signal }),
-          undefined,
-        ),
+      return submit('document resubmitted', input.businessId, undefined, (options) =>
+        services.compliance(input.businessId).retrySale(input.documentId, options),
       );
-      logSubmission('document resubmitted', input.businessId, result);
-      return result;
     },
 
-    async getDocument(input: DocumentRef): Promise<DocumentResult> {
-      return callApi({ idempotent: true, logger, metrics }, async (signal) => {
-        const { data } = await services
-          .compliance(input.businessId)
-          .getSale(input.documentId, { businessId: input.businessId, signal });
-        return { document: toFiscalDocument(data) };
-      });
+    async getDocument(input: DocumentRef): Promise<{ document: FiscalDocument }> {
+      return { document: toFiscalDocument(await readSale(input)) };
     },
 
     /**
      * Reads the document and fails with a retryable, benign `document_in_flight` while the authority has not
      * decided: the workflow's retry policy is the polling loop, so polls add no history events.
      */
-    async awaitDocumentOutcome(input: DocumentRef): Promise<DocumentResult> {
-      const sale = await callApi(
-        { idempotent: true, logger, metrics },
-        async (signal) =>
-          (
-            await services
-              .compliance(input.businessId)
-              .getSale(input.documentId, { businessId: input.businessId, signal })
-          ).data,
-      );
+    async awaitDocumentOutcome(input: DocumentRef): Promise<{ document: FiscalDocument }> {
+      const sale = await readSale(input);
       if (isInFlight(sale.status)) throw documentInFlight(sale.id, sale.status);
       return { document: toFiscalDocument(sale) };
     },
@@ -234,22 +208,11 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     async adjustStock(input: AdjustStockInput): Promise<AdjustStockResult> {
       const waited = queuedMs();
       return callApi({ idempotent: false, logger, metrics }, async (signal) => {
-        const { data } = await services.compliance(input.businessId).adjustStock(
-          {
-            itemId: input.itemId,
-            action: input.action,
-            quantity: input.quantity,
-            unitPrice: input.unitPrice,
-            referenceId: input.referenceId,
-            branchId: input.branchId,
-          },
-          { businessId: input.businessId, signal },
-        );
-        return {
-          movementId: data.movementId,
-          quantityOnHand: data.quantityOnHand,
-          queuedMs: waited,
-        };
+        const { businessId, itemId, action, quantity, unitPrice, referenceId, branchId } = input;
+        const { data } = await services
+          .compliance(businessId)
+          .adjustStock({ itemId, action, quantity, unitPrice, referenceId, branchId }, { businessId, signal });
+        return { movementId: data.movementId, quantityOnHand: data.quantityOnHand, queuedMs: waited };
       });
     },
 
@@ -264,16 +227,9 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
         reason: input.reason,
         callbackUrl: callbackUrls?.mint(input.workflowId),
       };
-      const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
-        submitted(
-          await services
-            .compliance(input.businessId)
-            .createCreditNote(body, input.idempotencyKey, { businessId: input.businessId, signal }),
-          body.callbackUrl,
-        ),
+      return submit('credit note submitted', input.businessId, body.callbackUrl, (options) =>
+        services.compliance(input.businessId).createCreditNote(body, input.idempotencyKey, options),
       );
-      logSubmission('credit note submitted', input.businessId, result);
-      return result;
     },
   };
 }

@@ -1,7 +1,4 @@
-/**
- * What the workflow keeps of a sale or credit note. Fields are copied one by one: the service's document
- * carries `callback.url`, whose token must never reach workflow history, queries or logs.
- */
+/** Copied field by field: the service's document carries `callback.url`, whose token must never leave. */
 import type { AuthorityError, Receipt, Sale } from '../src/compliance/index.js';
 import { isInFlight, isSigned } from '../src/contracts/compliance-rules.js';
 import type { FiscalDocument, ReceiptSummary } from '../src/contracts/sale.js';

@@ -1,8 +1,4 @@
-/**
- * The one place where failures of API calls become Temporal failures. The failure `type` is what the
- * workflow branches on (and what retry policies list), so it is either the API's own `code` or one of the
- * names exported below.
- */
+/** Where API call failures become Temporal failures; `type` (what workflows branch on) is the API's code or ours. */
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { ApiError, RequestValidationError, ResponseValidationError } from '../src/http/errors.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
@@ -24,12 +20,10 @@ const SECRET_KEYS = new Set(['callback', 'callbackurl', 'callbacktoken', 'apikey
 
 export interface FailureOptions {
   /**
-   * Whether repeating the call cannot duplicate its effect (a read, or a write carrying an idempotency key).
-   * Only consulted where the error itself does not say (a malformed success body); default false, so an
-   * unknown write is never repeated blindly.
+   * Repeating the call cannot duplicate its effect (a read, or a write with an idempotency key). Consulted only
+   * where the error does not say (a malformed success body); default false: an unknown write is never repeated.
    */
   idempotent?: boolean;
-  /** Source of jitter, for tests; default Math.random. */
   random?: () => number;
 }
 
@@ -93,14 +87,9 @@ function fromApiError(err: ApiError, attempt: number, random: () => number): App
 }
 
 /**
- * Maps an error thrown by a client call to the failure the activity throws:
- * - 429 → retryable `rate_limited`, next attempt after `Retry-After`;
- * - safe to repeat (never sent; 5xx or timeout on an idempotent request) → retryable, type = code, backoff;
- * - ambiguous (a non-idempotent write may have happened) → non-retryable `ambiguous_write`;
- * - final (the service said no) → non-retryable, type = code, details [extras, status];
- * - a request the client refused to send → non-retryable `invalid_request` naming the field;
- * - a success body of the wrong shape → retryable `unexpected_response` when idempotent, else `ambiguous_write`.
- * Anything else (including an ApplicationFailure) is rethrown unchanged, so Temporal's default applies.
+ * 429 → retryable `rate_limited` after `Retry-After`; safe to repeat → retryable with backoff; a write that may have
+ * happened → `ambiguous_write`; a refusal → non-retryable, type = code; a request not sent → `invalid_request`; a
+ * malformed success body → `unexpected_response` if idempotent, else `ambiguous_write`. Anything else is rethrown.
  */
 export function toActivityFailure(err: unknown, attempt: number, options: FailureOptions = {}): ApplicationFailure {
   const random = options.random ?? Math.random;

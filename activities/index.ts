@@ -1,8 +1,4 @@
-/**
- * Every activity of every process, created from injected dependencies; the worker registers each on the task
- * queue its contract declares (ACTIVITY_QUEUES). Workflows use these types with `import type` only, so none of
- * this enters the workflow bundle.
- */
+/** Every activity, from injected dependencies; the worker registers each on its queue (ACTIVITY_QUEUES). */
 import { createAccountingActivities } from './accounting.js';
 import { cachedCanonicalBranch } from './branches.js';
 import { createComplianceActivities } from './compliance.js';

@@ -1,12 +1,8 @@
 /**
- * What this worker process knows about the items of each business, so that checking a sale's items costs at
- * most one `GET /v1/items` per business per refresh instead of one per sale.
- *
- * - Registration only moves forward (C1, C23), so an item seen `REGISTERED` is cached until a list shows it
- *   otherwise (a service reset, or one that is not our sandbox); a `fresh` lookup always reads the list.
- * - Other items are answered from the latest list while it is younger than `minRefreshIntervalMs`
- *   (a fresh list that lacks an asked-for item is fetched again: the item may have been created since).
- * - Concurrent callers share one in-flight list call.
+ * The items of each business as this process knows them: at most one `GET /v1/items` per business per refresh.
+ * Registration only moves forward (C1, C23), so a `REGISTERED` item is cached until a list shows it otherwise;
+ * other items are answered from a list younger than `minRefreshIntervalMs` that has them. Concurrent callers share
+ * one list call; a `fresh` lookup always reads the list.
  */
 import type { Item } from '../src/compliance/index.js';
 import type { ServiceAccess } from '../src/services/access.js';
@@ -14,17 +10,13 @@ import { isRegistered } from '../src/compliance/index.js';
 import type { ItemCheck } from './types.js';
 
 export interface ItemRegistryOptions {
-  /** A list younger than this is reused rather than fetched again (default 2000 ms). */
+  /** Default 2000 ms. */
   minRefreshIntervalMs?: number;
   now?: () => number;
 }
 
-export interface ItemLookup {
-  /** One check per known requested item, in the order asked, without repeats. */
-  items: ItemCheck[];
-  /** Requested ids the business does not have (or no longer has). */
-  unknownItemIds: string[];
-}
+/** `items`: one check per known requested item, in the order asked, without repeats. */
+type ItemLookup = { items: ItemCheck[]; unknownItemIds: string[] };
 
 interface ItemList {
   at: number;
@@ -36,8 +28,6 @@ interface BusinessItems {
   latest?: ItemList;
   refreshing?: Promise<ItemList>;
 }
-
-const DEFAULT_MIN_REFRESH_INTERVAL_MS = 2_000;
 
 function toCheck(item: Item): ItemCheck {
   return {
@@ -59,7 +49,7 @@ export class ItemRegistry {
     private readonly services: ServiceAccess,
     options: ItemRegistryOptions = {},
   ) {
-    const interval = options.minRefreshIntervalMs ?? DEFAULT_MIN_REFRESH_INTERVAL_MS;
+    const interval = options.minRefreshIntervalMs ?? 2_000;
     if (!Number.isFinite(interval) || interval < 0) {
       throw new RangeError(`ItemRegistry: minRefreshIntervalMs must be a number of ms, 0 or more (got ${interval})`);
     }
@@ -67,11 +57,7 @@ export class ItemRegistry {
     this.now = options.now ?? Date.now;
   }
 
-  /**
-   * Registration status and stock tracking of `itemIds` for one business. Errors of the list call propagate.
-   * `fresh`: the service's list as it is now, whatever is cached (after the service rejected a sale, its list
-   * decides; a service whose items went back to PENDING, a reset sandbox say, is believed).
-   */
+  /** `fresh`: the service's list now, whatever is cached (after a rejection the list decides, even back to PENDING). */
   async lookup(
     businessId: string,
     requestedIds: readonly string[],
@@ -91,7 +77,7 @@ export class ItemRegistry {
     return this.answer(business, itemIds, await this.refresh(businessId, business));
   }
 
-  /** Records an item the service just answered with (e.g. after registering it). */
+  /** An item the service just answered with (after registering it). */
   remember(businessId: string, item: Item): void {
     const check = toCheck(item);
     const business = this.business(businessId);

@@ -2,10 +2,8 @@ import type { BudgetPlacement, PlaceBusinessInput } from '../src/contracts/budge
 import type { ActivityDeps } from './deps.js';
 
 /**
- * Where a business's compliance calls stand on the fleet's budget, from the tenants this process serves now. Run as
- * a local activity on the workflow queue: it asks no service, and a workflow learns its business's application
- * without a key ever entering its history. A business no application serves refuses new work with
- * `business_not_served` (non-retryable: only a change of the tenants makes it pass).
+ * Where a business's compliance calls stand on the fleet's budget, from the tenants this process serves now: a local
+ * activity, so no key enters the history. An unserved business refuses new work (`business_not_served`).
  */
 export function createPlacementActivities(deps: Pick<ActivityDeps, 'services'>) {
   return {

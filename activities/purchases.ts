@@ -1,9 +1,4 @@
-/**
- * Activities of the supplier-invoice sync. The two API activities make exactly one compliance call per attempt and
- * run on the rate-limited compliance queue, so the sync spends the same fleet-wide budget as sales (at a lower
- * priority). The delivery activity makes no compliance call and runs on the sale queue: a slow or absent sink
- * never holds a slot of the rate budget.
- */
+/** The supplier-invoice sync's activities; delivery runs on the workflow queue, off the rate budget. */
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
@@ -83,9 +78,8 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
     },
 
     /**
-     * Delivers the events in order, heartbeating how many are done, so the attempt after a worker was killed
-     * resumes after the last one reported (one or two may go again: the sink or the receiver de-duplicates on
-     * the event id). Every failure carries `{delivered}` too, so the workflow records exactly what went.
+     * In order, heartbeating how many are done so a retry resumes there (one or two may go again: receivers
+     * de-duplicate on the event id). Every failure carries `{delivered}`, so the workflow records exactly what went.
      */
     async deliverPurchaseEvents(input: DeliverPurchaseEventsInput): Promise<DeliverPurchaseEventsResult> {
       const context = Context.current();

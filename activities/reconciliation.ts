@@ -1,34 +1,13 @@
 /**
- * The scheduled reconciliation's compliance calls, one request per activity: this queue's server-side rate
- * limit is the fleet's compliance budget, and it counts activity starts. They return the rules' compact
- * records (src/reconciliation/load.ts maps them, as for `npm run reconcile`), so the workflow's history holds
- * what the rules read and nothing more. The accounting calls are in accounting.ts, on the accounting queue.
+ * The reconciliation's compliance calls, one request per activity (the queue's rate limit counts activity starts),
+ * returning the rules' compact records so the history holds what the rules read. Accounting calls: accounting.ts.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { Logger } from '../src/logger.js';
-import type { ServiceAccess } from '../src/services/access.js';
 import { ReconciliationInputError, checkBusinessAccess, readPurchasesPage } from '../src/reconciliation/load.js';
 import type { ReconcilePurchase } from '../src/contracts/reconciliation.js';
-import type { MetricsRecorder } from '../src/metrics/recorder.js';
 import { callApi } from './api-call.js';
+import type { ActivityDeps } from './deps.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
-
-export interface ReconciliationActivityDeps {
-  services: ServiceAccess;
-  logger: Logger;
-  /** The worker's metrics (absent: nothing recorded). */
-  metrics?: MetricsRecorder;
-}
-
-export interface CheckReconciliationBusinessInput {
-  businessId: string;
-}
-
-export interface ListReconciliationPurchasesInput {
-  businessId: string;
-  /** null for the first page. */
-  cursor: string | null;
-}
 
 export interface ReconciliationPurchasesPage {
   purchases: ReconcilePurchase[];
@@ -36,10 +15,7 @@ export interface ReconciliationPurchasesPage {
   nextCursor: string | null;
 }
 
-/**
- * A business or company the keys cannot see: configuration, which no retry fixes, so `not_configured` and
- * non-retryable, with the message that names it. Other errors are left to callApi.
- */
+/** A business or company the keys cannot see: configuration, which no retry fixes. Others are left to callApi. */
 export async function failingNotConfigured<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -51,20 +27,26 @@ export async function failingNotConfigured<T>(run: () => Promise<T>): Promise<T>
   }
 }
 
-export function createReconciliationActivities({ services, logger, metrics }: ReconciliationActivityDeps) {
+export function createReconciliationActivities({
+  services,
+  logger,
+  metrics,
+}: Pick<ActivityDeps, 'services' | 'logger' | 'metrics'>) {
   return {
     /** `GET /v1/businesses`: the link check, failing `not_configured` when the key may not act for the business. */
-    async checkReconciliationBusiness({ businessId }: CheckReconciliationBusinessInput): Promise<void> {
+    async checkReconciliationBusiness({ businessId }: { businessId: string }): Promise<void> {
       await callApi({ idempotent: true, logger, metrics }, (signal) =>
         failingNotConfigured(() => checkBusinessAccess(services.compliance(businessId), businessId, signal)),
       );
     },
 
     /** One page (100) of `GET /v1/purchases`, as the reconciliation rules read them. */
-    async listReconciliationPurchases({
-      businessId,
-      cursor,
-    }: ListReconciliationPurchasesInput): Promise<ReconciliationPurchasesPage> {
+    async listReconciliationPurchases(input: {
+      businessId: string;
+      /** null for the first page. */
+      cursor: string | null;
+    }): Promise<ReconciliationPurchasesPage> {
+      const { businessId, cursor } = input;
       return callApi({ idempotent: true, logger, metrics }, (signal) =>
         readPurchasesPage(services.compliance(businessId), businessId, cursor, signal),
       );

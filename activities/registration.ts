@@ -1,8 +1,4 @@
-/**
- * Asks the item-registration workflow of a business's item to tell a sale when the item is registered.
- * Signal-with-start joins the running registration when there is one, so concurrent sales needing the same
- * item converge on a single registration. Not an API call.
- */
+/** Signal-with-start of an item's registration workflow: concurrent sales needing an item converge on one. */
 import {
   ITEM_REGISTRATION_WORKFLOW_TYPE,
   addRegistrationWaiterSignal,
@@ -13,9 +9,7 @@ import { WORKFLOW_TASK_QUEUE } from '../src/contracts/task-queues.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 import type { RequestItemRegistrationInput } from './types.js';
 
-export type RegistrationActivityDeps = Pick<ActivityDeps, 'temporal' | 'workflowTaskQueue' | 'logger'>;
-
-export function createRegistrationActivities(deps: RegistrationActivityDeps) {
+export function createRegistrationActivities(deps: Pick<ActivityDeps, 'temporal' | 'workflowTaskQueue' | 'logger'>) {
   return {
     async requestItemRegistration(input: RequestItemRegistrationInput): Promise<void> {
       const client = temporalClientOf(deps, 'requestItemRegistration');

@@ -1,7 +1,4 @@
-/**
- * Hands a sale's stock lines to its branch's stock ledger. Signal-with-start joins the running ledger or starts it, so
- * every sale of a branch converges on the one writer of its stock, however the sale names the branch.
- */
+/** Signal-with-start of a branch's stock ledger: every sale of a branch, however it names it, reaches the one. */
 import {
   DEFAULT_STOCK_REPORTING,
   STOCK_LEDGER_WORKFLOW_TYPE,
@@ -31,14 +28,9 @@ export interface HandOverStockInput {
   taskQueue?: string;
 }
 
-export interface HandOverStockResult {
-  ledgerWorkflowId: string;
-  reporting: StockReporting;
-}
-
 export function createStockLedgerActivities(deps: StockLedgerActivityDeps) {
   return {
-    async handOverStock(input: HandOverStockInput): Promise<HandOverStockResult> {
+    async handOverStock(input: HandOverStockInput): Promise<{ ledgerWorkflowId: string; reporting: StockReporting }> {
       const client = temporalClientOf(deps, 'handOverStock');
       const reporting = deps.stockReporting?.(input.businessId) ?? DEFAULT_STOCK_REPORTING;
       const taskQueue = input.taskQueue ?? deps.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;

@@ -1,7 +1,6 @@
 /**
- * Inputs and results of the activities: plain data only, because workflow code imports these types and
- * every value crosses Temporal's payload converter. Callback URLs never appear here: they carry a
- * capability token.
+ * Inputs and results of the activities: plain data only (workflow code imports these types and every value crosses
+ * the payload converter). Callback URLs never appear here: they carry a capability token.
  */
 import type { AuthorityError, ItemNeeds } from '../src/compliance/schemas.js';
 import type { CreditNoteReason } from '../src/contracts/compliance-rules.js';
@@ -11,10 +10,7 @@ import type { ItemRegistrationInput } from '../src/contracts/item-registration.j
 /** One reason the tax authority gave for refusing a document (`error.errors[]` of a 422). */
 export type AuthorityCause = Pick<AuthorityError, 'code' | 'message' | 'itemId' | 'field'>;
 
-/**
- * By the document's status: completed with a receipt → signed; pending / ready_to_submit / retrying →
- * in_flight; failed → rejected; anything else (cancelled, an unknown status) → unknown.
- */
+/** Completed with a receipt → signed; pending, ready_to_submit, retrying → in_flight; failed → rejected. */
 export type SubmissionOutcome = 'signed' | 'in_flight' | 'rejected' | 'unknown';
 
 /** What a creation or a retry of a sale or credit note led to. */
@@ -25,7 +21,7 @@ export interface SubmissionResult {
   replayed: boolean;
   document: FiscalDocument;
   causes: AuthorityCause[];
-  /** The service will announce the outcome of a document in flight: a result callback URL went with the request. */
+  /** A result callback URL went with the request: the service will announce the outcome. */
   outcomeAnnounced?: boolean;
 }
 
@@ -41,16 +37,6 @@ export interface CheckItemsInput {
   itemIds: string[];
   /** Read the service's item list now, not the worker's cache (after a rejection: the list decides). */
   fresh?: boolean;
-}
-
-export interface CheckItemsResult {
-  items: ItemCheck[];
-}
-
-export interface RegisterItemInput {
-  businessId: string;
-  itemId: string;
-  branchId?: string;
 }
 
 /** What an item still lacks; only an operator can supply it. */
@@ -69,28 +55,15 @@ export interface CreateSaleInput {
   idempotencyKey: string;
 }
 
+/** `itemIds`: the sale's distinct items, checked (from the worker's registry when it can) before it is filed. */
 export interface SignSaleInput extends CreateSaleInput {
-  /** The sale's distinct items: checked (from the worker's registry when it can answer) before the sale is filed. */
   itemIds: string[];
-}
-
-/**
- * The item check and, when every item is registered, the sale filed: one activity on the way to a signed receipt.
- * Without `submission` nothing was filed: some items must be registered first.
- */
-export interface SignSaleResult {
-  items: ItemCheck[];
-  submission?: SubmissionResult;
 }
 
 /** A sale or credit note already filed with the service. */
 export interface DocumentRef {
   businessId: string;
   documentId: string;
-}
-
-export interface DocumentResult {
-  document: FiscalDocument;
 }
 
 export interface AdjustStockInput {
@@ -125,8 +98,6 @@ export interface CreateCreditNoteInput {
 export interface RequestItemRegistrationInput extends ItemRegistrationInput {
   /** The sale to signal when the registration settles. */
   waiterWorkflowId: string;
-  /**
-   * Task queue of the registration workflow: the caller's own (workflowInfo().taskQueue); default WORKFLOW_TASK_QUEUE.
-   */
+  /** The registration workflow's task queue: the caller's own; default WORKFLOW_TASK_QUEUE. */
   taskQueue?: string;
 }

@@ -22,10 +22,7 @@ import {
 } from '../src/contracts/item-registration.js';
 import { itemRegistrationSettledSignal } from '../src/contracts/sale.js';
 
-/**
- * One execution per business and item: every sale that needs the item registered signals itself in as a
- * waiter (signal-with-start), so concurrent sales converge on one registration and each hears the outcome.
- */
+/** One per business and item: sales signal themselves in as waiters, converge on it and each hear the outcome. */
 export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Promise<ItemRegistrationState> {
   const attention = (needed: boolean) =>
     upsertSearchAttributes([

@@ -9,19 +9,15 @@ const { placeBusiness } = proxyLocalActivities<Pick<Activities, 'placeBusiness'>
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds' },
 });
 
-/**
- * Where a workflow's compliance calls go: the queue of the rate window that serves its business (the shared
- * compliance queue, or the window's own when it serves several businesses), and the fairness key they queue by.
- */
+/** The queue of the rate window serving the business (shared, or the window's own) and the fairness key. */
 export interface CallRoute {
   complianceQueue: string;
   fairnessKey: string;
 }
 
 /**
- * Asks the worker which application serves the business (a local activity: no key enters the history), and writes
- * it as the `Application` search attribute. `newWork` refuses a business no application serves now: a
- * non-retryable `business_not_served` failure, which a sale parks on.
+ * Which application serves the business (a local activity: no key enters the history), written as `Application`.
+ * `newWork` refuses a business none serves now (`business_not_served`, non-retryable): a sale parks on it.
  */
 export async function placeOnBudget(businessId: string, newWork: boolean): Promise<CallRoute> {
   const placement = await placeBusiness({ businessId, newWork });

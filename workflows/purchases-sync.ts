@@ -1,19 +1,38 @@
-import { continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { failsTheWorkflow } from './metrics.js';
 import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  PURCHASES_PAGE_SIZE,
+  PURCHASES_PAGES_PER_RUN,
+  PURCHASE_DELIVERY_FAILURES,
   getPurchasesSyncProgressQuery,
+  type DeliveryProgress,
   type PurchasesSyncInput,
+  type PurchasesSyncOptions,
   type PurchasesSyncResult,
 } from '../src/contracts/purchases-sync.js';
-import { placeOnBudget } from './placement.js';
-import { purchasesSyncActivities } from './purchases-sync/activities.js';
-import type { PurchasesSync } from './purchases-sync/context.js';
-import { deliver } from './purchases-sync/delivery.js';
+import { API_RETRY, PRIORITY, type ActivitiesOn } from './activity-options.js';
+import { failsTheWorkflow } from './metrics.js';
+import { placeOnBudget, type CallRoute } from './placement.js';
+import type { DueEvent } from './purchases-sync/ledger.js';
 import { PurchasesSyncRecord, countFailedSync } from './purchases-sync/record.js';
-import { settingsOf } from './purchases-sync/settings.js';
 
 /** Ledgers beyond this many invoices approach the 2 MB limit of one payload (about 40 bytes an invoice). */
 const LEDGER_WARNING_SIZE = 25_000;
+
+interface PurchasesSync {
+  input: PurchasesSyncInput;
+  settings: ReturnType<typeof settingsOf>;
+  record: PurchasesSyncRecord;
+  api: ReturnType<typeof purchasesSyncActivities>;
+}
 
 /**
  * One sync of a business's supplier invoices (docs/purchases-sync.md): one pull, then the list page by page, each
@@ -37,34 +56,24 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
   record.show(record.state.runs > 1 ? `continuing (run ${record.state.runs})` : 'pulling');
   const route = await placeOnBudget(input.businessId, false);
   const sync: PurchasesSync = { input, settings, record, api: purchasesSyncActivities(route, settings) };
-  await pullOnce(sync);
+  // The service fetches the latest invoices from the authority once a sync: a continued run does not again.
+  if (!record.state.pulled) {
+    await sync.api.compliance.pullPurchases({ businessId: input.businessId });
+    record.pulled();
+  }
   for (let pagesThisRun = 1; ; pagesThisRun++) {
-    const more = await syncNextPage(sync);
-    if (!more) return closeSync(sync);
-    if (pagesThisRun >= sync.settings.pagesPerRun || workflowInfo().continueAsNewSuggested) {
-      await continueAsNew<typeof purchasesSyncWorkflow>({ ...input, carry: sync.record.nextRun() });
+    const page = await sync.api.compliance.listPurchasesPage({
+      businessId: input.businessId,
+      cursor: record.state.cursor,
+      pageSize: settings.pageSize,
+    });
+    await deliver(sync, record.compared(page));
+    record.advanced(page.nextCursor);
+    if (page.nextCursor === null) return closeSync(sync);
+    if (pagesThisRun >= settings.pagesPerRun || workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof purchasesSyncWorkflow>({ ...input, carry: record.nextRun() });
     }
   }
-}
-
-/** The service fetches the latest invoices from the authority once a sync: a continued run does not again. */
-async function pullOnce({ input, record, api }: PurchasesSync): Promise<void> {
-  if (record.state.pulled) return;
-  await api.compliance.pullPurchases({ businessId: input.businessId });
-  record.pulled();
-}
-
-/** Lists the next page and delivers what is new or changed on it; false once the list is done. */
-async function syncNextPage(sync: PurchasesSync): Promise<boolean> {
-  const { input, settings, record, api } = sync;
-  const page = await api.compliance.listPurchasesPage({
-    businessId: input.businessId,
-    cursor: record.state.cursor,
-    pageSize: settings.pageSize,
-  });
-  await deliver(sync, record.compared(page));
-  record.advanced(page.nextCursor);
-  return page.nextCursor !== null;
 }
 
 function closeSync({ input, record }: PurchasesSync): PurchasesSyncResult {
@@ -75,4 +84,89 @@ function closeSync({ input, record }: PurchasesSync): PurchasesSyncResult {
   log.info('purchases sync done', { businessId, ...record.state.counts });
   // Invoices of `previous` not listed any more are dropped: the ledger mirrors what the service lists.
   return record.finished();
+}
+
+function settingsOf(options: PurchasesSyncOptions = {}) {
+  const pageSize = options.pageSize ?? PURCHASES_PAGE_SIZE;
+  const pagesPerRun = options.pagesPerRun ?? PURCHASES_PAGES_PER_RUN;
+  const deliveryAttempts = options.deliveryAttempts ?? 8;
+  const wrong = (field: string, rule: string) =>
+    ApplicationFailure.create({ type: 'invalid_request', message: `options.${field} ${rule}`, nonRetryable: true });
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100)
+    throw wrong('pageSize', 'must be an integer from 1 to 100');
+  if (!Number.isInteger(pagesPerRun) || pagesPerRun < 1) throw wrong('pagesPerRun', 'must be a positive integer');
+  if (!Number.isInteger(deliveryAttempts) || deliveryAttempts < 1)
+    throw wrong('deliveryAttempts', 'must be a positive integer');
+  return {
+    pageSize,
+    pagesPerRun,
+    deliveryAttempts,
+    deliveryRetryInterval: options.deliveryRetryInterval ?? '1 second',
+  };
+}
+
+function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, settings: ReturnType<typeof settingsOf>) {
+  return {
+    // Every call of the sync is one activity on the rate-limited compliance queue, behind any till's sale.
+    compliance: proxyActivities<ActivitiesOn<'compliance'>>({
+      taskQueue: complianceQueue,
+      startToCloseTimeout: '60 seconds',
+      scheduleToCloseTimeout: '30 minutes',
+      retry: API_RETRY,
+      priority: { priorityKey: PRIORITY.purchases, fairnessKey },
+    }),
+    // Delivery spends none of the compliance budget: it runs on the workflow queue.
+    sink: proxyActivities<ActivitiesOn<'workflow'>>({
+      startToCloseTimeout: '10 minutes',
+      // Above the sink's 10 s per event; heartbeats (throttled to 0.8 × this) carry the resume point.
+      heartbeatTimeout: '15 seconds',
+      retry: {
+        initialInterval: settings.deliveryRetryInterval,
+        backoffCoefficient: 2,
+        maximumInterval: '30 seconds',
+        maximumAttempts: settings.deliveryAttempts,
+        nonRetryableErrorTypes: [PURCHASE_DELIVERY_FAILURES.refused, PURCHASE_DELIVERY_FAILURES.notConfigured],
+      },
+    }),
+  };
+}
+
+/**
+ * Sends the events a page made due to the business's sink, in one batch. A sink that is down does not fail the
+ * sync: the batch is retried for a few minutes, then the rest of this sync's events are counted `pending` and the
+ * ledger keeps what was delivered, so the next sync sends them.
+ */
+async function deliver({ input, record, api }: PurchasesSync, due: DueEvent[]): Promise<void> {
+  if (due.length === 0) return;
+  if (record.state.sinkDown) return record.delivered(due, 0);
+  let delivered: number;
+  try {
+    delivered = (await api.sink.deliverPurchaseEvents({ events: due.map((d) => d.event) })).delivered;
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    delivered = deliveredBefore(err, due.length);
+    record.sinkWentDown();
+    log.warn('purchase events not delivered; the next sync delivers them', {
+      businessId: input.businessId,
+      delivered,
+      pending: due.length - delivered,
+      error: err.cause?.message ?? err.message,
+    });
+  }
+  record.delivered(due, delivered);
+}
+
+/** How many events a failed delivery had delivered, from its failure's details or its last heartbeat. */
+function deliveredBefore(err: ActivityFailure, total: number): number {
+  const counts: unknown[] = [];
+  let cause: unknown = err.cause;
+  for (let depth = 0; depth < 3 && cause; depth++) {
+    if (cause instanceof ApplicationFailure)
+      counts.push((cause.details?.[0] as Partial<DeliveryProgress> | undefined)?.delivered);
+    if (cause instanceof TimeoutFailure)
+      counts.push((cause.lastHeartbeatDetails as Partial<DeliveryProgress> | undefined)?.delivered);
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  const valid = counts.filter((n): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= total);
+  return valid.length > 0 ? Math.max(...valid) : 0;
 }

@@ -1,5 +1,4 @@
-import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
-import { failsTheWorkflow } from './metrics.js';
+import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import type {
   ReconcileBillPayment,
@@ -7,12 +6,11 @@ import type {
   ReconcilePurchase,
   ReconciliationInput,
 } from '../src/contracts/reconciliation.js';
-import { calendarDay, reconcile } from '../src/reconciliation/rules.js';
-import { placeOnBudget } from './placement.js';
-import { reconciliationActivities } from './reconciliation/activities.js';
-import type { Reconciliation } from './reconciliation/context.js';
-import { invalidInput } from './reconciliation/input.js';
-import { checkLink, listBillPayments, listPurchases } from './reconciliation/lists.js';
+import { DEFAULT_MAX_PAGES, tooManyPagesMessage } from '../src/reconciliation/limits.js';
+import { calendarDay, dayNumber, reconcile } from '../src/reconciliation/rules.js';
+import { API_RETRY, PRIORITY, accountingQueue, type ActivitiesOn } from './activity-options.js';
+import { failsTheWorkflow } from './metrics.js';
+import { placeOnBudget, type CallRoute } from './placement.js';
 import { ReconciliationRecord, countFailedReconciliation } from './reconciliation/record.js';
 
 /**
@@ -22,30 +20,136 @@ import { ReconciliationRecord, countFailedReconciliation } from './reconciliatio
  */
 export async function reconciliationWorkflow(input: ReconciliationInput): Promise<ReconcileBusinessResult> {
   try {
-    return await reconcileOnce(input);
+    const problem = invalidInput(input);
+    if (problem) throw ApplicationFailure.nonRetryable(problem, FAILURE_TYPES.invalidInput);
+    const route = await placeOnBudget(input.businessId, false);
+    const api = reconciliationActivities(route);
+    const record = new ReconciliationRecord(input);
+    await checkLink(input, api);
+    const purchases = await listPurchases(input.businessId, api);
+    const billPayments = await listBillPayments(input.companyId, api);
+    // The day the run started, not the clock: a replay counts ages to the same day.
+    const asOf = input.asOf ?? calendarDay(workflowInfo().startTime.getTime());
+    return record.finished(reconcile(purchases, billPayments, asOf, input.options));
   } catch (err) {
     if (failsTheWorkflow(err)) countFailedReconciliation(input);
     throw err;
   }
 }
 
-async function reconcileOnce(input: ReconciliationInput): Promise<ReconcileBusinessResult> {
-  const problem = invalidInput(input);
-  if (problem) throw ApplicationFailure.nonRetryable(problem, FAILURE_TYPES.invalidInput);
-  const route = await placeOnBudget(input.businessId, false);
-  const run: Reconciliation = { input, api: reconciliationActivities(route), record: new ReconciliationRecord(input) };
-  await checkLink(run);
-  const purchases = await listPurchases(run);
-  const billPayments = await listBillPayments(run);
-  return reconcileLists(run, purchases, billPayments);
+/** Plain-JSON starts (CLI, schedules edited by hand) skip every client-side check: the workflow checks again. */
+function invalidInput(input: ReconciliationInput): string | undefined {
+  if (typeof input !== 'object' || input === null) return 'the input must be an object {businessId, companyId}';
+  for (const key of ['businessId', 'companyId'] as const) {
+    if (typeof input[key] !== 'string' || input[key].trim() === '') return `${key} must be a non-empty string`;
+  }
+  // The rules run in this workflow: what they would refuse is refused here, before any request.
+  if (
+    input.asOf !== undefined &&
+    !(typeof input.asOf === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(input.asOf) && dayNumber(input.asOf) !== undefined)
+  ) {
+    return 'asOf must be a date YYYY-MM-DD';
+  }
+  for (const key of ['amountTolerance', 'dateWindowDays'] as const) {
+    const value = input.options?.[key];
+    if (value !== undefined && !(typeof value === 'number' && value >= 0))
+      return `options.${key} must be a number of at least 0`;
+  }
+  const currency = input.options?.currency;
+  if (currency !== undefined && !(typeof currency === 'string' && currency.trim() !== ''))
+    return 'options.currency must be a currency code such as KES';
+  return undefined;
 }
 
-function reconcileLists(
-  { input, record }: Reconciliation,
-  purchases: ReconcilePurchase[],
-  billPayments: ReconcileBillPayment[],
-): ReconcileBusinessResult {
-  // The day the run started, not the clock: a replay counts ages to the same day.
-  const asOf = input.asOf ?? calendarDay(workflowInfo().startTime.getTime());
-  return record.finished(reconcile(purchases, billPayments, asOf, input.options));
+/**
+ * Behind every sale on the compliance queue, and behind the sync batches on the accounting queue: nobody waits for
+ * a reconciliation. A page that finds no slot of the budget in 6 hours (the tills took all of it) fails the run;
+ * the next scheduled run reads again.
+ */
+function reconciliationActivities({ complianceQueue, fairnessKey }: CallRoute) {
+  const options = {
+    startToCloseTimeout: '60 seconds',
+    scheduleToCloseTimeout: '6 hours',
+    retry: API_RETRY,
+    priority: { priorityKey: PRIORITY.background, fairnessKey },
+  } as const;
+  const compliance = proxyActivities<ActivitiesOn<'compliance'>>({ ...options, taskQueue: complianceQueue });
+  const accounting = proxyActivities<ActivitiesOn<'accounting'>>({ ...options, taskQueue: accountingQueue() });
+  return {
+    checkBusiness: (businessId: string) =>
+      compliance.checkReconciliationBusiness.executeWithOptions(
+        { summary: `can the compliance key act for ${businessId}?` },
+        [{ businessId }],
+      ),
+    checkCompanyPage: (companyId: string, page: number) =>
+      accounting.checkReconciliationCompany.executeWithOptions(
+        { summary: `is ${companyId} on companies page ${page}?` },
+        [{ companyId, page }],
+      ),
+    purchasesPage: (businessId: string, cursor: string | null, page: number) =>
+      compliance.listReconciliationPurchases.executeWithOptions(
+        { summary: `purchases of ${businessId}, page ${page}` },
+        [{ businessId, cursor }],
+      ),
+    billPaymentsPage: (companyId: string, page: number) =>
+      accounting.listReconciliationBillPayments.executeWithOptions(
+        { summary: `bill payments of ${companyId}, page ${page}` },
+        [{ companyId, page }],
+      ),
+  };
+}
+
+type ReconciliationApi = ReturnType<typeof reconciliationActivities>;
+
+/** Reads pages 1, 2, … until `readPage` says there is none after; more than DEFAULT_MAX_PAGES fails the run. */
+async function readPages(what: string, readPage: (page: number) => Promise<{ more: boolean }>): Promise<void> {
+  for (let page = 1; ; page++) {
+    if (!(await readPage(page)).more) return;
+    // The bound is configuration, which no retry fixes.
+    if (page >= DEFAULT_MAX_PAGES)
+      throw ApplicationFailure.nonRetryable(tooManyPagesMessage(what, DEFAULT_MAX_PAGES), FAILURE_TYPES.notConfigured);
+  }
+}
+
+/** A business or company the keys cannot see fails `not_configured` in its activity, named, not as a later 403. */
+async function checkLink({ businessId, companyId }: ReconciliationInput, api: ReconciliationApi): Promise<void> {
+  await api.checkBusiness(businessId);
+  await readPages('the accounting company list', async (page) => ({
+    more: !(await api.checkCompanyPage(companyId, page)).found,
+  }));
+}
+
+// Both lists may list a record twice (a record added while paging); reconcile() keeps each id once.
+
+async function listPurchases(businessId: string, api: ReconciliationApi): Promise<ReconcilePurchase[]> {
+  const purchases: ReconcilePurchase[] = [];
+  const cursors = new Set<string>();
+  let cursor: string | null = null;
+  await readPages(`business ${businessId}'s purchase list`, async (page) => {
+    if (cursor !== null) {
+      // A cursor handed out twice would read the same pages until the bound: stop at once instead.
+      if (cursors.has(cursor)) {
+        throw ApplicationFailure.nonRetryable(
+          `listPurchases: the compliance service returned cursor ${JSON.stringify(cursor)} twice`,
+          FAILURE_TYPES.unexpectedResponse,
+        );
+      }
+      cursors.add(cursor);
+    }
+    const listed = await api.purchasesPage(businessId, cursor, page);
+    purchases.push(...listed.purchases);
+    cursor = listed.nextCursor;
+    return { more: cursor !== null };
+  });
+  return purchases;
+}
+
+async function listBillPayments(companyId: string, api: ReconciliationApi): Promise<ReconcileBillPayment[]> {
+  const billPayments: ReconcileBillPayment[] = [];
+  await readPages(`company ${companyId}'s bill payment list`, async (page) => {
+    const listed = await api.billPaymentsPage(companyId, page);
+    billPayments.push(...listed.billPayments);
+    return { more: listed.hasNextPage };
+  });
+  return billPayments;
 }

@@ -21,9 +21,8 @@ import { OperatorCancelled, parkOnRefusal } from './sale/operator.js';
 import { SaleRecord } from './sale/record.js';
 
 /**
- * One sale from start to signed receipt, stock hand-over and refund window. Every fiscal write carries a key
- * derived from business identity, the outcome is always confirmed by reading the document, and anything the
- * worker cannot fix parks with a reason an operator can act on.
+ * One sale from start to signed receipt, stock hand-over and refund window. Fiscal writes carry keys derived from
+ * business identity, outcomes are confirmed by reading the document, and what the worker cannot fix parks.
  */
 export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
   // Starts in plain JSON (the Temporal CLI, another SDK) skip the client's checks: nothing unusable goes further.
@@ -40,7 +39,12 @@ async function runSale(sale: SaleContext): Promise<SaleState> {
     await placeSale(sale);
     const { saleKey, stockTracked } = await signSale(sale);
     await handOverDeductions(sale, saleKey, stockTracked);
-    if (await refundWindow(sale)) await refund(sale);
+    if (await refundWindow(sale)) {
+      const asked = sale.inbox.refund!;
+      // A failure goes back to the operator through the refund update.
+      asked.issuing = issueRefund(sale, asked.request);
+      await asked.issuing.catch(() => undefined);
+    }
     sale.record.closed();
   } catch (err) {
     if (!(err instanceof OperatorCancelled)) throw err;
@@ -66,11 +70,7 @@ function openSale(input: SaleInput): SaleContext {
   return sale;
 }
 
-/**
- * Learns which application serves the business before anything is sent: its calls then spend that application's
- * budget. A business no application serves (never onboarded, or removed) parks the sale with `business_not_served`
- * until an operator retries once it is served, or cancels.
- */
+/** Before anything is sent: calls spend the serving application's budget; an unserved business parks the sale. */
 async function placeSale(sale: SaleContext): Promise<void> {
   const route = await parkOnRefusal(sale, () => placeOnBudget(sale.input.businessId, true), {
     cancellable: true,
@@ -79,10 +79,7 @@ async function placeSale(sale: SaleContext): Promise<void> {
   sale.api = saleActivities(route);
 }
 
-/**
- * Files the sale with a key derived from its identity, its items checked (and registered first when some are not),
- * and drives it to a signed receipt; returns the key and the sale's stock-tracked items.
- */
+/** Files the sale, its items checked (registered first when needed), to a signed receipt. */
 async function signSale(sale: SaleContext): Promise<{ saleKey: string; stockTracked: Set<string> }> {
   const { input, record } = sale;
   const saleKey = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
@@ -124,13 +121,6 @@ async function refundWindow(sale: SaleContext): Promise<boolean> {
   return inbox.refund !== undefined;
 }
 
-/** Issues the refund asked for; a failure goes back to the operator through the refund update. */
-async function refund(sale: SaleContext): Promise<void> {
-  const asked = sale.inbox.refund!;
-  asked.issuing = issueRefund(sale, asked.request);
-  await asked.issuing.catch(() => undefined);
-}
-
 /** Reverses the signed sale with a credit note, then hands the goods back to the branch's stock. */
 async function issueRefund(sale: SaleContext, request: RefundRequest): Promise<RefundResult> {
   const { input, record, api } = sale;
@@ -169,11 +159,7 @@ function movement(
   return { referenceId, itemId, action, quantity, unitPrice, status: 'pending' };
 }
 
-/**
- * Hands the lines to the branch's stock ledger, the one writer of its stock, which sends them (merged with other
- * sales' lines while the budget is contended) and settles their lost answers itself; a sale `stayingOpen` learns
- * which movement carried each line by the ledger's `stockCarried` signal.
- */
+/** To the branch's stock ledger, its one writer; a sale `stayingOpen` hears what carried each line (`stockCarried`). */
 async function handOverStock(sale: SaleContext, movements: StockMovementState[], stayingOpen: boolean): Promise<void> {
   if (movements.length === 0) return;
   const { input } = sale;

@@ -29,7 +29,6 @@ import { BudgetSense } from './stock-ledger/budget-sense.js';
 import { SaleNotices } from './stock-ledger/notices.js';
 import { adjustStockInput, sendMovement } from './stock-ledger/send.js';
 
-/** The AttentionReason of a ledger with a movement waiting for an operator. */
 export const STOCK_NEEDS_OPERATOR = 'stock_needs_operator';
 /** A ledger with nothing to do for this long ends; the next hand-over starts it again. */
 const IDLE_END_MS = 24 * 3_600_000;
@@ -39,10 +38,9 @@ const HISTORY_EVENTS_PER_RUN = 4_000;
 const EVIDENCE_WAIT_MS = 10 * 60_000;
 
 /**
- * The one writer of stock for a business at a branch. Sales and refunds hand their lines over; it sends them as
- * movements, one item at a time so every answer's quantity on hand can be attributed, merges an item's lines while
- * the budget is contended (within the business's max delay), settles movements whose answers were lost from the
- * next quantity on hand, and tells each sale which movement carried its lines.
+ * The one writer of stock for a business at a branch (docs/stock-ledger.md): one movement per item at a time, so
+ * every answer's quantity on hand can be attributed; an item's lines merged while the budget is contended; lost
+ * answers settled from the next quantity on hand; each sale told which movement carried its lines.
  */
 export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void> {
   const { workflowId } = workflowInfo();
@@ -87,12 +85,11 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
   void notices.run();
   const running = new Map<string, Promise<void>>();
   let probesRefused = false;
-  /** Items whose probe the service refused for the item's sake: sent without a quantity known before. */
+  /** Items whose probe the service refused for the item's sake. */
   const unprobeable = new Set<string>();
   const probing = (itemId: string) => !probesRefused && !unprobeable.has(itemId);
   const budget = new BudgetSense();
 
-  /** A movement's (or a probe's) answer: what it proves of the item's uncertain movements. */
   function answered(
     itemId: string,
     m: LedgerMovement | undefined,
@@ -127,22 +124,21 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
       if (outcome.result.queuedMs !== undefined) budget.started(outcome.result.queuedMs, Date.now());
       answered(itemId, undefined, undefined, outcome.result.quantityOnHand);
     }
-    // A service that refuses a movement of nothing (the request itself, a 400): settling falls back on the item's
-    // next movement, or an operator. Any other refusal is the item's (not registered, say): its movements will say.
+    // A 400 refuses movements of nothing altogether: settling falls back on the next movement, or an operator.
+    // Any other refusal is the item's (not registered, say).
     else if (outcome.kind === 'refused') {
       if (outcome.type === FAILURE_TYPES.invalidRequest) probesRefused = true;
       else unprobeable.add(itemId);
     }
-    // Lost on the way: ask again shortly, not in a tight loop while the service is failing.
+    // Lost: ask again shortly, not in a tight loop while the service is failing.
     else await sleep(2000);
   }
 
   /** Sends one movement of the item, or settles its lost answers: one step, then the loop looks again. */
   async function stepItem(itemId: string): Promise<void> {
     if (probing(itemId) && (book.uncertainOf(itemId).length > 0 || book.knownOnHand(itemId) === undefined)) {
-      // Read before sending more: one lost answer against one quantity is always decidable (unless at 0), while two
-      // lost answers of opposite movements could cancel out. Known before the first movement too, so even that
-      // one's lost answer can be settled.
+      // Read before sending more: one lost answer is decidable (unless at 0), two opposite ones could cancel out.
+      // Known before the first movement too, so even its lost answer can be settled.
       await probe(itemId);
       return;
     }
@@ -168,14 +164,13 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
       const maxDelayMs = reporting.maxDelaySeconds * 1000;
       const oldest = book.oldestPendingAt(itemId) ?? Date.now();
       if (budget.contended(Date.now(), maxDelayMs)) {
-        // Contended: the item's lines gather for as long as the business allows, then go together with the tills,
-        // so the item costs one request per max delay and the rest of the budget stays the tills'.
+        // Contended: lines gather as long as the business allows, then go with the tills: one request per max delay.
         const dispatchMs = Math.min(budget.expectedWaitMs(), maxDelayMs / 4);
         const holdMs = oldest + maxDelayMs - dispatchMs - Date.now();
         if (holdMs > 0) await condition(() => !budget.contended(Date.now(), maxDelayMs), holdMs);
         urgent = budget.contended(Date.now(), maxDelayMs);
       }
-      // Idle (or idle again): at once, behind the tills; should the budget fill up meanwhile, not past the max delay.
+      // Idle: at once, behind the tills; should the budget fill up meanwhile, not past the max delay.
       if (!urgent) deadlineMs = maxDelayMs - (Date.now() - oldest);
     }
     let m = book.nextMovement(itemId);
@@ -189,7 +184,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
         deadlineMs,
       );
       if (outcome.kind === 'not_started') {
-        // Its bound is reached with the budget still contended: every line of the item waiting now goes with the tills.
+        // Bound reached with the budget still contended: the item's waiting lines all go with the tills.
         budget.notStarted(deadlineMs ?? 0, Date.now());
         book.unsend(m);
         m = book.nextMovement(itemId)!;

@@ -1,16 +1,45 @@
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ListBillPaymentsPageInput } from '../activities/accounting.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import {
+  SYNC_BATCH_FAILURES,
+  dismissSyncBatchUpdate,
+  getSyncBatchStateQuery,
+  reprocessSyncBatchUpdate,
+  syncBatchWebhookSignal,
+  type SyncBatchInput,
+  type SyncBatchSummary,
+} from '../src/contracts/sync-batch.js';
+import { API_RETRY, accountingQueue, type ActivitiesOn } from './activity-options.js';
 import { failsTheWorkflow } from './metrics.js';
-import { SYNC_BATCH_FAILURES, type SyncBatchInput, type SyncBatchSummary } from '../src/contracts/sync-batch.js';
-import { syncBatchActivities } from './sync-batch/activities.js';
-import type { Batch } from './sync-batch/context.js';
-import { handleBatchMessages } from './sync-batch/messages.js';
-import { observe, type Observation } from './sync-batch/observe.js';
+import { observe, type BatchScope, type Observation } from './sync-batch/observe.js';
 import { SyncBatchRecord, countFailedBatch } from './sync-batch/record.js';
-import { settingsOf } from './sync-batch/settings.js';
-import { nextInterval, waitForNextPoll, waitWhileParked } from './sync-batch/waits.js';
+import { settingsOf, type SyncBatchSettings } from './sync-batch/settings.js';
 
 type Unsettled = Extract<Observation, { kind: 'unsettled' }>;
 type Settled = Extract<Observation, { kind: 'settled' }>;
+
+interface Batch {
+  input: SyncBatchInput;
+  settings: SyncBatchSettings;
+  scope: BatchScope;
+  record: SyncBatchRecord;
+  /** What the message handlers recorded for the process to act on. */
+  inbox: { reprocessing: boolean; dismissReason: string | undefined };
+  api: SyncBatchApi;
+  /** Polls made by this run (the history grows with them; bounded by `pollsPerRun`). */
+  pollsThisRun: number;
+  lastPollAt: number;
+}
 
 /**
  * One accounting sync batch from `process` to every bill payment settled (docs/sync-batches.md): process once,
@@ -30,7 +59,10 @@ async function followBatch(input: SyncBatchInput): Promise<SyncBatchSummary> {
   const batch = openBatch(input);
   await processOnce(batch);
   for (;;) {
-    if (runIsFull(batch)) return continueFollowing(batch);
+    if (batch.pollsThisRun >= batch.settings.pollsPerRun || workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof syncBatchWorkflow>({ ...input, continued: batch.record.state });
+    }
     const seen = await poll(batch);
     if (batch.inbox.dismissReason !== undefined) return finish(batch);
     // A reprocess ran while this look was under way: what it saw is from before, look again.
@@ -40,9 +72,39 @@ async function followBatch(input: SyncBatchInput): Promise<SyncBatchSummary> {
   }
 }
 
+/**
+ * The accounting activities, on the accounting queue (its server-side rate limit is the fleet's budget). Both
+ * are safe to repeat, so an outage is ridden out in activity retries, which add no history events: a day.
+ */
+function syncBatchActivities() {
+  const api = proxyActivities<ActivitiesOn<'accounting'>>({
+    taskQueue: accountingQueue(),
+    startToCloseTimeout: '60 seconds',
+    scheduleToCloseTimeout: '1 day',
+    retry: API_RETRY,
+  });
+  return {
+    /** `companyId`: whose accounting application processes the batch when several are served (absent: the one). */
+    processSyncBatch: (syncBatchId: string, companyId: string | undefined) =>
+      api.processSyncBatch.executeWithOptions({ summary: `process sync batch ${syncBatchId}` }, [
+        { syncBatchId, ...(companyId ? { companyId } : {}) },
+      ]),
+    listBillPaymentsPage: (input: ListBillPaymentsPageInput) =>
+      api.listBillPaymentsPage.executeWithOptions(
+        {
+          summary:
+            `${input.status ?? 'all'} bill payments` +
+            `${input.syncBatchId ? ` of ${input.syncBatchId}` : ''}, page ${input.page}`,
+        },
+        [input],
+      ),
+  };
+}
+
+export type SyncBatchApi = ReturnType<typeof syncBatchActivities>;
+
 function openBatch(input: SyncBatchInput): Batch {
   const settings = settingsOf(input);
-  const record = new SyncBatchRecord(input, 0);
   const batch: Batch = {
     input,
     settings,
@@ -52,7 +114,7 @@ function openBatch(input: SyncBatchInput): Batch {
       ids: input.billPaymentIds ? new Set(input.billPaymentIds) : undefined,
       pageSize: settings.pageSize,
     },
-    record,
+    record: new SyncBatchRecord(input),
     inbox: { reprocessing: false, dismissReason: undefined },
     api: syncBatchActivities(),
     pollsThisRun: 0,
@@ -60,6 +122,49 @@ function openBatch(input: SyncBatchInput): Batch {
   };
   handleBatchMessages(batch);
   return batch;
+}
+
+/** The query, the webhook signal and the operator's updates. Validators refuse what the batch cannot do now. */
+function handleBatchMessages({ record, inbox, api, input }: Batch): void {
+  const { state } = record;
+  const allowedWhileParked = (update: string) => {
+    if (state.parked === null || state.failed.length === 0 || inbox.reprocessing || inbox.dismissReason !== undefined)
+      refuse(`${update} is possible only while the sync batch is parked with failed bill payments`);
+  };
+  setHandler(getSyncBatchStateQuery, () => state);
+  setHandler(syncBatchWebhookSignal, () => record.webhookReceived());
+  setHandler(
+    reprocessSyncBatchUpdate,
+    async () => {
+      inbox.reprocessing = true;
+      try {
+        // In the handler, so a refusal by the service (A21) fails the update and leaves the batch parked.
+        record.reprocessed(await api.processSyncBatch(input.syncBatchId, input.companyId));
+      } finally {
+        inbox.reprocessing = false;
+      }
+      return state;
+    },
+    { validator: () => allowedWhileParked('reprocess') },
+  );
+  setHandler(
+    dismissSyncBatchUpdate,
+    ({ reason }) => {
+      inbox.dismissReason = reason.trim();
+      record.dismissed(inbox.dismissReason);
+      return state;
+    },
+    {
+      validator: (args) => {
+        allowedWhileParked('dismiss');
+        if (typeof args?.reason !== 'string' || args.reason.trim() === '') refuse('a dismiss needs a reason');
+      },
+    },
+  );
+}
+
+function refuse(message: string): never {
+  throw ApplicationFailure.nonRetryable(message, FAILURE_TYPES.invalidOperation);
 }
 
 /** Process is called once a batch: a continued run goes on following. */
@@ -70,26 +175,19 @@ async function processOnce({ input, record, api }: Batch): Promise<void> {
   record.enter('following');
 }
 
-function runIsFull(batch: Batch): boolean {
-  return batch.pollsThisRun >= batch.settings.pollsPerRun || workflowInfo().continueAsNewSuggested;
-}
-
-async function continueFollowing({ input, record }: Batch): Promise<never> {
-  await condition(allHandlersFinished);
-  return continueAsNew<typeof syncBatchWorkflow>({ ...input, continued: record.state });
-}
-
 /** One look at the batch's payments; undefined when a reprocess started meanwhile. */
 async function poll(batch: Batch): Promise<Observation | undefined> {
-  const { record } = batch;
-  const generation = record.state.processCalls;
+  const generation = batch.record.state.processCalls;
   const seen = await observe(batch.api, batch.scope);
   batch.pollsThisRun += 1;
   batch.lastPollAt = Date.now();
-  return record.state.processCalls === generation ? seen : undefined;
+  return batch.record.state.processCalls === generation ? seen : undefined;
 }
 
-/** Payments still pending or syncing: the next poll comes later each time nothing settled, sooner on a webhook. */
+/**
+ * Payments still pending or syncing: the next poll comes after the first interval once something settled, doubled
+ * up to the maximum while nothing does, sooner on a webhook.
+ */
 async function waitForProgress(batch: Batch, seen: Unsettled): Promise<void> {
   const { record, settings } = batch;
   const previous = record.state.lastPoll;
@@ -97,13 +195,24 @@ async function waitForProgress(batch: Batch, seen: Unsettled): Promise<void> {
   record.unparked();
   record.unsettled(seen.pending, seen.syncing, settings.attentionAfterMs);
   if (record.state.step !== 'following') record.enter('following');
-  record.state.pollIntervalMs = nextInterval(record.state.pollIntervalMs, progressed, settings);
-  await waitForNextPoll(batch, record.state.pollIntervalMs);
+  const last = record.state.pollIntervalMs;
+  record.state.pollIntervalMs =
+    last <= 0 || progressed ? settings.pollIntervalMs : Math.min(last * 2, settings.maxPollIntervalMs);
+  // A durable timer, cut short by a webhook; however many arrive, polls stay `minPollGap` apart.
+  const webhooks = record.state.webhooks;
+  if (await condition(() => record.state.webhooks > webhooks, Math.max(1, record.state.pollIntervalMs))) {
+    await keepPollGap(batch);
+  }
+}
+
+async function keepPollGap({ settings, lastPollAt }: Batch): Promise<void> {
+  const gap = settings.minPollGapMs - (Date.now() - lastPollAt);
+  if (gap > 0) await sleep(gap);
 }
 
 /** Every payment settled: the batch completes, or parks with the failed ones until an operator acts or a look. */
 async function completeOrPark(batch: Batch, seen: Settled): Promise<'closed' | 'poll again'> {
-  const { input, record, inbox } = batch;
+  const { input, record, inbox, settings } = batch;
   if (seen.untagged && batch.scope.ids === undefined && seen.synced === 0 && seen.failed.length === 0) {
     throw ApplicationFailure.nonRetryable(
       `the accounting service does not say which bill payments sync batch ${input.syncBatchId} covers ` +
@@ -119,7 +228,13 @@ async function completeOrPark(batch: Batch, seen: Settled): Promise<'closed' | '
     return 'closed';
   }
   record.park();
-  await waitWhileParked(batch);
+  // Until an operator acts, a webhook arrives (the payments may have been fixed elsewhere) or the parked poll is due.
+  const webhooks = record.state.webhooks;
+  await condition(
+    () => record.state.parked === null || inbox.dismissReason !== undefined || record.state.webhooks > webhooks,
+    settings.parkedPollIntervalMs,
+  );
+  if (record.state.parked !== null && inbox.dismissReason === undefined) await keepPollGap(batch);
   return inbox.dismissReason === undefined ? 'poll again' : 'closed';
 }
 

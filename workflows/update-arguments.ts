@@ -4,9 +4,8 @@ import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { checkInput, type InputProblem } from '../src/contracts/sale-input.js';
 
 /**
- * Update arguments checked in their validators: the Temporal UI's update forms and other SDKs send whatever was
- * typed (or nothing), and a handler must never meet a shape it cannot read. A refusal names what the update needs and
- * what was wrong, as `invalid_input`; what the workflow cannot do now stays `invalid_operation`.
+ * Update arguments checked in validators: UI forms and other SDKs send whatever was typed, and a handler must never
+ * meet a shape it cannot read. Refused as `invalid_input`; what the workflow cannot do now is `invalid_operation`.
  */
 
 export function refuse(message: string, problems: readonly InputProblem[]): never {

@@ -1,11 +1,4 @@
-/**
- * The sync's bookkeeping, as plain functions over plain data (workflow code: deterministic, no Node APIs).
- *
- * Why a ledger and a full listing, not a date watermark: the list is newest first by invoice date, and a pull can
- * bring in an invoice dated weeks ago, which lands deep in the list, behind any watermark (Odoo's bug). Status
- * changes of old invoices land there too. So every sync lists everything and compares each invoice, by the
- * service's document id, with what was last delivered for it.
- */
+/** The sync's bookkeeping over plain data; docs/purchases-sync.md says why a ledger and not a date watermark. */
 import {
   purchaseEventId,
   type LedgerEntry,
@@ -15,17 +8,7 @@ import {
 } from '../../src/contracts/purchases-sync.js';
 
 /** An event to deliver and the ledger entry that records it once delivered. */
-export interface DueEvent {
-  event: PurchaseEvent;
-  entry: LedgerEntry;
-}
-
-export interface PageDiff {
-  due: DueEvent[];
-  seen: number;
-  newInvoices: number;
-  statusChanges: number;
-}
+export type DueEvent = { event: PurchaseEvent; entry: LedgerEntry };
 
 function isEntry(value: unknown): value is LedgerEntry {
   return (
@@ -39,10 +22,7 @@ function isEntry(value: unknown): value is LedgerEntry {
   );
 }
 
-/**
- * The ledger of the business's previous sync, from the result the schedule hands over; empty when there is none
- * (the first sync, or a result of another shape), in which case every listed invoice is delivered as received.
- */
+/** The previous sync's ledger from the result the schedule hands over; empty (all delivered as received) if none. */
 export function previousLedger(lastResult: unknown, businessId: string): PurchaseLedger {
   if (typeof lastResult !== 'object' || lastResult === null) return {};
   const { businessId: owner, ledger } = lastResult as { businessId?: unknown; ledger?: unknown };
@@ -62,8 +42,8 @@ export function diffPage(
   listed: readonly ListedPurchase[],
   previous: PurchaseLedger,
   ledger: PurchaseLedger,
-): PageDiff {
-  const diff: PageDiff = { due: [], seen: 0, newInvoices: 0, statusChanges: 0 };
+) {
+  const diff = { due: [] as DueEvent[], seen: 0, newInvoices: 0, statusChanges: 0 };
   for (const { purchase, fingerprint } of listed) {
     diff.seen++;
     const known = ledger[purchase.id] ?? previous[purchase.id];

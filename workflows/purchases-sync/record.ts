@@ -12,9 +12,7 @@ function freshCarry(businessId: string): PurchasesSyncCarry {
   return {
     pulled: false,
     cursor: null,
-    // Temporal Schedules hand the previous completion's result to the next action (verified on the dev server:
-    // interval and trigger() with a non-ALLOW_ALL overlap policy, the result of a continued-as-new chain's last
-    // run, kept across a failed run); the ledger needs no store of its own.
+    // Schedules hand the previous completion's result to the next action: the ledger needs no store of its own.
     previous: previousLedger(workflowInfo().lastResult, businessId),
     ledger: {},
     counts: { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
@@ -29,14 +27,12 @@ export function countFailedSync(businessId: string): void {
 }
 
 /**
- * What a sync shows the outside: its progress (the `getProgress` query), its current details in the Temporal UI
- * and its metrics. Its state is also what a run carries to the next, and its ledger the result the schedule hands
- * to the next sync. Every change goes through here, so they never disagree.
+ * Its progress (the `getProgress` query), UI details and metrics; its state is what a run carries to the next, and
+ * its ledger the result the schedule hands to the next sync. Every change goes through here.
  */
 export class PurchasesSyncRecord {
   readonly state: PurchasesSyncCarry;
 
-  /** `carry`: what the previous run of this sync carried over; absent on its first run. */
   constructor(
     private readonly businessId: string,
     carry: PurchasesSyncCarry | undefined,
@@ -85,7 +81,6 @@ export class PurchasesSyncRecord {
     this.show(cursor === null ? 'done' : `listing (page ${this.state.counts.pages + 1} next)`);
   }
 
-  /** What the next run of this sync starts from. */
   nextRun(): PurchasesSyncCarry {
     return { ...this.state, runs: this.state.runs + 1 };
   }

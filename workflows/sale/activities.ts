@@ -10,7 +10,7 @@ import type {
 import { API_RETRY, PRIORITY, type ActivitiesOn } from '../activity-options.js';
 import type { CallRoute } from '../placement.js';
 
-/** The activities of one sale, each call with the summary an operator reads in the Temporal UI. */
+/** Each call with the summary an operator reads in the Temporal UI. */
 export function saleActivities({ complianceQueue, fairnessKey }: CallRoute) {
   const compliance = (priorityKey: number) =>
     proxyActivities<ActivitiesOn<'compliance'>>({
@@ -34,8 +34,7 @@ export function saleActivities({ complianceQueue, fairnessKey }: CallRoute) {
     startToCloseTimeout: '30 seconds',
     retry: API_RETRY,
   });
-  // A signal-with-start of the branch's ledger, one history event as a local activity; the ledger takes a line
-  // once, so an attempt made again after a lost answer is harmless.
+  // Local: one history event; the ledger takes a line once, so an attempt again after a lost answer is harmless.
   const ledger = proxyLocalActivities<Pick<Activities, 'handOverStock'>>({
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '1 minute' },

@@ -3,7 +3,6 @@ import type { RefundRequest, RefundResult, SaleInput } from '../../src/contracts
 import type { SaleActivities } from './activities.js';
 import type { SaleRecord } from './record.js';
 
-/** The sale's options with their defaults applied. */
 export interface SaleSettings {
   refundWindowMs: number;
   outcomeTimeoutMs: number;
@@ -23,7 +22,6 @@ export interface SaleInbox {
   refund: { request: RefundRequest; issuing?: Promise<RefundResult> } | undefined;
 }
 
-/** Everything the steps of one sale share. */
 export interface SaleContext {
   input: SaleInput;
   settings: SaleSettings;

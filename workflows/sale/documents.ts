@@ -18,9 +18,8 @@ export type DocumentKind = 'sale' | 'credit note';
 type Outcome = FiscalDocument | { problem: { code: string; message: string } };
 
 /**
- * Drives one fiscal document to a signed receipt: awaits the authority's outcome, registers missing items and
- * resubmits, retries transient rejections with backoff, and parks everything else for an operator. Only the
- * sale can be cancelled while parked: a credit note reverses a sale that is already signed.
+ * Drives one fiscal document to a signed receipt: awaits the outcome, registers missing items, retries transient
+ * rejections with backoff, parks the rest. Only the sale can be cancelled while parked: a credit note cannot.
  */
 export async function settleDocument(
   ctx: SaleContext,
@@ -29,7 +28,6 @@ export async function settleDocument(
 ): Promise<FiscalDocument> {
   const { input, record, inbox, api } = ctx;
   const cancellable = kind === 'sale';
-  /** Callbacks counted when the latest submission went out: one after it may announce its outcome. */
   let hintsAtSubmission = inbox.callbackHints;
   const send = (call: () => Promise<SubmissionResult>) =>
     parkOnRefusal(
@@ -112,15 +110,13 @@ export async function settleDocument(
 
 /**
  * How long a document whose outcome a callback will announce goes unpolled: the authority usually decides in
- * seconds, and a poll the callback then makes pointless costs a request of the shared budget. Short enough that
- * a lost callback (a receiver down or misconfigured) costs a sale seconds, not minutes: polling then takes over.
+ * seconds, and a pointless poll costs budget. Short, so a lost callback costs seconds: polling then takes over.
  */
 const CALLBACK_GRACE_MS = 10_000;
 
 /**
- * The outcome by callback or by polling, whichever comes first; a problem when the wait ran out or was refused.
- * With `callbackSince` (the callbacks counted when the document was submitted with a callback URL), polling
- * starts only once the callback is overdue.
+ * The outcome by callback or polling, whichever comes first; a problem when the wait ran out or was refused. With
+ * `callbackSince` (callbacks counted at a submission with a callback URL), polling starts once the callback is due.
  */
 async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince: number | undefined): Promise<Outcome> {
   const { input, inbox, api } = ctx;
@@ -149,9 +145,7 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
       ),
       condition(() => inbox.callbackHints > hintsBefore).then(() => ({ kind: 'hint' as const })),
     ]);
-    if (winner.kind === 'polled') {
-      return winner.r.document;
-    }
+    if (winner.kind === 'polled') return winner.r.document;
     if (winner.kind === 'failed') {
       const { error } = winner;
       if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;

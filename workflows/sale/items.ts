@@ -4,10 +4,7 @@ import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { SaleContext } from './context.js';
 import { parkOnRefusal } from './operator.js';
 
-/**
- * Files the sale with its items checked in the same activity; only when some are not registered yet does it
- * register them first and file in a second one. The stock-tracked items are told through `tracked`.
- */
+/** Files the sale with its items checked in one activity; unregistered items are registered, then it files again. */
 export async function fileWithItemsChecked(
   ctx: SaleContext,
   filing: CreateSaleInput,
@@ -15,7 +12,7 @@ export async function fileWithItemsChecked(
 ): Promise<SubmissionResult> {
   const { record, api } = ctx;
   const checked = await api.signSale({ ...filing, itemIds: itemIdsOf(ctx) });
-  tracked(stockTrackedOf(checked.items));
+  tracked(new Set(checked.items.filter((i) => i.stockTracked).map((i) => i.itemId)));
   if (checked.submission) return checked.submission;
   record.enter('registering_items');
   await registerItems(
@@ -27,9 +24,8 @@ export async function fileWithItemsChecked(
 }
 
 /**
- * After a rejection not known to be transient: the sale's items as the service lists them now (a fresh
- * read, not the worker's cache), and those not registered. The contract names registering a missing item as the
- * reason to retry a rejected sale, and defines no cause code for it: the list, not the wording, decides.
+ * After a rejection not known to be transient, the items not registered by a fresh read: the contract has no
+ * cause code for a missing item, so the list, not the wording, decides.
  */
 export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
   const { input, api } = ctx;
@@ -45,14 +41,7 @@ function itemIdsOf(ctx: SaleContext): string[] {
   return [...new Set(ctx.input.lines.map((l) => l.itemId))];
 }
 
-function stockTrackedOf(items: { itemId: string; stockTracked: boolean }[]): Set<string> {
-  return new Set(items.filter((i) => i.stockTracked).map((i) => i.itemId));
-}
-
-/**
- * Asks the registration workflow of each item to register it and tell this sale, then waits for every answer.
- * An item that still needs something parks the sale until an operator fixes it; one never fixed fails the sale.
- */
+/** Each item's registration workflow tells this sale; an item needing a fix parks it, one never fixed fails it. */
 export async function registerItems(ctx: SaleContext, itemIds: string[]): Promise<void> {
   if (itemIds.length === 0) return;
   const { input, record, inbox, api } = ctx;

@@ -8,7 +8,16 @@ import {
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { parseDuration } from '../../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import { saleInputDifferences, type InputProblem } from '../../src/contracts/sale-input.js';
+import {
+  awaitReceiptRequestSchema,
+  cancelArgsSchema,
+  checkInput,
+  describeProblems,
+  itemFixedArgsSchema,
+  refundRequestSchema,
+  saleInputDifferences,
+  type InputProblem,
+} from '../../src/contracts/sale-input.js';
 import {
   awaitReceiptUpdate,
   callbackReceivedSignal,
@@ -26,14 +35,7 @@ import {
 } from '../../src/contracts/sale.js';
 import { itemFixedSignal, itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import { stockCarriedSignal } from '../../src/contracts/stock-ledger.js';
-import {
-  checkAwaitReceiptArgs,
-  checkCancelArgs,
-  checkItemFixedArgs,
-  checkRefundArgs,
-  checkRetryArgs,
-  invalidSaleInput,
-} from './arguments.js';
+import { refuse, required, wording } from '../update-arguments.js';
 import type { SaleContext, SaleInbox } from './context.js';
 import { SaleRecord } from './record.js';
 
@@ -53,10 +55,7 @@ function assertAllowed(condition: boolean, message: string): void {
   if (!condition) throw ApplicationFailure.nonRetryable(message, FAILURE_TYPES.invalidOperation);
 }
 
-/**
- * The sale's query, signals and operator updates. Validators refuse what the sale cannot do now; handlers only
- * record into the inbox, and the process acts on it.
- */
+/** Validators refuse what the sale cannot do now; handlers only record into the inbox, and the process acts. */
 export function handleSaleMessages(ctx: SaleContext): void {
   const { input, record, inbox } = ctx;
   const { state } = record;
@@ -94,7 +93,15 @@ export function handleSaleMessages(ctx: SaleContext): void {
     },
     {
       validator: (...args: unknown[]) => {
-        checkRetryArgs(args[0]);
+        // `retry` takes nothing; a form that sends `{}` or null means the same.
+        const argument = args[0];
+        if (argument !== undefined && argument !== null && !isEmptyObject(argument))
+          refuse(
+            `retry takes no data (send nothing, or {}): got ${
+              Array.isArray(argument) ? 'a list' : typeof argument === 'object' ? 'fields' : `a ${typeof argument}`
+            }`,
+            [{ field: '(input)', reason: 'must be empty' }],
+          );
         assertAllowed(
           record.isParkedFor('retry'),
           'retry is possible only while the sale is parked for a retryable reason',
@@ -112,7 +119,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
     },
     {
       validator: (argument) => {
-        checkCancelArgs(argument);
+        required('cancel', '{"reason": "…"}', cancelArgsSchema, argument);
         const cancelling = inbox.operatorCancel !== undefined || state.step === 'cancelled';
         assertAllowed(
           cancelling || record.isParkedFor('cancel'),
@@ -138,7 +145,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
     },
     {
       validator: (argument) => {
-        const { itemId } = checkItemFixedArgs(argument);
+        const { itemId } = required('itemFixed', '{"itemId": "…"}', itemFixedArgsSchema, argument);
         assertAllowed(
           record.isParkedFor('itemFixed') && (state.parked?.itemIds ?? []).includes(itemId),
           `item ${itemId} is not waiting for a fix`,
@@ -157,7 +164,12 @@ export function handleSaleMessages(ctx: SaleContext): void {
     {
       // A restock of a sale without a stock-tracked line is harmless: nothing goes back.
       validator: (argument) => {
-        checkRefundArgs(argument);
+        required(
+          'refund',
+          '{"reason": "01".."06", "returnDate": "YYYY-MM-DD", "traderInvoiceNumber": "…", "restock"?: true}',
+          refundRequestSchema,
+          argument,
+        );
         validateRefund(ctx);
       },
     },
@@ -172,17 +184,37 @@ export function handleSaleMessages(ctx: SaleContext): void {
     },
     {
       validator: (argument) => {
-        const request = checkAwaitReceiptArgs(argument);
-        if (request.input !== undefined) refuseAnotherInput(input, request.input);
+        // Optional as a whole: no data asks for the default wait without comparing inputs.
+        if (argument === undefined || argument === null) return;
+        const checked = checkInput(awaitReceiptRequestSchema, argument);
+        if (!checked.ok)
+          refuse(
+            `awaitReceipt takes {"wait"?: "30 seconds", "input"?: the sale's input}: ${wording(checked.problems)}`,
+            checked.problems,
+          );
+        if (checked.value.input !== undefined) refuseAnotherInput(input, checked.value.input);
       },
     },
   );
 }
 
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+/** The failure a sale ends with when its own input is unusable; also the answer to an update-with-start of it. */
+function invalidSaleInput(problems: readonly [InputProblem, ...InputProblem[]]): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: FAILURE_TYPES.invalidInput,
+    message: describeProblems('sale input', problems),
+    nonRetryable: true,
+    details: [problems],
+  });
+}
+
 /**
- * Ends a sale whose input it cannot use before anything is sent: a non-retryable `invalid_input` naming the fields
- * (details: every problem), never a workflow task failing for ever. Its query and `awaitReceipt` are in place first,
- * so an update-with-start of the same input is refused naming them too.
+ * Ends a sale whose input it cannot use before anything is sent, never a workflow task failing for ever. Its query
+ * and `awaitReceipt` are in place first, so an update-with-start of the same input is refused naming the fields too.
  */
 export function refuseInput(input: unknown, problems: [InputProblem, ...InputProblem[]]): never {
   const named =
@@ -196,11 +228,13 @@ export function refuseInput(input: unknown, problems: [InputProblem, ...InputPro
   });
   setHandler(getSaleStateQuery, () => record.state);
   setHandler(getSaleInputQuery, () => input as SaleInput);
-  const refuse = (_request: AwaitReceiptRequest): void => {
+  const refuseAll = (_request: AwaitReceiptRequest): void => {
     throw invalidSaleInput(problems);
   };
-  setHandler(awaitReceiptUpdate, (_request: AwaitReceiptRequest) => receiptAnswer(record.state), { validator: refuse });
-  record.invalidInput(FAILURE_TYPES.invalidInput, problems);
+  setHandler(awaitReceiptUpdate, (_request: AwaitReceiptRequest) => receiptAnswer(record.state), {
+    validator: refuseAll,
+  });
+  record.failed(FAILURE_TYPES.invalidInput, problems);
   throw invalidSaleInput(problems);
 }
 

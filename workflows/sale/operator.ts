@@ -25,9 +25,8 @@ export async function awaitOperator(
 }
 
 /**
- * Runs one activity; a refusal the worker cannot fix (unknown item, bad request, missing scope) parks the sale
- * until an operator retries or cancels, instead of failing it. A second credit note is not parked: the
- * refund update reports it.
+ * A refusal the worker cannot fix (unknown item, bad request, missing scope) parks the sale for an operator instead
+ * of failing it. A second credit note is not parked: the refund update reports it.
  */
 export async function parkOnRefusal<T>(
   ctx: SaleContext,

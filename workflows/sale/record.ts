@@ -36,15 +36,11 @@ export function initialSaleState(
   };
 }
 
-/**
- * What a sale shows the outside: its state (the `getState` query) and its search attributes in the Temporal
- * UI. Every change of step, park and fiscal status goes through here, so the two never disagree.
- */
+/** Its state (the `getState` query), search attributes and UI details: every change goes through here. */
 export class SaleRecord {
   readonly state: SaleState;
-  /** The last `NeedsAttention` written (undefined: not known): only changes are written. */
+  /** The attention search attributes as last written (undefined: not known): only changes are written. */
   private attention: boolean | undefined;
-  /** The last `AttentionReason` written (undefined: not known). */
   private attentionReason: string | undefined;
   /** The latest Temporal cancellation refused, shown in the current details so an operator sees why. */
   private refusedCancellation: string | undefined;
@@ -117,15 +113,14 @@ export class SaleRecord {
 
   /** `NeedsAttention` while the sale is parked. */
   refreshAttention(): void {
-    const { parked } = this.state;
-    this.writeAttention(parked !== null, parked?.code ?? '');
+    this.writeAttention(this.state.parked !== null, this.state.parked?.code ?? '');
     this.publishDetails();
   }
 
   /** `reason`: why an operator is needed (AttentionReason), '' when none is. */
   private writeAttention(attention: boolean, reason: string): void {
-    if (attention === this.attention && reason === this.attentionReason) return;
-    upsertSearchAttributes(this.attentionAttributes(attention, reason));
+    if (attention !== this.attention || reason !== this.attentionReason)
+      upsertSearchAttributes(this.attentionAttributes(attention, reason));
   }
 
   /** The attention search attributes to write, remembered as written. */
@@ -138,19 +133,12 @@ export class SaleRecord {
     ];
   }
 
-  /** `type`: the failure the sale ends with, its AttentionReason. */
-  failed(type: string): void {
+  /** `type`: the failure the sale ends with, its AttentionReason; `problems`: of an input it cannot use. */
+  failed(type: string, problems?: readonly InputProblem[]): void {
     this.state.step = 'failed';
-    upsertSearchAttributes([{ key: FiscalStatus, value: 'failed' }, ...this.attentionAttributes(true, type)]);
-    count('etims_sales_failed', { reason: type });
-    this.publishDetails();
-  }
-
-  /** A start whose input the sale cannot use: nothing was sent; the caller must start it again, corrected. */
-  invalidInput(type: string, problems: readonly InputProblem[]): void {
-    this.state.step = 'failed';
-    upsertSearchAttributes([{ key: FiscalStatus, value: 'invalid_input' }, ...this.attentionAttributes(true, type)]);
-    this.note(`invalid input: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
+    const status = problems ? 'invalid_input' : 'failed';
+    upsertSearchAttributes([{ key: FiscalStatus, value: status }, ...this.attentionAttributes(true, type)]);
+    if (problems) this.note(`invalid input: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
     count('etims_sales_failed', { reason: type });
     this.publishDetails();
   }
@@ -178,10 +166,7 @@ export class SaleRecord {
     this.publishDetails();
   }
 
-  /**
-   * The workflow's current details in the Temporal UI: the step, the fiscal documents and, when an operator is
-   * needed, why and which updates resolve it, so nobody has to run a query to find out. No customer data.
-   */
+  /** The step, the documents and, when an operator is needed, why and which updates resolve it. No customer data. */
   private publishDetails(): void {
     const { step, sale, creditNote, parked } = this.state;
     const lines = [`**Step:** ${step}`];

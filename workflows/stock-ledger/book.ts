@@ -9,15 +9,12 @@ import {
 } from '../../src/contracts/stock-ledger.js';
 import { weighEvidence } from './evidence.js';
 
-/** Recorded movements kept in the state for the UI and the lag measurement. */
+/** Recorded movements kept in the state. */
 const RECENT_MOVEMENTS = 200;
 /** Line ids remembered after their movement left `recent`: a hand-over sent again (retried) is taken once. */
 const REMEMBERED_LINE_IDS = 3000;
 
-interface PendingLine extends StockLine {
-  /** Workflow time the ledger took it (ms). */
-  takenAt: number;
-}
+type PendingLine = StockLine & { takenAt: number };
 
 function signed(action: 'ADD' | 'DEDUCT', quantity: number): number {
   return action === 'ADD' ? quantity : -quantity;
@@ -35,21 +32,17 @@ function emptyTotals(): LedgerTotals {
   };
 }
 
-/**
- * The ledger's books: lines taken and not yet sent, movements not settled, what the service last said of each item.
- * Plain data and decisions, no Temporal calls: the workflow sends, the book decides.
- */
+/** Lines not yet sent, movements not settled, each item's last quantity: the workflow sends, the book decides. */
 export class LedgerBook {
   reporting: StockReporting;
   private readonly onHand = new Map<string, number>();
   private pending: PendingLine[] = [];
-  /** Movements not settled, in the order they were made. */
   private open: LedgerMovement[] = [];
   /** Per item, movements proven not applied (or an operator asked to re-send): sent again first, as they were. */
   private readonly resend = new Map<string, LedgerMovement[]>();
   private recent: LedgerMovement[] = [];
   private readonly lineIds = new Set<string>();
-  /** When each line of a movement not yet recorded was taken (ms): one never sent puts them back as they were. */
+  /** When each line of a movement not yet recorded was taken: one never sent puts them back as they were. */
   private readonly takenAt = new Map<string, number>();
   private rememberedLineIds: string[];
   private nextSequence: number;
@@ -77,7 +70,7 @@ export class LedgerBook {
     }
   }
 
-  /** Takes a sale's lines; a line already taken (the same hand-over again) is ignored. Returns how many were new. */
+  /** A line already taken (the same hand-over again) is ignored. Returns how many were new. */
   take(lines: readonly StockLine[], reporting: StockReporting, now: number): number {
     this.reporting = reporting;
     let taken = 0;
@@ -95,7 +88,6 @@ export class LedgerBook {
     this.pending.push({ ...line, takenAt: now });
   }
 
-  /** A probe's own reference: unique, so each probe the service records is told apart. */
   probeReference(): string {
     return `stk:${this.tag}:probe:${this.nextSequence++}`;
   }
@@ -125,15 +117,11 @@ export class LedgerBook {
     return this.open.filter((m) => m.itemId === itemId && m.status === 'uncertain');
   }
 
-  /** When the oldest pending line of the item was taken (ms), if any. */
   oldestPendingAt(itemId: string): number | undefined {
     return this.pending.find((l) => l.itemId === itemId)?.takenAt;
   }
 
-  /**
-   * The item's next movement: one proven not applied first, as it was; else its oldest pending line, alone (per sale)
-   * or with every pending line of the same action and price (coalesced).
-   */
+  /** One proven not applied first, as it was; else the oldest pending line, alone or with its kind (coalesced). */
   nextMovement(itemId: string): LedgerMovement | undefined {
     const queued = this.resend.get(itemId);
     if (queued && queued.length > 0) {
@@ -185,7 +173,7 @@ export class LedgerBook {
     this.pending = [...back, ...this.pending];
   }
 
-  /** The movement is about to go: what the ledger knew of its item before it. */
+  /** Notes what the ledger knew of its item before the movement. */
   sending(m: LedgerMovement, now: number): void {
     m.sentAt = new Date(now).toISOString();
     const before = this.onHand.get(m.itemId);
@@ -193,11 +181,7 @@ export class LedgerBook {
     else m.onHandBefore = before;
   }
 
-  /**
-   * The service answered `m` (a probe when `m` is undefined) for `itemId` with `onHand`. Settles the item's uncertain
-   * movements by that evidence: returns those proven applied, those proven not (queued to be sent again) and those
-   * left to an operator.
-   */
+  /** The service answered `m` (undefined: a probe) with `onHand`: settles the item's uncertain movements by it. */
   answered(itemId: string, m: LedgerMovement | undefined, movementId: string | undefined, onHand: number) {
     const uncertain = this.uncertainOf(itemId);
     const settled = {
@@ -242,19 +226,17 @@ export class LedgerBook {
     return settled;
   }
 
-  /** Its answer was lost: the item's next quantity on hand will tell (against the quantity known before). */
+  /** Its answer was lost: the item's next quantity on hand will tell. */
   uncertain(m: LedgerMovement): void {
     m.status = 'uncertain';
   }
 
-  /** Refused by the service, or not decidable: waits for `settleMovement`. */
   toOperator(m: LedgerMovement, problem: string): void {
     m.status = 'needs_operator';
     m.problem = problem;
     if (!this.open.includes(m)) this.open.push(m);
   }
 
-  /** An operator's decision; undefined when no movement of that reference waits for one. */
   settleByOperator(referenceId: string, decision: 'applied' | 'resend'): LedgerMovement | undefined {
     const m = this.open.find((x) => x.referenceId === referenceId && x.status === 'needs_operator');
     if (!m) return undefined;

@@ -2,22 +2,18 @@
 const CONTENDED_AFTER_MS = 1000;
 
 /**
- * Whether the application's budget is contended, as the ledger sees it: from how long its own movements waited in
- * the compliance queue before a worker started them (the queue is paced to the budget, so work waits there only when
- * the budget is spent), and from movements not started at all before their deadline. What it saw goes stale after a
- * max delay without a movement: a quiet ledger starts again as if the budget were idle.
+ * Whether the budget is contended, from how long the ledger's movements waited in the queue (paced to the budget)
+ * or that they did not start before their deadline. Stale after a max delay: a quiet ledger assumes an idle budget.
  */
 export class BudgetSense {
   private seenAt = Number.NEGATIVE_INFINITY;
   private queued = 0;
 
-  /** A movement's attempt waited `queuedMs` before it started. */
   started(queuedMs: number, now: number): void {
     this.queued = queuedMs;
     this.seenAt = now;
   }
 
-  /** A movement's deadline passed before any worker started it. */
   notStarted(waitedMs: number, now: number): void {
     this.queued = Math.max(waitedMs, CONTENDED_AFTER_MS);
     this.seenAt = now;
@@ -27,7 +23,7 @@ export class BudgetSense {
     return now - this.seenAt <= staleAfterMs && this.queued >= CONTENDED_AFTER_MS;
   }
 
-  /** How long a movement sent now with the tills should be expected to wait: the last wait seen. */
+  /** How long a movement sent now with the tills should expect to wait. */
   expectedWaitMs(): number {
     return this.queued;
   }

@@ -1,11 +1,8 @@
 /**
- * What a quantity on hand proves about movements whose answers were lost. The ledger is the only writer of its items
- * at its branch, so from the quantity it knew before them, the service's next answer can only be one of the
- * outcomes "each uncertain movement applied or not", followed by the movement that answered. The service never lets
- * a quantity go below 0 (C28), which can make two outcomes end alike: then nothing is proven.
+ * What a quantity on hand proves about movements whose answers were lost: the ledger is its items' only writer, so
+ * the next answer must fit one outcome "each applied or not", then the answering movement. The service clamps at 0
+ * (C28), which can make two outcomes end alike: then nothing is proven. `applied[i]`: the i-th, in sending order.
  */
-
-/** Uncertain movements of one item decided by an answer: `applied[i]` for the i-th, in the order they were sent. */
 export type Evidence = { decided: true; applied: boolean[] } | { decided: false; reason: string };
 
 /** More uncertain movements than this on one item are not worth 2^n outcomes: an operator decides. */
@@ -16,11 +13,7 @@ function afterMovement(onHand: number, delta: number): number {
   return Math.round(Math.max(0, onHand + delta) * 10_000) / 10_000;
 }
 
-/**
- * `before`: the quantity on hand known before the first uncertain movement; `uncertain`: their signed quantities
- * (DEDUCT negative), in sending order; `answered`: the signed quantity of the movement that answered (0 for a
- * probe); `onHand`: its answer.
- */
+/** `before`: the quantity before the first uncertain movement; quantities signed (DEDUCT negative), probe 0. */
 export function weighEvidence(
   before: number,
   uncertain: readonly number[],

@@ -5,9 +5,8 @@ import { stockCarriedSignal, type LedgerMovement, type SaleNotice } from '../../
 const IN_FLIGHT = 20;
 
 /**
- * Tells sales which movement carried their lines (`stockCarried`), only those that said they would still be open to
- * hear it, one signal per sale however many of its lines were recorded meanwhile, a bounded number at a time.
- * What is not sent yet is carried over continue-as-new.
+ * Tells sales that asked which movement carried their lines (`stockCarried`): one signal per sale however many lines,
+ * a bounded number at a time; what is not sent yet is carried over continue-as-new.
  */
 export class SaleNotices {
   private readonly queued = new Map<string, SaleNotice['lines']>();
@@ -21,7 +20,6 @@ export class SaleNotices {
     for (const notice of carried ?? []) this.queued.set(notice.saleWorkflowId, [...notice.lines]);
   }
 
-  /** The lines of recorded movements whose sales asked to be told. */
   recorded(movements: readonly LedgerMovement[]): void {
     for (const m of movements) {
       for (const l of m.lines) {

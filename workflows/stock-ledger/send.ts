@@ -5,7 +5,6 @@ import { FAILURE_TYPES, isAmbiguousWrite } from '../../src/contracts/failures.js
 import { PRIORITY, type ActivitiesOn } from '../activity-options.js';
 import type { CallRoute } from '../placement.js';
 
-/** The adjustStock input of a movement of `businessId`'s stock at `branchId` (absent: its first branch). */
 export function adjustStockInput(
   businessId: string,
   branchId: string | undefined,
@@ -22,8 +21,7 @@ export function adjustStockInput(
   };
 }
 
-/** What became of one attempt to move stock. */
-export type SendOutcome =
+type SendOutcome =
   | { kind: 'answered'; result: AdjustStockResult }
   /** Not started before its deadline: provably never sent. */
   | { kind: 'not_started' }
@@ -33,9 +31,8 @@ export type SendOutcome =
   | { kind: 'refused'; why: string; type: string | undefined };
 
 /**
- * One stock movement, one activity attempt at a time: the service does not de-duplicate movements, so only an attempt
- * that provably was not taken (429, never sent) is made again, after the delay it asked for. `deadlineMs`: the
- * longest it may wait in the queue before its first start (the coalescing bound); `urgent`: it goes with the tills.
+ * One attempt at a time: the service does not de-duplicate movements, so only an attempt provably not taken (429,
+ * never sent) is made again. `deadlineMs`: the longest it may wait in the queue (the coalescing bound).
  */
 export async function sendMovement(
   route: CallRoute,
@@ -74,7 +71,7 @@ export async function sendMovement(
 }
 
 /** A 429 (the service took nothing), or a failure the activity reports as never having reached the service. */
-export function provablyNotTaken(failure: ApplicationFailure): boolean {
+function provablyNotTaken(failure: ApplicationFailure): boolean {
   if (failure.nonRetryable) return false;
   if (failure.type === FAILURE_TYPES.rateLimited) return true;
   const detail = failure.details?.[0] as { requestSent?: unknown } | undefined;
@@ -82,7 +79,7 @@ export function provablyNotTaken(failure: ApplicationFailure): boolean {
 }
 
 /** A 429's Retry-After (activities/failures.ts puts it in the details), else a doubling backoff up to a minute. */
-export function retryDelayMs(failure: ApplicationFailure, attempt: number): number {
+function retryDelayMs(failure: ApplicationFailure, attempt: number): number {
   const detail = failure.details?.[0] as { retryAfterSeconds?: unknown } | undefined;
   const retryAfter = typeof detail?.retryAfterSeconds === 'number' ? detail.retryAfterSeconds : undefined;
   return retryAfter !== undefined ? Math.max(1, retryAfter) * 1000 : Math.min(1000 * 2 ** (attempt - 1), 60_000);

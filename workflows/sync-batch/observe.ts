@@ -1,13 +1,7 @@
-/**
- * One look at a batch's bill payments through `GET /bill-payments` filters and sorting (A18). Unsettled ones are
- * looked for first, by status, oldest update first, and the look stops at the first one found: the answer is
- * "not yet" whatever the rest say. Only when none is pending or syncing are the failed and synced ones counted,
- * newest update first, so the payments the batch just settled are on the first page.
- */
 import type { BillPaymentSyncRecord } from '../../activities/accounting.js';
 import type { KnownSyncStatus, SortDirection } from '../../src/accounting/schemas.js';
 import type { FailedBillPayment } from '../../src/contracts/sync-batch.js';
-import type { SyncBatchApi } from './activities.js';
+import type { SyncBatchApi } from '../sync-batch.js';
 
 /** Pages one scan may read (100 × 100 bill payments); a batch bigger than that needs billPaymentIds paging. */
 const MAX_PAGES_PER_SCAN = 100;
@@ -32,21 +26,15 @@ export type Observation =
       untagged: boolean;
     };
 
-interface Scan {
-  found: BillPaymentSyncRecord[];
-  untagged: boolean;
-  /** Stopped at the page cap with pages left. */
-  capped: boolean;
-}
-
 async function scan(
   api: SyncBatchApi,
   scope: BatchScope,
   status: KnownSyncStatus,
   sortOrder: SortDirection,
   enough: (found: readonly BillPaymentSyncRecord[]) => boolean,
-): Promise<Scan> {
-  const result: Scan = { found: [], untagged: false, capped: false };
+) {
+  /** `capped`: stopped at the page cap with pages left. */
+  const result = { found: [] as BillPaymentSyncRecord[], untagged: false, capped: false };
   const belongs = (r: BillPaymentSyncRecord) => (scope.ids ? scope.ids.has(r.id) : r.syncBatchId === scope.syncBatchId);
   for (let page = 1; ; page++) {
     if (page > MAX_PAGES_PER_SCAN) {
@@ -73,6 +61,11 @@ async function scan(
   }
 }
 
+/**
+ * One look at a batch's bill payments through `GET /bill-payments` filters and sorting (A18). Unsettled ones first,
+ * oldest update first, stopping at the first found: the answer is "not yet" whatever the rest say. Only when none
+ * is pending or syncing are failed and synced ones counted, newest first, so the ones just settled are on page 1.
+ */
 export async function observe(api: SyncBatchApi, scope: BatchScope): Promise<Observation> {
   const any = (found: readonly BillPaymentSyncRecord[]) => found.length > 0;
   const syncing = await scan(api, scope, 'syncing', 'asc', any);

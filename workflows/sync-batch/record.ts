@@ -15,7 +15,7 @@ const HISTORY_LIMIT = 30;
 /** Failed payments named in the Temporal UI's details; the query has them all. */
 const DETAILS_FAILURES_SHOWN = 20;
 
-function initialState(input: SyncBatchInput, pollIntervalMs: number): SyncBatchState {
+function initialState(input: SyncBatchInput): SyncBatchState {
   return {
     syncBatchId: input.syncBatchId,
     companyId: input.companyId ?? null,
@@ -33,13 +33,9 @@ function initialState(input: SyncBatchInput, pollIntervalMs: number): SyncBatchS
     missing: [],
     parked: null,
     stuck: false,
-    pollIntervalMs,
+    pollIntervalMs: 0,
     history: [],
   };
-}
-
-function describeFailure(f: FailedBillPayment): string {
-  return `${f.id} (${f.reason ?? 'no reason given'})`;
 }
 
 /** A batch that ended failed, counted by the run it failed in (there may be no record: its input was refused). */
@@ -47,19 +43,14 @@ export function countFailedBatch(): void {
   count('etims_sync_batches', { outcome: 'failed' });
 }
 
-/**
- * What a sync batch shows the outside: its state (the `getState` query), `NeedsAttention`, the current details in
- * the Temporal UI and its metrics. Every change goes through here, so they never disagree.
- */
+/** Its state (the `getState` query), `NeedsAttention`, UI details and metrics: all changes go through here. */
 export class SyncBatchRecord {
   readonly state: SyncBatchState;
   /** The search attribute as last written (it survives continue-as-new), so unchanged values are not re-sent. */
   private attention: boolean | undefined;
 
-  constructor(input: SyncBatchInput, pollIntervalMs: number) {
-    this.state = input.continued
-      ? { ...input.continued, runs: input.continued.runs + 1 }
-      : initialState(input, pollIntervalMs);
+  constructor(input: SyncBatchInput) {
+    this.state = input.continued ? { ...input.continued, runs: input.continued.runs + 1 } : initialState(input);
     this.attention = workflowInfo().typedSearchAttributes.get(NeedsAttention);
     if (input.continued) this.note(`continued as new (run ${this.state.runs})`);
   }
@@ -98,7 +89,6 @@ export class SyncBatchRecord {
     this.publish();
   }
 
-  /** A poll found every payment settled. */
   settled(synced: number, failed: FailedBillPayment[], missing: string[]): void {
     this.state.polls += 1;
     this.state.synced = synced;
@@ -111,7 +101,10 @@ export class SyncBatchRecord {
 
   park(): void {
     const { failed } = this.state;
-    const listed = failed.slice(0, DETAILS_FAILURES_SHOWN).map(describeFailure).join('; ');
+    const listed = failed
+      .slice(0, DETAILS_FAILURES_SHOWN)
+      .map((f) => `${f.id} (${f.reason ?? 'no reason given'})`)
+      .join('; ');
     const more = failed.length > DETAILS_FAILURES_SHOWN ? `; and ${failed.length - DETAILS_FAILURES_SHOWN} more` : '';
     const message = `${failed.length} bill payment(s) failed to sync: ${listed}${more}`;
     // A poll while parked that finds the same failures changes nothing.
@@ -159,25 +152,12 @@ export class SyncBatchRecord {
 
   /** The batch's end, in its last run (earlier runs continue as new): its summary, its outcome counted once. */
   finished(dismissReason?: string): SyncBatchSummary {
-    const summary = this.summary(dismissReason);
-    count('etims_sync_batches', { outcome: summary.outcome });
-    return summary;
-  }
-
-  private summary(dismissReason?: string): SyncBatchSummary {
-    const s = this.state;
+    const { syncBatchId, companyId, step, synced, failed, missing, processCalls, polls, webhooks, runs, startedAt } =
+      this.state;
+    const outcome = step === 'dismissed' ? 'dismissed' : 'synced';
+    count('etims_sync_batches', { outcome });
     return {
-      syncBatchId: s.syncBatchId,
-      companyId: s.companyId,
-      outcome: s.step === 'dismissed' ? 'dismissed' : 'synced',
-      synced: s.synced,
-      failed: s.failed,
-      missing: s.missing,
-      processCalls: s.processCalls,
-      polls: s.polls,
-      webhooks: s.webhooks,
-      runs: s.runs,
-      startedAt: s.startedAt,
+      ...{ syncBatchId, companyId, outcome, synced, failed, missing, processCalls, polls, webhooks, runs, startedAt },
       finishedAt: new Date().toISOString(),
       ...(dismissReason === undefined ? {} : { dismissReason }),
     };
