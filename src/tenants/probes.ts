@@ -1,7 +1,6 @@
 /**
- * Asking each key who it is: a compliance key its identity (GET /v1/identity) and the businesses it can act for
- * (GET /v1/businesses), an accounting key the companies it sees. A refusal (401, 403) is the file's problem, naming
- * the entry; a service that cannot be reached or fails is not (the same file may start fine a minute later).
+ * Asking each key who it is. A refusal (401, 403) is the file's problem, naming the entry; a service that cannot be
+ * reached or fails is not (the same file may start fine a minute later).
  */
 import { createHash } from 'node:crypto';
 import { AccountingClient } from '../accounting/client.js';
@@ -9,21 +8,22 @@ import { ComplianceClient } from '../compliance/client.js';
 import type { Business, Identity } from '../compliance/schemas.js';
 import { CredentialFormatError } from '../config/credentials.js';
 import { ApiError } from '../http/errors.js';
+import type { RateLimitInfo } from '../http/rate-limit.js';
 import type { AccountingTenant, ComplianceTenant } from './types.js';
 
 export type KeyEnvironment = 'test' | 'live';
-export type BusinessEnvironment = 'sandbox' | 'production';
 
 const COMPANY_PAGE_SIZE = 100;
 const MAX_COMPANY_PAGES = 100;
 
-/** What asking one entry gave: its answers, a configuration problem, or a failure of the service. */
-export type Outcome<T> = { ok: T } | { problem: string } | { failure: string };
+/** What asking one entry gave: its answers, a configuration problem, or a failure of the service (and its error). */
+export type Outcome<T> = { ok: T } | (({ problem: string } | { failure: string }) & { error?: unknown });
 
 export interface ComplianceProbe {
   tenant: ComplianceTenant;
   identity: Identity;
-  /** `X-RateLimit-Limit` of the identity answer. */
+  /** The window's headers on the identity answer, the first request sent with the key. */
+  rateLimit: RateLimitInfo;
   serviceLimit: number | undefined;
   businesses: Business[];
   environment: KeyEnvironment;
@@ -35,19 +35,19 @@ export interface AccountingProbe {
   companies: string[];
 }
 
-export function errorText(err: unknown): string {
+function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export const BUSINESS_ENVIRONMENT: Record<KeyEnvironment, BusinessEnvironment> = {
+export const BUSINESS_ENVIRONMENT: Record<KeyEnvironment, 'sandbox' | 'production'> = {
   test: 'sandbox',
   live: 'production',
 };
 const KEY_PREFIX: Record<KeyEnvironment, string> = { test: 'cmp_sk_test_', live: 'cmp_sk_live_' };
 
 /** The identity's word when it gives one; else the prefix, which the contract ties to the environment. */
-function keyEnvironment(identity: Identity, apiKey: string): KeyEnvironment {
-  const said = identity.apiKey?.environment;
+export function keyEnvironment(identity: Identity | undefined, apiKey: string): KeyEnvironment {
+  const said = identity?.apiKey?.environment;
   if (said === 'live' || said === 'test') return said === 'live' ? 'live' : 'test';
   return apiKey.startsWith(KEY_PREFIX.live) ? 'live' : 'test';
 }
@@ -128,13 +128,14 @@ async function probeCompliance(tenant: ComplianceTenant): Promise<Outcome<Compli
       ok: {
         tenant,
         identity: identity.data,
+        rateLimit: identity.meta.rateLimit,
         serviceLimit: identity.meta.rateLimit.limit ?? identity.data.application?.rateLimitPerMinute,
         businesses: businesses.data,
         environment: keyEnvironment(identity.data, tenant.service.apiKey),
       },
     };
   } catch (err) {
-    return complianceRefusal(tenant, err);
+    return { ...complianceRefusal(tenant, err), error: err };
   } finally {
     await client.close();
   }
@@ -188,6 +189,6 @@ export async function probeAccounting(tenant: AccountingTenant): Promise<Outcome
     return { ok: { tenant, client, companies } };
   } catch (err) {
     await client.close();
-    return accountingRefusal(tenant, err);
+    return { ...accountingRefusal(tenant, err), error: err };
   }
 }

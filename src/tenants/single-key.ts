@@ -47,6 +47,8 @@ export function singleKeyTenants(
     /** Undefined: every business the key can act for. */
     businesses?: readonly string[] | undefined;
     links?: ReadonlyArray<{ businessId: string; companyId: string }>;
+    /** Every entry's source (default: the variables it was read from). */
+    source?: string;
   },
 ): TenantsConfig {
   const application = SINGLE_KEY_APPLICATION;
@@ -58,18 +60,18 @@ export function singleKeyTenants(
             service: services.compliance,
             requestsPerMinute: options.requestsPerMinute,
             businesses: options.businesses,
-            source: 'environment: COMPLIANCE_*',
+            source: options.source ?? 'environment: COMPLIANCE_*',
           },
         ]
       : [],
     accounting: services.accounting
-      ? [{ application, service: services.accounting, source: 'environment: ACCOUNTING_*' }]
+      ? [{ application, service: services.accounting, source: options.source ?? 'environment: ACCOUNTING_*' }]
       : [],
     links: (options.links ?? []).map(({ businessId, companyId }) => ({
       businessId,
       companyId,
       accounting: application,
-      source: 'RECONCILE_LINKS',
+      source: options.source ?? 'RECONCILE_LINKS',
     })),
     origin: ENVIRONMENT_ORIGIN,
   };
