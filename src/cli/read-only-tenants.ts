@@ -1,11 +1,7 @@
 /**
- * The tenants file for the read-only CLIs (`npm run check`, `npm run reconcile`). With TENANTS_FILE or TENANTS_DIR
- * the tenants are resolved against the services as the worker resolves them at start-up: every compliance key is
- * asked who it is and which businesses it can act for, every accounting key which companies it sees, and which
- * application serves which business is settled (src/tenants/serving.ts). A refused key or an unsettled
- * business stops the CLI with every problem named by its tenant entry, never by its key: a TenantConfigError (a
- * ConfigError, exit 2), or a TenantServiceError (exit 1) when a service could not be asked. Without either
- * variable the CLIs read the single-key variables as before.
+ * The tenants file for the read-only CLIs, resolved as the worker resolves it at start-up: a refused key or an
+ * unsettled business stops the CLI (TenantConfigError, exit 2; TenantServiceError, exit 1 when a service could not be
+ * asked), every problem named by its tenant entry, never by its key.
  */
 import { ApiError } from '../http/errors.js';
 import { ConfigError, loadConfig, type Env } from '../config/env.js';
@@ -13,27 +9,27 @@ import { loadTenantsConfig } from '../tenants/load.js';
 import type { Logger } from '../logger.js';
 import { resolveTenantDirectory, type TenantDirectory } from '../tenants/directory.js';
 
-/** Whether the environment names a tenants file (or directory); else the single-key variables are read. */
+/** Whether the environment names a tenants file or directory; else the single-key variables are read. */
 export function namesTenantsFile(env: Env): boolean {
   return Boolean(env.TENANTS_FILE?.trim() || env.TENANTS_DIR?.trim());
 }
 
-/** The tenants of TENANTS_FILE / TENANTS_DIR (namesTenantsFile), resolved against their services. */
+/** The tenants of TENANTS_FILE / TENANTS_DIR, resolved against their services. */
 export async function openReadOnlyTenants(env: Env, logger: Logger): Promise<TenantDirectory> {
   const tenants = loadTenantsConfig(env);
-  // A tenants file names the services its entries are on: nothing stands in for them, as for the worker.
-  if (loadConfig({ SANDBOX: env.SANDBOX }).embeddedSandbox) {
-    throw new ConfigError(
-      `SANDBOX=embedded and ${tenants.origin.split(' ')[0]} are both set: the entries name the services they are on, and nothing stands in for them (unset SANDBOX)`,
-    );
-  }
+  if (loadConfig({ SANDBOX: env.SANDBOX }).embeddedSandbox) throw sandboxBesideFile(tenants.origin);
   return resolveTenantDirectory(tenants, { logger });
 }
 
-/**
- * A failed call, said with the tenant entry whose key made it (`tenants.json: compliance[0] (retail): 403 …`):
- * which of many applications failed is what an operator needs, and the entry is all that names it.
- */
+/** A tenants file names the services its entries are on: nothing stands in for them, as for the worker. */
+export function sandboxBesideFile(origin: string): ConfigError {
+  return new ConfigError(
+    `SANDBOX=embedded and ${origin.split(' ')[0]} are both set: the entries name the services they are on, ` +
+      'and nothing stands in for them (unset SANDBOX)',
+  );
+}
+
+/** A failed call, said with the tenant entry whose key made it (`tenants.json: compliance[0] (retail): 403 …`). */
 export function withEntry(err: unknown, sources: { compliance?: string; accounting?: string }): unknown {
   if (!(err instanceof ApiError)) return err;
   const source = sources[err.service];
@@ -42,9 +38,4 @@ export function withEntry(err: unknown, sources: { compliance?: string; accounti
     : new Error(`${source}: ${err.status ?? '-'} ${err.code}: ${err.message}`, { cause: err });
 }
 
-/** At most `max` ids, then how many more. */
-export function someIds(ids: readonly string[], max = 10): string {
-  if (ids.length === 0) return 'none';
-  const shown = ids.slice(0, max).join(', ');
-  return ids.length > max ? `${shown} and ${ids.length - max} more` : shown;
-}
+export { someIds } from '../tenants/serving.js';

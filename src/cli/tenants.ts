@@ -5,7 +5,7 @@
  * own first, and when the file is refused the entries whose keys answered are settled again without the others and
  * without the links (links do not change which application serves a business).
  */
-import { ConfigError, loadConfig, type Env } from '../config/env.js';
+import { loadConfig, type Env } from '../config/env.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { loadTenantsConfig } from '../tenants/load.js';
 import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
@@ -24,6 +24,7 @@ import {
   type Outcome,
 } from '../tenants/probes.js';
 import { createProgram, runProgram } from './command.js';
+import { sandboxBesideFile } from './read-only-tenants.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 
 /** What a service said of a key. `unreachable`: no answer, or a failure that says nothing of the key. */
@@ -304,11 +305,7 @@ async function main(options: Options): Promise<number> {
   const fromFile = tenants.origin !== ENVIRONMENT_ORIGIN;
   // A tenants file names every setting per entry: only the log level and SANDBOX are read beside it.
   const config = loadConfig(fromFile ? { LOG_LEVEL: env.LOG_LEVEL, SANDBOX: env.SANDBOX } : env);
-  if (fromFile && config.embeddedSandbox) {
-    throw new ConfigError(
-      `SANDBOX=embedded and ${tenants.origin.split(' ')[0]} are both set: the entries name the services they are on, and nothing stands in for them (unset SANDBOX)`,
-    );
-  }
+  if (fromFile && config.embeddedSandbox) throw sandboxBesideFile(tenants.origin);
   if (!fromFile) assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
   const logger = createLogger({
     level: config.logLevel === 'info' ? 'warn' : config.logLevel,

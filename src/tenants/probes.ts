@@ -72,24 +72,25 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, run: 
   return results;
 }
 
-function complianceRefusal(tenant: ComplianceTenant, err: unknown): Outcome<never> {
-  const where = `the compliance service at ${tenant.service.baseUrl}`;
-  if (!(err instanceof ApiError))
-    return { failure: `${tenant.source}: ${where} answered unexpectedly (${errorText(err)})` };
+/** A refusal (401, 403) is the file's problem; anything else is a failure of the service. */
+function refusal(
+  service: 'compliance' | 'accounting',
+  tenant: ComplianceTenant | AccountingTenant,
+  err: unknown,
+  refused: (err: ApiError) => { secret: string; why: string; forbidden: string },
+): Outcome<never> {
+  const where = `the ${service} service at ${tenant.service.baseUrl}`;
+  const fail = (why: string) => ({ failure: `${tenant.source}: ${where} ${why}`, error: err });
+  if (!(err instanceof ApiError)) return fail(`answered unexpectedly (${errorText(err)})`);
   const what = `${err.status ?? 'no answer'} ${err.code}`;
-  if (err.status === undefined) return { failure: `${tenant.source}: ${where} cannot be reached (${err.message})` };
-  if (err.status === 401) {
-    return {
-      problem: `${tenant.source}: ${where} refused the key (${what}): it is wrong, revoked or expired, or its application is suspended; the value is not shown`,
-    };
-  }
-  if (err.status === 403) {
-    const action = err.operation === 'getIdentity' ? 'read its identity' : 'list its businesses';
-    return {
-      problem: `${tenant.source}: the key is not allowed to ${action} at ${tenant.service.baseUrl} (${what}); the value is not shown`,
-    };
-  }
-  return { failure: `${tenant.source}: ${where} failed ${err.operation} (${what})` };
+  if (err.status === undefined) return fail(`cannot be reached (${err.message})`);
+  if (err.status !== 401 && err.status !== 403) return fail(`failed ${err.operation} (${what})`);
+  const { secret, why, forbidden } = refused(err);
+  const problem =
+    err.status === 401
+      ? `${where} refused the ${secret} (${what}): ${why}`
+      : `the ${secret} is not allowed to ${forbidden} at ${tenant.service.baseUrl} (${what})`;
+  return { problem: `${tenant.source}: ${problem}; the value is not shown`, error: err };
 }
 
 /** What an entry says (where, which key, which businesses, what budget): equal digests ask the service the same. */
@@ -135,30 +136,14 @@ async function probeCompliance(tenant: ComplianceTenant): Promise<Outcome<Compli
       },
     };
   } catch (err) {
-    return { ...complianceRefusal(tenant, err), error: err };
+    return refusal('compliance', tenant, err, (e) => ({
+      secret: 'key',
+      why: 'it is wrong, revoked or expired, or its application is suspended',
+      forbidden: e.operation === 'getIdentity' ? 'read its identity' : 'list its businesses',
+    }));
   } finally {
     await client.close();
   }
-}
-
-function accountingRefusal(tenant: AccountingTenant, err: unknown): Outcome<never> {
-  const where = `the accounting service at ${tenant.service.baseUrl}`;
-  if (!(err instanceof ApiError))
-    return { failure: `${tenant.source}: ${where} answered unexpectedly (${errorText(err)})` };
-  const what = `${err.status ?? 'no answer'} ${err.code}`;
-  if (err.status === undefined) return { failure: `${tenant.source}: ${where} cannot be reached (${err.message})` };
-  if (err.status === 401) {
-    const secret =
-      tenant.service.signRequests && /signature|timestamp/i.test(err.message) ? 'client secret' : 'API key';
-    return {
-      problem: `${tenant.source}: ${where} refused the ${secret} (${what}): it is wrong, revoked or its application inactive; the value is not shown`,
-    };
-  }
-  if (err.status === 403)
-    return {
-      problem: `${tenant.source}: the API key is not allowed to list companies at ${tenant.service.baseUrl} (${what}); the value is not shown`,
-    };
-  return { failure: `${tenant.source}: ${where} failed ${err.operation} (${what})` };
 }
 
 export async function probeAccounting(tenant: AccountingTenant): Promise<Outcome<AccountingProbe>> {
@@ -189,6 +174,14 @@ export async function probeAccounting(tenant: AccountingTenant): Promise<Outcome
     return { ok: { tenant, client, companies } };
   } catch (err) {
     await client.close();
-    return { ...accountingRefusal(tenant, err), error: err };
+    return refusal('accounting', tenant, err, (e) => ({
+      // 403 is the key's alone; 401 may be the signature's.
+      secret:
+        e.status === 401 && tenant.service.signRequests && /signature|timestamp/i.test(e.message)
+          ? 'client secret'
+          : 'API key',
+      why: 'it is wrong, revoked or its application inactive',
+      forbidden: 'list companies',
+    }));
   }
 }
