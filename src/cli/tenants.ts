@@ -231,7 +231,8 @@ function summary({ report, code }: Inspection): string[] {
   const rows = [...report.compliance, ...report.accounting];
   if (code === 0) {
     return [
-      `all ${report.compliance.length} compliance application(s) and ${report.accounting.length} accounting application(s) healthy`,
+      `all ${report.compliance.length} compliance application(s) and ` +
+        `${report.accounting.length} accounting application(s) healthy`,
     ];
   }
   const refused = rows.filter((row) => row.key.state === 'refused').length;
@@ -245,7 +246,8 @@ function summary({ report, code }: Inspection): string[] {
   const lines = [`not healthy: ${parts.join(', ')}`];
   if (!report.settled && report.compliance.some((row) => row.businesses !== null)) {
     lines.push(
-      'the businesses shown are those each entry whose key answered would serve without the others and without the links',
+      'the businesses shown are those each entry whose key answered would serve without the others and ' +
+        'without the links',
     );
   }
   return lines;
@@ -319,7 +321,8 @@ async function main(options: Options): Promise<number> {
     const { problems } = result.report;
     if (problems.length > 0) {
       console.error(
-        `${result.code === 2 ? 'configuration error' : 'error'}: ${result.report.origin}: ${problems.length} problem(s):`,
+        `${result.code === 2 ? 'configuration error' : 'error'}: ${result.report.origin}: ` +
+          `${problems.length} problem(s):`,
       );
       for (const problem of problems) console.error(`  - ${problem}`);
     }
@@ -334,7 +337,9 @@ async function main(options: Options): Promise<number> {
 runProgram(
   createProgram(
     'npm run tenants --',
-    'Lists the tenants (TENANTS_FILE / TENANTS_DIR, or the single-key variables as tenant "default") and their health on the services: key accepted, businesses served, budget in use. Read-only: it asks identities, businesses and companies, nothing else.',
+    'Lists the tenants (TENANTS_FILE / TENANTS_DIR, or the single-key variables as tenant "default") and their ' +
+      'health on the services: key accepted, businesses served, budget in use. Read-only: it asks identities, ' +
+      'businesses and companies, nothing else.',
   )
     .option('--json', 'print the report as one JSON object (compliance, accounting, links, problems)')
     .option('--wide', 'name every business and company, not only their count')
@@ -363,9 +368,10 @@ runProgram(
           ],
         ],
         output:
-          'one row per compliance application (key accepted or refused, environment, service application, businesses served, ' +
-          "requests per minute: ours / the service's limit, budget in use: the share of the service's current window used, from the " +
-          'X-RateLimit headers of the identity answer, counting that request), then the accounting applications and the links, on ' +
+          'one row per compliance application (key accepted or refused, environment, service application, ' +
+          "businesses served, requests per minute: ours / the service's limit, budget in use: the share of the " +
+          "service's current window used, from the X-RateLimit headers of the identity answer, counting that " +
+          'request), then the accounting applications and the links, on ' +
           'standard output (--json: one JSON object); every problem on standard error, naming its entry, never a key',
         exitCodes: [
           [0, 'every key accepted and the tenants settled: a worker would start with them'],

@@ -69,7 +69,7 @@ function windowsOf(directory: TenantDirectory): BudgetWindow[] {
   return windows;
 }
 
-/** Closing it closes every client. Work under way for a removed business goes through the application that served it. */
+/** Closes every client when closed. A removed business's work under way goes through the application that served it. */
 export function openTenantAccess(tenants: LiveTenants): OpenServiceAccess {
   const compliance = (businessId: string): ComplianceClient => {
     const route = tenants.routeOf(businessId);

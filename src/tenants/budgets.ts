@@ -16,7 +16,7 @@ import {
 } from '../temporal/compliance-budgets.js';
 import { tenantComplianceActivitiesPerSecond } from '../worker/settings.js';
 
-/** Holds each window of `directory` to its budget on the compliance queues of `taskQueue`; returns the queues it set. */
+/** Holds each window of `directory` to its budget on the compliance queues; returns the queues it set. */
 export async function holdTenantBudgets(options: {
   client: Client;
   taskQueue: string;

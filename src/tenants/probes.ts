@@ -55,7 +55,8 @@ export function keyEnvironment(identity: Identity | undefined, apiKey: string): 
 /** "a test key (cmp_sk_test_) acts only for sandbox businesses", or as a clause: "…_), which acts only…". */
 export function keyRule(environment: KeyEnvironment, form: 'sentence' | 'clause'): string {
   const verb = form === 'clause' ? ', which acts' : ' acts';
-  return `a ${environment} key (${KEY_PREFIX[environment]})${verb} only for ${BUSINESS_ENVIRONMENT[environment]} businesses`;
+  const businesses = BUSINESS_ENVIRONMENT[environment];
+  return `a ${environment} key (${KEY_PREFIX[environment]})${verb} only for ${businesses} businesses`;
 }
 
 /** `run` over `items`, at most `limit` at once, results in the items' order. */
@@ -100,7 +101,7 @@ export function entryDigest(tenant: ComplianceTenant): string {
     .digest('hex');
 }
 
-/** The entry's probe from `cache` when an earlier resolution asked the same, else asked now (and kept when accepted). */
+/** The entry's probe from `cache` when an earlier resolution asked the same, else asked now (kept when accepted). */
 export async function probeComplianceOnce(
   tenant: ComplianceTenant,
   cache: Map<string, ComplianceProbe> | undefined,

@@ -242,58 +242,6 @@ export interface ConnectedWorkerProcess {
   close(): Promise<void>;
 }
 
-/** Temporal reachable with these credentials and namespace, and the search attributes registered. */
-async function connectTemporal(
-  settings: WorkerSettings,
-  logger: Logger,
-  temporal: TemporalSettings,
-  opened: Array<() => Promise<unknown>>,
-): Promise<{ client: Client; connection: NativeConnection; namespace: string }> {
-  const { namespace } = temporal;
-  const clientConnection = await connectClient(temporal);
-  opened.push(() => clientConnection.close());
-  const address = temporal.address ?? DEFAULT_TEMPORAL_ADDRESS;
-  const searchAttributes = await requireSearchAttributes(clientConnection, {
-    namespace,
-    address,
-    keys: projectSearchAttributes,
-  });
-  logger.info({ namespace, searchAttributes }, 'search attributes checked');
-  const connection = await connectNative(temporal);
-  opened.push(() => connection.close());
-  const client = new Client({
-    connection: clientConnection,
-    namespace,
-    dataConverter: settings.encryption.dataConverter,
-    plugins: tracingPlugins(),
-  });
-  return { client, connection, namespace };
-}
-
-/** The embedded sandbox in place of each service the single-key variables leave unconfigured. */
-async function withEmbeddedSandbox(
-  settings: WorkerSettings,
-  logger: Logger,
-  opened: Array<() => Promise<unknown>>,
-): Promise<{ tenants: TenantsConfig; sandbox: EmbeddedSandbox | undefined }> {
-  const { tenants, services } = settings;
-  if (tenants.origin !== ENVIRONMENT_ORIGIN || (services.compliance && services.accounting)) {
-    return { tenants, sandbox: undefined };
-  }
-  const endpoints = await resolveServices(services, logger);
-  opened.push(() => endpoints.close());
-  const configured = tenants.compliance[0];
-  return {
-    tenants: singleKeyTenants(endpoints, {
-      requestsPerMinute: configured?.requestsPerMinute ?? settings.worker.complianceRequestsPerMinute,
-      // The sandbox's key serves every business of its world; a configured key what COMPLIANCE_BUSINESS_ID says.
-      businesses: configured?.businesses,
-      links: tenants.links,
-    }),
-    sandbox: endpoints.sandbox,
-  };
-}
-
 /**
  * A worker process, checked before anything starts: the embedded sandbox when asked for, Temporal and its search
  * attributes, every key; only then the callback receiver and the workers. A failure closes whatever was opened.
@@ -316,9 +264,40 @@ export async function connectWorkerProcess(
     for (const close of opened.reverse()) await close().catch(() => undefined);
   };
   try {
-    const { tenants, sandbox } = await withEmbeddedSandbox(settings, logger, opened);
+    let { tenants } = settings;
+    let sandbox: EmbeddedSandbox | undefined;
+    const { services } = settings;
+    // The embedded sandbox in place of each service the single-key variables leave unconfigured.
+    if (tenants.origin === ENVIRONMENT_ORIGIN && !(services.compliance && services.accounting)) {
+      const endpoints = await resolveServices(services, logger);
+      opened.push(() => endpoints.close());
+      const configured = tenants.compliance[0];
+      tenants = singleKeyTenants(endpoints, {
+        requestsPerMinute: configured?.requestsPerMinute ?? settings.worker.complianceRequestsPerMinute,
+        // The sandbox's key serves every business of its world; a configured key what COMPLIANCE_BUSINESS_ID says.
+        businesses: configured?.businesses,
+        links: tenants.links,
+      });
+      sandbox = endpoints.sandbox;
+    }
     const temporal = options.temporal ?? settings.temporal;
-    const { client, connection, namespace } = await connectTemporal(settings, logger, temporal, opened);
+    const { namespace } = temporal;
+    const clientConnection = await connectClient(temporal);
+    opened.push(() => clientConnection.close());
+    const searchAttributes = await requireSearchAttributes(clientConnection, {
+      namespace,
+      address: temporal.address ?? DEFAULT_TEMPORAL_ADDRESS,
+      keys: projectSearchAttributes,
+    });
+    logger.info({ namespace, searchAttributes }, 'search attributes checked');
+    const connection = await connectNative(temporal);
+    opened.push(() => connection.close());
+    const client = new Client({
+      connection: clientConnection,
+      namespace,
+      dataConverter: encryption.dataConverter,
+      plugins: tracingPlugins(),
+    });
     // The single-key variables' keys are refused naming the variable.
     if (tenants.origin === ENVIRONMENT_ORIGIN) await checkServiceCredentials(tenants, logger);
     const worker = await startWorkerProcess({
