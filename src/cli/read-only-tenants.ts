@@ -5,22 +5,24 @@ import { loadTenantsConfig } from '../tenants/load.js';
 import type { Logger } from '../logger.js';
 import { resolveTenantDirectory, type TenantDirectory } from '../tenants/directory.js';
 
-/** Whether the environment names a tenants file (or directory); else the single-key variables are read. */
+/** Whether the environment names a tenants file or directory; else the single-key variables are read. */
 export function namesTenantsFile(env: Env): boolean {
   return Boolean(env.TENANTS_FILE?.trim() || env.TENANTS_DIR?.trim());
 }
 
-/** The tenants of TENANTS_FILE / TENANTS_DIR (namesTenantsFile), resolved against their services. */
+/** The tenants of TENANTS_FILE / TENANTS_DIR, resolved against their services. */
 export async function openReadOnlyTenants(env: Env, logger: Logger): Promise<TenantDirectory> {
   const tenants = loadTenantsConfig(env);
-  // A tenants file names the services its entries are on: nothing stands in for them, as for the worker.
-  if (loadConfig({ SANDBOX: env.SANDBOX }).embeddedSandbox) {
-    throw new ConfigError(
-      `SANDBOX=embedded and ${tenants.origin.split(' ')[0]} are both set: the entries name the services ` +
-        `they are on, and nothing stands in for them (unset SANDBOX)`,
-    );
-  }
+  if (loadConfig({ SANDBOX: env.SANDBOX }).embeddedSandbox) throw sandboxBesideFile(tenants.origin);
   return resolveTenantDirectory(tenants, { logger });
+}
+
+/** A tenants file names the services its entries are on: nothing stands in for them, as for the worker. */
+export function sandboxBesideFile(origin: string): ConfigError {
+  return new ConfigError(
+    `SANDBOX=embedded and ${origin.split(' ')[0]} are both set: the entries name the services they are on, ` +
+      'and nothing stands in for them (unset SANDBOX)',
+  );
 }
 
 /** A failed call, said with the tenant entry whose key made it (`tenants.json: compliance[0] (retail): 403 …`). */
@@ -32,9 +34,4 @@ export function withEntry(err: unknown, sources: { compliance?: string; accounti
     : new Error(`${source}: ${err.status ?? '-'} ${err.code}: ${err.message}`, { cause: err });
 }
 
-/** At most `max` ids, then how many more. */
-export function someIds(ids: readonly string[], max = 10): string {
-  if (ids.length === 0) return 'none';
-  const shown = ids.slice(0, max).join(', ');
-  return ids.length > max ? `${shown} and ${ids.length - max} more` : shown;
-}
+export { someIds } from '../tenants/serving.js';

@@ -1,9 +1,4 @@
-/**
- * `npm run worker`: the worker alone, against an existing Temporal server (TEMPORAL_ADDRESS / TEMPORAL_PROFILE and
- * the other envconfig settings, default 127.0.0.1:7233), serving the tenants of TENANTS_FILE / TENANTS_DIR or the
- * single-key variables' one tenant. The whole configuration is read here, once; nothing starts half-way (see
- * connectWorkerProcess). SIGTERM / SIGINT drain the workers gracefully.
- */
+/** `npm run worker`: the worker alone, against an existing Temporal server. SIGTERM / SIGINT drain it gracefully. */
 import { createLogger } from '../logger.js';
 import { DEFAULT_TEMPORAL_ADDRESS } from '../temporal/connection.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';

@@ -1,7 +1,4 @@
-/**
- * ServiceAccess over the live tenants: each business's calls go through the client of the application serving it, each
- * company's through its accounting application's. Activities never see a key; workflow inputs carry business ids only.
- */
+/** ServiceAccess over the live tenants: activities never see a key; workflow inputs carry business ids only. */
 import { ApplicationFailure } from '@temporalio/common';
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
@@ -32,7 +29,6 @@ export class UnknownBusinessError extends ApplicationFailure {
   }
 }
 
-/** An accounting call whose company no accounting application is linked for (or that names none among several). */
 export class UnknownCompanyError extends ApplicationFailure {
   readonly code = FAILURE_TYPES.companyNotServed;
 
@@ -47,9 +43,10 @@ export class UnknownCompanyError extends ApplicationFailure {
 function unknownCompany(directory: TenantDirectory, companyId: string | undefined): UnknownCompanyError {
   const names = directory.accountingApplications().map((a) => a.application);
   if (names.length === 0) {
+    const company = companyId === undefined ? '' : ` (company ${companyId})`;
     return new UnknownCompanyError(
       companyId,
-      `no accounting application is configured in ${directory.origin}${companyId === undefined ? '' : ` (company ${companyId})`}`,
+      `no accounting application is configured in ${directory.origin}${company}`,
     );
   }
   if (companyId === undefined) {
@@ -64,7 +61,7 @@ function unknownCompany(directory: TenantDirectory, companyId: string | undefine
   );
 }
 
-/** The windows of a directory, worked out once per directory (a placement is asked for every sale). */
+/** Worked out once per directory: a placement is asked for every sale. */
 const windowsByDirectory = new WeakMap<TenantDirectory, BudgetWindow[]>();
 function windowsOf(directory: TenantDirectory): BudgetWindow[] {
   let windows = windowsByDirectory.get(directory);
@@ -72,10 +69,7 @@ function windowsOf(directory: TenantDirectory): BudgetWindow[] {
   return windows;
 }
 
-/**
- * The live tenants' clients as a ServiceAccess; closing it closes every client. A business's calls go through the
- * application serving it now, or, for work under way when it was removed, the application that served it.
- */
+/** Closes every client when closed. A removed business's work under way goes through the application that served it. */
 export function openTenantAccess(tenants: LiveTenants): OpenServiceAccess {
   const compliance = (businessId: string): ComplianceClient => {
     const route = tenants.routeOf(businessId);

@@ -7,27 +7,25 @@ import type { Logger } from '../logger.js';
 import type { ComplianceApplication, TenantDirectory } from './directory.js';
 
 export interface BudgetWindow {
-  /** The fairness key of every compliance call it pays for: the service's application id, else the entry's name. */
+  /** The service's application id, else the entry's name. */
   fairnessKey: string;
   /** The entries sharing it, in the file's order. */
   applications: readonly string[];
-  /** What the window allows: the lowest budget of the entries sharing it (each already capped by the service's limit). */
+  /** The lowest budget of the entries sharing it (each already capped by the service's limit). */
   requestsPerMinute: number;
-  /** The businesses its entries serve. */
   businesses: readonly string[];
   /**
-   * Whether its calls have a queue of their own: when it serves several businesses, so they can share it fairly (a
-   * fairness key each) while the queue's own rate holds the window to its budget.
+   * A queue of its own when it serves several businesses, so they share it fairly (a fairness key each) while the
+   * queue's own rate holds the window to its budget.
    */
   ownQueue: boolean;
 }
 
-/** The fairness key of an application's calls. */
 export function windowKeyOf(application: ComplianceApplication): string {
   return application.serviceApplicationId ?? application.application;
 }
 
-/** Every window of the directory, in the file's order of its first entry. */
+/** In the file's order of each window's first entry. */
 export function budgetWindows(directory: Pick<TenantDirectory, 'applications'>): BudgetWindow[] {
   const windows = new Map<string, { applications: string[]; requestsPerMinute: number; businesses: string[] }>();
   for (const application of directory.applications()) {
@@ -52,13 +50,8 @@ export function budgetWindows(directory: Pick<TenantDirectory, 'applications'>):
   }));
 }
 
-/** The window an application's calls spend, in the directory's windows. */
-export function windowOf(
-  windows: readonly BudgetWindow[],
-  application: ComplianceApplication,
-): BudgetWindow | undefined {
-  const key = windowKeyOf(application);
-  return windows.find((window) => window.fairnessKey === key);
+export function windowOf(windows: readonly BudgetWindow[], application: ComplianceApplication) {
+  return windows.find((window) => window.fairnessKey === windowKeyOf(application));
 }
 
 /**
@@ -69,11 +62,8 @@ export function windowOf(
 export function warnSharedWindows(applications: readonly ComplianceApplication[], logger: Logger | undefined): void {
   const byService = new Map<string, ComplianceApplication[]>();
   for (const application of applications) {
-    if (application.serviceApplicationId === undefined) continue;
-    byService.set(application.serviceApplicationId, [
-      ...(byService.get(application.serviceApplicationId) ?? []),
-      application,
-    ]);
+    const id = application.serviceApplicationId;
+    if (id !== undefined) byService.set(id, [...(byService.get(id) ?? []), application]);
   }
   for (const [serviceApplicationId, sharing] of byService) {
     const total = sharing.reduce((sum, application) => sum + application.requestsPerMinute, 0);

@@ -16,13 +16,7 @@ import {
 } from '../temporal/compliance-budgets.js';
 import { tenantComplianceActivitiesPerSecond } from '../worker/settings.js';
 
-/** The queues a set of tenants needs: the shared compliance queue's plan, and each window's own queue with its rate. */
-export interface TenantQueues {
-  shared: ComplianceBudgetPlan;
-  own: Array<{ taskQueue: string; perSecond: number; window: string }>;
-}
-
-/** Holds each window of `directory` to its budget on the compliance queues of `taskQueue`; returns the queues it set. */
+/** Holds each window of `directory` to its budget on the compliance queues; returns the queues it set. */
 export async function holdTenantBudgets(options: {
   client: Client;
   taskQueue: string;
@@ -30,7 +24,7 @@ export async function holdTenantBudgets(options: {
   headroom: number;
   metrics: MetricsRecorder;
   logger: Logger;
-}): Promise<TenantQueues> {
+}): Promise<{ shared: ComplianceBudgetPlan; own: Array<{ taskQueue: string; perSecond: number; window: string }> }> {
   const { directory, metrics } = options;
   const windows = budgetWindows(directory);
   const perSecond = (requestsPerMinute: number) =>
@@ -62,12 +56,12 @@ export async function holdTenantBudgets(options: {
     await applyComplianceBudgets(options.client, queue, shared, reason);
     for (const q of own) await applyQueueRate(options.client, q.taskQueue, q.perSecond, reason);
   } catch (err) {
-    // A server before 1.29, or an identity not allowed to configure queues: the workers still pace each queue as a
-    // whole (maxTaskQueueActivitiesPerSecond) and each application's client follows its own window, but nothing
-    // holds one application to its budget across processes on the shared queue. Said loudly, not fatal.
+    // A server before 1.29, or an identity not allowed to configure queues: each queue is still paced as a whole
+    // and each client follows its own window, but nothing holds one application to its budget across processes.
     options.logger.error(
       { taskQueue: queue, err: err instanceof Error ? err.message : String(err) },
-      'the Temporal server did not take the per-application budgets (UpdateTaskQueueConfig): each application is held by its own rate-limit gate only, per process',
+      'the Temporal server did not take the per-application budgets (UpdateTaskQueueConfig): ' +
+        'each application is held by its own rate-limit gate only, per process',
     );
     return { shared, own };
   }

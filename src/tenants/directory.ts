@@ -30,11 +30,9 @@ export interface ComplianceApplication {
   /** The budget the fleet paces it to: the file's, or the service's own limit when that is lower. */
   requestsPerMinute: number;
   configuredRequestsPerMinute: number;
-  /** The service's limit for the application (`X-RateLimit-Limit`), when it said. */
   serviceRequestsPerMinute: number | undefined;
-  /** The service's id of the application the key belongs to: entries with the same one share one window. */
+  /** Entries with the same one share one window. */
   serviceApplicationId: string | undefined;
-  /** The service's id of the key (an identifier, not the secret). */
   keyId: string | undefined;
   environment: KeyEnvironment;
   /** The one business a business-bound key acts for; null for an organisation-wide key. */
@@ -44,32 +42,26 @@ export interface ComplianceApplication {
   listed: boolean;
   /** The businesses its key can act for. */
   reachable: readonly string[];
-  /** The businesses it serves. */
   businesses: readonly string[];
 }
 
 export interface AccountingApplication {
   application: ApplicationName;
   source: string;
-  /** The companies its key sees. */
   companies: readonly string[];
 }
 
 export interface TenantDirectory {
-  /** Where the tenants were read from (for messages). */
   readonly origin: string;
-  /** The application serving the business; undefined when none does. */
   applicationOf(businessId: string): ApplicationName | undefined;
   businessesOf(application: ApplicationName): readonly string[];
-  /** Every compliance application, in the file's order. */
+  /** In the file's order. */
   applications(): readonly ComplianceApplication[];
   accountingApplications(): readonly AccountingApplication[];
-  /** The accounting application a company is linked through; undefined when no link names it. */
   accountingApplicationOf(companyId: string): ApplicationName | undefined;
   links(): readonly ResolvedTenantLink[];
   complianceClient(application: ApplicationName): ComplianceClient | undefined;
   accountingClient(application: ApplicationName): AccountingClient | undefined;
-  /** Closes every client. */
   close(): Promise<void>;
 }
 
@@ -79,18 +71,15 @@ export interface ResolveTenantDirectoryOptions {
   /** Longest wait for an application's rate-limit window to reset before a call is handed back (default 10 s). */
   holdUpToMs?: number;
   /**
-   * The rate-limit gates of the service applications, by the service's application id: a directory resolved again
-   * (the tenants file changed) passes the previous one's, so a rotated key or a moved business keeps pacing against
-   * the window the service still counts.
+   * The rate-limit gates by the service's application id: a directory resolved again passes the previous one's, so a
+   * rotated key or a moved business keeps pacing against the window the service still counts.
    */
   gates?: Map<string, RateLimitGate>;
   /**
-   * What earlier resolutions learnt of each compliance entry, by a digest of the entry (its key included): a directory
-   * resolved again (the tenants file changed) asks only the entries that changed, so a change spends no budget of the
-   * applications it does not touch. Pruned to the entries of this resolution.
+   * What earlier resolutions learnt of each compliance entry, by entryDigest: a directory resolved again asks only
+   * the entries that changed, spending no budget of the others. Pruned to the entries of this resolution.
    */
   complianceProbes?: Map<string, ComplianceProbe>;
-  /** Sees every request and answer of an application's client (its metrics). */
   observerFor?: (application: ComplianceApplication) => HttpObserver | undefined;
   logger?: Logger;
 }
@@ -126,13 +115,9 @@ function summary(origin: string, lines: readonly string[]): string {
 }
 
 const DEFAULT_CONCURRENCY = 8;
-/** Longest wait for an application's rate-limit window to reset before a call is handed back to Temporal. */
 const DEFAULT_HOLD_MS = 10_000;
 
-/**
- * `capped`: paced to the service's own limit when it is lower than the file's. COMPLIANCE_REQUESTS_PER_MINUTE of the
- * single-key variables is taken as given, as it always was.
- */
+/** `capped`: paced to the service's own limit when lower; COMPLIANCE_REQUESTS_PER_MINUTE is taken as given. */
 function facts(probe: ComplianceProbe, businesses: readonly string[], capped: boolean): ComplianceApplication {
   const { tenant, identity, serviceLimit } = probe;
   return {
@@ -185,7 +170,7 @@ export async function resolveTenantDirectory(
       if (!current.has(digest)) options.complianceProbes.delete(digest);
   }
   const complianceProbes: ComplianceProbe[] = [];
-  /** By name; undefined for an entry whose key was refused. */
+  // By name; undefined for an entry whose key was refused.
   const accountingProbes = new Map<ApplicationName, AccountingProbe | undefined>();
   const openAccounting: AccountingClient[] = [];
   for (const answer of answers) {

@@ -1,7 +1,6 @@
 /**
- * The entries of tenants files: each checked against its schema, its keys read from their sources, and every name,
- * business and link declared once across the files. Errors are ConfigErrors naming the file and entry
- * (`tenants.json: compliance[1] (retail-group): apiKey`), never a key.
+ * The entries of tenants files: checked, keys read from their sources, every name, business and link declared once.
+ * Errors name the file and entry (`tenants.json: compliance[1] (retail-group): apiKey`), never a key.
  */
 import { resolve } from 'node:path';
 import { assertCredential, CredentialFormatError, type CredentialKind } from '../config/credentials.js';
@@ -21,14 +20,14 @@ import { SINGLE_TENANT_VARIABLES } from './single-key.js';
 import type { AccountingTenant, ComplianceTenant, TenantLink, TenantsConfig } from './types.js';
 import type { Env } from '../config/env.js';
 
-/** One parsed tenants file: its name for errors, its JSON, and the directory its relative key files are in. */
+/** `baseDir`: where its relative key files are. */
 export interface TenantsDocument {
   name: string;
   content: unknown;
   baseDir: string;
 }
 
-export type TenantEntries = Pick<TenantsConfig, 'compliance' | 'accounting' | 'links'>;
+type TenantEntries = Pick<TenantsConfig, 'compliance' | 'accounting' | 'links'>;
 
 const SERVICE_SECRETS: SecretVariable[] = [
   'COMPLIANCE_API_KEY',
@@ -42,12 +41,11 @@ export function readSetting(env: Env, name: string): string | undefined {
   return value ? value : undefined;
 }
 
-/** The entries of parsed tenants documents, in order, every list concatenated. */
 export function readTenantEntries(documents: readonly TenantsDocument[], env: Env): TenantEntries {
   return readEntries(documents, env).entries;
 }
 
-/** The environment loadConfig gets for one entry: the service settings (timeouts, signing), none of the single tenant's. */
+/** What loadConfig gets for one entry: the service settings (timeouts, signing), none of the single tenant's. */
 function sharedSettings(env: Env): Env {
   const shared = { ...env };
   for (const name of [...SINGLE_TENANT_VARIABLES, 'COMPLIANCE_BASE_URL', 'ACCOUNTING_BASE_URL']) {
@@ -78,7 +76,7 @@ export function readEntries(
   const shared = sharedSettings(env);
   const namedVariables = new Set<string>();
 
-  /** A key from its source, in the form of its kind; the setting is the entry path, the only thing an error says of it. */
+  // The setting is the entry path, the only thing an error says of the key.
   const key = (document: TenantsDocument, source: KeySource, setting: string, kind: CredentialKind): string => {
     let value: string;
     if (source.value !== undefined) {
@@ -187,10 +185,7 @@ export function readEntries(
   return { entries: { compliance, accounting, links }, namedVariables };
 }
 
-/**
- * A key file, read by the reader of every `<NAME>_FILE` (size cap, trailing newline dropped), reached through one
- * of its variable names whose prefix is then taken off its messages, which name the path, never the content.
- */
+/** Read as every `<NAME>_FILE` is (size cap, trailing newline dropped); messages name the path, never the content. */
 function readKeyFile(setting: string, path: string): string {
   let value: string | undefined;
   try {

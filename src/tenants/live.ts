@@ -15,21 +15,18 @@ import {
 } from './directory.js';
 import type { ComplianceProbe } from './probes.js';
 
-/** Longer than an activity's start-to-close timeout (60 s): a call in flight on a replaced client ends before it closes. */
+/** Longer than an activity's start-to-close timeout (60 s): a call in flight on a replaced client ends first. */
 const DRAIN_GRACE_MS = 2 * 60_000;
 
-/** What a replacement changed, by name: what logs and the reload's metrics say. */
 export interface TenantsChange {
   businessesAdded: string[];
   businessesRemoved: string[];
   applicationsAdded: ApplicationName[];
   applicationsRemoved: ApplicationName[];
-  /** Businesses now served by another application than before. */
   businessesMoved: string[];
 }
 
-/** How a compliance call for a business is made: with which application's client, and whether it takes new work. */
-export interface ComplianceRoute {
+interface ComplianceRoute {
   application: ComplianceApplication;
   client: ComplianceClient;
   /** False for a business removed from the tenants whose work under way is being finished. */
@@ -37,33 +34,24 @@ export interface ComplianceRoute {
 }
 
 export interface LiveTenants {
-  /** The tenants served now. */
   current(): TenantDirectory;
-  /** The route of a business's compliance calls: its application now, or the one finishing its work; undefined when none. */
+  /** A business's application now, or the one finishing its work. */
   routeOf(businessId: string): ComplianceRoute | undefined;
   /** Serves `config` from now on; throws as resolveTenantDirectory does, leaving the tenants served unchanged. */
   replace(config: TenantsConfig): Promise<TenantsChange>;
-  /** Closes every client, current and drained. */
   close(): Promise<void>;
 }
 
-export type LiveTenantsOptions = Omit<ResolveTenantDirectoryOptions, 'gates' | 'complianceProbes'> & {
-  /** How long a replaced directory's clients stay open for calls in flight (default 2 minutes). */
-  drainGraceMs?: number;
-};
-
-interface Drained {
-  directory: TenantDirectory;
-  application: ComplianceApplication;
-}
-
-export async function openLiveTenants(config: TenantsConfig, options: LiveTenantsOptions = {}): Promise<LiveTenants> {
+export async function openLiveTenants(
+  config: TenantsConfig,
+  options: Omit<ResolveTenantDirectoryOptions, 'gates' | 'complianceProbes'> & { drainGraceMs?: number } = {},
+): Promise<LiveTenants> {
   const gates = new Map<string, RateLimitGate>();
   const complianceProbes = new Map<string, ComplianceProbe>();
   const resolve = (tenants: TenantsConfig) => resolveTenantDirectory(tenants, { ...options, gates, complianceProbes });
   let current = await resolve(config);
-  /** Removed businesses whose work under way is finished with the application that served them. */
-  const drained = new Map<string, Drained>();
+  // Removed businesses whose work under way is finished with the application that served them.
+  const drained = new Map<string, { directory: TenantDirectory; application: ComplianceApplication }>();
   const retired = new Set<TenantDirectory>();
   const timers = new Set<NodeJS.Timeout>();
   let replacing: Promise<unknown> = Promise.resolve();
@@ -128,7 +116,7 @@ function servedBusinesses(directory: TenantDirectory): Map<string, ApplicationNa
   return new Map(directory.applications().flatMap((a) => a.businesses.map((b) => [b, a.application] as const)));
 }
 
-export function changeBetween(previous: TenantDirectory, next: TenantDirectory): TenantsChange {
+function changeBetween(previous: TenantDirectory, next: TenantDirectory): TenantsChange {
   const before = servedBusinesses(previous);
   const after = servedBusinesses(next);
   const namesBefore = new Set(previous.applications().map((a) => a.application));
@@ -153,7 +141,7 @@ function counts(change: TenantsChange): Record<string, number | string[]> {
   };
 }
 
-/** The accounting client of a company under the tenants served now (undefined when none is linked for it). */
+/** The accounting client of a company (undefined when none is linked for it). */
 export function accountingClientOf(
   directory: TenantDirectory,
   companyId: string | undefined,

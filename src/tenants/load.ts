@@ -1,8 +1,4 @@
-/**
- * The tenants a fleet serves, read from a tenants file (`TENANTS_FILE`), a directory of them (`TENANTS_DIR`, every
- * `*.json` merged, as a mounted secret holds them), or, with neither, from the single-key variables as one tenant
- * named `default`. Nothing is cached, so a reload reads the files again.
- */
+/** The tenants of TENANTS_FILE, TENANTS_DIR (every `*.json` merged) or the single-key variables. Nothing is cached. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parse, type ParseError } from 'jsonc-parser';
@@ -12,7 +8,6 @@ import { fromSingleKeyVariables, SINGLE_TENANT_VARIABLES } from './single-key.js
 import type { TenantsConfig } from './types.js';
 import type { Env } from '../config/env.js';
 
-/** The tenants of this environment: from TENANTS_FILE, TENANTS_DIR, or the single-key variables. */
 export function loadTenantsConfig(rawEnv: Env): TenantsConfig {
   const file = readSetting(rawEnv, 'TENANTS_FILE');
   const dir = readSetting(rawEnv, 'TENANTS_DIR');

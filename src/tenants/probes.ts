@@ -1,7 +1,6 @@
 /**
- * Asking each key who it is: a compliance key its identity (GET /v1/identity) and the businesses it can act for
- * (GET /v1/businesses), an accounting key the companies it sees. A refusal (401, 403) is the file's problem, naming
- * the entry; a service that cannot be reached or fails is not (the same file may start fine a minute later).
+ * Asking each key who it is. A refusal (401, 403) is the file's problem, naming the entry; a service that cannot be
+ * reached or fails is not (the same file may start fine a minute later).
  */
 import { createHash } from 'node:crypto';
 import { AccountingClient } from '../accounting/client.js';
@@ -9,21 +8,22 @@ import { ComplianceClient } from '../compliance/client.js';
 import type { Business, Identity } from '../compliance/schemas.js';
 import { CredentialFormatError } from '../config/credentials.js';
 import { ApiError } from '../http/errors.js';
+import type { RateLimitInfo } from '../http/rate-limit.js';
 import type { AccountingTenant, ComplianceTenant } from './types.js';
 
 export type KeyEnvironment = 'test' | 'live';
-export type BusinessEnvironment = 'sandbox' | 'production';
 
 const COMPANY_PAGE_SIZE = 100;
 const MAX_COMPANY_PAGES = 100;
 
-/** What asking one entry gave: its answers, a configuration problem, or a failure of the service. */
-export type Outcome<T> = { ok: T } | { problem: string } | { failure: string };
+/** What asking one entry gave: its answers, a configuration problem, or a failure of the service (and its error). */
+export type Outcome<T> = { ok: T } | (({ problem: string } | { failure: string }) & { error?: unknown });
 
 export interface ComplianceProbe {
   tenant: ComplianceTenant;
   identity: Identity;
-  /** `X-RateLimit-Limit` of the identity answer. */
+  /** The window's headers on the identity answer, the first request sent with the key. */
+  rateLimit: RateLimitInfo;
   serviceLimit: number | undefined;
   businesses: Business[];
   environment: KeyEnvironment;
@@ -35,19 +35,19 @@ export interface AccountingProbe {
   companies: string[];
 }
 
-export function errorText(err: unknown): string {
+function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export const BUSINESS_ENVIRONMENT: Record<KeyEnvironment, BusinessEnvironment> = {
+export const BUSINESS_ENVIRONMENT: Record<KeyEnvironment, 'sandbox' | 'production'> = {
   test: 'sandbox',
   live: 'production',
 };
 const KEY_PREFIX: Record<KeyEnvironment, string> = { test: 'cmp_sk_test_', live: 'cmp_sk_live_' };
 
 /** The identity's word when it gives one; else the prefix, which the contract ties to the environment. */
-function keyEnvironment(identity: Identity, apiKey: string): KeyEnvironment {
-  const said = identity.apiKey?.environment;
+export function keyEnvironment(identity: Identity | undefined, apiKey: string): KeyEnvironment {
+  const said = identity?.apiKey?.environment;
   if (said === 'live' || said === 'test') return said === 'live' ? 'live' : 'test';
   return apiKey.startsWith(KEY_PREFIX.live) ? 'live' : 'test';
 }
@@ -55,7 +55,8 @@ function keyEnvironment(identity: Identity, apiKey: string): KeyEnvironment {
 /** "a test key (cmp_sk_test_) acts only for sandbox businesses", or as a clause: "…_), which acts only…". */
 export function keyRule(environment: KeyEnvironment, form: 'sentence' | 'clause'): string {
   const verb = form === 'clause' ? ', which acts' : ' acts';
-  return `a ${environment} key (${KEY_PREFIX[environment]})${verb} only for ${BUSINESS_ENVIRONMENT[environment]} businesses`;
+  const businesses = BUSINESS_ENVIRONMENT[environment];
+  return `a ${environment} key (${KEY_PREFIX[environment]})${verb} only for ${businesses} businesses`;
 }
 
 /** `run` over `items`, at most `limit` at once, results in the items' order. */
@@ -72,24 +73,25 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, run: 
   return results;
 }
 
-function complianceRefusal(tenant: ComplianceTenant, err: unknown): Outcome<never> {
-  const where = `the compliance service at ${tenant.service.baseUrl}`;
-  if (!(err instanceof ApiError))
-    return { failure: `${tenant.source}: ${where} answered unexpectedly (${errorText(err)})` };
+/** A refusal (401, 403) is the file's problem; anything else is a failure of the service. */
+function refusal(
+  service: 'compliance' | 'accounting',
+  tenant: ComplianceTenant | AccountingTenant,
+  err: unknown,
+  refused: (err: ApiError) => { secret: string; why: string; forbidden: string },
+): Outcome<never> {
+  const where = `the ${service} service at ${tenant.service.baseUrl}`;
+  const fail = (why: string) => ({ failure: `${tenant.source}: ${where} ${why}`, error: err });
+  if (!(err instanceof ApiError)) return fail(`answered unexpectedly (${errorText(err)})`);
   const what = `${err.status ?? 'no answer'} ${err.code}`;
-  if (err.status === undefined) return { failure: `${tenant.source}: ${where} cannot be reached (${err.message})` };
-  if (err.status === 401) {
-    return {
-      problem: `${tenant.source}: ${where} refused the key (${what}): it is wrong, revoked or expired, or its application is suspended; the value is not shown`,
-    };
-  }
-  if (err.status === 403) {
-    const action = err.operation === 'getIdentity' ? 'read its identity' : 'list its businesses';
-    return {
-      problem: `${tenant.source}: the key is not allowed to ${action} at ${tenant.service.baseUrl} (${what}); the value is not shown`,
-    };
-  }
-  return { failure: `${tenant.source}: ${where} failed ${err.operation} (${what})` };
+  if (err.status === undefined) return fail(`cannot be reached (${err.message})`);
+  if (err.status !== 401 && err.status !== 403) return fail(`failed ${err.operation} (${what})`);
+  const { secret, why, forbidden } = refused(err);
+  const problem =
+    err.status === 401
+      ? `${where} refused the ${secret} (${what}): ${why}`
+      : `the ${secret} is not allowed to ${forbidden} at ${tenant.service.baseUrl} (${what})`;
+  return { problem: `${tenant.source}: ${problem}; the value is not shown`, error: err };
 }
 
 /** What an entry says (where, which key, which businesses, what budget): equal digests ask the service the same. */
@@ -99,7 +101,7 @@ export function entryDigest(tenant: ComplianceTenant): string {
     .digest('hex');
 }
 
-/** The entry's probe from `cache` when an earlier resolution asked the same, else asked now (and kept when accepted). */
+/** The entry's probe from `cache` when an earlier resolution asked the same, else asked now (kept when accepted). */
 export async function probeComplianceOnce(
   tenant: ComplianceTenant,
   cache: Map<string, ComplianceProbe> | undefined,
@@ -128,36 +130,21 @@ async function probeCompliance(tenant: ComplianceTenant): Promise<Outcome<Compli
       ok: {
         tenant,
         identity: identity.data,
+        rateLimit: identity.meta.rateLimit,
         serviceLimit: identity.meta.rateLimit.limit ?? identity.data.application?.rateLimitPerMinute,
         businesses: businesses.data,
         environment: keyEnvironment(identity.data, tenant.service.apiKey),
       },
     };
   } catch (err) {
-    return complianceRefusal(tenant, err);
+    return refusal('compliance', tenant, err, (e) => ({
+      secret: 'key',
+      why: 'it is wrong, revoked or expired, or its application is suspended',
+      forbidden: e.operation === 'getIdentity' ? 'read its identity' : 'list its businesses',
+    }));
   } finally {
     await client.close();
   }
-}
-
-function accountingRefusal(tenant: AccountingTenant, err: unknown): Outcome<never> {
-  const where = `the accounting service at ${tenant.service.baseUrl}`;
-  if (!(err instanceof ApiError))
-    return { failure: `${tenant.source}: ${where} answered unexpectedly (${errorText(err)})` };
-  const what = `${err.status ?? 'no answer'} ${err.code}`;
-  if (err.status === undefined) return { failure: `${tenant.source}: ${where} cannot be reached (${err.message})` };
-  if (err.status === 401) {
-    const secret =
-      tenant.service.signRequests && /signature|timestamp/i.test(err.message) ? 'client secret' : 'API key';
-    return {
-      problem: `${tenant.source}: ${where} refused the ${secret} (${what}): it is wrong, revoked or its application inactive; the value is not shown`,
-    };
-  }
-  if (err.status === 403)
-    return {
-      problem: `${tenant.source}: the API key is not allowed to list companies at ${tenant.service.baseUrl} (${what}); the value is not shown`,
-    };
-  return { failure: `${tenant.source}: ${where} failed ${err.operation} (${what})` };
 }
 
 export async function probeAccounting(tenant: AccountingTenant): Promise<Outcome<AccountingProbe>> {
@@ -188,6 +175,14 @@ export async function probeAccounting(tenant: AccountingTenant): Promise<Outcome
     return { ok: { tenant, client, companies } };
   } catch (err) {
     await client.close();
-    return accountingRefusal(tenant, err);
+    return refusal('accounting', tenant, err, (e) => ({
+      // 403 is the key's alone; 401 may be the signature's.
+      secret:
+        e.status === 401 && tenant.service.signRequests && /signature|timestamp/i.test(e.message)
+          ? 'client secret'
+          : 'API key',
+      why: 'it is wrong, revoked or its application inactive',
+      forbidden: 'list companies',
+    }));
   }
 }

@@ -11,7 +11,7 @@ const ONE_SOURCE = 'must be exactly one of {"value": …}, {"file": …} or {"en
 const RATE = 'must be a whole number from 1 to 100000';
 const BUSINESS_ID = 'must be a business id (letters, digits, _ . : -), not a key';
 
-/** Messages are ours throughout: zod's defaults are safe today, but a key must not depend on that. */
+/** Our messages throughout: zod's defaults are safe today, but a key must not depend on that. */
 function required(message: string) {
   return (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message);
 }
@@ -113,7 +113,6 @@ export function entrySource(
   return `${document.name}: ${list}[${index}]${typeof label === 'string' && pattern.test(label) ? ` (${label})` : ''}`;
 }
 
-/** A document's three lists, each present one a list, nothing else beside them. */
 export function documentLists(document: TenantsDocument): Record<(typeof LISTS)[number], unknown[]> {
   const { content, name } = document;
   if (typeof content !== 'object' || content === null || Array.isArray(content)) {

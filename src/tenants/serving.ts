@@ -8,17 +8,14 @@ import { BUSINESS_ENVIRONMENT, keyRule, type AccountingProbe, type CompliancePro
 import type { ApplicationName, TenantLink } from './types.js';
 
 export interface ResolvedTenantLink extends TenantLink {
-  /** The compliance application serving the business. */
   compliance: ApplicationName;
 }
 
-/** Businesses or companies named in one message, at most. */
-const LISTED_IN_MESSAGE = 10;
-
-function idList(ids: readonly string[]): string {
+/** At most `max` ids, then how many more. */
+export function someIds(ids: readonly string[], max = 10): string {
   if (ids.length === 0) return 'none';
-  const shown = ids.slice(0, LISTED_IN_MESSAGE).join(', ');
-  return ids.length > LISTED_IN_MESSAGE ? `${shown} and ${ids.length - LISTED_IN_MESSAGE} more` : shown;
+  const shown = ids.slice(0, max).join(', ');
+  return ids.length > max ? `${shown} and ${ids.length - max} more` : shown;
 }
 
 export function duplicateNames(entries: ReadonlyArray<{ application: ApplicationName; source: string }>): string[] {
@@ -36,6 +33,8 @@ export function duplicateNames(entries: ReadonlyArray<{ application: Application
 function unknownBusiness(probe: ComplianceProbe, id: string, probes: readonly ComplianceProbe[]): string {
   const { source } = probe.tenant;
   const own = BUSINESS_ENVIRONMENT[probe.environment];
+  const reachable = someIds(probe.businesses.map((b) => b.id));
+  const unknown = `${source}: unknown business ${id}: the key cannot act for it (it can act for ${reachable})`;
   for (const other of probes) {
     if (other === probe) continue;
     const business = other.businesses.find((b) => b.id === id);
@@ -45,18 +44,20 @@ function unknownBusiness(probe: ComplianceProbe, id: string, probes: readonly Co
         ? business.environment
         : BUSINESS_ENVIRONMENT[other.environment];
     if (environment !== own) {
-      return `${source}: business ${id} is a ${environment} business (${other.tenant.source} lists it); ${keyRule(probe.environment, 'sentence')}`;
+      const rule = keyRule(probe.environment, 'sentence');
+      return `${source}: business ${id} is a ${environment} business (${other.tenant.source} lists it); ${rule}`;
     }
-    return `${source}: unknown business ${id}: the key cannot act for it (it can act for ${idList(probe.businesses.map((b) => b.id))}); the key of ${other.tenant.source} can`;
+    return `${unknown}; the key of ${other.tenant.source} can`;
   }
-  return `${source}: unknown business ${id}: the key cannot act for it (it can act for ${idList(probe.businesses.map((b) => b.id))}); this is ${keyRule(probe.environment, 'clause')}`;
+  return `${unknown}; this is ${keyRule(probe.environment, 'clause')}`;
 }
 
 /** A listed business whose environment the service reports as the other one (a listing the contract rules out). */
 function crossedEnvironment(probe: ComplianceProbe, business: Business): string | undefined {
   const own = BUSINESS_ENVIRONMENT[probe.environment];
   if (business.environment === undefined || business.environment === own) return undefined;
-  return `${probe.tenant.source}: business ${business.id} is a ${business.environment} business; ${keyRule(probe.environment, 'sentence')}`;
+  const rule = keyRule(probe.environment, 'sentence');
+  return `${probe.tenant.source}: business ${business.id} is a ${business.environment} business; ${rule}`;
 }
 
 /** Business → the probe serving it, by the rules of docs/tenancy.md; the problems when they do not settle it. */
@@ -72,9 +73,8 @@ export function assignBusinesses(
     for (const id of new Set(listed)) {
       const earlier = explicit.get(id);
       if (earlier) {
-        problems.push(
-          `business ${id} is listed under two entries, ${earlier.tenant.source} and ${probe.tenant.source}: list it under one`,
-        );
+        const entries = `${earlier.tenant.source} and ${probe.tenant.source}`;
+        problems.push(`business ${id} is listed under two entries, ${entries}: list it under one`);
         continue;
       }
       explicit.set(id, probe);
@@ -135,14 +135,16 @@ export function resolveLinks(
       const probe = accounting.get(link.accounting);
       if (probe && !probe.companies.includes(link.companyId)) {
         problems.push(
-          `${link.source}: company ${link.companyId} is not one accounting application "${link.accounting}" can see (it sees ${idList(probe.companies)})`,
+          `${link.source}: company ${link.companyId} is not one accounting application "${link.accounting}" can ` +
+            `see (it sees ${someIds(probe.companies)})`,
         );
       }
     }
     const earlier = companyLink.get(link.companyId);
     if (earlier && earlier.accounting !== link.accounting) {
       problems.push(
-        `${link.source}: company ${link.companyId} is linked through accounting application "${link.accounting}" here and "${earlier.accounting}" in ${earlier.source}`,
+        `${link.source}: company ${link.companyId} is linked through accounting application "${link.accounting}" ` +
+          `here and "${earlier.accounting}" in ${earlier.source}`,
       );
     } else if (!earlier) {
       companyLink.set(link.companyId, link);

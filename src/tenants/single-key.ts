@@ -7,13 +7,9 @@ import { SINGLE_KEY_APPLICATION } from '../contracts/budget-placement.js';
 import type { TenantsConfig } from './types.js';
 import type { Env } from '../config/env.js';
 
-/** The origin of tenants read from the single-key variables (TenantsConfig.origin). */
 export const ENVIRONMENT_ORIGIN = 'environment';
 
-/**
- * What a tenants file says per entry instead. Beside a tenants file each would be silently ignored, so one that is
- * set is refused, unless an entry names it as its key source.
- */
+/** Refused beside a tenants file (it would be ignored), unless an entry names it as its key source. */
 export const SINGLE_TENANT_VARIABLES = [
   'COMPLIANCE_API_KEY',
   'COMPLIANCE_BUSINESS_ID',
@@ -25,7 +21,6 @@ export const SINGLE_TENANT_VARIABLES = [
   'RECONCILE_LINKS',
 ] as const;
 
-/** The rules are loadConfig's, parseReconciliationLinks' and loadWorkerConfig's, as they are without tenants. */
 export function fromSingleKeyVariables(env: Env): TenantsConfig {
   const services = loadConfig(env);
   const { complianceRequestsPerMinute } = loadWorkerConfig({
@@ -44,9 +39,9 @@ export function singleKeyTenants(
   services: { compliance?: ComplianceConfig | undefined; accounting?: AccountingConfig | undefined },
   options: {
     requestsPerMinute: number;
-    /** Undefined: every business the key can act for. */
     businesses?: readonly string[] | undefined;
     links?: ReadonlyArray<{ businessId: string; companyId: string }>;
+    source?: string;
   },
 ): TenantsConfig {
   const application = SINGLE_KEY_APPLICATION;
@@ -58,18 +53,18 @@ export function singleKeyTenants(
             service: services.compliance,
             requestsPerMinute: options.requestsPerMinute,
             businesses: options.businesses,
-            source: 'environment: COMPLIANCE_*',
+            source: options.source ?? 'environment: COMPLIANCE_*',
           },
         ]
       : [],
     accounting: services.accounting
-      ? [{ application, service: services.accounting, source: 'environment: ACCOUNTING_*' }]
+      ? [{ application, service: services.accounting, source: options.source ?? 'environment: ACCOUNTING_*' }]
       : [],
     links: (options.links ?? []).map(({ businessId, companyId }) => ({
       businessId,
       companyId,
       accounting: application,
-      source: 'RECONCILE_LINKS',
+      source: options.source ?? 'RECONCILE_LINKS',
     })),
     origin: ENVIRONMENT_ORIGIN,
   };

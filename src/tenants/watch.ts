@@ -17,37 +17,33 @@ export interface TenantsReload {
   intervalMs: number;
 }
 
-/**
- * What a tenants configuration says, as a digest: keys included (a rotated key is a change), and never kept or
- * logged themselves.
- */
-export function tenantsFingerprint(config: TenantsConfig): string {
+/** A digest of what the tenants say, keys included (a rotated key is a change), which are never kept or logged. */
+function tenantsFingerprint(config: TenantsConfig): string {
   return createHash('sha256')
     .update(JSON.stringify({ compliance: config.compliance, accounting: config.accounting, links: config.links }))
     .digest('hex');
 }
 
-export interface WatchTenantsOptions {
+/**
+ * Starts watching; returns what stops it (and waits for a check under way). `onChange` must be safe to repeat: after
+ * an error it is called again, with the same change, at the next interval.
+ */
+export function watchTenants(options: {
   live: LiveTenants;
   reload: TenantsReload;
-  /** The configuration served now (its digest is the starting point). */
+  /** The configuration served now. */
   served: TenantsConfig;
-  /** Acts on a change once it is served (the queue's budgets, schedules, metrics); safe to repeat: after an error it is called again, with the same change, at the next interval. */
   onChange: (change: TenantsChange, config: TenantsConfig) => Promise<void>;
   logger: Logger;
   metrics?: MetricsRecorder;
-}
-
-/** Starts watching; returns what stops it (and waits for a check under way). */
-export function watchTenants(options: WatchTenantsOptions): () => Promise<void> {
+}): () => Promise<void> {
   const { live, reload, logger, metrics } = options;
   let settled = tenantsFingerprint(options.served);
   let stopped = false;
   let checking: Promise<void> = Promise.resolve();
-  /** Changes served whose consequences are not all acted on yet, oldest first. */
   const unacted: Array<{ change: TenantsChange; config: TenantsConfig }> = [];
 
-  /** Acts on every change not acted on yet, in order, until one fails (it stays first, for the next interval). */
+  // In order, until one fails (it stays first, for the next interval).
   const act = async () => {
     while (unacted.length > 0) {
       const { change, config } = unacted[0]!;

@@ -3,29 +3,17 @@ import type { Client } from '@temporalio/client';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Logger } from 'pino';
 import { accountingWebhookPath, type AccountingWebhookSecret } from '../callbacks/accounting-webhooks.js';
-import type { CallbackBodyFieldSetting } from '../callbacks/body-fields.js';
 import { startCallbackServer, type CallbackServer } from '../callbacks/server.js';
 import { CallbackUrlMinter } from '../callbacks/tokens.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import type { WorkerConfig } from '../config/worker.js';
 
-/** The receiver's own settings; each absent one takes CALLBACK_RECEIVER_DEFAULTS (src/callbacks/server.ts). */
-export interface CallbackReceiverConfig {
-  /** CALLBACK_MAX_CONNECTIONS (default 256). */
-  callbackMaxConnections?: number | undefined;
-  /** CALLBACK_REQUEST_TIMEOUT (default 15 s): a request, headers and body, must arrive whole within it. */
-  callbackRequestTimeoutMs?: number | undefined;
-  /** CALLBACK_BODY_FIELDS: 'assumed' (default) reads the body fields of src/callbacks/body-fields.ts when present; 'none' reads none. */
-  callbackBodyFields?: CallbackBodyFieldSetting | undefined;
-}
-
-/** What the receiver needs to know of the services. */
-export interface CallbackServices {
+interface CallbackServices {
   /** The compliance service may call back to loopback (a local sandbox): a receiver on this machine will do. */
   allowLoopbackCallbacks: boolean;
   /** Verifies accounting webhooks at `POST /webhooks/accounting`; undefined: that path is not served. */
   accountingWebhookSecret: string | undefined;
-  /** Each accounting application with a webhook secret: its webhooks at `POST /webhooks/accounting/<application>`. */
+  /** Each at `POST /webhooks/accounting/<application>`. */
   accountingWebhookApplications: readonly AccountingWebhookSecret[];
 }
 
@@ -57,27 +45,19 @@ export function callbackServices(tenants: TenantsConfig, logger: Logger): Callba
   };
 }
 
-/** What the callback server is told of accounting webhooks (src/callbacks/server.ts). */
-interface AccountingWebhookOptions {
-  accountingWebhookSecret?: string;
-  accountingWebhookApplications?: readonly AccountingWebhookSecret[];
-}
-
 /**
  * Where result callbacks go: the configured public base URL, or, when the compliance service is a local sandbox
- * that can reach loopback, a receiver on this machine. Otherwise none, and the workflows poll. Accounting webhooks
- * (POST /webhooks/accounting) are received beside the result callbacks.
+ * that can reach loopback, a receiver on this machine. Otherwise none, and the workflows poll.
  */
 export async function startCallbacks(
-  config: WorkerConfig & CallbackReceiverConfig,
+  config: WorkerConfig,
   services: CallbackServices,
   client: Client,
   logger: Logger,
   metrics?: MetricsRecorder,
 ): Promise<{ server: CallbackServer; minter: CallbackUrlMinter } | undefined> {
-  // CALLBACK_TOKEN_TTL, for every minter and verifier below.
   const lifetime = { ttlMs: config.callbackTokenTtlMs };
-  const webhooks: AccountingWebhookOptions = {
+  const webhooks = {
     ...(services.accountingWebhookSecret ? { accountingWebhookSecret: services.accountingWebhookSecret } : {}),
     ...(services.accountingWebhookApplications.length > 0
       ? { accountingWebhookApplications: services.accountingWebhookApplications }

@@ -1,12 +1,8 @@
-/**
- * The Temporal Schedules a worker makes (or brings up to date) at start-up: one purchases sync per business when a
- * sink is configured, one reconciliation per linked business. Restarting never makes a second schedule.
- */
+/** The Temporal Schedules of the businesses served: a purchases sync each (with a sink), a reconciliation per link. */
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/env.js';
 import { describeSink, type PurchasesConfig } from '../config/purchases.js';
-import type { ReconciliationConfig } from '../config/reconciliation.js';
 import type { PurchasesSyncOptions } from '../contracts/purchases-sync.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import {
@@ -28,40 +24,30 @@ export interface PurchasesSyncStatus {
   schedules: EnsuredPurchasesSchedule[];
 }
 
-/**
- * PURCHASES_SYNC_BUSINESSES with tenants: each must be one the tenants serve, or its every sync would fail on
- * business_not_served.
- */
-function configuredBusinesses(configured: readonly string[], served: readonly string[]): string[] {
-  const known = new Set(served);
-  const unknown = configured.filter((id) => !known.has(id));
-  if (unknown.length > 0) {
-    throw new ConfigError(
-      `PURCHASES_SYNC_BUSINESSES: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} served by no compliance application of the tenants`,
-    );
-  }
-  return [...configured];
-}
-
 /** With a sink configured, one schedule per business: the configured ones, else those the tenants serve. */
 export async function schedulePurchasesSync(options: {
   client: Client;
   /** The businesses the tenant directory serves (not every business the keys could act for). */
   served: readonly string[];
   config: PurchasesConfig;
-  /** Queue of the workflows (default `sales`). */
   taskQueue?: string;
-  /** Passed to every sync (tests shorten delivery retries). */
   syncOptions?: PurchasesSyncOptions;
   logger: Logger;
 }): Promise<PurchasesSyncStatus> {
-  const { config, logger } = options;
+  const { config, logger, served } = options;
   if (config.sink === undefined) {
     logger.info('purchases sync off: set PURCHASES_SINK (file:<path> or an https:// URL) to sync supplier invoices');
     return { enabled: false, schedules: [] };
   }
-  const { served } = options;
-  const businessIds = config.businessIds ? configuredBusinesses(config.businessIds, served) : [...served];
+  // A configured business the tenants do not serve would fail every sync on business_not_served.
+  const unknown = (config.businessIds ?? []).filter((id) => !served.includes(id));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `PURCHASES_SYNC_BUSINESSES: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} ` +
+        'served by no compliance application of the tenants',
+    );
+  }
+  const businessIds = [...(config.businessIds ?? served)];
   const schedules = await ensurePurchasesSyncSchedules(options.client, {
     businessIds,
     interval: config.intervalMs,
@@ -81,10 +67,7 @@ export async function schedulePurchasesSync(options: {
   return { enabled: true, schedules };
 }
 
-/**
- * The single-key variables' RECONCILE_LINKS: every link names a business the compliance key may act for and a company
- * the accounting key can see.
- */
+/** The single-key variables' RECONCILE_LINKS: each business one the key may act for, each company one it sees. */
 export async function checkSingleKeyLinks(tenants: TenantsConfig): Promise<void> {
   const [compliance] = tenants.compliance;
   const [accounting] = tenants.accounting;
@@ -100,30 +83,29 @@ export async function checkSingleKeyLinks(tenants: TenantsConfig): Promise<void>
   }
 }
 
-/** One schedule per link; none without links. */
-export async function scheduleReconciliation(options: {
-  client: Client;
-  config: ReconciliationConfig;
-  taskQueue?: string;
-  logger: Logger;
-}): Promise<EnsuredSchedule[]> {
-  const { config, logger } = options;
-  if (config.links.length === 0) {
+/** One reconciliation schedule per link. */
+async function scheduleReconciliation(
+  scheduling: Scheduling,
+  links: Array<{ businessId: string; companyId: string }>,
+): Promise<EnsuredSchedule[]> {
+  const { logger, taskQueue } = scheduling;
+  if (links.length === 0) {
     logger.info(
-      'reconciliation schedules off: set RECONCILE_LINKS (businessId=companyId,...) to reconcile supplier invoices daily',
+      'reconciliation schedules off: set RECONCILE_LINKS (businessId=companyId,...) to reconcile supplier invoices ' +
+        'daily',
     );
     return [];
   }
-  const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
-  const schedules = await ensureReconciliationSchedules(options.client, {
-    links: config.links,
+  const every = scheduling.settings.reconciliation.every;
+  const schedules = await ensureReconciliationSchedules(scheduling.client, {
+    links,
     taskQueue,
-    interval: config.every,
+    interval: every,
     // Deployments (and test stacks) sharing a namespace on other queues keep their own schedules.
     ...(taskQueue === WORKFLOW_TASK_QUEUE ? {} : { idPrefix: `reconciliation:${taskQueue}` }),
   });
   logger.info(
-    { every: config.every, schedules: schedules.map((s) => `${s.scheduleId} (${s.outcome})`) },
+    { every, schedules: schedules.map((s) => `${s.scheduleId} (${s.outcome})`) },
     'reconciliation schedules ready',
   );
   return schedules;
@@ -134,7 +116,7 @@ export function servedBusinesses(directory: TenantDirectory): string[] {
 }
 
 /** What scheduling the businesses served needs, the same at start and after every change of the tenants. */
-export interface Scheduling {
+interface Scheduling {
   client: Client;
   settings: Pick<WorkerSettings, 'purchases' | 'reconciliation'>;
   logger: Logger;
@@ -162,12 +144,7 @@ export async function scheduleServed(
     purchases.schedules.map((schedule) => schedule.businessId),
   );
   const links = directory.links().map(({ businessId, companyId }) => ({ businessId, companyId }));
-  const reconciliation = await scheduleReconciliation({
-    client,
-    config: { ...settings.reconciliation, links },
-    logger,
-    taskQueue,
-  });
+  const reconciliation = await scheduleReconciliation(scheduling, links);
   metrics.knowBusinesses(
     'reconciliation',
     links.map((link) => link.businessId),

@@ -1,11 +1,6 @@
 /**
- * The whole configuration of a worker process, read and validated once, at the entry point: nothing below it reads
- * the environment. A bad value stops the start with a ConfigError (or PayloadKeyConfigError) naming the variable,
- * never its value. Every secret may come from a file (`<NAME>_FILE`, src/config/env.ts).
- *
- * The worker serves tenants: those of TENANTS_FILE or TENANTS_DIR, where nothing may stand in for a service, or the
- * single-key variables' one tenant, where a service that is not configured is refused unless SANDBOX=embedded asks
- * for the embedded sandbox.
+ * The whole configuration of a worker process, read and validated once at the entry point: nothing below it reads
+ * the environment. A bad value stops the start with an error naming the variable, never its value.
  */
 import { loadStockReporting, type StockReportingOf } from '../config/stock-reporting.js';
 import { payloadEncryptionFromEnv, type PayloadEncryption } from '../codec/data-converter.js';
@@ -23,52 +18,30 @@ import { assertServicesConfigured } from '../services/endpoints.js';
 import { tracingSettings, type TracingSettings } from '../temporal/tracing.js';
 
 export interface WorkerSettings {
-  /**
-   * The single-key variables' services (or SANDBOX=embedded) and the log level. With a tenants file, neither service
-   * is set here: the tenants name them.
-   */
+  /** The single-key variables' services (none with a tenants file: its entries name them) and the log level. */
   services: AppConfig;
-  /** What the worker serves: the tenants of TENANTS_FILE / TENANTS_DIR, or the single-key variables' one tenant. */
   tenants: TenantsConfig;
-  /** With a tenants file: how it is read again while the worker runs (TENANTS_RELOAD_SECONDS; undefined: never). */
+  /** With a tenants file: how it is read again while the worker runs (undefined: never). */
   tenantsReload?: TenantsReload;
-  /**
-   * The Temporal connection (environment over an optional temporal.toml profile): address (undefined: the local
-   * stack starts a dev server, the worker alone connects to 127.0.0.1:7233), namespace, API key, TLS.
-   */
   temporal: TemporalSettings;
-  /**
-   * The callback receiver, the compliance budget, the metrics endpoint. With tenants the budget
-   * (`complianceRequestsPerMinute`) is the sum of the file's applications.
-   */
+  /** With a tenants file, `complianceRequestsPerMinute` is the sum of its applications' budgets. */
   worker: WorkerConfig;
-  /**
-   * Fleet-wide activity starts per second on each service's queue. With tenants, the compliance rate from the
-   * file's budgets; the start lowers it to what the services allow (startWorkerProcess).
-   */
+  /** Fleet-wide activity starts per second on each service's queue. */
   activitiesPerSecond: { compliance: number; accounting: number };
   purchases: PurchasesConfig;
-  /** With tenants, the links of the tenants file. */
+  /** With a tenants file, its links. */
   reconciliation: ReconciliationConfig;
-  /** Payload encryption (keys required unless PAYLOAD_ENCRYPTION=off). */
   encryption: PayloadEncryption;
-  /** OpenTelemetry tracing; undefined when no OTLP endpoint is configured. */
+  /** Undefined when no OTLP endpoint is configured. */
   tracing: TracingSettings | undefined;
-  /** How each business's stock is reported (STOCK_REPORTING, STOCK_MAX_DELAY, STOCK_REPORTING_BY_BUSINESS). */
   stockReporting: StockReportingOf;
 }
 
-function isSet(env: Env, name: string): boolean {
-  return Boolean(env[name]?.trim());
-}
-
-/** Every setting of a worker process, from the environment (and temporal.toml through TEMPORAL_* / envconfig). */
 export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
-  const variable = ['TENANTS_FILE', 'TENANTS_DIR'].find((name) => isSet(rawEnv, name));
-  // A tenants file comes first, as the services do without one. Its loader reads its own key sources (and says which
-  // of NAME / NAME_FILE is set), so it gets the raw form; it refuses the single-key variables beside the file.
+  const variable = ['TENANTS_FILE', 'TENANTS_DIR'].find((name) => Boolean(rawEnv[name]?.trim()));
+  // A tenants file's loader reads its own key sources (and says which of NAME / NAME_FILE is set): the raw form.
   const fileTenants = variable === undefined ? undefined : loadTenantsConfig(rawEnv);
-  // Every secret's *_FILE, read once, here; TEMPORAL_API_KEY_FILE too (envconfig knows only the variable).
+  // TEMPORAL_API_KEY_FILE too: envconfig knows only the variable.
   const env = resolveSecretFiles(rawEnv);
   // With a tenants file only what is not per tenant: the base URLs, the entries' default, would read as half a
   // single-key configuration.
@@ -104,7 +77,6 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
       ),
       accounting: loadAccountingWorkerConfig(env).activitiesPerSecond,
     },
-    // A missing or malformed key is a configuration error before anything is contacted.
     encryption: payloadEncryptionFromEnv(env),
     purchases: loadPurchasesConfig(env),
     reconciliation: fileTenants
@@ -116,14 +88,13 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
   };
 }
 
-/** COMPLIANCE_RATE_HEADROOM of a tenants worker when not set: 7 % of each application's budget left unpaced. */
-export const TENANT_RATE_HEADROOM = 0.07;
+/** COMPLIANCE_RATE_HEADROOM of a tenants worker when not set. */
+const TENANT_RATE_HEADROOM = 0.07;
 
 /**
- * The worker configuration of a process serving a tenants file. Unless COMPLIANCE_RATE_HEADROOM is set, it is
- * TENANT_RATE_HEADROOM: what the compliance queues' rates do not count, the server's burst of a few tasks when a
- * backlog starts and a business's first sale listing its items before filing (two requests, one task), would
- * otherwise take an application past its limit in a sliding minute (docs/tenancy.md; the benchmark's tenancy section).
+ * The worker configuration of a process serving a tenants file. The default headroom covers what the queues' rates
+ * do not count (the server's burst when a backlog starts, a first sale's two requests in one task), which would
+ * otherwise take an application past its limit in a sliding minute (docs/tenancy.md).
  */
 export function loadTenantsWorkerConfig(env: Env): WorkerConfig {
   const configured = loadWorkerConfig(env);
@@ -147,11 +118,7 @@ function tenantsReloadSeconds(env: Env): number {
 /** A single application's budget (120 a minute) when the tenants name none yet: its queue stays open, and idle. */
 const NO_APPLICATION_REQUESTS_PER_MINUTE = 120;
 
-/**
- * A rate in activity starts per second for `requestsPerMinute` of budget, less the headroom (COMPLIANCE_RATE_HEADROOM):
- * each rate window's on the compliance queues (src/tenants/budgets.ts), and the starting point of the workers'
- * own limit before the server's configuration is applied.
- */
+/** Activity starts per second for `requestsPerMinute` of budget, less the headroom (COMPLIANCE_RATE_HEADROOM). */
 export function tenantComplianceActivitiesPerSecond(requestsPerMinute: number, headroom: number): number {
   const total = requestsPerMinute > 0 ? requestsPerMinute : NO_APPLICATION_REQUESTS_PER_MINUTE;
   return complianceActivitiesPerSecond({ complianceRequestsPerMinute: total, complianceRateHeadroom: headroom });

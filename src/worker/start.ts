@@ -1,8 +1,6 @@
 /**
- * What a worker process runs: the callback receiver, the access to each application of the services, the three
- * workers and the schedules. It always serves a tenants configuration: a tenants file's, or the single-key variables'
- * one tenant `default`. `connectWorkerProcess` opens and checks its own Temporal connections; `startWorkerProcess` is
- * its second half, for callers that bring their own (tests, the benchmark).
+ * A worker process: callback receiver, tenant access, workers and schedules. `connectWorkerProcess` opens its own
+ * Temporal connections; `startWorkerProcess` is its second half, for callers that bring their own (tests, benchmark).
  */
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
@@ -46,7 +44,6 @@ import {
 import type { WorkerSettings } from './settings.js';
 import { createWorkers, type Workers } from './workers.js';
 
-/** The settings the workers, the callback receiver and the schedules use. */
 /** `stockReporting` absent: every business on the default (DEFAULT_STOCK_REPORTING). */
 export type WorkerProcessSettings = Pick<
   WorkerSettings,
@@ -56,15 +53,12 @@ export type WorkerProcessSettings = Pick<
 
 export interface WorkerProcess {
   workers: Workers;
-  /** Which application serves which business, now (a tenants file may change while the process runs). */
   tenants: LiveTenants;
   /** Present when result callbacks are received (a public base URL is configured, or on a local stack). */
   callbacks: CallbackServer | undefined;
-  /** Mints the callback URLs the workers hand to the compliance service; undefined when polling only. */
+  /** Undefined when polling only. */
   callbackUrls: CallbackUrlMinter | undefined;
-  /** Whether the purchases sync is on (PURCHASES_SINK) and its schedules. */
   purchases: PurchasesSyncStatus;
-  /** The reconciliation schedules made at start (none without links). */
   reconciliation: EnsuredSchedule[];
   /** Runs until shutdown(); rejects if a worker fails. */
   run(): Promise<void>;
@@ -73,34 +67,31 @@ export interface WorkerProcess {
   close(): Promise<void>;
 }
 
-export interface StartWorkerProcessOptions {
+/** The worker side of the product on Temporal connections the caller opened. */
+export async function startWorkerProcess(options: {
   connection: NativeConnection;
   client: Client;
   namespace: string;
-  /** What the process serves, resolved against the services at start (every key checked, or the start stops). */
+  /** Resolved against the services at start: every key checked, or the start stops. */
   tenants: TenantsConfig;
-  /** Read the tenants again every interval and serve what changed (TENANTS_RELOAD_SECONDS). */
   tenantsReload?: TenantsReload;
   settings: WorkerProcessSettings;
   logger: Logger;
   /** The workflow queue (default `sales`); the service queues derive from it. */
   taskQueue?: string;
-  /** A bundle built ahead of time (default: bundle the workflow sources at start). */
+  /** Default: bundle the workflow sources at start. */
   workflowBundle?: WorkflowBundle;
-  /** Payload encryption of the workers (the client given is expected to use the same). */
+  /** The client given is expected to use the same. */
   dataConverter?: DataConverter;
-  /** Where the purchases sync delivers (default: the sink the settings name, opened here). */
+  /** Default: the sink the settings name, opened here. */
   purchasesSink?: PurchaseEventSink;
-  /** Passed to every purchases sync (tests shorten delivery retries). */
+  /** Tests shorten delivery retries. */
   purchasesSyncOptions?: PurchasesSyncOptions;
-}
-
-/** The worker side of the product on Temporal connections the caller opened. */
-export async function startWorkerProcess(options: StartWorkerProcessOptions): Promise<WorkerProcess> {
+}): Promise<WorkerProcess> {
   const { settings, logger, client, tenants } = options;
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: options.namespace, taskQueue });
-  // RECONCILE_LINKS are refused in the words they always had, naming the variable and the key.
+  // RECONCILE_LINKS are refused naming the variable and the key.
   if (tenants.origin === ENVIRONMENT_ORIGIN) await checkSingleKeyLinks(tenants);
   // Every key is asked who it is before anything else opens: a refused one stops the start (TenantConfigError).
   // Each application's requests are counted under its name as well as the fleet's.
@@ -169,7 +160,6 @@ export async function startWorkerProcess(options: StartWorkerProcessOptions): Pr
       },
       'workers ready',
     );
-    /** After a change of the tenants file: budgets, then the schedules of what was added and removed. */
     const actOnTenantsChange = async (change: TenantsChange) => {
       await workers.serveWindowQueues((await holdBudgets()).own);
       const paused = { client, taskQueue, purchases: settings.purchases, logger };
@@ -243,7 +233,6 @@ function described(tenants: TenantsConfig, directory: TenantDirectory): Record<s
   };
 }
 
-/** A worker process on its own Temporal connections. */
 export interface ConnectedWorkerProcess {
   client: Client;
   worker: WorkerProcess;
@@ -253,79 +242,15 @@ export interface ConnectedWorkerProcess {
   close(): Promise<void>;
 }
 
-export interface ConnectWorkerProcessOptions {
-  /** Where Temporal is (default: settings.temporal). A local stack passes the dev server it started. */
-  temporal?: TemporalSettings;
-  /** The workflow queue (default `sales`); the service queues derive from it. */
-  taskQueue?: string;
-}
-
-/** The Temporal side of a process, checked: reachable with these credentials and namespace, search attributes there. */
-async function connectTemporal(
-  settings: WorkerSettings,
-  logger: Logger,
-  temporal: TemporalSettings,
-  opened: Array<() => Promise<unknown>>,
-): Promise<{ client: Client; connection: NativeConnection; namespace: string }> {
-  const { namespace } = temporal;
-  const clientConnection = await connectClient(temporal);
-  opened.push(() => clientConnection.close());
-  const address = temporal.address ?? DEFAULT_TEMPORAL_ADDRESS;
-  const searchAttributes = await requireSearchAttributes(clientConnection, {
-    namespace,
-    address,
-    keys: projectSearchAttributes,
-  });
-  logger.info({ namespace, searchAttributes }, 'search attributes checked');
-  const connection = await connectNative(temporal);
-  opened.push(() => connection.close());
-  const client = new Client({
-    connection: clientConnection,
-    namespace,
-    dataConverter: settings.encryption.dataConverter,
-    plugins: tracingPlugins(),
-  });
-  return { client, connection, namespace };
-}
-
 /**
- * The single-key variables' tenant with the embedded sandbox in place of each service they leave unconfigured
- * (SANDBOX=embedded, or a local stack); a tenants file, and a fully configured environment, as they are.
- */
-async function withEmbeddedSandbox(
-  settings: WorkerSettings,
-  logger: Logger,
-  opened: Array<() => Promise<unknown>>,
-): Promise<{ tenants: TenantsConfig; sandbox: EmbeddedSandbox | undefined }> {
-  const { tenants, services } = settings;
-  if (tenants.origin !== ENVIRONMENT_ORIGIN || (services.compliance && services.accounting)) {
-    return { tenants, sandbox: undefined };
-  }
-  const endpoints = await resolveServices(services, logger);
-  opened.push(() => endpoints.close());
-  const configured = tenants.compliance[0];
-  return {
-    tenants: singleKeyTenants(endpoints, {
-      requestsPerMinute: configured?.requestsPerMinute ?? settings.worker.complianceRequestsPerMinute,
-      // The sandbox's key serves every business of its world; a configured key what COMPLIANCE_BUSINESS_ID says.
-      businesses: configured?.businesses,
-      links: tenants.links,
-    }),
-    sandbox: endpoints.sandbox,
-  };
-}
-
-/**
- * A worker process, checked before anything starts (its settings were checked when loaded): the embedded sandbox
- * when asked for (where it is not installed that is the error to see), Temporal reachable with these credentials and
- * namespace, the project's search attributes registered (or a SearchAttributesError naming the command an
- * administrator must run), every key accepted; only then the callback receiver and the workers. A failure closes
- * whatever was opened and throws an error that names what failed and never a secret.
+ * A worker process, checked before anything starts: the embedded sandbox when asked for, Temporal and its search
+ * attributes, every key; only then the callback receiver and the workers. A failure closes whatever was opened.
+ * `temporal`: default settings.temporal (a local stack passes the dev server it started).
  */
 export async function connectWorkerProcess(
   settings: WorkerSettings,
   logger: Logger,
-  options: ConnectWorkerProcessOptions = {},
+  options: { temporal?: TemporalSettings; taskQueue?: string } = {},
 ): Promise<ConnectedWorkerProcess> {
   const { encryption } = settings;
   logger.info(
@@ -339,10 +264,41 @@ export async function connectWorkerProcess(
     for (const close of opened.reverse()) await close().catch(() => undefined);
   };
   try {
-    const { tenants, sandbox } = await withEmbeddedSandbox(settings, logger, opened);
+    let { tenants } = settings;
+    let sandbox: EmbeddedSandbox | undefined;
+    const { services } = settings;
+    // The embedded sandbox in place of each service the single-key variables leave unconfigured.
+    if (tenants.origin === ENVIRONMENT_ORIGIN && !(services.compliance && services.accounting)) {
+      const endpoints = await resolveServices(services, logger);
+      opened.push(() => endpoints.close());
+      const configured = tenants.compliance[0];
+      tenants = singleKeyTenants(endpoints, {
+        requestsPerMinute: configured?.requestsPerMinute ?? settings.worker.complianceRequestsPerMinute,
+        // The sandbox's key serves every business of its world; a configured key what COMPLIANCE_BUSINESS_ID says.
+        businesses: configured?.businesses,
+        links: tenants.links,
+      });
+      sandbox = endpoints.sandbox;
+    }
     const temporal = options.temporal ?? settings.temporal;
-    const { client, connection, namespace } = await connectTemporal(settings, logger, temporal, opened);
-    // The single-key variables' keys are refused in the words they always had, naming the variable.
+    const { namespace } = temporal;
+    const clientConnection = await connectClient(temporal);
+    opened.push(() => clientConnection.close());
+    const searchAttributes = await requireSearchAttributes(clientConnection, {
+      namespace,
+      address: temporal.address ?? DEFAULT_TEMPORAL_ADDRESS,
+      keys: projectSearchAttributes,
+    });
+    logger.info({ namespace, searchAttributes }, 'search attributes checked');
+    const connection = await connectNative(temporal);
+    opened.push(() => connection.close());
+    const client = new Client({
+      connection: clientConnection,
+      namespace,
+      dataConverter: encryption.dataConverter,
+      plugins: tracingPlugins(),
+    });
+    // The single-key variables' keys are refused naming the variable.
     if (tenants.origin === ENVIRONMENT_ORIGIN) await checkServiceCredentials(tenants, logger);
     const worker = await startWorkerProcess({
       connection,

@@ -38,15 +38,13 @@ export function workflowsPath(): string {
 }
 
 /**
- * The workflow code bundled as the Worker would bundle it from `workflowsPath` (same plugins, same converters), but
- * with its own logger: the SDK's bundler logs webpack's statistics (some twenty lines) at info, which an operator
- * does not need; they go to debug, and one info line says the bundle is built.
+ * The workflow code bundled as the Worker would bundle it, but with its own logger: the SDK's bundler logs webpack's
+ * statistics (some twenty lines) at info; they go to debug, and one info line says the bundle is built.
  */
 export async function bundleWorkflows(logger: Logger, dataConverter?: DataConverter): Promise<WorkflowBundle> {
   const started = performance.now();
   const bundlerLogger = new DefaultLogger('DEBUG', ({ level, message, meta }) => {
     const fields = { component: 'workflow-bundler', ...meta };
-    // The bundler's only info lines are webpack's statistics and its own "bundle created": the latter is said below.
     if (level === 'WARN' || level === 'ERROR') logger[level === 'WARN' ? 'warn' : 'error'](fields, message);
     else logger.debug(fields, message);
   });
@@ -75,9 +73,8 @@ export type EveryActivityHasAQueue = Holds<Exactly<keyof Activities, ActivityNam
 export interface WorkersOptions {
   connection: NativeConnection;
   namespace: string;
-  /** Temporal client the registration activity uses to start item-registration workflows. */
+  /** The registration activity starts item-registration workflows with it. */
   client: Client;
-  /** How each activity reaches the service of the business it acts for. */
   services: ServiceAccess;
   callbackUrls?: CallbackUrlMinter;
   logger: Logger;
@@ -85,28 +82,22 @@ export interface WorkersOptions {
   activitiesPerSecond: { compliance: number; accounting: number };
   /** The workflow queue (default `sales`); the service queues derive from it. */
   taskQueue?: string;
-  /** A prebuilt bundle (tests build one per file); default: bundleWorkflows() at start. */
+  /** Default: bundleWorkflows() at start. */
   workflowBundle?: WorkflowBundle;
-  /** Payload encryption (src/codec): every payload the workers write goes through it. */
   dataConverter?: DataConverter;
-  /** Where the purchases sync delivers its events (PURCHASES_SINK); without it a delivery fails, non-retryable. */
+  /** Without it a purchases delivery fails, non-retryable. */
   purchasesSink?: PurchaseEventSink;
-  /** How each business's stock is reported, told to its ledger with every hand-over (absent: the default). */
   stockReporting?: StockReportingOf;
-  /** The process's metrics: the workflows record through their sink, the activities directly (absent: none). */
   metrics?: MetricsRecorder;
 }
 
 export interface Workers {
-  /** Every workflow type, and the activities that call no service. */
   workflows: Worker;
-  /** Every compliance API call. */
   compliance: Worker;
-  /** Every accounting API call. */
   accounting: Worker;
   /**
-   * The compliance queues of rate windows with a queue of their own (issue 16): a worker for each queue listed (made
-   * now if new), and those no longer listed shut down once their tasks in flight end.
+   * The compliance queues of rate windows with a queue of their own: a worker for each queue listed (made now if
+   * new), and those no longer listed shut down once their tasks in flight end.
    */
   serveWindowQueues(queues: ReadonlyArray<{ taskQueue: string; perSecond: number }>): Promise<void>;
   /** Runs all three (and the window queues' workers) until shutdown() or a fatal error. */
@@ -119,7 +110,6 @@ const WINDOW_QUEUE_POLLS = 2;
 /** Window workers made at once when many windows are served at start (each Worker.create is a native call). */
 const WINDOW_WORKERS_CREATED_AT_ONCE = 8;
 
-/** The activities the contract puts on `queue`. */
 function activitiesOn(queue: ActivityQueue, activities: Activities): Partial<Activities> {
   return Object.fromEntries(
     Object.entries(activities).filter(([name]) => ACTIVITY_QUEUES[name as ActivityName] === queue),
@@ -147,7 +137,6 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     connection: options.connection,
     namespace: options.namespace,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
-    // Tracing (src/temporal/tracing.ts) when configured: interceptors and the workflow span sink.
     plugins: tracingPlugins(),
   };
   const workflows = await Worker.create({
@@ -171,7 +160,6 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
   });
   const all = [workflows, compliance, accounting];
   const complianceActivities = activitiesOn('compliance', activities);
-  /** The window queues' workers, by queue, and what each one's run() settles to. */
   const windowWorkers = new Map<string, { worker: Worker; running: Promise<void> }>();
   let stopped = false;
   let failWindowWorker: (err: unknown) => void = () => undefined;
