@@ -3,37 +3,21 @@ import pretty from 'pino-pretty';
 import { ConfigError, type Env } from './config/env.js';
 
 /**
- * Paths that may hold a secret anywhere a request, a configuration or an error is logged. Redaction works on
- * object paths only, so code never interpolates a secret or a callback URL (it carries a capability token)
- * into a message.
+ * Paths that may hold a secret wherever a request, a configuration or an error is logged. Redaction works on object
+ * paths only, so code never interpolates a secret or a callback URL (it carries a capability token) into a message.
  */
+const SECRET_FIELDS = ['apiKey', 'clientSecret', 'webhookSecret', 'callbackUrl', 'callbackToken'];
+const SECRET_HEADERS = ['headers.authorization', 'headers["x-api-key"]', 'headers["x-signature"]'];
 export const REDACTED_PATHS = [
-  'apiKey',
-  'clientSecret',
-  'webhookSecret',
-  'callbackUrl',
-  'callbackToken',
-  '*.apiKey',
-  '*.clientSecret',
-  '*.webhookSecret',
-  '*.callbackUrl',
-  '*.callbackToken',
-  'headers.authorization',
-  'headers["x-api-key"]',
-  'headers["x-signature"]',
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'req.headers["x-signature"]',
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((field) => `*.${field}`),
+  ...SECRET_HEADERS,
+  ...SECRET_HEADERS.map((path) => `req.${path}`),
   'config.compliance.apiKey',
-  'config.accounting.apiKey',
-  'config.accounting.clientSecret',
-  'config.accounting.webhookSecret',
+  ...['apiKey', 'clientSecret', 'webhookSecret'].map((field) => `config.accounting.${field}`),
 ];
 
-/**
- * `LOG_FORMAT=pretty` or `json`; unset: readable lines on a terminal, JSON everywhere else (files, pipes,
- * containers, log shippers).
- */
+/** `LOG_FORMAT=pretty` or `json`; unset: readable lines on a terminal, JSON everywhere else. */
 export function prettyLogs(env: Env = process.env, terminal = process.stdout.isTTY === true): boolean {
   const format = env.LOG_FORMAT?.trim().toLowerCase();
   if (format === 'pretty') return true;
@@ -43,11 +27,8 @@ export function prettyLogs(env: Env = process.env, terminal = process.stdout.isT
 }
 
 export function createLogger(
-  options: {
-    level?: string;
-    name?: string;
-    /** Write to stderr (CLIs whose stdout is their answer). */ stderr?: boolean;
-  } & Pick<LoggerOptions, 'base'> = {},
+  // stderr: for CLIs whose stdout is their answer.
+  options: { level?: string; name?: string; stderr?: boolean } & Pick<LoggerOptions, 'base'> = {},
 ): Logger {
   const settings: LoggerOptions = {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
