@@ -40,9 +40,6 @@ interface HttpTransportOptions {
   /** Whole-call timeout in ms (default 30 s). */
   timeoutMs?: number;
   connectTimeoutMs?: number;
-  keepAliveTimeoutMs?: number;
-  /** Sockets per origin (default 16). */
-  connections?: number;
   userAgent?: string;
   /** Told of every request as it goes out and of every answer, whatever its status (metrics). */
   observer?: HttpObserver;
@@ -96,24 +93,14 @@ export class HttpTransport {
   readonly service: ServiceName;
   private readonly base: URL;
   private readonly agent: Agent;
-  private readonly timeoutMs: number;
-  private readonly userAgent: string;
-  private readonly observer: HttpObserver | undefined;
-  private readonly gate: RateLimitGate | undefined;
-  private readonly maxResponseBytes: number;
 
-  constructor(options: HttpTransportOptions) {
+  constructor(private readonly options: HttpTransportOptions) {
     this.service = options.service;
     assertSecureBaseUrl(options.service, options.baseUrl, options.insecureHttpHosts);
     this.base = new URL(options.baseUrl);
-    this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.userAgent = options.userAgent ?? 'etims-temporal-worker';
-    this.observer = options.observer;
-    this.gate = options.rateLimitGate;
-    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.agent = new Agent({
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
-      connections: options.connections ?? 16,
+      keepAliveTimeout: 30_000,
+      connections: 16,
       connect: { timeout: options.connectTimeoutMs ?? 10_000 },
       // The whole-call timeout below is the one that counts; these only stop a stuck socket.
       headersTimeout: 0,
@@ -145,18 +132,19 @@ export class HttpTransport {
     const cancelled = () => failure('aborted', ' was cancelled before it was sent', false);
 
     if (req.signal?.aborted) throw cancelled();
-    if (this.gate) await this.passGate(this.gate, req, cancelled);
-    const timeout = AbortSignal.timeout(req.timeoutMs ?? this.timeoutMs);
+    const gate = this.options.rateLimitGate;
+    if (gate) await this.passGate(gate, req, cancelled);
+    const timeout = AbortSignal.timeout(req.timeoutMs ?? this.options.timeoutMs ?? 30_000);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const headers: Record<string, string> = {
-      'user-agent': this.userAgent,
+      'user-agent': this.options.userAgent ?? 'etims-temporal-worker',
       accept: 'application/json',
       ...req.headers,
     };
     if (req.body !== undefined) headers['content-type'] ??= 'application/json';
 
     let answer: HttpResponse | undefined;
-    this.observer?.requestSent?.(req);
+    this.options.observer?.requestSent?.(req);
     try {
       const res = await undiciRequest(new URL(target, this.base.origin), {
         method: req.method,
@@ -170,11 +158,12 @@ export class HttpTransport {
         if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
       }
       const success = res.statusCode >= 200 && res.statusCode < 300;
-      const limit = success ? this.maxResponseBytes : Math.min(this.maxResponseBytes, MAX_ERROR_RESPONSE_BYTES);
+      const max = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+      const limit = success ? max : Math.min(max, MAX_ERROR_RESPONSE_BYTES);
       const body = await readAtMost(res.body, limit);
       const response = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0), target };
       answer = response;
-      this.observer?.responseReceived?.(response, req);
+      this.options.observer?.responseReceived?.(response, req);
       if (body === undefined) {
         throw requestError(this.service, req, {
           status: res.statusCode,
@@ -199,7 +188,7 @@ export class HttpTransport {
       if (req.signal?.aborted) throw failure('aborted', ' was cancelled while in flight', true, err);
       throw failure('connection_reset', `: the connection to the ${service} service failed after sending`, true, err);
     } finally {
-      this.gate?.settle(answer);
+      gate?.settle(answer);
     }
   }
 
