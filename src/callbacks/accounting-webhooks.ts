@@ -12,6 +12,7 @@ import { syncBatchWebhookSignal, syncBatchWorkflowId, type SyncBatchWebhookHint 
 import { BoundedTtlMap, CallbackFloodGuard } from './flood-guard.js';
 import { clip, clipped, type CallbackLogger } from './answer-log.js';
 import { signalRun, type SignalOutcome } from './handler.js';
+import { isObject, text } from './hint.js';
 
 const ACCOUNTING_WEBHOOK_PATH = '/webhooks/accounting';
 
@@ -80,14 +81,9 @@ function failure(statusCode: 400 | 401 | 404 | 413 | 503, code: ErrorCode, messa
 }
 
 function identifier(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const trimmed = value.trim();
+  const id = text(value, MAX_ID_LENGTH);
   // eslint-disable-next-line no-control-regex
-  return trimmed !== '' && trimmed.length <= MAX_ID_LENGTH && !/[\u0000-\u001f]/.test(trimmed) ? trimmed : null;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return id !== null && !/[\u0000-\u001f]/.test(id) ? id : null;
 }
 
 /** The batch and change a payload names: `data.syncBatchId` (A20), or `syncBatchId` at the top level. */
@@ -104,14 +100,12 @@ function readPayload(
 /** One warning per refusal reason per interval, with the count: a flood of forgeries must not flood the log. */
 function refusalLog() {
   const last = new Map<ErrorCode, { count: number; at: number }>();
-  return (code: ErrorCode): number | undefined => {
+  return (logger: CallbackLogger, code: ErrorCode, fields: Record<string, unknown>, message: string): void => {
     const entry = last.get(code);
     if (entry === undefined || Date.now() - entry.at >= REFUSAL_LOG_INTERVAL_MS) {
       last.set(code, { count: 0, at: Date.now() });
-      return (entry?.count ?? 0) + 1;
-    }
-    entry.count++;
-    return undefined;
+      logger.warn({ ...fields, refused: (entry?.count ?? 0) + 1 }, message);
+    } else entry.count++;
   };
 }
 
@@ -144,7 +138,7 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
   const replays = new BoundedTtlMap<true>(10_000, Date.now);
   // Verified webhooks come only from the service, so the budget is generous: it only bounds history growth.
   const guard = new CallbackFloodGuard({ workflowBurst: 20, workflowRefillMs: 15_000, outcomeWindowMs: 60_000 });
-  const dueForLog = refusalLog();
+  const warnRefused = refusalLog();
 
   // Encapsulated: the host's own parsers are untouched outside this plugin. Raw bytes: the signature covers them.
   app.removeAllContentTypeParsers();
@@ -169,9 +163,7 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
       let result: Answer;
       if (secret === undefined) {
         // The path is the sender's dashboard setting: a wrong one is said once per interval, without repeating it.
-        const refused = dueForLog('unknown_application');
-        if (refused !== undefined)
-          logger.warn({ reason: 'unknown_application', refused }, 'accounting webhook refused');
+        warnRefused(logger, 'unknown_application', { reason: 'unknown_application' }, 'accounting webhook refused');
         result = failure(404, 'unknown_application', 'no accounting application of this name receives webhooks here');
       } else {
         const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -198,20 +190,15 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
     } catch (err) {
       if (!(err instanceof WebhookVerificationError)) throw err;
       const [statusCode, code, message] = VERIFICATION_ANSWERS[err.reason];
-      const refused = dueForLog(code);
-      if (refused !== undefined) logger.warn({ reason: code, refused, ...from }, 'accounting webhook refused');
+      warnRefused(logger, code, { reason: code, ...from }, 'accounting webhook refused');
       return failure(statusCode, code, message);
     }
     // Verified, so the header is present; ids are only taken once verified, so a forger cannot use them up.
     const webhookId = String(headers['webhook-id']).slice(0, MAX_ID_LENGTH);
     const change = readPayload(payload);
     if (change === undefined) {
-      const refused = dueForLog('missing_sync_batch_id');
-      if (refused !== undefined)
-        logger.warn(
-          { webhookId: clip(webhookId), refused, ...from },
-          'accounting webhook refused: it names no sync batch',
-        );
+      const fields = { webhookId: clip(webhookId), ...from };
+      warnRefused(logger, 'missing_sync_batch_id', fields, 'accounting webhook refused: it names no sync batch');
       return failure(400, 'missing_sync_batch_id', 'the body must name the sync batch in data.syncBatchId');
     }
     // Signed by the service, but still cut: a log line's length is not the sender's to choose.

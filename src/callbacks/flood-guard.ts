@@ -132,15 +132,12 @@ export class CallbackFloodGuard {
     // Kept well past the interval so a count is reported rather than forgotten; bounded by maxEntries.
     const ttl = Math.max(interval, this.options.deliveryTtlMs);
     const entry = this.suppressed.get(workflowId);
-    if (entry === undefined) {
-      this.suppressed.set(workflowId, { count: 0, reportedAt: now }, ttl);
-      return { verdict, suppressedReport: 1 };
+    if (entry !== undefined && now - entry.reportedAt < interval) {
+      entry.count++;
+      return { verdict };
     }
-    entry.count++;
-    if (now - entry.reportedAt < interval) return { verdict };
-    const count = entry.count;
     this.suppressed.set(workflowId, { count: 0, reportedAt: now }, ttl);
-    return { verdict, suppressedReport: count };
+    return { verdict, suppressedReport: (entry?.count ?? 0) + 1 };
   }
 
   private take(workflowId: string): boolean {

@@ -67,12 +67,12 @@ function valueAt(value: unknown, path: JsonPath): unknown {
   return current;
 }
 
-function text(value: unknown, maxLength: number): string | null {
+export function text(value: unknown, maxLength: number): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
   return trimmed !== '' && trimmed.length <= maxLength ? trimmed : null;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

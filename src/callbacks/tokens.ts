@@ -33,15 +33,8 @@ export class CallbackUrlMinter {
   // Methods rather than stored key strings keep the secret out of `JSON.stringify(minter)` and inspection.
   private readonly sign: (message: string) => Buffer;
 
-  constructor(options: {
-    /** Where the compliance service reaches the receiver, e.g. `https://hooks.example.com` (a path prefix is kept). */
-    publicBaseUrl: string;
-    /** At least 32 bytes; never logged or echoed. */
-    secret: string;
-    /** How long a minted URL verifies, from its anchor. Default 72 h. */
-    ttlMs?: number;
-    now?: () => number;
-  }) {
+  /** `publicBaseUrl`: where the service reaches the receiver (a path prefix is kept); `secret`: never logged. */
+  constructor(options: { publicBaseUrl: string; secret: string; ttlMs?: number; now?: () => number }) {
     this.publicBaseUrl = normaliseBaseUrl(options.publicBaseUrl);
     const ttlMs = options.ttlMs ?? DEFAULT_CALLBACK_TOKEN_TTL_MS;
     if (!Number.isFinite(ttlMs) || ttlMs <= 0) {

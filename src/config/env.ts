@@ -7,29 +7,8 @@ import { assertCredential, type CredentialKind } from './credentials.js';
  * the embedded sandbox may stand in; half a configuration is an error. Errors name the variable, never a secret.
  */
 
-export interface ComplianceConfig {
-  baseUrl: string;
-  apiKey: string;
-  /** Needed for organisation-wide keys; omitted for keys bound to one business. */
-  businessId: string | undefined;
-  timeoutMs: number;
-  /** Local stacks only: accept http callback URLs on loopback hosts (the documented rule is public https). */
-  allowLoopbackCallbacks: boolean;
-  /** ALLOW_INSECURE_HTTP: hosts reached in plain http although not loopback (src/http/base-url.ts). */
-  insecureHttpHosts?: string[];
-}
-
-export interface AccountingConfig {
-  baseUrl: string;
-  apiKey: string;
-  clientSecret: string | undefined;
-  clientId: string | undefined;
-  webhookSecret: string | undefined;
-  signRequests: boolean;
-  signQuery: boolean;
-  timeoutMs: number;
-  insecureHttpHosts?: string[];
-}
+export type ComplianceConfig = NonNullable<ReturnType<typeof readCompliance>>;
+export type AccountingConfig = NonNullable<ReturnType<typeof readAccounting>>;
 
 export interface AppConfig {
   /** Undefined: the embedded sandbox's. */
@@ -140,19 +119,21 @@ function requirePair(env: Env, urlName: string, keyName: string): boolean {
   return hasUrl;
 }
 
-function readCompliance(env: Env): ComplianceConfig | undefined {
+function readCompliance(env: Env) {
   if (!requirePair(env, 'COMPLIANCE_BASE_URL', 'COMPLIANCE_API_KEY')) return undefined;
   return {
     baseUrl: parseWith(httpUrl, env, 'COMPLIANCE_BASE_URL', ''),
     apiKey: credential(env, 'COMPLIANCE_API_KEY', 'complianceApiKey') ?? '',
+    // Needed for organisation-wide keys; omitted for keys bound to one business.
     businessId: readVariable(env, 'COMPLIANCE_BUSINESS_ID'),
     timeoutMs: parseWith(timeout, env, 'COMPLIANCE_TIMEOUT_MS', 30_000),
+    // Local stacks only: accept http callback URLs on loopback hosts (the documented rule is public https).
     allowLoopbackCallbacks: parseWith(booleanText, env, 'COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS', false),
     ...insecureHttpOptIn(env),
   };
 }
 
-function readAccounting(env: Env): AccountingConfig | undefined {
+function readAccounting(env: Env) {
   if (!requirePair(env, 'ACCOUNTING_BASE_URL', 'ACCOUNTING_API_KEY')) return undefined;
   const clientSecret = credential(env, 'ACCOUNTING_CLIENT_SECRET', 'accountingClientSecret');
   return {
@@ -168,7 +149,7 @@ function readAccounting(env: Env): AccountingConfig | undefined {
   };
 }
 
-/** Set only when opted in, so a configuration without it has no such key. */
+/** Hosts reached in plain http although not loopback (src/http/base-url.ts); no key when none. */
 function insecureHttpOptIn(env: Env): { insecureHttpHosts?: string[] } {
   const hosts = (readVariable(env, 'ALLOW_INSECURE_HTTP') ?? '')
     .split(',')

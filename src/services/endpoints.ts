@@ -119,9 +119,7 @@ export async function resolveServices(
     },
     sandboxReconciliationLinks: config.accounting === undefined ? embedded.reconciliationLinks : [],
     sandbox,
-    close: async () => {
-      await sandbox.close();
-    },
+    close: () => sandbox.close(),
   };
 }
 
@@ -160,20 +158,11 @@ function credentialFailure(
 }
 
 /** One client per service, for what is asked once (start-up checks, the read-only tools); close() closes both. */
-export function openClients(endpoints: { compliance: ComplianceConfig; accounting: AccountingConfig }): {
-  compliance: ComplianceClient;
-  accounting: AccountingClient;
-  close(): Promise<void>;
-} {
+export function openClients(endpoints: { compliance: ComplianceConfig; accounting: AccountingConfig }) {
   const compliance = new ComplianceClient(endpoints.compliance);
   const accounting = new AccountingClient(endpoints.accounting);
-  return {
-    compliance,
-    accounting,
-    close: async () => {
-      await Promise.all([compliance.close(), accounting.close()]);
-    },
-  };
+  const close = async (): Promise<void> => void (await Promise.all([compliance.close(), accounting.close()]));
+  return { compliance, accounting, close };
 }
 
 /** One read-only call per key of the single-key variables, so an error names the variable, never its value. */
