@@ -3,19 +3,18 @@ import pretty from 'pino-pretty';
 import { ConfigError, type Env } from './config/env.js';
 
 /**
- * Paths that may hold a secret anywhere a request, a configuration or an error is logged. Redaction works on
- * object paths only, so code never interpolates a secret or a callback URL (it carries a capability token)
- * into a message.
+ * Paths that may hold a secret wherever a request, a configuration or an error is logged. Redaction works on object
+ * paths only, so code never interpolates a secret or a callback URL (it carries a capability token) into a message.
  */
 const SECRET_FIELDS = ['apiKey', 'clientSecret', 'webhookSecret', 'callbackUrl', 'callbackToken'];
 const SECRET_HEADERS = ['headers.authorization', 'headers["x-api-key"]', 'headers["x-signature"]'];
 export const REDACTED_PATHS = [
-  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]),
-  ...SECRET_HEADERS.flatMap((header) => [header, `req.${header}`]),
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((field) => `*.${field}`),
+  ...SECRET_HEADERS,
+  ...SECRET_HEADERS.map((path) => `req.${path}`),
   'config.compliance.apiKey',
-  'config.accounting.apiKey',
-  'config.accounting.clientSecret',
-  'config.accounting.webhookSecret',
+  ...['apiKey', 'clientSecret', 'webhookSecret'].map((field) => `config.accounting.${field}`),
 ];
 
 /** `LOG_FORMAT=pretty` or `json`; unset: readable lines on a terminal, JSON everywhere else. */
@@ -28,11 +27,8 @@ export function prettyLogs(env: Env = process.env, terminal = process.stdout.isT
 }
 
 export function createLogger(
-  options: {
-    level?: string;
-    name?: string;
-    /** Write to stderr (CLIs whose stdout is their answer). */ stderr?: boolean;
-  } & Pick<LoggerOptions, 'base'> = {},
+  // stderr: for CLIs whose stdout is their answer.
+  options: { level?: string; name?: string; stderr?: boolean } & Pick<LoggerOptions, 'base'> = {},
 ): Logger {
   const settings: LoggerOptions = {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',

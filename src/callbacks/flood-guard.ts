@@ -1,75 +1,40 @@
 /**
- * Keeps a flood of callbacks on one valid URL (a leaked URL, a service redelivering in a loop) from growing
- * the workflow's history: every signal adds events, and Temporal terminates an execution at 51,200.
- *
- * A callback is only a hint (the workflow confirms by reading the document, and polls anyway), so dropping
- * one costs at most the polling interval. Admission, decided synchronously so concurrent copies race on it:
- *
- * 1. delivery id: a (workflow, delivery id) already signalled is a 'duplicate';
- * 2. outcome: a (workflow, document, event) signalled within `outcomeWindowMs` is a 'duplicate' too (a
- *    later genuine delivery of the same outcome, e.g. a second failure after a retry, is signalled once the
- *    window has passed; polling covers the gap). A callback whose body names neither (a body of another shape,
- *    or none) is told apart by its bytes' fingerprint instead;
- * 3. per-workflow budget: a token bucket of `workflowBurst` signals refilled one per `workflowRefillMs`,
- *    whatever the bodies say (an attacker can vary document ids and events); beyond it, 'throttled';
- * 4. a workflow whose signal answered 'not_found' (closed) is remembered: 'closed', without a Temporal call.
- *
- * Memory is bounded whatever arrives: each table is an LRU of at most `maxEntries` with a TTL, and entries are
- * only added for signals actually sent (which the budget limits), closed workflows, and one counter per
- * workflow of callbacks answered without a signal (for a log line per workflow per refill interval).
+ * Keeps a flood of callbacks on one valid URL from growing the workflow's history (Temporal terminates an execution
+ * at 51,200 events). A callback is only a hint (the workflow reads the document, and polls anyway), so dropping one
+ * costs at most the polling interval. Admission is synchronous, so concurrent copies race on it: a delivery id or an
+ * outcome (workflow, document, event; or the body's fingerprint when it names neither) already signalled is a
+ * 'duplicate'; beyond a per-workflow token bucket, 'throttled'; a workflow known closed, 'closed'. Every table is
+ * an LRU with a TTL, and entries are only added for signals sent (which the budget limits).
  */
 import type { CallbackHint } from '../contracts/sale.js';
 
-export interface CallbackGuardOptions {
-  /** Entries per table (delivery ids, outcomes, budgets, closed workflows). Default 10,000. */
-  maxEntries?: number;
-  /** How long a signalled delivery id is remembered. Default 3 h (covers the service's retry schedule, C47). */
-  deliveryTtlMs?: number;
-  /** At most one signal per (workflow, document, event) within this window. Default 10 min. */
-  outcomeWindowMs?: number;
-  /** Signals a workflow may get at once. Default 4. */
-  workflowBurst?: number;
-  /** One more signal allowed per this interval, up to the burst. Default 5 min. */
-  workflowRefillMs?: number;
-  /** How long a closed workflow is remembered. Default 1 h. */
-  closedTtlMs?: number;
-  now?: () => number;
-}
-
 export const CALLBACK_GUARD_DEFAULTS = {
   maxEntries: 10_000,
+  // Covers the service's retry schedule of one delivery (C47).
   deliveryTtlMs: 3 * 3_600_000,
   outcomeWindowMs: 10 * 60_000,
   workflowBurst: 4,
   workflowRefillMs: 5 * 60_000,
   closedTtlMs: 3_600_000,
-} as const satisfies Required<Omit<CallbackGuardOptions, 'now'>>;
+};
 
-/** Refusals are logged at most once per reason per this interval, with their count (accounting webhooks). */
-export const REFUSAL_LOG_INTERVAL_MS = 10_000;
+type CallbackGuardOptions = Partial<Record<keyof typeof CALLBACK_GUARD_DEFAULTS, number>> & { now?: () => number };
 
 export type Admission =
   | { verdict: 'signal'; ticket: AdmissionTicket }
   | {
       verdict: 'duplicate' | 'throttled' | 'closed';
-      /**
-       * Set at most once per workflow per `workflowRefillMs`: how many callbacks of this workflow were answered
-       * without a signal since the last report, so the receiver can log a flood without logging every request.
-       */
+      /** Callbacks of this workflow answered without a signal since the last report (once per refill interval). */
       suppressedReport?: number;
     };
 
-/** What a 'signal' admission reserved, to be settled with the signal's result. */
-export interface AdmissionTicket {
+interface AdmissionTicket {
   readonly workflowId: string;
   readonly deliveryKey: string | undefined;
   readonly outcomeKey: string;
 }
 
-/**
- * A Map kept in insertion order: the oldest entry goes first when full; entries expire after their TTL.
- * By hand, not lru-cache: matching this takes its test-only `perf` clock, `ttlResolution: 0`, a shifted `start`, `peek`.
- */
+/** An LRU with a TTL per entry. By hand: lru-cache would need its test-only `perf` clock to match this. */
 export class BoundedTtlMap<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
 
@@ -94,7 +59,6 @@ export class BoundedTtlMap<V> {
     return entry.value;
   }
 
-  /** Sets (and refreshes the position of) `key`, evicting the oldest entries beyond `maxEntries`. */
   set(key: string, value: V, ttlMs: number): void {
     this.entries.delete(key);
     this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
@@ -110,23 +74,18 @@ export class BoundedTtlMap<V> {
   }
 }
 
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
-}
-
 export class CallbackFloodGuard {
-  private readonly options: Required<Omit<CallbackGuardOptions, 'now'>>;
+  private readonly options: Record<keyof typeof CALLBACK_GUARD_DEFAULTS, number>;
   private readonly now: () => number;
   private readonly deliveries: BoundedTtlMap<true>;
   private readonly outcomes: BoundedTtlMap<true>;
-  private readonly budgets: BoundedTtlMap<Bucket>;
+  private readonly budgets: BoundedTtlMap<{ tokens: number; updatedAt: number }>;
   private readonly closed: BoundedTtlMap<true>;
   private readonly suppressed: BoundedTtlMap<{ count: number; reportedAt: number }>;
 
   constructor(options: CallbackGuardOptions = {}) {
     const { now, ...rest } = options;
-    this.options = { ...CALLBACK_GUARD_DEFAULTS, ...stripUndefined(rest) };
+    this.options = { ...CALLBACK_GUARD_DEFAULTS, ...rest };
     for (const [name, value] of Object.entries(this.options)) {
       if (!Number.isFinite(value) || value <= 0)
         throw new RangeError(`callback guard ${name} must be a positive number`);
@@ -140,10 +99,7 @@ export class CallbackFloodGuard {
     this.suppressed = new BoundedTtlMap(max, this.now);
   }
 
-  /**
-   * Decides, synchronously, whether this callback is signalled; a 'signal' reserves its keys and one budget unit.
-   * `fingerprint` (a digest of the body) stands for the outcome when the hint names neither document nor event.
-   */
+  /** A 'signal' reserves its keys and one budget unit; `fingerprint` (of the body) stands for an unnamed outcome. */
   admit(workflowId: string, hint: CallbackHint, fingerprint = ''): Admission {
     if (this.closed.get(workflowId)) return this.suppress(workflowId, 'closed');
     const deliveryKey = hint.callbackId === null ? undefined : key(workflowId, 'delivery', hint.callbackId);
@@ -170,22 +126,18 @@ export class CallbackFloodGuard {
     this.closed.set(ticket.workflowId, true, this.options.closedTtlMs);
   }
 
-  /** Counts an unsignalled callback; the first one, then the count once per refill interval, is reported. */
   private suppress(workflowId: string, verdict: 'duplicate' | 'throttled' | 'closed'): Admission {
     const now = this.now();
     const interval = this.options.workflowRefillMs;
     // Kept well past the interval so a count is reported rather than forgotten; bounded by maxEntries.
     const ttl = Math.max(interval, this.options.deliveryTtlMs);
     const entry = this.suppressed.get(workflowId);
-    if (entry === undefined) {
-      this.suppressed.set(workflowId, { count: 0, reportedAt: now }, ttl);
-      return { verdict, suppressedReport: 1 };
+    if (entry !== undefined && now - entry.reportedAt < interval) {
+      entry.count++;
+      return { verdict };
     }
-    entry.count++;
-    if (now - entry.reportedAt < interval) return { verdict };
-    const count = entry.count;
     this.suppressed.set(workflowId, { count: 0, reportedAt: now }, ttl);
-    return { verdict, suppressedReport: count };
+    return { verdict, suppressedReport: (entry?.count ?? 0) + 1 };
   }
 
   private take(workflowId: string): boolean {
@@ -205,8 +157,4 @@ export class CallbackFloodGuard {
 /** Unambiguous composite keys: JSON of the parts. */
 function key(...parts: string[]): string {
   return JSON.stringify(parts);
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

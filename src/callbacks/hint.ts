@@ -1,8 +1,4 @@
-/**
- * Reads the hint out of a result callback. Any body is a hint (the token already named the execution, and the
- * workflow re-reads its document): fields the project assumed (body-fields.ts) are read when present and valid,
- * anything else leaves them null. Never a refusal.
- */
+/** Reads the hint out of a result callback: fields of body-fields.ts when present and valid, else null. */
 import { createHash } from 'node:crypto';
 import type { CallbackHint } from '../contracts/sale.js';
 import { ASSUMED_BODY_FIELDS, type CallbackBodyFields, type JsonPath } from './body-fields.js';
@@ -13,18 +9,12 @@ const MAX_EVENT_LENGTH = 100;
 
 export type CallbackHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-export interface ReadHint {
-  hint: CallbackHint;
-  /** A digest of the body's bytes: tells one anonymous callback from another where the hint names nothing. */
-  fingerprint: string;
-}
-
-/** The hint a callback gives, whatever its body (parsed JSON, JSON text, other text, bytes, or nothing). */
+/** Whatever the body (parsed JSON, JSON text, other text, bytes, or nothing); `fingerprint` digests its bytes. */
 export function readHint(
   body: unknown,
   headers: CallbackHeaders = {},
   fields: CallbackBodyFields = ASSUMED_BODY_FIELDS,
-): ReadHint {
+): { hint: CallbackHint; fingerprint: string } {
   const bytes = bodyBytes(body);
   const parsed = parseJson(body, bytes);
   const first = (paths: readonly JsonPath[], maxLength: number) => {
@@ -36,7 +26,8 @@ export function readHint(
   };
   const fromHeader = () => {
     for (const name of fields.callbackIdHeaders) {
-      const value = text(firstHeader(headers[name]), MAX_ID_LENGTH);
+      const header = headers[name];
+      const value = text(Array.isArray(header) ? header[0] : header, MAX_ID_LENGTH);
       if (value !== null) return value;
     }
     return null;
@@ -58,7 +49,6 @@ function bodyBytes(body: unknown): Buffer {
   return Buffer.from(JSON.stringify(body) ?? '', 'utf8');
 }
 
-/** The body as JSON when it is JSON (already parsed, or text/bytes that parse); otherwise undefined. */
 function parseJson(body: unknown, bytes: Buffer): unknown {
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) return body;
   try {
@@ -77,16 +67,12 @@ function valueAt(value: unknown, path: JsonPath): unknown {
   return current;
 }
 
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function text(value: unknown, maxLength: number): string | null {
+export function text(value: unknown, maxLength: number): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
   return trimmed !== '' && trimmed.length <= maxLength ? trimmed : null;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,15 +1,7 @@
 /**
- * How a callback URL's path names the workflow. Two forms, told apart by their number of segments:
- *
- * - `/callbacks/<workflow id, percent-encoded>/<token>`: every URL handed out before this module, and still the
- *   form minted whenever the whole URL fits the service's limit (so a retried request keeps a byte-identical body,
- *   C61, and URLs held by the service for running sales keep working);
- * - `/callbacks/b64/<workflow id as base64url of its UTF-8>/<token>`: when the percent-encoded URL would exceed the
- *   limit. Base64url costs 4/3 of the id's bytes where percent-encoding costs up to 3 (emoji), so an id of
- *   `WORKFLOW_ID_MAX_BYTES` (Temporal's default limit) always fits with a base URL of up to
- *   `PUBLIC_BASE_URL_MAX_LENGTH` characters.
- *
- * The token's MAC covers the workflow id itself, not its encoding, so both forms verify with the same token.
+ * How a callback URL's path names the workflow (C48): `/callbacks/<id, percent-encoded>/<token>` whenever the whole
+ * URL fits the service's limit, otherwise `/callbacks/b64/<id as base64url of its UTF-8>/<token>` (4/3 of the id's
+ * bytes, where percent-encoding costs up to 3). The MAC covers the id itself, so both forms verify alike.
  */
 import { CALLBACK_URL_MAX_LENGTH } from '../compliance/callback-url.js';
 
@@ -24,7 +16,7 @@ const TOKEN_MAX_LENGTH = 55;
 export const PUBLIC_BASE_URL_MAX_LENGTH =
   CALLBACK_URL_MAX_LENGTH -
   `${CALLBACK_PATH_PREFIX}${COMPACT_MARKER}/`.length -
-  base64urlLength(WORKFLOW_ID_MAX_BYTES) -
+  Math.ceil((WORKFLOW_ID_MAX_BYTES * 4) / 3) -
   1 -
   TOKEN_MAX_LENGTH;
 
@@ -40,15 +32,17 @@ export function callbackPath(
   return `${CALLBACK_PATH_PREFIX}${COMPACT_MARKER}/${Buffer.from(workflowId, 'utf8').toString('base64url')}/${token}`;
 }
 
-/**
- * The workflow id and token of a callback path, given the part after `/callbacks/` (without a query); undefined
- * for any other shape, or an encoding that does not decode exactly.
- */
+/** The workflow id and token of the part after `/callbacks/` (without a query); undefined for any other shape. */
 export function parseCallbackPath(rest: string): { workflowId: string; token: string } | undefined {
   const segments = rest.split('/');
   if (segments.length === 2) {
     const [encoded = '', token = ''] = segments;
-    const workflowId = decodePercent(encoded);
+    let workflowId: string | undefined;
+    try {
+      workflowId = decodeURIComponent(encoded);
+    } catch {
+      return undefined;
+    }
     return workflowId && token ? { workflowId, token } : undefined;
   }
   if (segments.length === 3 && segments[0] === COMPACT_MARKER) {
@@ -57,14 +51,6 @@ export function parseCallbackPath(rest: string): { workflowId: string; token: st
     return workflowId && token ? { workflowId, token } : undefined;
   }
   return undefined;
-}
-
-function decodePercent(segment: string): string | undefined {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -78,8 +64,4 @@ function decodeBase64url(segment: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function base64urlLength(bytes: number): number {
-  return Math.ceil((bytes * 4) / 3);
 }

@@ -1,43 +1,34 @@
 /**
- * Fastify plugin for `POST /callbacks/<workflow id>/<token>` (either form of paths.ts). Bodies are taken as raw
- * bytes of any content type, or none (up to 64 KiB), and only read after the token verified, so a forged callback
- * costs no parsing. A wildcard route rather than `:params`: the router refuses a parameter over `maxParamLength`
- * (100 by default, a host setting), and a workflow id can be 1,000 bytes, up to 3,000 characters percent-encoded.
- * Register it with `app.register(callbackRoutes, { minter, signal, guard, logger })`.
+ * Fastify plugin for `POST /callbacks/<workflow id>/<token>` (either form of paths.ts). Bodies are taken as raw bytes
+ * of any content type, or none, and only read after the token verified, so a forged callback costs no parsing. A
+ * wildcard route rather than `:params`: the router refuses a parameter over `maxParamLength` (100 by default, a
+ * host setting), and a workflow id can be 1,000 bytes, up to 3,000 characters percent-encoded.
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { CallbackAnswerLog, clip, type CallbackLogger } from './answer-log.js';
+import { CallbackAnswerLog, callbackRequestSerializer, clip } from './answer-log.js';
 import type { CallbackBodyFields } from './body-fields.js';
 import { CallbackFloodGuard } from './flood-guard.js';
 import { handleCallback, type CallbackSignal } from './handler.js';
-import { callbackRequestSerializer } from './log-redaction.js';
 import { CALLBACK_PATH_PREFIX, parseCallbackPath } from './paths.js';
-import type { CallbackTokenVerifier } from './tokens.js';
+import type { CallbackUrlMinter } from './tokens.js';
 
 export const CALLBACK_BODY_LIMIT = 64 * 1024;
 
-export interface CallbackRoutesOptions {
-  minter: CallbackTokenVerifier;
+interface CallbackRoutesOptions {
+  minter: Pick<CallbackUrlMinter, 'check'>;
   signal: CallbackSignal;
-  /** De-duplication and per-workflow budget (default: one with the default limits, for this registration). */
+  /** Default: one with the default limits, for this registration. */
   guard?: CallbackFloodGuard;
-  /** Where callback outcomes are logged; default the request's logger. */
-  logger?: CallbackLogger;
-  /** Which body fields are read when present (default: what the project assumed, body-fields.ts). */
   bodyFields?: CallbackBodyFields;
-  /** Counts answers for the periodic summary (default: one for this registration, on the plugin's logger). */
+  /** Default: one for this registration, on the plugin's logger. */
   answers?: CallbackAnswerLog;
-  /** Told every answer's verdict (`accepted`, `duplicate`, `throttled`, `ignored`, or the error code), e.g. for a metric. */
+  /** Told every answer's verdict (`accepted`, …, or the error code), e.g. for a metric. */
   onVerdict?: (verdict: string) => void;
 }
 
-// Applies to fastify's own `incoming request` and error lines for these routes, whatever the host's logger does.
-const logSerializers = { req: callbackRequestSerializer };
-
 export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (app, options) => {
-  const { minter, signal } = options;
   const guard = options.guard ?? new CallbackFloodGuard();
-  const answers = options.answers ?? ownAnswerLog(options.logger ?? app.log);
+  const answers = options.answers ?? new CallbackAnswerLog({ logger: app.log, intervalMs: 60_000 });
   if (!options.answers) {
     answers.start();
     app.addHook('onClose', async () => answers.close());
@@ -54,7 +45,9 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
   });
   app.setErrorHandler((error: FastifyError, request, reply) => answerError(error, request, reply, verdict));
 
-  app.all(`${CALLBACK_PATH_PREFIX}*`, { bodyLimit: CALLBACK_BODY_LIMIT, logSerializers }, async (request, reply) => {
+  // The serializer applies to fastify's own lines for these routes, whatever the host's logger does.
+  const routeOptions = { bodyLimit: CALLBACK_BODY_LIMIT, logSerializers: { req: callbackRequestSerializer } };
+  app.all(`${CALLBACK_PATH_PREFIX}*`, routeOptions, async (request, reply) => {
     const path = request.method === 'POST' ? parseCallbackPath(pathAfterPrefix(request)) : undefined;
     if (path === undefined) {
       // Never fastify's default 404, whose log line and body repeat the URL (and so a token).
@@ -64,14 +57,13 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
       });
     }
     const result = await handleCallback({
-      workflowId: path.workflowId,
-      token: path.token,
+      ...path,
       body: request.body,
       headers: request.headers,
-      minter,
-      signal,
+      minter: options.minter,
+      signal: options.signal,
       guard,
-      logger: options.logger ?? request.log,
+      logger: request.log,
       answers,
       ...(options.bodyFields ? { bodyFields: options.bodyFields } : {}),
     });
@@ -80,16 +72,11 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
   });
 };
 
-function ownAnswerLog(logger: CallbackLogger): CallbackAnswerLog {
-  return new CallbackAnswerLog({ logger });
-}
-
 /** The raw (still encoded) path after the route's own `/callbacks/`, whatever prefix the plugin is registered under. */
 function pathAfterPrefix(request: FastifyRequest): string {
   const [path = ''] = request.url.split('?', 1);
   const route = request.routeOptions.url ?? CALLBACK_PATH_PREFIX;
-  const prefixLength = route.length - 1; // the route ends with '*'
-  return path.slice(prefixLength);
+  return path.slice(route.length - 1); // the route ends with '*'
 }
 
 function answerError(

@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { ConfigError, type Env } from './env.js';
 
-/** Settings of the accounting worker: the fleet-wide budget of its task queue. */
-export interface AccountingWorkerConfig {
-  /**
-   * Accounting activity starts per second, fleet-wide (the queue's server-side limit). The accounting service
-   * publishes no rate limit (A3), so this is the project's own guard against overwhelming it; a 429 it sends
-   * anyway is waited out by `Retry-After`.
-   */
+/**
+ * Accounting activity starts per second, fleet-wide: the service publishes no rate limit (A3), so this is the
+ * project's own guard against overwhelming it; a 429 it sends anyway is waited out by `Retry-After`.
+ */
+interface AccountingWorkerConfig {
   activitiesPerSecond: number;
 }
 
@@ -24,7 +22,6 @@ const activitiesPerSecond = z
     `must be greater than 0 and at most ${MAX_ACCOUNTING_ACTIVITIES_PER_SECOND}`,
   );
 
-/** Reads ACCOUNTING_ACTIVITIES_PER_SECOND (default 2); a bad value is a ConfigError naming the variable. */
 export function loadAccountingWorkerConfig(env: Env): AccountingWorkerConfig {
   const raw = env.ACCOUNTING_ACTIVITIES_PER_SECOND;
   if (raw === undefined || raw.trim() === '') return { activitiesPerSecond: DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND };

@@ -6,14 +6,9 @@
 export type CredentialKind =
   'complianceApiKey' | 'accountingApiKey' | 'accountingClientSecret' | 'accountingClientId' | 'accountingWebhookSecret';
 
-interface CredentialFormat {
-  pattern: RegExp;
-  expected: string;
-}
-
 const TAIL = '[A-Za-z0-9_-]{16,}';
 
-const CREDENTIAL_FORMATS: Record<CredentialKind, CredentialFormat> = {
+const CREDENTIAL_FORMATS: Record<CredentialKind, { pattern: RegExp; expected: string }> = {
   complianceApiKey: {
     pattern: new RegExp(`^cmp_sk_(test|live)_${TAIL}$`),
     expected: 'cmp_sk_test_… or cmp_sk_live_… followed by at least 16 letters, digits, _ or -',
@@ -40,7 +35,6 @@ export class CredentialFormatError extends Error {
   override readonly name = 'CredentialFormatError';
 
   constructor(
-    /** The setting's name, e.g. the environment variable. */
     readonly setting: string,
     readonly expected: string,
   ) {
@@ -48,7 +42,6 @@ export class CredentialFormatError extends Error {
   }
 }
 
-/** Throws `CredentialFormatError` (without the value) unless `value` has the form of `kind`. */
 export function assertCredential(kind: CredentialKind, setting: string, value: string): string {
   const format = CREDENTIAL_FORMATS[kind];
   if (!format.pattern.test(value)) throw new CredentialFormatError(setting, format.expected);

@@ -3,46 +3,19 @@ import { z } from 'zod';
 import { assertCredential, type CredentialKind } from './credentials.js';
 
 /**
- * Environment → typed configuration. A service counts as "real" when both its base URL and its key are set;
- * when neither is set the embedded sandbox stands in; half a configuration is an error, never a silent fallback.
- * Errors name the variable and never echo a secret.
+ * Environment → typed configuration. A service is "real" when both its base URL and its key are set; with neither,
+ * the embedded sandbox may stand in; half a configuration is an error. Errors name the variable, never a secret.
  */
 
-export interface ComplianceConfig {
-  baseUrl: string;
-  apiKey: string;
-  /** Needed for organisation-wide keys; omitted for keys bound to one business. */
-  businessId: string | undefined;
-  timeoutMs: number;
-  /** Local stacks only: accept http callback URLs on loopback hosts (the documented rule is public https). */
-  allowLoopbackCallbacks: boolean;
-  /** ALLOW_INSECURE_HTTP: hosts reached in plain http although not loopback (src/http/base-url.ts). */
-  insecureHttpHosts?: string[];
-}
-
-export interface AccountingConfig {
-  baseUrl: string;
-  apiKey: string;
-  clientSecret: string | undefined;
-  clientId: string | undefined;
-  webhookSecret: string | undefined;
-  signRequests: boolean;
-  signQuery: boolean;
-  timeoutMs: number;
-  insecureHttpHosts?: string[];
-}
+export type ComplianceConfig = NonNullable<ReturnType<typeof readCompliance>>;
+export type AccountingConfig = NonNullable<ReturnType<typeof readAccounting>>;
 
 export interface AppConfig {
-  /** Undefined: use the embedded sandbox's compliance service. */
+  /** Undefined: the embedded sandbox's. */
   compliance: ComplianceConfig | undefined;
-  /** Undefined: use the embedded sandbox's accounting service. */
   accounting: AccountingConfig | undefined;
   logLevel: string;
-  /**
-   * SANDBOX=embedded: the embedded sandbox may stand in for a service that is not configured. Without it a
-   * worker refuses to start with a service missing (a production worker must never sign into a sandbox).
-   * `npm start` and `npm run demo` set it themselves.
-   */
+  /** SANDBOX=embedded: without it a worker refuses to start with a service missing (never sign into a sandbox). */
   embeddedSandbox?: boolean;
 }
 
@@ -50,14 +23,9 @@ export class ConfigError extends Error {
   override readonly name: string = 'ConfigError';
 }
 
-/** The process environment, or a test's stand-in for it. */
 export type Env = Record<string, string | undefined>;
 
-/**
- * Every secret a worker, the codec server or a CLI reads. Each may be given as `<NAME>_FILE` instead: the path of
- * a file holding it, as Docker and Kubernetes secrets mount them, so the value is in no container's environment.
- * (Payload keys have their own `PAYLOAD_KEYS_FILE`, which src/codec/keys.ts reads.)
- */
+/** Every secret read; each may be given as `<NAME>_FILE` instead, as Docker and Kubernetes secrets mount them. */
 export const SECRET_VARIABLES = [
   'COMPLIANCE_API_KEY',
   'ACCOUNTING_API_KEY',
@@ -91,11 +59,8 @@ function readSecretFile(fileVariable: string, path: string): string {
 }
 
 /**
- * The environment with each secret's `<NAME>_FILE` read into `<NAME>` (and the `_FILE` entry dropped, so resolving
- * twice reads nothing twice). Entry points resolve once at start-up; the loaders below resolve what they read, so a
- * caller that passes the raw environment gets the same. An empty file counts as unset, like an empty variable.
- * Both forms set is a ConfigError, as is an unreadable file; messages name the variable and the path, never the
- * content.
+ * The environment with each secret's `<NAME>_FILE` read into `<NAME>` (the `_FILE` entry dropped, so resolving twice
+ * reads nothing twice). An empty file counts as unset; both forms set, or an unreadable file, is a ConfigError.
  */
 export function resolveSecretFiles(env: Env, names: readonly SecretVariable[] = SECRET_VARIABLES): Env {
   let resolved: Env | undefined;
@@ -115,13 +80,14 @@ const booleanText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-function read(env: Env, name: string): string | undefined {
+/** The trimmed value, undefined when unset or blank. */
+export function readVariable(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
 }
 
 function parseWith<T>(schema: z.ZodType<T>, env: Env, name: string, fallback: T): T {
-  const raw = read(env, name);
+  const raw = readVariable(env, name);
   if (raw === undefined) return fallback;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(`${name}: ${parsed.error.issues[0]?.message ?? 'invalid value'}`);
@@ -132,7 +98,7 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s
 const timeout = z.coerce.number().int().min(100).max(600_000);
 
 function credential(env: Env, name: string, kind: CredentialKind): string | undefined {
-  const value = read(env, name);
+  const value = readVariable(env, name);
   if (value === undefined) return undefined;
   try {
     return assertCredential(kind, name, value);
@@ -142,29 +108,32 @@ function credential(env: Env, name: string, kind: CredentialKind): string | unde
 }
 
 function requirePair(env: Env, urlName: string, keyName: string): boolean {
-  const hasUrl = read(env, urlName) !== undefined;
-  const hasKey = read(env, keyName) !== undefined;
+  const hasUrl = readVariable(env, urlName) !== undefined;
+  const hasKey = readVariable(env, keyName) !== undefined;
   if (hasUrl !== hasKey) {
     throw new ConfigError(
-      `${hasUrl ? keyName : urlName} is not set but ${hasUrl ? urlName : keyName} is: set both to use the real service, or neither to use the embedded sandbox`,
+      `${hasUrl ? keyName : urlName} is not set but ${hasUrl ? urlName : keyName} is: set both to use the real ` +
+        'service, or neither to use the embedded sandbox',
     );
   }
   return hasUrl;
 }
 
-function readCompliance(env: Env): ComplianceConfig | undefined {
+function readCompliance(env: Env) {
   if (!requirePair(env, 'COMPLIANCE_BASE_URL', 'COMPLIANCE_API_KEY')) return undefined;
   return {
     baseUrl: parseWith(httpUrl, env, 'COMPLIANCE_BASE_URL', ''),
     apiKey: credential(env, 'COMPLIANCE_API_KEY', 'complianceApiKey') ?? '',
-    businessId: read(env, 'COMPLIANCE_BUSINESS_ID'),
+    // Needed for organisation-wide keys; omitted for keys bound to one business.
+    businessId: readVariable(env, 'COMPLIANCE_BUSINESS_ID'),
     timeoutMs: parseWith(timeout, env, 'COMPLIANCE_TIMEOUT_MS', 30_000),
+    // Local stacks only: accept http callback URLs on loopback hosts (the documented rule is public https).
     allowLoopbackCallbacks: parseWith(booleanText, env, 'COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS', false),
     ...insecureHttpOptIn(env),
   };
 }
 
-function readAccounting(env: Env): AccountingConfig | undefined {
+function readAccounting(env: Env) {
   if (!requirePair(env, 'ACCOUNTING_BASE_URL', 'ACCOUNTING_API_KEY')) return undefined;
   const clientSecret = credential(env, 'ACCOUNTING_CLIENT_SECRET', 'accountingClientSecret');
   return {
@@ -180,9 +149,9 @@ function readAccounting(env: Env): AccountingConfig | undefined {
   };
 }
 
-/** Set only when opted in, so a configuration without it reads as before. */
+/** Hosts reached in plain http although not loopback (src/http/base-url.ts); no key when none. */
 function insecureHttpOptIn(env: Env): { insecureHttpHosts?: string[] } {
-  const hosts = (read(env, 'ALLOW_INSECURE_HTTP') ?? '')
+  const hosts = (readVariable(env, 'ALLOW_INSECURE_HTTP') ?? '')
     .split(',')
     .map((h) => h.trim())
     .filter((h) => h !== '');
@@ -193,12 +162,13 @@ function insecureHttpOptIn(env: Env): { insecureHttpHosts?: string[] } {
 }
 
 export function loadConfig(rawEnv: Env): AppConfig {
-  const env = resolveSecretFiles(rawEnv, [
+  const secrets: SecretVariable[] = [
     'COMPLIANCE_API_KEY',
     'ACCOUNTING_API_KEY',
     'ACCOUNTING_CLIENT_SECRET',
     'ACCOUNTING_WEBHOOK_SECRET',
-  ]);
+  ];
+  const env = resolveSecretFiles(rawEnv, secrets);
   const accounting = readAccounting(env);
   if (accounting?.signRequests && !accounting.clientSecret) {
     throw new ConfigError('ACCOUNTING_SIGN_REQUESTS is true but ACCOUNTING_CLIENT_SECRET is not set');
@@ -206,7 +176,8 @@ export function loadConfig(rawEnv: Env): AppConfig {
   // A configured secret is a promise that every request is signed; an unsigned one would be accepted silently.
   if (accounting && !accounting.signRequests && accounting.clientSecret) {
     throw new ConfigError(
-      'ACCOUNTING_SIGN_REQUESTS is false but ACCOUNTING_CLIENT_SECRET is set: requests are signed whenever a client secret is configured; unset the secret to send unsigned requests',
+      'ACCOUNTING_SIGN_REQUESTS is false but ACCOUNTING_CLIENT_SECRET is set: requests are signed whenever a client ' +
+        'secret is configured; unset the secret to send unsigned requests',
     );
   }
   return {

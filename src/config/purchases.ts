@@ -1,42 +1,26 @@
-/**
- * Settings of the supplier-invoice (purchases) sync. Errors name the variable and never repeat a value:
- * PURCHASES_WEBHOOK_SECRET is a secret, and a URL can carry a token.
- */
+/** Settings of the purchases sync. Errors never repeat a value: a URL can carry a token. */
 import { isIP } from 'node:net';
 import { parseDuration } from '../contracts/duration.js';
 import { assertCredential, CredentialFormatError } from './credentials.js';
-import { ConfigError, resolveSecretFiles, type Env } from './env.js';
+import { ConfigError, readVariable as read, resolveSecretFiles, type Env } from './env.js';
 
 export type PurchasesSinkConfig =
   | { kind: 'file'; path: string }
-  | {
-      kind: 'webhook';
-      url: string;
-      /** `whsec_…`: signs every delivery (Standard Webhooks). Never logged; named like the other webhook secrets the logger redacts. */
-      webhookSecret: string;
-    };
+  // `webhookSecret` (whsec_) signs every delivery; named like the other webhook secrets the logger redacts.
+  | { kind: 'webhook'; url: string; webhookSecret: string };
 
 export interface PurchasesConfig {
-  /** Where events go; undefined: the sync is off (no schedules are made). */
+  /** Undefined: the sync is off (no schedules are made). */
   sink: PurchasesSinkConfig | undefined;
-  /** Time between two syncs of a business, in ms. */
   intervalMs: number;
-  /** Businesses to sync; undefined: every business the compliance key can act for. */
+  /** Undefined: every business the compliance key can act for. */
   businessIds: string[] | undefined;
 }
 
 export const DEFAULT_PURCHASES_SYNC_INTERVAL_MS = 15 * 60_000;
-const INTERVAL_BOUNDS_MS = { min: 10_000, max: 7 * 24 * 3_600_000 } as const;
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
 
 function isLoopback(hostname: string): boolean {
-  if (LOOPBACK_HOSTS.has(hostname)) return true;
-  return isIP(hostname) === 4 && hostname.startsWith('127.');
+  return ['localhost', '[::1]'].includes(hostname) || (isIP(hostname) === 4 && hostname.startsWith('127.'));
 }
 
 function parseSink(env: Env): PurchasesSinkConfig | undefined {
@@ -76,9 +60,10 @@ function parseInterval(env: Env): number {
   const text = read(env, 'PURCHASES_SYNC_INTERVAL');
   if (text === undefined) return DEFAULT_PURCHASES_SYNC_INTERVAL_MS;
   const ms = parseDuration(text);
-  if (ms === undefined || ms < INTERVAL_BOUNDS_MS.min || ms > INTERVAL_BOUNDS_MS.max) {
+  if (ms === undefined || ms < 10_000 || ms > 7 * 24 * 3_600_000) {
     throw new ConfigError(
-      `PURCHASES_SYNC_INTERVAL: must be a duration from 10s to 7d with its unit, e.g. 15m (got ${JSON.stringify(text)})`,
+      'PURCHASES_SYNC_INTERVAL: must be a duration from 10s to 7d with its unit, e.g. 15m ' +
+        `(got ${JSON.stringify(text)})`,
     );
   }
   return ms;
@@ -101,7 +86,7 @@ export function loadPurchasesConfig(rawEnv: Env): PurchasesConfig {
   return { sink: parseSink(env), intervalMs: parseInterval(env), businessIds: parseBusinesses(env) };
 }
 
-/** Where the events go, for logs: the file, or the URL without its query (which could carry a token). */
+/** For logs: the file, or the URL without its query (which could carry a token). */
 export function describeSink(config: PurchasesSinkConfig | undefined): string {
   if (config === undefined) return 'none';
   if (config.kind === 'file') return `file:${config.path}`;

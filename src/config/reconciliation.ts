@@ -1,9 +1,7 @@
-/** Settings of the scheduled reconciliation; errors name the variable. */
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from '../contracts/duration.js';
 import { ConfigError, type Env } from './env.js';
 
-/** Every business is reconciled this often unless RECONCILE_EVERY says otherwise. */
 export const DEFAULT_RECONCILIATION_INTERVAL: Duration = '24h';
 
 /** A business (compliance service) and the accounting company that keeps its books. */
@@ -14,10 +12,7 @@ export interface ReconciliationLink {
 
 const ID = /^[A-Za-z0-9_.:-]+$/;
 
-/**
- * `RECONCILE_LINKS`: `biz_a=comp_1,biz_b=comp_2`. One company per business (a business's invoices are paid
- * from one set of books); errors name the setting and the entry, which hold ids, never secrets.
- */
+/** `biz_a=comp_1,biz_b=comp_2`: one company per business (a business's invoices are paid from one set of books). */
 export function parseReconciliationLinks(text: string | undefined, setting = 'RECONCILE_LINKS'): ReconciliationLink[] {
   const links: ReconciliationLink[] = [];
   for (const entry of (text ?? '')
@@ -37,11 +32,9 @@ export function parseReconciliationLinks(text: string | undefined, setting = 'RE
 
 export interface ReconciliationConfig {
   links: ReconciliationLink[];
-  /** Time between two reconciliations of a business (RECONCILE_EVERY, default 24h). */
   every: Duration;
 }
 
-/** RECONCILE_LINKS and RECONCILE_EVERY; errors name the variable. */
 export function loadReconciliationConfig(env: Env): ReconciliationConfig {
   const links = parseReconciliationLinks(env.RECONCILE_LINKS);
   const text = env.RECONCILE_EVERY?.trim();

@@ -1,21 +1,12 @@
-/**
- * How each business's stock is reported (issue 17; docs/stock-ledger.md): one default for the fleet and an override
- * per business, read once at the entry point. The stock ledger follows what a sale's hand-over says.
- *
- * - STOCK_REPORTING: `coalesced` (default) or `per-sale`
- * - STOCK_MAX_DELAY: the longest a coalesced line waits while the budget is contended (default `3 minutes`)
- * - STOCK_REPORTING_BY_BUSINESS: `<business>=per-sale` or `<business>=coalesced[:<max delay>]`, comma-separated
- */
+/** How each business's stock is reported: STOCK_REPORTING, STOCK_MAX_DELAY and per business (docs/stock-ledger.md). */
 import { parseDuration } from '../contracts/duration.js';
 import { DEFAULT_STOCK_REPORTING, type StockReporting } from '../contracts/stock-ledger.js';
 import { ConfigError, type Env } from './env.js';
 
-/** The reporting of a business, for the activity that hands a sale's lines to its ledger. */
 export type StockReportingOf = (businessId: string) => StockReporting;
 
-/** A coalesced line waits at least this long: shorter is per-sale in all but name, and wastes schedule-to-start timers. */
+// At least 1 s (shorter is per-sale in all but name, and wastes timers); at most a day, or it is no longer the day's.
 const MIN_MAX_DELAY_SECONDS = 1;
-/** And at most a day: stock reported later than the day of the sale is no longer the day's stock. */
 const MAX_MAX_DELAY_SECONDS = 86_400;
 
 export function loadStockReporting(env: Env): StockReportingOf {

@@ -1,32 +1,20 @@
 import type { RateLimitInfo } from './rate-limit.js';
 
 /**
- * Whether repeating a failed call can do harm.
- * - `safe`: the request provably had no effect (429, never sent) or repeating it cannot duplicate anything
- *   (reads, writes carrying an idempotency key).
- * - `ambiguous`: the write may have happened (5xx, timeout or dropped connection after sending) and
- *   repeating it could file a second document or movement.
- * - `final`: the service refused the request; repeating it unchanged gives the same answer.
+ * Whether repeating a failed call can do harm: `safe` (it provably had no effect, or repeating cannot duplicate
+ * anything: reads, writes with an idempotency key), `ambiguous` (the write may have happened: repeating could file
+ * a second document), `final` (the service refused it; repeating gives the same answer).
  */
-export type RetryDisposition = 'safe' | 'ambiguous' | 'final';
+type RetryDisposition = 'safe' | 'ambiguous' | 'final';
 
 export type ServiceName = 'compliance' | 'accounting';
-
-/** Codes for failures where the service sent no usable answer. */
-export const TRANSPORT_ERROR_CODES = {
-  notSent: 'network_error',
-  timeout: 'timeout',
-  connectionReset: 'connection_reset',
-  aborted: 'aborted',
-  invalidResponse: 'invalid_response',
-} as const;
 
 export interface ApiErrorInit {
   service: ServiceName;
   operation: string;
   method: string;
   path: string;
-  /** HTTP status, absent when no response arrived. */
+  /** Absent when no response arrived. */
   status?: number;
   code: string;
   message: string;
@@ -70,31 +58,9 @@ export class ApiError extends Error {
     this.requestSent = init.requestSent;
   }
 
-  get isSafeToRetry(): boolean {
-    return this.retry === 'safe';
-  }
-
-  get isAmbiguous(): boolean {
-    return this.retry === 'ambiguous';
-  }
-
-  /** A plain, secret-free object for logs and Temporal failure details. */
-  toJSON(): Record<string, unknown> {
-    return {
-      name: this.name,
-      service: this.service,
-      operation: this.operation,
-      method: this.method,
-      path: this.path,
-      status: this.status,
-      code: this.code,
-      message: this.message,
-      details: this.details,
-      retryAfterSeconds: this.retryAfterSeconds,
-      rateLimit: this.rateLimit,
-      retry: this.retry,
-      requestSent: this.requestSent,
-    };
+  /** A plain, secret-free object for logs and Temporal failure details (the cause stays out). */
+  toJSON() {
+    return { ...this, message: this.message };
   }
 }
 
@@ -114,11 +80,6 @@ export class RequestValidationError extends Error {
   }
 }
 
-export interface ResponseIssue {
-  path: string;
-  message: string;
-}
-
 /** A successful response whose body lacks a required field or has the wrong shape. */
 export class ResponseValidationError extends Error {
   override readonly name = 'ResponseValidationError';
@@ -127,7 +88,7 @@ export class ResponseValidationError extends Error {
     readonly service: ServiceName,
     readonly operation: string,
     readonly status: number,
-    readonly issues: ResponseIssue[],
+    readonly issues: { path: string; message: string }[],
   ) {
     super(
       `${service} ${operation}: unexpected response body (HTTP ${status}): ` +
@@ -139,10 +100,7 @@ export class ResponseValidationError extends Error {
   }
 }
 
-/**
- * How a completed HTTP exchange should be treated. `idempotent` means replaying the request cannot
- * duplicate its effect: a read, or a write that carries an idempotency key.
- */
+/** How a completed HTTP exchange is treated; `idempotent`: replaying it cannot duplicate its effect. */
 export function classifyStatus(status: number, idempotent: boolean): RetryDisposition {
   if (status === 429 || status === 408) return 'safe';
   if (status >= 500) return idempotent ? 'safe' : 'ambiguous';

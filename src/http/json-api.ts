@@ -1,26 +1,18 @@
 import type { z } from 'zod';
-import { ApiError, ResponseValidationError, TRANSPORT_ERROR_CODES, classifyStatus } from './errors.js';
-import { parseRateLimit, parseRetryAfter, type RateLimitInfo } from './rate-limit.js';
-import type { HttpRequest, HttpResponse, HttpTransport } from './transport.js';
-
-/** What every successful call returns next to its data. */
-interface ResponseMeta {
-  status: number;
-  rateLimit: RateLimitInfo;
-  /** True when the service answered a repeated idempotent request with the original result. */
-  idempotentReplayed: boolean;
-  headers: Record<string, string>;
-}
+import { ResponseValidationError, classifyStatus, type ApiError } from './errors.js';
+import { parseRateLimit, parseRetryAfter } from './rate-limit.js';
+import { requestError, type HttpRequest, type HttpResponse, type HttpTransport } from './transport.js';
 
 export interface ApiResult<T> {
   data: T;
-  meta: ResponseMeta;
+  meta: ReturnType<typeof responseMeta>;
 }
 
-function responseMeta(res: HttpResponse): ResponseMeta {
+function responseMeta(res: HttpResponse) {
   return {
     status: res.status,
     rateLimit: parseRateLimit(res.headers),
+    // The service answered a repeated idempotent request with the original result.
     idempotentReplayed: (res.headers['idempotent-replayed'] ?? '').toLowerCase() === 'true',
     headers: res.headers,
   };
@@ -39,11 +31,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * Reads an error body in any of the shapes a service may choose: the compliance document's
- * `{error: {code, message, ...extras}}`, a flat `{code, message}`, a framework's
- * `{statusCode, error: "Unauthorized", message}`, or no JSON at all.
- */
+/** `{error: {code, message, ...}}` (the documents'), `{code, message}`, `{statusCode, error, message}`, or not JSON. */
 function readErrorBody(
   body: unknown,
   status: number,
@@ -72,21 +60,12 @@ function readErrorBody(
   };
 }
 
-/** Turns a non-2xx response into the one error type, with its retry disposition. */
 function errorFromResponse(transport: HttpTransport, req: HttpRequest, res: HttpResponse): ApiError {
-  const { code, message, details } = readErrorBody(parseJson(res), res.status);
-  const rateLimit = parseRateLimit(res.headers);
   const retryAfterSeconds = parseRetryAfter(res.headers);
-  return new ApiError({
-    service: transport.service,
-    operation: req.operation,
-    method: req.method,
-    path: req.path,
+  return requestError(transport.service, req, {
     status: res.status,
-    code,
-    message,
-    details,
-    rateLimit,
+    ...readErrorBody(parseJson(res), res.status),
+    rateLimit: parseRateLimit(res.headers),
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
     retry: classifyStatus(res.status, req.idempotent),
     requestSent: true,
@@ -113,13 +92,9 @@ export async function callJson<S extends z.ZodType>(
   if (res.status < 200 || res.status >= 300) throw errorFromResponse(transport, req, res);
   const body = parseJson(res);
   if (body === undefined) {
-    throw new ApiError({
-      service: transport.service,
-      operation: req.operation,
-      method: req.method,
-      path: req.path,
+    throw requestError(transport.service, req, {
       status: res.status,
-      code: TRANSPORT_ERROR_CODES.invalidResponse,
+      code: 'invalid_response',
       message: `${req.operation}: HTTP ${res.status} without a JSON body`,
       rateLimit: parseRateLimit(res.headers),
       // The service did answer 2xx: the write happened, so repeating it is only safe when idempotent.

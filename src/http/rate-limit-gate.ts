@@ -1,44 +1,28 @@
 /**
- * The service's own account of the rate budget, kept from the `X-RateLimit-*` headers of every answer. The
- * service counts every request of the application, from every worker and any other client, so this is a
- * fleet-wide view no local counter can give: once it says the window is spent, requests wait for the reset
- * instead of drawing 429s, and while it says requests are left none is held back by a fixed safety margin.
+ * The service's own account of the rate budget, from the `X-RateLimit-*` headers of every answer: it counts every
+ * request of the application, from every client, so once it says the window is spent requests wait for the reset.
  */
 import { parseRateLimit, parseRetryAfter } from './rate-limit.js';
 
-/** What the gate reads of an answer: its status and headers (an HttpResponse is one; the gate needs no transport). */
-export interface RateLimitedAnswer {
-  status: number;
-  headers: Record<string, string>;
-}
-
-export interface RateLimitGateOptions {
-  /** A request finding the window spent waits for its reset when it is at most this far away (default 0: never). */
-  holdUpToMs?: number;
-  now?: () => number;
-}
-
 export class RateLimitGate {
-  /** Requests the service said were left, and when its window resets (epoch ms); unknown until an answer tells. */
+  /** Requests the service said were left; unknown until an answer tells. */
   private remaining: number | undefined;
+  /** When the window resets, at the latest and at the earliest (epoch ms). */
   private resetAtMs = 0;
-  /** The earliest the current window can reset, by the same answers. */
   private earliestResetMs = 0;
-  /** Sent by this process and not answered yet: the service counts them, its last answer did not. */
+  /** Sent and not answered yet: the service counts them, its last answer did not. */
   private inFlight = 0;
 
   readonly holdUpToMs: number;
   private readonly now: () => number;
 
-  constructor(options: RateLimitGateOptions = {}) {
+  /** `holdUpToMs`: a request finding the window spent waits for a reset at most this far away (default 0: never). */
+  constructor(options: { holdUpToMs?: number; now?: () => number } = {}) {
     this.holdUpToMs = options.holdUpToMs ?? 0;
     this.now = options.now ?? Date.now;
   }
 
-  /**
-   * Takes a request in (returns undefined, and counts it in flight until `settle`) or says how many ms remain
-   * until the window resets, when what the service said is left is already taken by requests in flight.
-   */
+  /** Undefined: the request is in flight until `settle`; otherwise the ms until the spent window resets. */
   admit(): number | undefined {
     const now = this.now();
     if (this.remaining !== undefined && now < this.resetAtMs && this.remaining - this.inFlight <= 0) {
@@ -48,8 +32,7 @@ export class RateLimitGate {
     return undefined;
   }
 
-  /** The admitted request ended, with the service's answer when one came. */
-  settle(response: RateLimitedAnswer | undefined): void {
+  settle(response: { status: number; headers: Record<string, string> } | undefined): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
     if (!response) return;
     const now = this.now();

@@ -1,9 +1,7 @@
+/** `X-RateLimit-Limit`, `-Remaining` and `-Reset` (seconds until the window resets, not a Unix time). */
 export interface RateLimitInfo {
-  /** Requests allowed per window (`X-RateLimit-Limit`). */
   limit?: number;
-  /** Requests left in the current window (`X-RateLimit-Remaining`). */
   remaining?: number;
-  /** Seconds until the window resets (`X-RateLimit-Reset`; a delay, not a Unix time). */
   resetSeconds?: number;
 }
 
@@ -31,10 +29,7 @@ export function parseRateLimit(headers: HeaderBag): RateLimitInfo {
   return info;
 }
 
-/**
- * `Retry-After` in seconds. The document promises integer seconds; an HTTP-date (RFC 9110) is accepted too
- * so a service that chooses that form is still honoured.
- */
+/** `Retry-After` in seconds: the document promises integer seconds; an HTTP-date (RFC 9110) is honoured too. */
 export function parseRetryAfter(headers: HeaderBag, now: Date = new Date()): number | undefined {
   const raw = header(headers, 'retry-after')?.trim();
   if (!raw) return undefined;

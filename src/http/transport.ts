@@ -1,6 +1,6 @@
 import { Agent, request as undiciRequest } from 'undici';
 import { assertSecureBaseUrl } from './base-url.js';
-import { ApiError, classifyStatus, TRANSPORT_ERROR_CODES, type ServiceName } from './errors.js';
+import { ApiError, classifyStatus, type ApiErrorInit, type ServiceName } from './errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateLimitGate } from './rate-limit-gate.js';
 
@@ -12,7 +12,7 @@ export interface HttpRequest {
   /** Name of the API operation, for errors and logs. */
   operation: string;
   method: HttpMethod;
-  /** Path below the base URL, starting with `/`. */
+  /** Below the base URL, starting with `/`. */
   path: string;
   query?: Record<string, QueryValue>;
   headers?: Record<string, string>;
@@ -21,7 +21,6 @@ export interface HttpRequest {
   /** Replaying this request cannot duplicate its effect (a read, or a write with an idempotency key). */
   idempotent: boolean;
   signal?: AbortSignal;
-  /** Whole-call timeout; defaults to the transport's. */
   timeoutMs?: number;
 }
 
@@ -29,27 +28,21 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
-  /** The request target as sent (path and query), e.g. for logs. */
+  /** Path and query as sent. */
   target: string;
 }
 
-export interface HttpTransportOptions {
+interface HttpTransportOptions {
   service: ServiceName;
   /** `https`, or `http` to a loopback host or one of `insecureHttpHosts` (base-url.ts). */
   baseUrl: string;
   insecureHttpHosts?: readonly string[];
   /** Whole-call timeout in ms (default 30 s). */
   timeoutMs?: number;
-  /** TCP+TLS connect timeout in ms (default 10 s). */
   connectTimeoutMs?: number;
-  /** How long an idle keep-alive socket is kept (default 30 s). */
-  keepAliveTimeoutMs?: number;
-  /** Sockets per origin (default 16). */
-  connections?: number;
   userAgent?: string;
   /** Told of every request as it goes out and of every answer, whatever its status (metrics). */
   observer?: HttpObserver;
-  /** Holds requests back while the service's rate-limit headers say its window is spent. */
   rateLimitGate?: RateLimitGate;
   /** Largest successful answer read (default 8 MiB); an error answer is read up to 1 MiB at most. */
   maxResponseBytes?: number;
@@ -69,7 +62,7 @@ const MAX_ERROR_RESPONSE_BYTES = 1024 * 1024;
 /** Code of the 429 the transport answers itself while the service's rate-limit window is spent. */
 export const RATE_BUDGET_SPENT = 'rate_budget_spent';
 
-/** Error codes undici and Node use when a request never reached the peer. */
+/** Codes undici and Node use when a request never reached the peer. */
 const NOT_SENT_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -95,33 +88,19 @@ function errorCodes(err: unknown): string[] {
   return codes;
 }
 
-/**
- * The one HTTP transport both clients share: keep-alive pool, timeouts, caller cancellation, and a
- * classification of transport failures into safe / ambiguous. HTTP statuses are returned, not thrown;
- * the API layer decides what a status means.
- */
+/** Both clients' HTTP transport. Statuses are returned, not thrown; transport failures are ApiErrors. */
 export class HttpTransport {
   readonly service: ServiceName;
   private readonly base: URL;
   private readonly agent: Agent;
-  private readonly timeoutMs: number;
-  private readonly userAgent: string;
-  private readonly observer: HttpObserver | undefined;
-  private readonly gate: RateLimitGate | undefined;
-  private readonly maxResponseBytes: number;
 
-  constructor(options: HttpTransportOptions) {
+  constructor(private readonly options: HttpTransportOptions) {
     this.service = options.service;
     assertSecureBaseUrl(options.service, options.baseUrl, options.insecureHttpHosts);
     this.base = new URL(options.baseUrl);
-    this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.userAgent = options.userAgent ?? 'etims-temporal-worker';
-    this.observer = options.observer;
-    this.gate = options.rateLimitGate;
-    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.agent = new Agent({
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
-      connections: options.connections ?? 16,
+      keepAliveTimeout: 30_000,
+      connections: 16,
       connect: { timeout: options.connectTimeoutMs ?? 10_000 },
       // The whole-call timeout below is the one that counts; these only stop a stuck socket.
       headersTimeout: 0,
@@ -143,33 +122,29 @@ export class HttpTransport {
   async send(req: HttpRequest): Promise<HttpResponse> {
     const target = this.target(req.path, req.query);
     const failure = (code: string, message: string, requestSent: boolean, cause?: unknown) =>
-      new ApiError({
-        service: this.service,
-        operation: req.operation,
-        method: req.method,
-        path: req.path,
+      requestError(this.service, req, {
         code,
-        message,
+        message: `${req.operation}${message}`,
         retry: !requestSent || req.idempotent ? 'safe' : 'ambiguous',
         requestSent,
         cause,
       });
+    const cancelled = () => failure('aborted', ' was cancelled before it was sent', false);
 
-    if (req.signal?.aborted) {
-      throw failure(TRANSPORT_ERROR_CODES.aborted, `${req.operation} was cancelled before it was sent`, false);
-    }
-    if (this.gate) await this.passGate(this.gate, req, failure);
-    const timeout = AbortSignal.timeout(req.timeoutMs ?? this.timeoutMs);
+    if (req.signal?.aborted) throw cancelled();
+    const gate = this.options.rateLimitGate;
+    if (gate) await this.passGate(gate, req, cancelled);
+    const timeout = AbortSignal.timeout(req.timeoutMs ?? this.options.timeoutMs ?? 30_000);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const headers: Record<string, string> = {
-      'user-agent': this.userAgent,
+      'user-agent': this.options.userAgent ?? 'etims-temporal-worker',
       accept: 'application/json',
       ...req.headers,
     };
     if (req.body !== undefined) headers['content-type'] ??= 'application/json';
 
     let answer: HttpResponse | undefined;
-    this.observer?.requestSent?.(req);
+    this.options.observer?.requestSent?.(req);
     try {
       const res = await undiciRequest(new URL(target, this.base.origin), {
         method: req.method,
@@ -183,19 +158,16 @@ export class HttpTransport {
         if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
       }
       const success = res.statusCode >= 200 && res.statusCode < 300;
-      const limit = success ? this.maxResponseBytes : Math.min(this.maxResponseBytes, MAX_ERROR_RESPONSE_BYTES);
+      const max = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+      const limit = success ? max : Math.min(max, MAX_ERROR_RESPONSE_BYTES);
       const body = await readAtMost(res.body, limit);
       const response = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0), target };
       answer = response;
-      this.observer?.responseReceived?.(response, req);
+      this.options.observer?.responseReceived?.(response, req);
       if (body === undefined) {
-        throw new ApiError({
-          service: this.service,
-          operation: req.operation,
-          method: req.method,
-          path: req.path,
+        throw requestError(this.service, req, {
           status: res.statusCode,
-          code: TRANSPORT_ERROR_CODES.invalidResponse,
+          code: 'invalid_response',
           message:
             `${req.operation}: the ${this.service} service answered HTTP ${res.statusCode} ` +
             `with a body over ${limit} bytes; it was not read`,
@@ -208,33 +180,15 @@ export class HttpTransport {
     } catch (err) {
       if (err instanceof ApiError) throw err;
       const codes = errorCodes(err);
-      if (codes.some((c) => NOT_SENT_CODES.has(c))) {
-        throw failure(
-          TRANSPORT_ERROR_CODES.notSent,
-          `${req.operation}: could not reach the ${this.service} service`,
-          false,
-          err,
-        );
-      }
-      if (timeout.aborted || codes.some((c) => TIMEOUT_CODES.has(c))) {
-        throw failure(
-          TRANSPORT_ERROR_CODES.timeout,
-          `${req.operation}: no answer from the ${this.service} service in time`,
-          true,
-          err,
-        );
-      }
-      if (req.signal?.aborted) {
-        throw failure(TRANSPORT_ERROR_CODES.aborted, `${req.operation} was cancelled while in flight`, true, err);
-      }
-      throw failure(
-        TRANSPORT_ERROR_CODES.connectionReset,
-        `${req.operation}: the connection to the ${this.service} service failed after sending`,
-        true,
-        err,
-      );
+      const service = this.service;
+      if (codes.some((c) => NOT_SENT_CODES.has(c)))
+        throw failure('network_error', `: could not reach the ${service} service`, false, err);
+      if (timeout.aborted || codes.some((c) => TIMEOUT_CODES.has(c)))
+        throw failure('timeout', `: no answer from the ${service} service in time`, true, err);
+      if (req.signal?.aborted) throw failure('aborted', ' was cancelled while in flight', true, err);
+      throw failure('connection_reset', `: the connection to the ${service} service failed after sending`, true, err);
     } finally {
-      this.gate?.settle(answer);
+      gate?.settle(answer);
     }
   }
 
@@ -242,19 +196,11 @@ export class HttpTransport {
    * Waits for the service's rate-limit window to reset when it is spent and the reset is near; a farther one is
    * answered here with a 429, as the service would answer, without spending a request of the window on it.
    */
-  private async passGate(
-    gate: RateLimitGate,
-    req: HttpRequest,
-    failure: (code: string, message: string, requestSent: boolean) => ApiError,
-  ): Promise<void> {
+  private async passGate(gate: RateLimitGate, req: HttpRequest, cancelled: () => ApiError): Promise<void> {
     for (let waitMs = gate.admit(); waitMs !== undefined; waitMs = gate.admit()) {
       if (waitMs > gate.holdUpToMs) {
         const waitSeconds = Math.ceil(waitMs / 1000);
-        throw new ApiError({
-          service: this.service,
-          operation: req.operation,
-          method: req.method,
-          path: req.path,
+        throw requestError(this.service, req, {
           status: 429,
           code: RATE_BUDGET_SPENT,
           message:
@@ -266,14 +212,22 @@ export class HttpTransport {
         });
       }
       await sleep(waitMs, undefined, req.signal ? { signal: req.signal } : {}).catch(() => undefined);
-      if (req.signal?.aborted)
-        throw failure(TRANSPORT_ERROR_CODES.aborted, `${req.operation} was cancelled before it was sent`, false);
+      if (req.signal?.aborted) throw cancelled();
     }
   }
 
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/** An ApiError about `req`. */
+export function requestError(
+  service: ServiceName,
+  req: HttpRequest,
+  init: Omit<ApiErrorInit, 'service' | 'operation' | 'method' | 'path'>,
+): ApiError {
+  return new ApiError({ service, operation: req.operation, method: req.method, path: req.path, ...init });
 }
 
 /** The whole body, or undefined (and the rest left unread) once it exceeds `limit` bytes. */

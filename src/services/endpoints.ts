@@ -9,36 +9,19 @@ import type { TenantsConfig } from '../tenants/types.js';
 export interface ServiceEndpoints {
   compliance: ComplianceConfig;
   accounting: AccountingConfig;
-  /**
-   * Present when at least one service is the embedded sandbox. Opaque here: the product only starts and stops it;
-   * the dev tools, which know it is the project's sandbox, read its inspector.
-   */
+  /** Present when at least one service is the embedded sandbox; the product only starts and stops it. */
   sandbox: EmbeddedSandbox | undefined;
-  /** The embedded sandbox's businesses linked to accounting companies (none without it). */
   sandboxReconciliationLinks: ReadonlyArray<{ businessId: string; companyId: string }>;
   close(): Promise<void>;
 }
 
-/** What the product holds of the embedded sandbox: where its services are, and how to stop it. */
 export interface EmbeddedSandbox {
   complianceUrl: string;
   accountingUrl: string;
   close(): Promise<void>;
 }
 
-export interface ResolveServicesOptions {
-  /**
-   * The world the embedded sandbox starts with (default: the demo world), as `npm run sandbox -- --fixture`
-   * takes it; the sandbox validates it. Its demo credentials must stay valid: they are what the services are
-   * reached with.
-   */
-  sandboxFixture?: unknown;
-}
-
-/**
- * A worker with a service missing would sign nothing real (or, worse, sign into a sandbox): refused with the
- * variables named, unless SANDBOX=embedded asks for the embedded sandbox explicitly.
- */
+/** A worker with a service missing would sign into a sandbox: refused unless SANDBOX=embedded asks for one. */
 export function assertServicesConfigured(config: AppConfig): void {
   if (config.embeddedSandbox) return;
   const missing = [
@@ -52,11 +35,7 @@ export function assertServicesConfigured(config: AppConfig): void {
   );
 }
 
-/**
- * For read-only tools (`npm run check`, `npm run reconcile`): with no service configured at all they use the
- * embedded sandbox, and say so on stderr, since they file nothing and a first run should show something; a
- * half-configured pair is still refused, as a worker would refuse it.
- */
+/** Read-only tools file nothing, so with no service configured at all they use the embedded sandbox, and say so. */
 export function assertReadOnlyServices(config: AppConfig, notice: (message: string) => void): void {
   if (!config.embeddedSandbox && config.compliance === undefined && config.accounting === undefined) {
     notice('no service is configured (COMPLIANCE_* / ACCOUNTING_*): using the embedded sandbox and its demo data');
@@ -76,10 +55,8 @@ interface EmbeddedServicesModule {
 }
 
 /**
- * The sandbox and its test-only dependencies (pdfkit, qrcode) are development dependencies: loaded only here,
- * only when a service is left to the embedded sandbox, so a production install never needs them. The specifier
- * is built at run time so that `tsc -p tsconfig.build.json` does not follow it into sandbox/ (the production
- * build and image carry no sandbox); tsx resolves it in development, to the .ts file beside src/.
+ * The sandbox and its dependencies (pdfkit, qrcode) are development dependencies, loaded only when a service is left
+ * to it. The specifier is built at run time so that the production build does not follow it into sandbox/.
  */
 async function loadSandbox(): Promise<EmbeddedServicesModule> {
   const sandboxDir = '../../sandbox';
@@ -87,33 +64,31 @@ async function loadSandbox(): Promise<EmbeddedServicesModule> {
     return (await import(`${sandboxDir}/embedded.js`)) as EmbeddedServicesModule;
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code;
+    const reason = err instanceof Error ? err.message : String(err);
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      // A production install (npm ci --omit=dev, the compiled dist/src of the image) has neither sandbox/ nor pdfkit.
       throw new ConfigError(
         'the embedded sandbox is not part of a production install: use the configured services, set ' +
           'COMPLIANCE_BASE_URL and COMPLIANCE_API_KEY, ACCOUNTING_BASE_URL and ACCOUNTING_API_KEY, and unset SANDBOX ' +
-          `(SANDBOX=embedded is for a development checkout: npm ci, npm run worker; ${err instanceof Error ? err.message : String(err)})`,
+          `(SANDBOX=embedded is for a development checkout: npm ci, npm run worker; ${reason})`,
         { cause: err },
       );
     }
     throw new Error(
-      `the embedded sandbox cannot be loaded (${err instanceof Error ? err.message : String(err)}): ` +
-        'it needs the development dependencies (npm ci without --omit=dev)',
+      `the embedded sandbox cannot be loaded (${reason}): it needs the development dependencies (npm ci without ` +
+        '--omit=dev)',
       { cause: err },
     );
   }
 }
 
 /**
- * The configured services, or the embedded sandbox with its demo credentials for each one that is not
- * configured. Nothing downstream is told which it got: clients see a base URL and a key either way.
- * Production entry points call assertServicesConfigured first (loadWorkerSettings does); local stacks and tests
- * rely on the fallback.
+ * The configured services, or the embedded sandbox with its demo credentials for each one that is not (production
+ * entry points call assertServicesConfigured first). `sandboxFixture`: the world the sandbox starts with.
  */
 export async function resolveServices(
   config: AppConfig,
   logger: Logger,
-  options: ResolveServicesOptions = {},
+  options: { sandboxFixture?: unknown } = {},
 ): Promise<ServiceEndpoints> {
   if (config.compliance && config.accounting) {
     return {
@@ -144,14 +119,12 @@ export async function resolveServices(
     },
     sandboxReconciliationLinks: config.accounting === undefined ? embedded.reconciliationLinks : [],
     sandbox,
-    close: async () => {
-      await sandbox.close();
-    },
+    close: () => sandbox.close(),
   };
 }
 
 /** A service's credentials were refused (or the service is unreachable) at start-up. */
-export class ServiceCredentialsError extends Error {
+class ServiceCredentialsError extends Error {
   override readonly name = 'ServiceCredentialsError';
 }
 
@@ -162,55 +135,37 @@ function credentialFailure(
   signed: boolean,
 ): ServiceCredentialsError {
   const prefix = service === 'compliance' ? 'COMPLIANCE' : 'ACCOUNTING';
-  if (!(err instanceof ApiError)) {
+  const at = `the ${service} service at ${baseUrl}`;
+  if (!(err instanceof ApiError))
     return new ServiceCredentialsError(
-      `${prefix}_BASE_URL: the ${service} service at ${baseUrl} answered unexpectedly (${err instanceof Error ? err.message : String(err)})`,
+      `${prefix}_BASE_URL: ${at} answered unexpectedly (${err instanceof Error ? err.message : String(err)})`,
     );
-  }
-  const what = `${err.status ?? 'no answer'} ${err.code}`;
-  if (err.status === undefined) {
-    return new ServiceCredentialsError(
-      `${prefix}_BASE_URL: the ${service} service at ${baseUrl} cannot be reached (${err.message})`,
-    );
-  }
+  if (err.status === undefined)
+    return new ServiceCredentialsError(`${prefix}_BASE_URL: ${at} cannot be reached (${err.message})`);
+  const what = `${err.status} ${err.code}`;
   if (err.status === 401) {
     const setting =
       signed && /signature|timestamp/i.test(err.message) ? `${prefix}_CLIENT_SECRET` : `${prefix}_API_KEY`;
     return new ServiceCredentialsError(
-      `${setting} was refused by the ${service} service at ${baseUrl} (${what}): the key is wrong, revoked or expired; the value is not shown`,
+      `${setting} was refused by ${at} (${what}): the key is wrong, revoked or expired; the value is not shown`,
     );
   }
-  if (err.status === 403) {
+  if (err.status === 403)
     return new ServiceCredentialsError(
       `${prefix}_API_KEY is not allowed to ${err.operation} at ${baseUrl} (${what}); the value is not shown`,
     );
-  }
-  return new ServiceCredentialsError(
-    `the ${service} service at ${baseUrl} failed the start-up check ${err.operation} (${what}: ${err.message})`,
-  );
+  return new ServiceCredentialsError(`${at} failed the start-up check ${err.operation} (${what}: ${err.message})`);
 }
 
 /** One client per service, for what is asked once (start-up checks, the read-only tools); close() closes both. */
-export function openClients(endpoints: { compliance: ComplianceConfig; accounting: AccountingConfig }): {
-  compliance: ComplianceClient;
-  accounting: AccountingClient;
-  close(): Promise<void>;
-} {
+export function openClients(endpoints: { compliance: ComplianceConfig; accounting: AccountingConfig }) {
   const compliance = new ComplianceClient(endpoints.compliance);
   const accounting = new AccountingClient(endpoints.accounting);
-  return {
-    compliance,
-    accounting,
-    close: async () => {
-      await Promise.all([compliance.close(), accounting.close()]);
-    },
-  };
+  const close = async (): Promise<void> => void (await Promise.all([compliance.close(), accounting.close()]));
+  return { compliance, accounting, close };
 }
 
-/**
- * One read-only call per key of the single-key variables (compliance identity, accounting companies), so an error
- * names the variable (COMPLIANCE_API_KEY, ACCOUNTING_CLIENT_SECRET…), never its value.
- */
+/** One read-only call per key of the single-key variables, so an error names the variable, never its value. */
 export async function checkServiceCredentials(tenants: TenantsConfig, logger: Logger): Promise<void> {
   for (const { service } of tenants.compliance) {
     const compliance = new ComplianceClient(service);

@@ -6,7 +6,7 @@ import { CallbackFloodGuard } from '../../src/callbacks/flood-guard.js';
 import { handleCallback, type CallbackSignal } from '../../src/callbacks/handler.js';
 import { callbackBodyFields } from '../../src/callbacks/body-fields.js';
 import { readHint } from '../../src/callbacks/hint.js';
-import { redactCallbackPath } from '../../src/callbacks/log-redaction.js';
+import { redactCallbackPath } from '../../src/callbacks/answer-log.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import type { CallbackHint } from '../../src/contracts/sale.js';
 import { memoryLogger } from './helpers.js';
