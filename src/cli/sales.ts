@@ -146,7 +146,8 @@ function connectAndCall(call: Call, { taskQueue, updateId, wait }: SalesOptions)
 
 const program = createProgram(
   'npm run sales --',
-  'The sales client API from a shell (tin = the sale\'s trader invoice number). JSON is read from the file named, or from standard input with "-"; results are printed as JSON.',
+  "The sales client API from a shell (tin = the sale's trader invoice number). " +
+    'JSON is read from the file named, or from standard input with "-"; results are printed as JSON.',
 )
   .option(
     '--task-queue <name>',
@@ -159,7 +160,8 @@ const program = createProgram(
   )
   .option(
     '--wait <duration>',
-    `sign, receipt: longest wait for the signed receipt, e.g. 30s, 2m (default 30 seconds, at most ${AWAIT_RECEIPT_WAIT_MAX})`,
+    'sign, receipt: longest wait for the signed receipt, e.g. 30s, 2m ' +
+      `(default 30 seconds, at most ${AWAIT_RECEIPT_WAIT_MAX})`,
   )
   .addHelpText(
     'after',
@@ -204,7 +206,8 @@ program
 program
   .command('sign')
   .description(
-    "a till's one call: start the sale (or find it) and wait up to --wait for its signed receipt; prints {workflowId, signed, receipt, state}",
+    "a till's one call: start the sale (or find it) and wait up to --wait for its signed receipt; " +
+      'prints {workflowId, signed, receipt, state}',
   )
   .argument('<file.json|->')
   .act<SalesOptions>(async ([source], options) => {

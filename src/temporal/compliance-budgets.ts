@@ -91,7 +91,8 @@ export async function applyComplianceBudgets(
   const keys = Object.keys(plan.weights);
   if (keys.length > MAX_WEIGHT_OVERRIDES) {
     throw new Error(
-      `${keys.length} rate windows have a budget other than the most common one; the server keeps weights for ${MAX_WEIGHT_OVERRIDES} at most`,
+      `${keys.length} rate windows have a budget other than the most common one; ` +
+        `the server keeps weights for ${MAX_WEIGHT_OVERRIDES} at most`,
     );
   }
   // In slices of a hundred, so no one request carries a thousand changes.
