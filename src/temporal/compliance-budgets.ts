@@ -1,5 +1,5 @@
 /**
- * Each application held to its own budget, fleet-wide (issue 16): the compliance activity queue's per-fairness-key
+ * Each application held to its own budget, fleet-wide: the compliance activity queue's per-fairness-key
  * rate limits (UpdateTaskQueueConfig, server ≥ 1.29 with `matching.enableFairness`). Every compliance call carries
  * its window's fairness key (src/tenants/budget-windows.ts); the server holds each key to the default rate × its
  * weight, whatever the number of worker processes polling. The default is the budget most windows have, so most
