@@ -14,6 +14,7 @@ import type { ComplianceFixtureInput } from '../../sandbox/compliance/fixture-sc
 import type { Sandbox } from '../../sandbox/server.js';
 import type { PurchasesConfig } from '../../src/config/purchases.js';
 import { resolveServices } from '../../src/services/endpoints.js';
+import type { StockReportingOf } from '../../src/config/stock-reporting.js';
 import { startWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
 import { singleKeyTestTenants } from './worker-settings.js';
 import { testWorkerSettings } from './worker-settings.js';
@@ -41,6 +42,8 @@ export interface WorkerStackOptions {
   activitiesPerSecond?: number;
   /** The purchases sync (default: off, no schedules). */
   purchases?: PurchasesConfig;
+  /** How each business's stock is reported (default: DEFAULT_STOCK_REPORTING). */
+  stockReporting?: StockReportingOf;
   /** What each process gets of its own, opened again on every start (the purchases sink and its sync options). */
   perProcess?: () => Promise<Pick<ProcessOptions, 'purchasesSink' | 'purchasesSyncOptions'>>;
 }
@@ -95,6 +98,7 @@ export async function startWorkerStack(
     worker: { complianceRequestsPerMinute: (options.activitiesPerSecond ?? 50) * 60, complianceRateHeadroom: 0 },
     ...(options.purchases ? { purchases: options.purchases } : {}),
   });
+  if (options.stockReporting) settings.stockReporting = options.stockReporting;
 
   const startProcess = async () => {
     const started = await startWorkerProcess({

@@ -17,6 +17,8 @@ beforeAll(async () => {
     startSaleHarness(),
     startSaleHarness({
       activitiesPerSecond: BUDGET.activitiesPerSecond,
+      // A contended budget holds a ledger's lines up to the max delay (3 minutes by default): kept within the test's.
+      stockReporting: () => ({ mode: 'coalesced', maxDelaySeconds: 5 }),
       fixture: fastFixture((f) => {
         f.rateLimitWindowMs = BUDGET.windowMs;
         f.applications = f.applications.map((a) =>

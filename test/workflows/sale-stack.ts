@@ -4,6 +4,7 @@
  * callback receiver). No vitest here, so tools/record-histories.ts can run the same stack against a dev server it
  * starts itself; tests use it through harness.ts.
  */
+import type { StockReportingOf } from '../../src/config/stock-reporting.js';
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { WorkflowBundle } from '@temporalio/worker';
@@ -29,6 +30,8 @@ export interface SaleStackOptions {
   callbacks?: boolean;
   /** The compliance queue's server-side rate limit (default 50 per second). */
   activitiesPerSecond?: number;
+  /** How each business's stock is reported (default: DEFAULT_STOCK_REPORTING). */
+  stockReporting?: StockReportingOf;
 }
 
 /** The sale workflow's signature, so handles give typed results. */
@@ -83,6 +86,7 @@ export async function startSaleStack(
     taskQueuePrefix: 'sale',
     callbacks: options.callbacks ?? false,
     ...(options.activitiesPerSecond === undefined ? {} : { activitiesPerSecond: options.activitiesPerSecond }),
+    ...(options.stockReporting ? { stockReporting: options.stockReporting } : {}),
   });
   const { sandbox, client, taskQueue } = stack;
   const state = (handle: WorkflowHandle) => handle.query(getSaleStateQuery);
