@@ -1,15 +1,12 @@
 // Read-only: it files no document and moves no stock, so it is safe against production keys.
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
-import { loadConfig } from '../config/env.js';
 import { ApiError } from '../http/errors.js';
-import { createLogger } from '../logger.js';
-import { assertReadOnlyServices, openClients, resolveServices } from '../services/endpoints.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import { mapBounded } from '../tenants/probes.js';
 import { createProgram, runProgram } from './command.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
-import { namesTenantsFile, openReadOnlyTenants, someIds } from './read-only-tenants.js';
+import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger, someIds } from './read-only.js';
 
 interface CheckRow {
   service: string;
@@ -21,35 +18,33 @@ interface CheckRow {
   ms: number;
 }
 
-type Check = [operation: string, run: () => Promise<string>];
+/** Each operation's check, in the order a person would try them. */
+type Checks = Record<string, () => Promise<string>>;
 
 /** Applications checked at once, as the tenant directory asks them. */
 const CONCURRENCY = 8;
 
-async function timed(service: string, application: string | undefined, [operation, run]: Check): Promise<CheckRow> {
+async function timed(
+  service: string,
+  application: string | undefined,
+  [operation, run]: [string, () => Promise<string>],
+): Promise<CheckRow> {
   const started = performance.now();
+  const row = (ok: boolean, summary: string) => {
+    return { service, application, operation, ok, summary, ms: Math.round(performance.now() - started) };
+  };
   try {
-    const summary = await run();
-    return { service, application, operation, ok: true, summary, ms: Math.round(performance.now() - started) };
+    return row(true, await run());
   } catch (err) {
-    const summary =
-      err instanceof ApiError
-        ? `${err.status ?? '-'} ${err.code}: ${err.message}`
-        : err instanceof Error
-          ? err.message
-          : String(err);
-    return { service, application, operation, ok: false, summary, ms: Math.round(performance.now() - started) };
+    if (err instanceof ApiError) return row(false, `${err.status ?? '-'} ${err.code}: ${err.message}`);
+    return row(false, err instanceof Error ? err.message : String(err));
   }
 }
 
 /** One after another, as a person would try them: a key's first failure is the row to read. */
-async function runChecks(
-  service: string,
-  application: string | undefined,
-  checks: readonly Check[],
-): Promise<CheckRow[]> {
+async function runChecks(service: string, application: string | undefined, checks: Checks): Promise<CheckRow[]> {
   const rows: CheckRow[] = [];
-  for (const check of checks) rows.push(await timed(service, application, check));
+  for (const check of Object.entries(checks)) rows.push(await timed(service, application, check));
   return rows;
 }
 
@@ -57,81 +52,55 @@ async function runChecks(
 function complianceChecks(
   client: ComplianceClient,
   tenant?: { business: string | undefined; served: readonly string[] },
-): Check[] {
-  const forBusiness = tenant?.business === undefined ? {} : { businessId: tenant.business };
-  const of = tenant?.business === undefined ? '' : `${tenant.business}: `;
-  const businessChecks: Check[] =
-    tenant !== undefined && tenant.business === undefined
-      ? [['items and purchases', async () => 'not asked: it serves no business']]
-      : [
-          [
-            'items',
-            async () => {
-              const { data } = await client.listItems(forBusiness);
-              const registered = data.filter((i) => i.registrationStatus === 'REGISTERED').length;
-              return `${of}${data.length} item(s), ${registered} registered`;
-            },
-          ],
-          [
-            'purchases',
-            async () => {
-              const { data } = await client.listPurchases({ pageSize: 5 }, forBusiness);
-              const more = data.pagination.nextCursor ? 'yes' : 'no';
-              return `${of}${data.purchases.length} on the first page; more: ${more}`;
-            },
-          ],
-        ];
-  return [
-    [
-      'identity',
-      async () => {
-        const { data, meta } = await client.getIdentity();
-        const application = tenant && data.application?.id ? `application ${data.application.id}; ` : '';
-        const rate = `rate limit ${meta.rateLimit.limit ?? '?'}/min, ${meta.rateLimit.remaining ?? '?'} left`;
-        return `${application}scopes ${data.apiKey?.scopes?.join(' ') ?? '?'}; ${rate}`;
-      },
-    ],
-    [
-      'businesses',
-      async () => {
-        const { data } = await client.listBusinesses();
-        if (tenant)
-          return `${data.length} its key can act for; serves ${tenant.served.length}: ${someIds(tenant.served)}`;
-        return `${data.length} business(es): ${data.map((b) => b.id).join(', ')}`;
-      },
-    ],
+): Checks {
+  const business = tenant?.business;
+  const forBusiness = business === undefined ? {} : { businessId: business };
+  const of = business === undefined ? '' : `${business}: `;
+  const businessChecks: Checks =
+    tenant && business === undefined
+      ? { 'items and purchases': async () => 'not asked: it serves no business' }
+      : {
+          async items() {
+            const { data } = await client.listItems(forBusiness);
+            const registered = data.filter((i) => i.registrationStatus === 'REGISTERED').length;
+            return `${of}${data.length} item(s), ${registered} registered`;
+          },
+          async purchases() {
+            const { data } = await client.listPurchases({ pageSize: 5 }, forBusiness);
+            const more = data.pagination.nextCursor ? 'yes' : 'no';
+            return `${of}${data.purchases.length} on the first page; more: ${more}`;
+          },
+        };
+  return {
+    async identity() {
+      const { data, meta } = await client.getIdentity();
+      const application = tenant && data.application?.id ? `application ${data.application.id}; ` : '';
+      const rate = `rate limit ${meta.rateLimit.limit ?? '?'}/min, ${meta.rateLimit.remaining ?? '?'} left`;
+      return `${application}scopes ${data.apiKey?.scopes?.join(' ') ?? '?'}; ${rate}`;
+    },
+    async businesses() {
+      const { data } = await client.listBusinesses();
+      if (tenant)
+        return `${data.length} its key can act for; serves ${tenant.served.length}: ${someIds(tenant.served)}`;
+      return `${data.length} business(es): ${data.map((b) => b.id).join(', ')}`;
+    },
     ...businessChecks,
-    [
-      'code lists',
-      async () => {
-        const { data } = await client.listCodeLists();
-        return `${data.length} code list(s)`;
-      },
-    ],
-  ];
+    'code lists': async () => `${(await client.listCodeLists()).data.length} code list(s)`,
+  };
 }
 
-function accountingChecks(client: AccountingClient): Check[] {
-  return [
-    [
-      'companies',
-      async () => {
-        const { data } = await client.listCompanies();
-        return `${data.total} compan(ies)`;
-      },
-    ],
-    [
-      'bill payments',
-      async () => {
-        const { data } = await client.listBillPayments({ limit: 5 });
-        return `${data.total} bill payment(s) in ${data.totalPages} page(s) of 5`;
-      },
-    ],
-  ];
+function accountingChecks(client: AccountingClient): Checks {
+  return {
+    companies: async () => `${(await client.listCompanies()).data.total} compan(ies)`,
+    'bill payments': async () => {
+      const { data } = await client.listBillPayments({ limit: 5 });
+      return `${data.total} bill payment(s) in ${data.totalPages} page(s) of 5`;
+    },
+  };
 }
 
 /** Every application of the tenants, each with its own client, in the file's order. */
-async function checkTenants(directory: TenantDirectory): Promise<CheckRow[]> {
+async function checkTenants(directory: TenantDirectory): Promise<number> {
   const compliance = await mapBounded(directory.applications(), CONCURRENCY, async (application) => {
     const client = directory.complianceClient(application.application);
     if (!client) return [];
@@ -142,7 +111,26 @@ async function checkTenants(directory: TenantDirectory): Promise<CheckRow[]> {
     const client = directory.accountingClient(application.application);
     return client ? runChecks('accounting', application.application, accountingChecks(client)) : [];
   });
-  return [...compliance.flat(), ...accounting.flat()];
+  const rows = [...compliance.flat(), ...accounting.flat()];
+  console.log(`tenants: ${directory.origin}`);
+  for (const application of directory.applications()) {
+    const service = application.serviceApplicationId
+      ? ` (service application ${application.serviceApplicationId})`
+      : '';
+    console.log(
+      `compliance ${application.application}: ${application.businesses.length} business(es) served${service}`,
+    );
+  }
+  for (const application of directory.accountingApplications())
+    console.log(`accounting ${application.application}: ${application.companies.length} compan(ies) seen`);
+  console.log('');
+  printRows(rows, true);
+  const applications =
+    `${directory.applications().length} compliance and ` +
+    `${directory.accountingApplications().length} accounting application(s)`;
+  const ok = rows.every((r) => r.ok);
+  console.log(ok ? `all checks passed (${applications})` : failedLine(rows));
+  return ok ? 0 : 1;
 }
 
 function printRows(rows: readonly CheckRow[], withApplication: boolean): void {
@@ -170,49 +158,19 @@ function failedLine(rows: readonly CheckRow[]): string {
   return `${failed.length} check(s) failed: ${which.join(', ')}`;
 }
 
-async function mainWithTenants(): Promise<number> {
-  // A tenants file names every setting per entry: only the log level is read beside it.
-  const { logLevel } = loadConfig({ LOG_LEVEL: process.env.LOG_LEVEL });
-  const directory = await openReadOnlyTenants(
-    process.env,
-    createLogger({ level: logLevel === 'info' ? 'warn' : logLevel, name: 'check', stderr: true }),
-  );
-  try {
-    const rows = await checkTenants(directory);
-    console.log(`tenants: ${directory.origin}`);
-    for (const application of directory.applications()) {
-      const service = application.serviceApplicationId
-        ? ` (service application ${application.serviceApplicationId})`
-        : '';
-      console.log(
-        `compliance ${application.application}: ${application.businesses.length} business(es) served${service}`,
-      );
-    }
-    for (const application of directory.accountingApplications()) {
-      console.log(`accounting ${application.application}: ${application.companies.length} compan(ies) seen`);
-    }
-    console.log('');
-    printRows(rows, true);
-    const applications =
-      `${directory.applications().length} compliance and ` +
-      `${directory.accountingApplications().length} accounting application(s)`;
-    const ok = rows.every((r) => r.ok);
-    console.log(ok ? `all checks passed (${applications})` : failedLine(rows));
-    return ok ? 0 : 1;
-  } finally {
-    await directory.close();
-  }
-}
-
 async function main(): Promise<number> {
-  if (namesTenantsFile(process.env)) return mainWithTenants();
-  const config = loadConfig(process.env);
-  assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
-  const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, name: 'check' });
-  const services = await resolveServices(config, logger);
+  const logger = readOnlyLogger('check', process.env);
+  if (namesTenantsFile(process.env)) {
+    // A tenants file names every setting per entry: only the log level is read beside it.
+    const directory = await openReadOnlyTenants(process.env, logger);
+    try {
+      return await checkTenants(directory);
+    } finally {
+      await directory.close();
+    }
+  }
   // One application per service is configured: its clients are what the worker would use.
-  const access = openClients(services);
-  const { compliance, accounting } = access;
+  const { config, services, compliance, accounting, close } = await openSingleKeyClients(process.env, logger);
   try {
     const rows = [
       ...(await runChecks('compliance', undefined, complianceChecks(compliance))),
@@ -226,8 +184,7 @@ async function main(): Promise<number> {
     console.log(failed === 0 ? 'all checks passed' : `${failed} check(s) failed`);
     return failed === 0 ? 0 : 1;
   } finally {
-    await access.close();
-    await services.close();
+    await close();
   }
 }
 

@@ -1,7 +1,8 @@
 // What the CLIs over the typed clients share: input checked before Temporal is contacted, JSON out, EXIT codes.
 import { SaleInputConflictError, SaleInputError } from '../client/errors.js';
 import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
-import { EXIT_USAGE, parseAndRun, type CliCommand } from './command.js';
+import { EXIT_USAGE, createProgram, parseAndRun, type CliCommand } from './command.js';
+import { BAD_INPUT_EXIT, JSON_OUTPUT, TEMPORAL_ENVIRONMENT, helpSections, type HelpSections } from './help.js';
 import { runMain } from './run-main.js';
 
 /** An input file that cannot be read or parsed: exit 2, like a `SaleInputError`. */
@@ -21,8 +22,20 @@ export const EXIT = {
 export interface CommandResult {
   /** Printed as JSON on standard output. */
   output: unknown;
-  /** Exit code (default 0). */
   code?: number;
+}
+
+/** A program over a typed client: the Temporal settings, JSON out, and exit codes 0, 1, 2 and then `more`. */
+export function clientProgram(
+  name: string,
+  description: string,
+  exit: { done: string; failed: string; more?: HelpSections['exitCodes'] },
+): CliCommand {
+  const exitCodes = [[EXIT.done, exit.done], [EXIT.failed, exit.failed], BAD_INPUT_EXIT, ...(exit.more ?? [])] as const;
+  return createProgram(name, description).addHelpText(
+    'after',
+    helpSections({ environment: TEMPORAL_ENVIRONMENT, output: JSON_OUTPUT, exitCodes }),
+  );
 }
 
 /** The settings are checked (files read, named errors) before anything is contacted. */
@@ -30,8 +43,7 @@ export async function connectAndRun<Connected extends { close(): Promise<void> }
   connect: (settings: TemporalSettings) => Promise<Connected>,
   run: (connected: Connected) => Promise<CommandResult>,
 ): Promise<number> {
-  const settings = loadTemporalSettings(process.env);
-  const connected = await connect(settings);
+  const connected = await connect(loadTemporalSettings(process.env));
   try {
     const { output, code = 0 } = await run(connected);
     console.log(JSON.stringify(output, null, 2));
@@ -47,13 +59,10 @@ export function runClientProgram(program: CliCommand): void {
     try {
       return await parseAndRun(program);
     } catch (err) {
-      if (err instanceof SaleInputConflictError) {
-        console.error(`error: ${err.message}`);
-        return EXIT.conflict;
-      }
-      if (!(err instanceof UsageError || err instanceof SaleInputError)) throw err;
+      if (!(err instanceof UsageError || err instanceof SaleInputError || err instanceof SaleInputConflictError))
+        throw err;
       console.error(`error: ${err.message}`);
-      return EXIT.badInput;
+      return err instanceof SaleInputConflictError ? EXIT.conflict : EXIT.badInput;
     }
   });
 }

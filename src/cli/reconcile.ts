@@ -1,18 +1,13 @@
 // Read-only; no Temporal needed. Logs go to stderr, so stdout holds exactly the JSON or the CSV asked for.
 import { writeFile } from 'node:fs/promises';
-import { ConfigError, loadConfig } from '../config/env.js';
-import { createLogger, type Logger } from '../logger.js';
-import { parseReconciliationLinks } from '../config/reconciliation.js';
 import { loadReconciliationData } from '../reconciliation/load.js';
 import { formatTable, reportRows, toCsv } from '../reconciliation/report.js';
 import { DEFAULT_RECONCILE_OPTIONS, calendarDay, dayNumber, reconcile } from '../reconciliation/rules.js';
 import { type ReconcileOptions } from '../contracts/reconciliation.js';
-import { assertReadOnlyServices, openClients, resolveServices } from '../services/endpoints.js';
 import { createProgram, runProgram, valueParser } from './command.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
-import { namesTenantsFile } from './read-only-tenants.js';
-import { openTenantReconciliation } from './reconcile-tenants.js';
-import type { ReconciliationClients } from './reconcile-tenants.js';
+import { readOnlyLogger } from './read-only.js';
+import { openReconciliation } from './reconcile-clients.js';
 
 interface ReconcileArgs {
   company?: string;
@@ -36,69 +31,22 @@ const day = valueParser('--as-of', 'must be a date YYYY-MM-DD', (text) =>
   /^\d{4}-\d{2}-\d{2}$/.test(text) && dayNumber(text) !== undefined ? text : undefined,
 );
 
-/** The clients of the single-key variables (or the embedded sandbox), and the company the business is linked to. */
-async function openEnvironmentReconciliation(
-  businessId: string,
-  company: string | undefined,
-  logger: Logger,
-): Promise<ReconciliationClients> {
-  const config = loadConfig(process.env);
-  assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
-  const links = parseReconciliationLinks(process.env.RECONCILE_LINKS);
-  const services = await resolveServices(config, logger);
-  const access = openClients(services);
-  const close = async () => {
-    await access.close();
-    await services.close();
-  };
-  // The embedded sandbox's own links, when it is the accounting service.
-  const companyId =
-    company ??
-    links.find((l) => l.businessId === businessId)?.companyId ??
-    services.sandboxReconciliationLinks.find((l) => l.businessId === businessId)?.companyId;
-  if (companyId === undefined) {
-    await close();
-    throw new ConfigError(
-      `no accounting company is linked to business ${businessId}: pass --company or set RECONCILE_LINKS ` +
-        `(businessId=companyId,...)`,
-    );
-  }
-  return {
-    compliance: access.compliance,
-    accounting: access.accounting,
-    companyId,
-    applications: undefined,
-    checkAccess: true,
-    wrapError: (err) => err,
-    close,
-  };
-}
-
 async function main(businessId: string, args: ReconcileArgs): Promise<number> {
   const options: Partial<ReconcileOptions> = {
     ...(args.tolerance === undefined ? {} : { amountTolerance: args.tolerance }),
     ...(args.windowDays === undefined ? {} : { dateWindowDays: args.windowDays }),
   };
-  const fromFile = namesTenantsFile(process.env);
-  // With a tenants file only the log level is read beside it: every other setting is the entries'.
-  const { logLevel } = loadConfig(fromFile ? { LOG_LEVEL: process.env.LOG_LEVEL } : process.env);
-  // stderr: with --json, stdout is the answer and nothing else.
-  const logger = createLogger({ name: 'reconcile', level: logLevel === 'info' ? 'warn' : logLevel, stderr: true });
-  const company = args.company?.trim() || undefined;
-  const clients = fromFile
-    ? await openTenantReconciliation(process.env, businessId, company, logger)
-    : await openEnvironmentReconciliation(businessId, company, logger);
+  const logger = readOnlyLogger('reconcile', process.env);
+  const clients = await openReconciliation(process.env, businessId, args.company?.trim() || undefined, logger);
   try {
     const { companyId, applications } = clients;
-    let data;
-    try {
-      data = await loadReconciliationData(
-        { compliance: clients.compliance, accounting: clients.accounting },
-        { businessId, companyId, checkAccess: clients.checkAccess },
-      );
-    } catch (err) {
+    const data = await loadReconciliationData(clients, {
+      businessId,
+      companyId,
+      checkAccess: clients.checkAccess,
+    }).catch((err: unknown) => {
       throw clients.wrapError(err);
-    }
+    });
     const asOf = args.asOf ?? calendarDay(Date.now());
     const result = reconcile(data.purchases, data.billPayments, asOf, options);
     const report = { businessId, companyId, result, purchases: data.purchases, billPayments: data.billPayments };
@@ -112,14 +60,8 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
       console.error(`wrote ${reportRows(report).length} rows to ${args.csv}`);
     }
     if (args.json) {
-      console.log(
-        JSON.stringify({
-          businessId,
-          companyId,
-          ...(applications ? { applications } : {}),
-          ...result,
-        }),
-      );
+      // JSON leaves out the applications when undefined (the single-key variables).
+      console.log(JSON.stringify({ businessId, companyId, applications, ...result }));
     } else {
       process.stdout.write(formatTable(report));
       if (applications)

@@ -1,10 +1,6 @@
-/**
- * `npm run sales -- <command> …`: the sales client API from a shell, for operators, scripts and tills. Every input
- * is checked (by the client's own checks) before Temporal is contacted; results are printed as JSON.
- * Exit codes (EXIT): 0 done (sign, receipt: signed), 1 the operation failed (or Temporal could not be reached),
- * 2 bad input, 3 the invoice number was started with another input, 4 not signed within the wait.
- */
+// Every input is checked by the client's own checks before Temporal is contacted; exit codes: EXIT.
 import { readFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
 import {
   connectSalesClient,
   type AwaitReceiptOptions,
@@ -12,14 +8,19 @@ import {
   type SaleReceiptAnswer,
   type SalesClient,
 } from '../client/index.js';
-import { parseWait } from '../client/receipt.js';
 import * as checks from '../client/schemas.js';
 import { installTracing, tracingSettings } from '../temporal/tracing.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { AWAIT_RECEIPT_WAIT_MAX } from '../contracts/sale-input.js';
-import { createProgram, nonBlank } from './command.js';
-import { EXIT, UsageError, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
-import { BAD_INPUT_EXIT, JSON_OUTPUT, TEMPORAL_ENVIRONMENT, helpSections } from './help.js';
+import { nonBlank } from './command.js';
+import {
+  EXIT,
+  UsageError,
+  clientProgram,
+  connectAndRun,
+  runClientProgram,
+  type CommandResult,
+} from './client-command.js';
 
 /** The options a call takes from the command line: the update id, and the wait of sign and receipt. */
 type CallOptions = OperationOptions & AwaitReceiptOptions;
@@ -27,11 +28,7 @@ type CallOptions = OperationOptions & AwaitReceiptOptions;
 /** Makes the call on a connected client; what it answers is printed, with the exit code it says. */
 type Call = (sales: SalesClient, options: CallOptions) => Promise<CommandResult>;
 
-interface SalesOptions {
-  taskQueue?: string;
-  updateId?: string;
-  wait?: string;
-}
+type SalesOptions = CallOptions & { taskQueue?: string };
 
 /** Prints the call's answer and exits 0. */
 const printed =
@@ -50,23 +47,6 @@ interface SaleCommand {
   argument?: string;
   /** Reads and checks that argument, before any connection is made. */
   prepare(businessId: string, tin: string, argument: string): Promise<Call>;
-}
-
-/** The commands whose one more argument is a word the client checks and passes on as it is. */
-function withWord(
-  description: string,
-  argument: string,
-  check: (word: string) => unknown,
-  operation: 'cancel' | 'itemFixed',
-): SaleCommand {
-  return {
-    description,
-    argument,
-    async prepare(businessId, tin, word) {
-      check(word);
-      return printed((sales, options) => sales[operation](businessId, tin, word, options));
-    },
-  };
 }
 
 const SALE_COMMANDS: Record<string, SaleCommand> = {
@@ -92,36 +72,38 @@ const SALE_COMMANDS: Record<string, SaleCommand> = {
     description: 'submit a parked sale again',
     prepare: async (businessId, tin) => printed((sales, options) => sales.retry(businessId, tin, options)),
   },
-  cancel: withWord('give up on a sale that is not signed', 'reason', checks.parseCancelArgs, 'cancel'),
-  'item-fixed': withWord(
-    'the item was fixed in the dashboard: try its registration again',
-    'itemId',
-    checks.parseItemFixedArgs,
-    'itemFixed',
-  ),
+  cancel: {
+    description: 'give up on a sale that is not signed',
+    argument: 'reason',
+    async prepare(businessId, tin, reason) {
+      checks.parseCancelArgs(reason);
+      return printed((sales, options) => sales.cancel(businessId, tin, reason, options));
+    },
+  },
+  'item-fixed': {
+    description: 'the item was fixed in the dashboard: try its registration again',
+    argument: 'itemId',
+    async prepare(businessId, tin, itemId) {
+      checks.parseItemFixedArgs(itemId);
+      return printed((sales, options) => sales.itemFixed(businessId, tin, itemId, options));
+    },
+  },
 };
 
 async function readJson(source: string, what: string): Promise<unknown> {
   const from = source === '-' ? 'standard input' : source;
-  let text: string;
+  const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  let json: string;
   try {
-    text = source === '-' ? await readStdin() : await readFile(source, 'utf8');
+    json = source === '-' ? await text(process.stdin) : await readFile(source, 'utf8');
   } catch (err) {
-    throw new UsageError(`cannot read the ${what} from ${from}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`cannot read the ${what} from ${from}: ${reason(err)}`);
   }
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(json) as unknown;
   } catch (err) {
-    throw new UsageError(
-      `the ${what} in ${from} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    throw new UsageError(`the ${what} in ${from} is not valid JSON: ${reason(err)}`);
   }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Connects (the input was checked), makes the call and prints its answer. */
@@ -139,15 +121,28 @@ function connectAndCall(call: Call, { taskQueue, updateId, wait }: SalesOptions)
         },
       };
     },
-    ({ sales }) =>
-      call(sales, { ...(updateId === undefined ? {} : { updateId }), ...(wait === undefined ? {} : { wait }) }),
+    ({ sales }) => call(sales, { updateId, wait }),
   );
 }
 
-const program = createProgram(
+const program = clientProgram(
   'npm run sales --',
   "The sales client API from a shell (tin = the sale's trader invoice number). " +
     'JSON is read from the file named, or from standard input with "-"; results are printed as JSON.',
+  {
+    done: 'done (sign, receipt: the sale is signed; the receipt values are in the answer)',
+    failed: 'the operation failed or was refused, or Temporal could not be reached',
+    more: [
+      [
+        EXIT.conflict,
+        'start, sign: the invoice number was already started with another input; the differing fields are named',
+      ],
+      [
+        EXIT.notSigned,
+        "sign, receipt: not signed within the wait; the answer's state says why (in flight, parked, cancelled)",
+      ],
+    ],
+  },
 )
   .option(
     '--task-queue <name>',
@@ -162,32 +157,12 @@ const program = createProgram(
     '--wait <duration>',
     'sign, receipt: longest wait for the signed receipt, e.g. 30s, 2m ' +
       `(default 30 seconds, at most ${AWAIT_RECEIPT_WAIT_MAX})`,
-  )
-  .addHelpText(
-    'after',
-    helpSections({
-      environment: TEMPORAL_ENVIRONMENT,
-      output: JSON_OUTPUT,
-      exitCodes: [
-        [EXIT.done, 'done (sign, receipt: the sale is signed; the receipt values are in the answer)'],
-        [EXIT.failed, 'the operation failed or was refused, or Temporal could not be reached'],
-        BAD_INPUT_EXIT,
-        [
-          EXIT.conflict,
-          'start, sign: the invoice number was already started with another input; the differing fields are named',
-        ],
-        [
-          EXIT.notSigned,
-          "sign, receipt: not signed within the wait; the answer's state says why (in flight, parked, cancelled)",
-        ],
-      ],
-    }),
   );
 
 /** A sale read from a file or standard input, checked before anything is contacted (like the wait). */
 async function readSale(source: string, { wait }: SalesOptions) {
   const sale = checks.parseSaleInput(await readJson(source, 'sale'));
-  parseWait(wait);
+  checks.parseWait(wait);
   return sale;
 }
 
@@ -220,7 +195,7 @@ for (const [name, command] of Object.entries(SALE_COMMANDS)) {
   if (command.argument !== undefined) verb.argument(`<${command.argument}>`);
   verb.act<SalesOptions>(async ([businessId, tin, argument = ''], options) => {
     const sale = checks.parseSaleReference(businessId, tin);
-    parseWait(options.wait);
+    checks.parseWait(options.wait);
     return connectAndCall(await command.prepare(sale.businessId, sale.traderInvoiceNumber, argument), options);
   });
 }

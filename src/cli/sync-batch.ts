@@ -1,8 +1,6 @@
 import { connectSyncBatchClient, parseSyncBatchInput, type SyncBatchClient } from '../client/sync-batches.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
-import { createProgram } from './command.js';
-import { EXIT, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
-import { BAD_INPUT_EXIT, JSON_OUTPUT, TEMPORAL_ENVIRONMENT, helpSections } from './help.js';
+import { EXIT, clientProgram, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
 
 interface SyncBatchOptions {
   wait?: boolean;
@@ -11,18 +9,23 @@ interface SyncBatchOptions {
   taskQueue?: string;
 }
 
-type Run = (client: SyncBatchClient) => Promise<CommandResult>;
-
-function connectAndRunBatch(run: Run, { taskQueue }: SyncBatchOptions): Promise<number> {
+function connectAndRunBatch(
+  run: (client: SyncBatchClient) => Promise<CommandResult>,
+  { taskQueue }: SyncBatchOptions,
+): Promise<number> {
   return connectAndRun(
     (settings) => connectSyncBatchClient({ settings, taskQueue }),
     ({ syncBatches }) => run(syncBatches),
   );
 }
 
-const program = createProgram(
+const program = clientProgram(
   'npm run sync-batch --',
   'Accounting sync batches from a shell, through the typed client; results are printed as JSON.',
+  {
+    done: 'done (process --wait: the batch is synced)',
+    failed: 'the operation failed or was refused, process --wait ended dismissed, or Temporal could not be reached',
+  },
 )
   .option('--wait', 'process: wait for the batch to finish and print its summary')
   .option('--company <id>', 'process: the company the batch belongs to (narrows every list call)')
@@ -30,37 +33,21 @@ const program = createProgram(
     '--bill-payments <ids>',
     'process: comma-separated ids, for a service that does not tag payments with their batch',
   )
-  .option('--task-queue <name>', `task queue of the workflow worker (default ${WORKFLOW_TASK_QUEUE})`)
-  .addHelpText(
-    'after',
-    helpSections({
-      environment: TEMPORAL_ENVIRONMENT,
-      output: JSON_OUTPUT,
-      exitCodes: [
-        [EXIT.done, 'done (process --wait: the batch is synced)'],
-        [
-          EXIT.failed,
-          'the operation failed or was refused, process --wait ended dismissed, or Temporal could not be reached',
-        ],
-        BAD_INPUT_EXIT,
-      ],
-    }),
-  );
+  .option('--task-queue <name>', `task queue of the workflow worker (default ${WORKFLOW_TASK_QUEUE})`);
 
 program
   .command('process')
   .description('process the batch and follow its bill payments (a second start finds the first)')
   .argument('<syncBatchId>')
   .act<SyncBatchOptions>(([syncBatchId], options) => {
-    const billPaymentIds = options.billPayments?.split(',').map((id) => id.trim());
     const input = parseSyncBatchInput({
       syncBatchId,
-      ...(options.company === undefined ? {} : { companyId: options.company }),
-      ...(billPaymentIds === undefined ? {} : { billPaymentIds }),
+      companyId: options.company,
+      billPaymentIds: options.billPayments?.split(',').map((id) => id.trim()),
     });
     return connectAndRunBatch(async (client) => {
       const started = await client.process(input);
-      if (!options.wait) return { output: started, code: 0 };
+      if (!options.wait) return { output: started };
       const summary = await client.result(input.syncBatchId);
       return { output: { ...started, summary }, code: summary.outcome === 'synced' ? EXIT.done : EXIT.failed };
     }, options);

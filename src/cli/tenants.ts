@@ -1,10 +1,6 @@
-/**
- * `npm run tenants`: the tenants of this environment and their health on the services. Read-only (identities,
- * businesses and companies), so safe against production keys; with nothing configured it lists the embedded sandbox.
- * The directory refuses a file as a whole: so that one refused key does not hide the others, each key is asked on its
- * own first, and when the file is refused the entries whose keys answered are settled again without the others and
- * without the links (links do not change which application serves a business).
- */
+// Read-only (identities, businesses, companies). The directory refuses a file as a whole, so each key is asked on its
+// own first, and a refused file's entries whose keys answered are settled again without the others and the links:
+// one refused key does not hide the rest.
 import { loadConfig, type Env } from '../config/env.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { loadTenantsConfig } from '../tenants/load.js';
@@ -12,7 +8,7 @@ import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import { loadWorkerConfig } from '../config/worker.js';
 import { ApiError } from '../http/errors.js';
 import type { RateLimitInfo } from '../http/rate-limit.js';
-import { createLogger, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { assertReadOnlyServices, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
 import { resolveTenantDirectory, TenantConfigError, TenantServiceError } from '../tenants/directory.js';
 import {
@@ -24,7 +20,7 @@ import {
   type Outcome,
 } from '../tenants/probes.js';
 import { createProgram, runProgram } from './command.js';
-import { sandboxBesideFile } from './read-only-tenants.js';
+import { readOnlyLogger, sandboxBesideFile } from './read-only.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 
 /** What a service said of a key. `unreachable`: no answer, or a failure that says nothing of the key. */
@@ -309,11 +305,7 @@ async function main(options: Options): Promise<number> {
   const config = loadConfig(fromFile ? { LOG_LEVEL: env.LOG_LEVEL, SANDBOX: env.SANDBOX } : env);
   if (fromFile && config.embeddedSandbox) throw sandboxBesideFile(tenants.origin);
   if (!fromFile) assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
-  const logger = createLogger({
-    level: config.logLevel === 'info' ? 'warn' : config.logLevel,
-    name: 'tenants',
-    stderr: true,
-  });
+  const logger = readOnlyLogger('tenants', env);
   const services =
     !fromFile && (!config.compliance || !config.accounting) ? await resolveServices(config, logger) : undefined;
   try {

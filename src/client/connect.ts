@@ -21,6 +21,5 @@ export async function connectSalesClient(
   const { dataConverter } = payloadEncryptionFromEnv(env);
   const connection = await connectClient(settings);
   const client = new Client({ connection, namespace: settings.namespace, dataConverter, plugins: tracingPlugins() });
-  const sales = new SalesClient(client, options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue });
-  return { sales, client, settings, close: () => connection.close() };
+  return { sales: new SalesClient(client, options), client, settings, close: () => connection.close() };
 }

@@ -39,21 +39,20 @@ export class SaleInputConflictError extends Error {
 
 export type SaleOperation = 'getState' | 'awaitReceipt' | 'refund' | 'retry' | 'cancel' | 'itemFixed';
 
-export type SaleOperationFailure =
-  /** No sale with this business and trader invoice number, or it has already finished. */
+export type OperationFailure =
+  /** No such execution, or it has already finished. */
   | 'not_found'
   /** The workflow refused the operation (its validator or handler said why). */
   | 'rejected'
   /** The call timed out before the workflow answered; the update may still complete. Repeating it is safe. */
   | 'timed_out';
 
-export class SaleOperationError extends Error {
-  override readonly name = 'SaleOperationError';
-
+/** An operation on a workflow that did not answer with its result. */
+export abstract class WorkflowOperationError<Operation extends string> extends Error {
   constructor(
-    readonly operation: SaleOperation,
+    readonly operation: Operation,
     readonly workflowId: string,
-    readonly failure: SaleOperationFailure,
+    readonly failure: OperationFailure,
     message: string,
     options: { cause?: unknown; updateId?: string } = {},
   ) {
@@ -63,4 +62,8 @@ export class SaleOperationError extends Error {
 
   /** The update's id, when the operation was an update: pass it again to get the same update's answer. */
   readonly updateId: string | undefined;
+}
+
+export class SaleOperationError extends WorkflowOperationError<SaleOperation> {
+  override readonly name = 'SaleOperationError';
 }

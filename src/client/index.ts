@@ -11,7 +11,7 @@ export type {
   StartSaleResult,
 } from './sales-client.js';
 export { SaleInputConflictError, SaleInputError, SaleOperationError } from './errors.js';
-export type { InputProblem, SaleOperation, SaleOperationFailure } from './errors.js';
+export type { InputProblem, OperationFailure, SaleOperation } from './errors.js';
 export {
   parseCancelArgs,
   parseItemFixedArgs,

@@ -14,22 +14,38 @@ import {
   retryUpdate,
   saleWorkflowId,
 } from '../contracts/sale.js';
+import { isSigned } from '../contracts/compliance-rules.js';
 import type { AwaitReceiptRequest, ReceiptAnswer, RefundResult, SaleState } from '../contracts/sale.js';
-import { SaleOperationError } from './errors.js';
-import type { SaleOperation } from './errors.js';
-import { answerFromState, conflictOf, parseWait, type AwaitReceiptOptions, type SaleReceiptAnswer } from './receipt.js';
-import { assertStartedWith, SALE_WORKFLOW_TYPE, saleStartOptions, type SaleWorkflow } from './sale-start.js';
+import { SaleOperationError, type SaleOperation } from './errors.js';
+import {
+  assertStartedWith,
+  conflictOf,
+  SALE_WORKFLOW_TYPE,
+  saleStartOptions,
+  type SaleWorkflow,
+} from './sale-start.js';
 import {
   parseCancelArgs,
   parseItemFixedArgs,
   parseRefundRequest,
   parseSaleInput,
   parseSaleReference,
+  parseWait,
 } from './schemas.js';
 import { runOperation, TaskQueueClient, type StartOrFindResult, type TaskQueueClientOptions } from './start-or-find.js';
 
 export { SALE_WORKFLOW_TYPE };
-export type { AwaitReceiptOptions, SaleReceiptAnswer };
+
+export interface AwaitReceiptOptions {
+  /** A duration ('30 seconds', '2m'); default '30 seconds', at most '10 minutes'. */
+  wait?: string;
+  /** The same id again returns the first answer without waiting again. */
+  updateId?: string;
+}
+
+export interface SaleReceiptAnswer extends ReceiptAnswer {
+  workflowId: string;
+}
 
 export type SalesClientOptions = TaskQueueClientOptions;
 export type StartSaleResult = StartOrFindResult;
@@ -179,7 +195,8 @@ export class SalesClient extends TaskQueueClient {
     if (status === 'RUNNING') return undefined;
     const state =
       status === 'COMPLETED' ? ((await handle.result()) as SaleState) : await handle.query(getSaleStateQuery);
-    return { workflowId, ...answerFromState(state) };
+    const signed = state.sale !== null && isSigned(state.sale);
+    return { workflowId, signed, receipt: signed ? state.sale!.receipt : null, state };
   }
 
   /**
@@ -198,14 +215,6 @@ export class SalesClient extends TaskQueueClient {
     call: () => Promise<T>,
     updateId?: string,
   ): Promise<T> {
-    return runOperation(call, (failure, reason, cause) => {
-      const again = updateId === undefined ? '' : `; repeat it with updateId '${updateId}' to get its answer`;
-      const message = {
-        rejected: `${operation} of ${workflowId} was refused: ${reason}`,
-        not_found: `${operation}: sale ${workflowId} not found or already finished (${reason})`,
-        timed_out: `${operation} of ${workflowId} got no answer in time and may still complete${again}`,
-      }[failure];
-      return new SaleOperationError(operation, workflowId, failure, message, { cause, updateId });
-    });
+    return runOperation(SaleOperationError, operation, workflowId, call, { subject: 'sale ', updateId });
   }
 }

@@ -50,3 +50,8 @@ export function parseItemFixedArgs(itemId: unknown): { itemId: string } {
 export function parseAwaitReceiptRequest(request: unknown): AwaitReceiptRequest {
   return parseInput('awaitReceipt request', awaitReceiptRequestSchema, request ?? {});
 }
+
+/** Checked as the workflow checks it, before anything is sent. */
+export function parseWait(wait: unknown): string | undefined {
+  return wait === undefined ? undefined : parseAwaitReceiptRequest({ wait }).wait;
+}

@@ -12,6 +12,7 @@ import {
 } from '@temporalio/client';
 import type { WithWorkflowArgs } from '@temporalio/common';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import type { OperationFailure, WorkflowOperationError } from './errors.js';
 
 /** Memo key holding a random id per start call: how a start tells "I started it" from "it was running". */
 const START_REQUEST_MEMO = 'startRequest';
@@ -75,20 +76,30 @@ export abstract class TaskQueueClient {
   }
 }
 
-/** not_found: no such execution (or it finished); rejected: the workflow refused; timed_out: no answer yet. */
-export type OperationFailure = 'not_found' | 'rejected' | 'timed_out';
-
-/** `reason` is the workflow's own for a refusal, Temporal's message otherwise; other errors pass through. */
-export async function runOperation<T>(
+/** Temporal's failures as `error`, whose message says what to do; `reason` is the workflow's own for a refusal. */
+export async function runOperation<T, Operation extends string>(
+  error: new (...args: ConstructorParameters<typeof WorkflowOperationError<Operation>>) => Error,
+  operation: Operation,
+  workflowId: string,
   call: () => Promise<T>,
-  toError: (failure: OperationFailure, reason: string, cause: unknown) => Error,
+  options: { subject?: string; updateId?: string } = {},
 ): Promise<T> {
+  const { subject = '', updateId } = options;
+  const failed = (failure: OperationFailure, reason: string, cause: unknown) => {
+    const again = updateId === undefined ? '' : `; repeat it with updateId '${updateId}' to get its answer`;
+    const message = {
+      rejected: `${operation} of ${workflowId} was refused: ${reason}`,
+      not_found: `${operation}: ${subject}${workflowId} not found or already finished (${reason})`,
+      timed_out: `${operation} of ${workflowId} got no answer in time and may still complete${again}`,
+    }[failure];
+    return new error(operation, workflowId, failure, message, { cause, updateId });
+  };
   try {
     return await call();
   } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) throw toError('rejected', err.cause?.message ?? err.message, err);
-    if (err instanceof WorkflowNotFoundError) throw toError('not_found', err.message, err);
-    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) throw toError('timed_out', err.message, err);
+    if (err instanceof WorkflowUpdateFailedError) throw failed('rejected', err.cause?.message ?? err.message, err);
+    if (err instanceof WorkflowNotFoundError) throw failed('not_found', err.message, err);
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) throw failed('timed_out', err.message, err);
     throw err;
   }
 }

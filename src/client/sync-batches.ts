@@ -14,8 +14,8 @@ import {
   type SyncBatchSummary,
 } from '../contracts/sync-batch.js';
 import { connectSalesClient } from './connect.js';
-import { SaleInputError } from './errors.js';
-import { runOperation, TaskQueueClient, type OperationFailure, type StartOrFindResult } from './start-or-find.js';
+import { SaleInputError, WorkflowOperationError } from './errors.js';
+import { runOperation, TaskQueueClient, type StartOrFindResult } from './start-or-find.js';
 
 export { SYNC_BATCH_WORKFLOW_TYPE, syncBatchWorkflowId };
 export type { SyncBatchInput, SyncBatchState, SyncBatchSummary };
@@ -30,19 +30,8 @@ export function parseSyncBatchInput(input: unknown): SyncBatchInput {
 
 type SyncBatchOperation = 'getState' | 'result' | 'reprocess' | 'dismiss';
 
-export class SyncBatchOperationError extends Error {
+export class SyncBatchOperationError extends WorkflowOperationError<SyncBatchOperation> {
   override readonly name = 'SyncBatchOperationError';
-
-  constructor(
-    readonly operation: SyncBatchOperation,
-    readonly workflowId: string,
-    /** not_found: no such execution; rejected: the workflow refused; timed_out: no answer yet (repeat it). */
-    readonly failure: OperationFailure,
-    message: string,
-    options: { cause?: unknown } = {},
-  ) {
-    super(message, { cause: options.cause });
-  }
 }
 
 export type StartSyncBatchResult = StartOrFindResult;
@@ -90,23 +79,12 @@ export class SyncBatchClient extends TaskQueueClient {
   }
 
   private async run<T>(operation: SyncBatchOperation, workflowId: string, call: () => Promise<T>): Promise<T> {
-    return runOperation(call, (failure, reason, cause) => {
-      const message = {
-        rejected: `${operation} of ${workflowId} was refused: ${reason}`,
-        not_found: `${operation}: ${workflowId} not found or already finished`,
-        timed_out: `${operation} of ${workflowId} got no answer in time and may still complete`,
-      }[failure];
-      return new SyncBatchOperationError(operation, workflowId, failure, message, { cause });
-    });
+    return runOperation(SyncBatchOperationError, operation, workflowId, call);
   }
 }
 
 /** Connected exactly as connectSalesClient connects. */
 export async function connectSyncBatchClient(options: Parameters<typeof connectSalesClient>[0] = {}) {
-  const connected = await connectSalesClient(options);
-  const syncBatches = new SyncBatchClient(
-    connected.client,
-    options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue },
-  );
-  return { syncBatches, client: connected.client, settings: connected.settings, close: connected.close };
+  const { client, settings, close } = await connectSalesClient(options);
+  return { syncBatches: new SyncBatchClient(client, options), client, settings, close };
 }

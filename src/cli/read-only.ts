@@ -1,9 +1,19 @@
-// A refused key or an unsettled business stops the CLI, named by its tenant entry, never by its key.
+// What the read-only CLIs (check, reconcile, tenants) share. A refused key or an unsettled business stops them, named
+// by its tenant entry, never by its key.
 import { ApiError } from '../http/errors.js';
 import { ConfigError, loadConfig, type Env } from '../config/env.js';
-import { loadTenantsConfig } from '../tenants/load.js';
-import type { Logger } from '../logger.js';
+import { createLogger, type Logger } from '../logger.js';
+import { assertReadOnlyServices, openClients, resolveServices } from '../services/endpoints.js';
 import { resolveTenantDirectory, type TenantDirectory } from '../tenants/directory.js';
+import { loadTenantsConfig } from '../tenants/load.js';
+
+export { someIds } from '../tenants/serving.js';
+
+/** Warnings and errors only unless LOG_LEVEL asks for more; on standard error, as standard output is the answer. */
+export function readOnlyLogger(name: string, env: Env): Logger {
+  const { logLevel } = loadConfig({ LOG_LEVEL: env.LOG_LEVEL });
+  return createLogger({ level: logLevel === 'info' ? 'warn' : logLevel, name, stderr: true });
+}
 
 /** Whether the environment names a tenants file or directory; else the single-key variables are read. */
 export function namesTenantsFile(env: Env): boolean {
@@ -15,6 +25,24 @@ export async function openReadOnlyTenants(env: Env, logger: Logger): Promise<Ten
   const tenants = loadTenantsConfig(env);
   if (loadConfig({ SANDBOX: env.SANDBOX }).embeddedSandbox) throw sandboxBesideFile(tenants.origin);
   return resolveTenantDirectory(tenants, { logger });
+}
+
+/** One client per service of the single-key variables; with none configured, the embedded sandbox's (said so). */
+export async function openSingleKeyClients(env: Env, logger: Logger) {
+  const config = loadConfig(env);
+  assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
+  const services = await resolveServices(config, logger);
+  const { compliance, accounting, close } = openClients(services);
+  return {
+    config,
+    services,
+    compliance,
+    accounting,
+    close: async () => {
+      await close();
+      await services.close();
+    },
+  };
 }
 
 /** A tenants file names the services its entries are on: nothing stands in for them, as for the worker. */
@@ -33,5 +61,3 @@ export function withEntry(err: unknown, sources: { compliance?: string; accounti
     ? err
     : new Error(`${source}: ${err.status ?? '-'} ${err.code}: ${err.message}`, { cause: err });
 }
-
-export { someIds } from '../tenants/serving.js';

@@ -1,23 +1,58 @@
-// Settled by the tenant directory as the worker settles it, so this reads what the scheduled run reads.
+// With a tenants file, settled by the tenant directory as the worker settles it: what the scheduled run reads.
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { ConfigError, type Env } from '../config/env.js';
+import { parseReconciliationLinks } from '../config/reconciliation.js';
 import type { Logger } from '../logger.js';
 import type { TenantDirectory } from '../tenants/directory.js';
-import { openReadOnlyTenants, someIds, withEntry } from './read-only-tenants.js';
+import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, someIds, withEntry } from './read-only.js';
 
 /** The two clients a reconciliation reads with, and what to say of them. */
 export interface ReconciliationClients {
   compliance: ComplianceClient;
   accounting: AccountingClient;
   companyId: string;
-  /** With a tenants file: the applications read through (for the output); undefined for the single-key variables. */
+  /** With a tenants file: the applications read through (for the output). */
   applications: { compliance: string; accounting: string } | undefined;
   /** Whether the business and company must still be checked against the keys (the tenant directory checked them). */
   checkAccess: boolean;
   /** A failed call, said with the tenant entry that made it. */
   wrapError(err: unknown): unknown;
   close(): Promise<void>;
+}
+
+/** Through the tenants file, or the single-key variables (or the embedded sandbox). */
+export function openReconciliation(
+  env: Env,
+  businessId: string,
+  company: string | undefined,
+  logger: Logger,
+): Promise<ReconciliationClients> {
+  return namesTenantsFile(env)
+    ? openTenantReconciliation(env, businessId, company, logger)
+    : openEnvironmentReconciliation(env, businessId, company, logger);
+}
+
+/** The company is `company`, else the business's RECONCILE_LINKS entry, else the embedded sandbox's own link. */
+async function openEnvironmentReconciliation(
+  env: Env,
+  businessId: string,
+  company: string | undefined,
+  logger: Logger,
+): Promise<ReconciliationClients> {
+  const links = parseReconciliationLinks(env.RECONCILE_LINKS);
+  const clients = await openSingleKeyClients(env, logger);
+  const companyId =
+    company ??
+    [...links, ...clients.services.sandboxReconciliationLinks].find((l) => l.businessId === businessId)?.companyId;
+  if (companyId === undefined) {
+    await clients.close();
+    throw new ConfigError(
+      `no accounting company is linked to business ${businessId}: pass --company or set RECONCILE_LINKS ` +
+        `(businessId=companyId,...)`,
+    );
+  }
+  return { ...clients, companyId, applications: undefined, checkAccess: true, wrapError: (err) => err };
 }
 
 /** Served by no application: says which serve what, so the missing entry or listing is plain. */
@@ -89,7 +124,7 @@ function settle(
 }
 
 /** The clients of the applications serving the business and its company; closes the tenants on a refusal. */
-export async function openTenantReconciliation(
+async function openTenantReconciliation(
   env: Env,
   businessId: string,
   company: string | undefined,
