@@ -8,18 +8,10 @@ import { createProgram, runProgram } from './command.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger, someIds } from './read-only.js';
 
-interface CheckRow {
-  service: string;
-  /** The tenant entry's application name; undefined for the single-key check. */
-  application: string | undefined;
-  operation: string;
-  ok: boolean;
-  summary: string;
-  ms: number;
-}
-
 /** Each operation's check, in the order a person would try them. */
 type Checks = Record<string, () => Promise<string>>;
+
+type CheckRow = Awaited<ReturnType<typeof timed>>;
 
 /** Applications checked at once, as the tenant directory asks them. */
 const CONCURRENCY = 8;
@@ -28,7 +20,7 @@ async function timed(
   service: string,
   application: string | undefined,
   [operation, run]: [string, () => Promise<string>],
-): Promise<CheckRow> {
+) {
   const started = performance.now();
   const row = (ok: boolean, summary: string) => {
     return { service, application, operation, ok, summary, ms: Math.round(performance.now() - started) };
@@ -41,7 +33,7 @@ async function timed(
   }
 }
 
-/** One after another, as a person would try them: a key's first failure is the row to read. */
+/** One after another: a key's first failure is the row to read. `application`: undefined for the single-key check. */
 async function runChecks(service: string, application: string | undefined, checks: Checks): Promise<CheckRow[]> {
   const rows: CheckRow[] = [];
   for (const check of Object.entries(checks)) rows.push(await timed(service, application, check));

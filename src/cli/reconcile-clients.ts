@@ -12,10 +12,8 @@ export interface ReconciliationClients {
   compliance: ComplianceClient;
   accounting: AccountingClient;
   companyId: string;
-  /** With a tenants file: the applications read through (for the output). */
+  /** With a tenants file: the applications read through, which the tenant directory checked the keys of. */
   applications: { compliance: string; accounting: string } | undefined;
-  /** Whether the business and company must still be checked against the keys (the tenant directory checked them). */
-  checkAccess: boolean;
   /** A failed call, said with the tenant entry that made it. */
   wrapError(err: unknown): unknown;
   close(): Promise<void>;
@@ -52,7 +50,7 @@ async function openEnvironmentReconciliation(
         `(businessId=companyId,...)`,
     );
   }
-  return { ...clients, companyId, applications: undefined, checkAccess: true, wrapError: (err) => err };
+  return { ...clients, companyId, applications: undefined, wrapError: (err) => err };
 }
 
 /** Served by no application: says which serve what, so the missing entry or listing is plain. */
@@ -117,8 +115,6 @@ function settle(
     accounting,
     companyId,
     applications: { compliance: complianceName, accounting: accountingName },
-    // Served means its key acts for the business; the application's companies are those its key sees.
-    checkAccess: false,
     wrapError: (err) => withEntry(err, sources),
   };
 }

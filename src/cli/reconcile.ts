@@ -43,7 +43,7 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
     const data = await loadReconciliationData(clients, {
       businessId,
       companyId,
-      checkAccess: clients.checkAccess,
+      checkAccess: applications === undefined,
     }).catch((err: unknown) => {
       throw clients.wrapError(err);
     });

@@ -19,7 +19,7 @@ export {
   parseSaleInput,
   parseSaleReference,
 } from './schemas.js';
-export { refundRequestSchema, SALE_LIMITS, saleInputSchema } from '../contracts/sale-input.js';
+export { refundRequestSchema, saleInputSchema } from '../contracts/sale-input.js';
 export { parseDuration } from '../contracts/duration.js';
 export { saleDetails, saleSummary } from './summary.js';
 export type {

@@ -1,4 +1,5 @@
 // Triggers the business's schedule, so the sync runs exactly as a scheduled one does, never beside it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
@@ -38,10 +39,7 @@ export interface SyncPurchasesResult {
 
 const POLL_MS = 250;
 
-interface Started {
-  workflowId: string;
-  firstExecutionRunId: string;
-}
+type Started = { workflowId: string; firstExecutionRunId: string };
 
 /** The runs the schedule started; keyed by run too: two syncs started in the same second share a workflow id. */
 function started(description: ScheduleDescription): Map<string, Started> {
@@ -86,21 +84,20 @@ export async function syncPurchasesNow(
   let run: Started | undefined;
   while (run === undefined) {
     if (Date.now() > deadline) throw timedOut();
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await sleep(POLL_MS);
     run = [...started(await handle.describe())].find(([key]) => !before.has(key))?.[1];
   }
-  const remaining = Math.max(0, deadline - Date.now());
-  let timer: NodeJS.Timeout | undefined;
+  const waiting = new AbortController();
   try {
     const result = await Promise.race([
       // From the run the schedule started, through its continued-as-new runs, to the sync's result.
       client.workflow.getHandle(run.workflowId, run.firstExecutionRunId).result() as Promise<PurchasesSyncResult>,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(timedOut()), remaining);
+      sleep(Math.max(0, deadline - Date.now()), undefined, { signal: waiting.signal }).then(() => {
+        throw timedOut();
       }),
     ]);
     return { businessId, scheduleId, workflowId: run.workflowId, result };
   } finally {
-    clearTimeout(timer);
+    waiting.abort();
   }
 }

@@ -17,7 +17,7 @@ import {
 import { SaleInputError } from './errors.js';
 
 /** `input` parsed, or a `SaleInputError` naming the first wrong field (an unknown field first). */
-function parseInput<T>(subject: string, schema: z.ZodType<T>, input: unknown): T {
+export function parseInput<T>(subject: string, schema: z.ZodType<T>, input: unknown): T {
   const checked = checkInput(schema, input);
   if (checked.ok) return checked.value;
   throw new SaleInputError(subject, checked.problems);

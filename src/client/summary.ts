@@ -15,14 +15,8 @@ const saleTotal = (input: SaleInput): string =>
   formatCents(input.lines.reduce((sum, line) => sum + lineTotalCents(line), 0));
 
 /** `1234567` → `12,345.67`. */
-function formatCents(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  const whole = Math.floor(abs / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${sign}${whole}.${String(abs % 100).padStart(2, '0')}`;
-}
+const MONEY = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const formatCents = (cents: number): string => MONEY.format(cents / 100);
 
 /** A unit price as given when it has more than two decimals (fuel is sold at 182.345), else like money. */
 function formatPrice(amount: number): string {

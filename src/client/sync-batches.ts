@@ -1,6 +1,5 @@
 // One workflow execution per batch id, so a second start finds the first.
 import type { WorkflowHandle } from '@temporalio/client';
-import { checkInput } from '../contracts/sale-input.js';
 import { NeedsAttention } from '../contracts/search-attributes.js';
 import {
   SYNC_BATCH_WORKFLOW_TYPE,
@@ -14,7 +13,8 @@ import {
   type SyncBatchSummary,
 } from '../contracts/sync-batch.js';
 import { connectSalesClient } from './connect.js';
-import { SaleInputError, WorkflowOperationError } from './errors.js';
+import { WorkflowOperationError } from './errors.js';
+import { parseInput } from './schemas.js';
 import { runOperation, TaskQueueClient, type StartOrFindResult } from './start-or-find.js';
 
 export { SYNC_BATCH_WORKFLOW_TYPE, syncBatchWorkflowId };
@@ -23,9 +23,7 @@ export type { SyncBatchInput, SyncBatchState, SyncBatchSummary };
 type SyncBatchWorkflow = (input: SyncBatchInput) => Promise<SyncBatchSummary>;
 
 export function parseSyncBatchInput(input: unknown): SyncBatchInput {
-  const checked = checkInput(syncBatchInputSchema, input);
-  if (checked.ok) return checked.value;
-  throw new SaleInputError('sync batch input', checked.problems);
+  return parseInput('sync batch input', syncBatchInputSchema, input);
 }
 
 type SyncBatchOperation = 'getState' | 'result' | 'reprocess' | 'dismiss';
