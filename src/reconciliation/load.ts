@@ -11,11 +11,6 @@ export class ReconciliationInputError extends Error {
   override readonly name = 'ReconciliationInputError';
 }
 
-interface LoadedReconciliation {
-  purchases: ReconcilePurchase[];
-  billPayments: ReconcileBillPayment[];
-}
-
 interface LoadOptions {
   businessId: string;
   companyId: string;
@@ -140,7 +135,7 @@ export async function checkLinkAccess(
 export async function loadReconciliationData(
   clients: { compliance: ComplianceClient; accounting: AccountingClient },
   options: LoadOptions,
-): Promise<LoadedReconciliation> {
+): Promise<{ purchases: ReconcilePurchase[]; billPayments: ReconcileBillPayment[] }> {
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const signal = options.signal ? { signal: options.signal } : {};
   if (options.checkAccess !== false) await checkLinkAccess(clients, options, { maxPages, ...signal });

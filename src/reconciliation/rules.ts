@@ -117,39 +117,32 @@ interface ReferenceLinks {
   ambiguous: Set<string>;
 }
 
-/** Purchases by the tokens of their invoice number, for lookups by any run of words in a reference. */
-class InvoiceNumberIndex {
-  private readonly byKey = new Map<string, ReconcilePurchase[]>();
-  private readonly longestKey: number;
+/** Purchases whose invoice number a text mentions: a run of its words, or the whole text for short numbers. */
+type InvoiceNumberIndex = (text: string) => ReconcilePurchase[];
 
-  constructor(purchases: readonly ReconcilePurchase[]) {
-    let longest = 0;
-    for (const purchase of purchases) {
-      const tokens = referenceTokens(purchase.supplierInvoiceNumber);
-      if (tokens.length === 0) continue;
-      const key = tokens.join(' ');
-      const list = this.byKey.get(key) ?? [];
-      list.push(purchase);
-      this.byKey.set(key, list);
-      longest = Math.max(longest, tokens.length);
-    }
-    this.longestKey = longest;
+function invoiceNumberIndex(purchases: readonly ReconcilePurchase[]): InvoiceNumberIndex {
+  const byKey = new Map<string, ReconcilePurchase[]>();
+  let longestKey = 0;
+  for (const purchase of purchases) {
+    const tokens = referenceTokens(purchase.supplierInvoiceNumber);
+    if (tokens.length === 0) continue;
+    const key = tokens.join(' ');
+    byKey.set(key, [...(byKey.get(key) ?? []), purchase]);
+    longestKey = Math.max(longestKey, tokens.length);
   }
-
-  /** Purchases whose invoice number the text mentions: a run of its words, or the whole text for short numbers. */
-  mentionedIn(text: string): ReconcilePurchase[] {
+  return (text) => {
     const tokens = referenceTokens(text);
     const found = new Map<string, ReconcilePurchase>();
     for (let start = 0; start < tokens.length; start++) {
-      for (let end = start + 1; end <= Math.min(tokens.length, start + this.longestKey); end++) {
+      for (let end = start + 1; end <= Math.min(tokens.length, start + longestKey); end++) {
         const run = tokens.slice(start, end);
         const whole = start === 0 && end === tokens.length;
         if (!whole && run.join('').length < MIN_EMBEDDED_REFERENCE_LENGTH) continue;
-        for (const purchase of this.byKey.get(run.join(' ')) ?? []) found.set(purchase.id, purchase);
+        for (const purchase of byKey.get(run.join(' ')) ?? []) found.set(purchase.id, purchase);
       }
     }
     return [...found.values()];
-  }
+  };
 }
 
 type Resolution = { purchase: ReconcilePurchase } | { ambiguous: ReconcilePurchase[] } | undefined;
@@ -163,14 +156,14 @@ function withinTolerance(aCents: number, bCents: number, options: ReconcileOptio
  * apart by the payment's supplier, then by amount; if that still leaves more than one, it is a tie.
  */
 function resolve(
-  index: InvoiceNumberIndex,
+  mentionedIn: InvoiceNumberIndex,
   text: string | null | undefined,
   payment: ReconcileBillPayment,
   amountCents: number,
   options: ReconcileOptions,
 ): Resolution {
   if (!text) return undefined;
-  const hits = index.mentionedIn(text);
+  const hits = mentionedIn(text);
   if (hits.length <= 1) return hits[0] ? { purchase: hits[0] } : undefined;
   const payee = supplierKey(payment.supplierRef?.name);
   const sameSupplier = payee === '' ? [] : hits.filter((p) => supplierKey(p.supplier.name) === payee);
@@ -190,7 +183,7 @@ function linkByReference(
   payments: readonly ReconcileBillPayment[],
   options: ReconcileOptions,
 ): ReferenceLinks {
-  const index = new InvoiceNumberIndex(purchases);
+  const index = invoiceNumberIndex(purchases);
   const allocations = new Map<string, Allocation[]>();
   const ties: Tie[] = [];
   const ambiguous = new Set<string>();
