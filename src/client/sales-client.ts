@@ -91,9 +91,7 @@ export class SalesClient extends TaskQueueClient {
         // REJECT_DUPLICATE refused the start: the sale has closed, and an update cannot reach it.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw conflictOf(err, workflowId) ?? err;
         await assertStartedWith(this.client, workflowId, undefined, sale);
-        const closed = await this.closedAnswer(workflowId);
-        if (closed === undefined) throw err;
-        return closed;
+        return this.closedAnswer(workflowId, err);
       }
     };
     return this.run('awaitReceipt', workflowId, call, options.updateId);
@@ -117,9 +115,7 @@ export class SalesClient extends TaskQueueClient {
         return { workflowId, ...answer };
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
-        const closed = await this.closedAnswer(workflowId);
-        if (closed === undefined) throw err;
-        return closed;
+        return this.closedAnswer(workflowId, err);
       }
     };
     return this.run('awaitReceipt', workflowId, call, options.updateId);
@@ -182,17 +178,16 @@ export class SalesClient extends TaskQueueClient {
     return this.client.workflow.getHandle(saleWorkflowId(ref.businessId, ref.traderInvoiceNumber));
   }
 
-  /** From its result (no worker needed) or, for a run that did not complete, its replayed state. */
-  private async closedAnswer(workflowId: string): Promise<SaleReceiptAnswer | undefined> {
+  /** From its result (no worker needed) or, for a run that did not complete, its replayed state; else `err`. */
+  private async closedAnswer(workflowId: string, err: unknown): Promise<SaleReceiptAnswer> {
     const handle = this.client.workflow.getHandle(workflowId);
-    let status: string;
-    try {
-      status = (await handle.describe()).status.name;
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return undefined;
-      throw err;
-    }
-    if (status === 'RUNNING') return undefined;
+    const status = await handle.describe().then(
+      (description) => description.status.name,
+      (describeErr: unknown) => {
+        throw describeErr instanceof WorkflowNotFoundError ? err : describeErr;
+      },
+    );
+    if (status === 'RUNNING') throw err;
     const state =
       status === 'COMPLETED' ? ((await handle.result()) as SaleState) : await handle.query(getSaleStateQuery);
     const signed = state.sale !== null && isSigned(state.sale);
