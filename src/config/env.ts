@@ -25,12 +25,17 @@ export class ConfigError extends Error {
 
 export type Env = Record<string, string | undefined>;
 
-/** Every secret read; each may be given as `<NAME>_FILE` instead, as Docker and Kubernetes secrets mount them. */
-export const SECRET_VARIABLES = [
+/** The secrets of the two services. */
+export const SERVICE_SECRETS = [
   'COMPLIANCE_API_KEY',
   'ACCOUNTING_API_KEY',
   'ACCOUNTING_CLIENT_SECRET',
   'ACCOUNTING_WEBHOOK_SECRET',
+] as const;
+
+/** Every secret read; each may be given as `<NAME>_FILE` instead, as Docker and Kubernetes secrets mount them. */
+export const SECRET_VARIABLES = [
+  ...SERVICE_SECRETS,
   'PURCHASES_WEBHOOK_SECRET',
   'CALLBACK_SECRET',
   'CODEC_AUTH_TOKEN',
@@ -162,13 +167,7 @@ function insecureHttpOptIn(env: Env): { insecureHttpHosts?: string[] } {
 }
 
 export function loadConfig(rawEnv: Env): AppConfig {
-  const secrets: SecretVariable[] = [
-    'COMPLIANCE_API_KEY',
-    'ACCOUNTING_API_KEY',
-    'ACCOUNTING_CLIENT_SECRET',
-    'ACCOUNTING_WEBHOOK_SECRET',
-  ];
-  const env = resolveSecretFiles(rawEnv, secrets);
+  const env = resolveSecretFiles(rawEnv, SERVICE_SECRETS);
   const accounting = readAccounting(env);
   if (accounting?.signRequests && !accounting.clientSecret) {
     throw new ConfigError('ACCOUNTING_SIGN_REQUESTS is true but ACCOUNTING_CLIENT_SECRET is not set');

@@ -77,10 +77,3 @@ export function loadWorkerConfig(rawEnv: Env): WorkerConfig {
   }
   return parsed.data;
 }
-
-/** Activities per second the compliance task queue may start, fleet-wide, to stay under the rate limit. */
-export function complianceActivitiesPerSecond(
-  config: Pick<WorkerConfig, 'complianceRequestsPerMinute' | 'complianceRateHeadroom'>,
-): number {
-  return (config.complianceRequestsPerMinute * (1 - config.complianceRateHeadroom)) / 60;
-}

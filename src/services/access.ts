@@ -7,9 +7,6 @@ export interface ServiceAccess {
   compliance(businessId: string): ComplianceClient;
   /** The accounting client for this company; without one, the configured application's (a sync batch it owns). */
   accounting(companyId?: string): AccountingClient;
-  /** One client per compliance application, for what is asked of each key (the businesses it can act for). */
-  complianceApplications(): readonly ComplianceClient[];
-  accountingApplications(): readonly AccountingClient[];
   /**
    * Where the business's calls stand on the fleet's budget. `newWork` refuses (UnknownBusinessError) a business no
    * application serves now; without it, a business only still drained is placed with the application draining it.

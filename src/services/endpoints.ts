@@ -1,9 +1,7 @@
 import type { Logger } from 'pino';
 import { ConfigError, type AccountingConfig, type AppConfig, type ComplianceConfig } from '../config/env.js';
-import { ApiError } from '../http/errors.js';
 import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
-import type { TenantsConfig } from '../tenants/types.js';
 
 /** Where the two services are, after the embedded sandbox has filled in whatever was not configured. */
 export interface ServiceEndpoints {
@@ -123,73 +121,10 @@ export async function resolveServices(
   };
 }
 
-/** A service's credentials were refused (or the service is unreachable) at start-up. */
-class ServiceCredentialsError extends Error {
-  override readonly name = 'ServiceCredentialsError';
-}
-
-function credentialFailure(
-  service: 'compliance' | 'accounting',
-  baseUrl: string,
-  err: unknown,
-  signed: boolean,
-): ServiceCredentialsError {
-  const prefix = service === 'compliance' ? 'COMPLIANCE' : 'ACCOUNTING';
-  const at = `the ${service} service at ${baseUrl}`;
-  if (!(err instanceof ApiError))
-    return new ServiceCredentialsError(
-      `${prefix}_BASE_URL: ${at} answered unexpectedly (${err instanceof Error ? err.message : String(err)})`,
-    );
-  if (err.status === undefined)
-    return new ServiceCredentialsError(`${prefix}_BASE_URL: ${at} cannot be reached (${err.message})`);
-  const what = `${err.status} ${err.code}`;
-  if (err.status === 401) {
-    const setting =
-      signed && /signature|timestamp/i.test(err.message) ? `${prefix}_CLIENT_SECRET` : `${prefix}_API_KEY`;
-    return new ServiceCredentialsError(
-      `${setting} was refused by ${at} (${what}): the key is wrong, revoked or expired; the value is not shown`,
-    );
-  }
-  if (err.status === 403)
-    return new ServiceCredentialsError(
-      `${prefix}_API_KEY is not allowed to ${err.operation} at ${baseUrl} (${what}); the value is not shown`,
-    );
-  return new ServiceCredentialsError(`${at} failed the start-up check ${err.operation} (${what}: ${err.message})`);
-}
-
 /** One client per service, for what is asked once (start-up checks, the read-only tools); close() closes both. */
 export function openClients(endpoints: { compliance: ComplianceConfig; accounting: AccountingConfig }) {
   const compliance = new ComplianceClient(endpoints.compliance);
   const accounting = new AccountingClient(endpoints.accounting);
   const close = async (): Promise<void> => void (await Promise.all([compliance.close(), accounting.close()]));
   return { compliance, accounting, close };
-}
-
-/** One read-only call per key of the single-key variables, so an error names the variable, never its value. */
-export async function checkServiceCredentials(tenants: TenantsConfig, logger: Logger): Promise<void> {
-  for (const { service } of tenants.compliance) {
-    const compliance = new ComplianceClient(service);
-    try {
-      const { data } = await compliance.getIdentity();
-      logger.info(
-        { environment: data.apiKey?.environment, scopes: data.apiKey?.scopes },
-        'compliance credentials accepted',
-      );
-    } catch (err) {
-      throw credentialFailure('compliance', service.baseUrl, err, false);
-    } finally {
-      await compliance.close();
-    }
-  }
-  for (const { service } of tenants.accounting) {
-    const accounting = new AccountingClient(service);
-    try {
-      await accounting.listCompanies({ limit: 1 });
-      logger.info('accounting credentials accepted');
-    } catch (err) {
-      throw credentialFailure('accounting', service.baseUrl, err, service.signRequests);
-    } finally {
-      await accounting.close();
-    }
-  }
 }

@@ -15,7 +15,7 @@ import type { BudgetWindow } from '../tenants/budget-windows.js';
 
 const ACTIVITY = proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
 /** The server's limit on weight overrides per queue. */
-export const MAX_WEIGHT_OVERRIDES = 1_000;
+const MAX_WEIGHT_OVERRIDES = 1_000;
 
 export interface ComplianceBudgetPlan {
   /** Activity starts per second of a key without an override. */
@@ -52,13 +52,7 @@ export function planComplianceBudgets(
 }
 
 /** The budgets the queue holds now, as the server reports them. */
-export interface AppliedComplianceBudgets {
-  queuePerSecond: number | undefined;
-  defaultPerSecond: number | undefined;
-  weights: Record<string, number>;
-}
-
-export async function readComplianceBudgets(client: Client, taskQueue: string): Promise<AppliedComplianceBudgets> {
+export async function readComplianceBudgets(client: Client, taskQueue: string) {
   const described = await client.workflowService.describeTaskQueue({
     namespace: client.options.namespace,
     taskQueue: { name: taskQueue },
@@ -73,6 +67,20 @@ export async function readComplianceBudgets(client: Client, taskQueue: string): 
       Object.entries(config?.fairnessWeightOverrides ?? {}).map(([key, weight]) => [key, Number(weight)]),
     ),
   };
+}
+
+function updateQueue(
+  client: Client,
+  taskQueue: string,
+  update: Partial<proto.temporal.api.workflowservice.v1.IUpdateTaskQueueConfigRequest>,
+) {
+  return client.workflowService.updateTaskQueueConfig({
+    namespace: client.options.namespace,
+    identity: client.options.identity ?? 'etims-worker',
+    taskQueue,
+    taskQueueType: ACTIVITY,
+    ...update,
+  });
 }
 
 /**
@@ -97,27 +105,16 @@ export async function applyComplianceBudgets(
   }
   // In slices of a hundred, so no one request carries a thousand changes.
   const SLICE = 100;
-  const changes: Array<{ set: Record<string, number>; unset: string[] }> = [];
   for (let i = 0; i < Math.max(keys.length, stale.length, 1); i += SLICE) {
-    changes.push({
-      set: Object.fromEntries(keys.slice(i, i + SLICE).map((key) => [key, plan.weights[key]!])),
-      unset: stale.slice(i, i + SLICE),
-    });
-  }
-  for (const [index, change] of changes.entries()) {
-    await client.workflowService.updateTaskQueueConfig({
-      namespace: client.options.namespace,
-      identity: client.options.identity ?? 'etims-worker',
-      taskQueue,
-      taskQueueType: ACTIVITY,
-      ...(index === 0
+    await updateQueue(client, taskQueue, {
+      ...(i === 0
         ? {
             updateQueueRateLimit: { rateLimit: { requestsPerSecond: plan.queuePerSecond }, reason },
             updateFairnessKeyRateLimitDefault: { rateLimit: { requestsPerSecond: plan.defaultPerSecond }, reason },
           }
         : {}),
-      setFairnessWeightOverrides: change.set,
-      unsetFairnessWeightOverrides: change.unset,
+      setFairnessWeightOverrides: Object.fromEntries(keys.slice(i, i + SLICE).map((key) => [key, plan.weights[key]!])),
+      unsetFairnessWeightOverrides: stale.slice(i, i + SLICE),
     });
   }
 }
@@ -132,11 +129,7 @@ export async function applyQueueRate(
   perSecond: number,
   reason: string,
 ): Promise<void> {
-  await client.workflowService.updateTaskQueueConfig({
-    namespace: client.options.namespace,
-    identity: client.options.identity ?? 'etims-worker',
-    taskQueue,
-    taskQueueType: ACTIVITY,
+  await updateQueue(client, taskQueue, {
     updateQueueRateLimit: { rateLimit: { requestsPerSecond: perSecond }, reason },
   });
 }

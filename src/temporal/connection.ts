@@ -40,13 +40,6 @@ const TLS_SOURCES = { clientCert: 'CLIENT_CERT', clientKey: 'CLIENT_KEY', server
 
 type TlsSource = keyof typeof TLS_SOURCES;
 
-/** Empty variables count as unset (compose files and shells set them to ""). */
-function presentEnv(env: Env): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1].trim() !== ''),
-  );
-}
-
 function settingName(
   source: TlsSource,
   data: ConfigDataSource,
@@ -92,7 +85,12 @@ function readTlsSource(
 
 /** The environment wins over the profile. Throws ConfigError naming the variable or file of an unusable setting. */
 export function loadTemporalSettings(env: Env): TemporalSettings {
-  const vars = presentEnv(resolveSecretFiles(env, ['TEMPORAL_API_KEY']));
+  // Empty variables count as unset (compose files and shells set them to "").
+  const vars = Object.fromEntries(
+    Object.entries(resolveSecretFiles(env, ['TEMPORAL_API_KEY'])).filter(
+      (e): e is [string, string] => e[1] !== undefined && e[1].trim() !== '',
+    ),
+  );
   let profile: ClientConfigProfile;
   try {
     profile = loadClientConfigProfile({ overrideEnvVars: vars });
@@ -202,7 +200,6 @@ export const GRPC = {
   NOT_FOUND: 5,
   ALREADY_EXISTS: 6,
   PERMISSION_DENIED: 7,
-  UNAVAILABLE: 14,
   UNAUTHENTICATED: 16,
   UNIMPLEMENTED: 12,
 } as const;
@@ -249,31 +246,11 @@ function describeFailure(err: unknown, settings: TemporalSettings): string {
   return `${message}: check TEMPORAL_ADDRESS and that the server is running`;
 }
 
-function connectionError(
-  settings: TemporalSettings,
-  err: unknown,
-  what = 'cannot connect to',
-): TemporalConnectionError {
+function connectionError(settings: TemporalSettings, err: unknown): TemporalConnectionError {
   return new TemporalConnectionError(
-    `${what} Temporal at ${addressOf(settings)} (namespace "${settings.namespace}"): ${describeFailure(err, settings)}`,
+    `cannot connect to Temporal at ${addressOf(settings)} (namespace "${settings.namespace}"): ` +
+      describeFailure(err, settings),
   );
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, onLate: (value: T) => void): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let timedOut = false;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      timedOut = true;
-      reject(new Error(`connect timed out after ${ms} ms`));
-    }, ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-    if (timedOut) void promise.then(onLate, () => undefined);
-  }
 }
 
 function hostAndPort(address: string): { host: string; port: number } {
@@ -343,15 +320,23 @@ export async function connectClient(settings: TemporalSettings): Promise<Connect
 export async function connectNative(settings: TemporalSettings): Promise<NativeConnection> {
   // Imported here so clients (the sales CLI, other services) never load the worker's native bridge.
   const { NativeConnection } = await import('@temporalio/worker');
+  const connecting = NativeConnection.connect(nativeConnectionOptions(settings));
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // A connection made after all is closed.
+      void connecting.then(
+        (late) => late.close(),
+        () => undefined,
+      );
+      reject(new Error(`connect timed out after ${settings.connectTimeoutMs} ms`));
+    }, settings.connectTimeoutMs);
+  });
   try {
-    return await withTimeout(
-      NativeConnection.connect(nativeConnectionOptions(settings)),
-      settings.connectTimeoutMs,
-      (late) => {
-        void late.close();
-      },
-    );
+    return await Promise.race([connecting, timeout]);
   } catch (err) {
     throw connectionError(settings, err);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { DiagLogger } from '@opentelemetry/api';
 import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
-import { ConfigError, type Env } from '../config/env.js';
+import { ConfigError, readVariable as read, type Env } from '../config/env.js';
 import type { Logger } from '../logger.js';
 
 const DEFAULT_SERVICE_NAME = 'etims-worker';
@@ -23,11 +23,6 @@ export interface Tracing {
 }
 
 let installed: { tracing: Tracing; plugins: OpenTelemetryPlugin[] } | undefined;
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
 
 function httpUrl(name: string, value: string): URL {
   let url: URL;

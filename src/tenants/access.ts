@@ -85,14 +85,6 @@ export function openTenantAccess(tenants: LiveTenants): OpenServiceAccess {
   return {
     compliance,
     accounting,
-    complianceApplications: () => {
-      const directory = tenants.current();
-      return directory.applications().flatMap((a) => directory.complianceClient(a.application) ?? []);
-    },
-    accountingApplications: () => {
-      const directory = tenants.current();
-      return directory.accountingApplications().flatMap((a) => directory.accountingClient(a.application) ?? []);
-    },
     place: (businessId, { newWork }) => {
       const route = tenants.routeOf(businessId);
       if (route?.serving || (route && !newWork)) {

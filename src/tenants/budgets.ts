@@ -14,7 +14,6 @@ import {
   planComplianceBudgets,
   type ComplianceBudgetPlan,
 } from '../temporal/compliance-budgets.js';
-import { tenantComplianceActivitiesPerSecond } from '../worker/settings.js';
 
 /** Holds each window of `directory` to its budget on the compliance queues; returns the queues it set. */
 export async function holdTenantBudgets(options: {
@@ -27,8 +26,8 @@ export async function holdTenantBudgets(options: {
 }): Promise<{ shared: ComplianceBudgetPlan; own: Array<{ taskQueue: string; perSecond: number; window: string }> }> {
   const { directory, metrics } = options;
   const windows = budgetWindows(directory);
-  const perSecond = (requestsPerMinute: number) =>
-    tenantComplianceActivitiesPerSecond(requestsPerMinute, options.headroom);
+  // Activity starts per second, less the headroom (COMPLIANCE_RATE_HEADROOM); no budget: one application's 120.
+  const perSecond = (requestsPerMinute: number) => ((requestsPerMinute || 120) * (1 - options.headroom)) / 60;
   const shared = planComplianceBudgets(
     windows.filter((window) => !window.ownQueue),
     perSecond,

@@ -15,8 +15,8 @@ import {
   probeComplianceOnce,
   type AccountingProbe,
   type ComplianceProbe,
-  type KeyEnvironment,
   type Outcome,
+  variableFailure,
 } from './probes.js';
 import { warnSharedWindows } from './budget-windows.js';
 import { ENVIRONMENT_ORIGIN } from './single-key.js';
@@ -33,15 +33,6 @@ export interface ComplianceApplication {
   serviceRequestsPerMinute: number | undefined;
   /** Entries with the same one share one window. */
   serviceApplicationId: string | undefined;
-  keyId: string | undefined;
-  environment: KeyEnvironment;
-  /** The one business a business-bound key acts for; null for an organisation-wide key. */
-  boundBusinessId: string | null;
-  scopes: readonly string[];
-  /** Whether the file lists its businesses (else it serves those its key reaches that no entry lists). */
-  listed: boolean;
-  /** The businesses its key can act for. */
-  reachable: readonly string[];
   businesses: readonly string[];
 }
 
@@ -54,7 +45,6 @@ export interface AccountingApplication {
 export interface TenantDirectory {
   readonly origin: string;
   applicationOf(businessId: string): ApplicationName | undefined;
-  businessesOf(application: ApplicationName): readonly string[];
   /** In the file's order. */
   applications(): readonly ComplianceApplication[];
   accountingApplications(): readonly AccountingApplication[];
@@ -130,12 +120,6 @@ function facts(probe: ComplianceProbe, businesses: readonly string[], capped: bo
     configuredRequestsPerMinute: tenant.requestsPerMinute,
     serviceRequestsPerMinute: serviceLimit,
     serviceApplicationId: identity.application?.id,
-    keyId: identity.apiKey?.id,
-    environment: probe.environment,
-    boundBusinessId: identity.apiKey?.businessId ?? null,
-    scopes: [...(identity.apiKey?.scopes ?? [])],
-    listed: tenant.businesses !== undefined,
-    reachable: probe.businesses.map((b) => b.id),
     businesses,
   };
 }
@@ -150,18 +134,20 @@ export async function resolveTenantDirectory(
   options: ResolveTenantDirectoryOptions = {},
 ): Promise<TenantDirectory> {
   const { logger } = options;
+  const singleKey = tenants.origin === ENVIRONMENT_ORIGIN;
   const problems = [...duplicateNames(tenants.compliance), ...duplicateNames(tenants.accounting)];
   const failures: string[] = [];
   type Ask = { compliance: ComplianceTenant } | { accounting: AccountingTenant };
   type Answer =
-    { compliance: Outcome<ComplianceProbe> } | { accounting: Outcome<AccountingProbe>; tenant: AccountingTenant };
+    | { compliance: Outcome<ComplianceProbe>; tenant: ComplianceTenant }
+    | { accounting: Outcome<AccountingProbe>; tenant: AccountingTenant };
   const asks: Ask[] = [
     ...tenants.compliance.map((compliance) => ({ compliance })),
     ...tenants.accounting.map((accounting) => ({ accounting })),
   ];
   const answers = await mapBounded(asks, options.concurrency ?? DEFAULT_CONCURRENCY, async (ask): Promise<Answer> =>
     'compliance' in ask
-      ? { compliance: await probeComplianceOnce(ask.compliance, options.complianceProbes) }
+      ? { compliance: await probeComplianceOnce(ask.compliance, options.complianceProbes), tenant: ask.compliance }
       : { accounting: await probeAccounting(ask.accounting), tenant: ask.accounting },
   );
   if (options.complianceProbes) {
@@ -175,8 +161,11 @@ export async function resolveTenantDirectory(
   const openAccounting: AccountingClient[] = [];
   for (const answer of answers) {
     const outcome = 'compliance' in answer ? answer.compliance : answer.accounting;
-    if ('problem' in outcome) problems.push(outcome.problem);
-    if ('failure' in outcome) failures.push(outcome.failure);
+    const service = 'compliance' in answer ? 'compliance' : 'accounting';
+    // The single-key variables' keys are named as variables, and stop the start as a failure would.
+    if (singleKey && 'error' in outcome) failures.push(variableFailure(service, answer.tenant.service, outcome.error));
+    else if ('problem' in outcome) problems.push(outcome.problem);
+    else if ('failure' in outcome) failures.push(outcome.failure);
     if ('compliance' in answer) {
       if ('ok' in answer.compliance) complianceProbes.push(answer.compliance.ok);
       continue;
@@ -193,7 +182,12 @@ export async function resolveTenantDirectory(
   }
   const assigned = assignBusinesses(complianceProbes, logger);
   problems.push(...assigned.problems);
-  const links = resolveLinks(tenants.links, assigned.owner, accountingProbes);
+  const links = resolveLinks(
+    tenants.links,
+    assigned.owner,
+    accountingProbes,
+    singleKey ? complianceProbes[0] : undefined,
+  );
   problems.push(...links.problems);
   if (problems.length > 0) {
     await closeAccounting();
@@ -249,13 +243,11 @@ export async function resolveTenantDirectory(
     [...accountingProbes].flatMap(([name, probe]) => (probe ? [[name, probe.client] as const] : [])),
   );
   const owner = new Map([...assigned.owner].map(([business, probe]) => [business, probe.tenant.application]));
-  const byName = new Map(applications.map((application) => [application.application, application]));
   let closing: Promise<void> | undefined;
 
   return {
     origin: tenants.origin,
     applicationOf: (businessId) => owner.get(businessId),
-    businessesOf: (application) => byName.get(application)?.businesses ?? [],
     applications: () => applications,
     accountingApplications: () => accountingApplications,
     accountingApplicationOf: (companyId) => links.companyApplication.get(companyId),

@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { assertCredential, CredentialFormatError, type CredentialKind } from '../config/credentials.js';
-import { ConfigError, loadConfig, resolveSecretFiles, type SecretVariable } from '../config/env.js';
+import { ConfigError, loadConfig, readVariable, resolveSecretFiles, SERVICE_SECRETS } from '../config/env.js';
 import {
   accountingEntry,
   APPLICATION,
@@ -29,22 +29,6 @@ export interface TenantsDocument {
 
 type TenantEntries = Pick<TenantsConfig, 'compliance' | 'accounting' | 'links'>;
 
-const SERVICE_SECRETS: SecretVariable[] = [
-  'COMPLIANCE_API_KEY',
-  'ACCOUNTING_API_KEY',
-  'ACCOUNTING_CLIENT_SECRET',
-  'ACCOUNTING_WEBHOOK_SECRET',
-];
-
-export function readSetting(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
-export function readTenantEntries(documents: readonly TenantsDocument[], env: Env): TenantEntries {
-  return readEntries(documents, env).entries;
-}
-
 /** What loadConfig gets for one entry: the service settings (timeouts, signing), none of the single tenant's. */
 function sharedSettings(env: Env): Env {
   const shared = { ...env };
@@ -58,10 +42,8 @@ function sharedSettings(env: Env): Env {
 /** loadConfig's rules for an entry, its messages (which name settings of the environment) prefixed with the entry. */
 function serviceOf<T>(source: string, env: Env, pick: (config: ReturnType<typeof loadConfig>) => T | undefined): T {
   try {
-    const service = pick(loadConfig(env));
-    // Unreachable: the entry gives loadConfig both the base URL and the key.
-    if (service === undefined) throw new Error(`${source}: loadConfig left the service unconfigured`);
-    return service;
+    // Defined: the entry gives loadConfig both the base URL and the key.
+    return pick(loadConfig(env))!;
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigError(`${source}: ${err.message}`, { cause: err });
     throw err;
@@ -83,7 +65,7 @@ export function readEntries(
       value = source.value;
     } else if (source.env !== undefined) {
       namedVariables.add(source.env);
-      const set = readSetting(env, source.env);
+      const set = readVariable(env, source.env);
       if (set === undefined) throw new ConfigError(`${setting}: environment variable ${source.env} is not set`);
       value = set;
     } else {
@@ -126,7 +108,7 @@ export function readEntries(
           throw new ConfigError(`${source}: business ${business} is already served by ${earlier}`);
         servedBy.set(business, source);
       }
-      const url = entry.baseUrl ?? readSetting(env, 'COMPLIANCE_BASE_URL');
+      const url = entry.baseUrl ?? readVariable(env, 'COMPLIANCE_BASE_URL');
       if (url === undefined) throw new ConfigError(`${source}: baseUrl: not set, nor is COMPLIANCE_BASE_URL`);
       const apiKey = key(document, entry.apiKey, `${source}: apiKey`, 'complianceApiKey');
       const service = serviceOf(
@@ -146,7 +128,7 @@ export function readEntries(
       const source = entrySource(document, 'accounting', index, raw, 'application', APPLICATION);
       const entry = parseEntry(accountingEntry, raw, source);
       declare('accounting', entry.application, source);
-      const url = entry.baseUrl ?? readSetting(env, 'ACCOUNTING_BASE_URL');
+      const url = entry.baseUrl ?? readVariable(env, 'ACCOUNTING_BASE_URL');
       if (url === undefined) throw new ConfigError(`${source}: baseUrl: not set, nor is ACCOUNTING_BASE_URL`);
       const optional = (field: 'clientSecret' | 'clientId' | 'webhookSecret', kind: CredentialKind) => {
         const from = entry[field];

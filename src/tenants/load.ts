@@ -2,8 +2,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parse, type ParseError } from 'jsonc-parser';
-import { ConfigError } from '../config/env.js';
-import { readEntries, readSetting, type TenantsDocument } from './entries.js';
+import { ConfigError, readVariable as readSetting } from '../config/env.js';
+import { readEntries, type TenantsDocument } from './entries.js';
 import { fromSingleKeyVariables, SINGLE_TENANT_VARIABLES } from './single-key.js';
 import type { TenantsConfig } from './types.js';
 import type { Env } from '../config/env.js';

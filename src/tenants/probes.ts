@@ -94,6 +94,30 @@ function refusal(
   return { problem: `${tenant.source}: ${problem}; the value is not shown`, error: err };
 }
 
+/**
+ * A key of the single-key variables that fails its first request, said naming the variable (never its value): the
+ * start stops as on a service that cannot be reached.
+ */
+export function variableFailure(
+  service: 'compliance' | 'accounting',
+  { baseUrl, signRequests }: { baseUrl: string; signRequests?: boolean },
+  err: unknown,
+): string {
+  const prefix = service.toUpperCase();
+  const at = `the ${service} service at ${baseUrl}`;
+  if (!(err instanceof ApiError)) return `${prefix}_BASE_URL: ${at} answered unexpectedly (${errorText(err)})`;
+  if (err.status === undefined) return `${prefix}_BASE_URL: ${at} cannot be reached (${err.message})`;
+  const what = `${err.status} ${err.code}`;
+  if (err.status === 401) {
+    const setting =
+      signRequests && /signature|timestamp/i.test(err.message) ? `${prefix}_CLIENT_SECRET` : `${prefix}_API_KEY`;
+    return `${setting} was refused by ${at} (${what}): the key is wrong, revoked or expired; the value is not shown`;
+  }
+  if (err.status === 403)
+    return `${prefix}_API_KEY is not allowed to ${err.operation} at ${baseUrl} (${what}); the value is not shown`;
+  return `${at} failed the start-up check ${err.operation} (${what}: ${err.message})`;
+}
+
 /** What an entry says (where, which key, which businesses, what budget): equal digests ask the service the same. */
 export function entryDigest(tenant: ComplianceTenant): string {
   return createHash('sha256')

@@ -116,24 +116,35 @@ export function assignBusinesses(
   return { owner: new Map([...explicit, ...implicit]), problems };
 }
 
+/** `singleKey`: the single-key variables' compliance key, whose RECONCILE_LINKS are said as the keys see them. */
 export function resolveLinks(
   links: readonly TenantLink[],
   served: ReadonlyMap<string, ComplianceProbe>,
   accounting: ReadonlyMap<ApplicationName, AccountingProbe | undefined>,
+  singleKey: ComplianceProbe | undefined,
 ): { resolved: ResolvedTenantLink[]; companyApplication: Map<string, ApplicationName>; problems: string[] } {
   const problems: string[] = [];
   const resolved: ResolvedTenantLink[] = [];
   const companyLink = new Map<string, TenantLink>();
   for (const link of links) {
     const compliance = served.get(link.businessId);
-    if (!compliance)
+    const sees = singleKey?.businesses.map((b) => b.id);
+    if (!compliance && sees && !sees.includes(link.businessId)) {
+      problems.push(
+        `${link.source}: business ${link.businessId} is not one the compliance API key may act for ` +
+          `(it sees: ${sees.join(', ') || 'none'})`,
+      );
+    } else if (!compliance) {
       problems.push(`${link.source}: business ${link.businessId} is served by no compliance application`);
+    }
     if (!accounting.has(link.accounting)) {
       problems.push(`${link.source}: accounting application "${link.accounting}" is not configured`);
     } else {
       // Undefined: its key was refused, which is reported already.
       const probe = accounting.get(link.accounting);
-      if (probe && !probe.companies.includes(link.companyId)) {
+      if (probe && !probe.companies.includes(link.companyId) && singleKey) {
+        problems.push(`${link.source}: accounting company ${link.companyId} is not visible to the accounting API key`);
+      } else if (probe && !probe.companies.includes(link.companyId)) {
         problems.push(
           `${link.source}: company ${link.companyId} is not one accounting application "${link.accounting}" can ` +
             `see (it sees ${someIds(probe.companies)})`,

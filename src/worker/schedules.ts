@@ -9,14 +9,11 @@ import {
   ensurePurchasesSyncSchedules,
   type EnsuredSchedule as EnsuredPurchasesSchedule,
 } from '../purchases/schedule.js';
-import { checkLinkAccess, ReconciliationInputError } from '../reconciliation/load.js';
 import { ensureReconciliationSchedules, type EnsuredSchedule } from '../reconciliation/schedule.js';
-import { openClients } from '../services/endpoints.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { purchasesScheduleId } from '../contracts/purchases-sync.js';
 import { reconciliationScheduleId } from '../contracts/reconciliation.js';
 import type { TenantDirectory } from '../tenants/directory.js';
-import type { TenantsConfig } from '../tenants/types.js';
 import type { WorkerSettings } from './settings.js';
 
 export interface PurchasesSyncStatus {
@@ -51,8 +48,8 @@ export async function schedulePurchasesSync(options: {
   const schedules = await ensurePurchasesSyncSchedules(options.client, {
     businessIds,
     interval: config.intervalMs,
-    ...(options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue }),
-    ...(options.syncOptions === undefined ? {} : { options: options.syncOptions }),
+    taskQueue: options.taskQueue,
+    options: options.syncOptions,
     logger,
   });
   logger.info(
@@ -65,50 +62,6 @@ export async function schedulePurchasesSync(options: {
     businessIds.length === 0 ? 'purchases sync on, but the tenants serve no business' : 'purchases sync scheduled',
   );
   return { enabled: true, schedules };
-}
-
-/** The single-key variables' RECONCILE_LINKS: each business one the key may act for, each company one it sees. */
-export async function checkSingleKeyLinks(tenants: TenantsConfig): Promise<void> {
-  const [compliance] = tenants.compliance;
-  const [accounting] = tenants.accounting;
-  if (tenants.links.length === 0 || !compliance || !accounting) return;
-  const clients = openClients({ compliance: compliance.service, accounting: accounting.service });
-  try {
-    for (const link of tenants.links) await checkLinkAccess(clients, link);
-  } catch (err) {
-    if (err instanceof ReconciliationInputError) throw new ConfigError(`RECONCILE_LINKS: ${err.message}`);
-    throw err;
-  } finally {
-    await clients.close();
-  }
-}
-
-/** One reconciliation schedule per link. */
-async function scheduleReconciliation(
-  scheduling: Scheduling,
-  links: Array<{ businessId: string; companyId: string }>,
-): Promise<EnsuredSchedule[]> {
-  const { logger, taskQueue } = scheduling;
-  if (links.length === 0) {
-    logger.info(
-      'reconciliation schedules off: set RECONCILE_LINKS (businessId=companyId,...) to reconcile supplier invoices ' +
-        'daily',
-    );
-    return [];
-  }
-  const every = scheduling.settings.reconciliation.every;
-  const schedules = await ensureReconciliationSchedules(scheduling.client, {
-    links,
-    taskQueue,
-    interval: every,
-    // Deployments (and test stacks) sharing a namespace on other queues keep their own schedules.
-    ...(taskQueue === WORKFLOW_TASK_QUEUE ? {} : { idPrefix: `reconciliation:${taskQueue}` }),
-  });
-  logger.info(
-    { every, schedules: schedules.map((s) => `${s.scheduleId} (${s.outcome})`) },
-    'reconciliation schedules ready',
-  );
-  return schedules;
 }
 
 export function servedBusinesses(directory: TenantDirectory): string[] {
@@ -137,14 +90,33 @@ export async function scheduleServed(
     config: settings.purchases,
     logger,
     taskQueue,
-    ...(scheduling.syncOptions ? { syncOptions: scheduling.syncOptions } : {}),
+    syncOptions: scheduling.syncOptions,
   });
   metrics.knowBusinesses(
     'purchases',
     purchases.schedules.map((schedule) => schedule.businessId),
   );
   const links = directory.links().map(({ businessId, companyId }) => ({ businessId, companyId }));
-  const reconciliation = await scheduleReconciliation(scheduling, links);
+  let reconciliation: EnsuredSchedule[] = [];
+  if (links.length === 0) {
+    logger.info(
+      'reconciliation schedules off: set RECONCILE_LINKS (businessId=companyId,...) to reconcile supplier invoices ' +
+        'daily',
+    );
+  } else {
+    const { every } = settings.reconciliation;
+    reconciliation = await ensureReconciliationSchedules(client, {
+      links,
+      taskQueue,
+      interval: every,
+      // Deployments (and test stacks) sharing a namespace on other queues keep their own schedules.
+      ...(taskQueue === WORKFLOW_TASK_QUEUE ? {} : { idPrefix: `reconciliation:${taskQueue}` }),
+    });
+    logger.info(
+      { every, schedules: reconciliation.map((s) => `${s.scheduleId} (${s.outcome})`) },
+      'reconciliation schedules ready',
+    );
+  }
   metrics.knowBusinesses(
     'reconciliation',
     links.map((link) => link.businessId),

@@ -12,7 +12,7 @@ import type { TenantsConfig } from '../tenants/types.js';
 import { loadTenantsConfig } from '../tenants/load.js';
 import { fromSingleKeyVariables } from '../tenants/single-key.js';
 import type { TenantsReload } from '../tenants/watch.js';
-import { complianceActivitiesPerSecond, loadWorkerConfig, type WorkerConfig } from '../config/worker.js';
+import { loadWorkerConfig, type WorkerConfig } from '../config/worker.js';
 import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
 import { assertServicesConfigured } from '../services/endpoints.js';
 import { tracingSettings, type TracingSettings } from '../temporal/tracing.js';
@@ -24,10 +24,9 @@ export interface WorkerSettings {
   /** With a tenants file: how it is read again while the worker runs (undefined: never). */
   tenantsReload?: TenantsReload;
   temporal: TemporalSettings;
-  /** With a tenants file, `complianceRequestsPerMinute` is the sum of its applications' budgets. */
   worker: WorkerConfig;
-  /** Fleet-wide activity starts per second on each service's queue. */
-  activitiesPerSecond: { compliance: number; accounting: number };
+  /** Fleet-wide activity starts per second on the accounting queue (the compliance queue's follow the budgets). */
+  activitiesPerSecond: { accounting: number };
   purchases: PurchasesConfig;
   /** With a tenants file, its links. */
   reconciliation: ReconciliationConfig;
@@ -54,13 +53,7 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
   }
   // A worker with a service missing is the first thing to say, before any other setting it would need.
   if (!fileTenants) assertServicesConfigured(services);
-  const worker = fileTenants
-    ? {
-        ...loadTenantsWorkerConfig(env),
-        // What the fleet paces the compliance queue to: every application's own budget, added up.
-        complianceRequestsPerMinute: fileTenants.compliance.reduce((sum, t) => sum + t.requestsPerMinute, 0),
-      }
-    : loadWorkerConfig(env);
+  const worker = fileTenants ? loadTenantsWorkerConfig(env) : loadWorkerConfig(env);
   const reloadSeconds = fileTenants ? tenantsReloadSeconds(env) : 0;
   const reconciliation = loadReconciliationConfig(fileTenants ? { RECONCILE_EVERY: env.RECONCILE_EVERY } : env);
   return {
@@ -70,13 +63,7 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
       : {}),
     temporal: loadTemporalSettings(env),
     worker,
-    activitiesPerSecond: {
-      compliance: tenantComplianceActivitiesPerSecond(
-        worker.complianceRequestsPerMinute,
-        worker.complianceRateHeadroom,
-      ),
-      accounting: loadAccountingWorkerConfig(env).activitiesPerSecond,
-    },
+    activitiesPerSecond: { accounting: loadAccountingWorkerConfig(env).activitiesPerSecond },
     encryption: payloadEncryptionFromEnv(env),
     purchases: loadPurchasesConfig(env),
     reconciliation: fileTenants
@@ -113,13 +100,4 @@ function tenantsReloadSeconds(env: Env): number {
       `TENANTS_RELOAD_SECONDS must be a whole number of seconds from 0 (never) to 3600, got "${raw}"`,
     );
   return seconds;
-}
-
-/** A single application's budget (120 a minute) when the tenants name none yet: its queue stays open, and idle. */
-const NO_APPLICATION_REQUESTS_PER_MINUTE = 120;
-
-/** Activity starts per second for `requestsPerMinute` of budget, less the headroom (COMPLIANCE_RATE_HEADROOM). */
-export function tenantComplianceActivitiesPerSecond(requestsPerMinute: number, headroom: number): number {
-  const total = requestsPerMinute > 0 ? requestsPerMinute : NO_APPLICATION_REQUESTS_PER_MINUTE;
-  return complianceActivitiesPerSecond({ complianceRequestsPerMinute: total, complianceRateHeadroom: headroom });
 }

@@ -16,8 +16,8 @@ import { createMetricsRecorder } from '../metrics/recorder.js';
 import { createSink } from '../purchases/sink.js';
 import type { PurchaseEventSink } from '../purchases/event-sink.js';
 import type { EnsuredSchedule } from '../reconciliation/schedule.js';
-import { checkServiceCredentials, resolveServices, type EmbeddedSandbox } from '../services/endpoints.js';
-import { applicationRateMetrics, bothObservers, complianceTrafficMetrics } from '../temporal/rate-budget-metrics.js';
+import { resolveServices, type EmbeddedSandbox } from '../services/endpoints.js';
+import { complianceRateMetrics } from '../temporal/rate-budget-metrics.js';
 import {
   connectClient,
   connectNative,
@@ -33,14 +33,8 @@ import { openLiveTenants, type LiveTenants, type TenantsChange } from '../tenant
 import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { watchTenants, type TenantsReload } from '../tenants/watch.js';
-import { callbackServices, startCallbacks } from './callbacks.js';
-import {
-  checkSingleKeyLinks,
-  scheduleServed,
-  servedBusinesses,
-  setSchedulesPaused,
-  type PurchasesSyncStatus,
-} from './schedules.js';
+import { startCallbacks } from './callbacks.js';
+import { scheduleServed, servedBusinesses, setSchedulesPaused, type PurchasesSyncStatus } from './schedules.js';
 import type { WorkerSettings } from './settings.js';
 import { createWorkers, type Workers } from './workers.js';
 
@@ -91,14 +85,11 @@ export async function startWorkerProcess(options: {
   const { settings, logger, client, tenants } = options;
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: options.namespace, taskQueue });
-  // RECONCILE_LINKS are refused naming the variable and the key.
-  if (tenants.origin === ENVIRONMENT_ORIGIN) await checkSingleKeyLinks(tenants);
-  // Every key is asked who it is before anything else opens: a refused one stops the start (TenantConfigError).
-  // Each application's requests are counted under its name as well as the fleet's.
-  const fleet = complianceTrafficMetrics(metrics);
+  // Every key is asked who it is before anything else opens: a refused one stops the start (TenantConfigError; for
+  // the single-key variables, TenantServiceError naming the variable), as does a link its keys cannot see.
   const live = await openLiveTenants(tenants, {
     logger,
-    observerFor: (application) => bothObservers(fleet, applicationRateMetrics(metrics, application.application)),
+    observerFor: (application) => complianceRateMetrics(metrics, application.application),
   });
   const services = openTenantAccess(live);
   const opened: Array<() => Promise<unknown>> = [() => services.close()];
@@ -118,7 +109,7 @@ export async function startWorkerProcess(options: {
       });
     const queues = await holdBudgets();
     const activitiesPerSecond = { ...settings.activitiesPerSecond, compliance: queues.shared.queuePerSecond };
-    const callbacks = await startCallbacks(settings.worker, callbackServices(tenants, logger), client, logger, metrics);
+    const callbacks = await startCallbacks(settings.worker, tenants, client, logger, metrics);
     if (callbacks) opened.push(() => callbacks.server.close());
     const purchasesSink = options.purchasesSink ?? (await createSink(settings.purchases.sink));
     if (purchasesSink) opened.push(() => purchasesSink.close());
@@ -130,22 +121,15 @@ export async function startWorkerProcess(options: {
       logger,
       activitiesPerSecond,
       taskQueue,
-      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
-      ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
-      ...(callbacks ? { callbackUrls: callbacks.minter } : {}),
-      ...(purchasesSink ? { purchasesSink } : {}),
-      ...(settings.stockReporting ? { stockReporting: settings.stockReporting } : {}),
+      workflowBundle: options.workflowBundle,
+      dataConverter: options.dataConverter,
+      callbackUrls: callbacks?.minter,
+      purchasesSink,
+      stockReporting: settings.stockReporting,
       metrics,
     });
     await workers.serveWindowQueues(queues.own);
-    const scheduling = {
-      client,
-      settings,
-      logger,
-      taskQueue,
-      metrics,
-      ...(options.purchasesSyncOptions ? { syncOptions: options.purchasesSyncOptions } : {}),
-    };
+    const scheduling = { client, settings, logger, taskQueue, metrics, syncOptions: options.purchasesSyncOptions };
     const { purchases, reconciliation } = await scheduleServed(scheduling, live.current());
     logger.info(
       {
@@ -180,9 +164,7 @@ export async function startWorkerProcess(options: {
           taskQueue,
           metrics,
           logger,
-          ...(settings.worker.operatorWorkCountIntervalMs
-            ? { intervalMs: settings.worker.operatorWorkCountIntervalMs }
-            : {}),
+          intervalMs: settings.worker.operatorWorkCountIntervalMs,
         });
         const stopWatchingTenants = options.tenantsReload
           ? watchTenants({
@@ -298,18 +280,16 @@ export async function connectWorkerProcess(
       dataConverter: encryption.dataConverter,
       plugins: tracingPlugins(),
     });
-    // The single-key variables' keys are refused naming the variable.
-    if (tenants.origin === ENVIRONMENT_ORIGIN) await checkServiceCredentials(tenants, logger);
     const worker = await startWorkerProcess({
       connection,
       client,
       namespace,
       tenants,
-      ...(settings.tenantsReload ? { tenantsReload: settings.tenantsReload } : {}),
+      tenantsReload: settings.tenantsReload,
       settings,
       logger,
       dataConverter: encryption.dataConverter,
-      ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+      taskQueue: options.taskQueue,
     });
     return {
       client,

@@ -128,10 +128,10 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     itemRegistry: new ItemRegistry(options.services),
     temporal: { client: options.client },
     logger: options.logger,
-    ...(options.callbackUrls ? { callbackUrls: options.callbackUrls } : {}),
-    ...(options.purchasesSink ? { purchasesSink: options.purchasesSink } : {}),
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    ...(options.stockReporting ? { stockReporting: options.stockReporting } : {}),
+    callbackUrls: options.callbackUrls,
+    purchasesSink: options.purchasesSink,
+    metrics: options.metrics,
+    stockReporting: options.stockReporting,
   });
   const common = {
     connection: options.connection,
@@ -139,6 +139,7 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     plugins: tracingPlugins(),
   };
+  const complianceActivities = activitiesOn('compliance', activities);
   const workflows = await Worker.create({
     ...common,
     taskQueue: taskQueueOf('workflow', taskQueue),
@@ -149,7 +150,7 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
   const compliance = await Worker.create({
     ...common,
     taskQueue: taskQueueOf('compliance', taskQueue),
-    activities: activitiesOn('compliance', activities),
+    activities: complianceActivities,
     maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond.compliance,
   });
   const accounting = await Worker.create({
@@ -159,7 +160,6 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond.accounting,
   });
   const all = [workflows, compliance, accounting];
-  const complianceActivities = activitiesOn('compliance', activities);
   const windowWorkers = new Map<string, { worker: Worker; running: Promise<void> }>();
   let stopped = false;
   let failWindowWorker: (err: unknown) => void = () => undefined;

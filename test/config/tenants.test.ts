@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
-import { readTenantEntries } from '../../src/tenants/entries.js';
+import { readEntries } from '../../src/tenants/entries.js';
 import { loadTenantsConfig } from '../../src/tenants/load.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tenants-'));
@@ -218,8 +218,8 @@ describe('a tenants file', () => {
     });
   });
 
-  it('readTenantEntries reads parsed documents, so a caller can hold them anywhere', () => {
-    const entries = readTenantEntries(
+  it('readEntries reads parsed documents, so a caller can hold them anywhere', () => {
+    const { entries } = readEntries(
       [
         {
           name: 'inline',

@@ -20,8 +20,6 @@ export function singleApplication(clients: {
   return {
     compliance,
     accounting,
-    complianceApplications: () => [compliance()],
-    accountingApplications: () => [accounting()],
     // One application is the whole queue's budget (its server-side rate limit): its businesses share it fairly.
     place: (businessId) => ({ application: SINGLE_KEY_APPLICATION, fairnessKey: businessId }),
   };

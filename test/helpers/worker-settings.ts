@@ -1,7 +1,7 @@
 import type { PurchasesConfig } from '../../src/config/purchases.js';
 import { loadPurchasesConfig } from '../../src/config/purchases.js';
 import type { ReconciliationConfig } from '../../src/config/reconciliation.js';
-import { complianceActivitiesPerSecond, loadWorkerConfig, type WorkerConfig } from '../../src/config/worker.js';
+import { loadWorkerConfig, type WorkerConfig } from '../../src/config/worker.js';
 import type { AccountingConfig, ComplianceConfig } from '../../src/config/env.js';
 import { singleKeyTenants } from '../../src/tenants/single-key.js';
 import type { TenantsConfig } from '../../src/tenants/types.js';
@@ -14,7 +14,7 @@ import type { WorkerProcessSettings } from '../../src/worker/start.js';
 export function testWorkerSettings(
   overrides: {
     worker?: Partial<WorkerConfig>;
-    /** Activity starts per second on each service's queue (default: the compliance budget of `worker`, and 2). */
+    /** Activity starts per second on the accounting queue (default 2). */
     activitiesPerSecond?: Partial<WorkerProcessSettings['activitiesPerSecond']>;
     purchases?: PurchasesConfig;
     reconciliation?: ReconciliationConfig;
@@ -23,11 +23,7 @@ export function testWorkerSettings(
   const worker = { ...loadWorkerConfig({}), ...overrides.worker };
   return {
     worker,
-    activitiesPerSecond: {
-      compliance: complianceActivitiesPerSecond(worker),
-      accounting: 2,
-      ...overrides.activitiesPerSecond,
-    },
+    activitiesPerSecond: { accounting: 2, ...overrides.activitiesPerSecond },
     purchases: overrides.purchases ?? loadPurchasesConfig({}),
     reconciliation: overrides.reconciliation ?? { links: [], every: '24h' },
   };

@@ -80,7 +80,6 @@ describe('openTenantAccess', () => {
       const { data: items } = await access.compliance(B.nairobi).listItems({ businessId: B.nairobi });
       expect(items.map((i) => i.id)).toContain(DEMO.items.milk);
 
-      expect(access.complianceApplications()).toHaveLength(3);
       expect(access.compliance(B.nairobi)).toBe(access.compliance(B.nairobi));
     } finally {
       await access.close();
@@ -125,7 +124,6 @@ describe('openTenantAccess', () => {
         expect(await lastApplication('accounting')).toBe('app_other');
         await access.accounting('cmp_demo_nairobi').listCompanies({ limit: 1 });
         expect(await lastApplication('accounting')).toBe('app_demo');
-        expect(access.accountingApplications()).toHaveLength(2);
 
         // With two, a call must say whose company it is.
         expect(() => access.accounting()).toThrow(UnknownCompanyError);
@@ -169,7 +167,6 @@ describe('openTenantAccess', () => {
       );
       try {
         expect(() => access.accounting('cmp_demo_nairobi')).toThrow(UnknownCompanyError);
-        expect(access.accountingApplications()).toEqual([]);
       } finally {
         await access.close();
       }

@@ -24,6 +24,8 @@ import { fastFixture } from '../helpers/fast-fixture.js';
 import { sandboxTenants } from '../helpers/tenants.js';
 
 const B = DEMO.businesses;
+const businessesOf = (directory: TenantDirectory, application: string) =>
+  directory.applications().find((a) => a.application === application)?.businesses ?? [];
 const K = DEMO.keys;
 
 let sandbox: Sandbox;
@@ -113,24 +115,20 @@ describe('resolveTenantDirectory', () => {
       // A test key never reaches the production business: nobody serves it.
       expect(directory.applicationOf(B.production)).toBeUndefined();
       expect(directory.applicationOf('biz_nobody')).toBeUndefined();
-      expect([...directory.businessesOf('retail')].sort()).toEqual([B.mombasa, B.nairobi]);
-      expect(directory.businessesOf('other')).toEqual([B.kisumu]);
-      expect(directory.businessesOf('nobody')).toEqual([]);
+      expect([...businessesOf(directory, 'retail')].sort()).toEqual([B.mombasa, B.nairobi]);
+      expect(businessesOf(directory, 'other')).toEqual([B.kisumu]);
+      expect(businessesOf(directory, 'nobody')).toEqual([]);
 
       const [retail, other] = directory.applications();
       expect(retail).toMatchObject({
         application: 'retail',
         serviceApplicationId: DEMO.applications.retail,
-        keyId: 'key_demo_org_wide',
-        environment: 'test',
-        boundBusinessId: null,
         requestsPerMinute: 120,
         source: 'tenants.json: compliance (retail)',
       });
       expect(other).toMatchObject({
         application: 'other',
         serviceApplicationId: DEMO.applications.other,
-        environment: 'test',
         requestsPerMinute: 60,
       });
       // The facts are for logs, metrics and the tenants CLI: no key in them, however they are printed.
@@ -192,15 +190,11 @@ describe('resolveTenantDirectory', () => {
   it('serves several businesses through one organisation-wide key, listed or not', async () => {
     const listed = tenants({ compliance: [compliance('group', K.orgWide, { businesses: [B.nairobi, B.mombasa] })] });
     await withDirectory(listed, (directory) => {
-      expect(directory.businessesOf('group')).toEqual([B.nairobi, B.mombasa]);
-      expect(directory.applications()[0]).toMatchObject({
-        listed: true,
-        reachable: expect.arrayContaining([B.nairobi, B.mombasa]),
-      });
+      expect(businessesOf(directory, 'group')).toEqual([B.nairobi, B.mombasa]);
     });
     const onlyOne = tenants({ compliance: [compliance('group', K.orgWide, { businesses: [B.mombasa] })] });
     await withDirectory(onlyOne, (directory) => {
-      expect(directory.businessesOf('group')).toEqual([B.mombasa]);
+      expect(businessesOf(directory, 'group')).toEqual([B.mombasa]);
       // Listed businesses are all it serves, though the key reaches more.
       expect(directory.applicationOf(B.nairobi)).toBeUndefined();
     });
@@ -210,7 +204,6 @@ describe('resolveTenantDirectory', () => {
     const config = tenants({ compliance: [compliance('live', K.live), compliance('other', K.otherApplication)] });
     await withDirectory(config, (directory) => {
       expect(directory.applicationOf(B.production)).toBe('live');
-      expect(directory.applications()[0]).toMatchObject({ environment: 'live' });
     });
   });
 
@@ -235,7 +228,7 @@ describe('resolveTenantDirectory', () => {
       await withDirectory(config, (directory) => {
         expect(directory.applicationOf(B.nairobi)).toBe('nairobi-till');
         expect(directory.applicationOf(B.mombasa)).toBe('group');
-        expect(directory.businessesOf('group')).toEqual([B.mombasa]);
+        expect(businessesOf(directory, 'group')).toEqual([B.mombasa]);
       });
     });
 

@@ -30,7 +30,8 @@ describe('loadWorkerSettings', () => {
     expect(settings.services.compliance?.baseUrl).toBe('https://compliance.example');
     expect(settings.services.logLevel).toBe('warn');
     expect(settings.temporal).toMatchObject({ address: 'temporal.internal:7233', namespace: 'etims' });
-    expect(settings.activitiesPerSecond).toEqual({ compliance: 1, accounting: 0.5 });
+    expect(settings.activitiesPerSecond).toEqual({ accounting: 0.5 });
+    expect(settings.tenants.compliance[0]?.requestsPerMinute).toBe(60);
     expect(settings.purchases.sink).toEqual({ kind: 'file', path: '/tmp/purchases.ndjson' });
     expect(settings.reconciliation).toEqual({ links: [{ businessId: 'biz_a', companyId: 'comp_1' }], every: '12h' });
     expect(settings.encryption.encrypted).toBe(true);
@@ -42,7 +43,7 @@ describe('loadWorkerSettings', () => {
     expect(settings.purchases.sink).toBeUndefined();
     expect(settings.reconciliation.links).toEqual([]);
     expect(settings.tracing).toBeUndefined();
-    expect(settings.activitiesPerSecond).toEqual({ compliance: 2, accounting: 2 });
+    expect(settings.activitiesPerSecond).toEqual({ accounting: 2 });
     expect(settings.encryption.encrypted).toBe(false);
   });
 

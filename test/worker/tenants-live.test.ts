@@ -208,7 +208,7 @@ describe('a tenants worker while its tenants file changes', () => {
     // The Nairobi till's key belongs to the same service application as the organisation-wide one.
     writeTenants([retail(K.nairobi)]);
     await eventually(
-      async () => connected.worker.tenants.current().applications()[0]?.keyId,
+      async () => (await connected.worker.tenants.current().complianceClient('retail')?.getIdentity())?.data.apiKey?.id,
       (id) => id === 'key_demo_nairobi',
       { timeoutMs: 15_000, intervalMs: 100, what: 'the rotated key served' },
     );

@@ -21,7 +21,7 @@ import { payloadEncryptionFromEnv, type PayloadEncryption } from '../../src/code
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { loadPurchasesConfig } from '../../src/config/purchases.js';
 import { loadAccountingWorkerConfig } from '../../src/config/accounting-worker.js';
-import { complianceActivitiesPerSecond, loadWorkerConfig } from '../../src/config/worker.js';
+import { loadWorkerConfig } from '../../src/config/worker.js';
 import type { PurchaseEventSink } from '../../src/purchases/event-sink.js';
 import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
 import { singleKeyTenants } from '../../src/tenants/single-key.js';
@@ -249,10 +249,7 @@ export async function startBenchWorkers(
     }),
     settings: {
       worker,
-      activitiesPerSecond: {
-        compliance: complianceActivitiesPerSecond(worker),
-        accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond,
-      },
+      activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
       purchases: loadPurchasesConfig({}),
       reconciliation: loadReconciliationConfig({}),
     },

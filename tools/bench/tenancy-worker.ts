@@ -10,7 +10,6 @@ import { loadAccountingWorkerConfig } from '../../src/config/accounting-worker.j
 import { loadPurchasesConfig } from '../../src/config/purchases.js';
 import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
 import { loadTenantsConfig } from '../../src/tenants/load.js';
-import { complianceActivitiesPerSecond } from '../../src/config/worker.js';
 import { loadTenantsWorkerConfig } from '../../src/worker/settings.js';
 import { startWorkerProcess } from '../../src/worker/start.js';
 import type { BenchTemporal } from './env.js';
@@ -40,11 +39,7 @@ export async function startTenancyWorker(
     tenantsReload: { load, intervalMs: options.reloadMs },
     settings: {
       worker,
-      // With tenants the compliance queue's rate follows the applications' budgets; this figure is not used for it.
-      activitiesPerSecond: {
-        compliance: complianceActivitiesPerSecond(worker),
-        accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond,
-      },
+      activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
       purchases: loadPurchasesConfig({}),
       reconciliation: loadReconciliationConfig({}),
     },
