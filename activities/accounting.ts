@@ -2,7 +2,7 @@
  * One activity per accounting API call, returning only what the calling workflow needs, so histories stay small.
  * Every call is safe to repeat (A10); 401/403/404 end the activity with a message that says what to check.
  */
-import type { KnownPaymentMethod, KnownSyncStatus, SortDirection, SortField } from '../src/accounting/schemas.js';
+import type { BillPaymentFilters } from '../src/accounting/client.js';
 import { ApiError } from '../src/http/errors.js';
 import { findCompanyOnPage, readBillPaymentsPage } from '../src/reconciliation/load.js';
 import type { ReconcileBillPayment } from '../src/contracts/reconciliation.js';
@@ -16,18 +16,8 @@ export interface ProcessSyncBatchResult {
   httpStatus: number;
 }
 
-export interface ListBillPaymentsPageInput {
-  companyId?: string;
-  syncBatchId?: string;
-  status?: KnownSyncStatus;
-  paymentMethod?: KnownPaymentMethod;
-  sortBy?: SortField;
-  sortOrder?: SortDirection;
-  /** 1-based. */
-  page: number;
-  /** 1..100. */
-  limit: number;
-}
+/** One page (`page` from 1, `limit` 1..100) of `GET /bill-payments`. */
+export type ListBillPaymentsPageInput = BillPaymentFilters & Required<Pick<BillPaymentFilters, 'page' | 'limit'>>;
 
 /** What the workflow follows of a bill payment: its sync status, batch (A18) and failure reason (A19). */
 export interface BillPaymentSyncRecord {
@@ -62,10 +52,6 @@ function withHint(err: unknown): unknown {
   return new ApiError({ ...err, message: `${hint}: ${err.message}`, cause: err });
 }
 
-function text(value: string | null | undefined): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
 export function createAccountingActivities({
   services,
   logger,
@@ -98,10 +84,10 @@ export function createAccountingActivities({
       return {
         items: data.data.map((b) => ({
           id: b.id,
-          status: text(b.status),
-          syncBatchId: text(b.syncBatchId),
-          syncError: text(b.syncError),
-          updatedAt: text(b.updatedAt),
+          status: b.status ?? null,
+          syncBatchId: b.syncBatchId ?? null,
+          syncError: b.syncError ?? null,
+          updatedAt: b.updatedAt ?? null,
         })),
         page: data.page,
         total: data.total,

@@ -1,6 +1,6 @@
 /** An activity's one API call: Temporal's cancellation aborts it, and errors become the failures workflows expect. */
 import { Context } from '@temporalio/activity';
-import { CancelledFailure, type ApplicationFailure } from '@temporalio/common';
+import { CancelledFailure } from '@temporalio/common';
 import type { Logger } from '../src/logger.js';
 import { ACTIVITY_QUEUES, isActivityName } from '../src/contracts/task-queues.js';
 import type { MetricsRecorder } from '../src/metrics/recorder.js';
@@ -23,7 +23,9 @@ interface ApiCallSpec<T> {
 
 export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const context = Context.current();
-  const service = serviceOf(context.info.activityType);
+  const { activityType, attempt, workflowExecution } = context.info;
+  // The service an activity calls, from its queue in the contract (`other` for one that is not listed).
+  const service = isActivityName(activityType) ? ACTIVITY_QUEUES[activityType] : 'other';
   const counted = (outcome: string) => spec.metrics?.count('etims_api_calls', { service, outcome });
   try {
     const result = await call(context.cancellationSignal);
@@ -38,28 +40,20 @@ export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSigna
       counted('answered_with_outcome');
       return recovered;
     }
-    const failure = toActivityFailure(err, context.info.attempt, { idempotent: spec.idempotent });
+    const failure = toActivityFailure(err, attempt, { idempotent: spec.idempotent });
     counted(failure.type ?? 'error');
     if (failure.type === FAILURE_TYPES.rateLimited) spec.metrics?.count('etims_api_rate_limited', { service });
-    logFailure(spec.logger, context, failure);
+    const nonRetryable = failure.nonRetryable === true;
+    const fields = {
+      activity: activityType,
+      workflowId: workflowExecution?.workflowId,
+      attempt,
+      failureType: failure.type,
+      nonRetryable,
+    };
+    // Retryable failures are routine (429s, a flaky network); the rest need a decision by the workflow.
+    if (nonRetryable) spec.logger.warn(fields, failure.message);
+    else spec.logger.debug(fields, failure.message);
     throw failure;
   }
-}
-
-/** The service an activity calls, from its queue in the contract (`other` for one that is not listed). */
-function serviceOf(activityType: string): string {
-  return isActivityName(activityType) ? ACTIVITY_QUEUES[activityType] : 'other';
-}
-
-function logFailure(logger: Logger, context: Context, failure: ApplicationFailure): void {
-  const fields = {
-    activity: context.info.activityType,
-    workflowId: context.info.workflowExecution?.workflowId,
-    attempt: context.info.attempt,
-    failureType: failure.type,
-    nonRetryable: failure.nonRetryable === true,
-  };
-  // Retryable failures are routine (429s, a flaky network); the rest need a decision by the workflow.
-  if (failure.nonRetryable) logger.warn(fields, failure.message);
-  else logger.debug(fields, failure.message);
 }

@@ -1,18 +1,19 @@
-/** One activity per compliance API call; documents are copied into FiscalDocument, so no callback URL leaks. */
+/** One activity per compliance API call; documents are kept as FiscalDocument, so no callback URL leaks. */
 import { ApplicationFailure } from '@temporalio/common';
 import {
+  FiscalDocumentSchema,
   authorityErrorsFromError,
   isRegistered,
   itemFromError,
   saleFromError,
+  type AuthorityError,
   type Sale,
-} from '../src/compliance/index.js';
-import { isInFlight } from '../src/contracts/compliance-rules.js';
+} from '../src/compliance/schemas.js';
+import { isInFlight, isSigned } from '../src/contracts/compliance-rules.js';
 import type { ApiResult } from '../src/http/json-api.js';
 import { ApiError } from '../src/http/errors.js';
 import { callApi, queuedMs } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
-import { submissionOutcome, toAuthorityCause, toFiscalDocument } from './documents.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { documentInFlight } from './failures.js';
 import type {
@@ -24,8 +25,9 @@ import type {
   DocumentRef,
   ItemCheck,
   RegisterItemResult,
-  SaleRequest,
   SignSaleInput,
+  AuthorityCause,
+  SubmissionOutcome,
   SubmissionResult,
 } from './types.js';
 import type { FiscalDocument } from '../src/contracts/sale.js';
@@ -35,12 +37,29 @@ export type ComplianceActivityDeps = Pick<
   'services' | 'itemRegistry' | 'callbackUrls' | 'logger' | 'metrics'
 >;
 
+/** `completed` counts as signed only with the receipt values that prove it (C4: never guess "signed"). */
+export function submissionOutcome(sale: Sale): SubmissionOutcome {
+  if (isSigned(sale)) return 'signed';
+  if (isInFlight(sale.status)) return 'in_flight';
+  if (sale.status === 'failed') return 'rejected';
+  return 'unknown';
+}
+
+export function toAuthorityCause(cause: AuthorityError): AuthorityCause {
+  return {
+    code: cause.code,
+    ...(cause.message === undefined ? {} : { message: cause.message }),
+    ...(cause.itemId === undefined ? {} : { itemId: cause.itemId }),
+    ...(cause.field === undefined ? {} : { field: cause.field }),
+  };
+}
+
 function submitted({ data, meta }: ApiResult<Sale>, callbackUrl: string | undefined): SubmissionResult {
   return {
     outcome: submissionOutcome(data),
     httpStatus: meta.status,
     replayed: meta.idempotentReplayed,
-    document: toFiscalDocument(data),
+    document: FiscalDocumentSchema.parse(data),
     causes: [],
     outcomeAnnounced: callbackUrl !== undefined,
   };
@@ -55,7 +74,7 @@ function rejected(err: unknown): SubmissionResult | undefined {
     outcome: submissionOutcome(sale),
     httpStatus: 422,
     replayed: false,
-    document: toFiscalDocument(sale),
+    document: FiscalDocumentSchema.parse(sale),
     causes: authorityErrorsFromError(err).map(toAuthorityCause),
   };
 }
@@ -68,24 +87,6 @@ function needsFixing(err: unknown): RegisterItemResult | undefined {
   return {
     outcome: 'needs_fixing',
     needs: { productType: needs.productType, classificationMapping: needs.classificationMapping },
-  };
-}
-
-/** Exactly the documented request fields, so nothing else the caller's object carries is sent. */
-function saleBody(request: SaleRequest, callbackUrl: string | undefined) {
-  return {
-    traderInvoiceNumber: request.traderInvoiceNumber,
-    saleDate: request.saleDate,
-    paymentTypeCode: request.paymentTypeCode,
-    branchId: request.branchId,
-    customer: request.customer,
-    lines: request.lines.map((line) => ({
-      itemId: line.itemId,
-      quantity: line.quantity,
-      unitPrice: line.unitPrice,
-      description: line.description,
-    })),
-    callbackUrl,
   };
 }
 
@@ -136,8 +137,9 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   }
 
   function fileSale(input: CreateSaleInput): Promise<SubmissionResult> {
+    // The client sends only the documented request fields of `request` (its schemas drop the rest).
     const callbackUrl = callbackUrls?.mint(input.workflowId);
-    const body = saleBody(input.request, callbackUrl);
+    const body = { ...input.request, callbackUrl };
     return submit('sale submitted', input.businessId, callbackUrl, (options) =>
       services.compliance(input.businessId).createSale(body, input.idempotencyKey, options),
     );
@@ -191,7 +193,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     },
 
     async getDocument(input: DocumentRef): Promise<{ document: FiscalDocument }> {
-      return { document: toFiscalDocument(await readSale(input)) };
+      return { document: FiscalDocumentSchema.parse(await readSale(input)) };
     },
 
     /**
@@ -201,17 +203,15 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     async awaitDocumentOutcome(input: DocumentRef): Promise<{ document: FiscalDocument }> {
       const sale = await readSale(input);
       if (isInFlight(sale.status)) throw documentInFlight(sale.id, sale.status);
-      return { document: toFiscalDocument(sale) };
+      return { document: FiscalDocumentSchema.parse(sale) };
     },
 
     /** One stock movement. Not de-duplicated by the service: a failure after sending is `ambiguous_write`. */
     async adjustStock(input: AdjustStockInput): Promise<AdjustStockResult> {
       const waited = queuedMs();
       return callApi({ idempotent: false, logger, metrics }, async (signal) => {
-        const { businessId, itemId, action, quantity, unitPrice, referenceId, branchId } = input;
-        const { data } = await services
-          .compliance(businessId)
-          .adjustStock({ itemId, action, quantity, unitPrice, referenceId, branchId }, { businessId, signal });
+        const { businessId } = input;
+        const { data } = await services.compliance(businessId).adjustStock(input, { businessId, signal });
         return { movementId: data.movementId, quantityOnHand: data.quantityOnHand, queuedMs: waited };
       });
     },
@@ -220,13 +220,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
      * Reverses a signed sale; a second credit note is the non-retryable `already_credited` (details[0].creditNoteId).
      */
     async createCreditNote(input: CreateCreditNoteInput): Promise<SubmissionResult> {
-      const body = {
-        traderInvoiceNumber: input.traderInvoiceNumber,
-        returnDate: input.returnDate,
-        saleId: input.saleId,
-        reason: input.reason,
-        callbackUrl: callbackUrls?.mint(input.workflowId),
-      };
+      const body = { ...input, callbackUrl: callbackUrls?.mint(input.workflowId) };
       return submit('credit note submitted', input.businessId, body.callbackUrl, (options) =>
         services.compliance(input.businessId).createCreditNote(body, input.idempotencyKey, options),
       );

@@ -2,8 +2,8 @@
 import { createAccountingActivities } from './accounting.js';
 import { cachedCanonicalBranch } from './branches.js';
 import { createComplianceActivities } from './compliance.js';
+import type { BudgetPlacement, PlaceBusinessInput } from '../src/contracts/budget-placement.js';
 import type { ActivityDeps } from './deps.js';
-import { createPlacementActivities } from './placement.js';
 import { createPurchasesActivities, type PurchasesActivityDeps } from './purchases.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createRegistrationActivities } from './registration.js';
@@ -16,7 +16,13 @@ export function createActivities(deps: ActivityDeps & Pick<PurchasesActivityDeps
     ...createPurchasesActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),
-    ...createPlacementActivities(deps),
+    /**
+     * Where a business's compliance calls stand on the fleet's budget, from the tenants this process serves now: a
+     * local activity, so no key enters the history. An unserved business refuses new work (`business_not_served`).
+     */
+    async placeBusiness(input: PlaceBusinessInput): Promise<BudgetPlacement> {
+      return deps.services.place(input.businessId, { newWork: input.newWork });
+    },
     ...createStockLedgerActivities({
       ...deps,
       // Per process, like the item registry: the branches a key's businesses have, read once per business.

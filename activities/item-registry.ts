@@ -4,9 +4,8 @@
  * other items are answered from a list younger than `minRefreshIntervalMs` that has them. Concurrent callers share
  * one list call; a `fresh` lookup always reads the list.
  */
-import type { Item } from '../src/compliance/index.js';
+import { isRegistered, type Item } from '../src/compliance/schemas.js';
 import type { ServiceAccess } from '../src/services/access.js';
-import { isRegistered } from '../src/compliance/index.js';
 import type { ItemCheck } from './types.js';
 
 export interface ItemRegistryOptions {

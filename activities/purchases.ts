@@ -2,7 +2,6 @@
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
-import type { Purchase } from '../src/compliance/index.js';
 import { SinkDeliveryError, type PurchaseEventSink } from '../src/purchases/event-sink.js';
 import {
   PURCHASE_DELIVERY_FAILURES,
@@ -33,11 +32,6 @@ export function purchaseFingerprint(
   return createHash('sha256').update(basis).digest('hex').slice(0, 12);
 }
 
-/** Plain data for history and the sink: the service's record as listed, its extra fields included. */
-function toDocument(purchase: Purchase): PurchaseDocument {
-  return structuredClone(purchase) as PurchaseDocument;
-}
-
 /** Where a retried delivery resumes: the count its last heartbeat reported, when it is one. */
 function resumePoint(details: unknown, total: number): number {
   const delivered = (details as Partial<DeliveryProgress> | undefined)?.delivered;
@@ -63,15 +57,13 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
     /** One page of GET /v1/purchases, each invoice with its fingerprint. */
     async listPurchasesPage(input: ListPurchasesPageInput): Promise<ListPurchasesPageResult> {
       return callApi({ idempotent: true, logger, metrics }, async (signal) => {
-        const { data } = await services
-          .compliance(input.businessId)
-          .listPurchases(
-            { pageSize: input.pageSize, ...(input.cursor === null ? {} : { cursor: input.cursor }) },
-            { businessId: input.businessId, signal },
-          );
+        const { businessId, pageSize, cursor } = input;
+        const query = { pageSize, cursor: cursor ?? undefined };
+        const { data } = await services.compliance(businessId).listPurchases(query, { businessId, signal });
         const next = data.pagination.nextCursor;
         return {
-          purchases: data.purchases.map((p) => ({ purchase: toDocument(p), fingerprint: purchaseFingerprint(p) })),
+          // Plain data for history and the sink: the service's record as listed, its extra fields included.
+          purchases: data.purchases.map((p) => ({ purchase: structuredClone(p), fingerprint: purchaseFingerprint(p) })),
           nextCursor: next === null || next === '' ? null : next,
         };
       });

@@ -6,6 +6,7 @@ import type { AuthorityError, ItemNeeds } from '../src/compliance/schemas.js';
 import type { CreditNoteReason } from '../src/contracts/compliance-rules.js';
 import type { FiscalDocument, SaleInput } from '../src/contracts/sale.js';
 import type { ItemRegistrationInput } from '../src/contracts/item-registration.js';
+import type { StockMove } from '../src/contracts/stock-ledger.js';
 
 /** One reason the tax authority gave for refusing a document (`error.errors[]` of a 422). */
 export type AuthorityCause = Pick<AuthorityError, 'code' | 'message' | 'itemId' | 'field'>;
@@ -66,13 +67,9 @@ export interface DocumentRef {
   documentId: string;
 }
 
-export interface AdjustStockInput {
+export interface AdjustStockInput extends StockMove {
   businessId: string;
   branchId?: string;
-  itemId: string;
-  action: 'ADD' | 'DEDUCT';
-  quantity: number;
-  unitPrice: number;
   referenceId: string;
 }
 

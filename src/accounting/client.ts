@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { assertCredential } from '../config/credentials.js';
 import { RequestValidationError } from '../http/errors.js';
 import { callJson, type ApiResult } from '../http/json-api.js';
-import { HttpTransport, type HttpMethod, type QueryValue } from '../http/transport.js';
+import { HttpTransport, type HttpMethod, type HttpTransportOptions, type QueryValue } from '../http/transport.js';
 import {
   BillPaymentPageSchema,
   CompanyPageSchema,
@@ -22,10 +22,10 @@ import {
 } from './schemas.js';
 import { signatureHeaders } from './signing.js';
 
-export interface AccountingClientOptions {
-  baseUrl: string;
-  /** Hosts reached in plain http although not loopback (ALLOW_INSECURE_HTTP): private networks only. */
-  insecureHttpHosts?: readonly string[];
+export interface AccountingClientOptions extends Pick<
+  HttpTransportOptions,
+  'baseUrl' | 'insecureHttpHosts' | 'timeoutMs'
+> {
   apiKey: string;
   /** Needed to sign requests; never sent. */
   clientSecret?: string;
@@ -33,7 +33,6 @@ export interface AccountingClientOptions {
   signRequests?: boolean;
   /** Sign path plus query string instead of the bare path (A11; ACCOUNTING_SIGN_QUERY). */
   signQuery?: boolean;
-  timeoutMs?: number;
   now?: () => number;
 }
 
@@ -118,12 +117,8 @@ export class AccountingClient {
     this.signingSecret = options.signRequests === false ? undefined : secret;
     this.signQuery = options.signQuery ?? false;
     this.now = options.now ?? Date.now;
-    this.transport = new HttpTransport({
-      service: 'accounting',
-      baseUrl: options.baseUrl,
-      insecureHttpHosts: options.insecureHttpHosts,
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    });
+    const { baseUrl, insecureHttpHosts, timeoutMs } = options;
+    this.transport = new HttpTransport({ service: 'accounting', baseUrl, insecureHttpHosts, timeoutMs });
   }
 
   async listCompanies(params: PagingParams = {}, options: CallOptions = {}): Promise<ApiResult<CompanyPage>> {
@@ -189,7 +184,6 @@ export class AccountingClient {
       const target = this.transport.target(path, query);
       Object.assign(headers, signatureHeaders({ method, target, clientSecret, signQuery, now }));
     }
-    const request = { operation, method, path, ...(query ? { query } : {}), headers, idempotent: true };
-    return callJson(this.transport, { ...request, ...(signal ? { signal } : {}) }, schema);
+    return callJson(this.transport, { operation, method, path, query, headers, idempotent: true, signal }, schema);
   }
 }

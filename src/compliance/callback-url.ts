@@ -4,7 +4,7 @@
  * with sandbox/compliance/callback-url.ts: two readings of the contract disagree in tests instead of erring together.
  */
 import { BlockList, isIP } from 'node:net';
-import { isLoopbackHost } from '../http/base-url.js';
+import { isLoopbackHost, normaliseHost } from '../http/base-url.js';
 
 export const CALLBACK_URL_MAX_LENGTH = 2048;
 
@@ -23,29 +23,12 @@ for (const range of NON_PUBLIC_RANGES.split(' ')) {
 const PRIVATE_NAME_SUFFIXES =
   'localhost local localdomain internal intranet lan home.arpa corp private test invalid'.split(' ');
 
-function hasSuffix(host: string, suffix: string): boolean {
-  return host === suffix || host.endsWith(`.${suffix}`);
-}
-
-/** Lower-case host without IPv6 brackets or a trailing root dot (`localhost.` is still localhost). */
-function normaliseHost(hostname: string): string {
-  return hostname
-    .replace(/^\[(.*)\]$/, '$1')
-    .replace(/\.$/, '')
-    .toLowerCase();
-}
-
-function ipFamily(host: string): 'ipv4' | 'ipv6' | undefined {
-  const version = isIP(host);
-  return version === 4 ? 'ipv4' : version === 6 ? 'ipv6' : undefined;
-}
-
 function isPublicHost(host: string): boolean {
-  const family = ipFamily(host);
-  if (family) return !NON_PUBLIC.check(host, family);
+  const version = isIP(host);
+  if (version !== 0) return !NON_PUBLIC.check(host, version === 4 ? 'ipv4' : 'ipv6');
   // A single-label name (no dot) is resolved by local search domains, never on the public internet.
   if (!host.includes('.')) return false;
-  return !PRIVATE_NAME_SUFFIXES.some((suffix) => hasSuffix(host, suffix));
+  return !PRIVATE_NAME_SUFFIXES.some((suffix) => host === suffix || host.endsWith(`.${suffix}`));
 }
 
 /** Why `value` is not an acceptable callback URL, or undefined when it is. */

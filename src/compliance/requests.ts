@@ -10,6 +10,7 @@ import {
   calendarDate,
   creditNoteReason,
   fieldPath,
+  maxChars,
   nonEmpty,
   saleRequestParts,
   traderInvoiceNumber,
@@ -23,8 +24,6 @@ interface RequestValidationOptions {
   /** Accept http(s) callback URLs to loopback hosts (local stacks only; C48). */
   allowLoopbackCallbacks?: boolean;
 }
-
-const maxChars = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
 const atLeastZero = () => z.number().min(0, 'must be 0 or more');
 
@@ -61,20 +60,6 @@ function buildSchemas(options: RequestValidationOptions) {
       branchId: nonEmpty().optional(),
     }),
 
-    createItem: z.object({
-      externalId: nonEmpty(),
-      name: nonEmpty(),
-      sku: z.string().optional(),
-      taxTypeCode: nonEmpty(),
-      taxCategory: nonEmpty().optional(),
-      productTypeCode: nonEmpty().optional(),
-      classificationCode: nonEmpty().optional(),
-      unitCode: nonEmpty().optional(),
-      packagingUnitCode: nonEmpty().optional(),
-      unitPrice: atLeastZero(),
-      stockTracked: z.boolean().optional(),
-    }),
-
     registerItem: z.object({
       branchId: nonEmpty().optional(), // or its `authorityBhfId`; default the business's first branch (C22)
       reRegister: z.boolean().optional(),
@@ -99,8 +84,6 @@ function buildSchemas(options: RequestValidationOptions) {
       }),
 
     listCodeLists: z.object({ listId: nonEmpty().optional() }),
-
-    listItemClassifications: z.object({ search: z.string().optional() }),
   };
 }
 
@@ -109,11 +92,9 @@ type Schemas = ReturnType<typeof buildSchemas>;
 export type CreateSaleInput = z.input<Schemas['createSale']>;
 export type CreateCreditNoteInput = z.input<Schemas['createCreditNote']>;
 export type StockAdjustmentInput = z.input<Schemas['adjustStock']>;
-export type CreateItemInput = z.input<Schemas['createItem']>;
 export type RegisterItemInput = z.input<Schemas['registerItem']>;
 export type ListPurchasesQuery = z.input<Schemas['listPurchases']>;
 export type CodeListsQuery = z.input<Schemas['listCodeLists']>;
-export type ItemClassificationsQuery = z.input<Schemas['listItemClassifications']>;
 
 const publicSchemas = buildSchemas({});
 const loopbackSchemas = buildSchemas({ allowLoopbackCallbacks: true });

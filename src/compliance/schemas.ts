@@ -46,10 +46,10 @@ const SaleLineSchema = z.looseObject({
   taxTypeCode: openString(TAX_TYPE_CODES).nullable().default(null),
 });
 
-const TotalsSchema = z.looseObject({ total: z.number(), taxableAmount: z.number(), taxAmount: z.number() });
+const totalsFields = { total: z.number(), taxableAmount: z.number(), taxAmount: z.number() };
 
 /** Values signed by the tax authority; all nullable strings, nothing is parsed from them (C32). */
-const ReceiptSchema = z.looseObject({
+const receiptFields = {
   cuInvoiceNo: nullableString(),
   receiptNumber: nullableInteger(),
   receiptLabel: openString(['NS', 'NC']).nullable().default(null),
@@ -61,7 +61,7 @@ const ReceiptSchema = z.looseObject({
   internalData: nullableString(),
   verificationUrl: nullableString(),
   originalCuInvoiceNo: nullableString(),
-});
+};
 
 /** Delivery state of the result callback; informational only (C8), so only `url` and `status` are required. */
 const CallbackSchema = z.looseObject({
@@ -86,13 +86,27 @@ export const SaleSchema = z.looseObject({
   paymentTypeCode: nullableString(),
   customer: CustomerSchema.nullish().transform((customer) => customer ?? { ...NO_CUSTOMER }),
   lines: z.array(SaleLineSchema),
-  totals: TotalsSchema,
+  totals: z.looseObject(totalsFields),
   /** Null until the tax authority has accepted the document. */
-  receipt: ReceiptSchema.nullable().default(null),
+  receipt: z.looseObject(receiptFields).nullable().default(null),
   originalSaleId: nullableString(),
   /** Why the document failed; set only when status is `failed`. */
   error: nullableString(),
   callback: CallbackSchema.nullable().default(null),
+});
+
+/**
+ * What a workflow keeps of a sale or credit note: the fields named here only (unknown ones dropped), so the service's
+ * `callback.url`, whose token must never leave the worker, never reaches a history.
+ */
+export const FiscalDocumentSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  status: z.string(),
+  traderInvoiceNumber: z.string(),
+  totals: z.object(totalsFields),
+  receipt: z.object(receiptFields).nullable(),
+  error: z.string().nullable(),
 });
 
 const ItemNeedsSchema = z.looseObject({ productType: z.boolean(), classificationMapping: z.boolean() });
@@ -261,14 +275,10 @@ export const CallbackNotificationSchema = z.looseObject({
   data: z.looseObject({ sale: z.looseObject({ id: requiredId() }) }),
 });
 
-export type Receipt = z.output<typeof ReceiptSchema>;
 export type Sale = z.output<typeof SaleSchema>;
 export type ItemNeeds = z.output<typeof ItemNeedsSchema>;
 export type Item = z.output<typeof ItemSchema>;
-export type StockAdjustmentResult = z.output<typeof StockAdjustmentResultSchema>;
 export type Purchase = z.output<typeof PurchaseSchema>;
-export type Pagination = z.output<typeof PaginationSchema>;
-export type PullResult = z.output<typeof PullResultSchema>;
 export type Branch = z.output<typeof BranchSchema>;
 export type Business = z.output<typeof BusinessSchema>;
 export type Identity = z.output<typeof IdentitySchema>;
@@ -306,10 +316,4 @@ export function authorityErrorsFromError(err: unknown): AuthorityError[] {
     const parsed = AuthorityErrorSchema.safeParse(entry);
     return parsed.success ? [parsed.data] : [];
   });
-}
-
-/** The id of the existing credit note a 422 `already_credited` names. */
-export function creditNoteIdFromError(err: unknown): string | undefined {
-  const raw = detailOf(err, 'creditNoteId');
-  return typeof raw === 'string' && raw.length > 0 ? raw : undefined;
 }

@@ -20,20 +20,6 @@ import {
 import { parseDuration } from './duration.js';
 import type { SaleInput } from './sale.js';
 
-/** The sales client's own limits (the workflow's options); the request's own are in ./compliance-rules.ts. */
-export const SALE_LIMITS = {
-  traderInvoiceNumberMax: TRADER_INVOICE_NUMBER_MAX,
-  linesMin: SALE_LINES_MIN,
-  linesMax: SALE_LINES_MAX,
-  quantityMax: SALE_QUANTITY_MAX,
-  unitPriceMax: SALE_UNIT_PRICE_MAX,
-  lineAmountMax: LINE_AMOUNT_MAX,
-  saleTotalMax: SALE_TOTAL_MAX,
-  amountDecimalsMax: SALE_AMOUNT_DECIMALS_MAX,
-  refundWindowDaysMax: 365,
-  transientRetryLimitMax: 50,
-} as const;
-
 /** `awaitReceipt`'s longest wait: an update held open longer than this ties up the caller and the worker's slot. */
 export const AWAIT_RECEIPT_WAIT_MAX = '10 minutes';
 
@@ -41,7 +27,7 @@ const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export const nonEmpty = () => z.string().refine((value) => value.trim().length > 0, 'must not be empty');
 
-const maxChars = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+export const maxChars = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
 /** A `YYYY-MM-DD` string naming a day that exists (no 2026-02-30). */
 function isCalendarDate(value: string): boolean {
@@ -88,34 +74,23 @@ const DECIMALS_MESSAGE = `must have at most ${SALE_AMOUNT_DECIMALS_MAX} decimal 
 const hasAllowedDecimals = (value: number) => decimalPlaces(value) <= SALE_AMOUNT_DECIMALS_MAX;
 
 // zod refuses NaN and ±Infinity.
-const lineQuantity = () =>
-  z
-    .number()
-    .positive('must be more than 0')
-    .max(SALE_QUANTITY_MAX, `must be at most ${SALE_QUANTITY_MAX}`)
-    .refine(hasAllowedDecimals, DECIMALS_MESSAGE);
+const lineQuantity = z
+  .number()
+  .positive('must be more than 0')
+  .max(SALE_QUANTITY_MAX, `must be at most ${SALE_QUANTITY_MAX}`)
+  .refine(hasAllowedDecimals, DECIMALS_MESSAGE);
 
-const lineUnitPrice = () =>
-  z
-    .number()
-    .min(0, 'must be 0 or more')
-    .max(SALE_UNIT_PRICE_MAX, `must be at most ${SALE_UNIT_PRICE_MAX}`)
-    .refine(hasAllowedDecimals, DECIMALS_MESSAGE);
+const lineUnitPrice = z
+  .number()
+  .min(0, 'must be 0 or more')
+  .max(SALE_UNIT_PRICE_MAX, `must be at most ${SALE_UNIT_PRICE_MAX}`)
+  .refine(hasAllowedDecimals, DECIMALS_MESSAGE);
 
-interface PricedLine {
-  quantity: number;
-  unitPrice: number;
-}
-
-const quantityRule = lineQuantity();
-const unitPriceRule = lineUnitPrice();
+const pricedLine = z.object({ quantity: lineQuantity, unitPrice: lineUnitPrice });
+type PricedLine = z.infer<typeof pricedLine>;
 
 // Array checks run even when a line is malformed (zod reports that line's own issues): only whole, valid lines count.
-const isInBounds = (line: unknown): line is PricedLine =>
-  typeof line === 'object' &&
-  line !== null &&
-  quantityRule.safeParse((line as PricedLine).quantity).success &&
-  unitPriceRule.safeParse((line as PricedLine).unitPrice).success;
+const isInBounds = (line: unknown): line is PricedLine => pricedLine.safeParse(line).success;
 
 /** Each amount is checked only where what it sums is in bounds: a wrong quantity is not named again as an amount. */
 function checkAmounts(lines: readonly unknown[], ctx: z.RefinementCtx): void {
@@ -193,10 +168,10 @@ export const saleRequestParts = {
   },
   line: {
     itemId: nonEmpty().describe("The item's id at the compliance service."),
-    quantity: lineQuantity().describe(
+    quantity: lineQuantity.describe(
       `More than 0, at most ${SALE_QUANTITY_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal places.`,
     ),
-    unitPrice: lineUnitPrice().describe(
+    unitPrice: lineUnitPrice.describe(
       `Tax-inclusive price of one unit: 0 to ${SALE_UNIT_PRICE_MAX}, at most ${SALE_AMOUNT_DECIMALS_MAX} decimal ` +
         `places; quantity × unitPrice at most ${LINE_AMOUNT_MAX}.`,
     ),
@@ -220,7 +195,7 @@ const customerSchema = z
 
 const saleOptionsSchema = z
   .strictObject({
-    refundWindowDays: boundedNumber(0, SALE_LIMITS.refundWindowDaysMax)
+    refundWindowDays: boundedNumber(0, 365)
       .optional()
       .describe('How long the sale stays open for a refund after it is signed (default 30 days).'),
     outcomeTimeout: duration(
@@ -229,7 +204,7 @@ const saleOptionsSchema = z
     itemFixDeadline: duration(
       "How long a sale waits for an operator to fix an item the service says still needs something (default '7 days').",
     ).optional(),
-    transientRetryLimit: boundedNumber(0, SALE_LIMITS.transientRetryLimitMax)
+    transientRetryLimit: boundedNumber(0, 50)
       .int('must be a whole number')
       .optional()
       .describe('How many times a transient authority failure is retried before parking (default 5).'),

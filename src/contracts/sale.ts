@@ -1,7 +1,9 @@
 /** The sale process's contract; its inputs are the zod schemas of ./sale-input.ts. Workflow code imports this file. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
+import type { FiscalDocumentSchema } from '../compliance/schemas.js';
 import type { ItemRegistrationOutcome } from './item-registration.js';
+import type { StockMove } from './stock-ledger.js';
 import type {
   awaitReceiptRequestSchema,
   cancelArgsSchema,
@@ -34,29 +36,9 @@ export type SaleStep =
   | 'cancelled'
   | 'failed';
 
-export interface ReceiptSummary {
-  cuInvoiceNo: string | null;
-  receiptNumber: number | null;
-  receiptLabel: string | null;
-  scuId: string | null;
-  scuDate: string | null;
-  scuTime: string | null;
-  totalReceiptCounter: string | null;
-  signature: string | null;
-  internalData: string | null;
-  verificationUrl: string | null;
-  originalCuInvoiceNo: string | null;
-}
-
-export interface FiscalDocument {
-  id: string;
-  type: string;
-  status: string;
-  traderInvoiceNumber: string;
-  totals: { total: number; taxableAmount: number; taxAmount: number };
-  receipt: ReceiptSummary | null;
-  error: string | null;
-}
+/** A sale or credit note as the workflow keeps it (the service's document without its callback URL). */
+export type FiscalDocument = z.output<typeof FiscalDocumentSchema>;
+export type ReceiptSummary = NonNullable<FiscalDocument['receipt']>;
 
 /** Operator updates that move a parked sale on (a stock movement waits for its own updates, not a park). */
 export type ParkedAction = 'retry' | 'cancel' | 'itemFixed';
@@ -70,12 +52,8 @@ export interface ParkedReason {
   itemIds?: string[];
 }
 
-export interface StockMovementState {
+export interface StockMovementState extends StockMove {
   referenceId: string;
-  itemId: string;
-  action: 'ADD' | 'DEDUCT';
-  quantity: number;
-  unitPrice: number;
   /** `handed_over` to the branch's stock ledger, which alone moves stock, then `reported` once it recorded the line. */
   status: 'pending' | 'reported' | 'handed_over';
   movementId?: string;

@@ -27,14 +27,18 @@ export type StockReporting = { mode: 'per-sale' } | { mode: 'coalesced'; maxDela
 
 export const DEFAULT_STOCK_REPORTING: StockReporting = { mode: 'coalesced', maxDelaySeconds: 180 };
 
-export interface StockLine {
-  /** Unique per line and action: `<document key>:<line index>:<action>` (workflows/keys.ts stockReferenceId). */
-  lineId: string;
-  saleWorkflowId: string;
+/** What the service's stock adjustment moves. */
+export interface StockMove {
   itemId: string;
   action: 'ADD' | 'DEDUCT';
   quantity: number;
   unitPrice: number;
+}
+
+export interface StockLine extends StockMove {
+  /** Unique per line and action: `<document key>:<line index>:<action>` (workflows/keys.ts stockReferenceId). */
+  lineId: string;
+  saleWorkflowId: string;
   /** The sale will still be open to hear which movement carried the line (`stockCarried`); absent: it will not. */
   tellSale?: boolean;
 }
@@ -82,13 +86,9 @@ export type LedgerMovementStatus =
   /** The evidence could not decide, or the service refused it: an operator settles it (`settleMovement`). */
   | 'needs_operator';
 
-export interface LedgerMovement {
+export interface LedgerMovement extends StockMove {
   /** Sent as the movement's `referenceId`: the line's own id when it carries one line, else `stk:<ledger>:<n>`. */
   referenceId: string;
-  itemId: string;
-  action: 'ADD' | 'DEDUCT';
-  quantity: number;
-  unitPrice: number;
   lines: Array<{ lineId: string; saleWorkflowId: string; quantity: number; tellSale?: boolean }>;
   status: LedgerMovementStatus;
   movementId?: string;

@@ -58,12 +58,6 @@ export function activityTaskQueue(activity: ActivityName, workflowTaskQueue: str
 }
 
 export function taskQueueOf(queue: ActivityQueue, workflowTaskQueue: string): string {
-  switch (queue) {
-    case 'workflow':
-      return workflowTaskQueue;
-    case 'compliance':
-      return complianceTaskQueue(workflowTaskQueue);
-    case 'accounting':
-      return accountingTaskQueue(workflowTaskQueue);
-  }
+  if (queue === 'workflow') return workflowTaskQueue;
+  return queue === 'compliance' ? complianceTaskQueue(workflowTaskQueue) : accountingTaskQueue(workflowTaskQueue);
 }

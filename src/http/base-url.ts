@@ -6,7 +6,7 @@ LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
 /** Lower case, without IPv6 brackets or a trailing root dot (`localhost.` is still localhost). */
-function normaliseHost(hostname: string): string {
+export function normaliseHost(hostname: string): string {
   return hostname
     .trim()
     .toLowerCase()

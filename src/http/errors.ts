@@ -31,31 +31,22 @@ export interface ApiErrorInit {
 /** Every failure of a call to either service, from the transport up: one type, one taxonomy. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
-  readonly service: ServiceName;
-  readonly operation: string;
-  readonly method: string;
-  readonly path: string;
-  readonly status: number | undefined;
-  readonly code: string;
-  readonly details: Record<string, unknown>;
-  readonly retryAfterSeconds: number | undefined;
-  readonly rateLimit: RateLimitInfo | undefined;
-  readonly retry: RetryDisposition;
-  readonly requestSent: boolean;
+  readonly service!: ServiceName;
+  readonly operation!: string;
+  readonly method!: string;
+  readonly path!: string;
+  readonly status!: number | undefined;
+  readonly code!: string;
+  readonly details!: Record<string, unknown>;
+  readonly retryAfterSeconds!: number | undefined;
+  readonly rateLimit!: RateLimitInfo | undefined;
+  readonly retry!: RetryDisposition;
+  readonly requestSent!: boolean;
 
-  constructor(init: ApiErrorInit) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.service = init.service;
-    this.operation = init.operation;
-    this.method = init.method;
-    this.path = init.path;
-    this.status = init.status;
-    this.code = init.code;
-    this.details = init.details ?? {};
-    this.retryAfterSeconds = init.retryAfterSeconds;
-    this.rateLimit = init.rateLimit;
-    this.retry = init.retry;
-    this.requestSent = init.requestSent;
+  // Fields are defined in this order (as undefined) before the constructor assigns them: `toJSON` keeps the order.
+  constructor({ message, cause, details = {}, ...init }: ApiErrorInit) {
+    super(message, cause === undefined ? undefined : { cause });
+    Object.assign(this, init, { details });
   }
 
   /** A plain, secret-free object for logs and Temporal failure details (the cause stays out). */

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { ResponseValidationError, classifyStatus, type ApiError } from './errors.js';
+import { fieldPath } from '../contracts/sale-input.js';
+import { ResponseValidationError, classifyStatus } from './errors.js';
 import { parseRateLimit, parseRetryAfter } from './rate-limit.js';
 import { requestError, type HttpRequest, type HttpResponse, type HttpTransport } from './transport.js';
 
@@ -60,28 +61,6 @@ function readErrorBody(
   };
 }
 
-function errorFromResponse(transport: HttpTransport, req: HttpRequest, res: HttpResponse): ApiError {
-  const retryAfterSeconds = parseRetryAfter(res.headers);
-  return requestError(transport.service, req, {
-    status: res.status,
-    ...readErrorBody(parseJson(res), res.status),
-    rateLimit: parseRateLimit(res.headers),
-    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-    retry: classifyStatus(res.status, req.idempotent),
-    requestSent: true,
-  });
-}
-
-function issuesOf(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((issue) => ({
-    path: issue.path
-      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-      .join('')
-      .replace(/^\./, ''),
-    message: issue.message,
-  }));
-}
-
 /** Sends a request and parses a 2xx JSON body with `schema`; anything else becomes an `ApiError`. */
 export async function callJson<S extends z.ZodType>(
   transport: HttpTransport,
@@ -89,7 +68,16 @@ export async function callJson<S extends z.ZodType>(
   schema: S,
 ): Promise<ApiResult<z.output<S>>> {
   const res = await transport.send(req);
-  if (res.status < 200 || res.status >= 300) throw errorFromResponse(transport, req, res);
+  if (res.status < 200 || res.status >= 300) {
+    throw requestError(transport.service, req, {
+      status: res.status,
+      ...readErrorBody(parseJson(res), res.status),
+      rateLimit: parseRateLimit(res.headers),
+      retryAfterSeconds: parseRetryAfter(res.headers),
+      retry: classifyStatus(res.status, req.idempotent),
+      requestSent: true,
+    });
+  }
   const body = parseJson(res);
   if (body === undefined) {
     throw requestError(transport.service, req, {
@@ -104,20 +92,12 @@ export async function callJson<S extends z.ZodType>(
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
-    throw new ResponseValidationError(transport.service, req.operation, res.status, issuesOf(parsed.error));
+    throw new ResponseValidationError(
+      transport.service,
+      req.operation,
+      res.status,
+      parsed.error.issues.map(({ path, message }) => ({ path: fieldPath(path), message })),
+    );
   }
   return { data: parsed.data, meta: responseMeta(res) };
-}
-
-/** Sends a request whose 2xx answer is raw bytes (e.g. a PDF). */
-export async function callBinary(
-  transport: HttpTransport,
-  req: HttpRequest,
-): Promise<ApiResult<{ contentType: string; bytes: Buffer }>> {
-  const res = await transport.send(req);
-  if (res.status < 200 || res.status >= 300) throw errorFromResponse(transport, req, res);
-  return {
-    data: { contentType: res.headers['content-type'] ?? 'application/octet-stream', bytes: res.body },
-    meta: responseMeta(res),
-  };
 }

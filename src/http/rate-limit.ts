@@ -17,16 +17,12 @@ function nonNegativeInteger(raw: string | undefined): number | undefined {
   return Number.parseInt(raw, 10);
 }
 
+const HEADERS = { limit: 'x-ratelimit-limit', remaining: 'x-ratelimit-remaining', resetSeconds: 'x-ratelimit-reset' };
+
 /** Reads the three `X-RateLimit-*` headers; malformed values are ignored, as clients must. */
 export function parseRateLimit(headers: HeaderBag): RateLimitInfo {
-  const info: RateLimitInfo = {};
-  const limit = nonNegativeInteger(header(headers, 'x-ratelimit-limit'));
-  const remaining = nonNegativeInteger(header(headers, 'x-ratelimit-remaining'));
-  const reset = nonNegativeInteger(header(headers, 'x-ratelimit-reset'));
-  if (limit !== undefined) info.limit = limit;
-  if (remaining !== undefined) info.remaining = remaining;
-  if (reset !== undefined) info.resetSeconds = reset;
-  return info;
+  const entries = Object.entries(HEADERS).map(([key, name]) => [key, nonNegativeInteger(header(headers, name))]);
+  return Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as RateLimitInfo;
 }
 
 /** `Retry-After` in seconds: the document promises integer seconds; an HTTP-date (RFC 9110) is honoured too. */

@@ -32,7 +32,7 @@ export interface HttpResponse {
   target: string;
 }
 
-interface HttpTransportOptions {
+export interface HttpTransportOptions {
   service: ServiceName;
   /** `https`, or `http` to a loopback host or one of `insecureHttpHosts` (base-url.ts). */
   baseUrl: string;

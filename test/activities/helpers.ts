@@ -8,7 +8,7 @@ import type { ActivityDeps } from '../../activities/deps.js';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { singleApplication } from '../helpers/single-application.js';
 import { ItemRegistry, type ItemRegistryOptions } from '../../activities/item-registry.js';
-import type { ComplianceClient } from '../../src/compliance/index.js';
+import type { ComplianceClient } from '../../src/compliance/client.js';
 import type { Sandbox } from '../../sandbox/server.js';
 import { DEMO, useClients } from '../compliance/helpers.js';
 

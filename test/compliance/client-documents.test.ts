@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CallbackNotificationSchema,
   authorityErrorsFromError,
-  creditNoteIdFromError,
   saleFromError,
   type Sale,
 } from '../../src/compliance/schemas.js';
@@ -217,7 +216,7 @@ describe('createCreditNote', () => {
       nairobi().createCreditNote({ ...input, traderInvoiceNumber: invoiceNumber('CN-') }, idempotencyKey()),
     );
     expect(err).toMatchObject({ status: 422, code: 'already_credited', retry: 'final' });
-    expect(creditNoteIdFromError(err)).toBe(note.id);
+    expect(err.details.creditNoteId).toBe(note.id);
     expect(
       await sandbox().inspector.documents({ type: 'credit_note', traderInvoiceNumber: input.traderInvoiceNumber }),
     ).toHaveLength(1);

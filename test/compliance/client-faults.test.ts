@@ -90,7 +90,6 @@ describe('5xx after the write happened (commit-then-fail)', () => {
 describe('5xx before processing (error)', () => {
   it.each([
     ['adjustStock', 'POST', '/v1/stock/adjustments', 'ambiguous'],
-    ['createItem', 'POST', '/v1/items', 'ambiguous'],
     ['createSale', 'POST', '/v1/sales', 'safe'],
     ['retrySale', 'POST', '/v1/sales/:id/retry', 'safe'],
     ['registerItem', 'POST', '/v1/items/:id/register', 'safe'],
@@ -100,8 +99,6 @@ describe('5xx before processing (error)', () => {
     sandbox().faults.add({ service: 'compliance', method, path, kind: 'error', status: 503, times: 1 });
     const calls = {
       adjustStock: () => nairobi().adjustStock(stockInput()),
-      createItem: () =>
-        nairobi().createItem({ externalId: `SKU-${randomUUID()}`, name: 'x', taxTypeCode: 'B', unitPrice: 1 }),
       createSale: () => nairobi().createSale(nairobiSale(), idempotencyKey()),
       retrySale: () => nairobi().retrySale('sale_any'),
       registerItem: () => nairobi().registerItem(DEMO.items.sugar),

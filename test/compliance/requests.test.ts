@@ -307,17 +307,7 @@ describe('adjustStock', () => {
   });
 });
 
-describe('createItem and registerItem', () => {
-  const item = { externalId: 'sku-1', name: 'Maize flour 2kg', taxTypeCode: 'B', unitPrice: 0 };
-
-  it('accepts a minimal item and checks the bounds', () => {
-    expect(validator.validate('createItem', item)).toEqual(item);
-    expectRefused(() => validator.validate('createItem', { ...item, unitPrice: -1 }), 'unitPrice', /0 or more/);
-    expectRefused(() => validator.validate('createItem', { ...item, externalId: '' }), 'externalId', /empty/);
-    expectRefused(() => validator.validate('createItem', { ...item, name: '' }), 'name', /empty/);
-    expectRefused(() => validator.validate('createItem', { ...item, taxTypeCode: '' }), 'taxTypeCode', /empty/);
-  });
-
+describe('registerItem', () => {
   it('registerItem takes branchId and reRegister only', () => {
     expect(validator.validate('registerItem', {})).toEqual({});
     expect(validator.validate('registerItem', { branchId: '01', reRegister: true })).toEqual({

@@ -6,7 +6,6 @@ import {
   SaleSchema,
   StockAdjustmentResultSchema,
   authorityErrorsFromError,
-  creditNoteIdFromError,
   isRegistered,
   itemFromError,
   saleFromError,
@@ -172,7 +171,6 @@ describe('error extractors', () => {
     expect(authorityErrorsFromError(err)).toEqual([
       { code: 'item_not_registered', field: 'lines[0].itemId', itemId: 'item_1' },
     ]);
-    expect(creditNoteIdFromError(err)).toBe('cn_9');
   });
 
   it('return nothing for malformed extras or other errors', () => {
@@ -180,7 +178,6 @@ describe('error extractors', () => {
     expect(saleFromError(err)).toBeUndefined();
     expect(itemFromError(err)).toBeUndefined();
     expect(authorityErrorsFromError(err)).toEqual([]);
-    expect(creditNoteIdFromError(err)).toBeUndefined();
     expect(saleFromError(new Error('boom'))).toBeUndefined();
     expect(saleFromError(undefined)).toBeUndefined();
   });

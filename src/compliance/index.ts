@@ -1,2 +1,0 @@
-export { ComplianceClient } from './client.js';
-export * from './schemas.js';
