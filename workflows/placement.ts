@@ -22,9 +22,8 @@ export interface CallRoute {
 export async function placeOnBudget(businessId: string, newWork: boolean): Promise<CallRoute> {
   const placement = await placeBusiness({ businessId, newWork });
   // A single-key worker's one application says nothing an operator could filter by: one history event saved per sale.
-  if (placement.application !== null && placement.application !== SINGLE_KEY_APPLICATION) {
+  if (placement.application !== null && placement.application !== SINGLE_KEY_APPLICATION)
     upsertSearchAttributes([{ key: Application, value: placement.application }]);
-  }
   const { taskQueue } = workflowInfo();
   return {
     complianceQueue:

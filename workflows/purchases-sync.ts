@@ -70,9 +70,8 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
     await deliver(sync, record.compared(page));
     record.advanced(page.nextCursor);
     if (page.nextCursor === null) return closeSync(sync);
-    if (pagesThisRun >= settings.pagesPerRun || workflowInfo().continueAsNewSuggested) {
+    if (pagesThisRun >= settings.pagesPerRun || workflowInfo().continueAsNewSuggested)
       await continueAsNew<typeof purchasesSyncWorkflow>({ ...input, carry: record.nextRun() });
-    }
   }
 }
 

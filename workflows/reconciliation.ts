@@ -128,12 +128,11 @@ async function listPurchases(businessId: string, api: ReconciliationApi): Promis
   await readPages(`business ${businessId}'s purchase list`, async (page) => {
     if (cursor !== null) {
       // A cursor handed out twice would read the same pages until the bound: stop at once instead.
-      if (cursors.has(cursor)) {
+      if (cursors.has(cursor))
         throw ApplicationFailure.nonRetryable(
           `listPurchases: the compliance service returned cursor ${JSON.stringify(cursor)} twice`,
           FAILURE_TYPES.unexpectedResponse,
         );
-      }
       cursors.add(cursor);
     }
     const listed = await api.purchasesPage(businessId, cursor, page);

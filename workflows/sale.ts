@@ -115,9 +115,8 @@ async function refundWindow(sale: SaleContext): Promise<boolean> {
   const { record, inbox, settings } = sale;
   record.enter('refund_window');
   record.state.refundDeadline = new Date(Date.now() + settings.refundWindowMs).toISOString();
-  if (inbox.refund === undefined && settings.refundWindowMs > 0) {
+  if (inbox.refund === undefined && settings.refundWindowMs > 0)
     await condition(() => inbox.refund !== undefined, settings.refundWindowMs);
-  }
   return inbox.refund !== undefined;
 }
 

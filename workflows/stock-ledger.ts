@@ -70,12 +70,11 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
           settleMovementArgsSchema,
           argument,
         );
-        if (!book.waitingForOperator().some((m) => m.referenceId === request.referenceId)) {
+        if (!book.waitingForOperator().some((m) => m.referenceId === request.referenceId))
           throw ApplicationFailure.nonRetryable(
             `no movement ${request.referenceId} waits for an operator here`,
             FAILURE_TYPES.invalidOperation,
           );
-        }
       },
     },
   );
@@ -250,12 +249,11 @@ class AttentionBoard {
       )
       .join('\n');
     if (details === this.written) return;
-    if ((this.written === undefined || this.written === '') !== (details === '')) {
+    if ((this.written === undefined || this.written === '') !== (details === ''))
       upsertSearchAttributes([
         { key: NeedsAttention, value: details !== '' },
         { key: AttentionReason, value: details === '' ? '' : STOCK_NEEDS_OPERATOR },
       ]);
-    }
     this.written = details;
     setCurrentDetails(
       details === '' ? '' : `**Stock movements waiting for an operator** (update \`settleMovement\`):\n\n${details}`,

@@ -200,9 +200,8 @@ async function waitForProgress(batch: Batch, seen: Unsettled): Promise<void> {
     last <= 0 || progressed ? settings.pollIntervalMs : Math.min(last * 2, settings.maxPollIntervalMs);
   // A durable timer, cut short by a webhook; however many arrive, polls stay `minPollGap` apart.
   const webhooks = record.state.webhooks;
-  if (await condition(() => record.state.webhooks > webhooks, Math.max(1, record.state.pollIntervalMs))) {
+  if (await condition(() => record.state.webhooks > webhooks, Math.max(1, record.state.pollIntervalMs)))
     await keepPollGap(batch);
-  }
 }
 
 async function keepPollGap({ settings, lastPollAt }: Batch): Promise<void> {
@@ -213,13 +212,12 @@ async function keepPollGap({ settings, lastPollAt }: Batch): Promise<void> {
 /** Every payment settled: the batch completes, or parks with the failed ones until an operator acts or a look. */
 async function completeOrPark(batch: Batch, seen: Settled): Promise<'closed' | 'poll again'> {
   const { input, record, inbox, settings } = batch;
-  if (seen.untagged && batch.scope.ids === undefined && seen.synced === 0 && seen.failed.length === 0) {
+  if (seen.untagged && batch.scope.ids === undefined && seen.synced === 0 && seen.failed.length === 0)
     throw ApplicationFailure.nonRetryable(
       `the accounting service does not say which bill payments sync batch ${input.syncBatchId} covers ` +
         '(its bill payments carry no syncBatchId, contract assumption A18): start the workflow with billPaymentIds',
       SYNC_BATCH_FAILURES.coverageUnknown,
     );
-  }
   record.settled(seen.synced, seen.failed, seen.missing);
   if (seen.failed.length === 0) {
     record.unparked();

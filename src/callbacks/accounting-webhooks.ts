@@ -5,7 +5,7 @@
  * its own path, verified with its own secret only; the bare path uses the one secret of a single-key worker.
  */
 import type { Client } from '@temporalio/client';
-import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { verifyWebhook, WebhookVerificationError, type WebhookFailureReason } from '../accounting/webhooks.js';
 import { assertCredential } from '../config/credentials.js';
 import { syncBatchWebhookSignal, syncBatchWorkflowId, type SyncBatchWebhookHint } from '../contracts/sync-batch.js';
@@ -157,18 +157,7 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
 
   const route = (path: string, secretOf: (application: string | undefined) => string | undefined) =>
     app.post<{ Params: { application?: string } }>(path, { bodyLimit: WEBHOOK_BODY_LIMIT }, async (request, reply) => {
-      const { application } = request.params;
-      const secret = secretOf(application);
-      const logger = options.logger ?? request.log;
-      let result: Answer;
-      if (secret === undefined) {
-        // The path is the sender's dashboard setting: a wrong one is said once per interval, without repeating it.
-        warnRefused(logger, 'unknown_application', { reason: 'unknown_application' }, 'accounting webhook refused');
-        result = failure(404, 'unknown_application', 'no accounting application of this name receives webhooks here');
-      } else {
-        const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        result = await handle(rawBody, request.headers, logger, secret, application);
-      }
+      const result = await handle(request, secretOf(request.params.application));
       options.onVerdict?.('status' in result.body ? result.body.status : result.body.error.code);
       return reply.code(result.statusCode).send(result.body);
     });
@@ -176,16 +165,19 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
   if (secrets.size > 0) route(`${ACCOUNTING_WEBHOOK_PATH}/:application`, (name) => secrets.get(name ?? ''));
 
   /** One delivery, verified with `secret`; an `application`'s ids are kept apart from another's. */
-  async function handle(
-    rawBody: Buffer,
-    headers: Record<string, string | string[] | undefined>,
-    logger: CallbackLogger,
-    secret: string,
-    application: string | undefined,
-  ): Promise<Answer> {
+  async function handle(request: FastifyRequest<{ Params: { application?: string } }>, secret: string | undefined) {
+    const { headers, params } = request;
+    const { application } = params;
+    const logger: CallbackLogger = options.logger ?? request.log;
+    if (secret === undefined) {
+      // The path is the sender's dashboard setting: a wrong one is said once per interval, without repeating it.
+      warnRefused(logger, 'unknown_application', { reason: 'unknown_application' }, 'accounting webhook refused');
+      return failure(404, 'unknown_application', 'no accounting application of this name receives webhooks here');
+    }
     const from = application === undefined ? {} : { accountingApplication: application };
     let payload: unknown;
     try {
+      const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       payload = verifyWebhook({ secret, headers, rawBody, now: new Date(), toleranceSeconds: TOLERANCE_SECONDS });
     } catch (err) {
       if (!(err instanceof WebhookVerificationError)) throw err;
@@ -219,12 +211,11 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
       callbackId: replayKey,
     });
     if (admission.verdict !== 'signal') {
-      if (admission.suppressedReport !== undefined) {
+      if (admission.suppressedReport !== undefined)
         logger.info(
           { ...logged, verdict: admission.verdict, unsignalled: admission.suppressedReport },
           'accounting webhooks acknowledged without signalling',
         );
-      }
       if (admission.verdict === 'duplicate') return { statusCode: 200, body: { status: 'duplicate' } };
       return { statusCode: 202, body: { status: admission.verdict === 'closed' ? 'ignored' : 'throttled' } };
     }

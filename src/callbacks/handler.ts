@@ -8,9 +8,8 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
 import type { CallbackHint } from '../contracts/sale.js';
 import { clip, clipped, type CallbackAnswerLog, type CallbackLogger } from './answer-log.js';
-import type { CallbackBodyFields } from './body-fields.js';
 import type { CallbackFloodGuard } from './flood-guard.js';
-import { readHint, type CallbackHeaders } from './hint.js';
+import { readHint, type CallbackBodyFields, type CallbackHeaders } from './hint.js';
 import type { CallbackUrlMinter } from './tokens.js';
 
 /** 'not_found': no running execution has that id (never started, or already closed). */
@@ -69,32 +68,21 @@ export async function handleCallback(request: CallbackRequest): Promise<Callback
     logger.debug({ ...logged, ...shown, verdict }, message);
     return response;
   };
-  const status = (statusCode: 200 | 202, value: 'accepted' | 'ignored' | 'duplicate' | 'throttled') => ({
-    statusCode,
-    body: { status: value },
-  });
+  const acknowledge = (key: keyof typeof ACKNOWLEDGED) => {
+    const [statusCode, status, message] = ACKNOWLEDGED[key];
+    return answer({ statusCode, body: { status } }, false, message);
+  };
 
   const check = minter.check(workflowId, token);
-  if (check === 'expired')
-    return answer(
-      failure(410, 'expired_token', 'the callback URL has expired'),
-      true,
-      'callback refused: the URL has expired',
-    );
-  if (check !== 'valid')
-    return answer(
-      failure(401, 'invalid_token', 'the callback URL is not valid'),
-      true,
-      'callback refused: the token does not match the workflow id',
-    );
+  if (check !== 'valid') {
+    const [statusCode, code, message, reason] = REFUSED[check];
+    return answer(failure(statusCode, code, message), true, `callback refused: ${reason}`);
+  }
 
   const { hint, fingerprint } = readHint(request.body, request.headers, request.bodyFields);
   shown = clipped({ ...hint });
   const admission = guard.admit(workflowId, hint, fingerprint);
-  if (admission.verdict !== 'signal') {
-    const [code, value, message] = UNSIGNALLED[admission.verdict];
-    return answer(status(code, value), false, message);
-  }
+  if (admission.verdict !== 'signal') return acknowledge(admission.verdict);
 
   let outcome: SignalOutcome;
   try {
@@ -109,28 +97,25 @@ export async function handleCallback(request: CallbackRequest): Promise<Callback
       'callback not delivered: signalling the workflow failed',
     );
     shown = {};
-    return answer(
-      failure(503, 'signal_failed', 'the workflow could not be signalled; try again later'),
-      false,
-      'callback not delivered',
-    );
+    const response = failure(503, 'signal_failed', 'the workflow could not be signalled; try again later');
+    return answer(response, false, 'callback not delivered');
   }
-  if (outcome === 'not_found') {
-    guard.notFound(admission.ticket);
-    return answer(
-      status(200, 'ignored'),
-      false,
-      'callback ignored: no running workflow with this id (unknown or closed)',
-    );
-  }
-  return answer(status(202, 'accepted'), false, 'callback signalled to the workflow');
+  if (outcome === 'not_found') guard.notFound(admission.ticket);
+  return acknowledge(outcome);
 }
 
-const UNSIGNALLED = {
+const REFUSED = {
+  expired: [410, 'expired_token', 'the callback URL has expired', 'the URL has expired'],
+  invalid: [401, 'invalid_token', 'the callback URL is not valid', 'the token does not match the workflow id'],
+} as const;
+
+const ACKNOWLEDGED = {
   closed: [200, 'ignored', 'callback acknowledged: the workflow is closed'],
   duplicate: [200, 'duplicate', 'callback acknowledged: a duplicate'],
   // Accepted: the workflow polls, so it learns the outcome without this hint.
   throttled: [202, 'throttled', "callback acknowledged: over the workflow's signal budget"],
+  not_found: [200, 'ignored', 'callback ignored: no running workflow with this id (unknown or closed)'],
+  signalled: [202, 'accepted', 'callback signalled to the workflow'],
 } as const;
 
 function failure(statusCode: 401 | 410 | 503, code: ErrorCode, message: string): CallbackResponse {

@@ -1,7 +1,42 @@
-/** Reads the hint out of a result callback: fields of body-fields.ts when present and valid, else null. */
+/**
+ * Reads the hint out of a result callback. What the project assumed of its body where the contract is silent (C45):
+ * nothing depends on it, as the token names the execution and the workflow reads its document. Present and valid
+ * fields sharpen de-duplication and show in logs (else null); CALLBACK_BODY_FIELDS=none reads none, for a service
+ * whose bodies use these names otherwise.
+ */
 import { createHash } from 'node:crypto';
 import type { CallbackHint } from '../contracts/sale.js';
-import { ASSUMED_BODY_FIELDS, type CallbackBodyFields, type JsonPath } from './body-fields.js';
+
+/** A path into a JSON body, e.g. `['data', 'sale', 'id']`. */
+export type JsonPath = readonly string[];
+
+/** Paths to each field (the first that holds an identifier wins), and headers carrying the delivery id. */
+export interface CallbackBodyFields {
+  readonly documentId: readonly JsonPath[];
+  readonly event: readonly JsonPath[];
+  readonly callbackId: readonly JsonPath[];
+  readonly callbackIdHeaders: readonly string[];
+}
+
+/** C45: `{id, event, createdAt, data: {sale}}`, `x-callback-id`; `data` being the document itself is read too. */
+export const ASSUMED_BODY_FIELDS: CallbackBodyFields = {
+  documentId: [
+    ['data', 'sale', 'id'],
+    ['data', 'id'],
+  ],
+  event: [['event']],
+  callbackId: [['id']],
+  callbackIdHeaders: ['x-callback-id'],
+};
+
+export type CallbackBodyFieldSetting = 'assumed' | 'none';
+
+/** 'none': every callback is an anonymous hint, de-duplicated by its bytes and throttled per workflow. */
+export function callbackBodyFields(setting: CallbackBodyFieldSetting = 'assumed'): CallbackBodyFields {
+  return setting === 'none'
+    ? { documentId: [], event: [], callbackId: [], callbackIdHeaders: [] }
+    : ASSUMED_BODY_FIELDS;
+}
 
 /** Longer values are not identifiers the service issues; they are dropped rather than put into history. */
 const MAX_ID_LENGTH = 256;

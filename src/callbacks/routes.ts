@@ -4,9 +4,9 @@
  * wildcard route rather than `:params`: the router refuses a parameter over `maxParamLength` (100 by default, a
  * host setting), and a workflow id can be 1,000 bytes, up to 3,000 characters percent-encoded.
  */
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { CallbackAnswerLog, callbackRequestSerializer, clip } from './answer-log.js';
-import type { CallbackBodyFields } from './body-fields.js';
+import type { CallbackBodyFields } from './hint.js';
 import { CallbackFloodGuard } from './flood-guard.js';
 import { handleCallback, type CallbackSignal } from './handler.js';
 import { CALLBACK_PATH_PREFIX, parseCallbackPath } from './paths.js';
@@ -40,10 +40,27 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
 
   // Encapsulated: the host's own parsers are untouched outside this plugin.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) => {
-    done(null, body);
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) =>
+    done(null, body),
+  );
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode ?? 500;
+    const logged = { err: { code: error.code, message: clip(error.message) } };
+    if (status === 413) {
+      verdict(request, 'body_too_large', true);
+      request.log.debug(logged, 'callback refused: body too large');
+      const message = `the body must be at most ${CALLBACK_BODY_LIMIT} bytes`;
+      return reply.code(413).send({ error: { code: 'body_too_large', message } });
+    }
+    if (status >= 400 && status < 500) {
+      verdict(request, 'bad_request', true);
+      request.log.debug(logged, 'callback refused: bad request');
+      return reply.code(status).send({ error: { code: 'bad_request', message: clip(error.message) } });
+    }
+    verdict(request, 'internal_error', false);
+    request.log.error(logged, 'callback failed');
+    return reply.code(500).send({ error: { code: 'internal_error', message: 'the callback could not be handled' } });
   });
-  app.setErrorHandler((error: FastifyError, request, reply) => answerError(error, request, reply, verdict));
 
   // The serializer applies to fastify's own lines for these routes, whatever the host's logger does.
   const routeOptions = { bodyLimit: CALLBACK_BODY_LIMIT, logSerializers: { req: callbackRequestSerializer } };
@@ -56,17 +73,8 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
         error: { code: 'not_found', message: 'callbacks are accepted as POST /callbacks/<workflow id>/<token>' },
       });
     }
-    const result = await handleCallback({
-      ...path,
-      body: request.body,
-      headers: request.headers,
-      minter: options.minter,
-      signal: options.signal,
-      guard,
-      logger: request.log,
-      answers,
-      ...(options.bodyFields ? { bodyFields: options.bodyFields } : {}),
-    });
+    const { body, headers, log: logger } = request;
+    const result = await handleCallback({ ...options, ...path, body, headers, guard, logger, answers });
     options.onVerdict?.('status' in result.body ? result.body.status : result.body.error.code);
     return reply.code(result.statusCode).send(result.body);
   });
@@ -77,29 +85,4 @@ function pathAfterPrefix(request: FastifyRequest): string {
   const [path = ''] = request.url.split('?', 1);
   const route = request.routeOptions.url ?? CALLBACK_PATH_PREFIX;
   return path.slice(route.length - 1); // the route ends with '*'
-}
-
-function answerError(
-  error: FastifyError,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  verdict: (request: FastifyRequest, code: string, refused: boolean) => void,
-): FastifyReply {
-  const status = error.statusCode ?? 500;
-  const logged = { err: { code: error.code, message: clip(error.message) } };
-  if (status === 413) {
-    verdict(request, 'body_too_large', true);
-    request.log.debug(logged, 'callback refused: body too large');
-    return reply.code(413).send({
-      error: { code: 'body_too_large', message: `the body must be at most ${CALLBACK_BODY_LIMIT} bytes` },
-    });
-  }
-  if (status >= 400 && status < 500) {
-    verdict(request, 'bad_request', true);
-    request.log.debug(logged, 'callback refused: bad request');
-    return reply.code(status).send({ error: { code: 'bad_request', message: clip(error.message) } });
-  }
-  verdict(request, 'internal_error', false);
-  request.log.error(logged, 'callback failed');
-  return reply.code(500).send({ error: { code: 'internal_error', message: 'the callback could not be handled' } });
 }

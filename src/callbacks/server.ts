@@ -13,7 +13,7 @@ import { callbackReceivedSignal } from '../contracts/sale.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { accountingWebhookRoutes, syncBatchSignaller, type AccountingWebhookSecret } from './accounting-webhooks.js';
 import { CallbackAnswerLog, callbackRequestSerializer, clip } from './answer-log.js';
-import { callbackBodyFields, type CallbackBodyFieldSetting } from './body-fields.js';
+import { callbackBodyFields, type CallbackBodyFieldSetting } from './hint.js';
 import { signalRun, type CallbackSignal } from './handler.js';
 import { CALLBACK_BODY_LIMIT, callbackRoutes } from './routes.js';
 import type { CallbackUrlMinter } from './tokens.js';
@@ -69,31 +69,10 @@ function checkedLimits(limits: CallbackReceiverLimits = {}): typeof CALLBACK_REC
   return merged;
 }
 
-/** A malformed or timed-out request: answered like fastify's default, but counted instead of logged per request. */
-function answerClientError(
-  error: Error & { code?: string },
-  socket: Socket,
-  counted: (verdict: string, refused: boolean, context?: Record<string, unknown>) => void,
-): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, verdict] =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? ([408, 'timeout'] as const)
-      : error.code === 'HPE_HEADER_OVERFLOW'
-        ? ([431, 'header_too_large'] as const)
-        : ([400, 'malformed_request'] as const);
-  counted(verdict, true, { code: clip(String(error.code ?? 'unknown')) });
-  if (socket.writable)
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
-  socket.destroy();
-}
-
 export async function startCallbackServer(options: CallbackServerOptions): Promise<CallbackServer> {
   const limits = checkedLimits(options.limits);
-  const client = options.client;
-  const onVerdict = options.metrics
-    ? (verdict: string) => options.metrics?.count('etims_callbacks', { verdict })
-    : undefined;
+  const { client, metrics } = options;
+  const onVerdict = metrics ? (verdict: string) => metrics.count('etims_callbacks', { verdict }) : undefined;
   // The server-wide serializer covers requests outside the callback routes too.
   const loggerInstance: FastifyBaseLogger = options.logger.child(
     { component: 'callbacks' },
@@ -127,7 +106,20 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
       );
       return server;
     },
-    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => answerClientError(error, socket, counted),
+    // A malformed or timed-out request: answered like fastify's default, but counted instead of logged per request.
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      const [status, verdict] =
+        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? ([408, 'timeout'] as const)
+          : error.code === 'HPE_HEADER_OVERFLOW'
+            ? ([431, 'header_too_large'] as const)
+            : ([400, 'malformed_request'] as const);
+      counted(verdict, true, { code: clip(String(error.code ?? 'unknown')) });
+      if (socket.writable)
+        socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+      socket.destroy();
+    },
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug(

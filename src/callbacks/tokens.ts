@@ -37,16 +37,14 @@ export class CallbackUrlMinter {
   constructor(options: { publicBaseUrl: string; secret: string; ttlMs?: number; now?: () => number }) {
     this.publicBaseUrl = normaliseBaseUrl(options.publicBaseUrl);
     const ttlMs = options.ttlMs ?? DEFAULT_CALLBACK_TOKEN_TTL_MS;
-    if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0)
       throw new CallbackConfigError('ttlMs', 'must be a positive number of milliseconds');
-    }
     this.ttlMs = ttlMs;
     this.now = options.now ?? Date.now;
     const secret = options.secret;
     // 256 bits of key: as strong as the HMAC-SHA256 output it keys.
-    if (typeof secret !== 'string' || Buffer.byteLength(secret, 'utf8') < 32) {
+    if (typeof secret !== 'string' || Buffer.byteLength(secret, 'utf8') < 32)
       throw new CallbackConfigError('secret', 'must be at least 32 bytes; the value is not shown');
-    }
     // Changing the label would invalidate every URL the service holds for running sales.
     const key = createHmac('sha256', secret).update('etims-callback-token:v2', 'utf8').digest();
     this.sign = (message) => createHmac('sha256', key).update(message, 'utf8').digest();
@@ -56,9 +54,8 @@ export class CallbackUrlMinter {
   token(workflowId: string, expiresAtMs?: number): string {
     if (typeof workflowId !== 'string' || workflowId === '')
       throw new CallbackConfigError('workflowId', 'must be a non-empty string');
-    if (expiresAtMs !== undefined && !(Number.isFinite(expiresAtMs) && expiresAtMs > 0)) {
+    if (expiresAtMs !== undefined && !(Number.isFinite(expiresAtMs) && expiresAtMs > 0))
       throw new RangeError('expiresAtMs must be a positive epoch time in milliseconds');
-    }
     const expiry = expiresAtMs === undefined ? this.defaultExpirySeconds() : Math.ceil(expiresAtMs / 1000);
     const expiryText = expiry.toString(36);
     return `${expiryText}.${this.mac(expiryText, workflowId)}`;
@@ -67,10 +64,6 @@ export class CallbackUrlMinter {
   /** `${publicBaseUrl}/callbacks/${workflowId}/${token}`, or the compact form of paths.ts when that is too long. */
   mint(workflowId: string): string {
     return `${this.publicBaseUrl}${callbackPath(this.publicBaseUrl.length, workflowId, this.token(workflowId))}`;
-  }
-
-  verify(workflowId: string, token: string): boolean {
-    return this.check(workflowId, token) === 'valid';
   }
 
   /** The MAC is checked first: only an authentic token is ever told apart as 'expired'. */
@@ -114,26 +107,22 @@ function normaliseBaseUrl(value: string): string {
   } catch {
     throw new CallbackConfigError('publicBaseUrl', 'must be an absolute http or https URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new CallbackConfigError('publicBaseUrl', `must use http or https (got ${url.protocol.replace(/:$/, '')})`);
-  }
   // Credentials would travel to the service and appear on its Sale resource; not shown for the same reason.
-  if (url.username !== '' || url.password !== '') {
+  if (url.username !== '' || url.password !== '')
     throw new CallbackConfigError('publicBaseUrl', 'must not contain a username or password; the value is not shown');
-  }
-  if (url.search !== '' || url.hash !== '') {
+  if (url.search !== '' || url.hash !== '')
     throw new CallbackConfigError(
       'publicBaseUrl',
       'must not have a query or fragment (the minted path is appended to it)',
     );
-  }
   const normalised = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-  if (normalised.length > PUBLIC_BASE_URL_MAX_LENGTH) {
+  if (normalised.length > PUBLIC_BASE_URL_MAX_LENGTH)
     throw new CallbackConfigError(
       'publicBaseUrl',
       `must be at most ${PUBLIC_BASE_URL_MAX_LENGTH} characters, so that the callback URL of any workflow id ` +
         `(up to ${WORKFLOW_ID_MAX_BYTES} bytes) fits the service's limit`,
     );
-  }
   return normalised;
 }

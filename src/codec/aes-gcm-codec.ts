@@ -74,24 +74,21 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 
   private decrypt(payload: Payload): Payload {
     const keyId = payloadKeyId(payload);
-    if (keyId === undefined) {
+    if (keyId === undefined)
       throw new PayloadDecryptionError(`encrypted payload has no ${KEY_ID_METADATA_KEY} metadata`, undefined);
-    }
     const key = this.keys.key(keyId);
-    if (key === undefined) {
+    if (key === undefined)
       throw new PayloadDecryptionError(
         `payload was encrypted with key "${keyId}", which is not configured ` +
           `(configured: ${this.keys.ids.join(', ')}); add it to PAYLOAD_KEYS or PAYLOAD_KEYS_FILE`,
         keyId,
       );
-    }
     const data = payload.data ?? new Uint8Array();
-    if (data.byteLength < IV_BYTES + TAG_BYTES) {
+    if (data.byteLength < IV_BYTES + TAG_BYTES)
       throw new PayloadDecryptionError(
         `encrypted payload (key "${keyId}") is too short to hold an IV and a tag`,
         keyId,
       );
-    }
     const iv = data.subarray(0, IV_BYTES);
     const tag = data.subarray(data.byteLength - TAG_BYTES);
     const body = data.subarray(IV_BYTES, data.byteLength - TAG_BYTES);

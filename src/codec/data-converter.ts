@@ -14,16 +14,9 @@ export function failureConverterPath(): string {
   return path;
 }
 
-interface DataConverterOptions {
-  /** Also encrypt failure messages and stack traces (default true). */
-  encryptFailures?: boolean;
-}
-
-export function createDataConverter(keyRing: PayloadKeyRing, options: DataConverterOptions = {}): DataConverter {
-  return {
-    payloadCodecs: [new AesGcmPayloadCodec(keyRing)],
-    ...(options.encryptFailures === false ? {} : { failureConverterPath: failureConverterPath() }),
-  };
+/** Also encrypts failure messages and stack traces. */
+export function createDataConverter(keyRing: PayloadKeyRing): DataConverter {
+  return { payloadCodecs: [new AesGcmPayloadCodec(keyRing)], failureConverterPath: failureConverterPath() };
 }
 
 /** Without keys: refuses encrypted payloads, naming the key, rather than hand ciphertext to the payload converter. */
@@ -33,17 +26,14 @@ export class PlaintextPayloadCodec implements PayloadCodec {
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    for (const payload of payloads) {
-      if (isEncryptedPayload(payload)) {
-        const keyId = payloadKeyId(payload);
-        throw new PayloadDecryptionError(
-          `payload was encrypted with key "${keyId ?? '(none)'}" but payload encryption is off here: ` +
-            `set ${PAYLOAD_KEY_ENV.keys} or ${PAYLOAD_KEY_ENV.keysFile}`,
-          keyId,
-        );
-      }
-    }
-    return payloads;
+    const encrypted = payloads.find(isEncryptedPayload);
+    if (encrypted === undefined) return payloads;
+    const keyId = payloadKeyId(encrypted);
+    throw new PayloadDecryptionError(
+      `payload was encrypted with key "${keyId ?? '(none)'}" but payload encryption is off here: ` +
+        `set ${PAYLOAD_KEY_ENV.keys} or ${PAYLOAD_KEY_ENV.keysFile}`,
+      keyId,
+    );
   }
 }
 
@@ -51,29 +41,25 @@ export type PayloadEncryption =
   | { encrypted: true; keyRing: PayloadKeyRing; codec: AesGcmPayloadCodec; dataConverter: DataConverter }
   | { encrypted: false; codec: PlaintextPayloadCodec; dataConverter: DataConverter };
 
-interface PayloadEncryptionOptions extends DataConverterOptions {
-  /** Plain text when no keys are configured, unless `PAYLOAD_ENCRYPTION=required`. */
-  allowPlaintext?: boolean;
-}
-
-/** Keys set: encrypted; no keys and `PAYLOAD_ENCRYPTION=off` (or `allowPlaintext`): plain text; else an error. */
-export function payloadEncryptionFromEnv(env: Env, options: PayloadEncryptionOptions = {}): PayloadEncryption {
+/**
+ * Keys set: encrypted; no keys and `PAYLOAD_ENCRYPTION=off` (or `allowPlaintext`, unless `PAYLOAD_ENCRYPTION=required`):
+ * plain text; else an error.
+ */
+export function payloadEncryptionFromEnv(env: Env, options: { allowPlaintext?: boolean } = {}): PayloadEncryption {
   const modeText = env[PAYLOAD_KEY_ENV.encryption]?.trim().toLowerCase() || undefined;
-  if (modeText !== undefined && modeText !== 'required' && modeText !== 'off') {
+  if (modeText !== undefined && modeText !== 'required' && modeText !== 'off')
     throw new PayloadKeyConfigError(`${PAYLOAD_KEY_ENV.encryption}: must be "required" or "off"`);
-  }
   const ring = loadKeyRing(env);
   if (ring !== undefined) {
-    if (modeText === 'off') {
+    if (modeText === 'off')
       throw new PayloadKeyConfigError(
         `${PAYLOAD_KEY_ENV.encryption}=off but payload keys are configured: unset one or the other`,
       );
-    }
     return {
       encrypted: true,
       keyRing: ring,
       codec: new AesGcmPayloadCodec(ring),
-      dataConverter: createDataConverter(ring, options),
+      dataConverter: createDataConverter(ring),
     };
   }
   const plaintext = modeText === 'off' || (modeText === undefined && options.allowPlaintext === true);

@@ -41,26 +41,20 @@ export class PayloadKeyRing {
     if (keys.length === 0) throw new PayloadKeyConfigError(`${source}: no keys`);
     this.#keys = new Map();
     for (const { id, key } of keys) {
-      if (!PAYLOAD_KEY_ID_PATTERN.test(id)) {
+      if (!PAYLOAD_KEY_ID_PATTERN.test(id))
         throw new PayloadKeyConfigError(`${source}: a key id must match ${PAYLOAD_KEY_ID_PATTERN.source}`);
-      }
       if (this.#keys.has(id)) throw new PayloadKeyConfigError(`${source}: key id "${id}" is listed twice`);
       checkKeySize(source, id, key);
       this.#keys.set(id, Buffer.from(key));
     }
     const chosen = encryptKeyId ?? keys[keys.length - 1]!.id;
-    if (!this.#keys.has(chosen)) {
+    if (!this.#keys.has(chosen))
       throw new PayloadKeyConfigError(`${source}: the encryption key id "${chosen}" is not among the configured keys`);
-    }
     this.encryptKeyId = chosen;
   }
 
   get ids(): string[] {
     return [...this.#keys.keys()];
-  }
-
-  has(id: string): boolean {
-    return this.#keys.has(id);
   }
 
   /** Do not log the result. */
@@ -79,8 +73,7 @@ export class PayloadKeyRing {
 }
 
 function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
+  return env[name]?.trim() || undefined;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+)$/;
@@ -112,10 +105,7 @@ export function parseKeyList(text: string, source: string): PayloadKeyInput[] {
   });
 }
 
-interface FileKeys {
-  keys: PayloadKeyInput[];
-  encryptKeyId: string | undefined;
-}
+type FileKeys = { keys: PayloadKeyInput[]; encryptKeyId: string | undefined };
 
 function parseJsonKeys(text: string, source: string): FileKeys {
   let parsed: unknown;
@@ -131,15 +121,13 @@ function parseJsonKeys(text: string, source: string): FileKeys {
     const expected = '[{"id": …, "key": …}] or {"keys": [...], "encryptKeyId"?: …}';
     throw new PayloadKeyConfigError(`${source}: expected ${expected}`);
   }
-  if (encryptKeyId !== undefined && typeof encryptKeyId !== 'string') {
+  if (encryptKeyId !== undefined && typeof encryptKeyId !== 'string')
     throw new PayloadKeyConfigError(`${source}: encryptKeyId must be a string`);
-  }
   const keys = list.map((item: unknown, index) => {
     const where = `${source} entry ${index + 1}`;
     const { id, key } = (item ?? {}) as { id?: unknown; key?: unknown };
-    if (typeof id !== 'string' || typeof key !== 'string') {
+    if (typeof id !== 'string' || typeof key !== 'string')
       throw new PayloadKeyConfigError(`${where}: expected {"id": "<id>", "key": "<base64 key>"}`);
-    }
     return decodeKey(where, id, key);
   });
   return { keys, encryptKeyId };
@@ -165,11 +153,10 @@ export function loadKeyRing(env: Env): PayloadKeyRing | undefined {
   const list = read(env, PAYLOAD_KEY_ENV.keys);
   const explicitId = read(env, PAYLOAD_KEY_ENV.keyId);
   if (file === undefined && list === undefined) {
-    if (explicitId !== undefined) {
+    if (explicitId !== undefined)
       throw new PayloadKeyConfigError(
         `${PAYLOAD_KEY_ENV.keyId} is set but neither ${PAYLOAD_KEY_ENV.keys} nor ${PAYLOAD_KEY_ENV.keysFile} is`,
       );
-    }
     return undefined;
   }
   const fromFile = file === undefined ? { keys: [], encryptKeyId: undefined } : readKeysFile(file);
@@ -177,19 +164,17 @@ export function loadKeyRing(env: Env): PayloadKeyRing | undefined {
   const keys = [...fromFile.keys, ...fromEnv];
   const sources = [file && PAYLOAD_KEY_ENV.keysFile, list && PAYLOAD_KEY_ENV.keys].filter(Boolean).join(' + ');
   if (keys.length === 0) throw new PayloadKeyConfigError(`${sources}: no keys`);
-  if (explicitId !== undefined && !keys.some((k) => k.id === explicitId)) {
+  if (explicitId !== undefined && !keys.some((k) => k.id === explicitId))
     throw new PayloadKeyConfigError(`${PAYLOAD_KEY_ENV.keyId}: no key with id "${explicitId}" in ${sources}`);
-  }
   return new PayloadKeyRing(keys, explicitId ?? fromFile.encryptKeyId, sources);
 }
 
 export function requireKeyRing(env: Env): PayloadKeyRing {
   const ring = loadKeyRing(env);
-  if (ring === undefined) {
+  if (ring === undefined)
     throw new PayloadKeyConfigError(
       `payload encryption needs keys: set ${PAYLOAD_KEY_ENV.keys} (<id>:<base64 32 bytes>, comma-separated, ` +
         `newest last) or ${PAYLOAD_KEY_ENV.keysFile}, or ${PAYLOAD_KEY_ENV.encryption}=off on a local stack`,
     );
-  }
   return ring;
 }

@@ -7,7 +7,6 @@ import Fastify, {
   LogController,
   type FastifyBaseLogger,
   type FastifyError,
-  type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
@@ -24,16 +23,13 @@ const DEFAULT_CODEC_PORT = 8234;
 const DEFAULT_CODEC_BODY_LIMIT = 16 * 1024 * 1024;
 const CODEC_AUTH_TOKEN_MIN_LENGTH = 32;
 
-interface CodecAppOptions {
+interface CodecServerOptions {
   codec: PayloadCodec;
   logger: Logger;
   /** Exact `scheme://host[:port]` origins; default the local UI. */
   corsOrigins?: readonly string[];
   authToken?: string | undefined;
   bodyLimit?: number;
-}
-
-interface CodecServerOptions extends CodecAppOptions {
   /** Default 127.0.0.1: the codec server decrypts for whoever reaches it, so expose it deliberately. */
   host?: string;
   /** Default 0: a free port, read from `url`. */
@@ -82,11 +78,10 @@ export function normaliseOrigins(origins: readonly string[], source = 'corsOrigi
     } catch {
       throw new ConfigError(`${source}: "${text}" is not an origin like https://temporal-ui.example.com`);
     }
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, '')) {
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, ''))
       throw new ConfigError(
         `${source}: "${text}" is not an origin like https://temporal-ui.example.com (no path, no wildcard)`,
       );
-    }
     return url.origin;
   });
 }
@@ -111,11 +106,11 @@ function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }
 
-/** Not listening: tests `inject` it. `origins` is what `allowOrigin` adds to. */
-export async function buildCodecApp(
-  options: CodecAppOptions,
-  origins: ReadonlySet<string> = new Set(normaliseOrigins(options.corsOrigins ?? DEFAULT_CODEC_CORS_ORIGINS)),
-): Promise<FastifyInstance> {
+export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
+  const host = options.host ?? '127.0.0.1';
+  // Checked here too, not only when the environment is read: no caller can open a decrypting door by accident.
+  assertTokenBeyondLoopback(host, options.authToken, 'the listen address (CODEC_HOST)');
+  const origins = new Set(normaliseOrigins(options.corsOrigins ?? DEFAULT_CODEC_CORS_ORIGINS));
   const expected = options.authToken === undefined || options.authToken === '' ? undefined : digest(options.authToken);
   const loggerInstance: FastifyBaseLogger = options.logger.child({ component: 'codec-server' });
   const app = Fastify({
@@ -129,20 +124,18 @@ export async function buildCodecApp(
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;
     if (origin === undefined) return;
-    if (!origins.has(origin)) {
+    if (!origins.has(origin))
       return reply.code(403).send(errorBody('origin_not_allowed', 'this origin may not call the codec server'));
-    }
     reply.header('Access-Control-Allow-Origin', origin);
     reply.header('Access-Control-Allow-Credentials', 'true');
     reply.header('Vary', 'Origin');
-    if (request.method === 'OPTIONS') {
+    if (request.method === 'OPTIONS')
       return reply
         .code(204)
         .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
         .header('Access-Control-Allow-Headers', 'X-Namespace, Content-Type, Authorization')
         .header('Access-Control-Max-Age', '600')
         .send();
-    }
     return;
   });
 
@@ -196,13 +189,12 @@ export async function buildCodecApp(
   // then presents it with every /decode of the UI.
   app.get('/sign-in', async (request, reply) => {
     if (expected === undefined) return reply.type('text/plain').send('this codec server needs no token\n');
-    if (!tokenMatches(request.headers.authorization)) {
+    if (!tokenMatches(request.headers.authorization))
       return reply
         .code(401)
         .header('WWW-Authenticate', 'Basic realm="codec server", charset="UTF-8"')
         .type('text/plain')
         .send('enter the codec server token as the password (any user name)\n');
-    }
     return reply.type('text/plain').send('signed in: the Temporal UI in this browser can decode now\n');
   });
 
@@ -211,16 +203,9 @@ export async function buildCodecApp(
     app.post(`/${direction}`, { onRequest: authorise }, async (request, reply) => {
       const parsed = payloadsBody.safeParse(request.body);
       if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const path = issue ? issue.path.join('.') : '';
-        return reply
-          .code(400)
-          .send(
-            errorBody(
-              'invalid_body',
-              `expected {"payloads": [{"metadata": {…base64}, "data": base64}]}${path ? ` (at ${path})` : ''}`,
-            ),
-          );
+        const path = parsed.error.issues[0]?.path.join('.');
+        const expected = 'expected {"payloads": [{"metadata": {…base64}, "data": base64}]}';
+        return reply.code(400).send(errorBody('invalid_body', `${expected}${path ? ` (at ${path})` : ''}`));
       }
       const payloads = (parsed.data.payloads ?? []).map(fromJson);
       const result =
@@ -229,26 +214,6 @@ export async function buildCodecApp(
     });
   }
 
-  return app;
-}
-
-const NO_TOKEN_BEYOND_LOOPBACK =
-  'the codec server decrypts for whoever reaches it, so beyond loopback it needs a token: ' +
-  `set CODEC_AUTH_TOKEN (or CODEC_AUTH_TOKEN_FILE) to a secret of at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters ` +
-  '(openssl rand -base64 32), or listen on 127.0.0.1';
-
-function assertTokenBeyondLoopback(host: string, authToken: string | undefined, hostSetting: string): void {
-  if (authToken !== undefined && authToken !== '') return;
-  if (isLoopbackHost(host)) return;
-  throw new ConfigError(`${hostSetting} is ${host}: ${NO_TOKEN_BEYOND_LOOPBACK}`);
-}
-
-export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
-  const host = options.host ?? '127.0.0.1';
-  // Checked here too, not only when the environment is read: no caller can open a decrypting door by accident.
-  assertTokenBeyondLoopback(host, options.authToken, 'the listen address (CODEC_HOST)');
-  const origins = new Set(normaliseOrigins(options.corsOrigins ?? DEFAULT_CODEC_CORS_ORIGINS));
-  const app = await buildCodecApp(options, origins);
   await app.listen({ host, port: options.port ?? 0 });
   const { port } = app.server.address() as AddressInfo;
   const shownHost =
@@ -262,22 +227,24 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   };
 }
 
-interface CodecServerEnvOptions {
-  host: string;
-  port: number;
-  corsOrigins: string[];
-  authToken: string | undefined;
+const NO_TOKEN_BEYOND_LOOPBACK =
+  'the codec server decrypts for whoever reaches it, so beyond loopback it needs a token: ' +
+  `set CODEC_AUTH_TOKEN (or CODEC_AUTH_TOKEN_FILE) to a secret of at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters ` +
+  '(openssl rand -base64 32), or listen on 127.0.0.1';
+
+function assertTokenBeyondLoopback(host: string, authToken: string | undefined, hostSetting: string): void {
+  if ((authToken !== undefined && authToken !== '') || isLoopbackHost(host)) return;
+  throw new ConfigError(`${hostSetting} is ${host}: ${NO_TOKEN_BEYOND_LOOPBACK}`);
 }
 
 /** Errors name the variable, never the token. */
-export function codecServerOptionsFromEnv(rawEnv: Env): CodecServerEnvOptions {
+export function codecServerOptionsFromEnv(rawEnv: Env) {
   const env = resolveSecretFiles(rawEnv, ['CODEC_AUTH_TOKEN']);
   const host = env.CODEC_HOST?.trim() || '127.0.0.1';
   const portText = env.CODEC_PORT?.trim();
   const port = portText ? Number(portText) : DEFAULT_CODEC_PORT;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new ConfigError('CODEC_PORT: must be a port number (0–65535)');
-  }
   const originsText = env.CODEC_CORS_ORIGINS?.trim();
   const corsOrigins = originsText
     ? normaliseOrigins(
@@ -286,9 +253,8 @@ export function codecServerOptionsFromEnv(rawEnv: Env): CodecServerEnvOptions {
       )
     : [...DEFAULT_CODEC_CORS_ORIGINS];
   const authToken = env.CODEC_AUTH_TOKEN?.trim() || undefined;
-  if (authToken !== undefined && authToken.length < CODEC_AUTH_TOKEN_MIN_LENGTH) {
+  if (authToken !== undefined && authToken.length < CODEC_AUTH_TOKEN_MIN_LENGTH)
     throw new ConfigError(`CODEC_AUTH_TOKEN: must be at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters`);
-  }
   assertTokenBeyondLoopback(host, authToken, 'CODEC_HOST');
   return { host, port, corsOrigins, authToken };
 }

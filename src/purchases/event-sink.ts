@@ -17,15 +17,18 @@ export interface PurchaseEventSink {
 export class SinkDeliveryError extends Error {
   override readonly name = 'SinkDeliveryError';
 
+  readonly status: number | undefined;
+  /** Retry-After, when the receiver asked. */
+  readonly retryAfterSeconds: number | undefined;
+
   constructor(
     message: string,
     /** Whether another attempt may succeed (5xx, 408, 429, network); false for other 4xx. */
     readonly retryable: boolean,
-    readonly status?: number,
-    /** Retry-After, when the receiver asked. */
-    readonly retryAfterSeconds?: number,
-    options?: { cause?: unknown },
+    { cause, ...answer }: { status?: number; retryAfterSeconds?: number; cause?: unknown } = {},
   ) {
-    super(message, options);
+    super(message, cause === undefined ? undefined : { cause });
+    this.status = answer.status;
+    this.retryAfterSeconds = answer.retryAfterSeconds;
   }
 }

@@ -38,13 +38,8 @@ class NdjsonSink implements PurchaseEventSink {
     try {
       await appendFile(this.path, line, 'utf8');
     } catch (err) {
-      throw new SinkDeliveryError(
-        `cannot append to ${this.path}: ${err instanceof Error ? err.message : String(err)}`,
-        true,
-        undefined,
-        undefined,
-        { cause: err },
-      );
+      const why = err instanceof Error ? err.message : String(err);
+      throw new SinkDeliveryError(`cannot append to ${this.path}: ${why}`, true, { cause: err });
     }
     this.needsNewline = false;
     this.ids.add(event.id);

@@ -51,28 +51,6 @@ function intervalMs(interval: number | string | undefined): number {
   return Math.round(ms / 1000) * 1000;
 }
 
-function syncArgs(businessId: string, options: PurchasesSyncOptions | undefined): [PurchasesSyncInput] {
-  return [options === undefined || Object.keys(options).length === 0 ? { businessId } : { businessId, options }];
-}
-
-function action(
-  businessId: string,
-  scheduleId: string,
-  taskQueue: string,
-  options: PurchasesSyncOptions | undefined,
-): SyncAction {
-  return {
-    type: 'startWorkflow',
-    workflowType: PURCHASES_SYNC_WORKFLOW_TYPE,
-    // The server appends the scheduled time: purchases-sync:<business>-2026-11-22T12:00:00Z.
-    workflowId: scheduleId,
-    taskQueue,
-    args: syncArgs(businessId, options),
-    typedSearchAttributes: [{ key: BusinessId, value: businessId }],
-    staticSummary: `Purchases sync of ${businessId}`,
-  };
-}
-
 function differences(current: ScheduleDescription, wanted: { everyMs: number; action: SyncAction }): string[] {
   const found: string[] = [];
   const { intervals = [], calendars } = current.spec;
@@ -102,13 +80,24 @@ async function ensureOne(
 ): Promise<EnsuredSchedule> {
   const taskQueue = settings.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const scheduleId = purchasesScheduleId(businessId, taskQueue);
-  const wanted = { everyMs, action: action(businessId, scheduleId, taskQueue, settings.options) };
+  const { options } = settings;
+  const action: SyncAction = {
+    type: 'startWorkflow',
+    workflowType: PURCHASES_SYNC_WORKFLOW_TYPE,
+    // The server appends the scheduled time: purchases-sync:<business>-2026-11-22T12:00:00Z.
+    workflowId: scheduleId,
+    taskQueue,
+    args: [options === undefined || Object.keys(options).length === 0 ? { businessId } : { businessId, options }],
+    typedSearchAttributes: [{ key: BusinessId, value: businessId }],
+    staticSummary: `Purchases sync of ${businessId}`,
+  };
+  const wanted = { everyMs, action };
   const policies = { overlap: OVERLAP, catchupWindow: PURCHASES_CATCHUP_WINDOW_MS, pauseOnFailure: false };
   try {
     const handle = await client.schedule.create({
       scheduleId,
       spec: { intervals: [{ every: everyMs }] },
-      action: wanted.action,
+      action,
       policies,
       state: { note: 'made by the worker at start-up (PURCHASES_SINK)' },
     });
@@ -125,7 +114,7 @@ async function ensureOne(
   await handle.update((current) => ({
     ...current,
     spec: { intervals: [{ every: everyMs }] },
-    action: wanted.action,
+    action,
     policies: { ...current.policies, ...policies },
   }));
   settings.logger?.info({ scheduleId, changed }, 'purchases sync schedule updated');

@@ -57,18 +57,13 @@ export class WebhookSink implements PurchaseEventSink {
         : err instanceof Error
           ? err.message
           : String(err);
-      throw new SinkDeliveryError(
-        `${this.description}: delivery of ${event.id} failed: ${why}`,
-        true,
-        undefined,
-        undefined,
-        { cause: err },
-      );
+      throw new SinkDeliveryError(`${this.description}: delivery of ${event.id} failed: ${why}`, true, { cause: err });
     }
     if (status >= 200 && status < 300) return;
     // A redirect is refused like a 4xx: the configured URL is wrong, and a signed body is not re-sent elsewhere.
     const retryable = status >= 500 || RETRYABLE_4XX.has(status);
-    throw new SinkDeliveryError(`${this.description} answered ${status} to ${event.id}`, retryable, status, retryAfter);
+    const message = `${this.description} answered ${status} to ${event.id}`;
+    throw new SinkDeliveryError(message, retryable, { status, retryAfterSeconds: retryAfter });
   }
 
   async close(): Promise<void> {

@@ -57,7 +57,7 @@ describe('the metric catalogue', () => {
     const client = readFileSync(new URL('../../src/compliance/client.ts', import.meta.url), 'utf8');
     const used = new Set([...client.matchAll(/operation: '(\w+)'|fileDocument\('(\w+)'/g)].map((m) => m[1] ?? m[2]));
     expect(used.size).toBeGreaterThan(10);
-    for (const operation of used) expect(COMPLIANCE_OPERATIONS as readonly string[]).toContain(operation);
+    expect([...used].sort()).toEqual([...COMPLIANCE_OPERATIONS].sort());
   });
 
   it('knows every code a sale parks with that the workflow names itself', () => {

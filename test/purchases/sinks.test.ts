@@ -250,8 +250,8 @@ describe('deliverPurchaseEvents (activity)', () => {
 
   it('fails retryable with how many were delivered when the sink is down, non-retryable when it refuses', async () => {
     for (const [error, type, nonRetryable] of [
-      [new SinkDeliveryError('503', true, 503), 'sink_unavailable', false],
-      [new SinkDeliveryError('400', false, 400), 'sink_refused', true],
+      [new SinkDeliveryError('503', true, { status: 503 }), 'sink_unavailable', false],
+      [new SinkDeliveryError('400', false, { status: 400 }), 'sink_refused', true],
     ] as const) {
       const { deliverPurchaseEvents } = createPurchasesActivities({
         services: singleApplication({ compliance }),

@@ -150,9 +150,8 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
       const { error } = winner;
       if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
       // A refusal while reading (e.g. a revoked scope) is not a timeout: park with what the service said.
-      if (error.cause instanceof ApplicationFailure && error.cause.nonRetryable) {
+      if (error.cause instanceof ApplicationFailure && error.cause.nonRetryable)
         return { problem: { code: error.cause.type ?? 'error', message: error.cause.message } };
-      }
       return timedOut;
     }
     // A callback is a hint: stop polling and confirm by reading the document.

@@ -252,9 +252,8 @@ export function handleTemporalCancellation({ record, inbox }: SaleContext): void
 
 function whyNotCancellable(state: SaleState): string {
   if (state.step === 'cancelled') return 'the sale is already cancelled';
-  if ((state.sale !== null && isSigned(state.sale)) || state.creditNote !== null) {
+  if ((state.sale !== null && isSigned(state.sale)) || state.creditNote !== null)
     return 'the sale is signed: only a refund (a credit note) reverses it';
-  }
   if (state.parked) {
     const actions = state.parked.actions.map((a) => `\`${a}\``).join(' or ');
     return `the sale is parked for ${actions} (${state.parked.code}), which a cancel cannot resolve`;

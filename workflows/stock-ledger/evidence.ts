@@ -40,14 +40,13 @@ export function weighEvidence(
     }
   }
   if (matches.length === 1) return { decided: true, applied: matches[0]! };
-  if (matches.length === 0) {
+  if (matches.length === 0)
     return {
       decided: false,
       reason:
         `the quantity on hand (${onHand}) fits no outcome of this ledger's movements: ` +
         'something else moved the item at this branch',
     };
-  }
   const why = reachedZero
     ? 'the item reached 0, where the service stops deducting'
     : 'its uncertain movements cancel each other out';

@@ -71,9 +71,8 @@ export async function observe(api: SyncBatchApi, scope: BatchScope): Promise<Obs
   const syncing = await scan(api, scope, 'syncing', 'asc', any);
   const pending = syncing.found.length > 0 ? undefined : await scan(api, scope, 'pending', 'asc', any);
   // A capped scan may have missed an unsettled payment: "not yet" is the safe answer.
-  if (syncing.found.length > 0 || syncing.capped || (pending && (pending.found.length > 0 || pending.capped))) {
+  if (syncing.found.length > 0 || syncing.capped || (pending && (pending.found.length > 0 || pending.capped)))
     return { kind: 'unsettled', pending: pending?.found.length ?? 0, syncing: syncing.found.length };
-  }
 
   const ids = scope.ids;
   const failed = await scan(api, scope, 'failed', 'desc', (found) => ids !== undefined && found.length >= ids.size);
