@@ -105,6 +105,26 @@ describe('utilisation', () => {
     expect(u.utilisation).toBe(1);
   });
 
+  it('places the windows where requests before the backlog put them, and counts only what the backlog sent', () => {
+    // Two start-up reads open a window at 0; the backlog starts at 600, inside it. The limiter's next window opens at
+    // 1,000, so the backlog's 8 + 10 + 10 requests below fill the limit; windows rebuilt from 600 would count 14 in the first.
+    const log = [
+      ...spread(0, 100, 2),
+      ...spread(600, 400, 8),
+      ...spread(1_000, 1_000, 10),
+      ...spread(2_000, 1_000, 10),
+      ...spread(3_000, 500, 5),
+      ...rest,
+    ];
+    const u = utilisation(log, { windowMs: W, limit: 10, backlogStartedAt: 600, backlogDrainedAt: 3_500 });
+    expect(u.windows).toBe(2);
+    expect(u.productive).toBe(20);
+    expect(u.utilisation).toBe(1);
+    expect(u.requests).toBe(log.length - 2);
+    const unaware = utilisation(log.slice(2), { windowMs: W, limit: 10, backlogDrainedAt: 3_500 });
+    expect(unaware.utilisation).toBeGreaterThan(1);
+  });
+
   it('is NaN, never a flattering number, without a complete window', () => {
     expect(utilisation(spread(0, 500, 5), { windowMs: W, limit: 10, backlogDrainedAt: 400 }).utilisation).toBeNaN();
   });

@@ -48,20 +48,25 @@ export function rebuildWindows(requests: readonly LoggedRequest[], windowMs: num
 }
 
 /**
- * Utilisation of `limit` requests per `windowMs` over the complete windows of the backlog: closed before
+ * Utilisation of `limit` requests per `windowMs` over the complete windows of the backlog: opened at or after
+ * `backlogStartedAt`, closed before
  * `backlogDrainedAt` (the moment its last work was sent), and with at least a whole window's worth of its requests
  * still to come after them. Once less than that is left, a window can only be part-filled however the worker
  * behaves: the last sales' stock movements wait for their own signing, so the tail drains, it is not a backlog.
  */
 export function utilisation(
-  requests: readonly LoggedRequest[],
-  options: { windowMs: number; limit: number; backlogDrainedAt: number },
+  log: readonly LoggedRequest[],
+  options: { windowMs: number; limit: number; backlogStartedAt?: number; backlogDrainedAt: number },
 ): Utilisation {
   const { windowMs, limit, backlogDrainedAt } = options;
+  const startedAt = options.backlogStartedAt ?? -Infinity;
+  // The windows are rebuilt from the whole log: a request before the backlog (the worker's start-up reads) opened the
+  // window the backlog's first request fell in, and every window after it follows from there.
+  const requests = log.filter((r) => r.at >= startedAt);
   const productiveTimes = requests.filter(isProductive).map((r) => r.at);
   const stillToCome = (t: number) => productiveTimes.filter((at) => at >= t).length;
-  const complete = rebuildWindows(requests, windowMs).filter(
-    (w) => w.end <= backlogDrainedAt && stillToCome(w.end) >= limit,
+  const complete = rebuildWindows(log, windowMs).filter(
+    (w) => w.start >= startedAt && w.end <= backlogDrainedAt && stillToCome(w.end) >= limit,
   );
   const from = complete[0]?.start ?? 0;
   const to = complete.at(-1)?.end ?? 0;

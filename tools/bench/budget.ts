@@ -49,9 +49,9 @@ export async function measureBudget(
         (await workers.sales.startSale(benchSale(`BENCH-BUDGET-${options.tag}-${i}`, NAIROBI_LINES))).workflowId,
     );
     await mapLimit(ids, 50, (id) => t.client.workflow.getHandle(id).result());
-    const requests = sandbox.stats.records({ since: from, service: 'compliance', applicationId: RETAIL_APP });
-    const drainedAt = Math.max(...requests.map((r) => r.at));
-    const u = utilisation(requests, { windowMs, limit, backlogDrainedAt: drainedAt });
+    const log = sandbox.stats.records({ service: 'compliance', applicationId: RETAIL_APP });
+    const drainedAt = Math.max(...log.map((r) => r.at));
+    const u = utilisation(log, { windowMs, limit, backlogStartedAt: from, backlogDrainedAt: drainedAt });
     return { ...u, windowMs, limitPerWindow: limit, workerRequestsPerMinute, sales };
   } finally {
     await workers.stop();
