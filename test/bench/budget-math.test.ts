@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { perMinute, rebuildWindows, utilisation, type LoggedRequest } from '../../tools/bench/budget-math.js';
+import {
+  backlogReadyAt,
+  perMinute,
+  rebuildWindows,
+  utilisation,
+  type LoggedRequest,
+} from '../../tools/bench/budget-math.js';
 
 const W = 1_000;
 /** `n` answers spread evenly over [from, from + span). */
@@ -127,6 +133,17 @@ describe('utilisation', () => {
 
   it('is NaN, never a flattering number, without a complete window', () => {
     expect(utilisation(spread(0, 500, 5), { windowMs: W, limit: 10, backlogDrainedAt: 400 }).utilisation).toBeNaN();
+  });
+
+  it('starts counting once a window of activities waits in the queue', () => {
+    // Scheduled one every 100 ms, each started 250 ms later: never more than 3 waiting.
+    const trickle = Array.from({ length: 20 }, (_, i) => ({ scheduledAt: i * 100, startedAt: i * 100 + 250 }));
+    expect(backlogReadyAt(trickle, 3)).toBe(200);
+    expect(backlogReadyAt(trickle, 4)).toBeUndefined();
+    // Then 10 scheduled at once at 5,000, started one every 100 ms.
+    const burst = Array.from({ length: 10 }, (_, i) => ({ scheduledAt: 5_000, startedAt: 5_000 + i * 100 }));
+    expect(backlogReadyAt([...trickle, ...burst], 5)).toBe(5_000);
+    expect(backlogReadyAt([], 1)).toBeUndefined();
   });
 
   it('gives the per-minute figure of a short window', () => {

@@ -91,6 +91,7 @@ describe('targets', () => {
         requests: 1,
         rateLimited: 0,
         sales: 1,
+        countedFromSeconds: 0.5,
         perWindow: [],
       },
       throughput: {

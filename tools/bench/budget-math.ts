@@ -49,20 +49,27 @@ export function rebuildWindows(requests: readonly LoggedRequest[], windowMs: num
 
 /**
  * Utilisation of `limit` requests per `windowMs` over the complete windows of the backlog: opened at or after
- * `backlogStartedAt`, closed before
+ * `backlogStartedAt` (see backlogReadyAt), closed before
  * `backlogDrainedAt` (the moment its last work was sent), and with at least a whole window's worth of its requests
  * still to come after them. Once less than that is left, a window can only be part-filled however the worker
  * behaves: the last sales' stock movements wait for their own signing, so the tail drains, it is not a backlog.
  */
 export function utilisation(
   log: readonly LoggedRequest[],
-  options: { windowMs: number; limit: number; backlogStartedAt?: number; backlogDrainedAt: number },
+  options: {
+    windowMs: number;
+    limit: number;
+    runStartedAt?: number;
+    backlogStartedAt?: number;
+    backlogDrainedAt: number;
+  },
 ): Utilisation {
   const { windowMs, limit, backlogDrainedAt } = options;
   const startedAt = options.backlogStartedAt ?? -Infinity;
   // The windows are rebuilt from the whole log: a request before the backlog (the worker's start-up reads) opened the
   // window the backlog's first request fell in, and every window after it follows from there.
-  const requests = log.filter((r) => r.at >= startedAt);
+  // `requests` and the 429s among them: the whole run's, from its first start.
+  const requests = log.filter((r) => r.at >= (options.runStartedAt ?? startedAt));
   const productiveTimes = requests.filter(isProductive).map((r) => r.at);
   const stillToCome = (t: number) => productiveTimes.filter((at) => at >= t).length;
   const complete = rebuildWindows(log, windowMs).filter(
@@ -91,4 +98,20 @@ export function utilisation(
 /** The per-minute figure a worker is configured with for `limit` requests per `windowMs`. */
 export function perMinute(limit: number, windowMs: number): number {
   return Math.round((limit * 60_000) / windowMs);
+}
+
+/**
+ * The first moment at least `limit` activities were waiting in their queue (scheduled, not yet started): from then on
+ * a window left part-empty is the pacing's doing. Before it, the worker was still turning started workflows into
+ * scheduled activities, which is the cost of its workflow tasks, not the use of its rate budget. Undefined if never.
+ */
+export function backlogReadyAt(
+  activities: ReadonlyArray<{ scheduledAt: number; startedAt: number }>,
+  limit: number,
+): number | undefined {
+  for (const t of activities.map((a) => a.scheduledAt).sort((a, b) => a - b)) {
+    const waiting = activities.filter((a) => a.scheduledAt <= t && a.startedAt > t).length;
+    if (waiting >= limit) return t;
+  }
+  return undefined;
 }

@@ -60,6 +60,8 @@ export interface BudgetReport {
   requests: number;
   rateLimited: number;
   sales: number;
+  /** Seconds from the first start to the first moment a window's worth of signings waited in the queue. */
+  countedFromSeconds: number | null;
   perWindow: Array<{ counted: number; gapBeforeMs: number }>;
 }
 
@@ -433,6 +435,7 @@ export function formatReport(r: BenchReport): string {
           windows: b.windows,
           productive: b.productive,
           allowed: b.allowed,
+          'counted from (s)': b.countedFromSeconds ?? 'never',
         },
         {
           key: 'budget.rateLimitedShare',
