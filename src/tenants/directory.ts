@@ -193,6 +193,17 @@ export async function resolveTenantDirectory(
     await closeAccounting();
     throw new TenantConfigError(tenants.origin, problems);
   }
+  // What each key may do, as the service says: a key without the scope a sale needs is seen here, not at the till.
+  logger?.info(
+    {
+      keys: complianceProbes.map(({ tenant, identity, environment }) => ({
+        application: tenant.application,
+        environment,
+        scopes: identity.apiKey?.scopes ?? null,
+      })),
+    },
+    'compliance keys accepted',
+  );
 
   const servedBy = new Map<ComplianceProbe, string[]>(complianceProbes.map((probe) => [probe, []]));
   // The file's order for listed businesses, the service's for the rest.
