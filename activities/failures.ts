@@ -87,9 +87,9 @@ function fromApiError(err: ApiError, attempt: number, random: () => number): App
 }
 
 /**
- * 429 → retryable `rate_limited` after `Retry-After`; safe to repeat → retryable with backoff; a write that may have
- * happened → `ambiguous_write`; a refusal → non-retryable, type = code; a request not sent → `invalid_request`; a
- * malformed success body → `unexpected_response` if idempotent, else `ambiguous_write`. Anything else is rethrown.
+ * 429 → retryable `rate_limited` after `Retry-After`; safe to repeat → retryable with backoff; a write that may
+ * have happened → `ambiguous_write`; a refusal → non-retryable, type = code; a request not sent → `invalid_request`;
+ * a malformed success body → `unexpected_response` if idempotent, else `ambiguous_write`. Anything else is rethrown.
  */
 export function toActivityFailure(err: unknown, attempt: number, options: FailureOptions = {}): ApplicationFailure {
   const random = options.random ?? Math.random;

@@ -42,8 +42,8 @@ export type PayloadEncryption =
   | { encrypted: false; codec: PlaintextPayloadCodec; dataConverter: DataConverter };
 
 /**
- * Keys set: encrypted; no keys and `PAYLOAD_ENCRYPTION=off` (or `allowPlaintext`, unless `PAYLOAD_ENCRYPTION=required`):
- * plain text; else an error.
+ * Keys set: encrypted; no keys and `PAYLOAD_ENCRYPTION=off` (or `allowPlaintext`, unless
+ * `PAYLOAD_ENCRYPTION=required`): plain text; else an error.
  */
 export function payloadEncryptionFromEnv(env: Env, options: { allowPlaintext?: boolean } = {}): PayloadEncryption {
   const modeText = env[PAYLOAD_KEY_ENV.encryption]?.trim().toLowerCase() || undefined;

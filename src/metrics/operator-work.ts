@@ -23,7 +23,8 @@ export function watchOperatorWork(options: {
     for (const workflowType of OPERATOR_WORKFLOW_TYPES) {
       try {
         const { count } = await client.workflow.count(
-          `WorkflowType = '${workflowType}' AND TaskQueue = '${queue}' AND ExecutionStatus = 'Running' AND ${ATTENTION}`,
+          `WorkflowType = '${workflowType}' AND TaskQueue = '${queue}' AND ExecutionStatus = 'Running' AND ` +
+            ATTENTION,
         );
         if (!stopped) metrics.set('etims_operator_work_waiting', count, { workflow_type: workflowType });
       } catch (err) {
