@@ -20,7 +20,7 @@ import { mapLimit } from './stats.js';
 
 const SIGNING_ACTIVITY = 'signSale';
 export const BUDGET_WINDOW_MS = 5_000;
-export const BUDGET_LIMIT_PER_WINDOW = 50;
+export const BUDGET_LIMIT_PER_WINDOW = 20;
 
 /** Sales enough for `windows` complete windows and a spare one, at the full limit. */
 export function backlogSales(windows: number, limitPerWindow: number, requestsPerSale: number): number {
