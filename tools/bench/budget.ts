@@ -71,7 +71,10 @@ export async function measureBudget(
   }
 }
 
-/** When a sale's signing was first scheduled and first started (its first attempt), from its history. */
+/**
+ * When a sale's signing was scheduled and started, from its history. A retried activity's one STARTED event is its
+ * last attempt's, so a retry's backoff counts as waiting: the pacing's own doing, which the measure should see.
+ */
 function signingTimes(events: readonly BenchEvent[]): { scheduledAt: number; startedAt: number } {
   const scheduled = events.find((e) => e.type === 'ACTIVITY_TASK_SCHEDULED' && e.activity === SIGNING_ACTIVITY);
   const started = events.find((e) => e.type === 'ACTIVITY_TASK_STARTED' && e.activity === SIGNING_ACTIVITY);
