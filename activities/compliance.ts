@@ -138,7 +138,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
   function fileSale(input: CreateSaleInput): Promise<SubmissionResult> {
     // The client sends only the documented request fields of `request` (its schemas drop the rest).
-    const callbackUrl = callbackUrls?.mint(input.workflowId);
+    const callbackUrl = callbackUrls?.mint(input.workflowId, input.callbackAnchorMs);
     const body = { ...input.request, callbackUrl };
     return submit('sale submitted', input.businessId, callbackUrl, (options) =>
       services.compliance(input.businessId).createSale(body, input.idempotencyKey, options),
@@ -220,7 +220,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
      * Reverses a signed sale; a second credit note is the non-retryable `already_credited` (details[0].creditNoteId).
      */
     async createCreditNote(input: CreateCreditNoteInput): Promise<SubmissionResult> {
-      const body = { ...input, callbackUrl: callbackUrls?.mint(input.workflowId) };
+      const body = { ...input, callbackUrl: callbackUrls?.mint(input.workflowId, input.callbackAnchorMs) };
       return submit('credit note submitted', input.businessId, body.callbackUrl, (options) =>
         services.compliance(input.businessId).createCreditNote(body, input.idempotencyKey, options),
       );

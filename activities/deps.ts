@@ -9,7 +9,7 @@ import type { StockReporting } from '../src/contracts/stock-ledger.js';
 
 /** Mints a workflow's callback URL; it carries a capability token, so it is never logged or returned. */
 export interface CallbackUrlSource {
-  mint(workflowId: string): string;
+  mint(workflowId: string, anchorMs?: number): string;
 }
 
 /** Everything the activities use, injected by the worker (no globals). */

@@ -54,6 +54,12 @@ export interface CreateSaleInput {
   workflowId: string;
   request: SaleRequest;
   idempotencyKey: string;
+  /**
+   * Fixed once by the workflow for every attempt of this filing: the callback URL's expiry counts from it, so the
+   * URL, part of the body the service fingerprints, is the same whichever activity or worker files it. Absent in
+   * filings scheduled before it existed: the activity's first scheduled time then.
+   */
+  callbackAnchorMs?: number;
 }
 
 /** `itemIds`: the sale's distinct items, checked (from the worker's registry when it can) before it is filed. */
@@ -90,6 +96,8 @@ export interface CreateCreditNoteInput {
   returnDate: string;
   reason: CreditNoteReason;
   idempotencyKey: string;
+  /** As CreateSaleInput's. */
+  callbackAnchorMs?: number;
 }
 
 export interface RequestItemRegistrationInput extends ItemRegistrationInput {

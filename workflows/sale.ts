@@ -3,6 +3,7 @@ import {
   CancellationScope,
   allHandlersFinished,
   condition,
+  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import { NON_RESTOCKING_REASONS } from '../src/contracts/compliance-rules.js';
@@ -18,6 +19,7 @@ import { settleDocument } from './sale/documents.js';
 import { fileWithItemsChecked } from './sale/items.js';
 import { emptyInbox, handleSaleMessages, handleTemporalCancellation, refuseInput } from './sale/messages.js';
 import { OperatorCancelled, parkOnRefusal } from './sale/operator.js';
+import { RIDE_OUTAGES_PATCH } from './sale/outage.js';
 import { SaleRecord } from './sale/record.js';
 
 /**
@@ -64,7 +66,7 @@ function openSale(input: SaleInput): SaleContext {
     record: new SaleRecord(input),
     inbox: emptyInbox(),
     // Replaced once placed: nothing is called before.
-    api: saleActivities(unplacedRoute(input.businessId)),
+    api: saleActivities(unplacedRoute(input.businessId), false),
   };
   handleSaleMessages(sale);
   return sale;
@@ -76,7 +78,7 @@ async function placeSale(sale: SaleContext): Promise<void> {
     cancellable: true,
     asksNoService: true,
   });
-  sale.api = saleActivities(route);
+  sale.api = saleActivities(route, sale.settings.ridesOutages);
 }
 
 /** Files the sale, its items checked (registered first when needed), to a signed receipt. */
@@ -88,6 +90,8 @@ async function signSale(sale: SaleContext): Promise<{ saleKey: string; stockTrac
     workflowId: sale.workflowId,
     request: saleRequest(input),
     idempotencyKey: saleKey,
+    // Every attempt of the filing, by any activity or worker, sends the same callback URL: the body is fingerprinted.
+    callbackAnchorMs: workflowInfo().startTime.getTime(),
   };
   let stockTracked = new Set<string>();
   record.enter('creating_sale');
@@ -125,6 +129,7 @@ async function issueRefund(sale: SaleContext, request: RefundRequest): Promise<R
   const { input, record, api } = sale;
   record.enter('refunding');
   const key = creditNoteIdempotencyKey(input.businessId, input.traderInvoiceNumber, request.traderInvoiceNumber);
+  const callbackAnchorMs = Date.now();
   const creditNote = await settleDocument(sale, 'credit note', () =>
     api.createCreditNote({
       businessId: input.businessId,
@@ -134,6 +139,7 @@ async function issueRefund(sale: SaleContext, request: RefundRequest): Promise<R
       returnDate: request.returnDate,
       reason: request.reason,
       idempotencyKey: key,
+      callbackAnchorMs,
     }),
   );
   record.refunded(creditNote);
@@ -183,6 +189,8 @@ async function handOverStock(sale: SaleContext, movements: StockMovementState[],
 }
 
 function settingsOf(input: SaleInput): SaleSettings {
+  const ridesOutages = patched(RIDE_OUTAGES_PATCH);
+  const outageLimit = input.options?.outageLimit;
   const outcomeTimeoutMs = optionDuration('outcomeTimeout', input.options?.outcomeTimeout ?? '24 hours');
   const itemFixDeadline = input.options?.itemFixDeadline ?? '7 days';
   // Passed on as text to the registration workflow, but a bad value should fail the sale now.
@@ -190,8 +198,12 @@ function settingsOf(input: SaleInput): SaleSettings {
   return {
     refundWindowMs: (input.options?.refundWindowDays ?? 30) * 86_400_000,
     outcomeTimeoutMs,
+    // A limit the caller set is theirs; the default one is an outage like any other.
+    outcomeTimeoutParks: !ridesOutages || input.options?.outcomeTimeout !== undefined,
     itemFixDeadline,
-    transientRetryLimit: input.options?.transientRetryLimit ?? 5,
+    transientRetryLimit: input.options?.transientRetryLimit ?? (ridesOutages ? undefined : 5),
+    outageLimitMs: outageLimit === undefined ? undefined : optionDuration('outageLimit', outageLimit),
+    ridesOutages,
   };
 }
 

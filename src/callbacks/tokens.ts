@@ -2,8 +2,8 @@
  * Callback URLs: the service does not sign its callbacks (C46), so the URL is the credential. A token is
  * `<expiry, unix seconds in base 36>.<base64url HMAC-SHA256(k, expiry ":" workflowId)>`, k = HMAC-SHA256(secret,
  * "etims-callback-token:v2"); the expiry is inside the MAC. A minted URL must not change between attempts of one
- * request (a changed body under a repeated Idempotency-Key is a 422, C61), so the expiry is anchored at the
- * activity's first scheduled time (the same on every attempt and worker) and rounded up to a whole hour.
+ * request (a changed body under a repeated Idempotency-Key is a 422, C61), so the expiry is anchored on a time the
+ * workflow fixes once for the request (else the activity's first scheduled time) and rounded up to a whole hour.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Context } from '@temporalio/activity';
@@ -51,19 +51,23 @@ export class CallbackUrlMinter {
   }
 
   /** Valid until `expiresAtMs` (default: the anchor, or now, plus the TTL, rounded up to a whole hour). */
-  token(workflowId: string, expiresAtMs?: number): string {
+  token(workflowId: string, expiresAtMs?: number, anchorMs?: number): string {
     if (typeof workflowId !== 'string' || workflowId === '')
       throw new CallbackConfigError('workflowId', 'must be a non-empty string');
     if (expiresAtMs !== undefined && !(Number.isFinite(expiresAtMs) && expiresAtMs > 0))
       throw new RangeError('expiresAtMs must be a positive epoch time in milliseconds');
-    const expiry = expiresAtMs === undefined ? this.defaultExpirySeconds() : Math.ceil(expiresAtMs / 1000);
+    const expiry = expiresAtMs === undefined ? this.defaultExpirySeconds(anchorMs) : Math.ceil(expiresAtMs / 1000);
     const expiryText = expiry.toString(36);
     return `${expiryText}.${this.mac(expiryText, workflowId)}`;
   }
 
-  /** `${publicBaseUrl}/callbacks/${workflowId}/${token}`, or the compact form of paths.ts when that is too long. */
-  mint(workflowId: string): string {
-    return `${this.publicBaseUrl}${callbackPath(this.publicBaseUrl.length, workflowId, this.token(workflowId))}`;
+  /**
+   * `${publicBaseUrl}/callbacks/${workflowId}/${token}`, or the compact form of paths.ts when that is too long; valid
+   * for the TTL from `anchorMs` (when absent: the activity's first scheduled time, or now).
+   */
+  mint(workflowId: string, anchorMs?: number): string {
+    const token = this.token(workflowId, undefined, anchorMs);
+    return `${this.publicBaseUrl}${callbackPath(this.publicBaseUrl.length, workflowId, token)}`;
   }
 
   /** The MAC is checked first: only an authentic token is ever told apart as 'expired'. */
@@ -84,8 +88,9 @@ export class CallbackUrlMinter {
     return this.sign(`${expiryText}:${workflowId}`).toString('base64url');
   }
 
-  private defaultExpirySeconds(): number {
-    const expiresAt = Math.ceil((mintAnchorMs() ?? this.now()) + this.ttlMs);
+  private defaultExpirySeconds(anchorMs: number | undefined): number {
+    const anchor = anchorMs !== undefined && Number.isFinite(anchorMs) && anchorMs > 0 ? anchorMs : mintAnchorMs();
+    const expiresAt = Math.ceil((anchor ?? this.now()) + this.ttlMs);
     return Math.ceil(expiresAt / HOUR_MS) * (HOUR_MS / 1000);
   }
 }

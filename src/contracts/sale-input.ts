@@ -199,7 +199,8 @@ const saleOptionsSchema = z
       .optional()
       .describe('How long the sale stays open for a refund after it is signed (default 30 days).'),
     outcomeTimeout: duration(
-      "Longest wait for the authority's outcome of one submission before parking (default '24 hours').",
+      "Longest wait for the authority's outcome of one submission before parking. Default: after 24 hours the wait " +
+        'counts as an outage, waited out (see outageLimit).',
     ).optional(),
     itemFixDeadline: duration(
       "How long a sale waits for an operator to fix an item the service says still needs something (default '7 days').",
@@ -207,7 +208,13 @@ const saleOptionsSchema = z
     transientRetryLimit: boundedNumber(0, 50)
       .int('must be a whole number')
       .optional()
-      .describe('How many times a transient authority failure is retried before parking (default 5).'),
+      .describe(
+        'How many times a transient authority failure is retried before parking (default: no count; see outageLimit).',
+      ),
+    outageLimit: duration(
+      'How long the sale waits out an outage of the service or the authority by itself before parking ' +
+        "(default: as long as it lasts), e.g. '3 days'.",
+    ).optional(),
   })
   .describe('Behaviour knobs; every one has a default.');
 

@@ -28,6 +28,7 @@ export type SaleStep =
   | 'creating_sale'
   | 'awaiting_outcome'
   | 'retrying'
+  | 'waiting_out_outage'
   | 'parked'
   | 'reporting_stock'
   | 'refund_window'
@@ -52,6 +53,22 @@ export interface ParkedReason {
   itemIds?: string[];
 }
 
+/**
+ * An outage the sale is waiting out by itself: nobody needs to act (`NeedsAttention` stays false). `side` says whose:
+ * the compliance service's (its calls fail as 5xx, 408, 429 or time out) or the tax authority's (it refuses
+ * submissions with a transient cause, or leaves one in flight).
+ */
+export interface OutageWait {
+  side: 'service' | 'authority';
+  /** The failure's type or the authority's cause, e.g. `service_unavailable`, `authority_unavailable`. */
+  cause: string;
+  message: string;
+  /** When this sale first met the outage. */
+  since: string;
+  /** Tries so far during this outage. */
+  attempts: number;
+}
+
 export interface StockMovementState extends StockMove {
   referenceId: string;
   /** `handed_over` to the branch's stock ledger, which alone moves stock, then `reported` once it recorded the line. */
@@ -70,6 +87,8 @@ export interface SaleState {
   sale: FiscalDocument | null;
   creditNote: FiscalDocument | null;
   parked: ParkedReason | null;
+  /** Absent in sales started before outages were waited out. */
+  outage?: OutageWait | null;
   stockMovements: StockMovementState[];
   /** Submissions of the sale to the authority: the creation and every retry. */
   submissions: number;
@@ -107,6 +126,8 @@ export const itemFixedUpdate = defineUpdate<SaleState, [z.output<typeof itemFixe
 export interface ReceiptAnswer {
   signed: boolean;
   receipt: ReceiptSummary | null;
+  /** Why not signed yet, when the sale is parked or waiting out an outage; null otherwise. */
+  reason?: string | null;
   state: SaleState;
 }
 

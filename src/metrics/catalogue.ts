@@ -93,6 +93,10 @@ export const METRICS = {
     reason: KNOWN_CODES,
   }),
   etims_sales_cancelled: counter('Unsigned sales cancelled by an operator.', {}),
+  etims_sales_waiting_out_outage: counter(
+    "Times a sale began waiting out an outage by itself, by whose: the compliance service's or the authority's.",
+    { side: ['service', 'authority'] },
+  ),
   etims_credit_notes_signed: counter('Credit notes signed by the authority (refunds).', {}),
   etims_stock_movements_needing_operator: counter(
     "Stock movements handed to an operator (outcome unknown or refused), by the movement's action.",

@@ -2,8 +2,8 @@
  * Representative sales whose histories are committed under test/histories/ and replayed by replay.test.ts:
  * together they take every workflow through its main branches (immediate, async by callback, rejection then
  * operator retry, refund, item registration, an item an operator fixed, the stock ledger's lost answer, merge and
- * operator's re-send, a till's update-with-start, Temporal's own cancellation of a parked sale and a start whose
- * input the sale cannot use). tools/record-histories.ts runs them; no vitest here.
+ * operator's re-send, a till's update-with-start, outages of the authority and of the service waited out,
+ * Temporal's own cancellation of a parked sale and a start whose input the sale cannot use). tools/record-histories.ts runs them; no vitest here.
  */
 import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
 import {
@@ -112,6 +112,38 @@ async function stockLedgerScenario(stack: SaleStack): Promise<RecordedRun[]> {
   ];
 }
 
+/** A sale waiting out an authority outage (its submissions refused as transient), and one a service outage. */
+async function outageScenarios(stack: SaleStack): Promise<RecordedRun[]> {
+  const downTin = invoiceNumber('DOWN-');
+  const rule = await stack.sandbox.inspector.addAuthorityRule({
+    match: { traderInvoiceNumber: `^${downTin}$` },
+    outcome: 'reject',
+    errorCode: 'authority_unavailable',
+  });
+  const authority = await stack.start(saleInput({ traderInvoiceNumber: downTin }));
+  await stack.waitFor(authority, (s) => (s.outage?.attempts ?? 0) >= 2);
+  await stack.sandbox.inspector.removeAuthorityRule(rule.id);
+  await authority.result();
+
+  // Four answers of 503 spend the call's tries; the sale then waits and files it again.
+  const fault = await stack.sandbox.inspector.addFault({
+    service: 'compliance',
+    method: 'POST',
+    path: '/v1/sales',
+    kind: 'error',
+    status: 503,
+    times: 5,
+  });
+  const service = await stack.start(saleInput());
+  await stack.waitFor(service, (s) => s.step === 'refund_window' || s.step === 'completed');
+  await stack.sandbox.inspector.removeFault(fault.id!).catch(() => undefined);
+  await service.result();
+  return [
+    { name: 'sale-authority-outage', handle: authority },
+    { name: 'sale-service-outage', handle: service },
+  ];
+}
+
 export async function runScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   const runs: RecordedRun[] = [];
   const nairobi = DEMO.businesses.nairobi;
@@ -178,6 +210,8 @@ export async function runScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   const till = stack.client.workflow.getHandle(tillId);
   await till.result();
   runs.push({ name: 'sale-till-receipt', handle: till });
+
+  runs.push(...(await outageScenarios(stack)));
 
   const cancelled = await stack.start(saleInput({ traderInvoiceNumber: invoiceNumber('REJECT-') }));
   await untilParked(stack, cancelled);

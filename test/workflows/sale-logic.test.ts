@@ -148,12 +148,15 @@ describe('the refund window', () => {
       const ledger = stockLedgerWorkflowId(s.taskQueue, input.businessId, FIRST_BRANCH);
       expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock']);
       expect(s.inputs('checkItems')).toEqual([{ businessId: input.businessId, itemIds: [SUGAR, MILK] }]);
+      // The callback URL's expiry counts from the sale's start, whichever attempt or worker files it.
+      const startedAtMs = (await handle.describe()).startTime.getTime();
       expect(s.inputs('createSale')).toEqual([
         {
           businessId: input.businessId,
           workflowId: handle.workflowId,
           idempotencyKey: key,
           request: { traderInvoiceNumber: input.traderInvoiceNumber, saleDate: input.saleDate, lines: input.lines },
+          callbackAnchorMs: startedAtMs,
         },
       ]);
       // Both lines in one hand-over, each under its own reference; the sale stays open a month, so it asks to be told.
@@ -303,8 +306,12 @@ describe('the refund window', () => {
           returnDate: request.returnDate,
           reason: '01',
           idempotencyKey: cnKey,
+          callbackAnchorMs: expect.any(Number),
         },
       ]);
+      // A credit note's callback URL counts from when the refund was issued, not from the sale's start.
+      const anchor = s.inputs('createCreditNote')[0]!.callbackAnchorMs!;
+      expect(anchor - (await handle.describe()).startTime.getTime()).toBeGreaterThanOrEqual(29 * DAY);
       expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock', 'createCreditNote', 'handOverStock']);
       // The sale, open for its window, asked to be told which movements carried its lines; closing with its refund, it
       // does not ask for its restock lines.
@@ -694,12 +701,12 @@ describe('rejections', () => {
       { code: 'authority_unavailable', message: 'The authority is unavailable' },
     ]);
 
-  it('retries authority_unavailable with a growing backoff up to transientRetryLimit (default 5), then parks; a retry then signs', async () => {
+  it('retries authority_unavailable with a growing backoff up to a transientRetryLimit of 5, then parks; a retry then signs', async () => {
     let authorityBack = false;
     const retrySale = async ({ documentId }: { documentId: string }) =>
       authorityBack ? submission.signed(saleDocument({ id: documentId })) : unavailable();
     await h.run({ createSale: async () => unavailable(), retrySale }, async (s) => {
-      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0, transientRetryLimit: 5 } }));
       await s.env.sleep(10 * MINUTE);
       const parked = await s.waitFor(handle, (st) => st.step === 'parked');
       expect(parked.parked).toMatchObject({ code: 'authority_unavailable', actions: ['retry', 'cancel'] });

@@ -10,14 +10,19 @@ import type {
 import { API_RETRY, PRIORITY, type ActivitiesOn } from '../activity-options.js';
 import type { CallRoute } from '../placement.js';
 
-/** Each call with the summary an operator reads in the Temporal UI. */
-export function saleActivities({ complianceQueue, fairnessKey }: CallRoute) {
+/**
+ * Each call with the summary an operator reads in the Temporal UI. `ridesOutages`: a call gives up after a few
+ * tries (seven seconds; time waiting for the budget does not count) and the sale waits out the outage in its own
+ * state (./outage.ts); otherwise it tries for two hours.
+ */
+export function saleActivities({ complianceQueue, fairnessKey }: CallRoute, ridesOutages: boolean) {
   const compliance = (priorityKey: number) =>
     proxyActivities<ActivitiesOn<'compliance'>>({
       taskQueue: complianceQueue,
       startToCloseTimeout: '60 seconds',
-      scheduleToCloseTimeout: '2 hours',
-      retry: API_RETRY,
+      ...(ridesOutages
+        ? { retry: { ...API_RETRY, maximumAttempts: 4 } }
+        : { scheduleToCloseTimeout: '2 hours', retry: API_RETRY }),
       priority: { priorityKey, fairnessKey },
     });
   const signing = compliance(PRIORITY.signing);

@@ -6,9 +6,16 @@ import type { SaleRecord } from './record.js';
 export interface SaleSettings {
   refundWindowMs: number;
   outcomeTimeoutMs: number;
+  /** The sale parks when an outcome does not come within `outcomeTimeoutMs`; otherwise it waits that out. */
+  outcomeTimeoutParks: boolean;
   /** As given: passed on as text to the item-registration workflow. */
   itemFixDeadline: string;
-  transientRetryLimit: number;
+  /** A count of transient authority failures to retry before parking; undefined: as long as the outage lasts. */
+  transientRetryLimit: number | undefined;
+  /** How long an outage is waited out before parking; undefined: as long as it lasts. */
+  outageLimitMs: number | undefined;
+  /** Outages are waited out in the sale's state (the `ride-outages` patch); false in sales started before it. */
+  ridesOutages: boolean;
 }
 
 /** What the message handlers recorded for the process to act on; handlers never act themselves. */

@@ -12,6 +12,7 @@ import type { FiscalDocument } from '../../src/contracts/sale.js';
 import type { SaleContext } from './context.js';
 import { registerItems, unregisteredItems } from './items.js';
 import { awaitOperator, parkOnRefusal } from './operator.js';
+import { rideOutages, waitOutOutage } from './outage.js';
 
 export type DocumentKind = 'sale' | 'credit note';
 
@@ -35,7 +36,7 @@ export async function settleDocument(
       () => {
         if (kind === 'sale') record.state.submissions++;
         hintsAtSubmission = inbox.callbackHints;
-        return call();
+        return rideOutages(ctx, call, cancellable);
       },
       { cancellable },
     );
@@ -64,7 +65,15 @@ export async function settleDocument(
       record.enter('retrying');
       return resubmit(document.id);
     }
-    if (transient && transientRetries < ctx.settings.transientRetryLimit) {
+    const retryLimit = ctx.settings.transientRetryLimit;
+    if (transient && retryLimit === undefined) {
+      const cause = causes[0]?.code ?? 'authority_unavailable';
+      const message = document.error || causes.map((c) => c.message ?? c.code).join('; ') || 'failed in flight';
+      await waitOutOutage(ctx, { side: 'authority', cause, message }, cancellable);
+      return resubmit(document.id);
+    }
+    ctx.record.outageOver();
+    if (transient && retryLimit !== undefined && transientRetries < retryLimit) {
       transientRetries++;
       record.enter('retrying');
       await sleep(Math.min(2 ** transientRetries, 300) * 1000);
@@ -92,6 +101,11 @@ export async function settleDocument(
       record.enter('awaiting_outcome');
       const callbackSince = result.outcomeAnnounced ? hintsAtSubmission : undefined;
       const outcome = await awaitOutcome(ctx, document.id, callbackSince);
+      if ('problem' in outcome && outcome.problem.code === 'outcome_timeout' && !ctx.settings.outcomeTimeoutParks) {
+        const { code: cause, message } = outcome.problem;
+        await waitOutOutage(ctx, { side: 'authority', cause, message }, cancellable);
+        continue;
+      }
       if ('problem' in outcome) {
         await awaitOperator(ctx, outcome.problem.code, outcome.problem.message, { cancellable });
         result = await confirmOrResubmit(ctx, document.id, resubmit);
@@ -102,6 +116,7 @@ export async function settleDocument(
     }
     if (isSigned(document)) {
       record.unpark();
+      record.outageOver();
       return document;
     }
     result = await recover(document, result.outcome === 'rejected' ? result.causes : []);
@@ -120,6 +135,7 @@ const CALLBACK_GRACE_MS = 10_000;
  */
 async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince: number | undefined): Promise<Outcome> {
   const { input, inbox, api } = ctx;
+  const read = () => readDocument(ctx, documentId);
   const timedOut = {
     problem: {
       code: 'outcome_timeout',
@@ -131,7 +147,7 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
     callbackSince !== undefined &&
     (await condition(() => inbox.callbackHints > callbackSince, Math.min(CALLBACK_GRACE_MS, deadline - Date.now())))
   ) {
-    const { document } = await api.getDocument(input.businessId, documentId);
+    const { document } = await read();
     if (!isInFlight(document.status)) return document;
   }
   for (;;) {
@@ -157,7 +173,7 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
     // A callback is a hint: stop polling and confirm by reading the document.
     scope.cancel();
     await poll.catch(() => undefined);
-    const { document } = await api.getDocument(input.businessId, documentId);
+    const { document } = await read();
     if (!isInFlight(document.status)) return document;
     if (Date.now() >= deadline) return timedOut;
   }
@@ -169,8 +185,18 @@ async function confirmOrResubmit(
   documentId: string,
   resubmit: (id: string) => Promise<SubmissionResult>,
 ): Promise<SubmissionResult> {
-  const { document } = await ctx.api.getDocument(ctx.input.businessId, documentId);
+  const { document } = await readDocument(ctx, documentId);
   if (document.status === 'failed') return resubmit(documentId);
   const outcome = isSigned(document) ? 'signed' : isInFlight(document.status) ? 'in_flight' : 'unknown';
   return { outcome, httpStatus: 200, replayed: false, document, causes: [] };
+}
+
+/** A read of the document that waits out an outage and parks on a refusal (a key revoked mid-rotation). */
+function readDocument(ctx: SaleContext, documentId: string): Promise<{ document: FiscalDocument }> {
+  const read = () => ctx.api.getDocument(ctx.input.businessId, documentId);
+  if (!ctx.settings.ridesOutages) return read();
+  // Only a sale not yet signed can be cancelled: a credit note is read after it is.
+  const sale = ctx.record.state.sale;
+  const cancellable = sale === null || !isSigned(sale);
+  return parkOnRefusal(ctx, () => rideOutages(ctx, read, cancellable), { cancellable });
 }

@@ -3,6 +3,7 @@ import type { CreateSaleInput, SubmissionResult } from '../../activities/types.j
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { SaleContext } from './context.js';
 import { parkOnRefusal } from './operator.js';
+import { rideOutages } from './outage.js';
 
 /** Files the sale with its items checked in one activity; unregistered items are registered, then it files again. */
 export async function fileWithItemsChecked(
@@ -31,7 +32,8 @@ export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
   const { input, api } = ctx;
   const check = await parkOnRefusal(
     ctx,
-    () => api.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true }),
+    () =>
+      rideOutages(ctx, () => api.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true })),
     { cancellable: true },
   );
   return check.items.filter((i) => !i.registered).map((i) => i.itemId);

@@ -267,12 +267,23 @@ function whyNotCancellable(state: SaleState): string {
 /** The till has its answer: signed, parked for an operator, or at an end. */
 function tillCanBeAnswered(state: SaleState): boolean {
   if (state.sale !== null && isSigned(state.sale)) return true;
-  return state.parked !== null || state.step === 'cancelled' || state.step === 'failed' || state.step === 'completed';
+  // A till is not held through an outage: it hears at once that the sale will be signed when the service is back.
+  if (state.parked !== null || (state.outage ?? null) !== null) return true;
+  return state.step === 'cancelled' || state.step === 'failed' || state.step === 'completed';
 }
 
 function receiptAnswer(state: SaleState): ReceiptAnswer {
   const signed = state.sale !== null && isSigned(state.sale);
-  return { signed, receipt: signed ? state.sale!.receipt : null, state };
+  const { parked, outage } = state;
+  const reason = signed
+    ? null
+    : parked
+      ? `parked: ${parked.message}`
+      : outage
+        ? `waiting out an outage of the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} ` +
+          `since ${outage.since} (${outage.cause}): it is signed once that answers, nobody needs to act`
+        : null;
+  return { signed, receipt: signed ? state.sale!.receipt : null, reason, state };
 }
 
 /** An input other than the one the sale was started with: the differing fields are named, never their values. */

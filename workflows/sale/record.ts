@@ -10,6 +10,7 @@ import {
 import type { InputProblem } from '../../src/contracts/sale-input.js';
 import {
   type FiscalDocument,
+  type OutageWait,
   type ParkedAction,
   type SaleInput,
   type SaleState,
@@ -29,6 +30,7 @@ export function initialSaleState(
     sale: null,
     creditNote: null,
     parked: null,
+    outage: null,
     stockMovements: [],
     submissions: 0,
     refundDeadline: null,
@@ -42,6 +44,9 @@ export class SaleRecord {
   /** The attention search attributes as last written (undefined: not known): only changes are written. */
   private attention: boolean | undefined;
   private attentionReason: string | undefined;
+  /** `FiscalStatus` as last written by the document's reads, put back once an outage is over. */
+  private documentStatus: string | undefined;
+  private stepBeforeOutage: SaleStep = 'creating_sale';
   /** The latest Temporal cancellation refused, shown in the current details so an operator sees why. */
   private refusedCancellation: string | undefined;
 
@@ -50,6 +55,7 @@ export class SaleRecord {
     const attributes = workflowInfo().typedSearchAttributes;
     this.attention = attributes.get(NeedsAttention);
     this.attentionReason = attributes.get(AttentionReason);
+    this.documentStatus = attributes.get(FiscalStatus);
   }
 
   note(event: string): void {
@@ -69,7 +75,11 @@ export class SaleRecord {
     }
     this.state.sale = document;
     // A signed sale is written as such by signed(), right after.
-    if (!isSigned(document)) upsertSearchAttributes([{ key: FiscalStatus, value: document.status }]);
+    if (!isSigned(document)) {
+      this.documentStatus = document.status;
+      // While an outage is waited out, `awaiting_…` stands: every try would otherwise write it back and forth.
+      if (!this.state.outage) upsertSearchAttributes([{ key: FiscalStatus, value: document.status }]);
+    }
     this.publishDetails();
   }
 
@@ -101,6 +111,37 @@ export class SaleRecord {
     this.publishDetails();
   }
 
+  /**
+   * The sale meets an outage (again): shown as `FiscalStatus` `awaiting_service` or `awaiting_authority` and
+   * `AttentionReason` the cause, with `NeedsAttention` false. Written only when it changes, not on every try.
+   */
+  waitingOut(seen: Pick<OutageWait, 'side' | 'cause' | 'message'>): OutageWait {
+    const before = this.state.outage ?? null;
+    const outage = { ...seen, since: before?.since ?? new Date().toISOString(), attempts: (before?.attempts ?? 0) + 1 };
+    this.state.outage = outage;
+    if (this.state.step !== 'waiting_out_outage') this.stepBeforeOutage = this.state.step;
+    this.state.step = 'waiting_out_outage';
+    if (before?.side !== seen.side || before.cause !== seen.cause) {
+      this.note(`waiting out ${seen.side} outage: ${seen.cause}`);
+      upsertSearchAttributes([{ key: FiscalStatus, value: `awaiting_${seen.side}` }]);
+      this.writeAttention(false, seen.cause);
+      count('etims_sales_waiting_out_outage', { side: seen.side });
+    }
+    this.publishDetails();
+    return outage;
+  }
+
+  /** The outage, if there was one (of that `side`), is over for this sale. */
+  outageOver(side?: OutageWait['side']): void {
+    const outage = this.state.outage;
+    if (!outage || (side !== undefined && outage.side !== side)) return;
+    this.state.outage = null;
+    if (this.state.step === 'waiting_out_outage') this.state.step = this.stepBeforeOutage;
+    this.note(`${outage.side} answered after ${outage.attempts} ${outage.attempts === 1 ? 'try' : 'tries'}`);
+    upsertSearchAttributes([{ key: FiscalStatus, value: this.documentStatus ?? '' }]);
+    this.refreshAttention();
+  }
+
   unpark(): void {
     if (!this.state.parked) return;
     this.state.parked = null;
@@ -111,9 +152,10 @@ export class SaleRecord {
     return this.state.parked?.actions.includes(action) ?? false;
   }
 
-  /** `NeedsAttention` while the sale is parked. */
+  /** `NeedsAttention` while the sale is parked; `AttentionReason` also while it waits out an outage. */
   refreshAttention(): void {
-    this.writeAttention(this.state.parked !== null, this.state.parked?.code ?? '');
+    const { parked, outage } = this.state;
+    this.writeAttention(parked !== null, parked?.code ?? outage?.cause ?? '');
     this.publishDetails();
   }
 
@@ -168,7 +210,7 @@ export class SaleRecord {
 
   /** The step, the documents and, when an operator is needed, why and which updates resolve it. No customer data. */
   private publishDetails(): void {
-    const { step, sale, creditNote, parked } = this.state;
+    const { step, sale, creditNote, parked, outage } = this.state;
     const lines = [`**Step:** ${step}`];
     if (sale)
       lines.push(
@@ -186,6 +228,12 @@ export class SaleRecord {
           (parked.itemIds ? ` (items ${parked.itemIds.join(', ')})` : ''),
       );
     }
+    if (outage && !parked)
+      lines.push(
+        `**Waiting out an outage** of the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} ` +
+          `since ${outage.since}: \`${outage.cause}\` ${outage.message} (${outage.attempts} tries). ` +
+          'The sale goes on by itself once it answers: nobody needs to act.',
+      );
     if (this.refusedCancellation) lines.push(`**Cancellation refused** ${this.refusedCancellation}`);
     setCurrentDetails(lines.join('\n\n'));
   }
