@@ -60,7 +60,7 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
   const { registerItem } = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: route.complianceQueue,
     startToCloseTimeout: '60 seconds',
-    scheduleToCloseTimeout: '1 hour',
+    // No overall limit: an outage is waited out in the activity's retries (a refusal is not retried).
     retry: API_RETRY,
     // Signing sales comes first when the rate budget is contended.
     priority: { priorityKey: PRIORITY.bookkeeping, fairnessKey: route.fairnessKey },

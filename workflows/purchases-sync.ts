@@ -110,7 +110,7 @@ function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, se
     compliance: proxyActivities<ActivitiesOn<'compliance'>>({
       taskQueue: complianceQueue,
       startToCloseTimeout: '60 seconds',
-      scheduleToCloseTimeout: '30 minutes',
+      // No overall limit: an outage or a budget the tills take is waited out, never a failed sync.
       retry: API_RETRY,
       priority: { priorityKey: PRIORITY.purchases, fairnessKey },
     }),

@@ -63,13 +63,12 @@ function invalidInput(input: ReconciliationInput): string | undefined {
 
 /**
  * Behind every sale on the compliance queue, and behind the sync batches on the accounting queue: nobody waits for
- * a reconciliation. A page that finds no slot of the budget in 6 hours (the tills took all of it) fails the run;
- * the next scheduled run reads again.
+ * a reconciliation. A page waits as long as the tills take the budget or an outage lasts; the schedule skips runs
+ * while one is still reading.
  */
 function reconciliationActivities({ complianceQueue, fairnessKey }: CallRoute) {
   const options = {
     startToCloseTimeout: '60 seconds',
-    scheduleToCloseTimeout: '6 hours',
     retry: API_RETRY,
     priority: { priorityKey: PRIORITY.background, fairnessKey },
   } as const;

@@ -74,13 +74,12 @@ async function followBatch(input: SyncBatchInput): Promise<SyncBatchSummary> {
 
 /**
  * The accounting activities, on the accounting queue (its server-side rate limit is the fleet's budget). Both
- * are safe to repeat, so an outage is ridden out in activity retries, which add no history events: a day.
+ * are safe to repeat, so an outage is ridden out in activity retries, which add no history events, however long.
  */
 function syncBatchActivities() {
   const api = proxyActivities<ActivitiesOn<'accounting'>>({
     taskQueue: accountingQueue(),
     startToCloseTimeout: '60 seconds',
-    scheduleToCloseTimeout: '1 day',
     retry: API_RETRY,
   });
   return {
