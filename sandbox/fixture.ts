@@ -6,10 +6,11 @@ import { ComplianceFixtureSchema } from './compliance/fixture-schema.js';
 import { fieldPath } from './compliance/requests.js';
 import { defaultComplianceFixture } from './default-fixture.js';
 import { FaultRuleSchema } from './shared/faults.js';
+import { OutageListSchema } from './shared/outage-schema.js';
 
 /**
- * Everything a sandbox starts from: the compliance world, the accounting world and the fault rules
- * active from the start. Each part defaults to the demo world, so a fixture file can hold only the
+ * Everything a sandbox starts from: the compliance world, the accounting world, and the fault rules and
+ * outages active from the start. Each part defaults to the demo world, so a fixture file can hold only the
  * parts it changes.
  */
 export const SandboxFixtureSchema = z
@@ -24,6 +25,10 @@ export const SandboxFixtureSchema = z
       .array(FaultRuleSchema)
       .default([])
       .describe('Fault rules active from the start; more can be added at run time through /__sandbox/faults'),
+    outages: OutageListSchema.describe(
+      'Outages of a service or of the tax authority, armed at start and again at every reset (relative times count ' +
+        'from then); more can be added at run time through /__sandbox/outages',
+    ),
   })
   .describe('A sandbox fixture');
 

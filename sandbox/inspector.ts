@@ -11,6 +11,7 @@ import {
 } from './compliance/inspection-types.js';
 import type { ItemView, StockMovement } from './compliance/model.js';
 import type { FaultRule, FaultRuleInput } from './shared/faults.js';
+import type { InspectedOutage, OutageInput } from './shared/outages.js';
 import type { RequestRecord } from './shared/request-stats.js';
 
 export type { CallbackAttempt, InspectedAuthorityRule, InspectedDocument, RequestsSummary, StockLevel };
@@ -136,13 +137,33 @@ export class SandboxInspector {
     await this.call('DELETE', '/authority/rules');
   }
 
+  /** Outages of both services and of the tax authority, each with whether it is active now. */
+  async outages(): Promise<InspectedOutage[]> {
+    return (await this.call<InspectionResponses['outages']>('GET', '/outages')).outages;
+  }
+
+  /** Adds an outage (a service outage without `service` is the compliance service's). */
+  async addOutage(outage: OutageInput): Promise<InspectedOutage> {
+    return (await this.call<InspectionResponses['outage']>('POST', '/outages', {}, outage)).outage;
+  }
+
+  /** Ends and removes an outage. */
+  async removeOutage(id: string): Promise<void> {
+    await this.call('DELETE', `/outages/${encodeURIComponent(id)}`);
+  }
+
+  /** Ends and removes every outage, the fixture's too (a reset brings those back). */
+  async clearOutages(): Promise<void> {
+    await this.call('DELETE', '/outages');
+  }
+
   /** Where the accounting sandbox sends an application's signed webhooks (null: nowhere). */
   async setAccountingWebhookEndpoint(applicationId: string, url: string | null): Promise<void> {
     if (!this.accountingUrl) throw new Error('this inspector has no accounting sandbox URL');
     await this.call('PUT', `/webhook-endpoints/${encodeURIComponent(applicationId)}`, {}, { url }, this.accountingUrl);
   }
 
-  /** Puts the sandbox back to its fixture: data, counters, windows, keys, faults and rules. */
+  /** Puts the sandbox back to its fixture: data, counters, windows, keys, faults, rules and outages. */
   async reset(): Promise<void> {
     await this.call('POST', '/reset', {}, {});
     if (this.accountingUrl) await this.call('POST', '/reset', {}, {}, this.accountingUrl);

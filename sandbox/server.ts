@@ -6,6 +6,7 @@ import { buildComplianceApp } from './compliance/app.js';
 import { parseFixture, type SandboxFixture, type SandboxFixtureInput } from './fixture.js';
 import { SandboxInspector } from './inspector.js';
 import { FaultEngine } from './shared/faults.js';
+import { OutageSchedule } from './shared/outages.js';
 import { RequestStats } from './shared/request-stats.js';
 
 export interface Sandbox {
@@ -15,6 +16,8 @@ export interface Sandbox {
   accountingUrl: string;
   /** The fault rules of both services; add or remove rules at run time. */
   faults: FaultEngine;
+  /** The outages of both services and of the tax authority; add or remove them at run time. */
+  outages: OutageSchedule;
   /** Requests answered by both services. */
   stats: RequestStats;
   inspector: SandboxInspector;
@@ -57,6 +60,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   const now = options.now ?? Date.now;
   const faults = new FaultEngine(fixture.faults, options.random);
   const stats = new RequestStats();
+  // Both apps reset the outages themselves: the compliance reset all of them, the accounting reset its own.
+  const outages = new OutageSchedule({ fixture: fixture.outages, now });
   // The compliance inspection API's reset puts the shared parts back too.
   const resetShared = () => {
     faults.clear();
@@ -67,6 +72,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   const compliance = await buildComplianceApp({
     fixture: fixture.compliance,
     faults,
+    outages,
     stats,
     logger: logger && logger.child({ service: 'compliance' }),
     now,
@@ -75,12 +81,14 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   const accounting = await buildAccountingApp({
     fixture: fixture.accounting,
     faults,
+    outages,
     stats,
     logger: logger && logger.child({ service: 'accounting' }),
     now,
   });
   const close = async () => {
     await Promise.allSettled([compliance.close(), accounting.close()]);
+    outages.close();
   };
   try {
     await compliance.listen({ host, port: options.compliancePort ?? 0 });
@@ -95,6 +103,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     complianceUrl,
     accountingUrl,
     faults,
+    outages,
     stats,
     inspector: new SandboxInspector(complianceUrl, accountingUrl),
     fixture,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type pino from 'pino';
 import { createServiceApp } from '../shared/fastify.js';
 import type { FaultEngine } from '../shared/faults.js';
+import { OutageSchedule } from '../shared/outages.js';
 import type { RequestStats } from '../shared/request-stats.js';
 import { authenticate } from './auth.js';
 import { accountingErrorBody, installErrorHandling } from './errors.js';
@@ -17,6 +18,8 @@ import { WebhookDispatcher } from './webhooks.js';
 export interface AccountingAppOptions {
   fixture: AccountingFixture;
   faults: FaultEngine;
+  /** Outages, usually shared with the compliance sandbox; default: a schedule of this app's own, with none. */
+  outages?: OutageSchedule;
   stats: RequestStats;
   logger: pino.Logger | false;
   /** Clock for signature tolerance and timestamps; tests move it. */
@@ -36,15 +39,20 @@ export async function buildAccountingApp(options: AccountingAppOptions): Promise
   });
   state.onPaymentStatusChange((change) => webhooks.statusChanged(change));
   const app = createServiceApp(options.logger);
+  const outages = options.outages ?? new OutageSchedule({ now });
 
   installErrorHandling(app);
   installRawBodyParsers(app);
-  // Before any route, so their hooks wrap every API route; both skip the inspection prefix themselves.
+  // Before any route, so their hooks wrap every API route; stats first, so what an outage or a fault drops is still
+  // counted. All three skip the inspection prefix themselves.
   options.stats.install(app, 'accounting');
+  outages.install(app, 'accounting', accountingErrorBody);
   options.faults.install(app, 'accounting', accountingErrorBody);
   app.addHook('onClose', async () => {
     state.close();
     await webhooks.close();
+    // A schedule passed in belongs to the caller, who may still use it.
+    if (outages !== options.outages) outages.close();
   });
 
   await app.register(async (api) => {
@@ -53,6 +61,6 @@ export async function buildAccountingApp(options: AccountingAppOptions): Promise
     billPaymentRoutes(api, state);
     syncRoutes(api, state);
   });
-  inspectionRoutes(app, state, webhooks);
+  inspectionRoutes(app, state, webhooks, outages);
   return app;
 }

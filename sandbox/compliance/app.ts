@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createServiceApp } from '../shared/fastify.js';
 import type { FaultEngine } from '../shared/faults.js';
+import { OutageSchedule } from '../shared/outages.js';
 import type { RequestStats } from '../shared/request-stats.js';
 import { authenticate } from './auth.js';
 import { createContext } from './context.js';
@@ -20,6 +21,8 @@ import { stockRoutes } from './routes/stock.js';
 export interface ComplianceAppOptions {
   fixture: ComplianceFixture;
   faults: FaultEngine;
+  /** Outages, usually shared with the accounting sandbox; default: a schedule of this app's own, with none. */
+  outages?: OutageSchedule;
   stats: RequestStats;
   logger: Logger | false;
   /** Clock for windows, keys' expiry and timestamps. */
@@ -32,9 +35,11 @@ export interface ComplianceAppOptions {
 export async function buildComplianceApp(options: ComplianceAppOptions): Promise<FastifyInstance> {
   const now = options.now ?? Date.now;
   const app = createServiceApp(options.logger);
+  const outages = options.outages ?? new OutageSchedule({ now });
   const ctx = createContext({
     fixture: options.fixture,
     faults: options.faults,
+    outages,
     stats: options.stats,
     now,
     logger: options.logger || undefined,
@@ -43,8 +48,10 @@ export async function buildComplianceApp(options: ComplianceAppOptions): Promise
 
   installErrorHandling(app);
   installJsonBodyParser(app);
-  // Stats before faults, so requests a fault drops are still counted; both skip /__sandbox.
+  // Stats first, so requests an outage or a fault drops are still counted; an outage answers before any fault. All
+  // three skip /__sandbox.
   options.stats.install(app, 'compliance');
+  outages.install(app, 'compliance', complianceErrorBody);
   options.faults.install(app, 'compliance', complianceErrorBody);
   app.addHook(
     'onRequest',
@@ -56,7 +63,11 @@ export async function buildComplianceApp(options: ComplianceAppOptions): Promise
       now,
     }),
   );
-  app.addHook('onClose', async () => ctx.close());
+  app.addHook('onClose', async () => {
+    await ctx.close();
+    // A schedule passed in belongs to the caller, who may still use it.
+    if (outages !== options.outages) outages.close();
+  });
 
   identityRoutes(app, ctx);
   itemRoutes(app, ctx);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { FaultEngine } from '../shared/faults.js';
 import { IdempotencyStore } from '../shared/idempotency-store.js';
+import type { OutageSchedule } from '../shared/outages.js';
 import { FixedWindowRateLimiter } from '../shared/rate-limiter.js';
 import type { RequestStats } from '../shared/request-stats.js';
 import { SimulatedAuthority } from './authority.js';
@@ -22,9 +23,11 @@ export interface ComplianceContext {
   callbacks: CallbackDispatcher;
   timers: Timers;
   faults: FaultEngine;
+  /** Outages of both services (shared with the accounting sandbox). */
+  outages: OutageSchedule;
   stats: RequestStats;
   now: () => number;
-  /** Back to the fixture: data, counters, rules, windows, keys, timers. */
+  /** Back to the fixture: data, counters, rules, windows, keys, timers, outages. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -32,19 +35,20 @@ export interface ComplianceContext {
 export function createContext(options: {
   fixture: ComplianceFixture;
   faults: FaultEngine;
+  outages: OutageSchedule;
   stats: RequestStats;
   now: () => number;
   logger: Logger | undefined;
   onReset?: () => void;
 }): ComplianceContext {
-  const { fixture, faults, stats, now } = options;
+  const { fixture, faults, outages, stats, now } = options;
   const timers = new Timers();
   const state = new ComplianceState(fixture);
   const limiter = new FixedWindowRateLimiter({ windowMs: fixture.rateLimitWindowMs, now });
   const idempotency = new IdempotencyStore<string>({ ttlMs: fixture.idempotencyTtlMs, now });
   const authority = new SimulatedAuthority(fixture.authority);
   const callbacks = new CallbackDispatcher({ config: fixture.callbacks, faults, timers, now });
-  const filing = new Filing({ state, authority, callbacks, timers, now, logger: options.logger });
+  const filing = new Filing({ state, authority, callbacks, timers, outages, now, logger: options.logger });
   return {
     fixture,
     state,
@@ -55,6 +59,7 @@ export function createContext(options: {
     callbacks,
     timers,
     faults,
+    outages,
     stats,
     now,
     reset() {
@@ -65,9 +70,12 @@ export function createContext(options: {
       limiter.reset();
       idempotency.reset();
       authority.reset();
+      // After filing.reset(): the outages it ends have nothing left to fail.
+      outages.reset();
       options.onReset?.();
     },
     async close() {
+      filing.close();
       timers.close();
       await callbacks.close();
     },

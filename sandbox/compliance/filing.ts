@@ -1,6 +1,7 @@
 import { isInFlight } from './contract.js';
 import type { Logger } from 'pino';
-import type { SimulatedAuthority } from './authority.js';
+import type { Outage, OutageSchedule } from '../shared/outages.js';
+import { causeFor, type SimulatedAuthority } from './authority.js';
 import type { CallbackDispatcher } from './callbacks.js';
 import { type AuthorityCause, type DocumentRecord, type DocumentStatus } from './model.js';
 import { buildReceipt } from './receipts.js';
@@ -10,10 +11,15 @@ import type { Timers } from './timers.js';
 /**
  * A document's life with the simulated tax authority (C4–C7): submitted on creation and on retry, then
  * accepted (signed with a receipt), refused (`failed` with the causes), or left in flight and settled
- * later by a timer or by the inspection API. Every outcome is handed to the callback dispatcher.
+ * later by a timer or by the inspection API. Every outcome is handed to the callback dispatcher. While an
+ * authority outage lasts the authority is not asked at all: the submission fails at once, or is held in flight
+ * until the outage ends and then fails, both with cause `authority_unavailable`.
  */
 export class Filing {
   private readonly settlements = new Map<string, () => void>();
+  /** Documents held in flight by an authority outage, by document id: the outage's id and the document. */
+  private readonly held = new Map<string, { outageId: string; record: DocumentRecord }>();
+  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly options: {
@@ -21,10 +27,13 @@ export class Filing {
       authority: SimulatedAuthority;
       callbacks: CallbackDispatcher;
       timers: Timers;
+      outages: OutageSchedule;
       now: () => number;
       logger: Logger | undefined;
     },
-  ) {}
+  ) {
+    this.unsubscribe = options.outages.onEnd((outage) => this.release(outage));
+  }
 
   /**
    * Sends the document to the authority. Resolves once the authority answered: after its latency for an
@@ -33,6 +42,13 @@ export class Filing {
   async submit(record: DocumentRecord, inFlightStatus: 'pending' | 'retrying'): Promise<void> {
     record.submissions += 1;
     if (record.view.status !== inFlightStatus) this.setStatus(record, inFlightStatus);
+    const outage = this.options.outages.interceptSubmission();
+    if (outage) {
+      this.options.logger?.debug({ documentId: record.view.id, outageId: outage.id }, 'authority outage');
+      if (outage.mode === 'in_flight') this.held.set(record.view.id, { outageId: outage.id, record });
+      else this.fail(record, [unavailable(outage)]);
+      return;
+    }
     const { state } = this.options;
     const decision = this.options.authority.decide({
       documentId: record.view.id,
@@ -84,14 +100,29 @@ export class Filing {
     return true;
   }
 
-  /** Forgets pending settlements (the caller clears the timers). */
+  /** Forgets pending settlements and held documents (the caller clears the timers). */
   reset(): void {
     this.settlements.clear();
+    this.held.clear();
+  }
+
+  close(): void {
+    this.unsubscribe();
   }
 
   private cancelSettlement(record: DocumentRecord): void {
     this.settlements.get(record.view.id)?.();
     this.settlements.delete(record.view.id);
+    this.held.delete(record.view.id);
+  }
+
+  /** The outage ended: what it held never reached the authority, so it fails and must be resubmitted. */
+  private release(outage: Outage): void {
+    for (const [documentId, hold] of this.held) {
+      if (hold.outageId !== outage.id) continue;
+      this.held.delete(documentId);
+      if (isInFlight(hold.record.view.status)) this.fail(hold.record, [unavailable(outage)]);
+    }
   }
 
   private complete(record: DocumentRecord): void {
@@ -129,4 +160,8 @@ export class Filing {
     record.view.updatedAt = at;
     record.history.push({ at, status });
   }
+}
+
+function unavailable(outage: Outage): AuthorityCause {
+  return causeFor('authority_unavailable', outage.message ?? undefined);
 }

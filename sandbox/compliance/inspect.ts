@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { FaultRuleSchema } from '../shared/faults.js';
+import { OutageSchema } from '../shared/outage-schema.js';
+import { OutageError } from '../shared/outages.js';
 import { causeFor } from './authority.js';
 import type { ComplianceContext } from './context.js';
-import { ComplianceHttpError, notFound } from './errors.js';
+import { ComplianceHttpError, invalidRequest, notFound } from './errors.js';
 import { AUTHORITY_ERROR_CODE_VALUES, AuthorityRuleSchema } from './fixture-schema.js';
 import { INSPECTION_PREFIX, type InspectedDocument } from './inspection-types.js';
 import { snapshot, type DocumentRecord } from './model.js';
@@ -50,7 +52,7 @@ function inspected(record: DocumentRecord): InspectedDocument {
 /**
  * The inspection API (no key, never rate limited, faulted or counted): what tests and demos read to see
  * the effect of calls, plus the controls a dashboard would have (settle, cancel, fix an item) and the
- * sandbox's own (faults, authority rules, reset).
+ * sandbox's own (faults, authority rules, outages, reset).
  */
 export function inspectionRoutes(app: FastifyInstance, ctx: ComplianceContext): void {
   const at = (path: string) => `${INSPECTION_PREFIX}${path}`;
@@ -148,6 +150,26 @@ export function inspectionRoutes(app: FastifyInstance, ctx: ComplianceContext): 
   });
   app.delete(at('/faults/:id'), async (request) => {
     if (!ctx.faults.remove(pathId(request.params))) throw notFound(`Fault ${pathId(request.params)}`);
+    return { removed: pathId(request.params) };
+  });
+
+  // The sandbox-wide control point: outages of both services are listed and managed here.
+  app.get(at('/outages'), async () => ({ outages: ctx.outages.list() }));
+  app.post(at('/outages'), async (request, reply) => {
+    const input = parseBody(OutageSchema, request.body);
+    try {
+      return reply.code(201).send({ outage: ctx.outages.add(input, { defaultService: 'compliance' }) });
+    } catch (err) {
+      if (err instanceof OutageError) throw invalidRequest({ field: err.field, message: err.reason });
+      throw err;
+    }
+  });
+  app.delete(at('/outages'), async () => {
+    ctx.outages.clear();
+    return { outages: ctx.outages.list() };
+  });
+  app.delete(at('/outages/:id'), async (request) => {
+    if (!ctx.outages.remove(pathId(request.params))) throw notFound(`Outage ${pathId(request.params)}`);
     return { removed: pathId(request.params) };
   });
 

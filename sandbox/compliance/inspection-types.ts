@@ -1,4 +1,5 @@
 import type { FaultRule } from '../shared/faults.js';
+import type { InspectedOutage } from '../shared/outages.js';
 import type { RequestRecord, RequestStatsSnapshot } from '../shared/request-stats.js';
 import type { AuthorityRule } from './fixture-schema.js';
 import type { DocumentRecord, SaleView, StockMovement } from './model.js';
@@ -56,4 +57,6 @@ export interface InspectionResponses {
   fault: { fault: FaultRule };
   rules: { rules: InspectedAuthorityRule[] };
   rule: { rule: InspectedAuthorityRule };
+  outages: { outages: InspectedOutage[] };
+  outage: { outage: InspectedOutage };
 }

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createServiceApp } from '../../../sandbox/shared/fastify.js';
 import { startSandbox, type Sandbox } from '../../../sandbox/server.js';
+import { eventually } from '../../helpers/eventually.js';
 
 interface Entry {
   level: number;
@@ -58,6 +59,20 @@ describe('sandbox request logging', () => {
     const warned = requestEntries(entries).filter((e) => e.level === LEVEL.warn);
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatchObject({ method: 'GET', route: '/v1/identity', status: 503 });
+  });
+
+  it('logs a connection dropped without an answer (a refusing outage) as status 0, at warn', async () => {
+    const { logger, entries } = memoryLogger('info');
+    sandbox = await startSandbox({ logger });
+    await sandbox.inspector.addOutage({ kind: 'service', mode: 'refuse' });
+    await expect(fetch(`${sandbox.complianceUrl}/v1/identity`)).rejects.toThrow();
+    const warned = await eventually(
+      () => requestEntries(entries).filter((e) => e.level === LEVEL.warn),
+      (list) => list.length > 0,
+      { timeoutMs: 2_000, intervalMs: 10, what: 'the warning' },
+    );
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ route: '/v1/identity', status: 0, msg: 'connection dropped without an answer' });
   });
 
   it('sums up the requests of each period at info, and is silent for a period without any', async () => {
