@@ -23,6 +23,8 @@ export const FAILURE_TYPES = {
   companyNotServed: 'company_not_served',
   /** A branch name the business's listing does not show (yet): retried, its stock never guessed to another ledger. */
   unknownBranch: 'unknown_branch',
+  /** The park code of a sale whose outage outlasted its `outageLimit`: one code, so one query finds them all. */
+  outageLimitReached: 'outage_limit_reached',
 } as const;
 
 /** Histories recorded by older workers carry `ambiguous_write` under its old name, `AmbiguousWrite`. */

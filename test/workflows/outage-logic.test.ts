@@ -71,10 +71,11 @@ describe('an authority outage', () => {
       const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0, outageLimit: '2 hours' } }));
       await s.env.sleep(3 * HOUR);
       const parked = await s.waitFor(handle, (st) => st.step === 'parked');
-      expect(parked.parked?.code).toBe('authority_unavailable');
+      expect(parked.parked?.code).toBe('outage_limit_reached');
       expect(parked.parked?.message).toMatch(
-        /^the tax authority has been failing since \S+ \(The authority is unavailable\); the sale waited 2 hours/,
+        /^the tax authority has been failing since \S+ \(authority_unavailable: The authority is unavailable\); the sale waited 2 hours/,
       );
+      expect(await s.searchAttribute(handle, AttentionReason)).toBe('outage_limit_reached');
       expect(await s.searchAttribute(handle, NeedsAttention)).toBe(true);
       const tries = s.inputs('retrySale').length;
       await s.env.sleep(DAY);

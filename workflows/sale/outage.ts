@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, sleep } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { OutageWait } from '../../src/contracts/sale.js';
 import type { SaleContext } from './context.js';
 import { awaitOperator } from './operator.js';
@@ -59,9 +60,9 @@ export async function waitOutOutage(
     const limit = ctx.input.options?.outageLimit ?? '';
     await awaitOperator(
       ctx,
-      outage.cause,
+      FAILURE_TYPES.outageLimitReached,
       `the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} has been failing since ` +
-        `${outage.since} (${outage.message}); the sale waited ${limit} and ${outage.attempts} tries`,
+        `${outage.since} (${outage.cause}: ${outage.message}); the sale waited ${limit} and ${outage.attempts} tries`,
       { cancellable },
     );
     ctx.record.outageOver();
