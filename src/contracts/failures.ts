@@ -23,6 +23,8 @@ export const FAILURE_TYPES = {
   companyNotServed: 'company_not_served',
   /** A branch name the business's listing does not show (yet): retried, its stock never guessed to another ledger. */
   unknownBranch: 'unknown_branch',
+  /** A call whose application is not known yet: its key was not answered at start-up (an outage). Retried. */
+  tenantAwaitingService: 'tenant_awaiting_service',
   /** The park code of a sale whose outage outlasted its `outageLimit`: one code, so one query finds them all. */
   outageLimitReached: 'outage_limit_reached',
 } as const;

@@ -1,5 +1,5 @@
 /** ServiceAccess over the live tenants: activities never see a key; workflow inputs carry business ids only. */
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { FAILURE_TYPES } from '../contracts/failures.js';
@@ -27,6 +27,38 @@ export class UnknownBusinessError extends ApplicationFailure {
       [{ businessId }],
     );
   }
+}
+
+/** The `type` of AwaitedServiceError: what a workflow or an operator sees while the call waits. */
+export const AWAITED_SERVICE_FAILURE = FAILURE_TYPES.tenantAwaitingService;
+
+/**
+ * A call whose application is not known yet: the key that may serve it was not answered at start-up (its service
+ * down), and is being asked again. Retryable, unlike business_not_served: the answer comes without anyone acting.
+ * `requestSent: false`: a caller that repeats only what provably never reached the service (the stock ledger's
+ * sending) repeats this too.
+ */
+export class AwaitedServiceError extends ApplicationFailure {
+  constructor(message: string, subject: Record<string, string | null>) {
+    // Benign: expected while an outage lasts, and logged once at start; SDK logs and failure metrics stay quiet.
+    super(
+      message,
+      AWAITED_SERVICE_FAILURE,
+      false,
+      [{ ...subject, requestSent: false }],
+      undefined,
+      undefined,
+      ApplicationFailureCategory.BENIGN,
+    );
+  }
+}
+
+function awaitedBusiness(businessId: string): AwaitedServiceError {
+  return new AwaitedServiceError(
+    `business ${businessId} waits for the compliance service: the key that may serve it has not answered since ` +
+      'the worker started (asked again until it does)',
+    { businessId },
+  );
 }
 
 export class UnknownCompanyError extends ApplicationFailure {
@@ -73,12 +105,20 @@ function windowsOf(directory: TenantDirectory): BudgetWindow[] {
 export function openTenantAccess(tenants: LiveTenants): OpenServiceAccess {
   const compliance = (businessId: string): ComplianceClient => {
     const route = tenants.routeOf(businessId);
+    if (!route && tenants.awaits(businessId)) throw awaitedBusiness(businessId);
     if (!route) throw new UnknownBusinessError(businessId, tenants.current().origin);
     return route.client;
   };
   const accounting = (companyId?: string): AccountingClient => {
     const directory = tenants.current();
     const client = accountingClientOf(directory, companyId);
+    if (!client && tenants.awaitsAccounting()) {
+      throw new AwaitedServiceError(
+        `company ${companyId ?? '(none named)'} waits for the accounting service: an accounting key has not ` +
+          'answered since the worker started (asked again until it does)',
+        { companyId: companyId ?? null },
+      );
+    }
     if (!client) throw unknownCompany(directory, companyId);
     return client;
   };
@@ -94,6 +134,8 @@ export function openTenantAccess(tenants: LiveTenants): OpenServiceAccess {
         if (window?.ownQueue) return { application, fairnessKey: businessId, ownQueue: window.fairnessKey };
         return { application, fairnessKey: windowKeyOf(route.application) };
       }
+      // Not known yet is not "served by none": placement waits (retried) for the key that may serve it to answer.
+      if (!route && tenants.awaits(businessId)) throw awaitedBusiness(businessId);
       if (newWork) throw new UnknownBusinessError(businessId, tenants.current().origin);
       // Its calls fail with business_not_served, as they did before placement existed; the key is only for the queue.
       return { application: null, fairnessKey: businessId };

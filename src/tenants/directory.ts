@@ -36,6 +36,15 @@ export interface ComplianceApplication {
   businesses: readonly string[];
 }
 
+/** An entry left out because its service was down when asked: it is asked again until it answers (live.ts). */
+export interface AwaitedEntry {
+  service: 'compliance' | 'accounting';
+  application: ApplicationName;
+  source: string;
+  /** What the service answered, naming the entry (or the single-key variable), never the key. */
+  reason: string;
+}
+
 export interface AccountingApplication {
   application: ApplicationName;
   source: string;
@@ -50,6 +59,10 @@ export interface TenantDirectory {
   accountingApplications(): readonly AccountingApplication[];
   accountingApplicationOf(companyId: string): ApplicationName | undefined;
   links(): readonly ResolvedTenantLink[];
+  /** Entries left out because their service was down (only when resolved with `awaitOutages`). */
+  awaited(): readonly AwaitedEntry[];
+  /** A business no application serves now that an awaited compliance entry may serve once its service answers. */
+  awaits(businessId: string): boolean;
   complianceClient(application: ApplicationName): ComplianceClient | undefined;
   accountingClient(application: ApplicationName): AccountingClient | undefined;
   close(): Promise<void>;
@@ -72,6 +85,11 @@ export interface ResolveTenantDirectoryOptions {
   complianceProbes?: Map<string, ComplianceProbe>;
   observerFor?: (application: ComplianceApplication) => HttpObserver | undefined;
   logger?: Logger;
+  /**
+   * An entry whose service is down (5xx, 408, 429, no answer) is left out and listed by `awaited()` rather than
+   * failing the resolution, with its businesses and links held for it: a worker starts and serves the others.
+   */
+  awaitOutages?: boolean;
 }
 
 /** The tenants file asks for what the services do not allow: every problem, each naming its entry. */
@@ -127,7 +145,8 @@ function facts(probe: ComplianceProbe, businesses: readonly string[], capped: bo
 /**
  * Asks the services about every tenant (bounded in parallel) and settles which application serves which business
  * and which accounting application each linked company. Throws TenantConfigError with every problem of the file,
- * or TenantServiceError when a service could not be asked; nothing is left open either way.
+ * or TenantServiceError when a service could not be asked (but for an outage with `awaitOutages`); nothing is left
+ * open either way.
  */
 export async function resolveTenantDirectory(
   tenants: TenantsConfig,
@@ -137,6 +156,8 @@ export async function resolveTenantDirectory(
   const singleKey = tenants.origin === ENVIRONMENT_ORIGIN;
   const problems = [...duplicateNames(tenants.compliance), ...duplicateNames(tenants.accounting)];
   const failures: string[] = [];
+  const awaited: AwaitedEntry[] = [];
+  const awaitedCompliance: ComplianceTenant[] = [];
   type Ask = { compliance: ComplianceTenant } | { accounting: AccountingTenant };
   type Answer =
     | { compliance: Outcome<ComplianceProbe>; tenant: ComplianceTenant }
@@ -162,6 +183,13 @@ export async function resolveTenantDirectory(
   for (const answer of answers) {
     const outcome = 'compliance' in answer ? answer.compliance : answer.accounting;
     const service = 'compliance' in answer ? 'compliance' : 'accounting';
+    if (options.awaitOutages && 'failure' in outcome && outcome.outage) {
+      const { application, source } = answer.tenant;
+      const reason = singleKey ? variableFailure(service, answer.tenant.service, outcome.error) : outcome.failure;
+      awaited.push({ service, application, source, reason });
+      if ('compliance' in answer) awaitedCompliance.push(answer.tenant);
+      continue;
+    }
     // The single-key variables' keys are named as variables, and stop the start as a failure would.
     if (singleKey && 'error' in outcome) failures.push(variableFailure(service, answer.tenant.service, outcome.error));
     else if ('problem' in outcome) problems.push(outcome.problem);
@@ -182,28 +210,28 @@ export async function resolveTenantDirectory(
   }
   const assigned = assignBusinesses(complianceProbes, logger);
   problems.push(...assigned.problems);
-  const links = resolveLinks(
-    tenants.links,
-    assigned.owner,
-    accountingProbes,
-    singleKey ? complianceProbes[0] : undefined,
-  );
+  const awaits = holdForAwaited(awaitedCompliance, assigned.owner);
+  const awaitedAccounting = new Set(awaited.filter((a) => a.service === 'accounting').map((a) => a.application));
+  // Settled once the entries they depend on answer (every link then checked as at any start).
+  const linksNow = tenants.links.filter((l) => !awaitedAccounting.has(l.accounting) && !awaits(l.businessId));
+  const links = resolveLinks(linksNow, assigned.owner, accountingProbes, singleKey ? complianceProbes[0] : undefined);
   problems.push(...links.problems);
   if (problems.length > 0) {
     await closeAccounting();
     throw new TenantConfigError(tenants.origin, problems);
   }
   // What each key may do, as the service says: a key without the scope a sale needs is seen here, not at the till.
-  logger?.info(
-    {
-      keys: complianceProbes.map(({ tenant, identity, environment }) => ({
-        application: tenant.application,
-        environment,
-        scopes: identity.apiKey?.scopes ?? null,
-      })),
-    },
-    'compliance keys accepted',
-  );
+  if (complianceProbes.length > 0 || awaited.length === 0)
+    logger?.info(
+      {
+        keys: complianceProbes.map(({ tenant, identity, environment }) => ({
+          application: tenant.application,
+          environment,
+          scopes: identity.apiKey?.scopes ?? null,
+        })),
+      },
+      'compliance keys accepted',
+    );
 
   const servedBy = new Map<ComplianceProbe, string[]>(complianceProbes.map((probe) => [probe, []]));
   // The file's order for listed businesses, the service's for the rest.
@@ -263,6 +291,8 @@ export async function resolveTenantDirectory(
     accountingApplications: () => accountingApplications,
     accountingApplicationOf: (companyId) => links.companyApplication.get(companyId),
     links: () => links.resolved,
+    awaited: () => awaited,
+    awaits,
     complianceClient: (application) => complianceClients.get(application),
     accountingClient: (application) => accountingClients.get(application),
     close: () =>
@@ -270,4 +300,20 @@ export async function resolveTenantDirectory(
         [...complianceClients.values(), ...accountingClients.values()].map((client) => client.close()),
       ).then(() => undefined)),
   };
+}
+
+/**
+ * Which businesses wait for the awaited compliance entries: those they list (taken back from an entry that lists none,
+ * which would otherwise serve them until the listing entry answers), and, when one lists none, every business no
+ * answered entry serves. `owner` loses the businesses taken back.
+ */
+function holdForAwaited(
+  awaited: readonly ComplianceTenant[],
+  owner: Map<string, ComplianceProbe>,
+): (businessId: string) => boolean {
+  if (awaited.length === 0) return () => false;
+  const listed = new Set(awaited.flatMap((tenant) => tenant.businesses ?? []));
+  for (const id of listed) if (owner.get(id)?.tenant.businesses === undefined) owner.delete(id);
+  const anyUnlisted = awaited.some((tenant) => tenant.businesses === undefined);
+  return (businessId) => !owner.has(businessId) && (anyUnlisted || listed.has(businessId));
 }

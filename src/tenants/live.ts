@@ -1,7 +1,9 @@
 /**
  * The tenants a worker process serves, replaceable while it runs: each replacement is resolved as start-up resolves
  * (a file that would not start a worker is refused, the tenants served stay as they were). docs/tenancy.md,
- * "Onboarding, offboarding and key rotation without a restart", says what a change does to work under way.
+ * "Onboarding, offboarding and key rotation without a restart", says what a change does to work under way. With
+ * `awaitOutages`, entries whose service is down at start are served once it answers, by the same replacement
+ * (awaited.ts asks again).
  */
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
@@ -14,6 +16,7 @@ import {
   type TenantDirectory,
 } from './directory.js';
 import type { ComplianceProbe } from './probes.js';
+import { askAgainUntilAnswered, stillDown, type OutageRetry } from './awaited.js';
 
 /** Longer than an activity's start-to-close timeout (60 s): a call in flight on a replaced client ends first. */
 const DRAIN_GRACE_MS = 2 * 60_000;
@@ -35,6 +38,13 @@ interface ComplianceRoute {
 
 export interface LiveTenants {
   current(): TenantDirectory;
+  /**
+   * A business no application serves yet, which an entry whose service was down at start may serve once it
+   * answers: its calls wait (a retryable failure) instead of being refused.
+   */
+  awaits(businessId: string): boolean;
+  /** An accounting entry whose service was down at start is not served yet: a company it may serve waits. */
+  awaitsAccounting(): boolean;
   /** A business's application now, or the one finishing its work. */
   routeOf(businessId: string): ComplianceRoute | undefined;
   /** Serves `config` from now on; throws as resolveTenantDirectory does, leaving the tenants served unchanged. */
@@ -42,14 +52,28 @@ export interface LiveTenants {
   close(): Promise<void>;
 }
 
+export interface OpenLiveTenantsOptions extends Omit<
+  ResolveTenantDirectoryOptions,
+  'gates' | 'complianceProbes' | 'awaitOutages'
+> {
+  drainGraceMs?: number;
+  /**
+   * Start while a service is down: its entries are left out and asked again with this backoff until they answer,
+   * then served (`onAwaitedServed` is told what that changed). Without it, an outage fails the start.
+   */
+  awaitOutages?: OutageRetry & { onAwaitedServed?: (change: TenantsChange) => void };
+}
+
 export async function openLiveTenants(
   config: TenantsConfig,
-  options: Omit<ResolveTenantDirectoryOptions, 'gates' | 'complianceProbes'> & { drainGraceMs?: number } = {},
+  options: OpenLiveTenantsOptions = {},
 ): Promise<LiveTenants> {
+  const { awaitOutages, ...resolveOptions } = options;
   const gates = new Map<string, RateLimitGate>();
   const complianceProbes = new Map<string, ComplianceProbe>();
-  const resolve = (tenants: TenantsConfig) => resolveTenantDirectory(tenants, { ...options, gates, complianceProbes });
-  let current = await resolve(config);
+  const resolve = (tenants: TenantsConfig, deferOutages = false) =>
+    resolveTenantDirectory(tenants, { ...resolveOptions, gates, complianceProbes, awaitOutages: deferOutages });
+  let current = await resolve(config, awaitOutages !== undefined);
   // Removed businesses whose work under way is finished with the application that served them.
   const drained = new Map<string, { directory: TenantDirectory; application: ComplianceApplication }>();
   const retired = new Set<TenantDirectory>();
@@ -72,8 +96,7 @@ export async function openLiveTenants(
     timers.add(timer);
   };
 
-  const swap = async (tenants: TenantsConfig): Promise<TenantsChange> => {
-    const next = await resolve(tenants);
+  const install = (tenants: TenantsConfig, next: TenantDirectory): TenantsChange => {
     const previous = current;
     const change = changeBetween(previous, next);
     for (const businessId of change.businessesRemoved) {
@@ -87,9 +110,47 @@ export async function openLiveTenants(
     options.logger?.info({ origin: tenants.origin, ...counts(change) }, 'tenants replaced');
     return change;
   };
+  const swap = async (tenants: TenantsConfig) => install(tenants, await resolve(tenants));
+  // One replacement at a time: two overlapping ones would each drain from a directory the other replaced.
+  const serially = <T>(run: () => Promise<T>): Promise<T> => {
+    const result = replacing.then(run);
+    replacing = result.catch(() => undefined);
+    return result;
+  };
+
+  const askingAgain =
+    awaitOutages && current.awaited().length > 0
+      ? askAgainUntilAnswered({
+          retry: awaitOutages,
+          awaited: current.awaited(),
+          logger: options.logger,
+          // The file as it was at start: a reload served since (a full resolution) settles everything, and ends this.
+          attempt: () =>
+            serially(async () => {
+              const awaited = current.awaited();
+              if (awaited.length === 0) return [];
+              const down = await stillDown(config, awaited, complianceProbes);
+              if (down.length === awaited.length) return down;
+              const next = await resolve(config, true);
+              // Served only when it settles more than is served now, and drops nothing served (an accounting key is
+              // asked again each time, and its service may be the one down now).
+              const before = new Set(current.awaited().map((entry) => entry.source));
+              const after = next.awaited().map((entry) => entry.source);
+              if (after.length >= before.size || after.some((source) => !before.has(source))) {
+                await next.close();
+                return next.awaited();
+              }
+              const change = install(config, next);
+              awaitOutages.onAwaitedServed?.(change);
+              return next.awaited();
+            }),
+        })
+      : undefined;
 
   return {
     current: () => current,
+    awaits: (businessId) => current.awaits(businessId),
+    awaitsAccounting: () => current.awaited().some((entry) => entry.service === 'accounting'),
     routeOf: (businessId) => {
       const application = applicationOf(current, businessId);
       const client = application && current.complianceClient(application.application);
@@ -98,13 +159,9 @@ export async function openLiveTenants(
       const oldClient = old?.directory.complianceClient(old.application.application);
       return old && oldClient ? { application: old.application, client: oldClient, serving: false } : undefined;
     },
-    // One replacement at a time: two overlapping ones would each drain from a directory the other replaced.
-    replace: (tenants) => {
-      const run = replacing.then(() => swap(tenants));
-      replacing = run.catch(() => undefined);
-      return run;
-    },
+    replace: (tenants) => serially(() => swap(tenants)),
     close: async () => {
+      await askingAgain?.stop();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       await Promise.all([current, ...retired].map((directory) => directory.close()));
@@ -148,7 +205,9 @@ export function accountingClientOf(
 ): AccountingClient | undefined {
   const linked = companyId === undefined ? undefined : directory.accountingApplicationOf(companyId);
   const applications = directory.accountingApplications();
-  // One accounting application serves every company, linked or not, as the single-key worker always did.
-  const application = linked ?? (applications.length === 1 ? applications[0]!.application : undefined);
+  // One accounting application serves every company, linked or not, as the single-key worker always did; not while
+  // another one is awaited, whose companies are its own.
+  const alone = applications.length === 1 && !directory.awaited().some((entry) => entry.service === 'accounting');
+  const application = linked ?? (alone ? applications[0]!.application : undefined);
   return application === undefined ? undefined : directory.accountingClient(application);
 }

@@ -1,6 +1,7 @@
 /**
  * Asking each key who it is. A refusal (401, 403) is the file's problem, naming the entry; a service that cannot be
- * reached or fails is not (the same file may start fine a minute later).
+ * reached or fails is not (the same file may start fine a minute later), and an outage (5xx, 408, 429, no answer) is
+ * marked as such: a worker starting during one serves the other keys and asks this one again (live.ts).
  */
 import { createHash } from 'node:crypto';
 import { AccountingClient } from '../accounting/client.js';
@@ -16,8 +17,22 @@ export type KeyEnvironment = 'test' | 'live';
 const COMPANY_PAGE_SIZE = 100;
 const MAX_COMPANY_PAGES = 100;
 
-/** What asking one entry gave: its answers, a configuration problem, or a failure of the service (and its error). */
-export type Outcome<T> = { ok: T } | (({ problem: string } | { failure: string }) & { error?: unknown });
+/**
+ * What asking one entry gave: its answers, a configuration problem, or a failure of the service (and its error);
+ * `outage`: the failure is one the service gives while it is down, which the same request may pass later.
+ */
+export type Outcome<T> = { ok: T } | (({ problem: string } | { failure: string; outage?: true }) & { error?: unknown });
+
+/**
+ * The answers of a service that is down or overloaded, and the failures to reach it at all: a refused connection, a
+ * name that does not resolve or a timeout look to a running fleet exactly like an outage. A URL that is malformed or
+ * not secure never gets this far (the client refuses it before anything is sent).
+ */
+export function isOutage(err: unknown): boolean {
+  if (!(err instanceof ApiError)) return false;
+  if (err.status === undefined) return err.code !== 'aborted';
+  return err.status >= 500 || err.status === 408 || err.status === 429;
+}
 
 export interface ComplianceProbe {
   tenant: ComplianceTenant;
@@ -81,7 +96,11 @@ function refusal(
   refused: (err: ApiError) => { secret: string; why: string; forbidden: string },
 ): Outcome<never> {
   const where = `the ${service} service at ${tenant.service.baseUrl}`;
-  const fail = (why: string) => ({ failure: `${tenant.source}: ${where} ${why}`, error: err });
+  const fail = (why: string): Outcome<never> => ({
+    failure: `${tenant.source}: ${where} ${why}`,
+    error: err,
+    ...(isOutage(err) ? { outage: true as const } : {}),
+  });
   if (!(err instanceof ApiError)) return fail(`answered unexpectedly (${errorText(err)})`);
   const what = `${err.status ?? 'no answer'} ${err.code}`;
   if (err.status === undefined) return fail(`cannot be reached (${err.message})`);

@@ -26,6 +26,8 @@ export async function schedulePurchasesSync(options: {
   client: Client;
   /** The businesses the tenant directory serves (not every business the keys could act for). */
   served: readonly string[];
+  /** A business not served yet whose key has not answered since start: scheduled once it is served. */
+  awaits?: (businessId: string) => boolean;
   config: PurchasesConfig;
   taskQueue?: string;
   syncOptions?: PurchasesSyncOptions;
@@ -37,14 +39,14 @@ export async function schedulePurchasesSync(options: {
     return { enabled: false, schedules: [] };
   }
   // A configured business the tenants do not serve would fail every sync on business_not_served.
-  const unknown = (config.businessIds ?? []).filter((id) => !served.includes(id));
+  const unknown = (config.businessIds ?? []).filter((id) => !served.includes(id) && !options.awaits?.(id));
   if (unknown.length > 0) {
     throw new ConfigError(
       `PURCHASES_SYNC_BUSINESSES: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} ` +
         'served by no compliance application of the tenants',
     );
   }
-  const businessIds = [...(config.businessIds ?? served)];
+  const businessIds = (config.businessIds ?? served).filter((id) => served.includes(id));
   const schedules = await ensurePurchasesSyncSchedules(options.client, {
     businessIds,
     interval: config.intervalMs,
@@ -87,6 +89,7 @@ export async function scheduleServed(
   const purchases = await schedulePurchasesSync({
     client,
     served: servedBusinesses(directory),
+    awaits: (businessId) => directory.awaits(businessId),
     config: settings.purchases,
     logger,
     taskQueue,

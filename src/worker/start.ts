@@ -29,6 +29,7 @@ import { tracingPlugins } from '../temporal/tracing.js';
 import { openTenantAccess } from '../tenants/access.js';
 import { holdTenantBudgets } from '../tenants/budgets.js';
 import type { TenantDirectory } from '../tenants/directory.js';
+import type { OutageRetry } from '../tenants/awaited.js';
 import { openLiveTenants, type LiveTenants, type TenantsChange } from '../tenants/live.js';
 import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import type { TenantsConfig } from '../tenants/types.js';
@@ -36,6 +37,7 @@ import { watchTenants, type TenantsReload } from '../tenants/watch.js';
 import { startCallbacks } from './callbacks.js';
 import { scheduleServed, servedBusinesses, setSchedulesPaused, type PurchasesSyncStatus } from './schedules.js';
 import type { WorkerSettings } from './settings.js';
+import { tenantChangeActor } from './tenant-changes.js';
 import { createWorkers, type Workers } from './workers.js';
 
 /** `stockReporting` absent: every business on the default (DEFAULT_STOCK_REPORTING). */
@@ -81,18 +83,24 @@ export async function startWorkerProcess(options: {
   purchasesSink?: PurchaseEventSink;
   /** Tests shorten delivery retries. */
   purchasesSyncOptions?: PurchasesSyncOptions;
+  /** How a key whose service is down at start is asked again (default 5 s, doubling to 60 s); tests shorten it. */
+  outageRetry?: OutageRetry;
 }): Promise<WorkerProcess> {
   const { settings, logger, client, tenants } = options;
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: options.namespace, taskQueue });
+  const changes = tenantChangeActor(logger);
   // Every key is asked who it is before anything else opens: a refused one stops the start (TenantConfigError; for
-  // the single-key variables, TenantServiceError naming the variable), as does a link its keys cannot see.
+  // the single-key variables, TenantServiceError naming the variable), as does a link its keys cannot see. A service
+  // that is down does not: a rolling restart during an outage would take the fleet down. Its keys are asked again in
+  // the background, and served (budgets, schedules) once they answer; meanwhile their businesses wait.
   const live = await openLiveTenants(tenants, {
     logger,
     observerFor: (application) => complianceRateMetrics(metrics, application.application),
+    awaitOutages: { ...options.outageRetry, onAwaitedServed: (change) => changes.later(change) },
   });
   const services = openTenantAccess(live);
-  const opened: Array<() => Promise<unknown>> = [() => services.close()];
+  const opened: Array<() => Promise<unknown>> = [() => services.close(), () => changes.stop()];
   const close = async () => {
     for (const release of opened.reverse()) await release().catch(() => undefined);
   };
@@ -108,7 +116,11 @@ export async function startWorkerProcess(options: {
         logger,
       });
     const queues = await holdBudgets();
-    const activitiesPerSecond = { ...settings.activitiesPerSecond, compliance: queues.shared.queuePerSecond };
+    const activitiesPerSecond = {
+      ...settings.activitiesPerSecond,
+      compliance:
+        queues.shared.queuePerSecond + awaitedPerSecond(tenants, live, settings.worker.complianceRateHeadroom),
+    };
     const callbacks = await startCallbacks(settings.worker, tenants, client, logger, metrics);
     if (callbacks) opened.push(() => callbacks.server.close());
     const purchasesSink = options.purchasesSink ?? (await createSink(settings.purchases.sink));
@@ -144,13 +156,13 @@ export async function startWorkerProcess(options: {
       },
       'workers ready',
     );
-    const actOnTenantsChange = async (change: TenantsChange) => {
+    changes.begin(async (change: TenantsChange) => {
       await workers.serveWindowQueues((await holdBudgets()).own);
       const paused = { client, taskQueue, purchases: settings.purchases, logger };
       await setSchedulesPaused({ ...paused, businessIds: change.businessesRemoved, paused: true });
       await scheduleServed(scheduling, live.current());
       await setSchedulesPaused({ ...paused, businessIds: change.businessesAdded, paused: false });
-    };
+    });
     return {
       workers,
       tenants: live,
@@ -171,7 +183,7 @@ export async function startWorkerProcess(options: {
               live,
               reload: options.tenantsReload,
               served: tenants,
-              onChange: actOnTenantsChange,
+              onChange: (change) => changes.now(change),
               logger,
               metrics,
             })
@@ -181,6 +193,7 @@ export async function startWorkerProcess(options: {
         } finally {
           stopWatching();
           await stopWatchingTenants?.();
+          await changes.stop();
         }
       },
       shutdown: () => workers.shutdown(),
@@ -190,6 +203,22 @@ export async function startWorkerProcess(options: {
     await close();
     throw err;
   }
+}
+
+/**
+ * The budget of the compliance keys not answered yet, in activity starts per second: the workers' own rate is set
+ * once, at creation, and must leave room for them once they answer (the server's per-key limits hold each one).
+ */
+function awaitedPerSecond(tenants: TenantsConfig, live: LiveTenants, headroom: number): number {
+  const awaited = new Set(
+    live
+      .current()
+      .awaited()
+      .map((entry) => entry.source),
+  );
+  return tenants.compliance
+    .filter((tenant) => awaited.has(tenant.source))
+    .reduce((sum, tenant) => sum + (tenant.requestsPerMinute * (1 - headroom)) / 60, 0);
 }
 
 /** For `workers ready`: where the services are and what is served, never a key. */
@@ -211,6 +240,9 @@ function described(tenants: TenantsConfig, directory: TenantDirectory): Record<s
         .accountingApplications()
         .map((application) => ({ application: application.application, companies: application.companies.length })),
       links: directory.links().length,
+      ...(directory.awaited().length > 0
+        ? { awaited: directory.awaited().map((entry) => `${entry.service} ${entry.application}`) }
+        : {}),
     },
   };
 }

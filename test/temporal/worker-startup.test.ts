@@ -187,12 +187,17 @@ describe('npm run worker refuses to start half-way', () => {
     expect(result.output).not.toContain(DEMO_ACCOUNTING_CLIENT_SECRET);
   });
 
-  it('names an unreachable service', async () => {
-    const result = await worker({ ...temporalEnv(), ...servicesEnv({ COMPLIANCE_BASE_URL: 'http://127.0.0.1:1' }) });
-    expect(result.code).toBe(1);
-    expect(result.output).toContain(
-      'error: COMPLIANCE_BASE_URL: the compliance service at http://127.0.0.1:1 cannot be reached',
+  it('starts while a service cannot be reached (an outage for a running fleet), naming it in a warning', async () => {
+    const result = await worker(
+      { ...temporalEnv(), ...servicesEnv({ COMPLIANCE_BASE_URL: 'http://127.0.0.1:1' }), LOG_LEVEL: 'info' },
+      'worker running',
     );
+    expect(result.code).toBe(0);
+    expect(result.output).toContain('the compliance service is unavailable: starting without this key');
+    expect(result.output).toContain(
+      'COMPLIANCE_BASE_URL: the compliance service at http://127.0.0.1:1 cannot be reached',
+    );
+    expect(result.output).not.toContain(DEMO.keys.nairobi);
   });
 });
 
