@@ -93,6 +93,28 @@ describe('replay of recorded histories', () => {
     expect(markers).toEqual([]);
   });
 
+  it('holds the 1.1.0 sales on the ride-outages path: both outages waited out by the sale itself', () => {
+    const patchIds = (h: StoredHistory) =>
+      (h.history.events ?? []).flatMap((e) => {
+        const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
+        return data ? [(defaultPayloadConverter.fromPayload(data) as { id?: string }).id] : [];
+      });
+    const sales = stored.filter(
+      (h) => h.workflowId.startsWith('1.1.0/sale-') && h.workflowId !== '1.1.0/sale-invalid-input',
+    );
+    expect(sales.length).toBeGreaterThan(10);
+    for (const sale of sales) expect(patchIds(sale), sale.workflowId).toContain('ride-outages');
+    const events = (id: string) => stored.find((h) => h.workflowId === `1.1.0/${id}`)?.history.events ?? [];
+    // The authority refused the submission: the sale paused (a timer) and resubmitted, with nobody's update.
+    const authority = events('sale-authority-outage');
+    expect(authority.some((e) => e.timerStartedEventAttributes)).toBe(true);
+    expect(authority.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes)).toBe(false);
+    // The service answered 503 until the call's tries were spent: the activity failed and the sale called again.
+    const service = events('sale-service-outage');
+    expect(service.some((e) => e.activityTaskFailedEventAttributes)).toBe(true);
+    expect(service.some((e) => e.timerStartedEventAttributes)).toBe(true);
+  });
+
   it('holds the stock ledger’s paths: a lost answer settled by a probe, lines merged, a refused movement re-sent on an operator’s word', () => {
     const events = stored.find((h) => h.workflowId === '1.0.0/stock-ledger')?.history.events ?? [];
     const movements = events.flatMap((e) => {
