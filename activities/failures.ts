@@ -2,6 +2,7 @@
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { ApiError, RequestValidationError, ResponseValidationError } from '../src/http/errors.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { SERVICE_DELAY_BOUNDS } from '../src/http/rate-limit.js';
 
 /** API codes that say "not yet" rather than "no", although the status is a 4xx. */
 const RETRYABLE_CODES = new Set([
@@ -14,6 +15,17 @@ const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
 /** A zero `nextRetryDelay` reads as "not set" and falls back to the retry policy's own backoff. */
 const MIN_DELAY_MS = 100;
+/**
+ * The longest `nextRetryDelay` of a 429: the longest `Retry-After` believed, jitter included, so no answer (nor a
+ * caller passing its own seconds) can park an activity for longer.
+ */
+export const RATE_LIMIT_MAX_DELAY_MS = SERVICE_DELAY_BOUNDS.retryAfterSeconds * 1_000;
+
+/** Whole ms in [MIN_DELAY_MS, max]; a delay that is not a number at all is taken as the longest. */
+function boundedDelayMs(ms: number, max: number): number {
+  if (Number.isNaN(ms)) return max;
+  return Math.min(max, Math.max(MIN_DELAY_MS, Math.round(ms)));
+}
 
 /** Keys whose values are capabilities or credentials, wherever they occur in error extras. */
 const SECRET_KEYS = new Set(['callback', 'callbackurl', 'callbacktoken', 'apikey', 'x-api-key', 'authorization']);
@@ -41,23 +53,27 @@ export function secretFree(value: unknown): unknown {
 /** Exponential backoff with jitter: random in [0.5, 1] × min(60 s, 1 s × 2^(attempt − 1)), in ms. */
 export function backoffDelayMs(attempt: number, random: () => number = Math.random): number {
   const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
-  return Math.max(MIN_DELAY_MS, Math.round(ceiling * (0.5 + 0.5 * random())));
+  return boundedDelayMs(ceiling * (0.5 + 0.5 * random()), BACKOFF_MAX_MS);
 }
 
-/** `Retry-After` (default 1 s) plus up to 20 % jitter, so a fleet told the same second does not return in step. */
+/**
+ * `Retry-After` (default 1 s) plus up to 20 % jitter, so a fleet told the same second does not return in step; never
+ * more than `RATE_LIMIT_MAX_DELAY_MS`.
+ */
 export function rateLimitDelayMs(retryAfterSeconds: number | undefined, random: () => number = Math.random): number {
   const base = (retryAfterSeconds ?? 1) * 1_000;
-  return Math.max(MIN_DELAY_MS, Math.round(base * (1 + RATE_LIMIT_JITTER * random())));
+  return boundedDelayMs(base * (1 + RATE_LIMIT_JITTER * random()), RATE_LIMIT_MAX_DELAY_MS);
 }
 
 function fromApiError(err: ApiError, attempt: number, random: () => number): ApplicationFailure {
   const where = `${err.operation} (${err.method} ${err.path})`;
   const status = err.status ?? null;
   if (err.status === 429) {
+    const delayMs = rateLimitDelayMs(err.retryAfterSeconds, random);
     return ApplicationFailure.create({
       type: FAILURE_TYPES.rateLimited,
-      message: `${where}: rate limited; retrying after ${err.retryAfterSeconds ?? 1} s`,
-      nextRetryDelay: rateLimitDelayMs(err.retryAfterSeconds, random),
+      message: `${where}: rate limited; retrying after ${Math.ceil(delayMs / 1_000)} s`,
+      nextRetryDelay: delayMs,
       details: [{ operation: err.operation, status, retryAfterSeconds: err.retryAfterSeconds ?? null }],
     });
   }

@@ -2,7 +2,10 @@
  * The service's own account of the rate budget, from the `X-RateLimit-*` headers of every answer: it counts every
  * request of the application, from every client, so once it says the window is spent requests wait for the reset.
  */
-import { parseRateLimit, parseRetryAfter } from './rate-limit.js';
+import { SERVICE_DELAY_BOUNDS, parseRateLimit, parseRetryAfter } from './rate-limit.js';
+
+/** A spent window resets within one window's length: the gate never holds requests back for longer. */
+const MAX_RESET_MS = SERVICE_DELAY_BOUNDS.rateLimitResetSeconds * 1000;
 
 export class RateLimitGate {
   /** Requests the service said were left; unknown until an answer tells. */
@@ -16,15 +19,22 @@ export class RateLimitGate {
   readonly holdUpToMs: number;
   private readonly now: () => number;
 
-  /** `holdUpToMs`: a request finding the window spent waits for a reset at most this far away (default 0: never). */
+  /**
+   * `holdUpToMs`: a request finding the window spent waits for a reset at most this far away (default 0: never);
+   * no reset is ever further than one window, so a longer hold is taken as that.
+   */
   constructor(options: { holdUpToMs?: number; now?: () => number } = {}) {
-    this.holdUpToMs = options.holdUpToMs ?? 0;
+    const hold = options.holdUpToMs ?? 0;
+    this.holdUpToMs = Number.isNaN(hold) ? 0 : Math.min(MAX_RESET_MS, Math.max(0, hold));
     this.now = options.now ?? Date.now;
   }
 
   /** Undefined: the request is in flight until `settle`; otherwise the ms until the spent window resets. */
   admit(): number | undefined {
     const now = this.now();
+    // A reset further than one window away can only follow a clock set back: believe one window from now.
+    this.resetAtMs = Math.min(this.resetAtMs, now + MAX_RESET_MS);
+    this.earliestResetMs = Math.min(this.earliestResetMs, this.resetAtMs);
     if (this.remaining !== undefined && now < this.resetAtMs && this.remaining - this.inFlight <= 0) {
       return this.resetAtMs - now;
     }
@@ -38,7 +48,10 @@ export class RateLimitGate {
     const now = this.now();
     const info = parseRateLimit(response.headers);
     const retryAfter = response.status === 429 ? parseRetryAfter(response.headers) : undefined;
-    const resetSeconds = retryAfter ?? info.resetSeconds;
+    // A 429's Retry-After may be bounded more loosely than a reset (an outage's 503 may ask for minutes), but it
+    // speaks of this window here, which ends within one window's length.
+    const asked = retryAfter ?? info.resetSeconds;
+    const resetSeconds = asked === undefined ? undefined : Math.min(asked, SERVICE_DELAY_BOUNDS.rateLimitResetSeconds);
     const remaining = response.status === 429 ? 0 : info.remaining;
     if (remaining === undefined || resetSeconds === undefined) return;
     // Whole seconds, rounded up (C43): the reset lies in (now + reset - 1 s, now + reset s]. Answers at different

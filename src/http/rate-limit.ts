@@ -5,6 +5,28 @@ export interface RateLimitInfo {
   resetSeconds?: number;
 }
 
+/**
+ * The longest waits a service is believed when it names one. Without them one answer saying `Retry-After: 99999999`
+ * would stop an application's calls until the process restarts. The single place to change them (see
+ * docs/contract-assumptions.md, "Bounded waits").
+ */
+export const SERVICE_DELAY_BOUNDS = {
+  /** A 503 during an outage may fairly ask for a few minutes; longer is taken as this and asked again then. */
+  retryAfterSeconds: 300,
+  /** The contract's windows last one minute, so a reset is never further away than that. */
+  rateLimitResetSeconds: 60,
+} as const;
+
+/** A header whose wait was beyond its bound and was taken as the bound. */
+export interface DelayClamp {
+  header: 'retry-after' | 'x-ratelimit-reset';
+  /** The value as sent (shortened): neither header can carry a secret. */
+  sent: string;
+  /** What the service asked for, in seconds (Infinity when it does not fit a number). */
+  askedSeconds: number;
+  boundSeconds: number;
+}
+
 type HeaderBag = Record<string, string | string[] | undefined>;
 
 function header(headers: HeaderBag, name: string): string | undefined {
@@ -19,19 +41,63 @@ function nonNegativeInteger(raw: string | undefined): number | undefined {
 
 const HEADERS = { limit: 'x-ratelimit-limit', remaining: 'x-ratelimit-remaining', resetSeconds: 'x-ratelimit-reset' };
 
-/** Reads the three `X-RateLimit-*` headers; malformed values are ignored, as clients must. */
-export function parseRateLimit(headers: HeaderBag): RateLimitInfo {
-  const entries = Object.entries(HEADERS).map(([key, name]) => [key, nonNegativeInteger(header(headers, name))]);
-  return Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as RateLimitInfo;
+/** The reset as sent, unbounded. */
+function rawResetSeconds(headers: HeaderBag): number | undefined {
+  return nonNegativeInteger(header(headers, HEADERS.resetSeconds));
 }
 
-/** `Retry-After` in seconds: the document promises integer seconds; an HTTP-date (RFC 9110) is honoured too. */
-export function parseRetryAfter(headers: HeaderBag, now: Date = new Date()): number | undefined {
+const HTTP_DATE_START = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /i;
+
+/** `Retry-After` as sent, unbounded: integer seconds, or an HTTP-date (RFC 9110). */
+function rawRetryAfterSeconds(headers: HeaderBag, now: Date): number | undefined {
   const raw = header(headers, 'retry-after')?.trim();
   if (!raw) return undefined;
   const seconds = nonNegativeInteger(raw);
   if (seconds !== undefined) return seconds;
+  // Every HTTP-date form starts with the day's name; without that check the lax Date.parse reads `-5` as a year.
+  if (!HTTP_DATE_START.test(raw)) return undefined;
   const at = Date.parse(raw);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+}
+
+/**
+ * Reads the three `X-RateLimit-*` headers; malformed values are ignored, as clients must. A reset beyond
+ * `SERVICE_DELAY_BOUNDS.rateLimitResetSeconds` is taken as that bound.
+ */
+export function parseRateLimit(headers: HeaderBag): RateLimitInfo {
+  const info: RateLimitInfo = {};
+  const limit = nonNegativeInteger(header(headers, HEADERS.limit));
+  const remaining = nonNegativeInteger(header(headers, HEADERS.remaining));
+  const reset = rawResetSeconds(headers);
+  if (limit !== undefined) info.limit = limit;
+  if (remaining !== undefined) info.remaining = remaining;
+  if (reset !== undefined) info.resetSeconds = Math.min(reset, SERVICE_DELAY_BOUNDS.rateLimitResetSeconds);
+  return info;
+}
+
+/**
+ * `Retry-After` in seconds: the document promises integer seconds; an HTTP-date (RFC 9110) is honoured too. A wait
+ * beyond `SERVICE_DELAY_BOUNDS.retryAfterSeconds` is taken as that bound.
+ */
+export function parseRetryAfter(headers: HeaderBag, now: Date = new Date()): number | undefined {
+  const seconds = rawRetryAfterSeconds(headers, now);
+  return seconds === undefined ? undefined : Math.min(seconds, SERVICE_DELAY_BOUNDS.retryAfterSeconds);
+}
+
+/** Longest part of a sent value kept for a log line: a header may be kilobytes of digits. */
+const MAX_SENT_CHARS = 64;
+
+/** The headers of one answer whose waits `parseRetryAfter` and `parseRateLimit` cut down, for the caller to log once. */
+export function delayClamps(headers: HeaderBag, now: Date = new Date()): DelayClamp[] {
+  const clamps: DelayClamp[] = [];
+  const check = (name: DelayClamp['header'], asked: number | undefined, boundSeconds: number) => {
+    if (asked === undefined || asked <= boundSeconds) return;
+    const sent = (header(headers, name) ?? '').trim();
+    const shortened = sent.length > MAX_SENT_CHARS ? `${sent.slice(0, MAX_SENT_CHARS)}…` : sent;
+    clamps.push({ header: name, sent: shortened, askedSeconds: asked, boundSeconds });
+  };
+  check('retry-after', rawRetryAfterSeconds(headers, now), SERVICE_DELAY_BOUNDS.retryAfterSeconds);
+  check('x-ratelimit-reset', rawResetSeconds(headers), SERVICE_DELAY_BOUNDS.rateLimitResetSeconds);
+  return clamps;
 }

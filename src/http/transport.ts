@@ -3,6 +3,8 @@ import { assertSecureBaseUrl } from './base-url.js';
 import { ApiError, classifyStatus, type ApiErrorInit, type ServiceName } from './errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateLimitGate } from './rate-limit-gate.js';
+import { delayClamps, type DelayClamp } from './rate-limit.js';
+import { createLogger } from '../logger.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -46,6 +48,19 @@ export interface HttpTransportOptions {
   rateLimitGate?: RateLimitGate;
   /** Largest successful answer read (default 8 MiB); an error answer is read up to 1 MiB at most. */
   maxResponseBytes?: number;
+  /** Told when the service asks for a wait beyond its bound (default: a logger of its own, on stderr). */
+  logger?: DelayClampLogger;
+}
+
+/** The part of a pino logger the transport uses. */
+export interface DelayClampLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+let fallbackLogger: DelayClampLogger | undefined;
+/** Made on the first clamp only; stderr, so a CLI whose stdout is its answer stays parseable. */
+function defaultLogger(): DelayClampLogger {
+  return (fallbackLogger ??= createLogger({ name: 'http', stderr: true }));
 }
 
 /** Watches a transport's traffic; it must not throw, and sees headers, so it must not log them. */
@@ -164,6 +179,7 @@ export class HttpTransport {
       const response = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0), target };
       answer = response;
       this.options.observer?.responseReceived?.(response, req);
+      this.reportClamps(delayClamps(flat), req, res.statusCode);
       if (body === undefined) {
         throw requestError(this.service, req, {
           status: res.statusCode,
@@ -213,6 +229,25 @@ export class HttpTransport {
       }
       await sleep(waitMs, undefined, req.signal ? { signal: req.signal } : {}).catch(() => undefined);
       if (req.signal?.aborted) throw cancelled();
+    }
+  }
+
+  /** Once per answer, whichever of the gate, the error and the metadata read the same headers afterwards. */
+  private reportClamps(clamps: DelayClamp[], req: HttpRequest, status: number): void {
+    if (clamps.length === 0) return;
+    const logger = this.options.logger ?? defaultLogger();
+    for (const clamp of clamps) {
+      logger.warn(
+        {
+          service: this.service,
+          operation: req.operation,
+          status,
+          header: clamp.header,
+          sent: clamp.sent,
+          boundSeconds: clamp.boundSeconds,
+        },
+        `the ${this.service} service asked for a wait beyond the bound; waiting ${clamp.boundSeconds} s at most`,
+      );
     }
   }
 

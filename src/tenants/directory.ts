@@ -261,6 +261,8 @@ export async function resolveTenantDirectory(
         credentialSetting: application.source,
         rateLimitGate: gateOf(application),
         ...(observer ? { observer } : {}),
+        // A delay the service asks for beyond its bound is logged with the worker's own lines.
+        ...(logger ? { logger } : {}),
       }),
     );
     if (application.requestsPerMinute < application.configuredRequestsPerMinute) {

@@ -1,6 +1,7 @@
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import {
+  RATE_LIMIT_MAX_DELAY_MS,
   backoffDelayMs,
   documentInFlight,
   rateLimitDelayMs,
@@ -8,6 +9,7 @@ import {
   toActivityFailure,
 } from '../../activities/failures.js';
 import { ApiError, RequestValidationError, ResponseValidationError, type ApiErrorInit } from '../../src/http/errors.js';
+import { retryDelayMs } from '../../workflows/stock-ledger/send.js';
 
 const low = () => 0;
 const high = () => 1;
@@ -60,6 +62,25 @@ describe('toActivityFailure', () => {
     it('ignores the attempt number: the service said when', () => {
       expect(map(limited(2), 9, { random: low }).nextRetryDelay).toBe(2_000);
     });
+
+    it('never asks for more than the Retry-After bound, jitter included', () => {
+      expect(RATE_LIMIT_MAX_DELAY_MS).toBe(300_000);
+      for (const seconds of [99_999_999, Number.MAX_VALUE, Number.POSITIVE_INFINITY, 300]) {
+        for (const random of [low, high]) {
+          const failure = map(limited(seconds), 1, { random });
+          expect(failure.nextRetryDelay).toBe(seconds === 300 && random === low ? 300_000 : RATE_LIMIT_MAX_DELAY_MS);
+          expect(failure.message).toContain('retrying after 300 s');
+        }
+      }
+      expect(rateLimitDelayMs(250, high)).toBe(300_000);
+      expect(rateLimitDelayMs(200, high)).toBe(240_000);
+    });
+
+    it('never hands Temporal a delay that is not a number', () => {
+      expect(rateLimitDelayMs(Number.NaN, low)).toBe(RATE_LIMIT_MAX_DELAY_MS);
+      expect(rateLimitDelayMs(-5, low)).toBe(100);
+      expect(rateLimitDelayMs(5, () => 1e9)).toBe(RATE_LIMIT_MAX_DELAY_MS);
+    });
   });
 
   describe('safe to repeat (5xx or never sent on an idempotent request)', () => {
@@ -78,6 +99,14 @@ describe('toActivityFailure', () => {
     it('caps the backoff at 60 s', () => {
       expect(backoffDelayMs(30, high)).toBe(60_000);
       expect(backoffDelayMs(30, low)).toBe(30_000);
+    });
+
+    it('keeps the backoff within 60 s whatever the attempt or the random source', () => {
+      expect(backoffDelayMs(10_000, high)).toBe(60_000);
+      expect(backoffDelayMs(Number.POSITIVE_INFINITY, high)).toBe(60_000);
+      expect(backoffDelayMs(Number.NaN, high)).toBe(60_000);
+      expect(backoffDelayMs(30, () => 1e9)).toBe(60_000);
+      expect(backoffDelayMs(1, () => -1e9)).toBe(100);
     });
 
     it('maps transport failures that were never sent the same way', () => {
@@ -205,5 +234,36 @@ describe('secretFree', () => {
   it('keeps everything that is not a secret', () => {
     const value = { a: 1, b: [{ c: 'x' }, null], d: { e: true } };
     expect(secretFree(value)).toEqual(value);
+  });
+});
+
+describe("the stock ledger's wait between attempts", () => {
+  const limited = (retryAfterSeconds: unknown) =>
+    ApplicationFailure.create({ type: 'rate_limited', details: [{ retryAfterSeconds }] });
+  const unsent = ApplicationFailure.create({ type: 'network_error', details: [{ requestSent: false }] });
+
+  it('follows Retry-After up to its bound, whatever a recorded failure carries', () => {
+    expect(retryDelayMs(limited(7), 1)).toBe(7_000);
+    expect(retryDelayMs(limited(99_999_999), 1)).toBe(300_000);
+    expect(retryDelayMs(limited(Number.POSITIVE_INFINITY), 1)).toBe(300_000);
+    expect(retryDelayMs(limited(0), 1)).toBe(1_000);
+  });
+
+  it('backs off up to a minute otherwise, also for a Retry-After that is not a number', () => {
+    expect(retryDelayMs(unsent, 1)).toBe(1_000);
+    expect(retryDelayMs(unsent, 3)).toBe(4_000);
+    expect(retryDelayMs(unsent, 10_000)).toBe(60_000);
+    expect(retryDelayMs(limited(Number.NaN), 2)).toBe(2_000);
+    expect(retryDelayMs(limited('soon'), 2)).toBe(2_000);
+  });
+
+  it("is at most the bound of an activity's own 429 delay", () => {
+    const failure = map(
+      apiError({ status: 429, code: 'rate_limited', retry: 'safe', retryAfterSeconds: 99_999_999 }),
+      1,
+      { random: high },
+    );
+    expect(retryDelayMs(failure, 1)).toBeLessThanOrEqual(RATE_LIMIT_MAX_DELAY_MS);
+    expect(failure.nextRetryDelay).toBeLessThanOrEqual(RATE_LIMIT_MAX_DELAY_MS);
   });
 });

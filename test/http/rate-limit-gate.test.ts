@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ApiError } from '../../src/http/errors.js';
+import { callJson } from '../../src/http/json-api.js';
 import { RateLimitGate } from '../../src/http/rate-limit-gate.js';
 import { HttpTransport, RATE_BUDGET_SPENT } from '../../src/http/transport.js';
 
@@ -71,6 +73,126 @@ describe('RateLimitGate', () => {
     gate.settle({ status: 200, headers: {} });
     expect(gate.snapshot()).toEqual({ remaining: undefined, resetAtMs: 0, inFlight: 0 });
     expect(gate.admit()).toBeUndefined();
+  });
+});
+
+describe('RateLimitGate after an absurd wait', () => {
+  it('believes a reset at most one window away, and admits once that window is over', () => {
+    let now = 0;
+    const gate = new RateLimitGate({ now: () => now });
+    gate.admit();
+    gate.settle({ status: 200, headers: headers(0, 99_999_999) });
+    expect(gate.admit()).toBe(60_000);
+    now = 59_999;
+    expect(gate.admit()).toBe(1);
+    now = 60_000;
+    expect(gate.admit()).toBeUndefined();
+  });
+
+  it('holds back after a 429 asking for days for one window only, as an integer or an HTTP-date', () => {
+    for (const retryAfter of ['99999999', 'Fri, 31 Dec 9999 23:59:59 GMT']) {
+      let now = Date.parse('2026-11-21T10:00:00Z');
+      const start = now;
+      const gate = new RateLimitGate({ now: () => now });
+      gate.admit();
+      gate.settle({ status: 429, headers: { ...headers(0, 99_999_999), 'retry-after': retryAfter } });
+      const wait = gate.admit();
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(60_000);
+      now = start + 60_000;
+      expect(gate.admit()).toBeUndefined();
+    }
+  });
+
+  it('recovers within one window when the clock is set back under a spent window', () => {
+    let now = 10_000_000;
+    const gate = new RateLimitGate({ now: () => now });
+    gate.settle({ status: 200, headers: headers(0, 30) });
+    now -= 3_600_000;
+    expect(gate.admit()).toBe(60_000);
+    now += 60_000;
+    expect(gate.admit()).toBeUndefined();
+  });
+
+  it('never holds a request longer than one window, whatever it is configured to', () => {
+    expect(new RateLimitGate({ holdUpToMs: 86_400_000 }).holdUpToMs).toBe(60_000);
+    expect(new RateLimitGate({ holdUpToMs: Number.NaN }).holdUpToMs).toBe(0);
+    expect(new RateLimitGate({ holdUpToMs: -1 }).holdUpToMs).toBe(0);
+    expect(new RateLimitGate({ holdUpToMs: 10_000 }).holdUpToMs).toBe(10_000);
+  });
+});
+
+describe('HttpTransport told to wait absurdly long', () => {
+  let server: Server;
+  let baseUrl: string;
+  let received = 0;
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      received++;
+      res.writeHead(429, {
+        'content-type': 'application/json',
+        'set-cookie': 'session=s3cr3t',
+        'retry-after': '99999999',
+        ...headers(0, 99_999_999),
+      });
+      res.end('{"error":{"code":"rate_limited","message":"slow down"}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('logs each cut-down header once per answer, and refuses the next call for one window at most', async () => {
+    const warnings: { fields: Record<string, unknown>; message: string }[] = [];
+    const logger = { warn: (fields: Record<string, unknown>, message: string) => warnings.push({ fields, message }) };
+    const gate = new RateLimitGate();
+    const transport = new HttpTransport({ service: 'compliance', baseUrl, rateLimitGate: gate, logger });
+    const request = {
+      operation: 'getSale',
+      method: 'GET' as const,
+      path: '/v1/sales/x',
+      headers: { 'x-api-key': 'cmp_sk_test_0123456789abcdef' },
+      idempotent: true,
+    };
+    expect((await transport.send(request)).status).toBe(429);
+    expect(warnings.map((w) => w.fields)).toEqual([
+      expect.objectContaining({ header: 'retry-after', sent: '99999999', boundSeconds: 300, status: 429 }),
+      expect.objectContaining({ header: 'x-ratelimit-reset', sent: '99999999', boundSeconds: 60, status: 429 }),
+    ]);
+    const logged = JSON.stringify(warnings);
+    expect(logged).not.toContain('cmp_sk_test');
+    expect(logged).not.toContain('s3cr3t');
+
+    const refused = await transport.send(request).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toMatchObject({ status: 429, code: RATE_BUDGET_SPENT, requestSent: false });
+    expect((refused as ApiError).retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(received).toBe(1);
+    // A refusal sent nothing, so nothing new was logged.
+    expect(warnings).toHaveLength(2);
+    await transport.close();
+  });
+
+  it('hands the caller the bounded Retry-After and reset in the error', async () => {
+    const logger = { warn: () => undefined };
+    const transport = new HttpTransport({ service: 'compliance', baseUrl, logger });
+    const request = { operation: 'getSale', method: 'GET' as const, path: '/v1/sales/y', idempotent: true };
+    const failed = await callJson(transport, request, z.object({})).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failed).toBeInstanceOf(ApiError);
+    expect(failed).toMatchObject({
+      status: 429,
+      retryAfterSeconds: 300,
+      rateLimit: { remaining: 0, resetSeconds: 60 },
+    });
+    await transport.close();
   });
 });
 

@@ -2,6 +2,7 @@ import { TimeoutType } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import type { AdjustStockInput, AdjustStockResult } from '../../activities/types.js';
 import { FAILURE_TYPES, isAmbiguousWrite } from '../../src/contracts/failures.js';
+import { SERVICE_DELAY_BOUNDS } from '../../src/http/rate-limit.js';
 import { PRIORITY, type ActivitiesOn } from '../activity-options.js';
 import type { CallRoute } from '../placement.js';
 
@@ -78,9 +79,16 @@ function provablyNotTaken(failure: ApplicationFailure): boolean {
   return detail?.requestSent === false;
 }
 
+const BACKOFF_MAX_MS = 60_000;
+/** The details may come from a worker without these bounds, or from a recorded history: bounded here as well. */
+const RETRY_AFTER_MAX_MS = SERVICE_DELAY_BOUNDS.retryAfterSeconds * 1000;
+
 /** A 429's Retry-After (activities/failures.ts puts it in the details), else a doubling backoff up to a minute. */
-function retryDelayMs(failure: ApplicationFailure, attempt: number): number {
+export function retryDelayMs(failure: ApplicationFailure, attempt: number): number {
   const detail = failure.details?.[0] as { retryAfterSeconds?: unknown } | undefined;
   const retryAfter = typeof detail?.retryAfterSeconds === 'number' ? detail.retryAfterSeconds : undefined;
-  return retryAfter !== undefined ? Math.max(1, retryAfter) * 1000 : Math.min(1000 * 2 ** (attempt - 1), 60_000);
+  if (retryAfter !== undefined && !Number.isNaN(retryAfter)) {
+    return Math.min(RETRY_AFTER_MAX_MS, Math.max(1, retryAfter) * 1000);
+  }
+  return Math.min(1000 * 2 ** Math.max(0, attempt - 1), BACKOFF_MAX_MS);
 }
