@@ -7,6 +7,7 @@ import type { ActivityDeps } from './deps.js';
 import { createPurchasesActivities, type PurchasesActivityDeps } from './purchases.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createRegistrationActivities } from './registration.js';
+import { createOutageWatchActivities } from './outage-watch.js';
 import { createStockLedgerActivities } from './stock-ledger.js';
 
 export function createActivities(deps: ActivityDeps & Pick<PurchasesActivityDeps, 'purchasesSink'>) {
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps & Pick<PurchasesActivityDeps
     ...createPurchasesActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),
+    ...createOutageWatchActivities(deps),
     /**
      * Where a business's compliance calls stand on the fleet's budget, from the tenants this process serves now: a
      * local activity, so no key enters the history. An unserved business refuses new work (`business_not_served`).

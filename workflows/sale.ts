@@ -67,6 +67,9 @@ function openSale(input: SaleInput): SaleContext {
     inbox: emptyInbox(),
     // Replaced once placed: nothing is called before.
     api: saleActivities(unplacedRoute(input.businessId), false),
+    route: unplacedRoute(input.businessId),
+    tries: { one: false },
+    outageWatch: undefined,
   };
   handleSaleMessages(sale);
   return sale;
@@ -78,7 +81,8 @@ async function placeSale(sale: SaleContext): Promise<void> {
     cancellable: true,
     asksNoService: true,
   });
-  sale.api = saleActivities(route, sale.settings.ridesOutages);
+  sale.route = route;
+  sale.api = saleActivities(route, sale.settings.ridesOutages, sale.tries);
 }
 
 /** Files the sale, its items checked (registered first when needed), to a signed receipt. */

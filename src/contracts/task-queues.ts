@@ -35,6 +35,7 @@ export const ACTIVITY_QUEUES = {
   createCreditNote: 'compliance',
   requestItemRegistration: 'workflow', // signal-with-start: Temporal, not the service
   handOverStock: 'workflow', // signal-with-start: Temporal, not the service
+  joinOutageWatch: 'workflow', // signal-with-start: Temporal, not the service
   pullPurchases: 'compliance',
   listPurchasesPage: 'compliance',
   deliverPurchaseEvents: 'workflow', // to the configured sink

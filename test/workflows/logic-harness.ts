@@ -33,6 +33,7 @@ import {
   type StockLedgerState,
 } from '../../src/contracts/stock-ledger.js';
 import { createRegistrationActivities } from '../../activities/registration.js';
+import { createOutageWatchActivities } from '../../activities/outage-watch.js';
 import type {
   AuthorityCause,
   ItemCheck,
@@ -168,6 +169,7 @@ function defaultStubs(): Omit<
   Activities,
   | 'requestItemRegistration'
   | 'handOverStock'
+  | 'joinOutageWatch'
   | 'signSale'
   | keyof PurchasesActivities
   | keyof ReconciliationActivities
@@ -335,6 +337,7 @@ const ACTIVITY_NAMES = [
   ...Object.keys(defaultStubs()),
   'requestItemRegistration',
   'handOverStock',
+  'joinOutageWatch',
   'signSale',
 ] as ActivityName[];
 
@@ -404,6 +407,11 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
       logger: pino({ level: 'silent' }),
       canonicalBranch: async (_businessId, named) => named ?? FIRST_BRANCH,
     }).handOverStock,
+    // The real outage watch, on this world's workers: sales waiting out an outage wait on it.
+    joinOutageWatch: createOutageWatchActivities({
+      temporal: { client: env.client },
+      logger: pino({ level: 'silent' }),
+    }).joinOutageWatch,
     ...overrides,
   };
   const recorded = Object.fromEntries(

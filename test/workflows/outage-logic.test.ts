@@ -21,7 +21,7 @@ const serviceDown = () =>
   ApplicationFailure.create({ type: 'service_unavailable', message: 'createSale (POST /v1/sales): 503' });
 
 describe('an authority outage', () => {
-  it('is waited out for three days without a person, then the sale is signed once', { timeout: 120_000 }, async () => {
+  it('is waited out for three days without a person, then the sale is signed once', { timeout: 240_000 }, async () => {
     let authorityBack = false;
     const retrySale = async ({ documentId }: { documentId: string }) =>
       authorityBack ? signed({ id: documentId }) : unavailable();
@@ -35,10 +35,11 @@ describe('an authority outage', () => {
       expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
       expect(await s.searchAttribute(handle, AttentionReason)).toBe('authority_unavailable');
       expect(await s.searchAttribute(handle, FiscalStatus)).toBe('awaiting_authority');
-      // Pauses grow to five minutes: three days cost about 864 tries, not one a second.
+      // The application's watch probes by this sale, every 15 s at first, then less often, up to every five
+      // minutes: three days cost about 900 tries, not one a second.
       const tries = s.inputs('retrySale').length;
-      expect(tries).toBeGreaterThan(700);
-      expect(tries).toBeLessThan(900);
+      expect(tries).toBeGreaterThan(800);
+      expect(tries).toBeLessThan(1000);
       const times = s.calls.filter((c) => c.name === 'retrySale').map((c) => c.scheduledAtMs);
       const lastGap = times.at(-1)! - times.at(-2)!;
       expect(lastGap).toBeGreaterThanOrEqual(5 * MINUTE - 1000);
@@ -96,6 +97,51 @@ describe('an authority outage', () => {
       const parked = await s.waitFor(handle, (st) => st.step === 'parked');
       expect(parked.parked?.message).toBe('The authority is unavailable (still failing after 2 automatic retries)');
       expect(parked.submissions).toBe(3);
+    });
+  });
+});
+
+describe('the application’s outage watch', () => {
+  it('probes with one waiting sale at a time, and once one gets through sends every waiting sale, oldest first', async () => {
+    let authorityBack = false;
+    const document = (tin: string) => ({ id: `sal_${tin}`, traderInvoiceNumber: tin });
+    const refused = (tin: string) => ({ ...unavailable(), document: { ...unavailable().document, ...document(tin) } });
+    const createSale = async ({ request }: { request: { traderInvoiceNumber: string } }) =>
+      refused(request.traderInvoiceNumber);
+    const retrySale = async ({ documentId }: { documentId: string }) => {
+      const tin = documentId.slice('sal_'.length);
+      return authorityBack
+        ? signed(document(tin))
+        : { ...unavailable(), document: { ...unavailable().document, ...document(tin) } };
+    };
+    await h.run({ createSale, retrySale }, async (s) => {
+      const handles = [];
+      for (let i = 0; i < 5; i++) {
+        handles.push(await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } })));
+        await s.waitFor(handles[i]!, (st) => st.step === 'waiting_out_outage');
+      }
+      await s.env.sleep(10 * MINUTE);
+      const down = s.calls.filter((c) => c.name === 'retrySale');
+      // One probe at a time: every 15 s in the first minutes, then less often.
+      expect(down.length).toBeGreaterThan(15);
+      expect(down.length).toBeLessThan(45);
+      const times = down.map((c) => c.scheduledAtMs);
+      for (let i = 4; i < times.length; i++) expect(times[i]! - times[i - 4]!).toBeGreaterThanOrEqual(45_000);
+      // Probes go round the waiting sales.
+      expect(new Set(down.map((c) => (c.input as { documentId: string }).documentId)).size).toBe(5);
+
+      authorityBack = true;
+      const before = down.length;
+      await s.env.sleep(6 * MINUTE);
+      for (const handle of handles) await s.waitFor(handle, (st) => st.step === 'completed');
+      const after = s.calls.filter((c) => c.name === 'retrySale').slice(before);
+      expect(after).toHaveLength(5);
+      // The probe that got through first, then the others in the order their sales started.
+      const sent = after.map((c) => (c.input as { documentId: string }).documentId);
+      const started = await Promise.all(handles.map(async (h) => `sal_${(await s.state(h)).traderInvoiceNumber}`));
+      expect(sent.slice(1)).toEqual(started.filter((id) => id !== sent[0]));
+      for (const handle of handles)
+        expect((await s.state(handle)).history.some((e) => e.event.startsWith('parked'))).toBe(false);
     });
   });
 });

@@ -10,23 +10,34 @@ import type {
 import { API_RETRY, PRIORITY, type ActivitiesOn } from '../activity-options.js';
 import type { CallRoute } from '../placement.js';
 
+/** While set, a call makes one try: a sale probing an outage for the whole application sends one request. */
+export interface CallTries {
+  one: boolean;
+}
+
 /**
  * Each call with the summary an operator reads in the Temporal UI. `ridesOutages`: a call gives up after a few
- * tries (seven seconds; time waiting for the budget does not count) and the sale waits out the outage in its own
- * state (./outage.ts); otherwise it tries for two hours.
+ * tries (seven seconds; time waiting for the budget does not count) and the sale waits out the outage
+ * (./outage.ts); otherwise it tries for two hours.
  */
-export function saleActivities({ complianceQueue, fairnessKey }: CallRoute, ridesOutages: boolean) {
-  const compliance = (priorityKey: number) =>
+export function saleActivities(
+  { complianceQueue, fairnessKey }: CallRoute,
+  ridesOutages: boolean,
+  tries: CallTries = { one: false },
+) {
+  const compliance = (priorityKey: number, maximumAttempts: number) =>
     proxyActivities<ActivitiesOn<'compliance'>>({
       taskQueue: complianceQueue,
       startToCloseTimeout: '60 seconds',
       ...(ridesOutages
-        ? { retry: { ...API_RETRY, maximumAttempts: 4 } }
+        ? { retry: { ...API_RETRY, maximumAttempts } }
         : { scheduleToCloseTimeout: '2 hours', retry: API_RETRY }),
       priority: { priorityKey, fairnessKey },
     });
-  const signing = compliance(PRIORITY.signing);
-  const bookkeeping = compliance(PRIORITY.bookkeeping);
+  const [signingOnce, signingFew] = [compliance(PRIORITY.signing, 1), compliance(PRIORITY.signing, 4)];
+  const [bookkeepingOnce, bookkeepingFew] = [compliance(PRIORITY.bookkeeping, 1), compliance(PRIORITY.bookkeeping, 4)];
+  const signing = () => (tries.one ? signingOnce : signingFew);
+  const bookkeeping = () => (tries.one ? bookkeepingOnce : bookkeepingFew);
   // Polling through activity retries: the history gains no events per poll.
   const polling = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: complianceQueue,
@@ -40,35 +51,36 @@ export function saleActivities({ complianceQueue, fairnessKey }: CallRoute, ride
     retry: API_RETRY,
   });
   // Local: one history event; the ledger takes a line once, so an attempt again after a lost answer is harmless.
-  const ledger = proxyLocalActivities<Pick<Activities, 'handOverStock'>>({
+  const ledger = proxyLocalActivities<Pick<Activities, 'handOverStock' | 'joinOutageWatch'>>({
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
   });
   const document = (documentId: string) => ({ summary: `document ${documentId}` });
   return {
     signSale: (input: SignSaleInput) =>
-      signing.signSale.executeWithOptions({ summary: `sale ${input.request.traderInvoiceNumber}` }, [input]),
+      signing().signSale.executeWithOptions({ summary: `sale ${input.request.traderInvoiceNumber}` }, [input]),
     createSale: (input: CreateSaleInput) =>
-      signing.createSale.executeWithOptions({ summary: `sale ${input.request.traderInvoiceNumber}` }, [input]),
+      signing().createSale.executeWithOptions({ summary: `sale ${input.request.traderInvoiceNumber}` }, [input]),
     retrySale: (businessId: string, documentId: string) =>
-      signing.retrySale.executeWithOptions(document(documentId), [{ businessId, documentId }]),
+      signing().retrySale.executeWithOptions(document(documentId), [{ businessId, documentId }]),
     getDocument: (businessId: string, documentId: string) =>
-      signing.getDocument.executeWithOptions(document(documentId), [{ businessId, documentId }]),
+      signing().getDocument.executeWithOptions(document(documentId), [{ businessId, documentId }]),
     awaitDocumentOutcome: (businessId: string, documentId: string, timeoutMs: number) =>
       polling.awaitDocumentOutcome.executeWithOptions(
         { ...document(documentId), scheduleToCloseTimeout: Math.max(1000, timeoutMs) },
         [{ businessId, documentId }],
       ),
     createCreditNote: (input: CreateCreditNoteInput) =>
-      signing.createCreditNote.executeWithOptions(
+      signing().createCreditNote.executeWithOptions(
         { summary: `credit note ${input.traderInvoiceNumber} reversing ${input.saleId}` },
         [input],
       ),
     checkItems: (input: CheckItemsInput) =>
-      bookkeeping.checkItems.executeWithOptions({ summary: `items ${input.itemIds.join(', ')}` }, [input]),
+      bookkeeping().checkItems.executeWithOptions({ summary: `items ${input.itemIds.join(', ')}` }, [input]),
     requestItemRegistration: (input: RequestItemRegistrationInput) =>
       coordination.requestItemRegistration.executeWithOptions({ summary: `item ${input.itemId}` }, [input]),
     handOverStock: ledger.handOverStock,
+    joinOutageWatch: ledger.joinOutageWatch,
   };
 }
 

@@ -1,6 +1,8 @@
 import type { ItemRegistrationOutcome } from '../../src/contracts/item-registration.js';
 import type { RefundRequest, RefundResult, SaleInput } from '../../src/contracts/sale.js';
-import type { SaleActivities } from './activities.js';
+import type { OutageSide } from '../../src/contracts/outage-watch.js';
+import type { CallRoute } from '../placement.js';
+import type { CallTries, SaleActivities } from './activities.js';
 import type { SaleRecord } from './record.js';
 
 export interface SaleSettings {
@@ -25,6 +27,8 @@ export interface SaleInbox {
   registrations: Map<string, ItemRegistrationOutcome>;
   operatorRetry: boolean;
   operatorCancel: string | undefined;
+  /** What the application's outage watch last told this sale: probe (try once now) or over (go). */
+  outageNews: 'probe' | 'over' | undefined;
   /** The refund asked for, and once the process took it, its issuing (which the update awaits). */
   refund: { request: RefundRequest; issuing?: Promise<RefundResult> } | undefined;
 }
@@ -37,4 +41,9 @@ export interface SaleContext {
   record: SaleRecord;
   inbox: SaleInbox;
   api: SaleActivities;
+  /** Where its compliance calls go once placed: names its application's outage watch. */
+  route: CallRoute;
+  tries: CallTries;
+  /** The outage watch this sale waits on, and whether its next try is the watch's probe. */
+  outageWatch: { side: OutageSide; probing: boolean } | undefined;
 }

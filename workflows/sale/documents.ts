@@ -12,7 +12,7 @@ import type { FiscalDocument } from '../../src/contracts/sale.js';
 import type { SaleContext } from './context.js';
 import { registerItems, unregisteredItems } from './items.js';
 import { awaitOperator, parkOnRefusal } from './operator.js';
-import { rideOutages, waitOutOutage } from './outage.js';
+import { leaveWatch, outageEnded, rideOutages, waitOutOutage } from './outage.js';
 
 export type DocumentKind = 'sale' | 'credit note';
 
@@ -72,7 +72,7 @@ export async function settleDocument(
       await waitOutOutage(ctx, { side: 'authority', cause, message }, cancellable);
       return resubmit(document.id);
     }
-    ctx.record.outageOver();
+    await outageEnded(ctx);
     if (transient && retryLimit !== undefined && transientRetries < retryLimit) {
       transientRetries++;
       record.enter('retrying');
@@ -98,6 +98,8 @@ export async function settleDocument(
     let document = result.document;
     record.show(kind, document);
     if (isInFlight(document.status)) {
+      // Taken, not decided: a probe is no proof the authority is back, and the watch need not wait on this sale.
+      await leaveWatch(ctx);
       record.enter('awaiting_outcome');
       const callbackSince = result.outcomeAnnounced ? hintsAtSubmission : undefined;
       const outcome = await awaitOutcome(ctx, document.id, callbackSince);
@@ -116,7 +118,7 @@ export async function settleDocument(
     }
     if (isSigned(document)) {
       record.unpark();
-      record.outageOver();
+      await outageEnded(ctx);
       return document;
     }
     result = await recover(document, result.outcome === 'rejected' ? result.causes : []);

@@ -35,6 +35,7 @@ import {
 } from '../../src/contracts/sale.js';
 import { itemFixedSignal, itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import { stockCarriedSignal } from '../../src/contracts/stock-ledger.js';
+import { outageNewsSignal } from '../../src/contracts/outage-watch.js';
 import { refuse, required, wording } from '../update-arguments.js';
 import type { SaleContext, SaleInbox } from './context.js';
 import { SaleRecord } from './record.js';
@@ -47,6 +48,7 @@ export function emptyInbox(): SaleInbox {
     registrations: new Map(),
     operatorRetry: false,
     operatorCancel: undefined,
+    outageNews: undefined,
     refund: undefined,
   };
 }
@@ -66,6 +68,9 @@ export function handleSaleMessages(ctx: SaleContext): void {
   setHandler(getSaleInputQuery, () => input);
   setHandler(callbackReceivedSignal, () => {
     inbox.callbackHints++;
+  });
+  setHandler(outageNewsSignal, ({ news }) => {
+    inbox.outageNews = news;
   });
   setHandler(itemRegistrationSettledSignal, (outcome) => {
     inbox.registrations.set(outcome.itemId, outcome);

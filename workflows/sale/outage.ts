@@ -1,14 +1,30 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, sleep } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import {
+  leaveOutageSignal,
+  outageTriedSignal,
+  outageWatchWorkflowId,
+  type OutageSide,
+} from '../../src/contracts/outage-watch.js';
 import type { OutageWait } from '../../src/contracts/sale.js';
+import { PRIORITY } from '../activity-options.js';
 import type { SaleContext } from './context.js';
 import { awaitOperator } from './operator.js';
 
 /** Sales started from here on wait out outages by themselves; older ones keep parking after their retries. */
 export const RIDE_OUTAGES_PATCH = 'ride-outages';
 
-/** The longest pause between two tries during an outage: what an outage costs each waiting sale in requests. */
-const OUTAGE_PAUSE_MAX_MS = 300_000;
+/** A sale the watch has not told anything for this long joins again: a watch someone terminated starts anew. */
+const REJOIN_MS = 10 * 60_000;
 
 /**
  * The cause of a call that failed as an outage once its activity's own retries were spent (the failure's type, or
@@ -23,20 +39,20 @@ export function outageCause(err: unknown): string | undefined {
   return undefined;
 }
 
-/** Calls the service until it answers: an outage is waited out in the sale's state, anything else is thrown. */
+/** Calls the service until it answers: an outage is waited out on the application's watch, anything else thrown. */
 export async function rideOutages<T>(ctx: SaleContext, call: () => Promise<T>, cancellable = true): Promise<T> {
   if (!ctx.settings.ridesOutages) return call();
   for (;;) {
     try {
       const result = await call();
       // The authority's outage is over only once a submission goes through, not when the service answers.
-      ctx.record.outageOver('service');
+      await outageEnded(ctx, 'service');
       return result;
     } catch (err) {
       const cause = outageCause(err);
       if (cause === undefined) {
         // Refused or cancelled: whatever it is, the service is answering again.
-        ctx.record.outageOver('service');
+        await outageEnded(ctx, 'service');
         throw err;
       }
       const message = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
@@ -46,8 +62,9 @@ export async function rideOutages<T>(ctx: SaleContext, call: () => Promise<T>, c
 }
 
 /**
- * One pause of an outage, growing to five minutes; past the sale's `outageLimit` it parks instead, saying which
- * outage and since when, and an operator's retry starts the count again.
+ * Waits on the application's outage watch until it says go (the outage is over) or asks this sale to probe (its
+ * next call then makes one try). Past the sale's `outageLimit` it parks instead, saying which outage and since when;
+ * an operator's retry starts the count again.
  */
 export async function waitOutOutage(
   ctx: SaleContext,
@@ -56,7 +73,9 @@ export async function waitOutOutage(
 ): Promise<void> {
   const outage = ctx.record.waitingOut(seen);
   const limitMs = ctx.settings.outageLimitMs;
-  if (limitMs !== undefined && Date.now() - Date.parse(outage.since) >= limitMs) {
+  const waitedMs = Date.now() - Date.parse(outage.since);
+  if (limitMs !== undefined && waitedMs >= limitMs) {
+    await leaveWatch(ctx);
     const limit = ctx.input.options?.outageLimit ?? '';
     await awaitOperator(
       ctx,
@@ -68,7 +87,71 @@ export async function waitOutOutage(
     ctx.record.outageOver();
     return;
   }
-  // Spread, so sales that met the outage together do not all come back in the same second.
-  const pause = 1000 * 2 ** Math.min(outage.attempts, 10) * (1 + 0.2 * Math.random());
-  await sleep(Math.round(Math.min(OUTAGE_PAUSE_MAX_MS, pause)));
+  const watch = ctx.outageWatch;
+  if (watch?.probing) await tellWatch(ctx, false);
+  if (watch?.side !== seen.side) await joinWatch(ctx, seen.side);
+  ctx.tries.one = false;
+  ctx.inbox.outageNews = undefined;
+  for (;;) {
+    const untilLimit = limitMs === undefined ? Infinity : limitMs - (Date.now() - Date.parse(outage.since));
+    if (await condition(() => ctx.inbox.outageNews !== undefined, Math.max(1, Math.min(REJOIN_MS, untilLimit)))) break;
+    if (untilLimit <= REJOIN_MS) return;
+    // Joining again starts a watch that was lost (terminated by someone); a running one just keeps the sale.
+    await joinWatch(ctx, seen.side);
+  }
+  const probing = ctx.inbox.outageNews === 'probe';
+  ctx.outageWatch = { side: seen.side, probing };
+  ctx.tries.one = probing;
+  ctx.inbox.outageNews = undefined;
+}
+
+/**
+ * The outage (of `side`, when given) is over for this sale: its state says so, and the watch hears that the side
+ * answered, which sends every other sale waiting on it.
+ */
+export async function outageEnded(ctx: SaleContext, side?: OutageSide): Promise<void> {
+  ctx.record.outageOver(side);
+  const watch = ctx.outageWatch;
+  if (!watch || (side !== undefined && watch.side !== side)) return;
+  await tellWatch(ctx, true);
+  ctx.outageWatch = undefined;
+  ctx.tries.one = false;
+}
+
+/** The sale stops waiting on the watch without having got through (parked, or its document in flight). */
+export async function leaveWatch(ctx: SaleContext): Promise<void> {
+  if (!ctx.outageWatch) return;
+  ctx.outageWatch = undefined;
+  ctx.tries.one = false;
+  await watchHandle(ctx)
+    .signal(leaveOutageSignal, { workflowId: ctx.workflowId })
+    .catch(() => undefined);
+}
+
+async function joinWatch(ctx: SaleContext, side: OutageSide): Promise<void> {
+  await ctx.api.joinOutageWatch({
+    businessId: ctx.input.businessId,
+    workflowId: ctx.workflowId,
+    side,
+    order: workflowInfo().startTime.getTime(),
+    priority:
+      ctx.record.state.sale !== null && isSigned(ctx.record.state.sale) ? PRIORITY.bookkeeping : PRIORITY.signing,
+    complianceQueue: ctx.route.complianceQueue,
+    fairnessKey: ctx.route.fairnessKey,
+    taskQueue: ctx.taskQueue,
+  });
+  ctx.outageWatch = { side, probing: false };
+}
+
+async function tellWatch(ctx: SaleContext, back: boolean): Promise<void> {
+  const side = ctx.outageWatch!.side;
+  // A watch that closed meanwhile has nobody else waiting.
+  await watchHandle(ctx)
+    .signal(outageTriedSignal, { workflowId: ctx.workflowId, side, back })
+    .catch(() => undefined);
+  ctx.outageWatch = { side, probing: false };
+}
+
+function watchHandle(ctx: SaleContext) {
+  return getExternalWorkflowHandle(outageWatchWorkflowId(ctx.route.complianceQueue, ctx.route.fairnessKey));
 }

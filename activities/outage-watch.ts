@@ -1,0 +1,36 @@
+/** Signal-with-start of an application's outage watch: every sale that meets the outage reaches the one. */
+import {
+  OUTAGE_WATCH_WORKFLOW_TYPE,
+  outageWatchWorkflowId,
+  waitOutOutageSignal,
+  type WaitingSale,
+} from '../src/contracts/outage-watch.js';
+import { temporalClientOf, type ActivityDeps } from './deps.js';
+
+export interface JoinOutageWatchInput extends WaitingSale {
+  /** The sale's business, for the logs. */
+  businessId: string;
+  /** The queue and fairness key of the application's compliance calls: they name its watch. */
+  complianceQueue: string;
+  fairnessKey: string;
+  /** The sale's own task queue: the watch runs beside it. */
+  taskQueue: string;
+}
+
+export function createOutageWatchActivities(deps: Pick<ActivityDeps, 'temporal' | 'logger'>) {
+  return {
+    async joinOutageWatch(input: JoinOutageWatchInput): Promise<{ watchWorkflowId: string }> {
+      const { complianceQueue, fairnessKey, taskQueue, businessId, ...sale } = input;
+      const workflowId = outageWatchWorkflowId(complianceQueue, fairnessKey);
+      await temporalClientOf(deps, 'joinOutageWatch').workflow.signalWithStart(OUTAGE_WATCH_WORKFLOW_TYPE, {
+        workflowId,
+        taskQueue,
+        args: [{}],
+        signal: waitOutOutageSignal,
+        signalArgs: [sale],
+      });
+      deps.logger.debug({ workflowId, businessId, sale: sale.workflowId, side: sale.side }, 'sale waits out an outage');
+      return { watchWorkflowId: workflowId };
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * One outage watch per application of a fleet: the sales that met an outage wait on it instead of trying by
+ * themselves, one of them at a time probes, and once one gets through every waiting sale goes out, oldest first.
+ * Workflow code imports this file.
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+export const OUTAGE_WATCH_WORKFLOW_TYPE = 'outageWatchWorkflow';
+
+export type OutageSide = 'service' | 'authority';
+
+/**
+ * The application's calls go to `complianceQueue`: a window's own queue names the application, the fleet's shared
+ * queue needs the fairness key too. The queue's name carries the fleet's, so two fleets never share a watch.
+ */
+export function outageWatchWorkflowId(complianceQueue: string, fairnessKey: string): string {
+  return complianceQueue.endsWith('.compliance-api')
+    ? `outage-watch:${complianceQueue}:${fairnessKey}`
+    : `outage-watch:${complianceQueue}`;
+}
+
+export interface WaitingSale {
+  workflowId: string;
+  side: OutageSide;
+  /** The sale's start (epoch ms): the older goes first. */
+  order: number;
+  /** The priority key of its calls (a till's sale before bulk work). */
+  priority: number;
+}
+
+export interface OutageWatchInput {
+  /** Sales waiting when the watch continued as new. */
+  waiting?: WaitingSale[];
+}
+
+/** A sale joins (again, harmlessly), or tells what its try found: `back` when the side answered. */
+export const waitOutOutageSignal = defineSignal<[WaitingSale]>('waitOutOutage');
+export const outageTriedSignal = defineSignal<[{ workflowId: string; side: OutageSide; back: boolean }]>('outageTried');
+/** A sale leaves without having got through (cancelled, or parked past its outage limit). */
+export const leaveOutageSignal = defineSignal<[{ workflowId: string }]>('leaveOutage');
+
+/** To a waiting sale: `probe`, try once now and say what you found; `over`, go. */
+export const outageNewsSignal = defineSignal<[{ side: OutageSide; news: 'probe' | 'over' }]>('outageNews');
+
+export interface OutageWatchState {
+  waiting: Record<OutageSide, number>;
+  /** When the oldest waiting sale of each side joined (ISO), null when none waits. */
+  since: Record<OutageSide, string | null>;
+  probes: number;
+  released: number;
+}
+
+export const getOutageWatchStateQuery = defineQuery<OutageWatchState>('getState');
