@@ -6,6 +6,7 @@ import { ACTIVITY_QUEUES, isActivityName } from '../src/contracts/task-queues.js
 import type { MetricsRecorder } from '../src/metrics/recorder.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { toActivityFailure } from './failures.js';
+import { holdDuringOutage, type OutageBoard } from './outage-gate.js';
 
 /** How long this attempt waited in its queue (the server's clock against ours: NTP keeps them milliseconds apart). */
 export function queuedMs(): number {
@@ -19,6 +20,8 @@ interface ApiCallSpec<T> {
   recover?: (err: unknown) => T | undefined;
   logger: Logger;
   metrics?: MetricsRecorder | undefined;
+  /** The fleet's view of outages: a call to a side known down is not sent. */
+  outages?: OutageBoard | undefined;
 }
 
 export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -27,6 +30,12 @@ export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSigna
   // The service an activity calls, from its queue in the contract (`other` for one that is not listed).
   const service = isActivityName(activityType) ? ACTIVITY_QUEUES[activityType] : 'other';
   const counted = (outcome: string) => spec.metrics?.count('etims_api_calls', { service, outcome });
+  try {
+    await holdDuringOutage(spec.outages);
+  } catch (held) {
+    counted(FAILURE_TYPES.outageKnown);
+    throw held;
+  }
   try {
     const result = await call(context.cancellationSignal);
     counted('ok');

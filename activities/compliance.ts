@@ -34,7 +34,7 @@ import type { FiscalDocument } from '../src/contracts/sale.js';
 
 export type ComplianceActivityDeps = Pick<
   ActivityDeps,
-  'services' | 'itemRegistry' | 'callbackUrls' | 'logger' | 'metrics'
+  'services' | 'itemRegistry' | 'callbackUrls' | 'logger' | 'metrics' | 'outages'
 >;
 
 /** `completed` counts as signed only with the receipt values that prove it (C4: never guess "signed"). */
@@ -91,7 +91,7 @@ function needsFixing(err: unknown): RegisterItemResult | undefined {
 }
 
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
-  const { services, itemRegistry, callbackUrls, logger, metrics } = deps;
+  const { services, itemRegistry, callbackUrls, logger, metrics, outages } = deps;
 
   /** Files or resubmits a document; a 422 carrying it is an outcome (`rejected`), not a failure. */
   async function submit(
@@ -100,7 +100,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     callbackUrl: string | undefined,
     send: (options: { businessId: string; signal: AbortSignal }) => Promise<ApiResult<Sale>>,
   ): Promise<SubmissionResult> {
-    const result = await callApi({ idempotent: true, recover: rejected, logger, metrics }, async (signal) =>
+    const result = await callApi({ idempotent: true, recover: rejected, logger, metrics, outages }, async (signal) =>
       submitted(await send({ businessId, signal }), callbackUrl),
     );
     const { document, outcome, httpStatus, replayed, causes } = result;
@@ -114,14 +114,14 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
   /** Reads a document, in flight or not. */
   function readSale({ businessId, documentId }: DocumentRef): Promise<Sale> {
-    return callApi({ idempotent: true, logger, metrics }, async (signal) => {
+    return callApi({ idempotent: true, logger, metrics, outages }, async (signal) => {
       return (await services.compliance(businessId).getSale(documentId, { businessId, signal })).data;
     });
   }
 
   /** The items from the registry (a list call at most); a business lacking one of them is a refusal. */
   async function lookupItems(businessId: string, itemIds: string[], fresh = false): Promise<ItemCheck[]> {
-    const lookup = await callApi({ idempotent: true, logger, metrics }, () =>
+    const lookup = await callApi({ idempotent: true, logger, metrics, outages }, () =>
       itemRegistry.lookup(businessId, itemIds, { fresh }),
     );
     if (lookup.unknownItemIds.length > 0) {
@@ -153,7 +153,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
     /** Registers an item with the tax authority (safe to repeat, C23). */
     async registerItem(input: { businessId: string; itemId: string; branchId?: string }): Promise<RegisterItemResult> {
-      return callApi({ idempotent: true, recover: needsFixing, logger, metrics }, async (signal) => {
+      return callApi({ idempotent: true, recover: needsFixing, logger, metrics, outages }, async (signal) => {
         const { data: item } = await services
           .compliance(input.businessId)
           .registerItem(input.itemId, input.branchId === undefined ? {} : { branchId: input.branchId }, {

@@ -5,6 +5,7 @@ import type { Logger } from '../src/logger.js';
 import type { MetricsRecorder } from '../src/metrics/recorder.js';
 import type { ServiceAccess } from '../src/services/access.js';
 import type { ItemRegistry } from './item-registry.js';
+import type { OutageBoard } from './outage-gate.js';
 import type { StockReporting } from '../src/contracts/stock-ledger.js';
 
 /** Mints a workflow's callback URL; it carries a capability token, so it is never logged or returned. */
@@ -27,6 +28,8 @@ export interface ActivityDeps {
   workflowTaskQueue?: string;
   logger: Logger;
   metrics?: MetricsRecorder;
+  /** Which applications' outage watches hold sales waiting (default: read through `temporal`'s client). */
+  outages?: OutageBoard;
 }
 
 /** A worker started without a Temporal client is misconfigured for the activities that talk to Temporal. */

@@ -7,10 +7,13 @@ import type { ActivityDeps } from './deps.js';
 import { createPurchasesActivities, type PurchasesActivityDeps } from './purchases.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createRegistrationActivities } from './registration.js';
+import { outageBoard } from './outage-gate.js';
 import { createOutageWatchActivities } from './outage-watch.js';
 import { createStockLedgerActivities } from './stock-ledger.js';
 
-export function createActivities(deps: ActivityDeps & Pick<PurchasesActivityDeps, 'purchasesSink'>) {
+export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDeps, 'purchasesSink'>) {
+  const outages = given.outages ?? (given.temporal ? outageBoard(given.temporal.client) : undefined);
+  const deps = { ...given, ...(outages ? { outages } : {}) };
   return {
     ...createComplianceActivities(deps),
     ...createRegistrationActivities(deps),

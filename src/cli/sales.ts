@@ -12,7 +12,14 @@ import * as checks from '../client/schemas.js';
 import { installTracing, tracingSettings } from '../temporal/tracing.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { AWAIT_RECEIPT_WAIT_MAX } from '../contracts/sale-input.js';
+import { DEFAULT_PARK_REASON } from '../client/sale-queries.js';
 import { nonBlank } from './command.js';
+import {
+  RESUME_PARKED_DESCRIPTION,
+  resumeParked,
+  resumeParkedFilter,
+  type ResumeParkedOptions,
+} from './resume-parked.js';
 import {
   EXIT,
   UsageError,
@@ -55,7 +62,9 @@ const SALE_COMMANDS: Record<string, SaleCommand> = {
     prepare: async (businessId, tin) => printed((sales) => sales.getState(businessId, tin)),
   },
   receipt: {
-    description: "wait up to --wait for the sale's signed receipt and print the answer: {signed, receipt, state}",
+    description:
+      "wait up to --wait for the sale's signed receipt and print the answer: {signed, receipt, reason, state}; " +
+      'reason says why not signed yet (parked, or waiting out an outage by itself)',
     // The wait was checked with the other options, before this runs.
     prepare: async (businessId, tin) => async (sales, options) =>
       receiptResult(await sales.awaitReceipt(businessId, tin, options)),
@@ -131,7 +140,9 @@ const program = clientProgram(
     'JSON is read from the file named, or from standard input with "-"; results are printed as JSON.',
   {
     done: 'done (sign, receipt: the sale is signed; the receipt values are in the answer)',
-    failed: 'the operation failed or was refused, or Temporal could not be reached',
+    failed:
+      'the operation failed or was refused, or Temporal could not be reached (resume-parked: a retry failed; ' +
+      'a sale that was no longer parked is counted as refused, not failed)',
     more: [
       [
         EXIT.conflict,
@@ -146,7 +157,7 @@ const program = clientProgram(
 )
   .option(
     '--task-queue <name>',
-    `task queue of the sale workflows (default ${WORKFLOW_TASK_QUEUE}; start and sign only)`,
+    `task queue of the sale workflows (default ${WORKFLOW_TASK_QUEUE}; start, sign and resume-parked only)`,
   )
   .option(
     '--update-id <id>',
@@ -188,6 +199,27 @@ program
   .act<SalesOptions>(async ([source], options) => {
     const sale = await readSale(source!, options);
     return connectAndCall(async (sales, call) => receiptResult(await sales.startAndAwaitReceipt(sale, call)), options);
+  });
+
+program
+  .command('resume-parked')
+  .summary('resume the sales parked after an outage, of a business or an application (a dry run unless --yes)')
+  .description(RESUME_PARKED_DESCRIPTION)
+  .option('--business <businessId>', 'the sales of this business', nonBlank('--business'))
+  .option(
+    '--application <name>',
+    'the sales of this compliance application (multi-tenant fleets)',
+    nonBlank('--application'),
+  )
+  .option(
+    '--reason <code>',
+    `the park code (default ${DEFAULT_PARK_REASON}; e.g. authority_unavailable)`,
+    nonBlank('--reason'),
+  )
+  .option('--yes', 'resume them; without it nothing is sent')
+  .act<SalesOptions & ResumeParkedOptions>(async (_args, options) => {
+    const filter = resumeParkedFilter(options, options.taskQueue ?? WORKFLOW_TASK_QUEUE);
+    return connectAndCall((sales) => resumeParked(sales, filter, options.yes === true), options);
   });
 
 for (const [name, command] of Object.entries(SALE_COMMANDS)) {

@@ -19,15 +19,17 @@ import {
   type ComplianceProbe,
   type Outcome,
 } from '../tenants/probes.js';
-import { createProgram, runProgram } from './command.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { createProgram, nonBlank, runProgram } from './command.js';
 import { readOnlyLogger, sandboxBesideFile } from './read-only.js';
 import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
+import { countOutageWaits, type OutageCounts } from './outage-counts.js';
 
 /** What a service said of a key. `unreachable`: no answer, or a failure that says nothing of the key. */
 type KeyState =
   { state: 'accepted' } | { state: 'refused'; status: number; code: string } | { state: 'unreachable'; error: string };
 
-type Options = { json?: boolean; wide?: boolean };
+type Options = { json?: boolean; wide?: boolean; outages?: boolean; taskQueue?: string };
 
 /** Keys asked at once, as the directory asks them. */
 const CONCURRENCY = 8;
@@ -249,7 +251,12 @@ function summary({ report, code }: Inspection): string[] {
   return lines;
 }
 
-function printTable(result: Inspection, wide: boolean): void {
+/** The count, or `unknown` when Temporal was not reached. */
+function outageText(counts: OutageCounts, application: string): string {
+  return String(counts.get(application) ?? 'unknown');
+}
+
+function printTable(result: Inspection, wide: boolean, outages: OutageCounts | undefined): void {
   const { report } = result;
   const lines = [
     `tenants: ${report.origin}`,
@@ -264,6 +271,7 @@ function printTable(result: Inspection, wide: boolean): void {
         'businesses',
         'requests/min (ours / service)',
         'budget in use',
+        ...(outages ? ['waiting out outage'] : []),
       ],
       report.compliance.map((row) => [
         row.application,
@@ -273,6 +281,7 @@ function printTable(result: Inspection, wide: boolean): void {
         idsText(row.businesses, null, wide),
         `${row.requestsPerMinute.configured} / ${row.requestsPerMinute.service ?? '?'}`,
         budgetText(row.budget),
+        ...(outages ? [outageText(outages, row.application)] : []),
       ]),
     ),
     '',
@@ -297,6 +306,32 @@ function printTable(result: Inspection, wide: boolean): void {
   console.log(lines.join('\n'));
 }
 
+/**
+ * The running sales each compliance application has waiting out an outage; a single-key fleet's sales name no
+ * application, so its one tenant gets the task queue's count. Temporal not reached is a note, never the exit code.
+ */
+async function outageWaits(
+  env: Env,
+  taskQueue: string | undefined,
+  { report }: Inspection,
+  fromFile: boolean,
+): Promise<OutageCounts> {
+  const applications = report.compliance.map((row) => row.application);
+  const queue = taskQueue ?? WORKFLOW_TASK_QUEUE;
+  const { counts, problem } = await countOutageWaits(env, queue, fromFile ? applications : null, applications[0] ?? '');
+  if (problem !== undefined) console.error(`note: sales waiting out an outage not counted (unknown): ${problem}`);
+  return counts;
+}
+
+function withOutages(report: Inspection['report'], outages: OutageCounts | undefined) {
+  if (!outages) return report;
+  const compliance = report.compliance.map((row) => ({
+    ...row,
+    salesWaitingOutOutage: outages.get(row.application) ?? null,
+  }));
+  return { ...report, compliance };
+}
+
 async function main(options: Options): Promise<number> {
   const env: Env = process.env;
   const tenants = loadTenantsConfig(env);
@@ -318,8 +353,9 @@ async function main(options: Options): Promise<number> {
       );
       for (const problem of problems) console.error(`  - ${problem}`);
     }
-    if (options.json) console.log(JSON.stringify(result.report, null, 2));
-    else printTable(result, options.wide === true);
+    const outages = options.outages ? await outageWaits(env, options.taskQueue, result, fromFile) : undefined;
+    if (options.json) console.log(JSON.stringify(withOutages(result.report, outages), null, 2));
+    else printTable(result, options.wide === true, outages);
     return result.code;
   } finally {
     await services?.close();
@@ -331,10 +367,20 @@ runProgram(
     'npm run tenants --',
     'Lists the tenants (TENANTS_FILE / TENANTS_DIR, or the single-key variables as tenant "default") and their ' +
       'health on the services: key accepted, businesses served, budget in use. Read-only: it asks identities, ' +
-      'businesses and companies, nothing else.',
+      'businesses and companies, nothing else (and with --outages counts sales in Temporal).',
   )
     .option('--json', 'print the report as one JSON object (compliance, accounting, links, problems)')
     .option('--wide', 'name every business and company, not only their count')
+    .option(
+      '--outages',
+      "also count each application's running sales waiting out an outage by themselves, from Temporal's " +
+        'visibility (a few seconds behind); unknown when Temporal cannot be reached, which is not an error',
+    )
+    .option(
+      '--task-queue <name>',
+      `with --outages: the task queue of the fleet's sale workflows (default ${WORKFLOW_TASK_QUEUE})`,
+      nonBlank('--task-queue'),
+    )
     .addHelpText(
       'after',
       helpSections({
@@ -355,6 +401,10 @@ runProgram(
           ],
           ['COMPLIANCE_REQUESTS_PER_MINUTE', 'without a tenants file: the budget of tenant "default" (default 120)'],
           [
+            'TEMPORAL_ADDRESS, TEMPORAL_*',
+            '--outages only: the Temporal server and namespace, read as `npm run sales` reads them (see its help)',
+          ],
+          [
             'RECONCILE_LINKS',
             'without a tenants file: the accounting company of each business (biz_a=cmp_1,biz_b=cmp_2)',
           ],
@@ -363,7 +413,8 @@ runProgram(
           'one row per compliance application (key accepted or refused, environment, service application, ' +
           "businesses served, requests per minute: ours / the service's limit, budget in use: the share of the " +
           "service's current window used, from the X-RateLimit headers of the identity answer, counting that " +
-          'request), then the accounting applications and the links, on ' +
+          'request; --outages: its sales waiting out an outage, salesWaitingOutOutage in JSON, null when unknown), ' +
+          'then the accounting applications and the links, on ' +
           'standard output (--json: one JSON object); every problem on standard error, naming its entry, never a key',
         exitCodes: [
           [0, 'every key accepted and the tenants settled: a worker would start with them'],

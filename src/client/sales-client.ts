@@ -33,8 +33,20 @@ import {
   parseWait,
 } from './schemas.js';
 import { runOperation, TaskQueueClient, type StartOrFindResult, type TaskQueueClientOptions } from './start-or-find.js';
+import {
+  findParkedSales,
+  resumeParkedSales,
+  viewParkedSales,
+  type ParkedSale,
+  type ParkedSaleView,
+  type ResumeOptions,
+  type ResumeOutcome,
+} from './parked-sales.js';
+import type { ParkedSalesFilter } from './sale-queries.js';
+import { situationalUpdateId } from './update-ids.js';
 
 export { SALE_WORKFLOW_TYPE };
+export type { ParkedSale, ParkedSaleView, ParkedSalesFilter, ResumeOptions, ResumeOutcome };
 
 export interface AwaitReceiptOptions {
   /** A duration ('30 seconds', '2m'); default '30 seconds', at most '10 minutes'. */
@@ -173,6 +185,24 @@ export class SalesClient extends TaskQueueClient {
     return this.run('itemFixed', handle.workflowId, call, updateId);
   }
 
+  /**
+   * The running sales of this client's task queue parked with `filter.reason` (default `outage_limit_reached`), as
+   * Temporal's visibility lists them: it lags the sales by a few seconds. A value no query can match is refused.
+   */
+  findParkedSales(filter: ParkedSalesFilter): Promise<{ query: string; sales: ParkedSale[] }> {
+    return findParkedSales(this.client, this.taskQueue, filter);
+  }
+
+  /** Each sale's park as its state says now (nothing is sent): since when, and why. */
+  viewParkedSales(sales: readonly ParkedSale[], options: ResumeOptions = {}): Promise<ParkedSaleView[]> {
+    return viewParkedSales(this.client, sales, options);
+  }
+
+  /** A retry to each sale still parked with the reason; one outcome per sale, in order. */
+  resumeParkedSales(sales: readonly ParkedSale[], options: ResumeOptions = {}): Promise<ResumeOutcome[]> {
+    return resumeParkedSales(this.client, sales, options);
+  }
+
   private saleHandle(businessId: string, traderInvoiceNumber: string): WorkflowHandle {
     const ref = parseSaleReference(businessId, traderInvoiceNumber);
     return this.client.workflow.getHandle(saleWorkflowId(ref.businessId, ref.traderInvoiceNumber));
@@ -191,17 +221,16 @@ export class SalesClient extends TaskQueueClient {
     const state =
       status === 'COMPLETED' ? ((await handle.result()) as SaleState) : await handle.query(getSaleStateQuery);
     const signed = state.sale !== null && isSigned(state.sale);
-    return { workflowId, signed, receipt: signed ? state.sale!.receipt : null, state };
+    // The workflow says why a running sale is not signed; a run that ended unsigned will not be.
+    const run = status === 'COMPLETED' ? '' : `, its run ${status.toLowerCase()}`;
+    const reason = signed ? null : `the sale ended unsigned (step ${state.step}${run})`;
+    return { workflowId, signed, receipt: signed ? state.sale!.receipt : null, reason, state };
   }
 
-  /**
-   * For an action an operator may need more than once in a sale's life: the id names the situation acted on (the
-   * latest history entry), so two clicks on one situation act once, and a later situation acts again.
-   */
+  /** The situation acted on, read from the sale's state (update-ids.ts). */
   private async situationalUpdateId(operation: SaleOperation, handle: WorkflowHandle, action: string): Promise<string> {
     const state = await this.run(operation, handle.workflowId, () => handle.query(getSaleStateQuery));
-    const latest = state.history.at(-1);
-    return `${action}:${state.history.length}@${latest?.at ?? 'start'}`;
+    return situationalUpdateId(action, state);
   }
 
   private async run<T>(

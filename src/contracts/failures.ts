@@ -25,6 +25,8 @@ export const FAILURE_TYPES = {
   unknownBranch: 'unknown_branch',
   /** A call whose application is not known yet: its key was not answered at start-up (an outage). Retried. */
   tenantAwaitingService: 'tenant_awaiting_service',
+  /** A call not sent because its application's outage watch holds sales waiting on that side. Retried. */
+  outageKnown: 'outage_known',
   /** The park code of a sale whose outage outlasted its `outageLimit`: one code, so one query finds them all. */
   outageLimitReached: 'outage_limit_reached',
 } as const;

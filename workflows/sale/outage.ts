@@ -55,8 +55,11 @@ export async function rideOutages<T>(ctx: SaleContext, call: () => Promise<T>, c
         await outageEnded(ctx, 'service');
         throw err;
       }
-      const message = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
-      await waitOutOutage(ctx, { side: 'service', cause, message }, cancellable);
+      const failure = err instanceof ActivityFailure ? err.cause : undefined;
+      // Held back by the fleet: the side its watch holds sales on (the authority's only holds submissions).
+      const held = failure instanceof ApplicationFailure ? (failure.details?.[0] as { side?: unknown }) : undefined;
+      const side = held?.side === 'authority' ? 'authority' : 'service';
+      await waitOutOutage(ctx, { side, cause, message: failure?.message ?? String(err) }, cancellable);
     }
   }
 }
@@ -76,6 +79,8 @@ export async function waitOutOutage(
   const waitedMs = Date.now() - Date.parse(outage.since);
   if (limitMs !== undefined && waitedMs >= limitMs) {
     await leaveWatch(ctx);
+    // Parked, it is not waiting any more: FiscalStatus goes back to the document's, NeedsAttention to true.
+    ctx.record.outageOver(undefined, 'parking');
     const limit = ctx.input.options?.outageLimit ?? '';
     await awaitOperator(
       ctx,
@@ -84,7 +89,8 @@ export async function waitOutOutage(
         `${outage.since} (${outage.cause}: ${outage.message}); the sale waited ${limit} and ${outage.attempts} tries`,
       { cancellable },
     );
-    ctx.record.outageOver();
+    // An operator's retry is a probe of its own: sent, whatever the fleet holds back.
+    ctx.tries.one = true;
     return;
   }
   const watch = ctx.outageWatch;
@@ -99,9 +105,10 @@ export async function waitOutOutage(
     // Joining again starts a watch that was lost (terminated by someone); a running one just keeps the sale.
     await joinWatch(ctx, seen.side);
   }
-  const probing = ctx.inbox.outageNews === 'probe';
-  ctx.outageWatch = { side: seen.side, probing };
-  ctx.tries.one = probing;
+  // Probing, or sent with the others: either way the next call is one try, which the fleet's hold lets through.
+  // Once sent, the sale is off the watch's list: meeting the outage again, it joins anew.
+  ctx.outageWatch = ctx.inbox.outageNews === 'probe' ? { side: seen.side, probing: true } : undefined;
+  ctx.tries.one = true;
   ctx.inbox.outageNews = undefined;
 }
 

@@ -131,13 +131,14 @@ export class SaleRecord {
     return outage;
   }
 
-  /** The outage, if there was one (of that `side`), is over for this sale. */
-  outageOver(side?: OutageWait['side']): void {
+  /** The outage, if there was one (of that `side`), is over for this sale: it answered, or the sale parks. */
+  outageOver(side?: OutageWait['side'], how: 'answered' | 'parking' = 'answered'): void {
     const outage = this.state.outage;
     if (!outage || (side !== undefined && outage.side !== side)) return;
     this.state.outage = null;
     if (this.state.step === 'waiting_out_outage') this.state.step = this.stepBeforeOutage;
-    this.note(`${outage.side} answered after ${outage.attempts} ${outage.attempts === 1 ? 'try' : 'tries'}`);
+    const tries = `${outage.attempts} ${outage.attempts === 1 ? 'try' : 'tries'}`;
+    this.note(how === 'answered' ? `${outage.side} answered after ${tries}` : `stopped waiting after ${tries}`);
     upsertSearchAttributes([{ key: FiscalStatus, value: this.documentStatus ?? '' }]);
     this.refreshAttention();
   }

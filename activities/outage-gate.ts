@@ -1,0 +1,75 @@
+/**
+ * While an application's outage watch holds sales waiting, its other calls are not sent: a known outage spends none
+ * of the budget, and the watch's probes tell when it is over. Every process reads the watch, cached for a few
+ * seconds, so the fleet holds back together.
+ */
+import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import {
+  getOutageWatchStateQuery,
+  outageWatchWorkflowId,
+  type OutageSide,
+  type OutageWatchState,
+} from '../src/contracts/outage-watch.js';
+
+const READ_EVERY_MS = 5_000;
+/** What the authority alone refuses while it is down: reads, items and stock still go through. */
+const SUBMISSIONS = new Set(['signSale', 'createSale', 'retrySale', 'createCreditNote']);
+
+export interface OutageBoard {
+  /** The sides an application's watch holds sales waiting on now (empty: none, or no watch running). */
+  down(complianceQueue: string, fairnessKey: string): Promise<ReadonlySet<OutageSide>>;
+}
+
+export function outageBoard(client: Client, now: () => number = Date.now): OutageBoard {
+  const read = new Map<string, { at: number; sides: Promise<ReadonlySet<OutageSide>> }>();
+  async function sidesOf(workflowId: string): Promise<ReadonlySet<OutageSide>> {
+    try {
+      const handle = client.workflow.getHandle(workflowId);
+      // A closed watch is not queried: that would replay its whole history on a worker.
+      if ((await handle.describe()).status.name !== 'RUNNING') return new Set();
+      const state: OutageWatchState = await handle.query(getOutageWatchStateQuery);
+      return new Set((['service', 'authority'] as const).filter((side) => state.waiting[side] > 0));
+    } catch {
+      // No watch (never started), or Temporal not answering: nothing known to be down, so the call is made.
+      return new Set();
+    }
+  }
+  return {
+    down(complianceQueue, fairnessKey) {
+      const workflowId = outageWatchWorkflowId(complianceQueue, fairnessKey);
+      let entry = read.get(workflowId);
+      if (!entry || now() - entry.at >= READ_EVERY_MS) {
+        entry = { at: now(), sides: sidesOf(workflowId) };
+        read.set(workflowId, entry);
+      }
+      return entry.sides;
+    },
+  };
+}
+
+/** Throws the retryable, never-sent `outage_known` when this activity's call would go to a side known down. */
+export async function holdDuringOutage(board: OutageBoard | undefined): Promise<void> {
+  if (!board) return;
+  const { activityType, isLocal, retryPolicy, taskQueue, priority } = Context.current().info;
+  const fairnessKey = priority?.fairnessKey;
+  // A call allowed one try is a probe of the outage, or a write never repeated: it is always sent.
+  if (isLocal || !fairnessKey || retryPolicy?.maximumAttempts === 1) return;
+  const down = await board.down(taskQueue, fairnessKey);
+  const side: OutageSide | undefined = down.has('service')
+    ? 'service'
+    : down.has('authority') && SUBMISSIONS.has(activityType)
+      ? 'authority'
+      : undefined;
+  if (!side) return;
+  throw ApplicationFailure.create({
+    type: FAILURE_TYPES.outageKnown,
+    message: `not sent: the ${side === 'service' ? 'compliance service' : 'tax authority'} is down for this application`,
+    // A sale's few tries pass quickly, so it waits on the watch; other work waits in its retries.
+    nextRetryDelay: retryPolicy?.maximumAttempts ? 1_000 : 15_000,
+    details: [{ requestSent: false, side }],
+    category: ApplicationFailureCategory.BENIGN,
+  });
+}

@@ -1,0 +1,151 @@
+// Many parked sales at once, one retry update each: every sale's own answer is reported, and one sale that has
+// moved on meanwhile is refused by its own validator, never retried blindly.
+import type { Client } from '@temporalio/client';
+import { Application, BusinessId, TraderInvoiceNumber } from '../contracts/search-attributes.js';
+import { getSaleStateQuery, retryUpdate, type SaleState, type SaleStep } from '../contracts/sale.js';
+import { SaleOperationError } from './errors.js';
+import { DEFAULT_PARK_REASON, parkedSalesQuery, type ParkedSalesFilter } from './sale-queries.js';
+import { runOperation } from './start-or-find.js';
+import { situationalUpdateId } from './update-ids.js';
+
+/** A sale as visibility lists it: what its search attributes say (null when one is not set). */
+export interface ParkedSale {
+  workflowId: string;
+  businessId: string | null;
+  traderInvoiceNumber: string | null;
+  application: string | null;
+}
+
+/** A listed sale with what its state says now: parked since when and why, or why it would be refused. */
+export interface ParkedSaleView extends ParkedSale {
+  step: SaleStep | null;
+  parkedSince: string | null;
+  message: string | null;
+  /** Set when the sale is no longer parked with the reason, or its state could not be read. */
+  note?: string;
+}
+
+export type ResumeOutcome = { workflowId: string } & (
+  | { outcome: 'resumed'; step: SaleStep }
+  /** Not parked with the reason (any more): nothing was sent, or the retry's validator refused it. */
+  | { outcome: 'refused'; reason: string }
+  | { outcome: 'failed'; error: string }
+);
+
+export interface ResumeOptions {
+  /** The park code the sales must still have (default `outage_limit_reached`). */
+  reason?: string;
+  /** Sales handled at once (default 10). */
+  concurrency?: number;
+}
+
+const DEFAULT_CONCURRENCY = 10;
+
+/** The sales of `taskQueue` the filter names, as visibility lists them: it lags the sales by a few seconds. */
+export async function findParkedSales(
+  client: Client,
+  taskQueue: string,
+  filter: ParkedSalesFilter,
+): Promise<{ query: string; sales: ParkedSale[] }> {
+  const query = parkedSalesQuery(taskQueue, filter);
+  const sales: ParkedSale[] = [];
+  for await (const execution of client.workflow.list({ query })) {
+    const attributes = execution.typedSearchAttributes;
+    sales.push({
+      workflowId: execution.workflowId,
+      businessId: attributes.get(BusinessId) ?? null,
+      traderInvoiceNumber: attributes.get(TraderInvoiceNumber) ?? null,
+      application: attributes.get(Application) ?? null,
+    });
+  }
+  return { query, sales };
+}
+
+/** What each sale's state says now (a worker answers the query); a sale whose state cannot be read says why. */
+export function viewParkedSales(
+  client: Client,
+  sales: readonly ParkedSale[],
+  options: ResumeOptions = {},
+): Promise<ParkedSaleView[]> {
+  const reason = options.reason ?? DEFAULT_PARK_REASON;
+  return mapBounded(sales, options.concurrency ?? DEFAULT_CONCURRENCY, async (sale) => {
+    try {
+      const state = await readState(client, sale.workflowId);
+      const parked = parkedWith(state, reason);
+      return {
+        ...sale,
+        step: state.step,
+        parkedSince: parked?.since ?? null,
+        message: parked?.message ?? null,
+        ...(parked ? {} : { note: `would be refused: ${notParkedWith(state, reason)}` }),
+      };
+    } catch (err) {
+      return { ...sale, step: null, parkedSince: null, message: null, note: `state not read: ${messageOf(err)}` };
+    }
+  });
+}
+
+/** Sends `retry` to each sale still parked with the reason, `concurrency` at a time. */
+export function resumeParkedSales(
+  client: Client,
+  sales: readonly ParkedSale[],
+  options: ResumeOptions = {},
+): Promise<ResumeOutcome[]> {
+  const reason = options.reason ?? DEFAULT_PARK_REASON;
+  return mapBounded(sales, options.concurrency ?? DEFAULT_CONCURRENCY, (sale) =>
+    resumeOne(client, sale.workflowId, reason),
+  );
+}
+
+async function resumeOne(client: Client, workflowId: string, reason: string): Promise<ResumeOutcome> {
+  const handle = client.workflow.getHandle(workflowId);
+  try {
+    // Visibility may be behind: a sale parked since for another reason is not the operator's to retry here.
+    const state = await readState(client, workflowId);
+    if (!parkedWith(state, reason)) return { workflowId, outcome: 'refused', reason: notParkedWith(state, reason) };
+    // The id `npm run sales -- retry` derives too: a retry of the same park by both acts once.
+    const updateId = situationalUpdateId('retry', state);
+    const call = () => handle.executeUpdate(retryUpdate, { updateId });
+    const after = await runOperation(SaleOperationError, 'retry', workflowId, call, { subject: 'sale ', updateId });
+    return { workflowId, outcome: 'resumed', step: after.step };
+  } catch (err) {
+    // Refused by the validator (parked no longer), or finished meanwhile: the sale is not parked, which is no failure.
+    if (err instanceof SaleOperationError && (err.failure === 'rejected' || err.failure === 'not_found'))
+      return { workflowId, outcome: 'refused', reason: err.message };
+    return { workflowId, outcome: 'failed', error: messageOf(err) };
+  }
+}
+
+function readState(client: Client, workflowId: string): Promise<SaleState> {
+  const handle = client.workflow.getHandle(workflowId);
+  return runOperation(SaleOperationError, 'getState', workflowId, () => handle.query(getSaleStateQuery), {
+    subject: 'sale ',
+  });
+}
+
+function parkedWith(state: SaleState, reason: string) {
+  const { parked } = state;
+  return parked?.code === reason && parked.actions.includes('retry') ? parked : undefined;
+}
+
+function notParkedWith(state: SaleState, reason: string): string {
+  const { parked } = state;
+  if (parked === null) return `not parked (step ${state.step})`;
+  if (parked.code !== reason) return `parked with ${parked.code}, not ${reason}`;
+  return `parked with ${reason}, but retry is not among its actions (${parked.actions.join(', ') || 'none'})`;
+}
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+async function mapBounded<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await run(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
