@@ -209,7 +209,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     /** One stock movement. Not de-duplicated by the service: a failure after sending is `ambiguous_write`. */
     async adjustStock(input: AdjustStockInput): Promise<AdjustStockResult> {
       const waited = queuedMs();
-      return callApi({ idempotent: false, logger, metrics }, async (signal) => {
+      return callApi({ idempotent: false, logger, metrics, outages }, async (signal) => {
         const { businessId } = input;
         const { data } = await services.compliance(businessId).adjustStock(input, { businessId, signal });
         return { movementId: data.movementId, quantityOnHand: data.quantityOnHand, queuedMs: waited };

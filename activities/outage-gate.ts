@@ -17,6 +17,7 @@ import {
 const READ_EVERY_MS = 5_000;
 /** What the authority alone refuses while it is down: reads, items and stock still go through. */
 const SUBMISSIONS = new Set(['signSale', 'createSale', 'retrySale', 'createCreditNote']);
+const SALE_CALLS = new Set([...SUBMISSIONS, 'getDocument', 'checkItems']);
 
 export interface OutageBoard {
   /** The sides an application's watch holds sales waiting on now (empty: none, or no watch running). */
@@ -55,8 +56,9 @@ export async function holdDuringOutage(board: OutageBoard | undefined): Promise<
   if (!board) return;
   const { activityType, isLocal, retryPolicy, taskQueue, priority } = Context.current().info;
   const fairnessKey = priority?.fairnessKey;
-  // A call allowed one try is a probe of the outage, or a write never repeated: it is always sent.
-  if (isLocal || !fairnessKey || retryPolicy?.maximumAttempts === 1) return;
+  // A sale's single try is its application's probe, or a sale just sent on by the watch: it is always sent. A stock
+  // movement (one try too) is held: refused unsent, the ledger knows it was not taken and sends it again later.
+  if (isLocal || !fairnessKey || (retryPolicy?.maximumAttempts === 1 && SALE_CALLS.has(activityType))) return;
   const down = await board.down(taskQueue, fairnessKey);
   const side: OutageSide | undefined = down.has('service')
     ? 'service'

@@ -16,6 +16,7 @@ import {
   type SaleInput,
 } from '../../src/contracts/sale.js';
 import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
+import { OUTAGE_WATCH_WORKFLOW_TYPE } from '../../src/contracts/outage-watch.js';
 import {
   getStockLedgerStateQuery,
   settleMovementUpdate,
@@ -125,22 +126,29 @@ async function outageScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   await stack.sandbox.inspector.removeAuthorityRule(rule.id);
   await authority.result();
 
-  // Four answers of 503 spend the call's tries; the sale then waits and files it again.
+  // Four answers of 503 spend the call's tries; the sale then waits on the watch, whose probe files it.
   const fault = await stack.sandbox.inspector.addFault({
     service: 'compliance',
     method: 'POST',
     path: '/v1/sales',
     kind: 'error',
     status: 503,
-    times: 5,
+    times: 4,
   });
   const service = await stack.start(saleInput());
-  await stack.waitFor(service, (s) => s.step === 'refund_window' || s.step === 'completed');
+  await stack.waitFor(service, (s) => s.step === 'refund_window' || s.step === 'completed', 60_000);
   await stack.sandbox.inspector.removeFault(fault.id!).catch(() => undefined);
   await service.result();
+  // The application's watch the two sales waited on: still running, idle, when its history is taken.
+  let watch: WorkflowHandle | undefined;
+  for (const until = Date.now() + 30_000; !watch && Date.now() < until; await new Promise((r) => setTimeout(r, 500)))
+    for await (const found of stack.client.workflow.list({ query: `WorkflowType = '${OUTAGE_WATCH_WORKFLOW_TYPE}'` }))
+      watch = stack.client.workflow.getHandle(found.workflowId);
+  if (!watch) throw new Error('no outage watch was started');
   return [
     { name: 'sale-authority-outage', handle: authority },
     { name: 'sale-service-outage', handle: service },
+    { name: 'outage-watch', handle: watch },
   ];
 }
 

@@ -55,6 +55,7 @@ describe('replay of recorded histories', () => {
     const types = new Set(stored.map((h) => h.workflowType));
     expect([...types].toSorted()).toEqual([
       'itemRegistrationWorkflow',
+      'outageWatchWorkflow',
       'purchasesSyncWorkflow',
       'reconciliationWorkflow',
       'saleWorkflow',
@@ -105,14 +106,23 @@ describe('replay of recorded histories', () => {
     expect(sales.length).toBeGreaterThan(10);
     for (const sale of sales) expect(patchIds(sale), sale.workflowId).toContain('ride-outages');
     const events = (id: string) => stored.find((h) => h.workflowId === `1.1.0/${id}`)?.history.events ?? [];
-    // The authority refused the submission: the sale paused (a timer) and resubmitted, with nobody's update.
+    // The authority refused the submission: the sale waited and resubmitted, with nobody's update.
     const authority = events('sale-authority-outage');
-    expect(authority.some((e) => e.timerStartedEventAttributes)).toBe(true);
+    expect(
+      authority.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'retrySale').length,
+    ).toBeGreaterThanOrEqual(1);
     expect(authority.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes)).toBe(false);
     // The service answered 503 until the call's tries were spent: the activity failed and the sale called again.
     const service = events('sale-service-outage');
     expect(service.some((e) => e.activityTaskFailedEventAttributes)).toBe(true);
-    expect(service.some((e) => e.timerStartedEventAttributes)).toBe(true);
+    // Both waited on the application's watch, which asked one to probe and then told it to go.
+    for (const sale of [authority, service])
+      expect(sale.some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'outageNews')).toBe(true);
+    const watch = events('outage-watch');
+    const sent = watch.flatMap((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName ?? []);
+    expect(sent).toContain('outageNews');
+    const heard = watch.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+    expect(heard).toEqual(expect.arrayContaining(['waitOutOutage', 'outageTried']));
   });
 
   it('holds the stock ledger’s paths: a lost answer settled by a probe, lines merged, a refused movement re-sent on an operator’s word', () => {
