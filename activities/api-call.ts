@@ -6,7 +6,7 @@ import { ACTIVITY_QUEUES, isActivityName } from '../src/contracts/task-queues.js
 import type { MetricsRecorder } from '../src/metrics/recorder.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { toActivityFailure } from './failures.js';
-import { holdDuringOutage, type OutageBoard } from './outage-gate.js';
+import { holdDuringOutage, observeCall, type OutageBoard } from './outage-gate.js';
 
 /** How long this attempt waited in its queue (the server's clock against ours: NTP keeps them milliseconds apart). */
 export function queuedMs(): number {
@@ -39,8 +39,10 @@ export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSigna
   try {
     const result = await call(context.cancellationSignal);
     counted('ok');
+    observeCall(spec.outages, undefined);
     return result;
   } catch (err) {
+    observeCall(spec.outages, err);
     // Cancelled (or timed out) by Temporal: report the cancellation itself, not the aborted request.
     const reason: unknown = context.cancellationSignal.reason;
     if (context.cancellationSignal.aborted && reason instanceof CancelledFailure) throw reason;

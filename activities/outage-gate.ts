@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { ApiError } from '../src/http/errors.js';
 import {
   getOutageWatchStateQuery,
   outageWatchWorkflowId,
@@ -15,6 +16,11 @@ import {
 } from '../src/contracts/outage-watch.js';
 
 const READ_EVERY_MS = 5_000;
+/**
+ * After a call of this process met an outage, its other calls to that application are held this long: a burst of
+ * sales then spends one request, not four each, before the first of them has joined the watch.
+ */
+const SUSPECT_MS = 15_000;
 /** What the authority alone refuses while it is down: reads, items and stock still go through. */
 const SUBMISSIONS = new Set(['signSale', 'createSale', 'retrySale', 'createCreditNote']);
 const SALE_CALLS = new Set([...SUBMISSIONS, 'getDocument', 'checkItems']);
@@ -22,10 +28,16 @@ const SALE_CALLS = new Set([...SUBMISSIONS, 'getDocument', 'checkItems']);
 export interface OutageBoard {
   /** The sides an application's watch holds sales waiting on now (empty: none, or no watch running). */
   down(complianceQueue: string, fairnessKey: string): Promise<ReadonlySet<OutageSide>>;
+  /**
+   * What a call of this process found: `outage` (no answer, or 5xx/408) makes the service suspect here for a few
+   * seconds, until the watch knows; `answered` clears it.
+   */
+  observe(complianceQueue: string, fairnessKey: string, found: 'outage' | 'answered'): void;
 }
 
 export function outageBoard(client: Client, now: () => number = Date.now): OutageBoard {
   const read = new Map<string, { at: number; sides: Promise<ReadonlySet<OutageSide>> }>();
+  const suspectUntil = new Map<string, number>();
   async function sidesOf(workflowId: string): Promise<ReadonlySet<OutageSide>> {
     try {
       const handle = client.workflow.getHandle(workflowId);
@@ -39,14 +51,21 @@ export function outageBoard(client: Client, now: () => number = Date.now): Outag
     }
   }
   return {
-    down(complianceQueue, fairnessKey) {
+    observe(complianceQueue, fairnessKey, found) {
       const workflowId = outageWatchWorkflowId(complianceQueue, fairnessKey);
+      if (found === 'outage') suspectUntil.set(workflowId, now() + SUSPECT_MS);
+      else suspectUntil.delete(workflowId);
+    },
+    async down(complianceQueue, fairnessKey) {
+      const workflowId = outageWatchWorkflowId(complianceQueue, fairnessKey);
+      const suspected = (suspectUntil.get(workflowId) ?? 0) > now();
       let entry = read.get(workflowId);
       if (!entry || now() - entry.at >= READ_EVERY_MS) {
         entry = { at: now(), sides: sidesOf(workflowId) };
         read.set(workflowId, entry);
       }
-      return entry.sides;
+      const sides = await entry.sides;
+      return suspected ? new Set([...sides, 'service' as const]) : sides;
     },
   };
 }
@@ -74,4 +93,15 @@ export async function holdDuringOutage(board: OutageBoard | undefined): Promise<
     details: [{ requestSent: false, side }],
     category: ApplicationFailureCategory.BENIGN,
   });
+}
+
+/** Tells the board what this activity's call found, so the process holds back its other calls during an outage. */
+export function observeCall(board: OutageBoard | undefined, err: unknown): void {
+  const { taskQueue, priority } = Context.current().info;
+  if (!board || !priority?.fairnessKey) return;
+  if (err === undefined) return board.observe(taskQueue, priority.fairnessKey, 'answered');
+  if (!(err instanceof ApiError)) return;
+  const outage = err.status === undefined || err.status >= 500 || err.status === 408;
+  // A 4xx is an answer: the service is up, whatever it said.
+  board.observe(taskQueue, priority.fairnessKey, outage ? 'outage' : 'answered');
 }

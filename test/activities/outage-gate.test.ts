@@ -1,0 +1,61 @@
+import type { Client } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import { outageBoard } from '../../activities/outage-gate.js';
+
+/** A Temporal client that finds no watch running: only what the process saw itself counts. */
+const noWatch = {
+  workflow: {
+    getHandle: () => ({
+      describe: async () => {
+        throw new Error('workflow not found');
+      },
+    }),
+  },
+} as unknown as Client;
+
+const QUEUE = 'sales.compliance-api';
+
+describe('the outage board', () => {
+  it('knows nothing is down when no watch runs and no call of this process met an outage', async () => {
+    expect([...(await outageBoard(noWatch).down(QUEUE, 'app-a'))]).toEqual([]);
+  });
+
+  it('suspects the service for 15 s after a call of this process met an outage, for that application only', async () => {
+    let now = 1_000_000;
+    const board = outageBoard(noWatch, () => now);
+    board.observe(QUEUE, 'app-a', 'outage');
+    expect([...(await board.down(QUEUE, 'app-a'))]).toEqual(['service']);
+    expect([...(await board.down(QUEUE, 'app-b'))]).toEqual([]);
+    now += 14_999;
+    expect([...(await board.down(QUEUE, 'app-a'))]).toEqual(['service']);
+    now += 1;
+    expect([...(await board.down(QUEUE, 'app-a'))]).toEqual([]);
+  });
+
+  it('clears the suspicion as soon as a call is answered', async () => {
+    const board = outageBoard(noWatch, () => 0);
+    board.observe(QUEUE, 'app-a', 'outage');
+    board.observe(QUEUE, 'app-a', 'answered');
+    expect([...(await board.down(QUEUE, 'app-a'))]).toEqual([]);
+  });
+
+  it('reads the sides the watch holds sales on, and reads again only after 5 s', async () => {
+    let now = 0;
+    const held = { waiting: { service: 0, authority: 2 } };
+    const client = {
+      workflow: {
+        getHandle: () => ({
+          describe: async () => ({ status: { name: 'RUNNING' } }),
+          query: async () => ({ ...held, since: { service: null, authority: null }, probes: 0, released: 0 }),
+        }),
+      },
+    } as unknown as Client;
+    const board = outageBoard(client, () => now);
+    expect([...(await board.down(QUEUE, 'app-a'))]).toEqual(['authority']);
+    held.waiting = { service: 0, authority: 0 };
+    now += 4_999;
+    expect([...(await board.down(QUEUE, 'app-a'))]).toEqual(['authority']);
+    now += 1;
+    expect([...(await board.down(QUEUE, 'app-a'))]).toEqual([]);
+  });
+});
