@@ -2,6 +2,7 @@
 // Imports only contract constants: the workflow bundle imports this file.
 import { AUTHORITY_CAUSES, COMPLIANCE_ERROR_CODES } from '../contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../contracts/failures.js';
+import type { OutageSide } from '../contracts/outage-watch.js';
 
 export const OTHER = 'other';
 
@@ -58,6 +59,9 @@ export const OPERATOR_WORKFLOW_TYPES = [
   'stockLedgerWorkflow',
 ] as const;
 
+/** Whose outage a sale waits out: the compliance service's, or the tax authority's behind it. */
+export const OUTAGE_SIDES = ['service', 'authority'] as const satisfies readonly OutageSide[];
+
 const FINDING_KINDS = (
   'purchases bill_payments matched suggested amount_mismatches unpaid_purchases unmatched_payments ' +
   'rejected_purchases ties'
@@ -93,19 +97,23 @@ export const METRICS = {
     reason: KNOWN_CODES,
   }),
   etims_sales_cancelled: counter('Unsigned sales cancelled by an operator.', {}),
-  etims_sales_waiting_out_outage: counter(
+  etims_sales_outage_waits: counter(
     "Times a sale began waiting out an outage by itself, by whose: the compliance service's or the authority's.",
-    { side: ['service', 'authority'] },
+    { side: OUTAGE_SIDES },
   ),
   etims_credit_notes_signed: counter('Credit notes signed by the authority (refunds).', {}),
   etims_stock_movements_needing_operator: counter(
     "Stock movements handed to an operator (outcome unknown or refused), by the movement's action.",
     { action: ['ADD', 'DEDUCT'] },
   ),
-  // Operator work (the worker's periodic count of running workflows with NeedsAttention = true)
+  // Operator work and outages (the worker's periodic counts of running workflows in Temporal's visibility)
   etims_operator_work_waiting: gauge(
     'Running workflows of this task queue waiting for an operator (NeedsAttention = true), by workflow type.',
     { workflow_type: OPERATOR_WORKFLOW_TYPES },
+  ),
+  etims_sales_awaiting_outage: gauge(
+    'Running sales of this task queue waiting out an outage by themselves now (FiscalStatus awaiting_<side>), by side.',
+    { side: OUTAGE_SIDES },
   ),
   // API calls (activities)
   etims_api_calls: counter(

@@ -101,6 +101,7 @@ describe('the alert rules against the metric catalogue', () => {
       'etims_sales_failed_total',
       'etims_sales_parked_total',
       'etims_operator_work_waiting',
+      'etims_sales_awaiting_outage',
       'etims_api_rate_limited_total',
     ]) {
       expect(named, name).toContain(name);

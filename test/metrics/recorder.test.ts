@@ -136,6 +136,7 @@ describe('createMetricsRecorder', () => {
       context.skip('promtool is not installed here (Debian package prometheus)');
     }
     recorder.set('etims_operator_work_waiting', 2, { workflow_type: 'saleWorkflow' });
+    recorder.set('etims_sales_awaiting_outage', 3, { side: 'authority' });
     const text = await scrape();
     const report = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     expect(`${report.stdout}${report.stderr}`.trim()).toBe('');

@@ -125,7 +125,7 @@ export class SaleRecord {
       this.note(`waiting out ${seen.side} outage: ${seen.cause}`);
       upsertSearchAttributes([{ key: FiscalStatus, value: `awaiting_${seen.side}` }]);
       this.writeAttention(false, seen.cause);
-      count('etims_sales_waiting_out_outage', { side: seen.side });
+      count('etims_sales_outage_waits', { side: seen.side });
     }
     this.publishDetails();
     return outage;
