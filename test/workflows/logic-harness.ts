@@ -34,6 +34,7 @@ import {
 } from '../../src/contracts/stock-ledger.js';
 import { createRegistrationActivities } from '../../activities/registration.js';
 import { createOutageWatchActivities } from '../../activities/outage-watch.js';
+import { outageWatchWorkflowId } from '../../src/contracts/outage-watch.js';
 import type {
   AuthorityCause,
   ItemCheck,
@@ -430,6 +431,10 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
         if (name === 'requestItemRegistration') {
           const { businessId: b, itemId } = input as ActivityInput<'requestItemRegistration'>;
           started.add(itemRegistrationWorkflowId(b, itemId));
+        }
+        if (name === 'joinOutageWatch') {
+          const { complianceQueue, fairnessKey } = input as ActivityInput<'joinOutageWatch'>;
+          started.add(outageWatchWorkflowId(complianceQueue, fairnessKey));
         }
         return (fn as (input: never) => Promise<unknown>)(input);
       },

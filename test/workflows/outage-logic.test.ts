@@ -90,6 +90,19 @@ describe('an authority outage', () => {
     });
   });
 
+  it('resubmits after a known-transient rejection without reading the items again (no item can fix it)', async () => {
+    let calls = 0;
+    const retrySale = async ({ documentId }: { documentId: string }) =>
+      ++calls < 2 ? unavailable() : signed({ id: documentId });
+    await h.run({ createSale: async () => unavailable(), retrySale }, async (s) => {
+      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+      await s.env.sleep(MINUTE);
+      const end = await s.waitFor(handle, (st) => st.step === 'completed');
+      expect(end.submissions).toBe(3);
+      expect(s.sequence().filter((n) => n === 'checkItems')).toHaveLength(1);
+    });
+  });
+
   it('keeps an explicit transientRetryLimit: parks after that many retries', async () => {
     await h.run({ createSale: async () => unavailable(), retrySale: async () => unavailable() }, async (s) => {
       const handle = await s.startSale(s.saleInput({ options: { transientRetryLimit: 2 } }));

@@ -23,6 +23,13 @@ import { awaitOperator } from './operator.js';
 /** Sales started from here on wait out outages by themselves; older ones keep parking after their retries. */
 export const RIDE_OUTAGES_PATCH = 'ride-outages';
 
+/** Retryable answers of a service that is up: the call is made again, nothing is waited out. */
+const NOT_OUTAGES: ReadonlySet<string> = new Set([
+  FAILURE_TYPES.rateLimited,
+  'idempotency_in_progress',
+  FAILURE_TYPES.unknownBranch,
+]);
+
 /** A sale the watch has not told anything for this long joins again: a watch someone terminated starts anew. */
 const REJOIN_MS = 10 * 60_000;
 
@@ -55,6 +62,8 @@ export async function rideOutages<T>(ctx: SaleContext, call: () => Promise<T>, c
         await outageEnded(ctx, 'service');
         throw err;
       }
+      // Not an outage but the service's own pacing or a request still being processed: call again at once.
+      if (NOT_OUTAGES.has(cause)) continue;
       const failure = err instanceof ActivityFailure ? err.cause : undefined;
       // Held back by the fleet: the side its watch holds sales on (the authority's only holds submissions).
       const held = failure instanceof ApplicationFailure ? (failure.details?.[0] as { side?: unknown }) : undefined;
