@@ -12,12 +12,14 @@ import {
 } from '../src/contracts/outage-watch.js';
 
 /**
- * One probe per side every 15 s at first, at most four requests a minute while an application is down; a tenth of
- * the outage's age once that is longer, up to five minutes, so a day-long outage costs each waiting sale's history
- * little (probes also go round the waiting sales).
+ * Between two probes of a side: as long as the outage is old, from 4 s up to 30 s in its first hour (a blip costs a
+ * few seconds, an hour-long outage at most 30 s after it ends, two requests a minute), then a 30th of its age, up to
+ * 15 minutes, so a days-long outage costs each waiting sale's history little (probes also go round the sales).
  */
-const PROBE_INTERVAL_MIN_MS = 15_000;
-const PROBE_INTERVAL_MAX_MS = 300_000;
+const PROBE_INTERVAL_MIN_MS = 4_000;
+const PROBE_INTERVAL_HOUR_MS = 30_000;
+const PROBE_INTERVAL_MAX_MS = 900_000;
+const HOUR_MS = 3_600_000;
 /** A probing sale that has not said what it found by then (its worker gone): the next one probes. */
 const PROBE_ANSWER_MS = 120_000;
 /** Closes once nobody has waited this long; the next sale to meet an outage starts it again. */
@@ -80,7 +82,8 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
   function probeInterval(): number {
     const joins = [...waiting.values()].map((s) => s.joinedAt);
     const age = joins.length === 0 ? 0 : Date.now() - Math.min(...joins);
-    return Math.min(PROBE_INTERVAL_MAX_MS, Math.max(PROBE_INTERVAL_MIN_MS, age / 10));
+    const grown = age <= HOUR_MS ? Math.min(age, PROBE_INTERVAL_HOUR_MS) : age / 30;
+    return Math.min(PROBE_INTERVAL_MAX_MS, Math.max(PROBE_INTERVAL_MIN_MS, grown));
   }
 
   async function release(side: OutageSide): Promise<void> {

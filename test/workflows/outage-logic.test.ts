@@ -21,7 +21,7 @@ const serviceDown = () =>
   ApplicationFailure.create({ type: 'service_unavailable', message: 'createSale (POST /v1/sales): 503' });
 
 describe('an authority outage', () => {
-  it('is waited out for three days without a person, then the sale is signed once', { timeout: 240_000 }, async () => {
+  it('is waited out for three days without a person, then the sale is signed once', { timeout: 300_000 }, async () => {
     let authorityBack = false;
     const retrySale = async ({ documentId }: { documentId: string }) =>
       authorityBack ? signed({ id: documentId }) : unavailable();
@@ -35,15 +35,15 @@ describe('an authority outage', () => {
       expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
       expect(await s.searchAttribute(handle, AttentionReason)).toBe('authority_unavailable');
       expect(await s.searchAttribute(handle, FiscalStatus)).toBe('awaiting_authority');
-      // The application's watch probes by this sale, every 15 s at first, then less often, up to every five
-      // minutes: three days cost about 900 tries, not one a second.
+      // The application's watch probes by this sale: every 4 s growing to 30 s in the first hour, then less often,
+      // up to every 15 minutes: three days cost about 440 tries, not one a second.
       const tries = s.inputs('retrySale').length;
-      expect(tries).toBeGreaterThan(800);
-      expect(tries).toBeLessThan(1000);
+      expect(tries).toBeGreaterThan(380);
+      expect(tries).toBeLessThan(500);
       const times = s.calls.filter((c) => c.name === 'retrySale').map((c) => c.scheduledAtMs);
       const lastGap = times.at(-1)! - times.at(-2)!;
-      expect(lastGap).toBeGreaterThanOrEqual(5 * MINUTE - 1000);
-      expect(lastGap).toBeLessThanOrEqual(5 * MINUTE + 1000);
+      expect(lastGap).toBeGreaterThanOrEqual(15 * MINUTE - 1000);
+      expect(lastGap).toBeLessThanOrEqual(15 * MINUTE + 1000);
 
       // A till asking now hears at once why there is no receipt yet, instead of waiting its 30 s out.
       const before = await s.env.currentTimeMs();
@@ -53,7 +53,7 @@ describe('an authority outage', () => {
       expect((await s.env.currentTimeMs()) - before).toBeLessThan(30_000);
 
       authorityBack = true;
-      await s.env.sleep(6 * MINUTE);
+      await s.env.sleep(16 * MINUTE);
       const closed = await s.waitFor(handle, (st) => st.step === 'completed');
       expect(closed.outage).toBeNull();
       expect(closed.sale).toMatchObject({ status: 'completed' });
@@ -135,11 +135,11 @@ describe('the application’s outage watch', () => {
       }
       await s.env.sleep(10 * MINUTE);
       const down = s.calls.filter((c) => c.name === 'retrySale');
-      // One probe at a time: every 15 s in the first minutes, then less often.
+      // One probe at a time: a few in the first minute, then one every 30 s; never more than six in any 60 s.
       expect(down.length).toBeGreaterThan(15);
-      expect(down.length).toBeLessThan(45);
+      expect(down.length).toBeLessThan(35);
       const times = down.map((c) => c.scheduledAtMs);
-      for (let i = 4; i < times.length; i++) expect(times[i]! - times[i - 4]!).toBeGreaterThanOrEqual(45_000);
+      for (const t of times) expect(times.filter((u) => u >= t && u < t + 60_000).length).toBeLessThanOrEqual(6);
       // Probes go round the waiting sales.
       expect(new Set(down.map((c) => (c.input as { documentId: string }).documentId)).size).toBe(5);
 
