@@ -21,6 +21,8 @@ const READ_EVERY_MS = 5_000;
  * sales then spends one request, not four each, before the first of them has joined the watch.
  */
 const SUSPECT_MS = 15_000;
+/** Calls failing in a row, with no answer between, before the process suspects an outage: a stray 503 is not one. */
+const SUSPECT_AFTER = 3;
 /** What the authority alone refuses while it is down: reads, items and stock still go through. */
 const SUBMISSIONS = new Set(['signSale', 'createSale', 'retrySale', 'createCreditNote']);
 const SALE_CALLS = new Set([...SUBMISSIONS, 'getDocument', 'checkItems']);
@@ -29,8 +31,8 @@ export interface OutageBoard {
   /** The sides an application's watch holds sales waiting on now (empty: none, or no watch running). */
   down(complianceQueue: string, fairnessKey: string): Promise<ReadonlySet<OutageSide>>;
   /**
-   * What a call of this process found: `outage` (no answer, or 5xx/408) makes the service suspect here for a few
-   * seconds, until the watch knows; `answered` clears it.
+   * What a call of this process found: `outage` (no answer, or 5xx/408), three times in a row, makes the service
+   * suspect here for a few seconds, until the watch knows; `answered` clears it.
    */
   observe(complianceQueue: string, fairnessKey: string, found: 'outage' | 'answered'): void;
 }
@@ -38,6 +40,7 @@ export interface OutageBoard {
 export function outageBoard(client: Client, now: () => number = Date.now): OutageBoard {
   const read = new Map<string, { at: number; sides: Promise<ReadonlySet<OutageSide>> }>();
   const suspectUntil = new Map<string, number>();
+  const failedInRow = new Map<string, number>();
   async function sidesOf(workflowId: string): Promise<ReadonlySet<OutageSide>> {
     try {
       const handle = client.workflow.getHandle(workflowId);
@@ -53,8 +56,14 @@ export function outageBoard(client: Client, now: () => number = Date.now): Outag
   return {
     observe(complianceQueue, fairnessKey, found) {
       const workflowId = outageWatchWorkflowId(complianceQueue, fairnessKey);
-      if (found === 'outage') suspectUntil.set(workflowId, now() + SUSPECT_MS);
-      else suspectUntil.delete(workflowId);
+      if (found === 'answered') {
+        failedInRow.delete(workflowId);
+        suspectUntil.delete(workflowId);
+        return;
+      }
+      const failed = (failedInRow.get(workflowId) ?? 0) + 1;
+      failedInRow.set(workflowId, failed);
+      if (failed >= SUSPECT_AFTER) suspectUntil.set(workflowId, now() + SUSPECT_MS);
     },
     async down(complianceQueue, fairnessKey) {
       const workflowId = outageWatchWorkflowId(complianceQueue, fairnessKey);

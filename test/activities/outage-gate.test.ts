@@ -20,9 +20,12 @@ describe('the outage board', () => {
     expect([...(await outageBoard(noWatch).down(QUEUE, 'app-a'))]).toEqual([]);
   });
 
-  it('suspects the service for 15 s after a call of this process met an outage, for that application only', async () => {
+  it('suspects the service for 15 s after three calls in a row met an outage, for that application only', async () => {
     let now = 1_000_000;
     const board = outageBoard(noWatch, () => now);
+    board.observe(QUEUE, 'app-a', 'outage');
+    board.observe(QUEUE, 'app-a', 'outage');
+    expect([...(await board.down(QUEUE, 'app-a'))]).toEqual([]);
     board.observe(QUEUE, 'app-a', 'outage');
     expect([...(await board.down(QUEUE, 'app-a'))]).toEqual(['service']);
     expect([...(await board.down(QUEUE, 'app-b'))]).toEqual([]);
@@ -34,8 +37,12 @@ describe('the outage board', () => {
 
   it('clears the suspicion as soon as a call is answered', async () => {
     const board = outageBoard(noWatch, () => 0);
-    board.observe(QUEUE, 'app-a', 'outage');
+    for (let i = 0; i < 3; i++) board.observe(QUEUE, 'app-a', 'outage');
     board.observe(QUEUE, 'app-a', 'answered');
+    expect([...(await board.down(QUEUE, 'app-a'))]).toEqual([]);
+    // An answer between failures starts the count again.
+    board.observe(QUEUE, 'app-a', 'outage');
+    board.observe(QUEUE, 'app-a', 'outage');
     expect([...(await board.down(QUEUE, 'app-a'))]).toEqual([]);
   });
 

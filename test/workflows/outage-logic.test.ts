@@ -160,34 +160,38 @@ describe('the application’s outage watch', () => {
 });
 
 describe('a service outage', () => {
-  it('outlasting the old two-hour activity limit is waited out, and the sale is filed once it answers', async () => {
-    let down = true;
-    let filed = 0;
-    const createSale = async ({ request }: { request: { traderInvoiceNumber: string } }) => {
-      if (down) throw serviceDown();
-      filed++;
-      return signed({ traderInvoiceNumber: request.traderInvoiceNumber });
-    };
-    await h.run({ createSale }, async (s) => {
-      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
-      await s.env.sleep(6 * HOUR);
-      const waiting = await s.waitFor(handle, (st) => st.step === 'waiting_out_outage');
-      expect(waiting.outage).toMatchObject({ side: 'service', cause: 'service_unavailable' });
-      expect(waiting.parked).toBeNull();
-      expect(await s.searchAttribute(handle, FiscalStatus)).toBe('awaiting_service');
-      expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
+  it(
+    'outlasting the old two-hour activity limit is waited out, and the sale is filed once it answers',
+    { timeout: 120_000 },
+    async () => {
+      let down = true;
+      let filed = 0;
+      const createSale = async ({ request }: { request: { traderInvoiceNumber: string } }) => {
+        if (down) throw serviceDown();
+        filed++;
+        return signed({ traderInvoiceNumber: request.traderInvoiceNumber });
+      };
+      await h.run({ createSale }, async (s) => {
+        const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+        await s.env.sleep(6 * HOUR);
+        const waiting = await s.waitFor(handle, (st) => st.step === 'waiting_out_outage');
+        expect(waiting.outage).toMatchObject({ side: 'service', cause: 'service_unavailable' });
+        expect(waiting.parked).toBeNull();
+        expect(await s.searchAttribute(handle, FiscalStatus)).toBe('awaiting_service');
+        expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
 
-      down = false;
-      await s.env.sleep(6 * MINUTE);
-      const closed = await s.waitFor(handle, (st) => st.step === 'completed');
-      expect(filed).toBe(1);
-      expect(closed.outage).toBeNull();
-      expect(closed.history.some((e) => e.event.startsWith('parked'))).toBe(false);
-      expect(closed.history.map((e) => e.event)).toContainEqual(
-        expect.stringMatching(/^service answered after \d+ tries$/),
-      );
-    });
-  });
+        down = false;
+        await s.env.sleep(6 * MINUTE);
+        const closed = await s.waitFor(handle, (st) => st.step === 'completed');
+        expect(filed).toBe(1);
+        expect(closed.outage).toBeNull();
+        expect(closed.history.some((e) => e.event.startsWith('parked'))).toBe(false);
+        expect(closed.history.map((e) => e.event)).toContainEqual(
+          expect.stringMatching(/^service answered after \d+ tries$/),
+        );
+      });
+    },
+  );
 
   it('a refusal after the outage still parks at once with the service’s reason', async () => {
     let calls = 0;
