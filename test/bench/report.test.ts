@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs, UsageError } from '../../tools/bench/options.js';
+import type { OutageReport, OutageRun } from '../../tools/bench/outage-report.js';
 import { parseProcStat } from '../../tools/bench/processes.js';
 import {
   checkTargets,
   formatReport,
   formatTable,
+  REPORTED_ONLY_KEYS,
   TARGET_KEYS,
+  unmet,
   type BenchReport,
   type LatencyReport,
   type TenancyReport,
@@ -225,6 +228,96 @@ describe('tenancy targets', () => {
   });
 });
 
+describe('outage targets', () => {
+  const run = (side: 'service' | 'authority'): OutageRun => ({
+    side,
+    mode: side === 'service' ? 'unavailable' : 'reject',
+    durationSeconds: 60,
+    sales: 30,
+    signed: 30,
+    failed: 0,
+    parked: 0,
+    stillOpen: 0,
+    requestsPerMinuteWhileDown: 6,
+    allRequestsPerMinuteWhileDown: 9,
+    routesWhileDown: { 'POST /v1/sales 503': 6 },
+    lastSignedAfterSeconds: 45,
+    budgetSeconds: 15,
+    recoveryOverheadSeconds: 30,
+    orderInversions: 0.05,
+    firstSignedAfterSeconds: 2,
+    attemptsAtEnd: { total: 120, max: 6, sampled: 30 },
+  });
+  const outage = (changes: Partial<OutageReport> = {}): OutageReport => ({
+    requestsPerMinute: 120,
+    windowMs: 60_000,
+    runs: [run('service'), run('authority')],
+    operatorActions: 0,
+    ledgersNeedingOperator: 0,
+    failedSales: 0,
+    duplicates: 0,
+    duplicateDocuments: 0,
+    duplicateStockReferences: 0,
+    stockMismatched: 0,
+    requestsPerMinuteWhileDown: 6,
+    recoveryOverheadSeconds: 30,
+    orderInversions: 0.05,
+    maxRequestsPerMinute: 1,
+    busiestRequests: 120,
+    requests: 500,
+    rateLimited: 0,
+    ledgersSettled: true,
+    ledgerSettleSeconds: 12,
+    ...changes,
+  });
+  const targets = (changes: Partial<OutageReport> = {}) => checkTargets({ ...base, outage: outage(changes) });
+
+  it('meets every target at its bound and misses each just past it', () => {
+    expect(Object.fromEntries(targets().map((t) => [t.key, t.met]))).toEqual({
+      'outage.operatorActions': true,
+      'outage.failedSales': true,
+      'outage.duplicates': true,
+      'outage.requestsPerMinuteWhileDown': true,
+      'outage.recoveryOverheadSeconds': true,
+      'outage.orderInversions': true,
+      'outage.maxRequestsPerMinute': true,
+    });
+    const past = targets({
+      operatorActions: 1,
+      failedSales: 1,
+      duplicates: 1,
+      requestsPerMinuteWhileDown: 7,
+      recoveryOverheadSeconds: 30.1,
+      orderInversions: 0.051,
+      maxRequestsPerMinute: 1.001,
+    });
+    expect(past.every((t) => !t.met)).toBe(true);
+    const never = targets({ recoveryOverheadSeconds: Number.NaN });
+    expect(never.find((t) => t.key === 'outage.recoveryOverheadSeconds')?.met).toBe(false);
+  });
+
+  it('reports them but never asserts them: unmet does not fail --assert, and --assert= cannot name them', () => {
+    const results = targets({ failedSales: 3, requestsPerMinuteWhileDown: 40 });
+    expect(results.every((t) => t.reportedOnly === true)).toBe(true);
+    expect(results.filter((t) => !t.met).map((t) => t.key)).toEqual([
+      'outage.failedSales',
+      'outage.requestsPerMinuteWhileDown',
+    ]);
+    expect(unmet({ ...base, outage: outage(), targets: results })).toEqual([]);
+    expect(REPORTED_ONLY_KEYS).toHaveLength(7);
+    for (const key of REPORTED_ONLY_KEYS) {
+      expect(TARGET_KEYS).not.toContain(key);
+      expect(() => parseArgs([`--assert=${key}`])).toThrow(UsageError);
+    }
+  });
+
+  it('marks them in the printed report', () => {
+    const text = formatReport({ ...base, sections: ['outage'], outage: outage(), targets: targets() });
+    expect(text).toMatch(/outage\.requestsPerMinuteWhileDown .*≤ 6 \(reported, not asserted\)/);
+    expect(text).toMatch(/outage\.recoveryOverheadSeconds .* service 45 s − 15 s, authority 45 s − 15 s/);
+  });
+});
+
 describe('tables', () => {
   it('aligns columns, numbers to the right', () => {
     expect(
@@ -239,8 +332,8 @@ describe('tables', () => {
 describe('command line', () => {
   it('defaults to every section, the full run and bench/report.json', () => {
     expect(parseArgs([])).toMatchObject({ quick: false, assert: false, out: 'bench/report.json' });
-    expect(parseArgs([]).sections).toHaveLength(9);
-    expect(parseArgs([]).sections.at(-1)).toBe('stock');
+    expect(parseArgs([]).sections).toHaveLength(10);
+    expect(parseArgs([]).sections.at(-1)).toBe('outage');
   });
 
   it("takes --quick, --assert, --out and --only (in the bench's own order)", () => {

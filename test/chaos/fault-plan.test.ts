@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { FAULT_SHARES, faultPlan } from '../../tools/chaos/fault-plan.js';
+import { FAULT_SHARES, faultPlan, OUTAGE_MS } from '../../tools/chaos/fault-plan.js';
 import { plannedSales } from '../../tools/chaos/sales.js';
 import { deriveSeed, seededRandom } from '../../tools/chaos/seed.js';
 import { chaosWorld, totalBudgetFor } from '../../tools/chaos/world.js';
@@ -52,6 +52,36 @@ describe('the chaos fault plan', () => {
     expect(plan.storms.length).toBeGreaterThanOrEqual(2);
     for (const storm of plan.storms) expect(storm.atMs + storm.durationMs).toBeLessThanOrEqual(FAULT_MS);
     expect(plan.storms[0]!.rule).toMatchObject({ kind: 'rate-limit', limit: 6000 });
+  });
+
+  it('adds a service outage and an authority outage, one after the other, each ending while the faults are on', () => {
+    const kinds = new Set<string>();
+    const modes = new Set<string>();
+    for (let seed = 0; seed < 50; seed++) {
+      for (const faultMs of [FAULT_MS, 200_000]) {
+        const { outages } = faultPlan(seed, faultMs, 6000);
+        expect(outages.map((o) => o.outage.kind).sort()).toEqual(['authority', 'service']);
+        kinds.add(outages[0]!.outage.kind);
+        const [first, second] = outages as [(typeof outages)[0], (typeof outages)[0]];
+        expect(first.atMs).toBeGreaterThan(0);
+        expect(second.atMs).toBeGreaterThanOrEqual(first.atMs + first.durationMs);
+        expect(second.atMs + second.durationMs).toBeLessThan(faultMs);
+        for (const o of outages) {
+          expect(o.durationMs).toBeGreaterThanOrEqual(OUTAGE_MS.min);
+          expect(o.durationMs).toBeLessThanOrEqual(OUTAGE_MS.max);
+          modes.add(`${o.outage.kind}:${String(o.outage.mode)}`);
+        }
+      }
+    }
+    // Either may come first, and each mode of each is planned by some seed.
+    expect(kinds).toEqual(new Set(['service', 'authority']));
+    expect(modes).toEqual(
+      new Set(['service:unavailable', 'service:refuse', 'authority:reject', 'authority:in_flight']),
+    );
+    // A short run still holds both, shorter.
+    const short = faultPlan(3, 10_000, 6000).outages;
+    expect(short).toHaveLength(2);
+    expect(short[1]!.atMs + short[1]!.durationMs).toBeLessThan(10_000);
   });
 
   it('answers each fault in the share asked for: each rule takes its share of what the rules before it let through', () => {

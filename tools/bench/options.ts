@@ -47,9 +47,9 @@ function listOf<T extends string>(flag: string, what: string, known: readonly T[
 export function benchProgram(): CliCommand {
   return createProgram(
     'npm run bench --',
-    'One benchmark report of the sale lifecycle (latency against the floor, requests per sale, history size, rate-budget use, throughput, fairness, priority, many tenants on one worker, the stock ledger under a backlog), written to a JSON file and printed as tables (docs/benchmarks.md).',
+    'One benchmark report of the sale lifecycle (latency against the floor, requests per sale, history size, rate-budget use, throughput, fairness, priority, many tenants on one worker, the stock ledger under a backlog, outages), written to a JSON file and printed as tables (docs/benchmarks.md).',
   )
-    .option('--quick', 'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~160 s)')
+    .option('--quick', 'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~160 s, outage ~6 min)')
     .option(
       '--assert [targets]',
       'exit 1 when a target is unmet; with --assert=<target key,...>, only when one of these is',
@@ -106,6 +106,7 @@ export function sampleSizes(quick: boolean) {
         purchasesSyncs: 4,
         tenancy: tenancySizes(true),
         stock: stockSizes(true),
+        outage: outageSizes(true),
       }
     : {
         latencySales: 60,
@@ -122,6 +123,7 @@ export function sampleSizes(quick: boolean) {
         purchasesSyncs: 10,
         tenancy: tenancySizes(false),
         stock: stockSizes(false),
+        outage: outageSizes(false),
       };
 }
 
@@ -171,5 +173,18 @@ export function stockSizes(quick: boolean) {
 }
 
 export type StockSizes = ReturnType<typeof stockSizes>;
+
+/**
+ * The outage section, in real time (a sale's pauses between tries are the workflow's, not scaled): each outage's
+ * length, the sales started during it, and the longest wait for them (and then for the stock ledger) after its end,
+ * past the five-minute ceiling of a sale's pause. Quick (~6 min, half of it the stock ledger's coalescing delay at the
+ * end): two outages of 60 s, 30 sales each; full (~12 min): 180 s, 60 sales each.
+ */
+export function outageSizes(quick: boolean) {
+  const shared = { requestsPerMinute: 120, settleMs: 330_000 };
+  return quick ? { ...shared, outageMs: 60_000, sales: 30 } : { ...shared, outageMs: 180_000, sales: 60 };
+}
+
+export type OutageSizes = ReturnType<typeof outageSizes>;
 
 export type SampleSizes = ReturnType<typeof sampleSizes>;

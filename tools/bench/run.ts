@@ -19,6 +19,7 @@ import { measureFairness } from './fairness.js';
 import { measureLatency } from './latency.js';
 import { sampleSizes, type BenchOptions } from './options.js';
 import { measurePriority } from './priority.js';
+import { measureOutage } from './outage.js';
 import { measureStock } from './stock.js';
 import { STOCK_LEDGER_WORKFLOW_TYPE } from '../../src/contracts/stock-ledger.js';
 import { measureTenancy } from './tenancy.js';
@@ -171,6 +172,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         report.stock = await measureStock(t, { ...sizes.stock, tag });
         report.samples.stockSales = report.stock.throughput.sales;
         report.samples.stockFaultSales = report.stock.operator.sales;
+      });
+    }
+    if (options.sections.includes('outage')) {
+      await timed('outage', async () => {
+        report.outage = await measureOutage(t, { ...sizes.outage, tag });
+        report.samples.outageSalesPerOutage = sizes.outage.sales;
       });
     }
   } finally {

@@ -1,9 +1,11 @@
 /**
  * What goes wrong during a chaos run, decided from the seed alone: the sandbox's fault rules (5xx, connection
  * resets, commit-then-fail on every write route, callback faults), the 429 storms, when a worker is killed and
- * when the Temporal server restarts.
+ * when the Temporal server restarts, and two outages with a start and an end (the compliance service down, the tax
+ * authority down).
  */
 import type { FaultRuleInput } from '../../sandbox/shared/faults.js';
+import type { OutageInput } from '../../sandbox/shared/outages.js';
 import { deriveSeed, Dice } from './seed.js';
 
 /** Shares of compliance API requests answered by each fault while faults are on. */
@@ -36,6 +38,18 @@ export interface Storm {
   rule: FaultRuleInput;
 }
 
+/** Outages last 20–40 s, less in a short run so both fit in it one after the other. */
+export const OUTAGE_MS = { min: 20_000, max: 40_000 } as const;
+/** At most this share of the fault time each, so both fit with room before, between and after. */
+const OUTAGE_SHARE_MAX = 0.35;
+
+/** An outage the sandbox makes at `atMs` (from the faults' start) for `durationMs`, ended before the faults stop. */
+export interface PlannedOutage {
+  atMs: number;
+  durationMs: number;
+  outage: OutageInput & { id: string };
+}
+
 export interface FaultPlan {
   /** Added when the faults start, all removed when they stop. */
   rules: FaultRuleInput[];
@@ -45,6 +59,8 @@ export interface FaultPlan {
   workerKillsAtMs: number[];
   /** When the Temporal server is stopped and started again on the same port and file. */
   serverRestartAtMs: number;
+  /** One service outage and one authority outage, in a seeded order, not overlapping, both within the faults. */
+  outages: PlannedOutage[];
 }
 
 /**
@@ -143,5 +159,43 @@ export function faultPlan(seed: number, faultMs: number, rateLimit: number): Fau
 
   // Mid-run, away from the very start (workers busy) and the end (faults about to stop).
   const serverRestartAtMs = Math.round(faultMs * (0.4 + 0.2 * dice.roll()));
-  return { rules, storms, workerKillsAtMs, serverRestartAtMs };
+  // Drawn last, so the rest of a seed's plan is what it was before outages were part of it.
+  const outages = plannedOutages(dice, faultMs);
+  return { rules, storms, workerKillsAtMs, serverRestartAtMs, outages };
+}
+
+/**
+ * Both outages, each mode picked by the seed (a service answering 503 or dropping connections; an authority refusing
+ * submissions as `authority_unavailable`, or holding them in flight and failing them at its end), one after the
+ * other: the first starts after a sale or two had their chance, the second after the first ended, and it ends while
+ * the faults are still on, so sales started during either meet the rest of the faults after it.
+ */
+function plannedOutages(dice: Dice, faultMs: number): PlannedOutage[] {
+  const longest = Math.max(1_000, Math.min(OUTAGE_MS.max, Math.floor(faultMs * OUTAGE_SHARE_MAX)));
+  const duration = () => dice.int(Math.min(OUTAGE_MS.min, longest), longest);
+  const serviceFirst = dice.roll() < 0.5;
+  const first = duration();
+  const second = duration();
+  // The room left is shared out at random before, between and after, at least a tenth of it after the last.
+  const room = faultMs - first - second;
+  const firstAt = Math.round(room * (0.05 + 0.4 * dice.roll()));
+  const secondAt = firstAt + first + Math.round((room * 0.9 - firstAt) * dice.roll());
+  const service = (atMs: number, durationMs: number): PlannedOutage => ({
+    atMs,
+    durationMs,
+    outage: {
+      id: 'chaos-service-outage',
+      kind: 'service',
+      service: 'compliance',
+      mode: dice.roll() < 0.5 ? 'unavailable' : 'refuse',
+    },
+  });
+  const authority = (atMs: number, durationMs: number): PlannedOutage => ({
+    atMs,
+    durationMs,
+    outage: { id: 'chaos-authority-outage', kind: 'authority', mode: dice.roll() < 0.5 ? 'reject' : 'in_flight' },
+  });
+  return serviceFirst
+    ? [service(firstAt, first), authority(secondAt, second)]
+    : [authority(firstAt, first), service(secondAt, second)];
 }

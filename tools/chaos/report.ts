@@ -8,6 +8,7 @@ import { balancesOff } from './exactly-once.js';
 import type { Storm } from './fault-plan.js';
 import type { Operation } from './history.js';
 import type { LedgerBacklog } from './ledgers.js';
+import { outagesText, type OutageExposure } from './outages.js';
 import type { TenantsFileContent } from './tenants-file.js';
 import type { WorkerEvent } from './workers.js';
 
@@ -34,6 +35,8 @@ export interface ChaosReport {
     faultsStoppedAtMs: number;
     serverRestart: { atMs: number; downMs: number } | null;
     storms: Array<Pick<Storm, 'atMs' | 'durationMs'>>;
+    /** The service and authority outages as the sandbox timed them, and the sales started during each. */
+    outages: OutageExposure[];
     settledAtMs: number | null;
     endedAtMs: number;
   };
@@ -93,6 +96,7 @@ export function resultLine(
   operatorActions: number,
   settledSeconds: number | null,
   settleTimeoutSeconds: number,
+  outages?: readonly OutageExposure[],
 ): string {
   const { totals, stock } = verdicts;
   const settled =
@@ -105,6 +109,7 @@ export function resultLine(
     `chaos: ${totals.sales} sales over ${totals.applications} applications, ${totals.duplicates} duplicate documents, ${totals.lost} lost, ` +
     `${totals.stockErrors} stock errors, ${totals.creditNoteErrors} credit-note errors, ${exactlyOnceText(stock)}, ` +
     `${totals.overBudget} over budget (busiest window ${totals.busiestRatio.toFixed(2)} of a limit)${unread}, ` +
+    (outages === undefined ? '' : `${outagesText(outages)}, `) +
     `${operatorActions} operator action${operatorActions === 1 ? '' : 's'}, ${settled}`
   );
 }

@@ -2,7 +2,7 @@
  * One chaos run (docs/chaos.md): a file-backed Temporal dev server, the sandbox in this process with three
  * compliance applications, two worker processes from the current code serving them all from one tenants file; the
  * faults of the seed's plan from the start for `faultSeconds` (one worker SIGKILLed and restarted every 20 s, the
- * server restarted once); then the checker reads the sandbox until every expectation about the world holds or the
+ * server restarted once, the compliance service and the tax authority each down once); then the checker reads the sandbox until every expectation about the world holds or the
  * settle timeout passes, and judges each application's sales and budget.
  */
 import { execFileSync } from 'node:child_process';
@@ -26,6 +26,7 @@ import { OPERATOR_ACTIONS, OperationHistory } from './history.js';
 import { backlogOf, readLedgers, type LedgerBacklog } from './ledgers.js';
 import { startOperator } from './operator.js';
 import { applicationLine, exactlyOnceText, passed, resultLine, writeReport, type ChaosReport } from './report.js';
+import { outageExposure, outageLine, outagesRidden, saleKey, type RunOutage } from './outages.js';
 import { RequestTape } from './request-tape.js';
 import { isoDate, plannedSales, START_SPREAD, type PlannedSale } from './sales.js';
 import { deriveSeed, seededRandom } from './seed.js';
@@ -49,6 +50,8 @@ export interface ChaosOptions {
   totalRequestsPerMinute?: number;
   /** Keep the worker logs and the server's file even when the run passes. */
   keep?: boolean;
+  /** Add the plan's service and authority outages to the faults. */
+  outages?: boolean;
   /** Progress lines (terse). */
   log: (line: string) => void;
 }
@@ -131,7 +134,9 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
   const world = chaosWorld({ totalRequestsPerMinute });
   // A storm's 429 cannot tell the applications apart (it answers before the key is read): it announces the highest
   // limit, which lowers no application's budget below its own.
-  const plan = faultPlan(options.seed, faultMs, Math.max(...world.applications.map((a) => a.requestsPerMinute)));
+  const planned = faultPlan(options.seed, faultMs, Math.max(...world.applications.map((a) => a.requestsPerMinute)));
+  // The seed draws the outages last, so a run without them keeps the rest of its plan.
+  const plan = options.outages ? planned : { ...planned, outages: [] };
   const sales = plannedSales({
     seed: options.seed,
     sales: options.sales,
@@ -230,8 +235,21 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     const faultsEnd = t0 + faultMs;
     const deadline = faultsEnd + settleTimeoutSeconds * 1000;
     for (const rule of plan.rules) await inspector.addFault(rule);
+    // Timed by the sandbox from here, so a busy event loop in this process cannot move their start or end.
+    for (const o of plan.outages)
+      await inspector.addOutage({
+        ...o.outage,
+        startInMs: Math.max(0, t0 + o.atMs - Date.now()),
+        durationMs: o.durationMs,
+      });
     log(
-      `[chaos] faults on for ${options.faultSeconds} s: ${options.sales} sales, ${plan.storms.length} 429 storms, worker kills every ${WORKER_KILL_EVERY_MS / 1000} s, server restart at ${(plan.serverRestartAtMs / 1000).toFixed(1)} s`,
+      `[chaos] faults on for ${options.faultSeconds} s: ${options.sales} sales, ${plan.storms.length} 429 storms, worker kills every ${WORKER_KILL_EVERY_MS / 1000} s, server restart at ${(plan.serverRestartAtMs / 1000).toFixed(1)} s, ` +
+        plan.outages
+          .map(
+            (o) =>
+              `${o.outage.kind} outage (${o.outage.mode}) ${(o.atMs / 1000).toFixed(1)}–${((o.atMs + o.durationMs) / 1000).toFixed(1)} s`,
+          )
+          .join(', '),
     );
 
     const timers: Array<Promise<unknown>> = [];
@@ -314,7 +332,8 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     const { faultsInjected, ...requests } = await inspector.requests();
     const operatorActions = Object.fromEntries(OPERATOR_ACTIONS.map((k) => [k, history.count(k)]));
     const operatorTotal = OPERATOR_ACTIONS.reduce((n, k) => n + history.count(k), 0);
-    const filed = (await inspector.documents({ type: 'sale' })).map((d) => Date.parse(d.sale.createdAt) - t0);
+    const saleDocuments = await inspector.documents({ type: 'sale' });
+    const filed = saleDocuments.map((d) => Date.parse(d.sale.createdAt) - t0);
     const exposure = {
       salesFiledDuringFaults: filed.filter((ms) => ms < faultsStoppedAtMs).length,
       salesFiledAfter: filed.filter((ms) => ms >= faultsStoppedAtMs).length,
@@ -324,6 +343,36 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     );
     const { totals, stock } = settlement.verdicts;
     for (const application of settlement.verdicts.applications) log(applicationLine(application));
+    const plannedOutages = new Set(plan.outages.map((o) => o.outage.id));
+    const runOutages: RunOutage[] = (await inspector.outages())
+      .filter((o) => plannedOutages.has(o.id))
+      .map((o) => ({
+        id: o.id,
+        kind: o.kind,
+        mode: o.mode,
+        startsAtMs: Date.parse(o.startsAt) - t0,
+        endsAtMs: (o.endsAt === null ? Date.now() : Date.parse(o.endsAt)) - t0,
+        affected: o.affected,
+      }));
+    const signedAtMs = new Map<string, number>();
+    for (const d of saleDocuments) {
+      const completed = d.history.find((h) => h.status === 'completed');
+      const key = saleKey(d.sale.businessId, d.sale.traderInvoiceNumber);
+      // A duplicate document is the checker's to count; the first signing is when the sale was signed.
+      if (completed && !signedAtMs.has(key)) signedAtMs.set(key, Date.parse(completed.at) - t0);
+    }
+    const outages = outageExposure(
+      runOutages,
+      history.operations
+        .filter((op) => op.kind === 'start' && op.traderInvoiceNumber !== null)
+        .map((op) => ({
+          businessId: op.businessId,
+          traderInvoiceNumber: op.traderInvoiceNumber!,
+          startedAtMs: op.invokedAtMs,
+        })),
+      signedAtMs,
+    );
+    for (const o of outages) log(outageLine(o));
     log(stockLine(stock, settlement.ledgers));
     for (const b of stock.items.filter((i) => balancesOff(i) > 0).slice(0, 20)) {
       log(
@@ -332,7 +381,7 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     }
     for (const d of stock.duplicates.slice(0, 20))
       log(`[chaos]   ${d.businessId} ${d.referenceId} recorded ${d.recorded} times`);
-    const result = resultLine(settlement.verdicts, operatorTotal, settledSeconds, settleTimeoutSeconds);
+    const result = resultLine(settlement.verdicts, operatorTotal, settledSeconds, settleTimeoutSeconds, outages);
     const report: ChaosReport = {
       seed: options.seed,
       parameters: {
@@ -351,6 +400,7 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
         faultsStoppedAtMs,
         serverRestart,
         storms: plan.storms.map(({ atMs, durationMs }) => ({ atMs, durationMs })),
+        outages,
         settledAtMs: settlement.settledAt === null ? null : settlement.settledAt - t0,
         endedAtMs: clock(),
       },
@@ -371,7 +421,7 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
       result,
     };
     await writeReport(options.out, report);
-    const ok = passed(totals, settledSeconds);
+    const ok = passed(totals, settledSeconds) && outagesRidden(outages);
     keepDir = !ok || options.keep === true;
     if (keepDir) log(`[chaos] worker logs and the server's file kept in ${dir}; per-sale verdicts in ${options.out}`);
     return { report, exitCode: ok ? 0 : 1 };
