@@ -21,6 +21,11 @@ const READ_EVERY_MS = 5_000;
  * sales then spends one request, not four each, before the first of them has joined the watch.
  */
 const SUSPECT_MS = 15_000;
+/**
+ * The watch is read only by a process that met an outage of the application this recently: held back, it sends one
+ * call again at most this often, meets the outage and reads the watch anew.
+ */
+const CONSULT_AFTER_OUTAGE_MS = 600_000;
 /** Calls failing in a row, with no answer between, before the process suspects an outage: a stray 503 is not one. */
 const SUSPECT_AFTER = 3;
 /** What the authority alone refuses while it is down: reads, items and stock still go through. */
@@ -41,6 +46,7 @@ export function outageBoard(client: Client, now: () => number = Date.now): Outag
   const read = new Map<string, { at: number; sides: Promise<ReadonlySet<OutageSide>> }>();
   const suspectUntil = new Map<string, number>();
   const failedInRow = new Map<string, number>();
+  const lastOutageAt = new Map<string, number>();
   async function sidesOf(workflowId: string): Promise<ReadonlySet<OutageSide>> {
     try {
       const handle = client.workflow.getHandle(workflowId);
@@ -61,12 +67,15 @@ export function outageBoard(client: Client, now: () => number = Date.now): Outag
         suspectUntil.delete(workflowId);
         return;
       }
+      lastOutageAt.set(workflowId, now());
       const failed = (failedInRow.get(workflowId) ?? 0) + 1;
       failedInRow.set(workflowId, failed);
       if (failed >= SUSPECT_AFTER) suspectUntil.set(workflowId, now() + SUSPECT_MS);
     },
     async down(complianceQueue, fairnessKey) {
       const workflowId = outageWatchWorkflowId(complianceQueue, fairnessKey);
+      // No call of this process met an outage lately: nothing to ask, so a fleet at work pays no visibility reads.
+      if (now() - (lastOutageAt.get(workflowId) ?? -Infinity) > CONSULT_AFTER_OUTAGE_MS) return new Set();
       const suspected = (suspectUntil.get(workflowId) ?? 0) > now();
       let entry = read.get(workflowId);
       if (!entry || now() - entry.at >= READ_EVERY_MS) {

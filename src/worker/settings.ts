@@ -53,8 +53,7 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
   }
   // A worker with a service missing is the first thing to say, before any other setting it would need.
   if (!fileTenants) assertServicesConfigured(services);
-  // A single-key worker is a one-tenant fleet: it holds the service's sliding minute with the same headroom.
-  const worker = loadTenantsWorkerConfig(env);
+  const worker = fileTenants ? loadTenantsWorkerConfig(env) : loadWorkerConfig(env);
   const reloadSeconds = fileTenants ? tenantsReloadSeconds(env) : 0;
   const reconciliation = loadReconciliationConfig(fileTenants ? { RECONCILE_EVERY: env.RECONCILE_EVERY } : env);
   return {
@@ -76,12 +75,11 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
   };
 }
 
-/** COMPLIANCE_RATE_HEADROOM of a worker when not set. */
+/** COMPLIANCE_RATE_HEADROOM of a tenants worker when not set. */
 const TENANT_RATE_HEADROOM = 0.07;
 
 /**
- * The worker configuration of a worker process (a tenants file or the single-key variables). The default headroom
- * covers what the queues' rates
+ * The worker configuration of a process serving a tenants file. The default headroom covers what the queues' rates
  * do not count (the server's burst when a backlog starts, a first sale's two requests in one task), which would
  * otherwise take an application past its limit in a sliding minute (docs/tenancy.md).
  */

@@ -58,6 +58,9 @@ describe('the outage board', () => {
       },
     } as unknown as Client;
     const board = outageBoard(client, () => now);
+    // Not read by a process that met no outage of the application lately.
+    expect([...(await board.down(QUEUE, 'app-a'))]).toEqual([]);
+    board.observe(QUEUE, 'app-a', 'outage');
     expect([...(await board.down(QUEUE, 'app-a'))]).toEqual(['authority']);
     held.waiting = { service: 0, authority: 0 };
     now += 4_999;
