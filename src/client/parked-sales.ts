@@ -7,6 +7,7 @@ import { SaleOperationError } from './errors.js';
 import { DEFAULT_PARK_REASON, parkedSalesQuery, type ParkedSalesFilter } from './sale-queries.js';
 import { runOperation } from './start-or-find.js';
 import { situationalUpdateId } from './update-ids.js';
+import { mapBounded } from '../tenants/probes.js';
 
 /** A sale as visibility lists it: what its search attributes say (null when one is not set). */
 export interface ParkedSale {
@@ -136,16 +137,3 @@ function notParkedWith(state: SaleState, reason: string): string {
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
-async function mapBounded<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await run(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
-}
