@@ -289,7 +289,7 @@ function matchesRequest(
   return rule.path === route || rule.path === path;
 }
 
-function urlPath(url: string): string {
+export function urlPath(url: string): string {
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { isUnder, type SandboxService, type ServiceErrorBody } from './faults.js';
+import { isUnder, urlPath, type SandboxService, type ServiceErrorBody } from './faults.js';
 import { OutageSchema, type OutageInput, type ParsedOutage } from './outage-schema.js';
 
 export type { OutageInput } from './outage-schema.js';
@@ -151,7 +151,7 @@ export class OutageSchedule {
   ): void {
     const skipPrefix = options.skipPrefix ?? DEFAULT_SKIP_PREFIX;
     app.addHook('onRequest', async (request, reply) => {
-      if (isUnder(request.url.split('?', 1)[0] ?? request.url, skipPrefix)) return;
+      if (isUnder(urlPath(request.url), skipPrefix)) return;
       const entry = this.activeEntry((o) => o.kind === 'service' && o.service === service);
       if (!entry || entry.outage.kind !== 'service') return;
       entry.affected += 1;
