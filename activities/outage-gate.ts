@@ -27,7 +27,7 @@ const SUSPECT_MS = 15_000;
  */
 const CONSULT_AFTER_OUTAGE_MS = 600_000;
 /** Calls failing in a row, with no answer between, before the process suspects an outage: a stray 503 is not one. */
-const SUSPECT_AFTER = 3;
+const SUSPECT_AFTER = 2;
 /** What the authority alone refuses while it is down: reads, items and stock still go through. */
 const SUBMISSIONS = new Set(['signSale', 'createSale', 'retrySale', 'createCreditNote']);
 const SALE_CALLS = new Set([...SUBMISSIONS, 'getDocument', 'checkItems']);
@@ -36,14 +36,18 @@ export interface OutageBoard {
   /** The sides an application's watch holds sales waiting on now (empty: none, or no watch running). */
   down(complianceQueue: string, fairnessKey: string): Promise<ReadonlySet<OutageSide>>;
   /**
-   * What a call of this process found: `outage` (no answer, or 5xx/408), three times in a row, makes the service
-   * suspect here for a few seconds, until the watch knows; `answered` clears it.
+   * What a call of this process found: `outage` (no answer, or 5xx/408), twice in a row, makes the service suspect
+   * here for a few seconds, until the watch knows; `answered` clears it. `joined`: a sale of this process now waits on
+   * the watch (an authority outage is met in a document's outcome, not in a call's answer), so the watch is read.
    */
-  observe(complianceQueue: string, fairnessKey: string, found: 'outage' | 'answered'): void;
+  observe(complianceQueue: string, fairnessKey: string, found: 'outage' | 'answered' | 'joined'): void;
 }
 
 export function outageBoard(client: Client, now: () => number = Date.now): OutageBoard {
-  const read = new Map<string, { at: number; sides: Promise<ReadonlySet<OutageSide>> }>();
+  const read = new Map<
+    string,
+    { at: number; sides: Promise<ReadonlySet<OutageSide>>; known?: ReadonlySet<OutageSide> }
+  >();
   const suspectUntil = new Map<string, number>();
   const failedInRow = new Map<string, number>();
   const lastOutageAt = new Map<string, number>();
@@ -65,9 +69,16 @@ export function outageBoard(client: Client, now: () => number = Date.now): Outag
       if (found === 'answered') {
         failedInRow.delete(workflowId);
         suspectUntil.delete(workflowId);
+        // The service answered: a read saying it is down is out of date (the watch has just sent its sales).
+        if (read.get(workflowId)?.known?.has('service')) read.delete(workflowId);
         return;
       }
       lastOutageAt.set(workflowId, now());
+      if (found === 'joined') {
+        // Read anew at the next call: the watch holds this sale now.
+        read.delete(workflowId);
+        return;
+      }
       const failed = (failedInRow.get(workflowId) ?? 0) + 1;
       failedInRow.set(workflowId, failed);
       if (failed >= SUSPECT_AFTER) suspectUntil.set(workflowId, now() + SUSPECT_MS);
@@ -79,8 +90,9 @@ export function outageBoard(client: Client, now: () => number = Date.now): Outag
       const suspected = (suspectUntil.get(workflowId) ?? 0) > now();
       let entry = read.get(workflowId);
       if (!entry || now() - entry.at >= READ_EVERY_MS) {
-        entry = { at: now(), sides: sidesOf(workflowId) };
-        read.set(workflowId, entry);
+        const fresh: NonNullable<typeof entry> = { at: now(), sides: sidesOf(workflowId) };
+        void fresh.sides.then((sides) => (fresh.known = sides));
+        read.set(workflowId, (entry = fresh));
       }
       const sides = await entry.sides;
       return suspected ? new Set([...sides, 'service' as const]) : sides;
@@ -103,11 +115,14 @@ export async function holdDuringOutage(board: OutageBoard | undefined): Promise<
       ? 'authority'
       : undefined;
   if (!side) return;
+  // A sale's call of a few tries gives them up at once and its sale waits on the watch: held tries would each take a
+  // start of the queue's rate, which the sales' held tries would spend faster than it refills. Other work (unlimited
+  // tries) waits in its retries.
+  const saleWaits = SALE_CALLS.has(activityType) && (retryPolicy?.maximumAttempts ?? 0) > 1;
   throw ApplicationFailure.create({
     type: FAILURE_TYPES.outageKnown,
     message: `not sent: the ${side === 'service' ? 'compliance service' : 'tax authority'} is down for this application`,
-    // A sale's few tries pass quickly, so it waits on the watch; other work waits in its retries.
-    nextRetryDelay: retryPolicy?.maximumAttempts ? 1_000 : 15_000,
+    ...(saleWaits ? { nonRetryable: true } : { nextRetryDelay: 15_000 }),
     details: [{ requestSent: false, side }],
     category: ApplicationFailureCategory.BENIGN,
   });

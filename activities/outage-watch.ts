@@ -17,18 +17,24 @@ export interface JoinOutageWatchInput extends WaitingSale {
   taskQueue: string;
 }
 
-export function createOutageWatchActivities(deps: Pick<ActivityDeps, 'temporal' | 'logger'>) {
+export function createOutageWatchActivities(
+  deps: Pick<ActivityDeps, 'temporal' | 'logger' | 'outages'> & Partial<Pick<ActivityDeps, 'services'>>,
+) {
   return {
     async joinOutageWatch(input: JoinOutageWatchInput): Promise<{ watchWorkflowId: string }> {
       const { complianceQueue, fairnessKey, taskQueue, businessId, ...sale } = input;
       const workflowId = outageWatchWorkflowId(complianceQueue, fairnessKey);
+      // Named for the metrics only: a business no application serves any more still waits, unnamed.
+      const application = deps.services?.place(businessId, { newWork: false }).application ?? undefined;
       await temporalClientOf(deps, 'joinOutageWatch').workflow.signalWithStart(OUTAGE_WATCH_WORKFLOW_TYPE, {
         workflowId,
         taskQueue,
         args: [{}],
         signal: waitOutOutageSignal,
-        signalArgs: [sale],
+        signalArgs: [{ ...sale, ...(application ? { application } : {}) }],
       });
+      // This process's calls to the application now ask the watch what is down before they are sent.
+      deps.outages?.observe(complianceQueue, fairnessKey, 'joined');
       deps.logger.debug({ workflowId, businessId, sale: sale.workflowId, side: sale.side }, 'sale waits out an outage');
       return { watchWorkflowId: workflowId };
     },

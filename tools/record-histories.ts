@@ -9,9 +9,19 @@
  *
  *   npx tsx tools/record-histories.ts
  *   npx tsx tools/record-histories.ts --only tenants
+ *   npx tsx tools/record-histories.ts --only outages
  *
  * `--only tenants` records the tenants scenarios alone and writes only their files, beside those already in the
  * version's folder: how scenarios added after a version's histories were recorded join them without rewriting them.
+ * `--only outages` records the outage scenarios alone (two sales and the watch): a version that changed only the
+ * outage watch records just what it changed.
+ *
+ * A race the real stack does not produce at will is recorded from the time-skipping test that stages it instead: the
+ * sale the watch sent while its probe was under way (test/workflows/outage-logic.test.ts) writes its history where
+ * RECORD_HISTORY_TO says.
+ *
+ *   RECORD_HISTORY_TO=test/histories/<version>/sale-sent-while-calling.json \
+ *     npx vitest run test/workflows/outage-logic.test.ts -t 'goes again at once'
  *
  * Record once per released version whose workflows changed, into a new folder, and never overwrite an older
  * folder: its files stand for executions already running in production, which every future version of the
@@ -27,7 +37,12 @@ import { startDevServer } from './temporal-cli/dev-server.js';
 import { createProgram, parseAndRun } from '../src/cli/command.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../src/contracts/search-attributes.js';
 import { workflowsPath } from '../src/worker/workers.js';
-import { runScenarios, scenarioFixture, type RecordedRun } from '../test/workflows/history-scenarios.js';
+import {
+  outageScenarios,
+  runScenarios,
+  scenarioFixture,
+  type RecordedRun,
+} from '../test/workflows/history-scenarios.js';
 import {
   runPurchasesScenarios,
   runReconciliationScenarios,
@@ -60,7 +75,7 @@ async function runsOf(client: Client, handle: WorkflowHandle): Promise<History[]
 }
 
 /** The scenario groups `--only` can name: each records its own files, so one can be added to a version's folder. */
-const GROUPS = ['tenants'] as const;
+const GROUPS = ['tenants', 'outages'] as const;
 type Group = (typeof GROUPS)[number];
 
 type Temporal = Parameters<typeof runTenantsScenarios>[0];
@@ -82,6 +97,16 @@ async function runSingleKeyScenarios(temporal: Temporal, bundle: WorkflowBundle)
   return runs;
 }
 
+/** The outages' scenarios alone: a sale of each side and the application's watch they waited on. */
+async function runOutageScenarios(temporal: Temporal, bundle: WorkflowBundle): Promise<RecordedRun[]> {
+  const stack = await startSaleStack(temporal, bundle, { callbacks: true, fixture: scenarioFixture() });
+  try {
+    return await outageScenarios(stack);
+  } finally {
+    await stack.close();
+  }
+}
+
 async function main(only: Group | undefined): Promise<number> {
   const server = await startDevServer({
     headless: true,
@@ -96,7 +121,8 @@ async function main(only: Group | undefined): Promise<number> {
     const temporal = { client, nativeConnection, namespace: server.namespace };
     const runs: RecordedRun[] = [];
     if (only === undefined) runs.push(...(await runSingleKeyScenarios(temporal, bundle)));
-    runs.push(...(await runTenantsScenarios(temporal, bundle)));
+    if (only === 'outages') runs.push(...(await runOutageScenarios(temporal, bundle)));
+    else runs.push(...(await runTenantsScenarios(temporal, bundle)));
     await mkdir(target, { recursive: true });
     for (const { name, handle } of runs) {
       const histories = await runsOf(client, handle);

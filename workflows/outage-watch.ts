@@ -1,4 +1,12 @@
-import { condition, continueAsNew, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  patched,
+  setHandler,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
 import {
   getOutageWatchStateQuery,
   leaveOutageSignal,
@@ -7,21 +15,49 @@ import {
   waitOutOutageSignal,
   type OutageSide,
   type OutageWatchInput,
+  type OutageWatchMemo,
   type OutageWatchState,
   type WaitingSale,
 } from '../src/contracts/outage-watch.js';
 
 /**
- * Between two probes of a side: as long as the outage is old, from 4 s up to 30 s in its first hour (a blip costs a
- * few seconds, an hour-long outage at most 30 s after it ends, two requests a minute), then a 30th of its age, up to
- * 15 minutes, so a days-long outage costs each waiting sale's history little (probes also go round the sales).
+ * Between two probes of a side: as long as the outage is old, from 10 s up to 20 s in its first hour (a blip costs a
+ * few seconds, an hour-long outage at most 20 s after it ends, three requests a minute), then a 30th of its age, up to
+ * 15 minutes, so a days-long outage costs each waiting sale's history little (probes also go round the sales). The
+ * first probe waits one interval too: the sale that met the outage has just tried.
  */
-const PROBE_INTERVAL_MIN_MS = 4_000;
-const PROBE_INTERVAL_HOUR_MS = 30_000;
-const PROBE_INTERVAL_MAX_MS = 900_000;
+const PROBE_PACING = {
+  minMs: 10_000,
+  firstHourMs: 20_000,
+  maxMs: 900_000,
+  /** A probing sale that has not said what it found by then (its worker gone): the next one probes. */
+  answerMs: 60_000,
+  firstProbeWaits: true,
+  /** The waiting counts are kept in the memo, where the metrics read every watch in one listing. */
+  memo: true,
+  releaseLate: true,
+  awaitsGoing: true,
+};
+/** How watches started before the pacing above probed: at once, then every 4 s growing to 30 s. */
+const FIRST_PROBE_PACING: typeof PROBE_PACING = {
+  minMs: 4_000,
+  firstHourMs: 30_000,
+  maxMs: 900_000,
+  answerMs: 120_000,
+  firstProbeWaits: false,
+  memo: false,
+  releaseLate: false,
+  awaitsGoing: false,
+};
+export const PROBE_PACING_PATCH = 'outage-probe-pacing';
 const HOUR_MS = 3_600_000;
-/** A probing sale that has not said what it found by then (its worker gone): the next one probes. */
-const PROBE_ANSWER_MS = 120_000;
+/**
+ * A sale joining this soon after its side's sales were sent goes at once: it was held back by a process that had not
+ * yet heard (the fleet reads the watch every few seconds), not by the outage.
+ */
+const LATE_JOIN_MS = 30_000;
+/** The longest a release waits for a sale sent to say it goes before it sends the next. */
+const GOING_MS = 2_000;
 /** Closes once nobody has waited this long; the next sale to meet an outage starts it again. */
 const IDLE_MS = 10 * 60_000;
 const SIDES: readonly OutageSide[] = ['service', 'authority'];
@@ -38,10 +74,20 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
   let probing: { workflowId: string; answered: boolean } | undefined;
   let probes = 0;
   let released = 0;
+  const releasedAt: Record<OutageSide, number> = { service: -Infinity, authority: -Infinity };
+  /** The sales of the last release: meeting the outage again, they are not late. */
+  const sent = new Set<string>();
+  /** Sales of the release under way that said they go (their call scheduled). */
+  const going = new Set<string>();
+  const pacing = patched(PROBE_PACING_PATCH) ? PROBE_PACING : FIRST_PROBE_PACING;
 
   setHandler(waitOutOutageSignal, (sale) => {
     const known = waiting.get(sale.workflowId);
     waiting.set(sale.workflowId, { ...sale, joinedAt: known?.joinedAt ?? Date.now(), probes: known?.probes ?? 0 });
+    // A sale held back while the others were being sent joins late: the side has just answered, so it goes too. One
+    // that was sent and is back met the outage again: it waits for a probe.
+    const late = Date.now() - releasedAt[sale.side] < LATE_JOIN_MS && !sent.has(sale.workflowId);
+    if (pacing.releaseLate && late) back[sale.side] = true;
   });
   setHandler(outageTriedSignal, ({ workflowId, side, back: through }) => {
     if (probing?.workflowId === workflowId) probing.answered = true;
@@ -50,7 +96,10 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
       waiting.delete(workflowId);
     }
   });
-  setHandler(leaveOutageSignal, ({ workflowId }) => void waiting.delete(workflowId));
+  setHandler(leaveOutageSignal, ({ workflowId }) => {
+    waiting.delete(workflowId);
+    going.add(workflowId);
+  });
   setHandler(getOutageWatchStateQuery, (): OutageWatchState => {
     const of = (side: OutageSide) => ordered(side);
     return {
@@ -82,22 +131,48 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
   function probeInterval(): number {
     const joins = [...waiting.values()].map((s) => s.joinedAt);
     const age = joins.length === 0 ? 0 : Date.now() - Math.min(...joins);
-    const grown = age <= HOUR_MS ? Math.min(age, PROBE_INTERVAL_HOUR_MS) : age / 30;
-    return Math.min(PROBE_INTERVAL_MAX_MS, Math.max(PROBE_INTERVAL_MIN_MS, grown));
+    const grown = age <= HOUR_MS ? Math.min(age, pacing.firstHourMs) : age / 30;
+    return Math.min(pacing.maxMs, Math.max(pacing.minMs, grown));
   }
 
   async function release(side: OutageSide): Promise<void> {
     back[side] = false;
     const go = ordered(side);
+    if (Date.now() - releasedAt[side] >= LATE_JOIN_MS) sent.clear();
+    for (const sale of go) sent.add(sale.workflowId);
+    releasedAt[side] = Date.now();
     for (const sale of go) waiting.delete(sale.workflowId);
     released += go.length;
-    // One after another: each sale hears before the next is told, so their calls reach the queue mostly oldest
-    // first. Telling is far quicker than the budget lets calls out, so it costs the recovery nothing.
-    for (const sale of go) await tell(sale.workflowId, side, 'over');
+    // One after another: each sale hears and says it goes (its call scheduled) before the next is told, so their calls
+    // reach the queue oldest first. That is far quicker than the budget lets calls out, so it costs the recovery
+    // nothing; a sale that does not say so (its worker gone, or started before sales said it) is not waited for long.
+    going.clear();
+    for (const sale of go) {
+      await tell(sale.workflowId, side, 'over');
+      if (pacing.awaitsGoing) await condition(() => going.has(sale.workflowId), GOING_MS);
+    }
+    going.clear();
+  }
+
+  let memo = '';
+  let application = input.application;
+  /** Once a probe, not per sale joining: a memo change is an event in the history. */
+  function showCounts(): void {
+    application = [...waiting.values()].find((s) => s.application)?.application ?? application;
+    if (!pacing.memo || !application) return;
+    const counts: OutageWatchMemo = {
+      application,
+      waiting: { service: ordered('service').length, authority: ordered('authority').length },
+    };
+    if (JSON.stringify(counts) === memo) return;
+    memo = JSON.stringify(counts);
+    upsertMemo({ ...counts });
   }
 
   for (;;) {
+    showCounts();
     if (waiting.size === 0 && !(await condition(() => waiting.size > 0, IDLE_MS))) return;
+    if (pacing.firstProbeWaits) await condition(() => SIDES.some((side) => back[side]), probeInterval());
     for (const side of SIDES) {
       if (back[side]) await release(side);
       // The oldest of those probed least: the first probe is the oldest sale's, and later ones go round.
@@ -107,12 +182,15 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
       prober.probes++;
       probing = { workflowId: prober.workflowId, answered: false };
       await tell(prober.workflowId, side, 'probe');
-      await condition(() => probing!.answered || back[side] || !waiting.has(prober.workflowId), PROBE_ANSWER_MS);
+      await condition(() => probing!.answered || back[side] || !waiting.has(prober.workflowId), pacing.answerMs);
       probing = undefined;
       if (back[side]) await release(side);
     }
     if (workflowInfo().continueAsNewSuggested)
-      await continueAsNew<typeof outageWatchWorkflow>({ waiting: [...waiting.values()] });
-    await condition(() => SIDES.some((side) => back[side]), probeInterval());
+      await continueAsNew<typeof outageWatchWorkflow>({
+        waiting: [...waiting.values()],
+        ...(application ? { application } : {}),
+      });
+    if (!pacing.firstProbeWaits) await condition(() => SIDES.some((side) => back[side]), probeInterval());
   }
 }

@@ -26,11 +26,15 @@ export interface WaitingSale {
   order: number;
   /** The priority key of its calls (a till's sale before bulk work). */
   priority: number;
+  /** The tenants file's name of the application (`default` for a single-key worker), for the metrics. */
+  application?: string;
 }
 
 export interface OutageWatchInput {
   /** Sales waiting when the watch continued as new. */
   waiting?: WaitingSale[];
+  /** The application it watches, once a sale named it. */
+  application?: string;
 }
 
 /** A sale joins (again, harmlessly), or tells what its try found: `back` when the side answered. */
@@ -51,3 +55,9 @@ export interface OutageWatchState {
 }
 
 export const getOutageWatchStateQuery = defineQuery<OutageWatchState>('getState');
+
+/** What a watch keeps in its memo, so one visibility listing tells the sales waiting per application. */
+export interface OutageWatchMemo {
+  application: string;
+  waiting: Record<OutageSide, number>;
+}

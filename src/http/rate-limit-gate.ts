@@ -6,6 +6,8 @@ import { SERVICE_DELAY_BOUNDS, parseRateLimit, parseRetryAfter } from './rate-li
 
 /** A spent window resets within one window's length: the gate never holds requests back for longer. */
 const MAX_RESET_MS = SERVICE_DELAY_BOUNDS.rateLimitResetSeconds * 1000;
+/** The contract's window: whichever way the service counts it, no 60 s hold more than the limit. */
+const WINDOW_MS = 60_000;
 
 export class RateLimitGate {
   /** Requests the service said were left; unknown until an answer tells. */
@@ -15,6 +17,9 @@ export class RateLimitGate {
   private earliestResetMs = 0;
   /** Sent and not answered yet: the service counts them, its last answer did not. */
   private inFlight = 0;
+  /** When this process sent each of its requests of the last window, oldest first. */
+  private readonly sent: number[] = [];
+  private perWindow: number | undefined;
 
   readonly holdUpToMs: number;
   private readonly now: () => number;
@@ -23,10 +28,19 @@ export class RateLimitGate {
    * `holdUpToMs`: a request finding the window spent waits for a reset at most this far away (default 0: never);
    * no reset is ever further than one window, so a longer hold is taken as that.
    */
-  constructor(options: { holdUpToMs?: number; now?: () => number } = {}) {
+  constructor(options: { holdUpToMs?: number; perMinute?: number; now?: () => number } = {}) {
     const hold = options.holdUpToMs ?? 0;
     this.holdUpToMs = Number.isNaN(hold) ? 0 : Math.min(MAX_RESET_MS, Math.max(0, hold));
     this.now = options.now ?? Date.now;
+    this.limitTo(options.perMinute);
+  }
+
+  /**
+   * At most this many requests of this process in any 60 s (undefined: no count of its own): the service may count
+   * a sliding window, where its fixed-window headers would let a burst at a window's edge through twice.
+   */
+  limitTo(perMinute: number | undefined): void {
+    this.perWindow = perMinute !== undefined && perMinute > 0 ? Math.floor(perMinute) : undefined;
   }
 
   /** Undefined: the request is in flight until `settle`; otherwise the ms until the spent window resets. */
@@ -37,6 +51,12 @@ export class RateLimitGate {
     this.earliestResetMs = Math.min(this.earliestResetMs, this.resetAtMs);
     if (this.remaining !== undefined && now < this.resetAtMs && this.remaining - this.inFlight <= 0) {
       return this.resetAtMs - now;
+    }
+    if (this.perWindow !== undefined) {
+      while (this.sent.length > 0 && this.sent[0]! <= now - WINDOW_MS) this.sent.shift();
+      if (this.sent.length >= this.perWindow)
+        return Math.max(1, this.sent[this.sent.length - this.perWindow]! + WINDOW_MS - now);
+      this.sent.push(now);
     }
     this.inFlight++;
     return undefined;

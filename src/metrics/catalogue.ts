@@ -115,6 +115,10 @@ export const METRICS = {
     'Running sales of this task queue waiting out an outage by themselves now (FiscalStatus awaiting_<side>), by side.',
     { side: OUTAGE_SIDES },
   ),
+  etims_application_sales_awaiting_outage: gauge(
+    "Sales waiting on an application's outage watch now, by application and side (from the running watches' memos).",
+    { ...BY_APPLICATION, side: OUTAGE_SIDES },
+  ),
   // API calls (activities)
   etims_api_calls: counter(
     'API calls made by activity attempts, by service and outcome (ok, answered_with_outcome or the failure code).',

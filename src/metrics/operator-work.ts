@@ -1,6 +1,7 @@
 // Counted from Temporal's visibility, so the level survives a restart and every process of a fleet agrees.
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
+import { OUTAGE_WATCH_WORKFLOW_TYPE, type OutageWatchMemo } from '../contracts/outage-watch.js';
 import { SALE_WORKFLOW_TYPE } from '../contracts/sale.js';
 import { OPERATOR_WORKFLOW_TYPES, OUTAGE_SIDES } from './catalogue.js';
 import type { MetricsRecorder } from './recorder.js';
@@ -40,6 +41,37 @@ function levels(queue: string, metrics: MetricsRecorder): Level[] {
   ];
 }
 
+/**
+ * The sales waiting per application, from one listing of the running outage watches (none while nothing is down):
+ * each keeps its application and counts in its memo. An application whose watch closed is set back to 0.
+ */
+function applicationOutages(client: Client, queue: string, metrics: MetricsRecorder) {
+  const shown = new Set<string>();
+  return async (stopped: () => boolean) => {
+    const now = new Map<string, OutageWatchMemo['waiting']>();
+    const watches = client.workflow.list({
+      query: `WorkflowType = '${OUTAGE_WATCH_WORKFLOW_TYPE}' AND TaskQueue = '${queue}' AND ExecutionStatus = 'Running'`,
+    });
+    for await (const watch of watches) {
+      const memo = watch.memo as Partial<OutageWatchMemo> | undefined;
+      if (typeof memo?.application !== 'string' || !memo.waiting) continue;
+      const known = now.get(memo.application);
+      now.set(memo.application, {
+        service: (known?.service ?? 0) + (memo.waiting.service ?? 0),
+        authority: (known?.authority ?? 0) + (memo.waiting.authority ?? 0),
+      });
+    }
+    if (stopped()) return;
+    for (const application of shown) if (!now.has(application)) now.set(application, { service: 0, authority: 0 });
+    for (const [application, waiting] of now) {
+      for (const side of OUTAGE_SIDES)
+        metrics.set('etims_application_sales_awaiting_outage', waiting[side], { application, side });
+      if (waiting.service + waiting.authority > 0) shown.add(application);
+      else shown.delete(application);
+    }
+  };
+}
+
 /** Counts now, then every `intervalMs`, until stopped. A failed count keeps the last value. */
 export function watchOperatorWork(options: {
   client: Client;
@@ -51,6 +83,7 @@ export function watchOperatorWork(options: {
   const { client, taskQueue, metrics, logger } = options;
   const queue = taskQueue.replaceAll("'", "\\'");
   const counted = levels(queue, metrics);
+  const countOutages = applicationOutages(client, queue, metrics);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const countAll = async () => {
@@ -64,6 +97,14 @@ export function watchOperatorWork(options: {
           'a level not counted from visibility; its metric keeps its last value',
         );
       }
+    }
+    try {
+      await countOutages(() => stopped);
+    } catch (err) {
+      logger.warn(
+        { err: { message: (err as Error).message }, metric: 'etims_application_sales_awaiting_outage' },
+        'a level not counted from visibility; its metric keeps its last value',
+      );
     }
     if (!stopped) timer = setTimeout(() => void countAll(), options.intervalMs ?? OPERATOR_WORK_INTERVAL_MS).unref();
   };

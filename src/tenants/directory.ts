@@ -245,10 +245,13 @@ export async function resolveTenantDirectory(
   );
   const gates = options.gates ?? new Map<string, RateLimitGate>();
   const gateOf = (application: ComplianceApplication) => {
-    const newGate = () => new RateLimitGate({ holdUpToMs: options.holdUpToMs ?? DEFAULT_HOLD_MS });
+    const perMinute = application.requestsPerMinute;
+    const newGate = () => new RateLimitGate({ holdUpToMs: options.holdUpToMs ?? DEFAULT_HOLD_MS, perMinute });
     if (application.serviceApplicationId === undefined) return newGate();
     let gate = gates.get(application.serviceApplicationId);
     if (!gate) gates.set(application.serviceApplicationId, (gate = newGate()));
+    // A reloaded file may pace the application differently: the window already counted stays.
+    gate.limitTo(perMinute);
     return gate;
   };
   const complianceClients = new Map<ApplicationName, ComplianceClient>();

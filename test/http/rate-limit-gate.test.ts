@@ -29,6 +29,28 @@ describe('RateLimitGate', () => {
     expect(gate.admit()).toBeUndefined();
   });
 
+  it('holds the limit in any 60 s, even when the service’s fixed window has just reset', () => {
+    let now = 0;
+    const gate = new RateLimitGate({ perMinute: 3, now: () => now });
+    expect(gate.admit()).toBeUndefined();
+    now = 50_000;
+    expect(gate.admit()).toBeUndefined();
+    expect(gate.admit()).toBeUndefined();
+    for (let i = 0; i < 3; i++) gate.settle({ status: 200, headers: headers(117, 10) });
+    // The service's window resets at 60 s with 120 left, but the last 60 s already hold three of this process.
+    now = 59_000;
+    expect(gate.admit()).toBe(1_000);
+    now = 60_000;
+    gate.settle({ status: 200, headers: headers(119, 60) });
+    expect(gate.admit()).toBeUndefined();
+    // 50 s, 50 s and 60 s are in the window: the next request waits until the first of them leaves it.
+    now = 61_000;
+    expect(gate.admit()).toBe(49_000);
+    // A reloaded setting lowers the count at once; no setting counts nothing.
+    gate.limitTo(undefined);
+    expect(gate.admit()).toBeUndefined();
+  });
+
   it('holds requests back after a 429 for its Retry-After', () => {
     let now = 0;
     const gate = new RateLimitGate({ now: () => now });

@@ -11,7 +11,7 @@ import type { MetricsRecorder } from '../../src/metrics/recorder.js';
 
 const INTERVAL_MS = 60_000;
 
-function fakes(answer: (query: string) => number) {
+function fakes(answer: (query: string) => number, watches: () => Array<{ memo?: Record<string, unknown> }> = () => []) {
   const queries: string[] = [];
   const sets: Array<{ name: string; value: number; labels: Record<string, string> }> = [];
   const warnings: Array<Record<string, unknown>> = [];
@@ -20,6 +20,12 @@ function fakes(answer: (query: string) => number) {
       count: async (query: string) => {
         queries.push(query);
         return { count: answer(query), groups: [] };
+      },
+      list: ({ query }: { query: string }) => {
+        queries.push(query);
+        return (async function* () {
+          yield* watches();
+        })();
       },
     },
   } as unknown as Client;
@@ -52,7 +58,7 @@ describe('watchOperatorWork', () => {
     expect(f.queries).toContain(`${running} AND FiscalStatus = 'awaiting_service' AND NeedsAttention = false`);
     expect(f.queries).toContain(`${running} AND FiscalStatus = 'awaiting_authority' AND NeedsAttention = false`);
     expect(f.queries).toContain(`${running} AND NeedsAttention = true`);
-    expect(f.queries).toHaveLength(OPERATOR_WORKFLOW_TYPES.length + 2);
+    expect(f.queries).toHaveLength(OPERATOR_WORKFLOW_TYPES.length + 3);
     expect(outageLevels(f.sets)).toEqual([
       ['service', 3],
       ['authority', 0],
@@ -90,5 +96,43 @@ describe('watchOperatorWork', () => {
     const asked = f.queries.length;
     await vi.advanceTimersByTimeAsync(3 * INTERVAL_MS);
     expect(f.queries).toHaveLength(asked);
+  });
+
+  it('sets the sales waiting per application from the running watches’ memos, and 0 once a watch is gone', async () => {
+    let watches: Array<{ memo?: Record<string, unknown> }> = [
+      { memo: { application: 'retail', waiting: { service: 4, authority: 0 } } },
+      { memo: { application: 'wholesale', waiting: { service: 0, authority: 2 } } },
+      // A watch no sale has named yet (or of an older worker) says nothing.
+      { memo: {} },
+    ];
+    const f = fakes(
+      () => 0,
+      () => watches,
+    );
+    const stop = watchOperatorWork({ ...f, taskQueue: 'sales', intervalMs: INTERVAL_MS });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(f.queries).toContain(
+      "WorkflowType = 'outageWatchWorkflow' AND TaskQueue = 'sales' AND ExecutionStatus = 'Running'",
+    );
+    const perApplication = () =>
+      f.sets
+        .filter((s) => s.name === 'etims_application_sales_awaiting_outage')
+        .map((s) => [s.labels['application'], s.labels['side'], s.value]);
+    expect(perApplication()).toEqual([
+      ['retail', 'service', 4],
+      ['retail', 'authority', 0],
+      ['wholesale', 'service', 0],
+      ['wholesale', 'authority', 2],
+    ]);
+    watches = [{ memo: { application: 'wholesale', waiting: { service: 0, authority: 1 } } }];
+    f.sets.length = 0;
+    await vi.advanceTimersByTimeAsync(INTERVAL_MS);
+    stop();
+    expect(perApplication()).toEqual([
+      ['wholesale', 'service', 0],
+      ['wholesale', 'authority', 1],
+      ['retail', 'service', 0],
+      ['retail', 'authority', 0],
+    ]);
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { PurchaseEvent, PurchaseEventSink } from '../../src/purchases/event-sink.js';
 import { forwardTo } from '../helpers/forward.js';
 import { closeTestEnv, getTestEnv } from '../helpers/temporal.js';
-import { saleBundle } from '../workflows/harness.js';
+import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { startPurchasesStack, type PurchasesStack, type PurchasesStackOptions } from './stack.js';
 
 export { DEMO, supplierInvoice } from './stack.js';
@@ -18,7 +18,7 @@ export function usePurchasesStack(options: () => PurchasesStackOptions): Purchas
     const env = await getTestEnv();
     current = await startPurchasesStack(
       { client: env.client, nativeConnection: env.nativeConnection, namespace: env.namespace ?? 'default' },
-      await saleBundle(),
+      await workflowBundle(),
       options(),
     );
   });

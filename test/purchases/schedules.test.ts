@@ -11,7 +11,7 @@ import { purchasesScheduleId } from '../../src/contracts/purchases-sync.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { closeTestEnv, getTestEnv } from '../helpers/temporal.js';
 import { singleKeyTestTenants, testWorkerSettings } from '../helpers/worker-settings.js';
-import { saleBundle } from '../workflows/harness.js';
+import { workflowBundle } from '../helpers/workflow-bundle.js';
 
 const logger = pino({ level: 'silent' });
 let client: Client;
@@ -112,7 +112,7 @@ describe('purchases sync schedules', () => {
         sandboxFixture: { compliance: fastFixture() },
       });
       const env = await getTestEnv();
-      const bundle = await saleBundle();
+      const bundle = await workflowBundle();
       // No businesses configured: every business the key acts for (the demo key: Nairobi and Mombasa).
       const config = {
         sink: { kind: 'file' as const, path: '/dev/null' },

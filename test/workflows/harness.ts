@@ -1,11 +1,10 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter, type SearchAttributeType } from '@temporalio/common';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll } from 'vitest';
-import { workflowsPath } from '../../src/worker/workers.js';
 import type { AnySearchAttributeKey } from '../../src/contracts/search-attributes.js';
 import { forwardTo } from '../helpers/forward.js';
-import { closeTestEnv, getTestEnv, testLogger } from '../helpers/temporal.js';
+import { workflowBundle } from '../helpers/workflow-bundle.js';
+import { closeTestEnv, getTestEnv } from '../helpers/temporal.js';
 import { startSaleStack, type SaleStack, type SaleStackOptions } from './sale-stack.js';
 
 export { DEMO, addItemCopy, fastFixture, invoiceNumber, saleInput, windowOfSeconds } from './sale-stack.js';
@@ -13,14 +12,6 @@ export { eventually } from '../helpers/eventually.js';
 export { expectUpdateRefused } from '../helpers/updates.js';
 
 export type SaleHarness = SaleStack;
-
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-
-/** The real workflows, bundled once per test file. */
-export function saleBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: testLogger });
-  return bundle;
-}
 
 /**
  * A real sale stack for one test file: the sandbox over HTTP, real workers on the shared dev server (own task
@@ -30,7 +21,7 @@ export async function startSaleHarness(options: SaleStackOptions = {}): Promise<
   const env = await getTestEnv();
   return startSaleStack(
     { client: env.client, nativeConnection: env.nativeConnection, namespace: env.namespace ?? 'default' },
-    await saleBundle(),
+    await workflowBundle(),
     options,
   );
 }

@@ -114,7 +114,7 @@ async function stockLedgerScenario(stack: SaleStack): Promise<RecordedRun[]> {
 }
 
 /** A sale waiting out an authority outage (its submissions refused as transient), and one a service outage. */
-async function outageScenarios(stack: SaleStack): Promise<RecordedRun[]> {
+export async function outageScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   const downTin = invoiceNumber('DOWN-');
   const rule = await stack.sandbox.inspector.addAuthorityRule({
     match: { traderInvoiceNumber: `^${downTin}$` },

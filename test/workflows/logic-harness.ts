@@ -59,7 +59,8 @@ import {
 } from '../../src/contracts/item-registration.js';
 import { eventually } from '../helpers/eventually.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
-import { createTimeSkippingEnv, workflowBundle } from '../helpers/time-skipping.js';
+import { createTimeSkippingEnv } from '../helpers/time-skipping.js';
+import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { startQueueWorkers, useWorld } from '../helpers/time-skipping-world.js';
 
 export const MINUTE = 60_000;

@@ -25,7 +25,8 @@ import type { PurchasesActivities } from '../../activities/purchases.js';
 import type { ReconciliationActivities } from '../../activities/reconciliation.js';
 import { eventually } from '../helpers/eventually.js';
 import { recordingMetrics, type MetricReadings, type RecordingMetrics } from '../helpers/metrics.js';
-import { createTimeSkippingEnv, workflowBundle } from '../helpers/time-skipping.js';
+import { createTimeSkippingEnv } from '../helpers/time-skipping.js';
+import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { startQueueWorkers, useWorld } from '../helpers/time-skipping-world.js';
 
 export const SECOND = 1000;

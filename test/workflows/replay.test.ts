@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { testLogger } from '../helpers/temporal.js';
-import { saleBundle } from './harness.js';
+import { workflowBundle } from '../helpers/workflow-bundle.js';
 
 const historiesDir = fileURLToPath(new URL('../histories/', import.meta.url));
 
@@ -41,12 +41,21 @@ beforeAll(async () => {
   );
 });
 
+type HistoryEvents = NonNullable<StoredHistory['history']['events']>;
+
+function patchIdsOf(events: HistoryEvents): Array<string | undefined> {
+  return events.flatMap((e) => {
+    const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
+    return data ? [(defaultPayloadConverter.fromPayload(data) as { id?: string }).id] : [];
+  });
+}
+
 async function replayAll(
-  workflowBundle: Awaited<ReturnType<typeof saleBundle>>,
+  bundle: Awaited<ReturnType<typeof workflowBundle>>,
   histories: StoredHistory[],
 ): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle }, histories)) results.push(result);
+  for await (const result of Worker.runReplayHistories({ workflowBundle: bundle }, histories)) results.push(result);
   return results;
 }
 
@@ -95,11 +104,7 @@ describe('replay of recorded histories', () => {
   });
 
   it('holds the 1.1.0 sales on the ride-outages path: both outages waited out by the sale itself', () => {
-    const patchIds = (h: StoredHistory) =>
-      (h.history.events ?? []).flatMap((e) => {
-        const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
-        return data ? [(defaultPayloadConverter.fromPayload(data) as { id?: string }).id] : [];
-      });
+    const patchIds = (h: StoredHistory) => patchIdsOf(h.history.events ?? []);
     const sales = stored.filter(
       (h) => h.workflowId.startsWith('1.1.0/sale-') && h.workflowId !== '1.1.0/sale-invalid-input',
     );
@@ -123,6 +128,35 @@ describe('replay of recorded histories', () => {
     expect(sent).toContain('outageNews');
     const heard = watch.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
     expect(heard).toEqual(expect.arrayContaining(['waitOutOutage', 'outageTried']));
+  });
+
+  it('holds the 1.2.0 watch on its paced path: the first probe after an interval, its counts in the memo', () => {
+    const watch = stored.find((h) => h.workflowId === '1.2.0/outage-watch')?.history.events ?? [];
+    expect(patchIdsOf(watch)).toContain('outage-probe-pacing');
+    const memos = watch.flatMap((e) => {
+      const fields = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields;
+      return fields
+        ? [Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, defaultPayloadConverter.fromPayload(v)]))]
+        : [];
+    });
+    expect(memos[0]).toMatchObject({ application: 'default', waiting: expect.any(Object) });
+    // The sales went, and the watch said so before it went idle.
+    expect(memos.at(-1)).toMatchObject({ waiting: { service: 0, authority: 0 } });
+    // The 1.1.0 watch, on the first pacing, keeps no memo: replaying it takes the old path.
+    const old = stored.find((h) => h.workflowId === '1.1.0/outage-watch')?.history.events ?? [];
+    expect(old.some((e) => e.workflowPropertiesModifiedEventAttributes)).toBe(false);
+  });
+
+  it('holds a 1.2.0 sale the watch sent while its probe was under way: it went again at once, not waiting for news', () => {
+    const events = stored.find((h) => h.workflowId === '1.2.0/sale-sent-while-calling')?.history.events ?? [];
+    expect(patchIdsOf(events)).toContain('outage-sent-while-calling');
+    const retries = events.flatMap((e, i) =>
+      e.activityTaskScheduledEventAttributes?.activityType?.name === 'retrySale' ? [i] : [],
+    );
+    expect(retries).toHaveLength(2);
+    const between = events.slice(retries[0], retries[1]);
+    expect(between.some((e) => e.activityTaskCompletedEventAttributes)).toBe(true);
+    expect(between.some((e) => e.timerStartedEventAttributes)).toBe(false);
   });
 
   it('holds the stock ledger’s paths: a lost answer settled by a probe, lines merged, a refused movement re-sent on an operator’s word', () => {
@@ -208,7 +242,7 @@ describe('replay of recorded histories', () => {
   });
 
   it('replays every recorded history with the current workflows without a nondeterminism error', async () => {
-    const results = await replayAll(await saleBundle(), stored);
+    const results = await replayAll(await workflowBundle(), stored);
     expect(results.map((r) => [r.workflowId, r.error?.message ?? null])).toEqual(
       stored.map((h) => [h.workflowId, null]),
     );

@@ -21,6 +21,7 @@ import { payloadEncryptionFromEnv, type PayloadEncryption } from '../../src/code
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { loadPurchasesConfig } from '../../src/config/purchases.js';
 import { loadAccountingWorkerConfig } from '../../src/config/accounting-worker.js';
+import { loadStockReporting } from '../../src/config/stock-reporting.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
 import type { PurchaseEventSink } from '../../src/purchases/event-sink.js';
 import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
@@ -231,7 +232,14 @@ export interface BenchWorkers {
 export async function startBenchWorkers(
   t: BenchTemporal,
   sandbox: Sandbox,
-  options: { requestsPerMinute: number; callbacks?: boolean; floor?: boolean; purchases?: boolean },
+  options: {
+    requestsPerMinute: number;
+    callbacks?: boolean;
+    floor?: boolean;
+    purchases?: boolean;
+    /** STOCK_MAX_DELAY of the coalesced stock reporting (default: the worker's, 180 s). */
+    stockMaxDelay?: string;
+  },
 ): Promise<BenchWorkers> {
   const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
   const floorQueue = `${taskQueue}.floor`;
@@ -252,6 +260,9 @@ export async function startBenchWorkers(
       activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
       purchases: loadPurchasesConfig({}),
       reconciliation: loadReconciliationConfig({}),
+      ...(options.stockMaxDelay
+        ? { stockReporting: loadStockReporting({ STOCK_MAX_DELAY: options.stockMaxDelay }) }
+        : {}),
     },
     logger,
     taskQueue,

@@ -49,7 +49,7 @@ export function benchProgram(): CliCommand {
     'npm run bench --',
     'One benchmark report of the sale lifecycle (latency against the floor, requests per sale, history size, rate-budget use, throughput, fairness, priority, many tenants on one worker, the stock ledger under a backlog, outages), written to a JSON file and printed as tables (docs/benchmarks.md).',
   )
-    .option('--quick', 'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~160 s, outage ~6 min)')
+    .option('--quick', 'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~160 s, outage ~4 min)')
     .option(
       '--assert [targets]',
       'exit 1 when a target is unmet; with --assert=<target key,...>, only when one of these is',
@@ -177,8 +177,8 @@ export type StockSizes = ReturnType<typeof stockSizes>;
 /**
  * The outage section, in real time (a sale's pauses between tries are the workflow's, not scaled): each outage's
  * length, the sales started during it, and the longest wait for them (and then for the stock ledger) after its end,
- * past the five-minute ceiling of a sale's pause. Quick (~6 min, half of it the stock ledger's coalescing delay at the
- * end): two outages of 60 s, 30 sales each; full (~12 min): 180 s, 60 sales each.
+ * past the five-minute ceiling of a sale's pause. Quick (~4 min): two outages of 60 s, 30 sales each; full (~10 min):
+ * 180 s, 60 sales each.
  */
 export function outageSizes(quick: boolean) {
   const shared = { requestsPerMinute: 120, settleMs: 330_000 };

@@ -12,6 +12,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sandbox } from '../../sandbox/server.js';
+import { OUTAGE_WATCH_WORKFLOW_TYPE } from '../../src/contracts/outage-watch.js';
 import { getSaleStateQuery, type SaleState } from '../../src/contracts/sale.js';
 import {
   getStockLedgerStateQuery,
@@ -187,6 +188,11 @@ async function outageRun(s: Section, side: 'service' | 'authority', durationMs: 
       orderInversionShare(sales.map((sale, i) => ({ startedAt: sale.startedAt, signedAt: signedAt[i]! }))),
       4,
     ),
+    signedOrder: signedAt
+      .map((at, i) => ({ at, i }))
+      .filter(({ at }) => !Number.isNaN(at))
+      .sort((a, b) => a.at - b.at)
+      .map(({ i }) => i),
     attemptsAtEnd: {
       total: attempts.reduce((sum, n) => sum + n, 0),
       max: Math.max(0, ...attempts),
@@ -226,7 +232,8 @@ async function settleLedgers(s: Section, deadline: number): Promise<{ states: St
 export async function measureOutage(t: BenchTemporal, options: OutageSizes & { tag: string }): Promise<OutageReport> {
   const limit = options.requestsPerMinute;
   const sandbox = await startBenchSandbox(benchFixture({ requestsPerWindow: limit }));
-  const workers = await startBenchWorkers(t, sandbox, { requestsPerMinute: limit });
+  // The ledger's coalescing delay is not what this section measures: shortened, the run waits less for it.
+  const workers = await startBenchWorkers(t, sandbox, { requestsPerMinute: limit, stockMaxDelay: '30s' });
   const s: Section = { t, sandbox, workers, sizes: options, tag: options.tag, started: [] };
   const from = Date.now();
   try {
@@ -308,6 +315,15 @@ export async function measureOutage(t: BenchTemporal, options: OutageSizes & { t
         .terminate('bench: outage section over')
         .catch(() => undefined),
     );
+    // So does the application's outage watch, idle for its last ten minutes.
+    const watches = t.client.workflow.list({
+      query: `WorkflowType = '${OUTAGE_WATCH_WORKFLOW_TYPE}' AND TaskQueue = '${workers.taskQueue}' AND ExecutionStatus = 'Running'`,
+    });
+    for await (const watch of watches)
+      await t.client.workflow
+        .getHandle(watch.workflowId)
+        .terminate('bench: outage section over')
+        .catch(() => undefined);
     await workers.stop();
     await sandbox.close();
   }

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Segment } from './history.js';
-import { formatOutage, NOT_ASSERTED, OUTAGE_TARGET_TEXT, type OutageReport } from './outage-report.js';
+import { formatOutage, OUTAGE_TARGET_TEXT, type OutageReport } from './outage-report.js';
 import type { Summary } from './stats.js';
 import { formatStock, type StockReport } from './stock-report.js';
 import { formatTable, type Cell } from './text-table.js';
@@ -220,8 +220,6 @@ export interface TargetResult {
   target: string;
   value: number | undefined;
   met: boolean;
-  /** Present (true) on a target measured and reported that no `--assert` can fail the run on yet. */
-  reportedOnly?: true;
 }
 
 interface Target {
@@ -229,7 +227,6 @@ interface Target {
   target: (r: BenchReport) => string;
   value: (r: BenchReport) => number | undefined;
   met: (value: number, r: BenchReport) => boolean;
-  reportedOnly?: true;
 }
 
 /** The tenancy section's figures: the scale of the run (at least 200 applications, 500 businesses, one worker process) and its targets. */
@@ -280,10 +277,7 @@ const STOCK_TARGETS: Target[] = [
   },
 ];
 
-/**
- * The outage section's figures (outage-report.ts). Reported only: several are missed while sales wait out an outage
- * on their own, and they become assertions once the fleet-wide outage view (one probe, oldest first) meets them.
- */
+/** The outage section's figures (outage-report.ts). */
 const OUTAGE_TARGETS: Target[] = (
   [
     ['operatorActions', (o) => o.operatorActions, (v) => v === 0],
@@ -299,7 +293,6 @@ const OUTAGE_TARGETS: Target[] = (
   target: () => OUTAGE_TARGET_TEXT[name],
   value: (r: BenchReport) => (r.outage ? value(r.outage) : undefined),
   met: (v: number) => met(v),
-  reportedOnly: true as const,
 }));
 
 const TARGETS: Target[] = [
@@ -347,11 +340,8 @@ const TARGETS: Target[] = [
   ...OUTAGE_TARGETS,
 ];
 
-/** The keys of every target `--assert=` can name: a reported-only one is refused as unknown. */
-export const TARGET_KEYS: readonly string[] = TARGETS.filter((t) => !t.reportedOnly).map((t) => t.key);
-
-/** The keys of the targets measured and reported but never asserted. */
-export const REPORTED_ONLY_KEYS: readonly string[] = TARGETS.filter((t) => t.reportedOnly).map((t) => t.key);
+/** The keys of every target `--assert=` can name. */
+export const TARGET_KEYS: readonly string[] = TARGETS.map((t) => t.key);
 
 /** Every target whose section was measured, with its value and whether it is met (a NaN is never met). */
 export function checkTargets(report: Omit<BenchReport, 'targets'>): TargetResult[] {
@@ -364,14 +354,13 @@ export function checkTargets(report: Omit<BenchReport, 'targets'>): TargetResult
         target: t.target(report as BenchReport),
         value,
         met: Number.isFinite(value) && t.met(value, report as BenchReport),
-        ...(t.reportedOnly ? { reportedOnly: true as const } : {}),
       },
     ];
   });
 }
 
-/** The unmet targets that `--assert` fails the run on: a reported-only one never does. */
-export const unmet = (report: BenchReport) => report.targets.filter((t) => !t.met && !t.reportedOnly);
+/** The unmet targets that `--assert` fails the run on. */
+export const unmet = (report: BenchReport) => report.targets.filter((t) => !t.met);
 
 export function writeReport(path: string, report: BenchReport): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -392,7 +381,7 @@ export function formatReport(r: BenchReport): string {
     r.targets.map((t) => ({
       key: t.key,
       value: t.value,
-      target: t.reportedOnly ? `${t.target} (${NOT_ASSERTED})` : t.target,
+      target: t.target,
       result: yes(t.met),
     })),
   );

@@ -12,7 +12,7 @@ import type { FiscalDocument } from '../../src/contracts/sale.js';
 import type { SaleContext } from './context.js';
 import { registerItems, unregisteredItems } from './items.js';
 import { awaitOperator, parkOnRefusal } from './operator.js';
-import { leaveWatch, outageEnded, rideOutages, waitOutOutage } from './outage.js';
+import { outageEnded, rideOutages, submissionInFlight, waitOutOutage } from './outage.js';
 
 export type DocumentKind = 'sale' | 'credit note';
 
@@ -98,8 +98,8 @@ export async function settleDocument(
     let document = result.document;
     record.show(kind, document);
     if (isInFlight(document.status)) {
-      // Taken, not decided: a probe is no proof the authority is back, and the watch need not wait on this sale.
-      await leaveWatch(ctx);
+      // Taken, not decided: a probe is no proof the authority is back until its outcome says so.
+      await submissionInFlight(ctx);
       record.enter('awaiting_outcome');
       const callbackSince = result.outcomeAnnounced ? hintsAtSubmission : undefined;
       const outcome = await awaitOutcome(ctx, document.id, callbackSince);

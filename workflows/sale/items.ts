@@ -3,7 +3,7 @@ import type { CreateSaleInput, SubmissionResult } from '../../activities/types.j
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { SaleContext } from './context.js';
 import { parkOnRefusal } from './operator.js';
-import { rideOutages } from './outage.js';
+import { rideOutages, serviceAnswered } from './outage.js';
 
 /** Files the sale with its items checked in one activity; unregistered items are registered, then it files again. */
 export async function fileWithItemsChecked(
@@ -15,6 +15,7 @@ export async function fileWithItemsChecked(
   const checked = await api.signSale({ ...filing, itemIds: itemIdsOf(ctx) });
   tracked(new Set(checked.items.filter((i) => i.stockTracked).map((i) => i.itemId)));
   if (checked.submission) return checked.submission;
+  await serviceAnswered(ctx);
   record.enter('registering_items');
   await registerItems(
     ctx,

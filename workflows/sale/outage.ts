@@ -5,6 +5,7 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
@@ -22,6 +23,14 @@ import { awaitOperator } from './operator.js';
 
 /** Sales started from here on wait out outages by themselves; older ones keep parking after their retries. */
 export const RIDE_OUTAGES_PATCH = 'ride-outages';
+/** A probe whose resubmission is taken in flight stays the watch's probe until its outcome. */
+export const PROBE_IN_FLIGHT_PATCH = 'outage-probe-in-flight';
+/** A sale the watch sent says it goes, so the watch sends the next one only then. */
+export const GOING_SAID_PATCH = 'outage-going-said';
+/** A probe whose filing the service answered with items to register says so before it registers them. */
+export const ANSWER_BEFORE_ITEMS_PATCH = 'outage-answer-before-items';
+/** A sale the watch sent while its call was under way goes at once when that call meets the outage. */
+export const SENT_WHILE_CALLING_PATCH = 'outage-sent-while-calling';
 
 /** Retryable answers of a service that is up: the call is made again, nothing is waited out. */
 const NOT_OUTAGES: ReadonlySet<string> = new Set([
@@ -43,6 +52,8 @@ export function outageCause(err: unknown): string | undefined {
   if (cause instanceof TimeoutFailure)
     return cause.cause instanceof ApplicationFailure ? (cause.cause.type ?? 'timeout') : 'timeout';
   if (cause instanceof ApplicationFailure && !cause.nonRetryable) return cause.type ?? 'error';
+  // Held back by the fleet, unsent, without spending its tries: the watch already knows this outage.
+  if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.outageKnown) return cause.type;
   return undefined;
 }
 
@@ -106,7 +117,10 @@ export async function waitOutOutage(
   if (watch?.probing) await tellWatch(ctx, false);
   if (watch?.side !== seen.side) await joinWatch(ctx, seen.side);
   ctx.tries.one = false;
-  ctx.inbox.outageNews = undefined;
+  // Sent while its call or its joining was under way (with the others, or as a late joiner), the sale is off the
+  // watch's list and no news will come: it goes at once. A probe asked meanwhile was answered just above.
+  const sentMeanwhile = ctx.inbox.outageNews === 'over' && patched(SENT_WHILE_CALLING_PATCH);
+  if (!sentMeanwhile) ctx.inbox.outageNews = undefined;
   for (;;) {
     const untilLimit = limitMs === undefined ? Infinity : limitMs - (Date.now() - Date.parse(outage.since));
     if (await condition(() => ctx.inbox.outageNews !== undefined, Math.max(1, Math.min(REJOIN_MS, untilLimit)))) break;
@@ -116,7 +130,14 @@ export async function waitOutOutage(
   }
   // Probing, or sent with the others: either way the next call is one try, which the fleet's hold lets through.
   // Once sent, the sale is off the watch's list: meeting the outage again, it joins anew.
-  ctx.outageWatch = ctx.inbox.outageNews === 'probe' ? { side: seen.side, probing: true } : undefined;
+  const sent = ctx.inbox.outageNews === 'over';
+  ctx.outageWatch = sent ? undefined : { side: seen.side, probing: true };
+  // Sent: the watch hears it goes, with its call scheduled in the same task, before it sends the next sale, so the
+  // calls reach the queue in the watch's order (not sent at once, whichever sale's task runs first).
+  if (sent && patched(GOING_SAID_PATCH))
+    void watchHandle(ctx)
+      .signal(leaveOutageSignal, { workflowId: ctx.workflowId })
+      .catch(() => undefined);
   ctx.tries.one = true;
   ctx.inbox.outageNews = undefined;
 }
@@ -132,6 +153,28 @@ export async function outageEnded(ctx: SaleContext, side?: OutageSide): Promise<
   await tellWatch(ctx, true);
   ctx.outageWatch = undefined;
   ctx.tries.one = false;
+}
+
+/**
+ * The sale's document was taken and is in flight. A sale the watch asked to probe stays its probe: its outcome tells
+ * the watch whether the authority is back (signed: every waiting sale goes), where leaving would have the watch send
+ * the others one probe at a time. Any other sale leaves.
+ */
+export async function submissionInFlight(ctx: SaleContext): Promise<void> {
+  if (ctx.outageWatch?.probing && patched(PROBE_IN_FLIGHT_PATCH)) {
+    // Its next call is no probe: a resubmission after a failed outcome waits for the watch like the others.
+    ctx.tries.one = false;
+    return;
+  }
+  await leaveWatch(ctx);
+}
+
+/**
+ * The service answered a call made within a longer step (the filing that lists items to register first): a probe
+ * says so at once, since what follows (the items' registration) waits for the service the watch holds back.
+ */
+export async function serviceAnswered(ctx: SaleContext): Promise<void> {
+  if (ctx.outageWatch?.side === 'service' && patched(ANSWER_BEFORE_ITEMS_PATCH)) await outageEnded(ctx, 'service');
 }
 
 /** The sale stops waiting on the watch without having got through (parked, or its document in flight). */
