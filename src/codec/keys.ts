@@ -1,5 +1,6 @@
 // Payload encryption keys, read from the environment or a file (docs/encryption.md). Errors name the variable and
 // the key id (or the entry's position when even the id is unusable), never key material.
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { ConfigError, type Env } from '../config/env.js';
@@ -34,7 +35,7 @@ function checkKeySize(where: string, id: string, key: Uint8Array): void {
 
 /** Printing, logging or JSON-serialising a ring shows only its ids. */
 export class PayloadKeyRing {
-  readonly #keys: Map<string, Buffer>;
+  readonly #keys: Map<string, KeyObject>;
   readonly encryptKeyId: string;
 
   constructor(keys: readonly PayloadKeyInput[], encryptKeyId?: string, source = 'payload key ring') {
@@ -45,7 +46,8 @@ export class PayloadKeyRing {
         throw new PayloadKeyConfigError(`${source}: a key id must match ${PAYLOAD_KEY_ID_PATTERN.source}`);
       if (this.#keys.has(id)) throw new PayloadKeyConfigError(`${source}: key id "${id}" is listed twice`);
       checkKeySize(source, id, key);
-      this.#keys.set(id, Buffer.from(key));
+      // A KeyObject, made once: handing the cipher raw bytes makes it build one on every payload.
+      this.#keys.set(id, createSecretKey(Buffer.from(key)));
     }
     const chosen = encryptKeyId ?? keys[keys.length - 1]!.id;
     if (!this.#keys.has(chosen))
@@ -58,7 +60,7 @@ export class PayloadKeyRing {
   }
 
   /** Do not log the result. */
-  key(id: string): Buffer | undefined {
+  key(id: string): KeyObject | undefined {
     return this.#keys.get(id);
   }
 
