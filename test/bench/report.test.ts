@@ -101,6 +101,14 @@ describe('targets', () => {
         sales: 200,
         cpu: { workers1: [] },
         spans: { workers1: { signedSeconds: 8, closedSeconds: 9 } },
+        floor: { perSecond: { workers1: 40 }, cpu: { workers1: [] } },
+        cost: {
+          workers1: {
+            sale: { worker: 15, server: 30 },
+            floor: { worker: 5, server: 14 },
+            ratio: { worker: 3, server: 2.14 },
+          },
+        },
       },
       fairness: {
         ratio: 2,
@@ -118,6 +126,8 @@ describe('targets', () => {
       'budget.utilisation': true,
       'budget.rateLimitedShare': false,
       'throughput.salesPerSecond.workers1': true,
+      'throughput.cpuPerSaleMs.worker': true,
+      'throughput.cpuRatio.server': false,
       'fairness.ratio': true,
     });
   });

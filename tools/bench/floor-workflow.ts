@@ -3,9 +3,12 @@
  * task queue. The bench times it exactly as it times a sale (client start → the workflow task that records the result).
  */
 import { proxyActivities } from '@temporalio/workflow';
+import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import type { FloorActivities } from './floor-activity.js';
 
 export const FLOOR_WORKFLOW_TYPE = 'floorWorkflow';
+/** The floor beside the product's workers in the throughput section's worker processes. */
+export const FLOOR_QUEUE = `${WORKFLOW_TASK_QUEUE}.floor`;
 
 const { readLookup } = proxyActivities<FloorActivities>({ startToCloseTimeout: '30 seconds' });
 

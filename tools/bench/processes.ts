@@ -21,8 +21,13 @@ export interface WorkerProcess {
   stop(): Promise<void>;
 }
 
-export function spawnWorkerProcess(label: string, env: Record<string, string>): WorkerProcess {
-  const child: ChildProcess = spawn(resolve(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/cli/worker.ts'], {
+/** `script`: the worker's entry point, src/cli/worker.ts unless a section runs more beside it. */
+export function spawnWorkerProcess(
+  label: string,
+  env: Record<string, string>,
+  script = 'src/cli/worker.ts',
+): WorkerProcess {
+  const child: ChildProcess = spawn(resolve(REPO_ROOT, 'node_modules/.bin/tsx'), [script], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -119,4 +124,20 @@ export function childrenNamed(pid: number, comm: string): number[] {
   return allProcesses()
     .filter((p) => p.ppid === pid && p.comm === comm)
     .map((p) => p.pid);
+}
+
+/**
+ * The Temporal server's processes, for its CPU: the dev server this process started, or else a server it did not
+ * (tools/temporal-postgres.sh: `temporal-server` and the PostgreSQL cluster under it, whose postmaster counts its
+ * living backends). Empty when neither runs here.
+ */
+export function serverProcesses(benchPid: number): Array<{ pid: number; label: string }> {
+  const devServer = childrenNamed(benchPid, 'temporal');
+  if (devServer.length > 0) return devServer.map((pid) => ({ pid, label: 'temporal dev server' }));
+  const all = allProcesses();
+  const postmaster = (p: ProcStat) =>
+    p.comm === 'postgres' && !all.some((q) => q.pid === p.ppid && q.comm === 'postgres');
+  return all
+    .filter((p) => p.comm === 'temporal-server' || postmaster(p))
+    .map((p) => ({ pid: p.pid, label: p.comm === 'postgres' ? 'postgres (with its backends)' : 'temporal-server' }));
 }

@@ -84,11 +84,30 @@ export interface ThroughputSpan {
   stillOpen?: string[];
 }
 
+/** CPU milliseconds per workflow of the worker processes together and of the Temporal server. */
+export interface CpuPerWorkflow {
+  worker: number;
+  server: number;
+}
+
+export interface ThroughputCost {
+  sale: CpuPerWorkflow;
+  floor: CpuPerWorkflow;
+  /** Sale ÷ floor: what the sale costs over the least workflow that reaches a service, in the same run. */
+  ratio: CpuPerWorkflow;
+}
+
 export interface ThroughputReport {
   salesPerSecond: { workers1: number; workers2?: number };
   sales: number;
   cpu: { workers1: ProcessCpu[]; workers2?: ProcessCpu[] };
   spans: { workers1: ThroughputSpan; workers2?: ThroughputSpan };
+  /** The floor workflow, as many started the same way in the same worker processes just before the sales. */
+  floor: {
+    perSecond: { workers1: number; workers2?: number };
+    cpu: { workers1: ProcessCpu[]; workers2?: ProcessCpu[] };
+  };
+  cost: { workers1: ThroughputCost; workers2?: ThroughputCost };
 }
 
 export interface FairnessReport {
@@ -157,7 +176,7 @@ export interface TenancyReport {
     flooded?: TenancyProfile;
     atFloodStart?: TenancyProfile;
   };
-  /** `settleSeconds`: from the quiet merchant's sales at the flood's start to the workflow queue's backlog empty. */
+  /** `settleSeconds`: from the quiet merchant's sales at the flood's start to every flood sale past its first workflow task. */
   flood: { application: string; sales: number; settleSeconds?: number };
   /** The most requests any application sent in any window (sliding), over its limit. */
   maxRequestsPerMinute: number;
@@ -333,6 +352,18 @@ const TARGETS: Target[] = [
     target: () => '≥ 25',
     value: (r) => r.throughput?.salesPerSecond.workers1,
     met: (v) => v >= 25,
+  },
+  {
+    key: 'throughput.cpuPerSaleMs.worker',
+    target: () => '≤ 15',
+    value: (r) => r.throughput?.cost.workers1.sale.worker,
+    met: (v) => v <= 15,
+  },
+  {
+    key: 'throughput.cpuRatio.server',
+    target: () => '≤ 2',
+    value: (r) => r.throughput?.cost.workers1.ratio.server,
+    met: (v) => v <= 2,
   },
   { key: 'fairness.ratio', target: () => '≤ 2', value: (r) => r.fairness?.ratio, met: (v) => v <= 2 },
   ...TENANCY_TARGETS,
@@ -517,6 +548,36 @@ export function formatReport(r: BenchReport): string {
         );
       }
     }
+    const costRows = (run: 'workers1' | 'workers2') => {
+      const c = t.cost[run];
+      if (!c) return [];
+      return [
+        {
+          run,
+          key: 'throughput.cpuPerSaleMs.worker',
+          value: c.sale.worker,
+          target: run === 'workers1' ? '≤ 15' : '',
+          floor: c.floor.worker,
+        },
+        { run, key: 'throughput.cpuPerSaleMs.server', value: c.sale.server, target: '', floor: c.floor.server },
+        { run, key: 'throughput.cpuRatio.worker', value: c.ratio.worker, target: 'reported', floor: '' },
+        {
+          run,
+          key: 'throughput.cpuRatio.server',
+          value: c.ratio.server,
+          target: run === 'workers1' ? '≤ 2' : '',
+          floor: '',
+        },
+      ];
+    };
+    section(
+      `Throughput: CPU per workflow (ms), ${t.sales} sales and as many floor workflows (one activity) in the same processes, one after the other`,
+      [...costRows('workers1'), ...costRows('workers2')],
+    );
+    section('Throughput: floor workflows per second, and the CPU of each process over the floor run', [
+      ...t.floor.cpu.workers1.map((c) => ({ run: 'workers1', perSecond: t.floor.perSecond.workers1, ...c })),
+      ...(t.floor.cpu.workers2 ?? []).map((c) => ({ run: 'workers2', perSecond: t.floor.perSecond.workers2, ...c })),
+    ]);
     section('Throughput: CPU of each process from the first start to the last close', [
       ...t.cpu.workers1.map((c) => ({ run: 'workers1', ...c })),
       ...(t.cpu.workers2 ?? []).map((c) => ({ run: 'workers2', ...c })),

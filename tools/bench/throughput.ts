@@ -2,15 +2,18 @@
  * Sales signed per second, unthrottled (the sandbox's limit and the worker's budget raised): sales started at once
  * (2 stock lines each, no refund window) on 1, then 2 worker processes started as a deployment starts them. A sale
  * counts as signed when its workflow recorded the receipt (history); the rate runs from the first start to the last
- * receipt recorded. The CPU time of each process over the run says where the time went.
+ * receipt recorded. The CPU time of each process over the run says where the time went. Just before the sales, as many
+ * floor workflows (one activity, tools/bench/floor-workflow.ts) run the same way in the same processes: the CPU of a
+ * sale is reported over the floor's, worker and server, so the machinery's cost is a ratio within one run.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SalesClient } from '../../src/client/sales-client.js';
 import type { BenchTemporal } from './env.js';
 import { benchFixture, benchSale, NAIROBI_LINES, progress, startBenchSandbox, workerProcessEnv } from './env.js';
 import { segments, signedRecorded } from './history.js';
-import { childrenNamed, spawnWorkerProcess, treeCpuSeconds } from './processes.js';
-import type { ProcessCpu, ThroughputReport, ThroughputSpan } from './report.js';
+import { FLOOR_QUEUE, FLOOR_WORKFLOW_TYPE } from './floor-workflow.js';
+import { serverProcesses, spawnWorkerProcess, treeCpuSeconds } from './processes.js';
+import type { CpuPerWorkflow, ProcessCpu, ThroughputCost, ThroughputReport, ThroughputSpan } from './report.js';
 import { mapLimit, round } from './stats.js';
 
 /**
@@ -39,14 +42,30 @@ async function closedOrStillOpen(t: BenchTemporal, ids: string[]): Promise<strin
 /** The schema's maximum: far above what 2 cores can use. */
 const UNTHROTTLED_PER_MINUTE = 100_000;
 
-async function runOnce(
-  t: BenchTemporal,
-  processes: number,
-  options: { sales: number; tag: string },
-): Promise<{ perSecond: number; cpu: ProcessCpu[]; span: ThroughputSpan }> {
+interface CpuReading {
+  workers: number[];
+  server: number[];
+  bench: NodeJS.CpuUsage;
+}
+
+interface Run {
+  perSecond: number;
+  cpu: ProcessCpu[];
+  span: ThroughputSpan;
+  floor: { perSecond: number; cpu: ProcessCpu[] };
+  cost: ThroughputCost;
+}
+
+const perWorkflowMs = (seconds: number, count: number) => round((1000 * seconds) / count, 2);
+
+async function runOnce(t: BenchTemporal, processes: number, options: { sales: number; tag: string }): Promise<Run> {
   const sandbox = await startBenchSandbox(benchFixture({ requestsPerWindow: UNTHROTTLED_PER_MINUTE }));
   const workers = Array.from({ length: processes }, (_, i) =>
-    spawnWorkerProcess(`worker ${i + 1}`, workerProcessEnv(t, sandbox, UNTHROTTLED_PER_MINUTE)),
+    spawnWorkerProcess(
+      `worker ${i + 1}`,
+      workerProcessEnv(t, sandbox, UNTHROTTLED_PER_MINUTE),
+      'tools/bench/throughput-worker.ts',
+    ),
   );
   try {
     await Promise.all(workers.map((w) => w.ready));
@@ -65,14 +84,57 @@ async function runOnce(
       stillOpen.push(...open);
       return ids;
     };
-    progress(`throughput: ${processes} worker process(es) running; warm-up, then ${options.sales} sales at once`);
+    const runFloors = (count: number, label: string) =>
+      mapLimit(
+        Array.from({ length: count }, (_, i) => i),
+        50,
+        async (i) => {
+          const workflowId = `floor-TP${processes}-${label}-${options.tag}-${i}`;
+          await t.client.workflow.execute(FLOOR_WORKFLOW_TYPE, { taskQueue: FLOOR_QUEUE, workflowId, args: [] });
+          return workflowId;
+        },
+      );
+    progress(
+      `throughput: ${processes} worker process(es) running; warm-up, then ${options.sales} floor workflows at once, then ${options.sales} sales`,
+    );
+    await runFloors(4 * processes, 'WARM');
     await runSales(4 * processes, 'WARM');
-    const devServerPids = childrenNamed(process.pid, 'temporal');
-    const cpuNow = () => ({
+    const servers = serverProcesses(process.pid);
+    const cpuNow = (): CpuReading => ({
       workers: workers.map((w) => treeCpuSeconds(w.pid)),
-      server: devServerPids.map((pid) => treeCpuSeconds(pid)),
+      server: servers.map((server) => treeCpuSeconds(server.pid)),
       bench: process.cpuUsage(),
     });
+    const rows = (before: CpuReading, after: CpuReading, wall: number): ProcessCpu[] => {
+      const row = (label: string, seconds: number): ProcessCpu => ({
+        process: label,
+        cpuSeconds: round(seconds, 2),
+        percentOfOneCore: round((100 * seconds) / wall, 0),
+      });
+      return [
+        ...workers.map((w, i) =>
+          row(`${w.label} (tools/bench/throughput-worker.ts)`, after.workers[i]! - before.workers[i]!),
+        ),
+        ...servers.map((server, i) => row(server.label, after.server[i]! - before.server[i]!)),
+        row(
+          'bench (client + sandbox)',
+          (after.bench.user - before.bench.user + after.bench.system - before.bench.system) / 1e6,
+        ),
+      ];
+    };
+    const spent = (before: CpuReading, after: CpuReading, count: number): CpuPerWorkflow => {
+      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+      return {
+        worker: perWorkflowMs(sum(after.workers) - sum(before.workers), count),
+        server: perWorkflowMs(sum(after.server) - sum(before.server), count),
+      };
+    };
+    // The floor first: a sale's stock goes on in its ledger after the sale closes, which would land in a later run.
+    const floorBefore = cpuNow();
+    const f0 = Date.now();
+    await runFloors(options.sales, 'RUN');
+    const floorWall = (Date.now() - f0) / 1000;
+    const floorAfter = cpuNow();
     const before = cpuNow();
     const t0 = Date.now();
     const ids = await runSales(options.sales, 'RUN');
@@ -95,24 +157,18 @@ async function runOnce(
             .map((step) => ({ ...step, ms: round(step.ms) }))
         : [],
     };
-    const perSecond = round(options.sales / signedSeconds, 1);
-    const row = (label: string, seconds: number): ProcessCpu => ({
-      process: label,
-      cpuSeconds: round(seconds, 2),
-      percentOfOneCore: round((100 * seconds) / wall, 0),
-    });
-    const cpu = [
-      ...workers.map((w, i) => row(`${w.label} (tsx src/cli/worker.ts)`, after.workers[i]! - before.workers[i]!)),
-      ...devServerPids.map((_, i) => row('temporal dev server', after.server[i]! - before.server[i]!)),
-      row(
-        'bench (client + sandbox)',
-        (after.bench.user - before.bench.user + after.bench.system - before.bench.system) / 1e6,
-      ),
-    ];
+    const sale = spent(before, after, options.sales);
+    const floor = spent(floorBefore, floorAfter, options.sales);
     return {
-      perSecond,
-      cpu,
+      perSecond: round(options.sales / signedSeconds, 1),
+      cpu: rows(before, after, wall),
       span: { signedSeconds: round(signedSeconds, 1), closedSeconds: round(wall, 1), slowestClose, stillOpen },
+      floor: { perSecond: round(options.sales / floorWall, 1), cpu: rows(floorBefore, floorAfter, floorWall) },
+      cost: {
+        sale,
+        floor,
+        ratio: { worker: round(sale.worker / floor.worker, 2), server: round(sale.server / floor.server, 2) },
+      },
     };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
@@ -131,5 +187,10 @@ export async function measureThroughput(
     sales: options.sales,
     cpu: { workers1: one.cpu, ...(two ? { workers2: two.cpu } : {}) },
     spans: { workers1: one.span, ...(two ? { workers2: two.span } : {}) },
+    floor: {
+      perSecond: { workers1: one.floor.perSecond, ...(two ? { workers2: two.floor.perSecond } : {}) },
+      cpu: { workers1: one.floor.cpu, ...(two ? { workers2: two.floor.cpu } : {}) },
+    },
+    cost: { workers1: one.cost, ...(two ? { workers2: two.cost } : {}) },
   };
 }
