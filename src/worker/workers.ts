@@ -28,6 +28,9 @@ import type { ServiceAccess } from '../services/access.js';
 import { mapBounded } from '../tenants/probes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 
+/** Workflow tasks a worker holds at once (polled, running, or waiting for the workflow thread). */
+const WORKFLOW_TASK_SLOTS = 10;
+
 /** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
 export function workflowsPath(): string {
   for (const candidate of ['../../workflows/index.ts', '../../workflows/index.js']) {
@@ -146,6 +149,10 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     workflowBundle: options.workflowBundle ?? (await bundleWorkflows(options.logger, options.dataConverter)),
     activities: activitiesOn('workflow', activities),
     ...(options.metrics ? { sinks: metricsSinks(options.metrics) } : {}),
+    // The one workflow thread runs the tasks this worker holds in the order they came; the server's fairness keys and
+    // priorities order only those it still has. The SDK's 40 let one business's flood fill the thread's queue
+    // (another business's sale waited 5 times as long); 10 keep the thread busy and leave the order to the server.
+    maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
   });
   const compliance = await Worker.create({
     ...common,
