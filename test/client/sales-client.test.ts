@@ -118,13 +118,23 @@ describe('startSale', () => {
     expect(details).toContain('| 1 | SUGAR-1KG | line 1 | 1 | 100.50 | 100.50 |');
     expect(details).toContain('| 2 | MILK\\|500ML | line 2 | 2 | 100.50 | 201.00 |');
 
-    const found = [];
-    for await (const info of client.workflow.list({
-      query: `BusinessId = '${input.businessId}' AND TraderInvoiceNumber = 'INV-42'`,
-    })) {
-      found.push(info.workflowId);
-    }
-    expect(found).toEqual([workflowId]);
+    // Visibility is eventually consistent: a server on PostgreSQL lists a new workflow a moment after its start.
+    const list = async () => {
+      const found: string[] = [];
+      for await (const info of client.workflow.list({
+        query: `BusinessId = '${input.businessId}' AND TraderInvoiceNumber = 'INV-42'`,
+      })) {
+        found.push(info.workflowId);
+      }
+      return found;
+    };
+    expect(
+      await eventually(list, (found) => found.length > 0, {
+        timeoutMs: 10_000,
+        intervalMs: 200,
+        what: 'the sale listed by its search attributes',
+      }),
+    ).toEqual([workflowId]);
   });
 
   it('starts a sale of 500 lines: the details stay within the server limits', async () => {
