@@ -4,7 +4,6 @@
  * bundles (built once), a sandbox per measurement and in-process sale workers on their own task queues.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { Client, type Connection, type WorkflowHandle } from '@temporalio/client';
 import {
   bundleWorkflowCode,
@@ -43,7 +42,7 @@ import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
 import { workflowsPath } from '../../src/worker/workers.js';
 import { saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
-import { createFloorActivities } from './floor-activity.js';
+import { bundleFloor, createFloorActivities } from './floor-activity.js';
 import { FLOOR_WORKFLOW_TYPE } from './floor-workflow.js';
 import { toBenchEvents, type BenchEvent } from './history.js';
 
@@ -104,10 +103,7 @@ export async function openTemporal(): Promise<BenchTemporal> {
     native = await connectNative(settings);
     const bundleLogger = new DefaultLogger('ERROR');
     const saleBundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: bundleLogger });
-    const floorBundle = await bundleWorkflowCode({
-      workflowsPath: fileURLToPath(new URL('./floor-workflow.ts', import.meta.url)),
-      logger: bundleLogger,
-    });
+    const floorBundle = await bundleFloor();
     const client = new Client({ connection, namespace: settings.namespace, dataConverter: encryption.dataConverter });
     const nativeConnection = native;
     const openConnection = connection;

@@ -22,7 +22,7 @@ import { stockLedgerWorkflowId, type LedgerMovement } from '../../src/contracts/
 import type { BenchTemporal } from './env.js';
 import { progress, startBenchSandbox, workerProcessEnv } from './env.js';
 import type { StockSizes } from './options.js';
-import { childrenNamed, treeCpuSeconds } from './processes.js';
+import { serverProcesses, treeCpuSeconds } from './processes.js';
 import type { ProcessCpu } from './report.js';
 import { mapLimit, round } from './stats.js';
 import { leftOf, operatorFor, profileOf, settle, type LedgerOf, type Settled } from './stock-ledger-watch.js';
@@ -136,12 +136,12 @@ const roundedLag = (l: LagSummary): LagSummary => ({
   maxSeconds: round(l.maxSeconds),
 });
 
-/** CPU seconds so far of each worker process, the dev server (when the bench started it) and the bench process. */
+/** CPU seconds so far of each worker process, the Temporal server (when it runs on this machine) and the bench process. */
 function cpuNow(workers: readonly RunWorker[]): number[] {
   const bench = process.cpuUsage();
   return [
     ...workers.map((w) => (w.current ? treeCpuSeconds(w.current.pid) : 0)),
-    childrenNamed(process.pid, 'temporal').reduce((sum, pid) => sum + treeCpuSeconds(pid), 0),
+    serverProcesses(process.pid).reduce((sum, server) => sum + treeCpuSeconds(server.pid), 0),
     (bench.user + bench.system) / 1e6,
   ];
 }
@@ -150,12 +150,12 @@ function cpuNow(workers: readonly RunWorker[]): number[] {
 function cpuBetween(workers: readonly RunWorker[], before: number[], after: number[], wallMs: number): ProcessCpu[] {
   const labels = [
     ...workers.map((w) => `worker of ${w.tenant.businessId}`),
-    'temporal dev server',
+    'Temporal server (dev server, or temporal-server and PostgreSQL)',
     'bench (tills + sandbox)',
   ];
   const serverAt = workers.length;
   return labels.flatMap((label, i) => {
-    // No dev server of the bench's own (TEMPORAL_ADDRESS): nothing to read.
+    // No server on this machine (a remote TEMPORAL_ADDRESS): nothing to read.
     if (i === serverAt && after[i] === 0) return [];
     const seconds = after[i]! - before[i]!;
     return [

@@ -3,8 +3,7 @@
  * the same variables), with the floor worker beside it on `<queue>.floor`: same process, runtime, connection options
  * and payload codec, so the CPU of a sale and of a floor workflow are read from one process in one run.
  */
-import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
-import { fileURLToPath } from 'node:url';
+import { Worker } from '@temporalio/worker';
 import { runMain } from '../../src/cli/run-main.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { createLogger } from '../../src/logger.js';
@@ -12,7 +11,7 @@ import { connectNative } from '../../src/temporal/connection.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
 import { connectWorkerProcess } from '../../src/worker/start.js';
-import { createFloorActivities } from './floor-activity.js';
+import { bundleFloor, createFloorActivities } from './floor-activity.js';
 import { FLOOR_QUEUE } from './floor-workflow.js';
 
 async function main(): Promise<number> {
@@ -21,19 +20,15 @@ async function main(): Promise<number> {
   installTemporalRuntime(logger, { metricsBindAddress: settings.worker.metricsBindAddress });
   const connected = await connectWorkerProcess(settings, logger);
   const connection = await connectNative(settings.temporal);
-  const compliance = new ComplianceClient({
-    baseUrl: process.env.COMPLIANCE_BASE_URL ?? '',
-    apiKey: process.env.COMPLIANCE_API_KEY ?? '',
-    businessId: process.env.COMPLIANCE_BUSINESS_ID ?? '',
-  });
+  // The section's variables name the compliance service, so the single-key settings hold it.
+  const endpoint = settings.services.compliance;
+  if (!endpoint) throw new Error('throughput worker: COMPLIANCE_BASE_URL and COMPLIANCE_API_KEY must be set');
+  const compliance = new ComplianceClient(endpoint);
   const floor = await Worker.create({
     connection,
     namespace: settings.temporal.namespace,
     taskQueue: FLOOR_QUEUE,
-    workflowBundle: await bundleWorkflowCode({
-      workflowsPath: fileURLToPath(new URL('./floor-workflow.ts', import.meta.url)),
-      logger: new DefaultLogger('ERROR'),
-    }),
+    workflowBundle: await bundleFloor(),
     activities: createFloorActivities(compliance),
     dataConverter: settings.encryption.dataConverter,
   });
