@@ -46,7 +46,7 @@ export async function schedulePurchasesSync(options: {
         'served by no compliance application of the tenants',
     );
   }
-  const businessIds = (config.businessIds ?? served).filter((id) => served.includes(id));
+  const businessIds = purchasesBusinessIds(config, served);
   const schedules = await ensurePurchasesSyncSchedules(options.client, {
     businessIds,
     interval: config.intervalMs,
@@ -64,6 +64,12 @@ export async function schedulePurchasesSync(options: {
     businessIds.length === 0 ? 'purchases sync on, but the tenants serve no business' : 'purchases sync scheduled',
   );
   return { enabled: true, schedules };
+}
+
+/** The served businesses whose purchases are synced: those configured, or every one served; none without a sink. */
+export function purchasesBusinessIds(config: PurchasesConfig, served: readonly string[]): string[] {
+  if (config.sink === undefined) return [];
+  return (config.businessIds ?? served).filter((id) => served.includes(id));
 }
 
 export function servedBusinesses(directory: TenantDirectory): string[] {

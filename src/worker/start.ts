@@ -35,7 +35,13 @@ import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { watchTenants, type TenantsReload } from '../tenants/watch.js';
 import { startCallbacks } from './callbacks.js';
-import { scheduleServed, servedBusinesses, setSchedulesPaused, type PurchasesSyncStatus } from './schedules.js';
+import {
+  purchasesBusinessIds,
+  scheduleServed,
+  servedBusinesses,
+  setSchedulesPaused,
+  type PurchasesSyncStatus,
+} from './schedules.js';
 import type { WorkerSettings } from './settings.js';
 import { tenantChangeActor } from './tenant-changes.js';
 import { createWorkers, type Workers } from './workers.js';
@@ -121,6 +127,9 @@ export async function startWorkerProcess(options: {
       compliance:
         queues.shared.queuePerSecond + awaitedPerSecond(tenants, live, settings.worker.complianceRateHeadroom),
     };
+    // At zero well before the start-up sync can count (the workflow bundle takes seconds): a scrape in between gives
+    // increase() the zero it counts the first sync from.
+    metrics.knowBusinesses('purchases', purchasesBusinessIds(settings.purchases, servedBusinesses(live.current())));
     const callbacks = await startCallbacks(settings.worker, tenants, client, logger, metrics);
     if (callbacks) opened.push(() => callbacks.server.close());
     const purchasesSink = options.purchasesSink ?? (await createSink(settings.purchases.sink));
