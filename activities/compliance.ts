@@ -26,16 +26,21 @@ import type {
   ItemCheck,
   RegisterItemResult,
   SignSaleInput,
+  SignSaleResult,
   AuthorityCause,
   SubmissionOutcome,
   SubmissionResult,
 } from './types.js';
 import type { FiscalDocument } from '../src/contracts/sale.js';
+import type { HandOverStockInput } from './stock-ledger.js';
 
 export type ComplianceActivityDeps = Pick<
   ActivityDeps,
   'services' | 'itemRegistry' | 'callbackUrls' | 'logger' | 'metrics' | 'outages'
->;
+> & {
+  /** The stock ledger's hand-over, for a sale signed by signSale; without it the workflow hands over. */
+  handOverStock?: (input: HandOverStockInput) => Promise<{ ledgerWorkflowId: string }>;
+};
 
 /** `completed` counts as signed only with the receipt values that prove it (C4: never guess "signed"). */
 export function submissionOutcome(sale: Sale): SubmissionOutcome {
@@ -91,7 +96,36 @@ function needsFixing(err: unknown): RegisterItemResult | undefined {
 }
 
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
-  const { services, itemRegistry, callbackUrls, logger, metrics, outages } = deps;
+  const { services, itemRegistry, callbackUrls, logger, metrics, outages, handOverStock } = deps;
+
+  /**
+   * The signed sale's lines of stock-tracked items to the branch's ledger. The ledger takes a line once, so a retried
+   * activity hands the same lines over harmlessly; a failure leaves the hand-over to the workflow (undefined).
+   */
+  async function handOverSigned(
+    input: SignSaleInput,
+    items: ItemCheck[],
+  ): Promise<{ ledgerWorkflowId: string } | undefined> {
+    if (!input.handOver || !handOverStock) return undefined;
+    const tracked = new Set(items.filter((item) => item.stockTracked).map((item) => item.itemId));
+    const lines = input.handOver.lines.filter((line) => tracked.has(line.itemId));
+    if (lines.length === 0) return undefined;
+    try {
+      const { ledgerWorkflowId } = await handOverStock({
+        businessId: input.businessId,
+        ...(input.request.branchId ? { branchId: input.request.branchId } : {}),
+        lines,
+        taskQueue: input.handOver.taskQueue,
+      });
+      return { ledgerWorkflowId };
+    } catch (err) {
+      logger.warn(
+        { err, workflowId: input.workflowId },
+        'stock hand-over after signing failed; the sale hands it over',
+      );
+      return undefined;
+    }
+  }
 
   /** Files or resubmits a document; a 422 carrying it is an outcome (`rejected`), not a failure. */
   async function submit(
@@ -179,10 +213,12 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
      * The item check (from the worker's registry when it can) and the sale in one activity dispatch. Without
      * `submission` nothing was filed: unregistered items come back for the workflow to register first.
      */
-    async signSale(input: SignSaleInput): Promise<{ items: ItemCheck[]; submission?: SubmissionResult }> {
+    async signSale(input: SignSaleInput): Promise<SignSaleResult> {
       const items = await lookupItems(input.businessId, input.itemIds);
       if (items.some((item) => !item.registered)) return { items };
-      return { items, submission: await fileSale(input) };
+      const submission = await fileSale(input);
+      const handedOver = isSigned(submission.document) ? await handOverSigned(input, items) : undefined;
+      return { items, submission, ...(handedOver ? { handedOver } : {}) };
     },
 
     /** Resubmits a failed document (safe to repeat, C35). */

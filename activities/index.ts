@@ -14,8 +14,19 @@ import { createStockLedgerActivities } from './stock-ledger.js';
 export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDeps, 'purchasesSink'>) {
   const outages = given.outages ?? (given.temporal ? outageBoard(given.temporal.client) : undefined);
   const deps = { ...given, ...(outages ? { outages } : {}) };
+  const stockLedger = createStockLedgerActivities({
+    ...deps,
+    // Per process, like the item registry: the branches a key's businesses have, read once per business.
+    canonicalBranch: cachedCanonicalBranch(async (businessId) => {
+      const { data } = await deps.services.compliance(businessId).listBusinesses();
+      return data;
+    }),
+  });
   return {
-    ...createComplianceActivities(deps),
+    ...createComplianceActivities({
+      ...deps,
+      ...(deps.temporal ? { handOverStock: stockLedger.handOverStock } : {}),
+    }),
     ...createRegistrationActivities(deps),
     ...createPurchasesActivities(deps),
     ...createReconciliationActivities(deps),
@@ -28,14 +39,7 @@ export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDep
     async placeBusiness(input: PlaceBusinessInput): Promise<BudgetPlacement> {
       return deps.services.place(input.businessId, { newWork: input.newWork });
     },
-    ...createStockLedgerActivities({
-      ...deps,
-      // Per process, like the item registry: the branches a key's businesses have, read once per business.
-      canonicalBranch: cachedCanonicalBranch(async (businessId) => {
-        const { data } = await deps.services.compliance(businessId).listBusinesses();
-        return data;
-      }),
-    }),
+    ...stockLedger,
   };
 }
 

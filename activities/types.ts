@@ -6,7 +6,7 @@ import type { AuthorityError, ItemNeeds } from '../src/compliance/schemas.js';
 import type { CreditNoteReason } from '../src/contracts/compliance-rules.js';
 import type { FiscalDocument, SaleInput } from '../src/contracts/sale.js';
 import type { ItemRegistrationInput } from '../src/contracts/item-registration.js';
-import type { StockMove } from '../src/contracts/stock-ledger.js';
+import type { StockLine, StockMove } from '../src/contracts/stock-ledger.js';
 
 /** One reason the tax authority gave for refusing a document (`error.errors[]` of a 422). */
 export type AuthorityCause = Pick<AuthorityError, 'code' | 'message' | 'itemId' | 'field'>;
@@ -62,9 +62,28 @@ export interface CreateSaleInput {
   callbackAnchorMs?: number;
 }
 
-/** `itemIds`: the sale's distinct items, checked (from the worker's registry when it can) before it is filed. */
+/**
+ * `itemIds`: the sale's distinct items, checked (from the worker's registry when it can) before it is filed.
+ * `handOver`: once the sale is signed, its lines of stock-tracked items go to the branch's stock ledger from the same
+ * activity, so the receipt reaches the workflow with its stock already handed over.
+ */
 export interface SignSaleInput extends CreateSaleInput {
   itemIds: string[];
+  handOver?: SigningHandOver;
+}
+
+/** Every line of the sale as its deduction; the activity hands over those of stock-tracked items. */
+export interface SigningHandOver {
+  lines: StockLine[];
+  /** The sale's own task queue: its ledger runs beside it. */
+  taskQueue: string;
+}
+
+/** Without `submission` nothing was filed; `handedOver` names the ledger that took the signed sale's stock lines. */
+export interface SignSaleResult {
+  items: ItemCheck[];
+  submission?: SubmissionResult;
+  handedOver?: { ledgerWorkflowId: string };
 }
 
 /** A sale or credit note already filed with the service. */

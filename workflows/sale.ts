@@ -20,6 +20,7 @@ import { fileWithItemsChecked } from './sale/items.js';
 import { emptyInbox, handleSaleMessages, handleTemporalCancellation, refuseInput } from './sale/messages.js';
 import { OperatorCancelled, parkOnRefusal } from './sale/operator.js';
 import { RIDE_OUTAGES_PATCH } from './sale/outage.js';
+import type { StockLine } from '../src/contracts/stock-ledger.js';
 import { SaleRecord } from './sale/record.js';
 
 /**
@@ -39,8 +40,8 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
 async function runSale(sale: SaleContext): Promise<SaleState> {
   try {
     await placeSale(sale);
-    const { saleKey, stockTracked } = await signSale(sale);
-    await handOverDeductions(sale, saleKey, stockTracked);
+    const { saleKey, stockTracked, ledgerWorkflowId } = await signSale(sale);
+    await handOverDeductions(sale, saleKey, stockTracked, ledgerWorkflowId);
     if (await refundWindow(sale)) {
       const asked = sale.inbox.refund!;
       // A failure goes back to the operator through the refund update.
@@ -85,10 +86,21 @@ async function placeSale(sale: SaleContext): Promise<void> {
   sale.api = saleActivities(route, sale.settings.ridesOutages, sale.tries);
 }
 
-/** Files the sale, its items checked (registered first when needed), to a signed receipt. */
-async function signSale(sale: SaleContext): Promise<{ saleKey: string; stockTracked: Set<string> }> {
+/**
+ * Files the sale, its items checked (registered first when needed), to a signed receipt. Signed at once, its stock
+ * goes to the ledger from the signing activity (`ledgerWorkflowId`): the receipt's workflow task then runs no local
+ * activity, so a till's answer does not wait for the hand-over.
+ */
+async function signSale(
+  sale: SaleContext,
+): Promise<{ saleKey: string; stockTracked: Set<string>; ledgerWorkflowId: string | undefined }> {
   const { input, record } = sale;
   const saleKey = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
+  // Always offered: an execution whose recorded signing result names no ledger (an older worker's) hands over itself.
+  const handOver = {
+    taskQueue: sale.taskQueue,
+    lines: stockLines(sale, deductions(input, saleKey), sale.settings.refundWindowMs > 0),
+  };
   const filing = {
     businessId: input.businessId,
     workflowId: sale.workflowId,
@@ -98,24 +110,47 @@ async function signSale(sale: SaleContext): Promise<{ saleKey: string; stockTrac
     callbackAnchorMs: workflowInfo().startTime.getTime(),
   };
   let stockTracked = new Set<string>();
+  let ledgerWorkflowId: string | undefined;
   record.enter('creating_sale');
   const signed = await settleDocument(sale, 'sale', () =>
-    fileWithItemsChecked(sale, filing, (tracked) => (stockTracked = tracked)),
+    fileWithItemsChecked(sale, filing, handOver, (tracked, ledger) => {
+      stockTracked = tracked;
+      ledgerWorkflowId = ledger;
+    }),
   );
   record.signed(signed);
-  return { saleKey, stockTracked };
+  return { saleKey, stockTracked, ledgerWorkflowId };
 }
 
-/** One deduction per stock-tracked line, handed to the branch's stock ledger; the sale does not wait on stock. */
-async function handOverDeductions(sale: SaleContext, saleKey: string, stockTracked: Set<string>): Promise<void> {
+/** One deduction per line of the sale, in line order: its reference is the line's for every worker. */
+function deductions(input: SaleInput, saleKey: string): StockMovementState[] {
+  return input.lines.map((line, index) =>
+    movement(stockReferenceId(saleKey, index, 'DEDUCT'), { ...line, action: 'DEDUCT' }),
+  );
+}
+
+/**
+ * One deduction per stock-tracked line, handed to the branch's stock ledger (by the signing activity when
+ * `ledgerWorkflowId` names it); the sale does not wait on stock.
+ */
+async function handOverDeductions(
+  sale: SaleContext,
+  saleKey: string,
+  stockTracked: Set<string>,
+  ledgerWorkflowId: string | undefined,
+): Promise<void> {
   const { input, record, settings } = sale;
   record.enter('reporting_stock');
-  record.state.stockMovements = input.lines.flatMap((line, index) =>
-    stockTracked.has(line.itemId)
-      ? [movement(stockReferenceId(saleKey, index, 'DEDUCT'), { ...line, action: 'DEDUCT' })]
-      : [],
-  );
-  await handOverStock(sale, record.state.stockMovements, settings.refundWindowMs > 0);
+  record.state.stockMovements = deductions(input, saleKey).filter((m) => stockTracked.has(m.itemId));
+  if (ledgerWorkflowId === undefined) {
+    await handOverStock(sale, record.state.stockMovements, settings.refundWindowMs > 0);
+    return;
+  }
+  for (const m of record.state.stockMovements) {
+    m.status = 'handed_over';
+    m.ledger = ledgerWorkflowId;
+  }
+  record.carriedEarly();
 }
 
 /** Open for a refund until the window ends; true when a refund was asked for. */
@@ -175,21 +210,25 @@ async function handOverStock(sale: SaleContext, movements: StockMovementState[],
   const { ledgerWorkflowId } = await sale.api.handOverStock({
     businessId: input.businessId,
     ...(input.branchId ? { branchId: input.branchId } : {}),
-    lines: movements.map((m) => ({
-      ...(stayingOpen ? { tellSale: true } : {}),
-      lineId: m.referenceId,
-      saleWorkflowId: sale.workflowId,
-      itemId: m.itemId,
-      action: m.action,
-      quantity: m.quantity,
-      unitPrice: m.unitPrice,
-    })),
+    lines: stockLines(sale, movements, stayingOpen),
     taskQueue: sale.taskQueue,
   });
   for (const m of movements) {
     m.status = 'handed_over';
     m.ledger = ledgerWorkflowId;
   }
+}
+
+function stockLines(sale: SaleContext, movements: StockMovementState[], stayingOpen: boolean): StockLine[] {
+  return movements.map((m) => ({
+    ...(stayingOpen ? { tellSale: true } : {}),
+    lineId: m.referenceId,
+    saleWorkflowId: sale.workflowId,
+    itemId: m.itemId,
+    action: m.action,
+    quantity: m.quantity,
+    unitPrice: m.unitPrice,
+  }));
 }
 
 function settingsOf(input: SaleInput): SaleSettings {

@@ -35,6 +35,7 @@ import {
 import { createRegistrationActivities } from '../../activities/registration.js';
 import { createOutageWatchActivities } from '../../activities/outage-watch.js';
 import { outageWatchWorkflowId } from '../../src/contracts/outage-watch.js';
+import { isSigned } from '../../src/contracts/compliance-rules.js';
 import type {
   AuthorityCause,
   ItemCheck,
@@ -216,15 +217,30 @@ function defaultStubs(): Omit<
 }
 
 /**
- * signSale as the real activity composes it: the item check, then the sale when every item is registered. Made
- * of the test's (recorded) checkItems and createSale, so a test stubs and observes those two as it always has.
+ * signSale as the real activity composes it: the item check, then the sale when every item is registered, then the
+ * signed sale's stock-tracked lines to the ledger. Made of the test's (recorded) checkItems, createSale and
+ * handOverStock, so a test stubs and observes those as it always has.
  */
-function signSaleFrom(stubs: Pick<Activities, 'checkItems' | 'createSale'>): Activities['signSale'] {
+function signSaleFrom(stubs: Pick<Activities, 'checkItems' | 'createSale' | 'handOverStock'>): Activities['signSale'] {
   return async (input) => {
     const { items } = await stubs.checkItems({ businessId: input.businessId, itemIds: input.itemIds });
     if (items.some((item) => !item.registered)) return { items };
-    const { itemIds: _itemIds, ...filing } = input;
-    return { items, submission: await stubs.createSale(filing) };
+    const { itemIds: _itemIds, handOver, ...filing } = input;
+    const submission = await stubs.createSale(filing);
+    const tracked = new Set(items.filter((item) => item.stockTracked).map((item) => item.itemId));
+    const lines = handOver?.lines.filter((line) => tracked.has(line.itemId)) ?? [];
+    if (!handOver || lines.length === 0 || !isSigned(submission.document)) return { items, submission };
+    try {
+      const { ledgerWorkflowId } = await stubs.handOverStock({
+        businessId: input.businessId,
+        ...(input.request.branchId ? { branchId: input.request.branchId } : {}),
+        lines,
+        taskQueue: handOver.taskQueue,
+      });
+      return { items, submission, handedOver: { ledgerWorkflowId } };
+    } catch {
+      return { items, submission };
+    }
   };
 }
 

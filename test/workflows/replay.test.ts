@@ -181,6 +181,29 @@ describe('replay of recorded histories', () => {
     expect(sale.some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'stockCarried')).toBe(true);
   });
 
+  it('holds a 1.3.0 sale whose stock the signing activity handed over, beside an older one that handed it over itself', () => {
+    const events = (id: string) => {
+      const found = stored.find((h) => h.workflowId === id);
+      expect(found, `${id} is recorded`).toBeDefined();
+      return found!.history.events ?? [];
+    };
+    const localActivities = (id: string) =>
+      events(id).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
+    const results = (id: string) =>
+      events(id).flatMap((e) => {
+        const payload = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
+        return payload
+          ? [defaultPayloadConverter.fromPayload(payload) as { handedOver?: { ledgerWorkflowId: string } }]
+          : [];
+      });
+    // The placement's local activity alone: the signing result names the ledger that took the lines.
+    expect(results('1.3.0/sale-stock-ledger')[0]?.handedOver?.ledgerWorkflowId).toMatch(/^stock-ledger:/);
+    expect(localActivities('1.3.0/sale-stock-ledger')).toBe(1);
+    // Recorded before: no ledger in the signing result, so the same code hands over with its local activity.
+    expect(results('1.1.0/sale-stock-ledger')[0]?.handedOver).toBeUndefined();
+    expect(localActivities('1.1.0/sale-stock-ledger')).toBe(2);
+  });
+
   it('holds the tenants worker’s placements: the shared queue keyed by the window, a window’s own queue keyed by the business, a refusal then a retry', () => {
     const history = (id: string) => {
       const found = stored.find((h) => h.workflowId === `1.0.0/${id}`);

@@ -23,6 +23,7 @@ import {
   type SaleState,
 } from '../../src/contracts/sale.js';
 import {
+  DEFAULT_STOCK_REPORTING,
   STOCK_LEDGER_WORKFLOW_TYPE,
   settleMovementUpdate,
   FIRST_BRANCH,
@@ -208,11 +209,13 @@ describe('the refund window', () => {
           referenceId: stockReferenceId(key, 1, 'DEDUCT'),
         },
       ]);
-      // Every API call (the ledger's included) ran on the compliance queue; the hand-over, which talks to Temporal, is a
-      // local activity of the sale on its own queue (placement asks the worker).
-      const serviceCalls = s.calls.filter((c) => c.name !== 'placeBusiness' && c.name !== 'handOverStock');
+      // Every API call (the ledger's included) ran on the compliance queue; placement asks the worker, on the sale's
+      // own queue. Signed at once, the sale's stock was handed over by the signing activity: no local activity did.
+      const serviceCalls = s.calls.filter((c) => c.name !== 'placeBusiness');
       expect(new Set(serviceCalls.map((c) => c.taskQueue))).toEqual(new Set([complianceTaskQueue(s.taskQueue)]));
-      expect(s.calls.filter((c) => c.name === 'handOverStock').map((c) => c.taskQueue)).toEqual([s.taskQueue]);
+      expect(s.calls.filter((c) => c.name === 'handOverStock').map((c) => c.taskQueue)).toEqual([
+        complianceTaskQueue(s.taskQueue),
+      ]);
       expect(closed.sale).toMatchObject({ status: 'completed', receipt: { cuInvoiceNo: 'KRACU0100000001/1' } });
       // The ledger told the open sale which recorded movement carried each line.
       const recordedAs = (referenceId: string) =>
@@ -250,6 +253,26 @@ describe('the refund window', () => {
       );
       expect(late).toBeInstanceOf(WorkflowNotFoundError);
       expect(count(s, 'createCreditNote')).toBe(0);
+    });
+  });
+
+  it('hands its stock over itself, once, when the signing activity could not', async () => {
+    let tries = 0;
+    const handOverStock = async () => {
+      tries++;
+      if (tries === 1) throw new Error('Temporal cannot be reached');
+      return { ledgerWorkflowId: 'stock-ledger:elsewhere', reporting: DEFAULT_STOCK_REPORTING };
+    };
+    await h.run({ handOverStock }, async (s) => {
+      const closed = await (await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }))).result();
+      const handOvers = s.calls.filter((c) => c.name === 'handOverStock');
+      // The signing activity's attempt failed and left the hand-over to the sale: a local activity on its own queue.
+      expect(handOvers.map((c) => c.taskQueue)).toEqual([complianceTaskQueue(s.taskQueue), s.taskQueue]);
+      expect(closed.step).toBe('completed');
+      expect(closed.stockMovements.map((m) => [m.status, m.ledger])).toEqual([
+        ['handed_over', 'stock-ledger:elsewhere'],
+        ['handed_over', 'stock-ledger:elsewhere'],
+      ]);
     });
   });
 

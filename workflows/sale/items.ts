@@ -1,5 +1,5 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
-import type { CreateSaleInput, SubmissionResult } from '../../activities/types.js';
+import type { CreateSaleInput, SigningHandOver, SubmissionResult } from '../../activities/types.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { SaleContext } from './context.js';
 import { parkOnRefusal } from './operator.js';
@@ -9,11 +9,15 @@ import { rideOutages, serviceAnswered } from './outage.js';
 export async function fileWithItemsChecked(
   ctx: SaleContext,
   filing: CreateSaleInput,
-  tracked: (items: Set<string>) => void,
+  handOver: SigningHandOver,
+  tracked: (items: Set<string>, ledgerWorkflowId: string | undefined) => void,
 ): Promise<SubmissionResult> {
   const { record, api } = ctx;
-  const checked = await api.signSale({ ...filing, itemIds: itemIdsOf(ctx) });
-  tracked(new Set(checked.items.filter((i) => i.stockTracked).map((i) => i.itemId)));
+  const checked = await api.signSale({ ...filing, itemIds: itemIdsOf(ctx), handOver });
+  tracked(
+    new Set(checked.items.filter((i) => i.stockTracked).map((i) => i.itemId)),
+    checked.handedOver?.ledgerWorkflowId,
+  );
   if (checked.submission) return checked.submission;
   await serviceAnswered(ctx);
   record.enter('registering_items');

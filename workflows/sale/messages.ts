@@ -77,13 +77,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
   });
   // The branch's stock ledger names the movement that carried each line it took.
   setHandler(stockCarriedSignal, ({ lines }) => {
-    for (const line of lines) {
-      const movement = record.movement(line.lineId);
-      if (movement?.status !== 'handed_over') continue;
-      movement.status = 'reported';
-      movement.carriedBy = line.referenceId;
-      if (line.movementId !== undefined) movement.movementId = line.movementId;
-    }
+    for (const line of lines) record.carried(line);
   });
 
   setHandler(

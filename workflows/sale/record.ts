@@ -17,6 +17,9 @@ import {
   type SaleStep,
   type StockMovementState,
 } from '../../src/contracts/sale.js';
+import type { StockCarried } from '../../src/contracts/stock-ledger.js';
+
+type StockCarriedLine = StockCarried['lines'][number];
 
 /** A sale's state before anything happened, as the `getState` query shows it. */
 export function initialSaleState(
@@ -49,6 +52,7 @@ export class SaleRecord {
   private stepBeforeOutage: SaleStep = 'creating_sale';
   /** The latest Temporal cancellation refused, shown in the current details so an operator sees why. */
   private refusedCancellation: string | undefined;
+  private readonly carriedBeforeRecorded = new Map<string, StockCarriedLine>();
 
   constructor(input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>) {
     this.state = initialSaleState(input, 'creating_sale');
@@ -241,5 +245,28 @@ export class SaleRecord {
 
   movement(referenceId: string): StockMovementState | undefined {
     return this.state.stockMovements.find((m) => m.referenceId === referenceId);
+  }
+
+  /**
+   * The ledger's word on the movement that carried a line. A line handed over by the signing activity can be named
+   * before the sale has recorded its movements: kept until it has.
+   */
+  carried(line: StockCarriedLine): void {
+    const movement = this.movement(line.lineId);
+    if (movement === undefined) {
+      this.carriedBeforeRecorded.set(line.lineId, line);
+      return;
+    }
+    if (movement.status !== 'handed_over') return;
+    movement.status = 'reported';
+    movement.carriedBy = line.referenceId;
+    if (line.movementId !== undefined) movement.movementId = line.movementId;
+  }
+
+  /** Applies what the ledger said before the movements were recorded. */
+  carriedEarly(): void {
+    const early = [...this.carriedBeforeRecorded.values()];
+    this.carriedBeforeRecorded.clear();
+    for (const line of early) this.carried(line);
   }
 }
