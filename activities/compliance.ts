@@ -36,7 +36,7 @@ import type { HandOverStockInput } from './stock-ledger.js';
 
 export type ComplianceActivityDeps = Pick<
   ActivityDeps,
-  'services' | 'itemRegistry' | 'callbackUrls' | 'logger' | 'metrics' | 'outages'
+  'services' | 'itemRegistry' | 'callbackUrls' | 'settledDocuments' | 'logger' | 'metrics' | 'outages'
 > & {
   /** The stock ledger's hand-over, for a sale signed by signSale; without it the workflow hands over. */
   handOverStock?: (input: HandOverStockInput) => Promise<{ ledgerWorkflowId: string }>;
@@ -138,6 +138,8 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
       submitted(await send({ businessId, signal }), callbackUrl),
     );
     const { document, outcome, httpStatus, replayed, causes } = result;
+    // The workflow gets the signed document from this answer: its result callback would only wake it.
+    if (outcome === 'signed' && callbackUrl !== undefined) deps.settledDocuments?.signedInAnswer(document.id);
     const codes = causes.map((c) => c.code);
     logger.info(
       { businessId, documentId: document.id, status: document.status, outcome, httpStatus, replayed, causes: codes },

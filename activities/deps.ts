@@ -20,6 +20,8 @@ export interface ActivityDeps {
   itemRegistry: ItemRegistry;
   /** Present when a public callback base URL is configured. */
   callbackUrls?: CallbackUrlSource;
+  /** Told of each document signed in the answer to a filing that carried a callback URL. */
+  settledDocuments?: { signedInAnswer(documentId: string): void };
   /** How each business's stock is reported (src/config/stock-reporting.ts), told to its ledger with every hand-over. */
   stockReporting?: (businessId: string) => StockReporting;
   /** Needed by requestItemRegistration and handOverStock only. */

@@ -9,6 +9,7 @@ import type { SignalDefinition } from '@temporalio/common';
 import type { CallbackHint } from '../contracts/sale.js';
 import { clip, clipped, type CallbackAnswerLog, type CallbackLogger } from './answer-log.js';
 import type { CallbackFloodGuard } from './flood-guard.js';
+import type { SettledDocuments } from './settled-documents.js';
 import { readHint, type CallbackBodyFields, type CallbackHeaders } from './hint.js';
 import type { CallbackUrlMinter } from './tokens.js';
 
@@ -48,6 +49,8 @@ interface CallbackRequest {
   bodyFields?: CallbackBodyFields;
   /** Counts every answer for the periodic summary; without it, refusals are logged at debug only. */
   answers?: CallbackAnswerLog;
+  /** Documents whose signed answer this process already handed to their workflow. */
+  settled?: Pick<SettledDocuments, 'has'>;
 }
 
 type ErrorCode = 'invalid_token' | 'expired_token' | 'signal_failed';
@@ -81,6 +84,7 @@ export async function handleCallback(request: CallbackRequest): Promise<Callback
 
   const { hint, fingerprint } = readHint(request.body, request.headers, request.bodyFields);
   shown = clipped({ ...hint });
+  if (hint.documentId !== null && request.settled?.has(hint.documentId)) return acknowledge('settled');
   const admission = guard.admit(workflowId, hint, fingerprint);
   if (admission.verdict !== 'signal') return acknowledge(admission.verdict);
 
@@ -112,6 +116,8 @@ const REFUSED = {
 const ACKNOWLEDGED = {
   closed: [200, 'ignored', 'callback acknowledged: the workflow is closed'],
   duplicate: [200, 'duplicate', 'callback acknowledged: a duplicate'],
+  // The activity that filed the document got it signed and gave it to the workflow: the hint would say nothing new.
+  settled: [200, 'duplicate', 'callback acknowledged: its document was signed in the answer this process handed on'],
   // Accepted: the workflow polls, so it learns the outcome without this hint.
   throttled: [202, 'throttled', "callback acknowledged: over the workflow's signal budget"],
   not_found: [200, 'ignored', 'callback ignored: no running workflow with this id (unknown or closed)'],

@@ -9,6 +9,7 @@ import { CallbackAnswerLog, callbackRequestSerializer, clip } from './answer-log
 import type { CallbackBodyFields } from './hint.js';
 import { CallbackFloodGuard } from './flood-guard.js';
 import { handleCallback, type CallbackSignal } from './handler.js';
+import type { SettledDocuments } from './settled-documents.js';
 import { CALLBACK_PATH_PREFIX, parseCallbackPath } from './paths.js';
 import type { CallbackUrlMinter } from './tokens.js';
 
@@ -24,6 +25,7 @@ interface CallbackRoutesOptions {
   answers?: CallbackAnswerLog;
   /** Told every answer's verdict (`accepted`, …, or the error code), e.g. for a metric. */
   onVerdict?: (verdict: string) => void;
+  settled?: Pick<SettledDocuments, 'has'>;
 }
 
 export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (app, options) => {

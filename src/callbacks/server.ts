@@ -16,6 +16,7 @@ import { CallbackAnswerLog, callbackRequestSerializer, clip } from './answer-log
 import { callbackBodyFields, type CallbackBodyFieldSetting } from './hint.js';
 import { signalRun, type CallbackSignal } from './handler.js';
 import { CALLBACK_BODY_LIMIT, callbackRoutes } from './routes.js';
+import type { SettledDocuments } from './settled-documents.js';
 import type { CallbackUrlMinter } from './tokens.js';
 
 const CALLBACK_RECEIVER_DEFAULTS = {
@@ -48,6 +49,8 @@ type CallbackServerOptions = {
   accountingWebhookSecret?: string;
   /** Served at `POST /webhooks/accounting/<application>`. Never logged. */
   accountingWebhookApplications?: readonly AccountingWebhookSecret[];
+  /** Documents this process's activities saw signed: their callbacks are acknowledged without a signal. */
+  settled?: Pick<SettledDocuments, 'has'>;
   // `signal` instead of a client (tests) serves result callbacks only.
 } & ({ client: Client; signal?: undefined } | { signal: CallbackSignal; client?: undefined });
 
@@ -141,6 +144,7 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     answers,
     bodyFields: callbackBodyFields(options.bodyFields),
     ...(onVerdict ? { onVerdict } : {}),
+    ...(options.settled ? { settled: options.settled } : {}),
   });
   const applications = options.accountingWebhookApplications ?? [];
   if ((options.accountingWebhookSecret || applications.length > 0) && client) {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SettledDocuments } from '../callbacks/settled-documents.js';
 import type { Client } from '@temporalio/client';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Logger } from 'pino';
@@ -23,6 +24,7 @@ export async function startCallbacks(
   client: Client,
   logger: Logger,
   metrics?: MetricsRecorder,
+  settled?: SettledDocuments,
 ): Promise<{ server: CallbackServer; minter: CallbackUrlMinter } | undefined> {
   const applications = tenants.accounting.flatMap((tenant) =>
     tenant.service.webhookSecret ? [{ application: tenant.application, secret: tenant.service.webhookSecret }] : [],
@@ -46,6 +48,7 @@ export async function startCallbacks(
     bodyFields: config.callbackBodyFields,
     accountingWebhookSecret: secrets.size === 1 ? [...secrets][0] : undefined,
     accountingWebhookApplications: applications,
+    ...(settled ? { settled } : {}),
   };
   if (config.callbackPublicBaseUrl && config.callbackSecret) {
     const minter = new CallbackUrlMinter({

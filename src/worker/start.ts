@@ -3,6 +3,7 @@
  * Temporal connections; `startWorkerProcess` is its second half, for callers that bring their own (tests, benchmark).
  */
 import { Client } from '@temporalio/client';
+import { SettledDocuments } from '../callbacks/settled-documents.js';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -130,7 +131,8 @@ export async function startWorkerProcess(options: {
     // At zero well before the start-up sync can count (the workflow bundle takes seconds): a scrape in between gives
     // increase() the zero it counts the first sync from.
     metrics.knowBusinesses('purchases', purchasesBusinessIds(settings.purchases, servedBusinesses(live.current())));
-    const callbacks = await startCallbacks(settings.worker, tenants, client, logger, metrics);
+    const settled = new SettledDocuments();
+    const callbacks = await startCallbacks(settings.worker, tenants, client, logger, metrics, settled);
     if (callbacks) opened.push(() => callbacks.server.close());
     const purchasesSink = options.purchasesSink ?? (await createSink(settings.purchases.sink));
     if (purchasesSink) opened.push(() => purchasesSink.close());
@@ -145,6 +147,7 @@ export async function startWorkerProcess(options: {
       workflowBundle: options.workflowBundle,
       dataConverter: options.dataConverter,
       callbackUrls: callbacks?.minter,
+      settledDocuments: settled,
       purchasesSink,
       stockReporting: settings.stockReporting,
       metrics,

@@ -13,6 +13,7 @@ import {
 import type { Logger } from 'pino';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { ItemRegistry } from '../../activities/item-registry.js';
+import type { SettledDocuments } from '../callbacks/settled-documents.js';
 import type { CallbackUrlMinter } from '../callbacks/tokens.js';
 import {
   ACTIVITY_QUEUES,
@@ -80,6 +81,8 @@ export interface WorkersOptions {
   client: Client;
   services: ServiceAccess;
   callbackUrls?: CallbackUrlMinter;
+  /** Told of each document signed in an answer, so its result callback is not signalled. */
+  settledDocuments?: Pick<SettledDocuments, 'signedInAnswer'>;
   logger: Logger;
   /** Fleet-wide activity starts per second on each service's queue (the server enforces it for the whole fleet). */
   activitiesPerSecond: { compliance: number; accounting: number };
@@ -132,6 +135,7 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     temporal: { client: options.client },
     logger: options.logger,
     callbackUrls: options.callbackUrls,
+    settledDocuments: options.settledDocuments,
     purchasesSink: options.purchasesSink,
     metrics: options.metrics,
     stockReporting: options.stockReporting,

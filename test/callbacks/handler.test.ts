@@ -6,6 +6,7 @@ import { CallbackFloodGuard } from '../../src/callbacks/flood-guard.js';
 import { handleCallback, type CallbackSignal } from '../../src/callbacks/handler.js';
 import { callbackBodyFields, readHint } from '../../src/callbacks/hint.js';
 import { redactCallbackPath } from '../../src/callbacks/answer-log.js';
+import { SettledDocuments } from '../../src/callbacks/settled-documents.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import type { CallbackHint } from '../../src/contracts/sale.js';
 import { memoryLogger } from './helpers.js';
@@ -181,5 +182,37 @@ describe('handleCallback under a flood', () => {
     expect(answers.every((a) => a.statusCode === 200 || a.statusCode === 202)).toBe(true);
     // Each request's own line is at debug; nothing here reaches info.
     expect(logs.lines().filter((line) => Number(line.level) >= 30)).toEqual([]);
+  });
+});
+
+describe('handleCallback for a document this process saw signed', () => {
+  it('acknowledges its callback without a signal, and still signals the others', async () => {
+    const minter = new CallbackUrlMinter({
+      publicBaseUrl: 'http://127.0.0.1',
+      secret: 'settled-unit-secret-0123456789-abcdefghij',
+    });
+    const settled = new SettledDocuments();
+    settled.signedInAnswer('sal_signed');
+    const signalled: string[] = [];
+    const signal: CallbackSignal = async (_workflowId, hint) => {
+      signalled.push(hint.documentId ?? '(none)');
+      return 'signalled';
+    };
+    const callback = (workflowId: string, documentId: string | null) =>
+      handleCallback({
+        workflowId,
+        token: minter.mint(workflowId).split('/').pop() ?? '',
+        body: documentId === null ? 'not json' : { event: 'sale.completed', data: { sale: { id: documentId } } },
+        minter,
+        signal,
+        guard: new CallbackFloodGuard(),
+        logger: memoryLogger().logger,
+        settled,
+      });
+    expect(await callback('sale:b:signed', 'sal_signed')).toEqual({ statusCode: 200, body: { status: 'duplicate' } });
+    expect(await callback('sale:b:other', 'sal_other')).toEqual({ statusCode: 202, body: { status: 'accepted' } });
+    // A body naming no document is a hint like any other.
+    expect(await callback('sale:b:anonymous', null)).toEqual({ statusCode: 202, body: { status: 'accepted' } });
+    expect(signalled).toEqual(['sal_other', '(none)']);
   });
 });
