@@ -11,6 +11,7 @@ import { parseDuration } from '../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { checkSaleInput } from '../src/contracts/sale-input.js';
 import type { RefundRequest, RefundResult, SaleInput, SaleState, StockMovementState } from '../src/contracts/sale.js';
+import type { StockLine } from '../src/contracts/stock-ledger.js';
 import { creditNoteIdempotencyKey, saleIdempotencyKey, stockReferenceId } from './keys.js';
 import { placeOnBudget, unplacedRoute } from './placement.js';
 import { saleActivities } from './sale/activities.js';
@@ -20,7 +21,6 @@ import { fileWithItemsChecked } from './sale/items.js';
 import { emptyInbox, handleSaleMessages, handleTemporalCancellation, refuseInput } from './sale/messages.js';
 import { OperatorCancelled, parkOnRefusal } from './sale/operator.js';
 import { RIDE_OUTAGES_PATCH } from './sale/outage.js';
-import type { StockLine } from '../src/contracts/stock-ledger.js';
 import { SaleRecord } from './sale/record.js';
 
 /**
@@ -40,8 +40,7 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
 async function runSale(sale: SaleContext): Promise<SaleState> {
   try {
     await placeSale(sale);
-    const { saleKey, stockTracked, ledgerWorkflowId } = await signSale(sale);
-    await handOverDeductions(sale, saleKey, stockTracked, ledgerWorkflowId);
+    await handOverDeductions(sale, await signSale(sale));
     if (await refundWindow(sale)) {
       const asked = sale.inbox.refund!;
       // A failure goes back to the operator through the refund update.
@@ -91,15 +90,16 @@ async function placeSale(sale: SaleContext): Promise<void> {
  * goes to the ledger from the signing activity (`ledgerWorkflowId`): the receipt's workflow task then runs no local
  * activity, so a till's answer does not wait for the hand-over.
  */
-async function signSale(
-  sale: SaleContext,
-): Promise<{ saleKey: string; stockTracked: Set<string>; ledgerWorkflowId: string | undefined }> {
+async function signSale(sale: SaleContext): Promise<SignedStock> {
   const { input, record } = sale;
   const saleKey = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
+  const deductions = input.lines.map((line, index) =>
+    movement(stockReferenceId(saleKey, index, 'DEDUCT'), { ...line, action: 'DEDUCT' }),
+  );
   // Always offered: an execution whose recorded signing result names no ledger (an older worker's) hands over itself.
   const handOver = {
     taskQueue: sale.taskQueue,
-    lines: stockLines(sale, deductions(input, saleKey), sale.settings.refundWindowMs > 0),
+    lines: stockLines(sale, deductions, sale.settings.refundWindowMs > 0),
   };
   const filing = {
     businessId: input.businessId,
@@ -119,29 +119,25 @@ async function signSale(
     }),
   );
   record.signed(signed);
-  return { saleKey, stockTracked, ledgerWorkflowId };
+  return { deductions, stockTracked, ledgerWorkflowId };
 }
 
-/** One deduction per line of the sale, in line order: its reference is the line's for every worker. */
-function deductions(input: SaleInput, saleKey: string): StockMovementState[] {
-  return input.lines.map((line, index) =>
-    movement(stockReferenceId(saleKey, index, 'DEDUCT'), { ...line, action: 'DEDUCT' }),
-  );
+/** A signed sale's deduction per line (its reference the line's for every worker), and where its stock went. */
+interface SignedStock {
+  deductions: StockMovementState[];
+  stockTracked: Set<string>;
+  /** The ledger the signing activity handed the stock-tracked lines to; undefined: the sale hands them over. */
+  ledgerWorkflowId: string | undefined;
 }
 
-/**
- * One deduction per stock-tracked line, handed to the branch's stock ledger (by the signing activity when
- * `ledgerWorkflowId` names it); the sale does not wait on stock.
- */
+/** The deductions of stock-tracked lines, with the branch's stock ledger; the sale does not wait on stock. */
 async function handOverDeductions(
   sale: SaleContext,
-  saleKey: string,
-  stockTracked: Set<string>,
-  ledgerWorkflowId: string | undefined,
+  { deductions, stockTracked, ledgerWorkflowId }: SignedStock,
 ): Promise<void> {
-  const { input, record, settings } = sale;
+  const { record, settings } = sale;
   record.enter('reporting_stock');
-  record.state.stockMovements = deductions(input, saleKey).filter((m) => stockTracked.has(m.itemId));
+  record.state.stockMovements = deductions.filter((m) => stockTracked.has(m.itemId));
   if (ledgerWorkflowId === undefined) {
     await handOverStock(sale, record.state.stockMovements, settings.refundWindowMs > 0);
     return;

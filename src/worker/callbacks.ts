@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { SettledDocuments } from '../callbacks/settled-documents.js';
 import type { Client } from '@temporalio/client';
+import type { SettledDocuments } from '../callbacks/settled-documents.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Logger } from 'pino';
 import { accountingWebhookPath } from '../callbacks/accounting-webhooks.js';

@@ -3,7 +3,6 @@
  * Temporal connections; `startWorkerProcess` is its second half, for callers that bring their own (tests, benchmark).
  */
 import { Client } from '@temporalio/client';
-import { SettledDocuments } from '../callbacks/settled-documents.js';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -35,6 +34,7 @@ import { openLiveTenants, type LiveTenants, type TenantsChange } from '../tenant
 import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { watchTenants, type TenantsReload } from '../tenants/watch.js';
+import { SettledDocuments } from '../callbacks/settled-documents.js';
 import { startCallbacks } from './callbacks.js';
 import {
   purchasesBusinessIds,
