@@ -36,7 +36,7 @@ import { Option } from 'commander';
 import { startDevServer } from './temporal-cli/dev-server.js';
 import { createProgram, parseAndRun } from '../src/cli/command.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../src/contracts/search-attributes.js';
-import { workflowsPath } from '../src/worker/workers.js';
+import { workflowSources } from '../src/worker/workers.js';
 import {
   outageScenarios,
   runScenarios,
@@ -117,7 +117,7 @@ async function main(only: Group | undefined): Promise<number> {
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   try {
     const client = new Client({ connection, namespace: server.namespace });
-    const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath() });
+    const bundle = await bundleWorkflowCode({ ...workflowSources() });
     const temporal = { client, nativeConnection, namespace: server.namespace };
     const runs: RecordedRun[] = [];
     if (only === undefined) runs.push(...(await runSingleKeyScenarios(temporal, bundle)));

@@ -15,7 +15,7 @@ import {
   FIRST_BRANCH,
   getStockLedgerStateQuery,
   handOverStockSignal,
-  settleMovementArgsSchema,
+  stockLedgerSchemas,
   settleMovementUpdate,
   type LedgerMovement,
   type StockLedgerInput,
@@ -67,7 +67,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
         const request = required(
           'settleMovement',
           '{"referenceId": "…", "decision": "applied" | "resend"}',
-          settleMovementArgsSchema,
+          stockLedgerSchemas().settleMovementArgs,
           argument,
         );
         if (!book.waitingForOperator().some((m) => m.referenceId === request.referenceId))

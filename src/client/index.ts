@@ -19,7 +19,7 @@ export {
   parseSaleInput,
   parseSaleReference,
 } from './schemas.js';
-export { refundRequestSchema, saleInputSchema } from '../contracts/sale-input.js';
+export { refundRequestSchema, saleInputSchema } from './schemas.js';
 export { parseDuration } from '../contracts/duration.js';
 export { saleDetails, saleSummary } from './summary.js';
 export type {

@@ -5,16 +5,11 @@
  */
 import type { z } from 'zod';
 import type { AwaitReceiptRequest, RefundRequest, SaleInput } from '../contracts/sale.js';
-import {
-  awaitReceiptRequestSchema,
-  cancelArgsSchema,
-  checkInput,
-  itemFixedArgsSchema,
-  refundRequestSchema,
-  saleInputSchema,
-  saleReferenceSchema,
-} from '../contracts/sale-input.js';
+import { checkInput, saleSchemas } from '../contracts/sale-input.js';
 import { SaleInputError } from './errors.js';
+
+/** The sale input's and the refund's schemas, for callers that check or describe them themselves. */
+export const { saleInput: saleInputSchema, refundRequest: refundRequestSchema } = saleSchemas();
 
 /** `input` parsed, or a `SaleInputError` naming the first wrong field (an unknown field first). */
 export function parseInput<T>(subject: string, schema: z.ZodType<T>, input: unknown): T {
@@ -24,31 +19,31 @@ export function parseInput<T>(subject: string, schema: z.ZodType<T>, input: unkn
 }
 
 export function parseSaleInput(input: unknown): SaleInput {
-  return parseInput('sale input', saleInputSchema, input);
+  return parseInput('sale input', saleSchemas().saleInput, input);
 }
 
 export function parseRefundRequest(input: unknown): RefundRequest {
-  return parseInput('refund request', refundRequestSchema, input);
+  return parseInput('refund request', saleSchemas().refundRequest, input);
 }
 
 export function parseSaleReference(
   businessId: unknown,
   traderInvoiceNumber: unknown,
 ): { businessId: string; traderInvoiceNumber: string } {
-  return parseInput('sale reference', saleReferenceSchema, { businessId, traderInvoiceNumber });
+  return parseInput('sale reference', saleSchemas().saleReference, { businessId, traderInvoiceNumber });
 }
 
 export function parseCancelArgs(reason: unknown): { reason: string } {
-  return parseInput('cancel request', cancelArgsSchema, { reason });
+  return parseInput('cancel request', saleSchemas().cancelArgs, { reason });
 }
 
 export function parseItemFixedArgs(itemId: unknown): { itemId: string } {
-  return parseInput('item-fixed request', itemFixedArgsSchema, { itemId });
+  return parseInput('item-fixed request', saleSchemas().itemFixedArgs, { itemId });
 }
 
 /** `awaitReceipt`'s argument; `undefined` stays undefined (every field of the request is optional). */
 export function parseAwaitReceiptRequest(request: unknown): AwaitReceiptRequest {
-  return parseInput('awaitReceipt request', awaitReceiptRequestSchema, request ?? {});
+  return parseInput('awaitReceipt request', saleSchemas().awaitReceiptRequest, request ?? {});
 }
 
 /** Checked as the workflow checks it, before anything is sent. */

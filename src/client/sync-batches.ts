@@ -6,7 +6,7 @@ import {
   dismissSyncBatchUpdate,
   getSyncBatchStateQuery,
   reprocessSyncBatchUpdate,
-  syncBatchInputSchema,
+  syncBatchSchemas,
   syncBatchWorkflowId,
   type SyncBatchInput,
   type SyncBatchState,
@@ -23,7 +23,7 @@ export type { SyncBatchInput, SyncBatchState, SyncBatchSummary };
 type SyncBatchWorkflow = (input: SyncBatchInput) => Promise<SyncBatchSummary>;
 
 export function parseSyncBatchInput(input: unknown): SyncBatchInput {
-  return parseInput('sync batch input', syncBatchInputSchema, input);
+  return parseInput('sync batch input', syncBatchSchemas().input, input);
 }
 
 type SyncBatchOperation = 'getState' | 'result' | 'reprocess' | 'dismiss';

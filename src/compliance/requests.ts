@@ -12,7 +12,7 @@ import {
   fieldPath,
   maxChars,
   nonEmpty,
-  saleRequestParts,
+  saleSchemas,
   traderInvoiceNumber,
   typeErrors,
 } from '../contracts/sale-input.js';
@@ -35,6 +35,7 @@ function callbackUrl(options: RequestValidationOptions) {
 }
 
 function buildSchemas(options: RequestValidationOptions) {
+  const { saleRequestParts } = saleSchemas();
   return {
     createSale: z.object({
       ...saleRequestParts.fields,

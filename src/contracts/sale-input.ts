@@ -148,7 +148,7 @@ const boundedNumber = (min: number, max: number) =>
  * A sale request's fields and limits, for the sale input below and the compliance client's `createSale` alike: the
  * client wraps them in `z.object` (unknown fields dropped), the sale input in `z.strictObject` (named).
  */
-export const saleRequestParts = {
+const saleRequestParts = {
   /** In document order: the first wrong one is reported. */
   fields: {
     traderInvoiceNumber: traderInvoiceNumber().describe(
@@ -188,9 +188,18 @@ export const saleRequestParts = {
       ),
 };
 
+/**
+ * zod's own pattern, copied: the shared original is frozen inside the workflow sandbox, and zod resets a pattern's
+ * `lastIndex` before each test.
+ */
+const EMAIL_PATTERN = new RegExp(z.regexes.email);
+
 /** The request's buyer, with one rule of the sales client's own: an email must be a valid address. */
 const customerSchema = z
-  .strictObject({ ...saleRequestParts.customer, email: z.email('must be a valid email address').optional() })
+  .strictObject({
+    ...saleRequestParts.customer,
+    email: z.email({ pattern: EMAIL_PATTERN, error: 'must be a valid email address' }).optional(),
+  })
   .describe('The buyer; every field optional. Encrypted in histories when the worker has payload keys.');
 
 const saleOptionsSchema = z
@@ -218,7 +227,7 @@ const saleOptionsSchema = z
   })
   .describe('Behaviour knobs; every one has a default.');
 
-export const saleInputSchema = z
+const saleInputSchema = z
   .strictObject({
     businessId: businessId().describe("The business the sale is for (no ':')."),
     ...saleRequestParts.fields,
@@ -231,7 +240,7 @@ export const saleInputSchema = z
       'id sale:<businessId>:<traderInvoiceNumber>.',
   );
 
-export const refundRequestSchema = z
+const refundRequestSchema = z
   .strictObject({
     reason: creditNoteReason().describe(
       '01 missing quantity, 02 missing data, 03 damaged, 04 wasted, 05 raw material shortage, 06 refund.',
@@ -245,19 +254,19 @@ export const refundRequestSchema = z
   })
   .describe('The argument of the refund update: a credit note reversing the signed sale in full.');
 
-export const saleReferenceSchema = z.strictObject({
+const saleReferenceSchema = z.strictObject({
   businessId: businessId(),
   traderInvoiceNumber: traderInvoiceNumber(),
 });
 
-export const cancelArgsSchema = z
+const cancelArgsSchema = z
   .strictObject({ reason: nonEmpty().describe('Why the sale is given up; kept in its history.') })
   .describe('The argument of the cancel update.');
-export const itemFixedArgsSchema = z
+const itemFixedArgsSchema = z
   .strictObject({ itemId: nonEmpty().describe('The item fixed in the dashboard.') })
   .describe('The argument of the itemFixed update.');
 
-export const awaitReceiptRequestSchema = z
+const awaitReceiptRequestSchema = z
   .strictObject({
     wait: positiveDuration("'30 seconds', '2m'", AWAIT_RECEIPT_WAIT_MAX)
       .meta({ pattern: DURATION_PATTERN })
@@ -276,6 +285,27 @@ export const awaitReceiptRequestSchema = z
   .describe(
     'The argument of the awaitReceipt update, alone or in an update-with-start: wait for the signed receipt values.',
   );
+
+const schemas = {
+  saleInput: saleInputSchema,
+  refundRequest: refundRequestSchema,
+  saleReference: saleReferenceSchema,
+  cancelArgs: cancelArgsSchema,
+  itemFixedArgs: itemFixedArgsSchema,
+  awaitReceiptRequest: awaitReceiptRequestSchema,
+  saleRequestParts,
+};
+
+export type SaleSchemas = typeof schemas;
+
+/**
+ * The sale's schemas, reached through a function: the workflow sandbox evaluates this module once per workflow
+ * thread and freezes whatever its exports reach, and zod writes into a schema as it is first used. Held in the
+ * module's scope, the schemas are built once for every workflow rather than once per workflow.
+ */
+export function saleSchemas(): SaleSchemas {
+  return schemas;
+}
 
 export interface InputProblem {
   /** Path of the wrong field, e.g. `lines[0].quantity`; `(input)` when the whole value is wrong. */
@@ -327,7 +357,7 @@ export function checkInput<T>(schema: z.ZodType<T>, value: unknown): InputCheck<
 }
 
 export function checkSaleInput(value: unknown): InputCheck<SaleInput> {
-  return checkInput(saleInputSchema, value);
+  return checkInput(schemas.saleInput, value);
 }
 
 /** `invalid sale input: lines is required (and 1 more problem)`. */

@@ -4,24 +4,18 @@ import type { z } from 'zod';
 import type { FiscalDocumentSchema } from '../compliance/schemas.js';
 import type { ItemRegistrationOutcome } from './item-registration.js';
 import type { StockMove } from './stock-ledger.js';
-import type {
-  awaitReceiptRequestSchema,
-  cancelArgsSchema,
-  itemFixedArgsSchema,
-  refundRequestSchema,
-  saleInputSchema,
-} from './sale-input.js';
+import type { SaleSchemas } from './sale-input.js';
 
 export const SALE_WORKFLOW_TYPE = 'saleWorkflow';
 
-export type SaleInput = z.output<typeof saleInputSchema>;
+export type SaleInput = z.output<SaleSchemas['saleInput']>;
 export type SaleLineInput = SaleInput['lines'][number];
-export type RefundRequest = z.output<typeof refundRequestSchema>;
+export type RefundRequest = z.output<SaleSchemas['refundRequest']>;
 /**
  * `input`, when given, must equal the input the sale was started with (else `sale_input_conflict`), so an
  * update-with-start that found an existing sale cannot print someone else's receipt.
  */
-export type AwaitReceiptRequest = z.output<typeof awaitReceiptRequestSchema>;
+export type AwaitReceiptRequest = z.output<SaleSchemas['awaitReceiptRequest']>;
 
 export type SaleStep =
   | 'registering_items'
@@ -119,8 +113,8 @@ export const getSaleInputQuery = defineQuery<SaleInput>('getInput');
 
 export const refundUpdate = defineUpdate<RefundResult, [RefundRequest]>('refund');
 export const retryUpdate = defineUpdate<SaleState, []>('retry');
-export const cancelUpdate = defineUpdate<SaleState, [z.output<typeof cancelArgsSchema>]>('cancel');
-export const itemFixedUpdate = defineUpdate<SaleState, [z.output<typeof itemFixedArgsSchema>]>('itemFixed');
+export const cancelUpdate = defineUpdate<SaleState, [z.output<SaleSchemas['cancelArgs']>]>('cancel');
+export const itemFixedUpdate = defineUpdate<SaleState, [z.output<SaleSchemas['itemFixedArgs']>]>('itemFixed');
 
 /** The answer of `awaitReceipt`: the receipt values once signed; otherwise the state says why not yet. */
 export interface ReceiptAnswer {

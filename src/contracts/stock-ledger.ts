@@ -129,7 +129,7 @@ export interface StockCarried {
 }
 
 /** `settleMovement`'s argument, as the workflow checks it and docs/schemas/settle-movement.schema.json publishes it. */
-export const settleMovementArgsSchema = z
+const settleMovementArgsSchema = z
   .strictObject({
     referenceId: z
       .string()
@@ -145,6 +145,13 @@ export const settleMovementArgsSchema = z
       ),
   })
   .describe("The argument of the stock ledger's settleMovement update.");
+
+const schemas = { settleMovementArgs: settleMovementArgsSchema };
+
+/** Behind a function for the workflow sandbox, which shares this module and freezes what its exports reach. */
+export function stockLedgerSchemas(): typeof schemas {
+  return schemas;
+}
 
 export const handOverStockSignal = defineSignal<[StockHandOver]>('handOverStock');
 export const stockCarriedSignal = defineSignal<[StockCarried]>('stockCarried');

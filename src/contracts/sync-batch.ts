@@ -11,7 +11,7 @@ export function syncBatchWorkflowId(syncBatchId: string): string {
 
 const duration = () => positiveDuration("'30 seconds'");
 
-export const syncBatchInputSchema = z.strictObject({
+const syncBatchInputSchema = z.strictObject({
   syncBatchId: nonEmpty(),
   /** Narrows every list call to one company. */
   companyId: nonEmpty().optional(),
@@ -35,6 +35,13 @@ export const syncBatchInputSchema = z.strictObject({
     })
     .optional(),
 });
+
+const schemas = { input: syncBatchInputSchema };
+
+/** Behind a function for the workflow sandbox, which shares this module and freezes what its exports reach. */
+export function syncBatchSchemas(): typeof schemas {
+  return schemas;
+}
 
 export type SyncBatchInput = z.output<typeof syncBatchInputSchema> & {
   /** Set by the workflow itself when it continues as new: where the previous run got to. */

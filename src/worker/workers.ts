@@ -42,6 +42,43 @@ export function workflowsPath(): string {
 }
 
 /**
+ * What workflow code imports from src/: definitions only (contracts, limits, pure rules), evaluated once by the
+ * workflow thread and shared with every workflow, where each workflow would otherwise evaluate its own copy of them
+ * (building the sale's schemas alone was a third of a sale's workflow CPU). The SDK freezes whatever their exports
+ * reach, so their zod schemas are exported behind a function. Order matters: zod is configured before any schema is
+ * built. A test keeps this list equal to the src/ modules the bundle holds.
+ */
+export const SHARED_WORKFLOW_MODULES = [
+  'workflows/zod-jitless',
+  'src/contracts/budget-placement',
+  'src/contracts/compliance-rules',
+  'src/contracts/duration',
+  'src/contracts/failures',
+  'src/contracts/item-registration',
+  'src/contracts/outage-watch',
+  'src/contracts/purchases-sync',
+  'src/contracts/sale-input',
+  'src/contracts/sale',
+  'src/contracts/search-attributes',
+  'src/contracts/stock-ledger',
+  'src/contracts/sync-batch',
+  'src/contracts/task-queues',
+  'src/http/rate-limit',
+  'src/reconciliation/limits',
+  'src/reconciliation/rules',
+];
+
+/** Where every bundle of the real workflows is built from: the worker's, the tests' and the tools' alike. */
+export function workflowSources(): { workflowsPath: string; preloadModules: string[] } {
+  const path = workflowsPath();
+  const extension = path.endsWith('.ts') ? '.ts' : '.js';
+  const preloadModules = SHARED_WORKFLOW_MODULES.map((module) =>
+    fileURLToPath(new URL(`../../${module}${extension}`, import.meta.url)),
+  );
+  return { workflowsPath: path, preloadModules };
+}
+
+/**
  * The workflow code bundled as the Worker would bundle it, but with its own logger: the SDK's bundler logs webpack's
  * statistics (some twenty lines) at info; they go to debug, and one info line says the bundle is built.
  */
@@ -53,7 +90,7 @@ export async function bundleWorkflows(logger: Logger, dataConverter?: DataConver
     else logger.debug(fields, message);
   });
   const bundle = await bundleWorkflowCode({
-    workflowsPath: workflowsPath(),
+    ...workflowSources(),
     logger: bundlerLogger,
     plugins: tracingPlugins(),
     ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),

@@ -1,6 +1,7 @@
 /**
  * The sale input's checks run inside Temporal's workflow sandbox, on a real worker of the run's Temporal server:
- * the sale workflow can validate a plain-JSON start with the very schemas the client and the docs use.
+ * the sale workflow can validate a plain-JSON start with the very schemas the client and the docs use. The schemas'
+ * module is shared between workflows as the worker shares it, so every check after the first reuses them.
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,7 @@ import type {
 } from '../fixtures/workflows/sale-input-check.js';
 import { useTestWorker } from '../helpers/test-worker.js';
 import type { SaleInput } from '../../src/contracts/sale.js';
+import { workflowSources } from '../../src/worker/workers.js';
 
 const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/sale-input-check.ts', import.meta.url));
 
@@ -24,7 +26,9 @@ const sale: SaleInput = {
 };
 
 describe('sale input checks inside the workflow sandbox', () => {
-  const { client, taskQueue } = useTestWorker(workflowsPath, 'sale-input');
+  const { client, taskQueue } = useTestWorker(workflowsPath, 'sale-input', {
+    preloadModules: workflowSources().preloadModules,
+  });
   const checkSale = (input: unknown) =>
     client.workflow.execute<typeof checkSaleInputInWorkflow>('checkSaleInputInWorkflow', {
       taskQueue,

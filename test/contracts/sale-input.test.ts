@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  awaitReceiptRequestSchema,
-  cancelArgsSchema,
   checkInput,
   checkSaleInput,
   describeProblems,
-  refundRequestSchema,
   saleInputDifferences,
+  saleSchemas,
   type InputProblem,
 } from '../../src/contracts/sale-input.js';
 import type { SaleInput } from '../../src/contracts/sale.js';
+
+const { awaitReceiptRequest, cancelArgs, refundRequest } = saleSchemas();
 
 function sale(): SaleInput {
   return {
@@ -114,33 +114,33 @@ describe('checkSaleInput', () => {
 
 describe('the other inputs of a sale', () => {
   it('awaitReceipt: a wait more than 0 and at most 10 minutes, an input that is a sale input', () => {
-    expect(checkInput(awaitReceiptRequestSchema, {})).toEqual({ ok: true, value: {} });
-    expect(checkInput(awaitReceiptRequestSchema, { wait: '10 minutes', input: sale() }).ok).toBe(true);
-    expect(checkInput(awaitReceiptRequestSchema, { wait: '601s' })).toEqual({
+    expect(checkInput(awaitReceiptRequest, {})).toEqual({ ok: true, value: {} });
+    expect(checkInput(awaitReceiptRequest, { wait: '10 minutes', input: sale() }).ok).toBe(true);
+    expect(checkInput(awaitReceiptRequest, { wait: '601s' })).toEqual({
       ok: false,
       problems: [{ field: 'wait', reason: 'must be at most 10 minutes' }],
     });
-    expect(checkInput(awaitReceiptRequestSchema, { wait: '0 seconds' })).toMatchObject({
+    expect(checkInput(awaitReceiptRequest, { wait: '0 seconds' })).toMatchObject({
       problems: [{ field: 'wait', reason: 'must be longer than 0' }],
     });
-    expect(checkInput(awaitReceiptRequestSchema, { input: { ...sale(), lines: [] } })).toMatchObject({
+    expect(checkInput(awaitReceiptRequest, { input: { ...sale(), lines: [] } })).toMatchObject({
       problems: [{ field: 'input.lines', reason: 'must have at least 1 line' }],
     });
-    expect(checkInput(awaitReceiptRequestSchema, { timeout: '1m' })).toMatchObject({
+    expect(checkInput(awaitReceiptRequest, { timeout: '1m' })).toMatchObject({
       problems: [{ field: 'timeout', reason: 'is not a known field' }],
     });
   });
 
   it('cancel: a reason is required (what an empty update form sends)', () => {
-    expect(checkInput(cancelArgsSchema, undefined)).toEqual({
+    expect(checkInput(cancelArgs, undefined)).toEqual({
       ok: false,
       problems: [{ field: '(input)', reason: 'is required' }],
     });
-    expect(checkInput(cancelArgsSchema, {})).toEqual({
+    expect(checkInput(cancelArgs, {})).toEqual({
       ok: false,
       problems: [{ field: 'reason', reason: 'is required' }],
     });
-    expect(checkInput(cancelArgsSchema, { reason: 'customer left' })).toEqual({
+    expect(checkInput(cancelArgs, { reason: 'customer left' })).toEqual({
       ok: true,
       value: { reason: 'customer left' },
     });
@@ -148,7 +148,7 @@ describe('the other inputs of a sale', () => {
 
   it('refund: a reason code from the contract', () => {
     expect(
-      checkInput(refundRequestSchema, { reason: '07', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' }),
+      checkInput(refundRequest, { reason: '07', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' }),
     ).toMatchObject({
       problems: [{ field: 'reason', reason: 'must be one of 01, 02, 03, 04, 05, 06' }],
     });

@@ -5,10 +5,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { workflowsPath } from '../../src/worker/workers.js';
+import { workflowSources } from '../../src/worker/workers.js';
 import { testLogger } from './temporal.js';
 
 const [out] = process.argv.slice(2);
 if (!out) throw new Error('usage: tsx test/helpers/bundle-workflows.ts <out.json>');
-const { code, sourceMap } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: testLogger });
+const { code, sourceMap } = await bundleWorkflowCode({ ...workflowSources(), logger: testLogger });
 await writeFile(out, JSON.stringify({ code, sourceMap }));

@@ -17,7 +17,11 @@ export interface TestWorker {
  * shared Temporal server: started before the file's tests, shut down after them, then the file's connections
  * closed. Call it before registering the file's own hooks, so that their `afterAll` runs first.
  */
-export function useTestWorker(workflowsPath: string, taskQueuePrefix: string): TestWorker {
+export function useTestWorker(
+  workflowsPath: string,
+  taskQueuePrefix: string,
+  bundle: { preloadModules?: string[] } = {},
+): TestWorker {
   const taskQueue = uniqueTaskQueue(taskQueuePrefix);
   let client: Client | undefined;
   let worker: Worker | undefined;
@@ -25,7 +29,7 @@ export function useTestWorker(workflowsPath: string, taskQueuePrefix: string): T
   beforeAll(async () => {
     const env = await getTestEnv();
     client = env.client;
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: testLogger });
+    const workflowBundle = await bundleWorkflowCode({ workflowsPath, ...bundle, logger: testLogger });
     worker = await Worker.create({
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',

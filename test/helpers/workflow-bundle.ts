@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { workflowsPath } from '../../src/worker/workers.js';
+import { workflowSources } from '../../src/worker/workers.js';
 import { testLogger } from './temporal.js';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -14,6 +14,6 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   const path = inject('workflowBundlePath');
   bundle ??= path
     ? readFile(path, 'utf8').then((text) => JSON.parse(text) as WorkflowBundleWithSourceMap)
-    : bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: testLogger });
+    : bundleWorkflowCode({ ...workflowSources(), logger: testLogger });
   return bundle;
 }

@@ -14,7 +14,7 @@ import { failureConverterPath, payloadEncryptionFromEnv } from '../../src/codec/
 import { startCodecServer, type CodecServer } from '../../src/codec/server.js';
 import { resolveServices } from '../../src/services/endpoints.js';
 import { startWorkerProcess } from '../../src/worker/start.js';
-import { workflowsPath } from '../../src/worker/workers.js';
+import { workflowSources } from '../../src/worker/workers.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { getTestEnv, testLogger } from '../helpers/temporal.js';
 import { singleKeyTestTenants, testWorkerSettings } from '../helpers/worker-settings.js';
@@ -54,7 +54,7 @@ export async function startEncryptedSaleStack(options: {
   const client = new Client({ connection: env.connection, namespace, dataConverter: encryption.dataConverter });
   const taskQueue = `python-caller-${randomUUID()}`;
   const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: workflowsPath(),
+    ...workflowSources(),
     failureConverterPath: failureConverterPath(),
     logger: testLogger,
   });

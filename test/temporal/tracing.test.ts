@@ -13,7 +13,7 @@ import { connectSalesClient } from '../../src/client/connect.js';
 import { ConfigError } from '../../src/config/env.js';
 import { localTemporalSettings } from '../../src/temporal/connection.js';
 import { installTracing, tracingPlugins, tracingSettings, type Tracing } from '../../src/temporal/tracing.js';
-import { workflowsPath } from '../../src/worker/workers.js';
+import { workflowSources } from '../../src/worker/workers.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeTestEnv, getTestEnv, testLogger } from '../helpers/temporal.js';
 import { DEMO, saleInput, startSaleStack, type SaleStack } from '../workflows/sale-stack.js';
@@ -138,7 +138,7 @@ describe('tracing with an OTLP endpoint', () => {
     });
     // A bundle built ahead of time carries the workflow interceptors only if built with the plugins.
     const bundle = await bundleWorkflowCode({
-      workflowsPath: workflowsPath(),
+      ...workflowSources(),
       logger: testLogger,
       plugins: tracingPlugins(),
     });

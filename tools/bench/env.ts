@@ -40,7 +40,7 @@ import {
 } from '../../src/temporal/connection.js';
 import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
-import { workflowsPath } from '../../src/worker/workers.js';
+import { workflowSources } from '../../src/worker/workers.js';
 import { saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
 import { bundleFloor, createFloorActivities } from './floor-activity.js';
 import { FLOOR_WORKFLOW_TYPE } from './floor-workflow.js';
@@ -102,7 +102,7 @@ export async function openTemporal(): Promise<BenchTemporal> {
     connection = await connectClient(settings);
     native = await connectNative(settings);
     const bundleLogger = new DefaultLogger('ERROR');
-    const saleBundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: bundleLogger });
+    const saleBundle = await bundleWorkflowCode({ ...workflowSources(), logger: bundleLogger });
     const floorBundle = await bundleFloor();
     const client = new Client({ connection, namespace: settings.namespace, dataConverter: encryption.dataConverter });
     const nativeConnection = native;

@@ -15,7 +15,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@t
 import { startDevServer } from '../temporal-cli/dev-server.js';
 import { createProgram, parseAndRun } from '../../src/cli/command.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
-import { workflowsPath } from '../../src/worker/workers.js';
+import { workflowSources } from '../../src/worker/workers.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
 import type { PurchasesSyncResult } from '../../src/contracts/purchases-sync.js';
 import { fastFixture } from '../../test/helpers/fast-fixture.js';
@@ -157,7 +157,7 @@ async function main(): Promise<number> {
       nativeConnection,
       namespace: server.namespace,
     };
-    const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: new DefaultLogger('ERROR') });
+    const bundle = await bundleWorkflowCode({ ...workflowSources(), logger: new DefaultLogger('ERROR') });
     console.log('\nCompliance API calls per purchases sync (page size 100)');
     console.table(await callsPerSync(temporal, bundle));
     const { rows, stillQueued } = await saleWaits(temporal, bundle);

@@ -6,14 +6,8 @@
  * them all and names the field it refuses.
  */
 import { z } from 'zod';
-import {
-  awaitReceiptRequestSchema,
-  cancelArgsSchema,
-  itemFixedArgsSchema,
-  refundRequestSchema,
-  saleInputSchema,
-} from '../../src/contracts/sale-input.js';
-import { settleMovementArgsSchema } from '../../src/contracts/stock-ledger.js';
+import { saleSchemas } from '../../src/contracts/sale-input.js';
+import { stockLedgerSchemas } from '../../src/contracts/stock-ledger.js';
 
 /** Where the files say they live: an address that names them without promising a server. */
 const ID_BASE = 'https://example.invalid/etims-temporal-worker/schemas/';
@@ -24,20 +18,22 @@ interface PublishedSchema {
   schema: z.ZodType;
 }
 
+const { saleInput, refundRequest, cancelArgs, itemFixedArgs, awaitReceiptRequest } = saleSchemas();
+
 export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
-  { file: 'sale-input.schema.json', title: 'Sale input (saleWorkflow argument)', schema: saleInputSchema },
-  { file: 'refund-request.schema.json', title: 'Refund request (refund update argument)', schema: refundRequestSchema },
-  { file: 'cancel.schema.json', title: 'Cancel (cancel update argument)', schema: cancelArgsSchema },
-  { file: 'item-fixed.schema.json', title: 'Item fixed (itemFixed update argument)', schema: itemFixedArgsSchema },
+  { file: 'sale-input.schema.json', title: 'Sale input (saleWorkflow argument)', schema: saleInput },
+  { file: 'refund-request.schema.json', title: 'Refund request (refund update argument)', schema: refundRequest },
+  { file: 'cancel.schema.json', title: 'Cancel (cancel update argument)', schema: cancelArgs },
+  { file: 'item-fixed.schema.json', title: 'Item fixed (itemFixed update argument)', schema: itemFixedArgs },
   {
     file: 'await-receipt.schema.json',
     title: 'Await receipt (awaitReceipt update argument)',
-    schema: awaitReceiptRequestSchema,
+    schema: awaitReceiptRequest,
   },
   {
     file: 'settle-movement.schema.json',
     title: "Settle movement (the stock ledger's settleMovement update argument)",
-    schema: settleMovementArgsSchema,
+    schema: stockLedgerSchemas().settleMovementArgs,
   },
 ];
 

@@ -9,13 +9,10 @@ import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { parseDuration } from '../../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import {
-  awaitReceiptRequestSchema,
-  cancelArgsSchema,
   checkInput,
   describeProblems,
-  itemFixedArgsSchema,
-  refundRequestSchema,
   saleInputDifferences,
+  saleSchemas,
   type InputProblem,
 } from '../../src/contracts/sale-input.js';
 import {
@@ -118,7 +115,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
     },
     {
       validator: (argument) => {
-        required('cancel', '{"reason": "…"}', cancelArgsSchema, argument);
+        required('cancel', '{"reason": "…"}', saleSchemas().cancelArgs, argument);
         const cancelling = inbox.operatorCancel !== undefined || state.step === 'cancelled';
         assertAllowed(
           cancelling || record.isParkedFor('cancel'),
@@ -144,7 +141,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
     },
     {
       validator: (argument) => {
-        const { itemId } = required('itemFixed', '{"itemId": "…"}', itemFixedArgsSchema, argument);
+        const { itemId } = required('itemFixed', '{"itemId": "…"}', saleSchemas().itemFixedArgs, argument);
         assertAllowed(
           record.isParkedFor('itemFixed') && (state.parked?.itemIds ?? []).includes(itemId),
           `item ${itemId} is not waiting for a fix`,
@@ -166,7 +163,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
         required(
           'refund',
           '{"reason": "01".."06", "returnDate": "YYYY-MM-DD", "traderInvoiceNumber": "…", "restock"?: true}',
-          refundRequestSchema,
+          saleSchemas().refundRequest,
           argument,
         );
         validateRefund(ctx);
@@ -185,7 +182,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
       validator: (argument) => {
         // Optional as a whole: no data asks for the default wait without comparing inputs.
         if (argument === undefined || argument === null) return;
-        const checked = checkInput(awaitReceiptRequestSchema, argument);
+        const checked = checkInput(saleSchemas().awaitReceiptRequest, argument);
         if (!checked.ok)
           refuse(
             `awaitReceipt takes {"wait"?: "30 seconds", "input"?: the sale's input}: ${wording(checked.problems)}`,
