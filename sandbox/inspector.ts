@@ -5,6 +5,7 @@ import {
   type CallbackAttempt,
   type InspectedAuthorityRule,
   type InspectedDocument,
+  type InspectedItemRecord,
   type InspectionResponses,
   type RequestsSummary,
   type StockLevel,
@@ -96,6 +97,11 @@ export class SandboxInspector {
     filter: { since?: number; applicationId?: string; service?: 'compliance' | 'accounting' } = {},
   ): Promise<RequestRecord[]> {
     return (await this.call<InspectionResponses['requestLog']>('GET', '/requests/log', filter)).requests;
+  }
+
+  /** Every item of the business with how many times it was created and registered through the API. */
+  async itemRecords(businessId: string): Promise<InspectedItemRecord[]> {
+    return (await this.call<InspectionResponses['itemRecords']>('GET', '/items/records', { businessId })).items;
   }
 
   /** Fills in what the item lacks for registration, as if done on the dashboard. */

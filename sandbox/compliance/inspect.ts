@@ -129,6 +129,18 @@ export function inspectionRoutes(app: FastifyInstance, ctx: ComplianceContext): 
     return { requests: ctx.stats.records(query) };
   });
 
+  app.get(at('/items/records'), async (request) => {
+    const { businessId } = parseQuery(LevelsQuery, request.query);
+    const items = ctx.state.itemsOf(businessId).map((item) => ({
+      id: item.view.id,
+      externalId: item.view.externalId,
+      registrationStatus: item.view.registrationStatus,
+      creations: ctx.state.creationsOf(businessId, item.view.externalId),
+      registrations: item.registrations,
+    }));
+    return { items };
+  });
+
   app.post(at('/items/:id/fix'), async (request) => {
     const item = ctx.state.items.get(pathId(request.params));
     if (!item) throw notFound(`Item ${pathId(request.params)}`);

@@ -40,6 +40,17 @@ export interface StockLevel {
   quantity: number;
 }
 
+/** What the sandbox recorded of one item: for tests and benchmarks that count duplicates. */
+export interface InspectedItemRecord {
+  id: string;
+  externalId: string;
+  registrationStatus: string;
+  /** Items created through the API with this `externalId` (201s): more than 1 is a duplicate. */
+  creations: number;
+  /** Registrations sent to the authority for this item. */
+  registrations: number;
+}
+
 export interface RequestsSummary extends RequestStatsSnapshot {
   faultsInjected: Record<string, number>;
 }
@@ -50,6 +61,7 @@ export interface InspectionResponses {
   document: { document: InspectedDocument };
   movements: { movements: StockMovement[] };
   levels: { levels: StockLevel[] };
+  itemRecords: { items: InspectedItemRecord[] };
   callbacks: { attempts: CallbackAttempt[] };
   requests: RequestsSummary;
   requestLog: { requests: RequestRecord[] };

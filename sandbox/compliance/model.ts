@@ -123,6 +123,8 @@ export interface ItemRecord {
   deleted: boolean;
   /** Branches the item was registered for. */
   registeredBranchIds: string[];
+  /** Registrations sent to the authority (a repeat of a registered item sends none, C23). */
+  registrations: number;
 }
 
 export interface StockMovement {

@@ -49,6 +49,9 @@ export class ComplianceState {
   readonly keys = new Map<string, KeyRecord>();
   readonly businesses = new Map<string, BusinessRecord>();
   readonly items = new Map<string, ItemRecord>();
+  /** Items by business and `externalId`, and how many times each `externalId` was created (201) through the API. */
+  private readonly externalIds = new Map<string, string>();
+  private readonly creations = new Map<string, number>();
   readonly documents = new Map<string, DocumentRecord>();
   readonly movements: StockMovement[] = [];
   readonly purchases: PurchaseRecord[] = [];
@@ -66,6 +69,8 @@ export class ComplianceState {
     }
     this.receiptNumbers.clear();
     this.receiptTotals.clear();
+    this.externalIds.clear();
+    this.creations.clear();
     this.movements.length = 0;
     this.purchases.length = 0;
 
@@ -97,10 +102,32 @@ export class ComplianceState {
           scuId: formatScuId(branch.scuSerial ?? nextSerial++),
         })),
       });
-      for (const item of business.items) this.items.set(item.id, itemRecord(business.id, item));
+      for (const item of business.items) this.addItem(itemRecord(business.id, item));
       for (const level of business.stock) this.stock.set(stockKey(level.branchId, level.itemId), level.quantity);
       for (const purchase of business.purchases) this.purchases.push(purchaseRecord(business, purchase));
     }
+  }
+
+  addItem(item: ItemRecord): void {
+    this.items.set(item.view.id, item);
+    this.externalIds.set(externalIdKey(item.businessId, item.view.externalId), item.view.id);
+  }
+
+  /** The business's item with this `externalId`, unless deleted. */
+  itemByExternalId(businessId: string, externalId: string): ItemRecord | undefined {
+    const item = this.items.get(this.externalIds.get(externalIdKey(businessId, externalId)) ?? '');
+    return item && !item.deleted ? item : undefined;
+  }
+
+  /** An item created through the API: counted per `externalId`, so a test can see an item created twice. */
+  createItem(item: ItemRecord): void {
+    this.addItem(item);
+    const key = externalIdKey(item.businessId, item.view.externalId);
+    this.creations.set(key, (this.creations.get(key) ?? 0) + 1);
+  }
+
+  creationsOf(businessId: string, externalId: string): number {
+    return this.creations.get(externalIdKey(businessId, externalId)) ?? 0;
   }
 
   itemsOf(businessId: string): ItemRecord[] {
@@ -153,6 +180,10 @@ export function computeNeeds(item: Pick<ItemView, 'productTypeCode' | 'classific
   return { productType: item.productTypeCode === null, classificationMapping: item.classificationCode === null };
 }
 
+function externalIdKey(businessId: string, externalId: string): string {
+  return `${businessId}\u0000${externalId}`;
+}
+
 function itemRecord(businessId: string, item: ItemFixture): ItemRecord {
   const view: ItemView = {
     id: item.id,
@@ -170,7 +201,7 @@ function itemRecord(businessId: string, item: ItemFixture): ItemRecord {
     registrationStatus: item.registrationStatus,
     needs: item.needs ? { ...item.needs } : computeNeeds(item),
   };
-  return { view, businessId, deleted: item.deleted, registeredBranchIds: [] };
+  return { view, businessId, deleted: item.deleted, registeredBranchIds: [], registrations: 0 };
 }
 
 export function purchaseRecord(business: BusinessFixture, purchase: PurchaseFixture): PurchaseRecord {

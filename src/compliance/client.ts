@@ -20,6 +20,7 @@ import {
   validatePathId,
   type CodeListsQuery,
   type CreateCreditNoteInput,
+  type CreateItemInput,
   type CreateSaleInput,
   type ListPurchasesQuery,
   type RegisterItemInput,
@@ -135,6 +136,17 @@ export class ComplianceClient {
   async listItems(opts?: CallOptions) {
     const spec = { operation: 'listItems', path: '/items' };
     return this.call(spec, ItemListEnvelopeSchema, (body) => body.data.items, opts);
+  }
+
+  /**
+   * Creates an item (C21), `PENDING` until registered. The same `externalId` again is a 409 `already_exists` whose
+   * `details.item` is the item the service has (`itemFromError`). A failure after sending is ambiguous: the item list
+   * says whether it was created.
+   */
+  async createItem(input: CreateItemInput, opts?: CallOptions) {
+    const body = this.validator.validate('createItem', input);
+    const spec: RequestSpec = { operation: 'createItem', method: 'POST', path: '/items', idempotent: false, body };
+    return this.call(spec, ItemEnvelopeSchema, (answer) => answer.data.item, opts);
   }
 
   /** Registers an item with the tax authority; safe to repeat (C23). A 422 carries the item in `details.item`. */

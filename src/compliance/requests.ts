@@ -61,6 +61,21 @@ function buildSchemas(options: RequestValidationOptions) {
       branchId: nonEmpty().optional(),
     }),
 
+    // C21: the service's code lists decide which codes it takes; the shape is checked here.
+    createItem: z.object({
+      externalId: nonEmpty(),
+      name: nonEmpty(),
+      sku: z.string().optional(),
+      taxTypeCode: nonEmpty(),
+      taxCategory: nonEmpty().optional(),
+      productTypeCode: nonEmpty().optional(),
+      classificationCode: nonEmpty().optional(),
+      unitCode: nonEmpty().optional(),
+      packagingUnitCode: nonEmpty().optional(),
+      unitPrice: atLeastZero(),
+      stockTracked: z.boolean().optional(),
+    }),
+
     registerItem: z.object({
       branchId: nonEmpty().optional(), // or its `authorityBhfId`; default the business's first branch (C22)
       reRegister: z.boolean().optional(),
@@ -93,6 +108,7 @@ type Schemas = ReturnType<typeof buildSchemas>;
 export type CreateSaleInput = z.input<Schemas['createSale']>;
 export type CreateCreditNoteInput = z.input<Schemas['createCreditNote']>;
 export type StockAdjustmentInput = z.input<Schemas['adjustStock']>;
+export type CreateItemInput = z.input<Schemas['createItem']>;
 export type RegisterItemInput = z.input<Schemas['registerItem']>;
 export type ListPurchasesQuery = z.input<Schemas['listPurchases']>;
 export type CodeListsQuery = z.input<Schemas['listCodeLists']>;

@@ -35,8 +35,8 @@ export const KNOWN_CODES: readonly string[] = unique([
 export const API_CALL_OUTCOMES: readonly string[] = unique(['ok', 'answered_with_outcome', ...KNOWN_CODES]);
 
 export const COMPLIANCE_OPERATIONS = [
-  ...['adjustStock', 'createSale', 'createCreditNote', 'getIdentity', 'getSale', 'listBusinesses', 'listCodeLists'],
-  ...['listItems', 'listPurchases', 'pullPurchases', 'registerItem', 'retrySale'],
+  ...['adjustStock', 'createItem', 'createSale', 'createCreditNote', 'getIdentity', 'getSale', 'listBusinesses'],
+  ...['listCodeLists', 'listItems', 'listPurchases', 'pullPurchases', 'registerItem', 'retrySale'],
 ] as const;
 
 export const CALLBACK_VERDICTS = [

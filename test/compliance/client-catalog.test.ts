@@ -1,37 +1,57 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { authorityErrorsFromError, isRegistered, itemFromError } from '../../src/compliance/schemas.js';
-import { DEMO, apiErrorOf, useClients, useRawTransport, useSandbox } from './helpers.js';
+import { RequestValidationError } from '../../src/http/errors.js';
+import { DEMO, apiErrorOf, useClients, useSandbox } from './helpers.js';
 
 const sandbox = useSandbox();
 const client = useClients(sandbox);
 const nairobi = () => client(DEMO.keys.nairobi);
-const raw = useRawTransport(sandbox);
 
-/** A new PENDING item that lacks a product type and a classification mapping (the client creates no items). */
+/** A new PENDING item that lacks a product type and a classification mapping. */
 async function newItemId(): Promise<string> {
-  const item = {
+  const { data } = await nairobi().createItem({
     externalId: `SKU-${randomUUID().slice(0, 8)}`,
     name: 'Chapati flour 2kg',
     taxTypeCode: 'B',
     unitPrice: 210,
-  };
-  const res = await raw().send({
-    operation: 'createItem',
-    method: 'POST',
-    path: '/v1/items',
-    headers: { 'x-api-key': DEMO.keys.nairobi },
-    body: JSON.stringify(item),
-    idempotent: false,
   });
-  expect(res.status).toBe(201);
-  return (JSON.parse(res.body.toString('utf8')) as { data: { item: { id: string } } }).data.item.id;
+  return data.id;
 }
 
 async function quantityAt(branchId: string, itemId: string): Promise<number> {
   const levels = await sandbox().inspector.stockLevels(DEMO.businesses.nairobi);
   return levels.find((l) => l.branchId === branchId && l.itemId === itemId)?.quantity ?? 0;
 }
+
+describe('createItem', () => {
+  it('201: a PENDING item that says what it lacks; its externalId again is a 409 carrying that item (C21)', async () => {
+    const externalId = `SKU-${randomUUID().slice(0, 8)}`;
+    const request = { externalId, name: 'Maize meal 2kg', taxTypeCode: 'B', productTypeCode: '2', unitPrice: 180 };
+    const { data, meta } = await nairobi().createItem(request);
+    expect(meta.status).toBe(201);
+    expect(data).toMatchObject({
+      externalId,
+      name: 'Maize meal 2kg',
+      productTypeCode: '2',
+      registrationStatus: 'PENDING',
+      needs: { productType: false, classificationMapping: true },
+    });
+    const err = await apiErrorOf(nairobi().createItem({ ...request, name: 'Maize meal 2 kg' }));
+    expect(err).toMatchObject({ status: 409, code: 'already_exists' });
+    expect(itemFromError(err)).toMatchObject({ id: data.id, externalId, name: 'Maize meal 2kg' });
+    const items = await nairobi().listItems();
+    expect(items.data.filter((item) => item.externalId === externalId)).toHaveLength(1);
+  });
+
+  it('a bad request is refused before anything is sent', async () => {
+    const before = (await sandbox().inspector.requestLog()).length;
+    await expect(
+      nairobi().createItem({ externalId: ' ', name: 'Sugar', taxTypeCode: 'B', unitPrice: -1 }),
+    ).rejects.toBeInstanceOf(RequestValidationError);
+    expect((await sandbox().inspector.requestLog()).length).toBe(before);
+  });
+});
 
 describe('registerItem', () => {
   it('422 with the item while it lacks something; registered once fixed; repeating is harmless (C23)', async () => {

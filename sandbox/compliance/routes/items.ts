@@ -46,7 +46,7 @@ export function itemRoutes(app: FastifyInstance, ctx: ComplianceContext): void {
   app.post('/v1/items', { onRequest: requireScope('catalog:write') }, async (request, reply) => {
     const body = parseBody(ItemCreateRequestSchema, request.body);
     const business = resolveBusiness(ctx.state, request);
-    const existing = ctx.state.itemsOf(business.id).find((item) => item.view.externalId === body.externalId);
+    const existing = ctx.state.itemByExternalId(business.id, body.externalId);
     if (existing) {
       throw conflict('already_exists', `An item with externalId ${body.externalId} already exists`, {
         item: snapshot(existing.view),
@@ -58,6 +58,7 @@ export function itemRoutes(app: FastifyInstance, ctx: ComplianceContext): void {
       businessId: business.id,
       deleted: false,
       registeredBranchIds: [],
+      registrations: 0,
       view: {
         id: newId('item'),
         externalId: body.externalId,
@@ -75,7 +76,7 @@ export function itemRoutes(app: FastifyInstance, ctx: ComplianceContext): void {
         needs: computeNeeds({ productTypeCode, classificationCode }),
       },
     };
-    ctx.state.items.set(item.view.id, item);
+    ctx.state.createItem(item);
     return reply.code(201).send({ data: { item: snapshot(item.view) } });
   });
 
@@ -95,6 +96,7 @@ export function itemRoutes(app: FastifyInstance, ctx: ComplianceContext): void {
       });
     }
     item.view.registrationStatus = 'REGISTERED';
+    item.registrations += 1;
     if (!item.registeredBranchIds.includes(branch.id)) item.registeredBranchIds.push(branch.id);
     return { data: { item: snapshot(item.view) } };
   });

@@ -71,6 +71,23 @@ describe('POST /v1/items (C21)', () => {
     expect(errorOf(again)).toMatchObject({ code: 'already_exists', item: { id: first.id, name: 'Chapati' } });
   });
 
+  it('counts creations per externalId and registrations sent to the authority, for the inspection API', async () => {
+    const item = { ...newItem, externalId: 'SKU-COUNTED-1', productTypeCode: '2', classificationCode: '5016150100' };
+    const created = itemOf((await client.post('/v1/items', item)).json);
+    expect((await client.post('/v1/items', item)).status).toBe(409);
+    for (let i = 0; i < 2; i++) expect((await client.post(`/v1/items/${created.id}/register`)).status).toBe(200);
+    const records = await sbx.sandbox.inspector.itemRecords(DEMO.businesses.nairobi);
+    expect(records.find((r) => r.externalId === 'SKU-COUNTED-1')).toEqual({
+      id: created.id,
+      externalId: 'SKU-COUNTED-1',
+      registrationStatus: 'REGISTERED',
+      creations: 1,
+      registrations: 1,
+    });
+    // The fixture's items were not created through the API.
+    expect(records.find((r) => r.id === I.sugar)).toMatchObject({ creations: 0, registrations: 0 });
+  });
+
   it.each([
     ['taxTypeCode', { taxTypeCode: 'F' }],
     ['unitPrice', { unitPrice: -5 }],
