@@ -21,6 +21,7 @@ import {
   type CodeListsQuery,
   type CreateCreditNoteInput,
   type CreateItemInput,
+  type ItemClassificationsQuery,
   type CreateSaleInput,
   type ListPurchasesQuery,
   type RegisterItemInput,
@@ -31,6 +32,7 @@ import {
   BusinessListEnvelopeSchema,
   CodeListsEnvelopeSchema,
   IdentityEnvelopeSchema,
+  ItemClassificationsEnvelopeSchema,
   ItemEnvelopeSchema,
   ItemListEnvelopeSchema,
   PullResultEnvelopeSchema,
@@ -199,6 +201,14 @@ export class ComplianceClient {
     const { listId } = this.validator.validate('listCodeLists', query);
     const spec = { operation: 'listCodeLists', path: '/lookups/code-lists', unscoped: true, query: { listId } };
     return this.call(spec, CodeListsEnvelopeSchema, (body) => body.data.codeLists, opts);
+  }
+
+  /** The authority's item classifications (C24), every one unless `search` narrows them by code or name. */
+  async listItemClassifications(query: ItemClassificationsQuery = {}, opts?: CallOptions) {
+    const { search } = this.validator.validate('listItemClassifications', query);
+    const path = '/lookups/item-classifications';
+    const spec = { operation: 'listItemClassifications', path, unscoped: true, query: { search } };
+    return this.call(spec, ItemClassificationsEnvelopeSchema, (body) => body.data.classifications, opts);
   }
 
   async close(): Promise<void> {

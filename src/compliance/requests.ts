@@ -100,6 +100,8 @@ function buildSchemas(options: RequestValidationOptions) {
       }),
 
     listCodeLists: z.object({ listId: nonEmpty().optional() }),
+
+    listItemClassifications: z.object({ search: nonEmpty().optional() }),
   };
 }
 
@@ -112,6 +114,7 @@ export type CreateItemInput = z.input<Schemas['createItem']>;
 export type RegisterItemInput = z.input<Schemas['registerItem']>;
 export type ListPurchasesQuery = z.input<Schemas['listPurchases']>;
 export type CodeListsQuery = z.input<Schemas['listCodeLists']>;
+export type ItemClassificationsQuery = z.input<Schemas['listItemClassifications']>;
 
 const publicSchemas = buildSchemas({});
 const loopbackSchemas = buildSchemas({ allowLoopbackCallbacks: true });

@@ -36,7 +36,8 @@ export const API_CALL_OUTCOMES: readonly string[] = unique(['ok', 'answered_with
 
 export const COMPLIANCE_OPERATIONS = [
   ...['adjustStock', 'createItem', 'createSale', 'createCreditNote', 'getIdentity', 'getSale', 'listBusinesses'],
-  ...['listCodeLists', 'listItems', 'listPurchases', 'pullPurchases', 'registerItem', 'retrySale'],
+  ...['listCodeLists', 'listItemClassifications', 'listItems', 'listPurchases', 'pullPurchases', 'registerItem'],
+  ...['retrySale'],
 ] as const;
 
 export const CALLBACK_VERDICTS = [

@@ -14,6 +14,7 @@ const CLIS = [
   { script: 'sync-batch', temporal: true },
   { script: 'reconcile', temporal: false },
   { script: 'check', temporal: false },
+  { script: 'catalogue', temporal: false },
   { script: 'tenants', temporal: false },
 ] as const;
 

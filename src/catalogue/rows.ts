@@ -1,0 +1,153 @@
+/**
+ * A catalogue file's rows: the item fields the service takes on creation (C21) and an optional branch, read from CSV
+ * (a header row, UTF-8) or JSON (an array of rows, or `{"items": [...]}`). Every problem is named by line and column,
+ * all of them at once, before anything is sent.
+ */
+import { parse as parseCsv } from 'csv-parse/sync';
+import { z } from 'zod';
+import { checkInput, nonEmpty } from '../contracts/sale-input.js';
+
+/** Columns in the order a template lists them; `externalId`, `name`, `taxTypeCode` and `unitPrice` are required. */
+export const CATALOGUE_COLUMNS = [
+  'externalId',
+  'name',
+  'sku',
+  'taxTypeCode',
+  'taxCategory',
+  'productTypeCode',
+  'classificationCode',
+  'unitCode',
+  'packagingUnitCode',
+  'unitPrice',
+  'stockTracked',
+  'branchId',
+] as const;
+
+export const catalogueRowSchema = z.strictObject({
+  externalId: nonEmpty().describe("The merchant's own id of the item: one item per business and externalId."),
+  name: nonEmpty(),
+  sku: z.string().optional(),
+  taxTypeCode: nonEmpty().describe("A code of the service's taxType code list."),
+  taxCategory: nonEmpty().optional(),
+  productTypeCode: nonEmpty().optional().describe('A code of the productType code list; without it, no registration.'),
+  classificationCode: nonEmpty().optional().describe('An item classification of the service; without it, none.'),
+  unitCode: nonEmpty().optional().describe('A code of the quantityUnit code list.'),
+  packagingUnitCode: nonEmpty().optional().describe('A code of the packagingUnit code list.'),
+  unitPrice: z.number().min(0, 'must be 0 or more'),
+  stockTracked: z.boolean().optional(),
+  branchId: nonEmpty().optional().describe('The branch to register for (id or authorityBhfId); default the first.'),
+});
+
+export type CatalogueRow = z.output<typeof catalogueRowSchema>;
+
+/** Where a value is: the file's line (CSV: its physical line; JSON: the item's number) and column (field). */
+export interface CatalogueProblem {
+  line: number;
+  column: string;
+  reason: string;
+}
+
+export interface ReadCatalogue {
+  /** The rows without a problem of their own, in the file's order. */
+  rows: Array<{ line: number; row: CatalogueRow }>;
+  /** Every row as read, for the checks that do not need a whole row (a wrong code is named beside a missing name). */
+  records: Array<{ line: number; record: Record<string, unknown> }>;
+  problems: CatalogueProblem[];
+}
+
+export type CatalogueFormat = 'csv' | 'json';
+
+export function formatOf(fileName: string): CatalogueFormat | undefined {
+  const extension = fileName.toLowerCase().split('.').pop();
+  return extension === 'csv' || extension === 'json' ? extension : undefined;
+}
+
+/** The rows of `text`, each checked; a file-wide problem (not CSV, no rows) has line 0. */
+export function readCatalogue(text: string, format: CatalogueFormat): ReadCatalogue {
+  const records = format === 'csv' ? csvRecords(text) : jsonRecords(text);
+  if ('problem' in records) return { rows: [], records: [], problems: [records.problem] };
+  const rows: ReadCatalogue['rows'] = [];
+  const problems: CatalogueProblem[] = [...(records.headerProblems ?? [])];
+  const firstLineOf = new Map<string, number>();
+  for (const { line, record } of records.records) {
+    const checked = checkInput(catalogueRowSchema, record);
+    if (!checked.ok) {
+      problems.push(...checked.problems.map((p) => ({ line, column: p.field, reason: p.reason })));
+      continue;
+    }
+    const first = firstLineOf.get(checked.value.externalId);
+    if (first !== undefined) {
+      problems.push({ line, column: 'externalId', reason: `is already on line ${first}` });
+      continue;
+    }
+    firstLineOf.set(checked.value.externalId, line);
+    rows.push({ line, row: checked.value });
+  }
+  if (records.records.length === 0) problems.push({ line: 0, column: '(file)', reason: 'has no rows' });
+  const asRead = records.records.map(({ line, record }) => ({ line, record: isRecord(record) ? record : {} }));
+  return { rows, records: asRead, problems };
+}
+
+type Records =
+  | { records: Array<{ line: number; record: unknown }>; headerProblems?: CatalogueProblem[] }
+  | { problem: CatalogueProblem };
+
+/**
+ * CSV cells are text: an empty cell is an absent value, numbers and yes/no are read as such for the schema. A column
+ * the rows cannot have is named once, on the header's line, and left out of the rows.
+ */
+function csvRecords(text: string): Records {
+  let header: string[] = [];
+  let parsed: Array<{ record: Record<string, string>; info: { lines: number } }>;
+  try {
+    parsed = parseCsv(text, {
+      bom: true,
+      columns: (names: string[]) => (header = names),
+      skip_empty_lines: true,
+      trim: true,
+      info: true,
+    });
+  } catch (err) {
+    const line = (err as { lines?: number }).lines ?? 0;
+    return { problem: { line, column: '(file)', reason: `is not valid CSV: ${(err as Error).message}` } };
+  }
+  const known = new Set<string>(CATALOGUE_COLUMNS);
+  const unknown = header.filter((name) => !known.has(name));
+  const problems = unknown.map((column) => ({ line: 1, column, reason: 'is not a known column' }));
+  const records = parsed.map(({ record, info }) => ({
+    line: info.lines,
+    record: Object.fromEntries(
+      Object.entries(record)
+        .filter(([column, cell]) => cell !== '' && known.has(column))
+        .map(([column, cell]) => [column, typedCell(column, cell)]),
+    ),
+  }));
+  return { records, headerProblems: problems };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function typedCell(column: string, cell: string): unknown {
+  if (column === 'unitPrice') return /^-?\d+(\.\d+)?$/.test(cell) ? Number(cell) : cell;
+  if (column === 'stockTracked') {
+    const answer = { true: true, yes: true, '1': true, false: false, no: false, '0': false }[cell.toLowerCase()];
+    return answer ?? cell;
+  }
+  return cell;
+}
+
+function jsonRecords(text: string): Records {
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    return { problem: { line: 0, column: '(file)', reason: 'is not valid JSON' } };
+  }
+  const list = Array.isArray(value) ? value : (value as { items?: unknown } | null)?.items;
+  if (!Array.isArray(list)) {
+    return { problem: { line: 0, column: '(file)', reason: 'must be a JSON array of items, or {"items": [...]}' } };
+  }
+  return { records: list.map((record, index) => ({ line: index + 1, record })) };
+}

@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+
+// The sandbox started here plays the real service: the codes are the ones its lookups answer.
+let services: Sandbox;
+let dir: string;
+
+beforeAll(async () => {
+  services = await startSandbox();
+  dir = await mkdtemp(join(tmpdir(), 'catalogue-'));
+});
+
+afterAll(async () => {
+  await services.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function catalogue(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    LOG_LEVEL: 'silent',
+    COMPLIANCE_BASE_URL: services.complianceUrl,
+    COMPLIANCE_API_KEY: DEMO.keys.nairobi,
+    // The worker's environment names both services; this command asks only the compliance one.
+    ACCOUNTING_BASE_URL: services.accountingUrl,
+    ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
+  };
+  try {
+    const { stdout, stderr } = await run(tsx, ['src/cli/catalogue.ts', ...args], { cwd: root, env, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+async function file(name: string, text: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, text);
+  return path;
+}
+
+describe('npm run catalogue -- check', () => {
+  it("passes a good file with the service's codes, reading two lookups and creating nothing", async () => {
+    const path = await file(
+      'good.csv',
+      'externalId,name,taxTypeCode,unitPrice,unitCode,productTypeCode,classificationCode\n' +
+        'SKU-1,Sugar 2kg,B,250,U,2,5016150100\nSKU-2,Tea leaves 500g,B,320,U,,\n',
+    );
+    const before = services.stats.snapshot().total;
+    const result = await catalogue('check', DEMO.businesses.nairobi, path);
+    expect(result.stdout).toContain("2 item(s) ready: nothing wrong found against the service's code lists");
+    expect(result.code).toBe(0);
+    expect(services.stats.snapshot().total - before).toBe(2);
+  });
+
+  it('names every problem by line and column and exits 1, sending nothing that writes', async () => {
+    const path = await file(
+      'bad.csv',
+      'externalId,name,taxTypeCode,unitPrice,unitCode\nSKU-1,Sugar,B,250,U\nSKU-2,,B,-3,XX\nSKU-1,Salt,Z,10,U\n',
+    );
+    const result = await catalogue('check', DEMO.businesses.nairobi, path);
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      'line 3: name is required',
+      'line 3: unitPrice must be 0 or more',
+      "line 3: unitCode is not a code of the service's quantityUnit list",
+      'line 4: externalId is already on line 2',
+      "line 4: taxTypeCode is not a code of the service's taxType list",
+      '5 problem(s) on 2 line(s): nothing was sent',
+    ]);
+    const items = await services.inspector.itemRecords(DEMO.businesses.nairobi);
+    expect(items.some((item) => item.externalId === 'SKU-2')).toBe(false);
+  });
+
+  it('refuses a file it cannot read, or of another kind, with exit 2', async () => {
+    const missing = await catalogue('check', DEMO.businesses.nairobi, join(dir, 'missing.csv'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot read');
+    const other = await catalogue('check', DEMO.businesses.nairobi, await file('items.xlsx', 'x'));
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('must be .csv or .json');
+  });
+});
