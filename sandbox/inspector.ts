@@ -1,5 +1,5 @@
 import { fetch } from 'undici';
-import type { AuthorityRuleInput } from './compliance/fixture-schema.js';
+import type { AuthorityRuleInput, ItemNeedsRule, ItemNeedsRuleInput } from './compliance/fixture-schema.js';
 import {
   INSPECTION_PREFIX,
   type CallbackAttempt,
@@ -102,6 +102,16 @@ export class SandboxInspector {
   /** Every item of the business with how many times it was created and registered through the API. */
   async itemRecords(businessId: string): Promise<InspectedItemRecord[]> {
     return (await this.call<InspectionResponses['itemRecords']>('GET', '/items/records', { businessId })).items;
+  }
+
+  /** Items created from now on whose externalId matches lack these parts, whatever their codes. */
+  async addItemNeedsRule(rule: ItemNeedsRuleInput): Promise<ItemNeedsRule> {
+    return (await this.call<{ rule: ItemNeedsRule }>('POST', '/authority/item-needs', {}, rule)).rule;
+  }
+
+  /** Removes the item-needs rules added at run time; the fixture's stay. */
+  async clearItemNeedsRules(): Promise<void> {
+    await this.call('DELETE', '/authority/item-needs');
   }
 
   /** Fills in what the item lacks for registration, as if done on the dashboard. */

@@ -1,10 +1,13 @@
 import {
   AuthorityRuleSchema,
+  ItemNeedsRuleSchema,
   type AuthorityErrorCode,
   type AuthorityRule,
   type AuthorityRuleInput,
   type ComplianceFixture,
   type DocumentType,
+  type ItemNeedsRule,
+  type ItemNeedsRuleInput,
 } from './fixture-schema.js';
 import type { InspectedAuthorityRule } from './inspection-types.js';
 import type { AuthorityCause } from './model.js';
@@ -58,6 +61,7 @@ export class SimulatedAuthority {
   private fixtureRules: ActiveRule[] = [];
   private runtimeRules: ActiveRule[] = [];
   private nextRuleId = 1;
+  private runtimeItemNeeds: ItemNeedsRule[] = [];
 
   constructor(private readonly config: ComplianceFixture['authority']) {
     this.reset();
@@ -66,6 +70,7 @@ export class SimulatedAuthority {
   reset(): void {
     this.nextRuleId = 1;
     this.runtimeRules = [];
+    this.runtimeItemNeeds = [];
     this.fixtureRules = this.config.rules.map((rule) => this.activate(rule, 'fixture'));
   }
 
@@ -89,6 +94,34 @@ export class SimulatedAuthority {
     this.runtimeRules = this.runtimeRules.filter((r) => r.rule.id !== id);
     this.fixtureRules = this.fixtureRules.filter((r) => r.rule.id !== id);
     return this.runtimeRules.length + this.fixtureRules.length !== before;
+  }
+
+  /** The item-needs rules, the fixture's then those added at run time. */
+  itemNeedsRules(): ItemNeedsRule[] {
+    return structuredClone([...this.config.itemNeeds, ...this.runtimeItemNeeds]);
+  }
+
+  addItemNeedsRule(input: ItemNeedsRuleInput): ItemNeedsRule {
+    const rule = ItemNeedsRuleSchema.parse(input);
+    this.runtimeItemNeeds.push(rule);
+    return structuredClone(rule);
+  }
+
+  clearItemNeedsRules(): void {
+    this.runtimeItemNeeds = [];
+  }
+
+  /** What the authority will not take for a new item, by the rules matching it. */
+  itemNeeds(businessId: string, externalId: string): { productType: boolean; classificationMapping: boolean } {
+    const matching = this.itemNeedsRules().filter(
+      (rule) =>
+        (rule.businessId === undefined || rule.businessId === businessId) &&
+        new RegExp(rule.externalId).test(externalId),
+    );
+    return {
+      productType: matching.some((rule) => rule.productType),
+      classificationMapping: matching.some((rule) => rule.classificationMapping),
+    };
   }
 
   /** Removes the rules added at run time; the fixture's stay. */

@@ -298,11 +298,30 @@ export const AuthorityRuleSchema = z
   })
   .describe('A decision of the simulated tax authority; the first matching rule that is not used up decides');
 
+export const ItemNeedsRuleSchema = z
+  .object({
+    businessId: z.string().min(1).optional().describe('Only items of this business'),
+    externalId: regexSource("item's externalId"),
+    productType: z.boolean().default(false).describe('The authority takes no product type for these items'),
+    classificationMapping: z
+      .boolean()
+      .default(false)
+      .describe("The authority has no mapping of these items' classification"),
+  })
+  .refine((rule) => rule.productType || rule.classificationMapping, {
+    message: 'must set productType or classificationMapping',
+  })
+  .describe(
+    'Items created through the API whose externalId matches lack these parts whatever codes they were created with, ' +
+      'until fixed (POST /__sandbox/items/{id}/fix)',
+  );
+
 const AuthorityFixtureSchema = z
   .object({
     defaultOutcome: z.enum(AUTHORITY_OUTCOME_VALUES).default('accept').describe('Outcome when no rule matches'),
     asyncDelayMs: z.number().int().min(0).default(1500).describe('Default time until an async document settles'),
     rules: z.array(AuthorityRuleSchema).default([]),
+    itemNeeds: z.array(ItemNeedsRuleSchema).default([]),
     unregisteredItemCause: z
       .string()
       .regex(/^[a-z][a-z0-9_]*$/, 'must be a snake_case code')
@@ -361,6 +380,8 @@ export type ItemFixtureInput = z.input<typeof ItemFixtureSchema>;
 export type PurchaseFixture = BusinessFixture['purchases'][number];
 export type AuthorityRule = z.output<typeof AuthorityRuleSchema>;
 export type AuthorityRuleInput = z.input<typeof AuthorityRuleSchema>;
+export type ItemNeedsRule = z.output<typeof ItemNeedsRuleSchema>;
+export type ItemNeedsRuleInput = z.input<typeof ItemNeedsRuleSchema>;
 
 type Ctx = z.RefinementCtx;
 type Path = (string | number)[];

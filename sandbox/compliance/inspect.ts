@@ -6,7 +6,7 @@ import { OutageError } from '../shared/outages.js';
 import { causeFor } from './authority.js';
 import type { ComplianceContext } from './context.js';
 import { ComplianceHttpError, invalidRequest, notFound } from './errors.js';
-import { AUTHORITY_ERROR_CODE_VALUES, AuthorityRuleSchema } from './fixture-schema.js';
+import { AUTHORITY_ERROR_CODE_VALUES, AuthorityRuleSchema, ItemNeedsRuleSchema } from './fixture-schema.js';
 import { INSPECTION_PREFIX, type InspectedDocument } from './inspection-types.js';
 import { snapshot, type DocumentRecord } from './model.js';
 import { parseBody, parseQuery } from './requests.js';
@@ -183,6 +183,16 @@ export function inspectionRoutes(app: FastifyInstance, ctx: ComplianceContext): 
   app.delete(at('/outages/:id'), async (request) => {
     if (!ctx.outages.remove(pathId(request.params))) throw notFound(`Outage ${pathId(request.params)}`);
     return { removed: pathId(request.params) };
+  });
+
+  app.get(at('/authority/item-needs'), async () => ({ rules: ctx.authority.itemNeedsRules() }));
+  app.post(at('/authority/item-needs'), async (request, reply) => {
+    const rule = parseBody(ItemNeedsRuleSchema, request.body);
+    return reply.code(201).send({ rule: ctx.authority.addItemNeedsRule(rule) });
+  });
+  app.delete(at('/authority/item-needs'), async () => {
+    ctx.authority.clearItemNeedsRules();
+    return { rules: ctx.authority.itemNeedsRules() };
   });
 
   app.get(at('/authority/rules'), async () => ({ rules: ctx.authority.rules() }));

@@ -36,6 +36,21 @@ function missingParts(item: ItemRecord): AuthorityCause[] {
   return causes;
 }
 
+/** What a new item lacks: a code it was not given, or a part the authority's item-needs rules say it will not take. */
+function neededOnCreation(
+  ctx: ComplianceContext,
+  businessId: string,
+  externalId: string,
+  codes: { productTypeCode: string | null; classificationCode: string | null },
+) {
+  const computed = computeNeeds(codes);
+  const ruled = ctx.authority.itemNeeds(businessId, externalId);
+  return {
+    productType: computed.productType || ruled.productType,
+    classificationMapping: computed.classificationMapping || ruled.classificationMapping,
+  };
+}
+
 /** Items: list (C1), create (C21), register (C22, C23). */
 export function itemRoutes(app: FastifyInstance, ctx: ComplianceContext): void {
   app.get('/v1/items', { onRequest: requireScope('catalog:read') }, async (request) => {
@@ -73,7 +88,7 @@ export function itemRoutes(app: FastifyInstance, ctx: ComplianceContext): void {
         unitPrice: body.unitPrice,
         stockTracked: body.stockTracked ?? true,
         registrationStatus: 'PENDING',
-        needs: computeNeeds({ productTypeCode, classificationCode }),
+        needs: neededOnCreation(ctx, business.id, body.externalId, { productTypeCode, classificationCode }),
       },
     };
     ctx.state.createItem(item);

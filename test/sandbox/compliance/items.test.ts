@@ -100,6 +100,37 @@ describe('POST /v1/items (C21)', () => {
   });
 });
 
+describe("the authority's item-needs rules", () => {
+  it('make matching new items lack a part whatever their codes, until fixed; a bad rule is 400', async () => {
+    await sbx.sandbox.inspector.addItemNeedsRule({ externalId: '^SKU-NOMAP-', classificationMapping: true });
+    try {
+      const codes = { taxTypeCode: 'B', unitPrice: 40, productTypeCode: '2', classificationCode: '5016150100' };
+      const unmapped = itemOf(
+        (await client.post('/v1/items', { externalId: 'SKU-NOMAP-1', name: 'Salt', ...codes })).json,
+      );
+      expect(unmapped.needs).toEqual({ productType: false, classificationMapping: true });
+      const mapped = itemOf((await client.post('/v1/items', { externalId: 'SKU-MAP-1', name: 'Salt', ...codes })).json);
+      expect(mapped.needs).toEqual({ productType: false, classificationMapping: false });
+
+      const refused = await client.post(`/v1/items/${unmapped.id}/register`);
+      expect(refused.status).toBe(422);
+      expect(errorOf(refused).errors?.map((e) => e.code)).toEqual(['classification_mapping_missing']);
+      await sbx.sandbox.inspector.fixItem(unmapped.id);
+      expect((await client.post(`/v1/items/${unmapped.id}/register`)).status).toBe(200);
+    } finally {
+      await sbx.sandbox.inspector.clearItemNeedsRules();
+    }
+    const after = itemOf(
+      (await client.post('/v1/items', { externalId: 'SKU-NOMAP-2', name: 'Salt', taxTypeCode: 'B', unitPrice: 40 }))
+        .json,
+    );
+    expect(after.needs).toEqual({ productType: true, classificationMapping: true }); // from its missing codes only
+    await expect(sbx.sandbox.inspector.addItemNeedsRule({ externalId: '^SKU-' })).rejects.toThrow(
+      /must set productType or classificationMapping/,
+    );
+  });
+});
+
 describe('POST /v1/items/{id}/register (C22, C23)', () => {
   it('registers a PENDING item that lacks nothing; the body is optional', async () => {
     const answer = await client.post(`/v1/items/${I.bathSoap}/register`);
