@@ -1,6 +1,7 @@
 /** Every activity, from injected dependencies; the worker registers each on its queue (ACTIVITY_QUEUES). */
 import { createAccountingActivities } from './accounting.js';
 import { cachedCanonicalBranch } from './branches.js';
+import { createCatalogueActivities } from './catalogue.js';
 import { createComplianceActivities } from './compliance.js';
 import type { BudgetPlacement, PlaceBusinessInput } from '../src/contracts/budget-placement.js';
 import type { ActivityDeps } from './deps.js';
@@ -28,6 +29,7 @@ export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDep
       ...(deps.temporal ? { handOverStock: stockLedger.handOverStock } : {}),
     }),
     ...createRegistrationActivities(deps),
+    ...createCatalogueActivities(deps),
     ...createPurchasesActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),

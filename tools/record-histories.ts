@@ -45,6 +45,7 @@ import {
 } from '../test/workflows/history-scenarios.js';
 import {
   runPurchasesScenarios,
+  runCatalogueScenarios,
   runReconciliationScenarios,
   runSyncBatchScenarios,
 } from '../test/workflows/history-scenarios-system.js';
@@ -89,6 +90,7 @@ async function runSingleKeyScenarios(temporal: Temporal, bundle: WorkflowBundle)
       ...(await runScenarios(stack)),
       ...(await runSyncBatchScenarios(stack)),
       ...(await runReconciliationScenarios(stack)),
+      ...(await runCatalogueScenarios(stack)),
     );
   } finally {
     await stack.close();

@@ -22,7 +22,7 @@ export const PRIORITY = {
   bookkeeping: 3,
   /** The scheduled supplier-invoice sync: catching up can wait for any till. */
   purchases: 4,
-  /** Reports nobody waits for (the scheduled reconciliation): only what the others leave of the budget. */
+  /** Work nobody waits for (the scheduled reconciliation, catalogue imports): only what the others leave. */
   background: 5,
 } as const;
 

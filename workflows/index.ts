@@ -6,3 +6,5 @@ export { syncBatchWorkflow } from './sync-batch.js';
 export { reconciliationWorkflow } from './reconciliation.js';
 export { stockLedgerWorkflow } from './stock-ledger.js';
 export { outageWatchWorkflow } from './outage-watch.js';
+export { catalogueImportWorkflow } from './catalogue-import.js';
+export { catalogueChunkWorkflow } from './catalogue-chunk.js';

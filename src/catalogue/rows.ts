@@ -4,11 +4,13 @@
  * all of them at once, before anything is sent.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
-import { z } from 'zod';
-import { checkInput, nonEmpty } from '../contracts/sale-input.js';
+import { catalogueSchemas, type CatalogueRow } from '../contracts/catalogue-import.js';
+import { checkInput } from '../contracts/sale-input.js';
+
+export type { CatalogueRow };
 
 /** Columns in the order a template lists them; `externalId`, `name`, `taxTypeCode` and `unitPrice` are required. */
-export const CATALOGUE_COLUMNS = [
+export const CATALOGUE_COLUMNS: ReadonlyArray<keyof CatalogueRow> = [
   'externalId',
   'name',
   'sku',
@@ -21,24 +23,7 @@ export const CATALOGUE_COLUMNS = [
   'unitPrice',
   'stockTracked',
   'branchId',
-] as const;
-
-export const catalogueRowSchema = z.strictObject({
-  externalId: nonEmpty().describe("The merchant's own id of the item: one item per business and externalId."),
-  name: nonEmpty(),
-  sku: z.string().optional(),
-  taxTypeCode: nonEmpty().describe("A code of the service's taxType code list."),
-  taxCategory: nonEmpty().optional(),
-  productTypeCode: nonEmpty().optional().describe('A code of the productType code list; without it, no registration.'),
-  classificationCode: nonEmpty().optional().describe('An item classification of the service; without it, none.'),
-  unitCode: nonEmpty().optional().describe('A code of the quantityUnit code list.'),
-  packagingUnitCode: nonEmpty().optional().describe('A code of the packagingUnit code list.'),
-  unitPrice: z.number().min(0, 'must be 0 or more'),
-  stockTracked: z.boolean().optional(),
-  branchId: nonEmpty().optional().describe('The branch to register for (id or authorityBhfId); default the first.'),
-});
-
-export type CatalogueRow = z.output<typeof catalogueRowSchema>;
+];
 
 /** Where a value is: the file's line (CSV: its physical line; JSON: the item's number) and column (field). */
 export interface CatalogueProblem {
@@ -70,7 +55,7 @@ export function readCatalogue(text: string, format: CatalogueFormat): ReadCatalo
   const problems: CatalogueProblem[] = [...(records.headerProblems ?? [])];
   const firstLineOf = new Map<string, number>();
   for (const { line, record } of records.records) {
-    const checked = checkInput(catalogueRowSchema, record);
+    const checked = checkInput(catalogueSchemas().row, record);
     if (!checked.ok) {
       problems.push(...checked.problems.map((p) => ({ line, column: p.field, reason: p.reason })));
       continue;

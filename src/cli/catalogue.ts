@@ -1,10 +1,22 @@
-// Read-only: it creates and registers nothing, so it is safe against production keys.
-import { readFile } from 'node:fs/promises';
+// `check` only reads; `import` creates and registers a merchant's items through the worker.
+import { readFile, writeFile } from 'node:fs/promises';
+import { stringify } from 'csv-stringify/sync';
 import { checkCodes, readServiceCodes } from '../catalogue/codes.js';
 import { formatOf, readCatalogue, type CatalogueProblem } from '../catalogue/rows.js';
+import {
+  CatalogueSizeError,
+  catalogueImportProgress,
+  catalogueImportReport,
+  startCatalogueImport,
+  waitForCatalogueImport,
+  type CatalogueImportProgress,
+} from '../client/catalogue.js';
+import { connectSalesClient } from '../client/connect.js';
 import type { ComplianceClient } from '../compliance/client.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { loadTemporalSettings } from '../temporal/connection.js';
 import { createProgram, EXIT_USAGE, runProgram } from './command.js';
-import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
+import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, TEMPORAL_ENVIRONMENT, helpSections } from './help.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger } from './read-only.js';
 
 /** Problems printed before the count of the rest: a file with a wrong column has one per row. */
@@ -37,23 +49,24 @@ async function withComplianceClient<T>(businessId: string, use: (client: Complia
   }
 }
 
-async function check([businessId, file]: string[]): Promise<number> {
-  const format = formatOf(file!);
-  if (businessId!.trim() === '' || format === undefined) {
+/** The file read and checked, its problems printed; undefined when it cannot be imported. */
+async function checkedFile(businessId: string, file: string) {
+  const format = formatOf(file);
+  if (businessId.trim() === '' || format === undefined) {
     console.error(
-      businessId!.trim() === '' ? 'error: businessId must not be empty' : 'error: the file must be .csv or .json',
+      businessId.trim() === '' ? 'error: businessId must not be empty' : 'error: the file must be .csv or .json',
     );
-    return EXIT_USAGE;
+    return { code: EXIT_USAGE };
   }
   let text: string;
   try {
-    text = await readFile(file!, 'utf8');
+    text = await readFile(file, 'utf8');
   } catch (err) {
     console.error(`error: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-    return EXIT_USAGE;
+    return { code: EXIT_USAGE };
   }
   const read = readCatalogue(text, format);
-  const codes = read.records.length > 0 ? await withComplianceClient(businessId!, readServiceCodes) : undefined;
+  const codes = read.records.length > 0 ? await withComplianceClient(businessId, readServiceCodes) : undefined;
   const problems = [...read.problems, ...(codes ? checkCodes(read.records, codes) : [])].sort(
     (a, b) => a.line - b.line,
   );
@@ -65,13 +78,86 @@ async function check([businessId, file]: string[]): Promise<number> {
       ? `${read.rows.length} item(s) ready: nothing wrong found against the service's code lists`
       : `${problems.length} problem(s) on ${badLines} ${format === 'json' ? 'item(s)' : 'line(s)'}: nothing was sent`,
   );
-  return problems.length === 0 ? 0 : 1;
+  return problems.length === 0 ? { code: 0, rows: read.rows } : { code: 1 };
+}
+
+async function check([businessId, file]: string[]): Promise<number> {
+  return (await checkedFile(businessId!, file!)).code;
+}
+
+function progressLine(p: CatalogueImportProgress): string {
+  const width = 30;
+  const filled = p.items === 0 ? width : Math.round((p.done / p.items) * width);
+  const left = p.state === 'done' || p.secondsLeft === null ? '' : `, about ${Math.ceil(p.secondsLeft / 60)} min left`;
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.items} done, ${p.failed} not registered, ${p.requests} requests${left}`;
+}
+
+async function withTemporal<T>(use: (client: Awaited<ReturnType<typeof connectSalesClient>>['client']) => Promise<T>) {
+  const connected = await connectSalesClient({ settings: loadTemporalSettings(process.env) });
+  try {
+    return await use(connected.client);
+  } finally {
+    await connected.close();
+  }
+}
+
+/** The report beside `prefix`: `<prefix>.csv` and `<prefix>.json`, one row per line of the file. */
+async function writeReport(businessId: string, importId: string, prefix: string): Promise<void> {
+  const rows = await withTemporal((client) => catalogueImportReport(client, businessId, importId));
+  await writeFile(`${prefix}.json`, `${JSON.stringify(rows, null, 2)}\n`);
+  await writeFile(
+    `${prefix}.csv`,
+    stringify(rows, { header: true, columns: ['line', 'externalId', 'outcome', 'itemId', 'reason'] }),
+  );
+  console.log(`report: ${prefix}.csv, ${prefix}.json (${rows.length} rows)`);
+}
+
+async function importFile(
+  [businessId, file]: string[],
+  options: { dryRun?: boolean; wait?: boolean; report?: string; taskQueue?: string },
+): Promise<number> {
+  const checked = await checkedFile(businessId!, file!);
+  if (checked.code !== 0 || !checked.rows || options.dryRun) return checked.code;
+  let started;
+  try {
+    started = await withTemporal((client) =>
+      startCatalogueImport(client, businessId!, checked.rows, options.taskQueue ?? WORKFLOW_TASK_QUEUE),
+    );
+  } catch (err) {
+    if (!(err instanceof CatalogueSizeError)) throw err;
+    console.error(`error: ${err.message}`);
+    return EXIT_USAGE;
+  }
+  console.log(
+    `import ${started.importId} (workflow ${started.workflowId}): ${started.chunksSent} of ${started.chunks} chunk(s) sent now`,
+  );
+  if (!options.wait) return 0;
+  const final = await withTemporal((client) =>
+    waitForCatalogueImport(client, businessId!, started.importId, (p) => process.stderr.write(`\r${progressLine(p)}`)),
+  );
+  process.stderr.write(`\r${progressLine(final)}\n`);
+  console.log(JSON.stringify(final.outcomes));
+  await writeReport(businessId!, started.importId, options.report ?? `catalogue-${started.importId}`);
+  return final.failed === 0 ? 0 : 1;
+}
+
+async function status([businessId, importId]: string[]): Promise<number> {
+  const progress = await withTemporal((client) => catalogueImportProgress(client, businessId!, importId!));
+  console.log(progressLine(progress));
+  console.log(JSON.stringify(progress, null, 2));
+  return 0;
+}
+
+async function report([businessId, importId]: string[], options: { out?: string }): Promise<number> {
+  await writeReport(businessId!, importId!, options.out ?? `catalogue-${importId}`);
+  return 0;
 }
 
 const program = createProgram(
   'npm run catalogue --',
-  "Checks a merchant's catalogue file (CSV with a header row, or JSON) before it is imported: every row's fields, " +
-    "and its codes against the service's own code lists and item classifications (two read requests).",
+  "Imports a merchant's catalogue (CSV with a header row, or JSON) in the background: every row checked first (its " +
+    "fields, and its codes against the service's code lists and item classifications), then each item created and " +
+    'registered by the worker, at the lowest priority of its application budget.',
 ).addHelpText(
   'after',
   helpSections({
@@ -79,9 +165,16 @@ const program = createProgram(
       ['TENANTS_FILE', "a tenants file: the codes are read with the key of the business's application"],
       ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
       ...SERVICES_ENVIRONMENT,
+      ...TEMPORAL_ENVIRONMENT,
     ],
-    output: "one line per problem (`line 4: unitCode is not a code of the service's quantityUnit list`), then a count",
-    exitCodes: [[0, 'nothing wrong found'], [1, 'problems found (each named); nothing was sent'], BAD_INPUT_EXIT],
+    output:
+      "one line per problem (`line 4: unitCode is not a code of the service's quantityUnit list`), then a count; " +
+      'import: the import id; --wait: a progress bar on standard error, then the outcomes and the report files',
+    exitCodes: [
+      [0, 'nothing wrong found (import: the import started, or with --wait every item registered)'],
+      [1, 'problems found (each named; nothing was sent), or with --wait some items not registered (see the report)'],
+      BAD_INPUT_EXIT,
+    ],
   }),
 );
 
@@ -91,5 +184,34 @@ program
   .argument('<businessId>')
   .argument('<file>', 'a .csv or .json file')
   .act(check);
+
+program
+  .command('import')
+  .description('check the file, then import it; the same file again is the same import')
+  .argument('<businessId>')
+  .argument('<file>', 'a .csv or .json file')
+  .option('--dry-run', 'check the file only, as `check` does')
+  .option('--wait', 'follow the import to its end, then write the report')
+  .option(
+    '--report <prefix>',
+    'with --wait: the report files <prefix>.csv and <prefix>.json (default catalogue-<importId>)',
+  )
+  .option('--task-queue <name>', `task queue of the workers (default ${WORKFLOW_TASK_QUEUE})`)
+  .act(importFile);
+
+program
+  .command('status')
+  .description("an import's progress: items done and to do, not registered, requests spent, time left")
+  .argument('<businessId>')
+  .argument('<importId>')
+  .act(status);
+
+program
+  .command('report')
+  .description("an ended import's report: one row per line of the file, with its outcome")
+  .argument('<businessId>')
+  .argument('<importId>')
+  .option('--out <prefix>', 'the report files <prefix>.csv and <prefix>.json (default catalogue-<importId>)')
+  .act(report);
 
 runProgram(program);

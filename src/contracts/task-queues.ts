@@ -33,6 +33,8 @@ export const ACTIVITY_QUEUES = {
   registerItem: 'compliance',
   adjustStock: 'compliance',
   createCreditNote: 'compliance',
+  createCatalogueItem: 'compliance',
+  findCatalogueItem: 'compliance',
   requestItemRegistration: 'workflow', // signal-with-start: Temporal, not the service
   handOverStock: 'workflow', // signal-with-start: Temporal, not the service
   joinOutageWatch: 'workflow', // signal-with-start: Temporal, not the service

@@ -51,6 +51,7 @@ export function workflowsPath(): string {
 export const SHARED_WORKFLOW_MODULES = [
   'workflows/zod-jitless',
   'src/contracts/budget-placement',
+  'src/contracts/catalogue-import',
   'src/contracts/compliance-rules',
   'src/contracts/duration',
   'src/contracts/failures',

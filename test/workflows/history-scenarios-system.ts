@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';
+import { startCatalogueImport, waitForCatalogueImport } from '../../src/client/catalogue.js';
+import { catalogueChunkWorkflowId } from '../../src/contracts/catalogue-import.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
 import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
 import { DEMO_RECONCILIATION_LINK } from '../../sandbox/accounting/default-fixture.js';
 import type { ReconcileBusinessResult, ReconciliationInput } from '../../src/contracts/reconciliation.js';
@@ -79,6 +82,35 @@ export async function runReconciliationScenarios(stack: SaleStack): Promise<Reco
   const { counts } = await handle.result();
   expectThat(counts.purchases > 0 && counts.billPayments > 0 && counts.matched > 0, 'the demo link matched', counts);
   return [{ name: 'reconciliation-demo-link', handle }];
+}
+
+/**
+ * A small catalogue import on the sale stack's workers: an item registered, one lacking a product type, one the
+ * service holds already, one it holds otherwise. The import and its one chunk are recorded.
+ */
+export async function runCatalogueScenarios(stack: SaleStack): Promise<RecordedRun[]> {
+  const rows = [
+    { externalId: 'REC-TEA-500', name: 'Tea 500g', taxTypeCode: 'B', unitPrice: 320, productTypeCode: '2' },
+    { externalId: 'REC-SALT-1KG', name: 'Salt 1kg', taxTypeCode: 'B', unitPrice: 45 },
+    { externalId: 'SKU-SUGAR-2KG', name: 'Sugar 2kg', taxTypeCode: 'B', unitPrice: 250 },
+    { externalId: 'SKU-MILK-500', name: 'Fresh milk 500ml', taxTypeCode: 'A', unitPrice: 70 },
+  ].map((row, index) => ({ line: index + 2, row: { ...row, classificationCode: '5016150100' } }));
+  const businessId = DEMO.businesses.nairobi;
+  const started = await startCatalogueImport(stack.client, businessId, rows, stack.taskQueue);
+  const final = await waitForCatalogueImport(stack.client, businessId, started.importId, () => undefined, 200);
+  const { registered, needs_product_type, already_registered, conflict } = final.outcomes;
+  expectThat(
+    registered === 1 && needs_product_type === 1 && already_registered === 1 && conflict === 1,
+    'one row of each outcome',
+    final.outcomes,
+  );
+  return [
+    { name: 'catalogue-import', handle: stack.client.workflow.getHandle(started.workflowId) },
+    {
+      name: 'catalogue-chunk',
+      handle: stack.client.workflow.getHandle(catalogueChunkWorkflowId(started.workflowId, 0)),
+    },
+  ];
 }
 
 /**

@@ -174,6 +174,8 @@ function defaultStubs(): Omit<
   | 'handOverStock'
   | 'joinOutageWatch'
   | 'signSale'
+  | 'createCatalogueItem'
+  | 'findCatalogueItem'
   | keyof PurchasesActivities
   | keyof ReconciliationActivities
   | keyof AccountingActivities
@@ -413,7 +415,12 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
   const real = createRegistrationActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) });
   const implementations: Omit<
     Activities,
-    'signSale' | keyof PurchasesActivities | keyof ReconciliationActivities | keyof AccountingActivities
+    | 'signSale'
+    | 'createCatalogueItem'
+    | 'findCatalogueItem'
+    | keyof PurchasesActivities
+    | keyof ReconciliationActivities
+    | keyof AccountingActivities
   > &
     Partial<Pick<Activities, 'signSale'>> = {
     ...defaultStubs(),

@@ -63,6 +63,8 @@ describe('replay of recorded histories', () => {
   it('has recorded histories of every workflow', () => {
     const types = new Set(stored.map((h) => h.workflowType));
     expect([...types].toSorted()).toEqual([
+      'catalogueChunkWorkflow',
+      'catalogueImportWorkflow',
       'itemRegistrationWorkflow',
       'outageWatchWorkflow',
       'purchasesSyncWorkflow',

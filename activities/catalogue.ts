@@ -1,0 +1,72 @@
+/** A catalogue import's own calls: one creation, or one read of the item list to settle a creation whose answer was lost. */
+import type { CatalogueRow } from '../src/contracts/catalogue-import.js';
+import { itemFromError, isRegistered, type Item } from '../src/compliance/schemas.js';
+import type { CreateItemInput } from '../src/compliance/requests.js';
+import { ApiError } from '../src/http/errors.js';
+import { callApi } from './api-call.js';
+import type { ActivityDeps } from './deps.js';
+
+/** The item the service holds for a row's `externalId`, and how it differs from the row. */
+export interface CatalogueItemFound {
+  itemId: string;
+  /** Created by this call; false: the service had it already. */
+  created: boolean;
+  registered: boolean;
+  /** The row's fields the item holds otherwise (a conflict): fields the row leaves out are the service's to choose. */
+  differs: string[];
+}
+
+export interface CatalogueItemInput {
+  businessId: string;
+  row: CatalogueRow;
+}
+
+const COMPARED: ReadonlyArray<keyof CreateItemInput & keyof Item & keyof CatalogueRow> = [
+  'name',
+  'sku',
+  'taxTypeCode',
+  'taxCategory',
+  'productTypeCode',
+  'classificationCode',
+  'unitCode',
+  'packagingUnitCode',
+  'unitPrice',
+  'stockTracked',
+];
+
+function itemFields({ branchId: _branch, ...fields }: CatalogueRow): CreateItemInput {
+  return fields;
+}
+
+function found(item: Item, row: CatalogueRow, created: boolean): CatalogueItemFound {
+  const differs = COMPARED.filter((field) => row[field] !== undefined && row[field] !== item[field]);
+  return { itemId: item.id, created, registered: isRegistered(item), differs };
+}
+
+export function createCatalogueActivities({ services, logger, metrics, outages }: ActivityDeps) {
+  return {
+    /**
+     * Creates the row's item (C21). A 409 `already_exists` carries the item the service has: compared with the row,
+     * not changed. A lost answer fails as `ambiguous_write`: the workflow settles it from the item list.
+     */
+    async createCatalogueItem({ businessId, row }: CatalogueItemInput): Promise<CatalogueItemFound> {
+      const existing = (err: unknown) => {
+        const item = err instanceof ApiError && err.code === 'already_exists' ? itemFromError(err) : undefined;
+        return item && found(item, row, false);
+      };
+      return callApi({ idempotent: false, recover: existing, logger, metrics, outages }, async (signal) => {
+        const { data } = await services.compliance(businessId).createItem(itemFields(row), { businessId, signal });
+        return found(data, row, true);
+      });
+    },
+
+    /** The service's item for the row's `externalId` (evidence for a creation whose answer was lost), or null. */
+    async findCatalogueItem({ businessId, row }: CatalogueItemInput): Promise<CatalogueItemFound | null> {
+      return callApi({ idempotent: true, logger, metrics, outages }, async (signal) => {
+        const { data } = await services.compliance(businessId).listItems({ businessId, signal });
+        const item = data.find((candidate) => candidate.externalId === row.externalId);
+        return item ? found(item, row, false) : null;
+      });
+    },
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Catalogue imports for other services: start one from checked rows (src/catalogue/rows.ts), follow its progress,
+ * and read its report. The same file imported again is the same import (its id is a digest of the business and rows).
+ */
+import { createHash } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import {
+  CATALOGUE_CHUNK_ROWS_MAX,
+  CATALOGUE_IMPORT_CHUNKS_MAX,
+  CATALOGUE_IMPORT_WORKFLOW_TYPE,
+  addCatalogueChunkUpdate,
+  catalogueChunkWorkflowId,
+  catalogueImportWorkflowId,
+  getCatalogueImportProgressQuery,
+  type CatalogueChunk,
+  type CatalogueChunkResult,
+  type CatalogueImportInput,
+  type CatalogueImportProgress,
+  type CatalogueItemResult,
+  type CatalogueRow,
+} from '../contracts/catalogue-import.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+
+export type { CatalogueImportProgress, CatalogueItemResult };
+
+/** A file too large (or empty) for one import. */
+export class CatalogueSizeError extends Error {
+  override readonly name = 'CatalogueSizeError';
+}
+
+export interface StartedImport {
+  importId: string;
+  workflowId: string;
+  /** Chunks this call handed over; the others the import had already (an import started before). */
+  chunksSent: number;
+  chunks: number;
+}
+
+/** The import's id: the same business and rows, in the same order, give the same id. */
+export function catalogueImportId(businessId: string, rows: ReadonlyArray<{ line: number; row: CatalogueRow }>) {
+  return createHash('sha256').update(JSON.stringify({ businessId, rows })).digest('hex').slice(0, 16);
+}
+
+export async function startCatalogueImport(
+  client: Client,
+  businessId: string,
+  rows: ReadonlyArray<{ line: number; row: CatalogueRow }>,
+  taskQueue = WORKFLOW_TASK_QUEUE,
+): Promise<StartedImport> {
+  const chunks: CatalogueChunk[] = [];
+  for (let start = 0; start < rows.length; start += CATALOGUE_CHUNK_ROWS_MAX)
+    chunks.push({ index: chunks.length, rows: rows.slice(start, start + CATALOGUE_CHUNK_ROWS_MAX) });
+  if (chunks.length === 0 || chunks.length > CATALOGUE_IMPORT_CHUNKS_MAX)
+    throw new CatalogueSizeError(
+      `an import takes 1 to ${CATALOGUE_IMPORT_CHUNKS_MAX * CATALOGUE_CHUNK_ROWS_MAX} rows (got ${rows.length}): ` +
+        'import a larger catalogue as several files',
+    );
+  const importId = catalogueImportId(businessId, rows);
+  const workflowId = catalogueImportWorkflowId(businessId, importId);
+  const input: CatalogueImportInput = { businessId, importId, items: rows.length, chunks: chunks.length };
+  let handle;
+  try {
+    handle = await client.workflow.start(CATALOGUE_IMPORT_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue,
+      args: [input],
+      // A running import is the one to feed; one that ended stays the file's import (its report is there).
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    return { importId, workflowId, chunksSent: 0, chunks: chunks.length };
+  }
+  let chunksSent = 0;
+  for (const chunk of chunks) {
+    const { accepted } = await handle.executeUpdate(addCatalogueChunkUpdate, { args: [chunk] });
+    if (accepted) chunksSent++;
+  }
+  return { importId, workflowId, chunksSent, chunks: chunks.length };
+}
+
+export async function catalogueImportProgress(
+  client: Client,
+  businessId: string,
+  importId: string,
+): Promise<CatalogueImportProgress> {
+  return client.workflow
+    .getHandle(catalogueImportWorkflowId(businessId, importId))
+    .query(getCatalogueImportProgressQuery);
+}
+
+/** Waits for the import to end, telling `onProgress` every `everyMs`; the final progress. */
+export async function waitForCatalogueImport(
+  client: Client,
+  businessId: string,
+  importId: string,
+  onProgress: (progress: CatalogueImportProgress) => void,
+  everyMs = 1_000,
+): Promise<CatalogueImportProgress> {
+  const handle = client.workflow.getHandle(catalogueImportWorkflowId(businessId, importId));
+  let ended = false;
+  const result = handle.result().finally(() => (ended = true)) as Promise<CatalogueImportProgress>;
+  while (!ended) {
+    // A query the worker could not answer just now is skipped: the next one tells.
+    const progress = await handle.query(getCatalogueImportProgressQuery).catch(() => undefined);
+    if (progress) onProgress(progress);
+    await Promise.race([result.catch(() => undefined), new Promise((done) => setTimeout(done, everyMs))]);
+  }
+  return result;
+}
+
+/** One row per line of the file, in order: the chunk workflows' results, once the import has ended. */
+export async function catalogueImportReport(
+  client: Client,
+  businessId: string,
+  importId: string,
+): Promise<CatalogueItemResult[]> {
+  const workflowId = catalogueImportWorkflowId(businessId, importId);
+  const { chunks } = (await client.workflow.getHandle(workflowId).result()) as CatalogueImportProgress;
+  const results: CatalogueItemResult[] = [];
+  for (let index = 0; index < chunks; index++) {
+    const chunk = (await client.workflow
+      .getHandle(catalogueChunkWorkflowId(workflowId, index))
+      .result()) as CatalogueChunkResult;
+    results.push(...chunk.results);
+  }
+  return results;
+}

@@ -1,0 +1,130 @@
+/**
+ * The catalogue import's contract (docs/catalogue.md): one import workflow per business and file, which takes the
+ * file's rows in chunks and hands each chunk to a chunk workflow of its own. Workflow code imports this file.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { z } from 'zod';
+import { nonEmpty } from './sale-input.js';
+
+export const CATALOGUE_IMPORT_WORKFLOW_TYPE = 'catalogueImportWorkflow';
+export const CATALOGUE_CHUNK_WORKFLOW_TYPE = 'catalogueChunkWorkflow';
+
+/** Rows per chunk: one update's argument and one chunk workflow's input stay a few tens of kilobytes. */
+export const CATALOGUE_CHUNK_ROWS_MAX = 250;
+/**
+ * Chunks of one import (10,000 rows): the import's history holds every chunk it took (a few megabytes at most); a
+ * larger catalogue is imported as several files.
+ */
+export const CATALOGUE_IMPORT_CHUNKS_MAX = 40;
+
+/** `importId`: a digest of the business and the file's rows, so the same file imported again is the same import. */
+export function catalogueImportWorkflowId(businessId: string, importId: string): string {
+  return `catalogue-import:${businessId}:${importId}`;
+}
+
+export function catalogueChunkWorkflowId(importWorkflowId: string, index: number): string {
+  return `${importWorkflowId}:chunk-${index}`;
+}
+
+/** The fields the service takes on creation (C21), and the branch to register for. */
+const catalogueRowSchema = z.strictObject({
+  externalId: nonEmpty().describe("The merchant's own id of the item: one item per business and externalId."),
+  name: nonEmpty(),
+  sku: z.string().optional(),
+  taxTypeCode: nonEmpty().describe("A code of the service's taxType code list."),
+  taxCategory: nonEmpty().optional(),
+  productTypeCode: nonEmpty().optional().describe('A code of the productType code list; without it, no registration.'),
+  classificationCode: nonEmpty().optional().describe('An item classification of the service; without it, none.'),
+  unitCode: nonEmpty().optional().describe('A code of the quantityUnit code list.'),
+  packagingUnitCode: nonEmpty().optional().describe('A code of the packagingUnit code list.'),
+  unitPrice: z.number().min(0, 'must be 0 or more'),
+  stockTracked: z.boolean().optional(),
+  branchId: nonEmpty().optional().describe('The branch to register for (id or authorityBhfId); default the first.'),
+});
+
+const catalogueChunkSchema = z.strictObject({
+  index: z.number().int('must be a whole number').min(0, 'must be 0 or more'),
+  rows: z
+    .array(z.strictObject({ line: z.number().int().min(0), row: catalogueRowSchema }))
+    .min(1, 'must have at least 1 row')
+    .max(CATALOGUE_CHUNK_ROWS_MAX, `must have at most ${CATALOGUE_CHUNK_ROWS_MAX} rows`),
+});
+
+const schemas = { row: catalogueRowSchema, chunk: catalogueChunkSchema };
+
+/** Behind a function for the workflow sandbox, which shares this module and freezes what its exports reach. */
+export function catalogueSchemas(): typeof schemas {
+  return schemas;
+}
+
+export type CatalogueRow = z.output<typeof catalogueRowSchema>;
+export type CatalogueChunk = z.output<typeof catalogueChunkSchema>;
+
+export interface CatalogueImportInput {
+  businessId: string;
+  importId: string;
+  /** Rows of the file, and the chunks they come in: the import ends when every chunk has been imported. */
+  items: number;
+  chunks: number;
+}
+
+export interface CatalogueChunkInput {
+  businessId: string;
+  importWorkflowId: string;
+  chunk: CatalogueChunk;
+}
+
+/** One row's outcome, for the report. */
+export type CatalogueOutcome =
+  'registered' | 'already_registered' | 'needs_product_type' | 'needs_classification' | 'refused' | 'conflict';
+
+export const CATALOGUE_OUTCOMES: readonly CatalogueOutcome[] = [
+  'registered',
+  'already_registered',
+  'needs_product_type',
+  'needs_classification',
+  'refused',
+  'conflict',
+];
+
+export interface CatalogueItemResult {
+  line: number;
+  externalId: string;
+  outcome: CatalogueOutcome;
+  /** The service's id of the item; null when it was never created (refused). */
+  itemId: string | null;
+  /** The service's reason (refused), or the fields the service holds otherwise (conflict). */
+  reason: string | null;
+}
+
+export interface CatalogueChunkResult {
+  index: number;
+  results: CatalogueItemResult[];
+  /** Requests the chunk asked for: creations, item-list reads, and one registration per item it asked to register. */
+  requests: number;
+}
+
+export interface CatalogueImportProgress {
+  businessId: string;
+  importId: string;
+  state: 'receiving' | 'importing' | 'done';
+  items: number;
+  chunks: number;
+  chunksReceived: number;
+  /** Rows with an outcome, and among them those not registered. */
+  done: number;
+  failed: number;
+  outcomes: Record<CatalogueOutcome, number>;
+  /** Requests of the import so far: creations, item-list reads, and one registration per item asked to register. */
+  requests: number;
+  startedAt: string;
+  /** From the rows a minute the import has been getting through; null until it has some. */
+  secondsLeft: number | null;
+}
+
+/** A chunk, idempotent by its index: a caller that died while sending sends them all again. */
+export const addCatalogueChunkUpdate = defineUpdate<{ accepted: boolean }, [CatalogueChunk]>('addChunk');
+/** A chunk workflow's rows done so far (sent as each row settles, for the progress). */
+export const catalogueRowsDoneSignal =
+  defineSignal<[{ index: number; done: number; failed: number; requests: number }]>('rowsDone');
+export const getCatalogueImportProgressQuery = defineQuery<CatalogueImportProgress>('getProgress');

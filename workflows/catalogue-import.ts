@@ -1,0 +1,128 @@
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  workflowInfo,
+  type ChildWorkflowHandle,
+} from '@temporalio/workflow';
+import {
+  CATALOGUE_CHUNK_WORKFLOW_TYPE,
+  CATALOGUE_IMPORT_CHUNKS_MAX,
+  CATALOGUE_OUTCOMES,
+  addCatalogueChunkUpdate,
+  catalogueChunkWorkflowId,
+  catalogueImportWorkflowId,
+  catalogueRowsDoneSignal,
+  catalogueSchemas,
+  getCatalogueImportProgressQuery,
+  type CatalogueChunkResult,
+  type CatalogueImportInput,
+  type CatalogueImportProgress,
+  type CatalogueOutcome,
+} from '../src/contracts/catalogue-import.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import type { catalogueChunkWorkflow } from './catalogue-chunk.js';
+import { required } from './update-arguments.js';
+
+/**
+ * A merchant's catalogue, imported in the background: the caller sends the file's rows in chunks, each imported by a
+ * chunk workflow of its own, and the import counts what they settle. Its result is the counts; the report is the
+ * chunk workflows' results, in order.
+ */
+export async function catalogueImportWorkflow(input: CatalogueImportInput): Promise<CatalogueImportProgress> {
+  if (!Number.isInteger(input.chunks) || input.chunks < 1 || input.chunks > CATALOGUE_IMPORT_CHUNKS_MAX)
+    throw ApplicationFailure.nonRetryable(
+      `chunks must be a whole number from 1 to ${CATALOGUE_IMPORT_CHUNKS_MAX}`,
+      FAILURE_TYPES.invalidInput,
+    );
+  const { workflowId, taskQueue } = workflowInfo();
+  const startedAt = Date.now();
+  const chunks = new Map<number, ChildWorkflowHandle<typeof catalogueChunkWorkflow>>();
+  const rowsDone = new Map<number, { done: number; failed: number; requests: number }>();
+  const settled = new Map<number, CatalogueChunkResult>();
+  const outcomes = Object.fromEntries(CATALOGUE_OUTCOMES.map((o) => [o, 0])) as Record<CatalogueOutcome, number>;
+
+  const progress = (): CatalogueImportProgress => {
+    const counts = [...rowsDone.values()];
+    const done = counts.reduce((sum, c) => sum + c.done, 0);
+    const minutes = (Date.now() - startedAt) / 60_000;
+    const requests = counts.reduce((sum, c) => sum + c.requests, 0);
+    return {
+      businessId: input.businessId,
+      importId: input.importId,
+      state: settled.size === input.chunks ? 'done' : chunks.size === input.chunks ? 'importing' : 'receiving',
+      items: input.items,
+      chunks: input.chunks,
+      chunksReceived: chunks.size,
+      done,
+      failed: counts.reduce((sum, c) => sum + c.failed, 0),
+      outcomes: { ...outcomes },
+      requests,
+      startedAt: new Date(startedAt).toISOString(),
+      secondsLeft: done > 0 && minutes > 0 ? Math.round(((input.items - done) / (done / minutes)) * 60) : null,
+    };
+  };
+  const showProgress = () => {
+    const p = progress();
+    setCurrentDetails(
+      `${p.state}: ${p.done} of ${p.items} items done, ${p.failed} not registered; ` +
+        `${p.chunksReceived} of ${p.chunks} chunks received` +
+        (p.state === 'done' || p.secondsLeft === null ? '' : `; about ${Math.ceil(p.secondsLeft / 60)} min left`),
+    );
+  };
+
+  setHandler(getCatalogueImportProgressQuery, progress);
+  setHandler(catalogueRowsDoneSignal, ({ index, done, failed, requests }) => {
+    if ((rowsDone.get(index)?.done ?? -1) < done) rowsDone.set(index, { done, failed, requests });
+    showProgress();
+  });
+  setHandler(
+    addCatalogueChunkUpdate,
+    async (chunk) => {
+      if (chunks.has(chunk.index)) return { accepted: false };
+      const handle = await startChild<typeof catalogueChunkWorkflow>(CATALOGUE_CHUNK_WORKFLOW_TYPE, {
+        // From the input, not this execution's id: a chunk's id names the business's import whoever started it.
+        workflowId: catalogueChunkWorkflowId(catalogueImportWorkflowId(input.businessId, input.importId), chunk.index),
+        taskQueue,
+        args: [{ businessId: input.businessId, importWorkflowId: workflowId, chunk }],
+      });
+      chunks.set(chunk.index, handle);
+      showProgress();
+      return { accepted: true };
+    },
+    {
+      validator: (argument) => {
+        const chunk = required(
+          'addChunk',
+          '{"index": 0, "rows": [{"line": 2, "row": {…}}]}',
+          catalogueSchemas().chunk,
+          argument,
+        );
+        if (chunk.index >= input.chunks)
+          throw ApplicationFailure.nonRetryable(
+            `index ${chunk.index} is past the import's ${input.chunks} chunks`,
+            FAILURE_TYPES.invalidInput,
+          );
+      },
+    },
+  );
+
+  showProgress();
+  await condition(() => chunks.size === input.chunks);
+  for (const [index, handle] of [...chunks].sort(([a], [b]) => a - b)) {
+    const result = await handle.result();
+    settled.set(index, result);
+    rowsDone.set(index, {
+      requests: result.requests,
+      done: result.results.length,
+      failed: result.results.filter((r) => r.outcome !== 'registered' && r.outcome !== 'already_registered').length,
+    });
+    for (const row of result.results) outcomes[row.outcome]++;
+    showProgress();
+  }
+  await condition(allHandlersFinished);
+  return progress();
+}
