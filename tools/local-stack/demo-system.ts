@@ -1,10 +1,12 @@
 /**
  * The demo's second half, beyond sales: one purchases sync delivered to an NDJSON file, one accounting sync
  * batch of each merchant processed to the end (each through its own books, which the sandbox's request log shows),
- * and one reconciliation of the demo business with its accounting company. Each piece says whether it ended as
+ * one reconciliation of the demo business with its accounting company, and the second merchant onboarding a small
+ * catalogue, whose report is printed. Each piece says whether it ended as
  * expected; the demo exits 0 only if they all did.
  */
 import { readFile } from 'node:fs/promises';
+import { catalogueImportReport, startCatalogueImport, waitForCatalogueImport } from '../../src/client/catalogue.js';
 import { syncPurchasesNow } from '../../src/client/purchases.js';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';
 import { DEMO_RECONCILIATION_LINK } from '../../sandbox/accounting/default-fixture.js';
@@ -110,5 +112,42 @@ export async function demoReconciliation(
     ok: c.matched > 0 && c.suggested > 0 && c.amountMismatches > 0 && c.unpaidPurchases > 0 && c.unmatchedPayments > 0,
     note: `${c.matched} matched, ${c.suggested} suggested, ${c.amountMismatches} amount mismatch, ${c.unpaidPurchases} unpaid, ${c.unmatchedPayments} payments without an invoice, ${c.ties} tie`,
     counts: c,
+  };
+}
+
+/**
+ * The second merchant onboards a small catalogue: four new items, one without a product type, and one the service
+ * holds already. The report is printed, a line per row; the import is as expected when each row ended so.
+ */
+export async function demoCatalogueImport(stack: Stack, runId: string, merchant: LocalMerchant): Promise<PieceOutcome> {
+  const businessId = merchant.businesses[0]!;
+  const item = (code: string, name: string, unitPrice: number, productTypeCode?: string) => ({
+    externalId: `CAT-${runId}-${code}`,
+    name,
+    taxTypeCode: 'B',
+    unitPrice,
+    classificationCode: '5016150100',
+    ...(productTypeCode ? { productTypeCode } : {}),
+  });
+  const rows = [
+    item('TEA', 'Tea leaves 500g', 320, '2'),
+    item('SALT', 'Salt 1kg', 45, '2'),
+    item('BEANS', 'Beans 1kg', 180, '2'),
+    item('SOAP', 'Bar soap', 60, '2'),
+    item('FLOUR', 'Maize flour 2kg', 210),
+    { externalId: 'SKU-RICE-5KG', name: 'Rice 5kg', taxTypeCode: 'B', unitPrice: 900 },
+  ].map((row, index) => ({ line: index + 2, row }));
+  const started = await startCatalogueImport(stack.client, businessId, rows, WORKFLOW_TASK_QUEUE);
+  const final = await waitForCatalogueImport(stack.client, businessId, started.importId, () => undefined, 500);
+  const report = await catalogueImportReport(stack.client, businessId, started.importId);
+  for (const row of report)
+    console.log(
+      `    line ${row.line}  ${row.externalId.padEnd(22)} ${row.outcome}${row.reason ? ` (${row.reason})` : ''}`,
+    );
+  const o = final.outcomes;
+  return {
+    ok: o.registered === 4 && o.needs_product_type === 1 && o.already_registered === 1 && report.length === rows.length,
+    note: `${o.registered} registered, ${o.already_registered} already registered, ${o.needs_product_type} needs a product type; ${final.requests} requests`,
+    via: merchant.application,
   };
 }

@@ -3,7 +3,8 @@
  * Nairobi business, and `other-integrator`, the Kisumu business, each its own compliance application and books),
  * pushes one sale of the first down every path (immediate, async with callback, async by polling, unregistered item,
  * rejection then retry, refund to credit note) and two of the second, then syncs supplier invoices to an NDJSON
- * file, processes a sync batch of each merchant's books and reconciles the demo business. Each sale and batch shows
+ * file, processes a sync batch of each merchant's books, reconciles the demo business and onboards a small catalogue
+ * for the second merchant (its report printed). Each sale and batch shows
  * the application it went through, checked against the sandbox's record of which application's key filed it. It
  * prints a line per path as it ends and a summary table, and exits 0 only if everything ended as expected. It needs
  * the stack's own sandbox: the paths are chosen with the sandbox's demo items, trader invoice prefixes, purchases and
@@ -22,6 +23,7 @@ import {
   demoPurchasesSync,
   demoReconciliation,
   demoSyncBatch,
+  demoCatalogueImport,
   type PieceOutcome,
 } from './demo-system.js';
 import { LOCAL_MERCHANTS, type LocalMerchant } from './local-tenants.js';
@@ -184,6 +186,7 @@ async function main(): Promise<number> {
     ['sync batch, processed to the end', () => demoSyncBatch(stack, DEMO_SYNC_BATCH_IDS.retail, retail)],
     ['other merchant, sync batch', () => demoSyncBatch(stack, DEMO_SYNC_BATCH_IDS.other, other)],
     ['reconciliation', () => demoReconciliation(stack, runId)],
+    ['other merchant, catalogue import', () => demoCatalogueImport(stack, runId, other)],
   ];
   console.log(
     `stack ready in ${elapsed(began).toFixed(1)} s; ${CASES.length} sales (one down each path), then ${pieces.length} other pieces`,
@@ -271,6 +274,6 @@ async function main(): Promise<number> {
 runProgram(
   createProgram(
     'npm run demo --',
-    "Starts the whole stack with two merchants on two keys over its own sandbox, pushes one sale down every path and two of the other merchant (each showing the application it went through), syncs purchases, processes a sync batch of each merchant's books and reconciles the demo business; prints a line per path as it ends and a summary table; exits 0 only if everything ended as expected.",
+    "Starts the whole stack with two merchants on two keys over its own sandbox, pushes one sale down every path and two of the other merchant (each showing the application it went through), syncs purchases, processes a sync batch of each merchant's books, reconciles the demo business and onboards a small catalogue for the second merchant (printing its report); prints a line per path as it ends and a summary table; exits 0 only if everything ended as expected.",
   ).act(main),
 );
