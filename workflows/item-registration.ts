@@ -29,7 +29,13 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
       { key: NeedsAttention, value: needed },
       { key: AttentionReason, value: needed ? 'item_needs_fixing' : '' },
     ]);
-  const state: ItemRegistrationState = { itemId: input.itemId, status: 'registering', needs: null, waiters: [] };
+  const state: ItemRegistrationState = {
+    itemId: input.itemId,
+    status: 'registering',
+    needs: null,
+    waiters: [],
+    attempts: 0,
+  };
   let latest: ItemRegistrationOutcome | undefined;
   let fixed = false;
 
@@ -67,6 +73,8 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
   });
   const deadline = Date.now() + (parseDuration(input.fixDeadline ?? '7 days') ?? parseDuration('7 days')!);
   for (;;) {
+    state.status = 'registering';
+    state.attempts = (state.attempts ?? 0) + 1;
     const result = await registerItem.executeWithOptions({ summary: `item ${input.itemId}` }, [
       {
         businessId: input.businessId,

@@ -7,6 +7,7 @@ import {
   CatalogueSizeError,
   catalogueImportProgress,
   catalogueImportReport,
+  retryCatalogueImport,
   startCatalogueImport,
   waitForCatalogueImport,
   type CatalogueImportProgress,
@@ -148,6 +149,16 @@ async function status([businessId, importId]: string[]): Promise<number> {
   return 0;
 }
 
+async function retry([businessId, importId]: string[]): Promise<number> {
+  const rows = await withTemporal((client) => catalogueImportReport(client, businessId!, importId!));
+  const now = await withTemporal((client) => retryCatalogueImport(client, businessId!, importId!));
+  const was = new Map(rows.map((row) => [row.line, row.outcome]));
+  for (const row of now) console.log(`line ${row.line}  ${row.externalId}: ${was.get(row.line)} -> ${row.outcome}`);
+  const registered = now.filter((row) => row.outcome === 'registered').length;
+  console.log(`${now.length} item(s) sent again, ${registered} registered now`);
+  return registered === now.length ? 0 : 1;
+}
+
 async function report([businessId, importId]: string[], options: { out?: string }): Promise<number> {
   await writeReport(businessId!, importId!, options.out ?? `catalogue-${importId}`);
   return 0;
@@ -205,6 +216,13 @@ program
   .argument('<businessId>')
   .argument('<importId>')
   .act(status);
+
+program
+  .command('retry')
+  .description("send again the items that needed a fix, now fixed in the dashboard; each one's outcome now")
+  .argument('<businessId>')
+  .argument('<importId>')
+  .act(retry);
 
 program
   .command('report')

@@ -19,6 +19,12 @@ import {
   type CatalogueItemResult,
   type CatalogueRow,
 } from '../contracts/catalogue-import.js';
+import {
+  getItemRegistrationStateQuery,
+  itemFixedSignal,
+  itemRegistrationWorkflowId,
+  type ItemRegistrationState,
+} from '../contracts/item-registration.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 
 export type { CatalogueImportProgress, CatalogueItemResult };
@@ -126,4 +132,48 @@ export async function catalogueImportReport(
     results.push(...chunk.results);
   }
   return results;
+}
+
+const NEEDS_FIXING: ReadonlySet<CatalogueItemResult['outcome']> = new Set([
+  'needs_product_type',
+  'needs_classification',
+]);
+
+/**
+ * The rows that needed a product type or a classification mapping, sent again: each item's registration (which has
+ * been waiting for the fix) is told the item was fixed in the dashboard, and registers it if the service now takes
+ * it. Every other row is left as it was: a conflict needs another file, a refusal another item. Answers each retried
+ * row's outcome now (still needing its fix after `waitMs`, it is answered as it was).
+ */
+export async function retryCatalogueImport(
+  client: Client,
+  businessId: string,
+  importId: string,
+  waitMs = 60_000,
+): Promise<CatalogueItemResult[]> {
+  const retried = (await catalogueImportReport(client, businessId, importId)).filter(
+    (row) => NEEDS_FIXING.has(row.outcome) && row.itemId !== null,
+  );
+  return Promise.all(
+    retried.map(async (row) => {
+      const handle = client.workflow.getHandle(itemRegistrationWorkflowId(businessId, row.itemId!));
+      const before = await handle.query(getItemRegistrationStateQuery);
+      if (before.status !== 'needs_fixing') return outcomeOf(row, before);
+      await handle.signal(itemFixedSignal);
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const now = await handle.query(getItemRegistrationStateQuery);
+        const heard = (now.attempts ?? 0) > (before.attempts ?? 0) && now.status !== 'registering';
+        if (heard || Date.now() > deadline) return outcomeOf(row, now);
+        await new Promise((done) => setTimeout(done, 500));
+      }
+    }),
+  );
+}
+
+function outcomeOf(row: CatalogueItemResult, state: ItemRegistrationState): CatalogueItemResult {
+  if (state.status === 'registered') return { ...row, outcome: 'registered', reason: null };
+  if (state.status === 'failed') return { ...row, outcome: 'refused', reason: 'its registration ended unfixed' };
+  if (state.needs === null) return row;
+  return { ...row, outcome: state.needs.productType ? 'needs_product_type' : 'needs_classification' };
 }

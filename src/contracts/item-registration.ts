@@ -28,6 +28,8 @@ export interface ItemRegistrationState {
   status: 'registering' | 'needs_fixing' | 'registered' | 'failed';
   needs: { productType: boolean; classificationMapping: boolean } | null;
   waiters: string[];
+  /** Registrations asked of the service so far: a caller that said the item was fixed sees it heard when this moves. */
+  attempts?: number;
 }
 
 /** A sale asks to be told when the item's registration settles (sent with signal-with-start). */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   catalogueImportProgress,
   catalogueImportReport,
+  retryCatalogueImport,
   startCatalogueImport,
   waitForCatalogueImport,
 } from '../../src/client/catalogue.js';
@@ -103,6 +104,18 @@ describe('a catalogue import', () => {
       (r) => r.method === 'GET' && r.path === '/v1/items',
     );
     expect(lists.length).toBeGreaterThanOrEqual(1);
+
+    // Fixed in the dashboard, an item that needed a product type registers when the import is retried.
+    const fixedId = byId.get(`IMP-${run}-10`)!.itemId!;
+    await h.sandbox.inspector.fixItem(fixedId);
+    const retried = await retryCatalogueImport(h.client, nairobi, started.importId, 20_000);
+    expect(retried).toHaveLength(final.outcomes.needs_product_type + final.outcomes.needs_classification);
+    expect(retried.find((r) => r.itemId === fixedId)).toMatchObject({ outcome: 'registered' });
+    expect(retried.filter((r) => r.outcome === 'registered')).toHaveLength(1);
+    expect((await h.sandbox.inspector.itemRecords(nairobi)).find((r) => r.id === fixedId)).toMatchObject({
+      registrationStatus: 'REGISTERED',
+      registrations: 1,
+    });
 
     // The same file again: the same import, nothing sent.
     const before = (await h.sandbox.inspector.requestLog({ service: 'compliance' })).length;
