@@ -10,7 +10,6 @@ import {
 } from '@temporalio/workflow';
 import {
   CATALOGUE_CHUNK_WORKFLOW_TYPE,
-  CATALOGUE_IMPORT_CHUNKS_MAX,
   CATALOGUE_OUTCOMES,
   addCatalogueChunkUpdate,
   catalogueChunkWorkflowId,
@@ -25,6 +24,7 @@ import {
 } from '../src/contracts/catalogue-import.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import type { catalogueChunkWorkflow } from './catalogue-chunk.js';
+import { checkInput, describeProblems } from '../src/contracts/sale-input.js';
 import { required } from './update-arguments.js';
 
 /**
@@ -33,11 +33,15 @@ import { required } from './update-arguments.js';
  * chunk workflows' results, in order.
  */
 export async function catalogueImportWorkflow(input: CatalogueImportInput): Promise<CatalogueImportProgress> {
-  if (!Number.isInteger(input.chunks) || input.chunks < 1 || input.chunks > CATALOGUE_IMPORT_CHUNKS_MAX)
-    throw ApplicationFailure.nonRetryable(
-      `chunks must be a whole number from 1 to ${CATALOGUE_IMPORT_CHUNKS_MAX}`,
-      FAILURE_TYPES.invalidInput,
-    );
+  // Starts in plain JSON (the Temporal CLI, another SDK) skip the client's checks.
+  const checked = checkInput(catalogueSchemas().input, input);
+  if (!checked.ok)
+    throw ApplicationFailure.create({
+      type: FAILURE_TYPES.invalidInput,
+      message: describeProblems('catalogue import input', checked.problems),
+      nonRetryable: true,
+      details: [checked.problems],
+    });
   const { workflowId, taskQueue } = workflowInfo();
   const startedAt = Date.now();
   const chunks = new Map<number, ChildWorkflowHandle<typeof catalogueChunkWorkflow>>();

@@ -50,7 +50,29 @@ const catalogueChunkSchema = z.strictObject({
     .max(CATALOGUE_CHUNK_ROWS_MAX, `must have at most ${CATALOGUE_CHUNK_ROWS_MAX} rows`),
 });
 
-const schemas = { row: catalogueRowSchema, chunk: catalogueChunkSchema };
+const catalogueImportInputSchema = z
+  .strictObject({
+    businessId: nonEmpty().describe('The business whose catalogue it is.'),
+    importId: nonEmpty().describe("The import's own id: the CLI and the TypeScript client use a digest of the rows."),
+    items: z
+      .number()
+      .int('must be a whole number')
+      .min(1, 'must be 1 or more')
+      .max(CATALOGUE_IMPORT_CHUNKS_MAX * CATALOGUE_CHUNK_ROWS_MAX)
+      .describe('Rows of the file.'),
+    chunks: z
+      .number()
+      .int('must be a whole number')
+      .min(1, 'must be 1 or more')
+      .max(CATALOGUE_IMPORT_CHUNKS_MAX, `must be at most ${CATALOGUE_IMPORT_CHUNKS_MAX}`)
+      .describe(`Chunks of at most ${CATALOGUE_CHUNK_ROWS_MAX} rows the rows come in, through the addChunk update.`),
+  })
+  .describe(
+    'The input of a catalogue import (catalogueImportWorkflow), id catalogue-import:<businessId>:<importId>; ' +
+      'its rows follow in chunks through the addChunk update.',
+  );
+
+const schemas = { row: catalogueRowSchema, chunk: catalogueChunkSchema, input: catalogueImportInputSchema };
 
 /** Behind a function for the workflow sandbox, which shares this module and freezes what its exports reach. */
 export function catalogueSchemas(): typeof schemas {
@@ -60,13 +82,8 @@ export function catalogueSchemas(): typeof schemas {
 export type CatalogueRow = z.output<typeof catalogueRowSchema>;
 export type CatalogueChunk = z.output<typeof catalogueChunkSchema>;
 
-export interface CatalogueImportInput {
-  businessId: string;
-  importId: string;
-  /** Rows of the file, and the chunks they come in: the import ends when every chunk has been imported. */
-  items: number;
-  chunks: number;
-}
+/** The import ends when every chunk has been imported. */
+export type CatalogueImportInput = z.output<typeof catalogueImportInputSchema>;
 
 export interface CatalogueChunkInput {
   businessId: string;

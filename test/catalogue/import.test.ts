@@ -14,6 +14,7 @@ import {
 } from '../../src/client/catalogue.js';
 import type { CatalogueRow } from '../../src/contracts/catalogue-import.js';
 import { closeTestEnv } from '../helpers/temporal.js';
+import { expectRefusedAs } from '../helpers/updates.js';
 import { DEMO, fastFixture, startSaleHarness, type SaleHarness } from '../workflows/harness.js';
 
 let h: SaleHarness;
@@ -124,4 +125,34 @@ describe('a catalogue import', () => {
     expect((await h.sandbox.inspector.requestLog({ service: 'compliance' })).length).toBe(before);
     expect((await catalogueImportProgress(h.client, nairobi, started.importId)).state).toBe('done');
   }, 180_000);
+
+  it('refuses a plain-JSON start and chunk it cannot use, naming the field', async () => {
+    const bad = await h.client.workflow.start('catalogueImportWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId: `catalogue-import:${nairobi}:bad-${randomUUID().slice(0, 8)}`,
+      args: [{ businessId: nairobi, importId: 'bad', items: 1, chunks: 0 }],
+    });
+    await expect(bad.result()).rejects.toMatchObject({
+      cause: { type: 'invalid_input', message: 'invalid catalogue import input: chunks must be 1 or more' },
+    });
+
+    const importId = `plain-${randomUUID().slice(0, 8)}`;
+    const handle = await h.client.workflow.start('catalogueImportWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId: `catalogue-import:${nairobi}:${importId}`,
+      args: [{ businessId: nairobi, importId, items: 1, chunks: 1 }],
+    });
+    const row = { externalId: `PLAIN-${importId}`, name: 'Tea', taxTypeCode: 'B', unitPrice: -1 };
+    await expectRefusedAs(
+      handle.executeUpdate('addChunk', { args: [{ index: 0, rows: [{ line: 2, row }] }] }),
+      'invalid_input',
+      /rows\[0\]\.row\.unitPrice must be 0 or more/,
+    );
+    await expectRefusedAs(
+      handle.executeUpdate('addChunk', { args: [{ index: 1, rows: [{ line: 2, row: { ...row, unitPrice: 1 } }] }] }),
+      'invalid_input',
+      /past the import's 1 chunks/,
+    );
+    await handle.terminate('test done');
+  });
 });

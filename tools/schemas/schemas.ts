@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { saleSchemas } from '../../src/contracts/sale-input.js';
 import { stockLedgerSchemas } from '../../src/contracts/stock-ledger.js';
+import { catalogueSchemas } from '../../src/contracts/catalogue-import.js';
 
 /** Where the files say they live: an address that names them without promising a server. */
 const ID_BASE = 'https://example.invalid/etims-temporal-worker/schemas/';
@@ -34,6 +35,16 @@ export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
     file: 'settle-movement.schema.json',
     title: "Settle movement (the stock ledger's settleMovement update argument)",
     schema: stockLedgerSchemas().settleMovementArgs,
+  },
+  {
+    file: 'catalogue-import-input.schema.json',
+    title: 'Catalogue import input (catalogueImportWorkflow argument)',
+    schema: catalogueSchemas().input,
+  },
+  {
+    file: 'catalogue-chunk.schema.json',
+    title: "Catalogue chunk (the catalogue import's addChunk update argument)",
+    schema: catalogueSchemas().chunk,
   },
 ];
 
