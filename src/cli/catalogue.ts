@@ -183,7 +183,11 @@ const program = createProgram(
       'import: the import id; --wait: a progress bar on standard error, then the outcomes and the report files',
     exitCodes: [
       [0, 'nothing wrong found (import: the import started, or with --wait every item registered)'],
-      [1, 'problems found (each named; nothing was sent), or with --wait some items not registered (see the report)'],
+      [
+        1,
+        'problems found (each named; nothing was sent); import --wait or retry: some items not registered (see the ' +
+          'report)',
+      ],
       BAD_INPUT_EXIT,
     ],
   }),
