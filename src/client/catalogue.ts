@@ -3,7 +3,7 @@
  * and read its report. The same file imported again is the same import (its id is a digest of the business and rows).
  */
 import { createHash } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import {
   CATALOGUE_CHUNK_ROWS_MAX,
   CATALOGUE_IMPORT_CHUNKS_MAX,
@@ -13,6 +13,7 @@ import {
   catalogueImportWorkflowId,
   getCatalogueImportProgressQuery,
   type CatalogueChunk,
+  type CatalogueChunkInput,
   type CatalogueChunkResult,
   type CatalogueImportInput,
   type CatalogueImportProgress,
@@ -28,6 +29,9 @@ import {
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 
 export type { CatalogueImportProgress, CatalogueItemResult };
+
+type CatalogueImportWorkflow = (input: CatalogueImportInput) => Promise<CatalogueImportProgress>;
+type CatalogueChunkWorkflow = (input: CatalogueChunkInput) => Promise<CatalogueChunkResult>;
 
 /** A file too large (or empty) for one import. */
 export class CatalogueSizeError extends Error {
@@ -64,9 +68,9 @@ export async function startCatalogueImport(
   const importId = catalogueImportId(businessId, rows);
   const workflowId = catalogueImportWorkflowId(businessId, importId);
   const input: CatalogueImportInput = { businessId, importId, items: rows.length, chunks: chunks.length };
-  let handle;
+  let handle: WorkflowHandle<CatalogueImportWorkflow>;
   try {
-    handle = await client.workflow.start(CATALOGUE_IMPORT_WORKFLOW_TYPE, {
+    handle = await client.workflow.start<CatalogueImportWorkflow>(CATALOGUE_IMPORT_WORKFLOW_TYPE, {
       workflowId,
       taskQueue,
       args: [input],
@@ -104,9 +108,9 @@ export async function waitForCatalogueImport(
   onProgress: (progress: CatalogueImportProgress) => void,
   everyMs = 1_000,
 ): Promise<CatalogueImportProgress> {
-  const handle = client.workflow.getHandle(catalogueImportWorkflowId(businessId, importId));
+  const handle = client.workflow.getHandle<CatalogueImportWorkflow>(catalogueImportWorkflowId(businessId, importId));
   let ended = false;
-  const result = handle.result().finally(() => (ended = true)) as Promise<CatalogueImportProgress>;
+  const result = handle.result().finally(() => (ended = true));
   while (!ended) {
     // A query the worker could not answer just now is skipped: the next one tells.
     const progress = await handle.query(getCatalogueImportProgressQuery).catch(() => undefined);
@@ -123,12 +127,12 @@ export async function catalogueImportReport(
   importId: string,
 ): Promise<CatalogueItemResult[]> {
   const workflowId = catalogueImportWorkflowId(businessId, importId);
-  const { chunks } = (await client.workflow.getHandle(workflowId).result()) as CatalogueImportProgress;
+  const { chunks } = await client.workflow.getHandle<CatalogueImportWorkflow>(workflowId).result();
   const results: CatalogueItemResult[] = [];
   for (let index = 0; index < chunks; index++) {
-    const chunk = (await client.workflow
-      .getHandle(catalogueChunkWorkflowId(workflowId, index))
-      .result()) as CatalogueChunkResult;
+    const chunk = await client.workflow
+      .getHandle<CatalogueChunkWorkflow>(catalogueChunkWorkflowId(workflowId, index))
+      .result();
     results.push(...chunk.results);
   }
   return results;
