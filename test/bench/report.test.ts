@@ -343,8 +343,8 @@ describe('tables', () => {
 describe('command line', () => {
   it('defaults to every section, the full run and bench/report.json', () => {
     expect(parseArgs([])).toMatchObject({ quick: false, assert: false, out: 'bench/report.json' });
-    expect(parseArgs([]).sections).toHaveLength(10);
-    expect(parseArgs([]).sections.at(-1)).toBe('outage');
+    expect(parseArgs([]).sections).toHaveLength(11);
+    expect(parseArgs([]).sections.at(-1)).toBe('catalogue');
   });
 
   it("takes --quick, --assert, --out and --only (in the bench's own order)", () => {

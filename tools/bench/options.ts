@@ -1,6 +1,7 @@
 /** The bench's command line: `--quick`, `--assert[=<target key,...>]`, `--only <section,...>`, `--out <path>`; and the sample sizes of each mode. */
 import { CommanderError, InvalidArgumentError } from 'commander';
 import { createProgram, nonBlank, type CliCommand } from '../../src/cli/command.js';
+import { catalogueSizes } from './catalogue.js';
 import { SECTIONS, TARGET_KEYS, type Section } from './report.js';
 
 export interface BenchOptions {
@@ -109,6 +110,7 @@ export function sampleSizes(quick: boolean) {
         tenancy: tenancySizes(true),
         stock: stockSizes(true),
         outage: outageSizes(true),
+        catalogue: catalogueSizes(true),
       }
     : {
         latencySales: 60,
@@ -126,6 +128,7 @@ export function sampleSizes(quick: boolean) {
         tenancy: tenancySizes(false),
         stock: stockSizes(false),
         outage: outageSizes(false),
+        catalogue: catalogueSizes(false),
       };
 }
 

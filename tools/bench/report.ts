@@ -1,6 +1,7 @@
 /** The bench's report: its shape, the targets it is judged by, and the JSON file and text tables written from it. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { CatalogueReport } from './catalogue.js';
 import type { Segment } from './history.js';
 import { formatOutage, OUTAGE_TARGET_TEXT, type OutageReport } from './outage-report.js';
 import type { Summary } from './stats.js';
@@ -20,6 +21,7 @@ export const SECTIONS = [
   'tenancy',
   'stock',
   'outage',
+  'catalogue',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -231,6 +233,7 @@ export interface BenchReport {
   tenancy?: TenancyReport;
   stock?: StockReport;
   outage?: OutageReport;
+  catalogue?: CatalogueReport;
   targets: TargetResult[];
 }
 
@@ -314,6 +317,21 @@ const OUTAGE_TARGETS: Target[] = (
   met: (v: number) => met(v),
 }));
 
+const CATALOGUE_TARGETS: Target[] = (
+  [
+    ['requestsPerItem', '≤ 2.05', (c) => c.requestsPerItem, (v) => v <= 2.05],
+    ['utilisation', '≥ 0.9', (c) => c.utilisation, (v) => v >= 0.9],
+    ['tillLatencyRatio', '≤ 1.2', (c) => c.tillLatencyRatio, (v) => v <= 1.2],
+    ['duplicates', '= 0', (c) => c.duplicates, (v) => v === 0],
+    ['reportAccuracy', '= 1.0', (c) => c.reportAccuracy, (v) => v === 1],
+  ] as Array<[string, string, (c: CatalogueReport) => number, (v: number) => boolean]>
+).map(([name, text, value, met]) => ({
+  key: `catalogue.${name}`,
+  target: () => text,
+  value: (r: BenchReport) => (r.catalogue ? value(r.catalogue) : undefined),
+  met: (v: number) => met(v),
+}));
+
 const TARGETS: Target[] = [
   { key: 'latency.ratio', target: () => '≤ 1.3', value: (r) => r.latency?.ratio, met: (v) => v <= 1.3 },
   {
@@ -369,6 +387,7 @@ const TARGETS: Target[] = [
   ...TENANCY_TARGETS,
   ...STOCK_TARGETS,
   ...OUTAGE_TARGETS,
+  ...CATALOGUE_TARGETS,
 ];
 
 /** The keys of every target `--assert=` can name. */
@@ -630,6 +649,25 @@ export function formatReport(r: BenchReport): string {
   if (r.tenancy) formatTenancy(r.tenancy, section);
   if (r.stock) formatStock(r.stock, section);
   if (r.outage) formatOutage(r.outage, section);
+  if (r.catalogue) {
+    const c = r.catalogue;
+    section(
+      `Catalogue: ${c.items} items imported beside a till, 120 requests per ${c.windowMs} ms window (k = ${c.k}), the worker killed once`,
+      [
+        {
+          requestsPerItem: c.requestsPerItem,
+          utilisation: c.utilisation,
+          tillLatencyRatio: c.tillLatencyRatio,
+          'till p50 alone / importing (ms)': `${c.tillP50Ms.alone} / ${c.tillP50Ms.importing}`,
+          duplicates: c.duplicates,
+          reportAccuracy: c.reportAccuracy,
+          'import (s)': c.importSeconds,
+          'killed at': c.killedAtDone,
+        },
+      ],
+    );
+    section('Catalogue: outcomes', [c.outcomes]);
+  }
   section('Wall time (s)', [Object.fromEntries(Object.entries(r.wallSeconds).map(([k, v]) => [k, v]))]);
   return out.join('\n');
 }

@@ -20,6 +20,7 @@ import { measureLatency } from './latency.js';
 import { sampleSizes, type BenchOptions } from './options.js';
 import { measurePriority } from './priority.js';
 import { measureOutage } from './outage.js';
+import { measureCatalogue } from './catalogue.js';
 import { measureStock } from './stock.js';
 import { STOCK_LEDGER_WORKFLOW_TYPE } from '../../src/contracts/stock-ledger.js';
 import { measureTenancy } from './tenancy.js';
@@ -178,6 +179,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       await timed('outage', async () => {
         report.outage = await measureOutage(t, { ...sizes.outage, tag });
         report.samples.outageSalesPerOutage = sizes.outage.sales;
+      });
+    }
+    if (options.sections.includes('catalogue')) {
+      await timed('catalogue', async () => {
+        report.catalogue = await measureCatalogue(t, { ...sizes.catalogue, tag });
+        report.samples.catalogueItems = sizes.catalogue.items;
       });
     }
   } finally {
