@@ -1,4 +1,7 @@
-/** A catalogue import's own calls: one creation, or one read of the item list to settle a creation whose answer was lost. */
+/**
+ * A catalogue import's own calls: one creation, or one read of the item list to settle a creation whose answer was
+ * lost.
+ */
 import type { CatalogueRow } from '../src/contracts/catalogue-import.js';
 import { itemFromError, isRegistered, type Item } from '../src/compliance/schemas.js';
 import type { CreateItemInput } from '../src/compliance/requests.js';

@@ -119,9 +119,10 @@ export async function holdDuringOutage(board: OutageBoard | undefined): Promise<
   // start of the queue's rate, which the sales' held tries would spend faster than it refills. Other work (unlimited
   // tries) waits in its retries.
   const saleWaits = SALE_CALLS.has(activityType) && (retryPolicy?.maximumAttempts ?? 0) > 1;
+  const which = side === 'service' ? 'compliance service' : 'tax authority';
   throw ApplicationFailure.create({
     type: FAILURE_TYPES.outageKnown,
-    message: `not sent: the ${side === 'service' ? 'compliance service' : 'tax authority'} is down for this application`,
+    message: `not sent: the ${which} is down for this application`,
     ...(saleWaits ? { nonRetryable: true } : { nextRetryDelay: 15_000 }),
     details: [{ requestSent: false, side }],
     category: ApplicationFailureCategory.BENIGN,

@@ -90,7 +90,8 @@ function progressLine(p: CatalogueImportProgress): string {
   const width = 30;
   const filled = p.items === 0 ? width : Math.round((p.done / p.items) * width);
   const left = p.state === 'done' || p.secondsLeft === null ? '' : `, about ${Math.ceil(p.secondsLeft / 60)} min left`;
-  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.items} done, ${p.failed} not registered, ${p.requests} requests${left}`;
+  const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+  return `${bar} ${p.done}/${p.items} done, ${p.failed} not registered, ${p.requests} requests${left}`;
 }
 
 async function withTemporal<T>(use: (client: Awaited<ReturnType<typeof connectSalesClient>>['client']) => Promise<T>) {
@@ -129,9 +130,8 @@ async function importFile(
     console.error(`error: ${err.message}`);
     return EXIT_USAGE;
   }
-  console.log(
-    `import ${started.importId} (workflow ${started.workflowId}): ${started.chunksSent} of ${started.chunks} chunk(s) sent now`,
-  );
+  const sent = `${started.chunksSent} of ${started.chunks} chunk(s) sent now`;
+  console.log(`import ${started.importId} (workflow ${started.workflowId}): ${sent}`);
   if (!options.wait) return 0;
   const final = await withTemporal((client) =>
     waitForCatalogueImport(client, businessId!, started.importId, (p) => process.stderr.write(`\r${progressLine(p)}`)),

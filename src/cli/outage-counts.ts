@@ -1,5 +1,5 @@
-// `npm run tenants -- --outages`: the sales waiting out an outage, per application, from Temporal's visibility. Temporal
-// not reached leaves the counts unknown (the caller says why) and the tenants' report as it is.
+// `npm run tenants -- --outages`: the sales waiting out an outage, per application, from Temporal's visibility.
+// Temporal not reached leaves the counts unknown (the caller says why) and the tenants' report as it is.
 import { Client } from '@temporalio/client';
 import { outageSalesQuery } from '../client/sale-queries.js';
 import type { Env } from '../config/env.js';

@@ -22,7 +22,8 @@ export const RESUME_PARKED_DESCRIPTION =
   `resume the sales of a business (--business) or an application (--application) parked with --reason ` +
   `(default ${DEFAULT_PARK_REASON}): lists them and sends nothing unless --yes, then retries each, ` +
   `${CONCURRENCY} at a time. Found through Temporal's visibility, which lags the sales by a few seconds: a sale ` +
-  'parked just now may be missing (run it again), and each is read before its retry, so one that moved on is left alone';
+  'parked just now may be missing (run it again), and each is read before its retry, so one that moved on is ' +
+  'left alone';
 
 /** The filter, checked (a value no query can match is refused) before anything is contacted. */
 export function resumeParkedFilter(options: ResumeParkedOptions, taskQueue: string): ParkedSalesFilter {

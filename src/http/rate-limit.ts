@@ -88,7 +88,7 @@ export function parseRetryAfter(headers: HeaderBag, now: Date = new Date()): num
 /** Longest part of a sent value kept for a log line: a header may be kilobytes of digits. */
 const MAX_SENT_CHARS = 64;
 
-/** The headers of one answer whose waits `parseRetryAfter` and `parseRateLimit` cut down, for the caller to log once. */
+/** The headers of an answer whose waits `parseRetryAfter` and `parseRateLimit` cut down, for the caller to log once. */
 export function delayClamps(headers: HeaderBag, now: Date = new Date()): DelayClamp[] {
   const clamps: DelayClamp[] = [];
   const check = (name: DelayClamp['header'], asked: number | undefined, boundSeconds: number) => {

@@ -50,7 +50,9 @@ function applicationOutages(client: Client, queue: string, metrics: MetricsRecor
   return async (stopped: () => boolean) => {
     const now = new Map<string, OutageWatchMemo['waiting']>();
     const watches = client.workflow.list({
-      query: `WorkflowType = '${OUTAGE_WATCH_WORKFLOW_TYPE}' AND TaskQueue = '${queue}' AND ExecutionStatus = 'Running'`,
+      query:
+        `WorkflowType = '${OUTAGE_WATCH_WORKFLOW_TYPE}' AND TaskQueue = '${queue}' ` +
+        `AND ExecutionStatus = 'Running'`,
     });
     for await (const watch of watches) {
       const memo = watch.memo as Partial<OutageWatchMemo> | undefined;
