@@ -1,17 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
-
-const run = promisify(execFile);
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+import { runCli } from '../helpers/run-cli.js';
 
 // The sandbox started here plays the real service: the codes are the ones its lookups answer.
 let services: Sandbox;
@@ -27,24 +21,17 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function catalogue(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    LOG_LEVEL: 'silent',
-    COMPLIANCE_BASE_URL: services.complianceUrl,
-    COMPLIANCE_API_KEY: DEMO.keys.nairobi,
-    // The worker's environment names both services; this command asks only the compliance one.
-    ACCOUNTING_BASE_URL: services.accountingUrl,
-    ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
-  };
-  try {
-    const { stdout, stderr } = await run(tsx, ['src/cli/catalogue.ts', ...args], { cwd: root, env, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function catalogue(...args: string[]) {
+  return runCli('catalogue', args, {
+    env: {
+      LOG_LEVEL: 'silent',
+      COMPLIANCE_BASE_URL: services.complianceUrl,
+      COMPLIANCE_API_KEY: DEMO.keys.nairobi,
+      // The worker's environment names both services; this command asks only the compliance one.
+      ACCOUNTING_BASE_URL: services.accountingUrl,
+      ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
+    },
+  });
 }
 
 async function file(name: string, text: string): Promise<string> {

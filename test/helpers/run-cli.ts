@@ -13,13 +13,13 @@ export interface CliResult {
 
 /**
  * One of the project's CLIs (`src/cli/<name>.ts`) as a script runs it, against the tests' Temporal server, with
- * nothing of this process's environment but PATH and HOME. The test workers run without payload keys (encryption is
+ * nothing of this process's environment but PATH and HOME (and `env`). The test workers run without payload keys (encryption is
  * tested in test/codec).
  */
 export function runCli(
   name: string,
   args: string[],
-  options: { stdin?: string; address?: string } = {},
+  options: { stdin?: string; address?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
   const env = {
     PATH: process.env.PATH ?? '',
@@ -27,6 +27,7 @@ export function runCli(
     TEMPORAL_ADDRESS: options.address ?? inject('temporalAddress'),
     TEMPORAL_NAMESPACE: inject('temporalNamespace'),
     PAYLOAD_ENCRYPTION: 'off',
+    ...options.env,
   };
   return new Promise((resolve, reject) => {
     const child = spawn(tsx, [`src/cli/${name}.ts`, ...args], { cwd: root, env });
