@@ -2,7 +2,7 @@
  * A catalogue import's own calls: one creation, or one read of the item list to settle a creation whose answer was
  * lost.
  */
-import type { CatalogueRow } from '../src/contracts/catalogue-import.js';
+import { CATALOGUE_ROW_FIELDS, type CatalogueRow } from '../src/contracts/catalogue-import.js';
 import { itemFromError, isRegistered, type Item } from '../src/compliance/schemas.js';
 import type { CreateItemInput } from '../src/compliance/requests.js';
 import { ApiError } from '../src/http/errors.js';
@@ -24,18 +24,9 @@ export interface CatalogueItemInput {
   row: CatalogueRow;
 }
 
-const COMPARED: ReadonlyArray<keyof CreateItemInput & keyof Item & keyof CatalogueRow> = [
-  'name',
-  'sku',
-  'taxTypeCode',
-  'taxCategory',
-  'productTypeCode',
-  'classificationCode',
-  'unitCode',
-  'packagingUnitCode',
-  'unitPrice',
-  'stockTracked',
-];
+/** The row's fields an item holds too: all but its key and the branch it is registered for. */
+type ItemField = Exclude<keyof CatalogueRow, 'externalId' | 'branchId'>;
+const COMPARED = CATALOGUE_ROW_FIELDS.filter((f): f is ItemField => f !== 'externalId' && f !== 'branchId');
 
 function itemFields({ branchId: _branch, ...fields }: CatalogueRow): CreateItemInput {
   return fields;

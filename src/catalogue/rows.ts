@@ -4,26 +4,10 @@
  * all of them at once, before anything is sent.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
-import { catalogueSchemas, type CatalogueRow } from '../contracts/catalogue-import.js';
+import { CATALOGUE_ROW_FIELDS, catalogueSchemas, type CatalogueRow } from '../contracts/catalogue-import.js';
 import { checkInput } from '../contracts/sale-input.js';
 
 export type { CatalogueRow };
-
-/** Columns in the order a template lists them; `externalId`, `name`, `taxTypeCode` and `unitPrice` are required. */
-export const CATALOGUE_COLUMNS: ReadonlyArray<keyof CatalogueRow> = [
-  'externalId',
-  'name',
-  'sku',
-  'taxTypeCode',
-  'taxCategory',
-  'productTypeCode',
-  'classificationCode',
-  'unitCode',
-  'packagingUnitCode',
-  'unitPrice',
-  'stockTracked',
-  'branchId',
-];
 
 /** Where a value is: the file's line (CSV: its physical line; JSON: the item's number) and column (field). */
 export interface CatalogueProblem {
@@ -96,7 +80,7 @@ function csvRecords(text: string): Records {
     const line = (err as { lines?: number }).lines ?? 0;
     return { problem: { line, column: '(file)', reason: `is not valid CSV: ${(err as Error).message}` } };
   }
-  const known = new Set<string>(CATALOGUE_COLUMNS);
+  const known = new Set<string>(CATALOGUE_ROW_FIELDS);
   const unknown = header.filter((name) => !known.has(name));
   const problems = unknown.map((column) => ({ line: 1, column, reason: 'is not a known column' }));
   const records = parsed.map(({ record, info }) => ({

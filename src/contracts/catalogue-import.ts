@@ -80,6 +80,9 @@ export function catalogueSchemas(): typeof schemas {
 }
 
 export type CatalogueRow = z.output<typeof catalogueRowSchema>;
+
+/** A row's fields (a CSV file's columns), in the order a template lists them. */
+export const CATALOGUE_ROW_FIELDS = Object.keys(catalogueRowSchema.shape) as ReadonlyArray<keyof CatalogueRow>;
 export type CatalogueChunk = z.output<typeof catalogueChunkSchema>;
 
 /** The import ends when every chunk has been imported. */

@@ -168,17 +168,17 @@ export const submission = {
 // ---------------------------------------------------------------------------------------------------------
 
 /** The happy path: every item registered and stock-tracked, every document signed at once, every write taken. */
-function defaultStubs(): Omit<
-  Activities,
-  | 'requestItemRegistration'
-  | 'handOverStock'
-  | 'joinOutageWatch'
-  | 'signSale'
+/** Activities of other processes, which the sale and ledger scenarios never call. */
+type OtherProcesses =
   | 'createCatalogueItem'
   | 'findCatalogueItem'
   | keyof PurchasesActivities
   | keyof ReconciliationActivities
-  | keyof AccountingActivities
+  | keyof AccountingActivities;
+
+function defaultStubs(): Omit<
+  Activities,
+  'requestItemRegistration' | 'handOverStock' | 'joinOutageWatch' | 'signSale' | OtherProcesses
 > {
   const stock = stockModel();
   return {
@@ -413,16 +413,7 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
   const started = new Set<string>();
 
   const real = createRegistrationActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) });
-  const implementations: Omit<
-    Activities,
-    | 'signSale'
-    | 'createCatalogueItem'
-    | 'findCatalogueItem'
-    | keyof PurchasesActivities
-    | keyof ReconciliationActivities
-    | keyof AccountingActivities
-  > &
-    Partial<Pick<Activities, 'signSale'>> = {
+  const implementations: Omit<Activities, 'signSale' | OtherProcesses> & Partial<Pick<Activities, 'signSale'>> = {
     ...defaultStubs(),
     requestItemRegistration: real.requestItemRegistration,
     // The real hand-over: the branch's stock ledger runs on this world's workers, its movements through the stubs.
