@@ -1,9 +1,11 @@
 // `check` only reads; `import` creates and registers a merchant's items through the worker.
 import { readFile, writeFile } from 'node:fs/promises';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { stringify } from 'csv-stringify/sync';
 import { checkCodes, readServiceCodes } from '../catalogue/codes.js';
 import { formatOf, readCatalogue, type CatalogueProblem } from '../catalogue/rows.js';
 import {
+  CatalogueImportRunningError,
   CatalogueSizeError,
   catalogueImportProgress,
   catalogueImportReport,
@@ -94,18 +96,34 @@ function progressLine(p: CatalogueImportProgress): string {
   return `${bar} ${p.done}/${p.items} done, ${p.failed} not registered, ${p.requests} requests${left}`;
 }
 
-async function withTemporal<T>(use: (client: Awaited<ReturnType<typeof connectSalesClient>>['client']) => Promise<T>) {
+/**
+ * One connection to Temporal for the command; what a person can act on is said in one line: a file too large, an
+ * import that is not there, or one that has not ended.
+ */
+async function withTemporal(
+  use: (client: Awaited<ReturnType<typeof connectSalesClient>>['client']) => Promise<number>,
+): Promise<number> {
   const connected = await connectSalesClient({ settings: loadTemporalSettings(process.env) });
   try {
     return await use(connected.client);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) {
+      console.error(`error: no such catalogue import (${err.workflowId})`);
+      return EXIT_USAGE;
+    }
+    if (!(err instanceof CatalogueSizeError || err instanceof CatalogueImportRunningError)) throw err;
+    console.error(`error: ${err.message}`);
+    return err instanceof CatalogueSizeError ? EXIT_USAGE : 1;
   } finally {
     await connected.close();
   }
 }
 
+type TemporalClient = Parameters<Parameters<typeof withTemporal>[0]>[0];
+
 /** The report beside `prefix`: `<prefix>.csv` and `<prefix>.json`, one row per line of the file. */
-async function writeReport(businessId: string, importId: string, prefix: string): Promise<void> {
-  const rows = await withTemporal((client) => catalogueImportReport(client, businessId, importId));
+async function writeReport(client: TemporalClient, businessId: string, importId: string, prefix: string) {
+  const rows = await catalogueImportReport(client, businessId, importId);
   await writeFile(`${prefix}.json`, `${JSON.stringify(rows, null, 2)}\n`);
   await writeFile(
     `${prefix}.csv`,
@@ -120,48 +138,46 @@ async function importFile(
 ): Promise<number> {
   const checked = await checkedFile(businessId!, file!);
   if (checked.code !== 0 || !checked.rows || options.dryRun) return checked.code;
-  let started;
-  try {
-    started = await withTemporal((client) =>
-      startCatalogueImport(client, businessId!, checked.rows, options.taskQueue ?? WORKFLOW_TASK_QUEUE),
+  return withTemporal(async (client) => {
+    const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
+    const started = await startCatalogueImport(client, businessId!, checked.rows, taskQueue);
+    const sent = `${started.chunksSent} of ${started.chunks} chunk(s) sent now`;
+    console.log(`import ${started.importId} (workflow ${started.workflowId}): ${sent}`);
+    if (!options.wait) return 0;
+    const final = await waitForCatalogueImport(client, businessId!, started.importId, (p) =>
+      process.stderr.write(`\r${progressLine(p)}`),
     );
-  } catch (err) {
-    if (!(err instanceof CatalogueSizeError)) throw err;
-    console.error(`error: ${err.message}`);
-    return EXIT_USAGE;
-  }
-  const sent = `${started.chunksSent} of ${started.chunks} chunk(s) sent now`;
-  console.log(`import ${started.importId} (workflow ${started.workflowId}): ${sent}`);
-  if (!options.wait) return 0;
-  const final = await withTemporal((client) =>
-    waitForCatalogueImport(client, businessId!, started.importId, (p) => process.stderr.write(`\r${progressLine(p)}`)),
-  );
-  process.stderr.write(`\r${progressLine(final)}\n`);
-  console.log(JSON.stringify(final.outcomes));
-  await writeReport(businessId!, started.importId, options.report ?? `catalogue-${started.importId}`);
-  return final.failed === 0 ? 0 : 1;
+    process.stderr.write(`\r${progressLine(final)}\n`);
+    console.log(JSON.stringify(final.outcomes));
+    await writeReport(client, businessId!, started.importId, options.report ?? `catalogue-${started.importId}`);
+    return final.failed === 0 ? 0 : 1;
+  });
 }
 
 async function status([businessId, importId]: string[]): Promise<number> {
-  const progress = await withTemporal((client) => catalogueImportProgress(client, businessId!, importId!));
-  console.log(progressLine(progress));
-  console.log(JSON.stringify(progress, null, 2));
-  return 0;
+  return withTemporal(async (client) => {
+    const progress = await catalogueImportProgress(client, businessId!, importId!);
+    console.log(progressLine(progress));
+    console.log(JSON.stringify(progress, null, 2));
+    return 0;
+  });
 }
 
 async function retry([businessId, importId]: string[]): Promise<number> {
-  const rows = await withTemporal((client) => catalogueImportReport(client, businessId!, importId!));
-  const now = await withTemporal((client) => retryCatalogueImport(client, businessId!, importId!));
-  const was = new Map(rows.map((row) => [row.line, row.outcome]));
-  for (const row of now) console.log(`line ${row.line}  ${row.externalId}: ${was.get(row.line)} -> ${row.outcome}`);
-  const registered = now.filter((row) => row.outcome === 'registered').length;
-  console.log(`${now.length} item(s) sent again, ${registered} registered now`);
-  return registered === now.length ? 0 : 1;
+  return withTemporal(async (client) => {
+    const now = await retryCatalogueImport(client, businessId!, importId!);
+    for (const row of now) console.log(`line ${row.line}  ${row.externalId}: now ${row.outcome}`);
+    const registered = now.filter((row) => row.outcome === 'registered').length;
+    console.log(`${now.length} item(s) sent again, ${registered} registered now`);
+    return registered === now.length ? 0 : 1;
+  });
 }
 
 async function report([businessId, importId]: string[], options: { out?: string }): Promise<number> {
-  await writeReport(businessId!, importId!, options.out ?? `catalogue-${importId}`);
-  return 0;
+  return withTemporal(async (client) => {
+    await writeReport(client, businessId!, importId!, options.out ?? `catalogue-${importId}`);
+    return 0;
+  });
 }
 
 const program = createProgram(

@@ -38,6 +38,11 @@ export class CatalogueSizeError extends Error {
   override readonly name = 'CatalogueSizeError';
 }
 
+/** The report of an import asked for before the import has ended. */
+export class CatalogueImportRunningError extends Error {
+  override readonly name = 'CatalogueImportRunningError';
+}
+
 export interface StartedImport {
   importId: string;
   workflowId: string;
@@ -127,7 +132,14 @@ export async function catalogueImportReport(
   importId: string,
 ): Promise<CatalogueItemResult[]> {
   const workflowId = catalogueImportWorkflowId(businessId, importId);
-  const { chunks } = await client.workflow.getHandle<CatalogueImportWorkflow>(workflowId).result();
+  const handle = client.workflow.getHandle<CatalogueImportWorkflow>(workflowId);
+  const progress = await handle.query(getCatalogueImportProgressQuery);
+  if (progress.state !== 'done')
+    throw new CatalogueImportRunningError(
+      `import ${importId} has not ended (${progress.done} of ${progress.items} items done): ` +
+        'its report is there once it has (`status` follows it)',
+    );
+  const { chunks } = await handle.result();
   const results: CatalogueItemResult[] = [];
   for (let index = 0; index < chunks; index++) {
     const chunk = await client.workflow

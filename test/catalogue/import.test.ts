@@ -72,6 +72,8 @@ describe('a catalogue import', () => {
     const since = Date.now();
     const started = await startCatalogueImport(h.client, nairobi, rows, h.taskQueue);
     expect(started).toMatchObject({ chunksSent: 2, chunks: 2 });
+    // Its report is asked for too early: said, not waited for.
+    await expect(catalogueImportReport(h.client, nairobi, started.importId)).rejects.toThrow(/has not ended/);
     const seen: number[] = [];
     const final = await waitForCatalogueImport(h.client, nairobi, started.importId, (p) => seen.push(p.done), 200);
     expect(final).toMatchObject({ state: 'done', items: 262, done: 262, chunksReceived: 2 });

@@ -81,4 +81,12 @@ describe('npm run catalogue -- check', () => {
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('must be .csv or .json');
   });
+
+  it('says so, exit 2, for an import that is not there', async () => {
+    const result = await catalogue('status', DEMO.businesses.nairobi, 'no-such-import');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `no such catalogue import (catalogue-import:${DEMO.businesses.nairobi}:no-such-import)`,
+    );
+  });
 });
