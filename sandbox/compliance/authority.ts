@@ -113,7 +113,7 @@ export class SimulatedAuthority {
 
   /** What the authority will not take for a new item, by the rules matching it. */
   itemNeeds(businessId: string, externalId: string): { productType: boolean; classificationMapping: boolean } {
-    const matching = this.itemNeedsRules().filter(
+    const matching = [...this.config.itemNeeds, ...this.runtimeItemNeeds].filter(
       (rule) =>
         (rule.businessId === undefined || rule.businessId === businessId) &&
         new RegExp(rule.externalId).test(externalId),

@@ -4,10 +4,18 @@
  * all of them at once, before anything is sent.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
-import { CATALOGUE_ROW_FIELDS, catalogueSchemas, type CatalogueRow } from '../contracts/catalogue-import.js';
+import {
+  CATALOGUE_CHUNK_ROWS_MAX,
+  CATALOGUE_IMPORT_CHUNKS_MAX,
+  CATALOGUE_ROW_FIELDS,
+  catalogueSchemas,
+  type CatalogueRow,
+} from '../contracts/catalogue-import.js';
 import { checkInput } from '../contracts/sale-input.js';
 
 export type { CatalogueRow };
+
+const CATALOGUE_IMPORT_ROWS_MAX = CATALOGUE_IMPORT_CHUNKS_MAX * CATALOGUE_CHUNK_ROWS_MAX;
 
 /** Where a value is: the file's line (CSV: its physical line; JSON: the item's number) and column (field). */
 export interface CatalogueProblem {
@@ -53,6 +61,12 @@ export function readCatalogue(text: string, format: CatalogueFormat): ReadCatalo
     rows.push({ line, row: checked.value });
   }
   if (records.records.length === 0) problems.push({ line: 0, column: '(file)', reason: 'has no rows' });
+  if (records.records.length > CATALOGUE_IMPORT_ROWS_MAX)
+    problems.push({
+      line: 0,
+      column: '(file)',
+      reason: `has ${records.records.length} rows: an import takes at most ${CATALOGUE_IMPORT_ROWS_MAX} (import a larger catalogue as several files)`,
+    });
   const asRead = records.records.map(({ line, record }) => ({ line, record: isRecord(record) ? record : {} }));
   return { rows, records: asRead, problems };
 }

@@ -94,6 +94,19 @@ describe('a catalogue file read', () => {
       { line: 0, column: '(file)', reason: 'has no rows' },
     ]);
     expect([formatOf('items.CSV'), formatOf('items.json'), formatOf('items.xlsx')]).toEqual(['csv', 'json', undefined]);
+    const tooMany = Array.from({ length: 10_001 }, (_, i) => ({
+      externalId: `X${i}`,
+      name: 'x',
+      taxTypeCode: 'B',
+      unitPrice: 1,
+    }));
+    expect(readCatalogue(JSON.stringify(tooMany), 'json').problems).toEqual([
+      {
+        line: 0,
+        column: '(file)',
+        reason: 'has 10001 rows: an import takes at most 10000 (import a larger catalogue as several files)',
+      },
+    ]);
   });
 });
 
