@@ -65,7 +65,9 @@ export function readCatalogue(text: string, format: CatalogueFormat): ReadCatalo
     problems.push({
       line: 0,
       column: '(file)',
-      reason: `has ${records.records.length} rows: an import takes at most ${CATALOGUE_IMPORT_ROWS_MAX} (import a larger catalogue as several files)`,
+      reason:
+        `has ${records.records.length} rows: an import takes at most ${CATALOGUE_IMPORT_ROWS_MAX} ` +
+        '(import a larger catalogue as several files)',
     });
   const asRead = records.records.map(({ line, record }) => ({ line, record: isRecord(record) ? record : {} }));
   return { rows, records: asRead, problems };
