@@ -6,7 +6,7 @@ import { CATALOGUE_ROW_FIELDS, type CatalogueRow } from '../src/contracts/catalo
 import { itemFromError, isRegistered, type Item } from '../src/compliance/schemas.js';
 import type { CreateItemInput } from '../src/compliance/requests.js';
 import { ApiError } from '../src/http/errors.js';
-import { callApi } from './api-call.js';
+import { callApi, queuedMs } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 
 /** The item the service holds for a row's `externalId`, and how it differs from the row. */
@@ -17,6 +17,8 @@ export interface CatalogueItemFound {
   registered: boolean;
   /** The row's fields the item holds otherwise (a conflict): fields the row leaves out are the service's to choose. */
   differs: string[];
+  /** How long the creation waited in its queue: the import's pace reads the budget from it. */
+  queuedMs?: number;
 }
 
 export interface CatalogueItemInput {
@@ -48,10 +50,12 @@ export function createCatalogueActivities({ services, logger, metrics, outages }
         const item = err instanceof ApiError && err.code === 'already_exists' ? itemFromError(err) : undefined;
         return item && found(item, row, false);
       };
-      return callApi({ idempotent: false, recover: existing, logger, metrics, outages }, async (signal) => {
+      const waited = queuedMs();
+      const item = await callApi({ idempotent: false, recover: existing, logger, metrics, outages }, async (signal) => {
         const { data } = await services.compliance(businessId).createItem(itemFields(row), { businessId, signal });
         return found(data, row, true);
       });
+      return { ...item, queuedMs: waited };
     },
 
     /** The service's item for the row's `externalId` (evidence for a creation whose answer was lost), or null. */

@@ -10,11 +10,12 @@
  *   npx tsx tools/record-histories.ts
  *   npx tsx tools/record-histories.ts --only tenants
  *   npx tsx tools/record-histories.ts --only outages
+ *   npx tsx tools/record-histories.ts --only catalogue
  *
  * `--only tenants` records the tenants scenarios alone and writes only their files, beside those already in the
  * version's folder: how scenarios added after a version's histories were recorded join them without rewriting them.
  * `--only outages` records the outage scenarios alone (two sales and the watch): a version that changed only the
- * outage watch records just what it changed.
+ * outage watch records just what it changed; `--only catalogue` likewise the catalogue import's.
  *
  * A race the real stack does not produce at will is recorded from the time-skipping test that stages it instead: the
  * sale the watch sent while its probe was under way (test/workflows/outage-logic.test.ts) writes its history where
@@ -76,7 +77,7 @@ async function runsOf(client: Client, handle: WorkflowHandle): Promise<History[]
 }
 
 /** The scenario groups `--only` can name: each records its own files, so one can be added to a version's folder. */
-const GROUPS = ['tenants', 'outages'] as const;
+const GROUPS = ['tenants', 'outages', 'catalogue'] as const;
 type Group = (typeof GROUPS)[number];
 
 type Temporal = Parameters<typeof runTenantsScenarios>[0];
@@ -97,6 +98,16 @@ async function runSingleKeyScenarios(temporal: Temporal, bundle: WorkflowBundle)
   }
   runs.push(...(await runPurchasesScenarios(temporal, bundle)));
   return runs;
+}
+
+/** The catalogue import's scenario alone: the import, its chunk and the item registrations it ran. */
+async function runCatalogueOnly(temporal: Temporal, bundle: WorkflowBundle): Promise<RecordedRun[]> {
+  const stack = await startSaleStack(temporal, bundle, { callbacks: true, fixture: scenarioFixture() });
+  try {
+    return await runCatalogueScenarios(stack);
+  } finally {
+    await stack.close();
+  }
 }
 
 /** The outages' scenarios alone: a sale of each side and the application's watch they waited on. */
@@ -124,6 +135,7 @@ async function main(only: Group | undefined): Promise<number> {
     const runs: RecordedRun[] = [];
     if (only === undefined) runs.push(...(await runSingleKeyScenarios(temporal, bundle)));
     if (only === 'outages') runs.push(...(await runOutageScenarios(temporal, bundle)));
+    else if (only === 'catalogue') runs.push(...(await runCatalogueOnly(temporal, bundle)));
     else runs.push(...(await runTenantsScenarios(temporal, bundle)));
     await mkdir(target, { recursive: true });
     for (const { name, handle } of runs) {

@@ -4,12 +4,14 @@ import {
   condition,
   getExternalWorkflowHandle,
   log,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CatalogueItemFound } from '../activities/catalogue.js';
 import { API_RETRY, PRIORITY, type ActivitiesOn } from './activity-options.js';
+import { RowPace } from './catalogue-pace.js';
 import { placeOnBudget } from './placement.js';
 import {
   catalogueRowsDoneSignal,
@@ -22,8 +24,11 @@ import { isAmbiguousWrite } from '../src/contracts/failures.js';
 import type { ItemRegistrationOutcome } from '../src/contracts/item-registration.js';
 import { itemRegistrationSettledSignal } from '../src/contracts/sale.js';
 
-/** Rows of a chunk in flight at once: enough to keep the import's share of the budget busy, no more. */
+/** Rows of a chunk in flight at once, unpaced: the first imports' way. */
 const ROWS_IN_FLIGHT = 4;
+/** Rows of a paced chunk in flight at most: the pace decides; rows held up (a worker killed) do not stop the rest. */
+const PACED_ROWS_IN_FLIGHT = 16;
+export const PACED_ROWS_PATCH = 'catalogue-rows-paced';
 /** The import hears of the rows done every this many. */
 const PROGRESS_EVERY = 25;
 
@@ -40,7 +45,9 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
     if (!registrations.has(outcome.itemId)) registrations.set(outcome.itemId, outcome);
   });
 
+  const paced = patched(PACED_ROWS_PATCH);
   const route = await placeOnBudget(businessId, true);
+  const pace = paced ? new RowPace(route.requestsPerMinute) : undefined;
   const { createCatalogueItem, findCatalogueItem } = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: route.complianceQueue,
     startToCloseTimeout: '60 seconds',
@@ -59,13 +66,23 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
     for (;;) {
       try {
         requests++;
-        return await createCatalogueItem({ businessId, row });
+        // No await at all unpaced: an extra turn of the promise queue would reorder the lanes' commands.
+        if (pace) await pace.turn();
+        let queuedMs: number | undefined;
+        try {
+          const created = await createCatalogueItem({ businessId, row });
+          queuedMs = created.queuedMs;
+          return created;
+        } finally {
+          pace?.started(queuedMs);
+        }
       } catch (err) {
         const cause = err instanceof ActivityFailure ? err.cause : undefined;
         if (!(cause instanceof ApplicationFailure)) throw err;
         if (!isAmbiguousWrite(cause.type)) return { refused: `${cause.type ?? 'error'}: ${cause.message}` };
         requests++;
-        const evidence = await findCatalogueItem({ businessId, row });
+        if (pace) await pace.turn();
+        const evidence = await findCatalogueItem({ businessId, row }).finally(() => pace?.started(undefined));
         if (evidence) return evidence;
         // Not in the service's list: the creation did not happen, so creating again is safe.
         log.info('a lost creation was not taken: creating again', { externalId: row.externalId });
@@ -126,7 +143,8 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
       if (done - told >= PROGRESS_EVERY) await tellImport();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(ROWS_IN_FLIGHT, chunk.rows.length) }, lane));
+  const lanes = pace ? PACED_ROWS_IN_FLIGHT : ROWS_IN_FLIGHT;
+  await Promise.all(Array.from({ length: Math.min(lanes, chunk.rows.length) }, lane));
   await tellImport();
   return { index: chunk.index, results, requests };
 }

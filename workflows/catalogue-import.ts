@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  patched,
   setCurrentDetails,
   setHandler,
   startChild,
@@ -17,6 +18,7 @@ import {
   catalogueRowsDoneSignal,
   catalogueSchemas,
   getCatalogueImportProgressQuery,
+  type CatalogueChunk,
   type CatalogueChunkResult,
   type CatalogueImportInput,
   type CatalogueImportProgress,
@@ -25,7 +27,11 @@ import {
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import type { catalogueChunkWorkflow } from './catalogue-chunk.js';
 import { checkInput, describeProblems } from '../src/contracts/sale-input.js';
+import { PRIORITY } from './activity-options.js';
 import { required } from './update-arguments.js';
+
+/** Chunks are imported one after another: one chunk's pace is the import's, with no other chunk to share it with. */
+export const CHUNKS_IN_TURN_PATCH = 'catalogue-chunks-in-turn';
 
 /**
  * A merchant's catalogue, imported in the background: the caller sends the file's rows in chunks, each imported by a
@@ -44,11 +50,15 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
     });
   const { workflowId, taskQueue } = workflowInfo();
   const startedAt = Date.now();
+  const inTurn = patched(CHUNKS_IN_TURN_PATCH);
+  /** Chunks taken and not started yet: in turn, each waits for the one before it to end. */
+  const received = new Map<number, CatalogueChunk>();
   const chunks = new Map<number, ChildWorkflowHandle<typeof catalogueChunkWorkflow>>();
   const rowsDone = new Map<number, { done: number; failed: number; requests: number }>();
   const settled = new Map<number, CatalogueChunkResult>();
   const outcomes = Object.fromEntries(CATALOGUE_OUTCOMES.map((o) => [o, 0])) as Record<CatalogueOutcome, number>;
 
+  const receivedCount = () => chunks.size + received.size;
   const progress = (): CatalogueImportProgress => {
     const counts = [...rowsDone.values()];
     const done = counts.reduce((sum, c) => sum + c.done, 0);
@@ -57,10 +67,10 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
     return {
       businessId: input.businessId,
       importId: input.importId,
-      state: settled.size === input.chunks ? 'done' : chunks.size === input.chunks ? 'importing' : 'receiving',
+      state: settled.size === input.chunks ? 'done' : receivedCount() === input.chunks ? 'importing' : 'receiving',
       items: input.items,
       chunks: input.chunks,
-      chunksReceived: chunks.size,
+      chunksReceived: receivedCount(),
       done,
       failed: counts.reduce((sum, c) => sum + c.failed, 0),
       outcomes: { ...outcomes },
@@ -86,14 +96,9 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
   setHandler(
     addCatalogueChunkUpdate,
     async (chunk) => {
-      if (chunks.has(chunk.index)) return { accepted: false };
-      const handle = await startChild<typeof catalogueChunkWorkflow>(CATALOGUE_CHUNK_WORKFLOW_TYPE, {
-        // From the input, not this execution's id: a chunk's id names the business's import whoever started it.
-        workflowId: catalogueChunkWorkflowId(catalogueImportWorkflowId(input.businessId, input.importId), chunk.index),
-        taskQueue,
-        args: [{ businessId: input.businessId, importWorkflowId: workflowId, chunk }],
-      });
-      chunks.set(chunk.index, handle);
+      if (chunks.has(chunk.index) || received.has(chunk.index)) return { accepted: false };
+      if (inTurn) received.set(chunk.index, chunk);
+      else chunks.set(chunk.index, await startChunk(chunk));
       showProgress();
       return { accepted: true };
     },
@@ -114,10 +119,34 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
     },
   );
 
+  function startChunk(chunk: CatalogueChunk) {
+    return startChild<typeof catalogueChunkWorkflow>(CATALOGUE_CHUNK_WORKFLOW_TYPE, {
+      // From the input, not this execution's id: a chunk's id names the business's import whoever started it.
+      workflowId: catalogueChunkWorkflowId(catalogueImportWorkflowId(input.businessId, input.importId), chunk.index),
+      taskQueue,
+      args: [{ businessId: input.businessId, importWorkflowId: workflowId, chunk }],
+      // A chunk's workflow tasks wait for a till's on a busy worker, as its calls wait for the till's on the budget.
+      ...(inTurn ? { priority: { priorityKey: PRIORITY.background } } : {}),
+    });
+  }
+
   showProgress();
-  await condition(() => chunks.size === input.chunks);
-  for (const [index, handle] of [...chunks].sort(([a], [b]) => a - b)) {
-    const result = await handle.result();
+  if (inTurn) {
+    for (let index = 0; index < input.chunks; index++) {
+      await condition(() => received.has(index));
+      const handle = await startChunk(received.get(index)!);
+      received.delete(index);
+      chunks.set(index, handle);
+      settle(index, await handle.result());
+    }
+  } else {
+    await condition(() => chunks.size === input.chunks);
+    for (const [index, handle] of [...chunks].sort(([a], [b]) => a - b)) settle(index, await handle.result());
+  }
+  await condition(allHandlersFinished);
+  return progress();
+
+  function settle(index: number, result: CatalogueChunkResult) {
     settled.set(index, result);
     rowsDone.set(index, {
       requests: result.requests,
@@ -127,6 +156,4 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
     for (const row of result.results) outcomes[row.outcome]++;
     showProgress();
   }
-  await condition(allHandlersFinished);
-  return progress();
 }

@@ -13,6 +13,8 @@ const { placeBusiness } = proxyLocalActivities<Pick<Activities, 'placeBusiness'>
 export interface CallRoute {
   complianceQueue: string;
   fairnessKey: string;
+  /** The window's budget, when known. */
+  requestsPerMinute?: number;
 }
 
 /**
@@ -31,6 +33,7 @@ export async function placeOnBudget(businessId: string, newWork: boolean): Promi
         ? complianceTaskQueue(taskQueue)
         : windowComplianceTaskQueue(taskQueue, placement.ownQueue),
     fairnessKey: placement.fairnessKey,
+    ...(placement.requestsPerMinute === undefined ? {} : { requestsPerMinute: placement.requestsPerMinute }),
   };
 }
 

@@ -17,6 +17,8 @@ export interface BudgetPlacement {
   fairnessKey: string;
   /** Set when the window serves several businesses: the window's own queue, where the businesses share it fairly. */
   ownQueue?: string;
+  /** The window's budget, when an application serves the business: work that paces itself reads its slots from it. */
+  requestsPerMinute?: number;
 }
 
 export interface PlaceBusinessInput {

@@ -130,9 +130,11 @@ export function openTenantAccess(tenants: LiveTenants): OpenServiceAccess {
       if (route?.serving || (route && !newWork)) {
         const application = route.application.application;
         const window = route.serving ? windowOf(windowsOf(tenants.current()), route.application) : undefined;
+        const requestsPerMinute = window?.requestsPerMinute ?? route.application.requestsPerMinute;
         // A window of several businesses has its own queue: there the business is the fairness key, shared fairly.
-        if (window?.ownQueue) return { application, fairnessKey: businessId, ownQueue: window.fairnessKey };
-        return { application, fairnessKey: windowKeyOf(route.application) };
+        if (window?.ownQueue)
+          return { application, fairnessKey: businessId, ownQueue: window.fairnessKey, requestsPerMinute };
+        return { application, fairnessKey: windowKeyOf(route.application), requestsPerMinute };
       }
       // Not known yet is not "served by none": placement waits (retried) for the key that may serve it to answer.
       if (!route && tenants.awaits(businessId)) throw awaitedBusiness(businessId);

@@ -206,6 +206,25 @@ describe('replay of recorded histories', () => {
     expect(localActivities('1.1.0/sale-stock-ledger')).toBe(2);
   });
 
+  it('holds a 1.5.0 catalogue import whose chunks go in turn at background priority and pace their rows, beside a 1.4.0 one that did neither', () => {
+    const events = (id: string) => {
+      const found = stored.find((h) => h.workflowId === id);
+      expect(found, `${id} is recorded`).toBeDefined();
+      return found!.history.events ?? [];
+    };
+    const timers = (id: string) => events(id).filter((e) => e.timerStartedEventAttributes).length;
+    const chunkPriority = (id: string) =>
+      events(id).find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)
+        ?.startChildWorkflowExecutionInitiatedEventAttributes?.priority?.priorityKey;
+    expect(patchIdsOf(events('1.5.0/catalogue-import'))).toContain('catalogue-chunks-in-turn');
+    expect(chunkPriority('1.5.0/catalogue-import')).toBe(5);
+    expect(patchIdsOf(events('1.5.0/catalogue-chunk'))).toContain('catalogue-rows-paced');
+    expect(timers('1.5.0/catalogue-chunk')).toBeGreaterThan(0);
+    expect(patchIdsOf(events('1.4.0/catalogue-import'))).toEqual([]);
+    expect(chunkPriority('1.4.0/catalogue-import') ?? 0).toBe(0);
+    expect(timers('1.4.0/catalogue-chunk')).toBe(0);
+  });
+
   it('holds the tenants worker’s placements: the shared queue keyed by the window, a window’s own queue keyed by the business, a refusal then a retry', () => {
     const history = (id: string) => {
       const found = stored.find((h) => h.workflowId === `1.0.0/${id}`);

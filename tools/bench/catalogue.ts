@@ -20,6 +20,8 @@ import type { BenchTemporal } from './env.js';
 import { spawnStockWorker, type StockWorkerProcess } from './stock-process.js';
 import { median, round } from './stats.js';
 import { tillCall } from './till.js';
+import { medianProfile, segmentsToCaller, type Segment } from './history.js';
+import { saleWorkflowId } from '../../src/contracts/sale.js';
 
 export interface CatalogueSizes {
   items: number;
@@ -35,13 +37,19 @@ export interface CatalogueReport {
   windowMs: number;
   requestsPerItem: number;
   utilisation: number;
+  /** The steady part: its length, the budget in it, and the requests of each route in it. */
+  steady: { seconds: number; budget: number; routes: Record<string, number> };
   tillLatencyRatio: number;
   duplicates: number;
   reportAccuracy: number;
   outcomes: Record<string, number>;
   tillP50Ms: { alone: number; importing: number };
+  /** Median of each step of the till's sales to the receipt in hand, alone and during the import. */
+  tillProfile: { alone: Segment[]; importing: Segment[] };
   importSeconds: number;
   killedAtDone: number;
+  /** From the kill until the new worker process was ready: left out of the steady part. */
+  restartSeconds: number;
 }
 
 export function catalogueSizes(quick: boolean): CatalogueSizes {
@@ -66,26 +74,58 @@ function rowsOf(tag: string, items: number): Array<{ line: number; row: Catalogu
   });
 }
 
+interface TillSale {
+  workflowId: string;
+  clientStart: number;
+  inHands: number;
+}
+
 /** The till's sales one after another, `everyMs` apart, each timed to its signed receipt in hand. */
 function startTill(t: BenchTemporal, taskQueue: string, tag: string, everyMs: number) {
   const ms: number[] = [];
+  const sales: TillSale[] = [];
   let stopping = false;
   let n = 0;
   const running = (async () => {
     while (!stopping) {
+      const input = benchSale(`BENCH-CAT-TILL-${tag}-${n++}`, NAIROBI_LINES);
+      const clientStart = Date.now();
       const began = performance.now();
-      const answer = await tillCall(t, taskQueue, benchSale(`BENCH-CAT-TILL-${tag}-${n++}`, NAIROBI_LINES));
-      if (answer.signed) ms.push(performance.now() - began);
+      const answer = await tillCall(t, taskQueue, input);
+      if (answer.signed) {
+        ms.push(performance.now() - began);
+        sales.push({
+          workflowId: saleWorkflowId(input.businessId, input.traderInvoiceNumber),
+          clientStart,
+          inHands: Date.now(),
+        });
+      }
       await new Promise((done) => setTimeout(done, Math.max(0, everyMs - (performance.now() - began))));
     }
   })();
   return {
     ms,
+    sales,
     stop: async () => {
       stopping = true;
       await running;
     },
   };
+}
+
+/** The median of each step of the till's sales, from their histories, to the receipt in the till's hands. */
+async function tillProfile(t: BenchTemporal, sales: readonly TillSale[]): Promise<Segment[]> {
+  const runs = await Promise.all(
+    sales.map(async (s) =>
+      segmentsToCaller(
+        await t.events(s.workflowId),
+        s.clientStart,
+        (e) => e.type === 'WORKFLOW_EXECUTION_UPDATE_COMPLETED',
+        s.inHands,
+      ),
+    ),
+  );
+  return medianProfile(runs, median).steps.map((s) => ({ label: s.label, ms: round(s.ms) }));
 }
 
 export async function measureCatalogue(
@@ -129,6 +169,8 @@ export async function measureCatalogue(
     const importing = startTill(t, taskQueue, `${tag}-importing`, everyMs);
     const started = await startCatalogueImport(t.client, businessId, rows, taskQueue);
     let killedAtDone = -1;
+    let killedAt = Number.POSITIVE_INFINITY;
+    let servingAgainAt = Number.POSITIVE_INFINITY;
     await waitForCatalogueImport(
       t.client,
       businessId,
@@ -139,9 +181,12 @@ export async function measureCatalogue(
           const dying = worker;
           worker = undefined;
           void (async () => {
+            killedAt = Date.now();
             await dying?.kill();
             progress(`catalogue: worker SIGKILLed at ${p.done} of ${options.items} items, started again`);
             worker = spawn();
+            await worker.ready;
+            servingAgainAt = Date.now();
           })();
         }
       },
@@ -156,15 +201,20 @@ export async function measureCatalogue(
     const routeOf = (r: { method: string; route: string }) => `${r.method} ${r.route}`;
     const importRequests = log.filter((r) => IMPORT_ROUTES.has(routeOf(r)));
     const at = (r: { at: number }) => r.at;
-    // The steady part: the middle of the import, away from its start and its tail.
+    // The steady part: the middle of the import, away from its start and its tail, less the seconds no worker
+    // served (killed, until the new one was ready): nobody can spend the budget then, the tills included.
     const first = Math.min(...importRequests.map(at));
     const last = Math.max(...importRequests.map(at));
     const from = first + (last - first) * 0.1;
     const to = first + (last - first) * 0.9;
-    const inSteady = (r: { at: number }) => at(r) >= from && at(r) < to;
-    const budget = (REQUESTS_PER_WINDOW * (to - from)) / windowMs;
+    const down = { from: Math.max(from, killedAt), to: Math.min(to, servingAgainAt) };
+    const downMs = Math.max(0, down.to - down.from);
+    const inSteady = (r: { at: number }) => at(r) >= from && at(r) < to && !(at(r) >= down.from && at(r) < down.to);
+    const budget = (REQUESTS_PER_WINDOW * (to - from - downMs)) / windowMs;
     const others = log.filter((r) => inSteady(r) && !IMPORT_ROUTES.has(routeOf(r))).length;
     const ours = importRequests.filter(inSteady).length;
+    const steadyRoutes: Record<string, number> = {};
+    for (const r of log.filter(inSteady)) steadyRoutes[routeOf(r)] = (steadyRoutes[routeOf(r)] ?? 0) + 1;
 
     const records = new Map((await sandbox.inspector.itemRecords(businessId)).map((r) => [r.externalId, r]));
     const imported = rows.map(({ row }) => records.get(row.externalId));
@@ -181,11 +231,14 @@ export async function measureCatalogue(
       windowMs,
       requestsPerItem: round(importRequests.length / options.items, 3),
       utilisation: round(ours / Math.max(1, budget - others), 3),
+      steady: { seconds: round((to - from - downMs) / 1000, 1), budget: round(budget), routes: steadyRoutes },
+      restartSeconds: round((servingAgainAt - killedAt) / 1000, 1),
       tillLatencyRatio: round(median(importing.ms) / median(alone.ms), 2),
       duplicates,
       reportAccuracy: round(matching / rows.length, 4),
       outcomes: final.outcomes,
       tillP50Ms: { alone: round(median(alone.ms)), importing: round(median(importing.ms)) },
+      tillProfile: { alone: await tillProfile(t, alone.sales), importing: await tillProfile(t, importing.sales) },
       importSeconds: round(importSeconds, 1),
       killedAtDone,
     };

@@ -663,10 +663,22 @@ export function formatReport(r: BenchReport): string {
           reportAccuracy: c.reportAccuracy,
           'import (s)': c.importSeconds,
           'killed at': c.killedAtDone,
+          'restart (s)': c.restartSeconds,
         },
       ],
     );
     section('Catalogue: outcomes', [c.outcomes]);
+    section(
+      `Catalogue: requests in the steady part (${c.steady.seconds} s, a budget of ${c.steady.budget})`,
+      Object.entries(c.steady.routes).map(([route, requests]) => ({ route, requests })),
+    );
+    section(
+      "Catalogue: median of each step of the till's sales, alone and during the import (ms)",
+      c.tillProfile.importing.map((s, i) => {
+        const alone = c.tillProfile.alone[i];
+        return { step: s.label, importing: s.ms, alone: alone?.label === s.label ? alone.ms : '' };
+      }),
+    );
   }
   section('Wall time (s)', [Object.fromEntries(Object.entries(r.wallSeconds).map(([k, v]) => [k, v]))]);
   return out.join('\n');

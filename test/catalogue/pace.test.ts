@@ -1,0 +1,85 @@
+/**
+ * The chunk's pace on its own, its timer a plain one under fake time: workflow code, but its arithmetic needs no
+ * server. The end-to-end import (import.test.ts) runs it in a real chunk workflow.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('@temporalio/workflow', () => ({
+  sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+}));
+const { RowPace } = await import('../../workflows/catalogue-pace.js');
+
+/** A budget of 120 requests a minute: a slot is 500 ms. */
+const SLOT_MS = 500;
+
+beforeEach(() => vi.useFakeTimers({ now: 0 }));
+afterEach(() => vi.useRealTimers());
+
+/** `rows` lanes asking for turns; each row answered `queuedMs` after it was let go (undefined: failed). */
+function lanes(pace: InstanceType<typeof RowPace>, rows: number, queuedMs: (index: number) => number | undefined) {
+  const letGo: number[] = [];
+  let index = 0;
+  const lane = async () => {
+    while (index < rows) {
+      const mine = index++;
+      await pace.turn();
+      letGo.push(Date.now());
+      const waited = queuedMs(mine);
+      await new Promise((done) => setTimeout(done, waited ?? 0));
+      pace.started(waited);
+    }
+  };
+  void Promise.all(Array.from({ length: 16 }, lane));
+  return letGo;
+}
+
+describe('a catalogue chunk’s pace', () => {
+  it('lets the first row go at once, then rows on ticks, a quarter faster each tick while they start at once', async () => {
+    const pace = new RowPace(120);
+    const letGo = lanes(pace, 400, () => 5);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(letGo).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(10_000);
+    const inSecond = (second: number) => letGo.filter((at) => at >= second * 1_000 && at < (second + 1) * 1_000).length;
+    expect(inSecond(1)).toBe(1);
+    expect(inSecond(9)).toBeGreaterThan(inSecond(2));
+    expect(pace.perSecond).toBeGreaterThan(1.25 ** 8);
+    expect(pace.perSecond).toBeLessThan(1.25 ** 11);
+  });
+
+  it('cuts the pace below what got through when a row waited more than a slot and a half, and not for less', async () => {
+    const pace = new RowPace(120);
+    let spent = false;
+    lanes(pace, 400, () => (spent ? 3 * SLOT_MS : SLOT_MS));
+    await vi.advanceTimersByTimeAsync(12_000);
+    const before = pace.perSecond;
+    expect(before).toBeGreaterThan(1);
+    spent = true;
+    await vi.advanceTimersByTimeAsync(6_000);
+    expect(pace.perSecond).toBeLessThan(before * 0.85);
+  });
+
+  it('lets nothing more go while rows let go are still queued, until they are held up past ten seconds', async () => {
+    const pace = new RowPace(120);
+    const letGo = lanes(pace, 10, (index) => (index === 0 ? 30_000 : 5));
+    await vi.advanceTimersByTimeAsync(9_000);
+    expect(letGo).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(letGo.length).toBeGreaterThan(1);
+    expect(letGo[1]).toBe(10_000);
+  });
+
+  it('saves no burst up while rows were held: a tick lets go at most a second’s worth', async () => {
+    const pace = new RowPace(120);
+    const letGo = lanes(pace, 200, (index) => (index === 30 ? 20_000 : 5));
+    const paces: number[] = [];
+    for (let second = 0; second < 60; second++) {
+      paces.push(pace.perSecond);
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+    const byTick = new Map<number, number>();
+    for (const at of letGo) byTick.set(at, (byTick.get(at) ?? 0) + 1);
+    // The pace grows by a quarter a tick at most: a tick's rows are never more than the pace of the tick after.
+    expect(Math.max(...byTick.values())).toBeLessThanOrEqual(Math.ceil(Math.max(...paces) * 1.25) + 1);
+  });
+});
