@@ -100,21 +100,18 @@ async function runSingleKeyScenarios(temporal: Temporal, bundle: WorkflowBundle)
   return runs;
 }
 
-/** The catalogue import's scenario alone: the import, its chunk and the item registrations it ran. */
-async function runCatalogueOnly(temporal: Temporal, bundle: WorkflowBundle): Promise<RecordedRun[]> {
+/**
+ * One group's scenarios alone, on a sale stack of their own: the outages' (a sale of each side and the watch they
+ * waited on), or the catalogue import's (the import and its chunk).
+ */
+async function runGroupAlone(
+  temporal: Temporal,
+  bundle: WorkflowBundle,
+  scenarios: (stack: Awaited<ReturnType<typeof startSaleStack>>) => Promise<RecordedRun[]>,
+): Promise<RecordedRun[]> {
   const stack = await startSaleStack(temporal, bundle, { callbacks: true, fixture: scenarioFixture() });
   try {
-    return await runCatalogueScenarios(stack);
-  } finally {
-    await stack.close();
-  }
-}
-
-/** The outages' scenarios alone: a sale of each side and the application's watch they waited on. */
-async function runOutageScenarios(temporal: Temporal, bundle: WorkflowBundle): Promise<RecordedRun[]> {
-  const stack = await startSaleStack(temporal, bundle, { callbacks: true, fixture: scenarioFixture() });
-  try {
-    return await outageScenarios(stack);
+    return await scenarios(stack);
   } finally {
     await stack.close();
   }
@@ -134,8 +131,8 @@ async function main(only: Group | undefined): Promise<number> {
     const temporal = { client, nativeConnection, namespace: server.namespace };
     const runs: RecordedRun[] = [];
     if (only === undefined) runs.push(...(await runSingleKeyScenarios(temporal, bundle)));
-    if (only === 'outages') runs.push(...(await runOutageScenarios(temporal, bundle)));
-    else if (only === 'catalogue') runs.push(...(await runCatalogueOnly(temporal, bundle)));
+    if (only === 'outages') runs.push(...(await runGroupAlone(temporal, bundle, outageScenarios)));
+    else if (only === 'catalogue') runs.push(...(await runGroupAlone(temporal, bundle, runCatalogueScenarios)));
     else runs.push(...(await runTenantsScenarios(temporal, bundle)));
     await mkdir(target, { recursive: true });
     for (const { name, handle } of runs) {
