@@ -67,22 +67,22 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
       try {
         requests++;
         // No await at all unpaced: an extra turn of the promise queue would reorder the lanes' commands.
-        if (pace) await pace.turn();
+        const letGoAt = pace ? await pace.turn() : 0;
         let queuedMs: number | undefined;
         try {
           const created = await createCatalogueItem({ businessId, row });
           queuedMs = created.queuedMs;
           return created;
         } finally {
-          pace?.started(queuedMs);
+          pace?.started(letGoAt, queuedMs);
         }
       } catch (err) {
         const cause = err instanceof ActivityFailure ? err.cause : undefined;
         if (!(cause instanceof ApplicationFailure)) throw err;
         if (!isAmbiguousWrite(cause.type)) return { refused: `${cause.type ?? 'error'}: ${cause.message}` };
         requests++;
-        if (pace) await pace.turn();
-        const evidence = await findCatalogueItem({ businessId, row }).finally(() => pace?.started(undefined));
+        const findAt = pace ? await pace.turn() : 0;
+        const evidence = await findCatalogueItem({ businessId, row }).finally(() => pace?.started(findAt, undefined));
         if (evidence) return evidence;
         // Not in the service's list: the creation did not happen, so creating again is safe.
         log.info('a lost creation was not taken: creating again', { externalId: row.externalId });

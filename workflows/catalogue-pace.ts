@@ -45,7 +45,7 @@ export const FIRST_ROWS_PER_SECOND = 1;
 export class RowPace {
   private rowsPerSecond = FIRST_ROWS_PER_SECOND;
   private readonly slotMs: number;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Array<(letGoAt: number) => void> = [];
   /** Rows the pace owes: one at once, then the pace's share of each tick. */
   private owed = 1;
   private tickAt = Date.now();
@@ -67,21 +67,25 @@ export class RowPace {
     return this.rowsPerSecond;
   }
 
-  /** Waits for the row's turn. */
-  turn(): Promise<void> {
+  /** Waits for the row's turn; resolves to the time it was let go, which `started` takes back. */
+  turn(): Promise<number> {
     if (this.owed >= 1 && this.waiting.length === 0 && this.queued.length === 0) {
       this.owed -= 1;
       this.queued.push(Date.now());
-      return Promise.resolve();
+      return Promise.resolve(Date.now());
     }
-    const mine = new Promise<void>((resolve) => this.waiting.push(resolve));
+    const mine = new Promise<number>((resolve) => this.waiting.push(resolve));
     if (!this.ticking) void this.tick();
     return mine;
   }
 
-  /** A row let go by `turn` has started, after waiting `queuedMs` in the queue (unknown when it failed). */
-  started(queuedMs: number | undefined): void {
-    this.queued.shift();
+  /**
+   * The row let go at `letGoAt` has started, after waiting `queuedMs` in the queue (unknown when it failed): a row
+   * held up keeps its own time, so it stops holding the others back ten seconds after it was let go, not later.
+   */
+  started(letGoAt: number, queuedMs: number | undefined): void {
+    const at = this.queued.indexOf(letGoAt);
+    if (at >= 0) this.queued.splice(at, 1);
     if (queuedMs === undefined) return;
     const now = Date.now();
     this.startedAt.push(now);
@@ -116,7 +120,7 @@ export class RowPace {
       while (this.owed >= 1 && this.waiting.length > 0) {
         this.owed -= 1;
         this.queued.push(now);
-        this.waiting.shift()!();
+        this.waiting.shift()!(now);
       }
     }
     this.ticking = false;

@@ -22,11 +22,11 @@ function lanes(pace: InstanceType<typeof RowPace>, rows: number, queuedMs: (inde
   const lane = async () => {
     while (index < rows) {
       const mine = index++;
-      await pace.turn();
+      const letGoAt = await pace.turn();
       letGo.push(Date.now());
       const waited = queuedMs(mine);
       await new Promise((done) => setTimeout(done, waited ?? 0));
-      pace.started(waited);
+      pace.started(letGoAt, waited);
     }
   };
   void Promise.all(Array.from({ length: 16 }, lane));
