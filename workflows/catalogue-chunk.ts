@@ -47,7 +47,7 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
 
   const paced = patched(PACED_ROWS_PATCH);
   const route = await placeOnBudget(businessId, true);
-  const pace = paced ? new RowPace(route.requestsPerMinute) : undefined;
+  const pace = paced ? new RowPace(route.requestsPerMinute, input.pace) : undefined;
   const { createCatalogueItem, findCatalogueItem } = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: route.complianceQueue,
     startToCloseTimeout: '60 seconds',
@@ -146,5 +146,5 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
   const lanes = pace ? PACED_ROWS_IN_FLIGHT : ROWS_IN_FLIGHT;
   await Promise.all(Array.from({ length: Math.min(lanes, chunk.rows.length) }, lane));
   await tellImport();
-  return { index: chunk.index, results, requests };
+  return { index: chunk.index, results, requests, ...(pace ? { pace: pace.state } : {}) };
 }

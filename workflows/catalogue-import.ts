@@ -20,6 +20,7 @@ import {
   getCatalogueImportProgressQuery,
   type CatalogueChunk,
   type CatalogueChunkResult,
+  type CataloguePace,
   type CatalogueImportInput,
   type CatalogueImportProgress,
   type CatalogueOutcome,
@@ -119,12 +120,12 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
     },
   );
 
-  function startChunk(chunk: CatalogueChunk) {
+  function startChunk(chunk: CatalogueChunk, pace?: CataloguePace) {
     return startChild<typeof catalogueChunkWorkflow>(CATALOGUE_CHUNK_WORKFLOW_TYPE, {
       // From the input, not this execution's id: a chunk's id names the business's import whoever started it.
       workflowId: catalogueChunkWorkflowId(catalogueImportWorkflowId(input.businessId, input.importId), chunk.index),
       taskQueue,
-      args: [{ businessId: input.businessId, importWorkflowId: workflowId, chunk }],
+      args: [{ businessId: input.businessId, importWorkflowId: workflowId, chunk, ...(pace ? { pace } : {}) }],
       // A chunk's workflow tasks wait for a till's on a busy worker, as its calls wait for the till's on the budget.
       ...(inTurn ? { priority: { priorityKey: PRIORITY.background } } : {}),
     });
@@ -132,12 +133,15 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
 
   showProgress();
   if (inTurn) {
+    let pace: CataloguePace | undefined;
     for (let index = 0; index < input.chunks; index++) {
       await condition(() => received.has(index));
-      const handle = await startChunk(received.get(index)!);
+      const handle = await startChunk(received.get(index)!, pace);
       received.delete(index);
       chunks.set(index, handle);
-      settle(index, await handle.result());
+      const result = await handle.result();
+      pace = result.pace;
+      settle(index, result);
     }
   } else {
     await condition(() => chunks.size === input.chunks);

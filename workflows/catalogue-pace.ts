@@ -1,4 +1,5 @@
 import { sleep } from '@temporalio/workflow';
+import type { CataloguePace } from '../src/contracts/catalogue-import.js';
 
 /** Rows are let go on ticks: a workflow timer fires on the server's whole seconds, however short it is asked to be. */
 const TICK_MS = 1_000;
@@ -8,6 +9,8 @@ const TICK_MS = 1_000;
  */
 const FIRST_RISE = 0.25;
 const RISE = 0.03;
+/** A budget found spent this long ago no longer slows the rise: the tills that spent it may have gone. */
+const SPENT_FORGOTTEN_AFTER_MS = 30_000;
 /** A wait of a slot and a half cuts the pace to 85 %; of four slots or more (a queue has built up), to half. */
 const CUT_TO = 0.85;
 const DEEP_CUT_AFTER_SLOTS = 4;
@@ -27,44 +30,57 @@ const DELIVERED_OVER_MS = 3_000;
 const CUT_AT_MOST_EVERY_MS = 2_000;
 /** A row found the budget spent when it waited in the queue longer than this many of the budget's slots. */
 const SPENT_AFTER_SLOTS = 1.5;
+/**
+ * A wait is judged in slots of at least this length: a busy worker's pickup varies by tens of milliseconds, which
+ * shorter slots would read as a spent budget; and where slots are that short, a spent bucket costs a till less.
+ */
+const JUDGED_SLOT_MIN_MS = 70;
+/** The part of a wait that is the worker's own pickup: the shortest wait of the rows started in this long. */
+const PICKUP_OVER_MS = 10_000;
 /** A pace with no budget to read it from (a window whose rate is not known): a slot of the service's 120 a minute. */
 const DEFAULT_REQUESTS_PER_MINUTE = 120;
 /** Never slower than a row a minute. */
 const MIN_ROWS_PER_SECOND = 1 / 60;
-export const FIRST_ROWS_PER_SECOND = 1;
+const FIRST_ROWS_PER_SECOND = 1;
 
 /**
  * How fast a chunk lets its rows go: fast enough to spend what the tills leave of the budget, slow enough that the
  * queue's rate limiter still holds a slot when a till's sale comes. Temporal's limiter (a bucket of a second's worth of
  * slots) serves the highest priority first but cannot hold a slot back: an import that always has a task waiting
  * empties the bucket, and each till sale then waits for the next slot. So the import paces itself as a background
- * transfer does, on its own queue wait: while the bucket holds slots its creations start at once, whatever the
- * priority; one that waited more than a slot and a half found it empty, and the pace is cut; while they start at once,
- * the pace creeps up (additive increase, multiplicative decrease).
+ * transfer does, on its own queue wait: while the bucket holds slots its creations start after the worker's usual
+ * pickup, whatever the priority; one that waited a slot and a half longer found it empty, and the pace is cut; while
+ * the pace is what holds rows back, it creeps up (additive increase, multiplicative decrease).
  */
 export class RowPace {
-  private rowsPerSecond = FIRST_ROWS_PER_SECOND;
+  private rowsPerSecond: number;
   private readonly slotMs: number;
   private readonly waiting: Array<(letGoAt: number) => void> = [];
   /** Rows the pace owes: one at once, then the pace's share of each tick. */
   private owed = 1;
   private tickAt = Date.now();
   private ticking = false;
-  private lastCutAt = Number.NEGATIVE_INFINITY;
+  private lastCutAt: number;
   /** The pace the budget was last found spent at. */
-  private spentAt = Number.POSITIVE_INFINITY;
-  private risenAt = Number.NEGATIVE_INFINITY;
+  private spentAt: number | undefined;
   /** When each row let go and not started yet was let go. */
   private readonly queued: number[] = [];
-  /** When the rows started lately started. */
-  private readonly startedAt: number[] = [];
+  /** When the rows started lately started, and how long they waited. */
+  private readonly starts: Array<{ at: number; waited: number }> = [];
+  private readonly firstAt = Date.now();
 
-  constructor(requestsPerMinute: number | undefined) {
-    this.slotMs = 60_000 / (requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE);
+  /** `from`: the pace a chunk before this one ended at, so each chunk does not feel for the budget afresh. */
+  constructor(requestsPerMinute: number | undefined, from?: CataloguePace) {
+    this.slotMs = Math.max(JUDGED_SLOT_MIN_MS, 60_000 / (requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE));
+    this.rowsPerSecond = from?.rowsPerSecond ?? FIRST_ROWS_PER_SECOND;
+    this.spentAt = from?.spent?.rowsPerSecond;
+    this.lastCutAt = from?.spent?.at ?? Number.NEGATIVE_INFINITY;
   }
 
-  get perSecond(): number {
-    return this.rowsPerSecond;
+  /** What a chunk after this one starts from. */
+  get state(): CataloguePace {
+    const { rowsPerSecond, spentAt, lastCutAt } = this;
+    return { rowsPerSecond, ...(spentAt === undefined ? {} : { spent: { rowsPerSecond: spentAt, at: lastCutAt } }) };
   }
 
   /** Waits for the row's turn; resolves to the time it was let go, which `started` takes back. */
@@ -88,21 +104,21 @@ export class RowPace {
     if (at >= 0) this.queued.splice(at, 1);
     if (queuedMs === undefined) return;
     const now = Date.now();
-    this.startedAt.push(now);
-    while (this.startedAt[0]! < now - DELIVERED_OVER_MS) this.startedAt.shift();
-    const slots = queuedMs / this.slotMs;
-    if (slots > SPENT_AFTER_SLOTS) {
-      if (now - this.lastCutAt < CUT_AT_MOST_EVERY_MS) return;
-      this.lastCutAt = now;
-      const to = slots >= DEEP_CUT_AFTER_SLOTS ? DEEP_CUT_TO : CUT_TO;
-      const delivered = (this.startedAt.length * 1000) / DELIVERED_OVER_MS;
-      this.spentAt = Math.min(this.rowsPerSecond, delivered);
-      this.rowsPerSecond = Math.max(MIN_ROWS_PER_SECOND, this.spentAt * to);
-    } else if (now - this.risenAt >= TICK_MS) {
-      // Once a tick, however many rows it let go.
-      this.risenAt = now;
-      this.rowsPerSecond *= 1 + (this.rowsPerSecond < CUT_TO * this.spentAt ? FIRST_RISE : RISE);
-    }
+    this.starts.push({ at: now, waited: queuedMs });
+    while (this.starts[0]!.at < now - PICKUP_OVER_MS) this.starts.shift();
+    const pickup = Math.min(...this.starts.map((s) => s.waited));
+    const slots = (queuedMs - pickup) / this.slotMs;
+    if (slots <= SPENT_AFTER_SLOTS || now - this.lastCutAt < CUT_AT_MOST_EVERY_MS) return;
+    this.lastCutAt = now;
+    // Over less than a tick, what got through says nothing yet: the pace asked for is all there is to cut.
+    const over = Math.min(DELIVERED_OVER_MS, now - this.firstAt);
+    const delivered =
+      over < TICK_MS ? this.rowsPerSecond : (this.starts.filter((s) => s.at > now - over).length * 1000) / over;
+    this.spentAt = Math.min(this.rowsPerSecond, delivered);
+    this.rowsPerSecond = Math.max(
+      MIN_ROWS_PER_SECOND,
+      this.spentAt * (slots >= DEEP_CUT_AFTER_SLOTS ? DEEP_CUT_TO : CUT_TO),
+    );
   }
 
   private async tick(): Promise<void> {
@@ -122,7 +138,15 @@ export class RowPace {
         this.queued.push(now);
         this.waiting.shift()!(now);
       }
+      // Rows left waiting: the pace, not the rows in flight, holds the import back, so there may be budget for more.
+      if (this.waiting.length > 0 && now - this.lastCutAt >= TICK_MS) this.rise(now);
     }
     this.ticking = false;
+  }
+
+  private rise(now: number): void {
+    if (now - this.lastCutAt > SPENT_FORGOTTEN_AFTER_MS) this.spentAt = undefined;
+    const far = this.spentAt === undefined || this.rowsPerSecond < CUT_TO * this.spentAt;
+    this.rowsPerSecond *= 1 + (far ? FIRST_RISE : RISE);
   }
 }

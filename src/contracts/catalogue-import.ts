@@ -88,10 +88,19 @@ export type CatalogueChunk = z.output<typeof catalogueChunkSchema>;
 /** The import ends when every chunk has been imported. */
 export type CatalogueImportInput = z.output<typeof catalogueImportInputSchema>;
 
+/** How fast a chunk ended up letting its rows go, and the pace it last found the budget spent at: the next one's start. */
+export interface CataloguePace {
+  rowsPerSecond: number;
+  /** The pace the budget was last found spent at, and when (epoch milliseconds). */
+  spent?: { rowsPerSecond: number; at: number };
+}
+
 export interface CatalogueChunkInput {
   businessId: string;
   importWorkflowId: string;
   chunk: CatalogueChunk;
+  /** The chunk before this one's pace at its end. */
+  pace?: CataloguePace;
 }
 
 /** One row's outcome, for the report. */
@@ -122,6 +131,8 @@ export interface CatalogueChunkResult {
   results: CatalogueItemResult[];
   /** Requests the chunk asked for: creations, item-list reads, and one registration per item it asked to register. */
   requests: number;
+  /** Its pace at the end (a paced chunk). */
+  pace?: CataloguePace;
 }
 
 export interface CatalogueImportProgress {

@@ -43,8 +43,8 @@ describe('a catalogue chunk’s pace', () => {
     const inSecond = (second: number) => letGo.filter((at) => at >= second * 1_000 && at < (second + 1) * 1_000).length;
     expect(inSecond(1)).toBe(1);
     expect(inSecond(9)).toBeGreaterThan(inSecond(2));
-    expect(pace.perSecond).toBeGreaterThan(1.25 ** 8);
-    expect(pace.perSecond).toBeLessThan(1.25 ** 11);
+    expect(pace.state.rowsPerSecond).toBeGreaterThan(1.25 ** 8);
+    expect(pace.state.rowsPerSecond).toBeLessThan(1.25 ** 11);
   });
 
   it('cuts the pace below what got through when a row waited more than a slot and a half, and not for less', async () => {
@@ -52,11 +52,11 @@ describe('a catalogue chunk’s pace', () => {
     let spent = false;
     lanes(pace, 400, () => (spent ? 3 * SLOT_MS : SLOT_MS));
     await vi.advanceTimersByTimeAsync(12_000);
-    const before = pace.perSecond;
+    const before = pace.state.rowsPerSecond;
     expect(before).toBeGreaterThan(1);
     spent = true;
     await vi.advanceTimersByTimeAsync(6_000);
-    expect(pace.perSecond).toBeLessThan(before * 0.85);
+    expect(pace.state.rowsPerSecond).toBeLessThan(before * 0.85);
   });
 
   it('lets nothing more go while rows let go are still queued, until they are held up past ten seconds', async () => {
@@ -74,12 +74,40 @@ describe('a catalogue chunk’s pace', () => {
     const letGo = lanes(pace, 200, (index) => (index === 30 ? 20_000 : 5));
     const paces: number[] = [];
     for (let second = 0; second < 60; second++) {
-      paces.push(pace.perSecond);
+      paces.push(pace.state.rowsPerSecond);
       await vi.advanceTimersByTimeAsync(1_000);
     }
     const byTick = new Map<number, number>();
     for (const at of letGo) byTick.set(at, (byTick.get(at) ?? 0) + 1);
     // The pace grows by a quarter a tick at most: a tick's rows are never more than the pace of the tick after.
     expect(Math.max(...byTick.values())).toBeLessThanOrEqual(Math.ceil(Math.max(...paces) * 1.25) + 1);
+  });
+
+  it('reads a busy worker’s steady pickup as no spent budget, and waits shorter than its jitter neither', async () => {
+    // Every creation waits 1.2 s for a worker (two slots and more of 120 a minute), none for the budget.
+    const busy = new RowPace(120);
+    lanes(busy, 400, () => 1_200);
+    await vi.advanceTimersByTimeAsync(12_000);
+    expect(busy.state.spent).toBeUndefined();
+    // A budget of 6,000 a minute has slots of 10 ms: a worker's pickup varying by 60 ms is not its bucket.
+    const jittery = new RowPace(6_000);
+    lanes(jittery, 400, (index) => 5 + (index % 7) * 10);
+    await vi.advanceTimersByTimeAsync(12_000);
+    expect(jittery.state.spent).toBeUndefined();
+    expect(jittery.state.rowsPerSecond).toBeGreaterThan(1.25 ** 8);
+  });
+
+  it('starts where the chunk before it ended, and rises by a quarter again once a spent budget is long past', async () => {
+    const pace = new RowPace(120, { rowsPerSecond: 4, spent: { rowsPerSecond: 4.5, at: 0 } });
+    const letGo = lanes(pace, 400, () => 5);
+    await vi.advanceTimersByTimeAsync(1_000);
+    // The first row at once, then the tick's four.
+    expect(letGo).toHaveLength(5);
+    await vi.advanceTimersByTimeAsync(9_000);
+    // Near where the budget was spent: 3 % a tick.
+    expect(pace.state.rowsPerSecond).toBeLessThan(4 * 1.03 ** 10 + 0.01);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(pace.state.spent).toBeUndefined();
+    expect(pace.state.rowsPerSecond).toBeGreaterThan(4 * 1.25);
   });
 });

@@ -9,8 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';
-import { startCatalogueImport, waitForCatalogueImport } from '../../src/client/catalogue.js';
-import { catalogueChunkWorkflowId } from '../../src/contracts/catalogue-import.js';
+import { catalogueImportId, waitForCatalogueImport } from '../../src/client/catalogue.js';
+import {
+  addCatalogueChunkUpdate,
+  CATALOGUE_IMPORT_WORKFLOW_TYPE,
+  catalogueChunkWorkflowId,
+  catalogueImportWorkflowId,
+} from '../../src/contracts/catalogue-import.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
 import { DEMO_RECONCILIATION_LINK } from '../../sandbox/accounting/default-fixture.js';
@@ -85,8 +90,9 @@ export async function runReconciliationScenarios(stack: SaleStack): Promise<Reco
 }
 
 /**
- * A small catalogue import on the sale stack's workers: an item registered, one lacking a product type, one the
- * service holds already, one it holds otherwise. The import and its one chunk are recorded.
+ * A small catalogue import on the sale stack's workers, sent as a caller in another language may: two chunks of two
+ * rows, so the second starts from the first's pace. An item registered, one lacking a product type, one the service
+ * holds already, one it holds otherwise. The import and its two chunks are recorded.
  */
 export async function runCatalogueScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   const rows = [
@@ -96,8 +102,18 @@ export async function runCatalogueScenarios(stack: SaleStack): Promise<RecordedR
     { externalId: 'SKU-MILK-500', name: 'Fresh milk 500ml', taxTypeCode: 'A', unitPrice: 70 },
   ].map((row, index) => ({ line: index + 2, row: { ...row, classificationCode: '5016150100' } }));
   const businessId = DEMO.businesses.nairobi;
-  const started = await startCatalogueImport(stack.client, businessId, rows, stack.taskQueue);
-  const final = await waitForCatalogueImport(stack.client, businessId, started.importId, () => undefined, 200);
+  const importId = catalogueImportId(businessId, rows);
+  const workflowId = catalogueImportWorkflowId(businessId, importId);
+  const handle = await stack.client.workflow.start(CATALOGUE_IMPORT_WORKFLOW_TYPE, {
+    workflowId,
+    taskQueue: stack.taskQueue,
+    args: [{ businessId, importId, items: rows.length, chunks: 2 }],
+  });
+  for (const index of [0, 1])
+    await handle.executeUpdate(addCatalogueChunkUpdate, {
+      args: [{ index, rows: rows.slice(index * 2, index * 2 + 2) }],
+    });
+  const final = await waitForCatalogueImport(stack.client, businessId, importId, () => undefined, 200);
   const { registered, needs_product_type, already_registered, conflict } = final.outcomes;
   expectThat(
     registered === 1 && needs_product_type === 1 && already_registered === 1 && conflict === 1,
@@ -105,11 +121,11 @@ export async function runCatalogueScenarios(stack: SaleStack): Promise<RecordedR
     final.outcomes,
   );
   return [
-    { name: 'catalogue-import', handle: stack.client.workflow.getHandle(started.workflowId) },
-    {
-      name: 'catalogue-chunk',
-      handle: stack.client.workflow.getHandle(catalogueChunkWorkflowId(started.workflowId, 0)),
-    },
+    { name: 'catalogue-import', handle },
+    ...[0, 1].map((index) => ({
+      name: `catalogue-chunk-${index}`,
+      handle: stack.client.workflow.getHandle(catalogueChunkWorkflowId(workflowId, index)),
+    })),
   ];
 }
 

@@ -12,6 +12,7 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import type { CatalogueChunkInput } from '../../src/contracts/catalogue-import.js';
 import { testLogger } from '../helpers/temporal.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 
@@ -206,7 +207,7 @@ describe('replay of recorded histories', () => {
     expect(localActivities('1.1.0/sale-stock-ledger')).toBe(2);
   });
 
-  it('holds a 1.5.0 catalogue import whose chunks go in turn at background priority and pace their rows, beside a 1.4.0 one that did neither', () => {
+  it('holds a 1.5.0 catalogue import whose chunks go in turn at background priority, pace their rows and hand the pace on, beside a 1.4.0 one that did none of it', () => {
     const events = (id: string) => {
       const found = stored.find((h) => h.workflowId === id);
       expect(found, `${id} is recorded`).toBeDefined();
@@ -218,8 +219,15 @@ describe('replay of recorded histories', () => {
         ?.startChildWorkflowExecutionInitiatedEventAttributes?.priority?.priorityKey;
     expect(patchIdsOf(events('1.5.0/catalogue-import'))).toContain('catalogue-chunks-in-turn');
     expect(chunkPriority('1.5.0/catalogue-import')).toBe(5);
-    expect(patchIdsOf(events('1.5.0/catalogue-chunk'))).toContain('catalogue-rows-paced');
-    expect(timers('1.5.0/catalogue-chunk')).toBeGreaterThan(0);
+    const chunkInput = (id: string) => {
+      const payload = events(id)[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+      return payload ? (defaultPayloadConverter.fromPayload(payload) as CatalogueChunkInput) : undefined;
+    };
+    for (const chunk of ['1.5.0/catalogue-chunk-0', '1.5.0/catalogue-chunk-1'])
+      expect(patchIdsOf(events(chunk))).toContain('catalogue-rows-paced');
+    expect(timers('1.5.0/catalogue-chunk-0')).toBeGreaterThan(0);
+    expect(chunkInput('1.5.0/catalogue-chunk-0')?.pace).toBeUndefined();
+    expect(chunkInput('1.5.0/catalogue-chunk-1')?.pace?.rowsPerSecond).toBeGreaterThan(0);
     expect(patchIdsOf(events('1.4.0/catalogue-import'))).toEqual([]);
     expect(chunkPriority('1.4.0/catalogue-import') ?? 0).toBe(0);
     expect(timers('1.4.0/catalogue-chunk')).toBe(0);
