@@ -12,20 +12,6 @@ export type ActivitiesOn<Q extends ActivityQueue> = Pick<
 /** Every API call: transient faults retried with backoff; a 429 sets its own delay from `Retry-After`. */
 export const API_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
 
-/** Priority keys on the rate-limited compliance queue: when the budget is contended, lower goes first. */
-export const PRIORITY = {
-  /** Sales and credit notes: a customer is waiting at the till. */
-  signing: 1,
-  /** Reading an outcome the authority has not given yet. */
-  polling: 2,
-  /** Catalogue and stock calls. */
-  bookkeeping: 3,
-  /** The scheduled supplier-invoice sync: catching up can wait for any till. */
-  purchases: 4,
-  /** Work nobody waits for (the scheduled reconciliation, catalogue imports): only what the others leave. */
-  background: 5,
-} as const;
-
 /** The accounting queue of this workflow's deployment. */
 export function accountingQueue(): string {
   return accountingTaskQueue(workflowInfo().taskQueue);

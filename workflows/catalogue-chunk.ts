@@ -10,7 +10,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CatalogueItemFound } from '../activities/catalogue.js';
-import { API_RETRY, PRIORITY, type ActivitiesOn } from './activity-options.js';
+import { API_RETRY, type ActivitiesOn } from './activity-options.js';
+import { PRIORITY } from '../src/contracts/priority.js';
 import { RowPace } from './catalogue-pace.js';
 import { placeOnBudget } from './placement.js';
 import {

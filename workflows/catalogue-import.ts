@@ -28,7 +28,7 @@ import {
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import type { catalogueChunkWorkflow } from './catalogue-chunk.js';
 import { checkInput, describeProblems } from '../src/contracts/sale-input.js';
-import { PRIORITY } from './activity-options.js';
+import { PRIORITY } from '../src/contracts/priority.js';
 import { required } from './update-arguments.js';
 
 /** Chunks are imported one after another: one chunk's pace is the import's, with no other chunk to share it with. */

@@ -8,7 +8,8 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { API_RETRY, PRIORITY, type ActivitiesOn } from './activity-options.js';
+import { API_RETRY, type ActivitiesOn } from './activity-options.js';
+import { PRIORITY } from '../src/contracts/priority.js';
 import { placeOnBudget } from './placement.js';
 import { parseDuration } from '../src/contracts/duration.js';
 import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';

@@ -18,7 +18,8 @@ import {
   type PurchasesSyncOptions,
   type PurchasesSyncResult,
 } from '../src/contracts/purchases-sync.js';
-import { API_RETRY, PRIORITY, type ActivitiesOn } from './activity-options.js';
+import { API_RETRY, type ActivitiesOn } from './activity-options.js';
+import { PRIORITY } from '../src/contracts/priority.js';
 import { failsTheWorkflow } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
 import type { DueEvent } from './purchases-sync/ledger.js';

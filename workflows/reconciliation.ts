@@ -8,7 +8,8 @@ import type {
 } from '../src/contracts/reconciliation.js';
 import { DEFAULT_MAX_PAGES, tooManyPagesMessage } from '../src/reconciliation/limits.js';
 import { calendarDay, dayNumber, reconcile } from '../src/reconciliation/rules.js';
-import { API_RETRY, PRIORITY, accountingQueue, type ActivitiesOn } from './activity-options.js';
+import { API_RETRY, accountingQueue, type ActivitiesOn } from './activity-options.js';
+import { PRIORITY } from '../src/contracts/priority.js';
 import { failsTheWorkflow } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
 import { ReconciliationRecord, countFailedReconciliation } from './reconciliation/record.js';

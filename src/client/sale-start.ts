@@ -8,6 +8,7 @@ import {
 import type { Payload, WorkflowSerializationContext } from '@temporalio/common';
 import { FAILURE_TYPES } from '../contracts/failures.js';
 import { BusinessId, FiscalStatus, NeedsAttention, TraderInvoiceNumber } from '../contracts/search-attributes.js';
+import { PRIORITY } from '../contracts/priority.js';
 import { SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../contracts/sale.js';
 import { saleInputDifferences } from '../contracts/sale-input.js';
 import { SaleInputConflictError } from './errors.js';
@@ -31,8 +32,9 @@ export function saleStartOptions(sale: SaleInput): Omit<WorkflowStartOptions<Sal
     ],
     staticSummary: saleSummary(sale),
     staticDetails: saleDetails(sale),
-    // The sale's workflow tasks queue fairly between businesses, as its API calls do.
-    priority: { fairnessKey: sale.businessId },
+    // A till waits: the sale's workflow tasks go ahead of background work on a busy worker, and queue fairly between
+    // businesses, as its API calls do.
+    priority: { priorityKey: PRIORITY.signing, fairnessKey: sale.businessId },
   };
 }
 

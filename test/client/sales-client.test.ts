@@ -10,6 +10,7 @@ import {
   NeedsAttention,
   TraderInvoiceNumber,
 } from '../../src/contracts/search-attributes.js';
+import { PRIORITY } from '../../src/contracts/priority.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
 import { FIRST_BRANCH, stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
 import { closeRefundWindowSignal } from '../fixtures/workflows/fake-sale.js';
@@ -101,7 +102,7 @@ describe('startSale', () => {
     expect(await executions(first.workflowId, 1)).toEqual([first.runId]);
   });
 
-  it('sets the search attributes, summary and details operators search and read', async () => {
+  it('sets the search attributes, summary and details operators search and read, and a till’s priority', async () => {
     const input = sale(['SUGAR-1KG', 'MILK|500ML'], { traderInvoiceNumber: 'INV-42' });
     const { workflowId } = await sales.startSale(input);
 
@@ -110,6 +111,12 @@ describe('startSale', () => {
     expect(description.typedSearchAttributes.get(TraderInvoiceNumber)).toBe('INV-42');
     expect(description.typedSearchAttributes.get(FiscalStatus)).toBe('pending');
     expect(description.typedSearchAttributes.get(NeedsAttention)).toBe(false);
+    // Its workflow tasks go ahead of background work (an import's, a registration's), fairly between businesses.
+    const started = (await client.workflow.getHandle(workflowId).fetchHistory()).events?.[0];
+    expect(started?.workflowExecutionStartedEventAttributes?.priority).toMatchObject({
+      priorityKey: PRIORITY.signing,
+      fairnessKey: input.businessId,
+    });
     // 1 × 100.50 + 2 × 100.50
     expect(await description.staticSummary()).toBe(
       `Sale INV-42 · business ${input.businessId} · 2 lines · total KES 301.50`,

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEMO } from '../../sandbox/default-fixture.js';
+import { PRIORITY } from '../../src/contracts/priority.js';
 import { BusinessId, TraderInvoiceNumber } from '../../src/contracts/search-attributes.js';
 import type { ReceiptAnswer, RefundRequest, RefundResult, SaleInput, SaleState } from '../../src/contracts/sale.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
@@ -89,10 +90,14 @@ function saleFor(prefix: string): SaleInput {
 }
 
 /** The search attributes only the start sets: a search by business or invoice number finds the sale. */
-async function expectFindable(workflowId: string, sale: SaleInput) {
-  const { typedSearchAttributes } = await stack.client.workflow.getHandle(workflowId).describe();
+/** Started as the TypeScript client starts a sale: findable at once, its tasks at a till's priority. */
+async function expectStartedLikeTheClient(workflowId: string, sale: SaleInput) {
+  const handle = stack.client.workflow.getHandle(workflowId);
+  const { typedSearchAttributes } = await handle.describe();
   expect(typedSearchAttributes.get(BusinessId)).toBe(sale.businessId);
   expect(typedSearchAttributes.get(TraderInvoiceNumber)).toBe(sale.traderInvoiceNumber);
+  const started = (await handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+  expect(started?.priority).toMatchObject({ priorityKey: PRIORITY.signing, fairnessKey: sale.businessId });
 }
 
 /** Every customer field absent from the raw bytes of the sale's history (read without any codec). */
@@ -192,7 +197,7 @@ describe('a Python till (Temporal Python SDK) drives an encrypted sale end to en
 
     // Raw, without the codec: not one customer field anywhere in the history's bytes.
     const history = await expectNoCustomerInHistory(out.workflowId);
-    await expectFindable(out.workflowId, sale);
+    await expectStartedLikeTheClient(out.workflowId, sale);
     const started = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
     expect(text(started?.metadata?.encoding)).toBe('binary/encrypted');
     expect(text(started?.metadata?.['encryption-key-id'])).toBe(keyId);
@@ -267,6 +272,10 @@ describe('the Temporal CLI through the codec server (docs/starting-sales.md)', (
       'FiscalStatus="pending"',
       '--search-attribute',
       'NeedsAttention=false',
+      '--priority-key',
+      String(PRIORITY.signing),
+      '--fairness-key',
+      sale.businessId,
       '--input',
       JSON.stringify(sale),
       '--update-name',
@@ -278,7 +287,7 @@ describe('the Temporal CLI through the codec server (docs/starting-sales.md)', (
     expect(answer.signed, JSON.stringify(started)).toBe(true);
     expect(answer.receipt?.cuInvoiceNo).toMatch(/^KRACU\d{10}\/\d+$/);
     await expectNoCustomerInHistory(workflowId);
-    await expectFindable(workflowId, sale);
+    await expectStartedLikeTheClient(workflowId, sale);
 
     // The receipt comes before the stock movements are reported; refunds are taken once they are.
     const step = async () =>

@@ -32,6 +32,7 @@ from temporalio.client import (
     WorkflowUpdateFailedError,
 )
 from temporalio.common import (
+    Priority,
     SearchAttributeKey,
     SearchAttributePair,
     TypedSearchAttributes,
@@ -89,6 +90,8 @@ async def await_receipt(client: Client, sale: dict[str, Any], task_queue: str, w
         # A finished sale is never filed again: a start of its invoice number finds it and starts nothing.
         id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
         search_attributes=sale_search_attributes(sale),
+        # A till waits: its workflow tasks go ahead of background work, fairly between businesses.
+        priority=Priority(priority_key=1, fairness_key=sale["businessId"]),
     )
     # `input` makes the update refuse a sale already started under this number with another input.
     return await client.execute_update_with_start_workflow(

@@ -23,7 +23,7 @@ import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { singleApplication } from '../helpers/single-application.js';
 import { createWorkers, type Workers } from '../../src/worker/workers.js';
-import { PRIORITY } from '../../workflows/activity-options.js';
+import { PRIORITY } from '../../src/contracts/priority.js';
 import { accountingTaskQueue, complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import type { ReconcileBusinessResult, ReconciliationInput } from '../../src/contracts/reconciliation.js';
 import type { reconciliationWorkflow } from '../../workflows/reconciliation.js';

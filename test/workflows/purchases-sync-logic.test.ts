@@ -21,7 +21,7 @@ import {
   type PurchasesSyncResult,
 } from '../../src/contracts/purchases-sync.js';
 import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
-import { PRIORITY } from '../../workflows/activity-options.js';
+import { PRIORITY } from '../../src/contracts/priority.js';
 import type { purchasesSyncWorkflow } from '../../workflows/purchases-sync.js';
 import { SECOND, useProcessHarness, type ProcessScenario, type Stubs } from './process-logic-harness.js';
 

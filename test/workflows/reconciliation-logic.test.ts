@@ -19,7 +19,7 @@ import {
 import { accountingTaskQueue, complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { DEFAULT_MAX_PAGES, tooManyPagesMessage } from '../../src/reconciliation/limits.js';
 import { calendarDay, reconcile } from '../../src/reconciliation/rules.js';
-import { PRIORITY } from '../../workflows/activity-options.js';
+import { PRIORITY } from '../../src/contracts/priority.js';
 import type { reconciliationWorkflow } from '../../workflows/reconciliation.js';
 import { useProcessHarness, type ProcessScenario, type Stubs } from './process-logic-harness.js';
 

@@ -7,7 +7,8 @@ import type {
   RequestItemRegistrationInput,
   SignSaleInput,
 } from '../../activities/types.js';
-import { API_RETRY, PRIORITY, type ActivitiesOn } from '../activity-options.js';
+import { API_RETRY, type ActivitiesOn } from '../activity-options.js';
+import { PRIORITY } from '../../src/contracts/priority.js';
 import type { CallRoute } from '../placement.js';
 
 /** While set, a call makes one try: a sale probing an outage for the whole application sends one request. */

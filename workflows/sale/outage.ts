@@ -17,7 +17,7 @@ import {
   type OutageSide,
 } from '../../src/contracts/outage-watch.js';
 import type { OutageWait } from '../../src/contracts/sale.js';
-import { PRIORITY } from '../activity-options.js';
+import { PRIORITY } from '../../src/contracts/priority.js';
 import type { SaleContext } from './context.js';
 import { awaitOperator } from './operator.js';
 

@@ -3,7 +3,8 @@ import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities, s
 import type { AdjustStockInput, AdjustStockResult } from '../../activities/types.js';
 import { FAILURE_TYPES, isAmbiguousWrite } from '../../src/contracts/failures.js';
 import { SERVICE_DELAY_BOUNDS } from '../../src/http/rate-limit.js';
-import { PRIORITY, type ActivitiesOn } from '../activity-options.js';
+import { type ActivitiesOn } from '../activity-options.js';
+import { PRIORITY } from '../../src/contracts/priority.js';
 import type { CallRoute } from '../placement.js';
 
 export function adjustStockInput(

@@ -1,0 +1,17 @@
+/**
+ * Priority keys, lower first: on the rate-limited compliance queue when the budget is contended, and on the workflow
+ * queue when a busy worker has more tasks than slots (a sale is started with `signing`, so its workflow tasks go ahead
+ * of an import's or a registration's).
+ */
+export const PRIORITY = {
+  /** Sales and credit notes: a customer is waiting at the till. */
+  signing: 1,
+  /** Reading an outcome the authority has not given yet. */
+  polling: 2,
+  /** Catalogue and stock calls. */
+  bookkeeping: 3,
+  /** The scheduled supplier-invoice sync: catching up can wait for any till. */
+  purchases: 4,
+  /** Work nobody waits for (the scheduled reconciliation, catalogue imports): only what the others leave. */
+  background: 5,
+} as const;
