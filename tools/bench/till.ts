@@ -12,6 +12,7 @@ import {
   type ReceiptAnswer,
   type SaleInput,
 } from '../../src/contracts/sale.js';
+import { PRIORITY } from '../../src/contracts/priority.js';
 import type { BenchTemporal, BenchWorkers } from './env.js';
 import { benchSale, NAIROBI_LINES } from './env.js';
 import { segmentsToCaller, type Segment } from './history.js';
@@ -22,7 +23,10 @@ export interface TimedCall {
   path: Segment[];
 }
 
-/** The call a till makes, in any SDK: the sale's input twice (to start it, and so a found sale's input is checked). */
+/**
+ * The call a till makes, in any SDK: the sale's input twice (to start it, and so a found sale's input is checked), at
+ * a till's priority.
+ */
 export function tillCall(t: BenchTemporal, taskQueue: string, input: SaleInput): Promise<ReceiptAnswer> {
   const workflowId = saleWorkflowId(input.businessId, input.traderInvoiceNumber);
   return t.client.workflow.executeUpdateWithStart(awaitReceiptUpdate, {
@@ -32,6 +36,7 @@ export function tillCall(t: BenchTemporal, taskQueue: string, input: SaleInput):
       taskQueue,
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
+      priority: { priorityKey: PRIORITY.signing, fairnessKey: input.businessId },
     }),
   });
 }
