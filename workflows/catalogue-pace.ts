@@ -42,6 +42,12 @@ const DEFAULT_REQUESTS_PER_MINUTE = 120;
 /** Never slower than a row a minute. */
 const MIN_ROWS_PER_SECOND = 1 / 60;
 const FIRST_ROWS_PER_SECOND = 1;
+/**
+ * A row is a creation and a registration: never faster than the whole budget lets rows through. Before it is first
+ * found spent, the bucket's second of slots hides an overshoot for seconds, and a pace far above the budget builds a
+ * queue that then takes a deep cut to drain.
+ */
+const REQUESTS_PER_ROW = 2;
 
 /**
  * How fast a chunk lets its rows go: fast enough to spend what the tills leave of the budget, slow enough that the
@@ -55,6 +61,7 @@ const FIRST_ROWS_PER_SECOND = 1;
 export class RowPace {
   private rowsPerSecond: number;
   private readonly slotMs: number;
+  private readonly maxRowsPerSecond: number;
   private readonly waiting: Array<(letGoAt: number) => void> = [];
   /** Rows the pace owes: one at once, then the pace's share of each tick. */
   private owed = 1;
@@ -71,8 +78,10 @@ export class RowPace {
 
   /** `from`: the pace a chunk before this one ended at, so each chunk does not feel for the budget afresh. */
   constructor(requestsPerMinute: number | undefined, from?: CataloguePace) {
-    this.slotMs = Math.max(JUDGED_SLOT_MIN_MS, 60_000 / (requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE));
-    this.rowsPerSecond = from?.rowsPerSecond ?? FIRST_ROWS_PER_SECOND;
+    const budget = requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE;
+    this.slotMs = Math.max(JUDGED_SLOT_MIN_MS, 60_000 / budget);
+    this.maxRowsPerSecond = Math.max(FIRST_ROWS_PER_SECOND, budget / 60 / REQUESTS_PER_ROW);
+    this.rowsPerSecond = Math.min(this.maxRowsPerSecond, from?.rowsPerSecond ?? FIRST_ROWS_PER_SECOND);
     this.spentAt = from?.spent?.rowsPerSecond;
     this.lastCutAt = from?.spent?.at ?? Number.NEGATIVE_INFINITY;
   }
@@ -147,6 +156,6 @@ export class RowPace {
   private rise(now: number): void {
     if (now - this.lastCutAt > SPENT_FORGOTTEN_AFTER_MS) this.spentAt = undefined;
     const far = this.spentAt === undefined || this.rowsPerSecond < CUT_TO * this.spentAt;
-    this.rowsPerSecond *= 1 + (far ? FIRST_RISE : RISE);
+    this.rowsPerSecond = Math.min(this.maxRowsPerSecond, this.rowsPerSecond * (1 + (far ? FIRST_RISE : RISE)));
   }
 }

@@ -9,8 +9,10 @@ vi.mock('@temporalio/workflow', () => ({
 }));
 const { RowPace } = await import('../../workflows/catalogue-pace.js');
 
-/** A budget of 120 requests a minute: a slot is 500 ms. */
-const SLOT_MS = 500;
+/** A budget of 1,200 requests a minute: slots of 50 ms (judged at 70), at most 10 rows (of 2 requests) a second. */
+const BUDGET = 1_200;
+/** A creation's wait in the queue where the budget holds slots (a busy worker's pickup). */
+const PICKUP_MS = 500;
 
 beforeEach(() => vi.useFakeTimers({ now: 0 }));
 afterEach(() => vi.useRealTimers());
@@ -35,7 +37,7 @@ function lanes(pace: InstanceType<typeof RowPace>, rows: number, queuedMs: (inde
 
 describe('a catalogue chunk’s pace', () => {
   it('lets the first row go at once, then rows on ticks, a quarter faster each tick while they start at once', async () => {
-    const pace = new RowPace(120);
+    const pace = new RowPace(BUDGET);
     const letGo = lanes(pace, 400, () => 5);
     await vi.advanceTimersByTimeAsync(0);
     expect(letGo).toEqual([0]);
@@ -48,9 +50,9 @@ describe('a catalogue chunk’s pace', () => {
   });
 
   it('cuts the pace below what got through when a row waited more than a slot and a half, and not for less', async () => {
-    const pace = new RowPace(120);
+    const pace = new RowPace(BUDGET);
     let spent = false;
-    lanes(pace, 400, () => (spent ? 3 * SLOT_MS : SLOT_MS));
+    lanes(pace, 400, () => (spent ? 3 * PICKUP_MS : PICKUP_MS));
     await vi.advanceTimersByTimeAsync(12_000);
     const before = pace.state.rowsPerSecond;
     expect(before).toBeGreaterThan(1);
@@ -60,7 +62,7 @@ describe('a catalogue chunk’s pace', () => {
   });
 
   it('lets nothing more go while rows let go are still queued, until they are held up past ten seconds', async () => {
-    const pace = new RowPace(120);
+    const pace = new RowPace(BUDGET);
     const letGo = lanes(pace, 10, (index) => (index === 0 ? 30_000 : 5));
     await vi.advanceTimersByTimeAsync(9_000);
     expect(letGo).toEqual([0]);
@@ -70,7 +72,7 @@ describe('a catalogue chunk’s pace', () => {
   });
 
   it('saves no burst up while rows were held: a tick lets go at most a second’s worth', async () => {
-    const pace = new RowPace(120);
+    const pace = new RowPace(BUDGET);
     const letGo = lanes(pace, 200, (index) => (index === 30 ? 20_000 : 5));
     const paces: number[] = [];
     for (let second = 0; second < 60; second++) {
@@ -98,7 +100,7 @@ describe('a catalogue chunk’s pace', () => {
   });
 
   it('starts where the chunk before it ended, and rises by a quarter again once a spent budget is long past', async () => {
-    const pace = new RowPace(120, { rowsPerSecond: 4, spent: { rowsPerSecond: 4.5, at: 0 } });
+    const pace = new RowPace(BUDGET, { rowsPerSecond: 4, spent: { rowsPerSecond: 4.5, at: 0 } });
     const letGo = lanes(pace, 400, () => 5);
     await vi.advanceTimersByTimeAsync(1_000);
     // The first row at once, then the tick's four.
@@ -109,5 +111,18 @@ describe('a catalogue chunk’s pace', () => {
     await vi.advanceTimersByTimeAsync(30_000);
     expect(pace.state.spent).toBeUndefined();
     expect(pace.state.rowsPerSecond).toBeGreaterThan(4 * 1.25);
+  });
+
+  it('never goes faster than the whole budget lets rows through, two requests a row', async () => {
+    for (const [budget, most] of [
+      [120, 1],
+      [BUDGET, 10],
+    ] as const) {
+      const pace = new RowPace(budget, { rowsPerSecond: 50 });
+      expect(pace.state.rowsPerSecond).toBe(most);
+      lanes(pace, 400, () => 5);
+      await vi.advanceTimersByTimeAsync(20_000);
+      expect(pace.state.rowsPerSecond).toBe(most);
+    }
   });
 });
