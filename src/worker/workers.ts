@@ -57,6 +57,7 @@ export const SHARED_WORKFLOW_MODULES = [
   'src/contracts/failures',
   'src/contracts/item-registration',
   'src/contracts/outage-watch',
+  'src/contracts/priority',
   'src/contracts/purchases-sync',
   'src/contracts/sale-input',
   'src/contracts/sale',
