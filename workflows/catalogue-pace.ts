@@ -81,9 +81,16 @@ export class RowPace {
     const budget = requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE;
     this.slotMs = Math.max(JUDGED_SLOT_MIN_MS, 60_000 / budget);
     this.maxRowsPerSecond = Math.max(FIRST_ROWS_PER_SECOND, budget / 60 / REQUESTS_PER_ROW);
-    this.rowsPerSecond = Math.min(this.maxRowsPerSecond, from?.rowsPerSecond ?? FIRST_ROWS_PER_SECOND);
-    this.spentAt = from?.spent?.rowsPerSecond;
-    this.lastCutAt = from?.spent?.at ?? Number.NEGATIVE_INFINITY;
+    // Read as a rate or not at all: the chunk's input is plain JSON, which another start may have written.
+    const rate = (value: unknown) =>
+      typeof value === 'number' && Number.isFinite(value) && value > 0
+        ? Math.min(this.maxRowsPerSecond, Math.max(MIN_ROWS_PER_SECOND, value))
+        : undefined;
+    this.rowsPerSecond = rate(from?.rowsPerSecond) ?? FIRST_ROWS_PER_SECOND;
+    const spentAt = rate(from?.spent?.rowsPerSecond);
+    const at = from?.spent?.at;
+    this.spentAt = spentAt !== undefined && typeof at === 'number' && Number.isFinite(at) ? spentAt : undefined;
+    this.lastCutAt = this.spentAt === undefined ? Number.NEGATIVE_INFINITY : at!;
   }
 
   /** What a chunk after this one starts from. */

@@ -3,6 +3,7 @@
  * server. The end-to-end import (import.test.ts) runs it in a real chunk workflow.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { CataloguePace } from '../../src/contracts/catalogue-import.js';
 
 vi.mock('@temporalio/workflow', () => ({
   sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
@@ -123,6 +124,20 @@ describe('a catalogue chunk’s pace', () => {
       lanes(pace, 400, () => 5);
       await vi.advanceTimersByTimeAsync(20_000);
       expect(pace.state.rowsPerSecond).toBe(most);
+    }
+  });
+
+  it('reads a pace handed on that is no rate as none: the first row a second, nothing spent', () => {
+    const cases: Array<[unknown, number, boolean]> = [
+      [{ rowsPerSecond: -3 }, 1, false],
+      [{ rowsPerSecond: Number.NaN, spent: { rowsPerSecond: 2, at: 0 } }, 1, true],
+      [{ rowsPerSecond: '4', spent: { rowsPerSecond: 0, at: 0 } }, 1, false],
+      [{ rowsPerSecond: 2, spent: { rowsPerSecond: 2, at: 'now' } }, 2, false],
+    ];
+    for (const [from, rowsPerSecond, spent] of cases) {
+      const state = new RowPace(BUDGET, from as CataloguePace).state;
+      expect(state.rowsPerSecond).toBe(rowsPerSecond);
+      expect(state.spent !== undefined).toBe(spent);
     }
   });
 });
