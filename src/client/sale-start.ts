@@ -32,10 +32,16 @@ export function saleStartOptions(sale: SaleInput): Omit<WorkflowStartOptions<Sal
     ],
     staticSummary: saleSummary(sale),
     staticDetails: saleDetails(sale),
-    // A till waits: the sale's workflow tasks go ahead of background work on a busy worker, and queue fairly between
-    // businesses, as its API calls do.
-    priority: { priorityKey: PRIORITY.signing, fairnessKey: sale.businessId },
+    priority: salePriority(sale),
   };
+}
+
+/**
+ * A till waits: a sale's workflow tasks go ahead of background work on a busy worker, and queue fairly between
+ * businesses, as its API calls do.
+ */
+export function salePriority(sale: Pick<SaleInput, 'businessId'>): { priorityKey: number; fairnessKey: string } {
+  return { priorityKey: PRIORITY.signing, fairnessKey: sale.businessId };
 }
 
 /** Read from its history, so a closed sale and a sale no worker runs yet are checked too. */

@@ -232,7 +232,8 @@ export async function measureCatalogue(
       requestsPerItem: round(importRequests.length / options.items, 3),
       utilisation: round(ours / Math.max(1, budget - others), 3),
       steady: { seconds: round((to - from - downMs) / 1000, 1), budget: round(budget), routes: steadyRoutes },
-      restartSeconds: round((servingAgainAt - killedAt) / 1000, 1),
+      // An import that ended before its half was never killed: no restart.
+      restartSeconds: Number.isFinite(killedAt) ? round((servingAgainAt - killedAt) / 1000, 1) : 0,
       tillLatencyRatio: round(median(importing.ms) / median(alone.ms), 2),
       duplicates,
       reportAccuracy: round(matching / rows.length, 4),

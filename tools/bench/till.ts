@@ -12,7 +12,7 @@ import {
   type ReceiptAnswer,
   type SaleInput,
 } from '../../src/contracts/sale.js';
-import { PRIORITY } from '../../src/contracts/priority.js';
+import { salePriority } from '../../src/client/sale-start.js';
 import type { BenchTemporal, BenchWorkers } from './env.js';
 import { benchSale, NAIROBI_LINES } from './env.js';
 import { segmentsToCaller, type Segment } from './history.js';
@@ -36,7 +36,7 @@ export function tillCall(t: BenchTemporal, taskQueue: string, input: SaleInput):
       taskQueue,
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
-      priority: { priorityKey: PRIORITY.signing, fairnessKey: input.businessId },
+      priority: salePriority(input),
     }),
   });
 }
