@@ -88,19 +88,15 @@ const QUERY_NAMES = ['page', 'limit', 'paymentMethod', 'status', 'companyId', 's
 
 /** The query of a list call (A5), in one order whatever the order of `params`. */
 function toQuery(params: BillPaymentFilters): Record<string, QueryValue> {
-  const query: Record<string, QueryValue> = {};
-  for (const name of QUERY_NAMES) {
-    const value = params[name as keyof BillPaymentFilters];
-    if (value !== undefined) query[name] = value;
-  }
-  return query;
+  return Object.fromEntries(
+    QUERY_NAMES.map((name) => [name, params[name as keyof BillPaymentFilters]]).filter(([, v]) => v !== undefined),
+  ) as Record<string, QueryValue>;
 }
 
 /** Client of the accounting service: `X-API-Key` on every request, and the HMAC signature when a secret is set. */
 export class AccountingClient {
   private readonly transport: HttpTransport;
   private readonly apiKey: string;
-  /** The client secret when requests are signed. */
   private readonly signingSecret: string | undefined;
   private readonly signQuery: boolean;
   private readonly now: () => number;

@@ -40,13 +40,6 @@ export function signatureHeaders(input: {
   now: () => number;
 }): Record<string, string> {
   const timestamp = Math.floor(input.now());
-  const { method, target, body, clientSecret, signQuery } = input;
-  const signature = signRequest({
-    method,
-    path: signedPath(target, signQuery),
-    body: body ?? '',
-    timestamp,
-    clientSecret,
-  });
+  const signature = signRequest({ ...input, path: signedPath(input.target, input.signQuery), timestamp });
   return { 'X-Timestamp': String(timestamp), 'X-Signature': signature };
 }

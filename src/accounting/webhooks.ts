@@ -3,9 +3,9 @@ import { Webhook } from 'standardwebhooks';
 import { assertCredential } from '../config/credentials.js';
 
 /**
- * Webhook verification per Standard Webhooks v1 (A14), signing with `standardwebhooks`' `Webhook.sign`. Its `verify`
- * is not used: it reads the real clock, throws one error for every failure (the receiver answers 401 or 400 by
- * reason), accepts timestamps like `1614265330.5`, and cannot decode the vendor's `whsec_development_…` secrets.
+ * Standard Webhooks v1 (A14). `standardwebhooks`' `verify` is not used: it reads the real clock, throws one error for
+ * every failure (the receiver answers 401 or 400 by reason), accepts timestamps like `1614265330.5`, and cannot decode
+ * the vendor's `whsec_development_…` secrets.
  */
 
 const WEBHOOK_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
@@ -47,7 +47,7 @@ const SECRET_PREFIXES = ['whsec_development_', 'whsec_production_', 'whsec_'];
 /** Strict UTF-8, the BOM kept (JSON does not allow one): a body that is not UTF-8 text is not a JSON payload. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The signer for a secret: the key is decoded here and handed over raw (the library would only strip `whsec_`). */
+/** The key is decoded here and handed over raw: the library would only strip `whsec_`. */
 function signer(secret: string): Webhook {
   assertCredential('accountingWebhookSecret', 'ACCOUNTING_WEBHOOK_SECRET', secret);
   const prefix = SECRET_PREFIXES.find((p) => secret.startsWith(p)) ?? '';

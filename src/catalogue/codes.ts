@@ -5,7 +5,7 @@
 import type { ComplianceClient } from '../compliance/client.js';
 import type { CatalogueProblem, CatalogueRow, ReadCatalogue } from './rows.js';
 
-/** The code list (C24 `listId`) each coded column is checked against. */
+/** The code list (C24 `listId`) of each coded column. */
 const CODED_COLUMNS = {
   taxTypeCode: 'taxType',
   productTypeCode: 'productType',
@@ -19,7 +19,6 @@ export interface ServiceCodes {
   classifications: Set<string>;
 }
 
-/** One request for the code lists and one for the classifications. */
 export async function readServiceCodes(client: ComplianceClient): Promise<ServiceCodes> {
   const [codeLists, classifications] = await Promise.all([client.listCodeLists(), client.listItemClassifications()]);
   return {

@@ -1,23 +1,19 @@
 /**
- * A catalogue file's rows: the item fields the service takes on creation (C21) and an optional branch, read from CSV
- * (a header row, UTF-8) or JSON (an array of rows, or `{"items": [...]}`). Every problem is named by line and column,
- * all of them at once, before anything is sent.
+ * A catalogue file's rows, read from CSV (a header row, UTF-8) or JSON (an array of rows, or `{"items": [...]}`). Every
+ * problem is named by line and column, all of them at once, before anything is sent.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import {
-  CATALOGUE_CHUNK_ROWS_MAX,
-  CATALOGUE_IMPORT_CHUNKS_MAX,
+  CATALOGUE_IMPORT_ROWS_MAX,
   CATALOGUE_ROW_FIELDS,
   catalogueSchemas,
   type CatalogueRow,
 } from '../contracts/catalogue-import.js';
-import { checkInput } from '../contracts/sale-input.js';
+import { checkInput, isRecord } from '../contracts/sale-input.js';
 
 export type { CatalogueRow };
 
-const CATALOGUE_IMPORT_ROWS_MAX = CATALOGUE_IMPORT_CHUNKS_MAX * CATALOGUE_CHUNK_ROWS_MAX;
-
-/** Where a value is: the file's line (CSV: its physical line; JSON: the item's number) and column (field). */
+/** `line`: CSV, its physical line; JSON, the item's number. */
 export interface CatalogueProblem {
   line: number;
   column: string;
@@ -108,10 +104,6 @@ function csvRecords(text: string): Records {
     ),
   }));
   return { records, headerProblems: problems };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function typedCell(column: string, cell: string): unknown {

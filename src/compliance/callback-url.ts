@@ -1,14 +1,13 @@
 /**
- * The documented callback URL rule (C48): absolute https on a public host, no credentials, at most 2048 characters;
- * `allowLoopback` accepts http(s) to loopback hosts, as the sandbox does, for local stacks. Deliberately not shared
- * with sandbox/compliance/callback-url.ts: two readings of the contract disagree in tests instead of erring together.
+ * The documented callback URL rule (C48). Deliberately not shared with sandbox/compliance/callback-url.ts: two
+ * readings of the contract disagree in tests instead of erring together.
  */
 import { BlockList, isIP } from 'node:net';
 import { isLoopbackHost, normaliseHost } from '../http/base-url.js';
 
 export const CALLBACK_URL_MAX_LENGTH = 2048;
 
-/** Addresses that are not reachable on the public internet (RFC 6890 special-purpose ranges). */
+/** RFC 6890 special-purpose ranges. */
 const NON_PUBLIC = new BlockList();
 const NON_PUBLIC_RANGES =
   '0.0.0.0/8 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12 192.0.0.0/24 192.0.2.0/24 ' +
@@ -19,7 +18,6 @@ for (const range of NON_PUBLIC_RANGES.split(' ')) {
   NON_PUBLIC.addSubnet(network, Number(prefix), isIP(network) === 6 ? 'ipv6' : 'ipv4');
 }
 
-/** Name suffixes that only resolve inside a private network (or nowhere). */
 const PRIVATE_NAME_SUFFIXES =
   'localhost local localdomain internal intranet lan home.arpa corp private test invalid'.split(' ');
 
@@ -31,7 +29,7 @@ function isPublicHost(host: string): boolean {
   return !PRIVATE_NAME_SUFFIXES.some((suffix) => host === suffix || host.endsWith(`.${suffix}`));
 }
 
-/** Why `value` is not an acceptable callback URL, or undefined when it is. */
+/** `allowLoopback` accepts http(s) to loopback hosts, as the sandbox does, for local stacks. */
 export function callbackUrlProblem(value: string, options: { allowLoopback?: boolean } = {}): string | undefined {
   if (value.length > CALLBACK_URL_MAX_LENGTH) return `must be at most ${CALLBACK_URL_MAX_LENGTH} characters`;
   let url: URL;

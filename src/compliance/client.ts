@@ -1,7 +1,6 @@
 /**
- * Client of the compliance service (shared/api/compliance-api.md). Requests are checked against the documented limits
- * before sending (requests.ts), answers parsed leniently (schemas.ts), and each result keeps its response metadata.
- * Every request declares whether repeating it can duplicate a document: `ApiError.retry` depends on it (C23, C35).
+ * Client of the compliance service (shared/api/compliance-api.md). Every request declares whether repeating it can
+ * duplicate a document: `ApiError.retry` depends on it (C23, C35).
  */
 import type { z } from 'zod';
 import { assertCredential } from '../config/credentials.js';
@@ -48,7 +47,7 @@ export type ComplianceClientOptions = Omit<HttpTransportOptions, 'service'> & {
   businessId?: string;
   /** Accept http(s) callback URLs to loopback hosts; for local stacks only (C48). */
   allowLoopbackCallbacks?: boolean;
-  /** Name of the setting the key came from, so a malformed key is reported against it. */
+  /** The setting the key came from, named when the key is malformed. */
   credentialSetting?: string;
 };
 
@@ -59,7 +58,7 @@ export interface CallOptions {
   businessId?: string;
 }
 
-/** The only API version (C51): every path is built under it in `request`. */
+/** The only API version (C51). */
 const API_PREFIX = '/v1';
 
 interface RequestSpec {
@@ -68,7 +67,7 @@ interface RequestSpec {
   method?: HttpMethod;
   /** False for a write the service does not de-duplicate: a failure after sending it is ambiguous. */
   idempotent?: boolean;
-  /** Identity, businesses and lookups act for no business (C19, C20, C24). */
+  /** Identity, businesses and lookups (C19, C20, C24). */
   unscoped?: boolean;
   query?: Record<string, QueryValue>;
   body?: unknown;
@@ -142,8 +141,7 @@ export class ComplianceClient {
 
   /**
    * Creates an item (C21), `PENDING` until registered. The same `externalId` again is a 409 `already_exists` whose
-   * `details.item` is the item the service has (`itemFromError`). A failure after sending is ambiguous: the item list
-   * says whether it was created.
+   * `details.item` is the item the service has. A failure after sending is ambiguous: the item list tells.
    */
   async createItem(input: CreateItemInput, opts?: CallOptions) {
     const body = this.validator.validate('createItem', input);
@@ -177,10 +175,7 @@ export class ComplianceClient {
     );
   }
 
-  /**
-   * Every page from `query.cursor` (or the first) to the last, passing `nextCursor` back unchanged. Stops with an
-   * error if the service hands back a cursor it already gave, rather than looping forever.
-   */
+  /** Every page from `query.cursor` (or the first) to the last; a cursor given twice is an error, not a loop. */
   async *iteratePurchasePages(query: ListPurchasesQuery = {}, opts?: CallOptions) {
     let cursor = query.cursor;
     const seen = new Set<string>(cursor === undefined ? [] : [cursor]);

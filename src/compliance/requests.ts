@@ -1,11 +1,11 @@
 /**
  * The compliance client's request inputs, checked against every documented or decided limit before sending: a bad
  * request fails with a `RequestValidationError` naming its first wrong field instead of spending a rate-limit slot.
- * A sale request's fields are the sale input's own (src/contracts/sale-input.ts).
  */
 import { z } from 'zod';
 import { RequestValidationError } from '../http/errors.js';
 import { callbackUrlProblem } from './callback-url.js';
+import { catalogueSchemas } from '../contracts/catalogue-import.js';
 import {
   calendarDate,
   creditNoteReason,
@@ -20,28 +20,22 @@ import { STOCK_ACTIONS } from './schemas.js';
 
 const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
 
-interface RequestValidationOptions {
-  /** Accept http(s) callback URLs to loopback hosts (local stacks only; C48). */
-  allowLoopbackCallbacks?: boolean;
-}
-
 const atLeastZero = () => z.number().min(0, 'must be 0 or more');
 
-function callbackUrl(options: RequestValidationOptions) {
-  return z.string().superRefine((value, ctx) => {
-    const problem = callbackUrlProblem(value, { allowLoopback: options.allowLoopbackCallbacks === true });
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
-}
-
-function buildSchemas(options: RequestValidationOptions) {
+/** `allowLoopback`: accept http(s) callback URLs to loopback hosts (local stacks only; C48). */
+function buildSchemas(allowLoopback: boolean) {
+  const callbackUrl = () =>
+    z.string().superRefine((value, ctx) => {
+      const problem = callbackUrlProblem(value, { allowLoopback });
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
   const { saleRequestParts } = saleSchemas();
   return {
     createSale: z.object({
       ...saleRequestParts.fields,
       customer: z.object(saleRequestParts.customer).optional(),
       lines: saleRequestParts.lines(z.object(saleRequestParts.line)),
-      callbackUrl: callbackUrl(options).optional(),
+      callbackUrl: callbackUrl().optional(),
     }),
 
     createCreditNote: z.object({
@@ -49,7 +43,7 @@ function buildSchemas(options: RequestValidationOptions) {
       returnDate: calendarDate(),
       saleId: nonEmpty(),
       reason: creditNoteReason(),
-      callbackUrl: callbackUrl(options).optional(),
+      callbackUrl: callbackUrl().optional(),
     }),
 
     adjustStock: z.object({
@@ -61,20 +55,8 @@ function buildSchemas(options: RequestValidationOptions) {
       branchId: nonEmpty().optional(),
     }),
 
-    // C21: the service's code lists decide which codes it takes; the shape is checked here.
-    createItem: z.object({
-      externalId: nonEmpty(),
-      name: nonEmpty(),
-      sku: z.string().optional(),
-      taxTypeCode: nonEmpty(),
-      taxCategory: nonEmpty().optional(),
-      productTypeCode: nonEmpty().optional(),
-      classificationCode: nonEmpty().optional(),
-      unitCode: nonEmpty().optional(),
-      packagingUnitCode: nonEmpty().optional(),
-      unitPrice: atLeastZero(),
-      stockTracked: z.boolean().optional(),
-    }),
+    // C21: a catalogue row is these fields and its branch; the service's code lists decide which codes it takes.
+    createItem: z.object(catalogueSchemas().row.shape).omit({ branchId: true }),
 
     registerItem: z.object({
       branchId: nonEmpty().optional(), // or its `authorityBhfId`; default the business's first branch (C22)
@@ -116,8 +98,8 @@ export type ListPurchasesQuery = z.input<Schemas['listPurchases']>;
 export type CodeListsQuery = z.input<Schemas['listCodeLists']>;
 export type ItemClassificationsQuery = z.input<Schemas['listItemClassifications']>;
 
-const publicSchemas = buildSchemas({});
-const loopbackSchemas = buildSchemas({ allowLoopbackCallbacks: true });
+const publicSchemas = buildSchemas(false);
+const loopbackSchemas = buildSchemas(true);
 
 type ValidatedOperation = keyof Schemas;
 export type RequestInput<Op extends ValidatedOperation> = z.input<Schemas[Op]>;
@@ -128,7 +110,7 @@ type SchemaOf = { [Op in ValidatedOperation]: z.ZodType<RequestBody<Op>, Request
 export class RequestValidator {
   private readonly schemas: SchemaOf;
 
-  constructor(options: RequestValidationOptions = {}) {
+  constructor(options: { allowLoopbackCallbacks?: boolean } = {}) {
     this.schemas = options.allowLoopbackCallbacks ? loopbackSchemas : publicSchemas;
   }
 

@@ -30,8 +30,6 @@ const CustomerSchema = z.looseObject({
   email: nullableString(),
 });
 
-const NO_CUSTOMER = { name: null, pin: null, phone: null, email: null } as const;
-
 const SaleLineSchema = z.looseObject({
   id: requiredId(),
   itemId: requiredId(),
@@ -48,7 +46,7 @@ const SaleLineSchema = z.looseObject({
 
 const totalsFields = { total: z.number(), taxableAmount: z.number(), taxAmount: z.number() };
 
-/** Values signed by the tax authority; all nullable strings, nothing is parsed from them (C32). */
+/** Values signed by the tax authority; nothing is parsed from them (C32). */
 const receiptFields = {
   cuInvoiceNo: nullableString(),
   receiptNumber: nullableInteger(),
@@ -63,7 +61,7 @@ const receiptFields = {
   originalCuInvoiceNo: nullableString(),
 };
 
-/** Delivery state of the result callback; informational only (C8), so only `url` and `status` are required. */
+/** Informational only (C8), so only `url` and `status` are required. */
 const CallbackSchema = z.looseObject({
   url: z.string(),
   status: openString(['awaiting_outcome', 'pending', 'delivered', 'failed']),
@@ -84,13 +82,13 @@ export const SaleSchema = z.looseObject({
   traderInvoiceNumber: z.string(),
   saleDate: nullableString(),
   paymentTypeCode: nullableString(),
-  customer: CustomerSchema.nullish().transform((customer) => customer ?? { ...NO_CUSTOMER }),
+  customer: CustomerSchema.nullish().transform(
+    (customer) => customer ?? { name: null, pin: null, phone: null, email: null },
+  ),
   lines: z.array(SaleLineSchema),
   totals: z.looseObject(totalsFields),
-  /** Null until the tax authority has accepted the document. */
   receipt: z.looseObject(receiptFields).nullable().default(null),
   originalSaleId: nullableString(),
-  /** Why the document failed; set only when status is `failed`. */
   error: nullableString(),
   callback: CallbackSchema.nullable().default(null),
 });
@@ -171,7 +169,6 @@ const PurchaseSchema = z.looseObject({
 });
 
 const PaginationSchema = z.looseObject({
-  /** Passed back unchanged to get the next page; null on the last page. */
   nextCursor: nullableString(),
   pageSize: z.number().int(),
 });
@@ -249,7 +246,6 @@ export const ItemClassificationsEnvelopeSchema = z.looseObject({
 const AuthorityErrorSchema = z.looseObject({
   code: openString(Object.values(AUTHORITY_CAUSES)),
   message: z.string().optional(),
-  /** Request field the cause refers to, e.g. `lines[0].itemId`. */
   field: z.string().optional(),
   itemId: z.string().optional(),
 });

@@ -1,7 +1,4 @@
-/**
- * The catalogue import's contract (docs/catalogue.md): one import workflow per business and file, which takes the
- * file's rows in chunks and hands each chunk to a chunk workflow of its own. Workflow code imports this file.
- */
+/** One import workflow per business and file; each chunk of its rows goes to a chunk workflow of its own. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { nonEmpty } from './sale-input.js';
@@ -11,11 +8,9 @@ export const CATALOGUE_CHUNK_WORKFLOW_TYPE = 'catalogueChunkWorkflow';
 
 /** Rows per chunk: one update's argument and one chunk workflow's input stay a few tens of kilobytes. */
 export const CATALOGUE_CHUNK_ROWS_MAX = 250;
-/**
- * Chunks of one import (10,000 rows): the import's history holds every chunk it took (a few megabytes at most); a
- * larger catalogue is imported as several files.
- */
+/** 10,000 rows: the import's history holds every chunk it took (a few megabytes at most). */
 export const CATALOGUE_IMPORT_CHUNKS_MAX = 40;
+export const CATALOGUE_IMPORT_ROWS_MAX = CATALOGUE_IMPORT_CHUNKS_MAX * CATALOGUE_CHUNK_ROWS_MAX;
 
 /** `importId`: a digest of the business and the file's rows, so the same file imported again is the same import. */
 export function catalogueImportWorkflowId(businessId: string, importId: string): string {
@@ -26,7 +21,6 @@ export function catalogueChunkWorkflowId(importWorkflowId: string, index: number
   return `${importWorkflowId}:chunk-${index}`;
 }
 
-/** The fields the service takes on creation (C21), and the branch to register for. */
 const catalogueRowSchema = z.strictObject({
   externalId: nonEmpty().describe("The merchant's own id of the item: one item per business and externalId."),
   name: nonEmpty(),
@@ -58,7 +52,7 @@ const catalogueImportInputSchema = z
       .number()
       .int('must be a whole number')
       .min(1, 'must be 1 or more')
-      .max(CATALOGUE_IMPORT_CHUNKS_MAX * CATALOGUE_CHUNK_ROWS_MAX)
+      .max(CATALOGUE_IMPORT_ROWS_MAX)
       .describe('Rows of the file.'),
     chunks: z
       .number()
@@ -74,7 +68,7 @@ const catalogueImportInputSchema = z
 
 const schemas = { row: catalogueRowSchema, chunk: catalogueChunkSchema, input: catalogueImportInputSchema };
 
-/** Behind a function for the workflow sandbox, which shares this module and freezes what its exports reach. */
+/** Behind a function: the workflow sandbox freezes what a shared module's exports reach (see saleSchemas). */
 export function catalogueSchemas(): typeof schemas {
   return schemas;
 }
@@ -85,7 +79,6 @@ export type CatalogueRow = z.output<typeof catalogueRowSchema>;
 export const CATALOGUE_ROW_FIELDS = Object.keys(catalogueRowSchema.shape) as ReadonlyArray<keyof CatalogueRow>;
 export type CatalogueChunk = z.output<typeof catalogueChunkSchema>;
 
-/** The import ends when every chunk has been imported. */
 export type CatalogueImportInput = z.output<typeof catalogueImportInputSchema>;
 
 /** How fast a chunk ended up letting its rows go, and the pace it last found the budget spent at: the next one's start. */
@@ -99,22 +92,18 @@ export interface CatalogueChunkInput {
   businessId: string;
   importWorkflowId: string;
   chunk: CatalogueChunk;
-  /** The chunk before this one's pace at its end. */
   pace?: CataloguePace;
 }
 
-/** One row's outcome, for the report. */
-export type CatalogueOutcome =
-  'registered' | 'already_registered' | 'needs_product_type' | 'needs_classification' | 'refused' | 'conflict';
-
-export const CATALOGUE_OUTCOMES: readonly CatalogueOutcome[] = [
+export const CATALOGUE_OUTCOMES = [
   'registered',
   'already_registered',
   'needs_product_type',
   'needs_classification',
   'refused',
   'conflict',
-];
+] as const;
+export type CatalogueOutcome = (typeof CATALOGUE_OUTCOMES)[number];
 
 export interface CatalogueItemResult {
   line: number;
@@ -131,7 +120,6 @@ export interface CatalogueChunkResult {
   results: CatalogueItemResult[];
   /** Requests the chunk asked for: creations, item-list reads, and one registration per item it asked to register. */
   requests: number;
-  /** Its pace at the end (a paced chunk). */
   pace?: CataloguePace;
 }
 
@@ -146,7 +134,6 @@ export interface CatalogueImportProgress {
   done: number;
   failed: number;
   outcomes: Record<CatalogueOutcome, number>;
-  /** Requests of the import so far: creations, item-list reads, and one registration per item asked to register. */
   requests: number;
   startedAt: string;
   /** From the rows a minute the import has been getting through; null until it has some. */
@@ -155,7 +142,7 @@ export interface CatalogueImportProgress {
 
 /** A chunk, idempotent by its index: a caller that died while sending sends them all again. */
 export const addCatalogueChunkUpdate = defineUpdate<{ accepted: boolean }, [CatalogueChunk]>('addChunk');
-/** A chunk workflow's rows done so far (sent as each row settles, for the progress). */
+/** Sent by a chunk workflow as each row settles. */
 export const catalogueRowsDoneSignal =
   defineSignal<[{ index: number; done: number; failed: number; requests: number }]>('rowsDone');
 export const getCatalogueImportProgressQuery = defineQuery<CatalogueImportProgress>('getProgress');

@@ -1,7 +1,4 @@
-/**
- * The compliance contract's domain rules, each stated once (the sandbox reads the contract for itself). Plain values
- * and predicates only, no zod or Node APIs: workflow code imports this file.
- */
+/** The compliance contract's domain rules, each stated once; no zod or Node APIs: workflow code imports this file. */
 
 /** Documents the tax authority has not decided on yet (C4). */
 export const IN_FLIGHT_STATUSES = ['pending', 'ready_to_submit', 'retrying'] as const;
@@ -67,10 +64,7 @@ export function isTransientCause(code: string): boolean {
   return code === AUTHORITY_CAUSES.authorityUnavailable;
 }
 
-/*
- * Bounds of a sale line's numbers (C30), not shown by the contract: every amount stays finite and exact in a double,
- * far above any real till. eTIMS keeps 4 decimals of quantities and prices: more are refused, not silently rounded.
- */
+// Bounds of a sale line's numbers (C30), assumed: amounts stay exact in a double; eTIMS keeps 4 decimals, more refused.
 export const SALE_QUANTITY_MAX = 1_000_000;
 export const SALE_UNIT_PRICE_MAX = 1_000_000_000;
 /** quantity × unitPrice. */

@@ -1,7 +1,4 @@
-/**
- * The `type` of every failure raised that is not the API's own error `code` (those pass through verbatim), in the
- * API's snake_case, so workflows and retry policies branch on one kind of name.
- */
+/** Failure types besides the API's own error codes (passed through verbatim), in the same snake_case. */
 export const FAILURE_TYPES = {
   /** A write may or may not have happened; repeating it blindly could duplicate it. Never retried. */
   ambiguousWrite: 'ambiguous_write',

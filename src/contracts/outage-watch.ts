@@ -1,7 +1,6 @@
 /**
- * One outage watch per application of a fleet: the sales that met an outage wait on it instead of trying by
- * themselves, one of them at a time probes, and once one gets through every waiting sale goes out, oldest first.
- * Workflow code imports this file.
+ * One outage watch per application of a fleet: sales that met an outage wait on it, one at a time probes, and once one
+ * gets through every waiting sale goes out, oldest first.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
@@ -9,10 +8,7 @@ export const OUTAGE_WATCH_WORKFLOW_TYPE = 'outageWatchWorkflow';
 
 export type OutageSide = 'service' | 'authority';
 
-/**
- * The application's calls go to `complianceQueue`: a window's own queue names the application, the fleet's shared
- * queue needs the fairness key too. The queue's name carries the fleet's, so two fleets never share a watch.
- */
+/** A window's own queue names the application; the fleet's shared queue needs the fairness key too. */
 export function outageWatchWorkflowId(complianceQueue: string, fairnessKey: string): string {
   return complianceQueue.endsWith('.compliance-api')
     ? `outage-watch:${complianceQueue}:${fairnessKey}`
@@ -26,14 +22,13 @@ export interface WaitingSale {
   order: number;
   /** The priority key of its calls (a till's sale before bulk work). */
   priority: number;
-  /** The tenants file's name of the application (`default` for a single-key worker), for the metrics. */
+  /** For the metrics. */
   application?: string;
 }
 
 export interface OutageWatchInput {
   /** Sales waiting when the watch continued as new. */
   waiting?: WaitingSale[];
-  /** The application it watches, once a sale named it. */
   application?: string;
 }
 
@@ -48,7 +43,7 @@ export const outageNewsSignal = defineSignal<[{ side: OutageSide; news: 'probe' 
 
 export interface OutageWatchState {
   waiting: Record<OutageSide, number>;
-  /** When the oldest waiting sale of each side joined (ISO), null when none waits. */
+  /** When the oldest waiting sale of each side joined. */
   since: Record<OutageSide, string | null>;
   probes: number;
   released: number;

@@ -1,7 +1,6 @@
 /**
- * Priority keys, lower first: on the rate-limited compliance queue when the budget is contended, and on the workflow
- * queue when a busy worker has more tasks than slots (a sale is started with `signing`, so its workflow tasks go ahead
- * of an import's or a registration's).
+ * Priority keys, lower first: on the compliance queue when the budget is contended, and on the workflow queue when a
+ * busy worker has more tasks than slots (a sale is started with `signing`).
  */
 export const PRIORITY = {
   /** Sales and credit notes: a customer is waiting at the till. */

@@ -8,20 +8,15 @@ export const PURCHASES_SYNC_WORKFLOW_TYPE = 'purchasesSyncWorkflow';
 /** The service's maximum page size (1 to 100): the fewest calls per run. */
 export const PURCHASES_PAGE_SIZE = 100;
 
-/**
- * Pages listed by one run before it continues as new: a page costs about 120 KB of history (listed, then delivered),
- * so ten keep a run near 1 MB, quick to replay, far below the server's 4 MB warning and 50 MB limit.
- */
+/** A page costs about 120 KB of history (listed, then delivered): ten keep a run near 1 MB, quick to replay. */
 export const PURCHASES_PAGES_PER_RUN = 10;
 
-/** One Temporal Schedule per business (and per deployment on its own task queue). */
 export function purchasesScheduleId(businessId: string, taskQueue: string = WORKFLOW_TASK_QUEUE): string {
   return taskQueue === WORKFLOW_TASK_QUEUE
     ? `purchases-sync:${businessId}`
     : `purchases-sync:${taskQueue}:${businessId}`;
 }
 
-/** A supplier invoice as the compliance service lists it, fields the service adds included. */
 export type PurchaseDocument = Purchase;
 
 export interface ListedPurchase {
@@ -33,9 +28,8 @@ export interface ListedPurchase {
 export type PurchaseEventType = 'purchase.received' | 'purchase.status_changed';
 
 /**
- * What the business's own system receives. A redelivery of the same fact carries the same `id`, so the receiver
- * de-duplicates on it: `purchase.<purchaseId>.v<n>.<fingerprint>`, n counting the invoice's reported states (0 =
- * received), so that a status that goes back (A → B → A) does not reuse A's id.
+ * A redelivery of the same fact carries the same `id`: `purchase.<purchaseId>.v<n>.<fingerprint>`, n counting the
+ * invoice's reported states (0 = received), so that a status that goes back (A → B → A) does not reuse A's id.
  */
 export interface PurchaseEvent {
   id: string;
@@ -46,10 +40,8 @@ export interface PurchaseEvent {
   previousStatus?: string;
 }
 
-/** What was last delivered for one invoice: a tuple keeps the ledger compact. */
+/** What was last delivered for one invoice: a tuple keeps the ledger (by purchase id) compact. */
 export type LedgerEntry = [fingerprint: string, version: number, status: string];
-
-/** Delivered state per purchase id. */
 export type PurchaseLedger = Record<string, LedgerEntry>;
 
 export function purchaseEventId(purchaseId: string, version: number, fingerprint: string): string {
@@ -68,16 +60,14 @@ export interface PurchasesSyncOptions {
 export interface PurchasesSyncCounts {
   pages: number;
   seen: number;
-  /** Invoices not delivered before (delivered or not in this run). */
+  /** Invoices not delivered before. */
   newInvoices: number;
-  /** Invoices whose status, confirmation error or totals differ from what was delivered. */
   statusChanges: number;
   delivered: number;
-  /** Events that could not be delivered in this run: the next run delivers them. */
+  /** Left to the next run. */
   pending: number;
 }
 
-/** What one run carries to the next when it continues as new. */
 export interface PurchasesSyncCarry {
   pulled: boolean;
   cursor: string | null;
@@ -86,7 +76,7 @@ export interface PurchasesSyncCarry {
   /** The ledger this sync builds: every invoice listed so far, at its delivered state. */
   ledger: PurchaseLedger;
   counts: PurchasesSyncCounts;
-  /** A delivery of this sync gave up: the remaining events wait for the next sync. */
+  /** A delivery of this sync gave up: the remaining events wait for the next one. */
   sinkDown: boolean;
   runs: number;
 }
@@ -94,17 +84,13 @@ export interface PurchasesSyncCarry {
 export interface PurchasesSyncInput {
   businessId: string;
   options?: PurchasesSyncOptions;
-  /** Set only by the workflow when it continues as new. */
+  /** Set by the workflow when it continues as new. */
   carry?: PurchasesSyncCarry;
 }
 
-/**
- * The completion result, which the schedule hands to the next sync as `workflowInfo().lastResult`: the ledger
- * persists between syncs without any store of its own.
- */
+/** The schedule hands it to the next sync as `workflowInfo().lastResult`: the ledger needs no store of its own. */
 export type PurchasesSyncResult = { businessId: string } & Pick<PurchasesSyncCarry, 'ledger' | 'counts'>;
 
-/** `cursor` is null at the first page, or when done. */
 export type PurchasesSyncProgress = { businessId: string } & Pick<
   PurchasesSyncCarry,
   'counts' | 'cursor' | 'sinkDown' | 'runs'
@@ -117,7 +103,6 @@ export interface PullPurchasesInput {
 }
 
 export interface PullPurchasesResult {
-  /** Null when the service does not say. */
   pulled: number | null;
 }
 
@@ -136,18 +121,18 @@ export interface DeliverPurchaseEventsInput {
   events: PurchaseEvent[];
 }
 
-/** Events delivered, in order: all of them when the activity completes. */
+/** Events delivered, in order. */
 export interface DeliverPurchaseEventsResult {
   delivered: number;
 }
 
-/** Heartbeat details of the delivery activity, and the details of its failures. */
+/** Heartbeat details of the delivery activity and of its failures. */
 export type DeliveryProgress = DeliverPurchaseEventsResult;
 
 export const PURCHASE_DELIVERY_FAILURES = {
-  /** The sink did not take an event (5xx, timeout, network); retried, then left to the next sync. */
+  /** 5xx, timeout, network: retried, then left to the next sync. */
   unavailable: 'sink_unavailable',
-  /** The sink refused an event (a 4xx other than 408 / 429): not retried in this sync. */
+  /** A 4xx other than 408 / 429: not retried in this sync. */
   refused: 'sink_refused',
   notConfigured: 'sink_not_configured',
 } as const;

@@ -2,15 +2,14 @@
 
 export const RECONCILIATION_WORKFLOW_TYPE = 'reconciliationWorkflow';
 
-/** One Temporal Schedule per linked business; its runs' workflow ids start with the schedule id. */
+/** Its runs' workflow ids start with the schedule id. */
 export function reconciliationScheduleId(businessId: string, idPrefix = 'reconciliation'): string {
   return `${idPrefix}:${businessId}`;
 }
 
-/** The MATCH_RULES ids, in the order they apply. */
 export type MatchRuleId = 'reference-amount-agrees' | 'reference-amount-differs' | 'supplier-amount-date';
 
-/** What the rules read of a purchase (the compliance client's `Purchase` fits). */
+/** The compliance client's `Purchase` fits. */
 export interface ReconcilePurchase {
   id: string;
   status: string;
@@ -20,14 +19,14 @@ export interface ReconcilePurchase {
   totals: { total: number };
 }
 
-/** What the rules read of a bill payment (the accounting client's `BillPayment` fits). */
+/** The accounting client's `BillPayment` fits. */
 export interface ReconcileBillPayment {
   id: string;
   supplierRef?: { name?: string | null } | null;
   billRef?: { billCode?: string | null } | null;
   totalAmount: number;
   currency: string;
-  /** The payment date (A7), YYYY-MM-DD or a date-time starting with it. */
+  /** YYYY-MM-DD or a date-time starting with it (A7). */
   date: string;
   lines?: ReadonlyArray<{ amount?: number | null; reference?: string | null }> | null;
 }
@@ -46,11 +45,11 @@ export interface Pairing {
   billPaymentIds: string[];
   rule: MatchRuleId;
   invoiceTotal: number;
-  /** The sum of what the payments allocate to this invoice, in their currency. */
+  /** What the payments allocate to this invoice, in their currency. */
   paid: number;
-  /** paid − invoiceTotal: negative when part is still owed. */
+  /** paid − invoiceTotal. */
   difference: number;
-  /** Why the amounts cannot be compared, when they cannot (a payment in another currency). */
+  /** Why the amounts cannot be compared (a payment in another currency). */
   note?: string;
 }
 
@@ -85,7 +84,7 @@ export interface ReconciliationResult {
   /** Rejected by the business in eTIMS and not paid: nothing is owed, so not "unpaid". */
   rejectedPurchases: string[];
   ties: Tie[];
-  /** Days from invoice date to `asOf` of each unpaid invoice (null when the invoice date is unreadable). */
+  /** Days from invoice date to `asOf` (null when the invoice date is unreadable). */
   unpaidAgeDays: Record<string, number | null>;
   counts: ReconciliationCounts;
 }
@@ -93,7 +92,7 @@ export interface ReconciliationResult {
 export interface ReconciliationInput {
   businessId: string;
   companyId: string;
-  /** The day ages are counted to (default: the day the workflow started, in Nairobi). */
+  /** Default: the day the workflow started, in Nairobi. */
   asOf?: string;
   options?: Partial<ReconcileOptions>;
 }

@@ -1,8 +1,7 @@
 /**
  * Every input a sale accepts, as zod schemas: the workflow checks its input with them (a plain-JSON start meets the
  * typed client's rules), the compliance client builds its sale request from the same parts, and tools/schemas
- * publishes them (docs/schemas/). Unknown fields are refused, so a misspelt optional field is reported. Workflow code
- * imports this file: no Node APIs.
+ * publishes them. Workflow code imports this file: no Node APIs.
  */
 import { z } from 'zod';
 import {
@@ -29,22 +28,20 @@ export const nonEmpty = () => z.string().refine((value) => value.trim().length >
 
 export const maxChars = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
-/** A `YYYY-MM-DD` string naming a day that exists (no 2026-02-30). */
-function isCalendarDate(value: string): boolean {
-  const match = DATE_PATTERN.exec(value);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
-/** A `YYYY-MM-DD` date that exists; one problem per value (a malformed date is not also "not a real date"). */
+/** A `YYYY-MM-DD` date that exists (no 2026-02-30); a malformed date is not also "not a real date". */
 export const calendarDate = () =>
   z
     .string()
     .superRefine((value, ctx) => {
-      if (!DATE_PATTERN.test(value)) ctx.addIssue({ code: 'custom', message: 'must be a date in the form YYYY-MM-DD' });
-      else if (!isCalendarDate(value)) ctx.addIssue({ code: 'custom', message: 'must be a real calendar date' });
+      const match = DATE_PATTERN.exec(value);
+      if (!match) {
+        ctx.addIssue({ code: 'custom', message: 'must be a date in the form YYYY-MM-DD' });
+        return;
+      }
+      const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+      const date = new Date(Date.UTC(year, month - 1, day));
+      if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+        ctx.addIssue({ code: 'custom', message: 'must be a real calendar date' });
     })
     .meta({ format: 'date', pattern: DATE_PATTERN.source });
 
@@ -144,10 +141,7 @@ const duration = (description: string) =>
 const boundedNumber = (min: number, max: number) =>
   z.number().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`);
 
-/**
- * A sale request's fields and limits, for the sale input below and the compliance client's `createSale` alike: the
- * client wraps them in `z.object` (unknown fields dropped), the sale input in `z.strictObject` (named).
- */
+/** Shared with the compliance client's `createSale`, which wraps them in `z.object` (unknown fields dropped). */
 const saleRequestParts = {
   /** In document order: the first wrong one is reported. */
   fields: {
@@ -188,13 +182,9 @@ const saleRequestParts = {
       ),
 };
 
-/**
- * zod's own pattern, copied: the shared original is frozen inside the workflow sandbox, and zod resets a pattern's
- * `lastIndex` before each test.
- */
+/** A copy of zod's pattern: the shared original is frozen in the workflow sandbox, and zod resets its `lastIndex`. */
 const EMAIL_PATTERN = new RegExp(z.regexes.email);
 
-/** The request's buyer, with one rule of the sales client's own: an email must be a valid address. */
 const customerSchema = z
   .strictObject({
     ...saleRequestParts.customer,
@@ -299,9 +289,8 @@ const schemas = {
 export type SaleSchemas = typeof schemas;
 
 /**
- * The sale's schemas, reached through a function: the workflow sandbox evaluates this module once per workflow
- * thread and freezes whatever its exports reach, and zod writes into a schema as it is first used. Held in the
- * module's scope, the schemas are built once for every workflow rather than once per workflow.
+ * Behind a function: the workflow sandbox freezes whatever a shared module's exports reach, and zod writes into a
+ * schema as it is first used.
  */
 export function saleSchemas(): SaleSchemas {
   return schemas;
@@ -399,6 +388,6 @@ function collectDifferences(a: unknown, b: unknown, path: Array<string | number>
   into.push(path.length > 0 ? fieldPath(path) : '(input)');
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,4 @@
-/** The sale process's contract; its inputs are the zod schemas of ./sale-input.ts. Workflow code imports this file. */
+/** The sale process's contract; its inputs are the zod schemas of ./sale-input.ts. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { FiscalDocumentSchema } from '../compliance/schemas.js';
@@ -11,10 +11,7 @@ export const SALE_WORKFLOW_TYPE = 'saleWorkflow';
 export type SaleInput = z.output<SaleSchemas['saleInput']>;
 export type SaleLineInput = SaleInput['lines'][number];
 export type RefundRequest = z.output<SaleSchemas['refundRequest']>;
-/**
- * `input`, when given, must equal the input the sale was started with (else `sale_input_conflict`), so an
- * update-with-start that found an existing sale cannot print someone else's receipt.
- */
+/** `input` must equal the sale's own, so an update-with-start that found another sale cannot print its receipt. */
 export type AwaitReceiptRequest = z.output<SaleSchemas['awaitReceiptRequest']>;
 
 export type SaleStep =
@@ -31,11 +28,11 @@ export type SaleStep =
   | 'cancelled'
   | 'failed';
 
-/** A sale or credit note as the workflow keeps it (the service's document without its callback URL). */
+/** A sale or credit note as the workflow keeps it (without its callback URL). */
 export type FiscalDocument = z.output<typeof FiscalDocumentSchema>;
 export type ReceiptSummary = NonNullable<FiscalDocument['receipt']>;
 
-/** Operator updates that move a parked sale on (a stock movement waits for its own updates, not a park). */
+/** Operator updates that move a parked sale on. */
 export type ParkedAction = 'retry' | 'cancel' | 'itemFixed';
 
 export interface ParkedReason {
@@ -48,29 +45,26 @@ export interface ParkedReason {
 }
 
 /**
- * An outage the sale is waiting out by itself: nobody needs to act (`NeedsAttention` stays false). `side` says whose:
- * the compliance service's (its calls fail as 5xx, 408, 429 or time out) or the tax authority's (it refuses
- * submissions with a transient cause, or leaves one in flight).
+ * An outage the sale is waiting out by itself: nobody needs to act. The service's calls fail as 5xx, 408, 429 or time
+ * out; the authority refuses submissions with a transient cause, or leaves one in flight.
  */
 export interface OutageWait {
   side: 'service' | 'authority';
   /** The failure's type or the authority's cause, e.g. `service_unavailable`, `authority_unavailable`. */
   cause: string;
   message: string;
-  /** When this sale first met the outage. */
   since: string;
-  /** Tries so far during this outage. */
   attempts: number;
 }
 
 export interface StockMovementState extends StockMove {
   referenceId: string;
-  /** `handed_over` to the branch's stock ledger, which alone moves stock, then `reported` once it recorded the line. */
+  /** `handed_over` to the branch's stock ledger, then `reported` once it recorded the line. */
   status: 'pending' | 'reported' | 'handed_over';
   movementId?: string;
-  /** The workflow id of the stock ledger the line was handed to (absent in sales from before the ledger). */
+  /** The stock ledger's workflow id (absent in sales from before the ledger). */
   ledger?: string;
-  /** The `referenceId` of the ledger's movement that carried the line, once recorded. */
+  /** The `referenceId` of the ledger's movement that carried the line. */
   carriedBy?: string;
 }
 
@@ -84,7 +78,7 @@ export interface SaleState {
   /** Absent in sales started before outages were waited out. */
   outage?: OutageWait | null;
   stockMovements: StockMovementState[];
-  /** Submissions of the sale to the authority: the creation and every retry. */
+  /** The creation and every retry. */
   submissions: number;
   refundDeadline: string | null;
   history: Array<{ at: string; event: string }>;
@@ -95,7 +89,7 @@ export interface RefundResult {
   stockMovements: StockMovementState[];
 }
 
-/** A result callback reached the receiver: a hint to re-read the document, never the source of truth. */
+/** A hint to re-read the document, never the source of truth. */
 export interface CallbackHint {
   /** Null when the body names no document: the workflow reads its document anyway. */
   documentId: string | null;

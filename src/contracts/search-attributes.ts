@@ -1,6 +1,5 @@
+// Workflow code imports this module: only @temporalio/common, no Node APIs.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-
-// Workflow code imports this module, so it must stay deterministic: only @temporalio/common, no Node APIs.
 
 export const BusinessId = defineSearchAttributeKey('BusinessId', SearchAttributeType.KEYWORD);
 export const TraderInvoiceNumber = defineSearchAttributeKey('TraderInvoiceNumber', SearchAttributeType.KEYWORD);
@@ -10,7 +9,7 @@ export const NeedsAttention = defineSearchAttributeKey('NeedsAttention', SearchA
 /** Why a workflow needs an operator: a parked reason's code, a failure's type or `stock_needs_operator`. */
 export const AttentionReason = defineSearchAttributeKey('AttentionReason', SearchAttributeType.KEYWORD);
 
-/** The compliance application (tenants file name) whose key and budget the workflow's calls use, once known. */
+/** The compliance application whose key and budget the workflow's calls use, once known. */
 export const Application = defineSearchAttributeKey('Application', SearchAttributeType.KEYWORD);
 
 // @temporalio/common does not re-export SearchAttributeKey from its entry point.
@@ -32,15 +31,7 @@ export interface CliSearchAttribute {
   type: string;
 }
 
-function cliTypeName(type: SearchAttributeType): string {
-  return type
-    .split('_')
-    .map((word) => word.charAt(0) + word.slice(1).toLowerCase())
-    .join('');
-}
-
-export function toCliSearchAttributes(
-  keys: readonly AnySearchAttributeKey[] = projectSearchAttributes,
-): CliSearchAttribute[] {
-  return keys.map((key) => ({ name: key.name, type: cliTypeName(key.type) }));
+export function toCliSearchAttributes(keys = projectSearchAttributes): CliSearchAttribute[] {
+  const words = (type: string) => type.split('_').map((word) => word.charAt(0) + word.slice(1).toLowerCase());
+  return keys.map((key) => ({ name: key.name, type: words(key.type).join('') }));
 }

@@ -7,13 +7,12 @@ import { z } from 'zod';
 
 export const STOCK_LEDGER_WORKFLOW_TYPE = 'stockLedgerWorkflow';
 
-/** The label of a ledger whose input names no branch (the hand-over always names the branch's id). */
+/** The label of a ledger whose input names no branch. */
 export const FIRST_BRANCH = 'first-branch';
 
 /**
- * One ledger per fleet (workflow task queue), business and canonical branch id (activities/branches.ts). The queue is
- * in the id because the ledger runs beside its sales, with their worker's keys: another fleet sharing the namespace
- * gets a ledger of its own instead of handing its lines to one on a queue it does not serve.
+ * The fleet's workflow task queue is in the id because the ledger runs beside its sales, with their worker's keys:
+ * another fleet sharing the namespace gets a ledger of its own.
  */
 export function stockLedgerWorkflowId(taskQueue: string, businessId: string, branchId: string): string {
   return `stock-ledger:${taskQueue}:${businessId}:${branchId}`;
@@ -27,7 +26,6 @@ export type StockReporting = { mode: 'per-sale' } | { mode: 'coalesced'; maxDela
 
 export const DEFAULT_STOCK_REPORTING: StockReporting = { mode: 'coalesced', maxDelaySeconds: 180 };
 
-/** What the service's stock adjustment moves. */
 export interface StockMove {
   itemId: string;
   action: 'ADD' | 'DEDUCT';
@@ -36,14 +34,14 @@ export interface StockMove {
 }
 
 export interface StockLine extends StockMove {
-  /** Unique per line and action: `<document key>:<line index>:<action>` (workflows/keys.ts stockReferenceId). */
+  /** Unique per line and action (workflows/keys.ts stockReferenceId). */
   lineId: string;
   saleWorkflowId: string;
-  /** The sale will still be open to hear which movement carried the line (`stockCarried`); absent: it will not. */
+  /** The sale will still be open to hear which movement carried the line (`stockCarried`). */
   tellSale?: boolean;
 }
 
-/** A sale hands its lines over (sent with signal-with-start: the ledger starts with its first line). */
+/** Sent with signal-with-start: the ledger starts with its first line. */
 export interface StockHandOver {
   lines: StockLine[];
   /** As the worker is configured now: the ledger follows the latest. */
@@ -57,16 +55,16 @@ export interface StockLedgerInput {
   carried?: StockLedgerCarry;
 }
 
-/** What a ledger run hands to the next (continue-as-new): everything not yet settled, and what it knows. */
+/** What a ledger run hands to the next (continue-as-new). */
 export interface StockLedgerCarry {
   nextSequence: number;
   reporting: StockReporting;
   onHand: Record<string, number>;
-  /** Lines not in a movement yet, each with when it was taken (workflow time, ms): its max delay keeps counting. */
+  /** Lines not in a movement yet, with when each was taken (workflow ms): its max delay keeps counting. */
   pending: Array<StockLine & { takenAt?: number }>;
   open: LedgerMovement[];
   totals: LedgerTotals;
-  /** Lines recorded lately: the same hand-over again (its activity retried) is still taken once. */
+  /** Lines recorded lately: a hand-over again (its activity retried) is still taken once. */
   lineIds: string[];
   /** Sales not told yet which movement carried their lines. */
   notices?: SaleNotice[];
@@ -87,14 +85,13 @@ export type LedgerMovementStatus =
   | 'needs_operator';
 
 export interface LedgerMovement extends StockMove {
-  /** Sent as the movement's `referenceId`: the line's own id when it carries one line, else `stk:<ledger>:<n>`. */
+  /** The line's own id when it carries one line, else `stk:<ledger>:<n>`. */
   referenceId: string;
   lines: Array<{ lineId: string; saleWorkflowId: string; quantity: number; tellSale?: boolean }>;
   status: LedgerMovementStatus;
   movementId?: string;
-  /** The quantity on hand the ledger knew before sending it (undefined: not known). */
+  /** The quantity on hand the ledger knew before sending it. */
   onHandBefore?: number;
-  /** How it was settled when its own answer was lost. */
   settledBy?: 'evidence' | 'operator';
   problem?: string;
   sentAt?: string;
@@ -116,13 +113,12 @@ export interface StockLedgerState {
   reporting: StockReporting;
   onHand: Record<string, number>;
   pending: Record<string, number>;
-  /** Movements not settled, then the most recent recorded ones (at most 200), newest last. */
+  /** Movements not settled; then the most recent recorded ones (at most 200), newest last. */
   open: LedgerMovement[];
   recent: LedgerMovement[];
   totals: LedgerTotals;
 }
 
-/** Tells a sale which movement carried its lines. */
 export interface StockCarried {
   ledgerWorkflowId: string;
   lines: Array<{ lineId: string; referenceId: string; movementId?: string }>;
@@ -148,7 +144,7 @@ const settleMovementArgsSchema = z
 
 const schemas = { settleMovementArgs: settleMovementArgsSchema };
 
-/** Behind a function for the workflow sandbox, which shares this module and freezes what its exports reach. */
+/** Behind a function: the workflow sandbox freezes what a shared module's exports reach (see saleSchemas). */
 export function stockLedgerSchemas(): typeof schemas {
   return schemas;
 }

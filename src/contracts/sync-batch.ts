@@ -13,13 +13,12 @@ const duration = () => positiveDuration("'30 seconds'");
 
 const syncBatchInputSchema = z.strictObject({
   syncBatchId: nonEmpty(),
-  /** Narrows every list call to one company. */
   companyId: nonEmpty().optional(),
   /** The bill payments the batch covers, for a service that does not say (A18): otherwise by their `syncBatchId`. */
   billPaymentIds: z.array(nonEmpty()).min(1, 'must name at least one bill payment').optional(),
   options: z
     .strictObject({
-      /** First wait between polls of the bill payments, doubled while nothing settles (default '2 seconds'). */
+      /** First wait between polls, doubled while nothing settles (default '2 seconds'). */
       pollInterval: duration().optional(),
       /** Longest wait between polls (default '5 minutes'). */
       maxPollInterval: duration().optional(),
@@ -29,7 +28,7 @@ const syncBatchInputSchema = z.strictObject({
       parkedPollInterval: duration().optional(),
       /** Payments still pending or syncing after this long set NeedsAttention, polling goes on (default '6 hours'). */
       attentionAfter: duration().optional(),
-      /** Polls per run before continuing as new (default 200). */
+      /** Before continuing as new (default 200). */
       pollsPerRun: z.number().int().min(1).max(10_000).optional(),
       pageSize: z.number().int().min(1).max(100).optional(),
     })
@@ -38,13 +37,13 @@ const syncBatchInputSchema = z.strictObject({
 
 const schemas = { input: syncBatchInputSchema };
 
-/** Behind a function for the workflow sandbox, which shares this module and freezes what its exports reach. */
+/** Behind a function: the workflow sandbox freezes what a shared module's exports reach (see saleSchemas). */
 export function syncBatchSchemas(): typeof schemas {
   return schemas;
 }
 
 export type SyncBatchInput = z.output<typeof syncBatchInputSchema> & {
-  /** Set by the workflow itself when it continues as new: where the previous run got to. */
+  /** Set by the workflow itself when it continues as new. */
   continued?: SyncBatchState;
 };
 export type SyncBatchOptions = NonNullable<SyncBatchInput['options']>;
@@ -53,12 +52,11 @@ export type SyncBatchStep = 'processing' | 'following' | 'parked' | 'completed' 
 
 export interface FailedBillPayment {
   id: string;
-  /** The service's reason (A19), or null when it gave none. */
   reason: string | null;
   updatedAt: string | null;
 }
 
-/** The `getState` query's answer (and what a run hands the next when it continues as new). */
+/** Also what a run hands the next when it continues as new. */
 export interface SyncBatchState {
   syncBatchId: string;
   companyId: string | null;
@@ -71,7 +69,6 @@ export interface SyncBatchState {
   runs: number;
   startedAt: string;
   lastPoll: { at: string; pending: number; syncing: number } | null;
-  /** Since when payments have been unsettled without a poll finding them all settled. */
   unsettledSince: string | null;
   synced: number;
   failed: FailedBillPayment[];
@@ -85,9 +82,7 @@ export interface SyncBatchState {
   } | null;
   /** Set while payments have been unsettled longer than `attentionAfter`. */
   stuck: boolean;
-  /** The current wait between polls (backoff). */
   pollIntervalMs: number;
-  /** The latest events, newest last. */
   history: Array<{ at: string; event: string }>;
 }
 
@@ -104,7 +99,7 @@ export type SyncBatchSummary = Pick<
   | 'runs'
   | 'startedAt'
 > & {
-  /** `synced`: every bill payment synced; `dismissed`: an operator closed it with failures left. */
+  /** `dismissed`: an operator closed it with failures left. */
   outcome: 'synced' | 'dismissed';
   finishedAt: string;
   dismissReason?: string;
@@ -124,7 +119,7 @@ export const reprocessSyncBatchUpdate = defineUpdate<SyncBatchState, []>('reproc
 /** Closes a parked batch with its failures left as they are (they can be fixed in the accounting system). */
 export const dismissSyncBatchUpdate = defineUpdate<SyncBatchState, [{ reason: string }]>('dismiss');
 
-/** Failure types of the workflow itself (the activities' are the API's codes and FAILURE_TYPES). */
+/** Failure types of the workflow itself. */
 export const SYNC_BATCH_FAILURES = {
   /** Neither the service (no `syncBatchId` on bill payments) nor the input says which payments the batch covers. */
   coverageUnknown: 'sync_batch_coverage_unknown',

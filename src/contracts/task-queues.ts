@@ -1,7 +1,6 @@
 /**
  * Every workflow runs on the workflow queue (`sales`, a historical name other services start workflows on); each
- * service's calls run on a queue derived from it, whose server-side rate limit is the whole fleet's budget for that
- * service. A deployment (or test run) on another workflow queue gets its own derived queues: two never share a budget.
+ * service's calls run on a queue derived from it, whose server-side rate limit is the whole fleet's budget.
  */
 export const WORKFLOW_TASK_QUEUE = 'sales';
 
@@ -9,7 +8,7 @@ export function complianceTaskQueue(workflowTaskQueue: string): string {
   return `${workflowTaskQueue}.compliance-api`;
 }
 
-/** The calls of a rate window that serves several businesses: its own queue, which their fairness keys share. */
+/** A rate window that serves several businesses: its own queue, which their fairness keys share. */
 export function windowComplianceTaskQueue(workflowTaskQueue: string, window: string): string {
   return `${complianceTaskQueue(workflowTaskQueue)}.${window}`;
 }
@@ -19,7 +18,6 @@ export function accountingTaskQueue(workflowTaskQueue: string): string {
   return `${workflowTaskQueue}.accounting-api`;
 }
 
-/** The queue of the service whose budget an activity spends, or the workflow queue when it calls none. */
 export type ActivityQueue = 'workflow' | 'compliance' | 'accounting';
 
 /** Workflows schedule each activity on its queue here, and the worker refuses to start if one is missing. */
