@@ -131,10 +131,7 @@ export class AccountingClient {
     return this.call('listBillPayments', 'GET', '/bill-payments', toQuery(filters), BillPaymentPageSchema, options);
   }
 
-  /**
-   * Every page from `filters.page` (default 1) until the service says there is no next page. Offset paging: records
-   * added or re-sorted while iterating can shift between pages.
-   */
+  /** Every page from `filters.page` (default 1) on. Offset paging: records added while iterating can shift pages. */
   async *iterateBillPaymentPages(
     filters: BillPaymentFilters = {},
     options: CallOptions = {},

@@ -1,9 +1,6 @@
 import { z } from 'zod';
 
-/**
- * Response shapes of the accounting service, parsed leniently: only what A4 requires is required, enum-like values
- * are open strings (the known ones below), unknown fields are kept.
- */
+/** Response shapes, lenient: only what A4 requires is required; unknown fields and enum-like values are kept. */
 export const PAYMENT_METHODS = ['cash', 'check', 'bank_transfer', 'credit_card', 'other'] as const;
 export const SYNC_STATUSES = ['pending', 'syncing', 'synced', 'failed'] as const;
 export const SORT_FIELDS = ['paymentDate', 'totalAmount', 'createdAt', 'updatedAt'] as const;

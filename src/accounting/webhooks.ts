@@ -56,8 +56,7 @@ function signer(secret: string): Webhook {
 
 /** The base64 part of `v1,<base64>`, the signature of `{id}.{timestamp}.{body}`. */
 function digest(secret: string, id: string, timestamp: number, body: string | Uint8Array): string {
-  // The library takes a string or a Buffer, whose UTF-8 text it signs: byte-exact for UTF-8 bodies (and a body
-  // that is not UTF-8 is refused as a payload anyway).
+  // The library signs a string or a Buffer's UTF-8 text: byte-exact for UTF-8 bodies (others are refused anyway).
   const payload = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   return signer(secret)
     .sign(id, new Date(timestamp * 1000), payload)

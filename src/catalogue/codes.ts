@@ -1,7 +1,4 @@
-/**
- * A catalogue's codes checked against the service's own code lists and item classifications (C24), read once for the
- * whole file: a wrong unit or tax type is named before it costs a request.
- */
+/** Codes checked against the service's code lists (C24), read once per file: a wrong code costs no request. */
 import type { ComplianceClient } from '../compliance/client.js';
 import type { CatalogueProblem, CatalogueRow, ReadCatalogue } from './rows.js';
 

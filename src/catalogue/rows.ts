@@ -1,7 +1,4 @@
-/**
- * A catalogue file's rows, read from CSV (a header row, UTF-8) or JSON (an array of rows, or `{"items": [...]}`). Every
- * problem is named by line and column, all of them at once, before anything is sent.
- */
+/** A catalogue file's rows, from CSV or JSON; every problem named by line and column, all at once, before sending. */
 import { parse as parseCsv } from 'csv-parse/sync';
 import {
   CATALOGUE_IMPORT_ROWS_MAX,
@@ -73,10 +70,7 @@ type Records =
   | { records: Array<{ line: number; record: unknown }>; headerProblems?: CatalogueProblem[] }
   | { problem: CatalogueProblem };
 
-/**
- * CSV cells are text: an empty cell is an absent value, numbers and yes/no are read as such for the schema. A column
- * the rows cannot have is named once, on the header's line, and left out of the rows.
- */
+/** An empty cell is absent, numbers and yes/no are typed for the schema; an unknown column is named on line 1. */
 function csvRecords(text: string): Records {
   let header: string[] = [];
   let parsed: Array<{ record: Record<string, string>; info: { lines: number } }>;

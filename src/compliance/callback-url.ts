@@ -1,7 +1,4 @@
-/**
- * The documented callback URL rule (C48). Deliberately not shared with sandbox/compliance/callback-url.ts: two
- * readings of the contract disagree in tests instead of erring together.
- */
+/** The callback URL rule (C48), not shared with the sandbox's: two readings disagree in tests, not err together. */
 import { BlockList, isIP } from 'node:net';
 import { isLoopbackHost, normaliseHost } from '../http/base-url.js';
 

@@ -1,7 +1,4 @@
-/**
- * Client of the compliance service (shared/api/compliance-api.md). Every request declares whether repeating it can
- * duplicate a document: `ApiError.retry` depends on it (C23, C35).
- */
+/** Each request declares whether repeating it can duplicate a document: `ApiError.retry` depends on it (C23, C35). */
 import type { z } from 'zod';
 import { assertCredential } from '../config/credentials.js';
 import { callJson, type ApiResult } from '../http/json-api.js';

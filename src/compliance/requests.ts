@@ -1,7 +1,4 @@
-/**
- * The compliance client's request inputs, checked against every documented or decided limit before sending: a bad
- * request fails with a `RequestValidationError` naming its first wrong field instead of spending a rate-limit slot.
- */
+/** Requests checked before sending: a bad one fails naming its first wrong field, not spending a rate-limit slot. */
 import { z } from 'zod';
 import { RequestValidationError } from '../http/errors.js';
 import { callbackUrlProblem } from './callback-url.js';

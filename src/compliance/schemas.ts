@@ -1,7 +1,4 @@
-/**
- * Response shapes of the compliance service, lenient forward: unknown fields and enum values are kept, "string or
- * null" also accepts a missing key; a missing required field fails, so a broken answer is never taken as a document.
- */
+/** Lenient: unknown fields and enum values kept, a nullable key may be missing; a missing required field fails. */
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import { AUTHORITY_CAUSES, COMPLIANCE_ERROR_CODES } from '../contracts/compliance-rules.js';
@@ -93,10 +90,7 @@ export const SaleSchema = z.looseObject({
   callback: CallbackSchema.nullable().default(null),
 });
 
-/**
- * What a workflow keeps of a sale or credit note: the fields named here only (unknown ones dropped), so the service's
- * `callback.url`, whose token must never leave the worker, never reaches a history.
- */
+/** Named fields only: the service's `callback.url`, whose token must never leave the worker, never reaches history. */
 export const FiscalDocumentSchema = z.object({
   id: z.string(),
   type: z.string(),

@@ -1,7 +1,4 @@
-/**
- * Where a business's compliance calls stand on the fleet's budget, learnt from a local activity (a workflow input never
- * names a key): every compliance activity gets its fairness key, which the queue holds to its rate.
- */
+/** A business's place on the fleet's compliance budget, from a local activity: a workflow input never names a key. */
 
 /** A single-key worker's application: not written as a search attribute. */
 export const SINGLE_KEY_APPLICATION = 'default';

@@ -1,7 +1,4 @@
-/**
- * Durations as Temporal reads them (`'24 hours'`, `'30s'`), by the SDK's own parser. The unit is required: a bare
- * number would be milliseconds, never what someone writing a timeout means. Workflow code imports this file.
- */
+/** Temporal's duration parser, unit required: a bare number would be milliseconds, never what a timeout means. */
 import { msToNumber, type Duration } from '@temporalio/common';
 
 const NUMBER_AND_UNIT = /^\d*\.?\d+ *[a-z]+$/i;

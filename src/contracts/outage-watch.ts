@@ -1,7 +1,4 @@
-/**
- * One outage watch per application of a fleet: sales that met an outage wait on it, one at a time probes, and once one
- * gets through every waiting sale goes out, oldest first.
- */
+/** Sales that met an outage wait on their application's watch: one probes, and once through all go, oldest first. */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 export const OUTAGE_WATCH_WORKFLOW_TYPE = 'outageWatchWorkflow';

@@ -1,7 +1,4 @@
-/**
- * Priority keys, lower first: on the compliance queue when the budget is contended, and on the workflow queue when a
- * busy worker has more tasks than slots (a sale is started with `signing`).
- */
+/** Priority keys, lower first, on the compliance queue and the workflow queue (a sale is started with `signing`). */
 export const PRIORITY = {
   /** Sales and credit notes: a customer is waiting at the till. */
   signing: 1,

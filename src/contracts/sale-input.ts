@@ -1,8 +1,4 @@
-/**
- * Every input a sale accepts, as zod schemas: the workflow checks its input with them (a plain-JSON start meets the
- * typed client's rules), the compliance client builds its sale request from the same parts, and tools/schemas
- * publishes them. Workflow code imports this file: no Node APIs.
- */
+/** A sale's inputs as zod schemas, for the workflow, the compliance client and tools/schemas alike: no Node APIs. */
 import { z } from 'zod';
 import {
   BUSINESS_ID_MAX,
@@ -288,10 +284,7 @@ const schemas = {
 
 export type SaleSchemas = typeof schemas;
 
-/**
- * Behind a function: the workflow sandbox freezes whatever a shared module's exports reach, and zod writes into a
- * schema as it is first used.
- */
+/** Behind a function: the sandbox freezes what a shared module's exports reach, and zod writes into a schema on use. */
 export function saleSchemas(): SaleSchemas {
   return schemas;
 }
@@ -332,10 +325,7 @@ function problemsOf(issues: readonly z.core.$ZodIssue[]): InputProblem[] {
   });
 }
 
-/**
- * `value` checked against `schema`: the parsed value, or every problem found. An unknown field is named first: a
- * misspelt `quantitty` explains the "quantity is required" that comes with it.
- */
+/** Every problem, unknown fields first: a misspelt `quantitty` explains the "quantity is required" beside it. */
 export function checkInput<T>(schema: z.ZodType<T>, value: unknown): InputCheck<T> {
   const parsed = schema.safeParse(value, { error: typeErrors });
   if (parsed.success) return { ok: true, value: parsed.data };
@@ -357,10 +347,7 @@ export function describeProblems(subject: string, problems: readonly InputProble
   return `invalid ${subject}: ${first.field} ${first.reason}${more}`;
 }
 
-/**
- * The paths of the fields in which `asked` differs from `started` (`lines[1].quantity`; `lines` when the counts
- * differ); key order and absent versus `undefined` make no difference. Never values: they may be customer data.
- */
+/** Paths where `asked` differs from `started` (key order, absent or `undefined` alike); never values: customer data. */
 export function saleInputDifferences(started: SaleInput, asked: SaleInput): string[] {
   const differences: string[] = [];
   collectDifferences(started, asked, [], differences);

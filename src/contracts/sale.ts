@@ -44,10 +44,7 @@ export interface ParkedReason {
   itemIds?: string[];
 }
 
-/**
- * An outage the sale is waiting out by itself: nobody needs to act. The service's calls fail as 5xx, 408, 429 or time
- * out; the authority refuses submissions with a transient cause, or leaves one in flight.
- */
+/** An outage waited out with nobody needing to act: the service's (5xx, 408, 429, timeouts) or the authority's. */
 export interface OutageWait {
   side: 'service' | 'authority';
   /** The failure's type or the authority's cause, e.g. `service_unavailable`, `authority_unavailable`. */

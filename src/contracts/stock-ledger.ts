@@ -1,7 +1,4 @@
-/**
- * The stock ledger's contract: one workflow per branch alone moves its stock, so the service's `quantityOnHand` after
- * each of its own movements tells it whether an uncertain one was applied.
- */
+/** One ledger per branch alone moves its stock, so `quantityOnHand` after a movement tells whether it was applied. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 
@@ -10,10 +7,7 @@ export const STOCK_LEDGER_WORKFLOW_TYPE = 'stockLedgerWorkflow';
 /** The label of a ledger whose input names no branch. */
 export const FIRST_BRANCH = 'first-branch';
 
-/**
- * The fleet's workflow task queue is in the id because the ledger runs beside its sales, with their worker's keys:
- * another fleet sharing the namespace gets a ledger of its own.
- */
+/** The queue is in the id: the ledger runs with its sales' worker keys, so another fleet gets a ledger of its own. */
 export function stockLedgerWorkflowId(taskQueue: string, businessId: string, branchId: string): string {
   return `stock-ledger:${taskQueue}:${businessId}:${branchId}`;
 }

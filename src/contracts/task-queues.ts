@@ -1,7 +1,4 @@
-/**
- * Every workflow runs on the workflow queue (`sales`, a historical name other services start workflows on); each
- * service's calls run on a queue derived from it, whose server-side rate limit is the whole fleet's budget.
- */
+/** Workflows run on `sales` (a historical name); each service's calls on a derived queue, whose limit is the budget. */
 export const WORKFLOW_TASK_QUEUE = 'sales';
 
 export function complianceTaskQueue(workflowTaskQueue: string): string {

@@ -101,8 +101,7 @@ async function ensureOne(
       policies,
       state: { note: 'made by the worker at start-up (PURCHASES_SINK)' },
     });
-    // Not `state.triggerImmediately`: the SDK starts that run under ALLOW_ALL, and a run started under ALLOW_ALL
-    // neither receives the previous result nor hands its own (the ledger) to the next run.
+    // Not `state.triggerImmediately`: the SDK starts that run under ALLOW_ALL, which gets and hands on no ledger.
     if (settings.triggerImmediately ?? true) await handle.trigger(ScheduleOverlapPolicy.SKIP);
     return { businessId, scheduleId, outcome: 'created' };
   } catch (err) {
