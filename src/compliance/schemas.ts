@@ -27,6 +27,8 @@ const CustomerSchema = z.looseObject({
   email: nullableString(),
 });
 
+const NO_CUSTOMER = { name: null, pin: null, phone: null, email: null } as const;
+
 const SaleLineSchema = z.looseObject({
   id: requiredId(),
   itemId: requiredId(),
@@ -79,9 +81,7 @@ export const SaleSchema = z.looseObject({
   traderInvoiceNumber: z.string(),
   saleDate: nullableString(),
   paymentTypeCode: nullableString(),
-  customer: CustomerSchema.nullish().transform(
-    (customer) => customer ?? { name: null, pin: null, phone: null, email: null },
-  ),
+  customer: CustomerSchema.nullish().transform((customer) => customer ?? { ...NO_CUSTOMER }),
   lines: z.array(SaleLineSchema),
   totals: z.looseObject(totalsFields),
   receipt: z.looseObject(receiptFields).nullable().default(null),
