@@ -1,8 +1,6 @@
-/**
- * How a callback URL's path names the workflow (C48): `/callbacks/<id, percent-encoded>/<token>` whenever the whole
- * URL fits the service's limit, otherwise `/callbacks/b64/<id as base64url of its UTF-8>/<token>` (4/3 of the id's
- * bytes, where percent-encoding costs up to 3). The MAC covers the id itself, so both forms verify alike.
- */
+// A callback URL's path (C48): `/callbacks/<id, percent-encoded>/<token>` when the whole URL fits the service's limit,
+// else `/callbacks/b64/<id as base64url of its UTF-8>/<token>` (4/3 of the id's bytes, where percent-encoding costs
+// up to 3). The MAC covers the id itself, so both forms verify alike.
 import { CALLBACK_URL_MAX_LENGTH } from '../compliance/callback-url.js';
 
 export const CALLBACK_PATH_PREFIX = '/callbacks/';
@@ -20,7 +18,6 @@ export const PUBLIC_BASE_URL_MAX_LENGTH =
   1 -
   TOKEN_MAX_LENGTH;
 
-/** The path of a callback URL: percent-encoded when the whole URL fits `maxUrlLength`, otherwise the compact form. */
 export function callbackPath(
   baseUrlLength: number,
   workflowId: string,
@@ -32,7 +29,7 @@ export function callbackPath(
   return `${CALLBACK_PATH_PREFIX}${COMPACT_MARKER}/${Buffer.from(workflowId, 'utf8').toString('base64url')}/${token}`;
 }
 
-/** The workflow id and token of the part after `/callbacks/` (without a query); undefined for any other shape. */
+/** `rest`: the part after `/callbacks/`, without a query. */
 export function parseCallbackPath(rest: string): { workflowId: string; token: string } | undefined {
   const segments = rest.split('/');
   if (segments.length === 2) {

@@ -1,9 +1,5 @@
-/**
- * The standalone callback receiver: the callback routes, `GET /health` and, with an accounting webhook secret, the
- * accounting webhooks; logs never carry a token. It holds what arrives: at most `maxConnections` connections, a
- * request must arrive whole within `requestTimeoutMs`, and at info there is only a summary per interval and one
- * warning per refusal reason per interval (answer-log.ts).
- */
+// The standalone receiver: callbacks, `GET /health` and the accounting webhooks. It holds whatever arrives: bounded
+// connections, a whole request within `requestTimeoutMs`, and at info only the summaries of answer-log.ts.
 import { createServer, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
@@ -30,32 +26,27 @@ const CALLBACK_RECEIVER_DEFAULTS = {
 
 type CallbackReceiverLimits = Partial<Record<keyof typeof CALLBACK_RECEIVER_DEFAULTS, number | undefined>>;
 
-/** How often Node looks for requests past their timeout (its default, 30 s, is what let 15 s become 64 s). */
+/** How often Node looks for requests past their timeout (its default, 30 s, let 15 s become 64 s). */
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 
 type CallbackServerOptions = {
-  /** Default 127.0.0.1; use 0.0.0.0 behind a proxy or in a container. */
+  /** Default 127.0.0.1; default port 0, a free one (read it from `url`). */
   host?: string;
-  /** Default 0 (a free port; read it from `url`). */
   port?: number;
   minter: Pick<CallbackUrlMinter, 'check'>;
   logger: Logger;
-  /** CALLBACK_MAX_CONNECTIONS, CALLBACK_REQUEST_TIMEOUT; each defaults to CALLBACK_RECEIVER_DEFAULTS. */
   limits?: CallbackReceiverLimits;
   bodyFields?: CallbackBodyFieldSetting;
-  /** Counts every answer as `etims_callbacks{verdict}`. */
   metrics?: MetricsRecorder;
-  /** Served at `POST /webhooks/accounting` when set. Never logged. */
+  /** Served at `POST /webhooks/accounting`, and each application at `/webhooks/accounting/<application>`. */
   accountingWebhookSecret?: string;
-  /** Served at `POST /webhooks/accounting/<application>`. Never logged. */
   accountingWebhookApplications?: readonly AccountingWebhookSecret[];
-  /** Documents this process's activities saw signed: their callbacks are acknowledged without a signal. */
   settled?: Pick<SettledDocuments, 'has'>;
   // `signal` instead of a client (tests) serves result callbacks only.
 } & ({ client: Client; signal?: undefined } | { signal: CallbackSignal; client?: undefined });
 
 export interface CallbackServer {
-  /** Where the server listens, e.g. `http://127.0.0.1:8085` (not necessarily the public base URL). */
+  /** Where the server listens (not necessarily the public base URL). */
   url: string;
   close(): Promise<void>;
 }
@@ -143,20 +134,17 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     signal: options.signal ?? ((id, hint) => signalRun(client!, id, callbackReceivedSignal, hint)),
     answers,
     bodyFields: callbackBodyFields(options.bodyFields),
-    ...(onVerdict ? { onVerdict } : {}),
-    ...(options.settled ? { settled: options.settled } : {}),
+    onVerdict,
+    settled: options.settled,
   });
   const applications = options.accountingWebhookApplications ?? [];
   if ((options.accountingWebhookSecret || applications.length > 0) && client) {
     await app.register(accountingWebhookRoutes, {
       ...(options.accountingWebhookSecret ? { secret: options.accountingWebhookSecret } : {}),
-      ...(applications.length > 0 ? { applications } : {}),
+      applications,
       signal: syncBatchSignaller(client),
       // Counted in the summary; its refusals already have their own warning per reason per interval.
-      onVerdict: (verdict) => {
-        answers.note(`webhook_${verdict}`, false);
-        onVerdict?.(`webhook_${verdict}`);
-      },
+      onVerdict: (verdict) => counted(`webhook_${verdict}`, false),
     });
   }
   const host = options.host ?? '127.0.0.1';

@@ -6,7 +6,7 @@ import { AesGcmPayloadCodec, isEncryptedPayload, PayloadDecryptionError, payload
 import { loadKeyRing, PAYLOAD_KEY_ENV, PayloadKeyConfigError, type PayloadKeyRing, requireKeyRing } from './keys.js';
 import type { Env } from '../config/env.js';
 
-/** The failure converter module, which moves failure messages and stack traces into an encrypted payload. */
+/** The module that moves failure messages and stack traces into an encrypted payload. */
 export function failureConverterPath(): string {
   const path = fileURLToPath(new URL('./failure-converter.cjs', import.meta.url));
   if (!existsSync(path))
@@ -14,7 +14,6 @@ export function failureConverterPath(): string {
   return path;
 }
 
-/** Also encrypts failure messages and stack traces. */
 export function createDataConverter(keyRing: PayloadKeyRing): DataConverter {
   return { payloadCodecs: [new AesGcmPayloadCodec(keyRing)], failureConverterPath: failureConverterPath() };
 }

@@ -4,9 +4,8 @@ import {
   APPLICATION_LABELS_MAX,
   METRICS,
   boundedValue,
-  businessProcessOf,
   initialSeries,
-  isPerApplication,
+  servedSetOf,
   type BusinessProcess,
   type CounterName,
   type GaugeName,
@@ -51,9 +50,7 @@ export function createMetricsRecorder(
   const startAtZero = (process: BusinessProcess | 'applications' | undefined, values: readonly string[]) => {
     for (const name of Object.keys(METRICS) as MetricName[]) {
       // Gauges are published when first measured: a zero would claim a value nobody measured.
-      if (METRICS[name].kind !== 'counter') continue;
-      const dynamic = isPerApplication(name) ? 'applications' : businessProcessOf(name);
-      if (dynamic !== process) continue;
+      if (METRICS[name].kind !== 'counter' || servedSetOf(name) !== process) continue;
       for (const series of initialSeries(name, values))
         (instrument(name) as MetricCounter).add(0, { ...base, ...series });
     }
