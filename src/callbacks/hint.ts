@@ -47,26 +47,15 @@ export function readHint(
 ): { hint: CallbackHint; fingerprint: string } {
   const bytes = bodyBytes(body);
   const parsed = parseJson(body, bytes);
-  const first = (paths: readonly JsonPath[], maxLength: number) => {
-    for (const path of paths) {
-      const value = text(valueAt(parsed, path), maxLength);
-      if (value !== null) return value;
-    }
-    return null;
-  };
-  const fromHeader = () => {
-    for (const name of fields.callbackIdHeaders) {
-      const header = headers[name];
-      const value = text(Array.isArray(header) ? header[0] : header, MAX_ID_LENGTH);
-      if (value !== null) return value;
-    }
-    return null;
-  };
+  const first = (values: unknown[], maxLength: number) =>
+    values.map((value) => text(value, maxLength)).find((value) => value !== null) ?? null;
+  const at = (paths: readonly JsonPath[]) => paths.map((path) => valueAt(parsed, path));
+  const inHeaders = fields.callbackIdHeaders.map((name) => [headers[name]].flat()[0]);
   return {
     hint: {
-      documentId: first(fields.documentId, MAX_ID_LENGTH),
-      event: first(fields.event, MAX_EVENT_LENGTH),
-      callbackId: first(fields.callbackId, MAX_ID_LENGTH) ?? fromHeader(),
+      documentId: first(at(fields.documentId), MAX_ID_LENGTH),
+      event: first(at(fields.event), MAX_EVENT_LENGTH),
+      callbackId: first([...at(fields.callbackId), ...inHeaders], MAX_ID_LENGTH),
     },
     fingerprint: createHash('sha256').update(bytes).digest('base64url').slice(0, 22),
   };

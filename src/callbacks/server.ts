@@ -29,6 +29,11 @@ type CallbackReceiverLimits = Partial<Record<keyof typeof CALLBACK_RECEIVER_DEFA
 /** How often Node looks for requests past their timeout (its default, 30 s, let 15 s become 64 s). */
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 
+const CLIENT_ERRORS = new Map<string | undefined, [number, string]>([
+  ['ERR_HTTP_REQUEST_TIMEOUT', [408, 'timeout']],
+  ['HPE_HEADER_OVERFLOW', [431, 'header_too_large']],
+]);
+
 type CallbackServerOptions = {
   /** Default 127.0.0.1; default port 0, a free one (read it from `url`). */
   host?: string;
@@ -103,12 +108,7 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     // A malformed or timed-out request: answered like fastify's default, but counted instead of logged per request.
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
-      const [status, verdict] =
-        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? ([408, 'timeout'] as const)
-          : error.code === 'HPE_HEADER_OVERFLOW'
-            ? ([431, 'header_too_large'] as const)
-            : ([400, 'malformed_request'] as const);
+      const [status, verdict] = CLIENT_ERRORS.get(error.code) ?? [400, 'malformed_request'];
       counted(verdict, true, { code: clip(String(error.code ?? 'unknown')) });
       if (socket.writable)
         socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
