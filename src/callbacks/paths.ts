@@ -32,33 +32,21 @@ export function callbackPath(
 /** `rest`: the part after `/callbacks/`, without a query. */
 export function parseCallbackPath(rest: string): { workflowId: string; token: string } | undefined {
   const segments = rest.split('/');
-  if (segments.length === 2) {
-    const [encoded = '', token = ''] = segments;
-    let workflowId: string | undefined;
-    try {
-      workflowId = decodeURIComponent(encoded);
-    } catch {
-      return undefined;
-    }
-    return workflowId && token ? { workflowId, token } : undefined;
+  const token = segments[segments.length - 1];
+  let workflowId: string | undefined;
+  try {
+    if (segments.length === 2) workflowId = decodeURIComponent(segments[0]!);
+    else if (segments.length === 3 && segments[0] === COMPACT_MARKER) workflowId = decodeBase64url(segments[1]!);
+  } catch {
+    return undefined; // not percent-encoded UTF-8, or not UTF-8
   }
-  if (segments.length === 3 && segments[0] === COMPACT_MARKER) {
-    const [, encoded = '', token = ''] = segments;
-    const workflowId = decodeBase64url(encoded);
-    return workflowId && token ? { workflowId, token } : undefined;
-  }
-  return undefined;
+  return workflowId && token ? { workflowId, token } : undefined;
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Only the canonical encoding of valid UTF-8: Node's decoder is lenient, and one id must have one URL. */
+/** Only the canonical encoding of valid UTF-8 (else it throws): Node's decoder is lenient, and one id has one URL. */
 function decodeBase64url(segment: string): string | undefined {
   const bytes = Buffer.from(segment, 'base64url');
-  if (bytes.toString('base64url') !== segment) return undefined;
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
+  return bytes.toString('base64url') === segment ? strictUtf8.decode(bytes) : undefined;
 }

@@ -41,9 +41,8 @@ export class RateLimitGate {
     // A reset further than one window away can only follow a clock set back: believe one window from now.
     this.resetAtMs = Math.min(this.resetAtMs, now + MAX_RESET_MS);
     this.earliestResetMs = Math.min(this.earliestResetMs, this.resetAtMs);
-    if (this.remaining !== undefined && now < this.resetAtMs && this.remaining - this.inFlight <= 0) {
+    if (this.remaining !== undefined && now < this.resetAtMs && this.remaining - this.inFlight <= 0)
       return this.resetAtMs - now;
-    }
     if (this.perWindow !== undefined) {
       while (this.sent.length > 0 && this.sent[0]! <= now - WINDOW_MS) this.sent.shift();
       if (this.sent.length >= this.perWindow)
