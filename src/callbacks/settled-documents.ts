@@ -4,10 +4,7 @@ import { LRUCache } from 'lru-cache';
 const REMEMBERED_MS = 10 * 60_000;
 const MAX_REMEMBERED = 50_000;
 
-/**
- * Documents this process saw signed in the answer to their creation or resubmission, which the activity handed to the
- * workflow: their callbacks are acknowledged without a signal, saving the sale a workflow task.
- */
+/** Documents signed in an answer this process handed to the workflow: their callbacks save the sale a workflow task. */
 export class SettledDocuments {
   private readonly signed = new LRUCache<string, true>({ max: MAX_REMEMBERED, ttl: REMEMBERED_MS });
 

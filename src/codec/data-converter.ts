@@ -40,10 +40,7 @@ export type PayloadEncryption =
   | { encrypted: true; keyRing: PayloadKeyRing; codec: AesGcmPayloadCodec; dataConverter: DataConverter }
   | { encrypted: false; codec: PlaintextPayloadCodec; dataConverter: DataConverter };
 
-/**
- * Keys set: encrypted; no keys and `PAYLOAD_ENCRYPTION=off` (or `allowPlaintext`, unless
- * `PAYLOAD_ENCRYPTION=required`): plain text; else an error.
- */
+/** Encrypted when keys are set; plain only with `PAYLOAD_ENCRYPTION=off`, or `allowPlaintext` unless `=required`. */
 export function payloadEncryptionFromEnv(env: Env, options: { allowPlaintext?: boolean } = {}): PayloadEncryption {
   const modeText = env[PAYLOAD_KEY_ENV.encryption]?.trim().toLowerCase() || undefined;
   if (modeText !== undefined && modeText !== 'required' && modeText !== 'off')

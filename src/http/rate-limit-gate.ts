@@ -59,8 +59,7 @@ export class RateLimitGate {
     const now = this.now();
     const info = parseRateLimit(response.headers);
     const retryAfter = response.status === 429 ? parseRetryAfter(response.headers) : undefined;
-    // A 429's Retry-After may be bounded more loosely than a reset (an outage's 503 may ask for minutes), but it
-    // speaks of this window here, which ends within one window's length.
+    // Retry-After is bounded more loosely (for outages), but a 429's speaks of this window, which ends within 60 s.
     const asked = retryAfter ?? info.resetSeconds;
     const resetSeconds = asked === undefined ? undefined : Math.min(asked, SERVICE_DELAY_BOUNDS.rateLimitResetSeconds);
     const remaining = response.status === 429 ? 0 : info.remaining;
