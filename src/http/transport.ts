@@ -53,10 +53,6 @@ interface DelayClampLogger {
 }
 
 let fallbackLogger: DelayClampLogger | undefined;
-/** Made on the first clamp only; stderr, so a CLI whose stdout is its answer stays parseable. */
-function defaultLogger(): DelayClampLogger {
-  return (fallbackLogger ??= createLogger({ name: 'http', stderr: true }));
-}
 
 /** Must not throw; sees headers, so must not log them. */
 export interface HttpObserver {
@@ -227,17 +223,11 @@ export class HttpTransport {
   /** Once per answer, though the gate, the error and the metadata read the same headers afterwards. */
   private reportClamps(clamps: DelayClamp[], req: HttpRequest, status: number): void {
     if (clamps.length === 0) return;
-    const logger = this.options.logger ?? defaultLogger();
-    for (const clamp of clamps) {
+    // Made on the first clamp only; stderr, so a CLI whose stdout is its answer stays parseable.
+    const logger = this.options.logger ?? (fallbackLogger ??= createLogger({ name: 'http', stderr: true }));
+    for (const { askedSeconds: _asked, ...clamp } of clamps) {
       logger.warn(
-        {
-          service: this.service,
-          operation: req.operation,
-          status,
-          header: clamp.header,
-          sent: clamp.sent,
-          boundSeconds: clamp.boundSeconds,
-        },
+        { service: this.service, operation: req.operation, status, ...clamp },
         `the ${this.service} service asked for a wait beyond the bound; waiting ${clamp.boundSeconds} s at most`,
       );
     }
