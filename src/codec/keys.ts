@@ -118,10 +118,8 @@ function parseJsonKeys(text: string, source: string): FileKeys {
   }
   const list: unknown = Array.isArray(parsed) ? parsed : (parsed as { keys?: unknown } | null)?.keys;
   const encryptKeyId: unknown = Array.isArray(parsed) ? undefined : (parsed as { encryptKeyId?: unknown }).encryptKeyId;
-  if (!Array.isArray(list)) {
-    const expected = '[{"id": …, "key": …}] or {"keys": [...], "encryptKeyId"?: …}';
-    throw new PayloadKeyConfigError(`${source}: expected ${expected}`);
-  }
+  if (!Array.isArray(list))
+    throw new PayloadKeyConfigError(`${source}: expected [{"id": …, "key": …}] or {"keys": [...], "encryptKeyId"?: …}`);
   if (encryptKeyId !== undefined && typeof encryptKeyId !== 'string')
     throw new PayloadKeyConfigError(`${source}: encryptKeyId must be a string`);
   const keys = list.map((item: unknown, index) => {
