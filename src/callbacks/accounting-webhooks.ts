@@ -1,9 +1,5 @@
-/**
- * `POST /webhooks/accounting[/<application>]`: signed accounting webhooks (A14, A20) verified over their raw bytes,
- * de-duplicated by `webhook-id`, and signalled to the `sync-batch:<id>` workflow as a hint to poll now. The answers
- * are A23 (docs/contract-assumptions.md). Nothing says which application sent a delivery, so each application has
- * its own path, verified with its own secret only; the bare path uses the one secret of a single-key worker.
- */
+// Signed accounting webhooks (A14, A20, answers A23), signalled to the sync batch as a hint to poll now. Nothing says
+// which application sent a delivery, so each has its own path and secret; the bare path serves a single-key worker.
 import type { Client } from '@temporalio/client';
 import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { verifyWebhook, WebhookVerificationError, type WebhookFailureReason } from '../accounting/webhooks.js';
@@ -16,7 +12,7 @@ import { isObject, text } from './hint.js';
 
 const ACCOUNTING_WEBHOOK_PATH = '/webhooks/accounting';
 
-/** Where one accounting application's webhooks are received: the URL to set on its dashboard, after the public base. */
+/** The path to set on the application's dashboard, after the public base URL. */
 export function accountingWebhookPath(application: string): string {
   return `${ACCOUNTING_WEBHOOK_PATH}/${application}`;
 }
@@ -26,13 +22,11 @@ export interface AccountingWebhookSecret {
   secret: string;
 }
 
-/** As the tenants file names applications: a name that is also a plain path segment. */
 const APPLICATION_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const WEBHOOK_BODY_LIMIT = 64 * 1024;
 const TOLERANCE_SECONDS = 300;
-/** Identifiers longer than this are not ones the service issues; refused rather than put into history. */
+/** Longer identifiers are not ones the service issues; refused rather than put into history. */
 const MAX_ID_LENGTH = 256;
-/** Refusals are logged at most once per reason per this interval, with their count. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 type SyncBatchSignal = (syncBatchId: string, hint: SyncBatchWebhookHint) => Promise<SignalOutcome>;
@@ -41,14 +35,12 @@ export function syncBatchSignaller(client: Client): SyncBatchSignal {
   return (syncBatchId, hint) => signalRun(client, syncBatchWorkflowId(syncBatchId), syncBatchWebhookSignal, hint);
 }
 
-export interface AccountingWebhookRoutesOptions {
-  /** The `whsec_` secret of the bare path (ACCOUNTING_WEBHOOK_SECRET). Never logged. */
+interface AccountingWebhookRoutesOptions {
+  /** The bare path's secret (ACCOUNTING_WEBHOOK_SECRET). Secrets are never logged. */
   secret?: string;
-  /** One path per application, each verified with its own secret only. Never logged. */
   applications?: readonly AccountingWebhookSecret[];
   signal: SyncBatchSignal;
   logger?: CallbackLogger;
-  /** Told every answer's verdict (`accepted`, `duplicate`, …, or the error code), e.g. for a metric. */
   onVerdict?: (verdict: string) => void;
 }
 
@@ -87,9 +79,7 @@ function identifier(value: unknown): string | null {
 }
 
 /** The batch and change a payload names: `data.syncBatchId` (A20), or `syncBatchId` at the top level. */
-function readPayload(
-  payload: unknown,
-): { syncBatchId: string; billPaymentId: string | null; status: string | null } | undefined {
+function readPayload(payload: unknown) {
   if (!isObject(payload)) return undefined;
   const data = isObject(payload.data) ? payload.data : payload;
   const syncBatchId = identifier(data.syncBatchId) ?? identifier(payload.syncBatchId);
@@ -164,7 +154,6 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
   if (options.secret !== undefined) route(ACCOUNTING_WEBHOOK_PATH, () => options.secret);
   if (secrets.size > 0) route(`${ACCOUNTING_WEBHOOK_PATH}/:application`, (name) => secrets.get(name ?? ''));
 
-  /** One delivery, verified with `secret`; an `application`'s ids are kept apart from another's. */
   async function handle(request: FastifyRequest<{ Params: { application?: string } }>, secret: string | undefined) {
     const { headers, params } = request;
     const { application } = params;

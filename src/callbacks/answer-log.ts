@@ -1,8 +1,5 @@
-/**
- * What the receiver writes at info, whatever arrives: a summary per interval with the count of each answer, and
- * one warning the first time a refusal reason occurs in an interval, so a flood is a few lines a minute. Every
- * value logged is clipped, so no sender can make a line long; a callback URL's token never reaches a log.
- */
+// At info, whatever arrives, a flood is a few lines a minute: a summary of answers per interval and one warning per
+// refusal reason per interval. Every logged value is clipped, and a callback URL's token never reaches a log.
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
@@ -10,7 +7,7 @@ export type CallbackLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
 /** Longest string value the receiver logs: an attacker chooses workflow ids, URLs and body fields. */
 const MAX_LOGGED_CHARS = 120;
-/** Distinct answers counted per interval; the receiver has about a dozen, this bounds memory if that ever changes. */
+/** Distinct answers counted per interval: the receiver has about a dozen; this bounds memory. */
 const MAX_COUNTED_ANSWERS = 64;
 
 /** `value` cut to under `max` UTF-16 units (never half a surrogate pair), with the full length said when cut. */
@@ -21,7 +18,6 @@ export function clip(value: string, max = MAX_LOGGED_CHARS): string {
   return `${kept}… (${value.length} chars)`;
 }
 
-/** Each string value (one level deep) clipped; other values kept as they are. */
 export function clipped(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(fields).map(([name, value]) => [name, typeof value === 'string' ? clip(value) : value]),
@@ -33,7 +29,7 @@ export function redactCallbackPath(url: string): string {
   return url.replace(/(\/callbacks\/[^/?#]*)[/?#].*$/s, '$1/[redacted]');
 }
 
-/** Fastify's default request serializer, with the token removed from the URL and every text clipped. */
+/** Fastify's default request serializer, without the token and with every text clipped. */
 export function callbackRequestSerializer(request: FastifyRequest) {
   return {
     method: clip(request.method),
@@ -51,14 +47,12 @@ export class CallbackAnswerLog {
 
   constructor(private readonly options: { logger: CallbackLogger; intervalMs: number }) {}
 
-  /** The timer never keeps the process alive. */
   start(): void {
     if (this.timer !== undefined) return;
     this.timer = setInterval(() => this.flush(), this.options.intervalMs);
     this.timer.unref();
   }
 
-  /** Counts one answer; a refusal reason new in this interval is also warned about at once, with `context` clipped. */
   note(answer: string, refused: boolean, context: Record<string, unknown> = {}): void {
     if (this.counts.has(answer) || this.counts.size < MAX_COUNTED_ANSWERS)
       this.counts.set(answer, (this.counts.get(answer) ?? 0) + 1);

@@ -1,11 +1,6 @@
-/**
- * Keeps a flood of callbacks on one valid URL from growing the workflow's history (Temporal terminates an execution
- * at 51,200 events). A callback is only a hint (the workflow reads the document, and polls anyway), so dropping one
- * costs at most the polling interval. Admission is synchronous, so concurrent copies race on it: a delivery id or an
- * outcome (workflow, document, event; or the body's fingerprint when it names neither) already signalled is a
- * 'duplicate'; beyond a per-workflow token bucket, 'throttled'; a workflow known closed, 'closed'. Every table is
- * an LRU with a TTL, and entries are only added for signals sent (which the budget limits).
- */
+// Keeps a flood of callbacks on one valid URL from growing the workflow's history (Temporal terminates an execution
+// at 51,200 events). A callback is only a hint, so dropping one costs at most the polling interval. Admission is
+// synchronous, so concurrent copies race on it; entries are only added for signals sent, which the budget limits.
 import type { CallbackHint } from '../contracts/sale.js';
 
 export const CALLBACK_GUARD_DEFAULTS = {
@@ -99,7 +94,7 @@ export class CallbackFloodGuard {
     this.suppressed = new BoundedTtlMap(max, this.now);
   }
 
-  /** A 'signal' reserves its keys and one budget unit; `fingerprint` (of the body) stands for an unnamed outcome. */
+  /** `fingerprint` (of the body) stands for an outcome that names neither document nor event. */
   admit(workflowId: string, hint: CallbackHint, fingerprint = ''): Admission {
     if (this.closed.get(workflowId)) return this.suppress(workflowId, 'closed');
     const deliveryKey = hint.callbackId === null ? undefined : key(workflowId, 'delivery', hint.callbackId);
@@ -115,7 +110,7 @@ export class CallbackFloodGuard {
     return { verdict: 'signal', ticket: { workflowId, deliveryKey, outcomeKey } };
   }
 
-  /** The signal could not be sent: forget the reservation, so the service's redelivery is signalled. */
+  /** The signal could not be sent: the service's redelivery is signalled. */
   failed(ticket: AdmissionTicket): void {
     if (ticket.deliveryKey !== undefined) this.deliveries.delete(ticket.deliveryKey);
     this.outcomes.delete(ticket.outcomeKey);
@@ -154,7 +149,6 @@ export class CallbackFloodGuard {
   }
 }
 
-/** Unambiguous composite keys: JSON of the parts. */
 function key(...parts: string[]): string {
   return JSON.stringify(parts);
 }

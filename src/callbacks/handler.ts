@@ -1,9 +1,5 @@
-/**
- * The callback receiver without a web framework: verify the URL's token, read the hint from whatever body came,
- * let the flood guard decide, signal the workflow. A callback is only a hint (the workflow re-reads the document
- * and polls anyway), so duplicates and a flood beyond the budget get a 2xx without a signal: every signal costs
- * history events, and a sender that gets a 2xx stops redelivering.
- */
+// The callback receiver without a web framework. A callback is only a hint, so duplicates and a flood beyond the
+// budget get a 2xx without a signal: every signal costs history events, and a sender given a 2xx stops redelivering.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
 import type { CallbackHint } from '../contracts/sale.js';
@@ -17,7 +13,6 @@ import type { CallbackUrlMinter } from './tokens.js';
 export type SignalOutcome = 'signalled' | 'not_found';
 export type CallbackSignal = (workflowId: string, hint: CallbackHint) => Promise<SignalOutcome>;
 
-/** Signals the workflow's current run. */
 export async function signalRun<A>(
   client: Client,
   workflowId: string,
@@ -34,22 +29,19 @@ export async function signalRun<A>(
 }
 
 interface CallbackRequest {
-  /** The workflow id the URL names, decoded. */
   workflowId: string;
   /** Never logged. */
   token: string;
-  /** Anything: parsed JSON, text, raw bytes, or nothing. */
+  /** Parsed JSON, text, raw bytes, or nothing. */
   body: unknown;
   headers?: CallbackHeaders;
   minter: Pick<CallbackUrlMinter, 'check'>;
   signal: CallbackSignal;
-  /** One instance shared by every request of the receiver. */
   guard: CallbackFloodGuard;
   logger: CallbackLogger;
   bodyFields?: CallbackBodyFields;
   /** Counts every answer for the periodic summary; without it, refusals are logged at debug only. */
   answers?: CallbackAnswerLog;
-  /** Documents whose signed answer this process already handed to their workflow. */
   settled?: Pick<SettledDocuments, 'has'>;
 }
 

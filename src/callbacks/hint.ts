@@ -1,14 +1,9 @@
-/**
- * Reads the hint out of a result callback. What the project assumed of its body where the contract is silent (C45):
- * nothing depends on it, as the token names the execution and the workflow reads its document. Present and valid
- * fields sharpen de-duplication and show in logs (else null); CALLBACK_BODY_FIELDS=none reads none, for a service
- * whose bodies use these names otherwise.
- */
+// The hint in a result callback's body, as assumed where the contract is silent (C45). Nothing depends on it (the
+// token names the execution); valid fields only sharpen de-duplication and logs.
 import { createHash } from 'node:crypto';
 import type { CallbackHint } from '../contracts/sale.js';
 
-/** A path into a JSON body, e.g. `['data', 'sale', 'id']`. */
-export type JsonPath = readonly string[];
+type JsonPath = readonly string[];
 
 /** Paths to each field (the first that holds an identifier wins), and headers carrying the delivery id. */
 export interface CallbackBodyFields {
@@ -19,7 +14,7 @@ export interface CallbackBodyFields {
 }
 
 /** C45: `{id, event, createdAt, data: {sale}}`, `x-callback-id`; `data` being the document itself is read too. */
-export const ASSUMED_BODY_FIELDS: CallbackBodyFields = {
+const ASSUMED_BODY_FIELDS: CallbackBodyFields = {
   documentId: [
     ['data', 'sale', 'id'],
     ['data', 'id'],
@@ -31,20 +26,20 @@ export const ASSUMED_BODY_FIELDS: CallbackBodyFields = {
 
 export type CallbackBodyFieldSetting = 'assumed' | 'none';
 
-/** 'none': every callback is an anonymous hint, de-duplicated by its bytes and throttled per workflow. */
+/** 'none', for a service whose bodies use these names otherwise: callbacks are de-duplicated by their bytes only. */
 export function callbackBodyFields(setting: CallbackBodyFieldSetting = 'assumed'): CallbackBodyFields {
   return setting === 'none'
     ? { documentId: [], event: [], callbackId: [], callbackIdHeaders: [] }
     : ASSUMED_BODY_FIELDS;
 }
 
-/** Longer values are not identifiers the service issues; they are dropped rather than put into history. */
+/** Longer values are not identifiers the service issues: dropped rather than put into history. */
 const MAX_ID_LENGTH = 256;
 const MAX_EVENT_LENGTH = 100;
 
 export type CallbackHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-/** Whatever the body (parsed JSON, JSON text, other text, bytes, or nothing); `fingerprint` digests its bytes. */
+/** `fingerprint` digests the body's bytes. */
 export function readHint(
   body: unknown,
   headers: CallbackHeaders = {},
@@ -52,26 +47,15 @@ export function readHint(
 ): { hint: CallbackHint; fingerprint: string } {
   const bytes = bodyBytes(body);
   const parsed = parseJson(body, bytes);
-  const first = (paths: readonly JsonPath[], maxLength: number) => {
-    for (const path of paths) {
-      const value = text(valueAt(parsed, path), maxLength);
-      if (value !== null) return value;
-    }
-    return null;
-  };
-  const fromHeader = () => {
-    for (const name of fields.callbackIdHeaders) {
-      const header = headers[name];
-      const value = text(Array.isArray(header) ? header[0] : header, MAX_ID_LENGTH);
-      if (value !== null) return value;
-    }
-    return null;
-  };
+  const first = (values: unknown[], maxLength: number) =>
+    values.map((value) => text(value, maxLength)).find((value) => value !== null) ?? null;
+  const at = (paths: readonly JsonPath[]) => paths.map((path) => valueAt(parsed, path));
+  const inHeaders = fields.callbackIdHeaders.map((name) => [headers[name]].flat()[0]);
   return {
     hint: {
-      documentId: first(fields.documentId, MAX_ID_LENGTH),
-      event: first(fields.event, MAX_EVENT_LENGTH),
-      callbackId: first(fields.callbackId, MAX_ID_LENGTH) ?? fromHeader(),
+      documentId: first(at(fields.documentId), MAX_ID_LENGTH),
+      event: first(at(fields.event), MAX_EVENT_LENGTH),
+      callbackId: first([...at(fields.callbackId), ...inHeaders], MAX_ID_LENGTH),
     },
     fingerprint: createHash('sha256').update(bytes).digest('base64url').slice(0, 22),
   };

@@ -1,8 +1,6 @@
-/**
- * How a callback URL's path names the workflow (C48): `/callbacks/<id, percent-encoded>/<token>` whenever the whole
- * URL fits the service's limit, otherwise `/callbacks/b64/<id as base64url of its UTF-8>/<token>` (4/3 of the id's
- * bytes, where percent-encoding costs up to 3). The MAC covers the id itself, so both forms verify alike.
- */
+// A callback URL's path (C48): `/callbacks/<id, percent-encoded>/<token>` when the whole URL fits the service's limit,
+// else `/callbacks/b64/<id as base64url of its UTF-8>/<token>` (4/3 of the id's bytes, where percent-encoding costs
+// up to 3). The MAC covers the id itself, so both forms verify alike.
 import { CALLBACK_URL_MAX_LENGTH } from '../compliance/callback-url.js';
 
 export const CALLBACK_PATH_PREFIX = '/callbacks/';
@@ -20,7 +18,6 @@ export const PUBLIC_BASE_URL_MAX_LENGTH =
   1 -
   TOKEN_MAX_LENGTH;
 
-/** The path of a callback URL: percent-encoded when the whole URL fits `maxUrlLength`, otherwise the compact form. */
 export function callbackPath(
   baseUrlLength: number,
   workflowId: string,
@@ -32,36 +29,24 @@ export function callbackPath(
   return `${CALLBACK_PATH_PREFIX}${COMPACT_MARKER}/${Buffer.from(workflowId, 'utf8').toString('base64url')}/${token}`;
 }
 
-/** The workflow id and token of the part after `/callbacks/` (without a query); undefined for any other shape. */
+/** `rest`: the part after `/callbacks/`, without a query. */
 export function parseCallbackPath(rest: string): { workflowId: string; token: string } | undefined {
   const segments = rest.split('/');
-  if (segments.length === 2) {
-    const [encoded = '', token = ''] = segments;
-    let workflowId: string | undefined;
-    try {
-      workflowId = decodeURIComponent(encoded);
-    } catch {
-      return undefined;
-    }
-    return workflowId && token ? { workflowId, token } : undefined;
+  const token = segments[segments.length - 1];
+  let workflowId: string | undefined;
+  try {
+    if (segments.length === 2) workflowId = decodeURIComponent(segments[0]!);
+    else if (segments.length === 3 && segments[0] === COMPACT_MARKER) workflowId = decodeBase64url(segments[1]!);
+  } catch {
+    return undefined; // not percent-encoded UTF-8, or not UTF-8
   }
-  if (segments.length === 3 && segments[0] === COMPACT_MARKER) {
-    const [, encoded = '', token = ''] = segments;
-    const workflowId = decodeBase64url(encoded);
-    return workflowId && token ? { workflowId, token } : undefined;
-  }
-  return undefined;
+  return workflowId && token ? { workflowId, token } : undefined;
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Only the canonical encoding of valid UTF-8: Node's decoder is lenient, and one id must have one URL. */
+/** Only the canonical encoding of valid UTF-8 (else it throws): Node's decoder is lenient, and one id has one URL. */
 function decodeBase64url(segment: string): string | undefined {
   const bytes = Buffer.from(segment, 'base64url');
-  if (bytes.toString('base64url') !== segment) return undefined;
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
+  return bytes.toString('base64url') === segment ? strictUtf8.decode(bytes) : undefined;
 }

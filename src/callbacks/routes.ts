@@ -1,9 +1,6 @@
-/**
- * Fastify plugin for `POST /callbacks/<workflow id>/<token>` (either form of paths.ts). Bodies are taken as raw bytes
- * of any content type, or none, and only read after the token verified, so a forged callback costs no parsing. A
- * wildcard route rather than `:params`: the router refuses a parameter over `maxParamLength` (100 by default, a
- * host setting), and a workflow id can be 1,000 bytes, up to 3,000 characters percent-encoded.
- */
+// `POST /callbacks/<workflow id>/<token>`. Bodies are raw bytes of any content type, only read once the token
+// verified, so a forged callback costs no parsing. A wildcard route, as the router refuses a parameter over
+// `maxParamLength` (100 by default) and a workflow id can be 3,000 characters percent-encoded.
 import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { CallbackAnswerLog, callbackRequestSerializer, clip } from './answer-log.js';
 import type { CallbackBodyFields } from './hint.js';
@@ -18,12 +15,9 @@ export const CALLBACK_BODY_LIMIT = 64 * 1024;
 interface CallbackRoutesOptions {
   minter: Pick<CallbackUrlMinter, 'check'>;
   signal: CallbackSignal;
-  /** Default: one with the default limits, for this registration. */
   guard?: CallbackFloodGuard;
   bodyFields?: CallbackBodyFields;
-  /** Default: one for this registration, on the plugin's logger. */
   answers?: CallbackAnswerLog;
-  /** Told every answer's verdict (`accepted`, …, or the error code), e.g. for a metric. */
   onVerdict?: (verdict: string) => void;
   settled?: Pick<SettledDocuments, 'has'>;
 }
@@ -40,7 +34,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
     options.onVerdict?.(code);
   };
 
-  // Encapsulated: the host's own parsers are untouched outside this plugin.
+  // Encapsulated: the host's parsers are untouched outside this plugin.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) =>
     done(null, body),
@@ -82,7 +76,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
   });
 };
 
-/** The raw (still encoded) path after the route's own `/callbacks/`, whatever prefix the plugin is registered under. */
+/** The still encoded path after the route's `/callbacks/`, whatever prefix the plugin is registered under. */
 function pathAfterPrefix(request: FastifyRequest): string {
   const [path = ''] = request.url.split('?', 1);
   const route = request.routeOptions.url ?? CALLBACK_PATH_PREFIX;

@@ -1,9 +1,5 @@
-/**
- * The standalone callback receiver: the callback routes, `GET /health` and, with an accounting webhook secret, the
- * accounting webhooks; logs never carry a token. It holds what arrives: at most `maxConnections` connections, a
- * request must arrive whole within `requestTimeoutMs`, and at info there is only a summary per interval and one
- * warning per refusal reason per interval (answer-log.ts).
- */
+// The standalone receiver: callbacks, `GET /health` and the accounting webhooks. It holds whatever arrives: bounded
+// connections, a whole request within `requestTimeoutMs`, and at info only the summaries of answer-log.ts.
 import { createServer, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
@@ -30,32 +26,32 @@ const CALLBACK_RECEIVER_DEFAULTS = {
 
 type CallbackReceiverLimits = Partial<Record<keyof typeof CALLBACK_RECEIVER_DEFAULTS, number | undefined>>;
 
-/** How often Node looks for requests past their timeout (its default, 30 s, is what let 15 s become 64 s). */
+/** How often Node looks for requests past their timeout (its default, 30 s, let 15 s become 64 s). */
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 
+const CLIENT_ERRORS = new Map<string | undefined, [number, string]>([
+  ['ERR_HTTP_REQUEST_TIMEOUT', [408, 'timeout']],
+  ['HPE_HEADER_OVERFLOW', [431, 'header_too_large']],
+]);
+
 type CallbackServerOptions = {
-  /** Default 127.0.0.1; use 0.0.0.0 behind a proxy or in a container. */
+  /** Default 127.0.0.1; default port 0, a free one (read it from `url`). */
   host?: string;
-  /** Default 0 (a free port; read it from `url`). */
   port?: number;
   minter: Pick<CallbackUrlMinter, 'check'>;
   logger: Logger;
-  /** CALLBACK_MAX_CONNECTIONS, CALLBACK_REQUEST_TIMEOUT; each defaults to CALLBACK_RECEIVER_DEFAULTS. */
   limits?: CallbackReceiverLimits;
   bodyFields?: CallbackBodyFieldSetting;
-  /** Counts every answer as `etims_callbacks{verdict}`. */
   metrics?: MetricsRecorder;
-  /** Served at `POST /webhooks/accounting` when set. Never logged. */
+  /** Served at `POST /webhooks/accounting`, and each application at `/webhooks/accounting/<application>`. */
   accountingWebhookSecret?: string;
-  /** Served at `POST /webhooks/accounting/<application>`. Never logged. */
   accountingWebhookApplications?: readonly AccountingWebhookSecret[];
-  /** Documents this process's activities saw signed: their callbacks are acknowledged without a signal. */
   settled?: Pick<SettledDocuments, 'has'>;
   // `signal` instead of a client (tests) serves result callbacks only.
 } & ({ client: Client; signal?: undefined } | { signal: CallbackSignal; client?: undefined });
 
 export interface CallbackServer {
-  /** Where the server listens, e.g. `http://127.0.0.1:8085` (not necessarily the public base URL). */
+  /** Where the server listens (not necessarily the public base URL). */
   url: string;
   close(): Promise<void>;
 }
@@ -112,12 +108,7 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     // A malformed or timed-out request: answered like fastify's default, but counted instead of logged per request.
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
-      const [status, verdict] =
-        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? ([408, 'timeout'] as const)
-          : error.code === 'HPE_HEADER_OVERFLOW'
-            ? ([431, 'header_too_large'] as const)
-            : ([400, 'malformed_request'] as const);
+      const [status, verdict] = CLIENT_ERRORS.get(error.code) ?? [400, 'malformed_request'];
       counted(verdict, true, { code: clip(String(error.code ?? 'unknown')) });
       if (socket.writable)
         socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
@@ -143,20 +134,17 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     signal: options.signal ?? ((id, hint) => signalRun(client!, id, callbackReceivedSignal, hint)),
     answers,
     bodyFields: callbackBodyFields(options.bodyFields),
-    ...(onVerdict ? { onVerdict } : {}),
-    ...(options.settled ? { settled: options.settled } : {}),
+    onVerdict,
+    settled: options.settled,
   });
   const applications = options.accountingWebhookApplications ?? [];
   if ((options.accountingWebhookSecret || applications.length > 0) && client) {
     await app.register(accountingWebhookRoutes, {
       ...(options.accountingWebhookSecret ? { secret: options.accountingWebhookSecret } : {}),
-      ...(applications.length > 0 ? { applications } : {}),
+      applications,
       signal: syncBatchSignaller(client),
       // Counted in the summary; its refusals already have their own warning per reason per interval.
-      onVerdict: (verdict) => {
-        answers.note(`webhook_${verdict}`, false);
-        onVerdict?.(`webhook_${verdict}`);
-      },
+      onVerdict: (verdict) => counted(`webhook_${verdict}`, false),
     });
   }
   const host = options.host ?? '127.0.0.1';

@@ -1,10 +1,7 @@
-/**
- * Callback URLs: the service does not sign its callbacks (C46), so the URL is the credential. A token is
- * `<expiry, unix seconds in base 36>.<base64url HMAC-SHA256(k, expiry ":" workflowId)>`, k = HMAC-SHA256(secret,
- * "etims-callback-token:v2"); the expiry is inside the MAC. A minted URL must not change between attempts of one
- * request (a changed body under a repeated Idempotency-Key is a 422, C61), so the expiry is anchored on a time the
- * workflow fixes once for the request (else the activity's first scheduled time) and rounded up to a whole hour.
- */
+// The service does not sign its callbacks (C46), so the URL is the credential: a token is `<expiry, unix seconds in
+// base 36>.<base64url HMAC-SHA256(k, expiry ":" workflowId)>`, k = HMAC-SHA256(secret, "etims-callback-token:v2").
+// A minted URL must not change between attempts of one request (a changed body under a repeated Idempotency-Key is a
+// 422, C61), so the expiry is anchored on a time fixed once for the request and rounded up to a whole hour.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../config/worker.js';
@@ -14,7 +11,7 @@ const HOUR_MS = 3_600_000;
 
 const TOKEN = /^([0-9a-z]{1,11})\.([A-Za-z0-9_-]{43})$/;
 
-/** The message names the field and never repeats a secret. */
+/** Never repeats a secret. */
 export class CallbackConfigError extends Error {
   override readonly name = 'CallbackConfigError';
 
@@ -33,7 +30,7 @@ export class CallbackUrlMinter {
   // Methods rather than stored key strings keep the secret out of `JSON.stringify(minter)` and inspection.
   private readonly sign: (message: string) => Buffer;
 
-  /** `publicBaseUrl`: where the service reaches the receiver (a path prefix is kept); `secret`: never logged. */
+  /** `publicBaseUrl`: where the service reaches the receiver (a path prefix is kept). */
   constructor(options: { publicBaseUrl: string; secret: string; ttlMs?: number; now?: () => number }) {
     this.publicBaseUrl = normaliseBaseUrl(options.publicBaseUrl);
     const ttlMs = options.ttlMs ?? DEFAULT_CALLBACK_TOKEN_TTL_MS;
@@ -61,16 +58,13 @@ export class CallbackUrlMinter {
     return `${expiryText}.${this.mac(expiryText, workflowId)}`;
   }
 
-  /**
-   * `${publicBaseUrl}/callbacks/${workflowId}/${token}`, or the compact form of paths.ts when that is too long; valid
-   * for the TTL from `anchorMs` (when absent: the activity's first scheduled time, or now).
-   */
+  /** Valid for the TTL from `anchorMs` (when absent: the activity's first scheduled time, or now). */
   mint(workflowId: string, anchorMs?: number): string {
     const token = this.token(workflowId, undefined, anchorMs);
     return `${this.publicBaseUrl}${callbackPath(this.publicBaseUrl.length, workflowId, token)}`;
   }
 
-  /** The MAC is checked first: only an authentic token is ever told apart as 'expired'. */
+  /** The MAC is checked first: only an authentic token is ever told 'expired'. */
   check(workflowId: string, token: string): 'valid' | 'expired' | 'invalid' {
     if (typeof workflowId !== 'string' || workflowId === '' || typeof token !== 'string') return 'invalid';
     const parts = TOKEN.exec(token);
@@ -95,7 +89,7 @@ export class CallbackUrlMinter {
   }
 }
 
-/** Inside an activity: the time its first attempt was scheduled (the same on every retry). */
+/** The same on every retry of an activity. */
 function mintAnchorMs(): number | undefined {
   try {
     const scheduled = Context.current().info.scheduledTimestampMs;

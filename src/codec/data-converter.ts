@@ -6,7 +6,7 @@ import { AesGcmPayloadCodec, isEncryptedPayload, PayloadDecryptionError, payload
 import { loadKeyRing, PAYLOAD_KEY_ENV, PayloadKeyConfigError, type PayloadKeyRing, requireKeyRing } from './keys.js';
 import type { Env } from '../config/env.js';
 
-/** The failure converter module, which moves failure messages and stack traces into an encrypted payload. */
+/** The module that moves failure messages and stack traces into an encrypted payload. */
 export function failureConverterPath(): string {
   const path = fileURLToPath(new URL('./failure-converter.cjs', import.meta.url));
   if (!existsSync(path))
@@ -14,7 +14,6 @@ export function failureConverterPath(): string {
   return path;
 }
 
-/** Also encrypts failure messages and stack traces. */
 export function createDataConverter(keyRing: PayloadKeyRing): DataConverter {
   return { payloadCodecs: [new AesGcmPayloadCodec(keyRing)], failureConverterPath: failureConverterPath() };
 }
@@ -41,10 +40,7 @@ export type PayloadEncryption =
   | { encrypted: true; keyRing: PayloadKeyRing; codec: AesGcmPayloadCodec; dataConverter: DataConverter }
   | { encrypted: false; codec: PlaintextPayloadCodec; dataConverter: DataConverter };
 
-/**
- * Keys set: encrypted; no keys and `PAYLOAD_ENCRYPTION=off` (or `allowPlaintext`, unless
- * `PAYLOAD_ENCRYPTION=required`): plain text; else an error.
- */
+/** Encrypted when keys are set; plain only with `PAYLOAD_ENCRYPTION=off`, or `allowPlaintext` unless `=required`. */
 export function payloadEncryptionFromEnv(env: Env, options: { allowPlaintext?: boolean } = {}): PayloadEncryption {
   const modeText = env[PAYLOAD_KEY_ENV.encryption]?.trim().toLowerCase() || undefined;
   if (modeText !== undefined && modeText !== 'required' && modeText !== 'off')

@@ -5,9 +5,9 @@ import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { ConfigError, type Env } from '../config/env.js';
 
-export const PAYLOAD_KEY_BYTES = 32;
+const PAYLOAD_KEY_BYTES = 32;
 /** Key ids are written into every payload's metadata, so they stay short and plain. */
-export const PAYLOAD_KEY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const PAYLOAD_KEY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export const PAYLOAD_KEY_ENV = {
   keys: 'PAYLOAD_KEYS',
@@ -20,7 +20,7 @@ export class PayloadKeyConfigError extends ConfigError {
   override readonly name = 'PayloadKeyConfigError';
 }
 
-export interface PayloadKeyInput {
+interface PayloadKeyInput {
   id: string;
   key: Uint8Array;
 }
@@ -59,7 +59,6 @@ export class PayloadKeyRing {
     return [...this.#keys.keys()];
   }
 
-  /** Do not log the result. */
   key(id: string): KeyObject | undefined {
     return this.#keys.get(id);
   }
@@ -80,7 +79,7 @@ function read(env: Env, name: string): string | undefined {
 
 const BASE64 = /^(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+)$/;
 
-/** One key from its text form; `where` says where it came from ("PAYLOAD_KEYS entry 2"), never what it is. */
+/** `where` says where the key came from ("PAYLOAD_KEYS entry 2"), never what it is. */
 function decodeKey(where: string, id: string, text: string): PayloadKeyInput {
   if (!PAYLOAD_KEY_ID_PATTERN.test(id)) {
     // The id is not printed: a malformed entry may have the key where the id should be.
@@ -119,10 +118,8 @@ function parseJsonKeys(text: string, source: string): FileKeys {
   }
   const list: unknown = Array.isArray(parsed) ? parsed : (parsed as { keys?: unknown } | null)?.keys;
   const encryptKeyId: unknown = Array.isArray(parsed) ? undefined : (parsed as { encryptKeyId?: unknown }).encryptKeyId;
-  if (!Array.isArray(list)) {
-    const expected = '[{"id": …, "key": …}] or {"keys": [...], "encryptKeyId"?: …}';
-    throw new PayloadKeyConfigError(`${source}: expected ${expected}`);
-  }
+  if (!Array.isArray(list))
+    throw new PayloadKeyConfigError(`${source}: expected [{"id": …, "key": …}] or {"keys": [...], "encryptKeyId"?: …}`);
   if (encryptKeyId !== undefined && typeof encryptKeyId !== 'string')
     throw new PayloadKeyConfigError(`${source}: encryptKeyId must be a string`);
   const keys = list.map((item: unknown, index) => {
@@ -149,7 +146,6 @@ function readKeysFile(path: string): FileKeys {
   return { keys: parseKeyList(trimmed, source), encryptKeyId: undefined };
 }
 
-/** Undefined when neither `PAYLOAD_KEYS` nor `PAYLOAD_KEYS_FILE` is set. */
 export function loadKeyRing(env: Env): PayloadKeyRing | undefined {
   const file = read(env, PAYLOAD_KEY_ENV.keysFile);
   const list = read(env, PAYLOAD_KEY_ENV.keys);

@@ -30,14 +30,13 @@ interface CodecServerOptions {
   corsOrigins?: readonly string[];
   authToken?: string | undefined;
   bodyLimit?: number;
-  /** Default 127.0.0.1: the codec server decrypts for whoever reaches it, so expose it deliberately. */
+  /** Default 127.0.0.1 and a free port: it decrypts for whoever reaches it, so expose it deliberately. */
   host?: string;
-  /** Default 0: a free port, read from `url`. */
   port?: number;
 }
 
 export interface CodecServer {
-  /** The value for `--ui-codec-endpoint` / `--codec-endpoint`, e.g. `http://127.0.0.1:8234`. */
+  /** The value for `--ui-codec-endpoint` / `--codec-endpoint`. */
   url: string;
   /** E.g. the UI's, once its port is known. */
   allowOrigin(origin: string): void;
@@ -68,8 +67,7 @@ function toJson(payload: Payload): { metadata: Record<string, string>; data: str
   return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') };
 }
 
-/** Exact origins: no paths, no wildcard. */
-export function normaliseOrigins(origins: readonly string[], source = 'corsOrigins'): string[] {
+function normaliseOrigins(origins: readonly string[], source = 'corsOrigins'): string[] {
   return origins.map((raw) => {
     const text = raw.trim();
     let url: URL;
@@ -115,7 +113,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   const loggerInstance: FastifyBaseLogger = options.logger.child({ component: 'codec-server' });
   const app = Fastify({
     loggerInstance,
-    // One line per request from the onResponse hook below (with namespace and payload count) instead of two.
+    // One line per request, from the onResponse hook below, instead of two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? DEFAULT_CODEC_BODY_LIMIT,
     requestTimeout: 30_000,
@@ -184,9 +182,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
 
   app.get('/health', async () => ({ status: 'ok' }));
 
-  // The Temporal UI cannot send a static token, but with TEMPORAL_CODEC_INCLUDE_CREDENTIALS it sends what the
-  // browser holds for this origin: opening this page once asks for the token (as the password) and the browser
-  // then presents it with every /decode of the UI.
+  // The UI cannot send a static token, but with TEMPORAL_CODEC_INCLUDE_CREDENTIALS it sends the browser's credentials
+  // for this origin: this page asks for the token once (as the password), and the browser presents it from then on.
   app.get('/sign-in', async (request, reply) => {
     if (expected === undefined) return reply.type('text/plain').send('this codec server needs no token\n');
     if (!tokenMatches(request.headers.authorization))
@@ -227,14 +224,13 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   };
 }
 
-const NO_TOKEN_BEYOND_LOOPBACK =
-  'the codec server decrypts for whoever reaches it, so beyond loopback it needs a token: ' +
-  `set CODEC_AUTH_TOKEN (or CODEC_AUTH_TOKEN_FILE) to a secret of at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters ` +
-  '(openssl rand -base64 32), or listen on 127.0.0.1';
-
 function assertTokenBeyondLoopback(host: string, authToken: string | undefined, hostSetting: string): void {
   if ((authToken !== undefined && authToken !== '') || isLoopbackHost(host)) return;
-  throw new ConfigError(`${hostSetting} is ${host}: ${NO_TOKEN_BEYOND_LOOPBACK}`);
+  throw new ConfigError(
+    `${hostSetting} is ${host}: the codec server decrypts for whoever reaches it, so beyond loopback it needs a ` +
+      `token: set CODEC_AUTH_TOKEN (or CODEC_AUTH_TOKEN_FILE) to a secret of at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} ` +
+      'characters (openssl rand -base64 32), or listen on 127.0.0.1',
+  );
 }
 
 /** Errors name the variable, never the token. */

@@ -14,7 +14,7 @@ export function normaliseHost(hostname: string): string {
     .replace(/\.$/, '');
 }
 
-/** Addresses only this machine can reach: 127.0.0.0/8, ::1 (in any spelling), `localhost` and its subdomains. */
+/** 127.0.0.0/8, ::1 (in any spelling), `localhost` and its subdomains. */
 export function isLoopbackHost(hostname: string): boolean {
   const host = normaliseHost(hostname);
   const version = isIP(host);
@@ -23,9 +23,8 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * A service's base URL, refused unless its key travels encrypted: `https`, or plain `http` to a loopback host (the
- * request never leaves the machine) or to a host the operator named in ALLOW_INSECURE_HTTP (`insecureHosts`), whose
- * network is private, as the sandbox's in a compose stack. The message names the host, never the whole URL.
+ * Refused unless the key travels encrypted: `https`, or `http` to loopback or to a host named in ALLOW_INSECURE_HTTP
+ * (`insecureHosts`, a private network like a compose stack's). The message names the host, never the whole URL.
  */
 export function assertSecureBaseUrl(service: string, baseUrl: string, insecureHosts: readonly string[] = []): void {
   let url: URL;

@@ -1,9 +1,8 @@
 import type { RateLimitInfo } from './rate-limit.js';
 
 /**
- * Whether repeating a failed call can do harm: `safe` (it provably had no effect, or repeating cannot duplicate
- * anything: reads, writes with an idempotency key), `ambiguous` (the write may have happened: repeating could file
- * a second document), `final` (the service refused it; repeating gives the same answer).
+ * `safe`: it had no effect, or repeating cannot duplicate anything; `ambiguous`: the write may have happened, so
+ * repeating could file a second document; `final`: the service refused it and would again.
  */
 type RetryDisposition = 'safe' | 'ambiguous' | 'final';
 
@@ -18,7 +17,7 @@ export interface ApiErrorInit {
   status?: number;
   code: string;
   message: string;
-  /** Extra fields the service put next to `code` and `message` (`sale`, `item`, `errors`, ...). */
+  /** What the service put next to `code` and `message` (`sale`, `item`, `errors`, ...). */
   details?: Record<string, unknown>;
   retryAfterSeconds?: number;
   rateLimit?: RateLimitInfo;
@@ -49,7 +48,7 @@ export class ApiError extends Error {
     Object.assign(this, init, { details });
   }
 
-  /** A plain, secret-free object for logs and Temporal failure details (the cause stays out). */
+  /** Secret-free, for logs and Temporal failure details (the cause stays out). */
   toJSON() {
     return { ...this, message: this.message };
   }
@@ -63,7 +62,7 @@ export class RequestValidationError extends Error {
 
   constructor(
     readonly operation: string,
-    /** Path of the first wrong field, e.g. `lines[0].quantity` or `Idempotency-Key`. */
+    /** The first wrong field, e.g. `lines[0].quantity` or `Idempotency-Key`. */
     readonly field: string,
     readonly reason: string,
   ) {
@@ -71,7 +70,6 @@ export class RequestValidationError extends Error {
   }
 }
 
-/** A successful response whose body lacks a required field or has the wrong shape. */
 export class ResponseValidationError extends Error {
   override readonly name = 'ResponseValidationError';
 
@@ -91,7 +89,6 @@ export class ResponseValidationError extends Error {
   }
 }
 
-/** How a completed HTTP exchange is treated; `idempotent`: replaying it cannot duplicate its effect. */
 export function classifyStatus(status: number, idempotent: boolean): RetryDisposition {
   if (status === 429 || status === 408) return 'safe';
   if (status >= 500) return idempotent ? 'safe' : 'ambiguous';

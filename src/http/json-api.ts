@@ -13,7 +13,6 @@ function responseMeta(res: HttpResponse) {
   return {
     status: res.status,
     rateLimit: parseRateLimit(res.headers),
-    // The service answered a repeated idempotent request with the original result.
     idempotentReplayed: (res.headers['idempotent-replayed'] ?? '').toLowerCase() === 'true',
     headers: res.headers,
   };
@@ -61,7 +60,7 @@ function readErrorBody(
   };
 }
 
-/** Sends a request and parses a 2xx JSON body with `schema`; anything else becomes an `ApiError`. */
+/** A 2xx JSON body parsed with `schema`; anything else is an `ApiError`. */
 export async function callJson<S extends z.ZodType>(
   transport: HttpTransport,
   req: HttpRequest,

@@ -1,33 +1,25 @@
-/**
- * The service's own account of the rate budget, from the `X-RateLimit-*` headers of every answer: it counts every
- * request of the application, from every client, so once it says the window is spent requests wait for the reset.
- */
+// The service's `X-RateLimit-*` headers count every request of the application, from every client: once they say
+// the window is spent, requests wait for the reset.
 import { SERVICE_DELAY_BOUNDS, parseRateLimit, parseRetryAfter } from './rate-limit.js';
 
-/** A spent window resets within one window's length: the gate never holds requests back for longer. */
 const MAX_RESET_MS = SERVICE_DELAY_BOUNDS.rateLimitResetSeconds * 1000;
-/** The contract's window: whichever way the service counts it, no 60 s hold more than the limit. */
 const WINDOW_MS = 60_000;
 
 export class RateLimitGate {
-  /** Requests the service said were left; unknown until an answer tells. */
   private remaining: number | undefined;
   /** When the window resets, at the latest and at the earliest (epoch ms). */
   private resetAtMs = 0;
   private earliestResetMs = 0;
   /** Sent and not answered yet: the service counts them, its last answer did not. */
   private inFlight = 0;
-  /** When this process sent each of its requests of the last window, oldest first. */
+  /** When this process sent its requests of the last window, oldest first. */
   private readonly sent: number[] = [];
   private perWindow: number | undefined;
 
   readonly holdUpToMs: number;
   private readonly now: () => number;
 
-  /**
-   * `holdUpToMs`: a request finding the window spent waits for a reset at most this far away (default 0: never);
-   * no reset is ever further than one window, so a longer hold is taken as that.
-   */
+  /** `holdUpToMs`: a request finding the window spent waits for a reset at most this far away (default 0: never). */
   constructor(options: { holdUpToMs?: number; perMinute?: number; now?: () => number } = {}) {
     const hold = options.holdUpToMs ?? 0;
     this.holdUpToMs = Number.isNaN(hold) ? 0 : Math.min(MAX_RESET_MS, Math.max(0, hold));
@@ -36,8 +28,8 @@ export class RateLimitGate {
   }
 
   /**
-   * At most this many requests of this process in any 60 s (undefined: no count of its own): the service may count
-   * a sliding window, where its fixed-window headers would let a burst at a window's edge through twice.
+   * At most this many requests of this process in any 60 s: the service may count a sliding window, where its
+   * fixed-window headers would let a burst at a window's edge through twice.
    */
   limitTo(perMinute: number | undefined): void {
     this.perWindow = perMinute !== undefined && perMinute > 0 ? Math.floor(perMinute) : undefined;
@@ -49,9 +41,8 @@ export class RateLimitGate {
     // A reset further than one window away can only follow a clock set back: believe one window from now.
     this.resetAtMs = Math.min(this.resetAtMs, now + MAX_RESET_MS);
     this.earliestResetMs = Math.min(this.earliestResetMs, this.resetAtMs);
-    if (this.remaining !== undefined && now < this.resetAtMs && this.remaining - this.inFlight <= 0) {
+    if (this.remaining !== undefined && now < this.resetAtMs && this.remaining - this.inFlight <= 0)
       return this.resetAtMs - now;
-    }
     if (this.perWindow !== undefined) {
       while (this.sent.length > 0 && this.sent[0]! <= now - WINDOW_MS) this.sent.shift();
       if (this.sent.length >= this.perWindow)
@@ -68,8 +59,7 @@ export class RateLimitGate {
     const now = this.now();
     const info = parseRateLimit(response.headers);
     const retryAfter = response.status === 429 ? parseRetryAfter(response.headers) : undefined;
-    // A 429's Retry-After may be bounded more loosely than a reset (an outage's 503 may ask for minutes), but it
-    // speaks of this window here, which ends within one window's length.
+    // Retry-After is bounded more loosely (for outages), but a 429's speaks of this window, which ends within 60 s.
     const asked = retryAfter ?? info.resetSeconds;
     const resetSeconds = asked === undefined ? undefined : Math.min(asked, SERVICE_DELAY_BOUNDS.rateLimitResetSeconds);
     const remaining = response.status === 429 ? 0 : info.remaining;
@@ -95,7 +85,6 @@ export class RateLimitGate {
     }
   }
 
-  /** What the gate believes now, for metrics and tests. */
   snapshot(): { remaining: number | undefined; resetAtMs: number; inFlight: number } {
     return { remaining: this.remaining, resetAtMs: this.resetAtMs, inFlight: this.inFlight };
   }

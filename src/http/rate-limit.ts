@@ -6,23 +6,22 @@ export interface RateLimitInfo {
 }
 
 /**
- * The longest waits a service is believed when it names one. Without them one answer saying `Retry-After: 99999999`
- * would stop an application's calls until the process restarts. The single place to change them (see
- * docs/contract-assumptions.md, "Bounded waits").
+ * The longest waits a service is believed when it names one, else one `Retry-After: 99999999` would stop an
+ * application's calls until a restart (docs/contract-assumptions.md, "Bounded waits").
  */
 export const SERVICE_DELAY_BOUNDS = {
   /** A 503 during an outage may fairly ask for a few minutes; longer is taken as this and asked again then. */
   retryAfterSeconds: 300,
-  /** The contract's windows last one minute, so a reset is never further away than that. */
+  /** The contract's windows last one minute. */
   rateLimitResetSeconds: 60,
 } as const;
 
 /** A header whose wait was beyond its bound and was taken as the bound. */
 export interface DelayClamp {
   header: 'retry-after' | 'x-ratelimit-reset';
-  /** The value as sent (shortened): neither header can carry a secret. */
+  /** Shortened; neither header can carry a secret. */
   sent: string;
-  /** What the service asked for, in seconds (Infinity when it does not fit a number). */
+  /** Infinity when it does not fit a number. */
   askedSeconds: number;
   boundSeconds: number;
 }
@@ -30,7 +29,7 @@ export interface DelayClamp {
 type HeaderBag = Record<string, string | string[] | undefined>;
 
 function header(headers: HeaderBag, name: string): string | undefined {
-  const value = headers[name.toLowerCase()];
+  const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
@@ -39,16 +38,13 @@ function nonNegativeInteger(raw: string | undefined): number | undefined {
   return Number.parseInt(raw, 10);
 }
 
-const HEADERS = { limit: 'x-ratelimit-limit', remaining: 'x-ratelimit-remaining', resetSeconds: 'x-ratelimit-reset' };
-
-/** The reset as sent, unbounded. */
 function rawResetSeconds(headers: HeaderBag): number | undefined {
-  return nonNegativeInteger(header(headers, HEADERS.resetSeconds));
+  return nonNegativeInteger(header(headers, 'x-ratelimit-reset'));
 }
 
 const HTTP_DATE_START = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /i;
 
-/** `Retry-After` as sent, unbounded: integer seconds, or an HTTP-date (RFC 9110). */
+/** Integer seconds, or an HTTP-date (RFC 9110); unbounded. */
 function rawRetryAfterSeconds(headers: HeaderBag, now: Date): number | undefined {
   const raw = header(headers, 'retry-after')?.trim();
   if (!raw) return undefined;
@@ -61,14 +57,11 @@ function rawRetryAfterSeconds(headers: HeaderBag, now: Date): number | undefined
   return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
 }
 
-/**
- * Reads the three `X-RateLimit-*` headers; malformed values are ignored, as clients must. A reset beyond
- * `SERVICE_DELAY_BOUNDS.rateLimitResetSeconds` is taken as that bound.
- */
+/** Malformed values are ignored, as clients must; a reset beyond its bound is taken as the bound. */
 export function parseRateLimit(headers: HeaderBag): RateLimitInfo {
   const info: RateLimitInfo = {};
-  const limit = nonNegativeInteger(header(headers, HEADERS.limit));
-  const remaining = nonNegativeInteger(header(headers, HEADERS.remaining));
+  const limit = nonNegativeInteger(header(headers, 'x-ratelimit-limit'));
+  const remaining = nonNegativeInteger(header(headers, 'x-ratelimit-remaining'));
   const reset = rawResetSeconds(headers);
   if (limit !== undefined) info.limit = limit;
   if (remaining !== undefined) info.remaining = remaining;
@@ -76,16 +69,13 @@ export function parseRateLimit(headers: HeaderBag): RateLimitInfo {
   return info;
 }
 
-/**
- * `Retry-After` in seconds: the document promises integer seconds; an HTTP-date (RFC 9110) is honoured too. A wait
- * beyond `SERVICE_DELAY_BOUNDS.retryAfterSeconds` is taken as that bound.
- */
+/** The contract promises integer seconds; an HTTP-date is honoured too. A wait beyond its bound is the bound. */
 export function parseRetryAfter(headers: HeaderBag, now: Date = new Date()): number | undefined {
   const seconds = rawRetryAfterSeconds(headers, now);
   return seconds === undefined ? undefined : Math.min(seconds, SERVICE_DELAY_BOUNDS.retryAfterSeconds);
 }
 
-/** Longest part of a sent value kept for a log line: a header may be kilobytes of digits. */
+/** A header may be kilobytes of digits. */
 const MAX_SENT_CHARS = 64;
 
 /** The headers of an answer whose waits `parseRetryAfter` and `parseRateLimit` cut down, for the caller to log once. */

@@ -11,16 +11,15 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | undefined | null;
 
 export interface HttpRequest {
-  /** Name of the API operation, for errors and logs. */
   operation: string;
   method: HttpMethod;
   /** Below the base URL, starting with `/`. */
   path: string;
   query?: Record<string, QueryValue>;
   headers?: Record<string, string>;
-  /** The exact bytes to send. Serialised once by the caller so signatures cover what is sent. */
+  /** Serialised once by the caller so signatures cover what is sent. */
   body?: string;
-  /** Replaying this request cannot duplicate its effect (a read, or a write with an idempotency key). */
+  /** A read, or a write with an idempotency key. */
   idempotent: boolean;
   signal?: AbortSignal;
   timeoutMs?: number;
@@ -30,40 +29,32 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
-  /** Path and query as sent. */
   target: string;
 }
 
 export interface HttpTransportOptions {
   service: ServiceName;
-  /** `https`, or `http` to a loopback host or one of `insecureHttpHosts` (base-url.ts). */
   baseUrl: string;
   insecureHttpHosts?: readonly string[];
   /** Whole-call timeout in ms (default 30 s). */
   timeoutMs?: number;
   connectTimeoutMs?: number;
   userAgent?: string;
-  /** Told of every request as it goes out and of every answer, whatever its status (metrics). */
   observer?: HttpObserver;
   rateLimitGate?: RateLimitGate;
-  /** Largest successful answer read (default 8 MiB); an error answer is read up to 1 MiB at most. */
+  /** Largest successful answer read; an error answer is read up to 1 MiB at most. */
   maxResponseBytes?: number;
-  /** Told when the service asks for a wait beyond its bound (default: a logger of its own, on stderr). */
+  /** Told when the service asks for a wait beyond its bound. */
   logger?: DelayClampLogger;
 }
 
-/** The part of a pino logger the transport uses. */
-export interface DelayClampLogger {
+interface DelayClampLogger {
   warn(fields: Record<string, unknown>, message: string): void;
 }
 
 let fallbackLogger: DelayClampLogger | undefined;
-/** Made on the first clamp only; stderr, so a CLI whose stdout is its answer stays parseable. */
-function defaultLogger(): DelayClampLogger {
-  return (fallbackLogger ??= createLogger({ name: 'http', stderr: true }));
-}
 
-/** Watches a transport's traffic; it must not throw, and sees headers, so it must not log them. */
+/** Must not throw; sees headers, so must not log them. */
 export interface HttpObserver {
   requestSent?(request: HttpRequest): void;
   responseReceived?(response: HttpResponse, request: HttpRequest): void;
@@ -74,10 +65,10 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** An error body only carries a code, a message and the document it concerns. */
 const MAX_ERROR_RESPONSE_BYTES = 1024 * 1024;
 
-/** Code of the 429 the transport answers itself while the service's rate-limit window is spent. */
+/** The 429 the transport answers itself while the service's rate-limit window is spent. */
 export const RATE_BUDGET_SPENT = 'rate_budget_spent';
 
-/** Codes undici and Node use when a request never reached the peer. */
+/** Codes of a request that never reached the peer. */
 const NOT_SENT_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -103,7 +94,7 @@ function errorCodes(err: unknown): string[] {
   return codes;
 }
 
-/** Both clients' HTTP transport. Statuses are returned, not thrown; transport failures are ApiErrors. */
+/** Statuses are returned, not thrown; transport failures are ApiErrors. */
 export class HttpTransport {
   readonly service: ServiceName;
   private readonly base: URL;
@@ -123,7 +114,7 @@ export class HttpTransport {
     });
   }
 
-  /** Path (with the base URL's own prefix) and query exactly as they go on the wire. */
+  /** Path (with the base URL's prefix) and query as they go on the wire. */
   target(path: string, query?: Record<string, QueryValue>): string {
     const prefix = this.base.pathname.replace(/\/+$/, '');
     const search = new URLSearchParams();
@@ -208,10 +199,7 @@ export class HttpTransport {
     }
   }
 
-  /**
-   * Waits for the service's rate-limit window to reset when it is spent and the reset is near; a farther one is
-   * answered here with a 429, as the service would answer, without spending a request of the window on it.
-   */
+  /** A spent window whose reset is farther than the hold is answered here with a 429, without spending a request. */
   private async passGate(gate: RateLimitGate, req: HttpRequest, cancelled: () => ApiError): Promise<void> {
     for (let waitMs = gate.admit(); waitMs !== undefined; waitMs = gate.admit()) {
       if (waitMs > gate.holdUpToMs) {
@@ -232,20 +220,14 @@ export class HttpTransport {
     }
   }
 
-  /** Once per answer, whichever of the gate, the error and the metadata read the same headers afterwards. */
+  /** Once per answer, though the gate, the error and the metadata read the same headers afterwards. */
   private reportClamps(clamps: DelayClamp[], req: HttpRequest, status: number): void {
     if (clamps.length === 0) return;
-    const logger = this.options.logger ?? defaultLogger();
-    for (const clamp of clamps) {
+    // Made on the first clamp only; stderr, so a CLI whose stdout is its answer stays parseable.
+    const logger = this.options.logger ?? (fallbackLogger ??= createLogger({ name: 'http', stderr: true }));
+    for (const { askedSeconds: _asked, ...clamp } of clamps) {
       logger.warn(
-        {
-          service: this.service,
-          operation: req.operation,
-          status,
-          header: clamp.header,
-          sent: clamp.sent,
-          boundSeconds: clamp.boundSeconds,
-        },
+        { service: this.service, operation: req.operation, status, ...clamp },
         `the ${this.service} service asked for a wait beyond the bound; waiting ${clamp.boundSeconds} s at most`,
       );
     }
@@ -256,7 +238,6 @@ export class HttpTransport {
   }
 }
 
-/** An ApiError about `req`. */
 export function requestError(
   service: ServiceName,
   req: HttpRequest,

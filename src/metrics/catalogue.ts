@@ -6,13 +6,8 @@ import type { OutageSide } from '../contracts/outage-watch.js';
 
 export const OTHER = 'other';
 
-/** A `business_id` label takes the businesses its process serves; each process's series start at zero for those. */
 export type BusinessProcess = 'purchases' | 'reconciliation';
 
-export const businessesOf = (process: BusinessProcess) => ({ businessesOf: process }) as const;
-
-/** An `application` label takes the applications the worker serves, by the tenants file's names. */
-export const APPLICATIONS_SERVED = { applicationsServed: true } as const;
 /** Applications with a series of their own, at most: a file of more shares `other` beyond it. */
 export const APPLICATION_LABELS_MAX = 2_000;
 
@@ -70,7 +65,11 @@ const FINDING_KINDS = (
 
 export const SERVICES = ['compliance', 'accounting'] as const;
 
-type LabelSet = readonly string[] | ReturnType<typeof businessesOf> | typeof APPLICATIONS_SERVED;
+/**
+ * Fixed values; or a `business_id` taking the businesses its process serves, or an `application` taking the
+ * applications the worker serves (by the tenants file's names): their series start at zero once served.
+ */
+type LabelSet = readonly string[] | { readonly businessesOf: BusinessProcess } | { readonly applicationsServed: true };
 
 interface MetricSpec {
   kind: 'counter' | 'gauge';
@@ -84,9 +83,9 @@ const counter = <const L extends Record<string, LabelSet>>(help: string, labels:
 const gauge = <const L extends Record<string, LabelSet>>(help: string, labels: L) =>
   ({ kind: 'gauge', help, labels }) as const;
 
-const BY_PURCHASES_BUSINESS = { business_id: businessesOf('purchases') };
-const BY_RECONCILED_BUSINESS = { business_id: businessesOf('reconciliation') };
-const BY_APPLICATION = { application: APPLICATIONS_SERVED };
+const BY_PURCHASES_BUSINESS = { business_id: { businessesOf: 'purchases' } } as const;
+const BY_RECONCILED_BUSINESS = { business_id: { businessesOf: 'reconciliation' } } as const;
+const BY_APPLICATION = { application: { applicationsServed: true } } as const;
 
 export const METRICS = {
   // Sales (workflow code)
@@ -167,16 +166,17 @@ export const METRICS = {
   }),
   // Purchases sync (workflow code)
   etims_purchases_syncs: counter('Purchases syncs ended, by business and outcome.', {
-    business_id: businessesOf('purchases'),
+    ...BY_PURCHASES_BUSINESS,
     outcome: ['succeeded', 'failed'],
   }),
   etims_purchases_sync_last_success_timestamp_seconds: gauge(
     'When the last purchases sync of a business succeeded (Unix seconds).',
     BY_PURCHASES_BUSINESS,
   ),
-  etims_purchase_events_delivered: counter('Purchase events delivered to the sink, by business.', {
-    business_id: businessesOf('purchases'),
-  }),
+  etims_purchase_events_delivered: counter(
+    'Purchase events delivered to the sink, by business.',
+    BY_PURCHASES_BUSINESS,
+  ),
   etims_purchase_events_pending: gauge(
     "Purchase events the sink did not take in a business's last successful sync: the next sync delivers them.",
     BY_PURCHASES_BUSINESS,
@@ -187,7 +187,7 @@ export const METRICS = {
   ),
   // Reconciliation (workflow code)
   etims_reconciliations: counter('Reconciliations ended, by business and outcome.', {
-    business_id: businessesOf('reconciliation'),
+    ...BY_RECONCILED_BUSINESS,
     outcome: ['succeeded', 'failed'],
   }),
   etims_reconciliation_last_success_timestamp_seconds: gauge(
@@ -195,7 +195,7 @@ export const METRICS = {
     BY_RECONCILED_BUSINESS,
   ),
   etims_reconciliation_findings: gauge("What a business's last successful reconciliation found, by kind.", {
-    business_id: businessesOf('reconciliation'),
+    ...BY_RECONCILED_BUSINESS,
     kind: FINDING_KINDS,
   }),
   // Sync batches (workflow code)
@@ -213,14 +213,11 @@ export type LabelsOf<N extends MetricName> = { [L in keyof (typeof METRICS)[N]['
 
 type ServedBusinesses = Readonly<Record<BusinessProcess | 'applications', ReadonlySet<string>>>;
 
-export function businessProcessOf(name: MetricName): BusinessProcess | undefined {
-  const set = (METRICS[name].labels as Record<string, LabelSet>)['business_id'];
-  return set !== undefined && !Array.isArray(set) && 'businessesOf' in set ? set.businessesOf : undefined;
-}
-
-export function isPerApplication(name: MetricName): boolean {
-  const set = (METRICS[name].labels as Record<string, LabelSet>)['application'];
-  return set !== undefined && !Array.isArray(set) && 'applicationsServed' in set;
+/** The served set whose values the metric's dynamic label takes, if it has one. */
+export function servedSetOf(name: MetricName): BusinessProcess | 'applications' | undefined {
+  for (const set of Object.values(METRICS[name].labels) as LabelSet[])
+    if (!Array.isArray(set)) return 'businessesOf' in set ? set.businessesOf : 'applications';
+  return undefined;
 }
 
 /** A label's value as published: itself when in the label's set or served, `other` otherwise. */

@@ -9,7 +9,6 @@ import type { MetricsRecorder } from './recorder.js';
 const OPERATOR_WORK_INTERVAL_MS = 60_000;
 const ATTENTION = 'NeedsAttention = true';
 
-/** One visibility count and where its number goes. */
 interface Level {
   query: string;
   publish(count: number): void;
@@ -17,11 +16,8 @@ interface Level {
   about: { metric: string } & Record<string, string>;
 }
 
-/**
- * The fleet's levels: workflows waiting for an operator, by type, and sales waiting out an outage by themselves, by
- * side. Per fleet only: visibility groups a count by `ExecutionStatus` alone, so a count per `Application` would be
- * one query per application and side, every interval, from every process of the fleet.
- */
+// Per fleet only: visibility groups a count by `ExecutionStatus` alone, so a count per `Application` would be one
+// query per application and side, every interval, from every process of the fleet.
 function levels(queue: string, metrics: MetricsRecorder): Level[] {
   const running = (workflowType: string) =>
     `WorkflowType = '${workflowType}' AND TaskQueue = '${queue}' AND ExecutionStatus = 'Running'`;
@@ -31,8 +27,7 @@ function levels(queue: string, metrics: MetricsRecorder): Level[] {
       publish: (count: number) => metrics.set('etims_operator_work_waiting', count, { workflow_type: workflowType }),
       about: { metric: 'etims_operator_work_waiting', workflowType },
     })),
-    // The statuses the sale writes while it waits; a sale its outageLimit parked needs an operator instead, and is
-    // counted above whatever its status still says.
+    // A sale its outageLimit parked needs an operator instead, and is counted above whatever its status still says.
     ...OUTAGE_SIDES.map((side) => ({
       query: `${running(SALE_WORKFLOW_TYPE)} AND FiscalStatus = 'awaiting_${side}' AND NeedsAttention = false`,
       publish: (count: number) => metrics.set('etims_sales_awaiting_outage', count, { side }),
@@ -41,10 +36,7 @@ function levels(queue: string, metrics: MetricsRecorder): Level[] {
   ];
 }
 
-/**
- * The sales waiting per application, from one listing of the running outage watches (none while nothing is down):
- * each keeps its application and counts in its memo. An application whose watch closed is set back to 0.
- */
+/** From the running outage watches' memos; an application whose watch closed is set back to 0. */
 function applicationOutages(client: Client, queue: string, metrics: MetricsRecorder) {
   const shown = new Set<string>();
   return async (stopped: () => boolean) => {

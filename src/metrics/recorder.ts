@@ -4,9 +4,8 @@ import {
   APPLICATION_LABELS_MAX,
   METRICS,
   boundedValue,
-  businessProcessOf,
   initialSeries,
-  isPerApplication,
+  servedSetOf,
   type BusinessProcess,
   type CounterName,
   type GaugeName,
@@ -51,29 +50,22 @@ export function createMetricsRecorder(
   const startAtZero = (process: BusinessProcess | 'applications' | undefined, values: readonly string[]) => {
     for (const name of Object.keys(METRICS) as MetricName[]) {
       // Gauges are published when first measured: a zero would claim a value nobody measured.
-      if (METRICS[name].kind !== 'counter') continue;
-      const dynamic = isPerApplication(name) ? 'applications' : businessProcessOf(name);
-      if (dynamic !== process) continue;
+      if (METRICS[name].kind !== 'counter' || servedSetOf(name) !== process) continue;
       for (const series of initialSeries(name, values))
         (instrument(name) as MetricCounter).add(0, { ...base, ...series });
     }
   };
-  const knowBusinesses = (process: BusinessProcess, businessIds: readonly string[]) => {
-    const fresh = [...new Set(businessIds)].filter((id) => !served[process].has(id));
-    for (const id of fresh) served[process].add(id);
+  const know = (process: BusinessProcess | 'applications', values: readonly string[], room = Infinity) => {
+    const fresh = [...new Set(values)].filter((value) => !served[process].has(value)).slice(0, room);
+    for (const value of fresh) served[process].add(value);
     startAtZero(process, fresh);
-  };
-  const knowApplications = (names: readonly string[]) => {
-    const room = Math.max(0, APPLICATION_LABELS_MAX - served.applications.size);
-    const fresh = [...new Set(names)].filter((name) => !served.applications.has(name)).slice(0, room);
-    for (const name of fresh) served.applications.add(name);
-    startAtZero('applications', fresh);
   };
   startAtZero(undefined, []);
   return {
     count: (name, labels, value = 1) => (instrument(name) as MetricCounter).add(value, labelsOf(name, labels)),
     set: (name, value, labels) => (instrument(name) as MetricGauge).set(value, labelsOf(name, labels)),
-    knowBusinesses,
-    knowApplications,
+    knowBusinesses: know,
+    knowApplications: (names) =>
+      know('applications', names, Math.max(0, APPLICATION_LABELS_MAX - served.applications.size)),
   };
 }
