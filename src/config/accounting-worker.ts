@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, type Env } from './env.js';
 
-/**
- * Accounting activity starts per second, fleet-wide: the service publishes no rate limit (A3), so this is the
- * project's own guard against overwhelming it; a 429 it sends anyway is waited out by `Retry-After`.
- */
+// Fleet-wide activity starts per second: the accounting service publishes no rate limit (A3), so this is our guard.
 interface AccountingWorkerConfig {
   activitiesPerSecond: number;
 }

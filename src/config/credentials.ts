@@ -1,7 +1,4 @@
-/**
- * Credential formats of both services, checked when configuration is read. Errors name the setting and the
- * expected form, and never repeat the value: a secret pasted into the wrong variable must not end up in logs.
- */
+/** Errors never repeat the value: a secret pasted into the wrong variable must not end up in logs. */
 
 export type CredentialKind =
   'complianceApiKey' | 'accountingApiKey' | 'accountingClientSecret' | 'accountingClientId' | 'accountingWebhookSecret';

@@ -1,8 +1,7 @@
 /** Settings of the purchases sync. Errors never repeat a value: a URL can carry a token. */
 import { isIP } from 'node:net';
 import { parseDuration } from '../contracts/duration.js';
-import { assertCredential, CredentialFormatError } from './credentials.js';
-import { ConfigError, readVariable as read, resolveSecretFiles, type Env } from './env.js';
+import { ConfigError, readCredential, readVariable as read, resolveSecretFiles, type Env } from './env.js';
 
 export type PurchasesSinkConfig =
   | { kind: 'file'; path: string }
@@ -44,15 +43,9 @@ function parseSink(env: Env): PurchasesSinkConfig | undefined {
   }
   if (url.username || url.password)
     throw new ConfigError('PURCHASES_SINK: must not carry a user name or password; the deliveries are signed');
-  const secret = read(env, 'PURCHASES_WEBHOOK_SECRET');
+  const secret = readCredential(env, 'PURCHASES_WEBHOOK_SECRET', 'accountingWebhookSecret');
   if (secret === undefined)
     throw new ConfigError('PURCHASES_WEBHOOK_SECRET is required when PURCHASES_SINK is a URL (a whsec_ secret)');
-  try {
-    assertCredential('accountingWebhookSecret', 'PURCHASES_WEBHOOK_SECRET', secret);
-  } catch (err) {
-    if (err instanceof CredentialFormatError) throw new ConfigError(err.message);
-    throw err;
-  }
   return { kind: 'webhook', url: url.toString(), webhookSecret: secret };
 }
 

@@ -1,6 +1,6 @@
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from '../contracts/duration.js';
-import { ConfigError, type Env } from './env.js';
+import { ConfigError, splitList, type Env } from './env.js';
 
 export const DEFAULT_RECONCILIATION_INTERVAL: Duration = '24h';
 
@@ -15,10 +15,7 @@ const ID = /^[A-Za-z0-9_.:-]+$/;
 /** `biz_a=comp_1,biz_b=comp_2`: one company per business (a business's invoices are paid from one set of books). */
 export function parseReconciliationLinks(text: string | undefined, setting = 'RECONCILE_LINKS'): ReconciliationLink[] {
   const links: ReconciliationLink[] = [];
-  for (const entry of (text ?? '')
-    .split(',')
-    .map((e) => e.trim())
-    .filter((e) => e !== '')) {
+  for (const entry of splitList(text)) {
     const [businessId, companyId, extra] = entry.split('=').map((part) => part.trim());
     if (extra !== undefined || !businessId || !companyId || !ID.test(businessId) || !ID.test(companyId)) {
       throw new ConfigError(`${setting}: "${entry}" is not businessId=companyId`);
