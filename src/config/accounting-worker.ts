@@ -2,10 +2,6 @@ import { z } from 'zod';
 import { ConfigError, type Env } from './env.js';
 
 // Fleet-wide activity starts per second: the accounting service publishes no rate limit (A3), so this is our guard.
-interface AccountingWorkerConfig {
-  activitiesPerSecond: number;
-}
-
 export const DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND = 2;
 const MAX_ACCOUNTING_ACTIVITIES_PER_SECOND = 10_000;
 
@@ -19,7 +15,7 @@ const activitiesPerSecond = z
     `must be greater than 0 and at most ${MAX_ACCOUNTING_ACTIVITIES_PER_SECOND}`,
   );
 
-export function loadAccountingWorkerConfig(env: Env): AccountingWorkerConfig {
+export function loadAccountingWorkerConfig(env: Env): { activitiesPerSecond: number } {
   const raw = env.ACCOUNTING_ACTIVITIES_PER_SECOND;
   if (raw === undefined || raw.trim() === '') return { activitiesPerSecond: DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND };
   const parsed = activitiesPerSecond.safeParse(raw);

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { parseDuration } from '../contracts/duration.js';
 import { assertCredential, type CredentialKind } from './credentials.js';
 
 /** A service is configured by both its base URL and key, or neither (the sandbox may stand in). Errors name no secret. */
@@ -90,12 +91,26 @@ export function splitList(text: string | undefined): string[] {
     .filter((item) => item !== '');
 }
 
-function parseWith<T>(schema: z.ZodType<T>, env: Env, name: string, fallback: T): T {
+export function parseWith<T>(schema: z.ZodType<T>, env: Env, name: string, fallback: T): T {
   const raw = readVariable(env, name);
   if (raw === undefined) return fallback;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(`${name}: ${parsed.error.issues[0]?.message ?? 'invalid value'}`);
   return parsed.data;
+}
+
+export function boundedDuration(min: number, max: number, range: string, example: string) {
+  return z.string().transform((text, ctx) => {
+    const ms = parseDuration(text.trim());
+    if (ms === undefined || ms < min || ms > max) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a duration from ${range} with its unit, e.g. ${example} (got ${JSON.stringify(text)})`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
 }
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });

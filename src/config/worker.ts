@@ -1,24 +1,9 @@
 import { z } from 'zod';
-import { parseDuration } from '../contracts/duration.js';
-import { ConfigError, resolveSecretFiles, type Env } from './env.js';
+import { boundedDuration, ConfigError, resolveSecretFiles, type Env } from './env.js';
 
 const HOUR_MS = 3_600_000;
 /** The 24-hour outcome timeout, plus the service's retry schedule of a delivery (2 h, C47), with a wide margin. */
 export const DEFAULT_CALLBACK_TOKEN_TTL_MS = 72 * HOUR_MS;
-
-function boundedDuration(min: number, max: number, range: string, example: string) {
-  return z.string().transform((text, ctx) => {
-    const ms = parseDuration(text.trim());
-    if (ms === undefined || ms < min || ms > max) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be a duration from ${range} with its unit, e.g. ${example} (got ${JSON.stringify(text)})`,
-      });
-      return z.NEVER;
-    }
-    return ms;
-  });
-}
 
 /** Settings of the worker process itself; Temporal's are src/temporal/connection.ts'. */
 const schema = z

@@ -66,23 +66,14 @@ export class UnknownCompanyError extends ApplicationFailure {
 
 function unknownCompany(directory: TenantDirectory, companyId: string | undefined): UnknownCompanyError {
   const names = directory.accountingApplications().map((a) => a.application);
-  if (names.length === 0) {
-    const company = companyId === undefined ? '' : ` (company ${companyId})`;
-    return new UnknownCompanyError(
-      companyId,
-      `no accounting application is configured in ${directory.origin}${company}`,
-    );
-  }
-  if (companyId === undefined) {
-    return new UnknownCompanyError(
-      undefined,
-      `the call names no company, and ${names.length} accounting applications are configured (${names.join(', ')})`,
-    );
-  }
-  return new UnknownCompanyError(
-    companyId,
-    `company ${companyId} is linked through no accounting application of ${directory.origin}`,
-  );
+  const company = companyId === undefined ? '' : ` (company ${companyId})`;
+  const message =
+    names.length === 0
+      ? `no accounting application is configured in ${directory.origin}${company}`
+      : companyId === undefined
+        ? `the call names no company, and ${names.length} accounting applications are configured (${names.join(', ')})`
+        : `company ${companyId} is linked through no accounting application of ${directory.origin}`;
+  return new UnknownCompanyError(companyId, message);
 }
 
 // Worked out once per directory: a placement is asked for every sale.

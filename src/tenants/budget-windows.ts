@@ -18,27 +18,18 @@ export function windowKeyOf(application: ComplianceApplication): string {
 }
 
 export function budgetWindows(directory: Pick<TenantDirectory, 'applications'>): BudgetWindow[] {
-  const windows = new Map<string, { applications: string[]; requestsPerMinute: number; businesses: string[] }>();
+  const windows = new Map<string, Omit<BudgetWindow, 'ownQueue'>>();
   for (const application of directory.applications()) {
-    const key = windowKeyOf(application);
-    const window = windows.get(key);
-    if (window === undefined) {
-      windows.set(key, {
-        applications: [application.application],
-        requestsPerMinute: application.requestsPerMinute,
-        businesses: [...application.businesses],
-      });
-    } else {
-      window.applications.push(application.application);
-      window.requestsPerMinute = Math.min(window.requestsPerMinute, application.requestsPerMinute);
-      window.businesses.push(...application.businesses);
-    }
+    const fairnessKey = windowKeyOf(application);
+    const window = windows.get(fairnessKey);
+    windows.set(fairnessKey, {
+      fairnessKey,
+      applications: [...(window?.applications ?? []), application.application],
+      requestsPerMinute: Math.min(window?.requestsPerMinute ?? Infinity, application.requestsPerMinute),
+      businesses: [...(window?.businesses ?? []), ...application.businesses],
+    });
   }
-  return [...windows].map(([fairnessKey, window]) => ({
-    fairnessKey,
-    ...window,
-    ownQueue: window.businesses.length > 1,
-  }));
+  return [...windows.values()].map((window) => ({ ...window, ownQueue: window.businesses.length > 1 }));
 }
 
 /** Allowed (business-bound keys of one application are normal), but budgets over the limit draw 429s when busy. */

@@ -97,7 +97,6 @@ export async function openLiveTenants(
     options.logger?.info({ origin: tenants.origin, ...counts(change) }, 'tenants replaced');
     return change;
   };
-  const swap = async (tenants: TenantsConfig) => install(tenants, await resolve(tenants));
   // One replacement at a time: two overlapping ones would each drain from a directory the other replaced.
   const serially = <T>(run: () => Promise<T>): Promise<T> => {
     const result = replacing.then(run);
@@ -146,7 +145,7 @@ export async function openLiveTenants(
       const oldClient = old?.directory.complianceClient(old.application.application);
       return old && oldClient ? { application: old.application, client: oldClient, serving: false } : undefined;
     },
-    replace: (tenants) => serially(() => swap(tenants)),
+    replace: (tenants) => serially(async () => install(tenants, await resolve(tenants))),
     close: async () => {
       await askingAgain?.stop();
       for (const timer of timers) clearTimeout(timer);
