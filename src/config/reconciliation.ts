@@ -4,7 +4,6 @@ import { ConfigError, splitList, type Env } from './env.js';
 
 export const DEFAULT_RECONCILIATION_INTERVAL: Duration = '24h';
 
-/** A business (compliance service) and the accounting company that keeps its books. */
 export interface ReconciliationLink {
   businessId: string;
   companyId: string;

@@ -23,7 +23,6 @@ export class UnknownBusinessError extends ApplicationFailure {
   }
 }
 
-/** The `type` of AwaitedServiceError: what a workflow or an operator sees while the call waits. */
 export const AWAITED_SERVICE_FAILURE = FAILURE_TYPES.tenantAwaitingService;
 
 /**

@@ -113,16 +113,11 @@ function parseEntry<T>(schema: z.ZodType<T>, raw: unknown, source: string): T {
 }
 
 /** `tenants.json: compliance[1] (retail-group)`; the label only once it is known to be a name, not something pasted. */
-function entrySource(
-  document: TenantsDocument,
-  list: string,
-  index: number,
-  raw: unknown,
-  field: string,
-  pattern: RegExp,
-): string {
+function entrySource(document: TenantsDocument, list: (typeof LISTS)[number], index: number, raw: unknown): string {
+  const field = list === 'links' ? 'business' : 'application';
   const label = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[field] : undefined;
-  return `${document.name}: ${list}[${index}]${typeof label === 'string' && pattern.test(label) ? ` (${label})` : ''}`;
+  const named = typeof label === 'string' && (list === 'links' ? ID : APPLICATION).test(label);
+  return `${document.name}: ${list}[${index}]${named ? ` (${label})` : ''}`;
 }
 
 function documentLists(document: TenantsDocument): Record<(typeof LISTS)[number], unknown[]> {
@@ -203,7 +198,7 @@ export function readEntries(
   for (const document of documents) {
     const lists = documentLists(document);
     lists.compliance.forEach((raw, index) => {
-      const source = entrySource(document, 'compliance', index, raw, 'application', APPLICATION);
+      const source = entrySource(document, 'compliance', index, raw);
       const entry = parseEntry(complianceEntry, raw, source);
       declare('compliance', entry.application, source);
       for (const business of entry.businesses ?? []) {
@@ -228,7 +223,7 @@ export function readEntries(
       });
     });
     lists.accounting.forEach((raw, index) => {
-      const source = entrySource(document, 'accounting', index, raw, 'application', APPLICATION);
+      const source = entrySource(document, 'accounting', index, raw);
       const entry = parseEntry(accountingEntry, raw, source);
       declare('accounting', entry.application, source);
       const url = entry.baseUrl ?? readVariable(env, 'ACCOUNTING_BASE_URL');
@@ -252,7 +247,7 @@ export function readEntries(
       });
     });
     lists.links.forEach((raw, index) => {
-      const source = entrySource(document, 'links', index, raw, 'business', ID);
+      const source = entrySource(document, 'links', index, raw);
       const entry = parseEntry(linkEntry, raw, source);
       const earlier = linkedBy.get(entry.business);
       if (earlier !== undefined)

@@ -29,17 +29,15 @@ export function loadTenantsConfig(rawEnv: Env): TenantsConfig {
   return { ...entries, origin: `${variable} ${file ?? dir}` };
 }
 
-function readText(variable: string, path: string): string {
+function readDocument(variable: string, path: string): TenantsDocument {
+  let text: string;
   try {
-    return readFileSync(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new ConfigError(`${variable}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
-}
-
-function readDocument(variable: string, path: string): TenantsDocument {
   const name = basename(path);
-  return { name, content: parseJson(name, readText(variable, path)), baseDir: dirname(path) };
+  return { name, content: parseJson(name, text), baseDir: dirname(path) };
 }
 
 /** Hidden entries are skipped: a Kubernetes secret mount also keeps its files in `..data` and a dated directory. */

@@ -56,7 +56,6 @@ function crossedEnvironment(probe: ComplianceProbe, business: Business): string 
   return `${probe.tenant.source}: business ${business.id} is a ${business.environment} business; ${rule}`;
 }
 
-/** Business → the probe serving it; the problems when the rules do not settle it. */
 export function assignBusinesses(
   probes: readonly ComplianceProbe[],
   logger: Logger | undefined,
