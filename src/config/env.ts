@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseDuration } from '../contracts/duration.js';
 import { assertCredential, type CredentialKind } from './credentials.js';
 
-/** A service is configured by both its base URL and key, or neither (the sandbox may stand in). Errors name no secret. */
+/** A service is set by both its base URL and key, or neither (the sandbox may stand in). Errors name no secret. */
 
 export type ComplianceConfig = NonNullable<ReturnType<typeof readCompliance>>;
 export type AccountingConfig = NonNullable<ReturnType<typeof readAccounting>>;
@@ -59,7 +59,7 @@ export function readSecretFile(fileVariable: string, path: string): string {
   }
 }
 
-/** Each secret's `<NAME>_FILE` read into `<NAME>`, the `_FILE` entry dropped so that resolving twice reads once. */
+/** `<NAME>_FILE` read into `<NAME>` (an empty file is unset), then dropped so that resolving twice reads once. */
 export function resolveSecretFiles(env: Env, names: readonly SecretVariable[] = SECRET_VARIABLES): Env {
   let resolved: Env | undefined;
   for (const name of names) {

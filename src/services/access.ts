@@ -7,7 +7,7 @@ export interface ServiceAccess {
   compliance(businessId: string): ComplianceClient;
   /** Without a company, the one configured application's (a sync batch it owns). */
   accounting(companyId?: string): AccountingClient;
-  /** `newWork` refuses a business no application serves now; else a drained one goes with the application draining it. */
+  /** `newWork` refuses a business no application serves now; else a drained one goes with the application draining. */
   place(businessId: string, options: { newWork: boolean }): BudgetPlacement;
 }
 

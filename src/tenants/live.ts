@@ -47,7 +47,7 @@ interface OpenLiveTenantsOptions extends Omit<
   'gates' | 'complianceProbes' | 'awaitOutages'
 > {
   drainGraceMs?: number;
-  /** Start while a service is down, asking its entries again with this backoff; without it an outage fails the start. */
+  /** Start while a service is down, asking its entries again with this backoff; else an outage fails the start. */
   awaitOutages?: OutageRetry & { onAwaitedServed?: (change: TenantsChange) => void };
 }
 
