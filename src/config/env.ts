@@ -37,7 +37,7 @@ export const SECRET_VARIABLES = [
   'CODEC_AUTH_TOKEN',
   'TEMPORAL_API_KEY',
 ] as const;
-export type SecretVariable = (typeof SECRET_VARIABLES)[number];
+type SecretVariable = (typeof SECRET_VARIABLES)[number];
 
 /** A secret is a line or a key, never more: a bigger file is a wrong path, not a secret. */
 const SECRET_FILE_MAX_BYTES = 64 * 1024;

@@ -64,8 +64,6 @@ export interface TenantDirectory {
 export interface ResolveTenantDirectoryOptions {
   /** Entries asked at once: hundreds of keys must not open hundreds of connections at start-up. */
   concurrency?: number;
-  /** Longest wait for an application's rate-limit window to reset before a call is handed back. */
-  holdUpToMs?: number;
   /** By service application id, kept across reloads: a rotated key keeps pacing against the window still counted. */
   gates?: Map<string, RateLimitGate>;
   /** Earlier answers by entryDigest, so a reload asks only the entries that changed; pruned to this resolution's. */
@@ -107,7 +105,8 @@ function summary(origin: string, lines: readonly string[]): string {
 }
 
 const DEFAULT_CONCURRENCY = 8;
-const DEFAULT_HOLD_MS = 10_000;
+// Longest wait for an application's rate-limit window to reset before a call is handed back.
+const HOLD_MS = 10_000;
 
 /** Throws TenantConfigError (every problem of the file) or TenantServiceError, leaving nothing open. */
 export async function resolveTenantDirectory(
@@ -216,7 +215,7 @@ export async function resolveTenantDirectory(
   const gates = options.gates ?? new Map<string, RateLimitGate>();
   const gateOf = (application: ComplianceApplication) => {
     const perMinute = application.requestsPerMinute;
-    const newGate = () => new RateLimitGate({ holdUpToMs: options.holdUpToMs ?? DEFAULT_HOLD_MS, perMinute });
+    const newGate = () => new RateLimitGate({ holdUpToMs: HOLD_MS, perMinute });
     if (application.serviceApplicationId === undefined) return newGate();
     let gate = gates.get(application.serviceApplicationId);
     if (!gate) gates.set(application.serviceApplicationId, (gate = newGate()));

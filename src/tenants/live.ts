@@ -46,7 +46,6 @@ interface OpenLiveTenantsOptions extends Omit<
   ResolveTenantDirectoryOptions,
   'gates' | 'complianceProbes' | 'awaitOutages'
 > {
-  drainGraceMs?: number;
   /** Start while a service is down, asking its entries again with this backoff; else an outage fails the start. */
   awaitOutages?: OutageRetry & { onAwaitedServed?: (change: TenantsChange) => void };
 }
@@ -78,7 +77,7 @@ export async function openLiveTenants(
       if ([...drained.values()].some((d) => d.directory === directory)) return; // closed with the process
       retired.delete(directory);
       void directory.close();
-    }, options.drainGraceMs ?? DRAIN_GRACE_MS);
+    }, DRAIN_GRACE_MS);
     timer.unref();
     timers.add(timer);
   };
