@@ -1,14 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, type Env } from './env.js';
 
-/**
- * Accounting activity starts per second, fleet-wide: the service publishes no rate limit (A3), so this is the
- * project's own guard against overwhelming it; a 429 it sends anyway is waited out by `Retry-After`.
- */
-interface AccountingWorkerConfig {
-  activitiesPerSecond: number;
-}
-
+// Fleet-wide activity starts per second: the accounting service publishes no rate limit (A3), so this is our guard.
 export const DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND = 2;
 const MAX_ACCOUNTING_ACTIVITIES_PER_SECOND = 10_000;
 
@@ -22,7 +15,7 @@ const activitiesPerSecond = z
     `must be greater than 0 and at most ${MAX_ACCOUNTING_ACTIVITIES_PER_SECOND}`,
   );
 
-export function loadAccountingWorkerConfig(env: Env): AccountingWorkerConfig {
+export function loadAccountingWorkerConfig(env: Env): { activitiesPerSecond: number } {
   const raw = env.ACCOUNTING_ACTIVITIES_PER_SECOND;
   if (raw === undefined || raw.trim() === '') return { activitiesPerSecond: DEFAULT_ACCOUNTING_ACTIVITIES_PER_SECOND };
   const parsed = activitiesPerSecond.safeParse(raw);

@@ -1,14 +1,8 @@
-/**
- * Credential formats of both services, checked when configuration is read. Errors name the setting and the
- * expected form, and never repeat the value: a secret pasted into the wrong variable must not end up in logs.
- */
-
-export type CredentialKind =
-  'complianceApiKey' | 'accountingApiKey' | 'accountingClientSecret' | 'accountingClientId' | 'accountingWebhookSecret';
+/** Errors never repeat the value: a secret pasted into the wrong variable must not end up in logs. */
 
 const TAIL = '[A-Za-z0-9_-]{16,}';
 
-const CREDENTIAL_FORMATS: Record<CredentialKind, { pattern: RegExp; expected: string }> = {
+const CREDENTIAL_FORMATS = {
   complianceApiKey: {
     pattern: new RegExp(`^cmp_sk_(test|live)_${TAIL}$`),
     expected: 'cmp_sk_test_… or cmp_sk_live_… followed by at least 16 letters, digits, _ or -',
@@ -29,7 +23,8 @@ const CREDENTIAL_FORMATS: Record<CredentialKind, { pattern: RegExp; expected: st
     pattern: /^whsec_(development_|production_)?[A-Za-z0-9+/]{16,}={0,2}$/,
     expected: 'whsec_development_…, whsec_production_… or whsec_… followed by base64 text',
   },
-};
+} satisfies Record<string, { pattern: RegExp; expected: string }>;
+export type CredentialKind = keyof typeof CREDENTIAL_FORMATS;
 
 export class CredentialFormatError extends Error {
   override readonly name = 'CredentialFormatError';
@@ -48,7 +43,6 @@ export function assertCredential(kind: CredentialKind, setting: string, value: s
   return value;
 }
 
-/** A label for logs that says which kind of credential is set without revealing any of its secret part. */
 export function redactCredential(value: string): string {
   const prefix =
     /^(cmp_sk_(test|live)|sk_(development|production)|whsec_(development|production)|whsec|cs|client)_/.exec(

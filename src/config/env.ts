@@ -1,17 +1,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { parseDuration } from '../contracts/duration.js';
 import { assertCredential, type CredentialKind } from './credentials.js';
 
-/**
- * Environment → typed configuration. A service is "real" when both its base URL and its key are set; with neither,
- * the embedded sandbox may stand in; half a configuration is an error. Errors name the variable, never a secret.
- */
+/** A service is set by both its base URL and key, or neither (the sandbox may stand in). Errors name no secret. */
 
 export type ComplianceConfig = NonNullable<ReturnType<typeof readCompliance>>;
 export type AccountingConfig = NonNullable<ReturnType<typeof readAccounting>>;
 
 export interface AppConfig {
-  /** Undefined: the embedded sandbox's. */
   compliance: ComplianceConfig | undefined;
   accounting: AccountingConfig | undefined;
   logLevel: string;
@@ -25,7 +22,6 @@ export class ConfigError extends Error {
 
 export type Env = Record<string, string | undefined>;
 
-/** The secrets of the two services. */
 export const SERVICE_SECRETS = [
   'COMPLIANCE_API_KEY',
   'ACCOUNTING_API_KEY',
@@ -41,12 +37,12 @@ export const SECRET_VARIABLES = [
   'CODEC_AUTH_TOKEN',
   'TEMPORAL_API_KEY',
 ] as const;
-export type SecretVariable = (typeof SECRET_VARIABLES)[number];
+type SecretVariable = (typeof SECRET_VARIABLES)[number];
 
 /** A secret is a line or a key, never more: a bigger file is a wrong path, not a secret. */
 const SECRET_FILE_MAX_BYTES = 64 * 1024;
 
-function readSecretFile(fileVariable: string, path: string): string {
+export function readSecretFile(fileVariable: string, path: string): string {
   try {
     const size = statSync(path).size;
     if (size > SECRET_FILE_MAX_BYTES)
@@ -63,10 +59,7 @@ function readSecretFile(fileVariable: string, path: string): string {
   }
 }
 
-/**
- * The environment with each secret's `<NAME>_FILE` read into `<NAME>` (the `_FILE` entry dropped, so resolving twice
- * reads nothing twice). An empty file counts as unset; both forms set, or an unreadable file, is a ConfigError.
- */
+/** `<NAME>_FILE` read into `<NAME>` (an empty file is unset), then dropped so that resolving twice reads once. */
 export function resolveSecretFiles(env: Env, names: readonly SecretVariable[] = SECRET_VARIABLES): Env {
   let resolved: Env | undefined;
   for (const name of names) {
@@ -85,13 +78,20 @@ const booleanText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-/** The trimmed value, undefined when unset or blank. */
 export function readVariable(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
 }
 
-function parseWith<T>(schema: z.ZodType<T>, env: Env, name: string, fallback: T): T {
+/** The trimmed items of a comma-separated list, empty ones left out. */
+export function splitList(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+export function parseWith<T>(schema: z.ZodType<T>, env: Env, name: string, fallback: T): T {
   const raw = readVariable(env, name);
   if (raw === undefined) return fallback;
   const parsed = schema.safeParse(raw);
@@ -99,10 +99,26 @@ function parseWith<T>(schema: z.ZodType<T>, env: Env, name: string, fallback: T)
   return parsed.data;
 }
 
+export function boundedDuration(min: number, max: number, range: string, example: string) {
+  return z.string().transform((text, ctx) => {
+    const ms = parseDuration(text.trim());
+    if (ms === undefined || ms < min || ms > max) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a duration from ${range} with its unit, e.g. ${example} (got ${JSON.stringify(text)})`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
 const timeout = z.coerce.number().int().min(100).max(600_000);
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+const sandboxMode = z.enum(['embedded', 'off'], { error: 'must be "embedded" or "off"' });
 
-function credential(env: Env, name: string, kind: CredentialKind): string | undefined {
+export function readCredential(env: Env, name: string, kind: CredentialKind): string | undefined {
   const value = readVariable(env, name);
   if (value === undefined) return undefined;
   try {
@@ -128,7 +144,7 @@ function readCompliance(env: Env) {
   if (!requirePair(env, 'COMPLIANCE_BASE_URL', 'COMPLIANCE_API_KEY')) return undefined;
   return {
     baseUrl: parseWith(httpUrl, env, 'COMPLIANCE_BASE_URL', ''),
-    apiKey: credential(env, 'COMPLIANCE_API_KEY', 'complianceApiKey') ?? '',
+    apiKey: readCredential(env, 'COMPLIANCE_API_KEY', 'complianceApiKey') ?? '',
     // Needed for organisation-wide keys; omitted for keys bound to one business.
     businessId: readVariable(env, 'COMPLIANCE_BUSINESS_ID'),
     timeoutMs: parseWith(timeout, env, 'COMPLIANCE_TIMEOUT_MS', 30_000),
@@ -140,13 +156,13 @@ function readCompliance(env: Env) {
 
 function readAccounting(env: Env) {
   if (!requirePair(env, 'ACCOUNTING_BASE_URL', 'ACCOUNTING_API_KEY')) return undefined;
-  const clientSecret = credential(env, 'ACCOUNTING_CLIENT_SECRET', 'accountingClientSecret');
+  const clientSecret = readCredential(env, 'ACCOUNTING_CLIENT_SECRET', 'accountingClientSecret');
   return {
     baseUrl: parseWith(httpUrl, env, 'ACCOUNTING_BASE_URL', ''),
-    apiKey: credential(env, 'ACCOUNTING_API_KEY', 'accountingApiKey') ?? '',
+    apiKey: readCredential(env, 'ACCOUNTING_API_KEY', 'accountingApiKey') ?? '',
     clientSecret,
-    clientId: credential(env, 'ACCOUNTING_CLIENT_ID', 'accountingClientId'),
-    webhookSecret: credential(env, 'ACCOUNTING_WEBHOOK_SECRET', 'accountingWebhookSecret'),
+    clientId: readCredential(env, 'ACCOUNTING_CLIENT_ID', 'accountingClientId'),
+    webhookSecret: readCredential(env, 'ACCOUNTING_WEBHOOK_SECRET', 'accountingWebhookSecret'),
     signRequests: parseWith(booleanText, env, 'ACCOUNTING_SIGN_REQUESTS', clientSecret !== undefined),
     signQuery: parseWith(booleanText, env, 'ACCOUNTING_SIGN_QUERY', false),
     timeoutMs: parseWith(timeout, env, 'ACCOUNTING_TIMEOUT_MS', 30_000),
@@ -154,12 +170,9 @@ function readAccounting(env: Env) {
   };
 }
 
-/** Hosts reached in plain http although not loopback (src/http/base-url.ts); no key when none. */
+/** Hosts reached in plain http although not loopback (src/http/base-url.ts). */
 function insecureHttpOptIn(env: Env): { insecureHttpHosts?: string[] } {
-  const hosts = (readVariable(env, 'ALLOW_INSECURE_HTTP') ?? '')
-    .split(',')
-    .map((h) => h.trim())
-    .filter((h) => h !== '');
+  const hosts = splitList(env.ALLOW_INSECURE_HTTP);
   if (hosts.some((h) => /^(1|true|yes)$/i.test(h))) {
     throw new ConfigError('ALLOW_INSECURE_HTTP: must name the hosts plain http may reach (e.g. sandbox), not a switch');
   }
@@ -182,14 +195,7 @@ export function loadConfig(rawEnv: Env): AppConfig {
   return {
     compliance: readCompliance(env),
     accounting,
-    logLevel: parseWith(
-      z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
-      env,
-      'LOG_LEVEL',
-      'info',
-    ),
-    embeddedSandbox:
-      parseWith(z.enum(['embedded', 'off'], { error: 'must be "embedded" or "off"' }), env, 'SANDBOX', 'off') ===
-      'embedded',
+    logLevel: parseWith(logLevel, env, 'LOG_LEVEL', 'info'),
+    embeddedSandbox: parseWith(sandboxMode, env, 'SANDBOX', 'off') === 'embedded',
   };
 }

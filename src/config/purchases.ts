@@ -1,8 +1,7 @@
 /** Settings of the purchases sync. Errors never repeat a value: a URL can carry a token. */
 import { isIP } from 'node:net';
-import { parseDuration } from '../contracts/duration.js';
-import { assertCredential, CredentialFormatError } from './credentials.js';
-import { ConfigError, readVariable as read, resolveSecretFiles, type Env } from './env.js';
+import { boundedDuration, ConfigError, parseWith, readCredential, type Env } from './env.js';
+import { readVariable as read, resolveSecretFiles } from './env.js';
 
 export type PurchasesSinkConfig =
   | { kind: 'file'; path: string }
@@ -18,6 +17,7 @@ export interface PurchasesConfig {
 }
 
 export const DEFAULT_PURCHASES_SYNC_INTERVAL_MS = 15 * 60_000;
+const syncInterval = boundedDuration(10_000, 7 * 24 * 3_600_000, '10s to 7d', '15m');
 
 function isLoopback(hostname: string): boolean {
   return ['localhost', '[::1]'].includes(hostname) || (isIP(hostname) === 4 && hostname.startsWith('127.'));
@@ -44,29 +44,10 @@ function parseSink(env: Env): PurchasesSinkConfig | undefined {
   }
   if (url.username || url.password)
     throw new ConfigError('PURCHASES_SINK: must not carry a user name or password; the deliveries are signed');
-  const secret = read(env, 'PURCHASES_WEBHOOK_SECRET');
+  const secret = readCredential(env, 'PURCHASES_WEBHOOK_SECRET', 'accountingWebhookSecret');
   if (secret === undefined)
     throw new ConfigError('PURCHASES_WEBHOOK_SECRET is required when PURCHASES_SINK is a URL (a whsec_ secret)');
-  try {
-    assertCredential('accountingWebhookSecret', 'PURCHASES_WEBHOOK_SECRET', secret);
-  } catch (err) {
-    if (err instanceof CredentialFormatError) throw new ConfigError(err.message);
-    throw err;
-  }
   return { kind: 'webhook', url: url.toString(), webhookSecret: secret };
-}
-
-function parseInterval(env: Env): number {
-  const text = read(env, 'PURCHASES_SYNC_INTERVAL');
-  if (text === undefined) return DEFAULT_PURCHASES_SYNC_INTERVAL_MS;
-  const ms = parseDuration(text);
-  if (ms === undefined || ms < 10_000 || ms > 7 * 24 * 3_600_000) {
-    throw new ConfigError(
-      'PURCHASES_SYNC_INTERVAL: must be a duration from 10s to 7d with its unit, e.g. 15m ' +
-        `(got ${JSON.stringify(text)})`,
-    );
-  }
-  return ms;
 }
 
 function parseBusinesses(env: Env): string[] | undefined {
@@ -83,7 +64,11 @@ function parseBusinesses(env: Env): string[] | undefined {
 
 export function loadPurchasesConfig(rawEnv: Env): PurchasesConfig {
   const env = resolveSecretFiles(rawEnv, ['PURCHASES_WEBHOOK_SECRET']);
-  return { sink: parseSink(env), intervalMs: parseInterval(env), businessIds: parseBusinesses(env) };
+  return {
+    sink: parseSink(env),
+    intervalMs: parseWith(syncInterval, env, 'PURCHASES_SYNC_INTERVAL', DEFAULT_PURCHASES_SYNC_INTERVAL_MS),
+    businessIds: parseBusinesses(env),
+  };
 }
 
 /** For logs: the file, or the URL without its query (which could carry a token). */

@@ -1,10 +1,9 @@
 import type { Duration } from '@temporalio/common';
 import { parseDuration } from '../contracts/duration.js';
-import { ConfigError, type Env } from './env.js';
+import { ConfigError, splitList, type Env } from './env.js';
 
 export const DEFAULT_RECONCILIATION_INTERVAL: Duration = '24h';
 
-/** A business (compliance service) and the accounting company that keeps its books. */
 export interface ReconciliationLink {
   businessId: string;
   companyId: string;
@@ -13,18 +12,15 @@ export interface ReconciliationLink {
 const ID = /^[A-Za-z0-9_.:-]+$/;
 
 /** `biz_a=comp_1,biz_b=comp_2`: one company per business (a business's invoices are paid from one set of books). */
-export function parseReconciliationLinks(text: string | undefined, setting = 'RECONCILE_LINKS'): ReconciliationLink[] {
+export function parseReconciliationLinks(text: string | undefined): ReconciliationLink[] {
   const links: ReconciliationLink[] = [];
-  for (const entry of (text ?? '')
-    .split(',')
-    .map((e) => e.trim())
-    .filter((e) => e !== '')) {
+  for (const entry of splitList(text)) {
     const [businessId, companyId, extra] = entry.split('=').map((part) => part.trim());
     if (extra !== undefined || !businessId || !companyId || !ID.test(businessId) || !ID.test(companyId)) {
-      throw new ConfigError(`${setting}: "${entry}" is not businessId=companyId`);
+      throw new ConfigError(`RECONCILE_LINKS: "${entry}" is not businessId=companyId`);
     }
     if (links.some((l) => l.businessId === businessId))
-      throw new ConfigError(`${setting}: business ${businessId} is linked twice`);
+      throw new ConfigError(`RECONCILE_LINKS: business ${businessId} is linked twice`);
     links.push({ businessId, companyId });
   }
   return links;

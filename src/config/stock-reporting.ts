@@ -1,7 +1,7 @@
 /** How each business's stock is reported: STOCK_REPORTING, STOCK_MAX_DELAY and per business (docs/stock-ledger.md). */
 import { parseDuration } from '../contracts/duration.js';
 import { DEFAULT_STOCK_REPORTING, type StockReporting } from '../contracts/stock-ledger.js';
-import { ConfigError, type Env } from './env.js';
+import { ConfigError, splitList, type Env } from './env.js';
 
 export type StockReportingOf = (businessId: string) => StockReporting;
 
@@ -16,29 +16,14 @@ export function loadStockReporting(env: Env): StockReportingOf {
     env.STOCK_MAX_DELAY?.trim(),
   );
   const byBusiness = new Map<string, StockReporting>();
-  const list = env.STOCK_REPORTING_BY_BUSINESS?.trim();
-  if (list) {
-    for (const entry of list
-      .split(',')
-      .map((e) => e.trim())
-      .filter(Boolean)) {
-      const at = entry.indexOf('=');
-      const business = at > 0 ? entry.slice(0, at).trim() : '';
-      if (!business) throw new ConfigError(`STOCK_REPORTING_BY_BUSINESS: "${entry}" is not <business>=<mode>`);
-      if (byBusiness.has(business)) throw new ConfigError(`STOCK_REPORTING_BY_BUSINESS: ${business} is named twice`);
-      const [mode = '', delay] = entry
-        .slice(at + 1)
-        .trim()
-        .split(':', 2);
-      byBusiness.set(
-        business,
-        parseMode(
-          `STOCK_REPORTING_BY_BUSINESS (${business})`,
-          mode.trim(),
-          delay?.trim() || env.STOCK_MAX_DELAY?.trim(),
-        ),
-      );
-    }
+  for (const entry of splitList(env.STOCK_REPORTING_BY_BUSINESS)) {
+    const at = entry.indexOf('=');
+    const business = at > 0 ? entry.slice(0, at).trim() : '';
+    if (!business) throw new ConfigError(`STOCK_REPORTING_BY_BUSINESS: "${entry}" is not <business>=<mode>`);
+    if (byBusiness.has(business)) throw new ConfigError(`STOCK_REPORTING_BY_BUSINESS: ${business} is named twice`);
+    const [mode = '', delay] = entry.slice(at + 1).split(':', 2);
+    const name = `STOCK_REPORTING_BY_BUSINESS (${business})`;
+    byBusiness.set(business, parseMode(name, mode.trim(), delay?.trim() || env.STOCK_MAX_DELAY?.trim()));
   }
   return (businessId) => byBusiness.get(businessId) ?? fallback;
 }

@@ -1,34 +1,16 @@
 import { z } from 'zod';
-import { parseDuration } from '../contracts/duration.js';
-import { ConfigError, resolveSecretFiles, type Env } from './env.js';
+import { boundedDuration, ConfigError, resolveSecretFiles, type Env } from './env.js';
 
 const HOUR_MS = 3_600_000;
 /** The 24-hour outcome timeout, plus the service's retry schedule of a delivery (2 h, C47), with a wide margin. */
 export const DEFAULT_CALLBACK_TOKEN_TTL_MS = 72 * HOUR_MS;
 
-/** A duration with its unit within [min, max], refused with the range in words and an example. */
-function boundedDuration(min: number, max: number, range: string, example: string) {
-  return z.string().transform((text, ctx) => {
-    const ms = parseDuration(text.trim());
-    if (ms === undefined || ms < min || ms > max) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be a duration from ${range} with its unit, e.g. ${example} (got ${JSON.stringify(text)})`,
-      });
-      return z.NEVER;
-    }
-    return ms;
-  });
-}
-
 /** Settings of the worker process itself; Temporal's are src/temporal/connection.ts'. */
 const schema = z
   .object({
-    /** The application's compliance rate limit; the fleet stays under it together. */
     COMPLIANCE_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
     /** Share of the limit left unpaced for other clients; 0: the service's rate-limit headers hold requests back. */
     COMPLIANCE_RATE_HEADROOM: z.coerce.number().min(0).max(0.9).default(0),
-    /** Where result callbacks are sent; without it the worker relies on polling alone. */
     CALLBACK_PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
     CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     CALLBACK_HOST: z.string().min(1).default('0.0.0.0'),
@@ -38,7 +20,6 @@ const schema = z
     CALLBACK_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).optional(),
     CALLBACK_REQUEST_TIMEOUT: boundedDuration(1_000, 600_000, '1s to 10m', '15s').optional(),
     CALLBACK_BODY_FIELDS: z.enum(['assumed', 'none']).optional(),
-    /** The Prometheus endpoint (`/metrics`) of the SDK's and the worker's own metrics; none when unset. */
     METRICS_BIND_ADDRESS: z
       .string()
       .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')

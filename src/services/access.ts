@@ -5,12 +5,9 @@ import type { BudgetPlacement } from '../contracts/budget-placement.js';
 
 export interface ServiceAccess {
   compliance(businessId: string): ComplianceClient;
-  /** The accounting client for this company; without one, the configured application's (a sync batch it owns). */
+  /** Without a company, the one configured application's (a sync batch it owns). */
   accounting(companyId?: string): AccountingClient;
-  /**
-   * Where the business's calls stand on the fleet's budget. `newWork` refuses (UnknownBusinessError) a business no
-   * application serves now; without it, a business only still drained is placed with the application draining it.
-   */
+  /** `newWork` refuses a business no application serves now; else a drained one goes with the application draining. */
   place(businessId: string, options: { newWork: boolean }): BudgetPlacement;
 }
 

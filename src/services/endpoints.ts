@@ -3,11 +3,10 @@ import { ConfigError, type AccountingConfig, type AppConfig, type ComplianceConf
 import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 
-/** Where the two services are, after the embedded sandbox has filled in whatever was not configured. */
+/** After the embedded sandbox has filled in whatever was not configured. */
 export interface ServiceEndpoints {
   compliance: ComplianceConfig;
   accounting: AccountingConfig;
-  /** Present when at least one service is the embedded sandbox; the product only starts and stops it. */
   sandbox: EmbeddedSandbox | undefined;
   sandboxReconciliationLinks: ReadonlyArray<{ businessId: string; companyId: string }>;
   close(): Promise<void>;
@@ -42,7 +41,6 @@ export function assertReadOnlyServices(config: AppConfig, notice: (message: stri
   assertServicesConfigured(config);
 }
 
-/** `sandbox/embedded.ts`, as far as the product uses it. */
 interface EmbeddedServicesModule {
   startEmbeddedServices(options: { logger: Logger; fixture?: unknown }): Promise<{
     sandbox: EmbeddedSandbox;
@@ -52,10 +50,7 @@ interface EmbeddedServicesModule {
   }>;
 }
 
-/**
- * The sandbox and its dependencies (pdfkit, qrcode) are development dependencies, loaded only when a service is left
- * to it. The specifier is built at run time so that the production build does not follow it into sandbox/.
- */
+/** A development dependency: the specifier is built at run time so the production build does not follow it. */
 async function loadSandbox(): Promise<EmbeddedServicesModule> {
   const sandboxDir = '../../sandbox';
   try {
@@ -79,10 +74,7 @@ async function loadSandbox(): Promise<EmbeddedServicesModule> {
   }
 }
 
-/**
- * The configured services, or the embedded sandbox with its demo credentials for each one that is not (production
- * entry points call assertServicesConfigured first). `sandboxFixture`: the world the sandbox starts with.
- */
+/** The embedded sandbox stands in for each service not configured (production calls assertServicesConfigured first). */
 export async function resolveServices(
   config: AppConfig,
   logger: Logger,
@@ -121,7 +113,7 @@ export async function resolveServices(
   };
 }
 
-/** One client per service, for what is asked once (start-up checks, the read-only tools); close() closes both. */
+/** One client per service, for what is asked once (start-up checks, the read-only tools). */
 export function openClients(endpoints: { compliance: ComplianceConfig; accounting: AccountingConfig }) {
   const compliance = new ComplianceClient(endpoints.compliance);
   const accounting = new AccountingClient(endpoints.accounting);

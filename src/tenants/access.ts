@@ -1,18 +1,12 @@
 /** ServiceAccess over the live tenants: activities never see a key; workflow inputs carry business ids only. */
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import type { AccountingClient } from '../accounting/client.js';
-import type { ComplianceClient } from '../compliance/client.js';
 import { FAILURE_TYPES } from '../contracts/failures.js';
 import type { OpenServiceAccess } from '../services/access.js';
-import { budgetWindows, windowKeyOf, windowOf, type BudgetWindow } from './budget-windows.js';
+import { budgetWindows, windowKeyOf, type BudgetWindow } from './budget-windows.js';
 import { accountingClientOf, type LiveTenants } from './live.js';
-import type { TenantDirectory } from './directory.js';
+import type { ComplianceApplication, TenantDirectory } from './directory.js';
 
-/**
- * A call for a business no application serves (never onboarded, or removed). An ApplicationFailure so that,
- * thrown from an activity, it reaches the workflow as it is: typed, and not retried, since only a change of the
- * tenants makes it pass.
- */
+/** An ApplicationFailure so that it reaches the workflow typed, and not retried: only a change of tenants helps. */
 export class UnknownBusinessError extends ApplicationFailure {
   readonly code = FAILURE_TYPES.businessNotServed;
 
@@ -29,16 +23,13 @@ export class UnknownBusinessError extends ApplicationFailure {
   }
 }
 
-/** The `type` of AwaitedServiceError: what a workflow or an operator sees while the call waits. */
 export const AWAITED_SERVICE_FAILURE = FAILURE_TYPES.tenantAwaitingService;
 
 /**
- * A call whose application is not known yet: the key that may serve it was not answered at start-up (its service
- * down), and is being asked again. Retryable, unlike business_not_served: the answer comes without anyone acting.
- * `requestSent: false`: a caller that repeats only what provably never reached the service (the stock ledger's
- * sending) repeats this too.
+ * A call whose key has not answered since start-up: retryable, since the answer comes without anyone acting.
+ * `requestSent: false`: callers that repeat only what never reached the service (the stock ledger) repeat this too.
  */
-export class AwaitedServiceError extends ApplicationFailure {
+class AwaitedServiceError extends ApplicationFailure {
   constructor(message: string, subject: Record<string, string | null>) {
     // Benign: expected while an outage lasts, and logged once at start; SDK logs and failure metrics stay quiet.
     super(
@@ -74,62 +65,51 @@ export class UnknownCompanyError extends ApplicationFailure {
 
 function unknownCompany(directory: TenantDirectory, companyId: string | undefined): UnknownCompanyError {
   const names = directory.accountingApplications().map((a) => a.application);
-  if (names.length === 0) {
-    const company = companyId === undefined ? '' : ` (company ${companyId})`;
-    return new UnknownCompanyError(
-      companyId,
-      `no accounting application is configured in ${directory.origin}${company}`,
-    );
-  }
-  if (companyId === undefined) {
-    return new UnknownCompanyError(
-      undefined,
-      `the call names no company, and ${names.length} accounting applications are configured (${names.join(', ')})`,
-    );
-  }
-  return new UnknownCompanyError(
-    companyId,
-    `company ${companyId} is linked through no accounting application of ${directory.origin}`,
-  );
+  const company = companyId === undefined ? '' : ` (company ${companyId})`;
+  const message =
+    names.length === 0
+      ? `no accounting application is configured in ${directory.origin}${company}`
+      : companyId === undefined
+        ? `the call names no company, and ${names.length} accounting applications are configured (${names.join(', ')})`
+        : `company ${companyId} is linked through no accounting application of ${directory.origin}`;
+  return new UnknownCompanyError(companyId, message);
 }
 
-/** Worked out once per directory: a placement is asked for every sale. */
+// Worked out once per directory: a placement is asked for every sale.
 const windowsByDirectory = new WeakMap<TenantDirectory, BudgetWindow[]>();
-function windowsOf(directory: TenantDirectory): BudgetWindow[] {
+function windowOf(directory: TenantDirectory, application: ComplianceApplication): BudgetWindow | undefined {
   let windows = windowsByDirectory.get(directory);
   if (!windows) windowsByDirectory.set(directory, (windows = budgetWindows(directory)));
-  return windows;
+  return windows.find((window) => window.fairnessKey === windowKeyOf(application));
 }
 
-/** Closes every client when closed. A removed business's work under way goes through the application that served it. */
+/** A removed business's work under way goes through the application that served it. */
 export function openTenantAccess(tenants: LiveTenants): OpenServiceAccess {
-  const compliance = (businessId: string): ComplianceClient => {
-    const route = tenants.routeOf(businessId);
-    if (!route && tenants.awaits(businessId)) throw awaitedBusiness(businessId);
-    if (!route) throw new UnknownBusinessError(businessId, tenants.current().origin);
-    return route.client;
-  };
-  const accounting = (companyId?: string): AccountingClient => {
-    const directory = tenants.current();
-    const client = accountingClientOf(directory, companyId);
-    if (!client && tenants.awaitsAccounting()) {
-      throw new AwaitedServiceError(
-        `company ${companyId ?? '(none named)'} waits for the accounting service: an accounting key has not ` +
-          'answered since the worker started (asked again until it does)',
-        { companyId: companyId ?? null },
-      );
-    }
-    if (!client) throw unknownCompany(directory, companyId);
-    return client;
-  };
   return {
-    compliance,
-    accounting,
+    compliance: (businessId) => {
+      const route = tenants.routeOf(businessId);
+      if (!route && tenants.awaits(businessId)) throw awaitedBusiness(businessId);
+      if (!route) throw new UnknownBusinessError(businessId, tenants.current().origin);
+      return route.client;
+    },
+    accounting: (companyId) => {
+      const directory = tenants.current();
+      const client = accountingClientOf(directory, companyId);
+      if (!client && tenants.awaitsAccounting()) {
+        throw new AwaitedServiceError(
+          `company ${companyId ?? '(none named)'} waits for the accounting service: an accounting key has not ` +
+            'answered since the worker started (asked again until it does)',
+          { companyId: companyId ?? null },
+        );
+      }
+      if (!client) throw unknownCompany(directory, companyId);
+      return client;
+    },
     place: (businessId, { newWork }) => {
       const route = tenants.routeOf(businessId);
       if (route?.serving || (route && !newWork)) {
         const application = route.application.application;
-        const window = route.serving ? windowOf(windowsOf(tenants.current()), route.application) : undefined;
+        const window = route.serving ? windowOf(tenants.current(), route.application) : undefined;
         const requestsPerMinute = window?.requestsPerMinute ?? route.application.requestsPerMinute;
         // A window of several businesses has its own queue: there the business is the fairness key, shared fairly.
         if (window?.ownQueue)

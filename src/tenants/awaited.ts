@@ -1,11 +1,8 @@
-/**
- * Entries whose service was down when the worker started (5xx, 408, 429, no answer), asked again in the background
- * with a bounded backoff until they answer. A rolling restart during an outage must not take the fleet down: the
- * worker serves what answered, and each awaited key's businesses wait instead of being refused.
- */
+/** Entries whose service was down at start, asked again with a backoff (docs/tenancy.md, "…during an outage"). */
 import type { Logger } from '../logger.js';
 import type { AwaitedEntry } from './directory.js';
 import {
+  errorText,
   mapBounded,
   probeAccounting,
   probeComplianceOnce,
@@ -16,10 +13,9 @@ import {
 import { ENVIRONMENT_ORIGIN } from './single-key.js';
 import type { TenantsConfig } from './types.js';
 
+/** The first wait is doubled after each try that did not settle everything, up to the longest. */
 export interface OutageRetry {
-  /** The first wait before asking again (default 5 s), doubled after each try that did not settle everything. */
   firstDelayMs?: number;
-  /** The longest wait between two tries (default 60 s). */
   maxDelayMs?: number;
 }
 
@@ -28,15 +24,9 @@ const DEFAULT_MAX_DELAY_MS = 60_000;
 /** As at start-up: hundreds of keys down must not open hundreds of connections at each try. */
 const ASKED_AT_ONCE = 8;
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /**
- * Logs each awaited entry once (at warn: naming the entry or its variable and what the service answered, never the
- * key), then calls `attempt` after each wait until it reports nothing awaited. `attempt` returns the entries still
- * awaited; when it throws (the service answered, but what it said is refused), the error is logged once per message
- * and the asking goes on: a suspended application may come back, and a change of the file settles it anyway.
+ * Calls `attempt` after each wait until it returns no entry still awaited. When it throws (the service answered, but
+ * what it said is refused), the asking goes on: a suspended application may come back, and a file change settles it.
  */
 export function askAgainUntilAnswered(options: {
   retry: OutageRetry;
@@ -111,10 +101,8 @@ export function askAgainUntilAnswered(options: {
 }
 
 /**
- * Asks only the awaited entries of `config` (an accepted compliance answer kept in `cache`, so resolving the file
- * afterwards does not ask it twice) and returns those whose service is still down: while all are, a try costs one
- * request per awaited key and logs nothing. An entry that answered anything else, a refusal included, is not returned:
- * resolving the file says what that means.
+ * The awaited entries whose service is still down, asking only them: while all are, a try costs one request per key.
+ * An accepted compliance answer is kept in `cache`, so resolving the file afterwards does not ask it twice.
  */
 export async function stillDown(
   config: TenantsConfig,

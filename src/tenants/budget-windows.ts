@@ -1,23 +1,15 @@
-/**
- * The rate windows a fleet spends, one per service application: the compliance service counts requests per
- * application, so entries whose keys belong to one application share its window, and the window, not the entry, is
- * what a compliance queue holds to a rate and what every call for its businesses carries as its fairness key.
- */
+/** The rate windows a fleet spends, one per service application (docs/tenancy.md, "Each application held…"). */
 import type { Logger } from '../logger.js';
 import type { ComplianceApplication, TenantDirectory } from './directory.js';
 
 export interface BudgetWindow {
   /** The service's application id, else the entry's name. */
   fairnessKey: string;
-  /** The entries sharing it, in the file's order. */
   applications: readonly string[];
-  /** The lowest budget of the entries sharing it (each already capped by the service's limit). */
+  /** The lowest budget of the entries sharing it. */
   requestsPerMinute: number;
   businesses: readonly string[];
-  /**
-   * A queue of its own when it serves several businesses, so they share it fairly (a fairness key each) while the
-   * queue's own rate holds the window to its budget.
-   */
+  /** Several businesses share a queue of its own fairly, its rate holding the window to its budget. */
   ownQueue: boolean;
 }
 
@@ -25,40 +17,22 @@ export function windowKeyOf(application: ComplianceApplication): string {
   return application.serviceApplicationId ?? application.application;
 }
 
-/** In the file's order of each window's first entry. */
 export function budgetWindows(directory: Pick<TenantDirectory, 'applications'>): BudgetWindow[] {
-  const windows = new Map<string, { applications: string[]; requestsPerMinute: number; businesses: string[] }>();
+  const windows = new Map<string, Omit<BudgetWindow, 'ownQueue'>>();
   for (const application of directory.applications()) {
-    const key = windowKeyOf(application);
-    const window = windows.get(key);
-    if (window === undefined) {
-      windows.set(key, {
-        applications: [application.application],
-        requestsPerMinute: application.requestsPerMinute,
-        businesses: [...application.businesses],
-      });
-    } else {
-      window.applications.push(application.application);
-      window.requestsPerMinute = Math.min(window.requestsPerMinute, application.requestsPerMinute);
-      window.businesses.push(...application.businesses);
-    }
+    const fairnessKey = windowKeyOf(application);
+    const window = windows.get(fairnessKey);
+    windows.set(fairnessKey, {
+      fairnessKey,
+      applications: [...(window?.applications ?? []), application.application],
+      requestsPerMinute: Math.min(window?.requestsPerMinute ?? Infinity, application.requestsPerMinute),
+      businesses: [...(window?.businesses ?? []), ...application.businesses],
+    });
   }
-  return [...windows].map(([fairnessKey, window]) => ({
-    fairnessKey,
-    ...window,
-    ownQueue: window.businesses.length > 1,
-  }));
+  return [...windows.values()].map((window) => ({ ...window, ownQueue: window.businesses.length > 1 }));
 }
 
-export function windowOf(windows: readonly BudgetWindow[], application: ComplianceApplication) {
-  return windows.find((window) => window.fairnessKey === windowKeyOf(application));
-}
-
-/**
- * Entries whose keys belong to one service application draw on one window: budgets that add up to more than the
- * service allows would draw 429s once all are busy. Allowed (business-bound keys of one application are a normal
- * set-up), but said.
- */
+/** Allowed (business-bound keys of one application are normal), but budgets over the limit draw 429s when busy. */
 export function warnSharedWindows(applications: readonly ComplianceApplication[], logger: Logger | undefined): void {
   const byService = new Map<string, ComplianceApplication[]>();
   for (const application of applications) {

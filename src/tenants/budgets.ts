@@ -1,12 +1,10 @@
-/**
- * The budgets of the tenants served, at start and after every change of the tenants file: each rate window held to
- * its budget on the compliance queues (src/temporal/compliance-budgets.ts), each application's budget published.
- */
+/** Each rate window held to its budget on the compliance queues, at start and after every change of the tenants. */
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { complianceTaskQueue, windowComplianceTaskQueue } from '../contracts/task-queues.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { budgetWindows } from './budget-windows.js';
+import { errorText } from './probes.js';
 import type { TenantDirectory } from './directory.js';
 import {
   applyComplianceBudgets,
@@ -15,7 +13,6 @@ import {
   type ComplianceBudgetPlan,
 } from '../temporal/compliance-budgets.js';
 
-/** Holds each window of `directory` to its budget on the compliance queues; returns the queues it set. */
 export async function holdTenantBudgets(options: {
   client: Client;
   taskQueue: string;
@@ -58,7 +55,7 @@ export async function holdTenantBudgets(options: {
     // A server before 1.29, or an identity not allowed to configure queues: each queue is still paced as a whole
     // and each client follows its own window, but nothing holds one application to its budget across processes.
     options.logger.error(
-      { taskQueue: queue, err: err instanceof Error ? err.message : String(err) },
+      { taskQueue: queue, err: errorText(err) },
       'the Temporal server did not take the per-application budgets (UpdateTaskQueueConfig): ' +
         'each application is held by its own rate-limit gate only, per process',
     );

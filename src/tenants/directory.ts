@@ -1,7 +1,4 @@
-/**
- * The tenants configuration resolved against the services: every key asked who it is (probes.ts), every business
- * given one application (serving.ts), and a client per application, paced to its budget.
- */
+/** The tenants resolved against the services (docs/tenancy.md): a business's application, a paced client for each. */
 import type { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import { ConfigError } from '../config/env.js';
@@ -27,21 +24,19 @@ import type { AccountingTenant, ApplicationName, ComplianceTenant, TenantsConfig
 export interface ComplianceApplication {
   application: ApplicationName;
   source: string;
-  /** The budget the fleet paces it to: the file's, or the service's own limit when that is lower. */
+  /** The file's budget, or the service's own limit when that is lower. */
   requestsPerMinute: number;
   configuredRequestsPerMinute: number;
   serviceRequestsPerMinute: number | undefined;
-  /** Entries with the same one share one window. */
   serviceApplicationId: string | undefined;
   businesses: readonly string[];
 }
 
-/** An entry left out because its service was down when asked: it is asked again until it answers (live.ts). */
+/** An entry left out because its service was down when asked; `reason` never names the key. */
 export interface AwaitedEntry {
   service: 'compliance' | 'accounting';
   application: ApplicationName;
   source: string;
-  /** What the service answered, naming the entry (or the single-key variable), never the key. */
   reason: string;
 }
 
@@ -54,12 +49,10 @@ export interface AccountingApplication {
 export interface TenantDirectory {
   readonly origin: string;
   applicationOf(businessId: string): ApplicationName | undefined;
-  /** In the file's order. */
   applications(): readonly ComplianceApplication[];
   accountingApplications(): readonly AccountingApplication[];
   accountingApplicationOf(companyId: string): ApplicationName | undefined;
   links(): readonly ResolvedTenantLink[];
-  /** Entries left out because their service was down (only when resolved with `awaitOutages`). */
   awaited(): readonly AwaitedEntry[];
   /** A business no application serves now that an awaited compliance entry may serve once its service answers. */
   awaits(businessId: string): boolean;
@@ -69,30 +62,19 @@ export interface TenantDirectory {
 }
 
 export interface ResolveTenantDirectoryOptions {
-  /** Entries asked at once (default 8): hundreds of keys must not open hundreds of connections at start-up. */
+  /** Entries asked at once: hundreds of keys must not open hundreds of connections at start-up. */
   concurrency?: number;
-  /** Longest wait for an application's rate-limit window to reset before a call is handed back (default 10 s). */
-  holdUpToMs?: number;
-  /**
-   * The rate-limit gates by the service's application id: a directory resolved again passes the previous one's, so a
-   * rotated key or a moved business keeps pacing against the window the service still counts.
-   */
+  /** By service application id, kept across reloads: a rotated key keeps pacing against the window still counted. */
   gates?: Map<string, RateLimitGate>;
-  /**
-   * What earlier resolutions learnt of each compliance entry, by entryDigest: a directory resolved again asks only
-   * the entries that changed, spending no budget of the others. Pruned to the entries of this resolution.
-   */
+  /** Earlier answers by entryDigest, so a reload asks only the entries that changed; pruned to this resolution's. */
   complianceProbes?: Map<string, ComplianceProbe>;
   observerFor?: (application: ComplianceApplication) => HttpObserver | undefined;
   logger?: Logger;
-  /**
-   * An entry whose service is down (5xx, 408, 429, no answer) is left out and listed by `awaited()` rather than
-   * failing the resolution, with its businesses and links held for it: a worker starts and serves the others.
-   */
+  /** An entry whose service is down is listed by `awaited()`, its businesses and links held, instead of failing. */
   awaitOutages?: boolean;
 }
 
-/** The tenants file asks for what the services do not allow: every problem, each naming its entry. */
+/** The file asks for what the services do not allow: every problem, each naming its entry. */
 export class TenantConfigError extends ConfigError {
   override readonly name: string = 'TenantConfigError';
 
@@ -104,7 +86,7 @@ export class TenantConfigError extends ConfigError {
   }
 }
 
-/** A service could not be asked about a tenant (unreachable, failing): not the file's fault; a retry may pass. */
+/** A service could not be asked about a tenant: not the file's fault; a retry may pass. */
 export class TenantServiceError extends Error {
   override readonly name = 'TenantServiceError';
 
@@ -123,31 +105,10 @@ function summary(origin: string, lines: readonly string[]): string {
 }
 
 const DEFAULT_CONCURRENCY = 8;
-const DEFAULT_HOLD_MS = 10_000;
+// Longest wait for an application's rate-limit window to reset before a call is handed back.
+const HOLD_MS = 10_000;
 
-/** `capped`: paced to the service's own limit when lower; COMPLIANCE_REQUESTS_PER_MINUTE is taken as given. */
-function facts(probe: ComplianceProbe, businesses: readonly string[], capped: boolean): ComplianceApplication {
-  const { tenant, identity, serviceLimit } = probe;
-  return {
-    application: tenant.application,
-    source: tenant.source,
-    requestsPerMinute:
-      serviceLimit === undefined || !capped
-        ? tenant.requestsPerMinute
-        : Math.min(tenant.requestsPerMinute, serviceLimit),
-    configuredRequestsPerMinute: tenant.requestsPerMinute,
-    serviceRequestsPerMinute: serviceLimit,
-    serviceApplicationId: identity.application?.id,
-    businesses,
-  };
-}
-
-/**
- * Asks the services about every tenant (bounded in parallel) and settles which application serves which business
- * and which accounting application each linked company. Throws TenantConfigError with every problem of the file,
- * or TenantServiceError when a service could not be asked (but for an outage with `awaitOutages`); nothing is left
- * open either way.
- */
+/** Throws TenantConfigError (every problem of the file) or TenantServiceError, leaving nothing open. */
 export async function resolveTenantDirectory(
   tenants: TenantsConfig,
   options: ResolveTenantDirectoryOptions = {},
@@ -233,20 +194,28 @@ export async function resolveTenantDirectory(
       'compliance keys accepted',
     );
 
-  const servedBy = new Map<ComplianceProbe, string[]>(complianceProbes.map((probe) => [probe, []]));
-  // The file's order for listed businesses, the service's for the rest.
-  for (const probe of complianceProbes) {
-    for (const id of probe.tenant.businesses ? new Set(probe.tenant.businesses) : probe.businesses.map((b) => b.id)) {
-      if (assigned.owner.get(id) === probe) servedBy.get(probe)!.push(id);
-    }
-  }
-  const applications = complianceProbes.map((probe) =>
-    facts(probe, servedBy.get(probe)!, tenants.origin !== ENVIRONMENT_ORIGIN),
-  );
+  const applications = complianceProbes.map((probe): ComplianceApplication => {
+    const { tenant, identity, serviceLimit } = probe;
+    // The file's order for listed businesses, the service's for the rest.
+    const candidates = tenant.businesses ? new Set(tenant.businesses) : probe.businesses.map((b) => b.id);
+    return {
+      application: tenant.application,
+      source: tenant.source,
+      // COMPLIANCE_REQUESTS_PER_MINUTE is taken as given; a file's budget is capped by the service's own limit.
+      requestsPerMinute:
+        serviceLimit === undefined || singleKey
+          ? tenant.requestsPerMinute
+          : Math.min(tenant.requestsPerMinute, serviceLimit),
+      configuredRequestsPerMinute: tenant.requestsPerMinute,
+      serviceRequestsPerMinute: serviceLimit,
+      serviceApplicationId: identity.application?.id,
+      businesses: [...candidates].filter((id) => assigned.owner.get(id) === probe),
+    };
+  });
   const gates = options.gates ?? new Map<string, RateLimitGate>();
   const gateOf = (application: ComplianceApplication) => {
     const perMinute = application.requestsPerMinute;
-    const newGate = () => new RateLimitGate({ holdUpToMs: options.holdUpToMs ?? DEFAULT_HOLD_MS, perMinute });
+    const newGate = () => new RateLimitGate({ holdUpToMs: HOLD_MS, perMinute });
     if (application.serviceApplicationId === undefined) return newGate();
     let gate = gates.get(application.serviceApplicationId);
     if (!gate) gates.set(application.serviceApplicationId, (gate = newGate()));
@@ -308,9 +277,8 @@ export async function resolveTenantDirectory(
 }
 
 /**
- * Which businesses wait for the awaited compliance entries: those they list (taken back from an entry that lists none,
- * which would otherwise serve them until the listing entry answers), and, when one lists none, every business no
- * answered entry serves. `owner` loses the businesses taken back.
+ * Businesses waiting for awaited compliance entries: those they list (taken back from `owner`'s unlisting entries,
+ * which would otherwise serve them meanwhile), and, when one lists none, every business no answered entry serves.
  */
 function holdForAwaited(
   awaited: readonly ComplianceTenant[],

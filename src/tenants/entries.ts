@@ -1,33 +1,140 @@
-/**
- * The entries of tenants files: checked, keys read from their sources, every name, business and link declared once.
- * Errors name the file and entry (`tenants.json: compliance[1] (retail-group): apiKey`), never a key.
- */
+/** The entries of tenants files, keys read; errors name the file and entry, never a key. */
 import { resolve } from 'node:path';
+import { z } from 'zod';
 import { assertCredential, CredentialFormatError, type CredentialKind } from '../config/credentials.js';
-import { ConfigError, loadConfig, readVariable, resolveSecretFiles, SERVICE_SECRETS } from '../config/env.js';
-import {
-  accountingEntry,
-  APPLICATION,
-  complianceEntry,
-  documentLists,
-  entrySource,
-  ID,
-  linkEntry,
-  parseEntry,
-  type KeySource,
-} from './schema.js';
+import { ConfigError, loadConfig, readSecretFile, readVariable, type Env } from '../config/env.js';
+import { resolveSecretFiles, SERVICE_SECRETS } from '../config/env.js';
 import { SINGLE_TENANT_VARIABLES } from './single-key.js';
 import type { AccountingTenant, ComplianceTenant, TenantLink, TenantsConfig } from './types.js';
-import type { Env } from '../config/env.js';
 
-/** `baseDir`: where its relative key files are. */
 export interface TenantsDocument {
   name: string;
   content: unknown;
+  /** Where its relative key files are. */
   baseDir: string;
 }
 
 type TenantEntries = Pick<TenantsConfig, 'compliance' | 'accounting' | 'links'>;
+
+// What a tenants file may say; our own messages throughout: a key must not depend on zod's defaults being safe.
+const APPLICATION = /^[a-z0-9][a-z0-9-]{0,39}$/;
+/** An id of the services; one that starts like a key is a key pasted in the wrong place, and is never repeated. */
+const ID = /^(?!(cmp_sk|sk|whsec|cs)_)[A-Za-z0-9_.:-]+$/;
+const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ONE_SOURCE = 'must be exactly one of {"value": …}, {"file": …} or {"env": …}';
+const RATE = 'must be a whole number from 1 to 100000';
+
+function required(message: string) {
+  return (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message);
+}
+
+function text(message: string, pattern?: RegExp) {
+  const schema = z.string({ error: required(message) });
+  return pattern ? schema.regex(pattern, { error: message }) : schema.min(1, { error: message });
+}
+
+const applicationName = text(
+  'must be 1 to 40 lowercase letters, digits or -, starting with a letter or digit',
+  APPLICATION,
+);
+const id = (what: string) => text(`must be ${what} id (letters, digits, _ . : -), not a key`, ID);
+
+const keySource = z
+  .strictObject(
+    {
+      value: z.string({ error: 'must be a string' }).optional(),
+      file: text('must be a path').optional(),
+      env: text('must be an environment variable name', VARIABLE).optional(),
+    },
+    { error: required(ONE_SOURCE) },
+  )
+  .refine((source) => Object.keys(source).length === 1, { error: ONE_SOURCE });
+type KeySource = z.infer<typeof keySource>;
+
+const baseUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).optional();
+
+const AN_ENTRY = { error: 'must be an object, one entry' };
+
+const complianceEntry = z.strictObject(
+  {
+    application: applicationName,
+    apiKey: keySource,
+    baseUrl,
+    requestsPerMinute: z
+      .number({ error: RATE })
+      .int({ error: RATE })
+      .min(1, { error: RATE })
+      .max(100_000, { error: RATE })
+      .default(120),
+    businesses: z.array(id('a business'), { error: 'must be a list of business ids' }).optional(),
+  },
+  AN_ENTRY,
+);
+
+const accountingEntry = z.strictObject(
+  {
+    application: applicationName,
+    apiKey: keySource,
+    baseUrl,
+    clientSecret: keySource.optional(),
+    clientId: keySource.optional(),
+    webhookSecret: keySource.optional(),
+  },
+  AN_ENTRY,
+);
+
+const linkEntry = z.strictObject(
+  { business: id('a business'), company: id('a company'), accounting: applicationName },
+  AN_ENTRY,
+);
+
+const LISTS = ['compliance', 'accounting', 'links'] as const;
+
+/** A field name is said unless it could be a key pasted in the wrong place. */
+function fieldName(name: string | undefined): string {
+  const plain =
+    name !== undefined && /^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(name) && !/^(cmp_sk|sk|whsec|cs|client)_/.test(name);
+  return plain ? `unknown field "${name}"` : 'unknown field (its name is not shown)';
+}
+
+function issuePath(path: readonly PropertyKey[]): string {
+  return path
+    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : ': '}${String(part)}`))
+    .join('');
+}
+
+function parseEntry<T>(schema: z.ZodType<T>, raw: unknown, source: string): T {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const where = issuePath(issue.path);
+  const message = issue.code === 'unrecognized_keys' ? fieldName(issue.keys[0]) : issue.message;
+  throw new ConfigError(`${source}: ${where ? `${where}: ` : ''}${message}`);
+}
+
+/** `tenants.json: compliance[1] (retail-group)`; the label only once it is known to be a name, not something pasted. */
+function entrySource(document: TenantsDocument, list: (typeof LISTS)[number], index: number, raw: unknown): string {
+  const field = list === 'links' ? 'business' : 'application';
+  const label = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[field] : undefined;
+  const named = typeof label === 'string' && (list === 'links' ? ID : APPLICATION).test(label);
+  return `${document.name}: ${list}[${index}]${named ? ` (${label})` : ''}`;
+}
+
+function documentLists(document: TenantsDocument): Record<(typeof LISTS)[number], unknown[]> {
+  const { content, name } = document;
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) {
+    throw new ConfigError(`${name}: must be an object with compliance, accounting and links lists`);
+  }
+  const fields = content as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((field) => !(LISTS as readonly string[]).includes(field));
+  if (unknown !== undefined) throw new ConfigError(`${name}: ${fieldName(unknown)}`);
+  const list = (field: (typeof LISTS)[number]): unknown[] => {
+    const value = fields[field] ?? [];
+    if (!Array.isArray(value)) throw new ConfigError(`${name}: ${field}: must be a list`);
+    return value;
+  };
+  return { compliance: list('compliance'), accounting: list('accounting'), links: list('links') };
+}
 
 /** What loadConfig gets for one entry: the service settings (timeouts, signing), none of the single tenant's. */
 function sharedSettings(env: Env): Env {
@@ -39,10 +146,9 @@ function sharedSettings(env: Env): Env {
   return shared;
 }
 
-/** loadConfig's rules for an entry, its messages (which name settings of the environment) prefixed with the entry. */
+/** loadConfig's rules for an entry, its messages prefixed with the entry. */
 function serviceOf<T>(source: string, env: Env, pick: (config: ReturnType<typeof loadConfig>) => T | undefined): T {
   try {
-    // Defined: the entry gives loadConfig both the base URL and the key.
     return pick(loadConfig(env))!;
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigError(`${source}: ${err.message}`, { cause: err });
@@ -60,17 +166,13 @@ export function readEntries(
 
   // The setting is the entry path, the only thing an error says of the key.
   const key = (document: TenantsDocument, source: KeySource, setting: string, kind: CredentialKind): string => {
-    let value: string;
-    if (source.value !== undefined) {
-      value = source.value;
-    } else if (source.env !== undefined) {
+    let value = source.value;
+    if (source.env !== undefined) {
       namedVariables.add(source.env);
-      const set = readVariable(env, source.env);
-      if (set === undefined) throw new ConfigError(`${setting}: environment variable ${source.env} is not set`);
-      value = set;
-    } else {
-      value = readKeyFile(setting, resolve(document.baseDir, source.file!));
+      value = readVariable(env, source.env);
+      if (value === undefined) throw new ConfigError(`${setting}: environment variable ${source.env} is not set`);
     }
+    value ??= readKeyFile(setting, resolve(document.baseDir, source.file!));
     try {
       return assertCredential(kind, setting, value);
     } catch (err) {
@@ -96,7 +198,7 @@ export function readEntries(
   for (const document of documents) {
     const lists = documentLists(document);
     lists.compliance.forEach((raw, index) => {
-      const source = entrySource(document, 'compliance', index, raw, 'application', APPLICATION);
+      const source = entrySource(document, 'compliance', index, raw);
       const entry = parseEntry(complianceEntry, raw, source);
       declare('compliance', entry.application, source);
       for (const business of entry.businesses ?? []) {
@@ -111,21 +213,17 @@ export function readEntries(
       const url = entry.baseUrl ?? readVariable(env, 'COMPLIANCE_BASE_URL');
       if (url === undefined) throw new ConfigError(`${source}: baseUrl: not set, nor is COMPLIANCE_BASE_URL`);
       const apiKey = key(document, entry.apiKey, `${source}: apiKey`, 'complianceApiKey');
-      const service = serviceOf(
-        source,
-        { ...shared, COMPLIANCE_BASE_URL: url, COMPLIANCE_API_KEY: apiKey },
-        (c) => c.compliance,
-      );
+      const serviceEnv = { ...shared, COMPLIANCE_BASE_URL: url, COMPLIANCE_API_KEY: apiKey };
       compliance.push({
         application: entry.application,
-        service,
+        service: serviceOf(source, serviceEnv, (c) => c.compliance),
         requestsPerMinute: entry.requestsPerMinute,
         businesses: entry.businesses,
         source,
       });
     });
     lists.accounting.forEach((raw, index) => {
-      const source = entrySource(document, 'accounting', index, raw, 'application', APPLICATION);
+      const source = entrySource(document, 'accounting', index, raw);
       const entry = parseEntry(accountingEntry, raw, source);
       declare('accounting', entry.application, source);
       const url = entry.baseUrl ?? readVariable(env, 'ACCOUNTING_BASE_URL');
@@ -149,7 +247,7 @@ export function readEntries(
       });
     });
     lists.links.forEach((raw, index) => {
-      const source = entrySource(document, 'links', index, raw, 'business', ID);
+      const source = entrySource(document, 'links', index, raw);
       const entry = parseEntry(linkEntry, raw, source);
       const earlier = linkedBy.get(entry.business);
       if (earlier !== undefined)
@@ -167,15 +265,9 @@ export function readEntries(
   return { entries: { compliance, accounting, links }, namedVariables };
 }
 
-/** Read as every `<NAME>_FILE` is (size cap, trailing newline dropped); messages name the path, never the content. */
+/** Read as every `<NAME>_FILE` is; messages name the path, never the content. */
 function readKeyFile(setting: string, path: string): string {
-  let value: string | undefined;
-  try {
-    value = resolveSecretFiles({ COMPLIANCE_API_KEY_FILE: path }, ['COMPLIANCE_API_KEY']).COMPLIANCE_API_KEY;
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    throw new ConfigError(`${setting}: ${err.message.replace(/^COMPLIANCE_API_KEY_FILE: /, '')}`, { cause: err });
-  }
+  const value = readSecretFile(setting, path.trim());
   if (!value) throw new ConfigError(`${setting}: the file is empty`);
   return value;
 }

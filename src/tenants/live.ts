@@ -1,10 +1,4 @@
-/**
- * The tenants a worker process serves, replaceable while it runs: each replacement is resolved as start-up resolves
- * (a file that would not start a worker is refused, the tenants served stay as they were). docs/tenancy.md,
- * "Onboarding, offboarding and key rotation without a restart", says what a change does to work under way. With
- * `awaitOutages`, entries whose service is down at start are served once it answers, by the same replacement
- * (awaited.ts asks again).
- */
+/** The tenants a worker serves, replaceable while it runs (docs/tenancy.md, "…without a restart"). */
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import type { ApplicationName, TenantsConfig } from './types.js';
@@ -32,35 +26,27 @@ export interface TenantsChange {
 interface ComplianceRoute {
   application: ComplianceApplication;
   client: ComplianceClient;
-  /** False for a business removed from the tenants whose work under way is being finished. */
+  /** False for a removed business whose work under way is being finished. */
   serving: boolean;
 }
 
 export interface LiveTenants {
   current(): TenantDirectory;
-  /**
-   * A business no application serves yet, which an entry whose service was down at start may serve once it
-   * answers: its calls wait (a retryable failure) instead of being refused.
-   */
+  /** A business an entry whose service was down at start may serve: its calls wait instead of being refused. */
   awaits(businessId: string): boolean;
-  /** An accounting entry whose service was down at start is not served yet: a company it may serve waits. */
   awaitsAccounting(): boolean;
   /** A business's application now, or the one finishing its work. */
   routeOf(businessId: string): ComplianceRoute | undefined;
-  /** Serves `config` from now on; throws as resolveTenantDirectory does, leaving the tenants served unchanged. */
+  /** Throws as resolveTenantDirectory does, leaving the tenants served unchanged. */
   replace(config: TenantsConfig): Promise<TenantsChange>;
   close(): Promise<void>;
 }
 
-export interface OpenLiveTenantsOptions extends Omit<
+interface OpenLiveTenantsOptions extends Omit<
   ResolveTenantDirectoryOptions,
   'gates' | 'complianceProbes' | 'awaitOutages'
 > {
-  drainGraceMs?: number;
-  /**
-   * Start while a service is down: its entries are left out and asked again with this backoff until they answer,
-   * then served (`onAwaitedServed` is told what that changed). Without it, an outage fails the start.
-   */
+  /** Start while a service is down, asking its entries again with this backoff; else an outage fails the start. */
   awaitOutages?: OutageRetry & { onAwaitedServed?: (change: TenantsChange) => void };
 }
 
@@ -91,7 +77,7 @@ export async function openLiveTenants(
       if ([...drained.values()].some((d) => d.directory === directory)) return; // closed with the process
       retired.delete(directory);
       void directory.close();
-    }, options.drainGraceMs ?? DRAIN_GRACE_MS);
+    }, DRAIN_GRACE_MS);
     timer.unref();
     timers.add(timer);
   };
@@ -110,7 +96,6 @@ export async function openLiveTenants(
     options.logger?.info({ origin: tenants.origin, ...counts(change) }, 'tenants replaced');
     return change;
   };
-  const swap = async (tenants: TenantsConfig) => install(tenants, await resolve(tenants));
   // One replacement at a time: two overlapping ones would each drain from a directory the other replaced.
   const serially = <T>(run: () => Promise<T>): Promise<T> => {
     const result = replacing.then(run);
@@ -159,7 +144,7 @@ export async function openLiveTenants(
       const oldClient = old?.directory.complianceClient(old.application.application);
       return old && oldClient ? { application: old.application, client: oldClient, serving: false } : undefined;
     },
-    replace: (tenants) => serially(() => swap(tenants)),
+    replace: (tenants) => serially(async () => install(tenants, await resolve(tenants))),
     close: async () => {
       await askingAgain?.stop();
       for (const timer of timers) clearTimeout(timer);
@@ -198,7 +183,6 @@ function counts(change: TenantsChange): Record<string, number | string[]> {
   };
 }
 
-/** The accounting client of a company (undefined when none is linked for it). */
 export function accountingClientOf(
   directory: TenantDirectory,
   companyId: string | undefined,

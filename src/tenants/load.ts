@@ -2,11 +2,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parse, type ParseError } from 'jsonc-parser';
-import { ConfigError, readVariable as readSetting } from '../config/env.js';
+import { ConfigError, readVariable as readSetting, type Env } from '../config/env.js';
 import { readEntries, type TenantsDocument } from './entries.js';
 import { fromSingleKeyVariables, SINGLE_TENANT_VARIABLES } from './single-key.js';
 import type { TenantsConfig } from './types.js';
-import type { Env } from '../config/env.js';
 
 export function loadTenantsConfig(rawEnv: Env): TenantsConfig {
   const file = readSetting(rawEnv, 'TENANTS_FILE');
@@ -30,23 +29,18 @@ export function loadTenantsConfig(rawEnv: Env): TenantsConfig {
   return { ...entries, origin: `${variable} ${file ?? dir}` };
 }
 
-function readText(variable: string, path: string): string {
+function readDocument(variable: string, path: string): TenantsDocument {
+  let text: string;
   try {
-    return readFileSync(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new ConfigError(`${variable}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
-}
-
-function readDocument(variable: string, path: string): TenantsDocument {
   const name = basename(path);
-  return { name, content: parseJson(name, readText(variable, path)), baseDir: dirname(path) };
+  return { name, content: parseJson(name, text), baseDir: dirname(path) };
 }
 
-/**
- * Every `*.json` of the directory, in name order. Hidden entries are skipped: a Kubernetes secret mount keeps its
- * files in `..data` and a timestamped directory, each also linked at the top. Other files (key files) stay unread.
- */
+/** Hidden entries are skipped: a Kubernetes secret mount also keeps its files in `..data` and a dated directory. */
 function readDirectory(dir: string): TenantsDocument[] {
   let names: string[];
   try {
@@ -59,12 +53,8 @@ function readDirectory(dir: string): TenantsDocument[] {
   return files.map((name) => readDocument('TENANTS_DIR', join(dir, name)));
 }
 
-/**
- * JSON.parse's own message quotes the text around the error, which may be a key: only the line and column are said,
- * found by jsonc-parser (held to plain JSON: no comments, no trailing commas).
- */
+/** JSON.parse's message quotes the text around the error, which may be a key: only line and column are said. */
 function parseJson(name: string, text: string): unknown {
-  // An editor's byte order mark is not part of the document.
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   try {
     return JSON.parse(body) as unknown;

@@ -1,8 +1,4 @@
-/**
- * Asking each key who it is. A refusal (401, 403) is the file's problem, naming the entry; a service that cannot be
- * reached or fails is not (the same file may start fine a minute later), and an outage (5xx, 408, 429, no answer) is
- * marked as such: a worker starting during one serves the other keys and asks this one again (live.ts).
- */
+/** Asking each key who it is: a refusal (401, 403) is the file's problem; a failing service is not. */
 import { createHash } from 'node:crypto';
 import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
@@ -12,22 +8,15 @@ import { ApiError } from '../http/errors.js';
 import type { RateLimitInfo } from '../http/rate-limit.js';
 import type { AccountingTenant, ComplianceTenant } from './types.js';
 
-export type KeyEnvironment = 'test' | 'live';
+type KeyEnvironment = 'test' | 'live';
 
 const COMPANY_PAGE_SIZE = 100;
 const MAX_COMPANY_PAGES = 100;
 
-/**
- * What asking one entry gave: its answers, a configuration problem, or a failure of the service (and its error);
- * `outage`: the failure is one the service gives while it is down, which the same request may pass later.
- */
+/** `outage`: a failure the service gives while it is down, which the same request may pass later. */
 export type Outcome<T> = { ok: T } | (({ problem: string } | { failure: string; outage?: true }) & { error?: unknown });
 
-/**
- * The answers of a service that is down or overloaded, and the failures to reach it at all: a refused connection, a
- * name that does not resolve or a timeout look to a running fleet exactly like an outage. A URL that is malformed or
- * not secure never gets this far (the client refuses it before anything is sent).
- */
+/** A refused connection, an unresolved name or a timeout look to a running fleet exactly like an outage. */
 export function isOutage(err: unknown): boolean {
   if (!(err instanceof ApiError)) return false;
   if (err.status === undefined) return err.code !== 'aborted';
@@ -37,7 +26,6 @@ export function isOutage(err: unknown): boolean {
 export interface ComplianceProbe {
   tenant: ComplianceTenant;
   identity: Identity;
-  /** The window's headers on the identity answer, the first request sent with the key. */
   rateLimit: RateLimitInfo;
   serviceLimit: number | undefined;
   businesses: Business[];
@@ -50,7 +38,7 @@ export interface AccountingProbe {
   companies: string[];
 }
 
-function errorText(err: unknown): string {
+export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -67,14 +55,13 @@ export function keyEnvironment(identity: Identity | undefined, apiKey: string): 
   return apiKey.startsWith(KEY_PREFIX.live) ? 'live' : 'test';
 }
 
-/** "a test key (cmp_sk_test_) acts only for sandbox businesses", or as a clause: "…_), which acts only…". */
 export function keyRule(environment: KeyEnvironment, form: 'sentence' | 'clause'): string {
   const verb = form === 'clause' ? ', which acts' : ' acts';
   const businesses = BUSINESS_ENVIRONMENT[environment];
   return `a ${environment} key (${KEY_PREFIX[environment]})${verb} only for ${businesses} businesses`;
 }
 
-/** `run` over `items`, at most `limit` at once, results in the items' order. */
+/** Results in the items' order. */
 export async function mapBounded<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
@@ -88,7 +75,6 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, run: 
   return results;
 }
 
-/** A refusal (401, 403) is the file's problem; anything else is a failure of the service. */
 function refusal(
   service: 'compliance' | 'accounting',
   tenant: ComplianceTenant | AccountingTenant,
@@ -113,10 +99,7 @@ function refusal(
   return { problem: `${tenant.source}: ${problem}; the value is not shown`, error: err };
 }
 
-/**
- * A key of the single-key variables that fails its first request, said naming the variable (never its value): the
- * start stops as on a service that cannot be reached.
- */
+/** A single-key variable's key that fails its first request, said naming the variable, never its value. */
 export function variableFailure(
   service: 'compliance' | 'accounting',
   { baseUrl, signRequests }: { baseUrl: string; signRequests?: boolean },
@@ -137,14 +120,14 @@ export function variableFailure(
   return `${at} failed the start-up check ${err.operation} (${what}: ${err.message})`;
 }
 
-/** What an entry says (where, which key, which businesses, what budget): equal digests ask the service the same. */
+/** Equal digests ask the service the same. */
 export function entryDigest(tenant: ComplianceTenant): string {
   return createHash('sha256')
     .update(JSON.stringify([tenant.service, tenant.businesses ?? null, tenant.requestsPerMinute]))
     .digest('hex');
 }
 
-/** The entry's probe from `cache` when an earlier resolution asked the same, else asked now (kept when accepted). */
+/** From `cache` when an earlier resolution asked the same, else asked now (kept when accepted). */
 export async function probeComplianceOnce(
   tenant: ComplianceTenant,
   cache: Map<string, ComplianceProbe> | undefined,
@@ -153,12 +136,6 @@ export async function probeComplianceOnce(
   const known = cache?.get(digest);
   // The entry's place in the file may have moved: its messages name where it is now.
   if (known) return { ok: { ...known, tenant } };
-  const outcome = await probeCompliance(tenant);
-  if (cache && 'ok' in outcome) cache.set(digest, outcome.ok);
-  return outcome;
-}
-
-async function probeCompliance(tenant: ComplianceTenant): Promise<Outcome<ComplianceProbe>> {
   let client: ComplianceClient;
   try {
     // No gate: these two requests come before the application's window is shared with anything.
@@ -169,16 +146,16 @@ async function probeCompliance(tenant: ComplianceTenant): Promise<Outcome<Compli
   try {
     const identity = await client.getIdentity();
     const businesses = await client.listBusinesses();
-    return {
-      ok: {
-        tenant,
-        identity: identity.data,
-        rateLimit: identity.meta.rateLimit,
-        serviceLimit: identity.meta.rateLimit.limit ?? identity.data.application?.rateLimitPerMinute,
-        businesses: businesses.data,
-        environment: keyEnvironment(identity.data, tenant.service.apiKey),
-      },
+    const ok: ComplianceProbe = {
+      tenant,
+      identity: identity.data,
+      rateLimit: identity.meta.rateLimit,
+      serviceLimit: identity.meta.rateLimit.limit ?? identity.data.application?.rateLimitPerMinute,
+      businesses: businesses.data,
+      environment: keyEnvironment(identity.data, tenant.service.apiKey),
     };
+    cache?.set(digest, ok);
+    return { ok };
   } catch (err) {
     return refusal('compliance', tenant, err, (e) => ({
       secret: 'key',

@@ -1,7 +1,4 @@
-/**
- * Deciding which application serves each business, and which accounting application each linked company, from the
- * file and what the keys answered. The rules are docs/tenancy.md's "Which application serves a business".
- */
+/** docs/tenancy.md, "Which application serves a business", from the file and what the keys answered. */
 import type { Business } from '../compliance/schemas.js';
 import type { Logger } from '../logger.js';
 import { BUSINESS_ENVIRONMENT, keyRule, type AccountingProbe, type ComplianceProbe } from './probes.js';
@@ -11,7 +8,6 @@ export interface ResolvedTenantLink extends TenantLink {
   compliance: ApplicationName;
 }
 
-/** At most `max` ids, then how many more. */
 export function someIds(ids: readonly string[], max = 10): string {
   if (ids.length === 0) return 'none';
   const shown = ids.slice(0, max).join(', ');
@@ -60,7 +56,6 @@ function crossedEnvironment(probe: ComplianceProbe, business: Business): string 
   return `${probe.tenant.source}: business ${business.id} is a ${business.environment} business; ${rule}`;
 }
 
-/** Business → the probe serving it, by the rules of docs/tenancy.md; the problems when they do not settle it. */
 export function assignBusinesses(
   probes: readonly ComplianceProbe[],
   logger: Logger | undefined,

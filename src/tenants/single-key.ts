@@ -1,11 +1,9 @@
 /** The single-key variables, written as a tenants configuration: one tenant named `default`. */
-import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
-import { loadConfig } from '../config/env.js';
+import { loadConfig, type AccountingConfig, type ComplianceConfig, type Env } from '../config/env.js';
 import { parseReconciliationLinks } from '../config/reconciliation.js';
 import { loadWorkerConfig } from '../config/worker.js';
 import { SINGLE_KEY_APPLICATION } from '../contracts/budget-placement.js';
 import type { TenantsConfig } from './types.js';
-import type { Env } from '../config/env.js';
 
 export const ENVIRONMENT_ORIGIN = 'environment';
 

@@ -1,7 +1,3 @@
-/**
- * The tenants a fleet serves: each compliance application (its key, its budget, the businesses it serves), each
- * accounting application, and the link of a business to its accounting company.
- */
 import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
 
 /** An operator's name for an application: metrics, search attributes, logs and errors use it, never the key. */
@@ -9,12 +5,12 @@ export type ApplicationName = string;
 
 export interface ComplianceTenant {
   application: ApplicationName;
-  /** `businessId`: COMPLIANCE_BUSINESS_ID of the single-key tenant; a file's entries choose the business per call. */
+  /** `businessId` only for the single-key tenant: a file's entries choose the business per call. */
   service: ComplianceConfig;
   requestsPerMinute: number;
   /** The businesses it serves; undefined: every business its key can act for. */
   businesses: readonly string[] | undefined;
-  /** For errors: e.g. `tenants.json: compliance[2] (merchant-c)`. */
+  /** For errors, e.g. `tenants.json: compliance[2] (merchant-c)`. */
   source: string;
 }
 

@@ -1,8 +1,4 @@
-/**
- * Every TENANTS_RELOAD_SECONDS the tenants file (or directory) is read again and, when what it says changed, served
- * (docs/tenancy.md, "Onboarding, offboarding and key rotation without a restart"). The content is polled rather than
- * the file watched: a Kubernetes secret or a Docker config is swapped through symlinks that file watchers miss.
- */
+/** Polls the tenants (docs/tenancy.md): a Kubernetes secret is swapped through symlinks that file watchers miss. */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/env.js';
@@ -10,28 +6,24 @@ import type { TenantsConfig } from './types.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { LiveTenants, TenantsChange } from './live.js';
 import { TenantServiceError } from './directory.js';
+import { errorText } from './probes.js';
 
 export interface TenantsReload {
-  /** Reads the tenants again (e.g. loadTenantsConfig(process.env)); throws ConfigError on a bad file. */
   load: () => TenantsConfig;
   intervalMs: number;
 }
 
-/** A digest of what the tenants say, keys included (a rotated key is a change), which are never kept or logged. */
+/** Keys included (a rotated key is a change), never kept or logged. */
 function tenantsFingerprint(config: TenantsConfig): string {
   return createHash('sha256')
     .update(JSON.stringify({ compliance: config.compliance, accounting: config.accounting, links: config.links }))
     .digest('hex');
 }
 
-/**
- * Starts watching; returns what stops it (and waits for a check under way). `onChange` must be safe to repeat: after
- * an error it is called again, with the same change, at the next interval.
- */
+/** `onChange` must be safe to repeat: after an error it is called again, with the same change, next interval. */
 export function watchTenants(options: {
   live: LiveTenants;
   reload: TenantsReload;
-  /** The configuration served now. */
   served: TenantsConfig;
   onChange: (change: TenantsChange, config: TenantsConfig) => Promise<void>;
   logger: Logger;
@@ -51,7 +43,7 @@ export function watchTenants(options: {
         await options.onChange(change, config);
       } catch (err) {
         logger.error(
-          { err: err instanceof Error ? err.message : String(err) },
+          { err: errorText(err) },
           'tenants served, but acting on the change failed (tried again at the next interval)',
         );
         return;
@@ -66,7 +58,7 @@ export function watchTenants(options: {
     try {
       config = reload.load();
     } catch (err) {
-      const digest = `unreadable:${err instanceof Error ? err.message : String(err)}`;
+      const digest = `unreadable:${errorText(err)}`;
       if (digest !== settled) {
         settled = digest;
         metrics?.count('etims_tenants_reloads', { outcome: 'refused' });
@@ -91,10 +83,7 @@ export function watchTenants(options: {
       if (!transient) settled = digest;
       metrics?.count('etims_tenants_reloads', { outcome: transient ? 'failed' : 'refused' });
       logger.error(
-        {
-          err: err instanceof Error ? err.message : String(err),
-          retry: transient ? 'next interval' : 'when the file changes',
-        },
+        { err: errorText(err), retry: transient ? 'next interval' : 'when the file changes' },
         'tenants file changed but was not applied: still serving the tenants as they were',
       );
     }
