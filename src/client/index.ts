@@ -12,15 +12,7 @@ export type {
 } from './sales-client.js';
 export { SaleInputConflictError, SaleInputError, SaleOperationError } from './errors.js';
 export type { InputProblem, OperationFailure, SaleOperation } from './errors.js';
-export {
-  parseCancelArgs,
-  parseItemFixedArgs,
-  parseRefundRequest,
-  parseSaleInput,
-  parseSaleReference,
-} from './schemas.js';
-export { refundRequestSchema, saleInputSchema } from './schemas.js';
-export { parseDuration } from '../contracts/duration.js';
+export { parseRefundRequest, parseSaleInput, refundRequestSchema, saleInputSchema } from './schemas.js';
 export { saleDetails, saleSummary } from './summary.js';
 export type {
   AwaitReceiptRequest,

@@ -36,6 +36,7 @@ import { runOperation, TaskQueueClient, type StartOrFindResult, type TaskQueueCl
 import {
   findParkedSales,
   resumeParkedSales,
+  situationalUpdateId,
   viewParkedSales,
   type ParkedSale,
   type ParkedSaleView,
@@ -43,7 +44,6 @@ import {
   type ResumeOutcome,
 } from './parked-sales.js';
 import type { ParkedSalesFilter } from './sale-queries.js';
-import { situationalUpdateId } from './update-ids.js';
 
 export { SALE_WORKFLOW_TYPE };
 export type { ParkedSale, ParkedSaleView, ParkedSalesFilter, ResumeOptions, ResumeOutcome };
@@ -185,20 +185,17 @@ export class SalesClient extends TaskQueueClient {
     return this.run('itemFixed', handle.workflowId, call, updateId);
   }
 
-  /**
-   * The running sales of this client's task queue parked with `filter.reason` (default `outage_limit_reached`), as
-   * Temporal's visibility lists them: it lags the sales by a few seconds. A value no query can match is refused.
-   */
+  /** Visibility lags the sales by a few seconds; a filter value no query can match is refused. */
   findParkedSales(filter: ParkedSalesFilter): Promise<{ query: string; sales: ParkedSale[] }> {
     return findParkedSales(this.client, this.taskQueue, filter);
   }
 
-  /** Each sale's park as its state says now (nothing is sent): since when, and why. */
+  /** Nothing is sent. */
   viewParkedSales(sales: readonly ParkedSale[], options: ResumeOptions = {}): Promise<ParkedSaleView[]> {
     return viewParkedSales(this.client, sales, options);
   }
 
-  /** A retry to each sale still parked with the reason; one outcome per sale, in order. */
+  /** One outcome per sale, in order. */
   resumeParkedSales(sales: readonly ParkedSale[], options: ResumeOptions = {}): Promise<ResumeOutcome[]> {
     return resumeParkedSales(this.client, sales, options);
   }
@@ -227,7 +224,6 @@ export class SalesClient extends TaskQueueClient {
     return { workflowId, signed, receipt: signed ? state.sale!.receipt : null, reason, state };
   }
 
-  /** The situation acted on, read from the sale's state (update-ids.ts). */
   private async situationalUpdateId(operation: SaleOperation, handle: WorkflowHandle, action: string): Promise<string> {
     const state = await this.run(operation, handle.workflowId, () => handle.query(getSaleStateQuery));
     return situationalUpdateId(action, state);
