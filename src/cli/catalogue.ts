@@ -12,12 +12,11 @@ import {
   retryCatalogueImport,
   startCatalogueImport,
   waitForCatalogueImport,
-  type CatalogueImportProgress,
 } from '../client/catalogue.js';
+import type { CatalogueImportProgress } from '../contracts/catalogue-import.js';
 import { connectSalesClient } from '../client/connect.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
-import { loadTemporalSettings } from '../temporal/connection.js';
 import { EXIT_USAGE, runProgram } from './command.js';
 import { SERVICES_ENVIRONMENT, TEMPORAL_ENVIRONMENT, helpProgram } from './help.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger } from './read-only.js';
@@ -52,7 +51,7 @@ async function withComplianceClient<T>(businessId: string, use: (client: Complia
   }
 }
 
-/** The file read and checked, its problems printed; undefined when it cannot be imported. */
+/** The file read and checked, its problems printed; `rows` only when it can be imported. */
 async function checkedFile(businessId: string, file: string) {
   const format = formatOf(file);
   if (businessId.trim() === '' || format === undefined) {
@@ -94,7 +93,7 @@ function progressLine(p: CatalogueImportProgress): string {
 
 /** What a person can act on is said in one line: a file too large, an import not there, or one not ended. */
 async function withTemporal(use: (client: Client) => Promise<number>): Promise<number> {
-  const connected = await connectSalesClient({ settings: loadTemporalSettings(process.env) });
+  const connected = await connectSalesClient();
   try {
     return await use(connected.client);
   } catch (err) {

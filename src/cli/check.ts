@@ -7,18 +7,15 @@ import { mapBounded } from '../tenants/probes.js';
 import { runProgram } from './command.js';
 import { SERVICES_ENVIRONMENT, helpProgram } from './help.js';
 import { someIds } from '../tenants/serving.js';
-import {
-  CONCURRENCY,
-  namesTenantsFile,
-  openReadOnlyTenants,
-  openSingleKeyClients,
-  readOnlyLogger,
-} from './read-only.js';
+import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger } from './read-only.js';
 
 /** Each operation's check, in the order a person would try them. */
 type Checks = Record<string, () => Promise<string>>;
 
 type CheckRow = Awaited<ReturnType<typeof timed>>;
+
+/** Applications checked at once, as the tenant directory asks them. */
+const CONCURRENCY = 8;
 
 async function timed(
   service: string,

@@ -7,9 +7,6 @@ import { assertReadOnlyServices, openClients, resolveServices } from '../service
 import { resolveTenantDirectory, type TenantDirectory } from '../tenants/directory.js';
 import { loadTenantsConfig } from '../tenants/load.js';
 
-/** Keys and applications asked at once, as the tenant directory asks them. */
-export const CONCURRENCY = 8;
-
 /** Warnings and errors only unless LOG_LEVEL asks for more; on standard error, as standard output is the answer. */
 export function readOnlyLogger(name: string, env: Env): Logger {
   const { logLevel } = loadConfig({ LOG_LEVEL: env.LOG_LEVEL });

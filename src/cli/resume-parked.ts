@@ -4,8 +4,8 @@
 // sale's own answer is reported (resumed, or refused by its validator because it moved on, or failed), the sales are
 // read before anything is sent (a dry run shows since when and why each is parked), and a sale that is parked for
 // another reason by now is left alone even when visibility still lists it.
-import type { ParkedSalesFilter, SalesClient } from '../client/sales-client.js';
-import { DEFAULT_PARK_REASON, parkedSalesQuery } from '../client/sale-queries.js';
+import type { SalesClient } from '../client/sales-client.js';
+import { DEFAULT_PARK_REASON, parkedSalesQuery, type ParkedSalesFilter } from '../client/sale-queries.js';
 import { EXIT, UsageError, type CommandResult } from './client-command.js';
 
 export interface ResumeParkedOptions {

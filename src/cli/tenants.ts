@@ -21,7 +21,7 @@ import {
 } from '../tenants/probes.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { nonBlank, runProgram } from './command.js';
-import { CONCURRENCY, readOnlyLogger, sandboxBesideFile } from './read-only.js';
+import { readOnlyLogger, sandboxBesideFile } from './read-only.js';
 import { SERVICES_ENVIRONMENT, helpProgram } from './help.js';
 import { countOutageWaits, type OutageCounts } from './outage-counts.js';
 
@@ -30,6 +30,9 @@ type KeyState =
   { state: 'accepted' } | { state: 'refused'; status: number; code: string } | { state: 'unreachable'; error: string };
 
 type Options = { json?: boolean; wide?: boolean; outages?: boolean; taskQueue?: string };
+
+/** Keys asked at once, as the directory asks them. */
+const CONCURRENCY = 8;
 
 function keyState(outcome: Outcome<unknown>): KeyState {
   if ('ok' in outcome) return { state: 'accepted' };

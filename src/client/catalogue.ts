@@ -26,8 +26,6 @@ import {
 } from '../contracts/item-registration.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 
-export type { CatalogueImportProgress, CatalogueItemResult };
-
 type CatalogueImportWorkflow = (input: CatalogueImportInput) => Promise<CatalogueImportProgress>;
 type CatalogueChunkWorkflow = (input: CatalogueChunkInput) => Promise<CatalogueChunkResult>;
 

@@ -9,12 +9,10 @@ import type { Payload, WorkflowSerializationContext } from '@temporalio/common';
 import { FAILURE_TYPES } from '../contracts/failures.js';
 import { BusinessId, FiscalStatus, NeedsAttention, TraderInvoiceNumber } from '../contracts/search-attributes.js';
 import { PRIORITY } from '../contracts/priority.js';
-import { SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../contracts/sale.js';
+import { saleWorkflowId, type SaleInput } from '../contracts/sale.js';
 import { saleInputDifferences } from '../contracts/sale-input.js';
 import { SaleInputConflictError } from './errors.js';
 import { saleDetails, saleSummary } from './summary.js';
-
-export { SALE_WORKFLOW_TYPE };
 
 export type SaleWorkflow = (input: SaleInput) => Promise<unknown>;
 

@@ -12,18 +12,13 @@ import {
   itemFixedUpdate,
   refundUpdate,
   retryUpdate,
+  SALE_WORKFLOW_TYPE,
   saleWorkflowId,
 } from '../contracts/sale.js';
 import { isSigned } from '../contracts/compliance-rules.js';
 import type { AwaitReceiptRequest, ReceiptAnswer, RefundResult, SaleState } from '../contracts/sale.js';
 import { SaleOperationError, type SaleOperation } from './errors.js';
-import {
-  assertStartedWith,
-  conflictOf,
-  SALE_WORKFLOW_TYPE,
-  saleStartOptions,
-  type SaleWorkflow,
-} from './sale-start.js';
+import { assertStartedWith, conflictOf, saleStartOptions, type SaleWorkflow } from './sale-start.js';
 import {
   parseCancelArgs,
   parseItemFixedArgs,
@@ -44,9 +39,6 @@ import {
   type ResumeOutcome,
 } from './parked-sales.js';
 import type { ParkedSalesFilter } from './sale-queries.js';
-
-export { SALE_WORKFLOW_TYPE };
-export type { ParkedSale, ParkedSaleView, ParkedSalesFilter, ResumeOptions, ResumeOutcome };
 
 export interface AwaitReceiptOptions {
   /** A duration ('30 seconds', '2m'); default '30 seconds', at most '10 minutes'. */
