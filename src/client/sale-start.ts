@@ -42,7 +42,7 @@ export function salePriority(sale: Pick<SaleInput, 'businessId'>): { priorityKey
   return { priorityKey: PRIORITY.signing, fairnessKey: sale.businessId };
 }
 
-/** Read from its history, so a closed sale and a sale no worker runs yet are checked too. */
+/** Read from its history, so a closed sale and a sale no worker runs yet (a query would need one) are checked too. */
 export async function assertStartedWith(
   client: Client,
   workflowId: string,
@@ -66,7 +66,6 @@ export function conflictOf(err: unknown, workflowId: string): SaleInputConflictE
   return new SaleInputConflictError(workflowId, fields, { cause: err });
 }
 
-/** From the first event of its history: needs no worker (a query would) and works for a closed sale too. */
 async function readStartedInput(client: Client, workflowId: string, runId: string | undefined): Promise<unknown> {
   // One event, not the whole history: a sale's can hold hundreds.
   const { history } = await client.workflowService.getWorkflowExecutionHistory({
