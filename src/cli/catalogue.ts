@@ -1,6 +1,6 @@
 // `check` only reads; `import` creates and registers a merchant's items through the worker.
 import { readFile, writeFile } from 'node:fs/promises';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { stringify } from 'csv-stringify/sync';
 import { checkCodes, readServiceCodes } from '../catalogue/codes.js';
 import { formatOf, readCatalogue, type CatalogueProblem } from '../catalogue/rows.js';
@@ -12,14 +12,13 @@ import {
   retryCatalogueImport,
   startCatalogueImport,
   waitForCatalogueImport,
-  type CatalogueImportProgress,
 } from '../client/catalogue.js';
+import type { CatalogueImportProgress } from '../contracts/catalogue-import.js';
 import { connectSalesClient } from '../client/connect.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
-import { loadTemporalSettings } from '../temporal/connection.js';
-import { createProgram, EXIT_USAGE, runProgram } from './command.js';
-import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, TEMPORAL_ENVIRONMENT, helpSections } from './help.js';
+import { EXIT_USAGE, runProgram } from './command.js';
+import { SERVICES_ENVIRONMENT, TEMPORAL_ENVIRONMENT, helpProgram } from './help.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger } from './read-only.js';
 
 /** Problems printed before the count of the rest: a file with a wrong column has one per row. */
@@ -52,7 +51,7 @@ async function withComplianceClient<T>(businessId: string, use: (client: Complia
   }
 }
 
-/** The file read and checked, its problems printed; undefined when it cannot be imported. */
+/** The file read and checked, its problems printed; `rows` only when it can be imported. */
 async function checkedFile(businessId: string, file: string) {
   const format = formatOf(file);
   if (businessId.trim() === '' || format === undefined) {
@@ -84,10 +83,6 @@ async function checkedFile(businessId: string, file: string) {
   return problems.length === 0 ? { code: 0, rows: read.rows } : { code: 1 };
 }
 
-async function check([businessId, file]: string[]): Promise<number> {
-  return (await checkedFile(businessId!, file!)).code;
-}
-
 function progressLine(p: CatalogueImportProgress): string {
   const width = 30;
   const filled = p.items === 0 ? width : Math.round((p.done / p.items) * width);
@@ -96,14 +91,9 @@ function progressLine(p: CatalogueImportProgress): string {
   return `${bar} ${p.done}/${p.items} done, ${p.failed} not registered, ${p.requests} requests${left}`;
 }
 
-/**
- * One connection to Temporal for the command; what a person can act on is said in one line: a file too large, an
- * import that is not there, or one that has not ended.
- */
-async function withTemporal(
-  use: (client: Awaited<ReturnType<typeof connectSalesClient>>['client']) => Promise<number>,
-): Promise<number> {
-  const connected = await connectSalesClient({ settings: loadTemporalSettings(process.env) });
+/** What a person can act on is said in one line: a file too large, an import not there, or one not ended. */
+async function withTemporal(use: (client: Client) => Promise<number>): Promise<number> {
+  const connected = await connectSalesClient();
   try {
     return await use(connected.client);
   } catch (err) {
@@ -119,10 +109,8 @@ async function withTemporal(
   }
 }
 
-type TemporalClient = Parameters<Parameters<typeof withTemporal>[0]>[0];
-
 /** The report beside `prefix`: `<prefix>.csv` and `<prefix>.json`, one row per line of the file. */
-async function writeReport(client: TemporalClient, businessId: string, importId: string, prefix: string) {
+async function writeReport(client: Client, businessId: string, importId: string, prefix: string) {
   const rows = await catalogueImportReport(client, businessId, importId);
   await writeFile(`${prefix}.json`, `${JSON.stringify(rows, null, 2)}\n`);
   await writeFile(
@@ -180,14 +168,12 @@ async function report([businessId, importId]: string[], options: { out?: string 
   });
 }
 
-const program = createProgram(
+const program = helpProgram(
   'npm run catalogue --',
   "Imports a merchant's catalogue (CSV with a header row, or JSON) in the background: every row checked first (its " +
     "fields, and its codes against the service's code lists and item classifications), then each item created and " +
     'registered by the worker, at the lowest priority of its application budget.',
-).addHelpText(
-  'after',
-  helpSections({
+  {
     environment: [
       ['TENANTS_FILE', "a tenants file: the codes are read with the key of the business's application"],
       ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
@@ -197,16 +183,11 @@ const program = createProgram(
     output:
       "one line per problem (`line 4: unitCode is not a code of the service's quantityUnit list`), then a count; " +
       'import: the import id; --wait: a progress bar on standard error, then the outcomes and the report files',
-    exitCodes: [
-      [0, 'nothing wrong found (import: the import started, or with --wait every item registered)'],
-      [
-        1,
-        'problems found (each named; nothing was sent); import --wait or retry: some items not registered (see the ' +
-          'report)',
-      ],
-      BAD_INPUT_EXIT,
-    ],
-  }),
+    done: 'nothing wrong found (import: the import started, or with --wait every item registered)',
+    failed:
+      'problems found (each named; nothing was sent); import --wait or retry: some items not registered (see the ' +
+      'report)',
+  },
 );
 
 program
@@ -214,7 +195,7 @@ program
   .description('name every problem of the file by line (CSV) or item (JSON) and column, all at once')
   .argument('<businessId>')
   .argument('<file>', 'a .csv or .json file')
-  .act(check);
+  .act(async ([businessId, file]) => (await checkedFile(businessId!, file!)).code);
 
 program
   .command('import')

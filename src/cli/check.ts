@@ -4,9 +4,10 @@ import type { ComplianceClient } from '../compliance/client.js';
 import { ApiError } from '../http/errors.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import { mapBounded } from '../tenants/probes.js';
-import { createProgram, runProgram } from './command.js';
-import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
-import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger, someIds } from './read-only.js';
+import { runProgram } from './command.js';
+import { SERVICES_ENVIRONMENT, helpProgram } from './help.js';
+import { someIds } from '../tenants/serving.js';
+import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger } from './read-only.js';
 
 /** Each operation's check, in the order a person would try them. */
 type Checks = Record<string, () => Promise<string>>;
@@ -181,41 +182,34 @@ async function main(): Promise<number> {
 }
 
 runProgram(
-  createProgram(
+  helpProgram(
     'npm run check --',
     'Proves the configured services answer the clients: a read-only round trip through both (it files nothing); ' +
       'with a tenants file, through every application it names.',
-  )
-    .addHelpText(
-      'after',
-      helpSections({
-        environment: [
-          [
-            'TENANTS_FILE',
-            'a tenants file: every compliance and accounting application it names is checked with its own key',
-          ],
-          ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
-          ...SERVICES_ENVIRONMENT,
+    {
+      environment: [
+        [
+          'TENANTS_FILE',
+          'a tenants file: every compliance and accounting application it names is checked with its own key',
         ],
-        output:
-          'one row per check on standard output ' +
-          '(service, with a tenants file the application, operation, result, ms, summary); ' +
-          'notes and errors on standard error, naming the tenant entry, never a key',
-        exitCodes: [
-          [0, 'all checks passed'],
-          [
-            1,
-            'a check failed: its row names the application, the operation and the answer ' +
-              '(or a service could not be asked)',
-          ],
-          BAD_INPUT_EXIT,
-          [
-            2,
-            'with a tenants file: a key refused, or a business the tenants cannot settle ' +
-              '(every problem named by its entry)',
-          ],
+        ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
+        ...SERVICES_ENVIRONMENT,
+      ],
+      output:
+        'one row per check on standard output ' +
+        '(service, with a tenants file the application, operation, result, ms, summary); ' +
+        'notes and errors on standard error, naming the tenant entry, never a key',
+      done: 'all checks passed',
+      failed:
+        'a check failed: its row names the application, the operation and the answer ' +
+        '(or a service could not be asked)',
+      more: [
+        [
+          2,
+          'with a tenants file: a key refused, or a business the tenants cannot settle ' +
+            '(every problem named by its entry)',
         ],
-      }),
-    )
-    .act(main),
+      ],
+    },
+  ).act(main),
 );

@@ -1,14 +1,14 @@
 // What the CLIs over the typed clients share: input checked before Temporal is contacted, JSON out, EXIT codes.
 import { SaleInputConflictError, SaleInputError } from '../client/errors.js';
 import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
-import { EXIT_USAGE, createProgram, parseAndRun, type CliCommand } from './command.js';
-import { BAD_INPUT_EXIT, JSON_OUTPUT, TEMPORAL_ENVIRONMENT, helpSections, type HelpSections } from './help.js';
+import { EXIT_USAGE, parseAndRun, type CliCommand } from './command.js';
+import { TEMPORAL_ENVIRONMENT, helpProgram, type HelpSections } from './help.js';
 import { runMain } from './run-main.js';
 
 /** An input file that cannot be read or parsed: exit 2, like a `SaleInputError`. */
 export class UsageError extends Error {}
 
-/** The exit codes of the CLIs over the typed clients; 2 is also commander's, for a wrong command line (command.ts). */
+/** 2 is also commander's, for a wrong command line (command.ts). */
 export const EXIT = {
   done: 0,
   failed: 1,
@@ -20,22 +20,18 @@ export const EXIT = {
 } as const;
 
 export interface CommandResult {
-  /** Printed as JSON on standard output. */
+  /** Printed as JSON. */
   output: unknown;
   code?: number;
 }
 
-/** A program over a typed client: the Temporal settings, JSON out, and exit codes 0, 1, 2 and then `more`. */
 export function clientProgram(
   name: string,
   description: string,
-  exit: { done: string; failed: string; more?: HelpSections['exitCodes'] },
+  exit: Pick<HelpSections, 'done' | 'failed' | 'more'>,
 ): CliCommand {
-  const exitCodes = [[EXIT.done, exit.done], [EXIT.failed, exit.failed], BAD_INPUT_EXIT, ...(exit.more ?? [])] as const;
-  return createProgram(name, description).addHelpText(
-    'after',
-    helpSections({ environment: TEMPORAL_ENVIRONMENT, output: JSON_OUTPUT, exitCodes }),
-  );
+  const output = 'the result as JSON on standard output; errors on standard error, naming what failed (never a secret)';
+  return helpProgram(name, description, { environment: TEMPORAL_ENVIRONMENT, output, ...exit });
 }
 
 /** The settings are checked (files read, named errors) before anything is contacted. */

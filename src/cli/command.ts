@@ -2,21 +2,17 @@
 import { Command, CommanderError, InvalidArgumentError, type ErrorOptions, type OptionValues } from 'commander';
 import { runMain } from './run-main.js';
 
-/** Exit code of a wrong command line. */
 export const EXIT_USAGE = 2;
 
 export class CliCommand extends Command {
-  /** The exit code the action answered (on the program). */
+  /** The action's exit code, kept on the program. */
   exitCode = 0;
 
   override createCommand(name?: string): CliCommand {
     return new CliCommand(name);
   }
 
-  /**
-   * Sets the action: `handler` gets the arguments (as given, or as their parsers answered), the options (the
-   * program's included) and the command, and answers the exit code.
-   */
+  /** `handler` gets the (parsed) arguments, the options with the program's, and the command; answers the exit code. */
   act<O extends OptionValues = OptionValues>(
     handler: (args: string[], options: O, command: this) => Promise<number> | number,
   ): this {
@@ -90,7 +86,6 @@ export function valueParser<T>(
   };
 }
 
-/** A whole number from 0 to `max` (digits only). */
 export function wholeNumber(
   flag: string,
   max: number,
@@ -101,7 +96,6 @@ export function wholeNumber(
   );
 }
 
-/** Any text but blank. */
 export function nonBlank(flag: string): (text: string) => string {
   return valueParser(flag, 'must not be empty', (text) => (text.trim() === '' ? undefined : text));
 }

@@ -1,18 +1,19 @@
 // One style of help for the operator CLIs; variables a group of CLIs shares are described once here.
 import { DEFAULT_TEMPORAL_ADDRESS } from '../temporal/connection.js';
-import { EXIT_USAGE } from './command.js';
+import { EXIT_USAGE, createProgram, type CliCommand } from './command.js';
 
 /** A variable (or variables read together) and what it is for. */
-export type HelpEntry = readonly [name: string, meaning: string];
+type HelpEntry = readonly [name: string, meaning: string];
 
 export interface HelpSections {
   environment: readonly HelpEntry[];
-  /** Where results, logs and errors go. */
   output: string;
-  exitCodes: ReadonlyArray<readonly [code: number, meaning: string]>;
+  /** Exit codes 0 and 1; 2 (bad input, worded once: every CLI refuses it the same way) follows, then `more`. */
+  done: string;
+  failed: string;
+  more?: ReadonlyArray<readonly [code: number, meaning: string]>;
 }
 
-/** The keys because the starts and answers carry encrypted customer data. */
 export const TEMPORAL_ENVIRONMENT: readonly HelpEntry[] = [
   ['TEMPORAL_ADDRESS', `Temporal frontend host:port (default ${DEFAULT_TEMPORAL_ADDRESS})`],
   ['TEMPORAL_NAMESPACE', 'namespace (default "default")'],
@@ -29,7 +30,7 @@ export const TEMPORAL_ENVIRONMENT: readonly HelpEntry[] = [
   ],
 ];
 
-/** What every CLI that calls the compliance and accounting services reads, as the worker reads it. */
+/** Read as the worker reads them. */
 export const SERVICES_ENVIRONMENT: readonly HelpEntry[] = [
   ['COMPLIANCE_BASE_URL, COMPLIANCE_API_KEY', 'the compliance service (set both, or neither for the embedded sandbox)'],
   ['ACCOUNTING_BASE_URL, ACCOUNTING_API_KEY', 'the accounting service (set both, or neither for the embedded sandbox)'],
@@ -42,24 +43,17 @@ export const SERVICES_ENVIRONMENT: readonly HelpEntry[] = [
   ['LOG_LEVEL', 'log level (default: warnings and errors only)'],
 ];
 
-/** Exit code 2, worded once: every CLI refuses bad input and configuration the same way. */
-export const BAD_INPUT_EXIT = [
-  EXIT_USAGE,
-  'bad input or configuration: the field or variable is named; nothing was sent',
-] as const;
-
-/** JSON on standard output, for the CLIs over the typed clients. */
-export const JSON_OUTPUT =
-  'the result as JSON on standard output; errors on standard error, naming what failed (never a secret)';
-
 function column(entries: ReadonlyArray<readonly [string, string]>): string[] {
   const width = Math.max(...entries.map(([name]) => name.length));
   return entries.map(([name, meaning]) => `  ${name.padEnd(width)}  ${meaning}`);
 }
 
-/** The text after commander's help: `program.addHelpText('after', helpSections({...}))`. */
-export function helpSections({ environment, output, exitCodes }: HelpSections): string {
-  return [
+/** A program (createProgram) whose help ends with these sections. */
+export function helpProgram(name: string, description: string, help: HelpSections): CliCommand {
+  const { environment, output, done, failed, more = [] } = help;
+  const badInput = 'bad input or configuration: the field or variable is named; nothing was sent';
+  const exitCodes = [[0, done], [1, failed], [EXIT_USAGE, badInput], ...more] as const;
+  const text = [
     '',
     'Environment:',
     ...column(environment),
@@ -70,4 +64,5 @@ export function helpSections({ environment, output, exitCodes }: HelpSections): 
     'Exit codes:',
     ...column(exitCodes.map(([code, meaning]) => [String(code), meaning] as const)),
   ].join('\n');
+  return createProgram(name, description).addHelpText('after', text);
 }

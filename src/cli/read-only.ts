@@ -7,20 +7,16 @@ import { assertReadOnlyServices, openClients, resolveServices } from '../service
 import { resolveTenantDirectory, type TenantDirectory } from '../tenants/directory.js';
 import { loadTenantsConfig } from '../tenants/load.js';
 
-export { someIds } from '../tenants/serving.js';
-
 /** Warnings and errors only unless LOG_LEVEL asks for more; on standard error, as standard output is the answer. */
 export function readOnlyLogger(name: string, env: Env): Logger {
   const { logLevel } = loadConfig({ LOG_LEVEL: env.LOG_LEVEL });
   return createLogger({ level: logLevel === 'info' ? 'warn' : logLevel, name, stderr: true });
 }
 
-/** Whether the environment names a tenants file or directory; else the single-key variables are read. */
 export function namesTenantsFile(env: Env): boolean {
   return Boolean(env.TENANTS_FILE?.trim() || env.TENANTS_DIR?.trim());
 }
 
-/** The tenants of TENANTS_FILE / TENANTS_DIR, resolved against their services. */
 export async function openReadOnlyTenants(env: Env, logger: Logger): Promise<TenantDirectory> {
   const tenants = loadTenantsConfig(env);
   if (loadConfig({ SANDBOX: env.SANDBOX }).embeddedSandbox) throw sandboxBesideFile(tenants.origin);

@@ -5,7 +5,8 @@ import { ConfigError, type Env } from '../config/env.js';
 import { parseReconciliationLinks } from '../config/reconciliation.js';
 import type { Logger } from '../logger.js';
 import type { TenantDirectory } from '../tenants/directory.js';
-import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, someIds, withEntry } from './read-only.js';
+import { someIds } from '../tenants/serving.js';
+import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, withEntry } from './read-only.js';
 
 /** The two clients a reconciliation reads with, and what to say of them. */
 export interface ReconciliationClients {
@@ -19,25 +20,17 @@ export interface ReconciliationClients {
   close(): Promise<void>;
 }
 
-/** Through the tenants file, or the single-key variables (or the embedded sandbox). */
-export function openReconciliation(
+/**
+ * Through the tenants file, or the single-key variables (or the embedded sandbox); there the company is `company`,
+ * else the business's RECONCILE_LINKS entry, else the embedded sandbox's own link.
+ */
+export async function openReconciliation(
   env: Env,
   businessId: string,
   company: string | undefined,
   logger: Logger,
 ): Promise<ReconciliationClients> {
-  return namesTenantsFile(env)
-    ? openTenantReconciliation(env, businessId, company, logger)
-    : openEnvironmentReconciliation(env, businessId, company, logger);
-}
-
-/** The company is `company`, else the business's RECONCILE_LINKS entry, else the embedded sandbox's own link. */
-async function openEnvironmentReconciliation(
-  env: Env,
-  businessId: string,
-  company: string | undefined,
-  logger: Logger,
-): Promise<ReconciliationClients> {
+  if (namesTenantsFile(env)) return openTenantReconciliation(env, businessId, company, logger);
   const links = parseReconciliationLinks(env.RECONCILE_LINKS);
   const clients = await openSingleKeyClients(env, logger);
   const companyId =
@@ -82,43 +75,6 @@ function accountingApplicationFor(directory: TenantDirectory, businessId: string
   );
 }
 
-function settle(
-  directory: TenantDirectory,
-  businessId: string,
-  company: string | undefined,
-): Omit<ReconciliationClients, 'close'> {
-  const complianceName = directory.applicationOf(businessId);
-  if (complianceName === undefined) throw notServed(directory, businessId);
-  const link = directory.links().find((l) => l.businessId === businessId);
-  const companyId = company ?? link?.companyId;
-  if (companyId === undefined) {
-    throw new ConfigError(
-      `no accounting company is linked to business ${businessId} in ${directory.origin}: pass --company or add a link`,
-    );
-  }
-  const accountingName =
-    link && link.companyId === companyId ? link.accounting : accountingApplicationFor(directory, businessId, companyId);
-  const compliance = directory.complianceClient(complianceName);
-  const accounting = directory.accountingClient(accountingName);
-  // The directory holds a client for every application it resolved.
-  if (!compliance || !accounting)
-    throw new Error(
-      `the tenants hold no client for ` +
-        `${compliance ? `accounting application ${accountingName}` : `compliance application ${complianceName}`}`,
-    );
-  const sources = {
-    compliance: directory.applications().find((a) => a.application === complianceName)?.source,
-    accounting: directory.accountingApplications().find((a) => a.application === accountingName)?.source,
-  };
-  return {
-    compliance,
-    accounting,
-    companyId,
-    applications: { compliance: complianceName, accounting: accountingName },
-    wrapError: (err) => withEntry(err, sources),
-  };
-}
-
 /** The clients of the applications serving the business and its company; closes the tenants on a refusal. */
 async function openTenantReconciliation(
   env: Env,
@@ -128,7 +84,39 @@ async function openTenantReconciliation(
 ): Promise<ReconciliationClients> {
   const directory = await openReadOnlyTenants(env, logger);
   try {
-    return { ...settle(directory, businessId, company), close: () => directory.close() };
+    const complianceName = directory.applicationOf(businessId);
+    if (complianceName === undefined) throw notServed(directory, businessId);
+    const link = directory.links().find((l) => l.businessId === businessId);
+    const companyId = company ?? link?.companyId;
+    if (companyId === undefined) {
+      throw new ConfigError(
+        `no accounting company is linked to business ${businessId} in ${directory.origin}: pass --company or add a link`,
+      );
+    }
+    const accountingName =
+      link && link.companyId === companyId
+        ? link.accounting
+        : accountingApplicationFor(directory, businessId, companyId);
+    const compliance = directory.complianceClient(complianceName);
+    const accounting = directory.accountingClient(accountingName);
+    // The directory holds a client for every application it resolved.
+    if (!compliance || !accounting)
+      throw new Error(
+        `the tenants hold no client for ` +
+          `${compliance ? `accounting application ${accountingName}` : `compliance application ${complianceName}`}`,
+      );
+    const sources = {
+      compliance: directory.applications().find((a) => a.application === complianceName)?.source,
+      accounting: directory.accountingApplications().find((a) => a.application === accountingName)?.source,
+    };
+    return {
+      compliance,
+      accounting,
+      companyId,
+      applications: { compliance: complianceName, accounting: accountingName },
+      wrapError: (err) => withEntry(err, sources),
+      close: () => directory.close(),
+    };
   } catch (err) {
     await directory.close();
     throw err;

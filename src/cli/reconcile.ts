@@ -4,8 +4,8 @@ import { loadReconciliationData } from '../reconciliation/load.js';
 import { formatTable, reportRows, toCsv } from '../reconciliation/report.js';
 import { DEFAULT_RECONCILE_OPTIONS, calendarDay, dayNumber, reconcile } from '../reconciliation/rules.js';
 import { type ReconcileOptions } from '../contracts/reconciliation.js';
-import { createProgram, runProgram, valueParser } from './command.js';
-import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
+import { runProgram, valueParser } from './command.js';
+import { SERVICES_ENVIRONMENT, helpProgram } from './help.js';
 import { readOnlyLogger } from './read-only.js';
 import { openReconciliation } from './reconcile-clients.js';
 
@@ -77,10 +77,35 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
 }
 
 runProgram(
-  createProgram(
+  helpProgram(
     'npm run reconcile --',
     "The business's supplier invoices against its accounting company's bill payments, on the configured " +
       'services (or the embedded sandbox, as npm run check resolves them). Read-only; no Temporal needed.',
+    {
+      environment: [
+        [
+          'TENANTS_FILE',
+          'a tenants file: the business is read through the application serving it, the company through ' +
+            "its link's accounting application",
+        ],
+        ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
+        ...SERVICES_ENVIRONMENT,
+        ['RECONCILE_LINKS', 'without a tenants file: the accounting company of each business: biz_a=cmp_1,biz_b=cmp_2'],
+      ],
+      output:
+        'the table (--json: one JSON object, with a tenants file also the applications used; --csv -: ' +
+        'the CSV) on standard output; ' +
+        'logs and errors on standard error, naming the tenant entry, never a key',
+      done: 'done',
+      failed: 'a service refused or failed (with a tenants file, its entry is named)',
+      more: [
+        [
+          2,
+          'with a tenants file: a key refused, a business no application serves, a company no ' +
+            'accounting application sees',
+        ],
+      ],
+    },
   )
     .argument('<businessId>')
     .option(
@@ -108,38 +133,6 @@ runProgram(
       `payment date within this many days of the invoice date for a suggestion (default ` +
         `${DEFAULT_RECONCILE_OPTIONS.dateWindowDays})`,
       nonNegative('--window-days'),
-    )
-    .addHelpText(
-      'after',
-      helpSections({
-        environment: [
-          [
-            'TENANTS_FILE',
-            'a tenants file: the business is read through the application serving it, the company through ' +
-              "its link's accounting application",
-          ],
-          ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
-          ...SERVICES_ENVIRONMENT,
-          [
-            'RECONCILE_LINKS',
-            'without a tenants file: the accounting company of each business: biz_a=cmp_1,biz_b=cmp_2',
-          ],
-        ],
-        output:
-          'the table (--json: one JSON object, with a tenants file also the applications used; --csv -: ' +
-          'the CSV) on standard output; ' +
-          'logs and errors on standard error, naming the tenant entry, never a key',
-        exitCodes: [
-          [0, 'done'],
-          [1, 'a service refused or failed (with a tenants file, its entry is named)'],
-          BAD_INPUT_EXIT,
-          [
-            2,
-            'with a tenants file: a key refused, a business no application serves, a company no ' +
-              'accounting application sees',
-          ],
-        ],
-      }),
     )
     .act<ReconcileArgs>(([businessId], args, command) => {
       if (!businessId?.trim()) return command.error('error: businessId must not be empty');

@@ -1,11 +1,8 @@
-// `npm run sales -- resume-parked`: after an outage, every sale it parked resumed in one command.
-//
-// One retry update per sale rather than Temporal's batch operation (`temporal workflow update` with a query): each
-// sale's own answer is reported (resumed, or refused by its validator because it moved on, or failed), the sales are
-// read before anything is sent (a dry run shows since when and why each is parked), and a sale that is parked for
-// another reason by now is left alone even when visibility still lists it.
-import type { ParkedSalesFilter, SalesClient } from '../client/sales-client.js';
-import { DEFAULT_PARK_REASON, parkedSalesQuery } from '../client/sale-queries.js';
+// `npm run sales -- resume-parked`: after an outage, every sale it parked resumed in one command. One retry update per
+// sale rather than Temporal's batch operation: each sale's own answer is reported, the sales are read before anything
+// is sent (a dry run), and a sale parked for another reason by now is left alone even when visibility still lists it.
+import type { SalesClient } from '../client/sales-client.js';
+import { DEFAULT_PARK_REASON, parkedSalesQuery, type ParkedSalesFilter } from '../client/sale-queries.js';
 import { EXIT, UsageError, type CommandResult } from './client-command.js';
 
 export interface ResumeParkedOptions {

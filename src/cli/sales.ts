@@ -4,7 +4,6 @@ import { text } from 'node:stream/consumers';
 import {
   connectSalesClient,
   type AwaitReceiptOptions,
-  type OperationOptions,
   type SaleReceiptAnswer,
   type SalesClient,
 } from '../client/index.js';
@@ -29,17 +28,14 @@ import {
   type CommandResult,
 } from './client-command.js';
 
-/** The options a call takes from the command line: the update id, and the wait of sign and receipt. */
-type CallOptions = OperationOptions & AwaitReceiptOptions;
+/** Makes the call on a connected client with the update id and the wait given; its answer is printed. */
+type Call = (sales: SalesClient, options: AwaitReceiptOptions) => Promise<CommandResult>;
 
-/** Makes the call on a connected client; what it answers is printed, with the exit code it says. */
-type Call = (sales: SalesClient, options: CallOptions) => Promise<CommandResult>;
+type SalesOptions = AwaitReceiptOptions & { taskQueue?: string };
 
-type SalesOptions = CallOptions & { taskQueue?: string };
-
-/** Prints the call's answer and exits 0. */
+/** Exits 0. */
 const printed =
-  (call: (sales: SalesClient, options: CallOptions) => Promise<unknown>): Call =>
+  (call: (sales: SalesClient, options: AwaitReceiptOptions) => Promise<unknown>): Call =>
   async (sales, options) => ({ output: await call(sales, options) });
 
 /** Prints the receipt answer; not signed within the wait is its own exit code, so a till's script can branch on it. */

@@ -1,4 +1,5 @@
-import { connectSyncBatchClient, parseSyncBatchInput, type SyncBatchClient } from '../client/sync-batches.js';
+import { connectSalesClient } from '../client/connect.js';
+import { SyncBatchClient, parseSyncBatchInput } from '../client/sync-batches.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { EXIT, clientProgram, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
 
@@ -14,8 +15,8 @@ function connectAndRunBatch(
   { taskQueue }: SyncBatchOptions,
 ): Promise<number> {
   return connectAndRun(
-    (settings) => connectSyncBatchClient({ settings, taskQueue }),
-    ({ syncBatches }) => run(syncBatches),
+    (settings) => connectSalesClient({ settings }),
+    ({ client }) => run(new SyncBatchClient(client, { taskQueue })),
   );
 }
 

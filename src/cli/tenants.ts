@@ -20,9 +20,9 @@ import {
   type Outcome,
 } from '../tenants/probes.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
-import { createProgram, nonBlank, runProgram } from './command.js';
+import { nonBlank, runProgram } from './command.js';
 import { readOnlyLogger, sandboxBesideFile } from './read-only.js';
-import { BAD_INPUT_EXIT, SERVICES_ENVIRONMENT, helpSections } from './help.js';
+import { SERVICES_ENVIRONMENT, helpProgram } from './help.js';
 import { countOutageWaits, type OutageCounts } from './outage-counts.js';
 
 /** What a service said of a key. `unreachable`: no answer, or a failure that says nothing of the key. */
@@ -59,10 +59,7 @@ function budgetOf(rateLimit: RateLimitInfo | undefined) {
   };
 }
 
-/**
- * The tenants as a whole or, when refused, the entries whose keys answered without links; `refused`: a refusal of
- * the configuration (exit 2) rather than a failure to ask (exit 1).
- */
+/** All the tenants, else those whose keys answered, without links; `refused`: exit 2 (the configuration's), not 1. */
 async function settle(
   tenants: TenantsConfig,
   answered: TenantsConfig,
@@ -81,10 +78,7 @@ async function settle(
   }
 }
 
-/**
- * The embedded sandbox for the services the single-key variables leave unconfigured, as tenant `default` with its
- * demo business and (when it stands in for accounting and RECONCILE_LINKS names none) its demo link.
- */
+/** The embedded sandbox for the services left unconfigured, as tenant `default` with its demo business and link. */
 function withEmbeddedSandbox(tenants: TenantsConfig, services: ServiceEndpoints, env: Env): TenantsConfig {
   const { businessId } = services.compliance;
   const sandbox = singleKeyTenants(services, {
@@ -251,11 +245,6 @@ function summary({ report, code }: Inspection): string[] {
   return lines;
 }
 
-/** The count, or `unknown` when Temporal was not reached. */
-function outageText(counts: OutageCounts, application: string): string {
-  return String(counts.get(application) ?? 'unknown');
-}
-
 function printTable(result: Inspection, wide: boolean, outages: OutageCounts | undefined): void {
   const { report } = result;
   const lines = [
@@ -281,7 +270,7 @@ function printTable(result: Inspection, wide: boolean, outages: OutageCounts | u
         idsText(row.businesses, null, wide),
         `${row.requestsPerMinute.configured} / ${row.requestsPerMinute.service ?? '?'}`,
         budgetText(row.budget),
-        ...(outages ? [outageText(outages, row.application)] : []),
+        ...(outages ? [String(outages.get(row.application) ?? 'unknown')] : []),
       ]),
     ),
     '',
@@ -304,23 +293,6 @@ function printTable(result: Inspection, wide: boolean, outages: OutageCounts | u
     ...summary(result),
   ];
   console.log(lines.join('\n'));
-}
-
-/**
- * The running sales each compliance application has waiting out an outage; a single-key fleet's sales name no
- * application, so its one tenant gets the task queue's count. Temporal not reached is a note, never the exit code.
- */
-async function outageWaits(
-  env: Env,
-  taskQueue: string | undefined,
-  { report }: Inspection,
-  fromFile: boolean,
-): Promise<OutageCounts> {
-  const applications = report.compliance.map((row) => row.application);
-  const queue = taskQueue ?? WORKFLOW_TASK_QUEUE;
-  const { counts, problem } = await countOutageWaits(env, queue, fromFile ? applications : null, applications[0] ?? '');
-  if (problem !== undefined) console.error(`note: sales waiting out an outage not counted (unknown): ${problem}`);
-  return counts;
 }
 
 function withOutages(report: Inspection['report'], outages: OutageCounts | undefined) {
@@ -353,7 +325,10 @@ async function main(options: Options): Promise<number> {
       );
       for (const problem of problems) console.error(`  - ${problem}`);
     }
-    const outages = options.outages ? await outageWaits(env, options.taskQueue, result, fromFile) : undefined;
+    const applications = result.report.compliance.map((row) => row.application);
+    const outages = options.outages
+      ? await countOutageWaits(env, options.taskQueue, applications, fromFile)
+      : undefined;
     if (options.json) console.log(JSON.stringify(withOutages(result.report, outages), null, 2));
     else printTable(result, options.wide === true, outages);
     return result.code;
@@ -363,11 +338,50 @@ async function main(options: Options): Promise<number> {
 }
 
 runProgram(
-  createProgram(
+  helpProgram(
     'npm run tenants --',
     'Lists the tenants (TENANTS_FILE / TENANTS_DIR, or the single-key variables as tenant "default") and their ' +
       'health on the services: key accepted, businesses served, budget in use. Read-only: it asks identities, ' +
       'businesses and companies, nothing else (and with --outages counts sales in Temporal).',
+    {
+      environment: [
+        [
+          'TENANTS_FILE',
+          'the tenants file: compliance and accounting applications, each with its key source, and the links',
+        ],
+        ['TENANTS_DIR', 'or a directory of them (every *.json, as a mounted secret holds them); not both'],
+        [
+          'COMPLIANCE_BASE_URL, ACCOUNTING_BASE_URL',
+          'with a tenants file: the service of an entry that names no baseUrl',
+        ],
+        ...SERVICES_ENVIRONMENT,
+        [
+          'COMPLIANCE_BUSINESS_ID',
+          'without a tenants file: the business of tenant "default" (default: every one its key can act for)',
+        ],
+        ['COMPLIANCE_REQUESTS_PER_MINUTE', 'without a tenants file: the budget of tenant "default" (default 120)'],
+        [
+          'TEMPORAL_ADDRESS, TEMPORAL_*',
+          '--outages only: the Temporal server and namespace, read as `npm run sales` reads them (see its help)',
+        ],
+        [
+          'RECONCILE_LINKS',
+          'without a tenants file: the accounting company of each business (biz_a=cmp_1,biz_b=cmp_2)',
+        ],
+      ],
+      output:
+        'one row per compliance application (key accepted or refused, environment, service application, ' +
+        "businesses served, requests per minute: ours / the service's limit, budget in use: the share of the " +
+        "service's current window used, from the X-RateLimit headers of the identity answer, counting that " +
+        'request; --outages: its sales waiting out an outage, salesWaitingOutOutage in JSON, null when unknown), ' +
+        'then the accounting applications and the links, on ' +
+        'standard output (--json: one JSON object); every problem on standard error, naming its entry, never a key',
+      done: 'every key accepted and the tenants settled: a worker would start with them',
+      failed: 'a service could not be asked (unreachable or failing): its row says which; a retry may pass',
+      more: [
+        [2, 'a key refused, or the tenants ask what the services do not allow (this wins over 1: no retry mends it)'],
+      ],
+    },
   )
     .option('--json', 'print the report as one JSON object (compliance, accounting, links, problems)')
     .option('--wide', 'name every business and company, not only their count')
@@ -380,49 +394,6 @@ runProgram(
       '--task-queue <name>',
       `with --outages: the task queue of the fleet's sale workflows (default ${WORKFLOW_TASK_QUEUE})`,
       nonBlank('--task-queue'),
-    )
-    .addHelpText(
-      'after',
-      helpSections({
-        environment: [
-          [
-            'TENANTS_FILE',
-            'the tenants file: compliance and accounting applications, each with its key source, and the links',
-          ],
-          ['TENANTS_DIR', 'or a directory of them (every *.json, as a mounted secret holds them); not both'],
-          [
-            'COMPLIANCE_BASE_URL, ACCOUNTING_BASE_URL',
-            'with a tenants file: the service of an entry that names no baseUrl',
-          ],
-          ...SERVICES_ENVIRONMENT,
-          [
-            'COMPLIANCE_BUSINESS_ID',
-            'without a tenants file: the business of tenant "default" (default: every one its key can act for)',
-          ],
-          ['COMPLIANCE_REQUESTS_PER_MINUTE', 'without a tenants file: the budget of tenant "default" (default 120)'],
-          [
-            'TEMPORAL_ADDRESS, TEMPORAL_*',
-            '--outages only: the Temporal server and namespace, read as `npm run sales` reads them (see its help)',
-          ],
-          [
-            'RECONCILE_LINKS',
-            'without a tenants file: the accounting company of each business (biz_a=cmp_1,biz_b=cmp_2)',
-          ],
-        ],
-        output:
-          'one row per compliance application (key accepted or refused, environment, service application, ' +
-          "businesses served, requests per minute: ours / the service's limit, budget in use: the share of the " +
-          "service's current window used, from the X-RateLimit headers of the identity answer, counting that " +
-          'request; --outages: its sales waiting out an outage, salesWaitingOutOutage in JSON, null when unknown), ' +
-          'then the accounting applications and the links, on ' +
-          'standard output (--json: one JSON object); every problem on standard error, naming its entry, never a key',
-        exitCodes: [
-          [0, 'every key accepted and the tenants settled: a worker would start with them'],
-          [1, 'a service could not be asked (unreachable or failing): its row says which; a retry may pass'],
-          BAD_INPUT_EXIT,
-          [2, 'a key refused, or the tenants ask what the services do not allow (this wins over 1: no retry mends it)'],
-        ],
-      }),
     )
     .act<Options>((_args, options) => main(options)),
 );

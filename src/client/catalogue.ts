@@ -1,7 +1,5 @@
-/**
- * Catalogue imports for other services: start one from checked rows (src/catalogue/rows.ts), follow its progress,
- * and read its report. The same file imported again is the same import (its id is a digest of the business and rows).
- */
+// Catalogue imports from checked rows (src/catalogue/rows.ts). The same file imported again is the same import: its
+// id is a digest of the business and rows.
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import {
@@ -28,12 +26,10 @@ import {
 } from '../contracts/item-registration.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 
-export type { CatalogueImportProgress, CatalogueItemResult };
-
 type CatalogueImportWorkflow = (input: CatalogueImportInput) => Promise<CatalogueImportProgress>;
 type CatalogueChunkWorkflow = (input: CatalogueChunkInput) => Promise<CatalogueChunkResult>;
 
-/** A file too large (or empty) for one import. */
+/** A file too large or empty. */
 export class CatalogueSizeError extends Error {
   override readonly name = 'CatalogueSizeError';
 }
@@ -51,7 +47,6 @@ export interface StartedImport {
   chunks: number;
 }
 
-/** The import's id: the same business and rows, in the same order, give the same id. */
 export function catalogueImportId(businessId: string, rows: ReadonlyArray<{ line: number; row: CatalogueRow }>) {
   return createHash('sha256').update(JSON.stringify({ businessId, rows })).digest('hex').slice(0, 16);
 }
@@ -105,7 +100,7 @@ export async function catalogueImportProgress(
     .query(getCatalogueImportProgressQuery);
 }
 
-/** Waits for the import to end, telling `onProgress` every `everyMs`; the final progress. */
+/** The final progress; `onProgress` is told every `everyMs` until then. */
 export async function waitForCatalogueImport(
   client: Client,
   businessId: string,
@@ -156,10 +151,9 @@ const NEEDS_FIXING: ReadonlySet<CatalogueItemResult['outcome']> = new Set([
 ]);
 
 /**
- * The rows that needed a product type or a classification mapping, sent again: each item's registration (which has
- * been waiting for the fix) is told the item was fixed in the dashboard, and registers it if the service now takes
- * it. Every other row is left as it was: a conflict needs another file, a refusal another item. Answers each retried
- * row's outcome now (still needing its fix after `waitMs`, it is answered as it was).
+ * Each row that needed a product type or a classification is told fixed (in the dashboard) to its waiting item
+ * registration; the others are left: a conflict needs another file, a refusal another item. Answers each retried
+ * row's outcome now, or after `waitMs` as it was.
  */
 export async function retryCatalogueImport(
   client: Client,

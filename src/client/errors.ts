@@ -1,7 +1,5 @@
 import { describeProblems, type InputProblem } from '../contracts/sale-input.js';
 
-export type { InputProblem };
-
 /** Nothing reached Temporal. */
 export class SaleInputError extends Error {
   override readonly name = 'SaleInputError';

@@ -1,4 +1,4 @@
-export { SalesClient, SALE_WORKFLOW_TYPE } from './sales-client.js';
+export { SalesClient } from './sales-client.js';
 export { connectSalesClient } from './connect.js';
 export type { ConnectedSalesClient } from './connect.js';
 export { loadTemporalSettings, TemporalConnectionError } from '../temporal/connection.js';
@@ -11,17 +11,11 @@ export type {
   StartSaleResult,
 } from './sales-client.js';
 export { SaleInputConflictError, SaleInputError, SaleOperationError } from './errors.js';
-export type { InputProblem, OperationFailure, SaleOperation } from './errors.js';
-export {
-  parseCancelArgs,
-  parseItemFixedArgs,
-  parseRefundRequest,
-  parseSaleInput,
-  parseSaleReference,
-} from './schemas.js';
-export { refundRequestSchema, saleInputSchema } from './schemas.js';
-export { parseDuration } from '../contracts/duration.js';
+export type { OperationFailure, SaleOperation } from './errors.js';
+export type { InputProblem } from '../contracts/sale-input.js';
+export { parseRefundRequest, parseSaleInput, refundRequestSchema, saleInputSchema } from './schemas.js';
 export { saleDetails, saleSummary } from './summary.js';
+export { SALE_WORKFLOW_TYPE } from '../contracts/sale.js';
 export type {
   AwaitReceiptRequest,
   ReceiptAnswer,
@@ -33,11 +27,7 @@ export type {
 } from '../contracts/sale.js';
 export { syncPurchasesNow, PurchasesSyncError } from './purchases.js';
 export type { SyncPurchasesOptions, SyncPurchasesResult } from './purchases.js';
-export {
-  SyncBatchClient,
-  SyncBatchOperationError,
-  connectSyncBatchClient,
-  parseSyncBatchInput,
-  syncBatchWorkflowId,
-} from './sync-batches.js';
-export type { StartSyncBatchResult, SyncBatchInput, SyncBatchState, SyncBatchSummary } from './sync-batches.js';
+export { SyncBatchClient, SyncBatchOperationError, parseSyncBatchInput } from './sync-batches.js';
+export type { StartSyncBatchResult } from './sync-batches.js';
+export { syncBatchWorkflowId } from '../contracts/sync-batch.js';
+export type { SyncBatchInput, SyncBatchState, SyncBatchSummary } from '../contracts/sync-batch.js';

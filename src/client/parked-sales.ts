@@ -6,10 +6,9 @@ import { getSaleStateQuery, retryUpdate, type SaleState, type SaleStep } from '.
 import { SaleOperationError } from './errors.js';
 import { DEFAULT_PARK_REASON, parkedSalesQuery, type ParkedSalesFilter } from './sale-queries.js';
 import { runOperation } from './start-or-find.js';
-import { situationalUpdateId } from './update-ids.js';
 import { mapBounded } from '../tenants/probes.js';
 
-/** A sale as visibility lists it: what its search attributes say (null when one is not set). */
+/** A sale as visibility lists it: its search attributes (null when one is not set). */
 export interface ParkedSale {
   workflowId: string;
   businessId: string | null;
@@ -36,13 +35,21 @@ export type ResumeOutcome = { workflowId: string } & (
 export interface ResumeOptions {
   /** The park code the sales must still have (default `outage_limit_reached`). */
   reason?: string;
-  /** Sales handled at once (default 10). */
   concurrency?: number;
 }
 
 const DEFAULT_CONCURRENCY = 10;
 
-/** The sales of `taskQueue` the filter names, as visibility lists them: it lags the sales by a few seconds. */
+/**
+ * For an action an operator may need more than once in a sale's life: the id names the situation acted on (the
+ * latest history entry), so two clicks on one situation act once, and a later situation acts again.
+ */
+export function situationalUpdateId(action: string, state: SaleState): string {
+  const latest = state.history.at(-1);
+  return `${action}:${state.history.length}@${latest?.at ?? 'start'}`;
+}
+
+/** Visibility lags the sales by a few seconds. */
 export async function findParkedSales(
   client: Client,
   taskQueue: string,
@@ -86,7 +93,6 @@ export function viewParkedSales(
   });
 }
 
-/** Sends `retry` to each sale still parked with the reason, `concurrency` at a time. */
 export function resumeParkedSales(
   client: Client,
   sales: readonly ParkedSale[],

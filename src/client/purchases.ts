@@ -23,7 +23,7 @@ export class PurchasesSyncError extends Error {
 
 export interface SyncPurchasesOptions {
   taskQueue?: string;
-  /** Wait for the sync's result (default false: return once requested). */
+  /** Wait for the sync's result; else return once requested. */
   wait?: boolean;
   /** With `wait`: give up waiting after this long (default 30 minutes); the sync itself goes on. */
   timeoutMs?: number;

@@ -15,9 +15,6 @@ export interface ParkedSalesFilter {
 
 export const DEFAULT_PARK_REASON = FAILURE_TYPES.outageLimitReached;
 
-/** The sales' fiscal statuses while they wait out an outage by themselves. */
-export const OUTAGE_FISCAL_STATUSES = ['awaiting_service', 'awaiting_authority'] as const;
-
 /** Why `value` cannot be a literal of a visibility query; undefined when it can. */
 function literalProblem(value: string): string | undefined {
   if (value.trim() === '') return 'must not be empty';
@@ -29,7 +26,7 @@ function literalProblem(value: string): string | undefined {
 }
 
 /** `'value'`, a `'` inside escaped; a value a query cannot match exactly is a `SaleInputError` naming `field`. */
-export function queryLiteral(subject: string, field: string, value: string): string {
+function queryLiteral(subject: string, field: string, value: string): string {
   const problem = literalProblem(value);
   if (problem !== undefined) throw new SaleInputError(subject, [{ field, reason: problem }]);
   return `'${value.replaceAll("'", "\\'")}'`;
@@ -60,10 +57,10 @@ export function parkedSalesQuery(taskQueue: string, filter: ParkedSalesFilter): 
  */
 export function outageSalesQuery(taskQueue: string, application?: string): string {
   const subject = 'outage sales filter';
-  const statuses = OUTAGE_FISCAL_STATUSES.map((status) => `'${status}'`).join(', ');
   return [
     runningSales(subject, taskQueue),
-    `FiscalStatus IN (${statuses})`,
+    // The sales' fiscal statuses while they wait out an outage by themselves (workflows/sale/record.ts).
+    "FiscalStatus IN ('awaiting_service', 'awaiting_authority')",
     'NeedsAttention = false',
     ...(application === undefined ? [] : [`Application = ${queryLiteral(subject, 'application', application)}`]),
   ].join(' AND ');

@@ -9,12 +9,10 @@ import type { Payload, WorkflowSerializationContext } from '@temporalio/common';
 import { FAILURE_TYPES } from '../contracts/failures.js';
 import { BusinessId, FiscalStatus, NeedsAttention, TraderInvoiceNumber } from '../contracts/search-attributes.js';
 import { PRIORITY } from '../contracts/priority.js';
-import { SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../contracts/sale.js';
+import { saleWorkflowId, type SaleInput } from '../contracts/sale.js';
 import { saleInputDifferences } from '../contracts/sale-input.js';
 import { SaleInputConflictError } from './errors.js';
 import { saleDetails, saleSummary } from './summary.js';
-
-export { SALE_WORKFLOW_TYPE };
 
 export type SaleWorkflow = (input: SaleInput) => Promise<unknown>;
 
@@ -44,7 +42,7 @@ export function salePriority(sale: Pick<SaleInput, 'businessId'>): { priorityKey
   return { priorityKey: PRIORITY.signing, fairnessKey: sale.businessId };
 }
 
-/** Read from its history, so a closed sale and a sale no worker runs yet are checked too. */
+/** Read from its history, so a closed sale and a sale no worker runs yet (a query would need one) are checked too. */
 export async function assertStartedWith(
   client: Client,
   workflowId: string,
@@ -68,7 +66,6 @@ export function conflictOf(err: unknown, workflowId: string): SaleInputConflictE
   return new SaleInputConflictError(workflowId, fields, { cause: err });
 }
 
-/** From the first event of its history: needs no worker (a query would) and works for a closed sale too. */
 async function readStartedInput(client: Client, workflowId: string, runId: string | undefined): Promise<unknown> {
   // One event, not the whole history: a sale's can hold hundreds.
   const { history } = await client.workflowService.getWorkflowExecutionHistory({

@@ -12,18 +12,13 @@ import {
   itemFixedUpdate,
   refundUpdate,
   retryUpdate,
+  SALE_WORKFLOW_TYPE,
   saleWorkflowId,
 } from '../contracts/sale.js';
 import { isSigned } from '../contracts/compliance-rules.js';
 import type { AwaitReceiptRequest, ReceiptAnswer, RefundResult, SaleState } from '../contracts/sale.js';
 import { SaleOperationError, type SaleOperation } from './errors.js';
-import {
-  assertStartedWith,
-  conflictOf,
-  SALE_WORKFLOW_TYPE,
-  saleStartOptions,
-  type SaleWorkflow,
-} from './sale-start.js';
+import { assertStartedWith, conflictOf, saleStartOptions, type SaleWorkflow } from './sale-start.js';
 import {
   parseCancelArgs,
   parseItemFixedArgs,
@@ -36,6 +31,7 @@ import { runOperation, TaskQueueClient, type StartOrFindResult, type TaskQueueCl
 import {
   findParkedSales,
   resumeParkedSales,
+  situationalUpdateId,
   viewParkedSales,
   type ParkedSale,
   type ParkedSaleView,
@@ -43,10 +39,6 @@ import {
   type ResumeOutcome,
 } from './parked-sales.js';
 import type { ParkedSalesFilter } from './sale-queries.js';
-import { situationalUpdateId } from './update-ids.js';
-
-export { SALE_WORKFLOW_TYPE };
-export type { ParkedSale, ParkedSaleView, ParkedSalesFilter, ResumeOptions, ResumeOutcome };
 
 export interface AwaitReceiptOptions {
   /** A duration ('30 seconds', '2m'); default '30 seconds', at most '10 minutes'. */
@@ -185,20 +177,17 @@ export class SalesClient extends TaskQueueClient {
     return this.run('itemFixed', handle.workflowId, call, updateId);
   }
 
-  /**
-   * The running sales of this client's task queue parked with `filter.reason` (default `outage_limit_reached`), as
-   * Temporal's visibility lists them: it lags the sales by a few seconds. A value no query can match is refused.
-   */
+  /** Visibility lags the sales by a few seconds; a filter value no query can match is refused. */
   findParkedSales(filter: ParkedSalesFilter): Promise<{ query: string; sales: ParkedSale[] }> {
     return findParkedSales(this.client, this.taskQueue, filter);
   }
 
-  /** Each sale's park as its state says now (nothing is sent): since when, and why. */
+  /** Nothing is sent. */
   viewParkedSales(sales: readonly ParkedSale[], options: ResumeOptions = {}): Promise<ParkedSaleView[]> {
     return viewParkedSales(this.client, sales, options);
   }
 
-  /** A retry to each sale still parked with the reason; one outcome per sale, in order. */
+  /** One outcome per sale, in order. */
   resumeParkedSales(sales: readonly ParkedSale[], options: ResumeOptions = {}): Promise<ResumeOutcome[]> {
     return resumeParkedSales(this.client, sales, options);
   }
@@ -227,7 +216,6 @@ export class SalesClient extends TaskQueueClient {
     return { workflowId, signed, receipt: signed ? state.sale!.receipt : null, reason, state };
   }
 
-  /** The situation acted on, read from the sale's state (update-ids.ts). */
   private async situationalUpdateId(operation: SaleOperation, handle: WorkflowHandle, action: string): Promise<string> {
     const state = await this.run(operation, handle.workflowId, () => handle.query(getSaleStateQuery));
     return situationalUpdateId(action, state);

@@ -1,14 +1,10 @@
-/**
- * Validation of what other services hand to the sales client, at the edge, before anything reaches Temporal. The
- * schemas are the sale's own (src/contracts/sale-input.ts), the same the workflow checks its input with and the
- * docs publish as JSON Schema; here they only become a `SaleInputError` naming the first wrong field.
- */
+// The sale's own schemas (src/contracts/sale-input.ts), the workflow's too, checked at the edge: a failure becomes a
+// `SaleInputError` naming the first wrong field, before anything reaches Temporal.
 import type { z } from 'zod';
-import type { AwaitReceiptRequest, RefundRequest, SaleInput } from '../contracts/sale.js';
+import type { RefundRequest, SaleInput } from '../contracts/sale.js';
 import { checkInput, saleSchemas } from '../contracts/sale-input.js';
 import { SaleInputError } from './errors.js';
 
-/** The sale input's and the refund's schemas, for callers that check or describe them themselves. */
 export const { saleInput: saleInputSchema, refundRequest: refundRequestSchema } = saleSchemas();
 
 /** `input` parsed, or a `SaleInputError` naming the first wrong field (an unknown field first). */
@@ -41,12 +37,9 @@ export function parseItemFixedArgs(itemId: unknown): { itemId: string } {
   return parseInput('item-fixed request', saleSchemas().itemFixedArgs, { itemId });
 }
 
-/** `awaitReceipt`'s argument; `undefined` stays undefined (every field of the request is optional). */
-export function parseAwaitReceiptRequest(request: unknown): AwaitReceiptRequest {
-  return parseInput('awaitReceipt request', saleSchemas().awaitReceiptRequest, request ?? {});
-}
-
-/** Checked as the workflow checks it, before anything is sent. */
+/** `awaitReceipt`'s wait, checked as the workflow checks it. */
 export function parseWait(wait: unknown): string | undefined {
-  return wait === undefined ? undefined : parseAwaitReceiptRequest({ wait }).wait;
+  return wait === undefined
+    ? undefined
+    : parseInput('awaitReceipt request', saleSchemas().awaitReceiptRequest, { wait }).wait;
 }
