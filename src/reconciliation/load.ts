@@ -82,7 +82,6 @@ export async function findCompanyOnPage(
   return { found: false };
 }
 
-/** A page of the business's purchases, and the cursor of the next (null at the end). */
 export async function readPurchasesPage(
   compliance: ComplianceClient,
   businessId: string,

@@ -97,7 +97,7 @@ interface Allocation {
 }
 
 interface ReferenceLinks {
-  /** Allocations per purchase id. */
+  /** By purchase id. */
   allocations: Map<string, Allocation[]>;
   ties: Tie[];
   /** Payments whose reference named invoices ambiguously and that nothing else claimed: kept out of suggestions. */
@@ -224,13 +224,9 @@ function components(edges: ReadonlyArray<[string, string]>): Array<{ purchaseIds
     parent.set(x, root);
     return root;
   };
-  const add = (x: string) => {
-    if (!parent.has(x)) parent.set(x, x);
-  };
   for (const [p, b] of edges) {
     const [pk, bk] = [`p:${p}`, `b:${b}`];
-    add(pk);
-    add(bk);
+    for (const key of [pk, bk]) if (!parent.has(key)) parent.set(key, key);
     parent.set(find(pk), find(bk));
   }
   const groups = new Map<string, { purchaseIds: string[]; paymentIds: string[] }>();

@@ -320,16 +320,9 @@ export async function connectWorkerProcess(
       dataConverter: encryption.dataConverter,
       taskQueue: options.taskQueue,
     });
-    return {
-      client,
-      worker,
-      sandbox,
-      // After worker.run() has returned: the worker process, the Temporal connections, then the sandbox.
-      close: async () => {
-        await worker.close();
-        await closeOpened();
-      },
-    };
+    opened.push(() => worker.close());
+    // After worker.run() has returned: the worker process, the Temporal connections, then the sandbox.
+    return { client, worker, sandbox, close: closeOpened };
   } catch (err) {
     await closeOpened();
     throw err;
