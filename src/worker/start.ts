@@ -28,7 +28,7 @@ import { openTenantAccess } from '../tenants/access.js';
 import { holdTenantBudgets } from '../tenants/budgets.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import type { OutageRetry } from '../tenants/awaited.js';
-import { openLiveTenants, type LiveTenants, type TenantsChange } from '../tenants/live.js';
+import { openLiveTenants, type TenantsChange } from '../tenants/live.js';
 import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { watchTenants, type TenantsReload } from '../tenants/watch.js';
@@ -98,7 +98,8 @@ export async function startWorkerProcess(options: {
     const activitiesPerSecond = {
       ...settings.activitiesPerSecond,
       compliance:
-        queues.shared.queuePerSecond + awaitedPerSecond(tenants, live, settings.worker.complianceRateHeadroom),
+        queues.shared.queuePerSecond +
+        awaitedPerSecond(tenants, live.current(), settings.worker.complianceRateHeadroom),
     };
     // At zero well before the start-up sync can count (the workflow bundle takes seconds): a scrape in between gives
     // increase() the zero it counts the first sync from.
@@ -196,13 +197,8 @@ export async function startWorkerProcess(options: {
  * The budget of the compliance keys not answered yet, in activity starts per second: the workers' own rate is set
  * once, at creation, and must leave room for them once they answer.
  */
-function awaitedPerSecond(tenants: TenantsConfig, live: LiveTenants, headroom: number): number {
-  const awaited = new Set(
-    live
-      .current()
-      .awaited()
-      .map((entry) => entry.source),
-  );
+function awaitedPerSecond(tenants: TenantsConfig, directory: TenantDirectory, headroom: number): number {
+  const awaited = new Set(directory.awaited().map((entry) => entry.source));
   return tenants.compliance
     .filter((tenant) => awaited.has(tenant.source))
     .reduce((sum, tenant) => sum + (tenant.requestsPerMinute * (1 - headroom)) / 60, 0);
