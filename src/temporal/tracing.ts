@@ -7,10 +7,7 @@ import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry
 import { ConfigError, readVariable as read, type Env } from '../config/env.js';
 import type { Logger } from '../logger.js';
 
-export interface TracingSettings {
-  url: string;
-  serviceName: string;
-}
+export type TracingSettings = NonNullable<ReturnType<typeof tracingSettings>>;
 
 export interface Tracing {
   settings: TracingSettings;
@@ -36,7 +33,7 @@ function httpUrl(name: string, value: string): URL {
  * The standard OpenTelemetry variables, read as the OTLP exporters read them; undefined when tracing is off. Only
  * http/json is shipped: another protocol is a configuration error rather than spans sent where nobody listens.
  */
-export function tracingSettings(env: Env): TracingSettings | undefined {
+export function tracingSettings(env: Env) {
   if (read(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return undefined;
   if (read(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase() === 'none') return undefined;
   const tracesEndpoint = read(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');

@@ -137,7 +137,7 @@ export async function setSchedulesPaused(options: {
   taskQueue: string;
   purchases: PurchasesConfig;
   logger: Logger;
-}): Promise<string[]> {
+}): Promise<void> {
   const { client, taskQueue } = options;
   const ids = options.businessIds.flatMap((businessId) => [
     ...(options.purchases.sink === undefined ? [] : [purchasesScheduleId(businessId, taskQueue)]),
@@ -163,5 +163,4 @@ export async function setSchedulesPaused(options: {
       { schedules: changed, paused: options.paused },
       options.paused ? 'schedules paused' : 'schedules resumed',
     );
-  return changed;
 }
