@@ -2,10 +2,7 @@ import { pino, type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import { ConfigError, type Env } from './config/env.js';
 
-/**
- * Paths that may hold a secret wherever a request, a configuration or an error is logged. Redaction works on object
- * paths only, so code never interpolates a secret or a callback URL (it carries a capability token) into a message.
- */
+// Redaction works on object paths only: never interpolate a secret or a callback URL (a capability) into a message.
 const SECRET_FIELDS = ['apiKey', 'clientSecret', 'webhookSecret', 'callbackUrl', 'callbackToken'];
 const SECRET_HEADERS = ['headers.authorization', 'headers["x-api-key"]', 'headers["x-signature"]'];
 export const REDACTED_PATHS = [
@@ -26,10 +23,8 @@ export function prettyLogs(env: Env = process.env, terminal = process.stdout.isT
   return terminal;
 }
 
-export function createLogger(
-  // stderr: for CLIs whose stdout is their answer.
-  options: { level?: string; name?: string; stderr?: boolean } & Pick<LoggerOptions, 'base'> = {},
-): Logger {
+/** `stderr`: for CLIs whose stdout is their answer. */
+export function createLogger(options: { level?: string; name?: string; stderr?: boolean } = {}): Logger {
   const settings: LoggerOptions = {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
     ...(options.name ? { name: options.name } : {}),

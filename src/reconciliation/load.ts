@@ -11,16 +11,6 @@ export class ReconciliationInputError extends Error {
   override readonly name = 'ReconciliationInputError';
 }
 
-interface LoadOptions {
-  businessId: string;
-  companyId: string;
-  maxPages?: number;
-  /** Check first that the keys see the business and the company (default true). */
-  checkAccess?: boolean;
-  signal?: AbortSignal;
-  onPage?: (progress: { list: 'purchases' | 'billPayments'; pages: number; records: number }) => void;
-}
-
 function tooLong(what: string, maxPages: number): ReconciliationInputError {
   return new ReconciliationInputError(tooManyPagesMessage(what, maxPages));
 }
@@ -92,7 +82,6 @@ export async function findCompanyOnPage(
   return { found: false };
 }
 
-/** A page of the business's purchases, and the cursor of the next (null at the end). */
 export async function readPurchasesPage(
   compliance: ComplianceClient,
   businessId: string,
@@ -118,27 +107,28 @@ export async function readBillPaymentsPage(
   return { billPayments: data.data.map(toReconcileBillPayment), hasNextPage: data.hasNextPage && data.data.length > 0 };
 }
 
-/** A link the keys cannot see is a configuration mistake, reported as such rather than as a 403 halfway through. */
-export async function checkLinkAccess(
-  clients: { compliance: ComplianceClient; accounting: AccountingClient },
-  link: { businessId: string; companyId: string },
-  options: { maxPages?: number; signal?: AbortSignal } = {},
-): Promise<void> {
-  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
-  await checkBusinessAccess(clients.compliance, link.businessId, options.signal);
-  for (let page = 1; ; page++) {
-    if (page > maxPages) throw tooLong('the accounting company list', maxPages);
-    if ((await findCompanyOnPage(clients.accounting, link.companyId, page, options.signal)).found) return;
-  }
-}
-
 export async function loadReconciliationData(
   clients: { compliance: ComplianceClient; accounting: AccountingClient },
-  options: LoadOptions,
+  options: {
+    businessId: string;
+    companyId: string;
+    maxPages?: number;
+    /** Check first that the keys see the business and the company (default true). */
+    checkAccess?: boolean;
+    signal?: AbortSignal;
+    onPage?: (progress: { list: 'purchases' | 'billPayments'; pages: number; records: number }) => void;
+  },
 ): Promise<{ purchases: ReconcilePurchase[]; billPayments: ReconcileBillPayment[] }> {
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const signal = options.signal ? { signal: options.signal } : {};
-  if (options.checkAccess !== false) await checkLinkAccess(clients, options, { maxPages, ...signal });
+  if (options.checkAccess !== false) {
+    // A link the keys cannot see is a configuration mistake, reported as such rather than as a 403 halfway through.
+    await checkBusinessAccess(clients.compliance, options.businessId, options.signal);
+    for (let page = 1; ; page++) {
+      if (page > maxPages) throw tooLong('the accounting company list', maxPages);
+      if ((await findCompanyOnPage(clients.accounting, options.companyId, page, options.signal)).found) break;
+    }
+  }
 
   // Keyed by the service's document id (never the supplier's invoice number, which suppliers share).
   const purchases = new Map<string, ReconcilePurchase>();

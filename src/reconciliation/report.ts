@@ -37,8 +37,6 @@ interface ReportRow {
   review: string;
 }
 
-const PAIRING_CATEGORIES = ['matched', 'amountMismatches', 'suggested'] as const;
-
 function tieNotes(result: ReconciliationResult): Map<string, string> {
   const notes = new Map<string, string>();
   for (const tie of result.ties) {
@@ -64,7 +62,7 @@ export function reportRows(input: ReportInput): ReportRow[] {
   const notes = tieNotes(result);
   const pairingOf = new Map<string, { category: RowCategory; pairing: Pairing }>();
   const paymentPairings = new Map<string, { category: RowCategory; purchaseIds: string[] }>();
-  for (const category of PAIRING_CATEGORIES) {
+  for (const category of ['matched', 'amountMismatches', 'suggested'] as const) {
     for (const pairing of result[category]) {
       pairingOf.set(pairing.purchaseId, { category, pairing });
       for (const paymentId of pairing.billPaymentIds) {

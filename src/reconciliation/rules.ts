@@ -16,11 +16,8 @@ export const DEFAULT_RECONCILE_OPTIONS: Readonly<ReconcileOptions> = {
   currency: 'KES',
 };
 
-/**
- * A reference as comparable tokens: letters and digits only, upper case, split where letters meet digits,
- * numbers without leading zeros. "inv. 02403", "INV-2403" and "Inv2403" all read INV 2403.
- */
-export function referenceTokens(text: string): string[] {
+/** "inv. 02403", "INV-2403" and "Inv2403" all read INV 2403. */
+function referenceTokens(text: string): string[] {
   const runs =
     text
       .normalize('NFKD')
@@ -29,10 +26,7 @@ export function referenceTokens(text: string): string[] {
   return runs.map((run) => (/^[0-9]+$/.test(run) ? run.replace(/^0+(?=[0-9])/, '') : run));
 }
 
-/**
- * Invoice numbers shorter than this (eTIMS numbers are often small integers) are matched only by a reference
- * that is exactly that number, never as a word inside a longer text ("27" in "27 crates").
- */
+/** eTIMS numbers are often small integers: a shorter one is matched only by a whole reference, not "27 crates". */
 const MIN_EMBEDDED_REFERENCE_LENGTH = 4;
 
 /** Words that only say what kind of company a supplier is; dropped from the end of a name. */
@@ -41,9 +35,8 @@ const LEGAL_SUFFIXES: ReadonlySet<string> = new Set(
 );
 
 /**
- * A supplier name as a comparison key: case, accents, punctuation, spacing and trailing legal suffixes
- * ignored ("KIBO WHOLESALERS LIMITED", "Kibo Wholesalers (K) Ltd." and "Kibo  Wholesalers" are one supplier).
- * Empty when the name is missing: an unnamed supplier is never the same as another.
+ * "KIBO WHOLESALERS LIMITED", "Kibo Wholesalers (K) Ltd." and "Kibo  Wholesalers" are one supplier. Empty when the
+ * name is missing: an unnamed supplier is never the same as another.
  */
 export function supplierKey(name: string | null | undefined): string {
   const words =
@@ -72,34 +65,28 @@ export function dayNumber(text: string): number | undefined {
 const cents = (amount: number): number => Math.round(amount * 100);
 const fromCents = (value: number): number => value / 100;
 
-export type MatchCategory = 'matched' | 'amountMismatches' | 'suggested';
-
-export interface MatchRule {
-  id: string;
-  category: MatchCategory;
-  /** How payments are tied to an invoice: by its number in their references, or by supplier and date. */
-  link: 'reference' | 'supplier';
-  /** Whether the paid total must agree with the invoice within the tolerance, or must not. */
-  amounts: 'agree' | 'disagree';
-}
-
+/**
+ * `link`: payments tied to an invoice by its number in their references, or by supplier and date. `amounts`: whether
+ * the paid total must agree with the invoice within the tolerance, or must not.
+ */
 export const MATCH_RULES = [
   { id: 'reference-amount-agrees', category: 'matched', link: 'reference', amounts: 'agree' },
   { id: 'reference-amount-differs', category: 'amountMismatches', link: 'reference', amounts: 'disagree' },
   { id: 'supplier-amount-date', category: 'suggested', link: 'supplier', amounts: 'agree' },
-] as const satisfies ReadonlyArray<MatchRule & { id: MatchRuleId }>;
+] as const satisfies ReadonlyArray<{
+  id: MatchRuleId;
+  category: keyof ReconciliationResult;
+  link: 'reference' | 'supplier';
+  amounts: 'agree' | 'disagree';
+}>;
 
-export type ResidualCategory = 'rejectedPurchases' | 'unpaidPurchases';
+type MatchRule = (typeof MATCH_RULES)[number];
 
 /** What becomes of the invoices no match rule took, first rule that applies. */
 export const RESIDUAL_RULES = [
   { id: 'rejected', category: 'rejectedPurchases', applies: (p: ReconcilePurchase) => p.status === 'rejected' },
   { id: 'unpaid', category: 'unpaidPurchases', applies: () => true },
-] as const satisfies ReadonlyArray<{
-  id: string;
-  category: ResidualCategory;
-  applies: (p: ReconcilePurchase) => boolean;
-}>;
+] as const;
 
 interface Allocation {
   paymentId: string;
@@ -110,7 +97,7 @@ interface Allocation {
 }
 
 interface ReferenceLinks {
-  /** Allocations per purchase id. */
+  /** By purchase id. */
   allocations: Map<string, Allocation[]>;
   ties: Tie[];
   /** Payments whose reference named invoices ambiguously and that nothing else claimed: kept out of suggestions. */
@@ -237,13 +224,9 @@ function components(edges: ReadonlyArray<[string, string]>): Array<{ purchaseIds
     parent.set(x, root);
     return root;
   };
-  const add = (x: string) => {
-    if (!parent.has(x)) parent.set(x, x);
-  };
   for (const [p, b] of edges) {
     const [pk, bk] = [`p:${p}`, `b:${b}`];
-    add(pk);
-    add(bk);
+    for (const key of [pk, bk]) if (!parent.has(key)) parent.set(key, key);
     parent.set(find(pk), find(bk));
   }
   const groups = new Map<string, { purchaseIds: string[]; paymentIds: string[] }>();
@@ -304,7 +287,7 @@ function linkBySupplier(
   return { candidates, ties };
 }
 
-function pairing(rule: MatchRule & { id: MatchRuleId }, candidate: Candidate): Pairing {
+function pairing(rule: MatchRule, candidate: Candidate): Pairing {
   const invoiceTotal = cents(candidate.purchase.totals.total);
   const paid = candidate.allocations.reduce((sum, a) => sum + a.cents, 0);
   const foreign = candidate.allocations.filter((a) => !a.comparable);
@@ -349,7 +332,7 @@ export function reconcile(
   const payments = uniqueById(paymentsIn);
   const openPurchases = new Map(purchases.map((p) => [p.id, p]));
   const openPayments = new Map(payments.map((b) => [b.id, b]));
-  const result: Record<MatchCategory, Pairing[]> = { matched: [], suggested: [], amountMismatches: [] };
+  const result: Record<MatchRule['category'], Pairing[]> = { matched: [], suggested: [], amountMismatches: [] };
   const ties: Tie[] = [];
   let references: ReferenceLinks | undefined;
 
@@ -381,7 +364,7 @@ export function reconcile(
     }
   }
 
-  const residual: Record<ResidualCategory, string[]> = { rejectedPurchases: [], unpaidPurchases: [] };
+  const residual = { rejectedPurchases: [] as string[], unpaidPurchases: [] as string[] };
   const unpaidAgeDays: Record<string, number | null> = {};
   for (const purchase of openPurchases.values()) {
     const rule = RESIDUAL_RULES.find((r) => r.applies(purchase))!;

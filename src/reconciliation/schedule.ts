@@ -11,30 +11,14 @@ import {
   RECONCILIATION_WORKFLOW_TYPE,
   reconciliationScheduleId,
   type ReconcileBusinessResult,
-  type ReconcileOptions,
   type ReconciliationInput,
 } from '../contracts/reconciliation.js';
-
-const DEFAULT_RECONCILIATION_TIMEZONE = 'Africa/Nairobi';
 
 /**
  * Daily runs read a snapshot each: a run missed while the cluster was down is worth one late run (within a day),
  * never a burst of them, and a run still going when the next is due makes the next one pointless (SKIP).
  */
 const POLICIES = { overlap: 'SKIP', catchupWindow: '1 day' } as const;
-
-interface ReconciliationScheduleOptions {
-  links: readonly ReconciliationLink[];
-  taskQueue: string;
-  /** Default '24h', counted from the Unix epoch: 03:00 in Nairobi. */
-  interval?: Duration;
-  /** Instead of the interval, in `timezone` (default Africa/Nairobi). */
-  cron?: string;
-  timezone?: string;
-  reconcileOptions?: Partial<ReconcileOptions>;
-  /** Separates deployments sharing a namespace (default 'reconciliation'). */
-  idPrefix?: string;
-}
 
 export interface EnsuredSchedule {
   scheduleId: string;
@@ -43,25 +27,27 @@ export interface EnsuredSchedule {
   outcome: 'created' | 'updated';
 }
 
-function specOf(options: ReconciliationScheduleOptions): ScheduleSpec {
-  if (options.cron !== undefined)
-    return { cronExpressions: [options.cron], timezone: options.timezone ?? DEFAULT_RECONCILIATION_TIMEZONE };
-  return { intervals: [{ every: options.interval ?? DEFAULT_RECONCILIATION_INTERVAL }] };
-}
-
 export async function ensureReconciliationSchedules(
   client: Client,
-  options: ReconciliationScheduleOptions,
+  options: {
+    links: readonly ReconciliationLink[];
+    taskQueue: string;
+    /** Default '24h', counted from the Unix epoch: 03:00 in Nairobi. */
+    interval?: Duration;
+    /** Instead of the interval, in Nairobi's time. */
+    cron?: string;
+    /** Separates deployments sharing a namespace (default 'reconciliation'). */
+    idPrefix?: string;
+  },
 ): Promise<EnsuredSchedule[]> {
-  const spec = specOf(options);
+  const spec: ScheduleSpec =
+    options.cron === undefined
+      ? { intervals: [{ every: options.interval ?? DEFAULT_RECONCILIATION_INTERVAL }] }
+      : { cronExpressions: [options.cron], timezone: 'Africa/Nairobi' };
   const ensured: EnsuredSchedule[] = [];
   for (const { businessId, companyId } of options.links) {
     const scheduleId = reconciliationScheduleId(businessId, options.idPrefix);
-    const input: ReconciliationInput = {
-      businessId,
-      companyId,
-      ...(options.reconcileOptions ? { options: options.reconcileOptions } : {}),
-    };
+    const input: ReconciliationInput = { businessId, companyId };
     const action: ScheduleOptionsStartWorkflowAction<(input: ReconciliationInput) => Promise<ReconcileBusinessResult>> =
       {
         type: 'startWorkflow',

@@ -1,44 +1,29 @@
 /**
- * Each application held to its own budget, fleet-wide: the compliance activity queue's per-fairness-key
- * rate limits (UpdateTaskQueueConfig, server ≥ 1.29 with `matching.enableFairness`). Every compliance call carries
- * its window's fairness key (src/tenants/budget-windows.ts); the server holds each key to the default rate × its
- * weight, whatever the number of worker processes polling. The default is the budget most windows have, so most
- * keys need no override; the others get a weight (the server keeps overrides for up to 1,000 keys). A weight also
- * sets a key's share when the queue is contended, in proportion to its budget.
- *
- * The queue's own limit is the sum of the windows' rates: it replaces the workers' maxTaskQueueActivitiesPerSecond
- * (a limit set through the API wins) and no window can use more than its own anyway.
+ * Each application held to its own budget, fleet-wide, by the compliance queue's per-fairness-key rate limits
+ * (UpdateTaskQueueConfig, server ≥ 1.29 with `matching.enableFairness`): the server holds each window's key to the
+ * default rate × its weight, whatever the number of workers. The default is the budget most windows have, so most
+ * keys need no weight. The queue's own limit, the sum of the windows' rates, replaces the workers' own.
  */
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { BudgetWindow } from '../tenants/budget-windows.js';
 
 const ACTIVITY = proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
-/** The server's limit on weight overrides per queue. */
 const MAX_WEIGHT_OVERRIDES = 1_000;
 
-export interface ComplianceBudgetPlan {
-  /** Activity starts per second of a key without an override. */
-  defaultPerSecond: number;
-  /** Fairness key → weight, for the windows whose budget is not the default. */
-  weights: Record<string, number>;
-  /** The whole queue's rate: every window's together. */
-  queuePerSecond: number;
-}
+export type ComplianceBudgetPlan = ReturnType<typeof planComplianceBudgets>;
 
-/**
- * What the shared queue's configuration must be for these windows (those without a queue of their own), `perSecond`
- * turning a budget into activity starts per second.
- */
+/** The shared queue's configuration for the windows without a queue of their own. */
 export function planComplianceBudgets(
   windows: readonly BudgetWindow[],
   perSecond: (requestsPerMinute: number) => number,
-): ComplianceBudgetPlan {
+) {
   const rates = windows.map((window) => ({ key: window.fairnessKey, rate: perSecond(window.requestsPerMinute) }));
   const byRate = new Map<number, number>();
   for (const { rate } of rates) byRate.set(rate, (byRate.get(rate) ?? 0) + 1);
   // The most common rate (ties: the lower) is the default; no window: one application's 120 a minute.
   const defaultPerSecond = [...byRate].sort(([ra, na], [rb, nb]) => nb - na || ra - rb)[0]?.[0] ?? perSecond(120);
+  // Fairness key → weight, for the windows whose budget is not the default.
   const weights: Record<string, number> = {};
   for (const { key, rate } of rates) if (rate !== defaultPerSecond) weights[key] = rate / defaultPerSecond;
   return {
@@ -83,11 +68,7 @@ function updateQueue(
   });
 }
 
-/**
- * Sets the queue's configuration to the plan: its rate, the default rate per key, the weights it needs, and unsets
- * the weights of keys no longer in it (a window removed from the tenants). Every worker process applies the same plan
- * from the same file, so applying it again changes nothing.
- */
+/** Also unsets the weights of keys no longer in the plan. Applying the same plan again changes nothing. */
 export async function applyComplianceBudgets(
   client: Client,
   taskQueue: string,
@@ -119,10 +100,7 @@ export async function applyComplianceBudgets(
   }
 }
 
-/**
- * A window's own queue (several businesses, each its own fairness key): the queue's rate is the window's budget.
- * Fairness between the businesses needs no configuration: keys are dispatched in turn.
- */
+/** A window's own queue: its rate is the window's budget; its businesses' keys are dispatched in turn. */
 export async function applyQueueRate(
   client: Client,
   taskQueue: string,

@@ -5,7 +5,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import { Connection, isGrpcServiceError, type ConnectionOptions } from '@temporalio/client';
+import { Connection, type ConnectionOptions } from '@temporalio/client';
 import {
   loadClientConfigProfile,
   toClientOptions,
@@ -40,18 +40,6 @@ const TLS_SOURCES = { clientCert: 'CLIENT_CERT', clientKey: 'CLIENT_KEY', server
 
 type TlsSource = keyof typeof TLS_SOURCES;
 
-function settingName(
-  source: TlsSource,
-  data: ConfigDataSource,
-  env: Record<string, string>,
-  profile: string | undefined,
-): string {
-  const [name, toml] = [`TEMPORAL_TLS_${TLS_SOURCES[source]}`, TLS_SOURCES[source].toLowerCase()];
-  if ('path' in data && env[`${name}_PATH`] === data.path) return `${name}_PATH`;
-  if ('data' in data && env[`${name}_DATA`] !== undefined) return `${name}_DATA`;
-  return `tls.${toml}_path / ${toml}_data of profile "${profile ?? 'default'}" in the Temporal config file`;
-}
-
 /** Reads one TLS source and checks it is the PEM it should be, naming the setting (never the content). */
 function readTlsSource(
   source: TlsSource,
@@ -59,7 +47,13 @@ function readTlsSource(
   env: Record<string, string>,
   profile: string | undefined,
 ): Buffer {
-  const setting = settingName(source, data, env, profile);
+  const [name, toml] = [`TEMPORAL_TLS_${TLS_SOURCES[source]}`, TLS_SOURCES[source].toLowerCase()];
+  const setting =
+    'path' in data && env[`${name}_PATH`] === data.path
+      ? `${name}_PATH`
+      : 'data' in data && env[`${name}_DATA`] !== undefined
+        ? `${name}_DATA`
+        : `tls.${toml}_path / ${toml}_data of profile "${profile ?? 'default'}" in the Temporal config file`;
   let bytes: Buffer;
   if ('path' in data) {
     try {
@@ -118,22 +112,14 @@ export function loadTemporalSettings(env: Env): TemporalSettings {
         `${missing} (or its _DATA / temporal.toml form) is not set but ${present} is: mTLS needs both`,
       );
     }
-    const checked: Partial<Record<TlsSource, Buffer>> = {};
+    const checked: Partial<Record<TlsSource, { data: Buffer }>> = {};
     for (const source of Object.keys(TLS_SOURCES) as TlsSource[]) {
       const data = tls[source];
-      if (data) checked[source] = readTlsSource(source, data, vars, vars.TEMPORAL_PROFILE);
+      if (data) checked[source] = { data: readTlsSource(source, data, vars, vars.TEMPORAL_PROFILE) };
     }
-    if (checked.clientKey) secrets.push(checked.clientKey.toString('utf8').trim());
+    if (checked.clientKey) secrets.push(checked.clientKey.data.toString('utf8').trim());
     // Hand envconfig the bytes already read, so the files are read once and cannot change in between.
-    profile = {
-      ...profile,
-      tls: {
-        ...tls,
-        ...(checked.clientCert ? { clientCert: { data: checked.clientCert } } : {}),
-        ...(checked.clientKey ? { clientKey: { data: checked.clientKey } } : {}),
-        ...(checked.serverCACert ? { serverCACert: { data: checked.serverCACert } } : {}),
-      },
-    };
+    profile = { ...profile, tls: { ...tls, ...checked } };
   }
 
   const connect = toClientOptions(profile);
@@ -187,14 +173,6 @@ export function clientConnectionOptions(settings: TemporalSettings): ConnectionO
   return { ...nativeConnectionOptions(settings), connectTimeout: settings.connectTimeoutMs };
 }
 
-function scrub(text: string, settings: Pick<TemporalSettings, 'secrets'>): string {
-  let out = text;
-  for (const secret of settings.secrets) {
-    if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  }
-  return out;
-}
-
 // Spelled out: @grpc/grpc-js is only a transitive dependency.
 export const GRPC = {
   NOT_FOUND: 5,
@@ -205,14 +183,17 @@ export const GRPC = {
 } as const;
 
 function grpcCode(err: unknown): number | undefined {
-  if (isGrpcServiceError(err)) return err.code;
-  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number') return err.code;
-  return undefined;
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number'
+    ? err.code
+    : undefined;
 }
 
 function describeFailure(err: unknown, settings: TemporalSettings): string {
   const raw = err instanceof Error ? err.message : String(err);
-  const message = scrub(raw, settings);
+  const message = settings.secrets.reduce(
+    (text, secret) => (secret.length >= 4 ? text.split(secret).join('[redacted]') : text),
+    raw,
+  );
   const code = grpcCode(err);
   const auth = settings.apiKey
     ? 'TEMPORAL_API_KEY (or api_key of the profile)'

@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Connection } from '@temporalio/client';
-import { isGrpcServiceError } from '@temporalio/client';
+import { isGrpcServiceError, type Connection } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { toCliSearchAttributes, type AnySearchAttributeKey } from '../contracts/search-attributes.js';
 import { GRPC } from './connection.js';
 
 const VISIBLE_TIMEOUT_MS = 15_000;
+
+type Registration = { namespace: string; address: string; keys: readonly AnySearchAttributeKey[] };
 
 export class SearchAttributesError extends Error {
   override readonly name = 'SearchAttributesError';
@@ -59,7 +60,7 @@ async function listCustomAttributes(connection: Connection, namespace: string): 
 }
 
 /** The commands an administrator runs to register `keys`: the Temporal CLI (self-hosted) and tcld (Temporal Cloud). */
-function searchAttributeCommands(keys: readonly AnySearchAttributeKey[], namespace: string, address: string): string[] {
+function searchAttributeCommands({ keys, namespace, address }: Registration): string[] {
   const byType = new Map<string, string[]>();
   for (const { name, type } of toCliSearchAttributes(keys)) byType.set(type, [...(byType.get(type) ?? []), name]);
   const cli = [...byType].map(
@@ -76,7 +77,7 @@ function searchAttributeCommands(keys: readonly AnySearchAttributeKey[], namespa
 /** Without the search attributes every sale would be signed and then stuck (BadSearchAttributes). */
 export async function requireSearchAttributes(
   connection: Connection,
-  options: { namespace: string; address: string; keys: readonly AnySearchAttributeKey[] },
+  options: Registration,
 ): Promise<'present' | 'registered'> {
   const { namespace, keys } = options;
   let before: Record<string, number>;
@@ -95,11 +96,7 @@ export async function requireSearchAttributes(
   return missing.length === 0 ? 'present' : 'registered';
 }
 
-function refusal(
-  err: unknown,
-  what: string,
-  options: { namespace: string; address: string; keys: readonly AnySearchAttributeKey[] },
-): SearchAttributesError {
+function refusal(err: unknown, what: string, options: Registration): SearchAttributesError {
   const code = isGrpcServiceError(err) ? err.code : undefined;
   const reason =
     code === GRPC.PERMISSION_DENIED || code === GRPC.UNAUTHENTICATED
@@ -115,7 +112,7 @@ function refusal(
       `this worker ${what} the search attributes of namespace "${options.namespace}" (${reason}).`,
       `The sale workflows need ${names}; without them every sale would be signed and then stuck. ` +
         'An administrator must run:',
-      ...searchAttributeCommands(options.keys, options.namespace, options.address),
+      ...searchAttributeCommands(options),
       'then start the worker again.',
     ].join('\n'),
   );

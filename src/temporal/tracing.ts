@@ -1,19 +1,13 @@
 /**
- * OpenTelemetry tracing as the SDK's `interceptors-opentelemetry` sample sets it up: one `OpenTelemetryPlugin` over
- * a tracer provider sending OTLP/HTTP (JSON). Without an endpoint no OpenTelemetry package is even loaded.
- * Workflows are traced only when their bundle is built with `plugins: tracingPlugins()`.
+ * OpenTelemetry tracing as the SDK's `interceptors-opentelemetry` sample sets it up, over OTLP/HTTP (JSON). Without an
+ * endpoint no OpenTelemetry package is even loaded. Workflows are traced only in a bundle built with tracingPlugins().
  */
 import type { DiagLogger } from '@opentelemetry/api';
 import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { ConfigError, readVariable as read, type Env } from '../config/env.js';
 import type { Logger } from '../logger.js';
 
-const DEFAULT_SERVICE_NAME = 'etims-worker';
-
-export interface TracingSettings {
-  url: string;
-  serviceName: string;
-}
+export type TracingSettings = NonNullable<ReturnType<typeof tracingSettings>>;
 
 export interface Tracing {
   settings: TracingSettings;
@@ -39,7 +33,7 @@ function httpUrl(name: string, value: string): URL {
  * The standard OpenTelemetry variables, read as the OTLP exporters read them; undefined when tracing is off. Only
  * http/json is shipped: another protocol is a configuration error rather than spans sent where nobody listens.
  */
-export function tracingSettings(env: Env): TracingSettings | undefined {
+export function tracingSettings(env: Env) {
   if (read(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return undefined;
   if (read(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase() === 'none') return undefined;
   const tracesEndpoint = read(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
@@ -60,7 +54,7 @@ export function tracingSettings(env: Env): TracingSettings | undefined {
       throw new ConfigError(`${name}: only http/json is supported by this worker (got ${JSON.stringify(protocol)})`);
     break;
   }
-  return { url, serviceName: read(env, 'OTEL_SERVICE_NAME') ?? DEFAULT_SERVICE_NAME };
+  return { url, serviceName: read(env, 'OTEL_SERVICE_NAME') ?? 'etims-worker' };
 }
 
 /** Once per process; before the workers and clients to trace are created (they take `tracingPlugins()` then). */

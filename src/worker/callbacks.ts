@@ -12,11 +12,8 @@ import type { WorkerConfig } from '../config/worker.js';
 /**
  * Where result callbacks go: the configured public base URL, or, when every compliance entry's service is a local
  * sandbox that can reach loopback, a receiver on this machine. Otherwise none, and the workflows poll.
- *
- * Each accounting application with a webhook secret has its own path, `POST /webhooks/accounting/<application>`,
- * verified with its own secret (the contract says nothing of which application sent a delivery; the URL its dashboard
- * points at is ours to choose, src/callbacks/accounting-webhooks.ts). `POST /webhooks/accounting` serves entries that
- * all share one secret (the single-key variables' one application).
+ * Each accounting application with a webhook secret has its own path, verified with its own secret (a delivery does
+ * not say which application sent it); `POST /webhooks/accounting` serves entries that all share one secret.
  */
 export async function startCallbacks(
   config: WorkerConfig,
@@ -39,7 +36,7 @@ export async function startCallbacks(
       'accounting webhooks are received per accounting application, each verified with its own secret',
     );
   }
-  const lifetime = { ttlMs: config.callbackTokenTtlMs };
+  const ttlMs = config.callbackTokenTtlMs;
   const receiver = {
     client,
     logger,
@@ -54,7 +51,7 @@ export async function startCallbacks(
     const minter = new CallbackUrlMinter({
       publicBaseUrl: config.callbackPublicBaseUrl,
       secret: config.callbackSecret,
-      ...lifetime,
+      ttlMs,
     });
     const server = await startCallbackServer({
       host: config.callbackHost,
@@ -69,8 +66,8 @@ export async function startCallbacks(
   // A fresh secret per process: URLs minted before a restart stop verifying, and polling covers those sales.
   const secret = randomBytes(32).toString('base64url');
   const server = await startCallbackServer({
-    minter: new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret, ...lifetime }),
+    minter: new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret, ttlMs }),
     ...receiver,
   });
-  return { server, minter: new CallbackUrlMinter({ publicBaseUrl: server.url, secret, ...lifetime }) };
+  return { server, minter: new CallbackUrlMinter({ publicBaseUrl: server.url, secret, ttlMs }) };
 }

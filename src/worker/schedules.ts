@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/env.js';
 import { describeSink, type PurchasesConfig } from '../config/purchases.js';
-import type { PurchasesSyncOptions } from '../contracts/purchases-sync.js';
+import { purchasesScheduleId, type PurchasesSyncOptions } from '../contracts/purchases-sync.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import {
   ensurePurchasesSyncSchedules,
@@ -11,20 +11,13 @@ import {
 } from '../purchases/schedule.js';
 import { ensureReconciliationSchedules, type EnsuredSchedule } from '../reconciliation/schedule.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
-import { purchasesScheduleId } from '../contracts/purchases-sync.js';
 import { reconciliationScheduleId } from '../contracts/reconciliation.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import type { WorkerSettings } from './settings.js';
 
-export interface PurchasesSyncStatus {
-  enabled: boolean;
-  schedules: EnsuredPurchasesSchedule[];
-}
-
 /** With a sink configured, one schedule per business: the configured ones, else those the tenants serve. */
 export async function schedulePurchasesSync(options: {
   client: Client;
-  /** The businesses the tenant directory serves (not every business the keys could act for). */
   served: readonly string[];
   /** A business not served yet whose key has not answered since start: scheduled once it is served. */
   awaits?: (businessId: string) => boolean;
@@ -32,7 +25,7 @@ export async function schedulePurchasesSync(options: {
   taskQueue?: string;
   syncOptions?: PurchasesSyncOptions;
   logger: Logger;
-}): Promise<PurchasesSyncStatus> {
+}): Promise<{ enabled: boolean; schedules: EnsuredPurchasesSchedule[] }> {
   const { config, logger, served } = options;
   if (config.sink === undefined) {
     logger.info('purchases sync off: set PURCHASES_SINK (file:<path> or an https:// URL) to sync supplier invoices');
@@ -76,21 +69,22 @@ export function servedBusinesses(directory: TenantDirectory): string[] {
   return directory.applications().flatMap((application) => application.businesses);
 }
 
-/** What scheduling the businesses served needs, the same at start and after every change of the tenants. */
-interface Scheduling {
-  client: Client;
-  settings: Pick<WorkerSettings, 'purchases' | 'reconciliation'>;
-  logger: Logger;
-  taskQueue: string;
-  metrics: MetricsRecorder;
-  syncOptions?: PurchasesSyncOptions;
-}
+// Deployments (and test stacks) sharing a namespace on other queues keep their own schedules.
+const reconciliationIdPrefix = (taskQueue: string) =>
+  taskQueue === WORKFLOW_TASK_QUEUE ? undefined : `reconciliation:${taskQueue}`;
 
 /** The purchases syncs and reconciliations of what `directory` serves, made or brought up to date. */
 export async function scheduleServed(
-  scheduling: Scheduling,
+  scheduling: {
+    client: Client;
+    settings: Pick<WorkerSettings, 'purchases' | 'reconciliation'>;
+    logger: Logger;
+    taskQueue: string;
+    metrics: MetricsRecorder;
+    syncOptions?: PurchasesSyncOptions;
+  },
   directory: TenantDirectory,
-): Promise<{ purchases: PurchasesSyncStatus; reconciliation: EnsuredSchedule[] }> {
+) {
   const { client, settings, logger, taskQueue, metrics } = scheduling;
   const purchases = await schedulePurchasesSync({
     client,
@@ -118,8 +112,7 @@ export async function scheduleServed(
       links,
       taskQueue,
       interval: every,
-      // Deployments (and test stacks) sharing a namespace on other queues keep their own schedules.
-      ...(taskQueue === WORKFLOW_TASK_QUEUE ? {} : { idPrefix: `reconciliation:${taskQueue}` }),
+      idPrefix: reconciliationIdPrefix(taskQueue),
     });
     logger.info(
       { every, schedules: reconciliation.map((s) => `${s.scheduleId} (${s.outcome})`) },
@@ -144,18 +137,17 @@ export async function setSchedulesPaused(options: {
   taskQueue: string;
   purchases: PurchasesConfig;
   logger: Logger;
-}): Promise<string[]> {
+}): Promise<void> {
   const { client, taskQueue } = options;
   const ids = options.businessIds.flatMap((businessId) => [
     ...(options.purchases.sink === undefined ? [] : [purchasesScheduleId(businessId, taskQueue)]),
-    reconciliationScheduleId(businessId, taskQueue === WORKFLOW_TASK_QUEUE ? undefined : `reconciliation:${taskQueue}`),
+    reconciliationScheduleId(businessId, reconciliationIdPrefix(taskQueue)),
   ]);
   const changed: string[] = [];
   for (const scheduleId of ids) {
     const handle = client.schedule.getHandle(scheduleId);
     try {
-      const described = await handle.describe();
-      if (described.state.paused === options.paused) continue;
+      if ((await handle.describe()).state.paused === options.paused) continue;
       const note = options.paused
         ? 'business removed from the tenants file'
         : 'business served again by the tenants file';
@@ -171,5 +163,4 @@ export async function setSchedulesPaused(options: {
       { schedules: changed, paused: options.paused },
       options.paused ? 'schedules paused' : 'schedules resumed',
     );
-  return changed;
 }

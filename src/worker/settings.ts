@@ -1,49 +1,27 @@
-/**
- * The whole configuration of a worker process, read and validated once at the entry point: nothing below it reads
- * the environment. A bad value stops the start with an error naming the variable, never its value.
- */
-import { loadStockReporting, type StockReportingOf } from '../config/stock-reporting.js';
-import { payloadEncryptionFromEnv, type PayloadEncryption } from '../codec/data-converter.js';
+/** Read and validated once at the entry point: nothing below it reads the environment. */
+import { loadStockReporting } from '../config/stock-reporting.js';
+import { payloadEncryptionFromEnv } from '../codec/data-converter.js';
 import { loadAccountingWorkerConfig } from '../config/accounting-worker.js';
-import { ConfigError, loadConfig, resolveSecretFiles, type AppConfig, type Env } from '../config/env.js';
-import { loadPurchasesConfig, type PurchasesConfig } from '../config/purchases.js';
-import { loadReconciliationConfig, type ReconciliationConfig } from '../config/reconciliation.js';
-import type { TenantsConfig } from '../tenants/types.js';
+import { ConfigError, loadConfig, resolveSecretFiles, type Env } from '../config/env.js';
+import { loadPurchasesConfig } from '../config/purchases.js';
+import { loadReconciliationConfig } from '../config/reconciliation.js';
 import { loadTenantsConfig } from '../tenants/load.js';
 import { fromSingleKeyVariables } from '../tenants/single-key.js';
-import type { TenantsReload } from '../tenants/watch.js';
 import { loadWorkerConfig, type WorkerConfig } from '../config/worker.js';
-import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
+import { loadTemporalSettings } from '../temporal/connection.js';
 import { assertServicesConfigured } from '../services/endpoints.js';
-import { tracingSettings, type TracingSettings } from '../temporal/tracing.js';
+import { tracingSettings } from '../temporal/tracing.js';
 
-export interface WorkerSettings {
-  /** The single-key variables' services (none with a tenants file: its entries name them) and the log level. */
-  services: AppConfig;
-  tenants: TenantsConfig;
-  /** With a tenants file: how it is read again while the worker runs (undefined: never). */
-  tenantsReload?: TenantsReload;
-  temporal: TemporalSettings;
-  worker: WorkerConfig;
-  /** Fleet-wide activity starts per second on the accounting queue (the compliance queue's follow the budgets). */
-  activitiesPerSecond: { accounting: number };
-  purchases: PurchasesConfig;
-  /** With a tenants file, its links. */
-  reconciliation: ReconciliationConfig;
-  encryption: PayloadEncryption;
-  /** Undefined when no OTLP endpoint is configured. */
-  tracing: TracingSettings | undefined;
-  stockReporting: StockReportingOf;
-}
+export type WorkerSettings = ReturnType<typeof loadWorkerSettings>;
 
-export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
+export function loadWorkerSettings(rawEnv: Env) {
   const variable = ['TENANTS_FILE', 'TENANTS_DIR'].find((name) => Boolean(rawEnv[name]?.trim()));
   // A tenants file's loader reads its own key sources (and says which of NAME / NAME_FILE is set): the raw form.
   const fileTenants = variable === undefined ? undefined : loadTenantsConfig(rawEnv);
   // TEMPORAL_API_KEY_FILE too: envconfig knows only the variable.
   const env = resolveSecretFiles(rawEnv);
-  // With a tenants file only what is not per tenant: the base URLs, the entries' default, would read as half a
-  // single-key configuration.
+  // The single-key variables' services and the log level. With a tenants file only what is not per tenant: the base
+  // URLs, the entries' default, would read as half a single-key configuration.
   const services = loadConfig(fileTenants ? { LOG_LEVEL: env.LOG_LEVEL, SANDBOX: env.SANDBOX } : env);
   if (fileTenants && services.embeddedSandbox) {
     throw new ConfigError(
@@ -63,6 +41,7 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
       : {}),
     temporal: loadTemporalSettings(env),
     worker,
+    // Fleet-wide, on the accounting queue (the compliance queue's follow the budgets).
     activitiesPerSecond: { accounting: loadAccountingWorkerConfig(env).activitiesPerSecond },
     encryption: payloadEncryptionFromEnv(env),
     purchases: loadPurchasesConfig(env),
@@ -75,14 +54,12 @@ export function loadWorkerSettings(rawEnv: Env): WorkerSettings {
   };
 }
 
-/** COMPLIANCE_RATE_HEADROOM of a tenants worker when not set. */
+/**
+ * COMPLIANCE_RATE_HEADROOM of a tenants worker when not set: it covers what the queues' rates do not count (the
+ * server's burst when a backlog starts, a first sale's two requests in one task), docs/tenancy.md.
+ */
 const TENANT_RATE_HEADROOM = 0.07;
 
-/**
- * The worker configuration of a process serving a tenants file. The default headroom covers what the queues' rates
- * do not count (the server's burst when a backlog starts, a first sale's two requests in one task), which would
- * otherwise take an application past its limit in a sliding minute (docs/tenancy.md).
- */
 export function loadTenantsWorkerConfig(env: Env): WorkerConfig {
   const configured = loadWorkerConfig(env);
   return env.COMPLIANCE_RATE_HEADROOM?.trim()

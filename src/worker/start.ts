@@ -1,23 +1,21 @@
 /**
- * A worker process: callback receiver, tenant access, workers and schedules. `connectWorkerProcess` opens its own
- * Temporal connections; `startWorkerProcess` is its second half, for callers that bring their own (tests, benchmark).
+ * A worker process: callback receiver, tenant access, workers and schedules. `startWorkerProcess` is the second half
+ * of `connectWorkerProcess`, for callers that bring their own Temporal connections (tests, benchmark).
  */
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import type { CallbackServer } from '../callbacks/server.js';
-import type { CallbackUrlMinter } from '../callbacks/tokens.js';
 import type { PurchasesSyncOptions } from '../contracts/purchases-sync.js';
 import { projectSearchAttributes } from '../contracts/search-attributes.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { watchOperatorWork } from '../metrics/operator-work.js';
-import { createMetricsRecorder } from '../metrics/recorder.js';
+import { createMetricsRecorder, type MetricsRecorder } from '../metrics/recorder.js';
+import { parseRateLimit } from '../http/rate-limit.js';
+import type { HttpObserver } from '../http/transport.js';
 import { createSink } from '../purchases/sink.js';
 import type { PurchaseEventSink } from '../purchases/event-sink.js';
-import type { EnsuredSchedule } from '../reconciliation/schedule.js';
 import { resolveServices, type EmbeddedSandbox } from '../services/endpoints.js';
-import { complianceRateMetrics } from '../temporal/rate-budget-metrics.js';
 import {
   connectClient,
   connectNative,
@@ -30,22 +28,16 @@ import { openTenantAccess } from '../tenants/access.js';
 import { holdTenantBudgets } from '../tenants/budgets.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import type { OutageRetry } from '../tenants/awaited.js';
-import { openLiveTenants, type LiveTenants, type TenantsChange } from '../tenants/live.js';
+import { openLiveTenants, type TenantsChange } from '../tenants/live.js';
 import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { watchTenants, type TenantsReload } from '../tenants/watch.js';
 import { SettledDocuments } from '../callbacks/settled-documents.js';
 import { startCallbacks } from './callbacks.js';
-import {
-  purchasesBusinessIds,
-  scheduleServed,
-  servedBusinesses,
-  setSchedulesPaused,
-  type PurchasesSyncStatus,
-} from './schedules.js';
+import { purchasesBusinessIds, scheduleServed, servedBusinesses, setSchedulesPaused } from './schedules.js';
 import type { WorkerSettings } from './settings.js';
 import { tenantChangeActor } from './tenant-changes.js';
-import { createWorkers, type Workers } from './workers.js';
+import { createWorkers } from './workers.js';
 
 /** `stockReporting` absent: every business on the default (DEFAULT_STOCK_REPORTING). */
 export type WorkerProcessSettings = Pick<
@@ -54,53 +46,33 @@ export type WorkerProcessSettings = Pick<
 > &
   Partial<Pick<WorkerSettings, 'stockReporting'>>;
 
-export interface WorkerProcess {
-  workers: Workers;
-  tenants: LiveTenants;
-  /** Present when result callbacks are received (a public base URL is configured, or on a local stack). */
-  callbacks: CallbackServer | undefined;
-  /** Undefined when polling only. */
-  callbackUrls: CallbackUrlMinter | undefined;
-  purchases: PurchasesSyncStatus;
-  reconciliation: EnsuredSchedule[];
-  /** Runs until shutdown(); rejects if a worker fails. */
-  run(): Promise<void>;
-  shutdown(): void;
-  /** Releases the HTTP clients, the sink and the callback server after run() has returned. */
-  close(): Promise<void>;
-}
+export type WorkerProcess = Awaited<ReturnType<typeof startWorkerProcess>>;
 
-/** The worker side of the product on Temporal connections the caller opened. */
 export async function startWorkerProcess(options: {
   connection: NativeConnection;
   client: Client;
   namespace: string;
-  /** Resolved against the services at start: every key checked, or the start stops. */
   tenants: TenantsConfig;
   tenantsReload?: TenantsReload;
   settings: WorkerProcessSettings;
   logger: Logger;
   /** The workflow queue (default `sales`); the service queues derive from it. */
   taskQueue?: string;
-  /** Default: bundle the workflow sources at start. */
   workflowBundle?: WorkflowBundle;
   /** The client given is expected to use the same. */
   dataConverter?: DataConverter;
   /** Default: the sink the settings name, opened here. */
   purchasesSink?: PurchaseEventSink;
-  /** Tests shorten delivery retries. */
   purchasesSyncOptions?: PurchasesSyncOptions;
-  /** How a key whose service is down at start is asked again (default 5 s, doubling to 60 s); tests shorten it. */
+  /** How a key whose service is down at start is asked again (default 5 s, doubling to 60 s). */
   outageRetry?: OutageRetry;
-}): Promise<WorkerProcess> {
+}) {
   const { settings, logger, client, tenants } = options;
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: options.namespace, taskQueue });
   const changes = tenantChangeActor(logger);
-  // Every key is asked who it is before anything else opens: a refused one stops the start (TenantConfigError; for
-  // the single-key variables, TenantServiceError naming the variable), as does a link its keys cannot see. A service
-  // that is down does not: a rolling restart during an outage would take the fleet down. Its keys are asked again in
-  // the background, and served (budgets, schedules) once they answer; meanwhile their businesses wait.
+  // A refused key or a link its keys cannot see stops the start; a service that is down does not (a rolling restart
+  // during an outage would take the fleet down): its keys are asked again in the background, served once they answer.
   const live = await openLiveTenants(tenants, {
     logger,
     observerFor: (application) => complianceRateMetrics(metrics, application.application),
@@ -126,7 +98,8 @@ export async function startWorkerProcess(options: {
     const activitiesPerSecond = {
       ...settings.activitiesPerSecond,
       compliance:
-        queues.shared.queuePerSecond + awaitedPerSecond(tenants, live, settings.worker.complianceRateHeadroom),
+        queues.shared.queuePerSecond +
+        awaitedPerSecond(tenants, live.current(), settings.worker.complianceRateHeadroom),
     };
     // At zero well before the start-up sync can count (the workflow bundle takes seconds): a scrape in between gives
     // increase() the zero it counts the first sync from.
@@ -178,11 +151,13 @@ export async function startWorkerProcess(options: {
     return {
       workers,
       tenants: live,
+      // Undefined when polling only.
       callbacks: callbacks?.server,
       callbackUrls: callbacks?.minter,
       purchases,
       reconciliation,
-      run: async () => {
+      // Until shutdown(); rejects if a worker fails.
+      run: async (): Promise<void> => {
         const stopWatching = watchOperatorWork({
           client,
           taskQueue,
@@ -209,6 +184,7 @@ export async function startWorkerProcess(options: {
         }
       },
       shutdown: () => workers.shutdown(),
+      // After run() has returned: the HTTP clients, the sink and the callback server.
       close,
     };
   } catch (err) {
@@ -219,18 +195,30 @@ export async function startWorkerProcess(options: {
 
 /**
  * The budget of the compliance keys not answered yet, in activity starts per second: the workers' own rate is set
- * once, at creation, and must leave room for them once they answer (the server's per-key limits hold each one).
+ * once, at creation, and must leave room for them once they answer.
  */
-function awaitedPerSecond(tenants: TenantsConfig, live: LiveTenants, headroom: number): number {
-  const awaited = new Set(
-    live
-      .current()
-      .awaited()
-      .map((entry) => entry.source),
-  );
+function awaitedPerSecond(tenants: TenantsConfig, directory: TenantDirectory, headroom: number): number {
+  const awaited = new Set(directory.awaited().map((entry) => entry.source));
   return tenants.compliance
     .filter((tenant) => awaited.has(tenant.source))
     .reduce((sum, tenant) => sum + (tenant.requestsPerMinute * (1 - headroom)) / 60, 0);
+}
+
+/** An application's requests, counted under its name as well as the fleet's; its budget gauge is set elsewhere. */
+function complianceRateMetrics(metrics: MetricsRecorder, application: string): HttpObserver {
+  return {
+    requestSent: (request) => {
+      metrics.count('etims_compliance_requests', { operation: request.operation });
+      metrics.count('etims_application_requests', { application });
+    },
+    responseReceived: (response) => {
+      if (response.status === 429) metrics.count('etims_application_rate_limited', { application });
+      const left = parseRateLimit(response.headers).remaining;
+      if (left === undefined) return;
+      metrics.set('etims_compliance_rate_limit_remaining', left, {});
+      metrics.set('etims_application_rate_limit_remaining', left, { application });
+    },
+  };
 }
 
 /** For `workers ready`: where the services are and what is served, never a key. */
@@ -259,14 +247,7 @@ function described(tenants: TenantsConfig, directory: TenantDirectory): Record<s
   };
 }
 
-export interface ConnectedWorkerProcess {
-  client: Client;
-  worker: WorkerProcess;
-  /** The embedded sandbox standing in for a service the single-key variables leave unconfigured. */
-  sandbox: EmbeddedSandbox | undefined;
-  /** After worker.run() has returned: the worker process, the Temporal connections, then the sandbox. */
-  close(): Promise<void>;
-}
+export type ConnectedWorkerProcess = Awaited<ReturnType<typeof connectWorkerProcess>>;
 
 /**
  * A worker process, checked before anything starts: the embedded sandbox when asked for, Temporal and its search
@@ -277,7 +258,7 @@ export async function connectWorkerProcess(
   settings: WorkerSettings,
   logger: Logger,
   options: { temporal?: TemporalSettings; taskQueue?: string } = {},
-): Promise<ConnectedWorkerProcess> {
+) {
   const { encryption } = settings;
   logger.info(
     {
@@ -335,15 +316,9 @@ export async function connectWorkerProcess(
       dataConverter: encryption.dataConverter,
       taskQueue: options.taskQueue,
     });
-    return {
-      client,
-      worker,
-      sandbox,
-      close: async () => {
-        await worker.close();
-        await closeOpened();
-      },
-    };
+    opened.push(() => worker.close());
+    // After worker.run() has returned: the worker process, the Temporal connections, then the sandbox.
+    return { client, worker, sandbox, close: closeOpened };
   } catch (err) {
     await closeOpened();
     throw err;

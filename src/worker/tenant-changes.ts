@@ -1,7 +1,6 @@
 /**
- * Acting on a change of the tenants served (budgets, window queues, schedules), whichever way it came: a reload of
- * the file, or a key that answered after an outage at start-up. One at a time, since both set the same queues and
- * schedules; a change that came before the workers existed is acted on once they do.
+ * Acting on a change of the tenants served, from a reload of the file or a key that answered after an outage at
+ * start-up: one at a time, since both set the same queues and schedules.
  */
 import type { Logger } from 'pino';
 import type { TenantsChange } from '../tenants/live.js';
@@ -9,18 +8,7 @@ import type { TenantsChange } from '../tenants/live.js';
 /** A change to act on could not be: tried again after this long (each step is safe to repeat). */
 const RETRY_MS = 15_000;
 
-export interface TenantChangeActor {
-  /** Acts after any change under way; rejects as acting does (the caller tries again). */
-  now(change: TenantsChange): Promise<void>;
-  /** Acts when it can, tried again until it succeeds, in the order the changes came. */
-  later(change: TenantsChange): void;
-  /** What acting is, once the workers exist: the changes that came before are acted on now. */
-  begin(act: (change: TenantsChange) => Promise<void>): void;
-  /** Waits for what is under way; nothing is acted on after. */
-  stop(): Promise<void>;
-}
-
-export function tenantChangeActor(logger: Logger, retryMs = RETRY_MS): TenantChangeActor {
+export function tenantChangeActor(logger: Logger) {
   let act: ((change: TenantsChange) => Promise<void>) | undefined;
   const queued: TenantsChange[] = [];
   let chain: Promise<void> = Promise.resolve();
@@ -39,13 +27,13 @@ export function tenantChangeActor(logger: Logger, retryMs = RETRY_MS): TenantCha
           await act(queued[0]!);
         } catch (err) {
           logger.error(
-            { err: err instanceof Error ? err.message : String(err), retryInSeconds: retryMs / 1000 },
+            { err: err instanceof Error ? err.message : String(err), retryInSeconds: RETRY_MS / 1000 },
             'tenants served, but acting on the change failed',
           );
           timer ??= setTimeout(() => {
             timer = undefined;
             void drain();
-          }, retryMs).unref();
+          }, RETRY_MS).unref();
           return;
         }
         queued.shift();
@@ -53,18 +41,22 @@ export function tenantChangeActor(logger: Logger, retryMs = RETRY_MS): TenantCha
     });
 
   return {
-    now: (change) =>
+    // After any change under way; rejects as acting does (the caller tries again).
+    now: (change: TenantsChange) =>
       serially(async () => {
         if (act && !stopped) await act(change);
       }),
-    later: (change) => {
+    // Tried again until it succeeds, in the order the changes came.
+    later: (change: TenantsChange) => {
       queued.push(change);
       void drain();
     },
-    begin: (acting) => {
+    // Once the workers exist: the changes that came before are acted on now.
+    begin: (acting: (change: TenantsChange) => Promise<void>) => {
       act = acting;
       void drain();
     },
+    // Nothing is acted on after.
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);

@@ -29,7 +29,11 @@ import type { ServiceAccess } from '../services/access.js';
 import { mapBounded } from '../tenants/probes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 
-/** Workflow tasks a worker holds at once (polled, running, or waiting for the workflow thread). */
+/**
+ * Workflow tasks a worker holds at once. The one workflow thread runs them in the order they came; the server's
+ * fairness keys and priorities order only those it still has. The SDK's 40 let one business's flood fill the thread's
+ * queue (another business's sale waited 5 times as long); 10 keep the thread busy and leave the order to the server.
+ */
 const WORKFLOW_TASK_SLOTS = 10;
 
 /** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
@@ -42,11 +46,9 @@ export function workflowsPath(): string {
 }
 
 /**
- * What workflow code imports from src/: definitions only (contracts, limits, pure rules), evaluated once by the
- * workflow thread and shared with every workflow, where each workflow would otherwise evaluate its own copy of them
- * (building the sale's schemas alone was a third of a sale's workflow CPU). The SDK freezes whatever their exports
- * reach, so their zod schemas are exported behind a function. Order matters: zod is configured before any schema is
- * built. A test keeps this list equal to the src/ modules the bundle holds.
+ * What workflow code imports from src/, evaluated once by the workflow thread and shared with every workflow instead
+ * of once per workflow (the sale's schemas alone were a third of a sale's workflow CPU). The SDK freezes whatever their
+ * exports reach, so their zod schemas are exported behind a function. Order matters: zod is configured first.
  */
 export const SHARED_WORKFLOW_MODULES = [
   'workflows/zod-jitless',
@@ -70,7 +72,6 @@ export const SHARED_WORKFLOW_MODULES = [
   'src/reconciliation/rules',
 ];
 
-/** Where every bundle of the real workflows is built from: the worker's, the tests' and the tools' alike. */
 export function workflowSources(): { workflowsPath: string; preloadModules: string[] } {
   const path = workflowsPath();
   const extension = path.endsWith('.ts') ? '.ts' : '.js';
@@ -80,10 +81,7 @@ export function workflowSources(): { workflowsPath: string; preloadModules: stri
   return { workflowsPath: path, preloadModules };
 }
 
-/**
- * The workflow code bundled as the Worker would bundle it, but with its own logger: the SDK's bundler logs webpack's
- * statistics (some twenty lines) at info; they go to debug, and one info line says the bundle is built.
- */
+/** Bundled as the Worker would, but the bundler's twenty lines of webpack statistics go to debug. */
 export async function bundleWorkflows(logger: Logger, dataConverter?: DataConverter): Promise<WorkflowBundle> {
   const started = performance.now();
   const bundlerLogger = new DefaultLogger('DEBUG', ({ level, message, meta }) => {
@@ -113,46 +111,14 @@ type Holds<T extends true> = T;
 /** Checked when compiling: every activity has its queue in the contract, and every entry there an activity. */
 export type EveryActivityHasAQueue = Holds<Exactly<keyof Activities, ActivityName>>;
 
-export interface WorkersOptions {
-  connection: NativeConnection;
-  namespace: string;
-  /** The registration activity starts item-registration workflows with it. */
-  client: Client;
-  services: ServiceAccess;
-  callbackUrls?: CallbackUrlMinter;
-  /** Told of each document signed in an answer, so its result callback is not signalled. */
-  settledDocuments?: Pick<SettledDocuments, 'signedInAnswer'>;
-  logger: Logger;
-  /** Fleet-wide activity starts per second on each service's queue (the server enforces it for the whole fleet). */
-  activitiesPerSecond: { compliance: number; accounting: number };
-  /** The workflow queue (default `sales`); the service queues derive from it. */
-  taskQueue?: string;
-  /** Default: bundleWorkflows() at start. */
-  workflowBundle?: WorkflowBundle;
-  dataConverter?: DataConverter;
-  /** Without it a purchases delivery fails, non-retryable. */
-  purchasesSink?: PurchaseEventSink;
-  stockReporting?: StockReportingOf;
-  metrics?: MetricsRecorder;
-}
+export type Workers = Awaited<ReturnType<typeof createWorkers>>;
 
-export interface Workers {
-  workflows: Worker;
-  compliance: Worker;
-  accounting: Worker;
-  /**
-   * The compliance queues of rate windows with a queue of their own: a worker for each queue listed (made now if
-   * new), and those no longer listed shut down once their tasks in flight end.
-   */
-  serveWindowQueues(queues: ReadonlyArray<{ taskQueue: string; perSecond: number }>): Promise<void>;
-  /** Runs all three (and the window queues' workers) until shutdown() or a fatal error. */
-  run(): Promise<void>;
-  shutdown(): void;
-}
-
-/** Long polls per process on each window's own compliance queue. */
+/**
+ * Long polls per process on each window's own compliance queue: a window's rate is a few tasks a second, and a fleet
+ * of many windows stays far below the server's concurrent pollers per namespace (frontend.namespaceCount).
+ */
 const WINDOW_QUEUE_POLLS = 2;
-/** Window workers made at once when many windows are served at start (each Worker.create is a native call). */
+/** Each Worker.create is a native call: a few at once when many windows are served at start. */
 const WINDOW_WORKERS_CREATED_AT_ONCE = 8;
 
 function activitiesOn(queue: ActivityQueue, activities: Activities): Partial<Activities> {
@@ -162,11 +128,29 @@ function activitiesOn(queue: ActivityQueue, activities: Activities): Partial<Act
 }
 
 /**
- * Three workers, one per queue: the workflow queue runs every workflow and the activities that call no service;
- * each service's queue runs every call to that service, so its server-side rate limit caps the whole fleet's
- * load on the service whatever the number of workers, and one service's budget never takes from the other's.
+ * One worker per queue: each service's queue runs every call to that service, so its server-side rate limit caps the
+ * whole fleet's load on it, and one service's budget never takes from the other's.
  */
-export async function createWorkers(options: WorkersOptions): Promise<Workers> {
+export async function createWorkers(options: {
+  connection: NativeConnection;
+  namespace: string;
+  /** The registration activity starts item-registration workflows with it. */
+  client: Client;
+  services: ServiceAccess;
+  callbackUrls?: CallbackUrlMinter;
+  settledDocuments?: Pick<SettledDocuments, 'signedInAnswer'>;
+  logger: Logger;
+  /** Fleet-wide: the server enforces it for the whole fleet. */
+  activitiesPerSecond: { compliance: number; accounting: number };
+  /** The workflow queue (default `sales`); the service queues derive from it. */
+  taskQueue?: string;
+  workflowBundle?: WorkflowBundle;
+  dataConverter?: DataConverter;
+  /** Without it a purchases delivery fails, non-retryable. */
+  purchasesSink?: PurchaseEventSink;
+  stockReporting?: StockReportingOf;
+  metrics?: MetricsRecorder;
+}) {
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const activities = createActivities({
     services: options.services,
@@ -192,9 +176,6 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     workflowBundle: options.workflowBundle ?? (await bundleWorkflows(options.logger, options.dataConverter)),
     activities: activitiesOn('workflow', activities),
     ...(options.metrics ? { sinks: metricsSinks(options.metrics) } : {}),
-    // The one workflow thread runs the tasks this worker holds in the order they came; the server's fairness keys and
-    // priorities order only those it still has. The SDK's 40 let one business's flood fill the thread's queue
-    // (another business's sale waited 5 times as long); 10 keep the thread busy and leave the order to the server.
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
   });
   const compliance = await Worker.create({
@@ -218,6 +199,7 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
   });
   // Unobserved until run(): a failure before then rejects run() when it is called.
   windowWorkerFailed.catch(() => undefined);
+  // A worker for each rate window's own compliance queue listed; those no longer listed end after their tasks in flight.
   const serveWindowQueues = async (queues: ReadonlyArray<{ taskQueue: string; perSecond: number }>) => {
     const wanted = new Set(queues.map((q) => q.taskQueue));
     for (const [taskQueue, entry] of windowWorkers) {
@@ -233,8 +215,6 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
         taskQueue: queue,
         activities: complianceActivities,
         maxTaskQueueActivitiesPerSecond: perSecond,
-        // A window's rate is a few tasks a second: two long polls carry it, and a fleet of many windows stays far
-        // below the server's concurrent pollers per namespace (frontend.namespaceCount).
         activityTaskPollerBehavior: { type: 'simple-maximum', maximum: WINDOW_QUEUE_POLLS },
       });
       const running = worker.run().catch((err: unknown) => failWindowWorker(err));
@@ -246,6 +226,7 @@ export async function createWorkers(options: WorkersOptions): Promise<Workers> {
     compliance,
     accounting,
     serveWindowQueues,
+    // Until shutdown() or a fatal error.
     run: async () => {
       await Promise.race([Promise.all(all.map((w) => w.run())), windowWorkerFailed]);
       await Promise.all([...windowWorkers.values()].map((entry) => entry.running));
