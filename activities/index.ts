@@ -34,10 +34,7 @@ export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDep
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),
     ...createOutageWatchActivities(deps),
-    /**
-     * Where a business's compliance calls stand on the fleet's budget, from the tenants this process serves now: a
-     * local activity, so no key enters the history. An unserved business refuses new work (`business_not_served`).
-     */
+    /** A local activity, so no key enters the history; an unserved business refuses new work (`business_not_served`). */
     async placeBusiness(input: PlaceBusinessInput): Promise<BudgetPlacement> {
       return deps.services.place(input.businessId, { newWork: input.newWork });
     },

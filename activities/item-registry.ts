@@ -1,15 +1,12 @@
 /**
- * The items of each business as this process knows them: at most one `GET /v1/items` per business per refresh.
- * Registration only moves forward (C1, C23), so a `REGISTERED` item is cached until a list shows it otherwise;
- * other items are answered from a list younger than `minRefreshIntervalMs` that has them. Concurrent callers share
- * one list call; a `fresh` lookup always reads the list.
+ * Each business's items as this process knows them. Registration only moves forward (C1, C23), so a `REGISTERED`
+ * item is cached until a list shows otherwise; others come from a list younger than `minRefreshIntervalMs`.
  */
 import { isRegistered, type Item } from '../src/compliance/schemas.js';
 import type { ServiceAccess } from '../src/services/access.js';
 import type { ItemCheck } from './types.js';
 
 export interface ItemRegistryOptions {
-  /** Default 2000 ms. */
   minRefreshIntervalMs?: number;
   now?: () => number;
 }
@@ -84,7 +81,6 @@ export class ItemRegistry {
     business.latest?.items.set(check.itemId, check);
   }
 
-  /** Forgets everything (tests, or an operator who re-registered items by hand). */
   clear(): void {
     this.businesses.clear();
   }

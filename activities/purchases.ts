@@ -69,10 +69,7 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
       });
     },
 
-    /**
-     * In order, heartbeating how many are done so a retry resumes there (one or two may go again: receivers
-     * de-duplicate on the event id). Every failure carries `{delivered}`, so the workflow records exactly what went.
-     */
+    /** Heartbeats the count done so a retry resumes there (receivers de-duplicate); failures carry `{delivered}`. */
     async deliverPurchaseEvents(input: DeliverPurchaseEventsInput): Promise<DeliverPurchaseEventsResult> {
       const context = Context.current();
       const sink = deps.purchasesSink;

@@ -39,8 +39,7 @@ const EVIDENCE_WAIT_MS = 10 * 60_000;
 
 /**
  * The one writer of stock for a business at a branch (docs/stock-ledger.md): one movement per item at a time, so
- * every answer's quantity on hand can be attributed; an item's lines merged while the budget is contended; lost
- * answers settled from the next quantity on hand; each sale told which movement carried its lines.
+ * every answer's quantity on hand can be attributed, and lost answers settled from the next one.
  */
 export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void> {
   const { workflowId } = workflowInfo();
@@ -84,7 +83,6 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
   void notices.run();
   const running = new Map<string, Promise<void>>();
   let probesRefused = false;
-  /** Items whose probe the service refused for the item's sake. */
   const unprobeable = new Set<string>();
   const probing = (itemId: string) => !probesRefused && !unprobeable.has(itemId);
   const budget = new BudgetSense();
@@ -133,7 +131,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     else await sleep(2000);
   }
 
-  /** Sends one movement of the item, or settles its lost answers: one step, then the loop looks again. */
+  /** One step for the item (a movement, or settling lost answers); then the loop looks again. */
   async function stepItem(itemId: string): Promise<void> {
     if (probing(itemId) && (book.uncertainOf(itemId).length > 0 || book.knownOnHand(itemId) === undefined)) {
       // Read before sending more: one lost answer is decidable (unless at 0), two opposite ones could cancel out.

@@ -29,10 +29,7 @@ export async function fileWithItemsChecked(
   return api.createSale(filing);
 }
 
-/**
- * After a rejection not known to be transient, the items not registered by a fresh read: the contract has no
- * cause code for a missing item, so the list, not the wording, decides.
- */
+/** The items a fresh read shows unregistered: no cause code names a missing item, so the list decides. */
 export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
   const { input, api } = ctx;
   const check = await parkOnRefusal(

@@ -80,8 +80,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
   setHandler(
     retryUpdate,
     async () => {
-      // Answered once the process has taken it: unparked and moving on. A repeat under another update id that
-      // arrives before then joins this one (the inbox holds one retry), and after it is refused as not parked.
+      // Answered once the process has taken it; a repeat before then joins this one, after it is refused.
       const parkedThen = state.parked;
       inbox.operatorRetry = true;
       await hold(() => state.parked !== parkedThen);
@@ -89,7 +88,6 @@ export function handleSaleMessages(ctx: SaleContext): void {
     },
     {
       validator: (...args: unknown[]) => {
-        // `retry` takes nothing; a form that sends `{}` or null means the same.
         const argument = args[0];
         if (argument !== undefined && argument !== null && !isEmptyObject(argument))
           refuse(
@@ -208,10 +206,7 @@ function invalidSaleInput(problems: readonly [InputProblem, ...InputProblem[]]):
   });
 }
 
-/**
- * Ends a sale whose input it cannot use before anything is sent, never a workflow task failing for ever. Its query
- * and `awaitReceipt` are in place first, so an update-with-start of the same input is refused naming the fields too.
- */
+/** Ends the sale, not a task failing for ever; `awaitReceipt` refuses an update-with-start naming the fields too. */
 export function refuseInput(input: unknown, problems: [InputProblem, ...InputProblem[]]): never {
   const named =
     typeof input === 'object' && input !== null
@@ -224,20 +219,16 @@ export function refuseInput(input: unknown, problems: [InputProblem, ...InputPro
   });
   setHandler(getSaleStateQuery, () => record.state);
   setHandler(getSaleInputQuery, () => input as SaleInput);
-  const refuseAll = (_request: AwaitReceiptRequest): void => {
-    throw invalidSaleInput(problems);
-  };
   setHandler(awaitReceiptUpdate, (_request: AwaitReceiptRequest) => receiptAnswer(record.state), {
-    validator: refuseAll,
+    validator: (_request: AwaitReceiptRequest) => {
+      throw invalidSaleInput(problems);
+    },
   });
   record.failed(FAILURE_TYPES.invalidInput, problems);
   throw invalidSaleInput(problems);
 }
 
-/**
- * The Temporal UI's "Request Cancellation" (or `temporal workflow cancel`): the cancel update's effect while the
- * sale is parked unsigned; otherwise refused, noted in its history and details, and the sale carries on.
- */
+/** Temporal's cancellation: the cancel update's effect while parked unsigned; otherwise refused and noted. */
 export function handleTemporalCancellation({ record, inbox }: SaleContext): void {
   if (record.isParkedFor('cancel')) {
     inbox.operatorCancel ??= 'cancellation requested through Temporal';
@@ -260,7 +251,6 @@ function whyNotCancellable(state: SaleState): string {
   );
 }
 
-/** The till has its answer: signed, parked for an operator, or at an end. */
 function tillCanBeAnswered(state: SaleState): boolean {
   if (state.sale !== null && isSigned(state.sale)) return true;
   // A till is not held through an outage: it hears at once that the sale will be signed when the service is back.
