@@ -1,4 +1,4 @@
-/** A catalogue import's calls: one creation, or one read of the item list to settle a creation whose answer was lost. */
+/** A catalogue import's calls: a creation, or a read of the item list to settle a creation whose answer was lost. */
 import { CATALOGUE_ROW_FIELDS, type CatalogueRow } from '../src/contracts/catalogue-import.js';
 import { itemFromError, isRegistered, type Item } from '../src/compliance/schemas.js';
 import { ApiError } from '../src/http/errors.js';

@@ -118,7 +118,6 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     }
   }
 
-  /** Files or resubmits a document; a 422 carrying it is an outcome (`rejected`), not a failure. */
   async function submit(
     message: string,
     businessId: string,
@@ -172,20 +171,16 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   }
 
   return {
-    /** Registration and stock tracking of a sale's items, from the per-process registry when it can answer. */
     async checkItems(input: CheckItemsInput): Promise<{ items: ItemCheck[] }> {
       return { items: await lookupItems(input.businessId, input.itemIds, input.fresh ?? false) };
     },
 
     /** Registers an item with the tax authority (safe to repeat, C23). */
     async registerItem(input: { businessId: string; itemId: string; branchId?: string }): Promise<RegisterItemResult> {
+      const { businessId, itemId, branchId } = input;
       return callApi({ idempotent: true, recover: needsFixing, logger, metrics, outages }, async (signal) => {
-        const { data: item } = await services
-          .compliance(input.businessId)
-          .registerItem(input.itemId, input.branchId === undefined ? {} : { branchId: input.branchId }, {
-            businessId: input.businessId,
-            signal,
-          });
+        const body = branchId === undefined ? {} : { branchId };
+        const { data: item } = await services.compliance(businessId).registerItem(itemId, body, { businessId, signal });
         if (!isRegistered(item)) {
           // A 200 must mean REGISTERED; anything else is read again on the next attempt.
           throw ApplicationFailure.create({
@@ -193,7 +188,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
             message: `registerItem answered 200 but item ${item.id} is ${item.registrationStatus}`,
           });
         }
-        itemRegistry.remember(input.businessId, item);
+        itemRegistry.remember(businessId, item);
         return { outcome: 'registered' };
       });
     },
@@ -201,7 +196,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     /** Issues the sale; 201 signed, 202 in flight, 422 rejected (with causes), 200 a replay of the key. */
     createSale: fileSale,
 
-    /** The item check and the sale in one dispatch; unregistered items come back unfiled for the workflow to register. */
+    /** The item check and the sale in one dispatch; unregistered items come back unfiled, for the workflow. */
     async signSale(input: SignSaleInput): Promise<SignSaleResult> {
       const items = await lookupItems(input.businessId, input.itemIds);
       if (items.some((item) => !item.registered)) return { items };

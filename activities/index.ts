@@ -34,7 +34,7 @@ export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDep
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),
     ...createOutageWatchActivities(deps),
-    /** A local activity, so no key enters the history; an unserved business refuses new work (`business_not_served`). */
+    /** Local, so no key enters the history; an unserved business refuses new work (`business_not_served`). */
     async placeBusiness(input: PlaceBusinessInput): Promise<BudgetPlacement> {
       return deps.services.place(input.businessId, { newWork: input.newWork });
     },

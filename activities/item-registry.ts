@@ -73,7 +73,6 @@ export class ItemRegistry {
     return this.answer(business, itemIds, await this.refresh(businessId, business));
   }
 
-  /** An item the service just answered with (after registering it). */
   remember(businessId: string, item: Item): void {
     const check = toCheck(item);
     const business = this.business(businessId);

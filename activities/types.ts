@@ -11,7 +11,6 @@ export type AuthorityCause = Pick<AuthorityError, 'code' | 'message' | 'itemId' 
 /** Completed with a receipt → signed; pending, ready_to_submit, retrying → in_flight; failed → rejected. */
 export type SubmissionOutcome = 'signed' | 'in_flight' | 'rejected' | 'unknown';
 
-/** What a creation or a retry of a sale or credit note led to. */
 export interface SubmissionResult {
   outcome: SubmissionOutcome;
   httpStatus: number;
@@ -76,7 +75,6 @@ export interface SignSaleResult {
   handedOver?: { ledgerWorkflowId: string };
 }
 
-/** A sale or credit note already filed with the service. */
 export interface DocumentRef {
   businessId: string;
   documentId: string;
@@ -100,12 +98,10 @@ export interface CreateCreditNoteInput {
   /** The sale's workflow id: the callback URL is minted for it. */
   workflowId: string;
   saleId: string;
-  /** The credit note's own trader invoice number. */
   traderInvoiceNumber: string;
   returnDate: string;
   reason: CreditNoteReason;
   idempotencyKey: string;
-  /** As CreateSaleInput's. */
   callbackAnchorMs?: number;
 }
 

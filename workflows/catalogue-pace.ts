@@ -36,10 +36,11 @@ const FIRST_ROWS_PER_SECOND = 1;
 const REQUESTS_PER_ROW = 2;
 
 /**
- * How fast a chunk lets its rows go: spending what the tills leave of the budget, yet leaving the queue's limiter a slot
- * when a till's sale comes. Temporal's limiter serves priority first but cannot hold a slot back, so the import paces
- * itself on its own queue wait: a creation that waited a slot and a half past the worker's pickup found the bucket
- * empty and cuts the pace; while the pace holds rows back, it creeps up (additive increase, multiplicative decrease).
+ * How fast a chunk lets its rows go: spending what the tills leave of the budget, yet leaving the queue's limiter a
+ * slot when a till's sale comes. Temporal's limiter serves priority first but cannot hold a slot back, so the import
+ * paces itself on its own queue wait: a creation that waited a slot and a half past the worker's pickup found the
+ * bucket empty and cuts the pace; while the pace holds rows back, it creeps up (additive increase, multiplicative
+ * decrease).
  */
 export class RowPace {
   private rowsPerSecond: number;
@@ -76,7 +77,6 @@ export class RowPace {
     this.lastCutAt = this.spentAt === undefined ? Number.NEGATIVE_INFINITY : at!;
   }
 
-  /** What a chunk after this one starts from. */
   get state(): CataloguePace {
     const { rowsPerSecond, spentAt, lastCutAt } = this;
     return { rowsPerSecond, ...(spentAt === undefined ? {} : { spent: { rowsPerSecond: spentAt, at: lastCutAt } }) };

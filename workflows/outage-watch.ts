@@ -133,8 +133,8 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
     releasedAt[side] = Date.now();
     for (const sale of go) waiting.delete(sale.workflowId);
     released += go.length;
-    // Each sale says it goes (its call scheduled) before the next is told, so calls reach the queue in order; far quicker
-    // than the budget lets calls out. A sale that does not say so (its worker gone, or an older one) is not waited for long.
+    // Each sale says it goes (its call scheduled) before the next is told, so calls reach the queue in order, far
+    // quicker than the budget lets them out. One that does not say so (worker gone, older) is not waited for long.
     going.clear();
     for (const sale of go) {
       await tell(sale.workflowId, side, 'over');

@@ -37,7 +37,7 @@ interface PurchasesSync {
 
 /**
  * One sync of a business's supplier invoices (docs/purchases-sync.md): one pull, then a page per activity so a till's
- * sale can go between any two. Its end is counted once, by the run it ends in (succeeded in record.finished, failed here).
+ * sale can go between any two. Its end is counted once, by its last run (succeeded in record.finished, failed here).
  */
 export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
   try {

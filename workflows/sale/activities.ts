@@ -16,7 +16,7 @@ export interface CallTries {
   one: boolean;
 }
 
-/** `ridesOutages`: a call gives up after a few tries and the sale waits out the outage; otherwise it tries two hours. */
+/** `ridesOutages`: a call gives up after a few tries and the sale waits out the outage; else it tries two hours. */
 export function saleActivities(
   { complianceQueue, fairnessKey }: CallRoute,
   ridesOutages: boolean,

@@ -21,10 +21,8 @@ export async function fileWithItemsChecked(
   if (checked.submission) return checked.submission;
   await serviceAnswered(ctx);
   record.enter('registering_items');
-  await registerItems(
-    ctx,
-    checked.items.filter((i) => !i.registered).map((i) => i.itemId),
-  );
+  const unregistered = checked.items.filter((i) => !i.registered).map((i) => i.itemId);
+  await registerItems(ctx, unregistered);
   record.enter('creating_sale');
   return api.createSale(filing);
 }

@@ -21,7 +21,6 @@ import type { StockCarried } from '../../src/contracts/stock-ledger.js';
 
 type StockCarriedLine = StockCarried['lines'][number];
 
-/** A sale's state before anything happened, as the `getState` query shows it. */
 export function initialSaleState(
   input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>,
   step: SaleStep,

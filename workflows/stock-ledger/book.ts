@@ -9,7 +9,6 @@ import {
 } from '../../src/contracts/stock-ledger.js';
 import { weighEvidence } from './evidence.js';
 
-/** Recorded movements kept in the state. */
 const RECENT_MOVEMENTS = 200;
 /** Line ids remembered after their movement left `recent`: a hand-over sent again (retried) is taken once. */
 const REMEMBERED_LINE_IDS = 3000;
