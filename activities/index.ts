@@ -18,10 +18,9 @@ export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDep
   const stockLedger = createStockLedgerActivities({
     ...deps,
     // Per process, like the item registry: the branches a key's businesses have, read once per business.
-    canonicalBranch: cachedCanonicalBranch(async (businessId) => {
-      const { data } = await deps.services.compliance(businessId).listBusinesses();
-      return data;
-    }),
+    canonicalBranch: cachedCanonicalBranch(
+      async (businessId) => (await deps.services.compliance(businessId).listBusinesses()).data,
+    ),
   });
   return {
     ...createComplianceActivities({

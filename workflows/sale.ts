@@ -18,7 +18,7 @@ import { saleActivities } from './sale/activities.js';
 import type { SaleContext, SaleSettings } from './sale/context.js';
 import { settleDocument } from './sale/documents.js';
 import { fileWithItemsChecked } from './sale/items.js';
-import { emptyInbox, handleSaleMessages, handleTemporalCancellation, refuseInput } from './sale/messages.js';
+import { handleSaleMessages, handleTemporalCancellation, refuseInput } from './sale/messages.js';
 import { OperatorCancelled, parkOnRefusal } from './sale/operator.js';
 import { RIDE_OUTAGES_PATCH } from './sale/outage.js';
 import { SaleRecord } from './sale/record.js';
@@ -61,7 +61,14 @@ function openSale(input: SaleInput): SaleContext {
     workflowId,
     taskQueue,
     record: new SaleRecord(input),
-    inbox: emptyInbox(),
+    inbox: {
+      callbackHints: 0,
+      registrations: new Map(),
+      operatorRetry: false,
+      operatorCancel: undefined,
+      outageNews: undefined,
+      refund: undefined,
+    },
     // Replaced once placed: nothing is called before.
     api: saleActivities(unplacedRoute(input.businessId), false),
     route: unplacedRoute(input.businessId),

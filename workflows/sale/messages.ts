@@ -39,17 +39,6 @@ import { SaleRecord } from './record.js';
 
 const AWAIT_RECEIPT_DEFAULT_WAIT = '30 seconds';
 
-export function emptyInbox(): SaleInbox {
-  return {
-    callbackHints: 0,
-    registrations: new Map(),
-    operatorRetry: false,
-    operatorCancel: undefined,
-    outageNews: undefined,
-    refund: undefined,
-  };
-}
-
 function assertAllowed(condition: boolean, message: string): void {
   if (!condition) throw ApplicationFailure.nonRetryable(message, FAILURE_TYPES.invalidOperation);
 }
