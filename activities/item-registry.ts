@@ -1,13 +1,14 @@
 /**
  * Each business's items as this process knows them. Registration only moves forward (C1, C23), so a `REGISTERED`
- * item is cached until a list shows otherwise; others come from a list younger than `minRefreshIntervalMs`.
+ * item is cached until a list shows otherwise; others come from a list younger than `MIN_REFRESH_INTERVAL_MS`.
  */
 import { isRegistered, type Item } from '../src/compliance/schemas.js';
 import type { ServiceAccess } from '../src/services/access.js';
 import type { ItemCheck } from './types.js';
 
+const MIN_REFRESH_INTERVAL_MS = 2_000;
+
 export interface ItemRegistryOptions {
-  minRefreshIntervalMs?: number;
   now?: () => number;
 }
 
@@ -38,18 +39,12 @@ function toCheck(item: Item): ItemCheck {
 
 export class ItemRegistry {
   private readonly businesses = new Map<string, BusinessItems>();
-  private readonly minRefreshIntervalMs: number;
   private readonly now: () => number;
 
   constructor(
     private readonly services: ServiceAccess,
     options: ItemRegistryOptions = {},
   ) {
-    const interval = options.minRefreshIntervalMs ?? 2_000;
-    if (!Number.isFinite(interval) || interval < 0) {
-      throw new RangeError(`ItemRegistry: minRefreshIntervalMs must be a number of ms, 0 or more (got ${interval})`);
-    }
-    this.minRefreshIntervalMs = interval;
     this.now = options.now ?? Date.now;
   }
 
@@ -66,7 +61,7 @@ export class ItemRegistry {
       return this.answer(business, itemIds, undefined);
     }
     const latest = business.latest;
-    if (latest && this.now() - latest.at < this.minRefreshIntervalMs && itemIds.every((id) => latest.items.has(id))) {
+    if (latest && this.now() - latest.at < MIN_REFRESH_INTERVAL_MS && itemIds.every((id) => latest.items.has(id))) {
       return this.answer(business, itemIds, latest);
     }
     if (business.refreshing) return this.answer(business, itemIds, await business.refreshing);
@@ -78,10 +73,6 @@ export class ItemRegistry {
     const business = this.business(businessId);
     if (check.registered) business.registered.set(check.itemId, check);
     business.latest?.items.set(check.itemId, check);
-  }
-
-  clear(): void {
-    this.businesses.clear();
   }
 
   private business(businessId: string): BusinessItems {
