@@ -50,7 +50,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     input.carried,
     Date.now(),
   );
-  const attention = new AttentionBoard(book);
+  const refreshAttention = attentionBoard(book);
   setHandler(handOverStockSignal, ({ lines, reporting }) => void book.take(lines, reporting, Date.now()));
   setHandler(getStockLedgerStateQuery, () => book.state());
   setHandler(
@@ -58,7 +58,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     (request) => {
       const m = book.settleByOperator(request.referenceId, request.decision)!;
       if (m.status === 'recorded') notices.recorded([m]);
-      attention.refresh();
+      refreshAttention();
       return m;
     },
     {
@@ -99,7 +99,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     notices.recorded([...(m ? [m] : []), ...settled.applied]);
     if (settled.toOperator.length > 0) {
       for (const u of settled.toOperator) count('etims_stock_movements_needing_operator', { action: u.action });
-      attention.refresh();
+      refreshAttention();
     }
   }
 
@@ -149,7 +149,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
               `check reference ${u.referenceId}`,
           );
         }
-        attention.refresh();
+        refreshAttention();
         return;
       }
     }
@@ -200,7 +200,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
             'fix the cause, then settle it (resend, or applied if it is recorded after all)',
         );
         count('etims_stock_movements_needing_operator', { action: m.action });
-        attention.refresh();
+        refreshAttention();
       }
       return;
     }
@@ -232,29 +232,26 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
 }
 
 /** `NeedsAttention` and the details page while a movement waits for an operator, written only when that changes. */
-class AttentionBoard {
-  private written: string | undefined;
-
-  constructor(private readonly book: LedgerBook) {}
-
-  refresh(): void {
-    const waiting = this.book.waitingForOperator();
-    const details = waiting
+function attentionBoard(book: LedgerBook): () => void {
+  let written: string | undefined;
+  return () => {
+    const details = book
+      .waitingForOperator()
       .map(
         (m) =>
           `- \`${m.referenceId}\`: ${m.action} ${m.quantity} × \`${m.itemId}\` ` +
           `(${m.lines.length} lines): ${m.problem ?? ''}`,
       )
       .join('\n');
-    if (details === this.written) return;
-    if ((this.written === undefined || this.written === '') !== (details === ''))
+    if (details === written) return;
+    if ((written === undefined || written === '') !== (details === ''))
       upsertSearchAttributes([
         { key: NeedsAttention, value: details !== '' },
         { key: AttentionReason, value: details === '' ? '' : STOCK_NEEDS_OPERATOR },
       ]);
-    this.written = details;
+    written = details;
     setCurrentDetails(
       details === '' ? '' : `**Stock movements waiting for an operator** (update \`settleMovement\`):\n\n${details}`,
     );
-  }
+  };
 }

@@ -52,19 +52,11 @@ export function handleSaleMessages(ctx: SaleContext): void {
 
   setHandler(getSaleStateQuery, () => state);
   setHandler(getSaleInputQuery, () => input);
-  setHandler(callbackReceivedSignal, () => {
-    inbox.callbackHints++;
-  });
-  setHandler(outageNewsSignal, ({ news }) => {
-    inbox.outageNews = news;
-  });
-  setHandler(itemRegistrationSettledSignal, (outcome) => {
-    inbox.registrations.set(outcome.itemId, outcome);
-  });
+  setHandler(callbackReceivedSignal, () => void inbox.callbackHints++);
+  setHandler(outageNewsSignal, ({ news }) => void (inbox.outageNews = news));
+  setHandler(itemRegistrationSettledSignal, (outcome) => void inbox.registrations.set(outcome.itemId, outcome));
   // The branch's stock ledger names the movement that carried each line it took.
-  setHandler(stockCarriedSignal, ({ lines }) => {
-    for (const line of lines) record.carried(line);
-  });
+  setHandler(stockCarriedSignal, ({ lines }) => lines.forEach((line) => record.carried(line)));
 
   setHandler(
     retryUpdate,
