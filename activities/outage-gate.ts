@@ -36,10 +36,8 @@ export interface OutageBoard {
 }
 
 export function outageBoard(client: Client, now: () => number = Date.now): OutageBoard {
-  const read = new Map<
-    string,
-    { at: number; sides: Promise<ReadonlySet<OutageSide>>; known?: ReadonlySet<OutageSide> }
-  >();
+  type Read = { at: number; sides: Promise<ReadonlySet<OutageSide>>; known?: ReadonlySet<OutageSide> };
+  const read = new Map<string, Read>();
   const suspectUntil = new Map<string, number>();
   const failedInRow = new Map<string, number>();
   const lastOutageAt = new Map<string, number>();
@@ -82,7 +80,7 @@ export function outageBoard(client: Client, now: () => number = Date.now): Outag
       const suspected = (suspectUntil.get(workflowId) ?? 0) > now();
       let entry = read.get(workflowId);
       if (!entry || now() - entry.at >= READ_EVERY_MS) {
-        const fresh: NonNullable<typeof entry> = { at: now(), sides: sidesOf(workflowId) };
+        const fresh: Read = { at: now(), sides: sidesOf(workflowId) };
         void fresh.sides.then((sides) => (fresh.known = sides));
         read.set(workflowId, (entry = fresh));
       }

@@ -33,11 +33,10 @@ export function createStockLedgerActivities(
       const taskQueue = input.taskQueue ?? deps.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
       const branchId = await deps.canonicalBranch(input.businessId, input.branchId);
       const workflowId = stockLedgerWorkflowId(taskQueue, input.businessId, branchId);
-      const ledger: StockLedgerInput = { businessId: input.businessId, branchId };
       const handle = await client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
         workflowId,
         taskQueue,
-        args: [ledger],
+        args: [{ businessId: input.businessId, branchId } satisfies StockLedgerInput],
         signal: handOverStockSignal,
         signalArgs: [{ lines: input.lines, reporting }],
       });
