@@ -1,7 +1,4 @@
-/**
- * One activity per accounting API call, returning only what the calling workflow needs, so histories stay small.
- * Every call is safe to repeat (A10); 401/403/404 end the activity with a message that says what to check.
- */
+/** One activity per accounting API call, returning only what the workflow needs; every call is safe to repeat (A10). */
 import type { BillPaymentFilters } from '../src/accounting/client.js';
 import { ApiError } from '../src/http/errors.js';
 import { findCompanyOnPage, readBillPaymentsPage } from '../src/reconciliation/load.js';
@@ -16,7 +13,6 @@ export interface ProcessSyncBatchResult {
   httpStatus: number;
 }
 
-/** One page (`page` from 1, `limit` 1..100) of `GET /bill-payments`. */
 export type ListBillPaymentsPageInput = BillPaymentFilters & Required<Pick<BillPaymentFilters, 'page' | 'limit'>>;
 
 /** What the workflow follows of a bill payment: its sync status, batch (A18) and failure reason (A19). */
@@ -44,7 +40,7 @@ const REFUSAL_HINTS: Partial<Record<number, string>> = {
   404: 'the accounting service does not know it (check the sync batch id and ACCOUNTING_BASE_URL)',
 };
 
-/** The same error with a message that says what to check; everything else (status, code, retry) unchanged. */
+/** Everything else of the error (status, code, retry) unchanged. */
 function withHint(err: unknown): unknown {
   if (!(err instanceof ApiError) || err.status === undefined) return err;
   const hint = REFUSAL_HINTS[err.status];
@@ -67,14 +63,10 @@ export function createAccountingActivities({
     });
 
   return {
-    /**
-     * `POST /sync/batches/{id}/process`, safe to repeat (A10). `companyId`: with several accounting applications,
-     * whose key processes the batch; absent: the one.
-     */
+    /** `companyId`: with several accounting applications, whose key processes the batch; absent: the one. */
     async processSyncBatch(input: { syncBatchId: string; companyId?: string }): Promise<ProcessSyncBatchResult> {
-      const { syncBatchId, companyId } = input;
       const { data, meta } = await call((signal) =>
-        services.accounting(companyId).processSyncBatch(syncBatchId, { signal }),
+        services.accounting(input.companyId).processSyncBatch(input.syncBatchId, { signal }),
       );
       return { message: data.message, httpStatus: meta.status };
     },

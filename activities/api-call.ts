@@ -14,7 +14,6 @@ export function queuedMs(): number {
 }
 
 interface ApiCallSpec<T> {
-  /** See FailureOptions.idempotent. */
   idempotent: boolean;
   /** Turns an error that is a business outcome (a 422 carrying a document) into a result. */
   recover?: (err: unknown) => T | undefined;

@@ -1,10 +1,6 @@
-/**
- * A catalogue import's own calls: one creation, or one read of the item list to settle a creation whose answer was
- * lost.
- */
+/** A catalogue import's calls: a creation, or a read of the item list to settle a creation whose answer was lost. */
 import { CATALOGUE_ROW_FIELDS, type CatalogueRow } from '../src/contracts/catalogue-import.js';
 import { itemFromError, isRegistered, type Item } from '../src/compliance/schemas.js';
-import type { CreateItemInput } from '../src/compliance/requests.js';
 import { ApiError } from '../src/http/errors.js';
 import { callApi, queuedMs } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
@@ -30,10 +26,6 @@ export interface CatalogueItemInput {
 type ItemField = Exclude<keyof CatalogueRow, 'externalId' | 'branchId'>;
 const COMPARED = CATALOGUE_ROW_FIELDS.filter((f): f is ItemField => f !== 'externalId' && f !== 'branchId');
 
-function itemFields({ branchId: _branch, ...fields }: CatalogueRow): CreateItemInput {
-  return fields;
-}
-
 function found(item: Item, row: CatalogueRow, created: boolean): CatalogueItemFound {
   const differs = COMPARED.filter((field) => row[field] !== undefined && row[field] !== item[field]);
   return { itemId: item.id, created, registered: isRegistered(item), differs };
@@ -51,8 +43,9 @@ export function createCatalogueActivities({ services, logger, metrics, outages }
         return item && found(item, row, false);
       };
       const waited = queuedMs();
+      const { branchId: _branch, ...fields } = row;
       const item = await callApi({ idempotent: false, recover: existing, logger, metrics, outages }, async (signal) => {
-        const { data } = await services.compliance(businessId).createItem(itemFields(row), { businessId, signal });
+        const { data } = await services.compliance(businessId).createItem(fields, { businessId, signal });
         return found(data, row, true);
       });
       return { ...item, queuedMs: waited };

@@ -6,7 +6,6 @@ import {
   isRegistered,
   itemFromError,
   saleFromError,
-  type AuthorityError,
   type Sale,
 } from '../src/compliance/schemas.js';
 import { isInFlight, isSigned } from '../src/contracts/compliance-rules.js';
@@ -27,7 +26,6 @@ import type {
   RegisterItemResult,
   SignSaleInput,
   SignSaleResult,
-  AuthorityCause,
   SubmissionOutcome,
   SubmissionResult,
 } from './types.js';
@@ -48,15 +46,6 @@ export function submissionOutcome(sale: Sale): SubmissionOutcome {
   if (isInFlight(sale.status)) return 'in_flight';
   if (sale.status === 'failed') return 'rejected';
   return 'unknown';
-}
-
-export function toAuthorityCause(cause: AuthorityError): AuthorityCause {
-  return {
-    code: cause.code,
-    ...(cause.message === undefined ? {} : { message: cause.message }),
-    ...(cause.itemId === undefined ? {} : { itemId: cause.itemId }),
-    ...(cause.field === undefined ? {} : { field: cause.field }),
-  };
 }
 
 function submitted({ data, meta }: ApiResult<Sale>, callbackUrl: string | undefined): SubmissionResult {
@@ -80,7 +69,12 @@ function rejected(err: unknown): SubmissionResult | undefined {
     httpStatus: 422,
     replayed: false,
     document: FiscalDocumentSchema.parse(sale),
-    causes: authorityErrorsFromError(err).map(toAuthorityCause),
+    causes: authorityErrorsFromError(err).map(({ code, message, itemId, field }) => ({
+      code,
+      ...(message === undefined ? {} : { message }),
+      ...(itemId === undefined ? {} : { itemId }),
+      ...(field === undefined ? {} : { field }),
+    })),
   };
 }
 
@@ -98,10 +92,7 @@ function needsFixing(err: unknown): RegisterItemResult | undefined {
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
   const { services, itemRegistry, callbackUrls, logger, metrics, outages, handOverStock } = deps;
 
-  /**
-   * The signed sale's lines of stock-tracked items to the branch's ledger. The ledger takes a line once, so a retried
-   * activity hands the same lines over harmlessly; a failure leaves the hand-over to the workflow (undefined).
-   */
+  /** The ledger takes a line once, so a retried activity hands over harmlessly; undefined leaves it to the workflow. */
   async function handOverSigned(
     input: SignSaleInput,
     items: ItemCheck[],
@@ -127,7 +118,6 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     }
   }
 
-  /** Files or resubmits a document; a 422 carrying it is an outcome (`rejected`), not a failure. */
   async function submit(
     message: string,
     businessId: string,
@@ -148,7 +138,6 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     return result;
   }
 
-  /** Reads a document, in flight or not. */
   function readSale({ businessId, documentId }: DocumentRef): Promise<Sale> {
     return callApi({ idempotent: true, logger, metrics, outages }, async (signal) => {
       return (await services.compliance(businessId).getSale(documentId, { businessId, signal })).data;
@@ -182,20 +171,16 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   }
 
   return {
-    /** Registration and stock tracking of a sale's items, from the per-process registry when it can answer. */
     async checkItems(input: CheckItemsInput): Promise<{ items: ItemCheck[] }> {
       return { items: await lookupItems(input.businessId, input.itemIds, input.fresh ?? false) };
     },
 
     /** Registers an item with the tax authority (safe to repeat, C23). */
     async registerItem(input: { businessId: string; itemId: string; branchId?: string }): Promise<RegisterItemResult> {
+      const { businessId, itemId, branchId } = input;
       return callApi({ idempotent: true, recover: needsFixing, logger, metrics, outages }, async (signal) => {
-        const { data: item } = await services
-          .compliance(input.businessId)
-          .registerItem(input.itemId, input.branchId === undefined ? {} : { branchId: input.branchId }, {
-            businessId: input.businessId,
-            signal,
-          });
+        const body = branchId === undefined ? {} : { branchId };
+        const { data: item } = await services.compliance(businessId).registerItem(itemId, body, { businessId, signal });
         if (!isRegistered(item)) {
           // A 200 must mean REGISTERED; anything else is read again on the next attempt.
           throw ApplicationFailure.create({
@@ -203,7 +188,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
             message: `registerItem answered 200 but item ${item.id} is ${item.registrationStatus}`,
           });
         }
-        itemRegistry.remember(input.businessId, item);
+        itemRegistry.remember(businessId, item);
         return { outcome: 'registered' };
       });
     },
@@ -211,10 +196,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     /** Issues the sale; 201 signed, 202 in flight, 422 rejected (with causes), 200 a replay of the key. */
     createSale: fileSale,
 
-    /**
-     * The item check (from the worker's registry when it can) and the sale in one activity dispatch. Without
-     * `submission` nothing was filed: unregistered items come back for the workflow to register first.
-     */
+    /** The item check and the sale in one dispatch; unregistered items come back unfiled, for the workflow. */
     async signSale(input: SignSaleInput): Promise<SignSaleResult> {
       const items = await lookupItems(input.businessId, input.itemIds);
       if (items.some((item) => !item.registered)) return { items };
@@ -234,10 +216,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
       return { document: FiscalDocumentSchema.parse(await readSale(input)) };
     },
 
-    /**
-     * Reads the document and fails with a retryable, benign `document_in_flight` while the authority has not
-     * decided: the workflow's retry policy is the polling loop, so polls add no history events.
-     */
+    /** Fails with a retryable, benign `document_in_flight` while undecided: the retry policy is the polling loop. */
     async awaitDocumentOutcome(input: DocumentRef): Promise<{ document: FiscalDocument }> {
       const sale = await readSale(input);
       if (isInFlight(sale.status)) throw documentInFlight(sale.id, sale.status);
@@ -254,9 +233,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
       });
     },
 
-    /**
-     * Reverses a signed sale; a second credit note is the non-retryable `already_credited` (details[0].creditNoteId).
-     */
+    /** A second credit note is the non-retryable `already_credited` (details[0].creditNoteId). */
     async createCreditNote(input: CreateCreditNoteInput): Promise<SubmissionResult> {
       const body = { ...input, callbackUrl: callbackUrls?.mint(input.workflowId, input.callbackAnchorMs) };
       return submit('credit note submitted', input.businessId, body.callbackUrl, (options) =>

@@ -8,18 +8,12 @@ import type { ItemRegistry } from './item-registry.js';
 import type { OutageBoard } from './outage-gate.js';
 import type { StockReporting } from '../src/contracts/stock-ledger.js';
 
-/** Mints a workflow's callback URL; it carries a capability token, so it is never logged or returned. */
-export interface CallbackUrlSource {
-  mint(workflowId: string, anchorMs?: number): string;
-}
-
-/** Everything the activities use, injected by the worker (no globals). */
 export interface ActivityDeps {
   services: ServiceAccess;
   /** Share one per worker process. */
   itemRegistry: ItemRegistry;
-  /** Present when a public callback base URL is configured. */
-  callbackUrls?: CallbackUrlSource;
+  /** Present when a public callback base URL is configured; a URL carries a token: never logged or returned. */
+  callbackUrls?: { mint(workflowId: string, anchorMs?: number): string };
   /** Told of each document signed in the answer to a filing that carried a callback URL. */
   settledDocuments?: { signedInAnswer(documentId: string): void };
   /** How each business's stock is reported (src/config/stock-reporting.ts), told to its ledger with every hand-over. */

@@ -4,21 +4,15 @@ import { ApiError, RequestValidationError, ResponseValidationError } from '../sr
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { SERVICE_DELAY_BOUNDS } from '../src/http/rate-limit.js';
 
-/** API codes that say "not yet" rather than "no", although the status is a 4xx. */
-const RETRYABLE_CODES = new Set([
-  // C15: the first request with this Idempotency-Key is still being processed; nothing new can be filed.
-  'idempotency_in_progress',
-]);
+/** 4xx codes that say "not yet": C15, the first request with this Idempotency-Key is still being processed. */
+const RETRYABLE_CODES = new Set(['idempotency_in_progress']);
 
 const RATE_LIMIT_JITTER = 0.2;
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
 /** A zero `nextRetryDelay` reads as "not set" and falls back to the retry policy's own backoff. */
 const MIN_DELAY_MS = 100;
-/**
- * The longest `nextRetryDelay` of a 429: the longest `Retry-After` believed, jitter included, so no answer (nor a
- * caller passing its own seconds) can park an activity for longer.
- */
+/** The longest `nextRetryDelay` of a 429, jitter included: no answer can park an activity for longer. */
 export const RATE_LIMIT_MAX_DELAY_MS = SERVICE_DELAY_BOUNDS.retryAfterSeconds * 1_000;
 
 /** Whole ms in [MIN_DELAY_MS, max]; a delay that is not a number at all is taken as the longest. */
@@ -31,10 +25,7 @@ function boundedDelayMs(ms: number, max: number): number {
 const SECRET_KEYS = new Set(['callback', 'callbackurl', 'callbacktoken', 'apikey', 'x-api-key', 'authorization']);
 
 export interface FailureOptions {
-  /**
-   * Repeating the call cannot duplicate its effect (a read, or a write with an idempotency key). Consulted only
-   * where the error does not say (a malformed success body); default false: an unknown write is never repeated.
-   */
+  /** Repeating cannot duplicate the effect; consulted only for a malformed success body (default false). */
   idempotent?: boolean;
   random?: () => number;
 }
@@ -56,10 +47,7 @@ export function backoffDelayMs(attempt: number, random: () => number = Math.rand
   return boundedDelayMs(ceiling * (0.5 + 0.5 * random()), BACKOFF_MAX_MS);
 }
 
-/**
- * `Retry-After` (default 1 s) plus up to 20 % jitter, so a fleet told the same second does not return in step; never
- * more than `RATE_LIMIT_MAX_DELAY_MS`.
- */
+/** `Retry-After` (default 1 s) plus up to 20 % jitter, so a fleet told the same second does not return in step. */
 export function rateLimitDelayMs(retryAfterSeconds: number | undefined, random: () => number = Math.random): number {
   const base = (retryAfterSeconds ?? 1) * 1_000;
   return boundedDelayMs(base * (1 + RATE_LIMIT_JITTER * random()), RATE_LIMIT_MAX_DELAY_MS);

@@ -18,10 +18,9 @@ export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDep
   const stockLedger = createStockLedgerActivities({
     ...deps,
     // Per process, like the item registry: the branches a key's businesses have, read once per business.
-    canonicalBranch: cachedCanonicalBranch(async (businessId) => {
-      const { data } = await deps.services.compliance(businessId).listBusinesses();
-      return data;
-    }),
+    canonicalBranch: cachedCanonicalBranch(
+      async (businessId) => (await deps.services.compliance(businessId).listBusinesses()).data,
+    ),
   });
   return {
     ...createComplianceActivities({
@@ -34,10 +33,7 @@ export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDep
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),
     ...createOutageWatchActivities(deps),
-    /**
-     * Where a business's compliance calls stand on the fleet's budget, from the tenants this process serves now: a
-     * local activity, so no key enters the history. An unserved business refuses new work (`business_not_served`).
-     */
+    /** Local, so no key enters the history; an unserved business refuses new work (`business_not_served`). */
     async placeBusiness(input: PlaceBusinessInput): Promise<BudgetPlacement> {
       return deps.services.place(input.businessId, { newWork: input.newWork });
     },

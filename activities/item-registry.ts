@@ -1,16 +1,14 @@
 /**
- * The items of each business as this process knows them: at most one `GET /v1/items` per business per refresh.
- * Registration only moves forward (C1, C23), so a `REGISTERED` item is cached until a list shows it otherwise;
- * other items are answered from a list younger than `minRefreshIntervalMs` that has them. Concurrent callers share
- * one list call; a `fresh` lookup always reads the list.
+ * Each business's items as this process knows them. Registration only moves forward (C1, C23), so a `REGISTERED`
+ * item is cached until a list shows otherwise; others come from a list younger than `MIN_REFRESH_INTERVAL_MS`.
  */
 import { isRegistered, type Item } from '../src/compliance/schemas.js';
 import type { ServiceAccess } from '../src/services/access.js';
 import type { ItemCheck } from './types.js';
 
+const MIN_REFRESH_INTERVAL_MS = 2_000;
+
 export interface ItemRegistryOptions {
-  /** Default 2000 ms. */
-  minRefreshIntervalMs?: number;
   now?: () => number;
 }
 
@@ -41,18 +39,12 @@ function toCheck(item: Item): ItemCheck {
 
 export class ItemRegistry {
   private readonly businesses = new Map<string, BusinessItems>();
-  private readonly minRefreshIntervalMs: number;
   private readonly now: () => number;
 
   constructor(
     private readonly services: ServiceAccess,
     options: ItemRegistryOptions = {},
   ) {
-    const interval = options.minRefreshIntervalMs ?? 2_000;
-    if (!Number.isFinite(interval) || interval < 0) {
-      throw new RangeError(`ItemRegistry: minRefreshIntervalMs must be a number of ms, 0 or more (got ${interval})`);
-    }
-    this.minRefreshIntervalMs = interval;
     this.now = options.now ?? Date.now;
   }
 
@@ -69,24 +61,18 @@ export class ItemRegistry {
       return this.answer(business, itemIds, undefined);
     }
     const latest = business.latest;
-    if (latest && this.now() - latest.at < this.minRefreshIntervalMs && itemIds.every((id) => latest.items.has(id))) {
+    if (latest && this.now() - latest.at < MIN_REFRESH_INTERVAL_MS && itemIds.every((id) => latest.items.has(id))) {
       return this.answer(business, itemIds, latest);
     }
     if (business.refreshing) return this.answer(business, itemIds, await business.refreshing);
     return this.answer(business, itemIds, await this.refresh(businessId, business));
   }
 
-  /** An item the service just answered with (after registering it). */
   remember(businessId: string, item: Item): void {
     const check = toCheck(item);
     const business = this.business(businessId);
     if (check.registered) business.registered.set(check.itemId, check);
     business.latest?.items.set(check.itemId, check);
-  }
-
-  /** Forgets everything (tests, or an operator who re-registered items by hand). */
-  clear(): void {
-    this.businesses.clear();
   }
 
   private business(businessId: string): BusinessItems {

@@ -1,7 +1,6 @@
 /**
  * While an application's outage watch holds sales waiting, its other calls are not sent: a known outage spends none
- * of the budget, and the watch's probes tell when it is over. Every process reads the watch, cached for a few
- * seconds, so the fleet holds back together.
+ * of the budget. Every process reads the watch, cached for a few seconds, so the fleet holds back together.
  */
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
@@ -16,15 +15,9 @@ import {
 } from '../src/contracts/outage-watch.js';
 
 const READ_EVERY_MS = 5_000;
-/**
- * After a call of this process met an outage, its other calls to that application are held this long: a burst of
- * sales then spends one request, not four each, before the first of them has joined the watch.
- */
+/** Held this long after a call met an outage: a burst of sales spends one request before the first joins the watch. */
 const SUSPECT_MS = 15_000;
-/**
- * The watch is read only by a process that met an outage of the application this recently: held back, it sends one
- * call again at most this often, meets the outage and reads the watch anew.
- */
+/** The watch is read only by a process that met an outage of the application this recently. */
 const CONSULT_AFTER_OUTAGE_MS = 600_000;
 /** Calls failing in a row, with no answer between, before the process suspects an outage: a stray 503 is not one. */
 const SUSPECT_AFTER = 2;
@@ -36,18 +29,15 @@ export interface OutageBoard {
   /** The sides an application's watch holds sales waiting on now (empty: none, or no watch running). */
   down(complianceQueue: string, fairnessKey: string): Promise<ReadonlySet<OutageSide>>;
   /**
-   * What a call of this process found: `outage` (no answer, or 5xx/408), twice in a row, makes the service suspect
-   * here for a few seconds, until the watch knows; `answered` clears it. `joined`: a sale of this process now waits on
-   * the watch (an authority outage is met in a document's outcome, not in a call's answer), so the watch is read.
+   * `outage` twice in a row makes the service suspect here until the watch knows; `answered` clears it; `joined`: a
+   * sale of this process waits on the watch (an authority outage shows in outcomes, not answers), so it is read.
    */
   observe(complianceQueue: string, fairnessKey: string, found: 'outage' | 'answered' | 'joined'): void;
 }
 
 export function outageBoard(client: Client, now: () => number = Date.now): OutageBoard {
-  const read = new Map<
-    string,
-    { at: number; sides: Promise<ReadonlySet<OutageSide>>; known?: ReadonlySet<OutageSide> }
-  >();
+  type Read = { at: number; sides: Promise<ReadonlySet<OutageSide>>; known?: ReadonlySet<OutageSide> };
+  const read = new Map<string, Read>();
   const suspectUntil = new Map<string, number>();
   const failedInRow = new Map<string, number>();
   const lastOutageAt = new Map<string, number>();
@@ -90,7 +80,7 @@ export function outageBoard(client: Client, now: () => number = Date.now): Outag
       const suspected = (suspectUntil.get(workflowId) ?? 0) > now();
       let entry = read.get(workflowId);
       if (!entry || now() - entry.at >= READ_EVERY_MS) {
-        const fresh: NonNullable<typeof entry> = { at: now(), sides: sidesOf(workflowId) };
+        const fresh: Read = { at: now(), sides: sidesOf(workflowId) };
         void fresh.sides.then((sides) => (fresh.known = sides));
         read.set(workflowId, (entry = fresh));
       }

@@ -45,16 +45,13 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
 
   return {
     /** POST /v1/purchases/pull: the service fetches the latest supplier invoices from the authority (C26). */
-    async pullPurchases(input: PullPurchasesInput): Promise<PullPurchasesResult> {
+    async pullPurchases({ businessId }: PullPurchasesInput): Promise<PullPurchasesResult> {
       return callApi({ idempotent: true, logger, metrics }, async (signal) => {
-        const { data } = await services
-          .compliance(input.businessId)
-          .pullPurchases({ businessId: input.businessId, signal });
+        const { data } = await services.compliance(businessId).pullPurchases({ businessId, signal });
         return { pulled: data.pulled ?? null };
       });
     },
 
-    /** One page of GET /v1/purchases, each invoice with its fingerprint. */
     async listPurchasesPage(input: ListPurchasesPageInput): Promise<ListPurchasesPageResult> {
       return callApi({ idempotent: true, logger, metrics }, async (signal) => {
         const { businessId, pageSize, cursor } = input;
@@ -69,10 +66,7 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
       });
     },
 
-    /**
-     * In order, heartbeating how many are done so a retry resumes there (one or two may go again: receivers
-     * de-duplicate on the event id). Every failure carries `{delivered}`, so the workflow records exactly what went.
-     */
+    /** Heartbeats the count done so a retry resumes there (receivers de-duplicate); failures carry `{delivered}`. */
     async deliverPurchaseEvents(input: DeliverPurchaseEventsInput): Promise<DeliverPurchaseEventsResult> {
       const context = Context.current();
       const sink = deps.purchasesSink;

@@ -1,7 +1,4 @@
-/**
- * The reconciliation's compliance calls, one request per activity (the queue's rate limit counts activity starts),
- * returning the rules' compact records so the history holds what the rules read. Accounting calls: accounting.ts.
- */
+/** One request per activity (the queue's rate limit counts activity starts), returning the rules' compact records. */
 import { ApplicationFailure } from '@temporalio/common';
 import { ReconciliationInputError, checkBusinessAccess, readPurchasesPage } from '../src/reconciliation/load.js';
 import type { ReconcilePurchase } from '../src/contracts/reconciliation.js';

@@ -13,22 +13,17 @@ export function createRegistrationActivities(deps: Pick<ActivityDeps, 'temporal'
   return {
     async requestItemRegistration(input: RequestItemRegistrationInput): Promise<void> {
       const client = temporalClientOf(deps, 'requestItemRegistration');
-      const registration: ItemRegistrationInput = {
-        businessId: input.businessId,
-        itemId: input.itemId,
-        ...(input.branchId === undefined ? {} : { branchId: input.branchId }),
-        ...(input.fixDeadline === undefined ? {} : { fixDeadline: input.fixDeadline }),
-      };
+      const { waiterWorkflowId, taskQueue, ...registration } = input;
       const workflowId = itemRegistrationWorkflowId(input.businessId, input.itemId);
       const handle = await client.workflow.signalWithStart(ITEM_REGISTRATION_WORKFLOW_TYPE, {
         workflowId,
-        taskQueue: input.taskQueue ?? deps.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE,
-        args: [registration],
+        taskQueue: taskQueue ?? deps.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE,
+        args: [registration satisfies ItemRegistrationInput],
         signal: addRegistrationWaiterSignal,
-        signalArgs: [{ workflowId: input.waiterWorkflowId }],
+        signalArgs: [{ workflowId: waiterWorkflowId }],
       });
       deps.logger.info(
-        { workflowId, runId: handle.signaledRunId, waiter: input.waiterWorkflowId, itemId: input.itemId },
+        { workflowId, runId: handle.signaledRunId, waiter: waiterWorkflowId, itemId: input.itemId },
         'item registration requested',
       );
     },

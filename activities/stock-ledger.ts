@@ -12,13 +12,6 @@ import { WORKFLOW_TASK_QUEUE } from '../src/contracts/task-queues.js';
 import type { CanonicalBranch } from './branches.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 
-export type StockLedgerActivityDeps = Pick<
-  ActivityDeps,
-  'temporal' | 'workflowTaskQueue' | 'logger' | 'stockReporting'
-> & {
-  canonicalBranch: CanonicalBranch;
-};
-
 export interface HandOverStockInput {
   businessId: string;
   /** As the sale names it: a branch id or `authorityBhfId`; absent: the business's first branch. */
@@ -28,7 +21,11 @@ export interface HandOverStockInput {
   taskQueue?: string;
 }
 
-export function createStockLedgerActivities(deps: StockLedgerActivityDeps) {
+export function createStockLedgerActivities(
+  deps: Pick<ActivityDeps, 'temporal' | 'workflowTaskQueue' | 'logger' | 'stockReporting'> & {
+    canonicalBranch: CanonicalBranch;
+  },
+) {
   return {
     async handOverStock(input: HandOverStockInput): Promise<{ ledgerWorkflowId: string; reporting: StockReporting }> {
       const client = temporalClientOf(deps, 'handOverStock');
@@ -36,11 +33,10 @@ export function createStockLedgerActivities(deps: StockLedgerActivityDeps) {
       const taskQueue = input.taskQueue ?? deps.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
       const branchId = await deps.canonicalBranch(input.businessId, input.branchId);
       const workflowId = stockLedgerWorkflowId(taskQueue, input.businessId, branchId);
-      const ledger: StockLedgerInput = { businessId: input.businessId, branchId };
       const handle = await client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
         workflowId,
         taskQueue,
-        args: [ledger],
+        args: [{ businessId: input.businessId, branchId } satisfies StockLedgerInput],
         signal: handOverStockSignal,
         signalArgs: [{ lines: input.lines, reporting }],
       });

@@ -1,7 +1,4 @@
-/**
- * Inputs and results of the activities: plain data only (workflow code imports these types and every value crosses
- * the payload converter). Callback URLs never appear here: they carry a capability token.
- */
+/** Plain data only (workflows import these, values cross the payload converter); never a callback URL (a token). */
 import type { AuthorityError, ItemNeeds } from '../src/compliance/schemas.js';
 import type { CreditNoteReason } from '../src/contracts/compliance-rules.js';
 import type { FiscalDocument, SaleInput } from '../src/contracts/sale.js';
@@ -14,7 +11,6 @@ export type AuthorityCause = Pick<AuthorityError, 'code' | 'message' | 'itemId' 
 /** Completed with a receipt → signed; pending, ready_to_submit, retrying → in_flight; failed → rejected. */
 export type SubmissionOutcome = 'signed' | 'in_flight' | 'rejected' | 'unknown';
 
-/** What a creation or a retry of a sale or credit note led to. */
 export interface SubmissionResult {
   outcome: SubmissionOutcome;
   httpStatus: number;
@@ -55,27 +51,20 @@ export interface CreateSaleInput {
   request: SaleRequest;
   idempotencyKey: string;
   /**
-   * Fixed once by the workflow for every attempt of this filing: the callback URL's expiry counts from it, so the
-   * URL, part of the body the service fingerprints, is the same whichever activity or worker files it. Absent in
-   * filings scheduled before it existed: the activity's first scheduled time then.
+   * The callback URL's expiry counts from it, so every attempt sends the same fingerprinted body; absent in older
+   * filings: the activity's first scheduled time.
    */
   callbackAnchorMs?: number;
 }
 
-/**
- * `itemIds`: the sale's distinct items, checked (from the worker's registry when it can) before it is filed.
- * `handOver`: once the sale is signed, its lines of stock-tracked items go to the branch's stock ledger from the same
- * activity, so the receipt reaches the workflow with its stock already handed over.
- */
+/** `handOver`: once signed, the stock-tracked lines go to the branch's ledger from the same activity. */
 export interface SignSaleInput extends CreateSaleInput {
   itemIds: string[];
   handOver?: SigningHandOver;
 }
 
-/** Every line of the sale as its deduction; the activity hands over those of stock-tracked items. */
 export interface SigningHandOver {
   lines: StockLine[];
-  /** The sale's own task queue: its ledger runs beside it. */
   taskQueue: string;
 }
 
@@ -86,7 +75,6 @@ export interface SignSaleResult {
   handedOver?: { ledgerWorkflowId: string };
 }
 
-/** A sale or credit note already filed with the service. */
 export interface DocumentRef {
   businessId: string;
   documentId: string;
@@ -110,12 +98,10 @@ export interface CreateCreditNoteInput {
   /** The sale's workflow id: the callback URL is minted for it. */
   workflowId: string;
   saleId: string;
-  /** The credit note's own trader invoice number. */
   traderInvoiceNumber: string;
   returnDate: string;
   reason: CreditNoteReason;
   idempotencyKey: string;
-  /** As CreateSaleInput's. */
   callbackAnchorMs?: number;
 }
 

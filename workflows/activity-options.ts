@@ -12,7 +12,6 @@ export type ActivitiesOn<Q extends ActivityQueue> = Pick<
 /** Every API call: transient faults retried with backoff; a 429 sets its own delay from `Retry-After`. */
 export const API_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
 
-/** The accounting queue of this workflow's deployment. */
 export function accountingQueue(): string {
   return accountingTaskQueue(workflowInfo().taskQueue);
 }

@@ -33,10 +33,7 @@ export const PACED_ROWS_PATCH = 'catalogue-rows-paced';
 /** The import hears of the rows done every this many. */
 const PROGRESS_EVERY = 25;
 
-/**
- * A chunk of a catalogue import: each row's item created (or found, and compared) at the business's lowest priority,
- * then registered through the business's item registration workflow, the one its sales use.
- */
+/** Each row's item created (or found and compared), then registered by the item registration workflow sales use. */
 export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promise<CatalogueChunkResult> {
   const { businessId, importWorkflowId, chunk } = input;
   const { workflowId, taskQueue } = workflowInfo();
@@ -62,7 +59,6 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
   });
 
   let requests = 0;
-  /** The row's item: created, or the service's own for its externalId, the item list deciding a lost answer. */
   async function itemOf(row: CatalogueRow): Promise<CatalogueItemFound | { refused: string }> {
     for (;;) {
       try {

@@ -34,11 +34,7 @@ import { required } from './update-arguments.js';
 /** Chunks are imported one after another: one chunk's pace is the import's, with no other chunk to share it with. */
 export const CHUNKS_IN_TURN_PATCH = 'catalogue-chunks-in-turn';
 
-/**
- * A merchant's catalogue, imported in the background: the caller sends the file's rows in chunks, each imported by a
- * chunk workflow of its own, and the import counts what they settle. Its result is the counts; the report is the
- * chunk workflows' results, in order.
- */
+/** A merchant's catalogue, sent in chunks each imported by a chunk workflow; its result is the counts. */
 export async function catalogueImportWorkflow(input: CatalogueImportInput): Promise<CatalogueImportProgress> {
   // Starts in plain JSON (the Temporal CLI, another SDK) skip the client's checks.
   const checked = checkInput(catalogueSchemas().input, input);
@@ -52,7 +48,6 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
   const { workflowId, taskQueue } = workflowInfo();
   const startedAt = Date.now();
   const inTurn = patched(CHUNKS_IN_TURN_PATCH);
-  /** Chunks taken and not started yet: in turn, each waits for the one before it to end. */
   const received = new Map<number, CatalogueChunk>();
   const chunks = new Map<number, ChildWorkflowHandle<typeof catalogueChunkWorkflow>>();
   const rowsDone = new Map<number, { done: number; failed: number; requests: number }>();

@@ -3,10 +3,7 @@ import type { CataloguePace } from '../src/contracts/catalogue-import.js';
 
 /** Rows are let go on ticks: a workflow timer fires on the server's whole seconds, however short it is asked to be. */
 const TICK_MS = 1_000;
-/**
- * Below 85 % of the pace the budget was last found spent at (and before it ever was), the pace grows by a quarter
- * each tick; nearer, by 3 %: back to where the budget was quickly, then feeling for more slowly.
- */
+/** Below 85 % of the pace last found spent (or never found), the pace grows a quarter a tick; nearer, by 3 %. */
 const FIRST_RISE = 0.25;
 const RISE = 0.03;
 /** A budget found spent this long ago no longer slows the rise: the tills that spent it may have gone. */
@@ -16,24 +13,17 @@ const CUT_TO = 0.85;
 const DEEP_CUT_AFTER_SLOTS = 4;
 const DEEP_CUT_TO = 0.5;
 /**
- * Rows let go that have not started are still in the queue: no more go until they have, so the import never stands
- * in the queue more than a tick's worth deep. A row that has not started after this long is held up elsewhere (its
- * worker killed, waiting for its timeout) and no longer holds the others back.
+ * No more rows go while some let go have not started (the import stands a tick deep at most), unless they have waited
+ * this long: held up elsewhere (a worker killed), they no longer hold the others back.
  */
 const HELD_UP_AFTER_MS = 10_000;
-/**
- * A cut is taken from the rows that got through lately, not from the pace asked for: a bucket that held slots may have
- * hidden for seconds a pace far above the budget, and cutting that by a share would still be above it.
- */
+/** A cut is taken from the rows that got through lately: a full bucket may have hidden a pace far above the budget. */
 const DELIVERED_OVER_MS = 3_000;
 /** One spent budget is seen by the next ticks too: one cut for them all. */
 const CUT_AT_MOST_EVERY_MS = 2_000;
 /** A row found the budget spent when it waited in the queue longer than this many of the budget's slots. */
 const SPENT_AFTER_SLOTS = 1.5;
-/**
- * A wait is judged in slots of at least this length: a busy worker's pickup varies by tens of milliseconds, which
- * shorter slots would read as a spent budget; and where slots are that short, a spent bucket costs a till less.
- */
+/** A wait is judged in slots at least this long: a busy worker's pickup varies by tens of milliseconds. */
 const JUDGED_SLOT_MIN_MS = 70;
 /** The part of a wait that is the worker's own pickup: the shortest wait of the rows started in this long. */
 const PICKUP_OVER_MS = 10_000;
@@ -42,21 +32,15 @@ const DEFAULT_REQUESTS_PER_MINUTE = 120;
 /** Never slower than a row a minute. */
 const MIN_ROWS_PER_SECOND = 1 / 60;
 const FIRST_ROWS_PER_SECOND = 1;
-/**
- * A row is a creation and a registration: never faster than the whole budget lets rows through. Before it is first
- * found spent, the bucket's second of slots hides an overshoot for seconds, and a pace far above the budget builds a
- * queue that then takes a deep cut to drain.
- */
+/** A row is a creation and a registration: never faster than the whole budget lets rows through. */
 const REQUESTS_PER_ROW = 2;
 
 /**
- * How fast a chunk lets its rows go: fast enough to spend what the tills leave of the budget, slow enough that the
- * queue's rate limiter still holds a slot when a till's sale comes. Temporal's limiter (a bucket of a second's worth of
- * slots) serves the highest priority first but cannot hold a slot back: an import that always has a task waiting
- * empties the bucket, and each till sale then waits for the next slot. So the import paces itself as a background
- * transfer does, on its own queue wait: while the bucket holds slots its creations start after the worker's usual
- * pickup, whatever the priority; one that waited a slot and a half longer found it empty, and the pace is cut; while
- * the pace is what holds rows back, it creeps up (additive increase, multiplicative decrease).
+ * How fast a chunk lets its rows go: spending what the tills leave of the budget, yet leaving the queue's limiter a
+ * slot when a till's sale comes. Temporal's limiter serves priority first but cannot hold a slot back, so the import
+ * paces itself on its own queue wait: a creation that waited a slot and a half past the worker's pickup found the
+ * bucket empty and cuts the pace; while the pace holds rows back, it creeps up (additive increase, multiplicative
+ * decrease).
  */
 export class RowPace {
   private rowsPerSecond: number;
@@ -93,7 +77,6 @@ export class RowPace {
     this.lastCutAt = this.spentAt === undefined ? Number.NEGATIVE_INFINITY : at!;
   }
 
-  /** What a chunk after this one starts from. */
   get state(): CataloguePace {
     const { rowsPerSecond, spentAt, lastCutAt } = this;
     return { rowsPerSecond, ...(spentAt === undefined ? {} : { spent: { rowsPerSecond: spentAt, at: lastCutAt } }) };
@@ -111,10 +94,7 @@ export class RowPace {
     return mine;
   }
 
-  /**
-   * The row let go at `letGoAt` has started, after waiting `queuedMs` in the queue (unknown when it failed): a row
-   * held up keeps its own time, so it stops holding the others back ten seconds after it was let go, not later.
-   */
+  /** `queuedMs` unknown when it failed; a held-up row keeps its own `letGoAt`, so it stops holding the others back. */
   started(letGoAt: number, queuedMs: number | undefined): void {
     const at = this.queued.indexOf(letGoAt);
     if (at >= 0) this.queued.splice(at, 1);

@@ -54,9 +54,7 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
   };
 
   setHandler(getItemRegistrationStateQuery, () => state);
-  setHandler(itemFixedSignal, () => {
-    fixed = true;
-  });
+  setHandler(itemFixedSignal, () => void (fixed = true));
   setHandler(addRegistrationWaiterSignal, async ({ workflowId }) => {
     if (state.waiters.includes(workflowId)) return;
     state.waiters.push(workflowId);

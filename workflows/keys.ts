@@ -1,12 +1,10 @@
 /**
- * Deterministic idempotency keys and stock references, derived from business identity only (never from run
- * ids or random values), so a reset, a continue-as-new or a second worker sends exactly the same key. Workflow
- * code has no Node crypto, hence @noble/hashes.
+ * Keys derived from business identity only (never run ids or randomness), so a reset, a continue-as-new or a second
+ * worker sends the same key. Workflow code has no Node crypto, hence @noble/hashes.
  */
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2';
 import { utf8ToBytes } from '@noble/hashes/utils';
 
-/** SHA-256 of the UTF-8 bytes of `text`. */
 export function sha256(text: string): Uint8Array {
   return nobleSha256(utf8ToBytes(text));
 }

@@ -21,10 +21,9 @@ import {
 } from '../src/contracts/outage-watch.js';
 
 /**
- * Between two probes of a side: as long as the outage is old, from 10 s up to 20 s in its first hour (a blip costs a
- * few seconds, an hour-long outage at most 20 s after it ends, three requests a minute), then a 30th of its age, up to
- * 15 minutes, so a days-long outage costs each waiting sale's history little (probes also go round the sales). The
- * first probe waits one interval too: the sale that met the outage has just tried.
+ * Between two probes of a side: the outage's age, from 10 s up to 20 s in its first hour, then a 30th of its age up to
+ * 15 minutes, so a days-long outage costs waiting sales' histories little. The first probe waits too: the sale that
+ * met the outage has just tried.
  */
 const PROBE_PACING = {
   minMs: 10_000,
@@ -51,10 +50,7 @@ const FIRST_PROBE_PACING: typeof PROBE_PACING = {
 };
 export const PROBE_PACING_PATCH = 'outage-probe-pacing';
 const HOUR_MS = 3_600_000;
-/**
- * A sale joining this soon after its side's sales were sent goes at once: it was held back by a process that had not
- * yet heard (the fleet reads the watch every few seconds), not by the outage.
- */
+/** A sale joining this soon after its side's release goes at once: held back by a process that had not yet heard. */
 const LATE_JOIN_MS = 30_000;
 /** The longest a release waits for a sale sent to say it goes before it sends the next. */
 const GOING_MS = 2_000;
@@ -100,18 +96,12 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
     waiting.delete(workflowId);
     going.add(workflowId);
   });
-  setHandler(getOutageWatchStateQuery, (): OutageWatchState => {
-    const of = (side: OutageSide) => ordered(side);
-    return {
-      waiting: { service: of('service').length, authority: of('authority').length },
-      since: {
-        service: oldestJoin('service'),
-        authority: oldestJoin('authority'),
-      },
-      probes,
-      released,
-    };
-  });
+  setHandler(getOutageWatchStateQuery, (): OutageWatchState => ({
+    waiting: { service: ordered('service').length, authority: ordered('authority').length },
+    since: { service: oldestJoin('service'), authority: oldestJoin('authority') },
+    probes,
+    released,
+  }));
 
   function ordered(side: OutageSide) {
     return [...waiting.values()]
@@ -143,9 +133,8 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
     releasedAt[side] = Date.now();
     for (const sale of go) waiting.delete(sale.workflowId);
     released += go.length;
-    // One after another: each sale hears and says it goes (its call scheduled) before the next is told, so their calls
-    // reach the queue oldest first. That is far quicker than the budget lets calls out, so it costs the recovery
-    // nothing; a sale that does not say so (its worker gone, or started before sales said it) is not waited for long.
+    // Each sale says it goes (its call scheduled) before the next is told, so calls reach the queue in order, far
+    // quicker than the budget lets them out. One that does not say so (worker gone, older) is not waited for long.
     going.clear();
     for (const sale of go) {
       await tell(sale.workflowId, side, 'over');

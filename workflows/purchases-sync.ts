@@ -20,10 +20,10 @@ import {
 } from '../src/contracts/purchases-sync.js';
 import { API_RETRY, type ActivitiesOn } from './activity-options.js';
 import { PRIORITY } from '../src/contracts/priority.js';
-import { failsTheWorkflow } from './metrics.js';
+import { count, failsTheWorkflow } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
 import type { DueEvent } from './purchases-sync/ledger.js';
-import { PurchasesSyncRecord, countFailedSync } from './purchases-sync/record.js';
+import { PurchasesSyncRecord } from './purchases-sync/record.js';
 
 /** Ledgers beyond this many invoices approach the 2 MB limit of one payload (about 40 bytes an invoice). */
 const LEDGER_WARNING_SIZE = 25_000;
@@ -36,54 +36,50 @@ interface PurchasesSync {
 }
 
 /**
- * One sync of a business's supplier invoices (docs/purchases-sync.md): one pull, then the list page by page, each
- * page its own activity so a till's sale can go between any two; every invoice new or changed goes to the
- * business's sink as an event with a stable id. Continues as new every `pagesPerRun` pages. Its end is counted
- * once, by the run it ends in (succeeded in closeSync, failed here).
+ * One sync of a business's supplier invoices (docs/purchases-sync.md): one pull, then a page per activity so a till's
+ * sale can go between any two. Its end is counted once, by its last run (succeeded in record.finished, failed here).
  */
 export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
   try {
     return await syncRun(input);
   } catch (err) {
-    if (failsTheWorkflow(err)) countFailedSync(input.businessId);
+    if (failsTheWorkflow(err)) count('etims_purchases_syncs', { business_id: input.businessId, outcome: 'failed' });
     throw err;
   }
 }
 
 async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
+  const { businessId } = input;
   const settings = settingsOf(input.options);
-  const record = new PurchasesSyncRecord(input.businessId, input.carry);
+  const record = new PurchasesSyncRecord(businessId, input.carry);
   setHandler(getPurchasesSyncProgressQuery, () => record.progress());
   record.show(record.state.runs > 1 ? `continuing (run ${record.state.runs})` : 'pulling');
-  const route = await placeOnBudget(input.businessId, false);
+  const route = await placeOnBudget(businessId, false);
   const sync: PurchasesSync = { input, settings, record, api: purchasesSyncActivities(route, settings) };
   // The service fetches the latest invoices from the authority once a sync: a continued run does not again.
   if (!record.state.pulled) {
-    await sync.api.compliance.pullPurchases({ businessId: input.businessId });
+    await sync.api.compliance.pullPurchases({ businessId });
     record.pulled();
   }
   for (let pagesThisRun = 1; ; pagesThisRun++) {
     const page = await sync.api.compliance.listPurchasesPage({
-      businessId: input.businessId,
+      businessId,
       cursor: record.state.cursor,
       pageSize: settings.pageSize,
     });
     await deliver(sync, record.compared(page));
     record.advanced(page.nextCursor);
-    if (page.nextCursor === null) return closeSync(sync);
+    if (page.nextCursor === null) {
+      const size = Object.keys(record.state.ledger).length;
+      if (size > LEDGER_WARNING_SIZE)
+        log.warn('the purchases ledger is large; payloads are limited to 2 MB', { businessId, invoices: size });
+      log.info('purchases sync done', { businessId, ...record.state.counts });
+      // Invoices of `previous` not listed any more are dropped: the ledger mirrors what the service lists.
+      return record.finished();
+    }
     if (pagesThisRun >= settings.pagesPerRun || workflowInfo().continueAsNewSuggested)
       await continueAsNew<typeof purchasesSyncWorkflow>({ ...input, carry: record.nextRun() });
   }
-}
-
-function closeSync({ input, record }: PurchasesSync): PurchasesSyncResult {
-  const { businessId } = input;
-  const size = Object.keys(record.state.ledger).length;
-  if (size > LEDGER_WARNING_SIZE)
-    log.warn('the purchases ledger is large; payloads are limited to 2 MB', { businessId, invoices: size });
-  log.info('purchases sync done', { businessId, ...record.state.counts });
-  // Invoices of `previous` not listed any more are dropped: the ledger mirrors what the service lists.
-  return record.finished();
 }
 
 function settingsOf(options: PurchasesSyncOptions = {}) {
@@ -107,7 +103,6 @@ function settingsOf(options: PurchasesSyncOptions = {}) {
 
 function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, settings: ReturnType<typeof settingsOf>) {
   return {
-    // Every call of the sync is one activity on the rate-limited compliance queue, behind any till's sale.
     compliance: proxyActivities<ActivitiesOn<'compliance'>>({
       taskQueue: complianceQueue,
       startToCloseTimeout: '60 seconds',
@@ -131,11 +126,7 @@ function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, se
   };
 }
 
-/**
- * Sends the events a page made due to the business's sink, in one batch. A sink that is down does not fail the
- * sync: the batch is retried for a few minutes, then the rest of this sync's events are counted `pending` and the
- * ledger keeps what was delivered, so the next sync sends them.
- */
+/** A sink that is down does not fail the sync: after a few minutes' retries, the next sync sends the rest. */
 async function deliver({ input, record, api }: PurchasesSync, due: DueEvent[]): Promise<void> {
   if (due.length === 0) return;
   if (record.state.sinkDown) return record.delivered(due, 0);

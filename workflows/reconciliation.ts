@@ -15,9 +15,8 @@ import { placeOnBudget, type CallRoute } from './placement.js';
 import { ReconciliationRecord, countFailedReconciliation } from './reconciliation/record.js';
 
 /**
- * One reconciliation of a business's supplier invoices with its accounting company's bill payments, one activity
- * per page at the lowest priority, the rules applied here (docs/reconciliation.md says why it never continues as new).
- * Its end is counted once: succeeded with the findings (record.finished) or failed here, a refused input included.
+ * A business's supplier invoices against its company's bill payments, a page per activity at the lowest priority
+ * (docs/reconciliation.md). Its end is counted once: succeeded in record.finished, or failed here.
  */
 export async function reconciliationWorkflow(input: ReconciliationInput): Promise<ReconcileBusinessResult> {
   try {
@@ -62,11 +61,7 @@ function invalidInput(input: ReconciliationInput): string | undefined {
   return undefined;
 }
 
-/**
- * Behind every sale on the compliance queue, and behind the sync batches on the accounting queue: nobody waits for
- * a reconciliation. A page waits as long as the tills take the budget or an outage lasts; the schedule skips runs
- * while one is still reading.
- */
+/** Behind every sale and sync batch: nobody waits for a reconciliation, so a page waits out tills and outages. */
 function reconciliationActivities({ complianceQueue, fairnessKey }: CallRoute) {
   const options = {
     startToCloseTimeout: '60 seconds',

@@ -18,15 +18,12 @@ import { saleActivities } from './sale/activities.js';
 import type { SaleContext, SaleSettings } from './sale/context.js';
 import { settleDocument } from './sale/documents.js';
 import { fileWithItemsChecked } from './sale/items.js';
-import { emptyInbox, handleSaleMessages, handleTemporalCancellation, refuseInput } from './sale/messages.js';
+import { handleSaleMessages, handleTemporalCancellation, refuseInput } from './sale/messages.js';
 import { OperatorCancelled, parkOnRefusal } from './sale/operator.js';
 import { RIDE_OUTAGES_PATCH } from './sale/outage.js';
 import { SaleRecord } from './sale/record.js';
 
-/**
- * One sale from start to signed receipt, stock hand-over and refund window. Fiscal writes carry keys derived from
- * business identity, outcomes are confirmed by reading the document, and what the worker cannot fix parks.
- */
+/** One sale from start to signed receipt, stock hand-over and refund window; what the worker cannot fix parks. */
 export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
   // Starts in plain JSON (the Temporal CLI, another SDK) skip the client's checks: nothing unusable goes further.
   const checked = checkSaleInput(input);
@@ -64,7 +61,14 @@ function openSale(input: SaleInput): SaleContext {
     workflowId,
     taskQueue,
     record: new SaleRecord(input),
-    inbox: emptyInbox(),
+    inbox: {
+      callbackHints: 0,
+      registrations: new Map(),
+      operatorRetry: false,
+      operatorCancel: undefined,
+      outageNews: undefined,
+      refund: undefined,
+    },
     // Replaced once placed: nothing is called before.
     api: saleActivities(unplacedRoute(input.businessId), false),
     route: unplacedRoute(input.businessId),
@@ -85,11 +89,7 @@ async function placeSale(sale: SaleContext): Promise<void> {
   sale.api = saleActivities(route, sale.settings.ridesOutages, sale.tries);
 }
 
-/**
- * Files the sale, its items checked (registered first when needed), to a signed receipt. Signed at once, its stock
- * goes to the ledger from the signing activity (`ledgerWorkflowId`): the receipt's workflow task then runs no local
- * activity, so a till's answer does not wait for the hand-over.
- */
+/** Signed at once, its stock goes to the ledger from the signing activity: a till's answer waits for no hand-over. */
 async function signSale(sale: SaleContext): Promise<SignedStock> {
   const { input, record } = sale;
   const saleKey = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
@@ -104,7 +104,14 @@ async function signSale(sale: SaleContext): Promise<SignedStock> {
   const filing = {
     businessId: input.businessId,
     workflowId: sale.workflowId,
-    request: saleRequest(input),
+    request: {
+      traderInvoiceNumber: input.traderInvoiceNumber,
+      saleDate: input.saleDate,
+      lines: input.lines,
+      ...(input.branchId ? { branchId: input.branchId } : {}),
+      ...(input.paymentTypeCode ? { paymentTypeCode: input.paymentTypeCode } : {}),
+      ...(input.customer ? { customer: input.customer } : {}),
+    },
     idempotencyKey: saleKey,
     // Every attempt of the filing, by any activity or worker, sends the same callback URL: the body is fingerprinted.
     callbackAnchorMs: workflowInfo().startTime.getTime(),
@@ -122,15 +129,13 @@ async function signSale(sale: SaleContext): Promise<SignedStock> {
   return { deductions, stockTracked, ledgerWorkflowId };
 }
 
-/** A signed sale's deduction per line (its reference the line's for every worker), and where its stock went. */
 interface SignedStock {
   deductions: StockMovementState[];
   stockTracked: Set<string>;
-  /** The ledger the signing activity handed the stock-tracked lines to; undefined: the sale hands them over. */
+  /** Undefined: the signing activity did not hand over, the sale does. */
   ledgerWorkflowId: string | undefined;
 }
 
-/** The deductions of stock-tracked lines, with the branch's stock ledger; the sale does not wait on stock. */
 async function handOverDeductions(
   sale: SaleContext,
   { deductions, stockTracked, ledgerWorkflowId }: SignedStock,
@@ -159,7 +164,6 @@ async function refundWindow(sale: SaleContext): Promise<boolean> {
   return inbox.refund !== undefined;
 }
 
-/** Reverses the signed sale with a credit note, then hands the goods back to the branch's stock. */
 async function issueRefund(sale: SaleContext, request: RefundRequest): Promise<RefundResult> {
   const { input, record, api } = sale;
   record.enter('refunding');
@@ -251,15 +255,4 @@ function optionDuration(name: string, value: string): number {
   if (ms === undefined)
     throw ApplicationFailure.nonRetryable(`options.${name}: not a duration: ${value}`, FAILURE_TYPES.invalidInput);
   return ms;
-}
-
-function saleRequest(input: SaleInput) {
-  return {
-    traderInvoiceNumber: input.traderInvoiceNumber,
-    saleDate: input.saleDate,
-    lines: input.lines,
-    ...(input.branchId ? { branchId: input.branchId } : {}),
-    ...(input.paymentTypeCode ? { paymentTypeCode: input.paymentTypeCode } : {}),
-    ...(input.customer ? { customer: input.customer } : {}),
-  };
 }

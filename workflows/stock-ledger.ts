@@ -39,8 +39,7 @@ const EVIDENCE_WAIT_MS = 10 * 60_000;
 
 /**
  * The one writer of stock for a business at a branch (docs/stock-ledger.md): one movement per item at a time, so
- * every answer's quantity on hand can be attributed; an item's lines merged while the budget is contended; lost
- * answers settled from the next quantity on hand; each sale told which movement carried its lines.
+ * every answer's quantity on hand can be attributed, and lost answers settled from the next one.
  */
 export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void> {
   const { workflowId } = workflowInfo();
@@ -51,7 +50,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     input.carried,
     Date.now(),
   );
-  const attention = new AttentionBoard(book);
+  const refreshAttention = attentionBoard(book);
   setHandler(handOverStockSignal, ({ lines, reporting }) => void book.take(lines, reporting, Date.now()));
   setHandler(getStockLedgerStateQuery, () => book.state());
   setHandler(
@@ -59,7 +58,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     (request) => {
       const m = book.settleByOperator(request.referenceId, request.decision)!;
       if (m.status === 'recorded') notices.recorded([m]);
-      attention.refresh();
+      refreshAttention();
       return m;
     },
     {
@@ -84,7 +83,6 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
   void notices.run();
   const running = new Map<string, Promise<void>>();
   let probesRefused = false;
-  /** Items whose probe the service refused for the item's sake. */
   const unprobeable = new Set<string>();
   const probing = (itemId: string) => !probesRefused && !unprobeable.has(itemId);
   const budget = new BudgetSense();
@@ -101,7 +99,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     notices.recorded([...(m ? [m] : []), ...settled.applied]);
     if (settled.toOperator.length > 0) {
       for (const u of settled.toOperator) count('etims_stock_movements_needing_operator', { action: u.action });
-      attention.refresh();
+      refreshAttention();
     }
   }
 
@@ -133,7 +131,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     else await sleep(2000);
   }
 
-  /** Sends one movement of the item, or settles its lost answers: one step, then the loop looks again. */
+  /** One step for the item (a movement, or settling lost answers); then the loop looks again. */
   async function stepItem(itemId: string): Promise<void> {
     if (probing(itemId) && (book.uncertainOf(itemId).length > 0 || book.knownOnHand(itemId) === undefined)) {
       // Read before sending more: one lost answer is decidable (unless at 0), two opposite ones could cancel out.
@@ -151,7 +149,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
               `check reference ${u.referenceId}`,
           );
         }
-        attention.refresh();
+        refreshAttention();
         return;
       }
     }
@@ -202,7 +200,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
             'fix the cause, then settle it (resend, or applied if it is recorded after all)',
         );
         count('etims_stock_movements_needing_operator', { action: m.action });
-        attention.refresh();
+        refreshAttention();
       }
       return;
     }
@@ -234,29 +232,26 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
 }
 
 /** `NeedsAttention` and the details page while a movement waits for an operator, written only when that changes. */
-class AttentionBoard {
-  private written: string | undefined;
-
-  constructor(private readonly book: LedgerBook) {}
-
-  refresh(): void {
-    const waiting = this.book.waitingForOperator();
-    const details = waiting
+function attentionBoard(book: LedgerBook): () => void {
+  let written: string | undefined;
+  return () => {
+    const details = book
+      .waitingForOperator()
       .map(
         (m) =>
           `- \`${m.referenceId}\`: ${m.action} ${m.quantity} × \`${m.itemId}\` ` +
           `(${m.lines.length} lines): ${m.problem ?? ''}`,
       )
       .join('\n');
-    if (details === this.written) return;
-    if ((this.written === undefined || this.written === '') !== (details === ''))
+    if (details === written) return;
+    if ((written === undefined || written === '') !== (details === ''))
       upsertSearchAttributes([
         { key: NeedsAttention, value: details !== '' },
         { key: AttentionReason, value: details === '' ? '' : STOCK_NEEDS_OPERATOR },
       ]);
-    this.written = details;
+    written = details;
     setCurrentDetails(
       details === '' ? '' : `**Stock movements waiting for an operator** (update \`settleMovement\`):\n\n${details}`,
     );
-  }
+  };
 }

@@ -20,13 +20,10 @@ import {
   type SyncBatchSummary,
 } from '../src/contracts/sync-batch.js';
 import { API_RETRY, accountingQueue, type ActivitiesOn } from './activity-options.js';
-import { failsTheWorkflow } from './metrics.js';
+import { count, failsTheWorkflow } from './metrics.js';
 import { observe, type BatchScope, type Observation } from './sync-batch/observe.js';
-import { SyncBatchRecord, countFailedBatch } from './sync-batch/record.js';
+import { SyncBatchRecord } from './sync-batch/record.js';
 import { settingsOf, type SyncBatchSettings } from './sync-batch/settings.js';
-
-type Unsettled = Extract<Observation, { kind: 'unsettled' }>;
-type Settled = Extract<Observation, { kind: 'settled' }>;
 
 interface Batch {
   input: SyncBatchInput;
@@ -42,15 +39,15 @@ interface Batch {
 }
 
 /**
- * One accounting sync batch from `process` to every bill payment settled (docs/sync-batches.md): process once,
- * then follow the payments with backoff, woken early by webhooks; failed payments park the batch for an operator.
- * Continues as new after `pollsPerRun` polls. Its end is counted once, by the run it ends in.
+ * One accounting sync batch (docs/sync-batches.md): process once, then follow the payments with backoff, woken early
+ * by webhooks; failed payments park it for an operator. Its end is counted once, by the run it ends in.
  */
 export async function syncBatchWorkflow(input: SyncBatchInput): Promise<SyncBatchSummary> {
   try {
     return await followBatch(input);
   } catch (err) {
-    if (failsTheWorkflow(err)) countFailedBatch();
+    // Counted here: a refused input has no record.
+    if (failsTheWorkflow(err)) count('etims_sync_batches', { outcome: 'failed' });
     throw err;
   }
 }
@@ -72,10 +69,7 @@ async function followBatch(input: SyncBatchInput): Promise<SyncBatchSummary> {
   }
 }
 
-/**
- * The accounting activities, on the accounting queue (its server-side rate limit is the fleet's budget). Both
- * are safe to repeat, so an outage is ridden out in activity retries, which add no history events, however long.
- */
+/** Both safe to repeat: an outage is ridden out in activity retries, which add no history events. */
 function syncBatchActivities() {
   const api = proxyActivities<ActivitiesOn<'accounting'>>({
     taskQueue: accountingQueue(),
@@ -83,7 +77,6 @@ function syncBatchActivities() {
     retry: API_RETRY,
   });
   return {
-    /** `companyId`: whose accounting application processes the batch when several are served (absent: the one). */
     processSyncBatch: (syncBatchId: string, companyId: string | undefined) =>
       api.processSyncBatch.executeWithOptions({ summary: `process sync batch ${syncBatchId}` }, [
         { syncBatchId, ...(companyId ? { companyId } : {}) },
@@ -123,7 +116,6 @@ function openBatch(input: SyncBatchInput): Batch {
   return batch;
 }
 
-/** The query, the webhook signal and the operator's updates. Validators refuse what the batch cannot do now. */
 function handleBatchMessages({ record, inbox, api, input }: Batch): void {
   const { state } = record;
   const allowedWhileParked = (update: string) => {
@@ -166,7 +158,7 @@ function refuse(message: string): never {
   throw ApplicationFailure.nonRetryable(message, FAILURE_TYPES.invalidOperation);
 }
 
-/** Process is called once a batch: a continued run goes on following. */
+/** A continued run goes on following. */
 async function processOnce({ input, record, api }: Batch): Promise<void> {
   if (record.state.processCalls > 0) return;
   record.enter('processing');
@@ -183,11 +175,8 @@ async function poll(batch: Batch): Promise<Observation | undefined> {
   return batch.record.state.processCalls === generation ? seen : undefined;
 }
 
-/**
- * Payments still pending or syncing: the next poll comes after the first interval once something settled, doubled
- * up to the maximum while nothing does, sooner on a webhook.
- */
-async function waitForProgress(batch: Batch, seen: Unsettled): Promise<void> {
+/** The next poll after the first interval once something settled, doubled while nothing does, sooner on a webhook. */
+async function waitForProgress(batch: Batch, seen: Extract<Observation, { kind: 'unsettled' }>): Promise<void> {
   const { record, settings } = batch;
   const previous = record.state.lastPoll;
   const progressed = previous !== null && seen.pending + seen.syncing < previous.pending + previous.syncing;
@@ -209,7 +198,10 @@ async function keepPollGap({ settings, lastPollAt }: Batch): Promise<void> {
 }
 
 /** Every payment settled: the batch completes, or parks with the failed ones until an operator acts or a look. */
-async function completeOrPark(batch: Batch, seen: Settled): Promise<'closed' | 'poll again'> {
+async function completeOrPark(
+  batch: Batch,
+  seen: Extract<Observation, { kind: 'settled' }>,
+): Promise<'closed' | 'poll again'> {
   const { input, record, inbox, settings } = batch;
   if (seen.untagged && batch.scope.ids === undefined && seen.synced === 0 && seen.failed.length === 0)
     throw ApplicationFailure.nonRetryable(

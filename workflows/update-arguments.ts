@@ -3,11 +3,7 @@ import type { z } from 'zod';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { checkInput, type InputProblem } from '../src/contracts/sale-input.js';
 
-/**
- * Update arguments checked in validators: UI forms and other SDKs send whatever was typed, and a handler must never
- * meet a shape it cannot read. Refused as `invalid_input`; what the workflow cannot do now is `invalid_operation`.
- */
-
+/** Validators check update arguments: UI forms and other SDKs send whatever was typed. */
 export function refuse(message: string, problems: readonly InputProblem[]): never {
   throw ApplicationFailure.create({
     type: FAILURE_TYPES.invalidInput,

@@ -33,9 +33,8 @@ export function previousLedger(lastResult: unknown, businessId: string): Purchas
 }
 
 /**
- * Compares one page with what was delivered. Moves each listed invoice's entry from `previous` to `ledger`, so at
- * the end of the listing `ledger` holds exactly the invoices the service lists. An invoice whose event is due
- * keeps its old entry (or none, when new) until the event is delivered: `recordDelivered` moves it forward.
+ * Moves each listed invoice's entry from `previous` to `ledger`, so `ledger` ends holding exactly what the service
+ * lists; an invoice whose event is due keeps its old entry until `recordDelivered` moves it forward.
  */
 export function diffPage(
   businessId: string,

@@ -21,15 +21,7 @@ function freshCarry(businessId: string): PurchasesSyncCarry {
   };
 }
 
-/** A sync that ended failed, counted by the run it failed in (there may be no record: its input was refused). */
-export function countFailedSync(businessId: string): void {
-  count('etims_purchases_syncs', { business_id: businessId, outcome: 'failed' });
-}
-
-/**
- * Its progress (the `getProgress` query), UI details and metrics; its state is what a run carries to the next, and
- * its ledger the result the schedule hands to the next sync. Every change goes through here.
- */
+/** Its progress query, UI details and metrics; its state is what a run carries to the next. */
 export class PurchasesSyncRecord {
   readonly state: PurchasesSyncCarry;
 

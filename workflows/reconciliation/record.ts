@@ -46,19 +46,15 @@ export class ReconciliationRecord {
       counts: summary.counts,
     };
     setCurrentDetails(summaryMarkdown(result));
-    publishSucceeded(result);
+    // Counted once; the findings gauges hold these counts until the business's next reconciliation succeeds.
+    const business = { business_id: businessId };
+    count('etims_reconciliations', { ...business, outcome: 'succeeded' });
+    // The workflow's clock: the same on a replay.
+    setGauge('etims_reconciliation_last_success_timestamp_seconds', Date.now() / 1000, business);
+    for (const [name, kind] of Object.entries(FINDING_KINDS) as Array<[keyof ReconciliationCounts, FindingKind]>) {
+      setGauge('etims_reconciliation_findings', summary.counts[name], { ...business, kind });
+    }
     return result;
-  }
-}
-
-/** Counted once; the findings gauges hold this run's counts until the business's next reconciliation succeeds. */
-function publishSucceeded({ businessId, counts }: ReconcileBusinessResult): void {
-  const business = { business_id: businessId };
-  count('etims_reconciliations', { ...business, outcome: 'succeeded' });
-  // The workflow's clock: the same on a replay.
-  setGauge('etims_reconciliation_last_success_timestamp_seconds', Date.now() / 1000, business);
-  for (const [name, kind] of Object.entries(FINDING_KINDS) as Array<[keyof ReconciliationCounts, FindingKind]>) {
-    setGauge('etims_reconciliation_findings', counts[name], { ...business, kind });
   }
 }
 

@@ -16,11 +16,7 @@ export interface CallTries {
   one: boolean;
 }
 
-/**
- * Each call with the summary an operator reads in the Temporal UI. `ridesOutages`: a call gives up after a few
- * tries (seven seconds; time waiting for the budget does not count) and the sale waits out the outage
- * (./outage.ts); otherwise it tries for two hours.
- */
+/** `ridesOutages`: a call gives up after a few tries and the sale waits out the outage; else it tries two hours. */
 export function saleActivities(
   { complianceQueue, fairnessKey }: CallRoute,
   ridesOutages: boolean,

@@ -14,14 +14,11 @@ import { registerItems, unregisteredItems } from './items.js';
 import { awaitOperator, parkOnRefusal } from './operator.js';
 import { outageEnded, rideOutages, submissionInFlight, waitOutOutage } from './outage.js';
 
-export type DocumentKind = 'sale' | 'credit note';
+type DocumentKind = 'sale' | 'credit note';
 
 type Outcome = FiscalDocument | { problem: { code: string; message: string } };
 
-/**
- * Drives one fiscal document to a signed receipt: awaits the outcome, registers missing items, retries transient
- * rejections with backoff, parks the rest. Only the sale can be cancelled while parked: a credit note cannot.
- */
+/** Drives one fiscal document to a signed receipt; only the sale, not a credit note, can be cancelled while parked. */
 export async function settleDocument(
   ctx: SaleContext,
   kind: DocumentKind,
@@ -43,7 +40,6 @@ export async function settleDocument(
   const resubmit = (documentId: string) => send(() => api.retrySale(input.businessId, documentId));
   let transientRetries = 0;
 
-  /** A document the authority did not sign: fix what the worker can, or park; then submit it again. */
   async function recover(document: FiscalDocument, causes: AuthorityCause[]): Promise<SubmissionResult> {
     if (document.status === 'completed') {
       // Accepted, but without the receipt values that prove it (C4): never counted as signed.
@@ -58,7 +54,6 @@ export async function settleDocument(
     }
     // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
     const transient = causes.every((c) => isTransientCause(c.code));
-    // The service's item list, not the cause's wording, decides whether registering an item can fix it.
     const unregistered = transient ? [] : await unregisteredItems(ctx);
     if (unregistered.length > 0) {
       await registerItems(ctx, unregistered);
@@ -125,16 +120,10 @@ export async function settleDocument(
   }
 }
 
-/**
- * How long a document whose outcome a callback will announce goes unpolled: the authority usually decides in
- * seconds, and a pointless poll costs budget. Short, so a lost callback costs seconds: polling then takes over.
- */
+/** Unpolled while a callback is due: the authority usually decides in seconds; a lost callback costs this much. */
 const CALLBACK_GRACE_MS = 10_000;
 
-/**
- * The outcome by callback or polling, whichever comes first; a problem when the wait ran out or was refused. With
- * `callbackSince` (callbacks counted at a submission with a callback URL), polling starts once the callback is due.
- */
+/** By callback or polling, whichever comes first; with `callbackSince`, polling starts once the callback is due. */
 async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince: number | undefined): Promise<Outcome> {
   const { input, inbox, api } = ctx;
   const read = () => readDocument(ctx, documentId);

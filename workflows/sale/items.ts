@@ -21,18 +21,13 @@ export async function fileWithItemsChecked(
   if (checked.submission) return checked.submission;
   await serviceAnswered(ctx);
   record.enter('registering_items');
-  await registerItems(
-    ctx,
-    checked.items.filter((i) => !i.registered).map((i) => i.itemId),
-  );
+  const unregistered = checked.items.filter((i) => !i.registered).map((i) => i.itemId);
+  await registerItems(ctx, unregistered);
   record.enter('creating_sale');
   return api.createSale(filing);
 }
 
-/**
- * After a rejection not known to be transient, the items not registered by a fresh read: the contract has no
- * cause code for a missing item, so the list, not the wording, decides.
- */
+/** The items a fresh read shows unregistered: no cause code names a missing item, so the list decides. */
 export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
   const { input, api } = ctx;
   const check = await parkOnRefusal(

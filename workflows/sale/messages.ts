@@ -39,17 +39,6 @@ import { SaleRecord } from './record.js';
 
 const AWAIT_RECEIPT_DEFAULT_WAIT = '30 seconds';
 
-export function emptyInbox(): SaleInbox {
-  return {
-    callbackHints: 0,
-    registrations: new Map(),
-    operatorRetry: false,
-    operatorCancel: undefined,
-    outageNews: undefined,
-    refund: undefined,
-  };
-}
-
 function assertAllowed(condition: boolean, message: string): void {
   if (!condition) throw ApplicationFailure.nonRetryable(message, FAILURE_TYPES.invalidOperation);
 }
@@ -63,25 +52,16 @@ export function handleSaleMessages(ctx: SaleContext): void {
 
   setHandler(getSaleStateQuery, () => state);
   setHandler(getSaleInputQuery, () => input);
-  setHandler(callbackReceivedSignal, () => {
-    inbox.callbackHints++;
-  });
-  setHandler(outageNewsSignal, ({ news }) => {
-    inbox.outageNews = news;
-  });
-  setHandler(itemRegistrationSettledSignal, (outcome) => {
-    inbox.registrations.set(outcome.itemId, outcome);
-  });
+  setHandler(callbackReceivedSignal, () => void inbox.callbackHints++);
+  setHandler(outageNewsSignal, ({ news }) => void (inbox.outageNews = news));
+  setHandler(itemRegistrationSettledSignal, (outcome) => void inbox.registrations.set(outcome.itemId, outcome));
   // The branch's stock ledger names the movement that carried each line it took.
-  setHandler(stockCarriedSignal, ({ lines }) => {
-    for (const line of lines) record.carried(line);
-  });
+  setHandler(stockCarriedSignal, ({ lines }) => lines.forEach((line) => record.carried(line)));
 
   setHandler(
     retryUpdate,
     async () => {
-      // Answered once the process has taken it: unparked and moving on. A repeat under another update id that
-      // arrives before then joins this one (the inbox holds one retry), and after it is refused as not parked.
+      // Answered once the process has taken it; a repeat before then joins this one, after it is refused.
       const parkedThen = state.parked;
       inbox.operatorRetry = true;
       await hold(() => state.parked !== parkedThen);
@@ -89,7 +69,6 @@ export function handleSaleMessages(ctx: SaleContext): void {
     },
     {
       validator: (...args: unknown[]) => {
-        // `retry` takes nothing; a form that sends `{}` or null means the same.
         const argument = args[0];
         if (argument !== undefined && argument !== null && !isEmptyObject(argument))
           refuse(
@@ -208,10 +187,7 @@ function invalidSaleInput(problems: readonly [InputProblem, ...InputProblem[]]):
   });
 }
 
-/**
- * Ends a sale whose input it cannot use before anything is sent, never a workflow task failing for ever. Its query
- * and `awaitReceipt` are in place first, so an update-with-start of the same input is refused naming the fields too.
- */
+/** Ends the sale, not a task failing for ever; `awaitReceipt` refuses an update-with-start naming the fields too. */
 export function refuseInput(input: unknown, problems: [InputProblem, ...InputProblem[]]): never {
   const named =
     typeof input === 'object' && input !== null
@@ -224,20 +200,16 @@ export function refuseInput(input: unknown, problems: [InputProblem, ...InputPro
   });
   setHandler(getSaleStateQuery, () => record.state);
   setHandler(getSaleInputQuery, () => input as SaleInput);
-  const refuseAll = (_request: AwaitReceiptRequest): void => {
-    throw invalidSaleInput(problems);
-  };
   setHandler(awaitReceiptUpdate, (_request: AwaitReceiptRequest) => receiptAnswer(record.state), {
-    validator: refuseAll,
+    validator: (_request: AwaitReceiptRequest) => {
+      throw invalidSaleInput(problems);
+    },
   });
   record.failed(FAILURE_TYPES.invalidInput, problems);
   throw invalidSaleInput(problems);
 }
 
-/**
- * The Temporal UI's "Request Cancellation" (or `temporal workflow cancel`): the cancel update's effect while the
- * sale is parked unsigned; otherwise refused, noted in its history and details, and the sale carries on.
- */
+/** Temporal's cancellation: the cancel update's effect while parked unsigned; otherwise refused and noted. */
 export function handleTemporalCancellation({ record, inbox }: SaleContext): void {
   if (record.isParkedFor('cancel')) {
     inbox.operatorCancel ??= 'cancellation requested through Temporal';
@@ -260,7 +232,6 @@ function whyNotCancellable(state: SaleState): string {
   );
 }
 
-/** The till has its answer: signed, parked for an operator, or at an end. */
 function tillCanBeAnswered(state: SaleState): boolean {
   if (state.sale !== null && isSigned(state.sale)) return true;
   // A till is not held through an outage: it hears at once that the sale will be signed when the service is back.

@@ -24,10 +24,7 @@ export async function awaitOperator(
   record.enter('retrying');
 }
 
-/**
- * A refusal the worker cannot fix (unknown item, bad request, missing scope) parks the sale for an operator instead
- * of failing it. A second credit note is not parked: the refund update reports it.
- */
+/** A refusal the worker cannot fix parks the sale for an operator; a second credit note is the refund update's. */
 export async function parkOnRefusal<T>(
   ctx: SaleContext,
   call: () => Promise<T>,

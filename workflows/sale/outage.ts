@@ -42,11 +42,8 @@ const NOT_OUTAGES: ReadonlySet<string> = new Set([
 /** A sale the watch has not told anything for this long joins again: a watch someone terminated starts anew. */
 const REJOIN_MS = 10 * 60_000;
 
-/**
- * The cause of a call that failed as an outage once its activity's own retries were spent (the failure's type, or
- * `timeout`); undefined for anything else, which is the caller's to handle (a refusal parks, a cancellation unwinds).
- */
-export function outageCause(err: unknown): string | undefined {
+/** The cause of a call that failed as an outage, its retries spent; undefined for a refusal or a cancellation. */
+function outageCause(err: unknown): string | undefined {
   if (!(err instanceof ActivityFailure) || isCancellation(err)) return undefined;
   const { cause } = err;
   if (cause instanceof TimeoutFailure)
@@ -84,11 +81,7 @@ export async function rideOutages<T>(ctx: SaleContext, call: () => Promise<T>, c
   }
 }
 
-/**
- * Waits on the application's outage watch until it says go (the outage is over) or asks this sale to probe (its
- * next call then makes one try). Past the sale's `outageLimit` it parks instead, saying which outage and since when;
- * an operator's retry starts the count again.
- */
+/** Waits on the watch until it says go or asks this sale to probe (one try); past `outageLimit` it parks instead. */
 export async function waitOutOutage(
   ctx: SaleContext,
   seen: Pick<OutageWait, 'side' | 'cause' | 'message'>,
@@ -99,7 +92,6 @@ export async function waitOutOutage(
   const waitedMs = Date.now() - Date.parse(outage.since);
   if (limitMs !== undefined && waitedMs >= limitMs) {
     await leaveWatch(ctx);
-    // Parked, it is not waiting any more: FiscalStatus goes back to the document's, NeedsAttention to true.
     ctx.record.outageOver(undefined, 'parking');
     const limit = ctx.input.options?.outageLimit ?? '';
     await awaitOperator(
@@ -117,8 +109,7 @@ export async function waitOutOutage(
   if (watch?.probing) await tellWatch(ctx, false);
   if (watch?.side !== seen.side) await joinWatch(ctx, seen.side);
   ctx.tries.one = false;
-  // Sent while its call or its joining was under way (with the others, or as a late joiner), the sale is off the
-  // watch's list and no news will come: it goes at once. A probe asked meanwhile was answered just above.
+  // Sent while its call or its joining was under way, the sale is off the watch's list and no news will come.
   const sentMeanwhile = ctx.inbox.outageNews === 'over' && patched(SENT_WHILE_CALLING_PATCH);
   if (!sentMeanwhile) ctx.inbox.outageNews = undefined;
   for (;;) {
@@ -128,12 +119,10 @@ export async function waitOutOutage(
     // Joining again starts a watch that was lost (terminated by someone); a running one just keeps the sale.
     await joinWatch(ctx, seen.side);
   }
-  // Probing, or sent with the others: either way the next call is one try, which the fleet's hold lets through.
-  // Once sent, the sale is off the watch's list: meeting the outage again, it joins anew.
+  // Either way the next call is one try, which the fleet's hold lets through; once sent, the sale joins anew.
   const sent = ctx.inbox.outageNews === 'over';
   ctx.outageWatch = sent ? undefined : { side: seen.side, probing: true };
-  // Sent: the watch hears it goes, with its call scheduled in the same task, before it sends the next sale, so the
-  // calls reach the queue in the watch's order (not sent at once, whichever sale's task runs first).
+  // Said in the task that schedules its call, before the watch sends the next: calls reach the queue in its order.
   if (sent && patched(GOING_SAID_PATCH))
     void watchHandle(ctx)
       .signal(leaveOutageSignal, { workflowId: ctx.workflowId })
@@ -142,10 +131,7 @@ export async function waitOutOutage(
   ctx.inbox.outageNews = undefined;
 }
 
-/**
- * The outage (of `side`, when given) is over for this sale: its state says so, and the watch hears that the side
- * answered, which sends every other sale waiting on it.
- */
+/** The outage (of `side`, when given) is over: the watch hears the side answered and sends every sale waiting. */
 export async function outageEnded(ctx: SaleContext, side?: OutageSide): Promise<void> {
   ctx.record.outageOver(side);
   const watch = ctx.outageWatch;
@@ -155,11 +141,7 @@ export async function outageEnded(ctx: SaleContext, side?: OutageSide): Promise<
   ctx.tries.one = false;
 }
 
-/**
- * The sale's document was taken and is in flight. A sale the watch asked to probe stays its probe: its outcome tells
- * the watch whether the authority is back (signed: every waiting sale goes), where leaving would have the watch send
- * the others one probe at a time. Any other sale leaves.
- */
+/** The document is in flight: a probing sale stays the probe, its outcome telling whether the authority is back. */
 export async function submissionInFlight(ctx: SaleContext): Promise<void> {
   if (ctx.outageWatch?.probing && patched(PROBE_IN_FLIGHT_PATCH)) {
     // Its next call is no probe: a resubmission after a failed outcome waits for the watch like the others.
@@ -169,16 +151,13 @@ export async function submissionInFlight(ctx: SaleContext): Promise<void> {
   await leaveWatch(ctx);
 }
 
-/**
- * The service answered a call made within a longer step (the filing that lists items to register first): a probe
- * says so at once, since what follows (the items' registration) waits for the service the watch holds back.
- */
+/** The service answered within a longer step (items to register): a probe says so before what follows waits. */
 export async function serviceAnswered(ctx: SaleContext): Promise<void> {
   if (ctx.outageWatch?.side === 'service' && patched(ANSWER_BEFORE_ITEMS_PATCH)) await outageEnded(ctx, 'service');
 }
 
 /** The sale stops waiting on the watch without having got through (parked, or its document in flight). */
-export async function leaveWatch(ctx: SaleContext): Promise<void> {
+async function leaveWatch(ctx: SaleContext): Promise<void> {
   if (!ctx.outageWatch) return;
   ctx.outageWatch = undefined;
   ctx.tries.one = false;

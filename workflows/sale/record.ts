@@ -21,7 +21,6 @@ import type { StockCarried } from '../../src/contracts/stock-ledger.js';
 
 type StockCarriedLine = StockCarried['lines'][number];
 
-/** A sale's state before anything happened, as the `getState` query shows it. */
 export function initialSaleState(
   input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>,
   step: SaleStep,
@@ -115,10 +114,7 @@ export class SaleRecord {
     this.publishDetails();
   }
 
-  /**
-   * The sale meets an outage (again): shown as `FiscalStatus` `awaiting_service` or `awaiting_authority` and
-   * `AttentionReason` the cause, with `NeedsAttention` false. Written only when it changes, not on every try.
-   */
+  /** `FiscalStatus` `awaiting_<side>`, `AttentionReason` the cause: written when it changes, not on every try. */
   waitingOut(seen: Pick<OutageWait, 'side' | 'cause' | 'message'>): OutageWait {
     const before = this.state.outage ?? null;
     const outage = { ...seen, since: before?.since ?? new Date().toISOString(), attempts: (before?.attempts ?? 0) + 1 };
@@ -164,13 +160,11 @@ export class SaleRecord {
     this.publishDetails();
   }
 
-  /** `reason`: why an operator is needed (AttentionReason), '' when none is. */
   private writeAttention(attention: boolean, reason: string): void {
     if (attention !== this.attention || reason !== this.attentionReason)
       upsertSearchAttributes(this.attentionAttributes(attention, reason));
   }
 
-  /** The attention search attributes to write, remembered as written. */
   private attentionAttributes(attention: boolean, reason: string) {
     this.attention = attention;
     this.attentionReason = reason;
@@ -247,10 +241,7 @@ export class SaleRecord {
     return this.state.stockMovements.find((m) => m.referenceId === referenceId);
   }
 
-  /**
-   * The ledger's word on the movement that carried a line. A line handed over by the signing activity can be named
-   * before the sale has recorded its movements: kept until it has.
-   */
+  /** A line handed over by the signing activity can be named before the sale has recorded its movements: kept. */
   carried(line: StockCarriedLine): void {
     const movement = this.movement(line.lineId);
     if (movement === undefined) {
@@ -263,7 +254,6 @@ export class SaleRecord {
     if (line.movementId !== undefined) movement.movementId = line.movementId;
   }
 
-  /** Applies what the ledger said before the movements were recorded. */
   carriedEarly(): void {
     const early = [...this.carriedBeforeRecorded.values()];
     this.carriedBeforeRecorded.clear();

@@ -9,7 +9,6 @@ import {
 } from '../../src/contracts/stock-ledger.js';
 import { weighEvidence } from './evidence.js';
 
-/** Recorded movements kept in the state. */
 const RECENT_MOVEMENTS = 200;
 /** Line ids remembered after their movement left `recent`: a hand-over sent again (retried) is taken once. */
 const REMEMBERED_LINE_IDS = 3000;
@@ -18,18 +17,6 @@ type PendingLine = StockLine & { takenAt: number };
 
 function signed(action: 'ADD' | 'DEDUCT', quantity: number): number {
   return action === 'ADD' ? quantity : -quantity;
-}
-
-function emptyTotals(): LedgerTotals {
-  return {
-    linesTaken: 0,
-    movementsRecorded: 0,
-    linesRecorded: 0,
-    settledByEvidence: 0,
-    resentAfterEvidence: 0,
-    operatorDecisions: 0,
-    probes: 0,
-  };
 }
 
 /** Lines not yet sent, movements not settled, each item's last quantity: the workflow sends, the book decides. */
@@ -58,7 +45,16 @@ export class LedgerBook {
   ) {
     this.reporting = carried?.reporting ?? DEFAULT_STOCK_REPORTING;
     this.nextSequence = carried?.nextSequence ?? 1;
-    this.totals = { ...emptyTotals(), ...carried?.totals };
+    this.totals = {
+      linesTaken: 0,
+      movementsRecorded: 0,
+      linesRecorded: 0,
+      settledByEvidence: 0,
+      resentAfterEvidence: 0,
+      operatorDecisions: 0,
+      probes: 0,
+      ...carried?.totals,
+    };
     for (const [item, q] of Object.entries(carried?.onHand ?? {})) this.onHand.set(item, q);
     this.rememberedLineIds = [...(carried?.lineIds ?? [])];
     for (const id of this.rememberedLineIds) this.lineIds.add(id);

@@ -23,7 +23,6 @@ export class BudgetSense {
     return now - this.seenAt <= staleAfterMs && this.queued >= CONTENDED_AFTER_MS;
   }
 
-  /** How long a movement sent now with the tills should expect to wait. */
   expectedWaitMs(): number {
     return this.queued;
   }

@@ -33,7 +33,6 @@ async function scan(
   sortOrder: SortDirection,
   enough: (found: readonly BillPaymentSyncRecord[]) => boolean,
 ) {
-  /** `capped`: stopped at the page cap with pages left. */
   const result = { found: [] as BillPaymentSyncRecord[], untagged: false, capped: false };
   const belongs = (r: BillPaymentSyncRecord) => (scope.ids ? scope.ids.has(r.id) : r.syncBatchId === scope.syncBatchId);
   for (let page = 1; ; page++) {
@@ -62,9 +61,8 @@ async function scan(
 }
 
 /**
- * One look at a batch's bill payments through `GET /bill-payments` filters and sorting (A18). Unsettled ones first,
- * oldest update first, stopping at the first found: the answer is "not yet" whatever the rest say. Only when none
- * is pending or syncing are failed and synced ones counted, newest first, so the ones just settled are on page 1.
+ * One look through `GET /bill-payments` filters (A18): any unsettled one answers "not yet"; only then are failed and
+ * synced ones counted, newest first, so the ones just settled are on page 1.
  */
 export async function observe(api: SyncBatchApi, scope: BatchScope): Promise<Observation> {
   const any = (found: readonly BillPaymentSyncRecord[]) => found.length > 0;

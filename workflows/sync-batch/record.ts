@@ -38,11 +38,6 @@ function initialState(input: SyncBatchInput): SyncBatchState {
   };
 }
 
-/** A batch that ended failed, counted by the run it failed in (there may be no record: its input was refused). */
-export function countFailedBatch(): void {
-  count('etims_sync_batches', { outcome: 'failed' });
-}
-
 /** Its state (the `getState` query), `NeedsAttention`, UI details and metrics: all changes go through here. */
 export class SyncBatchRecord {
   readonly state: SyncBatchState;

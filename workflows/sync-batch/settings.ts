@@ -3,7 +3,6 @@ import { parseDuration } from '../../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { SyncBatchInput, SyncBatchOptions } from '../../src/contracts/sync-batch.js';
 
-/** The batch's options with their defaults applied, durations in milliseconds. */
 export type SyncBatchSettings = ReturnType<typeof settingsOf>;
 
 /** Starts from plain JSON skip the client's validation: a bad input fails the run clearly, before any call. */
