@@ -13,7 +13,16 @@ export type {
 export { SaleInputConflictError, SaleInputError, SaleOperationError } from './errors.js';
 export type { OperationFailure, SaleOperation } from './errors.js';
 export type { InputProblem } from '../contracts/sale-input.js';
-export { parseRefundRequest, parseSaleInput, refundRequestSchema, saleInputSchema } from './schemas.js';
+export {
+  parseCancelArgs,
+  parseItemFixedArgs,
+  parseRefundRequest,
+  parseSaleInput,
+  parseSaleReference,
+  refundRequestSchema,
+  saleInputSchema,
+} from './schemas.js';
+export { parseDuration } from '../contracts/duration.js';
 export { saleDetails, saleSummary } from './summary.js';
 export { SALE_WORKFLOW_TYPE } from '../contracts/sale.js';
 export type {
@@ -27,7 +36,12 @@ export type {
 } from '../contracts/sale.js';
 export { syncPurchasesNow, PurchasesSyncError } from './purchases.js';
 export type { SyncPurchasesOptions, SyncPurchasesResult } from './purchases.js';
-export { SyncBatchClient, SyncBatchOperationError, parseSyncBatchInput } from './sync-batches.js';
+export {
+  SyncBatchClient,
+  SyncBatchOperationError,
+  connectSyncBatchClient,
+  parseSyncBatchInput,
+} from './sync-batches.js';
 export type { StartSyncBatchResult } from './sync-batches.js';
 export { syncBatchWorkflowId } from '../contracts/sync-batch.js';
 export type { SyncBatchInput, SyncBatchState, SyncBatchSummary } from '../contracts/sync-batch.js';

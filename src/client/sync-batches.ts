@@ -12,6 +12,7 @@ import {
   type SyncBatchState,
   type SyncBatchSummary,
 } from '../contracts/sync-batch.js';
+import { connectSalesClient } from './connect.js';
 import { WorkflowOperationError } from './errors.js';
 import { parseInput } from './schemas.js';
 import { runOperation, TaskQueueClient, type StartOrFindResult } from './start-or-find.js';
@@ -75,4 +76,9 @@ export class SyncBatchClient extends TaskQueueClient {
   private async run<T>(operation: SyncBatchOperation, workflowId: string, call: () => Promise<T>): Promise<T> {
     return runOperation(SyncBatchOperationError, operation, workflowId, call);
   }
+}
+
+export async function connectSyncBatchClient(options: Parameters<typeof connectSalesClient>[0] = {}) {
+  const { client, settings, close } = await connectSalesClient(options);
+  return { syncBatches: new SyncBatchClient(client, options), client, settings, close };
 }
