@@ -457,19 +457,31 @@ describe('resolveTenantDirectory', () => {
   });
 
   it('reads at most `concurrency` entries at once', async () => {
-    // Each identity answer takes 300 ms: 12 entries three at a time take four rounds, all at once one.
-    await sandbox.inspector.addFault({ service: 'compliance', path: '/v1/identity', kind: 'latency', delayMs: 300 });
+    // Each identity answer takes 300 ms, and a slot asks again only once its answer is in: four identity requests
+    // arriving within 300 ms of each other would mean four at once. Read from the sandbox's log, not the wall clock,
+    // so a loaded machine cannot fail it.
+    const latencyMs = 300;
+    await sandbox.inspector.addFault({
+      service: 'compliance',
+      path: '/v1/identity',
+      kind: 'latency',
+      delayMs: latencyMs,
+    });
     try {
       const many = Array.from({ length: 12 }, (_, i) =>
         compliance(`till-${i}`, K.nairobi, { businesses: i === 0 ? [B.nairobi] : [] }),
       );
-      const started = Date.now();
+      const since = Date.now();
       await withDirectory(tenants({ compliance: many }), { concurrency: 3 }, (directory) => {
         expect(directory.applications()).toHaveLength(12);
       });
-      const elapsed = Date.now() - started;
-      expect(elapsed).toBeGreaterThanOrEqual(4 * 300);
-      expect(elapsed).toBeLessThan(6 * 300);
+      const arrivals = (await sandbox.inspector.requestLog({ since, service: 'compliance' }))
+        .filter((r) => r.path === '/v1/identity')
+        .map((r) => r.at)
+        .sort((a, b) => a - b);
+      expect(arrivals).toHaveLength(12);
+      const atOnce = Math.max(...arrivals.map((at) => arrivals.filter((t) => t >= at && t < at + latencyMs).length));
+      expect(atOnce).toBe(3);
     } finally {
       await sandbox.inspector.clearFaults();
     }
