@@ -23,7 +23,8 @@ import {
 /**
  * Between two probes of a side: the outage's age, from 10 s up to 20 s in its first hour, then a 30th of its age up to
  * 15 minutes, so a days-long outage costs waiting sales' histories little. The first probe waits too: the sale that
- * met the outage has just tried.
+ * met the outage has just tried. Watches started before this pacing (unpatched) probed at once, then every 4 s growing
+ * to 30 s; they kept no memo, sent no late joiner and did not wait for sales to say they go.
  */
 const PROBE_PACING = {
   minMs: 10_000,
@@ -31,22 +32,12 @@ const PROBE_PACING = {
   maxMs: 900_000,
   /** A probing sale that has not said what it found by then (its worker gone): the next one probes. */
   answerMs: 60_000,
-  firstProbeWaits: true,
-  /** The waiting counts are kept in the memo, where the metrics read every watch in one listing. */
-  memo: true,
-  releaseLate: true,
-  awaitsGoing: true,
 };
-/** How watches started before the pacing above probed: at once, then every 4 s growing to 30 s. */
 const FIRST_PROBE_PACING: typeof PROBE_PACING = {
   minMs: 4_000,
   firstHourMs: 30_000,
   maxMs: 900_000,
   answerMs: 120_000,
-  firstProbeWaits: false,
-  memo: false,
-  releaseLate: false,
-  awaitsGoing: false,
 };
 export const PROBE_PACING_PATCH = 'outage-probe-pacing';
 const HOUR_MS = 3_600_000;
@@ -75,7 +66,8 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
   const sent = new Set<string>();
   /** Sales of the release under way that said they go (their call scheduled). */
   const going = new Set<string>();
-  const pacing = patched(PROBE_PACING_PATCH) ? PROBE_PACING : FIRST_PROBE_PACING;
+  const paced = patched(PROBE_PACING_PATCH);
+  const pacing = paced ? PROBE_PACING : FIRST_PROBE_PACING;
 
   setHandler(waitOutOutageSignal, (sale) => {
     const known = waiting.get(sale.workflowId);
@@ -83,7 +75,7 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
     // A sale held back while the others were being sent joins late: the side has just answered, so it goes too. One
     // that was sent and is back met the outage again: it waits for a probe.
     const late = Date.now() - releasedAt[sale.side] < LATE_JOIN_MS && !sent.has(sale.workflowId);
-    if (pacing.releaseLate && late) back[sale.side] = true;
+    if (paced && late) back[sale.side] = true;
   });
   setHandler(outageTriedSignal, ({ workflowId, side, back: through }) => {
     if (probing?.workflowId === workflowId) probing.answered = true;
@@ -96,8 +88,9 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
     waiting.delete(workflowId);
     going.add(workflowId);
   });
+  const waitingCounts = () => ({ service: ordered('service').length, authority: ordered('authority').length });
   setHandler(getOutageWatchStateQuery, (): OutageWatchState => ({
-    waiting: { service: ordered('service').length, authority: ordered('authority').length },
+    waiting: waitingCounts(),
     since: { service: oldestJoin('service'), authority: oldestJoin('authority') },
     probes,
     released,
@@ -138,21 +131,19 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
     going.clear();
     for (const sale of go) {
       await tell(sale.workflowId, side, 'over');
-      if (pacing.awaitsGoing) await condition(() => going.has(sale.workflowId), GOING_MS);
+      if (paced) await condition(() => going.has(sale.workflowId), GOING_MS);
     }
     going.clear();
   }
 
   let memo = '';
   let application = input.application;
-  /** Once a probe, not per sale joining: a memo change is an event in the history. */
+  // In the memo, where the metrics read every watch in one listing; once a probe, not per sale joining: a memo change
+  // is an event in the history.
   function showCounts(): void {
     application = [...waiting.values()].find((s) => s.application)?.application ?? application;
-    if (!pacing.memo || !application) return;
-    const counts: OutageWatchMemo = {
-      application,
-      waiting: { service: ordered('service').length, authority: ordered('authority').length },
-    };
+    if (!paced || !application) return;
+    const counts: OutageWatchMemo = { application, waiting: waitingCounts() };
     if (JSON.stringify(counts) === memo) return;
     memo = JSON.stringify(counts);
     upsertMemo({ ...counts });
@@ -161,7 +152,7 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
   for (;;) {
     showCounts();
     if (waiting.size === 0 && !(await condition(() => waiting.size > 0, IDLE_MS))) return;
-    if (pacing.firstProbeWaits) await condition(() => SIDES.some((side) => back[side]), probeInterval());
+    if (paced) await condition(() => SIDES.some((side) => back[side]), probeInterval());
     for (const side of SIDES) {
       if (back[side]) await release(side);
       // The oldest of those probed least: the first probe is the oldest sale's, and later ones go round.
@@ -180,6 +171,6 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
         waiting: [...waiting.values()],
         ...(application ? { application } : {}),
       });
-    if (!pacing.firstProbeWaits) await condition(() => SIDES.some((side) => back[side]), probeInterval());
+    if (!paced) await condition(() => SIDES.some((side) => back[side]), probeInterval());
   }
 }

@@ -5,6 +5,7 @@ import {
   continueAsNew,
   log,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -14,30 +15,23 @@ import {
   PURCHASE_DELIVERY_FAILURES,
   getPurchasesSyncProgressQuery,
   type DeliveryProgress,
+  type PurchasesSyncCarry,
   type PurchasesSyncInput,
   type PurchasesSyncOptions,
   type PurchasesSyncResult,
 } from '../src/contracts/purchases-sync.js';
 import { API_RETRY, type ActivitiesOn } from './activity-options.js';
 import { PRIORITY } from '../src/contracts/priority.js';
-import { count, failsTheWorkflow } from './metrics.js';
+import { count, failsTheWorkflow, setGauge } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
-import type { DueEvent } from './purchases-sync/ledger.js';
-import { PurchasesSyncRecord } from './purchases-sync/record.js';
+import { diffPage, previousLedger, recordDelivered, type DueEvent } from './purchases-sync/ledger.js';
 
 /** Ledgers beyond this many invoices approach the 2 MB limit of one payload (about 40 bytes an invoice). */
 const LEDGER_WARNING_SIZE = 25_000;
 
-interface PurchasesSync {
-  input: PurchasesSyncInput;
-  settings: ReturnType<typeof settingsOf>;
-  record: PurchasesSyncRecord;
-  api: ReturnType<typeof purchasesSyncActivities>;
-}
-
 /**
  * One sync of a business's supplier invoices (docs/purchases-sync.md): one pull, then a page per activity so a till's
- * sale can go between any two. Its end is counted once, by its last run (succeeded in record.finished, failed here).
+ * sale can go between any two. Its end is counted once, by its last run (succeeded in `finished`, failed here).
  */
 export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
   try {
@@ -50,35 +44,103 @@ export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<
 
 async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
   const { businessId } = input;
+  const business = { business_id: businessId };
   const settings = settingsOf(input.options);
-  const record = new PurchasesSyncRecord(businessId, input.carry);
-  setHandler(getPurchasesSyncProgressQuery, () => record.progress());
-  record.show(record.state.runs > 1 ? `continuing (run ${record.state.runs})` : 'pulling');
+  // What a run carries to the next. Schedules hand the previous completion's result to the next action: the ledger
+  // needs no store of its own.
+  const state: PurchasesSyncCarry = input.carry ?? {
+    pulled: false,
+    cursor: null,
+    previous: previousLedger(workflowInfo().lastResult, businessId),
+    ledger: {},
+    counts: { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
+    sinkDown: false,
+    runs: 1,
+  };
+  const { counts } = state;
+  setHandler(getPurchasesSyncProgressQuery, () => {
+    const { cursor, sinkDown, runs } = state;
+    return { businessId, counts, cursor, sinkDown, runs };
+  });
+  const show = (phase: string) =>
+    setCurrentDetails(
+      [
+        `**Purchases sync** of \`${businessId}\`: ${phase}`,
+        '',
+        '| pages | invoices seen | new | status changes | delivered | pending |',
+        '|---|---|---|---|---|---|',
+        `| ${counts.pages} | ${counts.seen} | ${counts.newInvoices} | ` +
+          `${counts.statusChanges} | ${counts.delivered} | ${counts.pending} |`,
+        ...(state.sinkDown ? ['', 'The sink did not take events: they wait for the next sync.'] : []),
+      ].join('\n'),
+    );
+  show(state.runs > 1 ? `continuing (run ${state.runs})` : 'pulling');
   const route = await placeOnBudget(businessId, false);
-  const sync: PurchasesSync = { input, settings, record, api: purchasesSyncActivities(route, settings) };
+  const api = purchasesSyncActivities(route, settings);
+
+  /** The first `delivered` of the due events reached the sink; the rest wait for the next sync. */
+  const delivered = (due: readonly DueEvent[], n: number) => {
+    recordDelivered(state.ledger, due, n);
+    counts.delivered += n;
+    counts.pending += due.length - n;
+    if (n > 0) count('etims_purchase_events_delivered', business, n);
+  };
+  /** A sink that is down does not fail the sync: after a few minutes' retries, the next sync sends the rest. */
+  async function deliver(due: DueEvent[]): Promise<void> {
+    if (due.length === 0) return;
+    if (state.sinkDown) return delivered(due, 0);
+    let n: number;
+    try {
+      n = (await api.sink.deliverPurchaseEvents({ events: due.map((d) => d.event) })).delivered;
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+      n = deliveredBefore(err, due.length);
+      // Counted once a sync: once down, the sink is not called again until the next sync (the flag is carried).
+      state.sinkDown = true;
+      count('etims_purchases_sink_failures', business);
+      log.warn('purchase events not delivered; the next sync delivers them', {
+        businessId,
+        delivered: n,
+        pending: due.length - n,
+        error: err.cause?.message ?? err.message,
+      });
+    }
+    delivered(due, n);
+  }
+
   // The service fetches the latest invoices from the authority once a sync: a continued run does not again.
-  if (!record.state.pulled) {
-    await sync.api.compliance.pullPurchases({ businessId });
-    record.pulled();
+  if (!state.pulled) {
+    await api.compliance.pullPurchases({ businessId });
+    state.pulled = true;
   }
   for (let pagesThisRun = 1; ; pagesThisRun++) {
-    const page = await sync.api.compliance.listPurchasesPage({
+    const page = await api.compliance.listPurchasesPage({
       businessId,
-      cursor: record.state.cursor,
+      cursor: state.cursor,
       pageSize: settings.pageSize,
     });
-    await deliver(sync, record.compared(page));
-    record.advanced(page.nextCursor);
+    counts.pages++;
+    const diff = diffPage(businessId, page.purchases, state.previous, state.ledger);
+    counts.seen += diff.seen;
+    counts.newInvoices += diff.newInvoices;
+    counts.statusChanges += diff.statusChanges;
+    await deliver(diff.due);
+    state.cursor = page.nextCursor;
+    show(state.cursor === null ? 'done' : `listing (page ${counts.pages + 1} next)`);
     if (page.nextCursor === null) {
-      const size = Object.keys(record.state.ledger).length;
+      const size = Object.keys(state.ledger).length;
       if (size > LEDGER_WARNING_SIZE)
         log.warn('the purchases ledger is large; payloads are limited to 2 MB', { businessId, invoices: size });
-      log.info('purchases sync done', { businessId, ...record.state.counts });
+      log.info('purchases sync done', { businessId, ...counts });
+      count('etims_purchases_syncs', { ...business, outcome: 'succeeded' });
+      // The workflow's clock: the same on a replay, and no later than the sync really ended.
+      setGauge('etims_purchases_sync_last_success_timestamp_seconds', Date.now() / 1000, business);
+      setGauge('etims_purchase_events_pending', counts.pending, business);
       // Invoices of `previous` not listed any more are dropped: the ledger mirrors what the service lists.
-      return record.finished();
+      return { businessId, ledger: state.ledger, counts };
     }
     if (pagesThisRun >= settings.pagesPerRun || workflowInfo().continueAsNewSuggested)
-      await continueAsNew<typeof purchasesSyncWorkflow>({ ...input, carry: record.nextRun() });
+      await continueAsNew<typeof purchasesSyncWorkflow>({ ...input, carry: { ...state, runs: state.runs + 1 } });
   }
 }
 
@@ -124,27 +186,6 @@ function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, se
       },
     }),
   };
-}
-
-/** A sink that is down does not fail the sync: after a few minutes' retries, the next sync sends the rest. */
-async function deliver({ input, record, api }: PurchasesSync, due: DueEvent[]): Promise<void> {
-  if (due.length === 0) return;
-  if (record.state.sinkDown) return record.delivered(due, 0);
-  let delivered: number;
-  try {
-    delivered = (await api.sink.deliverPurchaseEvents({ events: due.map((d) => d.event) })).delivered;
-  } catch (err) {
-    if (!(err instanceof ActivityFailure)) throw err;
-    delivered = deliveredBefore(err, due.length);
-    record.sinkWentDown();
-    log.warn('purchase events not delivered; the next sync delivers them', {
-      businessId: input.businessId,
-      delivered,
-      pending: due.length - delivered,
-      error: err.cause?.message ?? err.message,
-    });
-  }
-  record.delivered(due, delivered);
 }
 
 /** How many events a failed delivery had delivered, from its failure's details or its last heartbeat. */

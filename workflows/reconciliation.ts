@@ -1,22 +1,23 @@
-import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import type {
   ReconcileBillPayment,
   ReconcileBusinessResult,
   ReconcilePurchase,
+  ReconciliationCounts,
   ReconciliationInput,
 } from '../src/contracts/reconciliation.js';
+import type { METRICS } from '../src/metrics/catalogue.js';
 import { DEFAULT_MAX_PAGES, tooManyPagesMessage } from '../src/reconciliation/limits.js';
 import { calendarDay, dayNumber, reconcile } from '../src/reconciliation/rules.js';
 import { API_RETRY, accountingQueue, type ActivitiesOn } from './activity-options.js';
 import { PRIORITY } from '../src/contracts/priority.js';
-import { failsTheWorkflow } from './metrics.js';
+import { count, failsTheWorkflow, setGauge } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
-import { ReconciliationRecord, countFailedReconciliation } from './reconciliation/record.js';
 
 /**
  * A business's supplier invoices against its company's bill payments, a page per activity at the lowest priority
- * (docs/reconciliation.md). Its end is counted once: succeeded in record.finished, or failed here.
+ * (docs/reconciliation.md). Its end is counted once: succeeded in `finished`, or failed here.
  */
 export async function reconciliationWorkflow(input: ReconciliationInput): Promise<ReconcileBusinessResult> {
   try {
@@ -24,15 +25,17 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
     if (problem) throw ApplicationFailure.nonRetryable(problem, FAILURE_TYPES.invalidInput);
     const route = await placeOnBudget(input.businessId, false);
     const api = reconciliationActivities(route);
-    const record = new ReconciliationRecord(input);
+    setCurrentDetails(`Reconciling \`${input.businessId}\` with \`${input.companyId}\`…`);
     await checkLink(input, api);
     const purchases = await listPurchases(input.businessId, api);
     const billPayments = await listBillPayments(input.companyId, api);
     // The day the run started, not the clock: a replay counts ages to the same day.
     const asOf = input.asOf ?? calendarDay(workflowInfo().startTime.getTime());
-    return record.finished(reconcile(purchases, billPayments, asOf, input.options));
+    return finished(input, reconcile(purchases, billPayments, asOf, input.options));
   } catch (err) {
-    if (failsTheWorkflow(err)) countFailedReconciliation(input);
+    // The input may be what it refused: the business is read with care.
+    const businessId = typeof input?.businessId === 'string' ? input.businessId : '';
+    if (failsTheWorkflow(err)) count('etims_reconciliations', { business_id: businessId, outcome: 'failed' });
     throw err;
   }
 }
@@ -146,4 +149,44 @@ async function listBillPayments(companyId: string, api: ReconciliationApi): Prom
     return { more: listed.hasNextPage };
   });
   return billPayments;
+}
+
+type FindingKind = (typeof METRICS)['etims_reconciliation_findings']['labels']['kind'][number];
+
+/** Each count as the findings gauge's kind, and its row in the UI (none: only in the footer). */
+const FINDINGS: Record<keyof ReconciliationCounts, [FindingKind, string?]> = {
+  purchases: ['purchases'],
+  billPayments: ['bill_payments'],
+  matched: ['matched', 'Matched'],
+  suggested: ['suggested', 'Suggested (confirm by hand)'],
+  amountMismatches: ['amount_mismatches', 'Amount mismatches'],
+  unpaidPurchases: ['unpaid_purchases', 'Unpaid invoices'],
+  unmatchedPayments: ['unmatched_payments', 'Payments without an invoice'],
+  rejectedPurchases: ['rejected_purchases', 'Rejected invoices (not owed)'],
+  ties: ['ties', 'Ties to review'],
+};
+
+/** The result, shown in the UI as counts per category (nothing about any supplier), counted once with its gauges. */
+function finished(input: ReconciliationInput, summary: ReconcileBusinessResult['summary']): ReconcileBusinessResult {
+  const { businessId, companyId } = input;
+  const c = summary.counts;
+  const findings = Object.entries(FINDINGS) as Array<[keyof ReconciliationCounts, [FindingKind, string?]]>;
+  setCurrentDetails(
+    [
+      `**Reconciliation** of \`${businessId}\` with \`${companyId}\` as of ${summary.asOf}`,
+      '',
+      '| Category | Count |',
+      '|---|---:|',
+      ...findings.flatMap(([name, [, row]]) => (row ? [`| ${row} | ${c[name]} |`] : [])),
+      '',
+      `${c.purchases} invoices, ${c.billPayments} bill payments.`,
+    ].join('\n'),
+  );
+  // The findings gauges hold these counts until the business's next reconciliation succeeds.
+  const business = { business_id: businessId };
+  count('etims_reconciliations', { ...business, outcome: 'succeeded' });
+  // The workflow's clock: the same on a replay.
+  setGauge('etims_reconciliation_last_success_timestamp_seconds', Date.now() / 1000, business);
+  for (const [name, [kind]] of findings) setGauge('etims_reconciliation_findings', c[name], { ...business, kind });
+  return { businessId, companyId, summary, counts: c };
 }

@@ -9,6 +9,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { AdjustStockResult } from '../activities/types.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';
 import {
@@ -25,9 +26,8 @@ import { required } from './update-arguments.js';
 import { count } from './metrics.js';
 import { placeOnBudget } from './placement.js';
 import { LedgerBook } from './stock-ledger/book.js';
-import { BudgetSense } from './stock-ledger/budget-sense.js';
 import { SaleNotices } from './stock-ledger/notices.js';
-import { adjustStockInput, sendMovement } from './stock-ledger/send.js';
+import { sendMovement } from './stock-ledger/send.js';
 
 export const STOCK_NEEDS_OPERATOR = 'stock_needs_operator';
 /** A ledger with nothing to do for this long ends; the next hand-over starts it again. */
@@ -36,6 +36,8 @@ const IDLE_END_MS = 24 * 3_600_000;
 const HISTORY_EVENTS_PER_RUN = 4_000;
 /** Where the service refuses probes: how long an uncertain movement waits for its item's next movement to tell. */
 const EVIDENCE_WAIT_MS = 10 * 60_000;
+/** A movement that waited this long in the queue before it started was behind other work: the budget is contended. */
+const CONTENDED_AFTER_MS = 1000;
 
 /**
  * The one writer of stock for a business at a branch (docs/stock-ledger.md): one movement per item at a time, so
@@ -85,15 +87,19 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
   let probesRefused = false;
   const unprobeable = new Set<string>();
   const probing = (itemId: string) => !probesRefused && !unprobeable.has(itemId);
-  const budget = new BudgetSense();
+  // Whether the budget is contended, from how long the ledger's movements waited in the queue (paced to the budget) or
+  // that they did not start before their deadline. Stale after a max delay: a quiet ledger assumes an idle budget.
+  let queuedMs = 0;
+  let queuedSeenAt = Number.NEGATIVE_INFINITY;
+  const queued = (ms: number) => {
+    queuedMs = ms;
+    queuedSeenAt = Date.now();
+  };
+  const contended = (maxDelayMs: number) => Date.now() - queuedSeenAt <= maxDelayMs && queuedMs >= CONTENDED_AFTER_MS;
 
-  function answered(
-    itemId: string,
-    m: LedgerMovement | undefined,
-    movementId: string | undefined,
-    onHand: number,
-  ): void {
-    const settled = book.answered(itemId, m, movementId, onHand);
+  function answered(itemId: string, m: LedgerMovement | undefined, result: AdjustStockResult): void {
+    if (result.queuedMs !== undefined) queued(result.queuedMs);
+    const settled = book.answered(itemId, m, result.movementId, result.quantityOnHand);
     // The service moves the item now: whatever made it refuse a probe of it has passed.
     unprobeable.delete(itemId);
     notices.recorded([...(m ? [m] : []), ...settled.applied]);
@@ -106,21 +112,9 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
   /** Asks the quantity on hand of an item by a movement of nothing (C28 allows 0): no line rides on it. */
   async function probe(itemId: string): Promise<void> {
     if (!probing(itemId)) return;
-    const outcome = await sendMovement(
-      route,
-      adjustStockInput(input.businessId, input.branchId, {
-        itemId,
-        action: 'ADD',
-        quantity: 0,
-        unitPrice: 0,
-        referenceId: book.probeReference(),
-      }),
-      true,
-    );
-    if (outcome.kind === 'answered') {
-      if (outcome.result.queuedMs !== undefined) budget.started(outcome.result.queuedMs, Date.now());
-      answered(itemId, undefined, undefined, outcome.result.quantityOnHand);
-    }
+    const nothing = { itemId, action: 'ADD', quantity: 0, unitPrice: 0, referenceId: book.probeReference() } as const;
+    const outcome = await sendMovement(route, input, nothing, true);
+    if (outcome.kind === 'answered') answered(itemId, undefined, outcome.result);
     // A 400 refuses movements of nothing altogether: settling falls back on the next movement, or an operator.
     // Any other refusal is the item's (not registered, say).
     else if (outcome.kind === 'refused') {
@@ -160,12 +154,12 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     if (!resending && reporting.mode === 'coalesced') {
       const maxDelayMs = reporting.maxDelaySeconds * 1000;
       const oldest = book.oldestPendingAt(itemId) ?? Date.now();
-      if (budget.contended(Date.now(), maxDelayMs)) {
+      if (contended(maxDelayMs)) {
         // Contended: lines gather as long as the business allows, then go with the tills: one request per max delay.
-        const dispatchMs = Math.min(budget.expectedWaitMs(), maxDelayMs / 4);
+        const dispatchMs = Math.min(queuedMs, maxDelayMs / 4);
         const holdMs = oldest + maxDelayMs - dispatchMs - Date.now();
-        if (holdMs > 0) await condition(() => !budget.contended(Date.now(), maxDelayMs), holdMs);
-        urgent = budget.contended(Date.now(), maxDelayMs);
+        if (holdMs > 0) await condition(() => !contended(maxDelayMs), holdMs);
+        urgent = contended(maxDelayMs);
       }
       // Idle: at once, behind the tills; should the budget fill up meanwhile, not past the max delay.
       if (!urgent) deadlineMs = maxDelayMs - (Date.now() - oldest);
@@ -174,25 +168,18 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     if (!m) return;
     for (;;) {
       book.sending(m, Date.now());
-      const outcome = await sendMovement(
-        route,
-        adjustStockInput(input.businessId, input.branchId, m),
-        urgent,
-        deadlineMs,
-      );
+      const outcome = await sendMovement(route, input, m, urgent, deadlineMs);
       if (outcome.kind === 'not_started') {
         // Bound reached with the budget still contended: the item's waiting lines all go with the tills.
-        budget.notStarted(deadlineMs ?? 0, Date.now());
+        queued(Math.max(deadlineMs ?? 0, CONTENDED_AFTER_MS));
         book.unsend(m);
         m = book.nextMovement(itemId)!;
         urgent = true;
         deadlineMs = undefined;
         continue;
       }
-      if (outcome.kind === 'answered') {
-        if (outcome.result.queuedMs !== undefined) budget.started(outcome.result.queuedMs, Date.now());
-        answered(itemId, m, outcome.result.movementId, outcome.result.quantityOnHand);
-      } else if (outcome.kind === 'uncertain') book.uncertain(m);
+      if (outcome.kind === 'answered') answered(itemId, m, outcome.result);
+      else if (outcome.kind === 'uncertain') book.uncertain(m);
       else {
         book.toOperator(
           m,

@@ -1,4 +1,5 @@
 /** The sync's bookkeeping over plain data; docs/purchases-sync.md says why a ledger and not a date watermark. */
+import { z } from 'zod';
 import {
   purchaseEventId,
   type LedgerEntry,
@@ -10,17 +11,7 @@ import {
 /** An event to deliver and the ledger entry that records it once delivered. */
 export type DueEvent = { event: PurchaseEvent; entry: LedgerEntry };
 
-function isEntry(value: unknown): value is LedgerEntry {
-  return (
-    Array.isArray(value) &&
-    value.length === 3 &&
-    typeof value[0] === 'string' &&
-    typeof value[1] === 'number' &&
-    Number.isInteger(value[1]) &&
-    value[1] >= 0 &&
-    typeof value[2] === 'string'
-  );
-}
+const ledgerEntry = z.tuple([z.string(), z.number().int().min(0), z.string()]);
 
 /** The previous sync's ledger from the result the schedule hands over; empty (all delivered as received) if none. */
 export function previousLedger(lastResult: unknown, businessId: string): PurchaseLedger {
@@ -28,7 +19,10 @@ export function previousLedger(lastResult: unknown, businessId: string): Purchas
   const { businessId: owner, ledger } = lastResult as { businessId?: unknown; ledger?: unknown };
   if (owner !== businessId || typeof ledger !== 'object' || ledger === null) return {};
   const valid: PurchaseLedger = {};
-  for (const [id, entry] of Object.entries(ledger)) if (isEntry(entry)) valid[id] = entry;
+  for (const [id, entry] of Object.entries(ledger)) {
+    const parsed = ledgerEntry.safeParse(entry);
+    if (parsed.success) valid[id] = parsed.data;
+  }
   return valid;
 }
 

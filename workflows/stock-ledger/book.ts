@@ -180,11 +180,7 @@ export class LedgerBook {
   /** The service answered `m` (undefined: a probe) with `onHand`: settles the item's uncertain movements by it. */
   answered(itemId: string, m: LedgerMovement | undefined, movementId: string | undefined, onHand: number) {
     const uncertain = this.uncertainOf(itemId);
-    const settled = {
-      applied: [] as LedgerMovement[],
-      notApplied: [] as LedgerMovement[],
-      toOperator: [] as LedgerMovement[],
-    };
+    const settled = { applied: [] as LedgerMovement[], toOperator: [] as LedgerMovement[] };
     if (uncertain.length > 0) {
       const before = uncertain[0]!.onHandBefore;
       const answeredDelta = m ? signed(m.action, m.quantity) : 0;
@@ -211,7 +207,6 @@ export class LedgerBook {
         } else {
           this.totals.resentAfterEvidence++;
           this.queueResend(u);
-          settled.notApplied.push(u);
         }
       });
       if (evidence.decided) this.totals.settledByEvidence += uncertain.length;

@@ -7,22 +7,6 @@ import { type ActivitiesOn } from '../activity-options.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
 import type { CallRoute } from '../placement.js';
 
-export function adjustStockInput(
-  businessId: string,
-  branchId: string | undefined,
-  m: Pick<AdjustStockInput, 'itemId' | 'action' | 'quantity' | 'unitPrice' | 'referenceId'>,
-): AdjustStockInput {
-  return {
-    businessId,
-    itemId: m.itemId,
-    action: m.action,
-    quantity: m.quantity,
-    unitPrice: m.unitPrice,
-    referenceId: m.referenceId,
-    ...(branchId ? { branchId } : {}),
-  };
-}
-
 type SendOutcome =
   | { kind: 'answered'; result: AdjustStockResult }
   /** Not started before its deadline: provably never sent. */
@@ -38,10 +22,16 @@ type SendOutcome =
  */
 export async function sendMovement(
   route: CallRoute,
-  movement: AdjustStockInput,
+  { businessId, branchId }: { businessId: string; branchId?: string | undefined },
+  m: Pick<AdjustStockInput, 'itemId' | 'action' | 'quantity' | 'unitPrice' | 'referenceId'>,
   urgent: boolean,
   deadlineMs?: number,
 ): Promise<SendOutcome> {
+  const { itemId, action, quantity, unitPrice, referenceId } = m;
+  const movement: AdjustStockInput = {
+    ...{ businessId, itemId, action, quantity, unitPrice, referenceId },
+    ...(branchId ? { branchId } : {}),
+  };
   const { adjustStock } = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: route.complianceQueue,
     startToCloseTimeout: '60 seconds',

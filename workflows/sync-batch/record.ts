@@ -2,7 +2,6 @@ import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@tempor
 import type { ProcessSyncBatchResult } from '../../activities/accounting.js';
 import { NeedsAttention } from '../../src/contracts/search-attributes.js';
 import {
-  type FailedBillPayment,
   type SyncBatchInput,
   type SyncBatchState,
   type SyncBatchStep,
@@ -68,10 +67,6 @@ export class SyncBatchRecord {
     this.publish();
   }
 
-  webhookReceived(): void {
-    this.state.webhooks += 1;
-  }
-
   /** A poll found payments still pending or syncing; past `attentionAfterMs` the batch needs a look. */
   unsettled(pending: number, syncing: number, attentionAfterMs: number): void {
     const now = new Date().toISOString();
@@ -82,16 +77,6 @@ export class SyncBatchRecord {
     if (stuck && !this.state.stuck) this.note(`still unsettled since ${this.state.unsettledSince}`);
     this.state.stuck = stuck;
     this.publish();
-  }
-
-  settled(synced: number, failed: FailedBillPayment[], missing: string[]): void {
-    this.state.polls += 1;
-    this.state.synced = synced;
-    this.state.failed = failed;
-    this.state.missing = missing;
-    this.state.lastPoll = null;
-    this.state.unsettledSince = null;
-    this.state.stuck = false;
   }
 
   park(): void {
@@ -117,32 +102,12 @@ export class SyncBatchRecord {
     this.enter('parked');
   }
 
-  /** Process was called again for the failed payments: follow them from the start. */
-  reprocessed(result: ProcessSyncBatchResult): void {
-    this.state.parked = null;
-    this.state.failed = [];
-    this.state.pollIntervalMs = 0;
-    this.state.step = 'following';
-    this.processed(result);
-  }
-
   /** The failures were fixed elsewhere (a poll while parked found none). */
   unparked(): void {
     if (!this.state.parked) return;
     this.state.parked = null;
     this.note('no failed bill payments any more');
     this.publish();
-  }
-
-  dismissed(reason: string): void {
-    this.state.parked = null;
-    this.note(`dismissed: ${reason}`);
-    this.enter('dismissed');
-  }
-
-  completed(): void {
-    this.note(`completed: ${this.state.synced} synced`);
-    this.enter('completed');
   }
 
   /** The batch's end, in its last run (earlier runs continue as new): its summary, its outcome counted once. */
