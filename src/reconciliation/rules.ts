@@ -383,25 +383,13 @@ export function reconcile(
   const openTies = ties.filter(
     (t) => t.purchaseIds.some((id) => openPurchases.has(id)) || t.billPaymentIds.some((id) => openPayments.has(id)),
   );
+  const lists = { ...result, unpaidPurchases, unmatchedPayments, rejectedPurchases, ties: openTies };
+  const counts = Object.fromEntries(Object.entries(lists).map(([key, list]) => [key, list.length]));
   return {
     asOf,
-    ...result,
-    unpaidPurchases,
-    unmatchedPayments,
-    rejectedPurchases,
-    ties: openTies,
+    ...lists,
     unpaidAgeDays: Object.fromEntries(unpaidPurchases.map((id) => [id, unpaidAgeDays[id] ?? null])),
-    counts: {
-      purchases: purchases.length,
-      billPayments: payments.length,
-      matched: result.matched.length,
-      suggested: result.suggested.length,
-      amountMismatches: result.amountMismatches.length,
-      unpaidPurchases: unpaidPurchases.length,
-      unmatchedPayments: unmatchedPayments.length,
-      rejectedPurchases: rejectedPurchases.length,
-      ties: openTies.length,
-    },
+    counts: { purchases: purchases.length, billPayments: payments.length, ...counts } as ReconciliationResult['counts'],
   };
 }
 
