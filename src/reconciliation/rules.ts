@@ -96,14 +96,6 @@ interface Allocation {
   currency: string;
 }
 
-interface ReferenceLinks {
-  /** By purchase id. */
-  allocations: Map<string, Allocation[]>;
-  ties: Tie[];
-  /** Payments whose reference named invoices ambiguously and that nothing else claimed: kept out of suggestions. */
-  ambiguous: Set<string>;
-}
-
 /** Purchases whose invoice number a text mentions: a run of its words, or the whole text for short numbers. */
 type InvoiceNumberIndex = (text: string) => ReconcilePurchase[];
 
@@ -169,10 +161,12 @@ function linkByReference(
   purchases: readonly ReconcilePurchase[],
   payments: readonly ReconcileBillPayment[],
   options: ReconcileOptions,
-): ReferenceLinks {
+) {
   const index = invoiceNumberIndex(purchases);
+  // By purchase id.
   const allocations = new Map<string, Allocation[]>();
   const ties: Tie[] = [];
+  // Payments whose reference named invoices ambiguously and that nothing else claimed: kept out of suggestions.
   const ambiguous = new Set<string>();
   for (const payment of payments) {
     const comparable = payment.currency.trim().toUpperCase() === options.currency.trim().toUpperCase();
@@ -333,25 +327,20 @@ export function reconcile(
   const openPurchases = new Map(purchases.map((p) => [p.id, p]));
   const openPayments = new Map(payments.map((b) => [b.id, b]));
   const result: Record<MatchRule['category'], Pairing[]> = { matched: [], suggested: [], amountMismatches: [] };
-  const ties: Tie[] = [];
-  let references: ReferenceLinks | undefined;
+  // Over everything, not what is left: a payment paying several invoices must reach each of them.
+  const references = linkByReference(purchases, payments, options);
+  const ties: Tie[] = [...references.ties];
 
   for (const rule of MATCH_RULES) {
     let candidates: Candidate[];
     if (rule.link === 'reference') {
-      // Computed once over everything: a payment paying several invoices must reach each of them.
-      if (!references) {
-        references = linkByReference(purchases, payments, options);
-        ties.push(...references.ties);
-      }
-      const links = references;
       candidates = [...openPurchases.values()].flatMap((purchase) => {
-        const allocations = links.allocations.get(purchase.id);
+        const allocations = references.allocations.get(purchase.id);
         return allocations ? [{ purchase, allocations }] : [];
       });
     } else {
       const eligible = [...openPurchases.values()].filter((p) => p.status !== 'rejected');
-      const free = [...openPayments.values()].filter((b) => !references?.ambiguous.has(b.id));
+      const free = [...openPayments.values()].filter((b) => !references.ambiguous.has(b.id));
       const linked = linkBySupplier(rule, eligible, free, options);
       candidates = linked.candidates;
       ties.push(...linked.ties);

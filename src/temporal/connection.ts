@@ -22,10 +22,10 @@ export interface TemporalSettings {
   /** Undefined when neither the environment nor a profile names a server (the local stack starts one). */
   address: string | undefined;
   namespace: string;
-  profile: string | undefined;
-  apiKey: string | undefined;
-  tls: NativeConnectionOptions['tls'];
-  metadata: Record<string, string> | undefined;
+  profile?: string | undefined;
+  apiKey?: string | undefined;
+  tls?: NativeConnectionOptions['tls'];
+  metadata?: Record<string, string> | undefined;
   connectTimeoutMs: number;
   /** Values that must never appear in a message. */
   secrets: string[];
@@ -143,16 +143,7 @@ export function loadTemporalSettings(env: Env): TemporalSettings {
 
 /** Settings for a server this process started itself: plain, no credentials. */
 export function localTemporalSettings(address: string, namespace: string): TemporalSettings {
-  return {
-    address,
-    namespace,
-    profile: undefined,
-    apiKey: undefined,
-    tls: undefined,
-    metadata: undefined,
-    connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
-    secrets: [],
-  };
+  return { address, namespace, connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, secrets: [] };
 }
 
 function addressOf(settings: TemporalSettings): string {
@@ -160,12 +151,8 @@ function addressOf(settings: TemporalSettings): string {
 }
 
 export function nativeConnectionOptions(settings: TemporalSettings): NativeConnectionOptions {
-  return {
-    address: addressOf(settings),
-    ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
-    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
-    ...(settings.metadata ? { metadata: settings.metadata } : {}),
-  };
+  const { tls, apiKey, metadata } = settings;
+  return { address: addressOf(settings), tls, apiKey, metadata };
 }
 
 /** The worker's options plus a connect timeout (NativeConnection has none). */
