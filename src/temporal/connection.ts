@@ -5,6 +5,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection, type ConnectionOptions } from '@temporalio/client';
 import {
   loadClientConfigProfile,
@@ -289,22 +290,20 @@ export async function connectNative(settings: TemporalSettings): Promise<NativeC
   // Imported here so clients (the sales CLI, other services) never load the worker's native bridge.
   const { NativeConnection } = await import('@temporalio/worker');
   const connecting = NativeConnection.connect(nativeConnectionOptions(settings));
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // A connection made after all is closed.
-      void connecting.then(
-        (late) => late.close(),
-        () => undefined,
-      );
-      reject(new Error(`connect timed out after ${settings.connectTimeoutMs} ms`));
-    }, settings.connectTimeoutMs);
+  const timer = new AbortController();
+  const timeout = sleep(settings.connectTimeoutMs, undefined, { signal: timer.signal }).then(() => {
+    // A connection made after all is closed.
+    void connecting.then(
+      (late) => late.close(),
+      () => undefined,
+    );
+    throw new Error(`connect timed out after ${settings.connectTimeoutMs} ms`);
   });
   try {
     return await Promise.race([connecting, timeout]);
   } catch (err) {
     throw connectionError(settings, err);
   } finally {
-    clearTimeout(timer);
+    timer.abort();
   }
 }

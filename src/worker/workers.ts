@@ -178,18 +178,15 @@ export async function createWorkers(options: {
     ...(options.metrics ? { sinks: metricsSinks(options.metrics) } : {}),
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
   });
-  const compliance = await Worker.create({
-    ...common,
-    taskQueue: taskQueueOf('compliance', taskQueue),
-    activities: complianceActivities,
-    maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond.compliance,
-  });
-  const accounting = await Worker.create({
-    ...common,
-    taskQueue: taskQueueOf('accounting', taskQueue),
-    activities: activitiesOn('accounting', activities),
-    maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond.accounting,
-  });
+  const serviceWorker = (queue: 'compliance' | 'accounting') =>
+    Worker.create({
+      ...common,
+      taskQueue: taskQueueOf(queue, taskQueue),
+      activities: activitiesOn(queue, activities),
+      maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond[queue],
+    });
+  const compliance = await serviceWorker('compliance');
+  const accounting = await serviceWorker('accounting');
   const all = [workflows, compliance, accounting];
   const windowWorkers = new Map<string, { worker: Worker; running: Promise<void> }>();
   let stopped = false;
