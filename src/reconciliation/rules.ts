@@ -296,12 +296,6 @@ function pairing(rule: MatchRule, candidate: Candidate): Pairing {
   };
 }
 
-function amountsAgree(candidate: Candidate, options: ReconcileOptions): boolean {
-  if (candidate.allocations.some((a) => !a.comparable)) return false;
-  const paid = candidate.allocations.reduce((sum, a) => sum + a.cents, 0);
-  return withinTolerance(paid, cents(candidate.purchase.totals.total), options);
-}
-
 function uniqueById<T extends { id: string }>(items: readonly T[]): T[] {
   return [...new Map(items.map((item) => [item.id, item])).values()];
 }
@@ -346,8 +340,11 @@ export function reconcile(
       ties.push(...linked.ties);
     }
     for (const candidate of candidates) {
-      if (amountsAgree(candidate, options) !== (rule.amounts === 'agree')) continue;
-      result[rule.category].push(pairing(rule, candidate));
+      const paired = pairing(rule, candidate);
+      // A payment in another currency (the note says which) never agrees.
+      const agrees = !paired.note && withinTolerance(cents(paired.paid), cents(paired.invoiceTotal), options);
+      if (agrees !== (rule.amounts === 'agree')) continue;
+      result[rule.category].push(paired);
       openPurchases.delete(candidate.purchase.id);
       for (const allocation of candidate.allocations) openPayments.delete(allocation.paymentId);
     }

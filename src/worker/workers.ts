@@ -86,8 +86,7 @@ export async function bundleWorkflows(logger: Logger, dataConverter?: DataConver
   const started = performance.now();
   const bundlerLogger = new DefaultLogger('DEBUG', ({ level, message, meta }) => {
     const fields = { component: 'workflow-bundler', ...meta };
-    if (level === 'WARN' || level === 'ERROR') logger[level === 'WARN' ? 'warn' : 'error'](fields, message);
-    else logger.debug(fields, message);
+    logger[level === 'WARN' ? 'warn' : level === 'ERROR' ? 'error' : 'debug'](fields, message);
   });
   const bundle = await bundleWorkflowCode({
     ...workflowSources(),
