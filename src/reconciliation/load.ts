@@ -1,5 +1,5 @@
 // The single-request steps are exported for the scheduled workflow's activities, which make one request each.
-import type { AccountingClient, BillPaymentFilters } from '../accounting/client.js';
+import type { AccountingClient } from '../accounting/client.js';
 import type { BillPayment } from '../accounting/schemas.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import type { Purchase } from '../compliance/schemas.js';
@@ -9,10 +9,6 @@ import type { ReconcileBillPayment, ReconcilePurchase } from '../contracts/recon
 /** A business or company the keys cannot see, or a list longer than allowed: retrying will not help. */
 export class ReconciliationInputError extends Error {
   override readonly name = 'ReconciliationInputError';
-}
-
-function tooLong(what: string, maxPages: number): ReconciliationInputError {
-  return new ReconciliationInputError(tooManyPagesMessage(what, maxPages));
 }
 
 /** Exactly the fields the rules and the report read: also what a workflow's history holds. */
@@ -36,20 +32,6 @@ function toReconcileBillPayment(payment: BillPayment): ReconcileBillPayment {
     currency: payment.currency,
     date: payment.date,
     lines: payment.lines?.map((line) => ({ amount: line.amount ?? null, reference: line.reference ?? null })) ?? null,
-  };
-}
-
-/**
- * Oldest first by creation: payments recorded while paging land on later pages instead of shifting earlier
- * ones, so offset paging neither skips nor (with de-duplication by id) repeats a payment.
- */
-function billPaymentFilters(companyId: string, page?: number): BillPaymentFilters {
-  return {
-    companyId,
-    limit: PAGE_SIZE,
-    sortBy: 'createdAt',
-    sortOrder: 'asc',
-    ...(page === undefined ? {} : { page }),
   };
 }
 
@@ -102,9 +84,25 @@ export async function readBillPaymentsPage(
   page: number,
   signal?: AbortSignal,
 ): Promise<{ billPayments: ReconcileBillPayment[]; hasNextPage: boolean }> {
-  const { data } = await accounting.listBillPayments(billPaymentFilters(companyId, page), signal ? { signal } : {});
+  // Oldest first by creation: payments recorded while paging land on later pages instead of shifting earlier ones,
+  // so offset paging neither skips nor (with de-duplication by id) repeats a payment.
+  const { data } = await accounting.listBillPayments(
+    { companyId, page, limit: PAGE_SIZE, sortBy: 'createdAt', sortOrder: 'asc' },
+    signal ? { signal } : {},
+  );
   // An empty page that claims a successor would loop forever; it ends the list.
   return { billPayments: data.data.map(toReconcileBillPayment), hasNextPage: data.hasNextPage && data.data.length > 0 };
+}
+
+/** Reads pages 1, 2, … until `readPage` says there is none after; a list longer than `maxPages` is an input error. */
+async function readPages(
+  what: string,
+  maxPages: number,
+  readPage: (page: number) => Promise<{ more: boolean }>,
+): Promise<void> {
+  for (let page = 1; (await readPage(page)).more; page++) {
+    if (page >= maxPages) throw new ReconciliationInputError(tooManyPagesMessage(what, maxPages));
+  }
 }
 
 export async function loadReconciliationData(
@@ -115,43 +113,31 @@ export async function loadReconciliationData(
     maxPages?: number;
     /** Check first that the keys see the business and the company (default true). */
     checkAccess?: boolean;
-    signal?: AbortSignal;
-    onPage?: (progress: { list: 'purchases' | 'billPayments'; pages: number; records: number }) => void;
   },
 ): Promise<{ purchases: ReconcilePurchase[]; billPayments: ReconcileBillPayment[] }> {
+  const { businessId, companyId } = options;
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
-  const signal = options.signal ? { signal: options.signal } : {};
   if (options.checkAccess !== false) {
     // A link the keys cannot see is a configuration mistake, reported as such rather than as a 403 halfway through.
-    await checkBusinessAccess(clients.compliance, options.businessId, options.signal);
-    for (let page = 1; ; page++) {
-      if (page > maxPages) throw tooLong('the accounting company list', maxPages);
-      if ((await findCompanyOnPage(clients.accounting, options.companyId, page, options.signal)).found) break;
-    }
+    await checkBusinessAccess(clients.compliance, businessId);
+    await readPages('the accounting company list', maxPages, async (page) => ({
+      more: !(await findCompanyOnPage(clients.accounting, companyId, page)).found,
+    }));
   }
-
   // Keyed by the service's document id (never the supplier's invoice number, which suppliers share).
   const purchases = new Map<string, ReconcilePurchase>();
-  let pages = 0;
-  for await (const page of clients.compliance.iteratePurchasePages(
-    { pageSize: PAGE_SIZE },
-    { businessId: options.businessId, ...signal },
-  )) {
-    pages += 1;
-    for (const purchase of page.data.purchases) purchases.set(purchase.id, toReconcilePurchase(purchase));
-    options.onPage?.({ list: 'purchases', pages, records: purchases.size });
-    if (pages >= maxPages && page.data.pagination.nextCursor)
-      throw tooLong(`business ${options.businessId}'s purchase list`, maxPages);
-  }
-
+  let cursor: string | null = null;
+  await readPages(`business ${businessId}'s purchase list`, maxPages, async () => {
+    const page = await readPurchasesPage(clients.compliance, businessId, cursor);
+    for (const purchase of page.purchases) purchases.set(purchase.id, purchase);
+    cursor = page.nextCursor;
+    return { more: cursor !== null };
+  });
   const billPayments = new Map<string, ReconcileBillPayment>();
-  pages = 0;
-  for await (const page of clients.accounting.iterateBillPaymentPages(billPaymentFilters(options.companyId), signal)) {
-    pages += 1;
-    for (const payment of page.data) billPayments.set(payment.id, toReconcileBillPayment(payment));
-    options.onPage?.({ list: 'billPayments', pages, records: billPayments.size });
-    if (pages >= maxPages && page.hasNextPage)
-      throw tooLong(`company ${options.companyId}'s bill payment list`, maxPages);
-  }
+  await readPages(`company ${companyId}'s bill payment list`, maxPages, async (number) => {
+    const page = await readBillPaymentsPage(clients.accounting, companyId, number);
+    for (const payment of page.billPayments) billPayments.set(payment.id, payment);
+    return { more: page.hasNextPage };
+  });
   return { purchases: [...purchases.values()], billPayments: [...billPayments.values()] };
 }

@@ -17,25 +17,7 @@ export interface ReportInput {
 /** The JSON key of the list a row is in. */
 type RowCategory = Exclude<keyof ReconciliationResult['counts'], 'purchases' | 'billPayments' | 'ties'>;
 
-interface ReportRow {
-  kind: 'purchase' | 'billPayment';
-  id: string;
-  category: RowCategory;
-  /** The payments of an invoice, or the invoices of a payment. */
-  counterpartIds: string[];
-  /** Supplier invoice number, or the payment's bill code. */
-  reference: string;
-  supplier: string;
-  date: string;
-  amount: number;
-  currency: string;
-  /** For an invoice with payments: what they pay for it. */
-  paid: number | null;
-  difference: number | null;
-  ageDays: number | null;
-  /** Why a person should look: a tie, or the rule's own note. */
-  review: string;
-}
+type ReportRow = ReturnType<typeof reportRows>[number];
 
 function tieNotes(result: ReconciliationResult): Map<string, string> {
   const notes = new Map<string, string>();
@@ -57,7 +39,7 @@ function tieNotes(result: ReconciliationResult): Map<string, string> {
 }
 
 /** One row per invoice, then one per payment, each in the order the services listed them. */
-export function reportRows(input: ReportInput): ReportRow[] {
+export function reportRows(input: ReportInput) {
   const { result } = input;
   const notes = tieNotes(result);
   const pairingOf = new Map<string, { category: RowCategory; pairing: Pairing }>();
@@ -73,10 +55,10 @@ export function reportRows(input: ReportInput): ReportRow[] {
     }
   }
   const rejected = new Set(result.rejectedPurchases);
-  const purchaseRows = input.purchases.map((p): ReportRow => {
+  const purchaseRows = input.purchases.map((p) => {
     const paired = pairingOf.get(p.id);
     return {
-      kind: 'purchase',
+      kind: 'purchase' as const,
       id: p.id,
       category: paired?.category ?? (rejected.has(p.id) ? 'rejectedPurchases' : 'unpaidPurchases'),
       counterpartIds: paired?.pairing.billPaymentIds ?? [],
@@ -91,10 +73,10 @@ export function reportRows(input: ReportInput): ReportRow[] {
       review: [paired?.pairing.note, notes.get(p.id)].filter(Boolean).join('; '),
     };
   });
-  const paymentRows = input.billPayments.map((b): ReportRow => {
+  const paymentRows = input.billPayments.map((b) => {
     const paired = paymentPairings.get(b.id);
     return {
-      kind: 'billPayment',
+      kind: 'billPayment' as const,
       id: b.id,
       category: paired?.category ?? 'unmatchedPayments',
       counterpartIds: paired?.purchaseIds ?? [],
@@ -112,22 +94,22 @@ export function reportRows(input: ReportInput): ReportRow[] {
   return [...purchaseRows, ...paymentRows];
 }
 
+/** The rows' fields, in snake_case. */
 const CSV_HEADER =
   'kind id category counterpart_ids reference supplier date amount currency paid difference age_days review';
-
-const csvRecord = (r: ReportRow) => [
-  ...[r.kind, r.id, r.category, r.counterpartIds.join(' '), r.reference, r.supplier, r.date, r.amount, r.currency],
-  ...[r.paid, r.difference, r.ageDays, r.review],
-];
 
 /**
  * RFC 4180 with CRLF records. Supplier names and references come from outside: `escape_formulas` keeps a
  * spreadsheet from running them. Without `quote_record_delimiter`, a lone CR or LF in a field would go unquoted.
  */
 export function toCsv(input: ReportInput): string {
-  return stringify(reportRows(input).map(csvRecord), {
+  const rows = reportRows(input).map((row) => ({ ...row, counterpartIds: row.counterpartIds.join(' ') }));
+  return stringify(rows, {
     header: true,
-    columns: CSV_HEADER.split(' '),
+    columns: CSV_HEADER.split(' ').map((header) => ({
+      header,
+      key: header.replace(/_(.)/g, (_, c: string) => c.toUpperCase()),
+    })),
     record_delimiter: '\r\n',
     quote_record_delimiter: true,
     escape_formulas: true,

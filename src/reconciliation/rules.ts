@@ -96,14 +96,6 @@ interface Allocation {
   currency: string;
 }
 
-interface ReferenceLinks {
-  /** By purchase id. */
-  allocations: Map<string, Allocation[]>;
-  ties: Tie[];
-  /** Payments whose reference named invoices ambiguously and that nothing else claimed: kept out of suggestions. */
-  ambiguous: Set<string>;
-}
-
 /** Purchases whose invoice number a text mentions: a run of its words, or the whole text for short numbers. */
 type InvoiceNumberIndex = (text: string) => ReconcilePurchase[];
 
@@ -169,10 +161,12 @@ function linkByReference(
   purchases: readonly ReconcilePurchase[],
   payments: readonly ReconcileBillPayment[],
   options: ReconcileOptions,
-): ReferenceLinks {
+) {
   const index = invoiceNumberIndex(purchases);
+  // By purchase id.
   const allocations = new Map<string, Allocation[]>();
   const ties: Tie[] = [];
+  // Payments whose reference named invoices ambiguously and that nothing else claimed: kept out of suggestions.
   const ambiguous = new Set<string>();
   for (const payment of payments) {
     const comparable = payment.currency.trim().toUpperCase() === options.currency.trim().toUpperCase();
@@ -302,12 +296,6 @@ function pairing(rule: MatchRule, candidate: Candidate): Pairing {
   };
 }
 
-function amountsAgree(candidate: Candidate, options: ReconcileOptions): boolean {
-  if (candidate.allocations.some((a) => !a.comparable)) return false;
-  const paid = candidate.allocations.reduce((sum, a) => sum + a.cents, 0);
-  return withinTolerance(paid, cents(candidate.purchase.totals.total), options);
-}
-
 function uniqueById<T extends { id: string }>(items: readonly T[]): T[] {
   return [...new Map(items.map((item) => [item.id, item])).values()];
 }
@@ -333,32 +321,30 @@ export function reconcile(
   const openPurchases = new Map(purchases.map((p) => [p.id, p]));
   const openPayments = new Map(payments.map((b) => [b.id, b]));
   const result: Record<MatchRule['category'], Pairing[]> = { matched: [], suggested: [], amountMismatches: [] };
-  const ties: Tie[] = [];
-  let references: ReferenceLinks | undefined;
+  // Over everything, not what is left: a payment paying several invoices must reach each of them.
+  const references = linkByReference(purchases, payments, options);
+  const ties: Tie[] = [...references.ties];
 
   for (const rule of MATCH_RULES) {
     let candidates: Candidate[];
     if (rule.link === 'reference') {
-      // Computed once over everything: a payment paying several invoices must reach each of them.
-      if (!references) {
-        references = linkByReference(purchases, payments, options);
-        ties.push(...references.ties);
-      }
-      const links = references;
       candidates = [...openPurchases.values()].flatMap((purchase) => {
-        const allocations = links.allocations.get(purchase.id);
+        const allocations = references.allocations.get(purchase.id);
         return allocations ? [{ purchase, allocations }] : [];
       });
     } else {
       const eligible = [...openPurchases.values()].filter((p) => p.status !== 'rejected');
-      const free = [...openPayments.values()].filter((b) => !references?.ambiguous.has(b.id));
+      const free = [...openPayments.values()].filter((b) => !references.ambiguous.has(b.id));
       const linked = linkBySupplier(rule, eligible, free, options);
       candidates = linked.candidates;
       ties.push(...linked.ties);
     }
     for (const candidate of candidates) {
-      if (amountsAgree(candidate, options) !== (rule.amounts === 'agree')) continue;
-      result[rule.category].push(pairing(rule, candidate));
+      const paired = pairing(rule, candidate);
+      // A payment in another currency (the note says which) never agrees.
+      const agrees = !paired.note && withinTolerance(cents(paired.paid), cents(paired.invoiceTotal), options);
+      if (agrees !== (rule.amounts === 'agree')) continue;
+      result[rule.category].push(paired);
       openPurchases.delete(candidate.purchase.id);
       for (const allocation of candidate.allocations) openPayments.delete(allocation.paymentId);
     }
@@ -383,25 +369,13 @@ export function reconcile(
   const openTies = ties.filter(
     (t) => t.purchaseIds.some((id) => openPurchases.has(id)) || t.billPaymentIds.some((id) => openPayments.has(id)),
   );
+  const lists = { ...result, unpaidPurchases, unmatchedPayments, rejectedPurchases, ties: openTies };
+  const counts = Object.fromEntries(Object.entries(lists).map(([key, list]) => [key, list.length]));
   return {
     asOf,
-    ...result,
-    unpaidPurchases,
-    unmatchedPayments,
-    rejectedPurchases,
-    ties: openTies,
+    ...lists,
     unpaidAgeDays: Object.fromEntries(unpaidPurchases.map((id) => [id, unpaidAgeDays[id] ?? null])),
-    counts: {
-      purchases: purchases.length,
-      billPayments: payments.length,
-      matched: result.matched.length,
-      suggested: result.suggested.length,
-      amountMismatches: result.amountMismatches.length,
-      unpaidPurchases: unpaidPurchases.length,
-      unmatchedPayments: unmatchedPayments.length,
-      rejectedPurchases: rejectedPurchases.length,
-      ties: openTies.length,
-    },
+    counts: { purchases: purchases.length, billPayments: payments.length, ...counts } as ReconciliationResult['counts'],
   };
 }
 

@@ -34,16 +34,11 @@ export async function ensureReconciliationSchedules(
     taskQueue: string;
     /** Default '24h', counted from the Unix epoch: 03:00 in Nairobi. */
     interval?: Duration;
-    /** Instead of the interval, in Nairobi's time. */
-    cron?: string;
     /** Separates deployments sharing a namespace (default 'reconciliation'). */
     idPrefix?: string;
   },
 ): Promise<EnsuredSchedule[]> {
-  const spec: ScheduleSpec =
-    options.cron === undefined
-      ? { intervals: [{ every: options.interval ?? DEFAULT_RECONCILIATION_INTERVAL }] }
-      : { cronExpressions: [options.cron], timezone: 'Africa/Nairobi' };
+  const spec: ScheduleSpec = { intervals: [{ every: options.interval ?? DEFAULT_RECONCILIATION_INTERVAL }] };
   const ensured: EnsuredSchedule[] = [];
   for (const { businessId, companyId } of options.links) {
     const scheduleId = reconciliationScheduleId(businessId, options.idPrefix);

@@ -5,6 +5,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection, type ConnectionOptions } from '@temporalio/client';
 import {
   loadClientConfigProfile,
@@ -22,10 +23,10 @@ export interface TemporalSettings {
   /** Undefined when neither the environment nor a profile names a server (the local stack starts one). */
   address: string | undefined;
   namespace: string;
-  profile: string | undefined;
-  apiKey: string | undefined;
-  tls: NativeConnectionOptions['tls'];
-  metadata: Record<string, string> | undefined;
+  profile?: string | undefined;
+  apiKey?: string | undefined;
+  tls?: NativeConnectionOptions['tls'];
+  metadata?: Record<string, string> | undefined;
   connectTimeoutMs: number;
   /** Values that must never appear in a message. */
   secrets: string[];
@@ -143,16 +144,7 @@ export function loadTemporalSettings(env: Env): TemporalSettings {
 
 /** Settings for a server this process started itself: plain, no credentials. */
 export function localTemporalSettings(address: string, namespace: string): TemporalSettings {
-  return {
-    address,
-    namespace,
-    profile: undefined,
-    apiKey: undefined,
-    tls: undefined,
-    metadata: undefined,
-    connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
-    secrets: [],
-  };
+  return { address, namespace, connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, secrets: [] };
 }
 
 function addressOf(settings: TemporalSettings): string {
@@ -160,12 +152,8 @@ function addressOf(settings: TemporalSettings): string {
 }
 
 export function nativeConnectionOptions(settings: TemporalSettings): NativeConnectionOptions {
-  return {
-    address: addressOf(settings),
-    ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
-    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
-    ...(settings.metadata ? { metadata: settings.metadata } : {}),
-  };
+  const { tls, apiKey, metadata } = settings;
+  return { address: addressOf(settings), tls, apiKey, metadata };
 }
 
 /** The worker's options plus a connect timeout (NativeConnection has none). */
@@ -302,22 +290,20 @@ export async function connectNative(settings: TemporalSettings): Promise<NativeC
   // Imported here so clients (the sales CLI, other services) never load the worker's native bridge.
   const { NativeConnection } = await import('@temporalio/worker');
   const connecting = NativeConnection.connect(nativeConnectionOptions(settings));
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // A connection made after all is closed.
-      void connecting.then(
-        (late) => late.close(),
-        () => undefined,
-      );
-      reject(new Error(`connect timed out after ${settings.connectTimeoutMs} ms`));
-    }, settings.connectTimeoutMs);
+  const timer = new AbortController();
+  const timeout = sleep(settings.connectTimeoutMs, undefined, { signal: timer.signal }).then(() => {
+    // A connection made after all is closed.
+    void connecting.then(
+      (late) => late.close(),
+      () => undefined,
+    );
+    throw new Error(`connect timed out after ${settings.connectTimeoutMs} ms`);
   });
   try {
     return await Promise.race([connecting, timeout]);
   } catch (err) {
     throw connectionError(settings, err);
   } finally {
-    clearTimeout(timer);
+    timer.abort();
   }
 }

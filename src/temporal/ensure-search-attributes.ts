@@ -17,8 +17,9 @@ export async function ensureSearchAttributes(
   connection: Connection,
   namespace: string,
   keys: readonly AnySearchAttributeKey[],
-): Promise<void> {
-  const existing = await listCustomAttributes(connection, namespace);
+  existing?: Record<string, number>,
+): Promise<'present' | 'registered'> {
+  existing ??= await listCustomAttributes(connection, namespace);
   const missing: Record<string, number> = {};
   for (const key of keys) {
     const wanted = encodeSearchAttributeIndexedValueType(key.type);
@@ -34,7 +35,7 @@ export async function ensureSearchAttributes(
       );
     }
   }
-  if (Object.keys(missing).length === 0) return;
+  if (Object.keys(missing).length === 0) return 'present';
 
   try {
     await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
@@ -47,7 +48,7 @@ export async function ensureSearchAttributes(
   for (;;) {
     const now = await listCustomAttributes(connection, namespace);
     const absent = Object.keys(missing).filter((name) => now[name] === undefined);
-    if (absent.length === 0) return;
+    if (absent.length === 0) return 'registered';
     if (Date.now() > deadline)
       throw new Error(`search attributes not visible after registration: ${absent.join(', ')}`);
     await sleep(250);
@@ -86,14 +87,13 @@ export async function requireSearchAttributes(
   } catch (err) {
     throw refusal(err, 'may not list', options);
   }
-  const missing = keys.filter((k) => before[k.name] === undefined);
   try {
-    await ensureSearchAttributes(connection, namespace, keys);
+    return await ensureSearchAttributes(connection, namespace, keys, before);
   } catch (err) {
     if (err instanceof SearchAttributesError) throw err;
+    const missing = keys.filter((k) => before[k.name] === undefined);
     throw refusal(err, 'may not register', { ...options, keys: missing.length > 0 ? missing : keys });
   }
-  return missing.length === 0 ? 'present' : 'registered';
 }
 
 function refusal(err: unknown, what: string, options: Registration): SearchAttributesError {

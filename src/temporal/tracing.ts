@@ -47,13 +47,11 @@ export function tracingSettings(env: Env) {
   } else {
     return undefined;
   }
-  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
-    const protocol = read(env, name);
-    if (protocol === undefined) continue;
-    if (protocol !== 'http/json')
-      throw new ConfigError(`${name}: only http/json is supported by this worker (got ${JSON.stringify(protocol)})`);
-    break;
-  }
+  const protocols = ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL'];
+  const name = protocols.find((n) => read(env, n) !== undefined);
+  const protocol = name && read(env, name);
+  if (protocol !== undefined && protocol !== 'http/json')
+    throw new ConfigError(`${name}: only http/json is supported by this worker (got ${JSON.stringify(protocol)})`);
   return { url, serviceName: read(env, 'OTEL_SERVICE_NAME') ?? 'etims-worker' };
 }
 

@@ -47,27 +47,14 @@ export async function startCallbacks(
     accountingWebhookApplications: applications,
     ...(settled ? { settled } : {}),
   };
-  if (config.callbackPublicBaseUrl && config.callbackSecret) {
-    const minter = new CallbackUrlMinter({
-      publicBaseUrl: config.callbackPublicBaseUrl,
-      secret: config.callbackSecret,
-      ttlMs,
-    });
-    const server = await startCallbackServer({
-      host: config.callbackHost,
-      port: config.callbackPort,
-      minter,
-      ...receiver,
-    });
-    return { server, minter };
-  }
-  if (tenants.compliance.length === 0 || !tenants.compliance.every((tenant) => tenant.service.allowLoopbackCallbacks))
-    return undefined;
-  // A fresh secret per process: URLs minted before a restart stop verifying, and polling covers those sales.
-  const secret = randomBytes(32).toString('base64url');
-  const server = await startCallbackServer({
-    minter: new CallbackUrlMinter({ publicBaseUrl: 'http://127.0.0.1', secret, ttlMs }),
-    ...receiver,
-  });
-  return { server, minter: new CallbackUrlMinter({ publicBaseUrl: server.url, secret, ttlMs }) };
+  const configured = Boolean(config.callbackPublicBaseUrl && config.callbackSecret);
+  const loopback = tenants.compliance.length > 0 && tenants.compliance.every((t) => t.service.allowLoopbackCallbacks);
+  if (!configured && !loopback) return undefined;
+  // On loopback, a fresh secret per process: URLs minted before a restart stop verifying, and polling covers those.
+  const secret = configured ? config.callbackSecret! : randomBytes(32).toString('base64url');
+  const publicBaseUrl = configured ? config.callbackPublicBaseUrl! : 'http://127.0.0.1';
+  const minter = new CallbackUrlMinter({ publicBaseUrl, secret, ttlMs });
+  const where = configured ? { host: config.callbackHost, port: config.callbackPort } : {};
+  const server = await startCallbackServer({ ...where, minter, ...receiver });
+  return { server, minter: configured ? minter : new CallbackUrlMinter({ publicBaseUrl: server.url, secret, ttlMs }) };
 }

@@ -225,24 +225,22 @@ function complianceRateMetrics(metrics: MetricsRecorder, application: string): H
 function described(tenants: TenantsConfig, directory: TenantDirectory): Record<string, unknown> {
   const urls = (entries: ReadonlyArray<{ service: { baseUrl: string } }>) =>
     [...new Set(entries.map((entry) => entry.service.baseUrl))].join(', ');
-  const applications = directory.applications();
+  const awaited = directory.awaited().map((entry) => `${entry.service} ${entry.application}`);
   return {
     services: { compliance: urls(tenants.compliance), accounting: urls(tenants.accounting) },
     tenants: {
       origin: directory.origin,
       businesses: servedBusinesses(directory).length,
-      compliance: applications.map((application) => ({
-        application: application.application,
-        businesses: application.businesses.length,
-        requestsPerMinute: application.requestsPerMinute,
+      compliance: directory.applications().map(({ application, businesses, requestsPerMinute }) => ({
+        application,
+        businesses: businesses.length,
+        requestsPerMinute,
       })),
       accounting: directory
         .accountingApplications()
-        .map((application) => ({ application: application.application, companies: application.companies.length })),
+        .map(({ application, companies }) => ({ application, companies: companies.length })),
       links: directory.links().length,
-      ...(directory.awaited().length > 0
-        ? { awaited: directory.awaited().map((entry) => `${entry.service} ${entry.application}`) }
-        : {}),
+      ...(awaited.length > 0 ? { awaited } : {}),
     },
   };
 }

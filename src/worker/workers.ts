@@ -86,8 +86,7 @@ export async function bundleWorkflows(logger: Logger, dataConverter?: DataConver
   const started = performance.now();
   const bundlerLogger = new DefaultLogger('DEBUG', ({ level, message, meta }) => {
     const fields = { component: 'workflow-bundler', ...meta };
-    if (level === 'WARN' || level === 'ERROR') logger[level === 'WARN' ? 'warn' : 'error'](fields, message);
-    else logger.debug(fields, message);
+    logger[level === 'WARN' ? 'warn' : level === 'ERROR' ? 'error' : 'debug'](fields, message);
   });
   const bundle = await bundleWorkflowCode({
     ...workflowSources(),
@@ -178,18 +177,15 @@ export async function createWorkers(options: {
     ...(options.metrics ? { sinks: metricsSinks(options.metrics) } : {}),
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
   });
-  const compliance = await Worker.create({
-    ...common,
-    taskQueue: taskQueueOf('compliance', taskQueue),
-    activities: complianceActivities,
-    maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond.compliance,
-  });
-  const accounting = await Worker.create({
-    ...common,
-    taskQueue: taskQueueOf('accounting', taskQueue),
-    activities: activitiesOn('accounting', activities),
-    maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond.accounting,
-  });
+  const serviceWorker = (queue: 'compliance' | 'accounting') =>
+    Worker.create({
+      ...common,
+      taskQueue: taskQueueOf(queue, taskQueue),
+      activities: activitiesOn(queue, activities),
+      maxTaskQueueActivitiesPerSecond: options.activitiesPerSecond[queue],
+    });
+  const compliance = await serviceWorker('compliance');
+  const accounting = await serviceWorker('accounting');
   const all = [workflows, compliance, accounting];
   const windowWorkers = new Map<string, { worker: Worker; running: Promise<void> }>();
   let stopped = false;
