@@ -26,7 +26,6 @@ import type {
   RegisterItemResult,
   SignSaleInput,
   SignSaleResult,
-  SubmissionOutcome,
   SubmissionResult,
 } from './types.js';
 import type { FiscalDocument } from '../src/contracts/sale.js';
@@ -41,7 +40,7 @@ export type ComplianceActivityDeps = Pick<
 };
 
 /** `completed` counts as signed only with the receipt values that prove it (C4: never guess "signed"). */
-export function submissionOutcome(sale: Sale): SubmissionOutcome {
+function submissionOutcome(sale: Sale): SubmissionResult['outcome'] {
   if (isSigned(sale)) return 'signed';
   if (isInFlight(sale.status)) return 'in_flight';
   if (sale.status === 'failed') return 'rejected';

@@ -4,7 +4,6 @@
  */
 import { isRegistered, type Item } from '../src/compliance/schemas.js';
 import type { ServiceAccess } from '../src/services/access.js';
-import type { ItemCheck } from './types.js';
 
 const MIN_REFRESH_INTERVAL_MS = 2_000;
 
@@ -26,7 +25,9 @@ interface BusinessItems {
   refreshing?: Promise<ItemList>;
 }
 
-function toCheck(item: Item): ItemCheck {
+export type ItemCheck = ReturnType<typeof toCheck>;
+
+function toCheck(item: Item) {
   return {
     itemId: item.id,
     registered: isRegistered(item),

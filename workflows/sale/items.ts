@@ -1,5 +1,5 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
-import type { CreateSaleInput, SigningHandOver, SubmissionResult } from '../../activities/types.js';
+import type { CreateSaleInput, SignSaleInput, SubmissionResult } from '../../activities/types.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { SaleContext } from './context.js';
 import { parkOnRefusal } from './operator.js';
@@ -9,7 +9,7 @@ import { rideOutages, serviceAnswered } from './outage.js';
 export async function fileWithItemsChecked(
   ctx: SaleContext,
   filing: CreateSaleInput,
-  handOver: SigningHandOver,
+  handOver: SignSaleInput['handOver'],
   tracked: (items: Set<string>, ledgerWorkflowId: string | undefined) => void,
 ): Promise<SubmissionResult> {
   const { record, api } = ctx;
