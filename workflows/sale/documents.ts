@@ -9,7 +9,7 @@ import {
 import type { AuthorityCause, SubmissionResult } from '../../activities/types.js';
 import { isInFlight, isSigned, isTransientCause } from '../../src/contracts/compliance-rules.js';
 import type { FiscalDocument } from '../../src/contracts/sale.js';
-import type { SaleContext } from './context.js';
+import type { SaleContext } from '../sale.js';
 import { registerItems, unregisteredItems } from './items.js';
 import { awaitOperator, parkOnRefusal } from './operator.js';
 import { outageEnded, rideOutages, submissionInFlight, waitOutOutage } from './outage.js';

@@ -1,7 +1,7 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
 import type { CreateSaleInput, SignSaleInput, SubmissionResult } from '../../activities/types.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import type { SaleContext } from './context.js';
+import type { SaleContext } from '../sale.js';
 import { parkOnRefusal } from './operator.js';
 import { rideOutages, serviceAnswered } from './outage.js';
 

@@ -34,7 +34,7 @@ import { itemFixedSignal, itemRegistrationWorkflowId } from '../../src/contracts
 import { stockCarriedSignal } from '../../src/contracts/stock-ledger.js';
 import { outageNewsSignal } from '../../src/contracts/outage-watch.js';
 import { refuse, required, wording } from '../update-arguments.js';
-import type { SaleContext, SaleInbox } from './context.js';
+import type { SaleContext } from '../sale.js';
 import { SaleRecord } from './record.js';
 
 const AWAIT_RECEIPT_DEFAULT_WAIT = '30 seconds';
@@ -131,7 +131,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
   setHandler(
     refundUpdate,
     async (request) => {
-      const refund: NonNullable<SaleInbox['refund']> = { request };
+      const refund: NonNullable<SaleContext['inbox']['refund']> = { request };
       inbox.refund = refund;
       await hold(() => refund.issuing !== undefined);
       return refund.issuing!;

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import type { SaleContext } from './context.js';
+import type { SaleContext } from '../sale.js';
 
 /** An operator cancelled the parked sale: unwinds the process to its end. */
 export class OperatorCancelled extends Error {}

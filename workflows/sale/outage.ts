@@ -18,7 +18,7 @@ import {
 } from '../../src/contracts/outage-watch.js';
 import type { OutageWait } from '../../src/contracts/sale.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
-import type { SaleContext } from './context.js';
+import type { SaleContext } from '../sale.js';
 import { awaitOperator } from './operator.js';
 
 /** Sales started from here on wait out outages by themselves; older ones keep parking after their retries. */
