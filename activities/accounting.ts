@@ -27,13 +27,10 @@ function withHint(err: unknown): unknown {
   return new ApiError({ ...err, message: `${hint}: ${err.message}`, cause: err });
 }
 
-export function createAccountingActivities({
-  services,
-  logger,
-  metrics,
-}: Pick<ActivityDeps, 'services' | 'logger' | 'metrics'>) {
+export function createAccountingActivities(deps: Pick<ActivityDeps, 'services' | 'logger' | 'metrics'>) {
+  const { services } = deps;
   const call = <T>(run: (signal: AbortSignal) => Promise<T>) =>
-    callApi({ idempotent: true, logger, metrics }, async (signal) => {
+    callApi(deps, true, async (signal) => {
       try {
         return await run(signal);
       } catch (err) {

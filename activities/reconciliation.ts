@@ -17,15 +17,12 @@ export async function failingNotConfigured<T>(run: () => Promise<T>): Promise<T>
   }
 }
 
-export function createReconciliationActivities({
-  services,
-  logger,
-  metrics,
-}: Pick<ActivityDeps, 'services' | 'logger' | 'metrics'>) {
+export function createReconciliationActivities(deps: Pick<ActivityDeps, 'services' | 'logger' | 'metrics'>) {
+  const { services } = deps;
   return {
     /** `GET /v1/businesses`: the link check, failing `not_configured` when the key may not act for the business. */
     async checkReconciliationBusiness({ businessId }: { businessId: string }): Promise<void> {
-      await callApi({ idempotent: true, logger, metrics }, (signal) =>
+      await callApi(deps, true, (signal) =>
         failingNotConfigured(() => checkBusinessAccess(services.compliance(businessId), businessId, signal)),
       );
     },
@@ -37,7 +34,7 @@ export function createReconciliationActivities({
       cursor: string | null;
     }) {
       const { businessId, cursor } = input;
-      return callApi({ idempotent: true, logger, metrics }, (signal) =>
+      return callApi(deps, true, (signal) =>
         readPurchasesPage(services.compliance(businessId), businessId, cursor, signal),
       );
     },

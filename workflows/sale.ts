@@ -90,10 +90,7 @@ export type SaleContext = ReturnType<typeof openSale>;
 
 /** Before anything is sent: calls spend the serving application's budget; an unserved business parks the sale. */
 async function placeSale(sale: SaleContext): Promise<void> {
-  const route = await parkOnRefusal(sale, () => placeOnBudget(sale.input.businessId, true), {
-    cancellable: true,
-    asksNoService: true,
-  });
+  const route = await parkOnRefusal(sale, () => placeOnBudget(sale.input.businessId, true), true, true);
   sale.route = route;
   sale.api = saleActivities(route, sale.settings.ridesOutages, sale.tries);
 }

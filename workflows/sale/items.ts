@@ -34,7 +34,7 @@ export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
     ctx,
     () =>
       rideOutages(ctx, () => api.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true })),
-    { cancellable: true },
+    true,
   );
   return check.items.filter((i) => !i.registered).map((i) => i.itemId);
 }

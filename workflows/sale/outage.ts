@@ -99,7 +99,7 @@ export async function waitOutOutage(
       FAILURE_TYPES.outageLimitReached,
       `the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} has been failing since ` +
         `${outage.since} (${outage.cause}: ${outage.message}); the sale waited ${limit} and ${outage.attempts} tries`,
-      { cancellable },
+      cancellable,
     );
     // An operator's retry is a probe of its own: sent, whatever the fleet holds back.
     ctx.tries.one = true;
