@@ -68,12 +68,7 @@ function rejected(err: unknown): SubmissionResult | undefined {
     httpStatus: 422,
     replayed: false,
     document: FiscalDocumentSchema.parse(sale),
-    causes: authorityErrorsFromError(err).map(({ code, message, itemId, field }) => ({
-      code,
-      ...(message === undefined ? {} : { message }),
-      ...(itemId === undefined ? {} : { itemId }),
-      ...(field === undefined ? {} : { field }),
-    })),
+    causes: authorityErrorsFromError(err).map(({ code, message, itemId, field }) => ({ code, message, itemId, field })),
   };
 }
 

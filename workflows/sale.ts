@@ -18,7 +18,7 @@ import { creditNoteIdempotencyKey, saleIdempotencyKey, stockReferenceId } from '
 import { placeOnBudget, unplacedRoute } from './placement.js';
 import { saleActivities } from './sale/activities.js';
 import { settleDocument } from './sale/documents.js';
-import { fileWithItemsChecked } from './sale/items.js';
+import { fileWithItemsChecked, type StockSigned } from './sale/items.js';
 import { handleSaleMessages, handleTemporalCancellation, refuseInput } from './sale/messages.js';
 import { OperatorCancelled, parkOnRefusal } from './sale/operator.js';
 import { RIDE_OUTAGES_PATCH } from './sale/outage.js';
@@ -96,7 +96,7 @@ async function placeSale(sale: SaleContext): Promise<void> {
 }
 
 /** Signed at once, its stock goes to the ledger from the signing activity: a till's answer waits for no hand-over. */
-async function signSale(sale: SaleContext): Promise<SignedStock> {
+async function signSale(sale: SaleContext) {
   const { input, record } = sale;
   const saleKey = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
   const deductions = input.lines.map((line, index) =>
@@ -122,42 +122,23 @@ async function signSale(sale: SaleContext): Promise<SignedStock> {
     // Every attempt of the filing, by any activity or worker, sends the same callback URL: the body is fingerprinted.
     callbackAnchorMs: workflowInfo().startTime.getTime(),
   };
-  let stockTracked = new Set<string>();
-  let ledgerWorkflowId: string | undefined;
+  // Undefined `ledgerWorkflowId`: the signing activity did not hand over, the sale does.
+  const stock: StockSigned = { tracked: new Set(), ledgerWorkflowId: undefined };
   record.enter('creating_sale');
-  const signed = await settleDocument(sale, 'sale', () =>
-    fileWithItemsChecked(sale, filing, handOver, (tracked, ledger) => {
-      stockTracked = tracked;
-      ledgerWorkflowId = ledger;
-    }),
-  );
+  const signed = await settleDocument(sale, 'sale', () => fileWithItemsChecked(sale, filing, handOver, stock));
   record.signed(signed);
-  return { deductions, stockTracked, ledgerWorkflowId };
-}
-
-interface SignedStock {
-  deductions: StockMovementState[];
-  stockTracked: Set<string>;
-  /** Undefined: the signing activity did not hand over, the sale does. */
-  ledgerWorkflowId: string | undefined;
+  return { deductions, ...stock };
 }
 
 async function handOverDeductions(
   sale: SaleContext,
-  { deductions, stockTracked, ledgerWorkflowId }: SignedStock,
+  { deductions, tracked, ledgerWorkflowId }: Awaited<ReturnType<typeof signSale>>,
 ): Promise<void> {
   const { record, settings } = sale;
   record.enter('reporting_stock');
-  record.state.stockMovements = deductions.filter((m) => stockTracked.has(m.itemId));
-  if (ledgerWorkflowId === undefined) {
-    await handOverStock(sale, record.state.stockMovements, settings.refundWindowMs > 0);
-    return;
-  }
-  for (const m of record.state.stockMovements) {
-    m.status = 'handed_over';
-    m.ledger = ledgerWorkflowId;
-  }
-  record.carriedEarly();
+  record.state.stockMovements = deductions.filter((m) => tracked.has(m.itemId));
+  await handOverStock(sale, record.state.stockMovements, settings.refundWindowMs > 0, ledgerWorkflowId);
+  if (ledgerWorkflowId !== undefined) record.carriedEarly();
 }
 
 /** Open for a refund until the window ends; true when a refund was asked for. */
@@ -209,16 +190,26 @@ function movement(
   return { referenceId, itemId, action, quantity, unitPrice, status: 'pending' };
 }
 
-/** To the branch's stock ledger, its one writer; a sale `stayingOpen` hears what carried each line (`stockCarried`). */
-async function handOverStock(sale: SaleContext, movements: StockMovementState[], stayingOpen: boolean): Promise<void> {
+/**
+ * To the branch's stock ledger, its one writer, unless `ledgerWorkflowId` has them already; a sale `stayingOpen`
+ * hears what carried each line (`stockCarried`).
+ */
+async function handOverStock(
+  sale: SaleContext,
+  movements: StockMovementState[],
+  stayingOpen: boolean,
+  ledgerWorkflowId?: string,
+): Promise<void> {
   if (movements.length === 0) return;
   const { input } = sale;
-  const { ledgerWorkflowId } = await sale.api.handOverStock({
-    businessId: input.businessId,
-    ...(input.branchId ? { branchId: input.branchId } : {}),
-    lines: stockLines(sale, movements, stayingOpen),
-    taskQueue: sale.taskQueue,
-  });
+  ledgerWorkflowId ??= (
+    await sale.api.handOverStock({
+      businessId: input.businessId,
+      ...(input.branchId ? { branchId: input.branchId } : {}),
+      lines: stockLines(sale, movements, stayingOpen),
+      taskQueue: sale.taskQueue,
+    })
+  ).ledgerWorkflowId;
   for (const m of movements) {
     m.status = 'handed_over';
     m.ledger = ledgerWorkflowId;

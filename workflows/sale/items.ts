@@ -5,19 +5,23 @@ import type { SaleContext } from '../sale.js';
 import { parkOnRefusal } from './operator.js';
 import { rideOutages, serviceAnswered } from './outage.js';
 
+/** The sale's stock-tracked items, and the ledger the signing activity handed their lines to. */
+export interface StockSigned {
+  tracked: Set<string>;
+  ledgerWorkflowId: string | undefined;
+}
+
 /** Files the sale with its items checked in one activity; unregistered items are registered, then it files again. */
 export async function fileWithItemsChecked(
   ctx: SaleContext,
   filing: CreateSaleInput,
   handOver: SignSaleInput['handOver'],
-  tracked: (items: Set<string>, ledgerWorkflowId: string | undefined) => void,
+  stock: StockSigned,
 ): Promise<SubmissionResult> {
   const { record, api } = ctx;
   const checked = await api.signSale({ ...filing, itemIds: itemIdsOf(ctx), handOver });
-  tracked(
-    new Set(checked.items.filter((i) => i.stockTracked).map((i) => i.itemId)),
-    checked.handedOver?.ledgerWorkflowId,
-  );
+  stock.tracked = new Set(checked.items.filter((i) => i.stockTracked).map((i) => i.itemId));
+  stock.ledgerWorkflowId = checked.handedOver?.ledgerWorkflowId;
   if (checked.submission) return checked.submission;
   await serviceAnswered(ctx);
   record.enter('registering_items');
