@@ -7,10 +7,6 @@ import type { ServiceAccess } from '../src/services/access.js';
 
 const MIN_REFRESH_INTERVAL_MS = 2_000;
 
-export interface ItemRegistryOptions {
-  now?: () => number;
-}
-
 /** `items`: one check per known requested item, in the order asked, without repeats. */
 type ItemLookup = { items: ItemCheck[]; unknownItemIds: string[] };
 
@@ -44,7 +40,7 @@ export class ItemRegistry {
 
   constructor(
     private readonly services: ServiceAccess,
-    options: ItemRegistryOptions = {},
+    options: { now?: () => number } = {},
   ) {
     this.now = options.now ?? Date.now;
   }

@@ -70,7 +70,9 @@ export function handleSaleMessages(ctx: SaleContext): void {
     {
       validator: (...args: unknown[]) => {
         const argument = args[0];
-        if (argument !== undefined && argument !== null && !isEmptyObject(argument))
+        const empty =
+          typeof argument === 'object' && !Array.isArray(argument) && Object.keys(argument ?? {}).length === 0;
+        if (argument !== undefined && !empty)
           refuse(
             `retry takes no data (send nothing, or {}): got ${
               Array.isArray(argument) ? 'a list' : typeof argument === 'object' ? 'fields' : `a ${typeof argument}`
@@ -171,10 +173,6 @@ export function handleSaleMessages(ctx: SaleContext): void {
       },
     },
   );
-}
-
-function isEmptyObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 /** The failure a sale ends with when its own input is unusable; also the answer to an update-with-start of it. */
