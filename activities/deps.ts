@@ -22,8 +22,8 @@ export interface ActivityDeps {
   temporal?: { client: Client };
   logger: Logger;
   metrics?: MetricsRecorder;
-  /** Which applications' outage watches hold sales waiting (default: read through `temporal`'s client). */
-  outages?: OutageBoard;
+  /** Which applications' outage watches hold sales waiting: read through `temporal`'s client. */
+  outages?: OutageBoard | undefined;
 }
 
 /** A worker started without a Temporal client is misconfigured for the activities that talk to Temporal. */
