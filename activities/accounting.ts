@@ -2,32 +2,11 @@
 import type { BillPaymentFilters } from '../src/accounting/client.js';
 import { ApiError } from '../src/http/errors.js';
 import { findCompanyOnPage, readBillPaymentsPage } from '../src/reconciliation/load.js';
-import type { ReconcileBillPayment } from '../src/contracts/reconciliation.js';
 import { callApi } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { failingNotConfigured } from './reconciliation.js';
 
-export interface ProcessSyncBatchResult {
-  /** The service's own words (A10: started, already processing, already processed, started again). */
-  message: string;
-  httpStatus: number;
-}
-
 export type ListBillPaymentsPageInput = BillPaymentFilters & Required<Pick<BillPaymentFilters, 'page' | 'limit'>>;
-
-/** What the workflow follows of a bill payment: its sync status, batch (A18) and failure reason (A19). */
-export interface BillPaymentSyncRecord {
-  id: string;
-  status: string | null;
-  syncBatchId: string | null;
-  syncError: string | null;
-  updatedAt: string | null;
-}
-
-export interface ReconciliationBillPaymentsPage {
-  billPayments: ReconcileBillPayment[];
-  hasNextPage: boolean;
-}
 
 /** What to check when the service refuses: the status alone says which setting is wrong. */
 const REFUSAL_HINTS: Partial<Record<number, string>> = {
@@ -48,13 +27,10 @@ function withHint(err: unknown): unknown {
   return new ApiError({ ...err, message: `${hint}: ${err.message}`, cause: err });
 }
 
-export function createAccountingActivities({
-  services,
-  logger,
-  metrics,
-}: Pick<ActivityDeps, 'services' | 'logger' | 'metrics'>) {
+export function createAccountingActivities(deps: Pick<ActivityDeps, 'services' | 'logger' | 'metrics'>) {
+  const { services } = deps;
   const call = <T>(run: (signal: AbortSignal) => Promise<T>) =>
-    callApi({ idempotent: true, logger, metrics }, async (signal) => {
+    callApi(deps, true, async (signal) => {
       try {
         return await run(signal);
       } catch (err) {
@@ -64,13 +40,15 @@ export function createAccountingActivities({
 
   return {
     /** `companyId`: with several accounting applications, whose key processes the batch; absent: the one. */
-    async processSyncBatch(input: { syncBatchId: string; companyId?: string }): Promise<ProcessSyncBatchResult> {
+    async processSyncBatch(input: { syncBatchId: string; companyId?: string }) {
       const { data, meta } = await call((signal) =>
         services.accounting(input.companyId).processSyncBatch(input.syncBatchId, { signal }),
       );
+      // The service's own words (A10: started, already processing, already processed, started again).
       return { message: data.message, httpStatus: meta.status };
     },
 
+    /** What the workflow follows of a bill payment: its sync status, batch (A18) and failure reason (A19). */
     async listBillPaymentsPage(input: ListBillPaymentsPageInput) {
       const { data } = await call((signal) => services.accounting(input.companyId).listBillPayments(input, { signal }));
       return {
@@ -103,3 +81,7 @@ export function createAccountingActivities({
 }
 
 export type AccountingActivities = ReturnType<typeof createAccountingActivities>;
+type Answer<K extends keyof AccountingActivities> = Awaited<ReturnType<AccountingActivities[K]>>;
+export type ProcessSyncBatchResult = Answer<'processSyncBatch'>;
+export type BillPaymentSyncRecord = Answer<'listBillPaymentsPage'>['items'][number];
+export type ReconciliationBillPaymentsPage = Answer<'listReconciliationBillPayments'>;

@@ -13,17 +13,20 @@ export function queuedMs(): number {
   return Math.max(0, Date.now() - Context.current().info.currentAttemptScheduledTimestampMs);
 }
 
-interface ApiCallSpec<T> {
-  idempotent: boolean;
-  /** Turns an error that is a business outcome (a 422 carrying a document) into a result. */
-  recover?: (err: unknown) => T | undefined;
-  logger: Logger;
-  metrics?: MetricsRecorder | undefined;
-  /** The fleet's view of outages: a call to a side known down is not sent. */
-  outages?: OutageBoard | undefined;
-}
-
-export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * `idempotent`: see toActivityFailure; `recover` turns an error that is a business outcome (a 422 carrying a
+ * document) into a result; `outages`: the fleet's view, a call to a side known down is not sent.
+ */
+export async function callApi<T>(
+  spec: {
+    logger: Logger;
+    metrics?: MetricsRecorder | undefined;
+    outages?: OutageBoard | undefined;
+    recover?: (err: unknown) => T | undefined;
+  },
+  idempotent: boolean,
+  call: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const context = Context.current();
   const { activityType, attempt, workflowExecution } = context.info;
   // The service an activity calls, from its queue in the contract (`other` for one that is not listed).
@@ -50,7 +53,7 @@ export async function callApi<T>(spec: ApiCallSpec<T>, call: (signal: AbortSigna
       counted('answered_with_outcome');
       return recovered;
     }
-    const failure = toActivityFailure(err, attempt, { idempotent: spec.idempotent });
+    const failure = toActivityFailure(err, attempt, { idempotent });
     counted(failure.type ?? 'error');
     if (failure.type === FAILURE_TYPES.rateLimited) spec.metrics?.count('etims_api_rate_limited', { service });
     const nonRetryable = failure.nonRetryable === true;

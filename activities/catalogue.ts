@@ -31,7 +31,8 @@ function found(item: Item, row: CatalogueRow, created: boolean): CatalogueItemFo
   return { itemId: item.id, created, registered: isRegistered(item), differs };
 }
 
-export function createCatalogueActivities({ services, logger, metrics, outages }: ActivityDeps) {
+export function createCatalogueActivities(deps: ActivityDeps) {
+  const { services } = deps;
   return {
     /**
      * Creates the row's item (C21). A 409 `already_exists` carries the item the service has: compared with the row,
@@ -44,7 +45,7 @@ export function createCatalogueActivities({ services, logger, metrics, outages }
       };
       const waited = queuedMs();
       const { branchId: _branch, ...fields } = row;
-      const item = await callApi({ idempotent: false, recover: existing, logger, metrics, outages }, async (signal) => {
+      const item = await callApi({ ...deps, recover: existing }, false, async (signal) => {
         const { data } = await services.compliance(businessId).createItem(fields, { businessId, signal });
         return found(data, row, true);
       });
@@ -53,7 +54,7 @@ export function createCatalogueActivities({ services, logger, metrics, outages }
 
     /** The service's item for the row's `externalId` (evidence for a creation whose answer was lost), or null. */
     async findCatalogueItem({ businessId, row }: CatalogueItemInput): Promise<CatalogueItemFound | null> {
-      return callApi({ idempotent: true, logger, metrics, outages }, async (signal) => {
+      return callApi(deps, true, async (signal) => {
         const { data } = await services.compliance(businessId).listItems({ businessId, signal });
         const item = data.find((candidate) => candidate.externalId === row.externalId);
         return item ? found(item, row, false) : null;

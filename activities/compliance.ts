@@ -26,7 +26,6 @@ import type {
   RegisterItemResult,
   SignSaleInput,
   SignSaleResult,
-  SubmissionOutcome,
   SubmissionResult,
 } from './types.js';
 import type { FiscalDocument } from '../src/contracts/sale.js';
@@ -41,7 +40,7 @@ export type ComplianceActivityDeps = Pick<
 };
 
 /** `completed` counts as signed only with the receipt values that prove it (C4: never guess "signed"). */
-export function submissionOutcome(sale: Sale): SubmissionOutcome {
+function submissionOutcome(sale: Sale): SubmissionResult['outcome'] {
   if (isSigned(sale)) return 'signed';
   if (isInFlight(sale.status)) return 'in_flight';
   if (sale.status === 'failed') return 'rejected';
@@ -69,12 +68,7 @@ function rejected(err: unknown): SubmissionResult | undefined {
     httpStatus: 422,
     replayed: false,
     document: FiscalDocumentSchema.parse(sale),
-    causes: authorityErrorsFromError(err).map(({ code, message, itemId, field }) => ({
-      code,
-      ...(message === undefined ? {} : { message }),
-      ...(itemId === undefined ? {} : { itemId }),
-      ...(field === undefined ? {} : { field }),
-    })),
+    causes: authorityErrorsFromError(err).map(({ code, message, itemId, field }) => ({ code, message, itemId, field })),
   };
 }
 
@@ -90,7 +84,7 @@ function needsFixing(err: unknown): RegisterItemResult | undefined {
 }
 
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
-  const { services, itemRegistry, callbackUrls, logger, metrics, outages, handOverStock } = deps;
+  const { services, itemRegistry, callbackUrls, logger, handOverStock } = deps;
 
   /** The ledger takes a line once, so a retried activity hands over harmlessly; undefined leaves it to the workflow. */
   async function handOverSigned(
@@ -124,7 +118,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     callbackUrl: string | undefined,
     send: (options: { businessId: string; signal: AbortSignal }) => Promise<ApiResult<Sale>>,
   ): Promise<SubmissionResult> {
-    const result = await callApi({ idempotent: true, recover: rejected, logger, metrics, outages }, async (signal) =>
+    const result = await callApi({ ...deps, recover: rejected }, true, async (signal) =>
       submitted(await send({ businessId, signal }), callbackUrl),
     );
     const { document, outcome, httpStatus, replayed, causes } = result;
@@ -139,16 +133,14 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   }
 
   function readSale({ businessId, documentId }: DocumentRef): Promise<Sale> {
-    return callApi({ idempotent: true, logger, metrics, outages }, async (signal) => {
+    return callApi(deps, true, async (signal) => {
       return (await services.compliance(businessId).getSale(documentId, { businessId, signal })).data;
     });
   }
 
   /** The items from the registry (a list call at most); a business lacking one of them is a refusal. */
   async function lookupItems(businessId: string, itemIds: string[], fresh = false): Promise<ItemCheck[]> {
-    const lookup = await callApi({ idempotent: true, logger, metrics, outages }, () =>
-      itemRegistry.lookup(businessId, itemIds, { fresh }),
-    );
+    const lookup = await callApi(deps, true, () => itemRegistry.lookup(businessId, itemIds, { fresh }));
     if (lookup.unknownItemIds.length > 0) {
       const ids = lookup.unknownItemIds;
       throw ApplicationFailure.create({
@@ -178,7 +170,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     /** Registers an item with the tax authority (safe to repeat, C23). */
     async registerItem(input: { businessId: string; itemId: string; branchId?: string }): Promise<RegisterItemResult> {
       const { businessId, itemId, branchId } = input;
-      return callApi({ idempotent: true, recover: needsFixing, logger, metrics, outages }, async (signal) => {
+      return callApi({ ...deps, recover: needsFixing }, true, async (signal) => {
         const body = branchId === undefined ? {} : { branchId };
         const { data: item } = await services.compliance(businessId).registerItem(itemId, body, { businessId, signal });
         if (!isRegistered(item)) {
@@ -226,7 +218,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     /** One stock movement. Not de-duplicated by the service: a failure after sending is `ambiguous_write`. */
     async adjustStock(input: AdjustStockInput): Promise<AdjustStockResult> {
       const waited = queuedMs();
-      return callApi({ idempotent: false, logger, metrics, outages }, async (signal) => {
+      return callApi(deps, false, async (signal) => {
         const { businessId } = input;
         const { data } = await services.compliance(businessId).adjustStock(input, { businessId, signal });
         return { movementId: data.movementId, quantityOnHand: data.quantityOnHand, queuedMs: waited };

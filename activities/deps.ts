@@ -20,12 +20,10 @@ export interface ActivityDeps {
   stockReporting?: (businessId: string) => StockReporting;
   /** Needed by requestItemRegistration and handOverStock only. */
   temporal?: { client: Client };
-  /** Task queue of the workflows an activity starts when the caller names none (default WORKFLOW_TASK_QUEUE). */
-  workflowTaskQueue?: string;
   logger: Logger;
   metrics?: MetricsRecorder;
-  /** Which applications' outage watches hold sales waiting (default: read through `temporal`'s client). */
-  outages?: OutageBoard;
+  /** Which applications' outage watches hold sales waiting: read through `temporal`'s client. */
+  outages?: OutageBoard | undefined;
 }
 
 /** A worker started without a Temporal client is misconfigured for the activities that talk to Temporal. */

@@ -24,12 +24,6 @@ function boundedDelayMs(ms: number, max: number): number {
 /** Keys whose values are capabilities or credentials, wherever they occur in error extras. */
 const SECRET_KEYS = new Set(['callback', 'callbackurl', 'callbacktoken', 'apikey', 'x-api-key', 'authorization']);
 
-export interface FailureOptions {
-  /** Repeating cannot duplicate the effect; consulted only for a malformed success body (default false). */
-  idempotent?: boolean;
-  random?: () => number;
-}
-
 /** Error extras without callback URLs, tokens or keys (a rejected sale's `sale.callback.url` carries a token). */
 export function secretFree(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(secretFree);
@@ -95,7 +89,12 @@ function fromApiError(err: ApiError, attempt: number, random: () => number): App
  * have happened → `ambiguous_write`; a refusal → non-retryable, type = code; a request not sent → `invalid_request`;
  * a malformed success body → `unexpected_response` if idempotent, else `ambiguous_write`. Anything else is rethrown.
  */
-export function toActivityFailure(err: unknown, attempt: number, options: FailureOptions = {}): ApplicationFailure {
+export function toActivityFailure(
+  err: unknown,
+  attempt: number,
+  // `idempotent`: repeating cannot duplicate the effect; consulted only for a malformed success body.
+  options: { idempotent?: boolean; random?: () => number } = {},
+): ApplicationFailure {
   const random = options.random ?? Math.random;
   if (err instanceof ApiError) return fromApiError(err, attempt, random);
   if (err instanceof RequestValidationError) {

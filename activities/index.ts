@@ -13,8 +13,7 @@ import { createOutageWatchActivities } from './outage-watch.js';
 import { createStockLedgerActivities } from './stock-ledger.js';
 
 export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDeps, 'purchasesSink'>) {
-  const outages = given.outages ?? (given.temporal ? outageBoard(given.temporal.client) : undefined);
-  const deps = { ...given, ...(outages ? { outages } : {}) };
+  const deps = { ...given, outages: given.temporal && outageBoard(given.temporal.client) };
   const stockLedger = createStockLedgerActivities({
     ...deps,
     // Per process, like the item registry: the branches a key's businesses have, read once per business.

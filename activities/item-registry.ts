@@ -4,13 +4,8 @@
  */
 import { isRegistered, type Item } from '../src/compliance/schemas.js';
 import type { ServiceAccess } from '../src/services/access.js';
-import type { ItemCheck } from './types.js';
 
 const MIN_REFRESH_INTERVAL_MS = 2_000;
-
-export interface ItemRegistryOptions {
-  now?: () => number;
-}
 
 /** `items`: one check per known requested item, in the order asked, without repeats. */
 type ItemLookup = { items: ItemCheck[]; unknownItemIds: string[] };
@@ -26,7 +21,9 @@ interface BusinessItems {
   refreshing?: Promise<ItemList>;
 }
 
-function toCheck(item: Item): ItemCheck {
+export type ItemCheck = ReturnType<typeof toCheck>;
+
+function toCheck(item: Item) {
   return {
     itemId: item.id,
     registered: isRegistered(item),
@@ -43,7 +40,7 @@ export class ItemRegistry {
 
   constructor(
     private readonly services: ServiceAccess,
-    options: ItemRegistryOptions = {},
+    options: { now?: () => number } = {},
   ) {
     this.now = options.now ?? Date.now;
   }

@@ -41,19 +41,19 @@ function resumePoint(details: unknown, total: number): number {
 }
 
 export function createPurchasesActivities(deps: PurchasesActivityDeps) {
-  const { services, logger, metrics } = deps;
+  const { services, logger } = deps;
 
   return {
     /** POST /v1/purchases/pull: the service fetches the latest supplier invoices from the authority (C26). */
     async pullPurchases({ businessId }: PullPurchasesInput): Promise<PullPurchasesResult> {
-      return callApi({ idempotent: true, logger, metrics }, async (signal) => {
+      return callApi(deps, true, async (signal) => {
         const { data } = await services.compliance(businessId).pullPurchases({ businessId, signal });
         return { pulled: data.pulled ?? null };
       });
     },
 
     async listPurchasesPage(input: ListPurchasesPageInput): Promise<ListPurchasesPageResult> {
-      return callApi({ idempotent: true, logger, metrics }, async (signal) => {
+      return callApi(deps, true, async (signal) => {
         const { businessId, pageSize, cursor } = input;
         const query = { pageSize, cursor: cursor ?? undefined };
         const { data } = await services.compliance(businessId).listPurchases(query, { businessId, signal });

@@ -1,16 +1,9 @@
 /** One request per activity (the queue's rate limit counts activity starts), returning the rules' compact records. */
 import { ApplicationFailure } from '@temporalio/common';
 import { ReconciliationInputError, checkBusinessAccess, readPurchasesPage } from '../src/reconciliation/load.js';
-import type { ReconcilePurchase } from '../src/contracts/reconciliation.js';
 import { callApi } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
-
-export interface ReconciliationPurchasesPage {
-  purchases: ReconcilePurchase[];
-  /** null on the last page. */
-  nextCursor: string | null;
-}
 
 /** A business or company the keys cannot see: configuration, which no retry fixes. Others are left to callApi. */
 export async function failingNotConfigured<T>(run: () => Promise<T>): Promise<T> {
@@ -24,15 +17,12 @@ export async function failingNotConfigured<T>(run: () => Promise<T>): Promise<T>
   }
 }
 
-export function createReconciliationActivities({
-  services,
-  logger,
-  metrics,
-}: Pick<ActivityDeps, 'services' | 'logger' | 'metrics'>) {
+export function createReconciliationActivities(deps: Pick<ActivityDeps, 'services' | 'logger' | 'metrics'>) {
+  const { services } = deps;
   return {
     /** `GET /v1/businesses`: the link check, failing `not_configured` when the key may not act for the business. */
     async checkReconciliationBusiness({ businessId }: { businessId: string }): Promise<void> {
-      await callApi({ idempotent: true, logger, metrics }, (signal) =>
+      await callApi(deps, true, (signal) =>
         failingNotConfigured(() => checkBusinessAccess(services.compliance(businessId), businessId, signal)),
       );
     },
@@ -42,9 +32,9 @@ export function createReconciliationActivities({
       businessId: string;
       /** null for the first page. */
       cursor: string | null;
-    }): Promise<ReconciliationPurchasesPage> {
+    }) {
       const { businessId, cursor } = input;
-      return callApi({ idempotent: true, logger, metrics }, (signal) =>
+      return callApi(deps, true, (signal) =>
         readPurchasesPage(services.compliance(businessId), businessId, cursor, signal),
       );
     },
@@ -52,3 +42,4 @@ export function createReconciliationActivities({
 }
 
 export type ReconciliationActivities = ReturnType<typeof createReconciliationActivities>;
+export type ReconciliationPurchasesPage = Awaited<ReturnType<ReconciliationActivities['listReconciliationPurchases']>>;

@@ -9,7 +9,7 @@ import { WORKFLOW_TASK_QUEUE } from '../src/contracts/task-queues.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 import type { RequestItemRegistrationInput } from './types.js';
 
-export function createRegistrationActivities(deps: Pick<ActivityDeps, 'temporal' | 'workflowTaskQueue' | 'logger'>) {
+export function createRegistrationActivities(deps: Pick<ActivityDeps, 'temporal' | 'logger'>) {
   return {
     async requestItemRegistration(input: RequestItemRegistrationInput): Promise<void> {
       const client = temporalClientOf(deps, 'requestItemRegistration');
@@ -17,7 +17,7 @@ export function createRegistrationActivities(deps: Pick<ActivityDeps, 'temporal'
       const workflowId = itemRegistrationWorkflowId(input.businessId, input.itemId);
       const handle = await client.workflow.signalWithStart(ITEM_REGISTRATION_WORKFLOW_TYPE, {
         workflowId,
-        taskQueue: taskQueue ?? deps.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE,
+        taskQueue: taskQueue ?? WORKFLOW_TASK_QUEUE,
         args: [registration satisfies ItemRegistrationInput],
         signal: addRegistrationWaiterSignal,
         signalArgs: [{ workflowId: waiterWorkflowId }],

@@ -22,7 +22,7 @@ export interface HandOverStockInput {
 }
 
 export function createStockLedgerActivities(
-  deps: Pick<ActivityDeps, 'temporal' | 'workflowTaskQueue' | 'logger' | 'stockReporting'> & {
+  deps: Pick<ActivityDeps, 'temporal' | 'logger' | 'stockReporting'> & {
     canonicalBranch: CanonicalBranch;
   },
 ) {
@@ -30,7 +30,7 @@ export function createStockLedgerActivities(
     async handOverStock(input: HandOverStockInput): Promise<{ ledgerWorkflowId: string; reporting: StockReporting }> {
       const client = temporalClientOf(deps, 'handOverStock');
       const reporting = deps.stockReporting?.(input.businessId) ?? DEFAULT_STOCK_REPORTING;
-      const taskQueue = input.taskQueue ?? deps.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
+      const taskQueue = input.taskQueue ?? WORKFLOW_TASK_QUEUE;
       const branchId = await deps.canonicalBranch(input.businessId, input.branchId);
       const workflowId = stockLedgerWorkflowId(taskQueue, input.businessId, branchId);
       const handle = await client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {

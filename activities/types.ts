@@ -3,16 +3,17 @@ import type { AuthorityError, ItemNeeds } from '../src/compliance/schemas.js';
 import type { CreditNoteReason } from '../src/contracts/compliance-rules.js';
 import type { FiscalDocument, SaleInput } from '../src/contracts/sale.js';
 import type { ItemRegistrationInput } from '../src/contracts/item-registration.js';
+import type { ItemCheck } from './item-registry.js';
 import type { StockLine, StockMove } from '../src/contracts/stock-ledger.js';
+
+export type { ItemCheck };
 
 /** One reason the tax authority gave for refusing a document (`error.errors[]` of a 422). */
 export type AuthorityCause = Pick<AuthorityError, 'code' | 'message' | 'itemId' | 'field'>;
 
-/** Completed with a receipt → signed; pending, ready_to_submit, retrying → in_flight; failed → rejected. */
-export type SubmissionOutcome = 'signed' | 'in_flight' | 'rejected' | 'unknown';
-
 export interface SubmissionResult {
-  outcome: SubmissionOutcome;
+  /** Completed with a receipt → signed; pending, ready_to_submit, retrying → in_flight; failed → rejected. */
+  outcome: 'signed' | 'in_flight' | 'rejected' | 'unknown';
   httpStatus: number;
   /** The service answered a repeated Idempotency-Key with the document already filed. */
   replayed: boolean;
@@ -20,13 +21,6 @@ export interface SubmissionResult {
   causes: AuthorityCause[];
   /** A result callback URL went with the request: the service will announce the outcome. */
   outcomeAnnounced?: boolean;
-}
-
-export interface ItemCheck {
-  itemId: string;
-  registered: boolean;
-  stockTracked: boolean;
-  unitPrice: number | null;
 }
 
 export interface CheckItemsInput {
@@ -44,11 +38,10 @@ export type RegisterItemResult =
 /** The sale as the compliance service takes it: the workflow's SaleInput without its business and options. */
 export type SaleRequest = Omit<SaleInput, 'businessId' | 'options'>;
 
-export interface CreateSaleInput {
+/** A document filed with a result callback URL, minted for the sale's `workflowId`. */
+interface Filing {
   businessId: string;
-  /** The sale's workflow id: the callback URL is minted for it. */
   workflowId: string;
-  request: SaleRequest;
   idempotencyKey: string;
   /**
    * The callback URL's expiry counts from it, so every attempt sends the same fingerprinted body; absent in older
@@ -57,15 +50,14 @@ export interface CreateSaleInput {
   callbackAnchorMs?: number;
 }
 
+export interface CreateSaleInput extends Filing {
+  request: SaleRequest;
+}
+
 /** `handOver`: once signed, the stock-tracked lines go to the branch's ledger from the same activity. */
 export interface SignSaleInput extends CreateSaleInput {
   itemIds: string[];
-  handOver?: SigningHandOver;
-}
-
-export interface SigningHandOver {
-  lines: StockLine[];
-  taskQueue: string;
+  handOver?: { lines: StockLine[]; taskQueue: string };
 }
 
 /** Without `submission` nothing was filed; `handedOver` names the ledger that took the signed sale's stock lines. */
@@ -93,16 +85,11 @@ export interface AdjustStockResult {
   queuedMs?: number;
 }
 
-export interface CreateCreditNoteInput {
-  businessId: string;
-  /** The sale's workflow id: the callback URL is minted for it. */
-  workflowId: string;
+export interface CreateCreditNoteInput extends Filing {
   saleId: string;
   traderInvoiceNumber: string;
   returnDate: string;
   reason: CreditNoteReason;
-  idempotencyKey: string;
-  callbackAnchorMs?: number;
 }
 
 export interface RequestItemRegistrationInput extends ItemRegistrationInput {

@@ -2,12 +2,8 @@
  * Keys derived from business identity only (never run ids or randomness), so a reset, a continue-as-new or a second
  * worker sends the same key. Workflow code has no Node crypto, hence @noble/hashes.
  */
-import { sha256 as nobleSha256 } from '@noble/hashes/sha2';
+import { sha256 } from '@noble/hashes/sha2';
 import { utf8ToBytes } from '@noble/hashes/utils';
-
-export function sha256(text: string): Uint8Array {
-  return nobleSha256(utf8ToBytes(text));
-}
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -24,7 +20,7 @@ function base64url(bytes: Uint8Array): string {
 /** `prefix:` + 43 characters of base64url SHA-256 of the parts: within the API's 8..128 `[A-Za-z0-9._:-]`. */
 function derive(prefix: string, parts: readonly string[]): string {
   // Length-prefixed parts: ("a|b", "c") and ("a", "b|c") never collide.
-  return `${prefix}:${base64url(sha256(parts.map((p) => `${p.length}:${p}`).join('|')))}`;
+  return `${prefix}:${base64url(sha256(utf8ToBytes(parts.map((p) => `${p.length}:${p}`).join('|'))))}`;
 }
 
 export function saleIdempotencyKey(businessId: string, traderInvoiceNumber: string): string {

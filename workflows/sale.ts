@@ -10,14 +10,15 @@ import { NON_RESTOCKING_REASONS } from '../src/contracts/compliance-rules.js';
 import { parseDuration } from '../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { checkSaleInput } from '../src/contracts/sale-input.js';
+import type { ItemRegistrationOutcome } from '../src/contracts/item-registration.js';
+import type { OutageSide } from '../src/contracts/outage-watch.js';
 import type { RefundRequest, RefundResult, SaleInput, SaleState, StockMovementState } from '../src/contracts/sale.js';
 import type { StockLine } from '../src/contracts/stock-ledger.js';
 import { creditNoteIdempotencyKey, saleIdempotencyKey, stockReferenceId } from './keys.js';
 import { placeOnBudget, unplacedRoute } from './placement.js';
 import { saleActivities } from './sale/activities.js';
-import type { SaleContext, SaleSettings } from './sale/context.js';
 import { settleDocument } from './sale/documents.js';
-import { fileWithItemsChecked } from './sale/items.js';
+import { fileWithItemsChecked, type StockSigned } from './sale/items.js';
 import { handleSaleMessages, handleTemporalCancellation, refuseInput } from './sale/messages.js';
 import { OperatorCancelled, parkOnRefusal } from './sale/operator.js';
 import { RIDE_OUTAGES_PATCH } from './sale/outage.js';
@@ -29,6 +30,7 @@ export async function saleWorkflow(input: SaleInput): Promise<SaleState> {
   const checked = checkSaleInput(input);
   if (!checked.ok) refuseInput(input, checked.problems);
   const sale = openSale(input);
+  handleSaleMessages(sale);
   // Temporal's own cancellation is an operator's word, not a kill: the process runs on, and the sale decides.
   CancellationScope.current().cancelRequested.catch(() => handleTemporalCancellation(sale));
   return CancellationScope.nonCancellable(() => runSale(sale));
@@ -53,44 +55,48 @@ async function runSale(sale: SaleContext): Promise<SaleState> {
   return sale.record.state;
 }
 
-function openSale(input: SaleInput): SaleContext {
+/** What the steps of one sale share. */
+function openSale(input: SaleInput) {
   const { workflowId, taskQueue } = workflowInfo();
-  const sale: SaleContext = {
+  return {
     input,
     settings: settingsOf(input),
     workflowId,
     taskQueue,
     record: new SaleRecord(input),
+    /** What the message handlers recorded for the process to act on; handlers never act themselves. */
     inbox: {
+      /** Result callbacks received: each is a hint to read the document again. */
       callbackHints: 0,
-      registrations: new Map(),
+      registrations: new Map<string, ItemRegistrationOutcome>(),
       operatorRetry: false,
-      operatorCancel: undefined,
-      outageNews: undefined,
-      refund: undefined,
+      operatorCancel: undefined as string | undefined,
+      /** What the application's outage watch last told this sale: probe (try once now) or over (go). */
+      outageNews: undefined as 'probe' | 'over' | undefined,
+      /** The refund asked for, and once the process took it, its issuing (which the update awaits). */
+      refund: undefined as { request: RefundRequest; issuing?: Promise<RefundResult> } | undefined,
     },
     // Replaced once placed: nothing is called before.
     api: saleActivities(unplacedRoute(input.businessId), false),
+    /** Where its compliance calls go once placed: names its application's outage watch. */
     route: unplacedRoute(input.businessId),
     tries: { one: false },
-    outageWatch: undefined,
+    /** The outage watch this sale waits on, and whether its next try is the watch's probe. */
+    outageWatch: undefined as { side: OutageSide; probing: boolean } | undefined,
   };
-  handleSaleMessages(sale);
-  return sale;
 }
+
+export type SaleContext = ReturnType<typeof openSale>;
 
 /** Before anything is sent: calls spend the serving application's budget; an unserved business parks the sale. */
 async function placeSale(sale: SaleContext): Promise<void> {
-  const route = await parkOnRefusal(sale, () => placeOnBudget(sale.input.businessId, true), {
-    cancellable: true,
-    asksNoService: true,
-  });
+  const route = await parkOnRefusal(sale, () => placeOnBudget(sale.input.businessId, true), true, true);
   sale.route = route;
   sale.api = saleActivities(route, sale.settings.ridesOutages, sale.tries);
 }
 
 /** Signed at once, its stock goes to the ledger from the signing activity: a till's answer waits for no hand-over. */
-async function signSale(sale: SaleContext): Promise<SignedStock> {
+async function signSale(sale: SaleContext) {
   const { input, record } = sale;
   const saleKey = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
   const deductions = input.lines.map((line, index) =>
@@ -116,42 +122,23 @@ async function signSale(sale: SaleContext): Promise<SignedStock> {
     // Every attempt of the filing, by any activity or worker, sends the same callback URL: the body is fingerprinted.
     callbackAnchorMs: workflowInfo().startTime.getTime(),
   };
-  let stockTracked = new Set<string>();
-  let ledgerWorkflowId: string | undefined;
+  // Undefined `ledgerWorkflowId`: the signing activity did not hand over, the sale does.
+  const stock: StockSigned = { tracked: new Set(), ledgerWorkflowId: undefined };
   record.enter('creating_sale');
-  const signed = await settleDocument(sale, 'sale', () =>
-    fileWithItemsChecked(sale, filing, handOver, (tracked, ledger) => {
-      stockTracked = tracked;
-      ledgerWorkflowId = ledger;
-    }),
-  );
+  const signed = await settleDocument(sale, 'sale', () => fileWithItemsChecked(sale, filing, handOver, stock));
   record.signed(signed);
-  return { deductions, stockTracked, ledgerWorkflowId };
-}
-
-interface SignedStock {
-  deductions: StockMovementState[];
-  stockTracked: Set<string>;
-  /** Undefined: the signing activity did not hand over, the sale does. */
-  ledgerWorkflowId: string | undefined;
+  return { deductions, ...stock };
 }
 
 async function handOverDeductions(
   sale: SaleContext,
-  { deductions, stockTracked, ledgerWorkflowId }: SignedStock,
+  { deductions, tracked, ledgerWorkflowId }: Awaited<ReturnType<typeof signSale>>,
 ): Promise<void> {
   const { record, settings } = sale;
   record.enter('reporting_stock');
-  record.state.stockMovements = deductions.filter((m) => stockTracked.has(m.itemId));
-  if (ledgerWorkflowId === undefined) {
-    await handOverStock(sale, record.state.stockMovements, settings.refundWindowMs > 0);
-    return;
-  }
-  for (const m of record.state.stockMovements) {
-    m.status = 'handed_over';
-    m.ledger = ledgerWorkflowId;
-  }
-  record.carriedEarly();
+  record.state.stockMovements = deductions.filter((m) => tracked.has(m.itemId));
+  await handOverStock(sale, record.state.stockMovements, settings.refundWindowMs > 0, ledgerWorkflowId);
+  if (ledgerWorkflowId !== undefined) record.carriedEarly();
 }
 
 /** Open for a refund until the window ends; true when a refund was asked for. */
@@ -203,16 +190,26 @@ function movement(
   return { referenceId, itemId, action, quantity, unitPrice, status: 'pending' };
 }
 
-/** To the branch's stock ledger, its one writer; a sale `stayingOpen` hears what carried each line (`stockCarried`). */
-async function handOverStock(sale: SaleContext, movements: StockMovementState[], stayingOpen: boolean): Promise<void> {
+/**
+ * To the branch's stock ledger, its one writer, unless `ledgerWorkflowId` has them already; a sale `stayingOpen`
+ * hears what carried each line (`stockCarried`).
+ */
+async function handOverStock(
+  sale: SaleContext,
+  movements: StockMovementState[],
+  stayingOpen: boolean,
+  ledgerWorkflowId?: string,
+): Promise<void> {
   if (movements.length === 0) return;
   const { input } = sale;
-  const { ledgerWorkflowId } = await sale.api.handOverStock({
-    businessId: input.businessId,
-    ...(input.branchId ? { branchId: input.branchId } : {}),
-    lines: stockLines(sale, movements, stayingOpen),
-    taskQueue: sale.taskQueue,
-  });
+  ledgerWorkflowId ??= (
+    await sale.api.handOverStock({
+      businessId: input.businessId,
+      ...(input.branchId ? { branchId: input.branchId } : {}),
+      lines: stockLines(sale, movements, stayingOpen),
+      taskQueue: sale.taskQueue,
+    })
+  ).ledgerWorkflowId;
   for (const m of movements) {
     m.status = 'handed_over';
     m.ledger = ledgerWorkflowId;
@@ -231,7 +228,7 @@ function stockLines(sale: SaleContext, movements: StockMovementState[], stayingO
   }));
 }
 
-function settingsOf(input: SaleInput): SaleSettings {
+function settingsOf(input: SaleInput) {
   const ridesOutages = patched(RIDE_OUTAGES_PATCH);
   const outageLimit = input.options?.outageLimit;
   const outcomeTimeoutMs = optionDuration('outcomeTimeout', input.options?.outcomeTimeout ?? '24 hours');
@@ -241,11 +238,15 @@ function settingsOf(input: SaleInput): SaleSettings {
   return {
     refundWindowMs: (input.options?.refundWindowDays ?? 30) * 86_400_000,
     outcomeTimeoutMs,
-    // A limit the caller set is theirs; the default one is an outage like any other.
+    // Parks when no outcome comes in time, else waits that out: a limit the caller set is theirs, the default one
+    // is an outage like any other.
     outcomeTimeoutParks: !ridesOutages || input.options?.outcomeTimeout !== undefined,
     itemFixDeadline,
+    /** Transient authority failures retried before parking; undefined: as long as the outage lasts. */
     transientRetryLimit: input.options?.transientRetryLimit ?? (ridesOutages ? undefined : 5),
+    /** How long an outage is waited out before parking; undefined: as long as it lasts. */
     outageLimitMs: outageLimit === undefined ? undefined : optionDuration('outageLimit', outageLimit),
+    /** Outages are waited out in the sale's state (the `ride-outages` patch); false in sales started before it. */
     ridesOutages,
   };
 }

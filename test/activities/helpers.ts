@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import type { ActivityDeps } from '../../activities/deps.js';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { singleApplication } from '../helpers/single-application.js';
-import { ItemRegistry, type ItemRegistryOptions } from '../../activities/item-registry.js';
+import { ItemRegistry } from '../../activities/item-registry.js';
 import type { ComplianceClient } from '../../src/compliance/client.js';
 import type { Sandbox } from '../../sandbox/server.js';
 import { DEMO, useClients } from '../compliance/helpers.js';
@@ -34,7 +34,7 @@ export interface ActivityHarness {
 }
 
 export interface HarnessOptions {
-  registry?: ItemRegistryOptions;
+  registry?: ConstructorParameters<typeof ItemRegistry>[1];
   deps?: Partial<ActivityDeps>;
 }
 

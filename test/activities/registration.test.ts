@@ -84,20 +84,8 @@ describe('requestItemRegistration', () => {
     ]);
   });
 
-  it('uses the configured queue, or WORKFLOW_TASK_QUEUE, when the caller names none', async () => {
+  it('uses WORKFLOW_TASK_QUEUE when the caller names no queue', async () => {
     const env = await getTestEnv();
-    const configuredQueue = uniqueTaskQueue('configured');
-    const configured = createRegistrationActivities({
-      temporal: { client: env.client },
-      workflowTaskQueue: configuredQueue,
-      logger: silentLogger,
-    });
-    const first = ids();
-    await runActivity(configured.requestItemRegistration, { ...first, waiterWorkflowId: 'sale:c' });
-    expect((await registrationOf(first.businessId, first.itemId)).starts).toEqual([
-      { taskQueue: configuredQueue, args: [first] },
-    ]);
-
     const plain = createRegistrationActivities({ temporal: { client: env.client }, logger: silentLogger });
     const second = ids();
     await runActivity(plain.requestItemRegistration, { ...second, waiterWorkflowId: 'sale:d' });

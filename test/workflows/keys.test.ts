@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { creditNoteIdempotencyKey, saleIdempotencyKey, sha256, stockReferenceId } from '../../workflows/keys.js';
+import { creditNoteIdempotencyKey, saleIdempotencyKey, stockReferenceId } from '../../workflows/keys.js';
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64url');
 
 const KEY_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
 
 describe('workflow keys', () => {
-  it('computes SHA-256 exactly as node:crypto does, across block boundaries and non-ASCII text', () => {
+  it('derives keys from SHA-256 exactly as node:crypto does, across block boundaries and non-ASCII text', () => {
     for (const text of [
       '',
       'abc',
@@ -16,7 +18,7 @@ describe('workflow keys', () => {
       'Mama Mboga — sukari 2kg ✓',
       'x'.repeat(1000),
     ]) {
-      expect(Buffer.from(sha256(text)).toString('hex')).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+      expect(saleIdempotencyKey('biz_1', text)).toBe(`sale-v1:${sha256(`5:biz_1|${text.length}:${text}`)}`);
     }
   });
 
@@ -32,9 +34,7 @@ describe('workflow keys', () => {
   it('matches the API’s Idempotency-Key rules and the 100-character referenceId limit', () => {
     const key = saleIdempotencyKey('biz_with_a_long_identifier_0000000001', 'Z'.repeat(50));
     expect(key).toMatch(KEY_PATTERN);
-    expect(key).toBe(
-      `sale-v1:${Buffer.from(sha256('37:biz_with_a_long_identifier_0000000001|50:' + 'Z'.repeat(50))).toString('base64url')}`,
-    );
+    expect(key).toBe(`sale-v1:${sha256('37:biz_with_a_long_identifier_0000000001|50:' + 'Z'.repeat(50))}`);
     expect(creditNoteIdempotencyKey('b', 'i', 'c')).toMatch(KEY_PATTERN);
     expect(stockReferenceId(key, 499, 'DEDUCT').length).toBeLessThanOrEqual(100);
   });

@@ -31,10 +31,11 @@ export function saleActivities(
         : { scheduleToCloseTimeout: '2 hours', retry: API_RETRY }),
       priority: { priorityKey, fairnessKey },
     });
-  const [signingOnce, signingFew] = [compliance(PRIORITY.signing, 1), compliance(PRIORITY.signing, 4)];
-  const [bookkeepingOnce, bookkeepingFew] = [compliance(PRIORITY.bookkeeping, 1), compliance(PRIORITY.bookkeeping, 4)];
-  const signing = () => (tries.one ? signingOnce : signingFew);
-  const bookkeeping = () => (tries.one ? bookkeepingOnce : bookkeepingFew);
+  const tried = (priorityKey: number) => {
+    const [once, few] = [compliance(priorityKey, 1), compliance(priorityKey, 4)];
+    return () => (tries.one ? once : few);
+  };
+  const [signing, bookkeeping] = [tried(PRIORITY.signing), tried(PRIORITY.bookkeeping)];
   // Polling through activity retries: the history gains no events per poll.
   const polling = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: complianceQueue,

@@ -9,7 +9,7 @@ import {
 import type { AuthorityCause, SubmissionResult } from '../../activities/types.js';
 import { isInFlight, isSigned, isTransientCause } from '../../src/contracts/compliance-rules.js';
 import type { FiscalDocument } from '../../src/contracts/sale.js';
-import type { SaleContext } from './context.js';
+import type { SaleContext } from '../sale.js';
 import { registerItems, unregisteredItems } from './items.js';
 import { awaitOperator, parkOnRefusal } from './operator.js';
 import { outageEnded, rideOutages, submissionInFlight, waitOutOutage } from './outage.js';
@@ -35,7 +35,7 @@ export async function settleDocument(
         hintsAtSubmission = inbox.callbackHints;
         return rideOutages(ctx, call, cancellable);
       },
-      { cancellable },
+      cancellable,
     );
   const resubmit = (documentId: string) => send(() => api.retrySale(input.businessId, documentId));
   let transientRetries = 0;
@@ -48,7 +48,7 @@ export async function settleDocument(
         'receipt_missing',
         `the service reports ${kind} ${document.id} completed but sent no receipt values: ` +
           'check it in the dashboard, then retry to read it again',
-        { cancellable: false },
+        false,
       );
       return confirmOrResubmit(ctx, document.id, resubmit);
     }
@@ -81,7 +81,7 @@ export async function settleDocument(
       ctx,
       causes[0]?.code ?? 'authority_failed',
       transient ? `${reason} (still failing after ${retries})` : reason,
-      { cancellable },
+      cancellable,
     );
     transientRetries = 0;
     record.enter('retrying');
@@ -104,7 +104,7 @@ export async function settleDocument(
         continue;
       }
       if ('problem' in outcome) {
-        await awaitOperator(ctx, outcome.problem.code, outcome.problem.message, { cancellable });
+        await awaitOperator(ctx, outcome.problem.code, outcome.problem.message, cancellable);
         result = await confirmOrResubmit(ctx, document.id, resubmit);
         continue;
       }
@@ -189,5 +189,5 @@ function readDocument(ctx: SaleContext, documentId: string): Promise<{ document:
   // Only a sale not yet signed can be cancelled: a credit note is read after it is.
   const sale = ctx.record.state.sale;
   const cancellable = sale === null || !isSigned(sale);
-  return parkOnRefusal(ctx, () => rideOutages(ctx, read, cancellable), { cancellable });
+  return parkOnRefusal(ctx, () => rideOutages(ctx, read, cancellable), cancellable);
 }

@@ -1,23 +1,27 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
-import type { CreateSaleInput, SigningHandOver, SubmissionResult } from '../../activities/types.js';
+import type { CreateSaleInput, SignSaleInput, SubmissionResult } from '../../activities/types.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import type { SaleContext } from './context.js';
+import type { SaleContext } from '../sale.js';
 import { parkOnRefusal } from './operator.js';
 import { rideOutages, serviceAnswered } from './outage.js';
+
+/** The sale's stock-tracked items, and the ledger the signing activity handed their lines to. */
+export interface StockSigned {
+  tracked: Set<string>;
+  ledgerWorkflowId: string | undefined;
+}
 
 /** Files the sale with its items checked in one activity; unregistered items are registered, then it files again. */
 export async function fileWithItemsChecked(
   ctx: SaleContext,
   filing: CreateSaleInput,
-  handOver: SigningHandOver,
-  tracked: (items: Set<string>, ledgerWorkflowId: string | undefined) => void,
+  handOver: SignSaleInput['handOver'],
+  stock: StockSigned,
 ): Promise<SubmissionResult> {
   const { record, api } = ctx;
   const checked = await api.signSale({ ...filing, itemIds: itemIdsOf(ctx), handOver });
-  tracked(
-    new Set(checked.items.filter((i) => i.stockTracked).map((i) => i.itemId)),
-    checked.handedOver?.ledgerWorkflowId,
-  );
+  stock.tracked = new Set(checked.items.filter((i) => i.stockTracked).map((i) => i.itemId));
+  stock.ledgerWorkflowId = checked.handedOver?.ledgerWorkflowId;
   if (checked.submission) return checked.submission;
   await serviceAnswered(ctx);
   record.enter('registering_items');
@@ -34,7 +38,7 @@ export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
     ctx,
     () =>
       rideOutages(ctx, () => api.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true })),
-    { cancellable: true },
+    true,
   );
   return check.items.filter((i) => !i.registered).map((i) => i.itemId);
 }

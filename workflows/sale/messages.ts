@@ -34,7 +34,7 @@ import { itemFixedSignal, itemRegistrationWorkflowId } from '../../src/contracts
 import { stockCarriedSignal } from '../../src/contracts/stock-ledger.js';
 import { outageNewsSignal } from '../../src/contracts/outage-watch.js';
 import { refuse, required, wording } from '../update-arguments.js';
-import type { SaleContext, SaleInbox } from './context.js';
+import type { SaleContext } from '../sale.js';
 import { SaleRecord } from './record.js';
 
 const AWAIT_RECEIPT_DEFAULT_WAIT = '30 seconds';
@@ -70,7 +70,9 @@ export function handleSaleMessages(ctx: SaleContext): void {
     {
       validator: (...args: unknown[]) => {
         const argument = args[0];
-        if (argument !== undefined && argument !== null && !isEmptyObject(argument))
+        const empty =
+          typeof argument === 'object' && !Array.isArray(argument) && Object.keys(argument ?? {}).length === 0;
+        if (argument !== undefined && !empty)
           refuse(
             `retry takes no data (send nothing, or {}): got ${
               Array.isArray(argument) ? 'a list' : typeof argument === 'object' ? 'fields' : `a ${typeof argument}`
@@ -131,7 +133,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
   setHandler(
     refundUpdate,
     async (request) => {
-      const refund: NonNullable<SaleInbox['refund']> = { request };
+      const refund: NonNullable<SaleContext['inbox']['refund']> = { request };
       inbox.refund = refund;
       await hold(() => refund.issuing !== undefined);
       return refund.issuing!;
@@ -171,10 +173,6 @@ export function handleSaleMessages(ctx: SaleContext): void {
       },
     },
   );
-}
-
-function isEmptyObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 /** The failure a sale ends with when its own input is unusable; also the answer to an update-with-start of it. */

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import type { SaleContext } from './context.js';
+import type { SaleContext } from '../sale.js';
 
 /** An operator cancelled the parked sale: unwinds the process to its end. */
 export class OperatorCancelled extends Error {}
@@ -10,12 +10,12 @@ export async function awaitOperator(
   ctx: SaleContext,
   code: string,
   message: string,
-  options: { cancellable: boolean },
+  cancellable: boolean,
 ): Promise<void> {
   const { record, inbox } = ctx;
   inbox.operatorRetry = false;
   inbox.operatorCancel = undefined;
-  record.park(code, message, options.cancellable ? ['retry', 'cancel'] : ['retry']);
+  record.park(code, message, cancellable ? ['retry', 'cancel'] : ['retry']);
   await condition(() => inbox.operatorRetry || inbox.operatorCancel !== undefined);
   if (inbox.operatorCancel !== undefined) throw new OperatorCancelled(inbox.operatorCancel);
   record.note('operator asked for a retry');
@@ -28,7 +28,8 @@ export async function awaitOperator(
 export async function parkOnRefusal<T>(
   ctx: SaleContext,
   call: () => Promise<T>,
-  options: { cancellable: boolean; asksNoService?: boolean },
+  cancellable: boolean,
+  asksNoService = false,
 ): Promise<T> {
   for (;;) {
     try {
@@ -38,7 +39,7 @@ export async function parkOnRefusal<T>(
       const failure =
         err instanceof ActivityFailure
           ? err.cause
-          : options.asksNoService && err instanceof ApplicationFailure
+          : asksNoService && err instanceof ApplicationFailure
             ? err
             : undefined;
       if (
@@ -47,7 +48,7 @@ export async function parkOnRefusal<T>(
         failure.type === FAILURE_TYPES.alreadyCredited
       )
         throw err;
-      await awaitOperator(ctx, failure.type ?? 'error', failure.message, options);
+      await awaitOperator(ctx, failure.type ?? 'error', failure.message, cancellable);
     }
   }
 }

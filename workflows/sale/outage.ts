@@ -7,6 +7,7 @@ import {
   isCancellation,
   patched,
   workflowInfo,
+  type SignalDefinition,
 } from '@temporalio/workflow';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
@@ -18,7 +19,7 @@ import {
 } from '../../src/contracts/outage-watch.js';
 import type { OutageWait } from '../../src/contracts/sale.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
-import type { SaleContext } from './context.js';
+import type { SaleContext } from '../sale.js';
 import { awaitOperator } from './operator.js';
 
 /** Sales started from here on wait out outages by themselves; older ones keep parking after their retries. */
@@ -99,7 +100,7 @@ export async function waitOutOutage(
       FAILURE_TYPES.outageLimitReached,
       `the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} has been failing since ` +
         `${outage.since} (${outage.cause}: ${outage.message}); the sale waited ${limit} and ${outage.attempts} tries`,
-      { cancellable },
+      cancellable,
     );
     // An operator's retry is a probe of its own: sent, whatever the fleet holds back.
     ctx.tries.one = true;
@@ -123,10 +124,7 @@ export async function waitOutOutage(
   const sent = ctx.inbox.outageNews === 'over';
   ctx.outageWatch = sent ? undefined : { side: seen.side, probing: true };
   // Said in the task that schedules its call, before the watch sends the next: calls reach the queue in its order.
-  if (sent && patched(GOING_SAID_PATCH))
-    void watchHandle(ctx)
-      .signal(leaveOutageSignal, { workflowId: ctx.workflowId })
-      .catch(() => undefined);
+  if (sent && patched(GOING_SAID_PATCH)) void signalWatch(ctx, leaveOutageSignal, { workflowId: ctx.workflowId });
   ctx.tries.one = true;
   ctx.inbox.outageNews = undefined;
 }
@@ -161,9 +159,7 @@ async function leaveWatch(ctx: SaleContext): Promise<void> {
   if (!ctx.outageWatch) return;
   ctx.outageWatch = undefined;
   ctx.tries.one = false;
-  await watchHandle(ctx)
-    .signal(leaveOutageSignal, { workflowId: ctx.workflowId })
-    .catch(() => undefined);
+  await signalWatch(ctx, leaveOutageSignal, { workflowId: ctx.workflowId });
 }
 
 async function joinWatch(ctx: SaleContext, side: OutageSide): Promise<void> {
@@ -183,13 +179,14 @@ async function joinWatch(ctx: SaleContext, side: OutageSide): Promise<void> {
 
 async function tellWatch(ctx: SaleContext, back: boolean): Promise<void> {
   const side = ctx.outageWatch!.side;
-  // A watch that closed meanwhile has nobody else waiting.
-  await watchHandle(ctx)
-    .signal(outageTriedSignal, { workflowId: ctx.workflowId, side, back })
-    .catch(() => undefined);
+  await signalWatch(ctx, outageTriedSignal, { workflowId: ctx.workflowId, side, back });
   ctx.outageWatch = { side, probing: false };
 }
 
-function watchHandle(ctx: SaleContext) {
-  return getExternalWorkflowHandle(outageWatchWorkflowId(ctx.route.complianceQueue, ctx.route.fairnessKey));
+/** A watch that closed meanwhile has nobody else waiting: a signal it misses is no loss. */
+function signalWatch<T>(ctx: SaleContext, signal: SignalDefinition<[T]>, arg: T): Promise<void> {
+  const { complianceQueue, fairnessKey } = ctx.route;
+  return getExternalWorkflowHandle(outageWatchWorkflowId(complianceQueue, fairnessKey))
+    .signal(signal, arg)
+    .catch(() => undefined);
 }
