@@ -89,11 +89,6 @@ type Schemas = ReturnType<typeof buildSchemas>;
 export type CreateSaleInput = z.input<Schemas['createSale']>;
 export type CreateCreditNoteInput = z.input<Schemas['createCreditNote']>;
 export type StockAdjustmentInput = z.input<Schemas['adjustStock']>;
-export type CreateItemInput = z.input<Schemas['createItem']>;
-export type RegisterItemInput = z.input<Schemas['registerItem']>;
-export type ListPurchasesQuery = z.input<Schemas['listPurchases']>;
-export type CodeListsQuery = z.input<Schemas['listCodeLists']>;
-export type ItemClassificationsQuery = z.input<Schemas['listItemClassifications']>;
 
 const publicSchemas = buildSchemas(false);
 const loopbackSchemas = buildSchemas(true);
@@ -112,12 +107,17 @@ export class RequestValidator {
   }
 
   validate<Op extends ValidatedOperation>(operation: Op, input: RequestInput<Op>): RequestBody<Op> {
-    const parsed = this.schemas[operation].safeParse(input, { error: typeErrors });
-    if (parsed.success) return parsed.data;
-    const first = parsed.error.issues[0];
-    const field = first && first.path.length > 0 ? fieldPath(first.path) : '(request)';
-    throw new RequestValidationError(operation, field, first?.message ?? 'is invalid');
+    return validateRequest(operation, this.schemas[operation], input);
   }
+}
+
+/** The request `schema` makes of `input`, or a `RequestValidationError` naming its first wrong field. */
+export function validateRequest<Out, In>(operation: string, schema: z.ZodType<Out, In>, input: In): Out {
+  const parsed = schema.safeParse(input, { error: typeErrors });
+  if (parsed.success) return parsed.data;
+  const first = parsed.error.issues[0];
+  const field = first && first.path.length > 0 ? fieldPath(first.path) : '(request)';
+  throw new RequestValidationError(operation, field, first?.message ?? 'is invalid');
 }
 
 /** Header `Idempotency-Key`: 8 to 128 characters of `[A-Za-z0-9._:-]`. */
