@@ -116,8 +116,11 @@ export function validateRequest<Out, In>(operation: string, schema: z.ZodType<Ou
   const parsed = schema.safeParse(input, { error: typeErrors });
   if (parsed.success) return parsed.data;
   const first = parsed.error.issues[0];
-  const field = first && first.path.length > 0 ? fieldPath(first.path) : '(request)';
-  throw new RequestValidationError(operation, field, first?.message ?? 'is invalid');
+  throw new RequestValidationError(
+    operation,
+    fieldPath(first?.path ?? [], '(request)'),
+    first?.message ?? 'is invalid',
+  );
 }
 
 /** Header `Idempotency-Key`: 8 to 128 characters of `[A-Za-z0-9._:-]`. */
