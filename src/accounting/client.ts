@@ -47,7 +47,6 @@ function whole(message: string, max: number) {
 }
 
 const paging = z.object({
-  /** From 1. */
   page: whole('must be an integer of at least 1', Number.MAX_SAFE_INTEGER),
   limit: whole(`must be an integer from 1 to ${MAX_PAGE_LIMIT}`, MAX_PAGE_LIMIT),
 });

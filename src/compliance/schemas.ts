@@ -218,7 +218,6 @@ const ItemClassificationSchema = z.looseObject({
   level: z.number().optional(),
 });
 
-/** `{data: {<key>: ...}}`, as most answers are. */
 const envelope = <K extends string, S extends z.ZodType>(key: K, schema: S) =>
   z.looseObject({ data: z.looseObject({ [key]: schema } as Record<K, S>) });
 
