@@ -1,6 +1,7 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { assertCredential } from '../config/credentials.js';
-import { RequestValidationError } from '../http/errors.js';
+import { validatePathId, validateRequest } from '../compliance/requests.js';
+import { nonEmpty } from '../contracts/sale-input.js';
 import { callJson, type ApiResult } from '../http/json-api.js';
 import { HttpTransport, type HttpMethod, type HttpTransportOptions, type QueryValue } from '../http/transport.js';
 import {
@@ -14,11 +15,7 @@ import {
   type BillPayment,
   type BillPaymentPage,
   type CompanyPage,
-  type KnownPaymentMethod,
-  type KnownSyncStatus,
   type ProcessSyncBatchResponse,
-  type SortDirection,
-  type SortField,
 } from './schemas.js';
 import { signatureHeaders } from './signing.js';
 
@@ -40,58 +37,32 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-export interface PagingParams {
-  /** From 1. */
-  page?: number;
-  limit?: number;
-}
-
-export interface BillPaymentFilters extends PagingParams {
-  paymentMethod?: KnownPaymentMethod;
-  status?: KnownSyncStatus;
-  companyId?: string;
-  /** A18: the bill payments of one sync batch (a service that ignores it returns more; check `syncBatchId`). */
-  syncBatchId?: string;
-  sortBy?: SortField;
-  sortOrder?: SortDirection;
-}
-
 const MAX_PAGE_LIMIT = 100;
 
-function checkPaging(operation: string, { page, limit }: PagingParams): void {
-  if (page !== undefined && !(Number.isSafeInteger(page) && page >= 1)) {
-    throw new RequestValidationError(operation, 'page', 'must be an integer of at least 1');
-  }
-  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE_LIMIT)) {
-    throw new RequestValidationError(operation, 'limit', `must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
-  }
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, `must be one of ${values.join(', ')}`).optional();
+
+function whole(message: string, max: number) {
+  return z.number({ error: message }).int(message).min(1, message).max(max, message).optional();
 }
 
-function checkOneOf(operation: string, field: string, value: string | undefined, allowed: readonly string[]): void {
-  if (value !== undefined && !allowed.includes(value)) {
-    throw new RequestValidationError(operation, field, `must be one of ${allowed.join(', ')}`);
-  }
-}
+const paging = z.object({
+  page: whole('must be an integer of at least 1', Number.MAX_SAFE_INTEGER),
+  limit: whole(`must be an integer from 1 to ${MAX_PAGE_LIMIT}`, MAX_PAGE_LIMIT),
+});
 
-function checkBillPaymentFilters(operation: string, filters: BillPaymentFilters): void {
-  checkPaging(operation, filters);
-  checkOneOf(operation, 'paymentMethod', filters.paymentMethod, PAYMENT_METHODS);
-  checkOneOf(operation, 'status', filters.status, SYNC_STATUSES);
-  checkOneOf(operation, 'sortBy', filters.sortBy, SORT_FIELDS);
-  checkOneOf(operation, 'sortOrder', filters.sortOrder, SORT_DIRECTIONS);
-  for (const field of ['companyId', 'syncBatchId'] as const) {
-    if (filters[field]?.trim() === '') throw new RequestValidationError(operation, field, 'must not be empty');
-  }
-}
+/** In the order of the query of a list call (A5), whatever the order of the caller's fields. */
+const billPaymentFilters = paging.extend({
+  paymentMethod: oneOf(PAYMENT_METHODS),
+  status: oneOf(SYNC_STATUSES),
+  companyId: nonEmpty().optional(),
+  /** A18: the bill payments of one sync batch (a service that ignores it returns more; check `syncBatchId`). */
+  syncBatchId: nonEmpty().optional(),
+  sortBy: oneOf(SORT_FIELDS),
+  sortOrder: oneOf(SORT_DIRECTIONS),
+});
 
-const QUERY_NAMES = ['page', 'limit', 'paymentMethod', 'status', 'companyId', 'syncBatchId', 'sortBy', 'sortOrder'];
-
-/** The query of a list call (A5), in one order whatever the order of `params`. */
-function toQuery(params: BillPaymentFilters): Record<string, QueryValue> {
-  return Object.fromEntries(
-    QUERY_NAMES.map((name) => [name, params[name as keyof BillPaymentFilters]]).filter(([, v]) => v !== undefined),
-  ) as Record<string, QueryValue>;
-}
+export type BillPaymentFilters = z.input<typeof billPaymentFilters>;
 
 /** Client of the accounting service: `X-API-Key` on every request, and the HMAC signature when a secret is set. */
 export class AccountingClient {
@@ -117,9 +88,8 @@ export class AccountingClient {
     this.transport = new HttpTransport({ service: 'accounting', baseUrl, insecureHttpHosts, timeoutMs });
   }
 
-  async listCompanies(params: PagingParams = {}, options: CallOptions = {}): Promise<ApiResult<CompanyPage>> {
-    checkPaging('listCompanies', params);
-    const query = toQuery({ page: params.page, limit: params.limit });
+  async listCompanies(params: z.input<typeof paging> = {}, options: CallOptions = {}): Promise<ApiResult<CompanyPage>> {
+    const query = validateRequest('listCompanies', paging, params);
     return this.call('listCompanies', 'GET', '/companies', query, CompanyPageSchema, options);
   }
 
@@ -127,8 +97,8 @@ export class AccountingClient {
     filters: BillPaymentFilters = {},
     options: CallOptions = {},
   ): Promise<ApiResult<BillPaymentPage>> {
-    checkBillPaymentFilters('listBillPayments', filters);
-    return this.call('listBillPayments', 'GET', '/bill-payments', toQuery(filters), BillPaymentPageSchema, options);
+    const query = validateRequest('listBillPayments', billPaymentFilters, filters);
+    return this.call('listBillPayments', 'GET', '/bill-payments', query, BillPaymentPageSchema, options);
   }
 
   /** Every page from `filters.page` (default 1) on. Offset paging: records added while iterating can shift pages. */
@@ -152,10 +122,9 @@ export class AccountingClient {
 
   /** Starts processing a sync batch; safe to repeat (A10). */
   async processSyncBatch(syncBatchId: string, options: CallOptions = {}): Promise<ApiResult<ProcessSyncBatchResponse>> {
-    const operation = 'processSyncBatch';
-    if (syncBatchId.trim() === '') throw new RequestValidationError(operation, 'syncBatchId', 'must not be empty');
-    const path = `/sync/batches/${encodeURIComponent(syncBatchId)}/process`;
-    return this.call(operation, 'POST', path, undefined, ProcessSyncBatchResponseSchema, options);
+    const id = validatePathId('processSyncBatch', 'syncBatchId', syncBatchId);
+    const path = `/sync/batches/${encodeURIComponent(id)}/process`;
+    return this.call('processSyncBatch', 'POST', path, undefined, ProcessSyncBatchResponseSchema, options);
   }
 
   async close(): Promise<void> {

@@ -6,9 +6,7 @@ export const SYNC_STATUSES = ['pending', 'syncing', 'synced', 'failed'] as const
 export const SORT_FIELDS = ['paymentDate', 'totalAmount', 'createdAt', 'updatedAt'] as const;
 export const SORT_DIRECTIONS = ['asc', 'desc'] as const;
 
-export type KnownPaymentMethod = (typeof PAYMENT_METHODS)[number];
 export type KnownSyncStatus = (typeof SYNC_STATUSES)[number];
-export type SortField = (typeof SORT_FIELDS)[number];
 export type SortDirection = (typeof SORT_DIRECTIONS)[number];
 
 const NamedRefSchema = z.looseObject({ id: z.string().nullish(), name: z.string().nullish() });

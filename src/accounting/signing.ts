@@ -11,35 +11,27 @@ interface SignRequestInput {
   clientSecret: string;
 }
 
-/** The signed message: uppercase method + path + exact body + timestamp, without separators. */
-export function signedMessage({ method, path, body, timestamp }: Omit<SignRequestInput, 'clientSecret'>): string {
+/** Hex HMAC-SHA256 of uppercase method + path + exact body + timestamp, without separators. */
+export function signRequest({ method, path, body, timestamp, clientSecret }: SignRequestInput): string {
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
     throw new RangeError('timestamp must be a non-negative integer number of milliseconds');
   }
-  return `${method.toUpperCase()}${path}${body ?? ''}${timestamp}`;
+  const message = `${method.toUpperCase()}${path}${body ?? ''}${timestamp}`;
+  return createHmac('sha256', clientSecret).update(message, 'utf8').digest('hex');
 }
 
-export function signRequest(input: SignRequestInput): string {
-  return createHmac('sha256', input.clientSecret).update(signedMessage(input), 'utf8').digest('hex');
-}
-
-/** What of a request target is signed: the path alone (A11, "request path"), or with `signQuery` path and query. */
-export function signedPath(target: string, signQuery: boolean): string {
-  if (signQuery) return target;
-  const query = target.indexOf('?');
-  return query === -1 ? target : target.slice(0, query);
-}
-
-/** Both signature headers for one attempt; the timestamp is taken now, so every attempt signs afresh. */
+/**
+ * Both signature headers for one attempt; the timestamp is taken now, so every attempt signs afresh. The path alone is
+ * signed (A11, "request path"), or with `signQuery` path and query.
+ */
 export function signatureHeaders(input: {
   method: string;
   target: string;
-  body?: string;
   clientSecret: string;
   signQuery: boolean;
   now: () => number;
 }): Record<string, string> {
   const timestamp = Math.floor(input.now());
-  const signature = signRequest({ ...input, path: signedPath(input.target, input.signQuery), timestamp });
-  return { 'X-Timestamp': String(timestamp), 'X-Signature': signature };
+  const path = input.signQuery ? input.target : input.target.replace(/\?.*/s, '');
+  return { 'X-Timestamp': String(timestamp), 'X-Signature': signRequest({ ...input, path, timestamp }) };
 }

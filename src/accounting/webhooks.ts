@@ -47,22 +47,6 @@ const SECRET_PREFIXES = ['whsec_development_', 'whsec_production_', 'whsec_'];
 /** Strict UTF-8, the BOM kept (JSON does not allow one): a body that is not UTF-8 text is not a JSON payload. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The key is decoded here and handed over raw: the library would only strip `whsec_`. */
-function signer(secret: string): Webhook {
-  assertCredential('accountingWebhookSecret', 'ACCOUNTING_WEBHOOK_SECRET', secret);
-  const prefix = SECRET_PREFIXES.find((p) => secret.startsWith(p)) ?? '';
-  return new Webhook(Buffer.from(secret.slice(prefix.length), 'base64'), { format: 'raw' });
-}
-
-/** The base64 part of `v1,<base64>`, the signature of `{id}.{timestamp}.{body}`. */
-function digest(secret: string, id: string, timestamp: number, body: string | Uint8Array): string {
-  // The library signs a string or a Buffer's UTF-8 text: byte-exact for UTF-8 bodies (others are refused anyway).
-  const payload = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  return signer(secret)
-    .sign(id, new Date(timestamp * 1000), payload)
-    .slice('v1,'.length);
-}
-
 interface SignWebhookInput {
   secret: string;
   id: string;
@@ -71,9 +55,16 @@ interface SignWebhookInput {
   rawBody: string | Uint8Array;
 }
 
-/** The `v1,<base64>` signature of one message (the purchases webhook sink's, and tests'). */
+/** The `v1,<base64>` signature of `{id}.{timestamp}.{body}` (the purchases webhook sink's, and tests'). */
 export function signWebhook({ secret, id, timestamp, rawBody }: SignWebhookInput): string {
-  return `v1,${digest(secret, id, timestamp, rawBody)}`;
+  assertCredential('accountingWebhookSecret', 'ACCOUNTING_WEBHOOK_SECRET', secret);
+  // The key is decoded here and handed over raw: the library would only strip `whsec_`.
+  const prefix = SECRET_PREFIXES.find((p) => secret.startsWith(p)) ?? '';
+  const signer = new Webhook(Buffer.from(secret.slice(prefix.length), 'base64'), { format: 'raw' });
+  // The library signs a string or a Buffer's UTF-8 text: byte-exact for UTF-8 bodies (others are refused anyway).
+  const body =
+    typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  return signer.sign(id, new Date(timestamp * 1000), body);
 }
 
 export function webhookHeaders(input: SignWebhookInput): Record<string, string> {
@@ -108,7 +99,8 @@ export function verifyWebhook(input: VerifyWebhookInput): unknown {
   if (age > tolerance) throw new WebhookVerificationError('timestamp_too_old', 'Webhook timestamp is too old');
   if (age < -tolerance) throw new WebhookVerificationError('timestamp_too_new', 'Webhook timestamp is in the future');
 
-  const expected = Buffer.from(digest(input.secret, id, Number(timestamp), input.rawBody), 'base64');
+  const ours = signWebhook({ secret: input.secret, id, timestamp: Number(timestamp), rawBody: input.rawBody });
+  const expected = Buffer.from(ours.slice('v1,'.length), 'base64');
   const matched = signatures.split(' ').some((entry) => {
     const comma = entry.indexOf(',');
     if (comma === -1 || entry.slice(0, comma) !== 'v1') return false;

@@ -14,13 +14,8 @@ import {
   validateBusinessId,
   validateIdempotencyKey,
   validatePathId,
-  type CodeListsQuery,
   type CreateCreditNoteInput,
-  type CreateItemInput,
-  type ItemClassificationsQuery,
   type CreateSaleInput,
-  type ListPurchasesQuery,
-  type RegisterItemInput,
   type RequestInput,
   type StockAdjustmentInput,
 } from './requests.js';
@@ -89,13 +84,12 @@ export class ComplianceClient {
   }
 
   async getIdentity(opts?: CallOptions) {
-    const spec = { operation: 'getIdentity', path: '/identity', unscoped: true };
-    return this.call(spec, IdentityEnvelopeSchema, (body) => body.data, opts);
+    return this.call({ operation: 'getIdentity', path: '/identity', unscoped: true }, IdentityEnvelopeSchema, opts);
   }
 
   async listBusinesses(opts?: CallOptions) {
     const spec = { operation: 'listBusinesses', path: '/businesses', unscoped: true };
-    return this.call(spec, BusinessListEnvelopeSchema, (body) => body.data.businesses, opts);
+    return this.call(spec, BusinessListEnvelopeSchema, opts, (data) => data.businesses);
   }
 
   async getSale(saleId: string, opts?: CallOptions) {
@@ -127,53 +121,54 @@ export class ComplianceClient {
     const body = this.validator.validate('adjustStock', input);
     const path = '/stock/adjustments';
     const spec: RequestSpec = { operation: 'adjustStock', method: 'POST', path, idempotent: false, body };
-    return this.call(spec, StockAdjustmentEnvelopeSchema, (answer) => answer.data, opts);
+    return this.call(spec, StockAdjustmentEnvelopeSchema, opts);
   }
 
   /** Not paginated. */
   async listItems(opts?: CallOptions) {
-    const spec = { operation: 'listItems', path: '/items' };
-    return this.call(spec, ItemListEnvelopeSchema, (body) => body.data.items, opts);
+    return this.call({ operation: 'listItems', path: '/items' }, ItemListEnvelopeSchema, opts, (data) => data.items);
   }
 
   /**
    * Creates an item (C21), `PENDING` until registered. The same `externalId` again is a 409 `already_exists` whose
    * `details.item` is the item the service has. A failure after sending is ambiguous: the item list tells.
    */
-  async createItem(input: CreateItemInput, opts?: CallOptions) {
+  async createItem(input: RequestInput<'createItem'>, opts?: CallOptions) {
     const body = this.validator.validate('createItem', input);
     const spec: RequestSpec = { operation: 'createItem', method: 'POST', path: '/items', idempotent: false, body };
-    return this.call(spec, ItemEnvelopeSchema, (answer) => answer.data.item, opts);
+    return this.call(spec, ItemEnvelopeSchema, opts, (data) => data.item);
   }
 
   /** Registers an item with the tax authority; safe to repeat (C23). A 422 carries the item in `details.item`. */
-  async registerItem(itemId: string, input: RegisterItemInput = {}, opts?: CallOptions) {
+  async registerItem(itemId: string, input: RequestInput<'registerItem'> = {}, opts?: CallOptions) {
     const id = validatePathId('registerItem', 'itemId', itemId);
     const body = this.validator.validate('registerItem', input);
-    const path = `/items/${segment(id)}/register`;
-    const spec: RequestSpec = { operation: 'registerItem', method: 'POST', path, body };
-    return this.call(spec, ItemEnvelopeSchema, (answer) => answer.data.item, opts);
+    const spec: RequestSpec = {
+      operation: 'registerItem',
+      method: 'POST',
+      path: `/items/${segment(id)}/register`,
+      body,
+    };
+    return this.call(spec, ItemEnvelopeSchema, opts, (data) => data.item);
   }
 
   /** Fetches the latest supplier invoices from the tax authority into the service (reads only, C26). */
   async pullPurchases(opts?: CallOptions) {
     const spec: RequestSpec = { operation: 'pullPurchases', method: 'POST', path: '/purchases/pull' };
-    return this.call(spec, PullResultEnvelopeSchema, (body) => body.data, opts);
+    return this.call(spec, PullResultEnvelopeSchema, opts);
   }
 
-  async listPurchases(query: ListPurchasesQuery = {}, opts?: CallOptions) {
+  async listPurchases(query: RequestInput<'listPurchases'> = {}, opts?: CallOptions) {
     const valid = this.validator.validate('listPurchases', query);
     const spec = { operation: 'listPurchases', path: '/purchases', query: valid };
-    return this.call(
-      spec,
-      PurchasePageEnvelopeSchema,
-      ({ data: { purchases }, pagination }) => ({ purchases, pagination }),
-      opts,
-    );
+    return this.call(spec, PurchasePageEnvelopeSchema, opts, ({ purchases }, { pagination }) => ({
+      purchases,
+      pagination,
+    }));
   }
 
   /** Every page from `query.cursor` (or the first) to the last; a cursor given twice is an error, not a loop. */
-  async *iteratePurchasePages(query: ListPurchasesQuery = {}, opts?: CallOptions) {
+  async *iteratePurchasePages(query: RequestInput<'listPurchases'> = {}, opts?: CallOptions) {
     let cursor = query.cursor;
     const seen = new Set<string>(cursor === undefined ? [] : [cursor]);
     for (;;) {
@@ -189,18 +184,18 @@ export class ComplianceClient {
     }
   }
 
-  async listCodeLists(query: CodeListsQuery = {}, opts?: CallOptions) {
-    const { listId } = this.validator.validate('listCodeLists', query);
-    const spec = { operation: 'listCodeLists', path: '/lookups/code-lists', unscoped: true, query: { listId } };
-    return this.call(spec, CodeListsEnvelopeSchema, (body) => body.data.codeLists, opts);
+  async listCodeLists(query: RequestInput<'listCodeLists'> = {}, opts?: CallOptions) {
+    const valid = this.validator.validate('listCodeLists', query);
+    const spec = { operation: 'listCodeLists', path: '/lookups/code-lists', unscoped: true, query: valid };
+    return this.call(spec, CodeListsEnvelopeSchema, opts, (data) => data.codeLists);
   }
 
   /** The authority's item classifications (C24), every one unless `search` narrows them by code or name. */
-  async listItemClassifications(query: ItemClassificationsQuery = {}, opts?: CallOptions) {
-    const { search } = this.validator.validate('listItemClassifications', query);
+  async listItemClassifications(query: RequestInput<'listItemClassifications'> = {}, opts?: CallOptions) {
+    const valid = this.validator.validate('listItemClassifications', query);
     const path = '/lookups/item-classifications';
-    const spec = { operation: 'listItemClassifications', path, unscoped: true, query: { search } };
-    return this.call(spec, ItemClassificationsEnvelopeSchema, (body) => body.data.classifications, opts);
+    const spec = { operation: 'listItemClassifications', path, unscoped: true, query: valid };
+    return this.call(spec, ItemClassificationsEnvelopeSchema, opts, (data) => data.classifications);
   }
 
   async close(): Promise<void> {
@@ -221,14 +216,15 @@ export class ComplianceClient {
   }
 
   private saleCall(spec: RequestSpec, opts?: CallOptions): Promise<ApiResult<Sale>> {
-    return this.call(spec, SaleEnvelopeSchema, (body) => body.data.sale, opts);
+    return this.call(spec, SaleEnvelopeSchema, opts, (data) => data.sale);
   }
 
-  private async call<S extends z.ZodType, T>(
+  /** The answer's `data`, or what `pick` takes of it (and of the whole answer). */
+  private async call<S extends z.ZodType<{ data: unknown }>, T = z.output<S>['data']>(
     spec: RequestSpec,
     schema: S,
-    pick: (body: z.output<S>) => T,
     opts: CallOptions = {},
+    pick: (data: z.output<S>['data'], body: z.output<S>) => T = (data) => data as T,
   ): Promise<ApiResult<T>> {
     const businessId = spec.unscoped
       ? undefined
@@ -245,6 +241,6 @@ export class ComplianceClient {
       timeoutMs: opts.timeoutMs,
     };
     const res = await callJson(this.transport, request, schema);
-    return { data: pick(res.data), meta: res.meta };
+    return { data: pick(res.data.data, res.data), meta: res.meta };
   }
 }

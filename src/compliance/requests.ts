@@ -19,84 +19,70 @@ const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]+$/;
 
 const atLeastZero = () => z.number().min(0, 'must be 0 or more');
 
-/** `allowLoopback`: accept http(s) callback URLs to loopback hosts (local stacks only; C48). */
-function buildSchemas(allowLoopback: boolean) {
-  const callbackUrl = () =>
-    z.string().superRefine((value, ctx) => {
-      const problem = callbackUrlProblem(value, { allowLoopback });
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
-  const { saleRequestParts } = saleSchemas();
-  return {
-    createSale: z.object({
-      ...saleRequestParts.fields,
-      customer: z.object(saleRequestParts.customer).optional(),
-      lines: saleRequestParts.lines(z.object(saleRequestParts.line)),
-      callbackUrl: callbackUrl().optional(),
+const { saleRequestParts } = saleSchemas();
+
+/** A `callbackUrl` is last wherever it is: `RequestValidator` checks its value once every other field is right. */
+const SCHEMAS = {
+  createSale: z.object({
+    ...saleRequestParts.fields,
+    customer: z.object(saleRequestParts.customer).optional(),
+    lines: saleRequestParts.lines(z.object(saleRequestParts.line)),
+    callbackUrl: z.string().optional(),
+  }),
+
+  createCreditNote: z.object({
+    traderInvoiceNumber: traderInvoiceNumber(),
+    returnDate: calendarDate(),
+    saleId: nonEmpty(),
+    reason: creditNoteReason(),
+    callbackUrl: z.string().optional(),
+  }),
+
+  adjustStock: z.object({
+    itemId: nonEmpty(),
+    action: z.enum(STOCK_ACTIONS, `must be one of ${STOCK_ACTIONS.join(', ')}`),
+    quantity: atLeastZero(),
+    unitPrice: atLeastZero().optional(),
+    referenceId: maxChars(100).optional(),
+    branchId: nonEmpty().optional(),
+  }),
+
+  // C21: a catalogue row is these fields and its branch; the service's code lists decide which codes it takes.
+  createItem: z.object(catalogueSchemas().row.shape).omit({ branchId: true }),
+
+  registerItem: z.object({
+    branchId: nonEmpty().optional(), // or its `authorityBhfId`; default the business's first branch (C22)
+    reRegister: z.boolean().optional(),
+  }),
+
+  listPurchases: z
+    .object({
+      cursor: nonEmpty().optional(),
+      pageSize: z
+        .number()
+        .int('must be a whole number')
+        .min(1, 'must be between 1 and 100')
+        .max(100, 'must be between 1 and 100')
+        .optional(),
+      status: nonEmpty().optional(),
+      fromDate: calendarDate().optional(),
+      toDate: calendarDate().optional(),
+    })
+    .refine((q) => !q.fromDate || !q.toDate || q.fromDate <= q.toDate, {
+      message: 'must not be before fromDate',
+      path: ['toDate'],
     }),
 
-    createCreditNote: z.object({
-      traderInvoiceNumber: traderInvoiceNumber(),
-      returnDate: calendarDate(),
-      saleId: nonEmpty(),
-      reason: creditNoteReason(),
-      callbackUrl: callbackUrl().optional(),
-    }),
+  listCodeLists: z.object({ listId: nonEmpty().optional() }),
 
-    adjustStock: z.object({
-      itemId: nonEmpty(),
-      action: z.enum(STOCK_ACTIONS, `must be one of ${STOCK_ACTIONS.join(', ')}`),
-      quantity: atLeastZero(),
-      unitPrice: atLeastZero().optional(),
-      referenceId: maxChars(100).optional(),
-      branchId: nonEmpty().optional(),
-    }),
+  listItemClassifications: z.object({ search: nonEmpty().optional() }),
+};
 
-    // C21: a catalogue row is these fields and its branch; the service's code lists decide which codes it takes.
-    createItem: z.object(catalogueSchemas().row.shape).omit({ branchId: true }),
-
-    registerItem: z.object({
-      branchId: nonEmpty().optional(), // or its `authorityBhfId`; default the business's first branch (C22)
-      reRegister: z.boolean().optional(),
-    }),
-
-    listPurchases: z
-      .object({
-        cursor: nonEmpty().optional(),
-        pageSize: z
-          .number()
-          .int('must be a whole number')
-          .min(1, 'must be between 1 and 100')
-          .max(100, 'must be between 1 and 100')
-          .optional(),
-        status: nonEmpty().optional(),
-        fromDate: calendarDate().optional(),
-        toDate: calendarDate().optional(),
-      })
-      .refine((q) => !q.fromDate || !q.toDate || q.fromDate <= q.toDate, {
-        message: 'must not be before fromDate',
-        path: ['toDate'],
-      }),
-
-    listCodeLists: z.object({ listId: nonEmpty().optional() }),
-
-    listItemClassifications: z.object({ search: nonEmpty().optional() }),
-  };
-}
-
-type Schemas = ReturnType<typeof buildSchemas>;
+type Schemas = typeof SCHEMAS;
 
 export type CreateSaleInput = z.input<Schemas['createSale']>;
 export type CreateCreditNoteInput = z.input<Schemas['createCreditNote']>;
 export type StockAdjustmentInput = z.input<Schemas['adjustStock']>;
-export type CreateItemInput = z.input<Schemas['createItem']>;
-export type RegisterItemInput = z.input<Schemas['registerItem']>;
-export type ListPurchasesQuery = z.input<Schemas['listPurchases']>;
-export type CodeListsQuery = z.input<Schemas['listCodeLists']>;
-export type ItemClassificationsQuery = z.input<Schemas['listItemClassifications']>;
-
-const publicSchemas = buildSchemas(false);
-const loopbackSchemas = buildSchemas(true);
 
 type ValidatedOperation = keyof Schemas;
 export type RequestInput<Op extends ValidatedOperation> = z.input<Schemas[Op]>;
@@ -105,19 +91,29 @@ type RequestBody<Op extends ValidatedOperation> = z.output<Schemas[Op]>;
 type SchemaOf = { [Op in ValidatedOperation]: z.ZodType<RequestBody<Op>, RequestInput<Op>> };
 
 export class RequestValidator {
-  private readonly schemas: SchemaOf;
-
-  constructor(options: { allowLoopbackCallbacks?: boolean } = {}) {
-    this.schemas = options.allowLoopbackCallbacks ? loopbackSchemas : publicSchemas;
-  }
+  /** `allowLoopbackCallbacks`: accept http(s) callback URLs to loopback hosts (local stacks only; C48). */
+  constructor(private readonly options: { allowLoopbackCallbacks?: boolean } = {}) {}
 
   validate<Op extends ValidatedOperation>(operation: Op, input: RequestInput<Op>): RequestBody<Op> {
-    const parsed = this.schemas[operation].safeParse(input, { error: typeErrors });
-    if (parsed.success) return parsed.data;
-    const first = parsed.error.issues[0];
-    const field = first && first.path.length > 0 ? fieldPath(first.path) : '(request)';
-    throw new RequestValidationError(operation, field, first?.message ?? 'is invalid');
+    const body = validateRequest(operation, (SCHEMAS as SchemaOf)[operation], input);
+    const { callbackUrl: url } = body as { callbackUrl?: string };
+    const problem =
+      url === undefined ? undefined : callbackUrlProblem(url, { allowLoopback: this.options.allowLoopbackCallbacks });
+    if (problem) throw new RequestValidationError(operation, 'callbackUrl', problem);
+    return body;
   }
+}
+
+/** The request `schema` makes of `input`, or a `RequestValidationError` naming its first wrong field. */
+export function validateRequest<Out, In>(operation: string, schema: z.ZodType<Out, In>, input: In): Out {
+  const parsed = schema.safeParse(input, { error: typeErrors });
+  if (parsed.success) return parsed.data;
+  const first = parsed.error.issues[0];
+  throw new RequestValidationError(
+    operation,
+    fieldPath(first?.path ?? [], '(request)'),
+    first?.message ?? 'is invalid',
+  );
 }
 
 /** Header `Idempotency-Key`: 8 to 128 characters of `[A-Za-z0-9._:-]`. */

@@ -218,23 +218,21 @@ const ItemClassificationSchema = z.looseObject({
   level: z.number().optional(),
 });
 
-export const SaleEnvelopeSchema = z.looseObject({ data: z.looseObject({ sale: SaleSchema }) });
-export const ItemEnvelopeSchema = z.looseObject({ data: z.looseObject({ item: ItemSchema }) });
-export const ItemListEnvelopeSchema = z.looseObject({ data: z.looseObject({ items: z.array(ItemSchema) }) });
+const envelope = <K extends string, S extends z.ZodType>(key: K, schema: S) =>
+  z.looseObject({ data: z.looseObject({ [key]: schema } as Record<K, S>) });
+
+export const SaleEnvelopeSchema = envelope('sale', SaleSchema);
+export const ItemEnvelopeSchema = envelope('item', ItemSchema);
+export const ItemListEnvelopeSchema = envelope('items', z.array(ItemSchema));
 export const StockAdjustmentEnvelopeSchema = z.looseObject({ data: StockAdjustmentResultSchema });
-export const PurchasePageEnvelopeSchema = z.looseObject({
-  data: z.looseObject({ purchases: z.array(PurchaseSchema) }),
+export const PurchasePageEnvelopeSchema = envelope('purchases', z.array(PurchaseSchema)).extend({
   pagination: PaginationSchema,
 });
 export const PullResultEnvelopeSchema = z.looseObject({ data: PullResultSchema });
-export const BusinessListEnvelopeSchema = z.looseObject({
-  data: z.looseObject({ businesses: z.array(BusinessSchema) }),
-});
+export const BusinessListEnvelopeSchema = envelope('businesses', z.array(BusinessSchema));
 export const IdentityEnvelopeSchema = z.looseObject({ data: IdentitySchema });
-export const CodeListsEnvelopeSchema = z.looseObject({ data: z.looseObject({ codeLists: z.array(CodeListSchema) }) });
-export const ItemClassificationsEnvelopeSchema = z.looseObject({
-  data: z.looseObject({ classifications: z.array(ItemClassificationSchema) }),
-});
+export const CodeListsEnvelopeSchema = envelope('codeLists', z.array(CodeListSchema));
+export const ItemClassificationsEnvelopeSchema = envelope('classifications', z.array(ItemClassificationSchema));
 
 /** One cause in `error.errors` of an `authority_rejected` answer (C33). */
 const AuthorityErrorSchema = z.looseObject({
@@ -282,28 +280,23 @@ export function isRegistered(item: Pick<Item, 'registrationStatus'>): boolean {
   return item.registrationStatus === 'REGISTERED';
 }
 
-function detailOf(err: unknown, key: string): unknown {
-  return err instanceof ApiError ? err.details[key] : undefined;
+/** `error[key]` of an `ApiError`, if present and well-formed. */
+function detailOf<S extends z.ZodType>(err: unknown, key: string, schema: S): z.output<S> | undefined {
+  return err instanceof ApiError ? schema.safeParse(err.details[key]).data : undefined;
 }
 
-/** The document a 422 `authority_rejected` carries in `error.sale` (C5), if present and well-formed. */
+/** The document a 422 `authority_rejected` carries in `error.sale` (C5). */
 export function saleFromError(err: unknown): Sale | undefined {
-  const parsed = SaleSchema.safeParse(detailOf(err, 'sale'));
-  return parsed.success ? parsed.data : undefined;
+  return detailOf(err, 'sale', SaleSchema);
 }
 
-/** The item a 422 on registration or a 409 `already_exists` carries in `error.item` (C21), if well-formed. */
+/** The item a 422 on registration or a 409 `already_exists` carries in `error.item` (C21). */
 export function itemFromError(err: unknown): Item | undefined {
-  const parsed = ItemSchema.safeParse(detailOf(err, 'item'));
-  return parsed.success ? parsed.data : undefined;
+  return detailOf(err, 'item', ItemSchema);
 }
 
 /** The causes listed in `error.errors`; malformed entries are skipped. */
 export function authorityErrorsFromError(err: unknown): AuthorityError[] {
-  const raw = detailOf(err, 'errors');
-  if (!Array.isArray(raw)) return [];
-  return raw.flatMap((entry) => {
-    const parsed = AuthorityErrorSchema.safeParse(entry);
-    return parsed.success ? [parsed.data] : [];
-  });
+  const entries = detailOf(err, 'errors', z.array(z.unknown())) ?? [];
+  return entries.flatMap((entry) => AuthorityErrorSchema.safeParse(entry).data ?? []);
 }

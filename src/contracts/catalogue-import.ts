@@ -36,8 +36,10 @@ const catalogueRowSchema = z.strictObject({
   branchId: nonEmpty().optional().describe('The branch to register for (id or authorityBhfId); default the first.'),
 });
 
+const wholeNumber = (min: 0 | 1) => z.number().int('must be a whole number').min(min, `must be ${min} or more`);
+
 const catalogueChunkSchema = z.strictObject({
-  index: z.number().int('must be a whole number').min(0, 'must be 0 or more'),
+  index: wholeNumber(0),
   rows: z
     .array(z.strictObject({ line: z.number().int().min(0), row: catalogueRowSchema }))
     .min(1, 'must have at least 1 row')
@@ -48,16 +50,8 @@ const catalogueImportInputSchema = z
   .strictObject({
     businessId: nonEmpty().describe('The business whose catalogue it is.'),
     importId: nonEmpty().describe("The import's own id: the CLI and the TypeScript client use a digest of the rows."),
-    items: z
-      .number()
-      .int('must be a whole number')
-      .min(1, 'must be 1 or more')
-      .max(CATALOGUE_IMPORT_ROWS_MAX)
-      .describe('Rows of the file.'),
-    chunks: z
-      .number()
-      .int('must be a whole number')
-      .min(1, 'must be 1 or more')
+    items: wholeNumber(1).max(CATALOGUE_IMPORT_ROWS_MAX).describe('Rows of the file.'),
+    chunks: wholeNumber(1)
       .max(CATALOGUE_IMPORT_CHUNKS_MAX, `must be at most ${CATALOGUE_IMPORT_CHUNKS_MAX}`)
       .describe(`Chunks of at most ${CATALOGUE_CHUNK_ROWS_MAX} rows the rows come in, through the addChunk update.`),
   })

@@ -60,17 +60,11 @@ export interface Tie {
   billPaymentIds: string[];
 }
 
-export interface ReconciliationCounts {
-  purchases: number;
-  billPayments: number;
-  matched: number;
-  suggested: number;
-  amountMismatches: number;
-  unpaidPurchases: number;
-  unmatchedPayments: number;
-  rejectedPurchases: number;
-  ties: number;
-}
+/** The length of each list of the result, and the invoices and payments read. */
+export type ReconciliationCounts = Record<
+  'purchases' | 'billPayments' | keyof Omit<ReconciliationResult, 'asOf' | 'unpaidAgeDays' | 'counts'>,
+  number
+>;
 
 export interface ReconciliationResult {
   asOf: string;

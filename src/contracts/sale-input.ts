@@ -27,19 +27,17 @@ export const maxChars = (max: number) => z.string().max(max, `must be at most ${
 /** A `YYYY-MM-DD` date that exists (no 2026-02-30); a malformed date is not also "not a real date". */
 export const calendarDate = () =>
   z
-    .string()
-    .superRefine((value, ctx) => {
-      const match = DATE_PATTERN.exec(value);
-      if (!match) {
-        ctx.addIssue({ code: 'custom', message: 'must be a date in the form YYYY-MM-DD' });
-        return;
-      }
-      const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-      const date = new Date(Date.UTC(year, month - 1, day));
-      if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
-        ctx.addIssue({ code: 'custom', message: 'must be a real calendar date' });
+    .stringFormat('date', DATE_PATTERN, {
+      abort: true,
+      error: (issue) => (issue.code === 'invalid_format' ? 'must be a date in the form YYYY-MM-DD' : undefined),
     })
-    .meta({ format: 'date', pattern: DATE_PATTERN.source });
+    .refine(isCalendarDate, 'must be a real calendar date');
+
+function isCalendarDate(value: string): boolean {
+  const [year, month, day] = value.split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
 
 export const traderInvoiceNumber = () =>
   nonEmpty().pipe(maxChars(TRADER_INVOICE_NUMBER_MAX)).meta({ minLength: 1, maxLength: TRADER_INVOICE_NUMBER_MAX });
@@ -80,38 +78,24 @@ const lineUnitPrice = z
   .refine(hasAllowedDecimals, DECIMALS_MESSAGE);
 
 const pricedLine = z.object({ quantity: lineQuantity, unitPrice: lineUnitPrice });
-type PricedLine = z.infer<typeof pricedLine>;
 
-// Array checks run even when a line is malformed (zod reports that line's own issues): only whole, valid lines count.
-const isInBounds = (line: unknown): line is PricedLine => pricedLine.safeParse(line).success;
-
-/** Each amount is checked only where what it sums is in bounds: a wrong quantity is not named again as an amount. */
+/**
+ * Array checks run even when a line is malformed (zod reports that line's own issues): only whole, valid lines count,
+ * and the total only where every line is in bounds, so a wrong quantity is not named again as an amount.
+ */
 function checkAmounts(lines: readonly unknown[], ctx: z.RefinementCtx): void {
-  let total = 0;
-  let everyLineFits = true;
-  lines.forEach((line, index) => {
-    if (!isInBounds(line)) {
-      everyLineFits = false;
-      return;
-    }
-    const amount = line.quantity * line.unitPrice;
-    total += amount;
-    if (amount > LINE_AMOUNT_MAX) {
-      everyLineFits = false;
-      ctx.addIssue({
-        code: 'custom',
-        path: [index],
-        message: `quantity × unitPrice must be at most ${LINE_AMOUNT_MAX}`,
-      });
-    }
+  const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  // NaN for a malformed line: it is neither over the bound nor within it.
+  const amounts = lines.map((line) => {
+    const parsed = pricedLine.safeParse(line);
+    return parsed.success ? parsed.data.quantity * parsed.data.unitPrice : Number.NaN;
   });
-  if (everyLineFits && total > SALE_TOTAL_MAX) {
-    ctx.addIssue({
-      code: 'custom',
-      path: [],
-      message: `must total at most ${SALE_TOTAL_MAX} (quantity × unitPrice summed)`,
-    });
-  }
+  amounts.forEach((amount, index) => {
+    if (amount > LINE_AMOUNT_MAX) issue([index], `quantity × unitPrice must be at most ${LINE_AMOUNT_MAX}`);
+  });
+  const total = amounts.reduce((sum, amount) => sum + amount, 0);
+  if (amounts.every((amount) => amount <= LINE_AMOUNT_MAX) && total > SALE_TOTAL_MAX)
+    issue([], `must total at most ${SALE_TOTAL_MAX} (quantity × unitPrice summed)`);
 }
 
 const DURATION_PATTERN = '^\\d*\\.?\\d+ *[a-zA-Z]+$';
@@ -167,7 +151,7 @@ const saleRequestParts = {
     ),
     description: z.string().optional(),
   },
-  lines: <Line extends z.ZodType<PricedLine>>(line: Line) =>
+  lines: <Line extends z.ZodType<z.infer<typeof pricedLine>>>(line: Line) =>
     z
       .array(line)
       .min(SALE_LINES_MIN, `must have at least ${SALE_LINES_MIN} line`)
@@ -297,8 +281,9 @@ export interface InputProblem {
 
 type InputCheck<T> = { ok: true; value: T } | { ok: false; problems: [InputProblem, ...InputProblem[]] };
 
-/** `['lines', 0, 'quantity']` → `lines[0].quantity`. */
-export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+/** `['lines', 0, 'quantity']` → `lines[0].quantity`; `[]` → `root`. */
+export function fieldPath(path: ReadonlyArray<PropertyKey>, root = ''): string {
+  if (path.length === 0) return root;
   return path
     .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
     .join('')
@@ -314,24 +299,17 @@ export const typeErrors: z.core.$ZodErrorMap = (issue) => {
   return `must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`;
 };
 
-const UNKNOWN_FIELD = 'is not a known field';
-
-function problemsOf(issues: readonly z.core.$ZodIssue[]): InputProblem[] {
-  return issues.flatMap((issue): InputProblem[] => {
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ field: fieldPath([...issue.path, key]), reason: UNKNOWN_FIELD }));
-    }
-    return [{ field: issue.path.length > 0 ? fieldPath(issue.path) : '(input)', reason: issue.message }];
-  });
-}
-
 /** Every problem, unknown fields first: a misspelt `quantitty` explains the "quantity is required" beside it. */
 export function checkInput<T>(schema: z.ZodType<T>, value: unknown): InputCheck<T> {
   const parsed = schema.safeParse(value, { error: typeErrors });
   if (parsed.success) return { ok: true, value: parsed.data };
-  const problems = problemsOf(parsed.error.issues);
-  const unknown = problems.filter((p) => p.reason === UNKNOWN_FIELD);
-  const [first, ...rest] = [...unknown, ...problems.filter((p) => p.reason !== UNKNOWN_FIELD)];
+  const unknownFirst = (issue: z.core.$ZodIssue) => (issue.code === 'unrecognized_keys' ? 0 : 1);
+  const issues = parsed.error.issues.toSorted((a, b) => unknownFirst(a) - unknownFirst(b));
+  const [first, ...rest] = issues.flatMap((issue): InputProblem[] =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: fieldPath([...issue.path, key]), reason: 'is not a known field' }))
+      : [{ field: fieldPath(issue.path, '(input)'), reason: issue.message }],
+  );
   return { ok: false, problems: [first ?? { field: '(input)', reason: 'is invalid' }, ...rest] };
 }
 
@@ -356,23 +334,18 @@ export function saleInputDifferences(started: SaleInput, asked: SaleInput): stri
 
 function collectDifferences(a: unknown, b: unknown, path: Array<string | number>, into: string[]): void {
   if (a === b) return; // 0 and -0 alike: JSON writes both as 0
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) {
-      into.push(fieldPath(path));
-      return;
-    }
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
     a.forEach((item, index) => collectDifferences(item, b[index], [...path, index], into));
     return;
   }
-  if (isRecord(a) && isRecord(b)) {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-    for (const key of keys) collectDifferences(a[key], b[key], [...path, key], into);
+  // Two objects where one side is absent: name the fields present, so `customer.name` rather than `customer`.
+  if ((isRecord(a) || a === undefined) && (isRecord(b) || b === undefined)) {
+    const [x, y] = [a ?? {}, b ?? {}];
+    const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])].sort();
+    for (const key of keys) collectDifferences(x[key], y[key], [...path, key], into);
     return;
   }
-  // Two objects where one side is absent: name the fields present, so `customer.name` rather than `customer`.
-  if (isRecord(a) && b === undefined) return collectDifferences(a, {}, path, into);
-  if (a === undefined && isRecord(b)) return collectDifferences({}, b, path, into);
-  into.push(path.length > 0 ? fieldPath(path) : '(input)');
+  into.push(fieldPath(path, '(input)'));
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

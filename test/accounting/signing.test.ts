@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { signRequest, signatureHeaders, signedMessage, signedPath } from '../../src/accounting/signing.js';
+import { signRequest, signatureHeaders } from '../../src/accounting/signing.js';
 
 const SECRET = 'cs_test_secret_for_signing_0001';
 
@@ -44,9 +44,13 @@ describe('accounting request signing', () => {
   });
 
   it('signs the path without the query by default and with it when asked (A11)', () => {
-    expect(signedPath('/bill-payments?page=2&limit=5', false)).toBe('/bill-payments');
-    expect(signedPath('/bill-payments?page=2&limit=5', true)).toBe('/bill-payments?page=2&limit=5');
-    expect(signedPath('/companies', false)).toBe('/companies');
+    const signed = (target: string, signQuery: boolean) =>
+      signatureHeaders({ method: 'GET', target, clientSecret: SECRET, signQuery, now: () => 1 })['X-Signature'];
+    expect(signed('/bill-payments?page=2&limit=5', false)).toBe(opensslHmac(SECRET, 'GET/bill-payments1'));
+    expect(signed('/bill-payments?page=2&limit=5', true)).toBe(
+      opensslHmac(SECRET, 'GET/bill-payments?page=2&limit=51'),
+    );
+    expect(signed('/companies', false)).toBe(opensslHmac(SECRET, 'GET/companies1'));
   });
 
   it('builds both headers from one fresh timestamp per call', () => {
@@ -63,7 +67,9 @@ describe('accounting request signing', () => {
   });
 
   it('refuses a timestamp that is not whole milliseconds', () => {
-    expect(() => signedMessage({ method: 'GET', path: '/companies', timestamp: 1.5 })).toThrow(RangeError);
-    expect(() => signedMessage({ method: 'GET', path: '/companies', timestamp: -1 })).toThrow(RangeError);
+    const sign = (timestamp: number) => () =>
+      signRequest({ method: 'GET', path: '/companies', timestamp, clientSecret: SECRET });
+    expect(sign(1.5)).toThrow(RangeError);
+    expect(sign(-1)).toThrow(RangeError);
   });
 });
