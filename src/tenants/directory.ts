@@ -20,45 +20,15 @@ import { ENVIRONMENT_ORIGIN } from './single-key.js';
 import { assignBusinesses, duplicateNames, resolveLinks, type ResolvedTenantLink } from './serving.js';
 import type { AccountingTenant, ApplicationName, ComplianceTenant, TenantsConfig } from './types.js';
 
+export type TenantDirectory = Awaited<ReturnType<typeof resolveTenantDirectory>>;
 /** What is known of one compliance entry once resolved: everything but its key. */
-export interface ComplianceApplication {
-  application: ApplicationName;
-  source: string;
-  /** The file's budget, or the service's own limit when that is lower. */
-  requestsPerMinute: number;
-  configuredRequestsPerMinute: number;
-  serviceRequestsPerMinute: number | undefined;
-  serviceApplicationId: string | undefined;
-  businesses: readonly string[];
-}
-
+export type ComplianceApplication = ReturnType<TenantDirectory['applications']>[number];
 /** An entry left out because its service was down when asked; `reason` never names the key. */
 export interface AwaitedEntry {
   service: 'compliance' | 'accounting';
   application: ApplicationName;
   source: string;
   reason: string;
-}
-
-export interface AccountingApplication {
-  application: ApplicationName;
-  source: string;
-  companies: readonly string[];
-}
-
-export interface TenantDirectory {
-  readonly origin: string;
-  applicationOf(businessId: string): ApplicationName | undefined;
-  applications(): readonly ComplianceApplication[];
-  accountingApplications(): readonly AccountingApplication[];
-  accountingApplicationOf(companyId: string): ApplicationName | undefined;
-  links(): readonly ResolvedTenantLink[];
-  awaited(): readonly AwaitedEntry[];
-  /** A business no application serves now that an awaited compliance entry may serve once its service answers. */
-  awaits(businessId: string): boolean;
-  complianceClient(application: ApplicationName): ComplianceClient | undefined;
-  accountingClient(application: ApplicationName): AccountingClient | undefined;
-  close(): Promise<void>;
 }
 
 export interface ResolveTenantDirectoryOptions {
@@ -109,28 +79,23 @@ const DEFAULT_CONCURRENCY = 8;
 const HOLD_MS = 10_000;
 
 /** Throws TenantConfigError (every problem of the file) or TenantServiceError, leaving nothing open. */
-export async function resolveTenantDirectory(
-  tenants: TenantsConfig,
-  options: ResolveTenantDirectoryOptions = {},
-): Promise<TenantDirectory> {
+export async function resolveTenantDirectory(tenants: TenantsConfig, options: ResolveTenantDirectoryOptions = {}) {
   const { logger } = options;
   const singleKey = tenants.origin === ENVIRONMENT_ORIGIN;
   const problems = [...duplicateNames(tenants.compliance), ...duplicateNames(tenants.accounting)];
   const failures: string[] = [];
   const awaited: AwaitedEntry[] = [];
   const awaitedCompliance: ComplianceTenant[] = [];
-  type Ask = { compliance: ComplianceTenant } | { accounting: AccountingTenant };
   type Answer =
-    | { compliance: Outcome<ComplianceProbe>; tenant: ComplianceTenant }
-    | { accounting: Outcome<AccountingProbe>; tenant: AccountingTenant };
-  const asks: Ask[] = [
-    ...tenants.compliance.map((compliance) => ({ compliance })),
-    ...tenants.accounting.map((accounting) => ({ accounting })),
-  ];
-  const answers = await mapBounded(asks, options.concurrency ?? DEFAULT_CONCURRENCY, async (ask): Promise<Answer> =>
-    'compliance' in ask
-      ? { compliance: await probeComplianceOnce(ask.compliance, options.complianceProbes), tenant: ask.compliance }
-      : { accounting: await probeAccounting(ask.accounting), tenant: ask.accounting },
+    | { service: 'compliance'; tenant: ComplianceTenant; outcome: Outcome<ComplianceProbe> }
+    | { service: 'accounting'; tenant: AccountingTenant; outcome: Outcome<AccountingProbe> };
+  const answers = await mapBounded<ComplianceTenant | AccountingTenant, Answer>(
+    [...tenants.compliance, ...tenants.accounting],
+    options.concurrency ?? DEFAULT_CONCURRENCY,
+    async (tenant) =>
+      'requestsPerMinute' in tenant
+        ? { service: 'compliance', tenant, outcome: await probeComplianceOnce(tenant, options.complianceProbes) }
+        : { service: 'accounting', tenant, outcome: await probeAccounting(tenant) },
   );
   if (options.complianceProbes) {
     const current = new Set(tenants.compliance.map(entryDigest));
@@ -142,26 +107,24 @@ export async function resolveTenantDirectory(
   const accountingProbes = new Map<ApplicationName, AccountingProbe | undefined>();
   const openAccounting: AccountingClient[] = [];
   for (const answer of answers) {
-    const outcome = 'compliance' in answer ? answer.compliance : answer.accounting;
-    const service = 'compliance' in answer ? 'compliance' : 'accounting';
+    const { service, outcome, tenant } = answer;
     if (options.awaitOutages && 'failure' in outcome && outcome.outage) {
-      const { application, source } = answer.tenant;
-      const reason = singleKey ? variableFailure(service, answer.tenant.service, outcome.error) : outcome.failure;
-      awaited.push({ service, application, source, reason });
-      if ('compliance' in answer) awaitedCompliance.push(answer.tenant);
+      const reason = singleKey ? variableFailure(service, tenant.service, outcome.error) : outcome.failure;
+      awaited.push({ service, application: tenant.application, source: tenant.source, reason });
+      if (answer.service === 'compliance') awaitedCompliance.push(answer.tenant);
       continue;
     }
     // The single-key variables' keys are named as variables, and stop the start as a failure would.
-    if (singleKey && 'error' in outcome) failures.push(variableFailure(service, answer.tenant.service, outcome.error));
+    if (singleKey && 'error' in outcome) failures.push(variableFailure(service, tenant.service, outcome.error));
     else if ('problem' in outcome) problems.push(outcome.problem);
     else if ('failure' in outcome) failures.push(outcome.failure);
-    if ('compliance' in answer) {
-      if ('ok' in answer.compliance) complianceProbes.push(answer.compliance.ok);
+    if (answer.service === 'compliance') {
+      if ('ok' in answer.outcome) complianceProbes.push(answer.outcome.ok);
       continue;
     }
-    const probe = 'ok' in answer.accounting ? answer.accounting.ok : undefined;
+    const probe = 'ok' in answer.outcome ? answer.outcome.ok : undefined;
     if (probe) openAccounting.push(probe.client);
-    if (!accountingProbes.has(answer.tenant.application)) accountingProbes.set(answer.tenant.application, probe);
+    if (!accountingProbes.has(tenant.application)) accountingProbes.set(tenant.application, probe);
   }
   const closeAccounting = () => Promise.all(openAccounting.map((client) => client.close()));
 
@@ -194,7 +157,7 @@ export async function resolveTenantDirectory(
       'compliance keys accepted',
     );
 
-  const applications = complianceProbes.map((probe): ComplianceApplication => {
+  const applications = complianceProbes.map((probe) => {
     const { tenant, identity, serviceLimit } = probe;
     // The file's order for listed businesses, the service's for the rest.
     const candidates = tenant.businesses ? new Set(tenant.businesses) : probe.businesses.map((b) => b.id);
@@ -213,7 +176,7 @@ export async function resolveTenantDirectory(
     };
   });
   const gates = options.gates ?? new Map<string, RateLimitGate>();
-  const gateOf = (application: ComplianceApplication) => {
+  const gateOf = (application: (typeof applications)[number]) => {
     const perMinute = application.requestsPerMinute;
     const newGate = () => new RateLimitGate({ holdUpToMs: HOLD_MS, perMinute });
     if (application.serviceApplicationId === undefined) return newGate();
@@ -260,15 +223,15 @@ export async function resolveTenantDirectory(
 
   return {
     origin: tenants.origin,
-    applicationOf: (businessId) => owner.get(businessId),
+    applicationOf: (businessId: string) => owner.get(businessId),
     applications: () => applications,
     accountingApplications: () => accountingApplications,
-    accountingApplicationOf: (companyId) => links.companyApplication.get(companyId),
+    accountingApplicationOf: (companyId: string) => links.companyApplication.get(companyId),
     links: () => links.resolved,
     awaited: () => awaited,
     awaits,
-    complianceClient: (application) => complianceClients.get(application),
-    accountingClient: (application) => accountingClients.get(application),
+    complianceClient: (application: ApplicationName) => complianceClients.get(application),
+    accountingClient: (application: ApplicationName) => accountingClients.get(application),
     close: () =>
       (closing ??= Promise.all(
         [...complianceClients.values(), ...accountingClients.values()].map((client) => client.close()),
