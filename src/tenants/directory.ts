@@ -17,7 +17,7 @@ import {
 } from './probes.js';
 import { warnSharedWindows } from './budget-windows.js';
 import { ENVIRONMENT_ORIGIN } from './single-key.js';
-import { assignBusinesses, duplicateNames, resolveLinks, type ResolvedTenantLink } from './serving.js';
+import { assignBusinesses, duplicateNames, resolveLinks } from './serving.js';
 import type { AccountingTenant, ApplicationName, ComplianceTenant, TenantsConfig } from './types.js';
 
 export type TenantDirectory = Awaited<ReturnType<typeof resolveTenantDirectory>>;
