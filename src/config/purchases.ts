@@ -8,13 +8,8 @@ export type PurchasesSinkConfig =
   // `webhookSecret` (whsec_) signs every delivery; named like the other webhook secrets the logger redacts.
   | { kind: 'webhook'; url: string; webhookSecret: string };
 
-export interface PurchasesConfig {
-  /** Undefined: the sync is off (no schedules are made). */
-  sink: PurchasesSinkConfig | undefined;
-  intervalMs: number;
-  /** Undefined: every business the compliance key can act for. */
-  businessIds: string[] | undefined;
-}
+/** No sink: the sync is off (no schedules are made); no business ids: every business the compliance key can act for. */
+export type PurchasesConfig = ReturnType<typeof loadPurchasesConfig>;
 
 export const DEFAULT_PURCHASES_SYNC_INTERVAL_MS = 15 * 60_000;
 const syncInterval = boundedDuration(10_000, 7 * 24 * 3_600_000, '10s to 7d', '15m');
@@ -62,7 +57,7 @@ function parseBusinesses(env: Env): string[] | undefined {
   return [...new Set(ids)];
 }
 
-export function loadPurchasesConfig(rawEnv: Env): PurchasesConfig {
+export function loadPurchasesConfig(rawEnv: Env) {
   const env = resolveSecretFiles(rawEnv, ['PURCHASES_WEBHOOK_SECRET']);
   return {
     sink: parseSink(env),

@@ -1,7 +1,7 @@
 /** ServiceAccess over the live tenants: activities never see a key; workflow inputs carry business ids only. */
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { FAILURE_TYPES } from '../contracts/failures.js';
-import type { OpenServiceAccess } from '../services/access.js';
+import type { ServiceAccess } from '../services/access.js';
 import { budgetWindows, windowKeyOf, type BudgetWindow } from './budget-windows.js';
 import { accountingClientOf, type LiveTenants } from './live.js';
 import type { ComplianceApplication, TenantDirectory } from './directory.js';
@@ -84,7 +84,7 @@ function windowOf(directory: TenantDirectory, application: ComplianceApplication
 }
 
 /** A removed business's work under way goes through the application that served it. */
-export function openTenantAccess(tenants: LiveTenants): OpenServiceAccess {
+export function openTenantAccess(tenants: LiveTenants): ServiceAccess & { close(): Promise<void> } {
   return {
     compliance: (businessId) => {
       const route = tenants.routeOf(businessId);
