@@ -25,10 +25,7 @@ export class UnknownBusinessError extends ApplicationFailure {
 
 export const AWAITED_SERVICE_FAILURE = FAILURE_TYPES.tenantAwaitingService;
 
-/**
- * A call whose key has not answered since start-up: retryable, since the answer comes without anyone acting.
- * `requestSent: false`: callers that repeat only what never reached the service (the stock ledger) repeat this too.
- */
+/** A call whose key has not answered since start-up: retryable, and `requestSent: false` (nothing reached it). */
 class AwaitedServiceError extends ApplicationFailure {
   constructor(message: string, subject: Record<string, string | null>) {
     // Benign: expected while an outage lasts, and logged once at start; SDK logs and failure metrics stay quiet.

@@ -101,8 +101,7 @@ export async function holdTenantBudgets(options: {
     await applyComplianceBudgets(options.client, queue, shared, reason);
     for (const q of own) await applyQueueRate(options.client, q.taskQueue, q.perSecond, reason);
   } catch (err) {
-    // A server before 1.29, or an identity not allowed to configure queues: each queue is still paced as a whole
-    // and each client follows its own window, but nothing holds one application to its budget across processes.
+    // A server before 1.29, or an identity not allowed to configure queues: each process paces on its own.
     options.logger.error(
       { taskQueue: queue, err: errorText(err) },
       'the Temporal server did not take the per-application budgets (UpdateTaskQueueConfig): ' +

@@ -241,10 +241,7 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
   };
 }
 
-/**
- * Businesses waiting for awaited compliance entries: those they list (taken back from `owner`'s unlisting entries,
- * which would otherwise serve them meanwhile), and, when one lists none, every business no answered entry serves.
- */
+/** Businesses awaited entries list (taken back from unlisting owners), or, when one lists none, any not served. */
 function holdForAwaited(
   awaited: readonly ComplianceTenant[],
   owner: Map<string, ComplianceProbe>,

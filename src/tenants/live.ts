@@ -105,8 +105,7 @@ export async function openLiveTenants(
               const down = await stillDown(config, awaited, complianceProbes);
               if (down.length === awaited.length) return down;
               const next = await resolve(config, true);
-              // Served only when it settles more than is served now, and drops nothing served (an accounting key is
-              // asked again each time, and its service may be the one down now).
+              // Served only when it settles more than is served now, and drops nothing served.
               const before = new Set(current.awaited().map((entry) => entry.source));
               const after = next.awaited().map((entry) => entry.source);
               if (after.length >= before.size || after.some((source) => !before.has(source))) {
@@ -180,17 +179,13 @@ export function accountingClientOf(
 ): AccountingClient | undefined {
   const linked = companyId === undefined ? undefined : directory.accountingApplicationOf(companyId);
   const applications = directory.accountingApplications();
-  // One accounting application serves every company, linked or not, as the single-key worker always did; not while
-  // another one is awaited, whose companies are its own.
+  // One accounting application serves every company, linked or not; not while another, awaited, may own them.
   const alone = applications.length === 1 && !directory.awaited().some((entry) => entry.service === 'accounting');
   const application = linked ?? (alone ? applications[0]!.application : undefined);
   return application === undefined ? undefined : directory.accountingClient(application);
 }
 
-/**
- * Calls `attempt` after each wait until it returns no entry still awaited. When it throws (the service answered, but
- * what it said is refused), the asking goes on: a suspended application may come back, and a file change settles it.
- */
+/** Calls `attempt` after each wait until no entry is awaited; a refused answer is logged once and asked again. */
 function askAgainUntilAnswered(options: {
   retry: OutageRetry;
   awaited: readonly AwaitedEntry[];
@@ -263,10 +258,7 @@ function askAgainUntilAnswered(options: {
   };
 }
 
-/**
- * The awaited entries whose service is still down, asking only them: while all are, a try costs one request per key.
- * An accepted compliance answer is kept in `cache`, so resolving the file afterwards does not ask it twice.
- */
+/** The awaited entries still down, asking only them (one request per key); an accepted answer is kept in `cache`. */
 async function stillDown(
   config: TenantsConfig,
   awaited: readonly AwaitedEntry[],
