@@ -20,7 +20,7 @@ import {
 } from './probes.js';
 import { warnSharedWindows } from './budget-windows.js';
 import { ENVIRONMENT_ORIGIN } from './single-key.js';
-import type { AccountingTenant, ApplicationName, ComplianceTenant, TenantLink, TenantsConfig } from './types.js';
+import type { AccountingTenant, ComplianceTenant, TenantLink, TenantsConfig } from './types.js';
 
 export type TenantDirectory = Awaited<ReturnType<typeof resolveTenantDirectory>>;
 /** What is known of one compliance entry once resolved: everything but its key. */
@@ -28,7 +28,7 @@ export type ComplianceApplication = ReturnType<TenantDirectory['applications']>[
 /** An entry left out because its service was down when asked; `reason` never names the key. */
 export interface AwaitedEntry {
   service: 'compliance' | 'accounting';
-  application: ApplicationName;
+  application: string;
   source: string;
   reason: string;
 }
@@ -106,7 +106,7 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
   }
   const complianceProbes: ComplianceProbe[] = [];
   // By name; undefined for an entry whose key was refused.
-  const accountingProbes = new Map<ApplicationName, AccountingProbe | undefined>();
+  const accountingProbes = new Map<string, AccountingProbe | undefined>();
   const openAccounting: AccountingClient[] = [];
   for (const answer of answers) {
     const { service, outcome, tenant } = answer;
@@ -188,7 +188,7 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
     gate.limitTo(perMinute);
     return gate;
   };
-  const complianceClients = new Map<ApplicationName, ComplianceClient>();
+  const complianceClients = new Map<string, ComplianceClient>();
   applications.forEach((application, index) => {
     const observer = options.observerFor?.(application);
     complianceClients.set(
@@ -232,8 +232,8 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
     links: () => links.resolved,
     awaited: () => awaited,
     awaits,
-    complianceClient: (application: ApplicationName) => complianceClients.get(application),
-    accountingClient: (application: ApplicationName) => accountingClients.get(application),
+    complianceClient: (application: string) => complianceClients.get(application),
+    accountingClient: (application: string) => accountingClients.get(application),
     close: () =>
       (closing ??= Promise.all(
         [...complianceClients.values(), ...accountingClients.values()].map((client) => client.close()),
@@ -253,18 +253,14 @@ function holdForAwaited(
   return (businessId) => !owner.has(businessId) && (anyUnlisted || listed.has(businessId));
 }
 
-interface ResolvedTenantLink extends TenantLink {
-  compliance: ApplicationName;
-}
-
 export function someIds(ids: readonly string[], max = 10): string {
   if (ids.length === 0) return 'none';
   const shown = ids.slice(0, max).join(', ');
   return ids.length > max ? `${shown} and ${ids.length - max} more` : shown;
 }
 
-function duplicateNames(entries: ReadonlyArray<{ application: ApplicationName; source: string }>): string[] {
-  const first = new Map<ApplicationName, string>();
+function duplicateNames(entries: ReadonlyArray<{ application: string; source: string }>): string[] {
+  const first = new Map<string, string>();
   const problems: string[] = [];
   for (const entry of entries) {
     const earlier = first.get(entry.application);
@@ -364,11 +360,11 @@ function assignBusinesses(
 function resolveLinks(
   links: readonly TenantLink[],
   served: ReadonlyMap<string, ComplianceProbe>,
-  accounting: ReadonlyMap<ApplicationName, AccountingProbe | undefined>,
+  accounting: ReadonlyMap<string, AccountingProbe | undefined>,
   singleKey: ComplianceProbe | undefined,
-): { resolved: ResolvedTenantLink[]; companyApplication: Map<string, ApplicationName>; problems: string[] } {
+) {
   const problems: string[] = [];
-  const resolved: ResolvedTenantLink[] = [];
+  const resolved: Array<TenantLink & { compliance: string }> = [];
   const companyLink = new Map<string, TenantLink>();
   for (const link of links) {
     const compliance = served.get(link.businessId);
