@@ -6,7 +6,7 @@ import type { TenantDirectory } from '../tenants/directory.js';
 import { mapBounded } from '../tenants/probes.js';
 import { runProgram } from './command.js';
 import { SERVICES_ENVIRONMENT, helpProgram } from './help.js';
-import { someIds } from '../tenants/serving.js';
+import { someIds } from '../tenants/directory.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger } from './read-only.js';
 
 /** Each operation's check, in the order a person would try them. */

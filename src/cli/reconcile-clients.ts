@@ -5,7 +5,7 @@ import { ConfigError, type Env } from '../config/env.js';
 import { parseReconciliationLinks } from '../config/reconciliation.js';
 import type { Logger } from '../logger.js';
 import type { TenantDirectory } from '../tenants/directory.js';
-import { someIds } from '../tenants/serving.js';
+import { someIds } from '../tenants/directory.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, withEntry } from './read-only.js';
 
 /** The two clients a reconciliation reads with, and what to say of them. */

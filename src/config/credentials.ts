@@ -42,11 +42,3 @@ export function assertCredential(kind: CredentialKind, setting: string, value: s
   if (!format.pattern.test(value)) throw new CredentialFormatError(setting, format.expected);
   return value;
 }
-
-export function redactCredential(value: string): string {
-  const prefix =
-    /^(cmp_sk_(test|live)|sk_(development|production)|whsec_(development|production)|whsec|cs|client)_/.exec(
-      value,
-    )?.[0];
-  return prefix ? `${prefix}[redacted]` : '[redacted]';
-}

@@ -1,5 +1,5 @@
 /** Settings of the purchases sync. Errors never repeat a value: a URL can carry a token. */
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../http/base-url.js';
 import { boundedDuration, ConfigError, parseWith, readCredential, type Env } from './env.js';
 import { readVariable as read, resolveSecretFiles } from './env.js';
 
@@ -8,20 +8,11 @@ export type PurchasesSinkConfig =
   // `webhookSecret` (whsec_) signs every delivery; named like the other webhook secrets the logger redacts.
   | { kind: 'webhook'; url: string; webhookSecret: string };
 
-export interface PurchasesConfig {
-  /** Undefined: the sync is off (no schedules are made). */
-  sink: PurchasesSinkConfig | undefined;
-  intervalMs: number;
-  /** Undefined: every business the compliance key can act for. */
-  businessIds: string[] | undefined;
-}
+/** No sink: the sync is off (no schedules are made); no business ids: every business the compliance key can act for. */
+export type PurchasesConfig = ReturnType<typeof loadPurchasesConfig>;
 
 export const DEFAULT_PURCHASES_SYNC_INTERVAL_MS = 15 * 60_000;
 const syncInterval = boundedDuration(10_000, 7 * 24 * 3_600_000, '10s to 7d', '15m');
-
-function isLoopback(hostname: string): boolean {
-  return ['localhost', '[::1]'].includes(hostname) || (isIP(hostname) === 4 && hostname.startsWith('127.'));
-}
 
 function parseSink(env: Env): PurchasesSinkConfig | undefined {
   const text = read(env, 'PURCHASES_SINK');
@@ -37,7 +28,7 @@ function parseSink(env: Env): PurchasesSinkConfig | undefined {
   } catch {
     throw new ConfigError('PURCHASES_SINK: must be file:<path> or an https:// URL');
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new ConfigError(
       'PURCHASES_SINK: must be file:<path> or an https:// URL (http:// only to this machine: localhost, 127.x, [::1])',
     );
@@ -62,7 +53,7 @@ function parseBusinesses(env: Env): string[] | undefined {
   return [...new Set(ids)];
 }
 
-export function loadPurchasesConfig(rawEnv: Env): PurchasesConfig {
+export function loadPurchasesConfig(rawEnv: Env) {
   const env = resolveSecretFiles(rawEnv, ['PURCHASES_WEBHOOK_SECRET']);
   return {
     sink: parseSink(env),

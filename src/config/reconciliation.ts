@@ -26,12 +26,9 @@ export function parseReconciliationLinks(text: string | undefined): Reconciliati
   return links;
 }
 
-export interface ReconciliationConfig {
-  links: ReconciliationLink[];
-  every: Duration;
-}
+export type ReconciliationConfig = ReturnType<typeof loadReconciliationConfig>;
 
-export function loadReconciliationConfig(env: Env): ReconciliationConfig {
+export function loadReconciliationConfig(env: Env): { links: ReconciliationLink[]; every: Duration } {
   const links = parseReconciliationLinks(env.RECONCILE_LINKS);
   const text = env.RECONCILE_EVERY?.trim();
   if (!text) return { links, every: DEFAULT_RECONCILIATION_INTERVAL };

@@ -10,7 +10,3 @@ export interface ServiceAccess {
   /** `newWork` refuses a business no application serves now; else a drained one goes with the application draining. */
   place(businessId: string, options: { newWork: boolean }): BudgetPlacement;
 }
-
-export interface OpenServiceAccess extends ServiceAccess {
-  close(): Promise<void>;
-}

@@ -1,7 +1,7 @@
 /** ServiceAccess over the live tenants: activities never see a key; workflow inputs carry business ids only. */
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { FAILURE_TYPES } from '../contracts/failures.js';
-import type { OpenServiceAccess } from '../services/access.js';
+import type { ServiceAccess } from '../services/access.js';
 import { budgetWindows, windowKeyOf, type BudgetWindow } from './budget-windows.js';
 import { accountingClientOf, type LiveTenants } from './live.js';
 import type { ComplianceApplication, TenantDirectory } from './directory.js';
@@ -25,10 +25,7 @@ export class UnknownBusinessError extends ApplicationFailure {
 
 export const AWAITED_SERVICE_FAILURE = FAILURE_TYPES.tenantAwaitingService;
 
-/**
- * A call whose key has not answered since start-up: retryable, since the answer comes without anyone acting.
- * `requestSent: false`: callers that repeat only what never reached the service (the stock ledger) repeat this too.
- */
+/** A call whose key has not answered since start-up: retryable, and `requestSent: false` (nothing reached it). */
 class AwaitedServiceError extends ApplicationFailure {
   constructor(message: string, subject: Record<string, string | null>) {
     // Benign: expected while an outage lasts, and logged once at start; SDK logs and failure metrics stay quiet.
@@ -84,7 +81,7 @@ function windowOf(directory: TenantDirectory, application: ComplianceApplication
 }
 
 /** A removed business's work under way goes through the application that served it. */
-export function openTenantAccess(tenants: LiveTenants): OpenServiceAccess {
+export function openTenantAccess(tenants: LiveTenants): ServiceAccess & { close(): Promise<void> } {
   return {
     compliance: (businessId) => {
       const route = tenants.routeOf(businessId);

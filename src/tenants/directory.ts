@@ -1,11 +1,14 @@
-/** The tenants resolved against the services (docs/tenancy.md): a business's application, a paced client for each. */
+/** The tenants resolved against the services (docs/tenancy.md): which application serves a business, a client each. */
 import type { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import { ConfigError } from '../config/env.js';
 import { RateLimitGate } from '../http/rate-limit-gate.js';
 import type { HttpObserver } from '../http/transport.js';
 import type { Logger } from '../logger.js';
+import type { Business } from '../compliance/schemas.js';
 import {
+  BUSINESS_ENVIRONMENT,
+  keyRule,
   entryDigest,
   mapBounded,
   probeAccounting,
@@ -17,48 +20,17 @@ import {
 } from './probes.js';
 import { warnSharedWindows } from './budget-windows.js';
 import { ENVIRONMENT_ORIGIN } from './single-key.js';
-import { assignBusinesses, duplicateNames, resolveLinks, type ResolvedTenantLink } from './serving.js';
-import type { AccountingTenant, ApplicationName, ComplianceTenant, TenantsConfig } from './types.js';
+import type { AccountingTenant, ComplianceTenant, TenantLink, TenantsConfig } from './types.js';
 
+export type TenantDirectory = Awaited<ReturnType<typeof resolveTenantDirectory>>;
 /** What is known of one compliance entry once resolved: everything but its key. */
-export interface ComplianceApplication {
-  application: ApplicationName;
-  source: string;
-  /** The file's budget, or the service's own limit when that is lower. */
-  requestsPerMinute: number;
-  configuredRequestsPerMinute: number;
-  serviceRequestsPerMinute: number | undefined;
-  serviceApplicationId: string | undefined;
-  businesses: readonly string[];
-}
-
+export type ComplianceApplication = ReturnType<TenantDirectory['applications']>[number];
 /** An entry left out because its service was down when asked; `reason` never names the key. */
 export interface AwaitedEntry {
   service: 'compliance' | 'accounting';
-  application: ApplicationName;
+  application: string;
   source: string;
   reason: string;
-}
-
-export interface AccountingApplication {
-  application: ApplicationName;
-  source: string;
-  companies: readonly string[];
-}
-
-export interface TenantDirectory {
-  readonly origin: string;
-  applicationOf(businessId: string): ApplicationName | undefined;
-  applications(): readonly ComplianceApplication[];
-  accountingApplications(): readonly AccountingApplication[];
-  accountingApplicationOf(companyId: string): ApplicationName | undefined;
-  links(): readonly ResolvedTenantLink[];
-  awaited(): readonly AwaitedEntry[];
-  /** A business no application serves now that an awaited compliance entry may serve once its service answers. */
-  awaits(businessId: string): boolean;
-  complianceClient(application: ApplicationName): ComplianceClient | undefined;
-  accountingClient(application: ApplicationName): AccountingClient | undefined;
-  close(): Promise<void>;
 }
 
 export interface ResolveTenantDirectoryOptions {
@@ -109,28 +81,23 @@ const DEFAULT_CONCURRENCY = 8;
 const HOLD_MS = 10_000;
 
 /** Throws TenantConfigError (every problem of the file) or TenantServiceError, leaving nothing open. */
-export async function resolveTenantDirectory(
-  tenants: TenantsConfig,
-  options: ResolveTenantDirectoryOptions = {},
-): Promise<TenantDirectory> {
+export async function resolveTenantDirectory(tenants: TenantsConfig, options: ResolveTenantDirectoryOptions = {}) {
   const { logger } = options;
   const singleKey = tenants.origin === ENVIRONMENT_ORIGIN;
   const problems = [...duplicateNames(tenants.compliance), ...duplicateNames(tenants.accounting)];
   const failures: string[] = [];
   const awaited: AwaitedEntry[] = [];
   const awaitedCompliance: ComplianceTenant[] = [];
-  type Ask = { compliance: ComplianceTenant } | { accounting: AccountingTenant };
   type Answer =
-    | { compliance: Outcome<ComplianceProbe>; tenant: ComplianceTenant }
-    | { accounting: Outcome<AccountingProbe>; tenant: AccountingTenant };
-  const asks: Ask[] = [
-    ...tenants.compliance.map((compliance) => ({ compliance })),
-    ...tenants.accounting.map((accounting) => ({ accounting })),
-  ];
-  const answers = await mapBounded(asks, options.concurrency ?? DEFAULT_CONCURRENCY, async (ask): Promise<Answer> =>
-    'compliance' in ask
-      ? { compliance: await probeComplianceOnce(ask.compliance, options.complianceProbes), tenant: ask.compliance }
-      : { accounting: await probeAccounting(ask.accounting), tenant: ask.accounting },
+    | { service: 'compliance'; tenant: ComplianceTenant; outcome: Outcome<ComplianceProbe> }
+    | { service: 'accounting'; tenant: AccountingTenant; outcome: Outcome<AccountingProbe> };
+  const answers = await mapBounded<ComplianceTenant | AccountingTenant, Answer>(
+    [...tenants.compliance, ...tenants.accounting],
+    options.concurrency ?? DEFAULT_CONCURRENCY,
+    async (tenant) =>
+      'requestsPerMinute' in tenant
+        ? { service: 'compliance', tenant, outcome: await probeComplianceOnce(tenant, options.complianceProbes) }
+        : { service: 'accounting', tenant, outcome: await probeAccounting(tenant) },
   );
   if (options.complianceProbes) {
     const current = new Set(tenants.compliance.map(entryDigest));
@@ -139,29 +106,27 @@ export async function resolveTenantDirectory(
   }
   const complianceProbes: ComplianceProbe[] = [];
   // By name; undefined for an entry whose key was refused.
-  const accountingProbes = new Map<ApplicationName, AccountingProbe | undefined>();
+  const accountingProbes = new Map<string, AccountingProbe | undefined>();
   const openAccounting: AccountingClient[] = [];
   for (const answer of answers) {
-    const outcome = 'compliance' in answer ? answer.compliance : answer.accounting;
-    const service = 'compliance' in answer ? 'compliance' : 'accounting';
+    const { service, outcome, tenant } = answer;
     if (options.awaitOutages && 'failure' in outcome && outcome.outage) {
-      const { application, source } = answer.tenant;
-      const reason = singleKey ? variableFailure(service, answer.tenant.service, outcome.error) : outcome.failure;
-      awaited.push({ service, application, source, reason });
-      if ('compliance' in answer) awaitedCompliance.push(answer.tenant);
+      const reason = singleKey ? variableFailure(service, tenant.service, outcome.error) : outcome.failure;
+      awaited.push({ service, application: tenant.application, source: tenant.source, reason });
+      if (answer.service === 'compliance') awaitedCompliance.push(answer.tenant);
       continue;
     }
     // The single-key variables' keys are named as variables, and stop the start as a failure would.
-    if (singleKey && 'error' in outcome) failures.push(variableFailure(service, answer.tenant.service, outcome.error));
+    if (singleKey && 'error' in outcome) failures.push(variableFailure(service, tenant.service, outcome.error));
     else if ('problem' in outcome) problems.push(outcome.problem);
     else if ('failure' in outcome) failures.push(outcome.failure);
-    if ('compliance' in answer) {
-      if ('ok' in answer.compliance) complianceProbes.push(answer.compliance.ok);
+    if (answer.service === 'compliance') {
+      if ('ok' in answer.outcome) complianceProbes.push(answer.outcome.ok);
       continue;
     }
-    const probe = 'ok' in answer.accounting ? answer.accounting.ok : undefined;
+    const probe = 'ok' in answer.outcome ? answer.outcome.ok : undefined;
     if (probe) openAccounting.push(probe.client);
-    if (!accountingProbes.has(answer.tenant.application)) accountingProbes.set(answer.tenant.application, probe);
+    if (!accountingProbes.has(tenant.application)) accountingProbes.set(tenant.application, probe);
   }
   const closeAccounting = () => Promise.all(openAccounting.map((client) => client.close()));
 
@@ -194,7 +159,7 @@ export async function resolveTenantDirectory(
       'compliance keys accepted',
     );
 
-  const applications = complianceProbes.map((probe): ComplianceApplication => {
+  const applications = complianceProbes.map((probe) => {
     const { tenant, identity, serviceLimit } = probe;
     // The file's order for listed businesses, the service's for the rest.
     const candidates = tenant.businesses ? new Set(tenant.businesses) : probe.businesses.map((b) => b.id);
@@ -213,7 +178,7 @@ export async function resolveTenantDirectory(
     };
   });
   const gates = options.gates ?? new Map<string, RateLimitGate>();
-  const gateOf = (application: ComplianceApplication) => {
+  const gateOf = (application: (typeof applications)[number]) => {
     const perMinute = application.requestsPerMinute;
     const newGate = () => new RateLimitGate({ holdUpToMs: HOLD_MS, perMinute });
     if (application.serviceApplicationId === undefined) return newGate();
@@ -223,7 +188,7 @@ export async function resolveTenantDirectory(
     gate.limitTo(perMinute);
     return gate;
   };
-  const complianceClients = new Map<ApplicationName, ComplianceClient>();
+  const complianceClients = new Map<string, ComplianceClient>();
   applications.forEach((application, index) => {
     const observer = options.observerFor?.(application);
     complianceClients.set(
@@ -260,15 +225,15 @@ export async function resolveTenantDirectory(
 
   return {
     origin: tenants.origin,
-    applicationOf: (businessId) => owner.get(businessId),
+    applicationOf: (businessId: string) => owner.get(businessId),
     applications: () => applications,
     accountingApplications: () => accountingApplications,
-    accountingApplicationOf: (companyId) => links.companyApplication.get(companyId),
+    accountingApplicationOf: (companyId: string) => links.companyApplication.get(companyId),
     links: () => links.resolved,
     awaited: () => awaited,
     awaits,
-    complianceClient: (application) => complianceClients.get(application),
-    accountingClient: (application) => accountingClients.get(application),
+    complianceClient: (application: string) => complianceClients.get(application),
+    accountingClient: (application: string) => accountingClients.get(application),
     close: () =>
       (closing ??= Promise.all(
         [...complianceClients.values(), ...accountingClients.values()].map((client) => client.close()),
@@ -276,10 +241,7 @@ export async function resolveTenantDirectory(
   };
 }
 
-/**
- * Businesses waiting for awaited compliance entries: those they list (taken back from `owner`'s unlisting entries,
- * which would otherwise serve them meanwhile), and, when one lists none, every business no answered entry serves.
- */
+/** Businesses awaited entries list (taken back from unlisting owners), or, when one lists none, any not served. */
 function holdForAwaited(
   awaited: readonly ComplianceTenant[],
   owner: Map<string, ComplianceProbe>,
@@ -289,4 +251,160 @@ function holdForAwaited(
   for (const id of listed) if (owner.get(id)?.tenant.businesses === undefined) owner.delete(id);
   const anyUnlisted = awaited.some((tenant) => tenant.businesses === undefined);
   return (businessId) => !owner.has(businessId) && (anyUnlisted || listed.has(businessId));
+}
+
+export function someIds(ids: readonly string[], max = 10): string {
+  if (ids.length === 0) return 'none';
+  const shown = ids.slice(0, max).join(', ');
+  return ids.length > max ? `${shown} and ${ids.length - max} more` : shown;
+}
+
+function duplicateNames(entries: ReadonlyArray<{ application: string; source: string }>): string[] {
+  const first = new Map<string, string>();
+  const problems: string[] = [];
+  for (const entry of entries) {
+    const earlier = first.get(entry.application);
+    if (earlier === undefined) first.set(entry.application, entry.source);
+    else problems.push(`${entry.source}: application name "${entry.application}" is also the name of ${earlier}`);
+  }
+  return problems;
+}
+
+/** Why `probe`'s key cannot serve the listed business `id`, with what the other entries show of it. */
+function unknownBusiness(probe: ComplianceProbe, id: string, probes: readonly ComplianceProbe[]): string {
+  const { source } = probe.tenant;
+  const own = BUSINESS_ENVIRONMENT[probe.environment];
+  const reachable = someIds(probe.businesses.map((b) => b.id));
+  const unknown = `${source}: unknown business ${id}: the key cannot act for it (it can act for ${reachable})`;
+  for (const other of probes) {
+    if (other === probe) continue;
+    const business = other.businesses.find((b) => b.id === id);
+    if (!business) continue;
+    const environment =
+      business.environment === 'sandbox' || business.environment === 'production'
+        ? business.environment
+        : BUSINESS_ENVIRONMENT[other.environment];
+    if (environment !== own) {
+      const rule = keyRule(probe.environment, 'sentence');
+      return `${source}: business ${id} is a ${environment} business (${other.tenant.source} lists it); ${rule}`;
+    }
+    return `${unknown}; the key of ${other.tenant.source} can`;
+  }
+  return `${unknown}; this is ${keyRule(probe.environment, 'clause')}`;
+}
+
+/** A listed business whose environment the service reports as the other one (a listing the contract rules out). */
+function crossedEnvironment(probe: ComplianceProbe, business: Business): string | undefined {
+  const own = BUSINESS_ENVIRONMENT[probe.environment];
+  if (business.environment === undefined || business.environment === own) return undefined;
+  const rule = keyRule(probe.environment, 'sentence');
+  return `${probe.tenant.source}: business ${business.id} is a ${business.environment} business; ${rule}`;
+}
+
+function assignBusinesses(
+  probes: readonly ComplianceProbe[],
+  logger: Logger | undefined,
+): { owner: Map<string, ComplianceProbe>; problems: string[] } {
+  const problems: string[] = [];
+  const explicit = new Map<string, ComplianceProbe>();
+  for (const probe of probes) {
+    const listed = probe.tenant.businesses;
+    if (listed === undefined) continue;
+    for (const id of new Set(listed)) {
+      const earlier = explicit.get(id);
+      if (earlier) {
+        const entries = `${earlier.tenant.source} and ${probe.tenant.source}`;
+        problems.push(`business ${id} is listed under two entries, ${entries}: list it under one`);
+        continue;
+      }
+      explicit.set(id, probe);
+      const business = probe.businesses.find((b) => b.id === id);
+      const problem = business ? crossedEnvironment(probe, business) : unknownBusiness(probe, id, probes);
+      if (problem) problems.push(problem);
+    }
+  }
+  const implicit = new Map<string, ComplianceProbe>();
+  const contested = new Set<string>();
+  for (const probe of probes) {
+    if (probe.tenant.businesses !== undefined) continue;
+    for (const business of probe.businesses) {
+      const listedBy = explicit.get(business.id);
+      if (listedBy) {
+        logger?.debug(
+          { business: business.id, servedBy: listedBy.tenant.application, alsoReachableBy: probe.tenant.application },
+          'business served by the entry that lists it',
+        );
+        continue;
+      }
+      const crossed = crossedEnvironment(probe, business);
+      if (crossed) {
+        problems.push(crossed);
+        continue;
+      }
+      const earlier = implicit.get(business.id);
+      if (!earlier) {
+        implicit.set(business.id, probe);
+      } else if (!contested.has(business.id)) {
+        contested.add(business.id);
+        problems.push(
+          `business ${business.id} can be served by two entries, ${earlier.tenant.source} and ${probe.tenant.source} ` +
+            '(neither lists its businesses, and both keys can act for it): list it under the one that should serve it',
+        );
+      }
+    }
+  }
+  return { owner: new Map([...explicit, ...implicit]), problems };
+}
+
+/** `singleKey`: the single-key variables' compliance key, whose RECONCILE_LINKS are said as the keys see them. */
+function resolveLinks(
+  links: readonly TenantLink[],
+  served: ReadonlyMap<string, ComplianceProbe>,
+  accounting: ReadonlyMap<string, AccountingProbe | undefined>,
+  singleKey: ComplianceProbe | undefined,
+) {
+  const problems: string[] = [];
+  const resolved: Array<TenantLink & { compliance: string }> = [];
+  const companyLink = new Map<string, TenantLink>();
+  for (const link of links) {
+    const compliance = served.get(link.businessId);
+    const sees = singleKey?.businesses.map((b) => b.id);
+    if (!compliance && sees && !sees.includes(link.businessId)) {
+      problems.push(
+        `${link.source}: business ${link.businessId} is not one the compliance API key may act for ` +
+          `(it sees: ${sees.join(', ') || 'none'})`,
+      );
+    } else if (!compliance) {
+      problems.push(`${link.source}: business ${link.businessId} is served by no compliance application`);
+    }
+    if (!accounting.has(link.accounting)) {
+      problems.push(`${link.source}: accounting application "${link.accounting}" is not configured`);
+    } else {
+      // Undefined: its key was refused, which is reported already.
+      const probe = accounting.get(link.accounting);
+      if (probe && !probe.companies.includes(link.companyId) && singleKey) {
+        problems.push(`${link.source}: accounting company ${link.companyId} is not visible to the accounting API key`);
+      } else if (probe && !probe.companies.includes(link.companyId)) {
+        problems.push(
+          `${link.source}: company ${link.companyId} is not one accounting application "${link.accounting}" can ` +
+            `see (it sees ${someIds(probe.companies)})`,
+        );
+      }
+    }
+    const earlier = companyLink.get(link.companyId);
+    if (earlier && earlier.accounting !== link.accounting) {
+      problems.push(
+        `${link.source}: company ${link.companyId} is linked through accounting application "${link.accounting}" ` +
+          `here and "${earlier.accounting}" in ${earlier.source}`,
+      );
+    } else if (!earlier) {
+      companyLink.set(link.companyId, link);
+    }
+    if (compliance) resolved.push({ ...link, compliance: compliance.tenant.application });
+  }
+  return {
+    resolved,
+    companyApplication: new Map([...companyLink].map(([company, link]) => [company, link.accounting])),
+    problems,
+  };
 }

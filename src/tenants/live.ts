@@ -1,59 +1,47 @@
-/** The tenants a worker serves, replaceable while it runs (docs/tenancy.md, "…without a restart"). */
+/** The tenants a worker serves, replaceable while it runs (docs/tenancy.md, "…without a restart", "…during an outage"). */
 import type { AccountingClient } from '../accounting/client.js';
-import type { ComplianceClient } from '../compliance/client.js';
-import type { ApplicationName, TenantsConfig } from './types.js';
+import type { Logger } from '../logger.js';
+import type { AccountingTenant, ComplianceTenant, TenantsConfig } from './types.js';
 import type { RateLimitGate } from '../http/rate-limit-gate.js';
 import {
   resolveTenantDirectory,
+  type AwaitedEntry,
   type ComplianceApplication,
   type ResolveTenantDirectoryOptions,
   type TenantDirectory,
 } from './directory.js';
-import type { ComplianceProbe } from './probes.js';
-import { askAgainUntilAnswered, stillDown, type OutageRetry } from './awaited.js';
+import {
+  errorText,
+  mapBounded,
+  probeAccounting,
+  probeComplianceOnce,
+  variableFailure,
+  type ComplianceProbe,
+  type Outcome,
+} from './probes.js';
+import { ENVIRONMENT_ORIGIN } from './single-key.js';
 
 /** Longer than an activity's start-to-close timeout (60 s): a call in flight on a replaced client ends first. */
 const DRAIN_GRACE_MS = 2 * 60_000;
+/** As at start-up: hundreds of keys down must not open hundreds of connections at each try. */
+const ASKED_AT_ONCE = 8;
 
-export interface TenantsChange {
-  businessesAdded: string[];
-  businessesRemoved: string[];
-  applicationsAdded: ApplicationName[];
-  applicationsRemoved: ApplicationName[];
-  businessesMoved: string[];
-}
+export type TenantsChange = ReturnType<typeof changeBetween>;
+export type LiveTenants = Awaited<ReturnType<typeof openLiveTenants>>;
 
-interface ComplianceRoute {
-  application: ComplianceApplication;
-  client: ComplianceClient;
-  /** False for a removed business whose work under way is being finished. */
-  serving: boolean;
-}
-
-export interface LiveTenants {
-  current(): TenantDirectory;
-  /** A business an entry whose service was down at start may serve: its calls wait instead of being refused. */
-  awaits(businessId: string): boolean;
-  awaitsAccounting(): boolean;
-  /** A business's application now, or the one finishing its work. */
-  routeOf(businessId: string): ComplianceRoute | undefined;
-  /** Throws as resolveTenantDirectory does, leaving the tenants served unchanged. */
-  replace(config: TenantsConfig): Promise<TenantsChange>;
-  close(): Promise<void>;
-}
-
-interface OpenLiveTenantsOptions extends Omit<
-  ResolveTenantDirectoryOptions,
-  'gates' | 'complianceProbes' | 'awaitOutages'
-> {
-  /** Start while a service is down, asking its entries again with this backoff; else an outage fails the start. */
-  awaitOutages?: OutageRetry & { onAwaitedServed?: (change: TenantsChange) => void };
+/** The first wait is doubled after each try that did not settle everything, up to the longest. */
+export interface OutageRetry {
+  firstDelayMs?: number;
+  maxDelayMs?: number;
 }
 
 export async function openLiveTenants(
   config: TenantsConfig,
-  options: OpenLiveTenantsOptions = {},
-): Promise<LiveTenants> {
+  options: Omit<ResolveTenantDirectoryOptions, 'gates' | 'complianceProbes' | 'awaitOutages'> & {
+    /** Start while a service is down, asking its entries again with this backoff; else an outage fails the start. */
+    awaitOutages?: OutageRetry & { onAwaitedServed?: (change: TenantsChange) => void };
+  } = {},
+) {
   const { awaitOutages, ...resolveOptions } = options;
   const gates = new Map<string, RateLimitGate>();
   const complianceProbes = new Map<string, ComplianceProbe>();
@@ -117,8 +105,7 @@ export async function openLiveTenants(
               const down = await stillDown(config, awaited, complianceProbes);
               if (down.length === awaited.length) return down;
               const next = await resolve(config, true);
-              // Served only when it settles more than is served now, and drops nothing served (an accounting key is
-              // asked again each time, and its service may be the one down now).
+              // Served only when it settles more than is served now, and drops nothing served.
               const before = new Set(current.awaited().map((entry) => entry.source));
               const after = next.awaited().map((entry) => entry.source);
               if (after.length >= before.size || after.some((source) => !before.has(source))) {
@@ -134,9 +121,11 @@ export async function openLiveTenants(
 
   return {
     current: () => current,
-    awaits: (businessId) => current.awaits(businessId),
+    /** A business an entry whose service was down at start may serve: its calls wait instead of being refused. */
+    awaits: (businessId: string) => current.awaits(businessId),
     awaitsAccounting: () => current.awaited().some((entry) => entry.service === 'accounting'),
-    routeOf: (businessId) => {
+    /** A business's application now, or the one finishing its work (`serving` false). */
+    routeOf: (businessId: string) => {
       const application = applicationOf(current, businessId);
       const client = application && current.complianceClient(application.application);
       if (application && client) return { application, client, serving: true };
@@ -144,7 +133,8 @@ export async function openLiveTenants(
       const oldClient = old?.directory.complianceClient(old.application.application);
       return old && oldClient ? { application: old.application, client: oldClient, serving: false } : undefined;
     },
-    replace: (tenants) => serially(async () => install(tenants, await resolve(tenants))),
+    /** Throws as resolveTenantDirectory does, leaving the tenants served unchanged. */
+    replace: (tenants: TenantsConfig) => serially(async () => install(tenants, await resolve(tenants))),
     close: async () => {
       await askingAgain?.stop();
       for (const timer of timers) clearTimeout(timer);
@@ -154,11 +144,11 @@ export async function openLiveTenants(
   };
 }
 
-function servedBusinesses(directory: TenantDirectory): Map<string, ApplicationName> {
+function servedBusinesses(directory: TenantDirectory): Map<string, string> {
   return new Map(directory.applications().flatMap((a) => a.businesses.map((b) => [b, a.application] as const)));
 }
 
-function changeBetween(previous: TenantDirectory, next: TenantDirectory): TenantsChange {
+function changeBetween(previous: TenantDirectory, next: TenantDirectory) {
   const before = servedBusinesses(previous);
   const after = servedBusinesses(next);
   const namesBefore = new Set(previous.applications().map((a) => a.application));
@@ -172,7 +162,7 @@ function changeBetween(previous: TenantDirectory, next: TenantDirectory): Tenant
   };
 }
 
-function counts(change: TenantsChange): Record<string, number | string[]> {
+function counts(change: TenantsChange) {
   // Names of applications are operator's words and bounded by the file; businesses are counted, not listed.
   return {
     applicationsAdded: change.applicationsAdded,
@@ -189,9 +179,106 @@ export function accountingClientOf(
 ): AccountingClient | undefined {
   const linked = companyId === undefined ? undefined : directory.accountingApplicationOf(companyId);
   const applications = directory.accountingApplications();
-  // One accounting application serves every company, linked or not, as the single-key worker always did; not while
-  // another one is awaited, whose companies are its own.
+  // One accounting application serves every company, linked or not; not while another, awaited, may own them.
   const alone = applications.length === 1 && !directory.awaited().some((entry) => entry.service === 'accounting');
   const application = linked ?? (alone ? applications[0]!.application : undefined);
   return application === undefined ? undefined : directory.accountingClient(application);
+}
+
+/** Calls `attempt` after each wait until no entry is awaited; a refused answer is logged once and asked again. */
+function askAgainUntilAnswered(options: {
+  retry: OutageRetry;
+  awaited: readonly AwaitedEntry[];
+  attempt: () => Promise<readonly AwaitedEntry[]>;
+  logger: Logger | undefined;
+}): { stop(): Promise<void> } {
+  const { logger } = options;
+  const first = options.retry.firstDelayMs ?? 5_000;
+  const max = Math.max(first, options.retry.maxDelayMs ?? 60_000);
+  for (const entry of options.awaited) {
+    logger?.warn(
+      { service: entry.service, application: entry.application, entry: entry.source, cause: entry.reason },
+      `the ${entry.service} service is unavailable: starting without this key, asked again until it answers ` +
+        '(its businesses wait)',
+    );
+  }
+  let waiting = options.awaited;
+  let delayMs = first;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let trying: Promise<void> = Promise.resolve();
+  const refusals = new Set<string>();
+
+  const tryOnce = async () => {
+    let still: readonly AwaitedEntry[];
+    try {
+      still = await options.attempt();
+    } catch (err) {
+      const message = errorText(err);
+      if (!refusals.has(message)) {
+        refusals.add(message);
+        logger?.error(
+          { err: message },
+          'a service answered again, but the tenants it settles were refused: still waiting for them',
+        );
+      }
+      still = waiting;
+    }
+    const left = new Set(still.map((entry) => entry.source));
+    for (const entry of waiting) {
+      if (!left.has(entry.source))
+        logger?.info({ service: entry.service, application: entry.application }, 'the awaited key answered: served');
+    }
+    waiting = still;
+    if (waiting.length === 0 || stopped) return;
+    for (const entry of waiting) {
+      logger?.debug(
+        { application: entry.application, cause: entry.reason, retryInSeconds: delayMs / 1000 },
+        'still waiting for the service',
+      );
+    }
+    schedule();
+  };
+  const schedule = () => {
+    timer = setTimeout(() => {
+      timer = undefined;
+      delayMs = Math.min(max, delayMs * 2);
+      trying = tryOnce();
+    }, delayMs);
+    timer.unref();
+  };
+  schedule();
+
+  return {
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await trying;
+    },
+  };
+}
+
+/** The awaited entries still down, asking only them (one request per key); an accepted answer is kept in `cache`. */
+async function stillDown(
+  config: TenantsConfig,
+  awaited: readonly AwaitedEntry[],
+  cache: Map<string, ComplianceProbe>,
+): Promise<AwaitedEntry[]> {
+  const singleKey = config.origin === ENVIRONMENT_ORIGIN;
+  const answers = await mapBounded(awaited, ASKED_AT_ONCE, async (entry) => {
+    const tenants: ReadonlyArray<ComplianceTenant | AccountingTenant> = config[entry.service];
+    const tenant = tenants.find((candidate) => candidate.source === entry.source);
+    if (!tenant) return undefined;
+    let outcome: Outcome<unknown>;
+    if ('requestsPerMinute' in tenant) outcome = await probeComplianceOnce(tenant, cache);
+    else {
+      const answered = await probeAccounting(tenant);
+      if ('ok' in answered) await answered.ok.client.close();
+      outcome = answered;
+    }
+    if (!('failure' in outcome) || !outcome.outage) return undefined;
+    const reason = singleKey ? variableFailure(entry.service, tenant.service, outcome.error) : outcome.failure;
+    return { ...entry, reason };
+  });
+  return answers.filter((entry) => entry !== undefined);
 }

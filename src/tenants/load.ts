@@ -1,15 +1,17 @@
 /** The tenants of TENANTS_FILE, TENANTS_DIR (every `*.json` merged) or the single-key variables. Nothing is cached. */
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parse, type ParseError } from 'jsonc-parser';
-import { ConfigError, readVariable as readSetting, type Env } from '../config/env.js';
-import { readEntries, type TenantsDocument } from './entries.js';
+import { z } from 'zod';
+import { assertCredential, CredentialFormatError, type CredentialKind } from '../config/credentials.js';
+import { ConfigError, loadConfig, readSecretFile, readVariable, type Env } from '../config/env.js';
+import { resolveSecretFiles, SERVICE_SECRETS } from '../config/env.js';
 import { fromSingleKeyVariables, SINGLE_TENANT_VARIABLES } from './single-key.js';
-import type { TenantsConfig } from './types.js';
+import type { AccountingTenant, ComplianceTenant, TenantLink, TenantsConfig } from './types.js';
 
 export function loadTenantsConfig(rawEnv: Env): TenantsConfig {
-  const file = readSetting(rawEnv, 'TENANTS_FILE');
-  const dir = readSetting(rawEnv, 'TENANTS_DIR');
+  const file = readVariable(rawEnv, 'TENANTS_FILE');
+  const dir = readVariable(rawEnv, 'TENANTS_DIR');
   if (file !== undefined && dir !== undefined)
     throw new ConfigError('TENANTS_FILE and TENANTS_DIR are both set: set one of them');
   if (file === undefined && dir === undefined) return fromSingleKeyVariables(rawEnv);
@@ -18,7 +20,7 @@ export function loadTenantsConfig(rawEnv: Env): TenantsConfig {
   const { entries, namedVariables } = readEntries(documents, rawEnv);
   for (const name of SINGLE_TENANT_VARIABLES) {
     if (namedVariables.has(name)) continue;
-    const set = [name, `${name}_FILE`].find((n) => readSetting(rawEnv, n) !== undefined);
+    const set = [name, `${name}_FILE`].find((n) => readVariable(rawEnv, n) !== undefined);
     if (set !== undefined) {
       throw new ConfigError(
         `${set} is set but ${variable} is: a tenants file names every key, business and link ` +
@@ -68,4 +70,265 @@ function parseJson(name: string, text: string): unknown {
     const column = offset - before.lastIndexOf('\n');
     throw new ConfigError(`${name}: not valid JSON at line ${line}, column ${column}`);
   }
+}
+
+interface TenantsDocument {
+  name: string;
+  content: unknown;
+  /** Where its relative key files are. */
+  baseDir: string;
+}
+
+type TenantEntries = Pick<TenantsConfig, 'compliance' | 'accounting' | 'links'>;
+
+// What a tenants file may say; our own messages throughout: a key must not depend on zod's defaults being safe.
+const APPLICATION = /^[a-z0-9][a-z0-9-]{0,39}$/;
+/** An id of the services; one that starts like a key is a key pasted in the wrong place, and is never repeated. */
+const ID = /^(?!(cmp_sk|sk|whsec|cs)_)[A-Za-z0-9_.:-]+$/;
+const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ONE_SOURCE = 'must be exactly one of {"value": …}, {"file": …} or {"env": …}';
+const RATE = 'must be a whole number from 1 to 100000';
+
+function required(message: string) {
+  return (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message);
+}
+
+function text(message: string, pattern?: RegExp) {
+  const schema = z.string({ error: required(message) });
+  return pattern ? schema.regex(pattern, { error: message }) : schema.min(1, { error: message });
+}
+
+const applicationName = text(
+  'must be 1 to 40 lowercase letters, digits or -, starting with a letter or digit',
+  APPLICATION,
+);
+const id = (what: string) => text(`must be ${what} id (letters, digits, _ . : -), not a key`, ID);
+
+const keySource = z
+  .strictObject(
+    {
+      value: z.string({ error: 'must be a string' }).optional(),
+      file: text('must be a path').optional(),
+      env: text('must be an environment variable name', VARIABLE).optional(),
+    },
+    { error: required(ONE_SOURCE) },
+  )
+  .refine((source) => Object.keys(source).length === 1, { error: ONE_SOURCE });
+type KeySource = z.infer<typeof keySource>;
+
+const baseUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).optional();
+
+const AN_ENTRY = { error: 'must be an object, one entry' };
+
+const complianceEntry = z.strictObject(
+  {
+    application: applicationName,
+    apiKey: keySource,
+    baseUrl,
+    requestsPerMinute: z
+      .number({ error: RATE })
+      .int({ error: RATE })
+      .min(1, { error: RATE })
+      .max(100_000, { error: RATE })
+      .default(120),
+    businesses: z.array(id('a business'), { error: 'must be a list of business ids' }).optional(),
+  },
+  AN_ENTRY,
+);
+
+const accountingEntry = z.strictObject(
+  {
+    application: applicationName,
+    apiKey: keySource,
+    baseUrl,
+    clientSecret: keySource.optional(),
+    clientId: keySource.optional(),
+    webhookSecret: keySource.optional(),
+  },
+  AN_ENTRY,
+);
+
+const linkEntry = z.strictObject(
+  { business: id('a business'), company: id('a company'), accounting: applicationName },
+  AN_ENTRY,
+);
+
+const list = z
+  .array(z.unknown(), { error: 'must be a list' })
+  .nullish()
+  .transform((items) => items ?? []);
+const tenantsDocument = z.strictObject(
+  { compliance: list, accounting: list, links: list },
+  { error: 'must be an object with compliance, accounting and links lists' },
+);
+
+/** A field name is said unless it could be a key pasted in the wrong place. */
+function fieldName(name: string | undefined): string {
+  const plain =
+    name !== undefined && /^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(name) && !/^(cmp_sk|sk|whsec|cs|client)_/.test(name);
+  return plain ? `unknown field "${name}"` : 'unknown field (its name is not shown)';
+}
+
+function issuePath(path: readonly PropertyKey[]): string {
+  return path
+    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : ': '}${String(part)}`))
+    .join('');
+}
+
+function parseEntry<T>(schema: z.ZodType<T>, raw: unknown, source: string): T {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const where = issuePath(issue.path);
+  const message = issue.code === 'unrecognized_keys' ? fieldName(issue.keys[0]) : issue.message;
+  throw new ConfigError(`${source}: ${where ? `${where}: ` : ''}${message}`);
+}
+
+/** `tenants.json: compliance[1] (retail-group)`; the label only once it is known to be a name, not something pasted. */
+function entrySource(
+  document: TenantsDocument,
+  list: keyof z.infer<typeof tenantsDocument>,
+  index: number,
+  raw: unknown,
+): string {
+  const field = list === 'links' ? 'business' : 'application';
+  const label = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[field] : undefined;
+  const named = typeof label === 'string' && (list === 'links' ? ID : APPLICATION).test(label);
+  return `${document.name}: ${list}[${index}]${named ? ` (${label})` : ''}`;
+}
+
+/** What loadConfig gets for one entry: the service settings (timeouts, signing), none of the single tenant's. */
+function sharedSettings(env: Env): Env {
+  const shared = { ...env };
+  for (const name of [...SINGLE_TENANT_VARIABLES, 'COMPLIANCE_BASE_URL', 'ACCOUNTING_BASE_URL']) {
+    delete shared[name];
+    delete shared[`${name}_FILE`];
+  }
+  return shared;
+}
+
+/** loadConfig's rules for an entry, its messages prefixed with the entry. */
+function serviceOf<T>(source: string, env: Env, pick: (config: ReturnType<typeof loadConfig>) => T | undefined): T {
+  try {
+    return pick(loadConfig(env))!;
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`${source}: ${err.message}`, { cause: err });
+    throw err;
+  }
+}
+
+export function readEntries(
+  documents: readonly TenantsDocument[],
+  rawEnv: Env,
+): { entries: TenantEntries; namedVariables: Set<string> } {
+  const env = resolveSecretFiles(rawEnv, SERVICE_SECRETS);
+  const shared = sharedSettings(env);
+  const namedVariables = new Set<string>();
+
+  // The setting is the entry path, the only thing an error says of the key.
+  const key = (document: TenantsDocument, source: KeySource, setting: string, kind: CredentialKind): string => {
+    let value = source.value;
+    if (source.env !== undefined) {
+      namedVariables.add(source.env);
+      value = readVariable(env, source.env);
+      if (value === undefined) throw new ConfigError(`${setting}: environment variable ${source.env} is not set`);
+    }
+    value ??= readKeyFile(setting, resolve(document.baseDir, source.file!));
+    try {
+      return assertCredential(kind, setting, value);
+    } catch (err) {
+      if (err instanceof CredentialFormatError) throw new ConfigError(err.message);
+      throw err;
+    }
+  };
+
+  const compliance: ComplianceTenant[] = [];
+  const accounting: AccountingTenant[] = [];
+  const links: TenantLink[] = [];
+  const applications = { compliance: new Map<string, string>(), accounting: new Map<string, string>() };
+  const servedBy = new Map<string, string>();
+  const linkedBy = new Map<string, string>();
+
+  const declare = (service: 'compliance' | 'accounting', application: string, source: string) => {
+    const earlier = applications[service].get(application);
+    if (earlier !== undefined)
+      throw new ConfigError(`${source}: application ${application} is already declared by ${earlier}`);
+    applications[service].set(application, source);
+  };
+
+  for (const document of documents) {
+    const lists = parseEntry(tenantsDocument, document.content, document.name);
+    lists.compliance.forEach((raw, index) => {
+      const source = entrySource(document, 'compliance', index, raw);
+      const entry = parseEntry(complianceEntry, raw, source);
+      declare('compliance', entry.application, source);
+      for (const business of entry.businesses ?? []) {
+        if (entry.businesses!.indexOf(business) !== entry.businesses!.lastIndexOf(business)) {
+          throw new ConfigError(`${source}: businesses: ${business} is listed twice`);
+        }
+        const earlier = servedBy.get(business);
+        if (earlier !== undefined)
+          throw new ConfigError(`${source}: business ${business} is already served by ${earlier}`);
+        servedBy.set(business, source);
+      }
+      const url = entry.baseUrl ?? readVariable(env, 'COMPLIANCE_BASE_URL');
+      if (url === undefined) throw new ConfigError(`${source}: baseUrl: not set, nor is COMPLIANCE_BASE_URL`);
+      const apiKey = key(document, entry.apiKey, `${source}: apiKey`, 'complianceApiKey');
+      const serviceEnv = { ...shared, COMPLIANCE_BASE_URL: url, COMPLIANCE_API_KEY: apiKey };
+      compliance.push({
+        application: entry.application,
+        service: serviceOf(source, serviceEnv, (c) => c.compliance),
+        requestsPerMinute: entry.requestsPerMinute,
+        businesses: entry.businesses,
+        source,
+      });
+    });
+    lists.accounting.forEach((raw, index) => {
+      const source = entrySource(document, 'accounting', index, raw);
+      const entry = parseEntry(accountingEntry, raw, source);
+      declare('accounting', entry.application, source);
+      const url = entry.baseUrl ?? readVariable(env, 'ACCOUNTING_BASE_URL');
+      if (url === undefined) throw new ConfigError(`${source}: baseUrl: not set, nor is ACCOUNTING_BASE_URL`);
+      const optional = (field: 'clientSecret' | 'clientId' | 'webhookSecret', kind: CredentialKind) => {
+        const from = entry[field];
+        return from === undefined ? undefined : key(document, from, `${source}: ${field}`, kind);
+      };
+      const serviceEnv: Env = {
+        ...shared,
+        ACCOUNTING_BASE_URL: url,
+        ACCOUNTING_API_KEY: key(document, entry.apiKey, `${source}: apiKey`, 'accountingApiKey'),
+        ACCOUNTING_CLIENT_SECRET: optional('clientSecret', 'accountingClientSecret'),
+        ACCOUNTING_CLIENT_ID: optional('clientId', 'accountingClientId'),
+        ACCOUNTING_WEBHOOK_SECRET: optional('webhookSecret', 'accountingWebhookSecret'),
+      };
+      accounting.push({
+        application: entry.application,
+        service: serviceOf(source, serviceEnv, (c) => c.accounting),
+        source,
+      });
+    });
+    lists.links.forEach((raw, index) => {
+      const source = entrySource(document, 'links', index, raw);
+      const entry = parseEntry(linkEntry, raw, source);
+      const earlier = linkedBy.get(entry.business);
+      if (earlier !== undefined)
+        throw new ConfigError(`${source}: business ${entry.business} is already linked by ${earlier}`);
+      linkedBy.set(entry.business, source);
+      links.push({ businessId: entry.business, companyId: entry.company, accounting: entry.accounting, source });
+    });
+  }
+  // Checked once every file is read: a link may name an application another file declares.
+  for (const link of links) {
+    if (!applications.accounting.has(link.accounting)) {
+      throw new ConfigError(`${link.source}: accounting application ${link.accounting} is not declared`);
+    }
+  }
+  return { entries: { compliance, accounting, links }, namedVariables };
+}
+
+/** Read as every `<NAME>_FILE` is; messages name the path, never the content. */
+function readKeyFile(setting: string, path: string): string {
+  const value = readSecretFile(setting, path.trim());
+  if (!value) throw new ConfigError(`${setting}: the file is empty`);
+  return value;
 }

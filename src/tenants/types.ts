@@ -1,10 +1,8 @@
 import type { AccountingConfig, ComplianceConfig } from '../config/env.js';
 
-/** An operator's name for an application: metrics, search attributes, logs and errors use it, never the key. */
-export type ApplicationName = string;
-
 export interface ComplianceTenant {
-  application: ApplicationName;
+  /** An operator's name: metrics, search attributes, logs and errors use it, never the key. */
+  application: string;
   /** `businessId` only for the single-key tenant: a file's entries choose the business per call. */
   service: ComplianceConfig;
   requestsPerMinute: number;
@@ -15,7 +13,7 @@ export interface ComplianceTenant {
 }
 
 export interface AccountingTenant {
-  application: ApplicationName;
+  application: string;
   service: AccountingConfig;
   source: string;
 }
@@ -23,7 +21,7 @@ export interface AccountingTenant {
 export interface TenantLink {
   businessId: string;
   companyId: string;
-  accounting: ApplicationName;
+  accounting: string;
   source: string;
 }
 

@@ -25,10 +25,9 @@ import {
 import { requireSearchAttributes } from '../temporal/ensure-search-attributes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 import { openTenantAccess } from '../tenants/access.js';
-import { holdTenantBudgets } from '../tenants/budgets.js';
+import { holdTenantBudgets } from '../tenants/budget-windows.js';
 import type { TenantDirectory } from '../tenants/directory.js';
-import type { OutageRetry } from '../tenants/awaited.js';
-import { openLiveTenants, type TenantsChange } from '../tenants/live.js';
+import { openLiveTenants, type OutageRetry, type TenantsChange } from '../tenants/live.js';
 import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { watchTenants, type TenantsReload } from '../tenants/watch.js';

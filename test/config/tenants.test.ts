@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
-import { readEntries } from '../../src/tenants/entries.js';
-import { loadTenantsConfig } from '../../src/tenants/load.js';
+import { loadTenantsConfig, readEntries } from '../../src/tenants/load.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tenants-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
