@@ -34,11 +34,11 @@ import {
   situationalUpdateId,
   viewParkedSales,
   type ParkedSale,
+  type ParkedSalesFilter,
   type ParkedSaleView,
   type ResumeOptions,
   type ResumeOutcome,
 } from './parked-sales.js';
-import type { ParkedSalesFilter } from './sale-queries.js';
 
 export interface AwaitReceiptOptions {
   /** A duration ('30 seconds', '2m'); default '30 seconds', at most '10 minutes'. */

@@ -5,9 +5,8 @@
  * for another reason is left alone.
  */
 import { inject, describe, expect, it } from 'vitest';
-import { findParkedSales } from '../../src/client/parked-sales.js';
+import { findParkedSales, outageSalesQuery, parkedSalesQuery } from '../../src/client/parked-sales.js';
 import { SalesClient } from '../../src/client/sales-client.js';
-import { outageSalesQuery, parkedSalesQuery } from '../../src/client/sale-queries.js';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { BusinessId, NeedsAttention, AttentionReason } from '../../src/contracts/search-attributes.js';
 import type { SaleInput, SaleState } from '../../src/contracts/sale.js';
