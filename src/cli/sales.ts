@@ -7,7 +7,7 @@ import {
   type SaleReceiptAnswer,
   type SalesClient,
 } from '../client/index.js';
-import * as checks from '../client/schemas.js';
+import * as checks from '../client/errors.js';
 import { installTracing, tracingSettings } from '../temporal/tracing.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { AWAIT_RECEIPT_WAIT_MAX } from '../contracts/sale-input.js';

@@ -1,20 +1,8 @@
-// Parked sales found through visibility, then resumed with one retry update each: every sale's own answer is
-// reported, and one sale that has moved on meanwhile is refused by its own validator, never retried blindly. A query
-// value is only ever a quoted literal: one a query cannot match exactly is refused, so a filter never widens to sales
-// it did not name.
-import type { Client } from '@temporalio/client';
+// Visibility queries over sales, and what a parked sale's state says. A value is only ever a quoted literal: one a
+// query cannot match exactly is refused, so a filter never widens to sales it did not name.
 import { FAILURE_TYPES } from '../contracts/failures.js';
-import { Application, BusinessId, TraderInvoiceNumber } from '../contracts/search-attributes.js';
-import {
-  SALE_WORKFLOW_TYPE,
-  getSaleStateQuery,
-  retryUpdate,
-  type SaleState,
-  type SaleStep,
-} from '../contracts/sale.js';
-import { SaleInputError, SaleOperationError } from './errors.js';
-import { runOperation } from './start-or-find.js';
-import { mapBounded } from '../tenants/probes.js';
+import { SALE_WORKFLOW_TYPE, type SaleState, type SaleStep } from '../contracts/sale.js';
+import { SaleInputError } from './errors.js';
 
 /** Which parked sales: of a business, of an application, or of both at once; parked with `reason`. */
 export interface ParkedSalesFilter {
@@ -119,95 +107,14 @@ export function situationalUpdateId(action: string, state: SaleState): string {
   return `${action}:${state.history.length}@${latest?.at ?? 'start'}`;
 }
 
-/** Visibility lags the sales by a few seconds. */
-export async function findParkedSales(
-  client: Client,
-  taskQueue: string,
-  filter: ParkedSalesFilter,
-): Promise<{ query: string; sales: ParkedSale[] }> {
-  const query = parkedSalesQuery(taskQueue, filter);
-  const sales: ParkedSale[] = [];
-  for await (const execution of client.workflow.list({ query })) {
-    const attributes = execution.typedSearchAttributes;
-    sales.push({
-      workflowId: execution.workflowId,
-      businessId: attributes.get(BusinessId) ?? null,
-      traderInvoiceNumber: attributes.get(TraderInvoiceNumber) ?? null,
-      application: attributes.get(Application) ?? null,
-    });
-  }
-  return { query, sales };
-}
-
-/** What each sale's state says now (a worker answers the query); a sale whose state cannot be read says why. */
-export function viewParkedSales(
-  client: Client,
-  sales: readonly ParkedSale[],
-  options: ResumeOptions = {},
-): Promise<ParkedSaleView[]> {
-  const reason = options.reason ?? DEFAULT_PARK_REASON;
-  return mapBounded(sales, PARKED_SALES_CONCURRENCY, async (sale) => {
-    try {
-      const state = await readState(client, sale.workflowId);
-      const parked = parkedWith(state, reason);
-      return {
-        ...sale,
-        step: state.step,
-        parkedSince: parked?.since ?? null,
-        message: parked?.message ?? null,
-        ...(parked ? {} : { note: `would be refused: ${notParkedWith(state, reason)}` }),
-      };
-    } catch (err) {
-      return { ...sale, step: null, parkedSince: null, message: null, note: `state not read: ${messageOf(err)}` };
-    }
-  });
-}
-
-export function resumeParkedSales(
-  client: Client,
-  sales: readonly ParkedSale[],
-  options: ResumeOptions = {},
-): Promise<ResumeOutcome[]> {
-  const reason = options.reason ?? DEFAULT_PARK_REASON;
-  return mapBounded(sales, PARKED_SALES_CONCURRENCY, (sale) => resumeOne(client, sale.workflowId, reason));
-}
-
-async function resumeOne(client: Client, workflowId: string, reason: string): Promise<ResumeOutcome> {
-  const handle = client.workflow.getHandle(workflowId);
-  try {
-    // Visibility may be behind: a sale parked since for another reason is not the operator's to retry here.
-    const state = await readState(client, workflowId);
-    if (!parkedWith(state, reason)) return { workflowId, outcome: 'refused', reason: notParkedWith(state, reason) };
-    // The id `npm run sales -- retry` derives too: a retry of the same park by both acts once.
-    const updateId = situationalUpdateId('retry', state);
-    const call = () => handle.executeUpdate(retryUpdate, { updateId });
-    const after = await runOperation(SaleOperationError, 'retry', workflowId, call, { subject: 'sale ', updateId });
-    return { workflowId, outcome: 'resumed', step: after.step };
-  } catch (err) {
-    // Refused by the validator (parked no longer), or finished meanwhile: the sale is not parked, which is no failure.
-    if (err instanceof SaleOperationError && (err.failure === 'rejected' || err.failure === 'not_found'))
-      return { workflowId, outcome: 'refused', reason: err.message };
-    return { workflowId, outcome: 'failed', error: messageOf(err) };
-  }
-}
-
-function readState(client: Client, workflowId: string): Promise<SaleState> {
-  const handle = client.workflow.getHandle(workflowId);
-  return runOperation(SaleOperationError, 'getState', workflowId, () => handle.query(getSaleStateQuery), {
-    subject: 'sale ',
-  });
-}
-
-function parkedWith(state: SaleState, reason: string) {
+export function parkedWith(state: SaleState, reason: string) {
   const { parked } = state;
   return parked?.code === reason && parked.actions.includes('retry') ? parked : undefined;
 }
 
-function notParkedWith(state: SaleState, reason: string): string {
+export function notParkedWith(state: SaleState, reason: string): string {
   const { parked } = state;
   if (parked === null) return `not parked (step ${state.step})`;
   if (parked.code !== reason) return `parked with ${parked.code}, not ${reason}`;
   return `parked with ${reason}, but retry is not among its actions (${parked.actions.join(', ') || 'none'})`;
 }
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

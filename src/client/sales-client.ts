@@ -16,8 +16,9 @@ import {
   saleWorkflowId,
 } from '../contracts/sale.js';
 import { isSigned } from '../contracts/compliance-rules.js';
+import { Application, BusinessId, TraderInvoiceNumber } from '../contracts/search-attributes.js';
+import { mapBounded } from '../tenants/probes.js';
 import type { AwaitReceiptRequest, ReceiptAnswer, RefundResult, SaleState } from '../contracts/sale.js';
-import { SaleOperationError, type SaleOperation } from './errors.js';
 import { assertStartedWith, conflictOf, saleStartOptions, type SaleWorkflow } from './sale-start.js';
 import {
   parseCancelArgs,
@@ -26,13 +27,17 @@ import {
   parseSaleInput,
   parseSaleReference,
   parseWait,
-} from './schemas.js';
+  SaleOperationError,
+  type SaleOperation,
+} from './errors.js';
 import { runOperation, TaskQueueClient, type StartOrFindResult, type TaskQueueClientOptions } from './start-or-find.js';
 import {
-  findParkedSales,
-  resumeParkedSales,
+  DEFAULT_PARK_REASON,
+  PARKED_SALES_CONCURRENCY,
+  notParkedWith,
+  parkedSalesQuery,
+  parkedWith,
   situationalUpdateId,
-  viewParkedSales,
   type ParkedSale,
   type ParkedSalesFilter,
   type ParkedSaleView,
@@ -126,8 +131,7 @@ export class SalesClient extends TaskQueueClient {
   }
 
   async getState(businessId: string, traderInvoiceNumber: string): Promise<SaleState> {
-    const handle = this.saleHandle(businessId, traderInvoiceNumber);
-    return this.run('getState', handle.workflowId, () => handle.query(getSaleStateQuery));
+    return this.stateOf(this.saleHandle(businessId, traderInvoiceNumber));
   }
 
   /** Repeating the same refund (after a timeout) returns the first answer, not a refusal as a second refund. */
@@ -178,18 +182,66 @@ export class SalesClient extends TaskQueueClient {
   }
 
   /** Visibility lags the sales by a few seconds; a filter value no query can match is refused. */
-  findParkedSales(filter: ParkedSalesFilter): Promise<{ query: string; sales: ParkedSale[] }> {
-    return findParkedSales(this.client, this.taskQueue, filter);
+  async findParkedSales(filter: ParkedSalesFilter): Promise<{ query: string; sales: ParkedSale[] }> {
+    const query = parkedSalesQuery(this.taskQueue, filter);
+    const sales: ParkedSale[] = [];
+    for await (const execution of this.client.workflow.list({ query })) {
+      const attributes = execution.typedSearchAttributes;
+      sales.push({
+        workflowId: execution.workflowId,
+        businessId: attributes.get(BusinessId) ?? null,
+        traderInvoiceNumber: attributes.get(TraderInvoiceNumber) ?? null,
+        application: attributes.get(Application) ?? null,
+      });
+    }
+    return { query, sales };
   }
 
-  /** Nothing is sent. */
+  /** Nothing is sent: what each sale's state says now (a worker answers the query), or why it cannot be read. */
   viewParkedSales(sales: readonly ParkedSale[], options: ResumeOptions = {}): Promise<ParkedSaleView[]> {
-    return viewParkedSales(this.client, sales, options);
+    const reason = options.reason ?? DEFAULT_PARK_REASON;
+    return mapBounded(sales, PARKED_SALES_CONCURRENCY, async (sale) => {
+      try {
+        const state = await this.stateOf(this.client.workflow.getHandle(sale.workflowId));
+        const parked = parkedWith(state, reason);
+        return {
+          ...sale,
+          step: state.step,
+          parkedSince: parked?.since ?? null,
+          message: parked?.message ?? null,
+          ...(parked ? {} : { note: `would be refused: ${notParkedWith(state, reason)}` }),
+        };
+      } catch (err) {
+        return { ...sale, step: null, parkedSince: null, message: null, note: `state not read: ${messageOf(err)}` };
+      }
+    });
   }
 
-  /** One outcome per sale, in order. */
+  /** One retry update per sale, one outcome each, in order: a sale that moved on is refused, never retried blindly. */
   resumeParkedSales(sales: readonly ParkedSale[], options: ResumeOptions = {}): Promise<ResumeOutcome[]> {
-    return resumeParkedSales(this.client, sales, options);
+    const reason = options.reason ?? DEFAULT_PARK_REASON;
+    return mapBounded(sales, PARKED_SALES_CONCURRENCY, async ({ workflowId }): Promise<ResumeOutcome> => {
+      const handle = this.client.workflow.getHandle(workflowId);
+      try {
+        // Visibility may be behind: a sale parked since for another reason is not the operator's to retry here.
+        const state = await this.stateOf(handle);
+        if (!parkedWith(state, reason)) return { workflowId, outcome: 'refused', reason: notParkedWith(state, reason) };
+        // The id `npm run sales -- retry` derives too: a retry of the same park by both acts once.
+        const updateId = situationalUpdateId('retry', state);
+        const after = await this.run(
+          'retry',
+          workflowId,
+          () => handle.executeUpdate(retryUpdate, { updateId }),
+          updateId,
+        );
+        return { workflowId, outcome: 'resumed', step: after.step };
+      } catch (err) {
+        // Refused by the validator (parked no longer), or finished meanwhile: the sale is not parked, no failure.
+        if (err instanceof SaleOperationError && (err.failure === 'rejected' || err.failure === 'not_found'))
+          return { workflowId, outcome: 'refused', reason: err.message };
+        return { workflowId, outcome: 'failed', error: messageOf(err) };
+      }
+    });
   }
 
   private saleHandle(businessId: string, traderInvoiceNumber: string): WorkflowHandle {
@@ -217,8 +269,11 @@ export class SalesClient extends TaskQueueClient {
   }
 
   private async situationalUpdateId(operation: SaleOperation, handle: WorkflowHandle, action: string): Promise<string> {
-    const state = await this.run(operation, handle.workflowId, () => handle.query(getSaleStateQuery));
-    return situationalUpdateId(action, state);
+    return situationalUpdateId(action, await this.stateOf(handle, operation));
+  }
+
+  private stateOf(handle: WorkflowHandle, operation: SaleOperation = 'getState'): Promise<SaleState> {
+    return this.run(operation, handle.workflowId, () => handle.query(getSaleStateQuery));
   }
 
   private async run<T>(
@@ -230,3 +285,5 @@ export class SalesClient extends TaskQueueClient {
     return runOperation(SaleOperationError, operation, workflowId, call, { subject: 'sale ', updateId });
   }
 }
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -13,8 +13,7 @@ import {
   type SyncBatchSummary,
 } from '../contracts/sync-batch.js';
 import { connectSalesClient } from './connect.js';
-import { WorkflowOperationError } from './errors.js';
-import { parseInput } from './schemas.js';
+import { parseInput, WorkflowOperationError } from './errors.js';
 import { runOperation, TaskQueueClient, type StartOrFindResult } from './start-or-find.js';
 
 type SyncBatchWorkflow = (input: SyncBatchInput) => Promise<SyncBatchSummary>;
