@@ -117,16 +117,14 @@ async function checkTenants(directory: TenantDirectory): Promise<number> {
   for (const application of directory.accountingApplications())
     console.log(`accounting ${application.application}: ${application.companies.length} compan(ies) seen`);
   console.log('');
-  printRows(rows, true);
   const applications =
     `${directory.applications().length} compliance and ` +
     `${directory.accountingApplications().length} accounting application(s)`;
-  const ok = rows.every((r) => r.ok);
-  console.log(ok ? `all checks passed (${applications})` : failedLine(rows));
-  return ok ? 0 : 1;
+  return printRows(rows, true, `all checks passed (${applications})`);
 }
 
-function printRows(rows: readonly CheckRow[], withApplication: boolean): void {
+/** The rows, then `passed` or which checks failed: `2 check(s) failed: compliance retail (items, purchases)`. */
+function printRows(rows: readonly CheckRow[], withApplication: boolean, passed: string): number {
   console.table(
     rows.map((r) => ({
       service: r.service,
@@ -137,10 +135,6 @@ function printRows(rows: readonly CheckRow[], withApplication: boolean): void {
       summary: r.summary,
     })),
   );
-}
-
-/** `2 check(s) failed: retail (items, purchases), books (companies)`: which application, which operations. */
-function failedLine(rows: readonly CheckRow[]): string {
   const failed = rows.filter((r) => !r.ok);
   const byApplication = new Map<string, string[]>();
   for (const row of failed) {
@@ -148,7 +142,8 @@ function failedLine(rows: readonly CheckRow[]): string {
     byApplication.set(name, [...(byApplication.get(name) ?? []), row.operation]);
   }
   const which = [...byApplication].map(([name, operations]) => `${name} (${operations.join(', ')})`);
-  return `${failed.length} check(s) failed: ${which.join(', ')}`;
+  console.log(failed.length === 0 ? passed : `${failed.length} check(s) failed: ${which.join(', ')}`);
+  return failed.length === 0 ? 0 : 1;
 }
 
 async function main(): Promise<number> {
@@ -172,10 +167,7 @@ async function main(): Promise<number> {
     const where = (real: boolean, url: string) => `${url}${real ? '' : ' (embedded sandbox)'}`;
     console.log(`compliance: ${where(config.compliance !== undefined, services.compliance.baseUrl)}`);
     console.log(`accounting: ${where(config.accounting !== undefined, services.accounting.baseUrl)}\n`);
-    printRows(rows, false);
-    const failed = rows.filter((r) => !r.ok).length;
-    console.log(failed === 0 ? 'all checks passed' : `${failed} check(s) failed`);
-    return failed === 0 ? 0 : 1;
+    return printRows(rows, false, 'all checks passed');
   } finally {
     await close();
   }

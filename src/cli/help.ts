@@ -43,10 +43,18 @@ export const SERVICES_ENVIRONMENT: readonly HelpEntry[] = [
   ['LOG_LEVEL', 'log level (default: warnings and errors only)'],
 ];
 
-function column(entries: ReadonlyArray<readonly [string, string]>): string[] {
-  const width = Math.max(...entries.map(([name]) => name.length));
-  return entries.map(([name, meaning]) => `  ${name.padEnd(width)}  ${meaning}`);
+/** Columns two spaces apart, the last one unpadded. */
+export function table(rows: ReadonlyArray<readonly string[]>): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd(),
+  );
 }
+
+const column = (entries: ReadonlyArray<readonly string[]>) => table(entries).map((line) => `  ${line}`);
 
 /** A program (createProgram) whose help ends with these sections. */
 export function helpProgram(name: string, description: string, help: HelpSections): CliCommand {

@@ -25,7 +25,7 @@ import { outageSalesQuery } from '../client/parked-sales.js';
 import { connectClient, loadTemporalSettings } from '../temporal/connection.js';
 import { nonBlank, runProgram } from './command.js';
 import { readOnlyLogger, sandboxBesideFile } from './read-only.js';
-import { SERVICES_ENVIRONMENT, helpProgram } from './help.js';
+import { SERVICES_ENVIRONMENT, helpProgram, table } from './help.js';
 
 /** What a service said of a key. `unreachable`: no answer, or a failure that says nothing of the key. */
 type KeyState =
@@ -189,17 +189,6 @@ async function inspect(tenants: TenantsConfig, logger: Logger) {
   }
 }
 
-/** Columns two spaces apart, the last one unpadded. */
-function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  return [header, ...rows].map((row) =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column]!))
-      .join('  ')
-      .trimEnd(),
-  );
-}
-
 function keyText(key: KeyState): string {
   if (key.state === 'accepted') return 'accepted';
   return key.state === 'refused' ? `refused ${key.status} ${key.code}` : `unreachable: ${key.error}`;
@@ -218,7 +207,7 @@ function budgetText(budget: ReturnType<typeof budgetOf>): string {
 }
 
 function section(title: string, header: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
-  return rows.length === 0 ? [`${title}: none`] : [`${title}:`, ...table(header, rows)];
+  return rows.length === 0 ? [`${title}: none`] : [`${title}:`, ...table([header, ...rows])];
 }
 
 function summary({ report, code }: Inspection): string[] {
