@@ -14,7 +14,7 @@ import {
   waitForCatalogueImport,
 } from '../client/catalogue.js';
 import type { CatalogueImportProgress } from '../contracts/catalogue-import.js';
-import { connectSalesClient } from '../client/connect.js';
+import { connectSalesClient } from '../client/sales-client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { EXIT_USAGE, runProgram } from './command.js';

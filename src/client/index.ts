@@ -1,9 +1,8 @@
-export { SalesClient } from './sales-client.js';
-export { connectSalesClient } from './connect.js';
-export type { ConnectedSalesClient } from './connect.js';
+export { SalesClient, connectSalesClient } from './sales-client.js';
 export { loadTemporalSettings, TemporalConnectionError } from '../temporal/connection.js';
 export type { TemporalSettings } from '../temporal/connection.js';
 export type {
+  ConnectedSalesClient,
   AwaitReceiptOptions,
   OperationOptions,
   SaleReceiptAnswer,

@@ -1,10 +1,24 @@
-// Every input is validated here first: a `SaleInputError` naming the field, and nothing is sent.
+// Every input is validated here first: a `SaleInputError` naming the field, and nothing is sent. A workflow id names
+// the thing it does, so a second start finds the first.
+import { randomUUID } from 'node:crypto';
 import {
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  Client,
+  type Workflow,
   type WorkflowHandle,
+  type WorkflowOptions,
+  type WorkflowStartOptions,
 } from '@temporalio/client';
+import type { WithWorkflowArgs } from '@temporalio/common';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { payloadEncryptionFromEnv } from '../codec/data-converter.js';
+import type { Env } from '../config/env.js';
+import { connectClient, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
+import { tracingPlugins } from '../temporal/tracing.js';
 import {
   awaitReceiptUpdate,
   cancelUpdate,
@@ -28,9 +42,10 @@ import {
   parseSaleReference,
   parseWait,
   SaleOperationError,
+  type OperationFailure,
   type SaleOperation,
+  type WorkflowOperationError,
 } from './errors.js';
-import { runOperation, TaskQueueClient, type StartOrFindResult, type TaskQueueClientOptions } from './start-or-find.js';
 import {
   DEFAULT_PARK_REASON,
   PARKED_SALES_CONCURRENCY,
@@ -44,6 +59,96 @@ import {
   type ResumeOptions,
   type ResumeOutcome,
 } from './parked-sales.js';
+
+/** Memo key holding a random id per start call: how a start tells "I started it" from "it was running". */
+const START_REQUEST_MEMO = 'startRequest';
+
+export interface StartOrFindResult {
+  workflowId: string;
+  /** The run that holds the work: the one just started, or the existing one. */
+  runId?: string;
+  /** False when the workflow was already running or had already finished: nothing new was started. */
+  started: boolean;
+}
+
+type StartOrFindOptions<T extends Workflow> = WithWorkflowArgs<
+  T,
+  Omit<WorkflowOptions, 'taskQueue' | 'workflowIdConflictPolicy' | 'memo'>
+>;
+
+export interface TaskQueueClientOptions {
+  /** Of the workflow worker (default `sales`). */
+  taskQueue?: string;
+}
+
+export abstract class TaskQueueClient {
+  protected readonly taskQueue: string;
+
+  constructor(
+    protected readonly client: Client,
+    options: TaskQueueClientOptions = {},
+  ) {
+    this.taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
+  }
+
+  /** Finds a running execution, or a closed one the options' reuse policy refuses to start again. */
+  protected async startOrFind<T extends Workflow>(
+    workflowType: string,
+    options: StartOrFindOptions<T>,
+  ): Promise<StartOrFindResult> {
+    const { workflowId } = options;
+    const startRequest = randomUUID();
+    const memo = { [START_REQUEST_MEMO]: startRequest };
+    // `satisfies` checks the options; the cast only restates the caller's typed `args`, which TypeScript cannot
+    // carry through WithWorkflowArgs' conditional type.
+    const start = {
+      ...options,
+      taskQueue: this.taskQueue,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      memo,
+    } satisfies WorkflowOptions;
+    try {
+      const handle = await this.client.workflow.start<T>(workflowType, start as WorkflowStartOptions<T>);
+      const runId = handle.firstExecutionRunId;
+      // The server answers USE_EXISTING with the running execution's run id, and the SDK does not pass on
+      // whether it started one: the memo written by the start that won tells.
+      const { memo: written } = await this.client.workflow.getHandle(workflowId, runId).describe();
+      return { workflowId, runId, started: written?.[START_REQUEST_MEMO] === startRequest };
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      const { runId } = await this.client.workflow.getHandle(workflowId).describe();
+      return { workflowId, runId, started: false };
+    }
+  }
+}
+
+/** Temporal's failures as `error`, whose message says what to do; `reason` is the workflow's own for a refusal. */
+export async function runOperation<T, Operation extends string>(
+  error: new (...args: ConstructorParameters<typeof WorkflowOperationError<Operation>>) => Error,
+  operation: Operation,
+  workflowId: string,
+  call: () => Promise<T>,
+  options: { subject?: string; updateId?: string } = {},
+): Promise<T> {
+  const { subject = '', updateId } = options;
+  const failed = (failure: OperationFailure, reason: string, cause: unknown) => {
+    const again = updateId === undefined ? '' : `; repeat it with updateId '${updateId}' to get its answer`;
+    const message = {
+      rejected: `${operation} of ${workflowId} was refused: ${reason}`,
+      not_found: `${operation}: ${subject}${workflowId} not found or already finished (${reason})`,
+      timed_out: `${operation} of ${workflowId} got no answer in time and may still complete${again}`,
+    }[failure];
+    return new error(operation, workflowId, failure, message, { cause, updateId });
+  };
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) throw failed('rejected', err.cause?.message ?? err.message, err);
+    if (err instanceof WorkflowNotFoundError) throw failed('not_found', err.message, err);
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) throw failed('timed_out', err.message, err);
+    throw err;
+  }
+}
 
 export interface AwaitReceiptOptions {
   /** A duration ('30 seconds', '2m'); default '30 seconds', at most '10 minutes'. */
@@ -287,3 +392,22 @@ export class SalesClient extends TaskQueueClient {
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+export interface ConnectedSalesClient {
+  sales: SalesClient;
+  client: Client;
+  settings: TemporalSettings;
+  close(): Promise<void>;
+}
+
+/** Connected as the Temporal CLI connects (envconfig), payloads encrypted with the workers' keys. */
+export async function connectSalesClient(
+  options: SalesClientOptions & { env?: Env; settings?: TemporalSettings } = {},
+): Promise<ConnectedSalesClient> {
+  const env = options.env ?? process.env;
+  const settings = options.settings ?? loadTemporalSettings(env);
+  const { dataConverter } = payloadEncryptionFromEnv(env);
+  const connection = await connectClient(settings);
+  const client = new Client({ connection, namespace: settings.namespace, dataConverter, plugins: tracingPlugins() });
+  return { sales: new SalesClient(client, options), client, settings, close: () => connection.close() };
+}
