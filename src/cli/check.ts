@@ -4,8 +4,7 @@ import type { ComplianceClient } from '../compliance/client.js';
 import { ApiError } from '../http/errors.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import { mapBounded } from '../tenants/probes.js';
-import { runProgram } from './command.js';
-import { SERVICES_ENVIRONMENT, helpProgram } from './help.js';
+import { SERVICES_ENVIRONMENT, createProgram, runProgram } from './command.js';
 import { someIds } from '../tenants/serving.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger } from './read-only.js';
 
@@ -174,7 +173,7 @@ async function main(): Promise<number> {
 }
 
 runProgram(
-  helpProgram(
+  createProgram(
     'npm run check --',
     'Proves the configured services answer the clients: a read-only round trip through both (it files nothing); ' +
       'with a tenants file, through every application it names.',

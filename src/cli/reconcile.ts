@@ -4,8 +4,7 @@ import { loadReconciliationData } from '../reconciliation/load.js';
 import { formatTable, reportRows, toCsv } from '../reconciliation/report.js';
 import { DEFAULT_RECONCILE_OPTIONS, calendarDay, dayNumber, reconcile } from '../reconciliation/rules.js';
 import { type ReconcileOptions } from '../contracts/reconciliation.js';
-import { runProgram, valueParser } from './command.js';
-import { SERVICES_ENVIRONMENT, helpProgram } from './help.js';
+import { SERVICES_ENVIRONMENT, createProgram, runProgram, valueParser } from './command.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger, withEntry } from './read-only.js';
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
@@ -197,7 +196,7 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
 }
 
 runProgram(
-  helpProgram(
+  createProgram(
     'npm run reconcile --',
     "The business's supplier invoices against its accounting company's bill payments, on the configured " +
       'services (or the embedded sandbox, as npm run check resolves them). Read-only; no Temporal needed.',

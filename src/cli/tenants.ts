@@ -23,9 +23,8 @@ import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { Client } from '@temporalio/client';
 import { outageSalesQuery } from '../client/parked-sales.js';
 import { connectClient, loadTemporalSettings } from '../temporal/connection.js';
-import { nonBlank, runProgram } from './command.js';
+import { SERVICES_ENVIRONMENT, createProgram, nonBlank, runProgram, table } from './command.js';
 import { readOnlyLogger, sandboxBesideFile } from './read-only.js';
-import { SERVICES_ENVIRONMENT, helpProgram, table } from './help.js';
 
 /** What a service said of a key. `unreachable`: no answer, or a failure that says nothing of the key. */
 type KeyState =
@@ -361,7 +360,7 @@ async function main(options: Options): Promise<number> {
 }
 
 runProgram(
-  helpProgram(
+  createProgram(
     'npm run tenants --',
     'Lists the tenants (TENANTS_FILE / TENANTS_DIR, or the single-key variables as tenant "default") and their ' +
       'health on the services: key accepted, businesses served, budget in use. Read-only: it asks identities, ' +
