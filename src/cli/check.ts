@@ -11,32 +11,26 @@ import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLo
 /** Each operation's check, in the order a person would try them. */
 type Checks = Record<string, () => Promise<string>>;
 
-type CheckRow = Awaited<ReturnType<typeof timed>>;
+type CheckRow = Awaited<ReturnType<typeof runChecks>>[number];
 
 /** Applications checked at once, as the tenant directory asks them. */
 const CONCURRENCY = 8;
 
-async function timed(
-  service: string,
-  application: string | undefined,
-  [operation, run]: [string, () => Promise<string>],
-) {
-  const started = performance.now();
-  const row = (ok: boolean, summary: string) => {
-    return { service, application, operation, ok, summary, ms: Math.round(performance.now() - started) };
-  };
-  try {
-    return row(true, await run());
-  } catch (err) {
-    if (err instanceof ApiError) return row(false, `${err.status ?? '-'} ${err.code}: ${err.message}`);
-    return row(false, err instanceof Error ? err.message : String(err));
-  }
-}
-
 /** One after another: a key's first failure is the row to read. `application`: undefined for the single-key check. */
-async function runChecks(service: string, application: string | undefined, checks: Checks): Promise<CheckRow[]> {
-  const rows: CheckRow[] = [];
-  for (const check of Object.entries(checks)) rows.push(await timed(service, application, check));
+async function runChecks(service: string, application: string | undefined, checks: Checks) {
+  const rows = [];
+  for (const [operation, run] of Object.entries(checks)) {
+    const started = performance.now();
+    const row = (ok: boolean, summary: string) => {
+      return { service, application, operation, ok, summary, ms: Math.round(performance.now() - started) };
+    };
+    try {
+      rows.push(row(true, await run()));
+    } catch (err) {
+      if (err instanceof ApiError) rows.push(row(false, `${err.status ?? '-'} ${err.code}: ${err.message}`));
+      else rows.push(row(false, err instanceof Error ? err.message : String(err)));
+    }
+  }
   return rows;
 }
 
