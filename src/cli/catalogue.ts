@@ -14,11 +14,11 @@ import {
   waitForCatalogueImport,
 } from '../client/catalogue.js';
 import type { CatalogueImportProgress } from '../contracts/catalogue-import.js';
-import { connectSalesClient } from '../client/connect.js';
+import { connectSalesClient } from '../client/sales-client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
-import { EXIT_USAGE, runProgram } from './command.js';
-import { SERVICES_ENVIRONMENT, TEMPORAL_ENVIRONMENT, helpProgram } from './help.js';
+import { SERVICES_ENVIRONMENT, EXIT_USAGE, createProgram, runProgram } from './command.js';
+import { TEMPORAL_ENVIRONMENT } from './client-command.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger } from './read-only.js';
 
 /** Problems printed before the count of the rest: a file with a wrong column has one per row. */
@@ -168,7 +168,7 @@ async function report([businessId, importId]: string[], options: { out?: string 
   });
 }
 
-const program = helpProgram(
+const program = createProgram(
   'npm run catalogue --',
   "Imports a merchant's catalogue (CSV with a header row, or JSON) in the background: every row checked first (its " +
     "fields, and its codes against the service's code lists and item classifications), then each item created and " +

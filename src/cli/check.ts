@@ -4,40 +4,33 @@ import type { ComplianceClient } from '../compliance/client.js';
 import { ApiError } from '../http/errors.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import { mapBounded } from '../tenants/probes.js';
-import { runProgram } from './command.js';
-import { SERVICES_ENVIRONMENT, helpProgram } from './help.js';
+import { SERVICES_ENVIRONMENT, createProgram, runProgram } from './command.js';
 import { someIds } from '../tenants/directory.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger } from './read-only.js';
 
 /** Each operation's check, in the order a person would try them. */
 type Checks = Record<string, () => Promise<string>>;
 
-type CheckRow = Awaited<ReturnType<typeof timed>>;
+type CheckRow = Awaited<ReturnType<typeof runChecks>>[number];
 
 /** Applications checked at once, as the tenant directory asks them. */
 const CONCURRENCY = 8;
 
-async function timed(
-  service: string,
-  application: string | undefined,
-  [operation, run]: [string, () => Promise<string>],
-) {
-  const started = performance.now();
-  const row = (ok: boolean, summary: string) => {
-    return { service, application, operation, ok, summary, ms: Math.round(performance.now() - started) };
-  };
-  try {
-    return row(true, await run());
-  } catch (err) {
-    if (err instanceof ApiError) return row(false, `${err.status ?? '-'} ${err.code}: ${err.message}`);
-    return row(false, err instanceof Error ? err.message : String(err));
-  }
-}
-
 /** One after another: a key's first failure is the row to read. `application`: undefined for the single-key check. */
-async function runChecks(service: string, application: string | undefined, checks: Checks): Promise<CheckRow[]> {
-  const rows: CheckRow[] = [];
-  for (const check of Object.entries(checks)) rows.push(await timed(service, application, check));
+async function runChecks(service: string, application: string | undefined, checks: Checks) {
+  const rows = [];
+  for (const [operation, run] of Object.entries(checks)) {
+    const started = performance.now();
+    const row = (ok: boolean, summary: string) => {
+      return { service, application, operation, ok, summary, ms: Math.round(performance.now() - started) };
+    };
+    try {
+      rows.push(row(true, await run()));
+    } catch (err) {
+      if (err instanceof ApiError) rows.push(row(false, `${err.status ?? '-'} ${err.code}: ${err.message}`));
+      else rows.push(row(false, err instanceof Error ? err.message : String(err)));
+    }
+  }
   return rows;
 }
 
@@ -117,16 +110,14 @@ async function checkTenants(directory: TenantDirectory): Promise<number> {
   for (const application of directory.accountingApplications())
     console.log(`accounting ${application.application}: ${application.companies.length} compan(ies) seen`);
   console.log('');
-  printRows(rows, true);
   const applications =
     `${directory.applications().length} compliance and ` +
     `${directory.accountingApplications().length} accounting application(s)`;
-  const ok = rows.every((r) => r.ok);
-  console.log(ok ? `all checks passed (${applications})` : failedLine(rows));
-  return ok ? 0 : 1;
+  return printRows(rows, true, `all checks passed (${applications})`);
 }
 
-function printRows(rows: readonly CheckRow[], withApplication: boolean): void {
+/** The rows, then `passed` or which checks failed: `2 check(s) failed: compliance retail (items, purchases)`. */
+function printRows(rows: readonly CheckRow[], withApplication: boolean, passed: string): number {
   console.table(
     rows.map((r) => ({
       service: r.service,
@@ -137,10 +128,6 @@ function printRows(rows: readonly CheckRow[], withApplication: boolean): void {
       summary: r.summary,
     })),
   );
-}
-
-/** `2 check(s) failed: retail (items, purchases), books (companies)`: which application, which operations. */
-function failedLine(rows: readonly CheckRow[]): string {
   const failed = rows.filter((r) => !r.ok);
   const byApplication = new Map<string, string[]>();
   for (const row of failed) {
@@ -148,7 +135,8 @@ function failedLine(rows: readonly CheckRow[]): string {
     byApplication.set(name, [...(byApplication.get(name) ?? []), row.operation]);
   }
   const which = [...byApplication].map(([name, operations]) => `${name} (${operations.join(', ')})`);
-  return `${failed.length} check(s) failed: ${which.join(', ')}`;
+  console.log(failed.length === 0 ? passed : `${failed.length} check(s) failed: ${which.join(', ')}`);
+  return failed.length === 0 ? 0 : 1;
 }
 
 async function main(): Promise<number> {
@@ -172,17 +160,14 @@ async function main(): Promise<number> {
     const where = (real: boolean, url: string) => `${url}${real ? '' : ' (embedded sandbox)'}`;
     console.log(`compliance: ${where(config.compliance !== undefined, services.compliance.baseUrl)}`);
     console.log(`accounting: ${where(config.accounting !== undefined, services.accounting.baseUrl)}\n`);
-    printRows(rows, false);
-    const failed = rows.filter((r) => !r.ok).length;
-    console.log(failed === 0 ? 'all checks passed' : `${failed} check(s) failed`);
-    return failed === 0 ? 0 : 1;
+    return printRows(rows, false, 'all checks passed');
   } finally {
     await close();
   }
 }
 
 runProgram(
-  helpProgram(
+  createProgram(
     'npm run check --',
     'Proves the configured services answer the clients: a read-only round trip through both (it files nothing); ' +
       'with a tenants file, through every application it names.',

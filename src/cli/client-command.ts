@@ -1,12 +1,27 @@
 // What the CLIs over the typed clients share: input checked before Temporal is contacted, JSON out, EXIT codes.
 import { SaleInputConflictError, SaleInputError } from '../client/errors.js';
-import { loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
-import { EXIT_USAGE, parseAndRun, type CliCommand } from './command.js';
-import { TEMPORAL_ENVIRONMENT, helpProgram, type HelpSections } from './help.js';
+import { DEFAULT_TEMPORAL_ADDRESS, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
+import { EXIT_USAGE, createProgram, parseAndRun, type CliCommand, type HelpSections } from './command.js';
 import { runMain } from './run-main.js';
 
 /** An input file that cannot be read or parsed: exit 2, like a `SaleInputError`. */
 export class UsageError extends Error {}
+
+export const TEMPORAL_ENVIRONMENT: HelpSections['environment'] = [
+  ['TEMPORAL_ADDRESS', `Temporal frontend host:port (default ${DEFAULT_TEMPORAL_ADDRESS})`],
+  ['TEMPORAL_NAMESPACE', 'namespace (default "default")'],
+  ['TEMPORAL_API_KEY', 'API key (Temporal Cloud); turns TLS on; or TEMPORAL_API_KEY_FILE'],
+  [
+    'TEMPORAL_TLS, TEMPORAL_TLS_*',
+    'TLS / mTLS: _CLIENT_CERT_PATH, _CLIENT_KEY_PATH, _SERVER_CA_CERT_PATH, _SERVER_NAME',
+  ],
+  ['TEMPORAL_PROFILE', 'profile of temporal.toml (TEMPORAL_CONFIG_FILE, default ~/.config/temporalio/temporal.toml)'],
+  ['TEMPORAL_CONNECT_TIMEOUT_MS', 'connect timeout (default 10000)'],
+  [
+    'PAYLOAD_KEYS, PAYLOAD_KEYS_FILE',
+    "the workers' payload keys: inputs and answers carry customer data, encrypted (or PAYLOAD_ENCRYPTION=off)",
+  ],
+];
 
 /** 2 is also commander's, for a wrong command line (command.ts). */
 export const EXIT = {
@@ -31,7 +46,7 @@ export function clientProgram(
   exit: Pick<HelpSections, 'done' | 'failed' | 'more'>,
 ): CliCommand {
   const output = 'the result as JSON on standard output; errors on standard error, naming what failed (never a secret)';
-  return helpProgram(name, description, { environment: TEMPORAL_ENVIRONMENT, output, ...exit });
+  return createProgram(name, description, { environment: TEMPORAL_ENVIRONMENT, output, ...exit });
 }
 
 /** The settings are checked (files read, named errors) before anything is contacted. */

@@ -1,4 +1,5 @@
-// Every entry point's command line: usage errors print the help and exit 2, as bad input does (run-main.ts).
+// Every entry point's command line, in one style of help: usage errors print the help and exit 2, as bad input does
+// (run-main.ts).
 import { Command, CommanderError, InvalidArgumentError, type ErrorOptions, type OptionValues } from 'commander';
 import { runMain } from './run-main.js';
 
@@ -45,13 +46,67 @@ function programOf(command: Command): Command {
   return command.parent ? programOf(command.parent) : command;
 }
 
-/** A program with the project's conventions; `name` is how it is invoked, e.g. `npm run sales --`. */
-export function createProgram(name: string, description: string): CliCommand {
-  return new CliCommand(name)
+/** A variable (or variables read together) and what it is for. */
+type HelpEntry = readonly [name: string, meaning: string];
+
+export interface HelpSections {
+  environment: readonly HelpEntry[];
+  output: string;
+  /** Exit codes 0 and 1; 2 (bad input, worded once: every CLI refuses it the same way) follows, then `more`. */
+  done: string;
+  failed: string;
+  more?: ReadonlyArray<readonly [code: number, meaning: string]>;
+}
+
+/** Read as the worker reads them. */
+export const SERVICES_ENVIRONMENT: HelpSections['environment'] = [
+  ['COMPLIANCE_BASE_URL, COMPLIANCE_API_KEY', 'the compliance service (set both, or neither for the embedded sandbox)'],
+  ['ACCOUNTING_BASE_URL, ACCOUNTING_API_KEY', 'the accounting service (set both, or neither for the embedded sandbox)'],
+  ['ACCOUNTING_CLIENT_SECRET', 'signs every accounting request when set'],
+  [
+    'COMPLIANCE_API_KEY_FILE, ACCOUNTING_*_FILE',
+    'a secret above read from a file (a secret mount) instead; not both forms',
+  ],
+  ['SANDBOX', 'embedded: the embedded sandbox stands in for a service not configured (also used when none is)'],
+  ['LOG_LEVEL', 'log level (default: warnings and errors only)'],
+];
+
+/** Columns two spaces apart, the last one unpadded. */
+export function table(rows: ReadonlyArray<readonly string[]>): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+const column = (entries: ReadonlyArray<readonly string[]>) => table(entries).map((line) => `  ${line}`);
+
+/** A program with the project's conventions; `name` is how it is invoked, e.g. `npm run sales --`; `help` ends it. */
+export function createProgram(name: string, description: string, help?: HelpSections): CliCommand {
+  const program = new CliCommand(name)
     .description(description)
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError()
     .exitOverride();
+  if (!help) return program;
+  const { environment, output, done, failed, more = [] } = help;
+  const badInput = 'bad input or configuration: the field or variable is named; nothing was sent';
+  const exitCodes = [[0, done], [1, failed], [EXIT_USAGE, badInput], ...more] as const;
+  const text = [
+    '',
+    'Environment:',
+    ...column(environment),
+    '',
+    'Output:',
+    `  ${output}`,
+    '',
+    'Exit codes:',
+    ...column(exitCodes.map(([code, meaning]) => [String(code), meaning] as const)),
+  ].join('\n');
+  return program.addHelpText('after', text);
 }
 
 /** The action's exit code; 0 after the help; 2 after a usage error. Anything else the action throws is the caller's. */

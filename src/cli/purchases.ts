@@ -1,4 +1,4 @@
-import { connectSalesClient } from '../client/connect.js';
+import { connectSalesClient } from '../client/sales-client.js';
 import { syncPurchasesNow } from '../client/purchases.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { clientProgram, connectAndRun, runClientProgram } from './client-command.js';

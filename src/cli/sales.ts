@@ -7,18 +7,17 @@ import {
   type SaleReceiptAnswer,
   type SalesClient,
 } from '../client/index.js';
-import * as checks from '../client/schemas.js';
+import * as checks from '../client/errors.js';
 import { installTracing, tracingSettings } from '../temporal/tracing.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { AWAIT_RECEIPT_WAIT_MAX } from '../contracts/sale-input.js';
-import { DEFAULT_PARK_REASON } from '../client/sale-queries.js';
-import { nonBlank } from './command.js';
 import {
-  RESUME_PARKED_DESCRIPTION,
-  resumeParked,
-  resumeParkedFilter,
-  type ResumeParkedOptions,
-} from './resume-parked.js';
+  DEFAULT_PARK_REASON,
+  PARKED_SALES_CONCURRENCY,
+  parkedSalesQuery,
+  type ParkedSalesFilter,
+} from '../client/parked-sales.js';
+import { nonBlank } from './command.js';
 import {
   EXIT,
   UsageError,
@@ -200,7 +199,13 @@ program
 program
   .command('resume-parked')
   .summary('resume the sales parked after an outage, of a business or an application (a dry run unless --yes)')
-  .description(RESUME_PARKED_DESCRIPTION)
+  .description(
+    `resume the sales of a business (--business) or an application (--application) parked with --reason ` +
+      `(default ${DEFAULT_PARK_REASON}): lists them and sends nothing unless --yes, then retries each, ` +
+      `${PARKED_SALES_CONCURRENCY} at a time. Found through Temporal's visibility, which lags the sales by a few ` +
+      'seconds: a sale parked just now may be missing (run it again), and each is read before its retry, so one ' +
+      'that moved on is left alone',
+  )
   .option('--business <businessId>', 'the sales of this business', nonBlank('--business'))
   .option(
     '--application <name>',
@@ -213,10 +218,33 @@ program
     nonBlank('--reason'),
   )
   .option('--yes', 'resume them; without it nothing is sent')
-  .act<SalesOptions & ResumeParkedOptions>(async (_args, options) => {
-    const filter = resumeParkedFilter(options, options.taskQueue ?? WORKFLOW_TASK_QUEUE);
-    return connectAndCall((sales) => resumeParked(sales, filter, options.yes === true), options);
-  });
+  .act<SalesOptions & { business?: string; application?: string; reason?: string; yes?: boolean }>(
+    async (_args, options) => {
+      if (options.business === undefined && options.application === undefined)
+        throw new UsageError('resume-parked needs --business <businessId> or --application <name> (or both)');
+      const filter = { businessId: options.business, application: options.application, reason: options.reason };
+      // A value no query can match is refused before anything is contacted.
+      parkedSalesQuery(options.taskQueue ?? WORKFLOW_TASK_QUEUE, filter);
+      return connectAndCall((sales) => resumeParked(sales, filter, options.yes === true), options);
+    },
+  );
+
+/** The dry run lists; --yes resumes. Exit 0 unless a sale's retry failed (a refusal is counted, not a failure). */
+async function resumeParked(sales: SalesClient, filter: ParkedSalesFilter, yes: boolean): Promise<CommandResult> {
+  const { query, sales: found } = await sales.findParkedSales(filter);
+  if (!yes) {
+    const next = found.length === 0 ? 'nothing to resume' : 'nothing was sent: run it again with --yes to resume them';
+    const listed = await sales.viewParkedSales(found, filter);
+    return { output: { dryRun: true, query, found: found.length, sales: listed, next } };
+  }
+  const outcomes = await sales.resumeParkedSales(found, filter);
+  const count = (outcome: string) => outcomes.filter((o) => o.outcome === outcome).length;
+  const [resumed, refused, failed] = [count('resumed'), count('refused'), count('failed')];
+  return {
+    output: { dryRun: false, query, found: found.length, resumed, refused, failed, sales: outcomes },
+    code: failed === 0 ? EXIT.done : EXIT.failed,
+  };
+}
 
 for (const [name, command] of Object.entries(SALE_COMMANDS)) {
   const verb = program.command(name).description(command.description).argument('<businessId>').argument('<tin>');

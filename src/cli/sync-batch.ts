@@ -1,4 +1,4 @@
-import { connectSalesClient } from '../client/connect.js';
+import { connectSalesClient } from '../client/sales-client.js';
 import { SyncBatchClient, parseSyncBatchInput } from '../client/sync-batches.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { EXIT, clientProgram, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';

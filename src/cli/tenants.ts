@@ -20,10 +20,11 @@ import {
   type Outcome,
 } from '../tenants/probes.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
-import { nonBlank, runProgram } from './command.js';
+import { Client } from '@temporalio/client';
+import { outageSalesQuery } from '../client/parked-sales.js';
+import { connectClient, loadTemporalSettings } from '../temporal/connection.js';
+import { SERVICES_ENVIRONMENT, createProgram, nonBlank, runProgram, table } from './command.js';
 import { readOnlyLogger, sandboxBesideFile } from './read-only.js';
-import { SERVICES_ENVIRONMENT, helpProgram } from './help.js';
-import { countOutageWaits, type OutageCounts } from './outage-counts.js';
 
 /** What a service said of a key. `unreachable`: no answer, or a failure that says nothing of the key. */
 type KeyState =
@@ -187,17 +188,6 @@ async function inspect(tenants: TenantsConfig, logger: Logger) {
   }
 }
 
-/** Columns two spaces apart, the last one unpadded. */
-function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  return [header, ...rows].map((row) =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column]!))
-      .join('  ')
-      .trimEnd(),
-  );
-}
-
 function keyText(key: KeyState): string {
   if (key.state === 'accepted') return 'accepted';
   return key.state === 'refused' ? `refused ${key.status} ${key.code}` : `unreachable: ${key.error}`;
@@ -216,7 +206,7 @@ function budgetText(budget: ReturnType<typeof budgetOf>): string {
 }
 
 function section(title: string, header: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
-  return rows.length === 0 ? [`${title}: none`] : [`${title}:`, ...table(header, rows)];
+  return rows.length === 0 ? [`${title}: none`] : [`${title}:`, ...table([header, ...rows])];
 }
 
 function summary({ report, code }: Inspection): string[] {
@@ -295,6 +285,38 @@ function printTable(result: Inspection, wide: boolean, outages: OutageCounts | u
   console.log(lines.join('\n'));
 }
 
+/** Per application, how many of its running sales wait out an outage; null when not counted. */
+type OutageCounts = Map<string, number | null>;
+
+/**
+ * Without a tenants file the sales carry no application, so the one tenant gets the count of the whole task queue.
+ * Temporal not reached leaves the counts unknown, said in a note: never the exit code.
+ */
+async function countOutageWaits(
+  env: Env,
+  taskQueue: string,
+  applications: string[],
+  fromFile: boolean,
+): Promise<OutageCounts> {
+  const named = fromFile ? applications : [applications[0] ?? ''];
+  try {
+    const queries = named.map((application) => outageSalesQuery(taskQueue, fromFile ? application : undefined));
+    const settings = loadTemporalSettings(env);
+    const connection = await connectClient(settings);
+    try {
+      const client = new Client({ connection, namespace: settings.namespace });
+      const counts = await Promise.all(queries.map(async (query) => (await client.workflow.count(query)).count));
+      return new Map(named.map((application, index) => [application, counts[index]!]));
+    } finally {
+      await connection.close();
+    }
+  } catch (err) {
+    const problem = err instanceof Error ? err.message : String(err);
+    console.error(`note: sales waiting out an outage not counted (unknown): ${problem}`);
+    return new Map(named.map((application) => [application, null]));
+  }
+}
+
 function withOutages(report: Inspection['report'], outages: OutageCounts | undefined) {
   if (!outages) return report;
   const compliance = report.compliance.map((row) => ({
@@ -327,7 +349,7 @@ async function main(options: Options): Promise<number> {
     }
     const applications = result.report.compliance.map((row) => row.application);
     const outages = options.outages
-      ? await countOutageWaits(env, options.taskQueue, applications, fromFile)
+      ? await countOutageWaits(env, options.taskQueue ?? WORKFLOW_TASK_QUEUE, applications, fromFile)
       : undefined;
     if (options.json) console.log(JSON.stringify(withOutages(result.report, outages), null, 2));
     else printTable(result, options.wide === true, outages);
@@ -338,7 +360,7 @@ async function main(options: Options): Promise<number> {
 }
 
 runProgram(
-  helpProgram(
+  createProgram(
     'npm run tenants --',
     'Lists the tenants (TENANTS_FILE / TENANTS_DIR, or the single-key variables as tenant "default") and their ' +
       'health on the services: key accepted, businesses served, budget in use. Read-only: it asks identities, ' +

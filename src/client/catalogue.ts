@@ -39,14 +39,6 @@ export class CatalogueImportRunningError extends Error {
   override readonly name = 'CatalogueImportRunningError';
 }
 
-export interface StartedImport {
-  importId: string;
-  workflowId: string;
-  /** Chunks this call handed over; the others the import had already (an import started before). */
-  chunksSent: number;
-  chunks: number;
-}
-
 export function catalogueImportId(businessId: string, rows: ReadonlyArray<{ line: number; row: CatalogueRow }>) {
   return createHash('sha256').update(JSON.stringify({ businessId, rows })).digest('hex').slice(0, 16);
 }
@@ -56,7 +48,7 @@ export async function startCatalogueImport(
   businessId: string,
   rows: ReadonlyArray<{ line: number; row: CatalogueRow }>,
   taskQueue = WORKFLOW_TASK_QUEUE,
-): Promise<StartedImport> {
+): Promise<{ importId: string; workflowId: string; chunksSent: number; chunks: number }> {
   const chunks: CatalogueChunk[] = [];
   for (let start = 0; start < rows.length; start += CATALOGUE_CHUNK_ROWS_MAX)
     chunks.push({ index: chunks.length, rows: rows.slice(start, start + CATALOGUE_CHUNK_ROWS_MAX) });
@@ -82,6 +74,7 @@ export async function startCatalogueImport(
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     return { importId, workflowId, chunksSent: 0, chunks: chunks.length };
   }
+  // Chunks this call handed over; the others the import had already (an import started before).
   let chunksSent = 0;
   for (const chunk of chunks) {
     const { accepted } = await handle.executeUpdate(addCatalogueChunkUpdate, { args: [chunk] });

@@ -1,19 +1,20 @@
-export { SalesClient } from './sales-client.js';
-export { connectSalesClient } from './connect.js';
-export type { ConnectedSalesClient } from './connect.js';
+export { SalesClient, connectSalesClient } from './sales-client.js';
 export { loadTemporalSettings, TemporalConnectionError } from '../temporal/connection.js';
 export type { TemporalSettings } from '../temporal/connection.js';
 export type {
+  ConnectedSalesClient,
   AwaitReceiptOptions,
   OperationOptions,
   SaleReceiptAnswer,
   SalesClientOptions,
   StartSaleResult,
 } from './sales-client.js';
-export { SaleInputConflictError, SaleInputError, SaleOperationError } from './errors.js';
 export type { OperationFailure, SaleOperation } from './errors.js';
 export type { InputProblem } from '../contracts/sale-input.js';
 export {
+  SaleInputConflictError,
+  SaleInputError,
+  SaleOperationError,
   parseCancelArgs,
   parseItemFixedArgs,
   parseRefundRequest,
@@ -21,9 +22,9 @@ export {
   parseSaleReference,
   refundRequestSchema,
   saleInputSchema,
-} from './schemas.js';
+} from './errors.js';
 export { parseDuration } from '../contracts/duration.js';
-export { saleDetails, saleSummary } from './summary.js';
+export { saleDetails, saleSummary } from './sale-start.js';
 export { SALE_WORKFLOW_TYPE } from '../contracts/sale.js';
 export type {
   AwaitReceiptRequest,

@@ -1,10 +1,24 @@
-// Every input is validated here first: a `SaleInputError` naming the field, and nothing is sent.
+// Every input is validated here first: a `SaleInputError` naming the field, and nothing is sent. A workflow id names
+// the thing it does, so a second start finds the first.
+import { randomUUID } from 'node:crypto';
 import {
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  Client,
+  type Workflow,
   type WorkflowHandle,
+  type WorkflowOptions,
+  type WorkflowStartOptions,
 } from '@temporalio/client';
+import type { WithWorkflowArgs } from '@temporalio/common';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { payloadEncryptionFromEnv } from '../codec/data-converter.js';
+import type { Env } from '../config/env.js';
+import { connectClient, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
+import { tracingPlugins } from '../temporal/tracing.js';
 import {
   awaitReceiptUpdate,
   cancelUpdate,
@@ -16,8 +30,9 @@ import {
   saleWorkflowId,
 } from '../contracts/sale.js';
 import { isSigned } from '../contracts/compliance-rules.js';
+import { Application, BusinessId, TraderInvoiceNumber } from '../contracts/search-attributes.js';
+import { mapBounded } from '../tenants/probes.js';
 import type { AwaitReceiptRequest, ReceiptAnswer, RefundResult, SaleState } from '../contracts/sale.js';
-import { SaleOperationError, type SaleOperation } from './errors.js';
 import { assertStartedWith, conflictOf, saleStartOptions, type SaleWorkflow } from './sale-start.js';
 import {
   parseCancelArgs,
@@ -26,19 +41,114 @@ import {
   parseSaleInput,
   parseSaleReference,
   parseWait,
-} from './schemas.js';
-import { runOperation, TaskQueueClient, type StartOrFindResult, type TaskQueueClientOptions } from './start-or-find.js';
+  SaleOperationError,
+  type OperationFailure,
+  type SaleOperation,
+  type WorkflowOperationError,
+} from './errors.js';
 import {
-  findParkedSales,
-  resumeParkedSales,
+  DEFAULT_PARK_REASON,
+  PARKED_SALES_CONCURRENCY,
+  notParkedWith,
+  parkedSalesQuery,
+  parkedWith,
   situationalUpdateId,
-  viewParkedSales,
   type ParkedSale,
+  type ParkedSalesFilter,
   type ParkedSaleView,
   type ResumeOptions,
   type ResumeOutcome,
 } from './parked-sales.js';
-import type { ParkedSalesFilter } from './sale-queries.js';
+
+/** Memo key holding a random id per start call: how a start tells "I started it" from "it was running". */
+const START_REQUEST_MEMO = 'startRequest';
+
+export interface StartOrFindResult {
+  workflowId: string;
+  /** The run that holds the work: the one just started, or the existing one. */
+  runId?: string;
+  /** False when the workflow was already running or had already finished: nothing new was started. */
+  started: boolean;
+}
+
+type StartOrFindOptions<T extends Workflow> = WithWorkflowArgs<
+  T,
+  Omit<WorkflowOptions, 'taskQueue' | 'workflowIdConflictPolicy' | 'memo'>
+>;
+
+export interface TaskQueueClientOptions {
+  /** Of the workflow worker (default `sales`). */
+  taskQueue?: string;
+}
+
+export abstract class TaskQueueClient {
+  protected readonly taskQueue: string;
+
+  constructor(
+    protected readonly client: Client,
+    options: TaskQueueClientOptions = {},
+  ) {
+    this.taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
+  }
+
+  /** Finds a running execution, or a closed one the options' reuse policy refuses to start again. */
+  protected async startOrFind<T extends Workflow>(
+    workflowType: string,
+    options: StartOrFindOptions<T>,
+  ): Promise<StartOrFindResult> {
+    const { workflowId } = options;
+    const startRequest = randomUUID();
+    const memo = { [START_REQUEST_MEMO]: startRequest };
+    // `satisfies` checks the options; the cast only restates the caller's typed `args`, which TypeScript cannot
+    // carry through WithWorkflowArgs' conditional type.
+    const start = {
+      ...options,
+      taskQueue: this.taskQueue,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      memo,
+    } satisfies WorkflowOptions;
+    try {
+      const handle = await this.client.workflow.start<T>(workflowType, start as WorkflowStartOptions<T>);
+      const runId = handle.firstExecutionRunId;
+      // The server answers USE_EXISTING with the running execution's run id, and the SDK does not pass on
+      // whether it started one: the memo written by the start that won tells.
+      const { memo: written } = await this.client.workflow.getHandle(workflowId, runId).describe();
+      return { workflowId, runId, started: written?.[START_REQUEST_MEMO] === startRequest };
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      const { runId } = await this.client.workflow.getHandle(workflowId).describe();
+      return { workflowId, runId, started: false };
+    }
+  }
+}
+
+/** Temporal's failures as `error`, whose message says what to do; `reason` is the workflow's own for a refusal. */
+export async function runOperation<T, Operation extends string>(
+  error: new (...args: ConstructorParameters<typeof WorkflowOperationError<Operation>>) => Error,
+  operation: Operation,
+  workflowId: string,
+  call: () => Promise<T>,
+  options: { subject?: string; updateId?: string } = {},
+): Promise<T> {
+  const { subject = '', updateId } = options;
+  const failed = (failure: OperationFailure, reason: string, cause: unknown) => {
+    const again = updateId === undefined ? '' : `; repeat it with updateId '${updateId}' to get its answer`;
+    const message = {
+      rejected: `${operation} of ${workflowId} was refused: ${reason}`,
+      not_found: `${operation}: ${subject}${workflowId} not found or already finished (${reason})`,
+      timed_out: `${operation} of ${workflowId} got no answer in time and may still complete${again}`,
+    }[failure];
+    return new error(operation, workflowId, failure, message, { cause, updateId });
+  };
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) throw failed('rejected', err.cause?.message ?? err.message, err);
+    if (err instanceof WorkflowNotFoundError) throw failed('not_found', err.message, err);
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) throw failed('timed_out', err.message, err);
+    throw err;
+  }
+}
 
 export interface AwaitReceiptOptions {
   /** A duration ('30 seconds', '2m'); default '30 seconds', at most '10 minutes'. */
@@ -126,8 +236,7 @@ export class SalesClient extends TaskQueueClient {
   }
 
   async getState(businessId: string, traderInvoiceNumber: string): Promise<SaleState> {
-    const handle = this.saleHandle(businessId, traderInvoiceNumber);
-    return this.run('getState', handle.workflowId, () => handle.query(getSaleStateQuery));
+    return this.stateOf(this.saleHandle(businessId, traderInvoiceNumber));
   }
 
   /** Repeating the same refund (after a timeout) returns the first answer, not a refusal as a second refund. */
@@ -178,18 +287,66 @@ export class SalesClient extends TaskQueueClient {
   }
 
   /** Visibility lags the sales by a few seconds; a filter value no query can match is refused. */
-  findParkedSales(filter: ParkedSalesFilter): Promise<{ query: string; sales: ParkedSale[] }> {
-    return findParkedSales(this.client, this.taskQueue, filter);
+  async findParkedSales(filter: ParkedSalesFilter): Promise<{ query: string; sales: ParkedSale[] }> {
+    const query = parkedSalesQuery(this.taskQueue, filter);
+    const sales: ParkedSale[] = [];
+    for await (const execution of this.client.workflow.list({ query })) {
+      const attributes = execution.typedSearchAttributes;
+      sales.push({
+        workflowId: execution.workflowId,
+        businessId: attributes.get(BusinessId) ?? null,
+        traderInvoiceNumber: attributes.get(TraderInvoiceNumber) ?? null,
+        application: attributes.get(Application) ?? null,
+      });
+    }
+    return { query, sales };
   }
 
-  /** Nothing is sent. */
+  /** Nothing is sent: what each sale's state says now (a worker answers the query), or why it cannot be read. */
   viewParkedSales(sales: readonly ParkedSale[], options: ResumeOptions = {}): Promise<ParkedSaleView[]> {
-    return viewParkedSales(this.client, sales, options);
+    const reason = options.reason ?? DEFAULT_PARK_REASON;
+    return mapBounded(sales, PARKED_SALES_CONCURRENCY, async (sale) => {
+      try {
+        const state = await this.stateOf(this.client.workflow.getHandle(sale.workflowId));
+        const parked = parkedWith(state, reason);
+        return {
+          ...sale,
+          step: state.step,
+          parkedSince: parked?.since ?? null,
+          message: parked?.message ?? null,
+          ...(parked ? {} : { note: `would be refused: ${notParkedWith(state, reason)}` }),
+        };
+      } catch (err) {
+        return { ...sale, step: null, parkedSince: null, message: null, note: `state not read: ${messageOf(err)}` };
+      }
+    });
   }
 
-  /** One outcome per sale, in order. */
+  /** One retry update per sale, one outcome each, in order: a sale that moved on is refused, never retried blindly. */
   resumeParkedSales(sales: readonly ParkedSale[], options: ResumeOptions = {}): Promise<ResumeOutcome[]> {
-    return resumeParkedSales(this.client, sales, options);
+    const reason = options.reason ?? DEFAULT_PARK_REASON;
+    return mapBounded(sales, PARKED_SALES_CONCURRENCY, async ({ workflowId }): Promise<ResumeOutcome> => {
+      const handle = this.client.workflow.getHandle(workflowId);
+      try {
+        // Visibility may be behind: a sale parked since for another reason is not the operator's to retry here.
+        const state = await this.stateOf(handle);
+        if (!parkedWith(state, reason)) return { workflowId, outcome: 'refused', reason: notParkedWith(state, reason) };
+        // The id `npm run sales -- retry` derives too: a retry of the same park by both acts once.
+        const updateId = situationalUpdateId('retry', state);
+        const after = await this.run(
+          'retry',
+          workflowId,
+          () => handle.executeUpdate(retryUpdate, { updateId }),
+          updateId,
+        );
+        return { workflowId, outcome: 'resumed', step: after.step };
+      } catch (err) {
+        // Refused by the validator (parked no longer), or finished meanwhile: the sale is not parked, no failure.
+        if (err instanceof SaleOperationError && (err.failure === 'rejected' || err.failure === 'not_found'))
+          return { workflowId, outcome: 'refused', reason: err.message };
+        return { workflowId, outcome: 'failed', error: messageOf(err) };
+      }
+    });
   }
 
   private saleHandle(businessId: string, traderInvoiceNumber: string): WorkflowHandle {
@@ -217,8 +374,11 @@ export class SalesClient extends TaskQueueClient {
   }
 
   private async situationalUpdateId(operation: SaleOperation, handle: WorkflowHandle, action: string): Promise<string> {
-    const state = await this.run(operation, handle.workflowId, () => handle.query(getSaleStateQuery));
-    return situationalUpdateId(action, state);
+    return situationalUpdateId(action, await this.stateOf(handle, operation));
+  }
+
+  private stateOf(handle: WorkflowHandle, operation: SaleOperation = 'getState'): Promise<SaleState> {
+    return this.run(operation, handle.workflowId, () => handle.query(getSaleStateQuery));
   }
 
   private async run<T>(
@@ -229,4 +389,25 @@ export class SalesClient extends TaskQueueClient {
   ): Promise<T> {
     return runOperation(SaleOperationError, operation, workflowId, call, { subject: 'sale ', updateId });
   }
+}
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+export interface ConnectedSalesClient {
+  sales: SalesClient;
+  client: Client;
+  settings: TemporalSettings;
+  close(): Promise<void>;
+}
+
+/** Connected as the Temporal CLI connects (envconfig), payloads encrypted with the workers' keys. */
+export async function connectSalesClient(
+  options: SalesClientOptions & { env?: Env; settings?: TemporalSettings } = {},
+): Promise<ConnectedSalesClient> {
+  const env = options.env ?? process.env;
+  const settings = options.settings ?? loadTemporalSettings(env);
+  const { dataConverter } = payloadEncryptionFromEnv(env);
+  const connection = await connectClient(settings);
+  const client = new Client({ connection, namespace: settings.namespace, dataConverter, plugins: tracingPlugins() });
+  return { sales: new SalesClient(client, options), client, settings, close: () => connection.close() };
 }

@@ -12,10 +12,8 @@ import {
   type SyncBatchState,
   type SyncBatchSummary,
 } from '../contracts/sync-batch.js';
-import { connectSalesClient } from './connect.js';
-import { WorkflowOperationError } from './errors.js';
-import { parseInput } from './schemas.js';
-import { runOperation, TaskQueueClient, type StartOrFindResult } from './start-or-find.js';
+import { parseInput, WorkflowOperationError } from './errors.js';
+import { connectSalesClient, runOperation, TaskQueueClient, type StartOrFindResult } from './sales-client.js';
 
 type SyncBatchWorkflow = (input: SyncBatchInput) => Promise<SyncBatchSummary>;
 

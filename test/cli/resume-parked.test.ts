@@ -5,9 +5,8 @@
  * for another reason is left alone.
  */
 import { inject, describe, expect, it } from 'vitest';
-import { findParkedSales } from '../../src/client/parked-sales.js';
+import { outageSalesQuery, parkedSalesQuery } from '../../src/client/parked-sales.js';
 import { SalesClient } from '../../src/client/sales-client.js';
-import { outageSalesQuery, parkedSalesQuery } from '../../src/client/sale-queries.js';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { BusinessId, NeedsAttention, AttentionReason } from '../../src/contracts/search-attributes.js';
 import type { SaleInput, SaleState } from '../../src/contracts/sale.js';
@@ -164,7 +163,7 @@ describe('npm run sales -- resume-parked', () => {
     try {
       await visible(`TaskQueue = '${taskQueue}'`, 3);
       const found = async (businessId: string) =>
-        (await findParkedSales(h.client, taskQueue, { businessId })).sales.map((s) => s.workflowId);
+        (await new SalesClient(h.client, { taskQueue }).findParkedSales({ businessId })).sales.map((s) => s.workflowId);
       expect(await found("o'brien")).toEqual([handles[0]!.workflowId]);
       expect(await found("o' OR BusinessId != 'x")).toEqual([handles[2]!.workflowId]);
       expect(await found('o')).toEqual([handles[1]!.workflowId]);

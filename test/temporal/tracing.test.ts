@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connectSalesClient } from '../../src/client/connect.js';
+import { connectSalesClient } from '../../src/client/sales-client.js';
 import { ConfigError } from '../../src/config/env.js';
 import { localTemporalSettings } from '../../src/temporal/connection.js';
 import { installTracing, tracingPlugins, tracingSettings, type Tracing } from '../../src/temporal/tracing.js';
