@@ -7,7 +7,7 @@ import { assertCredential } from '../config/credentials.js';
 import { syncBatchWebhookSignal, syncBatchWorkflowId, type SyncBatchWebhookHint } from '../contracts/sync-batch.js';
 import { BoundedTtlMap, CallbackFloodGuard } from './flood-guard.js';
 import { clip, clipped, type CallbackLogger } from './answer-log.js';
-import { signalRun, type SignalOutcome } from './handler.js';
+import { signalRun, type SignalOutcome } from './routes.js';
 import { isObject, text } from './hint.js';
 
 const ACCOUNTING_WEBHOOK_PATH = '/webhooks/accounting';

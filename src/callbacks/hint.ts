@@ -1,37 +1,11 @@
-// The hint in a result callback's body, as assumed where the contract is silent (C45). Nothing depends on it (the
-// token names the execution); valid fields only sharpen de-duplication and logs.
+// The hint in a result callback's body, as assumed where the contract is silent (C45): `{id, event, createdAt,
+// data: {sale}}` and `x-callback-id`; `data` being the document itself is read too. Nothing depends on it (the token
+// names the execution); valid fields only sharpen de-duplication and logs.
 import { createHash } from 'node:crypto';
 import type { CallbackHint } from '../contracts/sale.js';
 
-type JsonPath = readonly string[];
-
-/** Paths to each field (the first that holds an identifier wins), and headers carrying the delivery id. */
-export interface CallbackBodyFields {
-  readonly documentId: readonly JsonPath[];
-  readonly event: readonly JsonPath[];
-  readonly callbackId: readonly JsonPath[];
-  readonly callbackIdHeaders: readonly string[];
-}
-
-/** C45: `{id, event, createdAt, data: {sale}}`, `x-callback-id`; `data` being the document itself is read too. */
-const ASSUMED_BODY_FIELDS: CallbackBodyFields = {
-  documentId: [
-    ['data', 'sale', 'id'],
-    ['data', 'id'],
-  ],
-  event: [['event']],
-  callbackId: [['id']],
-  callbackIdHeaders: ['x-callback-id'],
-};
-
-export type CallbackBodyFieldSetting = 'assumed' | 'none';
-
 /** 'none', for a service whose bodies use these names otherwise: callbacks are de-duplicated by their bytes only. */
-export function callbackBodyFields(setting: CallbackBodyFieldSetting = 'assumed'): CallbackBodyFields {
-  return setting === 'none'
-    ? { documentId: [], event: [], callbackId: [], callbackIdHeaders: [] }
-    : ASSUMED_BODY_FIELDS;
-}
+export type CallbackBodyFieldSetting = 'assumed' | 'none';
 
 /** Longer values are not identifiers the service issues: dropped rather than put into history. */
 const MAX_ID_LENGTH = 256;
@@ -41,49 +15,33 @@ export type CallbackHeaders = Readonly<Record<string, string | string[] | undefi
 
 /** `fingerprint` digests the body's bytes. */
 export function readHint(
-  body: unknown,
+  body: Buffer | undefined,
   headers: CallbackHeaders = {},
-  fields: CallbackBodyFields = ASSUMED_BODY_FIELDS,
+  fields: CallbackBodyFieldSetting = 'assumed',
 ): { hint: CallbackHint; fingerprint: string } {
-  const bytes = bodyBytes(body);
-  const parsed = parseJson(body, bytes);
-  const first = (values: unknown[], maxLength: number) =>
-    values.map((value) => text(value, maxLength)).find((value) => value !== null) ?? null;
-  const at = (paths: readonly JsonPath[]) => paths.map((path) => valueAt(parsed, path));
-  const inHeaders = fields.callbackIdHeaders.map((name) => [headers[name]].flat()[0]);
+  const bytes = body ?? Buffer.alloc(0);
+  const fingerprint = createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
+  if (fields === 'none') return { hint: { documentId: null, event: null, callbackId: null }, fingerprint };
+  const parsed = parseJson(bytes);
+  const at = (...path: string[]) =>
+    path.reduce<unknown>((value, name) => (isObject(value) ? value[name] : undefined), parsed);
+  const id = (value: unknown) => text(value, MAX_ID_LENGTH);
   return {
     hint: {
-      documentId: first(at(fields.documentId), MAX_ID_LENGTH),
-      event: first(at(fields.event), MAX_EVENT_LENGTH),
-      callbackId: first([...at(fields.callbackId), ...inHeaders], MAX_ID_LENGTH),
+      documentId: id(at('data', 'sale', 'id')) ?? id(at('data', 'id')),
+      event: text(at('event'), MAX_EVENT_LENGTH),
+      callbackId: id(at('id')) ?? id([headers['x-callback-id']].flat()[0]),
     },
-    fingerprint: createHash('sha256').update(bytes).digest('base64url').slice(0, 22),
+    fingerprint,
   };
 }
 
-function bodyBytes(body: unknown): Buffer {
-  if (body instanceof Uint8Array) return Buffer.from(body);
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  if (body === undefined || body === null) return Buffer.alloc(0);
-  return Buffer.from(JSON.stringify(body) ?? '', 'utf8');
-}
-
-function parseJson(body: unknown, bytes: Buffer): unknown {
-  if (typeof body !== 'string' && !(body instanceof Uint8Array)) return body;
+function parseJson(bytes: Buffer): unknown {
   try {
     return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
     return undefined;
   }
-}
-
-function valueAt(value: unknown, path: JsonPath): unknown {
-  let current = value;
-  for (const name of path) {
-    if (!isObject(current)) return undefined;
-    current = current[name];
-  }
-  return current;
 }
 
 export function text(value: unknown, maxLength: number): string | null {

@@ -9,9 +9,8 @@ import { callbackReceivedSignal } from '../contracts/sale.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { accountingWebhookRoutes, syncBatchSignaller, type AccountingWebhookSecret } from './accounting-webhooks.js';
 import { CallbackAnswerLog, callbackRequestSerializer, clip } from './answer-log.js';
-import { callbackBodyFields, type CallbackBodyFieldSetting } from './hint.js';
-import { signalRun, type CallbackSignal } from './handler.js';
-import { CALLBACK_BODY_LIMIT, callbackRoutes } from './routes.js';
+import type { CallbackBodyFieldSetting } from './hint.js';
+import { CALLBACK_BODY_LIMIT, callbackRoutes, signalRun, type CallbackSignal } from './routes.js';
 import type { SettledDocuments } from './settled-documents.js';
 import type { CallbackUrlMinter } from './tokens.js';
 
@@ -133,7 +132,7 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     minter: options.minter,
     signal: options.signal ?? ((id, hint) => signalRun(client!, id, callbackReceivedSignal, hint)),
     answers,
-    bodyFields: callbackBodyFields(options.bodyFields),
+    bodyFields: options.bodyFields,
     onVerdict,
     settled: options.settled,
   });

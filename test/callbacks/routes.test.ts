@@ -5,7 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CallbackFloodGuard } from '../../src/callbacks/flood-guard.js';
-import type { CallbackSignal, SignalOutcome } from '../../src/callbacks/handler.js';
+import type { CallbackSignal, SignalOutcome } from '../../src/callbacks/routes.js';
 import { CALLBACK_BODY_LIMIT, callbackRoutes } from '../../src/callbacks/routes.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import type { CallbackHint } from '../../src/contracts/sale.js';
