@@ -8,7 +8,8 @@ import { syncBatchWebhookSignal, syncBatchWorkflowId, type SyncBatchWebhookHint 
 import { BoundedTtlMap, CallbackFloodGuard } from './flood-guard.js';
 import { clip, clipped, type CallbackLogger } from './answer-log.js';
 import { signalRun, type SignalOutcome } from './routes.js';
-import { isObject, text } from './hint.js';
+import { isRecord } from '../contracts/sale-input.js';
+import { text } from './hint.js';
 
 const ACCOUNTING_WEBHOOK_PATH = '/webhooks/accounting';
 
@@ -80,8 +81,8 @@ function identifier(value: unknown): string | null {
 
 /** The batch and change a payload names: `data.syncBatchId` (A20), or `syncBatchId` at the top level. */
 function readPayload(payload: unknown) {
-  if (!isObject(payload)) return undefined;
-  const data = isObject(payload.data) ? payload.data : payload;
+  if (!isRecord(payload)) return undefined;
+  const data = isRecord(payload.data) ? payload.data : payload;
   const syncBatchId = identifier(data.syncBatchId) ?? identifier(payload.syncBatchId);
   if (syncBatchId === null) return undefined;
   return { syncBatchId, billPaymentId: identifier(data.billPaymentId), status: identifier(data.status) };

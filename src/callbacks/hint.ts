@@ -3,6 +3,7 @@
 // names the execution); valid fields only sharpen de-duplication and logs.
 import { createHash } from 'node:crypto';
 import type { CallbackHint } from '../contracts/sale.js';
+import { isRecord } from '../contracts/sale-input.js';
 
 /** 'none', for a service whose bodies use these names otherwise: callbacks are de-duplicated by their bytes only. */
 export type CallbackBodyFieldSetting = 'assumed' | 'none';
@@ -24,7 +25,7 @@ export function readHint(
   if (fields === 'none') return { hint: { documentId: null, event: null, callbackId: null }, fingerprint };
   const parsed = parseJson(bytes);
   const at = (...path: string[]) =>
-    path.reduce<unknown>((value, name) => (isObject(value) ? value[name] : undefined), parsed);
+    path.reduce<unknown>((value, name) => (isRecord(value) ? value[name] : undefined), parsed);
   const id = (value: unknown) => text(value, MAX_ID_LENGTH);
   return {
     hint: {
@@ -48,8 +49,4 @@ export function text(value: unknown, maxLength: number): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
   return trimmed !== '' && trimmed.length <= maxLength ? trimmed : null;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

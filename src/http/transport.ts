@@ -29,7 +29,6 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
-  target: string;
 }
 
 export interface HttpTransportOptions {
@@ -38,8 +37,6 @@ export interface HttpTransportOptions {
   insecureHttpHosts?: readonly string[];
   /** Whole-call timeout in ms (default 30 s). */
   timeoutMs?: number;
-  connectTimeoutMs?: number;
-  userAgent?: string;
   observer?: HttpObserver;
   rateLimitGate?: RateLimitGate;
   /** Largest successful answer read; an error answer is read up to 1 MiB at most. */
@@ -107,7 +104,7 @@ export class HttpTransport {
     this.agent = new Agent({
       keepAliveTimeout: 30_000,
       connections: 16,
-      connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+      connect: { timeout: 10_000 },
       // The whole-call timeout below is the one that counts; these only stop a stuck socket.
       headersTimeout: 0,
       bodyTimeout: 0,
@@ -143,7 +140,7 @@ export class HttpTransport {
     const timeout = AbortSignal.timeout(req.timeoutMs ?? this.options.timeoutMs ?? 30_000);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const headers: Record<string, string> = {
-      'user-agent': this.options.userAgent ?? 'etims-temporal-worker',
+      'user-agent': 'etims-temporal-worker',
       accept: 'application/json',
       ...req.headers,
     };
@@ -167,7 +164,7 @@ export class HttpTransport {
       const max = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
       const limit = success ? max : Math.min(max, MAX_ERROR_RESPONSE_BYTES);
       const body = await readAtMost(res.body, limit);
-      const response = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0), target };
+      const response = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0) };
       answer = response;
       this.options.observer?.responseReceived?.(response, req);
       this.reportClamps(delayClamps(flat), req, res.statusCode);
