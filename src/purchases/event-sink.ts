@@ -3,12 +3,8 @@ import type { PurchaseEvent } from '../contracts/purchases-sync.js';
 
 export type { PurchaseEvent };
 
-export interface DeliverOptions {
-  signal?: AbortSignal;
-}
-
 export interface PurchaseEventSink {
-  deliver(event: PurchaseEvent, options?: DeliverOptions): Promise<void>;
+  deliver(event: PurchaseEvent, options?: { signal?: AbortSignal }): Promise<void>;
   /** For logs: where events go, without any secret. */
   readonly description: string;
   close(): Promise<void>;
