@@ -100,12 +100,8 @@ function mintAnchorMs(): number | undefined {
 }
 
 function normaliseBaseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new CallbackConfigError('publicBaseUrl', 'must be an absolute http or https URL');
-  }
+  const url = URL.parse(value);
+  if (!url) throw new CallbackConfigError('publicBaseUrl', 'must be an absolute http or https URL');
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new CallbackConfigError('publicBaseUrl', `must use http or https (got ${url.protocol.replace(/:$/, '')})`);
   // Credentials would travel to the service and appear on its Sale resource; not shown for the same reason.

@@ -67,13 +67,8 @@ function toJson(payload: Payload): { metadata: Record<string, string>; data: str
 function normaliseOrigins(origins: readonly string[], source = 'corsOrigins'): string[] {
   return origins.map((raw) => {
     const text = raw.trim();
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      throw new ConfigError(`${source}: "${text}" is not an origin like https://temporal-ui.example.com`);
-    }
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, ''))
+    const url = URL.parse(text);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, ''))
       throw new ConfigError(
         `${source}: "${text}" is not an origin like https://temporal-ui.example.com (no path, no wildcard)`,
       );

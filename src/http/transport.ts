@@ -222,7 +222,7 @@ export class HttpTransport {
     if (clamps.length === 0) return;
     // Made on the first clamp only; stderr, so a CLI whose stdout is its answer stays parseable.
     const logger = this.options.logger ?? (fallbackLogger ??= createLogger({ name: 'http', stderr: true }));
-    for (const { askedSeconds: _asked, ...clamp } of clamps) {
+    for (const clamp of clamps) {
       logger.warn(
         { service: this.service, operation: req.operation, status, ...clamp },
         `the ${this.service} service asked for a wait beyond the bound; waiting ${clamp.boundSeconds} s at most`,
