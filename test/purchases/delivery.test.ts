@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookSink } from '../../src/purchases/sink.js';
+import { webhookSink } from '../../src/purchases/event-sink.js';
 import { DEMO, duplicates, supplierInvoice, usePurchasesStack } from './harness.js';
 import { startReceiver, type Receiver } from './receiver.js';
 

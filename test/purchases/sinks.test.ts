@@ -12,8 +12,13 @@ import { singleApplication } from '../helpers/single-application.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { describeSink, loadPurchasesConfig } from '../../src/config/purchases.js';
 import { ConfigError } from '../../src/config/env.js';
-import { SinkDeliveryError, type PurchaseEvent, type PurchaseEventSink } from '../../src/purchases/event-sink.js';
-import { openNdjsonSink, webhookSink } from '../../src/purchases/sink.js';
+import {
+  openNdjsonSink,
+  SinkDeliveryError,
+  webhookSink,
+  type PurchaseEvent,
+  type PurchaseEventSink,
+} from '../../src/purchases/event-sink.js';
 import type { PurchaseDocument } from '../../src/contracts/purchases-sync.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
