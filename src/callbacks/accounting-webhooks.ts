@@ -9,7 +9,7 @@ import { BoundedTtlMap, CallbackFloodGuard } from './flood-guard.js';
 import { clip, clipped, type CallbackLogger } from './answer-log.js';
 import { signalRun, type SignalOutcome } from './routes.js';
 import { isRecord } from '../contracts/sale-input.js';
-import { text } from './hint.js';
+import { text } from './routes.js';
 
 const ACCOUNTING_WEBHOOK_PATH = '/webhooks/accounting';
 

@@ -3,18 +3,68 @@
 // `maxParamLength` (100 by default) and a workflow id can be 3,000 characters percent-encoded. A callback is only a
 // hint, so duplicates and a flood beyond the budget get a 2xx without a signal: every signal costs history events,
 // and a sender given a 2xx stops redelivering.
+import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
 import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { CallbackHint } from '../contracts/sale.js';
+import { isRecord } from '../contracts/sale-input.js';
 import { CallbackAnswerLog, callbackRequestSerializer, clip, clipped, type CallbackLogger } from './answer-log.js';
-import { readHint, type CallbackBodyFieldSetting, type CallbackHeaders } from './hint.js';
 import { CallbackFloodGuard } from './flood-guard.js';
 import type { SettledDocuments } from './settled-documents.js';
 import { CALLBACK_PATH_PREFIX, parseCallbackPath } from './paths.js';
 import type { CallbackUrlMinter } from './tokens.js';
 
 export const CALLBACK_BODY_LIMIT = 64 * 1024;
+
+// The hint in a result callback's body, as assumed where the contract is silent (C45): `{id, event, createdAt,
+// data: {sale}}` and `x-callback-id`; `data` being the document itself is read too. Nothing depends on it (the token
+// names the execution); valid fields only sharpen de-duplication and logs.
+/** 'none', for a service whose bodies use these names otherwise: callbacks are de-duplicated by their bytes only. */
+export type CallbackBodyFieldSetting = 'assumed' | 'none';
+
+/** Longer values are not identifiers the service issues: dropped rather than put into history. */
+const MAX_ID_LENGTH = 256;
+const MAX_EVENT_LENGTH = 100;
+
+export type CallbackHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/** `fingerprint` digests the body's bytes. */
+export function readHint(
+  body: Buffer | undefined,
+  headers: CallbackHeaders = {},
+  fields: CallbackBodyFieldSetting = 'assumed',
+): { hint: CallbackHint; fingerprint: string } {
+  const bytes = body ?? Buffer.alloc(0);
+  const fingerprint = createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
+  if (fields === 'none') return { hint: { documentId: null, event: null, callbackId: null }, fingerprint };
+  const parsed = parseJson(bytes);
+  const at = (...path: string[]) =>
+    path.reduce<unknown>((value, name) => (isRecord(value) ? value[name] : undefined), parsed);
+  const id = (value: unknown) => text(value, MAX_ID_LENGTH);
+  return {
+    hint: {
+      documentId: id(at('data', 'sale', 'id')) ?? id(at('data', 'id')),
+      event: text(at('event'), MAX_EVENT_LENGTH),
+      callbackId: id(at('id')) ?? id([headers['x-callback-id']].flat()[0]),
+    },
+    fingerprint,
+  };
+}
+
+function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function text(value: unknown, maxLength: number): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed !== '' && trimmed.length <= maxLength ? trimmed : null;
+}
 
 /** 'not_found': no running execution has that id (never started, or already closed). */
 export type SignalOutcome = 'signalled' | 'not_found';

@@ -9,8 +9,13 @@ import { callbackReceivedSignal } from '../contracts/sale.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { accountingWebhookRoutes, syncBatchSignaller, type AccountingWebhookSecret } from './accounting-webhooks.js';
 import { CallbackAnswerLog, callbackRequestSerializer, clip } from './answer-log.js';
-import type { CallbackBodyFieldSetting } from './hint.js';
-import { CALLBACK_BODY_LIMIT, callbackRoutes, signalRun, type CallbackSignal } from './routes.js';
+import {
+  CALLBACK_BODY_LIMIT,
+  callbackRoutes,
+  signalRun,
+  type CallbackBodyFieldSetting,
+  type CallbackSignal,
+} from './routes.js';
 import type { SettledDocuments } from './settled-documents.js';
 import type { CallbackUrlMinter } from './tokens.js';
 
