@@ -54,11 +54,7 @@ type CallbackServerOptions = {
   // `signal` instead of a client (tests) serves result callbacks only.
 } & ({ client: Client; signal?: undefined } | { signal: CallbackSignal; client?: undefined });
 
-export interface CallbackServer {
-  /** Where the server listens (not necessarily the public base URL). */
-  url: string;
-  close(): Promise<void>;
-}
+export type CallbackServer = Awaited<ReturnType<typeof startCallbackServer>>;
 
 function checkedLimits(limits: CallbackReceiverLimits = {}): typeof CALLBACK_RECEIVER_DEFAULTS {
   const merged = {
@@ -72,7 +68,8 @@ function checkedLimits(limits: CallbackReceiverLimits = {}): typeof CALLBACK_REC
   return merged;
 }
 
-export async function startCallbackServer(options: CallbackServerOptions): Promise<CallbackServer> {
+/** `url`: where it listens (not necessarily the public base URL). */
+export async function startCallbackServer(options: CallbackServerOptions) {
   const limits = checkedLimits(options.limits);
   const { client, metrics } = options;
   const onVerdict = metrics ? (verdict: string) => metrics.count('etims_callbacks', { verdict }) : undefined;
@@ -156,6 +153,6 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
   const { port } = app.server.address() as AddressInfo;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    close: () => app.close(),
+    close: async () => void (await app.close()),
   };
 }

@@ -35,13 +35,7 @@ interface CodecServerOptions {
   port?: number;
 }
 
-export interface CodecServer {
-  /** The value for `--ui-codec-endpoint` / `--codec-endpoint`. */
-  url: string;
-  /** E.g. the UI's, once its port is known. */
-  allowOrigin(origin: string): void;
-  close(): Promise<void>;
-}
+export type CodecServer = Awaited<ReturnType<typeof startCodecServer>>;
 
 const bytes = z
   .string()
@@ -96,7 +90,8 @@ function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }
 
-export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
+/** `url`: the value for `--codec-endpoint`; `allowOrigin`: e.g. the UI's, once its port is known. */
+export async function startCodecServer(options: CodecServerOptions) {
   const host = options.host ?? '127.0.0.1';
   // Checked here too, not only when the environment is read: no caller can open a decrypting door by accident.
   assertTokenBeyondLoopback(host, options.authToken, 'the listen address (CODEC_HOST)');
@@ -209,10 +204,10 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}`,
-    allowOrigin: (origin) => {
+    allowOrigin: (origin: string) => {
       for (const o of normaliseOrigins([origin])) origins.add(o);
     },
-    close: () => app.close(),
+    close: async () => void (await app.close()),
   };
 }
 
