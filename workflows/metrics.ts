@@ -1,6 +1,6 @@
 import { CancellationScope, TemporalFailure, isCancellation, proxySinks, workflowInfo } from '@temporalio/workflow';
 import type { CounterName, GaugeName, LabelsOf } from '../src/metrics/catalogue.js';
-import type { MetricsSinks } from '../src/metrics/sinks.js';
+import type { MetricsSinks } from '../src/metrics/workflow-sink.js';
 
 const { metrics } = proxySinks<MetricsSinks>();
 

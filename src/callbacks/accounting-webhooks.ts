@@ -7,8 +7,9 @@ import { assertCredential } from '../config/credentials.js';
 import { syncBatchWebhookSignal, syncBatchWorkflowId, type SyncBatchWebhookHint } from '../contracts/sync-batch.js';
 import { BoundedTtlMap, CallbackFloodGuard } from './flood-guard.js';
 import { clip, clipped, type CallbackLogger } from './answer-log.js';
-import { signalRun, type SignalOutcome } from './handler.js';
-import { isObject, text } from './hint.js';
+import { signalRun, type SignalOutcome } from './routes.js';
+import { isRecord } from '../contracts/sale-input.js';
+import { text } from './routes.js';
 
 const ACCOUNTING_WEBHOOK_PATH = '/webhooks/accounting';
 
@@ -44,32 +45,30 @@ interface AccountingWebhookRoutesOptions {
   onVerdict?: (verdict: string) => void;
 }
 
-type ErrorCode =
-  | 'missing_signature'
-  | 'invalid_signature'
-  | 'stale_timestamp'
-  | 'malformed_timestamp'
-  | 'malformed_payload'
-  | 'missing_sync_batch_id'
-  | 'body_too_large'
-  | 'signal_failed'
-  | 'unknown_application';
+const REFUSALS = {
+  missing_signature: [401, 'webhook-id, webhook-timestamp and webhook-signature are required'],
+  invalid_signature: [401, 'no webhook signature matches'],
+  stale_timestamp: [401, 'webhook-timestamp is outside the accepted tolerance'],
+  malformed_timestamp: [400, 'webhook-timestamp must be Unix time in seconds'],
+  malformed_payload: [400, 'the body is not JSON'],
+  missing_sync_batch_id: [400, 'the body must name the sync batch in data.syncBatchId'],
+  body_too_large: [413, `the body must be at most ${WEBHOOK_BODY_LIMIT} bytes`],
+  signal_failed: [503, 'the workflow could not be signalled; try again later'],
+  unknown_application: [404, 'no accounting application of this name receives webhooks here'],
+} as const;
+type ErrorCode = keyof typeof REFUSALS;
 
-type Answer =
-  | { statusCode: 200 | 202; body: { status: 'accepted' | 'duplicate' | 'throttled' | 'ignored' } }
-  | { statusCode: 400 | 401 | 404 | 413 | 503; body: { error: { code: ErrorCode; message: string } } };
-
-const VERIFICATION_ANSWERS: Record<WebhookFailureReason, [400 | 401, ErrorCode, string]> = {
-  missing_headers: [401, 'missing_signature', 'webhook-id, webhook-timestamp and webhook-signature are required'],
-  invalid_signature: [401, 'invalid_signature', 'no webhook signature matches'],
-  timestamp_too_old: [401, 'stale_timestamp', 'webhook-timestamp is outside the accepted tolerance'],
-  timestamp_too_new: [401, 'stale_timestamp', 'webhook-timestamp is outside the accepted tolerance'],
-  invalid_timestamp: [400, 'malformed_timestamp', 'webhook-timestamp must be Unix time in seconds'],
-  invalid_payload: [400, 'malformed_payload', 'the body is not JSON'],
+const VERIFICATION_REFUSALS: Record<WebhookFailureReason, ErrorCode> = {
+  missing_headers: 'missing_signature',
+  invalid_signature: 'invalid_signature',
+  timestamp_too_old: 'stale_timestamp',
+  timestamp_too_new: 'stale_timestamp',
+  invalid_timestamp: 'malformed_timestamp',
+  invalid_payload: 'malformed_payload',
 };
 
-function failure(statusCode: 400 | 401 | 404 | 413 | 503, code: ErrorCode, message: string): Answer {
-  return { statusCode, body: { error: { code, message } } };
+function failure(code: ErrorCode, message: string = REFUSALS[code][1]) {
+  return { statusCode: REFUSALS[code][0], body: { error: { code, message } } };
 }
 
 function identifier(value: unknown): string | null {
@@ -80,8 +79,8 @@ function identifier(value: unknown): string | null {
 
 /** The batch and change a payload names: `data.syncBatchId` (A20), or `syncBatchId` at the top level. */
 function readPayload(payload: unknown) {
-  if (!isObject(payload)) return undefined;
-  const data = isObject(payload.data) ? payload.data : payload;
+  if (!isRecord(payload)) return undefined;
+  const data = isRecord(payload.data) ? payload.data : payload;
   const syncBatchId = identifier(data.syncBatchId) ?? identifier(payload.syncBatchId);
   if (syncBatchId === null) return undefined;
   return { syncBatchId, billPaymentId: identifier(data.billPaymentId), status: identifier(data.status) };
@@ -136,13 +135,13 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
     done(null, body),
   );
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const [statusCode, code, message]: [400 | 413, ErrorCode, string] =
+    const answer =
       error.statusCode === 413
-        ? [413, 'body_too_large', `the body must be at most ${WEBHOOK_BODY_LIMIT} bytes`]
-        : [400, 'malformed_payload', 'the request could not be read'];
-    request.log.debug({ statusCode }, 'accounting webhook refused before verification');
-    options.onVerdict?.(code);
-    return reply.code(statusCode).send(failure(statusCode, code, message).body);
+        ? failure('body_too_large')
+        : failure('malformed_payload', 'the request could not be read');
+    request.log.debug({ statusCode: answer.statusCode }, 'accounting webhook refused before verification');
+    options.onVerdict?.(answer.body.error.code);
+    return reply.code(answer.statusCode).send(answer.body);
   });
 
   const route = (path: string, secretOf: (application: string | undefined) => string | undefined) =>
@@ -161,7 +160,7 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
     if (secret === undefined) {
       // The path is the sender's dashboard setting: a wrong one is said once per interval, without repeating it.
       warnRefused(logger, 'unknown_application', { reason: 'unknown_application' }, 'accounting webhook refused');
-      return failure(404, 'unknown_application', 'no accounting application of this name receives webhooks here');
+      return failure('unknown_application');
     }
     const from = application === undefined ? {} : { accountingApplication: application };
     let payload: unknown;
@@ -170,9 +169,9 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
       payload = verifyWebhook({ secret, headers, rawBody, now: new Date(), toleranceSeconds: TOLERANCE_SECONDS });
     } catch (err) {
       if (!(err instanceof WebhookVerificationError)) throw err;
-      const [statusCode, code, message] = VERIFICATION_ANSWERS[err.reason];
+      const code = VERIFICATION_REFUSALS[err.reason];
       warnRefused(logger, code, { reason: code, ...from }, 'accounting webhook refused');
-      return failure(statusCode, code, message);
+      return failure(code);
     }
     // Verified, so the header is present; ids are only taken once verified, so a forger cannot use them up.
     const webhookId = String(headers['webhook-id']).slice(0, MAX_ID_LENGTH);
@@ -180,7 +179,7 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
     if (change === undefined) {
       const fields = { webhookId: clip(webhookId), ...from };
       warnRefused(logger, 'missing_sync_batch_id', fields, 'accounting webhook refused: it names no sync batch');
-      return failure(400, 'missing_sync_batch_id', 'the body must name the sync batch in data.syncBatchId');
+      return failure('missing_sync_batch_id');
     }
     // Signed by the service, but still cut: a log line's length is not the sender's to choose.
     const { syncBatchId, billPaymentId, status } = change;
@@ -218,7 +217,7 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
         { ...logged, err: { message: clip(err instanceof Error ? err.message : String(err)) } },
         'accounting webhook not delivered: signalling the workflow failed',
       );
-      return failure(503, 'signal_failed', 'the workflow could not be signalled; try again later');
+      return failure('signal_failed');
     }
     if (outcome === 'not_found') {
       guard.notFound(admission.ticket);

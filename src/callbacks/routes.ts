@@ -1,25 +1,185 @@
 // `POST /callbacks/<workflow id>/<token>`. Bodies are raw bytes of any content type, only read once the token
 // verified, so a forged callback costs no parsing. A wildcard route, as the router refuses a parameter over
-// `maxParamLength` (100 by default) and a workflow id can be 3,000 characters percent-encoded.
+// `maxParamLength` (100 by default) and a workflow id can be 3,000 characters percent-encoded. A callback is only a
+// hint, so duplicates and a flood beyond the budget get a 2xx without a signal: every signal costs history events,
+// and a sender given a 2xx stops redelivering.
+import { createHash } from 'node:crypto';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { SignalDefinition } from '@temporalio/common';
 import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { CallbackAnswerLog, callbackRequestSerializer, clip } from './answer-log.js';
-import type { CallbackBodyFields } from './hint.js';
+import type { CallbackHint } from '../contracts/sale.js';
+import { isRecord } from '../contracts/sale-input.js';
+import { CallbackAnswerLog, callbackRequestSerializer, clip, clipped, type CallbackLogger } from './answer-log.js';
 import { CallbackFloodGuard } from './flood-guard.js';
-import { handleCallback, type CallbackSignal } from './handler.js';
 import type { SettledDocuments } from './settled-documents.js';
 import { CALLBACK_PATH_PREFIX, parseCallbackPath } from './paths.js';
 import type { CallbackUrlMinter } from './tokens.js';
 
 export const CALLBACK_BODY_LIMIT = 64 * 1024;
 
+// The hint in a result callback's body, as assumed where the contract is silent (C45): `{id, event, createdAt,
+// data: {sale}}` and `x-callback-id`; `data` being the document itself is read too. Nothing depends on it (the token
+// names the execution); valid fields only sharpen de-duplication and logs.
+/** 'none', for a service whose bodies use these names otherwise: callbacks are de-duplicated by their bytes only. */
+export type CallbackBodyFieldSetting = 'assumed' | 'none';
+
+/** Longer values are not identifiers the service issues: dropped rather than put into history. */
+const MAX_ID_LENGTH = 256;
+const MAX_EVENT_LENGTH = 100;
+
+export type CallbackHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/** `fingerprint` digests the body's bytes. */
+export function readHint(
+  body: Buffer | undefined,
+  headers: CallbackHeaders = {},
+  fields: CallbackBodyFieldSetting = 'assumed',
+): { hint: CallbackHint; fingerprint: string } {
+  const bytes = body ?? Buffer.alloc(0);
+  const fingerprint = createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
+  if (fields === 'none') return { hint: { documentId: null, event: null, callbackId: null }, fingerprint };
+  const parsed = parseJson(bytes);
+  const at = (...path: string[]) =>
+    path.reduce<unknown>((value, name) => (isRecord(value) ? value[name] : undefined), parsed);
+  const id = (value: unknown) => text(value, MAX_ID_LENGTH);
+  return {
+    hint: {
+      documentId: id(at('data', 'sale', 'id')) ?? id(at('data', 'id')),
+      event: text(at('event'), MAX_EVENT_LENGTH),
+      callbackId: id(at('id')) ?? id([headers['x-callback-id']].flat()[0]),
+    },
+    fingerprint,
+  };
+}
+
+function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function text(value: unknown, maxLength: number): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed !== '' && trimmed.length <= maxLength ? trimmed : null;
+}
+
+/** 'not_found': no running execution has that id (never started, or already closed). */
+export type SignalOutcome = 'signalled' | 'not_found';
+export type CallbackSignal = (workflowId: string, hint: CallbackHint) => Promise<SignalOutcome>;
+
+export async function signalRun<A>(
+  client: Client,
+  workflowId: string,
+  signal: SignalDefinition<[A]>,
+  arg: A,
+): Promise<SignalOutcome> {
+  try {
+    await client.workflow.getHandle(workflowId).signal(signal, arg);
+    return 'signalled';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return 'not_found';
+    throw err;
+  }
+}
+
 interface CallbackRoutesOptions {
   minter: Pick<CallbackUrlMinter, 'check'>;
   signal: CallbackSignal;
   guard?: CallbackFloodGuard;
-  bodyFields?: CallbackBodyFields;
+  bodyFields?: CallbackBodyFieldSetting;
   answers?: CallbackAnswerLog;
   onVerdict?: (verdict: string) => void;
   settled?: Pick<SettledDocuments, 'has'>;
+}
+
+interface CallbackRequest extends Omit<CallbackRoutesOptions, 'guard'> {
+  workflowId: string;
+  /** Never logged. */
+  token: string;
+  body: Buffer | undefined;
+  headers?: CallbackHeaders;
+  guard: CallbackFloodGuard;
+  logger: CallbackLogger;
+}
+
+type ErrorCode = 'invalid_token' | 'expired_token' | 'signal_failed';
+
+interface CallbackResponse {
+  statusCode: 200 | 202 | 401 | 410 | 503;
+  body:
+    { status: 'accepted' | 'ignored' | 'duplicate' | 'throttled' } | { error: { code: ErrorCode; message: string } };
+}
+
+/** Without `answers`, refusals are logged at debug only. */
+export async function handleCallback(request: CallbackRequest): Promise<CallbackResponse> {
+  const { workflowId, token, minter, signal, guard, logger, answers } = request;
+  const logged = { workflowId: clip(workflowId) };
+  let shown: Record<string, unknown> = {};
+  const answer = (response: CallbackResponse, refused: boolean, message: string) => {
+    const verdict = 'status' in response.body ? response.body.status : response.body.error.code;
+    answers?.note(verdict, refused, logged);
+    request.onVerdict?.(verdict);
+    logger.debug({ ...logged, ...shown, verdict }, message);
+    return response;
+  };
+  const acknowledge = (key: keyof typeof ACKNOWLEDGED) => {
+    const [statusCode, status, message] = ACKNOWLEDGED[key];
+    return answer({ statusCode, body: { status } }, false, message);
+  };
+
+  const check = minter.check(workflowId, token);
+  if (check !== 'valid') {
+    const [statusCode, code, message, reason] = REFUSED[check];
+    return answer(failure(statusCode, code, message), true, `callback refused: ${reason}`);
+  }
+
+  const { hint, fingerprint } = readHint(request.body, request.headers, request.bodyFields);
+  shown = clipped({ ...hint });
+  if (hint.documentId !== null && request.settled?.has(hint.documentId)) return acknowledge('settled');
+  const admission = guard.admit(workflowId, hint, fingerprint);
+  if (admission.verdict !== 'signal') return acknowledge(admission.verdict);
+
+  let outcome: SignalOutcome;
+  try {
+    outcome = await signal(workflowId, hint);
+  } catch (err) {
+    guard.failed(admission.ticket);
+    // Not acknowledged, so the service delivers it again on its retry schedule (C47). Bounded by the budget.
+    const error =
+      err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err, message: String(err) };
+    logger.error(
+      { ...logged, ...shown, err: clipped(error) },
+      'callback not delivered: signalling the workflow failed',
+    );
+    shown = {};
+    const response = failure(503, 'signal_failed', 'the workflow could not be signalled; try again later');
+    return answer(response, false, 'callback not delivered');
+  }
+  if (outcome === 'not_found') guard.notFound(admission.ticket);
+  return acknowledge(outcome);
+}
+
+const REFUSED = {
+  expired: [410, 'expired_token', 'the callback URL has expired', 'the URL has expired'],
+  invalid: [401, 'invalid_token', 'the callback URL is not valid', 'the token does not match the workflow id'],
+} as const;
+
+const ACKNOWLEDGED = {
+  closed: [200, 'ignored', 'callback acknowledged: the workflow is closed'],
+  duplicate: [200, 'duplicate', 'callback acknowledged: a duplicate'],
+  // The activity that filed the document got it signed and gave it to the workflow: the hint would say nothing new.
+  settled: [200, 'duplicate', 'callback acknowledged: its document was signed in the answer this process handed on'],
+  // Accepted: the workflow polls, so it learns the outcome without this hint.
+  throttled: [202, 'throttled', "callback acknowledged: over the workflow's signal budget"],
+  not_found: [200, 'ignored', 'callback ignored: no running workflow with this id (unknown or closed)'],
+  signalled: [202, 'accepted', 'callback signalled to the workflow'],
+} as const;
+
+function failure(statusCode: 401 | 410 | 503, code: ErrorCode, message: string): CallbackResponse {
+  return { statusCode, body: { error: { code, message } } };
 }
 
 export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (app, options) => {
@@ -69,9 +229,9 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
         error: { code: 'not_found', message: 'callbacks are accepted as POST /callbacks/<workflow id>/<token>' },
       });
     }
-    const { body, headers, log: logger } = request;
+    const { headers, log: logger } = request;
+    const body = Buffer.isBuffer(request.body) ? request.body : undefined;
     const result = await handleCallback({ ...options, ...path, body, headers, guard, logger, answers });
-    options.onVerdict?.('status' in result.body ? result.body.status : result.body.error.code);
     return reply.code(result.statusCode).send(result.body);
   });
 };

@@ -9,9 +9,13 @@ import { callbackReceivedSignal } from '../contracts/sale.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { accountingWebhookRoutes, syncBatchSignaller, type AccountingWebhookSecret } from './accounting-webhooks.js';
 import { CallbackAnswerLog, callbackRequestSerializer, clip } from './answer-log.js';
-import { callbackBodyFields, type CallbackBodyFieldSetting } from './hint.js';
-import { signalRun, type CallbackSignal } from './handler.js';
-import { CALLBACK_BODY_LIMIT, callbackRoutes } from './routes.js';
+import {
+  CALLBACK_BODY_LIMIT,
+  callbackRoutes,
+  signalRun,
+  type CallbackBodyFieldSetting,
+  type CallbackSignal,
+} from './routes.js';
 import type { SettledDocuments } from './settled-documents.js';
 import type { CallbackUrlMinter } from './tokens.js';
 
@@ -50,11 +54,7 @@ type CallbackServerOptions = {
   // `signal` instead of a client (tests) serves result callbacks only.
 } & ({ client: Client; signal?: undefined } | { signal: CallbackSignal; client?: undefined });
 
-export interface CallbackServer {
-  /** Where the server listens (not necessarily the public base URL). */
-  url: string;
-  close(): Promise<void>;
-}
+export type CallbackServer = Awaited<ReturnType<typeof startCallbackServer>>;
 
 function checkedLimits(limits: CallbackReceiverLimits = {}): typeof CALLBACK_RECEIVER_DEFAULTS {
   const merged = {
@@ -68,7 +68,8 @@ function checkedLimits(limits: CallbackReceiverLimits = {}): typeof CALLBACK_REC
   return merged;
 }
 
-export async function startCallbackServer(options: CallbackServerOptions): Promise<CallbackServer> {
+/** `url`: where it listens (not necessarily the public base URL). */
+export async function startCallbackServer(options: CallbackServerOptions) {
   const limits = checkedLimits(options.limits);
   const { client, metrics } = options;
   const onVerdict = metrics ? (verdict: string) => metrics.count('etims_callbacks', { verdict }) : undefined;
@@ -133,7 +134,7 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     minter: options.minter,
     signal: options.signal ?? ((id, hint) => signalRun(client!, id, callbackReceivedSignal, hint)),
     answers,
-    bodyFields: callbackBodyFields(options.bodyFields),
+    bodyFields: options.bodyFields,
     onVerdict,
     settled: options.settled,
   });
@@ -152,6 +153,6 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
   const { port } = app.server.address() as AddressInfo;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    close: () => app.close(),
+    close: async () => void (await app.close()),
   };
 }

@@ -47,20 +47,16 @@ export class CallbackUrlMinter {
     this.sign = (message) => createHmac('sha256', key).update(message, 'utf8').digest();
   }
 
-  /** Valid until `expiresAtMs` (default: the anchor, or now, plus the TTL, rounded up to a whole hour). */
-  token(workflowId: string, expiresAtMs?: number, anchorMs?: number): string {
+  /** Valid for the TTL from `anchorMs` (else the activity's first scheduled time, or now), to a whole hour. */
+  token(workflowId: string, anchorMs?: number): string {
     if (typeof workflowId !== 'string' || workflowId === '')
       throw new CallbackConfigError('workflowId', 'must be a non-empty string');
-    if (expiresAtMs !== undefined && !(Number.isFinite(expiresAtMs) && expiresAtMs > 0))
-      throw new RangeError('expiresAtMs must be a positive epoch time in milliseconds');
-    const expiry = expiresAtMs === undefined ? this.defaultExpirySeconds(anchorMs) : Math.ceil(expiresAtMs / 1000);
-    const expiryText = expiry.toString(36);
+    const expiryText = this.expirySeconds(anchorMs).toString(36);
     return `${expiryText}.${this.mac(expiryText, workflowId)}`;
   }
 
-  /** Valid for the TTL from `anchorMs` (when absent: the activity's first scheduled time, or now). */
   mint(workflowId: string, anchorMs?: number): string {
-    const token = this.token(workflowId, undefined, anchorMs);
+    const token = this.token(workflowId, anchorMs);
     return `${this.publicBaseUrl}${callbackPath(this.publicBaseUrl.length, workflowId, token)}`;
   }
 
@@ -82,7 +78,7 @@ export class CallbackUrlMinter {
     return this.sign(`${expiryText}:${workflowId}`).toString('base64url');
   }
 
-  private defaultExpirySeconds(anchorMs: number | undefined): number {
+  private expirySeconds(anchorMs: number | undefined): number {
     const anchor = anchorMs !== undefined && Number.isFinite(anchorMs) && anchorMs > 0 ? anchorMs : mintAnchorMs();
     const expiresAt = Math.ceil((anchor ?? this.now()) + this.ttlMs);
     return Math.ceil(expiresAt / HOUR_MS) * (HOUR_MS / 1000);
@@ -100,12 +96,8 @@ function mintAnchorMs(): number | undefined {
 }
 
 function normaliseBaseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new CallbackConfigError('publicBaseUrl', 'must be an absolute http or https URL');
-  }
+  const url = URL.parse(value);
+  if (!url) throw new CallbackConfigError('publicBaseUrl', 'must be an absolute http or https URL');
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new CallbackConfigError('publicBaseUrl', `must use http or https (got ${url.protocol.replace(/:$/, '')})`);
   // Credentials would travel to the service and appear on its Sale resource; not shown for the same reason.

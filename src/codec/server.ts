@@ -35,48 +35,34 @@ interface CodecServerOptions {
   port?: number;
 }
 
-export interface CodecServer {
-  /** The value for `--ui-codec-endpoint` / `--codec-endpoint`. */
-  url: string;
-  /** E.g. the UI's, once its port is known. */
-  allowOrigin(origin: string): void;
-  close(): Promise<void>;
-}
+export type CodecServer = Awaited<ReturnType<typeof startCodecServer>>;
 
-const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64');
-const jsonPayload = z.object({
-  metadata: z.record(z.string(), base64).nullish(),
-  data: base64.nullish(),
-});
+const bytes = z
+  .string()
+  .regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64')
+  .transform((text) => Buffer.from(text, 'base64'));
+const jsonPayload = z
+  .object({ metadata: z.record(z.string(), bytes).nullish(), data: bytes.nullish() })
+  .transform(({ metadata, data }): Payload => ({ metadata: metadata ?? {}, data: data ?? Buffer.alloc(0) }));
 // Protobuf JSON leaves out an empty repeated field: the CLI sends `{}` for a query's empty argument list. Strict,
 // as protobuf JSON parsers are: a misspelt field is an error, not an empty list.
-const payloadsBody = z.strictObject({ payloads: z.array(jsonPayload).optional() });
-type JsonPayload = z.infer<typeof jsonPayload>;
+const payloadsBody = z.strictObject({ payloads: z.array(jsonPayload).default([]) });
 
-function fromJson(json: JsonPayload): Payload {
-  const metadata: Record<string, Uint8Array> = {};
-  for (const [key, value] of Object.entries(json.metadata ?? {})) metadata[key] = Buffer.from(value, 'base64');
-  return { metadata, data: Buffer.from(json.data ?? '', 'base64') };
-}
+const base64 = (value: Uint8Array | null | undefined) => Buffer.from(value ?? new Uint8Array()).toString('base64');
 
 function toJson(payload: Payload): { metadata: Record<string, string>; data: string } {
-  const metadata: Record<string, string> = {};
-  for (const [key, value] of Object.entries(payload.metadata ?? {})) {
-    if (value != null) metadata[key] = Buffer.from(value).toString('base64');
-  }
-  return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') };
+  const metadata = Object.entries(payload.metadata ?? {}).filter(([, value]) => value != null);
+  return {
+    metadata: Object.fromEntries(metadata.map(([key, value]) => [key, base64(value)])),
+    data: base64(payload.data),
+  };
 }
 
 function normaliseOrigins(origins: readonly string[], source = 'corsOrigins'): string[] {
   return origins.map((raw) => {
     const text = raw.trim();
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      throw new ConfigError(`${source}: "${text}" is not an origin like https://temporal-ui.example.com`);
-    }
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, ''))
+    const url = URL.parse(text);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, ''))
       throw new ConfigError(
         `${source}: "${text}" is not an origin like https://temporal-ui.example.com (no path, no wildcard)`,
       );
@@ -104,7 +90,8 @@ function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }
 
-export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
+/** `url`: the value for `--codec-endpoint`; `allowOrigin`: e.g. the UI's, once its port is known. */
+export async function startCodecServer(options: CodecServerOptions) {
   const host = options.host ?? '127.0.0.1';
   // Checked here too, not only when the environment is read: no caller can open a decrypting door by accident.
   assertTokenBeyondLoopback(host, options.authToken, 'the listen address (CODEC_HOST)');
@@ -204,7 +191,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
         const expected = 'expected {"payloads": [{"metadata": {…base64}, "data": base64}]}';
         return reply.code(400).send(errorBody('invalid_body', `${expected}${path ? ` (at ${path})` : ''}`));
       }
-      const payloads = (parsed.data.payloads ?? []).map(fromJson);
+      const { payloads } = parsed.data;
       const result =
         direction === 'encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
       return reply.send({ payloads: result.map(toJson) });
@@ -217,10 +204,10 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}`,
-    allowOrigin: (origin) => {
+    allowOrigin: (origin: string) => {
       for (const o of normaliseOrigins([origin])) origins.add(o);
     },
-    close: () => app.close(),
+    close: async () => void (await app.close()),
   };
 }
 

@@ -27,12 +27,8 @@ export function isLoopbackHost(hostname: string): boolean {
  * (`insecureHosts`, a private network like a compose stack's). The message names the host, never the whole URL.
  */
 export function assertSecureBaseUrl(service: string, baseUrl: string, insecureHosts: readonly string[] = []): void {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ConfigError(`the ${service} base URL must be an absolute http(s) URL`);
-  }
+  const url = URL.parse(baseUrl);
+  if (!url) throw new ConfigError(`the ${service} base URL must be an absolute http(s) URL`);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`the ${service} base URL must be http(s), got ${url.protocol.replace(/:$/, '')}`);
   }

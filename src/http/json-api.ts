@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { fieldPath } from '../contracts/sale-input.js';
+import { fieldPath, isRecord } from '../contracts/sale-input.js';
 import { ResponseValidationError, classifyStatus } from './errors.js';
 import { parseRateLimit, parseRetryAfter } from './rate-limit.js';
 import { requestError, type HttpRequest, type HttpResponse, type HttpTransport } from './transport.js';
@@ -14,7 +14,6 @@ function responseMeta(res: HttpResponse) {
     status: res.status,
     rateLimit: parseRateLimit(res.headers),
     idempotentReplayed: (res.headers['idempotent-replayed'] ?? '').toLowerCase() === 'true',
-    headers: res.headers,
   };
 }
 
@@ -25,10 +24,6 @@ function parseJson(res: HttpResponse): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `{error: {code, message, ...}}` (the documents'), `{code, message}`, `{statusCode, error, message}`, or not JSON. */

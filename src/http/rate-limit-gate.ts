@@ -84,8 +84,4 @@ export class RateLimitGate {
       this.earliestResetMs = earliest;
     }
   }
-
-  snapshot(): { remaining: number | undefined; resetAtMs: number; inFlight: number } {
-    return { remaining: this.remaining, resetAtMs: this.resetAtMs, inFlight: this.inFlight };
-  }
 }

@@ -21,8 +21,6 @@ export interface DelayClamp {
   header: 'retry-after' | 'x-ratelimit-reset';
   /** Shortened; neither header can carry a secret. */
   sent: string;
-  /** Infinity when it does not fit a number. */
-  askedSeconds: number;
   boundSeconds: number;
 }
 
@@ -80,14 +78,15 @@ const MAX_SENT_CHARS = 64;
 
 /** The headers of an answer whose waits `parseRetryAfter` and `parseRateLimit` cut down, for the caller to log once. */
 export function delayClamps(headers: HeaderBag, now: Date = new Date()): DelayClamp[] {
-  const clamps: DelayClamp[] = [];
-  const check = (name: DelayClamp['header'], asked: number | undefined, boundSeconds: number) => {
-    if (asked === undefined || asked <= boundSeconds) return;
-    const sent = (header(headers, name) ?? '').trim();
-    const shortened = sent.length > MAX_SENT_CHARS ? `${sent.slice(0, MAX_SENT_CHARS)}…` : sent;
-    clamps.push({ header: name, sent: shortened, askedSeconds: asked, boundSeconds });
-  };
-  check('retry-after', rawRetryAfterSeconds(headers, now), SERVICE_DELAY_BOUNDS.retryAfterSeconds);
-  check('x-ratelimit-reset', rawResetSeconds(headers), SERVICE_DELAY_BOUNDS.rateLimitResetSeconds);
-  return clamps;
+  const asked = [
+    ['retry-after', rawRetryAfterSeconds(headers, now), SERVICE_DELAY_BOUNDS.retryAfterSeconds],
+    ['x-ratelimit-reset', rawResetSeconds(headers), SERVICE_DELAY_BOUNDS.rateLimitResetSeconds],
+  ] as const;
+  return asked
+    .filter(([, seconds, bound]) => seconds !== undefined && seconds > bound)
+    .map(([name, , boundSeconds]) => {
+      const sent = (header(headers, name) ?? '').trim();
+      const shortened = sent.length > MAX_SENT_CHARS ? `${sent.slice(0, MAX_SENT_CHARS)}…` : sent;
+      return { header: name, sent: shortened, boundSeconds };
+    });
 }

@@ -29,7 +29,6 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
-  target: string;
 }
 
 export interface HttpTransportOptions {
@@ -38,8 +37,6 @@ export interface HttpTransportOptions {
   insecureHttpHosts?: readonly string[];
   /** Whole-call timeout in ms (default 30 s). */
   timeoutMs?: number;
-  connectTimeoutMs?: number;
-  userAgent?: string;
   observer?: HttpObserver;
   rateLimitGate?: RateLimitGate;
   /** Largest successful answer read; an error answer is read up to 1 MiB at most. */
@@ -107,7 +104,7 @@ export class HttpTransport {
     this.agent = new Agent({
       keepAliveTimeout: 30_000,
       connections: 16,
-      connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+      connect: { timeout: 10_000 },
       // The whole-call timeout below is the one that counts; these only stop a stuck socket.
       headersTimeout: 0,
       bodyTimeout: 0,
@@ -143,7 +140,7 @@ export class HttpTransport {
     const timeout = AbortSignal.timeout(req.timeoutMs ?? this.options.timeoutMs ?? 30_000);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const headers: Record<string, string> = {
-      'user-agent': this.options.userAgent ?? 'etims-temporal-worker',
+      'user-agent': 'etims-temporal-worker',
       accept: 'application/json',
       ...req.headers,
     };
@@ -167,7 +164,7 @@ export class HttpTransport {
       const max = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
       const limit = success ? max : Math.min(max, MAX_ERROR_RESPONSE_BYTES);
       const body = await readAtMost(res.body, limit);
-      const response = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0), target };
+      const response = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0) };
       answer = response;
       this.options.observer?.responseReceived?.(response, req);
       this.reportClamps(delayClamps(flat), req, res.statusCode);
@@ -225,7 +222,7 @@ export class HttpTransport {
     if (clamps.length === 0) return;
     // Made on the first clamp only; stderr, so a CLI whose stdout is its answer stays parseable.
     const logger = this.options.logger ?? (fallbackLogger ??= createLogger({ name: 'http', stderr: true }));
-    for (const { askedSeconds: _asked, ...clamp } of clamps) {
+    for (const clamp of clamps) {
       logger.warn(
         { service: this.service, operation: req.operation, status, ...clamp },
         `the ${this.service} service asked for a wait beyond the bound; waiting ${clamp.boundSeconds} s at most`,

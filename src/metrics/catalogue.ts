@@ -37,7 +37,7 @@ export const COMPLIANCE_OPERATIONS = [
 
 export const CALLBACK_VERDICTS = [
   ...['accepted', 'duplicate', 'throttled', 'ignored'],
-  // result callbacks (src/callbacks/handler.ts, routes.ts)
+  // result callbacks (src/callbacks/routes.ts)
   ...['invalid_token', 'expired_token', 'signal_failed', 'not_found'],
   ...['bad_request', 'body_too_large', 'internal_error'],
   // refused before a route (src/callbacks/server.ts): over the connection cap, timed out, malformed HTTP

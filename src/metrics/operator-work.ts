@@ -76,29 +76,29 @@ export function watchOperatorWork(options: {
 }): () => void {
   const { client, taskQueue, metrics, logger } = options;
   const queue = taskQueue.replaceAll("'", "\\'");
-  const counted = levels(queue, metrics);
   const countOutages = applicationOutages(client, queue, metrics);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  const counts = [
+    ...levels(queue, metrics).map(({ query, publish, about }) => ({
+      about,
+      run: async () => {
+        const { count } = await client.workflow.count(query);
+        if (!stopped) publish(count);
+      },
+    })),
+    { about: { metric: 'etims_application_sales_awaiting_outage' }, run: () => countOutages(() => stopped) },
+  ];
   const countAll = async () => {
-    for (const level of counted) {
+    for (const { about, run } of counts) {
       try {
-        const { count } = await client.workflow.count(level.query);
-        if (!stopped) level.publish(count);
+        await run();
       } catch (err) {
         logger.warn(
-          { err: { message: (err as Error).message }, ...level.about },
+          { err: { message: (err as Error).message }, ...about },
           'a level not counted from visibility; its metric keeps its last value',
         );
       }
-    }
-    try {
-      await countOutages(() => stopped);
-    } catch (err) {
-      logger.warn(
-        { err: { message: (err as Error).message }, metric: 'etims_application_sales_awaiting_outage' },
-        'a level not counted from visibility; its metric keeps its last value',
-      );
     }
     if (!stopped) timer = setTimeout(() => void countAll(), options.intervalMs ?? OPERATOR_WORK_INTERVAL_MS).unref();
   };

@@ -1,8 +1,17 @@
+// Not the SDK's workflow meter, which adds camelCase labels. Workflow code imports `MetricsSinks` as a type only.
 import type { InjectedSinks } from '@temporalio/worker';
+import type { Sinks } from '@temporalio/workflow';
 import { LRUCache } from 'lru-cache';
-import type { LabelsOf } from './catalogue.js';
+import type { CounterName, GaugeName, LabelsOf } from './catalogue.js';
 import type { MetricsRecorder } from './recorder.js';
-import type { MetricsSinks } from './sinks.js';
+
+export interface MetricsSinks extends Sinks {
+  metrics: {
+    /** `occurrence`: which event of the run this is, the same on every attempt of the workflow task. */
+    count(name: CounterName, labels: Record<string, string>, value: number, occurrence: string): void;
+    set(name: GaugeName, value: number, labels: Record<string, string>): void;
+  };
+}
 
 /** Occurrences remembered per process: far more than the events of the workflow tasks retried in any minute. */
 const REMEMBERED_OCCURRENCES = 100_000;

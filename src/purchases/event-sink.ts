@@ -1,14 +1,18 @@
 // Delivery is at least once: the event id is stable, so receivers de-duplicate on it (docs/purchases-sync.md).
+// The two sinks: a file of one event per line, or a webhook signed the Standard Webhooks way, as the project
+// verifies inbound webhooks.
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { Agent, request } from 'undici';
+import { webhookHeaders } from '../accounting/webhooks.js';
+import type { PurchasesSinkConfig } from '../config/purchases.js';
+import { parseRetryAfter } from '../http/rate-limit.js';
 import type { PurchaseEvent } from '../contracts/purchases-sync.js';
 
 export type { PurchaseEvent };
 
-export interface DeliverOptions {
-  signal?: AbortSignal;
-}
-
 export interface PurchaseEventSink {
-  deliver(event: PurchaseEvent, options?: DeliverOptions): Promise<void>;
+  deliver(event: PurchaseEvent, options?: { signal?: AbortSignal }): Promise<void>;
   /** For logs: where events go, without any secret. */
   readonly description: string;
   close(): Promise<void>;
@@ -31,4 +35,114 @@ export class SinkDeliveryError extends Error {
     this.status = answer.status;
     this.retryAfterSeconds = answer.retryAfterSeconds;
   }
+}
+
+export async function createSink(config: PurchasesSinkConfig | undefined): Promise<PurchaseEventSink | undefined> {
+  if (config === undefined) return undefined;
+  if (config.kind === 'file') return openNdjsonSink(config.path);
+  return webhookSink({ url: config.url, secret: config.webhookSecret });
+}
+
+/** Opening the file reads the event ids already in it, so each event is in it exactly once. One process per file. */
+export async function openNdjsonSink(path: string): Promise<PurchaseEventSink & { readonly size: number }> {
+  const absolute = resolve(path);
+  await mkdir(dirname(absolute), { recursive: true });
+  let text = '';
+  try {
+    text = await readFile(absolute, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const ids = eventIdsIn(text);
+  // The file does not end with a newline (a write was cut short): start the next line on a new one.
+  let needsNewline = text !== '' && !text.endsWith('\n');
+  const append = async (event: PurchaseEvent, signal: AbortSignal | undefined): Promise<void> => {
+    if (ids.has(event.id)) return;
+    if (signal?.aborted) throw new SinkDeliveryError(`delivery of ${event.id} was cancelled`, true);
+    const line = `${needsNewline ? '\n' : ''}${JSON.stringify(event)}\n`;
+    try {
+      await appendFile(absolute, line, 'utf8');
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new SinkDeliveryError(`cannot append to ${absolute}: ${why}`, true, { cause: err });
+    }
+    needsNewline = false;
+    ids.add(event.id);
+  };
+  /** Appends run one after another: two deliveries never interleave their bytes. */
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    description: `file:${absolute}`,
+    get size() {
+      return ids.size;
+    },
+    deliver(event, options = {}) {
+      const write = queue.then(() => append(event, options.signal));
+      queue = write.catch(() => undefined);
+      return write;
+    },
+    close: async () => void (await queue),
+  };
+}
+
+function eventIdsIn(text: string): Set<string> {
+  const ids = new Set<string>();
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const parsed = JSON.parse(line) as { id?: unknown };
+      if (typeof parsed.id === 'string') ids.add(parsed.id);
+    } catch {
+      // A line cut short by a crash: its event was never acknowledged, so it is delivered again.
+    }
+  }
+  return ids;
+}
+
+const RETRYABLE_4XX = new Set([408, 429]);
+
+export function webhookSink(options: {
+  url: string;
+  /** `whsec_…`; never logged, never part of an error. */
+  secret: string;
+  /** Per delivery (default 10 s). */
+  timeoutMs?: number;
+  /** Unix seconds for webhook-timestamp (default the clock). */
+  now?: () => number;
+}): PurchaseEventSink {
+  const url = new URL(options.url);
+  const { secret, timeoutMs = 10_000, now = () => Math.floor(Date.now() / 1000) } = options;
+  const description = `${url.origin}${url.pathname}`;
+  const agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: 10_000 } });
+  return {
+    description,
+    close: () => agent.close(),
+    async deliver(event, deliverOptions = {}) {
+      const rawBody = JSON.stringify(event);
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'etims-temporal-worker (purchases sync)',
+        ...webhookHeaders({ secret, id: event.id, timestamp: now(), rawBody }),
+      };
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = deliverOptions.signal ? AbortSignal.any([deliverOptions.signal, timeout]) : timeout;
+      let status: number;
+      let retryAfter: number | undefined;
+      try {
+        const response = await request(url, { method: 'POST', headers, body: rawBody, signal, dispatcher: agent });
+        status = response.statusCode;
+        retryAfter = parseRetryAfter(response.headers);
+        // Drain the body so the socket goes back to the pool; its content does not matter.
+        await response.body.dump();
+      } catch (err) {
+        const why = timeout.aborted ? `no answer in ${timeoutMs} ms` : err instanceof Error ? err.message : String(err);
+        throw new SinkDeliveryError(`${description}: delivery of ${event.id} failed: ${why}`, true, { cause: err });
+      }
+      if (status >= 200 && status < 300) return;
+      // A redirect is refused like a 4xx: the configured URL is wrong, and a signed body is not re-sent elsewhere.
+      const retryable = status >= 500 || RETRYABLE_4XX.has(status);
+      const message = `${description} answered ${status} to ${event.id}`;
+      throw new SinkDeliveryError(message, retryable, { status, retryAfterSeconds: retryAfter });
+    },
+  };
 }

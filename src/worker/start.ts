@@ -13,7 +13,7 @@ import { watchOperatorWork } from '../metrics/operator-work.js';
 import { createMetricsRecorder, type MetricsRecorder } from '../metrics/recorder.js';
 import { parseRateLimit } from '../http/rate-limit.js';
 import type { HttpObserver } from '../http/transport.js';
-import { createSink } from '../purchases/sink.js';
+import { createSink } from '../purchases/event-sink.js';
 import type { PurchaseEventSink } from '../purchases/event-sink.js';
 import { resolveServices, type EmbeddedSandbox } from '../services/endpoints.js';
 import {

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CallbackFloodGuard } from '../../src/callbacks/flood-guard.js';
-import type { CallbackSignal } from '../../src/callbacks/handler.js';
+import type { CallbackSignal } from '../../src/callbacks/routes.js';
 import { CALLBACK_BODY_LIMIT, callbackRoutes } from '../../src/callbacks/routes.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import type { CallbackHint } from '../../src/contracts/sale.js';

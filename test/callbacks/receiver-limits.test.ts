@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CallbackSignal } from '../../src/callbacks/handler.js';
+import type { CallbackSignal } from '../../src/callbacks/routes.js';
 import { startCallbackServer, type CallbackServer } from '../../src/callbacks/server.js';
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import { memoryLogger } from './helpers.js';

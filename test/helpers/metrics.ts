@@ -8,8 +8,7 @@ import type { InjectedSinks } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { CounterName, GaugeName, LabelsOf } from '../../src/metrics/catalogue.js';
 import type { MetricsRecorder } from '../../src/metrics/recorder.js';
-import type { MetricsSinks } from '../../src/metrics/sinks.js';
-import { metricsSinks } from '../../src/metrics/workflow-sink.js';
+import { metricsSinks, type MetricsSinks } from '../../src/metrics/workflow-sink.js';
 
 export interface RecordedMetric {
   name: string;

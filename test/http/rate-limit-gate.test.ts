@@ -79,12 +79,12 @@ describe('RateLimitGate', () => {
     gate.settle({ status: 200, headers: headers(4, 10) });
     now = 5_300;
     gate.settle({ status: 200, headers: headers(0, 5) });
-    expect(gate.snapshot().resetAtMs).toBe(10_300);
     expect(gate.admit()).toBe(5_000);
     // A later window is taken as new, not merged into the old one.
     now = 10_400;
     gate.settle({ status: 200, headers: headers(9, 10) });
-    expect(gate.snapshot()).toMatchObject({ remaining: 9, resetAtMs: 20_400 });
+    for (let i = 0; i < 9; i++) expect(gate.admit()).toBeUndefined();
+    expect(gate.admit()).toBe(10_000);
   });
 
   it('ignores answers without the headers and requests that got no answer', () => {
@@ -93,7 +93,6 @@ describe('RateLimitGate', () => {
     gate.settle(undefined);
     gate.admit();
     gate.settle({ status: 200, headers: {} });
-    expect(gate.snapshot()).toEqual({ remaining: undefined, resetAtMs: 0, inFlight: 0 });
     expect(gate.admit()).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookSink } from '../../src/purchases/webhook-sink.js';
+import { webhookSink } from '../../src/purchases/event-sink.js';
 import { DEMO, duplicates, supplierInvoice, usePurchasesStack } from './harness.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -19,7 +19,7 @@ afterAll(async () => {
 // Four attempts per batch, 200 ms apart at first: the sink's "few minutes" shortened for a test.
 const stack = usePurchasesStack(() => ({
   businessIds: [MOMBASA],
-  sink: async () => new WebhookSink({ url: receiver.url, secret: SECRET }),
+  sink: async () => webhookSink({ url: receiver.url, secret: SECRET }),
   syncOptions: { deliveryAttempts: 4, deliveryRetryInterval: '200 ms' },
 }));
 

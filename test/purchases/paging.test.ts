@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
+import { openNdjsonSink } from '../../src/purchases/event-sink.js';
 import { eventually } from '../helpers/eventually.js';
 import { ObservedSink, duplicates, eventsIn, usePurchasesStack, useTempDir } from './harness.js';
 import { manyPurchases } from './stack.js';

@@ -12,9 +12,13 @@ import { singleApplication } from '../helpers/single-application.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { describeSink, loadPurchasesConfig } from '../../src/config/purchases.js';
 import { ConfigError } from '../../src/config/env.js';
-import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
-import { SinkDeliveryError, type PurchaseEvent, type PurchaseEventSink } from '../../src/purchases/event-sink.js';
-import { WebhookSink } from '../../src/purchases/webhook-sink.js';
+import {
+  openNdjsonSink,
+  SinkDeliveryError,
+  webhookSink,
+  type PurchaseEvent,
+  type PurchaseEventSink,
+} from '../../src/purchases/event-sink.js';
 import type { PurchaseDocument } from '../../src/contracts/purchases-sync.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -82,10 +86,10 @@ describe('NDJSON sink', () => {
 
 describe('webhook sink', () => {
   let receiver: Receiver;
-  let sink: WebhookSink;
+  let sink: PurchaseEventSink;
   beforeAll(async () => {
     receiver = await startReceiver(SECRET);
-    sink = new WebhookSink({ url: receiver.url, secret: SECRET });
+    sink = webhookSink({ url: receiver.url, secret: SECRET });
   });
   afterAll(async () => {
     await sink.close();
@@ -119,7 +123,7 @@ describe('webhook sink', () => {
   });
 
   it('a receiver that cannot be reached is retryable', async () => {
-    const down = new WebhookSink({ url: 'http://127.0.0.1:9/nothing', secret: SECRET, timeoutMs: 2_000 });
+    const down = webhookSink({ url: 'http://127.0.0.1:9/nothing', secret: SECRET, timeoutMs: 2_000 });
     const err = await down.deliver(event(3)).catch((e: unknown) => e);
     await down.close();
     expect(err).toMatchObject({ name: 'SinkDeliveryError', retryable: true, status: undefined });
@@ -127,7 +131,7 @@ describe('webhook sink', () => {
 
   it('a signature made with another secret does not verify at the receiver', async () => {
     receiver.answer(200);
-    const forged = new WebhookSink({ url: receiver.url, secret: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
+    const forged = webhookSink({ url: receiver.url, secret: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
     await forged.deliver(event(4));
     await forged.close();
     expect(receiver.received.at(-1)).toMatchObject({ id: event(4).id, verified: false });
@@ -137,7 +141,7 @@ describe('webhook sink', () => {
     let retryAfter = '';
     const server = createServer((_request, response) => response.writeHead(429, { 'retry-after': retryAfter }).end());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const throttled = new WebhookSink({
+    const throttled = webhookSink({
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
       secret: SECRET,
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
+import { openNdjsonSink } from '../../src/purchases/event-sink.js';
 import type { PurchasesSyncResult } from '../../src/contracts/purchases-sync.js';
 import { DEMO, duplicates, eventsIn, supplierInvoice, usePurchasesStack, useTempDir } from './harness.js';
 

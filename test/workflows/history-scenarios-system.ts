@@ -17,7 +17,7 @@ import {
   catalogueImportWorkflowId,
 } from '../../src/contracts/catalogue-import.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
-import { openNdjsonSink } from '../../src/purchases/ndjson-sink.js';
+import { openNdjsonSink } from '../../src/purchases/event-sink.js';
 import { DEMO_RECONCILIATION_LINK } from '../../sandbox/accounting/default-fixture.js';
 import type { ReconcileBusinessResult, ReconciliationInput } from '../../src/contracts/reconciliation.js';
 import type { SyncBatchOptions } from '../../src/contracts/sync-batch.js';
