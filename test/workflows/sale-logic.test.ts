@@ -537,6 +537,43 @@ describe('the refund window', () => {
       expect(s.inputs('getDocument')).toEqual([{ businessId: s.businessId, documentId: 'crn_1' }]);
     });
   });
+
+  it('parks a signed sale for a retry only when its rejected credit note meets a refused item check: neither cancel ends it', async () => {
+    const checkItems = async ({
+      businessId,
+      itemIds,
+      fresh,
+    }: {
+      businessId: string;
+      itemIds: string[];
+      fresh?: boolean;
+    }) => {
+      if (fresh) throw refusal(FAILURE_TYPES.itemNotFound, `business ${businessId} has no item ${SUGAR}`);
+      return { items: itemIds.map((itemId) => ({ itemId, registered: true, stockTracked: true, unitPrice: null })) };
+    };
+    const createCreditNote = async ({ traderInvoiceNumber }: { traderInvoiceNumber: string }) =>
+      submission.rejected(creditNoteDocument({ traderInvoiceNumber, status: 'failed', receipt: null }), [
+        { code: 'authority_rejected', message: 'Item not registered' },
+      ]);
+    await h.run({ checkItems, createCreditNote }, async (s) => {
+      const handle = await s.startSale(s.saleInput());
+      await s.waitFor(handle, (st) => st.step === 'refund_window');
+      void handle.executeUpdate(refundUpdate, { args: [refundRequest()] }).catch(() => undefined);
+      const parked = await s.waitFor(handle, (st) => st.step === 'parked');
+      expect(parked.parked).toMatchObject({ code: FAILURE_TYPES.itemNotFound, actions: ['retry'] });
+      await expectUpdateRefused(
+        handle.executeUpdate(cancelUpdate, { args: [{ reason: 'customer walked away' }] }),
+        /cancel is possible only while the sale is parked and unsigned/,
+      );
+      await handle.cancel();
+      const refused = await s.waitFor(handle, (st) =>
+        st.history.some((e) => e.event.startsWith('cancellation refused')),
+      );
+      expect(refused.step).toBe('parked');
+      expect(refused.history.at(-1)?.event).toMatch(/signed.*refund/);
+      expect(await s.searchAttribute(handle, FiscalStatus)).toBe('signed');
+    });
+  });
 });
 
 describe('awaiting the authority', () => {

@@ -54,7 +54,7 @@ export async function settleDocument(
     }
     // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
     const transient = causes.every((c) => isTransientCause(c.code));
-    const unregistered = transient ? [] : await unregisteredItems(ctx);
+    const unregistered = transient ? [] : await unregisteredItems(ctx, cancellable);
     if (unregistered.length > 0) {
       await registerItems(ctx, unregistered);
       record.enter('retrying');

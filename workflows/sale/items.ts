@@ -31,14 +31,21 @@ export async function fileWithItemsChecked(
   return api.createSale(filing);
 }
 
-/** The items a fresh read shows unregistered: no cause code names a missing item, so the list decides. */
-export async function unregisteredItems(ctx: SaleContext): Promise<string[]> {
+/**
+ * The items a fresh read shows unregistered: no cause code names a missing item, so the list decides. `cancellable`
+ * is the document's: a refused read while a credit note is rejected parks a signed sale, which a cancel must not end.
+ */
+export async function unregisteredItems(ctx: SaleContext, cancellable: boolean): Promise<string[]> {
   const { input, api } = ctx;
   const check = await parkOnRefusal(
     ctx,
     () =>
-      rideOutages(ctx, () => api.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true })),
-    true,
+      rideOutages(
+        ctx,
+        () => api.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true }),
+        cancellable,
+      ),
+    cancellable,
   );
   return check.items.filter((i) => !i.registered).map((i) => i.itemId);
 }
