@@ -117,7 +117,8 @@ async function openTenantReconciliation(
     const companyId = company ?? link?.companyId;
     if (companyId === undefined) {
       throw new ConfigError(
-        `no accounting company is linked to business ${businessId} in ${directory.origin}: pass --company or add a link`,
+        `no accounting company is linked to business ${businessId} in ${directory.origin}: ` +
+          'pass --company or add a link',
       );
     }
     const accountingName =

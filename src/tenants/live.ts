@@ -1,4 +1,6 @@
-/** The tenants a worker serves, replaceable while it runs (docs/tenancy.md, "…without a restart", "…during an outage"). */
+/**
+ * The tenants a worker serves, replaceable while it runs (docs/tenancy.md, "…without a restart", "…during an outage").
+ */
 import type { AccountingClient } from '../accounting/client.js';
 import type { Logger } from '../logger.js';
 import type { AccountingTenant, ComplianceTenant, TenantsConfig } from './types.js';
