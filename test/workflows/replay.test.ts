@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { CatalogueChunkInput } from '../../src/contracts/catalogue-import.js';
+import { SIGNED_ITEM_CHECK_PATCH } from '../../workflows/sale/documents.js';
 import { testLogger } from '../helpers/temporal.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 
@@ -231,6 +232,14 @@ describe('replay of recorded histories', () => {
     expect(patchIdsOf(events('1.4.0/catalogue-import'))).toEqual([]);
     expect(chunkPriority('1.4.0/catalogue-import') ?? 0).toBe(0);
     expect(timers('1.4.0/catalogue-chunk')).toBe(0);
+  });
+
+  it('holds a 1.5.1 signed sale parked for a retry only on its credit note’s refused item check, Temporal’s cancel refused', () => {
+    const events = stored.find((h) => h.workflowId === '1.5.1/sale-credit-note-item-check-refused')?.history.events;
+    expect(events, 'the 1.5.1 history is recorded').toBeDefined();
+    expect(patchIdsOf(events!)).toContain(SIGNED_ITEM_CHECK_PATCH);
+    expect(events!.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
+    expect(events!.some((e) => e.workflowExecutionCompletedEventAttributes)).toBe(false);
   });
 
   it('holds the tenants worker’s placements: the shared queue keyed by the window, a window’s own queue keyed by the business, a refusal then a retry', () => {

@@ -3,8 +3,10 @@
  * 30 days, outcome timeouts of hours, backoffs and fix deadlines pass in milliseconds. What only a real
  * service, real HTTP or a real callback receiver can show stays in the end-to-end tests beside this file.
  */
+import { writeFile } from 'node:fs/promises';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { describe, expect, it } from 'vitest';
 import { documentInFlight } from '../../activities/failures.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
@@ -572,6 +574,12 @@ describe('the refund window', () => {
       expect(refused.step).toBe('parked');
       expect(refused.history.at(-1)?.event).toMatch(/signed.*refund/);
       expect(await s.searchAttribute(handle, FiscalStatus)).toBe('signed');
+      // The real stack cannot be made to refuse the check at will: replay.test.ts replays this run's history.
+      if (process.env.RECORD_HISTORY_TO)
+        await writeFile(
+          process.env.RECORD_HISTORY_TO,
+          `${JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 2)}\n`,
+        );
     });
   });
 });

@@ -4,6 +4,7 @@ import {
   CancellationScope,
   condition,
   isCancellation,
+  patched,
   sleep,
 } from '@temporalio/workflow';
 import type { AuthorityCause, SubmissionResult } from '../../activities/types.js';
@@ -15,6 +16,9 @@ import { awaitOperator, parkOnRefusal } from './operator.js';
 import { outageEnded, rideOutages, submissionInFlight, waitOutOutage } from './outage.js';
 
 type DocumentKind = 'sale' | 'credit note';
+
+/** A credit note's refused item check parks for a retry only; sales that parked it cancellable before keep that. */
+export const SIGNED_ITEM_CHECK_PATCH = 'signed-item-check-not-cancellable';
 
 type Outcome = FiscalDocument | { problem: { code: string; message: string } };
 
@@ -54,7 +58,9 @@ export async function settleDocument(
     }
     // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
     const transient = causes.every((c) => isTransientCause(c.code));
-    const unregistered = transient ? [] : await unregisteredItems(ctx, cancellable);
+    const unregistered = transient
+      ? []
+      : await unregisteredItems(ctx, cancellable || !patched(SIGNED_ITEM_CHECK_PATCH));
     if (unregistered.length > 0) {
       await registerItems(ctx, unregistered);
       record.enter('retrying');
