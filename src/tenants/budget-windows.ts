@@ -74,10 +74,8 @@ export async function holdTenantBudgets(options: {
   const windows = budgetWindows(directory);
   // Activity starts per second, less the headroom (COMPLIANCE_RATE_HEADROOM); no budget: one application's 120.
   const perSecond = (requestsPerMinute: number) => ((requestsPerMinute || 120) * (1 - options.headroom)) / 60;
-  const shared = planComplianceBudgets(
-    windows.filter((window) => !window.ownQueue),
-    perSecond,
-  );
+  const onSharedQueue = windows.filter((window) => !window.ownQueue);
+  const shared = planComplianceBudgets(onSharedQueue, perSecond);
   const own = windows
     .filter((window) => window.ownQueue)
     .map((window) => ({
@@ -92,11 +90,8 @@ export async function holdTenantBudgets(options: {
     for (const application of window.applications)
       metrics.set('etims_application_budget_per_second', perSecond(window.requestsPerMinute), { application });
   }
-  metrics.set(
-    'etims_compliance_rate_budget_per_second',
-    shared.queuePerSecond + own.reduce((sum, q) => sum + q.perSecond, 0),
-    {},
-  );
+  const budget = shared.queuePerSecond + own.reduce((sum, q) => sum + q.perSecond, 0);
+  metrics.set('etims_compliance_rate_budget_per_second', budget, {});
   try {
     await applyComplianceBudgets(options.client, queue, shared, reason);
     for (const q of own) await applyQueueRate(options.client, q.taskQueue, q.perSecond, reason);

@@ -301,10 +301,7 @@ function crossedEnvironment(probe: ComplianceProbe, business: Business): string 
   return `${probe.tenant.source}: business ${business.id} is a ${business.environment} business; ${rule}`;
 }
 
-function assignBusinesses(
-  probes: readonly ComplianceProbe[],
-  logger: Logger | undefined,
-): { owner: Map<string, ComplianceProbe>; problems: string[] } {
+function assignBusinesses(probes: readonly ComplianceProbe[], logger: Logger | undefined) {
   const problems: string[] = [];
   const explicit = new Map<string, ComplianceProbe>();
   for (const probe of probes) {
@@ -377,19 +374,17 @@ function resolveLinks(
     } else if (!compliance) {
       problems.push(`${link.source}: business ${link.businessId} is served by no compliance application`);
     }
+    // Undefined also when its key was refused, which is reported already.
+    const probe = accounting.get(link.accounting);
     if (!accounting.has(link.accounting)) {
       problems.push(`${link.source}: accounting application "${link.accounting}" is not configured`);
-    } else {
-      // Undefined: its key was refused, which is reported already.
-      const probe = accounting.get(link.accounting);
-      if (probe && !probe.companies.includes(link.companyId) && singleKey) {
-        problems.push(`${link.source}: accounting company ${link.companyId} is not visible to the accounting API key`);
-      } else if (probe && !probe.companies.includes(link.companyId)) {
-        problems.push(
-          `${link.source}: company ${link.companyId} is not one accounting application "${link.accounting}" can ` +
-            `see (it sees ${someIds(probe.companies)})`,
-        );
-      }
+    } else if (probe && !probe.companies.includes(link.companyId)) {
+      problems.push(
+        singleKey
+          ? `${link.source}: accounting company ${link.companyId} is not visible to the accounting API key`
+          : `${link.source}: company ${link.companyId} is not one accounting application "${link.accounting}" can ` +
+              `see (it sees ${someIds(probe.companies)})`,
+      );
     }
     const earlier = companyLink.get(link.companyId);
     if (earlier && earlier.accounting !== link.accounting) {

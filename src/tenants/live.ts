@@ -1,7 +1,6 @@
 /**
  * The tenants a worker serves, replaceable while it runs (docs/tenancy.md, "…without a restart", "…during an outage").
  */
-import type { AccountingClient } from '../accounting/client.js';
 import type { Logger } from '../logger.js';
 import type { AccountingTenant, ComplianceTenant, TenantsConfig } from './types.js';
 import type { RateLimitGate } from '../http/rate-limit-gate.js';
@@ -175,10 +174,7 @@ function counts(change: TenantsChange) {
   };
 }
 
-export function accountingClientOf(
-  directory: TenantDirectory,
-  companyId: string | undefined,
-): AccountingClient | undefined {
+export function accountingClientOf(directory: TenantDirectory, companyId: string | undefined) {
   const linked = companyId === undefined ? undefined : directory.accountingApplicationOf(companyId);
   const applications = directory.accountingApplications();
   // One accounting application serves every company, linked or not; not while another, awaited, may own them.
@@ -261,11 +257,7 @@ function askAgainUntilAnswered(options: {
 }
 
 /** The awaited entries still down, asking only them (one request per key); an accepted answer is kept in `cache`. */
-async function stillDown(
-  config: TenantsConfig,
-  awaited: readonly AwaitedEntry[],
-  cache: Map<string, ComplianceProbe>,
-): Promise<AwaitedEntry[]> {
+async function stillDown(config: TenantsConfig, awaited: readonly AwaitedEntry[], cache: Map<string, ComplianceProbe>) {
   const singleKey = config.origin === ENVIRONMENT_ORIGIN;
   const answers = await mapBounded(awaited, ASKED_AT_ONCE, async (entry) => {
     const tenants: ReadonlyArray<ComplianceTenant | AccountingTenant> = config[entry.service];

@@ -79,8 +79,6 @@ interface TenantsDocument {
   baseDir: string;
 }
 
-type TenantEntries = Pick<TenantsConfig, 'compliance' | 'accounting' | 'links'>;
-
 // What a tenants file may say; our own messages throughout: a key must not depend on zod's defaults being safe.
 const APPLICATION = /^[a-z0-9][a-z0-9-]{0,39}$/;
 /** An id of the services; one that starts like a key is a key pasted in the wrong place, and is never repeated. */
@@ -185,16 +183,11 @@ function parseEntry<T>(schema: z.ZodType<T>, raw: unknown, source: string): T {
 }
 
 /** `tenants.json: compliance[1] (retail-group)`; the label only once it is known to be a name, not something pasted. */
-function entrySource(
-  document: TenantsDocument,
-  list: keyof z.infer<typeof tenantsDocument>,
-  index: number,
-  raw: unknown,
-): string {
+function entrySource(file: string, list: keyof z.infer<typeof tenantsDocument>, index: number, raw: unknown): string {
   const field = list === 'links' ? 'business' : 'application';
   const label = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[field] : undefined;
   const named = typeof label === 'string' && (list === 'links' ? ID : APPLICATION).test(label);
-  return `${document.name}: ${list}[${index}]${named ? ` (${label})` : ''}`;
+  return `${file}: ${list}[${index}]${named ? ` (${label})` : ''}`;
 }
 
 /** What loadConfig gets for one entry: the service settings (timeouts, signing), none of the single tenant's. */
@@ -217,10 +210,7 @@ function serviceOf<T>(source: string, env: Env, pick: (config: ReturnType<typeof
   }
 }
 
-export function readEntries(
-  documents: readonly TenantsDocument[],
-  rawEnv: Env,
-): { entries: TenantEntries; namedVariables: Set<string> } {
+export function readEntries(documents: readonly TenantsDocument[], rawEnv: Env) {
   const env = resolveSecretFiles(rawEnv, SERVICE_SECRETS);
   const shared = sharedSettings(env);
   const namedVariables = new Set<string>();
@@ -259,7 +249,7 @@ export function readEntries(
   for (const document of documents) {
     const lists = parseEntry(tenantsDocument, document.content, document.name);
     lists.compliance.forEach((raw, index) => {
-      const source = entrySource(document, 'compliance', index, raw);
+      const source = entrySource(document.name, 'compliance', index, raw);
       const entry = parseEntry(complianceEntry, raw, source);
       declare('compliance', entry.application, source);
       for (const business of entry.businesses ?? []) {
@@ -284,7 +274,7 @@ export function readEntries(
       });
     });
     lists.accounting.forEach((raw, index) => {
-      const source = entrySource(document, 'accounting', index, raw);
+      const source = entrySource(document.name, 'accounting', index, raw);
       const entry = parseEntry(accountingEntry, raw, source);
       declare('accounting', entry.application, source);
       const url = entry.baseUrl ?? readVariable(env, 'ACCOUNTING_BASE_URL');
@@ -308,7 +298,7 @@ export function readEntries(
       });
     });
     lists.links.forEach((raw, index) => {
-      const source = entrySource(document, 'links', index, raw);
+      const source = entrySource(document.name, 'links', index, raw);
       const entry = parseEntry(linkEntry, raw, source);
       const earlier = linkedBy.get(entry.business);
       if (earlier !== undefined)

@@ -95,10 +95,8 @@ export async function scheduleServed(
     taskQueue,
     syncOptions: scheduling.syncOptions,
   });
-  metrics.knowBusinesses(
-    'purchases',
-    purchases.schedules.map((schedule) => schedule.businessId),
-  );
+  const syncing = purchases.schedules.map((schedule) => schedule.businessId);
+  metrics.knowBusinesses('purchases', syncing);
   const links = directory.links().map(({ businessId, companyId }) => ({ businessId, companyId }));
   let reconciliation: EnsuredSchedule[] = [];
   if (links.length === 0) {
@@ -119,10 +117,8 @@ export async function scheduleServed(
       'reconciliation schedules ready',
     );
   }
-  metrics.knowBusinesses(
-    'reconciliation',
-    links.map((link) => link.businessId),
-  );
+  const reconciled = links.map((link) => link.businessId);
+  metrics.knowBusinesses('reconciliation', reconciled);
   return { purchases, reconciliation };
 }
 
@@ -138,7 +134,7 @@ export async function setSchedulesPaused(options: {
   purchases: PurchasesConfig;
   logger: Logger;
 }): Promise<void> {
-  const { client, taskQueue } = options;
+  const { client, taskQueue, paused } = options;
   const ids = options.businessIds.flatMap((businessId) => [
     ...(options.purchases.sink === undefined ? [] : [purchasesScheduleId(businessId, taskQueue)]),
     reconciliationScheduleId(businessId, reconciliationIdPrefix(taskQueue)),
@@ -147,11 +143,9 @@ export async function setSchedulesPaused(options: {
   for (const scheduleId of ids) {
     const handle = client.schedule.getHandle(scheduleId);
     try {
-      if ((await handle.describe()).state.paused === options.paused) continue;
-      const note = options.paused
-        ? 'business removed from the tenants file'
-        : 'business served again by the tenants file';
-      await (options.paused ? handle.pause(note) : handle.unpause(note));
+      if ((await handle.describe()).state.paused === paused) continue;
+      const note = paused ? 'business removed from the tenants file' : 'business served again by the tenants file';
+      await (paused ? handle.pause(note) : handle.unpause(note));
       changed.push(scheduleId);
     } catch (err) {
       if (err instanceof Error && err.name === 'ScheduleNotFoundError') continue;
@@ -159,8 +153,5 @@ export async function setSchedulesPaused(options: {
     }
   }
   if (changed.length > 0)
-    options.logger.info(
-      { schedules: changed, paused: options.paused },
-      options.paused ? 'schedules paused' : 'schedules resumed',
-    );
+    options.logger.info({ schedules: changed, paused }, paused ? 'schedules paused' : 'schedules resumed');
 }

@@ -256,7 +256,7 @@ export async function connectWorkerProcess(
   logger: Logger,
   options: { temporal?: TemporalSettings; taskQueue?: string } = {},
 ) {
-  const { encryption } = settings;
+  const { encryption, services } = settings;
   logger.info(
     {
       payloadEncryption: encryption.encrypted ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}` : 'off',
@@ -270,7 +270,6 @@ export async function connectWorkerProcess(
   try {
     let { tenants } = settings;
     let sandbox: EmbeddedSandbox | undefined;
-    const { services } = settings;
     // The embedded sandbox in place of each service the single-key variables leave unconfigured.
     if (tenants.origin === ENVIRONMENT_ORIGIN && !(services.compliance && services.accounting)) {
       const endpoints = await resolveServices(services, logger);
