@@ -147,17 +147,12 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
     throw new TenantConfigError(tenants.origin, problems);
   }
   // What each key may do, as the service says: a key without the scope a sale needs is seen here, not at the till.
-  if (complianceProbes.length > 0 || awaited.length === 0)
-    logger?.info(
-      {
-        keys: complianceProbes.map(({ tenant, identity, environment }) => ({
-          application: tenant.application,
-          environment,
-          scopes: identity.apiKey?.scopes ?? null,
-        })),
-      },
-      'compliance keys accepted',
-    );
+  const keys = complianceProbes.map(({ tenant, identity, environment }) => ({
+    application: tenant.application,
+    environment,
+    scopes: identity.apiKey?.scopes ?? null,
+  }));
+  if (complianceProbes.length > 0 || awaited.length === 0) logger?.info({ keys }, 'compliance keys accepted');
 
   const applications = complianceProbes.map((probe) => {
     const { tenant, identity, serviceLimit } = probe;
@@ -191,17 +186,15 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
   const complianceClients = new Map<string, ComplianceClient>();
   applications.forEach((application, index) => {
     const observer = options.observerFor?.(application);
-    complianceClients.set(
-      application.application,
-      new ComplianceClient({
-        ...complianceProbes[index]!.tenant.service,
-        credentialSetting: application.source,
-        rateLimitGate: gateOf(application),
-        ...(observer ? { observer } : {}),
-        // A delay the service asks for beyond its bound is logged with the worker's own lines.
-        ...(logger ? { logger } : {}),
-      }),
-    );
+    const client = new ComplianceClient({
+      ...complianceProbes[index]!.tenant.service,
+      credentialSetting: application.source,
+      rateLimitGate: gateOf(application),
+      ...(observer ? { observer } : {}),
+      // A delay the service asks for beyond its bound is logged with the worker's own lines.
+      ...(logger ? { logger } : {}),
+    });
+    complianceClients.set(application.application, client);
     if (application.requestsPerMinute < application.configuredRequestsPerMinute) {
       logger?.warn(
         {
@@ -242,15 +235,11 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
 }
 
 /** Businesses awaited entries list (taken back from unlisting owners), or, when one lists none, any not served. */
-function holdForAwaited(
-  awaited: readonly ComplianceTenant[],
-  owner: Map<string, ComplianceProbe>,
-): (businessId: string) => boolean {
-  if (awaited.length === 0) return () => false;
+function holdForAwaited(awaited: readonly ComplianceTenant[], owner: Map<string, ComplianceProbe>) {
   const listed = new Set(awaited.flatMap((tenant) => tenant.businesses ?? []));
   for (const id of listed) if (owner.get(id)?.tenant.businesses === undefined) owner.delete(id);
   const anyUnlisted = awaited.some((tenant) => tenant.businesses === undefined);
-  return (businessId) => !owner.has(businessId) && (anyUnlisted || listed.has(businessId));
+  return (businessId: string) => !owner.has(businessId) && (anyUnlisted || listed.has(businessId));
 }
 
 export function someIds(ids: readonly string[], max = 10): string {

@@ -128,10 +128,7 @@ export function entryDigest(tenant: ComplianceTenant): string {
 }
 
 /** From `cache` when an earlier resolution asked the same, else asked now (kept when accepted). */
-export async function probeComplianceOnce(
-  tenant: ComplianceTenant,
-  cache: Map<string, ComplianceProbe> | undefined,
-): Promise<Outcome<ComplianceProbe>> {
+export async function probeComplianceOnce(tenant: ComplianceTenant, cache: Map<string, ComplianceProbe> | undefined) {
   const digest = entryDigest(tenant);
   const known = cache?.get(digest);
   // The entry's place in the file may have moved: its messages name where it is now.

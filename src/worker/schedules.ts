@@ -5,10 +5,7 @@ import { ConfigError } from '../config/env.js';
 import { describeSink, type PurchasesConfig } from '../config/purchases.js';
 import { purchasesScheduleId, type PurchasesSyncOptions } from '../contracts/purchases-sync.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
-import {
-  ensurePurchasesSyncSchedules,
-  type EnsuredSchedule as EnsuredPurchasesSchedule,
-} from '../purchases/schedule.js';
+import { ensurePurchasesSyncSchedules } from '../purchases/schedule.js';
 import { ensureReconciliationSchedules, type EnsuredSchedule } from '../reconciliation/schedule.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { reconciliationScheduleId } from '../contracts/reconciliation.js';
@@ -25,7 +22,7 @@ export async function schedulePurchasesSync(options: {
   taskQueue?: string;
   syncOptions?: PurchasesSyncOptions;
   logger: Logger;
-}): Promise<{ enabled: boolean; schedules: EnsuredPurchasesSchedule[] }> {
+}) {
   const { config, logger, served } = options;
   if (config.sink === undefined) {
     logger.info('purchases sync off: set PURCHASES_SINK (file:<path> or an https:// URL) to sync supplier invoices');

@@ -257,12 +257,10 @@ export async function connectWorkerProcess(
   options: { temporal?: TemporalSettings; taskQueue?: string } = {},
 ) {
   const { encryption, services } = settings;
-  logger.info(
-    {
-      payloadEncryption: encryption.encrypted ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}` : 'off',
-    },
-    'payload encryption',
-  );
+  const payloadEncryption = encryption.encrypted
+    ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}`
+    : 'off';
+  logger.info({ payloadEncryption }, 'payload encryption');
   const opened: Array<() => Promise<unknown>> = [];
   const closeOpened = async () => {
     for (const close of opened.reverse()) await close().catch(() => undefined);
