@@ -27,12 +27,10 @@ export async function startCallbacks(
     tenant.service.webhookSecret ? [{ application: tenant.application, secret: tenant.service.webhookSecret }] : [],
   );
   const secrets = new Set(applications.map((application) => application.secret));
-  if (applications.length > 0) {
+  const accountingWebhooks = applications.map((application) => accountingWebhookPath(application.application));
+  if (accountingWebhooks.length > 0) {
     logger.info(
-      {
-        accountingWebhooks: applications.map((application) => accountingWebhookPath(application.application)),
-        sharedPath: secrets.size === 1,
-      },
+      { accountingWebhooks, sharedPath: secrets.size === 1 },
       'accounting webhooks are received per accounting application, each verified with its own secret',
     );
   }

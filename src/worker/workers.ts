@@ -195,8 +195,7 @@ export async function createWorkers(options: {
   });
   // Unobserved until run(): a failure before then rejects run() when it is called.
   windowWorkerFailed.catch(() => undefined);
-  // A worker for each rate window's own compliance queue listed; those no longer listed end after their tasks in
-  // flight.
+  // A worker for each window's own compliance queue listed; those no longer listed end after their tasks in flight.
   const serveWindowQueues = async (queues: ReadonlyArray<{ taskQueue: string; perSecond: number }>) => {
     const wanted = new Set(queues.map((q) => q.taskQueue));
     for (const [taskQueue, entry] of windowWorkers) {
