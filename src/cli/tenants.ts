@@ -12,6 +12,7 @@ import type { Logger } from '../logger.js';
 import { assertReadOnlyServices, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
 import { resolveTenantDirectory, TenantConfigError, TenantServiceError } from '../tenants/directory.js';
 import {
+  errorText,
   keyEnvironment,
   mapBounded,
   probeAccounting,
@@ -38,8 +39,7 @@ const CONCURRENCY = 8;
 function keyState(outcome: Outcome<unknown>): KeyState {
   if ('ok' in outcome) return { state: 'accepted' };
   const err = outcome.error;
-  if (!(err instanceof ApiError))
-    return { state: 'unreachable', error: err instanceof Error ? err.message : String(err) };
+  if (!(err instanceof ApiError)) return { state: 'unreachable', error: errorText(err) };
   // The identity answered: what the businesses say is the directory's problem, not the key's.
   if (err.operation === 'listBusinesses') return { state: 'accepted' };
   if (err.status === undefined) return { state: 'unreachable', error: err.message };
@@ -311,8 +311,7 @@ async function countOutageWaits(
       await connection.close();
     }
   } catch (err) {
-    const problem = err instanceof Error ? err.message : String(err);
-    console.error(`note: sales waiting out an outage not counted (unknown): ${problem}`);
+    console.error(`note: sales waiting out an outage not counted (unknown): ${errorText(err)}`);
     return new Map(named.map((application) => [application, null]));
   }
 }
