@@ -211,12 +211,11 @@ function section(title: string, header: readonly string[], rows: ReadonlyArray<r
 
 function summary({ report, code }: Inspection): string[] {
   const rows = [...report.compliance, ...report.accounting];
-  if (code === 0) {
+  if (code === 0)
     return [
       `all ${report.compliance.length} compliance application(s) and ` +
         `${report.accounting.length} accounting application(s) healthy`,
     ];
-  }
   const refused = rows.filter((row) => row.key.state === 'refused').length;
   const unreachable = rows.filter((row) => row.key.state === 'unreachable').length;
   const parts = [
@@ -226,12 +225,11 @@ function summary({ report, code }: Inspection): string[] {
   if (!report.settled)
     parts.push(`the tenants are ${code === 2 ? 'refused' : 'not settled'} (every problem is on standard error)`);
   const lines = [`not healthy: ${parts.join(', ')}`];
-  if (!report.settled && report.compliance.some((row) => row.businesses !== null)) {
+  if (!report.settled && report.compliance.some((row) => row.businesses !== null))
     lines.push(
       'the businesses shown are those each entry whose key answered would serve without the others and ' +
         'without the links',
     );
-  }
   return lines;
 }
 
