@@ -127,8 +127,7 @@ async function importFile(
   const checked = await checkedFile(businessId!, file!);
   if (checked.code !== 0 || !checked.rows || options.dryRun) return checked.code;
   return withTemporal(async (client) => {
-    const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
-    const started = await startCatalogueImport(client, businessId!, checked.rows, taskQueue);
+    const started = await startCatalogueImport(client, businessId!, checked.rows, options.taskQueue);
     const sent = `${started.chunksSent} of ${started.chunks} chunk(s) sent now`;
     console.log(`import ${started.importId} (workflow ${started.workflowId}): ${sent}`);
     if (!options.wait) return 0;

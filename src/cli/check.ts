@@ -99,13 +99,9 @@ async function checkTenants(directory: TenantDirectory): Promise<number> {
   });
   const rows = [...compliance.flat(), ...accounting.flat()];
   console.log(`tenants: ${directory.origin}`);
-  for (const application of directory.applications()) {
-    const service = application.serviceApplicationId
-      ? ` (service application ${application.serviceApplicationId})`
-      : '';
-    console.log(
-      `compliance ${application.application}: ${application.businesses.length} business(es) served${service}`,
-    );
+  for (const { application, businesses, serviceApplicationId } of directory.applications()) {
+    const service = serviceApplicationId ? ` (service application ${serviceApplicationId})` : '';
+    console.log(`compliance ${application}: ${businesses.length} business(es) served${service}`);
   }
   for (const application of directory.accountingApplications())
     console.log(`accounting ${application.application}: ${application.companies.length} compan(ies) seen`);

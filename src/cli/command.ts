@@ -129,23 +129,15 @@ export function runProgram(program: CliCommand): void {
 }
 
 /** `parse` answers undefined when `text` is not a value; the refusal says `<flag> <requirement>`. */
-export function valueParser<T>(
-  flag: string,
-  requirement: string,
-  parse: (text: string) => T | undefined,
-): (text: string) => T {
-  return (text) => {
+export function valueParser<T>(flag: string, requirement: string, parse: (text: string) => T | undefined) {
+  return (text: string) => {
     const value = parse(text);
     if (value === undefined) throw new InvalidArgumentError(`${flag} ${requirement}`);
     return value;
   };
 }
 
-export function wholeNumber(
-  flag: string,
-  max: number,
-  requirement = `must be a whole number from 0 to ${max}`,
-): (text: string) => number {
+export function wholeNumber(flag: string, max: number, requirement = `must be a whole number from 0 to ${max}`) {
   return valueParser(flag, requirement, (text) =>
     /^\d+$/.test(text) && Number(text) <= max ? Number(text) : undefined,
   );

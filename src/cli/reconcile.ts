@@ -90,11 +90,10 @@ function accountingApplicationFor(directory: TenantDirectory, businessId: string
   if (linked !== undefined) return linked;
   const seeing = directory.accountingApplications().filter((application) => application.companies.includes(companyId));
   if (seeing.length === 1) return seeing[0]!.application;
-  if (seeing.length === 0) {
+  if (seeing.length === 0)
     throw new ConfigError(
       `company ${companyId} (for business ${businessId}) is seen by no accounting application of ${directory.origin}`,
     );
-  }
   throw new ConfigError(
     `company ${companyId} is seen by accounting applications ` +
       `${seeing.map((a) => a.application).join(' and ')} of ${directory.origin}, and no link says which: ` +
@@ -115,12 +114,11 @@ async function openTenantReconciliation(
     if (complianceName === undefined) throw notServed(directory, businessId);
     const link = directory.links().find((l) => l.businessId === businessId);
     const companyId = company ?? link?.companyId;
-    if (companyId === undefined) {
+    if (companyId === undefined)
       throw new ConfigError(
         `no accounting company is linked to business ${businessId} in ${directory.origin}: ` +
           'pass --company or add a link',
       );
-    }
     const accountingName =
       link && link.companyId === companyId
         ? link.accounting

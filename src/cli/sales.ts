@@ -178,10 +178,7 @@ program
   .argument('<file.json|->')
   .act<SalesOptions>(async ([source], options) => {
     const sale = await readSale(source!, options);
-    return connectAndCall(
-      printed((sales) => sales.startSale(sale)),
-      options,
-    );
+    return connectAndCall(async (sales) => ({ output: await sales.startSale(sale) }), options);
   });
 
 program

@@ -12,6 +12,7 @@ import type { Logger } from '../logger.js';
 import { assertReadOnlyServices, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
 import { resolveTenantDirectory, TenantConfigError, TenantServiceError } from '../tenants/directory.js';
 import {
+  errorText,
   keyEnvironment,
   mapBounded,
   probeAccounting,
@@ -38,8 +39,7 @@ const CONCURRENCY = 8;
 function keyState(outcome: Outcome<unknown>): KeyState {
   if ('ok' in outcome) return { state: 'accepted' };
   const err = outcome.error;
-  if (!(err instanceof ApiError))
-    return { state: 'unreachable', error: err instanceof Error ? err.message : String(err) };
+  if (!(err instanceof ApiError)) return { state: 'unreachable', error: errorText(err) };
   // The identity answered: what the businesses say is the directory's problem, not the key's.
   if (err.operation === 'listBusinesses') return { state: 'accepted' };
   if (err.status === undefined) return { state: 'unreachable', error: err.message };
@@ -211,12 +211,11 @@ function section(title: string, header: readonly string[], rows: ReadonlyArray<r
 
 function summary({ report, code }: Inspection): string[] {
   const rows = [...report.compliance, ...report.accounting];
-  if (code === 0) {
+  if (code === 0)
     return [
       `all ${report.compliance.length} compliance application(s) and ` +
         `${report.accounting.length} accounting application(s) healthy`,
     ];
-  }
   const refused = rows.filter((row) => row.key.state === 'refused').length;
   const unreachable = rows.filter((row) => row.key.state === 'unreachable').length;
   const parts = [
@@ -226,12 +225,11 @@ function summary({ report, code }: Inspection): string[] {
   if (!report.settled)
     parts.push(`the tenants are ${code === 2 ? 'refused' : 'not settled'} (every problem is on standard error)`);
   const lines = [`not healthy: ${parts.join(', ')}`];
-  if (!report.settled && report.compliance.some((row) => row.businesses !== null)) {
+  if (!report.settled && report.compliance.some((row) => row.businesses !== null))
     lines.push(
       'the businesses shown are those each entry whose key answered would serve without the others and ' +
         'without the links',
     );
-  }
   return lines;
 }
 
@@ -311,8 +309,7 @@ async function countOutageWaits(
       await connection.close();
     }
   } catch (err) {
-    const problem = err instanceof Error ? err.message : String(err);
-    console.error(`note: sales waiting out an outage not counted (unknown): ${problem}`);
+    console.error(`note: sales waiting out an outage not counted (unknown): ${errorText(err)}`);
     return new Map(named.map((application) => [application, null]));
   }
 }

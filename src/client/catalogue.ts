@@ -59,13 +59,12 @@ export async function startCatalogueImport(
     );
   const importId = catalogueImportId(businessId, rows);
   const workflowId = catalogueImportWorkflowId(businessId, importId);
-  const input: CatalogueImportInput = { businessId, importId, items: rows.length, chunks: chunks.length };
   let handle: WorkflowHandle<CatalogueImportWorkflow>;
   try {
     handle = await client.workflow.start<CatalogueImportWorkflow>(CATALOGUE_IMPORT_WORKFLOW_TYPE, {
       workflowId,
       taskQueue,
-      args: [input],
+      args: [{ businessId, importId, items: rows.length, chunks: chunks.length }],
       // A running import is the one to feed; one that ended stays the file's import (its report is there).
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -83,11 +82,7 @@ export async function startCatalogueImport(
   return { importId, workflowId, chunksSent, chunks: chunks.length };
 }
 
-export async function catalogueImportProgress(
-  client: Client,
-  businessId: string,
-  importId: string,
-): Promise<CatalogueImportProgress> {
+export async function catalogueImportProgress(client: Client, businessId: string, importId: string) {
   return client.workflow
     .getHandle(catalogueImportWorkflowId(businessId, importId))
     .query(getCatalogueImportProgressQuery);
@@ -114,11 +109,7 @@ export async function waitForCatalogueImport(
 }
 
 /** One row per line of the file, in order: the chunk workflows' results, once the import has ended. */
-export async function catalogueImportReport(
-  client: Client,
-  businessId: string,
-  importId: string,
-): Promise<CatalogueItemResult[]> {
+export async function catalogueImportReport(client: Client, businessId: string, importId: string) {
   const workflowId = catalogueImportWorkflowId(businessId, importId);
   const handle = client.workflow.getHandle<CatalogueImportWorkflow>(workflowId);
   const progress = await handle.query(getCatalogueImportProgressQuery);
@@ -138,22 +129,14 @@ export async function catalogueImportReport(
   return results;
 }
 
-const NEEDS_FIXING: ReadonlySet<CatalogueItemResult['outcome']> = new Set([
-  'needs_product_type',
-  'needs_classification',
-]);
+const NEEDS_FIXING = new Set<CatalogueItemResult['outcome']>(['needs_product_type', 'needs_classification']);
 
 /**
  * Each row that needed a product type or a classification is told fixed (in the dashboard) to its waiting item
  * registration; the others are left: a conflict needs another file, a refusal another item. Answers each retried
  * row's outcome now, or after `waitMs` as it was.
  */
-export async function retryCatalogueImport(
-  client: Client,
-  businessId: string,
-  importId: string,
-  waitMs = 60_000,
-): Promise<CatalogueItemResult[]> {
+export async function retryCatalogueImport(client: Client, businessId: string, importId: string, waitMs = 60_000) {
   const retried = (await catalogueImportReport(client, businessId, importId)).filter(
     (row) => NEEDS_FIXING.has(row.outcome) && row.itemId !== null,
   );

@@ -87,18 +87,15 @@ export function parseRefundRequest(input: unknown): RefundRequest {
   return parseInput('refund request', saleSchemas().refundRequest, input);
 }
 
-export function parseSaleReference(
-  businessId: unknown,
-  traderInvoiceNumber: unknown,
-): { businessId: string; traderInvoiceNumber: string } {
+export function parseSaleReference(businessId: unknown, traderInvoiceNumber: unknown) {
   return parseInput('sale reference', saleSchemas().saleReference, { businessId, traderInvoiceNumber });
 }
 
-export function parseCancelArgs(reason: unknown): { reason: string } {
+export function parseCancelArgs(reason: unknown) {
   return parseInput('cancel request', saleSchemas().cancelArgs, { reason });
 }
 
-export function parseItemFixedArgs(itemId: unknown): { itemId: string } {
+export function parseItemFixedArgs(itemId: unknown) {
   return parseInput('item-fixed request', saleSchemas().itemFixedArgs, { itemId });
 }
 

@@ -90,10 +90,8 @@ export type ResumeOutcome = { workflowId: string } & (
   | { outcome: 'failed'; error: string }
 );
 
-export interface ResumeOptions {
-  /** The park code the sales must still have (default `outage_limit_reached`). */
-  reason?: string;
-}
+/** The park code the sales must still have. */
+export type ResumeOptions = Pick<ParkedSalesFilter, 'reason'>;
 
 /** Sales whose state is read or retried at once: enough to be quick, few enough to spare the workers. */
 export const PARKED_SALES_CONCURRENCY = 10;

@@ -57,10 +57,7 @@ export async function syncPurchasesNow(
   if (businessId.trim() === '') throw new TypeError('businessId must not be empty');
   const scheduleId = purchasesScheduleId(businessId, options.taskQueue ?? WORKFLOW_TASK_QUEUE);
   const handle = client.schedule.getHandle(scheduleId);
-  let before: Map<string, Started>;
-  try {
-    before = started(await handle.describe());
-  } catch (err) {
+  const before = await handle.describe().then(started, (err: unknown) => {
     if (!(err instanceof ScheduleNotFoundError)) throw err;
     throw new PurchasesSyncError(
       'not_scheduled',
@@ -68,7 +65,7 @@ export async function syncPurchasesNow(
       `no purchases sync schedule ${scheduleId}: start a worker with PURCHASES_SINK set ` +
         '(and the business in PURCHASES_SYNC_BUSINESSES, if that is set)',
     );
-  }
+  });
   // BUFFER_ONE, not the SDK's default ALLOW_ALL: a sync never runs beside another, and only runs started under a
   // non-ALLOW_ALL policy receive the previous sync's result (the ledger) and pass theirs on.
   await handle.trigger(ScheduleOverlapPolicy.BUFFER_ONE);

@@ -87,9 +87,7 @@ const SUMMARY_MAX_BYTES = 200;
 const DETAILS_MAX_BYTES = 20_000;
 
 /** An amount in cents, rounded half up as the service rounds; float noise (1.005 * 100 = 100.4999…) removed first. */
-function toCents(amount: number): number {
-  return Math.round(Number((amount * 100).toPrecision(12)));
-}
+const toCents = (amount: number): number => Math.round(Number((amount * 100).toPrecision(12)));
 
 const lineTotalCents = (line: SaleLineInput): number => toCents(line.quantity * line.unitPrice);
 const saleTotal = (input: SaleInput): string =>
@@ -131,9 +129,7 @@ export function saleSummary(input: SaleInput): string {
 }
 
 /** Markdown table cells: a '|' or a line break would end the cell or the row. */
-function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
-}
+const cell = (text: string): string => text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 
 /** A markdown header and a table of the lines; long sales list as many lines as fit, then say how many more. */
 export function saleDetails(input: SaleInput): string {
@@ -144,7 +140,7 @@ export function saleDetails(input: SaleInput): string {
     input.paymentTypeCode !== undefined ? `payment type ${cell(truncate(input.paymentTypeCode, 50))}` : undefined,
     input.customer?.name !== undefined ? `customer ${cell(truncate(input.customer.name, 100))}` : undefined,
     input.customer?.pin !== undefined ? `customer PIN ${cell(truncate(input.customer.pin, 50))}` : undefined,
-  ].filter((fact): fact is string => fact !== undefined);
+  ].filter((fact) => fact !== undefined);
 
   const head = [
     facts.join(', '),

@@ -31,8 +31,8 @@ import {
 } from '../contracts/sale.js';
 import { isSigned } from '../contracts/compliance-rules.js';
 import { Application, BusinessId, TraderInvoiceNumber } from '../contracts/search-attributes.js';
-import { mapBounded } from '../tenants/probes.js';
-import type { AwaitReceiptRequest, ReceiptAnswer, RefundResult, SaleState } from '../contracts/sale.js';
+import { errorText, mapBounded } from '../tenants/probes.js';
+import type { AwaitReceiptRequest, ReceiptAnswer, SaleState } from '../contracts/sale.js';
 import { assertStartedWith, conflictOf, saleStartOptions, type SaleWorkflow } from './sale-start.js';
 import {
   parseCancelArgs,
@@ -98,14 +98,13 @@ export abstract class TaskQueueClient {
   ): Promise<StartOrFindResult> {
     const { workflowId } = options;
     const startRequest = randomUUID();
-    const memo = { [START_REQUEST_MEMO]: startRequest };
     // `satisfies` checks the options; the cast only restates the caller's typed `args`, which TypeScript cannot
     // carry through WithWorkflowArgs' conditional type.
     const start = {
       ...options,
       taskQueue: this.taskQueue,
       workflowIdConflictPolicy: 'USE_EXISTING',
-      memo,
+      memo: { [START_REQUEST_MEMO]: startRequest },
     } satisfies WorkflowOptions;
     try {
       const handle = await this.client.workflow.start<T>(workflowType, start as WorkflowStartOptions<T>);
@@ -240,12 +239,7 @@ export class SalesClient extends TaskQueueClient {
   }
 
   /** Repeating the same refund (after a timeout) returns the first answer, not a refusal as a second refund. */
-  async refund(
-    businessId: string,
-    traderInvoiceNumber: string,
-    request: unknown,
-    options: OperationOptions = {},
-  ): Promise<RefundResult> {
+  async refund(businessId: string, traderInvoiceNumber: string, request: unknown, options: OperationOptions = {}) {
     const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const refund = parseRefundRequest(request);
     const updateId = options.updateId ?? `refund:${refund.traderInvoiceNumber}`;
@@ -259,12 +253,7 @@ export class SalesClient extends TaskQueueClient {
     return this.run('retry', handle.workflowId, () => handle.executeUpdate(retryUpdate, { updateId }), updateId);
   }
 
-  async cancel(
-    businessId: string,
-    traderInvoiceNumber: string,
-    reason: string,
-    options: OperationOptions = {},
-  ): Promise<SaleState> {
+  async cancel(businessId: string, traderInvoiceNumber: string, reason: string, options: OperationOptions = {}) {
     const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const args = parseCancelArgs(reason);
     const updateId = options.updateId ?? 'cancel';
@@ -272,12 +261,7 @@ export class SalesClient extends TaskQueueClient {
     return this.run('cancel', handle.workflowId, call, updateId);
   }
 
-  async itemFixed(
-    businessId: string,
-    traderInvoiceNumber: string,
-    itemId: string,
-    options: OperationOptions = {},
-  ): Promise<SaleState> {
+  async itemFixed(businessId: string, traderInvoiceNumber: string, itemId: string, options: OperationOptions = {}) {
     const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const args = parseItemFixedArgs(itemId);
     const updateId =
@@ -317,7 +301,7 @@ export class SalesClient extends TaskQueueClient {
           ...(parked ? {} : { note: `would be refused: ${notParkedWith(state, reason)}` }),
         };
       } catch (err) {
-        return { ...sale, step: null, parkedSince: null, message: null, note: `state not read: ${messageOf(err)}` };
+        return { ...sale, step: null, parkedSince: null, message: null, note: `state not read: ${errorText(err)}` };
       }
     });
   }
@@ -333,18 +317,14 @@ export class SalesClient extends TaskQueueClient {
         if (!parkedWith(state, reason)) return { workflowId, outcome: 'refused', reason: notParkedWith(state, reason) };
         // The id `npm run sales -- retry` derives too: a retry of the same park by both acts once.
         const updateId = situationalUpdateId('retry', state);
-        const after = await this.run(
-          'retry',
-          workflowId,
-          () => handle.executeUpdate(retryUpdate, { updateId }),
-          updateId,
-        );
+        const call = () => handle.executeUpdate(retryUpdate, { updateId });
+        const after = await this.run('retry', workflowId, call, updateId);
         return { workflowId, outcome: 'resumed', step: after.step };
       } catch (err) {
         // Refused by the validator (parked no longer), or finished meanwhile: the sale is not parked, no failure.
         if (err instanceof SaleOperationError && (err.failure === 'rejected' || err.failure === 'not_found'))
           return { workflowId, outcome: 'refused', reason: err.message };
-        return { workflowId, outcome: 'failed', error: messageOf(err) };
+        return { workflowId, outcome: 'failed', error: errorText(err) };
       }
     });
   }
@@ -381,17 +361,10 @@ export class SalesClient extends TaskQueueClient {
     return this.run(operation, handle.workflowId, () => handle.query(getSaleStateQuery));
   }
 
-  private async run<T>(
-    operation: SaleOperation,
-    workflowId: string,
-    call: () => Promise<T>,
-    updateId?: string,
-  ): Promise<T> {
+  private run<T>(operation: SaleOperation, workflowId: string, call: () => Promise<T>, updateId?: string): Promise<T> {
     return runOperation(SaleOperationError, operation, workflowId, call, { subject: 'sale ', updateId });
   }
 }
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export interface ConnectedSalesClient {
   sales: SalesClient;

@@ -65,9 +65,8 @@ export class SyncBatchClient extends TaskQueueClient {
 
   async dismiss(syncBatchId: string, reason: string, options: { updateId?: string } = {}): Promise<SyncBatchState> {
     const handle = this.handle(syncBatchId);
-    const args = { reason };
     return this.run('dismiss', handle.workflowId, () =>
-      handle.executeUpdate(dismissSyncBatchUpdate, { args: [args], updateId: options.updateId ?? 'dismiss' }),
+      handle.executeUpdate(dismissSyncBatchUpdate, { args: [{ reason }], updateId: options.updateId ?? 'dismiss' }),
     );
   }
 
