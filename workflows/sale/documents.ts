@@ -15,8 +15,6 @@ import { registerItems, unregisteredItems } from './items.js';
 import { awaitOperator, parkOnRefusal } from './operator.js';
 import { outageEnded, rideOutages, submissionInFlight, waitOutOutage } from './outage.js';
 
-type DocumentKind = 'sale' | 'credit note';
-
 /** A credit note's refused item check parks for a retry only; sales that parked it cancellable before keep that. */
 export const SIGNED_ITEM_CHECK_PATCH = 'signed-item-check-not-cancellable';
 
@@ -25,7 +23,7 @@ type Outcome = FiscalDocument | { problem: { code: string; message: string } };
 /** Drives one fiscal document to a signed receipt; only the sale, not a credit note, can be cancelled while parked. */
 export async function settleDocument(
   ctx: SaleContext,
-  kind: DocumentKind,
+  kind: 'sale' | 'credit note',
   submit: () => Promise<SubmissionResult>,
 ): Promise<FiscalDocument> {
   const { input, record, inbox, api } = ctx;
@@ -58,6 +56,7 @@ export async function settleDocument(
     }
     // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
     const transient = causes.every((c) => isTransientCause(c.code));
+    const said = document.error || causes.map((c) => c.message ?? c.code).join('; ');
     const unregistered = transient
       ? []
       : await unregisteredItems(ctx, cancellable || !patched(SIGNED_ITEM_CHECK_PATCH));
@@ -69,8 +68,7 @@ export async function settleDocument(
     const retryLimit = ctx.settings.transientRetryLimit;
     if (transient && retryLimit === undefined) {
       const cause = causes[0]?.code ?? 'authority_unavailable';
-      const message = document.error || causes.map((c) => c.message ?? c.code).join('; ') || 'failed in flight';
-      await waitOutOutage(ctx, { side: 'authority', cause, message }, cancellable);
+      await waitOutOutage(ctx, { side: 'authority', cause, message: said || 'failed in flight' }, cancellable);
       return resubmit(document.id);
     }
     await outageEnded(ctx);
@@ -80,8 +78,7 @@ export async function settleDocument(
       await sleep(Math.min(2 ** transientRetries, 300) * 1000);
       return resubmit(document.id);
     }
-    const reason =
-      document.error || causes.map((c) => c.message ?? c.code).join('; ') || 'failed by the authority without a reason';
+    const reason = said || 'failed by the authority without a reason';
     const retries = `${transientRetries} automatic ${transientRetries === 1 ? 'retry' : 'retries'}`;
     await awaitOperator(
       ctx,
@@ -133,12 +130,8 @@ const CALLBACK_GRACE_MS = 10_000;
 async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince: number | undefined): Promise<Outcome> {
   const { input, inbox, api } = ctx;
   const read = () => readDocument(ctx, documentId);
-  const timedOut = {
-    problem: {
-      code: 'outcome_timeout',
-      message: `no outcome from the authority within ${input.options?.outcomeTimeout ?? '24 hours'}`,
-    },
-  };
+  const limit = input.options?.outcomeTimeout ?? '24 hours';
+  const timedOut = { problem: { code: 'outcome_timeout', message: `no outcome from the authority within ${limit}` } };
   const deadline = Date.now() + ctx.settings.outcomeTimeoutMs;
   if (
     callbackSince !== undefined &&
