@@ -37,8 +37,6 @@ import { refuse, required, wording } from '../update-arguments.js';
 import type { SaleContext } from '../sale.js';
 import { SaleRecord } from './record.js';
 
-const AWAIT_RECEIPT_DEFAULT_WAIT = '30 seconds';
-
 function assertAllowed(condition: boolean, message: string): void {
   if (!condition) throw ApplicationFailure.nonRetryable(message, FAILURE_TYPES.invalidOperation);
 }
@@ -154,7 +152,7 @@ export function handleSaleMessages(ctx: SaleContext): void {
   setHandler(
     awaitReceiptUpdate,
     async (argument: AwaitReceiptRequest | undefined) => {
-      const waitMs = parseDuration(argument?.wait ?? AWAIT_RECEIPT_DEFAULT_WAIT) ?? 30_000;
+      const waitMs = parseDuration(argument?.wait ?? '30 seconds') ?? 30_000;
       if (!tillCanBeAnswered(state))
         await CancellationScope.nonCancellable(() => condition(() => tillCanBeAnswered(state), waitMs));
       return receiptAnswer(state);
