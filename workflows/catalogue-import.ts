@@ -59,7 +59,6 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
     const counts = [...rowsDone.values()];
     const done = counts.reduce((sum, c) => sum + c.done, 0);
     const minutes = (Date.now() - startedAt) / 60_000;
-    const requests = counts.reduce((sum, c) => sum + c.requests, 0);
     return {
       businessId: input.businessId,
       importId: input.importId,
@@ -70,7 +69,7 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
       done,
       failed: counts.reduce((sum, c) => sum + c.failed, 0),
       outcomes: { ...outcomes },
-      requests,
+      requests: counts.reduce((sum, c) => sum + c.requests, 0),
       startedAt: new Date(startedAt).toISOString(),
       secondsLeft: done > 0 && minutes > 0 ? Math.round(((input.items - done) / (done / minutes)) * 60) : null,
     };
