@@ -42,6 +42,14 @@ export async function settleDocument(
   const resubmit = (documentId: string) => send(() => api.retrySale(input.businessId, documentId));
   let transientRetries = 0;
 
+  /** After an operator's retry the document may have settled meanwhile: read it, and resubmit only a failure. */
+  async function confirmOrResubmit(documentId: string): Promise<SubmissionResult> {
+    const { document } = await readDocument(ctx, documentId);
+    if (document.status === 'failed') return resubmit(documentId);
+    const outcome = isSigned(document) ? 'signed' : isInFlight(document.status) ? 'in_flight' : 'unknown';
+    return { outcome, httpStatus: 200, replayed: false, document, causes: [] };
+  }
+
   async function recover(document: FiscalDocument, causes: AuthorityCause[]): Promise<SubmissionResult> {
     if (document.status === 'completed') {
       // Accepted, but without the receipt values that prove it (C4): never counted as signed.
@@ -52,7 +60,7 @@ export async function settleDocument(
           'check it in the dashboard, then retry to read it again',
         false,
       );
-      return confirmOrResubmit(ctx, document.id, resubmit);
+      return confirmOrResubmit(document.id);
     }
     // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
     const transient = causes.every((c) => isTransientCause(c.code));
@@ -108,7 +116,7 @@ export async function settleDocument(
       }
       if ('problem' in outcome) {
         await awaitOperator(ctx, outcome.problem.code, outcome.problem.message, cancellable);
-        result = await confirmOrResubmit(ctx, document.id, resubmit);
+        result = await confirmOrResubmit(document.id);
         continue;
       }
       document = outcome;
@@ -167,18 +175,6 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
     if (!isInFlight(document.status)) return document;
     if (Date.now() >= deadline) return timedOut;
   }
-}
-
-/** After an operator's retry the document may have settled meanwhile: read it, and resubmit only a failure. */
-async function confirmOrResubmit(
-  ctx: SaleContext,
-  documentId: string,
-  resubmit: (id: string) => Promise<SubmissionResult>,
-): Promise<SubmissionResult> {
-  const { document } = await readDocument(ctx, documentId);
-  if (document.status === 'failed') return resubmit(documentId);
-  const outcome = isSigned(document) ? 'signed' : isInFlight(document.status) ? 'in_flight' : 'unknown';
-  return { outcome, httpStatus: 200, replayed: false, document, causes: [] };
 }
 
 /** A read of the document that waits out an outage and parks on a refusal (a key revoked mid-rotation). */
