@@ -29,7 +29,7 @@ import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import type { catalogueChunkWorkflow } from './catalogue-chunk.js';
 import { checkInput, describeProblems } from '../src/contracts/sale-input.js';
 import { PRIORITY } from '../src/contracts/priority.js';
-import { required } from './update-arguments.js';
+import { refuse, required } from './update-arguments.js';
 
 /** Chunks are imported one after another: one chunk's pace is the import's, with no other chunk to share it with. */
 export const CHUNKS_IN_TURN_PATCH = 'catalogue-chunks-in-turn';
@@ -38,13 +38,7 @@ export const CHUNKS_IN_TURN_PATCH = 'catalogue-chunks-in-turn';
 export async function catalogueImportWorkflow(input: CatalogueImportInput): Promise<CatalogueImportProgress> {
   // Starts in plain JSON (the Temporal CLI, another SDK) skip the client's checks.
   const checked = checkInput(catalogueSchemas().input, input);
-  if (!checked.ok)
-    throw ApplicationFailure.create({
-      type: FAILURE_TYPES.invalidInput,
-      message: describeProblems('catalogue import input', checked.problems),
-      nonRetryable: true,
-      details: [checked.problems],
-    });
+  if (!checked.ok) refuse(describeProblems('catalogue import input', checked.problems), checked.problems);
   const { workflowId, taskQueue } = workflowInfo();
   const startedAt = Date.now();
   const inTurn = patched(CHUNKS_IN_TURN_PATCH);
@@ -59,7 +53,6 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
     const counts = [...rowsDone.values()];
     const done = counts.reduce((sum, c) => sum + c.done, 0);
     const minutes = (Date.now() - startedAt) / 60_000;
-    const requests = counts.reduce((sum, c) => sum + c.requests, 0);
     return {
       businessId: input.businessId,
       importId: input.importId,
@@ -70,7 +63,7 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
       done,
       failed: counts.reduce((sum, c) => sum + c.failed, 0),
       outcomes: { ...outcomes },
-      requests,
+      requests: counts.reduce((sum, c) => sum + c.requests, 0),
       startedAt: new Date(startedAt).toISOString(),
       secondsLeft: done > 0 && minutes > 0 ? Math.round(((input.items - done) / (done / minutes)) * 60) : null,
     };

@@ -75,11 +75,7 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
     state.status = 'registering';
     state.attempts = (state.attempts ?? 0) + 1;
     const result = await registerItem.executeWithOptions({ summary: `item ${input.itemId}` }, [
-      {
-        businessId: input.businessId,
-        itemId: input.itemId,
-        ...(input.branchId ? { branchId: input.branchId } : {}),
-      },
+      { businessId: input.businessId, itemId: input.itemId, ...(input.branchId ? { branchId: input.branchId } : {}) },
     ]);
     if (result.outcome === 'registered') {
       state.status = 'registered';

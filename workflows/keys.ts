@@ -27,13 +27,9 @@ export function saleIdempotencyKey(businessId: string, traderInvoiceNumber: stri
   return derive('sale-v1', [businessId, traderInvoiceNumber]);
 }
 
-/** A sale is credited once: one key per sale and credit note number. */
-export function creditNoteIdempotencyKey(
-  businessId: string,
-  saleTraderInvoiceNumber: string,
-  creditNoteTraderInvoiceNumber: string,
-): string {
-  return derive('cn-v1', [businessId, saleTraderInvoiceNumber, creditNoteTraderInvoiceNumber]);
+/** A sale is credited once: one key per sale and credit note (their trader invoice numbers). */
+export function creditNoteIdempotencyKey(businessId: string, saleNumber: string, creditNoteNumber: string): string {
+  return derive('cn-v1', [businessId, saleNumber, creditNoteNumber]);
 }
 
 /** The `referenceId` of one stock movement of a document (≤ 100 characters). */

@@ -103,10 +103,7 @@ async function signSale(sale: SaleContext) {
     movement(stockReferenceId(saleKey, index, 'DEDUCT'), { ...line, action: 'DEDUCT' }),
   );
   // Always offered: an execution whose recorded signing result names no ledger (an older worker's) hands over itself.
-  const handOver = {
-    taskQueue: sale.taskQueue,
-    lines: stockLines(sale, deductions, sale.settings.refundWindowMs > 0),
-  };
+  const handOver = { taskQueue: sale.taskQueue, lines: stockLines(sale, deductions, sale.settings.refundWindowMs > 0) };
   const filing = {
     businessId: input.businessId,
     workflowId: sale.workflowId,

@@ -136,13 +136,12 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     if (!probing(itemId) && book.uncertainOf(itemId).length > 0 && !book.hasPendingLines(itemId)) {
       // Without probes only the item's next movement can tell: wait for one, then ask a person.
       if (!(await condition(() => book.hasPendingLines(itemId), EVIDENCE_WAIT_MS))) {
-        for (const u of book.uncertainOf(itemId)) {
+        for (const u of book.uncertainOf(itemId))
           book.toOperator(
             u,
             "its answer was lost and the service refuses to read the item's quantity by a movement of nothing: " +
               `check reference ${u.referenceId}`,
           );
-        }
         refreshAttention();
         return;
       }

@@ -186,15 +186,11 @@ function syncBatchActivities() {
       api.processSyncBatch.executeWithOptions({ summary: `process sync batch ${syncBatchId}` }, [
         { syncBatchId, ...(companyId ? { companyId } : {}) },
       ]),
-    listBillPaymentsPage: (input: ListBillPaymentsPageInput) =>
-      api.listBillPaymentsPage.executeWithOptions(
-        {
-          summary:
-            `${input.status ?? 'all'} bill payments` +
-            `${input.syncBatchId ? ` of ${input.syncBatchId}` : ''}, page ${input.page}`,
-        },
-        [input],
-      ),
+    listBillPaymentsPage: (input: ListBillPaymentsPageInput) => {
+      const batch = input.syncBatchId ? ` of ${input.syncBatchId}` : '';
+      const summary = `${input.status ?? 'all'} bill payments${batch}, page ${input.page}`;
+      return api.listBillPaymentsPage.executeWithOptions({ summary }, [input]);
+    },
   };
 }
 

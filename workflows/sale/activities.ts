@@ -11,16 +11,14 @@ import { API_RETRY, type ActivitiesOn } from '../activity-options.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
 import type { CallRoute } from '../placement.js';
 
-/** While set, a call makes one try: a sale probing an outage for the whole application sends one request. */
-export interface CallTries {
-  one: boolean;
-}
-
-/** `ridesOutages`: a call gives up after a few tries and the sale waits out the outage; else it tries two hours. */
+/**
+ * `ridesOutages`: a call gives up after a few tries and the sale waits out the outage; else it tries two hours. While
+ * `tries.one` is set, a call makes one try: a sale probing an outage for the whole application sends one request.
+ */
 export function saleActivities(
   { complianceQueue, fairnessKey }: CallRoute,
   ridesOutages: boolean,
-  tries: CallTries = { one: false },
+  tries = { one: false },
 ) {
   const compliance = (priorityKey: number, maximumAttempts: number) =>
     proxyActivities<ActivitiesOn<'compliance'>>({
@@ -81,5 +79,3 @@ export function saleActivities(
     joinOutageWatch: ledger.joinOutageWatch,
   };
 }
-
-export type SaleActivities = ReturnType<typeof saleActivities>;

@@ -15,8 +15,6 @@ import { registerItems, unregisteredItems } from './items.js';
 import { awaitOperator, parkOnRefusal } from './operator.js';
 import { outageEnded, rideOutages, submissionInFlight, waitOutOutage } from './outage.js';
 
-type DocumentKind = 'sale' | 'credit note';
-
 /** A credit note's refused item check parks for a retry only; sales that parked it cancellable before keep that. */
 export const SIGNED_ITEM_CHECK_PATCH = 'signed-item-check-not-cancellable';
 
@@ -25,7 +23,7 @@ type Outcome = FiscalDocument | { problem: { code: string; message: string } };
 /** Drives one fiscal document to a signed receipt; only the sale, not a credit note, can be cancelled while parked. */
 export async function settleDocument(
   ctx: SaleContext,
-  kind: DocumentKind,
+  kind: 'sale' | 'credit note',
   submit: () => Promise<SubmissionResult>,
 ): Promise<FiscalDocument> {
   const { input, record, inbox, api } = ctx;
@@ -44,6 +42,14 @@ export async function settleDocument(
   const resubmit = (documentId: string) => send(() => api.retrySale(input.businessId, documentId));
   let transientRetries = 0;
 
+  /** After an operator's retry the document may have settled meanwhile: read it, and resubmit only a failure. */
+  async function confirmOrResubmit(documentId: string): Promise<SubmissionResult> {
+    const { document } = await readDocument(ctx, documentId);
+    if (document.status === 'failed') return resubmit(documentId);
+    const outcome = isSigned(document) ? 'signed' : isInFlight(document.status) ? 'in_flight' : 'unknown';
+    return { outcome, httpStatus: 200, replayed: false, document, causes: [] };
+  }
+
   async function recover(document: FiscalDocument, causes: AuthorityCause[]): Promise<SubmissionResult> {
     if (document.status === 'completed') {
       // Accepted, but without the receipt values that prove it (C4): never counted as signed.
@@ -54,10 +60,11 @@ export async function settleDocument(
           'check it in the dashboard, then retry to read it again',
         false,
       );
-      return confirmOrResubmit(ctx, document.id, resubmit);
+      return confirmOrResubmit(document.id);
     }
     // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
     const transient = causes.every((c) => isTransientCause(c.code));
+    const said = document.error || causes.map((c) => c.message ?? c.code).join('; ');
     const unregistered = transient
       ? []
       : await unregisteredItems(ctx, cancellable || !patched(SIGNED_ITEM_CHECK_PATCH));
@@ -69,8 +76,7 @@ export async function settleDocument(
     const retryLimit = ctx.settings.transientRetryLimit;
     if (transient && retryLimit === undefined) {
       const cause = causes[0]?.code ?? 'authority_unavailable';
-      const message = document.error || causes.map((c) => c.message ?? c.code).join('; ') || 'failed in flight';
-      await waitOutOutage(ctx, { side: 'authority', cause, message }, cancellable);
+      await waitOutOutage(ctx, { side: 'authority', cause, message: said || 'failed in flight' }, cancellable);
       return resubmit(document.id);
     }
     await outageEnded(ctx);
@@ -80,8 +86,7 @@ export async function settleDocument(
       await sleep(Math.min(2 ** transientRetries, 300) * 1000);
       return resubmit(document.id);
     }
-    const reason =
-      document.error || causes.map((c) => c.message ?? c.code).join('; ') || 'failed by the authority without a reason';
+    const reason = said || 'failed by the authority without a reason';
     const retries = `${transientRetries} automatic ${transientRetries === 1 ? 'retry' : 'retries'}`;
     await awaitOperator(
       ctx,
@@ -111,7 +116,7 @@ export async function settleDocument(
       }
       if ('problem' in outcome) {
         await awaitOperator(ctx, outcome.problem.code, outcome.problem.message, cancellable);
-        result = await confirmOrResubmit(ctx, document.id, resubmit);
+        result = await confirmOrResubmit(document.id);
         continue;
       }
       document = outcome;
@@ -133,12 +138,8 @@ const CALLBACK_GRACE_MS = 10_000;
 async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince: number | undefined): Promise<Outcome> {
   const { input, inbox, api } = ctx;
   const read = () => readDocument(ctx, documentId);
-  const timedOut = {
-    problem: {
-      code: 'outcome_timeout',
-      message: `no outcome from the authority within ${input.options?.outcomeTimeout ?? '24 hours'}`,
-    },
-  };
+  const limit = input.options?.outcomeTimeout ?? '24 hours';
+  const timedOut = { problem: { code: 'outcome_timeout', message: `no outcome from the authority within ${limit}` } };
   const deadline = Date.now() + ctx.settings.outcomeTimeoutMs;
   if (
     callbackSince !== undefined &&
@@ -174,18 +175,6 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
     if (!isInFlight(document.status)) return document;
     if (Date.now() >= deadline) return timedOut;
   }
-}
-
-/** After an operator's retry the document may have settled meanwhile: read it, and resubmit only a failure. */
-async function confirmOrResubmit(
-  ctx: SaleContext,
-  documentId: string,
-  resubmit: (id: string) => Promise<SubmissionResult>,
-): Promise<SubmissionResult> {
-  const { document } = await readDocument(ctx, documentId);
-  if (document.status === 'failed') return resubmit(documentId);
-  const outcome = isSigned(document) ? 'signed' : isInFlight(document.status) ? 'in_flight' : 'unknown';
-  return { outcome, httpStatus: 200, replayed: false, document, causes: [] };
 }
 
 /** A read of the document that waits out an outage and parks on a refusal (a key revoked mid-rotation). */

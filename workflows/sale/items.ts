@@ -37,16 +37,8 @@ export async function fileWithItemsChecked(
  */
 export async function unregisteredItems(ctx: SaleContext, cancellable: boolean): Promise<string[]> {
   const { input, api } = ctx;
-  const check = await parkOnRefusal(
-    ctx,
-    () =>
-      rideOutages(
-        ctx,
-        () => api.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true }),
-        cancellable,
-      ),
-    cancellable,
-  );
+  const checkItems = () => api.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true });
+  const check = await parkOnRefusal(ctx, () => rideOutages(ctx, checkItems, cancellable), cancellable);
   return check.items.filter((i) => !i.registered).map((i) => i.itemId);
 }
 

@@ -37,8 +37,6 @@ import { refuse, required, wording } from '../update-arguments.js';
 import type { SaleContext } from '../sale.js';
 import { SaleRecord } from './record.js';
 
-const AWAIT_RECEIPT_DEFAULT_WAIT = '30 seconds';
-
 function assertAllowed(condition: boolean, message: string): void {
   if (!condition) throw ApplicationFailure.nonRetryable(message, FAILURE_TYPES.invalidOperation);
 }
@@ -48,7 +46,8 @@ export function handleSaleMessages(ctx: SaleContext): void {
   const { input, record, inbox } = ctx;
   const { state } = record;
   // A handler's wait that Temporal's cancellation of the sale does not break: that is refused or becomes a cancel.
-  const hold = (done: () => boolean) => CancellationScope.nonCancellable(() => condition(done));
+  const hold = (done: () => boolean, timeoutMs?: number) =>
+    CancellationScope.nonCancellable(() => condition(done, timeoutMs));
 
   setHandler(getSaleStateQuery, () => state);
   setHandler(getSaleInputQuery, () => input);
@@ -154,9 +153,8 @@ export function handleSaleMessages(ctx: SaleContext): void {
   setHandler(
     awaitReceiptUpdate,
     async (argument: AwaitReceiptRequest | undefined) => {
-      const waitMs = parseDuration(argument?.wait ?? AWAIT_RECEIPT_DEFAULT_WAIT) ?? 30_000;
-      if (!tillCanBeAnswered(state))
-        await CancellationScope.nonCancellable(() => condition(() => tillCanBeAnswered(state), waitMs));
+      const waitMs = parseDuration(argument?.wait ?? '30 seconds') ?? 30_000;
+      if (!tillCanBeAnswered(state)) await hold(() => tillCanBeAnswered(state), waitMs);
       return receiptAnswer(state);
     },
     {
@@ -175,16 +173,6 @@ export function handleSaleMessages(ctx: SaleContext): void {
   );
 }
 
-/** The failure a sale ends with when its own input is unusable; also the answer to an update-with-start of it. */
-function invalidSaleInput(problems: readonly [InputProblem, ...InputProblem[]]): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: FAILURE_TYPES.invalidInput,
-    message: describeProblems('sale input', problems),
-    nonRetryable: true,
-    details: [problems],
-  });
-}
-
 /** Ends the sale, not a task failing for ever; `awaitReceipt` refuses an update-with-start naming the fields too. */
 export function refuseInput(input: unknown, problems: [InputProblem, ...InputProblem[]]): never {
   const named =
@@ -199,12 +187,10 @@ export function refuseInput(input: unknown, problems: [InputProblem, ...InputPro
   setHandler(getSaleStateQuery, () => record.state);
   setHandler(getSaleInputQuery, () => input as SaleInput);
   setHandler(awaitReceiptUpdate, (_request: AwaitReceiptRequest) => receiptAnswer(record.state), {
-    validator: (_request: AwaitReceiptRequest) => {
-      throw invalidSaleInput(problems);
-    },
+    validator: (_request: AwaitReceiptRequest) => refuse(describeProblems('sale input', problems), problems),
   });
   record.failed(FAILURE_TYPES.invalidInput, problems);
-  throw invalidSaleInput(problems);
+  refuse(describeProblems('sale input', problems), problems);
 }
 
 /** Temporal's cancellation: the cancel update's effect while parked unsigned; otherwise refused and noted. */

@@ -21,12 +21,9 @@ import type { StockCarried } from '../../src/contracts/stock-ledger.js';
 
 type StockCarriedLine = StockCarried['lines'][number];
 
-export function initialSaleState(
-  input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>,
-  step: SaleStep,
-): SaleState {
+export function initialSaleState(input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>): SaleState {
   return {
-    step,
+    step: 'creating_sale',
     businessId: input.businessId,
     traderInvoiceNumber: input.traderInvoiceNumber,
     sale: null,
@@ -54,7 +51,7 @@ export class SaleRecord {
   private readonly carriedBeforeRecorded = new Map<string, StockCarriedLine>();
 
   constructor(input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>) {
-    this.state = initialSaleState(input, 'creating_sale');
+    this.state = initialSaleState(input);
     const attributes = workflowInfo().typedSearchAttributes;
     this.attention = attributes.get(NeedsAttention);
     this.attentionReason = attributes.get(AttentionReason);
@@ -211,15 +208,10 @@ export class SaleRecord {
   private publishDetails(): void {
     const { step, sale, creditNote, parked, outage } = this.state;
     const lines = [`**Step:** ${step}`];
-    if (sale)
-      lines.push(
-        `**Sale:** ${sale.id} · ${sale.status}${sale.receipt?.cuInvoiceNo ? ` · ${sale.receipt.cuInvoiceNo}` : ''}`,
-      );
-    if (creditNote)
-      lines.push(
-        `**Credit note:** ${creditNote.id} · ${creditNote.status}` +
-          (creditNote.receipt?.cuInvoiceNo ? ` · ${creditNote.receipt.cuInvoiceNo}` : ''),
-      );
+    const shown = (label: string, { id, status, receipt }: FiscalDocument) =>
+      `**${label}:** ${id} · ${status}${receipt?.cuInvoiceNo ? ` · ${receipt.cuInvoiceNo}` : ''}`;
+    if (sale) lines.push(shown('Sale', sale));
+    if (creditNote) lines.push(shown('Credit note', creditNote));
     if (parked) {
       lines.push(`**Parked:** \`${parked.code}\` since ${parked.since}: ${parked.message}`);
       lines.push(

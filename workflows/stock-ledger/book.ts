@@ -106,7 +106,7 @@ export class LedgerBook {
   }
 
   hasPendingLines(itemId: string): boolean {
-    return (this.resend.get(itemId)?.length ?? 0) > 0 || this.pending.some((l) => l.itemId === itemId);
+    return this.hasResend(itemId) || this.pending.some((l) => l.itemId === itemId);
   }
 
   uncertainOf(itemId: string): LedgerMovement[] {
@@ -183,16 +183,12 @@ export class LedgerBook {
     const settled = { applied: [] as LedgerMovement[], toOperator: [] as LedgerMovement[] };
     if (uncertain.length > 0) {
       const before = uncertain[0]!.onHandBefore;
+      const deltas = uncertain.map((u) => signed(u.action, u.quantity));
       const answeredDelta = m ? signed(m.action, m.quantity) : 0;
       const evidence =
         before === undefined
           ? { decided: false as const, reason: 'the quantity on hand before it was not known' }
-          : weighEvidence(
-              before,
-              uncertain.map((u) => signed(u.action, u.quantity)),
-              answeredDelta,
-              onHand,
-            );
+          : weighEvidence(before, deltas, answeredDelta, onHand);
       uncertain.forEach((u, i) => {
         if (!evidence.decided) {
           this.toOperator(
@@ -212,7 +208,7 @@ export class LedgerBook {
       if (evidence.decided) this.totals.settledByEvidence += uncertain.length;
     }
     this.onHand.set(itemId, onHand);
-    if (m) this.recorded(m, movementId, undefined);
+    if (m) this.recorded(m, movementId);
     else this.totals.probes++;
     return settled;
   }
@@ -259,11 +255,7 @@ export class LedgerBook {
     this.resend.set(m.itemId, queue);
   }
 
-  private recorded(
-    m: LedgerMovement,
-    movementId: string | undefined,
-    settledBy: 'evidence' | 'operator' | undefined,
-  ): void {
+  private recorded(m: LedgerMovement, movementId?: string, settledBy?: 'evidence' | 'operator'): void {
     m.status = 'recorded';
     if (movementId !== undefined) m.movementId = movementId;
     if (settledBy !== undefined) m.settledBy = settledBy;
@@ -287,6 +279,7 @@ export class LedgerBook {
   /** What the next run starts from (continue-as-new): only between movements, so nothing is `sending`. */
   carry(): StockLedgerCarry {
     const queued = [...this.resend.values()].flat();
+    const recentLineIds = this.recent.flatMap((m) => m.lines.map((l) => l.lineId));
     return {
       nextSequence: this.nextSequence,
       reporting: this.reporting,
@@ -294,9 +287,7 @@ export class LedgerBook {
       pending: [...this.pending],
       open: [...this.open, ...queued],
       totals: { ...this.totals },
-      lineIds: [...this.rememberedLineIds, ...this.recent.flatMap((m) => m.lines.map((l) => l.lineId))].slice(
-        -REMEMBERED_LINE_IDS,
-      ),
+      lineIds: [...this.rememberedLineIds, ...recentLineIds].slice(-REMEMBERED_LINE_IDS),
     };
   }
 

@@ -77,9 +77,8 @@ const RETRY_AFTER_MAX_MS = SERVICE_DELAY_BOUNDS.retryAfterSeconds * 1000;
 /** A 429's Retry-After (activities/failures.ts puts it in the details), else a doubling backoff up to a minute. */
 export function retryDelayMs(failure: ApplicationFailure, attempt: number): number {
   const detail = failure.details?.[0] as { retryAfterSeconds?: unknown } | undefined;
-  const retryAfter = typeof detail?.retryAfterSeconds === 'number' ? detail.retryAfterSeconds : undefined;
-  if (retryAfter !== undefined && !Number.isNaN(retryAfter)) {
+  const retryAfter = detail?.retryAfterSeconds;
+  if (typeof retryAfter === 'number' && !Number.isNaN(retryAfter))
     return Math.min(RETRY_AFTER_MAX_MS, Math.max(1, retryAfter) * 1000);
-  }
   return Math.min(1000 * 2 ** Math.max(0, attempt - 1), BACKOFF_MAX_MS);
 }

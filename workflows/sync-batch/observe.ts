@@ -14,7 +14,7 @@ export interface BatchScope {
   pageSize: number;
 }
 
-export type Observation =
+type Observation =
   | { kind: 'unsettled'; pending: number; syncing: number }
   | {
       kind: 'settled';
@@ -35,11 +35,7 @@ async function scan(
 ) {
   const result = { found: [] as BillPaymentSyncRecord[], untagged: false, capped: false };
   const belongs = (r: BillPaymentSyncRecord) => (scope.ids ? scope.ids.has(r.id) : r.syncBatchId === scope.syncBatchId);
-  for (let page = 1; ; page++) {
-    if (page > MAX_PAGES_PER_SCAN) {
-      result.capped = true;
-      return result;
-    }
+  for (let page = 1; page <= MAX_PAGES_PER_SCAN; page++) {
     const listed = await api.listBillPaymentsPage({
       ...(scope.companyId === undefined ? {} : { companyId: scope.companyId }),
       // By the service's tags only: a service that ignores the filter costs pages, not correctness. With ids
@@ -58,6 +54,8 @@ async function scan(
     // An empty page that claims a successor would loop forever: stop there.
     if (enough(result.found) || !listed.hasNextPage || listed.items.length === 0) return result;
   }
+  result.capped = true;
+  return result;
 }
 
 /**
@@ -73,14 +71,10 @@ export async function observe(api: SyncBatchApi, scope: BatchScope): Promise<Obs
     return { kind: 'unsettled', pending: pending?.found.length ?? 0, syncing: syncing.found.length };
 
   const ids = scope.ids;
-  const failed = await scan(api, scope, 'failed', 'desc', (found) => ids !== undefined && found.length >= ids.size);
-  const synced = await scan(
-    api,
-    scope,
-    'synced',
-    'desc',
-    (found) => ids !== undefined && found.length + failed.found.length >= ids.size,
-  );
+  const allFound = (others: number) => (found: readonly BillPaymentSyncRecord[]) =>
+    ids !== undefined && found.length + others >= ids.size;
+  const failed = await scan(api, scope, 'failed', 'desc', allFound(0));
+  const synced = await scan(api, scope, 'synced', 'desc', allFound(failed.found.length));
   const seen = new Set([...failed.found, ...synced.found].map((r) => r.id));
   return {
     kind: 'settled',
