@@ -31,7 +31,7 @@ import type {
 import type { FiscalDocument } from '../src/contracts/sale.js';
 import type { HandOverStockInput } from './stock-ledger.js';
 
-export type ComplianceActivityDeps = Pick<
+type ComplianceActivityDeps = Pick<
   ActivityDeps,
   'services' | 'itemRegistry' | 'callbackUrls' | 'settledDocuments' | 'logger' | 'metrics' | 'outages'
 > & {

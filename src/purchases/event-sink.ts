@@ -9,8 +9,6 @@ import type { PurchasesSinkConfig } from '../config/purchases.js';
 import { parseRetryAfter } from '../http/rate-limit.js';
 import type { PurchaseEvent } from '../contracts/purchases-sync.js';
 
-export type { PurchaseEvent };
-
 export interface PurchaseEventSink {
   deliver(event: PurchaseEvent, options?: { signal?: AbortSignal }): Promise<void>;
   /** For logs: where events go, without any secret. */
