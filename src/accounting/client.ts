@@ -42,9 +42,8 @@ const MAX_PAGE_LIMIT = 100;
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, `must be one of ${values.join(', ')}`).optional();
 
-function whole(message: string, max: number) {
-  return z.number({ error: message }).int(message).min(1, message).max(max, message).optional();
-}
+const whole = (message: string, max: number) =>
+  z.number({ error: message }).int(message).min(1, message).max(max, message).optional();
 
 const paging = z.object({
   page: whole('must be an integer of at least 1', Number.MAX_SAFE_INTEGER),
