@@ -87,10 +87,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
   const { services, itemRegistry, callbackUrls, logger, handOverStock } = deps;
 
   /** The ledger takes a line once, so a retried activity hands over harmlessly; undefined leaves it to the workflow. */
-  async function handOverSigned(
-    input: SignSaleInput,
-    items: ItemCheck[],
-  ): Promise<{ ledgerWorkflowId: string } | undefined> {
+  async function handOverSigned(input: SignSaleInput, items: ItemCheck[]) {
     if (!input.handOver || !handOverStock) return undefined;
     const tracked = new Set(items.filter((item) => item.stockTracked).map((item) => item.itemId));
     const lines = input.handOver.lines.filter((line) => tracked.has(line.itemId));

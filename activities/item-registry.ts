@@ -46,11 +46,7 @@ export class ItemRegistry {
   }
 
   /** `fresh`: the service's list now, whatever is cached (after a rejection the list decides, even back to PENDING). */
-  async lookup(
-    businessId: string,
-    requestedIds: readonly string[],
-    options: { fresh?: boolean } = {},
-  ): Promise<ItemLookup> {
+  async lookup(businessId: string, requestedIds: readonly string[], options: { fresh?: boolean } = {}) {
     const itemIds = [...new Set(requestedIds)];
     const business = this.business(businessId);
     if (options.fresh) return this.answer(business, itemIds, await this.refresh(businessId, business));

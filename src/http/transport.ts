@@ -158,9 +158,8 @@ export class HttpTransport {
       const max = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
       const limit = success ? max : Math.min(max, MAX_ERROR_RESPONSE_BYTES);
       const body = await readAtMost(res.body, limit);
-      const response = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0) };
-      answer = response;
-      this.options.observer?.responseReceived?.(response, req);
+      answer = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0) };
+      this.options.observer?.responseReceived?.(answer, req);
       this.reportClamps(delayClamps(flat), req, res.statusCode);
       if (body === undefined) {
         throw requestError(this.service, req, {
@@ -174,7 +173,7 @@ export class HttpTransport {
           requestSent: true,
         });
       }
-      return response;
+      return answer;
     } catch (err) {
       if (err instanceof ApiError) throw err;
       const codes = errorCodes(err);
