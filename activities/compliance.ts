@@ -77,10 +77,8 @@ function needsFixing(err: unknown): RegisterItemResult | undefined {
   if (!(err instanceof ApiError) || err.status !== 422) return undefined;
   const needs = itemFromError(err)?.needs;
   if (!needs) return undefined;
-  return {
-    outcome: 'needs_fixing',
-    needs: { productType: needs.productType, classificationMapping: needs.classificationMapping },
-  };
+  const { productType, classificationMapping } = needs;
+  return { outcome: 'needs_fixing', needs: { productType, classificationMapping } };
 }
 
 export function createComplianceActivities(deps: ComplianceActivityDeps) {

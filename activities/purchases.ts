@@ -64,7 +64,7 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
     },
 
     /** Heartbeats the count done so a retry resumes there (receivers de-duplicate); failures carry `{delivered}`. */
-    async deliverPurchaseEvents(input: DeliverPurchaseEventsInput): Promise<DeliverPurchaseEventsResult> {
+    async deliverPurchaseEvents({ events }: DeliverPurchaseEventsInput): Promise<DeliverPurchaseEventsResult> {
       const context = Context.current();
       const sink = deps.purchasesSink;
       if (sink === undefined) {
@@ -75,7 +75,6 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
           details: [{ delivered: 0 } satisfies DeliveryProgress],
         });
       }
-      const { events } = input;
       let delivered = resumePoint(context.info.heartbeatDetails, events.length);
       try {
         for (; delivered < events.length; delivered++) {
