@@ -24,9 +24,7 @@ export function cachedCanonicalBranch(
   listBusinesses: (businessId: string) => Promise<readonly Business[]>,
   options: { maxBusinesses?: number; rereadAfterMs?: number; now?: () => number } = {},
 ): CanonicalBranch {
-  const maxBusinesses = options.maxBusinesses ?? 10_000;
-  const rereadAfterMs = options.rereadAfterMs ?? 60_000;
-  const now = options.now ?? Date.now;
+  const { maxBusinesses = 10_000, rereadAfterMs = 60_000, now = Date.now } = options;
   const known = new Map<string, Known>();
   const reading = new Map<string, Promise<Known>>();
 

@@ -17,7 +17,7 @@ export interface CatalogueItemFound {
   queuedMs?: number;
 }
 
-export interface CatalogueItemInput {
+interface CatalogueItemInput {
   businessId: string;
   row: CatalogueRow;
 }

@@ -31,7 +31,7 @@ import type {
 import type { FiscalDocument } from '../src/contracts/sale.js';
 import type { HandOverStockInput } from './stock-ledger.js';
 
-export type ComplianceActivityDeps = Pick<
+type ComplianceActivityDeps = Pick<
   ActivityDeps,
   'services' | 'itemRegistry' | 'callbackUrls' | 'settledDocuments' | 'logger' | 'metrics' | 'outages'
 > & {
@@ -77,20 +77,15 @@ function needsFixing(err: unknown): RegisterItemResult | undefined {
   if (!(err instanceof ApiError) || err.status !== 422) return undefined;
   const needs = itemFromError(err)?.needs;
   if (!needs) return undefined;
-  return {
-    outcome: 'needs_fixing',
-    needs: { productType: needs.productType, classificationMapping: needs.classificationMapping },
-  };
+  const { productType, classificationMapping } = needs;
+  return { outcome: 'needs_fixing', needs: { productType, classificationMapping } };
 }
 
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
   const { services, itemRegistry, callbackUrls, logger, handOverStock } = deps;
 
   /** The ledger takes a line once, so a retried activity hands over harmlessly; undefined leaves it to the workflow. */
-  async function handOverSigned(
-    input: SignSaleInput,
-    items: ItemCheck[],
-  ): Promise<{ ledgerWorkflowId: string } | undefined> {
+  async function handOverSigned(input: SignSaleInput, items: ItemCheck[]) {
     if (!input.handOver || !handOverStock) return undefined;
     const tracked = new Set(items.filter((item) => item.stockTracked).map((item) => item.itemId));
     const lines = input.handOver.lines.filter((line) => tracked.has(line.itemId));

@@ -22,10 +22,7 @@ export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDep
     ),
   });
   return {
-    ...createComplianceActivities({
-      ...deps,
-      ...(deps.temporal ? { handOverStock: stockLedger.handOverStock } : {}),
-    }),
+    ...createComplianceActivities({ ...deps, ...(deps.temporal ? { handOverStock: stockLedger.handOverStock } : {}) }),
     ...createRegistrationActivities(deps),
     ...createCatalogueActivities(deps),
     ...createPurchasesActivities(deps),

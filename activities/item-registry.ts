@@ -46,17 +46,11 @@ export class ItemRegistry {
   }
 
   /** `fresh`: the service's list now, whatever is cached (after a rejection the list decides, even back to PENDING). */
-  async lookup(
-    businessId: string,
-    requestedIds: readonly string[],
-    options: { fresh?: boolean } = {},
-  ): Promise<ItemLookup> {
+  async lookup(businessId: string, requestedIds: readonly string[], options: { fresh?: boolean } = {}) {
     const itemIds = [...new Set(requestedIds)];
     const business = this.business(businessId);
     if (options.fresh) return this.answer(business, itemIds, await this.refresh(businessId, business));
-    if (itemIds.every((id) => business.registered.has(id))) {
-      return this.answer(business, itemIds, undefined);
-    }
+    if (itemIds.every((id) => business.registered.has(id))) return this.answer(business, itemIds, undefined);
     const latest = business.latest;
     if (latest && this.now() - latest.at < MIN_REFRESH_INTERVAL_MS && itemIds.every((id) => latest.items.has(id))) {
       return this.answer(business, itemIds, latest);
@@ -73,11 +67,8 @@ export class ItemRegistry {
   }
 
   private business(businessId: string): BusinessItems {
-    let business = this.businesses.get(businessId);
-    if (!business) {
-      business = { registered: new Map() };
-      this.businesses.set(businessId, business);
-    }
+    const business = this.businesses.get(businessId) ?? { registered: new Map() };
+    this.businesses.set(businessId, business);
     return business;
   }
 

@@ -7,7 +7,7 @@ import {
 } from '../src/contracts/outage-watch.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 
-export interface JoinOutageWatchInput extends WaitingSale {
+interface JoinOutageWatchInput extends WaitingSale {
   /** The sale's business, for the logs. */
   businessId: string;
   /** The queue and fairness key of the application's compliance calls: they name its watch. */

@@ -24,9 +24,7 @@ export interface PurchasesActivityDeps extends Pick<ActivityDeps, 'services' | '
 }
 
 /** What an event is due for: the review status, the reason a confirmation failed, the amounts. */
-export function purchaseFingerprint(
-  purchase: Pick<PurchaseDocument, 'status' | 'confirmationError' | 'totals'>,
-): string {
+export function purchaseFingerprint(purchase: Pick<PurchaseDocument, 'status' | 'confirmationError' | 'totals'>) {
   const { status, confirmationError, totals } = purchase;
   const basis = JSON.stringify([status, confirmationError, totals.subtotal, totals.vat, totals.total]);
   return createHash('sha256').update(basis).digest('hex').slice(0, 12);
@@ -57,17 +55,16 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
         const { businessId, pageSize, cursor } = input;
         const query = { pageSize, cursor: cursor ?? undefined };
         const { data } = await services.compliance(businessId).listPurchases(query, { businessId, signal });
-        const next = data.pagination.nextCursor;
         return {
           // Plain data for history and the sink: the service's record as listed, its extra fields included.
           purchases: data.purchases.map((p) => ({ purchase: structuredClone(p), fingerprint: purchaseFingerprint(p) })),
-          nextCursor: next === null || next === '' ? null : next,
+          nextCursor: data.pagination.nextCursor || null,
         };
       });
     },
 
     /** Heartbeats the count done so a retry resumes there (receivers de-duplicate); failures carry `{delivered}`. */
-    async deliverPurchaseEvents(input: DeliverPurchaseEventsInput): Promise<DeliverPurchaseEventsResult> {
+    async deliverPurchaseEvents({ events }: DeliverPurchaseEventsInput): Promise<DeliverPurchaseEventsResult> {
       const context = Context.current();
       const sink = deps.purchasesSink;
       if (sink === undefined) {
@@ -78,7 +75,6 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
           details: [{ delivered: 0 } satisfies DeliveryProgress],
         });
       }
-      const { events } = input;
       let delivered = resumePoint(context.info.heartbeatDetails, events.length);
       try {
         for (; delivered < events.length; delivered++) {

@@ -27,13 +27,8 @@ export function createReconciliationActivities(deps: Pick<ActivityDeps, 'service
       );
     },
 
-    /** One page (100) of `GET /v1/purchases`, as the reconciliation rules read them. */
-    async listReconciliationPurchases(input: {
-      businessId: string;
-      /** null for the first page. */
-      cursor: string | null;
-    }) {
-      const { businessId, cursor } = input;
+    /** One page (100) of `GET /v1/purchases`, as the reconciliation rules read them; `cursor` null for the first. */
+    async listReconciliationPurchases({ businessId, cursor }: { businessId: string; cursor: string | null }) {
       return callApi(deps, true, (signal) =>
         readPurchasesPage(services.compliance(businessId), businessId, cursor, signal),
       );

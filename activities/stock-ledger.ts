@@ -22,9 +22,7 @@ export interface HandOverStockInput {
 }
 
 export function createStockLedgerActivities(
-  deps: Pick<ActivityDeps, 'temporal' | 'logger' | 'stockReporting'> & {
-    canonicalBranch: CanonicalBranch;
-  },
+  deps: Pick<ActivityDeps, 'temporal' | 'logger' | 'stockReporting'> & { canonicalBranch: CanonicalBranch },
 ) {
   return {
     async handOverStock(input: HandOverStockInput): Promise<{ ledgerWorkflowId: string; reporting: StockReporting }> {

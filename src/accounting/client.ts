@@ -13,16 +13,12 @@ import {
   SORT_FIELDS,
   SYNC_STATUSES,
   type BillPayment,
-  type BillPaymentPage,
   type CompanyPage,
   type ProcessSyncBatchResponse,
 } from './schemas.js';
 import { signatureHeaders } from './signing.js';
 
-export interface AccountingClientOptions extends Pick<
-  HttpTransportOptions,
-  'baseUrl' | 'insecureHttpHosts' | 'timeoutMs'
-> {
+export type AccountingClientOptions = Pick<HttpTransportOptions, 'baseUrl' | 'insecureHttpHosts' | 'timeoutMs'> & {
   apiKey: string;
   /** Needed to sign requests; never sent. */
   clientSecret?: string;
@@ -31,7 +27,7 @@ export interface AccountingClientOptions extends Pick<
   /** Sign path plus query string instead of the bare path (A11; ACCOUNTING_SIGN_QUERY). */
   signQuery?: boolean;
   now?: () => number;
-}
+};
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -42,9 +38,8 @@ const MAX_PAGE_LIMIT = 100;
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, `must be one of ${values.join(', ')}`).optional();
 
-function whole(message: string, max: number) {
-  return z.number({ error: message }).int(message).min(1, message).max(max, message).optional();
-}
+const whole = (message: string, max: number) =>
+  z.number({ error: message }).int(message).min(1, message).max(max, message).optional();
 
 const paging = z.object({
   page: whole('must be an integer of at least 1', Number.MAX_SAFE_INTEGER),
@@ -93,19 +88,13 @@ export class AccountingClient {
     return this.call('listCompanies', 'GET', '/companies', query, CompanyPageSchema, options);
   }
 
-  async listBillPayments(
-    filters: BillPaymentFilters = {},
-    options: CallOptions = {},
-  ): Promise<ApiResult<BillPaymentPage>> {
+  async listBillPayments(filters: BillPaymentFilters = {}, options: CallOptions = {}) {
     const query = validateRequest('listBillPayments', billPaymentFilters, filters);
     return this.call('listBillPayments', 'GET', '/bill-payments', query, BillPaymentPageSchema, options);
   }
 
   /** Every page from `filters.page` (default 1) on. Offset paging: records added while iterating can shift pages. */
-  async *iterateBillPaymentPages(
-    filters: BillPaymentFilters = {},
-    options: CallOptions = {},
-  ): AsyncGenerator<BillPaymentPage> {
+  async *iterateBillPaymentPages(filters: BillPaymentFilters = {}, options: CallOptions = {}) {
     let page = filters.page ?? 1;
     for (;;) {
       const { data } = await this.listBillPayments({ ...filters, page }, options);

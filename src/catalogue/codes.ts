@@ -1,6 +1,7 @@
 /** Codes checked against the service's code lists (C24), read once per file: a wrong code costs no request. */
 import type { ComplianceClient } from '../compliance/client.js';
-import type { CatalogueProblem, CatalogueRow, ReadCatalogue } from './rows.js';
+import type { CatalogueRow } from '../contracts/catalogue-import.js';
+import type { CatalogueProblem, ReadCatalogue } from './rows.js';
 
 /** The code list (C24 `listId`) of each coded column. */
 const CODED_COLUMNS = {

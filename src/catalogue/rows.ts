@@ -8,8 +8,6 @@ import {
 } from '../contracts/catalogue-import.js';
 import { checkInput, isRecord } from '../contracts/sale-input.js';
 
-export type { CatalogueRow };
-
 /** `line`: CSV, its physical line; JSON, the item's number. */
 export interface CatalogueProblem {
   line: number;
@@ -25,7 +23,10 @@ export interface ReadCatalogue {
   problems: CatalogueProblem[];
 }
 
-export type CatalogueFormat = 'csv' | 'json';
+type CatalogueFormat = 'csv' | 'json';
+
+/** A problem of the whole file (not CSV, no rows), on line 0 unless the parser names one. */
+const fileProblem = (reason: string, line = 0): CatalogueProblem => ({ line, column: '(file)', reason });
 
 export function formatOf(fileName: string): CatalogueFormat | undefined {
   const extension = fileName.toLowerCase().split('.').pop();
@@ -53,15 +54,12 @@ export function readCatalogue(text: string, format: CatalogueFormat): ReadCatalo
     firstLineOf.set(checked.value.externalId, line);
     rows.push({ line, row: checked.value });
   }
-  if (records.records.length === 0) problems.push({ line: 0, column: '(file)', reason: 'has no rows' });
-  if (records.records.length > CATALOGUE_IMPORT_ROWS_MAX)
-    problems.push({
-      line: 0,
-      column: '(file)',
-      reason:
-        `has ${records.records.length} rows: an import takes at most ${CATALOGUE_IMPORT_ROWS_MAX} ` +
-        '(import a larger catalogue as several files)',
-    });
+  const count = records.records.length;
+  if (count === 0) problems.push(fileProblem('has no rows'));
+  if (count > CATALOGUE_IMPORT_ROWS_MAX) {
+    const limit = `an import takes at most ${CATALOGUE_IMPORT_ROWS_MAX} (import a larger catalogue as several files)`;
+    problems.push(fileProblem(`has ${count} rows: ${limit}`));
+  }
   const asRead = records.records.map(({ line, record }) => ({ line, record: isRecord(record) ? record : {} }));
   return { rows, records: asRead, problems };
 }
@@ -84,7 +82,7 @@ function csvRecords(text: string): Records {
     });
   } catch (err) {
     const line = (err as { lines?: number }).lines ?? 0;
-    return { problem: { line, column: '(file)', reason: `is not valid CSV: ${(err as Error).message}` } };
+    return { problem: fileProblem(`is not valid CSV: ${(err as Error).message}`, line) };
   }
   const known = new Set<string>(CATALOGUE_ROW_FIELDS);
   const unknown = header.filter((name) => !known.has(name));
@@ -114,11 +112,9 @@ function jsonRecords(text: string): Records {
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch {
-    return { problem: { line: 0, column: '(file)', reason: 'is not valid JSON' } };
+    return { problem: fileProblem('is not valid JSON') };
   }
   const list = Array.isArray(value) ? value : (value as { items?: unknown } | null)?.items;
-  if (!Array.isArray(list)) {
-    return { problem: { line: 0, column: '(file)', reason: 'must be a JSON array of items, or {"items": [...]}' } };
-  }
+  if (!Array.isArray(list)) return { problem: fileProblem('must be a JSON array of items, or {"items": [...]}') };
   return { records: list.map((record, index) => ({ line: index + 1, record })) };
 }

@@ -143,12 +143,8 @@ export class ComplianceClient {
   async registerItem(itemId: string, input: RequestInput<'registerItem'> = {}, opts?: CallOptions) {
     const id = validatePathId('registerItem', 'itemId', itemId);
     const body = this.validator.validate('registerItem', input);
-    const spec: RequestSpec = {
-      operation: 'registerItem',
-      method: 'POST',
-      path: `/items/${segment(id)}/register`,
-      body,
-    };
+    const path = `/items/${segment(id)}/register`;
+    const spec: RequestSpec = { operation: 'registerItem', method: 'POST', path, body };
     return this.call(spec, ItemEnvelopeSchema, opts, (data) => data.item);
   }
 

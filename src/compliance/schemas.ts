@@ -11,7 +11,6 @@ function openString<const Known extends readonly string[]>(_known: Known) {
 }
 
 const nullableString = () => z.string().nullable().default(null);
-const nullableNumber = () => z.number().nullable().default(null);
 const nullableInteger = () => z.number().int().nullable().default(null);
 const requiredId = () => z.string().min(1);
 
@@ -115,7 +114,7 @@ export const ItemSchema = z.looseObject({
   classificationCode: nullableString(),
   unitCode: nullableString(),
   packagingUnitCode: nullableString(),
-  unitPrice: nullableNumber(),
+  unitPrice: z.number().nullable().default(null),
   stockTracked: z.boolean().nullable().default(null),
   registrationStatus: openString(['PENDING', 'REGISTERED']),
   /** Null when the service did not say; read as "unknown", not "nothing missing". */
@@ -136,8 +135,6 @@ export const StockAdjustmentResultSchema = z.looseObject({
   }),
 });
 
-const PurchaseSupplierSchema = z.looseObject({ name: nullableString(), pin: nullableString() });
-
 const PurchaseLineSchema = z.looseObject({
   description: z.string(),
   hsCode: nullableString(),
@@ -148,23 +145,16 @@ const PurchaseLineSchema = z.looseObject({
   total: z.number(),
 });
 
-const PurchaseTotalsSchema = z.looseObject({ subtotal: z.number(), vat: z.number(), total: z.number() });
-
 const PurchaseSchema = z.looseObject({
   id: requiredId(),
   status: openString(['pulled', 'pending_review', 'confirmed', 'rejected']),
-  supplier: PurchaseSupplierSchema,
+  supplier: z.looseObject({ name: nullableString(), pin: nullableString() }),
   supplierInvoiceNumber: z.string(),
   invoiceDate: z.string(),
   branch: nullableString(),
-  totals: PurchaseTotalsSchema,
+  totals: z.looseObject({ subtotal: z.number(), vat: z.number(), total: z.number() }),
   lines: z.array(PurchaseLineSchema),
   confirmationError: nullableString(),
-});
-
-const PaginationSchema = z.looseObject({
-  nextCursor: nullableString(),
-  pageSize: z.number().int(),
 });
 
 const PullResultSchema = z.looseObject({ pulled: z.number().optional(), total: z.number().optional() });
@@ -226,7 +216,7 @@ export const ItemEnvelopeSchema = envelope('item', ItemSchema);
 export const ItemListEnvelopeSchema = envelope('items', z.array(ItemSchema));
 export const StockAdjustmentEnvelopeSchema = z.looseObject({ data: StockAdjustmentResultSchema });
 export const PurchasePageEnvelopeSchema = envelope('purchases', z.array(PurchaseSchema)).extend({
-  pagination: PaginationSchema,
+  pagination: z.looseObject({ nextCursor: nullableString(), pageSize: z.number().int() }),
 });
 export const PullResultEnvelopeSchema = z.looseObject({ data: PullResultSchema });
 export const BusinessListEnvelopeSchema = envelope('businesses', z.array(BusinessSchema));

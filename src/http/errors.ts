@@ -79,13 +79,8 @@ export class ResponseValidationError extends Error {
     readonly status: number,
     readonly issues: { path: string; message: string }[],
   ) {
-    super(
-      `${service} ${operation}: unexpected response body (HTTP ${status}): ` +
-        issues
-          .slice(0, 5)
-          .map((i) => `${i.path || '(body)'}: ${i.message}`)
-          .join('; '),
-    );
+    const listed = issues.slice(0, 5).map((i) => `${i.path || '(body)'}: ${i.message}`);
+    super(`${service} ${operation}: unexpected response body (HTTP ${status}): ${listed.join('; ')}`);
   }
 }
 

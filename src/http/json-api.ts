@@ -27,10 +27,7 @@ function parseJson(res: HttpResponse): unknown {
 }
 
 /** `{error: {code, message, ...}}` (the documents'), `{code, message}`, `{statusCode, error, message}`, or not JSON. */
-function readErrorBody(
-  body: unknown,
-  status: number,
-): { code: string; message: string; details: Record<string, unknown> } {
+function readErrorBody(body: unknown, status: number) {
   const fallback = { code: `http_${status}`, message: `HTTP ${status}`, details: {} };
   if (!isRecord(body)) return fallback;
   if (isRecord(body.error)) {
@@ -43,14 +40,10 @@ function readErrorBody(
   }
   const { code, message, error, statusCode: _statusCode, ...details } = body;
   const text = Array.isArray(message) ? message.join('; ') : message;
+  const title = typeof error === 'string' ? error : undefined;
   return {
-    code:
-      typeof code === 'string'
-        ? code
-        : typeof error === 'string'
-          ? error.toLowerCase().replace(/\W+/g, '_')
-          : fallback.code,
-    message: typeof text === 'string' ? text : typeof error === 'string' ? error : fallback.message,
+    code: typeof code === 'string' ? code : (title?.toLowerCase().replace(/\W+/g, '_') ?? fallback.code),
+    message: typeof text === 'string' ? text : (title ?? fallback.message),
     details,
   };
 }

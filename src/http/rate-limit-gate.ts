@@ -68,14 +68,10 @@ export class RateLimitGate {
     // instants of one window narrow that down to the millisecond, so nothing waits up to a second too long.
     const earliest = now + (resetSeconds - 1) * 1000;
     const latest = now + resetSeconds * 1000;
-    if (
-      this.remaining !== undefined &&
-      now < this.resetAtMs &&
-      earliest < this.resetAtMs &&
-      latest > this.earliestResetMs
-    ) {
+    const before = this.remaining;
+    if (before !== undefined && now < this.resetAtMs && earliest < this.resetAtMs && latest > this.earliestResetMs) {
       // The same window: answers overtake each other, so the lowest count left is the latest.
-      this.remaining = Math.min(this.remaining, remaining);
+      this.remaining = Math.min(before, remaining);
       this.resetAtMs = Math.min(this.resetAtMs, latest);
       this.earliestResetMs = Math.max(this.earliestResetMs, earliest);
     } else {

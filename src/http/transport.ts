@@ -66,15 +66,9 @@ const MAX_ERROR_RESPONSE_BYTES = 1024 * 1024;
 export const RATE_BUDGET_SPENT = 'rate_budget_spent';
 
 /** Codes of a request that never reached the peer. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+const NOT_SENT_CODES = new Set(
+  'ECONNREFUSED ENOTFOUND EAI_AGAIN EHOSTUNREACH ENETUNREACH EADDRNOTAVAIL UND_ERR_CONNECT_TIMEOUT'.split(' '),
+);
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 function errorCodes(err: unknown): string[] {
@@ -164,9 +158,8 @@ export class HttpTransport {
       const max = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
       const limit = success ? max : Math.min(max, MAX_ERROR_RESPONSE_BYTES);
       const body = await readAtMost(res.body, limit);
-      const response = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0) };
-      answer = response;
-      this.options.observer?.responseReceived?.(response, req);
+      answer = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0) };
+      this.options.observer?.responseReceived?.(answer, req);
       this.reportClamps(delayClamps(flat), req, res.statusCode);
       if (body === undefined) {
         throw requestError(this.service, req, {
@@ -180,7 +173,7 @@ export class HttpTransport {
           requestSent: true,
         });
       }
-      return response;
+      return answer;
     } catch (err) {
       if (err instanceof ApiError) throw err;
       const codes = errorCodes(err);

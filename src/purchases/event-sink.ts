@@ -9,8 +9,6 @@ import type { PurchasesSinkConfig } from '../config/purchases.js';
 import { parseRetryAfter } from '../http/rate-limit.js';
 import type { PurchaseEvent } from '../contracts/purchases-sync.js';
 
-export type { PurchaseEvent };
-
 export interface PurchaseEventSink {
   deliver(event: PurchaseEvent, options?: { signal?: AbortSignal }): Promise<void>;
   /** For logs: where events go, without any secret. */
@@ -47,12 +45,10 @@ export async function createSink(config: PurchasesSinkConfig | undefined): Promi
 export async function openNdjsonSink(path: string): Promise<PurchaseEventSink & { readonly size: number }> {
   const absolute = resolve(path);
   await mkdir(dirname(absolute), { recursive: true });
-  let text = '';
-  try {
-    text = await readFile(absolute, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  const text = await readFile(absolute, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    return '';
+  });
   const ids = eventIdsIn(text);
   // The file does not end with a newline (a write was cut short): start the next line on a new one.
   let needsNewline = text !== '' && !text.endsWith('\n');

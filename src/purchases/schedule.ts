@@ -91,7 +91,6 @@ async function ensureOne(
     typedSearchAttributes: [{ key: BusinessId, value: businessId }],
     staticSummary: `Purchases sync of ${businessId}`,
   };
-  const wanted = { everyMs, action };
   const policies = { overlap: OVERLAP, catchupWindow: PURCHASES_CATCHUP_WINDOW_MS, pauseOnFailure: false };
   try {
     const handle = await client.schedule.create({
@@ -108,7 +107,7 @@ async function ensureOne(
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
   const handle = client.schedule.getHandle(scheduleId);
-  const changed = differences(await handle.describe(), wanted);
+  const changed = differences(await handle.describe(), { everyMs, action });
   if (changed.length === 0) return { businessId, scheduleId, outcome: 'unchanged' };
   await handle.update((current) => ({
     ...current,
@@ -121,10 +120,7 @@ async function ensureOne(
 }
 
 /** Creates or updates the schedule of each business; one at a time, so start-up stays gentle on the frontend. */
-export async function ensurePurchasesSyncSchedules(
-  client: Client,
-  settings: PurchasesScheduleSettings,
-): Promise<EnsuredSchedule[]> {
+export async function ensurePurchasesSyncSchedules(client: Client, settings: PurchasesScheduleSettings) {
   const everyMs = intervalMs(settings.interval);
   const results: EnsuredSchedule[] = [];
   for (const businessId of settings.businessIds) results.push(await ensureOne(client, businessId, settings, everyMs));

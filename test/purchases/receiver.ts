@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhook } from '../../src/accounting/webhooks.js';
-import type { PurchaseEvent } from '../../src/purchases/event-sink.js';
+import type { PurchaseEvent } from '../../src/contracts/purchases-sync.js';
 
 export interface Received {
   /** The webhook-id header. */

@@ -16,10 +16,9 @@ import {
   openNdjsonSink,
   SinkDeliveryError,
   webhookSink,
-  type PurchaseEvent,
   type PurchaseEventSink,
 } from '../../src/purchases/event-sink.js';
-import type { PurchaseDocument } from '../../src/contracts/purchases-sync.js';
+import type { PurchaseDocument, PurchaseEvent } from '../../src/contracts/purchases-sync.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
