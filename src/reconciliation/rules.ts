@@ -381,8 +381,6 @@ export function reconcile(
 
 /** The calendar day (YYYY-MM-DD) of an instant in a time zone; the default is the businesses' own, Nairobi. */
 export function calendarDay(epochMs: number, timeZone = 'Africa/Nairobi'): string {
-  // en-CA writes dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-    epochMs,
-  );
+  const format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  return format.format(epochMs); // en-CA writes dates as YYYY-MM-DD
 }

@@ -101,12 +101,7 @@ export async function applyComplianceBudgets(
 }
 
 /** A window's own queue: its rate is the window's budget; its businesses' keys are dispatched in turn. */
-export async function applyQueueRate(
-  client: Client,
-  taskQueue: string,
-  perSecond: number,
-  reason: string,
-): Promise<void> {
+export async function applyQueueRate(client: Client, taskQueue: string, perSecond: number, reason: string) {
   await updateQueue(client, taskQueue, {
     updateQueueRateLimit: { rateLimit: { requestsPerSecond: perSecond }, reason },
   });

@@ -19,12 +19,8 @@ export interface Tracing {
 let installed: { tracing: Tracing; plugins: OpenTelemetryPlugin[] } | undefined;
 
 function httpUrl(name: string, value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(`${name}: must be an absolute http(s) URL, e.g. http://otel-collector:4318`);
-  }
+  const url = URL.parse(value);
+  if (!url) throw new ConfigError(`${name}: must be an absolute http(s) URL, e.g. http://otel-collector:4318`);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name}: must use http or https`);
   return url;
 }
