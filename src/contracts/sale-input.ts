@@ -224,10 +224,7 @@ const refundRequestSchema = z
   })
   .describe('The argument of the refund update: a credit note reversing the signed sale in full.');
 
-const saleReferenceSchema = z.strictObject({
-  businessId: businessId(),
-  traderInvoiceNumber: traderInvoiceNumber(),
-});
+const saleReferenceSchema = z.strictObject({ businessId: businessId(), traderInvoiceNumber: traderInvoiceNumber() });
 
 const cancelArgsSchema = z
   .strictObject({ reason: nonEmpty().describe('Why the sale is given up; kept in its history.') })

@@ -186,10 +186,7 @@ function describeFailure(err: unknown, settings: TemporalSettings): string {
   const auth = settings.apiKey
     ? 'TEMPORAL_API_KEY (or api_key of the profile)'
     : 'the TLS client certificate (TEMPORAL_TLS_CLIENT_CERT_PATH / _KEY_PATH)';
-  if (
-    code === GRPC.UNAUTHENTICATED ||
-    /unauthenticated|Unauthenticated|invalid token|Request unauthorized/i.test(raw)
-  ) {
+  if (code === GRPC.UNAUTHENTICATED || /unauthenticated|invalid token|Request unauthorized/i.test(raw)) {
     return `the server refused the credentials: check ${auth} (${message})`;
   }
   if (code === GRPC.PERMISSION_DENIED || /PermissionDenied|permission denied/i.test(raw)) {

@@ -52,10 +52,7 @@ export function tracingSettings(env: Env) {
 }
 
 /** Once per process; before the workers and clients to trace are created (they take `tracingPlugins()` then). */
-export async function installTracing(options: {
-  settings: TracingSettings | undefined;
-  logger?: Logger;
-}): Promise<Tracing | undefined> {
+export async function installTracing(options: { settings: TracingSettings | undefined; logger?: Logger }) {
   if (installed) return installed.tracing;
   const { settings } = options;
   if (!settings) return undefined;
