@@ -38,13 +38,12 @@ export function planComplianceBudgets(
 
 /** The budgets the queue holds now, as the server reports them. */
 export async function readComplianceBudgets(client: Client, taskQueue: string) {
-  const described = await client.workflowService.describeTaskQueue({
+  const { config } = await client.workflowService.describeTaskQueue({
     namespace: client.options.namespace,
     taskQueue: { name: taskQueue },
     taskQueueType: ACTIVITY,
     reportConfig: true,
   });
-  const config = described.config;
   return {
     queuePerSecond: config?.queueRateLimit?.rateLimit?.requestsPerSecond ?? undefined,
     defaultPerSecond: config?.fairnessKeysRateLimitDefault?.rateLimit?.requestsPerSecond ?? undefined,

@@ -124,8 +124,7 @@ export function loadTemporalSettings(env: Env): TemporalSettings {
   }
 
   const connect = toClientOptions(profile);
-  const timeoutText = vars.TEMPORAL_CONNECT_TIMEOUT_MS;
-  const connectTimeoutMs = timeoutText === undefined ? DEFAULT_CONNECT_TIMEOUT_MS : Number(timeoutText);
+  const connectTimeoutMs = Number(vars.TEMPORAL_CONNECT_TIMEOUT_MS ?? DEFAULT_CONNECT_TIMEOUT_MS);
   if (!Number.isInteger(connectTimeoutMs) || connectTimeoutMs < 100 || connectTimeoutMs > 600_000) {
     throw new ConfigError('TEMPORAL_CONNECT_TIMEOUT_MS: must be a whole number of milliseconds between 100 and 600000');
   }
