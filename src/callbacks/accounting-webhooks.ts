@@ -7,9 +7,8 @@ import { assertCredential } from '../config/credentials.js';
 import { syncBatchWebhookSignal, syncBatchWorkflowId, type SyncBatchWebhookHint } from '../contracts/sync-batch.js';
 import { BoundedTtlMap, CallbackFloodGuard } from './flood-guard.js';
 import { clip, clipped, type CallbackLogger } from './answer-log.js';
-import { signalRun, type SignalOutcome } from './routes.js';
+import { signalRun, text, type SignalOutcome } from './routes.js';
 import { isRecord } from '../contracts/sale-input.js';
-import { text } from './routes.js';
 
 const ACCOUNTING_WEBHOOK_PATH = '/webhooks/accounting';
 

@@ -70,12 +70,7 @@ export function text(value: unknown, maxLength: number): string | null {
 export type SignalOutcome = 'signalled' | 'not_found';
 export type CallbackSignal = (workflowId: string, hint: CallbackHint) => Promise<SignalOutcome>;
 
-export async function signalRun<A>(
-  client: Client,
-  workflowId: string,
-  signal: SignalDefinition<[A]>,
-  arg: A,
-): Promise<SignalOutcome> {
+export async function signalRun<A>(client: Client, workflowId: string, signal: SignalDefinition<[A]>, arg: A) {
   try {
     await client.workflow.getHandle(workflowId).signal(signal, arg);
     return 'signalled';

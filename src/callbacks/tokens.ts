@@ -96,22 +96,19 @@ function mintAnchorMs(): number | undefined {
 }
 
 function normaliseBaseUrl(value: string): string {
+  const refuse = (reason: string) => new CallbackConfigError('publicBaseUrl', reason);
   const url = URL.parse(value);
-  if (!url) throw new CallbackConfigError('publicBaseUrl', 'must be an absolute http or https URL');
+  if (!url) throw refuse('must be an absolute http or https URL');
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new CallbackConfigError('publicBaseUrl', `must use http or https (got ${url.protocol.replace(/:$/, '')})`);
+    throw refuse(`must use http or https (got ${url.protocol.replace(/:$/, '')})`);
   // Credentials would travel to the service and appear on its Sale resource; not shown for the same reason.
   if (url.username !== '' || url.password !== '')
-    throw new CallbackConfigError('publicBaseUrl', 'must not contain a username or password; the value is not shown');
+    throw refuse('must not contain a username or password; the value is not shown');
   if (url.search !== '' || url.hash !== '')
-    throw new CallbackConfigError(
-      'publicBaseUrl',
-      'must not have a query or fragment (the minted path is appended to it)',
-    );
+    throw refuse('must not have a query or fragment (the minted path is appended to it)');
   const normalised = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   if (normalised.length > PUBLIC_BASE_URL_MAX_LENGTH)
-    throw new CallbackConfigError(
-      'publicBaseUrl',
+    throw refuse(
       `must be at most ${PUBLIC_BASE_URL_MAX_LENGTH} characters, so that the callback URL of any workflow id ` +
         `(up to ${WORKFLOW_ID_MAX_BYTES} bytes) fits the service's limit`,
     );

@@ -5,10 +5,10 @@ import proto from '@temporalio/proto';
 import type { PayloadKeyRing } from './keys.js';
 
 const ENCODING_METADATA_KEY = 'encoding';
-export const ENCRYPTED_ENCODING = 'binary/encrypted';
-export const KEY_ID_METADATA_KEY = 'encryption-key-id';
-export const IV_BYTES = 12;
-export const TAG_BYTES = 16;
+const ENCRYPTED_ENCODING = 'binary/encrypted';
+const KEY_ID_METADATA_KEY = 'encryption-key-id';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 const ALGORITHM = 'aes-256-gcm';
 
 const PayloadProto = proto.temporal.api.common.v1.Payload;

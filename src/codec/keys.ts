@@ -27,12 +27,11 @@ interface PayloadKeyInput {
 
 /** Printing, logging or JSON-serialising a ring shows only its ids. */
 export class PayloadKeyRing {
-  readonly #keys: Map<string, KeyObject>;
+  readonly #keys = new Map<string, KeyObject>();
   readonly encryptKeyId: string;
 
   /** `keys` as `decodeKey` checks them; the last is the default encryption key. */
   constructor(keys: readonly PayloadKeyInput[], encryptKeyId?: string, source = 'payload key ring') {
-    this.#keys = new Map();
     for (const { id, key } of keys) {
       if (this.#keys.has(id)) throw new PayloadKeyConfigError(`${source}: key id "${id}" is listed twice`);
       // A KeyObject, made once: handing the cipher raw bytes makes it build one on every payload.

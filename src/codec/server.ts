@@ -224,8 +224,7 @@ function assertTokenBeyondLoopback(host: string, authToken: string | undefined, 
 export function codecServerOptionsFromEnv(rawEnv: Env) {
   const env = resolveSecretFiles(rawEnv, ['CODEC_AUTH_TOKEN']);
   const host = env.CODEC_HOST?.trim() || '127.0.0.1';
-  const portText = env.CODEC_PORT?.trim();
-  const port = portText ? Number(portText) : DEFAULT_CODEC_PORT;
+  const port = Number(env.CODEC_PORT?.trim() || DEFAULT_CODEC_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new ConfigError('CODEC_PORT: must be a port number (0–65535)');
   const originsText = env.CODEC_CORS_ORIGINS?.trim();

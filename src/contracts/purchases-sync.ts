@@ -25,15 +25,13 @@ export interface ListedPurchase {
   fingerprint: string;
 }
 
-export type PurchaseEventType = 'purchase.received' | 'purchase.status_changed';
-
 /**
  * A redelivery of the same fact carries the same `id`: `purchase.<purchaseId>.v<n>.<fingerprint>`, n counting the
  * invoice's reported states (0 = received), so that a status that goes back (A → B → A) does not reuse A's id.
  */
 export interface PurchaseEvent {
   id: string;
-  type: PurchaseEventType;
+  type: 'purchase.received' | 'purchase.status_changed';
   businessId: string;
   purchase: PurchaseDocument;
   /** On `purchase.status_changed`: the status last delivered. */

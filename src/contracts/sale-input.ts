@@ -224,10 +224,7 @@ const refundRequestSchema = z
   })
   .describe('The argument of the refund update: a credit note reversing the signed sale in full.');
 
-const saleReferenceSchema = z.strictObject({
-  businessId: businessId(),
-  traderInvoiceNumber: traderInvoiceNumber(),
-});
+const saleReferenceSchema = z.strictObject({ businessId: businessId(), traderInvoiceNumber: traderInvoiceNumber() });
 
 const cancelArgsSchema = z
   .strictObject({ reason: nonEmpty().describe('Why the sale is given up; kept in its history.') })
@@ -327,25 +324,20 @@ export function describeProblems(subject: string, problems: readonly InputProble
 
 /** Paths where `asked` differs from `started` (key order, absent or `undefined` alike); never values: customer data. */
 export function saleInputDifferences(started: SaleInput, asked: SaleInput): string[] {
-  const differences: string[] = [];
-  collectDifferences(started, asked, [], differences);
-  return differences;
+  return differences(started, asked, []);
 }
 
-function collectDifferences(a: unknown, b: unknown, path: Array<string | number>, into: string[]): void {
-  if (a === b) return; // 0 and -0 alike: JSON writes both as 0
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
-    a.forEach((item, index) => collectDifferences(item, b[index], [...path, index], into));
-    return;
-  }
+function differences(a: unknown, b: unknown, path: Array<string | number>): string[] {
+  if (a === b) return []; // 0 and -0 alike: JSON writes both as 0
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length)
+    return a.flatMap((item, index) => differences(item, b[index], [...path, index]));
   // Two objects where one side is absent: name the fields present, so `customer.name` rather than `customer`.
   if ((isRecord(a) || a === undefined) && (isRecord(b) || b === undefined)) {
     const [x, y] = [a ?? {}, b ?? {}];
     const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])].sort();
-    for (const key of keys) collectDifferences(x[key], y[key], [...path, key], into);
-    return;
+    return keys.flatMap((key) => differences(x[key], y[key], [...path, key]));
   }
-  into.push(fieldPath(path, '(input)'));
+  return [fieldPath(path, '(input)')];
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

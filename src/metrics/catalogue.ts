@@ -63,7 +63,7 @@ const FINDING_KINDS = (
   'rejected_purchases ties'
 ).split(' ');
 
-export const SERVICES = ['compliance', 'accounting'] as const;
+const SERVICES = ['compliance', 'accounting'] as const;
 
 /**
  * Fixed values; or a `business_id` taking the businesses its process serves, or an `application` taking the

@@ -16,20 +16,22 @@ interface Level {
   about: { metric: string } & Record<string, string>;
 }
 
+function running(workflowType: string, queue: string): string {
+  return `WorkflowType = '${workflowType}' AND TaskQueue = '${queue}' AND ExecutionStatus = 'Running'`;
+}
+
 // Per fleet only: visibility groups a count by `ExecutionStatus` alone, so a count per `Application` would be one
 // query per application and side, every interval, from every process of the fleet.
 function levels(queue: string, metrics: MetricsRecorder): Level[] {
-  const running = (workflowType: string) =>
-    `WorkflowType = '${workflowType}' AND TaskQueue = '${queue}' AND ExecutionStatus = 'Running'`;
   return [
     ...OPERATOR_WORKFLOW_TYPES.map((workflowType) => ({
-      query: `${running(workflowType)} AND ${ATTENTION}`,
+      query: `${running(workflowType, queue)} AND ${ATTENTION}`,
       publish: (count: number) => metrics.set('etims_operator_work_waiting', count, { workflow_type: workflowType }),
       about: { metric: 'etims_operator_work_waiting', workflowType },
     })),
     // A sale its outageLimit parked needs an operator instead, and is counted above whatever its status still says.
     ...OUTAGE_SIDES.map((side) => ({
-      query: `${running(SALE_WORKFLOW_TYPE)} AND FiscalStatus = 'awaiting_${side}' AND NeedsAttention = false`,
+      query: `${running(SALE_WORKFLOW_TYPE, queue)} AND FiscalStatus = 'awaiting_${side}' AND NeedsAttention = false`,
       publish: (count: number) => metrics.set('etims_sales_awaiting_outage', count, { side }),
       about: { metric: 'etims_sales_awaiting_outage', side },
     })),
@@ -41,12 +43,7 @@ function applicationOutages(client: Client, queue: string, metrics: MetricsRecor
   const shown = new Set<string>();
   return async (stopped: () => boolean) => {
     const now = new Map<string, OutageWatchMemo['waiting']>();
-    const watches = client.workflow.list({
-      query:
-        `WorkflowType = '${OUTAGE_WATCH_WORKFLOW_TYPE}' AND TaskQueue = '${queue}' ` +
-        `AND ExecutionStatus = 'Running'`,
-    });
-    for await (const watch of watches) {
+    for await (const watch of client.workflow.list({ query: running(OUTAGE_WATCH_WORKFLOW_TYPE, queue) })) {
       const memo = watch.memo as Partial<OutageWatchMemo> | undefined;
       if (typeof memo?.application !== 'string' || !memo.waiting) continue;
       const known = now.get(memo.application);

@@ -35,11 +35,7 @@ function toReconcileBillPayment(payment: BillPayment): ReconcileBillPayment {
   };
 }
 
-export async function checkBusinessAccess(
-  compliance: ComplianceClient,
-  businessId: string,
-  signal?: AbortSignal,
-): Promise<void> {
+export async function checkBusinessAccess(compliance: ComplianceClient, businessId: string, signal?: AbortSignal) {
   const { data: businesses } = await compliance.listBusinesses(signal ? { signal } : {});
   if (!businesses.some((b) => b.id === businessId)) {
     throw new ReconciliationInputError(
@@ -95,11 +91,7 @@ export async function readBillPaymentsPage(
 }
 
 /** Reads pages 1, 2, … until `readPage` says there is none after; a list longer than `maxPages` is an input error. */
-async function readPages(
-  what: string,
-  maxPages: number,
-  readPage: (page: number) => Promise<{ more: boolean }>,
-): Promise<void> {
+async function readPages(what: string, maxPages: number, readPage: (page: number) => Promise<{ more: boolean }>) {
   for (let page = 1; (await readPage(page)).more; page++) {
     if (page >= maxPages) throw new ReconciliationInputError(tooManyPagesMessage(what, maxPages));
   }

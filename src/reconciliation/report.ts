@@ -17,8 +17,6 @@ export interface ReportInput {
 /** The JSON key of the list a row is in. */
 type RowCategory = Exclude<keyof ReconciliationResult['counts'], 'purchases' | 'billPayments' | 'ties'>;
 
-type ReportRow = ReturnType<typeof reportRows>[number];
-
 function tieNotes(result: ReconciliationResult): Map<string, string> {
   const notes = new Map<string, string>();
   for (const tie of result.ties) {
@@ -151,7 +149,7 @@ export function formatTable(input: ReportInput): string {
     out.push('', `${title} (${body.length})`, ...table(headers, body));
   };
   const invoices = (category: RowCategory) => rows.filter((r) => r.kind === 'purchase' && r.category === category);
-  const invoice = (r: ReportRow) => [r.id, r.reference, r.supplier, r.date, money(r.amount)];
+  const invoice = (r: (typeof rows)[number]) => [r.id, r.reference, r.supplier, r.date, money(r.amount)];
   const paired = (category: RowCategory) =>
     invoices(category).map((r) => [
       ...invoice(r),

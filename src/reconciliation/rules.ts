@@ -18,11 +18,8 @@ export const DEFAULT_RECONCILE_OPTIONS: Readonly<ReconcileOptions> = {
 
 /** "inv. 02403", "INV-2403" and "Inv2403" all read INV 2403. */
 function referenceTokens(text: string): string[] {
-  const runs =
-    text
-      .normalize('NFKD')
-      .toUpperCase()
-      .match(/\p{L}+|[0-9]+/gu) ?? [];
+  const upper = text.normalize('NFKD').toUpperCase();
+  const runs = upper.match(/\p{L}+|[0-9]+/gu) ?? [];
   return runs.map((run) => (/^[0-9]+$/.test(run) ? run.replace(/^0+(?=[0-9])/, '') : run));
 }
 
@@ -39,12 +36,8 @@ const LEGAL_SUFFIXES: ReadonlySet<string> = new Set(
  * name is missing: an unnamed supplier is never the same as another.
  */
 export function supplierKey(name: string | null | undefined): string {
-  const words =
-    (name ?? '')
-      .normalize('NFKD')
-      .toUpperCase()
-      .replace(/&/g, ' AND ')
-      .match(/\p{L}+|[0-9]+/gu) ?? [];
+  const upper = (name ?? '').normalize('NFKD').toUpperCase().replace(/&/g, ' AND ');
+  const words = upper.match(/\p{L}+|[0-9]+/gu) ?? [];
   while (words.length > 1 && LEGAL_SUFFIXES.has(words[words.length - 1]!)) words.pop();
   return words.join('');
 }
@@ -381,8 +374,6 @@ export function reconcile(
 
 /** The calendar day (YYYY-MM-DD) of an instant in a time zone; the default is the businesses' own, Nairobi. */
 export function calendarDay(epochMs: number, timeZone = 'Africa/Nairobi'): string {
-  // en-CA writes dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-    epochMs,
-  );
+  const format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  return format.format(epochMs); // en-CA writes dates as YYYY-MM-DD
 }

@@ -38,13 +38,12 @@ export function planComplianceBudgets(
 
 /** The budgets the queue holds now, as the server reports them. */
 export async function readComplianceBudgets(client: Client, taskQueue: string) {
-  const described = await client.workflowService.describeTaskQueue({
+  const { config } = await client.workflowService.describeTaskQueue({
     namespace: client.options.namespace,
     taskQueue: { name: taskQueue },
     taskQueueType: ACTIVITY,
     reportConfig: true,
   });
-  const config = described.config;
   return {
     queuePerSecond: config?.queueRateLimit?.rateLimit?.requestsPerSecond ?? undefined,
     defaultPerSecond: config?.fairnessKeysRateLimitDefault?.rateLimit?.requestsPerSecond ?? undefined,
@@ -101,12 +100,7 @@ export async function applyComplianceBudgets(
 }
 
 /** A window's own queue: its rate is the window's budget; its businesses' keys are dispatched in turn. */
-export async function applyQueueRate(
-  client: Client,
-  taskQueue: string,
-  perSecond: number,
-  reason: string,
-): Promise<void> {
+export async function applyQueueRate(client: Client, taskQueue: string, perSecond: number, reason: string) {
   await updateQueue(client, taskQueue, {
     updateQueueRateLimit: { rateLimit: { requestsPerSecond: perSecond }, reason },
   });

@@ -124,8 +124,7 @@ export function loadTemporalSettings(env: Env): TemporalSettings {
   }
 
   const connect = toClientOptions(profile);
-  const timeoutText = vars.TEMPORAL_CONNECT_TIMEOUT_MS;
-  const connectTimeoutMs = timeoutText === undefined ? DEFAULT_CONNECT_TIMEOUT_MS : Number(timeoutText);
+  const connectTimeoutMs = Number(vars.TEMPORAL_CONNECT_TIMEOUT_MS ?? DEFAULT_CONNECT_TIMEOUT_MS);
   if (!Number.isInteger(connectTimeoutMs) || connectTimeoutMs < 100 || connectTimeoutMs > 600_000) {
     throw new ConfigError('TEMPORAL_CONNECT_TIMEOUT_MS: must be a whole number of milliseconds between 100 and 600000');
   }
@@ -186,10 +185,7 @@ function describeFailure(err: unknown, settings: TemporalSettings): string {
   const auth = settings.apiKey
     ? 'TEMPORAL_API_KEY (or api_key of the profile)'
     : 'the TLS client certificate (TEMPORAL_TLS_CLIENT_CERT_PATH / _KEY_PATH)';
-  if (
-    code === GRPC.UNAUTHENTICATED ||
-    /unauthenticated|Unauthenticated|invalid token|Request unauthorized/i.test(raw)
-  ) {
+  if (code === GRPC.UNAUTHENTICATED || /unauthenticated|invalid token|Request unauthorized/i.test(raw)) {
     return `the server refused the credentials: check ${auth} (${message})`;
   }
   if (code === GRPC.PERMISSION_DENIED || /PermissionDenied|permission denied/i.test(raw)) {

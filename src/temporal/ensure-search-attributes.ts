@@ -25,15 +25,13 @@ export async function ensureSearchAttributes(
     const wanted = encodeSearchAttributeIndexedValueType(key.type);
     if (wanted === undefined) throw new Error(`unknown search attribute type ${key.type}`);
     const current = existing[key.name];
-    if (current === undefined) {
-      missing[key.name] = wanted;
-    } else if (current !== wanted) {
+    if (current === undefined) missing[key.name] = wanted;
+    else if (current !== wanted)
       throw new SearchAttributesError(
         `search attribute ${key.name} already exists in namespace ${namespace} ` +
           `with a different type than ${key.type}: ` +
           'the sale workflows cannot record it; an administrator must remove it or use another namespace',
       );
-    }
   }
   if (Object.keys(missing).length === 0) return 'present';
 
@@ -76,10 +74,7 @@ function searchAttributeCommands({ keys, namespace, address }: Registration): st
 }
 
 /** Without the search attributes every sale would be signed and then stuck (BadSearchAttributes). */
-export async function requireSearchAttributes(
-  connection: Connection,
-  options: Registration,
-): Promise<'present' | 'registered'> {
+export async function requireSearchAttributes(connection: Connection, options: Registration) {
   const { namespace, keys } = options;
   let before: Record<string, number>;
   try {

@@ -19,12 +19,8 @@ export interface Tracing {
 let installed: { tracing: Tracing; plugins: OpenTelemetryPlugin[] } | undefined;
 
 function httpUrl(name: string, value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(`${name}: must be an absolute http(s) URL, e.g. http://otel-collector:4318`);
-  }
+  const url = URL.parse(value);
+  if (!url) throw new ConfigError(`${name}: must be an absolute http(s) URL, e.g. http://otel-collector:4318`);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name}: must use http or https`);
   return url;
 }
@@ -56,10 +52,7 @@ export function tracingSettings(env: Env) {
 }
 
 /** Once per process; before the workers and clients to trace are created (they take `tracingPlugins()` then). */
-export async function installTracing(options: {
-  settings: TracingSettings | undefined;
-  logger?: Logger;
-}): Promise<Tracing | undefined> {
+export async function installTracing(options: { settings: TracingSettings | undefined; logger?: Logger }) {
   if (installed) return installed.tracing;
   const { settings } = options;
   if (!settings) return undefined;
