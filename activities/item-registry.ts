@@ -67,7 +67,9 @@ export class ItemRegistry {
   }
 
   private business(businessId: string): BusinessItems {
-    const business = this.businesses.get(businessId) ?? { registered: new Map() };
+    const known = this.businesses.get(businessId);
+    if (known) return known;
+    const business: BusinessItems = { registered: new Map() };
     this.businesses.set(businessId, business);
     return business;
   }

@@ -178,7 +178,10 @@ program
   .argument('<file.json|->')
   .act<SalesOptions>(async ([source], options) => {
     const sale = await readSale(source!, options);
-    return connectAndCall(async (sales) => ({ output: await sales.startSale(sale) }), options);
+    return connectAndCall(
+      printed((sales) => sales.startSale(sale)),
+      options,
+    );
   });
 
 program

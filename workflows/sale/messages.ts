@@ -184,13 +184,14 @@ export function refuseInput(input: unknown, problems: [InputProblem, ...InputPro
     businessId: text(named.businessId),
     traderInvoiceNumber: text(named.traderInvoiceNumber),
   });
+  const refused: () => never = () => refuse(describeProblems('sale input', problems), problems);
   setHandler(getSaleStateQuery, () => record.state);
   setHandler(getSaleInputQuery, () => input as SaleInput);
   setHandler(awaitReceiptUpdate, (_request: AwaitReceiptRequest) => receiptAnswer(record.state), {
-    validator: (_request: AwaitReceiptRequest) => refuse(describeProblems('sale input', problems), problems),
+    validator: (_request: AwaitReceiptRequest) => refused(),
   });
   record.failed(FAILURE_TYPES.invalidInput, problems);
-  refuse(describeProblems('sale input', problems), problems);
+  refused();
 }
 
 /** Temporal's cancellation: the cancel update's effect while parked unsigned; otherwise refused and noted. */
