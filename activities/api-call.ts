@@ -18,16 +18,34 @@ export function queuedMs(): number {
  * document) into a result; `outages`: the fleet's view, a call to a side known down is not sent.
  */
 export async function callApi<T>(
-  spec: {
-    logger: Logger;
-    metrics?: MetricsRecorder | undefined;
-    outages?: OutageBoard | undefined;
-    recover?: (err: unknown) => T | undefined;
-  },
+  spec: CallSpec<T>,
   idempotent: boolean,
   call: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const context = Context.current();
+  // With a heartbeat timeout, a call held or slow says it is alive, so one lost with its worker is retried that soon.
+  const { heartbeatTimeoutMs } = context.info;
+  const alive = heartbeatTimeoutMs ? setInterval(() => context.heartbeat(), heartbeatTimeoutMs / 3) : undefined;
+  try {
+    return await callOnce(context, spec, idempotent, call);
+  } finally {
+    clearInterval(alive);
+  }
+}
+
+interface CallSpec<T> {
+  logger: Logger;
+  metrics?: MetricsRecorder | undefined;
+  outages?: OutageBoard | undefined;
+  recover?: (err: unknown) => T | undefined;
+}
+
+async function callOnce<T>(
+  context: Context,
+  spec: CallSpec<T>,
+  idempotent: boolean,
+  call: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const { activityType, attempt, workflowExecution } = context.info;
   // The service an activity calls, from its queue in the contract (`other` for one that is not listed).
   const service = isActivityName(activityType) ? ACTIVITY_QUEUES[activityType] : 'other';

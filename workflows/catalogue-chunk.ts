@@ -30,6 +30,7 @@ const ROWS_IN_FLIGHT = 4;
 /** Rows of a paced chunk in flight at most: the pace decides; rows held up (a worker killed) do not stop the rest. */
 const PACED_ROWS_IN_FLIGHT = 16;
 export const PACED_ROWS_PATCH = 'catalogue-rows-paced';
+export const PACE_CARRIED_PATCH = 'catalogue-pace-carried';
 /** The import hears of the rows done every this many. */
 const PROGRESS_EVERY = 25;
 
@@ -45,16 +46,19 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
 
   const paced = patched(PACED_ROWS_PATCH);
   const route = await placeOnBudget(businessId, true);
-  const pace = paced ? new RowPace(route.requestsPerMinute, input.pace) : undefined;
+  const pace = paced ? new RowPace(route.requestsPerMinute, input.pace, patched(PACE_CARRIED_PATCH)) : undefined;
   const { createCatalogueItem, findCatalogueItem } = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: route.complianceQueue,
     startToCloseTimeout: '60 seconds',
+    // A call heartbeats while it waits: one lost with a killed worker is sent again in seconds, not a minute.
+    heartbeatTimeout: '10 seconds',
     // No overall limit: an outage is waited out in the retries; a refusal or a lost answer is not retried.
     retry: API_RETRY,
     priority: { priorityKey: PRIORITY.background, fairnessKey: route.fairnessKey },
   });
   const { requestItemRegistration } = proxyActivities<ActivitiesOn<'workflow'>>({
-    startToCloseTimeout: '30 seconds',
+    // One signal-with-start, safe to repeat: one lost with a killed worker holds its row no longer than this.
+    startToCloseTimeout: '10 seconds',
     retry: API_RETRY,
   });
 

@@ -11,12 +11,15 @@ const SPENT_FORGOTTEN_AFTER_MS = 30_000;
 /** A wait of a slot and a half cuts the pace to 85 %; of four slots or more (a queue has built up), to half. */
 const CUT_TO = 0.85;
 const DEEP_CUT_AFTER_SLOTS = 4;
+/** Nor before a second's wait: a pause of the whole machine (a collection, a checkpoint) is no queue of the import's. */
+const DEEP_CUT_AFTER_MS_CARRIED = 1_000;
 const DEEP_CUT_TO = 0.5;
 /**
  * No more rows go while some let go have not started (the import stands a tick deep at most), unless they have waited
  * this long: held up elsewhere (a worker killed), they no longer hold the others back.
  */
 const HELD_UP_AFTER_MS = 10_000;
+const HELD_UP_AFTER_MS_CARRIED = 5_000;
 /** A cut is taken from the rows that got through lately: a full bucket may have hidden a pace far above the budget. */
 const DELIVERED_OVER_MS = 3_000;
 /** One spent budget is seen by the next ticks too: one cut for them all. */
@@ -59,9 +62,19 @@ export class RowPace {
   /** When the rows started lately started, and how long they waited. */
   private readonly starts: Array<{ at: number; waited: number }> = [];
   private readonly firstAt = Date.now();
+  private readonly heldUpAfterMs: number;
 
-  /** `from`: the pace a chunk before this one ended at, so each chunk does not feel for the budget afresh. */
-  constructor(requestsPerMinute: number | undefined, from?: CataloguePace) {
+  /**
+   * `from`: the pace a chunk before this one ended at, so each chunk does not feel for the budget afresh. `carried`:
+   * the part of a row a tick earns is kept for the next (else a pace of 2.9 rows a second lets 2 go), and rows held up
+   * elsewhere stop holding the others sooner; false for chunks started before it did.
+   */
+  constructor(
+    requestsPerMinute: number | undefined,
+    from?: CataloguePace,
+    private readonly carried = true,
+  ) {
+    this.heldUpAfterMs = carried ? HELD_UP_AFTER_MS_CARRIED : HELD_UP_AFTER_MS;
     const budget = requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE;
     this.slotMs = Math.max(JUDGED_SLOT_MIN_MS, 60_000 / budget);
     this.maxRowsPerSecond = Math.max(FIRST_ROWS_PER_SECOND, budget / 60 / REQUESTS_PER_ROW);
@@ -111,10 +124,8 @@ export class RowPace {
     const delivered =
       over < TICK_MS ? this.rowsPerSecond : (this.starts.filter((s) => s.at > now - over).length * 1000) / over;
     this.spentAt = Math.min(this.rowsPerSecond, delivered);
-    this.rowsPerSecond = Math.max(
-      MIN_ROWS_PER_SECOND,
-      this.spentAt * (slots >= DEEP_CUT_AFTER_SLOTS ? DEEP_CUT_TO : CUT_TO),
-    );
+    const deep = slots >= DEEP_CUT_AFTER_SLOTS && (!this.carried || queuedMs - pickup >= DEEP_CUT_AFTER_MS_CARRIED);
+    this.rowsPerSecond = Math.max(MIN_ROWS_PER_SECOND, this.spentAt * (deep ? DEEP_CUT_TO : CUT_TO));
   }
 
   private async tick(): Promise<void> {
@@ -125,10 +136,10 @@ export class RowPace {
       const since = this.tickAt;
       this.tickAt = now;
       // Rows still queued: the budget is not there to spend, and nothing is owed for the time they held the others.
-      if (this.queued.some((at) => now - at < HELD_UP_AFTER_MS)) continue;
+      if (this.queued.some((at) => now - at < this.heldUpAfterMs)) continue;
       // What a tick did not use is not saved up for a burst later (a worker restarted, rows held up).
       const earned = (this.rowsPerSecond * Math.min(now - since, TICK_MS)) / 1000;
-      this.owed = Math.min(this.owed + earned, Math.max(1, this.rowsPerSecond));
+      this.owed = Math.min(this.owed + earned, Math.max(1, this.rowsPerSecond) + (this.carried ? 1 : 0));
       while (this.owed >= 1 && this.waiting.length > 0) {
         this.owed -= 1;
         this.queued.push(now);

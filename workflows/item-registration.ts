@@ -65,6 +65,8 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
   const { registerItem } = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: route.complianceQueue,
     startToCloseTimeout: '60 seconds',
+    // The call heartbeats while it waits: one lost with a killed worker is sent again in seconds, not a minute.
+    heartbeatTimeout: '10 seconds',
     // No overall limit: an outage is waited out in the activity's retries (a refusal is not retried).
     retry: API_RETRY,
     // Signing sales comes first when the rate budget is contended.

@@ -35,6 +35,11 @@ import { tracingPlugins } from '../temporal/tracing.js';
  * queue (another business's sale waited 5 times as long); 10 keep the thread busy and leave the order to the server.
  */
 const WORKFLOW_TASK_SLOTS = 10;
+/**
+ * A task sent to a worker that has died waits this long before any worker may take it (the SDK's 10 s). A restarted
+ * worker is back in about that time; past it, a sticky task not yet taken by a live worker is far from its norm.
+ */
+const STICKY_TASK_WAIT = '5 seconds';
 
 /** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
 export function workflowsPath(): string {
@@ -176,6 +181,7 @@ export async function createWorkers(options: {
     activities: activitiesOn('workflow', activities),
     ...(options.metrics ? { sinks: metricsSinks(options.metrics) } : {}),
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
+    stickyQueueScheduleToStartTimeout: STICKY_TASK_WAIT,
   });
   const serviceWorker = (queue: 'compliance' | 'accounting') =>
     Worker.create({

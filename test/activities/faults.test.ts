@@ -175,3 +175,26 @@ describe('cancellation', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 });
+
+describe('a slow call under a heartbeat timeout', () => {
+  it('heartbeats while the answer is out, so a call lost with its worker is retried that soon', async () => {
+    sandbox().faults.add({ method: 'POST', path: '/v1/items/:id/register', kind: 'latency', delayMs: 1_000, times: 2 });
+    const register = (heartbeatTimeoutMs?: number) => {
+      const env = new MockActivityEnvironment(
+        { attempt: 1, ...(heartbeatTimeoutMs ? { heartbeatTimeoutMs } : {}) },
+        { logger: new DefaultLogger('ERROR') },
+      );
+      let beats = 0;
+      env.on('heartbeat', () => beats++);
+      const done = env.run(activities().registerItem, { businessId: business, itemId: DEMO.items.milk });
+      return done.then((result) => ({ result, beats }));
+    };
+    const watched = await register(900);
+    expect(watched.result).toMatchObject({ outcome: 'registered' });
+    // A third of the timeout apart over a second's wait.
+    expect(watched.beats).toBeGreaterThanOrEqual(2);
+    expect(watched.beats).toBeLessThanOrEqual(4);
+    // Without a heartbeat timeout the call says nothing: no request to the server it would not need.
+    expect((await register()).beats).toBe(0);
+  });
+});

@@ -62,14 +62,58 @@ describe('a catalogue chunk’s pace', () => {
     expect(pace.state.rowsPerSecond).toBeLessThan(before * 0.85);
   });
 
-  it('lets nothing more go while rows let go are still queued, until they are held up past ten seconds', async () => {
+  it('cuts to half only for a queue of a second or more: a shorter pause of everything is a cut to 85 %', async () => {
+    const firstCut = async (carried: boolean) => {
+      const pace = new RowPace(BUDGET, undefined, carried);
+      let waited = PICKUP_MS;
+      lanes(pace, 400, () => waited);
+      await vi.advanceTimersByTimeAsync(12_000);
+      // Seven judged slots (70 ms each) past the pickup, under a second.
+      waited = PICKUP_MS + 500;
+      while (pace.state.spent === undefined) await vi.advanceTimersByTimeAsync(100);
+      return pace.state.rowsPerSecond / pace.state.spent!.rowsPerSecond;
+    };
+    expect(await firstCut(true)).toBeCloseTo(0.85, 5);
+    expect(await firstCut(false)).toBeCloseTo(0.5, 5);
+  });
+
+  it('lets nothing more go while rows let go are still queued, until they are held up past five seconds', async () => {
     const pace = new RowPace(BUDGET);
+    const letGo = lanes(pace, 10, (index) => (index === 0 ? 30_000 : 5));
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(letGo).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(letGo.length).toBeGreaterThan(1);
+    expect(letGo[1]).toBe(5_000);
+  });
+
+  it('held rows back for ten seconds in a chunk started before the pace carried its fractions', async () => {
+    const pace = new RowPace(BUDGET, undefined, false);
     const letGo = lanes(pace, 10, (index) => (index === 0 ? 30_000 : 5));
     await vi.advanceTimersByTimeAsync(9_000);
     expect(letGo).toEqual([0]);
     await vi.advanceTimersByTimeAsync(3_000);
-    expect(letGo.length).toBeGreaterThan(1);
     expect(letGo[1]).toBe(10_000);
+  });
+
+  it('keeps the part of a row a tick earns: a pace between two whole rows a second lets its own rate go', async () => {
+    const ticked = async (carried: boolean) => {
+      // Near a spent budget: 3 % a tick, from 2.5 to 3.26 rows a second over the ten.
+      const pace = new RowPace(BUDGET, { rowsPerSecond: 2.5, spent: { rowsPerSecond: 2.6, at: 0 } }, carried);
+      const letGo = lanes(pace, 400, () => 5);
+      let owed = 0;
+      for (let second = 0; second < 10; second++) {
+        owed += pace.state.rowsPerSecond;
+        await vi.advanceTimersByTimeAsync(1_000);
+      }
+      return { owed, letGo: letGo.length - 1 };
+    };
+    const carried = await ticked(true);
+    expect(carried.letGo).toBeGreaterThanOrEqual(Math.floor(carried.owed) - 1);
+    expect(carried.letGo).toBeLessThanOrEqual(Math.ceil(carried.owed) + 1);
+    // Before, a tick let the pace's whole rows go and lost its fraction: 2 a tick up to 3 rows a second.
+    const before = await ticked(false);
+    expect(before.letGo).toBeLessThanOrEqual(carried.letGo - 3);
   });
 
   it('saves no burst up while rows were held: a tick lets go at most a second’s worth', async () => {

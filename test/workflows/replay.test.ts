@@ -14,6 +14,7 @@ import { DEMO } from '../../sandbox/default-fixture.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { CatalogueChunkInput } from '../../src/contracts/catalogue-import.js';
 import { SIGNED_ITEM_CHECK_PATCH } from '../../workflows/sale/documents.js';
+import { PACE_CARRIED_PATCH } from '../../workflows/catalogue-chunk.js';
 import { testLogger } from '../helpers/temporal.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 
@@ -232,6 +233,22 @@ describe('replay of recorded histories', () => {
     expect(patchIdsOf(events('1.4.0/catalogue-import'))).toEqual([]);
     expect(chunkPriority('1.4.0/catalogue-import') ?? 0).toBe(0);
     expect(timers('1.4.0/catalogue-chunk')).toBe(0);
+  });
+
+  it('holds 1.5.3 catalogue chunks whose pace carries its fractions and whose calls heartbeat, beside 1.5.0 ones that did neither', () => {
+    const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
+    const creations = (id: string) =>
+      events(id).flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        return a?.activityType?.name === 'createCatalogueItem' ? [a] : [];
+      });
+    for (const chunk of ['1.5.3/catalogue-chunk-0', '1.5.3/catalogue-chunk-1']) {
+      expect(patchIdsOf(events(chunk))).toContain(PACE_CARRIED_PATCH);
+      expect(creations(chunk).length).toBeGreaterThan(0);
+      expect(creations(chunk).every((a) => Number(a.heartbeatTimeout?.seconds) === 10)).toBe(true);
+    }
+    expect(patchIdsOf(events('1.5.0/catalogue-chunk-0'))).not.toContain(PACE_CARRIED_PATCH);
+    expect(creations('1.5.0/catalogue-chunk-0').every((a) => !a.heartbeatTimeout?.seconds)).toBe(true);
   });
 
   it('holds a 1.5.1 signed sale parked for a retry only on its credit note’s refused item check, Temporal’s cancel refused', () => {
