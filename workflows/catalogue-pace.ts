@@ -19,6 +19,7 @@ const DEEP_CUT_TO = 0.5;
  * this long: held up elsewhere (a worker killed), they no longer hold the others back.
  */
 const HELD_UP_AFTER_MS = 10_000;
+/** Once the pace carries its fractions: a killed worker's calls are sent again after 10 s, its tasks after 5 s. */
 const HELD_UP_AFTER_MS_CARRIED = 5_000;
 /** A cut is taken from the rows that got through lately: a full bucket may have hidden a pace far above the budget. */
 const DELIVERED_OVER_MS = 3_000;
@@ -66,8 +67,8 @@ export class RowPace {
 
   /**
    * `from`: the pace a chunk before this one ended at, so each chunk does not feel for the budget afresh. `carried`:
-   * the part of a row a tick earns is kept for the next (else a pace of 2.9 rows a second lets 2 go), and rows held up
-   * elsewhere stop holding the others sooner; false for chunks started before it did.
+   * the part of a row a tick earns is kept for the next (else a pace of 2.9 rows a second lets 2 go), rows held up
+   * elsewhere stop holding the others sooner, and a deep cut needs a second's wait; false for chunks started before.
    */
   constructor(
     requestsPerMinute: number | undefined,
