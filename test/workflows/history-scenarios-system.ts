@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';
-import { catalogueImportId, waitForCatalogueImport } from '../../src/client/catalogue.js';
+import { catalogueImportId, catalogueImportReport, waitForCatalogueImport } from '../../src/client/catalogue.js';
+import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import {
   addCatalogueChunkUpdate,
   CATALOGUE_IMPORT_WORKFLOW_TYPE,
@@ -92,7 +93,8 @@ export async function runReconciliationScenarios(stack: SaleStack): Promise<Reco
 /**
  * A small catalogue import on the sale stack's workers, sent as a caller in another language may: two chunks of two
  * rows, so the second starts from the first's pace. An item registered, one lacking a product type, one the service
- * holds already, one it holds otherwise. The import and its two chunks are recorded.
+ * holds already, one it holds otherwise. The import, its two chunks and the registered item's registration are
+ * recorded.
  */
 export async function runCatalogueScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   const rows = [
@@ -120,12 +122,24 @@ export async function runCatalogueScenarios(stack: SaleStack): Promise<RecordedR
     'one row of each outcome',
     final.outcomes,
   );
+  const registeredRow = (await catalogueImportReport(stack.client, businessId, importId)).find(
+    (row) => row.outcome === 'registered',
+  );
+  expectThat(
+    registeredRow?.itemId !== undefined && registeredRow.itemId !== null,
+    'the registered row names its item',
+    registeredRow,
+  );
   return [
     { name: 'catalogue-import', handle },
     ...[0, 1].map((index) => ({
       name: `catalogue-chunk-${index}`,
       handle: stack.client.workflow.getHandle(catalogueChunkWorkflowId(workflowId, index)),
     })),
+    {
+      name: 'catalogue-item-registration',
+      handle: stack.client.workflow.getHandle(itemRegistrationWorkflowId(businessId, registeredRow!.itemId!)),
+    },
   ];
 }
 

@@ -235,7 +235,7 @@ describe('replay of recorded histories', () => {
     expect(timers('1.4.0/catalogue-chunk')).toBe(0);
   });
 
-  it('holds 1.5.3 catalogue chunks whose pace carries its fractions and whose calls heartbeat, beside 1.5.0 ones that did neither', () => {
+  it('holds 1.5.3 catalogue chunks whose pace carries its fractions and whose calls heartbeat, and an item registration whose call does, beside older ones', () => {
     const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
     const creations = (id: string) =>
       events(id).flatMap((e) => {
@@ -249,6 +249,17 @@ describe('replay of recorded histories', () => {
     }
     expect(patchIdsOf(events('1.5.0/catalogue-chunk-0'))).not.toContain(PACE_CARRIED_PATCH);
     expect(creations('1.5.0/catalogue-chunk-0').every((a) => !a.heartbeatTimeout?.seconds)).toBe(true);
+    // An item's registration call heartbeats too, beside one recorded before it did.
+    const registrations = (id: string) =>
+      events(id).flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        return a?.activityType?.name === 'registerItem' ? [a] : [];
+      });
+    expect(registrations('1.5.3/catalogue-item-registration').map((a) => Number(a.heartbeatTimeout?.seconds))).toEqual([
+      10,
+    ]);
+    expect(registrations('1.5.1/item-registration').length).toBeGreaterThan(0);
+    expect(registrations('1.5.1/item-registration').every((a) => !a.heartbeatTimeout?.seconds)).toBe(true);
   });
 
   it('holds a 1.5.1 signed sale parked for a retry only on its credit note’s refused item check, Temporal’s cancel refused', () => {
