@@ -4,6 +4,7 @@ import { itemFromError, isRegistered, type Item } from '../src/compliance/schema
 import { ApiError } from '../src/http/errors.js';
 import { callApi, queuedMs } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
+import { requestRegistration } from './registration.js';
 
 /** The item the service holds for a row's `externalId`, and how it differs from the row. */
 export interface CatalogueItemFound {
@@ -15,11 +16,18 @@ export interface CatalogueItemFound {
   differs: string[];
   /** How long the creation waited in its queue: the import's pace reads the budget from it. */
   queuedMs?: number;
+  /** The item's registration was requested for `waitFor`: the caller hears its outcome as that waiter. */
+  registrationRequested?: boolean;
 }
 
 interface CatalogueItemInput {
   businessId: string;
   row: CatalogueRow;
+  /**
+   * Given: an item created (or found) unregistered and as the row has it is handed to its registration workflow here,
+   * with this workflow as its waiter, which saves the caller a task of its own for each row.
+   */
+  waitFor?: { workflowId: string; taskQueue: string };
 }
 
 /** The row's fields an item holds too: all but its key and the branch it is registered for. */
@@ -36,9 +44,10 @@ export function createCatalogueActivities(deps: ActivityDeps) {
   return {
     /**
      * Creates the row's item (C21). A 409 `already_exists` carries the item the service has: compared with the row,
-     * not changed. A lost answer fails as `ambiguous_write`: the workflow settles it from the item list.
+     * not changed. A lost answer fails as `ambiguous_write`: the workflow settles it from the item list. Sent again
+     * after its registration could not be requested, the creation finds the item it made (409) and requests it again.
      */
-    async createCatalogueItem({ businessId, row }: CatalogueItemInput): Promise<CatalogueItemFound> {
+    async createCatalogueItem({ businessId, row, waitFor }: CatalogueItemInput): Promise<CatalogueItemFound> {
       const existing = (err: unknown) => {
         const item = err instanceof ApiError && err.code === 'already_exists' ? itemFromError(err) : undefined;
         return item && found(item, row, false);
@@ -49,7 +58,15 @@ export function createCatalogueActivities(deps: ActivityDeps) {
         const { data } = await services.compliance(businessId).createItem(fields, { businessId, signal });
         return found(data, row, true);
       });
-      return { ...item, queuedMs: waited };
+      if (!waitFor || item.registered || item.differs.length > 0) return { ...item, queuedMs: waited };
+      await requestRegistration(deps, 'createCatalogueItem', {
+        businessId,
+        itemId: item.itemId,
+        ...(row.branchId === undefined ? {} : { branchId: row.branchId }),
+        waiterWorkflowId: waitFor.workflowId,
+        taskQueue: waitFor.taskQueue,
+      });
+      return { ...item, queuedMs: waited, registrationRequested: true };
     },
 
     /** The service's item for the row's `externalId` (evidence for a creation whose answer was lost), or null. */

@@ -18,7 +18,7 @@ export interface ActivityDeps {
   settledDocuments?: { signedInAnswer(documentId: string): void };
   /** How each business's stock is reported (src/config/stock-reporting.ts), told to its ledger with every hand-over. */
   stockReporting?: (businessId: string) => StockReporting;
-  /** Needed by requestItemRegistration and handOverStock only. */
+  /** Needed by the activities that start or signal workflows: item registrations, stock hand-overs, outage watches. */
   temporal?: { client: Client };
   logger: Logger;
   metrics?: MetricsRecorder;

@@ -9,23 +9,32 @@ import { WORKFLOW_TASK_QUEUE } from '../src/contracts/task-queues.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 import type { RequestItemRegistrationInput } from './types.js';
 
+/** The item's registration workflow started if none runs, and the waiter signalled in: safe to repeat. */
+export async function requestRegistration(
+  deps: Pick<ActivityDeps, 'temporal' | 'logger'>,
+  activity: string,
+  input: RequestItemRegistrationInput,
+): Promise<void> {
+  const client = temporalClientOf(deps, activity);
+  const { waiterWorkflowId, taskQueue, ...registration } = input;
+  const workflowId = itemRegistrationWorkflowId(input.businessId, input.itemId);
+  const handle = await client.workflow.signalWithStart(ITEM_REGISTRATION_WORKFLOW_TYPE, {
+    workflowId,
+    taskQueue: taskQueue ?? WORKFLOW_TASK_QUEUE,
+    args: [registration satisfies ItemRegistrationInput],
+    signal: addRegistrationWaiterSignal,
+    signalArgs: [{ workflowId: waiterWorkflowId }],
+  });
+  deps.logger.info(
+    { workflowId, runId: handle.signaledRunId, waiter: waiterWorkflowId, itemId: input.itemId },
+    'item registration requested',
+  );
+}
+
 export function createRegistrationActivities(deps: Pick<ActivityDeps, 'temporal' | 'logger'>) {
   return {
     async requestItemRegistration(input: RequestItemRegistrationInput): Promise<void> {
-      const client = temporalClientOf(deps, 'requestItemRegistration');
-      const { waiterWorkflowId, taskQueue, ...registration } = input;
-      const workflowId = itemRegistrationWorkflowId(input.businessId, input.itemId);
-      const handle = await client.workflow.signalWithStart(ITEM_REGISTRATION_WORKFLOW_TYPE, {
-        workflowId,
-        taskQueue: taskQueue ?? WORKFLOW_TASK_QUEUE,
-        args: [registration satisfies ItemRegistrationInput],
-        signal: addRegistrationWaiterSignal,
-        signalArgs: [{ workflowId: waiterWorkflowId }],
-      });
-      deps.logger.info(
-        { workflowId, runId: handle.signaledRunId, waiter: waiterWorkflowId, itemId: input.itemId },
-        'item registration requested',
-      );
+      await requestRegistration(deps, 'requestItemRegistration', input);
     },
   };
 }

@@ -12,6 +12,12 @@ export type ActivitiesOn<Q extends ActivityQueue> = Pick<
 /** Every API call: transient faults retried with backoff; a 429 sets its own delay from `Retry-After`. */
 export const API_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
 
+/**
+ * For activities whose every wait is an API call (callApi heartbeats a third of this while one is out): a call lost
+ * with a killed worker is sent again after this, not after its start-to-close timeout.
+ */
+export const CALL_HEARTBEAT_TIMEOUT = '10 seconds';
+
 export function accountingQueue(): string {
   return accountingTaskQueue(workflowInfo().taskQueue);
 }

@@ -10,7 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CatalogueItemFound } from '../activities/catalogue.js';
-import { API_RETRY, type ActivitiesOn } from './activity-options.js';
+import { API_RETRY, CALL_HEARTBEAT_TIMEOUT, type ActivitiesOn } from './activity-options.js';
 import { PRIORITY } from '../src/contracts/priority.js';
 import { RowPace } from './catalogue-pace.js';
 import { placeOnBudget } from './placement.js';
@@ -31,6 +31,8 @@ const ROWS_IN_FLIGHT = 4;
 const PACED_ROWS_IN_FLIGHT = 16;
 export const PACED_ROWS_PATCH = 'catalogue-rows-paced';
 export const PACE_CARRIED_PATCH = 'catalogue-pace-carried';
+/** The creation hands an unregistered item to its registration itself: one task fewer for each row. */
+export const REGISTRATION_WITH_CREATION_PATCH = 'catalogue-registration-with-creation';
 /** The import hears of the rows done every this many. */
 const PROGRESS_EVERY = 25;
 
@@ -51,7 +53,7 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
     taskQueue: route.complianceQueue,
     startToCloseTimeout: '60 seconds',
     // A call heartbeats while it waits: one lost with a killed worker is sent again in seconds, not a minute.
-    heartbeatTimeout: '10 seconds',
+    heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
     // No overall limit: an outage is waited out in the retries; a refusal or a lost answer is not retried.
     retry: API_RETRY,
     priority: { priorityKey: PRIORITY.background, fairnessKey: route.fairnessKey },
@@ -62,6 +64,7 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
     retry: API_RETRY,
   });
 
+  const waitFor = patched(REGISTRATION_WITH_CREATION_PATCH) ? { workflowId, taskQueue } : undefined;
   let requests = 0;
   async function itemOf(row: CatalogueRow): Promise<CatalogueItemFound | { refused: string }> {
     for (;;) {
@@ -71,7 +74,7 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
         const letGoAt = pace ? await pace.turn() : 0;
         let queuedMs: number | undefined;
         try {
-          const created = await createCatalogueItem({ businessId, row });
+          const created = await createCatalogueItem({ businessId, row, ...(waitFor ? { waitFor } : {}) });
           queuedMs = created.queuedMs;
           return created;
         } finally {
@@ -105,13 +108,14 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
       return result('conflict', item.itemId, `the service holds ${item.differs.join(', ')} otherwise`);
     if (item.registered) return result(item.created ? 'registered' : 'already_registered', item.itemId);
     requests++;
-    await requestItemRegistration({
-      businessId,
-      itemId: item.itemId,
-      ...(row.branchId === undefined ? {} : { branchId: row.branchId }),
-      waiterWorkflowId: workflowId,
-      taskQueue,
-    });
+    if (!item.registrationRequested)
+      await requestItemRegistration({
+        businessId,
+        itemId: item.itemId,
+        ...(row.branchId === undefined ? {} : { branchId: row.branchId }),
+        waiterWorkflowId: workflowId,
+        taskQueue,
+      });
     await condition(() => registrations.has(item.itemId));
     const outcome = registrations.get(item.itemId)!;
     if (outcome.status === 'registered') return result('registered', item.itemId);

@@ -8,7 +8,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { API_RETRY, type ActivitiesOn } from './activity-options.js';
+import { API_RETRY, CALL_HEARTBEAT_TIMEOUT, type ActivitiesOn } from './activity-options.js';
 import { PRIORITY } from '../src/contracts/priority.js';
 import { placeOnBudget } from './placement.js';
 import { parseDuration } from '../src/contracts/duration.js';
@@ -66,7 +66,7 @@ export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Pr
     taskQueue: route.complianceQueue,
     startToCloseTimeout: '60 seconds',
     // The call heartbeats while it waits: one lost with a killed worker is sent again in seconds, not a minute.
-    heartbeatTimeout: '10 seconds',
+    heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
     // No overall limit: an outage is waited out in the activity's retries (a refusal is not retried).
     retry: API_RETRY,
     // Signing sales comes first when the rate budget is contended.

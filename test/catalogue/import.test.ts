@@ -12,7 +12,11 @@ import {
   startCatalogueImport,
   waitForCatalogueImport,
 } from '../../src/client/catalogue.js';
-import type { CatalogueRow } from '../../src/contracts/catalogue-import.js';
+import {
+  catalogueChunkWorkflowId,
+  catalogueImportWorkflowId,
+  type CatalogueRow,
+} from '../../src/contracts/catalogue-import.js';
 import { closeTestEnv } from '../helpers/temporal.js';
 import { expectRefusedAs } from '../helpers/updates.js';
 import { DEMO, fastFixture, startSaleHarness, type SaleHarness } from '../workflows/harness.js';
@@ -107,6 +111,18 @@ describe('a catalogue import', () => {
       (r) => r.method === 'GET' && r.path === '/v1/items',
     );
     expect(lists.length).toBeGreaterThanOrEqual(1);
+    // Creations hand their items to registration themselves: only a row settled from the item list asks on its own.
+    const importId = catalogueImportWorkflowId(nairobi, started.importId);
+    const asked = await Promise.all(
+      [0, 1].map(async (index) => {
+        const { events } = await h.client.workflow.getHandle(catalogueChunkWorkflowId(importId, index)).fetchHistory();
+        const named = (name: string) =>
+          (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name).length;
+        return { creations: named('createCatalogueItem'), requests: named('requestItemRegistration') };
+      }),
+    );
+    expect(asked.reduce((sum, a) => sum + a.creations, 0)).toBeGreaterThanOrEqual(262);
+    expect(asked.reduce((sum, a) => sum + a.requests, 0)).toBeLessThanOrEqual(1);
 
     // Fixed in the dashboard, an item that needed a product type registers when the import is retried.
     const fixedId = byId.get(`IMP-${run}-10`)!.itemId!;

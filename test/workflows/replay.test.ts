@@ -14,7 +14,7 @@ import { DEMO } from '../../sandbox/default-fixture.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { CatalogueChunkInput } from '../../src/contracts/catalogue-import.js';
 import { SIGNED_ITEM_CHECK_PATCH } from '../../workflows/sale/documents.js';
-import { PACE_CARRIED_PATCH } from '../../workflows/catalogue-chunk.js';
+import { PACE_CARRIED_PATCH, REGISTRATION_WITH_CREATION_PATCH } from '../../workflows/catalogue-chunk.js';
 import { testLogger } from '../helpers/temporal.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 
@@ -260,6 +260,38 @@ describe('replay of recorded histories', () => {
     ]);
     expect(registrations('1.5.1/item-registration').length).toBeGreaterThan(0);
     expect(registrations('1.5.1/item-registration').every((a) => !a.heartbeatTimeout?.seconds)).toBe(true);
+  });
+
+  it('holds 1.5.4 catalogue chunks whose creations hand items to their registration, beside 1.5.3 ones that asked for it in a task of their own', () => {
+    const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
+    const scheduled = (id: string, name: string) =>
+      events(id).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
+    const waitFor = (id: string) =>
+      scheduled(id, 'createCatalogueItem').map((e) => {
+        const payload = e.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
+        return payload ? (defaultPayloadConverter.fromPayload(payload) as { waitFor?: unknown }).waitFor : undefined;
+      });
+    expect(patchIdsOf(events('1.5.4/catalogue-chunk-0'))).toContain(REGISTRATION_WITH_CREATION_PATCH);
+    expect(scheduled('1.5.4/catalogue-chunk-0', 'requestItemRegistration')).toHaveLength(0);
+    expect(waitFor('1.5.4/catalogue-chunk-0').every((w) => w !== undefined)).toBe(true);
+    // The registration the 1.5.4 chunk's creation asked for still came back to it.
+    expect(events('1.5.4/catalogue-chunk-0').some((e) => e.workflowExecutionSignaledEventAttributes)).toBe(true);
+    expect(patchIdsOf(events('1.5.3/catalogue-chunk-0'))).not.toContain(REGISTRATION_WITH_CREATION_PATCH);
+    expect(scheduled('1.5.3/catalogue-chunk-0', 'requestItemRegistration').length).toBeGreaterThan(0);
+    expect(waitFor('1.5.3/catalogue-chunk-0').every((w) => w === undefined)).toBe(true);
+  });
+
+  it('holds 1.5.4 sales whose compliance calls heartbeat, beside 1.5.1 ones whose calls waited out their timeout', () => {
+    const heartbeats = (id: string) =>
+      (stored.find((h) => h.workflowId === id)?.history.events ?? []).flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        return a && a.taskQueue?.name?.includes('.compliance-api') ? [Number(a.heartbeatTimeout?.seconds ?? 0)] : [];
+      });
+    for (const sale of ['sale-immediate', 'sale-async-callback', 'sale-unregistered-item']) {
+      expect(heartbeats(`1.5.4/${sale}`).length, `1.5.4/${sale} calls the service`).toBeGreaterThan(0);
+      expect(heartbeats(`1.5.4/${sale}`).every((seconds) => seconds === 10)).toBe(true);
+      expect(heartbeats(`1.5.1/${sale}`).every((seconds) => seconds === 0)).toBe(true);
+    }
   });
 
   it('holds a 1.5.1 signed sale parked for a retry only on its credit note’s refused item check, Temporal’s cancel refused', () => {

@@ -13,7 +13,12 @@ import {
   startCatalogueImport,
   waitForCatalogueImport,
 } from '../../src/client/catalogue.js';
-import type { CatalogueRow } from '../../src/contracts/catalogue-import.js';
+import {
+  catalogueChunkWorkflowId,
+  catalogueImportWorkflowId,
+  type CatalogueRow,
+} from '../../src/contracts/catalogue-import.js';
+import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import type { Sandbox } from '../../sandbox/server.js';
 import { benchFixture, benchSale, DEMO, NAIROBI_LINES, progress, startBenchSandbox, workerProcessEnv } from './env.js';
 import type { BenchTemporal } from './env.js';
@@ -22,6 +27,7 @@ import { median, round } from './stats.js';
 import { tillCall } from './till.js';
 import { medianProfile, segmentsToCaller, type Segment } from './history.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
+import { serverProcesses, treeCpuSeconds } from './processes.js';
 
 export interface CatalogueSizes {
   items: number;
@@ -50,10 +56,30 @@ export interface CatalogueReport {
   killedAtDone: number;
   /** From the kill until the new worker process was ready: left out of the steady part. */
   restartSeconds: number;
+  /**
+   * CPU per imported item (ms): the worker processes' and the Temporal server's during the import, less what the till
+   * spent at the same rate alone; the restart (bundling the workflows again) left out. Undefined where /proc is not.
+   */
+  cpuPerItemMs: { worker: number; server: number } | undefined;
+  /** History events: the chunks' per item, an item registration's per item the import handed to one (so far). */
+  eventsPerItem: { chunks: number; registrations: number };
+  /** The longest time the import sent nothing, and when it began (seconds from the import's first request). */
+  longestPause: { seconds: number; afterSeconds: number };
+  /** What it is computed from: CPU seconds of the import's measured parts and of the till alone. */
+  cpuSeconds: { importing: { seconds: number; worker: number; server: number; items: number }; tillAlone: Spent };
 }
 
+interface Spent {
+  seconds: number;
+  worker: number;
+  server: number;
+}
+
+const rounded = <T extends object>(o: T): T =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'number' ? round(v, 2) : v])) as T;
+
 export function catalogueSizes(quick: boolean): CatalogueSizes {
-  return quick ? { items: 200, k: 6, tillAlone: 5 } : { items: 2_000, k: 10, tillAlone: 10 };
+  return quick ? { items: 200, k: 6, tillAlone: 10 } : { items: 2_000, k: 10, tillAlone: 20 };
 }
 
 const IMPORT_ROUTES = new Set(['POST /v1/items', 'GET /v1/items', 'POST /v1/items/:id/register']);
@@ -160,14 +186,34 @@ export async function measureCatalogue(
     progress(
       `catalogue: ${options.items} items, ${REQUESTS_PER_WINDOW} requests per ${windowMs} ms window (k = ${options.k}), a till sale every ${everyMs} ms`,
     );
+    const servers = serverProcesses(process.pid);
+    const cpu = (w: StockWorkerProcess | undefined) => ({
+      at: performance.now(),
+      worker: w ? treeCpuSeconds(w.pid) : 0,
+      server: servers.reduce((sum, server) => sum + treeCpuSeconds(server.pid), 0),
+    });
+    type Cpu = ReturnType<typeof cpu>;
+    const spent = (from: Cpu, to: Cpu): Spent => ({
+      seconds: (to.at - from.at) / 1000,
+      worker: to.worker - from.worker,
+      server: to.server - from.server,
+    });
+    const aloneFrom = cpu(worker);
     const alone = startTill(t, taskQueue, `${tag}-alone`, everyMs);
     while (alone.ms.length < options.tillAlone) await new Promise((done) => setTimeout(done, 200));
     await alone.stop();
+    const tillAlone = spent(aloneFrom, cpu(worker));
 
     const rows = rowsOf(tag, options.items);
     const since = Date.now();
     const importing = startTill(t, taskQueue, `${tag}-importing`, everyMs);
+    const importFrom = cpu(worker);
     const started = await startCatalogueImport(t.client, businessId, rows, taskQueue);
+    let done = 0;
+    // The import's CPU in two parts: up to the kill, and from the new worker's ready to the end.
+    const parts: Array<{ from: Cpu; to?: Cpu; doneFrom: number; doneTo?: number }> = [
+      { from: importFrom, doneFrom: 0 },
+    ];
     let killedAtDone = -1;
     let killedAt = Number.POSITIVE_INFINITY;
     let servingAgainAt = Number.POSITIVE_INFINITY;
@@ -176,23 +222,44 @@ export async function measureCatalogue(
       businessId,
       started.importId,
       (p) => {
+        done = p.done;
         if (killedAtDone < 0 && p.done >= options.items / 2) {
           killedAtDone = p.done;
           const dying = worker;
           worker = undefined;
+          parts[0]!.to = cpu(dying);
+          parts[0]!.doneTo = p.done;
           void (async () => {
             killedAt = Date.now();
             await dying?.kill();
             progress(`catalogue: worker SIGKILLed at ${p.done} of ${options.items} items, started again`);
-            worker = spawn();
-            await worker.ready;
+            const fresh = spawn();
+            worker = fresh;
+            await fresh.ready;
             servingAgainAt = Date.now();
+            parts.push({ from: cpu(fresh), doneFrom: done });
           })();
         }
       },
       500,
     );
     const importSeconds = (Date.now() - since) / 1000;
+    Object.assign(parts.at(-1)!, { to: cpu(worker), doneTo: options.items });
+    const total = { seconds: 0, worker: 0, server: 0, items: 0 };
+    for (const part of parts) {
+      if (!part.to || part.doneTo === undefined) continue;
+      const used = spent(part.from, part.to);
+      total.seconds += used.seconds;
+      total.worker += used.worker;
+      total.server += used.server;
+      total.items += part.doneTo - part.doneFrom;
+    }
+    const lessTill = (cpuSeconds: number, tillSeconds: number) =>
+      round((1000 * (cpuSeconds - (tillSeconds / tillAlone.seconds) * total.seconds)) / Math.max(1, total.items), 1);
+    const cpuPerItemMs =
+      servers.length === 0 || tillAlone.worker <= 0
+        ? undefined
+        : { worker: lessTill(total.worker, tillAlone.worker), server: lessTill(total.server, tillAlone.server) };
     await importing.stop();
     const final = await catalogueImportProgress(t.client, businessId, started.importId);
     const report = await catalogueImportReport(t.client, businessId, started.importId);
@@ -203,6 +270,16 @@ export async function measureCatalogue(
     const at = (r: { at: number }) => r.at;
     // The steady part: the middle of the import, away from its start and its tail, less the seconds no worker
     // served (killed, until the new one was ready): nobody can spend the budget then, the tills included.
+    const times = importRequests.map(at).sort((a, b) => a - b);
+    const longestPause = { seconds: 0, afterSeconds: 0 };
+    for (let i = 1; i < times.length; i++) {
+      const gap = (times[i]! - times[i - 1]!) / 1000;
+      if (gap > longestPause.seconds)
+        Object.assign(longestPause, {
+          seconds: round(gap, 1),
+          afterSeconds: round((times[i - 1]! - times[0]!) / 1000, 1),
+        });
+    }
     const first = Math.min(...importRequests.map(at));
     const last = Math.max(...importRequests.map(at));
     const from = first + (last - first) * 0.1;
@@ -216,6 +293,22 @@ export async function measureCatalogue(
     const steadyRoutes: Record<string, number> = {};
     for (const r of log.filter(inSteady)) steadyRoutes[routeOf(r)] = (steadyRoutes[routeOf(r)] ?? 0) + 1;
 
+    const eventsOf = async (workflowIds: string[]) =>
+      (await Promise.all(workflowIds.map(async (id) => (await t.events(id)).length))).reduce((a, b) => a + b, 0);
+    const importWorkflowId = catalogueImportWorkflowId(businessId, started.importId);
+    const chunkEvents = await eventsOf(
+      Array.from({ length: started.chunks }, (_, index) => catalogueChunkWorkflowId(importWorkflowId, index)),
+    );
+    const registered = report.filter((row) =>
+      ['registered', 'needs_product_type', 'needs_classification'].includes(row.outcome),
+    );
+    const registrationEvents = await eventsOf(
+      registered.map((row) => itemRegistrationWorkflowId(businessId, row.itemId!)),
+    );
+    const eventsPerItem = {
+      chunks: round(chunkEvents / options.items, 2),
+      registrations: round(registrationEvents / Math.max(1, registered.length), 2),
+    };
     const records = new Map((await sandbox.inspector.itemRecords(businessId)).map((r) => [r.externalId, r]));
     const imported = rows.map(({ row }) => records.get(row.externalId));
     const duplicates = imported.filter((r) => r && (r.creations > 1 || r.registrations > 1)).length;
@@ -242,6 +335,10 @@ export async function measureCatalogue(
       tillProfile: { alone: await tillProfile(t, alone.sales), importing: await tillProfile(t, importing.sales) },
       importSeconds: round(importSeconds, 1),
       killedAtDone,
+      cpuPerItemMs,
+      longestPause,
+      eventsPerItem,
+      cpuSeconds: { importing: rounded(total), tillAlone: rounded(tillAlone) },
     };
   } finally {
     await worker?.stop();

@@ -664,6 +664,11 @@ export function formatReport(r: BenchReport): string {
           'import (s)': c.importSeconds,
           'killed at': c.killedAtDone,
           'restart (s)': c.restartSeconds,
+          'events per item, chunks / registrations': `${c.eventsPerItem.chunks} / ${c.eventsPerItem.registrations}`,
+          'longest pause (s)': `${c.longestPause.seconds} at ${c.longestPause.afterSeconds}`,
+          'CPU per item, worker / server (ms)': c.cpuPerItemMs
+            ? `${c.cpuPerItemMs.worker} / ${c.cpuPerItemMs.server}`
+            : 'not measured',
         },
       ],
     );

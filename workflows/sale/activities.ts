@@ -7,7 +7,7 @@ import type {
   RequestItemRegistrationInput,
   SignSaleInput,
 } from '../../activities/types.js';
-import { API_RETRY, type ActivitiesOn } from '../activity-options.js';
+import { API_RETRY, CALL_HEARTBEAT_TIMEOUT, type ActivitiesOn } from '../activity-options.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
 import type { CallRoute } from '../placement.js';
 
@@ -24,6 +24,8 @@ export function saleActivities(
     proxyActivities<ActivitiesOn<'compliance'>>({
       taskQueue: complianceQueue,
       startToCloseTimeout: '60 seconds',
+      // A call heartbeats while it waits: one lost with a killed worker is sent again in seconds, not a minute.
+      heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
       ...(ridesOutages
         ? { retry: { ...API_RETRY, maximumAttempts } }
         : { scheduleToCloseTimeout: '2 hours', retry: API_RETRY }),
@@ -38,6 +40,7 @@ export function saleActivities(
   const polling = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: complianceQueue,
     startToCloseTimeout: '60 seconds',
+    heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
     priority: { priorityKey: PRIORITY.polling, fairnessKey },
   });
