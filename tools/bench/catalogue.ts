@@ -28,6 +28,7 @@ import { tillCall } from './till.js';
 import { medianProfile, segmentsToCaller, type Segment } from './history.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
 import { serverProcesses, treeCpuSeconds } from './processes.js';
+import { mapBounded } from '../../src/tenants/probes.js';
 
 export interface CatalogueSizes {
   items: number;
@@ -244,7 +245,9 @@ export async function measureCatalogue(
       500,
     );
     const importSeconds = (Date.now() - since) / 1000;
-    Object.assign(parts.at(-1)!, { to: cpu(worker), doneTo: options.items });
+    // An import that ended before the new worker was ready has no second part: the restart is left out.
+    const lastPart = parts.at(-1)!;
+    if (!lastPart.to) Object.assign(lastPart, { to: cpu(worker), doneTo: options.items });
     const total = { seconds: 0, worker: 0, server: 0, items: 0 };
     for (const part of parts) {
       if (!part.to || part.doneTo === undefined) continue;
@@ -268,20 +271,17 @@ export async function measureCatalogue(
     const routeOf = (r: { method: string; route: string }) => `${r.method} ${r.route}`;
     const importRequests = log.filter((r) => IMPORT_ROUTES.has(routeOf(r)));
     const at = (r: { at: number }) => r.at;
-    // The steady part: the middle of the import, away from its start and its tail, less the seconds no worker
-    // served (killed, until the new one was ready): nobody can spend the budget then, the tills included.
     const times = importRequests.map(at).sort((a, b) => a - b);
+    const first = times[0]!;
+    const last = times.at(-1)!;
     const longestPause = { seconds: 0, afterSeconds: 0 };
     for (let i = 1; i < times.length; i++) {
       const gap = (times[i]! - times[i - 1]!) / 1000;
       if (gap > longestPause.seconds)
-        Object.assign(longestPause, {
-          seconds: round(gap, 1),
-          afterSeconds: round((times[i - 1]! - times[0]!) / 1000, 1),
-        });
+        Object.assign(longestPause, { seconds: round(gap, 1), afterSeconds: round((times[i - 1]! - first) / 1000, 1) });
     }
-    const first = Math.min(...importRequests.map(at));
-    const last = Math.max(...importRequests.map(at));
+    // The steady part: the middle of the import, away from its start and its tail, less the seconds no worker
+    // served (killed, until the new one was ready): nobody can spend the budget then, the tills included.
     const from = first + (last - first) * 0.1;
     const to = first + (last - first) * 0.9;
     const down = { from: Math.max(from, killedAt), to: Math.min(to, servingAgainAt) };
@@ -293,8 +293,9 @@ export async function measureCatalogue(
     const steadyRoutes: Record<string, number> = {};
     for (const r of log.filter(inSteady)) steadyRoutes[routeOf(r)] = (steadyRoutes[routeOf(r)] ?? 0) + 1;
 
+    // A few histories at once: a full run reads two thousand.
     const eventsOf = async (workflowIds: string[]) =>
-      (await Promise.all(workflowIds.map(async (id) => (await t.events(id)).length))).reduce((a, b) => a + b, 0);
+      (await mapBounded(workflowIds, 16, async (id) => (await t.events(id)).length)).reduce((a, b) => a + b, 0);
     const importWorkflowId = catalogueImportWorkflowId(businessId, started.importId);
     const chunkEvents = await eventsOf(
       Array.from({ length: started.chunks }, (_, index) => catalogueChunkWorkflowId(importWorkflowId, index)),
