@@ -69,11 +69,13 @@ export class RowPace {
    * `from`: the pace a chunk before this one ended at, so each chunk does not feel for the budget afresh. `carried`:
    * the part of a row a tick earns is kept for the next (else a pace of 2.9 rows a second lets 2 go), rows held up
    * elsewhere stop holding the others sooner, and a deep cut needs a second's wait; false for chunks started before.
+   * `heldUpSpendsNothing`: a row held up elsewhere cuts nothing; false for chunks started before.
    */
   constructor(
     requestsPerMinute: number | undefined,
     from?: CataloguePace,
     private readonly carried = true,
+    private readonly heldUpSpendsNothing = true,
   ) {
     this.heldUpAfterMs = carried ? HELD_UP_AFTER_MS_CARRIED : HELD_UP_AFTER_MS;
     const budget = requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE;
@@ -116,6 +118,9 @@ export class RowPace {
     const now = Date.now();
     this.starts.push({ at: now, waited: queuedMs });
     while (this.starts[0]!.at < now - PICKUP_OVER_MS) this.starts.shift();
+    // A row held up elsewhere waited for a worker killed with its task, not for the budget. Cut for it, the pace would
+    // fall to what got through while no worker ran (next to nothing) and creep back for the next 30 s.
+    if (this.heldUpSpendsNothing && queuedMs >= this.heldUpAfterMs) return;
     const pickup = Math.min(...this.starts.map((s) => s.waited));
     const slots = (queuedMs - pickup) / this.slotMs;
     if (slots <= SPENT_AFTER_SLOTS || now - this.lastCutAt < CUT_AT_MOST_EVERY_MS) return;

@@ -87,6 +87,29 @@ describe('a catalogue chunk’s pace', () => {
     expect(letGo[1]).toBe(5_000);
   });
 
+  it('takes a row held up past five seconds (its worker killed) for no spent budget: the pace keeps its rate', async () => {
+    const heldUp = async (heldUpSpendsNothing: boolean) => {
+      const pace = new RowPace(BUDGET, undefined, true, heldUpSpendsNothing);
+      let killed = false;
+      // While the worker is down every row let go waits for it; the first row back waited 6 s, the rest at once.
+      lanes(pace, 400, () => (killed ? 6_000 : 5));
+      await vi.advanceTimersByTimeAsync(12_000);
+      const before = pace.state.rowsPerSecond;
+      killed = true;
+      await vi.advanceTimersByTimeAsync(1_000);
+      killed = false;
+      await vi.advanceTimersByTimeAsync(7_000);
+      return { before, after: pace.state.rowsPerSecond, spent: pace.state.spent };
+    };
+    const now = await heldUp(true);
+    expect(now.spent).toBeUndefined();
+    expect(now.after).toBeGreaterThanOrEqual(now.before);
+    // Before, the held-up rows were a spent budget: the pace fell to what got through while they waited.
+    const before = await heldUp(false);
+    expect(before.spent).toBeDefined();
+    expect(before.after).toBeLessThan(before.before * 0.85);
+  });
+
   it('held rows back for ten seconds in a chunk started before the pace carried its fractions', async () => {
     const pace = new RowPace(BUDGET, undefined, false);
     const letGo = lanes(pace, 10, (index) => (index === 0 ? 30_000 : 5));

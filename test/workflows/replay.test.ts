@@ -14,7 +14,11 @@ import { DEMO } from '../../sandbox/default-fixture.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { CatalogueChunkInput } from '../../src/contracts/catalogue-import.js';
 import { SIGNED_ITEM_CHECK_PATCH } from '../../workflows/sale/documents.js';
-import { PACE_CARRIED_PATCH, REGISTRATION_WITH_CREATION_PATCH } from '../../workflows/catalogue-chunk.js';
+import {
+  HELD_UP_SPENDS_NOTHING_PATCH,
+  PACE_CARRIED_PATCH,
+  REGISTRATION_WITH_CREATION_PATCH,
+} from '../../workflows/catalogue-chunk.js';
 import { testLogger } from '../helpers/temporal.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 
@@ -279,6 +283,15 @@ describe('replay of recorded histories', () => {
     expect(patchIdsOf(events('1.5.3/catalogue-chunk-0'))).not.toContain(REGISTRATION_WITH_CREATION_PATCH);
     expect(scheduled('1.5.3/catalogue-chunk-0', 'requestItemRegistration').length).toBeGreaterThan(0);
     expect(waitFor('1.5.3/catalogue-chunk-0').every((w) => w === undefined)).toBe(true);
+  });
+
+  it('holds 1.5.5 catalogue chunks whose pace takes a held-up row for no spent budget, beside 1.5.4 ones', () => {
+    const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
+    for (const chunk of ['1.5.5/catalogue-chunk-0', '1.5.5/catalogue-chunk-1']) {
+      expect(patchIdsOf(events(chunk)), chunk).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
+      expect(patchIdsOf(events(chunk)), chunk).toContain(REGISTRATION_WITH_CREATION_PATCH);
+    }
+    expect(patchIdsOf(events('1.5.4/catalogue-chunk-0'))).not.toContain(HELD_UP_SPENDS_NOTHING_PATCH);
   });
 
   it('holds 1.5.4 sales whose compliance calls heartbeat, beside 1.5.1 ones whose calls waited out their timeout', () => {

@@ -546,12 +546,16 @@ export function formatReport(r: BenchReport): string {
         'to last receipt (s)': t.spans.workers1.signedSeconds,
         'to last close (s)': t.spans.workers1.closedSeconds,
       },
-      {
-        key: 'throughput.salesPerSecond.workers2',
-        value: t.salesPerSecond.workers2,
-        'to last receipt (s)': t.spans.workers2?.signedSeconds,
-        'to last close (s)': t.spans.workers2?.closedSeconds,
-      },
+      ...(t.spans.workers2
+        ? [
+            {
+              key: 'throughput.salesPerSecond.workers2',
+              value: t.salesPerSecond.workers2,
+              'to last receipt (s)': t.spans.workers2.signedSeconds,
+              'to last close (s)': t.spans.workers2.closedSeconds,
+            },
+          ]
+        : []),
     ]);
     for (const [run, span] of Object.entries(t.spans)) {
       if (span?.stillOpen?.length) {
