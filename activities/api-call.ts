@@ -23,11 +23,19 @@ export async function callApi<T>(
   call: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const context = Context.current();
-  // With a heartbeat timeout, a call held or slow says it is alive, so one lost with its worker is retried that soon.
+  return whileAlive(() => callOnce(context, spec, idempotent, call));
+}
+
+/**
+ * With a heartbeat timeout, an activity waiting on a call (the service's, or Temporal's) says it is alive a third of
+ * the timeout apart, so one lost with its worker is retried that soon; without one, it sends nothing.
+ */
+export async function whileAlive<T>(wait: () => Promise<T>): Promise<T> {
+  const context = Context.current();
   const { heartbeatTimeoutMs } = context.info;
   const alive = heartbeatTimeoutMs ? setInterval(() => context.heartbeat(), heartbeatTimeoutMs / 3) : undefined;
   try {
-    return await callOnce(context, spec, idempotent, call);
+    return await wait();
   } finally {
     clearInterval(alive);
   }

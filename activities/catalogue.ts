@@ -2,7 +2,7 @@
 import { CATALOGUE_ROW_FIELDS, type CatalogueRow } from '../src/contracts/catalogue-import.js';
 import { itemFromError, isRegistered, type Item } from '../src/compliance/schemas.js';
 import { ApiError } from '../src/http/errors.js';
-import { callApi, queuedMs } from './api-call.js';
+import { callApi, queuedMs, whileAlive } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { requestRegistration } from './registration.js';
 
@@ -59,13 +59,15 @@ export function createCatalogueActivities(deps: ActivityDeps) {
         return found(data, row, true);
       });
       if (!waitFor || item.registered || item.differs.length > 0) return { ...item, queuedMs: waited };
-      await requestRegistration(deps, 'createCatalogueItem', {
-        businessId,
-        itemId: item.itemId,
-        ...(row.branchId === undefined ? {} : { branchId: row.branchId }),
-        waiterWorkflowId: waitFor.workflowId,
-        taskQueue: waitFor.taskQueue,
-      });
+      await whileAlive(() =>
+        requestRegistration(deps, 'createCatalogueItem', {
+          businessId,
+          itemId: item.itemId,
+          ...(row.branchId === undefined ? {} : { branchId: row.branchId }),
+          waiterWorkflowId: waitFor.workflowId,
+          taskQueue: waitFor.taskQueue,
+        }),
+      );
       return { ...item, queuedMs: waited, registrationRequested: true };
     },
 

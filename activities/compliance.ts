@@ -11,7 +11,7 @@ import {
 import { isInFlight, isSigned } from '../src/contracts/compliance-rules.js';
 import type { ApiResult } from '../src/http/json-api.js';
 import { ApiError } from '../src/http/errors.js';
-import { callApi, queuedMs } from './api-call.js';
+import { callApi, queuedMs, whileAlive } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { documentInFlight } from './failures.js';
@@ -90,13 +90,17 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     const tracked = new Set(items.filter((item) => item.stockTracked).map((item) => item.itemId));
     const lines = input.handOver.lines.filter((line) => tracked.has(line.itemId));
     if (lines.length === 0) return undefined;
+    const { taskQueue } = input.handOver;
     try {
-      const { ledgerWorkflowId } = await handOverStock({
-        businessId: input.businessId,
-        ...(input.request.branchId ? { branchId: input.request.branchId } : {}),
-        lines,
-        taskQueue: input.handOver.taskQueue,
-      });
+      // The hand-over heartbeats as the signing's call did: a slow Temporal is no dead worker.
+      const { ledgerWorkflowId } = await whileAlive(() =>
+        handOverStock({
+          businessId: input.businessId,
+          ...(input.request.branchId ? { branchId: input.request.branchId } : {}),
+          lines,
+          taskQueue,
+        }),
+      );
       return { ledgerWorkflowId };
     } catch (err) {
       logger.warn(
