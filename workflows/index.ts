@@ -1,4 +1,5 @@
 import './zod-jitless.js';
+import './stack-depth.js';
 export { saleWorkflow } from './sale.js';
 export { itemRegistrationWorkflow } from './item-registration.js';
 export { purchasesSyncWorkflow } from './purchases-sync.js';

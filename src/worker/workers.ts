@@ -57,6 +57,8 @@ export function workflowsPath(): string {
  */
 export const SHARED_WORKFLOW_MODULES = [
   'workflows/zod-jitless',
+  'workflows/stack-depth',
+  'workflows/keys',
   'src/contracts/budget-placement',
   'src/contracts/catalogue-import',
   'src/contracts/compliance-rules',
