@@ -82,7 +82,7 @@ const rounded = <T extends object>(o: T): T =>
 export function catalogueSizes(quick: boolean): CatalogueSizes {
   // k = 2: the import lets about k rows a second go, each about a quarter of a core-second (worker and server). At
   // k = 4 the import and the till took both cores in some runs and the till's figure measured the machine, not the
-  // pace (docs/benchmarks.md); at k = 2 three quick runs in a row met every target.
+  // pace (docs/benchmarks.md).
   return quick ? { items: 100, k: 2, tillAlone: 10 } : { items: 2_000, k: 2, tillAlone: 20 };
 }
 
