@@ -144,6 +144,14 @@ function startTill(t: BenchTemporal, taskQueue: string, tag: string, everyMs: nu
   };
 }
 
+/** A till's first `count` signed sales, then it stops. */
+async function tillSales(t: BenchTemporal, taskQueue: string, tag: string, everyMs: number, count: number) {
+  const till = startTill(t, taskQueue, tag, everyMs);
+  while (till.ms.length < count) await new Promise((done) => setTimeout(done, 200));
+  await till.stop();
+  return till;
+}
+
 /** The median of each step of the till's sales, from their histories, to the receipt in the till's hands. */
 async function tillProfile(t: BenchTemporal, sales: readonly TillSale[]): Promise<Segment[]> {
   const runs = await Promise.all(
@@ -204,13 +212,9 @@ export async function measureCatalogue(
       server: to.server - from.server,
     });
     // A fresh worker's first sales pay its start (the workflow context, caches, connections): not the till alone.
-    const warm = startTill(t, taskQueue, `${tag}-warm`, everyMs);
-    while (warm.ms.length < TILL_WARM_UP) await new Promise((done) => setTimeout(done, 200));
-    await warm.stop();
+    await tillSales(t, taskQueue, `${tag}-warm`, everyMs, TILL_WARM_UP);
     const aloneFrom = cpu(worker);
-    const alone = startTill(t, taskQueue, `${tag}-alone`, everyMs);
-    while (alone.ms.length < options.tillAlone) await new Promise((done) => setTimeout(done, 200));
-    await alone.stop();
+    const alone = await tillSales(t, taskQueue, `${tag}-alone`, everyMs, options.tillAlone);
     const tillAlone = spent(aloneFrom, cpu(worker));
 
     const rows = rowsOf(tag, options.items);
