@@ -23,7 +23,7 @@ import type { Sandbox } from '../../sandbox/server.js';
 import { benchFixture, benchSale, DEMO, NAIROBI_LINES, progress, startBenchSandbox, workerProcessEnv } from './env.js';
 import type { BenchTemporal } from './env.js';
 import { spawnStockWorker, type StockWorkerProcess } from './stock-process.js';
-import { median, round } from './stats.js';
+import { median, percentile, round } from './stats.js';
 import { tillCall } from './till.js';
 import { medianProfile, segmentsToCaller, type Segment } from './history.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
@@ -34,7 +34,7 @@ export interface CatalogueSizes {
   items: number;
   /** The window is 60 s ÷ k: the budget is 120 requests a window. */
   k: number;
-  /** Sales of the till alone, before the import. */
+  /** Sales of the till alone before the import, and as many again after it. */
   tillAlone: number;
 }
 
@@ -50,9 +50,18 @@ export interface CatalogueReport {
   duplicates: number;
   reportAccuracy: number;
   outcomes: Record<string, number>;
-  tillP50Ms: { alone: number; importing: number };
+  /**
+   * `alone`: the sales before and after the import together; `importing`: those during it, less the sales the
+   * worker's restart held (in flight or started from the kill until the new worker was ready, and its first
+   * `TILL_WARM_UP` sales after, as the warm-up is left out of `alone`); `withRestart`: all of them.
+   */
+  tillP50Ms: { alone: number; before: number; after: number; importing: number; withRestart: number };
+  /** The till's sales during the import that the restart held, left out of its ratio. */
+  tillSalesOfRestart: number;
   /** Median of each step of the till's sales to the receipt in hand, alone and during the import. */
   tillProfile: { alone: Segment[]; importing: Segment[] };
+  /** The signing's wait in the queue (the limiter's next slot when the import took the last one), p50 and p90. */
+  tillSignQueueMs: { alone: { p50: number; p90: number }; importing: { p50: number; p90: number } };
   importSeconds: number;
   killedAtDone: number;
   /** From the kill until the new worker process was ready: left out of the steady part. */
@@ -109,11 +118,11 @@ interface TillSale {
   workflowId: string;
   clientStart: number;
   inHands: number;
+  ms: number;
 }
 
 /** The till's sales one after another, `everyMs` apart, each timed to its signed receipt in hand. */
 function startTill(t: BenchTemporal, taskQueue: string, tag: string, everyMs: number) {
-  const ms: number[] = [];
   const sales: TillSale[] = [];
   let stopping = false;
   let n = 0;
@@ -124,18 +133,17 @@ function startTill(t: BenchTemporal, taskQueue: string, tag: string, everyMs: nu
       const began = performance.now();
       const answer = await tillCall(t, taskQueue, input);
       if (answer.signed) {
-        ms.push(performance.now() - began);
         sales.push({
           workflowId: saleWorkflowId(input.businessId, input.traderInvoiceNumber),
           clientStart,
           inHands: Date.now(),
+          ms: performance.now() - began,
         });
       }
       await new Promise((done) => setTimeout(done, Math.max(0, everyMs - (performance.now() - began))));
     }
   })();
   return {
-    ms,
     sales,
     stop: async () => {
       stopping = true;
@@ -147,13 +155,23 @@ function startTill(t: BenchTemporal, taskQueue: string, tag: string, everyMs: nu
 /** A till's first `count` signed sales, then it stops. */
 async function tillSales(t: BenchTemporal, taskQueue: string, tag: string, everyMs: number, count: number) {
   const till = startTill(t, taskQueue, tag, everyMs);
-  while (till.ms.length < count) await new Promise((done) => setTimeout(done, 200));
+  while (till.sales.length < count) await new Promise((done) => setTimeout(done, 200));
   await till.stop();
   return till;
 }
 
-/** The median of each step of the till's sales, from their histories, to the receipt in the till's hands. */
-async function tillProfile(t: BenchTemporal, sales: readonly TillSale[]): Promise<Segment[]> {
+/** The step in which a till's signing waits for the budget's limiter (and for the worker's pickup). */
+const SIGN_QUEUE_STEP = 'ACTIVITY_TASK_SCHEDULED(signSale) → ACTIVITY_TASK_STARTED(signSale)';
+
+/**
+ * The median of each step of the till's sales, from their histories, to the receipt in the till's hands; and the
+ * p50 and p90 of the signing's wait in the queue, where a sale that finds the limiter's bucket empty waits for the
+ * next slot.
+ */
+async function tillProfile(
+  t: BenchTemporal,
+  sales: readonly TillSale[],
+): Promise<{ steps: Segment[]; signQueueMs: { p50: number; p90: number } }> {
   const runs = await Promise.all(
     sales.map(async (s) =>
       segmentsToCaller(
@@ -164,7 +182,11 @@ async function tillProfile(t: BenchTemporal, sales: readonly TillSale[]): Promis
       ),
     ),
   );
-  return medianProfile(runs, median).steps.map((s) => ({ label: s.label, ms: round(s.ms) }));
+  const waits = runs.flatMap((run) => run.filter((s) => s.label === SIGN_QUEUE_STEP).map((s) => s.ms));
+  return {
+    steps: medianProfile(runs, median).steps.map((s) => ({ label: s.label, ms: round(s.ms) })),
+    signQueueMs: { p50: round(percentile(waits, 50)), p90: round(percentile(waits, 90)) },
+  };
 }
 
 export async function measureCatalogue(
@@ -276,6 +298,17 @@ export async function measureCatalogue(
         ? undefined
         : { worker: lessTill(total.worker, tillAlone.worker), server: lessTill(total.server, tillAlone.server) };
     await importing.stop();
+    // The till alone again, on the worker that served the end of the import: the reference spans the same run.
+    const after = await tillSales(t, taskQueue, `${tag}-after`, everyMs, options.tillAlone);
+    const aloneSales = [...alone.sales, ...after.sales];
+    // A sale the restart held waited for a worker, not for the import; the new worker's first sales pay its start.
+    const afterRestart = importing.sales.filter((s) => s.clientStart >= servingAgainAt);
+    const warmingUntil = afterRestart[TILL_WARM_UP]?.clientStart ?? Number.POSITIVE_INFINITY;
+    const ofRestart = (s: TillSale) => s.inHands > killedAt && s.clientStart < warmingUntil;
+    const importingSales = importing.sales.filter((s) => !ofRestart(s));
+    const p50 = (sales: readonly TillSale[]) => median(sales.map((s) => s.ms));
+    const aloneProfile = await tillProfile(t, aloneSales);
+    const importingProfile = await tillProfile(t, importingSales);
     const final = await catalogueImportProgress(t.client, businessId, started.importId);
     const report = await catalogueImportReport(t.client, businessId, started.importId);
 
@@ -340,12 +373,20 @@ export async function measureCatalogue(
       steady: { seconds: round((to - from - downMs) / 1000, 1), budget: round(budget), routes: steadyRoutes },
       // An import that ended before its half was never killed: no restart.
       restartSeconds: Number.isFinite(killedAt) ? round((servingAgainAt - killedAt) / 1000, 1) : 0,
-      tillLatencyRatio: round(median(importing.ms) / median(alone.ms), 2),
+      tillLatencyRatio: round(p50(importingSales) / p50(aloneSales), 2),
       duplicates,
       reportAccuracy: round(matching / rows.length, 4),
       outcomes: final.outcomes,
-      tillP50Ms: { alone: round(median(alone.ms)), importing: round(median(importing.ms)) },
-      tillProfile: { alone: await tillProfile(t, alone.sales), importing: await tillProfile(t, importing.sales) },
+      tillP50Ms: {
+        alone: round(p50(aloneSales)),
+        before: round(p50(alone.sales)),
+        after: round(p50(after.sales)),
+        importing: round(p50(importingSales)),
+        withRestart: round(p50(importing.sales)),
+      },
+      tillSalesOfRestart: importing.sales.length - importingSales.length,
+      tillProfile: { alone: aloneProfile.steps, importing: importingProfile.steps },
+      tillSignQueueMs: { alone: aloneProfile.signQueueMs, importing: importingProfile.signQueueMs },
       importSeconds: round(importSeconds, 1),
       killedAtDone,
       cpuPerItemMs,

@@ -663,6 +663,8 @@ export function formatReport(r: BenchReport): string {
           utilisation: c.utilisation,
           tillLatencyRatio: c.tillLatencyRatio,
           'till p50 alone / importing (ms)': `${c.tillP50Ms.alone} / ${c.tillP50Ms.importing}`,
+          'till p50 before / after / with the restart (ms)': `${c.tillP50Ms.before} / ${c.tillP50Ms.after} / ${c.tillP50Ms.withRestart} (${c.tillSalesOfRestart} sales)`,
+          "till's signSale queue p50/p90, alone / importing (ms)": `${c.tillSignQueueMs.alone.p50}/${c.tillSignQueueMs.alone.p90} / ${c.tillSignQueueMs.importing.p50}/${c.tillSignQueueMs.importing.p90}`,
           duplicates: c.duplicates,
           reportAccuracy: c.reportAccuracy,
           'import (s)': c.importSeconds,
