@@ -294,6 +294,17 @@ describe('replay of recorded histories', () => {
     expect(patchIdsOf(events('1.5.4/catalogue-chunk-0'))).not.toContain(HELD_UP_SPENDS_NOTHING_PATCH);
   });
 
+  it('holds 1.5.6 histories of every path, recorded with workflow code that keeps 5 frames of stack trace', () => {
+    const names = (version: string) =>
+      stored
+        .filter((h) => h.workflowId.startsWith(`${version}/`))
+        .map((h) => h.workflowId.slice(version.length + 1))
+        .sort();
+    expect(names('1.5.6')).toEqual([...names('1.5.4'), 'sale-sent-while-calling'].sort());
+    const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
+    expect(patchIdsOf(events('1.5.6/catalogue-chunk-0'))).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
+  });
+
   it('holds 1.5.4 sales whose compliance calls heartbeat, beside 1.5.1 ones whose calls waited out their timeout', () => {
     const heartbeats = (id: string) =>
       (stored.find((h) => h.workflowId === id)?.history.events ?? []).flatMap((e) => {
