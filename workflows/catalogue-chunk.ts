@@ -32,6 +32,8 @@ const PACED_ROWS_IN_FLIGHT = 16;
 export const PACED_ROWS_PATCH = 'catalogue-rows-paced';
 export const PACE_CARRIED_PATCH = 'catalogue-pace-carried';
 export const HELD_UP_SPENDS_NOTHING_PATCH = 'catalogue-held-up-spends-nothing';
+/** The pace leaves the limiter a slot for a till: judged from the chunk's least pickup, kept under its last mark. */
+export const PACE_MARGIN_PATCH = 'catalogue-pace-leaves-margin';
 /** The creation hands an unregistered item to its registration itself: one task fewer for each row. */
 export const REGISTRATION_WITH_CREATION_PATCH = 'catalogue-registration-with-creation';
 /** The import hears of the rows done every this many. */
@@ -50,12 +52,11 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
   const paced = patched(PACED_ROWS_PATCH);
   const route = await placeOnBudget(businessId, true);
   const pace = paced
-    ? new RowPace(
-        route.requestsPerMinute,
-        input.pace,
-        patched(PACE_CARRIED_PATCH),
-        patched(HELD_UP_SPENDS_NOTHING_PATCH),
-      )
+    ? new RowPace(route.requestsPerMinute, input.pace, {
+        carried: patched(PACE_CARRIED_PATCH),
+        heldUpSpendsNothing: patched(HELD_UP_SPENDS_NOTHING_PATCH),
+        leavesMargin: patched(PACE_MARGIN_PATCH),
+      })
     : undefined;
   const { createCatalogueItem, findCatalogueItem } = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: route.complianceQueue,

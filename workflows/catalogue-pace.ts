@@ -6,7 +6,7 @@ const TICK_MS = 1_000;
 /** Below 85 % of the pace last found spent (or never found), the pace grows a quarter a tick; nearer, by 3 %. */
 const FIRST_RISE = 0.25;
 const RISE = 0.03;
-/** A budget found spent this long ago no longer slows the rise: the tills that spent it may have gone. */
+/** A budget found spent this long ago no longer holds the pace under it (without a margin: no longer slows the rise). */
 const SPENT_FORGOTTEN_AFTER_MS = 30_000;
 /** A wait of a slot and a half cuts the pace to 85 %; of four slots or more (a queue has built up), to half. */
 const CUT_TO = 0.85;
@@ -25,12 +25,19 @@ const HELD_UP_AFTER_MS_CARRIED = 5_000;
 const DELIVERED_OVER_MS = 3_000;
 /** One spent budget is seen by the next ticks too: one cut for them all. */
 const CUT_AT_MOST_EVERY_MS = 2_000;
-/** A row found the budget spent when it waited in the queue longer than this many of the budget's slots. */
+/** Without a margin, a row found the budget spent when it waited this many of the budget's slots past the pickup. */
 const SPENT_AFTER_SLOTS = 1.5;
 /** A wait is judged in slots at least this long: a busy worker's pickup varies by tens of milliseconds. */
 const JUDGED_SLOT_MIN_MS = 70;
-/** The part of a wait that is the worker's own pickup: the shortest wait of the rows started in this long. */
+/** Without a margin, the worker's own pickup was the shortest wait of the rows started in this long. */
 const PICKUP_OVER_MS = 10_000;
+/**
+ * Leaving a margin: the pace stays this far under where it last found the budget spent, so the limiter's bucket keeps
+ * a slot for a till's sale; a wait of this much of a slot past the least pickup is a spent budget (a till that came
+ * found the bucket empty).
+ */
+const MARGIN_UNDER_SPENT = 0.95;
+const MARGIN_SPENT_AFTER_SLOTS = 0.75;
 /** A pace with no budget to read it from (a window whose rate is not known): a slot of the service's 120 a minute. */
 const DEFAULT_REQUESTS_PER_MINUTE = 120;
 /** Never slower than a row a minute. */
@@ -42,9 +49,9 @@ const REQUESTS_PER_ROW = 2;
 /**
  * How fast a chunk lets its rows go: spending what the tills leave of the budget, yet leaving the queue's limiter a
  * slot when a till's sale comes. Temporal's limiter serves priority first but cannot hold a slot back, so the import
- * paces itself on its own queue wait: a creation that waited a slot and a half past the worker's pickup found the
- * bucket empty and cuts the pace; while the pace holds rows back, it creeps up (additive increase, multiplicative
- * decrease).
+ * paces itself on its own queue wait: a creation that waited ¾ of a slot past the worker's pickup found the bucket
+ * empty and cuts the pace; while the pace holds rows back, it creeps up (additive increase, multiplicative decrease),
+ * staying under where it last found the bucket empty, so a till's sale finds a slot there.
  */
 export class RowPace {
   private rowsPerSecond: number;
@@ -64,20 +71,26 @@ export class RowPace {
   private readonly starts: Array<{ at: number; waited: number }> = [];
   private readonly firstAt = Date.now();
   private readonly heldUpAfterMs: number;
+  private readonly carried: boolean;
+  private readonly heldUpSpendsNothing: boolean;
+  private readonly leavesMargin: boolean;
+  /** The least wait of a row not held up since the pace began: a queue standing for the last seconds cannot raise it. */
+  private leastWait = Number.POSITIVE_INFINITY;
 
   /**
-   * `from`: the pace a chunk before this one ended at, so each chunk does not feel for the budget afresh. `carried`:
-   * the part of a row a tick earns is kept for the next (else a pace of 2.9 rows a second lets 2 go), rows held up
-   * elsewhere stop holding the others sooner, and a deep cut needs a second's wait; false for chunks started before.
-   * `heldUpSpendsNothing`: a row held up elsewhere cuts nothing; false for chunks started before.
+   * `from`: the pace a chunk before this one ended at, so each chunk does not feel for the budget afresh. The ways are
+   * all true for a chunk started now; a chunk started before one of them keeps its own false:
+   * - `carried`: the part of a row a tick earns is kept for the next (else a pace of 2.9 rows a second lets 2 go), rows
+   *   held up elsewhere stop holding the others sooner, and a deep cut needs a second's wait;
+   * - `heldUpSpendsNothing`: a row held up elsewhere cuts nothing;
+   * - `leavesMargin`: the pace keeps under where it last found the budget spent, judges waits from the least pickup of
+   *   the chunk, and takes ¾ of a slot's wait as spent.
    */
-  constructor(
-    requestsPerMinute: number | undefined,
-    from?: CataloguePace,
-    private readonly carried = true,
-    private readonly heldUpSpendsNothing = true,
-  ) {
-    this.heldUpAfterMs = carried ? HELD_UP_AFTER_MS_CARRIED : HELD_UP_AFTER_MS;
+  constructor(requestsPerMinute: number | undefined, from?: CataloguePace, ways: Partial<PaceWays> = {}) {
+    this.carried = ways.carried ?? true;
+    this.heldUpSpendsNothing = ways.heldUpSpendsNothing ?? true;
+    this.leavesMargin = ways.leavesMargin ?? true;
+    this.heldUpAfterMs = this.carried ? HELD_UP_AFTER_MS_CARRIED : HELD_UP_AFTER_MS;
     const budget = requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE;
     this.slotMs = Math.max(JUDGED_SLOT_MIN_MS, 60_000 / budget);
     this.maxRowsPerSecond = Math.max(FIRST_ROWS_PER_SECOND, budget / 60 / REQUESTS_PER_ROW);
@@ -120,16 +133,27 @@ export class RowPace {
     while (this.starts[0]!.at < now - PICKUP_OVER_MS) this.starts.shift();
     // A row held up elsewhere waited for a worker killed with its task, not for the budget. Cut for it, the pace would
     // fall to what got through while no worker ran (next to nothing) and creep back for the next 30 s.
-    if (this.heldUpSpendsNothing && queuedMs >= this.heldUpAfterMs) return;
-    const pickup = Math.min(...this.starts.map((s) => s.waited));
+    const heldUp = queuedMs >= this.heldUpAfterMs;
+    if (this.heldUpSpendsNothing && heldUp) return;
+    if (!heldUp) this.leastWait = Math.min(this.leastWait, queuedMs);
+    // The shortest wait lately moves up with a queue that stands: every row waits about a slot, and none looks spent.
+    const pickup = this.leavesMargin ? this.leastWait : Math.min(...this.starts.map((s) => s.waited));
     const slots = (queuedMs - pickup) / this.slotMs;
-    if (slots <= SPENT_AFTER_SLOTS || now - this.lastCutAt < CUT_AT_MOST_EVERY_MS) return;
+    const spentAfterSlots = this.leavesMargin
+      ? Math.max(MARGIN_SPENT_AFTER_SLOTS, (SPENT_AFTER_SLOTS * JUDGED_SLOT_MIN_MS) / this.slotMs)
+      : SPENT_AFTER_SLOTS;
+    if (slots <= spentAfterSlots || now - this.lastCutAt < CUT_AT_MOST_EVERY_MS) return;
     this.lastCutAt = now;
-    // Over less than a tick, what got through says nothing yet: the pace asked for is all there is to cut.
-    const over = Math.min(DELIVERED_OVER_MS, now - this.firstAt);
-    const delivered =
-      over < TICK_MS ? this.rowsPerSecond : (this.starts.filter((s) => s.at > now - over).length * 1000) / over;
-    this.spentAt = Math.min(this.rowsPerSecond, delivered);
+    if (this.leavesMargin) {
+      // The pace asked for is what spent the budget: what got through lags it by the queue the import itself stood.
+      this.spentAt = this.rowsPerSecond;
+    } else {
+      // Over less than a tick, what got through says nothing yet: the pace asked for is all there is to cut.
+      const over = Math.min(DELIVERED_OVER_MS, now - this.firstAt);
+      const delivered =
+        over < TICK_MS ? this.rowsPerSecond : (this.starts.filter((s) => s.at > now - over).length * 1000) / over;
+      this.spentAt = Math.min(this.rowsPerSecond, delivered);
+    }
     const deep = slots >= DEEP_CUT_AFTER_SLOTS && (!this.carried || queuedMs - pickup >= DEEP_CUT_AFTER_MS_CARRIED);
     this.rowsPerSecond = Math.max(MIN_ROWS_PER_SECOND, this.spentAt * (deep ? DEEP_CUT_TO : CUT_TO));
   }
@@ -158,8 +182,21 @@ export class RowPace {
   }
 
   private rise(now: number): void {
-    if (now - this.lastCutAt > SPENT_FORGOTTEN_AFTER_MS) this.spentAt = undefined;
+    const forgotten = now - this.lastCutAt > SPENT_FORGOTTEN_AFTER_MS;
+    if (forgotten && !this.leavesMargin) this.spentAt = undefined;
     const far = this.spentAt === undefined || this.rowsPerSecond < CUT_TO * this.spentAt;
-    this.rowsPerSecond = Math.min(this.maxRowsPerSecond, this.rowsPerSecond * (1 + (far ? FIRST_RISE : RISE)));
+    let most = this.maxRowsPerSecond;
+    // Under the mark while it is fresh; a mark long past is felt beyond, a little a tick (its tills may have gone).
+    if (this.leavesMargin && this.spentAt !== undefined && !forgotten)
+      most = Math.min(most, MARGIN_UNDER_SPENT * this.spentAt);
+    const risen = this.rowsPerSecond * (1 + (far ? FIRST_RISE : RISE));
+    this.rowsPerSecond = Math.max(this.rowsPerSecond, Math.min(most, risen));
   }
+}
+
+/** How a chunk paces its rows: each way true for a chunk started now, false in one started before it came. */
+export interface PaceWays {
+  carried: boolean;
+  heldUpSpendsNothing: boolean;
+  leavesMargin: boolean;
 }

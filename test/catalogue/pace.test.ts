@@ -64,7 +64,7 @@ describe('a catalogue chunk’s pace', () => {
 
   it('cuts to half only for a queue of a second or more: a shorter pause of everything is a cut to 85 %', async () => {
     const firstCut = async (carried: boolean) => {
-      const pace = new RowPace(BUDGET, undefined, carried);
+      const pace = new RowPace(BUDGET, undefined, { carried });
       let waited = PICKUP_MS;
       lanes(pace, 400, () => waited);
       await vi.advanceTimersByTimeAsync(12_000);
@@ -89,7 +89,7 @@ describe('a catalogue chunk’s pace', () => {
 
   it('takes a row held up past five seconds (its worker killed) for no spent budget: the pace keeps its rate', async () => {
     const heldUp = async (heldUpSpendsNothing: boolean) => {
-      const pace = new RowPace(BUDGET, undefined, true, heldUpSpendsNothing);
+      const pace = new RowPace(BUDGET, undefined, { heldUpSpendsNothing, leavesMargin: heldUpSpendsNothing });
       let killed = false;
       // While the worker is down every row let go waits for it; the first row back waited 6 s, the rest at once.
       lanes(pace, 400, () => (killed ? 6_000 : 5));
@@ -111,7 +111,7 @@ describe('a catalogue chunk’s pace', () => {
   });
 
   it('held rows back for ten seconds in a chunk started before the pace carried its fractions', async () => {
-    const pace = new RowPace(BUDGET, undefined, false);
+    const pace = new RowPace(BUDGET, undefined, { carried: false, heldUpSpendsNothing: false, leavesMargin: false });
     const letGo = lanes(pace, 10, (index) => (index === 0 ? 30_000 : 5));
     await vi.advanceTimersByTimeAsync(9_000);
     expect(letGo).toEqual([0]);
@@ -121,8 +121,12 @@ describe('a catalogue chunk’s pace', () => {
 
   it('keeps the part of a row a tick earns: a pace between two whole rows a second lets its own rate go', async () => {
     const ticked = async (carried: boolean) => {
-      // Near a spent budget: 3 % a tick, from 2.5 to 3.26 rows a second over the ten.
-      const pace = new RowPace(BUDGET, { rowsPerSecond: 2.5, spent: { rowsPerSecond: 2.6, at: 0 } }, carried);
+      // Near a spent budget: 3 % a tick, from 2.5 to 3.26 rows a second over the ten (no margin, so both rise alike).
+      const pace = new RowPace(
+        BUDGET,
+        { rowsPerSecond: 2.5, spent: { rowsPerSecond: 2.6, at: 0 } },
+        { carried, leavesMargin: false },
+      );
       const letGo = lanes(pace, 400, () => 5);
       let owed = 0;
       for (let second = 0; second < 10; second++) {
@@ -167,8 +171,12 @@ describe('a catalogue chunk’s pace', () => {
     expect(jittery.state.rowsPerSecond).toBeGreaterThan(1.25 ** 8);
   });
 
-  it('starts where the chunk before it ended, and rises by a quarter again once a spent budget is long past', async () => {
-    const pace = new RowPace(BUDGET, { rowsPerSecond: 4, spent: { rowsPerSecond: 4.5, at: 0 } });
+  it('started before the margin, rose by a quarter again once a spent budget was long past', async () => {
+    const pace = new RowPace(
+      BUDGET,
+      { rowsPerSecond: 4, spent: { rowsPerSecond: 4.5, at: 0 } },
+      { leavesMargin: false },
+    );
     const letGo = lanes(pace, 400, () => 5);
     await vi.advanceTimersByTimeAsync(1_000);
     // The first row at once, then the tick's four.
@@ -205,6 +213,128 @@ describe('a catalogue chunk’s pace', () => {
       const state = new RowPace(BUDGET, from as CataloguePace).state;
       expect(state.rowsPerSecond).toBe(rowsPerSecond);
       expect(state.spent !== undefined).toBe(spent);
+    }
+  });
+  it('keeps 5 % under where it last found the budget spent, and feels beyond it a little a tick once that is long past', async () => {
+    const pace = new RowPace(BUDGET, { rowsPerSecond: 4, spent: { rowsPerSecond: 4.5, at: 0 } });
+    lanes(pace, 2_000, () => 5);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(pace.state.rowsPerSecond).toBeCloseTo(0.95 * 4.5, 5);
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(pace.state.rowsPerSecond).toBeCloseTo(0.95 * 4.5, 5);
+    // Past 30 s the mark is kept, and the pace climbs by 3 % a tick beyond it, not by a quarter.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(pace.state.spent?.rowsPerSecond).toBe(4.5);
+    expect(pace.state.rowsPerSecond).toBeGreaterThan(4.5);
+    expect(pace.state.rowsPerSecond).toBeLessThan(0.95 * 4.5 * 1.03 ** 10 + 0.01);
+  });
+
+  it('takes a queue standing for more than ten seconds for a spent budget: waits are judged from the least pickup', async () => {
+    const cuts = async (leavesMargin: boolean) => {
+      const pace = new RowPace(120, { rowsPerSecond: 0.8 }, { leavesMargin });
+      let standing = false;
+      // Every row waits 0.9 of a 500 ms slot once a queue stands: past ¾ of a slot, short of a slot and a half.
+      lanes(pace, 400, () => (standing ? 20 + 450 : 20));
+      await vi.advanceTimersByTimeAsync(5_000);
+      standing = true;
+      const paces: number[] = [];
+      for (let second = 0; second < 30; second++) {
+        await vi.advanceTimersByTimeAsync(1_000);
+        paces.push(pace.state.rowsPerSecond);
+      }
+      return paces;
+    };
+    const margin = await cuts(true);
+    expect(margin.at(-1)!).toBeLessThan(0.8 * 0.5);
+    // Before, the shortest wait of the last ten seconds became the pickup, and the pace never saw the queue.
+    const before = await cuts(false);
+    expect(Math.min(...before)).toBeGreaterThanOrEqual(0.8);
+  });
+
+  /**
+   * Temporal's limiter as the `temporal-server` 1.32.2 source has it (`service/matching/ratelimit_manager.go`): a bucket
+   * of a second's slots, a till's task served before the import's. Each row is a creation and, 60 ms after it
+   * started, a registration; a till's sale comes every few seconds. The figures the import is judged by: how many of
+   * the till's tasks waited for a slot, and how much of what the till left the import used.
+   */
+  async function besideATill(perMinute: number, tillEveryMs: number, ways: { leavesMargin: boolean }) {
+    const perMs = perMinute / 60_000;
+    const burst = perMinute / 60;
+    let tokens = burst;
+    let filledAt = Date.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const queue: Array<{ till: boolean; since: number; served: (waitedMs: number) => void }> = [];
+    const pump = () => {
+      timer = undefined;
+      const now = Date.now();
+      tokens = Math.min(burst, tokens + (now - filledAt) * perMs);
+      filledAt = now;
+      while (tokens >= 1 - 1e-9 && queue.length > 0) {
+        const till = queue.findIndex((task) => task.till);
+        const [task] = queue.splice(till >= 0 ? till : 0, 1);
+        tokens -= 1;
+        task!.served(now - task!.since);
+      }
+      if (queue.length > 0) timer = setTimeout(pump, Math.max(1, Math.ceil((1 - tokens) / perMs)));
+    };
+    const dispatched = (till: boolean) =>
+      new Promise<number>((served) => {
+        queue.push({ till, since: Date.now(), served });
+        if (!timer) pump();
+      });
+
+    const steadyFrom = 30_000;
+    const until = 330_000;
+    const tillWaits: number[] = [];
+    let importTasks = 0;
+    // A till's sales come at every phase of the limiter's second, as a shop's do: never on the import's ticks alone.
+    let sales = 0;
+    let tillTimer: ReturnType<typeof setTimeout>;
+    const sell = () => {
+      sales++;
+      void dispatched(true).then((waited) => {
+        if (Date.now() >= steadyFrom) tillWaits.push(waited);
+      });
+      tillTimer = setTimeout(sell, tillEveryMs + ((sales * 377) % 1_000) - 500);
+    };
+    tillTimer = setTimeout(sell, 250);
+    const pace = new RowPace(perMinute, undefined, ways);
+    const PICKUP_MS = 10;
+    const lane = async () => {
+      while (Date.now() < until) {
+        const letGoAt = await pace.turn();
+        const waited = await dispatched(false);
+        if (Date.now() >= steadyFrom) importTasks++;
+        await new Promise((done) => setTimeout(done, PICKUP_MS));
+        pace.started(letGoAt, waited + PICKUP_MS);
+        await new Promise((done) => setTimeout(done, 60));
+        await dispatched(false);
+        if (Date.now() >= steadyFrom) importTasks++;
+      }
+    };
+    void Promise.all(Array.from({ length: 16 }, lane));
+    await vi.advanceTimersByTimeAsync(until);
+    clearTimeout(tillTimer);
+    const left = (until - steadyFrom) * perMs - tillWaits.length;
+    return {
+      tillWaited: tillWaits.filter((waited) => waited > 40).length / tillWaits.length,
+      utilisation: importTasks / left,
+    };
+  }
+
+  it('leaves a till a slot in the limiter while the import uses nine tenths of what the till leaves', async () => {
+    for (const [perMinute, tillEveryMs] of [
+      [120, 3_000],
+      [240, 1_500],
+    ] as const) {
+      const margin = await besideATill(perMinute, tillEveryMs, { leavesMargin: true });
+      vi.useRealTimers();
+      vi.useFakeTimers({ now: 0 });
+      const before = await besideATill(perMinute, tillEveryMs, { leavesMargin: false });
+      vi.useRealTimers();
+      vi.useFakeTimers({ now: 0 });
+      expect(margin.utilisation).toBeGreaterThanOrEqual(0.9);
+      expect(margin.tillWaited).toBeLessThan(before.tillWaited * 0.7);
     }
   });
 });

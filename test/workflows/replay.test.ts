@@ -17,6 +17,7 @@ import { SIGNED_ITEM_CHECK_PATCH } from '../../workflows/sale/documents.js';
 import {
   HELD_UP_SPENDS_NOTHING_PATCH,
   PACE_CARRIED_PATCH,
+  PACE_MARGIN_PATCH,
   REGISTRATION_WITH_CREATION_PATCH,
 } from '../../workflows/catalogue-chunk.js';
 import { testLogger } from '../helpers/temporal.js';
@@ -303,6 +304,15 @@ describe('replay of recorded histories', () => {
     expect(names('1.5.6')).toEqual([...names('1.5.4'), 'sale-sent-while-calling'].sort());
     const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
     expect(patchIdsOf(events('1.5.6/catalogue-chunk-0'))).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
+  });
+
+  it('holds 1.5.7 catalogue chunks whose pace leaves the limiter a margin, beside 1.5.6 ones', () => {
+    const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
+    for (const chunk of ['1.5.7/catalogue-chunk-0', '1.5.7/catalogue-chunk-1']) {
+      expect(patchIdsOf(events(chunk)), chunk).toContain(PACE_MARGIN_PATCH);
+      expect(patchIdsOf(events(chunk)), chunk).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
+    }
+    expect(patchIdsOf(events('1.5.6/catalogue-chunk-0'))).not.toContain(PACE_MARGIN_PATCH);
   });
 
   it('holds 1.5.4 sales whose compliance calls heartbeat, beside 1.5.1 ones whose calls waited out their timeout', () => {
