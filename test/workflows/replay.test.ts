@@ -51,6 +51,11 @@ beforeAll(async () => {
 
 type HistoryEvents = NonNullable<StoredHistory['history']['events']>;
 
+/** A stored history's events by its `<version>/<name>` id; none when it is not stored. */
+function eventsOf(id: string): HistoryEvents {
+  return stored.find((h) => h.workflowId === id)?.history.events ?? [];
+}
+
 function patchIdsOf(events: HistoryEvents): Array<string | undefined> {
   return events.flatMap((e) => {
     const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
@@ -241,22 +246,21 @@ describe('replay of recorded histories', () => {
   });
 
   it('holds 1.5.3 catalogue chunks whose pace carries its fractions and whose calls heartbeat, and an item registration whose call does, beside older ones', () => {
-    const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
     const creations = (id: string) =>
-      events(id).flatMap((e) => {
+      eventsOf(id).flatMap((e) => {
         const a = e.activityTaskScheduledEventAttributes;
         return a?.activityType?.name === 'createCatalogueItem' ? [a] : [];
       });
     for (const chunk of ['1.5.3/catalogue-chunk-0', '1.5.3/catalogue-chunk-1']) {
-      expect(patchIdsOf(events(chunk))).toContain(PACE_CARRIED_PATCH);
+      expect(patchIdsOf(eventsOf(chunk))).toContain(PACE_CARRIED_PATCH);
       expect(creations(chunk).length).toBeGreaterThan(0);
       expect(creations(chunk).every((a) => Number(a.heartbeatTimeout?.seconds) === 10)).toBe(true);
     }
-    expect(patchIdsOf(events('1.5.0/catalogue-chunk-0'))).not.toContain(PACE_CARRIED_PATCH);
+    expect(patchIdsOf(eventsOf('1.5.0/catalogue-chunk-0'))).not.toContain(PACE_CARRIED_PATCH);
     expect(creations('1.5.0/catalogue-chunk-0').every((a) => !a.heartbeatTimeout?.seconds)).toBe(true);
     // An item's registration call heartbeats too, beside one recorded before it did.
     const registrations = (id: string) =>
-      events(id).flatMap((e) => {
+      eventsOf(id).flatMap((e) => {
         const a = e.activityTaskScheduledEventAttributes;
         return a?.activityType?.name === 'registerItem' ? [a] : [];
       });
@@ -268,31 +272,29 @@ describe('replay of recorded histories', () => {
   });
 
   it('holds 1.5.4 catalogue chunks whose creations hand items to their registration, beside 1.5.3 ones that asked for it in a task of their own', () => {
-    const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
     const scheduled = (id: string, name: string) =>
-      events(id).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
+      eventsOf(id).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
     const waitFor = (id: string) =>
       scheduled(id, 'createCatalogueItem').map((e) => {
         const payload = e.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
         return payload ? (defaultPayloadConverter.fromPayload(payload) as { waitFor?: unknown }).waitFor : undefined;
       });
-    expect(patchIdsOf(events('1.5.4/catalogue-chunk-0'))).toContain(REGISTRATION_WITH_CREATION_PATCH);
+    expect(patchIdsOf(eventsOf('1.5.4/catalogue-chunk-0'))).toContain(REGISTRATION_WITH_CREATION_PATCH);
     expect(scheduled('1.5.4/catalogue-chunk-0', 'requestItemRegistration')).toHaveLength(0);
     expect(waitFor('1.5.4/catalogue-chunk-0').every((w) => w !== undefined)).toBe(true);
     // The registration the 1.5.4 chunk's creation asked for still came back to it.
-    expect(events('1.5.4/catalogue-chunk-0').some((e) => e.workflowExecutionSignaledEventAttributes)).toBe(true);
-    expect(patchIdsOf(events('1.5.3/catalogue-chunk-0'))).not.toContain(REGISTRATION_WITH_CREATION_PATCH);
+    expect(eventsOf('1.5.4/catalogue-chunk-0').some((e) => e.workflowExecutionSignaledEventAttributes)).toBe(true);
+    expect(patchIdsOf(eventsOf('1.5.3/catalogue-chunk-0'))).not.toContain(REGISTRATION_WITH_CREATION_PATCH);
     expect(scheduled('1.5.3/catalogue-chunk-0', 'requestItemRegistration').length).toBeGreaterThan(0);
     expect(waitFor('1.5.3/catalogue-chunk-0').every((w) => w === undefined)).toBe(true);
   });
 
   it('holds 1.5.5 catalogue chunks whose pace takes a held-up row for no spent budget, beside 1.5.4 ones', () => {
-    const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
     for (const chunk of ['1.5.5/catalogue-chunk-0', '1.5.5/catalogue-chunk-1']) {
-      expect(patchIdsOf(events(chunk)), chunk).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
-      expect(patchIdsOf(events(chunk)), chunk).toContain(REGISTRATION_WITH_CREATION_PATCH);
+      expect(patchIdsOf(eventsOf(chunk)), chunk).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
+      expect(patchIdsOf(eventsOf(chunk)), chunk).toContain(REGISTRATION_WITH_CREATION_PATCH);
     }
-    expect(patchIdsOf(events('1.5.4/catalogue-chunk-0'))).not.toContain(HELD_UP_SPENDS_NOTHING_PATCH);
+    expect(patchIdsOf(eventsOf('1.5.4/catalogue-chunk-0'))).not.toContain(HELD_UP_SPENDS_NOTHING_PATCH);
   });
 
   it('holds 1.5.6 histories of every path, recorded with workflow code that keeps 5 frames of stack trace', () => {
@@ -302,17 +304,15 @@ describe('replay of recorded histories', () => {
         .map((h) => h.workflowId.slice(version.length + 1))
         .sort();
     expect(names('1.5.6')).toEqual([...names('1.5.4'), 'sale-sent-while-calling'].sort());
-    const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
-    expect(patchIdsOf(events('1.5.6/catalogue-chunk-0'))).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
+    expect(patchIdsOf(eventsOf('1.5.6/catalogue-chunk-0'))).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
   });
 
   it('holds 1.5.7 catalogue chunks whose pace leaves the limiter a margin, beside 1.5.6 ones', () => {
-    const events = (id: string) => stored.find((h) => h.workflowId === id)?.history.events ?? [];
     for (const chunk of ['1.5.7/catalogue-chunk-0', '1.5.7/catalogue-chunk-1']) {
-      expect(patchIdsOf(events(chunk)), chunk).toContain(PACE_MARGIN_PATCH);
-      expect(patchIdsOf(events(chunk)), chunk).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
+      expect(patchIdsOf(eventsOf(chunk)), chunk).toContain(PACE_MARGIN_PATCH);
+      expect(patchIdsOf(eventsOf(chunk)), chunk).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
     }
-    expect(patchIdsOf(events('1.5.6/catalogue-chunk-0'))).not.toContain(PACE_MARGIN_PATCH);
+    expect(patchIdsOf(eventsOf('1.5.6/catalogue-chunk-0'))).not.toContain(PACE_MARGIN_PATCH);
   });
 
   it('holds 1.5.4 sales whose compliance calls heartbeat, beside 1.5.1 ones whose calls waited out their timeout', () => {
