@@ -250,11 +250,16 @@ export async function measureCatalogue(
     const importFrom = cpu(worker);
     const started = await startCatalogueImport(t.client, businessId, rows, taskQueue);
     // Rows started, read from the sandbox's log: the import's own progress comes 25 rows at a time, too coarse to kill
-    // a short import in its middle.
-    const created = async () =>
-      (await sandbox.inspector.requestLog({ since, service: 'compliance' })).filter(
-        (r) => r.method === 'POST' && r.route === '/v1/items',
-      ).length;
+    // a short import in its middle. Each read asks only for what came after the last one (a full run logs thousands).
+    let creations = 0;
+    let readTo = since;
+    const created = async () => {
+      const log = await sandbox.inspector.requestLog({ since: readTo, service: 'compliance' });
+      const fresh = log.filter((r) => r.at > readTo || (r.at === readTo && readTo === since));
+      creations += fresh.filter((r) => r.method === 'POST' && r.route === '/v1/items').length;
+      readTo = Math.max(readTo, ...fresh.map((r) => r.at));
+      return creations;
+    };
     // The import's CPU in two parts: up to the kill, and from the new worker's ready to the end.
     const parts: Array<{ from: Cpu; to?: Cpu; doneFrom: number; doneTo?: number }> = [
       { from: importFrom, doneFrom: 0 },
