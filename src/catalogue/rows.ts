@@ -33,12 +33,20 @@ export function formatOf(fileName: string): CatalogueFormat | undefined {
   return extension === 'csv' || extension === 'json' ? extension : undefined;
 }
 
-/** The rows of `text`, each checked; a file-wide problem (not CSV, no rows) has line 0. */
-export function readCatalogue(text: string, format: CatalogueFormat): ReadCatalogue {
+/**
+ * The rows of a file, each checked; a file-wide problem (not CSV, no rows) has line 0. Given as bytes, the file must
+ * be UTF-8: a line that is not is named (a spreadsheet saved in a legacy code page would otherwise reach the authority
+ * with its accented letters replaced), and the rest of the file is still checked.
+ */
+export function readCatalogue(file: string | Uint8Array, format: CatalogueFormat): ReadCatalogue {
+  const text = typeof file === 'string' ? file : new TextDecoder().decode(file);
+  const encoding = typeof file === 'string' ? [] : encodingProblems(file, format);
+  // Not UTF-8 as a whole (UTF-16, or JSON): what was read of it would only be named as garbled.
+  if (encoding.some((problem) => problem.line === 0)) return { rows: [], records: [], problems: encoding };
   const records = format === 'csv' ? csvRecords(text) : jsonRecords(text);
-  if ('problem' in records) return { rows: [], records: [], problems: [records.problem] };
+  if ('problem' in records) return { rows: [], records: [], problems: [...encoding, records.problem] };
   const rows: ReadCatalogue['rows'] = [];
-  const problems: CatalogueProblem[] = [...(records.headerProblems ?? [])];
+  const problems: CatalogueProblem[] = [...encoding, ...(records.headerProblems ?? [])];
   const firstLineOf = new Map<string, number>();
   for (const { line, record } of records.records) {
     const checked = checkInput(catalogueSchemas().row, record);
@@ -68,10 +76,14 @@ type Records =
   | { records: Array<{ line: number; record: unknown }>; headerProblems?: CatalogueProblem[] }
   | { problem: CatalogueProblem };
 
-/** An empty cell is absent, numbers and yes/no are typed for the schema; an unknown column is named on line 1. */
+/**
+ * An empty cell is absent, numbers and yes/no are typed for the schema; an unknown or repeated column is named on
+ * line 1, and a row with more or fewer cells than the header is named instead of read (its cells would be shifted:
+ * most often a comma inside an unquoted cell).
+ */
 function csvRecords(text: string): Records {
   let header: string[] = [];
-  let parsed: Array<{ record: Record<string, string>; info: { lines: number } }>;
+  let parsed: Array<{ record: Record<string, string>; info: { lines: number; error?: { record?: unknown[] } } }>;
   try {
     parsed = parseCsv(text, {
       bom: true,
@@ -79,23 +91,73 @@ function csvRecords(text: string): Records {
       skip_empty_lines: true,
       trim: true,
       info: true,
+      relax_column_count: true,
     });
   } catch (err) {
     const line = (err as { lines?: number }).lines ?? 0;
     return { problem: fileProblem(`is not valid CSV: ${(err as Error).message}`, line) };
   }
   const known = new Set<string>(CATALOGUE_ROW_FIELDS);
-  const unknown = header.filter((name) => !known.has(name));
-  const problems = unknown.map((column) => ({ line: 1, column, reason: 'is not a known column' }));
-  const records = parsed.map(({ record, info }) => ({
-    line: info.lines,
-    record: Object.fromEntries(
-      Object.entries(record)
-        .filter(([column, cell]) => cell !== '' && known.has(column))
-        .map(([column, cell]) => [column, typedCell(column, cell)]),
-    ),
-  }));
+  const problems: CatalogueProblem[] = header
+    .filter((name) => !known.has(name))
+    .map((column) => ({ line: 1, column, reason: `is not a known column${meant(column)}` }));
+  const repeated = new Set(header.filter((name, index) => header.indexOf(name) !== index));
+  problems.push(...[...repeated].map((column) => ({ line: 1, column, reason: 'is named more than once' })));
+  const records: Array<{ line: number; record: unknown }> = [];
+  for (const { record, info } of parsed) {
+    if (info.error) {
+      const cells = info.error.record?.length ?? Object.keys(record).length;
+      const why = cells > header.length ? 'a cell holding a comma needs quotes' : 'an empty cell still needs its comma';
+      const reason = `has ${cells} cells where the header has ${header.length}: ${why}`;
+      problems.push({ line: info.lines, column: '(row)', reason });
+      continue;
+    }
+    const cells = Object.entries(record).filter(([column, cell]) => cell !== '' && known.has(column));
+    records.push({
+      line: info.lines,
+      record: Object.fromEntries(cells.map(([column, cell]) => [column, typedCell(column, cell)])),
+    });
+  }
   return { records, headerProblems: problems };
+}
+
+/** A hint for a known column written another way (`ExternalID`, `unit_price`) or cut short (`taxType`). */
+function meant(column: string): string {
+  const plain = (name: string) => name.toLowerCase().replace(/[\s_-]/g, '');
+  const exact = CATALOGUE_ROW_FIELDS.find((name) => plain(name) === plain(column));
+  const started = CATALOGUE_ROW_FIELDS.filter(
+    (name) => plain(column).length >= 3 && plain(name).startsWith(plain(column)),
+  );
+  const field = exact ?? (started.length === 1 ? started[0] : undefined);
+  return field === undefined ? '' : ` (did you mean ${field}?)`;
+}
+
+/** The physical lines (from 1) of `bytes` that are not UTF-8: named by line in CSV, for the whole file in JSON. */
+function encodingProblems(bytes: Uint8Array, format: CatalogueFormat): CatalogueProblem[] {
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  const utf8 = (part: Uint8Array) => {
+    try {
+      strict.decode(part);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (utf8(bytes)) return [];
+  const save = `save the file as UTF-8${format === 'csv' ? ' (in Excel: "CSV UTF-8")' : ''}`;
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+    return [fileProblem(`is UTF-16, not UTF-8: ${save}`)];
+  // A byte of a multi-byte UTF-8 character is never a line feed: each line can be judged on its own.
+  const lines: number[] = [];
+  let start = 0;
+  for (let end = 0, line = 1; end <= bytes.length; end++) {
+    if (end < bytes.length && bytes[end] !== 0x0a) continue;
+    if (!utf8(bytes.subarray(start, end))) lines.push(line);
+    start = end + 1;
+    line++;
+  }
+  if (format === 'csv') return lines.map((line) => ({ line, column: '(row)', reason: `is not UTF-8: ${save}` }));
+  return [fileProblem(`is not UTF-8 (line${lines.length > 1 ? 's' : ''} ${lines.join(', ')} of the file): ${save}`)];
 }
 
 function typedCell(column: string, cell: string): unknown {

@@ -1,8 +1,8 @@
 // `check` only reads; `import` creates and registers a merchant's items through the worker.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { stringify } from 'csv-stringify/sync';
 import { checkCodes, readServiceCodes } from '../catalogue/codes.js';
+import { reportCsv } from '../catalogue/report.js';
 import { formatOf, readCatalogue, type CatalogueProblem } from '../catalogue/rows.js';
 import {
   CatalogueImportRunningError,
@@ -23,6 +23,8 @@ import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLo
 
 /** Problems printed before the count of the rest: a file with a wrong column has one per row. */
 const PROBLEMS_SHOWN = 200;
+/** Ten thousand rows of long names are a few megabytes: a file far larger is not a catalogue, and is not read. */
+const FILE_BYTES_MAX = 64 * 1024 * 1024;
 
 function said(problem: CatalogueProblem, json: boolean): string {
   if (problem.column === '(file)') return `the file ${problem.reason}`;
@@ -60,14 +62,20 @@ async function checkedFile(businessId: string, file: string) {
     );
     return { code: EXIT_USAGE };
   }
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await readFile(file, 'utf8');
+    const { size } = await stat(file);
+    if (size > FILE_BYTES_MAX) {
+      const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+      console.error(`error: ${file} is ${megabytes(size)}: a catalogue file is at most ${megabytes(FILE_BYTES_MAX)}`);
+      return { code: EXIT_USAGE };
+    }
+    bytes = await readFile(file);
   } catch (err) {
     console.error(`error: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     return { code: EXIT_USAGE };
   }
-  const read = readCatalogue(text, format);
+  const read = readCatalogue(bytes, format);
   const codes = read.records.length > 0 ? await withComplianceClient(businessId, readServiceCodes) : undefined;
   const problems = [...read.problems, ...(codes ? checkCodes(read.records, codes) : [])].sort(
     (a, b) => a.line - b.line,
@@ -113,10 +121,7 @@ async function withTemporal(use: (client: Client) => Promise<number>): Promise<n
 async function writeReport(client: Client, businessId: string, importId: string, prefix: string) {
   const rows = await catalogueImportReport(client, businessId, importId);
   await writeFile(`${prefix}.json`, `${JSON.stringify(rows, null, 2)}\n`);
-  await writeFile(
-    `${prefix}.csv`,
-    stringify(rows, { header: true, columns: ['line', 'externalId', 'outcome', 'itemId', 'reason'] }),
-  );
+  await writeFile(`${prefix}.csv`, reportCsv(rows));
   console.log(`report: ${prefix}.csv, ${prefix}.json (${rows.length} rows)`);
 }
 

@@ -68,6 +68,63 @@ describe('a catalogue file read', () => {
     expect(broken.problems[0]!.reason).toMatch(/^is not valid CSV/);
   });
 
+  it('reads UTF-8 bytes, and names each line that is not UTF-8 while checking the rest', () => {
+    const bytes = (...parts: Array<string | number[]>) =>
+      Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))));
+    const good = readCatalogue(bytes(csv('externalId,name,taxTypeCode,unitPrice', 'A,Café crème 250g,B,1')), 'csv');
+    expect(good.problems).toEqual([]);
+    expect(good.rows[0]!.row.name).toBe('Café crème 250g');
+
+    const latin1 = readCatalogue(
+      bytes('externalId,name,taxTypeCode,unitPrice\nA,Caf', [0xe9], ',B,1\nB,,B,1\nC,', [0xa3], '5 note,B,1\n'),
+      'csv',
+    );
+    const save = 'save the file as UTF-8 (in Excel: "CSV UTF-8")';
+    expect(latin1.problems).toEqual([
+      { line: 2, column: '(row)', reason: `is not UTF-8: ${save}` },
+      { line: 4, column: '(row)', reason: `is not UTF-8: ${save}` },
+      { line: 3, column: 'name', reason: 'is required' },
+    ]);
+
+    const utf16 = readCatalogue(bytes([0xff, 0xfe], Buffer.from('externalId,name\n', 'utf16le').toJSON().data), 'csv');
+    expect(utf16.problems).toEqual([{ line: 0, column: '(file)', reason: `is UTF-16, not UTF-8: ${save}` }]);
+    const json = readCatalogue(
+      bytes('[\n{"externalId":"A","name":"Caf', [0xe9], '","taxTypeCode":"B","unitPrice":1}]'),
+      'json',
+    );
+    expect(json.problems).toEqual([
+      { line: 0, column: '(file)', reason: 'is not UTF-8 (line 2 of the file): save the file as UTF-8' },
+    ]);
+    expect(json.rows).toEqual([]);
+  });
+
+  it('names a column given twice, a known column written another way, and rows with too many or too few cells', () => {
+    const read = readCatalogue(
+      csv(
+        'ExternalID,name,taxType,unit_price,name',
+        'A,Milk,B,60,Milk',
+        'B,Bread,B,50',
+        'C,Milk, 1L,B,70,Milk',
+        'D,Oil,B,90,Oil',
+      ),
+      'csv',
+    );
+    expect(read.problems).toEqual([
+      { line: 1, column: 'ExternalID', reason: 'is not a known column (did you mean externalId?)' },
+      { line: 1, column: 'taxType', reason: 'is not a known column (did you mean taxTypeCode?)' },
+      { line: 1, column: 'unit_price', reason: 'is not a known column (did you mean unitPrice?)' },
+      { line: 1, column: 'name', reason: 'is named more than once' },
+      { line: 3, column: '(row)', reason: 'has 4 cells where the header has 5: an empty cell still needs its comma' },
+      { line: 4, column: '(row)', reason: 'has 6 cells where the header has 5: a cell holding a comma needs quotes' },
+      { line: 2, column: 'externalId', reason: 'is required' },
+      { line: 2, column: 'taxTypeCode', reason: 'is required' },
+      { line: 2, column: 'unitPrice', reason: 'is required' },
+      { line: 5, column: 'externalId', reason: 'is required' },
+      { line: 5, column: 'taxTypeCode', reason: 'is required' },
+      { line: 5, column: 'unitPrice', reason: 'is required' },
+    ]);
+  });
+
   it('reads JSON as an array of rows or {"items": [...]}, each named by its number', () => {
     const items = [
       { externalId: 'A', name: 'Milk', taxTypeCode: 'B', unitPrice: 60 },

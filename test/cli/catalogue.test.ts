@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +34,7 @@ function catalogue(...args: string[]) {
   });
 }
 
-async function file(name: string, text: string): Promise<string> {
+async function file(name: string, text: string | Uint8Array): Promise<string> {
   const path = join(dir, name);
   await writeFile(path, text);
   return path;
@@ -73,13 +73,34 @@ describe('npm run catalogue -- check', () => {
     expect(items.some((item) => item.externalId === 'SKU-2')).toBe(false);
   });
 
-  it('refuses a file it cannot read, or of another kind, with exit 2', async () => {
+  it('names the lines of a file saved in a legacy code page instead of sending their names garbled', async () => {
+    const latin1 = Buffer.concat([
+      Buffer.from('externalId,name,taxTypeCode,unitPrice\nSKU-1,Sugar,B,250\nSKU-2,Caf'),
+      Buffer.from([0xe9]),
+      Buffer.from(' au lait,B,90\nSKU-3,Chai,B,80,extra\n'),
+    ]);
+    const result = await catalogue('check', DEMO.businesses.nairobi, await file('latin1.csv', latin1));
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      'line 3: (row) is not UTF-8: save the file as UTF-8 (in Excel: "CSV UTF-8")',
+      'line 4: (row) has 5 cells where the header has 4: a cell holding a comma needs quotes',
+      '2 problem(s) on 2 line(s): nothing was sent',
+    ]);
+  });
+
+  it('refuses a file it cannot read, of another kind or far too large, with exit 2', async () => {
     const missing = await catalogue('check', DEMO.businesses.nairobi, join(dir, 'missing.csv'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot read');
     const other = await catalogue('check', DEMO.businesses.nairobi, await file('items.xlsx', 'x'));
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('must be .csv or .json');
+    // Sparse: the size is what is refused, before a byte is read.
+    const huge = await file('huge.csv', 'externalId\n');
+    await truncate(huge, 65 * 1024 * 1024);
+    const tooLarge = await catalogue('check', DEMO.businesses.nairobi, huge);
+    expect(tooLarge.code).toBe(2);
+    expect(tooLarge.stderr).toContain('is 65 MB: a catalogue file is at most 64 MB');
   });
 
   it('says so, exit 2, for an import that is not there', async () => {
