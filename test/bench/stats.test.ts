@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { mapLimit, median, medianByKey, percentile, round, summarise } from '../../tools/bench/stats.js';
+import {
+  mapLimit,
+  median,
+  medianByKey,
+  medianRatioInterval,
+  percentile,
+  round,
+  summarise,
+} from '../../tools/bench/stats.js';
 
 describe('percentile (nearest rank)', () => {
   it('picks a measured value, not an interpolation', () => {
@@ -57,5 +65,38 @@ describe('mapLimit', () => {
     });
     expect(out).toEqual([0, 10, 20, 30, 40]);
     expect(most).toBe(2);
+  });
+});
+
+describe('medianRatioInterval (bootstrap)', () => {
+  /** Spread samples around `centre`: the same shape at every size. */
+  const around = (centre: number, n: number) => Array.from({ length: n }, (_, i) => centre * (0.7 + (0.6 * i) / n));
+
+  it('is a point for samples without spread, and the same interval for the same samples', () => {
+    expect(medianRatioInterval([150, 150, 150], [100, 100])).toEqual({ low: 1.5, high: 1.5, level: 0.9 });
+    const numerator = around(120, 21);
+    const denominator = around(100, 20);
+    expect(medianRatioInterval(numerator, denominator)).toEqual(medianRatioInterval(numerator, denominator));
+  });
+
+  it('holds the ratio of the medians, and narrows as the samples grow', () => {
+    const small = medianRatioInterval(around(120, 21), around(100, 20));
+    const large = medianRatioInterval(around(120, 1_000), around(100, 40), { resamples: 500 });
+    const largest = medianRatioInterval(around(120, 1_000), around(100, 1_000), { resamples: 500 });
+    for (const interval of [small, large, largest]) {
+      expect(interval.low).toBeLessThanOrEqual(1.2);
+      expect(interval.high).toBeGreaterThanOrEqual(1.2);
+    }
+    expect(small.high - small.low).toBeGreaterThan(0.2);
+    expect(large.high - large.low).toBeLessThan(small.high - small.low);
+    expect(largest.high - largest.low).toBeLessThan(0.08);
+  });
+
+  it('tells samples apart that do not overlap, and is NaN without samples', () => {
+    expect(medianRatioInterval(around(200, 20), around(100, 20)).low).toBeGreaterThan(1.5);
+    const none = medianRatioInterval([], [1]);
+    expect(none.low).toBeNaN();
+    expect(none.high).toBeNaN();
+    expect(() => medianRatioInterval([1], [1], { level: 1 })).toThrow(RangeError);
   });
 });

@@ -24,7 +24,7 @@ import type { Sandbox } from '../../sandbox/server.js';
 import { benchFixture, benchSale, DEMO, NAIROBI_LINES, progress, startBenchSandbox, workerProcessEnv } from './env.js';
 import type { BenchTemporal } from './env.js';
 import { spawnStockWorker, type StockWorkerProcess } from './stock-process.js';
-import { median, percentile, round } from './stats.js';
+import { median, medianRatioInterval, percentile, round } from './stats.js';
 import { tillCall } from './till.js';
 import { medianProfile, segmentsToCaller, type Segment } from './history.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
@@ -48,6 +48,11 @@ export interface CatalogueReport {
   /** The steady part: its length, the budget in it, and the requests of each route in it. */
   steady: { seconds: number; budget: number; routes: Record<string, number> };
   tillLatencyRatio: number;
+  /**
+   * Where the ratio could have landed with other sales of the same till: a 90 % bootstrap interval of the two samples.
+   * With a quick run's 20 and 20-odd sales it spans about ±0.2, so one quick run cannot tell 1.1 from 1.3.
+   */
+  tillLatencyRatioInterval: { low: number; high: number; level: number };
   duplicates: number;
   reportAccuracy: number;
   outcomes: Record<string, number>;
@@ -388,6 +393,12 @@ export async function measureCatalogue(
       // An import that ended before its half was never killed: no restart.
       restartSeconds: Number.isFinite(killedAt) ? round((servingAgainAt - killedAt) / 1000, 1) : 0,
       tillLatencyRatio: round(p50(importingSales) / p50(aloneSales), 2),
+      tillLatencyRatioInterval: rounded(
+        medianRatioInterval(
+          importingSales.map((s) => s.ms),
+          aloneSales.map((s) => s.ms),
+        ),
+      ),
       duplicates,
       reportAccuracy: round(matching / rows.length, 4),
       outcomes: final.outcomes,

@@ -1,4 +1,5 @@
 /** Order statistics of the bench's samples: nearest-rank percentiles, so every figure is a measured value. */
+import { seededRandom } from '../../sandbox/shared/faults.js';
 
 /** The nearest-rank p-th percentile (0 < p ≤ 100) of `values`; NaN for no values. */
 export function percentile(values: readonly number[], p: number): number {
@@ -15,6 +16,25 @@ export function round(value: number, digits = 1): number {
   if (!Number.isFinite(value)) return value;
   const f = 10 ** digits;
   return Math.round(value * f) / f;
+}
+
+/**
+ * How far the ratio of two samples' medians could fall from one run to the next: a percentile bootstrap (each sample
+ * drawn again with replacement, `resamples` times), seeded so the same samples give the same interval. `level` 0.9:
+ * the 5th and the 95th percentile of the resampled ratios.
+ */
+export function medianRatioInterval(
+  numerator: readonly number[],
+  denominator: readonly number[],
+  { level = 0.9, resamples = 2_000, seed = 1 }: { level?: number; resamples?: number; seed?: number } = {},
+): { low: number; high: number; level: number } {
+  if (!(level > 0 && level < 1)) throw new RangeError(`level must be in (0, 1), got ${level}`);
+  if (numerator.length === 0 || denominator.length === 0) return { low: Number.NaN, high: Number.NaN, level };
+  const random = seededRandom(seed);
+  const redrawn = (values: readonly number[]) => values.map(() => values[Math.floor(random() * values.length)]!);
+  const ratios = Array.from({ length: resamples }, () => median(redrawn(numerator)) / median(redrawn(denominator)));
+  const tail = ((1 - level) / 2) * 100;
+  return { low: percentile(ratios, tail), high: percentile(ratios, 100 - tail), level };
 }
 
 export interface Summary {
