@@ -51,7 +51,7 @@ export function readCatalogue(file: string | Uint8Array, format: CatalogueFormat
   for (const { line, record } of records.records) {
     const checked = checkInput(catalogueSchemas().row, record);
     if (!checked.ok) {
-      problems.push(...checked.problems.map((p) => ({ line, column: p.field, reason: p.reason })));
+      problems.push(...checked.problems.map((p) => ({ line, column: p.field, reason: inCells(p, format) })));
       continue;
     }
     const first = firstLineOf.get(checked.value.externalId);
@@ -70,6 +70,12 @@ export function readCatalogue(file: string | Uint8Array, format: CatalogueFormat
   }
   const asRead = records.records.map(({ line, record }) => ({ line, record: isRecord(record) ? record : {} }));
   return { rows, records: asRead, problems };
+}
+
+/** A reason said of a JSON value, said of a CSV cell: a cell is text, so its booleans are words. */
+function inCells(problem: { field: string; reason: string }, format: CatalogueFormat): string {
+  const yesOrNo = format === 'csv' && problem.field === 'stockTracked' && problem.reason === 'must be a boolean';
+  return yesOrNo ? 'must be yes or no (or true / false, 1 / 0)' : problem.reason;
 }
 
 type Records =

@@ -54,6 +54,16 @@ describe('a catalogue file read', () => {
     expect(read.rows.map((r) => r.line)).toEqual([2]);
   });
 
+  it('says what a yes/no cell takes in CSV words, and in JSON terms for JSON', () => {
+    expect(
+      readCatalogue(csv('externalId,name,taxTypeCode,unitPrice,stockTracked', 'A,x,B,1,Y'), 'csv').problems,
+    ).toEqual([{ line: 2, column: 'stockTracked', reason: 'must be yes or no (or true / false, 1 / 0)' }]);
+    const json = JSON.stringify([{ externalId: 'A', name: 'x', taxTypeCode: 'B', unitPrice: 1, stockTracked: 'Y' }]);
+    expect(readCatalogue(json, 'json').problems).toEqual([
+      { line: 1, column: 'stockTracked', reason: 'must be a boolean' },
+    ]);
+  });
+
   it('refuses a second row with the same externalId, naming the first', () => {
     const read = readCatalogue(csv('externalId,name,taxTypeCode,unitPrice', 'A,x,B,1', 'B,y,B,1', 'A,z,B,1'), 'csv');
     expect(read.problems).toEqual([{ line: 4, column: 'externalId', reason: 'is already on line 2' }]);
