@@ -34,13 +34,13 @@ export function formatOf(fileName: string): CatalogueFormat | undefined {
 }
 
 /**
- * The rows of a file, each checked; a file-wide problem (not CSV, no rows) has line 0. Given as bytes, the file must
- * be UTF-8: a line that is not is named (a spreadsheet saved in a legacy code page would otherwise reach the authority
- * with its accented letters replaced), and the rest of the file is still checked.
+ * The rows of a file's bytes, each checked; a file-wide problem (not CSV, no rows) has line 0. The file must be UTF-8:
+ * a line that is not is named (a spreadsheet saved in a legacy code page would otherwise reach the authority with its
+ * accented letters replaced), and the rest of the file is still checked.
  */
-export function readCatalogue(file: string | Uint8Array, format: CatalogueFormat): ReadCatalogue {
-  const text = typeof file === 'string' ? file : new TextDecoder().decode(file);
-  const encoding = typeof file === 'string' ? [] : encodingProblems(file, format);
+export function readCatalogue(file: Uint8Array, format: CatalogueFormat): ReadCatalogue {
+  const text = new TextDecoder().decode(file);
+  const encoding = encodingProblems(file, format);
   // Not UTF-8 as a whole (UTF-16, or JSON): what was read of it would only be named as garbled.
   if (encoding.some((problem) => problem.line === 0)) return { rows: [], records: [], problems: encoding };
   const records = format === 'csv' ? csvRecords(text) : jsonRecords(text);
@@ -48,7 +48,9 @@ export function readCatalogue(file: string | Uint8Array, format: CatalogueFormat
   const rows: ReadCatalogue['rows'] = [];
   const problems: CatalogueProblem[] = [...encoding, ...(records.headerProblems ?? [])];
   const firstLineOf = new Map<string, number>();
+  const notUtf8 = new Set(encoding.map((problem) => problem.line));
   for (const { line, record } of records.records) {
+    if (notUtf8.has(line)) continue;
     const checked = checkInput(catalogueSchemas().row, record);
     if (!checked.ok) {
       problems.push(...checked.problems.map((p) => ({ line, column: p.field, reason: inCells(p, format) })));
@@ -72,9 +74,9 @@ export function readCatalogue(file: string | Uint8Array, format: CatalogueFormat
   return { rows, records: asRead, problems };
 }
 
-/** A reason said of a JSON value, said of a CSV cell: a cell is text, so its booleans are words. */
+/** A reason said of a JSON value, said of a CSV cell: a cell is text, so a yes/no cell that is neither is a word. */
 function inCells(problem: { field: string; reason: string }, format: CatalogueFormat): string {
-  const yesOrNo = format === 'csv' && problem.field === 'stockTracked' && problem.reason === 'must be a boolean';
+  const yesOrNo = format === 'csv' && problem.field === 'stockTracked';
   return yesOrNo ? 'must be yes or no (or true / false, 1 / 0)' : problem.reason;
 }
 
@@ -163,7 +165,8 @@ function encodingProblems(bytes: Uint8Array, format: CatalogueFormat): Catalogue
     line++;
   }
   if (format === 'csv') return lines.map((line) => ({ line, column: '(row)', reason: `is not UTF-8: ${save}` }));
-  return [fileProblem(`is not UTF-8 (line${lines.length > 1 ? 's' : ''} ${lines.join(', ')} of the file): ${save}`)];
+  const named = lines.length > 10 ? `${lines.slice(0, 10).join(', ')} and ${lines.length - 10} more` : lines.join(', ');
+  return [fileProblem(`is not UTF-8 (line${lines.length > 1 ? 's' : ''} ${named} of the file): ${save}`)];
 }
 
 function typedCell(column: string, cell: string): unknown {

@@ -66,7 +66,7 @@ async function checkedFile(businessId: string, file: string) {
   try {
     const { size } = await stat(file);
     if (size > FILE_BYTES_MAX) {
-      const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+      const megabytes = (count: number) => `${Math.round(count / 1024 / 1024)} MB`;
       console.error(`error: ${file} is ${megabytes(size)}: a catalogue file is at most ${megabytes(FILE_BYTES_MAX)}`);
       return { code: EXIT_USAGE };
     }

@@ -2,17 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { checkCodes, type ServiceCodes } from '../../src/catalogue/codes.js';
 import { formatOf, readCatalogue } from '../../src/catalogue/rows.js';
 
-const csv = (...lines: string[]) => lines.join('\n') + '\n';
+/** A file's bytes, as the CLI reads them. */
+const csv = (...lines: string[]) => Buffer.from(lines.join('\n') + '\n');
+const json = (text: string) => Buffer.from(text);
 
 describe('a catalogue file read', () => {
   it('reads CSV cells as the row fields: empty cells absent, numbers and yes/no typed, a BOM ignored', () => {
     const read = readCatalogue(
-      '\uFEFF' +
+      Buffer.concat([
+        Buffer.from('\uFEFF'),
         csv(
           'externalId,name,taxTypeCode,unitPrice,stockTracked,productTypeCode',
           'SKU-1,Sugar 2kg,B,250.50,no,',
           '"SKU-2","Flour, 2kg",B,0,yes,2',
         ),
+      ]),
       'csv',
     );
     expect(read.problems).toEqual([]);
@@ -58,8 +62,8 @@ describe('a catalogue file read', () => {
     expect(
       readCatalogue(csv('externalId,name,taxTypeCode,unitPrice,stockTracked', 'A,x,B,1,Y'), 'csv').problems,
     ).toEqual([{ line: 2, column: 'stockTracked', reason: 'must be yes or no (or true / false, 1 / 0)' }]);
-    const json = JSON.stringify([{ externalId: 'A', name: 'x', taxTypeCode: 'B', unitPrice: 1, stockTracked: 'Y' }]);
-    expect(readCatalogue(json, 'json').problems).toEqual([
+    const items = [{ externalId: 'A', name: 'x', taxTypeCode: 'B', unitPrice: 1, stockTracked: 'Y' }];
+    expect(readCatalogue(json(JSON.stringify(items)), 'json').problems).toEqual([
       { line: 1, column: 'stockTracked', reason: 'must be a boolean' },
     ]);
   });
@@ -81,7 +85,7 @@ describe('a catalogue file read', () => {
   it('reads UTF-8 bytes, and names each line that is not UTF-8 while checking the rest', () => {
     const bytes = (...parts: Array<string | number[]>) =>
       Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))));
-    const good = readCatalogue(bytes(csv('externalId,name,taxTypeCode,unitPrice', 'A,Café crème 250g,B,1')), 'csv');
+    const good = readCatalogue(csv('externalId,name,taxTypeCode,unitPrice', 'A,Café crème 250g,B,1'), 'csv');
     expect(good.problems).toEqual([]);
     expect(good.rows[0]!.row.name).toBe('Café crème 250g');
 
@@ -98,14 +102,21 @@ describe('a catalogue file read', () => {
 
     const utf16 = readCatalogue(bytes([0xff, 0xfe], Buffer.from('externalId,name\n', 'utf16le').toJSON().data), 'csv');
     expect(utf16.problems).toEqual([{ line: 0, column: '(file)', reason: `is UTF-16, not UTF-8: ${save}` }]);
-    const json = readCatalogue(
+    const notUtf8Json = readCatalogue(
       bytes('[\n{"externalId":"A","name":"Caf', [0xe9], '","taxTypeCode":"B","unitPrice":1}]'),
       'json',
     );
-    expect(json.problems).toEqual([
+    expect(notUtf8Json.problems).toEqual([
       { line: 0, column: '(file)', reason: 'is not UTF-8 (line 2 of the file): save the file as UTF-8' },
     ]);
-    expect(json.rows).toEqual([]);
+    expect(notUtf8Json.rows).toEqual([]);
+    // A line with bytes that are not UTF-8 is no row to import, even when its garbled cells pass.
+    expect(latin1.rows).toEqual([]);
+    const manyLines = Array.from({ length: 12 }, () => bytes('{"name":"Caf', [0xe9], '"}\n'));
+    const many = readCatalogue(Buffer.concat([Buffer.from('[\n'), ...manyLines, Buffer.from(']')]), 'json');
+    expect(many.problems[0]!.reason).toBe(
+      'is not UTF-8 (lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 2 more of the file): save the file as UTF-8',
+    );
   });
 
   it('names a column given twice, a known column written another way, and rows with too many or too few cells', () => {
@@ -142,7 +153,7 @@ describe('a catalogue file read', () => {
       'not an item',
     ];
     for (const text of [JSON.stringify(items), JSON.stringify({ items })]) {
-      const read = readCatalogue(text, 'json');
+      const read = readCatalogue(json(text), 'json');
       expect(read.rows.map((r) => r.line)).toEqual([1]);
       expect(read.problems).toEqual([
         { line: 2, column: 'size', reason: 'is not a known field' },
@@ -153,10 +164,12 @@ describe('a catalogue file read', () => {
   });
 
   it('says what is wrong with a file that has no rows to read', () => {
-    expect(readCatalogue('{"items": 3}', 'json').problems).toEqual([
+    expect(readCatalogue(json('{"items": 3}'), 'json').problems).toEqual([
       { line: 0, column: '(file)', reason: 'must be a JSON array of items, or {"items": [...]}' },
     ]);
-    expect(readCatalogue('[', 'json').problems).toEqual([{ line: 0, column: '(file)', reason: 'is not valid JSON' }]);
+    expect(readCatalogue(json('['), 'json').problems).toEqual([
+      { line: 0, column: '(file)', reason: 'is not valid JSON' },
+    ]);
     expect(readCatalogue(csv('externalId,name,taxTypeCode,unitPrice'), 'csv').problems).toEqual([
       { line: 0, column: '(file)', reason: 'has no rows' },
     ]);
@@ -167,7 +180,7 @@ describe('a catalogue file read', () => {
       taxTypeCode: 'B',
       unitPrice: 1,
     }));
-    expect(readCatalogue(JSON.stringify(tooMany), 'json').problems).toEqual([
+    expect(readCatalogue(json(JSON.stringify(tooMany)), 'json').problems).toEqual([
       {
         line: 0,
         column: '(file)',
