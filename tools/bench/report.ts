@@ -661,9 +661,7 @@ export function formatReport(r: BenchReport): string {
         {
           requestsPerItem: c.requestsPerItem,
           utilisation: c.utilisation,
-          tillLatencyRatio: c.tillLatencyRatioInterval
-            ? `${c.tillLatencyRatio} (${Math.round(c.tillLatencyRatioInterval.level * 100)} %: ${c.tillLatencyRatioInterval.low}–${c.tillLatencyRatioInterval.high})`
-            : c.tillLatencyRatio,
+          tillLatencyRatio: `${c.tillLatencyRatio} (${Math.round(c.tillLatencyRatioInterval.level * 100)} %: ${c.tillLatencyRatioInterval.low}–${c.tillLatencyRatioInterval.high})`,
           'till p50 alone / importing (ms)': `${c.tillP50Ms.alone} / ${c.tillP50Ms.importing}`,
           'till p50 before / after / with the restart (ms)': `${c.tillP50Ms.before} / ${c.tillP50Ms.after} / ${c.tillP50Ms.withRestart} (${c.tillSalesOfRestart} sales)`,
           "till's signSale queue p50/p90, alone / importing (ms)": `${c.tillSignQueueMs.alone.p50}/${c.tillSignQueueMs.alone.p90} / ${c.tillSignQueueMs.importing.p50}/${c.tillSignQueueMs.importing.p90}`,
