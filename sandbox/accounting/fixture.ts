@@ -92,6 +92,8 @@ const FixtureSyncBatchSchema = z.object({
   failureReason: z.string().min(1).default('The accounting system rejected the bill payment'),
   /** Single bill payments that fail their first `times` processing runs, with a reason. */
   failures: z.array(SyncFailureSchema).default([]),
+  /** This batch's processing time, in ms, instead of the fixture's `processingDelayMs`. */
+  processingDelayMs: z.number().int().min(0).optional(),
 });
 
 /** Signed webhook delivery (docs/sandbox.md "Accounting webhooks"). */

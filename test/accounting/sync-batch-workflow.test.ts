@@ -62,6 +62,8 @@ const fixture: AccountingFixtureInput = {
     companyId: COMPANY,
     billPaymentIds: b.payments.map((p) => p.id),
     ...(b === batches.fail ? { failures: [{ billPaymentId: b.payments[1]!.id, reason: FAILURE_REASON }] } : {}),
+    // Long enough for several runs of two polls each even when a loaded server takes seconds per poll.
+    ...(b === batches.long ? { processingDelayMs: 8_000 } : {}),
   })),
 };
 
@@ -247,7 +249,7 @@ describe('syncBatchWorkflow', () => {
     const { id } = batches.long;
     await stack.syncBatches.process({
       syncBatchId: id,
-      options: { pollInterval: '100 ms', maxPollInterval: '100 ms', minPollGap: '50 ms', pollsPerRun: 2 },
+      options: { pollInterval: '500 ms', maxPollInterval: '500 ms', minPollGap: '50 ms', pollsPerRun: 2 },
     });
     const summary = await stack.syncBatches.result(id);
     expect(summary).toMatchObject({ outcome: 'synced', synced: 2, processCalls: 1 });
