@@ -96,10 +96,10 @@ export class AccountingState {
   }
 
   /**
-   * A10/A21: a pending batch starts processing (its bill payments `syncing` at once) and ends after
-   * its `processingDelayMs` (else the fixture's): each bill payment `synced`, or `failed` with a reason (the batch's `outcome: failed`,
-   * or a fixture `failures` entry with runs left); the batch `failed` if any of its payments did, else
-   * `completed`. A failed batch is processed again the same way, for its failed payments only. A batch that
+   * A10/A21: a pending batch starts processing (its bill payments `syncing` at once) and ends after its
+   * `processingDelayMs` (else the fixture's): each bill payment `synced`, or `failed` with a reason (the batch's
+   * `outcome: failed`, or a fixture `failures` entry with runs left); the batch `failed` if any of its payments did,
+   * else `completed`. A failed batch is processed again the same way, for its failed payments only. A batch that
    * is processing or completed is left as it is, so the call is safe to repeat.
    */
   startProcessing(batch: SyncBatchRecord): StartProcessingResult {
