@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/env.js';
 import { loadKeyRing, parseKeyList, PayloadKeyConfigError, requireKeyRing } from '../../src/codec/keys.js';
 import { payloadEncryptionFromEnv } from '../../src/codec/data-converter.js';
@@ -20,8 +20,13 @@ function thrown(fn: () => unknown): Error {
   throw new Error('expected an error');
 }
 
+const tempDirs: string[] = [];
+afterAll(() => tempDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 function tempFile(name: string, text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'codec-keys-')), name);
+  const dir = mkdtempSync(join(tmpdir(), 'codec-keys-'));
+  tempDirs.push(dir);
+  const path = join(dir, name);
   writeFileSync(path, text, { mode: 0o600 });
   return path;
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -103,7 +103,7 @@ describe('npm run sandbox (main.ts)', () => {
       path,
       JSON.stringify({ compliance: { applications: [{ id: 'a', name: 'A', requestsPerMinute: -1 }] } }),
     );
-    const { code, stderr } = await runCli(['--fixture', path]);
+    const { code, stderr } = await runCli(['--fixture', path]).finally(() => rm(dir, { recursive: true, force: true }));
     expect(code).toBe(2);
     expect(stderr).toContain(
       `Invalid sandbox fixture: fixture ${path}: compliance.applications[0].requestsPerMinute: `,

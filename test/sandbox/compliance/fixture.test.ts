@@ -1,13 +1,17 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ComplianceFixtureSchema } from '../../../sandbox/compliance/fixture-schema.js';
 import { DEMO, defaultComplianceFixture, defaultComplianceFixtureInput } from '../../../sandbox/default-fixture.js';
 import { FixtureError, loadFixture, parseFixture } from '../../../sandbox/fixture.js';
 
+const tempDirs: string[] = [];
+afterAll(() => Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 async function fixtureFile(content: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sandbox-fixture-'));
+  tempDirs.push(dir);
   const path = join(dir, 'fixture.json');
   await writeFile(path, content);
   return path;
