@@ -4,21 +4,11 @@
  * `--check` fails when the committed file is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
 import { createProgram, parseAndRun } from '../src/cli/command.js';
-import { SandboxFixtureSchema } from './fixture.js';
-
-const target = fileURLToPath(new URL('../docs/sandbox-fixture.schema.json', import.meta.url));
-
-// The file describes what a user writes: the input side, where fields with defaults are optional.
-const schema = z.toJSONSchema(SandboxFixtureSchema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
-// The two parts default to the whole demo world; their descriptions say so, the file need not embed it.
-const parts = (schema as { properties?: Record<string, { default?: unknown }> }).properties ?? {};
-for (const part of ['compliance', 'accounting']) delete parts[part]?.default;
-const text = `${JSON.stringify({ $id: 'https://example.invalid/etims-sandbox/fixture.schema.json', title: 'eTIMS sandbox fixture', ...schema }, null, 2)}\n`;
+import { FIXTURE_JSON_SCHEMA_PATH as target, renderFixtureJsonSchema } from './fixture-json-schema.js';
 
 async function main({ check }: { check?: boolean }): Promise<number> {
+  const text = renderFixtureJsonSchema();
   if (!check) {
     await writeFile(target, text);
     console.log(`wrote ${target}`);
