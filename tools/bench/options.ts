@@ -50,7 +50,10 @@ export function benchProgram(): CliCommand {
     'npm run bench --',
     'One benchmark report of the sale lifecycle (latency against the floor, requests per sale, history size, rate-budget use, throughput, fairness, priority, many tenants on one worker, the stock ledger under a backlog, outages), written to a JSON file and printed as tables (docs/benchmarks.md).',
   )
-    .option('--quick', 'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~3 min, outage ~4 min)')
+    .option(
+      '--quick',
+      'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~3 min, outage ~4 min, catalogue ~5 min)',
+    )
     .option(
       '--assert [targets]',
       'exit 1 when a target is unmet; with --assert=<target key,...>, only when one of these is',
