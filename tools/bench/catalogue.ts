@@ -234,7 +234,7 @@ export async function measureCatalogue(
     // A sale every 3 s of a real minute, scaled as the window is: a sixth of the budget at one request a sale.
     const everyMs = Math.round(3_000 / options.k);
     progress(
-      `catalogue: ${options.items} items, ${REQUESTS_PER_WINDOW} requests per ${windowMs} ms window (k = ${options.k}), a till sale every ${everyMs} ms`,
+      `catalogue: ${options.items} items, ${REQUESTS_PER_WINDOW} requests per ${windowMs} ms window (k = ${options.k}), a till sale about every ${everyMs} ms`,
     );
     const servers = serverProcesses(process.pid);
     const cpu = (w: StockWorkerProcess | undefined) => ({
