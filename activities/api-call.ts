@@ -55,7 +55,6 @@ async function callOnce<T>(
   call: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const { activityType, attempt, workflowExecution } = context.info;
-  // The service an activity calls, from its queue in the contract (`other` for one that is not listed).
   const service = isActivityName(activityType) ? ACTIVITY_QUEUES[activityType] : 'other';
   const counted = (outcome: string) => spec.metrics?.count('etims_api_calls', { service, outcome });
   try {

@@ -16,10 +16,7 @@ function pick(branches: readonly Branch[], named: string | undefined): string | 
   return (branches.find((b) => b.id === named) ?? branches.find((b) => b.authorityBhfId === named))?.id;
 }
 
-/**
- * Resolves as the service does (id, then `authorityBhfId`; none: the first branch) over `listBusinesses`, cached per
- * process for `maxBusinesses`; a name the last read did not know is read again after `rereadAfterMs`.
- */
+/** Resolves as the service does, cached per process; rules: docs/stock-ledger.md, "Which ledger". */
 export function cachedCanonicalBranch(
   listBusinesses: (businessId: string) => Promise<readonly Business[]>,
   options: { maxBusinesses?: number; rereadAfterMs?: number; now?: () => number } = {},

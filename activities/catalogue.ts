@@ -9,7 +9,6 @@ import { requestRegistration } from './registration.js';
 /** The item the service holds for a row's `externalId`, and how it differs from the row. */
 export interface CatalogueItemFound {
   itemId: string;
-  /** Created by this call; false: the service had it already. */
   created: boolean;
   registered: boolean;
   /** The row's fields the item holds otherwise (a conflict): fields the row leaves out are the service's to choose. */
@@ -23,10 +22,7 @@ export interface CatalogueItemFound {
 interface CatalogueItemInput {
   businessId: string;
   row: CatalogueRow;
-  /**
-   * Given: an item created (or found) unregistered and as the row has it is handed to its registration workflow here,
-   * with this workflow as its waiter, which saves the caller a task of its own for each row.
-   */
+  /** Given: an unregistered item as the row has it goes to its registration workflow here, saving the caller a task. */
   waitFor?: { workflowId: string; taskQueue: string };
 }
 
@@ -42,11 +38,7 @@ function found(item: Item, row: CatalogueRow, created: boolean): CatalogueItemFo
 export function createCatalogueActivities(deps: ActivityDeps) {
   const { services } = deps;
   return {
-    /**
-     * Creates the row's item (C21). A 409 `already_exists` carries the item the service has: compared with the row,
-     * not changed. A lost answer fails as `ambiguous_write`: the workflow settles it from the item list. Sent again
-     * after its registration could not be requested, the creation finds the item it made (409) and requests it again.
-     */
+    /** Creates the row's item (C21); a 409, a lost answer and a retry: docs/catalogue.md, step 4. */
     async createCatalogueItem({ businessId, row, waitFor }: CatalogueItemInput): Promise<CatalogueItemFound> {
       const existing = (err: unknown) => {
         const item = err instanceof ApiError && err.code === 'already_exists' ? itemFromError(err) : undefined;

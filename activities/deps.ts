@@ -26,7 +26,6 @@ export interface ActivityDeps {
   outages?: OutageBoard | undefined;
 }
 
-/** A worker started without a Temporal client is misconfigured for the activities that talk to Temporal. */
 export function temporalClientOf(deps: Pick<ActivityDeps, 'temporal'>, activity: string): Client {
   const client = deps.temporal?.client;
   if (client) return client;

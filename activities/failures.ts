@@ -35,7 +35,6 @@ export function secretFree(value: unknown): unknown {
   );
 }
 
-/** Exponential backoff with jitter: random in [0.5, 1] × min(60 s, 1 s × 2^(attempt − 1)), in ms. */
 export function backoffDelayMs(attempt: number, random: () => number = Math.random): number {
   const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
   return boundedDelayMs(ceiling * (0.5 + 0.5 * random()), BACKOFF_MAX_MS);

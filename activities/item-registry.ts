@@ -1,7 +1,5 @@
-/**
- * Each business's items as this process knows them. Registration only moves forward (C1, C23), so a `REGISTERED`
- * item is cached until a list shows otherwise; others come from a list younger than `MIN_REFRESH_INTERVAL_MS`.
- */
+// Each business's items as this process knows them. Registration only moves forward (C1, C23), so a `REGISTERED`
+// item is cached until a list shows otherwise; others come from a list younger than `MIN_REFRESH_INTERVAL_MS`.
 import { isRegistered, type Item } from '../src/compliance/schemas.js';
 import type { ServiceAccess } from '../src/services/access.js';
 

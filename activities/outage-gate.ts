@@ -1,7 +1,5 @@
-/**
- * While an application's outage watch holds sales waiting, its other calls are not sent: a known outage spends none
- * of the budget. Every process reads the watch, cached for a few seconds, so the fleet holds back together.
- */
+// While an application's outage watch holds sales waiting, its other calls are not sent: a known outage spends none
+// of the budget. Every process reads the watch, cached for a few seconds, so the fleet holds back together.
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
@@ -105,9 +103,8 @@ export async function holdDuringOutage(board: OutageBoard | undefined): Promise<
       ? 'authority'
       : undefined;
   if (!side) return;
-  // A sale's call of a few tries gives them up at once and its sale waits on the watch: held tries would each take a
-  // start of the queue's rate, which the sales' held tries would spend faster than it refills. Other work (unlimited
-  // tries) waits in its retries.
+  // A sale's call gives up its tries at once and the sale waits on the watch: held tries would each take a start of
+  // the queue's rate, faster than it refills. Other work (unlimited tries) waits in its retries.
   const saleWaits = SALE_CALLS.has(activityType) && (retryPolicy?.maximumAttempts ?? 0) > 1;
   const which = side === 'service' ? 'compliance service' : 'tax authority';
   throw ApplicationFailure.create({

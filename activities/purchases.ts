@@ -30,7 +30,6 @@ export function purchaseFingerprint(purchase: Pick<PurchaseDocument, 'status' | 
   return createHash('sha256').update(basis).digest('hex').slice(0, 12);
 }
 
-/** Where a retried delivery resumes: the count its last heartbeat reported, when it is one. */
 function resumePoint(details: unknown, total: number): number {
   const delivered = (details as Partial<DeliveryProgress> | undefined)?.delivered;
   return typeof delivered === 'number' && Number.isInteger(delivered) && delivered >= 0 && delivered <= total

@@ -43,10 +43,7 @@ interface Filing {
   businessId: string;
   workflowId: string;
   idempotencyKey: string;
-  /**
-   * The callback URL's expiry counts from it, so every attempt sends the same fingerprinted body; absent in older
-   * filings: the activity's first scheduled time.
-   */
+  /** The callback URL's expiry counts from it, so every attempt sends one body; older filings: first scheduled time. */
   callbackAnchorMs?: number;
 }
 

@@ -14,10 +14,7 @@ const DEEP_CUT_AFTER_SLOTS = 4;
 /** Nor before a second's wait: a pause of the whole machine (a collection, a checkpoint) is no queue of the import's. */
 const DEEP_CUT_AFTER_MS_CARRIED = 1_000;
 const DEEP_CUT_TO = 0.5;
-/**
- * No more rows go while some let go have not started (the import stands a tick deep at most), unless they have waited
- * this long: held up elsewhere (a worker killed), they no longer hold the others back.
- */
+/** Rows let go and not started hold back the rest, unless they waited this long (held up elsewhere: worker killed). */
 const HELD_UP_AFTER_MS = 10_000;
 /** Once the pace carries its fractions: a killed worker's calls are sent again after 10 s, its tasks after 5 s. */
 const HELD_UP_AFTER_MS_CARRIED = 5_000;
@@ -31,12 +28,9 @@ const SPENT_AFTER_SLOTS = 1.5;
 const JUDGED_SLOT_MIN_MS = 70;
 /** Without a margin, the worker's own pickup was the shortest wait of the rows started in this long. */
 const PICKUP_OVER_MS = 10_000;
-/**
- * Leaving a margin: the pace stays this far under where it last found the budget spent, so the limiter's bucket keeps
- * a slot for a till's sale; a wait of this much of a slot past the least pickup is a spent budget (a till that came
- * found the bucket empty).
- */
+/** Leaving a margin: the pace stays this far under where it last found the budget spent, so a till finds a slot. */
 const MARGIN_UNDER_SPENT = 0.95;
+/** With a margin, a wait this many slots past the least pickup is a spent budget (a till found the bucket empty). */
 const MARGIN_SPENT_AFTER_SLOTS = 0.75;
 /** A pace with no budget to read it from (a window whose rate is not known): a slot of the service's 120 a minute. */
 const DEFAULT_REQUESTS_PER_MINUTE = 120;
@@ -46,13 +40,7 @@ const FIRST_ROWS_PER_SECOND = 1;
 /** A row is a creation and a registration: never faster than the whole budget lets rows through. */
 const REQUESTS_PER_ROW = 2;
 
-/**
- * How fast a chunk lets its rows go: spending what the tills leave of the budget, yet leaving the queue's limiter a
- * slot when a till's sale comes. Temporal's limiter serves priority first but cannot hold a slot back, so the import
- * paces itself on its own queue wait: a creation that waited ¾ of a slot past the worker's pickup found the bucket
- * empty and cuts the pace; while the pace holds rows back, it creeps up (additive increase, multiplicative decrease),
- * staying under where it last found the bucket empty, so a till's sale finds a slot there.
- */
+/** How fast a chunk lets its rows go. Why and how: docs/catalogue.md, "The import, end to end", step 5. */
 export class RowPace {
   private rowsPerSecond: number;
   private readonly slotMs: number;
@@ -77,15 +65,7 @@ export class RowPace {
   /** The least wait of a row not held up since the pace began: a queue standing for the last seconds cannot raise it. */
   private leastWait = Number.POSITIVE_INFINITY;
 
-  /**
-   * `from`: the pace a chunk before this one ended at, so each chunk does not feel for the budget afresh. The ways are
-   * all true for a chunk started now; a chunk started before one of them keeps its own false:
-   * - `carried`: the part of a row a tick earns is kept for the next (else a pace of 2.9 rows a second lets 2 go), rows
-   *   held up elsewhere stop holding the others sooner, and a deep cut needs a second's wait;
-   * - `heldUpSpendsNothing`: a row held up elsewhere cuts nothing;
-   * - `leavesMargin`: the pace keeps under where it last found the budget spent, judges waits from the least pickup of
-   *   the chunk, and takes ¾ of a slot's wait as spent.
-   */
+  /** `from`: the pace the chunk before ended at, so each chunk does not feel for the budget afresh. */
   constructor(requestsPerMinute: number | undefined, from?: CataloguePace, ways: Partial<PaceWays> = {}) {
     this.carried = ways.carried ?? true;
     this.heldUpSpendsNothing = ways.heldUpSpendsNothing ?? true;
@@ -194,7 +174,7 @@ export class RowPace {
   }
 }
 
-/** How a chunk paces its rows: each way true for a chunk started now, false in one started before it came. */
+/** Each way true for a chunk started now, false in one started before its patch (docs/catalogue.md). */
 export interface PaceWays {
   carried: boolean;
   heldUpSpendsNothing: boolean;

@@ -1,7 +1,5 @@
-/**
- * Keys derived from business identity only (never run ids or randomness), so a reset, a continue-as-new or a second
- * worker sends the same key. Workflow code has no Node crypto, hence @noble/hashes.
- */
+// Keys derived from business identity only (never run ids or randomness), so a reset, a continue-as-new or a second
+// worker sends the same key. Workflow code has no Node crypto, hence @noble/hashes.
 import { sha256 } from '@noble/hashes/sha2';
 import { utf8ToBytes } from '@noble/hashes/utils';
 

@@ -20,12 +20,7 @@ import {
   type WaitingSale,
 } from '../src/contracts/outage-watch.js';
 
-/**
- * Between two probes of a side: the outage's age, from 10 s up to 20 s in its first hour, then a 30th of its age up to
- * 15 minutes, so a days-long outage costs waiting sales' histories little. The first probe waits too: the sale that
- * met the outage has just tried. Watches started before this pacing (unpatched) probed at once, then every 4 s growing
- * to 30 s; they kept no memo, sent no late joiner and did not wait for sales to say they go.
- */
+/** Between two probes of a side, and before the first; unpatched watches: FIRST_PROBE_PACING (docs/outages.md). */
 const PROBE_PACING = {
   minMs: 10_000,
   firstHourMs: 20_000,
@@ -49,11 +44,7 @@ const GOING_MS = 2_000;
 const IDLE_MS = 10 * 60_000;
 const SIDES: readonly OutageSide[] = ['service', 'authority'];
 
-/**
- * An application's outages, fleet-wide: the sales that met one wait here rather than spend the budget on calls that
- * cannot succeed. One at a time, the oldest waiting sale tries once; as soon as any sale gets through, every sale
- * waiting on that side is told to go, in the order of priority then age, and the queue's budget paces them.
- */
+/** An application's outages, fleet-wide: docs/outages.md, "How a sale waits". */
 export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise<void> {
   const waiting = new Map<string, WaitingSale & { joinedAt: number; probes: number }>();
   for (const sale of input.waiting ?? []) waiting.set(sale.workflowId, { joinedAt: Date.now(), probes: 0, ...sale });

@@ -29,10 +29,7 @@ import { diffPage, previousLedger, recordDelivered, type DueEvent } from './purc
 /** Ledgers beyond this many invoices approach the 2 MB limit of one payload (about 40 bytes an invoice). */
 const LEDGER_WARNING_SIZE = 25_000;
 
-/**
- * One sync of a business's supplier invoices (docs/purchases-sync.md): one pull, then a page per activity so a till's
- * sale can go between any two. Its end is counted once, by its last run (succeeded in `finished`, failed here).
- */
+/** One sync (docs/purchases-sync.md). Its end counted once, by its last run: succeeded in `finished`, failed here. */
 export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
   try {
     return await syncRun(input);

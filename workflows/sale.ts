@@ -187,10 +187,7 @@ function movement(
   return { referenceId, itemId, action, quantity, unitPrice, status: 'pending' };
 }
 
-/**
- * To the branch's stock ledger, its one writer, unless `ledgerWorkflowId` has them already; a sale `stayingOpen`
- * hears what carried each line (`stockCarried`).
- */
+/** To the branch's stock ledger unless `ledgerWorkflowId` has them; a sale `stayingOpen` hears `stockCarried`. */
 async function handOverStock(
   sale: SaleContext,
   movements: StockMovementState[],

@@ -39,10 +39,7 @@ const EVIDENCE_WAIT_MS = 10 * 60_000;
 /** A movement that waited this long in the queue before it started was behind other work: the budget is contended. */
 const CONTENDED_AFTER_MS = 1000;
 
-/**
- * The one writer of stock for a business at a branch (docs/stock-ledger.md): one movement per item at a time, so
- * every answer's quantity on hand can be attributed, and lost answers settled from the next one.
- */
+/** The one writer of stock for a business at a branch: docs/stock-ledger.md. */
 export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void> {
   const { workflowId } = workflowInfo();
   const book = new LedgerBook(

@@ -2,11 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { assertCredential } from '../config/credentials.js';
 
-/**
- * Standard Webhooks v1 (A14). `standardwebhooks`' `verify` is not used: it reads the real clock, throws one error for
- * every failure (the receiver answers 401 or 400 by reason), accepts timestamps like `1614265330.5`, and cannot decode
- * the vendor's `whsec_development_…` secrets.
- */
+// Standard Webhooks v1 (A14), without `standardwebhooks`' `verify`: it reads the real clock, throws one error for every
+// failure (the receiver answers 401 or 400 by reason), accepts `1614265330.5`, cannot decode `whsec_development_…`.
 
 const WEBHOOK_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 

@@ -1,6 +1,4 @@
-// Keeps a flood of callbacks on one valid URL from growing the workflow's history (Temporal terminates an execution
-// at 51,200 events). A callback is only a hint, so dropping one costs at most the polling interval. Admission is
-// synchronous, so concurrent copies race on it; entries are only added for signals sent, which the budget limits.
+// Why and the limits: docs/contract-assumptions.md, C62. Admission is synchronous, so concurrent copies race on it.
 import type { CallbackHint } from '../contracts/sale.js';
 
 export const CALLBACK_GUARD_DEFAULTS = {

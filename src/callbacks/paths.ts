@@ -1,6 +1,5 @@
-// A callback URL's path (C48): `/callbacks/<id, percent-encoded>/<token>` when the whole URL fits the service's limit,
-// else `/callbacks/b64/<id as base64url of its UTF-8>/<token>` (4/3 of the id's bytes, where percent-encoding costs
-// up to 3). The MAC covers the id itself, so both forms verify alike.
+// The two forms of the path: docs/contract-assumptions.md, C48. Base64url costs 4/3 of the id's bytes, percent-encoding
+// up to 3. The MAC covers the id itself, so both forms verify alike.
 import { CALLBACK_URL_MAX_LENGTH } from '../compliance/callback-url.js';
 
 export const CALLBACK_PATH_PREFIX = '/callbacks/';

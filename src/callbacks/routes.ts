@@ -1,8 +1,6 @@
-// `POST /callbacks/<workflow id>/<token>`. Bodies are raw bytes of any content type, only read once the token
-// verified, so a forged callback costs no parsing. A wildcard route, as the router refuses a parameter over
-// `maxParamLength` (100 by default) and a workflow id can be 3,000 characters percent-encoded. A callback is only a
-// hint, so duplicates and a flood beyond the budget get a 2xx without a signal: every signal costs history events,
-// and a sender given a 2xx stops redelivering.
+// `POST /callbacks/<workflow id>/<token>`: raw bytes of any content type, read only once the token verified, so a
+// forgery costs no parsing. A wildcard route: the router refuses a parameter over `maxParamLength` (100 by default),
+// and a workflow id can be 3,000 characters percent-encoded. Why a flood gets a 2xx: docs/contract-assumptions.md, C62.
 import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
@@ -17,9 +15,7 @@ import type { CallbackUrlMinter } from './tokens.js';
 
 export const CALLBACK_BODY_LIMIT = 64 * 1024;
 
-// The hint in a result callback's body, as assumed where the contract is silent (C45): `{id, event, createdAt,
-// data: {sale}}` and `x-callback-id`; `data` being the document itself is read too. Nothing depends on it (the token
-// names the execution); valid fields only sharpen de-duplication and logs.
+// The body's assumed fields, read only to sharpen de-duplication and logs: docs/contract-assumptions.md, C45.
 /** 'none', for a service whose bodies use these names otherwise: callbacks are de-duplicated by their bytes only. */
 export type CallbackBodyFieldSetting = 'assumed' | 'none';
 
@@ -29,7 +25,6 @@ const MAX_EVENT_LENGTH = 100;
 
 export type CallbackHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-/** `fingerprint` digests the body's bytes. */
 export function readHint(
   body: Buffer | undefined,
   headers: CallbackHeaders = {},

@@ -139,7 +139,7 @@ export async function startCallbackServer(options: CallbackServerOptions) {
     settled: options.settled,
   });
   const applications = options.accountingWebhookApplications ?? [];
-  if ((options.accountingWebhookSecret || applications.length > 0) && client) {
+  if ((options.accountingWebhookSecret || applications.length > 0) && client)
     await app.register(accountingWebhookRoutes, {
       ...(options.accountingWebhookSecret ? { secret: options.accountingWebhookSecret } : {}),
       applications,
@@ -147,7 +147,6 @@ export async function startCallbackServer(options: CallbackServerOptions) {
       // Counted in the summary; its refusals already have their own warning per reason per interval.
       onVerdict: (verdict) => counted(`webhook_${verdict}`, false),
     });
-  }
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 0 });
   const { port } = app.server.address() as AddressInfo;

@@ -1,7 +1,4 @@
-// The service does not sign its callbacks (C46), so the URL is the credential: a token is `<expiry, unix seconds in
-// base 36>.<base64url HMAC-SHA256(k, expiry ":" workflowId)>`, k = HMAC-SHA256(secret, "etims-callback-token:v2").
-// A minted URL must not change between attempts of one request (a changed body under a repeated Idempotency-Key is a
-// 422, C61), so the expiry is anchored on a time fixed once for the request and rounded up to a whole hour.
+// The URL is the credential; the token's format and expiry: docs/contract-assumptions.md, C46 and C63.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { DEFAULT_CALLBACK_TOKEN_TTL_MS } from '../config/worker.js';

@@ -33,11 +33,7 @@ export function formatOf(fileName: string): CatalogueFormat | undefined {
   return extension === 'csv' || extension === 'json' ? extension : undefined;
 }
 
-/**
- * The rows of a file's bytes, each checked; a file-wide problem (not CSV, no rows) has line 0. The file must be UTF-8:
- * a line that is not is named (a spreadsheet saved in a legacy code page would otherwise reach the authority with its
- * accented letters replaced), and the rest of the file is still checked.
- */
+/** The rows of a file's bytes, each checked; a line not UTF-8 is named (why: docs/catalogue.md, step 1). */
 export function readCatalogue(file: Uint8Array, format: CatalogueFormat): ReadCatalogue {
   const text = new TextDecoder().decode(file);
   const encoding = encodingProblems(file, format);
@@ -84,11 +80,7 @@ type Records =
   | { records: Array<{ line: number; record: unknown }>; headerProblems?: CatalogueProblem[] }
   | { problem: CatalogueProblem };
 
-/**
- * An empty cell is absent, numbers and yes/no are typed for the schema; an unknown or repeated column is named on
- * line 1, and a row with more or fewer cells than the header is named instead of read (its cells would be shifted:
- * most often a comma inside an unquoted cell).
- */
+/** An empty cell is absent; numbers and yes/no are typed. Column and cell-count rules: docs/catalogue.md, step 1. */
 function csvRecords(text: string): Records {
   let header: string[] = [];
   let parsed: Array<{ record: Record<string, string>; info: { lines: number; error?: { record?: unknown[] } } }>;

@@ -31,7 +31,6 @@ function said(problem: CatalogueProblem, json: boolean): string {
   return `${json ? 'item' : 'line'} ${problem.line}: ${problem.column} ${problem.reason}`;
 }
 
-/** A compliance client for the business: the single key's, or the tenants entry's that serves it. */
 async function withComplianceClient<T>(businessId: string, use: (client: ComplianceClient) => Promise<T>) {
   const logger = readOnlyLogger('catalogue', process.env);
   if (namesTenantsFile(process.env)) {
@@ -117,7 +116,6 @@ async function withTemporal(use: (client: Client) => Promise<number>): Promise<n
   }
 }
 
-/** The report beside `prefix`: `<prefix>.csv` and `<prefix>.json`, one row per line of the file. */
 async function writeReport(client: Client, businessId: string, importId: string, prefix: string) {
   const rows = await catalogueImportReport(client, businessId, importId);
   await writeFile(`${prefix}.json`, `${JSON.stringify(rows, null, 2)}\n`);

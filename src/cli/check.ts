@@ -85,7 +85,6 @@ function accountingChecks(client: AccountingClient): Checks {
   };
 }
 
-/** Every application of the tenants, each with its own client, in the file's order. */
 async function checkTenants(directory: TenantDirectory): Promise<number> {
   const compliance = await mapBounded(directory.applications(), CONCURRENCY, async (application) => {
     const client = directory.complianceClient(application.application);

@@ -5,7 +5,6 @@ import { AesGcmPayloadCodec } from '../codec/aes-gcm-codec.js';
 import { codecServerOptionsFromEnv, startCodecServer } from '../codec/server.js';
 
 runMain(async () => {
-  // Its whole configuration, read once here.
   const keyRing = requireKeyRing(process.env);
   const options = codecServerOptionsFromEnv(process.env);
   const logger = createLogger({ name: 'codec-server' });

@@ -46,7 +46,6 @@ function programOf(command: Command): Command {
   return command.parent ? programOf(command.parent) : command;
 }
 
-/** A variable (or variables read together) and what it is for. */
 type HelpEntry = readonly [name: string, meaning: string];
 
 export interface HelpSections {

@@ -47,10 +47,7 @@ interface ReconciliationClients {
   close(): Promise<void>;
 }
 
-/**
- * Through the tenants file, or the single-key variables (or the embedded sandbox); there the company is `company`,
- * else the business's RECONCILE_LINKS entry, else the embedded sandbox's own link.
- */
+/** Through the tenants file, else the single-key variables (or the embedded sandbox). */
 async function openReconciliation(
   env: Env,
   businessId: string,
@@ -168,7 +165,6 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
     const asOf = args.asOf ?? calendarDay(Date.now());
     const result = reconcile(data.purchases, data.billPayments, asOf, options);
     const report = { businessId, companyId, result, purchases: data.purchases, billPayments: data.billPayments };
-    // `-` is standard output, as for every other tool of a shell pipe: the CSV alone, the table left out.
     if (args.csv === STDOUT) {
       process.stdout.write(toCsv(report));
       return 0;

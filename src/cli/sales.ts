@@ -27,7 +27,6 @@ import {
   type CommandResult,
 } from './client-command.js';
 
-/** Makes the call on a connected client with the update id and the wait given; its answer is printed. */
 type Call = (sales: SalesClient, options: AwaitReceiptOptions) => Promise<CommandResult>;
 
 type SalesOptions = AwaitReceiptOptions & { taskQueue?: string };
@@ -110,7 +109,6 @@ async function readJson(source: string, what: string): Promise<unknown> {
   }
 }
 
-/** Connects (the input was checked), makes the call and prints its answer. */
 function connectAndCall(call: Call, { taskQueue, updateId, wait }: SalesOptions): Promise<number> {
   return connectAndRun(
     async (settings) => {

@@ -1,6 +1,5 @@
-// Read-only (identities, businesses, companies). The directory refuses a file as a whole, so each key is asked on its
-// own first, and a refused file's entries whose keys answered are settled again without the others and the links:
-// one refused key does not hide the rest.
+// Read-only. The directory refuses a file as a whole, so each key is asked alone first, and the entries whose keys
+// answered are settled again without the others and the links: one refused key does not hide the rest.
 import { loadConfig, type Env } from '../config/env.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { loadTenantsConfig } from '../tenants/load.js';
@@ -286,10 +285,7 @@ function printTable(result: Inspection, wide: boolean, outages: OutageCounts | u
 /** Per application, how many of its running sales wait out an outage; null when not counted. */
 type OutageCounts = Map<string, number | null>;
 
-/**
- * Without a tenants file the sales carry no application, so the one tenant gets the count of the whole task queue.
- * Temporal not reached leaves the counts unknown, said in a note: never the exit code.
- */
+/** Without a tenants file the sales carry no application: the one tenant gets the whole task queue's count. */
 async function countOutageWaits(
   env: Env,
   taskQueue: string,

@@ -1,5 +1,4 @@
-// Catalogue imports from checked rows (src/catalogue/rows.ts). The same file imported again is the same import: its
-// id is a digest of the business and rows.
+// The same file imported again is the same import: its id is a digest of the business and rows.
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import {
@@ -29,12 +28,10 @@ import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 type CatalogueImportWorkflow = (input: CatalogueImportInput) => Promise<CatalogueImportProgress>;
 type CatalogueChunkWorkflow = (input: CatalogueChunkInput) => Promise<CatalogueChunkResult>;
 
-/** A file too large or empty. */
 export class CatalogueSizeError extends Error {
   override readonly name = 'CatalogueSizeError';
 }
 
-/** The report of an import asked for before the import has ended. */
 export class CatalogueImportRunningError extends Error {
   override readonly name = 'CatalogueImportRunningError';
 }
@@ -73,7 +70,7 @@ export async function startCatalogueImport(
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     return { importId, workflowId, chunksSent: 0, chunks: chunks.length };
   }
-  // Chunks this call handed over; the others the import had already (an import started before).
+  // An import started before may already hold some chunks: they are not counted as sent.
   let chunksSent = 0;
   for (const chunk of chunks) {
     const { accepted } = await handle.executeUpdate(addCatalogueChunkUpdate, { args: [chunk] });
@@ -88,7 +85,6 @@ export async function catalogueImportProgress(client: Client, businessId: string
     .query(getCatalogueImportProgressQuery);
 }
 
-/** The final progress; `onProgress` is told every `everyMs` until then. */
 export async function waitForCatalogueImport(
   client: Client,
   businessId: string,
@@ -131,11 +127,7 @@ export async function catalogueImportReport(client: Client, businessId: string, 
 
 const NEEDS_FIXING = new Set<CatalogueItemResult['outcome']>(['needs_product_type', 'needs_classification']);
 
-/**
- * Each row that needed a product type or a classification is told fixed (in the dashboard) to its waiting item
- * registration; the others are left: a conflict needs another file, a refusal another item. Answers each retried
- * row's outcome now, or after `waitMs` as it was.
- */
+/** Only rows fixable in the dashboard are retried: a conflict needs another file, a refusal another item. */
 export async function retryCatalogueImport(client: Client, businessId: string, importId: string, waitMs = 60_000) {
   const retried = (await catalogueImportReport(client, businessId, importId)).filter(
     (row) => NEEDS_FIXING.has(row.outcome) && row.itemId !== null,

@@ -1,5 +1,4 @@
-// The client's errors, and the checks at its edge: the sale's own schemas (src/contracts/sale-input.ts), the
-// workflow's too, whose failure is a `SaleInputError` naming the first wrong field before anything reaches Temporal.
+// The client's errors, and its checks: the workflow's own schemas, failing before anything reaches Temporal.
 import type { z } from 'zod';
 import type { RefundRequest, SaleInput } from '../contracts/sale.js';
 import { checkInput, describeProblems, saleSchemas, type InputProblem } from '../contracts/sale-input.js';
@@ -49,7 +48,6 @@ export type OperationFailure =
   /** The call timed out before the workflow answered; the update may still complete. Repeating it is safe. */
   | 'timed_out';
 
-/** An operation on a workflow that did not answer with its result. */
 export abstract class WorkflowOperationError<Operation extends string> extends Error {
   constructor(
     readonly operation: Operation,

@@ -4,7 +4,6 @@ import { FAILURE_TYPES } from '../contracts/failures.js';
 import { SALE_WORKFLOW_TYPE, type SaleState, type SaleStep } from '../contracts/sale.js';
 import { SaleInputError } from './errors.js';
 
-/** Which parked sales: of a business, of an application, or of both at once; parked with `reason`. */
 export interface ParkedSalesFilter {
   businessId?: string;
   /** The compliance application (tenants file name); only multi-tenant fleets record it on their sales. */
@@ -15,7 +14,6 @@ export interface ParkedSalesFilter {
 
 export const DEFAULT_PARK_REASON = FAILURE_TYPES.outageLimitReached;
 
-/** Why `value` cannot be a literal of a visibility query; undefined when it can. */
 function literalProblem(value: string): string | undefined {
   if (value.trim() === '') return 'must not be empty';
   // Temporal's query converter hands the literal on re-encoded (`\\`, `\"`, `\n`) and with the quotes at its ends
@@ -36,7 +34,6 @@ const runningSales = (subject: string, taskQueue: string) =>
   `WorkflowType = '${SALE_WORKFLOW_TYPE}' AND TaskQueue = ${queryLiteral(subject, 'taskQueue', taskQueue)} AND ` +
   "ExecutionStatus = 'Running'";
 
-/** The running sales of `taskQueue` parked with the filter's reason that need an operator. */
 export function parkedSalesQuery(taskQueue: string, filter: ParkedSalesFilter): string {
   const subject = 'parked sales filter';
   const { businessId, application, reason = DEFAULT_PARK_REASON } = filter;
@@ -51,22 +48,19 @@ export function parkedSalesQuery(taskQueue: string, filter: ParkedSalesFilter): 
   ].join(' AND ');
 }
 
-/**
- * The running sales of `taskQueue` waiting out an outage by themselves; of one application, or all of them when none
- * is named. A sale its outage parked keeps its `awaiting_*` status until it is resumed: it needs an operator instead.
- */
+/** The running sales waiting out an outage by themselves; of one application, or of all when none is named. */
 export function outageSalesQuery(taskQueue: string, application?: string): string {
   const subject = 'outage sales filter';
   return [
     runningSales(subject, taskQueue),
     // The sales' fiscal statuses while they wait out an outage by themselves (workflows/sale/record.ts).
     "FiscalStatus IN ('awaiting_service', 'awaiting_authority')",
+    // A sale its outage parked keeps its `awaiting_*` status until resumed: it needs an operator instead.
     'NeedsAttention = false',
     ...(application === undefined ? [] : [`Application = ${queryLiteral(subject, 'application', application)}`]),
   ].join(' AND ');
 }
 
-/** A sale as visibility lists it: its search attributes (null when one is not set). */
 export interface ParkedSale {
   workflowId: string;
   businessId: string | null;
@@ -74,7 +68,6 @@ export interface ParkedSale {
   application: string | null;
 }
 
-/** A listed sale with what its state says now: parked since when and why, or why it would be refused. */
 export interface ParkedSaleView extends ParkedSale {
   step: SaleStep | null;
   parkedSince: string | null;
@@ -96,10 +89,7 @@ export type ResumeOptions = Pick<ParkedSalesFilter, 'reason'>;
 /** Sales whose state is read or retried at once: enough to be quick, few enough to spare the workers. */
 export const PARKED_SALES_CONCURRENCY = 10;
 
-/**
- * For an action an operator may need more than once in a sale's life: the id names the situation acted on (the
- * latest history entry), so two clicks on one situation act once, and a later situation acts again.
- */
+/** Why the id names the situation acted on: docs/starting-sales.md, "Operations". */
 export function situationalUpdateId(action: string, state: SaleState): string {
   const latest = state.history.at(-1);
   return `${action}:${state.history.length}@${latest?.at ?? 'start'}`;

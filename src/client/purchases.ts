@@ -66,8 +66,7 @@ export async function syncPurchasesNow(
         '(and the business in PURCHASES_SYNC_BUSINESSES, if that is set)',
     );
   });
-  // BUFFER_ONE, not the SDK's default ALLOW_ALL: a sync never runs beside another, and only runs started under a
-  // non-ALLOW_ALL policy receive the previous sync's result (the ledger) and pass theirs on.
+  // Not the SDK's default ALLOW_ALL: docs/purchases-sync.md, "The ledger".
   await handle.trigger(ScheduleOverlapPolicy.BUFFER_ONE);
   if (!options.wait) return { businessId, scheduleId };
 

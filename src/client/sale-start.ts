@@ -1,5 +1,4 @@
-// A plain start and an update-with-start alike: the same options, and the same answer to another input. The summary
-// and details let an operator read what was sold without decoding the input; phone and email are left out on purpose.
+// A plain start and an update-with-start alike: the same options, and the same answer to another input.
 import {
   ApplicationFailure,
   WorkflowUpdateFailedError,
@@ -34,10 +33,7 @@ export function saleStartOptions(sale: SaleInput): Omit<WorkflowStartOptions<Sal
   };
 }
 
-/**
- * A till waits: a sale's workflow tasks go ahead of background work on a busy worker, and queue fairly between
- * businesses, as its API calls do.
- */
+/** A till waits: ahead of background work, and fair between businesses as its API calls are. */
 export function salePriority(sale: Pick<SaleInput, 'businessId'>): { priorityKey: number; fairnessKey: string } {
   return { priorityKey: PRIORITY.signing, fairnessKey: sale.businessId };
 }
@@ -93,7 +89,6 @@ const lineTotalCents = (line: SaleLineInput): number => toCents(line.quantity * 
 const saleTotal = (input: SaleInput): string =>
   formatCents(input.lines.reduce((sum, line) => sum + lineTotalCents(line), 0));
 
-/** `1234567` → `12,345.67`. */
 const MONEY = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const formatCents = (cents: number): string => MONEY.format(cents / 100);
 
@@ -118,11 +113,10 @@ function truncate(text: string, max: number): string {
 
 /** One line: `Sale INV-1 · business biz_1 · 3 lines · total KES 1,250.00`. */
 export function saleSummary(input: SaleInput): string {
-  const lines = `${input.lines.length} line${input.lines.length === 1 ? '' : 's'}`;
   const line = [
     `Sale ${input.traderInvoiceNumber}`,
     `business ${input.businessId}`,
-    lines,
+    `${input.lines.length} line${input.lines.length === 1 ? '' : 's'}`,
     `total KES ${saleTotal(input)}`,
   ];
   return truncate(line.join(' · ').replace(/\s+/g, ' '), SUMMARY_MAX_BYTES);
@@ -131,7 +125,7 @@ export function saleSummary(input: SaleInput): string {
 /** Markdown table cells: a '|' or a line break would end the cell or the row. */
 const cell = (text: string): string => text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 
-/** A markdown header and a table of the lines; long sales list as many lines as fit, then say how many more. */
+/** For the UI, without phone or email; a long sale lists as many lines as fit, then says how many more. */
 export function saleDetails(input: SaleInput): string {
   const facts = [
     `**Sale** ${cell(input.traderInvoiceNumber)} of **${cell(truncate(input.businessId, 100))}**, ` +

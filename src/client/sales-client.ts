@@ -1,5 +1,4 @@
-// Every input is validated here first: a `SaleInputError` naming the field, and nothing is sent. A workflow id names
-// the thing it does, so a second start finds the first.
+// Every input is validated before anything is sent; a workflow id names its work, so a second start finds the first.
 import { randomUUID } from 'node:crypto';
 import {
   WithStartWorkflowOperation,
@@ -177,10 +176,7 @@ export class SalesClient extends TaskQueueClient {
     return result;
   }
 
-  /**
-   * One update-with-start, carrying the input so that a sale found with another input is refused rather than
-   * answered with someone else's receipt. `signed: false` means not signed within the wait: `state` says why.
-   */
+  /** Carries the input: a sale found with another input is refused, never answered with its receipt. */
   async startAndAwaitReceipt(input: unknown, options: AwaitReceiptOptions = {}): Promise<SaleReceiptAnswer> {
     const sale = parseSaleInput(input);
     const wait = parseWait(options.wait);

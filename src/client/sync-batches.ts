@@ -30,7 +30,6 @@ export class SyncBatchOperationError extends WorkflowOperationError<SyncBatchOpe
 export type StartSyncBatchResult = StartOrFindResult;
 
 export class SyncBatchClient extends TaskQueueClient {
-  /** A batch that completed is not processed again; one whose workflow failed or was terminated can be. */
   async process(input: unknown): Promise<StartSyncBatchResult> {
     const batch = parseSyncBatchInput(input);
     return this.startOrFind<SyncBatchWorkflow>(SYNC_BATCH_WORKFLOW_TYPE, {

@@ -69,10 +69,9 @@ const BASE64 = /^(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+)$/;
 
 /** `where` says where the key came from ("PAYLOAD_KEYS entry 2"), never what it is. */
 function decodeKey(where: string, id: string, text: string): PayloadKeyInput {
-  if (!PAYLOAD_KEY_ID_PATTERN.test(id)) {
-    // The id is not printed: a malformed entry may have the key where the id should be.
+  // The id is not printed: a malformed entry may have the key where the id should be.
+  if (!PAYLOAD_KEY_ID_PATTERN.test(id))
     throw new PayloadKeyConfigError(`${where}: the key id must match ${PAYLOAD_KEY_ID_PATTERN.source}`);
-  }
   const trimmed = text.trim();
   if (!BASE64.test(trimmed)) throw new PayloadKeyConfigError(`${where}: key "${id}" is not base64`);
   const key = Buffer.from(trimmed, 'base64');

@@ -1,5 +1,4 @@
-// `POST /encode` and `POST /decode` for the Temporal UI and CLI; CORS, tokens and logs are described in
-// docs/encryption.md. Logs never carry payloads nor the token.
+// `POST /encode` and `POST /decode` for the Temporal UI and CLI: docs/encryption.md, "The codec server".
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
@@ -121,7 +120,6 @@ export async function startCodecServer(options: CodecServerOptions) {
         .header('Access-Control-Allow-Headers', 'X-Namespace, Content-Type, Authorization')
         .header('Access-Control-Max-Age', '600')
         .send();
-    return;
   });
 
   /** Digests of equal length whatever is given, so the comparison takes the same time for any wrong token. */
@@ -157,10 +155,9 @@ export async function startCodecServer(options: CodecServerOptions) {
       return reply.code(422).send(errorBody('payload_not_decryptable', error.message));
     }
     const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      // Fastify's own messages (body too large, bad JSON) never quote the body.
+    // Fastify's own messages (body too large, bad JSON) never quote the body.
+    if (status >= 400 && status < 500)
       return reply.code(status).send(errorBody(error.code ?? 'bad_request', error.message));
-    }
     request.log.error({ err: { name: error.name, message: error.message } }, 'codec failure');
     return reply.code(500).send(errorBody('internal', 'the codec failed; see the server log'));
   });
@@ -169,8 +166,7 @@ export async function startCodecServer(options: CodecServerOptions) {
 
   app.get('/health', async () => ({ status: 'ok' }));
 
-  // The UI cannot send a static token, but with TEMPORAL_CODEC_INCLUDE_CREDENTIALS it sends the browser's credentials
-  // for this origin: this page asks for the token once (as the password), and the browser presents it from then on.
+  // Why: docs/encryption.md, "The browser and the token".
   app.get('/sign-in', async (request, reply) => {
     if (expected === undefined) return reply.type('text/plain').send('this codec server needs no token\n');
     if (!tokenMatches(request.headers.authorization))

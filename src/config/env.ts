@@ -83,7 +83,6 @@ export function readVariable(env: Env, name: string): string | undefined {
   return value ? value : undefined;
 }
 
-/** The trimmed items of a comma-separated list, empty ones left out. */
 export function splitList(text: string | undefined): string[] {
   return (text ?? '')
     .split(',')

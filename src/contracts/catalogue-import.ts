@@ -75,12 +75,10 @@ export type CatalogueChunk = z.output<typeof catalogueChunkSchema>;
 
 export type CatalogueImportInput = z.output<typeof catalogueImportInputSchema>;
 
-/**
- * How fast a chunk ended up letting its rows go, and the pace it last found the budget spent at: the next one's start.
- */
+/** How fast a chunk let its rows go, and the pace it last found the budget spent at: the next chunk's start. */
 export interface CataloguePace {
   rowsPerSecond: number;
-  /** The pace the budget was last found spent at, and when (epoch milliseconds). */
+  /** `at`: epoch milliseconds. */
   spent?: { rowsPerSecond: number; at: number };
 }
 

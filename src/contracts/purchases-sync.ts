@@ -25,10 +25,7 @@ export interface ListedPurchase {
   fingerprint: string;
 }
 
-/**
- * A redelivery of the same fact carries the same `id`: `purchase.<purchaseId>.v<n>.<fingerprint>`, n counting the
- * invoice's reported states (0 = received), so that a status that goes back (A → B → A) does not reuse A's id.
- */
+/** A redelivery of the same fact carries the same `id` (`purchaseEventId`): docs/purchases-sync.md, "Events". */
 export interface PurchaseEvent {
   id: string;
   type: 'purchase.received' | 'purchase.status_changed';

@@ -12,10 +12,7 @@ export function stockLedgerWorkflowId(taskQueue: string, businessId: string, bra
   return `stock-ledger:${taskQueue}:${businessId}:${branchId}`;
 }
 
-/**
- * `per-sale`: every line is its own movement, sent once the sale is signed; `coalesced`: the same with an idle budget,
- * while it is contended lines of one item wait (at most `maxDelaySeconds`) and go out merged (A24).
- */
+/** The modes: docs/stock-ledger.md, "Reporting modes (per business)" (A24). */
 export type StockReporting = { mode: 'per-sale' } | { mode: 'coalesced'; maxDelaySeconds: number };
 
 export const DEFAULT_STOCK_REPORTING: StockReporting = { mode: 'coalesced', maxDelaySeconds: 180 };

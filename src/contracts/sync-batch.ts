@@ -119,7 +119,6 @@ export const reprocessSyncBatchUpdate = defineUpdate<SyncBatchState, []>('reproc
 /** Closes a parked batch with its failures left as they are (they can be fixed in the accounting system). */
 export const dismissSyncBatchUpdate = defineUpdate<SyncBatchState, [{ reason: string }]>('dismiss');
 
-/** Failure types of the workflow itself. */
 export const SYNC_BATCH_FAILURES = {
   /** Neither the service (no `syncBatchId` on bill payments) nor the input says which payments the batch covers. */
   coverageUnknown: 'sync_batch_coverage_unknown',

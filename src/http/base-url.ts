@@ -29,9 +29,8 @@ export function isLoopbackHost(hostname: string): boolean {
 export function assertSecureBaseUrl(service: string, baseUrl: string, insecureHosts: readonly string[] = []): void {
   const url = URL.parse(baseUrl);
   if (!url) throw new ConfigError(`the ${service} base URL must be an absolute http(s) URL`);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ConfigError(`the ${service} base URL must be http(s), got ${url.protocol.replace(/:$/, '')}`);
-  }
   const host = normaliseHost(url.hostname);
   if (url.protocol === 'https:' || isLoopbackHost(host) || insecureHosts.map(normaliseHost).includes(host)) return;
   throw new ConfigError(

@@ -55,7 +55,7 @@ export async function callJson<S extends z.ZodType>(
   schema: S,
 ): Promise<ApiResult<z.output<S>>> {
   const res = await transport.send(req);
-  if (res.status < 200 || res.status >= 300) {
+  if (res.status < 200 || res.status >= 300)
     throw requestError(transport.service, req, {
       status: res.status,
       ...readErrorBody(parseJson(res), res.status),
@@ -64,9 +64,8 @@ export async function callJson<S extends z.ZodType>(
       retry: classifyStatus(res.status, req.idempotent),
       requestSent: true,
     });
-  }
   const body = parseJson(res);
-  if (body === undefined) {
+  if (body === undefined)
     throw requestError(transport.service, req, {
       status: res.status,
       code: 'invalid_response',
@@ -76,15 +75,13 @@ export async function callJson<S extends z.ZodType>(
       retry: req.idempotent ? 'safe' : 'ambiguous',
       requestSent: true,
     });
-  }
   const parsed = schema.safeParse(body);
-  if (!parsed.success) {
+  if (!parsed.success)
     throw new ResponseValidationError(
       transport.service,
       req.operation,
       res.status,
       parsed.error.issues.map(({ path, message }) => ({ path: fieldPath(path), message })),
     );
-  }
   return { data: parsed.data, meta: responseMeta(res) };
 }

@@ -27,10 +27,7 @@ export class RateLimitGate {
     this.limitTo(options.perMinute);
   }
 
-  /**
-   * At most this many requests of this process in any 60 s: the service may count a sliding window, where its
-   * fixed-window headers would let a burst at a window's edge through twice.
-   */
+  /** At most this many requests of this process in any 60 s (a sliding window): docs/contract-assumptions.md, C43. */
   limitTo(perMinute: number | undefined): void {
     this.perWindow = perMinute !== undefined && perMinute > 0 ? Math.floor(perMinute) : undefined;
   }

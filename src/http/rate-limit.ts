@@ -5,14 +5,9 @@ export interface RateLimitInfo {
   resetSeconds?: number;
 }
 
-/**
- * The longest waits a service is believed when it names one, else one `Retry-After: 99999999` would stop an
- * application's calls until a restart (docs/contract-assumptions.md, "Bounded waits").
- */
+/** The longest waits a service is believed when it names one: docs/contract-assumptions.md, "Bounded waits". */
 export const SERVICE_DELAY_BOUNDS = {
-  /** A 503 during an outage may fairly ask for a few minutes; longer is taken as this and asked again then. */
   retryAfterSeconds: 300,
-  /** The contract's windows last one minute. */
   rateLimitResetSeconds: 60,
 } as const;
 

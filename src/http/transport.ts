@@ -65,7 +65,6 @@ const MAX_ERROR_RESPONSE_BYTES = 1024 * 1024;
 /** The 429 the transport answers itself while the service's rate-limit window is spent. */
 export const RATE_BUDGET_SPENT = 'rate_budget_spent';
 
-/** Codes of a request that never reached the peer. */
 const NOT_SENT_CODES = new Set(
   'ECONNREFUSED ENOTFOUND EAI_AGAIN EHOSTUNREACH ENETUNREACH EADDRNOTAVAIL UND_ERR_CONNECT_TIMEOUT'.split(' '),
 );
@@ -109,9 +108,8 @@ export class HttpTransport {
   target(path: string, query?: Record<string, QueryValue>): string {
     const prefix = this.base.pathname.replace(/\/+$/, '');
     const search = new URLSearchParams();
-    for (const [key, value] of Object.entries(query ?? {})) {
+    for (const [key, value] of Object.entries(query ?? {}))
       if (value !== undefined && value !== null) search.append(key, String(value));
-    }
     const qs = search.toString();
     return `${prefix}${path}${qs ? `?${qs}` : ''}`;
   }
@@ -151,9 +149,8 @@ export class HttpTransport {
         dispatcher: this.agent,
       });
       const flat: Record<string, string> = {};
-      for (const [name, value] of Object.entries(res.headers)) {
+      for (const [name, value] of Object.entries(res.headers))
         if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-      }
       const success = res.statusCode >= 200 && res.statusCode < 300;
       const max = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
       const limit = success ? max : Math.min(max, MAX_ERROR_RESPONSE_BYTES);
@@ -161,7 +158,7 @@ export class HttpTransport {
       answer = { status: res.statusCode, headers: flat, body: body ?? Buffer.alloc(0) };
       this.options.observer?.responseReceived?.(answer, req);
       this.reportClamps(delayClamps(flat), req, res.statusCode);
-      if (body === undefined) {
+      if (body === undefined)
         throw requestError(this.service, req, {
           status: res.statusCode,
           code: 'invalid_response',
@@ -172,7 +169,6 @@ export class HttpTransport {
           retry: success ? (req.idempotent ? 'safe' : 'ambiguous') : classifyStatus(res.statusCode, req.idempotent),
           requestSent: true,
         });
-      }
       return answer;
     } catch (err) {
       if (err instanceof ApiError) throw err;
@@ -215,12 +211,11 @@ export class HttpTransport {
     if (clamps.length === 0) return;
     // Made on the first clamp only; stderr, so a CLI whose stdout is its answer stays parseable.
     const logger = this.options.logger ?? (fallbackLogger ??= createLogger({ name: 'http', stderr: true }));
-    for (const clamp of clamps) {
+    for (const clamp of clamps)
       logger.warn(
         { service: this.service, operation: req.operation, status, ...clamp },
         `the ${this.service} service asked for a wait beyond the bound; waiting ${clamp.boundSeconds} s at most`,
       );
-    }
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,4 @@
-// Delivery is at least once: the event id is stable, so receivers de-duplicate on it (docs/purchases-sync.md).
-// The two sinks: a file of one event per line, or a webhook signed the Standard Webhooks way, as the project
-// verifies inbound webhooks.
+// At least once, de-duplicated on the stable event id: docs/purchases-sync.md, "Sinks".
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Agent, request } from 'undici';

@@ -37,12 +37,11 @@ function toReconcileBillPayment(payment: BillPayment): ReconcileBillPayment {
 
 export async function checkBusinessAccess(compliance: ComplianceClient, businessId: string, signal?: AbortSignal) {
   const { data: businesses } = await compliance.listBusinesses(signal ? { signal } : {});
-  if (!businesses.some((b) => b.id === businessId)) {
+  if (!businesses.some((b) => b.id === businessId))
     throw new ReconciliationInputError(
       `business ${businessId} is not one the compliance API key may act for ` +
         `(it sees: ${businesses.map((b) => b.id).join(', ') || 'none'})`,
     );
-  }
 }
 
 /** Whether the company is on page `page` of those the accounting key sees; past the last page, an error. */
@@ -54,9 +53,8 @@ export async function findCompanyOnPage(
 ): Promise<{ found: boolean }> {
   const { data } = await accounting.listCompanies({ page, limit: PAGE_SIZE }, signal ? { signal } : {});
   if (data.data.some((c) => c.id === companyId)) return { found: true };
-  if (!data.hasNextPage || data.data.length === 0) {
+  if (!data.hasNextPage || data.data.length === 0)
     throw new ReconciliationInputError(`accounting company ${companyId} is not visible to the accounting API key`);
-  }
   return { found: false };
 }
 
@@ -80,8 +78,7 @@ export async function readBillPaymentsPage(
   page: number,
   signal?: AbortSignal,
 ): Promise<{ billPayments: ReconcileBillPayment[]; hasNextPage: boolean }> {
-  // Oldest first by creation: payments recorded while paging land on later pages instead of shifting earlier ones,
-  // so offset paging neither skips nor (with de-duplication by id) repeats a payment.
+  // Oldest first, so offset paging neither skips nor repeats a payment: docs/contract-assumptions.md, R9.
   const { data } = await accounting.listBillPayments(
     { companyId, page, limit: PAGE_SIZE, sortBy: 'createdAt', sortOrder: 'asc' },
     signal ? { signal } : {},
@@ -92,9 +89,8 @@ export async function readBillPaymentsPage(
 
 /** Reads pages 1, 2, … until `readPage` says there is none after; a list longer than `maxPages` is an input error. */
 async function readPages(what: string, maxPages: number, readPage: (page: number) => Promise<{ more: boolean }>) {
-  for (let page = 1; (await readPage(page)).more; page++) {
+  for (let page = 1; (await readPage(page)).more; page++)
     if (page >= maxPages) throw new ReconciliationInputError(tooManyPagesMessage(what, maxPages));
-  }
 }
 
 export async function loadReconciliationData(

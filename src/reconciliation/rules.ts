@@ -123,10 +123,7 @@ function withinTolerance(aCents: number, bCents: number, options: ReconcileOptio
   return Math.abs(aCents - bCents) <= cents(options.amountTolerance);
 }
 
-/**
- * The one invoice a reference means. Several invoices with that number (suppliers' numbering overlaps) are told
- * apart by the payment's supplier, then by amount; if that still leaves more than one, it is a tie.
- */
+/** The one invoice a reference means, else a tie: docs/contract-assumptions.md, R4. */
 function resolve(
   mentionedIn: InvoiceNumberIndex,
   text: string | null | undefined,
@@ -146,18 +143,14 @@ function resolve(
   return { ambiguous: pool };
 }
 
-/**
- * What each payment pays towards which invoice. The bill code names the payment's main bill, which gets the
- * total less what lines referencing other invoices take; a line naming another invoice gives it the line's amount.
- */
+/** What each payment pays towards which invoice: docs/contract-assumptions.md, R3. */
 function linkByReference(
   purchases: readonly ReconcilePurchase[],
   payments: readonly ReconcileBillPayment[],
   options: ReconcileOptions,
 ) {
   const index = invoiceNumberIndex(purchases);
-  // By purchase id.
-  const allocations = new Map<string, Allocation[]>();
+  const allocations = new Map<string, Allocation[]>(); // by purchase id
   const ties: Tie[] = [];
   // Payments whose reference named invoices ambiguously and that nothing else claimed: kept out of suggestions.
   const ambiguous = new Set<string>();
@@ -227,10 +220,7 @@ function components(edges: ReadonlyArray<[string, string]>): Array<{ purchaseIds
   return [...groups.values()].map((g) => ({ purchaseIds: g.purchaseIds.sort(), paymentIds: g.paymentIds.sort() }));
 }
 
-/**
- * Same supplier, amount (when the rule asks it to agree) and date window, among what is left; only groups of
- * exactly one invoice and one payment are candidates, the rest are ties.
- */
+/** Among what is left, as R5 of docs/contract-assumptions.md; a group of more than one invoice or payment ties. */
 function linkBySupplier(
   rule: MatchRule,
   purchases: readonly ReconcilePurchase[],
@@ -303,9 +293,8 @@ export function reconcile(
   optionsIn: Partial<ReconcileOptions> = {},
 ): ReconciliationResult {
   const options: ReconcileOptions = { ...DEFAULT_RECONCILE_OPTIONS, ...optionsIn };
-  if (!(options.amountTolerance >= 0) || !(options.dateWindowDays >= 0)) {
+  if (!(options.amountTolerance >= 0) || !(options.dateWindowDays >= 0))
     throw new RangeError('amountTolerance and dateWindowDays must be numbers of at least 0');
-  }
   const asOfDay = dayNumber(asOf);
   if (asOfDay === undefined) throw new RangeError(`asOf must be a date YYYY-MM-DD, not ${JSON.stringify(asOf)}`);
 

@@ -14,10 +14,7 @@ import {
   type ReconciliationInput,
 } from '../contracts/reconciliation.js';
 
-/**
- * Daily runs read a snapshot each: a run missed while the cluster was down is worth one late run (within a day),
- * never a burst of them, and a run still going when the next is due makes the next one pointless (SKIP).
- */
+// Why: docs/reconciliation.md, "Scheduled".
 const POLICIES = { overlap: 'SKIP', catchupWindow: '1 day' } as const;
 
 export interface EnsuredSchedule {

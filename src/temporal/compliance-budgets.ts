@@ -1,9 +1,4 @@
-/**
- * Each application held to its own budget, fleet-wide, by the compliance queue's per-fairness-key rate limits
- * (UpdateTaskQueueConfig, server ≥ 1.29 with `matching.enableFairness`): the server holds each window's key to the
- * default rate × its weight, whatever the number of workers. The default is the budget most windows have, so most
- * keys need no weight. The queue's own limit, the sum of the windows' rates, replaces the workers' own.
- */
+// Why: docs/tenancy.md, "Each application held to its own budget, fleet-wide".
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { BudgetWindow } from '../tenants/budget-windows.js';
@@ -23,7 +18,6 @@ export function planComplianceBudgets(
   for (const { rate } of rates) byRate.set(rate, (byRate.get(rate) ?? 0) + 1);
   // The most common rate (ties: the lower) is the default; no window: one application's 120 a minute.
   const defaultPerSecond = [...byRate].sort(([ra, na], [rb, nb]) => nb - na || ra - rb)[0]?.[0] ?? perSecond(120);
-  // Fairness key → weight, for the windows whose budget is not the default.
   const weights: Record<string, number> = {};
   for (const { key, rate } of rates) if (rate !== defaultPerSecond) weights[key] = rate / defaultPerSecond;
   return {
@@ -36,7 +30,6 @@ export function planComplianceBudgets(
   };
 }
 
-/** The budgets the queue holds now, as the server reports them. */
 export async function readComplianceBudgets(client: Client, taskQueue: string) {
   const { config } = await client.workflowService.describeTaskQueue({
     namespace: client.options.namespace,

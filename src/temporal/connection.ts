@@ -1,7 +1,4 @@
-/**
- * `@temporalio/envconfig` reads the environment over an optional `temporal.toml` profile, as the Temporal CLI does.
- * Every failure names what failed and never a secret: the API key and inline key material are scrubbed.
- */
+// Why: docs/deployment.md, "Connecting to Temporal". Failures name the setting, never a secret.
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -41,7 +38,7 @@ const TLS_SOURCES = { clientCert: 'CLIENT_CERT', clientKey: 'CLIENT_KEY', server
 
 type TlsSource = keyof typeof TLS_SOURCES;
 
-/** Reads one TLS source and checks it is the PEM it should be, naming the setting (never the content). */
+/** Messages name the setting, never the content. */
 function readTlsSource(
   source: TlsSource,
   data: ConfigDataSource,
@@ -78,7 +75,7 @@ function readTlsSource(
   return bytes;
 }
 
-/** The environment wins over the profile. Throws ConfigError naming the variable or file of an unusable setting. */
+/** Throws ConfigError naming the variable or file of an unusable setting. */
 export function loadTemporalSettings(env: Env): TemporalSettings {
   // Empty variables count as unset (compose files and shells set them to "").
   const vars = Object.fromEntries(

@@ -58,7 +58,6 @@ async function listCustomAttributes(connection: Connection, namespace: string): 
   return { ...(response.customAttributes ?? {}) };
 }
 
-/** The commands an administrator runs to register `keys`: the Temporal CLI (self-hosted) and tcld (Temporal Cloud). */
 function searchAttributeCommands({ keys, namespace, address }: Registration): string[] {
   const byType = new Map<string, string[]>();
   for (const { name, type } of toCliSearchAttributes(keys)) byType.set(type, [...(byType.get(type) ?? []), name]);
@@ -73,7 +72,6 @@ function searchAttributeCommands({ keys, namespace, address }: Registration): st
   return [...cli.map((c) => `  ${c}`), '  Temporal Cloud:', `  ${cloud}`];
 }
 
-/** Without the search attributes every sale would be signed and then stuck (BadSearchAttributes). */
 export async function requireSearchAttributes(connection: Connection, options: Registration) {
   const { namespace, keys } = options;
   let before: Record<string, number>;

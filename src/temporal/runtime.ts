@@ -6,10 +6,7 @@ let installed = false;
 /** The SDK's wiring messages, which an operator does not act on (an activity-only worker is by design). */
 const SDK_WIRING = /^(No (Nexus services|workflows|activities) registered, not polling|Worker state changed)/;
 
-/**
- * Logs through pino, and metrics on Prometheus' `/metrics` given a bind address. Must run before any connection or
- * worker is created; later calls are no-ops so tests and the local stack can share it.
- */
+/** Before any connection or worker is created; later calls are no-ops, so tests and the local stack share it. */
 export function installTemporalRuntime(
   logger: Logger,
   options: { level?: LogLevel; metricsBindAddress?: string | undefined } = {},

@@ -1,7 +1,4 @@
-/**
- * OpenTelemetry tracing as the SDK's `interceptors-opentelemetry` sample sets it up, over OTLP/HTTP (JSON). Without an
- * endpoint no OpenTelemetry package is even loaded. Workflows are traced only in a bundle built with tracingPlugins().
- */
+// Why: docs/deployment.md, "Tracing (OpenTelemetry)".
 import type { DiagLogger } from '@opentelemetry/api';
 import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { ConfigError, readVariable as read, type Env } from '../config/env.js';
@@ -12,7 +9,7 @@ export type TracingSettings = NonNullable<ReturnType<typeof tracingSettings>>;
 export interface Tracing {
   settings: TracingSettings;
   flush(): Promise<void>;
-  /** Flushes and stops. Never rejects (a failure is logged). */
+  /** Never rejects (a failure is logged). */
   shutdown(): Promise<void>;
 }
 
@@ -25,10 +22,7 @@ function httpUrl(name: string, value: string): URL {
   return url;
 }
 
-/**
- * The standard OpenTelemetry variables, read as the OTLP exporters read them; undefined when tracing is off. Only
- * http/json is shipped: another protocol is a configuration error rather than spans sent where nobody listens.
- */
+/** Read as the OTLP exporters read them. A protocol other than http/json is refused: its spans would reach nobody. */
 export function tracingSettings(env: Env) {
   if (read(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return undefined;
   if (read(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase() === 'none') return undefined;
@@ -80,8 +74,7 @@ export async function installTracing(options: { settings: TracingSettings | unde
   // Headers (a collector's API key) come from OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, read by the exporter itself.
   const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.url }));
   const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
-  // Global, as the interceptors use the global tracer and propagator; the context manager carries the active
-  // span across awaits, so a client's start, the workflow and its activities form one trace.
+  // Global: the interceptors use the global tracer; the context manager keeps one trace across awaits.
   provider.register({ contextManager: new AsyncLocalStorageContextManager() });
   const tracing: Tracing = {
     settings,

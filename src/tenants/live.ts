@@ -1,6 +1,4 @@
-/**
- * The tenants a worker serves, replaceable while it runs (docs/tenancy.md, "…without a restart", "…during an outage").
- */
+// Replaceable while the worker runs. Why: docs/tenancy.md, "…without a restart", "…during an outage".
 import type { Logger } from '../logger.js';
 import type { AccountingTenant, ComplianceTenant, TenantsConfig } from './types.js';
 import type { RateLimitGate } from '../http/rate-limit-gate.js';

@@ -9,12 +9,7 @@ import { CallbackUrlMinter } from '../callbacks/tokens.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import type { WorkerConfig } from '../config/worker.js';
 
-/**
- * Where result callbacks go: the configured public base URL, or, when every compliance entry's service is a local
- * sandbox that can reach loopback, a receiver on this machine. Otherwise none, and the workflows poll.
- * Each accounting application with a webhook secret has its own path, verified with its own secret (a delivery does
- * not say which application sent it); `POST /webhooks/accounting` serves entries that all share one secret.
- */
+/** The public base URL, or this machine when every compliance service is a loopback sandbox; else none: polling. */
 export async function startCallbacks(
   config: WorkerConfig,
   tenants: TenantsConfig,

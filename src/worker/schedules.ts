@@ -56,7 +56,6 @@ export async function schedulePurchasesSync(options: {
   return { enabled: true, schedules };
 }
 
-/** The served businesses whose purchases are synced: those configured, or every one served; none without a sink. */
 export function purchasesBusinessIds(config: PurchasesConfig, served: readonly string[]): string[] {
   if (config.sink === undefined) return [];
   return (config.businessIds ?? served).filter((id) => served.includes(id));
@@ -119,10 +118,7 @@ export async function scheduleServed(
   return { purchases, reconciliation };
 }
 
-/**
- * Pauses the schedules of businesses the tenants no longer serve (a removed business's syncs would fail on
- * business_not_served), or resumes those of businesses served again. A schedule that does not exist is skipped.
- */
+/** A removed business's schedules are paused (its syncs would fail on business_not_served); one not made is skipped. */
 export async function setSchedulesPaused(options: {
   client: Client;
   businessIds: readonly string[];

@@ -54,10 +54,7 @@ export function loadWorkerSettings(rawEnv: Env) {
   };
 }
 
-/**
- * COMPLIANCE_RATE_HEADROOM of a tenants worker when not set: it covers what the queues' rates do not count (the
- * server's burst when a backlog starts, a first sale's two requests in one task), docs/tenancy.md.
- */
+// COMPLIANCE_RATE_HEADROOM unset. Why 7 %: docs/tenancy.md, "Each application held to its own budget, fleet-wide".
 const TENANT_RATE_HEADROOM = 0.07;
 
 export function loadTenantsWorkerConfig(env: Env): WorkerConfig {
@@ -67,7 +64,6 @@ export function loadTenantsWorkerConfig(env: Env): WorkerConfig {
     : { ...configured, complianceRateHeadroom: TENANT_RATE_HEADROOM };
 }
 
-/** TENANTS_RELOAD_SECONDS: how often a tenants worker reads its file again (default 15; 0: never; 1 to 3600). */
 function tenantsReloadSeconds(env: Env): number {
   const raw = env.TENANTS_RELOAD_SECONDS?.trim();
   if (!raw) return 15;

@@ -1,7 +1,3 @@
-/**
- * A worker process: callback receiver, tenant access, workers and schedules. `startWorkerProcess` is the second half
- * of `connectWorkerProcess`, for callers that bring their own Temporal connections (tests, benchmark).
- */
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
@@ -47,6 +43,7 @@ export type WorkerProcessSettings = Pick<
 
 export type WorkerProcess = Awaited<ReturnType<typeof startWorkerProcess>>;
 
+/** connectWorkerProcess's second half, for callers that bring their own Temporal connections (tests, benchmark). */
 export async function startWorkerProcess(options: {
   connection: NativeConnection;
   client: Client;
@@ -70,8 +67,7 @@ export async function startWorkerProcess(options: {
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: options.namespace, taskQueue });
   const changes = tenantChangeActor(logger);
-  // A refused key or a link its keys cannot see stops the start; a service that is down does not (a rolling restart
-  // during an outage would take the fleet down): its keys are asked again in the background, served once they answer.
+  // Why: docs/tenancy.md, "A worker that starts during an outage".
   const live = await openLiveTenants(tenants, {
     logger,
     observerFor: (application) => complianceRateMetrics(metrics, application.application),
@@ -100,8 +96,7 @@ export async function startWorkerProcess(options: {
         queues.shared.queuePerSecond +
         awaitedPerSecond(tenants, live.current(), settings.worker.complianceRateHeadroom),
     };
-    // At zero well before the start-up sync can count (the workflow bundle takes seconds): a scrape in between gives
-    // increase() the zero it counts the first sync from.
+    // At zero before the start-up sync counts (the bundle takes seconds): increase() counts the first sync from it.
     metrics.knowBusinesses('purchases', purchasesBusinessIds(settings.purchases, servedBusinesses(live.current())));
     const settled = new SettledDocuments();
     const callbacks = await startCallbacks(settings.worker, tenants, client, logger, metrics, settled);
@@ -192,10 +187,7 @@ export async function startWorkerProcess(options: {
   }
 }
 
-/**
- * The budget of the compliance keys not answered yet, in activity starts per second: the workers' own rate is set
- * once, at creation, and must leave room for them once they answer.
- */
+/** Starts per second of the keys not answered yet: the workers' rate, set once at creation, must leave them room. */
 function awaitedPerSecond(tenants: TenantsConfig, directory: TenantDirectory, headroom: number): number {
   const awaited = new Set(directory.awaited().map((entry) => entry.source));
   return tenants.compliance
@@ -246,11 +238,7 @@ function described(tenants: TenantsConfig, directory: TenantDirectory): Record<s
 
 export type ConnectedWorkerProcess = Awaited<ReturnType<typeof connectWorkerProcess>>;
 
-/**
- * A worker process, checked before anything starts: the embedded sandbox when asked for, Temporal and its search
- * attributes, every key; only then the callback receiver and the workers. A failure closes whatever was opened.
- * `temporal`: default settings.temporal (a local stack passes the dev server it started).
- */
+/** `temporal`: a local stack's dev server. Order of checks: docs/deployment.md, "Start-up that cannot half-work". */
 export async function connectWorkerProcess(
   settings: WorkerSettings,
   logger: Logger,

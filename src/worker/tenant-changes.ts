@@ -1,7 +1,4 @@
-/**
- * Acting on a change of the tenants served, from a reload of the file or a key that answered after an outage at
- * start-up: one at a time, since both set the same queues and schedules.
- */
+// Reloads and keys answering after a start-up outage, acted on one at a time: both set the same queues and schedules.
 import type { Logger } from 'pino';
 import type { TenantsChange } from '../tenants/live.js';
 

@@ -29,16 +29,10 @@ import type { ServiceAccess } from '../services/access.js';
 import { mapBounded } from '../tenants/probes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 
-/**
- * Workflow tasks a worker holds at once. The one workflow thread runs them in the order they came; the server's
- * fairness keys and priorities order only those it still has. The SDK's 40 let one business's flood fill the thread's
- * queue (another business's sale waited 5 times as long); 10 keep the thread busy and leave the order to the server.
- */
+// The SDK's 40 let one business's flood hold the thread. Why: docs/benchmarks.md, "Fairness within one application".
 const WORKFLOW_TASK_SLOTS = 10;
-/**
- * A task sent to a worker that has died waits this long before any worker may take it (the SDK's 10 s). A restarted
- * worker is back in about that time; past it, a sticky task not yet taken by a live worker is far from its norm.
- */
+// A dead worker's tasks wait this long for another (SDK: 10 s): a restarted worker is back by then, and a sticky task
+// still untaken past it is far from its norm. Measured: docs/benchmarks.md, "The pace's fractions and a killed worker".
 const STICKY_TASK_WAIT = '5 seconds';
 
 /** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
@@ -50,11 +44,8 @@ export function workflowsPath(): string {
   throw new Error('workflows/index.(ts|js) not found next to src/');
 }
 
-/**
- * What workflow code imports from src/, evaluated once by the workflow thread and shared with every workflow instead
- * of once per workflow (the sale's schemas alone were a third of a sale's workflow CPU). The SDK freezes whatever their
- * exports reach, so their zod schemas are exported behind a function. Order matters: zod is configured first.
- */
+// Evaluated once per workflow thread, not per workflow; order matters: zod is configured first.
+// Why: docs/benchmarks.md, "Workflow definitions shared between workflows".
 export const SHARED_WORKFLOW_MODULES = [
   'workflows/zod-jitless',
   'workflows/stack-depth',
@@ -119,10 +110,7 @@ export type EveryActivityHasAQueue = Holds<Exactly<keyof Activities, ActivityNam
 
 export type Workers = Awaited<ReturnType<typeof createWorkers>>;
 
-/**
- * Long polls per process on each window's own compliance queue: a window's rate is a few tasks a second, and a fleet
- * of many windows stays far below the server's concurrent pollers per namespace (frontend.namespaceCount).
- */
+// Why 2: docs/tenancy.md, "Each application held to its own budget, fleet-wide".
 const WINDOW_QUEUE_POLLS = 2;
 /** Each Worker.create is a native call: a few at once when many windows are served at start. */
 const WINDOW_WORKERS_CREATED_AT_ONCE = 8;
@@ -133,10 +121,7 @@ function activitiesOn(queue: ActivityQueue, activities: Activities): Partial<Act
   );
 }
 
-/**
- * One worker per queue: each service's queue runs every call to that service, so its server-side rate limit caps the
- * whole fleet's load on it, and one service's budget never takes from the other's.
- */
+/** One worker per service queue: its server-side rate caps the fleet's load on that service, apart from the other's. */
 export async function createWorkers(options: {
   connection: NativeConnection;
   namespace: string;
@@ -146,7 +131,7 @@ export async function createWorkers(options: {
   callbackUrls?: CallbackUrlMinter;
   settledDocuments?: Pick<SettledDocuments, 'signedInAnswer'>;
   logger: Logger;
-  /** Fleet-wide: the server enforces it for the whole fleet. */
+  /** Fleet-wide: the server enforces it. */
   activitiesPerSecond: { compliance: number; accounting: number };
   /** The workflow queue (default `sales`); the service queues derive from it. */
   taskQueue?: string;
