@@ -16,6 +16,8 @@ import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import type { ReconcileBusinessResult } from '../../src/contracts/reconciliation.js';
 import type { PurchaseEvent } from '../../src/contracts/purchases-sync.js';
 
+const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 export interface PieceOutcome {
   ok: boolean;
   note: string;
@@ -49,7 +51,7 @@ export async function demoPurchasesSync(stack: Stack, sinkPath: string): Promise
       counts.statusChanges >= 1 &&
       ids.size === events.length &&
       events.length === counts.seen + counts.statusChanges,
-    note: `2nd sync: ${counts.newInvoices} late invoice(s), ${counts.statusChanges} status changes; ${events.length} events for ${counts.seen} invoices in ${sinkPath}`,
+    note: `2nd sync: ${counted(counts.newInvoices, 'late invoice')}, ${counted(counts.statusChanges, 'status change')}; ${counted(events.length, 'event')} for ${counted(counts.seen, 'invoice')} in ${sinkPath}`,
   };
 }
 
@@ -82,7 +84,7 @@ export async function demoSyncBatch(
   await batches.process({ syncBatchId, companyId });
   const summary = await batches.result(syncBatchId);
   const synced = summary.outcome === 'synced' && summary.failed.length === 0 && summary.synced > 0;
-  const note = `${syncBatchId}: ${summary.synced} bill payments synced, ${summary.webhooks} webhooks`;
+  const note = `${syncBatchId}: ${counted(summary.synced, 'bill payment')} synced, ${counted(summary.webhooks, 'webhook')}`;
   if (!merchant) return { ok: synced, note };
   const by = await processedBy(stack, syncBatchId, since);
   const right = by.length === 1 && by[0] === merchant.books.serviceApplicationId;
