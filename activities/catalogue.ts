@@ -2,6 +2,7 @@
 import { CATALOGUE_ROW_FIELDS, type CatalogueRow } from '../src/contracts/catalogue-import.js';
 import { itemFromError, isRegistered, type Item } from '../src/compliance/schemas.js';
 import { ApiError } from '../src/http/errors.js';
+import type { RateLimitInfo } from '../src/http/rate-limit.js';
 import { callApi, queuedMs, whileAlive } from './api-call.js';
 import type { ActivityDeps } from './deps.js';
 import { requestRegistration } from './registration.js';
@@ -17,6 +18,14 @@ export interface CatalogueItemFound {
   queuedMs?: number;
   /** The item's registration was requested for `waitFor`: the caller hears its outcome as that waiter. */
   registrationRequested?: boolean;
+  /** The application's window as the service counted it in its answer: the pace reads the rest of the budget's use. */
+  window?: { limit: number; remaining: number; resetSeconds: number };
+}
+
+function windowOf({ limit, remaining, resetSeconds }: RateLimitInfo = {}): CatalogueItemFound['window'] {
+  return limit === undefined || remaining === undefined || resetSeconds === undefined
+    ? undefined
+    : { limit, remaining, resetSeconds };
 }
 
 interface CatalogueItemInput {
@@ -40,16 +49,20 @@ export function createCatalogueActivities(deps: ActivityDeps) {
   return {
     /** Creates the row's item (C21); a 409, a lost answer and a retry: docs/catalogue.md, step 4. */
     async createCatalogueItem({ businessId, row, waitFor }: CatalogueItemInput): Promise<CatalogueItemFound> {
+      let window: CatalogueItemFound['window'];
       const existing = (err: unknown) => {
         const item = err instanceof ApiError && err.code === 'already_exists' ? itemFromError(err) : undefined;
+        if (item) window = windowOf((err as ApiError).rateLimit);
         return item && found(item, row, false);
       };
       const waited = queuedMs();
       const { branchId: _branch, ...fields } = row;
-      const item = await callApi({ ...deps, recover: existing }, false, async (signal) => {
-        const { data } = await services.compliance(businessId).createItem(fields, { businessId, signal });
+      const created = await callApi({ ...deps, recover: existing }, false, async (signal) => {
+        const { data, meta } = await services.compliance(businessId).createItem(fields, { businessId, signal });
+        window = windowOf(meta.rateLimit);
         return found(data, row, true);
       });
+      const item = { ...created, ...(window ? { window } : {}) };
       if (!waitFor || item.registered || item.differs.length > 0) return { ...item, queuedMs: waited };
       await whileAlive(() =>
         requestRegistration(deps, 'createCatalogueItem', {

@@ -36,6 +36,8 @@ export const HELD_UP_SPENDS_NOTHING_PATCH = 'catalogue-held-up-spends-nothing';
 export const PACE_MARGIN_PATCH = 'catalogue-pace-leaves-margin';
 /** The creation hands an unregistered item to its registration itself: one task fewer for each row. */
 export const REGISTRATION_WITH_CREATION_PATCH = 'catalogue-registration-with-creation';
+/** The pace stays under what the service's window says the rest of the application leaves. */
+export const PACE_READS_WINDOW_PATCH = 'catalogue-pace-reads-window';
 /** The import hears of the rows done every this many. */
 const PROGRESS_EVERY = 25;
 
@@ -56,6 +58,7 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
         carried: patched(PACE_CARRIED_PATCH),
         heldUpSpendsNothing: patched(HELD_UP_SPENDS_NOTHING_PATCH),
         leavesMargin: patched(PACE_MARGIN_PATCH),
+        readsWindow: patched(PACE_READS_WINDOW_PATCH),
       })
     : undefined;
   const { createCatalogueItem, findCatalogueItem } = proxyActivities<ActivitiesOn<'compliance'>>({
@@ -82,12 +85,14 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
         // No await at all unpaced: an extra turn of the promise queue would reorder the lanes' commands.
         const letGoAt = pace ? await pace.turn() : 0;
         let queuedMs: number | undefined;
+        let window: CatalogueItemFound['window'];
         try {
           const created = await createCatalogueItem({ businessId, row, ...(waitFor ? { waitFor } : {}) });
-          queuedMs = created.queuedMs;
+          ({ queuedMs, window } = created);
           return created;
         } finally {
           pace?.started(letGoAt, queuedMs);
+          pace?.windowRead(window);
         }
       } catch (err) {
         const cause = err instanceof ActivityFailure ? err.cause : undefined;

@@ -1,4 +1,5 @@
 import { sleep } from '@temporalio/workflow';
+import type { CatalogueItemFound } from '../activities/catalogue.js';
 import type { CataloguePace } from '../src/contracts/catalogue-import.js';
 
 /** Rows are let go on ticks: a workflow timer fires on the server's whole seconds, however short it is asked to be. */
@@ -39,6 +40,18 @@ const MIN_ROWS_PER_SECOND = 1 / 60;
 const FIRST_ROWS_PER_SECOND = 1;
 /** A row is a creation and a registration: never faster than the whole budget lets rows through. */
 const REQUESTS_PER_ROW = 2;
+/**
+ * The service's window counts every request of the application: read over at least this long, its count less the
+ * import's own is what the rest of the application sends, and the pace stays under what that leaves.
+ */
+const WINDOW_READ_OVER_MS = 5_000;
+/** Reset times read a whole second apart are one window's (the header is in whole seconds). */
+const SAME_WINDOW_WITHIN_MS = 1_500;
+/**
+ * The share of what the rest of the application leaves that the pace may take, read from the window: its count is
+ * the service's own, so it needs less margin than a mark guessed from waits (95 % gave the import 0.92 of it).
+ */
+const MARGIN_UNDER_WINDOW = 0.97;
 
 /** How fast a chunk lets its rows go. Why and how: docs/catalogue.md, "The import, end to end", step 5. */
 export class RowPace {
@@ -64,14 +77,22 @@ export class RowPace {
   private readonly leavesMargin: boolean;
   /** The least wait of a row not held up since the pace began: a queue standing for the last seconds cannot raise it. */
   private leastWait = Number.POSITIVE_INFINITY;
+  private readonly readsWindow: boolean;
+  private readonly requestsPerSecond: number;
+  /** Requests a second the rest of the application sends, from the service's window; unknown until read twice. */
+  private othersPerSecond: number | undefined;
+  private lastWindow: { at: number; used: number; resetAt: number; rows: number } | undefined;
+  private rowsStarted = 0;
 
   /** `from`: the pace the chunk before ended at, so each chunk does not feel for the budget afresh. */
   constructor(requestsPerMinute: number | undefined, from?: CataloguePace, ways: Partial<PaceWays> = {}) {
     this.carried = ways.carried ?? true;
     this.heldUpSpendsNothing = ways.heldUpSpendsNothing ?? true;
     this.leavesMargin = ways.leavesMargin ?? true;
+    this.readsWindow = ways.readsWindow ?? true;
     this.heldUpAfterMs = this.carried ? HELD_UP_AFTER_MS_CARRIED : HELD_UP_AFTER_MS;
     const budget = requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE;
+    this.requestsPerSecond = budget / 60;
     this.slotMs = Math.max(JUDGED_SLOT_MIN_MS, 60_000 / budget);
     this.maxRowsPerSecond = Math.max(FIRST_ROWS_PER_SECOND, budget / 60 / REQUESTS_PER_ROW);
     // Read as a rate or not at all: the chunk's input is plain JSON, which another start may have written.
@@ -108,6 +129,7 @@ export class RowPace {
     const at = this.queued.indexOf(letGoAt);
     if (at >= 0) this.queued.splice(at, 1);
     if (queuedMs === undefined) return;
+    this.rowsStarted++;
     const now = Date.now();
     this.starts.push({ at: now, waited: queuedMs });
     while (this.starts[0]!.at < now - PICKUP_OVER_MS) this.starts.shift();
@@ -136,6 +158,32 @@ export class RowPace {
     }
     const deep = slots >= DEEP_CUT_AFTER_SLOTS && (!this.carried || queuedMs - pickup >= DEEP_CUT_AFTER_MS_CARRIED);
     this.rowsPerSecond = Math.max(MIN_ROWS_PER_SECOND, this.spentAt * (deep ? DEEP_CUT_TO : CUT_TO));
+  }
+
+  /** The window a creation's answer carried: what the rest of the application sends since the last read. */
+  windowRead(window: CatalogueItemFound['window']): void {
+    if (!this.readsWindow || window === undefined) return;
+    const now = Date.now();
+    const used = window.limit - window.remaining;
+    const read = { at: now, used, resetAt: now + window.resetSeconds * 1000, rows: this.rowsStarted };
+    const last = this.lastWindow;
+    if (last === undefined || Math.abs(read.resetAt - last.resetAt) > SAME_WINDOW_WITHIN_MS || used < last.used) {
+      this.lastWindow = read;
+      return;
+    }
+    if (now - last.at < WINDOW_READ_OVER_MS) return;
+    const mine = (read.rows - last.rows) * REQUESTS_PER_ROW;
+    const others = Math.max(0, ((used - last.used - mine) * 1000) / (now - last.at));
+    this.othersPerSecond = this.othersPerSecond === undefined ? others : (this.othersPerSecond + others) / 2;
+    this.lastWindow = read;
+    this.rowsPerSecond = Math.min(this.rowsPerSecond, this.windowCeiling());
+  }
+
+  /** Under what the rest of the application leaves, as its window says; no ceiling until it has been read. */
+  private windowCeiling(): number {
+    if (this.othersPerSecond === undefined) return Number.POSITIVE_INFINITY;
+    const left = (this.requestsPerSecond - this.othersPerSecond) / REQUESTS_PER_ROW;
+    return Math.max(MIN_ROWS_PER_SECOND, MARGIN_UNDER_WINDOW * left);
   }
 
   private async tick(): Promise<void> {
@@ -169,6 +217,7 @@ export class RowPace {
     // Under the mark while it is fresh; a mark long past is felt beyond, a little a tick (its tills may have gone).
     if (this.leavesMargin && this.spentAt !== undefined && !forgotten)
       most = Math.min(most, MARGIN_UNDER_SPENT * this.spentAt);
+    most = Math.min(most, this.windowCeiling());
     const risen = this.rowsPerSecond * (1 + (far ? FIRST_RISE : RISE));
     this.rowsPerSecond = Math.max(this.rowsPerSecond, Math.min(most, risen));
   }
@@ -179,4 +228,5 @@ export interface PaceWays {
   carried: boolean;
   heldUpSpendsNothing: boolean;
   leavesMargin: boolean;
+  readsWindow: boolean;
 }

@@ -251,19 +251,80 @@ describe('a catalogue chunk’s pace', () => {
     expect(Math.min(...before)).toBeGreaterThanOrEqual(0.8);
   });
 
+  it('stays under what the service’s window says the rest of the application leaves, and rises as that grows', async () => {
+    const paced = async (readsWindow: boolean) => {
+      const pace = new RowPace(120, { rowsPerSecond: 0.2 }, { readsWindow });
+      // The service counts every request of the application in one-minute windows: the import's two a row, and the
+      // rest of the application's (a till, its stock) at `others` a second.
+      let used = 0;
+      let others = 1;
+      let windowEndsAt = 60_000;
+      const count = (requests: number) => {
+        if (Date.now() >= windowEndsAt) [used, windowEndsAt] = [0, windowEndsAt + 60_000];
+        used += requests;
+      };
+      const rest = setInterval(() => count(others), 1_000);
+      let index = 0;
+      const lane = async () => {
+        while (index++ < 400) {
+          const letGoAt = await pace.turn();
+          await new Promise((done) => setTimeout(done, 5));
+          count(2);
+          pace.started(letGoAt, 5);
+          const resetSeconds = Math.ceil((windowEndsAt - Date.now()) / 1_000);
+          pace.windowRead({ limit: 120, remaining: Math.max(0, 120 - used), resetSeconds });
+        }
+      };
+      void Promise.all(Array.from({ length: 16 }, lane));
+      await vi.advanceTimersByTimeAsync(40_000);
+      const held = pace.state.rowsPerSecond;
+      others = 0;
+      await vi.advanceTimersByTimeAsync(40_000);
+      clearInterval(rest);
+      return { held, after: pace.state.rowsPerSecond };
+    };
+    // A budget of 2 a second less 1 for the rest leaves half a row a second: 97 % of it.
+    const reads = await paced(true);
+    expect(reads.held).toBeGreaterThan(0.97 * 0.5 * 0.85);
+    expect(reads.held).toBeLessThanOrEqual(0.97 * 0.5 + 1e-9);
+    expect(reads.after).toBeGreaterThan(0.8);
+    expect(reads.after).toBeLessThanOrEqual(0.97 + 1e-9);
+    // Without the window, nothing held the pace under the rest's share: no row waited, so it rose to the whole budget.
+    vi.useRealTimers();
+    vi.useFakeTimers({ now: 0 });
+    expect((await paced(false)).held).toBe(1);
+  });
+
   /**
    * Temporal's limiter as the `temporal-server` 1.32.2 source has it (`service/matching/ratelimit_manager.go`): a bucket
    * of a second's slots, a till's task served before the import's. Each row is a creation and, 60 ms after it
    * started, a registration; a till's sale comes every few seconds. The figures the import is judged by: how many of
    * the till's tasks waited for a slot, and how much of what the till left the import used.
    */
-  async function besideATill(perMinute: number, tillEveryMs: number, ways: { leavesMargin: boolean }) {
+  async function besideATill(
+    perMinute: number,
+    tillEveryMs: number,
+    ways: { leavesMargin: boolean; readsWindow?: boolean },
+  ) {
     const perMs = perMinute / 60_000;
     const burst = perMinute / 60;
     let tokens = burst;
     let filledAt = Date.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const queue: Array<{ till: boolean; since: number; served: (waitedMs: number) => void }> = [];
+    // The service's one-minute windows, counting every request sent.
+    const WINDOW_MS = 60_000;
+    let windowStart = 0;
+    let windowUsed = 0;
+    const window = () => {
+      const now = Date.now();
+      const start = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+      return {
+        limit: perMinute,
+        remaining: Math.max(0, perMinute - windowUsed),
+        resetSeconds: Math.ceil((start + WINDOW_MS - now) / 1000),
+      };
+    };
     const pump = () => {
       timer = undefined;
       const now = Date.now();
@@ -273,6 +334,9 @@ describe('a catalogue chunk’s pace', () => {
         const till = queue.findIndex((task) => task.till);
         const [task] = queue.splice(till >= 0 ? till : 0, 1);
         tokens -= 1;
+        const start = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+        if (start !== windowStart) [windowStart, windowUsed] = [start, 0];
+        windowUsed++;
         task!.served(now - task!.since);
       }
       if (queue.length > 0) timer = setTimeout(pump, Math.max(1, Math.ceil((1 - tokens) / perMs)));
@@ -307,6 +371,7 @@ describe('a catalogue chunk’s pace', () => {
         if (Date.now() >= steadyFrom) importTasks++;
         await new Promise((done) => setTimeout(done, PICKUP_MS));
         pace.started(letGoAt, waited + PICKUP_MS);
+        pace.windowRead(window());
         await new Promise((done) => setTimeout(done, 60));
         await dispatched(false);
         if (Date.now() >= steadyFrom) importTasks++;
@@ -327,14 +392,30 @@ describe('a catalogue chunk’s pace', () => {
       [120, 3_000],
       [240, 1_500],
     ] as const) {
-      const margin = await besideATill(perMinute, tillEveryMs, { leavesMargin: true });
+      const margin = await besideATill(perMinute, tillEveryMs, { leavesMargin: true, readsWindow: false });
       vi.useRealTimers();
       vi.useFakeTimers({ now: 0 });
-      const before = await besideATill(perMinute, tillEveryMs, { leavesMargin: false });
+      const before = await besideATill(perMinute, tillEveryMs, { leavesMargin: false, readsWindow: false });
       vi.useRealTimers();
       vi.useFakeTimers({ now: 0 });
       expect(margin.utilisation).toBeGreaterThanOrEqual(0.9);
       expect(margin.tillWaited).toBeLessThan(before.tillWaited * 0.7);
+    }
+  });
+
+  it('leaves a till more slots once it reads the window: it no longer feels past a stale mark', async () => {
+    for (const [perMinute, tillEveryMs] of [
+      [120, 3_000],
+      [240, 1_500],
+    ] as const) {
+      const reads = await besideATill(perMinute, tillEveryMs, { leavesMargin: true, readsWindow: true });
+      vi.useRealTimers();
+      vi.useFakeTimers({ now: 0 });
+      const before = await besideATill(perMinute, tillEveryMs, { leavesMargin: true, readsWindow: false });
+      vi.useRealTimers();
+      vi.useFakeTimers({ now: 0 });
+      expect(reads.utilisation).toBeGreaterThanOrEqual(0.9);
+      expect(reads.tillWaited).toBeLessThan(before.tillWaited * 0.9);
     }
   });
 });

@@ -18,6 +18,7 @@ import {
   HELD_UP_SPENDS_NOTHING_PATCH,
   PACE_CARRIED_PATCH,
   PACE_MARGIN_PATCH,
+  PACE_READS_WINDOW_PATCH,
   REGISTRATION_WITH_CREATION_PATCH,
 } from '../../workflows/catalogue-chunk.js';
 import { testLogger } from '../helpers/temporal.js';
@@ -313,6 +314,14 @@ describe('replay of recorded histories', () => {
       expect(patchIdsOf(eventsOf(chunk)), chunk).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
     }
     expect(patchIdsOf(eventsOf('1.5.6/catalogue-chunk-0'))).not.toContain(PACE_MARGIN_PATCH);
+  });
+
+  it('holds 1.5.9 catalogue chunks whose pace reads the service’s window, beside 1.5.7 ones', () => {
+    for (const chunk of ['1.5.9/catalogue-chunk-0', '1.5.9/catalogue-chunk-1']) {
+      expect(patchIdsOf(eventsOf(chunk)), chunk).toContain(PACE_READS_WINDOW_PATCH);
+      expect(patchIdsOf(eventsOf(chunk)), chunk).toContain(PACE_MARGIN_PATCH);
+    }
+    expect(patchIdsOf(eventsOf('1.5.7/catalogue-chunk-0'))).not.toContain(PACE_READS_WINDOW_PATCH);
   });
 
   it('holds 1.5.4 sales whose compliance calls heartbeat, beside 1.5.1 ones whose calls waited out their timeout', () => {
