@@ -51,8 +51,9 @@ export function createCatalogueActivities(deps: ActivityDeps) {
     async createCatalogueItem({ businessId, row, waitFor }: CatalogueItemInput): Promise<CatalogueItemFound> {
       let window: CatalogueItemFound['window'];
       const existing = (err: unknown) => {
-        const item = err instanceof ApiError && err.code === 'already_exists' ? itemFromError(err) : undefined;
-        if (item) window = windowOf((err as ApiError).rateLimit);
+        if (!(err instanceof ApiError) || err.code !== 'already_exists') return undefined;
+        const item = itemFromError(err);
+        if (item) window = windowOf(err.rateLimit);
         return item && found(item, row, false);
       };
       const waited = queuedMs();
