@@ -385,13 +385,12 @@ temporal_cli() {
 }
 free_ports() {
   node -e '
-    const net = require("node:net");
-    const servers = Array.from({ length: Number(process.argv[1]) }, () => net.createServer());
-    Promise.all(servers.map((s) => new Promise((r) => s.listen(0, "127.0.0.1", () => r(s.address().port))))).then((ports) => {
+    import(process.argv[1]).then(async ({ freePort }) => {
+      const ports = [];
+      for (let i = 0; i < Number(process.argv[2]); i++) ports.push(await freePort());
       console.log(ports.join(" "));
-      for (const s of servers) s.close();
     });
-  ' "$1"
+  ' "$ROOT/tools/free-port.ts" "$1"
 }
 TEMPORAL="$(temporal_cli)"
 read -r grpc_port http_port metrics_port <<<"$(free_ports 3)"

@@ -60,7 +60,7 @@ import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
 import { findExecutable, promtool, startPrometheus, type Prometheus, type Sample } from '../helpers/prometheus.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../../tools/free-port.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually } from './eventually.js';
-import { freePort } from './free-port.js';
+import { freePort } from '../../tools/free-port.js';
 
 /** One scrape job of a single target. */
 export interface ScrapeJob {

@@ -17,7 +17,7 @@ import {
 } from '../../src/metrics/catalogue.js';
 import { createMetricsRecorder, type MetricsRecorder } from '../../src/metrics/recorder.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../../tools/free-port.js';
 
 let metricsUrl: string;
 let recorder: MetricsRecorder;

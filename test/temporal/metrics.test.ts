@@ -15,7 +15,7 @@ import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
 import { eventually } from '../helpers/eventually.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../../tools/free-port.js';
 
 const PAYLOAD_KEYS = 'test-1:BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=';
 const CUSTOMER = 'Wanjiru Kamau-Metrics';

@@ -8,7 +8,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +16,7 @@ import { SalesClient } from '../../src/client/sales-client.js';
 import { payloadEncryptionFromEnv } from '../../src/codec/data-converter.js';
 import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../sandbox/accounting/default-fixture.js';
 import { startSandbox } from '../../sandbox/server.js';
+import { freePort } from '../free-port.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
 import type { StockVerdict } from './checker.js';
 import { drive } from './driver.js';
@@ -60,14 +60,6 @@ const WORKER_READY_TIMEOUT_MS = 180_000;
 const PROGRESS_EVERY_MS = 15_000;
 /** How often the sandbox's request log is read into the tape: far less than it takes to scroll 20,000 requests out. */
 const TAPE_EVERY_MS = 5_000;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function gitCommit(): string | null {
   try {

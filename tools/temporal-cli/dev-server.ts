@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
+import { canListen, freePort } from '../free-port.js';
 import { resolveTemporalExecutable } from './resolver.js';
 import type { CliSearchAttribute } from '../../src/contracts/search-attributes.js';
 
@@ -126,36 +127,23 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   };
 }
 
-/** Ports of 0 or undefined mean "pick a free one"; all are held at once so two picks cannot collide. */
+/** Ports of 0 or undefined mean "pick a free one". */
 async function resolvePorts(
   ip: string,
   port: number | undefined,
   uiPort: number | undefined,
   metricsPort: number | undefined,
 ): Promise<[number, number | undefined, number | undefined]> {
-  const servers: net.Server[] = [];
-  // Binding a requested port too: if another server holds it, the readiness probe would happily talk to that one.
   const pick = async (wanted: number | undefined): Promise<number> => {
-    const server = net.createServer();
-    servers.push(server);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (err) =>
-        reject(new Error(`cannot listen on ${ip}:${wanted ?? 0} for the Temporal dev server: ${err.message}`)),
-      );
-      server.listen(wanted ?? 0, ip, resolve);
-    });
-    const addr = server.address();
-    if (addr === null || typeof addr === 'string') throw new Error('could not determine a free port');
-    return addr.port;
+    if (!wanted) return freePort(ip);
+    // A requested port is checked too: if another server holds it, the readiness probe would happily talk to that one.
+    if (!(await canListen(ip, wanted))) throw new Error(`cannot listen on ${ip}:${wanted} for the Temporal dev server`);
+    return wanted;
   };
-  try {
-    const grpc = await pick(port);
-    const ui = uiPort === undefined ? undefined : await pick(uiPort);
-    const metrics = metricsPort === undefined ? undefined : await pick(metricsPort);
-    return [grpc, ui, metrics];
-  } finally {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-  }
+  const grpc = await pick(port);
+  const ui = uiPort === undefined ? undefined : await pick(uiPort);
+  const metrics = metricsPort === undefined ? undefined : await pick(metricsPort);
+  return [grpc, ui, metrics];
 }
 
 interface ReadinessCheck {
