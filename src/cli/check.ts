@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import { mapBounded } from '../tenants/probes.js';
 import { SERVICES_ENVIRONMENT, createProgram, runProgram } from './command.js';
-import { someIds } from '../tenants/directory.js';
+import { someIds } from '../tenants/assignment.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger } from './read-only.js';
 
 /** Each operation's check, in the order a person would try them. */

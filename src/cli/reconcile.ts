@@ -12,7 +12,7 @@ import { ConfigError, type Env } from '../config/env.js';
 import { parseReconciliationLinks } from '../config/reconciliation.js';
 import type { Logger } from '../logger.js';
 import type { TenantDirectory } from '../tenants/directory.js';
-import { someIds } from '../tenants/directory.js';
+import { someIds } from '../tenants/assignment.js';
 
 interface ReconcileArgs {
   company?: string;

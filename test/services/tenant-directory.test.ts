@@ -358,20 +358,6 @@ describe('resolveTenantDirectory', () => {
     expect(err.message).toContain('tenants.json: accounting (dormant):');
   });
 
-  it('refuses two entries under one application name', async () => {
-    const err = await refusal(
-      tenants({
-        compliance: [
-          compliance('retail', K.nairobi),
-          { ...compliance('retail', K.mombasa), source: 'tenants.json: compliance[1]' },
-        ],
-      }),
-    );
-    expect(err.message).toContain(
-      'tenants.json: compliance[1]: application name "retail" is also the name of tenants.json: compliance (retail)',
-    );
-  });
-
   it('fails naming the entry, not as a configuration error, when the service cannot be reached', async () => {
     const err: unknown = await resolveTenantDirectory(
       tenants({ compliance: [compliance('gone', K.orgWide, { baseUrl: 'http://127.0.0.1:9' })] }),
