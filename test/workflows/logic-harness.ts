@@ -60,7 +60,7 @@ import {
 } from '../../src/contracts/item-registration.js';
 import { eventually } from '../helpers/eventually.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
-import { createTimeSkippingEnv } from '../helpers/time-skipping.js';
+import { createTimeSkippingEnv, terminateKeepingClock } from '../helpers/time-skipping.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { startQueueWorkers, useWorld } from '../helpers/time-skipping-world.js';
 
@@ -530,7 +530,7 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
           throw err;
         },
       );
-      if (status === 'RUNNING') await handle.terminate('test finished');
+      if (status === 'RUNNING') await terminateKeepingClock(env, handle);
     }
   };
   try {

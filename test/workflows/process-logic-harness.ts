@@ -25,7 +25,7 @@ import type { PurchasesActivities } from '../../activities/purchases.js';
 import type { ReconciliationActivities } from '../../activities/reconciliation.js';
 import { eventually } from '../helpers/eventually.js';
 import { recordingMetrics, type MetricReadings, type RecordingMetrics } from '../helpers/metrics.js';
-import { createTimeSkippingEnv } from '../helpers/time-skipping.js';
+import { createTimeSkippingEnv, terminateKeepingClock } from '../helpers/time-skipping.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { startQueueWorkers, useWorld } from '../helpers/time-skipping-world.js';
 
@@ -227,7 +227,7 @@ async function runScenario<T>(world: World, stubs: Stubs, body: (s: ProcessScena
           throw err;
         },
       );
-      if (status === 'RUNNING') await handle.terminate('test finished');
+      if (status === 'RUNNING') await terminateKeepingClock(env, handle);
       world.stubsByWorkflow.delete(workflowId);
       world.calls.delete(workflowId);
     }

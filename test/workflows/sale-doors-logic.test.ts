@@ -25,6 +25,7 @@ import { createStockLedgerActivities } from '../../activities/stock-ledger.js';
 import { FIRST_BRANCH } from '../../src/contracts/stock-ledger.js';
 import { eventually } from '../helpers/eventually.js';
 import { expectRefusedAs } from '../helpers/updates.js';
+import { terminateKeepingClock } from '../helpers/time-skipping.js';
 import { pino } from 'pino';
 
 const h = useLogicHarness();
@@ -372,7 +373,7 @@ describe('AttentionReason, the attention list’s column', () => {
         expect(await s.searchAttribute(handle, AttentionReason)).toBe('');
         expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
         // Left waiting, the ledger would be the next thing due (its 10-year execution timeout) when a later test skips time.
-        await s.ledger().terminate('test finished');
+        await terminateKeepingClock(s.env, s.ledger());
       },
     );
     await h.run({}, async (s) => {

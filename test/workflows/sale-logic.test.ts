@@ -36,6 +36,7 @@ import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { eventually } from '../helpers/eventually.js';
 import { expectUpdateRefused } from '../helpers/updates.js';
 import { expectInvalidArgument } from '../helpers/updates.js';
+import { terminateKeepingClock } from '../helpers/time-skipping.js';
 import { creditNoteIdempotencyKey, saleIdempotencyKey, stockReferenceId } from '../../workflows/keys.js';
 import {
   DAY,
@@ -1315,7 +1316,7 @@ describe('stock movements (handed to the branch’s stock ledger, which alone se
       expect(s.movementsSent()).toHaveLength(1);
       // Left waiting, the ledger would be the next thing due (its execution timeout, 10 years on) whenever a later test
       // lets the test server skip time; the harness ends only the sales and registrations it started.
-      await s.ledger().terminate('test finished');
+      await terminateKeepingClock(s.env, s.ledger());
     });
   });
 });

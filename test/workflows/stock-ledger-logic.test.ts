@@ -23,6 +23,7 @@ import {
 } from '../../src/contracts/stock-ledger.js';
 import { expectRefusedAs } from '../helpers/updates.js';
 import { eventually } from '../helpers/eventually.js';
+import { terminateKeepingClock } from '../helpers/time-skipping.js';
 import { refusal, stockModel, useLogicHarness, type Scenario } from './logic-harness.js';
 
 const h = useLogicHarness();
@@ -466,7 +467,7 @@ describe('the stock ledger under a contended budget', () => {
       expect(Number(again!.scheduleToStartTimeout?.seconds ?? Infinity)).toBeGreaterThan(86_400);
       expect(again!.priority?.priorityKey).toBe(1);
       expect(s.movementsSent()).toHaveLength(0);
-      await ledger.terminate('test over');
+      await terminateKeepingClock(s.env, ledger, 'test over');
     });
   });
 });
