@@ -408,8 +408,7 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
   const id = randomUUID().slice(0, 8);
   const businessId = `biz_logic_${id}`;
   const calls: ActivityCall[] = [];
-  // Not the business's stock ledger: terminating a workflow in the middle of its task has been seen to leave the test
-  // server's time skipping locked for the rest of the file. An idle ledger ends by itself (its timer is skipped to).
+  // Not the business's stock ledger: an idle ledger ends by itself (its timer is skipped to).
   const started = new Set<string>();
 
   const real = createRegistrationActivities({ temporal: { client: env.client }, logger: pino({ level: 'silent' }) });

@@ -1077,10 +1077,7 @@ describe('items', () => {
       const parked = await s.waitFor(handle, (st) => st.step === 'parked');
       expect(parked.parked).toMatchObject({ code: FAILURE_TYPES.itemNotFound, actions: ['retry', 'cancel'] });
       expect(parked.parked?.message).toContain('itm_does_not_exist');
-      // A retry of its own would have come within seconds. No longer than a minute: the sales other tests leave
-      // polling fire an activity each minute of skipped time, and the test server's skipping has been seen to stall
-      // among that many (1 run in 6 of this file a day long, and once each an hour and ten minutes long on a loaded
-      // machine).
+      // A retry of its own would have come within seconds.
       await s.env.sleep(MINUTE);
       expect(s.sequence()).toEqual(['checkItems']);
 
