@@ -3,7 +3,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Connection, type ConnectionOptions } from '@temporalio/client';
+import { Connection, type ConnectionLike, type ConnectionOptions } from '@temporalio/client';
 import {
   loadClientConfigProfile,
   toClientOptions,
@@ -191,7 +191,8 @@ function describeFailure(err: unknown, settings: TemporalSettings): string {
       `check ${auth} and TEMPORAL_NAMESPACE (${message})`
     );
   }
-  if (/certificate|tls|ssl|handshake|PrivateKey|PEM/i.test(raw)) {
+  // grpc-js words a TLS failure in OpenSSL's terms, the worker's native connection in rustls's.
+  if (/certificate|tls|ssl|handshake|PrivateKey|PEM|InvalidContentType|InvalidMessage|AlertReceived/i.test(raw)) {
     return `TLS failed: check TEMPORAL_TLS* / the profile's [tls] settings and that the server speaks TLS (${message})`;
   }
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(raw))
@@ -262,6 +263,22 @@ export async function connectClient(settings: TemporalSettings): Promise<Connect
     if (err instanceof ConfigError) throw err;
     throw connectionError(settings, err);
   }
+  return proveNamespace(connection, settings);
+}
+
+/** The worker's one connection (its workers and its client share it), proven usable as connectClient's. */
+export async function connectWorkerConnection(settings: TemporalSettings): Promise<NativeConnection> {
+  try {
+    await probeTcp(settings);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw connectionError(settings, err);
+  }
+  return proveNamespace(await connectNative(settings), settings);
+}
+
+/** Closes the connection when the namespace cannot be described. */
+async function proveNamespace<C extends ConnectionLike>(connection: C, settings: TemporalSettings): Promise<C> {
   try {
     await connection.withDeadline(Date.now() + settings.connectTimeoutMs, () =>
       connection.workflowService.describeNamespace({ namespace: settings.namespace }),

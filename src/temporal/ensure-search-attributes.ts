@@ -1,10 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isGrpcServiceError, type Connection } from '@temporalio/client';
+import { isGrpcServiceError, type ConnectionLike } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { toCliSearchAttributes, type AnySearchAttributeKey } from '../contracts/search-attributes.js';
 import { GRPC } from './connection.js';
 
 const VISIBLE_TIMEOUT_MS = 15_000;
+
+/** A client's or a worker's connection: both reach the operator service. */
+type Connection = Pick<ConnectionLike, 'operatorService'>;
 
 type Registration = { namespace: string; address: string; keys: readonly AnySearchAttributeKey[] };
 

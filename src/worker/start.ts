@@ -12,12 +12,7 @@ import type { HttpObserver } from '../http/transport.js';
 import { createSink } from '../purchases/event-sink.js';
 import type { PurchaseEventSink } from '../purchases/event-sink.js';
 import { resolveServices, type EmbeddedSandbox } from '../services/endpoints.js';
-import {
-  connectClient,
-  connectNative,
-  DEFAULT_TEMPORAL_ADDRESS,
-  type TemporalSettings,
-} from '../temporal/connection.js';
+import { connectWorkerConnection, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from '../temporal/connection.js';
 import { requireSearchAttributes } from '../temporal/ensure-search-attributes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 import { openTenantAccess } from '../tenants/access.js';
@@ -271,18 +266,16 @@ export async function connectWorkerProcess(
     }
     const temporal = options.temporal ?? settings.temporal;
     const { namespace } = temporal;
-    const clientConnection = await connectClient(temporal);
-    opened.push(() => clientConnection.close());
-    const searchAttributes = await requireSearchAttributes(clientConnection, {
+    const connection = await connectWorkerConnection(temporal);
+    opened.push(() => connection.close());
+    const searchAttributes = await requireSearchAttributes(connection, {
       namespace,
       address: temporal.address ?? DEFAULT_TEMPORAL_ADDRESS,
       keys: projectSearchAttributes,
     });
     logger.info({ namespace, searchAttributes }, 'search attributes checked');
-    const connection = await connectNative(temporal);
-    opened.push(() => connection.close());
     const client = new Client({
-      connection: clientConnection,
+      connection,
       namespace,
       dataConverter: encryption.dataConverter,
       plugins: tracingPlugins(),

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -287,6 +288,13 @@ describe('a worker process serving a tenants file', () => {
       args: [input],
     });
   }
+
+  it('talks to Temporal through one connection: its client shares the native one its workers poll through', () => {
+    expect(connected.client.connection).toBeInstanceOf(NativeConnection);
+    const { workflows, compliance, accounting } = connected.worker.workers;
+    for (const worker of [workflows, compliance, accounting])
+      expect(worker.options.connection).toBe(connected.client.connection);
+  });
 
   it('says which applications it serves and how many businesses each, never a key; schedules only what it serves', () => {
     const ready = logLines
