@@ -7,12 +7,16 @@ const TICK_MS = 1_000;
 /** Below 85 % of the pace last found spent (or never found), the pace grows a quarter a tick; nearer, by 3 %. */
 const FIRST_RISE = 0.25;
 const RISE = 0.03;
-/** A budget found spent this long ago no longer holds the pace under it (without a margin: no longer slows the rise). */
+/**
+ * A budget found spent this long ago no longer holds the pace under it (without a margin: no longer slows the rise).
+ */
 const SPENT_FORGOTTEN_AFTER_MS = 30_000;
 /** A wait of a slot and a half cuts the pace to 85 %; of four slots or more (a queue has built up), to half. */
 const CUT_TO = 0.85;
 const DEEP_CUT_AFTER_SLOTS = 4;
-/** Nor before a second's wait: a pause of the whole machine (a collection, a checkpoint) is no queue of the import's. */
+/**
+ * Nor before a second's wait: a pause of the whole machine (a collection, a checkpoint) is no queue of the import's.
+ */
 const DEEP_CUT_AFTER_MS_CARRIED = 1_000;
 const DEEP_CUT_TO = 0.5;
 /** Rows let go and not started hold back the rest, unless they waited this long (held up elsewhere: worker killed). */
@@ -75,7 +79,9 @@ export class RowPace {
   private readonly carried: boolean;
   private readonly heldUpSpendsNothing: boolean;
   private readonly leavesMargin: boolean;
-  /** The least wait of a row not held up since the pace began: a queue standing for the last seconds cannot raise it. */
+  /**
+   * The least wait of a row not held up since the pace began: a queue standing for the last seconds cannot raise it.
+   */
   private leastWait = Number.POSITIVE_INFINITY;
   private readonly readsWindow: boolean;
   private readonly requestsPerSecond: number;

@@ -1,4 +1,6 @@
-/** The tenants resolved against the services (docs/tenancy.md): each key asked, its businesses assigned, a client each. */
+/**
+ * The tenants resolved against the services (docs/tenancy.md): each key asked, its businesses assigned, a client each.
+ */
 import type { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import { ConfigError } from '../config/env.js';
