@@ -253,32 +253,26 @@ async function probeTcp(settings: TemporalSettings): Promise<void> {
   });
 }
 
-/** A client Connection, proven usable: describing the namespace also checks the credentials. */
-export async function connectClient(settings: TemporalSettings): Promise<Connection> {
-  let connection: Connection;
-  try {
-    await probeTcp(settings);
-    connection = await Connection.connect(clientConnectionOptions(settings));
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    throw connectionError(settings, err);
-  }
-  return proveNamespace(connection, settings);
+/** A client Connection, proven usable. */
+export function connectClient(settings: TemporalSettings): Promise<Connection> {
+  return connectProven(settings, () => Connection.connect(clientConnectionOptions(settings)));
 }
 
 /** The worker's one connection (its workers and its client share it), proven usable as connectClient's. */
-export async function connectWorkerConnection(settings: TemporalSettings): Promise<NativeConnection> {
-  try {
-    await probeTcp(settings);
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    throw connectionError(settings, err);
-  }
-  return proveNamespace(await connectNative(settings), settings);
+export function connectWorkerConnection(settings: TemporalSettings): Promise<NativeConnection> {
+  return connectProven(settings, () => connectNative(settings));
 }
 
-/** Closes the connection when the namespace cannot be described. */
-async function proveNamespace<C extends ConnectionLike>(connection: C, settings: TemporalSettings): Promise<C> {
+/** A TCP probe, then the connection; describing the namespace also checks the credentials. Closed on failure. */
+async function connectProven<C extends ConnectionLike>(settings: TemporalSettings, connect: () => Promise<C>) {
+  let connection: C;
+  try {
+    await probeTcp(settings);
+    connection = await connect();
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof TemporalConnectionError) throw err;
+    throw connectionError(settings, err);
+  }
   try {
     await connection.withDeadline(Date.now() + settings.connectTimeoutMs, () =>
       connection.workflowService.describeNamespace({ namespace: settings.namespace }),
