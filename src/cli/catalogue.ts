@@ -5,7 +5,6 @@ import { checkCodes, readServiceCodes } from '../catalogue/codes.js';
 import { reportCsv } from '../catalogue/report.js';
 import { formatOf, readCatalogue, type CatalogueProblem } from '../catalogue/rows.js';
 import {
-  CatalogueImportRunningError,
   CatalogueSizeError,
   catalogueImportProgress,
   catalogueImportReport,
@@ -17,8 +16,8 @@ import type { CatalogueImportProgress } from '../contracts/catalogue-import.js';
 import { connectSalesClient } from '../client/sales-client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
-import { SERVICES_ENVIRONMENT, EXIT_USAGE, createProgram, runProgram } from './command.js';
-import { TEMPORAL_ENVIRONMENT } from './client-command.js';
+import { SERVICES_ENVIRONMENT, createProgram } from './command.js';
+import { TEMPORAL_ENVIRONMENT, UsageError, runClientProgram } from './client-command.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger } from './read-only.js';
 
 /** Problems printed before the count of the rest: a file with a wrong column has one per row. */
@@ -55,25 +54,16 @@ async function withComplianceClient<T>(businessId: string, use: (client: Complia
 /** The file read and checked, its problems printed; `rows` only when it can be imported. */
 async function checkedFile(businessId: string, file: string) {
   const format = formatOf(file);
-  if (businessId.trim() === '' || format === undefined) {
-    console.error(
-      businessId.trim() === '' ? 'error: businessId must not be empty' : 'error: the file must be .csv or .json',
-    );
-    return { code: EXIT_USAGE };
-  }
-  let bytes: Uint8Array;
-  try {
-    const { size } = await stat(file);
-    if (size > FILE_BYTES_MAX) {
-      const megabytes = (count: number) => `${Math.round(count / 1024 / 1024)} MB`;
-      console.error(`error: ${file} is ${megabytes(size)}: a catalogue file is at most ${megabytes(FILE_BYTES_MAX)}`);
-      return { code: EXIT_USAGE };
-    }
-    bytes = await readFile(file);
-  } catch (err) {
-    console.error(`error: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-    return { code: EXIT_USAGE };
-  }
+  if (businessId.trim() === '') throw new UsageError('businessId must not be empty');
+  if (format === undefined) throw new UsageError('the file must be .csv or .json');
+  const unreadable = (err: unknown): never => {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  };
+  const { size } = await stat(file).catch(unreadable);
+  const megabytes = (count: number) => `${Math.round(count / 1024 / 1024)} MB`;
+  if (size > FILE_BYTES_MAX)
+    throw new UsageError(`${file} is ${megabytes(size)}: a catalogue file is at most ${megabytes(FILE_BYTES_MAX)}`);
+  const bytes = await readFile(file).catch(unreadable);
   const read = readCatalogue(bytes, format);
   const codes = read.records.length > 0 ? await withComplianceClient(businessId, readServiceCodes) : undefined;
   const problems = [...read.problems, ...(codes ? checkCodes(read.records, codes) : [])].sort(
@@ -104,13 +94,8 @@ async function withTemporal(use: (client: Client) => Promise<number>): Promise<n
   try {
     return await use(connected.client);
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) {
-      console.error(`error: no such catalogue import (${err.workflowId})`);
-      return EXIT_USAGE;
-    }
-    if (!(err instanceof CatalogueSizeError || err instanceof CatalogueImportRunningError)) throw err;
-    console.error(`error: ${err.message}`);
-    return err instanceof CatalogueSizeError ? EXIT_USAGE : 1;
+    if (err instanceof WorkflowNotFoundError) throw new UsageError(`no such catalogue import (${err.workflowId})`);
+    throw err instanceof CatalogueSizeError ? new UsageError(err.message) : err;
   } finally {
     await connected.close();
   }
@@ -128,7 +113,7 @@ async function importFile(
   options: { dryRun?: boolean; wait?: boolean; report?: string; taskQueue?: string },
 ): Promise<number> {
   const checked = await checkedFile(businessId!, file!);
-  if (checked.code !== 0 || !checked.rows || options.dryRun) return checked.code;
+  if (!checked.rows || options.dryRun) return checked.code;
   return withTemporal(async (client) => {
     const started = await startCatalogueImport(client, businessId!, checked.rows, options.taskQueue);
     const sent = `${started.chunksSent} of ${started.chunks} chunk(s) sent now`;
@@ -235,4 +220,4 @@ program
   .option('--out <prefix>', 'the report files <prefix>.csv and <prefix>.json (default catalogue-<importId>)')
   .act(report);
 
-runProgram(program);
+runClientProgram(program);

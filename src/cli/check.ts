@@ -2,7 +2,7 @@
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { ApiError } from '../http/errors.js';
-import type { TenantDirectory } from '../tenants/directory.js';
+import { DEFAULT_CONCURRENCY, type TenantDirectory } from '../tenants/directory.js';
 import { mapBounded } from '../tenants/probes.js';
 import { SERVICES_ENVIRONMENT, createProgram, runProgram } from './command.js';
 import { someIds } from '../tenants/assignment.js';
@@ -12,9 +12,6 @@ import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLo
 type Checks = Record<string, () => Promise<string>>;
 
 type CheckRow = Awaited<ReturnType<typeof runChecks>>[number];
-
-/** Applications checked at once, as the tenant directory asks them. */
-const CONCURRENCY = 8;
 
 /** One after another: a key's first failure is the row to read. `application`: undefined for the single-key check. */
 async function runChecks(service: string, application: string | undefined, checks: Checks) {
@@ -86,13 +83,13 @@ function accountingChecks(client: AccountingClient): Checks {
 }
 
 async function checkTenants(directory: TenantDirectory): Promise<number> {
-  const compliance = await mapBounded(directory.applications(), CONCURRENCY, async (application) => {
+  const compliance = await mapBounded(directory.applications(), DEFAULT_CONCURRENCY, async (application) => {
     const client = directory.complianceClient(application.application);
     if (!client) return [];
     const tenant = { business: application.businesses[0], served: application.businesses };
     return runChecks('compliance', application.application, complianceChecks(client, tenant));
   });
-  const accounting = await mapBounded(directory.accountingApplications(), CONCURRENCY, async (application) => {
+  const accounting = await mapBounded(directory.accountingApplications(), DEFAULT_CONCURRENCY, async (application) => {
     const client = directory.accountingClient(application.application);
     return client ? runChecks('accounting', application.application, accountingChecks(client)) : [];
   });

@@ -1,6 +1,7 @@
 // What the CLIs over the typed clients share: input checked before Temporal is contacted, JSON out, EXIT codes.
 import { SaleInputConflictError, SaleInputError } from '../client/errors.js';
-import { DEFAULT_TEMPORAL_ADDRESS, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
+import { connectSalesClient, type ConnectedSalesClient } from '../client/sales-client.js';
+import { DEFAULT_TEMPORAL_ADDRESS } from '../temporal/connection.js';
 import { EXIT_USAGE, createProgram, parseAndRun, type CliCommand, type HelpSections } from './command.js';
 import { runMain } from './run-main.js';
 
@@ -50,11 +51,11 @@ export function clientProgram(
 }
 
 /** The settings are checked (files read, named errors) before anything is contacted. */
-export async function connectAndRun<Connected extends { close(): Promise<void> }>(
-  connect: (settings: TemporalSettings) => Promise<Connected>,
-  run: (connected: Connected) => Promise<CommandResult>,
+export async function connectAndRun(
+  run: (connected: ConnectedSalesClient) => Promise<CommandResult>,
+  options: Parameters<typeof connectSalesClient>[0] = {},
 ): Promise<number> {
-  const connected = await connect(loadTemporalSettings(process.env));
+  const connected = await connectSalesClient(options);
   try {
     const { output, code = 0 } = await run(connected);
     console.log(JSON.stringify(output, null, 2));

@@ -1,4 +1,3 @@
-import { connectSalesClient } from '../client/sales-client.js';
 import { syncPurchasesNow } from '../client/purchases.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { clientProgram, connectAndRun, runClientProgram } from './client-command.js';
@@ -20,14 +19,11 @@ program
   .argument('<businessId>')
   .act<{ wait?: boolean; taskQueue?: string }>(async ([businessId], { wait, taskQueue }, command) => {
     if (businessId!.trim() === '') return command.error('error: businessId must not be empty');
-    return connectAndRun(
-      (settings) => connectSalesClient({ settings }),
-      async ({ client }) => {
-        const { result, ...request } = await syncPurchasesNow(client, businessId!, { wait: wait === true, taskQueue });
-        // The ledger is the sync's memory, not news: print the counts.
-        return { output: result ? { ...request, counts: result.counts } : { ...request, requested: true } };
-      },
-    );
+    return connectAndRun(async ({ client }) => {
+      const { result, ...request } = await syncPurchasesNow(client, businessId!, { wait: wait === true, taskQueue });
+      // The ledger is the sync's memory, not news: print the counts.
+      return { output: result ? { ...request, counts: result.counts } : { ...request, requested: true } };
+    });
   });
 
 runClientProgram(program);

@@ -1,9 +1,11 @@
 // What the read-only CLIs (check, reconcile, tenants) share. A refused key or an unsettled business stops them, named
 // by its tenant entry, never by its key.
+import { AccountingClient } from '../accounting/client.js';
+import { ComplianceClient } from '../compliance/client.js';
 import { ApiError } from '../http/errors.js';
 import { ConfigError, loadConfig, type Env } from '../config/env.js';
 import { createLogger, type Logger } from '../logger.js';
-import { assertReadOnlyServices, openClients, resolveServices } from '../services/endpoints.js';
+import { assertReadOnlyServices, resolveServices } from '../services/endpoints.js';
 import { resolveTenantDirectory, type TenantDirectory } from '../tenants/directory.js';
 import { loadTenantsConfig } from '../tenants/load.js';
 
@@ -28,14 +30,15 @@ export async function openSingleKeyClients(env: Env, logger: Logger) {
   const config = loadConfig(env);
   assertReadOnlyServices(config, (message) => console.error(`note: ${message}`));
   const services = await resolveServices(config, logger);
-  const { compliance, accounting, close } = openClients(services);
+  const compliance = new ComplianceClient(services.compliance);
+  const accounting = new AccountingClient(services.accounting);
   return {
     config,
     services,
     compliance,
     accounting,
     close: async () => {
-      await close();
+      await Promise.all([compliance.close(), accounting.close()]);
       await services.close();
     },
   };

@@ -120,21 +120,14 @@ async function openTenantReconciliation(
       link && link.companyId === companyId
         ? link.accounting
         : accountingApplicationFor(directory, businessId, companyId);
-    const compliance = directory.complianceClient(complianceName);
-    const accounting = directory.accountingClient(accountingName);
-    // The directory holds a client for every application it resolved.
-    if (!compliance || !accounting)
-      throw new Error(
-        `the tenants hold no client for ` +
-          `${compliance ? `accounting application ${accountingName}` : `compliance application ${complianceName}`}`,
-      );
     const sources = {
       compliance: directory.applications().find((a) => a.application === complianceName)?.source,
       accounting: directory.accountingApplications().find((a) => a.application === accountingName)?.source,
     };
     return {
-      compliance,
-      accounting,
+      // The directory holds a client for every application it resolved (it refuses a file with a key refused).
+      compliance: directory.complianceClient(complianceName)!,
+      accounting: directory.accountingClient(accountingName)!,
       companyId,
       applications: { compliance: complianceName, accounting: accountingName },
       wrapError: (err) => withEntry(err, sources),

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import {
-  connectSalesClient,
+  loadTemporalSettings,
   type AwaitReceiptOptions,
   type SaleReceiptAnswer,
   type SalesClient,
@@ -109,22 +109,16 @@ async function readJson(source: string, what: string): Promise<unknown> {
   }
 }
 
-function connectAndCall(call: Call, { taskQueue, updateId, wait }: SalesOptions): Promise<number> {
-  return connectAndRun(
-    async (settings) => {
-      // With an OTLP endpoint configured, the start (or update, signal) is the root of the sale's trace.
-      const tracing = await installTracing({ settings: tracingSettings(process.env) });
-      const { sales, close } = await connectSalesClient({ settings, taskQueue });
-      return {
-        sales,
-        close: async () => {
-          await close();
-          await tracing?.shutdown();
-        },
-      };
-    },
-    ({ sales }) => call(sales, { updateId, wait }),
-  );
+async function connectAndCall(call: Call, { taskQueue, updateId, wait }: SalesOptions): Promise<number> {
+  // The Temporal settings are refused before the tracing ones; the client is made once tracing is installed.
+  const settings = loadTemporalSettings(process.env);
+  // With an OTLP endpoint configured, the start (or update, signal) is the root of the sale's trace.
+  const tracing = await installTracing({ settings: tracingSettings(process.env) });
+  try {
+    return await connectAndRun(({ sales }) => call(sales, { updateId, wait }), { settings, taskQueue });
+  } finally {
+    await tracing?.shutdown();
+  }
 }
 
 const program = clientProgram(

@@ -1,4 +1,3 @@
-import { connectSalesClient } from '../client/sales-client.js';
 import { SyncBatchClient, parseSyncBatchInput } from '../client/sync-batches.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { EXIT, clientProgram, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
@@ -14,10 +13,7 @@ function connectAndRunBatch(
   run: (client: SyncBatchClient) => Promise<CommandResult>,
   { taskQueue }: SyncBatchOptions,
 ): Promise<number> {
-  return connectAndRun(
-    (settings) => connectSalesClient({ settings }),
-    ({ client }) => run(new SyncBatchClient(client, { taskQueue })),
-  );
+  return connectAndRun(({ client }) => run(new SyncBatchClient(client, { taskQueue })));
 }
 
 const program = clientProgram(

@@ -9,7 +9,12 @@ import { ApiError } from '../http/errors.js';
 import type { RateLimitInfo } from '../http/rate-limit.js';
 import type { Logger } from '../logger.js';
 import { assertReadOnlyServices, resolveServices, type ServiceEndpoints } from '../services/endpoints.js';
-import { resolveTenantDirectory, TenantConfigError, TenantServiceError } from '../tenants/directory.js';
+import {
+  DEFAULT_CONCURRENCY,
+  resolveTenantDirectory,
+  TenantConfigError,
+  TenantServiceError,
+} from '../tenants/directory.js';
 import {
   errorText,
   keyEnvironment,
@@ -31,9 +36,6 @@ type KeyState =
   { state: 'accepted' } | { state: 'refused'; status: number; code: string } | { state: 'unreachable'; error: string };
 
 type Options = { json?: boolean; wide?: boolean; outages?: boolean; taskQueue?: string };
-
-/** Keys asked at once, as the directory asks them. */
-const CONCURRENCY = 8;
 
 function keyState(outcome: Outcome<unknown>): KeyState {
   if ('ok' in outcome) return { state: 'accepted' };
@@ -101,8 +103,8 @@ type Inspection = Awaited<ReturnType<typeof inspect>>;
 async function inspect(tenants: TenantsConfig, logger: Logger) {
   const probes = new Map<string, ComplianceProbe>();
   const [compliance, accounting] = await Promise.all([
-    mapBounded(tenants.compliance, CONCURRENCY, (tenant) => probeComplianceOnce(tenant, probes)),
-    mapBounded(tenants.accounting, CONCURRENCY, async (tenant) => {
+    mapBounded(tenants.compliance, DEFAULT_CONCURRENCY, (tenant) => probeComplianceOnce(tenant, probes)),
+    mapBounded(tenants.accounting, DEFAULT_CONCURRENCY, async (tenant) => {
       const outcome = await probeAccounting(tenant);
       if ('ok' in outcome) await outcome.ok.client.close();
       return outcome;
@@ -124,12 +126,7 @@ async function inspect(tenants: TenantsConfig, logger: Logger) {
       const outcome = compliance[index]!;
       const key = complianceKeys[index]!;
       const identity = 'ok' in outcome ? outcome.ok.identity : undefined;
-      const rateLimit =
-        'ok' in outcome
-          ? outcome.ok.rateLimit
-          : outcome.error instanceof ApiError
-            ? outcome.error.rateLimit
-            : undefined;
+      const { rateLimit } = 'ok' in outcome ? outcome.ok : outcome.error instanceof ApiError ? outcome.error : {};
       const accepted = key.state === 'accepted';
       const settledApplication = applications.get(tenant.application);
       return {

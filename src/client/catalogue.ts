@@ -32,10 +32,6 @@ export class CatalogueSizeError extends Error {
   override readonly name = 'CatalogueSizeError';
 }
 
-export class CatalogueImportRunningError extends Error {
-  override readonly name = 'CatalogueImportRunningError';
-}
-
 export function catalogueImportId(businessId: string, rows: ReadonlyArray<{ line: number; row: CatalogueRow }>) {
   return createHash('sha256').update(JSON.stringify({ businessId, rows })).digest('hex').slice(0, 16);
 }
@@ -110,7 +106,7 @@ export async function catalogueImportReport(client: Client, businessId: string, 
   const handle = client.workflow.getHandle<CatalogueImportWorkflow>(workflowId);
   const progress = await handle.query(getCatalogueImportProgressQuery);
   if (progress.state !== 'done')
-    throw new CatalogueImportRunningError(
+    throw new Error(
       `import ${importId} has not ended (${progress.done} of ${progress.items} items done): ` +
         'its report is there once it has (`status` follows it)',
     );

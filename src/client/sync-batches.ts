@@ -46,31 +46,32 @@ export class SyncBatchClient extends TaskQueueClient {
   }
 
   async getState(syncBatchId: string): Promise<SyncBatchState> {
-    const handle = this.handle(syncBatchId);
-    return this.run('getState', handle.workflowId, () => handle.query(getSyncBatchStateQuery));
+    return this.run('getState', syncBatchId, (handle) => handle.query(getSyncBatchStateQuery));
   }
 
   async result(syncBatchId: string): Promise<SyncBatchSummary> {
-    const handle = this.handle(syncBatchId);
-    return this.run('result', handle.workflowId, () => handle.result());
+    return this.run('result', syncBatchId, (handle) => handle.result());
   }
 
   /** The update id names the parking acted on: two clicks on one act once, and a later parking acts again. */
   async reprocess(syncBatchId: string, options: { updateId?: string } = {}): Promise<SyncBatchState> {
-    const handle = this.handle(syncBatchId);
     const updateId = options.updateId ?? `reprocess:${(await this.getState(syncBatchId)).processCalls}`;
-    return this.run('reprocess', handle.workflowId, () => handle.executeUpdate(reprocessSyncBatchUpdate, { updateId }));
+    return this.run('reprocess', syncBatchId, (handle) => handle.executeUpdate(reprocessSyncBatchUpdate, { updateId }));
   }
 
   async dismiss(syncBatchId: string, reason: string, options: { updateId?: string } = {}): Promise<SyncBatchState> {
-    const handle = this.handle(syncBatchId);
-    return this.run('dismiss', handle.workflowId, () =>
+    return this.run('dismiss', syncBatchId, (handle) =>
       handle.executeUpdate(dismissSyncBatchUpdate, { args: [{ reason }], updateId: options.updateId ?? 'dismiss' }),
     );
   }
 
-  private async run<T>(operation: SyncBatchOperation, workflowId: string, call: () => Promise<T>): Promise<T> {
-    return runOperation(SyncBatchOperationError, operation, workflowId, call);
+  private async run<T>(
+    operation: SyncBatchOperation,
+    syncBatchId: string,
+    call: (handle: WorkflowHandle<SyncBatchWorkflow>) => Promise<T>,
+  ): Promise<T> {
+    const handle = this.handle(syncBatchId);
+    return runOperation(SyncBatchOperationError, operation, handle.workflowId, () => call(handle));
   }
 }
 

@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
 import { ConfigError, type AccountingConfig, type AppConfig, type ComplianceConfig } from '../config/env.js';
-import { AccountingClient } from '../accounting/client.js';
-import { ComplianceClient } from '../compliance/client.js';
 
 /** After the embedded sandbox has filled in whatever was not configured. */
 export interface ServiceEndpoints {
@@ -111,12 +109,4 @@ export async function resolveServices(
     sandbox,
     close: () => sandbox.close(),
   };
-}
-
-/** One client per service, for what is asked once (start-up checks, the read-only tools). */
-export function openClients(endpoints: { compliance: ComplianceConfig; accounting: AccountingConfig }) {
-  const compliance = new ComplianceClient(endpoints.compliance);
-  const accounting = new AccountingClient(endpoints.accounting);
-  const close = async (): Promise<void> => void (await Promise.all([compliance.close(), accounting.close()]));
-  return { compliance, accounting, close };
 }
