@@ -42,21 +42,23 @@ type SecretVariable = (typeof SECRET_VARIABLES)[number];
 /** A secret is a line or a key, never more: a bigger file is a wrong path, not a secret. */
 const SECRET_FILE_MAX_BYTES = 64 * 1024;
 
-export function readSecretFile(fileVariable: string, path: string): string {
+/** `read(path)`, whose failure names the setting and the path (and the error's code), never the content. */
+export function readSettingFile<T>(setting: string, path: string, read: (path: string) => T): T {
   try {
-    const size = statSync(path).size;
-    if (size > SECRET_FILE_MAX_BYTES)
-      throw new ConfigError(
-        `${fileVariable}: ${path} is ${size} bytes, more than a secret (at most ${SECRET_FILE_MAX_BYTES})`,
-      );
-    // Editors and `echo` end the file with a newline that is not part of the secret.
-    return readFileSync(path, 'utf8').trim();
+    return read(path);
   } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    throw new ConfigError(
-      `${fileVariable}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
-    );
+    throw new ConfigError(`${setting}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
+}
+
+export function readSecretFile(fileVariable: string, path: string): string {
+  const { size } = readSettingFile(fileVariable, path, (file) => statSync(file));
+  if (size > SECRET_FILE_MAX_BYTES)
+    throw new ConfigError(
+      `${fileVariable}: ${path} is ${size} bytes, more than a secret (at most ${SECRET_FILE_MAX_BYTES})`,
+    );
+  // Editors and `echo` end the file with a newline that is not part of the secret.
+  return readSettingFile(fileVariable, path, (file) => readFileSync(file, 'utf8')).trim();
 }
 
 /** `<NAME>_FILE` read into `<NAME>` (an empty file is unset), then dropped so that resolving twice reads once. */

@@ -1,5 +1,6 @@
 // Why: docs/deployment.md, "Connecting to Temporal". Failures name the setting, never a secret.
 import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,7 +12,7 @@ import {
   type ConfigDataSource,
 } from '@temporalio/envconfig';
 import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
-import { ConfigError, resolveSecretFiles, type Env } from '../config/env.js';
+import { ConfigError, readSettingFile, resolveSecretFiles, type Env } from '../config/env.js';
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -52,17 +53,8 @@ function readTlsSource(
       : 'data' in data && env[`${name}_DATA`] !== undefined
         ? `${name}_DATA`
         : `tls.${toml}_path / ${toml}_data of profile "${profile ?? 'default'}" in the Temporal config file`;
-  let bytes: Buffer;
-  if ('path' in data) {
-    try {
-      bytes = readFileSync(data.path);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? 'error';
-      throw new ConfigError(`${setting}: cannot read ${data.path} (${code})`);
-    }
-  } else {
-    bytes = Buffer.from(data.data);
-  }
+  const bytes =
+    'path' in data ? readSettingFile(setting, data.path, (path) => readFileSync(path)) : Buffer.from(data.data);
   const where = 'path' in data ? `${setting} (${data.path})` : setting;
   try {
     if (source === 'clientKey') createPrivateKey(bytes);
@@ -230,27 +222,22 @@ async function probeTcp(settings: TemporalSettings): Promise<void> {
   if (!Number.isInteger(port) || port <= 0 || port > 65_535) {
     throw new ConfigError(`TEMPORAL_ADDRESS: "${addressOf(settings)}" is not host:port`);
   }
-  await new Promise<void>((resolve, reject) => {
-    const socket = net.connect({ host, port });
-    socket.setTimeout(settings.connectTimeoutMs);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve();
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      reject(new Error(`no TCP connection within ${settings.connectTimeoutMs} ms`));
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => {
-      const reason =
-        err.code === 'ECONNREFUSED'
-          ? 'connection refused: nothing listens there'
-          : err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
-            ? `host ${host} not found`
-            : err.message;
-      reject(new Error(`${reason} (${err.code ?? 'error'})`));
-    });
-  });
+  const socket = net.connect({ host, port });
+  try {
+    await once(socket, 'connect', { signal: AbortSignal.timeout(settings.connectTimeoutMs) });
+  } catch (err) {
+    const { name, code, message } = err as NodeJS.ErrnoException;
+    if (name === 'AbortError') throw new Error(`no TCP connection within ${settings.connectTimeoutMs} ms`);
+    const reason =
+      code === 'ECONNREFUSED'
+        ? 'connection refused: nothing listens there'
+        : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+          ? `host ${host} not found`
+          : message;
+    throw new Error(`${reason} (${code ?? 'error'})`);
+  } finally {
+    socket.destroy();
+  }
 }
 
 /** A client Connection, proven usable. */

@@ -62,12 +62,11 @@ async function listCustomAttributes(connection: Connection, namespace: string): 
 }
 
 function searchAttributeCommands({ keys, namespace, address }: Registration): string[] {
-  const byType = new Map<string, string[]>();
-  for (const { name, type } of toCliSearchAttributes(keys)) byType.set(type, [...(byType.get(type) ?? []), name]);
+  const byType = Map.groupBy(toCliSearchAttributes(keys), (attribute) => attribute.type);
   const cli = [...byType].map(
-    ([type, names]) =>
+    ([type, attributes]) =>
       `temporal operator search-attribute create --address ${address} --namespace ${namespace} ` +
-      `${names.map((n) => `--name ${n}`).join(' ')} --type ${type}`,
+      `${attributes.map(({ name }) => `--name ${name}`).join(' ')} --type ${type}`,
   );
   const cloud = `tcld namespace search-attributes add --namespace ${namespace} ${toCliSearchAttributes(keys)
     .map(({ name, type }) => `--search-attribute "${name}=${type}"`)

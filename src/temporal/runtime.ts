@@ -1,4 +1,4 @@
-import { DefaultLogger, Runtime, makeTelemetryFilterString, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import type { Logger } from 'pino';
 
 let installed = false;
@@ -9,14 +9,13 @@ const SDK_WIRING = /^(No (Nexus services|workflows|activities) registered, not p
 /** Before any connection or worker is created; later calls are no-ops, so tests and the local stack share it. */
 export function installTemporalRuntime(
   logger: Logger,
-  options: { level?: LogLevel; metricsBindAddress?: string | undefined } = {},
+  options: { metricsBindAddress?: string | undefined } = {},
 ): void {
   if (installed) return;
   installed = true;
-  const level = options.level ?? 'INFO';
   const temporalLogger = logger.child({ component: 'temporal' });
   Runtime.install({
-    logger: new DefaultLogger(level, (entry) => {
+    logger: new DefaultLogger('INFO', (entry) => {
       const meta = { ...entry.meta, sdkComponent: entry.meta?.sdkComponent };
       const method =
         SDK_WIRING.test(entry.message) && entry.meta?.state !== 'FAILED'

@@ -2,9 +2,9 @@
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { FAILURE_TYPES } from '../contracts/failures.js';
 import type { ServiceAccess } from '../services/access.js';
-import { budgetWindows, windowKeyOf, type BudgetWindow } from './budget-windows.js';
+import { windowKeyOf } from './budget-windows.js';
 import { accountingClientOf, type LiveTenants } from './live.js';
-import type { ComplianceApplication, TenantDirectory } from './directory.js';
+import type { TenantDirectory } from './directory.js';
 
 /** An ApplicationFailure so that it reaches the workflow typed, and not retried: only a change of tenants helps. */
 export class UnknownBusinessError extends ApplicationFailure {
@@ -26,23 +26,18 @@ export class UnknownBusinessError extends ApplicationFailure {
 export const AWAITED_SERVICE_FAILURE = FAILURE_TYPES.tenantAwaitingService;
 
 /** A call whose key has not answered since start-up: retryable, and `requestSent: false` (nothing reached it). */
-class AwaitedServiceError extends ApplicationFailure {
-  constructor(message: string, subject: Record<string, string | null>) {
-    // Benign: expected while an outage lasts, and logged once at start; SDK logs and failure metrics stay quiet.
-    super(
-      message,
-      AWAITED_SERVICE_FAILURE,
-      false,
-      [{ ...subject, requestSent: false }],
-      undefined,
-      undefined,
-      ApplicationFailureCategory.BENIGN,
-    );
-  }
+function awaitedService(message: string, subject: Record<string, string | null>): ApplicationFailure {
+  // Benign: expected while an outage lasts, and logged once at start; SDK logs and failure metrics stay quiet.
+  return ApplicationFailure.create({
+    message,
+    type: AWAITED_SERVICE_FAILURE,
+    details: [{ ...subject, requestSent: false }],
+    category: ApplicationFailureCategory.BENIGN,
+  });
 }
 
-function awaitedBusiness(businessId: string): AwaitedServiceError {
-  return new AwaitedServiceError(
+function awaitedBusiness(businessId: string): ApplicationFailure {
+  return awaitedService(
     `business ${businessId} waits for the compliance service: the key that may serve it has not answered since ` +
       'the worker started (asked again until it does)',
     { businessId },
@@ -72,14 +67,6 @@ function unknownCompany(directory: TenantDirectory, companyId: string | undefine
   return new UnknownCompanyError(companyId, message);
 }
 
-// Worked out once per directory: a placement is asked for every sale.
-const windowsByDirectory = new WeakMap<TenantDirectory, BudgetWindow[]>();
-function windowOf(directory: TenantDirectory, application: ComplianceApplication): BudgetWindow | undefined {
-  let windows = windowsByDirectory.get(directory);
-  if (!windows) windowsByDirectory.set(directory, (windows = budgetWindows(directory)));
-  return windows.find((window) => window.fairnessKey === windowKeyOf(application));
-}
-
 /** A removed business's work under way goes through the application that served it. */
 export function openTenantAccess(tenants: LiveTenants): ServiceAccess & { close(): Promise<void> } {
   return {
@@ -93,7 +80,7 @@ export function openTenantAccess(tenants: LiveTenants): ServiceAccess & { close(
       const directory = tenants.current();
       const client = accountingClientOf(directory, companyId);
       if (!client && tenants.awaitsAccounting()) {
-        throw new AwaitedServiceError(
+        throw awaitedService(
           `company ${companyId ?? '(none named)'} waits for the accounting service: an accounting key has not ` +
             'answered since the worker started (asked again until it does)',
           { companyId: companyId ?? null },
@@ -106,12 +93,13 @@ export function openTenantAccess(tenants: LiveTenants): ServiceAccess & { close(
       const route = tenants.routeOf(businessId);
       if (route?.serving || (route && !newWork)) {
         const application = route.application.application;
-        const window = route.serving ? windowOf(tenants.current(), route.application) : undefined;
+        const key = windowKeyOf(route.application);
+        const window = route.serving ? tenants.current().budgetWindow(key) : undefined;
         const requestsPerMinute = window?.requestsPerMinute ?? route.application.requestsPerMinute;
         // A window of several businesses has its own queue: there the business is the fairness key, shared fairly.
         if (window?.ownQueue)
           return { application, fairnessKey: businessId, ownQueue: window.fairnessKey, requestsPerMinute };
-        return { application, fairnessKey: windowKeyOf(route.application), requestsPerMinute };
+        return { application, fairnessKey: key, requestsPerMinute };
       }
       // Not known yet is not "served by none": placement waits (retried) for the key that may serve it to answer.
       if (!route && tenants.awaits(businessId)) throw awaitedBusiness(businessId);

@@ -23,28 +23,22 @@ export function windowKeyOf(application: ComplianceApplication): string {
 }
 
 export function budgetWindows(directory: Pick<TenantDirectory, 'applications'>): BudgetWindow[] {
-  const windows = new Map<string, Omit<BudgetWindow, 'ownQueue'>>();
-  for (const application of directory.applications()) {
-    const fairnessKey = windowKeyOf(application);
-    const window = windows.get(fairnessKey);
-    windows.set(fairnessKey, {
+  return [...Map.groupBy(directory.applications(), windowKeyOf)].map(([fairnessKey, sharing]) => {
+    const businesses = sharing.flatMap((application) => application.businesses);
+    return {
       fairnessKey,
-      applications: [...(window?.applications ?? []), application.application],
-      requestsPerMinute: Math.min(window?.requestsPerMinute ?? Infinity, application.requestsPerMinute),
-      businesses: [...(window?.businesses ?? []), ...application.businesses],
-    });
-  }
-  return [...windows.values()].map((window) => ({ ...window, ownQueue: window.businesses.length > 1 }));
+      applications: sharing.map((application) => application.application),
+      requestsPerMinute: Math.min(...sharing.map((application) => application.requestsPerMinute)),
+      businesses,
+      ownQueue: businesses.length > 1,
+    };
+  });
 }
 
 /** Allowed (business-bound keys of one application are normal), but budgets over the limit draw 429s when busy. */
 export function warnSharedWindows(applications: readonly ComplianceApplication[], logger: Logger | undefined): void {
-  const byService = new Map<string, ComplianceApplication[]>();
-  for (const application of applications) {
-    const id = application.serviceApplicationId;
-    if (id !== undefined) byService.set(id, [...(byService.get(id) ?? []), application]);
-  }
-  for (const [serviceApplicationId, sharing] of byService) {
+  const identified = applications.filter((application) => application.serviceApplicationId !== undefined);
+  for (const [serviceApplicationId, sharing] of Map.groupBy(identified, (a) => a.serviceApplicationId!)) {
     const total = sharing.reduce((sum, application) => sum + application.requestsPerMinute, 0);
     const limit = sharing[0]!.serviceRequestsPerMinute;
     if (sharing.length > 1 && limit !== undefined && total > limit) {

@@ -18,7 +18,7 @@ import {
   type Outcome,
   variableFailure,
 } from './probes.js';
-import { warnSharedWindows } from './budget-windows.js';
+import { budgetWindows, warnSharedWindows } from './budget-windows.js';
 import { resolveLinks } from './links.js';
 import { ENVIRONMENT_ORIGIN } from './single-key.js';
 import type { AccountingTenant, ComplianceTenant, TenantsConfig } from './types.js';
@@ -77,7 +77,7 @@ function summary(origin: string, lines: readonly string[]): string {
     : `${origin}: ${lines.length} problems:\n${lines.map((line) => `  - ${line}`).join('\n')}`;
 }
 
-const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_CONCURRENCY = 8;
 // Longest wait for an application's rate-limit window to reset before a call is handed back.
 const HOLD_MS = 10_000;
 
@@ -208,6 +208,8 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
     }
   });
   warnSharedWindows(applications, logger);
+  // Worked out once: a placement is asked for every sale.
+  const windows = budgetWindows({ applications: () => applications });
   const accountingApplications = [...accountingProbes.values()].flatMap((probe) =>
     probe ? [{ application: probe.tenant.application, source: probe.tenant.source, companies: probe.companies }] : [],
   );
@@ -221,6 +223,7 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
     origin: tenants.origin,
     applicationOf: (businessId: string) => owner.get(businessId),
     applications: () => applications,
+    budgetWindow: (fairnessKey: string) => windows.find((window) => window.fairnessKey === fairnessKey),
     accountingApplications: () => accountingApplications,
     accountingApplicationOf: (companyId: string) => links.companyApplication.get(companyId),
     links: () => links.resolved,

@@ -45,12 +45,7 @@ export const complianceEntry = z.strictObject(
     application: applicationName,
     apiKey: keySource,
     baseUrl,
-    requestsPerMinute: z
-      .number({ error: RATE })
-      .int({ error: RATE })
-      .min(1, { error: RATE })
-      .max(100_000, { error: RATE })
-      .default(120),
+    requestsPerMinute: z.int({ error: RATE }).min(1, { error: RATE }).max(100_000, { error: RATE }).default(120),
     businesses: z.array(id('a business'), { error: 'must be a list of business ids' }).optional(),
   },
   AN_ENTRY,

@@ -1,4 +1,5 @@
 // Replaceable while the worker runs. Why: docs/tenancy.md, "…without a restart", "…during an outage".
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import type { AccountingTenant, ComplianceTenant, TenantsConfig } from './types.js';
 import type { RateLimitGate } from '../http/rate-limit-gate.js';
@@ -51,7 +52,6 @@ export async function openLiveTenants(
   const drained = new Map<string, { directory: TenantDirectory; application: ComplianceApplication }>();
   const retired = new Set<TenantDirectory>();
   const timers = new Set<NodeJS.Timeout>();
-  let replacing: Promise<unknown> = Promise.resolve();
 
   const applicationOf = (directory: TenantDirectory, businessId: string): ComplianceApplication | undefined => {
     const name = directory.applicationOf(businessId);
@@ -80,15 +80,17 @@ export async function openLiveTenants(
       for (const businessId of application.businesses) drained.delete(businessId);
     current = next;
     closeWhenUnused(previous);
-    options.logger?.info({ origin: tenants.origin, ...counts(change) }, 'tenants replaced');
+    // Names of applications are operator's words and bounded by the file; businesses are counted, not listed.
+    const { applicationsAdded, applicationsRemoved, ...businesses } = change;
+    const counted = Object.fromEntries(Object.entries(businesses).map(([key, list]) => [key, list.length]));
+    options.logger?.info(
+      { origin: tenants.origin, applicationsAdded, applicationsRemoved, ...counted },
+      'tenants replaced',
+    );
     return change;
   };
   // One replacement at a time: two overlapping ones would each drain from a directory the other replaced.
-  const serially = <T>(run: () => Promise<T>): Promise<T> => {
-    const result = replacing.then(run);
-    replacing = result.catch(() => undefined);
-    return result;
-  };
+  const serially = serialRunner();
 
   const askingAgain =
     awaitOutages && current.awaited().length > 0
@@ -143,6 +145,16 @@ export async function openLiveTenants(
   };
 }
 
+/** Runs each function once those given before have settled, whatever their outcome. */
+export function serialRunner() {
+  let chain: Promise<unknown> = Promise.resolve();
+  return <T>(run: () => Promise<T>): Promise<T> => {
+    const result = chain.then(run);
+    chain = result.catch(() => undefined);
+    return result;
+  };
+}
+
 function servedBusinesses(directory: TenantDirectory): Map<string, string> {
   return new Map(directory.applications().flatMap((a) => a.businesses.map((b) => [b, a.application] as const)));
 }
@@ -158,17 +170,6 @@ function changeBetween(previous: TenantDirectory, next: TenantDirectory) {
     businessesMoved: [...after].filter(([b, a]) => before.has(b) && before.get(b) !== a).map(([b]) => b),
     applicationsAdded: [...namesAfter].filter((a) => !namesBefore.has(a)),
     applicationsRemoved: [...namesBefore].filter((a) => !namesAfter.has(a)),
-  };
-}
-
-function counts(change: TenantsChange) {
-  // Names of applications are operator's words and bounded by the file; businesses are counted, not listed.
-  return {
-    applicationsAdded: change.applicationsAdded,
-    applicationsRemoved: change.applicationsRemoved,
-    businessesAdded: change.businessesAdded.length,
-    businessesRemoved: change.businessesRemoved.length,
-    businessesMoved: change.businessesMoved.length,
   };
 }
 
@@ -198,58 +199,48 @@ function askAgainUntilAnswered(options: {
         '(its businesses wait)',
     );
   }
-  let waiting = options.awaited;
-  let delayMs = first;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let trying: Promise<void> = Promise.resolve();
-  const refusals = new Set<string>();
-
-  const tryOnce = async () => {
-    let still: readonly AwaitedEntry[];
-    try {
-      still = await options.attempt();
-    } catch (err) {
-      const message = errorText(err);
-      if (!refusals.has(message)) {
-        refusals.add(message);
-        logger?.error(
-          { err: message },
-          'a service answered again, but the tenants it settles were refused: still waiting for them',
+  const stopping = new AbortController();
+  const asking = (async () => {
+    const refusals = new Set<string>();
+    let waiting = options.awaited;
+    let delayMs = first;
+    while (waiting.length > 0) {
+      await sleep(delayMs, undefined, { signal: stopping.signal, ref: false }).catch(() => undefined);
+      if (stopping.signal.aborted) return;
+      delayMs = Math.min(max, delayMs * 2);
+      let still = waiting;
+      try {
+        still = await options.attempt();
+      } catch (err) {
+        const message = errorText(err);
+        if (!refusals.has(message)) {
+          refusals.add(message);
+          logger?.error(
+            { err: message },
+            'a service answered again, but the tenants it settles were refused: still waiting for them',
+          );
+        }
+      }
+      const left = new Set(still.map((entry) => entry.source));
+      for (const entry of waiting) {
+        if (!left.has(entry.source))
+          logger?.info({ service: entry.service, application: entry.application }, 'the awaited key answered: served');
+      }
+      waiting = still;
+      if (stopping.signal.aborted) return;
+      for (const entry of waiting) {
+        logger?.debug(
+          { application: entry.application, cause: entry.reason, retryInSeconds: delayMs / 1000 },
+          'still waiting for the service',
         );
       }
-      still = waiting;
     }
-    const left = new Set(still.map((entry) => entry.source));
-    for (const entry of waiting) {
-      if (!left.has(entry.source))
-        logger?.info({ service: entry.service, application: entry.application }, 'the awaited key answered: served');
-    }
-    waiting = still;
-    if (waiting.length === 0 || stopped) return;
-    for (const entry of waiting) {
-      logger?.debug(
-        { application: entry.application, cause: entry.reason, retryInSeconds: delayMs / 1000 },
-        'still waiting for the service',
-      );
-    }
-    schedule();
-  };
-  const schedule = () => {
-    timer = setTimeout(() => {
-      timer = undefined;
-      delayMs = Math.min(max, delayMs * 2);
-      trying = tryOnce();
-    }, delayMs);
-    timer.unref();
-  };
-  schedule();
+  })();
 
   return {
     stop: async () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await trying;
+      stopping.abort();
+      await asking;
     },
   };
 }

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parse, type ParseError } from 'jsonc-parser';
 import { assertCredential, CredentialFormatError, type CredentialKind } from '../config/credentials.js';
-import { ConfigError, loadConfig, readSecretFile, readVariable, type Env } from '../config/env.js';
+import { ConfigError, loadConfig, readSecretFile, readSettingFile, readVariable, type Env } from '../config/env.js';
 import { resolveSecretFiles, SERVICE_SECRETS } from '../config/env.js';
 import {
   accountingEntry,
@@ -40,24 +40,14 @@ export function loadTenantsConfig(rawEnv: Env): TenantsConfig {
 }
 
 function readDocument(variable: string, path: string): TenantsDocument {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`${variable}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
-  }
+  const text = readSettingFile(variable, path, (file) => readFileSync(file, 'utf8'));
   const name = basename(path);
   return { name, content: parseJson(name, text), baseDir: dirname(path) };
 }
 
 /** Hidden entries are skipped: a Kubernetes secret mount also keeps its files in `..data` and a dated directory. */
 function readDirectory(dir: string): TenantsDocument[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (err) {
-    throw new ConfigError(`TENANTS_DIR: cannot read ${dir} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
-  }
+  const names = readSettingFile('TENANTS_DIR', dir, (path) => readdirSync(path));
   const files = names.filter((name) => name.endsWith('.json') && !name.startsWith('.')).sort();
   if (files.length === 0) throw new ConfigError(`TENANTS_DIR: ${dir} holds no *.json file`);
   return files.map((name) => readDocument('TENANTS_DIR', join(dir, name)));

@@ -1,5 +1,5 @@
 /** Asking each key who it is: a refusal (401, 403) is the file's problem; a failing service is not. */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AccountingClient } from '../accounting/client.js';
 import { ComplianceClient } from '../compliance/client.js';
 import type { Business, Identity } from '../compliance/schemas.js';
@@ -122,9 +122,7 @@ export function variableFailure(
 
 /** Equal digests ask the service the same. */
 export function entryDigest(tenant: ComplianceTenant): string {
-  return createHash('sha256')
-    .update(JSON.stringify([tenant.service, tenant.businesses ?? null, tenant.requestsPerMinute]))
-    .digest('hex');
+  return hash('sha256', JSON.stringify([tenant.service, tenant.businesses ?? null, tenant.requestsPerMinute]));
 }
 
 /** From `cache` when an earlier resolution asked the same, else asked now (kept when accepted). */

@@ -1,5 +1,5 @@
 /** Polls the tenants (docs/tenancy.md): a Kubernetes secret is swapped through symlinks that file watchers miss. */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/env.js';
 import type { TenantsConfig } from './types.js';
@@ -15,9 +15,8 @@ export interface TenantsReload {
 
 /** Keys included (a rotated key is a change), never kept or logged. */
 function tenantsFingerprint(config: TenantsConfig): string {
-  return createHash('sha256')
-    .update(JSON.stringify({ compliance: config.compliance, accounting: config.accounting, links: config.links }))
-    .digest('hex');
+  const { compliance, accounting, links } = config;
+  return hash('sha256', JSON.stringify({ compliance, accounting, links }));
 }
 
 /** `onChange` must be safe to repeat: after an error it is called again, with the same change, next interval. */

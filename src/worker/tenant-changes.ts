@@ -1,6 +1,6 @@
 // Reloads and keys answering after a start-up outage, acted on one at a time: both set the same queues and schedules.
 import type { Logger } from 'pino';
-import type { TenantsChange } from '../tenants/live.js';
+import { serialRunner, type TenantsChange } from '../tenants/live.js';
 
 /** A change to act on could not be: tried again after this long (each step is safe to repeat). */
 const RETRY_MS = 15_000;
@@ -8,15 +8,10 @@ const RETRY_MS = 15_000;
 export function tenantChangeActor(logger: Logger) {
   let act: ((change: TenantsChange) => Promise<void>) | undefined;
   const queued: TenantsChange[] = [];
-  let chain: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
-  const serially = (run: () => Promise<void>): Promise<void> => {
-    const result = chain.then(run);
-    chain = result.catch(() => undefined);
-    return result;
-  };
+  const serially = serialRunner();
   const drain = (): Promise<void> =>
     serially(async () => {
       while (act && queued.length > 0 && !stopped) {
@@ -57,7 +52,7 @@ export function tenantChangeActor(logger: Logger) {
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await chain;
+      await serially(async () => undefined);
     },
   };
 }

@@ -182,10 +182,7 @@ export async function createWorkers(options: {
   const all = [workflows, compliance, accounting];
   const windowWorkers = new Map<string, { worker: Worker; running: Promise<void> }>();
   let stopped = false;
-  let failWindowWorker: (err: unknown) => void = () => undefined;
-  const windowWorkerFailed = new Promise<never>((_resolve, reject) => {
-    failWindowWorker = reject;
-  });
+  const { promise: windowWorkerFailed, reject: failWindowWorker } = Promise.withResolvers<never>();
   // Unobserved until run(): a failure before then rejects run() when it is called.
   windowWorkerFailed.catch(() => undefined);
   // A worker for each window's own compliance queue listed; those no longer listed end after their tasks in flight.
@@ -206,7 +203,7 @@ export async function createWorkers(options: {
         maxTaskQueueActivitiesPerSecond: perSecond,
         activityTaskPollerBehavior: { type: 'simple-maximum', maximum: WINDOW_QUEUE_POLLS },
       });
-      const running = worker.run().catch((err: unknown) => failWindowWorker(err));
+      const running = worker.run().catch(failWindowWorker);
       windowWorkers.set(queue, { worker, running });
     });
   };
