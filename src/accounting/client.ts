@@ -63,9 +63,8 @@ export type BillPaymentFilters = z.input<typeof billPaymentFilters>;
 export class AccountingClient {
   private readonly transport: HttpTransport;
   private readonly apiKey: string;
-  private readonly signingSecret: string | undefined;
-  private readonly signQuery: boolean;
-  private readonly now: () => number;
+  /** The signature headers of one request; absent when requests are not signed. */
+  private readonly sign?: (method: HttpMethod, target: string) => Record<string, string>;
 
   constructor(options: AccountingClientOptions) {
     this.apiKey = assertCredential('accountingApiKey', 'ACCOUNTING_API_KEY', options.apiKey);
@@ -76,9 +75,10 @@ export class AccountingClient {
     if (options.signRequests === true && secret === undefined) {
       throw new Error('Signing accounting requests needs a client secret (ACCOUNTING_CLIENT_SECRET)');
     }
-    this.signingSecret = options.signRequests === false ? undefined : secret;
-    this.signQuery = options.signQuery ?? false;
-    this.now = options.now ?? Date.now;
+    if (secret !== undefined && options.signRequests !== false) {
+      const { signQuery = false, now = Date.now } = options;
+      this.sign = (method, target) => signatureHeaders({ method, target, clientSecret: secret, signQuery, now });
+    }
     const { baseUrl, insecureHttpHosts, timeoutMs } = options;
     this.transport = new HttpTransport({ service: 'accounting', baseUrl, insecureHttpHosts, timeoutMs });
   }
@@ -129,12 +129,7 @@ export class AccountingClient {
     schema: S,
     { signal }: CallOptions,
   ): Promise<ApiResult<z.output<S>>> {
-    const headers: Record<string, string> = { 'X-API-Key': this.apiKey };
-    if (this.signingSecret !== undefined) {
-      const { signingSecret: clientSecret, signQuery, now } = this;
-      const target = this.transport.target(path, query);
-      Object.assign(headers, signatureHeaders({ method, target, clientSecret, signQuery, now }));
-    }
+    const headers = { 'X-API-Key': this.apiKey, ...this.sign?.(method, this.transport.target(path, query)) };
     return callJson(this.transport, { operation, method, path, query, headers, idempotent: true, signal }, schema);
   }
 }

@@ -76,6 +76,5 @@ export const CompanyPageSchema = z.union([
 export const ProcessSyncBatchResponseSchema = z.looseObject({ message: z.string() });
 
 export type BillPayment = z.output<typeof BillPaymentSchema>;
-export type BillPaymentPage = z.output<typeof BillPaymentPageSchema>;
 export type CompanyPage = z.output<typeof CompanyPageSchema>;
 export type ProcessSyncBatchResponse = z.output<typeof ProcessSyncBatchResponseSchema>;

@@ -7,7 +7,7 @@ import { assertCredential } from '../config/credentials.js';
 import { syncBatchWebhookSignal, syncBatchWorkflowId, type SyncBatchWebhookHint } from '../contracts/sync-batch.js';
 import { BoundedTtlMap, CallbackFloodGuard } from './flood-guard.js';
 import { clip, clipped, type CallbackLogger } from './answer-log.js';
-import { signalRun, text, type SignalOutcome } from './routes.js';
+import { acceptRawBodies, signalRun, text, type SignalOutcome } from './routes.js';
 import { isRecord } from '../contracts/sale-input.js';
 
 const ACCOUNTING_WEBHOOK_PATH = '/webhooks/accounting';
@@ -128,11 +128,8 @@ export const accountingWebhookRoutes: FastifyPluginAsync<AccountingWebhookRoutes
   const guard = new CallbackFloodGuard({ workflowBurst: 20, workflowRefillMs: 15_000, outcomeWindowMs: 60_000 });
   const warnRefused = refusalLog();
 
-  // Encapsulated: the host's own parsers are untouched outside this plugin. Raw bytes: the signature covers them.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) =>
-    done(null, body),
-  );
+  // Raw bytes: the signature covers them.
+  acceptRawBodies(app, WEBHOOK_BODY_LIMIT);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const answer =
       error.statusCode === 413

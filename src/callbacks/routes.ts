@@ -4,9 +4,10 @@
 import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
-import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { CallbackHint } from '../contracts/sale.js';
 import { isRecord } from '../contracts/sale-input.js';
+import { parseJson } from '../http/json-api.js';
 import { CallbackAnswerLog, callbackRequestSerializer, clip, clipped, type CallbackLogger } from './answer-log.js';
 import { CallbackFloodGuard } from './flood-guard.js';
 import type { SettledDocuments } from './settled-documents.js';
@@ -45,14 +46,6 @@ export function readHint(
     },
     fingerprint,
   };
-}
-
-function parseJson(bytes: Buffer): unknown {
-  try {
-    return JSON.parse(bytes.toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 export function text(value: unknown, maxLength: number): string | null {
@@ -184,11 +177,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
     options.onVerdict?.(code);
   };
 
-  // Encapsulated: the host's parsers are untouched outside this plugin.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) =>
-    done(null, body),
-  );
+  acceptRawBodies(app, CALLBACK_BODY_LIMIT);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
     const logged = { err: { code: error.code, message: clip(error.message) } };
@@ -225,6 +214,12 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRoutesOptions> = async (
     return reply.code(result.statusCode).send(result.body);
   });
 };
+
+/** Raw bytes of any content type. Encapsulated: the host's parsers are untouched outside the plugin. */
+export function acceptRawBodies(app: FastifyInstance, bodyLimit: number): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
+}
 
 /** The still encoded path after the route's `/callbacks/`, whatever prefix the plugin is registered under. */
 function pathAfterPrefix(request: FastifyRequest): string {

@@ -3,7 +3,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
-import { ConfigError, type Env } from '../config/env.js';
+import { ConfigError, readVariable, type Env } from '../config/env.js';
 
 const PAYLOAD_KEY_BYTES = 32;
 /** Key ids are written into every payload's metadata, so they stay short and plain. */
@@ -59,10 +59,6 @@ export class PayloadKeyRing {
     const ids = this.ids.map((id) => `'${id}'`).join(', ');
     return `PayloadKeyRing { encryptKeyId: '${this.encryptKeyId}', ids: [${ids}] }`;
   }
-}
-
-function read(env: Env, name: string): string | undefined {
-  return env[name]?.trim() || undefined;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+)$/;
@@ -138,9 +134,9 @@ function readKeysFile(path: string): FileKeys {
 }
 
 export function loadKeyRing(env: Env): PayloadKeyRing | undefined {
-  const file = read(env, PAYLOAD_KEY_ENV.keysFile);
-  const list = read(env, PAYLOAD_KEY_ENV.keys);
-  const explicitId = read(env, PAYLOAD_KEY_ENV.keyId);
+  const file = readVariable(env, PAYLOAD_KEY_ENV.keysFile);
+  const list = readVariable(env, PAYLOAD_KEY_ENV.keys);
+  const explicitId = readVariable(env, PAYLOAD_KEY_ENV.keyId);
   if (file === undefined && list === undefined) {
     if (explicitId !== undefined)
       throw new PayloadKeyConfigError(

@@ -12,7 +12,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PayloadDecryptionError } from './aes-gcm-codec.js';
-import { ConfigError, resolveSecretFiles, type Env } from '../config/env.js';
+import { ConfigError, readVariable, resolveSecretFiles, splitList, type Env } from '../config/env.js';
 import { isLoopbackHost } from '../http/base-url.js';
 
 /** The local dev server's UI. */
@@ -219,18 +219,15 @@ function assertTokenBeyondLoopback(host: string, authToken: string | undefined, 
 /** Errors name the variable, never the token. */
 export function codecServerOptionsFromEnv(rawEnv: Env) {
   const env = resolveSecretFiles(rawEnv, ['CODEC_AUTH_TOKEN']);
-  const host = env.CODEC_HOST?.trim() || '127.0.0.1';
-  const port = Number(env.CODEC_PORT?.trim() || DEFAULT_CODEC_PORT);
+  const host = readVariable(env, 'CODEC_HOST') ?? '127.0.0.1';
+  const port = Number(readVariable(env, 'CODEC_PORT') ?? DEFAULT_CODEC_PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new ConfigError('CODEC_PORT: must be a port number (0–65535)');
-  const originsText = env.CODEC_CORS_ORIGINS?.trim();
+  const originsText = readVariable(env, 'CODEC_CORS_ORIGINS');
   const corsOrigins = originsText
-    ? normaliseOrigins(
-        originsText.split(',').filter((o) => o.trim() !== ''),
-        'CODEC_CORS_ORIGINS',
-      )
+    ? normaliseOrigins(splitList(originsText), 'CODEC_CORS_ORIGINS')
     : [...DEFAULT_CODEC_CORS_ORIGINS];
-  const authToken = env.CODEC_AUTH_TOKEN?.trim() || undefined;
+  const authToken = readVariable(env, 'CODEC_AUTH_TOKEN');
   if (authToken !== undefined && authToken.length < CODEC_AUTH_TOKEN_MIN_LENGTH)
     throw new ConfigError(`CODEC_AUTH_TOKEN: must be at least ${CODEC_AUTH_TOKEN_MIN_LENGTH} characters`);
   assertTokenBeyondLoopback(host, authToken, 'CODEC_HOST');

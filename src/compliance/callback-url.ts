@@ -29,12 +29,8 @@ function isPublicHost(host: string): boolean {
 /** `allowLoopback` accepts http(s) to loopback hosts, as the sandbox does, for local stacks. */
 export function callbackUrlProblem(value: string, options: { allowLoopback?: boolean } = {}): string | undefined {
   if (value.length > CALLBACK_URL_MAX_LENGTH) return `must be at most ${CALLBACK_URL_MAX_LENGTH} characters`;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute URL';
-  }
+  const url = URL.parse(value);
+  if (!url) return 'must be an absolute URL';
   if (url.username !== '' || url.password !== '') return 'must not contain credentials (a username or password)';
   const host = normaliseHost(url.hostname);
   if (options.allowLoopback && isLoopbackHost(host)) {

@@ -323,19 +323,15 @@ export function describeProblems(subject: string, problems: readonly InputProble
 }
 
 /** Paths where `asked` differs from `started` (key order, absent or `undefined` alike); never values: customer data. */
-export function saleInputDifferences(started: SaleInput, asked: SaleInput): string[] {
-  return differences(started, asked, []);
-}
-
-function differences(a: unknown, b: unknown, path: Array<string | number>): string[] {
-  if (a === b) return []; // 0 and -0 alike: JSON writes both as 0
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length)
-    return a.flatMap((item, index) => differences(item, b[index], [...path, index]));
+export function saleInputDifferences(started: unknown, asked: unknown, path: Array<string | number> = []): string[] {
+  if (started === asked) return []; // 0 and -0 alike: JSON writes both as 0
+  if (Array.isArray(started) && Array.isArray(asked) && started.length === asked.length)
+    return started.flatMap((item, index) => saleInputDifferences(item, asked[index], [...path, index]));
   // Two objects where one side is absent: name the fields present, so `customer.name` rather than `customer`.
-  if ((isRecord(a) || a === undefined) && (isRecord(b) || b === undefined)) {
-    const [x, y] = [a ?? {}, b ?? {}];
+  if ((isRecord(started) || started === undefined) && (isRecord(asked) || asked === undefined)) {
+    const [x, y] = [started ?? {}, asked ?? {}];
     const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])].sort();
-    return keys.flatMap((key) => differences(x[key], y[key], [...path, key]));
+    return keys.flatMap((key) => saleInputDifferences(x[key], y[key], [...path, key]));
   }
   return [fieldPath(path, '(input)')];
 }

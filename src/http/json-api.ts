@@ -17,10 +17,10 @@ function responseMeta(res: HttpResponse) {
   };
 }
 
-function parseJson(res: HttpResponse): unknown {
-  if (res.body.length === 0) return undefined;
+/** The JSON value `bytes` hold; `undefined` when they hold none (empty, or not JSON). */
+export function parseJson(bytes: Buffer): unknown {
   try {
-    return JSON.parse(res.body.toString('utf8'));
+    return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
     return undefined;
   }
@@ -58,13 +58,13 @@ export async function callJson<S extends z.ZodType>(
   if (res.status < 200 || res.status >= 300)
     throw requestError(transport.service, req, {
       status: res.status,
-      ...readErrorBody(parseJson(res), res.status),
+      ...readErrorBody(parseJson(res.body), res.status),
       rateLimit: parseRateLimit(res.headers),
       retryAfterSeconds: parseRetryAfter(res.headers),
       retry: classifyStatus(res.status, req.idempotent),
       requestSent: true,
     });
-  const body = parseJson(res);
+  const body = parseJson(res.body);
   if (body === undefined)
     throw requestError(transport.service, req, {
       status: res.status,

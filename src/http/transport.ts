@@ -42,14 +42,10 @@ export interface HttpTransportOptions {
   /** Largest successful answer read; an error answer is read up to 1 MiB at most. */
   maxResponseBytes?: number;
   /** Told when the service asks for a wait beyond its bound. */
-  logger?: DelayClampLogger;
+  logger?: { warn(fields: Record<string, unknown>, message: string): void };
 }
 
-interface DelayClampLogger {
-  warn(fields: Record<string, unknown>, message: string): void;
-}
-
-let fallbackLogger: DelayClampLogger | undefined;
+let fallbackLogger: HttpTransportOptions['logger'];
 
 /** Must not throw; sees headers, so must not log them. */
 export interface HttpObserver {
