@@ -23,7 +23,48 @@ export async function callApi<T>(
   call: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const context = Context.current();
-  return whileAlive(() => callOnce(context, spec, idempotent, call));
+  const { activityType, attempt, workflowExecution } = context.info;
+  const service = isActivityName(activityType) ? ACTIVITY_QUEUES[activityType] : 'other';
+  const counted = (outcome: string) => spec.metrics?.count('etims_api_calls', { service, outcome });
+  return whileAlive(async () => {
+    try {
+      await holdDuringOutage(spec.outages);
+    } catch (held) {
+      counted(FAILURE_TYPES.outageKnown);
+      throw held;
+    }
+    try {
+      const result = await call(context.cancellationSignal);
+      counted('ok');
+      observeCall(spec.outages, undefined);
+      return result;
+    } catch (err) {
+      observeCall(spec.outages, err);
+      // Cancelled (or timed out) by Temporal: report the cancellation itself, not the aborted request.
+      const reason: unknown = context.cancellationSignal.reason;
+      if (context.cancellationSignal.aborted && reason instanceof CancelledFailure) throw reason;
+      const recovered = spec.recover?.(err);
+      if (recovered !== undefined) {
+        counted('answered_with_outcome');
+        return recovered;
+      }
+      const failure = toActivityFailure(err, attempt, { idempotent });
+      counted(failure.type ?? 'error');
+      if (failure.type === FAILURE_TYPES.rateLimited) spec.metrics?.count('etims_api_rate_limited', { service });
+      const nonRetryable = failure.nonRetryable === true;
+      const fields = {
+        activity: activityType,
+        workflowId: workflowExecution?.workflowId,
+        attempt,
+        failureType: failure.type,
+        nonRetryable,
+      };
+      // Retryable failures are routine (429s, a flaky network); the rest need a decision by the workflow.
+      if (nonRetryable) spec.logger.warn(fields, failure.message);
+      else spec.logger.debug(fields, failure.message);
+      throw failure;
+    }
+  });
 }
 
 /**
@@ -46,52 +87,4 @@ interface CallSpec<T> {
   metrics?: MetricsRecorder | undefined;
   outages?: OutageBoard | undefined;
   recover?: (err: unknown) => T | undefined;
-}
-
-async function callOnce<T>(
-  context: Context,
-  spec: CallSpec<T>,
-  idempotent: boolean,
-  call: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const { activityType, attempt, workflowExecution } = context.info;
-  const service = isActivityName(activityType) ? ACTIVITY_QUEUES[activityType] : 'other';
-  const counted = (outcome: string) => spec.metrics?.count('etims_api_calls', { service, outcome });
-  try {
-    await holdDuringOutage(spec.outages);
-  } catch (held) {
-    counted(FAILURE_TYPES.outageKnown);
-    throw held;
-  }
-  try {
-    const result = await call(context.cancellationSignal);
-    counted('ok');
-    observeCall(spec.outages, undefined);
-    return result;
-  } catch (err) {
-    observeCall(spec.outages, err);
-    // Cancelled (or timed out) by Temporal: report the cancellation itself, not the aborted request.
-    const reason: unknown = context.cancellationSignal.reason;
-    if (context.cancellationSignal.aborted && reason instanceof CancelledFailure) throw reason;
-    const recovered = spec.recover?.(err);
-    if (recovered !== undefined) {
-      counted('answered_with_outcome');
-      return recovered;
-    }
-    const failure = toActivityFailure(err, attempt, { idempotent });
-    counted(failure.type ?? 'error');
-    if (failure.type === FAILURE_TYPES.rateLimited) spec.metrics?.count('etims_api_rate_limited', { service });
-    const nonRetryable = failure.nonRetryable === true;
-    const fields = {
-      activity: activityType,
-      workflowId: workflowExecution?.workflowId,
-      attempt,
-      failureType: failure.type,
-      nonRetryable,
-    };
-    // Retryable failures are routine (429s, a flaky network); the rest need a decision by the workflow.
-    if (nonRetryable) spec.logger.warn(fields, failure.message);
-    else spec.logger.debug(fields, failure.message);
-    throw failure;
-  }
 }

@@ -5,6 +5,7 @@ import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from
 import { SinkDeliveryError, type PurchaseEventSink } from '../src/purchases/event-sink.js';
 import {
   PURCHASE_DELIVERY_FAILURES,
+  deliveredOf,
   type DeliverPurchaseEventsInput,
   type DeliverPurchaseEventsResult,
   type DeliveryProgress,
@@ -28,13 +29,6 @@ export function purchaseFingerprint(purchase: Pick<PurchaseDocument, 'status' | 
   const { status, confirmationError, totals } = purchase;
   const basis = JSON.stringify([status, confirmationError, totals.subtotal, totals.vat, totals.total]);
   return createHash('sha256').update(basis).digest('hex').slice(0, 12);
-}
-
-function resumePoint(details: unknown, total: number): number {
-  const delivered = (details as Partial<DeliveryProgress> | undefined)?.delivered;
-  return typeof delivered === 'number' && Number.isInteger(delivered) && delivered >= 0 && delivered <= total
-    ? delivered
-    : 0;
 }
 
 export function createPurchasesActivities(deps: PurchasesActivityDeps) {
@@ -74,7 +68,7 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
           details: [{ delivered: 0 } satisfies DeliveryProgress],
         });
       }
-      let delivered = resumePoint(context.info.heartbeatDetails, events.length);
+      let delivered = deliveredOf(context.info.heartbeatDetails, events.length);
       try {
         for (; delivered < events.length; delivered++) {
           await sink.deliver(events[delivered]!, { signal: context.cancellationSignal });

@@ -13,8 +13,8 @@ import {
   PURCHASES_PAGE_SIZE,
   PURCHASES_PAGES_PER_RUN,
   PURCHASE_DELIVERY_FAILURES,
+  deliveredOf,
   getPurchasesSyncProgressQuery,
-  type DeliveryProgress,
   type PurchasesSyncCarry,
   type PurchasesSyncInput,
   type PurchasesSyncOptions,
@@ -187,15 +187,13 @@ function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, se
 
 /** How many events a failed delivery had delivered, from its failure's details or its last heartbeat. */
 function deliveredBefore(err: ActivityFailure, total: number): number {
-  const counts: unknown[] = [];
+  let delivered = 0;
   let cause: unknown = err.cause;
   for (let depth = 0; depth < 3 && cause; depth++) {
-    if (cause instanceof ApplicationFailure)
-      counts.push((cause.details?.[0] as Partial<DeliveryProgress> | undefined)?.delivered);
+    if (cause instanceof ApplicationFailure) delivered = Math.max(delivered, deliveredOf(cause.details?.[0], total));
     if (cause instanceof TimeoutFailure)
-      counts.push((cause.lastHeartbeatDetails as Partial<DeliveryProgress> | undefined)?.delivered);
+      delivered = Math.max(delivered, deliveredOf(cause.lastHeartbeatDetails, total));
     cause = (cause as { cause?: unknown }).cause;
   }
-  const valid = counts.filter((n): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= total);
-  return valid.length > 0 ? Math.max(...valid) : 0;
+  return delivered;
 }

@@ -8,7 +8,7 @@ import type {
   ReconciliationInput,
 } from '../src/contracts/reconciliation.js';
 import type { METRICS } from '../src/metrics/catalogue.js';
-import { DEFAULT_MAX_PAGES, tooManyPagesMessage } from '../src/reconciliation/limits.js';
+import { pageReader } from '../src/reconciliation/limits.js';
 import { calendarDay, dayNumber, reconcile } from '../src/reconciliation/rules.js';
 import { API_RETRY, accountingQueue, type ActivitiesOn } from './activity-options.js';
 import { PRIORITY } from '../src/contracts/priority.js';
@@ -97,15 +97,8 @@ function reconciliationActivities({ complianceQueue, fairnessKey }: CallRoute) {
 
 type ReconciliationApi = ReturnType<typeof reconciliationActivities>;
 
-/** Reads pages 1, 2, … until `readPage` says there is none after; more than DEFAULT_MAX_PAGES fails the run. */
-async function readPages(what: string, readPage: (page: number) => Promise<{ more: boolean }>): Promise<void> {
-  for (let page = 1; ; page++) {
-    if (!(await readPage(page)).more) return;
-    // The bound is configuration, which no retry fixes.
-    if (page >= DEFAULT_MAX_PAGES)
-      throw ApplicationFailure.nonRetryable(tooManyPagesMessage(what, DEFAULT_MAX_PAGES), FAILURE_TYPES.notConfigured);
-  }
-}
+/** More than DEFAULT_MAX_PAGES fails the run: the bound is configuration, which no retry fixes. */
+const readPages = pageReader((message) => ApplicationFailure.nonRetryable(message, FAILURE_TYPES.notConfigured));
 
 /** A business or company the keys cannot see fails `not_configured` in its activity, named, not as a later 403. */
 async function checkLink({ businessId, companyId }: ReconciliationInput, api: ReconciliationApi): Promise<void> {

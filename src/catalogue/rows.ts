@@ -1,4 +1,5 @@
 /** A catalogue file's rows, from CSV or JSON; every problem named by line and column, all at once, before sending. */
+import { isUtf8 } from 'node:buffer';
 import { parse as parseCsv } from 'csv-parse/sync';
 import {
   CATALOGUE_IMPORT_ROWS_MAX,
@@ -134,16 +135,7 @@ function meant(column: string): string {
 
 /** The physical lines (from 1) of `bytes` that are not UTF-8: named by line in CSV, for the whole file in JSON. */
 function encodingProblems(bytes: Uint8Array, format: CatalogueFormat): CatalogueProblem[] {
-  const strict = new TextDecoder('utf-8', { fatal: true });
-  const utf8 = (part: Uint8Array) => {
-    try {
-      strict.decode(part);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (utf8(bytes)) return [];
+  if (isUtf8(bytes)) return [];
   const save = `save the file as UTF-8${format === 'csv' ? ' (in Excel: "CSV UTF-8")' : ''}`;
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
     return [fileProblem(`is UTF-16, not UTF-8: ${save}`)];
@@ -152,7 +144,7 @@ function encodingProblems(bytes: Uint8Array, format: CatalogueFormat): Catalogue
   let start = 0;
   for (let end = 0, line = 1; end <= bytes.length; end++) {
     if (end < bytes.length && bytes[end] !== 0x0a) continue;
-    if (!utf8(bytes.subarray(start, end))) lines.push(line);
+    if (!isUtf8(bytes.subarray(start, end))) lines.push(line);
     start = end + 1;
     line++;
   }

@@ -124,6 +124,14 @@ export interface DeliverPurchaseEventsResult {
 /** Heartbeat details of the delivery activity and of its failures. */
 export type DeliveryProgress = DeliverPurchaseEventsResult;
 
+/** The events a delivery's progress (a heartbeat's or a failure's details) counts as delivered of `total`; else 0. */
+export function deliveredOf(details: unknown, total: number): number {
+  const delivered = (details as Partial<DeliveryProgress> | undefined)?.delivered;
+  return typeof delivered === 'number' && Number.isInteger(delivered) && delivered >= 0 && delivered <= total
+    ? delivered
+    : 0;
+}
+
 export const PURCHASE_DELIVERY_FAILURES = {
   /** 5xx, timeout, network: retried, then left to the next sync. */
   unavailable: 'sink_unavailable',

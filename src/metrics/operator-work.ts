@@ -9,33 +9,8 @@ import type { MetricsRecorder } from './recorder.js';
 const OPERATOR_WORK_INTERVAL_MS = 60_000;
 const ATTENTION = 'NeedsAttention = true';
 
-interface Level {
-  query: string;
-  publish(count: number): void;
-  /** Logged with a failure, to say which count it was. */
-  about: { metric: string } & Record<string, string>;
-}
-
 function running(workflowType: string, queue: string): string {
   return `WorkflowType = '${workflowType}' AND TaskQueue = '${queue}' AND ExecutionStatus = 'Running'`;
-}
-
-// Per fleet only: visibility groups a count by `ExecutionStatus` alone, so a count per `Application` would be one
-// query per application and side, every interval, from every process of the fleet.
-function levels(queue: string, metrics: MetricsRecorder): Level[] {
-  return [
-    ...OPERATOR_WORKFLOW_TYPES.map((workflowType) => ({
-      query: `${running(workflowType, queue)} AND ${ATTENTION}`,
-      publish: (count: number) => metrics.set('etims_operator_work_waiting', count, { workflow_type: workflowType }),
-      about: { metric: 'etims_operator_work_waiting', workflowType },
-    })),
-    // A sale its outageLimit parked needs an operator instead, and is counted above whatever its status still says.
-    ...OUTAGE_SIDES.map((side) => ({
-      query: `${running(SALE_WORKFLOW_TYPE, queue)} AND FiscalStatus = 'awaiting_${side}' AND NeedsAttention = false`,
-      publish: (count: number) => metrics.set('etims_sales_awaiting_outage', count, { side }),
-      about: { metric: 'etims_sales_awaiting_outage', side },
-    })),
-  ];
 }
 
 /** From the running outage watches' memos; an application whose watch closed is set back to 0. */
@@ -76,13 +51,28 @@ export function watchOperatorWork(options: {
   const countOutages = applicationOutages(client, queue, metrics);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  const level = async (query: string, publish: (count: number) => void) => {
+    const { count } = await client.workflow.count(query);
+    if (!stopped) publish(count);
+  };
+  // Per fleet only: visibility groups a count by `ExecutionStatus` alone, so a count per `Application` would be one
+  // query per application and side, every interval, from every process of the fleet.
   const counts = [
-    ...levels(queue, metrics).map(({ query, publish, about }) => ({
-      about,
-      run: async () => {
-        const { count } = await client.workflow.count(query);
-        if (!stopped) publish(count);
-      },
+    ...OPERATOR_WORKFLOW_TYPES.map((workflowType) => ({
+      about: { metric: 'etims_operator_work_waiting', workflowType },
+      run: () =>
+        level(`${running(workflowType, queue)} AND ${ATTENTION}`, (count) =>
+          metrics.set('etims_operator_work_waiting', count, { workflow_type: workflowType }),
+        ),
+    })),
+    // A sale its outageLimit parked needs an operator instead, and is counted above whatever its status still says.
+    ...OUTAGE_SIDES.map((side) => ({
+      about: { metric: 'etims_sales_awaiting_outage', side },
+      run: () =>
+        level(
+          `${running(SALE_WORKFLOW_TYPE, queue)} AND FiscalStatus = 'awaiting_${side}' AND NeedsAttention = false`,
+          (count) => metrics.set('etims_sales_awaiting_outage', count, { side }),
+        ),
     })),
     { about: { metric: 'etims_application_sales_awaiting_outage' }, run: () => countOutages(() => stopped) },
   ];

@@ -8,3 +8,11 @@ export const DEFAULT_MAX_PAGES = 500;
 export function tooManyPagesMessage(what: string, maxPages: number): string {
   return `${what} has more than ${maxPages} pages of ${PAGE_SIZE}; raise maxPages to reconcile it`;
 }
+
+/** Reads pages 1, 2, … until a page says there is none after; a list longer than `maxPages` throws `fail`'s error. */
+export function pageReader(fail: (message: string) => Error, maxPages = DEFAULT_MAX_PAGES) {
+  return async (what: string, readPage: (page: number) => Promise<{ more: boolean }>): Promise<void> => {
+    for (let page = 1; (await readPage(page)).more; page++)
+      if (page >= maxPages) throw fail(tooManyPagesMessage(what, maxPages));
+  };
+}

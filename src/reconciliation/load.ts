@@ -3,7 +3,7 @@ import type { AccountingClient } from '../accounting/client.js';
 import type { BillPayment } from '../accounting/schemas.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import type { Purchase } from '../compliance/schemas.js';
-import { DEFAULT_MAX_PAGES, PAGE_SIZE, tooManyPagesMessage } from './limits.js';
+import { PAGE_SIZE, pageReader } from './limits.js';
 import type { ReconcileBillPayment, ReconcilePurchase } from '../contracts/reconciliation.js';
 
 /** A business or company the keys cannot see, or a list longer than allowed: retrying will not help. */
@@ -36,7 +36,7 @@ function toReconcileBillPayment(payment: BillPayment): ReconcileBillPayment {
 }
 
 export async function checkBusinessAccess(compliance: ComplianceClient, businessId: string, signal?: AbortSignal) {
-  const { data: businesses } = await compliance.listBusinesses(signal ? { signal } : {});
+  const { data: businesses } = await compliance.listBusinesses({ signal });
   if (!businesses.some((b) => b.id === businessId))
     throw new ReconciliationInputError(
       `business ${businessId} is not one the compliance API key may act for ` +
@@ -51,7 +51,7 @@ export async function findCompanyOnPage(
   page: number,
   signal?: AbortSignal,
 ): Promise<{ found: boolean }> {
-  const { data } = await accounting.listCompanies({ page, limit: PAGE_SIZE }, signal ? { signal } : {});
+  const { data } = await accounting.listCompanies({ page, limit: PAGE_SIZE }, { signal });
   if (data.data.some((c) => c.id === companyId)) return { found: true };
   if (!data.hasNextPage || data.data.length === 0)
     throw new ReconciliationInputError(`accounting company ${companyId} is not visible to the accounting API key`);
@@ -64,12 +64,9 @@ export async function readPurchasesPage(
   cursor: string | null,
   signal?: AbortSignal,
 ): Promise<{ purchases: ReconcilePurchase[]; nextCursor: string | null }> {
-  const { data } = await compliance.listPurchases(
-    { pageSize: PAGE_SIZE, ...(cursor === null ? {} : { cursor }) },
-    { businessId, ...(signal ? { signal } : {}) },
-  );
-  const next = data.pagination.nextCursor;
-  return { purchases: data.purchases.map(toReconcilePurchase), nextCursor: next === null || next === '' ? null : next };
+  const query = { pageSize: PAGE_SIZE, cursor: cursor ?? undefined };
+  const { data } = await compliance.listPurchases(query, { businessId, signal });
+  return { purchases: data.purchases.map(toReconcilePurchase), nextCursor: data.pagination.nextCursor || null };
 }
 
 export async function readBillPaymentsPage(
@@ -81,16 +78,10 @@ export async function readBillPaymentsPage(
   // Oldest first, so offset paging neither skips nor repeats a payment: docs/contract-assumptions.md, R9.
   const { data } = await accounting.listBillPayments(
     { companyId, page, limit: PAGE_SIZE, sortBy: 'createdAt', sortOrder: 'asc' },
-    signal ? { signal } : {},
+    { signal },
   );
   // An empty page that claims a successor would loop forever; it ends the list.
   return { billPayments: data.data.map(toReconcileBillPayment), hasNextPage: data.hasNextPage && data.data.length > 0 };
-}
-
-/** Reads pages 1, 2, … until `readPage` says there is none after; a list longer than `maxPages` is an input error. */
-async function readPages(what: string, maxPages: number, readPage: (page: number) => Promise<{ more: boolean }>) {
-  for (let page = 1; (await readPage(page)).more; page++)
-    if (page >= maxPages) throw new ReconciliationInputError(tooManyPagesMessage(what, maxPages));
 }
 
 export async function loadReconciliationData(
@@ -104,25 +95,25 @@ export async function loadReconciliationData(
   },
 ): Promise<{ purchases: ReconcilePurchase[]; billPayments: ReconcileBillPayment[] }> {
   const { businessId, companyId } = options;
-  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const readPages = pageReader((message) => new ReconciliationInputError(message), options.maxPages);
   if (options.checkAccess !== false) {
     // A link the keys cannot see is a configuration mistake, reported as such rather than as a 403 halfway through.
     await checkBusinessAccess(clients.compliance, businessId);
-    await readPages('the accounting company list', maxPages, async (page) => ({
+    await readPages('the accounting company list', async (page) => ({
       more: !(await findCompanyOnPage(clients.accounting, companyId, page)).found,
     }));
   }
   // Keyed by the service's document id (never the supplier's invoice number, which suppliers share).
   const purchases = new Map<string, ReconcilePurchase>();
   let cursor: string | null = null;
-  await readPages(`business ${businessId}'s purchase list`, maxPages, async () => {
+  await readPages(`business ${businessId}'s purchase list`, async () => {
     const page = await readPurchasesPage(clients.compliance, businessId, cursor);
     for (const purchase of page.purchases) purchases.set(purchase.id, purchase);
     cursor = page.nextCursor;
     return { more: cursor !== null };
   });
   const billPayments = new Map<string, ReconcileBillPayment>();
-  await readPages(`company ${companyId}'s bill payment list`, maxPages, async (number) => {
+  await readPages(`company ${companyId}'s bill payment list`, async (number) => {
     const page = await readBillPaymentsPage(clients.accounting, companyId, number);
     for (const payment of page.billPayments) billPayments.set(payment.id, payment);
     return { more: page.hasNextPage };

@@ -93,15 +93,9 @@ interface Allocation {
 type InvoiceNumberIndex = (text: string) => ReconcilePurchase[];
 
 function invoiceNumberIndex(purchases: readonly ReconcilePurchase[]): InvoiceNumberIndex {
-  const byKey = new Map<string, ReconcilePurchase[]>();
-  let longestKey = 0;
-  for (const purchase of purchases) {
-    const tokens = referenceTokens(purchase.supplierInvoiceNumber);
-    if (tokens.length === 0) continue;
-    const key = tokens.join(' ');
-    byKey.set(key, [...(byKey.get(key) ?? []), purchase]);
-    longestKey = Math.max(longestKey, tokens.length);
-  }
+  const byKey = Map.groupBy(purchases, (purchase) => referenceTokens(purchase.supplierInvoiceNumber).join(' '));
+  byKey.delete(''); // a number without letters or digits is mentioned by nothing
+  const longestKey = [...byKey.keys()].reduce((longest, key) => Math.max(longest, key.split(' ').length), 0);
   return (text) => {
     const tokens = referenceTokens(text);
     const found = new Map<string, ReconcilePurchase>();
@@ -209,15 +203,11 @@ function components(edges: ReadonlyArray<[string, string]>): Array<{ purchaseIds
     for (const key of [pk, bk]) if (!parent.has(key)) parent.set(key, key);
     parent.set(find(pk), find(bk));
   }
-  const groups = new Map<string, { purchaseIds: string[]; paymentIds: string[] }>();
-  for (const key of parent.keys()) {
-    const root = find(key);
-    const group = groups.get(root) ?? { purchaseIds: [], paymentIds: [] };
-    if (key.startsWith('p:')) group.purchaseIds.push(key.slice(2));
-    else group.paymentIds.push(key.slice(2));
-    groups.set(root, group);
-  }
-  return [...groups.values()].map((g) => ({ purchaseIds: g.purchaseIds.sort(), paymentIds: g.paymentIds.sort() }));
+  const ids = (keys: string[], kind: string) => keys.filter((key) => key.startsWith(kind)).map((key) => key.slice(2));
+  return [...Map.groupBy(parent.keys(), (key) => find(key)).values()].map((keys) => ({
+    purchaseIds: ids(keys, 'p:').sort(),
+    paymentIds: ids(keys, 'b:').sort(),
+  }));
 }
 
 /** Among what is left, as R5 of docs/contract-assumptions.md; a group of more than one invoice or payment ties. */
@@ -227,13 +217,10 @@ function linkBySupplier(
   payments: readonly ReconcileBillPayment[],
   options: ReconcileOptions,
 ): { candidates: Candidate[]; ties: Tie[] } {
-  const bySupplier = new Map<string, ReconcileBillPayment[]>();
-  for (const payment of payments) {
-    const key = supplierKey(payment.supplierRef?.name);
-    if (key === '' || dayNumber(payment.date) === undefined) continue;
-    if (payment.currency.trim().toUpperCase() !== options.currency.trim().toUpperCase()) continue;
-    bySupplier.set(key, [...(bySupplier.get(key) ?? []), payment]);
-  }
+  const currency = options.currency.trim().toUpperCase();
+  const dated = payments.filter((b) => dayNumber(b.date) !== undefined && b.currency.trim().toUpperCase() === currency);
+  const bySupplier = Map.groupBy(dated, (payment) => supplierKey(payment.supplierRef?.name));
+  bySupplier.delete(''); // an unnamed supplier is never the same as another
   const edges: Array<[string, string]> = [];
   for (const purchase of purchases) {
     const invoiceDay = dayNumber(purchase.invoiceDate);
