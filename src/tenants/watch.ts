@@ -19,12 +19,12 @@ function tenantsFingerprint(config: TenantsConfig): string {
   return hash('sha256', JSON.stringify({ compliance, accounting, links }));
 }
 
-/** `onChange` must be safe to repeat: after an error it is called again, with the same change, next interval. */
+/** Each change served is handed once to `onChange`, which acts on it and tries again until that succeeds. */
 export function watchTenants(options: {
   live: LiveTenants;
   reload: TenantsReload;
   served: TenantsConfig;
-  onChange: (change: TenantsChange, config: TenantsConfig) => Promise<void>;
+  onChange: (change: TenantsChange) => void;
   logger: Logger;
   metrics?: MetricsRecorder;
 }): () => Promise<void> {
@@ -32,27 +32,8 @@ export function watchTenants(options: {
   let settled = tenantsFingerprint(options.served);
   let stopped = false;
   let checking: Promise<void> = Promise.resolve();
-  const unacted: Array<{ change: TenantsChange; config: TenantsConfig }> = [];
-
-  // In order, until one fails (it stays first, for the next interval).
-  const act = async () => {
-    while (unacted.length > 0) {
-      const { change, config } = unacted[0]!;
-      try {
-        await options.onChange(change, config);
-      } catch (err) {
-        logger.error(
-          { err: errorText(err) },
-          'tenants served, but acting on the change failed (tried again at the next interval)',
-        );
-        return;
-      }
-      unacted.shift();
-    }
-  };
 
   const check = async () => {
-    await act();
     let config: TenantsConfig;
     try {
       config = reload.load();
@@ -74,8 +55,7 @@ export function watchTenants(options: {
       const change = await live.replace(config);
       settled = digest;
       metrics?.count('etims_tenants_reloads', { outcome: 'applied' });
-      unacted.push({ change, config });
-      await act();
+      options.onChange(change);
     } catch (err) {
       const transient = err instanceof TenantServiceError;
       // A refused file is not asked again until it changes; a service that could not be asked is, next interval.

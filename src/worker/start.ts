@@ -159,7 +159,7 @@ export async function startWorkerProcess(options: {
               live,
               reload: options.tenantsReload,
               served: tenants,
-              onChange: (change) => changes.now(change),
+              onChange: (change) => changes.later(change),
               logger,
               metrics,
             })

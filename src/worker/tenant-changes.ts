@@ -5,7 +5,7 @@ import { serialRunner, type TenantsChange } from '../tenants/live.js';
 /** A change to act on could not be: tried again after this long (each step is safe to repeat). */
 const RETRY_MS = 15_000;
 
-export function tenantChangeActor(logger: Logger) {
+export function tenantChangeActor(logger: Logger, retryMs = RETRY_MS) {
   let act: ((change: TenantsChange) => Promise<void>) | undefined;
   const queued: TenantsChange[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -19,13 +19,13 @@ export function tenantChangeActor(logger: Logger) {
           await act(queued[0]!);
         } catch (err) {
           logger.error(
-            { err: err instanceof Error ? err.message : String(err), retryInSeconds: RETRY_MS / 1000 },
+            { err: err instanceof Error ? err.message : String(err), retryInSeconds: retryMs / 1000 },
             'tenants served, but acting on the change failed',
           );
           timer ??= setTimeout(() => {
             timer = undefined;
             void drain();
-          }, RETRY_MS).unref();
+          }, retryMs).unref();
           return;
         }
         queued.shift();
@@ -33,11 +33,6 @@ export function tenantChangeActor(logger: Logger) {
     });
 
   return {
-    // After any change under way; rejects as acting does (the caller tries again).
-    now: (change: TenantsChange) =>
-      serially(async () => {
-        if (act && !stopped) await act(change);
-      }),
     // Tried again until it succeeds, in the order the changes came.
     later: (change: TenantsChange) => {
       queued.push(change);
