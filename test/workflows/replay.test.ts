@@ -308,6 +308,21 @@ describe('replay of recorded histories', () => {
     expect(patchIdsOf(eventsOf('1.5.6/catalogue-chunk-0'))).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
   });
 
+  it('holds 1.5.11 histories of every path; its reconciliation and purchases syncs make the same commands as 1.5.6', () => {
+    const names = (version: string) =>
+      stored
+        .filter((h) => h.workflowId.startsWith(`${version}/`))
+        .map((h) => h.workflowId.slice(version.length + 1))
+        .sort();
+    expect(names('1.5.11')).toEqual(names('1.5.6'));
+    // Their page loop and delivered-count check became shared functions: the same awaits, so the same events.
+    const steps = (id: string) =>
+      eventsOf(id).map((e) => `${e.eventType} ${e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''}`);
+    const changed = names('1.5.11').filter((n) => n.startsWith('reconciliation') || n.startsWith('purchases-sync'));
+    expect(changed.length).toBeGreaterThanOrEqual(5);
+    for (const name of changed) expect(steps(`1.5.11/${name}`), name).toEqual(steps(`1.5.6/${name}`));
+  });
+
   it('holds 1.5.7 catalogue chunks whose pace leaves the limiter a margin, beside 1.5.6 ones', () => {
     for (const chunk of ['1.5.7/catalogue-chunk-0', '1.5.7/catalogue-chunk-1']) {
       expect(patchIdsOf(eventsOf(chunk)), chunk).toContain(PACE_MARGIN_PATCH);
