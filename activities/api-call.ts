@@ -27,12 +27,10 @@ export async function callApi<T>(
   const service = isActivityName(activityType) ? ACTIVITY_QUEUES[activityType] : 'other';
   const counted = (outcome: string) => spec.metrics?.count('etims_api_calls', { service, outcome });
   return whileAlive(async () => {
-    try {
-      await holdDuringOutage(spec.outages);
-    } catch (held) {
+    await holdDuringOutage(spec.outages).catch((held: unknown) => {
       counted(FAILURE_TYPES.outageKnown);
       throw held;
-    }
+    });
     try {
       const result = await call(context.cancellationSignal);
       counted('ok');

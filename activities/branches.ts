@@ -1,5 +1,6 @@
 /** One id per physical branch, however a sale names it (docs/stock-ledger.md, "Which ledger"). */
 import { ApplicationFailure } from '@temporalio/common';
+import { LRUCache } from 'lru-cache';
 import type { Branch, Business } from '../src/compliance/schemas.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 
@@ -22,14 +23,10 @@ export function cachedCanonicalBranch(
   options: { maxBusinesses?: number; rereadAfterMs?: number; now?: () => number } = {},
 ): CanonicalBranch {
   const { maxBusinesses = 10_000, rereadAfterMs = 60_000, now = Date.now } = options;
-  const known = new Map<string, Known>();
+  // Peeked, never got: the business read longest ago goes first, however often it is used.
+  const known = new LRUCache<string, Known>({ max: maxBusinesses });
   const reading = new Map<string, Promise<Known>>();
 
-  const keep = (businessId: string, entry: Known) => {
-    known.delete(businessId);
-    known.set(businessId, entry);
-    if (known.size > maxBusinesses) known.delete(known.keys().next().value!);
-  };
   // Concurrent hand-overs of one business share one read; one answer lists every business of the key.
   const read = (businessId: string): Promise<Known> => {
     let pending = reading.get(businessId);
@@ -37,9 +34,9 @@ export function cachedCanonicalBranch(
       pending = listBusinesses(businessId)
         .then((businesses) => {
           const readAt = now();
-          for (const b of businesses) keep(b.id, { branches: b.branches, readAt });
-          if (!businesses.some((b) => b.id === businessId)) keep(businessId, { branches: [], readAt });
-          return known.get(businessId)!;
+          for (const b of businesses) known.set(b.id, { branches: b.branches, readAt });
+          if (!businesses.some((b) => b.id === businessId)) known.set(businessId, { branches: [], readAt });
+          return known.peek(businessId)!;
         })
         .catch((err: unknown) => {
           // Never final: a signed sale whose hand-over failed for good would fail with it; it waits instead.
@@ -54,7 +51,7 @@ export function cachedCanonicalBranch(
   };
 
   return async (businessId, named) => {
-    const cached = known.get(businessId);
+    const cached = known.peek(businessId);
     let entry = cached ?? (await read(businessId));
     let id = pick(entry.branches, named);
     if (id === undefined && cached && now() - cached.readAt >= rereadAfterMs) {

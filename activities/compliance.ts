@@ -163,7 +163,7 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
   return {
     async checkItems(input: CheckItemsInput): Promise<{ items: ItemCheck[] }> {
-      return { items: await lookupItems(input.businessId, input.itemIds, input.fresh ?? false) };
+      return { items: await lookupItems(input.businessId, input.itemIds, input.fresh) };
     },
 
     /** Registers an item with the tax authority (safe to repeat, C23). */

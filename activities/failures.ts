@@ -92,9 +92,8 @@ export function toActivityFailure(
   err: unknown,
   attempt: number,
   // `idempotent`: repeating cannot duplicate the effect; consulted only for a malformed success body.
-  options: { idempotent?: boolean; random?: () => number } = {},
+  { idempotent = false, random = Math.random }: { idempotent?: boolean; random?: () => number } = {},
 ): ApplicationFailure {
-  const random = options.random ?? Math.random;
   if (err instanceof ApiError) return fromApiError(err, attempt, random);
   if (err instanceof RequestValidationError) {
     return ApplicationFailure.create({
@@ -106,7 +105,7 @@ export function toActivityFailure(
   }
   if (err instanceof ResponseValidationError) {
     const details = [{ operation: err.operation, status: err.status, issues: err.issues.slice(0, 10) }];
-    return options.idempotent === true
+    return idempotent
       ? ApplicationFailure.create({
           type: FAILURE_TYPES.unexpectedResponse,
           message: err.message,

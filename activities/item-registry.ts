@@ -5,9 +5,6 @@ import type { ServiceAccess } from '../src/services/access.js';
 
 const MIN_REFRESH_INTERVAL_MS = 2_000;
 
-/** `items`: one check per known requested item, in the order asked, without repeats. */
-type ItemLookup = { items: ItemCheck[]; unknownItemIds: string[] };
-
 interface ItemList {
   at: number;
   items: Map<string, ItemCheck>;
@@ -92,7 +89,8 @@ export class ItemRegistry {
     return refreshing;
   }
 
-  private answer(business: BusinessItems, itemIds: readonly string[], list: ItemList | undefined): ItemLookup {
+  /** `items`: one check per known requested item, in the order asked, without repeats. */
+  private answer(business: BusinessItems, itemIds: readonly string[], list: ItemList | undefined) {
     const items: ItemCheck[] = [];
     const unknownItemIds: string[] = [];
     for (const id of itemIds) {

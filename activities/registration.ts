@@ -33,8 +33,7 @@ export async function requestRegistration(
 
 export function createRegistrationActivities(deps: Pick<ActivityDeps, 'temporal' | 'logger'>) {
   return {
-    async requestItemRegistration(input: RequestItemRegistrationInput): Promise<void> {
-      await requestRegistration(deps, 'requestItemRegistration', input);
-    },
+    requestItemRegistration: (input: RequestItemRegistrationInput) =>
+      requestRegistration(deps, 'requestItemRegistration', input),
   };
 }

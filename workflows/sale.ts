@@ -181,9 +181,8 @@ async function issueRefund(sale: SaleContext, request: RefundRequest): Promise<R
 
 function movement(
   referenceId: string,
-  line: Pick<StockMovementState, 'itemId' | 'action' | 'quantity' | 'unitPrice'>,
+  { itemId, action, quantity, unitPrice }: Pick<StockMovementState, 'itemId' | 'action' | 'quantity' | 'unitPrice'>,
 ): StockMovementState {
-  const { itemId, action, quantity, unitPrice } = line;
   return { referenceId, itemId, action, quantity, unitPrice, status: 'pending' };
 }
 

@@ -12,9 +12,6 @@ import {
   SORT_DIRECTIONS,
   SORT_FIELDS,
   SYNC_STATUSES,
-  type BillPayment,
-  type CompanyPage,
-  type ProcessSyncBatchResponse,
 } from './schemas.js';
 import { signatureHeaders } from './signing.js';
 
@@ -83,7 +80,7 @@ export class AccountingClient {
     this.transport = new HttpTransport({ service: 'accounting', baseUrl, insecureHttpHosts, timeoutMs });
   }
 
-  async listCompanies(params: z.input<typeof paging> = {}, options: CallOptions = {}): Promise<ApiResult<CompanyPage>> {
+  async listCompanies(params: z.input<typeof paging> = {}, options: CallOptions = {}) {
     const query = validateRequest('listCompanies', paging, params);
     return this.call('listCompanies', 'GET', '/companies', query, CompanyPageSchema, options);
   }
@@ -95,22 +92,20 @@ export class AccountingClient {
 
   /** Every page from `filters.page` (default 1) on. Offset paging: records added while iterating can shift pages. */
   async *iterateBillPaymentPages(filters: BillPaymentFilters = {}, options: CallOptions = {}) {
-    let page = filters.page ?? 1;
-    for (;;) {
+    for (let page = filters.page ?? 1; ; page++) {
       const { data } = await this.listBillPayments({ ...filters, page }, options);
       yield data;
       // An empty page that claims a successor would loop forever; stop there.
       if (!data.hasNextPage || data.data.length === 0) return;
-      page += 1;
     }
   }
 
-  async *iterateBillPayments(filters: BillPaymentFilters = {}, options: CallOptions = {}): AsyncGenerator<BillPayment> {
+  async *iterateBillPayments(filters: BillPaymentFilters = {}, options: CallOptions = {}) {
     for await (const page of this.iterateBillPaymentPages(filters, options)) yield* page.data;
   }
 
   /** Starts processing a sync batch; safe to repeat (A10). */
-  async processSyncBatch(syncBatchId: string, options: CallOptions = {}): Promise<ApiResult<ProcessSyncBatchResponse>> {
+  async processSyncBatch(syncBatchId: string, options: CallOptions = {}) {
     const id = validatePathId('processSyncBatch', 'syncBatchId', syncBatchId);
     const path = `/sync/batches/${encodeURIComponent(id)}/process`;
     return this.call('processSyncBatch', 'POST', path, undefined, ProcessSyncBatchResponseSchema, options);

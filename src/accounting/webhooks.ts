@@ -32,10 +32,8 @@ type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
 function header(headers: HeaderBag, name: string): string | undefined {
   if (headers instanceof Headers) return headers.get(name) ?? undefined;
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(' ') : value;
-  }
-  return undefined;
+  const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  return Array.isArray(value) ? value.join(' ') : value;
 }
 
 /** Longest prefixes first, so `whsec_development_` is not mistaken for `whsec_` + base64. */
@@ -99,9 +97,8 @@ export function verifyWebhook(input: VerifyWebhookInput): unknown {
   const ours = signWebhook({ secret: input.secret, id, timestamp: Number(timestamp), rawBody: input.rawBody });
   const expected = Buffer.from(ours.slice('v1,'.length), 'base64');
   const matched = signatures.split(' ').some((entry) => {
-    const comma = entry.indexOf(',');
-    if (comma === -1 || entry.slice(0, comma) !== 'v1') return false;
-    const candidate = Buffer.from(entry.slice(comma + 1), 'base64');
+    if (!entry.startsWith('v1,')) return false;
+    const candidate = Buffer.from(entry.slice('v1,'.length), 'base64');
     // timingSafeEqual throws on different lengths; a truncated signature is simply wrong.
     return candidate.length === expected.length && timingSafeEqual(candidate, expected);
   });

@@ -55,11 +55,7 @@ export class BoundedTtlMap<V> {
   set(key: string, value: V, ttlMs: number): void {
     this.entries.delete(key);
     this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      this.entries.delete(oldest.value);
-    }
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 
   delete(key: string): void {

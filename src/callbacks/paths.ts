@@ -17,14 +17,9 @@ export const PUBLIC_BASE_URL_MAX_LENGTH =
   1 -
   TOKEN_MAX_LENGTH;
 
-export function callbackPath(
-  baseUrlLength: number,
-  workflowId: string,
-  token: string,
-  maxUrlLength = CALLBACK_URL_MAX_LENGTH,
-): string {
+export function callbackPath(baseUrlLength: number, workflowId: string, token: string): string {
   const percent = `${CALLBACK_PATH_PREFIX}${encodeURIComponent(workflowId)}/${token}`;
-  if (baseUrlLength + percent.length <= maxUrlLength) return percent;
+  if (baseUrlLength + percent.length <= CALLBACK_URL_MAX_LENGTH) return percent;
   return `${CALLBACK_PATH_PREFIX}${COMPACT_MARKER}/${Buffer.from(workflowId, 'utf8').toString('base64url')}/${token}`;
 }
 

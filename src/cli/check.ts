@@ -31,16 +31,13 @@ async function runChecks(service: string, application: string | undefined, check
   return rows;
 }
 
-/** `tenant.business`: a tenant's first served business; without a tenant, the key's own. */
-function complianceChecks(
-  client: ComplianceClient,
-  tenant?: { business: string | undefined; served: readonly string[] },
-): Checks {
-  const business = tenant?.business;
+/** `served`: a tenant's businesses, whose first is asked for; without a tenant, the key's own. */
+function complianceChecks(client: ComplianceClient, served?: readonly string[]): Checks {
+  const business = served?.[0];
   const forBusiness = business === undefined ? {} : { businessId: business };
   const of = business === undefined ? '' : `${business}: `;
   const businessChecks: Checks =
-    tenant && business === undefined
+    served && business === undefined
       ? { 'items and purchases': async () => 'not asked: it serves no business' }
       : {
           async items() {
@@ -57,14 +54,13 @@ function complianceChecks(
   return {
     async identity() {
       const { data, meta } = await client.getIdentity();
-      const application = tenant && data.application?.id ? `application ${data.application.id}; ` : '';
+      const application = served && data.application?.id ? `application ${data.application.id}; ` : '';
       const rate = `rate limit ${meta.rateLimit.limit ?? '?'}/min, ${meta.rateLimit.remaining ?? '?'} left`;
       return `${application}scopes ${data.apiKey?.scopes?.join(' ') ?? '?'}; ${rate}`;
     },
     async businesses() {
       const { data } = await client.listBusinesses();
-      if (tenant)
-        return `${data.length} its key can act for; serves ${tenant.served.length}: ${someIds(tenant.served)}`;
+      if (served) return `${data.length} its key can act for; serves ${served.length}: ${someIds(served)}`;
       return `${data.length} business(es): ${data.map((b) => b.id).join(', ')}`;
     },
     ...businessChecks,
@@ -86,8 +82,7 @@ async function checkTenants(directory: TenantDirectory): Promise<number> {
   const compliance = await mapBounded(directory.applications(), DEFAULT_CONCURRENCY, async (application) => {
     const client = directory.complianceClient(application.application);
     if (!client) return [];
-    const tenant = { business: application.businesses[0], served: application.businesses };
-    return runChecks('compliance', application.application, complianceChecks(client, tenant));
+    return runChecks('compliance', application.application, complianceChecks(client, application.businesses));
   });
   const accounting = await mapBounded(directory.accountingApplications(), DEFAULT_CONCURRENCY, async (application) => {
     const client = directory.accountingClient(application.application);
@@ -121,12 +116,8 @@ function printRows(rows: readonly CheckRow[], withApplication: boolean, passed: 
     })),
   );
   const failed = rows.filter((r) => !r.ok);
-  const byApplication = new Map<string, string[]>();
-  for (const row of failed) {
-    const name = `${row.service} ${row.application ?? ''}`.trim();
-    byApplication.set(name, [...(byApplication.get(name) ?? []), row.operation]);
-  }
-  const which = [...byApplication].map(([name, operations]) => `${name} (${operations.join(', ')})`);
+  const byApplication = Map.groupBy(failed, (row) => `${row.service} ${row.application ?? ''}`.trim());
+  const which = [...byApplication].map(([name, checks]) => `${name} (${checks.map((c) => c.operation).join(', ')})`);
   console.log(failed.length === 0 ? passed : `${failed.length} check(s) failed: ${which.join(', ')}`);
   return failed.length === 0 ? 0 : 1;
 }

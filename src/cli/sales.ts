@@ -4,6 +4,7 @@ import { text } from 'node:stream/consumers';
 import {
   loadTemporalSettings,
   type AwaitReceiptOptions,
+  type SaleInput,
   type SaleReceiptAnswer,
   type SalesClient,
 } from '../client/index.js';
@@ -157,24 +158,20 @@ const program = clientProgram(
       `(default 30 seconds, at most ${AWAIT_RECEIPT_WAIT_MAX})`,
   );
 
-/** A sale read from a file or standard input, checked before anything is contacted (like the wait). */
-async function readSale(source: string, { wait }: SalesOptions) {
-  const sale = checks.parseSaleInput(await readJson(source, 'sale'));
-  checks.parseWait(wait);
-  return sale;
+/** The sale is read from a file or standard input and checked before anything is contacted (like the wait). */
+function withSale(call: (sale: SaleInput) => Call) {
+  return async ([source]: string[], options: SalesOptions) => {
+    const sale = checks.parseSaleInput(await readJson(source!, 'sale'));
+    checks.parseWait(options.wait);
+    return connectAndCall(call(sale), options);
+  };
 }
 
 program
   .command('start')
   .description('start a sale, or find the one already started with the same business and tin (and the same input)')
   .argument('<file.json|->')
-  .act<SalesOptions>(async ([source], options) => {
-    const sale = await readSale(source!, options);
-    return connectAndCall(
-      printed((sales) => sales.startSale(sale)),
-      options,
-    );
-  });
+  .act(withSale((sale) => printed((sales) => sales.startSale(sale))));
 
 program
   .command('sign')
@@ -183,10 +180,7 @@ program
       'prints {workflowId, signed, receipt, state}',
   )
   .argument('<file.json|->')
-  .act<SalesOptions>(async ([source], options) => {
-    const sale = await readSale(source!, options);
-    return connectAndCall(async (sales, call) => receiptResult(await sales.startAndAwaitReceipt(sale, call)), options);
-  });
+  .act(withSale((sale) => async (sales, options) => receiptResult(await sales.startAndAwaitReceipt(sale, options))));
 
 program
   .command('resume-parked')

@@ -9,12 +9,8 @@ interface SyncBatchOptions {
   taskQueue?: string;
 }
 
-function connectAndRunBatch(
-  run: (client: SyncBatchClient) => Promise<CommandResult>,
-  { taskQueue }: SyncBatchOptions,
-): Promise<number> {
-  return connectAndRun(({ client }) => run(new SyncBatchClient(client, { taskQueue })));
-}
+const connectAndRunBatch = (run: (client: SyncBatchClient) => Promise<CommandResult>, options: SyncBatchOptions) =>
+  connectAndRun(({ client }) => run(new SyncBatchClient(client, options)));
 
 const program = clientProgram(
   'npm run sync-batch --',
@@ -50,21 +46,18 @@ program
     }, options);
   });
 
-program
-  .command('state')
-  .description('print the workflow state (step, failed payments, polls)')
-  .argument('<syncBatchId>')
-  .act<SyncBatchOptions>(([syncBatchId], options) =>
-    connectAndRunBatch(async (client) => ({ output: await client.getState(syncBatchId!) }), options),
-  );
-
-program
-  .command('reprocess')
-  .description('process the failed bill payments of a parked batch again')
-  .argument('<syncBatchId>')
-  .act<SyncBatchOptions>(([syncBatchId], options) =>
-    connectAndRunBatch(async (client) => ({ output: await client.reprocess(syncBatchId!) }), options),
-  );
+for (const [name, operation, description] of [
+  ['state', 'getState', 'print the workflow state (step, failed payments, polls)'],
+  ['reprocess', 'reprocess', 'process the failed bill payments of a parked batch again'],
+] as const) {
+  program
+    .command(name)
+    .description(description)
+    .argument('<syncBatchId>')
+    .act<SyncBatchOptions>(([syncBatchId], options) =>
+      connectAndRunBatch(async (client) => ({ output: await client[operation](syncBatchId!) }), options),
+    );
+}
 
 program
   .command('dismiss')

@@ -99,7 +99,5 @@ export function parseItemFixedArgs(itemId: unknown) {
 
 /** `awaitReceipt`'s wait, checked as the workflow checks it. */
 export function parseWait(wait: unknown): string | undefined {
-  return wait === undefined
-    ? undefined
-    : parseInput('awaitReceipt request', saleSchemas().awaitReceiptRequest, { wait }).wait;
+  return parseInput('awaitReceipt request', saleSchemas().awaitReceiptRequest, { wait }).wait;
 }

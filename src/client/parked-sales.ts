@@ -14,19 +14,16 @@ export interface ParkedSalesFilter {
 
 export const DEFAULT_PARK_REASON = FAILURE_TYPES.outageLimitReached;
 
-function literalProblem(value: string): string | undefined {
-  if (value.trim() === '') return 'must not be empty';
-  // Temporal's query converter hands the literal on re-encoded (`\\`, `\"`, `\n`) and with the quotes at its ends
-  // trimmed: such a value would never match itself, so a filter on it would silently find nothing.
-  if (/[\p{Cc}"\\]/u.test(value)) return 'must not contain a control character, " or \\ (a query cannot match it)';
-  if (value.startsWith("'") || value.endsWith("'")) return "must not start or end with ' (a query cannot match it)";
-  return undefined;
-}
-
 /** `'value'`, a `'` inside escaped; a value a query cannot match exactly is a `SaleInputError` naming `field`. */
 function queryLiteral(subject: string, field: string, value: string): string {
-  const problem = literalProblem(value);
-  if (problem !== undefined) throw new SaleInputError(subject, [{ field, reason: problem }]);
+  const refused = (reason: string) => new SaleInputError(subject, [{ field, reason }]);
+  if (value.trim() === '') throw refused('must not be empty');
+  // Temporal's query converter hands the literal on re-encoded (`\\`, `\"`, `\n`) and with the quotes at its ends
+  // trimmed: such a value would never match itself, so a filter on it would silently find nothing.
+  if (/[\p{Cc}"\\]/u.test(value))
+    throw refused('must not contain a control character, " or \\ (a query cannot match it)');
+  if (value.startsWith("'") || value.endsWith("'"))
+    throw refused("must not start or end with ' (a query cannot match it)");
   return `'${value.replaceAll("'", "\\'")}'`;
 }
 

@@ -100,15 +100,11 @@ function formatPrice(amount: number): string {
 
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
-/** At most `max` UTF-8 bytes, ending in '…' when cut (never in the middle of a character). */
+/** At most `max` UTF-8 bytes, ending in '…' when cut (`encodeInto` never writes part of a character). */
 function truncate(text: string, max: number): string {
   if (bytes(text) <= max) return text;
-  let cut = '';
-  for (const char of text) {
-    if (bytes(cut) + bytes(char) + bytes('…') > max) break;
-    cut += char;
-  }
-  return `${cut}…`;
+  const { read } = new TextEncoder().encodeInto(text, new Uint8Array(max - bytes('…')));
+  return `${text.slice(0, read)}…`;
 }
 
 /** One line: `Sale INV-1 · business biz_1 · 3 lines · total KES 1,250.00`. */

@@ -126,9 +126,8 @@ export async function runOperation<T, Operation extends string>(
   operation: Operation,
   workflowId: string,
   call: () => Promise<T>,
-  options: { subject?: string; updateId?: string } = {},
+  { subject = '', updateId }: { subject?: string; updateId?: string } = {},
 ): Promise<T> {
-  const { subject = '', updateId } = options;
   const failed = (failure: OperationFailure, reason: string, cause: unknown) => {
     const again = updateId === undefined ? '' : `; repeat it with updateId '${updateId}' to get its answer`;
     const message = {
@@ -245,7 +244,7 @@ export class SalesClient extends TaskQueueClient {
 
   async retry(businessId: string, traderInvoiceNumber: string, options: OperationOptions = {}): Promise<SaleState> {
     const handle = this.saleHandle(businessId, traderInvoiceNumber);
-    const updateId = options.updateId ?? (await this.situationalUpdateId('retry', handle, 'retry'));
+    const updateId = options.updateId ?? situationalUpdateId('retry', await this.stateOf(handle, 'retry'));
     return this.run('retry', handle.workflowId, () => handle.executeUpdate(retryUpdate, { updateId }), updateId);
   }
 
@@ -261,7 +260,7 @@ export class SalesClient extends TaskQueueClient {
     const handle = this.saleHandle(businessId, traderInvoiceNumber);
     const args = parseItemFixedArgs(itemId);
     const updateId =
-      options.updateId ?? (await this.situationalUpdateId('itemFixed', handle, `item-fixed:${args.itemId}`));
+      options.updateId ?? situationalUpdateId(`item-fixed:${args.itemId}`, await this.stateOf(handle, 'itemFixed'));
     const call = () => handle.executeUpdate(itemFixedUpdate, { args: [args], updateId });
     return this.run('itemFixed', handle.workflowId, call, updateId);
   }
@@ -349,10 +348,6 @@ export class SalesClient extends TaskQueueClient {
     return { workflowId, signed, receipt: signed ? state.sale!.receipt : null, reason, state };
   }
 
-  private async situationalUpdateId(operation: SaleOperation, handle: WorkflowHandle, action: string): Promise<string> {
-    return situationalUpdateId(action, await this.stateOf(handle, operation));
-  }
-
   private stateOf(handle: WorkflowHandle, operation: SaleOperation = 'getState'): Promise<SaleState> {
     return this.run(operation, handle.workflowId, () => handle.query(getSaleStateQuery));
   }
@@ -362,17 +357,12 @@ export class SalesClient extends TaskQueueClient {
   }
 }
 
-export interface ConnectedSalesClient {
-  sales: SalesClient;
-  client: Client;
-  settings: TemporalSettings;
-  close(): Promise<void>;
-}
+export type ConnectedSalesClient = Awaited<ReturnType<typeof connectSalesClient>>;
 
 /** Connected as the Temporal CLI connects (envconfig), payloads encrypted with the workers' keys. */
 export async function connectSalesClient(
   options: SalesClientOptions & { env?: Env; settings?: TemporalSettings } = {},
-): Promise<ConnectedSalesClient> {
+) {
   const env = options.env ?? process.env;
   const settings = options.settings ?? loadTemporalSettings(env);
   const { dataConverter } = payloadEncryptionFromEnv(env);

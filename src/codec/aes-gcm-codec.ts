@@ -56,9 +56,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 
   private encrypt(payload: Payload): Payload {
     const keyId = this.keys.encryptKeyId;
-    const key = this.keys.key(keyId);
-    if (key === undefined)
-      throw new PayloadDecryptionError(`payload key "${keyId}" is missing from the key ring`, keyId);
+    const key = this.keys.key(keyId)!; // the ring refuses an encryption key id it does not hold
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
     const plain = PayloadProto.encode(payload).finish();

@@ -51,12 +51,8 @@ export function payloadEncryptionFromEnv(env: Env, options: { allowPlaintext?: b
       throw new PayloadKeyConfigError(
         `${PAYLOAD_KEY_ENV.encryption}=off but payload keys are configured: unset one or the other`,
       );
-    return {
-      encrypted: true,
-      keyRing: ring,
-      codec: new AesGcmPayloadCodec(ring),
-      dataConverter: createDataConverter(ring),
-    };
+    const codec = new AesGcmPayloadCodec(ring);
+    return { encrypted: true, keyRing: ring, codec, dataConverter: createDataConverter(ring) };
   }
   const plaintext = modeText === 'off' || (modeText === undefined && options.allowPlaintext === true);
   if (!plaintext) requireKeyRing(env); // throws the "needs keys" error

@@ -200,9 +200,7 @@ export async function startCodecServer(options: CodecServerOptions) {
     host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}`,
-    allowOrigin: (origin: string) => {
-      for (const o of normaliseOrigins([origin])) origins.add(o);
-    },
+    allowOrigin: (origin: string) => normaliseOrigins([origin]).forEach((o) => origins.add(o)),
     close: async () => void (await app.close()),
   };
 }

@@ -30,7 +30,6 @@ import {
   PurchasePageEnvelopeSchema,
   SaleEnvelopeSchema,
   StockAdjustmentEnvelopeSchema,
-  type Sale,
 } from './schemas.js';
 
 export type ComplianceClientOptions = Omit<HttpTransportOptions, 'service'> & {
@@ -211,7 +210,7 @@ export class ComplianceClient {
     return this.saleCall({ operation, method: 'POST', path, body, headers: { 'idempotency-key': key } }, opts);
   }
 
-  private saleCall(spec: RequestSpec, opts?: CallOptions): Promise<ApiResult<Sale>> {
+  private saleCall(spec: RequestSpec, opts?: CallOptions) {
     return this.call(spec, SaleEnvelopeSchema, opts, (data) => data.sale);
   }
 

@@ -22,12 +22,8 @@ function parseSink(env: Env): PurchasesSinkConfig | undefined {
     if (path === '') throw new ConfigError('PURCHASES_SINK: file: needs a path, e.g. file:./purchases.ndjson');
     return { kind: 'file', path };
   }
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConfigError('PURCHASES_SINK: must be file:<path> or an https:// URL');
-  }
+  const url = URL.parse(text);
+  if (!url) throw new ConfigError('PURCHASES_SINK: must be file:<path> or an https:// URL');
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new ConfigError(
       'PURCHASES_SINK: must be file:<path> or an https:// URL (http:// only to this machine: localhost, 127.x, [::1])',

@@ -66,18 +66,12 @@ const NOT_SENT_CODES = new Set(
 );
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
-function errorCodes(err: unknown): string[] {
-  const codes: string[] = [];
-  let current: unknown = err;
-  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') codes.push(code);
-    if (current instanceof AggregateError) {
-      for (const inner of current.errors) codes.push(...errorCodes(inner));
-    }
-    current = (current as { cause?: unknown }).cause;
-  }
-  return codes;
+// Undici wraps the socket's failure (in causes, or an AggregateError of every address tried): its code is deeper.
+function errorCodes(err: unknown, depth = 0): string[] {
+  if (depth >= 5 || !err || typeof err !== 'object') return [];
+  const { code, cause } = err as { code?: unknown; cause?: unknown };
+  const inner = err instanceof AggregateError ? err.errors.flatMap((e) => errorCodes(e)) : [];
+  return [...(typeof code === 'string' ? [code] : []), ...inner, ...errorCodes(cause, depth + 1)];
 }
 
 /** Statuses are returned, not thrown; transport failures are ApiErrors. */
@@ -103,10 +97,8 @@ export class HttpTransport {
   /** Path (with the base URL's prefix) and query as they go on the wire. */
   target(path: string, query?: Record<string, QueryValue>): string {
     const prefix = this.base.pathname.replace(/\/+$/, '');
-    const search = new URLSearchParams();
-    for (const [key, value] of Object.entries(query ?? {}))
-      if (value !== undefined && value !== null) search.append(key, String(value));
-    const qs = search.toString();
+    const present = Object.entries(query ?? {}).filter(([, value]) => value !== undefined && value !== null);
+    const qs = new URLSearchParams(present.map(([key, value]): [string, string] => [key, String(value)])).toString();
     return `${prefix}${path}${qs ? `?${qs}` : ''}`;
   }
 

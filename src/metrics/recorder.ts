@@ -41,10 +41,9 @@ export function createMetricsRecorder(
     return made;
   };
   const labelsOf = (name: MetricName, labels: Record<string, string>): Record<string, string> => {
-    const sets = METRICS[name].labels as Record<string, Parameters<typeof boundedValue>[0]>;
-    const bounded: Record<string, string> = { ...base };
-    for (const [label, set] of Object.entries(sets)) bounded[label] = boundedValue(set, labels[label] ?? '', served);
-    return bounded;
+    const sets = Object.entries(METRICS[name].labels as Record<string, Parameters<typeof boundedValue>[0]>);
+    const bounded = sets.map(([label, set]) => [label, boundedValue(set, labels[label] ?? '', served)] as const);
+    return { ...base, ...Object.fromEntries(bounded) };
   };
   /** `process` undefined: every series of fixed label sets. */
   const startAtZero = (process: BusinessProcess | 'applications' | undefined, values: readonly string[]) => {

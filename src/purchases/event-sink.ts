@@ -101,11 +101,9 @@ export function webhookSink(options: {
   secret: string;
   /** Per delivery (default 10 s). */
   timeoutMs?: number;
-  /** Unix seconds for webhook-timestamp (default the clock). */
-  now?: () => number;
 }): PurchaseEventSink {
   const url = new URL(options.url);
-  const { secret, timeoutMs = 10_000, now = () => Math.floor(Date.now() / 1000) } = options;
+  const { secret, timeoutMs = 10_000 } = options;
   const description = `${url.origin}${url.pathname}`;
   const agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: 10_000 } });
   return {
@@ -116,7 +114,7 @@ export function webhookSink(options: {
       const headers = {
         'content-type': 'application/json',
         'user-agent': 'etims-temporal-worker (purchases sync)',
-        ...webhookHeaders({ secret, id: event.id, timestamp: now(), rawBody }),
+        ...webhookHeaders({ secret, id: event.id, timestamp: Math.floor(Date.now() / 1000), rawBody }),
       };
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = deliverOptions.signal ? AbortSignal.any([deliverOptions.signal, timeout]) : timeout;

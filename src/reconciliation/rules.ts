@@ -46,13 +46,11 @@ export function supplierKey(name: string | null | undefined): string {
 export function dayNumber(text: string): number | undefined {
   const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
   if (!match) return undefined;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const ms = Date.UTC(year, month - 1, day);
-  const check = new Date(ms);
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
   // 2025-02-30 is not a day: Date.UTC would roll it over silently.
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
-    return undefined;
-  return ms / 86_400_000;
+  const real = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  return real ? date.getTime() / 86_400_000 : undefined;
 }
 
 const cents = (amount: number): number => Math.round(amount * 100);
@@ -320,15 +318,12 @@ export function reconcile(
   }
 
   const residual = { rejectedPurchases: [] as string[], unpaidPurchases: [] as string[] };
-  const unpaidAgeDays: Record<string, number | null> = {};
-  for (const purchase of openPurchases.values()) {
-    const rule = RESIDUAL_RULES.find((r) => r.applies(purchase))!;
-    residual[rule.category].push(purchase.id);
-    if (rule.category === 'unpaidPurchases') {
-      const day = dayNumber(purchase.invoiceDate);
-      unpaidAgeDays[purchase.id] = day === undefined ? null : asOfDay - day;
-    }
-  }
+  for (const purchase of openPurchases.values())
+    residual[RESIDUAL_RULES.find((r) => r.applies(purchase))!.category].push(purchase.id);
+  const ageDays = (id: string) => {
+    const day = dayNumber(openPurchases.get(id)!.invoiceDate);
+    return day === undefined ? null : asOfDay - day;
+  };
 
   for (const list of Object.values(result)) list.sort((a, b) => byId(a.purchaseId, b.purchaseId));
   const unpaidPurchases = residual.unpaidPurchases.sort(byId);
@@ -343,7 +338,7 @@ export function reconcile(
   return {
     asOf,
     ...lists,
-    unpaidAgeDays: Object.fromEntries(unpaidPurchases.map((id) => [id, unpaidAgeDays[id] ?? null])),
+    unpaidAgeDays: Object.fromEntries(unpaidPurchases.map((id) => [id, ageDays(id)])),
     counts: { purchases: purchases.length, billPayments: payments.length, ...counts } as ReconciliationResult['counts'],
   };
 }

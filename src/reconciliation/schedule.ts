@@ -39,7 +39,6 @@ export async function ensureReconciliationSchedules(
   const ensured: EnsuredSchedule[] = [];
   for (const { businessId, companyId } of options.links) {
     const scheduleId = reconciliationScheduleId(businessId, options.idPrefix);
-    const input: ReconciliationInput = { businessId, companyId };
     const action: ScheduleOptionsStartWorkflowAction<(input: ReconciliationInput) => Promise<ReconcileBusinessResult>> =
       {
         type: 'startWorkflow',
@@ -47,7 +46,7 @@ export async function ensureReconciliationSchedules(
         taskQueue: options.taskQueue,
         // The schedule appends the scheduled time, so each run has its own id under this one.
         workflowId: scheduleId,
-        args: [input],
+        args: [{ businessId, companyId }],
         staticSummary: `Reconciliation of ${businessId} with ${companyId}`,
       };
     try {

@@ -6,8 +6,6 @@ import type { BudgetWindow } from '../tenants/budget-windows.js';
 const ACTIVITY = proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
 const MAX_WEIGHT_OVERRIDES = 1_000;
 
-export type ComplianceBudgetPlan = ReturnType<typeof planComplianceBudgets>;
-
 /** The shared queue's configuration for the windows without a queue of their own. */
 export function planComplianceBudgets(
   windows: readonly BudgetWindow[],
@@ -64,7 +62,7 @@ function updateQueue(
 export async function applyComplianceBudgets(
   client: Client,
   taskQueue: string,
-  plan: ComplianceBudgetPlan,
+  plan: ReturnType<typeof planComplianceBudgets>,
   reason: string,
 ): Promise<void> {
   const applied = await readComplianceBudgets(client, taskQueue);

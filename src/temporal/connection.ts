@@ -40,19 +40,15 @@ const TLS_SOURCES = { clientCert: 'CLIENT_CERT', clientKey: 'CLIENT_KEY', server
 type TlsSource = keyof typeof TLS_SOURCES;
 
 /** Messages name the setting, never the content. */
-function readTlsSource(
-  source: TlsSource,
-  data: ConfigDataSource,
-  env: Record<string, string>,
-  profile: string | undefined,
-): Buffer {
+function readTlsSource(source: TlsSource, data: ConfigDataSource, env: Record<string, string>): Buffer {
   const [name, toml] = [`TEMPORAL_TLS_${TLS_SOURCES[source]}`, TLS_SOURCES[source].toLowerCase()];
+  const profile = env.TEMPORAL_PROFILE ?? 'default';
   const setting =
     'path' in data && env[`${name}_PATH`] === data.path
       ? `${name}_PATH`
       : 'data' in data && env[`${name}_DATA`] !== undefined
         ? `${name}_DATA`
-        : `tls.${toml}_path / ${toml}_data of profile "${profile ?? 'default'}" in the Temporal config file`;
+        : `tls.${toml}_path / ${toml}_data of profile "${profile}" in the Temporal config file`;
   const bytes =
     'path' in data ? readSettingFile(setting, data.path, (path) => readFileSync(path)) : Buffer.from(data.data);
   const where = 'path' in data ? `${setting} (${data.path})` : setting;
@@ -105,7 +101,7 @@ export function loadTemporalSettings(env: Env): TemporalSettings {
     const checked: Partial<Record<TlsSource, { data: Buffer }>> = {};
     for (const source of Object.keys(TLS_SOURCES) as TlsSource[]) {
       const data = tls[source];
-      if (data) checked[source] = { data: readTlsSource(source, data, vars, vars.TEMPORAL_PROFILE) };
+      if (data) checked[source] = { data: readTlsSource(source, data, vars) };
     }
     if (checked.clientKey) secrets.push(checked.clientKey.data.toString('utf8').trim());
     // Hand envconfig the bytes already read, so the files are read once and cannot change in between.
@@ -187,9 +183,7 @@ function describeFailure(err: unknown, settings: TemporalSettings): string {
   if (/certificate|tls|ssl|handshake|PrivateKey|PEM|InvalidContentType|InvalidMessage|AlertReceived/i.test(raw)) {
     return `TLS failed: check TEMPORAL_TLS* / the profile's [tls] settings and that the server speaks TLS (${message})`;
   }
-  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(raw))
-    return `${message}: check TEMPORAL_ADDRESS and that the server is running`;
-  if (/deadline|timed out|timeout|within/i.test(raw)) {
+  if (!/ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(raw) && /deadline|timed out|timeout|within/i.test(raw)) {
     const tlsHint = settings.tls
       ? ', and that the server speaks TLS (TLS is on: set by TEMPORAL_TLS / an API key / the profile)'
       : '';
@@ -252,14 +246,12 @@ export function connectWorkerConnection(settings: TemporalSettings): Promise<Nat
 
 /** A TCP probe, then the connection; describing the namespace also checks the credentials. Closed on failure. */
 async function connectProven<C extends ConnectionLike>(settings: TemporalSettings, connect: () => Promise<C>) {
-  let connection: C;
-  try {
-    await probeTcp(settings);
-    connection = await connect();
-  } catch (err) {
-    if (err instanceof ConfigError || err instanceof TemporalConnectionError) throw err;
-    throw connectionError(settings, err);
-  }
+  const connection = await probeTcp(settings)
+    .then(connect)
+    .catch((err: unknown) => {
+      if (err instanceof ConfigError || err instanceof TemporalConnectionError) throw err;
+      throw connectionError(settings, err);
+    });
   try {
     await connection.withDeadline(Date.now() + settings.connectTimeoutMs, () =>
       connection.workflowService.describeNamespace({ namespace: settings.namespace }),

@@ -76,12 +76,9 @@ function searchAttributeCommands({ keys, namespace, address }: Registration): st
 
 export async function requireSearchAttributes(connection: Connection, options: Registration) {
   const { namespace, keys } = options;
-  let before: Record<string, number>;
-  try {
-    before = await listCustomAttributes(connection, namespace);
-  } catch (err) {
+  const before = await listCustomAttributes(connection, namespace).catch((err: unknown) => {
     throw refusal(err, 'may not list', options);
-  }
+  });
   try {
     return await ensureSearchAttributes(connection, namespace, keys, before);
   } catch (err) {

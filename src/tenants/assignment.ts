@@ -10,21 +10,16 @@ function unknownBusiness(probe: ComplianceProbe, id: string, probes: readonly Co
   const own = BUSINESS_ENVIRONMENT[probe.environment];
   const reachable = someIds(probe.businesses.map((b) => b.id));
   const unknown = `${source}: unknown business ${id}: the key cannot act for it (it can act for ${reachable})`;
-  for (const other of probes) {
-    if (other === probe) continue;
-    const business = other.businesses.find((b) => b.id === id);
-    if (!business) continue;
-    const environment =
-      business.environment === 'sandbox' || business.environment === 'production'
-        ? business.environment
-        : BUSINESS_ENVIRONMENT[other.environment];
-    if (environment !== own) {
-      const rule = keyRule(probe.environment, 'sentence');
-      return `${source}: business ${id} is a ${environment} business (${other.tenant.source} lists it); ${rule}`;
-    }
-    return `${unknown}; the key of ${other.tenant.source} can`;
+  const other = probes.find((candidate) => candidate !== probe && candidate.businesses.some((b) => b.id === id));
+  if (!other) return `${unknown}; this is ${keyRule(probe.environment, 'clause')}`;
+  const listed = other.businesses.find((b) => b.id === id)!.environment;
+  const environment =
+    listed === 'sandbox' || listed === 'production' ? listed : BUSINESS_ENVIRONMENT[other.environment];
+  if (environment !== own) {
+    const rule = keyRule(probe.environment, 'sentence');
+    return `${source}: business ${id} is a ${environment} business (${other.tenant.source} lists it); ${rule}`;
   }
-  return `${unknown}; this is ${keyRule(probe.environment, 'clause')}`;
+  return `${unknown}; the key of ${other.tenant.source} can`;
 }
 
 /** A listed business whose environment the service reports as the other one (a listing the contract rules out). */

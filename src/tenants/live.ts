@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { AccountingTenant, ComplianceTenant, TenantsConfig } from './types.js';
 import type { RateLimitGate } from '../http/rate-limit-gate.js';
 import {
+  DEFAULT_CONCURRENCY,
   resolveTenantDirectory,
   type AwaitedEntry,
   type ComplianceApplication,
@@ -16,6 +17,7 @@ import {
   probeAccounting,
   probeComplianceOnce,
   variableFailure,
+  type AccountingProbe,
   type ComplianceProbe,
   type Outcome,
 } from './probes.js';
@@ -23,8 +25,6 @@ import { ENVIRONMENT_ORIGIN } from './single-key.js';
 
 /** Longer than an activity's start-to-close timeout (60 s): a call in flight on a replaced client ends first. */
 const DRAIN_GRACE_MS = 2 * 60_000;
-/** As at start-up: hundreds of keys down must not open hundreds of connections at each try. */
-const ASKED_AT_ONCE = 8;
 
 export type TenantsChange = ReturnType<typeof changeBetween>;
 export type LiveTenants = Awaited<ReturnType<typeof openLiveTenants>>;
@@ -248,17 +248,13 @@ function askAgainUntilAnswered(options: {
 /** The awaited entries still down, asking only them (one request per key); an accepted answer is kept in `cache`. */
 async function stillDown(config: TenantsConfig, awaited: readonly AwaitedEntry[], cache: Map<string, ComplianceProbe>) {
   const singleKey = config.origin === ENVIRONMENT_ORIGIN;
-  const answers = await mapBounded(awaited, ASKED_AT_ONCE, async (entry) => {
+  const answers = await mapBounded(awaited, DEFAULT_CONCURRENCY, async (entry) => {
     const tenants: ReadonlyArray<ComplianceTenant | AccountingTenant> = config[entry.service];
     const tenant = tenants.find((candidate) => candidate.source === entry.source);
     if (!tenant) return undefined;
-    let outcome: Outcome<unknown>;
-    if ('requestsPerMinute' in tenant) outcome = await probeComplianceOnce(tenant, cache);
-    else {
-      const answered = await probeAccounting(tenant);
-      if ('ok' in answered) await answered.ok.client.close();
-      outcome = answered;
-    }
+    const outcome: Outcome<ComplianceProbe | AccountingProbe> =
+      'requestsPerMinute' in tenant ? await probeComplianceOnce(tenant, cache) : await probeAccounting(tenant);
+    if ('ok' in outcome && 'client' in outcome.ok) await outcome.ok.client.close();
     if (!('failure' in outcome) || !outcome.outage) return undefined;
     const reason = singleKey ? variableFailure(entry.service, tenant.service, outcome.error) : outcome.failure;
     return { ...entry, reason };

@@ -39,9 +39,12 @@ export function loadTenantsConfig(rawEnv: Env): TenantsConfig {
   return { ...entries, origin: `${variable} ${file ?? dir}` };
 }
 
-function readDocument(variable: string, path: string): TenantsDocument {
+type TenantsDocument = ReturnType<typeof readDocument>;
+
+function readDocument(variable: string, path: string) {
   const text = readSettingFile(variable, path, (file) => readFileSync(file, 'utf8'));
   const name = basename(path);
+  // `baseDir`: where its relative key files are.
   return { name, content: parseJson(name, text), baseDir: dirname(path) };
 }
 
@@ -68,13 +71,6 @@ function parseJson(name: string, text: string): unknown {
     const column = offset - before.lastIndexOf('\n');
     throw new ConfigError(`${name}: not valid JSON at line ${line}, column ${column}`);
   }
-}
-
-interface TenantsDocument {
-  name: string;
-  content: unknown;
-  /** Where its relative key files are. */
-  baseDir: string;
 }
 
 /** What loadConfig gets for one entry: the service settings (timeouts, signing), none of the single tenant's. */
@@ -110,7 +106,11 @@ export function readEntries(documents: readonly TenantsDocument[], rawEnv: Env) 
       value = readVariable(env, source.env);
       if (value === undefined) throw new ConfigError(`${setting}: environment variable ${source.env} is not set`);
     }
-    value ??= readKeyFile(setting, resolve(document.baseDir, source.file!));
+    if (value === undefined) {
+      // Read as every `<NAME>_FILE` is; messages name the path, never the content.
+      value = readSecretFile(setting, resolve(document.baseDir, source.file!).trim());
+      if (!value) throw new ConfigError(`${setting}: the file is empty`);
+    }
     try {
       return assertCredential(kind, setting, value);
     } catch (err) {
@@ -201,11 +201,4 @@ export function readEntries(documents: readonly TenantsDocument[], rawEnv: Env) 
     }
   }
   return { entries: { compliance, accounting, links }, namedVariables };
-}
-
-/** Read as every `<NAME>_FILE` is; messages name the path, never the content. */
-function readKeyFile(setting: string, path: string): string {
-  const value = readSecretFile(setting, path.trim());
-  if (!value) throw new ConfigError(`${setting}: the file is empty`);
-  return value;
 }

@@ -14,8 +14,7 @@ export interface TenantsReload {
 }
 
 /** Keys included (a rotated key is a change), never kept or logged. */
-function tenantsFingerprint(config: TenantsConfig): string {
-  const { compliance, accounting, links } = config;
+function tenantsFingerprint({ compliance, accounting, links }: TenantsConfig): string {
   return hash('sha256', JSON.stringify({ compliance, accounting, links }));
 }
 
@@ -30,7 +29,6 @@ export function watchTenants(options: {
 }): () => Promise<void> {
   const { live, reload, logger, metrics } = options;
   let settled = tenantsFingerprint(options.served);
-  let stopped = false;
   let checking: Promise<void> = Promise.resolve();
 
   const check = async () => {
@@ -69,12 +67,10 @@ export function watchTenants(options: {
   };
 
   const timer = setInterval(() => {
-    if (stopped) return;
     checking = checking.then(check);
   }, reload.intervalMs);
   timer.unref();
   return async () => {
-    stopped = true;
     clearInterval(timer);
     await checking;
   };

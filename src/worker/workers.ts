@@ -35,15 +35,6 @@ const WORKFLOW_TASK_SLOTS = 10;
 // still untaken past it is far from its norm. Measured: docs/benchmarks.md, "The pace's fractions and a killed worker".
 const STICKY_TASK_WAIT = '5 seconds';
 
-/** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
-export function workflowsPath(): string {
-  for (const candidate of ['../../workflows/index.ts', '../../workflows/index.js']) {
-    const path = fileURLToPath(new URL(candidate, import.meta.url));
-    if (existsSync(path)) return path;
-  }
-  throw new Error('workflows/index.(ts|js) not found next to src/');
-}
-
 // Evaluated once per workflow thread, not per workflow; order matters: zod is configured first.
 // Why: docs/benchmarks.md, "Workflow definitions shared between workflows".
 export const SHARED_WORKFLOW_MODULES = [
@@ -70,8 +61,12 @@ export const SHARED_WORKFLOW_MODULES = [
   'src/reconciliation/rules',
 ];
 
+/** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
 export function workflowSources(): { workflowsPath: string; preloadModules: string[] } {
-  const path = workflowsPath();
+  const path = ['../../workflows/index.ts', '../../workflows/index.js']
+    .map((candidate) => fileURLToPath(new URL(candidate, import.meta.url)))
+    .find((candidate) => existsSync(candidate));
+  if (path === undefined) throw new Error('workflows/index.(ts|js) not found next to src/');
   const extension = path.endsWith('.ts') ? '.ts' : '.js';
   const preloadModules = SHARED_WORKFLOW_MODULES.map((module) =>
     fileURLToPath(new URL(`../../${module}${extension}`, import.meta.url)),

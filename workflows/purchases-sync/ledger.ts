@@ -36,9 +36,8 @@ export function diffPage(
   previous: PurchaseLedger,
   ledger: PurchaseLedger,
 ) {
-  const diff = { due: [] as DueEvent[], seen: 0, newInvoices: 0, statusChanges: 0 };
+  const diff = { due: [] as DueEvent[], seen: listed.length, newInvoices: 0, statusChanges: 0 };
   for (const { purchase, fingerprint } of listed) {
-    diff.seen++;
     const known = ledger[purchase.id] ?? previous[purchase.id];
     delete previous[purchase.id];
     if (known !== undefined) ledger[purchase.id] = known;

@@ -175,15 +175,11 @@ export function handleSaleMessages(ctx: SaleContext): void {
 
 /** Ends the sale, not a task failing for ever; `awaitReceipt` refuses an update-with-start naming the fields too. */
 export function refuseInput(input: unknown, problems: [InputProblem, ...InputProblem[]]): never {
-  const named =
-    typeof input === 'object' && input !== null
-      ? (input as Partial<Record<'businessId' | 'traderInvoiceNumber', unknown>>)
-      : {};
-  const text = (value: unknown) => (typeof value === 'string' ? value : '');
-  const record = new SaleRecord({
-    businessId: text(named.businessId),
-    traderInvoiceNumber: text(named.traderInvoiceNumber),
-  });
+  const text = (field: 'businessId' | 'traderInvoiceNumber') => {
+    const value = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[field] : undefined;
+    return typeof value === 'string' ? value : '';
+  };
+  const record = new SaleRecord({ businessId: text('businessId'), traderInvoiceNumber: text('traderInvoiceNumber') });
   const refused: () => never = () => refuse(describeProblems('sale input', problems), problems);
   setHandler(getSaleStateQuery, () => record.state);
   setHandler(getSaleInputQuery, () => input as SaleInput);

@@ -212,13 +212,12 @@ export class SaleRecord {
       `**${label}:** ${id} · ${status}${receipt?.cuInvoiceNo ? ` · ${receipt.cuInvoiceNo}` : ''}`;
     if (sale) lines.push(shown('Sale', sale));
     if (creditNote) lines.push(shown('Credit note', creditNote));
-    if (parked) {
-      lines.push(`**Parked:** \`${parked.code}\` since ${parked.since}: ${parked.message}`);
+    if (parked)
       lines.push(
+        `**Parked:** \`${parked.code}\` since ${parked.since}: ${parked.message}`,
         `**Resolve with the update:** ${parked.actions.map((a) => `\`${a}\``).join(' or ')}` +
           (parked.itemIds ? ` (items ${parked.itemIds.join(', ')})` : ''),
       );
-    }
     if (outage && !parked)
       lines.push(
         `**Waiting out an outage** of the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} ` +

@@ -119,12 +119,11 @@ export class LedgerBook {
 
   /** One proven not applied first, as it was; else the oldest pending line, alone or with its kind (coalesced). */
   nextMovement(itemId: string): LedgerMovement | undefined {
-    const queued = this.resend.get(itemId);
-    if (queued && queued.length > 0) {
-      const m = queued.shift()!;
-      m.status = 'sending';
-      this.open.push(m);
-      return m;
+    const resent = this.resend.get(itemId)?.shift();
+    if (resent) {
+      resent.status = 'sending';
+      this.open.push(resent);
+      return resent;
     }
     const first = this.pending.find((l) => l.itemId === itemId);
     if (!first) return undefined;
@@ -250,9 +249,7 @@ export class LedgerBook {
   private queueResend(m: LedgerMovement): void {
     this.open = this.open.filter((x) => x !== m);
     m.status = 'sending';
-    const queue = this.resend.get(m.itemId) ?? [];
-    queue.push(m);
-    this.resend.set(m.itemId, queue);
+    this.resend.set(m.itemId, [...(this.resend.get(m.itemId) ?? []), m]);
   }
 
   private recorded(m: LedgerMovement, movementId?: string, settledBy?: 'evidence' | 'operator'): void {

@@ -22,16 +22,12 @@ export class SaleNotices {
 
   recorded(movements: readonly LedgerMovement[]): void {
     for (const m of movements) {
-      for (const l of m.lines) {
-        if (!l.tellSale) continue;
-        const lines = this.queued.get(l.saleWorkflowId) ?? [];
-        lines.push({
-          lineId: l.lineId,
-          referenceId: m.referenceId,
-          ...(m.movementId === undefined ? {} : { movementId: m.movementId }),
-        });
-        this.queued.set(l.saleWorkflowId, lines);
-      }
+      const movement = {
+        referenceId: m.referenceId,
+        ...(m.movementId === undefined ? {} : { movementId: m.movementId }),
+      };
+      for (const { lineId, saleWorkflowId } of m.lines.filter((l) => l.tellSale))
+        this.queued.set(saleWorkflowId, [...(this.queued.get(saleWorkflowId) ?? []), { lineId, ...movement }]);
     }
   }
 

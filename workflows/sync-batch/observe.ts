@@ -14,18 +14,6 @@ export interface BatchScope {
   pageSize: number;
 }
 
-type Observation =
-  | { kind: 'unsettled'; pending: number; syncing: number }
-  | {
-      kind: 'settled';
-      synced: number;
-      failed: FailedBillPayment[];
-      /** Named in billPaymentIds but shown by no listing. */
-      missing: string[];
-      /** The service listed bill payments without a `syncBatchId`: it may not tag them at all (A18). */
-      untagged: boolean;
-    };
-
 async function scan(
   api: SyncBatchApi,
   scope: BatchScope,
@@ -62,13 +50,13 @@ async function scan(
  * One look through `GET /bill-payments` filters (A18): any unsettled one answers "not yet"; only then are failed and
  * synced ones counted, newest first, so the ones just settled are on page 1.
  */
-export async function observe(api: SyncBatchApi, scope: BatchScope): Promise<Observation> {
+export async function observe(api: SyncBatchApi, scope: BatchScope) {
   const any = (found: readonly BillPaymentSyncRecord[]) => found.length > 0;
   const syncing = await scan(api, scope, 'syncing', 'asc', any);
   const pending = syncing.found.length > 0 ? undefined : await scan(api, scope, 'pending', 'asc', any);
   // A capped scan may have missed an unsettled payment: "not yet" is the safe answer.
   if (syncing.found.length > 0 || syncing.capped || (pending && (pending.found.length > 0 || pending.capped)))
-    return { kind: 'unsettled', pending: pending?.found.length ?? 0, syncing: syncing.found.length };
+    return { kind: 'unsettled' as const, pending: pending?.found.length ?? 0, syncing: syncing.found.length };
 
   const ids = scope.ids;
   const allFound = (others: number) => (found: readonly BillPaymentSyncRecord[]) =>
@@ -77,10 +65,12 @@ export async function observe(api: SyncBatchApi, scope: BatchScope): Promise<Obs
   const synced = await scan(api, scope, 'synced', 'desc', allFound(failed.found.length));
   const seen = new Set([...failed.found, ...synced.found].map((r) => r.id));
   return {
-    kind: 'settled',
+    kind: 'settled' as const,
     synced: synced.found.length,
-    failed: failed.found.map((r) => ({ id: r.id, reason: r.syncError, updatedAt: r.updatedAt })),
+    failed: failed.found.map((r): FailedBillPayment => ({ id: r.id, reason: r.syncError, updatedAt: r.updatedAt })),
+    /** Named in billPaymentIds but shown by no listing. */
     missing: ids ? [...ids].filter((id) => !seen.has(id)) : [],
+    /** The service listed bill payments without a `syncBatchId`: it may not tag them at all (A18). */
     untagged: syncing.untagged || (pending?.untagged ?? false) || failed.untagged || synced.untagged,
   };
 }

@@ -50,9 +50,7 @@ export class SyncBatchRecord {
   }
 
   note(event: string): void {
-    this.state.history.push({ at: new Date().toISOString(), event });
-    if (this.state.history.length > HISTORY_LIMIT)
-      this.state.history.splice(0, this.state.history.length - HISTORY_LIMIT);
+    this.state.history = [...this.state.history, { at: new Date().toISOString(), event }].slice(-HISTORY_LIMIT);
   }
 
   enter(step: SyncBatchStep): void {
