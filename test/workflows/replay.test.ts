@@ -323,6 +323,43 @@ describe('replay of recorded histories', () => {
     for (const name of changed) expect(steps(`1.5.11/${name}`), name).toEqual(steps(`1.5.6/${name}`));
   });
 
+  it('holds 1.5.12 histories of every path, each making the same commands as its 1.5.11 history', () => {
+    const names = (version: string) =>
+      stored
+        .filter((h) => h.workflowId.startsWith(`${version}/`))
+        .map((h) => h.workflowId.slice(version.length + 1))
+        .sort();
+    expect(names('1.5.12')).toEqual(names('1.5.11'));
+    // Only pure code changed shape. Where workflow tasks end and when signals land depend on timing, so the
+    // comparison reads what the workflow decided: the commands, in order.
+    const commandAttributes = [
+      'activityTaskScheduledEventAttributes',
+      'activityTaskCancelRequestedEventAttributes',
+      'timerStartedEventAttributes',
+      'timerCanceledEventAttributes',
+      'markerRecordedEventAttributes',
+      'upsertWorkflowSearchAttributesEventAttributes',
+      'workflowPropertiesModifiedEventAttributes',
+      'startChildWorkflowExecutionInitiatedEventAttributes',
+      'signalExternalWorkflowExecutionInitiatedEventAttributes',
+      'requestCancelExternalWorkflowExecutionInitiatedEventAttributes',
+      'workflowExecutionUpdateCompletedEventAttributes',
+      'workflowExecutionCompletedEventAttributes',
+      'workflowExecutionFailedEventAttributes',
+      'workflowExecutionCanceledEventAttributes',
+      'workflowExecutionContinuedAsNewEventAttributes',
+    ] as const;
+    const commands = (id: string) =>
+      eventsOf(id).flatMap((e) => {
+        const kind = commandAttributes.find((attributes) => e[attributes]);
+        return kind ? [`${kind} ${e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''}`] : [];
+      });
+    for (const name of names('1.5.12')) {
+      expect(commands(`1.5.12/${name}`).length, name).toBeGreaterThan(0);
+      expect(commands(`1.5.12/${name}`), name).toEqual(commands(`1.5.11/${name}`));
+    }
+  });
+
   it('holds 1.5.7 catalogue chunks whose pace leaves the limiter a margin, beside 1.5.6 ones', () => {
     for (const chunk of ['1.5.7/catalogue-chunk-0', '1.5.7/catalogue-chunk-1']) {
       expect(patchIdsOf(eventsOf(chunk)), chunk).toContain(PACE_MARGIN_PATCH);
