@@ -57,6 +57,14 @@ function eventsOf(id: string): HistoryEvents {
   return stored.find((h) => h.workflowId === id)?.history.events ?? [];
 }
 
+/** The paths recorded for `version`, by name. */
+function namesOf(version: string): string[] {
+  return stored
+    .filter((h) => h.workflowId.startsWith(`${version}/`))
+    .map((h) => h.workflowId.slice(version.length + 1))
+    .sort();
+}
+
 function patchIdsOf(events: HistoryEvents): Array<string | undefined> {
   return events.flatMap((e) => {
     const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
@@ -299,37 +307,22 @@ describe('replay of recorded histories', () => {
   });
 
   it('holds 1.5.6 histories of every path, recorded with workflow code that keeps 5 frames of stack trace', () => {
-    const names = (version: string) =>
-      stored
-        .filter((h) => h.workflowId.startsWith(`${version}/`))
-        .map((h) => h.workflowId.slice(version.length + 1))
-        .sort();
-    expect(names('1.5.6')).toEqual([...names('1.5.4'), 'sale-sent-while-calling'].sort());
+    expect(namesOf('1.5.6')).toEqual([...namesOf('1.5.4'), 'sale-sent-while-calling'].sort());
     expect(patchIdsOf(eventsOf('1.5.6/catalogue-chunk-0'))).toContain(HELD_UP_SPENDS_NOTHING_PATCH);
   });
 
   it('holds 1.5.11 histories of every path; its reconciliation and purchases syncs make the same commands as 1.5.6', () => {
-    const names = (version: string) =>
-      stored
-        .filter((h) => h.workflowId.startsWith(`${version}/`))
-        .map((h) => h.workflowId.slice(version.length + 1))
-        .sort();
-    expect(names('1.5.11')).toEqual(names('1.5.6'));
+    expect(namesOf('1.5.11')).toEqual(namesOf('1.5.6'));
     // Their page loop and delivered-count check became shared functions: the same awaits, so the same events.
     const steps = (id: string) =>
       eventsOf(id).map((e) => `${e.eventType} ${e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''}`);
-    const changed = names('1.5.11').filter((n) => n.startsWith('reconciliation') || n.startsWith('purchases-sync'));
+    const changed = namesOf('1.5.11').filter((n) => n.startsWith('reconciliation') || n.startsWith('purchases-sync'));
     expect(changed.length).toBeGreaterThanOrEqual(5);
     for (const name of changed) expect(steps(`1.5.11/${name}`), name).toEqual(steps(`1.5.6/${name}`));
   });
 
   it('holds 1.5.12 histories of every path, each making the same commands as its 1.5.11 history', () => {
-    const names = (version: string) =>
-      stored
-        .filter((h) => h.workflowId.startsWith(`${version}/`))
-        .map((h) => h.workflowId.slice(version.length + 1))
-        .sort();
-    expect(names('1.5.12')).toEqual(names('1.5.11'));
+    expect(namesOf('1.5.12')).toEqual(namesOf('1.5.11'));
     // Only pure code changed shape. Where workflow tasks end and when signals land depend on timing, so the
     // comparison reads what the workflow decided: the commands, in order.
     const commandAttributes = [
@@ -354,7 +347,7 @@ describe('replay of recorded histories', () => {
         const kind = commandAttributes.find((attributes) => e[attributes]);
         return kind ? [`${kind} ${e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''}`] : [];
       });
-    for (const name of names('1.5.12')) {
+    for (const name of namesOf('1.5.12')) {
       expect(commands(`1.5.12/${name}`).length, name).toBeGreaterThan(0);
       expect(commands(`1.5.12/${name}`), name).toEqual(commands(`1.5.11/${name}`));
     }
