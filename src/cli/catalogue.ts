@@ -54,7 +54,7 @@ async function withComplianceClient<T>(businessId: string, use: (client: Complia
 /** The file read and checked, its problems printed; `rows` only when it can be imported. */
 async function checkedFile(businessId: string, file: string) {
   const format = formatOf(file);
-  if (businessId.trim() === '') throw new UsageError('businessId must not be empty');
+  refuseBlank({ businessId });
   if (format === undefined) throw new UsageError('the file must be .csv or .json');
   const unreadable = (err: unknown): never => {
     throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
@@ -86,6 +86,11 @@ function progressLine(p: CatalogueImportProgress): string {
   const left = p.state === 'done' || p.secondsLeft === null ? '' : `, about ${Math.ceil(p.secondsLeft / 60)} min left`;
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
   return `${bar} ${p.done}/${p.items} done, ${p.failed} not registered, ${p.requests} requests${left}`;
+}
+
+/** Before anything is read or asked: a blank id names nothing. */
+function refuseBlank(ids: Record<string, string | undefined>): void {
+  for (const [name, id] of Object.entries(ids)) if (!id?.trim()) throw new UsageError(`${name} must not be empty`);
 }
 
 /** What a person can act on is said in one line: a file too large, an import not there, or one not ended. */
@@ -130,6 +135,7 @@ async function importFile(
 }
 
 async function status([businessId, importId]: string[]): Promise<number> {
+  refuseBlank({ businessId, importId });
   return withTemporal(async (client) => {
     const progress = await catalogueImportProgress(client, businessId!, importId!);
     console.log(progressLine(progress));
@@ -139,6 +145,7 @@ async function status([businessId, importId]: string[]): Promise<number> {
 }
 
 async function retry([businessId, importId]: string[]): Promise<number> {
+  refuseBlank({ businessId, importId });
   return withTemporal(async (client) => {
     const now = await retryCatalogueImport(client, businessId!, importId!);
     for (const row of now) console.log(`line ${row.line}  ${row.externalId}: now ${row.outcome}`);
@@ -149,6 +156,7 @@ async function retry([businessId, importId]: string[]): Promise<number> {
 }
 
 async function report([businessId, importId]: string[], options: { out?: string }): Promise<number> {
+  refuseBlank({ businessId, importId });
   return withTemporal(async (client) => {
     await writeReport(client, businessId!, importId!, options.out ?? `catalogue-${importId}`);
     return 0;

@@ -1,4 +1,4 @@
-import { SyncBatchClient, parseSyncBatchInput } from '../client/sync-batches.js';
+import { SyncBatchClient, parseSyncBatchId, parseSyncBatchInput } from '../client/sync-batches.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { EXIT, clientProgram, connectAndRun, runClientProgram, type CommandResult } from './client-command.js';
 
@@ -54,9 +54,10 @@ for (const [name, operation, description] of [
     .command(name)
     .description(description)
     .argument('<syncBatchId>')
-    .act<SyncBatchOptions>(([syncBatchId], options) =>
-      connectAndRunBatch(async (client) => ({ output: await client[operation](syncBatchId!) }), options),
-    );
+    .act<SyncBatchOptions>(([syncBatchId], options) => {
+      const id = parseSyncBatchId(syncBatchId);
+      return connectAndRunBatch(async (client) => ({ output: await client[operation](id) }), options);
+    });
 }
 
 program
@@ -65,8 +66,9 @@ program
   .argument('<syncBatchId>')
   .argument('<reason>')
   .act<SyncBatchOptions>(([syncBatchId, reason], options, command) => {
+    const id = parseSyncBatchId(syncBatchId);
     if (reason!.trim() === '') return command.error('error: dismiss needs a reason');
-    return connectAndRunBatch(async (client) => ({ output: await client.dismiss(syncBatchId!, reason!) }), options);
+    return connectAndRunBatch(async (client) => ({ output: await client.dismiss(id, reason!) }), options);
   });
 
 runClientProgram(program);

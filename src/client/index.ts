@@ -41,6 +41,7 @@ export {
   SyncBatchClient,
   SyncBatchOperationError,
   connectSyncBatchClient,
+  parseSyncBatchId,
   parseSyncBatchInput,
 } from './sync-batches.js';
 export type { StartSyncBatchResult } from './sync-batches.js';

@@ -21,6 +21,12 @@ export function parseSyncBatchInput(input: unknown): SyncBatchInput {
   return parseInput('sync batch input', syncBatchSchemas().input, input);
 }
 
+/** The id of a batch to act on, checked as a started batch's is: a blank one names no batch. */
+export function parseSyncBatchId(syncBatchId: unknown): string {
+  const schema = syncBatchSchemas().input.pick({ syncBatchId: true });
+  return parseInput('sync batch reference', schema, { syncBatchId }).syncBatchId;
+}
+
 type SyncBatchOperation = 'getState' | 'result' | 'reprocess' | 'dismiss';
 
 export class SyncBatchOperationError extends WorkflowOperationError<SyncBatchOperation> {
@@ -42,7 +48,7 @@ export class SyncBatchClient extends TaskQueueClient {
   }
 
   handle(syncBatchId: string): WorkflowHandle<SyncBatchWorkflow> {
-    return this.client.workflow.getHandle<SyncBatchWorkflow>(syncBatchWorkflowId(syncBatchId));
+    return this.client.workflow.getHandle<SyncBatchWorkflow>(syncBatchWorkflowId(parseSyncBatchId(syncBatchId)));
   }
 
   async getState(syncBatchId: string): Promise<SyncBatchState> {

@@ -348,4 +348,16 @@ describe('src/cli/sync-batch.ts', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/syncBatchId must not be empty/);
   });
+
+  it('refuses a blank batch id for every verb that acts on a batch, exit 2, before contacting Temporal', async () => {
+    for (const args of [
+      ['state', ''],
+      ['reprocess', ' '],
+      ['dismiss', '', 'duplicate batch'],
+    ]) {
+      const result = await cli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toContain('invalid sync batch reference: syncBatchId must not be empty');
+    }
+  });
 });

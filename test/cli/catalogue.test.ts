@@ -103,6 +103,18 @@ describe('npm run catalogue -- check', () => {
     expect(tooLarge.stderr).toContain('is 65 MB: a catalogue file is at most 64 MB');
   });
 
+  it('refuses a blank business or import id, exit 2, before asking anything', async () => {
+    for (const [args, said] of [
+      [['status', '', 'imp-1'], 'businessId must not be empty'],
+      [['retry', DEMO.businesses.nairobi, ' '], 'importId must not be empty'],
+      [['report', DEMO.businesses.nairobi, ''], 'importId must not be empty'],
+    ] as const) {
+      const result = await catalogue(...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toContain(said);
+    }
+  });
+
   it('says so, exit 2, for an import that is not there', async () => {
     const result = await catalogue('status', DEMO.businesses.nairobi, 'no-such-import');
     expect(result.code).toBe(2);
