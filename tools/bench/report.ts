@@ -322,6 +322,9 @@ const CATALOGUE_TARGETS: Target[] = (
     ['requestsPerItem', '≤ 2.05', (c) => c.requestsPerItem, (v) => v <= 2.05],
     ['utilisation', '≥ 0.9', (c) => c.utilisation, (v) => v >= 0.9],
     ['tillLatencyRatio', '≤ 1.2', (c) => c.tillLatencyRatio, (v) => v <= 1.2],
+    // One quick run's ratio swings about 0.4 (docs/benchmarks.md, "How much one run's ratio says"): what CI can assert
+    // is that the run does not show the till slower beyond doubt, i.e. the low end of its interval.
+    ['tillLatencyRatioLow', '≤ 1.2', (c) => c.tillLatencyRatioInterval.low, (v) => v <= 1.2],
     ['duplicates', '= 0', (c) => c.duplicates, (v) => v === 0],
     ['reportAccuracy', '= 1.0', (c) => c.reportAccuracy, (v) => v === 1],
   ] as Array<[string, string, (c: CatalogueReport) => number, (v: number) => boolean]>
