@@ -32,7 +32,7 @@ describe('targets', () => {
     expect(checkTargets(base)).toEqual([]);
   });
 
-  const latency = (ratio: number, tillReceiptRatio: number): LatencyReport => ({
+  const latency = (ratio: number, tillReceiptRatio: number, matchedRatio = 1): LatencyReport => ({
     saleToSignedMs: summary(1),
     floorMs: summary(1),
     ratio,
@@ -40,12 +40,27 @@ describe('targets', () => {
     tillReceiptMs: summary(tillReceiptRatio * 100),
     floorExecuteMs: summary(100),
     tillReceiptRatio,
+    floorMatchedMs: summary(1),
+    floorMatchedExecuteMs: summary(100),
+    matchedRatio,
+    tillMatchedRatio: matchedRatio,
   });
 
   it('meets the latency ratio at 1.3 and misses it above', () => {
     const at = (ratio: number) => checkTargets({ ...base, latency: latency(ratio, 1) });
     expect(at(1.3)[0]).toEqual({ key: 'latency.ratio', target: '≤ 1.3', value: 1.3, met: true });
     expect(at(1.31)[0]?.met).toBe(false);
+  });
+
+  it('judges the sale and the till against the floor with its call matched too, each ≤ 1.3', () => {
+    const at = (matchedRatio: number) =>
+      checkTargets({ ...base, latency: latency(1.6, 1.7, matchedRatio) }).filter((t) => t.key.includes('atched'));
+    expect(at(1.3)).toEqual([
+      { key: 'latency.matchedRatio', target: '≤ 1.3', value: 1.3, met: true },
+      { key: 'latency.tillMatchedRatio', target: '≤ 1.3', value: 1.3, met: true },
+    ]);
+    expect(at(1.31).map((t) => t.met)).toEqual([false, false]);
+    expect(TARGET_KEYS).toEqual(expect.arrayContaining(['latency.matchedRatio', 'latency.tillMatchedRatio']));
   });
 
   it("judges the till's one update-with-start call against executeWorkflow of the floor: ≤ 1.3", () => {
@@ -107,6 +122,8 @@ describe('targets', () => {
             sale: { worker: 15, server: 30 },
             floor: { worker: 5, server: 14 },
             ratio: { worker: 3, server: 2.14 },
+            floorMatched: { worker: 7.5, server: 20 },
+            ratioMatched: { worker: 2, server: 1.5 },
           },
         },
       },

@@ -214,10 +214,10 @@ const discardSink: PurchaseEventSink = {
 export interface BenchWorkers {
   taskQueue: string;
   sales: SalesClient;
-  /** Starts a floor workflow on the floor worker's queue (with `floor: true`). */
-  startFloor(): Promise<WorkflowHandle>;
+  /** Starts a floor workflow on the floor worker's queue (with `floor: true`); `matched`: its call is not eager. */
+  startFloor(matched?: boolean): Promise<WorkflowHandle>;
   /** Runs a floor workflow by `executeWorkflow` until its result is in hands (with `floor: true`); answers its id. */
-  executeFloor(): Promise<{ workflowId: string; result: unknown }>;
+  executeFloor(matched?: boolean): Promise<{ workflowId: string; result: unknown }>;
   stop(): Promise<void>;
 }
 
@@ -288,17 +288,18 @@ export async function startBenchWorkers(
   return {
     taskQueue,
     sales: new SalesClient(t.client, { taskQueue }),
-    startFloor: () =>
+    startFloor: (matched = false) =>
       t.client.workflow.start(FLOOR_WORKFLOW_TYPE, {
         taskQueue: floorQueue,
         workflowId: `floor-${randomUUID()}`,
-        args: [],
+        args: [{ matched }],
       }),
-    executeFloor: async () => {
+    executeFloor: async (matched = false) => {
       const workflowId = `floor-${randomUUID()}`;
+      const args = [{ matched }];
       return {
         workflowId,
-        result: await t.client.workflow.execute(FLOOR_WORKFLOW_TYPE, { taskQueue: floorQueue, workflowId, args: [] }),
+        result: await t.client.workflow.execute(FLOOR_WORKFLOW_TYPE, { taskQueue: floorQueue, workflowId, args }),
       };
     },
     stop: async () => {

@@ -10,8 +10,13 @@ export const FLOOR_WORKFLOW_TYPE = 'floorWorkflow';
 /** The floor beside the product's workers in the throughput section's worker processes. */
 export const FLOOR_QUEUE = `${WORKFLOW_TASK_QUEUE}.floor`;
 
-const { readLookup } = proxyActivities<FloorActivities>({ startToCloseTimeout: '30 seconds' });
+const eager = proxyActivities<FloorActivities>({ startToCloseTimeout: '30 seconds' });
+// The server hands an activity on the workflow's own queue to the worker in its answer to the workflow task (eager
+// dispatch), a step no call on a rate-limited queue can skip: the SDK never asks for it there, and the server would
+// not count it against the queue's rate. `matched` makes the floor's call wait for the server's matching as a budgeted
+// call does.
+const matched = proxyActivities<FloorActivities>({ startToCloseTimeout: '30 seconds', allowEagerDispatch: false });
 
-export async function floorWorkflow(): Promise<number> {
-  return readLookup();
+export async function floorWorkflow(options: { matched?: boolean } = {}): Promise<number> {
+  return (options.matched ? matched : eager).readLookup();
 }

@@ -34,9 +34,9 @@ async function timeSale(t: BenchTemporal, w: BenchWorkers, tin: string) {
   };
 }
 
-async function timeFloor(t: BenchTemporal, w: BenchWorkers) {
+async function timeFloor(t: BenchTemporal, w: BenchWorkers, matched = false) {
   const t0 = Date.now();
-  const handle = await w.startFloor();
+  const handle = await w.startFloor(matched);
   await handle.result();
   const events = await t.events(handle.workflowId);
   const recorded = recordedAfter(events, (e) => e.activity === FLOOR_ACTIVITY);
@@ -62,30 +62,40 @@ export async function measureLatency(
   options: { sales: number; warmUp: number; tag: string },
 ): Promise<LatencyResult> {
   progress(
-    `latency: ${options.warmUp} warm-up rounds, then ${options.sales} rounds of a sale, a floor workflow, a till's update-with-start and a floor by executeWorkflow`,
+    `latency: ${options.warmUp} warm-up rounds, then ${options.sales} rounds of a sale, a floor workflow, a till's update-with-start and a floor by executeWorkflow, each floor also with its call matched`,
   );
   for (let i = 0; i < options.warmUp; i++) {
     await timeSale(t, w, `BENCH-WARM-${options.tag}-${i}`);
     await timeFloor(t, w);
+    await timeFloor(t, w, true);
     await timeTill(t, w, `BENCH-TILL-WARM-${options.tag}-${i}`);
     await timeFloorExecute(t, w);
+    await timeFloorExecute(t, w, true);
   }
   const sales: Awaited<ReturnType<typeof timeSale>>[] = [];
   const floors: Awaited<ReturnType<typeof timeFloor>>[] = [];
+  const matchedFloors: Awaited<ReturnType<typeof timeFloor>>[] = [];
   const tills: TimedCall[] = [];
   const floorExecutes: TimedCall[] = [];
+  const matchedFloorExecutes: TimedCall[] = [];
   for (let i = 0; i < options.sales; i++) {
     sales.push(await timeSale(t, w, `BENCH-LAT-${options.tag}-${i}`));
     floors.push(await timeFloor(t, w));
+    matchedFloors.push(await timeFloor(t, w, true));
     tills.push(await timeTill(t, w, `BENCH-TILL-${options.tag}-${i}`));
     floorExecutes.push(await timeFloorExecute(t, w));
+    matchedFloorExecutes.push(await timeFloorExecute(t, w, true));
   }
   const tillMs = tills.map((c) => c.ms);
   const floorExecuteMs = floorExecutes.map((c) => c.ms);
+  const matchedFloorExecuteMs = matchedFloorExecutes.map((c) => c.ms);
   const saleMs = sales.map((s) => s.ms);
   const floorMs = floors.map((f) => f.ms);
+  const matchedFloorMs = matchedFloors.map((f) => f.ms);
   const ratio = round(median(saleMs) / median(floorMs), 2);
   const tillReceiptRatio = round(median(tillMs) / median(floorExecuteMs), 2);
+  const matchedRatio = round(median(saleMs) / median(matchedFloorMs), 2);
+  const tillMatchedRatio = round(median(tillMs) / median(matchedFloorExecuteMs), 2);
   const saleProfile = medianProfile(
     sales.map((s) => s.path),
     median,
@@ -105,6 +115,10 @@ export async function measureLatency(
       tillReceiptMs: summarise(tillMs),
       floorExecuteMs: summarise(floorExecuteMs),
       tillReceiptRatio,
+      floorMatchedMs: summarise(matchedFloorMs),
+      floorMatchedExecuteMs: summarise(matchedFloorExecuteMs),
+      matchedRatio,
+      tillMatchedRatio,
       ...(ratio > 1.3
         ? {
             profile: {

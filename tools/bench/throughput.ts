@@ -3,8 +3,9 @@
  * (2 stock lines each, no refund window) on 1, then 2 worker processes started as a deployment starts them. A sale
  * counts as signed when its workflow recorded the receipt (history); the rate runs from the first start to the last
  * receipt recorded. The CPU time of each process over the run says where the time went. Just before the sales, as many
- * floor workflows (one activity, tools/bench/floor-workflow.ts) run the same way in the same processes: the CPU of a
- * sale is reported over the floor's, worker and server, so the machinery's cost is a ratio within one run.
+ * floor workflows (one activity, tools/bench/floor-workflow.ts) run the same way in the same processes, then as many
+ * again with the floor's call matched by the server as a budgeted call is: the CPU of a sale is reported over each
+ * floor's, worker and server, so the machinery's cost is a ratio within one run.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SalesClient } from '../../src/client/sales-client.js';
@@ -84,13 +85,14 @@ async function runOnce(t: BenchTemporal, processes: number, options: { sales: nu
       stillOpen.push(...open);
       return ids;
     };
-    const runFloors = (count: number, label: string) =>
+    const runFloors = (count: number, label: string, matched = false) =>
       mapLimit(
         Array.from({ length: count }, (_, i) => i),
         50,
         async (i) => {
           const workflowId = `floor-TP${processes}-${label}-${options.tag}-${i}`;
-          await t.client.workflow.execute(FLOOR_WORKFLOW_TYPE, { taskQueue: FLOOR_QUEUE, workflowId, args: [] });
+          const args = [{ matched }];
+          await t.client.workflow.execute(FLOOR_WORKFLOW_TYPE, { taskQueue: FLOOR_QUEUE, workflowId, args });
           return workflowId;
         },
       );
@@ -135,6 +137,8 @@ async function runOnce(t: BenchTemporal, processes: number, options: { sales: nu
     await runFloors(options.sales, 'RUN');
     const floorWall = (Date.now() - f0) / 1000;
     const floorAfter = cpuNow();
+    await runFloors(options.sales, 'MATCHED', true);
+    const matchedAfter = cpuNow();
     const before = cpuNow();
     const t0 = Date.now();
     const ids = await runSales(options.sales, 'RUN');
@@ -159,6 +163,11 @@ async function runOnce(t: BenchTemporal, processes: number, options: { sales: nu
     };
     const sale = spent(before, after, options.sales);
     const floor = spent(floorBefore, floorAfter, options.sales);
+    const floorMatched = spent(floorAfter, matchedAfter, options.sales);
+    const ratioOf = (over: CpuPerWorkflow) => ({
+      worker: round(sale.worker / over.worker, 2),
+      server: round(sale.server / over.server, 2),
+    });
     return {
       perSecond: round(options.sales / signedSeconds, 1),
       cpu: rows(before, after, wall),
@@ -167,7 +176,9 @@ async function runOnce(t: BenchTemporal, processes: number, options: { sales: nu
       cost: {
         sale,
         floor,
-        ratio: { worker: round(sale.worker / floor.worker, 2), server: round(sale.server / floor.server, 2) },
+        ratio: ratioOf(floor),
+        floorMatched,
+        ratioMatched: ratioOf(floorMatched),
       },
     };
   } finally {

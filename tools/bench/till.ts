@@ -61,10 +61,10 @@ export async function timeTill(t: BenchTemporal, w: BenchWorkers, tin: string): 
 }
 
 /** One floor workflow by `executeWorkflow`: start → result in the caller's hands. */
-export async function timeFloorExecute(t: BenchTemporal, w: BenchWorkers): Promise<TimedCall> {
+export async function timeFloorExecute(t: BenchTemporal, w: BenchWorkers, matched = false): Promise<TimedCall> {
   const clientStart = Date.now();
   const t0 = performance.now();
-  const { workflowId } = await w.executeFloor();
+  const { workflowId } = await w.executeFloor(matched);
   const ms = performance.now() - t0;
   const inHands = Date.now();
   const events = await t.events(workflowId);
