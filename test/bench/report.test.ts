@@ -52,17 +52,6 @@ describe('targets', () => {
     expect(at(1.31)[0]?.met).toBe(false);
   });
 
-  it('judges the sale and the till against the floor with its call matched too, each ≤ 1.3', () => {
-    const at = (matchedRatio: number) =>
-      checkTargets({ ...base, latency: latency(1.6, 1.7, matchedRatio) }).filter((t) => t.key.includes('atched'));
-    expect(at(1.3)).toEqual([
-      { key: 'latency.matchedRatio', target: '≤ 1.3', value: 1.3, met: true },
-      { key: 'latency.tillMatchedRatio', target: '≤ 1.3', value: 1.3, met: true },
-    ]);
-    expect(at(1.31).map((t) => t.met)).toEqual([false, false]);
-    expect(TARGET_KEYS).toEqual(expect.arrayContaining(['latency.matchedRatio', 'latency.tillMatchedRatio']));
-  });
-
   it("judges the till's one update-with-start call against executeWorkflow of the floor: ≤ 1.3", () => {
     const at = (tillReceiptRatio: number) =>
       checkTargets({ ...base, latency: latency(1, tillReceiptRatio) }).find(

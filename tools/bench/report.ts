@@ -353,13 +353,6 @@ const TARGETS: Target[] = [
     value: (r) => r.latency?.tillReceiptRatio,
     met: (v) => v <= 1.3,
   },
-  { key: 'latency.matchedRatio', target: () => '≤ 1.3', value: (r) => r.latency?.matchedRatio, met: (v) => v <= 1.3 },
-  {
-    key: 'latency.tillMatchedRatio',
-    target: () => '≤ 1.3',
-    value: (r) => r.latency?.tillMatchedRatio,
-    met: (v) => v <= 1.3,
-  },
   {
     key: 'callsPerSale.immediate',
     target: (r) => `= 1 + L = ${1 + (r.callsPerSale?.lines ?? NaN)}`,
