@@ -104,6 +104,10 @@ export async function measureLatency(
     floors.map((f) => f.path),
     median,
   );
+  const matchedFloorProfile = medianProfile(
+    matchedFloors.map((f) => f.path),
+    median,
+  );
   const roundSteps = (steps: Segment[]) => steps.map((s) => ({ ...s, ms: round(s.ms) }));
   const counts = sales.map((s) => s.events);
   return {
@@ -124,6 +128,7 @@ export async function measureLatency(
             profile: {
               sale: roundSteps(saleProfile.steps),
               floor: roundSteps(floorProfile.steps),
+              floorMatched: roundSteps(matchedFloorProfile.steps),
               saleRunsLeftOut: saleProfile.leftOut,
             },
           }

@@ -47,7 +47,7 @@ export interface LatencyReport {
   /** Median of each step of the till's call and of the floor by executeWorkflow, to the caller's hands (when tillReceiptRatio is unmet). */
   tillProfile?: { till: Segment[]; floor: Segment[]; tillRunsLeftOut: number };
   /** Median of each step from the client's start to the recorded receipt / floor result (when the ratio is unmet). */
-  profile?: { sale: Segment[]; floor: Segment[]; saleRunsLeftOut: number };
+  profile?: { sale: Segment[]; floor: Segment[]; floorMatched: Segment[]; saleRunsLeftOut: number };
 }
 
 export interface CallsReport {
@@ -488,6 +488,10 @@ export function formatReport(r: BenchReport): string {
       section(
         'Profile: median of each step, floor workflow',
         l.profile.floor.map((s) => ({ step: s.label, ms: s.ms })),
+      );
+      section(
+        'Profile: median of each step, floor workflow with its call matched',
+        l.profile.floorMatched.map((s) => ({ step: s.label, ms: s.ms })),
       );
     }
   }
