@@ -69,6 +69,16 @@ describe('targets', () => {
     expect(text).toMatch(/latency\.tillReceiptRatio .* 1\.2/);
   });
 
+  it("prints the floor with its call matched and the sale's and the till's ratios over it, reported, not judged", () => {
+    const report = { ...base, sections: ['latency' as const], latency: latency(1.6, 1.7, 1.08), targets: [] };
+    const text = formatReport(report);
+    expect(text).toMatch(/latency\.floorMatchedMs .* 1 /);
+    expect(text).toMatch(/latency\.matchedRatio .* 1\.08/);
+    expect(text).toMatch(/latency\.floorMatchedExecuteMs .* 100/);
+    expect(text).toMatch(/latency\.tillMatchedRatio .* 1\.08/);
+    expect(checkTargets(report).map((t) => t.key)).toEqual(['latency.ratio', 'latency.tillReceiptRatio']);
+  });
+
   it('wants exactly 1 + L requests on the immediate path and at most 2 + L with callbacks', () => {
     const calls = (immediate: number, asyncCallback: number) =>
       checkTargets({
