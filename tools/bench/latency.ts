@@ -44,15 +44,15 @@ async function timeFloor(t: BenchTemporal, w: BenchWorkers, matched = false) {
   return { ms: recorded.at - t0, path: segments(events, t0, recorded) };
 }
 
+/** The median of each step over runs of the most common shape, and how many runs of another shape were left out. */
+const profileOf = (runs: Array<{ path: Segment[] }>) =>
+  medianProfile(
+    runs.map((r) => r.path),
+    median,
+  );
+
 function tillProfile(tills: TimedCall[], floors: TimedCall[], roundSteps: (steps: Segment[]) => Segment[]) {
-  const till = medianProfile(
-    tills.map((c) => c.path),
-    median,
-  );
-  const floor = medianProfile(
-    floors.map((c) => c.path),
-    median,
-  );
+  const [till, floor] = [profileOf(tills), profileOf(floors)];
   return { till: roundSteps(till.steps), floor: roundSteps(floor.steps), tillRunsLeftOut: till.leftOut };
 }
 
@@ -96,18 +96,11 @@ export async function measureLatency(
   const tillReceiptRatio = round(median(tillMs) / median(floorExecuteMs), 2);
   const matchedRatio = round(median(saleMs) / median(matchedFloorMs), 2);
   const tillMatchedRatio = round(median(tillMs) / median(matchedFloorExecuteMs), 2);
-  const saleProfile = medianProfile(
-    sales.map((s) => s.path),
-    median,
-  );
-  const floorProfile = medianProfile(
-    floors.map((f) => f.path),
-    median,
-  );
-  const matchedFloorProfile = medianProfile(
-    matchedFloors.map((f) => f.path),
-    median,
-  );
+  const [saleProfile, floorProfile, matchedFloorProfile] = [
+    profileOf(sales),
+    profileOf(floors),
+    profileOf(matchedFloors),
+  ];
   const roundSteps = (steps: Segment[]) => steps.map((s) => ({ ...s, ms: round(s.ms) }));
   const counts = sales.map((s) => s.events);
   return {
