@@ -41,6 +41,10 @@ export async function waitForFrameWithText(page: Page, text: string, timeoutMs =
       if (frame.detached) continue;
       try {
         if (await frame.$(textSelector(text))) return frame;
+        // The selector has missed text the frame showed (seen once in CI, screenshot and all): its rendered text,
+        // spaces collapsed, is asked too.
+        const shown = await frame.$eval('body', (body) => body.innerText);
+        if (shown.replace(/\s+/g, ' ').includes(text)) return frame;
       } catch {
         // Detached meanwhile: the next round lists the frames again.
       }
