@@ -4,7 +4,8 @@
  * few seconds; a tenth of the items lack a product type or a classification mapping; the worker process is SIGKILLed
  * once in the middle and started again. From the sandbox's log and records: requests per item, the share of what the
  * till left of the budget the import used, the till's latency during the import over alone, items created or
- * registered twice, and how many report rows match the item the sandbox holds.
+ * registered twice, and how many report rows match the item the sandbox holds. Before all that, a smaller import with
+ * no till selling (a merchant onboarding overnight): the share of the whole budget it used.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,6 +38,8 @@ export interface CatalogueSizes {
   k: number;
   /** Sales of the till alone before the import, and as many again after it. */
   tillAlone: number;
+  /** Items of the import with no till selling, before the till's. */
+  aloneItems: number;
 }
 
 export interface CatalogueReport {
@@ -45,6 +48,10 @@ export interface CatalogueReport {
   windowMs: number;
   requestsPerItem: number;
   utilisation: number;
+  /** The import with no till selling: its requests ÷ what the budget allows from its first request to its last. */
+  aloneUtilisation: number;
+  /** That import: its items, requests, seconds from its start to its end, and items a minute over them. */
+  alone: { items: number; requests: number; seconds: number; itemsPerMinute: number };
   /** The steady part: its length, the budget in it, and the requests of each route in it. */
   steady: { seconds: number; budget: number; routes: Record<string, number> };
   tillLatencyRatio: number;
@@ -105,7 +112,11 @@ export function catalogueSizes(quick: boolean): CatalogueSizes {
   // server); at k = 4 the import and the till took both cores in some runs and the till's figure measured the machine.
   // The quick run's 150 items give a steady part of about 150 s: the killed worker's lost workflow task, which Temporal
   // hands on only after its 10 s timeout, then costs the import's share a few hundredths, not a tenth as at 60 items.
-  return quick ? { items: 150, k: 1, tillAlone: 10 } : { items: 2_000, k: 2, tillAlone: 20 };
+  // The import alone: at the whole budget a row a second at k = 1, so 100 items are about two minutes, long enough
+  // that its first seconds (the pace has read no window yet) cost its share a few hundredths at most.
+  return quick
+    ? { items: 150, k: 1, tillAlone: 10, aloneItems: 100 }
+    : { items: 2_000, k: 2, tillAlone: 20, aloneItems: 600 };
 }
 
 const IMPORT_ROUTES = new Set(['POST /v1/items', 'GET /v1/items', 'POST /v1/items/:id/register']);
@@ -205,6 +216,46 @@ async function tillProfile(
   };
 }
 
+/**
+ * An import with no till selling, as a merchant onboarding overnight: its requests over what the budget allows from
+ * its first request to its last (the sandbox's log), and its items a minute from its start to its end.
+ */
+async function importAlone(
+  t: BenchTemporal,
+  sandbox: Sandbox,
+  taskQueue: string,
+  businessId: string,
+  tag: string,
+  options: CatalogueSizes,
+  windowMs: number,
+): Promise<{ utilisation: number; figures: CatalogueReport['alone'] }> {
+  const since = Date.now();
+  const started = await startCatalogueImport(
+    t.client,
+    businessId,
+    rowsOf(`${tag}-alone`, options.aloneItems),
+    taskQueue,
+  );
+  await waitForCatalogueImport(t.client, businessId, started.importId, () => undefined, 500);
+  const seconds = (Date.now() - since) / 1000;
+  const log = await sandbox.inspector.requestLog({ since, service: 'compliance' });
+  const times = log
+    .filter((r) => IMPORT_ROUTES.has(`${r.method} ${r.route}`))
+    .map((r) => r.at)
+    .sort((a, b) => a - b);
+  const spanMs = Math.max(1, times.at(-1)! - times[0]!);
+  progress(`catalogue: ${options.aloneItems} items imported alone in ${round(seconds, 1)} s`);
+  return {
+    utilisation: round(times.length / ((REQUESTS_PER_WINDOW * spanMs) / windowMs), 3),
+    figures: {
+      items: options.aloneItems,
+      requests: times.length,
+      seconds: round(seconds, 1),
+      itemsPerMinute: round((options.aloneItems * 60) / seconds, 1),
+    },
+  };
+}
+
 export async function measureCatalogue(
   t: BenchTemporal,
   options: CatalogueSizes & { tag: string },
@@ -251,6 +302,7 @@ export async function measureCatalogue(
     });
     // A fresh worker's first sales pay its start (the workflow context, caches, connections): not the till alone.
     await tillSales(t, taskQueue, `${tag}-warm`, everyMs, TILL_WARM_UP);
+    const aloneImport = await importAlone(t, sandbox, taskQueue, businessId, tag, options, windowMs);
     const aloneFrom = cpu(worker);
     const alone = await tillSales(t, taskQueue, `${tag}-alone`, everyMs, options.tillAlone);
     const tillAlone = spent(aloneFrom, cpu(worker));
@@ -395,6 +447,8 @@ export async function measureCatalogue(
       windowMs,
       requestsPerItem: round(importRequests.length / options.items, 3),
       utilisation: round(ours / Math.max(1, budget - others), 3),
+      aloneUtilisation: aloneImport.utilisation,
+      alone: aloneImport.figures,
       steady: { seconds: round((to - from - downMs) / 1000, 1), budget: round(budget), routes: steadyRoutes },
       // An import that ended before its half was never killed: no restart.
       restartSeconds: Number.isFinite(killedAt) ? round((servingAgainAt - killedAt) / 1000, 1) : 0,
