@@ -1,6 +1,7 @@
 /** One import workflow per business and file; each chunk of its rows goes to a chunk workflow of its own. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import { ITEM_FIELD_MAX_LENGTH } from './compliance-rules.js';
 import { nonEmpty } from './sale-input.js';
 
 export const CATALOGUE_IMPORT_WORKFLOW_TYPE = 'catalogueImportWorkflow';
@@ -21,16 +22,34 @@ export function catalogueChunkWorkflowId(importWorkflowId: string, index: number
   return `${importWorkflowId}:chunk-${index}`;
 }
 
+/** At most the characters the service takes of an item field (C66), saying how many the cell has. */
+const itemTextMax = (field: keyof typeof ITEM_FIELD_MAX_LENGTH) => {
+  const max = ITEM_FIELD_MAX_LENGTH[field];
+  return z.string().max(max, {
+    error: (issue) => `must be at most ${max} characters (it has ${String(issue.input).length})`,
+  });
+};
+
+/** Text of an item field the service stores: not empty, and no longer than it takes. */
+const itemText = (field: keyof typeof ITEM_FIELD_MAX_LENGTH) =>
+  nonEmpty().pipe(itemTextMax(field)).meta({ minLength: 1, maxLength: ITEM_FIELD_MAX_LENGTH[field] });
+
 const catalogueRowSchema = z.strictObject({
-  externalId: nonEmpty().describe("The merchant's own id of the item: one item per business and externalId."),
-  name: nonEmpty(),
-  sku: z.string().optional(),
+  externalId: itemText('externalId').describe(
+    "The merchant's own id of the item: one item per business and externalId.",
+  ),
+  name: itemText('name'),
+  sku: itemTextMax('sku').optional(),
   taxTypeCode: nonEmpty().describe("A code of the service's taxType code list."),
-  taxCategory: nonEmpty().optional(),
-  productTypeCode: nonEmpty().optional().describe('A code of the productType code list; without it, no registration.'),
-  classificationCode: nonEmpty().optional().describe('An item classification of the service; without it, none.'),
-  unitCode: nonEmpty().optional().describe('A code of the quantityUnit code list.'),
-  packagingUnitCode: nonEmpty().optional().describe('A code of the packagingUnit code list.'),
+  taxCategory: itemText('taxCategory').optional(),
+  productTypeCode: itemText('productTypeCode')
+    .optional()
+    .describe('A code of the productType code list; without it, no registration.'),
+  classificationCode: itemText('classificationCode')
+    .optional()
+    .describe('An item classification of the service; without it, none.'),
+  unitCode: itemText('unitCode').optional().describe('A code of the quantityUnit code list.'),
+  packagingUnitCode: itemText('packagingUnitCode').optional().describe('A code of the packagingUnit code list.'),
   unitPrice: z.number().min(0, 'must be 0 or more'),
   stockTracked: z.boolean().optional(),
   branchId: nonEmpty().optional().describe('The branch to register for (id or authorityBhfId); default the first.'),

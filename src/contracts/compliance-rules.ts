@@ -71,3 +71,20 @@ export const SALE_UNIT_PRICE_MAX = 1_000_000_000;
 export const LINE_AMOUNT_MAX = 1e12;
 export const SALE_TOTAL_MAX = 1e13;
 export const SALE_AMOUNT_DECIMALS_MAX = 4;
+
+/**
+ * Longest text of each item field the project assumes the service takes on creation (C66): not shown by the contract,
+ * which says no more than "string"; the sandbox refuses longer with 400. `npm run catalogue -- check` and the import's
+ * own checks refuse a longer cell by these before anything is sent; a service found to take other lengths is this
+ * table changed, nothing else. Lengths are UTF-16 code units, as JavaScript and the sandbox count them.
+ */
+export const ITEM_FIELD_MAX_LENGTH = {
+  externalId: 100,
+  name: 200,
+  sku: 100,
+  taxCategory: 50,
+  productTypeCode: 5,
+  classificationCode: 20,
+  unitCode: 10,
+  packagingUnitCode: 10,
+} as const;

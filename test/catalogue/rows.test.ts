@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkCodes, type ServiceCodes } from '../../src/catalogue/codes.js';
 import { formatOf, readCatalogue } from '../../src/catalogue/rows.js';
+import { ITEM_FIELD_MAX_LENGTH } from '../../src/contracts/compliance-rules.js';
+import { ItemCreateRequestSchema } from '../../sandbox/compliance/requests.js';
 
 /** A file's bytes, as the CLI reads them. */
 const csv = (...lines: string[]) => Buffer.from(lines.join('\n') + '\n');
@@ -66,6 +68,46 @@ describe('a catalogue file read', () => {
     expect(readCatalogue(json(JSON.stringify(items)), 'json').problems).toEqual([
       { line: 1, column: 'stockTracked', reason: 'must be a boolean' },
     ]);
+  });
+
+  it('refuses a 299-character name before anything is sent, naming its line, its column and the bound', () => {
+    const read = readCatalogue(
+      csv('externalId,name,taxTypeCode,unitPrice', 'SKU-1,Sugar,B,10', `SKU-2,${'n'.repeat(299)},B,10`),
+      'csv',
+    );
+    expect(read.problems).toEqual([{ line: 3, column: 'name', reason: 'must be at most 200 characters (it has 299)' }]);
+    expect(read.rows.map((r) => r.line)).toEqual([2]);
+  });
+
+  it('takes each item field at the length the service takes, and names it one character longer, as the sandbox does', () => {
+    const row = (length: (max: number) => number) => ({
+      externalId: 'SKU-1',
+      name: 'Sugar',
+      taxTypeCode: 'B',
+      unitPrice: 10,
+      ...Object.fromEntries(
+        Object.entries(ITEM_FIELD_MAX_LENGTH).map(([field, max]) => [field, 'x'.repeat(length(max))]),
+      ),
+    });
+    const read = readCatalogue(json(JSON.stringify([row((max) => max), row((max) => max + 1)])), 'json');
+    expect(read.rows.map((r) => r.line)).toEqual([1]);
+    expect(read.problems).toEqual(
+      Object.entries(ITEM_FIELD_MAX_LENGTH).map(([column, max]) => ({
+        line: 2,
+        column,
+        reason: `must be at most ${max} characters (it has ${max + 1})`,
+      })),
+    );
+    // The sandbox, which reads the same bounds from its own side, takes the first row and refuses the second.
+    const { branchId: _, ...fields } = read.rows[0]!.row;
+    expect(ItemCreateRequestSchema.safeParse(fields).success).toBe(true);
+    for (const field of Object.keys(ITEM_FIELD_MAX_LENGTH)) {
+      const longer = {
+        ...fields,
+        [field]: 'x'.repeat(ITEM_FIELD_MAX_LENGTH[field as keyof typeof ITEM_FIELD_MAX_LENGTH] + 1),
+      };
+      expect(ItemCreateRequestSchema.safeParse(longer).success, field).toBe(false);
+    }
   });
 
   it('refuses a second row with the same externalId, naming the first', () => {
