@@ -24,6 +24,7 @@ import type {
   DocumentRef,
   ItemCheck,
   RegisterItemResult,
+  ServiceSaleRecord,
   SignSaleInput,
   SignSaleResult,
   SubmissionResult,
@@ -205,6 +206,13 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
 
     async getDocument(input: DocumentRef): Promise<{ document: FiscalDocument }> {
       return { document: FiscalDocumentSchema.parse(await readSale(input)) };
+    },
+
+    /** A refund's read of its sale when the sale's own record is gone. */
+    async readSaleRecord(input: DocumentRef): Promise<ServiceSaleRecord> {
+      const sale = await readSale(input);
+      const lines = sale.lines.map(({ itemId, quantity, unitPrice }) => ({ itemId, quantity, unitPrice }));
+      return { document: FiscalDocumentSchema.parse(sale), saleDate: sale.saleDate, lines };
     },
 
     /** Fails with a retryable, benign `document_in_flight` while undecided: the retry policy is the polling loop. */

@@ -7,6 +7,7 @@ import type { BudgetPlacement, PlaceBusinessInput } from '../src/contracts/budge
 import type { ActivityDeps } from './deps.js';
 import { createPurchasesActivities, type PurchasesActivityDeps } from './purchases.js';
 import { createReconciliationActivities } from './reconciliation.js';
+import { createRefundActivities } from './refund.js';
 import { createRegistrationActivities } from './registration.js';
 import { outageBoard } from './outage-gate.js';
 import { createOutageWatchActivities } from './outage-watch.js';
@@ -24,6 +25,7 @@ export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDep
   return {
     ...createComplianceActivities({ ...deps, ...(deps.temporal ? { handOverStock: stockLedger.handOverStock } : {}) }),
     ...createRegistrationActivities(deps),
+    ...createRefundActivities(deps),
     ...createCatalogueActivities(deps),
     ...createPurchasesActivities(deps),
     ...createReconciliationActivities(deps),

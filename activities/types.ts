@@ -1,7 +1,7 @@
 /** Plain data only (workflows import these, values cross the payload converter); never a callback URL (a token). */
 import type { AuthorityError, ItemNeeds } from '../src/compliance/schemas.js';
 import type { CreditNoteReason } from '../src/contracts/compliance-rules.js';
-import type { FiscalDocument, SaleInput } from '../src/contracts/sale.js';
+import type { FiscalDocument, SaleInput, SoldLine, StockMovementState } from '../src/contracts/sale.js';
 import type { ItemRegistrationInput } from '../src/contracts/item-registration.js';
 import type { ItemCheck } from './item-registry.js';
 import type { StockLine, StockMove } from '../src/contracts/stock-ledger.js';
@@ -94,4 +94,31 @@ export interface RequestItemRegistrationInput extends ItemRegistrationInput {
   waiterWorkflowId: string;
   /** The registration workflow's task queue: the caller's own; default WORKFLOW_TASK_QUEUE. */
   taskQueue?: string;
+}
+
+export interface FindSignedSaleInput {
+  businessId: string;
+  traderInvoiceNumber: string;
+}
+
+/** What a refund learns of its sale from the sale's workflow: its signed record, a refusal, or no record at all. */
+export type FoundSale =
+  | {
+      found: 'record';
+      sale: FiscalDocument;
+      lines: SoldLine[];
+      signedAt: string | null;
+      refundDeadline: string | null;
+      branchId?: string;
+      stockMovements: StockMovementState[];
+    }
+  | { found: 'refused'; reason: string }
+  /** Never started, or past the namespace's retention: only the service can say (with the sale's id). */
+  | { found: 'no_record' };
+
+/** The service's record of a sale: the document, the day it was sold and its lines. */
+export interface ServiceSaleRecord {
+  document: FiscalDocument;
+  saleDate: string | null;
+  lines: SoldLine[];
 }

@@ -1,6 +1,7 @@
 import './zod-jitless.js';
 import './stack-depth.js';
 export { saleWorkflow } from './sale.js';
+export { refundWorkflow } from './refund.js';
 export { itemRegistrationWorkflow } from './item-registration.js';
 export { purchasesSyncWorkflow } from './purchases-sync.js';
 export { syncBatchWorkflow } from './sync-batch.js';

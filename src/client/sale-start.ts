@@ -10,10 +10,29 @@ import { FAILURE_TYPES } from '../contracts/failures.js';
 import { BusinessId, FiscalStatus, NeedsAttention, TraderInvoiceNumber } from '../contracts/search-attributes.js';
 import { PRIORITY } from '../contracts/priority.js';
 import { saleWorkflowId, type SaleInput, type SaleLineInput } from '../contracts/sale.js';
+import { refundWorkflowId, type RefundInput } from '../contracts/refund.js';
 import { saleInputDifferences } from '../contracts/sale-input.js';
 import { SaleInputConflictError } from './errors.js';
 
 export type SaleWorkflow = (input: SaleInput) => Promise<unknown>;
+export type RefundWorkflow = (input: RefundInput) => Promise<unknown>;
+
+/** One refund per sale; a refused one (the workflow failed) may be asked again, a completed one is spent. */
+export function refundStartOptions(input: RefundInput): Omit<WorkflowStartOptions<RefundWorkflow>, 'taskQueue'> {
+  return {
+    workflowId: refundWorkflowId(input.businessId, input.traderInvoiceNumber),
+    args: [input],
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    typedSearchAttributes: [
+      { key: BusinessId, value: input.businessId },
+      { key: TraderInvoiceNumber, value: input.traderInvoiceNumber },
+      { key: FiscalStatus, value: 'refunding' },
+      { key: NeedsAttention, value: false },
+    ],
+    staticSummary: `Refund of sale ${input.traderInvoiceNumber} by credit note ${input.request.traderInvoiceNumber}`,
+    priority: salePriority(input),
+  };
+}
 
 export function saleStartOptions(sale: SaleInput): Omit<WorkflowStartOptions<SaleWorkflow>, 'taskQueue'> {
   return {
@@ -62,7 +81,11 @@ export function conflictOf(err: unknown, workflowId: string): SaleInputConflictE
   return new SaleInputConflictError(workflowId, fields, { cause: err });
 }
 
-async function readStartedInput(client: Client, workflowId: string, runId: string | undefined): Promise<unknown> {
+export async function readStartedInput(
+  client: Client,
+  workflowId: string,
+  runId: string | undefined,
+): Promise<unknown> {
   // One event, not the whole history: a sale's can hold hundreds.
   const { history } = await client.workflowService.getWorkflowExecutionHistory({
     namespace: client.options.namespace,

@@ -23,7 +23,6 @@ import {
   cancelUpdate,
   getSaleStateQuery,
   itemFixedUpdate,
-  refundUpdate,
   retryUpdate,
   SALE_WORKFLOW_TYPE,
   saleWorkflowId,
@@ -31,8 +30,18 @@ import {
 import { isSigned } from '../contracts/compliance-rules.js';
 import { Application, BusinessId, TraderInvoiceNumber } from '../contracts/search-attributes.js';
 import { errorText, mapBounded } from '../tenants/probes.js';
-import type { AwaitReceiptRequest, ReceiptAnswer, SaleState } from '../contracts/sale.js';
-import { assertStartedWith, conflictOf, saleStartOptions, type SaleWorkflow } from './sale-start.js';
+import type { AwaitReceiptRequest, ReceiptAnswer, RefundResult, SaleState } from '../contracts/sale.js';
+import { REFUND_WORKFLOW_TYPE, refundUpdate, type RefundInput } from '../contracts/refund.js';
+import { saleInputDifferences } from '../contracts/sale-input.js';
+import {
+  assertStartedWith,
+  conflictOf,
+  readStartedInput,
+  refundStartOptions,
+  saleStartOptions,
+  type RefundWorkflow,
+  type SaleWorkflow,
+} from './sale-start.js';
 import {
   parseCancelArgs,
   parseItemFixedArgs,
@@ -233,13 +242,51 @@ export class SalesClient extends TaskQueueClient {
     return this.stateOf(this.saleHandle(businessId, traderInvoiceNumber));
   }
 
-  /** Repeating the same refund (after a timeout) returns the first answer, not a refusal as a second refund. */
-  async refund(businessId: string, traderInvoiceNumber: string, request: unknown, options: OperationOptions = {}) {
-    const handle = this.saleHandle(businessId, traderInvoiceNumber);
-    const refund = parseRefundRequest(request);
-    const updateId = options.updateId ?? `refund:${refund.traderInvoiceNumber}`;
-    const call = () => handle.executeUpdate(refundUpdate, { args: [refund], updateId });
-    return this.run('refund', handle.workflowId, call, updateId);
+  /**
+   * The refund workflow of the sale, started or found by an update-with-start: the same request again (after a
+   * timeout, or once it closed) answers with the same credit note; another request is refused.
+   */
+  async refund(
+    businessId: string,
+    traderInvoiceNumber: string,
+    request: unknown,
+    options: OperationOptions = {},
+  ): Promise<RefundResult> {
+    const ref = parseSaleReference(businessId, traderInvoiceNumber);
+    const input: RefundInput = { ...ref, request: parseRefundRequest(request) };
+    const start = refundStartOptions(input);
+    const { workflowId } = start;
+    const updateId = options.updateId ?? `refund:${input.request.traderInvoiceNumber}`;
+    const startWorkflowOperation = new WithStartWorkflowOperation<RefundWorkflow>(REFUND_WORKFLOW_TYPE, {
+      ...start,
+      taskQueue: this.taskQueue,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    const call = async () => {
+      try {
+        return await this.client.workflow.executeUpdateWithStart(refundUpdate, {
+          args: [input.request],
+          startWorkflowOperation,
+          updateId,
+        });
+      } catch (err) {
+        // The refund has completed: its result is the answer to the same request, and a refusal to another.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        const started = (await readStartedInput(this.client, workflowId, undefined)) as RefundInput;
+        const fields = saleInputDifferences(started.request, input.request);
+        if (fields.length > 0)
+          throw new SaleOperationError(
+            'refund',
+            workflowId,
+            'rejected',
+            `refund of ${workflowId} was refused: the sale is already refunded with another request ` +
+              `(${fields.join(', ')} differ${fields.length === 1 ? 's' : ''})`,
+            { cause: err },
+          );
+        return (await this.client.workflow.getHandle(workflowId).result()) as RefundResult;
+      }
+    };
+    return this.run('refund', workflowId, call, updateId);
   }
 
   async retry(businessId: string, traderInvoiceNumber: string, options: OperationOptions = {}): Promise<SaleState> {

@@ -176,7 +176,7 @@ const saleOptionsSchema = z
   .strictObject({
     refundWindowDays: boundedNumber(0, 365)
       .optional()
-      .describe('How long the sale stays open for a refund after it is signed (default 30 days).'),
+      .describe('How long after it is signed the sale can be refunded (default 30 days).'),
     outcomeTimeout: duration(
       "Longest wait for the authority's outcome of one submission before parking. Default: after 24 hours the wait " +
         'counts as an outage, waited out (see outageLimit).',
@@ -221,8 +221,28 @@ const refundRequestSchema = z
       .boolean()
       .optional()
       .describe('Put the goods back in stock (ignored for damaged / wasted goods); default true.'),
+    saleId: nonEmpty()
+      .optional()
+      .describe(
+        "The service's id of the sale. Needed only when the sale's workflow history is past the namespace's " +
+          'retention: the signed sale is then read from the service.',
+      ),
+    branchId: nonEmpty()
+      .optional()
+      .describe("The sale's branch for the restock, with saleId only: the service's record of a sale names none."),
   })
   .describe('The argument of the refund update: a credit note reversing the signed sale in full.');
+
+const refundInputSchema = z
+  .strictObject({
+    businessId: businessId().describe('The business of the sale.'),
+    traderInvoiceNumber: traderInvoiceNumber().describe("The sale's trader invoice number (not the credit note's)."),
+    request: refundRequestSchema,
+  })
+  .describe(
+    'The input of a refund workflow (refundWorkflow), one per sale, id refund:<businessId>:<traderInvoiceNumber>; ' +
+      'started by an update-with-start of its refund update with the same request.',
+  );
 
 const saleReferenceSchema = z.strictObject({ businessId: businessId(), traderInvoiceNumber: traderInvoiceNumber() });
 
@@ -256,6 +276,7 @@ const awaitReceiptRequestSchema = z
 const schemas = {
   saleInput: saleInputSchema,
   refundRequest: refundRequestSchema,
+  refundInput: refundInputSchema,
   saleReference: saleReferenceSchema,
   cancelArgs: cancelArgsSchema,
   itemFixedArgs: itemFixedArgsSchema,

@@ -1,4 +1,7 @@
-/** The sale process's contract; its inputs are the zod schemas of ./sale-input.ts. */
+/**
+ * The sale process's contract; its inputs are the zod schemas of ./sale-input.ts. A sale closes once signed and its
+ * stock handed to the ledger: its result (a SaleState) is the signed record a refund (./refund.ts) reads.
+ */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { FiscalDocumentSchema } from '../compliance/schemas.js';
@@ -22,7 +25,7 @@ export type SaleStep =
   | 'waiting_out_outage'
   | 'parked'
   | 'reporting_stock'
-  | 'refund_window'
+  | 'finding_sale'
   | 'refunding'
   | 'completed'
   | 'cancelled'
@@ -65,10 +68,21 @@ export interface StockMovementState extends StockMove {
   carriedBy?: string;
 }
 
+/** A line as sold: what a refund checks against the service's items and puts back in stock. */
+export interface SoldLine {
+  itemId: string;
+  quantity: number;
+  unitPrice: number;
+}
+
 export interface SaleState {
   step: SaleStep;
   businessId: string;
   traderInvoiceNumber: string;
+  /** The branch the sale was filed for, when it named one: a refund restocks there. */
+  branchId?: string;
+  /** The sale's lines (a refund's are the sale's it reverses). */
+  lines?: SoldLine[];
   sale: FiscalDocument | null;
   creditNote: FiscalDocument | null;
   parked: ParkedReason | null;
@@ -77,6 +91,9 @@ export interface SaleState {
   stockMovements: StockMovementState[];
   /** The creation and every retry. */
   submissions: number;
+  /** When the sale was signed (workflow time): its refund window counts from here. */
+  signedAt: string | null;
+  /** Until when it can be refunded (a refund workflow checks), once signed. */
   refundDeadline: string | null;
   history: Array<{ at: string; event: string }>;
 }
@@ -102,7 +119,6 @@ export const getSaleStateQuery = defineQuery<SaleState>('getState');
 /** The input the sale was started with: how a repeated start is told apart from a conflict. */
 export const getSaleInputQuery = defineQuery<SaleInput>('getInput');
 
-export const refundUpdate = defineUpdate<RefundResult, [RefundRequest]>('refund');
 export const retryUpdate = defineUpdate<SaleState, []>('retry');
 export const cancelUpdate = defineUpdate<SaleState, [z.output<SaleSchemas['cancelArgs']>]>('cancel');
 export const itemFixedUpdate = defineUpdate<SaleState, [z.output<SaleSchemas['itemFixedArgs']>]>('itemFixed');

@@ -24,6 +24,7 @@ export const ACTIVITY_QUEUES = {
   createSale: 'compliance',
   retrySale: 'compliance',
   getDocument: 'compliance',
+  readSaleRecord: 'compliance',
   awaitDocumentOutcome: 'compliance',
   registerItem: 'compliance',
   adjustStock: 'compliance',
@@ -31,6 +32,7 @@ export const ACTIVITY_QUEUES = {
   createCatalogueItem: 'compliance',
   findCatalogueItem: 'compliance',
   requestItemRegistration: 'workflow', // signal-with-start: Temporal, not the service
+  findSignedSale: 'workflow', // the sale's workflow result: Temporal, not the service
   handOverStock: 'workflow', // signal-with-start: Temporal, not the service
   joinOutageWatch: 'workflow', // signal-with-start: Temporal, not the service
   pullPurchases: 'compliance',

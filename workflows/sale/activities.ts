@@ -4,6 +4,7 @@ import type {
   CheckItemsInput,
   CreateCreditNoteInput,
   CreateSaleInput,
+  FindSignedSaleInput,
   RequestItemRegistrationInput,
   SignSaleInput,
 } from '../../activities/types.js';
@@ -11,74 +12,81 @@ import { API_RETRY, CALL_HEARTBEAT_TIMEOUT, type ActivitiesOn } from '../activit
 import { PRIORITY } from '../../src/contracts/priority.js';
 import type { CallRoute } from '../placement.js';
 
+const compliance = proxyActivities<ActivitiesOn<'compliance'>>({
+  startToCloseTimeout: '60 seconds',
+  // A call heartbeats while it waits: one lost with a killed worker is sent again in seconds, not a minute.
+  heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
+  retry: API_RETRY,
+});
+// Talks to Temporal, not to a service: on the workflow's own queue.
+const coordination = proxyActivities<ActivitiesOn<'workflow'>>({ startToCloseTimeout: '30 seconds', retry: API_RETRY });
+// Local: one history event; the ledger takes a line once, so an attempt again after a lost answer is harmless.
+const ledger = proxyLocalActivities<Pick<Activities, 'handOverStock' | 'joinOutageWatch'>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/** A few tries, then the process waits out the outage; while probing an outage for the application, one try. */
+const TRIES = 4;
+
 /**
- * `ridesOutages`: a call gives up after a few tries and the sale waits out the outage; else it tries two hours. While
- * `tries.one` is set, a call makes one try: a sale probing an outage for the whole application sends one request.
+ * The calls of a sale or a refund, routed to the serving application's budget (`route`, replaced once placed). While
+ * `tries.one` is set a call makes one try: a process probing an outage for the whole application sends one request.
  */
-export function saleActivities(
-  { complianceQueue, fairnessKey }: CallRoute,
-  ridesOutages: boolean,
-  tries = { one: false },
-) {
-  const compliance = (priorityKey: number, maximumAttempts: number) =>
-    proxyActivities<ActivitiesOn<'compliance'>>({
+export function documentActivities(route: () => CallRoute, tries: { one: boolean }) {
+  const on = (priorityKey: number, summary: string, extra: { scheduleToCloseTimeout?: number } = {}) => {
+    const { complianceQueue, fairnessKey } = route();
+    return {
+      summary,
       taskQueue: complianceQueue,
-      startToCloseTimeout: '60 seconds',
-      // A call heartbeats while it waits: one lost with a killed worker is sent again in seconds, not a minute.
-      heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
-      ...(ridesOutages
-        ? { retry: { ...API_RETRY, maximumAttempts } }
-        : { scheduleToCloseTimeout: '2 hours', retry: API_RETRY }),
       priority: { priorityKey, fairnessKey },
-    });
-  const tried = (priorityKey: number) => {
-    const [once, few] = [compliance(priorityKey, 1), compliance(priorityKey, 4)];
-    return () => (tries.one ? once : few);
+      retry: { ...API_RETRY, maximumAttempts: tries.one ? 1 : TRIES },
+      ...extra,
+    };
   };
-  const [signing, bookkeeping] = [tried(PRIORITY.signing), tried(PRIORITY.bookkeeping)];
-  // Polling through activity retries: the history gains no events per poll.
-  const polling = proxyActivities<ActivitiesOn<'compliance'>>({
-    taskQueue: complianceQueue,
-    startToCloseTimeout: '60 seconds',
-    heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-    priority: { priorityKey: PRIORITY.polling, fairnessKey },
-  });
-  // Talks to Temporal, not to a service: on the workflow's own queue.
-  const coordination = proxyActivities<ActivitiesOn<'workflow'>>({
-    startToCloseTimeout: '30 seconds',
-    retry: API_RETRY,
-  });
-  // Local: one history event; the ledger takes a line once, so an attempt again after a lost answer is harmless.
-  const ledger = proxyLocalActivities<Pick<Activities, 'handOverStock' | 'joinOutageWatch'>>({
-    startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-  });
-  const document = (documentId: string) => ({ summary: `document ${documentId}` });
+  const document = (documentId: string) => `document ${documentId}`;
   return {
     signSale: (input: SignSaleInput) =>
-      signing().signSale.executeWithOptions({ summary: `sale ${input.request.traderInvoiceNumber}` }, [input]),
+      compliance.signSale.executeWithOptions(on(PRIORITY.signing, `sale ${input.request.traderInvoiceNumber}`), [
+        input,
+      ]),
     createSale: (input: CreateSaleInput) =>
-      signing().createSale.executeWithOptions({ summary: `sale ${input.request.traderInvoiceNumber}` }, [input]),
+      compliance.createSale.executeWithOptions(on(PRIORITY.signing, `sale ${input.request.traderInvoiceNumber}`), [
+        input,
+      ]),
     retrySale: (businessId: string, documentId: string) =>
-      signing().retrySale.executeWithOptions(document(documentId), [{ businessId, documentId }]),
+      compliance.retrySale.executeWithOptions(on(PRIORITY.signing, document(documentId)), [{ businessId, documentId }]),
     getDocument: (businessId: string, documentId: string) =>
-      signing().getDocument.executeWithOptions(document(documentId), [{ businessId, documentId }]),
+      compliance.getDocument.executeWithOptions(on(PRIORITY.signing, document(documentId)), [
+        { businessId, documentId },
+      ]),
+    readSaleRecord: (businessId: string, documentId: string) =>
+      compliance.readSaleRecord.executeWithOptions(on(PRIORITY.bookkeeping, document(documentId)), [
+        { businessId, documentId },
+      ]),
+    /** Polling through activity retries: the history gains no events per poll. */
     awaitDocumentOutcome: (businessId: string, documentId: string, timeoutMs: number) =>
-      polling.awaitDocumentOutcome.executeWithOptions(
-        { ...document(documentId), scheduleToCloseTimeout: Math.max(1000, timeoutMs) },
+      compliance.awaitDocumentOutcome.executeWithOptions(
+        {
+          ...on(PRIORITY.polling, document(documentId), { scheduleToCloseTimeout: Math.max(1000, timeoutMs) }),
+          retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+        },
         [{ businessId, documentId }],
       ),
     createCreditNote: (input: CreateCreditNoteInput) =>
-      signing().createCreditNote.executeWithOptions(
-        { summary: `credit note ${input.traderInvoiceNumber} reversing ${input.saleId}` },
+      compliance.createCreditNote.executeWithOptions(
+        on(PRIORITY.signing, `credit note ${input.traderInvoiceNumber} reversing ${input.saleId}`),
         [input],
       ),
     checkItems: (input: CheckItemsInput) =>
-      bookkeeping().checkItems.executeWithOptions({ summary: `items ${input.itemIds.join(', ')}` }, [input]),
+      compliance.checkItems.executeWithOptions(on(PRIORITY.bookkeeping, `items ${input.itemIds.join(', ')}`), [input]),
     requestItemRegistration: (input: RequestItemRegistrationInput) =>
       coordination.requestItemRegistration.executeWithOptions({ summary: `item ${input.itemId}` }, [input]),
+    findSignedSale: (input: FindSignedSaleInput) =>
+      coordination.findSignedSale.executeWithOptions({ summary: `sale ${input.traderInvoiceNumber}` }, [input]),
     handOverStock: ledger.handOverStock,
     joinOutageWatch: ledger.joinOutageWatch,
   };
 }
+
+export type DocumentActivities = ReturnType<typeof documentActivities>;

@@ -4,41 +4,33 @@ import {
   CancellationScope,
   condition,
   isCancellation,
-  patched,
   sleep,
 } from '@temporalio/workflow';
 import type { AuthorityCause, SubmissionResult } from '../../activities/types.js';
 import { isInFlight, isSigned, isTransientCause } from '../../src/contracts/compliance-rules.js';
 import type { FiscalDocument } from '../../src/contracts/sale.js';
-import type { SaleContext } from '../sale.js';
+import { callService } from './call.js';
+import type { DocumentContext } from './context.js';
 import { registerItems, unregisteredItems } from './items.js';
-import { awaitOperator, parkOnRefusal } from './operator.js';
-import { outageEnded, rideOutages, submissionInFlight, waitOutOutage } from './outage.js';
-
-/** A credit note's refused item check parks for a retry only; sales that parked it cancellable before keep that. */
-export const SIGNED_ITEM_CHECK_PATCH = 'signed-item-check-not-cancellable';
+import { awaitOperator } from './operator.js';
+import { outageEnded, submissionInFlight, waitOutOutage } from './outage.js';
 
 type Outcome = FiscalDocument | { problem: { code: string; message: string } };
 
-/** Drives one fiscal document to a signed receipt; only the sale, not a credit note, can be cancelled while parked. */
+/** Drives the process's fiscal document (the sale, or a refund's credit note) to a signed receipt. */
 export async function settleDocument(
-  ctx: SaleContext,
-  kind: 'sale' | 'credit note',
+  ctx: DocumentContext,
   submit: () => Promise<SubmissionResult>,
 ): Promise<FiscalDocument> {
   const { input, record, inbox, api } = ctx;
-  const cancellable = kind === 'sale';
+  const kind = ctx.kind === 'sale' ? 'sale' : 'credit note';
   let hintsAtSubmission = inbox.callbackHints;
   const send = (call: () => Promise<SubmissionResult>) =>
-    parkOnRefusal(
-      ctx,
-      () => {
-        if (kind === 'sale') record.state.submissions++;
-        hintsAtSubmission = inbox.callbackHints;
-        return rideOutages(ctx, call, cancellable);
-      },
-      cancellable,
-    );
+    callService(ctx, () => {
+      if (kind === 'sale') record.state.submissions++;
+      hintsAtSubmission = inbox.callbackHints;
+      return call();
+    });
   const resubmit = (documentId: string) => send(() => api.retrySale(input.businessId, documentId));
   let transientRetries = 0;
 
@@ -58,16 +50,13 @@ export async function settleDocument(
         'receipt_missing',
         `the service reports ${kind} ${document.id} completed but sent no receipt values: ` +
           'check it in the dashboard, then retry to read it again',
-        false,
       );
       return confirmOrResubmit(document.id);
     }
     // Failed while in flight: the read shows no cause then (C60), so it counts as transient.
     const transient = causes.every((c) => isTransientCause(c.code));
     const said = document.error || causes.map((c) => c.message ?? c.code).join('; ');
-    const unregistered = transient
-      ? []
-      : await unregisteredItems(ctx, cancellable || !patched(SIGNED_ITEM_CHECK_PATCH));
+    const unregistered = transient ? [] : await unregisteredItems(ctx);
     if (unregistered.length > 0) {
       await registerItems(ctx, unregistered);
       record.enter('retrying');
@@ -76,7 +65,7 @@ export async function settleDocument(
     const retryLimit = ctx.settings.transientRetryLimit;
     if (transient && retryLimit === undefined) {
       const cause = causes[0]?.code ?? 'authority_unavailable';
-      await waitOutOutage(ctx, { side: 'authority', cause, message: said || 'failed in flight' }, cancellable);
+      await waitOutOutage(ctx, { side: 'authority', cause, message: said || 'failed in flight' });
       return resubmit(document.id);
     }
     await outageEnded(ctx);
@@ -92,7 +81,6 @@ export async function settleDocument(
       ctx,
       causes[0]?.code ?? 'authority_failed',
       transient ? `${reason} (still failing after ${retries})` : reason,
-      cancellable,
     );
     transientRetries = 0;
     record.enter('retrying');
@@ -111,11 +99,11 @@ export async function settleDocument(
       const outcome = await awaitOutcome(ctx, document.id, callbackSince);
       if ('problem' in outcome && outcome.problem.code === 'outcome_timeout' && !ctx.settings.outcomeTimeoutParks) {
         const { code: cause, message } = outcome.problem;
-        await waitOutOutage(ctx, { side: 'authority', cause, message }, cancellable);
+        await waitOutOutage(ctx, { side: 'authority', cause, message });
         continue;
       }
       if ('problem' in outcome) {
-        await awaitOperator(ctx, outcome.problem.code, outcome.problem.message, cancellable);
+        await awaitOperator(ctx, outcome.problem.code, outcome.problem.message);
         result = await confirmOrResubmit(document.id);
         continue;
       }
@@ -135,7 +123,11 @@ export async function settleDocument(
 const CALLBACK_GRACE_MS = 10_000;
 
 /** By callback or polling, whichever comes first; with `callbackSince`, polling starts once the callback is due. */
-async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince: number | undefined): Promise<Outcome> {
+async function awaitOutcome(
+  ctx: DocumentContext,
+  documentId: string,
+  callbackSince: number | undefined,
+): Promise<Outcome> {
   const { input, inbox, api } = ctx;
   const read = () => readDocument(ctx, documentId);
   const limit = input.options?.outcomeTimeout ?? '24 hours';
@@ -178,11 +170,6 @@ async function awaitOutcome(ctx: SaleContext, documentId: string, callbackSince:
 }
 
 /** A read of the document that waits out an outage and parks on a refusal (a key revoked mid-rotation). */
-function readDocument(ctx: SaleContext, documentId: string): Promise<{ document: FiscalDocument }> {
-  const read = () => ctx.api.getDocument(ctx.input.businessId, documentId);
-  if (!ctx.settings.ridesOutages) return read();
-  // Only a sale not yet signed can be cancelled: a credit note is read after it is.
-  const sale = ctx.record.state.sale;
-  const cancellable = sale === null || !isSigned(sale);
-  return parkOnRefusal(ctx, () => rideOutages(ctx, read, cancellable), cancellable);
+function readDocument(ctx: DocumentContext, documentId: string): Promise<{ document: FiscalDocument }> {
+  return callService(ctx, () => ctx.api.getDocument(ctx.input.businessId, documentId));
 }

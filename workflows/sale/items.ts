@@ -1,9 +1,9 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
 import type { CreateSaleInput, SignSaleInput, SubmissionResult } from '../../activities/types.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import type { SaleContext } from '../sale.js';
-import { parkOnRefusal } from './operator.js';
-import { rideOutages, serviceAnswered } from './outage.js';
+import { callService } from './call.js';
+import type { DocumentContext } from './context.js';
+import { serviceAnswered } from './outage.js';
 
 /** The sale's stock-tracked items, and the ledger the signing activity handed their lines to. */
 export interface StockSigned {
@@ -13,7 +13,7 @@ export interface StockSigned {
 
 /** Files the sale with its items checked in one activity; unregistered items are registered, then it files again. */
 export async function fileWithItemsChecked(
-  ctx: SaleContext,
+  ctx: DocumentContext,
   filing: CreateSaleInput,
   handOver: SignSaleInput['handOver'],
   stock: StockSigned,
@@ -31,23 +31,21 @@ export async function fileWithItemsChecked(
   return api.createSale(filing);
 }
 
-/**
- * The items a fresh read shows unregistered: no cause code names a missing item, so the list decides. `cancellable`
- * is the document's: a refused read while a credit note is rejected parks a signed sale, which a cancel must not end.
- */
-export async function unregisteredItems(ctx: SaleContext, cancellable: boolean): Promise<string[]> {
+/** The items a fresh read shows unregistered: no cause code names a missing item, so the list decides. */
+export async function unregisteredItems(ctx: DocumentContext): Promise<string[]> {
   const { input, api } = ctx;
-  const checkItems = () => api.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true });
-  const check = await parkOnRefusal(ctx, () => rideOutages(ctx, checkItems, cancellable), cancellable);
+  const check = await callService(ctx, () =>
+    api.checkItems({ businessId: input.businessId, itemIds: itemIdsOf(ctx), fresh: true }),
+  );
   return check.items.filter((i) => !i.registered).map((i) => i.itemId);
 }
 
-function itemIdsOf(ctx: SaleContext): string[] {
+function itemIdsOf(ctx: DocumentContext): string[] {
   return [...new Set(ctx.input.lines.map((l) => l.itemId))];
 }
 
 /** Each item's registration workflow tells this sale; an item needing a fix parks it, one never fixed fails it. */
-export async function registerItems(ctx: SaleContext, itemIds: string[]): Promise<void> {
+export async function registerItems(ctx: DocumentContext, itemIds: string[]): Promise<void> {
   if (itemIds.length === 0) return;
   const { input, record, inbox, api } = ctx;
   for (const itemId of itemIds) {

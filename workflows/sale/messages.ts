@@ -23,7 +23,6 @@ import {
   getSaleStateQuery,
   itemFixedUpdate,
   itemRegistrationSettledSignal,
-  refundUpdate,
   retryUpdate,
   type AwaitReceiptRequest,
   type ReceiptAnswer,
@@ -31,31 +30,31 @@ import {
   type SaleState,
 } from '../../src/contracts/sale.js';
 import { itemFixedSignal, itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
-import { stockCarriedSignal } from '../../src/contracts/stock-ledger.js';
 import { outageNewsSignal } from '../../src/contracts/outage-watch.js';
 import { refuse, required, wording } from '../update-arguments.js';
-import type { SaleContext } from '../sale.js';
+import type { DocumentContext } from './context.js';
 import { SaleRecord } from './record.js';
 
 function assertAllowed(condition: boolean, message: string): void {
   if (!condition) throw ApplicationFailure.nonRetryable(message, FAILURE_TYPES.invalidOperation);
 }
 
-/** Validators refuse what the sale cannot do now; handlers only record into the inbox, and the process acts. */
-export function handleSaleMessages(ctx: SaleContext): void {
+/** A handler's wait that Temporal's cancellation of the workflow does not break: that is refused or becomes a cancel. */
+export const hold = (done: () => boolean, timeoutMs?: number) =>
+  CancellationScope.nonCancellable(() => condition(done, timeoutMs));
+
+/**
+ * What a sale and a refund both hear: callbacks, the outage watch, item registrations, the ledger, an operator's retry
+ * or item fix. Validators refuse what the process cannot do now; handlers only record into the inbox, and it acts.
+ */
+export function handleProcessMessages(ctx: DocumentContext): void {
   const { input, record, inbox } = ctx;
   const { state } = record;
-  // A handler's wait that Temporal's cancellation of the sale does not break: that is refused or becomes a cancel.
-  const hold = (done: () => boolean, timeoutMs?: number) =>
-    CancellationScope.nonCancellable(() => condition(done, timeoutMs));
 
   setHandler(getSaleStateQuery, () => state);
-  setHandler(getSaleInputQuery, () => input);
   setHandler(callbackReceivedSignal, () => void inbox.callbackHints++);
   setHandler(outageNewsSignal, ({ news }) => void (inbox.outageNews = news));
   setHandler(itemRegistrationSettledSignal, (outcome) => void inbox.registrations.set(outcome.itemId, outcome));
-  // The branch's stock ledger names the movement that carried each line it took.
-  setHandler(stockCarriedSignal, ({ lines }) => lines.forEach((line) => record.carried(line)));
 
   setHandler(
     retryUpdate,
@@ -86,25 +85,6 @@ export function handleSaleMessages(ctx: SaleContext): void {
     },
   );
   setHandler(
-    cancelUpdate,
-    async ({ reason }) => {
-      // A repeat (the UI gives every send its own update id) answers the same cancelled state; the first reason stays.
-      inbox.operatorCancel ??= reason.trim();
-      await hold(() => state.step === 'cancelled');
-      return state;
-    },
-    {
-      validator: (argument) => {
-        required('cancel', '{"reason": "…"}', saleSchemas().cancelArgs, argument);
-        const cancelling = inbox.operatorCancel !== undefined || state.step === 'cancelled';
-        assertAllowed(
-          cancelling || record.isParkedFor('cancel'),
-          'cancel is possible only while the sale is parked and unsigned',
-        );
-      },
-    },
-  );
-  setHandler(
     itemFixedUpdate,
     async ({ itemId }) => {
       // Passed on to the item's registration workflow, which tries again and tells every sale waiting on it.
@@ -129,24 +109,30 @@ export function handleSaleMessages(ctx: SaleContext): void {
       },
     },
   );
+}
+
+/** The sale's own doors: its input, the till's `awaitReceipt` and an operator's `cancel` of a parked unsigned sale. */
+export function handleSaleMessages(ctx: DocumentContext, input: SaleInput): void {
+  const { record, inbox } = ctx;
+  const { state } = record;
+  handleProcessMessages(ctx);
+  setHandler(getSaleInputQuery, () => input);
   setHandler(
-    refundUpdate,
-    async (request) => {
-      const refund: NonNullable<SaleContext['inbox']['refund']> = { request };
-      inbox.refund = refund;
-      await hold(() => refund.issuing !== undefined);
-      return refund.issuing!;
+    cancelUpdate,
+    async ({ reason }) => {
+      // A repeat (the UI gives every send its own update id) answers the same cancelled state; the first reason stays.
+      inbox.operatorCancel ??= reason.trim();
+      await hold(() => state.step === 'cancelled');
+      return state;
     },
     {
-      // A restock of a sale without a stock-tracked line is harmless: nothing goes back.
       validator: (argument) => {
-        required(
-          'refund',
-          '{"reason": "01".."06", "returnDate": "YYYY-MM-DD", "traderInvoiceNumber": "…", "restock"?: true}',
-          saleSchemas().refundRequest,
-          argument,
+        required('cancel', '{"reason": "…"}', saleSchemas().cancelArgs, argument);
+        const cancelling = inbox.operatorCancel !== undefined || state.step === 'cancelled';
+        assertAllowed(
+          cancelling || record.isParkedFor('cancel'),
+          'cancel is possible only while the sale is parked and unsigned',
         );
-        validateRefund(ctx);
       },
     },
   );
@@ -191,7 +177,7 @@ export function refuseInput(input: unknown, problems: [InputProblem, ...InputPro
 }
 
 /** Temporal's cancellation: the cancel update's effect while parked unsigned; otherwise refused and noted. */
-export function handleTemporalCancellation({ record, inbox }: SaleContext): void {
+export function handleTemporalCancellation({ record, inbox }: DocumentContext): void {
   if (record.isParkedFor('cancel')) {
     inbox.operatorCancel ??= 'cancellation requested through Temporal';
     return;
@@ -246,18 +232,4 @@ function refuseAnotherInput(started: SaleInput, asked: SaleInput): void {
     nonRetryable: true,
     details: [{ fields }],
   });
-}
-
-/** The refund's state checks; its fields were checked against the refund schema first. */
-function validateRefund({ record, inbox, settings }: SaleContext): void {
-  const { state } = record;
-  // First, so a second refund arriving while the first is being signed is told why.
-  assertAllowed(inbox.refund === undefined && state.creditNote === null, 'this sale has already been refunded');
-  const signed = state.sale?.status === 'completed' && state.sale.receipt !== null;
-  // A till may refund right after printing the receipt, while the sale's stock is being handed over: the refund
-  // is taken then and issued as the window opens.
-  const beforeWindow = state.step === 'reporting_stock' && settings.refundWindowMs > 0;
-  const inWindow =
-    state.step === 'refund_window' && state.refundDeadline !== null && Date.now() < Date.parse(state.refundDeadline);
-  assertAllowed(signed && (beforeWindow || inWindow), 'only a signed sale inside its refund window can be refunded');
 }

@@ -1,34 +1,28 @@
 import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import type { SaleContext } from '../sale.js';
+import type { DocumentContext } from './context.js';
 
 /** An operator cancelled the parked sale: unwinds the process to its end. */
 export class OperatorCancelled extends Error {}
 
-/** Parks the sale until an operator asks for a retry (returns) or cancels it (throws OperatorCancelled). */
-export async function awaitOperator(
-  ctx: SaleContext,
-  code: string,
-  message: string,
-  cancellable: boolean,
-): Promise<void> {
+/** Parks until an operator asks for a retry (returns) or cancels a sale not yet signed (throws OperatorCancelled). */
+export async function awaitOperator(ctx: DocumentContext, code: string, message: string): Promise<void> {
   const { record, inbox } = ctx;
   inbox.operatorRetry = false;
   inbox.operatorCancel = undefined;
-  record.park(code, message, cancellable ? ['retry', 'cancel'] : ['retry']);
+  record.park(code, message, record.cancellable ? ['retry', 'cancel'] : ['retry']);
   await condition(() => inbox.operatorRetry || inbox.operatorCancel !== undefined);
   if (inbox.operatorCancel !== undefined) throw new OperatorCancelled(inbox.operatorCancel);
   record.note('operator asked for a retry');
   record.unpark();
-  // The retry update answers once unparked: its state then says the sale is moving on, not parked.
+  // The retry update answers once unparked: its state then says the process is moving on, not parked.
   record.enter('retrying');
 }
 
-/** A refusal the worker cannot fix parks the sale for an operator; a second credit note is the refund update's. */
+/** A refusal the worker cannot fix parks for an operator; a second credit note is the service's to refuse. */
 export async function parkOnRefusal<T>(
-  ctx: SaleContext,
+  ctx: DocumentContext,
   call: () => Promise<T>,
-  cancellable: boolean,
   asksNoService = false,
 ): Promise<T> {
   for (;;) {
@@ -48,7 +42,7 @@ export async function parkOnRefusal<T>(
         failure.type === FAILURE_TYPES.alreadyCredited
       )
         throw err;
-      await awaitOperator(ctx, failure.type ?? 'error', failure.message, cancellable);
+      await awaitOperator(ctx, failure.type ?? 'error', failure.message);
     }
   }
 }

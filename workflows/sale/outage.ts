@@ -5,7 +5,6 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
-  patched,
   workflowInfo,
   type SignalDefinition,
 } from '@temporalio/workflow';
@@ -19,19 +18,8 @@ import {
 } from '../../src/contracts/outage-watch.js';
 import type { OutageWait } from '../../src/contracts/sale.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
-import type { SaleContext } from '../sale.js';
+import type { DocumentContext } from './context.js';
 import { awaitOperator } from './operator.js';
-
-/** Sales started from here on wait out outages by themselves; older ones keep parking after their retries. */
-export const RIDE_OUTAGES_PATCH = 'ride-outages';
-/** A probe whose resubmission is taken in flight stays the watch's probe until its outcome. */
-export const PROBE_IN_FLIGHT_PATCH = 'outage-probe-in-flight';
-/** A sale the watch sent says it goes, so the watch sends the next one only then. */
-export const GOING_SAID_PATCH = 'outage-going-said';
-/** A probe whose filing the service answered with items to register says so before it registers them. */
-export const ANSWER_BEFORE_ITEMS_PATCH = 'outage-answer-before-items';
-/** A sale the watch sent while its call was under way goes at once when that call meets the outage. */
-export const SENT_WHILE_CALLING_PATCH = 'outage-sent-while-calling';
 
 /** Retryable answers of a service that is up: the call is made again, nothing is waited out. */
 const NOT_OUTAGES: ReadonlySet<string> = new Set([
@@ -56,8 +44,7 @@ function outageCause(err: unknown): string | undefined {
 }
 
 /** Calls the service until it answers: an outage is waited out on the application's watch, anything else thrown. */
-export async function rideOutages<T>(ctx: SaleContext, call: () => Promise<T>, cancellable = true): Promise<T> {
-  if (!ctx.settings.ridesOutages) return call();
+export async function rideOutages<T>(ctx: DocumentContext, call: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       const result = await call();
@@ -77,16 +64,15 @@ export async function rideOutages<T>(ctx: SaleContext, call: () => Promise<T>, c
       // Held back by the fleet: the side its watch holds sales on (the authority's only holds submissions).
       const held = failure instanceof ApplicationFailure ? (failure.details?.[0] as { side?: unknown }) : undefined;
       const side = held?.side === 'authority' ? 'authority' : 'service';
-      await waitOutOutage(ctx, { side, cause, message: failure?.message ?? String(err) }, cancellable);
+      await waitOutOutage(ctx, { side, cause, message: failure?.message ?? String(err) });
     }
   }
 }
 
 /** Waits on the watch until it says go or asks this sale to probe (one try); past `outageLimit` it parks instead. */
 export async function waitOutOutage(
-  ctx: SaleContext,
+  ctx: DocumentContext,
   seen: Pick<OutageWait, 'side' | 'cause' | 'message'>,
-  cancellable: boolean,
 ): Promise<void> {
   const outage = ctx.record.waitingOut(seen);
   const limitMs = ctx.settings.outageLimitMs;
@@ -100,7 +86,6 @@ export async function waitOutOutage(
       FAILURE_TYPES.outageLimitReached,
       `the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} has been failing since ` +
         `${outage.since} (${outage.cause}: ${outage.message}); the sale waited ${limit} and ${outage.attempts} tries`,
-      cancellable,
     );
     // An operator's retry is a probe of its own: sent, whatever the fleet holds back.
     ctx.tries.one = true;
@@ -111,8 +96,7 @@ export async function waitOutOutage(
   if (watch?.side !== seen.side) await joinWatch(ctx, seen.side);
   ctx.tries.one = false;
   // Sent while its call or its joining was under way, the sale is off the watch's list and no news will come.
-  const sentMeanwhile = ctx.inbox.outageNews === 'over' && patched(SENT_WHILE_CALLING_PATCH);
-  if (!sentMeanwhile) ctx.inbox.outageNews = undefined;
+  if (ctx.inbox.outageNews !== 'over') ctx.inbox.outageNews = undefined;
   for (;;) {
     const untilLimit = limitMs === undefined ? Infinity : limitMs - (Date.now() - Date.parse(outage.since));
     if (await condition(() => ctx.inbox.outageNews !== undefined, Math.max(1, Math.min(REJOIN_MS, untilLimit)))) break;
@@ -124,13 +108,13 @@ export async function waitOutOutage(
   const sent = ctx.inbox.outageNews === 'over';
   ctx.outageWatch = sent ? undefined : { side: seen.side, probing: true };
   // Said in the task that schedules its call, before the watch sends the next: calls reach the queue in its order.
-  if (sent && patched(GOING_SAID_PATCH)) void signalWatch(ctx, leaveOutageSignal, { workflowId: ctx.workflowId });
+  if (sent) void signalWatch(ctx, leaveOutageSignal, { workflowId: ctx.workflowId });
   ctx.tries.one = true;
   ctx.inbox.outageNews = undefined;
 }
 
 /** The outage (of `side`, when given) is over: the watch hears the side answered and sends every sale waiting. */
-export async function outageEnded(ctx: SaleContext, side?: OutageSide): Promise<void> {
+export async function outageEnded(ctx: DocumentContext, side?: OutageSide): Promise<void> {
   ctx.record.outageOver(side);
   const watch = ctx.outageWatch;
   if (!watch || (side !== undefined && watch.side !== side)) return;
@@ -140,8 +124,8 @@ export async function outageEnded(ctx: SaleContext, side?: OutageSide): Promise<
 }
 
 /** The document is in flight: a probing sale stays the probe, its outcome telling whether the authority is back. */
-export async function submissionInFlight(ctx: SaleContext): Promise<void> {
-  if (ctx.outageWatch?.probing && patched(PROBE_IN_FLIGHT_PATCH)) {
+export async function submissionInFlight(ctx: DocumentContext): Promise<void> {
+  if (ctx.outageWatch?.probing) {
     // Its next call is no probe: a resubmission after a failed outcome waits for the watch like the others.
     ctx.tries.one = false;
     return;
@@ -150,19 +134,19 @@ export async function submissionInFlight(ctx: SaleContext): Promise<void> {
 }
 
 /** The service answered within a longer step (items to register): a probe says so before what follows waits. */
-export async function serviceAnswered(ctx: SaleContext): Promise<void> {
-  if (ctx.outageWatch?.side === 'service' && patched(ANSWER_BEFORE_ITEMS_PATCH)) await outageEnded(ctx, 'service');
+export async function serviceAnswered(ctx: DocumentContext): Promise<void> {
+  if (ctx.outageWatch?.side === 'service') await outageEnded(ctx, 'service');
 }
 
 /** The sale stops waiting on the watch without having got through (parked, or its document in flight). */
-async function leaveWatch(ctx: SaleContext): Promise<void> {
+async function leaveWatch(ctx: DocumentContext): Promise<void> {
   if (!ctx.outageWatch) return;
   ctx.outageWatch = undefined;
   ctx.tries.one = false;
   await signalWatch(ctx, leaveOutageSignal, { workflowId: ctx.workflowId });
 }
 
-async function joinWatch(ctx: SaleContext, side: OutageSide): Promise<void> {
+async function joinWatch(ctx: DocumentContext, side: OutageSide): Promise<void> {
   await ctx.api.joinOutageWatch({
     businessId: ctx.input.businessId,
     workflowId: ctx.workflowId,
@@ -177,14 +161,14 @@ async function joinWatch(ctx: SaleContext, side: OutageSide): Promise<void> {
   ctx.outageWatch = { side, probing: false };
 }
 
-async function tellWatch(ctx: SaleContext, back: boolean): Promise<void> {
+async function tellWatch(ctx: DocumentContext, back: boolean): Promise<void> {
   const side = ctx.outageWatch!.side;
   await signalWatch(ctx, outageTriedSignal, { workflowId: ctx.workflowId, side, back });
   ctx.outageWatch = { side, probing: false };
 }
 
 /** A watch that closed meanwhile has nobody else waiting: a signal it misses is no loss. */
-function signalWatch<T>(ctx: SaleContext, signal: SignalDefinition<[T]>, arg: T): Promise<void> {
+function signalWatch<T>(ctx: DocumentContext, signal: SignalDefinition<[T]>, arg: T): Promise<void> {
   const { complianceQueue, fairnessKey } = ctx.route;
   return getExternalWorkflowHandle(outageWatchWorkflowId(complianceQueue, fairnessKey))
     .signal(signal, arg)

@@ -15,29 +15,37 @@ import {
   type SaleInput,
   type SaleState,
   type SaleStep,
+  type SoldLine,
   type StockMovementState,
 } from '../../src/contracts/sale.js';
-import type { StockCarried } from '../../src/contracts/stock-ledger.js';
 
-type StockCarriedLine = StockCarried['lines'][number];
-
-export function initialSaleState(input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>): SaleState {
+export function initialSaleState(
+  input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'> & {
+    branchId?: string | undefined;
+    lines?: readonly SoldLine[];
+  },
+): SaleState {
   return {
     step: 'creating_sale',
     businessId: input.businessId,
     traderInvoiceNumber: input.traderInvoiceNumber,
+    ...(input.branchId ? { branchId: input.branchId } : {}),
+    ...(input.lines?.length
+      ? { lines: input.lines.map(({ itemId, quantity, unitPrice }) => ({ itemId, quantity, unitPrice })) }
+      : {}),
     sale: null,
     creditNote: null,
     parked: null,
     outage: null,
     stockMovements: [],
     submissions: 0,
+    signedAt: null,
     refundDeadline: null,
     history: [],
   };
 }
 
-/** Its state (the `getState` query), search attributes and UI details: every change goes through here. */
+/** A sale's or a refund's state (the `getState` query), search attributes and UI details: every change goes here. */
 export class SaleRecord {
   readonly state: SaleState;
   /** The attention search attributes as last written (undefined: not known): only changes are written. */
@@ -48,14 +56,21 @@ export class SaleRecord {
   private stepBeforeOutage: SaleStep = 'creating_sale';
   /** The latest Temporal cancellation refused, shown in the current details so an operator sees why. */
   private refusedCancellation: string | undefined;
-  private readonly carriedBeforeRecorded = new Map<string, StockCarriedLine>();
 
-  constructor(input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>) {
+  constructor(
+    input: Parameters<typeof initialSaleState>[0],
+    private readonly kind: 'sale' | 'refund' = 'sale',
+  ) {
     this.state = initialSaleState(input);
     const attributes = workflowInfo().typedSearchAttributes;
     this.attention = attributes.get(NeedsAttention);
     this.attentionReason = attributes.get(AttentionReason);
     this.documentStatus = attributes.get(FiscalStatus);
+  }
+
+  /** Only a sale not yet signed can be given up: a signed one is reversed by a refund, which itself goes on. */
+  get cancellable(): boolean {
+    return this.kind === 'sale' && !(this.state.sale !== null && isSigned(this.state.sale));
   }
 
   note(event: string): void {
@@ -83,8 +98,10 @@ export class SaleRecord {
     this.publishDetails();
   }
 
-  signed(sale: FiscalDocument): void {
+  signed(sale: FiscalDocument, refundWindowMs: number): void {
     this.state.sale = sale;
+    this.state.signedAt = new Date().toISOString();
+    this.state.refundDeadline = new Date(Date.now() + refundWindowMs).toISOString();
     upsertSearchAttributes([
       { key: FiscalStatus, value: 'signed' },
       { key: CuInvoiceNumber, value: sale.receipt?.cuInvoiceNo ?? '' },
@@ -197,10 +214,17 @@ export class SaleRecord {
     this.publishDetails();
   }
 
+  /** A refund reverses this signed sale, read from its record or from the service. */
+  reverses(found: Pick<SaleState, 'sale' | 'lines' | 'signedAt' | 'refundDeadline' | 'branchId'>): void {
+    Object.assign(this.state, found);
+    const sale = found.sale!;
+    this.note(`reverses sale ${sale.id} signed as ${sale.receipt?.cuInvoiceNo ?? '?'}`);
+    this.publishDetails();
+  }
+
   closed(): void {
     this.state.step = 'completed';
-    this.state.refundDeadline = null;
-    this.note(this.state.creditNote ? 'refunded; closed' : 'refund window ended; closed');
+    this.note(this.kind === 'refund' ? 'refunded; closed' : 'signed and its stock handed over; closed');
     this.publishDetails();
   }
 
@@ -230,24 +254,5 @@ export class SaleRecord {
 
   movement(referenceId: string): StockMovementState | undefined {
     return this.state.stockMovements.find((m) => m.referenceId === referenceId);
-  }
-
-  /** A line handed over by the signing activity can be named before the sale has recorded its movements: kept. */
-  carried(line: StockCarriedLine): void {
-    const movement = this.movement(line.lineId);
-    if (movement === undefined) {
-      this.carriedBeforeRecorded.set(line.lineId, line);
-      return;
-    }
-    if (movement.status !== 'handed_over') return;
-    movement.status = 'reported';
-    movement.carriedBy = line.referenceId;
-    if (line.movementId !== undefined) movement.movementId = line.movementId;
-  }
-
-  carriedEarly(): void {
-    const early = [...this.carriedBeforeRecorded.values()];
-    this.carriedBeforeRecorded.clear();
-    for (const line of early) this.carried(line);
   }
 }

@@ -1,0 +1,139 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { FoundSale } from '../activities/types.js';
+import { NON_RESTOCKING_REASONS, isSigned } from '../src/contracts/compliance-rules.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { DEFAULT_REFUND_WINDOW_DAYS, type RefundInput } from '../src/contracts/refund.js';
+import { checkInput, describeProblems, saleSchemas } from '../src/contracts/sale-input.js';
+import type { RefundResult, StockMovementState } from '../src/contracts/sale.js';
+import { creditNoteIdempotencyKey, stockReferenceId } from './keys.js';
+import { placeOnBudget } from './placement.js';
+import { handleRefundMessages, type RefundOutcome } from './refund/messages.js';
+import { callService } from './sale/call.js';
+import { openDocumentProcess, type DocumentContext } from './sale/context.js';
+import { settleDocument } from './sale/documents.js';
+import { parkOnRefusal } from './sale/operator.js';
+import { handOverStock, movement } from './sale/stock.js';
+import { refuse } from './update-arguments.js';
+
+/**
+ * One refund of one signed sale: a credit note reversing it in full, filed, signed and its goods put back through the
+ * branch's stock ledger, by the same steps as the sale's own document. Refused (the workflow fails, so a corrected
+ * refund can start again) when the sale is not signed or its refund window is over.
+ */
+export async function refundWorkflow(input: RefundInput): Promise<RefundResult> {
+  const checked = checkInput(saleSchemas().refundInput, input);
+  if (!checked.ok) refuse(describeProblems('refund input', checked.problems), checked.problems);
+  const { businessId, traderInvoiceNumber, request } = checked.value;
+  const refund = openDocumentProcess('refund', { businessId, traderInvoiceNumber, lines: [] });
+  const outcome: RefundOutcome = {};
+  handleRefundMessages(refund, checked.value, outcome);
+  // Nothing to cancel: a credit note once asked for is the way back to the books, and it goes on until signed.
+  try {
+    outcome.result = await CancellationScope.nonCancellable(() => runRefund(refund, checked.value));
+    refund.record.closed();
+  } catch (err) {
+    if (!(err instanceof ApplicationFailure) || err.type !== FAILURE_TYPES.invalidOperation) throw err;
+    outcome.refused = err;
+    refund.record.failed(FAILURE_TYPES.invalidOperation);
+  }
+  await condition(allHandlersFinished);
+  if (outcome.refused) throw outcome.refused;
+  return outcome.result!;
+}
+
+async function runRefund(refund: DocumentContext, { businessId, traderInvoiceNumber, request }: RefundInput) {
+  const { record, api } = refund;
+  record.enter('finding_sale');
+  const found = await api.findSignedSale({ businessId, traderInvoiceNumber });
+  if (found.found === 'refused') refused(found.reason);
+  refund.route = await parkOnRefusal(refund, () => placeOnBudget(businessId, true), true);
+  const sale = found.found === 'record' ? found : await readFromService(refund, request.saleId, request.branchId);
+  const deadline = sale.refundDeadline ?? windowFrom(sale.signedAt);
+  if (deadline === null) refused('the signed date of the sale is not known, so neither is its refund window');
+  if (Date.now() >= Date.parse(deadline)) refused(`the refund window of the sale ended at ${deadline}`);
+  record.reverses({ ...sale, refundDeadline: deadline });
+  Object.assign(refund.input, { lines: sale.lines, branchId: sale.branchId });
+
+  record.enter('refunding');
+  const key = creditNoteIdempotencyKey(businessId, traderInvoiceNumber, request.traderInvoiceNumber);
+  const creditNote = await settleDocument(refund, () =>
+    api.createCreditNote({
+      businessId,
+      workflowId: refund.workflowId,
+      saleId: sale.sale.id,
+      traderInvoiceNumber: request.traderInvoiceNumber,
+      returnDate: request.returnDate,
+      reason: request.reason,
+      idempotencyKey: key,
+      callbackAnchorMs: workflowInfo().startTime.getTime(),
+    }),
+  );
+  record.refunded(creditNote);
+  // Goods come back on the shelf unless they were damaged or wasted.
+  const restock = (request.restock ?? true) && !NON_RESTOCKING_REASONS.includes(request.reason);
+  const returned = restock
+    ? sale.stockMovements
+        .filter((m) => m.action === 'DEDUCT')
+        .map((m, index) => movement(stockReferenceId(key, index, 'ADD'), { ...m, action: 'ADD' }))
+    : [];
+  record.state.stockMovements = returned;
+  record.enter('reporting_stock');
+  await handOverStock(refund, returned);
+  return { creditNote, stockMovements: returned };
+}
+
+function refused(reason: string): never {
+  throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidOperation, message: reason, nonRetryable: true });
+}
+
+/** Past the sale's workflow retention, the service's own record: the sale's lines, its stock-tracked items. */
+async function readFromService(
+  refund: DocumentContext,
+  saleId: string | undefined,
+  branchId: string | undefined,
+): Promise<Extract<FoundSale, { found: 'record' }>> {
+  const { input, api } = refund;
+  if (saleId === undefined)
+    refused(
+      "the sale's workflow is not found (never started, or past the namespace's retention): " +
+        "give the service's sale id as saleId to refund it from the service's record",
+    );
+  const { document, saleDate, lines } = await callService(refund, () => api.readSaleRecord(input.businessId, saleId));
+  if (document.type !== 'sale' || document.traderInvoiceNumber !== input.traderInvoiceNumber)
+    refused(`document ${saleId} is not sale ${input.traderInvoiceNumber}`);
+  if (!isSigned(document)) refused(`sale ${saleId} is not signed (status ${document.status})`);
+  const itemIds = [...new Set(lines.map((l) => l.itemId))];
+  const { items } = await callService(refund, () => api.checkItems({ businessId: input.businessId, itemIds }));
+  const tracked = new Set(items.filter((i) => i.stockTracked).map((i) => i.itemId));
+  // What the sale took off the shelf; the ADD lines that put it back are keyed by the credit note.
+  const stockMovements: StockMovementState[] = lines
+    .filter((l) => tracked.has(l.itemId))
+    .map((l, index) => movement(`${saleId}:${index}`, { ...l, action: 'DEDUCT' }));
+  return {
+    found: 'record',
+    sale: document,
+    lines,
+    signedAt: signedDateOf(document.receipt?.scuDate ?? null) ?? saleDate,
+    refundDeadline: null,
+    ...(branchId ? { branchId } : {}),
+    stockMovements,
+  };
+}
+
+/** The receipt prints `DD/MM/YYYY`. */
+function signedDateOf(scuDate: string | null): string | null {
+  const match = scuDate === null ? null : /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(scuDate);
+  return match ? `${match[3]}-${match[2]}-${match[1]}` : null;
+}
+
+function windowFrom(signedAt: string | null): string | null {
+  if (signedAt === null) return null;
+  const start = Date.parse(signedAt);
+  return Number.isNaN(start) ? null : new Date(start + DEFAULT_REFUND_WINDOW_DAYS * 86_400_000).toISOString();
+}
