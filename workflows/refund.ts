@@ -29,7 +29,7 @@ import { refuse } from './update-arguments.js';
 export async function refundWorkflow(input: RefundInput): Promise<RefundResult> {
   const checked = checkInput(saleSchemas().refundInput, input);
   if (!checked.ok) refuse(describeProblems('refund input', checked.problems), checked.problems);
-  const { businessId, traderInvoiceNumber, request } = checked.value;
+  const { businessId, traderInvoiceNumber } = checked.value;
   const refund = openDocumentProcess('refund', { businessId, traderInvoiceNumber, lines: [] });
   const outcome: RefundOutcome = {};
   handleRefundMessages(refund, checked.value, outcome);

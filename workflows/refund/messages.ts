@@ -13,7 +13,7 @@ export interface RefundOutcome {
   refused?: ApplicationFailure;
 }
 
-/** The `refund` update answers with the credit note once issued; the same request again joins it, another is refused. */
+/** `refund` answers with the credit note once issued; the same request again joins it, another is refused. */
 export function handleRefundMessages(ctx: DocumentContext, input: RefundInput, outcome: RefundOutcome): void {
   handleProcessMessages(ctx);
   setHandler(getRefundInputQuery, () => input);

@@ -39,7 +39,7 @@ function assertAllowed(condition: boolean, message: string): void {
   if (!condition) throw ApplicationFailure.nonRetryable(message, FAILURE_TYPES.invalidOperation);
 }
 
-/** A handler's wait that Temporal's cancellation of the workflow does not break: that is refused or becomes a cancel. */
+/** A handler's wait that Temporal's cancellation does not break: that is refused, or becomes a cancel. */
 export const hold = (done: () => boolean, timeoutMs?: number) =>
   CancellationScope.nonCancellable(() => condition(done, timeoutMs));
 
