@@ -67,9 +67,14 @@ const SERVICES = ['compliance', 'accounting'] as const;
 
 /**
  * Fixed values; or a `business_id` taking the businesses its process serves, or an `application` taking the
- * applications the worker serves (by the tenants file's names): their series start at zero once served.
+ * applications the worker serves (by the tenants file's names): their series start at zero once served; or what
+ * names the process itself, one value for its lifetime.
  */
-type LabelSet = readonly string[] | { readonly businessesOf: BusinessProcess } | { readonly applicationsServed: true };
+type LabelSet =
+  | readonly string[]
+  | { readonly businessesOf: BusinessProcess }
+  | { readonly applicationsServed: true }
+  | { readonly thisProcess: true };
 
 interface MetricSpec {
   kind: 'counter' | 'gauge';
@@ -86,8 +91,14 @@ const gauge = <const L extends Record<string, LabelSet>>(help: string, labels: L
 const BY_PURCHASES_BUSINESS = { business_id: { businessesOf: 'purchases' } } as const;
 const BY_RECONCILED_BUSINESS = { business_id: { businessesOf: 'reconciliation' } } as const;
 const BY_APPLICATION = { application: { applicationsServed: true } } as const;
+const THIS_PROCESS = { thisProcess: true } as const;
 
 export const METRICS = {
+  // The process
+  etims_worker_build_info: gauge(
+    'Always 1: the Worker Deployment Version this worker process runs as (its deployment name and build id).',
+    { deployment_name: THIS_PROCESS, build_id: THIS_PROCESS },
+  ),
   // Sales (workflow code)
   etims_sales_signed: counter('Sales signed by the authority (once per sale).', {}),
   etims_sales_parked: counter('Times a sale was parked for an operator, by the code it was parked with.', {
@@ -215,14 +226,17 @@ type ServedBusinesses = Readonly<Record<BusinessProcess | 'applications', Readon
 
 /** The served set whose values the metric's dynamic label takes, if it has one. */
 export function servedSetOf(name: MetricName): BusinessProcess | 'applications' | undefined {
-  for (const set of Object.values(METRICS[name].labels) as LabelSet[])
-    if (!Array.isArray(set)) return 'businessesOf' in set ? set.businessesOf : 'applications';
+  for (const set of Object.values(METRICS[name].labels) as LabelSet[]) {
+    if (Array.isArray(set) || 'thisProcess' in set) continue;
+    return 'businessesOf' in set ? set.businessesOf : 'applications';
+  }
   return undefined;
 }
 
 /** A label's value as published: itself when in the label's set or served, `other` otherwise. */
 export function boundedValue(set: LabelSet, value: string, served: ServedBusinesses): string {
   if (Array.isArray(set)) return (set as readonly string[]).includes(value) ? value : OTHER;
+  if ('thisProcess' in set) return value;
   const known = 'businessesOf' in set ? served[set.businessesOf] : served.applications;
   return known.has(value) ? value : OTHER;
 }

@@ -8,6 +8,7 @@ import { loadReconciliationConfig } from '../config/reconciliation.js';
 import { loadTenantsConfig } from '../tenants/load.js';
 import { fromSingleKeyVariables } from '../tenants/single-key.js';
 import { loadWorkerConfig, type WorkerConfig } from '../config/worker.js';
+import { loadVersioningSettings } from '../config/versioning.js';
 import { loadTemporalSettings } from '../temporal/connection.js';
 import { assertServicesConfigured } from '../services/endpoints.js';
 import { tracingSettings } from '../temporal/tracing.js';
@@ -51,6 +52,7 @@ export function loadWorkerSettings(rawEnv: Env) {
     tracing: tracingSettings(env),
     stockReporting: loadStockReporting(env),
     tenants: fileTenants ?? fromSingleKeyVariables(env),
+    versioning: loadVersioningSettings(env),
   };
 }
 

@@ -23,7 +23,9 @@ import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { watchTenants, type TenantsReload } from '../tenants/watch.js';
 import { SettledDocuments } from '../callbacks/settled-documents.js';
+import { deploymentNameFor } from '../config/versioning.js';
 import { startCallbacks } from './callbacks.js';
+import { routeDeploymentVersion, type DeploymentVersion, type VersionRouting } from './deployment.js';
 import { purchasesBusinessIds, scheduleServed, servedBusinesses, setSchedulesPaused } from './schedules.js';
 import type { WorkerSettings } from './settings.js';
 import { tenantChangeActor } from './tenant-changes.js';
@@ -32,7 +34,7 @@ import { createWorkers } from './workers.js';
 /** `stockReporting` absent: every business on the default (DEFAULT_STOCK_REPORTING). */
 export type WorkerProcessSettings = Pick<
   WorkerSettings,
-  'worker' | 'activitiesPerSecond' | 'purchases' | 'reconciliation'
+  'worker' | 'activitiesPerSecond' | 'purchases' | 'reconciliation' | 'versioning'
 > &
   Partial<Pick<WorkerSettings, 'stockReporting'>>;
 
@@ -61,6 +63,11 @@ export async function startWorkerProcess(options: {
   const { settings, logger, client, tenants } = options;
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: options.namespace, taskQueue });
+  const version: DeploymentVersion = {
+    deploymentName: settings.versioning.deploymentName ?? deploymentNameFor(taskQueue),
+    buildId: settings.versioning.buildId,
+  };
+  metrics.set('etims_worker_build_info', 1, { deployment_name: version.deploymentName, build_id: version.buildId });
   const changes = tenantChangeActor(logger);
   // Why: docs/tenancy.md, "A worker that starts during an outage".
   const live = await openLiveTenants(tenants, {
@@ -113,6 +120,7 @@ export async function startWorkerProcess(options: {
       purchasesSink,
       stockReporting: settings.stockReporting,
       metrics,
+      version,
     });
     await workers.serveWindowQueues(queues.own);
     const scheduling = { client, settings, logger, taskQueue, metrics, syncOptions: options.purchasesSyncOptions };
@@ -127,6 +135,7 @@ export async function startWorkerProcess(options: {
           accounting: activitiesPerSecond.accounting,
         },
         callbacks: callbacks ? 'receiving' : 'polling only',
+        deployment: version,
       },
       'workers ready',
     );
@@ -137,8 +146,29 @@ export async function startWorkerProcess(options: {
       await scheduleServed(scheduling, live.current());
       await setSchedulesPaused({ ...paused, businessIds: change.businessesAdded, paused: false });
     });
+    // Known once run() has begun: the server learns the version from the workers' polls.
+    const routing = Promise.withResolvers<VersionRouting>();
+    routing.promise.catch(() => undefined);
+    const route = () =>
+      routeDeploymentVersion({
+        client,
+        namespace: options.namespace,
+        version,
+        taskQueues: [workers.workflows, workers.compliance, workers.accounting].map((w) => w.options.taskQueue),
+        makeCurrent: settings.versioning.makeCurrent,
+        logger,
+      }).then(routing.resolve, (err: unknown) => {
+        logger.error(
+          { err: err instanceof Error ? err.message : String(err), ...version },
+          'could not tell or set where new workflows go',
+        );
+        routing.reject(err);
+      });
     return {
       workers,
+      version,
+      /** Whether new workflows come to this build: settled once run() has begun and the server knows the version. */
+      routing: routing.promise,
       tenants: live,
       // Undefined when polling only.
       callbacks: callbacks?.server,
@@ -165,7 +195,9 @@ export async function startWorkerProcess(options: {
             })
           : undefined;
         try {
-          await workers.run();
+          const running = workers.run();
+          void route();
+          await running;
         } finally {
           stopWatching();
           await stopWatchingTenants?.();

@@ -28,6 +28,7 @@ import { metricsSinks } from '../metrics/workflow-sink.js';
 import type { ServiceAccess } from '../services/access.js';
 import { mapBounded } from '../tenants/probes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
+import type { DeploymentVersion } from './deployment.js';
 
 // The SDK's 40 let one business's flood hold the thread. Why: docs/benchmarks.md, "Fairness within one application".
 const WORKFLOW_TASK_SLOTS = 10;
@@ -136,6 +137,8 @@ export async function createWorkers(options: {
   purchasesSink?: PurchaseEventSink;
   stockReporting?: StockReportingOf;
   metrics?: MetricsRecorder;
+  /** Every queue's worker polls as this version. */
+  version: DeploymentVersion;
 }) {
   const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
   const activities = createActivities({
@@ -154,6 +157,13 @@ export async function createWorkers(options: {
     namespace: options.namespace,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     plugins: tracingPlugins(),
+    // Pinned: a workflow runs on the build it started on to its end, so a change to its code needs no patch.
+    // Why: docs/deployment.md, "Rolling out a new build".
+    workerDeploymentOptions: {
+      useWorkerVersioning: true as const,
+      version: options.version,
+      defaultVersioningBehavior: 'PINNED' as const,
+    },
   };
   const complianceActivities = activitiesOn('compliance', activities);
   const workflows = await Worker.create({

@@ -2,6 +2,7 @@ import type { PurchasesConfig } from '../../src/config/purchases.js';
 import { loadPurchasesConfig } from '../../src/config/purchases.js';
 import type { ReconciliationConfig } from '../../src/config/reconciliation.js';
 import { loadWorkerConfig, type WorkerConfig } from '../../src/config/worker.js';
+import { loadVersioningSettings } from '../../src/config/versioning.js';
 import type { AccountingConfig, ComplianceConfig } from '../../src/config/env.js';
 import { singleKeyTenants } from '../../src/tenants/single-key.js';
 import type { TenantsConfig } from '../../src/tenants/types.js';
@@ -9,7 +10,8 @@ import type { WorkerProcessSettings } from '../../src/worker/start.js';
 
 /**
  * The settings a test's worker process starts with: a worker's defaults for an empty environment (no purchases
- * sync, no reconciliation schedules), with what the test overrides.
+ * sync, no reconciliation schedules), with what the test overrides. Its build makes itself current in a deployment
+ * named after its task queue, so stacks sharing the run's server each route their own queues.
  */
 export function testWorkerSettings(
   overrides: {
@@ -18,6 +20,7 @@ export function testWorkerSettings(
     activitiesPerSecond?: Partial<WorkerProcessSettings['activitiesPerSecond']>;
     purchases?: PurchasesConfig;
     reconciliation?: ReconciliationConfig;
+    versioning?: Partial<WorkerProcessSettings['versioning']>;
   } = {},
 ): WorkerProcessSettings {
   const worker = { ...loadWorkerConfig({}), ...overrides.worker };
@@ -26,6 +29,7 @@ export function testWorkerSettings(
     activitiesPerSecond: { accounting: 2, ...overrides.activitiesPerSecond },
     purchases: overrides.purchases ?? loadPurchasesConfig({}),
     reconciliation: overrides.reconciliation ?? { links: [], every: '24h' },
+    versioning: { ...loadVersioningSettings({}), makeCurrent: true, ...overrides.versioning },
   };
 }
 

@@ -112,7 +112,15 @@ export async function startWorkerStack(
       workflowBundle: bundle,
       ...(options.perProcess ? await options.perProcess() : {}),
     });
-    return { worker: started, running: started.run() };
+    const running = started.run();
+    // Its build is current before the test starts anything: a new workflow is never routed to the old process's.
+    await started.routing.catch(async (err: unknown) => {
+      started.shutdown();
+      await running.catch(() => undefined);
+      await started.close();
+      throw err;
+    });
+    return { worker: started, running };
   };
   const stopProcess = async ({ worker, running }: Awaited<ReturnType<typeof startProcess>>) => {
     worker.shutdown();

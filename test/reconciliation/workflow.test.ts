@@ -23,6 +23,8 @@ import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { singleApplication } from '../helpers/single-application.js';
 import { createWorkers, type Workers } from '../../src/worker/workers.js';
+import { routeDeploymentVersion } from '../../src/worker/deployment.js';
+import { deploymentNameFor } from '../../src/config/versioning.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
 import { accountingTaskQueue, complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import type { ReconcileBusinessResult, ReconciliationInput } from '../../src/contracts/reconciliation.js';
@@ -100,6 +102,7 @@ beforeAll(async () => {
   compliance = new ComplianceClient({ baseUrl: sandbox.complianceUrl, apiKey: DEMO.keys.orgWide });
   accounting = new AccountingClient({ baseUrl: sandbox.accountingUrl, apiKey: DEMO_ACCOUNTING_API_KEY });
   taskQueue = uniqueTaskQueue('reconciliation');
+  const version = { deploymentName: deploymentNameFor(taskQueue), buildId: 'test' };
   // The production wiring: every activity registered on the queue it runs on in the worker.
   workers = await createWorkers({
     connection: env.nativeConnection,
@@ -110,8 +113,18 @@ beforeAll(async () => {
     taskQueue,
     workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: testLogger }),
     activitiesPerSecond: { compliance: 50, accounting: 50 },
+    version,
   });
   running = workers.run();
+  const taskQueues = [workers.workflows, workers.compliance, workers.accounting].map((w) => w.options.taskQueue);
+  await routeDeploymentVersion({
+    client,
+    namespace: env.namespace ?? 'default',
+    version,
+    taskQueues,
+    makeCurrent: true,
+    logger,
+  });
 });
 
 afterAll(async () => {

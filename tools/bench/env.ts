@@ -24,6 +24,7 @@ import { loadStockReporting } from '../../src/config/stock-reporting.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
 import type { PurchaseEventSink } from '../../src/purchases/event-sink.js';
 import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
+import { loadVersioningSettings } from '../../src/config/versioning.js';
 import { singleKeyTenants } from '../../src/tenants/single-key.js';
 import { startWorkerProcess } from '../../src/worker/start.js';
 import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
@@ -256,6 +257,8 @@ export async function startBenchWorkers(
       activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
       purchases: loadPurchasesConfig({}),
       reconciliation: loadReconciliationConfig({}),
+      // Each run's queue is a deployment of its own, made current by the run.
+      versioning: { ...loadVersioningSettings(process.env), makeCurrent: true },
       ...(options.stockMaxDelay
         ? { stockReporting: loadStockReporting({ STOCK_MAX_DELAY: options.stockMaxDelay }) }
         : {}),
@@ -267,6 +270,7 @@ export async function startBenchWorkers(
     ...(options.purchases ? { purchasesSink: discardSink } : {}),
   });
   const running = [sale.run()];
+  await sale.routing;
   let floorWorker: Worker | undefined;
   let floorClient: ComplianceClient | undefined;
   if (options.floor) {

@@ -9,6 +9,7 @@ import { SalesClient } from '../../src/client/sales-client.js';
 import { loadAccountingWorkerConfig } from '../../src/config/accounting-worker.js';
 import { loadPurchasesConfig } from '../../src/config/purchases.js';
 import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
+import { loadVersioningSettings } from '../../src/config/versioning.js';
 import { loadTenantsConfig } from '../../src/tenants/load.js';
 import { loadTenantsWorkerConfig } from '../../src/worker/settings.js';
 import { startWorkerProcess } from '../../src/worker/start.js';
@@ -42,6 +43,8 @@ export async function startTenancyWorker(
       activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
       purchases: loadPurchasesConfig({}),
       reconciliation: loadReconciliationConfig({}),
+      // Each run's queue is a deployment of its own, made current by the run.
+      versioning: { ...loadVersioningSettings(process.env), makeCurrent: true },
     },
     logger: pino({ level: 'silent' }),
     taskQueue,
@@ -49,6 +52,7 @@ export async function startTenancyWorker(
     dataConverter: t.encryption.dataConverter,
   });
   const running = sale.run();
+  await sale.routing;
   const applications = sale.tenants?.current().applications() ?? [];
   return {
     taskQueue,

@@ -128,6 +128,8 @@ async function startLocalTemporal(options: {
 function localDefaults(env: Env, purchasesFile: string): { env: Env; keysFile: string | undefined } {
   const keys = localPayloadKeys(env);
   const defaults: Env = { ...keys.env };
+  // Nobody is there to run `temporal worker deployment set-current-version`: the stack's build routes itself.
+  if (!env.WORKER_MAKE_CURRENT?.trim()) defaults.WORKER_MAKE_CURRENT = 'true';
   if (!env.PURCHASES_SINK?.trim()) {
     mkdirSync(dirname(purchasesFile), { recursive: true });
     defaults.PURCHASES_SINK = `file:${purchasesFile}`;
@@ -358,6 +360,16 @@ export async function startStack(options: {
     : settings!.temporal;
   const { worker } = started;
   const running = worker.run();
+  try {
+    await worker.routing;
+  } catch (err) {
+    worker.shutdown();
+    await running.catch(() => undefined);
+    await started.close();
+    await devServer?.stop();
+    await codecServer?.close();
+    throw err;
+  }
   let stopped: Promise<void> | undefined;
   return {
     temporalAddress: temporalSettings.address ?? '',

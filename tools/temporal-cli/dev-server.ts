@@ -70,6 +70,14 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     '--dynamic-config-value',
     'matching.numTaskqueueWritePartitions=1',
   );
+  // A build that no longer takes new workflows is shown drained seconds after its last pinned workflow closed, not
+  // minutes (the server's defaults, kept by a production cluster: docs/deployment.md, "Rolling out a new build").
+  args.push(
+    '--dynamic-config-value',
+    'matching.wv.VersionDrainageStatusVisibilityGracePeriod="5s"',
+    '--dynamic-config-value',
+    'matching.wv.VersionDrainageStatusRefreshInterval="2s"',
+  );
   if (uiPort === undefined) {
     args.push('--headless');
   } else {

@@ -1,0 +1,123 @@
+/** Where this process's Worker Deployment Version stands in its deployment: docs/deployment.md, "Rolling out a new build". */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { GRPC } from '../temporal/connection.js';
+
+export interface DeploymentVersion {
+  deploymentName: string;
+  buildId: string;
+}
+
+/** `made-current`: it was neither and this process set it current; `inactive`: new workflows do not come to it. */
+export type VersionRouting = 'current' | 'ramping' | 'made-current' | 'inactive';
+
+/** The server learns a version and its queues from the workers' polls, a moment after they begin. */
+const REGISTRATION_WAIT_MS = 30_000;
+const RETRY_MS = 250;
+/** After registration: how long setting it current may take while other processes change the routing too. */
+const SETTLE_MS = 15_000;
+
+/** What an operator runs to send new workflows to `version`: all of them, or a share first. */
+export function versionCommands(version: DeploymentVersion, namespace: string): { current: string; ramp: string } {
+  const target =
+    `--deployment-name ${version.deploymentName} --build-id ${version.buildId}` +
+    (namespace === 'default' ? '' : ` --namespace ${namespace}`);
+  return {
+    current: `temporal worker deployment set-current-version ${target}`,
+    ramp: `temporal worker deployment set-ramping-version ${target} --percentage 10`,
+  };
+}
+
+/**
+ * Once the server knows the version with each of `taskQueues`: says whether new workflows come to it, or makes it
+ * current when `makeCurrent` asks. A version that is neither current nor ramping runs only the workflows pinned to
+ * it (none, for a new build), so that is said once, loudly, with the command that changes it.
+ */
+export async function routeDeploymentVersion(options: {
+  client: Client;
+  namespace: string;
+  version: DeploymentVersion;
+  taskQueues: readonly string[];
+  makeCurrent: boolean;
+  logger: Logger;
+  registrationWaitMs?: number;
+}): Promise<VersionRouting> {
+  const { client, namespace, version, logger } = options;
+  const service = client.workflowService;
+  const fields = { deploymentName: version.deploymentName, buildId: version.buildId };
+  const deadline = Date.now() + (options.registrationWaitMs ?? REGISTRATION_WAIT_MS);
+  const unregistered = async () => {
+    try {
+      const described = await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version });
+      const known = new Set((described.workerDeploymentVersionInfo?.taskQueueInfos ?? []).map((q) => q.name));
+      return options.taskQueues.filter((queue) => !known.has(queue));
+    } catch (err) {
+      if (grpcCode(err) === GRPC.NOT_FOUND) return [...options.taskQueues];
+      throw err;
+    }
+  };
+  let missing = await unregistered();
+  while (missing.length > 0 && Date.now() < deadline) {
+    await sleep(RETRY_MS);
+    missing = await unregistered();
+  }
+  if (missing.length > 0) logger.warn({ ...fields, missing }, 'the server has not registered these queues of the version');
+
+  const settleBy = Date.now() + SETTLE_MS;
+  for (;;) {
+    const described = await service
+      .describeWorkerDeployment({ namespace, deploymentName: version.deploymentName })
+      .catch((err: unknown) => {
+        if (grpcCode(err) === GRPC.NOT_FOUND && Date.now() < settleBy) return undefined;
+        throw err;
+      });
+    if (described === undefined) {
+      await sleep(RETRY_MS);
+      continue;
+    }
+    const routing = described.workerDeploymentInfo?.routingConfig;
+    const current = routing?.currentDeploymentVersion?.buildId || undefined;
+    const ramping = routing?.rampingDeploymentVersion?.buildId || undefined;
+    if (current === version.buildId) {
+      logger.info(fields, 'this build is the current version of its deployment: new workflows start on it');
+      return 'current';
+    }
+    if (ramping === version.buildId) {
+      const percentage = routing?.rampingVersionPercentage ?? 0;
+      logger.info({ ...fields, current, percentage }, 'this build is the ramping version: a share of new workflows');
+      return 'ramping';
+    }
+    const commands = versionCommands(version, namespace);
+    if (!options.makeCurrent) {
+      logger.warn(
+        { ...fields, current: current ?? 'none', makeCurrent: commands.current, rampInstead: commands.ramp },
+        'this build is neither the current nor the ramping version of its deployment, so no new workflow starts ' +
+          `on it: make it current with \`${commands.current}\` (or ramp it: \`${commands.ramp}\`), ` +
+          'or start it with WORKER_MAKE_CURRENT=true',
+      );
+      return 'inactive';
+    }
+    try {
+      await service.setWorkerDeploymentCurrentVersion({
+        namespace,
+        deploymentName: version.deploymentName,
+        buildId: version.buildId,
+        conflictToken: described.conflictToken,
+        identity: client.options.identity,
+      });
+      logger.info({ ...fields, previous: current ?? 'none' }, 'this build made itself current (WORKER_MAKE_CURRENT)');
+      return 'made-current';
+    } catch (err) {
+      // Another process of the fleet changed the routing meanwhile, or the server is still registering pollers.
+      if (Date.now() >= settleBy) throw err;
+      await sleep(RETRY_MS);
+    }
+  }
+}
+
+function grpcCode(err: unknown): number | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number'
+    ? err.code
+    : undefined;
+}
