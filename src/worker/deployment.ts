@@ -1,4 +1,4 @@
-/** Where this process's Worker Deployment Version stands in its deployment: docs/deployment.md, "Rolling out a new build". */
+/** Where this process's Worker Deployment Version stands: docs/deployment.md, "Rolling out a new build". */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -62,7 +62,7 @@ export async function routeDeploymentVersion(options: {
     await sleep(RETRY_MS);
     missing = await unregistered();
   }
-  if (missing.length > 0) logger.warn({ ...fields, missing }, 'the server has not registered these queues of the version');
+  if (missing.length > 0) logger.warn({ ...fields, missing }, 'the server has not registered these queues yet');
 
   const settleBy = Date.now() + SETTLE_MS;
   for (;;) {
