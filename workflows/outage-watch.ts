@@ -1,8 +1,7 @@
 import {
   condition,
-  continueAsNew,
   getExternalWorkflowHandle,
-  patched,
+  makeContinueAsNewFunc,
   setHandler,
   upsertMemo,
   workflowInfo,
@@ -18,9 +17,10 @@ import {
   type OutageWatchMemo,
   type OutageWatchState,
   type WaitingSale,
+  OUTAGE_WATCH_CARRY_SCHEMA,
 } from '../src/contracts/outage-watch.js';
 
-/** Between two probes of a side, and before the first; unpatched watches: FIRST_PROBE_PACING (docs/outages.md). */
+/** Between two probes of a side, and before the first (docs/outages.md). */
 const PROBE_PACING = {
   minMs: 10_000,
   firstHourMs: 20_000,
@@ -28,13 +28,6 @@ const PROBE_PACING = {
   /** A probing sale that has not said what it found by then (its worker gone): the next one probes. */
   answerMs: 60_000,
 };
-const FIRST_PROBE_PACING: typeof PROBE_PACING = {
-  minMs: 4_000,
-  firstHourMs: 30_000,
-  maxMs: 900_000,
-  answerMs: 120_000,
-};
-export const PROBE_PACING_PATCH = 'outage-probe-pacing';
 const HOUR_MS = 3_600_000;
 /** A sale joining this soon after its side's release goes at once: held back by a process that had not yet heard. */
 const LATE_JOIN_MS = 30_000;
@@ -57,8 +50,9 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
   const sent = new Set<string>();
   /** Sales of the release under way that said they go (their call scheduled). */
   const going = new Set<string>();
-  const paced = patched(PROBE_PACING_PATCH);
-  const pacing = paced ? PROBE_PACING : FIRST_PROBE_PACING;
+  const pacing = PROBE_PACING;
+  // Pinned to the build it started on; once another is current, it carries its sales there (docs/deployment.md).
+  const movedOn = () => workflowInfo().targetWorkerDeploymentVersionChanged;
 
   setHandler(waitOutOutageSignal, (sale) => {
     const known = waiting.get(sale.workflowId);
@@ -66,7 +60,7 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
     // A sale held back while the others were being sent joins late: the side has just answered, so it goes too. One
     // that was sent and is back met the outage again: it waits for a probe.
     const late = Date.now() - releasedAt[sale.side] < LATE_JOIN_MS && !sent.has(sale.workflowId);
-    if (paced && late) back[sale.side] = true;
+    if (late) back[sale.side] = true;
   });
   setHandler(outageTriedSignal, ({ workflowId, side, back: through }) => {
     if (probing?.workflowId === workflowId) probing.answered = true;
@@ -122,7 +116,7 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
     going.clear();
     for (const sale of go) {
       await tell(sale.workflowId, side, 'over');
-      if (paced) await condition(() => going.has(sale.workflowId), GOING_MS);
+      await condition(() => going.has(sale.workflowId), GOING_MS);
     }
     going.clear();
   }
@@ -133,7 +127,7 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
   // is an event in the history.
   function showCounts(): void {
     application = [...waiting.values()].find((s) => s.application)?.application ?? application;
-    if (!paced || !application) return;
+    if (!application) return;
     const counts: OutageWatchMemo = { application, waiting: waitingCounts() };
     if (JSON.stringify(counts) === memo) return;
     memo = JSON.stringify(counts);
@@ -142,10 +136,12 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
 
   for (;;) {
     showCounts();
-    if (waiting.size === 0 && !(await condition(() => waiting.size > 0, IDLE_MS))) return;
-    if (paced) await condition(() => SIDES.some((side) => back[side]), probeInterval());
+    if (waiting.size === 0 && !(await condition(() => waiting.size > 0 || movedOn(), IDLE_MS))) return;
+    await condition(() => SIDES.some((side) => back[side]) || movedOn(), probeInterval());
     for (const side of SIDES) {
       if (back[side]) await release(side);
+      // A probe's answer would come to this run: the next run, on the current build, probes.
+      if (movedOn()) continue;
       // The oldest of those probed least: the first probe is the oldest sale's, and later ones go round.
       const prober = ordered(side).sort((a, b) => a.probes - b.probes)[0];
       if (!prober) continue;
@@ -157,11 +153,15 @@ export async function outageWatchWorkflow(input: OutageWatchInput = {}): Promise
       probing = undefined;
       if (back[side]) await release(side);
     }
-    if (workflowInfo().continueAsNewSuggested)
-      await continueAsNew<typeof outageWatchWorkflow>({
+    if (workflowInfo().continueAsNewSuggested || movedOn()) {
+      const carried: OutageWatchInput = {
+        schema: OUTAGE_WATCH_CARRY_SCHEMA,
         waiting: [...waiting.values()],
         ...(application ? { application } : {}),
-      });
-    if (!paced) await condition(() => SIDES.some((side) => back[side]), probeInterval());
+      };
+      await makeContinueAsNewFunc<typeof outageWatchWorkflow>(
+        movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
+      )(carried);
+    }
   }
 }

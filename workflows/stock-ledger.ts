@@ -3,7 +3,7 @@ import {
   allHandlersFinished,
   sleep,
   condition,
-  continueAsNew,
+  makeContinueAsNewFunc,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -14,6 +14,7 @@ import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';
 import {
   FIRST_BRANCH,
+  STOCK_LEDGER_CARRY_SCHEMA,
   getStockLedgerStateQuery,
   handOverStockSignal,
   stockLedgerSchemas,
@@ -38,6 +39,11 @@ const HISTORY_EVENTS_PER_RUN = 4_000;
 const EVIDENCE_WAIT_MS = 10 * 60_000;
 /** A movement that waited this long in the queue before it started was behind other work: the budget is contended. */
 const CONTENDED_AFTER_MS = 1000;
+/**
+ * An idle ledger looks this often whether another build is current: the flag comes only with a workflow task, and the
+ * old build cannot be stopped while the ledger is pinned to it.
+ */
+const VERSION_CHECK_MS = 5 * 60_000;
 
 /** The one writer of stock for a business at a branch: docs/stock-ledger.md. */
 export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void> {
@@ -189,21 +195,30 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     }
   }
 
+  // Pinned to the build it started on; once another is current, the next run goes there with the book.
+  const movedOn = () => workflowInfo().targetWorkerDeploymentVersionChanged;
   let draining = false;
   for (;;) {
     const startable = () => book.itemsWithWork().filter((item) => !running.has(item));
-    const wake = () => (!draining && startable().length > 0) || (draining && running.size === 0);
-    const ready =
-      book.isIdle() && running.size === 0 ? await condition(wake, IDLE_END_MS) : (await condition(wake), true);
+    const wake = () => (!draining && (startable().length > 0 || movedOn())) || (draining && running.size === 0);
+    const ready = book.isIdle() && running.size === 0 ? await idle(wake) : (await condition(wake), true);
     if (!ready) {
       await condition(allHandlersFinished);
       if (book.isIdle() && notices.idle) return;
       continue;
     }
+    // Between movements: those in flight end here, the lines waiting go in the book.
+    if (movedOn() && !draining) {
+      draining = true;
+      continue;
+    }
     if (draining) {
       const untold = await notices.pause();
       await condition(allHandlersFinished);
-      await continueAsNew<typeof stockLedgerWorkflow>({ ...input, carried: { ...book.carry(), notices: untold } });
+      const carried = { ...book.carry(), notices: untold, schema: STOCK_LEDGER_CARRY_SCHEMA };
+      await makeContinueAsNewFunc<typeof stockLedgerWorkflow>(
+        movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
+      )({ ...input, carried });
     }
     for (const item of startable()) {
       const step = stepItem(item).finally(() => running.delete(item));
@@ -211,6 +226,16 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     }
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_PER_RUN) draining = true;
+  }
+}
+
+/** Until `wake` or IDLE_END_MS of nothing (false), woken every VERSION_CHECK_MS to see the current build. */
+async function idle(wake: () => boolean): Promise<boolean> {
+  const until = Date.now() + IDLE_END_MS;
+  for (;;) {
+    const left = until - Date.now();
+    if (left <= 0) return false;
+    if (await condition(wake, Math.min(left, VERSION_CHECK_MS))) return true;
   }
 }
 

@@ -23,9 +23,23 @@ export interface WaitingSale {
   application?: string;
 }
 
+/** The schema of what a watch carries to its next run; how it may change: docs/outages.md, "What a watch carries". */
+export const OUTAGE_WATCH_CARRY_SCHEMA = 1;
+
+/** A sale carried to the next run: when it joined and how often it probed, so its turn and the pacing go on. */
+export interface CarriedWaitingSale extends WaitingSale {
+  /** Workflow time (epoch ms); absent: the next run's start. */
+  joinedAt?: number;
+  /** Absent: 0. */
+  probes?: number;
+}
+
+/** Empty when a sale starts the watch; what the previous run carried when it continued as new. */
 export interface OutageWatchInput {
+  /** Absent: 1. */
+  schema?: number;
   /** Sales waiting when the watch continued as new. */
-  waiting?: WaitingSale[];
+  waiting?: CarriedWaitingSale[];
   application?: string;
 }
 

@@ -46,8 +46,13 @@ export interface StockLedgerInput {
   carried?: StockLedgerCarry;
 }
 
-/** What a ledger run hands to the next (continue-as-new). */
+/** The schema of StockLedgerCarry; how it may change: docs/stock-ledger.md, "What a run carries to the next". */
+export const STOCK_LEDGER_CARRY_SCHEMA = 1;
+
+/** What a ledger run hands to the next (continue-as-new), possibly a run of another build. */
 export interface StockLedgerCarry {
+  /** Absent: 1. */
+  schema?: number;
   nextSequence: number;
   reporting: StockReporting;
   onHand: Record<string, number>;
