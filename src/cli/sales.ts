@@ -65,7 +65,9 @@ const SALE_COMMANDS: Record<string, SaleCommand> = {
       receiptResult(await sales.awaitReceipt(businessId, tin, options)),
   },
   refund: {
-    description: 'refund a signed sale: {"reason", "returnDate", "traderInvoiceNumber", "restock"?}',
+    description:
+      'refund a signed sale through its refund workflow (one per sale): ' +
+      '{"reason", "returnDate", "traderInvoiceNumber", "restock"?, "saleId"?, "branchId"?}',
     argument: 'file.json|-',
     async prepare(businessId, tin, source) {
       const request = checks.parseRefundRequest(await readJson(source, 'refund request'));
@@ -145,7 +147,7 @@ const program = clientProgram(
 )
   .option(
     '--task-queue <name>',
-    `task queue of the sale workflows (default ${WORKFLOW_TASK_QUEUE}; start, sign and resume-parked only)`,
+    `task queue of the sale workflows (default ${WORKFLOW_TASK_QUEUE}; start, sign, refund and resume-parked only)`,
   )
   .option(
     '--update-id <id>',

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
+import { createRefundActivities } from '../../activities/refund.js';
 import { useTestWorker } from '../helpers/test-worker.js';
 import { runSalesCli } from '../helpers/run-cli.js';
 
@@ -23,7 +24,9 @@ function sale(itemId = 'ITEM-1') {
   };
 }
 
-const { client, taskQueue } = useTestWorker(workflowsPath, 'sales-cli');
+const { client, taskQueue } = useTestWorker(workflowsPath, 'sales-cli', {}, (temporal) =>
+  createRefundActivities({ temporal: { client: temporal } }),
+);
 let dir: string;
 
 beforeAll(async () => {
@@ -89,7 +92,7 @@ describe('npm run sales', () => {
     expect(state.code).toBe(0);
     expect(JSON.parse(state.stdout)).toMatchObject({ step: 'parked', parked: { code: 'authority_rejected' } });
 
-    const refund = await cli(['refund', input.businessId, 'INV-1', '-'], {
+    const refund = await cli(['refund', input.businessId, 'INV-1', '-', '--task-queue', taskQueue], {
       stdin: JSON.stringify({ reason: '01', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-1' }),
     });
     expect(refund.code).toBe(1);

@@ -13,7 +13,8 @@ import {
 import { PRIORITY } from '../../src/contracts/priority.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
 import { FIRST_BRANCH, stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
-import { closeRefundWindowSignal } from '../fixtures/workflows/fake-sale.js';
+import { createRefundActivities } from '../../activities/refund.js';
+import { refundWorkflowId } from '../../src/contracts/refund.js';
 import { createDataConverter } from '../../src/codec/data-converter.js';
 import { newKey, ring } from '../codec/helpers.js';
 import { eventually } from '../helpers/eventually.js';
@@ -22,7 +23,9 @@ import { useTestWorker } from '../helpers/test-worker.js';
 // The worker runs a stand-in 'saleWorkflow' (see the fixture): these tests cover the client API only.
 const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/fake-sale.ts', import.meta.url));
 
-const { client, taskQueue } = useTestWorker(workflowsPath, 'sales-client');
+const { client, taskQueue } = useTestWorker(workflowsPath, 'sales-client', {}, (temporal) =>
+  createRefundActivities({ temporal: { client: temporal } }),
+);
 const sales = new SalesClient(client, { taskQueue });
 
 /** A sale of its own business, so tests never share a workflow id (even on a long-lived server). */
@@ -89,11 +92,7 @@ describe('startSale', () => {
   it('never starts a finished sale again: the existing execution is returned', async () => {
     const input = sale();
     const first = await sales.startSale(input);
-    await sales.refund(input.businessId, 'INV-1', {
-      reason: '01',
-      returnDate: '2025-01-16',
-      traderInvoiceNumber: 'CN-1',
-    });
+    // Signed, its stock handed over: the sale has closed by itself.
     await client.workflow.getHandle(first.workflowId).result();
 
     const again = await sales.startSale(input);
@@ -180,11 +179,6 @@ describe('startSale', () => {
   it('refuses a conflicting start of a finished sale too: its input is read from its history', async () => {
     const input = sale();
     const first = await sales.startSale(input);
-    await sales.refund(input.businessId, 'INV-1', {
-      reason: '01',
-      returnDate: '2025-01-16',
-      traderInvoiceNumber: 'CN-1',
-    });
     await client.workflow.getHandle(first.workflowId).result();
 
     const err = await sales.startSale({ ...input, saleDate: '2025-01-16' }).catch((e: unknown) => e);
@@ -236,13 +230,14 @@ describe('startSale', () => {
 });
 
 describe('operations on a sale', () => {
-  it('reads the whole state', async () => {
+  it('reads the whole state, of a closed sale too', async () => {
     const input = sale(['ITEM-1']);
-    await sales.startSale(input);
+    const { workflowId } = await sales.startSale(input);
+    await client.workflow.getHandle(workflowId).result();
 
     const state = await sales.getState(input.businessId, 'INV-1');
 
-    expect(state).toMatchObject({ step: 'refund_window', businessId: input.businessId, traderInvoiceNumber: 'INV-1' });
+    expect(state).toMatchObject({ step: 'completed', businessId: input.businessId, traderInvoiceNumber: 'INV-1' });
     // Its lines are with the branch's stock ledger, named in its state.
     expect(state.stockMovements).toEqual([
       expect.objectContaining({
@@ -252,24 +247,24 @@ describe('operations on a sale', () => {
     ]);
   });
 
-  it('refunds once: the same refund again returns the first answer, another refund is refused', async () => {
+  it('refunds once through the refund workflow: the same refund again returns the first answer, another is refused', async () => {
     const input = sale();
     await sales.startSale(input);
     const request = { reason: '02', returnDate: '2025-01-20', traderInvoiceNumber: 'CN-7', restock: false };
-    // The stand-in signs on its first activation; a refund that arrives before that is (rightly) refused.
-    await expect
-      .poll(async () => (await sales.getState(input.businessId, 'INV-1')).sale, { timeout: 5_000 })
-      .not.toBeNull();
 
+    // Sent while the sale may still be closing: the refund waits for its signed record.
     const first = await sales.refund(input.businessId, 'INV-1', request);
     const repeated = await sales.refund(input.businessId, 'INV-1', request);
+    const fresh = await sales.refund(input.businessId, 'INV-1', request, { updateId: 'another-update-id' });
     const other = await rejection(sales.refund(input.businessId, 'INV-1', { ...request, traderInvoiceNumber: 'CN-8' }));
 
     expect(first.creditNote.traderInvoiceNumber).toBe('CN-7');
     expect(repeated).toEqual(first);
-    // The stand-in closed after the first refund: the second credit note finds no running sale.
-    expect(other.failure).toBe('not_found');
-    expect(other.message).toContain(saleWorkflowId(input.businessId, 'INV-1'));
+    expect(fresh).toEqual(first);
+    expect(other.failure).toBe('rejected');
+    expect(other.message).toContain('already refunded with another request (traderInvoiceNumber differs)');
+    const refundId = refundWorkflowId(input.businessId, 'INV-1');
+    expect(await executions(refundId, 1)).toHaveLength(1);
   });
 
   it("surfaces the workflow's refusal of an update as a SaleOperationError with its reason", async () => {
@@ -281,18 +276,20 @@ describe('operations on a sale', () => {
     );
     expect(refused).toMatchObject({ operation: 'refund', failure: 'rejected', updateId: 'refund:CN-1' });
     expect(refused.message).toBe(
-      `refund of ${saleWorkflowId(input.businessId, 'INV-1')} was refused: the sale is not signed: nothing to refund`,
+      `refund of ${refundWorkflowId(input.businessId, 'INV-1')} was refused: ` +
+        'the sale is not signed (step parked, run running)',
     );
 
     const notWaiting = await rejection(sales.itemFixed(input.businessId, 'INV-1', 'ITEM-9'));
     expect(notWaiting.message).toContain('item ITEM-9 is not waiting to be fixed');
 
+    // A signed sale has closed: a retry reaches no running execution.
     const signed = sale();
-    await sales.startSale(signed);
+    const { workflowId } = await sales.startSale(signed);
+    await client.workflow.getHandle(workflowId).result();
     const { history } = await sales.getState(signed.businessId, 'INV-1');
     const noRetry = await rejection(sales.retry(signed.businessId, 'INV-1'));
-    expect(noRetry).toMatchObject({ failure: 'rejected', updateId: `retry:${history.length}@${history.at(-1)!.at}` });
-    expect(noRetry.message).toContain('nothing to retry: the sale is refund_window');
+    expect(noRetry).toMatchObject({ failure: 'not_found', updateId: `retry:${history.length}@${history.at(-1)!.at}` });
   });
 
   it('retries once per situation: a second retry while the first runs acts once, a later one acts again', async () => {
@@ -325,7 +322,7 @@ describe('operations on a sale', () => {
     const fix = sale(['needs-fix-A', 'needs-fix-B']);
     await sales.startSale(fix);
     expect((await sales.itemFixed(fix.businessId, 'INV-1', 'needs-fix-A')).step).toBe('parked');
-    expect((await sales.itemFixed(fix.businessId, 'INV-1', 'needs-fix-B')).step).toBe('refund_window');
+    expect((await sales.itemFixed(fix.businessId, 'INV-1', 'needs-fix-B')).step).toBe('completed');
   });
 
   it('cancels a parked sale, which closes it', async () => {
@@ -345,7 +342,6 @@ describe('operations on a sale', () => {
 
     const input = sale();
     const { workflowId } = await sales.startSale(input);
-    await client.workflow.getHandle(workflowId).signal(closeRefundWindowSignal);
     await client.workflow.getHandle(workflowId).result();
     const closed = await rejection(sales.cancel(input.businessId, 'INV-1', 'too late'));
     expect(closed.failure).toBe('not_found');

@@ -21,6 +21,7 @@ export function useTestWorker(
   workflowsPath: string,
   taskQueuePrefix: string,
   bundle: { preloadModules?: string[] } = {},
+  activities?: (client: Client) => object,
 ): TestWorker {
   const taskQueue = uniqueTaskQueue(taskQueuePrefix);
   let client: Client | undefined;
@@ -35,6 +36,7 @@ export function useTestWorker(
       namespace: env.namespace ?? 'default',
       taskQueue,
       workflowBundle,
+      ...(activities ? { activities: activities(env.client) } : {}),
       sinks: recordingMetrics().sinks(),
     });
     running = worker.run();
