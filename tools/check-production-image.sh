@@ -221,6 +221,11 @@ platforms="$(ls "$bridge_releases" | tr '\n' ' ' | sed 's/ $//')"
 [ "$(ls "$bridge_releases" | wc -l)" -eq 1 ] || fail "the core bridge keeps other platforms' binaries: $platforms"
 say "Temporal core bridge binaries: $platforms only"
 
+# Nor the development Node that npm ci installs as an optional dependency: the image runs its base image's node.
+dev_node="$(cd "$APP" && ls -d node_modules/.bin/node node_modules/node-*-*/bin/node* 2>/dev/null | tr '\n' ' ' || true)"
+[ -z "$dev_node" ] || fail "a development Node binary in the production install: $dev_node"
+say "no Node binary in node_modules (the image runs its base image's node)"
+
 # No development dependency (those package-lock.json marks dev-only), no sandbox, no TypeScript, no .env.
 dev_only="$(node -e '
   const lock = require(process.argv[1] + "/package-lock.json");
