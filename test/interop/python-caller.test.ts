@@ -17,6 +17,7 @@ import { PRIORITY } from '../../src/contracts/priority.js';
 import { BusinessId, TraderInvoiceNumber } from '../../src/contracts/search-attributes.js';
 import type { ReceiptAnswer, RefundRequest, RefundResult, SaleInput, SaleState } from '../../src/contracts/sale.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
+import { refundWorkflowId } from '../../src/contracts/refund.js';
 import { resolveTemporalExecutable } from '../../tools/temporal-cli/resolver.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeTestEnv } from '../helpers/temporal.js';
@@ -44,10 +45,12 @@ interface CallerAnswer {
   conflict: CallerFailure & { unexpectedAnswer?: ReceiptAnswer };
   invalid: CallerFailure & { unexpectedAnswer?: ReceiptAnswer };
   corrected: { error?: string; answer?: ReceiptAnswer };
-  state: SaleState;
   refund: RefundResult;
+  refundAgain: RefundResult;
+  refundState: SaleState;
   result: SaleState;
-  afterClose: { error?: string; closedResult?: SaleState; unexpectedAnswer?: ReceiptAnswer };
+  afterClose: { error?: string; unexpectedAnswer?: ReceiptAnswer };
+  askedAgain: ReceiptAnswer[];
   failed?: CallerFailure;
 }
 
@@ -149,7 +152,9 @@ describe('a Python till (Temporal Python SDK) drives an encrypted sale end to en
     expect(out.again.signed).toBe(true);
     expect(out.again.receipt).toEqual(out.receipt.receipt);
     expect(out.conflict.unexpectedAnswer).toBeUndefined();
-    expect(out.conflict).toMatchObject({ error: 'WorkflowUpdateFailedError', type: 'sale_input_conflict' });
+    // Refused by the workflow's validator while it runs, or against its started input once closed.
+    expect(['WorkflowUpdateFailedError', 'SaleInputConflict']).toContain(out.conflict.error);
+    expect(out.conflict.type).toBe('sale_input_conflict');
     expect(out.conflict.message).toContain('lines[0].quantity');
     expect(out.conflict.message).toContain('customer.name');
     expect(out.conflict.message).not.toContain(customer.name);
@@ -172,7 +177,9 @@ describe('a Python till (Temporal Python SDK) drives an encrypted sale end to en
       [],
     );
 
-    expect(['reporting_stock', 'refund_window']).toContain(out.state.step);
+    // The sale closed once signed; its refund is a workflow of its own, answered again with the same credit note.
+    expect(out.result.step).toBe('completed');
+    expect(out.result.creditNote).toBeNull();
     expect(out.refund.creditNote).toMatchObject({
       type: 'credit_note',
       status: 'completed',
@@ -183,9 +190,14 @@ describe('a Python till (Temporal Python SDK) drives an encrypted sale end to en
       originalCuInvoiceNo: out.receipt.receipt?.cuInvoiceNo,
     });
     expect(out.refund.creditNote.totals.total).toBe(-565);
-    expect(out.result.step).toBe('completed');
-    expect(out.result.creditNote?.id).toBe(out.refund.creditNote.id);
-    expect(out.afterClose).toMatchObject({ error: 'WorkflowAlreadyStartedError', closedResult: { step: 'completed' } });
+    expect(out.refundAgain.creditNote.id).toBe(out.refund.creditNote.id);
+    expect(out.refundState).toMatchObject({ step: 'completed', creditNote: { id: out.refund.creditNote.id } });
+    // Asked again after the sale closed: not started again, and the same receipt from its result, twice.
+    expect(out.afterClose).toEqual({ error: 'WorkflowAlreadyStartedError' });
+    for (const asked of out.askedAgain) {
+      expect(asked.signed).toBe(true);
+      expect(asked.receipt).toEqual(out.receipt.receipt);
+    }
 
     // The service got one sale and one credit note, with the customer the worker decrypted.
     const [filed, ...more] = await stack.sandbox.inspector.documents({ traderInvoiceNumber: sale.traderInvoiceNumber });
@@ -289,32 +301,43 @@ describe('the Temporal CLI through the codec server (docs/starting-sales.md)', (
     await expectNoCustomerInHistory(workflowId);
     await expectStartedLikeTheClient(workflowId, sale);
 
-    // The receipt comes before the stock movements are reported; refunds are taken once they are.
+    // The sale closes once its stock is handed over; its state is still read by a query.
     const step = async () =>
       (
         (await cli(['workflow', 'query', '--workflow-id', workflowId, '--name', 'getState'])).queryResult as SaleState[]
       )[0]?.step;
-    await eventually(step, (s) => s === 'refund_window', { timeoutMs: 30_000, what: 'the refund window' });
+    await eventually(step, (s) => s === 'completed', { timeoutMs: 30_000, what: 'the sale closed' });
 
+    // The refund, one command: update-with-start of its own workflow, whose id the sale's names.
     const refund: RefundRequest = {
       reason: '01',
       returnDate: '2026-11-22',
       traderInvoiceNumber: invoiceNumber('CLICN-'),
     };
-    const refunded = await cli([
+    const refundArgs = [
       'workflow',
-      'update',
-      'execute',
+      'execute-update-with-start',
+      '--type',
+      'refundWorkflow',
+      '--task-queue',
+      stack.taskQueue,
       '--workflow-id',
-      workflowId,
-      '--name',
+      refundWorkflowId(sale.businessId, sale.traderInvoiceNumber),
+      '--id-conflict-policy',
+      'UseExisting',
+      '--id-reuse-policy',
+      'AllowDuplicateFailedOnly',
+      '--input',
+      JSON.stringify({ businessId: sale.businessId, traderInvoiceNumber: sale.traderInvoiceNumber, request: refund }),
+      '--update-name',
       'refund',
       '--update-id',
       `refund:${refund.traderInvoiceNumber}`,
-      '--input',
+      '--update-input',
       JSON.stringify(refund),
-    ]);
-    expect((refunded.result as RefundResult).creditNote).toMatchObject({
+    ];
+    const refunded = await cli(refundArgs);
+    expect((refunded.updateResult as RefundResult).creditNote).toMatchObject({
       status: 'completed',
       traderInvoiceNumber: refund.traderInvoiceNumber,
     });
