@@ -2,7 +2,8 @@
  * The fast layer of workflow tests: the real sale and item-registration workflows on the time-skipping test
  * server, with stub activities that answer what each test says and record every call. No sandbox, no HTTP:
  * what these tests show is the workflows' own logic (timeouts of hours, refund windows of days, parking and
- * operator updates), in milliseconds of wall time.
+ * operator updates), in milliseconds of wall time. A refund is its own workflow, which reads the closed sale's result
+ * through the real findSignedSale activity.
  *
  * Each test runs in `harness.run(stubs, body)`: its own stubs and its own business id (hence its own workflow
  * ids), on the file's workers, and every execution it started is terminated when the body ends, so nothing of
@@ -16,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, type SearchAttributeType } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
@@ -24,6 +25,7 @@ import type { Activities } from '../../activities/index.js';
 import type { PurchasesActivities } from '../../activities/purchases.js';
 import type { AccountingActivities } from '../../activities/accounting.js';
 import type { ReconciliationActivities } from '../../activities/reconciliation.js';
+import { createRefundActivities } from '../../activities/refund.js';
 import { createStockLedgerActivities } from '../../activities/stock-ledger.js';
 import {
   STOCK_LEDGER_WORKFLOW_TYPE,
@@ -36,6 +38,13 @@ import { createRegistrationActivities } from '../../activities/registration.js';
 import { createOutageWatchActivities } from '../../activities/outage-watch.js';
 import { outageWatchWorkflowId } from '../../src/contracts/outage-watch.js';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
+import {
+  REFUND_WORKFLOW_TYPE,
+  getRefundStateQuery,
+  refundUpdate,
+  refundWorkflowId,
+  type RefundInput,
+} from '../../src/contracts/refund.js';
 import type {
   AuthorityCause,
   ItemCheck,
@@ -50,6 +59,8 @@ import {
   saleWorkflowId,
   type FiscalDocument,
   type ReceiptSummary,
+  type RefundRequest,
+  type RefundResult,
   type SaleInput,
   type SaleState,
 } from '../../src/contracts/sale.js';
@@ -84,6 +95,14 @@ export interface ActivityCall<N extends ActivityName = ActivityName> {
 
 export type SaleWorkflowType = (input: SaleInput) => Promise<SaleState>;
 export type SaleHandle = WorkflowHandle<SaleWorkflowType>;
+export type RefundWorkflowType = (input: RefundInput) => Promise<RefundResult>;
+export type RefundHandle = WorkflowHandle<RefundWorkflowType>;
+
+/** A refund as a client asks it: its workflow, and the answer of its `refund` update (already handled if it fails). */
+export interface RefundCall {
+  handle: RefundHandle;
+  answer: Promise<RefundResult>;
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Documents as the activities return them
@@ -178,7 +197,7 @@ type OtherProcesses =
 
 function defaultStubs(): Omit<
   Activities,
-  'requestItemRegistration' | 'handOverStock' | 'joinOutageWatch' | 'signSale' | OtherProcesses
+  'requestItemRegistration' | 'handOverStock' | 'joinOutageWatch' | 'findSignedSale' | 'signSale' | OtherProcesses
 > {
   const stock = stockModel();
   return {
@@ -214,6 +233,14 @@ function defaultStubs(): Omit<
     },
     async createCreditNote({ traderInvoiceNumber }) {
       return submission.signed(creditNoteDocument({ traderInvoiceNumber }));
+    },
+    // The service's record of sale INV-1 (a test refunding a sale past its workflow's retention names its own).
+    async readSaleRecord({ documentId }) {
+      return {
+        document: saleDocument({ id: documentId }),
+        saleDate: '2026-11-21',
+        lines: [{ itemId: 'itm_sugar_2kg', quantity: 2, unitPrice: 250 }],
+      };
     },
   };
 }
@@ -311,6 +338,20 @@ export interface Scenario {
   settled(handle: SaleHandle, timeoutMs?: number): Promise<SaleState>;
   registration(itemId: string): WorkflowHandle;
   registrationState(itemId: string): Promise<ItemRegistrationState>;
+  /**
+   * Starts the sale's refund workflow (unless one runs) and sends it the `refund` update, as the client's
+   * update-with-start does (the test server has no update-with-start).
+   */
+  refund(traderInvoiceNumber: string, request: RefundRequest): Promise<RefundCall>;
+  refundHandle(traderInvoiceNumber: string): RefundHandle;
+  refundState(handle: WorkflowHandle): Promise<SaleState>;
+  /** Polls the refund's state query, in real time, until `predicate` holds. */
+  waitForRefund(handle: WorkflowHandle, predicate: (s: SaleState) => boolean, timeoutMs?: number): Promise<SaleState>;
+  /**
+   * How a run ended once it closed (polled in real time), read from its history: awaiting a result lets the test
+   * server skip time, up to the next timer of anything still open (a parked sale's execution timeout, say).
+   */
+  ended(handle: WorkflowHandle): Promise<RunEnd>;
   /** Every stub call so far, in order. */
   calls: ActivityCall[];
   /** Inputs of the calls of one activity, in order. */
@@ -333,6 +374,12 @@ export interface Scenario {
 }
 
 export type StubOverrides = Partial<Activities>;
+
+export interface RunEnd {
+  status: string;
+  /** The failure a failed run ended with. */
+  failure?: { type: string | undefined; message: string | undefined; nonRetryable: boolean | undefined };
+}
 
 export interface LogicHarness {
   readonly env: TestWorkflowEnvironment;
@@ -358,6 +405,7 @@ const ACTIVITY_NAMES = [
   'requestItemRegistration',
   'handOverStock',
   'joinOutageWatch',
+  'findSignedSale',
   'signSale',
 ] as ActivityName[];
 
@@ -427,6 +475,8 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
       temporal: { client: env.client },
       logger: pino({ level: 'silent' }),
     }).joinOutageWatch,
+    // The real read of the sale's workflow: a refund finds what the sale of the test closed with.
+    findSignedSale: createRefundActivities({ temporal: { client: env.client } }).findSignedSale,
     ...overrides,
   };
   const recorded = Object.fromEntries(
@@ -459,6 +509,9 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
 
   const client = env.client;
   const state = (handle: WorkflowHandle) => handle.query(getSaleStateQuery);
+  const refundState = (handle: WorkflowHandle) => handle.query(getRefundStateQuery);
+  const refundHandle = (tin: string) =>
+    client.workflow.getHandle<RefundWorkflowType>(refundWorkflowId(businessId, tin));
   const scenario: Scenario = {
     env,
     taskQueue,
@@ -488,6 +541,50 @@ async function runScenario<T>(world: World, overrides: StubOverrides, body: (s: 
         timeoutMs,
       );
       return handle.result();
+    },
+    async refund(traderInvoiceNumber, request) {
+      const workflowId = refundWorkflowId(businessId, traderInvoiceNumber);
+      started.add(workflowId);
+      const input: RefundInput = { businessId, traderInvoiceNumber, request };
+      try {
+        await client.workflow.start<RefundWorkflowType>(REFUND_WORKFLOW_TYPE, {
+          taskQueue,
+          workflowId,
+          args: [input],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+      const handle = refundHandle(traderInvoiceNumber);
+      const answer = handle.executeUpdate(refundUpdate, { args: [request] });
+      answer.catch(() => undefined);
+      return { handle, answer };
+    },
+    refundHandle,
+    refundState,
+    waitForRefund: (handle, predicate, timeoutMs = 10_000) =>
+      eventually(() => refundState(handle), predicate, { timeoutMs, intervalMs: 10, what: 'refund state' }),
+    async ended(handle) {
+      const { status } = await eventually(
+        () => handle.describe(),
+        (d) => d.status.name !== 'RUNNING',
+        { timeoutMs: 10_000, intervalMs: 20, what: `${handle.workflowId} closed` },
+      );
+      const events = (await handle.fetchHistory()).events ?? [];
+      const failure = events.at(-1)?.workflowExecutionFailedEventAttributes?.failure;
+      return {
+        status: status.name,
+        ...(failure
+          ? {
+              failure: {
+                type: failure.applicationFailureInfo?.type ?? undefined,
+                message: failure.message ?? undefined,
+                nonRetryable: failure.applicationFailureInfo?.nonRetryable ?? undefined,
+              },
+            }
+          : {}),
+      };
     },
     registration: (itemId) => client.workflow.getHandle(itemRegistrationWorkflowId(businessId, itemId)),
     registrationState: (itemId) =>

@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest';
 import { createStockLedgerActivities } from '../../activities/stock-ledger.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { AdjustStockInput } from '../../activities/types.js';
-import { refundUpdate } from '../../src/contracts/sale.js';
 import { AttentionReason, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import {
   settleMovementUpdate,
@@ -85,25 +84,29 @@ function handOverWith(reporting: StockReporting) {
 }
 
 describe('the stock ledger', () => {
-  it('takes the signed sale’s lines, learns each item’s quantity once, sends each line alone while the budget is idle, and names the carrying movement in the sale', async () => {
+  it('takes the signed sale’s lines, learns each item’s quantity once, and sends each line alone while the budget is idle, the sale long closed', async () => {
     await h.run({}, async (s) => {
       const handle = await s.startSale(s.saleInput());
-      const sale = await s.waitFor(
-        handle,
-        (st) => st.stockMovements.length === 2 && st.stockMovements.every((m) => m.status === 'reported'),
-      );
+      const sale = await handle.result();
+      expect(sale.step).toBe('completed');
       expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock']);
+      // Handed over is all the sale knows: the ledger tells it nothing after.
       for (const m of sale.stockMovements) {
         expect(m).toMatchObject({
+          status: 'handed_over',
           ledger: stockLedgerWorkflowId(s.taskQueue, s.businessId, FIRST_BRANCH),
-          carriedBy: m.referenceId,
-          movementId: expect.stringMatching(/^mov_/),
         });
+        expect(m).not.toHaveProperty('carriedBy');
+        expect(m).not.toHaveProperty('movementId');
       }
       const ledger = await settledLedger(s);
-      expect(ledger.recent.map((m) => m.lines.map((l) => l.lineId))).toEqual(
-        expect.arrayContaining(sale.stockMovements.map((m) => [m.referenceId])),
+      expect(ledger.recent.map((m) => m.lines.map((l) => [l.lineId, l.saleWorkflowId, l.tellSale]))).toEqual(
+        expect.arrayContaining(sale.stockMovements.map((m) => [[m.referenceId, handle.workflowId, undefined]])),
       );
+      expect(ledger.recent.map((m) => m.movementId)).toEqual([
+        expect.stringMatching(/^mov_/),
+        expect.stringMatching(/^mov_/),
+      ]);
       expect(ledger.onHand).toEqual({ [SUGAR]: 98, [MILK]: 99 });
       // One probe per item before its first movement, then the movements: one each.
       const sent = s.ledgerCalls().map((c) => c.input as AdjustStockInput);
@@ -146,8 +149,8 @@ describe('the stock ledger', () => {
       expect(ledger.totals).toMatchObject({ settledByEvidence: 1, resentAfterEvidence: 0 });
       expect(stock.recorded.filter((m) => m.quantity > 0)).toHaveLength(1);
       expect(stock.onHand(SUGAR)).toBe(97);
-      const sale = await s.waitFor(handle, (st) => st.stockMovements[0]?.status === 'reported');
-      expect(sale.stockMovements[0]?.carriedBy).toBe(ledger.recent[0]!.referenceId);
+      const sale = await handle.result();
+      expect(ledger.recent[0]!.lines.map((l) => l.lineId)).toEqual([sale.stockMovements[0]!.referenceId]);
     });
   });
 
@@ -297,7 +300,7 @@ describe('the stock ledger', () => {
     });
   });
 
-  it('merges lines of one item from different sales that wait while its movement is in flight (coalesced), and each sale names the merged movement', async () => {
+  it('merges lines of one item from different sales that wait while its movement is in flight (coalesced), the merged movement naming each sale’s line', async () => {
     const { stock, adjustStock, release } = firstMovementHeld();
     await h.run({ adjustStock }, async (s) => {
       const first = await s.startSale(oneLine(s, 1));
@@ -318,11 +321,17 @@ describe('the stock ledger', () => {
         referenceId: expect.stringMatching(/^stk:[\w-]{16}:\d+$/),
       });
       expect(s.movementsSent()).toHaveLength(2);
-      for (const sale of later) {
-        const st = await s.waitFor(sale, (x) => x.stockMovements[0]?.status === 'reported');
-        expect(st.stockMovements[0]?.carriedBy).toBe(merged.referenceId);
-      }
-      expect((await s.state(first)).stockMovements[0]?.carriedBy).not.toBe(merged.referenceId);
+      const lineOf = async (sale: typeof first) => {
+        const { stockMovements } = await s.state(sale);
+        const [line] = stockMovements;
+        return { lineId: line!.referenceId, saleWorkflowId: sale.workflowId, quantity: line!.quantity };
+      };
+      // The lines joined it in no set order.
+      const byQuantity = <T extends { quantity: number }>(lines: T[]) =>
+        [...lines].sort((x, y) => x.quantity - y.quantity);
+      expect(byQuantity(merged.lines)).toEqual(await Promise.all(later.map(lineOf)));
+      const alone = ledger.recent.find((m) => m.lines.length === 1)!;
+      expect(alone.lines).toEqual([await lineOf(first)]);
       expect(stock.onHand(SUGAR)).toBe(93);
     });
   });
@@ -357,20 +366,37 @@ describe('the stock ledger', () => {
 
   it('puts refunded goods back through the same ledger', async () => {
     await h.run({}, async (s) => {
-      const handle = await s.startSale(oneLine(s));
-      await s.waitFor(handle, (st) => st.stockMovements[0]?.status === 'reported');
-      await handle.executeUpdate(refundUpdate, {
-        args: [{ reason: '01', returnDate: '2026-11-22', traderInvoiceNumber: `CN-${Date.now()}` }],
+      const input = oneLine(s);
+      const sale = await (await s.startSale(input)).result();
+      await ledgerWhen(s, (st) => st.totals.linesRecorded === 1 && st.open.length === 0, 'the sale recorded');
+      const refund = await s.refund(input.traderInvoiceNumber, {
+        reason: '01',
+        returnDate: '2026-11-22',
+        traderInvoiceNumber: `CN-${Date.now()}`,
       });
-      // The sale closes once the ledger has taken its restock lines; the ledger sends them.
-      const closed = await s.settled(handle);
-      expect(closed.stockMovements.map((m) => [m.action, m.status])).toEqual([
-        ['DEDUCT', 'reported'],
-        ['ADD', 'handed_over'],
+      // The refund closes once the ledger has taken its restock line; the ledger sends it.
+      const result = await refund.answer;
+      const ledgerId = stockLedgerWorkflowId(s.taskQueue, s.businessId, FIRST_BRANCH);
+      expect(sale.stockMovements.map((m) => [m.action, m.status, m.ledger])).toEqual([
+        ['DEDUCT', 'handed_over', ledgerId],
       ]);
-      await ledgerWhen(s, (st) => st.totals.linesRecorded === 2 && st.open.length === 0, 'the restock recorded');
+      expect(result.stockMovements.map((m) => [m.action, m.quantity, m.status, m.ledger])).toEqual([
+        ['ADD', 3, 'handed_over', ledgerId],
+      ]);
+      const ledger = await ledgerWhen(
+        s,
+        (st) => st.totals.linesRecorded === 2 && st.open.length === 0,
+        'the restock recorded',
+      );
       expect(s.movementsSent().map((m) => m.action)).toEqual(['DEDUCT', 'ADD']);
       expect(s.sequence().filter((n) => n === 'handOverStock')).toHaveLength(2);
+      const restock = ledger.recent.find((m) => m.action === 'ADD')!;
+      expect(restock.lines).toEqual([
+        expect.objectContaining({
+          lineId: result.stockMovements[0]!.referenceId,
+          saleWorkflowId: refund.handle.workflowId,
+        }),
+      ]);
     });
   });
 });
