@@ -52,7 +52,8 @@ async function runRefund(refund: DocumentContext, { businessId, traderInvoiceNum
   record.enter('finding_sale');
   const found = await api.findSignedSale({ businessId, traderInvoiceNumber });
   if (found.found === 'refused') refused(found.reason);
-  refund.route = await parkOnRefusal(refund, () => placeOnBudget(businessId, true), true);
+  // The tail of a sale's work, not new work: an application being offboarded still serves it.
+  refund.route = await parkOnRefusal(refund, () => placeOnBudget(businessId, false), true);
   const sale = found.found === 'record' ? found : await readFromService(refund, request.saleId, request.branchId);
   const deadline = sale.refundDeadline ?? windowFrom(sale.signedAt);
   if (deadline === null) refused('the signed date of the sale is not known, so neither is its refund window');

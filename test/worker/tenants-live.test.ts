@@ -16,7 +16,6 @@ import { purchasesScheduleId } from '../../src/contracts/purchases-sync.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import {
   getSaleStateQuery,
-  refundUpdate,
   retryUpdate,
   SALE_WORKFLOW_TYPE,
   saleWorkflowId,
@@ -26,6 +25,7 @@ import {
 import { Application } from '../../src/contracts/search-attributes.js';
 import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { readComplianceBudgets } from '../../src/temporal/compliance-budgets.js';
+import { SalesClient } from '../../src/client/sales-client.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
 import { connectWorkerProcess, type ConnectedWorkerProcess } from '../../src/worker/start.js';
 import { eventually } from '../helpers/eventually.js';
@@ -70,6 +70,7 @@ describe('a tenants worker while its tenants file changes', () => {
       PAYLOAD_ENCRYPTION: 'off',
       TENANTS_FILE: join(dir, 'tenants.json'),
       TENANTS_RELOAD_SECONDS: '1',
+      WORKER_MAKE_CURRENT: 'true',
       // Whole rates to compare with (a tenants worker leaves 7 % by default: test/worker/tenants.test.ts).
       COMPLIANCE_RATE_HEADROOM: '0',
       COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
@@ -191,8 +192,11 @@ describe('a tenants worker while its tenants file changes', () => {
     expect(history.filter((e) => e.activityTaskScheduledEventAttributes)).toEqual([]);
 
     // The sale filed before the removal is still served by the key that filed it: its refund is signed.
-    const result = await underway.executeUpdate(refundUpdate, {
-      args: [{ reason: '01', returnDate: '2026-11-22', traderInvoiceNumber: invoiceNumber('CN-') }],
+    const { businessId, traderInvoiceNumber } = await stateOf(underway, (s) => s.step === 'completed', 'closed');
+    const result = await new SalesClient(connected.client, { taskQueue }).refund(businessId, traderInvoiceNumber, {
+      reason: '01',
+      returnDate: '2026-11-22',
+      traderInvoiceNumber: invoiceNumber('CN-'),
     });
     expect(result).toMatchObject({ creditNote: { status: 'completed' } });
 
