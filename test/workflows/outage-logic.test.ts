@@ -1,6 +1,7 @@
 /**
- * Outages of the tax authority or the compliance service, on the time-skipping server: the sale waits them out by
- * itself (days of them in milliseconds of wall time), shows it, answers a till at once, and is signed once after.
+ * Outages of the tax authority or the compliance service, on the time-skipping server: the sale (or a refund's credit
+ * note) waits them out by itself (days of them in milliseconds of wall time), shows it, answers a till at once, and is
+ * signed once after.
  */
 import { writeFile } from 'node:fs/promises';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -10,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { AttentionReason, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import { outageNewsSignal } from '../../src/contracts/outage-watch.js';
 import { awaitReceiptUpdate, retryUpdate, type FiscalDocument } from '../../src/contracts/sale.js';
-import { DAY, HOUR, MINUTE, saleDocument, submission, useLogicHarness } from './logic-harness.js';
+import { DAY, HOUR, MINUTE, creditNoteDocument, saleDocument, submission, useLogicHarness } from './logic-harness.js';
 
 const h = useLogicHarness();
 
@@ -37,7 +38,7 @@ describe('an authority outage', () => {
     const retrySale = async ({ documentId }: { documentId: string }) =>
       authorityBack ? signed({ id: documentId }) : unavailable();
     await h.run({ createSale: async () => unavailable(), retrySale }, async (s) => {
-      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+      const handle = await s.startSale(s.saleInput());
       await s.env.sleep(3 * DAY);
 
       const waiting = await s.waitFor(handle, (st) => st.step === 'waiting_out_outage');
@@ -80,7 +81,7 @@ describe('an authority outage', () => {
     const retrySale = async ({ documentId }: { documentId: string }) =>
       authorityBack ? signed({ id: documentId }) : unavailable();
     await h.run({ createSale: async () => unavailable(), retrySale }, async (s) => {
-      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0, outageLimit: '2 hours' } }));
+      const handle = await s.startSale(s.saleInput({ options: { outageLimit: '2 hours' } }));
       await s.env.sleep(3 * HOUR);
       const parked = await s.waitFor(handle, (st) => st.step === 'parked');
       expect(parked.parked?.code).toBe('outage_limit_reached');
@@ -106,7 +107,7 @@ describe('an authority outage', () => {
     const retrySale = async ({ documentId }: { documentId: string }) =>
       ++calls < 2 ? unavailable() : signed({ id: documentId });
     await h.run({ createSale: async () => unavailable(), retrySale }, async (s) => {
-      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+      const handle = await s.startSale(s.saleInput());
       await s.env.sleep(MINUTE);
       const end = await s.waitFor(handle, (st) => st.step === 'completed');
       expect(end.submissions).toBe(3);
@@ -135,7 +136,7 @@ describe('the application’s outage watch', () => {
     await h.run({ createSale: refuseEveryFiling, retrySale }, async (s) => {
       const handles = [];
       for (let i = 0; i < 5; i++) {
-        handles.push(await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } })));
+        handles.push(await s.startSale(s.saleInput()));
         await s.waitFor(handles[i]!, (st) => st.step === 'waiting_out_outage');
       }
       await s.env.sleep(10 * MINUTE);
@@ -178,7 +179,7 @@ describe('a service outage', () => {
         return signed({ traderInvoiceNumber: request.traderInvoiceNumber });
       };
       await h.run({ createSale }, async (s) => {
-        const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+        const handle = await s.startSale(s.saleInput());
         await s.env.sleep(6 * HOUR);
         const waiting = await s.waitFor(handle, (st) => st.step === 'waiting_out_outage');
         expect(waiting.outage).toMatchObject({ side: 'service', cause: 'service_unavailable' });
@@ -228,7 +229,7 @@ describe('a service outage', () => {
     await h.run({ createSale: refuseEveryFiling, retrySale }, async (s) => {
       const handles = [];
       for (let i = 0; i < 6; i++) {
-        handles.push(await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } })));
+        handles.push(await s.startSale(s.saleInput()));
         await s.waitFor(handles[i]!, (st) => st.step === 'waiting_out_outage');
       }
       await s.env.sleep(2 * MINUTE);
@@ -256,7 +257,7 @@ describe('a service outage', () => {
       return refused(tin);
     };
     await h.run({ createSale: refuseEveryFiling, retrySale }, async (s) => {
-      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+      const handle = await s.startSale(s.saleInput());
       sale = handle;
       await s.waitFor(handle, (st) => st.step === 'waiting_out_outage');
       await s.env.sleep(MINUTE);
@@ -281,13 +282,13 @@ describe('a service outage', () => {
       return authorityBack ? signed(documentOf(tin)) : refused(tin);
     };
     await h.run({ createSale: refuseEveryFiling, retrySale }, async (s) => {
-      const first = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+      const first = await s.startSale(s.saleInput());
       await s.waitFor(first, (st) => st.step === 'waiting_out_outage');
       authorityBack = true;
       await s.env.sleep(30_000);
       await s.waitFor(first, (st) => st.step === 'completed');
 
-      const late = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+      const late = await s.startSale(s.saleInput());
       await s.env.sleep(5_000);
       await s.waitFor(late, (st) => st.step === 'completed');
       const tin = (await s.state(late)).traderInvoiceNumber;
@@ -312,7 +313,7 @@ describe('a service outage', () => {
     await h.run({ checkItems }, async (s) => {
       const handles = [];
       for (let i = 0; i < 2; i++) {
-        handles.push(await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } })));
+        handles.push(await s.startSale(s.saleInput()));
         await s.waitFor(handles[i]!, (st) => st.step === 'waiting_out_outage');
       }
       down = false;
@@ -336,4 +337,64 @@ describe('a service outage', () => {
       expect(told).toBe(1);
     });
   });
+});
+
+describe('an outage while a refund files its credit note', () => {
+  it(
+    'is waited out with nobody acting: the credit note is filed once the service answers, and the goods go back',
+    { timeout: 120_000 },
+    async () => {
+      let down = true;
+      let filed = 0;
+      const createCreditNote = async ({ traderInvoiceNumber }: { traderInvoiceNumber: string }) => {
+        if (down) throw serviceDown();
+        filed++;
+        return submission.signed(creditNoteDocument({ traderInvoiceNumber }));
+      };
+      await h.run({ createCreditNote }, async (s) => {
+        const input = s.saleInput();
+        await (await s.startSale(input)).result();
+        const { handle, answer } = await s.refund(input.traderInvoiceNumber, {
+          reason: '01',
+          returnDate: '2026-11-22',
+          traderInvoiceNumber: `CN-${Date.now()}`,
+        });
+        await s.waitForRefund(handle, (st) => st.step === 'waiting_out_outage', 20_000);
+        await s.env.sleep(3 * HOUR);
+
+        const waiting = await s.refundState(handle);
+        expect(waiting.step).toBe('waiting_out_outage');
+        expect(waiting.outage).toMatchObject({ side: 'service', cause: 'service_unavailable' });
+        expect(waiting.parked).toBeNull();
+        expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
+        expect(await s.searchAttribute(handle, AttentionReason)).toBe('service_unavailable');
+        expect(await s.searchAttribute(handle, FiscalStatus)).toBe('awaiting_service');
+        // Probed by the application's watch: every 10 s growing to 20 s in the first hour, then a 30th of the outage's
+        // age; not once a second (10,800 tries).
+        const tries = s.inputs('createCreditNote').length;
+        expect(tries).toBeGreaterThan(150);
+        expect(tries).toBeLessThan(300);
+
+        down = false;
+        // Three hours into the outage the watch probes every 6 minutes (a 30th of its age): one probe comes in 7.
+        await s.env.sleep(7 * MINUTE);
+        const result = await answer;
+        expect(result.creditNote.status).toBe('completed');
+        expect(result.stockMovements.map((m) => [m.action, m.status])).toEqual([
+          ['ADD', 'handed_over'],
+          ['ADD', 'handed_over'],
+        ]);
+        expect(filed).toBe(1);
+        const closed = await s.waitForRefund(handle, (st) => st.step === 'completed');
+        expect(closed.outage).toBeNull();
+        expect(closed.history.some((e) => e.event.startsWith('parked'))).toBe(false);
+        expect(closed.history.map((e) => e.event)).toContainEqual(
+          expect.stringMatching(/^service answered after \d+ tries$/),
+        );
+        expect(await s.searchAttribute(handle, FiscalStatus)).toBe('refunded');
+        expect(await s.searchAttribute(handle, AttentionReason)).toBe('');
+        expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
+      });
+    },
+  );
 });

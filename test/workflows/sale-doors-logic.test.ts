@@ -5,13 +5,14 @@
  * test server with stub activities (logic-harness.ts); what needs the real service is in till.test.ts and recovery.test.ts.
  */
 import { WorkflowFailedError, type WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { AttentionReason, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
+import { documentInFlight } from '../../activities/failures.js';
 import {
+  callbackReceivedSignal,
   cancelUpdate,
-  refundUpdate,
   getSaleInputQuery,
   itemRegistrationSettledSignal,
   retryUpdate,
@@ -20,7 +21,7 @@ import {
   type SaleInput,
   type SaleState,
 } from '../../src/contracts/sale.js';
-import { refusal, saleDocument, submission, useLogicHarness, type SaleHandle } from './logic-harness.js';
+import { refusal, saleDocument, submission, useLogicHarness, type Scenario, type SaleHandle } from './logic-harness.js';
 import { createStockLedgerActivities } from '../../activities/stock-ledger.js';
 import { FIRST_BRANCH } from '../../src/contracts/stock-ledger.js';
 import { eventually } from '../helpers/eventually.js';
@@ -59,16 +60,6 @@ async function endWithin(handle: SaleHandle, ms = 15_000): Promise<unknown> {
 const awaitReceipt = (handle: SaleHandle, request: AwaitReceiptRequest) =>
   handle.executeUpdate<ReceiptAnswer, [AwaitReceiptRequest]>('awaitReceipt', { args: [request] });
 
-/** The type of the local activity whose result a history event records (its marker), if it is one. */
-function localActivityOf(
-  event: NonNullable<Awaited<ReturnType<SaleHandle['fetchHistory']>>['events']>[number],
-): string | undefined {
-  const marker = event.markerRecordedEventAttributes;
-  if (marker?.markerName !== 'core_local_activity') return undefined;
-  const [data] = marker.details?.['data']?.payloads ?? [];
-  return data ? defaultPayloadConverter.fromPayload<{ activity_type?: string }>(data).activity_type : undefined;
-}
-
 /** Updates the server accepted into history: a validator's refusal leaves none. */
 async function acceptedUpdates(handle: SaleHandle): Promise<string[]> {
   return ((await handle.fetchHistory()).events ?? []).flatMap((e) =>
@@ -76,6 +67,38 @@ async function acceptedUpdates(handle: SaleHandle): Promise<string[]> {
       ? [e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name ?? '']
       : [],
   );
+}
+
+/**
+ * The sale's own hand-over to the branch's stock ledger, held until `release()`: the signing activity's hand-over
+ * fails, so the sale hands over itself with its local activity, whose workflow task stays open meanwhile.
+ */
+function heldHandOver() {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const handOver = createStockLedgerActivities({
+    temporal: { client: h.env.client },
+    logger: pino({ level: 'silent' }),
+    canonicalBranch: async (_businessId, named) => named ?? FIRST_BRANCH,
+  }).handOverStock;
+  let handOvers = 0;
+  const handOverStock = async (input: Parameters<typeof handOver>[0]) => {
+    handOvers++;
+    if (handOvers === 1) throw new Error('Temporal cannot be reached');
+    // Only the sale's own hand-over waits: a refund's restock goes at once.
+    if (handOvers === 2) await released;
+    return handOver(input);
+  };
+  return {
+    handOverStock,
+    release: () => release(),
+    underWay: (s: Scenario) =>
+      eventually(
+        () => s.sequence(),
+        (seq) => seq.filter((name) => name === 'handOverStock').length === 2,
+        { intervalMs: 20, what: 'the sale’s own hand-over under way' },
+      ),
+  };
 }
 
 const parkingRejection = { createSale: async () => rejectedFor('authority_rejected', 'The customer PIN is invalid') };
@@ -105,7 +128,6 @@ describe('a start the workflow cannot use (plain JSON from the Temporal CLI or a
       const handle = await s.startSale(
         s.saleInput({
           lines: [{ itemId: MILK, quantity: 1_000_000, unitPrice: 1_000_000_000 }],
-          options: { refundWindowDays: 0 },
         }),
       );
       const end = await endWithin(handle);
@@ -143,19 +165,37 @@ describe("Temporal's own cancellation (the UI's Request Cancellation, temporal w
     });
   });
 
-  it('refuses it once the sale is signed (a credit note reverses a signed sale): noted, shown, and the sale carries on', async () => {
-    await h.run({}, async (s) => {
-      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 1 } }));
-      await s.waitFor(handle, (st) => st.step === 'refund_window');
-      await handle.cancel();
-      const noted = await s.waitFor(handle, (st) => st.history.some((e) => e.event.startsWith('cancellation refused')));
-      expect(noted.step).toBe('refund_window');
-      expect(noted.history.at(-1)?.event).toMatch(/signed.*refund/);
-      expect(await details(handle)).toMatch(/Cancellation refused/);
-      expect((await handle.result()).step).toBe('completed');
-      expect(await s.searchAttribute(handle, FiscalStatus)).toBe('signed');
-    });
-  });
+  // The sale's hand-over is a local activity: the cancellation reaches it with its workflow task's heartbeat (seconds).
+  it(
+    'refuses it once the sale is signed, while its stock is handed over (a credit note reverses a signed sale): noted, shown, and the sale closes',
+    { timeout: 60_000 },
+    async () => {
+      const held = heldHandOver();
+      await h.run({ handOverStock: held.handOverStock }, async (s) => {
+        try {
+          const handle = await s.startSale(s.saleInput());
+          await held.underWay(s);
+          await handle.cancel();
+          const noted = await s.waitFor(
+            handle,
+            (st) => st.history.some((e) => e.event.startsWith('cancellation refused')),
+            25_000,
+          );
+          expect(noted.step).toBe('reporting_stock');
+          expect(noted.history.at(-1)?.event).toMatch(/signed.*refund/);
+          expect(await details(handle)).toMatch(/Cancellation refused/);
+          held.release();
+          const end = (await endWithin(handle)) as SaleState;
+          expect(end.step).toBe('completed');
+          expect(end.stockMovements.map((m) => m.status)).toEqual(['handed_over', 'handed_over']);
+          expect((await handle.describe()).status.name).toBe('COMPLETED');
+          expect(await s.searchAttribute(handle, FiscalStatus)).toBe('signed');
+        } finally {
+          held.release();
+        }
+      });
+    },
+  );
 
   it('refuses it while a document is in flight, and the sale still signs', async () => {
     let reads = 0;
@@ -170,7 +210,7 @@ describe("Temporal's own cancellation (the UI's Request Cancellation, temporal w
         },
       },
       async (s) => {
-        const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+        const handle = await s.startSale(s.saleInput());
         await s.waitFor(handle, (st) => st.step === 'awaiting_outcome');
         await handle.cancel();
         await s.waitFor(handle, (st) => st.history.some((e) => e.event.startsWith('cancellation refused')));
@@ -209,7 +249,6 @@ describe('operator update forms in the Temporal UI', () => {
         invalid,
         /^itemFixed needs \{"itemId": "…"\}: no data was given/,
       );
-      await expectRefusedAs(handle.executeUpdate('refund'), invalid, /^refund needs .*: no data was given/);
       await expectRefusedAs(
         handle.executeUpdate('awaitReceipt', { args: [{ wait: 'forever' }] }),
         invalid,
@@ -249,7 +288,7 @@ describe('operator update forms in the Temporal UI', () => {
             : rejectedFor('authority_rejected', 'The customer PIN is invalid'),
       },
       async (s) => {
-        const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+        const handle = await s.startSale(s.saleInput());
         await s.waitFor(handle, (st) => st.step === 'parked');
         const after = await handle.executeUpdate(retryUpdate);
         expect(after.parked).toBeNull();
@@ -278,19 +317,26 @@ describe('operator update forms in the Temporal UI', () => {
 });
 
 describe('awaitReceipt, the till’s one call', () => {
-  it('answers the receipt values of a sale that signs, the same again for the same input, and refuses another input naming the fields', async () => {
-    await h.run({}, async (s) => {
+  it('answers the receipt values of a sale once it signs, the same to a repeated call with the same input, and refuses another input naming the fields', async () => {
+    const inFlight = {
+      createSale: async () => submission.inFlight(saleDocument({ status: 'pending' })),
+      awaitDocumentOutcome: async ({ documentId }: { documentId: string }) => {
+        throw documentInFlight(documentId, 'pending');
+      },
+    };
+    await h.run(inFlight, async (s) => {
       const input = s.saleInput();
       const handle = await s.startSale(input);
-      const answer = await awaitReceipt(handle, { input });
-      expect(answer.signed).toBe(true);
-      expect(answer.receipt).toMatchObject({ cuInvoiceNo: 'KRACU0100000001/1', signature: 'V3ZP-5XJH-2T6K-QJ4N' });
-      expect(answer.state.sale?.status).toBe('completed');
-
-      const again = await awaitReceipt(handle, { input, wait: '5 seconds' });
-      expect(again.receipt).toEqual(answer.receipt);
-      expect(await handle.executeUpdate<ReceiptAnswer, []>('awaitReceipt')).toMatchObject({ signed: true });
-      expect(s.inputs('createSale')).toHaveLength(1);
+      await s.waitFor(handle, (st) => st.step === 'awaiting_outcome');
+      // A till that times out asks again: every call waits for the same receipt (a closed sale's is the client's).
+      const first = awaitReceipt(handle, { input, wait: '1 minute' });
+      const again = awaitReceipt(handle, { input, wait: '1 minute' });
+      const bare = handle.executeUpdate<ReceiptAnswer, []>('awaitReceipt');
+      await eventually(
+        () => acceptedUpdates(handle),
+        (names) => names.length === 3,
+        { intervalMs: 20, what: 'the three calls waiting' },
+      );
 
       const other = {
         ...input,
@@ -305,6 +351,22 @@ describe('awaitReceipt, the till’s one call', () => {
       expect(conflict.message).toContain('customer.name');
       expect(conflict.message).not.toContain('Wanjiru');
       expect(conflict.details?.[0]).toEqual({ fields: ['customer.name', 'lines[0].quantity'] });
+      expect(await acceptedUpdates(handle)).toHaveLength(3);
+
+      // The authority signs it; the callback's hint has the sale read, and every waiting call answered.
+      await handle.signal(callbackReceivedSignal, {
+        documentId: 'sal_1',
+        event: 'sale.completed',
+        callbackId: 'cbk_1',
+      });
+      const answer = await first;
+      expect(answer.signed).toBe(true);
+      expect(answer.receipt).toMatchObject({ cuInvoiceNo: 'KRACU0100000001/1', signature: 'V3ZP-5XJH-2T6K-QJ4N' });
+      expect(answer.state.sale?.status).toBe('completed');
+      expect((await again).receipt).toEqual(answer.receipt);
+      expect(await bare).toMatchObject({ signed: true, receipt: answer.receipt });
+      expect(s.inputs('createSale')).toHaveLength(1);
+      expect((await endWithin(handle)) as SaleState).toMatchObject({ step: 'completed' });
       expect(await handle.query(getSaleInputQuery)).toEqual(input);
     });
   });
@@ -354,9 +416,7 @@ describe('AttentionReason, the attention list’s column', () => {
         },
       },
       async (s) => {
-        const handle = await s.startSale(
-          s.saleInput({ lines: [{ itemId: MILK, quantity: 1, unitPrice: 65 }], options: { refundWindowDays: 0 } }),
-        );
+        const handle = await s.startSale(s.saleInput({ lines: [{ itemId: MILK, quantity: 1, unitPrice: 65 }] }));
         await s.waitFor(handle, (st) => st.step === 'parked');
         expect(await s.searchAttribute(handle, AttentionReason)).toBe('authority_rejected');
         fixed = true;
@@ -377,7 +437,7 @@ describe('AttentionReason, the attention list’s column', () => {
       },
     );
     await h.run({}, async (s) => {
-      const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+      const handle = await s.startSale(s.saleInput());
       await handle.result();
       // Never written: nothing was ever needed (a client's start sets NeedsAttention false; a sale writes only changes).
       expect(await s.searchAttribute(handle, NeedsAttention)).toBeUndefined();
@@ -414,7 +474,7 @@ describe('recovery after a rejection rests on the service’s item list, not on 
         requestItemRegistration: registersAtOnce,
       },
       async (s) => {
-        const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 0 } }));
+        const handle = await s.startSale(s.saleInput());
         const end = (await endWithin(handle)) as SaleState;
         expect(end.step).toBe('completed');
         expect(end.submissions).toBe(2);
@@ -451,67 +511,59 @@ describe('recovery after a rejection rests on the service’s item list, not on 
 });
 
 describe('a till refunds right after printing the receipt', () => {
-  it('takes a refund while the sale’s stock is still being handed over, and issues it as the window opens', async () => {
-    let releaseStock!: () => void;
-    const stockHeld = new Promise<void>((resolve) => (releaseStock = resolve));
-    // The hand-over to the branch's stock ledger, held until the refund is in.
-    const handOver = createStockLedgerActivities({
-      temporal: { client: h.env.client },
-      logger: pino({ level: 'silent' }),
-      canonicalBranch: async (_businessId, named) => named ?? FIRST_BRANCH,
-    }).handOverStock;
-    let handOvers = 0;
-    const handOverStock = async (input: Parameters<typeof handOver>[0]) => {
-      handOvers++;
-      // The signing activity's hand-over fails, so the sale hands over itself, with its local activity.
-      if (handOvers === 1) throw new Error('Temporal cannot be reached');
-      await stockHeld;
-      return handOver(input);
-    };
-    await h.run({ handOverStock }, async (s) => {
-      try {
-        const handle = await s.startSale(s.saleInput({ options: { refundWindowDays: 1 } }));
-        await eventually(
-          () => s.sequence(),
-          (seq) => seq.filter((name) => name === 'handOverStock').length === 2,
-          { intervalMs: 20, what: 'the sale’s own hand-over under way' },
-        );
-        const refunding = handle.executeUpdate(refundUpdate, {
-          args: [{ reason: '06', returnDate: '2026-11-22', traderInvoiceNumber: `CN-${Date.now()}` }],
-        });
-        // The hand-over is a local activity: its workflow task stays open, and the refund comes in with the task's
-        // heartbeat (seconds), while the sale is still in reporting_stock. Accepted, not refused.
-        await eventually(
-          () => acceptedUpdates(handle),
-          (names) => names.includes('refund'),
-          { timeoutMs: 25_000, intervalMs: 100, what: 'the refund accepted' },
-        );
-        expect(s.calls.filter((c) => c.name === 'handOverStock').map((c) => c.attempt)).toEqual([1, 1]);
-        releaseStock();
-        const result = await refunding;
-        expect(result.creditNote.status).toBe('completed');
-        const closed = await s.settled(handle);
-        expect(closed.creditNote?.receipt?.originalCuInvoiceNo).toBe(closed.sale?.receipt?.cuInvoiceNo);
-        // Accepted before the hand-over's result was recorded (its marker), and issued after it.
-        const events = (await handle.fetchHistory()).events ?? [];
-        const accepted = events.findIndex((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
-        const handedOver = events.findIndex((e) => localActivityOf(e) === 'handOverStock');
-        expect(accepted).toBeGreaterThan(-1);
-        expect(accepted).toBeLessThan(handedOver);
-        // The sale's lines, then the goods back (reason 06 restocks), each handed over once.
-        expect(s.sequence()).toEqual([
-          'checkItems',
-          'createSale',
-          'handOverStock',
-          'handOverStock',
-          'createCreditNote',
-          'handOverStock',
-        ]);
-        expect(closed.stockMovements.map((m) => m.action)).toEqual(['DEDUCT', 'DEDUCT', 'ADD', 'ADD']);
-      } finally {
-        // A hand-over left held would keep the worker from shutting down at the end of the file.
-        releaseStock();
-      }
-    });
-  });
+  // While the sale's local hand-over runs, a read of its state waits for its workflow task's heartbeat (seconds).
+  it(
+    'starts the refund while the sale’s stock is still being handed over: it waits for the sale to close, then issues the credit note',
+    { timeout: 90_000 },
+    async () => {
+      const held = heldHandOver();
+      await h.run({ handOverStock: held.handOverStock }, async (s) => {
+        try {
+          const input = s.saleInput();
+          const handle = await s.startSale(input);
+          await held.underWay(s);
+          const request = { reason: '06' as const, returnDate: '2026-11-22', traderInvoiceNumber: `CN-${Date.now()}` };
+          const refund = await s.refund(input.traderInvoiceNumber, request);
+          // The sale is signed but still open: the refund's read finds it running, and files nothing meanwhile.
+          await eventually(
+            () => s.inputs('findSignedSale').length,
+            (n) => n > 0,
+            { timeoutMs: 20_000, intervalMs: 20, what: 'the refund reading the sale' },
+          );
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          expect((await handle.describe()).status.name).toBe('RUNNING');
+          expect(s.inputs('createCreditNote')).toEqual([]);
+          held.release();
+          const result = await refund.answer;
+          expect(result.creditNote.status).toBe('completed');
+          const closed = (await endWithin(handle)) as SaleState;
+          const refunded = await s.refundState(refund.handle);
+          expect(refunded.creditNote?.receipt?.originalCuInvoiceNo).toBe(closed.sale?.receipt?.cuInvoiceNo);
+          // Filed after the sale closed, from what the sale closed with.
+          const closedAt = (await handle.describe()).closeTime!.getTime();
+          const filed = s.calls.find((c) => c.name === 'createCreditNote')!;
+          expect(filed.scheduledAtMs).toBeGreaterThanOrEqual(closedAt);
+          expect(filed.input).toMatchObject({ saleId: closed.sale!.id });
+          // Read again once it closed: the first read found it signed but still handing its stock over.
+          const reads = s.calls.filter((c) => c.name === 'findSignedSale').map((c) => c.attempt);
+          expect(reads.length).toBeGreaterThanOrEqual(2);
+          expect(reads).toEqual(reads.map((_, i) => i + 1));
+          // The sale's lines, then the goods back (reason 06 restocks), each handed over once.
+          expect(s.sequence().filter((name) => name !== 'findSignedSale')).toEqual([
+            'checkItems',
+            'createSale',
+            'handOverStock',
+            'handOverStock',
+            'createCreditNote',
+            'handOverStock',
+          ]);
+          expect(closed.stockMovements.map((m) => m.action)).toEqual(['DEDUCT', 'DEDUCT']);
+          expect(result.stockMovements.map((m) => m.action)).toEqual(['ADD', 'ADD']);
+        } finally {
+          // A hand-over left held would keep the worker from shutting down at the end of the file.
+          held.release();
+        }
+      });
+    },
+  );
 });
