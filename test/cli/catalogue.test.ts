@@ -73,6 +73,21 @@ describe('npm run catalogue -- check', () => {
     expect(items.some((item) => item.externalId === 'SKU-2')).toBe(false);
   });
 
+  it('refuses a name longer than the service takes, by line and column, and sends no creation', async () => {
+    const path = await file(
+      'long-name.csv',
+      `externalId,name,taxTypeCode,unitPrice\nSKU-LONG-1,Sugar,B,250\nSKU-LONG-2,${'n'.repeat(299)},B,10\n`,
+    );
+    const result = await catalogue('check', DEMO.businesses.nairobi, path);
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      'line 3: name must be at most 200 characters (it has 299)',
+      '1 problem(s) on 1 line(s): nothing was sent',
+    ]);
+    const items = await services.inspector.itemRecords(DEMO.businesses.nairobi);
+    expect(items.some((item) => item.externalId.startsWith('SKU-LONG-'))).toBe(false);
+  });
+
   it('names the lines of a file saved in a legacy code page instead of sending their names garbled', async () => {
     const latin1 = Buffer.concat([
       Buffer.from('externalId,name,taxTypeCode,unitPrice\nSKU-1,Sugar,B,250\nSKU-2,Caf'),
