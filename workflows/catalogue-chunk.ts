@@ -4,7 +4,6 @@ import {
   condition,
   getExternalWorkflowHandle,
   log,
-  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -25,19 +24,11 @@ import { isAmbiguousWrite } from '../src/contracts/failures.js';
 import type { ItemRegistrationOutcome } from '../src/contracts/item-registration.js';
 import { itemRegistrationSettledSignal } from '../src/contracts/sale.js';
 
-/** Rows of a chunk in flight at once, unpaced: the first imports' way. */
-const ROWS_IN_FLIGHT = 4;
-/** Rows of a paced chunk in flight at most: the pace decides; rows held up (a worker killed) do not stop the rest. */
-const PACED_ROWS_IN_FLIGHT = 16;
-export const PACED_ROWS_PATCH = 'catalogue-rows-paced';
-export const PACE_CARRIED_PATCH = 'catalogue-pace-carried';
-export const HELD_UP_SPENDS_NOTHING_PATCH = 'catalogue-held-up-spends-nothing';
-/** The pace leaves the limiter a slot for a till: judged from the chunk's least pickup, kept under its last mark. */
-export const PACE_MARGIN_PATCH = 'catalogue-pace-leaves-margin';
-/** The creation hands an unregistered item to its registration itself: one task fewer for each row. */
-export const REGISTRATION_WITH_CREATION_PATCH = 'catalogue-registration-with-creation';
-/** The pace stays under what the service's window says the rest of the application leaves. */
-export const PACE_READS_WINDOW_PATCH = 'catalogue-pace-reads-window';
+/**
+ * Rows of a chunk in flight at most: the pace decides, and rows held up (a worker killed with their task) do not stop
+ * the rest; this bounds the tasks a chunk can have waiting in the queue when something else holds them up.
+ */
+const ROWS_IN_FLIGHT = 16;
 /** The import hears of the rows done every this many. */
 const PROGRESS_EVERY = 25;
 
@@ -51,16 +42,8 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
     if (!registrations.has(outcome.itemId)) registrations.set(outcome.itemId, outcome);
   });
 
-  const paced = patched(PACED_ROWS_PATCH);
   const route = await placeOnBudget(businessId, true);
-  const pace = paced
-    ? new RowPace(route.requestsPerMinute, input.pace, {
-        carried: patched(PACE_CARRIED_PATCH),
-        heldUpSpendsNothing: patched(HELD_UP_SPENDS_NOTHING_PATCH),
-        leavesMargin: patched(PACE_MARGIN_PATCH),
-        readsWindow: patched(PACE_READS_WINDOW_PATCH),
-      })
-    : undefined;
+  const pace = new RowPace(route.requestsPerMinute, input.pace);
   const { createCatalogueItem, findCatalogueItem } = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: route.complianceQueue,
     startToCloseTimeout: '60 seconds',
@@ -76,31 +59,28 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
     retry: API_RETRY,
   });
 
-  const waitFor = patched(REGISTRATION_WITH_CREATION_PATCH) ? { workflowId, taskQueue } : undefined;
+  const waitFor = { workflowId, taskQueue };
   let requests = 0;
   async function itemOf(row: CatalogueRow): Promise<CatalogueItemFound | { refused: string }> {
     for (;;) {
       try {
         requests++;
-        // No await at all unpaced: an extra turn of the promise queue would reorder the lanes' commands.
-        const letGoAt = pace ? await pace.turn() : 0;
-        let queuedMs: number | undefined;
-        let window: CatalogueItemFound['window'];
+        await pace.turn();
+        let created: CatalogueItemFound | undefined;
         try {
-          const created = await createCatalogueItem({ businessId, row, ...(waitFor ? { waitFor } : {}) });
-          ({ queuedMs, window } = created);
+          created = await createCatalogueItem({ businessId, row, waitFor });
           return created;
         } finally {
-          pace?.started(letGoAt, queuedMs);
-          pace?.windowRead(window);
+          // The creation, and the registration it handed the item to (sent just after): the import's, in the window.
+          pace.counted(created?.registrationRequested ? 2 : 1, created?.window);
         }
       } catch (err) {
         const cause = err instanceof ActivityFailure ? err.cause : undefined;
         if (!(cause instanceof ApplicationFailure)) throw err;
         if (!isAmbiguousWrite(cause.type)) return { refused: `${cause.type ?? 'error'}: ${cause.message}` };
         requests++;
-        const findAt = pace ? await pace.turn() : 0;
-        const evidence = await findCatalogueItem({ businessId, row }).finally(() => pace?.started(findAt, undefined));
+        await pace.turn();
+        const evidence = await findCatalogueItem({ businessId, row }).finally(() => pace.counted(1, undefined));
         if (evidence) return evidence;
         // Not in the service's list: the creation did not happen, so creating again is safe.
         log.info('a lost creation was not taken: creating again', { externalId: row.externalId });
@@ -122,7 +102,8 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
       return result('conflict', item.itemId, `the service holds ${item.differs.join(', ')} otherwise`);
     if (item.registered) return result(item.created ? 'registered' : 'already_registered', item.itemId);
     requests++;
-    if (!item.registrationRequested)
+    if (!item.registrationRequested) {
+      pace.counted(1, undefined);
       await requestItemRegistration({
         businessId,
         itemId: item.itemId,
@@ -130,6 +111,7 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
         waiterWorkflowId: workflowId,
         taskQueue,
       });
+    }
     await condition(() => registrations.has(item.itemId));
     const outcome = registrations.get(item.itemId)!;
     if (outcome.status === 'registered') return result('registered', item.itemId);
@@ -162,8 +144,7 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
       if (done - told >= PROGRESS_EVERY) await tellImport();
     }
   };
-  const lanes = pace ? PACED_ROWS_IN_FLIGHT : ROWS_IN_FLIGHT;
-  await Promise.all(Array.from({ length: Math.min(lanes, chunk.rows.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(ROWS_IN_FLIGHT, chunk.rows.length) }, lane));
   await tellImport();
-  return { index: chunk.index, results, requests, ...(pace ? { pace: pace.state } : {}) };
+  return { index: chunk.index, results, requests, pace: pace.state };
 }

@@ -2,12 +2,11 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
-  patched,
+  makeContinueAsNewFunc,
   setCurrentDetails,
   setHandler,
   startChild,
   workflowInfo,
-  type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import {
   CATALOGUE_CHUNK_WORKFLOW_TYPE,
@@ -20,7 +19,7 @@ import {
   getCatalogueImportProgressQuery,
   type CatalogueChunk,
   type CatalogueChunkResult,
-  type CataloguePace,
+  type CatalogueImportCarried,
   type CatalogueImportInput,
   type CatalogueImportProgress,
   type CatalogueOutcome,
@@ -31,39 +30,61 @@ import { checkInput, describeProblems } from '../src/contracts/sale-input.js';
 import { PRIORITY } from '../src/contracts/priority.js';
 import { refuse, required } from './update-arguments.js';
 
-/** Chunks are imported one after another: one chunk's pace is the import's, with no other chunk to share it with. */
-export const CHUNKS_IN_TURN_PATCH = 'catalogue-chunks-in-turn';
+/**
+ * Waiting chunks a run carries to the next at most (their JSON's characters): well under Temporal's 2 MB payload
+ * limit. A run waiting on more moves to the new version at a later chunk's end, when fewer wait.
+ */
+const CARRIED_CHUNKS_MAX_CHARS = 1_000_000;
 
-/** A merchant's catalogue, sent in chunks each imported by a chunk workflow; its result is the counts. */
-export async function catalogueImportWorkflow(input: CatalogueImportInput): Promise<CatalogueImportProgress> {
+/** Each number read as a count, or 0: the state may have been written by another version (or by hand). */
+const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0);
+
+/**
+ * A merchant's catalogue, sent in chunks each imported by a chunk workflow; its result is the counts. `carried`: set
+ * only by the workflow itself, when it continues as new between chunks (onto a new Worker Deployment Version).
+ */
+export async function catalogueImportWorkflow(
+  input: CatalogueImportInput,
+  carried?: CatalogueImportCarried,
+): Promise<CatalogueImportProgress> {
   // Starts in plain JSON (the Temporal CLI, another SDK) skip the client's checks.
   const checked = checkInput(catalogueSchemas().input, input);
   if (!checked.ok) refuse(describeProblems('catalogue import input', checked.problems), checked.problems);
   const { workflowId, taskQueue } = workflowInfo();
-  const startedAt = Date.now();
-  const inTurn = patched(CHUNKS_IN_TURN_PATCH);
-  const received = new Map<number, CatalogueChunk>();
-  const chunks = new Map<number, ChildWorkflowHandle<typeof catalogueChunkWorkflow>>();
-  const rowsDone = new Map<number, { done: number; failed: number; requests: number }>();
-  const settled = new Map<number, CatalogueChunkResult>();
-  const outcomes = Object.fromEntries(CATALOGUE_OUTCOMES.map((o) => [o, 0])) as Record<CatalogueOutcome, number>;
+  const startedAt = typeof carried?.startedAt === 'number' ? carried.startedAt : Date.now();
+  const carriedChunks = Array.isArray(carried?.waiting) ? carried.waiting : [];
+  const waiting = new Map<number, CatalogueChunk>(carriedChunks.map((chunk) => [chunk.index, chunk]));
+  /** Every chunk below this index has settled; the one at it, when `running`, is the chunk workflow in flight. */
+  let settledChunks = count(carried?.settledChunks);
+  let running = false;
+  /** The settled chunks' counts, and the running chunk's as it reports them. */
+  const settledRows = {
+    done: count(carried?.done),
+    failed: count(carried?.failed),
+    requests: count(carried?.requests),
+  };
+  let runningRows = { done: 0, failed: 0, requests: 0 };
+  const outcomes = Object.fromEntries(CATALOGUE_OUTCOMES.map((o) => [o, count(carried?.outcomes?.[o])])) as Record<
+    CatalogueOutcome,
+    number
+  >;
+  let pace = carried?.pace;
 
-  const receivedCount = () => chunks.size + received.size;
+  const receivedCount = () => settledChunks + (running ? 1 : 0) + waiting.size;
   const progress = (): CatalogueImportProgress => {
-    const counts = [...rowsDone.values()];
-    const done = counts.reduce((sum, c) => sum + c.done, 0);
+    const done = settledRows.done + runningRows.done;
     const minutes = (Date.now() - startedAt) / 60_000;
     return {
       businessId: input.businessId,
       importId: input.importId,
-      state: settled.size === input.chunks ? 'done' : receivedCount() === input.chunks ? 'importing' : 'receiving',
+      state: settledChunks === input.chunks ? 'done' : receivedCount() === input.chunks ? 'importing' : 'receiving',
       items: input.items,
       chunks: input.chunks,
       chunksReceived: receivedCount(),
       done,
-      failed: counts.reduce((sum, c) => sum + c.failed, 0),
+      failed: settledRows.failed + runningRows.failed,
       outcomes: { ...outcomes },
-      requests: counts.reduce((sum, c) => sum + c.requests, 0),
+      requests: settledRows.requests + runningRows.requests,
       startedAt: new Date(startedAt).toISOString(),
       secondsLeft: done > 0 && minutes > 0 ? Math.round(((input.items - done) / (done / minutes)) * 60) : null,
     };
@@ -79,15 +100,16 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
 
   setHandler(getCatalogueImportProgressQuery, progress);
   setHandler(catalogueRowsDoneSignal, ({ index, done, failed, requests }) => {
-    if ((rowsDone.get(index)?.done ?? -1) < done) rowsDone.set(index, { done, failed, requests });
+    if (running && index === settledChunks && runningRows.done < done) runningRows = { done, failed, requests };
     showProgress();
   });
   setHandler(
     addCatalogueChunkUpdate,
-    async (chunk) => {
-      if (chunks.has(chunk.index) || received.has(chunk.index)) return { accepted: false };
-      if (inTurn) received.set(chunk.index, chunk);
-      else chunks.set(chunk.index, await startChunk(chunk));
+    (chunk) => {
+      const taken =
+        chunk.index < settledChunks || (running && chunk.index === settledChunks) || waiting.has(chunk.index);
+      if (taken) return { accepted: false };
+      waiting.set(chunk.index, chunk);
       showProgress();
       return { accepted: true };
     },
@@ -108,44 +130,59 @@ export async function catalogueImportWorkflow(input: CatalogueImportInput): Prom
     },
   );
 
-  function startChunk(chunk: CatalogueChunk, pace?: CataloguePace) {
-    return startChild<typeof catalogueChunkWorkflow>(CATALOGUE_CHUNK_WORKFLOW_TYPE, {
+  // A Worker Deployment Version newer than the one this run is pinned to: the rest of the import moves to it, between
+  // chunks, carrying what it has counted, its pace and the chunks it took and has not started.
+  const movesToNewVersion = () =>
+    workflowInfo().targetWorkerDeploymentVersionChanged &&
+    JSON.stringify([...waiting.values()]).length <= CARRIED_CHUNKS_MAX_CHARS;
+  const continueOnNewVersion = makeContinueAsNewFunc<typeof catalogueImportWorkflow>({
+    initialVersioningBehavior: 'AUTO_UPGRADE',
+  });
+
+  showProgress();
+  while (settledChunks < input.chunks) {
+    await condition(() => waiting.has(settledChunks) || movesToNewVersion());
+    if (!waiting.has(settledChunks)) break;
+    const chunk = waiting.get(settledChunks)!;
+    const handle = await startChild<typeof catalogueChunkWorkflow>(CATALOGUE_CHUNK_WORKFLOW_TYPE, {
       // From the input, not this execution's id: a chunk's id names the business's import whoever started it.
       workflowId: catalogueChunkWorkflowId(catalogueImportWorkflowId(input.businessId, input.importId), chunk.index),
       taskQueue,
       args: [{ businessId: input.businessId, importWorkflowId: workflowId, chunk, ...(pace ? { pace } : {}) }],
       // A chunk's workflow tasks wait for a till's on a busy worker, as its calls wait for the till's on the budget.
-      ...(inTurn ? { priority: { priorityKey: PRIORITY.background } } : {}),
+      priority: { priorityKey: PRIORITY.background },
     });
-  }
-
-  showProgress();
-  if (inTurn) {
-    let pace: CataloguePace | undefined;
-    for (let index = 0; index < input.chunks; index++) {
-      await condition(() => received.has(index));
-      const handle = await startChunk(received.get(index)!, pace);
-      received.delete(index);
-      chunks.set(index, handle);
-      const result = await handle.result();
-      pace = result.pace;
-      settle(index, result);
-    }
-  } else {
-    await condition(() => chunks.size === input.chunks);
-    for (const [index, handle] of [...chunks].sort(([a], [b]) => a - b)) settle(index, await handle.result());
+    waiting.delete(chunk.index);
+    running = true;
+    const result = await handle.result();
+    pace = result.pace;
+    settle(result);
+    if (settledChunks < input.chunks && movesToNewVersion()) break;
   }
   await condition(allHandlersFinished);
+  if (settledChunks < input.chunks) {
+    const next: CatalogueImportCarried = {
+      settledChunks,
+      ...settledRows,
+      outcomes,
+      startedAt,
+      ...(pace ? { pace } : {}),
+      waiting: [...waiting.values()],
+    };
+    return continueOnNewVersion(input, next);
+  }
   return progress();
 
-  function settle(index: number, result: CatalogueChunkResult) {
-    settled.set(index, result);
-    rowsDone.set(index, {
-      requests: result.requests,
-      done: result.results.length,
-      failed: result.results.filter((r) => r.outcome !== 'registered' && r.outcome !== 'already_registered').length,
-    });
+  function settle(result: CatalogueChunkResult) {
+    running = false;
+    runningRows = { done: 0, failed: 0, requests: 0 };
+    settledRows.done += result.results.length;
+    settledRows.failed += result.results.filter(
+      (r) => r.outcome !== 'registered' && r.outcome !== 'already_registered',
+    ).length;
+    settledRows.requests += result.requests;
     for (const row of result.results) outcomes[row.outcome]++;
+    settledChunks++;
     showProgress();
   }
 }

@@ -94,11 +94,16 @@ export type CatalogueChunk = z.output<typeof catalogueChunkSchema>;
 
 export type CatalogueImportInput = z.output<typeof catalogueImportInputSchema>;
 
-/** How fast a chunk let its rows go, and the pace it last found the budget spent at: the next chunk's start. */
+/**
+ * What a chunk's pace learned, handed to the next chunk (and across the import's continue-as-new): a later version
+ * reads what an earlier one wrote, so a field is only ever added, optional, with its default where it is read
+ * (docs/catalogue.md, "State carried").
+ */
 export interface CataloguePace {
+  /** The pace the chunk ended at (rows a second): for people reading the history; the next chunk derives its own. */
   rowsPerSecond: number;
-  /** `at`: epoch milliseconds. */
-  spent?: { rowsPerSecond: number; at: number };
+  /** Requests a second the rest of the application sent, from the service's window; default 0 (none seen). */
+  othersPerSecond?: number;
 }
 
 export interface CatalogueChunkInput {
@@ -134,6 +139,26 @@ export interface CatalogueChunkResult {
   /** Requests the chunk asked for: creations, item-list reads, and one registration per item it asked to register. */
   requests: number;
   pace?: CataloguePace;
+}
+
+/**
+ * The import's own state, carried to its next run when it continues as new (the workflow's second argument, never a
+ * caller's): only between chunks, so no chunk is in flight. Written by one version and read by a later one: a field is
+ * only ever added, optional, with its default where it is read (docs/catalogue.md, "State carried").
+ */
+export interface CatalogueImportCarried {
+  /** Chunks settled: every index below this one. */
+  settledChunks: number;
+  /** Rows of the settled chunks with an outcome, those among them not registered, and the requests they took. */
+  done: number;
+  failed: number;
+  requests: number;
+  outcomes: Partial<Record<CatalogueOutcome, number>>;
+  /** When the import's first run started: epoch milliseconds. */
+  startedAt: number;
+  pace?: CataloguePace;
+  /** Chunks taken through the update and not started yet, in no order. */
+  waiting?: CatalogueChunk[];
 }
 
 export interface CatalogueImportProgress {
