@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # One production image for the worker and the codec server, and a separate development image for the sandbox.
 #
-#   docker build -t etims-temporal-worker .                  production image (`runtime`, the last stage)
+#   docker build --build-arg BUILD_COMMIT=$(git rev-parse --short=12 HEAD) -t etims-temporal-worker .
+#                                                            production image (`runtime`, the last stage)
 #   docker run --env-file prod.env etims-temporal-worker     the worker:       node dist/src/cli/worker.js (the CMD)
 #   docker run … etims-temporal-worker node dist/src/cli/codec-server.js       the codec server, same image
 #   docker build --target sandbox -t etims-sandbox .          the emulated services: development and demos only
@@ -48,6 +49,10 @@ CMD ["node", "--import", "tsx", "sandbox/main.ts", "--host", "0.0.0.0"]
 # The production image (default target).
 FROM base AS runtime
 ENV NODE_ENV=production
+# With the release in package.json, the commit names the build the worker runs as: its Worker Deployment Version's
+# build id (docs/deployment.md, "Rolling out a new build"). Without it the worker refuses to start.
+ARG BUILD_COMMIT=
+ENV BUILD_COMMIT=${BUILD_COMMIT}
 COPY package.json package-lock.json deploy/keep-own-native-binaries.cjs ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && node keep-own-native-binaries.cjs && rm keep-own-native-binaries.cjs && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src

@@ -74,8 +74,11 @@ trap cleanup EXIT
 # One tab-separated line per step: WORKDIR <dir> | ENV <name> <value> | COPY . <source> <dest> | NPMCI <command> |
 # USER <user> | CMD <argument> (one line per argument). A COPY source is relative to the repository: the build
 # context, or for --from=<stage> its path under that stage's WORKDIR (the build stage builds in a copy of the repo).
+# A stage's ARG takes its value from this environment, as `docker build --build-arg` gives it; BUILD_COMMIT is the
+# repository's HEAD unless set.
 PLAN="$SCRATCH/plan.tsv"
-node - "$ROOT/Dockerfile" runtime >"$PLAN" <<'NODE'
+BUILD_COMMIT="${BUILD_COMMIT:-$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || true)}" \
+  node - "$ROOT/Dockerfile" runtime >"$PLAN" <<'NODE'
 const fs = require('node:fs');
 const [file, target] = process.argv.slice(2);
 const lines = fs.readFileSync(file, 'utf8').replace(/\\\n/g, ' ').split('\n').map((l) => l.trim());
@@ -105,6 +108,8 @@ function chain(name) {
   return stages.has(stage.from) ? [...chain(stage.from), stage] : [stage];
 }
 const out = [];
+const buildArgs = new Map();
+const withArgs = (value) => value.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a, b) => buildArgs.get(a ?? b) ?? '');
 for (const stage of chain(target)) {
   for (const { instruction, args, line } of stage.steps) {
     switch (instruction) {
@@ -115,7 +120,7 @@ for (const stage of chain(target)) {
       case 'ENV': {
         const pairs = [...args.matchAll(/(\w+)=("[^"]*"|\S+)/g)];
         if (pairs.length === 0) throw new Error(`write ENV as NAME=value: ${line}`);
-        for (const m of pairs) out.push(['ENV', m[1], m[2].replace(/^"|"$/g, '')]);
+        for (const m of pairs) out.push(['ENV', m[1], withArgs(m[2].replace(/^"|"$/g, ''))]);
         break;
       }
       case 'COPY': {
@@ -148,9 +153,14 @@ for (const stage of chain(target)) {
       case 'CMD':
         for (const a of JSON.parse(args)) out.push(['CMD', a]);
         break;
+      case 'ARG': {
+        const m = /^(\w+)(?:=(.*))?$/.exec(args);
+        if (!m) throw new Error(`cannot read: ${line}`);
+        buildArgs.set(m[1], process.env[m[1]] ?? m[2] ?? '');
+        break;
+      }
       case 'EXPOSE':
       case 'LABEL':
-      case 'ARG':
         break;
       default:
         throw new Error(`tools/check-production-image.sh cannot replay ${instruction}: ${line}`);
