@@ -1,7 +1,7 @@
 /**
  * Representative sales whose histories are committed under test/histories/ and replayed by replay.test.ts:
  * together they take every workflow through its main branches (immediate, async by callback, rejection then
- * operator retry, refund, item registration, an item an operator fixed, the stock ledger's lost answer, merge and
+ * operator retry, a refund through its own workflow (and one refused), item registration, an item an operator fixed, the stock ledger's lost answer, merge and
  * operator's re-send, a till's update-with-start, outages of the authority and of the service waited out,
  * Temporal's own cancellation of a parked sale and a start whose input the sale cannot use). tools/record-histories.ts runs them; no vitest here.
  */
@@ -10,12 +10,13 @@ import {
   SALE_WORKFLOW_TYPE,
   awaitReceiptUpdate,
   itemFixedUpdate,
-  refundUpdate,
   retryUpdate,
   saleWorkflowId,
   type SaleInput,
 } from '../../src/contracts/sale.js';
 import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
+import { refundWorkflowId } from '../../src/contracts/refund.js';
+import { SalesClient } from '../../src/client/sales-client.js';
 import { OUTAGE_WATCH_WORKFLOW_TYPE } from '../../src/contracts/outage-watch.js';
 import {
   getStockLedgerStateQuery,
@@ -136,7 +137,7 @@ export async function outageScenarios(stack: SaleStack): Promise<RecordedRun[]> 
     times: 4,
   });
   const service = await stack.start(saleInput());
-  await stack.waitFor(service, (s) => s.step === 'refund_window' || s.step === 'completed', 60_000);
+  await stack.waitFor(service, (s) => s.step === 'completed', 60_000);
   await stack.sandbox.inspector.removeFault(fault.id!).catch(() => undefined);
   await service.result();
   // The application's watch the two sales waited on: still running, idle, when its history is taken.
@@ -175,13 +176,32 @@ export async function runScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   await rejected.result();
   runs.push({ name: 'sale-rejected-then-retried', handle: rejected });
 
-  const refunded = await stack.start(saleInput({ options: { refundWindowDays: windowOfSeconds(60) } }));
-  await stack.waitFor(refunded, (s) => s.step === 'refund_window');
-  await refunded.executeUpdate(refundUpdate, {
-    args: [{ reason: '01', returnDate: '2026-11-22', traderInvoiceNumber: invoiceNumber('CN-') }],
-  });
+  const sales = new SalesClient(stack.client, { taskQueue: stack.taskQueue });
+  const refundedSale = saleInput({ options: { refundWindowDays: windowOfSeconds(60) } });
+  const refunded = await stack.start(refundedSale);
   await refunded.result();
   runs.push({ name: 'sale-refunded', handle: refunded });
+  await sales.refund(nairobi, refundedSale.traderInvoiceNumber, {
+    reason: '01',
+    returnDate: '2026-11-22',
+    traderInvoiceNumber: invoiceNumber('CN-'),
+  });
+  const refund = stack.client.workflow.getHandle(refundWorkflowId(nairobi, refundedSale.traderInvoiceNumber));
+  runs.push({ name: 'refund', handle: refund });
+  // Past its window (none given: it ends when it is signed): refused, the workflow failed with the reason.
+  const lateSale = saleInput({ options: { refundWindowDays: 0 } });
+  await (await stack.start(lateSale)).result();
+  await sales
+    .refund(nairobi, lateSale.traderInvoiceNumber, {
+      reason: '06',
+      returnDate: '2026-11-22',
+      traderInvoiceNumber: invoiceNumber('CN-'),
+    })
+    .catch(() => undefined);
+  runs.push({
+    name: 'refund-refused',
+    handle: stack.client.workflow.getHandle(refundWorkflowId(nairobi, lateSale.traderInvoiceNumber)),
+  });
 
   const unregistered = await stack.start(saleInput({ lines: [line(DEMO.items.sugar), line(DEMO.items.bathSoap)] }));
   await unregistered.result();
