@@ -158,8 +158,6 @@ export function drive(options: {
       (err) => {
         if (!(err instanceof SaleOperationError)) return 'again';
         if (err.failure === 'timed_out') return 'again';
-        // Signed, but its stock is still being reported: the refund window opens right after.
-        if (err.failure === 'rejected' && /refund window/.test(err.message)) return 'soon';
         return 'failed';
       },
       (result) =>

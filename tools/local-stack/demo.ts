@@ -18,6 +18,7 @@ import { createLogger } from '../../src/logger.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { startStack, type Stack } from './stack.js';
 import type { SaleInput, SaleState } from '../../src/contracts/sale.js';
+import { refundWorkflowId } from '../../src/contracts/refund.js';
 import {
   DEMO_SYNC_BATCH_IDS,
   demoPurchasesSync,
@@ -110,7 +111,7 @@ const CASES: DemoCase[] = [
       const receipt = result.creditNote.receipt;
       return {
         ok: result.creditNote.status === 'completed' && receipt?.receiptLabel === 'NC',
-        note: `credit note ${receipt?.cuInvoiceNo ?? '?'}`,
+        note: `credit note ${receipt?.cuInvoiceNo ?? '?'} by ${refundWorkflowId(state.businessId, state.traderInvoiceNumber)}`,
       };
     },
   },
@@ -206,7 +207,7 @@ async function main(): Promise<number> {
         const state = await waitUntil(
           sales,
           demo.input,
-          (s) => ['refund_window', 'completed', 'cancelled', 'failed'].includes(s.step),
+          (s) => ['completed', 'cancelled', 'failed'].includes(s.step),
           120_000,
         );
         const verdict = await demo.finish(sales, state);
