@@ -1,0 +1,165 @@
+/**
+ * The Worker Deployment Version a process runs as: read from the environment (or derived from the release and the
+ * commit), shown at start-up and in the metrics; and a build that takes no new workflows says what to run, or makes
+ * itself current when told to.
+ */
+import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/env.js';
+import { deploymentNameFor, derivedBuildId, loadVersioningSettings } from '../../src/config/versioning.js';
+import { resolveServices } from '../../src/services/endpoints.js';
+import { installTemporalRuntime } from '../../src/temporal/runtime.js';
+import type { VersionRouting } from '../../src/worker/deployment.js';
+import { startWorkerProcess } from '../../src/worker/start.js';
+import { freePort } from '../../tools/free-port.js';
+import { closeTestEnv, getTestEnv, uniqueTaskQueue } from '../helpers/temporal.js';
+import { workflowBundle } from '../helpers/workflow-bundle.js';
+import { singleKeyTestTenants, testWorkerSettings } from '../helpers/worker-settings.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+interface Entry {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+const entries: Entry[] = [];
+const logger = pino(
+  { level: 'info' },
+  new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) entries.push(JSON.parse(line) as Entry);
+      done();
+    },
+  }),
+);
+const metricsPort = await freePort();
+// Before the test environment: the runtime, and so its Prometheus endpoint, is made once per process.
+installTemporalRuntime(logger, { metricsBindAddress: `127.0.0.1:${metricsPort}` });
+
+afterAll(closeTestEnv);
+
+describe('the version settings', () => {
+  it('takes the deployment and the build from the variables the worker controller sets', () => {
+    expect(
+      loadVersioningSettings({
+        TEMPORAL_DEPLOYMENT_NAME: 'etims-nairobi',
+        TEMPORAL_WORKER_BUILD_ID: '2.0.0-rc1',
+        WORKER_MAKE_CURRENT: 'true',
+      }),
+    ).toEqual({ deploymentName: 'etims-nairobi', buildId: '2.0.0-rc1', makeCurrent: true });
+  });
+
+  it('derives the build from the release and the commit, the image giving the commit (BUILD_COMMIT)', () => {
+    expect(loadVersioningSettings({ BUILD_COMMIT: '1a2b3c4d5e6f' })).toEqual({
+      deploymentName: undefined,
+      buildId: `${version}+1a2b3c4d5e6f`,
+      makeCurrent: false,
+    });
+    // In a checkout, git answers.
+    expect(loadVersioningSettings({}).buildId).toMatch(new RegExp(`^${version.replace(/\./g, '\\.')}\\+[0-9a-f]{12}$`));
+  });
+
+  it('refuses to run without a build id, and names what the server would refuse', () => {
+    expect(() => derivedBuildId(undefined)).toThrow(ConfigError);
+    expect(() => derivedBuildId(undefined)).toThrow(/BUILD_COMMIT.*TEMPORAL_WORKER_BUILD_ID/);
+    expect(() => loadVersioningSettings({ TEMPORAL_DEPLOYMENT_NAME: 'etims.sales' })).toThrow(
+      /TEMPORAL_DEPLOYMENT_NAME: "etims.sales" must not contain "\." or ":"/,
+    );
+    expect(() => loadVersioningSettings({ TEMPORAL_WORKER_BUILD_ID: '__internal' })).toThrow(ConfigError);
+    expect(() => loadVersioningSettings({ WORKER_MAKE_CURRENT: 'yes' })).toThrow(/WORKER_MAKE_CURRENT/);
+  });
+
+  it('names a fleet deployment after its workflow queue, in what the server allows', () => {
+    expect(deploymentNameFor('sales')).toBe('etims-sales');
+    expect(deploymentNameFor('staging.sales:2')).toBe('etims-staging-sales-2');
+  });
+});
+
+describe('a worker process starting as a version', () => {
+  it('says what to run when its build takes no new workflows, and makes itself current when told to', async () => {
+    const env = await getTestEnv();
+    const silent = pino({ level: 'silent' });
+    const services = await resolveServices(
+      { compliance: undefined, accounting: undefined, logLevel: 'silent' },
+      silent,
+    );
+    const taskQueue = uniqueTaskQueue('deployment');
+    const deploymentName = deploymentNameFor(taskQueue);
+    const bundle = await workflowBundle();
+    const start = async (buildId: string, makeCurrent: boolean) => {
+      const settings = testWorkerSettings({ versioning: { buildId, makeCurrent } });
+      const worker = await startWorkerProcess({
+        connection: env.nativeConnection,
+        client: env.client,
+        namespace: env.namespace ?? 'default',
+        tenants: singleKeyTestTenants(services, settings),
+        settings,
+        logger,
+        taskQueue,
+        workflowBundle: bundle,
+      });
+      const running = worker.run();
+      const routing: VersionRouting = await worker.routing;
+      return {
+        routing,
+        stop: async () => {
+          worker.shutdown();
+          await running;
+          await worker.close();
+        },
+      };
+    };
+    const since = () => {
+      const from = entries.length;
+      return () => entries.slice(from);
+    };
+    try {
+      // The first build of a deployment nobody has made current.
+      let logged = since();
+      const first = await start('first', false);
+      expect(first.routing).toBe('inactive');
+      expect(logged().find((e) => e.msg === 'workers ready')).toMatchObject({
+        deployment: { deploymentName, buildId: 'first' },
+      });
+      const warning = logged().find((e) => e.level === 40 && /neither the current nor the ramping/.test(e.msg));
+      const command = `temporal worker deployment set-current-version --deployment-name ${deploymentName} --build-id first`;
+      expect(warning?.msg).toContain(command);
+      expect(warning?.msg).toContain('set-ramping-version');
+      expect(warning?.msg).toContain('WORKER_MAKE_CURRENT=true');
+      expect(warning).toMatchObject({ current: 'none', makeCurrent: expect.stringContaining(command) });
+
+      // Told to, the next build makes itself current; a process of the current build just says so (one process of a
+      // build at a time here: the SDK refuses two on one connection).
+      logged = since();
+      const second = await start('second', true);
+      expect(second.routing).toBe('made-current');
+      expect(logged().some((e) => e.msg.includes('made itself current') && e.previous === 'none')).toBe(true);
+      await second.stop();
+      const again = await start('second', false);
+      expect(again.routing).toBe('current');
+      // The first build is now the older one: a process of it says another is current.
+      await first.stop();
+      logged = since();
+      const older = await start('first', false);
+      expect(older.routing).toBe('inactive');
+      expect(logged().find((e) => e.level === 40)).toMatchObject({ current: 'second' });
+
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const info = metrics.split('\n').filter((line) => line.startsWith('etims_worker_build_info{'));
+      for (const build of ['first', 'second'])
+        expect(
+          info.some((l) => l.includes(`deployment_name="${deploymentName}"`) && l.includes(`build_id="${build}"`)),
+        ).toBe(true);
+      await older.stop();
+      await again.stop();
+    } finally {
+      await services.close();
+    }
+  }, 120_000);
+});
