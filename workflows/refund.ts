@@ -40,7 +40,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundResult> 
   } catch (err) {
     if (!(err instanceof ApplicationFailure) || err.type !== FAILURE_TYPES.invalidOperation) throw err;
     outcome.refused = err;
-    refund.record.failed(FAILURE_TYPES.invalidOperation);
+    refund.record.refused(err.message);
   }
   await condition(allHandlersFinished);
   if (outcome.refused) throw outcome.refused;
@@ -51,14 +51,18 @@ async function runRefund(refund: DocumentContext, { businessId, traderInvoiceNum
   const { record, api } = refund;
   record.enter('finding_sale');
   const found = await api.findSignedSale({ businessId, traderInvoiceNumber });
+  // Every refusal the record allows comes before anything is asked of the budget or the service.
   if (found.found === 'refused') refused(found.reason);
+  if (found.found === 'no_record' && request.saleId === undefined)
+    refused(
+      "the sale's workflow is not found (never started, or past the namespace's retention): " +
+        "give the service's sale id as saleId to refund it from the service's record",
+    );
+  const known = found.found === 'record' ? withinWindow(found) : undefined;
   // The tail of a sale's work, not new work: an application being offboarded still serves it.
   refund.route = await parkOnRefusal(refund, () => placeOnBudget(businessId, false), true);
-  const sale = found.found === 'record' ? found : await readFromService(refund, request.saleId, request.branchId);
-  const deadline = sale.refundDeadline ?? windowFrom(sale.signedAt);
-  if (deadline === null) refused('the signed date of the sale is not known, so neither is its refund window');
-  if (Date.now() >= Date.parse(deadline)) refused(`the refund window of the sale ended at ${deadline}`);
-  record.reverses({ ...sale, refundDeadline: deadline });
+  const sale = known ?? withinWindow(await readFromService(refund, request.saleId!, request.branchId));
+  record.reverses(sale);
   Object.assign(refund.input, { lines: sale.lines, branchId: sale.branchId });
 
   record.enter('refunding');
@@ -94,17 +98,22 @@ function refused(reason: string): never {
 }
 
 /** Past the sale's workflow retention, the service's own record: the sale's lines, its stock-tracked items. */
+type SignedRecord = Extract<FoundSale, { found: 'record' }>;
+
+/** The record with its deadline: the sale's own, or the default window from its signed date; refused past it. */
+function withinWindow(sale: SignedRecord): SignedRecord {
+  const deadline = sale.refundDeadline ?? windowFrom(sale.signedAt);
+  if (deadline === null) refused('the signed date of the sale is not known, so neither is its refund window');
+  if (Date.now() >= Date.parse(deadline)) refused(`the refund window of the sale ended at ${deadline}`);
+  return { ...sale, refundDeadline: deadline };
+}
+
 async function readFromService(
   refund: DocumentContext,
-  saleId: string | undefined,
+  saleId: string,
   branchId: string | undefined,
-): Promise<Extract<FoundSale, { found: 'record' }>> {
+): Promise<SignedRecord> {
   const { input, api } = refund;
-  if (saleId === undefined)
-    refused(
-      "the sale's workflow is not found (never started, or past the namespace's retention): " +
-        "give the service's sale id as saleId to refund it from the service's record",
-    );
   const { document, saleDate, lines } = await callService(refund, () => api.readSaleRecord(input.businessId, saleId));
   if (document.type !== 'sale' || document.traderInvoiceNumber !== input.traderInvoiceNumber)
     refused(`document ${saleId} is not sale ${input.traderInvoiceNumber}`);

@@ -70,7 +70,8 @@ export class SaleRecord {
 
   /** Only a sale not yet signed can be given up: a signed one is reversed by a refund, which itself goes on. */
   get cancellable(): boolean {
-    return this.kind === 'sale' && !(this.state.sale !== null && isSigned(this.state.sale));
+    // Completed without receipt values is on the authority's books all the same: never given up.
+    return this.kind === 'sale' && this.state.sale?.status !== 'completed';
   }
 
   note(event: string): void {
@@ -195,6 +196,14 @@ export class SaleRecord {
     upsertSearchAttributes([{ key: FiscalStatus, value: status }, ...this.attentionAttributes(true, type)]);
     if (problems) this.note(`invalid input: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
     count('etims_sales_failed', { reason: type });
+    this.publishDetails();
+  }
+
+  /** A refund the sale cannot take (not signed, past its window): the caller was told, nobody needs to act. */
+  refused(reason: string): void {
+    this.state.step = 'failed';
+    upsertSearchAttributes([{ key: FiscalStatus, value: 'refused' }, ...this.attentionAttributes(false, '')]);
+    this.note(`refused: ${reason}`);
     this.publishDetails();
   }
 
