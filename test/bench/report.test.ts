@@ -46,20 +46,24 @@ describe('targets', () => {
     tillMatchedRatio: matchedRatio,
   });
 
-  it('meets the latency ratio at 1.3 and misses it above', () => {
-    const at = (ratio: number) => checkTargets({ ...base, latency: latency(ratio, 1) });
-    expect(at(1.3)[0]).toEqual({ key: 'latency.ratio', target: '≤ 1.3', value: 1.3, met: true });
-    expect(at(1.31)[0]?.met).toBe(false);
+  it('meets the latency ratio over the matched floor at 1.1 and misses it above, for the sale and the till', () => {
+    const at = (matched: number) => checkTargets({ ...base, latency: latency(1.6, 1.7, matched) });
+    expect(at(1.1)).toEqual([
+      { key: 'latency.matchedRatio', target: '≤ 1.1', value: 1.1, met: true },
+      { key: 'latency.tillMatchedRatio', target: '≤ 1.1', value: 1.1, met: true },
+    ]);
+    expect(at(1.11).map((t) => t.met)).toEqual([false, false]);
+    expect(TARGET_KEYS).toContain('latency.tillMatchedRatio');
+    // Over the eager floor, which no budgeted call can match, the ratios are reported, not judged.
+    expect(TARGET_KEYS).not.toContain('latency.ratio');
+    expect(TARGET_KEYS).not.toContain('latency.tillReceiptRatio');
   });
 
-  it("judges the till's one update-with-start call against executeWorkflow of the floor: ≤ 1.3", () => {
-    const at = (tillReceiptRatio: number) =>
-      checkTargets({ ...base, latency: latency(1, tillReceiptRatio) }).find(
-        (t) => t.key === 'latency.tillReceiptRatio',
-      );
-    expect(at(1.3)).toEqual({ key: 'latency.tillReceiptRatio', target: '≤ 1.3', value: 1.3, met: true });
-    expect(at(1.31)?.met).toBe(false);
-    expect(TARGET_KEYS).toContain('latency.tillReceiptRatio');
+  it('wants no execution left open by a signed sale', () => {
+    const at = (open: number) =>
+      checkTargets({ ...base, history: { openExecutionsPerSignedSale: open, signedSales: 5 } });
+    expect(at(0)).toEqual([{ key: 'history.openExecutionsPerSignedSale', target: '= 0', value: 0, met: true }]);
+    expect(at(0.2)[0]?.met).toBe(false);
   });
 
   it("prints the till's figures in the latency table", () => {
@@ -69,14 +73,14 @@ describe('targets', () => {
     expect(text).toMatch(/latency\.tillReceiptRatio .* 1\.2/);
   });
 
-  it("prints the floor with its call matched and the sale's and the till's ratios over it, reported, not judged", () => {
+  it("prints the floor with its call matched and the sale's and the till's ratios over it, judged", () => {
     const report = { ...base, sections: ['latency' as const], latency: latency(1.6, 1.7, 1.08), targets: [] };
     const text = formatReport(report);
     expect(text).toMatch(/latency\.floorMatchedMs .* 1 /);
     expect(text).toMatch(/latency\.matchedRatio .* 1\.08/);
     expect(text).toMatch(/latency\.floorMatchedExecuteMs .* 100/);
     expect(text).toMatch(/latency\.tillMatchedRatio .* 1\.08/);
-    expect(checkTargets(report).map((t) => t.key)).toEqual(['latency.ratio', 'latency.tillReceiptRatio']);
+    expect(checkTargets(report).map((t) => t.key)).toEqual(['latency.matchedRatio', 'latency.tillMatchedRatio']);
   });
 
   it('wants exactly 1 + L requests on the immediate path and at most 2 + L with callbacks', () => {
@@ -142,7 +146,7 @@ describe('targets', () => {
       'budget.utilisation': true,
       'budget.rateLimitedShare': false,
       'throughput.salesPerSecond.workers1': true,
-      'throughput.cpuPerSaleMs.worker': true,
+      'throughput.cpuRatio.worker': false,
       'throughput.cpuRatio.server': false,
       'fairness.ratio': true,
     });

@@ -242,6 +242,7 @@ describe('a worker process serving a tenants file', () => {
       ...temporalEnv(),
       TENANTS_FILE: join(dir, 'tenants.json'),
       TENANTS_TEST_BOOKS_KEY: DEMO_ACCOUNTING_API_KEY,
+      WORKER_MAKE_CURRENT: 'true',
       COMPLIANCE_RATE_HEADROOM: '0',
       COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
       PURCHASES_SINK: `file:${join(dir, 'purchases.ndjson')}`,

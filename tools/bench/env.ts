@@ -203,6 +203,8 @@ export function workerProcessEnv(
     COMPLIANCE_REQUESTS_PER_MINUTE: String(requestsPerMinute),
     PAYLOAD_KEYS: t.payloadKeys,
     LOG_LEVEL: 'info',
+    // The bench's workers are the only build its server has: made current, as the local stack's are.
+    WORKER_MAKE_CURRENT: 'true',
   };
 }
 

@@ -96,6 +96,7 @@ export function sampleSizes(quick: boolean) {
     ? {
         latencySales: 20,
         warmUp: 2,
+        openSales: 5,
         // A median of 3: one sale's count takes in whatever its ledger met (a probe after a lost answer on a slow
         // server: 5 where the steady state is 4, in one CI run on PostgreSQL).
         callsPerPath: 3,
@@ -119,6 +120,7 @@ export function sampleSizes(quick: boolean) {
     : {
         latencySales: 60,
         warmUp: 3,
+        openSales: 20,
         callsPerPath: 3,
         budgetWindows: 6,
         throughputSales: 200,

@@ -236,6 +236,8 @@ export interface BenchReport {
   latency?: LatencyReport;
   callsPerSale?: CallsReport;
   historyEvents?: { immediate: number; distinctCounts: number[] };
+  /** After signed sales with the default options: open executions other than ledgers and watches, per sale. */
+  history?: { openExecutionsPerSignedSale: number; signedSales: number };
   budget?: BudgetReport;
   throughput?: ThroughputReport;
   fairness?: FairnessReport;
@@ -347,12 +349,24 @@ const CATALOGUE_TARGETS: Target[] = (
 }));
 
 const TARGETS: Target[] = [
-  { key: 'latency.ratio', target: () => '≤ 1.3', value: (r) => r.latency?.ratio, met: (v) => v <= 1.3 },
+  // Against a floor whose one call is matched by the server, as every budgeted call is (docs/benchmarks.md).
   {
-    key: 'latency.tillReceiptRatio',
-    target: () => '≤ 1.3',
-    value: (r) => r.latency?.tillReceiptRatio,
-    met: (v) => v <= 1.3,
+    key: 'latency.matchedRatio',
+    target: () => '≤ 1.1',
+    value: (r) => r.latency?.matchedRatio,
+    met: (v) => v <= 1.1,
+  },
+  {
+    key: 'latency.tillMatchedRatio',
+    target: () => '≤ 1.1',
+    value: (r) => r.latency?.tillMatchedRatio,
+    met: (v) => v <= 1.1,
+  },
+  {
+    key: 'history.openExecutionsPerSignedSale',
+    target: () => '= 0',
+    value: (r) => r.history?.openExecutionsPerSignedSale,
+    met: (v) => v === 0,
   },
   {
     key: 'callsPerSale.immediate',
@@ -386,10 +400,10 @@ const TARGETS: Target[] = [
     met: (v) => v >= 25,
   },
   {
-    key: 'throughput.cpuPerSaleMs.worker',
-    target: () => '≤ 15',
-    value: (r) => r.throughput?.cost.workers1.sale.worker,
-    met: (v) => v <= 15,
+    key: 'throughput.cpuRatio.worker',
+    target: () => '≤ 2',
+    value: (r) => r.throughput?.cost.workers1.ratio.worker,
+    met: (v) => v <= 2,
   },
   {
     key: 'throughput.cpuRatio.server',
@@ -522,6 +536,16 @@ export function formatReport(r: BenchReport): string {
         target: '≤ 30',
         seen: r.historyEvents.distinctCounts.join(','),
       },
+      ...(r.history
+        ? [
+            {
+              key: 'history.openExecutionsPerSignedSale',
+              value: r.history.openExecutionsPerSignedSale,
+              target: '= 0',
+              seen: `${r.history.signedSales} signed sales, default options`,
+            },
+          ]
+        : []),
     ]);
   if (r.budget) {
     const b = r.budget;
@@ -601,11 +625,17 @@ export function formatReport(r: BenchReport): string {
           run,
           key: 'throughput.cpuPerSaleMs.worker',
           value: c.sale.worker,
-          target: run === 'workers1' ? '≤ 15' : '',
+          target: '',
           floor: c.floor.worker,
         },
         { run, key: 'throughput.cpuPerSaleMs.server', value: c.sale.server, target: '', floor: c.floor.server },
-        { run, key: 'throughput.cpuRatio.worker', value: c.ratio.worker, target: 'reported', floor: '' },
+        {
+          run,
+          key: 'throughput.cpuRatio.worker',
+          value: c.ratio.worker,
+          target: run === 'workers1' ? '≤ 2' : '',
+          floor: '',
+        },
         {
           run,
           key: 'throughput.cpuRatioMatched.worker',

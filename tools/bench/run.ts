@@ -17,6 +17,7 @@ import {
 } from './env.js';
 import { measureFairness } from './fairness.js';
 import { measureLatency } from './latency.js';
+import { measureOpenExecutions } from './open-executions.js';
 import { sampleSizes, type BenchOptions } from './options.js';
 import { measurePriority } from './priority.js';
 import { measureOutage } from './outage.js';
@@ -58,7 +59,11 @@ async function basicSections(
         tag,
       });
       if (options.sections.includes('latency')) report.latency = latency;
-      if (options.sections.includes('history')) report.historyEvents = historyEvents;
+      if (options.sections.includes('history')) {
+        report.historyEvents = historyEvents;
+        report.history = await measureOpenExecutions(t, workers, { sales: sizes.openSales, tag });
+        report.samples.openSales = sizes.openSales;
+      }
       report.samples.latencySales = sizes.latencySales;
       report.samples.floorWorkflows = sizes.latencySales;
       report.wallSeconds.latency = round((Date.now() - started) / 1000);
