@@ -1,9 +1,9 @@
 /**
- * The JSON Schema files of a sale's inputs (docs/schemas/), rendered from the zod schemas the workflow, the sales
- * client and the compliance client check with (src/contracts/sale-input.ts): a caller in another language validates
- * against exactly what the worker accepts. Rules JSON Schema cannot state (a real calendar date, a duration's value,
- * the decimal places, a line's quantity × unitPrice and the sale's total) are in the descriptions; the workflow checks
- * them all and names the field it refuses.
+ * The JSON Schema files of the inputs of a sale and of its refund (docs/schemas/), rendered from the zod schemas the
+ * workflows, the sales client and the compliance client check with (src/contracts/sale-input.ts): a caller in another
+ * language validates against exactly what the worker accepts. Rules JSON Schema cannot state (a real calendar date, a
+ * duration's value, the decimal places, a line's quantity × unitPrice and the sale's total) are in the descriptions;
+ * the workflows check them all and name the field they refuse.
  */
 import { z } from 'zod';
 import { saleSchemas } from '../../src/contracts/sale-input.js';
@@ -19,10 +19,11 @@ interface PublishedSchema {
   schema: z.ZodType;
 }
 
-const { saleInput, refundRequest, cancelArgs, itemFixedArgs, awaitReceiptRequest } = saleSchemas();
+const { saleInput, refundInput, refundRequest, cancelArgs, itemFixedArgs, awaitReceiptRequest } = saleSchemas();
 
 export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
   { file: 'sale-input.schema.json', title: 'Sale input (saleWorkflow argument)', schema: saleInput },
+  { file: 'refund-input.schema.json', title: 'Refund input (refundWorkflow argument)', schema: refundInput },
   { file: 'refund-request.schema.json', title: 'Refund request (refund update argument)', schema: refundRequest },
   { file: 'cancel.schema.json', title: 'Cancel (cancel update argument)', schema: cancelArgs },
   { file: 'item-fixed.schema.json', title: 'Item fixed (itemFixed update argument)', schema: itemFixedArgs },
