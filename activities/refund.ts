@@ -28,6 +28,7 @@ export function createRefundActivities(deps: Pick<ActivityDeps, 'temporal'>) {
           return {
             found: 'refused',
             reason: 'the sale is still open for its refund: send the refund update to the sale workflow itself',
+            openForRefund: true,
           };
         // Signed, its stock being handed over: it closes in moments.
         throw ApplicationFailure.retryable('the sale is signed and closing', 'sale_closing');

@@ -112,7 +112,8 @@ export type FoundSale =
       branchId?: string;
       stockMovements: StockMovementState[];
     }
-  | { found: 'refused'; reason: string }
+  /** `openForRefund`: the sale takes the refund itself (it keeps a refund window open). */
+  | { found: 'refused'; reason: string; openForRefund?: true }
   /** Never started, or past the namespace's retention: only the service can say (with the sale's id). */
   | { found: 'no_record' };
 

@@ -38,7 +38,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundResult> 
     outcome.result = await CancellationScope.nonCancellable(() => runRefund(refund, checked.value));
     refund.record.closed();
   } catch (err) {
-    if (!(err instanceof ApplicationFailure) || err.type !== FAILURE_TYPES.invalidOperation) throw err;
+    if (!(err instanceof ApplicationFailure) || !REFUSALS.has(err.type ?? '')) throw err;
     outcome.refused = err;
     refund.record.refused(err.message);
   }
@@ -52,7 +52,8 @@ async function runRefund(refund: DocumentContext, { businessId, traderInvoiceNum
   record.enter('finding_sale');
   const found = await api.findSignedSale({ businessId, traderInvoiceNumber });
   // Every refusal the record allows comes before anything is asked of the budget or the service.
-  if (found.found === 'refused') refused(found.reason);
+  if (found.found === 'refused')
+    refused(found.reason, found.openForRefund ? FAILURE_TYPES.saleOpenForRefund : FAILURE_TYPES.invalidOperation);
   if (found.found === 'no_record' && request.saleId === undefined)
     refused(
       "the sale's workflow is not found (never started, or past the namespace's retention): " +
@@ -93,8 +94,10 @@ async function runRefund(refund: DocumentContext, { businessId, traderInvoiceNum
   return { creditNote, stockMovements: returned };
 }
 
-function refused(reason: string): never {
-  throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidOperation, message: reason, nonRetryable: true });
+const REFUSALS: ReadonlySet<string> = new Set([FAILURE_TYPES.invalidOperation, FAILURE_TYPES.saleOpenForRefund]);
+
+function refused(reason: string, type: string = FAILURE_TYPES.invalidOperation): never {
+  throw ApplicationFailure.create({ type, message: reason, nonRetryable: true });
 }
 
 /** Past the sale's workflow retention, the service's own record: the sale's lines, its stock-tracked items. */

@@ -1,6 +1,7 @@
 // Every input is validated before anything is sent; a workflow id names its work, so a second start finds the first.
 import { randomUUID } from 'node:crypto';
 import {
+  ApplicationFailure,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
@@ -14,6 +15,7 @@ import {
 } from '@temporalio/client';
 import type { WithWorkflowArgs } from '@temporalio/common';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { FAILURE_TYPES } from '../contracts/failures.js';
 import { payloadEncryptionFromEnv } from '../codec/data-converter.js';
 import type { Env } from '../config/env.js';
 import { connectClient, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
@@ -67,6 +69,14 @@ import {
   type ResumeOptions,
   type ResumeOutcome,
 } from './parked-sales.js';
+
+function openForRefund(err: unknown): boolean {
+  return (
+    err instanceof WorkflowUpdateFailedError &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === FAILURE_TYPES.saleOpenForRefund
+  );
+}
 
 /** Memo key holding a random id per start call: how a start tells "I started it" from "it was running". */
 const START_REQUEST_MEMO = 'startRequest';
@@ -270,6 +280,7 @@ export class SalesClient extends TaskQueueClient {
           updateId,
         });
       } catch (err) {
+        if (openForRefund(err)) return this.refundOpenSale(workflowId, input, updateId);
         // The refund has completed: its result is the answer to the same request, and a refusal to another.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
         const started = (await readStartedInput(this.client, workflowId, undefined)) as RefundInput;
@@ -287,6 +298,23 @@ export class SalesClient extends TaskQueueClient {
       }
     };
     return this.run('refund', workflowId, call, updateId);
+  }
+
+  /** A sale started before refunds had their own workflow keeps its window open and takes its refund itself. */
+  private refundOpenSale(
+    refundId: string,
+    { businessId, traderInvoiceNumber, request }: RefundInput,
+    updateId: string,
+  ) {
+    const { saleId: _saleId, branchId: _branchId, ...asked } = request;
+    return this.client.workflow
+      .getHandle(saleWorkflowId(businessId, traderInvoiceNumber))
+      .executeUpdate<RefundResult, [typeof asked]>('refund', { args: [asked], updateId })
+      .catch((err: unknown) => {
+        throw new SaleOperationError('refund', refundId, 'rejected', `refund of ${refundId}: ${errorText(err)}`, {
+          cause: err,
+        });
+      });
   }
 
   async retry(businessId: string, traderInvoiceNumber: string, options: OperationOptions = {}): Promise<SaleState> {

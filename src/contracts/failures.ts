@@ -24,6 +24,9 @@ export const FAILURE_TYPES = {
   tenantAwaitingService: 'tenant_awaiting_service',
   /** A call not sent because its application's outage watch holds sales waiting on that side. Retried. */
   outageKnown: 'outage_known',
+  /** A refund of a sale that is still open for its refund window, as sales started before refunds had their own
+   * workflow are: the sale takes its `refund` update itself. */
+  saleOpenForRefund: 'sale_open_for_refund',
   /** The park code of a sale whose outage outlasted its `outageLimit`: one code, so one query finds them all. */
   outageLimitReached: 'outage_limit_reached',
 } as const;

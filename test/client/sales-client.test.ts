@@ -267,6 +267,23 @@ describe('operations on a sale', () => {
     expect(await executions(refundId, 1)).toHaveLength(1);
   });
 
+  it('refunds a sale that keeps its refund window open through that sale’s own refund update', async () => {
+    const input = sale(['open-window-1']);
+    const { workflowId } = await sales.startSale(input);
+    await expect
+      .poll(async () => (await sales.getState(input.businessId, 'INV-1')).sale, { timeout: 5_000 })
+      .not.toBeNull();
+
+    const request = { reason: '01', returnDate: '2025-01-16', traderInvoiceNumber: 'CN-3', saleId: 'ignored' };
+    const result = await sales.refund(input.businessId, 'INV-1', request);
+
+    expect(result.creditNote.traderInvoiceNumber).toBe('CN-3');
+    expect(((await client.workflow.getHandle(workflowId).result()) as { step: string }).step).toBe('completed');
+    // The refund workflow said why it did not file, and filed nothing.
+    const refund = await client.workflow.getHandle(refundWorkflowId(input.businessId, 'INV-1')).describe();
+    expect(refund.status.name).toBe('FAILED');
+  });
+
   it("surfaces the workflow's refusal of an update as a SaleOperationError with its reason", async () => {
     const input = sale(['rejected-1']);
     await sales.startSale(input);
