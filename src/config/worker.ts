@@ -8,6 +8,11 @@ export const DEFAULT_CALLBACK_TOKEN_TTL_MS = 72 * HOUR_MS;
 /** Settings of the worker process itself; Temporal's are src/temporal/connection.ts'. */
 const schema = z
   .object({
+    // A fleet's own queue: two fleets (say, one of each major release) side by side on one namespace never share work.
+    WORKFLOW_TASK_QUEUE: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/, 'must be letters, digits, ".", "_" or "-", at most 200')
+      .optional(),
     COMPLIANCE_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
     /** Share of the limit left unpaced for other clients; 0: the service's rate-limit headers hold requests back. */
     COMPLIANCE_RATE_HEADROOM: z.coerce.number().min(0).max(0.9).default(0),
@@ -28,6 +33,7 @@ const schema = z
     OPERATOR_WORK_COUNT_INTERVAL: boundedDuration(5_000, 600_000, '5s to 10m', '1m').optional(),
   })
   .transform((c) => ({
+    workflowTaskQueue: c.WORKFLOW_TASK_QUEUE,
     complianceRequestsPerMinute: c.COMPLIANCE_REQUESTS_PER_MINUTE,
     complianceRateHeadroom: c.COMPLIANCE_RATE_HEADROOM,
     callbackPublicBaseUrl: c.CALLBACK_PUBLIC_BASE_URL,

@@ -61,7 +61,7 @@ export async function startWorkerProcess(options: {
   outageRetry?: OutageRetry;
 }) {
   const { settings, logger, client, tenants } = options;
-  const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
+  const taskQueue = options.taskQueue ?? settings.worker.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
   const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace: options.namespace, taskQueue });
   const version: DeploymentVersion = {
     deploymentName: settings.versioning.deploymentName ?? deploymentNameFor(taskQueue),

@@ -57,3 +57,13 @@ describe('OPERATOR_WORK_COUNT_INTERVAL', () => {
     expect(() => loadWorkerConfig({ OPERATOR_WORK_COUNT_INTERVAL: '60' })).toThrow(/with its unit/);
   });
 });
+
+describe('WORKFLOW_TASK_QUEUE', () => {
+  it('names the fleet’s own workflow queue (default: the sales queue), refused with a clear error when unusable', () => {
+    expect(loadWorkerConfig({}).workflowTaskQueue).toBeUndefined();
+    expect(loadWorkerConfig({ WORKFLOW_TASK_QUEUE: 'sales-2' }).workflowTaskQueue).toBe('sales-2');
+    expect(() => loadWorkerConfig({ WORKFLOW_TASK_QUEUE: 'sales 2' })).toThrow(
+      /WORKFLOW_TASK_QUEUE: must be letters, digits/,
+    );
+  });
+});
