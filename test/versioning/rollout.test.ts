@@ -1,12 +1,14 @@
 /**
  * Rolling a new build out and back, end to end on the run's dev server: build A (the real workflows) serves with
- * work in flight at every step a sale can wait in, a stock ledger holding lines and an outage watch holding a sale;
+ * work in flight at every step a sale can wait in, a stock ledger holding lines, an outage watch holding a sale and
+ * a catalogue import between its chunks;
  * build B (test/versioning/build-b-workflows.ts, every workflow type changed incompatibly) starts beside it and is
- * made current. What started on A finishes on A, the ledger and the watch continue as new onto B with what they
- * carry, new sales run on B, A is shown drained and stops. Then the same the other way. The operator's side of it:
+ * made current. What started on A finishes on A, the ledger, the watch and the import continue as new onto B with
+ * what they carry, new sales run on B, A is shown drained and stops. Then the same the other way. The operator's side of it:
  * docs/deployment.md, "Rolling out a new build".
  */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -16,6 +18,13 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Sandbox } from '../../sandbox/server.js';
 import { deploymentNameFor } from '../../src/config/versioning.js';
+import {
+  addCatalogueChunkUpdate,
+  CATALOGUE_IMPORT_WORKFLOW_TYPE,
+  catalogueChunkWorkflowId,
+  catalogueImportWorkflowId,
+  type CatalogueChunk,
+} from '../../src/contracts/catalogue-import.js';
 import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import { getOutageWatchStateQuery, OUTAGE_WATCH_WORKFLOW_TYPE } from '../../src/contracts/outage-watch.js';
 import {
@@ -41,6 +50,7 @@ import { addItemCopy, DEMO, fastFixture, invoiceNumber, saleInput } from '../wor
 const { VersionDrainageStatus } = temporal.api.enums.v1;
 const UNHANDLED_COMMAND = temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND;
 const STOCK = { service: 'compliance', method: 'POST', path: '/v1/stock/adjustments' } as const;
+const ITEMS = { service: 'compliance', method: 'POST', path: '/v1/items' } as const;
 const nairobi = DEMO.businesses.nairobi;
 
 interface Build {
@@ -212,6 +222,21 @@ async function describeVersionCli(buildId: string): Promise<string> {
   return stdout;
 }
 
+/** Two rows the service creates and registers at once. */
+function catalogueRows(importId: string, chunk: number): CatalogueChunk['rows'] {
+  return [0, 1].map((i) => ({
+    line: chunk * 2 + i + 2,
+    row: {
+      externalId: `ROLL-${importId}-${chunk}-${i}`,
+      name: `Roll-out item ${chunk}-${i}`,
+      taxTypeCode: 'B',
+      unitPrice: 10 + i,
+      classificationCode: '5016150100',
+      productTypeCode: '2',
+    },
+  }));
+}
+
 /** A sale signed at once whose stock lines go to the branch's ledger. */
 const stockSale = () => saleInput({ lines: [{ itemId: DEMO.items.sugar, quantity: 1, unitPrice: 250 }] });
 
@@ -256,10 +281,31 @@ describe('rolling a build out and back', () => {
       (s) => s?.waiting.authority === 1,
       { timeoutMs: 30_000, what: 'the watch holding the sale' },
     );
+    // A catalogue import whose first chunk's creations the service fails meanwhile, its second chunk waiting.
+    const itemsFault = await sandbox.inspector.addFault({ ...ITEMS, kind: 'error', status: 503 });
+    const importId = `rollout-${randomUUID().slice(0, 8)}`;
+    const catalogue = await client.workflow.start(CATALOGUE_IMPORT_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: catalogueImportWorkflowId(nairobi, importId),
+      args: [{ businessId: nairobi, importId, items: 4, chunks: 2 }],
+    });
+    for (const index of [0, 1])
+      await catalogue.executeUpdate(addCatalogueChunkUpdate, {
+        args: [{ index, rows: catalogueRows(importId, index) }],
+      });
+    const firstChunk = client.workflow.getHandle(catalogueChunkWorkflowId(catalogue.workflowId, 0));
+    await eventually(
+      () => buildOf(firstChunk).catch(() => undefined),
+      (b) => b === 'A',
+      {
+        what: "the import's first chunk running",
+      },
+    );
     const ledgerOnA = client.workflow.getHandle(ledger.workflowId, (await ledger.describe()).runId);
     const watchOnA = client.workflow.getHandle(watch.workflowId, (await watch.describe()).runId);
     const registration = client.workflow.getHandle(itemRegistrationWorkflowId(nairobi, spice));
-    const openOnA = [held, parked, waiting, registration, ledgerOnA, watchOnA];
+    const catalogueOnA = client.workflow.getHandle(catalogue.workflowId, catalogue.firstExecutionRunId);
+    const openOnA = [held, parked, waiting, registration, ledgerOnA, watchOnA, catalogueOnA, firstChunk];
     for (const handle of openOnA) expect(await buildOf(handle), handle.workflowId).toBe('A');
     // B cannot replay what A wrote: whatever of it runs on B would fail.
     await expect(Worker.runReplayHistory({ workflowBundle: bundleB }, await held.fetchHistory())).rejects.toThrow(
@@ -279,17 +325,21 @@ describe('rolling a build out and back', () => {
     );
     expect(await count(`NeedsAttention = true AND ${onA} AND ExecutionStatus = 'Running'`)).toBeGreaterThanOrEqual(1);
 
-    // The watch continues as new onto B at its next probe, carrying the waiting sale.
-    const watchOnB = await runOn(watch.workflowId, 'B', 'the watch on B');
+    // The service answers again: the ledger continues as new between movements with the lines it holds, the import
+    // between chunks (its first ends on A, its second runs on B), the watch at its next probe with the waiting sale.
+    await sandbox.inspector.removeFault(stockFault.id!);
+    await sandbox.inspector.removeFault(itemsFault.id!);
+    const [ledgerOnB, catalogueOnB, watchOnB] = await Promise.all([
+      runOn(ledger.workflowId, 'B', 'the ledger on B'),
+      runOn(catalogue.workflowId, 'B', 'the catalogue import on B'),
+      runOn(watch.workflowId, 'B', 'the watch on B'),
+    ]);
     // B's code registers its handlers after its first timer: asked before, the run does not know the query yet.
     await eventually(
       () => watchOnB.query(getOutageWatchStateQuery).catch(() => undefined),
       (s) => s?.waiting.authority === 1,
       { what: 'the watch on B holding the sale' },
     );
-    // The ledger does between movements, with the lines it holds.
-    await sandbox.inspector.removeFault(stockFault.id!);
-    const ledgerOnB = await runOn(ledger.workflowId, 'B', 'the ledger on B');
     await eventually(
       () => ledgerOnB.query(getStockLedgerStateQuery).catch(() => undefined),
       (s) =>
@@ -297,6 +347,8 @@ describe('rolling a build out and back', () => {
         handedOver.every((sale) => sale.stockMovements.every((m) => s.recent.some((r) => recorded(r, m)))),
       { timeoutMs: 30_000, what: "the ledger on B recording A's sales' lines" },
     );
+    expect(await catalogueOnB.result()).toMatchObject({ state: 'done', items: 4, done: 4 });
+    await ranOnlyOn(client.workflow.getHandle(catalogueChunkWorkflowId(catalogue.workflowId, 1)), 'B');
 
     // Each sale started on A ends there.
     await sandbox.inspector.removeOutage(outage.id);
