@@ -14,7 +14,7 @@ import {
   type LedgerMovement,
 } from '../../src/contracts/stock-ledger.js';
 import type { StockMovementState } from '../../src/contracts/sale.js';
-import { DEMO, saleInput, searchAttribute, useSaleHarness, windowOfSeconds } from './harness.js';
+import { DEMO, saleInput, searchAttribute, useSaleHarness } from './harness.js';
 import { carriersOf, ledgerHandle, ledgerWhen, type LedgerAt } from './ledger-reads.js';
 
 const h = useSaleHarness();
@@ -202,8 +202,8 @@ describe('an inconclusive case: someone else moved the item through the serviceâ
   async function inconclusive(fault: Omit<FaultRuleInput, keyof typeof STOCK>) {
     await ledgerReadyForOil();
     await someoneElseMoves('DEDUCT', 5);
-    // A sale still open when the operator decides, so it shows which movement carried its line.
-    const sale = await startFaulted(fault, windowOfSeconds(120));
+    // The sale closes once its line is handed over; the ledger alone holds the line until the operator decides.
+    const sale = await startFaulted(fault, 0);
     expectHandedOver(sale.line);
     const waiting = await ledgerWhen(
       ledgerAt(),
@@ -214,10 +214,11 @@ describe('an inconclusive case: someone else moved the item through the serviceâ
     expect(movement.problem).toMatch(
       /fits no outcome of this ledger's movements: something else moved the item at this branch/,
     );
-    // The sale stays open: it asked to be told which movement carries its line.
+    // The sale asked to be told nothing: it has closed.
     expect(movement.lines).toEqual([
-      { lineId: sale.line.referenceId, saleWorkflowId: sale.handle.workflowId, quantity: 3, tellSale: true },
+      { lineId: sale.line.referenceId, saleWorkflowId: sale.handle.workflowId, quantity: 3 },
     ]);
+    expect((await sale.handle.result()).step).toBe('completed');
     const ledger = ledgerHandle(ledgerAt());
     expect(await searchAttribute(ledger, NeedsAttention)).toBe(true);
     expect(await searchAttribute(ledger, AttentionReason)).toBe('stock_needs_operator');
@@ -236,8 +237,9 @@ describe('an inconclusive case: someone else moved the item through the serviceâ
       args: [{ referenceId: line.referenceId, decision: 'applied' }],
     });
     expect(settled).toMatchObject({ referenceId: line.referenceId, status: 'recorded', settledBy: 'operator' });
-    const reported = await h.waitFor(handle, (s) => s.stockMovements[0]?.status === 'reported');
-    expect(reported.stockMovements[0]).toMatchObject({ carriedBy: line.referenceId, ledger: ledger.workflowId });
+    const [carrier] = await carriersOf(ledgerAt(), [line]);
+    expect(carrier).toMatchObject({ referenceId: line.referenceId, settledBy: 'operator' });
+    expect((await handle.result()).stockMovements[0]).toMatchObject({ ledger: ledger.workflowId });
     await ledgerWhen(
       ledgerAt(),
       (st) => !st.open.some((m) => m.referenceId === line.referenceId),
@@ -248,21 +250,17 @@ describe('an inconclusive case: someone else moved the item through the serviceâ
     expect(await h.sandbox.inspector.stockMovements({ referenceId: line.referenceId })).toHaveLength(1);
     expect((await postsSince(since, STOCK_ROUTE)).map((r) => r.status)).toEqual([503, 201]);
     expect(await oilOnHand()).toBe(before - 3);
-    await handle.terminate('test finished');
   });
 
   it('goes to an operator, who finds nothing on the dashboard and has it sent again: recorded once, under the same reference', async () => {
-    const { handle, since, before, line, ledger } = await inconclusive({ kind: 'reset' });
+    const { since, before, line, ledger } = await inconclusive({ kind: 'reset' });
     expect(await h.sandbox.inspector.stockMovements({ referenceId: line.referenceId })).toEqual([]);
 
     await ledger.executeUpdate(settleMovementUpdate, { args: [{ referenceId: line.referenceId, decision: 'resend' }] });
-    const reported = await h.waitFor(handle, (s) => s.stockMovements[0]?.status === 'reported');
+    const [carrier] = await carriersOf(ledgerAt(), [line]);
     const recorded = await h.sandbox.inspector.stockMovements({ referenceId: line.referenceId });
     expect(recorded.map((m) => [m.action, m.quantity])).toEqual([['DEDUCT', 3]]);
-    expect(reported.stockMovements[0]).toMatchObject({
-      carriedBy: line.referenceId,
-      movementId: recorded[0]!.movementId,
-    });
+    expect(carrier).toMatchObject({ referenceId: line.referenceId, movementId: recorded[0]!.movementId });
     await ledgerWhen(
       ledgerAt(),
       (st) => !st.open.some((m) => m.referenceId === line.referenceId),
@@ -272,6 +270,5 @@ describe('an inconclusive case: someone else moved the item through the serviceâ
 
     expect((await postsSince(since, STOCK_ROUTE)).map((r) => r.status)).toEqual([0, 201, 201]);
     expect(await oilOnHand()).toBe(before - 3);
-    await handle.terminate('test finished');
   });
 });
