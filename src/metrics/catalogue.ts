@@ -50,6 +50,7 @@ export const CALLBACK_VERDICTS = [
 /** The workflows an operator may have to act on (`NeedsAttention = true` while running). */
 export const OPERATOR_WORKFLOW_TYPES = [
   'saleWorkflow',
+  'refundWorkflow',
   'itemRegistrationWorkflow',
   'syncBatchWorkflow',
   'stockLedgerWorkflow',

@@ -17,7 +17,7 @@ const ASYNC_SHARE = 0.15;
 const FLAKY_SHARE = 0.1;
 /** Sales are started over this share of the fault time, so every one meets the faults. */
 export const START_SPREAD = 0.8;
-/** Refunded sales stay open this long: far beyond the run. */
+/** The refund window of the sales a refund is planned for: far beyond the run, so every refund is taken. */
 const REFUND_WINDOW_DAYS = 1;
 
 export type SalePath = 'immediate' | 'async' | 'flaky';

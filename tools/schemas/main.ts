@@ -1,5 +1,5 @@
 /**
- * Writes docs/schemas/*.schema.json, the JSON Schema of every input a sale accepts, from the zod schemas in
+ * Writes docs/schemas/*.schema.json, the JSON Schema of every input a sale and a refund accept, from the zod schemas in
  * src/contracts/sale-input.ts. Run it after changing those schemas; `--check` fails when a checked-in file is stale
  * (test/contracts/json-schemas.test.ts checks the same on every test run).
  */
@@ -32,7 +32,7 @@ async function main({ check }: { check?: boolean }): Promise<number> {
 
 const program = createProgram(
   'npm run schemas --',
-  'Writes docs/schemas/, the JSON Schema of every input a sale accepts, from its zod schemas.',
+  'Writes docs/schemas/, the JSON Schema of every input a sale and a refund accept, from its zod schemas.',
 )
   .option('--check', 'write nothing; exit 1 when a checked-in file is stale')
   .act((_args, options) => main(options));
