@@ -42,8 +42,11 @@ export async function routeDeploymentVersion(options: {
   makeCurrent: boolean;
   logger: Logger;
   registrationWaitMs?: number;
+  /** The process is stopping: nothing more to tell. */
+  signal?: AbortSignal;
 }): Promise<VersionRouting> {
-  const { client, namespace, version, logger } = options;
+  const { client, namespace, version, logger, signal } = options;
+  const pause = () => sleep(RETRY_MS, undefined, { signal });
   const service = client.workflowService;
   const fields = { deploymentName: version.deploymentName, buildId: version.buildId };
   const deadline = Date.now() + (options.registrationWaitMs ?? REGISTRATION_WAIT_MS);
@@ -59,7 +62,7 @@ export async function routeDeploymentVersion(options: {
   };
   let missing = await unregistered();
   while (missing.length > 0 && Date.now() < deadline) {
-    await sleep(RETRY_MS);
+    await pause();
     missing = await unregistered();
   }
   if (missing.length > 0) logger.warn({ ...fields, missing }, 'the server has not registered these queues yet');
@@ -73,7 +76,7 @@ export async function routeDeploymentVersion(options: {
         throw err;
       });
     if (described === undefined) {
-      await sleep(RETRY_MS);
+      await pause();
       continue;
     }
     const routing = described.workerDeploymentInfo?.routingConfig;
@@ -111,7 +114,7 @@ export async function routeDeploymentVersion(options: {
     } catch (err) {
       // Another process of the fleet changed the routing meanwhile, or the server is still registering pollers.
       if (Date.now() >= settleBy) throw err;
-      await sleep(RETRY_MS);
+      await pause();
     }
   }
 }

@@ -149,6 +149,7 @@ export async function startWorkerProcess(options: {
     // Known once run() has begun: the server learns the version from the workers' polls.
     const routing = Promise.withResolvers<VersionRouting>();
     routing.promise.catch(() => undefined);
+    const stopping = new AbortController();
     const route = () =>
       routeDeploymentVersion({
         client,
@@ -157,8 +158,10 @@ export async function startWorkerProcess(options: {
         taskQueues: [workers.workflows, workers.compliance, workers.accounting].map((w) => w.options.taskQueue),
         makeCurrent: settings.versioning.makeCurrent,
         logger,
+        signal: stopping.signal,
       }).then(routing.resolve, (err: unknown) => {
-        logger.error(
+        // Stopped before the server had answered: nothing to tell.
+        logger[stopping.signal.aborted ? 'debug' : 'error'](
           { err: err instanceof Error ? err.message : String(err), ...version },
           'could not tell or set where new workflows go',
         );
@@ -204,7 +207,10 @@ export async function startWorkerProcess(options: {
           await changes.stop();
         }
       },
-      shutdown: () => workers.shutdown(),
+      shutdown: () => {
+        stopping.abort();
+        workers.shutdown();
+      },
       // After run() has returned: the HTTP clients, the sink and the callback server.
       close,
     };
