@@ -263,6 +263,7 @@ describe.skipIf(skipReason !== undefined)(
           ACCOUNTING_BASE_URL: sandbox.accountingUrl,
           ...SECRETS,
           COMPLIANCE_REQUESTS_PER_MINUTE: '6000',
+          WORKER_MAKE_CURRENT: 'true',
           METRICS_BIND_ADDRESS: `127.0.0.1:${metricsPort}`,
           // The count a deployment makes every minute, every 5 s here, so the test need not wait a minute for it.
           OPERATOR_WORK_COUNT_INTERVAL: '5s',

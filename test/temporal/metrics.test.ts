@@ -47,6 +47,7 @@ beforeAll(async () => {
       ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
       ACCOUNTING_CLIENT_SECRET: DEMO_ACCOUNTING_CLIENT_SECRET,
       COMPLIANCE_REQUESTS_PER_MINUTE: '3000',
+      WORKER_MAKE_CURRENT: 'true',
       METRICS_BIND_ADDRESS: `127.0.0.1:${port}`,
       PAYLOAD_KEYS,
       // The sandbox calls the receiver back on loopback, so its verdicts are counted too.

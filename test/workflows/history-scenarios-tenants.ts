@@ -106,6 +106,7 @@ export async function runTenantsScenarios(temporal: TemporalAccess, bundle: Work
       PAYLOAD_ENCRYPTION: 'off',
       TENANTS_FILE: tenantsFile,
       TENANTS_RELOAD_SECONDS: '1',
+      WORKER_MAKE_CURRENT: 'true',
     });
     const taskQueue = `tenants-${randomUUID()}`;
     workerProcess = await startWorkerProcess({

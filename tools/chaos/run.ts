@@ -94,6 +94,8 @@ function workerEnv(
     TENANTS_FILE: tenants.file,
     ...tenants.keys,
     COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
+    // The run's server knows no other build: its workers make theirs current, as the local stack's do.
+    WORKER_MAKE_CURRENT: 'true',
     // One public callback URL and secret for the fleet, as behind a load balancer: every worker mints the same URL
     // for a workflow, so an attempt retried on the other worker sends the same body under its idempotency key (C61).
     CALLBACK_PUBLIC_BASE_URL: `http://127.0.0.1:${ports.publicCallback}`,
