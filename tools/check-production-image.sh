@@ -14,6 +14,8 @@
 #    - nothing configured: exits 2 with a configuration error, not a missing module;
 #    - a payload key, no service: exits 2 naming COMPLIANCE_BASE_URL, COMPLIANCE_API_KEY, ACCOUNTING_BASE_URL and
 #      ACCOUNTING_API_KEY;
+#    - services and a payload key, but an image built without BUILD_COMMIT: exits 2 naming BUILD_COMMIT and
+#      TEMPORAL_WORKER_BUILD_ID (no build id to run as);
 #    - SANDBOX=embedded (with a Temporal dev server to get that far): exits 2 saying the sandbox is not part of a
 #      production install;
 #    - against the sandbox (run from the development tree) and the dev server: starts ("worker running": the
@@ -381,6 +383,10 @@ SERVICES=(COMPLIANCE_BASE_URL=https://compliance.invalid COMPLIANCE_API_KEY=cmp_
   ACCOUNTING_BASE_URL=https://accounting.invalid ACCOUNTING_API_KEY=sk_development_image_check_not_a_key)
 run_entry worker-no-payload-keys 60 "${SERVICES[@]}" -- "${CMD[@]}"
 expect_config_error worker-no-payload-keys PAYLOAD_KEYS
+
+# An image built without --build-arg BUILD_COMMIT: no build id to run as, said before Temporal is contacted.
+run_entry worker-no-build-id 60 "${SERVICES[@]}" "$PAYLOAD_KEY" BUILD_COMMIT= -- "${CMD[@]}"
+expect_config_error worker-no-build-id BUILD_COMMIT TEMPORAL_WORKER_BUILD_ID
 
 # A Temporal dev server, for the worker that runs; SANDBOX=embedded is refused before Temporal is contacted.
 temporal_cli() {
