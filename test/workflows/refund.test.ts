@@ -208,7 +208,7 @@ describe('a refund is its own workflow', () => {
             (err: unknown) => err instanceof WorkflowNotFoundError,
           ),
         {
-          timeout: 20_000,
+          timeout: 90_000,
         },
       )
       .toBe(true);
@@ -226,5 +226,5 @@ describe('a refund is its own workflow', () => {
       [DEMO.items.sugar, 'ADD', 2],
       [DEMO.items.milk, 'ADD', 1],
     ]);
-  });
+  }, 120_000);
 });

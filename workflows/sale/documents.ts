@@ -12,8 +12,8 @@ import type { FiscalDocument } from '../../src/contracts/sale.js';
 import { callService } from './call.js';
 import type { DocumentContext } from './context.js';
 import { registerItems, unregisteredItems } from './items.js';
-import { awaitOperator } from './operator.js';
-import { outageEnded, submissionInFlight, waitOutOutage } from './outage.js';
+import { awaitOperator, parkOnRefusal } from './operator.js';
+import { outageEnded, rideOutages, submissionInFlight, waitOutOutage } from './outage.js';
 
 type Outcome = FiscalDocument | { problem: { code: string; message: string } };
 
@@ -25,11 +25,12 @@ export async function settleDocument(
   const { input, record, inbox, api } = ctx;
   const kind = ctx.kind === 'sale' ? 'sale' : 'credit note';
   let hintsAtSubmission = inbox.callbackHints;
+  // Counted once per submission, not per try of it through an outage.
   const send = (call: () => Promise<SubmissionResult>) =>
-    callService(ctx, () => {
+    parkOnRefusal(ctx, () => {
       if (kind === 'sale') record.state.submissions++;
       hintsAtSubmission = inbox.callbackHints;
-      return call();
+      return rideOutages(ctx, call);
     });
   const resubmit = (documentId: string) => send(() => api.retrySale(input.businessId, documentId));
   let transientRetries = 0;
