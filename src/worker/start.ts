@@ -29,7 +29,8 @@ import { routeDeploymentVersion, type DeploymentVersion, type VersionRouting } f
 import { purchasesBusinessIds, scheduleServed, servedBusinesses, setSchedulesPaused } from './schedules.js';
 import type { WorkerSettings } from './settings.js';
 import { tenantChangeActor } from './tenant-changes.js';
-import { createWorkers } from './workers.js';
+import { Resources } from './resources.js';
+import { createWorkers, type WorkerDependencies } from './workers.js';
 
 /** `stockReporting` absent: every business on the default (DEFAULT_STOCK_REPORTING). */
 export type WorkerProcessSettings = Pick<
@@ -59,6 +60,8 @@ export async function startWorkerProcess(options: {
   purchasesSyncOptions?: PurchasesSyncOptions;
   /** How a key whose service is down at start is asked again (default 5 s, doubling to 60 s). */
   outageRetry?: OutageRetry;
+  /** What the caller opened before (connectWorkerProcess: the connection, the sandbox): closed after this process's. */
+  resources?: Resources;
 }) {
   const { settings, logger, client, tenants } = options;
   const taskQueue = options.taskQueue ?? settings.worker.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
@@ -68,6 +71,8 @@ export async function startWorkerProcess(options: {
     buildId: settings.versioning.buildId,
   };
   metrics.set('etims_worker_build_info', 1, { deployment_name: version.deploymentName, build_id: version.buildId });
+  const resources = options.resources ?? new Resources(logger);
+  const close = () => resources.close();
   const changes = tenantChangeActor(logger);
   // Why: docs/tenancy.md, "A worker that starts during an outage".
   const live = await openLiveTenants(tenants, {
@@ -75,10 +80,19 @@ export async function startWorkerProcess(options: {
     observerFor: (application) => complianceRateMetrics(metrics, application.application),
     awaitOutages: { ...options.outageRetry, onAwaitedServed: (change) => changes.later(change) },
   });
-  const services = openTenantAccess(live);
-  const opened: Array<() => Promise<unknown>> = [() => services.close(), () => changes.stop()];
-  const close = async () => {
-    for (const release of opened.reverse()) await release().catch(() => undefined);
+  const services = resources.own('service clients', openTenantAccess(live), (access) => access.close());
+  // Its actions use the service clients: stopped before them.
+  resources.own('tenant changes', changes, (actor) => actor.stop());
+  const dependencies: WorkerDependencies = {
+    connection: options.connection,
+    namespace: options.namespace,
+    client,
+    services,
+    logger,
+    taskQueue,
+    version,
+    metrics,
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
   };
   try {
     // Before any worker polls: each application's calls are held to its own budget from the first one.
@@ -102,25 +116,16 @@ export async function startWorkerProcess(options: {
     metrics.knowBusinesses('purchases', purchasesBusinessIds(settings.purchases, servedBusinesses(live.current())));
     const settled = new SettledDocuments();
     const callbacks = await startCallbacks(settings.worker, tenants, client, logger, metrics, settled);
-    if (callbacks) opened.push(() => callbacks.server.close());
+    if (callbacks) resources.own('callback receiver', callbacks.server, (server) => server.close());
     const purchasesSink = options.purchasesSink ?? (await createSink(settings.purchases.sink));
-    if (purchasesSink) opened.push(() => purchasesSink.close());
-    const workers = await createWorkers({
-      connection: options.connection,
-      namespace: options.namespace,
-      client,
-      services,
-      logger,
+    if (purchasesSink) resources.own('purchases sink', purchasesSink, (sink) => sink.close());
+    const workers = await createWorkers(dependencies, {
       activitiesPerSecond,
-      taskQueue,
       workflowBundle: options.workflowBundle,
-      dataConverter: options.dataConverter,
       callbackUrls: callbacks?.minter,
       settledDocuments: settled,
       purchasesSink,
       stockReporting: settings.stockReporting,
-      metrics,
-      version,
     });
     await workers.serveWindowQueues(queues.own);
     const scheduling = { client, settings, logger, taskQueue, metrics, syncOptions: options.purchasesSyncOptions };
@@ -211,7 +216,7 @@ export async function startWorkerProcess(options: {
         stopping.abort();
         workers.shutdown();
       },
-      // After run() has returned: the HTTP clients, the sink and the callback server.
+      // After run() has returned: the sink, the callback receiver, the service clients, then what the caller opened.
       close,
     };
   } catch (err) {
@@ -282,17 +287,13 @@ export async function connectWorkerProcess(
     ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}`
     : 'off';
   logger.info({ payloadEncryption }, 'payload encryption');
-  const opened: Array<() => Promise<unknown>> = [];
-  const closeOpened = async () => {
-    for (const close of opened.reverse()) await close().catch(() => undefined);
-  };
+  const resources = new Resources(logger);
   try {
     let { tenants } = settings;
     let sandbox: EmbeddedSandbox | undefined;
     // The embedded sandbox in place of each service the single-key variables leave unconfigured.
     if (tenants.origin === ENVIRONMENT_ORIGIN && !(services.compliance && services.accounting)) {
-      const endpoints = await resolveServices(services, logger);
-      opened.push(() => endpoints.close());
+      const endpoints = resources.own('services', await resolveServices(services, logger), (e) => e.close());
       const configured = tenants.compliance[0];
       tenants = singleKeyTenants(endpoints, {
         requestsPerMinute: configured?.requestsPerMinute ?? settings.worker.complianceRequestsPerMinute,
@@ -304,8 +305,7 @@ export async function connectWorkerProcess(
     }
     const temporal = options.temporal ?? settings.temporal;
     const { namespace } = temporal;
-    const connection = await connectWorkerConnection(temporal);
-    opened.push(() => connection.close());
+    const connection = resources.own('Temporal connection', await connectWorkerConnection(temporal), (c) => c.close());
     const searchAttributes = await requireSearchAttributes(connection, {
       namespace,
       address: temporal.address ?? DEFAULT_TEMPORAL_ADDRESS,
@@ -328,12 +328,12 @@ export async function connectWorkerProcess(
       logger,
       dataConverter: encryption.dataConverter,
       taskQueue: options.taskQueue,
+      resources,
     });
-    opened.push(() => worker.close());
-    // After worker.run() has returned: the worker process, the Temporal connections, then the sandbox.
-    return { client, worker, sandbox, close: closeOpened };
+    // After worker.run() has returned: the worker process, the Temporal connection, then the sandbox.
+    return { client, worker, sandbox, close: () => resources.close() };
   } catch (err) {
-    await closeOpened();
+    await resources.close();
     throw err;
   }
 }

@@ -15,13 +15,7 @@ import { createActivities, type Activities } from '../../activities/index.js';
 import { ItemRegistry } from '../../activities/item-registry.js';
 import type { SettledDocuments } from '../callbacks/settled-documents.js';
 import type { CallbackUrlMinter } from '../callbacks/tokens.js';
-import {
-  ACTIVITY_QUEUES,
-  WORKFLOW_TASK_QUEUE,
-  taskQueueOf,
-  type ActivityName,
-  type ActivityQueue,
-} from '../contracts/task-queues.js';
+import { ACTIVITY_QUEUES, taskQueueOf, type ActivityName, type ActivityQueue } from '../contracts/task-queues.js';
 import type { PurchaseEventSink } from '../purchases/event-sink.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { metricsSinks } from '../metrics/workflow-sink.js';
@@ -51,6 +45,7 @@ export const SHARED_WORKFLOW_MODULES = [
   'src/contracts/outage-watch',
   'src/contracts/priority',
   'src/contracts/purchases-sync',
+  'src/contracts/refund',
   'src/contracts/sale-input',
   'src/contracts/sale',
   'src/contracts/search-attributes',
@@ -117,51 +112,59 @@ function activitiesOn(queue: ActivityQueue, activities: Activities): Partial<Act
   );
 }
 
-/** One worker per service queue: its server-side rate caps the fleet's load on that service, apart from the other's. */
-export async function createWorkers(options: {
+/** What every worker of a process shares: built once at start-up and handed down whole. */
+export interface WorkerDependencies {
   connection: NativeConnection;
   namespace: string;
   /** The registration activity starts item-registration workflows with it. */
   client: Client;
   services: ServiceAccess;
-  callbackUrls?: CallbackUrlMinter;
-  settledDocuments?: Pick<SettledDocuments, 'signedInAnswer'>;
   logger: Logger;
-  /** Fleet-wide: the server enforces it. */
-  activitiesPerSecond: { compliance: number; accounting: number };
-  /** The workflow queue (default `sales`); the service queues derive from it. */
-  taskQueue?: string;
-  workflowBundle?: WorkflowBundle;
-  dataConverter?: DataConverter;
-  /** Without it a purchases delivery fails, non-retryable. */
-  purchasesSink?: PurchaseEventSink;
-  stockReporting?: StockReportingOf;
-  metrics?: MetricsRecorder;
+  /** The workflow queue; the service queues derive from it. */
+  taskQueue: string;
   /** Every queue's worker polls as this version. */
   version: DeploymentVersion;
-}) {
-  const taskQueue = options.taskQueue ?? WORKFLOW_TASK_QUEUE;
+  /** The client's, if it has its own. */
+  dataConverter?: DataConverter;
+  metrics?: MetricsRecorder;
+}
+
+/** One worker per service queue: its server-side rate caps the fleet's load on that service, apart from the other's. */
+export async function createWorkers(
+  dependencies: WorkerDependencies,
+  options: {
+    /** Fleet-wide: the server enforces it. */
+    activitiesPerSecond: { compliance: number; accounting: number };
+    workflowBundle?: WorkflowBundle;
+    callbackUrls?: CallbackUrlMinter;
+    settledDocuments?: Pick<SettledDocuments, 'signedInAnswer'>;
+    /** Without it a purchases delivery fails, non-retryable. */
+    purchasesSink?: PurchaseEventSink;
+    stockReporting?: StockReportingOf;
+  },
+) {
+  const { services, logger, taskQueue, dataConverter, metrics } = dependencies;
   const activities = createActivities({
-    services: options.services,
-    itemRegistry: new ItemRegistry(options.services),
-    temporal: { client: options.client },
-    logger: options.logger,
+    services,
+    itemRegistry: new ItemRegistry(services),
+    temporal: { client: dependencies.client },
+    logger,
     callbackUrls: options.callbackUrls,
     settledDocuments: options.settledDocuments,
     purchasesSink: options.purchasesSink,
-    metrics: options.metrics,
+    metrics,
     stockReporting: options.stockReporting,
   });
   const common = {
-    connection: options.connection,
-    namespace: options.namespace,
-    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    connection: dependencies.connection,
+    namespace: dependencies.namespace,
+    ...(dataConverter ? { dataConverter } : {}),
     plugins: tracingPlugins(),
     // Pinned: a workflow runs on the build it started on to its end, so a change to its code needs no patch.
     // Why: docs/deployment.md, "Rolling out a new build".
     workerDeploymentOptions: {
       useWorkerVersioning: true as const,
-      version: options.version,
+      version: dependencies.version,
       defaultVersioningBehavior: 'PINNED' as const,
     },
   };
@@ -169,9 +172,9 @@ export async function createWorkers(options: {
   const workflows = await Worker.create({
     ...common,
     taskQueue: taskQueueOf('workflow', taskQueue),
-    workflowBundle: options.workflowBundle ?? (await bundleWorkflows(options.logger, options.dataConverter)),
+    workflowBundle: options.workflowBundle ?? (await bundleWorkflows(logger, dataConverter)),
     activities: activitiesOn('workflow', activities),
-    ...(options.metrics ? { sinks: metricsSinks(options.metrics) } : {}),
+    ...(metrics ? { sinks: metricsSinks(metrics) } : {}),
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
     stickyQueueScheduleToStartTimeout: STICKY_TASK_WAIT,
   });

@@ -104,17 +104,21 @@ beforeAll(async () => {
   taskQueue = uniqueTaskQueue('reconciliation');
   const version = { deploymentName: deploymentNameFor(taskQueue), buildId: 'test' };
   // The production wiring: every activity registered on the queue it runs on in the worker.
-  workers = await createWorkers({
-    connection: env.nativeConnection,
-    namespace: env.namespace ?? 'default',
-    client,
-    services: singleApplication({ compliance, accounting }),
-    logger,
-    taskQueue,
-    workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: testLogger }),
-    activitiesPerSecond: { compliance: 50, accounting: 50 },
-    version,
-  });
+  workers = await createWorkers(
+    {
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      client,
+      services: singleApplication({ compliance, accounting }),
+      logger,
+      taskQueue,
+      version,
+    },
+    {
+      workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: testLogger }),
+      activitiesPerSecond: { compliance: 50, accounting: 50 },
+    },
+  );
   running = workers.run();
   const taskQueues = [workers.workflows, workers.compliance, workers.accounting].map((w) => w.options.taskQueue);
   await routeDeploymentVersion({
