@@ -23,12 +23,7 @@ export function refundStartOptions(input: RefundInput): Omit<WorkflowStartOption
     workflowId: refundWorkflowId(input.businessId, input.traderInvoiceNumber),
     args: [input],
     workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    typedSearchAttributes: [
-      { key: BusinessId, value: input.businessId },
-      { key: TraderInvoiceNumber, value: input.traderInvoiceNumber },
-      { key: FiscalStatus, value: 'refunding' },
-      { key: NeedsAttention, value: false },
-    ],
+    typedSearchAttributes: startAttributes(input, 'refunding'),
     staticSummary: `Refund of sale ${input.traderInvoiceNumber} by credit note ${input.request.traderInvoiceNumber}`,
     priority: salePriority(input),
   };
@@ -40,16 +35,24 @@ export function saleStartOptions(sale: SaleInput): Omit<WorkflowStartOptions<Sal
     args: [sale],
     // A finished sale is never filed again: its invoice number is spent.
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: [
-      { key: BusinessId, value: sale.businessId },
-      { key: TraderInvoiceNumber, value: sale.traderInvoiceNumber },
-      { key: FiscalStatus, value: 'pending' },
-      { key: NeedsAttention, value: false },
-    ],
+    typedSearchAttributes: startAttributes(sale, 'pending'),
     staticSummary: saleSummary(sale),
     staticDetails: saleDetails(sale),
     priority: salePriority(sale),
   };
+}
+
+/** Only a start sets the keywords: without them a search by business or invoice misses the workflow. */
+function startAttributes(
+  { businessId, traderInvoiceNumber }: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'>,
+  status: string,
+) {
+  return [
+    { key: BusinessId, value: businessId },
+    { key: TraderInvoiceNumber, value: traderInvoiceNumber },
+    { key: FiscalStatus, value: status },
+    { key: NeedsAttention, value: false },
+  ];
 }
 
 /** A till waits: ahead of background work, and fair between businesses as its API calls are. */
