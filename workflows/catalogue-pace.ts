@@ -5,10 +5,12 @@ import type { CataloguePace } from '../src/contracts/catalogue-import.js';
 /** Rows are let go on ticks: a workflow timer fires on the server's whole seconds, however short it is asked to be. */
 const TICK_MS = 1_000;
 /**
- * The share of what the rest of the application leaves that the import takes: the rest keeps a slot in Temporal's
- * limiter (a bucket of one second's worth), so a till's sale seldom waits for one; measured, docs/benchmarks.md.
+ * The share of what the rest of the application leaves that the import takes. The 3 % left keeps Temporal's limiter
+ * (a bucket of one second's worth) from standing empty, so a till's sale seldom waits a whole slot; at 95 % a quick
+ * bench's import, which loses seconds to its killed worker, used 0.899–0.925 of what the till left, under the 0.9 it
+ * must (docs/benchmarks.md).
  */
-const SHARE_OF_LEFT = 0.95;
+const SHARE_OF_LEFT = 0.97;
 /** A row is a creation and a registration: the pace is in rows, the budget in requests. */
 const REQUESTS_PER_ROW = 2;
 /** A pace with no budget to read it from (a window whose rate is not known): the service's 120 a minute. */

@@ -9,7 +9,7 @@ vi.mock('@temporalio/workflow', () => ({
 }));
 const { RowPace } = await import('../../workflows/catalogue-pace.js');
 
-/** A budget of 1,200 requests a minute: at most 10 rows (of 2 requests) a second, 9.5 at the pace's 95 %. */
+/** A budget of 1,200 requests a minute: at most 10 rows (of 2 requests) a second, 9.7 at the pace's 97 %. */
 const BUDGET = 1_200;
 
 beforeEach(() => vi.useFakeTimers({ now: 0 }));
@@ -38,16 +38,16 @@ const inSecond = (letGo: number[], second: number) =>
   letGo.filter((at) => at >= second * 1_000 && at < (second + 1) * 1_000).length;
 
 describe('a catalogue chunk’s pace', () => {
-  it('lets the first row go at once, then 95 % of the budget’s rows on each tick', async () => {
+  it('lets the first row go at once, then 97 % of the budget’s rows on each tick', async () => {
     const pace = new RowPace(BUDGET);
     const letGo = lanes(pace, 400, () => 5);
     await vi.advanceTimersByTimeAsync(0);
     expect(letGo).toEqual([0]);
     await vi.advanceTimersByTimeAsync(10_000);
-    expect(pace.rowsPerSecond).toBeCloseTo(9.5, 9);
+    expect(pace.rowsPerSecond).toBeCloseTo(9.7, 9);
     for (let second = 1; second < 10; second++) expect(inSecond(letGo, second)).toBeGreaterThanOrEqual(9);
-    expect(letGo.length).toBeGreaterThanOrEqual(1 + 95 - 1);
-    expect(letGo.length).toBeLessThanOrEqual(1 + 95 + 1);
+    expect(letGo.length).toBeGreaterThanOrEqual(1 + 97 - 1);
+    expect(letGo.length).toBeLessThanOrEqual(1 + 97 + 1);
   });
 
   it('lets rows go while the rows before are still being answered: a slow answer costs the import nothing', async () => {
@@ -55,9 +55,9 @@ describe('a catalogue chunk’s pace', () => {
     const pace = new RowPace(120);
     const letGo = lanes(pace, 400, () => 3_000);
     await vi.advanceTimersByTimeAsync(60_000);
-    // 0.95 of a row a second at 120 a minute: the part of a row a tick earns is kept for the next.
-    expect(letGo.length).toBeGreaterThanOrEqual(1 + 57 - 1);
-    expect(letGo.length).toBeLessThanOrEqual(1 + 57 + 1);
+    // 0.97 of a row a second at 120 a minute: the part of a row a tick earns is kept for the next.
+    expect(letGo.length).toBeGreaterThanOrEqual(1 + 58 - 1);
+    expect(letGo.length).toBeLessThanOrEqual(1 + 58 + 1);
   });
 
   it('saves no burst up while its worker was away: a late tick lets go at most a tick’s rows and one more', async () => {
@@ -68,7 +68,7 @@ describe('a catalogue chunk’s pace', () => {
     const before = letGo.length;
     vi.setSystemTime(Date.now() + 20_000);
     await vi.advanceTimersByTimeAsync(1_000);
-    expect(letGo.length - before).toBeLessThanOrEqual(Math.ceil(9.5) + 1);
+    expect(letGo.length - before).toBeLessThanOrEqual(Math.ceil(9.7) + 1);
   });
 
   it('stays under what the service’s window says the rest of the application leaves, and rises as that grows', async () => {
@@ -95,14 +95,14 @@ describe('a catalogue chunk’s pace', () => {
     };
     void Promise.all(Array.from({ length: 16 }, lane));
     await vi.advanceTimersByTimeAsync(40_000);
-    // A budget of 2 a second less 1 for the rest leaves half a row a second: 95 % of it.
-    expect(pace.rowsPerSecond).toBeGreaterThan(0.95 * 0.5 * 0.9);
-    expect(pace.rowsPerSecond).toBeLessThan(0.95 * 0.5 * 1.1);
+    // A budget of 2 a second less 1 for the rest leaves half a row a second: 97 % of it.
+    expect(pace.rowsPerSecond).toBeGreaterThan(0.97 * 0.5 * 0.9);
+    expect(pace.rowsPerSecond).toBeLessThan(0.97 * 0.5 * 1.1);
     others = 0;
     await vi.advanceTimersByTimeAsync(40_000);
     clearInterval(rest);
-    expect(pace.rowsPerSecond).toBeGreaterThan(0.95 * 0.9);
-    expect(pace.rowsPerSecond).toBeLessThanOrEqual(0.95);
+    expect(pace.rowsPerSecond).toBeGreaterThan(0.97 * 0.9);
+    expect(pace.rowsPerSecond).toBeLessThanOrEqual(0.97);
     // What it learned is the next chunk's start.
     expect(new RowPace(120, pace.state).rowsPerSecond).toBe(pace.rowsPerSecond);
   });
@@ -113,11 +113,11 @@ describe('a catalogue chunk’s pace', () => {
       { rowsPerSecond: 1, othersPerSecond: -1 },
       JSON.parse('{"othersPerSecond": "x"}'),
     ])
-      expect(new RowPace(120, from).rowsPerSecond).toBeCloseTo(0.95, 9);
+      expect(new RowPace(120, from).rowsPerSecond).toBeCloseTo(0.97, 9);
     // The rest of the application sends the whole budget: the import still ends, at a row a minute.
     expect(new RowPace(120, { rowsPerSecond: 0, othersPerSecond: 50 }).rowsPerSecond).toBe(1 / 60);
     // No budget known: the service's 120 a minute.
-    expect(new RowPace(undefined).rowsPerSecond).toBeCloseTo(0.95, 9);
+    expect(new RowPace(undefined).rowsPerSecond).toBeCloseTo(0.97, 9);
   });
 
   /**
@@ -220,10 +220,11 @@ describe('a catalogue chunk’s pace', () => {
 
   it('beside a till, uses nine tenths of what the till leaves, and the till seldom waits for a slot', async () => {
     // At 120 a minute the limiter's bucket holds two slots, and a row's creation and registration take both on a tick:
-    // a till's sale in the moments after waits. At 240 a row takes half of it.
+    // a till's sale in the moments after waits. At 240 a row takes half of it. The pace that cut itself on queue waits
+    // had 41 % and 11 % of the till's tasks wait here.
     for (const [perMinute, tillEveryMs, waitedBelow] of [
-      [120, 3_000, 0.35],
-      [240, 1_500, 0.05],
+      [120, 3_000, 0.4],
+      [240, 1_500, 0.1],
     ] as const) {
       const beside = await besideATill(perMinute, tillEveryMs);
       expect(beside.utilisation, `${perMinute} a minute`).toBeGreaterThanOrEqual(0.9);
