@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   allHandlersFinished,
@@ -38,9 +39,10 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundResult> 
     outcome.result = await CancellationScope.nonCancellable(() => runRefund(refund, checked.value));
     refund.record.closed();
   } catch (err) {
-    if (!(err instanceof ApplicationFailure) || !REFUSALS.has(err.type ?? '')) throw err;
-    outcome.refused = err;
-    refund.record.refused(err.message);
+    const refusal = refusalOf(err);
+    if (refusal === undefined) throw err;
+    outcome.refused = refusal;
+    refund.record.refused(refusal.message);
   }
   await condition(allHandlersFinished);
   if (outcome.refused) throw outcome.refused;
@@ -94,7 +96,17 @@ async function runRefund(refund: DocumentContext, { businessId, traderInvoiceNum
   return { creditNote, stockMovements: returned };
 }
 
-const REFUSALS: ReadonlySet<string> = new Set([FAILURE_TYPES.invalidOperation, FAILURE_TYPES.saleOpenForRefund]);
+const REFUSALS: ReadonlySet<string> = new Set([
+  FAILURE_TYPES.invalidOperation,
+  FAILURE_TYPES.saleOpenForRefund,
+  FAILURE_TYPES.alreadyCredited,
+]);
+
+/** This refund's own refusals, and the service's: the sale was credited already (by another credit note). */
+function refusalOf(err: unknown): ApplicationFailure | undefined {
+  const failure = err instanceof ActivityFailure ? err.cause : err;
+  return failure instanceof ApplicationFailure && REFUSALS.has(failure.type ?? '') ? failure : undefined;
+}
 
 function refused(reason: string, type: string = FAILURE_TYPES.invalidOperation): never {
   throw ApplicationFailure.create({ type, message: reason, nonRetryable: true });

@@ -477,6 +477,30 @@ describe('a sale closes once signed and its stock handed over; a refund is its o
     });
   });
 
+  it('refuses a refund the service says is credited already (another credit note reversed the sale): nothing parks', async () => {
+    const createCreditNote = async () => {
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.alreadyCredited,
+        message: 'sale sal_1 was already credited by cn_9',
+        nonRetryable: true,
+      });
+    };
+    await h.run({ createCreditNote }, async (s) => {
+      const input = s.saleInput();
+      await s.settled(await s.startSale(input));
+      const { handle, answer } = await s.refund(input.traderInvoiceNumber, refundRequest());
+      await expectRefusedAs(answer, FAILURE_TYPES.alreadyCredited, /already credited by cn_9/);
+      expect(await s.ended(handle)).toMatchObject({
+        status: 'FAILED',
+        failure: { type: FAILURE_TYPES.alreadyCredited },
+      });
+      const state = await s.refundState(handle);
+      expect(state).toMatchObject({ step: 'failed', parked: null });
+      expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
+      expect(count(s, 'handOverStock')).toBe(1);
+    });
+  });
+
   it("refunds a sale whose workflow is gone from the service's record, given the sale's id: its stock-tracked lines go back at the branch named", async () => {
     let signedOn = '';
     const readSaleRecord = async ({ documentId }: { documentId: string }) => ({
