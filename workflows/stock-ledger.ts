@@ -83,6 +83,8 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     },
   );
 
+  // Pinned to the build it started on; once another is current, the next run goes there with the book.
+  const movedOn = () => workflowInfo().targetWorkerDeploymentVersionChanged;
   const route = await placeOnBudget(input.businessId, false);
   const notices = new SaleNotices(workflowId, input.carried?.notices);
   void notices.run();
@@ -116,7 +118,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
   async function probe(itemId: string): Promise<void> {
     if (!probing(itemId)) return;
     const nothing = { itemId, action: 'ADD', quantity: 0, unitPrice: 0, referenceId: book.probeReference() } as const;
-    const outcome = await sendMovement(route, input, nothing, true);
+    const outcome = await sendMovement(route, input, nothing, true, undefined, movedOn);
     if (outcome.kind === 'answered') answered(itemId, undefined, outcome.result);
     // A 400 refuses movements of nothing altogether: settling falls back on the next movement, or an operator.
     // Any other refusal is the item's (not registered, say).
@@ -125,7 +127,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
       else unprobeable.add(itemId);
     }
     // Lost: ask again shortly, not in a tight loop while the service is failing.
-    else await sleep(2000);
+    else if (outcome.kind !== 'not_sent') await sleep(2000);
   }
 
   /** One step for the item (a movement, or settling lost answers); then the loop looks again. */
@@ -170,7 +172,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     if (!m) return;
     for (;;) {
       book.sending(m, Date.now());
-      const outcome = await sendMovement(route, input, m, urgent, deadlineMs);
+      const outcome = await sendMovement(route, input, m, urgent, deadlineMs, movedOn);
       if (outcome.kind === 'not_started') {
         // Bound reached with the budget still contended: the item's waiting lines all go with the tills.
         queued(Math.max(deadlineMs ?? 0, CONTENDED_AFTER_MS));
@@ -179,6 +181,10 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
         urgent = true;
         deadlineMs = undefined;
         continue;
+      }
+      if (outcome.kind === 'not_sent') {
+        book.unsend(m);
+        return;
       }
       if (outcome.kind === 'answered') answered(itemId, m, outcome.result);
       else if (outcome.kind === 'uncertain') book.uncertain(m);
@@ -195,8 +201,6 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     }
   }
 
-  // Pinned to the build it started on; once another is current, the next run goes there with the book.
-  const movedOn = () => workflowInfo().targetWorkerDeploymentVersionChanged;
   let draining = false;
   for (;;) {
     const startable = () => book.itemsWithWork().filter((item) => !running.has(item));

@@ -1,6 +1,7 @@
 /** Where this process's Worker Deployment Version stands: docs/deployment.md, "Rolling out a new build". */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import type { Logger } from 'pino';
 import { GRPC } from '../temporal/connection.js';
 
@@ -11,6 +12,8 @@ export interface DeploymentVersion {
 
 /** `made-current`: it was neither and this process set it current; `inactive`: new workflows do not come to it. */
 export type VersionRouting = 'current' | 'ramping' | 'made-current' | 'inactive';
+
+const VersionStatus = proto.temporal.api.enums.v1.WorkerDeploymentVersionStatus;
 
 /** The server learns a version and its queues from the workers' polls, a moment after they begin. */
 const REGISTRATION_WAIT_MS = 30_000;
@@ -60,6 +63,14 @@ export async function routeDeploymentVersion(options: {
       throw err;
     }
   };
+  const wasCurrentBefore = async () => {
+    const described = await service.describeWorkerDeploymentVersion({ namespace, deploymentVersion: version });
+    const status = described.workerDeploymentVersionInfo?.status;
+    return (
+      status === VersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINING ||
+      status === VersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINED
+    );
+  };
   let missing = await unregistered();
   while (missing.length > 0 && Date.now() < deadline) {
     await pause();
@@ -98,6 +109,16 @@ export async function routeDeploymentVersion(options: {
         'this build is neither the current nor the ramping version of its deployment, so no new workflow starts ' +
           `on it: make it current with \`${commands.current}\` (or ramp it: \`${commands.ramp}\`), ` +
           'or start it with WORKER_MAKE_CURRENT=true',
+      );
+      return 'inactive';
+    }
+    // An older build's process restarting after a newer one was made current (its version draining or drained) must
+    // not take new work back: a rollback is an operator's decision, made with the same command.
+    if (current !== undefined && (await wasCurrentBefore())) {
+      logger.warn(
+        { ...fields, current, rollBack: commands.current },
+        `this build was current before ${current} was made current, and WORKER_MAKE_CURRENT does not roll back: ` +
+          `it runs the workflows pinned to it; to roll back to it, run \`${commands.current}\``,
       );
       return 'inactive';
     }

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -47,8 +47,9 @@ import { singleKeyTestTenants, testWorkerSettings } from '../helpers/worker-sett
 import { ledgerHandle, type LedgerAt } from '../workflows/ledger-reads.js';
 import { addItemCopy, DEMO, fastFixture, invoiceNumber, saleInput } from '../workflows/sale-stack.js';
 
-const { VersionDrainageStatus } = temporal.api.enums.v1;
-const UNHANDLED_COMMAND = temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND;
+const { VersionDrainageStatus } = proto.temporal.api.enums.v1;
+const UNHANDLED_COMMAND =
+  proto.temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND;
 const STOCK = { service: 'compliance', method: 'POST', path: '/v1/stock/adjustments' } as const;
 const ITEMS = { service: 'compliance', method: 'POST', path: '/v1/items' } as const;
 const nairobi = DEMO.businesses.nairobi;
@@ -203,22 +204,12 @@ const drainage = (buildId: string) =>
     .describeWorkerDeploymentVersion({ namespace, deploymentVersion: { deploymentName, buildId } })
     .then((d) => d.workerDeploymentVersionInfo?.drainageInfo?.status);
 
-/** The operator's view: `temporal worker deployment describe-version`, as docs/deployment.md has it run. */
-async function describeVersionCli(buildId: string): Promise<string> {
+/** `temporal worker deployment <command> --deployment-name … --build-id …`, as docs/deployment.md has it run. */
+async function deploymentCli(command: string, buildId: string, ...more: string[]): Promise<string> {
   const { path } = await resolveTemporalExecutable('temporal', { install: false });
-  const { stdout } = await promisify(execFile)(path, [
-    'worker',
-    'deployment',
-    'describe-version',
-    '--deployment-name',
-    deploymentName,
-    '--build-id',
-    buildId,
-    '--address',
-    inject('temporalAddress'),
-    '--namespace',
-    namespace,
-  ]);
+  const target = ['--deployment-name', deploymentName, '--build-id', buildId];
+  const server = ['--address', inject('temporalAddress'), '--namespace', namespace];
+  const { stdout } = await promisify(execFile)(path, ['worker', 'deployment', command, ...target, ...more, ...server]);
   return stdout;
 }
 
@@ -371,7 +362,7 @@ describe('rolling a build out and back', () => {
       intervalMs: 500,
       what: 'A drained',
     });
-    expect(await describeVersionCli('A')).toMatch(/^\s*DrainageStatus\s+drained$/m);
+    expect(await deploymentCli('describe-version', 'A')).toMatch(/^\s*DrainageStatus\s+drained$/m);
     await a.stop();
 
     // Back to A: the same two steps, with work on B.
@@ -384,8 +375,11 @@ describe('rolling a build out and back', () => {
     const heldOnB = await startSale(saleInput({ traderInvoiceNumber: heldOnBTin }));
     const heldOnBDocument = (await saleWhen(heldOnB, (s) => s.step === 'awaiting_outcome', 'the sale held on B')).sale!
       .id;
+    // A was current before: its process does not take the deployment back by itself (WORKER_MAKE_CURRENT or not), the
+    // operator's command does.
     const again = await startBuild('A', bundleA);
-    expect(again.routing).toBe('made-current');
+    expect(again.routing).toBe('inactive');
+    await deploymentCli('set-current-version', 'A', '--yes');
 
     // A sale on A hands lines to the ledger, which moves back; one meeting an outage wakes the watch, which does too.
     expect(((await (await startSale(stockSale())).result()) as SaleState).sale?.status).toBe('completed');

@@ -82,7 +82,7 @@ describe('the version settings', () => {
 });
 
 describe('a worker process starting as a version', () => {
-  it('says what to run when its build takes no new workflows, and makes itself current when told to', async () => {
+  it('says what to run when its build takes no new workflows, makes itself current when told to, and never takes it back', async () => {
     const env = await getTestEnv();
     const silent = pino({ level: 'silent' });
     const services = await resolveServices(
@@ -143,12 +143,27 @@ describe('a worker process starting as a version', () => {
       await second.stop();
       const again = await start('second', false);
       expect(again.routing).toBe('current');
-      // The first build is now the older one: a process of it says another is current.
+      await again.stop();
+      // A newer build takes over; a process of the one it replaced, restarting, does not take it back.
+      const third = await start('third', true);
+      expect(third.routing).toBe('made-current');
+      await third.stop();
+      logged = since();
+      const restarted = await start('second', true);
+      expect(restarted.routing).toBe('inactive');
+      const kept = logged().find((e) => e.level === 40);
+      expect(kept).toMatchObject({ current: 'third' });
+      expect(kept?.msg).toContain('does not roll back');
+      expect(kept?.msg).toContain(
+        `temporal worker deployment set-current-version --deployment-name ${deploymentName} --build-id second`,
+      );
+      await restarted.stop();
+      // The first build was never current: a process of it says which one is.
       await first.stop();
       logged = since();
       const older = await start('first', false);
       expect(older.routing).toBe('inactive');
-      expect(logged().find((e) => e.level === 40)).toMatchObject({ current: 'second' });
+      expect(logged().find((e) => e.level === 40)).toMatchObject({ current: 'third' });
 
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       const info = metrics.split('\n').filter((line) => line.startsWith('etims_worker_build_info{'));
@@ -157,7 +172,6 @@ describe('a worker process starting as a version', () => {
           info.some((l) => l.includes(`deployment_name="${deploymentName}"`) && l.includes(`build_id="${build}"`)),
         ).toBe(true);
       await older.stop();
-      await again.stop();
     } finally {
       await services.close();
     }

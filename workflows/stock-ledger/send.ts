@@ -1,5 +1,5 @@
 import { TimeoutType } from '@temporalio/common';
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, condition, proxyActivities } from '@temporalio/workflow';
 import type { AdjustStockInput, AdjustStockResult } from '../../activities/types.js';
 import { FAILURE_TYPES, isAmbiguousWrite } from '../../src/contracts/failures.js';
 import { SERVICE_DELAY_BOUNDS } from '../../src/http/rate-limit.js';
@@ -11,6 +11,8 @@ type SendOutcome =
   | { kind: 'answered'; result: AdjustStockResult }
   /** Not started before its deadline: provably never sent. */
   | { kind: 'not_started' }
+  /** Provably never sent, and the ledger is leaving for another build: its next run sends it. */
+  | { kind: 'not_sent' }
   /** Sent or maybe sent, answer lost. */
   | { kind: 'uncertain'; why: string }
   /** The service said no (`type`: the activity failure's, e.g. `invalid_request` for a 400). */
@@ -26,6 +28,7 @@ export async function sendMovement(
   m: Pick<AdjustStockInput, 'itemId' | 'action' | 'quantity' | 'unitPrice' | 'referenceId'>,
   urgent: boolean,
   deadlineMs?: number,
+  leaving: () => boolean = () => false,
 ): Promise<SendOutcome> {
   const { itemId, action, quantity, unitPrice, referenceId } = m;
   const movement: AdjustStockInput = {
@@ -53,7 +56,8 @@ export async function sendMovement(
       if (!(cause instanceof ApplicationFailure))
         return { kind: 'uncertain', why: cause?.message ?? 'unknown failure' };
       if (provablyNotTaken(cause)) {
-        await sleep(retryDelayMs(cause, attempt));
+        // Waiting to try again, it is in flight no more: a ledger leaving goes now, not after the back-off.
+        if (await condition(leaving, retryDelayMs(cause, attempt))) return { kind: 'not_sent' };
         continue;
       }
       if (isAmbiguousWrite(cause.type) || !cause.nonRetryable) return { kind: 'uncertain', why: cause.message };
