@@ -11,6 +11,8 @@ export interface VersioningSettings {
   buildId: string;
   /** Set this version current when it is neither current nor ramping (the local stack and the tests). */
   makeCurrent: boolean;
+  /** With makeCurrent, even when it was current before and another has been since: a stack running one build. */
+  rollBack?: boolean;
 }
 
 const PACKAGE_NAME = 'etims-temporal-worker';
@@ -27,9 +29,14 @@ export function loadVersioningSettings(env: Env): VersioningSettings {
   const buildId = env.TEMPORAL_WORKER_BUILD_ID?.trim() || derivedBuildId(env.BUILD_COMMIT?.trim() || gitCommit());
   checkBuildId(env.TEMPORAL_WORKER_BUILD_ID?.trim() ? 'TEMPORAL_WORKER_BUILD_ID' : 'the derived build id', buildId);
   const makeCurrent = env.WORKER_MAKE_CURRENT?.trim().toLowerCase() ?? '';
-  if (!['', 'true', 'false'].includes(makeCurrent))
-    throw new ConfigError(`WORKER_MAKE_CURRENT: must be true or false, not "${env.WORKER_MAKE_CURRENT}"`);
-  return { deploymentName, buildId, makeCurrent: makeCurrent === 'true' };
+  if (!['', 'true', 'false', 'always'].includes(makeCurrent))
+    throw new ConfigError(`WORKER_MAKE_CURRENT: must be true, false or always, not "${env.WORKER_MAKE_CURRENT}"`);
+  return {
+    deploymentName,
+    buildId,
+    makeCurrent: makeCurrent === 'true' || makeCurrent === 'always',
+    ...(makeCurrent === 'always' ? { rollBack: true } : {}),
+  };
 }
 
 /** One deployment per fleet, and a fleet is its workflow queue; the server refuses `.` and `:` in the name. */

@@ -43,6 +43,8 @@ export async function routeDeploymentVersion(options: {
   version: DeploymentVersion;
   taskQueues: readonly string[];
   makeCurrent: boolean;
+  /** With makeCurrent, even a build that was current before (WORKER_MAKE_CURRENT=always). */
+  rollBack?: boolean;
   logger: Logger;
   registrationWaitMs?: number;
   /** The process is stopping: nothing more to tell. */
@@ -114,7 +116,7 @@ export async function routeDeploymentVersion(options: {
     }
     // An older build's process restarting after a newer one was made current (its version draining or drained) must
     // not take new work back: a rollback is an operator's decision, made with the same command.
-    if (current !== undefined && (await wasCurrentBefore())) {
+    if (!options.rollBack && current !== undefined && (await wasCurrentBefore())) {
       logger.warn(
         { ...fields, current, rollBack: commands.current },
         `this build was current before ${current} was made current, and WORKER_MAKE_CURRENT does not roll back: ` +

@@ -162,6 +162,7 @@ export async function startWorkerProcess(options: {
         version,
         taskQueues: [workers.workflows, workers.compliance, workers.accounting].map((w) => w.options.taskQueue),
         makeCurrent: settings.versioning.makeCurrent,
+        rollBack: settings.versioning.rollBack ?? false,
         logger,
         signal: stopping.signal,
       }).then(routing.resolve, (err: unknown) => {

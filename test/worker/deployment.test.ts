@@ -73,6 +73,10 @@ describe('the version settings', () => {
     );
     expect(() => loadVersioningSettings({ TEMPORAL_WORKER_BUILD_ID: '__internal' })).toThrow(ConfigError);
     expect(() => loadVersioningSettings({ WORKER_MAKE_CURRENT: 'yes' })).toThrow(/WORKER_MAKE_CURRENT/);
+    expect(loadVersioningSettings({ WORKER_MAKE_CURRENT: 'always' })).toMatchObject({
+      makeCurrent: true,
+      rollBack: true,
+    });
   });
 
   it('names a fleet deployment after its workflow queue, in what the server allows', () => {
@@ -92,8 +96,8 @@ describe('a worker process starting as a version', () => {
     const taskQueue = uniqueTaskQueue('deployment');
     const deploymentName = deploymentNameFor(taskQueue);
     const bundle = await workflowBundle();
-    const start = async (buildId: string, makeCurrent: boolean) => {
-      const settings = testWorkerSettings({ versioning: { buildId, makeCurrent } });
+    const start = async (buildId: string, makeCurrent: boolean, rollBack = false) => {
+      const settings = testWorkerSettings({ versioning: { buildId, makeCurrent, rollBack } });
       const worker = await startWorkerProcess({
         connection: env.nativeConnection,
         client: env.client,
@@ -158,12 +162,16 @@ describe('a worker process starting as a version', () => {
         `temporal worker deployment set-current-version --deployment-name ${deploymentName} --build-id second`,
       );
       await restarted.stop();
+      // A stack that runs one build at a time (npm start: WORKER_MAKE_CURRENT=always) takes it back.
+      const checkedOutAgain = await start('second', true, true);
+      expect(checkedOutAgain.routing).toBe('made-current');
+      await checkedOutAgain.stop();
       // The first build was never current: a process of it says which one is.
       await first.stop();
       logged = since();
       const older = await start('first', false);
       expect(older.routing).toBe('inactive');
-      expect(logged().find((e) => e.level === 40)).toMatchObject({ current: 'third' });
+      expect(logged().find((e) => e.level === 40)).toMatchObject({ current: 'second' });
 
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       const info = metrics.split('\n').filter((line) => line.startsWith('etims_worker_build_info{'));

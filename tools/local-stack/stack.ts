@@ -128,8 +128,9 @@ async function startLocalTemporal(options: {
 function localDefaults(env: Env, purchasesFile: string): { env: Env; keysFile: string | undefined } {
   const keys = localPayloadKeys(env);
   const defaults: Env = { ...keys.env };
-  // Nobody is there to run `temporal worker deployment set-current-version`: the stack's build routes itself.
-  if (!env.WORKER_MAKE_CURRENT?.trim()) defaults.WORKER_MAKE_CURRENT = 'true';
+  // Nobody is there to run `temporal worker deployment set-current-version`, and the stack runs one build at a time:
+  // the one checked out now takes new work, an older one too.
+  if (!env.WORKER_MAKE_CURRENT?.trim()) defaults.WORKER_MAKE_CURRENT = 'always';
   if (!env.PURCHASES_SINK?.trim()) {
     mkdirSync(dirname(purchasesFile), { recursive: true });
     defaults.PURCHASES_SINK = `file:${purchasesFile}`;
