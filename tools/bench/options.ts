@@ -52,7 +52,7 @@ export function benchProgram(): CliCommand {
   )
     .option(
       '--quick',
-      'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~3 min, outage ~4 min, catalogue ~5 min)',
+      'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~3 min, outage ~4 min, catalogue ~7 min)',
     )
     .option(
       '--assert [targets]',
