@@ -27,7 +27,6 @@ import { required } from './update-arguments.js';
 import { count } from './metrics.js';
 import { placeOnBudget } from './placement.js';
 import { LedgerBook } from './stock-ledger/book.js';
-import { SaleNotices } from './stock-ledger/notices.js';
 import { sendMovement } from './stock-ledger/send.js';
 
 export const STOCK_NEEDS_OPERATOR = 'stock_needs_operator';
@@ -62,7 +61,6 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     settleMovementUpdate,
     (request) => {
       const m = book.settleByOperator(request.referenceId, request.decision)!;
-      if (m.status === 'recorded') notices.recorded([m]);
       refreshAttention();
       return m;
     },
@@ -86,8 +84,6 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
   // Pinned to the build it started on; once another is current, the next run goes there with the book.
   const movedOn = () => workflowInfo().targetWorkerDeploymentVersionChanged;
   const route = await placeOnBudget(input.businessId, false);
-  const notices = new SaleNotices(workflowId, input.carried?.notices);
-  void notices.run();
   const running = new Map<string, Promise<void>>();
   let probesRefused = false;
   const unprobeable = new Set<string>();
@@ -107,7 +103,6 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     const settled = book.answered(itemId, m, result.movementId, result.quantityOnHand);
     // The service moves the item now: whatever made it refuse a probe of it has passed.
     unprobeable.delete(itemId);
-    notices.recorded([...(m ? [m] : []), ...settled.applied]);
     if (settled.toOperator.length > 0) {
       for (const u of settled.toOperator) count('etims_stock_movements_needing_operator', { action: u.action });
       refreshAttention();
@@ -208,7 +203,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     const ready = book.isIdle() && running.size === 0 ? await idle(wake) : (await condition(wake), true);
     if (!ready) {
       await condition(allHandlersFinished);
-      if (book.isIdle() && notices.idle) return;
+      if (book.isIdle()) return;
       continue;
     }
     // Between movements: those in flight end here, the lines waiting go in the book.
@@ -217,9 +212,8 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
       continue;
     }
     if (draining) {
-      const untold = await notices.pause();
       await condition(allHandlersFinished);
-      const carried = { ...book.carry(), notices: untold, schema: STOCK_LEDGER_CARRY_SCHEMA };
+      const carried = { ...book.carry(), schema: STOCK_LEDGER_CARRY_SCHEMA };
       await makeContinueAsNewFunc<typeof stockLedgerWorkflow>(
         movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
       )({ ...input, carried });

@@ -28,8 +28,6 @@ export interface StockLine extends StockMove {
   /** Unique per line and action (workflows/keys.ts stockReferenceId). */
   lineId: string;
   saleWorkflowId: string;
-  /** The sale will still be open to hear which movement carried the line (`stockCarried`). */
-  tellSale?: boolean;
 }
 
 /** Sent with signal-with-start: the ledger starts with its first line. */
@@ -62,13 +60,6 @@ export interface StockLedgerCarry {
   totals: LedgerTotals;
   /** Lines recorded lately: a hand-over again (its activity retried) is still taken once. */
   lineIds: string[];
-  /** Sales not told yet which movement carried their lines. */
-  notices?: SaleNotice[];
-}
-
-export interface SaleNotice {
-  saleWorkflowId: string;
-  lines: StockCarried['lines'];
 }
 
 export type LedgerMovementStatus =
@@ -83,7 +74,7 @@ export type LedgerMovementStatus =
 export interface LedgerMovement extends StockMove {
   /** The line's own id when it carries one line, else `stk:<ledger>:<n>`. */
   referenceId: string;
-  lines: Array<{ lineId: string; saleWorkflowId: string; quantity: number; tellSale?: boolean }>;
+  lines: Array<{ lineId: string; saleWorkflowId: string; quantity: number }>;
   status: LedgerMovementStatus;
   movementId?: string;
   /** The quantity on hand the ledger knew before sending it. */
@@ -115,11 +106,6 @@ export interface StockLedgerState {
   totals: LedgerTotals;
 }
 
-export interface StockCarried {
-  ledgerWorkflowId: string;
-  lines: Array<{ lineId: string; referenceId: string; movementId?: string }>;
-}
-
 /** `settleMovement`'s argument, as the workflow checks it and docs/schemas/settle-movement.schema.json publishes it. */
 const settleMovementArgsSchema = z
   .strictObject({
@@ -146,7 +132,6 @@ export function stockLedgerSchemas(): typeof schemas {
 }
 
 export const handOverStockSignal = defineSignal<[StockHandOver]>('handOverStock');
-export const stockCarriedSignal = defineSignal<[StockCarried]>('stockCarried');
 export const settleMovementUpdate = defineUpdate<LedgerMovement, [z.output<typeof settleMovementArgsSchema>]>(
   'settleMovement',
 );

@@ -144,7 +144,6 @@ export class LedgerBook {
         lineId: l.lineId,
         saleWorkflowId: l.saleWorkflowId,
         quantity: l.quantity,
-        ...(l.tellSale ? { tellSale: true } : {}),
       })),
       status: 'sending',
     };
@@ -158,7 +157,6 @@ export class LedgerBook {
     const back: PendingLine[] = m.lines.map((l) => ({
       lineId: l.lineId,
       saleWorkflowId: l.saleWorkflowId,
-      ...(l.tellSale ? { tellSale: true } : {}),
       itemId: m.itemId,
       action: m.action,
       quantity: l.quantity,
