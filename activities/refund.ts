@@ -33,6 +33,10 @@ export function createRefundActivities(deps: Pick<ActivityDeps, 'temporal'>) {
         // Signed, its stock being handed over: it closes in moments.
         throw ApplicationFailure.retryable('the sale is signed and closing', 'sale_closing');
       }
+      // Filed and on its way (the authority's answer, an outage): the till saw it signed, or soon will. A parked sale
+      // waits for a person, so its refund is refused rather than left waiting with it.
+      if (status === 'RUNNING' && state.step !== 'parked')
+        throw ApplicationFailure.retryable(`the sale is being signed (step ${state.step})`, 'sale_signing');
       if (!signed || state.sale === null)
         return { found: 'refused', reason: `the sale is not signed (step ${state.step}, run ${status.toLowerCase()})` };
       return {

@@ -511,6 +511,36 @@ describe('recovery after a rejection rests on the service’s item list, not on 
 });
 
 describe('a till refunds right after printing the receipt', () => {
+  it('asked while the sale waits for the authority, the refund waits for it to sign, then credits it', async () => {
+    let authoritySigned = false;
+    const inFlight = {
+      createSale: async () => submission.inFlight(saleDocument({ status: 'pending' })),
+      awaitDocumentOutcome: async ({ documentId }: { documentId: string }) => {
+        if (!authoritySigned) throw documentInFlight(documentId, 'pending');
+        return { document: saleDocument({ id: documentId }) };
+      },
+    };
+    await h.run(inFlight, async (s) => {
+      const input = s.saleInput();
+      const handle = await s.startSale(input);
+      await s.waitFor(handle, (st) => st.step === 'awaiting_outcome');
+      const request = { reason: '01' as const, returnDate: '2026-11-22', traderInvoiceNumber: `CN-${Date.now()}` };
+      const refund = await s.refund(input.traderInvoiceNumber, request);
+      // The sale is on its way, not refused: the refund reads it again, filing nothing meanwhile.
+      await eventually(
+        () => s.calls.filter((c) => c.name === 'findSignedSale').length,
+        (n) => n >= 2,
+        { timeoutMs: 20_000, intervalMs: 20, what: 'the refund reading the sale again' },
+      );
+      expect(s.inputs('createCreditNote')).toEqual([]);
+      authoritySigned = true;
+      const result = await refund.answer;
+      expect(result.creditNote.status).toBe('completed');
+      const closed = (await endWithin(handle)) as SaleState;
+      expect(s.inputs('createCreditNote')).toEqual([expect.objectContaining({ saleId: closed.sale!.id })]);
+    });
+  });
+
   // While the sale's local hand-over runs, a read of its state waits for its workflow task's heartbeat (seconds).
   it(
     'starts the refund while the sale’s stock is still being handed over: it waits for the sale to close, then issues the credit note',
