@@ -12,9 +12,18 @@ interface Known {
   readAt: number;
 }
 
+/** By id, then authority branch id, then name: a supplier invoice names its branch by its name alone. */
 function pick(branches: readonly Branch[], named: string | undefined): string | undefined {
   if (named === undefined) return branches[0]?.id;
-  return (branches.find((b) => b.id === named) ?? branches.find((b) => b.authorityBhfId === named))?.id;
+  const exact =
+    branches.find((b) => b.id === named) ??
+    branches.find((b) => b.authorityBhfId === named) ??
+    branches.find((b) => b.name === named);
+  if (exact) return exact.id;
+  // Two branches whose names differ only in case or spaces leave the name ambiguous: never guessed.
+  const loose = named.trim().toLowerCase();
+  const alike = branches.filter((b) => b.name !== undefined && b.name.trim().toLowerCase() === loose);
+  return alike.length === 1 ? alike[0]!.id : undefined;
 }
 
 /** Resolves as the service does, cached per process; rules: docs/stock-ledger.md, "Which ledger". */

@@ -7,6 +7,7 @@ import type { ServiceAccess } from '../src/services/access.js';
 import type { ItemRegistry } from './item-registry.js';
 import type { OutageBoard } from './outage-gate.js';
 import type { StockReporting } from '../src/contracts/stock-ledger.js';
+import type { StockInSettingsOf } from '../src/config/stock-in.js';
 
 export interface ActivityDeps {
   services: ServiceAccess;
@@ -18,6 +19,8 @@ export interface ActivityDeps {
   settledDocuments?: { signedInAnswer(documentId: string): void };
   /** How each business's stock is reported (src/config/stock-reporting.ts), told to its ledger with every hand-over. */
   stockReporting?: (businessId: string) => StockReporting;
+  /** Which businesses take their supplier invoices in as stock (src/config/stock-in.ts); absent: none does. */
+  stockIn?: StockInSettingsOf;
   /** Needed by the activities that start or signal workflows: item registrations, stock hand-overs, outage watches. */
   temporal?: { client: Client };
   logger: Logger;

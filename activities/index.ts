@@ -11,9 +11,12 @@ import { createRefundActivities } from './refund.js';
 import { createRegistrationActivities } from './registration.js';
 import { outageBoard } from './outage-gate.js';
 import { createOutageWatchActivities } from './outage-watch.js';
+import { createStockInActivities, type StockInActivityDeps } from './stock-in.js';
 import { createStockLedgerActivities } from './stock-ledger.js';
 
-export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDeps, 'purchasesSink'>) {
+export function createActivities(
+  given: ActivityDeps & Pick<PurchasesActivityDeps, 'purchasesSink'> & Pick<StockInActivityDeps, 'stockIn'>,
+) {
   const deps = { ...given, outages: given.temporal && outageBoard(given.temporal.client) };
   const stockLedger = createStockLedgerActivities({
     ...deps,
@@ -28,6 +31,7 @@ export function createActivities(given: ActivityDeps & Pick<PurchasesActivityDep
     ...createRefundActivities(deps),
     ...createCatalogueActivities(deps),
     ...createPurchasesActivities(deps),
+    ...createStockInActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),
     ...createOutageWatchActivities(deps),

@@ -10,3 +10,4 @@ export { stockLedgerWorkflow } from './stock-ledger.js';
 export { outageWatchWorkflow } from './outage-watch.js';
 export { catalogueImportWorkflow } from './catalogue-import.js';
 export { catalogueChunkWorkflow } from './catalogue-chunk.js';
+export { stockInWorkflow } from './stock-in.js';

@@ -39,3 +39,14 @@ export function stockReferenceId(documentKey: string, lineIndex: number, action:
 export function ledgerReferenceStem(ledgerWorkflowId: string): string {
   return derive('stk', [ledgerWorkflowId]).slice('stk:'.length, 'stk:'.length + 16);
 }
+
+/** The `referenceId` of a stock-in movement: one per invoice line, round of confirmation and step (≤ 100 characters). */
+export function stockInReferenceId(
+  businessId: string,
+  purchaseId: string,
+  line: number,
+  round: number,
+  step: string,
+): string {
+  return derive('sin-v1', [businessId, purchaseId, String(line), String(round), step]);
+}

@@ -15,6 +15,7 @@ import {
   PURCHASE_DELIVERY_FAILURES,
   deliveredOf,
   getPurchasesSyncProgressQuery,
+  type ListPurchasesPageResult as PurchasesSyncPage,
   type PurchasesSyncCarry,
   type PurchasesSyncInput,
   type PurchasesSyncOptions,
@@ -25,6 +26,7 @@ import { PRIORITY } from '../src/contracts/priority.js';
 import { count, failsTheWorkflow, setGauge } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
 import { diffPage, previousLedger, recordDelivered, type DueEvent } from './purchases-sync/ledger.js';
+import { previousTold, toTell } from './purchases-sync/stock-in.js';
 
 /** Ledgers beyond this many invoices approach the 2 MB limit of one payload (about 40 bytes an invoice). */
 const LEDGER_WARNING_SIZE = 25_000;
@@ -53,6 +55,7 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
     counts: { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
     sinkDown: false,
     runs: 1,
+    told: previousTold(workflowInfo().lastResult, businessId),
   };
   const { counts } = state;
   setHandler(getPurchasesSyncProgressQuery, () => {
@@ -85,6 +88,8 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
   /** A sink that is down does not fail the sync: after a few minutes' retries, the next sync sends the rest. */
   async function deliver(due: DueEvent[]): Promise<void> {
     if (due.length === 0) return;
+    // No sink: the ledger still mirrors what the service lists, so the counts stay true; nothing is pending.
+    if (input.options?.deliver === false) return recordDelivered(state.ledger, due, due.length);
     if (state.sinkDown) return delivered(due, 0);
     let n: number;
     try {
@@ -105,6 +110,20 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
     delivered(due, n);
   }
 
+  /** Invoices reaching or leaving `confirmed`, to the business's stock-in (when its settings switch it on). */
+  async function tellStockIn(listed: PurchasesSyncPage['purchases']): Promise<void> {
+    if (state.stockInOff) return;
+    const told = (state.told ??= {});
+    const purchases = toTell(listed, told);
+    if (purchases.length === 0) return;
+    const answer = await api.stockIn.tellStockIn({ businessId, purchases, taskQueue: workflowInfo().taskQueue });
+    if (!answer.told) {
+      state.stockInOff = true;
+      return;
+    }
+    for (const p of purchases) told[p.id] = p.status;
+  }
+
   // The service fetches the latest invoices from the authority once a sync: a continued run does not again.
   if (!state.pulled) {
     await api.compliance.pullPurchases({ businessId });
@@ -122,6 +141,7 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
     counts.newInvoices += diff.newInvoices;
     counts.statusChanges += diff.statusChanges;
     await deliver(diff.due);
+    await tellStockIn(page.purchases);
     state.cursor = page.nextCursor;
     show(state.cursor === null ? 'done' : `listing (page ${counts.pages + 1} next)`);
     if (page.nextCursor === null) {
@@ -134,7 +154,7 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
       setGauge('etims_purchases_sync_last_success_timestamp_seconds', Date.now() / 1000, business);
       setGauge('etims_purchase_events_pending', counts.pending, business);
       // Invoices of `previous` not listed any more are dropped: the ledger mirrors what the service lists.
-      return { businessId, ledger: state.ledger, counts };
+      return { businessId, ledger: state.ledger, counts, told: state.told ?? {} };
     }
     if (pagesThisRun >= settings.pagesPerRun || workflowInfo().continueAsNewSuggested)
       await continueAsNew<typeof purchasesSyncWorkflow>({ ...input, carry: { ...state, runs: state.runs + 1 } });
@@ -169,6 +189,8 @@ function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, se
       retry: API_RETRY,
       priority: { priorityKey: PRIORITY.purchases, fairnessKey },
     }),
+    // Telling the stock-in is a signal: Temporal, not the service. Retried until it is told, an outage of ours waited out.
+    stockIn: proxyActivities<ActivitiesOn<'workflow'>>({ startToCloseTimeout: '30 seconds', retry: API_RETRY }),
     // Delivery spends none of the compliance budget: it runs on the workflow queue.
     sink: proxyActivities<ActivitiesOn<'workflow'>>({
       startToCloseTimeout: '10 minutes',

@@ -44,6 +44,8 @@ export function purchaseEventId(purchaseId: string, version: number, fingerprint
 }
 
 export interface PurchasesSyncOptions {
+  /** Deliver events to the worker's sink (default true); false where a sync only feeds the stock-in. */
+  deliver?: boolean;
   pageSize?: number;
   pagesPerRun?: number;
   /** Attempts of one delivery batch in a run before its events wait for the next run (default 8, about 3 minutes). */
@@ -74,6 +76,10 @@ export interface PurchasesSyncCarry {
   /** A delivery of this sync gave up: the remaining events wait for the next one. */
   sinkDown: boolean;
   runs: number;
+  /** The status last told to the business's stock-in, of each invoice ever confirmed (absent: none told yet). */
+  told?: Record<string, string>;
+  /** The business takes no stock in (its settings say so): not asked again in this sync. */
+  stockInOff?: boolean;
 }
 
 export interface PurchasesSyncInput {
@@ -84,7 +90,7 @@ export interface PurchasesSyncInput {
 }
 
 /** The schedule hands it to the next sync as `workflowInfo().lastResult`: the ledger needs no store of its own. */
-export type PurchasesSyncResult = { businessId: string } & Pick<PurchasesSyncCarry, 'ledger' | 'counts'>;
+export type PurchasesSyncResult = { businessId: string } & Pick<PurchasesSyncCarry, 'ledger' | 'counts' | 'told'>;
 
 export type PurchasesSyncProgress = { businessId: string } & Pick<
   PurchasesSyncCarry,

@@ -38,6 +38,8 @@ export const ACTIVITY_QUEUES = {
   pullPurchases: 'compliance',
   listPurchasesPage: 'compliance',
   deliverPurchaseEvents: 'workflow', // to the configured sink
+  tellStockIn: 'workflow', // signal-with-start: Temporal, not the service
+  listStockItems: 'compliance',
   checkReconciliationBusiness: 'compliance',
   listReconciliationPurchases: 'compliance',
   checkReconciliationCompany: 'accounting',

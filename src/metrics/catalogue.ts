@@ -197,6 +197,16 @@ export const METRICS = {
     'Syncs in which the purchases sink did not take events, by business.',
     BY_PURCHASES_BUSINESS,
   ),
+  // Stock-in from confirmed supplier invoices (workflow code)
+  etims_stock_in_lines: counter(
+    'Supplier invoice lines of the stock-in, by business and what became of them: added to stock, taken back ' +
+      '(the invoice left confirmed), corrected onto another item, or waiting for a mapping.',
+    { ...BY_PURCHASES_BUSINESS, outcome: ['added', 'taken_back', 'corrected', 'waiting'] },
+  ),
+  etims_stock_in_lines_waiting: gauge(
+    'Lines of confirmed supplier invoices that wait for a person to map them, by business.',
+    BY_PURCHASES_BUSINESS,
+  ),
   // Reconciliation (workflow code)
   etims_reconciliations: counter('Reconciliations ended, by business and outcome.', {
     ...BY_RECONCILED_BUSINESS,

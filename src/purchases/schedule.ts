@@ -98,7 +98,7 @@ async function ensureOne(
       spec: { intervals: [{ every: everyMs }] },
       action,
       policies,
-      state: { note: 'made by the worker at start-up (PURCHASES_SINK)' },
+      state: { note: 'made by the worker (PURCHASES_SINK, or the business takes stock in)' },
     });
     // Not `state.triggerImmediately`: the SDK starts that run under ALLOW_ALL, which gets and hands on no ledger.
     if (settings.triggerImmediately ?? true) await handle.trigger(ScheduleOverlapPolicy.SKIP);

@@ -1,6 +1,7 @@
 /** What a tenants file may say, and messages that name the entry and field but never echo what could be a key. */
 import { z } from 'zod';
 import { ConfigError } from '../config/env.js';
+import { isCalendarDate } from '../config/stock-in.js';
 
 const APPLICATION = /^[a-z0-9][a-z0-9-]{0,39}$/;
 /** An id of the services; one that starts like a key is a key pasted in the wrong place, and is never repeated. */
@@ -68,12 +69,25 @@ export const linkEntry = z.strictObject(
   AN_ENTRY,
 );
 
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export const stockInEntry = z.strictObject(
+  {
+    business: id('a business'),
+    from: text('must be a date in the form YYYY-MM-DD', DATE).refine(isCalendarDate, {
+      error: 'must be a date the calendar has',
+    }),
+    allOrNothing: z.boolean({ error: 'must be true or false' }).default(false),
+  },
+  AN_ENTRY,
+);
+
 const list = z
   .array(z.unknown(), { error: 'must be a list' })
   .nullish()
   .transform((items) => items ?? []);
 export const tenantsDocument = z.strictObject(
-  { compliance: list, accounting: list, links: list },
+  { compliance: list, accounting: list, links: list, stockIn: list },
   { error: 'must be an object with compliance, accounting and links lists' },
 );
 
@@ -106,8 +120,11 @@ export function entrySource(
   index: number,
   raw: unknown,
 ): string {
-  const field = list === 'links' ? 'business' : 'application';
-  const label = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[field] : undefined;
-  const named = typeof label === 'string' && (list === 'links' ? ID : APPLICATION).test(label);
+  const byBusiness = list === 'links' || list === 'stockIn';
+  const label =
+    typeof raw === 'object' && raw !== null
+      ? (raw as Record<string, unknown>)[byBusiness ? 'business' : 'application']
+      : undefined;
+  const named = typeof label === 'string' && (byBusiness ? ID : APPLICATION).test(label);
   return `${file}: ${list}[${index}]${named ? ` (${label})` : ''}`;
 }

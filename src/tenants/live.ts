@@ -1,5 +1,6 @@
 // Replaceable while the worker runs. Why: docs/tenancy.md, "…without a restart", "…during an outage".
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { StockInSettings } from '../contracts/stock-in.js';
 import type { Logger } from '../logger.js';
 import type { AccountingTenant, ComplianceTenant, TenantsConfig } from './types.js';
 import type { RateLimitGate } from '../http/rate-limit-gate.js';
@@ -48,6 +49,8 @@ export async function openLiveTenants(
   const resolve = (tenants: TenantsConfig, deferOutages = false) =>
     resolveTenantDirectory(tenants, { ...resolveOptions, gates, complianceProbes, awaitOutages: deferOutages });
   let current = await resolve(config, awaitOutages !== undefined);
+  // Replaced with the directory it came with: a reload that the services refuse changes neither.
+  let stockIn = stockInOf(config);
   // Removed businesses whose work under way is finished with the application that served them.
   const drained = new Map<string, { directory: TenantDirectory; application: ComplianceApplication }>();
   const retired = new Set<TenantDirectory>();
@@ -79,6 +82,7 @@ export async function openLiveTenants(
     for (const application of next.applications())
       for (const businessId of application.businesses) drained.delete(businessId);
     current = next;
+    stockIn = stockInOf(tenants);
     closeWhenUnused(previous);
     // Names of applications are operator's words and bounded by the file; businesses are counted, not listed.
     const { applicationsAdded, applicationsRemoved, ...businesses } = change;
@@ -125,6 +129,8 @@ export async function openLiveTenants(
     /** A business an entry whose service was down at start may serve: its calls wait instead of being refused. */
     awaits: (businessId: string) => current.awaits(businessId),
     awaitsAccounting: () => current.awaited().some((entry) => entry.service === 'accounting'),
+    /** The stock-in settings the tenants served name for a business (a tenants file's `stockIn`). */
+    stockIn: (businessId: string): StockInSettings | undefined => stockIn.get(businessId),
     /** A business's application now, or the one finishing its work (`serving` false). */
     routeOf: (businessId: string) => {
       const application = applicationOf(current, businessId);
@@ -153,6 +159,10 @@ export function serialRunner() {
     chain = result.catch(() => undefined);
     return result;
   };
+}
+
+function stockInOf(tenants: TenantsConfig): ReadonlyMap<string, StockInSettings> {
+  return new Map((tenants.stockIn ?? []).map((entry) => [entry.businessId, entry.settings]));
 }
 
 function servedBusinesses(directory: TenantDirectory): Map<string, string> {

@@ -11,11 +11,12 @@ import {
   entrySource,
   linkEntry,
   parseEntry,
+  stockInEntry,
   tenantsDocument,
   type KeySource,
 } from './file-schema.js';
 import { fromSingleKeyVariables, SINGLE_TENANT_VARIABLES } from './single-key.js';
-import type { AccountingTenant, ComplianceTenant, TenantLink, TenantsConfig } from './types.js';
+import type { AccountingTenant, ComplianceTenant, StockInEntry, TenantLink, TenantsConfig } from './types.js';
 
 export function loadTenantsConfig(rawEnv: Env): TenantsConfig {
   const file = readVariable(rawEnv, 'TENANTS_FILE');
@@ -122,9 +123,11 @@ export function readEntries(documents: readonly TenantsDocument[], rawEnv: Env) 
   const compliance: ComplianceTenant[] = [];
   const accounting: AccountingTenant[] = [];
   const links: TenantLink[] = [];
+  const stockIn: StockInEntry[] = [];
   const applications = { compliance: new Map<string, string>(), accounting: new Map<string, string>() };
   const servedBy = new Map<string, string>();
   const linkedBy = new Map<string, string>();
+  const stockInBy = new Map<string, string>();
 
   const declare = (service: 'compliance' | 'accounting', application: string, source: string) => {
     const earlier = applications[service].get(application);
@@ -193,6 +196,15 @@ export function readEntries(documents: readonly TenantsDocument[], rawEnv: Env) 
       linkedBy.set(entry.business, source);
       links.push({ businessId: entry.business, companyId: entry.company, accounting: entry.accounting, source });
     });
+    lists.stockIn.forEach((raw, index) => {
+      const source = entrySource(document.name, 'stockIn', index, raw);
+      const { business, from, allOrNothing } = parseEntry(stockInEntry, raw, source);
+      const earlier = stockInBy.get(business);
+      if (earlier !== undefined)
+        throw new ConfigError(`${source}: business ${business} is already named by ${earlier}`);
+      stockInBy.set(business, source);
+      stockIn.push({ businessId: business, settings: { from, allOrNothing }, source });
+    });
   }
   // Checked once every file is read: a link may name an application another file declares.
   for (const link of links) {
@@ -200,5 +212,5 @@ export function readEntries(documents: readonly TenantsDocument[], rawEnv: Env) 
       throw new ConfigError(`${link.source}: accounting application ${link.accounting} is not declared`);
     }
   }
-  return { entries: { compliance, accounting, links }, namedVariables };
+  return { entries: { compliance, accounting, links, stockIn }, namedVariables };
 }

@@ -14,8 +14,8 @@ export interface TenantsReload {
 }
 
 /** Keys included (a rotated key is a change), never kept or logged. */
-function tenantsFingerprint({ compliance, accounting, links }: TenantsConfig): string {
-  return hash('sha256', JSON.stringify({ compliance, accounting, links }));
+function tenantsFingerprint({ compliance, accounting, links, stockIn }: TenantsConfig): string {
+  return hash('sha256', JSON.stringify({ compliance, accounting, links, stockIn }));
 }
 
 /** Each change served is handed once to `onChange`, which acts on it and tries again until that succeeds. */

@@ -1,8 +1,12 @@
-/** The Temporal Schedules of the businesses served: a purchases sync each (with a sink), a reconciliation per link. */
+/**
+ * The Temporal Schedules of the businesses served: a purchases sync each (with a sink, or for a business that takes
+ * stock in), a reconciliation per link.
+ */
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/env.js';
 import { describeSink, type PurchasesConfig } from '../config/purchases.js';
+import type { StockInSettingsOf } from '../config/stock-in.js';
 import { purchasesScheduleId, type PurchasesSyncOptions } from '../contracts/purchases-sync.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { ensurePurchasesSyncSchedules } from '../purchases/schedule.js';
@@ -12,36 +16,47 @@ import { reconciliationScheduleId } from '../contracts/reconciliation.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import type { WorkerSettings } from './settings.js';
 
-/** With a sink configured, one schedule per business: the configured ones, else those the tenants serve. */
+/**
+ * One schedule per business: with a sink configured, the configured ones, else those the tenants serve; and every
+ * business served that takes stock in, sink or not (its sync is what tells the stock-in of its invoices).
+ */
 export async function schedulePurchasesSync(options: {
   client: Client;
   served: readonly string[];
   /** A business not served yet whose key has not answered since start: scheduled once it is served. */
   awaits?: (businessId: string) => boolean;
   config: PurchasesConfig;
+  stockIn?: StockInSettingsOf;
   taskQueue?: string;
   syncOptions?: PurchasesSyncOptions;
   logger: Logger;
 }) {
   const { config, logger, served } = options;
-  if (config.sink === undefined) {
-    logger.info('purchases sync off: set PURCHASES_SINK (file:<path> or an https:// URL) to sync supplier invoices');
+  const stocking = stockInBusinessIds(served, options.stockIn);
+  if (config.sink === undefined && stocking.length === 0) {
+    logger.info(
+      'purchases sync off: set PURCHASES_SINK (file:<path> or an https:// URL) to sync supplier invoices, or ' +
+        'stock-in settings to take them in as stock',
+    );
     return { enabled: false, schedules: [] };
   }
   // A configured business the tenants do not serve would fail every sync on business_not_served.
-  const unknown = (config.businessIds ?? []).filter((id) => !served.includes(id) && !options.awaits?.(id));
+  const unknown = (config.sink === undefined ? [] : (config.businessIds ?? [])).filter(
+    (id) => !served.includes(id) && !options.awaits?.(id),
+  );
   if (unknown.length > 0) {
     throw new ConfigError(
       `PURCHASES_SYNC_BUSINESSES: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} ` +
         'served by no compliance application of the tenants',
     );
   }
-  const businessIds = purchasesBusinessIds(config, served);
+  const businessIds = purchasesBusinessIds(config, served, options.stockIn);
   const schedules = await ensurePurchasesSyncSchedules(options.client, {
     businessIds,
     interval: config.intervalMs,
     taskQueue: options.taskQueue,
-    options: options.syncOptions,
+    // Without a sink a sync only tells the stock-in: it delivers nothing, and says no sink is down.
+    options: config.sink === undefined ? { ...options.syncOptions, deliver: false } : options.syncOptions,
     logger,
   });
   logger.info(
@@ -49,6 +64,7 @@ export async function schedulePurchasesSync(options: {
       sink: describeSink(config.sink),
       intervalSeconds: config.intervalMs / 1000,
       businesses: businessIds,
+      takingStockIn: stocking.length,
       schedules: schedules.map((s) => `${s.scheduleId} ${s.outcome}`),
     },
     businessIds.length === 0 ? 'purchases sync on, but the tenants serve no business' : 'purchases sync scheduled',
@@ -56,9 +72,18 @@ export async function schedulePurchasesSync(options: {
   return { enabled: true, schedules };
 }
 
-export function purchasesBusinessIds(config: PurchasesConfig, served: readonly string[]): string[] {
-  if (config.sink === undefined) return [];
-  return (config.businessIds ?? served).filter((id) => served.includes(id));
+/** Those delivered to the sink (when there is one), then those only taking stock in. */
+export function purchasesBusinessIds(
+  config: PurchasesConfig,
+  served: readonly string[],
+  stockIn?: StockInSettingsOf,
+): string[] {
+  const delivered = config.sink === undefined ? [] : (config.businessIds ?? served).filter((id) => served.includes(id));
+  return [...new Set([...delivered, ...stockInBusinessIds(served, stockIn)])];
+}
+
+function stockInBusinessIds(served: readonly string[], stockIn: StockInSettingsOf | undefined): string[] {
+  return stockIn === undefined ? [] : served.filter((id) => stockIn(id) !== undefined);
 }
 
 export function servedBusinesses(directory: TenantDirectory): string[] {
@@ -74,6 +99,7 @@ export async function scheduleServed(
   scheduling: {
     client: Client;
     settings: Pick<WorkerSettings, 'purchases' | 'reconciliation'>;
+    stockIn?: StockInSettingsOf;
     logger: Logger;
     taskQueue: string;
     metrics: MetricsRecorder;
@@ -87,6 +113,7 @@ export async function scheduleServed(
     served: servedBusinesses(directory),
     awaits: (businessId) => directory.awaits(businessId),
     config: settings.purchases,
+    stockIn: scheduling.stockIn,
     logger,
     taskQueue,
     syncOptions: scheduling.syncOptions,
@@ -125,11 +152,15 @@ export async function setSchedulesPaused(options: {
   paused: boolean;
   taskQueue: string;
   purchases: PurchasesConfig;
+  stockIn?: StockInSettingsOf;
   logger: Logger;
 }): Promise<void> {
   const { client, taskQueue, paused } = options;
+  // Paused whatever made it; resumed only where this worker would make it (a sink, or the business takes stock in).
+  const syncs = (businessId: string) =>
+    paused || options.purchases.sink !== undefined || options.stockIn?.(businessId) !== undefined;
   const ids = options.businessIds.flatMap((businessId) => [
-    ...(options.purchases.sink === undefined ? [] : [purchasesScheduleId(businessId, taskQueue)]),
+    ...(syncs(businessId) ? [purchasesScheduleId(businessId, taskQueue)] : []),
     reconciliationScheduleId(businessId, reconciliationIdPrefix(taskQueue)),
   ]);
   const changed: string[] = [];

@@ -1,5 +1,6 @@
 /** Read and validated once at the entry point: nothing below it reads the environment. */
 import { loadStockReporting } from '../config/stock-reporting.js';
+import { loadStockIn } from '../config/stock-in.js';
 import { payloadEncryptionFromEnv } from '../codec/data-converter.js';
 import { loadAccountingWorkerConfig } from '../config/accounting-worker.js';
 import { ConfigError, loadConfig, resolveSecretFiles, type Env } from '../config/env.js';
@@ -51,6 +52,8 @@ export function loadWorkerSettings(rawEnv: Env) {
       : reconciliation,
     tracing: tracingSettings(env),
     stockReporting: loadStockReporting(env),
+    // Beside a tenants file too: the file's `stockIn` entries win for the businesses they name.
+    stockIn: loadStockIn(env),
     tenants: fileTenants ?? fromSingleKeyVariables(env),
     versioning: loadVersioningSettings(env),
   };

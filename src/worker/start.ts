@@ -24,6 +24,7 @@ import type { TenantsConfig } from '../tenants/types.js';
 import { watchTenants, type TenantsReload } from '../tenants/watch.js';
 import { SettledDocuments } from '../callbacks/settled-documents.js';
 import { deploymentNameFor } from '../config/versioning.js';
+import { firstStockIn } from '../config/stock-in.js';
 import { startCallbacks } from './callbacks.js';
 import { routeDeploymentVersion, type DeploymentVersion, type VersionRouting } from './deployment.js';
 import { purchasesBusinessIds, scheduleServed, servedBusinesses, setSchedulesPaused } from './schedules.js';
@@ -32,12 +33,15 @@ import { tenantChangeActor } from './tenant-changes.js';
 import { Resources } from './resources.js';
 import { createWorkers, type WorkerDependencies } from './workers.js';
 
-/** `stockReporting` absent: every business on the default (DEFAULT_STOCK_REPORTING). */
+/**
+ * `stockReporting` absent: every business on the default (DEFAULT_STOCK_REPORTING). `stockIn` absent: only the
+ * businesses a tenants file's `stockIn` names take stock in.
+ */
 export type WorkerProcessSettings = Pick<
   WorkerSettings,
   'worker' | 'activitiesPerSecond' | 'purchases' | 'reconciliation' | 'versioning'
 > &
-  Partial<Pick<WorkerSettings, 'stockReporting'>>;
+  Partial<Pick<WorkerSettings, 'stockReporting' | 'stockIn'>>;
 
 export type WorkerProcess = Awaited<ReturnType<typeof startWorkerProcess>>;
 
@@ -81,6 +85,8 @@ export async function startWorkerProcess(options: {
     awaitOutages: { ...options.outageRetry, onAwaitedServed: (change) => changes.later(change) },
   });
   const services = resources.own('service clients', openTenantAccess(live), (access) => access.close());
+  // Read at each call: a reload of the tenants file changes its entries without a restart.
+  const stockIn = firstStockIn(live.stockIn, settings.stockIn);
   // Its actions use the service clients: stopped before them.
   resources.own('tenant changes', changes, (actor) => actor.stop());
   const dependencies: WorkerDependencies = {
@@ -113,7 +119,10 @@ export async function startWorkerProcess(options: {
         awaitedPerSecond(tenants, live.current(), settings.worker.complianceRateHeadroom),
     };
     // At zero before the start-up sync counts (the bundle takes seconds): increase() counts the first sync from it.
-    metrics.knowBusinesses('purchases', purchasesBusinessIds(settings.purchases, servedBusinesses(live.current())));
+    metrics.knowBusinesses(
+      'purchases',
+      purchasesBusinessIds(settings.purchases, servedBusinesses(live.current()), stockIn),
+    );
     const settled = new SettledDocuments();
     const callbacks = await startCallbacks(settings.worker, tenants, client, logger, metrics, settled);
     if (callbacks) resources.own('callback receiver', callbacks.server, (server) => server.close());
@@ -126,9 +135,18 @@ export async function startWorkerProcess(options: {
       settledDocuments: settled,
       purchasesSink,
       stockReporting: settings.stockReporting,
+      stockIn,
     });
     await workers.serveWindowQueues(queues.own);
-    const scheduling = { client, settings, logger, taskQueue, metrics, syncOptions: options.purchasesSyncOptions };
+    const scheduling = {
+      client,
+      settings,
+      stockIn,
+      logger,
+      taskQueue,
+      metrics,
+      syncOptions: options.purchasesSyncOptions,
+    };
     const { purchases, reconciliation } = await scheduleServed(scheduling, live.current());
     logger.info(
       {
@@ -146,7 +164,7 @@ export async function startWorkerProcess(options: {
     );
     changes.begin(async (change: TenantsChange) => {
       await workers.serveWindowQueues((await holdBudgets()).own);
-      const paused = { client, taskQueue, purchases: settings.purchases, logger };
+      const paused = { client, taskQueue, purchases: settings.purchases, stockIn, logger };
       await setSchedulesPaused({ ...paused, businessIds: change.businessesRemoved, paused: true });
       await scheduleServed(scheduling, live.current());
       await setSchedulesPaused({ ...paused, businessIds: change.businessesAdded, paused: false });

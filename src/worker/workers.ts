@@ -1,4 +1,5 @@
 import type { StockReportingOf } from '../config/stock-reporting.js';
+import type { StockInSettingsOf } from '../config/stock-in.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
@@ -141,6 +142,8 @@ export async function createWorkers(
     /** Without it a purchases delivery fails, non-retryable. */
     purchasesSink?: PurchaseEventSink;
     stockReporting?: StockReportingOf;
+    /** Absent: no business takes stock in. */
+    stockIn?: StockInSettingsOf;
   },
 ) {
   const { services, logger, taskQueue, dataConverter, metrics } = dependencies;
@@ -154,6 +157,7 @@ export async function createWorkers(
     purchasesSink: options.purchasesSink,
     metrics,
     stockReporting: options.stockReporting,
+    stockIn: options.stockIn,
   });
   const common = {
     connection: dependencies.connection,

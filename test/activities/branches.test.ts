@@ -72,6 +72,46 @@ describe('cachedCanonicalBranch', () => {
     });
   });
 
+  it('resolves a branch’s name (a supplier invoice names its branch so): exactly, then in any case and spacing', async () => {
+    const named = (id: string, authorityBhfId: string, name: string) => ({ ...branch(id, authorityBhfId), name });
+    const world = listing([
+      {
+        id: 'biz_n',
+        branches: [
+          named('br_cbd', '00', 'Nairobi CBD'),
+          named('br_westlands', '01', 'Westlands'),
+          // Its name is another branch's id and authorityBhfId: both are asked first.
+          named('br_odd', '02', 'br_cbd'),
+          named('br_depot', '03', '01'),
+        ],
+      },
+    ]);
+    const canonical = cachedCanonicalBranch(world.list, { now: world.now });
+    expect(await canonical('biz_n', 'Nairobi CBD')).toBe('br_cbd');
+    expect(await canonical('biz_n', '  nairobi cbd ')).toBe('br_cbd');
+    expect(await canonical('biz_n', 'WESTLANDS')).toBe('br_westlands');
+    expect(await canonical('biz_n', 'br_cbd')).toBe('br_cbd');
+    expect(await canonical('biz_n', '01')).toBe('br_westlands');
+    await expect(canonical('biz_n', 'Nairobi')).rejects.toMatchObject({ type: 'unknown_branch' });
+    expect(world.state.reads).toBe(1);
+  });
+
+  it('never guesses between two branches whose names differ only in case or spacing, but takes an exact name', async () => {
+    const world = listing([
+      {
+        id: 'biz_m',
+        branches: [
+          { ...branch('br_1', '00'), name: 'Main' },
+          { ...branch('br_2', '01'), name: 'main ' },
+          branch('br_3', '02'),
+        ],
+      },
+    ]);
+    const canonical = cachedCanonicalBranch(world.list, { now: world.now });
+    expect(await canonical('biz_m', 'main ')).toBe('br_2');
+    await expect(canonical('biz_m', 'MAIN')).rejects.toThrow(/no branch "MAIN"/);
+  });
+
   it('refuses a business the key does not list, and keeps at most maxBusinesses', async () => {
     const world = listing([shop]);
     const canonical = cachedCanonicalBranch(world.list, { now: world.now, maxBusinesses: 1 });

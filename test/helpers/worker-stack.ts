@@ -17,6 +17,7 @@ import { resolveServices } from '../../src/services/endpoints.js';
 import type { StockReportingOf } from '../../src/config/stock-reporting.js';
 import { startWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
 import { singleKeyTestTenants } from './worker-settings.js';
+import type { StockInSettings } from '../../src/contracts/stock-in.js';
 import { testWorkerSettings } from './worker-settings.js';
 
 /** Where a stack's workers and clients reach Temporal. */
@@ -44,6 +45,8 @@ export interface WorkerStackOptions {
   purchases?: PurchasesConfig;
   /** How each business's stock is reported (default: DEFAULT_STOCK_REPORTING). */
   stockReporting?: StockReportingOf;
+  /** Each business's stock-in settings (default: none takes stock in). */
+  stockIn?: (businessId: string) => StockInSettings | undefined;
   /** What each process gets of its own, opened again on every start (the purchases sink and its sync options). */
   perProcess?: () => Promise<Pick<ProcessOptions, 'purchasesSink' | 'purchasesSyncOptions'>>;
 }
@@ -99,6 +102,7 @@ export async function startWorkerStack(
     ...(options.purchases ? { purchases: options.purchases } : {}),
   });
   if (options.stockReporting) settings.stockReporting = options.stockReporting;
+  if (options.stockIn) settings.stockIn = options.stockIn;
 
   const startProcess = async () => {
     const started = await startWorkerProcess({

@@ -8,6 +8,7 @@ import type { Client } from '@temporalio/client';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { syncPurchasesNow } from '../../src/client/purchases.js';
 import type { PurchasesConfig } from '../../src/config/purchases.js';
+import type { StockInSettings } from '../../src/contracts/stock-in.js';
 import type { PurchaseEventSink } from '../../src/purchases/event-sink.js';
 import type { WorkerProcess } from '../../src/worker/start.js';
 import type { ComplianceFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
@@ -38,6 +39,8 @@ export interface PurchasesStackOptions {
   activitiesPerSecond?: number;
   /** Sync interval (default 1 hour: tests run syncs on demand). */
   intervalMs?: number;
+  /** Businesses taking stock in, with their settings (default: none). */
+  stockIn?: Record<string, StockInSettings>;
 }
 
 export interface PurchasesStack {
@@ -139,6 +142,7 @@ export async function startPurchasesStack(
     callbacks: false,
     ...(options.activitiesPerSecond === undefined ? {} : { activitiesPerSecond: options.activitiesPerSecond }),
     purchases: config,
+    ...(options.stockIn ? { stockIn: (businessId: string) => options.stockIn![businessId] } : {}),
     perProcess: async () => ({
       purchasesSink: await options.sink(),
       ...(options.syncOptions ? { purchasesSyncOptions: options.syncOptions } : {}),

@@ -192,6 +192,8 @@ type OtherProcesses =
   | 'createCatalogueItem'
   | 'findCatalogueItem'
   | keyof PurchasesActivities
+  | 'tellStockIn'
+  | 'listStockItems'
   | keyof ReconciliationActivities
   | keyof AccountingActivities;
 

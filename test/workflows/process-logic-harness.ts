@@ -23,18 +23,24 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { AccountingActivities } from '../../activities/accounting.js';
 import type { PurchasesActivities } from '../../activities/purchases.js';
 import type { ReconciliationActivities } from '../../activities/reconciliation.js';
+import type { createStockInActivities } from '../../activities/stock-in.js';
 import { eventually } from '../helpers/eventually.js';
 import { recordingMetrics, type MetricReadings, type RecordingMetrics } from '../helpers/metrics.js';
 import { createTimeSkippingEnv, terminateKeepingClock } from '../helpers/time-skipping.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { startQueueWorkers, useWorld } from '../helpers/time-skipping-world.js';
 
+type StockInActivities = ReturnType<typeof createStockInActivities>;
+
 export const SECOND = 1000;
 export const MINUTE = 60 * SECOND;
 export const HOUR = 60 * MINUTE;
 
 /** The activities of the three processes, as their workflows schedule them. */
-export type ProcessActivities = PurchasesActivities & ReconciliationActivities & AccountingActivities;
+export type ProcessActivities = PurchasesActivities &
+  Pick<StockInActivities, 'tellStockIn'> &
+  ReconciliationActivities &
+  AccountingActivities;
 export type ProcessActivityName = keyof ProcessActivities;
 export type ProcessActivityInput<N extends ProcessActivityName> = Parameters<ProcessActivities[N]>[0];
 export type Stubs = Partial<ProcessActivities>;
@@ -44,6 +50,7 @@ const PROCESS_ACTIVITIES: Record<ProcessActivityName, true> = {
   pullPurchases: true,
   listPurchasesPage: true,
   deliverPurchaseEvents: true,
+  tellStockIn: true,
   checkReconciliationBusiness: true,
   listReconciliationPurchases: true,
   checkReconciliationCompany: true,

@@ -85,7 +85,7 @@ function start(s: ProcessScenario, options?: PurchasesSyncOptions): Promise<Sync
  * test server has no schedules, and its cron chains stall the clock once a run waiting for its time is
  * terminated. The hand-over itself is tested end to end (test/purchases/sync.test.ts).
  */
-function startNextSync(s: ProcessScenario, previous: PurchasesSyncResult): Promise<SyncHandle> {
+function startNextSync(s: ProcessScenario, previous: PurchasesSyncResult, name = 'next'): Promise<SyncHandle> {
   const carry: PurchasesSyncCarry = {
     pulled: false,
     cursor: null,
@@ -94,8 +94,9 @@ function startNextSync(s: ProcessScenario, previous: PurchasesSyncResult): Promi
     counts: { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
     sinkDown: false,
     runs: 1,
+    ...(previous.told ? { told: previous.told } : {}),
   };
-  return s.start<typeof purchasesSyncWorkflow>(PURCHASES_SYNC_WORKFLOW_TYPE, `purchases-sync:${s.id}:next`, [
+  return s.start<typeof purchasesSyncWorkflow>(PURCHASES_SYNC_WORKFLOW_TYPE, `purchases-sync:${s.id}:${name}`, [
     { businessId: BUSINESS, carry },
   ]);
 }
@@ -136,6 +137,34 @@ const deliveredIds = (s: ProcessScenario, handle?: SyncHandle) =>
     .map((c) => c.input.events.map((e) => e.id));
 
 describe('purchasesSyncWorkflow', () => {
+  it('tells the stock-in of each invoice reaching or leaving confirmed once per change; a business taking none in is asked once a sync', async () => {
+    const confirmed = invoice('pur_in', 'confirmed');
+    const other = invoice('pur_other', 'pending_review');
+    let takesStockIn = true;
+    const listing: Listing = { pages: [[confirmed, other]] };
+    const tellStockIn: Stubs['tellStockIn'] = async () => ({ told: takesStockIn });
+    await h.run(stubs(listing, { tellStockIn }), async (s) => {
+      const told = () => s.callsOf('tellStockIn').map((c) => c.input.purchases.map((p) => `${p.id} ${p.status}`));
+      const first = await (await start(s)).result();
+      expect(told()).toEqual([['pur_in confirmed']]);
+      expect(first.told).toEqual({ pur_in: 'confirmed' });
+      // The same listing again: nothing new to tell, no call.
+      const again = await (await startNextSync(s, first, 'again')).result();
+      expect(told()).toHaveLength(1);
+      // Left confirmed: told once more, with its new status.
+      listing.pages = [[invoice('pur_in', 'pending_review'), other]];
+      const back = await (await startNextSync(s, again, 'back')).result();
+      expect(told()).toEqual([['pur_in confirmed'], ['pur_in pending_review']]);
+      expect(back.told).toEqual({ pur_in: 'pending_review' });
+      // Switched off: asked once, then not again in that sync (two pages), and nothing recorded as told.
+      takesStockIn = false;
+      listing.pages = [[invoice('pur_in', 'confirmed')], [invoice('pur_2', 'confirmed')]];
+      const off = await (await startNextSync(s, back, 'off')).result();
+      expect(told()).toHaveLength(3);
+      expect(off.told).toEqual({ pur_in: 'pending_review' });
+    });
+  });
+
   it('pulls once, lists every page with the cursor, and delivers each page’s new invoices once, on the workflow queue', async () => {
     const [a, b, c, d] = ['pur_a', 'pur_b', 'pur_c', 'pur_d'].map((id) => invoice(id));
     await h.run(stubs({ pages: [[a!, b!], [], [c!, d!]] }), async (s) => {
@@ -177,6 +206,8 @@ describe('purchasesSyncWorkflow', () => {
         businessId: BUSINESS,
         ledger: Object.fromEntries([a!, b!, c!, d!].map((l) => [l.purchase.id, [l.fingerprint, 0, 'accepted']])),
         counts: { pages: 3, seen: 4, newInvoices: 4, statusChanges: 0, delivered: 4, pending: 0 },
+        // None confirmed: the stock-in is told of nothing.
+        told: {},
       });
       const details = await s.currentDetails(handle);
       expect(details).toContain(`**Purchases sync** of \`${BUSINESS}\`: done`);

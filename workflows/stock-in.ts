@@ -1,0 +1,270 @@
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  makeContinueAsNewFunc,
+  proxyActivities,
+  proxyLocalActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import { PRIORITY } from '../src/contracts/priority.js';
+import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';
+import {
+  STOCK_IN_CARRY_SCHEMA,
+  STOCK_IN_NEEDS_MAPPING,
+  correctLineUpdate,
+  getMappingsQuery,
+  getStockInStateQuery,
+  mapLineUpdate,
+  purchasesSeenSignal,
+  putMappingsUpdate,
+  removeMappingUpdate,
+  stockInSchemas,
+  type Mapping,
+  type PurchasesSeen,
+  type StockInInput,
+} from '../src/contracts/stock-in.js';
+import { API_RETRY, type ActivitiesOn } from './activity-options.js';
+import { count, setGauge } from './metrics.js';
+import { placeOnBudget, type CallRoute } from './placement.js';
+import { StockInBook, type Handover } from './stock-in/book.js';
+import type { CatalogueItem } from './stock-in/matching.js';
+import { required } from './update-arguments.js';
+
+/** Item names read for matching are used this long: an item created meanwhile is matched on the next read. */
+const CATALOGUE_FRESH_MS = 10 * 60_000;
+/** Past this many events a run hands over to the next (continue-as-new): replays stay short. */
+const HISTORY_EVENTS_PER_RUN = 4_000;
+/** An idle stock-in looks this often whether another build is current (the flag comes only with a workflow task). */
+const VERSION_CHECK_MS = 60 * 60_000;
+
+// Local: one history event a hand-over; the ledger takes a line once, so an attempt again is harmless.
+const ledger = proxyLocalActivities<Pick<Activities, 'handOverStock'>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * The stock that comes in for one business: confirmed supplier invoices, told by the purchases sync, become `ADD`
+ * lines for the ledger of each invoice's branch; the merchant's mappings live here (docs/stock-in.md).
+ */
+export async function stockInWorkflow(input: StockInInput): Promise<void> {
+  const { businessId } = input;
+  const { workflowId } = workflowInfo();
+  const book = new StockInBook(businessId, workflowId, input.carried);
+  const inbox: PurchasesSeen[] = [];
+  const outbox: Handover[] = [];
+  let handedOver = 0;
+  let queued = 0;
+  let catalogue: { items: CatalogueItem[]; readAt: number } | undefined;
+  let route: CallRoute | undefined;
+  const refresh = attentionBoard(book);
+
+  const queue = (handovers: Handover[]): number => {
+    outbox.push(...handovers);
+    queued += handovers.length;
+    return queued;
+  };
+  const handedOverUpTo = (ticket: number) => condition(() => handedOver >= ticket);
+  const now = () => new Date(Date.now()).toISOString();
+
+  async function itemNames(needed: boolean): Promise<CatalogueItem[] | undefined> {
+    if (!needed) return catalogue?.items;
+    if (catalogue && Date.now() - catalogue.readAt < CATALOGUE_FRESH_MS) return catalogue.items;
+    route ??= await placeOnBudget(businessId, false);
+    const { items } = await proxyActivities<ActivitiesOn<'compliance'>>({
+      taskQueue: route.complianceQueue,
+      startToCloseTimeout: '60 seconds',
+      // An outage or a full budget is waited out: the lines wait with it, nothing is lost.
+      retry: API_RETRY,
+      priority: { priorityKey: PRIORITY.bookkeeping, fairnessKey: route.fairnessKey },
+    }).listStockItems({ businessId });
+    catalogue = { items, readAt: Date.now() };
+    return items;
+  }
+
+  setHandler(purchasesSeenSignal, (seen) => void inbox.push(seen));
+  setHandler(getStockInStateQuery, () => book.state());
+  setHandler(getMappingsQuery, () => book.mappings.list());
+  setHandler(
+    mapLineUpdate,
+    async (argument) => {
+      const args = stockInSchemas().mapLineArgs.parse(argument);
+      const target = 'notStock' in args ? { notStock: true as const } : { itemId: args.itemId, factor: args.factor };
+      const ticket = queue(book.mapLine(args, target, await itemNames(book.needsCatalogue()), now()));
+      await handedOverUpTo(ticket);
+      refresh();
+      return book.invoice(args.purchaseId)!;
+    },
+    {
+      validator: (argument) => {
+        const args = required(
+          'mapLine',
+          '{"purchaseId": "…", "line": 0, "itemId": "…", "factor": 1} or {"purchaseId": "…", "line": 0, "notStock": true}',
+          stockInSchemas().mapLineArgs,
+          argument,
+        );
+        const line = book.waitingLine(args);
+        if (typeof line === 'string') throw ApplicationFailure.nonRetryable(line, FAILURE_TYPES.invalidOperation);
+      },
+    },
+  );
+  setHandler(
+    correctLineUpdate,
+    async (argument) => {
+      const args = stockInSchemas().correctLineArgs.parse(argument);
+      const handovers = book.correctLine(args, args.itemId, args.factor, now());
+      if (handovers.length > 0) count('etims_stock_in_lines', { business_id: businessId, outcome: 'corrected' });
+      await handedOverUpTo(queue(handovers));
+      return book.invoice(args.purchaseId)!;
+    },
+    {
+      validator: (argument) => {
+        const args = required(
+          'correctLine',
+          '{"purchaseId": "…", "line": 0, "itemId": "…", "factor": 1}',
+          stockInSchemas().correctLineArgs,
+          argument,
+        );
+        const line = book.stockedLine(args);
+        if (typeof line === 'string') throw ApplicationFailure.nonRetryable(line, FAILURE_TYPES.invalidOperation);
+      },
+    },
+  );
+  setHandler(
+    putMappingsUpdate,
+    async (argument) => {
+      const { mappings, replace } = stockInSchemas().putMappingsArgs.parse(argument);
+      if (replace) book.mappings.removeMerchant();
+      for (const m of mappings) book.mappings.put({ ...m, source: 'merchant' } as Mapping);
+      // Lines waiting for exactly these mappings go in now.
+      await handedOverUpTo(queue(book.settleWaiting(await itemNames(book.needsCatalogue()), now())));
+      refresh();
+      return { mappings: book.mappings.size };
+    },
+    {
+      validator: (argument) =>
+        void required(
+          'putMappings',
+          '{"mappings": [{"supplierPin": "…", "by": "description", "key": "…", "itemId": "…", "factor": 1}], "replace": false}',
+          stockInSchemas().putMappingsArgs,
+          argument,
+        ),
+    },
+  );
+  setHandler(
+    removeMappingUpdate,
+    (argument) => ({ removed: book.mappings.remove(stockInSchemas().removeMappingArgs.parse(argument)) }),
+    {
+      validator: (argument) =>
+        void required(
+          'removeMapping',
+          '{"supplierPin": "…", "by": "description" | "code", "key": "…"}',
+          stockInSchemas().removeMappingArgs,
+          argument,
+        ),
+    },
+  );
+
+  /** Everything told so far, in order: a new confirmation adds, an invoice leaving `confirmed` takes back. */
+  async function takeInbox(): Promise<void> {
+    while (inbox.length > 0) {
+      const seen = inbox.shift()!;
+      book.settings = seen.settings;
+      book.taskQueue = seen.taskQueue;
+      const names = await itemNames(book.needsCatalogue(seen.purchases));
+      for (const purchase of seen.purchases) {
+        const before = book.invoice(purchase.id)?.state;
+        const handovers = book.observe(purchase, names, now());
+        queue(handovers);
+        const lines = handovers.flatMap((h) => h.lines);
+        const added = lines.filter((l) => l.action === 'ADD').length;
+        const back = lines.length - added;
+        if (added > 0) count('etims_stock_in_lines', { business_id: businessId, outcome: 'added' }, added);
+        if (back > 0) count('etims_stock_in_lines', { business_id: businessId, outcome: 'taken_back' }, back);
+        const after = book.invoice(purchase.id)?.state;
+        if (after === 'waiting' && before !== 'waiting') {
+          const waiting = book.invoice(purchase.id)!.lines.filter((l) => !l.match).length;
+          count('etims_stock_in_lines', { business_id: businessId, outcome: 'waiting' }, waiting);
+        }
+      }
+      refresh();
+    }
+  }
+
+  /** One branch's lines at a time, in the order they were decided. */
+  async function handOver(): Promise<void> {
+    while (outbox.length > 0) {
+      const next = outbox[0]!;
+      await ledger.handOverStock({
+        businessId,
+        ...(next.branch === null ? {} : { branchId: next.branch }),
+        lines: next.lines,
+        taskQueue: book.taskQueue || workflowInfo().taskQueue,
+      });
+      outbox.shift();
+      handedOver++;
+    }
+  }
+
+  const movedOn = () => workflowInfo().targetWorkerDeploymentVersionChanged;
+  for (;;) {
+    const work = () => inbox.length > 0 || outbox.length > 0 || movedOn();
+    await condition(work, VERSION_CHECK_MS);
+    await takeInbox();
+    await handOver();
+    setGauge('etims_stock_in_lines_waiting', book.state().totals.linesWaiting, { business_id: businessId });
+    const info = workflowInfo();
+    if (movedOn() || info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_PER_RUN) {
+      await condition(allHandlersFinished);
+      if (inbox.length > 0 || outbox.length > 0) continue;
+      await makeContinueAsNewFunc<typeof stockInWorkflow>(
+        movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
+      )({ businessId, carried: { ...book.carry(), schema: STOCK_IN_CARRY_SCHEMA } });
+    }
+  }
+}
+
+/** `NeedsAttention` and the details page while a line waits for a mapping, written only when that changes. */
+function attentionBoard(book: StockInBook): () => void {
+  let written: string | undefined;
+  return () => {
+    const waiting = book.waiting();
+    const details = waiting
+      .map((inv) => {
+        const lines = inv.lines
+          .filter((l) => !l.match)
+          .map((l) => {
+            const offered = (l.candidates ?? []).map((c) => `\`${c.itemId}\` ${c.name}`).join(', ');
+            return (
+              `  - line ${l.line}: "${l.description}"${l.code ? ` (code ${l.code})` : ''}, ${l.quantity} × ${l.unitPrice}` +
+              (offered ? `; maybe ${offered}` : '')
+            );
+          });
+        return [
+          `- invoice \`${inv.purchaseId}\` (${inv.supplierInvoiceNumber}, ${inv.invoiceDate}) from ` +
+            `${inv.supplierName} (PIN ${inv.supplierPin}), branch ${inv.branch}:`,
+          ...lines,
+        ].join('\n');
+      })
+      .join('\n');
+    if (details === written) return;
+    if ((written === undefined || written === '') !== (details === ''))
+      upsertSearchAttributes([
+        { key: NeedsAttention, value: details !== '' },
+        { key: AttentionReason, value: details === '' ? '' : STOCK_IN_NEEDS_MAPPING },
+      ]);
+    written = details;
+    setCurrentDetails(
+      details === ''
+        ? ''
+        : '**Supplier invoice lines waiting for a mapping** (update `mapLine` with an item, or `notStock`):\n\n' +
+            details,
+    );
+  };
+}
