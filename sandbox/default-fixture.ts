@@ -4,8 +4,10 @@ import {
   type ComplianceFixture,
   type ComplianceFixtureInput,
   type ItemFixtureInput,
+  type PurchaseFixtureInput,
   type TaxType,
 } from './compliance/fixture-schema.js';
+import { exactLine, mappedLine, purchaseLines, unknownLine, type SupplierLine } from './compliance/supplier-lines.js';
 
 /**
  * The demo world `npm run sandbox` starts with, and the base the tests adjust. Every key here is a
@@ -175,6 +177,87 @@ function item(
   };
 }
 
+const NAIROBI_ITEMS: ItemFixtureInput[] = [
+  item(I.milk, 'SKU-MILK-500', 'Fresh milk 500ml', 'A', 65, '5010150100', { packagingUnitCode: 'BT' }),
+  item(I.sugar, 'SKU-SUGAR-2KG', 'Sugar 2kg', 'B', 250, '5016150100', { packagingUnitCode: 'BG' }),
+  item(I.cookingOil, 'SKU-OIL-1L', 'Cooking oil 1L', 'B', 389.99, '5015150100', {
+    unitCode: 'L',
+    packagingUnitCode: 'BT',
+  }),
+  item(I.maizeSeed, 'SKU-SEED-2KG', 'Maize seed 2kg', 'C', 520, '1011150000', {
+    productTypeCode: '1',
+    unitCode: 'KG',
+    packagingUnitCode: 'BG',
+  }),
+  item(I.giftVoucher, 'SKU-VOUCHER-1000', 'Gift voucher KES 1,000', 'D', 1000, '8414160000', {
+    productTypeCode: '3',
+    stockTracked: false,
+  }),
+  item(I.lpgRefill, 'SKU-LPG-6KG', 'LPG refill 6kg', 'E', 1250, '1511150000'),
+  item(I.bathSoap, 'SKU-SOAP-175', 'Bath soap 175g', 'B', 120, '5310270000', PENDING),
+  item(I.spiceMix, 'SKU-SPICE-100', 'Pilau spice mix 100g', 'B', 85, '5017190000', {
+    ...PENDING,
+    needs: { productType: false, classificationMapping: true },
+  }),
+  item(I.beefSamosa, 'SKU-SAMOSA', 'Beef samosa', 'B', 60, '5019210000', { ...PENDING, productTypeCode: null }),
+];
+
+/** A supplier whose invoices exercise stock that comes in: the lines below are what a stock-in meets. */
+const STOCK_IN_SUPPLIER = { name: 'Maziwa Bora Distributors Ltd', pin: 'P051234567X' };
+
+/**
+ * One delivery of that supplier: two lines named as the items are (in its own spelling), a carton of 24 of milk sold
+ * by the piece that only a mapping reads, and a fee. The same wording on every delivery, so a mapping learned on
+ * one settles the next.
+ */
+function stockInDelivery(quantities: { sugar: number; oil: number; milkCartons: number }): SupplierLine[] {
+  return [
+    exactLine(NAIROBI_ITEMS, I.sugar, { quantity: quantities.sugar, itemCode: 'MB-SUG-2KG' }),
+    exactLine(NAIROBI_ITEMS, I.cookingOil, { quantity: quantities.oil, itemCode: 'MB-OIL-1L' }),
+    mappedLine(NAIROBI_ITEMS, I.milk, {
+      quantity: quantities.milkCartons,
+      description: 'CTN 24x500ML MILK',
+      itemCode: 'MB-MLK-CTN24',
+    }),
+    unknownLine(NAIROBI_ITEMS, { description: 'Delivery charge', unitPrice: 350 }),
+  ];
+}
+
+/** The Nairobi business's supplier invoices for the stock-in, awaiting review; each line says what it should become. */
+export const DEMO_STOCK_IN = {
+  supplier: STOCK_IN_SUPPLIER,
+  invoices: [
+    {
+      id: 'pur_nbo_in_1',
+      supplierInvoiceNumber: 'MB-1041',
+      invoiceDate: isoDay(3),
+      branchId: BR.nairobiCbd,
+      lines: stockInDelivery({ sugar: 10, oil: 6, milkCartons: 2 }),
+    },
+    {
+      id: 'pur_nbo_in_2',
+      supplierInvoiceNumber: 'MB-1057',
+      invoiceDate: isoDay(1),
+      branchId: BR.nairobiWestlands,
+      lines: stockInDelivery({ sugar: 4, oil: 12, milkCartons: 1 }),
+    },
+  ],
+} as const;
+
+function stockInPurchases(): PurchaseFixtureInput[] {
+  return DEMO_STOCK_IN.invoices.map(({ lines, ...invoice }) => ({
+    ...invoice,
+    status: 'pending_review',
+    supplier: { ...STOCK_IN_SUPPLIER },
+    lines: purchaseLines(lines),
+    confirmationError: null,
+    // Fetched by the first pull, as the held-back demo invoices are. Named although it is the default: worlds
+    // without the demo's timeline (its arrivesAtPull invoices) leave these out and keep their counts.
+    pendingPull: true,
+    arrivesAtPull: 1,
+  }));
+}
+
 export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
   rateLimitWindowMs: 60_000,
   applications: [
@@ -216,30 +299,7 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
         { id: BR.nairobiCbd, name: 'Nairobi CBD', authorityBhfId: '00' },
         { id: BR.nairobiWestlands, name: 'Westlands', authorityBhfId: '01' },
       ],
-      items: [
-        item(I.milk, 'SKU-MILK-500', 'Fresh milk 500ml', 'A', 65, '5010150100', { packagingUnitCode: 'BT' }),
-        item(I.sugar, 'SKU-SUGAR-2KG', 'Sugar 2kg', 'B', 250, '5016150100', { packagingUnitCode: 'BG' }),
-        item(I.cookingOil, 'SKU-OIL-1L', 'Cooking oil 1L', 'B', 389.99, '5015150100', {
-          unitCode: 'L',
-          packagingUnitCode: 'BT',
-        }),
-        item(I.maizeSeed, 'SKU-SEED-2KG', 'Maize seed 2kg', 'C', 520, '1011150000', {
-          productTypeCode: '1',
-          unitCode: 'KG',
-          packagingUnitCode: 'BG',
-        }),
-        item(I.giftVoucher, 'SKU-VOUCHER-1000', 'Gift voucher KES 1,000', 'D', 1000, '8414160000', {
-          productTypeCode: '3',
-          stockTracked: false,
-        }),
-        item(I.lpgRefill, 'SKU-LPG-6KG', 'LPG refill 6kg', 'E', 1250, '1511150000'),
-        item(I.bathSoap, 'SKU-SOAP-175', 'Bath soap 175g', 'B', 120, '5310270000', PENDING),
-        item(I.spiceMix, 'SKU-SPICE-100', 'Pilau spice mix 100g', 'B', 85, '5017190000', {
-          ...PENDING,
-          needs: { productType: false, classificationMapping: true },
-        }),
-        item(I.beefSamosa, 'SKU-SAMOSA', 'Beef samosa', 'B', 60, '5019210000', { ...PENDING, productTypeCode: null }),
-      ],
+      items: NAIROBI_ITEMS,
       stock: [
         { itemId: I.milk, branchId: BR.nairobiCbd, quantity: 120 },
         { itemId: I.milk, branchId: BR.nairobiWestlands, quantity: 40 },
@@ -269,6 +329,7 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
           pendingPull: true,
           arrivesAtPull: 2,
         },
+        ...stockInPurchases(),
       ],
     },
     {

@@ -1,11 +1,18 @@
 import { fetch } from 'undici';
-import type { AuthorityRuleInput, ItemNeedsRule, ItemNeedsRuleInput } from './compliance/fixture-schema.js';
+import type {
+  AuthorityRuleInput,
+  ItemNeedsRule,
+  ItemNeedsRuleInput,
+  PurchaseFixtureInput,
+  PurchaseStatus,
+} from './compliance/fixture-schema.js';
 import {
   INSPECTION_PREFIX,
   type CallbackAttempt,
   type InspectedAuthorityRule,
   type InspectedDocument,
   type InspectedItemRecord,
+  type InspectedPurchase,
   type InspectionResponses,
   type RequestsSummary,
   type StockLevel,
@@ -15,7 +22,14 @@ import type { FaultRule, FaultRuleInput } from './shared/faults.js';
 import type { InspectedOutage, OutageInput } from './shared/outages.js';
 import type { RequestRecord } from './shared/request-stats.js';
 
-export type { CallbackAttempt, InspectedAuthorityRule, InspectedDocument, RequestsSummary, StockLevel };
+export type {
+  CallbackAttempt,
+  InspectedAuthorityRule,
+  InspectedDocument,
+  InspectedPurchase,
+  RequestsSummary,
+  StockLevel,
+};
 
 /** An inspection call the sandbox refused; `code` is the compliance error code. */
 export class InspectionError extends Error {
@@ -75,14 +89,64 @@ export class SandboxInspector {
     ).document;
   }
 
+  /** Movements in the order they were recorded; `referencePrefix` keeps those whose reference starts with it. */
   async stockMovements(
-    filter: { businessId?: string; itemId?: string; referenceId?: string } = {},
+    filter: {
+      businessId?: string;
+      branchId?: string;
+      itemId?: string;
+      referenceId?: string;
+      referencePrefix?: string;
+    } = {},
   ): Promise<StockMovement[]> {
     return (await this.call<InspectionResponses['movements']>('GET', '/stock/movements', filter)).movements;
   }
 
   async stockLevels(businessId: string): Promise<StockLevel[]> {
     return (await this.call<InspectionResponses['levels']>('GET', '/stock/levels', { businessId })).levels;
+  }
+
+  /** Of a stock-tracked item of the business; anything else throws, so a typo is not read as an empty shelf. */
+  async quantityOnHand(businessId: string, branchId: string, itemId: string): Promise<number> {
+    const level = (await this.stockLevels(businessId)).find((l) => l.branchId === branchId && l.itemId === itemId);
+    if (!level) {
+      throw new Error(`no stock level of item ${itemId} at branch ${branchId} of ${businessId} (not stock tracked?)`);
+    }
+    return level.quantity;
+  }
+
+  /** Polls the quantity on hand until `done` holds (e.g. a stock-in added its lines); throws after `timeoutMs`. */
+  async waitForQuantityOnHand(
+    businessId: string,
+    branchId: string,
+    itemId: string,
+    done: (quantity: number) => boolean,
+    timeoutMs = 5_000,
+  ): Promise<number> {
+    const what = `the quantity of ${itemId} at ${branchId}`;
+    return this.poll(() => this.quantityOnHand(businessId, branchId, itemId), done, timeoutMs, what);
+  }
+
+  /** Every supplier invoice, those no pull has fetched yet included (`visible: false`). */
+  async purchases(businessId?: string): Promise<InspectedPurchase[]> {
+    return (await this.call<InspectionResponses['purchases']>('GET', '/purchases', { businessId })).purchases;
+  }
+
+  /** The tax authority receives an invoice: the business's next pull fetches it (its `arrivesAtPull` one, if set). */
+  addPurchase(businessId: string, purchase: PurchaseFixtureInput): Promise<InspectedPurchase> {
+    return this.call('POST', '/purchases', {}, { businessId, purchase });
+  }
+
+  /**
+   * Reviews an invoice as the dashboard would, at once (no pull needed): confirm it, or take a confirmation back
+   * to `pending_review` or `rejected`. The list shows the new status to the next read.
+   */
+  reviewPurchase(
+    id: string,
+    status: PurchaseStatus,
+    confirmationError: string | null = null,
+  ): Promise<InspectedPurchase> {
+    return this.call('POST', `/purchases/${encodeURIComponent(id)}/review`, {}, { status, confirmationError });
   }
 
   async callbackAttempts(documentId?: string): Promise<CallbackAttempt[]> {

@@ -40,7 +40,7 @@ export function ledgerReferenceStem(ledgerWorkflowId: string): string {
   return derive('stk', [ledgerWorkflowId]).slice('stk:'.length, 'stk:'.length + 16);
 }
 
-/** The `referenceId` of a stock-in movement: one per invoice line, round of confirmation and step (≤ 100 characters). */
+/** The `referenceId` of a stock-in movement: one per invoice line, round of confirmation and step (50 characters). */
 export function stockInReferenceId(
   businessId: string,
   purchaseId: string,

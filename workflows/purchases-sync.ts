@@ -189,7 +189,7 @@ function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, se
       retry: API_RETRY,
       priority: { priorityKey: PRIORITY.purchases, fairnessKey },
     }),
-    // Telling the stock-in is a signal: Temporal, not the service. Retried until it is told, an outage of ours waited out.
+    // Telling the stock-in is a signal: Temporal, not the service. Retried until told: our own outage is waited out.
     stockIn: proxyActivities<ActivitiesOn<'workflow'>>({ startToCloseTimeout: '30 seconds', retry: API_RETRY }),
     // Delivery spends none of the compliance budget: it runs on the workflow queue.
     sink: proxyActivities<ActivitiesOn<'workflow'>>({

@@ -105,7 +105,8 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       validator: (argument) => {
         const args = required(
           'mapLine',
-          '{"purchaseId": "…", "line": 0, "itemId": "…", "factor": 1} or {"purchaseId": "…", "line": 0, "notStock": true}',
+          '{"purchaseId": "…", "line": 0, "itemId": "…", "factor": 1} or ' +
+            '{"purchaseId": "…", "line": 0, "notStock": true}',
           stockInSchemas().mapLineArgs,
           argument,
         );
@@ -151,7 +152,8 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       validator: (argument) =>
         void required(
           'putMappings',
-          '{"mappings": [{"supplierPin": "…", "by": "description", "key": "…", "itemId": "…", "factor": 1}], "replace": false}',
+          '{"mappings": [{"supplierPin": "…", "by": "description", "key": "…", "itemId": "…", "factor": 1}], ' +
+            '"replace": false}',
           stockInSchemas().putMappingsArgs,
           argument,
         ),
@@ -242,7 +244,8 @@ function attentionBoard(book: StockInBook): () => void {
           .map((l) => {
             const offered = (l.candidates ?? []).map((c) => `\`${c.itemId}\` ${c.name}`).join(', ');
             return (
-              `  - line ${l.line}: "${l.description}"${l.code ? ` (code ${l.code})` : ''}, ${l.quantity} × ${l.unitPrice}` +
+              `  - line ${l.line}: "${l.description}"${l.code ? ` (code ${l.code})` : ''}, ` +
+              `${l.quantity} × ${l.unitPrice}` +
               (offered ? `; maybe ${offered}` : '')
             );
           });

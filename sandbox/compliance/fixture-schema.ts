@@ -180,6 +180,14 @@ const PurchaseLineFixtureSchema = z
     quantity: z.number().positive().describe('Quantity'),
     unitPrice: z.number().min(0).describe('Tax-inclusive unit price; total and taxAmount are computed from it'),
     taxRate: z.number().min(0).max(100).default(16).describe('VAT rate in percent'),
+    itemCode: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        "The supplier's own code of the line; listed as the line's `itemCode` when given (a field beyond the contract's, as a service may send)",
+      ),
   })
   .describe('A supplier invoice line');
 
@@ -378,6 +386,9 @@ export type BusinessFixture = ComplianceFixture['businesses'][number];
 export type ItemFixture = BusinessFixture['items'][number];
 export type ItemFixtureInput = z.input<typeof ItemFixtureSchema>;
 export type PurchaseFixture = BusinessFixture['purchases'][number];
+export type PurchaseFixtureInput = z.input<typeof PurchaseFixtureSchema>;
+export type PurchaseLineFixtureInput = z.input<typeof PurchaseLineFixtureSchema>;
+export type PurchaseStatus = (typeof PURCHASE_STATUS_VALUES)[number];
 export type AuthorityRule = z.output<typeof AuthorityRuleSchema>;
 export type AuthorityRuleInput = z.input<typeof AuthorityRuleSchema>;
 export type ItemNeedsRule = z.output<typeof ItemNeedsRuleSchema>;

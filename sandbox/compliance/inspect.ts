@@ -19,7 +19,14 @@ const DocumentsQuery = z.object({
   traderInvoiceNumber: text,
   type: z.enum(['sale', 'credit_note']).optional(),
 });
-const MovementsQuery = z.object({ businessId: text, itemId: text, referenceId: text });
+const MovementsQuery = z.object({
+  businessId: text,
+  branchId: text,
+  itemId: text,
+  referenceId: text,
+  /** The references of one caller's batch (an invoice's lines, say) share a prefix: counting them finds a repeat. */
+  referencePrefix: text,
+});
 const LevelsQuery = z.object({ businessId: z.string().min(1) });
 const CallbacksQuery = z.object({ documentId: text });
 const RequestLogQuery = z.object({
@@ -105,8 +112,10 @@ export function inspectionRoutes(app: FastifyInstance, ctx: ComplianceContext): 
     const movements = ctx.state.movements.filter(
       (m) =>
         (query.businessId === undefined || m.businessId === query.businessId) &&
+        (query.branchId === undefined || m.branchId === query.branchId) &&
         (query.itemId === undefined || m.itemId === query.itemId) &&
-        (query.referenceId === undefined || m.referenceId === query.referenceId),
+        (query.referenceId === undefined || m.referenceId === query.referenceId) &&
+        (query.referencePrefix === undefined || (m.referenceId ?? '').startsWith(query.referencePrefix)),
     );
     return { movements: movements.map((m) => ({ ...m })) };
   });

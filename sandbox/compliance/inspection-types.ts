@@ -2,7 +2,7 @@ import type { FaultRule } from '../shared/faults.js';
 import type { InspectedOutage } from '../shared/outages.js';
 import type { RequestRecord, RequestStatsSnapshot } from '../shared/request-stats.js';
 import type { AuthorityRule } from './fixture-schema.js';
-import type { DocumentRecord, SaleView, StockMovement } from './model.js';
+import type { DocumentRecord, PurchaseView, SaleView, StockMovement } from './model.js';
 
 /** Shapes of the inspection API under /__sandbox, shared by its routes and SandboxInspector. */
 
@@ -34,6 +34,13 @@ export interface InspectedAuthorityRule extends AuthorityRule {
   applied: number;
 }
 
+/** A supplier invoice as the sandbox keeps it: the listed view, whether a pull fetched it yet, its business. */
+export interface InspectedPurchase {
+  purchase: PurchaseView;
+  businessId: string;
+  visible: boolean;
+}
+
 export interface StockLevel {
   branchId: string;
   itemId: string;
@@ -61,6 +68,8 @@ export interface InspectionResponses {
   document: { document: InspectedDocument };
   movements: { movements: StockMovement[] };
   levels: { levels: StockLevel[] };
+  purchases: { purchases: InspectedPurchase[] };
+  purchase: InspectedPurchase;
   itemRecords: { items: InspectedItemRecord[] };
   callbacks: { attempts: CallbackAttempt[] };
   requests: RequestsSummary;

@@ -154,9 +154,11 @@ interface PurchaseLineView {
   taxRate: number;
   taxAmount: number;
   total: number;
+  /** The supplier's own code: beyond the contract's fields, which a service may add to; only when the line has one. */
+  itemCode?: string;
 }
 
-interface PurchaseView {
+export interface PurchaseView {
   id: string;
   status: string;
   supplier: { name: string; pin: string };

@@ -3,12 +3,14 @@ import { z } from 'zod';
 import type { ComplianceContext } from './context.js';
 import { conflict, invalidRequest, notFound } from './errors.js';
 import { PURCHASE_STATUS_VALUES, PurchaseFixtureSchema } from './fixture-schema.js';
-import { INSPECTION_PREFIX } from './inspection-types.js';
+import { INSPECTION_PREFIX, type InspectedPurchase } from './inspection-types.js';
 import { snapshot, type PurchaseRecord } from './model.js';
 import type { PurchaseTimeline } from './purchase-timeline.js';
 import { parseBody, parseQuery } from './requests.js';
 import { pathId } from './routes/respond.js';
 import { purchaseRecord } from './state.js';
+
+export type { InspectedPurchase };
 
 const ListQuery = z.object({ businessId: z.string().min(1).optional() });
 const AddBody = z.object({ businessId: z.string().min(1), purchase: PurchaseFixtureSchema });
@@ -16,13 +18,6 @@ const ReviewBody = z.object({
   status: z.enum(PURCHASE_STATUS_VALUES),
   confirmationError: z.string().min(1).nullable().default(null),
 });
-
-/** A supplier invoice as the sandbox keeps it: the listed view, whether a pull fetched it yet, its business. */
-export interface InspectedPurchase {
-  purchase: ReturnType<typeof snapshot<PurchaseRecord['view']>>;
-  businessId: string;
-  visible: boolean;
-}
 
 function inspected(record: PurchaseRecord): InspectedPurchase {
   return { purchase: snapshot(record.view), businessId: record.businessId, visible: record.visible };

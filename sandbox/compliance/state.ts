@@ -208,8 +208,11 @@ export function purchaseRecord(business: BusinessFixture, purchase: PurchaseFixt
   const lines = purchase.lines.map((line) => {
     const total = roundHalfUp(line.quantity * line.unitPrice);
     const taxAmount = roundHalfUp((total * line.taxRate) / (100 + line.taxRate));
-    const { description, hsCode, quantity, unitPrice, taxRate } = line;
-    return { description, hsCode, quantity, unitPrice, taxRate, taxAmount, total };
+    const { description, hsCode, quantity, unitPrice, taxRate, itemCode } = line;
+    return {
+      ...{ description, hsCode, quantity, unitPrice, taxRate, taxAmount, total },
+      ...(itemCode === undefined ? {} : { itemCode }),
+    };
   });
   const cents = (pick: (l: (typeof lines)[number]) => number) =>
     lines.reduce((sum, l) => sum + Math.round(pick(l) * 100), 0);

@@ -47,3 +47,31 @@ export {
 export type { StartSyncBatchResult } from './sync-batches.js';
 export { syncBatchWorkflowId } from '../contracts/sync-batch.js';
 export type { SyncBatchInput, SyncBatchState, SyncBatchSummary } from '../contracts/sync-batch.js';
+export {
+  MAPPINGS_PER_UPDATE,
+  StockInClient,
+  StockInNotStartedError,
+  StockInOperationError,
+  connectStockInClient,
+} from './stock-in.js';
+export type { ConnectedStockInClient, PutMappingsOptions, PutMappingsResult, StockInOperation } from './stock-in.js';
+export {
+  MAPPINGS_CSV_COLUMNS,
+  MappingsCsvError,
+  mappingsFromCsv,
+  mappingsToCsv,
+  mappingsCsvProblemText,
+} from './stock-in-csv.js';
+export type { MappingsCsvProblem } from './stock-in-csv.js';
+export { parseCorrectLine, parseMapLine, parseMapping, parseMappingKey, parseMappings } from './stock-in-input.js';
+export type { CheckedMapping, CorrectLineRequest, MapLineRequest } from './stock-in-input.js';
+export { STOCK_IN_WORKFLOW_TYPE, stockInWorkflowId } from '../contracts/stock-in.js';
+export type {
+  InvoiceLineState,
+  InvoiceStock,
+  InvoiceStockState,
+  Mapping,
+  MappingInput,
+  MappingKey,
+  StockInState,
+} from '../contracts/stock-in.js';

@@ -59,28 +59,34 @@ export interface PurchasesSeen {
 const text = (max: number, what: string) =>
   z.string().trim().min(1, `must not be empty`).max(max, `must be at most ${max} characters`).describe(what);
 
+const factorSchema = z
+  .number({ error: 'must be a number' })
+  .positive('must be more than 0')
+  .max(100_000, 'must be at most 100000')
+  .default(1);
+
 /** A mapping's key: a supplier (PIN) and one of its lines, by description or by the supplier's code. */
 export const mappingKeySchema = z.strictObject({
   supplierPin: text(40, "The supplier's tax PIN, as its invoices show it."),
   by: z
-    .enum(['description', 'code'])
+    .enum(['description', 'code'], { error: 'must be description or code' })
     .describe('What of the line the key matches: its description (normalised) or the supplier’s code.'),
   key: text(300, 'The line’s description, or its code.'),
 });
 
 /** The merchant's item a supplier line is, or that it is not stock (a fee, a service). */
-export const mappingTargetSchema = z.union([
-  z.strictObject({
-    itemId: text(100, 'The id of the merchant’s item at the compliance service.'),
-    factor: z
-      .number()
-      .positive('must be more than 0')
-      .max(100_000)
-      .default(1)
-      .describe('Units of the item in one unit of the line: 24 for a carton of 24 sold by the piece.'),
-  }),
-  z.strictObject({ notStock: z.literal(true).describe('The line is not stock: a fee, a service.') }),
-]);
+export const mappingTargetSchema = z.union(
+  [
+    z.strictObject({
+      itemId: text(100, 'The id of the merchant’s item at the compliance service.'),
+      factor: factorSchema.describe(
+        'Units of the item in one unit of the line: 24 for a carton of 24 sold by the piece.',
+      ),
+    }),
+    z.strictObject({ notStock: z.literal(true).describe('The line is not stock: a fee, a service.') }),
+  ],
+  { error: 'must name an item ({"itemId": "…", "factor": 1}) or say {"notStock": true}, not both' },
+);
 
 export const mappingSchema = z
   .intersection(mappingKeySchema, mappingTargetSchema)
@@ -94,10 +100,29 @@ export type Mapping = z.output<typeof mappingSchema> & {
   source: 'merchant' | 'learned';
 };
 
+/** Case, spacing and punctuation aside: "MILK  500ml." and "milk 500ML" are one name. */
+export function normalise(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+}
+
+/** One key per mapping: the supplier's PIN (any case), and the description normalised or the code trimmed. */
+export function mappingKeyOf(m: MappingKey): string {
+  const key = m.by === 'description' ? normalise(m.key) : m.key.trim();
+  return `${m.supplierPin.trim().toUpperCase()}|${m.by}|${key}`;
+}
+
 /** Which line of which invoice. */
 const lineRef = {
   purchaseId: text(100, 'The supplier invoice’s id at the service.'),
-  line: z.int('must be a whole number').min(0).describe('The line’s position on the invoice, from 0.'),
+  line: z
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .describe('The line’s position on the invoice, from 0.'),
 };
 
 export const mapLineArgsSchema = z
@@ -107,7 +132,7 @@ export const correctLineArgsSchema = z
   .strictObject({
     ...lineRef,
     itemId: mappingTargetSchema.options[0].shape.itemId,
-    factor: z.number().positive().max(100_000).default(1),
+    factor: factorSchema,
   })
   .describe('Moves what a stocked line added from the item it was mapped to onto another, once.');
 export const putMappingsArgsSchema = z

@@ -50,6 +50,7 @@ export const SHARED_WORKFLOW_MODULES = [
   'src/contracts/sale-input',
   'src/contracts/sale',
   'src/contracts/search-attributes',
+  'src/contracts/stock-in',
   'src/contracts/stock-ledger',
   'src/contracts/sync-batch',
   'src/contracts/task-queues',

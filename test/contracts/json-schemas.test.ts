@@ -48,4 +48,27 @@ describe('published JSON Schemas of a sale input', () => {
     });
     expect(sale.properties.lines.items.properties.unitPrice.description).toContain(String(LINE_AMOUNT_MAX));
   });
+
+  it("publishes the stock-in's mapLine and putMappings arguments: an item or not stock, one branch each, strict", () => {
+    const read = (file: string) => JSON.parse(renderSchemas().find((s) => s.file === file)!.text);
+    const mapLine = read('stock-in-map-line.schema.json');
+    // Strict objects joined by allOf would refuse every value: each branch must be whole on its own.
+    expect(mapLine.allOf).toBeUndefined();
+    expect(mapLine.anyOf).toMatchObject([
+      { additionalProperties: false, required: ['purchaseId', 'line', 'itemId'] },
+      { additionalProperties: false, required: ['purchaseId', 'line', 'notStock'] },
+    ]);
+    expect(mapLine.anyOf[0].properties.factor).toMatchObject({ default: 1, exclusiveMinimum: 0 });
+    expect(mapLine.anyOf[1].properties.notStock).toMatchObject({ const: true });
+
+    const mapping = read('stock-in-mapping.schema.json');
+    expect(mapping.anyOf.map((branch: { required: string[] }) => branch.required)).toEqual([
+      ['supplierPin', 'by', 'key', 'itemId'],
+      ['supplierPin', 'by', 'key', 'notStock'],
+    ]);
+    const put = read('stock-in-put-mappings.schema.json');
+    expect(put).toMatchObject({ additionalProperties: false, required: ['mappings'] });
+    expect(put.properties.mappings).toMatchObject({ type: 'array', maxItems: 10_000, items: { anyOf: mapping.anyOf } });
+    expect(put.properties.replace).toMatchObject({ type: 'boolean', default: false });
+  });
 });

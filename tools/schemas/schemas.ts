@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { saleSchemas } from '../../src/contracts/sale-input.js';
 import { stockLedgerSchemas } from '../../src/contracts/stock-ledger.js';
 import { catalogueSchemas } from '../../src/contracts/catalogue-import.js';
+import { stockInSchemas } from '../../src/contracts/stock-in.js';
 
 /** Where the files say they live: an address that names them without promising a server. */
 const ID_BASE = 'https://example.invalid/etims-temporal-worker/schemas/';
@@ -46,6 +47,21 @@ export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
     file: 'catalogue-chunk.schema.json',
     title: "Catalogue chunk (the catalogue import's addChunk update argument)",
     schema: catalogueSchemas().chunk,
+  },
+  {
+    file: 'stock-in-map-line.schema.json',
+    title: "Map a line (the stock-in's mapLine update argument)",
+    schema: stockInSchemas().mapLineArgs,
+  },
+  {
+    file: 'stock-in-put-mappings.schema.json',
+    title: "Put mappings (the stock-in's putMappings update argument)",
+    schema: stockInSchemas().putMappingsArgs,
+  },
+  {
+    file: 'stock-in-mapping.schema.json',
+    title: "A mapping (one of putMappings' mappings; getMappings answers them with their source)",
+    schema: stockInSchemas().mapping,
   },
 ];
 

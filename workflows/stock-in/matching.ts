@@ -1,5 +1,14 @@
-/** Which item a supplier line is: the merchant's mapping, then a learned one, then a name that picks exactly one item. */
-import type { Mapping, MappingKey, MappingTarget, SupplierLine } from '../../src/contracts/stock-in.js';
+/** Which item a supplier line is: the merchant's mapping, a learned one, or a name that picks exactly one item. */
+import {
+  mappingKeyOf as keyOf,
+  normalise,
+  type Mapping,
+  type MappingKey,
+  type MappingTarget,
+  type SupplierLine,
+} from '../../src/contracts/stock-in.js';
+
+export { keyOf, normalise };
 
 export interface CatalogueItem {
   id: string;
@@ -9,24 +18,6 @@ export interface CatalogueItem {
 export type LineMatch =
   | { itemId: string; factor: number; by: 'merchant' | 'learned' | 'name' }
   | { notStock: true; by: 'merchant' | 'learned' };
-
-/** Case, spacing and punctuation aside: "MILK  500ml." and "milk 500ML" are one name. */
-export function normalise(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim();
-}
-
-function mapKey(supplierPin: string, by: MappingKey['by'], key: string): string {
-  return `${supplierPin.trim().toUpperCase()}|${by}|${by === 'description' ? normalise(key) : key.trim()}`;
-}
-
-export function keyOf(m: MappingKey): string {
-  return mapKey(m.supplierPin, m.by, m.key);
-}
 
 /** The mapping table: one entry per key; a merchant's mapping outranks a learned one for the same key. */
 export class MappingTable {
@@ -62,8 +53,8 @@ export class MappingTable {
 
   /** By the supplier's code first (where its lines carry one), then by the description. */
   find(supplierPin: string, line: Pick<SupplierLine, 'description' | 'code'>): Mapping | undefined {
-    const byCode = line.code ? this.byKey.get(mapKey(supplierPin, 'code', line.code)) : undefined;
-    return byCode ?? this.byKey.get(mapKey(supplierPin, 'description', line.description));
+    const byCode = line.code ? this.byKey.get(keyOf({ supplierPin, by: 'code', key: line.code })) : undefined;
+    return byCode ?? this.byKey.get(keyOf({ supplierPin, by: 'description', key: line.description }));
   }
 }
 
