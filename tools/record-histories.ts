@@ -24,9 +24,9 @@
  *   RECORD_HISTORY_TO=test/histories/<version>/sale-sent-while-calling.json \
  *     npx vitest run test/workflows/outage-logic.test.ts -t 'goes again at once'
  *
- * Record once per released version whose workflows changed, into a new folder, and never overwrite an older
- * folder: its files stand for executions already running in production, which every future version of the
- * workflows must still replay.
+ * Record each version into its own folder, from its final workflows. Every workflow runs pinned to the Worker
+ * Deployment Version it started on, so an older version's executions are replayed by that version's workers: the
+ * replay test holds the current version's folder alone.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';

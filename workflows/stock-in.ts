@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  log,
   makeContinueAsNewFunc,
   proxyActivities,
   proxyLocalActivities,
@@ -40,6 +41,8 @@ import { required } from './update-arguments.js';
 const CATALOGUE_FRESH_MS = 10 * 60_000;
 /** Past this many events a run hands over to the next (continue-as-new): replays stay short. */
 const HISTORY_EVENTS_PER_RUN = 4_000;
+/** Invoices holding stock carry their lines (about 500 bytes each): past this many the carry nears 2 MB. */
+const CARRY_WARNING_INVOICES = 3_000;
 /** An idle stock-in looks this often whether another build is current (the flag comes only with a workflow task). */
 const VERSION_CHECK_MS = 60 * 60_000;
 
@@ -225,9 +228,13 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     if (movedOn() || info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_PER_RUN) {
       await condition(allHandlersFinished);
       if (inbox.length > 0 || outbox.length > 0) continue;
+      const carried = { ...book.carry(), schema: STOCK_IN_CARRY_SCHEMA };
+      const stocked = carried.invoices.filter((inv) => inv.lines.length > 0).length;
+      if (stocked > CARRY_WARNING_INVOICES)
+        log.warn('the stock-in carries many invoices; payloads are limited to 2 MB', { businessId, stocked });
       await makeContinueAsNewFunc<typeof stockInWorkflow>(
         movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
-      )({ businessId, carried: { ...book.carry(), schema: STOCK_IN_CARRY_SCHEMA } });
+      )({ businessId, carried });
     }
   }
 }

@@ -1,12 +1,6 @@
 // What a caller sends the stock-in, checked by the contract's own schemas before anything reaches Temporal.
 import { z } from 'zod';
-import {
-  mapLineArgsSchema,
-  mappingKeySchema,
-  mappingTargetSchema,
-  stockInSchemas,
-  type MappingKey,
-} from '../contracts/stock-in.js';
+import { stockInSchemas, type MappingKey } from '../contracts/stock-in.js';
 import { checkInput, isRecord, nonEmpty, type InputProblem } from '../contracts/sale-input.js';
 import { parseInput, SaleInputError } from './errors.js';
 
@@ -16,7 +10,8 @@ export type CheckedMapping = z.output<ReturnType<typeof stockInSchemas>['mapping
 export type MapLineRequest = z.input<ReturnType<typeof stockInSchemas>['mapLineArgs']>;
 export type CorrectLineRequest = z.input<ReturnType<typeof stockInSchemas>['correctLineArgs']>;
 
-const [itemTarget, notStockTarget] = mappingTargetSchema.options;
+const { mappingKey: mappingKeySchema, mappingTarget, mapLineArgs } = stockInSchemas();
+const [itemTarget, notStockTarget] = mappingTarget.options;
 
 /** `base` joined to each of the union's branches, as strict objects of their own. */
 function branches(base: z.ZodRawShape): { item: z.ZodType; notStock: z.ZodType } {
@@ -27,7 +22,7 @@ function branches(base: z.ZodRawShape): { item: z.ZodType; notStock: z.ZodType }
 }
 
 const MAPPING_BRANCHES = branches(mappingKeySchema.shape);
-const MAP_LINE_BRANCHES = branches(mapLineArgsSchema.def.left.shape);
+const MAP_LINE_BRANCHES = branches(mapLineArgs.def.left.shape);
 
 const refused = (field: string, reason: string): Checked<never> => ({ ok: false, problems: [{ field, reason }] });
 

@@ -16,7 +16,7 @@ export function stockInWorkflowId(taskQueue: string, businessId: string): string
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A business's stock-in settings; a business without them takes no stock in (its ERP may post it). */
-export const stockInSettingsSchema = z.strictObject({
+const stockInSettingsSchema = z.strictObject({
   /** Invoices dated before it are opening stock: never added. */
   from: z.string().regex(DATE, 'must be a date in the form YYYY-MM-DD'),
   /** An invoice with a line waiting for a mapping adds none of its lines until every line is settled. */
@@ -66,7 +66,7 @@ const factorSchema = z
   .default(1);
 
 /** A mapping's key: a supplier (PIN) and one of its lines, by description or by the supplier's code. */
-export const mappingKeySchema = z.strictObject({
+const mappingKeySchema = z.strictObject({
   supplierPin: text(40, "The supplier's tax PIN, as its invoices show it."),
   by: z
     .enum(['description', 'code'], { error: 'must be description or code' })
@@ -75,7 +75,7 @@ export const mappingKeySchema = z.strictObject({
 });
 
 /** The merchant's item a supplier line is, or that it is not stock (a fee, a service). */
-export const mappingTargetSchema = z.union(
+const mappingTargetSchema = z.union(
   [
     z.strictObject({
       itemId: text(100, 'The id of the merchant’s item at the compliance service.'),
@@ -88,7 +88,7 @@ export const mappingTargetSchema = z.union(
   { error: 'must name an item ({"itemId": "…", "factor": 1}) or say {"notStock": true}, not both' },
 );
 
-export const mappingSchema = z
+const mappingSchema = z
   .intersection(mappingKeySchema, mappingTargetSchema)
   .describe('One mapping of a supplier line to the merchant’s item (or to not stock).');
 
@@ -125,26 +125,28 @@ const lineRef = {
     .describe('The line’s position on the invoice, from 0.'),
 };
 
-export const mapLineArgsSchema = z
+const mapLineArgsSchema = z
   .intersection(z.strictObject(lineRef), mappingTargetSchema)
   .describe('Maps one waiting line to an item (or marks it not stock); the mapping is remembered for the supplier.');
-export const correctLineArgsSchema = z
+const correctLineArgsSchema = z
   .strictObject({
     ...lineRef,
     itemId: mappingTargetSchema.options[0].shape.itemId,
     factor: factorSchema,
   })
   .describe('Moves what a stocked line added from the item it was mapped to onto another, once.');
-export const putMappingsArgsSchema = z
+const putMappingsArgsSchema = z
   .strictObject({
     mappings: z.array(mappingSchema).max(10_000, 'at most 10000 mappings at once'),
     /** Replace every merchant mapping (learned ones stay), rather than add to and change them. */
     replace: z.boolean().default(false),
   })
   .describe('Adds or changes the merchant’s mappings (an import).');
-export const removeMappingArgsSchema = mappingKeySchema.describe('Removes one mapping.');
+const removeMappingArgsSchema = mappingKeySchema.describe('Removes one mapping.');
 
 const schemas = {
+  mappingKey: mappingKeySchema,
+  mappingTarget: mappingTargetSchema,
   mapping: mappingSchema,
   mapLineArgs: mapLineArgsSchema,
   correctLineArgs: correctLineArgsSchema,
@@ -153,7 +155,10 @@ const schemas = {
   settings: stockInSettingsSchema,
 };
 
-/** Behind a function: the workflow sandbox freezes what a shared module's exports reach (see saleSchemas). */
+/**
+ * Behind a function, never exported as such: the workflow sandbox freezes what a shared module's exports reach, and a
+ * frozen zod schema fails when it first parses (see saleSchemas).
+ */
 export function stockInSchemas(): typeof schemas {
   return schemas;
 }

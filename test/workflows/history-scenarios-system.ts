@@ -17,7 +17,9 @@ import {
   catalogueChunkWorkflowId,
   catalogueImportWorkflowId,
 } from '../../src/contracts/catalogue-import.js';
-import { DEMO } from '../../sandbox/default-fixture.js';
+import { DEMO, DEMO_STOCK_IN } from '../../sandbox/default-fixture.js';
+import { purchaseLines } from '../../sandbox/compliance/supplier-lines.js';
+import { getStockInStateQuery, mapLineUpdate, stockInWorkflowId } from '../../src/contracts/stock-in.js';
 import { openNdjsonSink } from '../../src/purchases/event-sink.js';
 import { DEMO_RECONCILIATION_LINK } from '../../sandbox/accounting/default-fixture.js';
 import type { ReconcileBusinessResult, ReconciliationInput } from '../../src/contracts/reconciliation.js';
@@ -146,14 +148,17 @@ export async function runCatalogueScenarios(stack: SaleStack): Promise<RecordedR
 /**
  * Purchases syncs on a purchases stack of their own (its worker process makes the schedule at start-up), with
  * pages of 20 and two pages a run: the demo's 48 Nairobi invoices take three pages, so every sync continues as new
- * once. The first sync (run by the schedule) delivers everything; a later one, triggered through the schedule and
- * handed the ledger by it, delivers one status change.
+ * once. The first sync (run by the schedule) delivers everything and tells the stock-in of the confirmed ones; a
+ * later one, triggered through the schedule and handed the ledger by it, delivers one status change. Then the
+ * stock-in's paths: a supplier invoice confirmed with a line only a mapping matches and a fee, both mapped by an
+ * operator, then rejected (taken back).
  */
 export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: WorkflowBundle): Promise<RecordedRun[]> {
   const dir = await mkdtemp(join(tmpdir(), 'record-purchases-'));
   const stack = await startPurchasesStack(temporal, bundle, {
     sink: () => openNdjsonSink(join(dir, 'events.ndjson')),
     syncOptions: { pageSize: 20, pagesPerRun: 2 },
+    stockIn: { [DEMO.businesses.nairobi]: { from: '2025-01-01', allOrNothing: false } },
   });
   try {
     const first = await stack.firstSync();
@@ -173,9 +178,38 @@ export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: Wo
       changed.counts,
     );
 
+    const stockIn = stack.client.workflow.getHandle(stockInWorkflowId(stack.taskQueue, DEMO.businesses.nairobi));
+    const delivery = DEMO_STOCK_IN.invoices[0];
+    const purchaseId = 'pur_history_in';
+    await stack.addPurchase({
+      id: purchaseId,
+      supplier: { ...DEMO_STOCK_IN.supplier },
+      supplierInvoiceNumber: 'MB-HISTORY',
+      invoiceDate: delivery.invoiceDate,
+      branchId: delivery.branchId,
+      lines: purchaseLines(delivery.lines),
+    });
+    await stack.sync();
+    await stack.review(purchaseId, 'confirmed');
+    await stack.sync();
+    const invoiceOf = async () =>
+      (await stockIn.query(getStockInStateQuery)).invoices.find((i) => i.purchaseId === purchaseId);
+    const waiting = await eventually(invoiceOf, (inv) => inv?.state === 'waiting', { what: 'the invoice waiting' });
+    const unmatched = waiting!.lines.filter((l) => !l.match).map((l) => l.line);
+    expectThat(unmatched.length === 2, 'the carton and the fee wait for a person', waiting);
+    await stockIn.executeUpdate(mapLineUpdate, {
+      args: [{ purchaseId, line: unmatched[0]!, itemId: DEMO.items.milk, factor: 24 }],
+    });
+    await stockIn.executeUpdate(mapLineUpdate, { args: [{ purchaseId, line: unmatched[1]!, notStock: true }] });
+    await eventually(invoiceOf, (inv) => inv?.state === 'added', { what: 'the invoice added' });
+    await stack.review(purchaseId, 'rejected', 'Not delivered');
+    await stack.sync();
+    await eventually(invoiceOf, (inv) => inv?.state === 'taken_back', { what: 'the invoice taken back' });
+
     return [
       { name: 'purchases-sync-first', handle: stack.client.workflow.getHandle(first.workflowId) },
       { name: 'purchases-sync-status-change', handle: stack.client.workflow.getHandle(changed.workflowId) },
+      { name: 'stock-in', handle: stockIn },
     ];
   } finally {
     await stack.close();

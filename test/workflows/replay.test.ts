@@ -74,6 +74,7 @@ describe('replay of recorded histories', () => {
       'reconciliationWorkflow',
       'refundWorkflow',
       'saleWorkflow',
+      'stockInWorkflow',
       'stockLedgerWorkflow',
       'syncBatchWorkflow',
     ]);

@@ -218,11 +218,17 @@ export class StockInBook {
     };
   }
 
+  /** What the next run needs: an invoice holding no stock keeps no lines (a new confirmation brings them again). */
   carry(): Omit<StockInCarry, 'schema'> {
+    const invoices = [...this.invoices.values()].map((inv) => {
+      if (inv.state === 'waiting') return inv;
+      if (inv.lines.every((l) => l.added === 0)) return { ...inv, lines: [] };
+      return { ...inv, lines: inv.lines.map(({ candidates: _, ...line }) => line) };
+    });
     return {
       settings: this.settings,
       taskQueue: this.taskQueue ?? '',
-      invoices: [...this.invoices.values()],
+      invoices,
       mappings: this.mappings.list(),
       totals: { ...this.totals, linesWaiting: this.linesWaiting() },
     };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mappingSchema, type Mapping } from '../../../src/contracts/stock-in.js';
+import { stockInSchemas, type Mapping } from '../../../src/contracts/stock-in.js';
 import { ComplianceFixtureSchema } from '../../../sandbox/compliance/fixture-schema.js';
 import {
   exactLine,
@@ -117,7 +117,7 @@ describe('the lines as the stock-in’s matcher reads them', () => {
     expect(read(none, mapped.line)).toBeUndefined();
     expect(read(none, fee.line)).toBeUndefined();
 
-    const merchant = (m: ReturnType<typeof mappingFor>): Mapping => ({ ...mappingSchema.parse(m), source: 'merchant' });
+    const merchant = (m: ReturnType<typeof mappingFor>): Mapping => ({ ...stockInSchemas().mapping.parse(m), source: 'merchant' });
     const table = new MappingTable([merchant(mappingFor(PIN, mapped)), merchant(mappingFor(PIN, fee))]);
     expect(mappingFor(PIN, mapped)).toEqual({
       supplierPin: PIN,
