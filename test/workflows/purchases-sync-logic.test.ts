@@ -137,6 +137,19 @@ const deliveredIds = (s: ProcessScenario, handle?: SyncHandle) =>
     .map((c) => c.input.events.map((e) => e.id));
 
 describe('purchasesSyncWorkflow', () => {
+  it('without a sink (deliver: false) delivers nothing and reports no sink down, its ledger and counts as if delivered', async () => {
+    const [a, b] = ['pur_a', 'pur_b'].map((id) => invoice(id));
+    await h.run(stubs({ pages: [[a!, b!]] }), async (s) => {
+      const result = await (await start(s, { deliver: false })).result();
+      expect(s.callsOf('deliverPurchaseEvents')).toEqual([]);
+      expect(Object.keys(result.ledger).sort()).toEqual(['pur_a', 'pur_b']);
+      expect(result.counts).toMatchObject({ newInvoices: 2, delivered: 0, pending: 0 });
+      expect(syncMetrics(s)).toMatchObject({ sinkFailures: 0, succeeded: 1 });
+      const next = await (await startNextSync(s, result)).result();
+      expect(next.counts).toMatchObject({ newInvoices: 0, statusChanges: 0 });
+    });
+  });
+
   it('tells the stock-in of each invoice reaching or leaving confirmed once per change; a business taking none in is asked once a sync', async () => {
     const confirmed = invoice('pur_in', 'confirmed');
     const other = invoice('pur_other', 'pending_review');
