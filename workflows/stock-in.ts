@@ -91,7 +91,11 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     return items;
   }
 
-  setHandler(purchasesSeenSignal, (seen) => void inbox.push(seen));
+  setHandler(purchasesSeenSignal, (seen) => {
+    const checked = stockInSchemas().purchasesSeen.safeParse(seen);
+    if (checked.success) inbox.push(checked.data as PurchasesSeen);
+    else log.warn('a purchasesSeen signal that is not one was dropped', { businessId, issue: checked.error.issues[0] });
+  });
   setHandler(getStockInStateQuery, () => book.state());
   setHandler(getMappingsQuery, () => book.mappings.list());
   setHandler(

@@ -144,7 +144,34 @@ const putMappingsArgsSchema = z
   .describe('Adds or changes the merchant’s mappings (an import).');
 const removeMappingArgsSchema = mappingKeySchema.describe('Removes one mapping.');
 
+/** What a `purchasesSeen` signal must carry: a signal cannot be refused, so one that is not this is dropped. */
+const purchasesSeenSchema = z.looseObject({
+  purchases: z.array(
+    z.looseObject({
+      id: z.string().min(1),
+      status: z.string(),
+      supplierPin: z.string(),
+      supplierName: z.string(),
+      supplierInvoiceNumber: z.string(),
+      invoiceDate: z.string(),
+      branch: z.string().nullable(),
+      lines: z.array(
+        z.looseObject({
+          description: z.string(),
+          code: z.string().nullable(),
+          hsCode: z.string().nullable(),
+          quantity: z.number().finite().min(0),
+          unitPrice: z.number().finite().min(0),
+        }),
+      ),
+    }),
+  ),
+  settings: stockInSettingsSchema,
+  taskQueue: z.string().min(1),
+});
+
 const schemas = {
+  purchasesSeen: purchasesSeenSchema,
   mappingKey: mappingKeySchema,
   mappingTarget: mappingTargetSchema,
   mapping: mappingSchema,

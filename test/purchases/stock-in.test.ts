@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   getStockInStateQuery,
   mapLineUpdate,
+  purchasesSeenSignal,
   stockInWorkflowId,
   type StockInState,
 } from '../../src/contracts/stock-in.js';
@@ -138,6 +139,19 @@ describe('stock that comes in from confirmed supplier invoices', () => {
         (q) => q === sugarBefore + 48,
         { timeoutMs: 60_000, what: 'sugar again' },
       );
+
+      // A signal that is not one (another caller's mistake) is dropped: the stock-in goes on answering.
+      await stockIn().signal(purchasesSeenSignal, { purchases: 'everything' } as never);
+      await stockIn().signal(purchasesSeenSignal, {
+        purchases: [{ id: 'pur_in_1', status: 'pending_review' }],
+        settings: { from: 'soon' },
+        taskQueue: stack.taskQueue,
+      } as never);
+      // It still takes what the sync tells it.
+      await stack.review('pur_in_2', 'rejected');
+      await stack.sync();
+      await settledTo('pur_in_2', 'taken_back');
+      expect((await invoiceState('pur_in_1'))?.state).toBe('added');
 
       // Nothing recorded twice at the service.
       const refs = (await movementsOf()).map((m) => m.referenceId);
