@@ -76,9 +76,9 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
   const handedOverUpTo = (ticket: number) => condition(() => handedOver >= ticket);
   const now = () => new Date(Date.now()).toISOString();
 
-  async function itemNames(needed: boolean): Promise<CatalogueItem[] | undefined> {
+  async function itemNames(needed: boolean, fresh = false): Promise<CatalogueItem[] | undefined> {
     if (!needed) return catalogue?.items;
-    if (catalogue && Date.now() - catalogue.readAt < CATALOGUE_FRESH_MS) return catalogue.items;
+    if (!fresh && catalogue && Date.now() - catalogue.readAt < CATALOGUE_FRESH_MS) return catalogue.items;
     route ??= await placeOnBudget(businessId, false);
     const { items } = await proxyActivities<ActivitiesOn<'compliance'>>({
       taskQueue: route.complianceQueue,
@@ -89,6 +89,24 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     }).listStockItems({ businessId });
     catalogue = { items, readAt: Date.now() };
     return items;
+  }
+
+  /** A mapping to an item the business does not track would have the ledger's movements refused: said at once. */
+  async function requireItems(itemIds: readonly string[]): Promise<void> {
+    if (itemIds.length === 0) return;
+    const missing = async (fresh: boolean) => {
+      const known = new Set((await itemNames(true, fresh))!.map((item) => item.id));
+      return [...new Set(itemIds)].filter((id) => !known.has(id));
+    };
+    // An item created since the last read is found by reading again.
+    let unknown = await missing(false);
+    if (unknown.length > 0) unknown = await missing(true);
+    if (unknown.length > 0)
+      throw ApplicationFailure.nonRetryable(
+        `${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''} ` +
+          `${unknown.length === 1 ? 'is' : 'are'} not a stock-tracked item of business ${businessId}`,
+        FAILURE_TYPES.invalidOperation,
+      );
   }
 
   setHandler(purchasesSeenSignal, (seen) => {
@@ -102,6 +120,7 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     mapLineUpdate,
     async (argument) => {
       const args = stockInSchemas().mapLineArgs.parse(argument);
+      if ('itemId' in args) await requireItems([args.itemId]);
       const target = 'notStock' in args ? { notStock: true as const } : { itemId: args.itemId, factor: args.factor };
       const ticket = queue(book.mapLine(args, target, await itemNames(book.needsCatalogue()), now()));
       await handedOverUpTo(ticket);
@@ -126,6 +145,7 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     correctLineUpdate,
     async (argument) => {
       const args = stockInSchemas().correctLineArgs.parse(argument);
+      await requireItems([args.itemId]);
       const handovers = book.correctLine(args, args.itemId, args.factor, now());
       if (handovers.length > 0) count('etims_stock_in_lines', { business_id: businessId, outcome: 'corrected' });
       await handedOverUpTo(queue(handovers));
@@ -148,6 +168,7 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     putMappingsUpdate,
     async (argument) => {
       const { mappings, replace } = stockInSchemas().putMappingsArgs.parse(argument);
+      await requireItems(mappings.flatMap((m) => ('itemId' in m ? [m.itemId] : [])));
       if (replace) book.mappings.removeMerchant();
       for (const m of mappings) book.mappings.put({ ...m, source: 'merchant' } as Mapping);
       // Lines waiting for exactly these mappings go in now.

@@ -35,6 +35,7 @@ const { client, taskQueue } = useTestWorker(workflowsPath, 'stock-in-cli', {}, (
 const ITEMS = [
   { id: 'itm_tea', name: 'Kericho Tea 500g' },
   { id: 'itm_tea_1kg', name: 'Kericho Tea 1kg' },
+  { id: 'itm_sugar', name: 'Sugar 2kg' },
 ];
 let compliance: { worker: Worker; running: Promise<void> } | undefined;
 

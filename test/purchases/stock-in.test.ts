@@ -85,6 +85,16 @@ describe('stock that comes in from confirmed supplier invoices', () => {
       const described = await stockIn().describe();
       expect(described.searchAttributes?.NeedsAttention).toEqual([true]);
 
+      // A mapping to an item the business does not track is refused, and the line still waits.
+      const wrong = await stockIn()
+        .executeUpdate(mapLineUpdate, { args: [{ purchaseId: 'pur_in_1', line: 1, itemId: 'itm_nope', factor: 12 }] })
+        .then(
+          () => undefined,
+          (err: unknown) => err as Error,
+        );
+      expect(String((wrong?.cause as Error | undefined)?.message)).toMatch(/itm_nope is not a stock-tracked item/);
+      expect((await invoiceState('pur_in_1'))?.lines[1]?.match).toBeUndefined();
+
       // An operator maps the carton (12 of 2 kg) and marks the fee as not stock: the invoice's stock goes in at once.
       await stockIn().executeUpdate(mapLineUpdate, {
         args: [{ purchaseId: 'pur_in_1', line: 1, itemId: sugar, factor: 12 }],
