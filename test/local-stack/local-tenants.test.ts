@@ -1,7 +1,7 @@
 /**
  * The local stack's two merchants as its tenants file names them: resolved against the sandbox as a worker resolves
  * a tenants file, each is its own compliance application serving its own businesses, with its own books, whose
- * webhook secrets differ; the file is readable by its owner only.
+ * webhook secrets differ; the Nairobi business alone takes stock in; the file is readable by its owner only.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,6 +65,13 @@ describe('the local merchants', () => {
     const secrets = tenants.accounting.map((t) => t.service.webhookSecret);
     expect(secrets.every((s) => s?.startsWith('whsec_'))).toBe(true);
     expect(new Set(secrets).size).toBe(2);
+  });
+
+  it('switch stock-in on for the Nairobi business alone', () => {
+    const tenants = loadTenantsConfig({ TENANTS_FILE: path });
+    expect(tenants.stockIn?.map((s) => [s.businessId, s.settings])).toEqual([
+      [DEMO.businesses.nairobi, { from: '2025-01-01', allOrNothing: false }],
+    ]);
   });
 
   it('are written where only their owner can read them, and only once', () => {

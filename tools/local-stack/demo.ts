@@ -3,12 +3,13 @@
  * Nairobi business, and `other-integrator`, the Kisumu business, each its own compliance application and books),
  * pushes one sale of the first down every path (immediate, async with callback, async by polling, unregistered item,
  * rejection then retry, refund to credit note) and two of the second, then syncs supplier invoices to an NDJSON
- * file, processes a sync batch of each merchant's books, reconciles the demo business and onboards a small catalogue
- * for the second merchant (its report printed). Each sale and batch shows
- * the application it went through, checked against the sandbox's record of which application's key filed it. It
- * prints a line per path as it ends and a summary table, and exits 0 only if everything ended as expected. It needs
- * the stack's own sandbox: the paths are chosen with the sandbox's demo items, trader invoice prefixes, purchases and
- * bill payments.
+ * file, confirms one supplier invoice of the first and takes its stock in (its one unknown line mapped through the
+ * CLI, the items' quantities on hand at the service rising by its units), processes a sync batch of each merchant's
+ * books, reconciles the demo business and onboards a small catalogue for the second merchant (its report printed).
+ * Each sale and batch shows the application it went through, checked against the sandbox's record of which
+ * application's key filed it. It prints a line per path as it ends and a summary table, and exits 0 only if
+ * everything ended as expected. It needs the stack's own sandbox: the paths are chosen with the sandbox's demo
+ * items, trader invoice prefixes, purchases (those for the stock-in among them) and bill payments.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +28,7 @@ import {
   demoCatalogueImport,
   type PieceOutcome,
 } from './demo-system.js';
+import { demoStockIn, withDemoStockDelay } from './demo-stock-in.js';
 import { LOCAL_MERCHANTS, type LocalMerchant } from './local-tenants.js';
 import { stackShape } from './stack-shape.js';
 import { progressLine, summaryTables, verdictLine, type DemoResult } from './demo-output.js';
@@ -172,7 +174,13 @@ async function main(): Promise<number> {
   const began = performance.now();
   const elapsed = (since: number) => (performance.now() - since) / 1000;
   console.log('starting the stack: Temporal dev server, sandbox, workers (bundling the workflows takes a few seconds)');
-  const stack = await startStack({ env: process.env, logger, headless: true, dbFilename: null, purchasesFile });
+  const stack = await startStack({
+    env: withDemoStockDelay(process.env),
+    logger,
+    headless: true,
+    dbFilename: null,
+    purchasesFile,
+  });
   for (const merchant of Object.values(LOCAL_MERCHANTS)) {
     console.log(
       `  merchant ${merchant.application}: ${merchant.businesses.join(', ')} on its own key (${merchant.serviceApplicationId}, ${merchant.requestsPerMinute}/min), books ${merchant.books.application}`,
@@ -184,6 +192,7 @@ async function main(): Promise<number> {
   // Names aligned across both lists, so the progress lines read as one column.
   const pieces: Array<[string, () => Promise<PieceOutcome>]> = [
     ['purchases sync (NDJSON sink)', () => demoPurchasesSync(stack, purchasesFile)],
+    ['stock-in (confirmed supplier invoice)', () => demoStockIn(stack)],
     ['sync batch, processed to the end', () => demoSyncBatch(stack, DEMO_SYNC_BATCH_IDS.retail, retail)],
     ['other merchant, sync batch', () => demoSyncBatch(stack, DEMO_SYNC_BATCH_IDS.other, other)],
     ['reconciliation', () => demoReconciliation(stack, runId)],
@@ -275,6 +284,6 @@ async function main(): Promise<number> {
 runProgram(
   createProgram(
     'npm run demo --',
-    "Starts the whole stack with two merchants on two keys over its own sandbox, pushes one sale down every path and two of the other merchant (each showing the application it went through), syncs purchases, processes a sync batch of each merchant's books, reconciles the demo business and onboards a small catalogue for the second merchant (printing its report); prints a line per path as it ends and a summary table; exits 0 only if everything ended as expected.",
+    "Starts the whole stack with two merchants on two keys over its own sandbox, pushes one sale down every path and two of the other merchant (each showing the application it went through), syncs purchases, confirms a supplier invoice and takes its stock in (mapping its unknown line through the CLI), processes a sync batch of each merchant's books, reconciles the demo business and onboards a small catalogue for the second merchant (printing its report); prints a line per path as it ends and a summary table; exits 0 only if everything ended as expected.",
   ).act(main),
 );

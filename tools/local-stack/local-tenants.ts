@@ -7,6 +7,9 @@
  * - `other-integrator`: application app_demo_other, its own key, the Kisumu business (60 a minute); its books
  *   `other-books` (accounting application app_other).
  *
+ * The Nairobi business takes its confirmed supplier invoices in as stock (`stockIn`, docs/stock-in.md), from a day
+ * before every invoice of the sandbox's world, so the demo's confirmation adds stock rather than opening it.
+ *
  * The keys are the sandbox's published test keys, inline in a file only the stack's user can read, in a directory of
  * its own that the stack removes when it stops; they are never logged. Each accounting application signs its
  * webhooks with its own secret: the default world gives app_other none, so this world gives it one of its own for
@@ -62,6 +65,9 @@ export const LOCAL_MERCHANTS = {
 
 const MERCHANTS: readonly LocalMerchant[] = Object.values(LOCAL_MERCHANTS);
 
+/** The businesses that take stock in, as the tenants file's `stockIn` list names them. */
+export const LOCAL_STOCK_IN = [{ business: DEMO.businesses.nairobi, from: '2025-01-01', allOrNothing: false }] as const;
+
 /** A `whsec_` secret for this run only. */
 function runWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
@@ -114,6 +120,7 @@ export function writeLocalTenantsFile(sandbox: Sandbox, dir: string): string {
       company: merchant.link.companyId,
       accounting: merchant.books.application,
     })),
+    stockIn: LOCAL_STOCK_IN,
   };
   const path = join(dir, 'tenants.json');
   writeFileSync(path, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600, flag: 'wx' });

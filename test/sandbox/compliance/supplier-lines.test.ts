@@ -117,7 +117,10 @@ describe('the lines as the stock-in’s matcher reads them', () => {
     expect(read(none, mapped.line)).toBeUndefined();
     expect(read(none, fee.line)).toBeUndefined();
 
-    const merchant = (m: ReturnType<typeof mappingFor>): Mapping => ({ ...stockInSchemas().mapping.parse(m), source: 'merchant' });
+    const merchant = (m: ReturnType<typeof mappingFor>): Mapping => ({
+      ...stockInSchemas().mapping.parse(m),
+      source: 'merchant',
+    });
     const table = new MappingTable([merchant(mappingFor(PIN, mapped)), merchant(mappingFor(PIN, fee))]);
     expect(mappingFor(PIN, mapped)).toEqual({
       supplierPin: PIN,
