@@ -152,6 +152,7 @@ export class StockInBook {
       source: 'learned',
     } as Mapping);
     line.match = 'notStock' in target ? { notStock: true } : { ...target, by: 'operator' };
+    delete line.candidates;
     if (!('notStock' in target)) this.totals.matchedBy.operator += 1;
     return this.settleWaiting(catalogue, now);
   }
