@@ -21,7 +21,7 @@ import {
   type PurchasesSyncOptions,
   type PurchasesSyncResult,
 } from '../src/contracts/purchases-sync.js';
-import { API_RETRY, type ActivitiesOn } from './activity-options.js';
+import { API_RETRY, CALL_HEARTBEAT_TIMEOUT, type ActivitiesOn } from './activity-options.js';
 import { PRIORITY } from '../src/contracts/priority.js';
 import { count, failsTheWorkflow, setGauge } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
@@ -185,6 +185,8 @@ function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, se
     compliance: proxyActivities<ActivitiesOn<'compliance'>>({
       taskQueue: complianceQueue,
       startToCloseTimeout: '60 seconds',
+      // A call heartbeats while it waits: one lost with a killed worker is sent again in seconds, not a minute.
+      heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
       // No overall limit: an outage or a budget the tills take is waited out, never a failed sync.
       retry: API_RETRY,
       priority: { priorityKey: PRIORITY.purchases, fairnessKey },

@@ -30,7 +30,7 @@ import {
   type PurchasesSeen,
   type StockInInput,
 } from '../src/contracts/stock-in.js';
-import { API_RETRY, type ActivitiesOn } from './activity-options.js';
+import { API_RETRY, CALL_HEARTBEAT_TIMEOUT, type ActivitiesOn } from './activity-options.js';
 import { count, setGauge } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
 import { StockInBook, type Handover } from './stock-in/book.js';
@@ -83,6 +83,7 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     const { items } = await proxyActivities<ActivitiesOn<'compliance'>>({
       taskQueue: route.complianceQueue,
       startToCloseTimeout: '60 seconds',
+      heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
       // An outage or a full budget is waited out: the lines wait with it, nothing is lost.
       retry: API_RETRY,
       priority: { priorityKey: PRIORITY.bookkeeping, fairnessKey: route.fairnessKey },

@@ -134,6 +134,7 @@ describe('the chaos checker', () => {
       stockErrors: 0,
       creditNoteErrors: 0,
       exactlyOnceViolations: 0,
+      incomingMismatches: 0,
       applications: 3,
       overBudget: 0,
       busiestRatio: 0,

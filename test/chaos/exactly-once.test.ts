@@ -190,8 +190,8 @@ describe('the exactly-once rule of stock, in the chaos checker', () => {
     expect(verdicts.totals.stockErrors).toBe(0);
     expect(verdicts.totals.exactlyOnceViolations).toBe(2);
     expect(verdicts.stock.missingQuantity).toBe(3);
-    expect(verdicts.stock.items.find((i) => i.itemId === 'itm_sugar')!.missing).toEqual({ deduct: 2, add: 0 });
-    expect(verdicts.stock.items.find((i) => i.itemId === 'itm_milk')!.missing).toEqual({ deduct: 0, add: 1 });
+    expect(verdicts.stock.items.find((i) => i.itemId === 'itm_sugar')!.missing).toEqual({ deduct: 2, add: 0, net: 0 });
+    expect(verdicts.stock.items.find((i) => i.itemId === 'itm_milk')!.missing).toEqual({ deduct: 0, add: 1, net: 0 });
   });
 
   it('keeps balances apart per branch and per business', () => {
@@ -253,7 +253,7 @@ describe('the exactly-once rule of stock, in the chaos checker', () => {
         ],
       }),
     );
-    expect(restocked.stock.items.find((i) => i.itemId === 'itm_sugar')!.extra).toEqual({ deduct: 0, add: 2 });
+    expect(restocked.stock.items.find((i) => i.itemId === 'itm_sugar')!.extra).toEqual({ deduct: 0, add: 2, net: 0 });
     expect(restocked.ok).toBe(false);
   });
 
@@ -311,7 +311,10 @@ describe('the exactly-once rule of stock, in the chaos checker', () => {
     expect(exactlyOnce(lines, recorded)).toMatchObject({ lines: 3, quantity: 6, movements: 1, ok: true });
     // The same quantity as an ADD is no deduction.
     const verdict = exactlyOnce(lines, [movement('stk:k:7', 'itm_rice', 6, 'ADD', { businessId: OTHER })]);
-    expect(verdict.items[0]).toMatchObject({ missing: { deduct: 6, add: 0 }, extra: { deduct: 0, add: 6 } });
+    expect(verdict.items[0]).toMatchObject({
+      missing: { deduct: 6, add: 0, net: 0 },
+      extra: { deduct: 0, add: 6, net: 0 },
+    });
     expect(verdict.violations).toBe(2);
   });
 });

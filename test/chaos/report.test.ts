@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApplicationVerdict, StockVerdict, Totals } from '../../tools/chaos/checker.js';
-import { applicationLine, passed, resultLine } from '../../tools/chaos/report.js';
+import type { IncomingVerdict } from '../../tools/chaos/incoming.js';
+import { applicationLine, incomingMovementsText, incomingText, passed, resultLine } from '../../tools/chaos/report.js';
 
 const clean: Totals = {
   sales: 60,
@@ -9,6 +10,7 @@ const clean: Totals = {
   stockErrors: 0,
   creditNoteErrors: 0,
   exactlyOnceViolations: 0,
+  incomingMismatches: 0,
   applications: 3,
   overBudget: 0,
   busiestRatio: 0.123,
@@ -44,9 +46,12 @@ const item = {
   restocked: 0,
   added: 0,
   addMovements: 0,
+  net: false,
+  incomingLines: 0,
+  incoming: 0,
   probes: 0,
-  missing: { deduct: 0, add: 0 },
-  extra: { deduct: 0, add: 0 },
+  missing: { deduct: 0, add: 0, net: 0 },
+  extra: { deduct: 0, add: 0, net: 0 },
 };
 
 describe('the chaos result line', () => {
@@ -68,6 +73,7 @@ describe('the chaos result line', () => {
       'stockErrors',
       'creditNoteErrors',
       'exactlyOnceViolations',
+      'incomingMismatches',
       'overBudget',
       'requestsMissed',
     ] as const) {
@@ -77,6 +83,35 @@ describe('the chaos result line', () => {
     expect(passed({ ...clean, rateLimited: 3 }, 1)).toBe(true);
     expect(resultLine({ totals: { ...clean, requestsMissed: 4 }, stock: exact }, 0, 1, 300)).toContain(
       ', 4 requests unread (budgets not checked whole), ',
+    );
+  });
+
+  it('says what came in from supplier invoices, and leaves it out of a run without any', () => {
+    const incoming: IncomingVerdict = {
+      invoices: 12,
+      counted: 6,
+      lines: 20,
+      expectedQuantity: 105,
+      recordedQuantity: 105,
+      movements: { add: 14, deduct: 3 },
+      mismatches: 0,
+      notInSandbox: [],
+      ok: true,
+    };
+    const text =
+      'incoming stock: 12 supplier invoices (6 confirmed from the start date, 20 lines), 105 units expected, ' +
+      '105 recorded, 0 net mismatches';
+    expect(incomingText(incoming)).toBe(text);
+    expect(incomingMovementsText(incoming)).toBe('14 stock-in lines added and 3 taken back alone in a movement');
+    expect(resultLine({ totals: clean, stock: exact, incoming }, 0, 1, 300)).toContain(
+      `(120 lines, 110 movements, 5 merged), ${text}, 0 over budget`,
+    );
+    expect(resultLine({ totals: clean, stock: exact, incoming: { ...incoming, invoices: 0 } }, 0, 1, 300)).toBe(
+      resultLine({ totals: clean, stock: exact }, 0, 1, 300),
+    );
+    expect(incomingText({ ...incoming, recordedQuantity: 98, mismatches: 1, notInSandbox: ['pur_x'], ok: false })).toBe(
+      'incoming stock: 12 supplier invoices (6 confirmed from the start date, 20 lines), 105 units expected, ' +
+        '98 recorded, 1 net mismatch, 1 invoice(s) not in the sandbox',
     );
   });
 

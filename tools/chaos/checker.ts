@@ -13,12 +13,23 @@
  * `stk:…`), which names no sale: such a sale's own movements must still be right, but a line of it without one is
  * no error of the sale. What proves every line carried exactly once is the rule over all movements
  * (exactly-once.ts): per business, branch and item, recorded quantities equal the lines', no referenceId twice.
+ *
+ * Supplier invoices confirmed at the businesses taking stock in come in through the same ledgers (referenceId
+ * `sin-v1:…` alone, or merged): such movements belong to incoming stock, and the items the invoices name are judged
+ * by their net (incoming.ts).
  */
 import type { InspectedDocument } from '../../sandbox/inspector.js';
 import type { StockMovement } from '../../sandbox/compliance/model.js';
 import type { RequestRecord } from '../../sandbox/shared/request-stats.js';
 import { budgetOf, type BudgetVerdict } from './budget.js';
 import { balancesOff, exactlyOnce, isProbe, type ExactlyOnceVerdict, type ExpectedStockLine } from './exactly-once.js';
+import {
+  incomingLines,
+  incomingVerdict,
+  STOCK_IN_MOVEMENT_PREFIX,
+  type IncomingInput,
+  type IncomingVerdict,
+} from './incoming.js';
 
 /**
  * How a sale's stock is reported, as the code that started it does:
@@ -71,6 +82,8 @@ export interface CheckInput {
   requestsMissed: number;
   /** The sandbox's rate-limit window. */
   windowMs: number;
+  /** Supplier invoices of the businesses taking stock in; absent: none, nothing comes in. */
+  incoming?: IncomingInput;
 }
 
 export interface SaleVerdict {
@@ -103,6 +116,8 @@ export interface Totals {
   creditNoteErrors: number;
   /** Breaches of the exactly-once rule of stock (ExactlyOnceVerdict.violations). */
   exactlyOnceViolations: number;
+  /** Items supplier invoices name whose net is off, and planned invoices the sandbox does not hold. */
+  incomingMismatches: number;
   applications: number;
   /** Applications that sent more than their limit in some window. */
   overBudget: number;
@@ -138,13 +153,18 @@ export interface StockVerdict extends ExactlyOnceVerdict {
 
 export interface Verdicts {
   sales: SaleVerdict[];
-  /** Documents and movements that belong to no started sale. */
+  /** Documents and movements that belong to no started sale (movements neither merged nor of incoming stock). */
   stray: { saleDocuments: string[]; creditNotes: string[]; movements: string[] };
   applications: ApplicationVerdict[];
   /** The exactly-once rule of stock, per business, branch and item. */
   stock: StockVerdict;
+  /** Stock that came in from supplier invoices. */
+  incoming: IncomingVerdict;
   totals: Totals;
-  /** The world is right: every sale's documents, credit notes and movements, and the exactly-once rule. What settling waits for. */
+  /**
+   * The world is right: every sale's documents, credit notes and movements, the exactly-once rule and incoming
+   * stock. What settling waits for.
+   */
   ok: boolean;
   /** Every application kept to its limit in every window, and every request was read. A property of the whole run. */
   withinBudgets: boolean;
@@ -279,11 +299,15 @@ export function check(input: CheckInput): Verdicts {
   const strayDocuments = [...saleDocs.entries()].filter(([key]) => !claimedSales.has(key)).flatMap(([, docs]) => docs);
   const strayCreditNotes = [...creditNotesBySale.values()].flat().filter((d) => !claimedCreditNotes.has(d.sale.id));
   const isMerged = (m: StockMovement) => m.referenceId?.startsWith(MERGED_MOVEMENT_PREFIX) === true;
-  const strayMovements = moving.filter((m) => !claimedMovements.has(m.movementId) && !isMerged(m));
+  // Its quantity is the net rule's to judge; which invoice line it is, only the stock-in knows.
+  const isIncoming = (m: StockMovement) => m.referenceId?.startsWith(STOCK_IN_MOVEMENT_PREFIX) === true;
+  const strayMovements = moving.filter((m) => !claimedMovements.has(m.movementId) && !isMerged(m) && !isIncoming(m));
+  const incomingInput: IncomingInput = input.incoming ?? { invoices: [], recorded: [], from: {} };
   const stock: StockVerdict = {
-    ...exactlyOnce(expectedLines, input.movements),
+    ...exactlyOnce(expectedLines, input.movements, incomingLines(incomingInput)),
     merged: moving.filter(isMerged).length,
   };
+  const incoming = incomingVerdict(incomingInput, stock.items, moving);
   const stray = {
     saleDocuments: strayDocuments.map((d) => d.sale.id),
     creditNotes: strayCreditNotes.map((d) => d.sale.id),
@@ -322,6 +346,7 @@ export function check(input: CheckInput): Verdicts {
     stockErrors: verdicts.reduce((n, v) => n + v.stockErrors, 0) + stray.movements.length,
     creditNoteErrors: verdicts.reduce((n, v) => n + v.creditNoteErrors, 0) + stray.creditNotes.length,
     exactlyOnceViolations: stock.violations,
+    incomingMismatches: incoming.mismatches + incoming.notInSandbox.length,
     applications: applications.length,
     overBudget: applications.filter((a) => a.budget.over).length,
     busiestRatio: Math.max(0, ...applications.map((a) => a.budget.ratio)),
@@ -333,7 +358,8 @@ export function check(input: CheckInput): Verdicts {
     totals.lost === 0 &&
     totals.stockErrors === 0 &&
     totals.creditNoteErrors === 0 &&
-    stock.ok;
+    stock.ok &&
+    incoming.ok;
   const withinBudgets = totals.overBudget === 0 && totals.requestsMissed === 0;
-  return { sales: verdicts, stray, applications, stock, totals, ok, withinBudgets };
+  return { sales: verdicts, stray, applications, stock, incoming, totals, ok, withinBudgets };
 }

@@ -1,13 +1,19 @@
 /**
  * The exactly-once rule of stock, from the sandbox's movement records and the lines the checker expects
- * (the stock-tracked lines of the sales started that were signed, and the restocked lines of the refunds asked),
- * never from workflow state. A ledger may merge lines of one item from many sales into one movement, so a movement
- * no longer names its sale; what can be proved from outside is, per business, branch and item:
+ * (the stock-tracked lines of the sales started that were signed, the restocked lines of the refunds asked, and the
+ * lines of the supplier invoices that came in), never from workflow state. A ledger may merge lines of one item from
+ * many sales into one movement, so a movement no longer names its sale; what can be proved from outside is, per
+ * business, branch and item:
  *
  * - the recorded DEDUCT quantity equals the quantity of the sold lines;
  * - the recorded ADD quantity equals the quantity of the restocked lines;
  * - no movement `referenceId` is recorded twice (a re-send after proof of non-application reuses its referenceId,
  *   so a second record is a movement applied twice).
+ *
+ * An item a supplier invoice names is judged by its net instead: a stock-in takes back (DEDUCT) what an invoice
+ * leaving `confirmed` added and adds it again on a new confirmation, through the same ledger, so its lines may ride in
+ * one movement with a sale's of the same item and action. Only recorded ADD − DEDUCT = restocked − sold + incoming
+ * holds for it whatever the ledger merged.
  *
  * Probes (quantity 0: the ledger reading a quantity on hand) move nothing and are counted apart; a probe recorded
  * twice moves nothing either, so it is no violation.
@@ -20,6 +26,17 @@ export interface ExpectedStockLine {
   branchId: string;
   itemId: string;
   action: 'ADD' | 'DEDUCT';
+  quantity: number;
+}
+
+/**
+ * A line of a supplier invoice at the item it names. Quantity 0: the invoice adds nothing in the end (not confirmed
+ * at last), yet the stock-in may have moved it meanwhile, so the item is judged by its net.
+ */
+export interface IncomingStockLine {
+  businessId: string;
+  branchId: string;
+  itemId: string;
   quantity: number;
 }
 
@@ -38,10 +55,15 @@ export interface ItemBalance {
   restocked: number;
   added: number;
   addMovements: number;
+  /** Judged by its net (a supplier invoice names it): the separate DEDUCT and ADD equalities do not apply. */
+  net: boolean;
+  /** Lines of invoices that count (quantity above 0), and their quantity. */
+  incomingLines: number;
+  incoming: number;
   probes: number;
-  /** Expected but not recorded, and recorded but not expected, per action. */
-  missing: { deduct: number; add: number };
-  extra: { deduct: number; add: number };
+  /** Expected but not recorded, and recorded but not expected: per action, or (`net` items) of the net. */
+  missing: { deduct: number; add: number; net: number };
+  extra: { deduct: number; add: number; net: number };
 }
 
 export interface DuplicateReference {
@@ -52,7 +74,7 @@ export interface DuplicateReference {
 }
 
 export interface ExactlyOnceVerdict {
-  /** Lines expected to be carried (sold and restocked), and their quantity. */
+  /** Lines of sales and refunds expected to be carried (sold and restocked), and their quantity; incoming apart. */
   lines: number;
   quantity: number;
   /** Movements recorded that move stock (probes excluded). */
@@ -67,8 +89,8 @@ export interface ExactlyOnceVerdict {
   missingQuantity: number;
   extraQuantity: number;
   /**
-   * Each extra record of a referenceId, each (item, action) whose recorded quantity differs from its lines', and
-   * each movement without a referenceId.
+   * Each extra record of a referenceId, each (item, action) whose recorded quantity differs from its lines' (each
+   * item judged by its net whose net differs), and each movement without a referenceId.
    */
   violations: number;
   ok: boolean;
@@ -94,20 +116,35 @@ function emptyBalance(businessId: string, branchId: string, itemId: string): Ite
     restocked: 0,
     added: 0,
     addMovements: 0,
+    net: false,
+    incomingLines: 0,
+    incoming: 0,
     probes: 0,
-    missing: { deduct: 0, add: 0 },
-    extra: { deduct: 0, add: 0 },
+    missing: { deduct: 0, add: 0, net: 0 },
+    extra: { deduct: 0, add: 0, net: 0 },
   };
 }
 
-/** The (item, action) pairs of a balance whose recorded quantity differs from its lines'. */
+/** Recorded ADD − DEDUCT less what the sales, refunds and incoming invoices ask: 0 when the net is right. */
+export function netDifference(balance: ItemBalance): number {
+  const recorded = balance.added - balance.deducted;
+  const expected = balance.restocked - balance.sold + balance.incoming;
+  return recorded - expected;
+}
+
+/**
+ * What of a balance is off: each action whose recorded quantity differs from its lines', or for an item judged by
+ * its net, 1 when the net differs.
+ */
 export function balancesOff(balance: ItemBalance): number {
+  if (balance.net) return netDifference(balance) === 0 ? 0 : 1;
   return (balance.sold !== balance.deducted ? 1 : 0) + (balance.restocked !== balance.added ? 1 : 0);
 }
 
 export function exactlyOnce(
   expected: readonly ExpectedStockLine[],
   movements: readonly StockMovement[],
+  incoming: readonly IncomingStockLine[] = [],
 ): ExactlyOnceVerdict {
   const balances = new Map<string, ItemBalance>();
   const balanceOf = (businessId: string, branchId: string, itemId: string) => {
@@ -126,6 +163,14 @@ export function exactlyOnce(
       balance.restockedLines++;
       balance.restocked += line.quantity;
     }
+  }
+
+  for (const line of incoming) {
+    const balance = balanceOf(line.businessId, line.branchId, line.itemId);
+    balance.net = true;
+    if (line.quantity <= 0) continue;
+    balance.incomingLines++;
+    balance.incoming += line.quantity;
   }
 
   const references = new Map<string, DuplicateReference>();
@@ -161,8 +206,14 @@ export function exactlyOnce(
     itemKey(a.businessId, a.branchId, a.itemId).localeCompare(itemKey(b.businessId, b.branchId, b.itemId)),
   );
   for (const b of items) {
-    b.missing = { deduct: Math.max(0, b.sold - b.deducted), add: Math.max(0, b.restocked - b.added) };
-    b.extra = { deduct: Math.max(0, b.deducted - b.sold), add: Math.max(0, b.added - b.restocked) };
+    if (b.net) {
+      const off = netDifference(b);
+      b.missing = { deduct: 0, add: 0, net: Math.max(0, -off) };
+      b.extra = { deduct: 0, add: 0, net: Math.max(0, off) };
+      continue;
+    }
+    b.missing = { deduct: Math.max(0, b.sold - b.deducted), add: Math.max(0, b.restocked - b.added), net: 0 };
+    b.extra = { deduct: Math.max(0, b.deducted - b.sold), add: Math.max(0, b.added - b.restocked), net: 0 };
   }
   const duplicates = [...references.values()].filter((r) => r.recorded > 1);
   const violations =
@@ -177,8 +228,8 @@ export function exactlyOnce(
     withoutReference,
     duplicates,
     items,
-    missingQuantity: items.reduce((n, b) => n + b.missing.deduct + b.missing.add, 0),
-    extraQuantity: items.reduce((n, b) => n + b.extra.deduct + b.extra.add, 0),
+    missingQuantity: items.reduce((n, b) => n + b.missing.deduct + b.missing.add + b.missing.net, 0),
+    extraQuantity: items.reduce((n, b) => n + b.extra.deduct + b.extra.add + b.extra.net, 0),
     violations,
     ok: violations === 0,
   };

@@ -1,15 +1,21 @@
-/** The operation history of a chaos run: every call the driver and the operator made, with its outcome. */
+/**
+ * The operation history of a chaos run: every call the driver and the operator made, and every review of a supplier
+ * invoice and purchases sync the run asked for, with its outcome.
+ */
 import type { SaleLineInput } from '../../src/contracts/sale.js';
 import type { PlannedRefund, SalePath } from './sales.js';
 
-export type OperationKind = 'start' | 'refund' | 'retry' | 'settleMovement';
+export type OperationKind = 'start' | 'refund' | 'retry' | 'settleMovement' | 'review' | 'syncPurchases';
 
 /** What an operator does (every one counts as an operator action in the report). */
 export const OPERATOR_ACTIONS = ['retry', 'settleMovement'] as const satisfies readonly OperationKind[];
 
 export interface Operation {
   kind: OperationKind;
-  /** The planned sale's position; the sale id is `workflowId`. Null: an action on a stock ledger (`workflowId`). */
+  /**
+   * The planned sale's position; the sale id is `workflowId`. Null: an action on a stock ledger (`workflowId`), a
+   * review (`workflowId` the invoice's id) or a sync asked (`workflowId` the schedule's id).
+   */
   sale: number | null;
   workflowId: string;
   businessId: string;
@@ -30,6 +36,8 @@ export interface Operation {
   referenceId?: string;
   /** settleMovement: what the operator decided from the dashboard. */
   decision?: 'applied' | 'resend';
+  /** review: the status the supplier invoice was given. */
+  status?: string;
 }
 
 export class OperationHistory {

@@ -5,8 +5,11 @@ import type { FaultRuleInput } from '../../sandbox/shared/faults.js';
 import type { RequestsSummary } from '../../sandbox/inspector.js';
 import type { ApplicationVerdict, StockVerdict, Totals, Verdicts } from './checker.js';
 import { balancesOff } from './exactly-once.js';
+import type { IncomingVerdict } from './incoming.js';
 import type { Storm } from './fault-plan.js';
 import type { Operation } from './history.js';
+import type { StockInCounts } from './stock-ins.js';
+import type { StockInPlan } from './supplier-invoices.js';
 import type { LedgerBacklog } from './ledgers.js';
 import { outagesText, type OutageExposure } from './outages.js';
 import type { TenantsFileContent } from './tenants-file.js';
@@ -44,6 +47,11 @@ export interface ChaosReport {
   exposure: { salesFiledDuringFaults: number; salesFiledAfter: number };
   /** The tenants file the workers served (keys are named by variable, never written). */
   tenants: TenantsFileContent;
+  /**
+   * The supplier invoices handed to the sandbox, their reviews and the syncs asked (times since the faults started),
+   * and the stock-ins' own counts at the end (reported, never checked; null when they could not be read).
+   */
+  stockIn: StockInPlan & { counts: StockInCounts | null };
   faultRules: FaultRuleInput[];
   /** Counted by the sandbox's fault engine: what was actually injected. */
   faultsInjected: Record<string, number>;
@@ -91,14 +99,30 @@ export function exactlyOnceText(
   return `${stock.violations} exactly-once violation${stock.violations === 1 ? '' : 's'} (${parts.join(', ')}; ${stock.lines} lines, ${stock.movements} movements)`;
 }
 
+/** Incoming stock in words: the invoices, what counted, and the units the net rule expected and found. */
+export function incomingText(incoming: IncomingVerdict): string {
+  const absent =
+    incoming.notInSandbox.length > 0 ? `, ${incoming.notInSandbox.length} invoice(s) not in the sandbox` : '';
+  return (
+    `incoming stock: ${incoming.invoices} supplier invoices (${incoming.counted} confirmed from the start date, ` +
+    `${incoming.lines} lines), ${incoming.expectedQuantity} units expected, ${incoming.recordedQuantity} recorded, ` +
+    `${incoming.mismatches} net mismatch${incoming.mismatches === 1 ? '' : 'es'}${absent}`
+  );
+}
+
+/** How the stock-ins' own lines went, alone in a movement: what the run's summary adds to the figures. */
+export function incomingMovementsText(incoming: Pick<IncomingVerdict, 'movements'>): string {
+  return `${incoming.movements.add} stock-in lines added and ${incoming.movements.deduct} taken back alone in a movement`;
+}
+
 export function resultLine(
-  verdicts: Pick<Verdicts, 'totals' | 'stock'>,
+  verdicts: Pick<Verdicts, 'totals' | 'stock'> & Partial<Pick<Verdicts, 'incoming'>>,
   operatorActions: number,
   settledSeconds: number | null,
   settleTimeoutSeconds: number,
   outages?: readonly OutageExposure[],
 ): string {
-  const { totals, stock } = verdicts;
+  const { totals, stock, incoming } = verdicts;
   const settled =
     settledSeconds === null
       ? `not settled within ${settleTimeoutSeconds} s`
@@ -108,6 +132,7 @@ export function resultLine(
   return (
     `chaos: ${totals.sales} sales over ${totals.applications} applications, ${totals.duplicates} duplicate documents, ${totals.lost} lost, ` +
     `${totals.stockErrors} stock errors, ${totals.creditNoteErrors} credit-note errors, ${exactlyOnceText(stock)}, ` +
+    (incoming === undefined || incoming.invoices === 0 ? '' : `${incomingText(incoming)}, `) +
     `${totals.overBudget} over budget (busiest window ${totals.busiestRatio.toFixed(2)} of a limit)${unread}, ` +
     (outages === undefined ? '' : `${outagesText(outages)}, `) +
     `${operatorActions} operator action${operatorActions === 1 ? '' : 's'}, ${settled}`
@@ -127,7 +152,10 @@ export function applicationLine(application: ApplicationVerdict): string {
   );
 }
 
-/** Exit 0 only when nothing is wrong (every stock line in exactly one recorded movement too), every application kept to its budget, and everything settled in time. */
+/**
+ * Exit 0 only when nothing is wrong (every stock line in exactly one recorded movement, incoming stock right too),
+ * every application kept to its budget, and everything settled in time.
+ */
 export function passed(totals: Totals, settledSeconds: number | null): boolean {
   return (
     totals.duplicates === 0 &&
@@ -135,6 +163,7 @@ export function passed(totals: Totals, settledSeconds: number | null): boolean {
     totals.stockErrors === 0 &&
     totals.creditNoteErrors === 0 &&
     totals.exactlyOnceViolations === 0 &&
+    totals.incomingMismatches === 0 &&
     totals.overBudget === 0 &&
     totals.requestsMissed === 0 &&
     settledSeconds !== null

@@ -1,9 +1,11 @@
 /**
  * One chaos run (docs/chaos.md): a file-backed Temporal dev server, the sandbox in this process with three
- * compliance applications, two worker processes from the current code serving them all from one tenants file; the
- * faults of the seed's plan from the start for `faultSeconds` (one worker SIGKILLed and restarted every 20 s, the
- * server restarted once, the compliance service and the tax authority each down once); then the checker reads the sandbox until every expectation about the world holds or the
- * settle timeout passes, and judges each application's sales and budget.
+ * compliance applications, two worker processes from the current code serving them all from one tenants file (one
+ * business of each application taking its supplier invoices in as stock); the faults of the seed's plan from the
+ * start for `faultSeconds` (one worker SIGKILLed and restarted every 20 s, the server restarted once, the compliance
+ * service and the tax authority each down once, supplier invoices confirmed and taken back, purchases syncs asked);
+ * then the checker reads the sandbox until every expectation about the world holds or the settle timeout passes, and
+ * judges each application's sales and budget, and the stock that came in.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,14 +25,27 @@ import { drive } from './driver.js';
 import { balancesOff } from './exactly-once.js';
 import { faultPlan, WORKER_KILL_EVERY_MS } from './fault-plan.js';
 import { OPERATOR_ACTIONS, OperationHistory } from './history.js';
+import type { IncomingVerdict } from './incoming.js';
 import { backlogOf, readLedgers, type LedgerBacklog } from './ledgers.js';
 import { startOperator } from './operator.js';
-import { applicationLine, exactlyOnceText, passed, resultLine, writeReport, type ChaosReport } from './report.js';
+import {
+  applicationLine,
+  exactlyOnceText,
+  incomingMovementsText,
+  incomingText,
+  passed,
+  resultLine,
+  writeReport,
+  type ChaosReport,
+} from './report.js';
 import { outageExposure, outageLine, outagesRidden, saleKey, type RunOutage } from './outages.js';
 import { RequestTape } from './request-tape.js';
 import { isoDate, plannedSales, START_SPREAD, type PlannedSale } from './sales.js';
 import { deriveSeed, seededRandom } from './seed.js';
 import { awaitSettled, readVerdicts, type RunKnowledge } from './settle.js';
+import { askSync, awaitArrivals, handInvoices, review, syncUntilStopped } from './stock-in-driver.js';
+import { readStockIns, stockInCounts, untold, type StockInCounts } from './stock-ins.js';
+import { plannedStockIn } from './supplier-invoices.js';
 import { startRestartableServer, type RestartableServer } from './temporal-server.js';
 import { tenantKeysEnv, tenantsFileContent, writeTenantsFile } from './tenants-file.js';
 import { killAllWorkers, WorkerProcess, type WorkerEvent } from './workers.js';
@@ -60,6 +75,12 @@ const WORKER_READY_TIMEOUT_MS = 180_000;
 const PROGRESS_EVERY_MS = 15_000;
 /** How often the sandbox's request log is read into the tape: far less than it takes to scroll 20,000 requests out. */
 const TAPE_EVERY_MS = 5_000;
+/** The workers' purchases sync interval, the shortest allowed: a review reaches the stock-in within it. */
+const PURCHASES_SYNC_INTERVAL = '10s';
+/** After the faults, a sync of each business taking stock in is asked this often until settled. */
+const SETTLE_SYNC_EVERY_MS = 10_000;
+/** How long the stock-ins may take to take in the invoices that arrived confirmed before the faults start anyway. */
+const ARRIVALS_TIMEOUT_MS = 60_000;
 
 function gitCommit(): string | null {
   try {
@@ -105,7 +126,34 @@ function workerEnv(
     // A ledger that saw a contended budget (a server restart, a 429 storm) gathers lines up to this bound: what the
     // checker holds is that each line goes once, not how long it gathers, so the run settles sooner than at 180 s.
     STOCK_MAX_DELAY: '30s',
+    // No PURCHASES_SINK: the businesses of the tenants file's `stockIn` get a sync schedule for their stock-in alone.
+    PURCHASES_SYNC_INTERVAL,
   };
+}
+
+/**
+ * Incoming stock's counts, how many invoices the stock-ins had not caught up with when last read, and by the
+ * stock-ins' own count what the run made them do.
+ */
+function incomingLine(
+  incoming: IncomingVerdict,
+  untoldInvoices: readonly string[] | null,
+  counts: StockInCounts | null,
+): string {
+  const caughtUp =
+    untoldInvoices === null
+      ? 'stock-ins not readable'
+      : `${untoldInvoices.length} invoice(s) the stock-ins had not caught up with${listed(untoldInvoices)}`;
+  const own = counts
+    ? `by their own count ${counts.stockIns} stock-ins, ${counts.linesAdded} lines added, ${counts.linesTakenBack} taken back, ` +
+      `${counts.confirmedAgain} confirmations after a first, ${counts.linesWaiting} lines waiting`
+    : 'stock-ins not readable';
+  return `[chaos] ${incomingText(incoming)}; ${incomingMovementsText(incoming)}; ${caughtUp}; ${own}`;
+}
+
+/** A few ids, to look up in the report and the logs. */
+function listed(ids: readonly string[]): string {
+  return ids.length === 0 ? '' : ` (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''})`;
 }
 
 /** The exactly-once rule's counts, and what the ledgers still held when the checker last read. */
@@ -142,6 +190,14 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     date: isoDate(startedAt.getTime()),
   });
   const stockTracked = stockTrackedIn(world.catalog);
+  const stockIn = plannedStockIn({
+    seed: options.seed,
+    sales: options.sales,
+    faultMs,
+    catalog: world.catalog,
+    date: isoDate(startedAt.getTime()),
+  });
+  const stockInBusinesses = Object.keys(stockIn.from);
 
   const dir = await mkdtemp(path.join(os.tmpdir(), 'chaos-'));
   const cleanups: Array<() => Promise<unknown>> = [];
@@ -178,7 +234,9 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
       applications: world.applications,
       complianceUrl: sandbox.complianceUrl,
       accountingUrl: sandbox.accountingUrl,
+      stockIn: stockIn.from,
     });
+    await handInvoices(sandbox.inspector, stockIn);
     const tenantsFile = await writeTenantsFile(dir, tenants);
     const tenantKeys = tenantKeysEnv(world.applications, {
       apiKey: DEMO_ACCOUNTING_API_KEY,
@@ -226,6 +284,14 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     const salesClient = new SalesClient(client);
     const history = new OperationHistory(clock);
     const inspector = sandbox.inspector;
+    const arrived = stockIn.invoices.filter((i) => i.arrives === 'confirmed').length;
+    const arrivedInMs = await awaitArrivals(client, inspector, history, stockIn, ARRIVALS_TIMEOUT_MS);
+    if (arrived > 0)
+      log(
+        arrivedInMs === null
+          ? `[chaos] the stock-ins had not taken in the ${arrived} invoice(s) that arrived confirmed within ${ARRIVALS_TIMEOUT_MS / 1000} s: they meet the faults`
+          : `[chaos] the stock-ins took in the ${arrived} invoice(s) that arrived confirmed in ${(arrivedInMs / 1000).toFixed(1)} s`,
+      );
 
     // Faults on: from here every time counts from t0.
     t0 = Date.now();
@@ -239,8 +305,10 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
         startInMs: Math.max(0, t0 + o.atMs - Date.now()),
         durationMs: o.durationMs,
       });
+    const reviews = stockIn.invoices.reduce((n, invoice) => n + invoice.reviews.length, 0);
     log(
       `[chaos] faults on for ${options.faultSeconds} s: ${options.sales} sales, ${plan.storms.length} 429 storms, worker kills every ${WORKER_KILL_EVERY_MS / 1000} s, server restart at ${(plan.serverRestartAtMs / 1000).toFixed(1)} s, ` +
+        `${stockIn.invoices.length} supplier invoices at ${stockInBusinesses.length} businesses taking stock in (${reviews} reviews, ${stockIn.syncs.length} syncs asked), ` +
         plan.outages
           .map(
             (o) =>
@@ -257,6 +325,10 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
       at(storm.atMs + storm.durationMs, () => inspector.removeFault(storm.rule.id!).catch(() => undefined));
     }
     for (const ms of plan.workerKillsAtMs) at(ms, () => crashing.killAndRestart());
+    for (const invoice of stockIn.invoices)
+      for (const next of invoice.reviews) at(next.atMs, () => review(inspector, history, invoice, next));
+    // Not waited for: a sync asked while the server restarts must not hold the faults' end.
+    for (const sync of stockIn.syncs) at(sync.atMs, () => void askSync(client, history, sync.businessId));
     let serverRestart: ChaosReport['timeline']['serverRestart'] = null;
     at(plan.serverRestartAtMs, async () => {
       const atMs = clock();
@@ -283,6 +355,8 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     await Promise.all(timers);
     await inspector.clearFaults();
     const faultsStoppedAtMs = clock();
+    const settleSyncs = syncUntilStopped(client, history, stockInBusinesses, SETTLE_SYNC_EVERY_MS);
+    cleanups.push(async () => settleSyncs.stop());
     log(
       `[chaos] faults off at ${(faultsStoppedAtMs / 1000).toFixed(1)} s; checking the sandbox until settled (at most ${settleTimeoutSeconds} s)`,
     );
@@ -307,11 +381,12 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
         limit: a.requestsPerMinute,
       })),
       windowMs,
+      incoming: { invoices: stockIn.invoices, from: stockIn.from },
     };
     const settlement = await awaitSettled(
       () => readVerdicts(inspector, tape, known),
       deadline,
-      (v, ledgers) => {
+      (v, ledgers, untoldInvoices) => {
         const backlog = ledgers
           ? `, ledgers: ${ledgers.pendingLines} lines pending, ${ledgers.openMovements} movements open (${ledgers.needsOperator} for an operator)`
           : ', ledgers not readable';
@@ -319,12 +394,19 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
         const { duplicates, withoutReference, missingQuantity, extraQuantity } = v.stock;
         const unexplained = duplicates.reduce((n, d) => n + d.recorded - 1, 0) + withoutReference;
         const right = v.sales.filter((s) => s.problems.length === 0).length;
+        const incoming =
+          `, incoming: ${v.incoming.recordedQuantity}/${v.incoming.expectedQuantity} units, ` +
+          (untoldInvoices === null
+            ? 'stock-ins not readable'
+            : `${untoldInvoices.length} invoice(s) not caught up${listed(untoldInvoices)}`);
         latest =
           `, ${right} sales right so far, stock: ${missingQuantity} unit(s) still to be recorded, ` +
-          `${extraQuantity} recorded beyond the lines, ${unexplained} repeated or unreferenced${backlog}`;
+          `${extraQuantity} recorded beyond the lines, ${unexplained} repeated or unreferenced${backlog}${incoming}`;
       },
       async () => backlogOf((await readLedgers(client)).map((l) => l.state)),
+      async () => untold(await readStockIns(client), await inspector.purchases()),
     );
+    settleSyncs.stop();
     const settledSeconds =
       settlement.settledAt === null ? null : Math.max(0, (settlement.settledAt - t0 - faultsStoppedAtMs) / 1000);
     clearInterval(progress);
@@ -377,11 +459,16 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     );
     for (const o of outages) log(outageLine(o));
     log(stockLine(stock, settlement.ledgers));
+    const counts = await readStockIns(client).then(stockInCounts, () => null);
+    log(incomingLine(settlement.verdicts.incoming, settlement.untold, counts));
     for (const b of stock.items.filter((i) => balancesOff(i) > 0).slice(0, 20)) {
+      const incoming = b.net ? `; incoming ${b.incoming} (${b.incomingLines} lines), judged by its net` : '';
       log(
-        `[chaos]   ${b.businessId} ${b.branchId} ${b.itemId}: sold ${b.sold} (${b.soldLines} lines), deducted ${b.deducted} (${b.deductMovements} movements); restocked ${b.restocked} (${b.restockedLines} lines), added ${b.added} (${b.addMovements} movements)`,
+        `[chaos]   ${b.businessId} ${b.branchId} ${b.itemId}: sold ${b.sold} (${b.soldLines} lines), deducted ${b.deducted} (${b.deductMovements} movements); restocked ${b.restocked} (${b.restockedLines} lines), added ${b.added} (${b.addMovements} movements)${incoming}`,
       );
     }
+    for (const id of settlement.verdicts.incoming.notInSandbox.slice(0, 20))
+      log(`[chaos]   supplier invoice ${id} is not in the sandbox`);
     for (const d of stock.duplicates.slice(0, 20))
       log(`[chaos]   ${d.businessId} ${d.referenceId} recorded ${d.recorded} times`);
     const result = resultLine(settlement.verdicts, operatorTotal, settledSeconds, settleTimeoutSeconds, outages);
@@ -409,6 +496,7 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
       },
       exposure,
       tenants,
+      stockIn: { ...stockIn, counts },
       faultRules: plan.rules,
       faultsInjected,
       requests,

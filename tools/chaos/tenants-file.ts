@@ -1,8 +1,8 @@
 /**
  * The tenants file the chaos fleet serves (docs/tenancy.md): one compliance entry per application of the world,
- * each with its budget, pointing at the run's sandbox; one accounting entry. Keys are named by environment
- * variable, never written to the file (a failed run keeps its directory), and given to the workers in their
- * environment.
+ * each with its budget, pointing at the run's sandbox; one accounting entry; the businesses taking stock in
+ * (docs/stock-in.md). Keys are named by environment variable, never written to the file (a failed run keeps its
+ * directory), and given to the workers in their environment.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,12 +21,15 @@ export interface TenantsFileContent {
   }>;
   accounting: Array<{ application: string; apiKey: { env: string }; clientSecret: { env: string }; baseUrl: string }>;
   links: never[];
+  stockIn: Array<{ business: string; from: string; allOrNothing: boolean }>;
 }
 
 export function tenantsFileContent(options: {
   applications: readonly ChaosApplication[];
   complianceUrl: string;
   accountingUrl: string;
+  /** Per business taking stock in, the date it takes it from. */
+  stockIn?: Readonly<Record<string, string>>;
 }): TenantsFileContent {
   return {
     compliance: options.applications.map((a) => ({
@@ -46,6 +49,8 @@ export function tenantsFileContent(options: {
     ],
     // Reconciliation is not what this run is about.
     links: [],
+    // Every line of the run's invoices names an item: nothing waits for a person, so all-or-nothing changes nothing.
+    stockIn: Object.entries(options.stockIn ?? {}).map(([business, from]) => ({ business, from, allOrNothing: false })),
   };
 }
 

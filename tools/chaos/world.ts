@@ -9,7 +9,8 @@
  * - `highlands`: an application of its own with one business (Eldoret) and a key bound to that business.
  *
  * Plenty of stock, a few more items per business waiting for registration (so the register route sees traffic
- * under faults), short authority and callback delays. The catalog is what the driver sells from and what the
+ * under faults), short authority and callback delays, no supplier invoice but those the run adds, and one business
+ * of each application taking them in as stock. The catalog is what the driver sells from and what the
  * checker knows about stock tracking and which application serves which business: its own knowledge, not the
  * worker's.
  */
@@ -19,6 +20,7 @@ import {
   type ItemFixtureInput,
 } from '../../sandbox/compliance/fixture-schema.js';
 import { DEMO, defaultComplianceFixtureInput } from '../../sandbox/default-fixture.js';
+import { normalise } from '../../src/contracts/stock-in.js';
 
 export interface CatalogItem {
   itemId: string;
@@ -32,6 +34,14 @@ export interface CatalogBusiness {
   applicationId: string;
   branchIds: string[];
   items: CatalogItem[];
+  /** Takes supplier invoices in as stock (the tenants file's `stockIn`). */
+  takesStockIn: boolean;
+  /**
+   * Items a supplier line may name for the stock-in to pick by name alone: registered (a movement of an item the
+   * authority does not know yet is refused), stock tracked, and no other stock-tracked item of the business sharing
+   * its normalised name.
+   */
+  incomingItems: Array<{ itemId: string; name: string }>;
 }
 
 /** A compliance application of the run, as the tenants file names it and as the sandbox holds it. */
@@ -140,11 +150,15 @@ function highlandsBusiness(): NonNullable<ComplianceFixtureInput['businesses']>[
   };
 }
 
+/**
+ * One business of each application takes stock in; Mombasa does not, so the rule without incoming stock keeps a
+ * business of its own beside one with it in the same application.
+ */
 const BUSINESSES = [
-  { businessId: DEMO.businesses.nairobi, prefix: 'nbo' },
-  { businessId: DEMO.businesses.mombasa, prefix: 'msa' },
-  { businessId: DEMO.businesses.kisumu, prefix: 'ksm' },
-  { businessId: HIGHLANDS.businessId, prefix: 'eld' },
+  { businessId: DEMO.businesses.nairobi, prefix: 'nbo', takesStockIn: true },
+  { businessId: DEMO.businesses.mombasa, prefix: 'msa', takesStockIn: false },
+  { businessId: DEMO.businesses.kisumu, prefix: 'ksm', takesStockIn: true },
+  { businessId: HIGHLANDS.businessId, prefix: 'eld', takesStockIn: true },
 ] as const;
 
 export interface ChaosWorld {
@@ -227,10 +241,13 @@ export function chaosWorld(options: { totalRequestsPerMinute: number }): ChaosWo
   };
 
   const catalog: CatalogBusiness[] = [];
-  for (const { businessId, prefix } of BUSINESSES) {
+  for (const { businessId, prefix, takesStockIn } of BUSINESSES) {
     const business = fixture.businesses.find((b) => b.id === businessId);
     if (!business) throw new Error(`the chaos world has no business ${businessId}`);
     business.items = [...(business.items ?? []), ...extraItems(prefix)];
+    // The demo's supplier invoices (some confirmed, some confirmed at a later pull) would be stock nobody planned:
+    // the run adds its own.
+    business.purchases = [];
     // Items that still need something would park sales for an operator: not what this run is about.
     const usable = business.items.filter(
       (i) => !i.needs?.productType && !i.needs?.classificationMapping && i.productTypeCode && i.classificationCode,
@@ -244,6 +261,8 @@ export function chaosWorld(options: { totalRequestsPerMinute: number }): ChaosWo
       applicationId: business.applicationId,
       branchIds,
       items: usable.map((i) => ({ itemId: i.id, unitPrice: i.unitPrice, stockTracked: i.stockTracked !== false })),
+      takesStockIn,
+      incomingItems: takesStockIn ? nameMatchable(business.items, usable) : [],
     });
   }
   for (const application of applications) {
@@ -252,6 +271,18 @@ export function chaosWorld(options: { totalRequestsPerMinute: number }): ChaosWo
       throw new Error(`${application.name} serves ${served.join(', ')}, not ${application.businesses.join(', ')}`);
   }
   return { fixture, catalog, applications };
+}
+
+/** Of `usable`, the registered stock-tracked items whose name picks them alone among `all`'s stock-tracked ones. */
+function nameMatchable(
+  all: readonly ItemFixtureInput[],
+  usable: readonly ItemFixtureInput[],
+): Array<{ itemId: string; name: string }> {
+  const tracked = all.filter((i) => i.stockTracked !== false);
+  const sharing = (name: string) => tracked.filter((i) => normalise(i.name) === normalise(name)).length;
+  return usable
+    .filter((i) => i.stockTracked !== false && i.registrationStatus === 'REGISTERED' && sharing(i.name) === 1)
+    .map((i) => ({ itemId: i.id, name: i.name }));
 }
 
 /** Whether the checker expects stock movements for the item. */
