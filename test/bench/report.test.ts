@@ -363,7 +363,7 @@ describe('tables', () => {
 describe('command line', () => {
   it('defaults to every section, the full run and bench/report.json', () => {
     expect(parseArgs([])).toMatchObject({ quick: false, assert: false, out: 'bench/report.json' });
-    expect(parseArgs([]).sections).toHaveLength(11);
+    expect(parseArgs([]).sections).toHaveLength(12);
     expect(parseArgs([]).sections.at(-1)).toBe('catalogue');
   });
 
@@ -428,5 +428,69 @@ describe('catalogue targets', () => {
     expect(met(1.02, 0.9)).toEqual({ 'catalogue.tillLatencyRatio': true, 'catalogue.tillLatencyRatioLow': true });
     expect(TARGET_KEYS).toContain('catalogue.tillLatencyRatioLow');
     expect(() => parseArgs(['--assert=catalogue.tillLatencyRatioLow'])).not.toThrow();
+  });
+});
+
+describe('stock-in targets', () => {
+  const stockIn = (over: Record<string, unknown>) =>
+    ({
+      duplicates: 0,
+      quantityExact: 1,
+      requestsPerLine: 0.7,
+      tillLatencyRatio: 1.1,
+      tillLatencyRatioInterval: { low: 0.9, high: 1.3, level: 0.9 },
+      lag: { lines: 200, uncarried: 0, p50Seconds: 180, p99Seconds: 220, maxSeconds: 230 },
+      learnedMatchShare: 1,
+      ...over,
+    }) as unknown as BenchReport['stockIn'];
+  const met = (over: Record<string, unknown>) =>
+    Object.fromEntries(
+      checkTargets({ ...base, stockIn: stockIn(over) })
+        .filter((t) => t.key.startsWith('stockIn.'))
+        .map((t) => [t.key, t.met]),
+    );
+
+  it('judges the six figures of the section and the till ratio’s low end, a NaN never met', () => {
+    expect(met({})).toEqual({
+      'stockIn.duplicates': true,
+      'stockIn.quantityExact': true,
+      'stockIn.requestsPerLine': true,
+      'stockIn.tillLatencyRatio': true,
+      'stockIn.tillLatencyRatioLow': true,
+      'stockIn.lagP99Seconds': true,
+      'stockIn.learnedMatchShare': true,
+    });
+    expect(
+      met({
+        duplicates: 1,
+        quantityExact: 29 / 30,
+        requestsPerLine: 1.01,
+        tillLatencyRatio: 1.21,
+        tillLatencyRatioInterval: { low: 1.21, high: 1.5, level: 0.9 },
+        lag: { p99Seconds: Number.POSITIVE_INFINITY },
+        learnedMatchShare: Number.NaN,
+      }),
+    ).toEqual({
+      'stockIn.duplicates': false,
+      'stockIn.quantityExact': false,
+      'stockIn.requestsPerLine': false,
+      'stockIn.tillLatencyRatio': false,
+      'stockIn.tillLatencyRatioLow': false,
+      'stockIn.lagP99Seconds': false,
+      'stockIn.learnedMatchShare': false,
+    });
+    expect(() => parseArgs(['--only=stockIn', '--assert=stockIn.duplicates,stockIn.lagP99Seconds'])).not.toThrow();
+  });
+});
+
+describe("CI's quick bench", () => {
+  it('names only sections and targets the bench knows, the stock-in section and its six targets among them', async () => {
+    const { readFileSync } = await import('node:fs');
+    const run = readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8');
+    const only = /--only (\S+)/.exec(run.slice(run.indexOf('npm run bench -- --quick')))![1]!;
+    const asserted = /--assert=(\S+)/.exec(run)![1]!;
+    const options = parseArgs(['--quick', `--only=${only}`, `--assert=${asserted}`]);
+    expect(options.sections).toContain('stockIn');
+    expect(options.assertKeys!.filter((k) => k.startsWith('stockIn.'))).toHaveLength(6);
   });
 });

@@ -57,8 +57,9 @@ export interface CatalogueReport {
   tillLatencyRatio: number;
   /**
    * Where the ratio could have landed with other sales of the same till: a 90 % bootstrap interval of the two samples.
-   * A quick run has 20 sales alone and about 60 during the import: the interval still spans about ±0.2, mostly from
-   * the 20, so one quick run cannot tell 1.1 from 1.3.
+   * A quick run has 20 sales alone and about 27 during the import: in two runs the interval reached 0.3–0.8 below the
+   * ratio and about 1.5 above it (at 150 items, 63 during the import, about ±0.2, mostly from the 20). One quick run
+   * cannot tell 1.1 from 1.5.
    */
   tillLatencyRatioInterval: { low: number; high: number; level: number };
   duplicates: number;
@@ -81,8 +82,10 @@ export interface CatalogueReport {
   importSeconds: number;
   /** Items created (the sandbox's log) when the worker was killed. */
   killedAtDone: number;
-  /** From the kill until the new worker process was ready: left out of the steady part. */
+  /** From the kill until the new worker process was ready. */
   restartSeconds: number;
+  /** From the new worker ready to the import's first request after it; with restartSeconds, left out of the steady part. */
+  resumeSeconds: number;
   /**
    * CPU per imported item (ms): the worker processes' and the Temporal server's during the import, less what the till
    * spent at the same rate alone; the restart (bundling the workflows again) left out. Undefined where /proc is not.
@@ -107,15 +110,18 @@ const rounded = <T extends object>(o: T): T =>
 
 export function catalogueSizes(quick: boolean): CatalogueSizes {
   // The quick run at the real rate (k = 1): only there does a till's sale wait a whole slot of 500 ms when the import
-  // took the last one, and that wait is what the pace must leave room for. The full run at k = 2 (2,000 items at k = 1
-  // take 40 minutes): the import lets about k rows a second go, each about a quarter of a core-second (worker and
-  // server); at k = 4 the import and the till took both cores in some runs and the till's figure measured the machine.
-  // The quick run's 150 items give a steady part of about 150 s: the killed worker's lost workflow task, which Temporal
-  // hands on only after its 10 s timeout, then costs the import's share a few hundredths, not a tenth as at 60 items.
-  // The import alone: at the whole budget a row a second at k = 1, so 100 items are about two minutes, long enough
-  // that its first seconds (the pace has read no window yet) cost its share a few hundredths at most.
+  // took the last one, and that wait is what the pace must leave room for (two quick runs at k = 2 put the low end of
+  // the till's ratio at 1.36 and 1.88, where k = 1 gives about 1). The full run at k = 2
+  // (2,000 items at k = 1 take 40 minutes): the import lets about k rows a second go, each about a quarter of a
+  // core-second (worker and server); at k = 4 the import and the till took both cores in some runs and the till's
+  // figure measured the machine.
+  // The quick run's 70 items give a steady part of about 70 s, the killed worker's restart left out of it (until the
+  // import's first request after it: Temporal's task timeout, not the pace). 150 items took about 200 s of CI's time
+  // (docs/benchmarks.md, "The quick section in half the time").
+  // The import alone: at the whole budget a row a second at k = 1, so 50 items are about a minute: its first row goes
+  // at once and every tick after it at the budget, so its first and last seconds cost its share a few hundredths.
   return quick
-    ? { items: 150, k: 1, tillAlone: 10, aloneItems: 100 }
+    ? { items: 70, k: 1, tillAlone: 10, aloneItems: 50 }
     : { items: 2_000, k: 2, tillAlone: 20, aloneItems: 600 };
 }
 
@@ -195,7 +201,7 @@ const SIGN_QUEUE_STEP = 'ACTIVITY_TASK_SCHEDULED(signSale) → ACTIVITY_TASK_STA
  * p50 and p90 of the signing's wait in the queue, where a sale that finds the limiter's bucket empty waits for the
  * next slot.
  */
-async function tillProfile(
+export async function tillProfile(
   t: BenchTemporal,
   sales: readonly TillSale[],
 ): Promise<{ steps: Segment[]; signQueueMs: { p50: number; p90: number } }> {
@@ -402,11 +408,16 @@ export async function measureCatalogue(
       if (gap > longestPause.seconds)
         Object.assign(longestPause, { seconds: round(gap, 1), afterSeconds: round((times[i - 1]! - first) / 1000, 1) });
     }
-    // The steady part: the middle of the import, away from its start and its tail, less the seconds no worker
-    // served (killed, until the new one was ready): nobody can spend the budget then, the tills included.
+    // The steady part: the middle of the import, away from its start and its tail, less the restart: from the kill
+    // until the import's first request after the new worker was ready. No worker served until it was ready (nobody
+    // could spend the budget, the tills included), and then the chunk's workflow task the killed worker held waits out
+    // its 10 s timeout before the new one replays it: Temporal's time, not the pace's (longestPause still shows it).
     const from = first + (last - first) * 0.1;
     const to = first + (last - first) * 0.9;
-    const down = { from: Math.max(from, killedAt), to: Math.min(to, servingAgainAt) };
+    const resumedAt = Number.isFinite(servingAgainAt)
+      ? (times.find((x) => x >= servingAgainAt) ?? servingAgainAt)
+      : Number.POSITIVE_INFINITY;
+    const down = { from: Math.max(from, killedAt), to: Math.min(to, resumedAt) };
     const downMs = Math.max(0, down.to - down.from);
     const inSteady = (r: { at: number }) => at(r) >= from && at(r) < to && !(at(r) >= down.from && at(r) < down.to);
     const budget = (REQUESTS_PER_WINDOW * (to - from - downMs)) / windowMs;
@@ -452,6 +463,7 @@ export async function measureCatalogue(
       steady: { seconds: round((to - from - downMs) / 1000, 1), budget: round(budget), routes: steadyRoutes },
       // An import that ended before its half was never killed: no restart.
       restartSeconds: Number.isFinite(killedAt) ? round((servingAgainAt - killedAt) / 1000, 1) : 0,
+      resumeSeconds: Number.isFinite(resumedAt) ? round((resumedAt - servingAgainAt) / 1000, 1) : 0,
       tillLatencyRatio: round(p50(importingSales) / p50(aloneSales), 2),
       tillLatencyRatioInterval: rounded(
         medianRatioInterval(

@@ -205,6 +205,10 @@ export function workerProcessEnv(
     LOG_LEVEL: 'info',
     // The bench's workers are the only build its server has: made current, as the local stack's are.
     WORKER_MAKE_CURRENT: 'true',
+    // One build for every process of the section: a worker started again after a kill is the same build even when a
+    // commit lands in the work tree meanwhile (the derived id names the commit; a new one would leave the workflows
+    // pinned to the killed build waiting for it).
+    TEMPORAL_WORKER_BUILD_ID: loadVersioningSettings(process.env).buildId,
   };
 }
 

@@ -2,6 +2,7 @@
 import { CommanderError, InvalidArgumentError } from 'commander';
 import { createProgram, nonBlank, type CliCommand } from '../../src/cli/command.js';
 import { catalogueSizes } from './catalogue.js';
+import { stockInSizes } from './stock-in.js';
 import { SECTIONS, TARGET_KEYS, type Section } from './report.js';
 
 export interface BenchOptions {
@@ -52,7 +53,7 @@ export function benchProgram(): CliCommand {
   )
     .option(
       '--quick',
-      'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~3 min, outage ~4 min, catalogue ~7 min)',
+      'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~3 min, stock-in ~2 min, outage ~4 min, catalogue ~4 min)',
     )
     .option(
       '--assert [targets]',
@@ -114,6 +115,7 @@ export function sampleSizes(quick: boolean) {
         purchasesSyncs: 4,
         tenancy: tenancySizes(true),
         stock: stockSizes(true),
+        stockIn: stockInSizes(true),
         outage: outageSizes(true),
         catalogue: catalogueSizes(true),
       }
@@ -133,6 +135,7 @@ export function sampleSizes(quick: boolean) {
         purchasesSyncs: 10,
         tenancy: tenancySizes(false),
         stock: stockSizes(false),
+        stockIn: stockInSizes(false),
         outage: outageSizes(false),
         catalogue: catalogueSizes(false),
       };

@@ -23,6 +23,7 @@ import { measurePriority } from './priority.js';
 import { measureOutage } from './outage.js';
 import { measureCatalogue } from './catalogue.js';
 import { measureStock } from './stock.js';
+import { measureStockIn } from './stock-in.js';
 import { STOCK_LEDGER_WORKFLOW_TYPE } from '../../src/contracts/stock-ledger.js';
 import { measureTenancy } from './tenancy.js';
 import { checkTargets, type BenchReport } from './report.js';
@@ -178,6 +179,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         report.stock = await measureStock(t, { ...sizes.stock, tag });
         report.samples.stockSales = report.stock.throughput.sales;
         report.samples.stockFaultSales = report.stock.operator.sales;
+      });
+    }
+    if (options.sections.includes('stockIn')) {
+      await timed('stockIn', async () => {
+        report.stockIn = await measureStockIn(t, { ...sizes.stockIn, tag });
+        report.samples.stockInInvoices = sizes.stockIn.invoices;
+        report.samples.stockInTillSales = report.stockIn.tillSales.total;
       });
     }
     if (options.sections.includes('outage')) {
