@@ -1,6 +1,6 @@
 /** A catalogue file's rows, from CSV or JSON; every problem named by line and column, all at once, before sending. */
 import { isUtf8 } from 'node:buffer';
-import { parse as parseCsv } from 'csv-parse/sync';
+import { readCsvRows, type CsvRow } from '../csv/read-rows.js';
 import {
   CATALOGUE_IMPORT_ROWS_MAX,
   CATALOGUE_ROW_FIELDS,
@@ -83,17 +83,10 @@ type Records =
 
 /** An empty cell is absent; numbers and yes/no are typed. Column and cell-count rules: docs/catalogue.md, step 1. */
 function csvRecords(text: string): Records {
-  let header: string[] = [];
-  let parsed: Array<{ record: Record<string, string>; info: { lines: number; error?: { record?: unknown[] } } }>;
+  let header: string[];
+  let parsed: CsvRow[];
   try {
-    parsed = parseCsv(text, {
-      bom: true,
-      columns: (names: string[]) => (header = names),
-      skip_empty_lines: true,
-      trim: true,
-      info: true,
-      relax_column_count: true,
-    });
+    ({ header, rows: parsed } = readCsvRows(text));
   } catch (err) {
     const line = (err as { lines?: number }).lines ?? 0;
     return { problem: fileProblem(`is not valid CSV: ${(err as Error).message}`, line) };

@@ -2,10 +2,10 @@
  * The merchant's mappings as CSV, for a spreadsheet: exported with every mapping's source, imported as the
  * merchant's own. Every row is checked with the contract's schema, and a file with any bad row imports nothing.
  */
-import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { mappingKeyOf as keyOf, type Mapping } from '../contracts/stock-in.js';
 import { checkMapping, type CheckedMapping } from './stock-in-input.js';
+import { readCsvRows, type CsvRow } from '../csv/read-rows.js';
 
 export const MAPPINGS_CSV_COLUMNS = ['supplierPin', 'by', 'key', 'itemId', 'factor', 'notStock', 'source'] as const;
 
@@ -68,21 +68,12 @@ const REQUIRED = ['supplierPin', 'by', 'key'] as const;
 const YES_NO: Record<string, boolean> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
-type Parsed = Array<{ record: Record<string, string>; info: { lines: number; error?: { record?: unknown[] } } }>;
-
 /** The file's mappings, in its order; a `MappingsCsvError` naming every bad row and field, all at once. */
 export function mappingsFromCsv(csv: string): CheckedMapping[] {
-  let header: string[] = [];
-  let parsed: Parsed;
+  let header: string[];
+  let parsed: CsvRow[];
   try {
-    parsed = parse(csv, {
-      bom: true,
-      columns: (names: string[]) => (header = names),
-      skip_empty_lines: true,
-      trim: true,
-      info: true,
-      relax_column_count: true,
-    });
+    ({ header, rows: parsed } = readCsvRows(csv));
   } catch (err) {
     throw new MappingsCsvError([{ row: 0, field: '(file)', reason: `is not valid CSV: ${(err as Error).message}` }]);
   }
