@@ -108,7 +108,11 @@ describe('npm run sales -- resume-parked', () => {
         expect(JSON.parse(receipt.stdout)).toMatchObject({
           signed: false,
           reason: expect.stringMatching(/^waiting out an outage of the tax authority since .*nobody needs to act$/),
-          state: { step: 'waiting_out_outage', outage: { side: 'authority', cause: 'authority_unavailable' } },
+          // The cause is the sale's own failed call, or the gate that kept it from calling a side already known down.
+          state: {
+            step: 'waiting_out_outage',
+            outage: { side: 'authority', cause: expect.stringMatching(/^(authority_unavailable|outage_known)$/) },
+          },
         });
 
         await h.sandbox.inspector.removeOutage(outage.id);
