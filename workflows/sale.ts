@@ -2,13 +2,13 @@ import { CancellationScope, allHandlersFinished, condition, workflowInfo } from 
 import { checkSaleInput } from '../src/contracts/sale-input.js';
 import type { SaleInput, SaleState } from '../src/contracts/sale.js';
 import { saleIdempotencyKey, stockReferenceId } from './keys.js';
-import { placeOnBudget } from './placement.js';
 import { openDocumentProcess, type DocumentContext } from './sale/context.js';
 import { settleDocument } from './sale/documents.js';
 import { fileWithItemsChecked, type StockSigned } from './sale/items.js';
 import { handleSaleMessages, handleTemporalCancellation, refuseInput } from './sale/messages.js';
-import { OperatorCancelled, parkOnRefusal } from './sale/operator.js';
+import { OperatorCancelled } from './sale/operator.js';
 import { handOverStock, movement, stockLines } from './sale/stock.js';
+import { placeWhenServed } from './sale/unserved.js';
 
 /**
  * One sale from start to signed receipt and its stock handed to the branch's ledger; what the worker cannot fix parks.
@@ -38,9 +38,9 @@ async function runSale(sale: DocumentContext, input: SaleInput): Promise<SaleSta
   return sale.record.state;
 }
 
-/** Before anything is sent: calls spend the serving application's budget; an unserved business parks the sale. */
+/** Before anything is sent: calls spend the serving application's budget; an unserved business is waited for. */
 async function placeSale(sale: DocumentContext): Promise<void> {
-  sale.route = await parkOnRefusal(sale, () => placeOnBudget(sale.input.businessId, true), true);
+  sale.route = await placeWhenServed(sale);
 }
 
 /** Signed at once, its stock goes to the ledger from the signing activity: a till's answer waits for no hand-over. */

@@ -58,6 +58,19 @@ export function outageSalesQuery(taskQueue: string, application?: string): strin
   ].join(' AND ');
 }
 
+/** The running sales waiting for one of these businesses to be served (workflows/sale/unserved.ts). */
+export function businessWaitSalesQuery(taskQueue: string, businessIds: readonly string[]): string {
+  const subject = 'business wait filter';
+  if (businessIds.length === 0)
+    throw new SaleInputError(subject, [{ field: 'businessIds', reason: 'must name at least one business' }]);
+  const businesses = businessIds.map((id) => queryLiteral(subject, 'businessId', id)).join(', ');
+  return [
+    runningSales(subject, taskQueue),
+    `AttentionReason = '${FAILURE_TYPES.businessNotServed}'`,
+    `BusinessId IN (${businesses})`,
+  ].join(' AND ');
+}
+
 export interface ParkedSale {
   workflowId: string;
   businessId: string | null;

@@ -23,6 +23,7 @@ export type SaleStep =
   | 'awaiting_outcome'
   | 'retrying'
   | 'waiting_out_outage'
+  | 'awaiting_business'
   | 'parked'
   | 'reporting_stock'
   | 'finding_sale'
@@ -57,6 +58,15 @@ export interface OutageWait {
   attempts: number;
 }
 
+/** A business no application of the worker's tenants serves yet: the sale waits, sending nothing, until one does. */
+export interface BusinessWait {
+  /** Why placement refused, e.g. `business biz_x is served by no compliance application of tenants.json`. */
+  message: string;
+  since: string;
+  /** Placements refused so far. */
+  attempts: number;
+}
+
 export interface StockMovementState extends StockMove {
   referenceId: string;
   /** `handed_over` to the branch's stock ledger, then `reported` once it recorded the line. */
@@ -88,6 +98,8 @@ export interface SaleState {
   parked: ParkedReason | null;
   /** Absent in sales started before outages were waited out. */
   outage?: OutageWait | null;
+  /** Absent in sales started before unserved businesses were waited for. */
+  awaitingBusiness?: BusinessWait | null;
   stockMovements: StockMovementState[];
   /** The creation and every retry. */
   submissions: number;
@@ -112,6 +124,8 @@ export interface CallbackHint {
 }
 
 export const callbackReceivedSignal = defineSignal<[CallbackHint]>('callbackReceived');
+/** Sent by a worker whose tenants now serve more businesses: a sale waiting for its business tries placement again. */
+export const businessServedSignal = defineSignal('businessServed');
 /** Sent by the item-registration workflow to every sale waiting on the item. */
 export const itemRegistrationSettledSignal = defineSignal<[ItemRegistrationOutcome]>('itemRegistrationSettled');
 

@@ -113,6 +113,10 @@ export const METRICS = {
     "Times a sale began waiting out an outage by itself, by whose: the compliance service's or the authority's.",
     { side: OUTAGE_SIDES },
   ),
+  etims_sales_business_waits: counter(
+    'Sales that began waiting for their business to be served (a tenants file not yet reloaded with it).',
+    {},
+  ),
   etims_credit_notes_signed: counter('Credit notes signed by the authority (refunds).', {}),
   etims_stock_movements_needing_operator: counter(
     "Stock movements handed to an operator (outcome unknown or refused), by the movement's action.",

@@ -31,6 +31,7 @@ import { purchasesBusinessIds, scheduleServed, servedBusinesses, setSchedulesPau
 import type { WorkerSettings } from './settings.js';
 import { tenantChangeActor } from './tenant-changes.js';
 import { Resources } from './resources.js';
+import { tellSalesWaitingFor } from './waiting-sales.js';
 import { createWorkers, type WorkerDependencies } from './workers.js';
 
 /**
@@ -168,6 +169,8 @@ export async function startWorkerProcess(options: {
       await setSchedulesPaused({ ...paused, businessIds: change.businessesRemoved, paused: true });
       await scheduleServed(scheduling, live.current());
       await setSchedulesPaused({ ...paused, businessIds: change.businessesAdded, paused: false });
+      if (change.businessesAdded.length > 0)
+        await tellSalesWaitingFor(client, taskQueue, change.businessesAdded, logger);
     });
     // Known once run() has begun: the server learns the version from the workers' polls.
     const routing = Promise.withResolvers<VersionRouting>();

@@ -15,14 +15,14 @@ import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { purchasesScheduleId } from '../../src/contracts/purchases-sync.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import {
+  cancelUpdate,
   getSaleStateQuery,
-  retryUpdate,
   SALE_WORKFLOW_TYPE,
   saleWorkflowId,
   type SaleInput,
   type SaleState,
 } from '../../src/contracts/sale.js';
-import { Application } from '../../src/contracts/search-attributes.js';
+import { Application, AttentionReason } from '../../src/contracts/search-attributes.js';
 import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { readComplianceBudgets } from '../../src/temporal/compliance-budgets.js';
 import { SalesClient } from '../../src/client/sales-client.js';
@@ -142,10 +142,12 @@ describe('a tenants worker while its tenants file changes', () => {
     expect(keys).toEqual(new Set([DEMO.applications.retail]));
   });
 
-  it('onboards an application without a restart: its parked sale goes on when retried, new sales sign, its schedule exists', async () => {
-    const parked = await start(sale(B.kisumu, DEMO.items.kisumuRice));
-    const refused = await stateOf(parked, (s) => s.parked !== null, 'the Kisumu sale parked');
-    expect(refused.parked?.code).toBe(FAILURE_TYPES.businessNotServed);
+  it('onboards an application without a restart: its waiting sale goes on by itself, new sales sign, its schedule exists', async () => {
+    const waiting = await start(sale(B.kisumu, DEMO.items.kisumuRice));
+    const unserved = await stateOf(waiting, (s) => s.step === 'awaiting_business', 'the Kisumu sale waiting');
+    expect(unserved.parked).toBeNull();
+    expect(unserved.awaitingBusiness?.message).toContain(B.kisumu);
+    expect((await waiting.describe()).typedSearchAttributes.get(AttentionReason)).toBe(FAILURE_TYPES.businessNotServed);
 
     const changed = Date.now();
     writeTenants([retail(K.orgWide), other()]);
@@ -156,10 +158,10 @@ describe('a tenants worker while its tenants file changes', () => {
     );
     const fresh = await start(sale(B.kisumu, DEMO.items.kisumuRice));
     await stateOf(fresh, signed, 'a new Kisumu sale signed');
-    // Well inside the minute the issue allows, with the file read every second.
+    // Told by the worker once its reload served the business: well before its own next try (5 s, then 10 s).
+    const goneOn = await stateOf(waiting, signed, 'the waiting Kisumu sale signed by itself');
     expect(Date.now() - changed).toBeLessThan(30_000);
-    await parked.executeUpdate(retryUpdate);
-    await stateOf(parked, signed, 'the parked Kisumu sale signed once retried');
+    expect(goneOn.history.map((h) => h.event)).toContain('business served after 1 refused placement');
 
     // Each key's rate is the default × its weight: retail 120 a minute (2 a second), other 60 (1 a second).
     const rateOf = (b: Awaited<ReturnType<typeof readComplianceBudgets>>, key: string) =>
@@ -186,10 +188,13 @@ describe('a tenants worker while its tenants file changes', () => {
     );
 
     const refused = await start(sale(B.kisumu, DEMO.items.kisumuRice));
-    const state = await stateOf(refused, (s) => s.parked !== null, 'the new Kisumu sale refused');
-    expect(state.parked).toMatchObject({ code: FAILURE_TYPES.businessNotServed });
+    const state = await stateOf(refused, (s) => s.step === 'awaiting_business', 'the new Kisumu sale waiting');
+    expect(state.awaitingBusiness?.message).toContain(B.kisumu);
     const history = (await refused.fetchHistory()).events ?? [];
     expect(history.filter((e) => e.activityTaskScheduledEventAttributes)).toEqual([]);
+    // A business that stays unserved is still there to cancel, with nothing sent.
+    const cancelled = await refused.executeUpdate(cancelUpdate, { args: [{ reason: 'offboarded' }] });
+    expect(cancelled.step).toBe('cancelled');
 
     // The sale filed before the removal is still served by the key that filed it: its refund is signed.
     const { businessId, traderInvoiceNumber } = await stateOf(underway, (s) => s.step === 'completed', 'closed');

@@ -187,7 +187,7 @@ describe('replay of recorded histories', () => {
         return failure ? [failure.applicationFailureInfo?.type] : [];
       });
 
-    for (const id of ['sale-tenant-shared-queue', 'sale-tenant-own-queue', 'sale-tenant-not-served-then-retried']) {
+    for (const id of ['sale-tenant-shared-queue', 'sale-tenant-own-queue', 'sale-tenant-not-served-then-served']) {
       expect(scheduled(id).length, id).toBeGreaterThan(0);
     }
 
@@ -210,14 +210,14 @@ describe('replay of recorded histories', () => {
     ).toBe(true);
     expect(applications('sale-tenant-own-queue')).toEqual(['retail']);
 
-    // Refused while no entry served the business, placed again on the operator's retry.
-    expect(placementFailures('sale-tenant-not-served-then-retried')).toEqual([FAILURE_TYPES.businessNotServed]);
-    const retried = scheduled('sale-tenant-not-served-then-retried');
+    // Refused while no entry served the business, placed by itself once a reload served it.
+    expect(placementFailures('sale-tenant-not-served-then-served')).toEqual([FAILURE_TYPES.businessNotServed]);
+    const retried = scheduled('sale-tenant-not-served-then-served');
     expect(
       retried.every((a) => a.queue.endsWith('.compliance-api') && a.fairnessKey === DEMO.applications.other),
       JSON.stringify(retried),
     ).toBe(true);
-    expect(applications('sale-tenant-not-served-then-retried')).toEqual(['other']);
+    expect(applications('sale-tenant-not-served-then-served')).toEqual(['other']);
   });
 
   it('replays every recorded history with the current workflows without a nondeterminism error', async () => {

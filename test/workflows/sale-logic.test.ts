@@ -13,8 +13,11 @@ import type { FiscalDocument } from '../../src/contracts/sale.js';
 import { Application, AttentionReason, FiscalStatus, NeedsAttention } from '../../src/contracts/search-attributes.js';
 import {
   SALE_WORKFLOW_TYPE,
+  awaitReceiptUpdate,
+  businessServedSignal,
   callbackReceivedSignal,
   cancelUpdate,
+  getSaleStateQuery,
   itemFixedUpdate,
   itemRegistrationSettledSignal,
   retryUpdate,
@@ -1232,26 +1235,81 @@ describe('placement on the budget', () => {
     });
   });
 
-  it('parks a sale whose business no application serves (business_not_served), sends nothing, and goes on once retried after onboarding', async () => {
-    let served = false;
-    const placeBusiness = async ({ businessId }: { businessId: string }) => {
-      if (!served)
-        throw refusal(
-          FAILURE_TYPES.businessNotServed,
-          `business ${businessId} is served by no compliance application of tenants.json`,
-        );
-      return { application: 'merchant-a', fairnessKey: 'app_merchant_a' };
-    };
-    await h.run({ placeBusiness }, async (s) => {
-      const handle = await s.startSale(s.saleInput());
-      const parked = await s.waitFor(handle, (st) => st.step === 'parked');
-      expect(parked.parked).toMatchObject({ code: FAILURE_TYPES.businessNotServed, actions: ['retry', 'cancel'] });
-      expect(s.sequence()).toEqual([]);
-      served = true;
-      await handle.executeUpdate(retryUpdate);
-      const closed = await s.settled(handle);
-      expect(closed.step).toBe('completed');
-      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock']);
+  describe('a business no application serves yet (business_not_served)', () => {
+    const unservedUntil =
+      (served: { now: boolean }) =>
+      async ({ businessId }: { businessId: string }) => {
+        if (!served.now)
+          throw refusal(
+            FAILURE_TYPES.businessNotServed,
+            `business ${businessId} is served by no compliance application of tenants.json`,
+          );
+        return { application: 'merchant-a', fairnessKey: 'app_merchant_a' };
+      };
+
+    it('waits in view, sends nothing and needs nobody, then goes on by itself as soon as a worker says the business is served', async () => {
+      const served = { now: false };
+      await h.run({ placeBusiness: unservedUntil(served) }, async (s) => {
+        const handle = await s.startSale(s.saleInput());
+        const waiting = await s.waitFor(handle, (st) => st.step === 'awaiting_business');
+        expect(waiting.parked).toBeNull();
+        expect(waiting.awaitingBusiness).toMatchObject({ attempts: 1, since: expect.any(String) });
+        expect(waiting.awaitingBusiness?.message).toContain('served by no compliance application');
+        expect(await s.searchAttribute(handle, AttentionReason)).toBe(FAILURE_TYPES.businessNotServed);
+        expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
+        // A till asking hears why at once, not after its wait.
+        const answer = await handle.executeUpdate(awaitReceiptUpdate, { args: [{ wait: '10 minutes' }] });
+        expect(answer).toMatchObject({ signed: false, reason: expect.stringContaining('business_not_served') });
+        expect(s.sequence()).toEqual([]);
+
+        served.now = true;
+        await handle.signal(businessServedSignal);
+        const closed = await s.settled(handle);
+        expect(closed.step).toBe('completed');
+        expect(closed.awaitingBusiness).toBeNull();
+        expect(closed.history.map((h) => h.event)).toContain('business served after 1 refused placement');
+        expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock']);
+        expect(await s.searchAttribute(handle, AttentionReason)).toBe('');
+      });
+    });
+
+    it('tries again by itself when no worker tells it (a reload its visibility did not list), backing off to minutes', async () => {
+      const served = { now: false };
+      await h.run({ placeBusiness: unservedUntil(served) }, async (s) => {
+        const handle = await s.startSale(s.saleInput());
+        await s.waitFor(handle, (st) => st.step === 'awaiting_business');
+        await s.env.sleep(HOUR);
+        const state = await handle.query(getSaleStateQuery);
+        // 5 s doubling to 5 minutes: about 17 tries in the first hour, not one a few seconds.
+        expect(state.awaitingBusiness?.attempts).toBeGreaterThan(8);
+        expect(state.awaitingBusiness?.attempts).toBeLessThan(25);
+        expect(s.sequence()).toEqual([]);
+        served.now = true;
+        await s.env.sleep(5 * MINUTE);
+        const closed = await s.settled(handle);
+        expect(closed.step).toBe('completed');
+      });
+    });
+
+    it("still unserved after a day: asks for a person, and the cancel update (or Temporal's cancel) ends it with nothing sent", async () => {
+      await h.run({ placeBusiness: unservedUntil({ now: false }) }, async (s) => {
+        const handle = await s.startSale(s.saleInput());
+        await s.waitFor(handle, (st) => st.step === 'awaiting_business');
+        await s.env.sleep(DAY + 10 * MINUTE);
+        expect(await s.searchAttribute(handle, NeedsAttention)).toBe(true);
+        expect(await s.searchAttribute(handle, AttentionReason)).toBe(FAILURE_TYPES.businessNotServed);
+        const cancelled = await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'merchant never onboarded' }] });
+        expect(cancelled.step).toBe('cancelled');
+        expect(cancelled.awaitingBusiness).toBeNull();
+        expect(await s.searchAttribute(handle, NeedsAttention)).toBe(false);
+        expect(s.sequence()).toEqual([]);
+
+        const other = await s.startSale(s.saleInput());
+        await s.waitFor(other, (st) => st.step === 'awaiting_business');
+        await other.cancel();
+        expect((await s.settled(other)).step).toBe('cancelled');
+        expect(s.sequence()).toEqual([]);
+      });
     });
   });
 });

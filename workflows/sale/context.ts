@@ -36,6 +36,8 @@ export function openDocumentProcess(kind: 'sale' | 'refund', subject: DocumentSu
       registrations: new Map<string, ItemRegistrationOutcome>(),
       operatorRetry: false,
       operatorCancel: undefined as string | undefined,
+      /** Times a worker said its tenants now serve more businesses: a sale waiting for its business tries again. */
+      businessServed: 0,
       /** What the application's outage watch last told this process: probe (try once now) or over (go). */
       outageNews: undefined as 'probe' | 'over' | undefined,
     },

@@ -18,6 +18,7 @@ import {
 import {
   awaitReceiptUpdate,
   callbackReceivedSignal,
+  businessServedSignal,
   cancelUpdate,
   getSaleInputQuery,
   getSaleStateQuery,
@@ -117,6 +118,7 @@ export function handleSaleMessages(ctx: DocumentContext, input: SaleInput): void
   const { state } = record;
   handleProcessMessages(ctx);
   setHandler(getSaleInputQuery, () => input);
+  setHandler(businessServedSignal, () => void inbox.businessServed++);
   setHandler(
     cancelUpdate,
     async ({ reason }) => {
@@ -130,8 +132,8 @@ export function handleSaleMessages(ctx: DocumentContext, input: SaleInput): void
         required('cancel', '{"reason": "…"}', saleSchemas().cancelArgs, argument);
         const cancelling = inbox.operatorCancel !== undefined || state.step === 'cancelled';
         assertAllowed(
-          cancelling || record.isParkedFor('cancel'),
-          'cancel is possible only while the sale is parked and unsigned',
+          cancelling || record.isParkedFor('cancel') || state.step === 'awaiting_business',
+          'cancel is possible only while the sale is parked and unsigned, or waits for its business to be served',
         );
       },
     },
@@ -178,7 +180,7 @@ export function refuseInput(input: unknown, problems: [InputProblem, ...InputPro
 
 /** Temporal's cancellation: the cancel update's effect while parked unsigned; otherwise refused and noted. */
 export function handleTemporalCancellation({ record, inbox }: DocumentContext): void {
-  if (record.isParkedFor('cancel')) {
+  if (record.isParkedFor('cancel') || record.state.step === 'awaiting_business') {
     inbox.operatorCancel ??= 'cancellation requested through Temporal';
     return;
   }
@@ -202,13 +204,14 @@ function whyNotCancellable(state: SaleState): string {
 function tillCanBeAnswered(state: SaleState): boolean {
   if (state.sale !== null && isSigned(state.sale)) return true;
   // A till is not held through an outage: it hears at once that the sale will be signed when the service is back.
-  if (state.parked !== null || (state.outage ?? null) !== null) return true;
+  if (state.parked !== null || (state.outage ?? null) !== null || (state.awaitingBusiness ?? null) !== null)
+    return true;
   return state.step === 'cancelled' || state.step === 'failed' || state.step === 'completed';
 }
 
 function receiptAnswer(state: SaleState): ReceiptAnswer {
   const signed = state.sale !== null && isSigned(state.sale);
-  const { parked, outage } = state;
+  const { parked, outage, awaitingBusiness } = state;
   const reason = signed
     ? null
     : parked
@@ -216,7 +219,10 @@ function receiptAnswer(state: SaleState): ReceiptAnswer {
       : outage
         ? `waiting out an outage of the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} ` +
           `since ${outage.since} (${outage.cause}): it is signed once that answers, nobody needs to act`
-        : null;
+        : awaitingBusiness
+          ? `waiting since ${awaitingBusiness.since} for business ${state.businessId} to be served ` +
+            `(${FAILURE_TYPES.businessNotServed}): nothing is sent until a tenants reload serves it`
+          : null;
   return { signed, receipt: signed ? state.sale!.receipt : null, reason, state };
 }
 

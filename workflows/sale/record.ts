@@ -1,5 +1,6 @@
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { count } from '../metrics.js';
 import {
   AttentionReason,
@@ -9,6 +10,7 @@ import {
 } from '../../src/contracts/search-attributes.js';
 import type { InputProblem } from '../../src/contracts/sale-input.js';
 import {
+  type BusinessWait,
   type FiscalDocument,
   type OutageWait,
   type ParkedAction,
@@ -18,6 +20,8 @@ import {
   type SoldLine,
   type StockMovementState,
 } from '../../src/contracts/sale.js';
+
+const BUSINESS_NOT_SERVED = FAILURE_TYPES.businessNotServed;
 
 export function initialSaleState(
   input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'> & {
@@ -158,6 +162,35 @@ export class SaleRecord {
     this.refreshAttention();
   }
 
+  /**
+   * Waiting for a business no application serves yet: in view as `AttentionReason` `business_not_served`, counted
+   * once, and needing a person (`NeedsAttention`) only after `attentionAfterMs` (onboarding it, or cancelling).
+   */
+  awaitingBusiness(message: string, attentionAfterMs: number): BusinessWait {
+    const before = this.state.awaitingBusiness ?? null;
+    const wait = { message, since: before?.since ?? new Date().toISOString(), attempts: (before?.attempts ?? 0) + 1 };
+    this.state.awaitingBusiness = wait;
+    this.state.step = 'awaiting_business';
+    if (!before) {
+      this.note(`waiting for an application to serve business ${this.state.businessId}`);
+      count('etims_sales_business_waits', {});
+    }
+    const overdue = Date.now() - Date.parse(wait.since) >= attentionAfterMs;
+    this.writeAttention(overdue, BUSINESS_NOT_SERVED);
+    this.publishDetails();
+    return wait;
+  }
+
+  /** Placed at last: the sale goes on. */
+  businessServed(): void {
+    const wait = this.state.awaitingBusiness;
+    if (!wait) return;
+    this.state.awaitingBusiness = null;
+    const refused = wait.attempts;
+    this.note(`business served after ${refused} refused placement${refused === 1 ? '' : 's'}`);
+    this.refreshAttention();
+  }
+
   unpark(): void {
     if (!this.state.parked) return;
     this.state.parked = null;
@@ -170,8 +203,11 @@ export class SaleRecord {
 
   /** `NeedsAttention` while the sale is parked; `AttentionReason` also while it waits out an outage. */
   refreshAttention(): void {
-    const { parked, outage } = this.state;
-    this.writeAttention(parked !== null, parked?.code ?? outage?.cause ?? '');
+    const { parked, outage, awaitingBusiness } = this.state;
+    this.writeAttention(
+      parked !== null,
+      parked?.code ?? outage?.cause ?? (awaitingBusiness ? BUSINESS_NOT_SERVED : ''),
+    );
     this.publishDetails();
   }
 
@@ -217,6 +253,7 @@ export class SaleRecord {
   cancelled(reason: string): void {
     this.state.step = 'cancelled';
     this.state.parked = null;
+    if (this.state.awaitingBusiness) this.state.awaitingBusiness = null;
     upsertSearchAttributes([{ key: FiscalStatus, value: 'cancelled' }, ...this.attentionAttributes(false, '')]);
     this.note(`cancelled: ${reason}`);
     count('etims_sales_cancelled', {});
@@ -256,6 +293,13 @@ export class SaleRecord {
         `**Waiting out an outage** of the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} ` +
           `since ${outage.since}: \`${outage.cause}\` ${outage.message} (${outage.attempts} tries). ` +
           'The sale goes on by itself once it answers: nobody needs to act.',
+      );
+    const waiting = this.state.awaitingBusiness;
+    if (waiting)
+      lines.push(
+        `**Waiting for business ${this.state.businessId} to be served** since ${waiting.since} ` +
+          `(${waiting.attempts} tries): ${waiting.message}. Nothing is sent meanwhile; the sale goes on by itself ` +
+          'once a tenants reload serves the business, or the `cancel` update ends it.',
       );
     if (this.refusedCancellation) lines.push(`**Cancellation refused** ${this.refusedCancellation}`);
     setCurrentDetails(lines.join('\n\n'));

@@ -1,0 +1,37 @@
+import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import { placeOnBudget, type CallRoute } from '../placement.js';
+import type { DocumentContext } from './context.js';
+import { OperatorCancelled } from './operator.js';
+
+// A worker tells waiting sales when a reload serves more businesses (businessServed); the timer is for a telling that
+// visibility's lag or another worker's older tenants made come to nothing.
+const FIRST_RETRY_MS = 5_000;
+const LONGEST_RETRY_MS = 5 * 60_000;
+/** A business unserved for a day is no longer a file on its way to the pods: a person onboards it or cancels. */
+const ATTENTION_AFTER_MS = 24 * 3_600_000;
+
+/**
+ * Places the sale on the budget of the application serving its business. A business none serves yet (its tenants
+ * entry not reloaded on this worker) is waited for, sending nothing, until a reload serves it or the sale is cancelled.
+ */
+export async function placeWhenServed(ctx: DocumentContext): Promise<CallRoute> {
+  const { record, inbox, input } = ctx;
+  for (;;) {
+    let refusal: ApplicationFailure;
+    try {
+      const route = await placeOnBudget(input.businessId, true);
+      record.businessServed();
+      return route;
+    } catch (err) {
+      const failure = err instanceof ActivityFailure ? err.cause : err;
+      if (!(failure instanceof ApplicationFailure) || failure.type !== FAILURE_TYPES.businessNotServed) throw err;
+      refusal = failure;
+    }
+    const { attempts } = record.awaitingBusiness(refusal.message, ATTENTION_AFTER_MS);
+    const told = inbox.businessServed;
+    const retryMs = Math.min(FIRST_RETRY_MS * 2 ** (attempts - 1), LONGEST_RETRY_MS);
+    await condition(() => inbox.businessServed !== told || inbox.operatorCancel !== undefined, retryMs);
+    if (inbox.operatorCancel !== undefined) throw new OperatorCancelled(inbox.operatorCancel);
+  }
+}
