@@ -357,7 +357,7 @@ describe('a worker process serving a tenants file', () => {
   });
 
   it(
-    'refuses a sale for a business no application serves at once, before any request',
+    'holds a sale for a business no application serves before any request: it waits, refused by the placement',
     { timeout: 60_000 },
     async () => {
       const since = Date.now();
@@ -366,13 +366,16 @@ describe('a worker process serving a tenants file', () => {
       try {
         const state = await eventually(
           () => handle.query(getSaleStateQuery),
-          (s) => s.parked !== null || s.step === 'failed',
-          { timeoutMs: 20_000, intervalMs: 200, what: 'the sale refused' },
+          (s) => s.step === 'awaiting_business' || s.parked !== null || s.step === 'failed',
+          { timeoutMs: 20_000, intervalMs: 200, what: 'the sale waiting for its business' },
         );
-        expect(state.parked?.code).toBe(FAILURE_TYPES.businessNotServed);
-        expect(state.parked?.message).toContain(`business ${B.mombasa} is served by no compliance application`);
+        expect(state.step).toBe('awaiting_business');
+        expect(state.awaitingBusiness?.message).toContain(
+          `business ${B.mombasa} is served by no compliance application`,
+        );
         const events = (await handle.fetchHistory()).events ?? [];
-        // Refused by the placement (a local activity, once: not retried), before any activity was scheduled.
+        // Refused by the placement (a local activity, not retried by Temporal: the sale waits and asks again itself),
+        // before any activity was scheduled.
         const refusals = events.flatMap((e) =>
           e.markerRecordedEventAttributes?.failure ? [e.markerRecordedEventAttributes.failure] : [],
         );
