@@ -21,7 +21,7 @@
 #    - against the sandbox (run from the development tree) and the dev server: starts ("worker running": the
 #      workflow bundle, the native bridge and the failure converter all work from the production install) and
 #      stops cleanly on SIGTERM.
-#    Running, it passes docker-compose.yml's health check of the worker (replayed against its metrics endpoint).
+#    Running, it passes docker-compose.yml's health check of the worker (replayed against its /readyz).
 # 4. The codec server as docker-compose.yml runs it from the same image: a configuration error naming
 #    PAYLOAD_KEYS without a key, and CODEC_AUTH_TOKEN on 0.0.0.0 without a token; on 0.0.0.0 with its token from a
 #    file (CODEC_AUTH_TOKEN_FILE, as compose mounts it), listening, passing compose's health check, exit 0 on SIGTERM.
@@ -457,11 +457,13 @@ SERVICES=(
   ACCOUNTING_BASE_URL="$accounting_url" ACCOUNTING_API_KEY=sk_development_demo_key_0000000000000001
   ACCOUNTING_CLIENT_SECRET=cs_demo_client_secret_000000000001
 )
-read -r worker_metrics_port <<<"$(free_ports 1)"
+read -r worker_metrics_port worker_health_port <<<"$(free_ports 2)"
 WORKER_METRICS="METRICS_BIND_ADDRESS=0.0.0.0:$worker_metrics_port"
+# The health server compose's check asks (/readyz), as the compose file sets it.
+WORKER_HEALTH="HEALTH_BIND_ADDRESS=0.0.0.0:$worker_health_port"
 started=$SECONDS
 (cd "$APP" && exec env -i PATH="$PATH" HOME="$HOME_DIR" "${STAGE_ENV[@]}" "$PAYLOAD_KEY" TEMPORAL_ADDRESS="$TEMPORAL_ADDRESS" \
-  LOG_FORMAT=json "$WORKER_METRICS" "${SERVICES[@]}" "${RUN_AS[@]}" "${CMD[@]}") >"$SCRATCH/worker-running.out" 2>"$SCRATCH/worker-running.err" &
+  LOG_FORMAT=json "$WORKER_METRICS" "$WORKER_HEALTH" "${SERVICES[@]}" "${RUN_AS[@]}" "${CMD[@]}") >"$SCRATCH/worker-running.out" 2>"$SCRATCH/worker-running.err" &
 worker_pid=$!
 PIDS+=("$worker_pid")
 until grep -q '"worker running"' "$SCRATCH/worker-running.out" 2>/dev/null; do
@@ -475,7 +477,7 @@ until grep -q '"worker running"' "$SCRATCH/worker-running.out" 2>/dev/null; do
   sleep 0.5
 done
 say "worker-running: 'worker running' after $((SECONDS - started))s (workflow bundle built from dist/workflows)"
-expect_healthy worker 60 "$WORKER_METRICS"
+expect_healthy worker 60 "$WORKER_HEALTH"
 kill -TERM "$worker_pid"
 status=0
 wait "$worker_pid" || status=$?

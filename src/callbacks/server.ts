@@ -1,6 +1,6 @@
 // The standalone receiver: callbacks, `GET /health` and the accounting webhooks. It holds whatever arrives: bounded
 // connections, a whole request within `requestTimeoutMs`, and at info only the summaries of answer-log.ts.
-import { createServer, STATUS_CODES } from 'node:http';
+import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
@@ -26,6 +26,8 @@ const CALLBACK_RECEIVER_DEFAULTS = {
   requestTimeoutMs: 15_000,
   keepAliveTimeoutMs: 5_000,
   summaryIntervalMs: 60_000,
+  // At close, what the requests in flight have to finish before their connections are cut (SHUTDOWN_GRACE_TIME's).
+  drainMs: 30_000,
 };
 
 type CallbackReceiverLimits = Partial<Record<keyof typeof CALLBACK_RECEIVER_DEFAULTS, number | undefined>>;
@@ -62,8 +64,10 @@ function checkedLimits(limits: CallbackReceiverLimits = {}): typeof CALLBACK_REC
     ...Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
   };
   for (const [name, value] of Object.entries(merged)) {
-    if (!Number.isInteger(value) || value <= 0)
-      throw new RangeError(`callback receiver ${name} must be a positive whole number`);
+    // A drain of 0 cuts the requests in flight at once, as a grace of 0 cancels the activities at once.
+    const least = name === 'drainMs' ? 0 : 1;
+    if (!Number.isInteger(value) || value < least)
+      throw new RangeError(`callback receiver ${name} must be a whole number from ${least}`);
   }
   return merged;
 }
@@ -150,8 +154,20 @@ export async function startCallbackServer(options: CallbackServerOptions) {
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 0 });
   const { port } = app.server.address() as AddressInfo;
+  let closed: Promise<void> | undefined;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    close: async () => void (await app.close()),
+    /** Once, however often called: no new connection, the requests in flight answered within `drainMs`. */
+    close: (): Promise<void> => (closed ??= drain(app.server, () => app.close(), limits.drainMs)),
   };
+}
+
+/** Fastify's close lets requests in flight finish however long they take; past `drainMs` their connections are cut. */
+async function drain(server: Server, close: () => PromiseLike<unknown>, drainMs: number): Promise<void> {
+  const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+  try {
+    await close();
+  } finally {
+    clearTimeout(cut);
+  }
 }

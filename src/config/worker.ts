@@ -5,6 +5,16 @@ const HOUR_MS = 3_600_000;
 /** The 24-hour outcome timeout, plus the service's retry schedule of a delivery (2 h, C47), with a wide margin. */
 export const DEFAULT_CALLBACK_TOKEN_TTL_MS = 72 * HOUR_MS;
 
+/** How long a stopping process lets its tasks and callback requests finish: Kubernetes' own default grace. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
+
+/** Where a server of the process listens (the port checked as a port, not only as digits). */
+const bindAddress = (example: string) =>
+  z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, `must be host:port, e.g. ${example}`)
+    .refine((address) => Number(address.slice(address.lastIndexOf(':') + 1)) <= 65_535, 'port must be at most 65535');
+
 /** Settings of the worker process itself; Temporal's are src/temporal/connection.ts'. */
 const schema = z
   .object({
@@ -25,10 +35,11 @@ const schema = z
     CALLBACK_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).optional(),
     CALLBACK_REQUEST_TIMEOUT: boundedDuration(1_000, 600_000, '1s to 10m', '15s').optional(),
     CALLBACK_BODY_FIELDS: z.enum(['assumed', 'none']).optional(),
-    METRICS_BIND_ADDRESS: z
-      .string()
-      .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
-      .optional(),
+    METRICS_BIND_ADDRESS: bindAddress('0.0.0.0:9464').optional(),
+    // `/readyz` and `/livez` for an orchestrator; unset, no health server.
+    HEALTH_BIND_ADDRESS: bindAddress('0.0.0.0:9465').optional(),
+    // Under a second no call finishes; over 10 minutes a deploy waits on one pod longer than anyone would.
+    SHUTDOWN_GRACE_TIME: boundedDuration(1_000, 600_000, '1s to 10m', '30s').optional(),
     // Visibility counts are not free: more often than every 5 s is load nobody reads; over 10 minutes, a stale gauge.
     OPERATOR_WORK_COUNT_INTERVAL: boundedDuration(5_000, 600_000, '5s to 10m', '1m').optional(),
   })
@@ -45,6 +56,8 @@ const schema = z
     callbackRequestTimeoutMs: c.CALLBACK_REQUEST_TIMEOUT,
     callbackBodyFields: c.CALLBACK_BODY_FIELDS,
     metricsBindAddress: c.METRICS_BIND_ADDRESS,
+    healthBindAddress: c.HEALTH_BIND_ADDRESS,
+    shutdownGraceMs: c.SHUTDOWN_GRACE_TIME ?? DEFAULT_SHUTDOWN_GRACE_MS,
     operatorWorkCountIntervalMs: c.OPERATOR_WORK_COUNT_INTERVAL,
   }));
 

@@ -34,7 +34,11 @@ export async function startCallbacks(
     client,
     logger,
     metrics,
-    limits: { maxConnections: config.callbackMaxConnections, requestTimeoutMs: config.callbackRequestTimeoutMs },
+    limits: {
+      maxConnections: config.callbackMaxConnections,
+      requestTimeoutMs: config.callbackRequestTimeoutMs,
+      drainMs: config.shutdownGraceMs,
+    },
     bodyFields: config.callbackBodyFields,
     accountingWebhookSecret: secrets.size === 1 ? [...secrets][0] : undefined,
     accountingWebhookApplications: applications,

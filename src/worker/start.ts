@@ -100,6 +100,7 @@ export async function startWorkerProcess(options: {
     version,
     metrics,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    shutdownGraceMs: settings.worker.shutdownGraceMs,
   };
   try {
     // Before any worker polls: each application's calls are held to its own budget from the first one.
@@ -234,9 +235,17 @@ export async function startWorkerProcess(options: {
           await changes.stop();
         }
       },
+      /** From shutdown() on: readiness answers no at once. */
+      get stopping(): boolean {
+        return stopping.signal.aborted;
+      },
+      // Once: no new tasks, those running get the grace (SHUTDOWN_GRACE_TIME), and the receiver takes no new request.
+      // The receiver drains beside the workers, within the same grace, so that one grace bounds the whole stop.
       shutdown: () => {
+        if (stopping.signal.aborted) return;
         stopping.abort();
         workers.shutdown();
+        void callbacks?.server.close();
       },
       // After run() has returned: the sink, the callback receiver, the service clients, then what the caller opened.
       close,

@@ -24,6 +24,7 @@ import type { ServiceAccess } from '../services/access.js';
 import { mapBounded } from '../tenants/probes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 import type { DeploymentVersion } from './deployment.js';
+import { SHUTDOWN_FORCE_AFTER_GRACE_MS } from './shutdown.js';
 
 // The SDK's 40 let one business's flood hold the thread. Why: docs/benchmarks.md, "Fairness within one application".
 const WORKFLOW_TASK_SLOTS = 10;
@@ -129,6 +130,8 @@ export interface WorkerDependencies {
   /** The client's, if it has its own. */
   dataConverter?: DataConverter;
   metrics?: MetricsRecorder;
+  /** How long a stopping worker lets its tasks run (SHUTDOWN_GRACE_TIME; default: the SDK's, none). */
+  shutdownGraceMs?: number;
 }
 
 /** One worker per service queue: its server-side rate caps the fleet's load on that service, apart from the other's. */
@@ -160,10 +163,14 @@ export async function createWorkers(
     stockReporting: options.stockReporting,
     stockIn: options.stockIn,
   });
+  const { shutdownGraceMs } = dependencies;
   const common = {
     connection: dependencies.connection,
     namespace: dependencies.namespace,
     ...(dataConverter ? { dataConverter } : {}),
+    ...(shutdownGraceMs === undefined
+      ? {}
+      : { shutdownGraceTime: shutdownGraceMs, shutdownForceTime: shutdownGraceMs + SHUTDOWN_FORCE_AFTER_GRACE_MS }),
     plugins: tracingPlugins(),
     // Pinned: a workflow runs on the build it started on to its end, so a change to its code needs no patch.
     // Why: docs/deployment.md, "Rolling out a new build".
@@ -225,15 +232,19 @@ export async function createWorkers(
     compliance,
     accounting,
     serveWindowQueues,
+    /** Every Worker polling now: the three queues' and each window's. */
+    every: (): Worker[] => [...all, ...[...windowWorkers.values()].map((entry) => entry.worker)],
     // Until shutdown() or a fatal error.
     run: async () => {
       await Promise.race([Promise.all(all.map((w) => w.run())), windowWorkerFailed]);
       await Promise.all([...windowWorkers.values()].map((entry) => entry.running));
     },
+    // Once: the SDK throws on a Worker that is not running.
     shutdown: () => {
+      if (stopped) return;
       stopped = true;
-      for (const w of all) w.shutdown();
-      for (const entry of windowWorkers.values()) entry.worker.shutdown();
+      for (const w of all) if (w.getState() === 'RUNNING') w.shutdown();
+      for (const entry of windowWorkers.values()) if (entry.worker.getState() === 'RUNNING') entry.worker.shutdown();
     },
   };
 }

@@ -17,7 +17,10 @@ import { AccountingClient } from '../../src/accounting/client.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { codecServerOptionsFromEnv } from '../../src/codec/server.js';
 import { SECRET_VARIABLES } from '../../src/config/env.js';
+import { loadWorkerConfig } from '../../src/config/worker.js';
+import { parseDuration } from '../../src/contracts/duration.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
+import { EXIT_MARGIN_MS } from '../../src/worker/shutdown.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,6 +30,7 @@ interface Service {
   ports?: Array<string | { host_ip?: string; published?: string | number; target?: number }>;
   secrets?: Array<string | { source: string; target?: string }>;
   healthcheck?: { test: string[] };
+  stop_grace_period?: string;
   restart?: string;
   command?: string[];
   volumes?: Array<string | { source?: string; target: string }>;
@@ -229,25 +233,22 @@ describe.skipIf(!hasComposeTool())("the worker's health check, run against stand
     }
   }
 
-  const polling = 'temporal_worker_task_slots_available{worker_type="WorkflowWorker"} 100\n';
-
-  it('healthy once the workers poll; not before', async () => {
-    const metrics = await serve({ '/metrics': [200, polling] });
-    expect(await healthcheck({ METRICS_BIND_ADDRESS: `0.0.0.0:${metrics}` })).toBe(0);
-    const idle = await serve({ '/metrics': [200, 'temporal_request 1\n'] });
-    expect(await healthcheck({ METRICS_BIND_ADDRESS: `0.0.0.0:${idle}` })).toBe(1);
-    expect(await healthcheck({ METRICS_BIND_ADDRESS: '127.0.0.1:9' })).toBe(1);
+  it('healthy when the worker says it is ready; not when it answers 503 (starting, stopping), nor when nothing listens', async () => {
+    const ready = await serve({ '/readyz': [200, '{"status":"ok","checks":{"workers":"ok"}}'] });
+    expect(await healthcheck({ HEALTH_BIND_ADDRESS: `0.0.0.0:${ready}` })).toBe(0);
+    const stopping = await serve({ '/readyz': [503, '{"status":"failing","checks":{"shutdown":"stopping"}}'] });
+    expect(await healthcheck({ HEALTH_BIND_ADDRESS: `0.0.0.0:${stopping}` })).toBe(1);
+    expect(await healthcheck({ HEALTH_BIND_ADDRESS: '127.0.0.1:9' })).toBe(1);
   });
 
-  it('with callbacks configured, the callback receiver must answer its health route too', async () => {
-    const metrics = await serve({ '/metrics': [200, polling] });
-    const receiver = await serve({ '/health': [200, '{"status":"ok"}'] });
-    const down = await serve({ '/health': [503, 'no'] });
-    const base = {
-      METRICS_BIND_ADDRESS: `0.0.0.0:${metrics}`,
-      CALLBACK_PUBLIC_BASE_URL: 'https://callbacks.example.com',
-    };
-    expect(await healthcheck({ ...base, CALLBACK_PORT: String(receiver) })).toBe(0);
-    expect(await healthcheck({ ...base, CALLBACK_PORT: String(down) })).toBe(1);
+  it("asks the worker's own health server, whose address and grace the worker reads from its settings", async () => {
+    const worker = (await resolve({}, 'sandbox')).services.worker!;
+    const { HEALTH_BIND_ADDRESS, SHUTDOWN_GRACE_TIME } = worker.environment ?? {};
+    const config = loadWorkerConfig({ HEALTH_BIND_ADDRESS, SHUTDOWN_GRACE_TIME });
+    expect(config.healthBindAddress).toBe('0.0.0.0:9465');
+    expect(worker.healthcheck!.test.join(' ')).toContain("'/readyz'");
+    // Compose's SIGKILL comes after stop_grace_period: the process must have exited by then.
+    const stopGraceMs = parseDuration(worker.stop_grace_period ?? '10s') ?? 0;
+    expect(stopGraceMs).toBeGreaterThanOrEqual(config.shutdownGraceMs + EXIT_MARGIN_MS);
   });
 });

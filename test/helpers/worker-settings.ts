@@ -10,8 +10,8 @@ import type { WorkerProcessSettings } from '../../src/worker/start.js';
 
 /**
  * The settings a test's worker process starts with: a worker's defaults for an empty environment (no purchases
- * sync, no reconciliation schedules), with what the test overrides. Its build makes itself current in a deployment
- * named after its task queue, so stacks sharing the run's server each route their own queues.
+ * sync, no reconciliation schedules, no shutdown grace), with what the test overrides. Its build makes itself
+ * current in a deployment named after its task queue, so stacks sharing the run's server each route their own queues.
  */
 export function testWorkerSettings(
   overrides: {
@@ -23,7 +23,9 @@ export function testWorkerSettings(
     versioning?: Partial<WorkerProcessSettings['versioning']>;
   } = {},
 ): WorkerProcessSettings {
-  const worker = { ...loadWorkerConfig({}), ...overrides.worker };
+  // A stack's workers stop as the SDK stops them by default: what is in flight is cancelled at once, not given
+  // SHUTDOWN_GRACE_TIME, so a test can replace its worker mid-task (test/worker/shutdown.test.ts has the grace).
+  const worker = { ...loadWorkerConfig({}), shutdownGraceMs: 0, ...overrides.worker };
   return {
     worker,
     activitiesPerSecond: { accounting: 2, ...overrides.activitiesPerSecond },

@@ -9,6 +9,9 @@ import { formatReport, unmet, writeReport } from './report.js';
 import { runBench } from './run.js';
 
 async function main(options: BenchOptions): Promise<number> {
+  // A section ends by stopping its workers, and measures nothing of their drain: as little grace as a worker takes,
+  // for the workers loaded here and those spawned (they inherit the environment).
+  process.env.SHUTDOWN_GRACE_TIME ??= '1s';
   const report = await runBench(options);
   writeReport(options.out, report);
   console.log(formatReport(report));

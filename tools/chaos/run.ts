@@ -115,6 +115,8 @@ function workerEnv(
     TENANTS_FILE: tenants.file,
     ...tenants.keys,
     COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
+    // Its crashes are SIGKILLs; a SIGTERM only ends the run, once every sale has settled, within its 10 s wait.
+    SHUTDOWN_GRACE_TIME: '5s',
     // The run's server knows no other build: its workers make theirs current, as the local stack's do.
     WORKER_MAKE_CURRENT: 'true',
     // One public callback URL and secret for the fleet, as behind a load balancer: every worker mints the same URL

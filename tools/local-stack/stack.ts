@@ -12,6 +12,7 @@ import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contra
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { localTemporalSettings, type TemporalSettings } from '../../src/temporal/connection.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
+import { startProcessHealth } from '../../src/worker/process-health.js';
 import { loadWorkerSettings, type WorkerSettings } from '../../src/worker/settings.js';
 import { connectWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
 import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
@@ -360,6 +361,14 @@ export async function startStack(options: {
     ? localTemporalSettings(devServer.address, devServer.namespace)
     : settings!.temporal;
   const { worker } = started;
+  // HEALTH_BIND_ADDRESS, as `npm run worker` serves it.
+  const health = await startProcessHealth(settings!.worker, logger).catch(async (err: unknown) => {
+    await started.close();
+    await devServer?.stop();
+    await codecServer?.close();
+    throw err;
+  });
+  health?.attach(worker);
   const running = worker.run();
   try {
     await worker.routing;
@@ -367,6 +376,7 @@ export async function startStack(options: {
     worker.shutdown();
     await running.catch(() => undefined);
     await started.close();
+    await health?.close();
     await devServer?.stop();
     await codecServer?.close();
     throw err;
@@ -394,6 +404,7 @@ export async function startStack(options: {
         worker.shutdown();
         await running.catch(() => undefined);
         await started.close();
+        await health?.close();
         await devServer?.stop();
         await codecServer?.close();
       })()),
