@@ -6,6 +6,7 @@ import { createComplianceActivities } from './compliance.js';
 import type { BudgetPlacement, PlaceBusinessInput } from '../src/contracts/budget-placement.js';
 import type { ActivityDeps } from './deps.js';
 import { createPurchasesActivities, type PurchasesActivityDeps } from './purchases.js';
+import { createPurchasesBookActivities } from './purchases-book.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createRefundActivities } from './refund.js';
 import { createRegistrationActivities } from './registration.js';
@@ -31,6 +32,7 @@ export function createActivities(
     ...createRefundActivities(deps),
     ...createCatalogueActivities(deps),
     ...createPurchasesActivities(deps),
+    ...createPurchasesBookActivities(deps),
     ...createStockInActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),

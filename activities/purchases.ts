@@ -45,8 +45,8 @@ export function createPurchasesActivities(deps: PurchasesActivityDeps) {
 
     async listPurchasesPage(input: ListPurchasesPageInput): Promise<ListPurchasesPageResult> {
       return callApi(deps, true, async (signal) => {
-        const { businessId, pageSize, cursor } = input;
-        const query = { pageSize, cursor: cursor ?? undefined };
+        const { businessId, pageSize, cursor, status, fromDate, toDate } = input;
+        const query = { pageSize, cursor: cursor ?? undefined, status, fromDate, toDate };
         const { data } = await services.compliance(businessId).listPurchases(query, { businessId, signal });
         return {
           // Plain data for history and the sink: the service's record as listed, its extra fields included.

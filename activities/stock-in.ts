@@ -1,4 +1,4 @@
-/** The stock-in's activities: the sync tells it what it saw, and it reads the business's item names to match lines. */
+/** The stock-in's activities: the sync tells it what it saw, and the business's item names answer its lines. */
 import { BusinessId } from '../src/contracts/search-attributes.js';
 import {
   STOCK_IN_WORKFLOW_TYPE,
@@ -8,8 +8,27 @@ import {
   type StockInInput,
   type StockInSettings,
 } from '../src/contracts/stock-in.js';
+import { answerNames, type CatalogueItem, type NameAnswers } from '../src/contracts/item-names.js';
 import { callApi } from './api-call.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
+
+/** Item names read for matching are used this long: an item created meanwhile is matched on the next read. */
+const CATALOGUE_FRESH_MS = 10 * 60_000;
+const CATALOGUES_KEPT = 1_000;
+
+export interface MatchItemNamesInput {
+  businessId: string;
+  /** Supplier line descriptions no mapping matches. */
+  descriptions?: string[];
+  /** Items a mapping names: each must be one the business tracks. */
+  itemIds?: string[];
+  fresh?: boolean;
+}
+
+export interface MatchItemNamesResult {
+  names: NameAnswers;
+  unknownItemIds: string[];
+}
 
 export interface TellStockInInput {
   businessId: string;
@@ -27,6 +46,7 @@ export interface StockInActivityDeps extends Pick<
 }
 
 export function createStockInActivities(deps: StockInActivityDeps) {
+  const catalogues = new Map<string, { items: CatalogueItem[]; readAt: number }>();
   return {
     /** Signal-with-start: the stock-in starts with the first invoice it is told; a business without settings, none. */
     async tellStockIn({ businessId, purchases, taskQueue }: TellStockInInput): Promise<{ told: boolean }> {
@@ -47,18 +67,34 @@ export function createStockInActivities(deps: StockInActivityDeps) {
       return { told: true };
     },
 
-    /** The business's stock-tracked items, by id and name: what a supplier line's name may match. */
-    async listStockItems({
+    /**
+     * What the business's stock-tracked items say of some line descriptions, and which of `itemIds` it does not track:
+     * the workflow is handed answers the size of its question, never the catalogue (`GET /v1/items` is not paginated).
+     * The list is read at most once per 10 minutes per business and process; `fresh` reads it again.
+     */
+    async matchItemNames({
       businessId,
-    }: {
-      businessId: string;
-    }): Promise<{ items: Array<{ id: string; name: string }> }> {
-      return callApi(deps, true, async (signal) => {
-        const { data } = await deps.services.compliance(businessId).listItems({ businessId, signal });
-        return {
-          items: data.filter((item) => item.stockTracked !== false).map((item) => ({ id: item.id, name: item.name })),
-        };
-      });
+      descriptions = [],
+      itemIds = [],
+      fresh = false,
+    }: MatchItemNamesInput): Promise<MatchItemNamesResult> {
+      const cached = catalogues.get(businessId);
+      let items = cached && !fresh && Date.now() - cached.readAt < CATALOGUE_FRESH_MS ? cached.items : undefined;
+      if (items === undefined) {
+        items = await callApi(deps, true, async (signal) => {
+          const { data } = await deps.services.compliance(businessId).listItems({ businessId, signal });
+          return data.filter((item) => item.stockTracked !== false).map((item) => ({ id: item.id, name: item.name }));
+        });
+        catalogues.delete(businessId);
+        catalogues.set(businessId, { items, readAt: Date.now() });
+        // The businesses of one process: a few thousand lists at most, the oldest dropped first.
+        if (catalogues.size > CATALOGUES_KEPT) catalogues.delete(catalogues.keys().next().value!);
+      }
+      const known = new Set(items.map((item) => item.id));
+      return {
+        names: answerNames(items, descriptions),
+        unknownItemIds: [...new Set(itemIds)].filter((id) => !known.has(id)),
+      };
     },
   };
 }

@@ -4,6 +4,7 @@ export { saleWorkflow } from './sale.js';
 export { refundWorkflow } from './refund.js';
 export { itemRegistrationWorkflow } from './item-registration.js';
 export { purchasesSyncWorkflow } from './purchases-sync.js';
+export { purchasesBookWorkflow } from './purchases-book.js';
 export { syncBatchWorkflow } from './sync-batch.js';
 export { reconciliationWorkflow } from './reconciliation.js';
 export { stockLedgerWorkflow } from './stock-ledger.js';

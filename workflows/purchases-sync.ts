@@ -25,11 +25,17 @@ import { API_RETRY, CALL_HEARTBEAT_TIMEOUT, type ActivitiesOn } from './activity
 import { PRIORITY } from '../src/contracts/priority.js';
 import { count, failsTheWorkflow, setGauge } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
-import { diffPage, previousLedger, recordDelivered, type DueEvent } from './purchases-sync/ledger.js';
-import { previousTold, toTell } from './purchases-sync/stock-in.js';
-
-/** Ledgers beyond this many invoices approach the 2 MB limit of one payload (about 40 bytes an invoice). */
-const LEDGER_WARNING_SIZE = 25_000;
+import { DEFAULT_PURCHASES_HORIZON_DAYS, type BookedPurchase } from '../src/contracts/purchases-book.js';
+import {
+  bookWrites,
+  diffPage,
+  leftReview,
+  noteInReview,
+  planListings,
+  previousSync,
+  type DueEvent,
+} from './purchases-sync/ledger.js';
+import { toTell } from './purchases-sync/stock-in.js';
 
 /** One sync (docs/purchases-sync.md). Its end counted once, by its last run: succeeded in `finished`, failed here. */
 export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
@@ -45,22 +51,13 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
   const { businessId } = input;
   const business = { business_id: businessId };
   const settings = settingsOf(input.options);
-  // What a run carries to the next. Schedules hand the previous completion's result to the next action: the ledger
-  // needs no store of its own.
-  const state: PurchasesSyncCarry = input.carry ?? {
-    pulled: false,
-    cursor: null,
-    previous: previousLedger(workflowInfo().lastResult, businessId),
-    ledger: {},
-    counts: { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
-    sinkDown: false,
-    runs: 1,
-    told: previousTold(workflowInfo().lastResult, businessId),
-  };
+  const { taskQueue } = workflowInfo();
+  // What a run carries to the next: where the listings stand. What each invoice was lives in the books.
+  const state: PurchasesSyncCarry = input.carry ?? firstRun(businessId, settings);
   const { counts } = state;
   setHandler(getPurchasesSyncProgressQuery, () => {
     const { cursor, sinkDown, runs } = state;
-    return { businessId, counts, cursor, sinkDown, runs };
+    return { businessId, counts, cursor, sinkDown, runs, pass: state.passes[state.pass]?.name ?? null };
   });
   const show = (phase: string) =>
     setCurrentDetails(
@@ -77,19 +74,20 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
   show(state.runs > 1 ? `continuing (run ${state.runs})` : 'pulling');
   const route = await placeOnBudget(businessId, false);
   const api = purchasesSyncActivities(route, settings);
+  const books = { businessId, taskQueue, horizonDays: settings.horizonDays };
 
-  /** The first `delivered` of the due events reached the sink; the rest wait for the next sync. */
-  const delivered = (due: readonly DueEvent[], n: number) => {
-    recordDelivered(state.ledger, due, n);
+  /** The first `n` of the due events reached the sink; the rest wait for the next sync. */
+  const delivered = (due: readonly DueEvent[], n: number): DueEvent[] => {
     counts.delivered += n;
     counts.pending += due.length - n;
     if (n > 0) count('etims_purchase_events_delivered', business, n);
+    return due.slice(0, n);
   };
   /** A sink that is down does not fail the sync: after a few minutes' retries, the next sync sends the rest. */
-  async function deliver(due: DueEvent[]): Promise<void> {
-    if (due.length === 0) return;
-    // No sink: the ledger still mirrors what the service lists, so the counts stay true; nothing is pending.
-    if (input.options?.deliver === false) return recordDelivered(state.ledger, due, due.length);
+  async function deliver(due: DueEvent[]): Promise<DueEvent[]> {
+    if (due.length === 0) return [];
+    // No sink: the books still mirror what the service lists, so the counts stay true; nothing is pending.
+    if (input.options?.deliver === false) return due;
     if (state.sinkDown) return delivered(due, 0);
     let n: number;
     try {
@@ -107,21 +105,23 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
         error: err.cause?.message ?? err.message,
       });
     }
-    delivered(due, n);
+    return delivered(due, n);
   }
 
   /** Invoices reaching or leaving `confirmed`, to the business's stock-in (when its settings switch it on). */
-  async function tellStockIn(listed: PurchasesSyncPage['purchases']): Promise<void> {
-    if (state.stockInOff) return;
-    const told = (state.told ??= {});
-    const purchases = toTell(listed, told);
-    if (purchases.length === 0) return;
-    const answer = await api.stockIn.tellStockIn({ businessId, purchases, taskQueue: workflowInfo().taskQueue });
+  async function tellStockIn(
+    listed: PurchasesSyncPage['purchases'],
+    toldBefore: Readonly<Record<string, string>>,
+  ): Promise<Record<string, string>> {
+    if (state.stockInOff) return {};
+    const purchases = toTell(listed, toldBefore);
+    if (purchases.length === 0) return {};
+    const answer = await api.stockIn.tellStockIn({ businessId, purchases, taskQueue });
     if (!answer.told) {
       state.stockInOff = true;
-      return;
+      return {};
     }
-    for (const p of purchases) told[p.id] = p.status;
+    return Object.fromEntries(purchases.map((p) => [p.id, p.status]));
   }
 
   // The service fetches the latest invoices from the authority once a sync: a continued run does not again.
@@ -129,36 +129,85 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
     await api.compliance.pullPurchases({ businessId });
     state.pulled = true;
   }
-  for (let pagesThisRun = 1; ; pagesThisRun++) {
+  for (let pagesThisRun = 1; state.pass < state.passes.length; pagesThisRun++) {
+    const { name: _, ...query } = state.passes[state.pass]!;
     const page = await api.compliance.listPurchasesPage({
       businessId,
       cursor: state.cursor,
       pageSize: settings.pageSize,
+      ...query,
     });
     counts.pages++;
-    const diff = diffPage(businessId, page.purchases, state.previous, state.ledger);
+    const listed = page.purchases;
+    const booked: Record<string, BookedPurchase> =
+      listed.length === 0
+        ? {}
+        : await api.books.readPurchaseBooks({
+            ...books,
+            invoices: listed.map(({ purchase: { id, invoiceDate } }) => ({ id, invoiceDate })),
+          });
+    const migrating = state.migrating;
+    const diff = diffPage(businessId, listed, (id) => booked[id]?.entry ?? migrating?.ledger[id]);
     counts.seen += diff.seen;
     counts.newInvoices += diff.newInvoices;
     counts.statusChanges += diff.statusChanges;
-    await deliver(diff.due);
-    await tellStockIn(page.purchases);
-    state.cursor = page.nextCursor;
-    show(state.cursor === null ? 'done' : `listing (page ${counts.pages + 1} next)`);
-    if (page.nextCursor === null) {
-      const size = Object.keys(state.ledger).length;
-      if (size > LEDGER_WARNING_SIZE)
-        log.warn('the purchases ledger is large; payloads are limited to 2 MB', { businessId, invoices: size });
-      log.info('purchases sync done', { businessId, ...counts });
-      count('etims_purchases_syncs', { ...business, outcome: 'succeeded' });
-      // The workflow's clock: the same on a replay, and no later than the sync really ended.
-      setGauge('etims_purchases_sync_last_success_timestamp_seconds', Date.now() / 1000, business);
-      setGauge('etims_purchase_events_pending', counts.pending, business);
-      // Invoices of `previous` not listed any more are dropped: the ledger mirrors what the service lists.
-      return { businessId, ledger: state.ledger, counts, told: state.told ?? {} };
+    const sent = await deliver(diff.due);
+    const toldBefore: Record<string, string> = {};
+    for (const { purchase } of listed) {
+      const told = booked[purchase.id]?.told ?? migrating?.told[purchase.id];
+      if (told !== undefined) toldBefore[purchase.id] = told;
     }
-    if (pagesThisRun >= settings.pagesPerRun || workflowInfo().continueAsNewSuggested)
+    const toldNow = await tellStockIn(listed, toldBefore);
+    const writes = bookWrites(listed, booked, sent, toldNow, migrating);
+    if (writes.length > 0) await api.books.writePurchaseBooks({ ...books, records: writes });
+    if (migrating)
+      for (const { purchase } of listed) {
+        delete migrating.ledger[purchase.id];
+        delete migrating.told[purchase.id];
+      }
+    const pass = state.passes[state.pass]!;
+    if (pass.name === 'pulled' || pass.name === 'pending_review' || pass.name === 'full')
+      noteInReview(state.inReview.now, listed);
+    state.cursor = page.nextCursor;
+    if (state.cursor === null) {
+      state.pass++;
+      // Review listed whole: what left it since the last sync is listed again by its date.
+      if (pass.name === 'pending_review') {
+        const covered = state.passes.filter((p) => p.name === 'recent' || p.name === 'sweep');
+        const listedAnyway = (date: string) =>
+          covered.some((p) => (p.fromDate ?? '') <= date && date <= (p.toDate ?? '9999-12-31'));
+        state.passes.splice(state.pass, 0, ...leftReview(state.inReview.before, state.inReview.now, listedAnyway));
+      }
+    }
+    const next = state.passes[state.pass];
+    show(next === undefined ? 'done' : `listing ${next.name} (page ${counts.pages + 1} next)`);
+    if (next !== undefined && (pagesThisRun >= settings.pagesPerRun || workflowInfo().continueAsNewSuggested))
       await continueAsNew<typeof purchasesSyncWorkflow>({ ...input, carry: { ...state, runs: state.runs + 1 } });
   }
+  log.info('purchases sync done', { businessId, ...counts });
+  count('etims_purchases_syncs', { ...business, outcome: 'succeeded' });
+  // The workflow's clock: the same on a replay, and no later than the sync really ended.
+  setGauge('etims_purchases_sync_last_success_timestamp_seconds', Date.now() / 1000, business);
+  setGauge('etims_purchase_events_pending', counts.pending, business);
+  return { businessId, counts, sweep: state.sweep, inReview: state.inReview.now };
+}
+
+/** The listings of this sync from what the previous one handed on (the schedule's last completion result). */
+function firstRun(businessId: string, settings: ReturnType<typeof settingsOf>): PurchasesSyncCarry {
+  const previous = previousSync(workflowInfo().lastResult, businessId);
+  const { passes, sweep } = planListings(settings, Date.now(), previous.sweep);
+  return {
+    pulled: false,
+    passes,
+    pass: 0,
+    cursor: null,
+    counts: { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
+    sinkDown: false,
+    runs: 1,
+    sweep,
+    inReview: { before: previous.inReview ?? {}, now: {} },
+    ...(previous.migrating ? { migrating: previous.migrating } : {}),
+  };
 }
 
 function settingsOf(options: PurchasesSyncOptions = {}) {
@@ -172,11 +221,23 @@ function settingsOf(options: PurchasesSyncOptions = {}) {
   if (!Number.isInteger(pagesPerRun) || pagesPerRun < 1) throw wrong('pagesPerRun', 'must be a positive integer');
   if (!Number.isInteger(deliveryAttempts) || deliveryAttempts < 1)
     throw wrong('deliveryAttempts', 'must be a positive integer');
+  const windowDays = options.windowDays ?? 7;
+  const horizonDays = options.horizonDays ?? DEFAULT_PURCHASES_HORIZON_DAYS;
+  const sweepHours = options.sweepHours ?? 24;
+  if (!Number.isInteger(windowDays) || windowDays < 0 || windowDays > 366)
+    throw wrong('windowDays', 'must be an integer from 0 to 366');
+  if (!Number.isInteger(horizonDays) || horizonDays <= windowDays || horizonDays > 3_660)
+    throw wrong('horizonDays', 'must be an integer above windowDays and at most 3660');
+  if (typeof sweepHours !== 'number' || !(sweepHours >= 1 && sweepHours <= 24 * 31))
+    throw wrong('sweepHours', 'must be a number from 1 to 744');
   return {
     pageSize,
     pagesPerRun,
     deliveryAttempts,
     deliveryRetryInterval: options.deliveryRetryInterval ?? '1 second',
+    windowDays,
+    horizonDays,
+    sweepHours,
   };
 }
 
@@ -191,8 +252,10 @@ function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, se
       retry: API_RETRY,
       priority: { priorityKey: PRIORITY.purchases, fairnessKey },
     }),
-    // Telling the stock-in is a signal: Temporal, not the service. Retried until told: our own outage is waited out.
+    // Telling the stock-in is a signal, the books are updates: Temporal, not the service. Retried until done: our own
+    // outage is waited out.
     stockIn: proxyActivities<ActivitiesOn<'workflow'>>({ startToCloseTimeout: '30 seconds', retry: API_RETRY }),
+    books: proxyActivities<ActivitiesOn<'workflow'>>({ startToCloseTimeout: '60 seconds', retry: API_RETRY }),
     // Delivery spends none of the compliance budget: it runs on the workflow queue.
     sink: proxyActivities<ActivitiesOn<'workflow'>>({
       startToCloseTimeout: '10 minutes',

@@ -34,15 +34,19 @@ import { API_RETRY, CALL_HEARTBEAT_TIMEOUT, type ActivitiesOn } from './activity
 import { count, setGauge } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
 import { StockInBook, type Handover } from './stock-in/book.js';
-import type { CatalogueItem } from './stock-in/matching.js';
+import type { NameAnswers } from './stock-in/matching.js';
+import { DEFAULT_PURCHASES_HORIZON_DAYS } from '../src/contracts/purchases-book.js';
 import { required } from './update-arguments.js';
 
-/** Item names read for matching are used this long: an item created meanwhile is matched on the next read. */
-const CATALOGUE_FRESH_MS = 10 * 60_000;
 /** Past this many events a run hands over to the next (continue-as-new): replays stay short. */
 const HISTORY_EVENTS_PER_RUN = 4_000;
-/** Invoices holding stock carry their lines (about 500 bytes each): past this many the carry nears 2 MB. */
-const CARRY_WARNING_INVOICES = 3_000;
+/**
+ * A settled invoice stays here this long (its corrections answered at once), then goes to its purchases book: what the
+ * stock-in holds is the last hour's invoices and those waiting for a person, however long the business has existed.
+ */
+const SETTLED_KEPT_MS = 60 * 60_000;
+/** Settled invoices go to their books in batches of at least this many (or at a hand-over to the next run). */
+const SETTLED_BATCH = 25;
 /** An idle stock-in looks this often whether another build is current (the flag comes only with a workflow task). */
 const VERSION_CHECK_MS = 60 * 60_000;
 
@@ -64,8 +68,8 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
   const outbox: Handover[] = [];
   let handedOver = 0;
   let queued = 0;
-  let catalogue: { items: CatalogueItem[]; readAt: number } | undefined;
   let route: CallRoute | undefined;
+  const books = { businessId, horizonDays: DEFAULT_PURCHASES_HORIZON_DAYS };
   const refresh = attentionBoard(book);
 
   const queue = (handovers: Handover[]): number => {
@@ -74,40 +78,63 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     return queued;
   };
   const handedOverUpTo = (ticket: number) => condition(() => handedOver >= ticket);
-  const now = () => new Date(Date.now()).toISOString();
+  const now = (agoMs = 0) => new Date(Date.now() - agoMs).toISOString();
 
-  async function itemNames(needed: boolean, fresh = false): Promise<CatalogueItem[] | undefined> {
-    if (!needed) return catalogue?.items;
-    if (!fresh && catalogue && Date.now() - catalogue.readAt < CATALOGUE_FRESH_MS) return catalogue.items;
+  async function askItemNames(question: { descriptions?: string[]; itemIds?: string[]; fresh?: boolean }) {
     route ??= await placeOnBudget(businessId, false);
-    const { items } = await proxyActivities<ActivitiesOn<'compliance'>>({
+    return proxyActivities<ActivitiesOn<'compliance'>>({
       taskQueue: route.complianceQueue,
       startToCloseTimeout: '60 seconds',
       heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
       // An outage or a full budget is waited out: the lines wait with it, nothing is lost.
       retry: API_RETRY,
       priority: { priorityKey: PRIORITY.bookkeeping, fairnessKey: route.fairnessKey },
-    }).listStockItems({ businessId });
-    catalogue = { items, readAt: Date.now() };
-    return items;
+    }).matchItemNames({ businessId, ...question });
+  }
+
+  /** What the item names say of the lines no mapping matches; none asked when every line is mapped. */
+  async function itemNames(descriptions: string[]): Promise<NameAnswers | undefined> {
+    if (descriptions.length === 0) return undefined;
+    return (await askItemNames({ descriptions })).names;
   }
 
   /** A mapping to an item the business does not track would have the ledger's movements refused: said at once. */
   async function requireItems(itemIds: readonly string[]): Promise<void> {
     if (itemIds.length === 0) return;
-    const missing = async (fresh: boolean) => {
-      const known = new Set((await itemNames(true, fresh))!.map((item) => item.id));
-      return [...new Set(itemIds)].filter((id) => !known.has(id));
-    };
     // An item created since the last read is found by reading again.
-    let unknown = await missing(false);
-    if (unknown.length > 0) unknown = await missing(true);
+    let unknown = (await askItemNames({ itemIds: [...itemIds] })).unknownItemIds;
+    if (unknown.length > 0) unknown = (await askItemNames({ itemIds: unknown, fresh: true })).unknownItemIds;
     if (unknown.length > 0)
       throw ApplicationFailure.nonRetryable(
         `${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''} ` +
           `${unknown.length === 1 ? 'is' : 'are'} not a stock-tracked item of business ${businessId}`,
         FAILURE_TYPES.invalidOperation,
       );
+  }
+
+  const booksApi = proxyActivities<ActivitiesOn<'workflow'>>({ startToCloseTimeout: '60 seconds', retry: API_RETRY });
+  const booksQueue = () => book.taskQueue || workflowInfo().taskQueue;
+
+  /** Invoices settled and moved to their books are read back when told of again (a take-back, a new round). */
+  async function readBack(invoices: ReadonlyArray<{ id: string; invoiceDate: string }>): Promise<void> {
+    const away = invoices.filter((p) => book.invoice(p.id) === undefined);
+    if (away.length === 0) return;
+    const found = await booksApi.readPurchaseBooks({ ...books, taskQueue: booksQueue(), invoices: away, stock: true });
+    for (const { stock } of Object.values(found)) if (stock) book.restore(stock);
+  }
+
+  /** Settled invoices to their books, then out of the carry; `all`: every settled one (a hand-over to the next run). */
+  async function putAway(all: boolean): Promise<void> {
+    const settled = book.settledBefore(now(all ? 0 : SETTLED_KEPT_MS));
+    if (settled.length === 0 || (!all && settled.length < SETTLED_BATCH)) return;
+    await booksApi.writePurchaseBooks({
+      ...books,
+      taskQueue: booksQueue(),
+      records: settled.map((stock) => ({ id: stock.purchaseId, invoiceDate: stock.invoiceDate, stock })),
+    });
+    // Only what did not change while the books were written: an invoice touched meanwhile stays for the next batch.
+    const written = new Map(settled.map((inv) => [inv.purchaseId, inv.updatedAt]));
+    book.forget([...written].filter(([id, at]) => book.invoice(id)?.updatedAt === at).map(([id]) => id));
   }
 
   setHandler(purchasesSeenSignal, (seen) => {
@@ -123,7 +150,7 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       const args = stockInSchemas().mapLineArgs.parse(argument);
       if ('itemId' in args) await requireItems([args.itemId]);
       const target = 'notStock' in args ? { notStock: true as const } : { itemId: args.itemId, factor: args.factor };
-      const ticket = queue(book.mapLine(args, target, await itemNames(book.needsCatalogue()), now()));
+      const ticket = queue(book.mapLine(args, target, await itemNames(book.unmappedDescriptions()), now()));
       await handedOverUpTo(ticket);
       refresh();
       return book.invoice(args.purchaseId)!;
@@ -147,6 +174,10 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     async (argument) => {
       const args = stockInSchemas().correctLineArgs.parse(argument);
       await requireItems([args.itemId]);
+      if (args.invoiceDate !== undefined) await readBack([{ id: args.purchaseId, invoiceDate: args.invoiceDate }]);
+      // From here to the correction nothing waits, so no batch to the books can take the invoice away meanwhile.
+      const line = book.stockedLine(args);
+      if (typeof line === 'string') throw ApplicationFailure.nonRetryable(line, FAILURE_TYPES.invalidOperation);
       const handovers = book.correctLine(args, args.itemId, args.factor, now());
       if (handovers.length > 0) count('etims_stock_in_lines', { business_id: businessId, outcome: 'corrected' });
       await handedOverUpTo(queue(handovers));
@@ -156,10 +187,12 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       validator: (argument) => {
         const args = required(
           'correctLine',
-          '{"purchaseId": "…", "line": 0, "itemId": "…", "factor": 1}',
+          '{"purchaseId": "…", "line": 0, "itemId": "…", "factor": 1, "invoiceDate": "YYYY-MM-DD"}',
           stockInSchemas().correctLineArgs,
           argument,
         );
+        // An invoice settled over an hour ago is in its purchases book: its date finds it there, in the handler.
+        if (book.invoice(args.purchaseId) === undefined && args.invoiceDate !== undefined) return;
         const line = book.stockedLine(args);
         if (typeof line === 'string') throw ApplicationFailure.nonRetryable(line, FAILURE_TYPES.invalidOperation);
       },
@@ -173,7 +206,7 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       if (replace) book.mappings.removeMerchant();
       for (const m of mappings) book.mappings.put({ ...m, source: 'merchant' } as Mapping);
       // Lines waiting for exactly these mappings go in now.
-      await handedOverUpTo(queue(book.settleWaiting(await itemNames(book.needsCatalogue()), now())));
+      await handedOverUpTo(queue(book.settleWaiting(await itemNames(book.unmappedDescriptions()), now())));
       refresh();
       return { mappings: book.mappings.size };
     },
@@ -208,7 +241,8 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       const seen = inbox.shift()!;
       book.settings = seen.settings;
       book.taskQueue = seen.taskQueue;
-      const names = await itemNames(book.needsCatalogue(seen.purchases));
+      await readBack(seen.purchases);
+      const names = await itemNames(book.unmappedDescriptions(seen.purchases));
       for (const purchase of seen.purchases) {
         const before = book.invoice(purchase.id)?.state;
         const handovers = book.observe(purchase, names, now());
@@ -249,15 +283,15 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     await condition(work, VERSION_CHECK_MS);
     await takeInbox();
     await handOver();
+    await putAway(false);
     setGauge('etims_stock_in_lines_waiting', book.state().totals.linesWaiting, { business_id: businessId });
     const info = workflowInfo();
     if (movedOn() || info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_PER_RUN) {
       await condition(allHandlersFinished);
       if (inbox.length > 0 || outbox.length > 0) continue;
+      await putAway(true);
+      if (inbox.length > 0 || outbox.length > 0 || !allHandlersFinished()) continue;
       const carried = { ...book.carry(), schema: STOCK_IN_CARRY_SCHEMA };
-      const stocked = carried.invoices.filter((inv) => inv.lines.length > 0).length;
-      if (stocked > CARRY_WARNING_INVOICES)
-        log.warn('the stock-in carries many invoices; payloads are limited to 2 MB', { businessId, stocked });
       await makeContinueAsNewFunc<typeof stockInWorkflow>(
         movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
       )({ businessId, carried });

@@ -17,6 +17,7 @@ import {
   STOCK_LEDGER_CARRY_SCHEMA,
   getStockLedgerStateQuery,
   handOverStockSignal,
+  isIncomingStock,
   stockLedgerSchemas,
   settleMovementUpdate,
   type LedgerMovement,
@@ -154,7 +155,8 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
       const maxDelayMs = reporting.maxDelaySeconds * 1000;
       const oldest = book.oldestPendingAt(itemId) ?? Date.now();
       if (contended(maxDelayMs)) {
-        // Contended: lines gather as long as the business allows, then go with the tills: one request per max delay.
+        // Contended: lines gather as long as the business allows, then go with the tills: one request per max delay
+        // (goods that came in go behind them instead: see below).
         const dispatchMs = Math.min(queuedMs, maxDelayMs / 4);
         const holdMs = oldest + maxDelayMs - dispatchMs - Date.now();
         if (holdMs > 0) await condition(() => !contended(maxDelayMs), holdMs);
@@ -167,9 +169,15 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
     if (!m) return;
     for (;;) {
       book.sending(m, Date.now());
-      const outcome = await sendMovement(route, input, m, urgent, deadlineMs, movedOn);
+      // Goods that came in have no customer waiting. A pass of supplier invoices hands all its lines over at once, so
+      // their max delays fall together: sent with the tills, that burst would be served before the next sale's
+      // signing. Where the rule says "with the tills", a movement carrying only such lines goes at bookkeeping
+      // priority with no deadline instead: started as soon as the tills leave the budget a request, never escalated.
+      const withTills = urgent && !m.lines.every(isIncomingStock);
+      const outcome = await sendMovement(route, input, m, withTills, deadlineMs, movedOn);
       if (outcome.kind === 'not_started') {
-        // Bound reached with the budget still contended: the item's waiting lines all go with the tills.
+        // Bound reached with the budget still contended: the item's waiting lines all go now, with no deadline (with
+        // the tills, or behind them for goods that came in).
         queued(Math.max(deadlineMs ?? 0, CONTENDED_AFTER_MS));
         book.unsend(m);
         m = book.nextMovement(itemId)!;

@@ -52,6 +52,12 @@ export interface PurchasesSyncOptions {
   deliveryAttempts?: number;
   /** First delay between delivery attempts, doubling up to 30 s (default '1 second'). */
   deliveryRetryInterval?: string;
+  /** Invoices dated this many days back or less are listed in every sync (default 7). */
+  windowDays?: number;
+  /** Invoices dated longer ago are no longer followed (default 730, DEFAULT_PURCHASES_HORIZON_DAYS). */
+  horizonDays?: number;
+  /** The sweep lists every invoice of the horizon once in this many hours of syncs (default 24). */
+  sweepHours?: number;
 }
 
 export interface PurchasesSyncCounts {
@@ -65,21 +71,51 @@ export interface PurchasesSyncCounts {
   pending: number;
 }
 
+/**
+ * One listing of a sync: the open review statuses, the recent window, a slice of the sweep, or (a business's first
+ * sync, or the first after an upgrade from a ledger carried whole) every invoice of the horizon.
+ */
+export interface ListingPass {
+  name: 'pulled' | 'pending_review' | 'recent' | 'sweep' | 'full' | 'left_review';
+  status?: string;
+  fromDate?: string;
+  toDate?: string;
+}
+
+/** Where the sweep stands, handed from sync to sync: it walks the horizon back from the window, one slice a sync. */
+export interface SweepState {
+  /** The newest invoice date of the next slice; null: start again from the window's edge. */
+  next: string | null;
+  /** When the sweep last reached the horizon's end (the workflow's clock, ISO). */
+  completedAt: string | null;
+  /** When this sync ended (the workflow's clock, ISO): the next one sizes its slice by the time since. */
+  syncedAt: string;
+}
+
 export interface PurchasesSyncCarry {
   pulled: boolean;
+  passes: ListingPass[];
+  /** The pass being listed, and its cursor. */
+  pass: number;
   cursor: string | null;
-  /** The previous sync's ledger, less the invoices this sync has listed so far. */
-  previous: PurchaseLedger;
-  /** The ledger this sync builds: every invoice listed so far, at its delivered state. */
-  ledger: PurchaseLedger;
   counts: PurchasesSyncCounts;
   /** A delivery of this sync gave up: the remaining events wait for the next one. */
   sinkDown: boolean;
   runs: number;
-  /** The status last told to the business's stock-in, of each invoice ever confirmed (absent: none told yet). */
-  told?: Record<string, string>;
+  /** The sweep as this sync hands it on. */
+  sweep: SweepState;
+  /**
+   * Invoices in review (`pulled`, `pending_review`) by invoice date: as the previous sync left them, and as this one
+   * finds them. One that left review is listed again by its date in this sync, so its new status is seen at once.
+   */
+  inReview: { before: InReview; now: InReview };
   /** The business takes no stock in (its settings say so): not asked again in this sync. */
   stockInOff?: boolean;
+  /**
+   * A ledger and statuses told as a sync carried them whole before the books: moved into the books as this sync lists
+   * their invoices, then gone.
+   */
+  migrating?: { ledger: PurchaseLedger; told: Record<string, string> };
 }
 
 export interface PurchasesSyncInput {
@@ -89,10 +125,18 @@ export interface PurchasesSyncInput {
   carry?: PurchasesSyncCarry;
 }
 
-/** The schedule hands it to the next sync as `workflowInfo().lastResult`: the ledger needs no store of its own. */
-export type PurchasesSyncResult = { businessId: string } & Pick<PurchasesSyncCarry, 'ledger' | 'counts' | 'told'>;
+/** Purchase ids by invoice date. */
+export type InReview = Record<string, string[]>;
 
-export type PurchasesSyncProgress = { businessId: string } & Pick<
+/** The schedule hands it to the next sync as `workflowInfo().lastResult`: what each invoice was is in the books. */
+export interface PurchasesSyncResult {
+  businessId: string;
+  counts: PurchasesSyncCounts;
+  sweep: SweepState;
+  inReview: InReview;
+}
+
+export type PurchasesSyncProgress = { businessId: string; pass: string | null } & Pick<
   PurchasesSyncCarry,
   'counts' | 'cursor' | 'sinkDown' | 'runs'
 >;
@@ -111,6 +155,10 @@ export interface ListPurchasesPageInput {
   businessId: string;
   cursor: string | null;
   pageSize: number;
+  /** The review status and invoice dates to list (absent: all). */
+  status?: string;
+  fromDate?: string;
+  toDate?: string;
 }
 
 export interface ListPurchasesPageResult {

@@ -133,6 +133,11 @@ const correctLineArgsSchema = z
     ...lineRef,
     itemId: mappingTargetSchema.options[0].shape.itemId,
     factor: factorSchema,
+    invoiceDate: z
+      .string()
+      .regex(DATE, 'must be a date in the form YYYY-MM-DD')
+      .optional()
+      .describe('The invoice’s date: finds an invoice settled over an hour ago in its purchases book.'),
   })
   .describe('Moves what a stocked line added from the item it was mapped to onto another, once.');
 const putMappingsArgsSchema = z

@@ -30,6 +30,18 @@ export interface StockLine extends StockMove {
   saleWorkflowId: string;
 }
 
+/** The id a stock-in hands its lines over under (stockInWorkflowId, `stock-in:<queue>:<business>`) begins so. */
+const STOCK_IN_ID_PREFIX = 'stock-in:';
+
+/**
+ * A line of goods that came in (a supplier invoice's, handed over by the stock-in), not a sale's or a refund's: no
+ * customer waits for it, so the ledger never sends it with the tills. Read from the id the line already carries, so
+ * the carry keeps its shape and lines carried by an older build are told apart alike.
+ */
+export function isIncomingStock(line: Pick<StockLine, 'saleWorkflowId'>): boolean {
+  return line.saleWorkflowId.startsWith(STOCK_IN_ID_PREFIX);
+}
+
 /** Sent with signal-with-start: the ledger starts with its first line. */
 export interface StockHandOver {
   lines: StockLine[];

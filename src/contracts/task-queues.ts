@@ -39,7 +39,9 @@ export const ACTIVITY_QUEUES = {
   listPurchasesPage: 'compliance',
   deliverPurchaseEvents: 'workflow', // to the configured sink
   tellStockIn: 'workflow', // signal-with-start: Temporal, not the service
-  listStockItems: 'compliance',
+  readPurchaseBooks: 'workflow', // updates of the purchases books: Temporal, not the service
+  writePurchaseBooks: 'workflow', // updates of the purchases books: Temporal, not the service
+  matchItemNames: 'compliance',
   checkReconciliationBusiness: 'compliance',
   listReconciliationPurchases: 'compliance',
   checkReconciliationCompany: 'accounting',

@@ -2,6 +2,7 @@
  * The stock-in section's world: a fixture the sandbox accepts, invoices whose lines the stock-in matches by name but
  * for a tenth in the suppliers' own wordings (which match no item), every wording met before the mapping is made.
  */
+import { namesOf } from '../helpers/item-names.js';
 import { describe, expect, it } from 'vitest';
 import { parseFixture } from '../../sandbox/fixture.js';
 import { PurchaseFixtureSchema } from '../../sandbox/compliance/fixture-schema.js';
@@ -60,7 +61,7 @@ describe.each([
   it('words every other line as its item’s name (matched by it), and the suppliers’ own wordings as none', () => {
     const none = new MappingTable();
     for (const { invoice, line } of lines) {
-      const match = matchLine(none, catalogue, invoice.supplier.pin, { ...line, code: null });
+      const match = matchLine(none, namesOf(catalogue), invoice.supplier.pin, { ...line, code: null });
       if (line.wording) {
         expect(match).toBeUndefined();
         expect(catalogue.some((c) => normalise(c.name) === normalise(line.description))).toBe(false);

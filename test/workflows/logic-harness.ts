@@ -193,7 +193,9 @@ type OtherProcesses =
   | 'findCatalogueItem'
   | keyof PurchasesActivities
   | 'tellStockIn'
-  | 'listStockItems'
+  | 'readPurchaseBooks'
+  | 'writePurchaseBooks'
+  | 'matchItemNames'
   | keyof ReconciliationActivities
   | keyof AccountingActivities;
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { SeenPurchase } from '../../src/contracts/stock-in.js';
 import { StockInBook } from '../../workflows/stock-in/book.js';
-import { candidates, normalise } from '../../workflows/stock-in/matching.js';
+import { candidates } from '../../src/contracts/item-names.js';
+import { normalise } from '../../workflows/stock-in/matching.js';
+import { namesOf } from '../helpers/item-names.js';
 
 const NOW = '2026-11-27T10:00:00.000Z';
 const SUPPLIER = 'P051234567X';
@@ -47,7 +49,7 @@ describe('the stock-in book', () => {
 
   it('adds the lines a unique name matches at once, and waits for a person on the rest, naming candidates', () => {
     const b = book();
-    const handovers = b.observe(purchase(), CATALOGUE, NOW);
+    const handovers = b.observe(purchase(), namesOf(CATALOGUE), NOW);
     expect(movesOf(handovers)).toEqual(['ADD 10 itm_milk @60']);
     expect(handovers[0]!.branch).toBe('Nairobi CBD');
     const inv = b.invoice('pur_1')!;
@@ -59,23 +61,28 @@ describe('the stock-in book', () => {
 
   it('the same confirmation told again adds nothing; a name matching two items is not guessed', () => {
     const b = book();
-    b.observe(purchase(), CATALOGUE, NOW);
-    expect(b.observe(purchase(), CATALOGUE, NOW)).toEqual([]);
+    b.observe(purchase(), namesOf(CATALOGUE), NOW);
+    expect(b.observe(purchase(), namesOf(CATALOGUE), NOW)).toEqual([]);
     const two = [
       ...CATALOGUE,
       { id: 'itm_milk_2', name: 'fresh milk 500 ml' },
       { id: 'itm_milk_3', name: 'Fresh milk 500ML' },
     ];
     const other = book();
-    expect(movesOf(other.observe(purchase(), two, NOW))).toEqual([]);
+    expect(movesOf(other.observe(purchase(), namesOf(two), NOW))).toEqual([]);
   });
 
   it('a line mapped once by an operator is matched without a person on the next invoice of that supplier, by its code', () => {
     const b = book();
-    b.observe(purchase(), CATALOGUE, NOW);
-    const mapped = b.mapLine({ purchaseId: 'pur_1', line: 1 }, { itemId: 'itm_sugar', factor: 24 }, CATALOGUE, NOW);
+    b.observe(purchase(), namesOf(CATALOGUE), NOW);
+    const mapped = b.mapLine(
+      { purchaseId: 'pur_1', line: 1 },
+      { itemId: 'itm_sugar', factor: 24 },
+      namesOf(CATALOGUE),
+      NOW,
+    );
     expect(movesOf(mapped)).toEqual(['ADD 48 itm_sugar @100']);
-    const fee = b.mapLine({ purchaseId: 'pur_1', line: 2 }, { notStock: true }, CATALOGUE, NOW);
+    const fee = b.mapLine({ purchaseId: 'pur_1', line: 2 }, { notStock: true }, namesOf(CATALOGUE), NOW);
     expect(fee).toEqual([]);
     expect(b.invoice('pur_1')!.state).toBe('added');
 
@@ -86,7 +93,7 @@ describe('the stock-in book', () => {
         { description: 'DELIVERY CHARGE', code: null, hsCode: null, quantity: 1, unitPrice: 300 },
       ],
     });
-    expect(movesOf(b.observe(next, CATALOGUE, NOW))).toEqual(['ADD 24 itm_sugar @100']);
+    expect(movesOf(b.observe(next, namesOf(CATALOGUE), NOW))).toEqual(['ADD 24 itm_sugar @100']);
     expect(b.invoice('pur_2')!.state).toBe('added');
     expect(b.mappings.list().map((m) => [m.by, m.key, m.source])).toEqual([
       ['code', 'SUG-24', 'learned'],
@@ -96,23 +103,23 @@ describe('the stock-in book', () => {
 
   it('all or nothing: no line goes in until every line is settled, then all at once', () => {
     const b = book(true);
-    expect(b.observe(purchase(), CATALOGUE, NOW)).toEqual([]);
-    expect(b.mapLine({ purchaseId: 'pur_1', line: 1 }, { itemId: 'itm_sugar', factor: 24 }, CATALOGUE, NOW)).toEqual(
-      [],
-    );
-    const last = b.mapLine({ purchaseId: 'pur_1', line: 2 }, { notStock: true }, CATALOGUE, NOW);
+    expect(b.observe(purchase(), namesOf(CATALOGUE), NOW)).toEqual([]);
+    expect(
+      b.mapLine({ purchaseId: 'pur_1', line: 1 }, { itemId: 'itm_sugar', factor: 24 }, namesOf(CATALOGUE), NOW),
+    ).toEqual([]);
+    const last = b.mapLine({ purchaseId: 'pur_1', line: 2 }, { notStock: true }, namesOf(CATALOGUE), NOW);
     expect(movesOf(last)).toEqual(['ADD 10 itm_milk @60', 'ADD 48 itm_sugar @100']);
   });
 
   it('takes back once what an invoice added when it leaves confirmed, and adds again once under new references when confirmed again', () => {
     const b = book();
-    const first = b.observe(purchase(), CATALOGUE, NOW);
-    b.mapLine({ purchaseId: 'pur_1', line: 1 }, { itemId: 'itm_sugar', factor: 24 }, CATALOGUE, NOW);
-    const back = b.observe(purchase({ status: 'pending_review' }), CATALOGUE, NOW);
+    const first = b.observe(purchase(), namesOf(CATALOGUE), NOW);
+    b.mapLine({ purchaseId: 'pur_1', line: 1 }, { itemId: 'itm_sugar', factor: 24 }, namesOf(CATALOGUE), NOW);
+    const back = b.observe(purchase({ status: 'pending_review' }), namesOf(CATALOGUE), NOW);
     expect(movesOf(back)).toEqual(['DEDUCT 10 itm_milk @60', 'DEDUCT 48 itm_sugar @100']);
     expect(b.invoice('pur_1')!.state).toBe('taken_back');
-    expect(b.observe(purchase({ status: 'rejected' }), CATALOGUE, NOW)).toEqual([]);
-    const again = b.observe(purchase(), CATALOGUE, NOW);
+    expect(b.observe(purchase({ status: 'rejected' }), namesOf(CATALOGUE), NOW)).toEqual([]);
+    const again = b.observe(purchase(), namesOf(CATALOGUE), NOW);
     // The learned mapping holds: the sugar line goes in without a person this time.
     expect(movesOf(again)).toEqual(['ADD 10 itm_milk @60', 'ADD 48 itm_sugar @100']);
     const refs = [...first, ...back, ...again].flatMap((h) => h.lines.map((l) => l.lineId));
@@ -122,27 +129,31 @@ describe('the stock-in book', () => {
 
   it('invoices dated before the start date are opening stock: never added, nor taken back', () => {
     const b = book();
-    expect(b.observe(purchase({ invoiceDate: '2026-10-31' }), CATALOGUE, NOW)).toEqual([]);
+    expect(b.observe(purchase({ invoiceDate: '2026-10-31' }), namesOf(CATALOGUE), NOW)).toEqual([]);
     expect(b.invoice('pur_1')!.state).toBe('before_start');
-    expect(b.observe(purchase({ invoiceDate: '2026-10-31', status: 'pending_review' }), CATALOGUE, NOW)).toEqual([]);
+    expect(
+      b.observe(purchase({ invoiceDate: '2026-10-31', status: 'pending_review' }), namesOf(CATALOGUE), NOW),
+    ).toEqual([]);
     expect(b.invoice('pur_1')!.state).toBe('before_start');
   });
 
   it('an invoice never confirmed is not kept', () => {
     const b = book();
-    expect(b.observe(purchase({ status: 'pending_review' }), CATALOGUE, NOW)).toEqual([]);
+    expect(b.observe(purchase({ status: 'pending_review' }), namesOf(CATALOGUE), NOW)).toEqual([]);
     expect(b.invoice('pur_1')).toBeUndefined();
   });
 
   it('a correction moves what a line added onto the right item once; asked again, nothing moves', () => {
     const b = book();
-    b.observe(purchase(), CATALOGUE, NOW);
+    b.observe(purchase(), namesOf(CATALOGUE), NOW);
     const moved = b.correctLine({ purchaseId: 'pur_1', line: 0 }, 'itm_bread', 1, NOW);
     expect(movesOf(moved)).toEqual(['DEDUCT 10 itm_milk @60', 'ADD 10 itm_bread @60']);
     expect(b.correctLine({ purchaseId: 'pur_1', line: 0 }, 'itm_bread', 1, NOW)).toEqual([]);
     expect(b.stockedLine({ purchaseId: 'pur_1', line: 2 })).toMatch(/has added no stock/);
     // Taken back from the item it is on now.
-    expect(movesOf(b.observe(purchase({ status: 'rejected' }), CATALOGUE, NOW))).toEqual(['DEDUCT 10 itm_bread @60']);
+    expect(movesOf(b.observe(purchase({ status: 'rejected' }), namesOf(CATALOGUE), NOW))).toEqual([
+      'DEDUCT 10 itm_bread @60',
+    ]);
   });
 
   it('a merchant mapping outranks a learned one, and survives a carry to the next run', () => {
@@ -164,14 +175,14 @@ describe('the stock-in book', () => {
       source: 'learned',
     });
     const next = new StockInBook('biz_1', 'stock-in:sales:biz_1', { ...b.carry(), schema: 1 });
-    expect(movesOf(next.observe(purchase(), CATALOGUE, NOW))).toEqual(['ADD 10 itm_bread @60']);
+    expect(movesOf(next.observe(purchase(), namesOf(CATALOGUE), NOW))).toEqual(['ADD 10 itm_bread @60']);
     expect(next.invoice('pur_1')!.lines[0]!.match).toMatchObject({ by: 'merchant' });
   });
 
   it('refuses to map a line that does not wait, naming why', () => {
     const b = book();
     expect(b.waitingLine({ purchaseId: 'pur_x', line: 0 })).toMatch(/no supplier invoice pur_x/);
-    b.observe(purchase(), CATALOGUE, NOW);
+    b.observe(purchase(), namesOf(CATALOGUE), NOW);
     expect(b.waitingLine({ purchaseId: 'pur_1', line: 0 })).toMatch(/not waiting/);
     expect(b.waitingLine({ purchaseId: 'pur_1', line: 7 })).toMatch(/has no line 7/);
     expect(b.waitingLine({ purchaseId: 'pur_1', line: 1 })).toMatchObject({ description: 'CTN 24x1KG SUGAR' });

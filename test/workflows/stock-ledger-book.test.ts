@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StockLine } from '../../src/contracts/stock-ledger.js';
+import { stockInWorkflowId } from '../../src/contracts/stock-in.js';
+import { isIncomingStock, type StockLine } from '../../src/contracts/stock-ledger.js';
 import { LedgerBook } from '../../workflows/stock-ledger/book.js';
 
 const coalesced = { mode: 'coalesced' as const, maxDelaySeconds: 120 };
@@ -70,5 +71,11 @@ describe("the stock ledger's book", () => {
     const next = new LedgerBook('biz', 'first-branch', 'TAG', book.carry(), 0);
     expect(next.take([line(1), line(250)], coalesced, 0)).toBe(0);
     expect(next.state().recent).toHaveLength(0);
+  });
+
+  it('tells goods that came in (a stock-in’s lines) from a sale’s and a refund’s by the id they were handed over under', () => {
+    expect(isIncomingStock({ saleWorkflowId: stockInWorkflowId('sales', 'biz_a') })).toBe(true);
+    expect(isIncomingStock({ saleWorkflowId: 'sale:biz_a:INV-1' })).toBe(false);
+    expect(isIncomingStock({ saleWorkflowId: 'refund:biz_a:INV-1' })).toBe(false);
   });
 });

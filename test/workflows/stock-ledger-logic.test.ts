@@ -17,9 +17,12 @@ import {
   stockLedgerWorkflowId,
   handOverStockSignal,
   STOCK_LEDGER_WORKFLOW_TYPE,
+  type StockLedgerCarry,
   type StockLedgerState,
+  type StockLine,
   type StockReporting,
 } from '../../src/contracts/stock-ledger.js';
+import { stockInWorkflowId } from '../../src/contracts/stock-in.js';
 import { expectRefusedAs } from '../helpers/updates.js';
 import { eventually } from '../helpers/eventually.js';
 import { terminateKeepingClock } from '../helpers/time-skipping.js';
@@ -72,6 +75,45 @@ function firstMovementHeld() {
     return stock.apply(input);
   };
   return { stock, adjustStock, release: () => release() };
+}
+
+/** A ledger's first run as a carry: the quantities known (no probes), nothing waiting. */
+function freshCarry(reporting: StockReporting, onHand: Record<string, number>): StockLedgerCarry {
+  return {
+    nextSequence: 1,
+    reporting,
+    onHand,
+    pending: [],
+    open: [],
+    totals: {
+      linesTaken: 0,
+      movementsRecorded: 0,
+      linesRecorded: 0,
+      settledByEvidence: 0,
+      resentAfterEvidence: 0,
+      operatorDecisions: 0,
+      probes: 0,
+    },
+    lineIds: [],
+  };
+}
+
+/** The ledger's scheduled calls, from its history: each movement's input, priority key and queue deadline (s). */
+async function scheduledMovements(s: Scenario) {
+  const events = (await s.ledger().fetchHistory()).events ?? [];
+  return events.flatMap((e) => {
+    const a = e.activityTaskScheduledEventAttributes;
+    if (!a) return [];
+    const input = defaultPayloadConverter.fromPayload(a.input!.payloads![0]!) as AdjustStockInput;
+    return [
+      {
+        input,
+        priorityKey: a.priority?.priorityKey,
+        // The server fills in its default of years where the ledger set none.
+        deadlineSeconds: Number(a.scheduleToStartTimeout?.seconds ?? Infinity),
+      },
+    ];
+  });
 }
 
 function handOverWith(reporting: StockReporting) {
@@ -448,23 +490,7 @@ describe('the stock ledger under a contended budget', () => {
       });
       // A short max delay in real time: the test server does not skip time while an activity waits to be started.
       const reporting = { mode: 'coalesced' as const, maxDelaySeconds: 3 };
-      const carried = {
-        nextSequence: 1,
-        reporting,
-        onHand: { [SUGAR]: 100 },
-        pending: [],
-        open: [],
-        totals: {
-          linesTaken: 0,
-          movementsRecorded: 0,
-          linesRecorded: 0,
-          settledByEvidence: 0,
-          resentAfterEvidence: 0,
-          operatorDecisions: 0,
-          probes: 0,
-        },
-        lineIds: [],
-      };
+      const carried = freshCarry(reporting, { [SUGAR]: 100 });
       const ledger = await s.env.client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
         workflowId: stockLedgerWorkflowId(s.taskQueue, s.businessId, FIRST_BRANCH),
         taskQueue: s.taskQueue,
@@ -492,6 +518,111 @@ describe('the stock ledger under a contended budget', () => {
       // No deadline of its own any more (the server fills in its default of years).
       expect(Number(again!.scheduleToStartTimeout?.seconds ?? Infinity)).toBeGreaterThan(86_400);
       expect(again!.priority?.priorityKey).toBe(1);
+      expect(s.movementsSent()).toHaveLength(0);
+      await terminateKeepingClock(s.env, ledger, 'test over');
+    });
+  });
+
+  it('sends goods that came in behind the tills even past their max delay, and a sale’s lines with the tills as before', async () => {
+    const stock = stockModel();
+    // Every attempt reports a 5 s wait in the compliance queue: the budget spent by the tills.
+    const adjustStock = async (input: AdjustStockInput) => ({ ...(await stock.apply(input)), queuedMs: 5000 });
+    await h.run({ adjustStock }, async (s) => {
+      const reporting = { mode: 'coalesced' as const, maxDelaySeconds: 3 };
+      const sold = (n: number, quantity: number): StockLine => ({
+        lineId: `doc-${n}:0:DEDUCT`,
+        saleWorkflowId: `sale:${s.businessId}:${n}`,
+        itemId: SUGAR,
+        action: 'DEDUCT',
+        quantity,
+        unitPrice: 250,
+      });
+      // As the stock-in hands a supplier invoice's line over: under its own workflow id, at the supplier's price.
+      const cameIn = (n: number, quantity: number): StockLine => ({
+        lineId: `sin-v1:${n}:add`,
+        saleWorkflowId: stockInWorkflowId(s.taskQueue, s.businessId),
+        itemId: MILK,
+        action: 'ADD',
+        quantity,
+        unitPrice: 40,
+      });
+      const ledger = await s.env.client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
+        workflowId: stockLedgerWorkflowId(s.taskQueue, s.businessId, FIRST_BRANCH),
+        taskQueue: s.taskQueue,
+        args: [{ businessId: s.businessId, carried: freshCarry(reporting, { [SUGAR]: 100, [MILK]: 100 }) }],
+        signal: handOverStockSignal,
+        signalArgs: [{ lines: [sold(1, 1), cameIn(1, 1)], reporting }],
+      });
+      await ledgerWhen(s, (st) => st.totals.linesRecorded === 2, 'the first lines recorded (the budget seen spent)');
+      await ledger.signal(handOverStockSignal, {
+        lines: [sold(2, 2), sold(3, 4), cameIn(2, 5), cameIn(3, 6)],
+        reporting,
+      });
+      await ledgerWhen(s, (st) => st.totals.linesRecorded === 6 && st.open.length === 0, 'every line recorded');
+      const sent = (await scheduledMovements(s)).map((m) => ({
+        item: m.input.itemId,
+        quantity: m.input.quantity,
+        priorityKey: m.priorityKey,
+        deadline: m.deadlineSeconds <= 86_400,
+      }));
+      // The budget idle at first: each line at once, behind the tills, within its max delay. Then, contended, each
+      // item's lines held and merged: the sales' go with the tills, the goods that came in behind them, no deadline.
+      const bySale = sent.filter((m) => m.item === SUGAR);
+      const byStockIn = sent.filter((m) => m.item === MILK);
+      expect(bySale).toEqual([
+        { item: SUGAR, quantity: 1, priorityKey: 3, deadline: true },
+        { item: SUGAR, quantity: 6, priorityKey: 1, deadline: false },
+      ]);
+      expect(byStockIn).toEqual([
+        { item: MILK, quantity: 1, priorityKey: 3, deadline: true },
+        { item: MILK, quantity: 11, priorityKey: 3, deadline: false },
+      ]);
+      const events = (await ledger.fetchHistory()).events ?? [];
+      expect(events.some((e) => e.timerStartedEventAttributes)).toBe(true);
+      expect(stock.onHand(SUGAR)).toBe(93);
+      expect(stock.onHand(MILK)).toBe(112);
+    });
+  });
+
+  it('sends goods that came in and were not started within the max delay again behind the tills, with no deadline', async () => {
+    // Its calls go to a queue no worker polls: the budget as a ledger sees it when the tills take all of it.
+    const placeBusiness = async ({ businessId }: { businessId: string }) => ({
+      application: 'default',
+      fairnessKey: businessId,
+      ownQueue: 'nobody-polls',
+    });
+    await h.run({ placeBusiness }, async (s) => {
+      const cameIn = (n: number, quantity: number): StockLine => ({
+        lineId: `sin-v1:${n}:add`,
+        saleWorkflowId: stockInWorkflowId(s.taskQueue, s.businessId),
+        itemId: SUGAR,
+        action: 'ADD',
+        quantity,
+        unitPrice: 150,
+      });
+      const reporting = { mode: 'coalesced' as const, maxDelaySeconds: 3 };
+      const ledger = await s.env.client.workflow.signalWithStart(STOCK_LEDGER_WORKFLOW_TYPE, {
+        workflowId: stockLedgerWorkflowId(s.taskQueue, s.businessId, FIRST_BRANCH),
+        taskQueue: s.taskQueue,
+        args: [{ businessId: s.businessId, carried: freshCarry(reporting, { [SUGAR]: 100 }) }],
+        signal: handOverStockSignal,
+        signalArgs: [{ lines: [cameIn(1, 1)], reporting }],
+      });
+      await ledgerWhen(s, (st) => st.open.length === 1, 'the first movement scheduled');
+      await ledger.signal(handOverStockSignal, { lines: [cameIn(2, 2), cameIn(3, 4)], reporting });
+      const [first, again] = await eventually(
+        () => scheduledMovements(s),
+        (scheduled) => scheduled.length === 2,
+        { timeoutMs: 10_000, intervalMs: 50, what: 'the movement scheduled again' },
+      );
+      expect(first).toMatchObject({ input: { quantity: 1, referenceId: 'sin-v1:1:add' }, priorityKey: 3 });
+      expect(first!.deadlineSeconds).toBeGreaterThanOrEqual(2);
+      // Every line waiting by then, still behind the tills, and no deadline: it waits for the tills to leave room.
+      expect(again).toMatchObject({
+        input: { quantity: 7, referenceId: expect.stringMatching(/^stk:/) },
+        priorityKey: 3,
+      });
+      expect(again!.deadlineSeconds).toBeGreaterThan(86_400);
       expect(s.movementsSent()).toHaveLength(0);
       await terminateKeepingClock(s.env, ledger, 'test over');
     });

@@ -320,8 +320,11 @@ const STOCK_IN_TARGETS: Target[] = (
     ['duplicates', '= 0', (s) => s.duplicates, (v) => v === 0],
     ['quantityExact', '= 1.0', (s) => s.quantityExact, (v) => v === 1],
     ['requestsPerLine', '≤ 1', (s) => s.requestsPerLine, (v) => v <= 1],
+    // One run's ratio is a draw (docs/benchmarks.md, "What CI asserts of the till"): the section times the till in
+    // several runs, and its ratio is their median, asserted by CI under its own name.
     ['tillLatencyRatio', '≤ 1.2', (s) => s.tillLatencyRatio, (v) => v <= 1.2],
-    // As the catalogue's: the low end of the ratio's 90 % interval, for a CI that must not fail on one run's noise.
+    ['tillLatencyRatioMedian', '≤ 1.2', (s) => s.tillLatencyRatioMedian, (v) => v <= 1.2],
+    // The low end of the pooled ratio's 90 % interval: reported, no longer asserted.
     ['tillLatencyRatioLow', '≤ 1.2', (s) => s.tillLatencyRatioInterval.low, (v) => v <= 1.2],
     ['lagP99Seconds', '≤ 300', (s) => s.lag.p99Seconds, (v) => v <= 300],
     ['learnedMatchShare', '= 1.0', (s) => s.learnedMatchShare, (v) => v === 1],

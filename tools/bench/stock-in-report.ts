@@ -18,6 +18,19 @@ export interface StockInPass {
   seen: number;
 }
 
+/** One comparison of the till during a backlog with the till alone (before and after it). */
+export interface StockInTillRun {
+  /** p50 during the backlog ÷ p50 alone. */
+  ratio: number;
+  backlogP50Ms: number;
+  backlogSales: number;
+  aloneP50Ms: number;
+  aloneSales: number;
+  /** From the run's first confirmation to its lines recorded (s). */
+  seconds: number;
+  drained: boolean;
+}
+
 export interface StockInReport {
   /** The run is k times faster than real time; the lag is scaled back. */
   k: number;
@@ -28,6 +41,8 @@ export interface StockInReport {
   business: string;
   items: number;
   invoices: number;
+  /** Invoices of each of the till's later runs (a pass of new ones each). */
+  laterRunInvoices: number;
   linesPerInvoice: number;
   /** Lines in a supplier's own wording (no item's name), and the distinct wordings a person mapped. */
   unmatchedLines: number;
@@ -55,25 +70,38 @@ export interface StockInReport {
   /** ADD movements recorded and lines per movement (the ledger merges lines of one item and price). */
   addMovements: number;
   linesPerAddMovement: number;
+  /** The median of the runs' ratios (tillLatencyRatioMedian, under the key's old name). */
   tillLatencyRatio: number;
+  tillLatencyRatioMedian: number;
+  /** Each run's ratio: the first with the whole run (passes, mapping, restart), then a pass of new invoices each. */
+  tillLatencyRatioRuns: number[];
+  tillRuns: StockInTillRun[];
+  /** Every run's backlog sales pooled ÷ every sale alone, and that ratio's bootstrap interval. */
+  tillLatencyRatioPooled: number;
   tillLatencyRatioInterval: { low: number; high: number; level: number };
   tillP50Ms: { alone: number; before: number; after: number; backlog: number; withRestart: number };
   tillSales: { alone: number; backlog: number; ofRestart: number; total: number };
-  /** Each timed sale of the till, to the signed receipt in hand (ms, sorted): before, during (less the restart's), after. */
+  /**
+   * Each timed sale of the till, to the signed receipt in hand (ms, sorted): alone before the first run, during the runs
+   * (less the restart's), alone after them.
+   */
   tillMs: { before: number[]; backlog: number[]; after: number[] };
   /** The signing's wait in the queue (the limiter's next slot when the budget is taken), p50 and p90. */
   tillSignQueueMs: { alone: { p50: number; p90: number }; backlog: { p50: number; p90: number } };
   /** Median of each step of the till's sales to the receipt in hand, alone and during the backlog. */
   tillProfile: { alone: Segment[]; backlog: Segment[] };
-  /** The till's sales during the backlog that took over twice the p50 alone: when (s from its start) and how long. */
-  tillSlowSales: Array<{ atSeconds: number; ms: number }>;
+  /** The till's sales during a run's backlog that took over twice the p50 alone: when (s from its start), how long. */
+  tillSlowSales: Array<{ run: number; atSeconds: number; ms: number }>;
   lag: LagSummary;
   learnedMatchShare: number;
   learned: LearnedMatches;
   /** The stock-in's own totals at the end (its query). */
   matchedBy: Record<string, number> | undefined;
   kill: { afterPassStartSeconds: number; addMovementsBefore: number; restartSeconds: number };
-  /** From the first confirmation to the last of the stock-in's movements recorded, and to everything settled (s). */
+  /**
+   * From the first confirmation to the last of the first run's stock-in movements recorded, and to everything settled
+   * (every run's, s).
+   */
   backlogSeconds: number;
   settleSeconds: number;
   /** The stock-in's lines were all recorded, and the ledger drained, before the bench gave up waiting. */
@@ -89,7 +117,7 @@ export function formatStockIn(
 ): void {
   const r = s.requests;
   section(
-    `Stock-in: ${s.invoices} confirmed supplier invoices of ${s.linesPerInvoice} lines (${s.unmatchedLines} in ${s.wordings} suppliers' own wordings, mapped half-way through) for ${s.items} items while a till sells; ${s.requestsPerMinute} requests/min, STOCK_MAX_DELAY ${s.maxDelaySeconds} s; run ${s.k}× faster (${s.windowMs} ms windows)`,
+    `Stock-in: ${s.invoices} confirmed supplier invoices of ${s.linesPerInvoice} lines (${s.unmatchedLines} in ${s.wordings} suppliers' own wordings, mapped half-way through), then ${s.tillRuns.length - 1} × ${s.laterRunInvoices} more, for ${s.items} items while a till sells; ${s.requestsPerMinute} requests/min, STOCK_MAX_DELAY ${s.maxDelaySeconds} s; run ${s.k}× faster (${s.windowMs} ms windows)`,
     [
       {
         key: 'stockIn.duplicates',
@@ -113,13 +141,30 @@ export function formatStockIn(
         key: 'stockIn.tillLatencyRatio',
         value: fixed(s.tillLatencyRatio, 2),
         target: '≤ 1.2',
-        detail: `p50 ${s.tillP50Ms.backlog} ms over ${s.tillSales.backlog} sales during the backlog ÷ ${s.tillP50Ms.alone} ms over ${s.tillSales.alone} alone (before ${s.tillP50Ms.before}, after ${s.tillP50Ms.after}); ${Math.round(s.tillLatencyRatioInterval.level * 100)} %: ${s.tillLatencyRatioInterval.low}–${s.tillLatencyRatioInterval.high}; ${s.tillSales.ofRestart} held by the restart left out (with them ${s.tillP50Ms.withRestart} ms)`,
+        detail: `the median of ${s.tillRuns.length} runs' ratios (below); pooled: p50 ${s.tillP50Ms.backlog} ms over ${s.tillSales.backlog} sales during the backlogs ÷ ${s.tillP50Ms.alone} ms over ${s.tillSales.alone} alone = ${fixed(s.tillLatencyRatioPooled, 2)}, ${Math.round(s.tillLatencyRatioInterval.level * 100)} %: ${s.tillLatencyRatioInterval.low}–${s.tillLatencyRatioInterval.high}; ${s.tillSales.ofRestart} held by the restart left out (with them the first run's p50 is ${s.tillP50Ms.withRestart} ms)`,
+      },
+      {
+        key: 'stockIn.tillLatencyRatioMedian',
+        value: fixed(s.tillLatencyRatioMedian, 2),
+        target: '≤ 1.2',
+        detail: `what CI asserts: the median of ${s.tillLatencyRatioRuns.join(', ')}`,
+      },
+      {
+        key: 'stockIn.tillLatencyRatioRuns',
+        value: s.tillLatencyRatioRuns.map((r) => fixed(r, 2)).join(', '),
+        target: '—',
+        detail: s.tillRuns
+          .map(
+            (r, i) =>
+              `run ${i + 1}${i === 0 ? ' (the whole run)' : ` (${s.laterRunInvoices} new invoices)`}: ${r.backlogP50Ms} ms over ${r.backlogSales} in ${r.seconds} s${r.drained ? '' : ' NOT recorded'} ÷ ${r.aloneP50Ms} over ${r.aloneSales}`,
+          )
+          .join('; '),
       },
       {
         key: 'stockIn.tillLatencyRatioLow',
         value: fixed(s.tillLatencyRatioInterval.low, 2),
         target: '≤ 1.2',
-        detail: `the low end of that ratio's ${Math.round(s.tillLatencyRatioInterval.level * 100)} % bootstrap interval`,
+        detail: `the low end of the pooled ratio's ${Math.round(s.tillLatencyRatioInterval.level * 100)} % bootstrap interval (reported, not asserted)`,
       },
       {
         key: 'stockIn.lagP99Seconds',
@@ -141,7 +186,7 @@ export function formatStockIn(
   );
   section('Stock-in: how the run went', [
     {
-      'backlog (s)': s.backlogSeconds,
+      "first run's backlog (s)": s.backlogSeconds,
       drained: s.backlogDrained,
       'settled (s)': s.settleSeconds,
       settled: s.settled,
@@ -156,8 +201,8 @@ export function formatStockIn(
     {
       alone: `${s.tillSignQueueMs.alone.p50} / ${s.tillSignQueueMs.alone.p90}`,
       backlog: `${s.tillSignQueueMs.backlog.p50} / ${s.tillSignQueueMs.backlog.p90}`,
-      'slow sales during the backlog (s from its start: ms)':
-        s.tillSlowSales.map((x) => `${x.atSeconds}: ${x.ms}`).join(', ') || 'none',
+      'slow sales during the backlogs (run / s from its start: ms)':
+        s.tillSlowSales.map((x) => `${x.run}/${x.atSeconds}: ${x.ms}`).join(', ') || 'none',
     },
   ]);
   section(

@@ -11,7 +11,9 @@
  *    confirmed invoice again); the worker is SIGKILLed once the pass's first line is recorded, and started again;
  * 5. pass 3: a twentieth of the first half goes back to review, then the schedule's sync again (it tells those and,
  *    from pass 1's result, the second half once more);
- * 6. when every line is recorded the till sells alone again; the ledger drains.
+ * 6. when every line is recorded the till sells alone again;
+ * 7. the till timed again, `tillRuns` − 1 times: a pass of new invoices (as many as a half) confirmed and synced while it
+ *    sells, until their lines are recorded, then alone; the ledger drains. The till's ratio is the median of the runs'.
  * Every figure comes from the sandbox (its records of movements, its quantities, its request log), except how each
  * line was matched (the stock-in's own state) and when the run is over. See stock-in-math.ts and docs/benchmarks.md.
  */
@@ -51,7 +53,7 @@ import {
   stockInRequests,
   type StockInMovement,
 } from './stock-in-math.js';
-import type { StockInPass, StockInReport } from './stock-in-report.js';
+import type { StockInPass, StockInReport, StockInTillRun } from './stock-in-report.js';
 import {
   linesToMap,
   purchaseFixture,
@@ -59,6 +61,7 @@ import {
   stockInWorld,
   wordingKey,
   type PlannedInvoice,
+  type StockInWorldOptions,
 } from './stock-in-world.js';
 import { itemId, saleMaker, STARTING_STOCK } from './stock-world.js';
 import { tillCall } from './till.js';
@@ -81,6 +84,8 @@ export interface StockInSizes {
   takeBackEvery: number;
   /** Stock-tracked lines of each till sale. */
   tillLines: number;
+  /** Times the till is timed during a backlog against alone: the whole run once, then a pass of new invoices each. */
+  tillRuns: number;
 }
 
 /**
@@ -98,6 +103,7 @@ export function stockInSizes(quick: boolean): StockInSizes {
     suppliers: 5,
     takeBackEvery: 20,
     tillLines: 3,
+    tillRuns: 3,
   };
   return quick
     ? { ...shared, invoices: 40, wordingsPerSupplier: 2, tillAlone: 10, settleMs: 120_000 }
@@ -187,6 +193,26 @@ async function tillSales(
   return till.sales;
 }
 
+function worldOptionsOf(
+  options: StockInSizes,
+  tag: string,
+  scale: { requestsPerWindow: number; windowMs: number },
+): StockInWorldOptions {
+  return {
+    businessId: `biz_stockin_${tag}`,
+    items: options.items,
+    invoices: options.invoices,
+    linesPerInvoice: options.linesPerInvoice,
+    suppliers: options.suppliers,
+    wordingsPerSupplier: options.wordingsPerSupplier,
+    takeBackEvery: options.takeBackEvery,
+    requestsPerWindow: scale.requestsPerWindow,
+    windowMs: scale.windowMs,
+    seed: SEED,
+    tag,
+  };
+}
+
 async function recorded(sandbox: Sandbox, businessId: string): Promise<StockInMovement[]> {
   return (await sandbox.inspector.stockMovements({ businessId })).map((m) => ({
     itemId: m.itemId,
@@ -216,19 +242,14 @@ export async function measureStockIn(
     maxDelaySeconds: options.maxDelaySeconds,
   });
   const tag = options.tag.toLowerCase();
-  const world = stockInWorld({
-    businessId: `biz_stockin_${tag}`,
-    items: options.items,
-    invoices: options.invoices,
-    linesPerInvoice: options.linesPerInvoice,
-    suppliers: options.suppliers,
-    wordingsPerSupplier: options.wordingsPerSupplier,
-    takeBackEvery: options.takeBackEvery,
-    requestsPerWindow: scale.requestsPerWindow,
-    windowMs: scale.windowMs,
-    seed: SEED,
-    tag,
-  });
+  const world = stockInWorld(worldOptionsOf(options, tag, scale));
+  // The till's later runs: each a pass of new invoices, as many as the first half and like it (the same seed), confirmed
+  // after the mapping (its wordings learned by then), never taken back.
+  const laterRuns = Array.from({ length: Math.max(0, options.tillRuns - 1) }, (_, r) =>
+    stockInWorld({ ...worldOptionsOf(options, tag, scale), tag: `${tag}r${r + 2}` })
+      .invoices.filter((v) => v.half === 'first')
+      .map((v): PlannedInvoice => ({ ...v, half: 'second', takenBack: false })),
+  );
   const { businessId, key, application } = world.tenant;
   const taskQueue = `bench-stock-in-${randomUUID().slice(0, 8)}`;
   const scheduleId = purchasesScheduleId(businessId, taskQueue);
@@ -372,19 +393,51 @@ export async function measureStockIn(
 
     // The backlog is over once the sandbox holds every line (and every take-back) and the stock-in waits for nothing.
     const salePrices = new Map(world.catalogue.map((c) => [itemId(businessId, c), c.unitPrice]));
+    const invoices: PlannedInvoice[] = [...world.invoices];
     // The sandbox first: a query of the stock-in (every invoice's lines) costs its worker CPU the till shares.
-    const drained = await until(
-      async () =>
-        stockInExactlyOnce(world.invoices, await recorded(box, businessId), salePrices).under.length === 0 &&
-        (await stateOf())?.totals.linesWaiting === 0,
-      Date.now() + options.settleMs,
-    );
+    const allRecorded = () =>
+      until(
+        async () =>
+          stockInExactlyOnce(invoices, await recorded(box, businessId), salePrices).under.length === 0 &&
+          (await stateOf())?.totals.linesWaiting === 0,
+        Date.now() + options.settleMs,
+      );
+    const drained = await allRecorded();
     const backlogEnd = Date.now();
     await till.stop();
     progress(
       `stock-in: backlog ${drained ? 'recorded' : 'NOT all recorded'} after ${round((backlogEnd - backlogStart) / 1000)} s; the till alone again`,
     );
     const after = await tillSales(t, taskQueue, make, counter, everyMs, options.tillAlone);
+
+    // The till's later runs: one run's ratio is a draw (the moments a pass's lines meet its sales), so it is timed
+    // again against a pass of new invoices, each followed by the till alone (compared with the alone before and after).
+    const toldInRun = new Map<string, number>();
+    const later: Array<{ sales: TillSale[]; alone: TillSale[]; start: number; end: number; drained: boolean }> = [];
+    const aloneWindows = [before, after];
+    for (const [r, run] of laterRuns.entries()) {
+      const start = Date.now();
+      const runTill = startTill(t, taskQueue, make, counter, everyMs);
+      await addAndConfirm(run);
+      invoices.push(...run);
+      const at = await pass('schedule', `${run.length} new invoices confirmed: the till's run ${r + 2}`, scheduled);
+      for (const v of run) toldInRun.set(v.id, at);
+      const runDrained = await allRecorded();
+      const end = Date.now();
+      await runTill.stop();
+      progress(
+        `stock-in: run ${r + 2}'s pass ${runDrained ? 'recorded' : 'NOT all recorded'} after ${round((end - start) / 1000)} s; the till alone again`,
+      );
+      const alone = await tillSales(t, taskQueue, make, counter, everyMs, options.tillAlone);
+      later.push({
+        sales: runTill.sales.filter((s) => s.clientStart < end),
+        alone: [...aloneWindows.at(-1)!, ...alone],
+        start,
+        end,
+        drained: runDrained,
+      });
+      aloneWindows.push(alone);
+    }
     const allSales = counter.n;
     const saleIds = Array.from({ length: allSales }, (_, n) => {
       const sale = make(n);
@@ -396,7 +449,7 @@ export async function measureStockIn(
 
     // The figures, from the sandbox.
     const movements = await recorded(box, businessId);
-    const exact = stockInExactlyOnce(world.invoices, movements, salePrices);
+    const exact = stockInExactlyOnce(invoices, movements, salePrices);
     const levels = new Map(
       (await box.inspector.stockLevels(businessId))
         .filter((l) => l.branchId === world.branchId)
@@ -406,7 +459,7 @@ export async function measureStockIn(
     const expected = expectedOnHand({
       items: world.catalogue.map((c) => itemId(businessId, c)),
       opening: () => STARTING_STOCK,
-      invoices: world.invoices,
+      invoices,
       sold,
     });
     const quantity = quantityExact(expected, levels);
@@ -419,27 +472,42 @@ export async function measureStockIn(
       movements.filter((m) => inWindow(m.at)),
       salePrices,
     );
-    const linesAdded = world.invoices.reduce((n, v) => n + v.lines.length, 0);
+    const linesAdded = invoices.reduce((n, v) => n + v.lines.length, 0);
     const routes: Record<string, number> = {};
     for (const r of log) {
       const route = `${r.method} ${r.route}${r.status >= 200 && r.status < 300 ? '' : ` ${r.status}`}`;
       routes[route] = (routes[route] ?? 0) + 1;
     }
-    const toldAt = (v: PlannedInvoice) => (v.half === 'first' ? pass1At : pass2At);
-    const lag = addedLag(seenTimes(world.invoices, toldAt, mappedAt), movements, scale.k);
+    const toldAt = (v: PlannedInvoice) => toldInRun.get(v.id) ?? (v.half === 'first' ? pass1At : pass2At);
+    const lag = addedLag(seenTimes(invoices, toldAt, mappedAt), movements, scale.k);
     const final = await stateOf();
-    const learned = learnedMatches(world.invoices, toMap, final?.invoices ?? []);
+    const learned = learnedMatches(invoices, toMap, final?.invoices ?? []);
     const adds = movements.filter((m) => m.action === 'ADD' && m.quantity > 0).length;
 
-    // The till: during the backlog, less the sales the restart held (in flight at the kill or started before the new
-    // worker served, and its first few after), against alone (before and after).
+    // The till: during each run's backlog against alone before and after it; in the first, less the sales the restart
+    // held (in flight at the kill or started before the new worker served, and its first few after).
     const afterRestart = till.sales.filter((s) => s.clientStart >= servingAgainAt);
     const warmingUntil = afterRestart[TILL_WARM_UP]?.clientStart ?? Number.POSITIVE_INFINITY;
     const ofRestart = (s: TillSale) => s.inHands > killedAt && s.clientStart < warmingUntil;
-    const backlogSales = till.sales.filter((s) => s.clientStart < backlogEnd && !ofRestart(s));
-    const alone = [...before, ...after];
+    const firstBacklog = till.sales.filter((s) => s.clientStart < backlogEnd && !ofRestart(s));
     const p50 = (sales: readonly TillSale[]) => median(sales.map((s) => s.ms));
     const sortedMs = (sales: readonly TillSale[]) => sales.map((s) => round(s.ms)).sort((x, y) => x - y);
+    const runs = [
+      { sales: firstBacklog, alone: [...before, ...after], start: backlogStart, end: backlogEnd, drained },
+      ...later,
+    ];
+    const tillRuns: StockInTillRun[] = runs.map((run) => ({
+      ratio: round(p50(run.sales) / p50(run.alone), 3),
+      backlogP50Ms: round(p50(run.sales)),
+      backlogSales: run.sales.length,
+      aloneP50Ms: round(p50(run.alone)),
+      aloneSales: run.alone.length,
+      seconds: round((run.end - run.start) / 1000),
+      drained: run.drained,
+    }));
+    // Every timed sale once: those during the runs' backlogs, and those alone (before, between and after them).
+    const backlogSales = runs.flatMap((run) => run.sales);
+    const alone = aloneWindows.flat();
     // Where a slow sale's time went: its signing's wait in the queue is the budget's (a slot of the limiter).
     const aloneProfile = await tillProfile(t, alone);
     const backlogProfile = await tillProfile(t, backlogSales);
@@ -452,6 +520,7 @@ export async function measureStockIn(
       business: businessId,
       items: world.catalogue.length,
       invoices: world.invoices.length,
+      laterRunInvoices: laterRuns[0]?.length ?? 0,
       linesPerInvoice: options.linesPerInvoice,
       unmatchedLines: world.invoices.reduce((n, v) => n + v.lines.filter((l) => l.wording).length, 0),
       wordings: toMap.length,
@@ -472,7 +541,11 @@ export async function measureStockIn(
       routes,
       addMovements: adds,
       linesPerAddMovement: round(linesAdded / Math.max(1, adds), 3),
-      tillLatencyRatio: round(p50(backlogSales) / p50(alone), 3),
+      tillLatencyRatio: median(tillRuns.map((r) => r.ratio)),
+      tillLatencyRatioMedian: median(tillRuns.map((r) => r.ratio)),
+      tillLatencyRatioRuns: tillRuns.map((r) => r.ratio),
+      tillRuns,
+      tillLatencyRatioPooled: round(p50(backlogSales) / p50(alone), 3),
       tillLatencyRatioInterval: (() => {
         const i = medianRatioInterval(
           backlogSales.map((s) => s.ms),
@@ -493,12 +566,18 @@ export async function measureStockIn(
         ofRestart: till.sales.filter(ofRestart).length,
         total: allSales,
       },
-      tillMs: { before: sortedMs(before), backlog: sortedMs(backlogSales), after: sortedMs(after) },
+      tillMs: {
+        before: sortedMs(before),
+        backlog: sortedMs(backlogSales),
+        after: sortedMs(aloneWindows.slice(1).flat()),
+      },
       tillSignQueueMs: { alone: aloneProfile.signQueueMs, backlog: backlogProfile.signQueueMs },
       tillProfile: { alone: aloneProfile.steps, backlog: backlogProfile.steps },
-      tillSlowSales: backlogSales
-        .filter((s) => s.ms > slow)
-        .map((s) => ({ atSeconds: round((s.clientStart - backlogStart) / 1000), ms: round(s.ms) })),
+      tillSlowSales: runs.flatMap((run, i) =>
+        run.sales
+          .filter((s) => s.ms > slow)
+          .map((s) => ({ run: i + 1, atSeconds: round((s.clientStart - run.start) / 1000), ms: round(s.ms) })),
+      ),
       lag: {
         ...lag,
         p50Seconds: round(lag.p50Seconds),

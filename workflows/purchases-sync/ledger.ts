@@ -1,63 +1,191 @@
-/** The sync's bookkeeping over plain data; docs/purchases-sync.md says why a ledger and not a date watermark. */
+/** The sync's bookkeeping over plain data; docs/purchases-sync.md says why listings by status and date, and the books. */
 import { z } from 'zod';
 import {
   purchaseEventId,
   type LedgerEntry,
   type ListedPurchase,
+  type ListingPass,
   type PurchaseEvent,
   type PurchaseLedger,
+  type InReview,
+  type PurchasesSyncCarry,
+  type SweepState,
 } from '../../src/contracts/purchases-sync.js';
+import type { BookWrite, BookedPurchase } from '../../src/contracts/purchases-book.js';
 
 /** An event to deliver and the ledger entry that records it once delivered. */
 export type DueEvent = { event: PurchaseEvent; entry: LedgerEntry };
 
 const ledgerEntry = z.tuple([z.string(), z.number().int().min(0), z.string()]);
+const inReviewSchema = z.record(z.string(), z.array(z.string()));
+const sweepState = z.object({
+  next: z.string().nullable(),
+  completedAt: z.string().nullable(),
+  syncedAt: z.string(),
+});
 
-/** The previous sync's ledger from the result the schedule hands over; empty (all delivered as received) if none. */
-export function previousLedger(lastResult: unknown, businessId: string): PurchaseLedger {
+/**
+ * What the previous sync handed on: where its sweep stands; or, from a sync that carried its ledger whole, that ledger
+ * and the statuses it told, to move into the books. Nothing usable: this is the business's first sync.
+ */
+export function previousSync(
+  lastResult: unknown,
+  businessId: string,
+): { sweep?: SweepState; inReview?: InReview; migrating?: NonNullable<PurchasesSyncCarry['migrating']> } {
   if (typeof lastResult !== 'object' || lastResult === null) return {};
-  const { businessId: owner, ledger } = lastResult as { businessId?: unknown; ledger?: unknown };
-  if (owner !== businessId || typeof ledger !== 'object' || ledger === null) return {};
+  const { businessId: owner, ledger, told, sweep, inReview } = lastResult as Record<string, unknown>;
+  if (owner !== businessId) return {};
+  const swept = sweepState.safeParse(sweep);
+  const reviewed = inReviewSchema.safeParse(inReview);
+  if (swept.success) return { sweep: swept.data, inReview: reviewed.success ? reviewed.data : {} };
+  if (typeof ledger !== 'object' || ledger === null) return {};
   const valid: PurchaseLedger = {};
   for (const [id, entry] of Object.entries(ledger)) {
     const parsed = ledgerEntry.safeParse(entry);
     if (parsed.success) valid[id] = parsed.data;
   }
-  return valid;
+  const toldBefore =
+    typeof told === 'object' && told !== null
+      ? Object.fromEntries(
+          Object.entries(told).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+        )
+      : {};
+  return { migrating: { ledger: valid, told: toldBefore } };
+}
+
+const DAY_MS = 86_400_000;
+
+/** The business's calendar day now: invoice dates are Kenyan dates (UTC+3, no daylight saving). */
+export function todayInKenya(nowMs: number): string {
+  return new Date(nowMs + 3 * 3_600_000).toISOString().slice(0, 10);
+}
+
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+}
+
+export interface ListingSettings {
+  windowDays: number;
+  horizonDays: number;
+  sweepHours: number;
 }
 
 /**
- * Moves each listed invoice's entry from `previous` to `ledger`, so `ledger` ends holding exactly what the service
- * lists; an invoice whose event is due keeps its old entry until `recordDelivered` moves it forward.
+ * This sync's listings, and the sweep it hands on. Every sync lists the open review statuses (an invoice of any age
+ * moved back to review shows there) and the recent window; the sweep lists a slice of the older dates, sized by the
+ * time since the last sync so that the whole horizon is listed once per `sweepHours`, whatever the interval. A first
+ * sync lists the whole horizon.
  */
+export function planListings(
+  settings: ListingSettings,
+  nowMs: number,
+  previous: SweepState | undefined,
+): { passes: ListingPass[]; sweep: SweepState } {
+  const today = todayInKenya(nowMs);
+  const oldest = addDays(today, -settings.horizonDays);
+  const syncedAt = new Date(nowMs).toISOString();
+  const windowStart = addDays(today, -settings.windowDays);
+  const sweepStart = addDays(windowStart, -1);
+  if (previous === undefined)
+    return {
+      passes: [{ name: 'full', fromDate: oldest }],
+      sweep: { next: null, completedAt: syncedAt, syncedAt },
+    };
+  const passes: ListingPass[] = [
+    { name: 'pulled', status: 'pulled', fromDate: oldest },
+    { name: 'pending_review', status: 'pending_review', fromDate: oldest },
+    { name: 'recent', fromDate: windowStart },
+  ];
+  const region = daysBetween(oldest, sweepStart) + 1;
+  if (region <= 0) return { passes, sweep: { ...previous, next: null, syncedAt } };
+  const sinceMs = Math.min(Math.max(nowMs - Date.parse(previous.syncedAt), 0), settings.sweepHours * 3_600_000);
+  const sliceDays = Math.max(1, Math.ceil((region * (sinceMs || 15 * 60_000)) / (settings.sweepHours * 3_600_000)));
+  // A slice never starts inside the window (the window moved on since) nor before the horizon.
+  const to =
+    previous.next === null || previous.next > sweepStart || previous.next < oldest ? sweepStart : previous.next;
+  const from = addDays(to, -(sliceDays - 1)) < oldest ? oldest : addDays(to, -(sliceDays - 1));
+  passes.push({ name: 'sweep', fromDate: from, toDate: to });
+  const done = from === oldest;
+  return {
+    passes,
+    sweep: { next: done ? null : addDays(from, -1), completedAt: done ? syncedAt : previous.completedAt, syncedAt },
+  };
+}
+
+/** The events due for a page: an invoice no book holds is new, one whose fingerprint differs has changed. */
 export function diffPage(
   businessId: string,
   listed: readonly ListedPurchase[],
-  previous: PurchaseLedger,
-  ledger: PurchaseLedger,
+  known: (id: string) => LedgerEntry | undefined,
 ) {
   const diff = { due: [] as DueEvent[], seen: listed.length, newInvoices: 0, statusChanges: 0 };
   for (const { purchase, fingerprint } of listed) {
-    const known = ledger[purchase.id] ?? previous[purchase.id];
-    delete previous[purchase.id];
-    if (known !== undefined) ledger[purchase.id] = known;
-    if (known !== undefined && known[0] === fingerprint) continue;
-    const version = known === undefined ? 0 : known[1] + 1;
+    const entry = known(purchase.id);
+    if (entry !== undefined && entry[0] === fingerprint) continue;
+    const version = entry === undefined ? 0 : entry[1] + 1;
     const event: PurchaseEvent = {
       id: purchaseEventId(purchase.id, version, fingerprint),
-      type: known === undefined ? 'purchase.received' : 'purchase.status_changed',
+      type: entry === undefined ? 'purchase.received' : 'purchase.status_changed',
       businessId,
       purchase,
-      ...(known === undefined ? {} : { previousStatus: known[2] }),
+      ...(entry === undefined ? {} : { previousStatus: entry[2] }),
     };
-    if (known === undefined) diff.newInvoices++;
+    if (entry === undefined) diff.newInvoices++;
     else diff.statusChanges++;
     diff.due.push({ event, entry: [fingerprint, version, purchase.status] });
   }
   return diff;
 }
 
-/** Records the first `count` due events as delivered. */
-export function recordDelivered(ledger: PurchaseLedger, due: readonly DueEvent[], count: number): void {
-  for (const { event, entry } of due.slice(0, count)) ledger[event.purchase.id] = entry;
+/**
+ * What the books must hold after a page: the entry of each event delivered, the status told, and what a ledger carried
+ * whole still knew of an invoice the books do not hold yet.
+ */
+export function bookWrites(
+  listed: readonly ListedPurchase[],
+  booked: Readonly<Record<string, BookedPurchase>>,
+  delivered: readonly DueEvent[],
+  told: Readonly<Record<string, string>>,
+  migrating: PurchasesSyncCarry['migrating'],
+): BookWrite[] {
+  const entries = new Map(delivered.map(({ event, entry }) => [event.purchase.id, entry]));
+  const writes: BookWrite[] = [];
+  for (const { purchase } of listed) {
+    const { id, invoiceDate } = purchase;
+    const write: BookWrite = { id, invoiceDate };
+    const entry = entries.get(id) ?? (booked[id]?.entry ? undefined : migrating?.ledger[id]);
+    if (entry !== undefined) write.entry = entry;
+    const status = told[id] ?? (booked[id]?.told ? undefined : migrating?.told[id]);
+    if (status !== undefined) write.told = status;
+    if (write.entry !== undefined || write.told !== undefined) writes.push(write);
+  }
+  return writes;
+}
+
+/** Review statuses: an invoice in one may still change any day, so every sync lists them. */
+export const IN_REVIEW: ReadonlySet<string> = new Set(['pulled', 'pending_review']);
+
+export function noteInReview(inReview: InReview, listed: readonly ListedPurchase[]): void {
+  for (const { purchase } of listed) {
+    if (!IN_REVIEW.has(purchase.status)) continue;
+    const ids = (inReview[purchase.invoiceDate] ??= []);
+    if (!ids.includes(purchase.id)) ids.push(purchase.id);
+  }
+}
+
+/**
+ * The dates of invoices in review at the last sync that are not now, less those this sync lists anyway: listed again,
+ * one pass a date, so a confirmation or a rejection is seen in the sync after it, whatever the invoice's date.
+ */
+export function leftReview(before: InReview, now: InReview, listedAnyway: (date: string) => boolean): ListingPass[] {
+  return Object.entries(before)
+    .filter(([date, ids]) => !listedAnyway(date) && ids.some((id) => !now[date]?.includes(id)))
+    .map(([date]) => date)
+    .sort()
+    .reverse()
+    .map((date) => ({ name: 'left_review', fromDate: date, toDate: date }));
 }

@@ -2,16 +2,6 @@
 import type { ListedPurchase } from '../../src/contracts/purchases-sync.js';
 import type { SeenPurchase } from '../../src/contracts/stock-in.js';
 
-/** The statuses last told, from the result the schedule hands over; empty if none. */
-export function previousTold(lastResult: unknown, businessId: string): Record<string, string> {
-  if (typeof lastResult !== 'object' || lastResult === null) return {};
-  const { businessId: owner, told } = lastResult as { businessId?: unknown; told?: unknown };
-  if (owner !== businessId || typeof told !== 'object' || told === null) return {};
-  return Object.fromEntries(
-    Object.entries(told).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
-}
-
 /** The invoices of a page the stock-in has not been told in their status: confirmed now, or confirmed before. */
 export function toTell(listed: readonly ListedPurchase[], told: Readonly<Record<string, string>>): SeenPurchase[] {
   return listed

@@ -16,7 +16,7 @@ import type {
 } from '../../src/contracts/stock-in.js';
 import type { StockLine } from '../../src/contracts/stock-ledger.js';
 import { stockInReferenceId } from '../keys.js';
-import { MappingTable, candidates, matchLine, type CatalogueItem } from './matching.js';
+import { MappingTable, matchLine, normalise, type NameAnswers } from './matching.js';
 
 /** Lines for one branch's ledger. */
 export interface Handover {
@@ -53,23 +53,25 @@ export class StockInBook {
     this.taskQueue = carried?.taskQueue;
   }
 
-  /** Whether matching `purchases` (or the waiting lines) needs the business's item names. */
-  needsCatalogue(purchases: readonly SeenPurchase[] = []): boolean {
+  /** The descriptions of lines no mapping matches, of `purchases` confirmed and of the waiting invoices: what to ask. */
+  unmappedDescriptions(purchases: readonly SeenPurchase[] = []): string[] {
     const unmapped = (pin: string, lines: readonly { description: string; code: string | null }[]) =>
-      lines.some((l) => !this.mappings.find(pin, l));
-    return (
-      purchases.some((p) => p.status === 'confirmed' && unmapped(p.supplierPin, p.lines)) ||
-      this.waiting().some((inv) =>
-        unmapped(
-          inv.supplierPin,
-          inv.lines.filter((l) => !l.match),
+      lines.filter((l) => !this.mappings.find(pin, l)).map((l) => l.description);
+    return [
+      ...new Set([
+        ...purchases.filter((p) => p.status === 'confirmed').flatMap((p) => unmapped(p.supplierPin, p.lines)),
+        ...this.waiting().flatMap((inv) =>
+          unmapped(
+            inv.supplierPin,
+            inv.lines.filter((l) => !l.match),
+          ),
         ),
-      )
-    );
+      ]),
+    ];
   }
 
   /** What the purchases sync saw: a new confirmation adds, leaving `confirmed` takes back; the same status, nothing. */
-  observe(p: SeenPurchase, catalogue: readonly CatalogueItem[] | undefined, now: string): Handover[] {
+  observe(p: SeenPurchase, names: NameAnswers | undefined, now: string): Handover[] {
     const settings = this.settings;
     let inv = this.invoices.get(p.id);
     if (!inv) {
@@ -113,14 +115,14 @@ export class StockInBook {
       inv.state = 'before_start';
       return [];
     }
-    return this.settle(inv, catalogue);
+    return this.settle(inv, names);
   }
 
   /** Every waiting invoice matched again (a mapping came): the lines that match now go in. */
-  settleWaiting(catalogue: readonly CatalogueItem[] | undefined, now: string): Handover[] {
+  settleWaiting(names: NameAnswers | undefined, now: string): Handover[] {
     return this.waiting().flatMap((inv) => {
       inv.updatedAt = now;
-      return this.settle(inv, catalogue);
+      return this.settle(inv, names);
     });
   }
 
@@ -136,12 +138,7 @@ export class StockInBook {
   }
 
   /** The operator's answer for one line, remembered for the supplier; then everything waiting is matched again. */
-  mapLine(
-    ref: LineRef,
-    target: MappingTarget,
-    catalogue: readonly CatalogueItem[] | undefined,
-    now: string,
-  ): Handover[] {
+  mapLine(ref: LineRef, target: MappingTarget, names: NameAnswers | undefined, now: string): Handover[] {
     const inv = this.invoices.get(ref.purchaseId)!;
     const line = inv.lines[ref.line]!;
     this.mappings.put({
@@ -154,7 +151,7 @@ export class StockInBook {
     line.match = 'notStock' in target ? { notStock: true } : { ...target, by: 'operator' };
     delete line.candidates;
     if (!('notStock' in target)) this.totals.matchedBy.operator += 1;
-    return this.settleWaiting(catalogue, now);
+    return this.settleWaiting(names, now);
   }
 
   /** A stocked line and why it cannot be corrected, or the line (an update's validator reads it). */
@@ -219,13 +216,27 @@ export class StockInBook {
     };
   }
 
-  /** What the next run needs: an invoice holding no stock keeps no lines (a new confirmation brings them again). */
+  /** An invoice read back from its book (a take-back, a new round, a correction): held here again until it settles. */
+  restore(inv: InvoiceStock): void {
+    if (!this.invoices.has(inv.purchaseId)) this.invoices.set(inv.purchaseId, inv);
+  }
+
+  /** Settled invoices untouched since `before`, as their books keep them; those waiting for a person stay here. */
+  settledBefore(before: string): InvoiceStock[] {
+    return [...this.invoices.values()].filter((inv) => inv.state !== 'waiting' && inv.updatedAt < before).map(record);
+  }
+
+  forget(purchaseIds: readonly string[]): void {
+    for (const id of purchaseIds) this.invoices.delete(id);
+  }
+
+  get held(): number {
+    return this.invoices.size;
+  }
+
+  /** What the next run needs: the invoices still held here, and the mappings. */
   carry(): Omit<StockInCarry, 'schema'> {
-    const invoices = [...this.invoices.values()].map((inv) => {
-      if (inv.state === 'waiting') return inv;
-      if (inv.lines.every((l) => l.added === 0)) return { ...inv, lines: [] };
-      return { ...inv, lines: inv.lines.map(({ candidates: _, ...line }) => line) };
-    });
+    const invoices = [...this.invoices.values()].map((inv) => (inv.state === 'waiting' ? inv : record(inv)));
     return {
       settings: this.settings,
       taskQueue: this.taskQueue ?? '',
@@ -240,16 +251,16 @@ export class StockInBook {
   }
 
   /** Matches what it can; hands over each matched stock line not yet added (unless all-or-nothing still waits). */
-  private settle(inv: InvoiceStock, catalogue: readonly CatalogueItem[] | undefined): Handover[] {
+  private settle(inv: InvoiceStock, names: NameAnswers | undefined): Handover[] {
     for (const line of inv.lines) {
       if (line.match) continue;
-      const found = matchLine(this.mappings, catalogue, inv.supplierPin, line);
+      const found = matchLine(this.mappings, names, inv.supplierPin, line);
       if (found) {
         line.match = 'notStock' in found ? { notStock: true } : found;
         if (!('notStock' in found)) this.totals.matchedBy[found.by] += 1;
         delete line.candidates;
-      } else if (catalogue) {
-        line.candidates = candidates(catalogue, line.description).map((c) => ({ itemId: c.id, name: c.name }));
+      } else if (names) {
+        line.candidates = names[normalise(line.description)]?.candidates ?? [];
       }
     }
     const waiting = inv.lines.filter((l) => !l.match);
@@ -310,4 +321,10 @@ export class StockInBook {
       saleWorkflowId: this.processId,
     };
   }
+}
+
+/** A settled invoice as kept: one holding no stock keeps no lines (a new confirmation brings them again). */
+function record(inv: InvoiceStock): InvoiceStock {
+  if (inv.lines.every((l) => l.added === 0)) return { ...inv, lines: [] };
+  return { ...inv, lines: inv.lines.map(({ candidates: _, ...line }) => line) };
 }

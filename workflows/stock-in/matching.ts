@@ -7,13 +7,10 @@ import {
   type MappingTarget,
   type SupplierLine,
 } from '../../src/contracts/stock-in.js';
+import type { CatalogueItem, NameAnswers } from '../../src/contracts/item-names.js';
 
 export { keyOf, normalise };
-
-export interface CatalogueItem {
-  id: string;
-  name: string;
-}
+export type { CatalogueItem, NameAnswers };
 
 export type LineMatch =
   | { itemId: string; factor: number; by: 'merchant' | 'learned' | 'name' }
@@ -65,7 +62,7 @@ export function targetOf(m: Mapping): MappingTarget {
 /** The line's match, or undefined when a person must say. */
 export function matchLine(
   table: MappingTable,
-  catalogue: readonly CatalogueItem[] | undefined,
+  names: NameAnswers | undefined,
   supplierPin: string,
   line: Pick<SupplierLine, 'description' | 'code'>,
 ): LineMatch | undefined {
@@ -75,30 +72,6 @@ export function matchLine(
       ? { notStock: true, by: mapped.source }
       : { itemId: mapped.itemId, factor: mapped.factor, by: mapped.source };
   }
-  if (!catalogue) return undefined;
-  const name = normalise(line.description);
-  if (name === '') return undefined;
-  const same = catalogue.filter((item) => normalise(item.name) === name);
-  return same.length === 1 ? { itemId: same[0]!.id, factor: 1, by: 'name' } : undefined;
-}
-
-/** Items sharing the most words with the line, best first: what an operator is offered. */
-export function candidates(catalogue: readonly CatalogueItem[], description: string, max = 3): CatalogueItem[] {
-  const words = new Set(
-    normalise(description)
-      .split(' ')
-      .filter((w) => w.length > 1),
-  );
-  if (words.size === 0) return [];
-  return catalogue
-    .map((item) => ({
-      item,
-      shared: normalise(item.name)
-        .split(' ')
-        .filter((w) => words.has(w)).length,
-    }))
-    .filter((c) => c.shared > 0)
-    .sort((a, b) => b.shared - a.shared || a.item.name.localeCompare(b.item.name))
-    .slice(0, max)
-    .map((c) => c.item);
+  const itemId = names?.[normalise(line.description)]?.itemId;
+  return itemId ? { itemId, factor: 1, by: 'name' } : undefined;
 }

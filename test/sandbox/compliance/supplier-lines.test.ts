@@ -1,3 +1,4 @@
+import { namesOf } from '../../helpers/item-names.js';
 import { describe, expect, it } from 'vitest';
 import { stockInSchemas, type Mapping } from '../../../src/contracts/stock-in.js';
 import { ComplianceFixtureSchema } from '../../../sandbox/compliance/fixture-schema.js';
@@ -111,7 +112,7 @@ describe('the lines as the stock-in’s matcher reads them', () => {
     const [first, second, mapped, fee] = supplierLines(items, { codePrefix: 'SUP' });
     const none = new MappingTable();
     const read = (table: MappingTable, l: (typeof first)['line']) =>
-      matchLine(table, catalogue, PIN, { description: l.description, code: l.itemCode ?? null });
+      matchLine(table, namesOf(catalogue), PIN, { description: l.description, code: l.itemCode ?? null });
     expect(read(none, first.line)).toEqual({ itemId: first.itemId, factor: 1, by: 'name' });
     expect(read(none, second.line)).toEqual({ itemId: second.itemId, factor: 1, by: 'name' });
     expect(read(none, mapped.line)).toBeUndefined();
@@ -144,7 +145,7 @@ describe('the lines as the stock-in’s matcher reads them', () => {
     for (const invoice of DEMO_STOCK_IN.invoices) {
       const table = new MappingTable();
       const matched = invoice.lines.map((l) =>
-        matchLine(table, catalogue, DEMO_STOCK_IN.supplier.pin, {
+        matchLine(table, namesOf(catalogue), DEMO_STOCK_IN.supplier.pin, {
           description: l.line.description,
           code: l.line.itemCode ?? null,
         }),
