@@ -41,12 +41,11 @@ import { required } from './update-arguments.js';
 /** Past this many events a run hands over to the next (continue-as-new): replays stay short. */
 const HISTORY_EVENTS_PER_RUN = 4_000;
 /**
- * A settled invoice stays here this long (its corrections answered at once), then goes to its purchases book: what the
- * stock-in holds is the last hour's invoices and those waiting for a person, however long the business has existed.
+ * A settled invoice stays here an hour (its corrections answered at once), then goes to its purchases book, in batches
+ * of 25 or at a hand-over to the next run: what the stock-in holds is the last hour's invoices and those waiting for a
+ * person, however long the business has existed.
  */
-const SETTLED_KEPT_MS = 60 * 60_000;
-/** Settled invoices go to their books in batches of at least this many (or at a hand-over to the next run). */
-const SETTLED_BATCH = 25;
+const SETTLED_KEPT = { minutes: 60, batch: 25 };
 /** An idle stock-in looks this often whether another build is current (the flag comes only with a workflow task). */
 const VERSION_CHECK_MS = 60 * 60_000;
 
@@ -63,6 +62,7 @@ const ledger = proxyLocalActivities<Pick<Activities, 'handOverStock'>>({
 export async function stockInWorkflow(input: StockInInput): Promise<void> {
   const { businessId } = input;
   const { workflowId } = workflowInfo();
+  const kept = input.settledKept ?? SETTLED_KEPT;
   const book = new StockInBook(businessId, workflowId, input.carried);
   const inbox: PurchasesSeen[] = [];
   const outbox: Handover[] = [];
@@ -125,8 +125,8 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
 
   /** Settled invoices to their books, then out of the carry; `all`: every settled one (a hand-over to the next run). */
   async function putAway(all: boolean): Promise<void> {
-    const settled = book.settledBefore(now(all ? 0 : SETTLED_KEPT_MS));
-    if (settled.length === 0 || (!all && settled.length < SETTLED_BATCH)) return;
+    const settled = book.settledBefore(now(all ? 0 : kept.minutes * 60_000));
+    if (settled.length === 0 || (!all && settled.length < kept.batch)) return;
     await booksApi.writePurchaseBooks({
       ...books,
       taskQueue: booksQueue(),
@@ -294,7 +294,7 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       const carried = { ...book.carry(), schema: STOCK_IN_CARRY_SCHEMA };
       await makeContinueAsNewFunc<typeof stockInWorkflow>(
         movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
-      )({ businessId, carried });
+      )({ businessId, carried, ...(input.settledKept ? { settledKept: input.settledKept } : {}) });
     }
   }
 }

@@ -273,6 +273,11 @@ export interface StockInCarry {
 export interface StockInInput {
   businessId: string;
   carried?: StockInCarry;
+  /**
+   * A settled invoice stays in the stock-in `minutes` after its last change, then goes to its purchases book, in
+   * batches of at least `batch` (default 60 minutes, 25): what the stock-in holds is the last hour's invoices.
+   */
+  settledKept?: { minutes: number; batch: number };
 }
 
 export const purchasesSeenSignal = defineSignal<[PurchasesSeen]>('purchasesSeen');

@@ -157,7 +157,11 @@ export class StockInBook {
   /** A stocked line and why it cannot be corrected, or the line (an update's validator reads it). */
   stockedLine({ purchaseId, line }: LineRef): InvoiceLineState | string {
     const inv = this.invoices.get(purchaseId);
-    if (!inv) return `no supplier invoice ${purchaseId} has been confirmed here`;
+    if (!inv)
+      return (
+        `no supplier invoice ${purchaseId} is held here: give its invoiceDate to find one settled over an hour ago ` +
+        'in its book'
+      );
     const found = inv.lines[line];
     if (!found) return `invoice ${purchaseId} has no line ${line} (it has ${inv.lines.length})`;
     if (inv.status !== 'confirmed' || !found.match || 'notStock' in found.match || found.added <= 0)
@@ -223,7 +227,7 @@ export class StockInBook {
 
   /** Settled invoices untouched since `before`, as their books keep them; those waiting for a person stay here. */
   settledBefore(before: string): InvoiceStock[] {
-    return [...this.invoices.values()].filter((inv) => inv.state !== 'waiting' && inv.updatedAt < before).map(record);
+    return [...this.invoices.values()].filter((inv) => inv.state !== 'waiting' && inv.updatedAt <= before).map(record);
   }
 
   forget(purchaseIds: readonly string[]): void {
