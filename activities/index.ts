@@ -13,6 +13,7 @@ import { createRegistrationActivities } from './registration.js';
 import { outageBoard } from './outage-gate.js';
 import { createOutageWatchActivities } from './outage-watch.js';
 import { createStockInActivities, type StockInActivityDeps } from './stock-in.js';
+import { createStockInMappingsActivities } from './stock-in-mappings.js';
 import { createStockLedgerActivities } from './stock-ledger.js';
 
 export function createActivities(
@@ -34,6 +35,7 @@ export function createActivities(
     ...createPurchasesActivities(deps),
     ...createPurchasesBookActivities(deps),
     ...createStockInActivities(deps),
+    ...createStockInMappingsActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),
     ...createOutageWatchActivities(deps),

@@ -12,3 +12,4 @@ export { outageWatchWorkflow } from './outage-watch.js';
 export { catalogueImportWorkflow } from './catalogue-import.js';
 export { catalogueChunkWorkflow } from './catalogue-chunk.js';
 export { stockInWorkflow } from './stock-in.js';
+export { stockInMappingsWorkflow } from './stock-in-mappings.js';

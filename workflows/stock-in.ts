@@ -19,7 +19,6 @@ import {
   STOCK_IN_CARRY_SCHEMA,
   STOCK_IN_NEEDS_MAPPING,
   correctLineUpdate,
-  getMappingsQuery,
   getStockInStateQuery,
   mapLineUpdate,
   purchasesSeenSignal,
@@ -29,12 +28,13 @@ import {
   type Mapping,
   type PurchasesSeen,
   type StockInInput,
+  type SupplierLine,
 } from '../src/contracts/stock-in.js';
 import { API_RETRY, CALL_HEARTBEAT_TIMEOUT, type ActivitiesOn } from './activity-options.js';
 import { count, setGauge } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
 import { StockInBook, type Handover } from './stock-in/book.js';
-import type { NameAnswers } from './stock-in/matching.js';
+import { lineKeys, type NameAnswers } from './stock-in/matching.js';
 import { DEFAULT_PURCHASES_HORIZON_DAYS } from '../src/contracts/purchases-book.js';
 import { required } from './update-arguments.js';
 
@@ -137,20 +137,56 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     book.forget([...written].filter(([id, at]) => book.invoice(id)?.updatedAt === at).map(([id]) => id));
   }
 
+  const mappingCounts: Record<number, number> = { ...input.carried?.mappingCounts };
+  const looked = new Set<string>();
+  const waitingLines = () =>
+    book
+      .waiting()
+      .flatMap((inv) => inv.lines.filter((l) => !l.match).map((line) => ({ supplierPin: inv.supplierPin, line })));
+  const mappingsHeld = () => Object.values(mappingCounts).reduce((n, c) => n + c, 0);
+
+  /** The mappings these lines may have, read from their buckets once a run (changes here are written as they come). */
+  async function loadMappings(lines: ReadonlyArray<{ supplierPin: string; line: SupplierLine }>): Promise<void> {
+    const keys = [...new Set(lines.flatMap(({ supplierPin, line }) => lineKeys(supplierPin, line)))].filter(
+      (key) => !looked.has(key),
+    );
+    if (keys.length === 0) return;
+    book.mappings.load(await booksApi.findStockInMappings({ businessId, taskQueue: booksQueue(), keys }));
+    for (const key of keys) looked.add(key);
+  }
+
+  /** What doors and operators changed, to the buckets: done before the door answers. */
+  async function writeMappings(removeMerchant: boolean, allBuckets = false) {
+    const { put, remove } = book.mappings.takeChanges();
+    if (put.length === 0 && remove.length === 0 && !removeMerchant && !allBuckets) return { removed: 0 };
+    const answer = await booksApi.changeStockInMappings({
+      businessId,
+      taskQueue: booksQueue(),
+      put,
+      remove,
+      ...(removeMerchant ? { removeMerchant: true } : {}),
+      ...(allBuckets ? { allBuckets: true } : {}),
+    });
+    Object.assign(mappingCounts, answer.buckets);
+    return answer;
+  }
+
   setHandler(purchasesSeenSignal, (seen) => {
     const checked = stockInSchemas().purchasesSeen.safeParse(seen);
     if (checked.success) inbox.push(checked.data as PurchasesSeen);
     else log.warn('a purchasesSeen signal that is not one was dropped', { businessId, issue: checked.error.issues[0] });
   });
   setHandler(getStockInStateQuery, () => book.state());
-  setHandler(getMappingsQuery, () => book.mappings.list());
   setHandler(
     mapLineUpdate,
     async (argument) => {
       const args = stockInSchemas().mapLineArgs.parse(argument);
       if ('itemId' in args) await requireItems([args.itemId]);
       const target = 'notStock' in args ? { notStock: true as const } : { itemId: args.itemId, factor: args.factor };
-      const ticket = queue(book.mapLine(args, target, await itemNames(book.unmappedDescriptions()), now()));
+      await loadMappings(waitingLines());
+      const names = await itemNames(book.unmappedDescriptions());
+      const ticket = queue(book.mapLine(args, target, names, now()));
+      await writeMappings(false);
       await handedOverUpTo(ticket);
       refresh();
       return book.invoice(args.purchaseId)!;
@@ -180,6 +216,7 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       if (typeof line === 'string') throw ApplicationFailure.nonRetryable(line, FAILURE_TYPES.invalidOperation);
       const handovers = book.correctLine(args, args.itemId, args.factor, now());
       if (handovers.length > 0) count('etims_stock_in_lines', { business_id: businessId, outcome: 'corrected' });
+      await writeMappings(false);
       await handedOverUpTo(queue(handovers));
       return book.invoice(args.purchaseId)!;
     },
@@ -205,10 +242,12 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       await requireItems(mappings.flatMap((m) => ('itemId' in m ? [m.itemId] : [])));
       if (replace) book.mappings.removeMerchant();
       for (const m of mappings) book.mappings.put({ ...m, source: 'merchant' } as Mapping);
+      await writeMappings(replace);
       // Lines waiting for exactly these mappings go in now.
+      await loadMappings(waitingLines());
       await handedOverUpTo(queue(book.settleWaiting(await itemNames(book.unmappedDescriptions()), now())));
       refresh();
-      return { mappings: book.mappings.size };
+      return { mappings: mappingsHeld() };
     },
     {
       validator: (argument) =>
@@ -223,7 +262,10 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
   );
   setHandler(
     removeMappingUpdate,
-    (argument) => ({ removed: book.mappings.remove(stockInSchemas().removeMappingArgs.parse(argument)) }),
+    async (argument) => {
+      const cached = book.mappings.remove(stockInSchemas().removeMappingArgs.parse(argument));
+      return { removed: (await writeMappings(false)).removed > 0 || cached };
+    },
     {
       validator: (argument) =>
         void required(
@@ -242,6 +284,10 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       book.settings = seen.settings;
       book.taskQueue = seen.taskQueue;
       await readBack(seen.purchases);
+      await loadMappings([
+        ...seen.purchases.flatMap((p) => p.lines.map((line) => ({ supplierPin: p.supplierPin, line }))),
+        ...waitingLines(),
+      ]);
       const names = await itemNames(book.unmappedDescriptions(seen.purchases));
       for (const purchase of seen.purchases) {
         const before = book.invoice(purchase.id)?.state;
@@ -278,6 +324,11 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
   }
 
   const movedOn = () => workflowInfo().targetWorkerDeploymentVersionChanged;
+  // A run handed mappings in its carry (as the stock-in kept them before the buckets) writes them to the buckets first.
+  if ((input.carried?.mappings.length ?? 0) > 0) {
+    for (const m of input.carried!.mappings) book.mappings.put(m);
+    await writeMappings(false);
+  }
   for (;;) {
     const work = () => inbox.length > 0 || outbox.length > 0 || movedOn();
     await condition(work, VERSION_CHECK_MS);
@@ -291,7 +342,8 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       if (inbox.length > 0 || outbox.length > 0) continue;
       await putAway(true);
       if (inbox.length > 0 || outbox.length > 0 || !allHandlersFinished()) continue;
-      const carried = { ...book.carry(), schema: STOCK_IN_CARRY_SCHEMA };
+      await writeMappings(false, movedOn());
+      const carried = { ...book.carry(), mappingCounts, schema: STOCK_IN_CARRY_SCHEMA };
       await makeContinueAsNewFunc<typeof stockInWorkflow>(
         movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
       )({ businessId, carried, ...(input.settledKept ? { settledKept: input.settledKept } : {}) });

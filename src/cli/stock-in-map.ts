@@ -44,7 +44,7 @@ const MAP_EXAMPLES = [
   '  npm run purchases -- map set biz_1 --supplier P051234567X --code DLV --not-stock',
   '  npm run purchases -- map remove biz_1 --supplier P051234567X --code DLV',
   '  npm run purchases -- map line biz_1 pur_123 2 --item itm_milk_500ml --factor 24',
-  '  npm run purchases -- map correct biz_1 pur_123 2 --item itm_milk_1l --factor 12',
+  '  npm run purchases -- map correct biz_1 pur_123 2 --item itm_milk_1l --factor 12 --date 2026-11-20',
   '',
   'CSV columns: supplierPin,by,key,itemId,factor,notStock,source (by: description or code; source is ignored on',
   "import). A file with a bad row imports nothing; each one is named: 'row 3: factor must be more than 0'.",
@@ -243,7 +243,8 @@ export function addMapCommands(program: CliCommand): void {
     .argument('<businessId>')
     .argument('<purchaseId>')
     .argument('<lineIndex>', 'the line’s position on the invoice, from 0', lineIndex);
-  withJson(withTarget(correct, false)).act<CommonOptions & TargetOptions>(
+  correct.option('--date <YYYY-MM-DD>', 'the invoice’s date: finds an invoice settled over an hour ago in its book');
+  withJson(withTarget(correct, false)).act<CommonOptions & TargetOptions & { date?: string }>(
     async ([businessId, purchaseId, index], options) => {
       const id = parseStockInBusinessId(businessId);
       if (options.item === undefined) throw new UsageError('correct needs --item <itemId> (and --factor N if need be)');
@@ -252,6 +253,7 @@ export function addMapCommands(program: CliCommand): void {
         line: Number(index),
         itemId: options.item,
         ...(options.factor === undefined ? {} : { factor: options.factor }),
+        ...(options.date === undefined ? {} : { invoiceDate: options.date }),
       });
       return withStockIn(options, async (stockIn) => {
         const invoice = await stockIn.correctLine(id, request);

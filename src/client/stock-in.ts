@@ -2,7 +2,6 @@
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import {
   correctLineUpdate,
-  getMappingsQuery,
   getStockInStateQuery,
   mapLineUpdate,
   putMappingsUpdate,
@@ -14,6 +13,7 @@ import {
   type MappingKey,
   type StockInState,
 } from '../contracts/stock-in.js';
+import { STOCK_IN_MAPPING_BUCKETS, listMappingsQuery, stockInMappingsId } from '../contracts/stock-in-mappings.js';
 import { WorkflowOperationError } from './errors.js';
 import { connectSalesClient, runOperation, TaskQueueClient } from './sales-client.js';
 import { mappingsFromCsv, mappingsToCsv } from './stock-in-csv.js';
@@ -66,8 +66,25 @@ export class StockInClient extends TaskQueueClient {
     return this.run('getState', businessId, (handle) => handle.query(getStockInStateQuery));
   }
 
+  /** Every mapping, merchant and learned, read from the business's buckets (the stock-in carries none of them). */
   async mappings(businessId: string): Promise<Mapping[]> {
-    return this.run('getMappings', businessId, (handle) => handle.query(getMappingsQuery));
+    const id = parseStockInBusinessId(businessId);
+    return this.run('getMappings', businessId, async (handle) => {
+      const buckets = await Promise.all(
+        Array.from({ length: STOCK_IN_MAPPING_BUCKETS }, (_, bucket) =>
+          this.client.workflow
+            .getHandle(stockInMappingsId(this.taskQueue, id, bucket))
+            .query(listMappingsQuery)
+            .catch((err: unknown) => {
+              if (err instanceof WorkflowNotFoundError) return undefined;
+              throw err;
+            }),
+        ),
+      );
+      // No bucket yet: say whether the stock-in itself has started.
+      if (buckets.every((b) => b === undefined)) await handle.describe();
+      return buckets.flatMap((b) => b ?? []);
+    });
   }
 
   /** Maps a waiting line (remembered for the supplier); answers the invoice after its matched lines went in. */

@@ -4,7 +4,7 @@ export const PRIORITY = {
   signing: 1,
   /** Reading an outcome the authority has not given yet. */
   polling: 2,
-  /** Catalogue and stock calls; a stock ledger's movements of goods that came in stay here even past their max delay. */
+  /** Catalogue and stock calls; a ledger's movements of goods that came in stay here even past their max delay. */
   bookkeeping: 3,
   /** The scheduled supplier-invoice sync: catching up can wait for any till. */
   purchases: 4,

@@ -7,6 +7,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { LedgerEntry } from './purchases-sync.js';
 import type { InvoiceStock } from './stock-in.js';
+import { fnv1a } from './stock-in-mappings.js';
 
 export const PURCHASES_BOOK_WORKFLOW_TYPE = 'purchasesBookWorkflow';
 
@@ -19,14 +20,8 @@ export const PURCHASES_BOOK_SHARDS = 4;
 /** Invoices dated longer ago than this are no longer followed (default of the sync's `horizonDays`). */
 export const DEFAULT_PURCHASES_HORIZON_DAYS = 730;
 
-/** FNV-1a over the id's UTF-16 units: the same shard on every worker and in workflow code. */
 export function purchasesBookShard(purchaseId: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < purchaseId.length; i++) {
-    hash ^= purchaseId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash % PURCHASES_BOOK_SHARDS;
+  return fnv1a(purchaseId) % PURCHASES_BOOK_SHARDS;
 }
 
 /** The queue is in the id, as the stock-in's: a fleet's books are its own. */

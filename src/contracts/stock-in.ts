@@ -259,14 +259,17 @@ export interface StockInState {
 }
 
 /** The schema of StockInCarry; how it may change: docs/stock-in.md, "What a run carries to the next". */
-export const STOCK_IN_CARRY_SCHEMA = 1;
+export const STOCK_IN_CARRY_SCHEMA = 2;
 
 export interface StockInCarry {
   schema: number;
   settings: StockInSettings | null;
   taskQueue: string;
   invoices: InvoiceStock[];
+  /** Carried until schema 2; since, in their buckets (empty): a run handed some writes them there first. */
   mappings: Mapping[];
+  /** Mappings each bucket held at its last write (schema 2). */
+  mappingCounts?: Record<number, number>;
   totals: StockInTotals;
 }
 
@@ -290,7 +293,6 @@ export const removeMappingUpdate = defineUpdate<{ removed: boolean }, [z.input<t
   'removeMapping',
 );
 export const getStockInStateQuery = defineQuery<StockInState>('getState');
-export const getMappingsQuery = defineQuery<Mapping[]>('getMappings');
 
 /** `AttentionReason` while an invoice's line waits for a mapping. */
 export const STOCK_IN_NEEDS_MAPPING = 'stock_in_needs_mapping';

@@ -42,6 +42,8 @@ export const ACTIVITY_QUEUES = {
   readPurchaseBooks: 'workflow', // updates of the purchases books: Temporal, not the service
   writePurchaseBooks: 'workflow', // updates of the purchases books: Temporal, not the service
   matchItemNames: 'compliance',
+  findStockInMappings: 'workflow', // updates of the mapping buckets: Temporal, not the service
+  changeStockInMappings: 'workflow', // updates of the mapping buckets: Temporal, not the service
   checkReconciliationBusiness: 'compliance',
   listReconciliationPurchases: 'compliance',
   checkReconciliationCompany: 'accounting',

@@ -7,6 +7,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createPurchasesBookActivities } from '../../activities/purchases-book.js';
+import { createStockInMappingsActivities } from '../../activities/stock-in-mappings.js';
+import { answerNames } from '../../src/contracts/item-names.js';
 import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import {
   STOCK_IN_WORKFLOW_TYPE,
@@ -21,16 +24,19 @@ import { runCli } from '../helpers/run-cli.js';
 import { getTestEnv } from '../helpers/temporal.js';
 import { useTestWorker } from '../helpers/test-worker.js';
 
-// The workflow file alone, with stand-ins for its activities: the hand-over to a ledger keeps what it got, and the
-// business is served by the one application; its item names are read on the compliance queue (a worker of its own).
-const workflowsPath = fileURLToPath(new URL('../../workflows/stock-in.ts', import.meta.url));
+// The workflows with stand-ins for the activities that reach the service: the hand-over to a ledger keeps what it got,
+// and the business is served by the one application; its item names are answered on the compliance queue (a worker
+// of its own). The mapping buckets and purchases books are the real workflows, through their real activities.
+const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 const handedOver: Array<{ businessId: string; lines: unknown[] }> = [];
-const { client, taskQueue } = useTestWorker(workflowsPath, 'stock-in-cli', {}, () => ({
+const { client, taskQueue } = useTestWorker(workflowsPath, 'stock-in-cli', {}, (temporal) => ({
   handOverStock: async (input: { businessId: string; lines: unknown[] }) => {
     handedOver.push(input);
     return { ledgerWorkflowId: 'stand-in' };
   },
   placeBusiness: async ({ businessId }: { businessId: string }) => ({ application: null, fairnessKey: businessId }),
+  ...createStockInMappingsActivities({ temporal: { client: temporal } }),
+  ...createPurchasesBookActivities({ temporal: { client: temporal } }),
 }));
 const ITEMS = [
   { id: 'itm_tea', name: 'Kericho Tea 500g' },
@@ -45,7 +51,12 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: complianceTaskQueue(taskQueue),
-    activities: { listStockItems: async () => ({ items: ITEMS }) },
+    activities: {
+      matchItemNames: async ({ descriptions = [], itemIds = [] }: { descriptions?: string[]; itemIds?: string[] }) => ({
+        names: answerNames(ITEMS, descriptions),
+        unknownItemIds: itemIds.filter((id) => !ITEMS.some((item) => item.id === id)),
+      }),
+    },
   });
   compliance = { worker, running: worker.run() };
 });

@@ -44,12 +44,13 @@ function standIn(answer: (call: Sent) => unknown = () => ({ mappings: 0 }), stat
 const mapping = (i: number) => ({ supplierPin: 'P1', by: 'code' as const, key: `C${i}`, itemId: `itm_${i}` });
 
 describe('StockInClient', () => {
-  it('speaks to the business’s stock-in on its task queue', async () => {
-    const { client, sent } = standIn(() => []);
-    await new StockInClient(client, { taskQueue: 'shop' }).mappings('biz_1');
-    expect(sent).toEqual([{ workflowId: 'stock-in:shop:biz_1', name: 'getMappings', args: [] }]);
+  it('speaks to the business’s stock-in on its task queue, and reads the mappings from its buckets', async () => {
+    const { client, sent } = standIn((call) => (call.workflowId.endsWith(':7') ? [mapping(7)] : []));
+    expect(await new StockInClient(client, { taskQueue: 'shop' }).mappings('biz_1')).toEqual([mapping(7)]);
+    expect(sent).toHaveLength(32);
+    expect(sent[0]).toEqual({ workflowId: 'stock-in-mappings:shop:biz_1:0', name: 'listMappings', args: [] });
     await new StockInClient(client).state('biz_1');
-    expect(sent[1]).toMatchObject({ workflowId: 'stock-in:sales:biz_1', name: 'getState' });
+    expect(sent[32]).toMatchObject({ workflowId: 'stock-in:sales:biz_1', name: 'getState' });
   });
 
   it('sends a large import in several updates, only the first replacing', async () => {

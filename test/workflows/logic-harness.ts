@@ -196,6 +196,8 @@ type OtherProcesses =
   | 'readPurchaseBooks'
   | 'writePurchaseBooks'
   | 'matchItemNames'
+  | 'findStockInMappings'
+  | 'changeStockInMappings'
   | keyof ReconciliationActivities
   | keyof AccountingActivities;
 

@@ -22,6 +22,7 @@ import { ApplicationFailure, defaultPayloadConverter, type Workflow } from '@tem
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { AccountingActivities } from '../../activities/accounting.js';
 import type { PurchasesActivities } from '../../activities/purchases.js';
+import type { createPurchasesBookActivities } from '../../activities/purchases-book.js';
 import type { ReconciliationActivities } from '../../activities/reconciliation.js';
 import type { createStockInActivities } from '../../activities/stock-in.js';
 import { eventually } from '../helpers/eventually.js';
@@ -31,6 +32,7 @@ import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { startQueueWorkers, useWorld } from '../helpers/time-skipping-world.js';
 
 type StockInActivities = ReturnType<typeof createStockInActivities>;
+type PurchasesBookActivities = ReturnType<typeof createPurchasesBookActivities>;
 
 export const SECOND = 1000;
 export const MINUTE = 60 * SECOND;
@@ -39,6 +41,7 @@ export const HOUR = 60 * MINUTE;
 /** The activities of the three processes, as their workflows schedule them. */
 export type ProcessActivities = PurchasesActivities &
   Pick<StockInActivities, 'tellStockIn'> &
+  PurchasesBookActivities &
   ReconciliationActivities &
   AccountingActivities;
 export type ProcessActivityName = keyof ProcessActivities;
@@ -51,6 +54,8 @@ const PROCESS_ACTIVITIES: Record<ProcessActivityName, true> = {
   listPurchasesPage: true,
   deliverPurchaseEvents: true,
   tellStockIn: true,
+  readPurchaseBooks: true,
+  writePurchaseBooks: true,
   checkReconciliationBusiness: true,
   listReconciliationPurchases: true,
   checkReconciliationCompany: true,

@@ -1,43 +1,68 @@
 /**
- * The purchases sync workflow's logic against stub activities on the time-skipping test server: the paging, the
- * ledger's comparison of what is listed with what was delivered, a sink that is down, and the continue-as-new of
- * long listings. What only the sandbox, the schedules, real sinks and a real worker show stays in test/purchases/.
+ * The purchases sync workflow's logic against stub activities on the time-skipping test server: the listing passes
+ * (the whole horizon first, then the review statuses, the recent window, a slice of the sweep, and the dates of
+ * invoices that left review), the comparison of what is listed with what the books hold, a sink that is down, the
+ * continue-as-new of long listings, and the move of a ledger carried whole (2.x) into the books. The books are a map
+ * shared by the syncs of a test; the listing stub honours the status and dates asked, and dates are the test server's.
+ * What only the sandbox, the schedules, real sinks and a real worker show stays in test/purchases/.
  */
 import { WorkflowFailedError, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { describe, expect, it } from 'vitest';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import {
+  DEFAULT_PURCHASES_HORIZON_DAYS,
+  purchasesBookShard,
+  type BookedPurchase,
+} from '../../src/contracts/purchases-book.js';
 import {
   PURCHASES_PAGES_PER_RUN,
   PURCHASES_SYNC_WORKFLOW_TYPE,
   PURCHASE_DELIVERY_FAILURES,
   getPurchasesSyncProgressQuery,
   purchaseEventId,
+  type ListPurchasesPageInput,
   type ListedPurchase,
+  type ListingPass,
   type PurchaseDocument,
   type PurchaseEvent,
+  type PurchaseLedger,
   type PurchasesSyncCarry,
+  type PurchasesSyncInput,
   type PurchasesSyncOptions,
   type PurchasesSyncResult,
 } from '../../src/contracts/purchases-sync.js';
 import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
 import type { purchasesSyncWorkflow } from '../../workflows/purchases-sync.js';
-import { SECOND, useProcessHarness, type ProcessScenario, type Stubs } from './process-logic-harness.js';
+import { addDays, planListings, previousSync, todayInKenya } from '../../workflows/purchases-sync/ledger.js';
+import { HOUR, SECOND, useProcessHarness, type ProcessScenario, type Stubs } from './process-logic-harness.js';
 
 const h = useProcessHarness();
 
 const BUSINESS = 'biz_purchases';
 type SyncHandle = WorkflowHandleWithFirstExecutionRunId<typeof purchasesSyncWorkflow>;
 
-/** A supplier invoice as the list activity returns it; the fingerprint changes with its status and total. */
-function invoice(id: string, status = 'accepted', total = 1160): ListedPurchase {
+/** The business's day on the test server's clock as the test starts (the clock moves on through the file's tests). */
+let today = '';
+beforeEach(async () => {
+  today = todayInKenya(await h.env.currentTimeMs());
+});
+const daysAgo = (n: number) => addDays(today, -n);
+const horizonStart = () => daysAgo(DEFAULT_PURCHASES_HORIZON_DAYS);
+const windowStart = () => daysAgo(7);
+
+/**
+ * A supplier invoice as the list activity returns it; the fingerprint changes with its status and total. Dated
+ * yesterday by default: inside the recent window every later sync lists.
+ */
+function invoice(id: string, status = 'accepted', total = 1160, invoiceDate = daysAgo(1)): ListedPurchase {
   const purchase: PurchaseDocument = {
     id,
     status,
     supplier: { name: 'Acme Supplies Ltd', pin: 'P051234567X' },
     supplierInvoiceNumber: `SUP-${id}`,
-    invoiceDate: '2026-11-01',
+    invoiceDate,
     branch: null,
     totals: { subtotal: total - 160, vat: 160, total },
     lines: [],
@@ -53,22 +78,63 @@ const received = (l: ListedPurchase): PurchaseEvent => ({
   purchase: l.purchase,
 });
 
-/** The service's listing as pages: the cursor of page i (from 0) is `page-i`, the first page has none. */
+/**
+ * The service's listing as pages: the cursor of page i (from 0) is `page-i`, the first page has none. A query's status
+ * and dates filter each page; a page the query leaves empty is not listed (an empty page of the listing is), and a
+ * query matching nothing gets one empty page, as the service answers.
+ */
 interface Listing {
   pages: ListedPurchase[][];
 }
 
-function stubs(listing: Listing, overrides: Stubs = {}): Stubs {
+const matches =
+  ({ status, fromDate, toDate }: ListPurchasesPageInput) =>
+  (l: ListedPurchase) =>
+    (status === undefined || l.purchase.status === status) &&
+    (fromDate === undefined || l.purchase.invoiceDate >= fromDate) &&
+    (toDate === undefined || l.purchase.invoiceDate <= toDate);
+
+function pagesOf(listing: Listing, query: ListPurchasesPageInput): ListedPurchase[][] {
+  const pages = listing.pages
+    .map((page) => page.filter(matches(query)))
+    .filter((page, i) => page.length > 0 || listing.pages[i]!.length === 0);
+  return pages.length === 0 ? [[]] : pages;
+}
+
+/** The purchases books, by purchase id: one map for every sync of a test, as the books outlive the syncs. */
+type Books = Map<string, BookedPurchase>;
+
+function stubs(listing: Listing, overrides: Stubs = {}, books: Books = new Map()): Stubs {
   return {
     pullPurchases: async () => ({ pulled: 2 }),
-    listPurchasesPage: async ({ cursor }) => {
-      const index = cursor === null ? 0 : Number(cursor.replace('page-', ''));
-      return {
-        purchases: listing.pages[index]!,
-        nextCursor: index + 1 < listing.pages.length ? `page-${index + 1}` : null,
-      };
+    listPurchasesPage: async (query) => {
+      const pages = pagesOf(listing, query);
+      const index = query.cursor === null ? 0 : Number(query.cursor.replace('page-', ''));
+      return { purchases: pages[index]!, nextCursor: index + 1 < pages.length ? `page-${index + 1}` : null };
     },
     deliverPurchaseEvents: async ({ events }) => ({ delivered: events.length }),
+    tellStockIn: async () => ({ told: true }),
+    readPurchaseBooks: async ({ invoices, stock }) => {
+      const found: Record<string, BookedPurchase> = {};
+      for (const { id } of invoices) {
+        const held = books.get(id);
+        if (!held) continue;
+        const { stock: record, ...rest } = held;
+        found[id] = stock && record ? { ...rest, stock: record } : rest;
+      }
+      return found;
+    },
+    writePurchaseBooks: async ({ records }) => {
+      for (const { id, invoiceDate: _, entry, told, stock } of records) {
+        const held = { ...books.get(id) };
+        if (entry !== undefined) held.entry = entry;
+        if (told !== undefined) held.told = told;
+        if (stock === null) delete held.stock;
+        else if (stock !== undefined) held.stock = stock;
+        books.set(id, held);
+      }
+      return { books: new Set(records.map((r) => `${r.invoiceDate}:${purchasesBookShard(r.id)}`)).size };
+    },
     ...overrides,
   };
 }
@@ -79,26 +145,45 @@ function start(s: ProcessScenario, options?: PurchasesSyncOptions): Promise<Sync
   ]);
 }
 
+const ZERO = { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 };
+
 /**
- * The next sync of the business, from the ledger of the previous one: what its first run starts from when the
- * schedule hands it the previous result (purchases-sync/record.ts). Handed over here as that run's carry: the
- * test server has no schedules, and its cron chains stall the clock once a run waiting for its time is
- * terminated. The hand-over itself is tested end to end (test/purchases/sync.test.ts).
+ * The next sync of the business, handed the previous sync's result: its first run's carry, made as the workflow makes
+ * it from `workflowInfo().lastResult` (previousSync, then planListings on the server's clock now). Handed over here as
+ * that run's carry: the test server has no schedules, and its cron chains stall the clock once a run waiting for its
+ * time is terminated. The hand-over itself is tested end to end (test/purchases/sync.test.ts).
  */
-function startNextSync(s: ProcessScenario, previous: PurchasesSyncResult, name = 'next'): Promise<SyncHandle> {
+async function startNextSync(
+  s: ProcessScenario,
+  previous: PurchasesSyncResult | Record<string, unknown>,
+  name = 'next',
+  options?: PurchasesSyncOptions,
+): Promise<SyncHandle & { carry: PurchasesSyncCarry }> {
+  const handed = previousSync(previous, BUSINESS);
+  const settings = {
+    windowDays: options?.windowDays ?? 7,
+    horizonDays: options?.horizonDays ?? DEFAULT_PURCHASES_HORIZON_DAYS,
+    sweepHours: options?.sweepHours ?? 24,
+  };
+  const { passes, sweep } = planListings(settings, await s.env.currentTimeMs(), handed.sweep);
   const carry: PurchasesSyncCarry = {
     pulled: false,
+    passes,
+    pass: 0,
     cursor: null,
-    previous: previous.ledger,
-    ledger: {},
-    counts: { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
+    counts: { ...ZERO },
     sinkDown: false,
     runs: 1,
-    ...(previous.told ? { told: previous.told } : {}),
+    sweep,
+    inReview: { before: handed.inReview ?? {}, now: {} },
+    ...(handed.migrating ? { migrating: handed.migrating } : {}),
   };
-  return s.start<typeof purchasesSyncWorkflow>(PURCHASES_SYNC_WORKFLOW_TYPE, `purchases-sync:${s.id}:${name}`, [
-    { businessId: BUSINESS, carry },
-  ]);
+  const handle = await s.start<typeof purchasesSyncWorkflow>(
+    PURCHASES_SYNC_WORKFLOW_TYPE,
+    `purchases-sync:${s.id}:${name}`,
+    [{ businessId: BUSINESS, ...(options ? { options } : {}), carry }],
+  );
+  return Object.assign(handle, { carry: structuredClone(carry) });
 }
 
 /** What the test's syncs recorded, summed over them (the gauges: their last values). */
@@ -130,23 +215,56 @@ async function timed<T>(
   return { value, fromMs, toMs: await s.env.currentTimeMs() };
 }
 
+const ofSync = (handle?: SyncHandle) => (c: { workflowId: string }) =>
+  handle === undefined || c.workflowId === handle.workflowId;
+
 const deliveredIds = (s: ProcessScenario, handle?: SyncHandle) =>
   s
     .callsOf('deliverPurchaseEvents')
-    .filter((c) => handle === undefined || c.workflowId === handle.workflowId)
+    .filter(ofSync(handle))
     .map((c) => c.input.events.map((e) => e.id));
 
+/** The listings a sync asked for, without the business and page size every one carries. */
+const listings = (s: ProcessScenario, handle?: SyncHandle) =>
+  s
+    .callsOf('listPurchasesPage')
+    .filter(ofSync(handle))
+    .map(({ input: { businessId: _, pageSize: __, ...query } }) => query);
+
+const toldOf = (s: ProcessScenario, handle?: SyncHandle) =>
+  s
+    .callsOf('tellStockIn')
+    .filter(ofSync(handle))
+    .map((c) => c.input.purchases.map((p) => `${p.id} ${p.status}`));
+
+/** The carry each continued run of a sync was handed, read from the history of the run before it. */
+async function continuedCarries(s: ProcessScenario, handle: SyncHandle): Promise<PurchasesSyncCarry[]> {
+  const runs = [...new Set(s.calls.filter(ofSync(handle)).map((call) => call.runId))];
+  const carries: PurchasesSyncCarry[] = [];
+  for (const runId of runs.slice(0, -1)) {
+    const { events } = await s.env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+    const continued = events?.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)
+      ?.workflowExecutionContinuedAsNewEventAttributes?.input?.payloads?.[0];
+    carries.push(defaultPayloadConverter.fromPayload<PurchasesSyncInput>(continued!).carry!);
+  }
+  return carries;
+}
+
 describe('purchasesSyncWorkflow', () => {
-  it('without a sink (deliver: false) delivers nothing and reports no sink down, its ledger and counts as if delivered', async () => {
+  it('without a sink (deliver: false) delivers nothing and reports no sink down, its books and counts as if delivered', async () => {
     const [a, b] = ['pur_a', 'pur_b'].map((id) => invoice(id));
-    await h.run(stubs({ pages: [[a!, b!]] }), async (s) => {
+    const books: Books = new Map();
+    await h.run(stubs({ pages: [[a!, b!]] }, {}, books), async (s) => {
       const result = await (await start(s, { deliver: false })).result();
       expect(s.callsOf('deliverPurchaseEvents')).toEqual([]);
-      expect(Object.keys(result.ledger).sort()).toEqual(['pur_a', 'pur_b']);
+      expect(Object.fromEntries(books)).toEqual({
+        pur_a: { entry: [a!.fingerprint, 0, 'accepted'] },
+        pur_b: { entry: [b!.fingerprint, 0, 'accepted'] },
+      });
       expect(result.counts).toMatchObject({ newInvoices: 2, delivered: 0, pending: 0 });
       expect(syncMetrics(s)).toMatchObject({ sinkFailures: 0, succeeded: 1 });
-      const next = await (await startNextSync(s, result)).result();
-      expect(next.counts).toMatchObject({ newInvoices: 0, statusChanges: 0 });
+      const next = await (await startNextSync(s, result, 'next', { deliver: false })).result();
+      expect(next.counts).toMatchObject({ seen: 2, newInvoices: 0, statusChanges: 0, pending: 0 });
     });
   });
 
@@ -156,72 +274,104 @@ describe('purchasesSyncWorkflow', () => {
     let takesStockIn = true;
     const listing: Listing = { pages: [[confirmed, other]] };
     const tellStockIn: Stubs['tellStockIn'] = async () => ({ told: takesStockIn });
-    await h.run(stubs(listing, { tellStockIn }), async (s) => {
-      const told = () => s.callsOf('tellStockIn').map((c) => c.input.purchases.map((p) => `${p.id} ${p.status}`));
+    const books: Books = new Map();
+    await h.run(stubs(listing, { tellStockIn }, books), async (s) => {
+      const told = () => toldOf(s);
       const first = await (await start(s)).result();
       expect(told()).toEqual([['pur_in confirmed']]);
-      expect(first.told).toEqual({ pur_in: 'confirmed' });
+      expect(books.get('pur_in')?.told).toBe('confirmed');
+      expect(books.get('pur_other')?.told).toBeUndefined();
       // The same listing again: nothing new to tell, no call.
       const again = await (await startNextSync(s, first, 'again')).result();
       expect(told()).toHaveLength(1);
-      // Left confirmed: told once more, with its new status.
+      // Left confirmed: told once more, with its new status, though two passes list it (review, then the window).
       listing.pages = [[invoice('pur_in', 'pending_review'), other]];
-      const back = await (await startNextSync(s, again, 'back')).result();
+      const backHandle = await startNextSync(s, again, 'back');
+      const back = await backHandle.result();
       expect(told()).toEqual([['pur_in confirmed'], ['pur_in pending_review']]);
-      expect(back.told).toEqual({ pur_in: 'pending_review' });
+      expect(books.get('pur_in')?.told).toBe('pending_review');
+      expect(deliveredIds(s, backHandle)).toEqual([
+        [purchaseEventId('pur_in', 1, invoice('pur_in', 'pending_review').fingerprint)],
+      ]);
       // Switched off: asked once, then not again in that sync (two pages), and nothing recorded as told.
       takesStockIn = false;
       listing.pages = [[invoice('pur_in', 'confirmed')], [invoice('pur_2', 'confirmed')]];
-      const off = await (await startNextSync(s, back, 'off')).result();
-      expect(told()).toHaveLength(3);
-      expect(off.told).toEqual({ pur_in: 'pending_review' });
+      await (await startNextSync(s, back, 'off')).result();
+      expect(told()).toEqual([['pur_in confirmed'], ['pur_in pending_review'], ['pur_in confirmed']]);
+      expect(books.get('pur_in')?.told).toBe('pending_review');
+      expect(books.get('pur_2')?.told).toBeUndefined();
     });
   });
 
-  it('pulls once, lists every page with the cursor, and delivers each page’s new invoices once, on the workflow queue', async () => {
+  it('pulls once, lists the whole horizon page by page with the cursor, reads and writes the books, and delivers each page’s new invoices once, on the workflow queue', async () => {
     const [a, b, c, d] = ['pur_a', 'pur_b', 'pur_c', 'pur_d'].map((id) => invoice(id));
-    await h.run(stubs({ pages: [[a!, b!], [], [c!, d!]] }), async (s) => {
+    const books: Books = new Map();
+    await h.run(stubs({ pages: [[a!, b!], [], [c!, d!]] }, {}, books), async (s) => {
       const handle = await start(s, { pageSize: 2 });
       const { value: result, fromMs, toMs } = await timed(s, () => handle.result());
 
       expect(s.calls.map((call) => call.name)).toEqual([
         'pullPurchases',
         'listPurchasesPage',
+        'readPurchaseBooks',
         'deliverPurchaseEvents',
+        'writePurchaseBooks',
+        // An empty page: no read, no delivery, no write.
         'listPurchasesPage',
         'listPurchasesPage',
+        'readPurchaseBooks',
         'deliverPurchaseEvents',
+        'writePurchaseBooks',
       ]);
       expect(s.inputs('pullPurchases')).toEqual([{ businessId: BUSINESS }]);
+      // A first sync: every invoice of the horizon, whatever its status.
       expect(s.inputs('listPurchasesPage')).toEqual([
-        { businessId: BUSINESS, cursor: null, pageSize: 2 },
-        { businessId: BUSINESS, cursor: 'page-1', pageSize: 2 },
-        { businessId: BUSINESS, cursor: 'page-2', pageSize: 2 },
+        { businessId: BUSINESS, cursor: null, pageSize: 2, fromDate: horizonStart() },
+        { businessId: BUSINESS, cursor: 'page-1', pageSize: 2, fromDate: horizonStart() },
+        { businessId: BUSINESS, cursor: 'page-2', pageSize: 2, fromDate: horizonStart() },
       ]);
-      // An empty page makes no delivery.
+      const target = { businessId: BUSINESS, taskQueue: s.taskQueue, horizonDays: DEFAULT_PURCHASES_HORIZON_DAYS };
+      const dated = (l: ListedPurchase) => ({ id: l.purchase.id, invoiceDate: l.purchase.invoiceDate });
+      expect(s.inputs('readPurchaseBooks')).toEqual([
+        { ...target, invoices: [a!, b!].map(dated) },
+        { ...target, invoices: [c!, d!].map(dated) },
+      ]);
       expect(s.inputs('deliverPurchaseEvents')).toEqual([
         { events: [received(a!), received(b!)] },
         { events: [received(c!), received(d!)] },
       ]);
+      expect(s.inputs('writePurchaseBooks')).toEqual([
+        { ...target, records: [a!, b!].map((l) => ({ ...dated(l), entry: [l.fingerprint, 0, 'accepted'] })) },
+        { ...target, records: [c!, d!].map((l) => ({ ...dated(l), entry: [l.fingerprint, 0, 'accepted'] })) },
+      ]);
+      expect([...books.keys()]).toEqual(['pur_a', 'pur_b', 'pur_c', 'pur_d']);
 
-      // The service's calls on the compliance queue behind every till, delivery on the workflow queue.
+      // The service's calls on the compliance queue behind every till; delivery and the books on the workflow queue.
       for (const call of s.calls) {
         if (call.name === 'deliverPurchaseEvents') {
           expect(call.taskQueue).toBe(s.taskQueue);
           expect(call.heartbeatTimeoutMs).toBe(15 * SECOND);
+        } else if (call.name === 'readPurchaseBooks' || call.name === 'writePurchaseBooks') {
+          expect(call.taskQueue, call.name).toBe(s.taskQueue);
         } else {
           expect(call.taskQueue, call.name).toBe(complianceTaskQueue(s.taskQueue));
           expect(call.priorityKey, call.name).toBe(PRIORITY.purchases);
         }
       }
 
+      // What each invoice was stays in the books: the result hands on where the listings stand.
       expect(result).toEqual({
         businessId: BUSINESS,
-        ledger: Object.fromEntries([a!, b!, c!, d!].map((l) => [l.purchase.id, [l.fingerprint, 0, 'accepted']])),
         counts: { pages: 3, seen: 4, newInvoices: 4, statusChanges: 0, delivered: 4, pending: 0 },
-        // None confirmed: the stock-in is told of nothing.
-        told: {},
+        // The whole horizon listed: the sweep starts again at the window, complete as of this sync.
+        sweep: { next: null, completedAt: expect.any(String), syncedAt: expect.any(String) },
+        // None in review.
+        inReview: {},
       });
+      expect(result.sweep.completedAt).toBe(result.sweep.syncedAt);
+      expect(Date.parse(result.sweep.syncedAt)).toBeGreaterThanOrEqual(fromMs - 5 * SECOND);
+      expect(Date.parse(result.sweep.syncedAt)).toBeLessThanOrEqual(toMs);
+      expect('ledger' in result).toBe(false);
       const details = await s.currentDetails(handle);
       expect(details).toContain(`**Purchases sync** of \`${BUSINESS}\`: done`);
       expect(details).toContain('| 3 | 4 | 4 | 0 | 4 | 0 |');
@@ -231,6 +381,7 @@ describe('purchasesSyncWorkflow', () => {
         cursor: null,
         sinkDown: false,
         runs: 1,
+        pass: null,
       });
 
       // Counted as delivered, page by page; the sync's end once, with nothing pending and the workflow's clock.
@@ -251,18 +402,45 @@ describe('purchasesSyncWorkflow', () => {
     });
   });
 
-  it('the next sync, handed the ledger, delivers only what changed: a new status with the previous one, a new invoice; a gone invoice leaves the ledger', async () => {
+  it('the next sync lists the review statuses, the recent window and a slice of the sweep, and delivers only what changed: a new status with the previous one, a new invoice', async () => {
     const [a, b, c, d] = ['pur_a', 'pur_b', 'pur_c', 'pur_d'].map((id) => invoice(id));
     const bRejected = invoice('pur_b', 'rejected');
     const listing: Listing = { pages: [[a!, b!, c!]] };
-    await h.run(stubs(listing), async (s) => {
+    const books: Books = new Map();
+    // The recent window's first page waits here until the test has read the sync's progress.
+    let hold: Promise<void> | undefined;
+    let release = () => {};
+    const base = stubs(listing, {}, books);
+    const listPurchasesPage: Stubs['listPurchasesPage'] = async (query) => {
+      if (query.fromDate === windowStart() && query.cursor === null) await hold;
+      return base.listPurchasesPage!(query);
+    };
+    await h.run({ ...base, listPurchasesPage }, async (s) => {
       const first = await (await start(s)).result();
       expect(first.counts).toMatchObject({ newInvoices: 3, delivered: 3 });
 
       listing.pages = [[a!, bRejected], [d!]];
+      hold = new Promise((resolve) => (release = resolve));
       const next = await startNextSync(s, first);
+      // Between two passes, the progress says which one it lists.
+      const progress = await s.waitFor(
+        () => next.query(getPurchasesSyncProgressQuery),
+        (p) => p.pass === 'recent',
+      );
+      expect(progress).toMatchObject({ runs: 1, cursor: null, sinkDown: false, counts: { pages: 2, seen: 0 } });
+      release();
       const second = await next.result();
 
+      const sweep = next.carry.passes.find((p) => p.name === 'sweep')!;
+      // Back to back with the first sync: a slice sized as for 15 minutes, from the day before the window.
+      expect(sweep).toEqual({ name: 'sweep', fromDate: daysAgo(15), toDate: daysAgo(8) });
+      expect(listings(s, next)).toEqual([
+        { cursor: null, status: 'pulled', fromDate: horizonStart() },
+        { cursor: null, status: 'pending_review', fromDate: horizonStart() },
+        { cursor: null, fromDate: windowStart() },
+        { cursor: 'page-1', fromDate: windowStart() },
+        { cursor: null, fromDate: sweep.fromDate, toDate: sweep.toDate },
+      ]);
       expect(deliveredIds(s, next)).toEqual([
         [purchaseEventId('pur_b', 1, bRejected.fingerprint)],
         [purchaseEventId('pur_d', 0, d!.fingerprint)],
@@ -276,19 +454,23 @@ describe('purchasesSyncWorkflow', () => {
         purchase: bRejected.purchase,
         previousStatus: 'accepted',
       });
-      expect(second.ledger).toEqual({
+      // An invoice no longer listed keeps its book entry and is due nothing.
+      expect(Object.fromEntries([...books].map(([id, booked]) => [id, booked.entry]))).toEqual({
         pur_a: [a!.fingerprint, 0, 'accepted'],
         pur_b: [bRejected.fingerprint, 1, 'rejected'],
+        pur_c: [c!.fingerprint, 0, 'accepted'],
         pur_d: [d!.fingerprint, 0, 'accepted'],
       });
       expect(second.counts).toEqual({
-        pages: 2,
+        pages: 5,
         seen: 3,
         newInvoices: 1,
         statusChanges: 1,
         delivered: 2,
         pending: 0,
       });
+      // The sweep moved on: the next sync's slice ends the day before this one's began.
+      expect(second.sweep).toMatchObject({ next: addDays(sweep.fromDate!, -1), completedAt: first.sweep.completedAt });
       // Each sync pulls once.
       expect(s.callsOf('pullPurchases').map((call) => call.workflowId)).toEqual([
         `purchases-sync:${s.id}`,
@@ -309,7 +491,8 @@ describe('purchasesSyncWorkflow', () => {
         details: [{ delivered: 1 }],
       });
     };
-    await h.run(stubs({ pages: [[a!, b!, c!], [d!], [e!]] }, { deliverPurchaseEvents }), async (s) => {
+    const books: Books = new Map();
+    await h.run(stubs({ pages: [[a!, b!, c!], [d!], [e!]] }, { deliverPurchaseEvents }, books), async (s) => {
       const first = await (await start(s)).result();
 
       const attempts = s.callsOf('deliverPurchaseEvents');
@@ -331,7 +514,8 @@ describe('purchasesSyncWorkflow', () => {
         delivered: 1,
         pending: 4,
       });
-      expect(Object.keys(first.ledger)).toEqual(['pur_a']);
+      // Only what reached the sink is in the books.
+      expect([...books.keys()]).toEqual(['pur_a']);
       // A sink that is down does not fail the sync: one sink failure for the sync, its undelivered events pending.
       expect(syncMetrics(s)).toMatchObject({ succeeded: 1, failed: 0, delivered: 1, sinkFailures: 1, pending: 4 });
 
@@ -340,7 +524,7 @@ describe('purchasesSyncWorkflow', () => {
       const second = await next.result();
       expect(deliveredIds(s, next)).toEqual([[b, c].map((l) => received(l!).id), [received(d!).id], [received(e!).id]]);
       expect(second.counts).toMatchObject({ newInvoices: 4, delivered: 4, pending: 0 });
-      expect(Object.keys(second.ledger).sort()).toEqual(['pur_a', 'pur_b', 'pur_c', 'pur_d', 'pur_e']);
+      expect([...books.keys()].sort()).toEqual(['pur_a', 'pur_b', 'pur_c', 'pur_d', 'pur_e']);
       expect(syncMetrics(s)).toMatchObject({ succeeded: 2, failed: 0, delivered: 5, sinkFailures: 1, pending: 0 });
     });
   });
@@ -355,13 +539,15 @@ describe('purchasesSyncWorkflow', () => {
         details: [{ delivered: 0 }],
       });
     };
-    await h.run(stubs({ pages: [[a!], [b!]] }, { deliverPurchaseEvents }), async (s) => {
+    const books: Books = new Map();
+    await h.run(stubs({ pages: [[a!], [b!]] }, { deliverPurchaseEvents }, books), async (s) => {
       const handle = await start(s);
       const result = await handle.result();
       // Refused is in the delivery's non-retryable types: one attempt, whatever the failure says.
       expect(s.callsOf('deliverPurchaseEvents').map((call) => call.attempt)).toEqual([1]);
       expect(result.counts).toMatchObject({ delivered: 0, pending: 2 });
-      expect(result.ledger).toEqual({});
+      expect(books.size).toBe(0);
+      expect(s.callsOf('writePurchaseBooks')).toEqual([]);
       expect(await handle.query(getPurchasesSyncProgressQuery)).toMatchObject({ sinkDown: true });
       expect(await s.currentDetails(handle)).toContain('The sink did not take events: they wait for the next sync.');
       // One sink failure per sync, however many pages found it down.
@@ -369,9 +555,158 @@ describe('purchasesSyncWorkflow', () => {
     });
   });
 
-  it(`continues as new every ${PURCHASES_PAGES_PER_RUN} pages, carrying the cursor, the ledger and the counts; it pulls only in the first run`, async () => {
+  it('a confirmed invoice older than the window, then rejected, is delivered by the sweep within sweepHours of syncs, once its slice reaches the invoice’s date', async () => {
+    const old = invoice('pur_old', 'confirmed', 1160, daysAgo(100));
+    const fresh = invoice('pur_fresh');
+    const listing: Listing = { pages: [[fresh, old]] };
+    await h.run(stubs(listing), async (s) => {
+      const first = await (await start(s)).result();
+      expect(deliveredIds(s).flat()).toEqual([received(fresh).id, received(old).id]);
+
+      const rejected = invoice('pur_old', 'rejected', 1160, old.purchase.invoiceDate);
+      listing.pages = [[fresh, rejected]];
+      const change = purchaseEventId('pur_old', 1, rejected.fingerprint);
+      // Syncs an hour apart: each slice is an hour's share of the horizon (31 days), walking back from the window.
+      const syncs: Array<{ slice: ListingPass; delivered: string[]; told: string[][] }> = [];
+      let previous = first;
+      for (let n = 1; n <= 24 && !syncs.some((sync) => sync.delivered.includes(change)); n++) {
+        await s.env.sleep(HOUR);
+        const handle = await startNextSync(s, previous, `hour-${n}`);
+        previous = await handle.result();
+        syncs.push({
+          slice: handle.carry.passes.find((p) => p.name === 'sweep')!,
+          delivered: deliveredIds(s, handle).flat(),
+          told: toldOf(s, handle),
+        });
+      }
+      const date = old.purchase.invoiceDate;
+      const covers = (slice: ListingPass) => slice.fromDate! <= date && date <= slice.toDate!;
+      // Delivered once, by the first slice that reached its date; not by the syncs before it (neither the review
+      // passes nor the window list it); and told to the stock-in in that same sync.
+      const at = syncs.findIndex((sync) => sync.delivered.includes(change));
+      expect(at).toBeGreaterThanOrEqual(1);
+      expect(syncs.findIndex((sync) => covers(sync.slice))).toBe(at);
+      expect(syncs.slice(0, at).every((sync) => sync.delivered.length === 0 && sync.told.length === 0)).toBe(true);
+      expect(syncs[at]!.delivered).toEqual([change]);
+      expect(syncs[at]!.told).toEqual([['pur_old rejected']]);
+      expect(previous.counts).toMatchObject({ statusChanges: 1, delivered: 1 });
+
+      // Seen once: the next sync whose slice lists it again delivers nothing.
+      await s.env.sleep(24 * HOUR);
+      const whole = await startNextSync(s, previous, 'day-after');
+      expect(covers(whole.carry.passes.find((p) => p.name === 'sweep')!)).toBe(true);
+      expect((await whole.result()).counts).toMatchObject({ seen: 2, statusChanges: 0, delivered: 0 });
+    });
+  });
+
+  it('an invoice in review dated months ago, then confirmed, is delivered by the next sync: its date is listed again', async () => {
+    const longAgo = invoice('pur_review', 'pending_review', 1160, daysAgo(150));
+    const recently = invoice('pur_review_new', 'pulled', 1160, daysAgo(2));
+    const listing: Listing = { pages: [[recently, longAgo]] };
+    await h.run(stubs(listing), async (s) => {
+      const first = await (await start(s)).result();
+      expect(first.inReview).toEqual({
+        [daysAgo(150)]: ['pur_review'],
+        [daysAgo(2)]: ['pur_review_new'],
+      });
+
+      const confirmed = invoice('pur_review', 'confirmed', 1160, daysAgo(150));
+      const confirmedToo = invoice('pur_review_new', 'confirmed', 1160, daysAgo(2));
+      listing.pages = [[confirmedToo, confirmed]];
+      const next = await startNextSync(s, first);
+      const second = await next.result();
+      // After the review statuses, the date of the invoice that left review; the recent one's date is in the window.
+      expect(listings(s, next).slice(0, 4)).toEqual([
+        { cursor: null, status: 'pulled', fromDate: horizonStart() },
+        { cursor: null, status: 'pending_review', fromDate: horizonStart() },
+        { cursor: null, fromDate: daysAgo(150), toDate: daysAgo(150) },
+        { cursor: null, fromDate: windowStart() },
+      ]);
+      expect(listings(s, next)).toHaveLength(5);
+      expect(
+        s
+          .callsOf('deliverPurchaseEvents')
+          .filter(ofSync(next))
+          .flatMap((c) => c.input.events.map((e) => [e.purchase.id, e.previousStatus, e.purchase.status])),
+      ).toEqual([
+        ['pur_review', 'pending_review', 'confirmed'],
+        ['pur_review_new', 'pulled', 'confirmed'],
+      ]);
+      expect(toldOf(s, next)).toEqual([['pur_review confirmed'], ['pur_review_new confirmed']]);
+      expect(second.inReview).toEqual({});
+
+      // Listed again once: the sync after has no such pass, and nothing to deliver.
+      const third = await startNextSync(s, second, 'third');
+      expect((await third.result()).counts).toMatchObject({ statusChanges: 0, delivered: 0 });
+      expect(listings(s, third).some((l) => l.fromDate === daysAgo(150))).toBe(false);
+    });
+  });
+
+  it('moves the ledger of a 2.x result into the books: the whole horizon listed once, nothing delivered or told twice', async () => {
+    const a = invoice('pur_a', 'confirmed');
+    const bBefore = invoice('pur_b', 'pending_review', 1160, daysAgo(40));
+    const b = invoice('pur_b', 'rejected', 1160, daysAgo(40));
+    const c = invoice('pur_c', 'confirmed', 2000, daysAgo(300));
+    const d = invoice('pur_d', 'accepted', 1160, daysAgo(500));
+    const e = invoice('pur_e', 'confirmed', 1160, daysAgo(20));
+    // What 2.x handed on: every invoice it delivered and the statuses it told; pur_e's entry is older than its book's
+    // (a migration that failed half-way wrote it), pur_gone is no longer listed.
+    const ledger: PurchaseLedger = {
+      pur_a: [a.fingerprint, 0, 'confirmed'],
+      pur_b: [bBefore.fingerprint, 1, 'pending_review'],
+      pur_d: [d.fingerprint, 2, 'accepted'],
+      pur_e: ['pending_review-1160', 0, 'pending_review'],
+      pur_gone: ['gone-1', 0, 'pulled'],
+    };
+    const told = { pur_a: 'confirmed', pur_gone: 'confirmed' };
+    const books: Books = new Map([['pur_e', { entry: [e.fingerprint, 1, 'confirmed'], told: 'confirmed' }]]);
+    const listing: Listing = { pages: [[a, e], [b], [c, d]] };
+    await h.run(stubs(listing, {}, books), async (s) => {
+      const handle = await startNextSync(s, { businessId: BUSINESS, ledger, told, counts: { ...ZERO } }, 'migrating', {
+        pagesPerRun: 1,
+      });
+      const result = await handle.result();
+      // The first sync of this release lists the whole horizon once.
+      expect(handle.carry.passes).toEqual([{ name: 'full', fromDate: horizonStart() }]);
+      expect(deliveredIds(s, handle)).toEqual([[purchaseEventId('pur_b', 2, b.fingerprint)], [received(c).id]]);
+      expect(s.callsOf('deliverPurchaseEvents')[0]!.input.events[0]).toMatchObject({
+        type: 'purchase.status_changed',
+        previousStatus: 'pending_review',
+      });
+      // pur_a was told confirmed by 2.x, pur_e by the books: only the new confirmed invoice is told.
+      expect(toldOf(s, handle)).toEqual([['pur_c confirmed']]);
+      expect(result.counts).toMatchObject({ pages: 3, seen: 5, newInvoices: 1, statusChanges: 1, delivered: 2 });
+      expect(Object.keys(result).sort()).toEqual(['businessId', 'counts', 'inReview', 'sweep']);
+      expect(Object.fromEntries(books)).toEqual({
+        pur_a: { entry: [a.fingerprint, 0, 'confirmed'], told: 'confirmed' },
+        pur_b: { entry: [b.fingerprint, 2, 'rejected'] },
+        pur_c: { entry: [c.fingerprint, 0, 'confirmed'], told: 'confirmed' },
+        pur_d: { entry: [d.fingerprint, 2, 'accepted'] },
+        pur_e: { entry: [e.fingerprint, 1, 'confirmed'], told: 'confirmed' },
+      });
+      // Each continued run carries what of the old ledger is not in the books yet: less every page listed.
+      const carried = (await continuedCarries(s, handle)).map((carry) => Object.keys(carry.migrating!.ledger).sort());
+      expect(carried).toEqual([
+        ['pur_b', 'pur_d', 'pur_gone'],
+        ['pur_d', 'pur_gone'],
+      ]);
+
+      // The sync after reads it all from the books.
+      const next = await startNextSync(s, result, 'after');
+      const after = await next.result();
+      expect(next.carry.migrating).toBeUndefined();
+      expect(after.counts).toMatchObject({ newInvoices: 0, statusChanges: 0, delivered: 0 });
+      expect(after.counts.seen).toBeGreaterThan(0);
+      expect(toldOf(s, next)).toEqual([]);
+      const ids = deliveredIds(s).flat();
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+  });
+
+  it(`continues as new every ${PURCHASES_PAGES_PER_RUN} pages, carrying the cursor and the counts; it pulls only in the first run`, async () => {
     const all = Array.from({ length: 2 * PURCHASES_PAGES_PER_RUN + 3 }, (_, i) => invoice(`pur_${i}`));
-    await h.run(stubs({ pages: all.map((l) => [l]) }), async (s) => {
+    const books: Books = new Map();
+    await h.run(stubs({ pages: all.map((l) => [l]) }, {}, books), async (s) => {
       const handle = await start(s);
       const result = await handle.result();
 
@@ -394,11 +729,64 @@ describe('purchasesSyncWorkflow', () => {
         delivered: all.length,
         pending: 0,
       });
-      expect(Object.keys(result.ledger)).toHaveLength(all.length);
-      expect(await handle.query(getPurchasesSyncProgressQuery)).toMatchObject({ runs: 3, cursor: null });
+      expect(books.size).toBe(all.length);
+      expect(await handle.query(getPurchasesSyncProgressQuery)).toMatchObject({ runs: 3, cursor: null, pass: null });
       expect(await s.currentDetails(handle)).toContain(
         `| ${all.length} | ${all.length} | ${all.length} | 0 | ${all.length} | 0 |`,
       );
+    });
+  });
+
+  it('a later sync continued as new in the middle of a pass resumes it, with the passes and the invoices in review it carried', async () => {
+    const r1 = invoice('pur_r1', 'pending_review', 1160, daysAgo(200));
+    const r2 = invoice('pur_r2', 'pending_review', 1160, daysAgo(201));
+    const x = invoice('pur_x', 'pending_review');
+    const y = invoice('pur_y');
+    const listing: Listing = { pages: [[r1], [r2], [x], [y]] };
+    await h.run(stubs(listing), async (s) => {
+      const first = await (await start(s)).result();
+      const r2Confirmed = invoice('pur_r2', 'confirmed', 1160, daysAgo(201));
+      listing.pages = [[r1], [r2Confirmed], [x], [y]];
+      const next = await startNextSync(s, first, 'next', { pagesPerRun: 2 });
+      const second = await next.result();
+
+      // The listings of each run of the sync, in order.
+      const listedIn: Array<ReturnType<typeof listings>> = [];
+      let lastRun = '';
+      for (const { runId, input } of s.callsOf('listPurchasesPage').filter(ofSync(next))) {
+        if (runId !== lastRun) listedIn.push([]);
+        lastRun = runId;
+        const { businessId: _, pageSize: __, ...query } = input;
+        listedIn.at(-1)!.push(query);
+      }
+      const sweep = next.carry.passes.find((p) => p.name === 'sweep')!;
+      expect(listedIn).toEqual([
+        [
+          { cursor: null, status: 'pulled', fromDate: horizonStart() },
+          { cursor: null, status: 'pending_review', fromDate: horizonStart() },
+        ],
+        [
+          { cursor: 'page-1', status: 'pending_review', fromDate: horizonStart() },
+          // Added as the review pass ended, in the second run, from what both runs found in review.
+          { cursor: null, fromDate: daysAgo(201), toDate: daysAgo(201) },
+        ],
+        [
+          { cursor: null, fromDate: windowStart() },
+          { cursor: 'page-1', fromDate: windowStart() },
+        ],
+        [{ cursor: null, fromDate: sweep.fromDate, toDate: sweep.toDate }],
+      ]);
+      const carries = await continuedCarries(s, next);
+      expect(carries.map((carry) => [carry.passes.map((p) => p.name), carry.pass, carry.cursor])).toEqual([
+        [['pulled', 'pending_review', 'recent', 'sweep'], 1, 'page-1'],
+        [['pulled', 'pending_review', 'left_review', 'recent', 'sweep'], 3, null],
+        [['pulled', 'pending_review', 'left_review', 'recent', 'sweep'], 4, null],
+      ]);
+      expect(carries[0]!.inReview).toEqual({ before: first.inReview, now: { [daysAgo(200)]: ['pur_r1'] } });
+      expect(deliveredIds(s, next)).toEqual([[purchaseEventId('pur_r2', 1, r2Confirmed.fingerprint)]]);
+      expect(second.inReview).toEqual({ [daysAgo(200)]: ['pur_r1'], [daysAgo(1)]: ['pur_x'] });
+      expect(second.counts).toMatchObject({ pages: 7, statusChanges: 1, delivered: 1 });
+      expect(await next.query(getPurchasesSyncProgressQuery)).toMatchObject({ runs: 4, cursor: null, pass: null });
     });
   });
 
@@ -461,6 +849,13 @@ describe('purchasesSyncWorkflow', () => {
     [{ pageSize: 101 }, 'options.pageSize must be an integer from 1 to 100'],
     [{ pagesPerRun: 0 }, 'options.pagesPerRun must be a positive integer'],
     [{ deliveryAttempts: 1.5 }, 'options.deliveryAttempts must be a positive integer'],
+    [{ windowDays: -1 }, 'options.windowDays must be an integer from 0 to 366'],
+    [{ windowDays: 367 }, 'options.windowDays must be an integer from 0 to 366'],
+    [{ horizonDays: 7 }, 'options.horizonDays must be an integer above windowDays and at most 3660'],
+    [{ windowDays: 30, horizonDays: 20 }, 'options.horizonDays must be an integer above windowDays and at most 3660'],
+    [{ horizonDays: 3661 }, 'options.horizonDays must be an integer above windowDays and at most 3660'],
+    [{ sweepHours: 0.5 }, 'options.sweepHours must be a number from 1 to 744'],
+    [{ sweepHours: 745 }, 'options.sweepHours must be a number from 1 to 744'],
   ] as Array<[PurchasesSyncOptions, string]>)('refuses %j before any call: %s', async (options, message) => {
     await h.run(stubs({ pages: [[invoice('pur_a')]] }), async (s) => {
       const error = await (await start(s, options)).result().then(

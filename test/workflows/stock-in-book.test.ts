@@ -156,7 +156,7 @@ describe('the stock-in book', () => {
     ]);
   });
 
-  it('a merchant mapping outranks a learned one, and survives a carry to the next run', () => {
+  it('a merchant mapping outranks a learned one, and is handed to the buckets, not carried', () => {
     const b = book();
     b.mappings.put({
       supplierPin: SUPPLIER,
@@ -174,7 +174,14 @@ describe('the stock-in book', () => {
       factor: 1,
       source: 'learned',
     });
-    const next = new StockInBook('biz_1', 'stock-in:sales:biz_1', { ...b.carry(), schema: 1 });
+    // The carry holds no mapping: what changed goes to the buckets, and a later run reads it back from them.
+    expect(b.carry().mappings).toEqual([]);
+    const changes = b.mappings.takeChanges();
+    expect(changes.put.map((m) => [m.itemId, m.source])).toEqual([['itm_bread', 'merchant']]);
+    expect(b.mappings.takeChanges()).toEqual({ put: [], remove: [] });
+    const next = new StockInBook('biz_1', 'stock-in:sales:biz_1', { ...b.carry(), schema: 2 });
+    next.mappings.load(changes.put);
+    expect(next.mappings.takeChanges().put).toEqual([]);
     expect(movesOf(next.observe(purchase(), namesOf(CATALOGUE), NOW))).toEqual(['ADD 10 itm_bread @60']);
     expect(next.invoice('pur_1')!.lines[0]!.match).toMatchObject({ by: 'merchant' });
   });

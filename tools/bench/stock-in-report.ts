@@ -82,8 +82,8 @@ export interface StockInReport {
   tillP50Ms: { alone: number; before: number; after: number; backlog: number; withRestart: number };
   tillSales: { alone: number; backlog: number; ofRestart: number; total: number };
   /**
-   * Each timed sale of the till, to the signed receipt in hand (ms, sorted): alone before the first run, during the runs
-   * (less the restart's), alone after them.
+   * Each timed sale of the till, to the signed receipt in hand (ms, sorted): alone before the first run, during the
+   * runs (less the restart's), alone after them.
    */
   tillMs: { before: number[]; backlog: number[]; after: number[] };
   /** The signing's wait in the queue (the limiter's next slot when the budget is taken), p50 and p90. */

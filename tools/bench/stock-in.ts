@@ -12,8 +12,8 @@
  * 5. pass 3: a twentieth of the first half goes back to review, then the schedule's sync again (it tells those and,
  *    from pass 1's result, the second half once more);
  * 6. when every line is recorded the till sells alone again;
- * 7. the till timed again, `tillRuns` − 1 times: a pass of new invoices (as many as a half) confirmed and synced while it
- *    sells, until their lines are recorded, then alone; the ledger drains. The till's ratio is the median of the runs'.
+ * 7. the till timed again, `tillRuns` − 1 times: a pass of new invoices (as many as a half) confirmed and synced while
+ *    it sells, until their lines are recorded, then alone; the ledger drains. The till's ratio is the runs' median.
  * Every figure comes from the sandbox (its records of movements, its quantities, its request log), except how each
  * line was matched (the stock-in's own state) and when the run is over. See stock-in-math.ts and docs/benchmarks.md.
  */
@@ -243,8 +243,8 @@ export async function measureStockIn(
   });
   const tag = options.tag.toLowerCase();
   const world = stockInWorld(worldOptionsOf(options, tag, scale));
-  // The till's later runs: each a pass of new invoices, as many as the first half and like it (the same seed), confirmed
-  // after the mapping (its wordings learned by then), never taken back.
+  // The till's later runs: each a pass of new invoices, as many as the first half and like it (the same seed),
+  // confirmed after the mapping (its wordings learned by then), never taken back.
   const laterRuns = Array.from({ length: Math.max(0, options.tillRuns - 1) }, (_, r) =>
     stockInWorld({ ...worldOptionsOf(options, tag, scale), tag: `${tag}r${r + 2}` })
       .invoices.filter((v) => v.half === 'first')

@@ -238,14 +238,14 @@ export class StockInBook {
     return this.invoices.size;
   }
 
-  /** What the next run needs: the invoices still held here, and the mappings. */
+  /** What the next run needs: the invoices still held here (the mappings are in their buckets). */
   carry(): Omit<StockInCarry, 'schema'> {
     const invoices = [...this.invoices.values()].map((inv) => (inv.state === 'waiting' ? inv : record(inv)));
     return {
       settings: this.settings,
       taskQueue: this.taskQueue ?? '',
       invoices,
-      mappings: this.mappings.list(),
+      mappings: [],
       totals: { ...this.totals, linesWaiting: this.linesWaiting() },
     };
   }

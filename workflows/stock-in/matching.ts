@@ -16,9 +16,15 @@ export type LineMatch =
   | { itemId: string; factor: number; by: 'merchant' | 'learned' | 'name' }
   | { notStock: true; by: 'merchant' | 'learned' };
 
-/** The mapping table: one entry per key; a merchant's mapping outranks a learned one for the same key. */
+/**
+ * The mapping table: one entry per key; a merchant's mapping outranks a learned one for the same key. In a bucket it is
+ * the bucket's whole share; in the stock-in, the mappings read for the work at hand, and what changed since the last
+ * write to the buckets.
+ */
 export class MappingTable {
   private readonly byKey = new Map<string, Mapping>();
+  private readonly changed = new Map<string, Mapping>();
+  private readonly removed = new Set<string>();
 
   constructor(mappings: readonly Mapping[] = []) {
     for (const m of mappings) this.byKey.set(keyOf(m), m);
@@ -32,20 +38,45 @@ export class MappingTable {
     return this.byKey.size;
   }
 
+  get(key: string): Mapping | undefined {
+    return this.byKey.get(key);
+  }
+
+  /** Mappings read from the buckets: a key changed here since is newer and stays. */
+  load(mappings: readonly Mapping[]): void {
+    for (const m of mappings) {
+      const key = keyOf(m);
+      if (!this.changed.has(key) && !this.removed.has(key)) this.byKey.set(key, m);
+    }
+  }
+
   /** A learned mapping never replaces the merchant's own. */
   put(m: Mapping): void {
     const key = keyOf(m);
     const existing = this.byKey.get(key);
     if (m.source === 'learned' && existing?.source === 'merchant') return;
     this.byKey.set(key, m);
+    this.changed.set(key, m);
+    this.removed.delete(key);
   }
 
-  remove(key: MappingKey): boolean {
-    return this.byKey.delete(keyOf(key));
+  remove(key: MappingKey | string): boolean {
+    const k = typeof key === 'string' ? key : keyOf(key);
+    this.changed.delete(k);
+    this.removed.add(k);
+    return this.byKey.delete(k);
   }
 
   removeMerchant(): void {
     for (const [key, m] of this.byKey) if (m.source === 'merchant') this.byKey.delete(key);
+  }
+
+  /** What changed since the last call: to write to the buckets. */
+  takeChanges(): { put: Mapping[]; remove: string[] } {
+    const taken = { put: [...this.changed.values()], remove: [...this.removed] };
+    this.changed.clear();
+    this.removed.clear();
+    return taken;
   }
 
   /** By the supplier's code first (where its lines carry one), then by the description. */
@@ -53,6 +84,14 @@ export class MappingTable {
     const byCode = line.code ? this.byKey.get(keyOf({ supplierPin, by: 'code', key: line.code })) : undefined;
     return byCode ?? this.byKey.get(keyOf({ supplierPin, by: 'description', key: line.description }));
   }
+}
+
+/** The keys a line's mapping may be under: its code's (where it has one) and its description's. */
+export function lineKeys(supplierPin: string, line: Pick<SupplierLine, 'description' | 'code'>): string[] {
+  return [
+    ...(line.code ? [keyOf({ supplierPin, by: 'code', key: line.code })] : []),
+    keyOf({ supplierPin, by: 'description', key: line.description }),
+  ];
 }
 
 export function targetOf(m: Mapping): MappingTarget {
