@@ -329,6 +329,8 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     for (const m of input.carried!.mappings) book.mappings.put(m);
     await writeMappings(false);
   }
+  // What a run was handed settled goes to the books now, not at the first wake.
+  await putAway(false);
   for (;;) {
     const work = () => inbox.length > 0 || outbox.length > 0 || movedOn();
     await condition(work, VERSION_CHECK_MS);
