@@ -13,6 +13,7 @@ export type PurchasesConfig = ReturnType<typeof loadPurchasesConfig>;
 
 export const DEFAULT_PURCHASES_SYNC_INTERVAL_MS = 15 * 60_000;
 const syncInterval = boundedDuration(10_000, 7 * 24 * 3_600_000, '10s to 7d', '15m');
+const sweepPeriod = boundedDuration(3_600_000, 31 * 24 * 3_600_000, '1h to 31d', '24h');
 
 function parseSink(env: Env): PurchasesSinkConfig | undefined {
   const text = read(env, 'PURCHASES_SINK');
@@ -49,12 +50,38 @@ function parseBusinesses(env: Env): string[] | undefined {
   return [...new Set(ids)];
 }
 
+/** A whole number of days from `min` to `max`, or undefined when unset (the sync's own default then). */
+function parseDays(env: Env, name: string, min: number, max: number): number | undefined {
+  const text = read(env, name);
+  if (text === undefined) return undefined;
+  const days = Number(text);
+  if (!/^\d+$/.test(text) || days < min || days > max)
+    throw new ConfigError(`${name}: must be a whole number of days from ${min} to ${max}`);
+  return days;
+}
+
+/** What every sync lists and how far back it follows invoices (docs/purchases-sync.md, "What a sync lists"). */
+function parseListing(env: Env) {
+  const windowDays = parseDays(env, 'PURCHASES_WINDOW_DAYS', 0, 366);
+  const horizonDays = parseDays(env, 'PURCHASES_HORIZON_DAYS', 30, 3_660);
+  if (windowDays !== undefined && horizonDays !== undefined && horizonDays <= windowDays)
+    throw new ConfigError('PURCHASES_HORIZON_DAYS: must be more than PURCHASES_WINDOW_DAYS');
+  const sweepMs = parseWith<number | undefined>(sweepPeriod, env, 'PURCHASES_SWEEP_PERIOD', undefined);
+  return {
+    ...(windowDays === undefined ? {} : { windowDays }),
+    ...(horizonDays === undefined ? {} : { horizonDays }),
+    ...(sweepMs === undefined ? {} : { sweepHours: sweepMs / 3_600_000 }),
+  };
+}
+
 export function loadPurchasesConfig(rawEnv: Env) {
   const env = resolveSecretFiles(rawEnv, ['PURCHASES_WEBHOOK_SECRET']);
   return {
     sink: parseSink(env),
     intervalMs: parseWith(syncInterval, env, 'PURCHASES_SYNC_INTERVAL', DEFAULT_PURCHASES_SYNC_INTERVAL_MS),
     businessIds: parseBusinesses(env),
+    /** Sync options; empty: the sync's defaults (7 days, 730 days, 24 h), and the schedules' arguments unchanged. */
+    listing: parseListing(env),
   };
 }
 

@@ -56,7 +56,10 @@ export async function schedulePurchasesSync(options: {
     interval: config.intervalMs,
     taskQueue: options.taskQueue,
     // Without a sink a sync only tells the stock-in: it delivers nothing, and says no sink is down.
-    options: config.sink === undefined ? { ...options.syncOptions, deliver: false } : options.syncOptions,
+    options: withListing(
+      config.sink === undefined ? { ...options.syncOptions, deliver: false } : options.syncOptions,
+      config.listing,
+    ),
     logger,
   });
   logger.info(
@@ -178,4 +181,13 @@ export async function setSchedulesPaused(options: {
   }
   if (changed.length > 0)
     options.logger.info({ schedules: changed, paused }, paused ? 'schedules paused' : 'schedules resumed');
+}
+
+/** The listing settings configured, over the options given; none: the options as they are (schedules unchanged). */
+function withListing(
+  options: PurchasesSyncOptions | undefined,
+  listing: PurchasesConfig['listing'] | undefined,
+): PurchasesSyncOptions | undefined {
+  if (listing === undefined || Object.keys(listing).length === 0) return options;
+  return { ...listing, ...options };
 }

@@ -168,7 +168,30 @@ describe('PURCHASES_* configuration', () => {
   const load = (env: Record<string, string>) => () => loadPurchasesConfig(env);
 
   it('is off without PURCHASES_SINK; 15 minutes and every business by default', () => {
-    expect(loadPurchasesConfig({})).toEqual({ sink: undefined, intervalMs: 900_000, businessIds: undefined });
+    expect(loadPurchasesConfig({})).toEqual({
+      sink: undefined,
+      intervalMs: 900_000,
+      businessIds: undefined,
+      listing: {},
+    });
+  });
+
+  it('reads what every sync lists and how far back: days, days and a period, each checked', () => {
+    expect(
+      loadPurchasesConfig({
+        PURCHASES_WINDOW_DAYS: '14',
+        PURCHASES_HORIZON_DAYS: '400',
+        PURCHASES_SWEEP_PERIOD: '12h',
+      }).listing,
+    ).toEqual({ windowDays: 14, horizonDays: 400, sweepHours: 12 });
+    expect(load({ PURCHASES_WINDOW_DAYS: 'a week' })).toThrow(/PURCHASES_WINDOW_DAYS: must be a whole number of days/);
+    expect(load({ PURCHASES_HORIZON_DAYS: '10' })).toThrow(
+      /PURCHASES_HORIZON_DAYS: must be a whole number of days from 30/,
+    );
+    expect(load({ PURCHASES_WINDOW_DAYS: '60', PURCHASES_HORIZON_DAYS: '45' })).toThrow(
+      /more than PURCHASES_WINDOW_DAYS/,
+    );
+    expect(load({ PURCHASES_SWEEP_PERIOD: '5m' })).toThrow(/PURCHASES_SWEEP_PERIOD/);
   });
 
   it('reads a file sink, an https sink with its secret, an interval and a business list', () => {
@@ -186,6 +209,7 @@ describe('PURCHASES_* configuration', () => {
       sink: { kind: 'webhook', url: 'https://erp.example.com/hooks/etims?token=abc', webhookSecret: SECRET },
       intervalMs: 300_000,
       businessIds: ['biz_a', 'biz_b'],
+      listing: {},
     });
     expect(describeSink(config.sink)).toBe('https://erp.example.com/hooks/etims');
     expect(

@@ -15,11 +15,12 @@ import { purchasesBusinessIds, schedulePurchasesSync, setSchedulesPaused } from 
 import { eventually } from '../helpers/eventually.js';
 
 const logger = pino({ level: 'silent' });
-const noSink: PurchasesConfig = { sink: undefined, intervalMs: 60_000, businessIds: undefined };
+const noSink: PurchasesConfig = { sink: undefined, intervalMs: 60_000, businessIds: undefined, listing: {} };
 const fileSink: PurchasesConfig = {
   sink: { kind: 'file', path: '/dev/null' },
   intervalMs: 60_000,
   businessIds: undefined,
+  listing: {},
 };
 const served = ['biz_a', 'biz_b', 'biz_c'];
 const stockIn = loadStockIn({ STOCK_IN_BY_BUSINESS: 'biz_b=2025-01-01,biz_elsewhere=2025-01-01' });

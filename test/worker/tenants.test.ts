@@ -162,7 +162,12 @@ describe('purchases sync schedules with tenants', () => {
       // Never reached: the check comes first.
       client: undefined as never,
       served: [B.nairobi, B.kisumu],
-      config: { sink: { kind: 'file', path: '/dev/null' }, intervalMs: 60_000, businessIds: [B.nairobi, B.mombasa] },
+      config: {
+        sink: { kind: 'file', path: '/dev/null' },
+        intervalMs: 60_000,
+        businessIds: [B.nairobi, B.mombasa],
+        listing: {},
+      },
       logger: pino({ level: 'silent' }),
     });
     await expect(made).rejects.toThrow(ConfigError);

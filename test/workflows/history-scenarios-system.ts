@@ -19,7 +19,15 @@ import {
 } from '../../src/contracts/catalogue-import.js';
 import { DEMO, DEMO_STOCK_IN } from '../../sandbox/default-fixture.js';
 import { purchaseLines } from '../../sandbox/compliance/supplier-lines.js';
-import { getStockInStateQuery, mapLineUpdate, stockInWorkflowId } from '../../src/contracts/stock-in.js';
+import { getBookQuery, purchasesBookId } from '../../src/contracts/purchases-book.js';
+import {
+  STOCK_IN_WORKFLOW_TYPE,
+  getStockInStateQuery,
+  mapLineUpdate,
+  stockInWorkflowId,
+  type StockInInput,
+} from '../../src/contracts/stock-in.js';
+import { mappingBucket, stockInMappingsId } from '../../src/contracts/stock-in-mappings.js';
 import { openNdjsonSink } from '../../src/purchases/event-sink.js';
 import { DEMO_RECONCILIATION_LINK } from '../../sandbox/accounting/default-fixture.js';
 import type { ReconcileBusinessResult, ReconciliationInput } from '../../src/contracts/reconciliation.js';
@@ -148,10 +156,13 @@ export async function runCatalogueScenarios(stack: SaleStack): Promise<RecordedR
 /**
  * Purchases syncs on a purchases stack of their own (its worker process makes the schedule at start-up), with
  * pages of 20 and two pages a run: the demo's 48 Nairobi invoices take three pages, so every sync continues as new
- * once. The first sync (run by the schedule) delivers everything and tells the stock-in of the confirmed ones; a
- * later one, triggered through the schedule and handed the ledger by it, delivers one status change. Then the
- * stock-in's paths: a supplier invoice confirmed with a line only a mapping matches and a fee, both mapped by an
- * operator, then rejected (taken back).
+ * once. The first sync (run by the schedule) lists the whole horizon, delivers everything and tells the stock-in of the
+ * confirmed ones; a later one, triggered through the schedule, lists review, the window and a sweep slice and delivers
+ * one status change (an invoice that left review, listed again by its date). Then the stock-in's paths: a supplier
+ * invoice confirmed with a line only a mapping matches and a fee, both mapped by an operator, then rejected (taken
+ * back); then a stock-in putting settled invoices away at once: the next invoice matched by the learned mapping read
+ * from its bucket, written to its book, read back and taken back when rejected. The book and the bucket are recorded
+ * too.
  */
 export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: WorkflowBundle): Promise<RecordedRun[]> {
   const dir = await mkdtemp(join(tmpdir(), 'record-purchases-'));
@@ -179,6 +190,7 @@ export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: Wo
     );
 
     const stockIn = stack.client.workflow.getHandle(stockInWorkflowId(stack.taskQueue, DEMO.businesses.nairobi));
+    const firstStockInRun = (await stockIn.describe()).runId;
     const delivery = DEMO_STOCK_IN.invoices[0];
     const purchaseId = 'pur_history_in';
     await stack.addPurchase({
@@ -206,10 +218,50 @@ export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: Wo
     await stack.sync();
     await eventually(invoiceOf, (inv) => inv?.state === 'taken_back', { what: 'the invoice taken back' });
 
+    // The same supplier's next invoice with settled invoices put away at once: the learned mapping read from its
+    // bucket, the invoice written to its book when added, read back from it when rejected and taken back.
+    await stockIn.terminate('recorded; the next stock-in puts settled invoices away at once');
+    await stack.client.workflow.start(STOCK_IN_WORKFLOW_TYPE, {
+      workflowId: stockIn.workflowId,
+      taskQueue: stack.taskQueue,
+      args: [{ businessId: DEMO.businesses.nairobi, settledKept: { minutes: 0, batch: 1 } } satisfies StockInInput],
+    });
+    const awayId = 'pur_history_away';
+    await stack.addPurchase({
+      id: awayId,
+      supplier: { ...DEMO_STOCK_IN.supplier },
+      supplierInvoiceNumber: 'MB-HISTORY-2',
+      invoiceDate: delivery.invoiceDate,
+      branchId: delivery.branchId,
+      status: 'confirmed',
+      lines: purchaseLines(delivery.lines),
+    });
+    await stack.sync();
+    const book = stack.client.workflow.getHandle(
+      purchasesBookId(stack.taskQueue, DEMO.businesses.nairobi, delivery.invoiceDate, awayId),
+    );
+    await eventually(
+      () => book.query(getBookQuery).catch(() => undefined),
+      (held) => (held?.stocked ?? 0) > 0,
+      { what: 'the invoice put away in its book' },
+    );
+    const takenBack = async () => (await stockIn.query(getStockInStateQuery)).totals.linesTakenBack;
+    await stack.review(awayId, 'rejected', 'Not delivered');
+    await stack.sync();
+    await eventually(takenBack, (n) => n > 0, { what: 'the put-away invoice taken back' });
+
     return [
       { name: 'purchases-sync-first', handle: stack.client.workflow.getHandle(first.workflowId) },
       { name: 'purchases-sync-status-change', handle: stack.client.workflow.getHandle(changed.workflowId) },
-      { name: 'stock-in', handle: stockIn },
+      { name: 'stock-in', handle: stack.client.workflow.getHandle(stockIn.workflowId, firstStockInRun) },
+      { name: 'stock-in-put-away', handle: stockIn },
+      { name: 'purchases-book', handle: book },
+      {
+        name: 'stock-in-mappings',
+        handle: stack.client.workflow.getHandle(
+          stockInMappingsId(stack.taskQueue, DEMO.businesses.nairobi, mappingBucket(DEMO_STOCK_IN.supplier.pin)),
+        ),
+      },
     ];
   } finally {
     await stack.close();

@@ -31,6 +31,8 @@ import type { SaleInput } from '../../src/contracts/sale.js';
 export interface LongevityWorldOptions {
   businessId: string;
   tag: string;
+  /** The application's key (`cmp_sk_test_…`, made for the run). */
+  key: string;
   /** The business's calendar day (Kenyan), YYYY-MM-DD: invoices are dated up to the day before. */
   today: string;
   days: number;
@@ -172,13 +174,29 @@ function countOn(perDay: number, random: () => number): number {
   return whole + (random() < perDay - whole ? 1 : 0);
 }
 
+/** Review statuses of the last day's and the rest of the last week's invoices at the start (older: the options'). */
+export const RECENT_STATUS_SHARES = {
+  lastDay: { pulled: 0.25, pending_review: 0.5, confirmed: 0.22, rejected: 0.03 },
+  lastWeek: { pulled: 0, pending_review: 0.25, confirmed: 0.7, rejected: 0.05 },
+} as const;
+
 /** The review status of an invoice `age` days old at the start of the run. */
 function statusAt(age: number, options: LongevityWorldOptions, random: () => number): PurchaseStatus {
   const r = random();
-  if (age <= 1) return r < 0.25 ? 'pulled' : r < 0.75 ? 'pending_review' : r < 0.97 ? 'confirmed' : 'rejected';
-  if (age <= 7) return r < 0.25 ? 'pending_review' : r < 0.95 ? 'confirmed' : 'rejected';
-  if (r < options.oldPendingShare) return 'pending_review';
-  return r < options.oldPendingShare + options.oldRejectedShare ? 'rejected' : 'confirmed';
+  const shares =
+    age <= 1
+      ? RECENT_STATUS_SHARES.lastDay
+      : age <= 7
+        ? RECENT_STATUS_SHARES.lastWeek
+        : {
+            pulled: 0,
+            pending_review: options.oldPendingShare,
+            rejected: options.oldRejectedShare,
+            confirmed: 1 - options.oldPendingShare - options.oldRejectedShare,
+          };
+  if (r < shares.pulled) return 'pulled';
+  if (r < shares.pulled + shares.pending_review) return 'pending_review';
+  return r < shares.pulled + shares.pending_review + shares.confirmed ? 'confirmed' : 'rejected';
 }
 
 export function longevityWorld(options: LongevityWorldOptions): LongevityWorld {
@@ -326,7 +344,7 @@ export function longevityWorld(options: LongevityWorldOptions): LongevityWorld {
     plan.push({ purchaseId: v.id, kind: 'recent_confirm', atInterval: at(0, changeEnd), status: 'confirmed', old: false });
   plan.sort((a, b) => a.atInterval - b.atInterval);
 
-  const key = `cmp_sk_test_bench_${tag.replace(/[^A-Za-z0-9_-]/g, '')}_${Math.floor(random() * 1e12).toString(36)}xxxxxxxx`;
+  const { key } = options;
   const fixture: ComplianceFixtureInput = {
     rateLimitWindowMs: options.windowMs,
     applications: [{ id: application, name: `Bench chain ${businessId}`, requestsPerMinute: options.requestsPerWindow }],
@@ -392,7 +410,11 @@ export function purchaseFixture(v: WorldInvoice, suppliers: readonly Supplier[],
 }
 
 /** The till's sale `n`: `lines` distinct items of the till's, 1–3 each, at the first branch (the business's default). */
-export function tillSale(world: Pick<LongevityWorld, 'businessId' | 'catalogue'>, tillItems: number, tag: string) {
+export function tillSale(
+  world: Pick<LongevityWorld, 'businessId' | 'catalogue'>,
+  options: { tillItems: number; tag: string; today: string },
+) {
+  const { tillItems, tag, today } = options;
   return (n: number, lines = 3): SaleInput => {
     const random = seededRandom(7_919 * (n + 1));
     const picked = new Set<number>();
@@ -400,7 +422,7 @@ export function tillSale(world: Pick<LongevityWorld, 'businessId' | 'catalogue'>
     return {
       businessId: world.businessId,
       traderInvoiceNumber: `LG-${tag}-${n}`,
-      saleDate: new Date().toISOString().slice(0, 10),
+      saleDate: today,
       lines: [...picked].map((i) => ({
         itemId: world.catalogue[i]!.id,
         quantity: 1 + Math.floor(random() * 3),
