@@ -118,6 +118,7 @@ describe('purchases sync schedules', () => {
         sink: { kind: 'file' as const, path: '/dev/null' },
         intervalMs: 3_600_000,
         businessIds: undefined,
+        listing: {},
       };
       const settings = testWorkerSettings({ purchases: config });
       const start = () =>

@@ -77,6 +77,8 @@ const PROGRESS_EVERY_MS = 15_000;
 const TAPE_EVERY_MS = 5_000;
 /** The workers' purchases sync interval, the shortest allowed: a review reaches the stock-in within it. */
 const PURCHASES_SYNC_INTERVAL = '10s';
+/** Beyond the oldest invoice date of a run (FROM_DAYS_BEFORE and the invoice dated before the start). */
+const CHAOS_WINDOW_DAYS = 45;
 /** After the faults, a sync of each business taking stock in is asked this often until settled. */
 const SETTLE_SYNC_EVERY_MS = 10_000;
 /** How long the stock-ins may take to take in the invoices that arrived confirmed before the faults start anyway. */
@@ -130,6 +132,10 @@ function workerEnv(
     STOCK_MAX_DELAY: '30s',
     // No PURCHASES_SINK: the businesses of the tenants file's `stockIn` get a sync schedule for their stock-in alone.
     PURCHASES_SYNC_INTERVAL,
+    // The run's invoices are dated up to 40 days back, and some go from confirmed straight to rejected: with them all in
+    // the window every sync lists, a review reaches the stock-in within a sync, as the checker's settle step expects
+    // (an older invoice's such change waits for the daily sweep, which a run of minutes never sees through).
+    PURCHASES_WINDOW_DAYS: String(CHAOS_WINDOW_DAYS),
   };
 }
 

@@ -60,7 +60,7 @@ export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
   },
   {
     file: 'stock-in-mapping.schema.json',
-    title: "A mapping (one of putMappings' mappings; getMappings answers them with their source)",
+    title: "A mapping (one of putMappings' mappings; a bucket's listMappings answers them with their source)",
     schema: stockInSchemas().mapping,
   },
 ];
