@@ -2,6 +2,7 @@
 import { CommanderError, InvalidArgumentError } from 'commander';
 import { createProgram, nonBlank, type CliCommand } from '../../src/cli/command.js';
 import { catalogueSizes } from './catalogue.js';
+import { longevitySizes } from './longevity.js';
 import { stockInSizes } from './stock-in.js';
 import { SECTIONS, TARGET_KEYS, type Section } from './report.js';
 
@@ -53,7 +54,7 @@ export function benchProgram(): CliCommand {
   )
     .option(
       '--quick',
-      'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~3 min, stock-in ~2 min, outage ~4 min, catalogue ~4 min)',
+      'smaller samples, for CI: each phase ≤ ~40 s (tenancy ≤ ~90 s, stock ~3 min, stock-in ~2 min, outage ~4 min, catalogue ~4 min, longevity ~4 min)',
     )
     .option(
       '--assert [targets]',
@@ -118,6 +119,7 @@ export function sampleSizes(quick: boolean) {
         stockIn: stockInSizes(true),
         outage: outageSizes(true),
         catalogue: catalogueSizes(true),
+        longevity: longevitySizes(true),
       }
     : {
         latencySales: 60,
@@ -138,6 +140,7 @@ export function sampleSizes(quick: boolean) {
         stockIn: stockInSizes(false),
         outage: outageSizes(false),
         catalogue: catalogueSizes(false),
+        longevity: longevitySizes(false),
       };
 }
 

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CatalogueReport } from './catalogue.js';
 import type { Segment } from './history.js';
+import { formatLongevity, type LongevityReport } from './longevity-report.js';
 import { formatOutage, OUTAGE_TARGET_TEXT, type OutageReport } from './outage-report.js';
 import type { Summary } from './stats.js';
 import { formatStockIn, type StockInReport } from './stock-in-report.js';
@@ -24,6 +25,7 @@ export const SECTIONS = [
   'stockIn',
   'outage',
   'catalogue',
+  'longevity',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -249,6 +251,7 @@ export interface BenchReport {
   stockIn?: StockInReport;
   outage?: OutageReport;
   catalogue?: CatalogueReport;
+  longevity?: LongevityReport;
   targets: TargetResult[];
 }
 
@@ -373,6 +376,25 @@ const CATALOGUE_TARGETS: Target[] = (
   met: (v: number) => met(v),
 }));
 
+/** The longevity section's figures (longevity-report.ts): a merchant's second year. */
+const LONGEVITY_TARGETS: Target[] = (
+  [
+    ['maxPayloadBytes', '< 256 KB', (l) => l.maxPayloadBytes, (v) => v < 256 * 1024],
+    ['maxHistoryEventsPerRun', '≤ 10,000', (l) => l.maxHistoryEventsPerRun, (v) => v <= 10_000],
+    ['syncBudgetShare', '≤ 0.05', (l) => l.syncBudgetShare, (v) => v <= 0.05],
+    ['oldChangeDelayHours', '≤ 24', (l) => l.oldChangeDelayHours, (v) => v <= 24],
+    ['duplicates', '= 0', (l) => l.duplicates, (v) => v === 0],
+    ['lost', '= 0', (l) => l.lost, (v) => v === 0],
+    ['stockExact', '= 1.0', (l) => l.stockExact, (v) => v === 1],
+    ['tillLatencyRatio', '≤ 1.2', (l) => l.tillLatencyRatio, (v) => v <= 1.2],
+  ] as Array<[string, string, (l: LongevityReport) => number, (v: number) => boolean]>
+).map(([name, text, value, met]) => ({
+  key: `longevity.${name}`,
+  target: () => text,
+  value: (r: BenchReport) => (r.longevity ? value(r.longevity) : undefined),
+  met: (v: number) => met(v),
+}));
+
 const TARGETS: Target[] = [
   // Against a floor whose one call is matched by the server, as every budgeted call is (docs/benchmarks.md).
   {
@@ -442,6 +464,7 @@ const TARGETS: Target[] = [
   ...STOCK_IN_TARGETS,
   ...OUTAGE_TARGETS,
   ...CATALOGUE_TARGETS,
+  ...LONGEVITY_TARGETS,
 ];
 
 /** The keys of every target `--assert=` can name. */
@@ -785,6 +808,7 @@ export function formatReport(r: BenchReport): string {
       }),
     );
   }
+  if (r.longevity) formatLongevity(r.longevity, section);
   section('Wall time (s)', [Object.fromEntries(Object.entries(r.wallSeconds).map(([k, v]) => [k, v]))]);
   return out.join('\n');
 }

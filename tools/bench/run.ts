@@ -22,6 +22,7 @@ import { sampleSizes, type BenchOptions } from './options.js';
 import { measurePriority } from './priority.js';
 import { measureOutage } from './outage.js';
 import { measureCatalogue } from './catalogue.js';
+import { measureLongevity } from './longevity.js';
 import { measureStock } from './stock.js';
 import { measureStockIn } from './stock-in.js';
 import { STOCK_LEDGER_WORKFLOW_TYPE } from '../../src/contracts/stock-ledger.js';
@@ -198,6 +199,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       await timed('catalogue', async () => {
         report.catalogue = await measureCatalogue(t, { ...sizes.catalogue, tag });
         report.samples.catalogueItems = sizes.catalogue.items;
+      });
+    }
+    if (options.sections.includes('longevity')) {
+      await timed('longevity', async () => {
+        report.longevity = await measureLongevity(t, { ...sizes.longevity, tag });
+        report.samples.longevityInvoices = report.longevity.world.invoices;
+        report.samples.longevitySyncs = report.longevity.syncs;
+        report.samples.longevityTillSales = report.longevity.till.daySales + report.longevity.till.aloneSales;
       });
     }
   } finally {
