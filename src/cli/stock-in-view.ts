@@ -69,7 +69,9 @@ function waitingLines(state: StockInState): string[] {
 
 /** The heading, one row per invoice, then every waiting line with the items it may be. */
 export function stockInReport(state: StockInState): string[] {
-  if (state.invoices.length === 0) return [heading(state), 'No supplier invoice has been confirmed here yet.'];
+  const older = 'Invoices settled over an hour ago are in their purchases books (docs/stock-in.md).';
+  if (state.invoices.length === 0)
+    return [heading(state), 'No supplier invoice settled in the last hour, and none waits for a person.', older];
   const rows = [...state.invoices]
     .sort(byDate)
     .map((inv) => [
@@ -83,7 +85,7 @@ export function stockInReport(state: StockInState): string[] {
       String(linesWaiting(inv)),
     ]);
   const header = ['PURCHASE', 'STATE', 'SUPPLIER', 'NUMBER', 'DATE', 'BRANCH', 'ADDED', 'WAITING'];
-  return [heading(state), '', ...table([header, ...rows]), ...waitingLines(state)];
+  return [heading(state), '', ...table([header, ...rows]), '', older, ...waitingLines(state)];
 }
 
 /** An answer of `map line` or `map correct`: the invoice as it stands now. */

@@ -70,6 +70,8 @@ describe('the stock-in in a terminal', () => {
       'pur_4     not confirmed          Kabras Sugar (P051234567X)  INV-pur_4  2025-03-02  (first)  0      0',
       'pur_2     waiting for a mapping  Kabras Sugar (P051234567X)  INV-pur_2  2025-03-05  01       1      1',
       '',
+      'Invoices settled over an hour ago are in their purchases books (docs/stock-in.md).',
+      '',
       'Waiting for a mapping:',
       '  pur_2: INV-pur_2 of 2025-03-05 from Kabras Sugar (P051234567X)',
       '    line 1: "Delivery" (code DLV), 1 × 300',
@@ -84,10 +86,11 @@ describe('the stock-in in a terminal', () => {
     expect(progressBar({ ...state, invoices: [] }, 10)).toBe('[##########] 0/0 invoices settled, 0 waiting');
   });
 
-  it('says when nothing has been confirmed yet', () => {
-    expect(stockInReport({ ...state, settings: null, invoices: [] })[1]).toBe(
-      'No supplier invoice has been confirmed here yet.',
-    );
+  it('says when nothing is recent, and where the older invoices are', () => {
+    expect(stockInReport({ ...state, settings: null, invoices: [] }).slice(1)).toEqual([
+      'No supplier invoice settled in the last hour, and none waits for a person.',
+      'Invoices settled over an hour ago are in their purchases books (docs/stock-in.md).',
+    ]);
   });
 
   it('shows an invoice line by line, and the mappings as a table', () => {
