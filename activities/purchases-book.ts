@@ -1,4 +1,4 @@
-/** Reads and writes of the purchases books: updates-with-start, one per book a batch touches (Temporal, not the service). */
+/** Reads and writes of the purchases books: updates-with-start, one per book a batch touches (Temporal only). */
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import {
   PURCHASES_BOOK_WORKFLOW_TYPE,

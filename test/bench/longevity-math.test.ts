@@ -36,7 +36,9 @@ const options: LongevityWorldOptions = {
   key: 'cmp_sk_test_bench_0123456789abcdefgh',
   today: '2026-11-28',
   days: 730,
-  invoicesPerDay: 2,
+  invoicesPerDay: 12,
+  stride: 10,
+  denseDays: 14,
   items: 300,
   suppliers: 5,
   mappedPerSupplier: 50,
@@ -71,8 +73,10 @@ describe('the world', () => {
   it('is a fixture the sandbox accepts: two years of invoices to yesterday, 3–8 distinct lines each', () => {
     const business = parseFixture({ compliance: world.fixture }).compliance.businesses[0]!;
     expect(business.purchases).toHaveLength(fixed.length);
-    expect(fixed.length).toBeGreaterThan(730 * 2 * 0.9);
-    expect(fixed.length).toBeLessThan(730 * 2 * 1.1);
+    // Every day of the last 14, every 10th day before (20…730): 14 + 72 days of 12.
+    expect(fixed.length).toBeGreaterThan(86 * 12 * 0.9);
+    expect(fixed.length).toBeLessThan(86 * 12 * 1.1);
+    expect(new Set(fixed.map((v) => v.invoiceDate)).size).toBe(86);
     expect(fixed.every((v) => v.invoiceDate >= addDays('2026-11-28', -730) && v.invoiceDate < '2026-11-28')).toBe(true);
     for (const v of world.invoices) {
       expect(v.lines.length).toBeGreaterThanOrEqual(3);
@@ -274,6 +278,7 @@ describe('changes and events', () => {
 describe('the model of a day of syncs', () => {
   const full = syncDayModel({
     invoicesPerDay: 300,
+    stride: 1,
     days: 730,
     windowDays: 7,
     horizonDays: 730,

@@ -293,6 +293,8 @@ export const budgetShare = (requests: number, requestsPerMinute: number, minutes
 
 export interface SyncModelOptions {
   invoicesPerDay: number;
+  /** Dates older than the window carry invoices one day in `stride` (a quick run's thinner history). */
+  stride: number;
   days: number;
   windowDays: number;
   horizonDays: number;
@@ -357,7 +359,7 @@ export function syncDayModel(options: SyncModelOptions, startMs = Date.UTC(2026,
     if (slice?.fromDate && slice.toDate) {
       const days = Math.round((Date.parse(slice.toDate) - Date.parse(slice.fromDate)) / 86_400_000) + 1;
       sliceDays.push(days);
-      byPass.sweep += pages(days * options.invoicesPerDay);
+      byPass.sweep += pages((days * options.invoicesPerDay) / options.stride);
     }
     // Each old invoice leaving review is listed by its date (dates rarely shared at these rates): a page each.
     byPass.left_review += exitsPerSync;
@@ -399,6 +401,45 @@ export function scaledPayload(options: {
   const target = options.pageBound ? Math.min(pageSize, Math.max(records, records * ratio)) : records * ratio;
   // The records take all but a small fixed part: a page's envelope is under a few hundred bytes.
   return Math.round(bytes * (target / records));
+}
+
+/** How a quick run's numbers of things compare with the full run's. */
+export interface RunScales {
+  /** Invoices of a day with invoices (a book's, a page's). */
+  density: number;
+  /** Invoices the business holds (those in review, a stock-in's after the first sync). */
+  volume: number;
+  mappings: number;
+  /** Invoices a branch receives a day (a ledger's lines). */
+  perBranch: number;
+}
+
+/** Activities and signals that carry one page of the sync (at most a page's invoices). */
+const PAGE_BOUND = new Set([
+  'listPurchasesPage',
+  'deliverPurchaseEvents',
+  'tellStockIn',
+  'readPurchaseBooks',
+  'writePurchaseBooks',
+  'purchasesSeen',
+]);
+
+/**
+ * What a payload's records grow with, by the workflow holding it: a sync's page (and what the stock-in is told of
+ * one) is at most a page; a purchases book's records are one date's; a stock-in's carry and writes, and a sync's
+ * invoices in review, are the business's; mapping buckets grow with the mappings, ledgers with a branch's lines; a
+ * sale stays.
+ */
+export function payloadScale(site: { workflowType: string; name: string }, scales: RunScales) {
+  const page = PAGE_BOUND.has(site.name);
+  if (site.workflowType === 'purchasesSyncWorkflow')
+    return page ? { ratio: scales.density, pageBound: true } : { ratio: scales.volume, pageBound: false };
+  if (site.workflowType === 'stockInWorkflow')
+    return site.name === 'purchasesSeen' ? { ratio: scales.density, pageBound: true } : { ratio: scales.volume, pageBound: false };
+  if (site.workflowType === 'purchasesBookWorkflow') return { ratio: scales.density, pageBound: false };
+  if (/mapping/i.test(site.workflowType)) return { ratio: scales.mappings, pageBound: false };
+  if (/ledger/i.test(site.workflowType)) return { ratio: scales.perBranch, pageBound: false };
+  return { ratio: 1, pageBound: false };
 }
 
 /** The longest array (or record map) in a decoded payload, to three levels down: the records it carries. */

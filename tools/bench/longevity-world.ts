@@ -10,9 +10,10 @@
  *   more written as the item's name in the supplier's style (matched through the catalogue's answer). Each supplier
  *   has its own price of an item (the selling price × 0.60…0.79: never a selling price, so a take-back is told from a
  *   sale by its price).
- * - Two years of invoices (`days` days up to yesterday, `invoicesPerDay` a day, 3–8 distinct lines each, a branch
- *   each), already fetched by the service, their review status by age: the last day's partly `pulled`, the last week's
- *   partly in review, older ones confirmed but `oldRejectedShare` rejected and `oldPendingShare` still in review.
+ * - Two years of invoices (`days` days up to yesterday, `invoicesPerDay` a day: every day of the last `denseDays`,
+ *   every `stride`-th day before; 3–8 distinct lines each, a branch each), already fetched by the service, their
+ *   review status by age: the last day's partly `pulled`, the last week's partly in review, older ones confirmed but
+ *   `oldRejectedShare` rejected and `oldPendingShare` still in review.
  * - The day's plan, in sync intervals from the day's start: confirmed invoices of the last year un-confirmed
  *   (`pending_review`) then confirmed again, or then rejected, or rejected at once; late invoices dated weeks back
  *   arriving (held until the next pull) then confirmed; the day's new invoices arriving then (most) confirmed; and
@@ -36,7 +37,10 @@ export interface LongevityWorldOptions {
   /** The business's calendar day (Kenyan), YYYY-MM-DD: invoices are dated up to the day before. */
   today: string;
   days: number;
+  /** Invoices of a day that has invoices: every day of the last `denseDays`, every `stride`-th day before. */
   invoicesPerDay: number;
+  stride: number;
+  denseDays: number;
   items: number;
   suppliers: number;
   mappedPerSupplier: number;
@@ -273,6 +277,7 @@ export function longevityWorld(options: LongevityWorldOptions): LongevityWorld {
 
   const invoices: WorldInvoice[] = [];
   for (let age = options.days; age >= 1; age--) {
+    if (age > options.denseDays && age % options.stride !== 0) continue;
     const date = addDays(options.today, -age);
     const count = countOn(options.invoicesPerDay, random);
     for (let n = 1; n <= count; n++) invoices.push(invoiceOf(date, n, statusAt(age, options, random)));

@@ -80,6 +80,7 @@ import {
   finalStatuses,
   groupKey,
   passOf,
+  payloadScale,
   recordsIn,
   scaledPayload,
   simHours,
@@ -89,6 +90,7 @@ import {
   syncDayModel,
   type LongevityMovement,
   type PassName,
+  type RunScales,
   type SinkEvent,
   type StockDemand,
 } from './longevity-math.js';
@@ -113,7 +115,9 @@ export interface LongevitySizes {
   requestsPerMinute: number;
   maxDelaySeconds: number;
   days: number;
+  /** Invoices of a day with invoices: every day of the last 14, every `stride`-th day before. */
   invoicesPerDay: number;
+  stride: number;
   items: number;
   suppliers: number;
   mappedPerSupplier: number;
@@ -129,7 +133,8 @@ export interface LongevitySizes {
   atLeast: number;
   tillAlone: number;
   tillEveryMs: number;
-  /** Longest waits (real ms): the first sync's stock, the stock-in's put-away, the ledgers at the end. */
+  /** Longest waits (real ms): the first sync and its stock; a sync of the day. */
+  firstSyncMs: number;
   settleMs: number;
 }
 
@@ -149,7 +154,8 @@ export function longevitySizes(quick: boolean): LongevitySizes {
     ? {
         ...shared,
         k: 120,
-        invoicesPerDay: 2,
+        invoicesPerDay: 12,
+        stride: 10,
         items: 2_000,
         suppliers: 40,
         branches: 4,
@@ -159,12 +165,14 @@ export function longevitySizes(quick: boolean): LongevitySizes {
         newInvoices: 4,
         atLeast: 2,
         tillAlone: 10,
+        firstSyncMs: 900_000,
         settleMs: 180_000,
       }
     : {
         ...shared,
         k: 24,
         invoicesPerDay: 300,
+        stride: 1,
         items: 10_000,
         suppliers: 400,
         branches: 100,
@@ -175,7 +183,8 @@ export function longevitySizes(quick: boolean): LongevitySizes {
         newInvoices: 300,
         atLeast: 1,
         tillAlone: 20,
-        settleMs: 3 * 3_600_000,
+        firstSyncMs: 6 * 3_600_000,
+        settleMs: 600_000,
       };
 }
 
@@ -183,21 +192,14 @@ export function longevitySizes(quick: boolean): LongevitySizes {
 const FULL_PER_DAY = 300;
 const SEED = 41;
 const TILL_ITEMS = 30;
+/** Every day of the last two weeks has invoices (the window and the review statuses are a merchant's). */
+const DENSE_DAYS = 14;
 const TILL_WARM_UP = 3;
 const POLL_MS = 500;
 const SINK_POLL_MS = 250;
 const OLD_PENDING_SHARE = 0.005;
 const OLD_REJECTED_SHARE = 0.05;
 const SHARES = { unconfirmThenConfirm: 0.01, unconfirmThenReject: 0.002, rejectAtOnce: 0.002, recentReview: 0.6 };
-/** Activities of the sync whose records are one page's (at most 100 invoices). */
-const PAGE_BOUND = new Set([
-  'listPurchasesPage',
-  'deliverPurchaseEvents',
-  'tellStockIn',
-  'readPurchaseBooks',
-  'writePurchaseBooks',
-  'purchasesSeen',
-]);
 
 interface TillSale {
   workflowId: string;
@@ -340,6 +342,8 @@ function worldOptions(options: LongevitySizes, tag: string, today: string, key: 
     today,
     days: options.days,
     invoicesPerDay: options.invoicesPerDay,
+    stride: options.stride,
+    denseDays: DENSE_DAYS,
     items: options.items,
     suppliers: options.suppliers,
     mappedPerSupplier: options.mappedPerSupplier,
@@ -409,8 +413,15 @@ export async function measureLongevity(
       `sweepHours ${round(sweepHoursWanted, 3)} (24 simulated hours at k = ${k}) is refused by the workflow (must be 1 to 744): ` +
         `the run passes 1, so its sweep covers the horizon once per ${round(k / 24, 2)} simulated days`,
     );
-  const scale = FULL_PER_DAY / options.invoicesPerDay;
   const fixturePurchases = world.invoices.filter((v) => !v.arrives);
+  // What the full world has more of: invoices a day with invoices, invoices in all, mappings, a branch's a day.
+  const scales: RunScales = {
+    density: FULL_PER_DAY / options.invoicesPerDay,
+    volume: (FULL_PER_DAY * options.days) / fixturePurchases.length,
+    mappings: (400 * 50) / world.mappings.length,
+    perBranch: FULL_PER_DAY / 100 / (fixturePurchases.length / (options.days * options.branches)),
+  };
+  const scale = scales.density;
   progress(
     `longevity: ${businessId}, ${fixturePurchases.length} invoices over ${options.days} days, ${world.mappings.length} mappings, ` +
       `${world.plan.length} changes in a day of ${options.syncs} syncs every ${intervalMs} ms (k = ${k}, ${windowMs} ms windows)`,
@@ -468,12 +479,12 @@ export async function measureLongevity(
       m.quantity > 0 && (m.action === 'ADD' || m.branchId !== tillBranch || salePrices.get(m.itemId) !== m.unitPrice);
     const startMoves = stockMoves(world.invoices, [], world.stockInFrom);
     phase = Date.now();
-    const first = await syncPurchasesNow(t.client, businessId, { taskQueue, wait: true, timeoutMs: options.settleMs });
+    const first = await syncPurchasesNow(t.client, businessId, { taskQueue, wait: true, timeoutMs: options.firstSyncMs });
     const firstSyncSeconds = round((Date.now() - phase) / 1000);
     progress(`longevity: first sync done in ${firstSyncSeconds} s (${first.result?.counts.seen ?? '?'} invoices seen)`);
     const stocked = await until(
       async () => stockGroups(world.invoices, startMoves, await recorded(sandbox, businessId), isStockIn).under.length === 0,
-      phase + options.settleMs,
+      phase + options.firstSyncMs,
       1_000,
     );
     const stockedSeconds = round((Date.now() - phase) / 1000);
@@ -704,9 +715,17 @@ export async function measureLongevity(
       for (const [pass, n] of Object.entries(counts)) perSyncByPass[pass as PassName] = (perSyncByPass[pass as PassName] ?? 0) + n;
     for (const pass of Object.keys(perSyncByPass) as PassName[])
       perSyncByPass[pass] = round(perSyncByPass[pass]! / Math.max(1, perSync.size), 2);
-    const modelOf = (perDay: number, syncsOfDay: number, intervalMinutes: number, sweepHours: number, plan: number) =>
+    const modelOf = (
+      perDay: number,
+      stride: number,
+      syncsOfDay: number,
+      intervalMinutes: number,
+      sweepHours: number,
+      exits: number,
+    ) =>
       syncDayModel({
         invoicesPerDay: perDay,
+        stride,
         days: options.days,
         windowDays: options.windowDays,
         horizonDays: options.horizonDays,
@@ -719,8 +738,9 @@ export async function measureLongevity(
           perDay *
           (RECENT_STATUS_SHARES.lastDay.pending_review +
             6 * RECENT_STATUS_SHARES.lastWeek.pending_review +
-            (options.days - 7) * OLD_PENDING_SHARE),
-        oldReviewExitsPerDay: plan,
+            (DENSE_DAYS - 7) * OLD_PENDING_SHARE +
+            ((options.days - DENSE_DAYS) / stride) * OLD_PENDING_SHARE),
+        oldReviewExitsPerDay: exits,
         newPerDay: perDay,
       });
     const yearConfirmed = (perDay: number) => perDay * 365 * (1 - OLD_PENDING_SHARE - OLD_REJECTED_SHARE);
@@ -730,12 +750,13 @@ export async function measureLongevity(
     const runExits = applied.filter((c) => c.kind === 'reconfirm' || c.kind === 'reject_after_unconfirm' || c.kind === 'late_confirm').length;
     const runModel = modelOf(
       options.invoicesPerDay,
+      options.stride,
       options.syncs,
       intervalMs / 60_000,
       sweepHoursUsed,
       (runExits * 24 * 60) / ((options.syncs * intervalMs) / 60_000),
     );
-    const fullModel = modelOf(FULL_PER_DAY, 96, 15, 24, exitsPerDay(FULL_PER_DAY) + 20);
+    const fullModel = modelOf(FULL_PER_DAY, 1, 96, 15, 24, exitsPerDay(FULL_PER_DAY) + 20);
     const fullShare = budgetShare(fullModel.requests, options.requestsPerMinute, 24 * 60);
     const quick = options.invoicesPerDay < FULL_PER_DAY;
 
@@ -767,14 +788,14 @@ export async function measureLongevity(
     }
     const payloadKinds: PayloadKind[] = await mapLimit([...kinds].slice(0, 40), 4, async ([kind, site]) => {
       const records = recordsIn(await decodeSite(t, site).catch(() => undefined));
-      const pageBound = PAGE_BOUND.has(site.name) && site.workflowType !== STOCK_IN_WORKFLOW_TYPE ? true : site.name === 'purchasesSeen';
+      const { ratio, pageBound } = payloadScale(site, scales);
       return {
         kind,
         bytes: site.bytes,
         at: { workflowId: site.workflowId, runId: site.runId, eventId: site.eventId },
         records,
         pageBound,
-        scaledBytes: scaledPayload({ bytes: site.bytes, records, pageBound, ratio: scale, pageSize: 100 }),
+        scaledBytes: scaledPayload({ bytes: site.bytes, records, pageBound, ratio, pageSize: 100 }),
       };
     });
     payloadKinds.sort((a, b) => b.scaledBytes - a.scaledBytes);
@@ -794,7 +815,7 @@ export async function measureLongevity(
       taskQueue,
       today,
       horizonDays: options.horizonDays,
-      scale,
+      scales,
       lastResult: [...allSyncs].reverse().find((s) => s?.result)?.result,
       stockIn: await stateOf(),
       histories,
@@ -941,7 +962,7 @@ async function statesAtEnd(
     taskQueue: string;
     today: string;
     horizonDays: number;
-    scale: number;
+    scales: RunScales;
     lastResult: PurchasesSyncResult | undefined;
     stockIn: StockInState | undefined;
     histories: Histories;
@@ -998,8 +1019,11 @@ async function statesAtEnd(
     records: invoices.length,
     bytesPerRecord: round(perInvoice),
     // An hour's invoices at 300 a day (and the changes of the hour), as this run holds them per its own rate.
-    scaledBytes: Math.round(stockInBytes + (Number.isFinite(perInvoice) ? perInvoice * invoices.length * (o.scale - 1) : 0)),
-    growthPerYearBytes: Math.round((Number.isFinite(perInvoice) ? perInvoice : 0) * waiting * o.scale * (365 / 1)),
+    scaledBytes: Math.round(
+      stockInBytes + (Number.isFinite(perInvoice) ? perInvoice * invoices.length * (o.scales.volume - 1) : 0),
+    ),
+    // Only invoices waiting for a person stay: none in this world, so nothing grows but what a person leaves.
+    growthPerYearBytes: Math.round((Number.isFinite(perInvoice) ? perInvoice : 0) * waiting * o.scales.volume),
     note:
       `getState at the end (${waiting} waiting for a person); ` +
       (carried ? `last continue-as-new input ${carried.bytes} B` : 'no continue-as-new in the run'),
@@ -1012,7 +1036,7 @@ async function statesAtEnd(
     bytes: resultBytes,
     records: inReview,
     bytesPerRecord: round(perId),
-    scaledBytes: Math.round(resultBytes + (Number.isFinite(perId) ? perId * inReview * (o.scale - 1) : 0)),
+    scaledBytes: Math.round(resultBytes + (Number.isFinite(perId) ? perId * inReview * (o.scales.volume - 1) : 0)),
     // Invoices that stay in review a year: the old ones never reviewed (until the horizon drops them).
     growthPerYearBytes: Math.round((Number.isFinite(perId) ? perId : 0) * OLD_PENDING_SHARE * perYear),
     note: `invoices in review by date (${inReview}); handed to the next sync by the schedule`,

@@ -1,4 +1,4 @@
-/** The sync's bookkeeping over plain data; docs/purchases-sync.md says why listings by status and date, and the books. */
+/** The sync's bookkeeping over plain data; docs/purchases-sync.md says why these listings, and why books. */
 import { z } from 'zod';
 import {
   purchaseEventId,

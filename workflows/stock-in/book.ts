@@ -53,7 +53,7 @@ export class StockInBook {
     this.taskQueue = carried?.taskQueue;
   }
 
-  /** The descriptions of lines no mapping matches, of `purchases` confirmed and of the waiting invoices: what to ask. */
+  /** Descriptions of the lines no mapping matches, of `purchases` confirmed and of waiting invoices: what to ask. */
   unmappedDescriptions(purchases: readonly SeenPurchase[] = []): string[] {
     const unmapped = (pin: string, lines: readonly { description: string; code: string | null }[]) =>
       lines.filter((l) => !this.mappings.find(pin, l)).map((l) => l.description);
