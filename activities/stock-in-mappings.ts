@@ -1,7 +1,7 @@
 /** Reads and writes of the mapping buckets: updates-with-start, one per bucket a batch touches (Temporal only). */
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { BusinessId } from '../src/contracts/search-attributes.js';
-import type { Mapping } from '../src/contracts/stock-in.js';
+import { mappingKeyOf, type Mapping } from '../src/contracts/stock-in.js';
 import {
   STOCK_IN_MAPPINGS_WORKFLOW_TYPE,
   STOCK_IN_MAPPING_BUCKETS,
@@ -34,8 +34,6 @@ export interface ChangeStockInMappingsResult {
   buckets: Record<number, number>;
 }
 
-/** A key is `PIN|by|key` (mappingKeyOf): its PIN names its bucket. */
-const bucketOfKey = (key: string) => mappingBucket(key.slice(0, key.indexOf('|')));
 
 function groupBy<T>(items: readonly T[], bucketOf: (item: T) => number): Map<number, T[]> {
   const groups = new Map<number, T[]>();
@@ -59,7 +57,7 @@ export function createStockInMappingsActivities(deps: Pick<ActivityDeps, 'tempor
     async findStockInMappings(input: FindStockInMappingsInput): Promise<Mapping[]> {
       const client = temporalClientOf(deps, 'findStockInMappings');
       const found = await Promise.all(
-        [...groupBy(input.keys, bucketOfKey)].map(([bucket, keys]) =>
+        [...groupBy(input.keys, mappingBucket)].map(([bucket, keys]) =>
           client.workflow.executeUpdateWithStart(findMappingsUpdate, {
             args: [{ keys }],
             startWorkflowOperation: startOf(input, bucket),
@@ -72,8 +70,8 @@ export function createStockInMappingsActivities(deps: Pick<ActivityDeps, 'tempor
     /** Applied again after a retry, the buckets end the same. */
     async changeStockInMappings(input: ChangeStockInMappingsInput): Promise<ChangeStockInMappingsResult> {
       const client = temporalClientOf(deps, 'changeStockInMappings');
-      const puts = groupBy(input.put ?? [], (m) => mappingBucket(m.supplierPin));
-      const removes = groupBy(input.remove ?? [], bucketOfKey);
+      const puts = groupBy(input.put ?? [], (m) => mappingBucket(mappingKeyOf(m)));
+      const removes = groupBy(input.remove ?? [], mappingBucket);
       const buckets =
         input.removeMerchant || input.allBuckets
           ? Array.from({ length: STOCK_IN_MAPPING_BUCKETS }, (_, b) => b)

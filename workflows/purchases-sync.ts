@@ -29,9 +29,10 @@ import { DEFAULT_PURCHASES_HORIZON_DAYS, type BookedPurchase } from '../src/cont
 import {
   bookWrites,
   diffPage,
+  firstCarry,
   leftReview,
   noteInReview,
-  planListings,
+  notePending,
   previousSync,
   type DueEvent,
 } from './purchases-sync/ledger.js';
@@ -53,7 +54,8 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
   const settings = settingsOf(input.options);
   const { taskQueue } = workflowInfo();
   // What a run carries to the next: where the listings stand. What each invoice was lives in the books.
-  const state: PurchasesSyncCarry = input.carry ?? firstRun(businessId, settings);
+  const state: PurchasesSyncCarry =
+    input.carry ?? firstCarry(previousSync(workflowInfo().lastResult, businessId), settings, Date.now());
   const { counts } = state;
   setHandler(getPurchasesSyncProgressQuery, () => {
     const { cursor, sinkDown, runs } = state;
@@ -80,6 +82,8 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
   const delivered = (due: readonly DueEvent[], n: number): DueEvent[] => {
     counts.delivered += n;
     counts.pending += due.length - n;
+    const pending = (state.pending ??= { now: {}, overflow: false });
+    if (!pending.overflow && !notePending(pending.now, due.slice(n))) pending.overflow = true;
     if (n > 0) count('etims_purchase_events_delivered', business, n);
     return due.slice(0, n);
   };
@@ -173,7 +177,7 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
       state.pass++;
       // Review listed whole: what left it since the last sync is listed again by its date.
       if (pass.name === 'pending_review') {
-        const covered = state.passes.filter((p) => p.name === 'recent' || p.name === 'sweep');
+        const covered = state.passes.filter((p) => p.name === 'recent' || p.name === 'sweep' || p.name === 'pending');
         const listedAnyway = (date: string) =>
           covered.some((p) => (p.fromDate ?? '') <= date && date <= (p.toDate ?? '9999-12-31'));
         state.passes.splice(state.pass, 0, ...leftReview(state.inReview.before, state.inReview.now, listedAnyway));
@@ -189,24 +193,14 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
   // The workflow's clock: the same on a replay, and no later than the sync really ended.
   setGauge('etims_purchases_sync_last_success_timestamp_seconds', Date.now() / 1000, business);
   setGauge('etims_purchase_events_pending', counts.pending, business);
-  return { businessId, counts, sweep: state.sweep, inReview: state.inReview.now };
-}
-
-/** The listings of this sync from what the previous one handed on (the schedule's last completion result). */
-function firstRun(businessId: string, settings: ReturnType<typeof settingsOf>): PurchasesSyncCarry {
-  const previous = previousSync(workflowInfo().lastResult, businessId);
-  const { passes, sweep } = planListings(settings, Date.now(), previous.sweep);
+  const pending = state.pending;
   return {
-    pulled: false,
-    passes,
-    pass: 0,
-    cursor: null,
-    counts: { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
-    sinkDown: false,
-    runs: 1,
-    sweep,
-    inReview: { before: previous.inReview ?? {}, now: {} },
-    ...(previous.migrating ? { migrating: previous.migrating } : {}),
+    businessId,
+    counts,
+    sweep: state.sweep,
+    inReview: state.inReview.now,
+    ...(pending && Object.keys(pending.now).length > 0 ? { pending: pending.now } : {}),
+    ...(pending?.overflow ? { pendingOverflow: true } : {}),
   };
 }
 
@@ -218,7 +212,8 @@ function settingsOf(options: PurchasesSyncOptions = {}) {
     ApplicationFailure.create({ type: 'invalid_request', message: `options.${field} ${rule}`, nonRetryable: true });
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100)
     throw wrong('pageSize', 'must be an integer from 1 to 100');
-  if (!Number.isInteger(pagesPerRun) || pagesPerRun < 1) throw wrong('pagesPerRun', 'must be a positive integer');
+  if (!Number.isInteger(pagesPerRun) || pagesPerRun < 1 || pagesPerRun > 50)
+    throw wrong('pagesPerRun', 'must be an integer from 1 to 50');
   if (!Number.isInteger(deliveryAttempts) || deliveryAttempts < 1)
     throw wrong('deliveryAttempts', 'must be a positive integer');
   const windowDays = options.windowDays ?? 7;

@@ -46,6 +46,8 @@ const HISTORY_EVENTS_PER_RUN = 4_000;
  * person, however long the business has existed.
  */
 const SETTLED_KEPT = { minutes: 60, batch: 25 };
+/** Invoices of 500–1,200 bytes: a write of at most 100 stays near 120 KB. */
+const PUT_AWAY_PER_WRITE = 100;
 /** An idle stock-in looks this often whether another build is current (the flag comes only with a workflow task). */
 const VERSION_CHECK_MS = 60 * 60_000;
 
@@ -127,14 +129,18 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
   async function putAway(all: boolean): Promise<void> {
     const settled = book.settledBefore(now(all ? 0 : kept.minutes * 60_000));
     if (settled.length === 0 || (!all && settled.length < kept.batch)) return;
-    await booksApi.writePurchaseBooks({
-      ...books,
-      taskQueue: booksQueue(),
-      records: settled.map((stock) => ({ id: stock.purchaseId, invoiceDate: stock.invoiceDate, stock })),
-    });
-    // Only what did not change while the books were written: an invoice touched meanwhile stays for the next batch.
-    const written = new Map(settled.map((inv) => [inv.purchaseId, inv.updatedAt]));
-    book.forget([...written].filter(([id, at]) => book.invoice(id)?.updatedAt === at).map(([id]) => id));
+    // A first sync can settle thousands at once: each write's input stays well under a payload's limit.
+    for (let start = 0; start < settled.length; start += PUT_AWAY_PER_WRITE) {
+      const batch = settled.slice(start, start + PUT_AWAY_PER_WRITE);
+      await booksApi.writePurchaseBooks({
+        ...books,
+        taskQueue: booksQueue(),
+        records: batch.map((stock) => ({ id: stock.purchaseId, invoiceDate: stock.invoiceDate, stock })),
+      });
+      // Only what did not change while the books were written: an invoice touched meanwhile stays for the next batch.
+      const written = new Map(batch.map((inv) => [inv.purchaseId, inv.updatedAt]));
+      book.forget([...written].filter(([id, at]) => book.invoice(id)?.updatedAt === at).map(([id]) => id));
+    }
   }
 
   const mappingCounts: Record<number, number> = { ...input.carried?.mappingCounts };

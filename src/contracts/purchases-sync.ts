@@ -76,7 +76,7 @@ export interface PurchasesSyncCounts {
  * sync, or the first after an upgrade from a ledger carried whole) every invoice of the horizon.
  */
 export interface ListingPass {
-  name: 'pulled' | 'pending_review' | 'recent' | 'sweep' | 'full' | 'left_review';
+  name: 'pulled' | 'pending_review' | 'recent' | 'sweep' | 'full' | 'left_review' | 'pending';
   status?: string;
   fromDate?: string;
   toDate?: string;
@@ -88,7 +88,7 @@ export interface SweepState {
   next: string | null;
   /** When the sweep last reached the horizon's end (the workflow's clock, ISO). */
   completedAt: string | null;
-  /** When this sync ended (the workflow's clock, ISO): the next one sizes its slice by the time since. */
+  /** When this sync started (the workflow's clock, ISO): the next one sizes its slice by the time since. */
   syncedAt: string;
 }
 
@@ -109,6 +109,11 @@ export interface PurchasesSyncCarry {
    * finds them. One that left review is listed again by its date in this sync, so its new status is seen at once.
    */
   inReview: { before: InReview; now: InReview };
+  /**
+   * Invoices whose event this sync could not deliver (the sink down), by invoice date: the next sync lists their dates
+   * again. `overflow`: more than it remembers, so the next sync lists the whole horizon.
+   */
+  pending?: { now: InReview; overflow: boolean };
   /** The business takes no stock in (its settings say so): not asked again in this sync. */
   stockInOff?: boolean;
   /**
@@ -134,6 +139,9 @@ export interface PurchasesSyncResult {
   counts: PurchasesSyncCounts;
   sweep: SweepState;
   inReview: InReview;
+  /** Invoices whose event is still to be delivered, by date (absent: none). */
+  pending?: InReview;
+  pendingOverflow?: boolean;
 }
 
 export type PurchasesSyncProgress = { businessId: string; pass: string | null } & Pick<

@@ -1,6 +1,6 @@
 /**
- * The merchant's mappings of supplier lines to items, kept per business in a fixed number of buckets by supplier, so
- * that no one workflow carries them all (docs/stock-in.md, "Where the mappings live"). Workflow code imports this file.
+ * The merchant's mappings of supplier lines to items, kept per business in a fixed number of buckets by key, so that no
+ * one workflow carries them all (docs/stock-in.md, "Where the mappings live"). Workflow code imports this file.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { Mapping } from './stock-in.js';
@@ -20,9 +20,13 @@ export function fnv1a(text: string): number {
   return hash;
 }
 
-/** A supplier's mappings share a bucket: its PIN as mapping keys compare it (trimmed, any case). */
-export function mappingBucket(supplierPin: string): number {
-  return fnv1a(supplierPin.trim().toUpperCase()) % STOCK_IN_MAPPING_BUCKETS;
+/**
+ * The bucket of a mapping's key (`mappingKeyOf`): by the whole key, not the supplier alone, so a distributor with
+ * thousands of mappings spreads over every bucket like the rest. Lines are looked up by key, so nothing needs a
+ * supplier's mappings together.
+ */
+export function mappingBucket(key: string): number {
+  return fnv1a(key) % STOCK_IN_MAPPING_BUCKETS;
 }
 
 export function stockInMappingsId(taskQueue: string, businessId: string, bucket: number): string {

@@ -1,5 +1,5 @@
 // At least once, de-duplicated on the stable event id: docs/purchases-sync.md, "Sinks".
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Agent, request } from 'undici';
 import { webhookHeaders } from '../accounting/webhooks.js';
@@ -39,14 +39,42 @@ export async function createSink(config: PurchasesSinkConfig | undefined): Promi
   return webhookSink({ url: config.url, secret: config.webhookSecret });
 }
 
-/** Opening the file reads the event ids already in it, so each event is in it exactly once. One process per file. */
+/**
+ * What an NDJSON sink reads of its file on open, and how many ids it remembers: an event is delivered again only when
+ * its sync did not write it to its book (a worker killed in between), so within minutes of the first time. The file
+ * grows with the business's history; what the sink reads and holds does not.
+ */
+const NDJSON_TAIL_BYTES = 16 * 1024 * 1024;
+const NDJSON_IDS_KEPT = 100_000;
+
+/** The last `bytes` of the file from a line's start (empty when there is no file). */
+async function tailOf(path: string, bytes: number): Promise<{ text: string; whole: boolean }> {
+  const file = await open(path, 'r').catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    return undefined;
+  });
+  if (file === undefined) return { text: '', whole: true };
+  try {
+    const { size } = await file.stat();
+    const start = Math.max(0, size - bytes);
+    const buffer = Buffer.alloc(size - start);
+    await file.read(buffer, 0, buffer.length, start);
+    const text = buffer.toString('utf8');
+    // Started inside a line: that line is older than what is kept.
+    return start === 0 ? { text, whole: true } : { text: text.slice(text.indexOf('\n') + 1), whole: false };
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Opening the file reads the event ids of its last 16 MB, so an event delivered again is not written twice. One
+ * process per file.
+ */
 export async function openNdjsonSink(path: string): Promise<PurchaseEventSink & { readonly size: number }> {
   const absolute = resolve(path);
   await mkdir(dirname(absolute), { recursive: true });
-  const text = await readFile(absolute, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') throw err;
-    return '';
-  });
+  const { text } = await tailOf(absolute, NDJSON_TAIL_BYTES);
   const ids = eventIdsIn(text);
   // The file does not end with a newline (a write was cut short): start the next line on a new one.
   let needsNewline = text !== '' && !text.endsWith('\n');
@@ -62,6 +90,8 @@ export async function openNdjsonSink(path: string): Promise<PurchaseEventSink & 
     }
     needsNewline = false;
     ids.add(event.id);
+    // Insertion order: the first is the oldest.
+    if (ids.size > NDJSON_IDS_KEPT) ids.delete(ids.values().next().value!);
   };
   /** Appends run one after another: two deliveries never interleave their bytes. */
   let queue: Promise<unknown> = Promise.resolve();

@@ -12,6 +12,7 @@ import {
   expectedOnHand,
   finalStatuses,
   passOf,
+  payloadScale,
   recordsIn,
   scaledPayload,
   simHours,
@@ -296,6 +297,9 @@ describe('the model of a day of syncs', () => {
     expect(new Set(full.sliceDays)).toEqual(new Set([8]));
     expect(full.sweepCycleSyncs).toBe(Math.ceil(723 / 8));
     expect(full.sweepCycleHours).toBeLessThanOrEqual(24);
+    // No date waits much longer than a sweep between two listings by the window or the sweep.
+    expect(full.maxListingGapHours).toBeGreaterThanOrEqual(full.sweepCycleHours - 0.25);
+    expect(full.maxListingGapHours).toBeLessThanOrEqual(full.sweepCycleHours + 24);
   });
 
   it('costs a page per 100 invoices of each listing, at least one', () => {
@@ -310,11 +314,20 @@ describe('the model of a day of syncs', () => {
 });
 
 describe('payloads at another scale', () => {
-  it('scales by the records carried, a page at most 100', () => {
-    expect(scaledPayload({ bytes: 10_000, records: 10, pageBound: false, ratio: 150, pageSize: 100 })).toBe(1_500_000);
-    expect(scaledPayload({ bytes: 10_000, records: 10, pageBound: true, ratio: 150, pageSize: 100 })).toBe(100_000);
-    expect(scaledPayload({ bytes: 10_000, records: 100, pageBound: true, ratio: 150, pageSize: 100 })).toBe(10_000);
-    expect(scaledPayload({ bytes: 500, records: 0, pageBound: false, ratio: 150, pageSize: 100 })).toBe(500);
+  const scales = { density: 25, volume: 212, mappings: 10, perBranch: 8.5 };
+
+  it('keeps what a page or an update bounds, grows the rest with what it holds', () => {
+    expect(payloadScale({ workflowType: 'purchasesSyncWorkflow', name: 'listPurchasesPage' }, scales)).toBe(1);
+    expect(payloadScale({ workflowType: 'stockInWorkflow', name: 'purchasesSeen' }, scales)).toBe(1);
+    expect(payloadScale({ workflowType: 'stockInWorkflow', name: 'putMappings' }, scales)).toBe(1);
+    expect(payloadScale({ workflowType: 'purchasesSyncWorkflow', name: 'writePurchaseBooks' }, scales)).toBe(1);
+    expect(payloadScale({ workflowType: 'stockInWorkflow', name: 'writePurchaseBooks' }, scales)).toBe(212);
+    expect(payloadScale({ workflowType: 'purchasesSyncWorkflow', name: '' }, scales)).toBe(212);
+    expect(payloadScale({ workflowType: 'purchasesBookWorkflow', name: 'write' }, scales)).toBe(25);
+    expect(payloadScale({ workflowType: 'stockInMappingsWorkflow', name: '' }, scales)).toBe(10);
+    expect(payloadScale({ workflowType: 'saleWorkflow', name: 'signSale' }, scales)).toBe(1);
+    expect(scaledPayload({ bytes: 10_000, records: 10, ratio: 150 })).toBe(1_500_000);
+    expect(scaledPayload({ bytes: 500, records: 0, ratio: 150 })).toBe(500);
   });
 
   it('finds the records a payload carries: its longest array or record map', () => {

@@ -11,8 +11,11 @@ import {
   addDays,
   bookWrites,
   diffPage,
+  IN_REVIEW_KEPT,
   leftReview,
   noteInReview,
+  notePending,
+  pendingPasses,
   planListings,
   previousSync,
   todayInKenya,
@@ -68,11 +71,21 @@ describe('previousSync: what the schedule handed over', () => {
   it('takes the sweep and the invoices in review from a result of this release, for the same business only', () => {
     const inReview = { '2025-06-01': ['pur_a', 'pur_b'] };
     const result = { businessId: 'biz', counts: {}, sweep, inReview };
-    expect(previousSync(result, 'biz')).toEqual({ sweep, inReview });
+    const none = { ids: {}, overflow: false };
+    expect(previousSync(result, 'biz')).toEqual({ sweep, inReview, pending: none });
+    const pending = { '2025-05-01': ['pur_c'] };
+    expect(previousSync({ ...result, pending, pendingOverflow: true }, 'biz').pending).toEqual({
+      ids: pending,
+      overflow: true,
+    });
     // No migration from a result of this shape, whatever else it carries.
     expect(previousSync({ ...result, ledger: { pur_a: ['fa', 0, 'pulled'] } }, 'biz').migrating).toBeUndefined();
     // A malformed review record is dropped, not the sweep.
-    expect(previousSync({ ...result, inReview: { '2025-06-01': 'pur_a' } }, 'biz')).toEqual({ sweep, inReview: {} });
+    expect(previousSync({ ...result, inReview: { '2025-06-01': 'pur_a' } }, 'biz')).toEqual({
+      sweep,
+      inReview: {},
+      pending: none,
+    });
     expect(previousSync({ ...result, businessId: 'other' }, 'biz')).toEqual({});
   });
 
@@ -331,5 +344,56 @@ describe('invoices in review', () => {
     expect(leftReview(before, before, () => false)).toEqual([]);
     expect(leftReview({}, now, () => false)).toEqual([]);
     expect(leftReview(before, {}, () => true)).toEqual([]);
+  });
+});
+
+describe('events left pending', () => {
+  const due = (id: string, invoiceDate: string) =>
+    diffPage('biz', [listed(id, 'confirmed', 'f', invoiceDate)], () => undefined).due;
+
+  it('remembers the invoices whose event was not delivered, by date, up to a bound', () => {
+    const pending = {};
+    expect(notePending(pending, [...due('pur_a', '2025-01-02'), ...due('pur_b', '2025-01-02')])).toBe(true);
+    expect(notePending(pending, due('pur_a', '2025-01-02'))).toBe(true);
+    expect(pending).toEqual({ '2025-01-02': ['pur_a', 'pur_b'] });
+    const full = Object.fromEntries(
+      Array.from({ length: IN_REVIEW_KEPT }, (_, i) => [`d${String(i).padStart(5, '0')}`, [`pur_${i}`]]),
+    );
+    expect(notePending(full, due('pur_new', '2025-01-03'))).toBe(false);
+  });
+
+  it('lists their dates again, outside the window, in at most eight ranges merging the closest first', () => {
+    const ids = (dates: string[]) => Object.fromEntries(dates.map((d) => [d, ['pur_x']]));
+    expect(pendingPasses(ids(['2025-01-02', '2026-11-27']), '2026-11-21')).toEqual([
+      { name: 'pending', fromDate: '2025-01-02', toDate: '2025-01-02' },
+    ]);
+    const many = Array.from({ length: 20 }, (_, i) => addDays('2025-01-01', i * 10));
+    const passes = pendingPasses(ids(many), '2026-11-21');
+    expect(passes).toHaveLength(8);
+    // Every pending date is in a range, newest range first.
+    for (const date of many) expect(passes.some((p) => p.fromDate! <= date && date <= p.toDate!)).toBe(true);
+    expect(passes[0]!.toDate).toBe(many.at(-1));
+  });
+
+  it('a predecessor that left more pending than it remembers: the whole horizon', () => {
+    const plan = planListings(
+      DEFAULTS,
+      NOW,
+      { next: null, completedAt: null, syncedAt: iso(NOW - HOUR) },
+      {
+        ids: {},
+        overflow: true,
+      },
+    );
+    expect(plan.passes).toEqual([{ name: 'full', fromDate: OLDEST }]);
+  });
+});
+
+describe('invoices in review, bounded', () => {
+  it('remembers at most IN_REVIEW_KEPT, the newest-dated first; the rest are left to the sweep', () => {
+    const inReview = {};
+    const page = Array.from({ length: IN_REVIEW_KEPT + 10 }, (_, i) => listed(`pur_${i}`, 'pending_review', 'f'));
+    noteInReview(inReview, page);
+    expect(Object.values(inReview).flat()).toHaveLength(IN_REVIEW_KEPT);
   });
 });

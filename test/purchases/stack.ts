@@ -134,6 +134,7 @@ export async function startPurchasesStack(
     sink: { kind: 'file', path: '/dev/null' },
     intervalMs: options.intervalMs ?? 3_600_000,
     businessIds,
+    listing: {},
   };
   const stack = await startWorkerStack(temporal, bundle, {
     fixture: options.fixture ?? staticPurchases(),

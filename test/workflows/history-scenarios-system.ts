@@ -24,6 +24,7 @@ import {
   STOCK_IN_WORKFLOW_TYPE,
   getStockInStateQuery,
   mapLineUpdate,
+  mappingKeyOf,
   stockInWorkflowId,
   type StockInInput,
 } from '../../src/contracts/stock-in.js';
@@ -213,7 +214,13 @@ export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: Wo
       args: [{ purchaseId, line: unmatched[0]!, itemId: DEMO.items.milk, factor: 24 }],
     });
     await stockIn.executeUpdate(mapLineUpdate, { args: [{ purchaseId, line: unmatched[1]!, notStock: true }] });
-    await eventually(invoiceOf, (inv) => inv?.state === 'added', { what: 'the invoice added' });
+    const added = await eventually(invoiceOf, (inv) => inv?.state === 'added', { what: 'the invoice added' });
+    const carton = added!.lines[unmatched[0]!]!;
+    const learnedKey = mappingKeyOf({
+      supplierPin: DEMO_STOCK_IN.supplier.pin,
+      by: carton.code ? 'code' : 'description',
+      key: carton.code ?? carton.description,
+    });
     await stack.review(purchaseId, 'rejected', 'Not delivered');
     await stack.sync();
     await eventually(invoiceOf, (inv) => inv?.state === 'taken_back', { what: 'the invoice taken back' });
@@ -259,7 +266,7 @@ export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: Wo
       {
         name: 'stock-in-mappings',
         handle: stack.client.workflow.getHandle(
-          stockInMappingsId(stack.taskQueue, DEMO.businesses.nairobi, mappingBucket(DEMO_STOCK_IN.supplier.pin)),
+          stockInMappingsId(stack.taskQueue, DEMO.businesses.nairobi, mappingBucket(learnedKey)),
         ),
       },
     ];

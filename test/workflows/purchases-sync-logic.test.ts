@@ -35,7 +35,7 @@ import {
 import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
 import type { purchasesSyncWorkflow } from '../../workflows/purchases-sync.js';
-import { addDays, planListings, previousSync, todayInKenya } from '../../workflows/purchases-sync/ledger.js';
+import { addDays, firstCarry, previousSync, todayInKenya } from '../../workflows/purchases-sync/ledger.js';
 import { HOUR, SECOND, useProcessHarness, type ProcessScenario, type Stubs } from './process-logic-harness.js';
 
 const h = useProcessHarness();
@@ -161,7 +161,7 @@ const ZERO = { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0
 
 /**
  * The next sync of the business, handed the previous sync's result: its first run's carry, made as the workflow makes
- * it from `workflowInfo().lastResult` (previousSync, then planListings at the test's `now`). Handed over here as
+ * it from `workflowInfo().lastResult` (previousSync, then firstCarry at the test's `now`). Handed over here as
  * that run's carry: the test server has no schedules, and its cron chains stall the clock once a run waiting for its
  * time is terminated. The hand-over itself is tested end to end (test/purchases/sync.test.ts).
  */
@@ -177,19 +177,8 @@ async function startNextSync(
     horizonDays: options?.horizonDays ?? DEFAULT_PURCHASES_HORIZON_DAYS,
     sweepHours: options?.sweepHours ?? 24,
   };
-  const { passes, sweep } = planListings(settings, now, handed.sweep);
-  const carry: PurchasesSyncCarry = {
-    pulled: false,
-    passes,
-    pass: 0,
-    cursor: null,
-    counts: { ...ZERO },
-    sinkDown: false,
-    runs: 1,
-    sweep,
-    inReview: { before: handed.inReview ?? {}, now: {} },
-    ...(handed.migrating ? { migrating: handed.migrating } : {}),
-  };
+  // As the workflow's first run builds it, from what the schedule would hand over.
+  const carry: PurchasesSyncCarry = firstCarry(handed, settings, now);
   const handle = await s.start<typeof purchasesSyncWorkflow>(
     PURCHASES_SYNC_WORKFLOW_TYPE,
     `purchases-sync:${s.id}:${name}`,
@@ -662,6 +651,33 @@ describe('purchasesSyncWorkflow', () => {
     });
   });
 
+  it('a change of an invoice older than the window, left pending by a sink that refused it, is delivered by the next sync', async () => {
+    const listing: Listing = { pages: [[invoice('pur_old_review', 'pending_review', 1160, daysAgo(30))]] };
+    let sinkUp = true;
+    const deliverPurchaseEvents: Stubs['deliverPurchaseEvents'] = async ({ events }) => {
+      if (sinkUp) return { delivered: events.length };
+      throw ApplicationFailure.create({
+        type: PURCHASE_DELIVERY_FAILURES.refused,
+        message: 'sink answered 400',
+        details: [{ delivered: 0 }],
+      });
+    };
+    await h.run(stubs(listing, { deliverPurchaseEvents }), async (s) => {
+      const first = await (await start(s)).result();
+      // Confirmed while the sink refuses: seen by the next sync (its date listed again), not delivered.
+      listing.pages = [[invoice('pur_old_review', 'confirmed', 1160, daysAgo(30))]];
+      sinkUp = false;
+      now += 15 * 60_000;
+      const down = await (await startNextSync(s, first, 'down')).result();
+      expect(down.counts).toMatchObject({ statusChanges: 1, delivered: 0, pending: 1 });
+
+      sinkUp = true;
+      now += 15 * 60_000;
+      const back = await (await startNextSync(s, down, 'back')).result();
+      expect(back.counts).toMatchObject({ statusChanges: 1, delivered: 1, pending: 0 });
+    });
+  });
+
   it('moves the ledger of a 2.x result into the books: the whole horizon listed once, nothing delivered or told twice', async () => {
     const a = invoice('pur_a', 'confirmed');
     const bBefore = invoice('pur_b', 'pending_review', 1160, daysAgo(40));
@@ -867,7 +883,8 @@ describe('purchasesSyncWorkflow', () => {
   it.each([
     [{ pageSize: 0 }, 'options.pageSize must be an integer from 1 to 100'],
     [{ pageSize: 101 }, 'options.pageSize must be an integer from 1 to 100'],
-    [{ pagesPerRun: 0 }, 'options.pagesPerRun must be a positive integer'],
+    [{ pagesPerRun: 0 }, 'options.pagesPerRun must be an integer from 1 to 50'],
+    [{ pagesPerRun: 51 }, 'options.pagesPerRun must be an integer from 1 to 50'],
     [{ deliveryAttempts: 1.5 }, 'options.deliveryAttempts must be a positive integer'],
     [{ windowDays: -1 }, 'options.windowDays must be an integer from 0 to 366'],
     [{ windowDays: 367 }, 'options.windowDays must be an integer from 0 to 366'],

@@ -323,6 +323,11 @@ export interface SyncModelDay {
   /** Syncs from one sweep's start to its end, and the simulated hours that is. */
   sweepCycleSyncs: number;
   sweepCycleHours: number;
+  /**
+   * The longest time a date waits between two listings that would show a change no review status lists (the window,
+   * the sweep), over three days of syncs from a first sync (which lists every date), in the model's hours.
+   */
+  maxListingGapHours: number;
 }
 
 /**
@@ -371,6 +376,32 @@ export function syncDayModel(options: SyncModelOptions, startMs = Date.UTC(2026,
     state = planListings(settings, at(i), state).sweep;
     if (state.next === null) cycle = i;
   }
+  // Each date's listings by the window or the sweep over three days (and at least three cycles), from a first sync.
+  const steps = Math.max(3 * Math.ceil((24 * 60) / options.intervalMinutes), 3 * (Number.isNaN(cycle) ? 0 : cycle));
+  const last = new Map<string, number>();
+  let gap = 0;
+  const seen = (date: string, i: number) => {
+    const before = last.get(date);
+    if (before !== undefined) gap = Math.max(gap, i - before);
+    last.set(date, i);
+  };
+  let swept = planListings(settings, at(0), undefined).sweep;
+  const firstDay = dayOf(at(0));
+  for (let d = -options.horizonDays; d <= 0; d++) last.set(shiftDate(firstDay, d), 0);
+  for (let i = 1; i <= Math.min(steps, 100_000); i++) {
+    const planned = planListings(settings, at(i), swept);
+    swept = planned.sweep;
+    for (const p of planned.passes) {
+      if (p.name !== 'recent' && p.name !== 'sweep') continue;
+      const to = p.toDate ?? dayOf(at(i));
+      for (let date = p.fromDate!; date <= to; date = shiftDate(date, 1)) seen(date, i);
+    }
+    // A date past the horizon is followed no more: its last wait does not count.
+    last.delete(shiftDate(dayOf(at(i)), -options.horizonDays - 1));
+  }
+  // Dates still waiting at the end: their wait so far counts too.
+  const end = Math.min(steps, 100_000);
+  for (const [date, i] of last) if (date > shiftDate(dayOf(at(end)), -options.horizonDays)) gap = Math.max(gap, end - i);
   byPass.left_review = Math.round(byPass.left_review);
   const requests = Object.values(byPass).reduce((a, b) => a + b, 0);
   return {
@@ -380,27 +411,18 @@ export function syncDayModel(options: SyncModelOptions, startMs = Date.UTC(2026,
     sliceDays,
     sweepCycleSyncs: cycle,
     sweepCycleHours: (cycle * options.intervalMinutes) / 60,
+    maxListingGapHours: (gap * options.intervalMinutes) / 60,
   };
 }
 
-/**
- * A payload's size at another scale, by the records it carries: those of one page of the sync are at most a page
- * (`pageSize`); the rest grow with the invoices a day (a book's records, a stock-in's invoices, a sync's invoices in
- * review, a hand-over's lines) by `ratio`. What the payload holds beside its records (`bytes − records × perRecord`)
- * stays.
- */
-export function scaledPayload(options: {
-  bytes: number;
-  records: number;
-  pageBound: boolean;
-  ratio: number;
-  pageSize: number;
-}): number {
-  const { bytes, records, ratio, pageSize } = options;
-  if (records <= 0) return bytes;
-  const target = options.pageBound ? Math.min(pageSize, Math.max(records, records * ratio)) : records * ratio;
-  // The records take all but a small fixed part: a page's envelope is under a few hundred bytes.
-  return Math.round(bytes * (target / records));
+/** The business's calendar day (Kenyan) at `ms`, as the sync reads it. */
+const dayOf = (ms: number) => new Date(ms + 3 * HOUR_MS).toISOString().slice(0, 10);
+const shiftDate = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+/** A payload's size at another scale: its records (all but a small fixed part of it) `ratio` times as many. */
+export function scaledPayload(options: { bytes: number; records: number; ratio: number }): number {
+  return options.records <= 0 ? options.bytes : Math.round(options.bytes * options.ratio);
 }
 
 /** How a quick run's numbers of things compare with the full run's. */
@@ -414,32 +436,38 @@ export interface RunScales {
   perBranch: number;
 }
 
-/** Activities and signals that carry one page of the sync (at most a page's invoices). */
-const PAGE_BOUND = new Set([
+/**
+ * Activities, signals and updates whose records are bounded whatever the business's size: one page of the sync (at
+ * most 100 invoices; a quick run's first sync lists full pages, so its largest is the full run's), or one update of
+ * the mappings client (1,000 mappings).
+ */
+const BOUNDED = new Set([
   'listPurchasesPage',
   'deliverPurchaseEvents',
   'tellStockIn',
   'readPurchaseBooks',
-  'writePurchaseBooks',
   'purchasesSeen',
+  'matchItemNames',
+  'findStockInMappings',
+  'putMappings',
+  'changeStockInMappings',
+  'handOverStock',
 ]);
 
 /**
- * What a payload's records grow with, by the workflow holding it: a sync's page (and what the stock-in is told of
- * one) is at most a page; a purchases book's records are one date's; a stock-in's carry and writes, and a sync's
- * invoices in review, are the business's; mapping buckets grow with the mappings, ledgers with a branch's lines; a
- * sale stays.
+ * What a payload's records grow with at the full run's scale (`ratio`; 1: bounded, as measured), by what carries it:
+ * a page of the sync, an update of the mappings client; a purchases book's records (one date's); a stock-in's carry
+ * and its writes to the books, a sync's invoices in review (the business's invoices); mapping buckets (the mappings);
+ * a ledger (a branch's lines); a sale (nothing).
  */
-export function payloadScale(site: { workflowType: string; name: string }, scales: RunScales) {
-  const page = PAGE_BOUND.has(site.name);
-  if (site.workflowType === 'purchasesSyncWorkflow')
-    return page ? { ratio: scales.density, pageBound: true } : { ratio: scales.volume, pageBound: false };
-  if (site.workflowType === 'stockInWorkflow')
-    return site.name === 'purchasesSeen' ? { ratio: scales.density, pageBound: true } : { ratio: scales.volume, pageBound: false };
-  if (site.workflowType === 'purchasesBookWorkflow') return { ratio: scales.density, pageBound: false };
-  if (/mapping/i.test(site.workflowType)) return { ratio: scales.mappings, pageBound: false };
-  if (/ledger/i.test(site.workflowType)) return { ratio: scales.perBranch, pageBound: false };
-  return { ratio: 1, pageBound: false };
+export function payloadScale(site: { workflowType: string; name: string }, scales: RunScales): number {
+  if (BOUNDED.has(site.name)) return 1;
+  if (site.workflowType === 'purchasesSyncWorkflow') return site.name === 'writePurchaseBooks' ? 1 : scales.volume;
+  if (site.workflowType === 'stockInWorkflow') return scales.volume;
+  if (site.workflowType === 'purchasesBookWorkflow') return scales.density;
+  if (/mapping/i.test(site.workflowType)) return scales.mappings;
+  if (/ledger/i.test(site.workflowType)) return scales.perBranch;
+  return 1;
 }
 
 /** The longest array (or record map) in a decoded payload, to three levels down: the records it carries. */

@@ -12,7 +12,8 @@ export interface PayloadKind {
   at: Pick<PayloadSite, 'workflowId' | 'runId' | 'eventId'>;
   /** Records it carries (its longest array or record map), and its size at the full run's scale. */
   records: number;
-  pageBound: boolean;
+  /** How many times its records at the full scale (1: bounded, a page or an update's chunk). */
+  ratio: number;
   scaledBytes: number;
 }
 
@@ -190,8 +191,8 @@ export function formatLongevity(
       kind: p.kind,
       bytes: p.bytes,
       records: p.records,
+      '× at full scale': p.ratio,
       'full scale': p.scaledBytes,
-      page: p.pageBound ? 'yes' : '',
     })),
   );
   section(

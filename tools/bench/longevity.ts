@@ -494,10 +494,8 @@ export async function measureLongevity(
     // A settled invoice goes to its book once it has been settled `settledKept` and the stock-in wakes (work comes):
     // after the first sync nothing comes, so the bench sends what an empty tell would (no invoice, its settings).
     const putAwayFrom = Date.now();
-    await sleep(settledKept.minutes * 60_000 + 1_000);
-    await t.client.workflow
-      .getHandle(stockInId)
-      .signal(purchasesSeenSignal, {
+    const nudge = () =>
+      t.client.workflow.getHandle(stockInId).signal(purchasesSeenSignal, {
         purchases: [],
         settings: { from: world.stockInFrom, allOrNothing: false },
         taskQueue,
@@ -505,11 +503,14 @@ export async function measureLongevity(
     let held = Number.NaN;
     await until(
       async () => {
+        await sleep(settledKept.minutes * 60_000 + 1_000);
+        await nudge();
+        await sleep(3_000);
         held = (await stateOf())?.invoices.length ?? Number.NaN;
         return held < 100;
       },
-      putAwayFrom + settledKept.minutes * 60_000 * 2 + 30_000,
-      2_000,
+      putAwayFrom + settledKept.minutes * 60_000 * 4 + 30_000,
+      0,
     );
     const putAwaySeconds = round((Date.now() - putAwayFrom) / 1000);
     progress(`longevity: the stock-in holds ${held} invoices after ${putAwaySeconds} s (the rest in their books)`);
@@ -639,38 +640,10 @@ export async function measureLongevity(
 
     // The figures.
     phase = Date.now();
-    const movements = await recorded(sandbox, businessId);
-    const levels = new Map(
-      (await sandbox.inspector.stockLevels(businessId)).map((l) => [`${l.branchId}|${l.itemId}`, l.quantity]),
-    );
-    const final = finalStatuses(world.invoices, applied);
-    const sold = Array.from({ length: counter.n }, (_, n) => make(n).lines).flatMap((lines) =>
-      lines.map((l) => ({ branchId: tillBranch, itemId: l.itemId, quantity: l.quantity })),
-    );
-    const expected = expectedOnHand({
-      invoices: world.invoices,
-      final,
-      from: world.stockInFrom,
-      opening: world.catalogue
-        .slice(0, TILL_ITEMS)
-        .map((c) => ({ branchId: tillBranch, itemId: c.id, quantity: TILL_OPENING_STOCK })),
-      sold,
-    });
-    const exact = stockExact(expected, levels);
-    const groups = stockGroups(world.invoices, moves(), movements, isStockIn);
-    const startGroups = stockGroups(
-      world.invoices,
-      startMoves,
-      movements.filter((m) => m.at < dayStart),
-      isStockIn,
-    );
-    const outcomes = outcomesOf(movements);
-    const dup = duplicateEvents(reader.events);
-
     progress('longevity: reading every history of the task queue');
     const histories = await readHistories(t, taskQueue, { syncType: PURCHASES_SYNC_WORKFLOW_TYPE });
     lap('histories', phase);
-
+    phase = Date.now();
     // Which old changes a listing covered after they were made (the others: only the sweep would, later).
     const windowStart = addDays(today, -options.windowDays);
     const oldest = addDays(today, -options.horizonDays);
@@ -692,8 +665,38 @@ export async function measureLongevity(
       );
     };
     const listed = applied.map(listedAfter);
+
+    const movements = await recorded(sandbox, businessId);
+    const outcomes = outcomesOf(movements);
     const lostChanges = outcomes.filter((o, i) => o.lost !== undefined && listed[i]);
     const notYetListed = outcomes.filter((o, i) => o.lost !== undefined && !listed[i]);
+    // What the shelves should hold counts the changes a sync has listed: one no listing reached yet is not due.
+    const due = applied.filter((_, i) => !(outcomes[i]!.lost !== undefined && !listed[i]));
+    const levels = new Map(
+      (await sandbox.inspector.stockLevels(businessId)).map((l) => [`${l.branchId}|${l.itemId}`, l.quantity]),
+    );
+    const final = finalStatuses(world.invoices, due);
+    const sold = Array.from({ length: counter.n }, (_, n) => make(n).lines).flatMap((lines) =>
+      lines.map((l) => ({ branchId: tillBranch, itemId: l.itemId, quantity: l.quantity })),
+    );
+    const expected = expectedOnHand({
+      invoices: world.invoices,
+      final,
+      from: world.stockInFrom,
+      opening: world.catalogue
+        .slice(0, TILL_ITEMS)
+        .map((c) => ({ branchId: tillBranch, itemId: c.id, quantity: TILL_OPENING_STOCK })),
+      sold,
+    });
+    const exact = stockExact(expected, levels);
+    const groups = stockGroups(world.invoices, stockMoves(world.invoices, due, world.stockInFrom), movements, isStockIn);
+    const startGroups = stockGroups(
+      world.invoices,
+      startMoves,
+      movements.filter((m) => m.at < dayStart),
+      isStockIn,
+    );
+    const dup = duplicateEvents(reader.events);
 
     // The sync's budget: the day's syncs' requests (the log) over what 120 a minute allows over the day.
     const dayRequests = requests.within(dayStart, lastDaySyncEnd);
@@ -763,7 +766,8 @@ export async function measureLongevity(
     // Delays: measured; old changes no listing reached count at the product's sweep bound (a quick run's sweep is slow).
     const oldDelivered = outcomes.filter((o) => o.old && o.delayHours !== undefined).map((o) => o.delayHours!);
     const oldLost = outcomes.some((o, i) => o.old && o.lost !== undefined && listed[i]);
-    const sweepBoundHours = fullModel.sweepCycleHours;
+    // The longest a date waits between two listings by the window or the sweep, plus one interval for the sync's own.
+    const sweepBoundHours = fullModel.maxListingGapHours + 0.25;
     const oldNotListed = notYetListed.filter((o) => o.old).length;
     const oldChangeDelayHours = oldLost
       ? Number.POSITIVE_INFINITY
@@ -788,14 +792,14 @@ export async function measureLongevity(
     }
     const payloadKinds: PayloadKind[] = await mapLimit([...kinds].slice(0, 40), 4, async ([kind, site]) => {
       const records = recordsIn(await decodeSite(t, site).catch(() => undefined));
-      const { ratio, pageBound } = payloadScale(site, scales);
+      const ratio = payloadScale(site, scales);
       return {
         kind,
         bytes: site.bytes,
         at: { workflowId: site.workflowId, runId: site.runId, eventId: site.eventId },
         records,
-        pageBound,
-        scaledBytes: scaledPayload({ bytes: site.bytes, records, pageBound, ratio, pageSize: 100 }),
+        ratio: round(ratio, 2),
+        scaledBytes: scaledPayload({ bytes: site.bytes, records, ratio }),
       };
     });
     payloadKinds.sort((a, b) => b.scaledBytes - a.scaledBytes);

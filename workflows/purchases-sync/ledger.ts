@@ -31,13 +31,32 @@ const sweepState = z.object({
 export function previousSync(
   lastResult: unknown,
   businessId: string,
-): { sweep?: SweepState; inReview?: InReview; migrating?: NonNullable<PurchasesSyncCarry['migrating']> } {
+): {
+  sweep?: SweepState;
+  inReview?: InReview;
+  pending?: { ids: InReview; overflow: boolean };
+  migrating?: NonNullable<PurchasesSyncCarry['migrating']>;
+} {
   if (typeof lastResult !== 'object' || lastResult === null) return {};
-  const { businessId: owner, ledger, told, sweep, inReview } = lastResult as Record<string, unknown>;
+  const {
+    businessId: owner,
+    ledger,
+    told,
+    sweep,
+    inReview,
+    pending,
+    pendingOverflow,
+  } = lastResult as Record<string, unknown>;
   if (owner !== businessId) return {};
   const swept = sweepState.safeParse(sweep);
   const reviewed = inReviewSchema.safeParse(inReview);
-  if (swept.success) return { sweep: swept.data, inReview: reviewed.success ? reviewed.data : {} };
+  const left = inReviewSchema.safeParse(pending);
+  if (swept.success)
+    return {
+      sweep: swept.data,
+      inReview: reviewed.success ? reviewed.data : {},
+      pending: { ids: left.success ? left.data : {}, overflow: pendingOverflow === true },
+    };
   if (typeof ledger !== 'object' || ledger === null) return {};
   const valid: PurchaseLedger = {};
   for (const [id, entry] of Object.entries(ledger)) {
@@ -84,13 +103,15 @@ export function planListings(
   settings: ListingSettings,
   nowMs: number,
   previous: SweepState | undefined,
+  pending: { ids: InReview; overflow: boolean } = { ids: {}, overflow: false },
 ): { passes: ListingPass[]; sweep: SweepState } {
   const today = todayInKenya(nowMs);
   const oldest = addDays(today, -settings.horizonDays);
   const syncedAt = new Date(nowMs).toISOString();
   const windowStart = addDays(today, -settings.windowDays);
   const sweepStart = addDays(windowStart, -1);
-  if (previous === undefined)
+  // A first sync, or one whose predecessor left more events pending than it could remember: the whole horizon.
+  if (previous === undefined || pending.overflow)
     return {
       passes: [{ name: 'full', fromDate: oldest }],
       sweep: { next: null, completedAt: syncedAt, syncedAt },
@@ -99,15 +120,21 @@ export function planListings(
     { name: 'pulled', status: 'pulled', fromDate: oldest },
     { name: 'pending_review', status: 'pending_review', fromDate: oldest },
     { name: 'recent', fromDate: windowStart },
+    ...pendingPasses(pending.ids, windowStart),
   ];
   const region = daysBetween(oldest, sweepStart) + 1;
   if (region <= 0) return { passes, sweep: { ...previous, next: null, syncedAt } };
-  const sinceMs = Math.min(Math.max(nowMs - Date.parse(previous.syncedAt), 0), settings.sweepHours * 3_600_000);
-  const sliceDays = Math.max(1, Math.ceil((region * (sinceMs || 15 * 60_000)) / (settings.sweepHours * 3_600_000)));
+  const periodMs = settings.sweepHours * 3_600_000;
+  const sinceMs = Math.max(nowMs - Date.parse(previous.syncedAt), 0);
+  const sliceDays = Math.max(1, Math.ceil((region * (Math.min(sinceMs, periodMs) || 15 * 60_000)) / periodMs));
+  // No sync for a whole sweep period (workers or Temporal down): this one sweeps the whole horizon.
+  const whole = sinceMs >= periodMs;
   // A slice never starts inside the window (the window moved on since) nor before the horizon.
   const to =
-    previous.next === null || previous.next > sweepStart || previous.next < oldest ? sweepStart : previous.next;
-  const from = addDays(to, -(sliceDays - 1)) < oldest ? oldest : addDays(to, -(sliceDays - 1));
+    whole || previous.next === null || previous.next > sweepStart || previous.next < oldest
+      ? sweepStart
+      : previous.next;
+  const from = whole || addDays(to, -(sliceDays - 1)) < oldest ? oldest : addDays(to, -(sliceDays - 1));
   passes.push({ name: 'sweep', fromDate: from, toDate: to });
   const done = from === oldest;
   return {
@@ -169,11 +196,22 @@ export function bookWrites(
 /** Review statuses: an invoice in one may still change any day, so every sync lists them. */
 export const IN_REVIEW: ReadonlySet<string> = new Set(['pulled', 'pending_review']);
 
+/**
+ * Ids in review a sync remembers for the next (about 25 bytes each, carried twice): past this the oldest-dated are left
+ * to the sweep, so a business that never reviews its backlog keeps a bounded carry, not an unbounded one.
+ */
+export const IN_REVIEW_KEPT = 4_000;
+
 export function noteInReview(inReview: InReview, listed: readonly ListedPurchase[]): void {
+  let held = Object.values(inReview).reduce((n, ids) => n + ids.length, 0);
+  // The listings are newest first: what is noted once full is older than everything held.
   for (const { purchase } of listed) {
-    if (!IN_REVIEW.has(purchase.status)) continue;
+    if (!IN_REVIEW.has(purchase.status) || held >= IN_REVIEW_KEPT) continue;
     const ids = (inReview[purchase.invoiceDate] ??= []);
-    if (!ids.includes(purchase.id)) ids.push(purchase.id);
+    if (!ids.includes(purchase.id)) {
+      ids.push(purchase.id);
+      held++;
+    }
   }
 }
 
@@ -188,4 +226,57 @@ export function leftReview(before: InReview, now: InReview, listedAnyway: (date:
     .sort()
     .reverse()
     .map((date) => ({ name: 'left_review', fromDate: date, toDate: date }));
+}
+
+/** Ranges of dates a sync lists for the events it could not deliver: at most this many, gaps merged smallest first. */
+const PENDING_RANGES = 8;
+
+/** Events left pending at the last sync (a sink down): their dates listed again, so they go as soon as it is back. */
+export function pendingPasses(pending: InReview, windowStart: string): ListingPass[] {
+  const dates = Object.keys(pending)
+    .filter((date) => date < windowStart && (pending[date]?.length ?? 0) > 0)
+    .sort();
+  const ranges = dates.map((date) => ({ from: date, to: date }));
+  while (ranges.length > PENDING_RANGES) {
+    let closest = 0;
+    for (let i = 1; i < ranges.length - 1; i++)
+      if (daysBetween(ranges[i]!.to, ranges[i + 1]!.from) < daysBetween(ranges[closest]!.to, ranges[closest + 1]!.from))
+        closest = i;
+    ranges.splice(closest, 2, { from: ranges[closest]!.from, to: ranges[closest + 1]!.to });
+  }
+  return ranges.reverse().map(({ from, to }) => ({ name: 'pending', fromDate: from, toDate: to }));
+}
+
+/** Ids of events a sync could not deliver, remembered for the next (as many as `IN_REVIEW_KEPT`); false: too many. */
+export function notePending(pending: InReview, undelivered: readonly DueEvent[]): boolean {
+  let held = Object.values(pending).reduce((n, ids) => n + ids.length, 0);
+  for (const { event } of undelivered) {
+    const ids = (pending[event.purchase.invoiceDate] ??= []);
+    if (ids.includes(event.purchase.id)) continue;
+    if (held >= IN_REVIEW_KEPT) return false;
+    ids.push(event.purchase.id);
+    held++;
+  }
+  return true;
+}
+
+/** A sync's first run: its listings from what the previous sync handed on (the schedule's last completion result). */
+export function firstCarry(
+  previous: ReturnType<typeof previousSync>,
+  settings: ListingSettings,
+  nowMs: number,
+): PurchasesSyncCarry {
+  const { passes, sweep } = planListings(settings, nowMs, previous.sweep, previous.pending);
+  return {
+    pulled: false,
+    passes,
+    pass: 0,
+    cursor: null,
+    counts: { pages: 0, seen: 0, newInvoices: 0, statusChanges: 0, delivered: 0, pending: 0 },
+    sinkDown: false,
+    runs: 1,
+    sweep,
+    inReview: { before: previous.inReview ?? {}, now: {} },
+    ...(previous.migrating ? { migrating: previous.migrating } : {}),
+  };
 }
