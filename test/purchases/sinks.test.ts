@@ -83,6 +83,24 @@ describe('NDJSON sink', () => {
   });
 });
 
+describe('NDJSON sink over years of events', () => {
+  it('reads only the file’s tail on open: a recent event is still not written twice, and memory does not follow the file', async () => {
+    const path = join(dir, 'years.ndjson');
+    // About 24 MB of events: more than the 16 MB the sink reads.
+    const lines = Array.from({ length: 60_000 }, (_, n) => JSON.stringify(event(n)));
+    await writeFile(path, `${lines.join('\n')}\n`);
+    const sink = await openNdjsonSink(path);
+    expect(sink.size).toBeGreaterThan(30_000);
+    expect(sink.size).toBeLessThan(60_000);
+    await sink.deliver(event(59_999));
+    await sink.deliver(event(60_000));
+    await sink.close();
+    const after = (await readFile(path, 'utf8')).trimEnd().split('\n');
+    expect(after).toHaveLength(60_001);
+    expect((JSON.parse(after.at(-1)!) as PurchaseEvent).id).toBe(event(60_000).id);
+  });
+});
+
 describe('webhook sink', () => {
   let receiver: Receiver;
   let sink: PurchaseEventSink;

@@ -160,7 +160,7 @@ export function longevitySizes(quick: boolean): LongevitySizes {
         suppliers: 40,
         branches: 4,
         syncs: 8,
-        drainSyncs: 4,
+        drainSyncs: 2,
         lateInvoices: 3,
         newInvoices: 4,
         atLeast: 2,
