@@ -50,3 +50,11 @@ export function stockInReferenceId(
 ): string {
   return derive('sin-v1', [businessId, purchaseId, String(line), String(round), step]);
 }
+
+/**
+ * A line id as a stock ledger remembers it once its movement is long recorded: 16 characters of its SHA-256 (96 bits,
+ * no collision among the few thousand remembered), `#`-marked so it is never taken for an id.
+ */
+export function rememberedLineId(lineId: string): string {
+  return `#${base64url(sha256(utf8ToBytes(lineId))).slice(0, 16)}`;
+}

@@ -57,7 +57,7 @@ export interface StockLedgerInput {
 }
 
 /** The schema of StockLedgerCarry; how it may change: docs/stock-ledger.md, "What a run carries to the next". */
-export const STOCK_LEDGER_CARRY_SCHEMA = 1;
+export const STOCK_LEDGER_CARRY_SCHEMA = 2;
 
 /** What a ledger run hands to the next (continue-as-new), possibly a run of another build. */
 export interface StockLedgerCarry {
@@ -70,7 +70,10 @@ export interface StockLedgerCarry {
   pending: Array<StockLine & { takenAt?: number }>;
   open: LedgerMovement[];
   totals: LedgerTotals;
-  /** Lines recorded lately: a hand-over again (its activity retried) is still taken once. */
+  /**
+   * Lines recorded lately: a hand-over again (its activity retried) is still taken once. Since schema 2 as digests
+   * (`#` and 16 characters, workflows/keys.ts `rememberedLineId`); before, the ids themselves.
+   */
   lineIds: string[];
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stockInWorkflowId } from '../../src/contracts/stock-in.js';
 import { isIncomingStock, type StockLine } from '../../src/contracts/stock-ledger.js';
+import { rememberedLineId } from '../../workflows/keys.js';
 import { LedgerBook } from '../../workflows/stock-ledger/book.js';
 
 const coalesced = { mode: 'coalesced' as const, maxDelaySeconds: 120 };
@@ -71,6 +72,35 @@ describe("the stock ledger's book", () => {
     const next = new LedgerBook('biz', 'first-branch', 'TAG', book.carry(), 0);
     expect(next.take([line(1), line(250)], coalesced, 0)).toBe(0);
     expect(next.state().recent).toHaveLength(0);
+  });
+
+  it('carries what it remembers in bounded size: line ids as digests, the quantities of the items moved last', () => {
+    const book = new LedgerBook('biz', 'first-branch', 'TAG', undefined, 0);
+    for (let n = 1; n <= 3_500; n++) {
+      const item = `itm_${n}`;
+      book.answered(item, undefined, undefined, 100);
+      book.take([line(n, item)], { mode: 'per-sale' }, n);
+      book.answered(item, book.nextMovement(item)!, `mov_${n}`, 99);
+    }
+    const carry = book.carry();
+    expect(carry.lineIds).toHaveLength(3_000);
+    expect(carry.lineIds.every((id) => /^#[A-Za-z0-9_-]{16}$/.test(id))).toBe(true);
+    expect(Object.keys(carry.onHand)).toHaveLength(2_000);
+    expect(carry.onHand['itm_3500']).toBe(99);
+    expect(carry.onHand['itm_1']).toBeUndefined();
+    // About 2 × 60 KB, whatever a line's reference looks like or how many items the branch ever moved.
+    expect(JSON.stringify(carry).length).toBeLessThan(150_000);
+    const next = new LedgerBook('biz', 'first-branch', 'TAG', carry, 0);
+    expect(next.take([line(3_500, 'itm_3500'), line(600, 'itm_600')], coalesced, 0)).toBe(0);
+    expect(next.take([line(400, 'itm_400')], coalesced, 0)).toBe(1);
+  });
+
+  it('reads a carry of schema 1, whose remembered line ids are the ids themselves', () => {
+    const old = { ...new LedgerBook('biz', 'first-branch', 'TAG', undefined, 0).carry(), schema: 1 };
+    old.lineIds = ['doc-7:0:DEDUCT', 'doc-8:0:DEDUCT'];
+    const next = new LedgerBook('biz', 'first-branch', 'TAG', old, 0);
+    expect(next.take([line(7), line(8), line(9)], coalesced, 0)).toBe(1);
+    expect(next.carry().lineIds).toEqual([rememberedLineId('doc-7:0:DEDUCT'), rememberedLineId('doc-8:0:DEDUCT')]);
   });
 
   it('tells goods that came in (a stock-in’s lines) from a sale’s and a refund’s by the id they were handed over under', () => {

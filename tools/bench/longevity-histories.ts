@@ -75,7 +75,8 @@ function payloadsOf(
     const s = a.workflowExecutionContinuedAsNewEventAttributes;
     out.push(['input', '', s.input], ['lastCompletionResult', '', s.lastCompletionResult]);
   }
-  if (a.workflowExecutionCompletedEventAttributes) out.push(['result', '', a.workflowExecutionCompletedEventAttributes.result]);
+  if (a.workflowExecutionCompletedEventAttributes)
+    out.push(['result', '', a.workflowExecutionCompletedEventAttributes.result]);
   if (a.workflowExecutionSignaledEventAttributes) {
     const s = a.workflowExecutionSignaledEventAttributes;
     out.push(['input', s.signalName ?? '', s.input]);
@@ -148,7 +149,13 @@ export async function readHistories(
   await mapLimit(executions, options.concurrency ?? 8, async (x) => {
     const history = await t.client.workflow.getHandle(x.workflowId, x.runId).fetchHistory();
     const events = history.events ?? [];
-    runs.push({ workflowType: x.type, workflowId: x.workflowId, runId: x.runId, events: events.length, startedAt: x.startedAt });
+    runs.push({
+      workflowType: x.type,
+      workflowId: x.workflowId,
+      runId: x.runId,
+      events: events.length,
+      startedAt: x.startedAt,
+    });
     const names = { activities: new Map<number, string>(), updates: new Map<string, string>() };
     for (const e of events) {
       const event = (EventType[e.eventType ?? 0] ?? 'UNKNOWN').replace(/^EVENT_TYPE_/, '');

@@ -254,7 +254,11 @@ export function changeOutcomes(options: {
  * Events delivered twice: an id the sink holds twice, or an event that repeats the fact of the one before it for the
  * same invoice (same status and fingerprint under another id).
  */
-export function duplicateEvents(events: readonly SinkEvent[]): { sameId: number; sameFact: number; examples: string[] } {
+export function duplicateEvents(events: readonly SinkEvent[]): {
+  sameId: number;
+  sameFact: number;
+  examples: string[];
+} {
   const ids = new Map<string, number>();
   for (const e of events) ids.set(e.id, (ids.get(e.id) ?? 0) + 1);
   const sameIds = [...ids].filter(([, n]) => n > 1);
@@ -401,7 +405,8 @@ export function syncDayModel(options: SyncModelOptions, startMs = Date.UTC(2026,
   }
   // Dates still waiting at the end: their wait so far counts too.
   const end = Math.min(steps, 100_000);
-  for (const [date, i] of last) if (date > shiftDate(dayOf(at(end)), -options.horizonDays)) gap = Math.max(gap, end - i);
+  for (const [date, i] of last)
+    if (date > shiftDate(dayOf(at(end)), -options.horizonDays)) gap = Math.max(gap, end - i);
   byPass.left_review = Math.round(byPass.left_review);
   const requests = Object.values(byPass).reduce((a, b) => a + b, 0);
   return {

@@ -217,7 +217,8 @@ export function longevityWorld(options: LongevityWorldOptions): LongevityWorld {
     unitPrice: itemPriceOf(i),
   }));
   const perSupplier = options.mappedPerSupplier + options.byNamePerSupplier;
-  if (perSupplier > options.items) throw new RangeError(`longevity: ${perSupplier} items a supplier of ${options.items}`);
+  if (perSupplier > options.items)
+    throw new RangeError(`longevity: ${perSupplier} items a supplier of ${options.items}`);
   const suppliers: Supplier[] = Array.from({ length: options.suppliers }, (_, s) => {
     const start = (s * options.mappedPerSupplier) % options.items;
     const indexes = Array.from({ length: perSupplier }, (_, j) => (start + j) % options.items);
@@ -324,14 +325,26 @@ export function longevityWorld(options: LongevityWorldOptions): LongevityWorld {
     });
   }
   for (const v of pick(lastYear, count(p.rejectAtOnce)))
-    plan.push({ purchaseId: v.id, kind: 'reject_at_once', atInterval: at(0, changeEnd), status: 'rejected', old: true });
+    plan.push({
+      purchaseId: v.id,
+      kind: 'reject_at_once',
+      atInterval: at(0, changeEnd),
+      status: 'rejected',
+      old: true,
+    });
   for (let n = 1; n <= p.lateInvoices; n++) {
     const back = p.lateDaysBack[0] + Math.floor(random() * (p.lateDaysBack[1] - p.lateDaysBack[0] + 1));
     const v = invoiceOf(addDays(options.today, -back), 9_000 + n, 'pending_review', 'late');
     invoices.push(v);
     const arrival = at(0, changeEnd);
     plan.push({ purchaseId: v.id, kind: 'late_arrival', atInterval: arrival, status: 'pending_review', old: false });
-    plan.push({ purchaseId: v.id, kind: 'late_confirm', atInterval: followUp(arrival), status: 'confirmed', old: false });
+    plan.push({
+      purchaseId: v.id,
+      kind: 'late_confirm',
+      atInterval: followUp(arrival),
+      status: 'confirmed',
+      old: false,
+    });
   }
   for (let n = 1; n <= p.newInvoices; n++) {
     const v = invoiceOf(options.today, 8_000 + n, 'pending_review', 'new');
@@ -340,19 +353,33 @@ export function longevityWorld(options: LongevityWorldOptions): LongevityWorld {
     plan.push({ purchaseId: v.id, kind: 'new_arrival', atInterval: arrival, status: 'pending_review', old: false });
     // Four in five are confirmed the same day.
     if (random() < 0.8)
-      plan.push({ purchaseId: v.id, kind: 'new_confirm', atInterval: followUp(arrival), status: 'confirmed', old: false });
+      plan.push({
+        purchaseId: v.id,
+        kind: 'new_confirm',
+        atInterval: followUp(arrival),
+        status: 'confirmed',
+        old: false,
+      });
   }
   const recentInReview = invoices.filter(
     (v) => !v.arrives && v.status === 'pending_review' && v.invoiceDate >= addDays(options.today, -7),
   );
   for (const v of pick(recentInReview, Math.round(p.recentReviewShare * recentInReview.length)))
-    plan.push({ purchaseId: v.id, kind: 'recent_confirm', atInterval: at(0, changeEnd), status: 'confirmed', old: false });
+    plan.push({
+      purchaseId: v.id,
+      kind: 'recent_confirm',
+      atInterval: at(0, changeEnd),
+      status: 'confirmed',
+      old: false,
+    });
   plan.sort((a, b) => a.atInterval - b.atInterval);
 
   const { key } = options;
   const fixture: ComplianceFixtureInput = {
     rateLimitWindowMs: options.windowMs,
-    applications: [{ id: application, name: `Bench chain ${businessId}`, requestsPerMinute: options.requestsPerWindow }],
+    applications: [
+      { id: application, name: `Bench chain ${businessId}`, requestsPerMinute: options.requestsPerWindow },
+    ],
     apiKeys: [{ id: `key_${application}`, key, applicationId: application, scopes: [...SCOPE_VALUES] }],
     businesses: [
       {

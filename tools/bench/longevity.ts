@@ -209,7 +209,13 @@ interface TillSale {
 }
 
 /** A sale about every `everyMs` (moved by −250…+249 ms), each timed from its one call to the signed receipt in hand. */
-function startTill(t: BenchTemporal, taskQueue: string, make: (n: number) => SaleInput, counter: { n: number }, everyMs: number) {
+function startTill(
+  t: BenchTemporal,
+  taskQueue: string,
+  make: (n: number) => SaleInput,
+  counter: { n: number },
+  everyMs: number,
+) {
   const sales: TillSale[] = [];
   let stopping = false;
   const running = (async () => {
@@ -288,7 +294,14 @@ function sinkReader(path: string) {
       try {
         const e = JSON.parse(line) as { id: string; type: string; purchase: { id: string; status: string } };
         const fingerprint = e.id.slice(e.id.lastIndexOf('.') + 1);
-        events.push({ id: e.id, type: e.type, purchaseId: e.purchase.id, status: e.purchase.status, fingerprint, seenAt: now });
+        events.push({
+          id: e.id,
+          type: e.type,
+          purchaseId: e.purchase.id,
+          status: e.purchase.status,
+          fingerprint,
+          seenAt: now,
+        });
       } catch {
         // A line cut short: the sink writes the event again on a line of its own.
       }
@@ -334,7 +347,13 @@ async function recorded(box: Sandbox, businessId: string): Promise<LongevityMove
   }));
 }
 
-function worldOptions(options: LongevitySizes, tag: string, today: string, key: string, scale: { requestsPerWindow: number; windowMs: number }): LongevityWorldOptions {
+function worldOptions(
+  options: LongevitySizes,
+  tag: string,
+  today: string,
+  key: string,
+  scale: { requestsPerWindow: number; windowMs: number },
+): LongevityWorldOptions {
   return {
     businessId: `biz_lg_${tag}`,
     tag,
@@ -479,18 +498,26 @@ export async function measureLongevity(
       m.quantity > 0 && (m.action === 'ADD' || m.branchId !== tillBranch || salePrices.get(m.itemId) !== m.unitPrice);
     const startMoves = stockMoves(world.invoices, [], world.stockInFrom);
     phase = Date.now();
-    const first = await syncPurchasesNow(t.client, businessId, { taskQueue, wait: true, timeoutMs: options.firstSyncMs });
+    const first = await syncPurchasesNow(t.client, businessId, {
+      taskQueue,
+      wait: true,
+      timeoutMs: options.firstSyncMs,
+    });
     const firstSyncSeconds = round((Date.now() - phase) / 1000);
     progress(`longevity: first sync done in ${firstSyncSeconds} s (${first.result?.counts.seen ?? '?'} invoices seen)`);
     const stocked = await until(
-      async () => stockGroups(world.invoices, startMoves, await recorded(sandbox, businessId), isStockIn).under.length === 0,
+      async () =>
+        stockGroups(world.invoices, startMoves, await recorded(sandbox, businessId), isStockIn).under.length === 0,
       phase + options.firstSyncMs,
       1_000,
     );
     const stockedSeconds = round((Date.now() - phase) / 1000);
     progress(`longevity: the last year's stock ${stocked ? 'recorded' : 'NOT all recorded'} after ${stockedSeconds} s`);
     const stateOf = async (): Promise<StockInState | undefined> =>
-      t.client.workflow.getHandle(stockInId).query(getStockInStateQuery).catch(() => undefined);
+      t.client.workflow
+        .getHandle(stockInId)
+        .query(getStockInStateQuery)
+        .catch(() => undefined);
     // A settled invoice goes to its book once it has been settled `settledKept` and the stock-in wakes (work comes):
     // after the first sync nothing comes, so the bench sends what an empty tell would (no invoice, its settings).
     const putAwayFrom = Date.now();
@@ -543,7 +570,10 @@ export async function measureLongevity(
     const apply = async (c: PlannedChange) => {
       const at = Date.now();
       if (c.kind === 'late_arrival' || c.kind === 'new_arrival')
-        await sandbox.inspector.addPurchase(businessId, purchaseFixture(byId.get(c.purchaseId)!, world.suppliers, true));
+        await sandbox.inspector.addPurchase(
+          businessId,
+          purchaseFixture(byId.get(c.purchaseId)!, world.suppliers, true),
+        );
       else await sandbox.inspector.reviewPurchase(c.purchaseId, c.status);
       applied.push({ ...c, at });
     };
@@ -579,7 +609,12 @@ export async function measureLongevity(
         for (const move of all.filter((m) => m.change === i)) {
           const v = byId.get(move.purchaseId)!;
           for (const l of v.lines)
-            demands.push({ group: groupKey(v.branchId, l.itemId, move.action, l.unitPrice), quantity: l.quantity, at: c.at, change: i });
+            demands.push({
+              group: groupKey(v.branchId, l.itemId, move.action, l.unitPrice),
+              quantity: l.quantity,
+              at: c.at,
+              change: i,
+            });
         }
       });
       const dayMovements = movements
@@ -619,21 +654,31 @@ export async function measureLongevity(
       return saleWorkflowId(s.businessId, s.traderInvoiceNumber);
     });
     await mapLimit(saleIds, 20, (id) =>
-      Promise.race([t.client.workflow.getHandle(id).result().catch(() => undefined), sleep(60_000)]),
+      Promise.race([
+        t.client.workflow
+          .getHandle(id)
+          .result()
+          .catch(() => undefined),
+        sleep(60_000),
+      ]),
     );
-    const ledgersQuiet = await until(async () => {
-      const states = await Promise.all(
-        world.branches.map((b) =>
-          t.client.workflow
-            .getHandle(stockLedgerWorkflowId(taskQueue, businessId, b.id))
-            .query(getStockLedgerStateQuery)
-            .catch(() => undefined),
-        ),
-      );
-      return states.every(
-        (s) => s === undefined || (s.open.length === 0 && Object.values(s.pending).every((n) => n === 0)),
-      );
-    }, Date.now() + 120_000, 1_000);
+    const ledgersQuiet = await until(
+      async () => {
+        const states = await Promise.all(
+          world.branches.map((b) =>
+            t.client.workflow
+              .getHandle(stockLedgerWorkflowId(taskQueue, businessId, b.id))
+              .query(getStockLedgerStateQuery)
+              .catch(() => undefined),
+          ),
+        );
+        return states.every(
+          (s) => s === undefined || (s.open.length === 0 && Object.values(s.pending).every((n) => n === 0)),
+        );
+      },
+      Date.now() + 120_000,
+      1_000,
+    );
     if (!ledgersQuiet) notes.push('a stock ledger still held lines or open movements 120 s after the till stopped');
     reader.stop();
     lap('tillAfterAndDrain', phase);
@@ -689,7 +734,12 @@ export async function measureLongevity(
       sold,
     });
     const exact = stockExact(expected, levels);
-    const groups = stockGroups(world.invoices, stockMoves(world.invoices, due, world.stockInFrom), movements, isStockIn);
+    const groups = stockGroups(
+      world.invoices,
+      stockMoves(world.invoices, due, world.stockInFrom),
+      movements,
+      isStockIn,
+    );
     const startGroups = stockGroups(
       world.invoices,
       startMoves,
@@ -702,9 +752,7 @@ export async function measureLongevity(
     const dayRequests = requests.within(dayStart, lastDaySyncEnd);
     const simulatedMinutes = (options.syncs * intervalMs * k) / 60_000;
     const measuredShare = budgetShare(dayRequests.length, options.requestsPerMinute, simulatedMinutes);
-    const dayRuns = new Set(
-      daySyncs.flatMap((s) => (s?.workflowId ? [s.workflowId] : [])),
-    );
+    const dayRuns = new Set(daySyncs.flatMap((s) => (s?.workflowId ? [s.workflowId] : [])));
     const perSync = new Map<string, Partial<Record<PassName, number>>>();
     for (const l of histories.listings) {
       if (!dayRuns.has(l.workflowId)) continue;
@@ -715,7 +763,8 @@ export async function measureLongevity(
     }
     const perSyncByPass: Partial<Record<PassName, number>> = {};
     for (const counts of perSync.values())
-      for (const [pass, n] of Object.entries(counts)) perSyncByPass[pass as PassName] = (perSyncByPass[pass as PassName] ?? 0) + n;
+      for (const [pass, n] of Object.entries(counts))
+        perSyncByPass[pass as PassName] = (perSyncByPass[pass as PassName] ?? 0) + n;
     for (const pass of Object.keys(perSyncByPass) as PassName[])
       perSyncByPass[pass] = round(perSyncByPass[pass]! / Math.max(1, perSync.size), 2);
     const modelOf = (
@@ -750,7 +799,9 @@ export async function measureLongevity(
     const exitsPerDay = (perDay: number) =>
       yearConfirmed(perDay) * (SHARES.unconfirmThenConfirm + SHARES.unconfirmThenReject);
     // The run's model: its day (syncs every interval, real minutes) and its exits over that day.
-    const runExits = applied.filter((c) => c.kind === 'reconfirm' || c.kind === 'reject_after_unconfirm' || c.kind === 'late_confirm').length;
+    const runExits = applied.filter(
+      (c) => c.kind === 'reconfirm' || c.kind === 'reject_after_unconfirm' || c.kind === 'late_confirm',
+    ).length;
     const runModel = modelOf(
       options.invoicesPerDay,
       options.stride,
@@ -909,7 +960,11 @@ export async function measureLongevity(
         eventFactsTwice: dup.sameFact,
         referenceIdsTwice: groups.duplicateReferenceIds.length,
         groupsOver: groups.over.length,
-        examples: [...dup.examples, ...groups.duplicateReferenceIds.slice(0, 3), ...groups.over.slice(0, 3).map((g) => g.key)],
+        examples: [
+          ...dup.examples,
+          ...groups.duplicateReferenceIds.slice(0, 3),
+          ...groups.over.slice(0, 3).map((g) => g.key),
+        ],
       },
       lost: lostChanges.length + startGroups.under.length,
       lostDetail: {
@@ -925,7 +980,12 @@ export async function measureLongevity(
         aloneSales: alone.length,
         dayP50Ms: round(p50(dayTill)),
         daySales: dayTill.length,
-        p90DayMs: round(percentile(dayTill.map((s) => s.ms), 90)),
+        p90DayMs: round(
+          percentile(
+            dayTill.map((s) => s.ms),
+            90,
+          ),
+        ),
       },
       stateBytes,
       histories: {

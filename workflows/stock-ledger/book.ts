@@ -7,11 +7,20 @@ import {
   type StockLine,
   type StockReporting,
 } from '../../src/contracts/stock-ledger.js';
+import { rememberedLineId } from '../keys.js';
 import { weighEvidence } from './evidence.js';
 
 const RECENT_MOVEMENTS = 200;
-/** Line ids remembered after their movement left `recent`: a hand-over sent again (retried) is taken once. */
+/**
+ * Line ids remembered after their movement left `recent`, as 17-character digests: a hand-over sent again (retried) is
+ * taken once. About 60 KB in the carry, whatever the lines' references.
+ */
 const REMEMBERED_LINE_IDS = 3000;
+/**
+ * Items whose last quantity on hand is kept, the most recently moved: the evidence for a lost answer. An item not moved
+ * among the last 2,000 is probed again should its next answer be lost; the carry stays near 60 KB, not the catalogue.
+ */
+const ON_HAND_KEPT = 2000;
 
 type PendingLine = StockLine & { takenAt: number };
 
@@ -55,8 +64,9 @@ export class LedgerBook {
       probes: 0,
       ...carried?.totals,
     };
-    for (const [item, q] of Object.entries(carried?.onHand ?? {})) this.onHand.set(item, q);
-    this.rememberedLineIds = [...(carried?.lineIds ?? [])];
+    for (const [item, q] of Object.entries(carried?.onHand ?? {})) this.setOnHand(item, q);
+    // Carries before schema 2 remembered the ids themselves.
+    this.rememberedLineIds = (carried?.lineIds ?? []).map((id) => (id.startsWith('#') ? id : rememberedLineId(id)));
     for (const id of this.rememberedLineIds) this.lineIds.add(id);
     for (const { takenAt, ...line } of carried?.pending ?? []) this.admit(line, takenAt ?? now);
     for (const m of carried?.open ?? []) {
@@ -71,7 +81,7 @@ export class LedgerBook {
     this.reporting = reporting;
     let taken = 0;
     for (const line of lines) {
-      if (this.lineIds.has(line.lineId)) continue;
+      if (this.lineIds.has(line.lineId) || this.lineIds.has(rememberedLineId(line.lineId))) continue;
       this.admit(line, now);
       taken++;
     }
@@ -204,7 +214,7 @@ export class LedgerBook {
       });
       if (evidence.decided) this.totals.settledByEvidence += uncertain.length;
     }
-    this.onHand.set(itemId, onHand);
+    this.setOnHand(itemId, onHand);
     if (m) this.recorded(m, movementId);
     else this.totals.probes++;
     return settled;
@@ -267,14 +277,24 @@ export class LedgerBook {
   }
 
   private remember(lineId: string): void {
-    this.rememberedLineIds.push(lineId);
+    const digest = rememberedLineId(lineId);
+    this.lineIds.delete(lineId);
+    this.lineIds.add(digest);
+    this.rememberedLineIds.push(digest);
     while (this.rememberedLineIds.length > REMEMBERED_LINE_IDS) this.lineIds.delete(this.rememberedLineIds.shift()!);
+  }
+
+  /** The most recently moved items last: past the bound, the longest unmoved is forgotten. */
+  private setOnHand(itemId: string, quantity: number): void {
+    this.onHand.delete(itemId);
+    this.onHand.set(itemId, quantity);
+    if (this.onHand.size > ON_HAND_KEPT) this.onHand.delete(this.onHand.keys().next().value!);
   }
 
   /** What the next run starts from (continue-as-new): only between movements, so nothing is `sending`. */
   carry(): StockLedgerCarry {
     const queued = [...this.resend.values()].flat();
-    const recentLineIds = this.recent.flatMap((m) => m.lines.map((l) => l.lineId));
+    const recentLineIds = this.recent.flatMap((m) => m.lines.map((l) => rememberedLineId(l.lineId)));
     return {
       nextSequence: this.nextSequence,
       reporting: this.reporting,
