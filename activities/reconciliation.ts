@@ -27,13 +27,23 @@ export function createReconciliationActivities(deps: Pick<ActivityDeps, 'service
       );
     },
 
-    /** One page (100) of `GET /v1/purchases`, as the reconciliation rules read them; `cursor` null for the first. */
-    async listReconciliationPurchases({ businessId, cursor }: { businessId: string; cursor: string | null }) {
+    /**
+     * One page (100) of `GET /v1/purchases`, as the reconciliation rules read them; `cursor` null for the first.
+     * `fromDate`, `toDate`: the run's period (both days included); absent, every stored invoice.
+     */
+    async listReconciliationPurchases({ businessId, cursor, fromDate, toDate }: ReconciliationPurchasesQuery) {
       return callApi(deps, true, (signal) =>
-        readPurchasesPage(services.compliance(businessId), businessId, cursor, signal),
+        readPurchasesPage(services.compliance(businessId), businessId, cursor, { fromDate, toDate }, signal),
       );
     },
   };
+}
+
+export interface ReconciliationPurchasesQuery {
+  businessId: string;
+  cursor: string | null;
+  fromDate?: string;
+  toDate?: string;
 }
 
 export type ReconciliationActivities = ReturnType<typeof createReconciliationActivities>;

@@ -16,6 +16,7 @@ import {
   deliveredOf,
   getPurchasesSyncProgressQuery,
   type ListPurchasesPageResult as PurchasesSyncPage,
+  type ListingPass,
   type PurchasesSyncCarry,
   type PurchasesSyncInput,
   type PurchasesSyncOptions,
@@ -27,6 +28,7 @@ import { count, failsTheWorkflow, setGauge } from './metrics.js';
 import { placeOnBudget, type CallRoute } from './placement.js';
 import { DEFAULT_PURCHASES_HORIZON_DAYS, type BookedPurchase } from '../src/contracts/purchases-book.js';
 import {
+  IN_REVIEW,
   bookWrites,
   diffPage,
   firstCarry,
@@ -37,6 +39,15 @@ import {
   type DueEvent,
 } from './purchases-sync/ledger.js';
 import { toTell } from './purchases-sync/stock-in.js';
+
+/**
+ * An invoice in review is the review passes' (they come first): the later passes, by date, leave it out rather than see
+ * it twice in one sync. One that left review since shows here in its new status.
+ */
+function listedOnce(pass: ListingPass['name'], purchases: PurchasesSyncPage['purchases']) {
+  if (pass === 'pulled' || pass === 'pending_review' || pass === 'full') return purchases;
+  return purchases.filter(({ purchase }) => !IN_REVIEW.has(purchase.status));
+}
 
 /** One sync (docs/purchases-sync.md). Its end counted once, by its last run: succeeded in `finished`, failed here. */
 export async function purchasesSyncWorkflow(input: PurchasesSyncInput): Promise<PurchasesSyncResult> {
@@ -134,7 +145,7 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
     state.pulled = true;
   }
   for (let pagesThisRun = 1; state.pass < state.passes.length; pagesThisRun++) {
-    const { name: _, ...query } = state.passes[state.pass]!;
+    const { name, ...query } = state.passes[state.pass]!;
     const page = await api.compliance.listPurchasesPage({
       businessId,
       cursor: state.cursor,
@@ -142,7 +153,7 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
       ...query,
     });
     counts.pages++;
-    const listed = page.purchases;
+    const listed = listedOnce(name, page.purchases);
     const booked: Record<string, BookedPurchase> =
       listed.length === 0
         ? {}

@@ -1,15 +1,26 @@
 import { ApplicationFailure, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
-import type {
-  ReconcileBillPayment,
-  ReconcileBusinessResult,
-  ReconcilePurchase,
-  ReconciliationCounts,
-  ReconciliationInput,
+import {
+  MAX_PERIOD_DAYS,
+  type ReconcileBillPayment,
+  type ReconcileBusinessResult,
+  type ReconcilePurchase,
+  type ReconciliationCounts,
+  type ReconciliationInput,
+  type ReconciliationPeriod,
+  type ReconciliationSummary,
 } from '../src/contracts/reconciliation.js';
 import type { METRICS } from '../src/metrics/catalogue.js';
 import { pageReader } from '../src/reconciliation/limits.js';
-import { calendarDay, dayNumber, reconcile } from '../src/reconciliation/rules.js';
+import {
+  billPaymentListEnd,
+  calendarDay,
+  dayNumber,
+  isPeriodDays,
+  reconcile,
+  reconciliationPeriod,
+} from '../src/reconciliation/rules.js';
+import { summarize } from '../src/reconciliation/summary.js';
 import { API_RETRY, accountingQueue, type ActivitiesOn } from './activity-options.js';
 import { PRIORITY } from '../src/contracts/priority.js';
 import { count, failsTheWorkflow, setGauge } from './metrics.js';
@@ -27,11 +38,14 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
     const api = reconciliationActivities(route);
     setCurrentDetails(`Reconciling \`${input.businessId}\` with \`${input.companyId}\`…`);
     await checkLink(input, api);
-    const purchases = await listPurchases(input.businessId, api);
-    const billPayments = await listBillPayments(input.companyId, api);
-    // The day the run started, not the clock: a replay counts ages to the same day.
+    // The day the run started, not the clock: a replay reads the same period and counts ages to the same day.
     const asOf = input.asOf ?? calendarDay(workflowInfo().startTime.getTime());
-    return finished(input, reconcile(purchases, billPayments, asOf, input.options));
+    const period = reconciliationPeriod(asOf, input.options);
+    const purchases = await listPurchases(input.businessId, period, api);
+    const billPayments = await listBillPayments(input.companyId, period, api);
+    // The full lists stay in this run's memory; the result carries counts and capped lists only.
+    const result = reconcile(purchases, billPayments, asOf, input.options);
+    return finished(input, summarize(result, billPayments));
   } catch (err) {
     // The input may be what it refused: the business is read with care.
     const businessId = typeof input?.businessId === 'string' ? input.businessId : '';
@@ -59,6 +73,9 @@ function invalidInput(input: ReconciliationInput): string | undefined {
   const currency = input.options?.currency;
   if (currency !== undefined && !(typeof currency === 'string' && currency.trim() !== ''))
     return 'options.currency must be a currency code such as KES';
+  const periodDays = input.options?.periodDays;
+  if (periodDays !== undefined && !isPeriodDays(periodDays))
+    return `options.periodDays must be a whole number of days from 1 to ${MAX_PERIOD_DAYS}`;
   return undefined;
 }
 
@@ -82,10 +99,10 @@ function reconciliationActivities({ complianceQueue, fairnessKey }: CallRoute) {
         { summary: `is ${companyId} on companies page ${page}?` },
         [{ companyId, page }],
       ),
-    purchasesPage: (businessId: string, cursor: string | null, page: number) =>
+    purchasesPage: (businessId: string, period: ReconciliationPeriod, cursor: string | null, page: number) =>
       compliance.listReconciliationPurchases.executeWithOptions(
-        { summary: `purchases of ${businessId}, page ${page}` },
-        [{ businessId, cursor }],
+        { summary: `purchases of ${businessId} from ${period.from} to ${period.to}, page ${page}` },
+        [{ businessId, cursor, fromDate: period.from, toDate: period.to }],
       ),
     billPaymentsPage: (companyId: string, page: number) =>
       accounting.listReconciliationBillPayments.executeWithOptions(
@@ -97,7 +114,7 @@ function reconciliationActivities({ complianceQueue, fairnessKey }: CallRoute) {
 
 type ReconciliationApi = ReturnType<typeof reconciliationActivities>;
 
-/** More than DEFAULT_MAX_PAGES fails the run: the bound is configuration, which no retry fixes. */
+/** More than DEFAULT_MAX_PAGES fails the run: the period is configuration, which no retry fixes. */
 const readPages = pageReader((message) => ApplicationFailure.nonRetryable(message, FAILURE_TYPES.notConfigured));
 
 /** A business or company the keys cannot see fails `not_configured` in its activity, named, not as a later 403. */
@@ -110,7 +127,12 @@ async function checkLink({ businessId, companyId }: ReconciliationInput, api: Re
 
 // Both lists may list a record twice (a record added while paging); reconcile() keeps each id once.
 
-async function listPurchases(businessId: string, api: ReconciliationApi): Promise<ReconcilePurchase[]> {
+/** The invoices dated in the period: the service filters them (C72), so the pages follow the period, not the age. */
+async function listPurchases(
+  businessId: string,
+  period: ReconciliationPeriod,
+  api: ReconciliationApi,
+): Promise<ReconcilePurchase[]> {
   const purchases: ReconcilePurchase[] = [];
   const cursors = new Set<string>();
   let cursor: string | null = null;
@@ -124,7 +146,7 @@ async function listPurchases(businessId: string, api: ReconciliationApi): Promis
         );
       cursors.add(cursor);
     }
-    const listed = await api.purchasesPage(businessId, cursor, page);
+    const listed = await api.purchasesPage(businessId, period, cursor, page);
     purchases.push(...listed.purchases);
     cursor = listed.nextCursor;
     return { more: cursor !== null };
@@ -132,12 +154,21 @@ async function listPurchases(businessId: string, api: ReconciliationApi): Promis
   return purchases;
 }
 
-async function listBillPayments(companyId: string, api: ReconciliationApi): Promise<ReconcileBillPayment[]> {
+/**
+ * Newest first, until a whole page is older than any payment that can pair with an invoice of the period: the
+ * accounting list has no date filter (R9).
+ */
+async function listBillPayments(
+  companyId: string,
+  period: ReconciliationPeriod,
+  api: ReconciliationApi,
+): Promise<ReconcileBillPayment[]> {
   const billPayments: ReconcileBillPayment[] = [];
+  const ends = billPaymentListEnd(period);
   await readPages(`company ${companyId}'s bill payment list`, async (page) => {
     const listed = await api.billPaymentsPage(companyId, page);
     billPayments.push(...listed.billPayments);
-    return { more: listed.hasNextPage };
+    return { more: listed.hasNextPage && !ends(listed.billPayments) };
   });
   return billPayments;
 }
@@ -158,10 +189,12 @@ const FINDINGS: Record<keyof ReconciliationCounts, [FindingKind, string?]> = {
 };
 
 /** The result, shown in the UI as counts per category (nothing about any supplier), counted once with its gauges. */
-function finished(input: ReconciliationInput, summary: ReconcileBusinessResult['summary']): ReconcileBusinessResult {
+function finished(input: ReconciliationInput, summary: ReconciliationSummary): ReconcileBusinessResult {
   const { businessId, companyId } = input;
   const c = summary.counts;
+  const { period } = summary;
   const findings = Object.entries(FINDINGS) as Array<[keyof ReconciliationCounts, [FindingKind, string?]]>;
+  const capped = Object.keys(summary.truncated).length > 0;
   setCurrentDetails(
     [
       `**Reconciliation** of \`${businessId}\` with \`${companyId}\` as of ${summary.asOf}`,
@@ -170,7 +203,9 @@ function finished(input: ReconciliationInput, summary: ReconcileBusinessResult['
       '|---|---:|',
       ...findings.flatMap(([name, [, row]]) => (row ? [`| ${row} | ${c[name]} |`] : [])),
       '',
-      `${c.purchases} invoices, ${c.billPayments} bill payments.`,
+      `${c.purchases} invoices dated ${period.from} to ${period.to} (${period.days} days), ` +
+        `${c.billPayments} bill payments.`,
+      ...(capped ? ['', 'The result lists part of each category; `npm run reconcile` lists all.'] : []),
     ].join('\n'),
   );
   // The findings gauges hold these counts until the business's next reconciliation succeeds.

@@ -2,14 +2,21 @@
 import { writeFile } from 'node:fs/promises';
 import { loadReconciliationData } from '../reconciliation/load.js';
 import { formatTable, reportRows, toCsv } from '../reconciliation/report.js';
-import { DEFAULT_RECONCILE_OPTIONS, calendarDay, dayNumber, reconcile } from '../reconciliation/rules.js';
-import { type ReconcileOptions } from '../contracts/reconciliation.js';
+import {
+  DEFAULT_RECONCILE_OPTIONS,
+  calendarDay,
+  dayNumber,
+  isPeriodDays,
+  reconcile,
+  reconciliationPeriod,
+} from '../reconciliation/rules.js';
+import { MAX_PERIOD_DAYS, type ReconcileOptions } from '../contracts/reconciliation.js';
 import { SERVICES_ENVIRONMENT, createProgram, runProgram, valueParser } from './command.js';
 import { namesTenantsFile, openReadOnlyTenants, openSingleKeyClients, readOnlyLogger, withEntry } from './read-only.js';
 import type { AccountingClient } from '../accounting/client.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import { ConfigError, type Env } from '../config/env.js';
-import { parseReconciliationLinks } from '../config/reconciliation.js';
+import { parseReconcilePeriodDays, parseReconciliationLinks } from '../config/reconciliation.js';
 import type { Logger } from '../logger.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import { someIds } from '../tenants/assignment.js';
@@ -21,6 +28,7 @@ interface ReconcileArgs {
   asOf?: string;
   tolerance?: number;
   windowDays?: number;
+  periodDays?: number;
 }
 
 /** `--csv -`: the CSV on standard output. */
@@ -31,6 +39,11 @@ const nonNegative = (flag: string) =>
     const value = Number(text);
     return text.trim() === '' || !Number.isFinite(value) || value < 0 ? undefined : value;
   });
+
+const periodDays = valueParser('--period-days', `must be a whole number of days from 1 to ${MAX_PERIOD_DAYS}`, (text) => {
+  const value = /^\d{1,6}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  return isPeriodDays(value) ? value : undefined;
+});
 
 const day = valueParser('--as-of', 'must be a date YYYY-MM-DD', (text) =>
   /^\d{4}-\d{2}-\d{2}$/.test(text) && dayNumber(text) !== undefined ? text : undefined,
@@ -140,10 +153,14 @@ async function openTenantReconciliation(
 }
 
 async function main(businessId: string, args: ReconcileArgs): Promise<number> {
+  // The schedule's period unless the command line says otherwise, so both report the same invoices.
+  const period = args.periodDays ?? parseReconcilePeriodDays(process.env.RECONCILE_PERIOD_DAYS);
   const options: Partial<ReconcileOptions> = {
     ...(args.tolerance === undefined ? {} : { amountTolerance: args.tolerance }),
     ...(args.windowDays === undefined ? {} : { dateWindowDays: args.windowDays }),
+    ...(period === undefined ? {} : { periodDays: period }),
   };
+  const asOf = args.asOf ?? calendarDay(Date.now());
   const logger = readOnlyLogger('reconcile', process.env);
   const clients = await openReconciliation(process.env, businessId, args.company?.trim() || undefined, logger);
   try {
@@ -151,11 +168,11 @@ async function main(businessId: string, args: ReconcileArgs): Promise<number> {
     const data = await loadReconciliationData(clients, {
       businessId,
       companyId,
+      period: reconciliationPeriod(asOf, options),
       checkAccess: applications === undefined,
     }).catch((err: unknown) => {
       throw clients.wrapError(err);
     });
-    const asOf = args.asOf ?? calendarDay(Date.now());
     const result = reconcile(data.purchases, data.billPayments, asOf, options);
     const report = { businessId, companyId, result, purchases: data.purchases, billPayments: data.billPayments };
     if (args.csv === STDOUT) {
@@ -198,6 +215,7 @@ runProgram(
         ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
         ...SERVICES_ENVIRONMENT,
         ['RECONCILE_LINKS', 'without a tenants file: the accounting company of each business: biz_a=cmp_1,biz_b=cmp_2'],
+        ['RECONCILE_PERIOD_DAYS', `the period's days when --period-days is not given (default ${DEFAULT_RECONCILE_OPTIONS.periodDays})`],
       ],
       output:
         'the table (--json: one JSON object, with a tenants file also the applications used; --csv -: ' +
@@ -229,7 +247,17 @@ runProgram(
       'also write one row per invoice and payment, with its category, to <file>; "-": the CSV alone on ' +
         'standard output, instead of the table',
     )
-    .option('--as-of <YYYY-MM-DD>', "day unpaid invoices' ages are counted to (default: today in Nairobi)", day)
+    .option(
+      '--as-of <YYYY-MM-DD>',
+      "last day of the period, and the day unpaid invoices' ages are counted to (default: today in Nairobi)",
+      day,
+    )
+    .option(
+      '--period-days <days>',
+      `reconcile the invoices dated in this many days ending at --as-of (default RECONCILE_PERIOD_DAYS, else ` +
+        `${DEFAULT_RECONCILE_OPTIONS.periodDays})`,
+      periodDays,
+    )
     .option(
       '--tolerance <amount>',
       `largest difference that still counts as the same amount (default ${DEFAULT_RECONCILE_OPTIONS.amountTolerance})`,

@@ -7,6 +7,9 @@ export function reconciliationScheduleId(businessId: string, idPrefix = 'reconci
   return `${idPrefix}:${businessId}`;
 }
 
+/** Longest period a run may reconcile: ten years, far past any payment terms. */
+export const MAX_PERIOD_DAYS = 3660;
+
 export type MatchRuleId = 'reference-amount-agrees' | 'reference-amount-differs' | 'supplier-amount-date';
 
 /** The compliance client's `Purchase` fits. */
@@ -38,6 +41,19 @@ export interface ReconcileOptions {
   dateWindowDays: number;
   /** Currency of the invoices; a payment in another currency is never compared on amount (default KES). */
   currency: string;
+  /** A run reconciles the invoices dated in this many days, the last being `asOf` (default 90). */
+  periodDays: number;
+}
+
+/** What a run reads and reports: docs/reconciliation.md, "The period". All days YYYY-MM-DD, inclusive. */
+export interface ReconciliationPeriod {
+  /** The first day of the period: invoices dated from it on. */
+  from: string;
+  /** The last day, `asOf`: nothing dated after it is in the result. */
+  to: string;
+  days: number;
+  /** `from` less the suggestion window: a payment dated from this day on can still pair with an invoice of the period. */
+  paymentsFrom: string;
 }
 
 export interface Pairing {
@@ -51,6 +67,8 @@ export interface Pairing {
   difference: number;
   /** Why the amounts cannot be compared (a payment in another currency). */
   note?: string;
+  /** Only in the workflow's result: payments left out of `billPaymentIds` to keep the result small. */
+  omittedBillPaymentIds?: number;
 }
 
 /** Invoices and payments the rules could pair in more than one way: for a person to decide. */
@@ -58,16 +76,27 @@ export interface Tie {
   reason: 'same_reference' | 'several_candidates';
   purchaseIds: string[];
   billPaymentIds: string[];
+  /** Only in the workflow's result: ids left out of the two lists to keep the result small. */
+  omitted?: { purchaseIds: number; billPaymentIds: number };
 }
 
-/** The length of each list of the result, and the invoices and payments read. */
-export type ReconciliationCounts = Record<
-  'purchases' | 'billPayments' | keyof Omit<ReconciliationResult, 'asOf' | 'unpaidAgeDays' | 'counts'>,
-  number
+/** The result's lists, one per category. */
+export type ReconciliationList = keyof Omit<
+  ReconciliationResult,
+  'asOf' | 'period' | 'outsidePeriod' | 'unpaidAgeDays' | 'counts'
 >;
+
+/** The length of each list of the result, and the invoices and payments in it (those of the period). */
+export type ReconciliationCounts = Record<'purchases' | 'billPayments' | ReconciliationList, number>;
 
 export interface ReconciliationResult {
   asOf: string;
+  period: ReconciliationPeriod;
+  /**
+   * Records read but not in the result: invoices dated outside the period, payments dated after `asOf` or before
+   * `period.paymentsFrom`, and payments dated before `period.from` that pair with no invoice of the period.
+   */
+  outsidePeriod: { purchases: number; billPayments: number };
   matched: Pairing[];
   suggested: Pairing[];
   amountMismatches: Pairing[];
@@ -91,10 +120,18 @@ export interface ReconciliationInput {
   options?: Partial<ReconcileOptions>;
 }
 
+/**
+ * The workflow's summary: the fields of `npm run reconcile -- --json`, every count, and each list capped
+ * (src/reconciliation/summary.ts). `unpaidAgeDays` holds the listed unpaid invoices only.
+ */
+export interface ReconciliationSummary extends ReconciliationResult {
+  /** How many entries each capped list leaves out; a list whose category is absent is complete. */
+  truncated: Partial<Record<ReconciliationList, number>>;
+}
+
 export interface ReconcileBusinessResult {
   businessId: string;
   companyId: string;
-  /** The JSON of `npm run reconcile -- --json`. */
-  summary: ReconciliationResult;
+  summary: ReconciliationSummary;
   counts: ReconciliationCounts;
 }

@@ -4,7 +4,8 @@ import type { BillPayment } from '../accounting/schemas.js';
 import type { ComplianceClient } from '../compliance/client.js';
 import type { Purchase } from '../compliance/schemas.js';
 import { PAGE_SIZE, pageReader } from './limits.js';
-import type { ReconcileBillPayment, ReconcilePurchase } from '../contracts/reconciliation.js';
+import { billPaymentListEnd } from './rules.js';
+import type { ReconcileBillPayment, ReconcilePurchase, ReconciliationPeriod } from '../contracts/reconciliation.js';
 
 /** A business or company the keys cannot see, or a list longer than allowed: retrying will not help. */
 export class ReconciliationInputError extends Error {
@@ -58,26 +59,34 @@ export async function findCompanyOnPage(
   return { found: false };
 }
 
+/** The invoice dates a page is asked for (C27, C72), both days included; absent, every stored invoice. */
+export interface PurchasesPageDates {
+  fromDate?: string;
+  toDate?: string;
+}
+
 export async function readPurchasesPage(
   compliance: ComplianceClient,
   businessId: string,
   cursor: string | null,
+  dates: PurchasesPageDates = {},
   signal?: AbortSignal,
 ): Promise<{ purchases: ReconcilePurchase[]; nextCursor: string | null }> {
-  const query = { pageSize: PAGE_SIZE, cursor: cursor ?? undefined };
+  const query = { pageSize: PAGE_SIZE, cursor: cursor ?? undefined, fromDate: dates.fromDate, toDate: dates.toDate };
   const { data } = await compliance.listPurchases(query, { businessId, signal });
   return { purchases: data.purchases.map(toReconcilePurchase), nextCursor: data.pagination.nextCursor || null };
 }
 
+/** The only place the bill payment list's query is written: docs/contract-assumptions.md, R9. */
 export async function readBillPaymentsPage(
   accounting: AccountingClient,
   companyId: string,
   page: number,
   signal?: AbortSignal,
 ): Promise<{ billPayments: ReconcileBillPayment[]; hasNextPage: boolean }> {
-  // Oldest first, so offset paging neither skips nor repeats a payment: docs/contract-assumptions.md, R9.
+  // Newest payment date first: a run reads back only as far as its period needs (billPaymentListEnd).
   const { data } = await accounting.listBillPayments(
-    { companyId, page, limit: PAGE_SIZE, sortBy: 'createdAt', sortOrder: 'asc' },
+    { companyId, page, limit: PAGE_SIZE, sortBy: 'paymentDate', sortOrder: 'desc' },
     { signal },
   );
   // An empty page that claims a successor would loop forever; it ends the list.
@@ -89,11 +98,14 @@ export async function loadReconciliationData(
   options: {
     businessId: string;
     companyId: string;
+    /** The period to read (`reconciliationPeriod`); absent, every invoice and payment. */
+    period?: ReconciliationPeriod;
     maxPages?: number;
     /** Check first that the keys see the business and the company (default true). */
     checkAccess?: boolean;
   },
 ): Promise<{ purchases: ReconcilePurchase[]; billPayments: ReconcileBillPayment[] }> {
+  const { period } = options;
   const { businessId, companyId } = options;
   const readPages = pageReader((message) => new ReconciliationInputError(message), options.maxPages);
   if (options.checkAccess !== false) {
@@ -107,16 +119,18 @@ export async function loadReconciliationData(
   const purchases = new Map<string, ReconcilePurchase>();
   let cursor: string | null = null;
   await readPages(`business ${businessId}'s purchase list`, async () => {
-    const page = await readPurchasesPage(clients.compliance, businessId, cursor);
+    const dates = period ? { fromDate: period.from, toDate: period.to } : {};
+    const page = await readPurchasesPage(clients.compliance, businessId, cursor, dates);
     for (const purchase of page.purchases) purchases.set(purchase.id, purchase);
     cursor = page.nextCursor;
     return { more: cursor !== null };
   });
   const billPayments = new Map<string, ReconcileBillPayment>();
+  const ends = period ? billPaymentListEnd(period) : () => false;
   await readPages(`company ${companyId}'s bill payment list`, async (number) => {
     const page = await readBillPaymentsPage(clients.accounting, companyId, number);
     for (const payment of page.billPayments) billPayments.set(payment.id, payment);
-    return { more: page.hasNextPage };
+    return { more: page.hasNextPage && !ends(page.billPayments) };
   });
   return { purchases: [...purchases.values()], billPayments: [...billPayments.values()] };
 }

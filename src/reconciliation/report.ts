@@ -36,7 +36,10 @@ function tieNotes(result: ReconciliationResult): Map<string, string> {
   return notes;
 }
 
-/** One row per invoice, then one per payment, each in the order the services listed them. */
+/**
+ * One row per invoice, then one per payment, each in the order the services listed them; only those in the result
+ * (what was read outside the period is not).
+ */
 export function reportRows(input: ReportInput) {
   const { result } = input;
   const notes = tieNotes(result);
@@ -53,7 +56,14 @@ export function reportRows(input: ReportInput) {
     }
   }
   const rejected = new Set(result.rejectedPurchases);
-  const purchaseRows = input.purchases.map((p) => {
+  const unpaid = new Set(result.unpaidPurchases);
+  const unmatched = new Set(result.unmatchedPayments);
+  const inResult = <T extends { id: string }>(records: readonly T[], listed: (id: string) => boolean): T[] => {
+    const seen = new Set<string>();
+    return records.filter((r) => listed(r.id) && !seen.has(r.id) && seen.add(r.id));
+  };
+  const purchases = inResult(input.purchases, (id) => pairingOf.has(id) || rejected.has(id) || unpaid.has(id));
+  const purchaseRows = purchases.map((p) => {
     const paired = pairingOf.get(p.id);
     return {
       kind: 'purchase' as const,
@@ -71,7 +81,8 @@ export function reportRows(input: ReportInput) {
       review: [paired?.pairing.note, notes.get(p.id)].filter(Boolean).join('; '),
     };
   });
-  const paymentRows = input.billPayments.map((b) => {
+  const payments = inResult(input.billPayments, (id) => paymentPairings.has(id) || unmatched.has(id));
+  const paymentRows = payments.map((b) => {
     const paired = paymentPairings.get(b.id);
     return {
       kind: 'billPayment' as const,
@@ -139,9 +150,16 @@ function countsLine(result: ReconciliationResult): string {
 
 export function formatTable(input: ReportInput): string {
   const rows = reportRows(input);
+  const { period, outsidePeriod } = input.result;
+  const outside =
+    outsidePeriod.purchases + outsidePeriod.billPayments > 0
+      ? `; read but outside it: ${outsidePeriod.purchases} invoices, ${outsidePeriod.billPayments} bill payments`
+      : '';
   const out = [
     `Reconciliation of business ${input.businessId} with accounting company ${input.companyId}, ` +
       `as of ${input.result.asOf}`,
+    `Invoices dated ${period.from} to ${period.to} (${period.days} days); bill payments dated from ` +
+      `${period.paymentsFrom}${outside}`,
     countsLine(input.result),
   ];
   const section = (title: string, headers: readonly string[], body: string[][]) => {

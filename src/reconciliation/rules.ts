@@ -1,19 +1,22 @@
 // Pure and deterministic (no I/O, clock or Temporal): the reconciliation workflow runs this code itself.
 // The rules and categories are described in docs/reconciliation.md.
-import type {
-  MatchRuleId,
-  Pairing,
-  ReconcileBillPayment,
-  ReconcileOptions,
-  ReconcilePurchase,
-  ReconciliationResult,
-  Tie,
+import {
+  MAX_PERIOD_DAYS,
+  type MatchRuleId,
+  type Pairing,
+  type ReconcileBillPayment,
+  type ReconcileOptions,
+  type ReconcilePurchase,
+  type ReconciliationPeriod,
+  type ReconciliationResult,
+  type Tie,
 } from '../contracts/reconciliation.js';
 
 export const DEFAULT_RECONCILE_OPTIONS: Readonly<ReconcileOptions> = {
   amountTolerance: 1,
   dateWindowDays: 30,
   currency: 'KES',
+  periodDays: 90,
 };
 
 /** "inv. 02403", "INV-2403" and "Inv2403" all read INV 2403. */
@@ -51,6 +54,63 @@ export function dayNumber(text: string): number | undefined {
   // 2025-02-30 is not a day: Date.UTC would roll it over silently.
   const real = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
   return real ? date.getTime() / 86_400_000 : undefined;
+}
+
+/** The day (YYYY-MM-DD) of a day number. */
+export function dayString(day: number): string {
+  return new Date(day * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Whether `periodDays` is a whole number of days a run may reconcile. */
+export function isPeriodDays(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_PERIOD_DAYS;
+}
+
+/** The options with their defaults, refused when the rules could not apply them. */
+function reconcileOptions(optionsIn: Partial<ReconcileOptions>): ReconcileOptions {
+  const options: ReconcileOptions = { ...DEFAULT_RECONCILE_OPTIONS, ...optionsIn };
+  if (!(options.amountTolerance >= 0) || !(options.dateWindowDays >= 0))
+    throw new RangeError('amountTolerance and dateWindowDays must be numbers of at least 0');
+  if (!isPeriodDays(options.periodDays))
+    throw new RangeError(`periodDays must be a whole number from 1 to ${MAX_PERIOD_DAYS}`);
+  return options;
+}
+
+/**
+ * The `periodDays` days that end at `asOf`, and the first day a payment can still pair with one of its invoices: a
+ * suggestion window before the period (a payment named by reference is seldom made earlier).
+ */
+export function reconciliationPeriod(asOf: string, optionsIn: Partial<ReconcileOptions> = {}): ReconciliationPeriod {
+  const options = reconcileOptions(optionsIn);
+  const asOfDay = dayNumber(asOf);
+  if (asOfDay === undefined) throw new RangeError(`asOf must be a date YYYY-MM-DD, not ${JSON.stringify(asOf)}`);
+  const fromDay = asOfDay - (options.periodDays - 1);
+  return {
+    from: dayString(fromDay),
+    to: dayString(asOfDay),
+    days: options.periodDays,
+    paymentsFrom: dayString(fromDay - Math.ceil(options.dateWindowDays)),
+  };
+}
+
+/**
+ * Follows a bill payment list read newest first (by payment date) and says when to stop: at a page whose payments
+ * are all older than `period.paymentsFrom`, as long as every page so far came newest first. A list that is not in
+ * that order (a service that ignored the sort) is read to its end, so nothing of the period is missed.
+ */
+export function billPaymentListEnd(period: ReconciliationPeriod): (page: readonly ReconcileBillPayment[]) => boolean {
+  const oldestWanted = dayNumber(period.paymentsFrom)!;
+  let newestFirst = true;
+  let previous = Infinity;
+  return (page) => {
+    const days = page.map((payment) => dayNumber(payment.date));
+    for (const day of days) {
+      if (day === undefined) continue;
+      if (day > previous) newestFirst = false;
+      previous = day;
+    }
+    return newestFirst && page.length > 0 && days.every((day) => day !== undefined && day < oldestWanted);
+  };
 }
 
 const cents = (amount: number): number => Math.round(amount * 100);
@@ -270,21 +330,34 @@ function uniqueById<T extends { id: string }>(items: readonly T[]): T[] {
 
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Every invoice ends in exactly one category; `asOf` (YYYY-MM-DD) is the day unpaid invoices' ages count to. */
+/** Within [from, to]; an unreadable date is taken as inside: the service listed it for the period. */
+function dated(text: string, from: number, to: number): boolean {
+  const day = dayNumber(text);
+  return day === undefined || (day >= from && day <= to);
+}
+
+/**
+ * Every invoice of the period (`periodDays` ending at `asOf`, YYYY-MM-DD, the day unpaid invoices' ages count to)
+ * ends in exactly one category, and so does every payment dated in the period. Records outside it are only counted:
+ * docs/reconciliation.md, "The period".
+ */
 export function reconcile(
   purchasesIn: readonly ReconcilePurchase[],
   paymentsIn: readonly ReconcileBillPayment[],
   asOf: string,
   optionsIn: Partial<ReconcileOptions> = {},
 ): ReconciliationResult {
-  const options: ReconcileOptions = { ...DEFAULT_RECONCILE_OPTIONS, ...optionsIn };
-  if (!(options.amountTolerance >= 0) || !(options.dateWindowDays >= 0))
-    throw new RangeError('amountTolerance and dateWindowDays must be numbers of at least 0');
-  const asOfDay = dayNumber(asOf);
-  if (asOfDay === undefined) throw new RangeError(`asOf must be a date YYYY-MM-DD, not ${JSON.stringify(asOf)}`);
+  const options = reconcileOptions(optionsIn);
+  const period = reconciliationPeriod(asOf, options);
+  const asOfDay = dayNumber(period.to)!;
+  const fromDay = dayNumber(period.from)!;
+  const paymentsFromDay = dayNumber(period.paymentsFrom)!;
 
-  const purchases = uniqueById(purchasesIn);
-  const payments = uniqueById(paymentsIn);
+  const readPurchases = uniqueById(purchasesIn);
+  const readPayments = uniqueById(paymentsIn);
+  // The rules see exactly these, however many pages the lists were read in: the CLI and the workflow agree.
+  const purchases = readPurchases.filter((p) => dated(p.invoiceDate, fromDay, asOfDay));
+  const payments = readPayments.filter((b) => dated(b.date, paymentsFromDay, asOfDay));
   const openPurchases = new Map(purchases.map((p) => [p.id, p]));
   const openPayments = new Map(payments.map((b) => [b.id, b]));
   const result: Record<MatchRule['category'], Pairing[]> = { matched: [], suggested: [], amountMismatches: [] };
@@ -327,19 +400,36 @@ export function reconcile(
 
   for (const list of Object.values(result)) list.sort((a, b) => byId(a.purchaseId, b.purchaseId));
   const unpaidPurchases = residual.unpaidPurchases.sort(byId);
-  const unmatchedPayments = [...openPayments.keys()].sort(byId);
   const rejectedPurchases = residual.rejectedPurchases.sort(byId);
   // A tie whose invoices were all settled by another payment no longer needs anyone.
   const openTies = ties.filter(
     (t) => t.purchaseIds.some((id) => openPurchases.has(id)) || t.billPaymentIds.some((id) => openPayments.has(id)),
   );
+  // A payment older than the period that pairs with none of its invoices belongs to an earlier period: read only
+  // so that it could pair, it is left out. One dated in the period stays, even if its invoice is older (R11).
+  const tied = new Set(openTies.flatMap((t) => t.billPaymentIds));
+  const earlier = (b: ReconcileBillPayment) => !tied.has(b.id) && (dayNumber(b.date) ?? fromDay) < fromDay;
+  const unmatchedPayments = [...openPayments.values()]
+    .filter((b) => !earlier(b))
+    .map((b) => b.id)
+    .sort(byId);
+  const leftOut = [...openPayments.values()].filter(earlier).length;
   const lists = { ...result, unpaidPurchases, unmatchedPayments, rejectedPurchases, ties: openTies };
   const counts = Object.fromEntries(Object.entries(lists).map(([key, list]) => [key, list.length]));
   return {
     asOf,
+    period,
+    outsidePeriod: {
+      purchases: readPurchases.length - purchases.length,
+      billPayments: readPayments.length - payments.length + leftOut,
+    },
     ...lists,
     unpaidAgeDays: Object.fromEntries(unpaidPurchases.map((id) => [id, ageDays(id)])),
-    counts: { purchases: purchases.length, billPayments: payments.length, ...counts } as ReconciliationResult['counts'],
+    counts: {
+      purchases: purchases.length,
+      billPayments: payments.length - leftOut,
+      ...counts,
+    } as ReconciliationResult['counts'],
   };
 }
 

@@ -33,6 +33,8 @@ export async function ensureReconciliationSchedules(
     interval?: Duration;
     /** Separates deployments sharing a namespace (default 'reconciliation'). */
     idPrefix?: string;
+    /** Days each run reconciles (RECONCILE_PERIOD_DAYS); absent, the workflow's default. */
+    periodDays?: number;
   },
 ): Promise<EnsuredSchedule[]> {
   const spec: ScheduleSpec = { intervals: [{ every: options.interval ?? DEFAULT_RECONCILIATION_INTERVAL }] };
@@ -46,7 +48,7 @@ export async function ensureReconciliationSchedules(
         taskQueue: options.taskQueue,
         // The schedule appends the scheduled time, so each run has its own id under this one.
         workflowId: scheduleId,
-        args: [{ businessId, companyId }],
+        args: [{ businessId, companyId, ...(options.periodDays === undefined ? {} : { options: { periodDays: options.periodDays } }) }],
         staticSummary: `Reconciliation of ${businessId} with ${companyId}`,
       };
     try {

@@ -8,6 +8,7 @@ import {
   budgetShare,
   carriedAt,
   changeOutcomes,
+  chunkBound,
   duplicateEvents,
   expectedOnHand,
   finalStatuses,
@@ -345,7 +346,7 @@ describe('the model of a day of syncs', () => {
 });
 
 describe('payloads at another scale', () => {
-  const scales = { density: 25, volume: 212, mappings: 10, perBranch: 8.5 };
+  const scales = { density: 25, volume: 212, review: 59, activity: 7, mappings: 10, perBranch: 8.5 };
 
   it('keeps what a page or an update bounds, grows the rest with what it holds', () => {
     expect(payloadScale({ workflowType: 'purchasesSyncWorkflow', name: 'listPurchasesPage' }, scales)).toBe(1);
@@ -353,11 +354,15 @@ describe('payloads at another scale', () => {
     expect(payloadScale({ workflowType: 'stockInWorkflow', name: 'putMappings' }, scales)).toBe(1);
     expect(payloadScale({ workflowType: 'purchasesSyncWorkflow', name: 'writePurchaseBooks' }, scales)).toBe(1);
     expect(payloadScale({ workflowType: 'stockInWorkflow', name: 'writePurchaseBooks' }, scales)).toBe(212);
-    expect(payloadScale({ workflowType: 'purchasesSyncWorkflow', name: '' }, scales)).toBe(212);
+    expect(payloadScale({ workflowType: 'purchasesSyncWorkflow', name: '' }, scales)).toBe(59);
     expect(payloadScale({ workflowType: 'purchasesBookWorkflow', name: 'write' }, scales)).toBe(25);
     expect(payloadScale({ workflowType: 'stockInMappingsWorkflow', name: '' }, scales)).toBe(10);
     expect(payloadScale({ workflowType: 'saleWorkflow', name: 'signSale' }, scales)).toBe(1);
     expect(scaledPayload({ bytes: 10_000, records: 10, ratio: 150 })).toBe(1_500_000);
+    // Writes cut in batches of 100 are bounded; the largest of a kind differing are not.
+    expect(chunkBound([100, 100, 100, 37])).toBe(true);
+    expect(chunkBound([283, 120, 97])).toBe(false);
+    expect(chunkBound([1, 1])).toBe(false);
     expect(scaledPayload({ bytes: 500, records: 0, ratio: 150 })).toBe(500);
   });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountingClient } from '../../src/accounting/client.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { ReconciliationInputError, loadReconciliationData } from '../../src/reconciliation/load.js';
+import { reconciliationPeriod } from '../../src/reconciliation/rules.js';
 import {
   DEMO_ACCOUNTING_API_KEY,
   DEMO_RECONCILIATION_LINK,
@@ -79,7 +80,29 @@ describe('loadReconciliationData', () => {
     ).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ReconciliationInputError);
     expect((error as Error).message).toBe(
-      `business ${DEMO.businesses.nairobi}'s purchase list has more than 2 pages of 100; raise maxPages to reconcile it`,
+      `business ${DEMO.businesses.nairobi}'s purchase list has more than 2 pages of 100; reconcile a shorter ` +
+        'period (RECONCILE_PERIOD_DAYS, --period-days) or raise maxPages',
     );
+  });
+
+  it('reads the invoices of a period, and the payments newest first until a page is older than it needs', async () => {
+    const all = await loadReconciliationData({ compliance, accounting }, DEMO_RECONCILIATION_LINK);
+    const period = reconciliationPeriod('2025-07-31'); // invoices from 2025-05-03, payments from 2025-04-03
+    const before = sandbox.stats.snapshot().total;
+    const data = await loadReconciliationData({ compliance, accounting }, { ...DEMO_RECONCILIATION_LINK, period });
+    const ids = (records: ReadonlyArray<{ id: string }>) => records.map((r) => r.id).sort();
+    expect(ids(data.purchases)).toEqual(
+      ids(all.purchases.filter((p) => p.invoiceDate >= period.from && p.invoiceDate <= period.to)),
+    );
+    // Every payment that can pair with the period was read; the 180 copies of an older one mostly were not.
+    const wanted = all.billPayments.filter((b) => b.date >= period.paymentsFrom && b.date <= period.to);
+    expect(wanted.length).toBeGreaterThan(0);
+    expect(ids(data.billPayments)).toEqual(expect.arrayContaining(ids(wanted)));
+    expect(data.billPayments.length).toBeLessThan(all.billPayments.length);
+    const dates = data.billPayments.map((b) => b.date);
+    expect(dates).toEqual(dates.toSorted().reverse());
+    // Businesses and companies, three pages of the period's invoices (240), two pages of payments: the second
+    // is all older than 2025-04-03 and ends the list.
+    expect(sandbox.stats.snapshot().total - before).toBe(2 + 3 + 2);
   });
 });

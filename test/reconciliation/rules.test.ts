@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest';
 import {
   MATCH_RULES,
   RESIDUAL_RULES,
+  billPaymentListEnd,
   calendarDay,
   dayNumber,
+  dayString,
   reconcile,
+  reconciliationPeriod,
   supplierKey,
 } from '../../src/reconciliation/rules.js';
 import {
+  MAX_PERIOD_DAYS,
   type ReconcileBillPayment,
   type ReconcileOptions,
   type ReconcilePurchase,
@@ -445,7 +449,7 @@ describe('residual rules', () => {
   it.each<[string, string, number | null]>([
     ['a month old', '2025-07-01', 30],
     ['dated on the day', AS_OF, 0],
-    ['dated after asOf', '2025-08-02', -2],
+    ['on the first day of the period', '2025-05-03', 89],
     ['an unreadable date', '01/07/2025', null],
   ])('unpaid age: %s', (_name, date, age) => {
     const result = reconcile([invoice('p1', 'INV-1', 100, { date })], [], AS_OF);
@@ -491,5 +495,115 @@ describe('reconcile', () => {
   it('reads dates and days', () => {
     expect(dayNumber('2025-07-31T10:00:00Z')).toBe(dayNumber('2025-07-31'));
     expect(calendarDay(Date.UTC(2025, 6, 31, 22, 30))).toBe('2025-08-01');
+  });
+});
+
+describe('the period', () => {
+  it('is periodDays days ending at asOf; payments count from a suggestion window before it', () => {
+    expect(reconciliationPeriod(AS_OF)).toEqual({
+      from: '2025-05-03',
+      to: AS_OF,
+      days: 90,
+      paymentsFrom: '2025-04-03',
+    });
+    expect(reconciliationPeriod(AS_OF, { periodDays: 1, dateWindowDays: 0 })).toEqual({
+      from: AS_OF,
+      to: AS_OF,
+      days: 1,
+      paymentsFrom: AS_OF,
+    });
+    // A window of part of a day still reaches back the whole day.
+    expect(reconciliationPeriod('2024-03-01', { periodDays: 30, dateWindowDays: 10.5 })).toMatchObject({
+      from: '2024-02-01',
+      paymentsFrom: '2024-01-21',
+    });
+    expect(dayString(dayNumber('2024-02-29')!)).toBe('2024-02-29');
+  });
+
+  it.each([[0], [1.5], [-3], [MAX_PERIOD_DAYS + 1], [Number.NaN]])('refuses periodDays %s', (periodDays) => {
+    expect(() => reconcile([], [], AS_OF, { periodDays })).toThrow(RangeError);
+    expect(() => reconciliationPeriod(AS_OF, { periodDays })).toThrow(/periodDays/);
+  });
+
+  it('reconciles the invoices dated in the period and only counts the others', () => {
+    const result = reconcile(
+      [
+        invoice('p_before', 'INV-1', 100, { date: '2025-05-02' }),
+        invoice('p_first', 'INV-2', 100, { date: '2025-05-03' }),
+        invoice('p_last', 'INV-3', 100, { date: AS_OF }),
+        invoice('p_after', 'INV-4', 100, { date: '2025-08-01' }),
+        invoice('p_unreadable', 'INV-5', 100, { date: '31/07/2025' }),
+      ],
+      [],
+      AS_OF,
+    );
+    expect(result.unpaidPurchases).toEqual(['p_first', 'p_last', 'p_unreadable']);
+    expect(result.counts.purchases).toBe(3);
+    expect(result.outsidePeriod).toEqual({ purchases: 2, billPayments: 0 });
+    expect(result.period.from).toBe('2025-05-03');
+  });
+
+  it('keeps a payment dated in the period, and one before it only when it pairs with an invoice of the period', () => {
+    const inPeriod = invoice('p1', 'INV-2403', 500, { date: '2025-05-10' });
+    const suggestedFor = invoice('p2', 'INV-2404', 777, { date: '2025-05-05', supplier: 'Rift Valley Millers' });
+    const tiedFor = invoice('p3', 'INV-2405', 333, { date: '2025-05-04', supplier: 'Lakeside Dairies' });
+    const result = reconcile(
+      [inPeriod, suggestedFor, tiedFor],
+      [
+        // Before the period, named by reference: matched.
+        payment('b_early_match', 500, { billCode: 'INV-2403', date: '2025-04-20' }),
+        // Before the period, no reference, within the window of an invoice of it: suggested.
+        payment('b_early_suggested', 777, { supplier: 'Rift Valley Millers', date: '2025-04-10' }),
+        // Before the period, one of two that fit an invoice of it: a tie, listed as the rules list ties.
+        payment('b_early_tie', 333, { supplier: 'Lakeside Dairies', date: '2025-04-25' }),
+        payment('b_tie', 333, { supplier: 'Lakeside Dairies', date: '2025-05-20' }),
+        // Before the period and pairing with nothing of it: an earlier period's, left out.
+        payment('b_early_other', 900, { billCode: 'INV-1999', date: '2025-04-30' }),
+        // Dated in the period, its invoice older than the period: the run cannot tell it from one without any.
+        payment('b_older_invoice', 650, { billCode: 'INV-2100', date: '2025-05-15' }),
+        // Older than any payment that can pair with the period, even one naming an invoice of it: left out.
+        payment('b_too_early', 500, { billCode: 'INV-2403', date: '2025-04-02' }),
+        // After asOf: not made yet as of that day.
+        payment('b_after', 500, { billCode: 'INV-2403', date: '2025-08-01' }),
+      ],
+      AS_OF,
+    );
+    expect(sorted(result)).toEqual({
+      ...NOTHING,
+      matched: ['p1=b_early_match'],
+      suggested: ['p2=b_early_suggested'],
+      unpaid: ['p3'],
+      unmatched: ['b_early_tie', 'b_older_invoice', 'b_tie'],
+      ties: ['several_candidates:p3|b_early_tie+b_tie'],
+    });
+    expect(result.counts).toMatchObject({ purchases: 3, billPayments: 5 });
+    expect(result.outsidePeriod).toEqual({ purchases: 0, billPayments: 3 });
+  });
+});
+
+describe('billPaymentListEnd', () => {
+  const period = reconciliationPeriod(AS_OF); // payments wanted from 2025-04-03
+  const page = (...dates: string[]) => dates.map((date, i) => payment(`b${i}`, 1, { date }));
+
+  it('ends the list at the first page whose payments are all older than the period needs', () => {
+    const ends = billPaymentListEnd(period);
+    expect(ends(page('2025-08-02', '2025-07-31'))).toBe(false);
+    expect(ends(page('2025-05-01', '2025-04-03'))).toBe(false);
+    expect(ends(page('2025-04-03', '2025-04-02'))).toBe(false);
+    expect(ends(page('2025-04-02', '2025-03-01T09:00:00Z'))).toBe(true);
+  });
+
+  it('never ends at an empty page or one with an unreadable date', () => {
+    expect(billPaymentListEnd(period)(page())).toBe(false);
+    expect(billPaymentListEnd(period)(page('2025-01-01', 'yesterday'))).toBe(false);
+  });
+
+  it('reads to the end once a page is not newest first: the service did not sort', () => {
+    const withinPage = billPaymentListEnd(period);
+    expect(withinPage(page('2025-03-01', '2025-03-05'))).toBe(false);
+    expect(withinPage(page('2025-02-01'))).toBe(false);
+    const acrossPages = billPaymentListEnd(period);
+    expect(acrossPages(page('2025-07-01', '2025-03-01'))).toBe(false);
+    expect(acrossPages(page('2025-03-02'))).toBe(false);
   });
 });

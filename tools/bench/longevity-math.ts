@@ -425,6 +425,13 @@ const dayOf = (ms: number) => new Date(ms + 3 * HOUR_MS).toISOString().slice(0, 
 const shiftDate = (date: string, days: number) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
+/**
+ * Whether the largest payloads of one kind were cut to a fixed number of records (a batch): at least two of them carry
+ * the most. Such a kind is bounded whatever the scale.
+ */
+export const chunkBound = (records: readonly number[]) =>
+  records.length >= 2 && records.filter((r) => r === Math.max(...records)).length >= 2 && Math.max(...records) > 1;
+
 /** A payload's size at another scale: its records (all but a small fixed part of it) `ratio` times as many. */
 export function scaledPayload(options: { bytes: number; records: number; ratio: number }): number {
   return options.records <= 0 ? options.bytes : Math.round(options.bytes * options.ratio);
@@ -434,10 +441,14 @@ export function scaledPayload(options: { bytes: number; records: number; ratio: 
 export interface RunScales {
   /** Invoices of a day with invoices (a book's, a page's). */
   density: number;
-  /** Invoices the business holds (those in review, a stock-in's after the first sync). */
+  /** Invoices the business holds (what a stock-in is told by a first sync). */
   volume: number;
+  /** Invoices in review (a sync's carry and result). */
+  review: number;
+  /** Changes an hour (what a stock-in holds in a day: the last hour's). */
+  activity: number;
   mappings: number;
-  /** Invoices a branch receives a day (a ledger's lines). */
+  /** Invoices a branch receives a day (a ledger's lines, its items). */
   perBranch: number;
 }
 
@@ -461,13 +472,14 @@ const BOUNDED = new Set([
 
 /**
  * What a payload's records grow with at the full run's scale (`ratio`; 1: bounded, as measured), by what carries it:
- * a page of the sync, an update of the mappings client; a purchases book's records (one date's); a stock-in's carry
- * and its writes to the books, a sync's invoices in review (the business's invoices); mapping buckets (the mappings);
- * a ledger (a branch's lines); a sale (nothing).
+ * a page of the sync, an update of the mappings client; a purchases book's records (one date's); a sync's carry and
+ * result (the invoices in review); a stock-in's carry and its writes to the books (the business's invoices, as a first
+ * sync tells them: unless `chunkBound` finds them cut to a fixed size); mapping buckets (the mappings); a ledger (a
+ * branch's lines: linear, an upper bound, as its items saturate at the catalogue); a sale (nothing).
  */
 export function payloadScale(site: { workflowType: string; name: string }, scales: RunScales): number {
   if (BOUNDED.has(site.name)) return 1;
-  if (site.workflowType === 'purchasesSyncWorkflow') return site.name === 'writePurchaseBooks' ? 1 : scales.volume;
+  if (site.workflowType === 'purchasesSyncWorkflow') return site.name === 'writePurchaseBooks' ? 1 : scales.review;
   if (site.workflowType === 'stockInWorkflow') return scales.volume;
   if (site.workflowType === 'purchasesBookWorkflow') return scales.density;
   if (/mapping/i.test(site.workflowType)) return scales.mappings;

@@ -115,7 +115,15 @@ export interface LongevityReport {
   stockExact: number;
   stockDetail: { pairs: number; off: Array<{ key: string; expected: number; onHand: number }> };
   tillLatencyRatio: number;
-  till: { aloneP50Ms: number; aloneSales: number; dayP50Ms: number; daySales: number; p90DayMs: number };
+  till: {
+    aloneP50Ms: number;
+    aloneSales: number;
+    dayP50Ms: number;
+    daySales: number;
+    p90DayMs: number;
+    /** The machine's 1-minute load average before and after the day (other work on it moves the till). */
+    loadAverage: { beforeDay: number; afterDay: number };
+  };
   stateBytes: { book: StateSize; stockIn: StateSize; syncResult: StateSize };
   histories: { runs: number; payloads: number; readSeconds: number };
   seconds: Record<string, number>;
@@ -181,7 +189,7 @@ export function formatLongevity(
         key: 'longevity.tillLatencyRatio',
         value: fixed(l.tillLatencyRatio, 2),
         target: '≤ 1.2',
-        detail: `p50 ${l.till.dayP50Ms} ms over ${l.till.daySales} sales beside the syncs ÷ ${l.till.aloneP50Ms} ms over ${l.till.aloneSales} alone`,
+        detail: `p50 ${l.till.dayP50Ms} ms over ${l.till.daySales} sales beside the syncs ÷ ${l.till.aloneP50Ms} ms over ${l.till.aloneSales} alone; load average ${l.till.loadAverage.beforeDay} → ${l.till.loadAverage.afterDay}`,
       },
     ],
   );
@@ -213,4 +221,9 @@ export function formatLongevity(
     Object.entries(l.stateBytes).map(([state, s]) => ({ state, ...s })),
   );
   section('Longevity: phases (s)', [l.seconds]);
+  if (l.notes.length > 0)
+    section(
+      'Longevity: notes',
+      l.notes.map((note) => ({ note })),
+    );
 }

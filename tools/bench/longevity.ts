@@ -40,6 +40,7 @@
  * product's sweep bound (the model's cycle at 15 minutes and sweepHours 24) in `oldChangeDelayHours`.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +76,7 @@ import {
   budgetShare,
   carriedAt,
   changeOutcomes,
+  chunkBound,
   duplicateEvents,
   expectedOnHand,
   finalStatuses,
@@ -190,6 +192,8 @@ export function longevitySizes(quick: boolean): LongevitySizes {
 
 /** The full run's invoices a day: what a quick run's per-invoice figures are scaled to. */
 const FULL_PER_DAY = 300;
+/** The full run's late invoices a day. */
+const FULL_LATE = 20;
 const SEED = 41;
 const TILL_ITEMS = 30;
 /** Every day of the last two weeks has invoices (the window and the review statuses are a merchant's). */
@@ -433,10 +437,30 @@ export async function measureLongevity(
         `the run passes 1, so its sweep covers the horizon once per ${round(k / 24, 2)} simulated days`,
     );
   const fixturePurchases = world.invoices.filter((v) => !v.arrives);
-  // What the full world has more of: invoices a day with invoices, invoices in all, mappings, a branch's a day.
+  // What the full world has more of: invoices a day with invoices, invoices in all, in review, changes an hour,
+  // mappings, a branch's invoices a day.
+  const inReviewOf = (perDay: number, stride: number) =>
+    perDay *
+    (RECENT_STATUS_SHARES.lastDay.pending_review +
+      6 * RECENT_STATUS_SHARES.lastWeek.pending_review +
+      (DENSE_DAYS - 7) * OLD_PENDING_SHARE +
+      ((options.days - DENSE_DAYS) / stride) * OLD_PENDING_SHARE);
+  const fullLastYear = FULL_PER_DAY * 365 * (1 - OLD_PENDING_SHARE - OLD_REJECTED_SHARE);
+  // A full day's plan: old invoices un-confirmed then confirmed or rejected, rejected at once; late ones arriving and
+  // confirmed; new ones arriving, four in five confirmed; last week's in review, some confirmed.
+  const fullChangesPerDay =
+    fullLastYear * (2 * SHARES.unconfirmThenConfirm + 2 * SHARES.unconfirmThenReject + SHARES.rejectAtOnce) +
+    2 * FULL_LATE +
+    1.8 * FULL_PER_DAY +
+    SHARES.recentReview *
+      FULL_PER_DAY *
+      (RECENT_STATUS_SHARES.lastDay.pending_review + 6 * RECENT_STATUS_SHARES.lastWeek.pending_review);
+  const simulatedDayHours = (options.syncs * 15) / 60;
   const scales: RunScales = {
     density: FULL_PER_DAY / options.invoicesPerDay,
     volume: (FULL_PER_DAY * options.days) / fixturePurchases.length,
+    review: inReviewOf(FULL_PER_DAY, 1) / inReviewOf(options.invoicesPerDay, options.stride),
+    activity: fullChangesPerDay / ((world.plan.length / simulatedDayHours) * 24),
     mappings: (400 * 50) / world.mappings.length,
     perBranch: FULL_PER_DAY / 100 / (fixturePurchases.length / (options.days * options.branches)),
   };
@@ -528,9 +552,11 @@ export async function measureLongevity(
         taskQueue,
       });
     let held = Number.NaN;
+    let nudged = 0;
     await until(
       async () => {
-        await sleep(settledKept.minutes * 60_000 + 1_000);
+        // The first once the last invoice told has been settled `settledKept`; then as the later ones come due.
+        await sleep(nudged++ === 0 ? settledKept.minutes * 60_000 + 1_000 : 5_000);
         await nudge();
         await sleep(3_000);
         held = (await stateOf())?.invoices.length ?? Number.NaN;
@@ -552,6 +578,7 @@ export async function measureLongevity(
     const aloneBefore = await tillSales(t, taskQueue, make, counter, options.tillEveryMs, options.tillAlone);
 
     // 4. The day.
+    const loadBefore = loadavg()[0]!;
     phase = Date.now();
     reader.start();
     const dayStart = Date.now();
@@ -641,6 +668,7 @@ export async function measureLongevity(
       requests.read();
     }
     const allSyncs = await Promise.all(syncs.map((s) => s.done));
+    const loadAfter = loadavg()[0]!;
     await till.stop();
     reader.read();
     lap('day', phase);
@@ -810,7 +838,7 @@ export async function measureLongevity(
       sweepHoursUsed,
       (runExits * 24 * 60) / ((options.syncs * intervalMs) / 60_000),
     );
-    const fullModel = modelOf(FULL_PER_DAY, 1, 96, 15, 24, exitsPerDay(FULL_PER_DAY) + 20);
+    const fullModel = modelOf(FULL_PER_DAY, 1, 96, 15, 24, exitsPerDay(FULL_PER_DAY) + FULL_LATE);
     const fullShare = budgetShare(fullModel.requests, options.requestsPerMinute, 24 * 60);
     const quick = options.invoicesPerDay < FULL_PER_DAY;
 
@@ -841,9 +869,20 @@ export async function measureLongevity(
       const kind = `${p.workflowType} ${p.event} ${p.part} ${p.name}`.trim();
       if (!kinds.has(kind)) kinds.set(kind, p);
     }
+    const sitesOf = new Map<string, Array<(typeof histories.payloads)[number]>>();
+    for (const p of histories.payloads) {
+      const kind = `${p.workflowType} ${p.event} ${p.part} ${p.name}`.trim();
+      sitesOf.set(kind, [...(sitesOf.get(kind) ?? []), p]);
+    }
     const payloadKinds: PayloadKind[] = await mapLimit([...kinds].slice(0, 40), 4, async ([kind, site]) => {
       const records = recordsIn(await decodeSite(t, site).catch(() => undefined));
-      const ratio = payloadScale(site, scales);
+      let ratio = payloadScale(site, scales);
+      // A kind that grows with the business but whose largest payloads share one record count is cut in batches.
+      if (ratio > 1 && site.workflowType === STOCK_IN_WORKFLOW_TYPE) {
+        const top = (sitesOf.get(kind) ?? []).slice(0, 5);
+        const counts = await mapLimit(top, 2, async (x) => recordsIn(await decodeSite(t, x).catch(() => undefined)));
+        if (chunkBound(counts)) ratio = 1;
+      }
       return {
         kind,
         bytes: site.bytes,
@@ -986,6 +1025,7 @@ export async function measureLongevity(
             90,
           ),
         ),
+        loadAverage: { beforeDay: round(loadBefore, 2), afterDay: round(loadAfter, 2) },
       },
       stateBytes,
       histories: {
@@ -1084,7 +1124,7 @@ async function statesAtEnd(
     bytesPerRecord: round(perInvoice),
     // An hour's invoices at 300 a day (and the changes of the hour), as this run holds them per its own rate.
     scaledBytes: Math.round(
-      stockInBytes + (Number.isFinite(perInvoice) ? perInvoice * invoices.length * (o.scales.volume - 1) : 0),
+      stockInBytes + (Number.isFinite(perInvoice) ? perInvoice * invoices.length * (o.scales.activity - 1) : 0),
     ),
     // Only invoices waiting for a person stay: none in this world, so nothing grows but what a person leaves.
     growthPerYearBytes: Math.round((Number.isFinite(perInvoice) ? perInvoice : 0) * waiting * o.scales.volume),
@@ -1100,7 +1140,7 @@ async function statesAtEnd(
     bytes: resultBytes,
     records: inReview,
     bytesPerRecord: round(perId),
-    scaledBytes: Math.round(resultBytes + (Number.isFinite(perId) ? perId * inReview * (o.scales.volume - 1) : 0)),
+    scaledBytes: Math.round(resultBytes + (Number.isFinite(perId) ? perId * inReview * (o.scales.review - 1) : 0)),
     // Invoices that stay in review a year: the old ones never reviewed (until the horizon drops them).
     growthPerYearBytes: Math.round((Number.isFinite(perId) ? perId : 0) * OLD_PENDING_SHARE * perYear),
     note: `invoices in review by date (${inReview}); handed to the next sync by the schedule`,
