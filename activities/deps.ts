@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
@@ -38,3 +39,15 @@ export function temporalClientOf(deps: Pick<ActivityDeps, 'temporal'>, activity:
     nonRetryable: true,
   });
 }
+
+/**
+ * An update of one of our own workflows, from an activity: answered in milliseconds while its workers poll. Bounded, so
+ * that an activity never waits out a worker's shutdown grace for an update its own stopping process cannot answer:
+ * the attempt fails and is retried (elsewhere), the update being one that can be applied again.
+ */
+export function updateOfOwnWorkflow<T>(client: Client, call: () => Promise<T>): Promise<T> {
+  const signal = AbortSignal.any([Context.current().cancellationSignal, AbortSignal.timeout(OWN_UPDATE_TIMEOUT_MS)]);
+  return client.withAbortSignal(signal, call);
+}
+
+const OWN_UPDATE_TIMEOUT_MS = 10_000;

@@ -11,7 +11,7 @@ import {
   type PurchasesBookInput,
 } from '../src/contracts/purchases-book.js';
 import { BusinessId } from '../src/contracts/search-attributes.js';
-import { temporalClientOf, type ActivityDeps } from './deps.js';
+import { temporalClientOf, updateOfOwnWorkflow, type ActivityDeps } from './deps.js';
 
 export interface PurchaseBooksTarget {
   businessId: string;
@@ -55,10 +55,12 @@ export function createPurchasesBookActivities(deps: Pick<ActivityDeps, 'temporal
       const found: Record<string, BookedPurchase> = {};
       await Promise.all(
         [...byBook(input, input.invoices)].map(async ([workflowId, book]) => {
-          const records = await client.workflow.executeUpdateWithStart(readBookUpdate, {
-            args: [{ ids: book.invoices.map((i) => i.id), ...(input.stock ? { stock: true } : {}) }],
-            startWorkflowOperation: startOf(input, workflowId, book.date),
-          });
+          const records = await updateOfOwnWorkflow(client, () =>
+            client.workflow.executeUpdateWithStart(readBookUpdate, {
+              args: [{ ids: book.invoices.map((i) => i.id), ...(input.stock ? { stock: true } : {}) }],
+              startWorkflowOperation: startOf(input, workflowId, book.date),
+            }),
+          );
           Object.assign(found, records);
         }),
       );
@@ -71,10 +73,12 @@ export function createPurchasesBookActivities(deps: Pick<ActivityDeps, 'temporal
       const books = byBook(input, input.records);
       await Promise.all(
         [...books].map(([workflowId, book]) =>
-          client.workflow.executeUpdateWithStart(writeBookUpdate, {
-            args: [{ records: book.invoices.map(({ invoiceDate: _, ...write }) => write) }],
-            startWorkflowOperation: startOf(input, workflowId, book.date),
-          }),
+          updateOfOwnWorkflow(client, () =>
+            client.workflow.executeUpdateWithStart(writeBookUpdate, {
+              args: [{ records: book.invoices.map(({ invoiceDate: _, ...write }) => write) }],
+              startWorkflowOperation: startOf(input, workflowId, book.date),
+            }),
+          ),
         ),
       );
       return { books: books.size };

@@ -11,7 +11,7 @@ import {
   stockInMappingsId,
   type StockInMappingsInput,
 } from '../src/contracts/stock-in-mappings.js';
-import { temporalClientOf, type ActivityDeps } from './deps.js';
+import { temporalClientOf, updateOfOwnWorkflow, type ActivityDeps } from './deps.js';
 
 export interface MappingBucketsTarget {
   businessId: string;
@@ -33,7 +33,6 @@ export interface ChangeStockInMappingsResult {
   /** Mappings each bucket touched holds now. */
   buckets: Record<number, number>;
 }
-
 
 function groupBy<T>(items: readonly T[], bucketOf: (item: T) => number): Map<number, T[]> {
   const groups = new Map<number, T[]>();
@@ -58,10 +57,12 @@ export function createStockInMappingsActivities(deps: Pick<ActivityDeps, 'tempor
       const client = temporalClientOf(deps, 'findStockInMappings');
       const found = await Promise.all(
         [...groupBy(input.keys, mappingBucket)].map(([bucket, keys]) =>
-          client.workflow.executeUpdateWithStart(findMappingsUpdate, {
-            args: [{ keys }],
-            startWorkflowOperation: startOf(input, bucket),
-          }),
+          updateOfOwnWorkflow(client, () =>
+            client.workflow.executeUpdateWithStart(findMappingsUpdate, {
+              args: [{ keys }],
+              startWorkflowOperation: startOf(input, bucket),
+            }),
+          ),
         ),
       );
       return found.flat();
@@ -78,16 +79,18 @@ export function createStockInMappingsActivities(deps: Pick<ActivityDeps, 'tempor
           : [...new Set([...puts.keys(), ...removes.keys()])];
       const answers = await Promise.all(
         buckets.map(async (bucket) => {
-          const answer = await client.workflow.executeUpdateWithStart(changeMappingsUpdate, {
-            args: [
-              {
-                put: puts.get(bucket) ?? [],
-                remove: removes.get(bucket) ?? [],
-                ...(input.removeMerchant ? { removeMerchant: true } : {}),
-              },
-            ],
-            startWorkflowOperation: startOf(input, bucket),
-          });
+          const answer = await updateOfOwnWorkflow(client, () =>
+            client.workflow.executeUpdateWithStart(changeMappingsUpdate, {
+              args: [
+                {
+                  put: puts.get(bucket) ?? [],
+                  remove: removes.get(bucket) ?? [],
+                  ...(input.removeMerchant ? { removeMerchant: true } : {}),
+                },
+              ],
+              startWorkflowOperation: startOf(input, bucket),
+            }),
+          );
           return [bucket, answer] as const;
         }),
       );

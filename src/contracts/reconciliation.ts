@@ -54,6 +54,11 @@ export interface ReconciliationPeriod {
   days: number;
   /** `from` less the suggestion window: a payment dated from this day on can still pair with an invoice of the period. */
   paymentsFrom: string;
+  /**
+   * `from` plus the suggestion window: a payment dated from this day on that pairs with no invoice of the period is
+   * listed without an invoice; an earlier one is left out, as its invoice may be older than the period (R11).
+   */
+  unmatchedPaymentsFrom: string;
 }
 
 export interface Pairing {
@@ -94,7 +99,7 @@ export interface ReconciliationResult {
   period: ReconciliationPeriod;
   /**
    * Records read but not in the result: invoices dated outside the period, payments dated after `asOf` or before
-   * `period.paymentsFrom`, and payments dated before `period.from` that pair with no invoice of the period.
+   * `period.paymentsFrom`, and payments dated before `period.unmatchedPaymentsFrom` that pair with no invoice of it.
    */
   outsidePeriod: { purchases: number; billPayments: number };
   matched: Pairing[];

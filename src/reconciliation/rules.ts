@@ -77,8 +77,10 @@ function reconcileOptions(optionsIn: Partial<ReconcileOptions>): ReconcileOption
 }
 
 /**
- * The `periodDays` days that end at `asOf`, and the first day a payment can still pair with one of its invoices: a
- * suggestion window before the period (a payment named by reference is seldom made earlier).
+ * The `periodDays` days that end at `asOf`; the first day a payment can still pair with one of its invoices, a
+ * suggestion window before the period (a payment named by reference is seldom made earlier); and the first day a
+ * payment without an invoice is listed, a window into the period: from then on every invoice it could be for by
+ * date has been read.
  */
 export function reconciliationPeriod(asOf: string, optionsIn: Partial<ReconcileOptions> = {}): ReconciliationPeriod {
   const options = reconcileOptions(optionsIn);
@@ -90,6 +92,7 @@ export function reconciliationPeriod(asOf: string, optionsIn: Partial<ReconcileO
     to: dayString(asOfDay),
     days: options.periodDays,
     paymentsFrom: dayString(fromDay - Math.ceil(options.dateWindowDays)),
+    unmatchedPaymentsFrom: dayString(fromDay + Math.ceil(options.dateWindowDays)),
   };
 }
 
@@ -405,10 +408,12 @@ export function reconcile(
   const openTies = ties.filter(
     (t) => t.purchaseIds.some((id) => openPurchases.has(id)) || t.billPaymentIds.some((id) => openPayments.has(id)),
   );
-  // A payment older than the period that pairs with none of its invoices belongs to an earlier period: read only
-  // so that it could pair, it is left out. One dated in the period stays, even if its invoice is older (R11).
+  // A payment that pairs with no invoice of the period is only called "without an invoice" once the period holds
+  // every invoice it could be for by date. An earlier one most often pays an invoice older than the period (its
+  // payment terms): the run cannot tell, so it is left out, not reported as a finding (R11). Tied ones stay (R6).
+  const judgedDay = dayNumber(period.unmatchedPaymentsFrom)!;
   const tied = new Set(openTies.flatMap((t) => t.billPaymentIds));
-  const earlier = (b: ReconcileBillPayment) => !tied.has(b.id) && (dayNumber(b.date) ?? fromDay) < fromDay;
+  const earlier = (b: ReconcileBillPayment) => !tied.has(b.id) && (dayNumber(b.date) ?? judgedDay) < judgedDay;
   const unmatchedPayments = [...openPayments.values()]
     .filter((b) => !earlier(b))
     .map((b) => b.id)

@@ -15,6 +15,7 @@ import {
   passOf,
   payloadScale,
   recordsIn,
+  scaledLedgerCarry,
   scaledPayload,
   simHours,
   stockExact,
@@ -364,6 +365,25 @@ describe('payloads at another scale', () => {
     expect(chunkBound([283, 120, 97])).toBe(false);
     expect(chunkBound([1, 1])).toBe(false);
     expect(scaledPayload({ bytes: 500, records: 0, ratio: 150 })).toBe(500);
+  });
+
+  it("grows a ledger's carry up to its caps: line ids and quantities on hand", () => {
+    const carry = (ids: number, items: number) => ({
+      businessId: 'b',
+      carried: {
+        nextSequence: 1,
+        lineIds: Array.from({ length: ids }, (_, i) => `#${String(i).padStart(16, '0')}`),
+        onHand: Object.fromEntries(Array.from({ length: items }, (_, i) => [`itm_${String(i).padStart(5, '0')}`, i])),
+        pending: [],
+        open: [],
+      },
+    });
+    const small = carry(300, 200);
+    const bytes = Buffer.byteLength(JSON.stringify(small));
+    const atCaps = Buffer.byteLength(JSON.stringify(carry(3_000, 2_000)));
+    // Twenty times as many would be past both caps: the carry at its caps (its numbers a digit longer there).
+    expect(Math.abs(scaledLedgerCarry(bytes, small, 20) - atCaps) / atCaps).toBeLessThan(0.05);
+    expect(scaledLedgerCarry(bytes, small, 1)).toBe(bytes);
   });
 
   it('finds the records a payload carries: its longest array or record map', () => {

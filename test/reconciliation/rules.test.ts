@@ -505,17 +505,20 @@ describe('the period', () => {
       to: AS_OF,
       days: 90,
       paymentsFrom: '2025-04-03',
+      unmatchedPaymentsFrom: '2025-06-02',
     });
     expect(reconciliationPeriod(AS_OF, { periodDays: 1, dateWindowDays: 0 })).toEqual({
       from: AS_OF,
       to: AS_OF,
       days: 1,
       paymentsFrom: AS_OF,
+      unmatchedPaymentsFrom: AS_OF,
     });
-    // A window of part of a day still reaches back the whole day.
+    // A window of part of a day still reaches the whole day.
     expect(reconciliationPeriod('2024-03-01', { periodDays: 30, dateWindowDays: 10.5 })).toMatchObject({
       from: '2024-02-01',
       paymentsFrom: '2024-01-21',
+      unmatchedPaymentsFrom: '2024-02-12',
     });
     expect(dayString(dayNumber('2024-02-29')!)).toBe('2024-02-29');
   });
@@ -543,7 +546,7 @@ describe('the period', () => {
     expect(result.period.from).toBe('2025-05-03');
   });
 
-  it('keeps a payment dated in the period, and one before it only when it pairs with an invoice of the period', () => {
+  it('keeps a payment that pairs with an invoice of the period; one that pairs with none once the period holds its window', () => {
     const inPeriod = invoice('p1', 'INV-2403', 500, { date: '2025-05-10' });
     const suggestedFor = invoice('p2', 'INV-2404', 777, { date: '2025-05-05', supplier: 'Rift Valley Millers' });
     const tiedFor = invoice('p3', 'INV-2405', 333, { date: '2025-05-04', supplier: 'Lakeside Dairies' });
@@ -559,8 +562,11 @@ describe('the period', () => {
         payment('b_tie', 333, { supplier: 'Lakeside Dairies', date: '2025-05-20' }),
         // Before the period and pairing with nothing of it: an earlier period's, left out.
         payment('b_early_other', 900, { billCode: 'INV-1999', date: '2025-04-30' }),
-        // Dated in the period, its invoice older than the period: the run cannot tell it from one without any.
-        payment('b_older_invoice', 650, { billCode: 'INV-2100', date: '2025-05-15' }),
+        // In the period's first 30 days, pairing with nothing of it: most likely its invoice is older, left out.
+        payment('b_older_invoice', 650, { billCode: 'INV-2100', date: '2025-06-01' }),
+        // Later: every invoice it could be for by date was read. Named or not, it is without an invoice of the period.
+        payment('b_no_invoice', 650, { billCode: 'INV-2499', date: '2025-06-02' }),
+        payment('b_no_reference', 120, { supplier: 'Coast Packaging', date: '2025-07-31' }),
         // Older than any payment that can pair with the period, even one naming an invoice of it: left out.
         payment('b_too_early', 500, { billCode: 'INV-2403', date: '2025-04-02' }),
         // After asOf: not made yet as of that day.
@@ -573,11 +579,11 @@ describe('the period', () => {
       matched: ['p1=b_early_match'],
       suggested: ['p2=b_early_suggested'],
       unpaid: ['p3'],
-      unmatched: ['b_early_tie', 'b_older_invoice', 'b_tie'],
+      unmatched: ['b_early_tie', 'b_no_invoice', 'b_no_reference', 'b_tie'],
       ties: ['several_candidates:p3|b_early_tie+b_tie'],
     });
-    expect(result.counts).toMatchObject({ purchases: 3, billPayments: 5 });
-    expect(result.outsidePeriod).toEqual({ purchases: 0, billPayments: 3 });
+    expect(result.counts).toMatchObject({ purchases: 3, billPayments: 6 });
+    expect(result.outsidePeriod).toEqual({ purchases: 0, billPayments: 4 });
   });
 });
 

@@ -218,10 +218,5 @@ describe('the workflow result of a busy chain at the default period', () => {
     expect(bytes).toBeLessThan(256 * KB);
     expect(pageBytes(purchases)).toBeLessThan(25 * KB);
     expect(pageBytes(payments)).toBeLessThan(25 * KB);
-    const byId = new Map(payments.map((b) => [b.id, b]));
-    const from = dayNumber(period.from)!;
-    const hist = new Map<number, number>();
-    for (const id of result.unmatchedPayments) { const o = Math.floor((dayNumber(byId.get(id)!.date)! - from) / 10); hist.set(o, (hist.get(o) ?? 0) + 1); }
-    console.info('SCRATCH', JSON.stringify([...hist].sort((a, b) => a[0] - b[0])));
   });
 });

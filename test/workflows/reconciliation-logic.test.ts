@@ -17,8 +17,9 @@ import {
   type ReconciliationInput,
 } from '../../src/contracts/reconciliation.js';
 import { accountingTaskQueue, complianceTaskQueue } from '../../src/contracts/task-queues.js';
-import { DEFAULT_MAX_PAGES, tooManyPagesMessage } from '../../src/reconciliation/limits.js';
-import { calendarDay, reconcile } from '../../src/reconciliation/rules.js';
+import { DEFAULT_MAX_PAGES, RESULT_LIST_LIMITS, tooManyPagesMessage } from '../../src/reconciliation/limits.js';
+import { calendarDay, reconcile, reconciliationPeriod } from '../../src/reconciliation/rules.js';
+import { summarize, utf8Length } from '../../src/reconciliation/summary.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
 import type { reconciliationWorkflow } from '../../workflows/reconciliation.js';
 import { useProcessHarness, type ProcessScenario, type Stubs } from './process-logic-harness.js';
@@ -28,13 +29,19 @@ const h = useProcessHarness();
 const BUSINESS = 'biz_reconcile';
 const COMPANY = 'cmp_reconcile';
 
+const DAY_MS = 86_400_000;
+/** A day this many days before today in Nairobi: the runs' default period (90 days) ends today. */
+const daysAgo = (days: number) => calendarDay(Date.now() - days * DAY_MS);
+const INVOICE_DATE = daysAgo(40);
+const PAYMENT_DATE = daysAgo(36);
+
 function purchase(id: string, supplierInvoiceNumber: string, total: number, status = 'accepted'): ReconcilePurchase {
   return {
     id,
     status,
     supplier: { name: 'Acme Supplies Ltd' },
     supplierInvoiceNumber,
-    invoiceDate: '2026-10-01',
+    invoiceDate: INVOICE_DATE,
     totals: { total },
   };
 }
@@ -46,7 +53,7 @@ function payment(id: string, billCode: string, totalAmount: number): ReconcileBi
     billRef: { billCode },
     totalAmount,
     currency: 'KES',
-    date: '2026-10-05',
+    date: PAYMENT_DATE,
     lines: [],
   };
 }
@@ -149,10 +156,14 @@ describe('reconciliationWorkflow', () => {
         { companyId: COMPANY, page: 1 },
         { companyId: COMPANY, page: 2 },
       ]);
-      // Each page asks for the cursor the page before handed out.
+      // Each page asks for the invoices of the period (90 days to the day the run started), with the cursor the
+      // page before handed out.
+      const { startTime } = await handle.describe();
+      const asOf = calendarDay(startTime.getTime());
+      const period = reconciliationPeriod(asOf);
       expect(s.inputs('listReconciliationPurchases')).toEqual([
-        { businessId: BUSINESS, cursor: null },
-        { businessId: BUSINESS, cursor: 'cur_2' },
+        { businessId: BUSINESS, cursor: null, fromDate: period.from, toDate: asOf },
+        { businessId: BUSINESS, cursor: 'cur_2', fromDate: period.from, toDate: asOf },
       ]);
       expect(s.inputs('listReconciliationBillPayments')).toEqual([
         { companyId: COMPANY, page: 1 },
@@ -168,19 +179,20 @@ describe('reconciliationWorkflow', () => {
         `can the compliance key act for ${BUSINESS}?`,
         `is ${COMPANY} on companies page 1?`,
         `is ${COMPANY} on companies page 2?`,
-        `purchases of ${BUSINESS}, page 1`,
-        `purchases of ${BUSINESS}, page 2`,
+        `purchases of ${BUSINESS} from ${period.from} to ${asOf}, page 1`,
+        `purchases of ${BUSINESS} from ${period.from} to ${asOf}, page 2`,
         `bill payments of ${COMPANY}, page 1`,
         `bill payments of ${COMPANY}, page 2`,
       ]);
 
       // Ages count to the day the run started (in Nairobi), not to the day the result is read.
-      const { startTime } = await handle.describe();
-      const asOf = calendarDay(startTime.getTime());
       const purchases = [...PURCHASE_PAGES.first!.purchases, ...PURCHASE_PAGES.cur_2!.purchases];
       const payments = PAYMENT_PAGES.flatMap((p) => p.billPayments);
-      expect(result.summary).toEqual(reconcile(purchases, payments, asOf));
+      expect(result.summary).toEqual(summarize(reconcile(purchases, payments, asOf), payments));
       expect(result.summary.asOf).toBe(asOf);
+      expect(result.summary.unpaidAgeDays).toEqual({ pur_4: 40 });
+      // Matched and rejected invoices are counted, not listed; the lists that need a person are complete.
+      expect(result.summary.truncated).toEqual({ matched: 1, rejectedPurchases: 1 });
       expect(result.counts).toMatchObject({
         purchases: 4,
         billPayments: 3,
@@ -197,7 +209,7 @@ describe('reconciliationWorkflow', () => {
       expect(details).toContain(`as of ${asOf}`);
       expect(details).toContain('| Matched | 1 |');
       expect(details).toContain('| Amount mismatches | 1 |');
-      expect(details).toContain('4 invoices, 3 bill payments.');
+      expect(details).toContain(`4 invoices dated ${period.from} to ${asOf} (90 days), 3 bill payments.`);
 
       // Succeeded once, at the workflow's clock, and each count of the result as a finding of its kind.
       const metrics = reconciliationMetrics(s);
@@ -221,20 +233,124 @@ describe('reconciliationWorkflow', () => {
 
   it('passes asOf and the options on to the rules', async () => {
     await h.run(linkedStubs(), async (s) => {
-      const options = { amountTolerance: 60, dateWindowDays: 10, currency: 'KES' };
-      const result = await (await start(s, { asOf: '2026-12-31', options })).result();
+      const asOf = daysAgo(-10);
+      const options = { amountTolerance: 60, dateWindowDays: 10, currency: 'KES', periodDays: 60 };
+      const result = await (await start(s, { asOf, options })).result();
       // Paid 50 short, within a tolerance of 60: matched now, not a mismatch.
-      expect(result.summary.asOf).toBe('2026-12-31');
+      expect(result.summary.asOf).toBe(asOf);
+      expect(result.summary.period).toEqual(reconciliationPeriod(asOf, options));
       expect(result.counts).toMatchObject({ matched: 2, amountMismatches: 0 });
       const purchases = [...PURCHASE_PAGES.first!.purchases, ...PURCHASE_PAGES.cur_2!.purchases];
-      expect(result.summary).toEqual(
-        reconcile(
-          purchases,
-          PAYMENT_PAGES.flatMap((p) => p.billPayments),
-          '2026-12-31',
-          options,
-        ),
-      );
+      const payments = PAYMENT_PAGES.flatMap((p) => p.billPayments);
+      expect(result.summary).toEqual(summarize(reconcile(purchases, payments, asOf, options), payments));
+      const fromDate = reconciliationPeriod(asOf, options).from;
+      expect(s.inputs('listReconciliationPurchases')[0]).toEqual({
+        businessId: BUSINESS,
+        cursor: null,
+        fromDate,
+        toDate: asOf,
+      });
+    });
+  });
+
+  it('reads the invoices of the period, and the payments newest first until a whole page is older than it needs', async () => {
+    // 60 days to 2026-06-30: invoices from 2026-05-02, payments from 2026-04-02 (the 30-day suggestion window).
+    const asOf = '2026-06-30';
+    const at = (date: string, id: string, billCode: string, amount: number) => ({
+      ...payment(id, billCode, amount),
+      date,
+    });
+    const pages: ReconciliationBillPaymentsPage[] = [
+      {
+        billPayments: [at('2026-07-02', 'bp_after', 'INV-1001', 1), at('2026-06-20', 'bp_1', 'INV-1001', 1000)],
+        hasNextPage: true,
+      },
+      // Reaches back into the window: the next page may still hold a payment of the period's invoices.
+      {
+        billPayments: [at('2026-04-10', 'bp_2', 'INV-2002', 500), at('2026-03-30', 'bp_old', 'X-1', 9)],
+        hasNextPage: true,
+      },
+      // Wholly older than 2026-04-02: the list ends here, though the service says there is more.
+      {
+        // bp_older names an invoice of the period, but is older than any payment the rules pair with it: left out.
+        billPayments: [at('2026-03-29', 'bp_older', 'INV-2002', 500), at('2026-01-05', 'bp_oldest', 'X-2', 9)],
+        hasNextPage: true,
+      },
+      { billPayments: [at('2025-12-01', 'bp_never', 'X-3', 9)], hasNextPage: false },
+    ];
+    const dated = (p: ReconcilePurchase, invoiceDate: string) => ({ ...p, invoiceDate });
+    const stubs: Stubs = {
+      ...linkedStubs(),
+      listReconciliationPurchases: async () => ({
+        purchases: [
+          dated(purchase('pur_1', 'INV-1001', 1000), '2026-06-01'),
+          dated(purchase('pur_2', 'INV-2002', 500), '2026-05-02'),
+          // As from a service that ignored the filter: the rules leave it out all the same.
+          dated(purchase('pur_old', 'INV-4004', 250), '2026-04-01'),
+        ],
+        nextCursor: null,
+      }),
+      listReconciliationBillPayments: async ({ page }) => pages[page - 1]!,
+    };
+    await h.run(stubs, async (s) => {
+      const result = await (await start(s, { asOf, options: { periodDays: 60 } })).result();
+      expect(s.inputs('listReconciliationPurchases')).toEqual([
+        { businessId: BUSINESS, cursor: null, fromDate: '2026-05-02', toDate: asOf },
+      ]);
+      expect(s.inputs('listReconciliationBillPayments').map((i) => i.page)).toEqual([1, 2, 3]);
+      expect(result.summary.period).toEqual({
+        from: '2026-05-02',
+        to: asOf,
+        days: 60,
+        paymentsFrom: '2026-04-02',
+        unmatchedPaymentsFrom: '2026-06-01',
+      });
+      expect(result.counts).toMatchObject({ purchases: 2, billPayments: 2, matched: 2, unmatchedPayments: 0 });
+      // pur_old; bp_after (after asOf), bp_old, bp_older, bp_oldest (older than the period needs).
+      expect(result.summary.outsidePeriod).toEqual({ purchases: 1, billPayments: 4 });
+    });
+  });
+
+  it('returns every count but lists at most the cap of each category, saying how many it leaves out', async () => {
+    const invoices = Array.from({ length: 250 }, (_, i) => ({
+      ...purchase(`pur_${String(i).padStart(3, '0')}`, `INV-${5000 + i}`, 100 + i),
+      invoiceDate: daysAgo(i % 50),
+    }));
+    const payments = Array.from({ length: 230 }, (_, i) => ({
+      // Amounts no invoice has: not suggested for any.
+      ...payment(`bp_${String(i).padStart(3, '0')}`, `RENT-${i}`, 100_000 + i),
+      date: daysAgo(i % 20),
+    }));
+    const stubs: Stubs = {
+      ...linkedStubs(),
+      listReconciliationPurchases: async ({ cursor }) => {
+        const start = cursor === null ? 0 : Number(cursor);
+        const next = start + 100;
+        return { purchases: invoices.slice(start, next), nextCursor: next < invoices.length ? String(next) : null };
+      },
+      listReconciliationBillPayments: async ({ page }) => ({
+        billPayments: payments.slice((page - 1) * 100, page * 100),
+        hasNextPage: page * 100 < payments.length,
+      }),
+    };
+    await h.run(stubs, async (s) => {
+      const handle = await start(s);
+      const result = await handle.result();
+      expect(s.inputs('listReconciliationPurchases')).toHaveLength(3);
+      expect(s.inputs('listReconciliationBillPayments')).toHaveLength(3);
+      expect(result.counts).toMatchObject({
+        purchases: 250,
+        billPayments: 230,
+        unpaidPurchases: 250,
+        unmatchedPayments: 230,
+      });
+      expect(result.summary.unpaidPurchases).toHaveLength(RESULT_LIST_LIMITS.unpaidPurchases);
+      expect(result.summary.unmatchedPayments).toHaveLength(RESULT_LIST_LIMITS.unmatchedPayments);
+      expect(result.summary.truncated).toEqual({ unpaidPurchases: 50, unmatchedPayments: 30 });
+      // The oldest unpaid invoices are the ones listed.
+      expect(Math.min(...result.summary.unpaidPurchases.map((id) => result.summary.unpaidAgeDays[id]!))).toBe(10);
+      expect(utf8Length(JSON.stringify(result))).toBeLessThan(16 * 1024);
+      expect(await s.currentDetails(handle)).toContain('`npm run reconcile` lists all');
     });
   });
 
@@ -343,6 +459,8 @@ describe('reconciliationWorkflow', () => {
     [{ asOf: '2026-02-30' }, 'asOf must be a date YYYY-MM-DD'],
     [{ options: { amountTolerance: -1 } }, 'options.amountTolerance must be a number of at least 0'],
     [{ options: { currency: ' ' } }, 'options.currency must be a currency code such as KES'],
+    [{ options: { periodDays: 0 } }, 'options.periodDays must be a whole number of days from 1 to 3660'],
+    [{ options: { periodDays: 7.5 } }, 'options.periodDays must be a whole number of days from 1 to 3660'],
   ] as Array<[Partial<ReconciliationInput>, string]>)('refuses %j before any request: %s', async (input, message) => {
     await h.run(linkedStubs(), async (s) => {
       const failure = await failureOf((await start(s, input)).result());

@@ -475,7 +475,7 @@ const BOUNDED = new Set([
  * a page of the sync, an update of the mappings client; a purchases book's records (one date's); a sync's carry and
  * result (the invoices in review); a stock-in's carry and its writes to the books (the business's invoices, as a first
  * sync tells them: unless `chunkBound` finds them cut to a fixed size); mapping buckets (the mappings); a ledger (a
- * branch's lines: linear, an upper bound, as its items saturate at the catalogue); a sale (nothing).
+ * branch's lines; its carry up to its caps, `scaledLedgerCarry`); a sale (nothing).
  */
 export function payloadScale(site: { workflowType: string; name: string }, scales: RunScales): number {
   if (BOUNDED.has(site.name)) return 1;
@@ -485,6 +485,44 @@ export function payloadScale(site: { workflowType: string; name: string }, scale
   if (/mapping/i.test(site.workflowType)) return scales.mappings;
   if (/ledger/i.test(site.workflowType)) return scales.perBranch;
   return 1;
+}
+
+/**
+ * Kept by a stock ledger's carry at most (workflows/stock-ledger/book.ts: REMEMBERED_LINE_IDS, ON_HAND_KEPT): line ids
+ * of lines recorded lately, and the items whose quantity on hand it last knew.
+ */
+export const LEDGER_CARRY_CAPS = { lineIds: 3_000, onHand: 2_000 };
+
+const json = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
+
+/**
+ * A ledger's carry at another scale: its remembered line ids and quantities on hand grow `ratio` times up to the
+ * ledger's caps, its pending lines and open movements (a burst's) `ratio` times; the rest stays. Encryption's overhead
+ * on `bytes` (the stored size) is kept in proportion.
+ */
+export function scaledLedgerCarry(bytes: number, value: unknown, ratio: number): number {
+  const carried = (value as { carried?: Record<string, unknown> } | undefined)?.carried;
+  if (!carried) return Math.round(bytes * ratio);
+  const whole = json(value);
+  const part = (name: string) => json(carried[name]);
+  const count = (name: string) => {
+    const v = carried[name];
+    return Array.isArray(v) ? v.length : typeof v === 'object' && v ? Object.keys(v).length : 0;
+  };
+  const capped = (name: 'lineIds' | 'onHand') => {
+    const n = count(name);
+    return n === 0 ? 0 : (part(name) / n) * Math.min(LEDGER_CARRY_CAPS[name], n * ratio);
+  };
+  const grown =
+    whole -
+    part('lineIds') -
+    part('onHand') -
+    part('pending') -
+    part('open') +
+    capped('lineIds') +
+    capped('onHand') +
+    (part('pending') + part('open')) * ratio;
+  return Math.round((bytes * grown) / whole);
 }
 
 /** The longest array (or record map) in a decoded payload, to three levels down: the records it carries. */

@@ -54,10 +54,20 @@ import {
   type PurchasesSyncOptions,
   type PurchasesSyncResult,
 } from '../../src/contracts/purchases-sync.js';
-import { purchasesBookId, purchasesBookShard, readBookUpdate } from '../../src/contracts/purchases-book.js';
+import {
+  PURCHASES_BOOK_SHARDS,
+  PURCHASES_BOOK_WORKFLOW_TYPE,
+  purchasesBookId,
+  purchasesBookShard,
+  readBookUpdate,
+} from '../../src/contracts/purchases-book.js';
 import { saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
 import { BusinessId } from '../../src/contracts/search-attributes.js';
-import { getStockLedgerStateQuery, stockLedgerWorkflowId } from '../../src/contracts/stock-ledger.js';
+import {
+  STOCK_LEDGER_WORKFLOW_TYPE,
+  getStockLedgerStateQuery,
+  stockLedgerWorkflowId,
+} from '../../src/contracts/stock-ledger.js';
 import {
   STOCK_IN_WORKFLOW_TYPE,
   getStockInStateQuery,
@@ -84,6 +94,7 @@ import {
   passOf,
   payloadScale,
   recordsIn,
+  scaledLedgerCarry,
   scaledPayload,
   simHours,
   stockExact,
@@ -875,8 +886,12 @@ export async function measureLongevity(
       sitesOf.set(kind, [...(sitesOf.get(kind) ?? []), p]);
     }
     const payloadKinds: PayloadKind[] = await mapLimit([...kinds].slice(0, 40), 4, async ([kind, site]) => {
-      const records = recordsIn(await decodeSite(t, site).catch(() => undefined));
+      const value = await decodeSite(t, site).catch(() => undefined);
+      const records = recordsIn(value);
       let ratio = payloadScale(site, scales);
+      // A book holds one date's invoices of one shard: at most 75 at 300 a day.
+      if (site.workflowType === PURCHASES_BOOK_WORKFLOW_TYPE && records > 0)
+        ratio = Math.min(ratio, Math.max(1, FULL_PER_DAY / PURCHASES_BOOK_SHARDS / records));
       // A kind that grows with the business but whose largest payloads share one record count is cut in batches.
       if (ratio > 1 && site.workflowType === STOCK_IN_WORKFLOW_TYPE) {
         const top = (sitesOf.get(kind) ?? []).slice(0, 5);
@@ -889,7 +904,10 @@ export async function measureLongevity(
         at: { workflowId: site.workflowId, runId: site.runId, eventId: site.eventId },
         records,
         ratio: round(ratio, 2),
-        scaledBytes: scaledPayload({ bytes: site.bytes, records, ratio }),
+        scaledBytes:
+          site.workflowType === STOCK_LEDGER_WORKFLOW_TYPE && site.part === 'input'
+            ? scaledLedgerCarry(site.bytes, value, ratio)
+            : scaledPayload({ bytes: site.bytes, records, ratio }),
       };
     });
     payloadKinds.sort((a, b) => b.scaledBytes - a.scaledBytes);
