@@ -46,8 +46,18 @@ export function temporalClientOf(deps: Pick<ActivityDeps, 'temporal'>, activity:
  * the attempt fails and is retried (elsewhere), the update being one that can be applied again.
  */
 export function updateOfOwnWorkflow<T>(client: Client, call: () => Promise<T>): Promise<T> {
-  const signal = AbortSignal.any([Context.current().cancellationSignal, AbortSignal.timeout(OWN_UPDATE_TIMEOUT_MS)]);
-  return client.withAbortSignal(signal, call);
+  const timeout = AbortSignal.timeout(OWN_UPDATE_TIMEOUT_MS);
+  const cancelled = activityCancellation();
+  return client.withAbortSignal(cancelled ? AbortSignal.any([cancelled, timeout]) : timeout, call);
+}
+
+/** The running activity's cancellation; none when called outside one (a tool reading the books directly). */
+function activityCancellation(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
 }
 
 const OWN_UPDATE_TIMEOUT_MS = 10_000;

@@ -120,9 +120,11 @@ describe('the world', () => {
     const late = world.invoices.filter((v) => v.arrives === 'late');
     expect(late).toHaveLength(3);
     for (const v of late) expect(v.invoiceDate <= addDays('2026-11-28', -14)).toBe(true);
-    // Old changes touch confirmed invoices of the last year only.
+    // Old changes touch confirmed invoices of the last year (and late ones, dated weeks back, confirmed).
     const byId = new Map(world.invoices.map((v) => [v.id, v]));
-    for (const c of world.plan.filter((p) => p.old)) {
+    for (const c of world.plan.filter((p) => p.old && p.kind === 'late_confirm'))
+      expect(byId.get(c.purchaseId)!.arrives).toBe('late');
+    for (const c of world.plan.filter((p) => p.old && p.kind !== 'late_confirm')) {
       expect(byId.get(c.purchaseId)!.invoiceDate >= world.stockInFrom).toBe(true);
       expect(byId.get(c.purchaseId)!.status).toBe('confirmed');
     }

@@ -30,10 +30,17 @@ const BUSINESS = 'biz_reconcile';
 const COMPANY = 'cmp_reconcile';
 
 const DAY_MS = 86_400_000;
-/** A day this many days before today in Nairobi: the runs' default period (90 days) ends today. */
-const daysAgo = (days: number) => calendarDay(Date.now() - days * DAY_MS);
-const INVOICE_DATE = daysAgo(40);
-const PAYMENT_DATE = daysAgo(36);
+/**
+ * The test server's clock, not this process's: time an earlier test skipped (a retry's backoff) has moved it on, and
+ * a run's default period ends on the day the run started. A test that counts on the period sets it with `today`.
+ */
+let serverNowMs = Date.now();
+async function today(s: ProcessScenario): Promise<string> {
+  serverNowMs = await s.env.currentTimeMs();
+  return calendarDay(serverNowMs);
+}
+/** A day this many days before the server's today, in Nairobi. */
+const daysAgo = (days: number) => calendarDay(serverNowMs - days * DAY_MS);
 
 function purchase(id: string, supplierInvoiceNumber: string, total: number, status = 'accepted'): ReconcilePurchase {
   return {
@@ -41,7 +48,7 @@ function purchase(id: string, supplierInvoiceNumber: string, total: number, stat
     status,
     supplier: { name: 'Acme Supplies Ltd' },
     supplierInvoiceNumber,
-    invoiceDate: INVOICE_DATE,
+    invoiceDate: daysAgo(40),
     totals: { total },
   };
 }
@@ -53,37 +60,46 @@ function payment(id: string, billCode: string, totalAmount: number): ReconcileBi
     billRef: { billCode },
     totalAmount,
     currency: 'KES',
-    date: PAYMENT_DATE,
+    date: daysAgo(36),
     lines: [],
   };
 }
 
-/** Two pages of each list: one invoice paid in full, one paid short, one rejected, one unpaid, a payment of nothing listed. */
-const PURCHASE_PAGES: Record<string, ReconciliationPurchasesPage> = {
-  first: {
-    purchases: [purchase('pur_1', 'INV-1001', 1000), purchase('pur_2', 'INV-2002', 500)],
-    nextCursor: 'cur_2',
-  },
-  cur_2: {
-    purchases: [purchase('pur_3', 'INV-3003', 700, 'rejected'), purchase('pur_4', 'INV-4004', 250)],
-    nextCursor: null,
-  },
-};
-const PAYMENT_PAGES: ReconciliationBillPaymentsPage[] = [
-  {
-    billPayments: [payment('bp_1', 'INV-1001', 1000), payment('bp_2', 'INV-2002', 450)],
-    hasNextPage: true,
-  },
-  { billPayments: [payment('bp_3', 'RENT-OCT', 9000)], hasNextPage: false },
-];
+/**
+ * Two pages of each list, dated a month or so before the server's today: one invoice paid in full, one paid short,
+ * one rejected, one unpaid, a payment of nothing listed.
+ */
+function purchasePages(): Record<string, ReconciliationPurchasesPage> {
+  return {
+    first: {
+      purchases: [purchase('pur_1', 'INV-1001', 1000), purchase('pur_2', 'INV-2002', 500)],
+      nextCursor: 'cur_2',
+    },
+    cur_2: {
+      purchases: [purchase('pur_3', 'INV-3003', 700, 'rejected'), purchase('pur_4', 'INV-4004', 250)],
+      nextCursor: null,
+    },
+  };
+}
+function paymentPages(): ReconciliationBillPaymentsPage[] {
+  return [
+    {
+      billPayments: [payment('bp_1', 'INV-1001', 1000), payment('bp_2', 'INV-2002', 450)],
+      hasNextPage: true,
+    },
+    { billPayments: [payment('bp_3', 'RENT-OCT', 9000)], hasNextPage: false },
+  ];
+}
+const allPurchases = () => Object.values(purchasePages()).flatMap((p) => p.purchases);
+const allPayments = () => paymentPages().flatMap((p) => p.billPayments);
 
 /** A linked business and company, both lists as above; the company is on the second page of companies. */
 function linkedStubs(): Stubs {
   return {
     checkReconciliationBusiness: async () => {},
     checkReconciliationCompany: async ({ page }) => ({ found: page === 2 }),
-    listReconciliationPurchases: async ({ cursor }) => PURCHASE_PAGES[cursor ?? 'first']!,
-    listReconciliationBillPayments: async ({ page }) => PAYMENT_PAGES[page - 1]!,
+    listReconciliationPurchases: async ({ cursor }) => purchasePages()[cursor ?? 'first']!,
+    listReconciliationBillPayments: async ({ page }) => paymentPages()[page - 1]!,
   };
 }
 
@@ -137,6 +153,7 @@ function findingsOf(c: ReconciliationCounts): Record<string, number> {
 describe('reconciliationWorkflow', () => {
   it('checks the link, reads both lists page by page on their services’ queues and reconciles what they listed', async () => {
     await h.run(linkedStubs(), async (s) => {
+      await today(s);
       const fromMs = await s.env.currentTimeMs();
       const handle = await start(s);
       const result = await handle.result();
@@ -186,9 +203,8 @@ describe('reconciliationWorkflow', () => {
       ]);
 
       // Ages count to the day the run started (in Nairobi), not to the day the result is read.
-      const purchases = [...PURCHASE_PAGES.first!.purchases, ...PURCHASE_PAGES.cur_2!.purchases];
-      const payments = PAYMENT_PAGES.flatMap((p) => p.billPayments);
-      expect(result.summary).toEqual(summarize(reconcile(purchases, payments, asOf), payments));
+      const payments = allPayments();
+      expect(result.summary).toEqual(summarize(reconcile(allPurchases(), payments, asOf), payments));
       expect(result.summary.asOf).toBe(asOf);
       expect(result.summary.unpaidAgeDays).toEqual({ pur_4: 40 });
       // Matched and rejected invoices are counted, not listed; the lists that need a person are complete.
@@ -233,6 +249,7 @@ describe('reconciliationWorkflow', () => {
 
   it('passes asOf and the options on to the rules', async () => {
     await h.run(linkedStubs(), async (s) => {
+      await today(s);
       const asOf = daysAgo(-10);
       const options = { amountTolerance: 60, dateWindowDays: 10, currency: 'KES', periodDays: 60 };
       const result = await (await start(s, { asOf, options })).result();
@@ -240,9 +257,8 @@ describe('reconciliationWorkflow', () => {
       expect(result.summary.asOf).toBe(asOf);
       expect(result.summary.period).toEqual(reconciliationPeriod(asOf, options));
       expect(result.counts).toMatchObject({ matched: 2, amountMismatches: 0 });
-      const purchases = [...PURCHASE_PAGES.first!.purchases, ...PURCHASE_PAGES.cur_2!.purchases];
-      const payments = PAYMENT_PAGES.flatMap((p) => p.billPayments);
-      expect(result.summary).toEqual(summarize(reconcile(purchases, payments, asOf, options), payments));
+      const payments = allPayments();
+      expect(result.summary).toEqual(summarize(reconcile(allPurchases(), payments, asOf, options), payments));
       const fromDate = reconciliationPeriod(asOf, options).from;
       expect(s.inputs('listReconciliationPurchases')[0]).toEqual({
         businessId: BUSINESS,
@@ -312,21 +328,15 @@ describe('reconciliationWorkflow', () => {
   });
 
   it('returns every count but lists at most the cap of each category, saying how many it leaves out', async () => {
-    const invoices = Array.from({ length: 250 }, (_, i) => ({
-      ...purchase(`pur_${String(i).padStart(3, '0')}`, `INV-${5000 + i}`, 100 + i),
-      invoiceDate: daysAgo(i % 50),
-    }));
-    const payments = Array.from({ length: 230 }, (_, i) => ({
-      // Amounts no invoice has: not suggested for any.
-      ...payment(`bp_${String(i).padStart(3, '0')}`, `RENT-${i}`, 100_000 + i),
-      date: daysAgo(i % 20),
-    }));
+    // Made once the server's today is known: 250 unpaid invoices and 230 payments of nothing, all of the period.
+    let invoices: ReconcilePurchase[] = [];
+    let payments: ReconcileBillPayment[] = [];
     const stubs: Stubs = {
       ...linkedStubs(),
       listReconciliationPurchases: async ({ cursor }) => {
-        const start = cursor === null ? 0 : Number(cursor);
-        const next = start + 100;
-        return { purchases: invoices.slice(start, next), nextCursor: next < invoices.length ? String(next) : null };
+        const first = cursor === null ? 0 : Number(cursor);
+        const next = first + 100;
+        return { purchases: invoices.slice(first, next), nextCursor: next < invoices.length ? String(next) : null };
       },
       listReconciliationBillPayments: async ({ page }) => ({
         billPayments: payments.slice((page - 1) * 100, page * 100),
@@ -334,6 +344,16 @@ describe('reconciliationWorkflow', () => {
       }),
     };
     await h.run(stubs, async (s) => {
+      await today(s);
+      invoices = Array.from({ length: 250 }, (_, i) => ({
+        ...purchase(`pur_${String(i).padStart(3, '0')}`, `INV-${5000 + i}`, 100 + i),
+        invoiceDate: daysAgo(i % 50),
+      }));
+      // Amounts no invoice has: not suggested for any.
+      payments = Array.from({ length: 230 }, (_, i) => ({
+        ...payment(`bp_${String(i).padStart(3, '0')}`, `RENT-${i}`, 100_000 + i),
+        date: daysAgo(i % 20),
+      }));
       const handle = await start(s);
       const result = await handle.result();
       expect(s.inputs('listReconciliationPurchases')).toHaveLength(3);
@@ -443,6 +463,7 @@ describe('reconciliationWorkflow', () => {
 
   it('runs at the lowest priority on both queues: nobody waits for a reconciliation', async () => {
     await h.run(linkedStubs(), async (s) => {
+      await today(s);
       const handle = await start(s);
       await handle.result();
       const { events } = await handle.fetchHistory();

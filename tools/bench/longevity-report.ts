@@ -1,7 +1,7 @@
 /** The longevity section's part of the bench report: its shape and its tables. report.ts includes both. */
 import type { PayloadSite } from './longevity-histories.js';
 import type { ChangeKind } from './longevity-world.js';
-import type { PassName, SyncModelDay } from './longevity-math.js';
+import type { PassName, RunScales, SyncModelDay } from './longevity-math.js';
 import type { Cell } from './text-table.js';
 
 export interface PayloadKind {
@@ -43,8 +43,8 @@ export interface LongevityReport {
   sweepHoursUsed: number;
   /** settledKept (real minutes) the stock-in was started with: an hour, scaled. */
   settledKeptMinutes: number;
-  /** The full run's invoices a day over this run's: what per-invoice figures are scaled by. */
-  scale: number;
+  /** The full world's counts over this run's: what a quick run's per-record figures are scaled by. */
+  scales: RunScales;
   world: {
     business: string;
     branches: number;
@@ -141,7 +141,11 @@ export function formatLongevity(
   const w = l.world;
   const m = l.maxPayloadMeasured;
   section(
-    `Longevity: ${w.business}, ${w.branches} branches, ${w.items} items, ${w.mappings} mappings of ${w.suppliers} suppliers, ${w.invoices} invoices over ${w.days} days (${w.invoicesPerDay} a day; stock-in from ${w.stockInFrom}); ${l.syncs} syncs of a ${fixed(l.simulatedHours, 2)} h day + ${l.drainSyncs} to drain, run ${l.k}× faster (${l.windowMs} ms windows of ${l.requestsPerMinute}); per-invoice figures × ${fixed(l.scale, 1)} for the full scale`,
+    `Longevity: ${w.business}, ${w.branches} branches, ${w.items} items, ${w.mappings} mappings of ${w.suppliers} suppliers, ${w.invoices} invoices over ${w.days} days (${w.invoicesPerDay} a day; stock-in from ${w.stockInFrom}); ${l.syncs} syncs of a ${fixed(l.simulatedHours, 2)} h day + ${l.drainSyncs} to drain, run ${l.k}× faster (${l.windowMs} ms windows of ${l.requestsPerMinute}); to the full scale: ${Object.entries(
+      l.scales,
+    )
+      .map(([name, x]) => `${name} × ${fixed(x, 1)}`)
+      .join(', ')}`,
     [
       {
         key: 'longevity.maxPayloadBytes',

@@ -126,7 +126,10 @@ export interface PlannedChange {
   atInterval: number;
   /** The status it leaves the invoice in (an arrival: its status on arrival). */
   status: PurchaseStatus;
-  /** A change to an invoice dated up to a year back, before the day (what `oldChangeDelayHours` is about). */
+  /**
+   * A status change of an invoice dated before the day, up to a year back (what `oldChangeDelayHours` is about): the
+   * un-confirmations and rejections, and the confirmation of a late invoice dated weeks back.
+   */
   old: boolean;
 }
 
@@ -343,7 +346,7 @@ export function longevityWorld(options: LongevityWorldOptions): LongevityWorld {
       kind: 'late_confirm',
       atInterval: followUp(arrival),
       status: 'confirmed',
-      old: false,
+      old: true,
     });
   }
   for (let n = 1; n <= p.newInvoices; n++) {

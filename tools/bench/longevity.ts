@@ -4,22 +4,26 @@
  * a day of purchases syncs while invoices up to a year old change status and late ones arrive.
  *
  * The world (longevity-world.ts): full, 100 branches, 10,000 items, 400 suppliers with 20,000 mappings, 300 invoices
- * a day for 730 days (~219,000, 3–8 lines); quick, 4 branches, 2,000 items, 40 suppliers with 2,000 mappings and 2
- * invoices a day (~1,460). One worker process (longevity-worker.ts: `npm run worker`'s start-up, with the sync's
- * options) on a task queue of its own, a file sink (NDJSON), STOCK_IN_BY_BUSINESS from a year back, coalesced stock.
+ * a day for 730 days (~219,000, 3–8 lines each); quick (~4 min on 2 cores), 4 branches, 2,000 items, 40 suppliers
+ * with 2,000 mappings, 12 invoices on every day of the last two weeks and on every 10th day before (~1,030 over the
+ * same 730 days: fewer days, so fewer purchases books, the quick run's cost). One worker process (longevity-worker.ts:
+ * `npm run worker`'s start-up, with the sync's options) on a task queue of its own, a file sink (NDJSON),
+ * STOCK_IN_BY_BUSINESS from a year back, coalesced stock reporting.
  *
  * Time runs k times faster (full k = 24, quick k = 120): the sandbox's window is a minute over k with 120 requests
- * in it (the real limit, the whole run: the sandbox's limit cannot be changed at run time), the worker's budget and
- * STOCK_MAX_DELAY alike, the stock-in is started by the bench with `settledKept` an hour over k, and the syncs are
- * triggered every 15 minutes over k. The sync sizes its sweep by the real time between syncs, so a sweep of the
- * horizon once per 24 simulated hours needs `sweepHours` = 24 / k; the workflow refuses below 1 (settingsOf), so a
- * run with k > 24 passes 1 and its sweep is k / 24 times slower than the product's (said in the report).
+ * in it (the real limit for the whole run, seeding included: the sandbox's limit cannot be changed at run time, and
+ * the first sync fits in it), the worker's budget and STOCK_MAX_DELAY alike, the stock-in is started by the bench
+ * with `settledKept` an hour over k, the syncs are triggered every 15 minutes over k. The sync sizes its sweep by the
+ * real time between syncs, so a sweep of the horizon once per 24 simulated hours needs `sweepHours` = 24 / k; the
+ * workflow refuses below 1 (settingsOf), so a run with k > 24 passes 1 and its sweep is k / 24 times slower than the
+ * product's (said in the report's notes).
  *
  * The run, in order:
- * 1. The schedule is made by the bench (as the worker would, but not triggered), the worker started, the stock-in
- *    started with `settledKept`, the mappings put (StockInClient.putMappings, 1,000 an update).
+ * 1. The schedule is made by the bench (as the worker would, not triggered), the worker started, the stock-in started
+ *    with `settledKept`, the mappings put (StockInClient.putMappings, 1,000 an update).
  * 2. The first sync (the schedule triggered): it lists the whole horizon; the bench waits until the sandbox holds every
- *    line of the last year's confirmed invoices, then until the stock-in has put its settled invoices in their books.
+ *    line of the last year's confirmed invoices, then until the stock-in has put its settled invoices in their books
+ *    (it does so when work wakes it: after the first sync none comes, so the bench signals an empty `purchasesSeen`).
  * 3. The till alone (3 to warm up, then `tillAlone`), a sale about every `tillEveryMs` (real).
  * 4. The day: a sync every interval (the schedule triggered, BUFFER_ONE), the plan's changes between them through
  *    the inspection API (`POST /__sandbox/purchases/{id}/review`, `POST /__sandbox/purchases` held until the next
@@ -30,14 +34,24 @@
  * (longevity-histories.ts); the sync's requests from the sandbox's log (route `/v1/purchases*`) over the day's syncs
  * ÷ (120 × the day's simulated minutes); each change's delay from the sink file (polled) and the sandbox's movements
  * (carried by quantity per branch, item, action and price); duplicates and losses from both; stock from the sandbox's
- * levels against opening + lines of invoices confirmed at the end and dated from the start date − sales.
+ * levels against opening + lines of invoices confirmed at the end and dated from the start date − sales. A change no
+ * listing reached by the run's end is not due yet: left out of `lost` and of the stock expected, counted apart.
  *
- * Quick: per-invoice figures are scaled to the full world by the invoices a day (× 150): a payload by the records it
- * carries (a page's at most 100), a state by its bytes per record; the sync's share of the budget is the model of a
- * full day (syncDayModel: the product's planListings for the sweep, a page per 100 invoices of each listing, the
- * world's review shares), checked against the model of the run itself, which the run measures. Old changes that only
- * the sweep lists and that it had not reached by the run's end (its sweep is k / 24 times slower) count at the
- * product's sweep bound (the model's cycle at 15 minutes and sweepHours 24) in `oldChangeDelayHours`.
+ * Quick, and how its figures reach the full scale (the method; full runs measure every key directly):
+ * - `maxPayloadBytes`: the largest payload of each kind (workflow type, event, part, name) grows with what it holds,
+ *   by the ratio of the full world's count to the quick one's (longevity-math.ts payloadScale): bounded kinds (a page
+ *   of the sync, measured on the quick run's full pages of 100; an update of the mappings client) stay; a book's
+ *   records × the invoices a day (at most a date-shard's, 75); a sync's carry and result × the invoices in review;
+ *   a stock-in's carry and writes × the invoices held (unless its largest share one record count: cut in batches);
+ *   a ledger's carry up to its caps. The key is the largest so scaled; the largest measured is beside it.
+ * - `syncBudgetShare`: a full day of the model (syncDayModel: the product's planListings for the sweep at 15 minutes
+ *   and sweepHours 24, a page per 100 invoices of each listing, the world's review shares and change rates), checked
+ *   against the same model at the run's scale, which the run measures (requests per sync by pass, side by side).
+ * - `oldChangeDelayHours`: measured; an old change only the sweep lists that the run's slower sweep had not reached
+ *   counts at the product's bound: the longest a date waits between two listings by the window or the sweep over
+ *   three days of the model, plus one interval.
+ * - `stateBytes`: each state's bytes per record × the full world's records (a book's a date-shard's; the stock-in's the
+ *   last hour's changes; the sync's result its invoices in review); a year's growth per record × those a year keeps.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -475,7 +489,6 @@ export async function measureLongevity(
     mappings: (400 * 50) / world.mappings.length,
     perBranch: FULL_PER_DAY / 100 / (fixturePurchases.length / (options.days * options.branches)),
   };
-  const scale = scales.density;
   progress(
     `longevity: ${businessId}, ${fixturePurchases.length} invoices over ${options.days} days, ${world.mappings.length} mappings, ` +
       `${world.plan.length} changes in a day of ${options.syncs} syncs every ${intervalMs} ms (k = ${k}, ${windowMs} ms windows)`,
@@ -946,7 +959,7 @@ export async function measureLongevity(
     seconds.total = round((Date.now() - began) / 1000);
     if (quick)
       notes.push(
-        `quick: maxPayloadBytes and syncBudgetShare are at the full scale (× ${round(scale, 1)} invoices a day; a page's records at most 100); measured beside them`,
+        'quick: maxPayloadBytes and syncBudgetShare are at the full scale (the header of tools/bench/longevity.ts says how); measured beside them',
       );
     return {
       k,
@@ -959,7 +972,7 @@ export async function measureLongevity(
       sweepHoursWanted,
       sweepHoursUsed,
       settledKeptMinutes: settledKept.minutes,
-      scale,
+      scales,
       world: {
         business: businessId,
         branches: world.branches.length,
