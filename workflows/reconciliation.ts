@@ -41,6 +41,8 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
     // The day the run started, not the clock: a replay reads the same period and counts ages to the same day.
     const asOf = input.asOf ?? calendarDay(workflowInfo().startTime.getTime());
     const period = reconciliationPeriod(asOf, input.options);
+    // Never continued as new: the rules need every record of the period at once, and carrying them would put them
+    // all in one payload. The period keeps the pages, and so the history, to the business's rate instead.
     const purchases = await listPurchases(input.businessId, period, api);
     const billPayments = await listBillPayments(input.companyId, period, api);
     // The full lists stay in this run's memory; the result carries counts and capped lists only.

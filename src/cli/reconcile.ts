@@ -40,10 +40,14 @@ const nonNegative = (flag: string) =>
     return text.trim() === '' || !Number.isFinite(value) || value < 0 ? undefined : value;
   });
 
-const periodDays = valueParser('--period-days', `must be a whole number of days from 1 to ${MAX_PERIOD_DAYS}`, (text) => {
-  const value = /^\d{1,6}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
-  return isPeriodDays(value) ? value : undefined;
-});
+const periodDays = valueParser(
+  '--period-days',
+  `must be a whole number of days from 1 to ${MAX_PERIOD_DAYS}`,
+  (text) => {
+    const value = /^\d{1,6}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+    return isPeriodDays(value) ? value : undefined;
+  },
+);
 
 const day = valueParser('--as-of', 'must be a date YYYY-MM-DD', (text) =>
   /^\d{4}-\d{2}-\d{2}$/.test(text) && dayNumber(text) !== undefined ? text : undefined,
@@ -215,7 +219,10 @@ runProgram(
         ['TENANTS_DIR', 'or a directory of them (every *.json); not both'],
         ...SERVICES_ENVIRONMENT,
         ['RECONCILE_LINKS', 'without a tenants file: the accounting company of each business: biz_a=cmp_1,biz_b=cmp_2'],
-        ['RECONCILE_PERIOD_DAYS', `the period's days when --period-days is not given (default ${DEFAULT_RECONCILE_OPTIONS.periodDays})`],
+        [
+          'RECONCILE_PERIOD_DAYS',
+          `the period's days when --period-days is not given (default ${DEFAULT_RECONCILE_OPTIONS.periodDays})`,
+        ],
       ],
       output:
         'the table (--json: one JSON object, with a tenants file also the applications used; --csv -: ' +

@@ -52,7 +52,7 @@ export interface ReconciliationPeriod {
   /** The last day, `asOf`: nothing dated after it is in the result. */
   to: string;
   days: number;
-  /** `from` less the suggestion window: a payment dated from this day on can still pair with an invoice of the period. */
+  /** `from` less the suggestion window: a payment dated from this day on can pair with an invoice of the period. */
   paymentsFrom: string;
   /**
    * `from` plus the suggestion window: a payment dated from this day on that pairs with no invoice of the period is

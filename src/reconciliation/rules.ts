@@ -279,7 +279,13 @@ function linkBySupplier(
   options: ReconcileOptions,
 ): { candidates: Candidate[]; ties: Tie[] } {
   const currency = options.currency.trim().toUpperCase();
-  const dated = payments.filter((b) => dayNumber(b.date) !== undefined && b.currency.trim().toUpperCase() === currency);
+  // Each payment's day read once: the loop below compares it with every invoice of the same supplier.
+  const paymentDays = new Map<string, number>();
+  for (const b of payments) {
+    const day = dayNumber(b.date);
+    if (day !== undefined && b.currency.trim().toUpperCase() === currency) paymentDays.set(b.id, day);
+  }
+  const dated = payments.filter((b) => paymentDays.has(b.id));
   const bySupplier = Map.groupBy(dated, (payment) => supplierKey(payment.supplierRef?.name));
   bySupplier.delete(''); // an unnamed supplier is never the same as another
   const edges: Array<[string, string]> = [];
@@ -287,7 +293,7 @@ function linkBySupplier(
     const invoiceDay = dayNumber(purchase.invoiceDate);
     if (invoiceDay === undefined) continue;
     for (const payment of bySupplier.get(supplierKey(purchase.supplier.name)) ?? []) {
-      if (Math.abs(dayNumber(payment.date)! - invoiceDay) > options.dateWindowDays) continue;
+      if (Math.abs(paymentDays.get(payment.id)! - invoiceDay) > options.dateWindowDays) continue;
       const agrees = withinTolerance(cents(payment.totalAmount), cents(purchase.totals.total), options);
       if (agrees === (rule.amounts === 'agree')) edges.push([purchase.id, payment.id]);
     }

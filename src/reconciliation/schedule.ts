@@ -48,7 +48,13 @@ export async function ensureReconciliationSchedules(
         taskQueue: options.taskQueue,
         // The schedule appends the scheduled time, so each run has its own id under this one.
         workflowId: scheduleId,
-        args: [{ businessId, companyId, ...(options.periodDays === undefined ? {} : { options: { periodDays: options.periodDays } }) }],
+        args: [
+          {
+            businessId,
+            companyId,
+            ...(options.periodDays === undefined ? {} : { options: { periodDays: options.periodDays } }),
+          },
+        ],
         staticSummary: `Reconciliation of ${businessId} with ${companyId}`,
       };
     try {

@@ -67,9 +67,7 @@ function ordered(result: ReconciliationResult, billPayments: readonly ReconcileB
   const amount = (id: string) => payments.get(id)?.totalAmount ?? 0;
   return {
     matched: result.matched,
-    suggested: result.suggested.toSorted(
-      (a, b) => b.invoiceTotal - a.invoiceTotal || byId(a.purchaseId, b.purchaseId),
-    ),
+    suggested: result.suggested.toSorted((a, b) => b.invoiceTotal - a.invoiceTotal || byId(a.purchaseId, b.purchaseId)),
     amountMismatches: result.amountMismatches.toSorted(
       (a, b) => Math.abs(b.difference) - Math.abs(a.difference) || byId(a.purchaseId, b.purchaseId),
     ),

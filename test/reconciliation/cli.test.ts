@@ -72,20 +72,27 @@ describe('npm run reconcile', () => {
     expect(Object.keys(json)).toEqual(
       expect.arrayContaining(['matched', 'suggested', 'amountMismatches', 'unpaidPurchases', 'unmatchedPayments']),
     );
+    // The default period: 90 days to --as-of; every list in full, unlike the workflow's result.
     expect(json).toMatchObject({
       businessId: DEMO.businesses.nairobi,
       companyId: 'cmp_demo_nairobi',
       asOf: '2025-07-31',
+      period: { from: '2025-05-03', to: '2025-07-31', days: 90 },
+      outsidePeriod: { purchases: 0, billPayments: 13 },
       counts: {
+        purchases: 40,
+        billPayments: 12,
         matched: 3,
         suggested: 1,
         amountMismatches: 1,
-        unpaidPurchases: 33,
-        unmatchedPayments: 19,
-        rejectedPurchases: 7,
+        unpaidPurchases: 29,
+        unmatchedPayments: 6,
+        rejectedPurchases: 6,
         ties: 1,
       },
     });
+    expect(json).not.toHaveProperty('truncated');
+    expect(json.unpaidPurchases).toHaveLength(29);
     expect((json.matched as unknown[])[0]).toMatchObject({
       purchaseId: 'pur_nbo_001',
       billPaymentIds: ['bp_nbo_rec_01'],
@@ -94,7 +101,8 @@ describe('npm run reconcile', () => {
     expect(rows[0]).toBe(
       'kind,id,category,counterpart_ids,reference,supplier,date,amount,currency,paid,difference,age_days,review',
     );
-    expect(rows).toHaveLength(1 + 45 + 25);
+    // One row per invoice and payment of the result: not the 13 payments read but outside the period.
+    expect(rows).toHaveLength(1 + 40 + 12);
     expect(rows).toContain(
       'purchase,pur_nbo_006,matched,bp_nbo_rec_03 bp_nbo_rec_04,INV-2405,Kibo Wholesalers Ltd,2025-06-24,34360,,34360,0,,',
     );
@@ -102,14 +110,17 @@ describe('npm run reconcile', () => {
 
   it('uses the configured services and RECONCILE_LINKS, logging only to stderr and never a secret', async () => {
     const before = services.stats.snapshot().total;
-    const result = await reconcile([DEMO.businesses.nairobi, '--json'], {
+    const result = await reconcile([DEMO.businesses.nairobi, '--json', '--as-of', '2025-07-31'], {
       ...configured(),
       RECONCILE_LINKS: `${DEMO.businesses.mombasa}=cmp_demo_mombasa, ${DEMO.businesses.nairobi}=cmp_demo_nairobi`,
+      // The schedule's period, unless --period-days says otherwise: 120 days reach every demo invoice.
+      RECONCILE_PERIOD_DAYS: '120',
     });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
       companyId: 'cmp_demo_nairobi',
-      counts: { matched: 3 },
+      period: { from: '2025-04-03', days: 120 },
+      counts: { purchases: 45, matched: 3 },
     });
     expect(services.stats.snapshot().total - before).toBe(4);
     expect(result.stdout + result.stderr).not.toContain(DEMO_ACCOUNTING_CLIENT_SECRET);
@@ -123,7 +134,12 @@ describe('npm run reconcile', () => {
     );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      '3 matched, 1 suggested, 1 amount mismatch, 33 unpaid, 7 rejected, 19 payments without an invoice, 1 tie to review',
+      '40 invoices, 12 bill payments: 3 matched, 1 suggested, 1 amount mismatch, 29 unpaid, 6 rejected, ' +
+        '6 payments without an invoice, 1 tie to review',
+    );
+    expect(result.stdout).toContain(
+      'Invoices dated 2025-05-03 to 2025-07-31 (90 days); bill payments dated from 2025-04-03; read but outside it: ' +
+        '0 invoices, 13 bill payments',
     );
     expect(result.stdout).toMatch(
       /Amount mismatches.*\(1\)\n.*\n.*\n {2}pur_nbo_007 +INV-2406 +Rift Valley Millers +2025-06-21 +16200\.00 +16020\.00 +-180\.00/,
@@ -150,6 +166,12 @@ describe('npm run reconcile', () => {
       `no accounting company is linked to business ${DEMO.businesses.mombasa}`,
     ],
     ['a bad option', [DEMO.businesses.nairobi, '--tolerance=-1'], 2, '--tolerance must be a number of at least 0'],
+    [
+      'a period of no days',
+      [DEMO.businesses.nairobi, '--period-days', '0'],
+      2,
+      '--period-days must be a whole number of days from 1 to 3660',
+    ],
   ])('fails clearly for %s', async (_name, args, code, message) => {
     const result = await reconcile(args, configured());
     expect(result.code).toBe(code);

@@ -50,6 +50,13 @@ describe('toCsv', () => {
     );
   });
 
+  it('writes only what is in the result, not what was read outside the period', () => {
+    const old = { ...invoice('pur_old', 'INV-9', 100, 'Kibo Ltd'), invoiceDate: '2025-01-01' };
+    const early = { ...payment('bp_early', 9, 'RENT', 'Kibo Ltd'), date: '2025-05-10' };
+    const csv = toCsv(input([old, invoice('pur_1', 'INV-1', 100, 'Kibo Ltd')], [early]));
+    expect(csv).toBe(`${HEADER}\r\n` + 'purchase,pur_1,unpaidPurchases,,INV-1,Kibo Ltd,2025-06-01,100,,,,60,\r\n');
+  });
+
   it('writes only the header when there is nothing to report', () => {
     expect(toCsv(input([], []))).toBe(`${HEADER}\r\n`);
   });

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountingClient } from '../../src/accounting/client.js';
 import { ComplianceClient } from '../../src/compliance/client.js';
 import { loadReconciliationData } from '../../src/reconciliation/load.js';
-import { calendarDay, reconcile } from '../../src/reconciliation/rules.js';
+import { calendarDay, dayNumber, reconcile, reconciliationPeriod } from '../../src/reconciliation/rules.js';
+import { summarize } from '../../src/reconciliation/summary.js';
 import { ensureReconciliationSchedules } from '../../src/reconciliation/schedule.js';
 import { reconciliationScheduleId } from '../../src/contracts/reconciliation.js';
 import {
@@ -36,16 +37,20 @@ import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helper
 // The workflow file alone: the worker's workflows/index.ts is wired by the worker, not by this test.
 const workflowsPath = fileURLToPath(new URL('../../workflows/reconciliation.ts', import.meta.url));
 
-/** The demo world's counts (sandbox/accounting/default-fixture.ts RECONCILIATION_CASES). */
+/**
+ * The demo world's counts (sandbox/accounting/default-fixture.ts RECONCILIATION_CASES) as of 2025-07-31, over the
+ * default period: the invoices from 2025-05-03, the payments that pair with them, and those from 2025-06-02.
+ */
+const DEMO_AS_OF = '2025-07-31';
 const DEMO_COUNTS = {
-  purchases: 45,
-  billPayments: 25,
+  purchases: 40,
+  billPayments: 12,
   matched: 3,
   suggested: 1,
   amountMismatches: 1,
-  unpaidPurchases: 33,
-  unmatchedPayments: 19,
-  rejectedPurchases: 7,
+  unpaidPurchases: 29,
+  unmatchedPayments: 6,
+  rejectedPurchases: 6,
   ties: 1,
 };
 
@@ -92,6 +97,8 @@ beforeAll(async () => {
       ...template,
       id: `bp_pages_${i}`,
       billRef: { id: `bill_pages_${i}`, billCode: `PB-${i}` },
+      // In the period, so that the run reads every page of them.
+      date: `2025-07-${String(1 + (i % 28)).padStart(2, '0')}`,
       createdAt: new Date(Date.parse('2025-08-01T00:00:00Z') + i * 60_000).toISOString(),
     })),
   );
@@ -201,11 +208,9 @@ function expectDemoSummary(result: ReconcileBusinessResult): void {
   expect(result.counts).toEqual(DEMO_COUNTS);
   const pairs = (list: ReconcileBusinessResult['summary']['matched']) =>
     list.map((p) => [p.purchaseId, p.billPaymentIds]);
-  expect(pairs(result.summary.matched)).toEqual([
-    ['pur_nbo_001', ['bp_nbo_rec_01']],
-    ['pur_nbo_004', ['bp_nbo_rec_02']],
-    ['pur_nbo_006', ['bp_nbo_rec_03', 'bp_nbo_rec_04']],
-  ]);
+  // Matched and rejected invoices are counted, not listed: `npm run reconcile` lists them.
+  expect(result.summary.matched).toEqual([]);
+  expect(result.summary.truncated).toEqual({ matched: 3, rejectedPurchases: 6 });
   expect(pairs(result.summary.suggested)).toEqual([['pur_nbo_016', ['bp_nbo_rec_07']]]);
   expect(pairs(result.summary.amountMismatches)).toEqual([['pur_nbo_007', ['bp_nbo_rec_05']]]);
   expect(result.summary.ties).toEqual([
@@ -219,10 +224,11 @@ function expectDemoSummary(result: ReconcileBusinessResult): void {
 describe('reconciliationWorkflow', () => {
   it('sorts the demo world, one request per activity, with compact records, and shows the counts in the UI', async () => {
     const before = sandbox.stats.snapshot().total;
-    const handle = await start({ ...DEMO_RECONCILIATION_LINK, asOf: '2025-07-31' });
+    const handle = await start({ ...DEMO_RECONCILIATION_LINK, asOf: DEMO_AS_OF });
     const result = await handle.result();
     expectDemoSummary(result);
-    expect(result.summary.unpaidAgeDays.pur_nbo_045).toBe(97);
+    expect(result.summary.unpaidAgeDays.pur_nbo_040).toBe(88);
+    expect(result.summary.period).toEqual(reconciliationPeriod(DEMO_AS_OF));
     // Businesses, companies, one page of purchases, one page of bill payments: and the services saw just those.
     expect(sandbox.stats.snapshot().total - before).toBe(4);
 
@@ -231,14 +237,14 @@ describe('reconciliationWorkflow', () => {
       '| Matched | 3 |',
       '| Suggested (confirm by hand) | 1 |',
       '| Amount mismatches | 1 |',
-      '| Unpaid invoices | 33 |',
-      '| Payments without an invoice | 19 |',
-      '| Rejected invoices (not owed) | 7 |',
+      '| Unpaid invoices | 29 |',
+      '| Payments without an invoice | 6 |',
+      '| Rejected invoices (not owed) | 6 |',
       '| Ties to review | 1 |',
     ]) {
       expect(details).toContain(row);
     }
-    expect(details).toContain('45 invoices, 25 bill payments.');
+    expect(details).toContain('40 invoices dated 2025-05-03 to 2025-07-31 (90 days), 12 bill payments.');
 
     const runs = await activityRuns(handle);
     expect(runs.map((r) => r.type)).toEqual([
@@ -248,11 +254,19 @@ describe('reconciliationWorkflow', () => {
       'listReconciliationBillPayments',
     ]);
     expectQueues(runs);
-    // The history holds what the rules read and nothing more.
+    // The period's invoices were asked for; the history holds what the rules read and nothing more.
+    expect(runs[2]!.input).toEqual({
+      businessId: DEMO_RECONCILIATION_LINK.businessId,
+      cursor: null,
+      fromDate: '2025-05-03',
+      toDate: DEMO_AS_OF,
+    });
     const purchases = (runs[2]!.result as { purchases: Array<Record<string, unknown>> }).purchases;
     const payments = (runs[3]!.result as { billPayments: Array<Record<string, unknown>> }).billPayments;
-    expect(purchases).toHaveLength(45);
+    expect(purchases).toHaveLength(40);
+    // The books' 25 payments fit one page, newest first: the older ones are read, and left out by the rules.
     expect(payments).toHaveLength(25);
+    expect(payments[0]).toMatchObject({ date: '2025-07-15' });
     for (const p of purchases) expect(Object.keys(p).sort()).toEqual(COMPACT_PURCHASE_KEYS);
     for (const b of payments) expect(Object.keys(b).sort()).toEqual(COMPACT_PAYMENT_KEYS);
     expect(purchases.find((p) => p.id === 'pur_nbo_001')).toEqual({
@@ -267,7 +281,8 @@ describe('reconciliationWorkflow', () => {
 
   it('reads every page as its own activity, and sorts exactly as `npm run reconcile` does', async () => {
     const directBefore = sandbox.stats.snapshot().total;
-    const direct = await loadReconciliationData({ compliance, accounting }, PAGES_LINK);
+    const period = reconciliationPeriod(DEMO_AS_OF);
+    const direct = await loadReconciliationData({ compliance, accounting }, { ...PAGES_LINK, period });
     const directCalls = sandbox.stats.snapshot().total - directBefore;
     const purchasePages = Math.ceil(direct.purchases.length / 100);
     const paymentPages = Math.ceil(direct.billPayments.length / 100);
@@ -275,9 +290,11 @@ describe('reconciliationWorkflow', () => {
     expect(paymentPages).toBe(3);
 
     const before = sandbox.stats.snapshot().total;
-    const handle = await start({ ...PAGES_LINK, asOf: '2025-07-31' });
+    const handle = await start({ ...PAGES_LINK, asOf: DEMO_AS_OF });
     const result = await handle.result();
-    expect(result.summary).toEqual(reconcile(direct.purchases, direct.billPayments, '2025-07-31'));
+    expect(result.summary).toEqual(
+      summarize(reconcile(direct.purchases, direct.billPayments, DEMO_AS_OF), direct.billPayments),
+    );
     expect(sandbox.stats.snapshot().total - before).toBe(directCalls);
 
     const runs = await activityRuns(handle);
@@ -301,7 +318,10 @@ describe('reconciliationWorkflow', () => {
     const details = await currentDetails(handle);
     expect(details).toContain(`| Unpaid invoices | ${result.counts.unpaidPurchases} |`);
     expect(details).toContain(`| Payments without an invoice | ${result.counts.unmatchedPayments} |`);
-    expect(details).toContain(`${direct.purchases.length} invoices, ${direct.billPayments.length} bill payments.`);
+    expect(details).toContain(
+      `${direct.purchases.length} invoices dated ${period.from} to ${period.to} (90 days), ` +
+        `${result.counts.billPayments} bill payments.`,
+    );
   });
 
   it.each([
@@ -359,15 +379,23 @@ describe('ensureReconciliationSchedules', () => {
     const links = [DEMO_RECONCILIATION_LINK];
     const scheduleId = reconciliationScheduleId(DEMO_RECONCILIATION_LINK.businessId, idPrefix);
     const schedule = client.schedule.getHandle(scheduleId);
+    // A period (RECONCILE_PERIOD_DAYS) that reaches back from today to the demo world's, as the 90 days to
+    // 2025-07-31 do: the same invoices, the same counts. A day either way changes none.
+    const periodDays = dayNumber(calendarDay(Date.now()))! - dayNumber('2025-05-03')! + 1;
+    const ensure = (interval?: '12h') =>
+      ensureReconciliationSchedules(client, {
+        links,
+        taskQueue,
+        idPrefix,
+        periodDays,
+        ...(interval ? { interval } : {}),
+      });
     try {
-      expect(
-        (await ensureReconciliationSchedules(client, { links, taskQueue, idPrefix })).map((s) => s.outcome),
-      ).toEqual(['created']);
+      expect((await ensure()).map((s) => s.outcome)).toEqual(['created']);
       // A restart: the same schedule, brought up to date, never a second one.
-      expect(
-        (await ensureReconciliationSchedules(client, { links, taskQueue, idPrefix })).map((s) => s.outcome),
-      ).toEqual(['updated']);
+      expect((await ensure()).map((s) => s.outcome)).toEqual(['updated']);
       let description = await schedule.describe();
+      expect(description.action.args).toEqual([{ ...DEMO_RECONCILIATION_LINK, options: { periodDays } }]);
       expect(description.spec.intervals?.map((i) => i.every)).toEqual([86_400_000]);
       expect(description.policies).toMatchObject({ overlap: 'SKIP', catchupWindow: 86_400_000 });
       const listed = await eventually(
@@ -384,7 +412,7 @@ describe('ensureReconciliationSchedules', () => {
 
       // A changed interval updates it; an operator's pause survives the restart.
       await schedule.pause('held by an operator');
-      await ensureReconciliationSchedules(client, { links, taskQueue, idPrefix, interval: '12h' });
+      await ensure('12h');
       description = await schedule.describe();
       expect(description.spec.intervals?.map((i) => i.every)).toEqual([43_200_000]);
       expect(description.state.paused).toBe(true);
@@ -401,8 +429,9 @@ describe('ensureReconciliationSchedules', () => {
       );
       const result = await run.result();
       expectDemoSummary(result);
-      // No asOf in the schedule's input: ages count to the day the run started, in Nairobi.
+      // No asOf in the schedule's input: the period ends, and ages count to, the day the run started, in Nairobi.
       expect(result.summary.asOf).toBe(calendarDay((await run.describe()).startTime.getTime()));
+      expect(result.summary.period.days).toBe(periodDays);
       expect(await currentDetails(run)).toContain('| Matched | 3 |');
     } finally {
       await schedule.delete().catch(() => undefined);

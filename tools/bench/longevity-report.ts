@@ -127,6 +127,7 @@ export interface LongevityReport {
   stateBytes: { book: StateSize; stockIn: StateSize; syncResult: StateSize };
   histories: { runs: number; payloads: number; readSeconds: number };
   seconds: Record<string, number>;
+  /** The sink's NDJSON file (removed at the section's end). */
   sinkPath: string;
   notes: string[];
 }

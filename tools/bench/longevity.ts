@@ -1070,6 +1070,7 @@ export async function measureLongevity(
     };
   } finally {
     reader.stop();
+    rmSync(sinkPath, { force: true });
     await t.client.schedule
       .getHandle(scheduleId)
       .delete()
@@ -1113,7 +1114,13 @@ async function statesAtEnd(
     book.ids.push(v.id);
     books.set(id, book);
   }
-  const biggest = [...books].sort((a, b) => b[1].ids.length - a[1].ids.length).slice(0, 3);
+  // The fullest books of the last year (their records carry what each stocked) and of the year before.
+  const fullest = (inYear: boolean) =>
+    [...books]
+      .filter(([, b]) => b.date >= o.world.stockInFrom === inYear)
+      .sort((a, b) => b[1].ids.length - a[1].ids.length)
+      .slice(0, 3);
+  const biggest = [...fullest(true), ...fullest(false).slice(0, 1)];
   let book: StateSize = { bytes: 0, records: 0, bytesPerRecord: 0, scaledBytes: 0, growthPerYearBytes: 0, note: '' };
   for (const [workflowId, { date, ids }] of biggest) {
     const records = await t.client.workflow
