@@ -131,11 +131,12 @@ export async function scheduleServed(
         'daily',
     );
   } else {
-    const { every } = settings.reconciliation;
+    const { every, periodDays } = settings.reconciliation;
     reconciliation = await ensureReconciliationSchedules(client, {
       links,
       taskQueue,
       interval: every,
+      ...(periodDays === undefined ? {} : { periodDays }),
       idPrefix: reconciliationIdPrefix(taskQueue),
     });
     logger.info(

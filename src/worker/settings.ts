@@ -35,7 +35,9 @@ export function loadWorkerSettings(rawEnv: Env) {
   if (!fileTenants) assertServicesConfigured(services);
   const worker = fileTenants ? loadTenantsWorkerConfig(env) : loadWorkerConfig(env);
   const reloadSeconds = fileTenants ? tenantsReloadSeconds(env) : 0;
-  const reconciliation = loadReconciliationConfig(fileTenants ? { RECONCILE_EVERY: env.RECONCILE_EVERY } : env);
+  const reconciliation = loadReconciliationConfig(
+    fileTenants ? { RECONCILE_EVERY: env.RECONCILE_EVERY, RECONCILE_PERIOD_DAYS: env.RECONCILE_PERIOD_DAYS } : env,
+  );
   return {
     services,
     ...(reloadSeconds > 0

@@ -13,7 +13,7 @@ import { DEMO_RECONCILIATION_LINK } from '../../sandbox/accounting/default-fixtu
 import type { LocalMerchant } from './local-tenants.js';
 import type { Stack } from './stack.js';
 import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
-import type { ReconcileBusinessResult } from '../../src/contracts/reconciliation.js';
+import type { ReconcileBusinessResult, ReconciliationInput } from '../../src/contracts/reconciliation.js';
 import type { PurchaseEvent } from '../../src/contracts/purchases-sync.js';
 
 const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
@@ -106,11 +106,12 @@ export async function demoReconciliation(
   runId: string,
 ): Promise<PieceOutcome & { counts: ReconcileBusinessResult['counts'] }> {
   const result = await stack.client.workflow.execute<
-    (input: typeof DEMO_RECONCILIATION_LINK) => Promise<ReconcileBusinessResult>
+    (input: ReconciliationInput) => Promise<ReconcileBusinessResult>
   >('reconciliationWorkflow', {
     taskQueue: WORKFLOW_TASK_QUEUE,
     workflowId: `reconciliation-demo:${DEMO_RECONCILIATION_LINK.businessId}:${runId}`,
-    args: [DEMO_RECONCILIATION_LINK],
+    // The demo world's invoices and payments are of mid-2025: a run as of then, over a year, sees them all.
+    args: [{ ...DEMO_RECONCILIATION_LINK, asOf: '2025-07-31', options: { periodDays: 365 } }],
   });
   const c = result.counts;
   return {
