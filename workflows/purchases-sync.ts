@@ -29,6 +29,7 @@ import { placeOnBudget, type CallRoute } from './placement.js';
 import { DEFAULT_PURCHASES_HORIZON_DAYS, type BookedPurchase } from '../src/contracts/purchases-book.js';
 import {
   IN_REVIEW,
+  MIN_SWEEP_HOURS,
   bookWrites,
   diffPage,
   firstCarry,
@@ -234,8 +235,8 @@ function settingsOf(options: PurchasesSyncOptions = {}) {
     throw wrong('windowDays', 'must be an integer from 0 to 366');
   if (!Number.isInteger(horizonDays) || horizonDays <= windowDays || horizonDays > 3_660)
     throw wrong('horizonDays', 'must be an integer above windowDays and at most 3660');
-  if (typeof sweepHours !== 'number' || !(sweepHours >= 1 && sweepHours <= 24 * 31))
-    throw wrong('sweepHours', 'must be a number from 1 to 744');
+  if (typeof sweepHours !== 'number' || !(sweepHours >= MIN_SWEEP_HOURS && sweepHours <= 24 * 31))
+    throw wrong('sweepHours', `must be a number from ${MIN_SWEEP_HOURS} to 744`);
   return {
     pageSize,
     pagesPerRun,

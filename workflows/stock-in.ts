@@ -119,7 +119,9 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
 
   /** Invoices settled and moved to their books are read back when told of again (a take-back, a new round). */
   async function readBack(invoices: ReadonlyArray<{ id: string; invoiceDate: string }>): Promise<void> {
-    const away = invoices.filter((p) => book.invoice(p.id) === undefined);
+    const away = invoices
+      .filter((p) => book.invoice(p.id) === undefined)
+      .map(({ id, invoiceDate }) => ({ id, invoiceDate }));
     if (away.length === 0) return;
     const found = await booksApi.readPurchaseBooks({ ...books, taskQueue: booksQueue(), invoices: away, stock: true });
     for (const { stock } of Object.values(found)) if (stock) book.restore(stock);

@@ -891,8 +891,8 @@ describe('purchasesSyncWorkflow', () => {
     [{ horizonDays: 7 }, 'options.horizonDays must be an integer above windowDays and at most 3660'],
     [{ windowDays: 30, horizonDays: 20 }, 'options.horizonDays must be an integer above windowDays and at most 3660'],
     [{ horizonDays: 3661 }, 'options.horizonDays must be an integer above windowDays and at most 3660'],
-    [{ sweepHours: 0.5 }, 'options.sweepHours must be a number from 1 to 744'],
-    [{ sweepHours: 745 }, 'options.sweepHours must be a number from 1 to 744'],
+    [{ sweepHours: 0.005 }, 'options.sweepHours must be a number from 0.01 to 744'],
+    [{ sweepHours: 745 }, 'options.sweepHours must be a number from 0.01 to 744'],
   ] as Array<[PurchasesSyncOptions, string]>)('refuses %j before any call: %s', async (options, message) => {
     await h.run(stubs({ pages: [[invoice('pur_a')]] }), async (s) => {
       const error = await (await start(s, options)).result().then(

@@ -53,6 +53,7 @@
  * - `stateBytes`: each state's bytes per record × the full world's records (a book's a date-shard's; the stock-in's the
  *   last hour's changes; the sync's result its invoices in review); a year's growth per record × those a year keeps.
  */
+import { MIN_SWEEP_HOURS } from '../../workflows/purchases-sync/ledger.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { readFileSync, rmSync, existsSync } from 'node:fs';
@@ -434,7 +435,7 @@ export async function measureLongevity(
   if (!Number.isInteger(windowMs)) throw new RangeError(`longevity: k = ${k} does not scale a minute to whole ms`);
   const intervalMs = (15 * 60_000) / k;
   const sweepHoursWanted = 24 / k;
-  const sweepHoursUsed = Math.max(1, sweepHoursWanted);
+  const sweepHoursUsed = Math.max(MIN_SWEEP_HOURS, sweepHoursWanted);
   const settledKept = { minutes: 60 / k, batch: 25 };
   const workerPerMinute = perMinute(options.requestsPerMinute, windowMs);
   const tag = options.tag.toLowerCase();

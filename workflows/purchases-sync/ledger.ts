@@ -74,6 +74,9 @@ export function previousSync(
 
 const DAY_MS = 86_400_000;
 
+/** The shortest sweep period a sync takes (36 s): settings say at least an hour; time-scaled runs go lower. */
+export const MIN_SWEEP_HOURS = 0.01;
+
 /** The business's calendar day now: invoice dates are Kenyan dates (UTC+3, no daylight saving). */
 export function todayInKenya(nowMs: number): string {
   return new Date(nowMs + 3 * 3_600_000).toISOString().slice(0, 10);
