@@ -82,11 +82,15 @@ export async function runSyncBatchScenarios(stack: SaleStack): Promise<RecordedR
   ];
 }
 
-/** The demo link reconciled once, with the input its schedule gives (src/reconciliation/schedule.ts). */
+/**
+ * The demo link reconciled once, with the input its schedule gives (src/reconciliation/schedule.ts) with
+ * `RECONCILE_PERIOD_DAYS=730`: the demo world's invoices are of mid-2025.
+ */
 export async function runReconciliationScenarios(stack: SaleStack): Promise<RecordedRun[]> {
   const input: ReconciliationInput = {
     businessId: DEMO_RECONCILIATION_LINK.businessId,
     companyId: DEMO_RECONCILIATION_LINK.companyId,
+    options: { periodDays: 730 },
   };
   const handle = await stack.client.workflow.start<(i: ReconciliationInput) => Promise<ReconcileBusinessResult>>(
     'reconciliationWorkflow',

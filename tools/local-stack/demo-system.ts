@@ -105,14 +105,15 @@ export async function demoReconciliation(
   stack: Stack,
   runId: string,
 ): Promise<PieceOutcome & { counts: ReconcileBusinessResult['counts'] }> {
-  const result = await stack.client.workflow.execute<
-    (input: ReconciliationInput) => Promise<ReconcileBusinessResult>
-  >('reconciliationWorkflow', {
-    taskQueue: WORKFLOW_TASK_QUEUE,
-    workflowId: `reconciliation-demo:${DEMO_RECONCILIATION_LINK.businessId}:${runId}`,
-    // The demo world's invoices and payments are of mid-2025: a run as of then, over a year, sees them all.
-    args: [{ ...DEMO_RECONCILIATION_LINK, asOf: '2025-07-31', options: { periodDays: 365 } }],
-  });
+  const result = await stack.client.workflow.execute<(input: ReconciliationInput) => Promise<ReconcileBusinessResult>>(
+    'reconciliationWorkflow',
+    {
+      taskQueue: WORKFLOW_TASK_QUEUE,
+      workflowId: `reconciliation-demo:${DEMO_RECONCILIATION_LINK.businessId}:${runId}`,
+      // The demo world's invoices and payments are of mid-2025: a run as of then, over a year, sees them all.
+      args: [{ ...DEMO_RECONCILIATION_LINK, asOf: '2025-07-31', options: { periodDays: 365 } }],
+    },
+  );
   const c = result.counts;
   return {
     ok: c.matched > 0 && c.suggested > 0 && c.amountMismatches > 0 && c.unpaidPurchases > 0 && c.unmatchedPayments > 0,
