@@ -29,6 +29,7 @@ import {
   type StockInInput,
 } from '../../src/contracts/stock-in.js';
 import { mappingBucket, stockInMappingsId } from '../../src/contracts/stock-in-mappings.js';
+import { addDays, todayInKenya } from '../../workflows/purchases-sync/ledger.js';
 import { openNdjsonSink } from '../../src/purchases/event-sink.js';
 import { DEMO_RECONCILIATION_LINK } from '../../sandbox/accounting/default-fixture.js';
 import type { ReconcileBusinessResult, ReconciliationInput } from '../../src/contracts/reconciliation.js';
@@ -197,12 +198,14 @@ export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: Wo
     const stockIn = stack.client.workflow.getHandle(stockInWorkflowId(stack.taskQueue, DEMO.businesses.nairobi));
     const firstStockInRun = (await stockIn.describe()).runId;
     const delivery = DEMO_STOCK_IN.invoices[0];
+    // Within the window every sync lists: a rejection of a confirmed invoice is seen at the next sync.
+    const recentDate = addDays(todayInKenya(Date.now()), -1);
     const purchaseId = 'pur_history_in';
     await stack.addPurchase({
       id: purchaseId,
       supplier: { ...DEMO_STOCK_IN.supplier },
       supplierInvoiceNumber: 'MB-HISTORY',
-      invoiceDate: delivery.invoiceDate,
+      invoiceDate: recentDate,
       branchId: delivery.branchId,
       lines: purchaseLines(delivery.lines),
     });
@@ -242,14 +245,14 @@ export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: Wo
       id: awayId,
       supplier: { ...DEMO_STOCK_IN.supplier },
       supplierInvoiceNumber: 'MB-HISTORY-2',
-      invoiceDate: delivery.invoiceDate,
+      invoiceDate: recentDate,
       branchId: delivery.branchId,
       status: 'confirmed',
       lines: purchaseLines(delivery.lines),
     });
     await stack.sync();
     const book = stack.client.workflow.getHandle(
-      purchasesBookId(stack.taskQueue, DEMO.businesses.nairobi, delivery.invoiceDate, awayId),
+      purchasesBookId(stack.taskQueue, DEMO.businesses.nairobi, recentDate, awayId),
     );
     await eventually(
       () => book.query(getBookQuery).catch(() => undefined),
