@@ -45,10 +45,24 @@ export function temporalClientOf(deps: Pick<ActivityDeps, 'temporal'>, activity:
  * that an activity never waits out a worker's shutdown grace for an update its own stopping process cannot answer:
  * the attempt fails and is retried (elsewhere), the update being one that can be applied again.
  */
-export function updateOfOwnWorkflow<T>(client: Client, call: () => Promise<T>): Promise<T> {
+export async function updateOfOwnWorkflow<T>(client: Client, call: () => Promise<T>): Promise<T> {
   const timeout = AbortSignal.timeout(OWN_UPDATE_TIMEOUT_MS);
   const cancelled = activityCancellation();
-  return client.withAbortSignal(cancelled ? AbortSignal.any([cancelled, timeout]) : timeout, call);
+  const signal = cancelled ? AbortSignal.any([cancelled, timeout]) : timeout;
+  // The client's wait for an update's outcome polls on; the activity stops waiting when the signal fires, whatever the
+  // RPC in flight does.
+  let stop: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    stop = () => reject(new Error(`an update of our own workflow took over ${OWN_UPDATE_TIMEOUT_MS / 1000} s`));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    return await Promise.race([client.withAbortSignal(signal, call), stopped]);
+  } finally {
+    signal.removeEventListener('abort', stop!);
+    stopped.catch(() => undefined);
+  }
 }
 
 /** The running activity's cancellation; none when called outside one (a tool reading the books directly). */

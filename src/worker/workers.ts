@@ -60,6 +60,7 @@ export const SHARED_WORKFLOW_MODULES = [
   'src/http/rate-limit',
   'src/reconciliation/limits',
   'src/reconciliation/rules',
+  'src/reconciliation/summary',
 ];
 
 /** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
