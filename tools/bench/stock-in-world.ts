@@ -6,6 +6,7 @@
  * five invoices, one line in the supplier's own wording that matches no item (a person must map it once; the stock-in
  * learns it). Pure, so the unit tests hold it to what docs/benchmarks.md says.
  */
+import { addDays, todayInKenya } from '../../workflows/purchases-sync/ledger.js';
 import { seededRandom } from '../../sandbox/shared/faults.js';
 import type { PurchaseFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
 import { branchOf, itemId, stockWorld, type CatalogueItem, type StockTenant, type StockWorld } from './stock-world.js';
@@ -72,7 +73,8 @@ export interface StockInWorld {
 
 /** The date the business takes stock in from; every invoice is dated after it. */
 export const STOCK_IN_FROM = '2026-01-01';
-const INVOICE_DATE = '2026-11-20';
+/** Yesterday in Kenya: within the window every sync lists, as a delivery received this week is. */
+const INVOICE_DATE = addDays(todayInKenya(Date.now()), -1);
 
 /** Five styles of writing an item's name, as five suppliers' systems print it: all normalise to the name. */
 const STYLES: ReadonlyArray<(name: string) => string> = [
