@@ -48,6 +48,7 @@ export const SHARED_WORKFLOW_MODULES = [
   'src/contracts/priority',
   'src/contracts/purchases-book',
   'src/contracts/purchases-sync',
+  'src/contracts/reconciliation',
   'src/contracts/refund',
   'src/contracts/sale-input',
   'src/contracts/sale',
