@@ -332,7 +332,7 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
   }
 
   const movedOn = () => workflowInfo().targetWorkerDeploymentVersionChanged;
-  // A run handed mappings in its carry (as the stock-in kept them before the buckets) writes them to the buckets first.
+  // A carry of schema 1 holds the mappings themselves: they go to their buckets first.
   if ((input.carried?.mappings.length ?? 0) > 0) {
     for (const m of input.carried!.mappings) book.mappings.put(m);
     await writeMappings(false);

@@ -17,7 +17,7 @@ export const PURCHASES_BOOK_WORKFLOW_TYPE = 'purchasesBookWorkflow';
  */
 export const PURCHASES_BOOK_SHARDS = 4;
 
-/** Invoices dated longer ago than this are no longer followed (default of the sync's `horizonDays`). */
+/** Invoices dated longer ago than this are not followed (default of the sync's `horizonDays`). */
 export const DEFAULT_PURCHASES_HORIZON_DAYS = 730;
 
 export function purchasesBookShard(purchaseId: string): number {

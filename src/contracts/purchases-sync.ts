@@ -54,7 +54,7 @@ export interface PurchasesSyncOptions {
   deliveryRetryInterval?: string;
   /** Invoices dated this many days back or less are listed in every sync (default 7). */
   windowDays?: number;
-  /** Invoices dated longer ago are no longer followed (default 730, DEFAULT_PURCHASES_HORIZON_DAYS). */
+  /** Invoices dated longer ago are not followed (default 730, DEFAULT_PURCHASES_HORIZON_DAYS). */
   horizonDays?: number;
   /** The sweep lists every invoice of the horizon once in this many hours of syncs (default 24). */
   sweepHours?: number;
@@ -117,8 +117,8 @@ export interface PurchasesSyncCarry {
   /** The business takes no stock in (its settings say so): not asked again in this sync. */
   stockInOff?: boolean;
   /**
-   * A ledger and statuses told as a sync carried them whole before the books: moved into the books as this sync lists
-   * their invoices, then gone.
+   * A ledger and statuses told handed over whole (a result of shape `{ledger, told}`): moved into the books as this
+   * sync lists their invoices, then gone.
    */
   migrating?: { ledger: PurchaseLedger; told: Record<string, string> };
 }

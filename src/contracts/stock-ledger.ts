@@ -71,8 +71,8 @@ export interface StockLedgerCarry {
   open: LedgerMovement[];
   totals: LedgerTotals;
   /**
-   * Lines recorded lately: a hand-over again (its activity retried) is still taken once. Since schema 2 as digests
-   * (`#` and 16 characters, workflows/keys.ts `rememberedLineId`); before, the ids themselves.
+   * Lines recorded lately: a hand-over again (its activity retried) is still taken once. Schema 2: digests (`#` and 16
+   * characters, workflows/keys.ts `rememberedLineId`); schema 1: the ids themselves.
    */
   lineIds: string[];
 }

@@ -25,7 +25,7 @@ const sweepState = z.object({
 });
 
 /**
- * What the previous sync handed on: where its sweep stands; or, from a sync that carried its ledger whole, that ledger
+ * What the previous sync handed on: where its sweep stands; or, from a result of shape `{ledger, told}`, that ledger
  * and the statuses it told, to move into the books. Nothing usable: this is the business's first sync.
  */
 export function previousSync(
