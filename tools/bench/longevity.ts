@@ -134,7 +134,7 @@ import {
   type LongevityWorldOptions,
   type PlannedChange,
 } from './longevity-world.js';
-import { spawnLongevityWorker, type WorkerProcess } from './longevity-process.js';
+import { spawnBenchWorker, type StockWorkerProcess as WorkerProcess } from './stock-process.js';
 import { mapLimit, median, percentile, round } from './stats.js';
 import { tillCall } from './till.js';
 
@@ -526,7 +526,7 @@ export async function measureLongevity(
       BENCH_TASK_QUEUE: taskQueue,
       BENCH_SYNC_OPTIONS: JSON.stringify(syncOptions),
     };
-    worker = spawnLongevityWorker('longevity worker', env);
+    worker = spawnBenchWorker('tools/bench/longevity-worker.ts', 'longevity worker', env);
     await worker.ready;
     const stockInId = stockInWorkflowId(taskQueue, businessId);
     await t.client.workflow.start(STOCK_IN_WORKFLOW_TYPE, {

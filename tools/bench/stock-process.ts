@@ -24,7 +24,12 @@ export interface StockWorkerProcess {
 }
 
 export function spawnStockWorker(label: string, env: Record<string, string>): StockWorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
+  return spawnBenchWorker(SCRIPT, label, env);
+}
+
+/** A section's worker script (`tools/bench/…-worker.ts`) as one node process of its own. */
+export function spawnBenchWorker(script: string, label: string, env: Record<string, string>): StockWorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
