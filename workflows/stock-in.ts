@@ -220,6 +220,11 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       await requireItems([args.itemId]);
       if (args.invoiceDate !== undefined) await readBack([{ id: args.purchaseId, invoiceDate: args.invoiceDate }]);
       // From here to the correction nothing waits, so no batch to the books can take the invoice away meanwhile.
+      if (args.invoiceDate !== undefined && book.invoice(args.purchaseId) === undefined)
+        throw ApplicationFailure.nonRetryable(
+          `no supplier invoice ${args.purchaseId} dated ${args.invoiceDate} has stock recorded in its book`,
+          FAILURE_TYPES.invalidOperation,
+        );
       const line = book.stockedLine(args);
       if (typeof line === 'string') throw ApplicationFailure.nonRetryable(line, FAILURE_TYPES.invalidOperation);
       const handovers = book.correctLine(args, args.itemId, args.factor, now());

@@ -103,6 +103,16 @@ describe('stock-in: invoices put away in their books', () => {
       expect(String((refused?.cause as Error | undefined)?.message)).toMatch(
         /no supplier invoice pur_book_1 is held here: give its invoiceDate/,
       );
+      // A wrong date finds nothing, and says so.
+      const wrongDate = await stockIn()
+        .executeUpdate(correctLineUpdate, {
+          args: [{ purchaseId: 'pur_book_1', line: 0, itemId: sugar, factor: 1, invoiceDate: '2025-01-01' }],
+        })
+        .then(
+          () => undefined,
+          (err: unknown) => err as Error,
+        );
+      expect(String((wrongDate?.cause as Error | undefined)?.message)).toMatch(/dated 2025-01-01 has stock recorded/);
       const corrected = await stockIn().executeUpdate(correctLineUpdate, {
         args: [{ purchaseId: 'pur_book_1', line: 0, itemId: sugar, factor: 1, invoiceDate }],
       });
