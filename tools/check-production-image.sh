@@ -418,6 +418,7 @@ read -r grpc_port http_port metrics_port <<<"$(free_ports 3)"
 TEMPORAL_ADDRESS="127.0.0.1:$grpc_port"
 "$TEMPORAL" server start-dev --headless --ip 127.0.0.1 --port "$grpc_port" --http-port "$http_port" \
   --metrics-port "$metrics_port" --log-level warn --dynamic-config-value matching.enableFairness=true \
+  --dynamic-config-value matching.maxTaskQueuesInDeploymentVersion=1000 \
   >"$SCRATCH/temporal.log" 2>&1 &
 PIDS+=($!)
 started=$SECONDS

@@ -78,6 +78,10 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     '--dynamic-config-value',
     'matching.wv.VersionDrainageStatusRefreshInterval="2s"',
   );
+  // Every task queue a versioned worker polls is registered in its Worker Deployment Version, and the server refuses
+  // more than 100 by default: each window serving several businesses has a compliance queue of its own
+  // (docs/tenancy.md), so a fleet of many retail groups passes it (deploy/temporal/dynamicconfig/development-sql.yaml).
+  args.push('--dynamic-config-value', 'matching.maxTaskQueuesInDeploymentVersion=1000');
   if (uiPort === undefined) {
     args.push('--headless');
   } else {
