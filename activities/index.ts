@@ -1,5 +1,6 @@
 /** Every activity, from injected dependencies; the worker registers each on its queue (ACTIVITY_QUEUES). */
 import { createAccountingActivities } from './accounting.js';
+import { createBacklogActivities } from './backlog.js';
 import { cachedCanonicalBranch } from './branches.js';
 import { createCatalogueActivities } from './catalogue.js';
 import { createComplianceActivities } from './compliance.js';
@@ -36,6 +37,7 @@ export function createActivities(
     ...createPurchasesBookActivities(deps),
     ...createStockInActivities(deps),
     ...createStockInMappingsActivities(deps),
+    ...createBacklogActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAccountingActivities(deps),
     ...createOutageWatchActivities(deps),

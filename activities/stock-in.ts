@@ -1,5 +1,7 @@
 /** The stock-in's activities: the sync tells it what it saw, and the business's item names answer its lines. */
+import { Context } from '@temporalio/activity';
 import { BusinessId } from '../src/contracts/search-attributes.js';
+import { STOCK_PACE } from '../src/contracts/stock-ledger.js';
 import {
   STOCK_IN_WORKFLOW_TYPE,
   purchasesSeenSignal,
@@ -10,6 +12,7 @@ import {
 } from '../src/contracts/stock-in.js';
 import { answerNames, type CatalogueItem, type NameAnswers } from '../src/contracts/item-names.js';
 import { callApi } from './api-call.js';
+import { waitForRoom } from './backlog.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 
 /** Item names read for matching are used this long: an item created meanwhile is matched on the next read. */
@@ -48,12 +51,23 @@ export interface StockInActivityDeps extends Pick<
 export function createStockInActivities(deps: StockInActivityDeps) {
   const catalogues = new Map<string, { items: CatalogueItem[]; readAt: number }>();
   return {
-    /** Signal-with-start: the stock-in starts with the first invoice it is told; a business without settings, none. */
-    async tellStockIn({ businessId, purchases, taskQueue }: TellStockInInput): Promise<{ told: boolean }> {
+    /**
+     * Signal-with-start: the stock-in starts with the first invoice it is told; a business without settings, none. Told
+     * only once the stock-in has passed on what it was told before (STOCK_PACE): `busy` after a wait of `waitMs`, and
+     * the sync asks again.
+     */
+    async tellStockIn({ businessId, purchases, taskQueue }: TellStockInInput): Promise<{ told: boolean; busy?: true }> {
       const settings = deps.stockIn?.(businessId);
       if (settings === undefined) return { told: false };
       const client = temporalClientOf(deps, 'tellStockIn');
       const workflowId = stockInWorkflowId(taskQueue, businessId);
+      const context = Context.current();
+      const room = await waitForRoom(
+        client,
+        { workflowId, atMost: STOCK_PACE.stockInLines, waitMs: STOCK_PACE.waitMs },
+        () => context.heartbeat(),
+      );
+      if (!room.room) return { told: false, busy: true };
       await client.workflow.signalWithStart(STOCK_IN_WORKFLOW_TYPE, {
         workflowId,
         taskQueue,

@@ -132,7 +132,9 @@ async function syncRun(input: PurchasesSyncInput): Promise<PurchasesSyncResult> 
     if (state.stockInOff) return {};
     const purchases = toTell(listed, toldBefore);
     if (purchases.length === 0) return {};
-    const answer = await api.stockIn.tellStockIn({ businessId, purchases, taskQueue });
+    // The stock-in is told once it has passed on what it was told before: a first sync goes at the ledgers' pace.
+    let answer = await api.stockIn.tellStockIn({ businessId, purchases, taskQueue });
+    while (answer.busy) answer = await api.stockIn.tellStockIn({ businessId, purchases, taskQueue });
     if (!answer.told) {
       state.stockInOff = true;
       return {};
@@ -261,7 +263,12 @@ function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, se
     }),
     // Telling the stock-in is a signal, the books are updates: Temporal, not the service. Retried until done: our own
     // outage is waited out.
-    stockIn: proxyActivities<ActivitiesOn<'workflow'>>({ startToCloseTimeout: '30 seconds', retry: API_RETRY }),
+    // Waits, heartbeating, while the stock-in passes on what it was told (STOCK_PACE.waitMs at most an attempt).
+    stockIn: proxyActivities<ActivitiesOn<'workflow'>>({
+      startToCloseTimeout: '6 minutes',
+      heartbeatTimeout: '30 seconds',
+      retry: API_RETRY,
+    }),
     books: proxyActivities<ActivitiesOn<'workflow'>>({ startToCloseTimeout: '60 seconds', retry: API_RETRY }),
     // Delivery spends none of the compliance budget: it runs on the workflow queue.
     sink: proxyActivities<ActivitiesOn<'workflow'>>({

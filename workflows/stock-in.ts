@@ -36,6 +36,7 @@ import { placeOnBudget, type CallRoute } from './placement.js';
 import { StockInBook, type Handover } from './stock-in/book.js';
 import { lineKeys, type NameAnswers } from './stock-in/matching.js';
 import { DEFAULT_PURCHASES_HORIZON_DAYS } from '../src/contracts/purchases-book.js';
+import { STOCK_PACE, getBacklogQuery } from '../src/contracts/stock-ledger.js';
 import { required } from './update-arguments.js';
 
 /** Past this many events a run hands over to the next (continue-as-new): replays stay short. */
@@ -65,6 +66,7 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
   const { businessId } = input;
   const { workflowId } = workflowInfo();
   const kept = input.settledKept ?? SETTLED_KEPT;
+  const pace = { ...STOCK_PACE, ...input.pace };
   const book = new StockInBook(businessId, workflowId, input.carried);
   const inbox: PurchasesSeen[] = [];
   const outbox: Handover[] = [];
@@ -74,9 +76,13 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
   const books = { businessId, horizonDays: DEFAULT_PURCHASES_HORIZON_DAYS };
   const refresh = attentionBoard(book);
 
+  // Cut to the pace's size, in order: a ledger is handed no more at once than it may run ahead by.
   const queue = (handovers: Handover[]): number => {
-    outbox.push(...handovers);
-    queued += handovers.length;
+    for (const h of handovers)
+      for (let start = 0; start === 0 || start < h.lines.length; start += pace.handOverLines) {
+        outbox.push({ ...h, lines: h.lines.slice(start, start + pace.handOverLines) });
+        queued++;
+      }
     return queued;
   };
   const handedOverUpTo = (ticket: number) => condition(() => handedOver >= ticket);
@@ -115,6 +121,12 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
   }
 
   const booksApi = proxyActivities<ActivitiesOn<'workflow'>>({ startToCloseTimeout: '60 seconds', retry: API_RETRY });
+  const pacing = proxyActivities<ActivitiesOn<'workflow'>>({
+    startToCloseTimeout: '6 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry: API_RETRY,
+  });
+  const ledgers = new Map<string, { workflowId: string; owed: number }>();
   const booksQueue = () => book.taskQueue || workflowInfo().taskQueue;
 
   /** Invoices settled and moved to their books are read back when told of again (a take-back, a new round). */
@@ -185,6 +197,12 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     else log.warn('a purchasesSeen signal that is not one was dropped', { businessId, issue: checked.error.issues[0] });
   });
   setHandler(getStockInStateQuery, () => book.state());
+  setHandler(
+    getBacklogQuery,
+    () =>
+      inbox.reduce((n, seen) => n + seen.purchases.reduce((m, p) => m + p.lines.length, 0), 0) +
+      outbox.reduce((n, h) => n + h.lines.length, 0),
+  );
   setHandler(
     mapLineUpdate,
     async (argument) => {
@@ -321,15 +339,34 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
     }
   }
 
-  /** One branch's lines at a time, in the order they were decided. */
+  /**
+   * One branch's lines at a time, in the order they were decided, each ledger handed more only once its backlog leaves
+   * room (STOCK_PACE): what a ledger is owed is what it last said it held plus what it was handed since.
+   */
   async function handOver(): Promise<void> {
     while (outbox.length > 0) {
       const next = outbox[0]!;
-      await ledger.handOverStock({
+      const branch = next.branch ?? '';
+      const known = ledgers.get(branch);
+      if (known && known.owed + next.lines.length > pace.ledgerLines) {
+        const { backlog } = await pacing.waitForStockRoom({
+          workflowId: known.workflowId,
+          atMost: Math.max(0, pace.ledgerLines - next.lines.length),
+          waitMs: pace.waitMs,
+        });
+        known.owed = backlog ?? 0;
+        if (known.owed + next.lines.length > pace.ledgerLines) continue;
+      }
+      const { ledgerWorkflowId } = await ledger.handOverStock({
         businessId,
         ...(next.branch === null ? {} : { branchId: next.branch }),
         lines: next.lines,
         taskQueue: book.taskQueue || workflowInfo().taskQueue,
+      });
+      // A ledger first handed lines in this run may hold others already: read before it is handed more.
+      ledgers.set(branch, {
+        workflowId: ledgerWorkflowId,
+        owed: known ? known.owed + next.lines.length : pace.ledgerLines,
       });
       outbox.shift();
       handedOver++;
@@ -361,7 +398,12 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
       const carried = { ...book.carry(), mappingCounts, schema: STOCK_IN_CARRY_SCHEMA };
       await makeContinueAsNewFunc<typeof stockInWorkflow>(
         movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
-      )({ businessId, carried, ...(input.settledKept ? { settledKept: input.settledKept } : {}) });
+      )({
+        businessId,
+        carried,
+        ...(input.settledKept ? { settledKept: input.settledKept } : {}),
+        ...(input.pace ? { pace: input.pace } : {}),
+      });
     }
   }
 }

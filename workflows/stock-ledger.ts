@@ -15,6 +15,7 @@ import { AttentionReason, NeedsAttention } from '../src/contracts/search-attribu
 import {
   FIRST_BRANCH,
   STOCK_LEDGER_CARRY_SCHEMA,
+  getBacklogQuery,
   getStockLedgerStateQuery,
   handOverStockSignal,
   isIncomingStock,
@@ -58,6 +59,7 @@ export async function stockLedgerWorkflow(input: StockLedgerInput): Promise<void
   const refreshAttention = attentionBoard(book);
   setHandler(handOverStockSignal, ({ lines, reporting }) => void book.take(lines, reporting, Date.now()));
   setHandler(getStockLedgerStateQuery, () => book.state());
+  setHandler(getBacklogQuery, () => book.backlog());
   setHandler(
     settleMovementUpdate,
     (request) => {

@@ -9,8 +9,12 @@ export interface VersioningSettings {
   /** Absent: derived from the fleet's workflow queue (`deploymentNameFor`). */
   deploymentName: string | undefined;
   buildId: string;
-  /** Set this version current when it is neither current nor ramping (the local stack and the tests). */
-  makeCurrent: boolean;
+  /**
+   * Set this version current when it is neither current nor ramping (`true`: the local stack and the tests), or only
+   * when its deployment has no current version at all (`first`, the default: a first deployment just works; a later
+   * build waits for the operator or the controller).
+   */
+  makeCurrent: boolean | 'first';
   /** With makeCurrent, even when it was current before and another has been since: a stack running one build. */
   rollBack?: boolean;
 }
@@ -29,12 +33,15 @@ export function loadVersioningSettings(env: Env): VersioningSettings {
   const buildId = env.TEMPORAL_WORKER_BUILD_ID?.trim() || derivedBuildId(env.BUILD_COMMIT?.trim() || gitCommit());
   checkBuildId(env.TEMPORAL_WORKER_BUILD_ID?.trim() ? 'TEMPORAL_WORKER_BUILD_ID' : 'the derived build id', buildId);
   const makeCurrent = env.WORKER_MAKE_CURRENT?.trim().toLowerCase() ?? '';
-  if (!['', 'true', 'false', 'always'].includes(makeCurrent))
-    throw new ConfigError(`WORKER_MAKE_CURRENT: must be true, false or always, not "${env.WORKER_MAKE_CURRENT}"`);
+  if (!['', 'first', 'true', 'false', 'always'].includes(makeCurrent))
+    throw new ConfigError(
+      `WORKER_MAKE_CURRENT: must be first, true, false or always, not "${env.WORKER_MAKE_CURRENT}"`,
+    );
   return {
     deploymentName,
     buildId,
-    makeCurrent: makeCurrent === 'true' || makeCurrent === 'always',
+    makeCurrent:
+      makeCurrent === '' || makeCurrent === 'first' ? 'first' : makeCurrent === 'true' || makeCurrent === 'always',
     ...(makeCurrent === 'always' ? { rollBack: true } : {}),
   };
 }

@@ -281,6 +281,8 @@ export interface StockInInput {
    * batches of at least `batch` (default 60 minutes, 25): what the stock-in holds is the last hour's invoices.
    */
   settledKept?: { minutes: number; batch: number };
+  /** How far it runs ahead of its ledgers, where not as `STOCK_PACE` (src/contracts/stock-ledger.ts) says. */
+  pace?: { ledgerLines?: number; handOverLines?: number; waitMs?: number };
 }
 
 export const purchasesSeenSignal = defineSignal<[PurchasesSeen]>('purchasesSeen');

@@ -151,3 +151,21 @@ export const settleMovementUpdate = defineUpdate<LedgerMovement, [z.output<typeo
   'settleMovement',
 );
 export const getStockLedgerStateQuery = defineQuery<StockLedgerState>('getState');
+
+/**
+ * Lines a workflow was told and has not yet passed on: the stock-in's (to its ledgers), a ledger's (to the service).
+ * A sender of stock paces itself by it (`STOCK_PACE`), so a first sync's year of invoices reaches the service at the
+ * budget's pace without piling up in any carry.
+ */
+export const BACKLOG_QUERY = 'getBacklog';
+export const getBacklogQuery = defineQuery<number>(BACKLOG_QUERY);
+
+/**
+ * How far senders of incoming stock run ahead. The stock-in hands a branch's ledger at most `handOverLines` lines at a
+ * time, and more only once the ledger's backlog leaves room for them under `ledgerLines`; its first hand-over to a
+ * ledger in a run is the one not checked first. A ledger holds at most `ledgerLines + handOverLines` incoming lines
+ * (~240 bytes each: ~95 KB), plus its tills'. The sync tells the stock-in only while its backlog is under
+ * `stockInLines`. A wait for room lasts at most `waitMs` per activity; a sender that cannot read the backlog (no
+ * worker of the receiver's build) goes on as if there were room.
+ */
+export const STOCK_PACE = { ledgerLines: 300, handOverLines: 100, stockInLines: 1_000, waitMs: 5 * 60_000 };

@@ -39,6 +39,7 @@ export const ACTIVITY_QUEUES = {
   listPurchasesPage: 'compliance',
   deliverPurchaseEvents: 'workflow', // to the configured sink
   tellStockIn: 'workflow', // signal-with-start: Temporal, not the service
+  waitForStockRoom: 'workflow', // a query of a stock workflow: Temporal, not the service
   readPurchaseBooks: 'workflow', // updates of the purchases books: Temporal, not the service
   writePurchaseBooks: 'workflow', // updates of the purchases books: Temporal, not the service
   matchItemNames: 'compliance',

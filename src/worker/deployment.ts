@@ -42,7 +42,8 @@ export async function routeDeploymentVersion(options: {
   namespace: string;
   version: DeploymentVersion;
   taskQueues: readonly string[];
-  makeCurrent: boolean;
+  /** `first`: only while the deployment has no current version and no unversioned worker polls its queues. */
+  makeCurrent: boolean | 'first';
   /** With makeCurrent, even a build that was current before (WORKER_MAKE_CURRENT=always). */
   rollBack?: boolean;
   logger: Logger;
@@ -105,6 +106,29 @@ export async function routeDeploymentVersion(options: {
       return 'ramping';
     }
     const commands = versionCommands(version, namespace);
+    // A deployment with a version current or ramping has an operator (or the controller) deciding: a later build waits.
+    const first = options.makeCurrent === 'first';
+    if (first && (current !== undefined || ramping !== undefined)) {
+      logger.warn(
+        { ...fields, current: current ?? 'none', makeCurrent: commands.current, rampInstead: commands.ramp },
+        `this build is neither the current nor the ramping version of its deployment (${current ?? ramping} is), ` +
+          'so no new workflow starts on it until it is made current: ' +
+          `\`${commands.current}\` (or ramp it: \`${commands.ramp}\`), or start it with WORKER_MAKE_CURRENT=true`,
+      );
+      return 'inactive';
+    }
+    // Unversioned workers on these queues are a fleet from before versioning: a current version would take their
+    // open workflows over and replay them on this code (CHANGELOG, "Moving a 1.x fleet to 2.0.0").
+    const unversioned = first ? await unversionedPollers(client, namespace, options.taskQueues) : [];
+    if (unversioned.length > 0) {
+      logger.warn(
+        { ...fields, unversionedPollers: unversioned.slice(0, 5), makeCurrent: commands.current },
+        'this build is the first of its deployment, but workers without versioning poll its queues (a fleet from ' +
+          'before versioning?): it does not make itself current, which would move their open workflows onto this ' +
+          `code; run that fleet on a queue of its own, or make this build current yourself: \`${commands.current}\``,
+      );
+      return 'inactive';
+    }
     if (!options.makeCurrent) {
       logger.warn(
         { ...fields, current: current ?? 'none', makeCurrent: commands.current, rampInstead: commands.ramp },
@@ -132,14 +156,44 @@ export async function routeDeploymentVersion(options: {
         conflictToken: described.conflictToken,
         identity: client.options.identity,
       });
-      logger.info({ ...fields, previous: current ?? 'none' }, 'this build made itself current (WORKER_MAKE_CURRENT)');
+      logger.info(
+        { ...fields, previous: current ?? 'none' },
+        first
+          ? 'this build made itself current: the first of its deployment (WORKER_MAKE_CURRENT=false waits for the ' +
+              'operator instead); a later build waits for the operator or the worker controller'
+          : 'this build made itself current (WORKER_MAKE_CURRENT)',
+      );
       return 'made-current';
     } catch (err) {
       // Another process of the fleet changed the routing meanwhile, or the server is still registering pollers.
-      if (Date.now() >= settleBy) throw err;
-      await pause();
+      if (Date.now() < settleBy) {
+        await pause();
+        continue;
+      }
+      if (!first) throw err;
+      // Only a convenience: a deployment another manager owns (the worker controller) refuses it, and that is fine.
+      logger.warn(
+        { ...fields, err: err instanceof Error ? err.message : String(err), makeCurrent: commands.current },
+        `this build, the first of its deployment, could not make itself current: \`${commands.current}\` does`,
+      );
+      return 'inactive';
     }
   }
+}
+
+/** Identities of the workers polling `taskQueues` (workflow tasks) with no deployment: at most a few minutes old. */
+async function unversionedPollers(client: Client, namespace: string, taskQueues: readonly string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of taskQueues) {
+    const described = await client.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name, kind: proto.temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    for (const poller of described.pollers ?? [])
+      if (!poller.deploymentOptions?.deploymentName) found.push(poller.identity ?? '?');
+  }
+  return found;
 }
 
 function grpcCode(err: unknown): number | undefined {

@@ -15,6 +15,7 @@ import {
   passOf,
   payloadScale,
   recordsIn,
+  LEDGER_CARRY_CAPS,
   scaledLedgerCarry,
   scaledPayload,
   simHours,
@@ -369,20 +370,29 @@ describe('payloads at another scale', () => {
     expect(scaledPayload({ bytes: 500, records: 0, ratio: 150 })).toBe(500);
   });
 
-  it("grows a ledger's carry up to its caps: line ids and quantities on hand", () => {
-    const carry = (ids: number, items: number) => ({
+  it("grows a ledger's carry up to its caps: line ids, quantities on hand, lines the stock-in's pace lets it hold", () => {
+    const line = (i: number) => ({
+      lineId: `pur_${String(i).padStart(6, '0')}:0:1`,
+      saleWorkflowId: 'stock-in',
+      itemId: 'itm_00001',
+      action: 'ADD',
+      quantity: 10,
+      unitPrice: 100,
+      takenAt: 1_700_000_000_000,
+    });
+    const carry = (ids: number, items: number, waiting = 0) => ({
       businessId: 'b',
       carried: {
         nextSequence: 1,
         lineIds: Array.from({ length: ids }, (_, i) => `#${String(i).padStart(16, '0')}`),
         onHand: Object.fromEntries(Array.from({ length: items }, (_, i) => [`itm_${String(i).padStart(5, '0')}`, i])),
-        pending: [],
+        pending: Array.from({ length: waiting }, (_, i) => line(i)),
         open: [],
       },
     });
-    const small = carry(300, 200);
+    const small = carry(300, 200, 100);
     const bytes = Buffer.byteLength(JSON.stringify(small));
-    const atCaps = Buffer.byteLength(JSON.stringify(carry(3_000, 2_000)));
+    const atCaps = Buffer.byteLength(JSON.stringify(carry(3_000, 2_000, LEDGER_CARRY_CAPS.pending)));
     // Twenty times as many would be past both caps: the carry at its caps (its numbers a digit longer there).
     expect(Math.abs(scaledLedgerCarry(bytes, small, 20) - atCaps) / atCaps).toBeLessThan(0.05);
     expect(scaledLedgerCarry(bytes, small, 1)).toBe(bytes);

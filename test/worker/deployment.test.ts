@@ -5,17 +5,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/env.js';
 import { deploymentNameFor, derivedBuildId, loadVersioningSettings } from '../../src/config/versioning.js';
+import { SalesClient } from '../../src/client/sales-client.js';
 import { resolveServices } from '../../src/services/endpoints.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import type { VersionRouting } from '../../src/worker/deployment.js';
 import { startWorkerProcess } from '../../src/worker/start.js';
 import { freePort } from '../../tools/free-port.js';
+import { eventually } from '../helpers/eventually.js';
 import { closeTestEnv, getTestEnv, uniqueTaskQueue } from '../helpers/temporal.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
+import { saleInput } from '../workflows/sale-stack.js';
 import { singleKeyTestTenants, testWorkerSettings } from '../helpers/worker-settings.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -59,8 +63,9 @@ describe('the version settings', () => {
     expect(loadVersioningSettings({ BUILD_COMMIT: '1a2b3c4d5e6f' })).toEqual({
       deploymentName: undefined,
       buildId: `${version}+1a2b3c4d5e6f`,
-      makeCurrent: false,
+      makeCurrent: 'first',
     });
+    expect(loadVersioningSettings({ WORKER_MAKE_CURRENT: 'false' }).makeCurrent).toBe(false);
     // In a checkout, git answers.
     expect(loadVersioningSettings({}).buildId).toMatch(new RegExp(`^${version.replace(/\./g, '\\.')}\\+[0-9a-f]{12}$`));
   });
@@ -85,7 +90,120 @@ describe('the version settings', () => {
   });
 });
 
+const since = () => {
+  const from = entries.length;
+  return () => entries.slice(from);
+};
+
+/** Starts a worker process of a build on `taskQueue`, as `npm run worker` would, and says how its version is routed. */
+async function versionStarter(services: Awaited<ReturnType<typeof resolveServices>>, taskQueue: string) {
+  const env = await getTestEnv();
+  const bundle = await workflowBundle();
+  return async (buildId: string, makeCurrent: boolean | 'first', rollBack = false) => {
+    const settings = testWorkerSettings({ versioning: { buildId, makeCurrent, rollBack } });
+    const worker = await startWorkerProcess({
+      connection: env.nativeConnection,
+      client: env.client,
+      namespace: env.namespace ?? 'default',
+      tenants: singleKeyTestTenants(services, settings),
+      settings,
+      logger,
+      taskQueue,
+      workflowBundle: bundle,
+    });
+    const running = worker.run();
+    const routing: VersionRouting = await worker.routing;
+    return {
+      routing,
+      stop: async () => {
+        worker.shutdown();
+        await running;
+        await worker.close();
+      },
+    };
+  };
+}
+
 describe('a worker process starting as a version', () => {
+  it('makes itself current as the first build of a deployment, by default; a later build waits for the operator', async () => {
+    const env = await getTestEnv();
+    const silent = pino({ level: 'silent' });
+    const services = await resolveServices(
+      { compliance: undefined, accounting: undefined, logLevel: 'silent' },
+      silent,
+    );
+    const taskQueue = uniqueTaskQueue('first-deploy');
+    const start = await versionStarter(services, taskQueue);
+    expect(loadVersioningSettings({}).makeCurrent).toBe('first');
+    try {
+      let logged = since();
+      const first = await start('one', 'first');
+      expect(first.routing).toBe('made-current');
+      expect(logged().find((e) => e.msg.includes('made itself current'))?.msg).toMatch(/the first of its deployment/);
+      // A sale started now is signed: nothing else to do on a fresh deployment.
+      const answer = await new SalesClient(env.client, { taskQueue }).startAndAwaitReceipt(saleInput(), {
+        wait: '20s',
+      });
+      expect(answer.signed).toBe(true);
+      await first.stop();
+      // A second build started beside it does not take over by itself.
+      logged = since();
+      const second = await start('two', 'first');
+      expect(second.routing).toBe('inactive');
+      expect(logged().find((e) => e.level === 40)).toMatchObject({ current: 'one' });
+      await second.stop();
+    } finally {
+      await services.close();
+    }
+  }, 120_000);
+
+  it('leaves a first build inactive while workers without versioning poll its queue', async () => {
+    const env = await getTestEnv();
+    const silent = pino({ level: 'silent' });
+    const services = await resolveServices(
+      { compliance: undefined, accounting: undefined, logLevel: 'silent' },
+      silent,
+    );
+    const taskQueue = uniqueTaskQueue('unversioned');
+    const start = await versionStarter(services, taskQueue);
+    // A fleet from before versioning, polling the same workflow queue.
+    const connection = await NativeConnection.connect({ address: env.address });
+    const unversioned = await Worker.create({
+      connection,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      identity: 'fleet-before-versioning',
+    });
+    const polling = unversioned.run();
+    try {
+      await eventually(
+        async () =>
+          (
+            await env.client.workflowService.describeTaskQueue({
+              namespace: env.namespace ?? 'default',
+              taskQueue: { name: taskQueue },
+              taskQueueType: 1,
+            })
+          ).pollers?.length ?? 0,
+        (n) => n > 0,
+        { timeoutMs: 20_000, what: 'the unversioned poller seen' },
+      );
+      const logged = since();
+      const first = await start('one', 'first');
+      expect(first.routing).toBe('inactive');
+      const warning = logged().find((e) => e.level === 40);
+      expect(warning?.msg).toMatch(/workers without versioning poll its queues/);
+      expect(warning?.unversionedPollers).toContain('fleet-before-versioning');
+      await first.stop();
+    } finally {
+      unversioned.shutdown();
+      await polling;
+      await connection.close();
+      await services.close();
+    }
+  }, 120_000);
+
   it('says what to run when its build takes no new workflows, makes itself current when told to, and never takes it back', async () => {
     const env = await getTestEnv();
     const silent = pino({ level: 'silent' });
@@ -95,34 +213,7 @@ describe('a worker process starting as a version', () => {
     );
     const taskQueue = uniqueTaskQueue('deployment');
     const deploymentName = deploymentNameFor(taskQueue);
-    const bundle = await workflowBundle();
-    const start = async (buildId: string, makeCurrent: boolean, rollBack = false) => {
-      const settings = testWorkerSettings({ versioning: { buildId, makeCurrent, rollBack } });
-      const worker = await startWorkerProcess({
-        connection: env.nativeConnection,
-        client: env.client,
-        namespace: env.namespace ?? 'default',
-        tenants: singleKeyTestTenants(services, settings),
-        settings,
-        logger,
-        taskQueue,
-        workflowBundle: bundle,
-      });
-      const running = worker.run();
-      const routing: VersionRouting = await worker.routing;
-      return {
-        routing,
-        stop: async () => {
-          worker.shutdown();
-          await running;
-          await worker.close();
-        },
-      };
-    };
-    const since = () => {
-      const from = entries.length;
-      return () => entries.slice(from);
-    };
+    const start = await versionStarter(services, taskQueue);
     try {
       // The first build of a deployment nobody has made current.
       let logged = since();

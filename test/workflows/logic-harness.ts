@@ -198,6 +198,7 @@ type OtherProcesses =
   | 'matchItemNames'
   | 'findStockInMappings'
   | 'changeStockInMappings'
+  | 'waitForStockRoom'
   | keyof ReconciliationActivities
   | keyof AccountingActivities;
 

@@ -6,6 +6,7 @@
  */
 import { planListings } from '../../workflows/purchases-sync/ledger.js';
 import type { ChangeKind, PlannedChange, WorldInvoice } from './longevity-world.js';
+import { STOCK_PACE } from '../../src/contracts/stock-ledger.js';
 
 export const HOUR_MS = 3_600_000;
 /** Real milliseconds of a run k times faster than real time, in simulated hours. */
@@ -489,15 +490,20 @@ export function payloadScale(site: { workflowType: string; name: string }, scale
 
 /**
  * Kept by a stock ledger's carry at most (workflows/stock-ledger/book.ts: REMEMBERED_LINE_IDS, ON_HAND_KEPT): line ids
- * of lines recorded lately, and the items whose quantity on hand it last knew.
+ * of lines recorded lately, the items whose quantity on hand it last knew, and the incoming lines the stock-in's pace
+ * lets it hold (STOCK_PACE: its cap and one hand-over not checked first).
  */
-export const LEDGER_CARRY_CAPS = { lineIds: 3_000, onHand: 2_000 };
+export const LEDGER_CARRY_CAPS = {
+  lineIds: 3_000,
+  onHand: 2_000,
+  pending: STOCK_PACE.ledgerLines + STOCK_PACE.handOverLines,
+};
 
 const json = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
 
 /**
- * A ledger's carry at another scale: its remembered line ids and quantities on hand grow `ratio` times up to the
- * ledger's caps, its pending lines and open movements (a burst's) `ratio` times; the rest stays. Encryption's overhead
+ * A ledger's carry at another scale: its remembered line ids, quantities on hand and waiting lines grow `ratio` times
+ * up to the ledger's caps, its open movements (a burst's) `ratio` times; the rest stays. Encryption's overhead
  * on `bytes` (the stored size) is kept in proportion.
  */
 export function scaledLedgerCarry(bytes: number, value: unknown, ratio: number): number {
@@ -509,7 +515,7 @@ export function scaledLedgerCarry(bytes: number, value: unknown, ratio: number):
     const v = carried[name];
     return Array.isArray(v) ? v.length : typeof v === 'object' && v ? Object.keys(v).length : 0;
   };
-  const capped = (name: 'lineIds' | 'onHand') => {
+  const capped = (name: 'lineIds' | 'onHand' | 'pending') => {
     const n = count(name);
     return n === 0 ? 0 : (part(name) / n) * Math.min(LEDGER_CARRY_CAPS[name], n * ratio);
   };
@@ -521,7 +527,8 @@ export function scaledLedgerCarry(bytes: number, value: unknown, ratio: number):
     part('open') +
     capped('lineIds') +
     capped('onHand') +
-    (part('pending') + part('open')) * ratio;
+    capped('pending') +
+    part('open') * ratio;
   return Math.round((bytes * grown) / whole);
 }
 

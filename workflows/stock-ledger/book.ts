@@ -248,6 +248,13 @@ export class LedgerBook {
     return this.open.filter((m) => m.status === 'needs_operator');
   }
 
+  /** Lines not yet recorded by a movement in flight: waiting, or to be sent again. */
+  backlog(): number {
+    let lines = this.pending.length;
+    for (const queue of this.resend.values()) for (const m of queue) lines += m.lines.length;
+    return lines;
+  }
+
   isIdle(): boolean {
     return (
       this.pending.length === 0 && this.open.length === 0 && [...this.resend.values()].every((q) => q.length === 0)
