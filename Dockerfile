@@ -27,7 +27,8 @@ FROM base AS dev-deps
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 
-# tsc -p tsconfig.build.json (src, workflows, activities) into dist/, plus src/codec/failure-converter.cjs.
+# tsc -p tsconfig.build.json (src, workflows, activities) into dist/, plus src/codec/failure-converter.cjs, then the
+# workflow bundles (dist/workflow-bundles: plain and encrypted histories) made from the compiled workflows.
 FROM dev-deps AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -58,6 +59,8 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && node keep-own-nat
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/workflows ./dist/workflows
 COPY --from=build /app/dist/activities ./dist/activities
+# The workflow bundles `npm run build` made from that code: the worker loads one instead of bundling at start.
+COPY --from=build /app/dist/workflow-bundles ./dist/workflow-bundles
 # Files stay root-owned and read-only to the process. The worker writes nothing locally, except a purchases
 # file sink (PURCHASES_SINK=file:…), which needs a volume writable by uid 1000.
 USER node

@@ -19,8 +19,8 @@
 #    - SANDBOX=embedded (with a Temporal dev server to get that far): exits 2 saying the sandbox is not part of a
 #      production install;
 #    - against the sandbox (run from the development tree) and the dev server: starts ("worker running": the
-#      workflow bundle, the native bridge and the failure converter all work from the production install) and
-#      stops cleanly on SIGTERM.
+#      prebuilt workflow bundle is what it loads, never bundled at start; the native bridge and the failure converter
+#      work from the production install) and stops cleanly on SIGTERM.
 #    Running, it passes docker-compose.yml's health check of the worker (replayed against its /readyz).
 # 4. The codec server as docker-compose.yml runs it from the same image: a configuration error naming
 #    PAYLOAD_KEYS without a key, and CODEC_AUTH_TOKEN on 0.0.0.0 without a token; on 0.0.0.0 with its token from a
@@ -477,7 +477,17 @@ until grep -q '"worker running"' "$SCRATCH/worker-running.out" 2>/dev/null; do
   fi
   sleep 0.5
 done
-say "worker-running: 'worker running' after $((SECONDS - started))s (workflow bundle built from dist/workflows)"
+say "worker-running: 'worker running' after $((SECONDS - started))s"
+# The runtime stage loads the bundle the build stage made from the same code; it never bundles at start.
+grep -q '"workflow bundle loaded (built with the code)"' "$SCRATCH/worker-running.out" || {
+  show worker-running
+  fail "the worker did not load the prebuilt workflow bundle (dist/workflow-bundles)"
+}
+if grep -q '"bundling the workflows at start"\|"workflow bundle built"' "$SCRATCH/worker-running.out"; then
+  show worker-running
+  fail "the worker bundled its workflows at start instead of loading dist/workflow-bundles"
+fi
+say "worker-running: loaded the prebuilt workflow bundle ($(node -e 'const m=require(process.argv[1]);console.log(m.inputs)' "$APP/dist/workflow-bundles/manifest.json"))"
 expect_healthy worker 60 "$WORKER_HEALTH"
 kill -TERM "$worker_pid"
 status=0

@@ -1,16 +1,8 @@
 import type { StockReportingOf } from '../config/stock-reporting.js';
 import type { StockInSettingsOf } from '../config/stock-in.js';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import {
-  bundleWorkflowCode,
-  DefaultLogger,
-  Worker,
-  type NativeConnection,
-  type WorkflowBundle,
-} from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { ItemRegistry } from '../../activities/item-registry.js';
@@ -25,81 +17,13 @@ import { mapBounded } from '../tenants/probes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 import type { DeploymentVersion } from './deployment.js';
 import { SHUTDOWN_FORCE_AFTER_GRACE_MS } from './shutdown.js';
+import { workflowBundleFor } from './workflow-bundle.js';
 
 // The SDK's 40 let one business's flood hold the thread. Why: docs/benchmarks.md, "Fairness within one application".
 const WORKFLOW_TASK_SLOTS = 10;
 // A dead worker's tasks wait this long for another (SDK: 10 s): a restarted worker is back by then, and a sticky task
 // still untaken past it is far from its norm. Measured: docs/benchmarks.md, "The pace's fractions and a killed worker".
 const STICKY_TASK_WAIT = '5 seconds';
-
-// Evaluated once per workflow thread, not per workflow; order matters: zod is configured first.
-// Why: docs/benchmarks.md, "Workflow definitions shared between workflows".
-export const SHARED_WORKFLOW_MODULES = [
-  'workflows/zod-jitless',
-  'workflows/stack-depth',
-  'workflows/keys',
-  'src/contracts/budget-placement',
-  'src/contracts/catalogue-import',
-  'src/contracts/compliance-rules',
-  'src/contracts/duration',
-  'src/contracts/failures',
-  'src/contracts/item-registration',
-  'src/contracts/outage-watch',
-  'src/contracts/priority',
-  'src/contracts/purchases-book',
-  'src/contracts/purchases-sync',
-  'src/contracts/reconciliation',
-  'src/contracts/refund',
-  'src/contracts/sale-input',
-  'src/contracts/sale',
-  'src/contracts/search-attributes',
-  'src/contracts/stock-in',
-  'src/contracts/stock-in-mappings',
-  'src/contracts/stock-ledger',
-  'src/contracts/sync-batch',
-  'src/contracts/task-queues',
-  'src/http/rate-limit',
-  'src/reconciliation/limits',
-  'src/reconciliation/rules',
-  'src/reconciliation/summary',
-];
-
-/** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
-export function workflowSources(): { workflowsPath: string; preloadModules: string[] } {
-  const path = ['../../workflows/index.ts', '../../workflows/index.js']
-    .map((candidate) => fileURLToPath(new URL(candidate, import.meta.url)))
-    .find((candidate) => existsSync(candidate));
-  if (path === undefined) throw new Error('workflows/index.(ts|js) not found next to src/');
-  const extension = path.endsWith('.ts') ? '.ts' : '.js';
-  const preloadModules = SHARED_WORKFLOW_MODULES.map((module) =>
-    fileURLToPath(new URL(`../../${module}${extension}`, import.meta.url)),
-  );
-  return { workflowsPath: path, preloadModules };
-}
-
-/** Bundled as the Worker would, but the bundler's twenty lines of webpack statistics go to debug. */
-export async function bundleWorkflows(logger: Logger, dataConverter?: DataConverter): Promise<WorkflowBundle> {
-  const started = performance.now();
-  const bundlerLogger = new DefaultLogger('DEBUG', ({ level, message, meta }) => {
-    const fields = { component: 'workflow-bundler', ...meta };
-    logger[level === 'WARN' ? 'warn' : level === 'ERROR' ? 'error' : 'debug'](fields, message);
-  });
-  const bundle = await bundleWorkflowCode({
-    ...workflowSources(),
-    logger: bundlerLogger,
-    plugins: tracingPlugins(),
-    ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
-    ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
-  });
-  logger.info(
-    {
-      sizeMB: Number((bundle.code.length / 2 ** 20).toFixed(2)),
-      seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
-    },
-    'workflow bundle built',
-  );
-  return bundle;
-}
 
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Holds<T extends true> = T;
@@ -188,7 +112,7 @@ export async function createWorkers(
   const workflows = await Worker.create({
     ...common,
     taskQueue: taskQueueOf('workflow', taskQueue),
-    workflowBundle: options.workflowBundle ?? (await bundleWorkflows(logger, dataConverter)),
+    workflowBundle: options.workflowBundle ?? (await workflowBundleFor(logger, dataConverter)),
     activities: activitiesOn('workflow', activities),
     ...(metrics ? { sinks: metricsSinks(metrics) } : {}),
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,

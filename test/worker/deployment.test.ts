@@ -205,7 +205,6 @@ describe('a worker process starting as a version', () => {
   }, 120_000);
 
   it('says what to run when its build takes no new workflows, makes itself current when told to, and never takes it back', async () => {
-    const env = await getTestEnv();
     const silent = pino({ level: 'silent' });
     const services = await resolveServices(
       { compliance: undefined, accounting: undefined, logLevel: 'silent' },

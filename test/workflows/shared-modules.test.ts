@@ -4,7 +4,7 @@
  * every workflow its evaluation again), and nothing else.
  */
 import { describe, expect, it } from 'vitest';
-import { SHARED_WORKFLOW_MODULES } from '../../src/worker/workers.js';
+import { SHARED_WORKFLOW_MODULES } from '../../src/worker/workflow-bundle.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 
 describe('modules shared between workflows', () => {

@@ -3,6 +3,7 @@ import { CommanderError, InvalidArgumentError } from 'commander';
 import { createProgram, nonBlank, type CliCommand } from '../../src/cli/command.js';
 import { catalogueSizes } from './catalogue.js';
 import { longevitySizes } from './longevity.js';
+import { startSizes } from './start.js';
 import { stockInSizes } from './stock-in.js';
 import { SECTIONS, TARGET_KEYS, type Section } from './report.js';
 
@@ -120,6 +121,7 @@ export function sampleSizes(quick: boolean) {
         outage: outageSizes(true),
         catalogue: catalogueSizes(true),
         longevity: longevitySizes(true),
+        start: startSizes(true),
       }
     : {
         latencySales: 60,
@@ -141,6 +143,7 @@ export function sampleSizes(quick: boolean) {
         outage: outageSizes(false),
         catalogue: catalogueSizes(false),
         longevity: longevitySizes(false),
+        start: startSizes(false),
       };
 }
 

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { CatalogueReport } from './catalogue.js';
 import type { Segment } from './history.js';
 import { formatLongevity, type LongevityReport } from './longevity-report.js';
+import type { StartReport } from './start.js';
 import { formatOutage, OUTAGE_TARGET_TEXT, type OutageReport } from './outage-report.js';
 import type { Summary } from './stats.js';
 import { formatStockIn, type StockInReport } from './stock-in-report.js';
@@ -26,6 +27,7 @@ export const SECTIONS = [
   'outage',
   'catalogue',
   'longevity',
+  'start',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -252,6 +254,7 @@ export interface BenchReport {
   outage?: OutageReport;
   catalogue?: CatalogueReport;
   longevity?: LongevityReport;
+  start?: StartReport;
   targets: TargetResult[];
 }
 
@@ -467,6 +470,15 @@ const TARGETS: Target[] = [
   ...OUTAGE_TARGETS,
   ...CATALOGUE_TARGETS,
   ...LONGEVITY_TARGETS,
+  // The compiled worker, as the image starts it: docs/benchmarks.md, "A production worker's start".
+  { key: 'start.readyMs', target: () => '≤ 1,200', value: (r) => r.start?.readyMsMedian, met: (v) => v <= 1_200 },
+  { key: 'start.rssMB', target: () => '≤ 320', value: (r) => r.start?.rssMBMedian, met: (v) => v <= 320 },
+  {
+    key: 'start.prebuiltBundle',
+    target: () => '= 1',
+    value: (r) => (r.start ? Number(r.start.prebuilt) : undefined),
+    met: (v) => v === 1,
+  },
 ];
 
 /** The keys of every target `--assert=` can name. */
@@ -811,6 +823,16 @@ export function formatReport(r: BenchReport): string {
     );
   }
   if (r.longevity) formatLongevity(r.longevity, section);
+  if (r.start)
+    section(
+      `Start: the compiled worker to /readyz 200, and its memory 5 s after (build ${r.start.buildSeconds} s first)`,
+      [...r.start.runs, r.start.bundledAtStart].map((run, i) => ({
+        start: i < r.start!.runs.length ? String(i + 1) : 'bundling at start',
+        readyMs: run.readyMs,
+        rssMB: run.rssMB,
+        prebuilt: run.prebuilt,
+      })),
+    );
   section('Wall time (s)', [Object.fromEntries(Object.entries(r.wallSeconds).map(([k, v]) => [k, v]))]);
   return out.join('\n');
 }

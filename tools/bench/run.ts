@@ -23,6 +23,7 @@ import { measurePriority } from './priority.js';
 import { measureOutage } from './outage.js';
 import { measureCatalogue } from './catalogue.js';
 import { measureLongevity } from './longevity.js';
+import { measureStart } from './start.js';
 import { measureStock } from './stock.js';
 import { measureStockIn } from './stock-in.js';
 import { STOCK_LEDGER_WORKFLOW_TYPE } from '../../src/contracts/stock-ledger.js';
@@ -199,6 +200,11 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       await timed('catalogue', async () => {
         report.catalogue = await measureCatalogue(t, { ...sizes.catalogue, tag });
         report.samples.catalogueItems = sizes.catalogue.items;
+      });
+    }
+    if (options.sections.includes('start')) {
+      await timed('start', async () => {
+        report.start = await measureStart(t, sizes.start);
       });
     }
     if (options.sections.includes('longevity')) {

@@ -1,0 +1,175 @@
+/**
+ * The workflow code the workers run: bundled by `npm run build` for the compiled worker (the image), or at start under
+ * tsx (`npm start`, the tests). Why prebuilt: docs/deployment.md, "The production image".
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DataConverter } from '@temporalio/common';
+import { bundleWorkflowCode, DefaultLogger, type WorkflowBundle, type WorkflowBundleOption } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { failureConverterPath } from '../codec/data-converter.js';
+import { tracingPlugins } from '../temporal/tracing.js';
+
+// Evaluated once per workflow thread, not per workflow; order matters: zod is configured first.
+// Why: docs/benchmarks.md, "Workflow definitions shared between workflows".
+export const SHARED_WORKFLOW_MODULES = [
+  'workflows/zod-jitless',
+  'workflows/stack-depth',
+  'workflows/keys',
+  'src/contracts/budget-placement',
+  'src/contracts/catalogue-import',
+  'src/contracts/compliance-rules',
+  'src/contracts/duration',
+  'src/contracts/failures',
+  'src/contracts/item-registration',
+  'src/contracts/outage-watch',
+  'src/contracts/priority',
+  'src/contracts/purchases-book',
+  'src/contracts/purchases-sync',
+  'src/contracts/reconciliation',
+  'src/contracts/refund',
+  'src/contracts/sale-input',
+  'src/contracts/sale',
+  'src/contracts/search-attributes',
+  'src/contracts/stock-in',
+  'src/contracts/stock-in-mappings',
+  'src/contracts/stock-ledger',
+  'src/contracts/sync-batch',
+  'src/contracts/task-queues',
+  'src/http/rate-limit',
+  'src/reconciliation/limits',
+  'src/reconciliation/rules',
+  'src/reconciliation/summary',
+];
+
+/** Where `npm run build` writes the bundles, beside the compiled code. */
+const PREBUILT_DIR = fileURLToPath(new URL('../../workflow-bundles/', import.meta.url));
+const MANIFEST = 'manifest.json';
+
+/** Plain histories, or encrypted ones (the failure converter that puts messages into the encrypted payload). */
+export type BundleVariant = 'plain' | 'encrypted';
+
+interface Manifest {
+  /** Of every file the bundle is made from (`bundleInputs`): a bundle is used only with the code it was built from. */
+  inputs: string;
+  bundles: Record<BundleVariant, { file: string; bytes: number }>;
+}
+
+/** The workflow sources, as TypeScript under tsx or as compiled JavaScript. */
+export function workflowSources(): { workflowsPath: string; preloadModules: string[] } {
+  const path = ['../../workflows/index.ts', '../../workflows/index.js']
+    .map((candidate) => fileURLToPath(new URL(candidate, import.meta.url)))
+    .find((candidate) => existsSync(candidate));
+  if (path === undefined) throw new Error('workflows/index.(ts|js) not found next to src/');
+  const extension = path.endsWith('.ts') ? '.ts' : '.js';
+  const preloadModules = SHARED_WORKFLOW_MODULES.map((module) =>
+    fileURLToPath(new URL(`../../${module}${extension}`, import.meta.url)),
+  );
+  return { workflowsPath: path, preloadModules };
+}
+
+/** Bundled as the Worker would, but the bundler's twenty lines of webpack statistics go to debug. */
+export async function bundleWorkflows(logger: Logger, dataConverter?: DataConverter): Promise<WorkflowBundle> {
+  const started = performance.now();
+  const bundlerLogger = new DefaultLogger('DEBUG', ({ level, message, meta }) => {
+    const fields = { component: 'workflow-bundler', ...meta };
+    logger[level === 'WARN' ? 'warn' : level === 'ERROR' ? 'error' : 'debug'](fields, message);
+  });
+  const bundle = await bundleWorkflowCode({
+    ...workflowSources(),
+    logger: bundlerLogger,
+    plugins: tracingPlugins(),
+    ...(dataConverter?.payloadConverterPath ? { payloadConverterPath: dataConverter.payloadConverterPath } : {}),
+    ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
+  });
+  logger.info(
+    {
+      sizeMB: Number((bundle.code.length / 2 ** 20).toFixed(2)),
+      seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
+    },
+    'workflow bundle built',
+  );
+  return bundle;
+}
+
+/**
+ * A digest of what a compiled bundle is made from: the compiled workflows, the shared modules, the failure converter,
+ * and the versions of the package and of the SDK's workflow runtime. Computed the same at build and at start.
+ */
+export function bundleInputs(): string {
+  const { workflowsPath } = workflowSources();
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const files = [
+    ...walk(dirname(workflowsPath)),
+    ...workflowSources().preloadModules,
+    fileURLToPath(new URL('../codec/failure-converter.cjs', import.meta.url)),
+  ];
+  const hash = createHash('sha256');
+  for (const file of [...new Set(files)].sort()) hash.update(`${relative(root, file)}\0`).update(readFileSync(file));
+  hash.update(`sdk ${sdkVersion()}\0`);
+  return hash.digest('hex').slice(0, 32);
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? walk(join(dir, entry.name)) : entry.name.endsWith('.js') ? [join(dir, entry.name)] : [],
+  );
+}
+
+function sdkVersion(): string {
+  const require = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as { version: string };
+  const workflowPackage = fileURLToPath(import.meta.resolve('@temporalio/workflow/package.json'));
+  return require(workflowPackage).version;
+}
+
+/** `npm run build`: both variants, with the digest of what they were made from. */
+export async function writePrebuiltBundles(logger: Logger): Promise<Manifest> {
+  if (!workflowSources().workflowsPath.endsWith('.js')) throw new Error('prebuilt bundles are made from compiled code');
+  mkdirSync(PREBUILT_DIR, { recursive: true });
+  const bundles = {} as Manifest['bundles'];
+  for (const variant of ['plain', 'encrypted'] as const) {
+    const { code } = await bundleWorkflows(
+      logger,
+      variant === 'encrypted' ? { failureConverterPath: failureConverterPath() } : undefined,
+    );
+    const file = `${variant}.js`;
+    writeFileSync(join(PREBUILT_DIR, file), code);
+    bundles[variant] = { file, bytes: Buffer.byteLength(code) };
+  }
+  const manifest: Manifest = { inputs: bundleInputs(), bundles };
+  writeFileSync(join(PREBUILT_DIR, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}
+
+/**
+ * The compiled worker loads the bundle `npm run build` made, when it was made from this very code; otherwise (tsx, a
+ * tracing exporter that adds its interceptors, a bundle missing or stale) it bundles now, and says why.
+ */
+export async function workflowBundleFor(logger: Logger, dataConverter?: DataConverter): Promise<WorkflowBundleOption> {
+  const variant: BundleVariant = dataConverter?.failureConverterPath ? 'encrypted' : 'plain';
+  const unusable = prebuiltUnusable(dataConverter);
+  if (unusable === undefined) {
+    const manifest = JSON.parse(readFileSync(join(PREBUILT_DIR, MANIFEST), 'utf8')) as Manifest;
+    const codePath = join(PREBUILT_DIR, manifest.bundles[variant].file);
+    logger.info({ variant, codePath, inputs: manifest.inputs }, 'workflow bundle loaded (built with the code)');
+    return { codePath };
+  }
+  if (unusable !== 'not compiled') logger.warn({ reason: unusable }, 'bundling the workflows at start');
+  return bundleWorkflows(logger, dataConverter);
+}
+
+function prebuiltUnusable(dataConverter: DataConverter | undefined): string | undefined {
+  if (!workflowSources().workflowsPath.endsWith('.js')) return 'not compiled';
+  if (tracingPlugins().length > 0) return 'tracing adds its interceptors to the bundle';
+  if (dataConverter?.payloadConverterPath) return 'a payload converter of its own';
+  if (dataConverter?.failureConverterPath && dataConverter.failureConverterPath !== failureConverterPath())
+    return 'a failure converter of its own';
+  const manifestPath = join(PREBUILT_DIR, MANIFEST);
+  if (!existsSync(manifestPath)) return `no prebuilt bundle (${manifestPath}): npm run build makes it`;
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
+  if (manifest.inputs !== bundleInputs())
+    return 'the prebuilt bundle was made from other code than this (npm run build again)';
+  return undefined;
+}
