@@ -100,6 +100,11 @@ export const METRICS = {
     'Always 1: the Worker Deployment Version this worker process runs as (its deployment name and build id).',
     { deployment_name: THIS_PROCESS, build_id: THIS_PROCESS },
   ),
+  etims_worker_task_queues_unregistered: gauge(
+    'Task queues this process polls that its Worker Deployment Version does not hold (the server refused them, ' +
+      'e.g. past matching.maxTaskQueuesInDeploymentVersion): the businesses served there wait.',
+    {},
+  ),
   // Sales (workflow code)
   etims_sales_signed: counter('Sales signed by the authority (once per sale).', {}),
   etims_sales_parked: counter('Times a sale was parked for an operator, by the code it was parked with.', {

@@ -76,6 +76,7 @@ export async function holdTenantBudgets(options: {
       taskQueue: windowComplianceTaskQueue(options.taskQueue, window.fairnessKey),
       perSecond: perSecond(window.requestsPerMinute),
       window: window.fairnessKey,
+      businesses: window.businesses,
     }));
   const queue = complianceTaskQueue(options.taskQueue);
   const reason = `tenants of ${directory.origin}`;

@@ -8,6 +8,8 @@ export interface ReadinessSource {
   workers: { every(): Worker[] };
   /** The receiver, when the process runs one. */
   callbacks?: { url: string } | undefined;
+  /** Queues it polls that its Worker Deployment Version does not hold (the server refused them). */
+  queues?: { missing(): ReadonlyArray<{ taskQueue: string }> };
 }
 
 // A receiver that takes longer than this on loopback is in no state to take a compliance service's callback.
@@ -19,6 +21,13 @@ export async function readinessOf(started: ReadinessSource | undefined): Promise
   // Before anything else: a draining pod must leave the Service's endpoints at once, whatever its workers say.
   if (started.stopping) return reportOf({ shutdown: 'stopping' });
   const checks: HealthChecks = { workers: workersVerdict(started.workers.every()) };
+  const refused = started.queues?.missing() ?? [];
+  if (started.queues)
+    checks.queues =
+      refused.length === 0
+        ? 'ok'
+        : `${refused.length} task queue(s) not held by this build's deployment version (refused by the server): ` +
+          `${refused[0]!.taskQueue}${refused.length > 1 ? ', …' : ''}`;
   if (started.callbacks) checks.callbacks = await receiverVerdict(started.callbacks.url);
   return reportOf(checks);
 }

@@ -33,6 +33,7 @@ import { tenantChangeActor } from './tenant-changes.js';
 import { Resources } from './resources.js';
 import { tellSalesWaitingFor } from './waiting-sales.js';
 import { createWorkers, type WorkerDependencies } from './workers.js';
+import { watchQueueRegistration, type PolledQueue } from './queue-registration.js';
 
 /**
  * `stockReporting` absent: every business on the default (DEFAULT_STOCK_REPORTING). `stockIn` absent: only the
@@ -139,7 +140,32 @@ export async function startWorkerProcess(options: {
       stockReporting: settings.stockReporting,
       stockIn,
     });
+    // What this process polls, for the check that its version holds each queue (a refused one is said at once).
+    const polled = new Map<string, PolledQueue>();
+    const poll = (own: ReadonlyArray<{ taskQueue: string; businesses: readonly string[] }>) => {
+      const all = () => servedBusinesses(live.current());
+      const now = Date.now();
+      const wanted = [
+        ...[workers.workflows, workers.compliance, workers.accounting].map((w) => ({
+          taskQueue: w.options.taskQueue,
+          businesses: all(),
+        })),
+        ...own,
+      ];
+      for (const name of [...polled.keys()]) if (!wanted.some((q) => q.taskQueue === name)) polled.delete(name);
+      for (const q of wanted) polled.set(q.taskQueue, { ...q, since: polled.get(q.taskQueue)?.since ?? now });
+    };
     await workers.serveWindowQueues(queues.own);
+    poll(queues.own);
+    const registration = watchQueueRegistration({
+      client,
+      namespace: options.namespace,
+      version,
+      polled: () => [...polled.values()],
+      logger,
+      metrics,
+    });
+    resources.own('queue registration check', registration, (watch) => watch.stop());
     const scheduling = {
       client,
       settings,
@@ -165,7 +191,9 @@ export async function startWorkerProcess(options: {
       'workers ready',
     );
     changes.begin(async (change: TenantsChange) => {
-      await workers.serveWindowQueues((await holdBudgets()).own);
+      const { own } = await holdBudgets();
+      await workers.serveWindowQueues(own);
+      poll(own);
       const paused = { client, taskQueue, purchases: settings.purchases, stockIn, logger };
       await setSchedulesPaused({ ...paused, businessIds: change.businessesRemoved, paused: true });
       await scheduleServed(scheduling, live.current());
@@ -198,6 +226,8 @@ export async function startWorkerProcess(options: {
     return {
       workers,
       version,
+      /** Queues this process polls that its version does not hold (refused by the server): readiness reads it. */
+      queues: registration,
       /** Whether new workflows come to this build: settled once run() has begun and the server knows the version. */
       routing: routing.promise,
       tenants: live,

@@ -217,7 +217,7 @@ describe('a worker process serving /readyz and /livez', () => {
         { timeoutMs: 60_000, intervalMs: 50, what: 'readiness' },
       );
       expect(ready.running).toBe(true);
-      expect(ready.answer?.body).toEqual({ status: 'ok', checks: { workers: 'ok', callbacks: 'ok' } });
+      expect(ready.answer?.body).toEqual({ status: 'ok', checks: { workers: 'ok', queues: 'ok', callbacks: 'ok' } });
       expect(beforeReady.length).toBeGreaterThan(0);
       for (const answer of beforeReady) {
         expect(answer.status).toBe(503);
@@ -247,7 +247,7 @@ describe('a worker process serving /readyz and /livez', () => {
         (answer) => answer.status === 503,
         { timeoutMs: 10_000, what: 'readiness with the receiver full' },
       );
-      expect(refusing.body?.checks).toEqual({ workers: 'ok', callbacks: 'receiver unreachable' });
+      expect(refusing.body?.checks).toEqual({ workers: 'ok', queues: 'ok', callbacks: 'receiver unreachable' });
       for (const socket of held) socket.destroy();
       await eventually(
         () => probe(`${health}/readyz`),

@@ -30,6 +30,8 @@ export interface DevServerOptions {
   executable?: string;
   /** How long to wait for the namespace to become usable (default 60 s). */
   startTimeoutMs?: number;
+  /** More dynamic config, after the project's own (a later value of a key wins): a test of a server's limit. */
+  dynamicConfig?: Record<string, string | number | boolean>;
 }
 
 export interface DevServer {
@@ -82,6 +84,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   // more than 100 by default: each window serving several businesses has a compliance queue of its own
   // (docs/tenancy.md), so a fleet of many retail groups passes it (deploy/temporal/dynamicconfig/development-sql.yaml).
   args.push('--dynamic-config-value', 'matching.maxTaskQueuesInDeploymentVersion=1000');
+  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {}))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   if (uiPort === undefined) {
     args.push('--headless');
   } else {
