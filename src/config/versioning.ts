@@ -32,6 +32,7 @@ export function loadVersioningSettings(env: Env): VersioningSettings {
   if (deploymentName !== undefined) checkDeploymentName('TEMPORAL_DEPLOYMENT_NAME', deploymentName);
   const buildId = env.TEMPORAL_WORKER_BUILD_ID?.trim() || derivedBuildId(env.BUILD_COMMIT?.trim() || gitCommit());
   checkBuildId(env.TEMPORAL_WORKER_BUILD_ID?.trim() ? 'TEMPORAL_WORKER_BUILD_ID' : 'the derived build id', buildId);
+  checkBuildOfImage(env.TEMPORAL_WORKER_BUILD_ID?.trim(), env.BUILD_COMMIT?.trim());
   const makeCurrent = env.WORKER_MAKE_CURRENT?.trim().toLowerCase() ?? '';
   if (!['', 'first', 'true', 'false', 'always'].includes(makeCurrent))
     throw new ConfigError(
@@ -75,6 +76,24 @@ function checkBuildId(what: string, buildId: string): void {
   if (buildId.startsWith('__') || buildId.length > MAX_LENGTH || /\s/.test(buildId))
     throw new ConfigError(
       `${what}: "${buildId}" must not start with "__", contain spaces or exceed ${MAX_LENGTH} characters`,
+    );
+}
+
+/**
+ * A build id of the project's own form (`<release>+<commit>`) given beside the commit the image was built from must
+ * name that commit: a manifest whose build id was not changed with its image would run new code under an old build's
+ * id, replaying workflows pinned to that build on code they did not start on. Ids of another form (the worker
+ * controller's) are the deployer's to keep.
+ */
+function checkBuildOfImage(given: string | undefined, imageCommit: string | undefined): void {
+  const own = given && /^\d+\.\d+\.\d+(?:-[\w.]+)?\+([0-9a-f]{7,40})$/.exec(given);
+  if (!own || !imageCommit) return;
+  const named = own[1]!;
+  if (!named.startsWith(imageCommit) && !imageCommit.startsWith(named))
+    throw new ConfigError(
+      `TEMPORAL_WORKER_BUILD_ID: "${given}" names commit ${named}, but this image was built from ${imageCommit} ` +
+        '(BUILD_COMMIT): change the build id with the image (overlays/production-plain/build.yaml), or leave it ' +
+        'unset for the image to derive it',
     );
 }
 

@@ -84,6 +84,20 @@ describe('the version settings', () => {
     });
   });
 
+  it('refuses a build id of its own form that names another commit than the image was built from', () => {
+    expect(() =>
+      loadVersioningSettings({ TEMPORAL_WORKER_BUILD_ID: '2.3.0+aaaaaaaaaaaa', BUILD_COMMIT: 'bbbbbbbbbbbb' }),
+    ).toThrow(/names commit aaaaaaaaaaaa, but this image was built from bbbbbbbbbbbb/);
+    expect(
+      loadVersioningSettings({ TEMPORAL_WORKER_BUILD_ID: '2.3.0+bbbbbbbbbbbb', BUILD_COMMIT: 'bbbbbbbbbbbb' }).buildId,
+    ).toBe('2.3.0+bbbbbbbbbbbb');
+    // The worker controller's ids are its own.
+    expect(
+      loadVersioningSettings({ TEMPORAL_WORKER_BUILD_ID: 'etims-worker-5d8f7c9b4', BUILD_COMMIT: 'bbbbbbbbbbbb' })
+        .buildId,
+    ).toBe('etims-worker-5d8f7c9b4');
+  });
+
   it('names a fleet deployment after its workflow queue, in what the server allows', () => {
     expect(deploymentNameFor('sales')).toBe('etims-sales');
     expect(deploymentNameFor('staging.sales:2')).toBe('etims-staging-sales-2');
