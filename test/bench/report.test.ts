@@ -363,8 +363,8 @@ describe('tables', () => {
 describe('command line', () => {
   it('defaults to every section, the full run and bench/report.json', () => {
     expect(parseArgs([])).toMatchObject({ quick: false, assert: false, out: 'bench/report.json' });
-    expect(parseArgs([]).sections).toHaveLength(13);
-    expect(parseArgs([]).sections.at(-1)).toBe('longevity');
+    expect(parseArgs([]).sections).toHaveLength(14);
+    expect(parseArgs([]).sections.at(-1)).toBe('start');
   });
 
   it("takes --quick, --assert, --out and --only (in the bench's own order)", () => {

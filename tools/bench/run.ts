@@ -202,17 +202,17 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         report.samples.catalogueItems = sizes.catalogue.items;
       });
     }
-    if (options.sections.includes('start')) {
-      await timed('start', async () => {
-        report.start = await measureStart(t, sizes.start);
-      });
-    }
     if (options.sections.includes('longevity')) {
       await timed('longevity', async () => {
         report.longevity = await measureLongevity(t, { ...sizes.longevity, tag });
         report.samples.longevityInvoices = report.longevity.world.invoices;
         report.samples.longevitySyncs = report.longevity.syncs;
         report.samples.longevityTillSales = report.longevity.till.daySales + report.longevity.till.aloneSales;
+      });
+    }
+    if (options.sections.includes('start')) {
+      await timed('start', async () => {
+        report.start = await measureStart(t, sizes.start);
       });
     }
   } finally {
