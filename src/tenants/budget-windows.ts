@@ -14,7 +14,10 @@ export interface BudgetWindow {
   /** The lowest budget of the entries sharing it. */
   requestsPerMinute: number;
   businesses: readonly string[];
-  /** Several businesses share a queue of its own fairly, its rate holding the window to its budget. */
+  /**
+   * Several businesses share a queue of its own fairly, its rate holding the window to its budget (the first
+   * WINDOW_QUEUES_MAX such windows; the others share the shared queue first come, first served, keyed by the window).
+   */
   ownQueue: boolean;
 }
 
@@ -22,15 +25,30 @@ export function windowKeyOf(application: ComplianceApplication): string {
   return application.serviceApplicationId ?? application.application;
 }
 
-export function budgetWindows(directory: Pick<TenantDirectory, 'applications'>): BudgetWindow[] {
+/**
+ * Windows of several businesses given a compliance queue of their own, the first in the tenants' order. Every queue a
+ * versioned worker polls is registered in its Worker Deployment Version, and the server holds at most
+ * `matching.maxTaskQueuesInDeploymentVersion` (100 by default): the workflow queue, the shared compliance queue, the
+ * accounting queue and these 40 make 43 however many applications the fleet serves. A window past them shares the
+ * shared compliance queue, keyed and held to its budget like a window of one business (docs/tenancy.md).
+ */
+export const WINDOW_QUEUES_MAX = 40;
+
+export function budgetWindows(
+  directory: Pick<TenantDirectory, 'applications'>,
+  windowQueuesMax = WINDOW_QUEUES_MAX,
+): BudgetWindow[] {
+  let ownQueues = 0;
   return [...Map.groupBy(directory.applications(), windowKeyOf)].map(([fairnessKey, sharing]) => {
     const businesses = sharing.flatMap((application) => application.businesses);
+    const ownQueue = businesses.length > 1 && ownQueues < windowQueuesMax;
+    if (ownQueue) ownQueues++;
     return {
       fairnessKey,
       applications: sharing.map((application) => application.application),
       requestsPerMinute: Math.min(...sharing.map((application) => application.requestsPerMinute)),
       businesses,
-      ownQueue: businesses.length > 1,
+      ownQueue,
     };
   });
 }
@@ -69,6 +87,14 @@ export async function holdTenantBudgets(options: {
   // Activity starts per second, less the headroom (COMPLIANCE_RATE_HEADROOM); no budget: one application's 120.
   const perSecond = (requestsPerMinute: number) => ((requestsPerMinute || 120) * (1 - options.headroom)) / 60;
   const onSharedQueue = windows.filter((window) => !window.ownQueue);
+  const sharing = onSharedQueue.filter((window) => window.businesses.length > 1);
+  if (sharing.length > 0)
+    options.logger.warn(
+      { windows: sharing.map((window) => window.fairnessKey).slice(0, 20), count: sharing.length },
+      `${sharing.length} window(s) of several businesses past the first ${WINDOW_QUEUES_MAX} share the shared ` +
+        'compliance queue, each held to its budget but its businesses served first come, first served (a queue of ' +
+        'its own each would pass the task queues a deployment version may hold: docs/tenancy.md)',
+    );
   const shared = planComplianceBudgets(onSharedQueue, perSecond);
   const own = windows
     .filter((window) => window.ownQueue)

@@ -6,6 +6,7 @@
  * their businesses, a gauge, and readiness. Docs: docs/deployment.md, "What the server needs".
  */
 import type { Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import type { Logger } from 'pino';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { DeploymentVersion } from './deployment.js';
@@ -13,6 +14,7 @@ import type { DeploymentVersion } from './deployment.js';
 /** A queue is given this long after its worker started to appear in the version (a poll or two). */
 const REGISTRATION_GRACE_MS = 20_000;
 const CHECK_EVERY_MS = 30_000;
+const STRANDED_KEPT_MS = 10 * 60_000;
 
 export interface PolledQueue {
   taskQueue: string;
@@ -25,6 +27,11 @@ export interface PolledQueue {
 export interface QueueRegistration {
   /** Queues polled past their grace and not in the version: empty while all are held. */
   missing(): readonly PolledQueue[];
+  /**
+   * Window queues the version holds with activity tasks waiting that this process no longer polls: a window that lost
+   * its own queue, where a workflow placed before still calls. Served until empty (`onStranded`).
+   */
+  stranded(): readonly string[];
   /** Asks the server now (also every 30 s). */
   check(): Promise<void>;
   stop(): void;
@@ -37,25 +44,59 @@ export function watchQueueRegistration(options: {
   polled: () => readonly PolledQueue[];
   logger: Logger;
   metrics?: MetricsRecorder;
+  /** Window queues start with it (`<queue>.compliance-api.`): only those are taken up when stranded. */
+  windowQueuePrefix?: string;
+  /** The stranded set changed (found, or emptied). */
+  onStranded?: (queues: readonly string[]) => void;
   graceMs?: number;
   everyMs?: number;
 }): QueueRegistration {
   const { client, namespace, version, logger, metrics } = options;
   const grace = options.graceMs ?? REGISTRATION_GRACE_MS;
   let missing: PolledQueue[] = [];
+  let stranded: string[] = [];
+  const strandedSeen = new Map<string, number>();
   const told = new Set<string>();
   let checking: Promise<void> | undefined;
 
   const checkNow = async () => {
-    const polled = options.polled().filter((q) => Date.now() - q.since >= grace);
+    const polledNow = options.polled();
+    const polled = polledNow.filter((q) => Date.now() - q.since >= grace);
     if (polled.length === 0) return;
     let held: Set<string>;
     try {
       const described = await client.workflowService.describeWorkerDeploymentVersion({
         namespace,
         deploymentVersion: version,
+        reportTaskQueueStats: options.windowQueuePrefix !== undefined,
       });
       held = new Set((described.workerDeploymentVersionInfo?.taskQueueInfos ?? []).map((q) => q.name ?? ''));
+      const polledNames = new Set(polledNow.map((q) => q.taskQueue));
+      const waiting = (described.versionTaskQueues ?? []).filter(
+        (q) =>
+          options.windowQueuePrefix !== undefined &&
+          q.name?.startsWith(options.windowQueuePrefix) &&
+          q.type === proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY &&
+          Number(q.stats?.approximateBacklogCount ?? 0) > 0,
+      );
+      // Taken up while tasks wait, and kept 10 minutes past the last one: a long-lived workflow placed there calls
+      // again after each answer.
+      const at = Date.now();
+      for (const q of waiting)
+        if (!polledNames.has(q.name!) || strandedSeen.has(q.name!)) strandedSeen.set(q.name!, at);
+      for (const [name, seen] of strandedSeen) if (at - seen > STRANDED_KEPT_MS) strandedSeen.delete(name);
+      const now = [...strandedSeen.keys()].sort();
+      if (now.join('\n') !== stranded.join('\n')) {
+        const found = now.filter((name) => !stranded.includes(name));
+        if (found.length > 0)
+          logger.warn(
+            { ...version, queues: found },
+            'activity tasks wait on window queues this worker no longer polls (placed before their window lost its ' +
+              'own queue): served until they are done',
+          );
+        stranded = now;
+        options.onStranded?.(stranded);
+      }
     } catch (err) {
       // Unknown is not refused: the server unreachable is said elsewhere (the Temporal connection's own errors).
       logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'queue registration not checked');
@@ -92,6 +133,7 @@ export function watchQueueRegistration(options: {
   first.unref();
   return {
     missing: () => missing,
+    stranded: () => stranded,
     check,
     stop: () => {
       clearInterval(timer);

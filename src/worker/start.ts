@@ -4,7 +4,7 @@ import { Runtime, type NativeConnection, type WorkflowBundle } from '@temporalio
 import type { Logger } from 'pino';
 import type { PurchasesSyncOptions } from '../contracts/purchases-sync.js';
 import { projectSearchAttributes } from '../contracts/search-attributes.js';
-import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { complianceTaskQueue, WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { watchOperatorWork } from '../metrics/operator-work.js';
 import { createMetricsRecorder, type MetricsRecorder } from '../metrics/recorder.js';
 import { parseRateLimit } from '../http/rate-limit.js';
@@ -155,8 +155,25 @@ export async function startWorkerProcess(options: {
       for (const name of [...polled.keys()]) if (!wanted.some((q) => q.taskQueue === name)) polled.delete(name);
       for (const q of wanted) polled.set(q.taskQueue, { ...q, since: polled.get(q.taskQueue)?.since ?? now });
     };
-    await workers.serveWindowQueues(queues.own);
-    poll(queues.own);
+    // The windows' own queues, and those a window lost while work placed there before still waits (stranded): one
+    // change at a time, whichever asks.
+    let own = queues.own;
+    let stranded: readonly string[] = [];
+    let serving = Promise.resolve();
+    const serveQueues = () =>
+      (serving = serving.then(async () => {
+        const windowOf = (name: string) => name.slice(complianceTaskQueue(taskQueue).length + 1);
+        const taken = stranded
+          .filter((name) => !own.some((q) => q.taskQueue === name))
+          .map((name) => {
+            const window = live.current().budgetWindow(windowOf(name));
+            const perMinute = window?.requestsPerMinute || 120;
+            return { taskQueue: name, perSecond: perMinute / 60, businesses: window?.businesses ?? [] };
+          });
+        await workers.serveWindowQueues([...own, ...taken]);
+        poll([...own, ...taken]);
+      }));
+    await serveQueues();
     const registration = watchQueueRegistration({
       client,
       namespace: options.namespace,
@@ -164,6 +181,13 @@ export async function startWorkerProcess(options: {
       polled: () => [...polled.values()],
       logger,
       metrics,
+      windowQueuePrefix: `${complianceTaskQueue(taskQueue)}.`,
+      onStranded: (queues) => {
+        stranded = queues;
+        void serveQueues().catch((err: unknown) =>
+          logger.error({ err: err instanceof Error ? err.message : String(err) }, 'stranded window queues not served'),
+        );
+      },
     });
     resources.own('queue registration check', registration, (watch) => watch.stop());
     const scheduling = {
@@ -191,9 +215,8 @@ export async function startWorkerProcess(options: {
       'workers ready',
     );
     changes.begin(async (change: TenantsChange) => {
-      const { own } = await holdBudgets();
-      await workers.serveWindowQueues(own);
-      poll(own);
+      own = (await holdBudgets()).own;
+      await serveQueues();
       const paused = { client, taskQueue, purchases: settings.purchases, stockIn, logger };
       await setSchedulesPaused({ ...paused, businessIds: change.businessesRemoved, paused: true });
       await scheduleServed(scheduling, live.current());

@@ -199,6 +199,9 @@ describe('tenancy targets', () => {
     requests: 1_000,
     rateLimited: 10,
     onboardSeconds: 60,
+    taskQueues: 50,
+    refusedQueues: 0,
+    windowsWithOwnQueue: 110,
     onboard: { application: 'm0201', probes: 3, signed: true },
     rollCall: { scope: 'applications', sales: 198, signed: 198, seconds: 12, p50Ms: 900, p90Ms: 2_000 },
     reloadMs: 2_000,
@@ -216,6 +219,8 @@ describe('tenancy targets', () => {
       'tenancy.utilisation': true,
       'tenancy.rateLimitedShare': true,
       'tenancy.onboardSeconds': true,
+      'tenancy.taskQueues': true,
+      'tenancy.refusedQueues': true,
     });
     for (const key of Object.keys(results())) expect(TARGET_KEYS).toContain(key);
   });
@@ -230,6 +235,8 @@ describe('tenancy targets', () => {
         utilisation: 0.949,
         rateLimitedShare: 0.0101,
         onboardSeconds: 60.1,
+        taskQueues: 51,
+        refusedQueues: 1,
       }),
     ).toEqual({
       'tenancy.applications': false,
@@ -239,6 +246,8 @@ describe('tenancy targets', () => {
       'tenancy.utilisation': false,
       'tenancy.rateLimitedShare': false,
       'tenancy.onboardSeconds': false,
+      'tenancy.taskQueues': false,
+      'tenancy.refusedQueues': false,
     });
   });
 

@@ -5,7 +5,7 @@
  * and turns readiness to 503 naming the first.
  */
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -89,6 +89,104 @@ describe('a task queue the deployment version does not hold', () => {
       registration.stop();
       for (const w of workers) w.shutdown();
       await Promise.all(running);
+      await connection.close();
+      await clientConnection.close();
+      await server.stop();
+    }
+  }, 120_000);
+
+  it('serves a window queue that still has calls waiting after this process stopped polling it', async () => {
+    const server = await startDevServer({ headless: true, searchAttributes: [] });
+    const connection = await NativeConnection.connect({ address: server.address });
+    const clientConnection = await Connection.connect({ address: server.address });
+    const client = new Client({ connection: clientConnection, namespace: server.namespace });
+    const fleet = 'stranded-fleet';
+    const windowQueue = `${fleet}.compliance-api.app_group`;
+    const version = { deploymentName: 'etims-stranded', buildId: 'one' };
+    const versioning = { useWorkerVersioning: true as const, version, defaultVersioningBehavior: 'PINNED' as const };
+    const workflows = await Worker.create({
+      connection,
+      namespace: server.namespace,
+      taskQueue: fleet,
+      workflowBundle: await bundleWorkflowCode({
+        workflowsPath: new URL('./fixtures/window-call.ts', import.meta.url).pathname,
+        logger: new DefaultLogger('WARN'),
+      }),
+      workerDeploymentOptions: versioning,
+    });
+    // The window's queue, polled once (so the version holds it), then no more: its window lost its own queue.
+    const windowWorker = await Worker.create({
+      connection,
+      namespace: server.namespace,
+      taskQueue: windowQueue,
+      activities: { call: async () => 'answered' },
+      workerDeploymentOptions: versioning,
+    });
+    const runningWorkflows = workflows.run();
+    const runningWindow = windowWorker.run();
+    const started: Array<[Worker, Promise<void>]> = [
+      [workflows, runningWorkflows],
+      [windowWorker, runningWindow],
+    ];
+    const found: string[][] = [];
+    const registration = watchQueueRegistration({
+      client,
+      namespace: server.namespace,
+      version,
+      polled: () => [{ taskQueue: fleet, businesses: [], since: 0 }],
+      logger: pino({ level: 'silent' }),
+      windowQueuePrefix: `${fleet}.compliance-api.`,
+      onStranded: (queues) => void found.push([...queues]),
+      graceMs: 0,
+      everyMs: 60_000,
+    });
+    try {
+      await eventually(
+        async () =>
+          (
+            await client.workflowService
+              .describeWorkerDeploymentVersion({ namespace: server.namespace, deploymentVersion: version })
+              .catch(() => undefined)
+          )?.workerDeploymentVersionInfo?.taskQueueInfos?.map((q) => q.name) ?? [],
+        (names) => names.includes(windowQueue) && names.includes(fleet),
+        { timeoutMs: 30_000, what: 'both queues held by the version' },
+      );
+      await client.workflowService.setWorkerDeploymentCurrentVersion({
+        namespace: server.namespace,
+        deploymentName: version.deploymentName,
+        buildId: version.buildId,
+      });
+      windowWorker.shutdown();
+      await runningWindow;
+      const call = await client.workflow.start('windowCall', {
+        taskQueue: fleet,
+        workflowId: `stranded-${Date.now()}`,
+        args: [windowQueue],
+      });
+      const stranded = await eventually(
+        async () => {
+          await registration.check();
+          return registration.stranded();
+        },
+        (queues) => queues.length > 0,
+        { timeoutMs: 60_000, what: 'the waiting call found' },
+      );
+      expect(stranded).toEqual([windowQueue]);
+      expect(found.at(-1)).toEqual([windowQueue]);
+      // Served again (as start.ts does on onStranded), the call is answered.
+      const again = await Worker.create({
+        connection,
+        namespace: server.namespace,
+        taskQueue: windowQueue,
+        activities: { call: async () => 'answered' },
+        workerDeploymentOptions: versioning,
+      });
+      started.push([again, again.run()]);
+      expect(await call.result()).toBe('answered');
+    } finally {
+      registration.stop();
+      for (const [worker] of started) if (worker.getState() === 'RUNNING') worker.shutdown();
+      await Promise.allSettled(started.map(([, running]) => running));
       await connection.close();
       await clientConnection.close();
       await server.stop();

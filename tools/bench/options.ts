@@ -158,8 +158,9 @@ export function tenancySizes(quick: boolean) {
   return quick
     ? {
         ...shared,
-        applications: 200,
-        businesses: 500,
+        // Past 100 windows of several businesses: a queue each would pass what a deployment version may hold.
+        applications: 220,
+        businesses: 550,
         backlogMs: 62_000,
         extraBacklogs: 0,
         rollCall: 'applications' as const,

@@ -216,6 +216,11 @@ export interface TenancyReport {
   rateLimited: number;
   /** Tenants file rewritten with a new application → its first sale signed; NaN when none was within the wait. */
   onboardSeconds: number;
+  /** Task queues the one worker process polled at the end, and those its deployment version did not hold. */
+  taskQueues: number;
+  refusedQueues: number;
+  /** Windows serving several businesses in the tenants file (each would be a queue without the cap). */
+  windowsWithOwnQueue: number;
   onboard: { application: string; probes: number; signed: boolean; lastProblem?: string };
   /** One sale per application (or per business) of the applications without a backlog, all at once. */
   rollCall: {
@@ -296,6 +301,9 @@ const TENANCY_TARGETS: Target[] = [
     met: (v) => v <= 0.01,
   },
   { key: 'tenancy.onboardSeconds', target: () => '≤ 60', value: (r) => r.tenancy?.onboardSeconds, met: (v) => v <= 60 },
+  // Whatever the number of applications: the server holds 100 per deployment version by default (docs/tenancy.md).
+  { key: 'tenancy.taskQueues', target: () => '≤ 50', value: (r) => r.tenancy?.taskQueues, met: (v) => v <= 50 },
+  { key: 'tenancy.refusedQueues', target: () => '= 0', value: (r) => r.tenancy?.refusedQueues, met: (v) => v === 0 },
 ];
 
 /** The stock section's figures (stock-report.ts); stock.callsPerSale is reported in the section's table, not a target. */
@@ -881,6 +889,18 @@ function formatTenancy(
         value: fixed(n.rateLimitedShare, 4),
         target: '≤ 0.01',
         detail: `${n.rateLimited} 429s of ${n.requests} requests`,
+      },
+      {
+        key: 'tenancy.taskQueues',
+        value: n.taskQueues,
+        target: '≤ 50',
+        detail: `polled by the one process at the end; ${n.windowsWithOwnQueue} windows serve several businesses`,
+      },
+      {
+        key: 'tenancy.refusedQueues',
+        value: n.refusedQueues,
+        target: '= 0',
+        detail: "queues polled that the build's deployment version does not hold",
       },
       {
         key: 'tenancy.onboardSeconds',

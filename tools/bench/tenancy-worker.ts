@@ -20,6 +20,8 @@ export interface TenancyWorker {
   sales: SalesClient;
   /** What the worker resolved at start: the applications it serves and their businesses. */
   served: { applications: number; businesses: number };
+  /** Task queues the process polls now, and those its deployment version does not hold (asked of the server now). */
+  queues(): Promise<{ polled: number; refused: string[] }>;
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,13 @@ export async function startTenancyWorker(
     served: {
       applications: applications.length,
       businesses: applications.reduce((sum, a) => sum + a.businesses.length, 0),
+    },
+    queues: async () => {
+      await sale.queues.check();
+      return {
+        polled: new Set(sale.workers.every().map((w) => w.options.taskQueue)).size,
+        refused: sale.queues.missing().map((q) => q.taskQueue),
+      };
     },
     stop: async () => {
       sale.shutdown();

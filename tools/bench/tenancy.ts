@@ -353,6 +353,7 @@ export async function measureTenancy(
       ),
     );
     unended = () => [];
+    const queues = await w.queues();
     await w.stop();
     worker = undefined;
 
@@ -418,6 +419,9 @@ export async function measureTenancy(
       requests: share.requests,
       rateLimited: share.rateLimited,
       onboardSeconds: round(onboarded.seconds),
+      taskQueues: queues.polled,
+      refusedQueues: queues.refused.length,
+      windowsWithOwnQueue: world.merchants.filter((m) => m.businesses.length > 1).length,
       onboard: onboarded.report,
       rollCall: called,
       reloadMs: options.reloadMs,
