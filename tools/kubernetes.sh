@@ -592,6 +592,15 @@ validate() {
     local objects namespaces applied rc=0
     objects=$(kinds_of "$work/$i.yaml" | wc -l)
     namespaces=$(kinds_of "$work/$i.namespaces.yaml" | wc -l)
+    # A production overlay creates no Namespace (the operator makes it first, with the secrets): make it as they would.
+    if [ "$namespaces" -eq 0 ]; then
+      local ns
+      for ns in $(grep -E '^  namespace: ' "$work/$i.rest.yaml" | awk '{ print $2 }' | sort -u); do
+        [ "$ns" = "$NO_NAMESPACE" ] && continue
+        kubectl_ create namespace "$ns" --dry-run=client -o yaml | kubectl_ apply -f - >/dev/null ||
+          die "could not create namespace $ns for $name"
+      done
+    fi
     if [ "$namespaces" -gt 0 ]; then
       apply_strict "$work/$i.namespaces.yaml" "$work/$i.namespaces.out" || rc=$?
       if [ "$rc" -ne 0 ]; then
