@@ -28,8 +28,9 @@ export interface QueueRegistration {
   /** Queues polled past their grace and not in the version: empty while all are held. */
   missing(): readonly PolledQueue[];
   /**
-   * Window queues the version holds with activity tasks waiting that this process no longer polls: a window that lost
-   * its own queue, where a workflow placed before still calls. Served until empty (`onStranded`).
+   * Window queues the version holds, with activity tasks waiting, that are not in this process's list: a window without
+   * a queue of its own, whose long-lived workflows still hold that queue as their route. Served until quiet
+   * (`onStranded`).
    */
   stranded(): readonly string[];
   /** Asks the server now (also every 30 s). */
@@ -91,8 +92,8 @@ export function watchQueueRegistration(options: {
         if (found.length > 0)
           logger.warn(
             { ...version, queues: found },
-            'activity tasks wait on window queues this worker no longer polls (placed before their window lost its ' +
-              'own queue): served until they are done',
+            "activity tasks wait on window queues outside this worker's list (routes long-lived workflows still " +
+              'hold): served until they are done',
           );
         stranded = now;
         options.onStranded?.(stranded);

@@ -104,6 +104,10 @@ describe('the version settings', () => {
   });
 });
 
+/** Neither service configured: the embedded sandbox stands in for both, as on a local stack. */
+const embeddedServices = () =>
+  resolveServices({ compliance: undefined, accounting: undefined, logLevel: 'silent' }, pino({ level: 'silent' }));
+
 const since = () => {
   const from = entries.length;
   return () => entries.slice(from);
@@ -141,11 +145,7 @@ async function versionStarter(services: Awaited<ReturnType<typeof resolveService
 describe('a worker process starting as a version', () => {
   it('makes itself current as the first build of a deployment, by default; a later build waits for the operator', async () => {
     const env = await getTestEnv();
-    const silent = pino({ level: 'silent' });
-    const services = await resolveServices(
-      { compliance: undefined, accounting: undefined, logLevel: 'silent' },
-      silent,
-    );
+    const services = await embeddedServices();
     const taskQueue = uniqueTaskQueue('first-deploy');
     const start = await versionStarter(services, taskQueue);
     expect(loadVersioningSettings({}).makeCurrent).toBe('first');
@@ -173,11 +173,7 @@ describe('a worker process starting as a version', () => {
 
   it('leaves a first build inactive while workers without versioning poll its queue', async () => {
     const env = await getTestEnv();
-    const silent = pino({ level: 'silent' });
-    const services = await resolveServices(
-      { compliance: undefined, accounting: undefined, logLevel: 'silent' },
-      silent,
-    );
+    const services = await embeddedServices();
     const taskQueue = uniqueTaskQueue('unversioned');
     const start = await versionStarter(services, taskQueue);
     // A fleet from before versioning, polling the same workflow queue.
@@ -219,11 +215,7 @@ describe('a worker process starting as a version', () => {
   }, 120_000);
 
   it('says what to run when its build takes no new workflows, makes itself current when told to, and never takes it back', async () => {
-    const silent = pino({ level: 'silent' });
-    const services = await resolveServices(
-      { compliance: undefined, accounting: undefined, logLevel: 'silent' },
-      silent,
-    );
+    const services = await embeddedServices();
     const taskQueue = uniqueTaskQueue('deployment');
     const deploymentName = deploymentNameFor(taskQueue);
     const start = await versionStarter(services, taskQueue);

@@ -10,21 +10,46 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { MetricsRecorder } from '../../src/metrics/recorder.js';
-import { watchQueueRegistration, type PolledQueue } from '../../src/worker/queue-registration.js';
+import {
+  watchQueueRegistration,
+  type PolledQueue,
+  type QueueRegistration,
+} from '../../src/worker/queue-registration.js';
 import { readinessOf } from '../../src/worker/readiness.js';
 import { startDevServer } from '../../tools/temporal-cli/dev-server.js';
 import { eventually } from '../helpers/eventually.js';
 
+/** A dev server of the test's own (its dynamic config added), with a worker connection and a client on it. */
+async function ownServer(dynamicConfig: Record<string, number> = {}) {
+  const server = await startDevServer({ headless: true, searchAttributes: [], dynamicConfig });
+  const connection = await NativeConnection.connect({ address: server.address });
+  const clientConnection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection: clientConnection, namespace: server.namespace });
+  const close = async () => {
+    await connection.close();
+    await clientConnection.close();
+    await server.stop();
+  };
+  return { server, connection, client, close };
+}
+
+/** Asks the server again until `read` finds something. */
+function checkedUntilSome<T>(registration: QueueRegistration, read: () => readonly T[], what: string) {
+  return eventually(
+    async () => {
+      await registration.check();
+      return read();
+    },
+    (found) => found.length > 0,
+    { timeoutMs: 60_000, what },
+  );
+}
+
 describe('a task queue the deployment version does not hold', () => {
   it('is named with its businesses, counted, and makes the process unready', async () => {
-    const server = await startDevServer({
-      headless: true,
-      searchAttributes: [],
-      dynamicConfig: { 'matching.maxTaskQueuesInDeploymentVersion': 3 },
+    const { server, connection, client, close } = await ownServer({
+      'matching.maxTaskQueuesInDeploymentVersion': 3,
     });
-    const connection = await NativeConnection.connect({ address: server.address });
-    const clientConnection = await Connection.connect({ address: server.address });
-    const client = new Client({ connection: clientConnection, namespace: server.namespace });
     const version = { deploymentName: 'etims-refused', buildId: 'one' };
     const queues = ['refused-a', 'refused-b', 'refused-c', 'refused-d', 'refused-e'];
     const workers = await Promise.all(
@@ -64,14 +89,7 @@ describe('a task queue the deployment version does not hold', () => {
       everyMs: 1_000,
     });
     try {
-      const missing = await eventually(
-        async () => {
-          await registration.check();
-          return registration.missing();
-        },
-        (m) => m.length > 0,
-        { timeoutMs: 30_000, what: 'a refused queue seen' },
-      );
+      const missing = await checkedUntilSome(registration, () => registration.missing(), 'a refused queue seen');
       // The server held 3 of the 5: the other 2 are refused, whichever polled last.
       expect(missing).toHaveLength(2);
       const error = lines.find((l) => l.level === 50);
@@ -89,17 +107,12 @@ describe('a task queue the deployment version does not hold', () => {
       registration.stop();
       for (const w of workers) w.shutdown();
       await Promise.all(running);
-      await connection.close();
-      await clientConnection.close();
-      await server.stop();
+      await close();
     }
   }, 120_000);
 
   it('serves a window queue that still has calls waiting after this process stopped polling it', async () => {
-    const server = await startDevServer({ headless: true, searchAttributes: [] });
-    const connection = await NativeConnection.connect({ address: server.address });
-    const clientConnection = await Connection.connect({ address: server.address });
-    const client = new Client({ connection: clientConnection, namespace: server.namespace });
+    const { server, connection, client, close } = await ownServer();
     const fleet = 'stranded-fleet';
     const windowQueue = `${fleet}.compliance-api.app_group`;
     const version = { deploymentName: 'etims-stranded', buildId: 'one' };
@@ -163,14 +176,7 @@ describe('a task queue the deployment version does not hold', () => {
         workflowId: `stranded-${Date.now()}`,
         args: [windowQueue],
       });
-      const stranded = await eventually(
-        async () => {
-          await registration.check();
-          return registration.stranded();
-        },
-        (queues) => queues.length > 0,
-        { timeoutMs: 60_000, what: 'the waiting call found' },
-      );
+      const stranded = await checkedUntilSome(registration, () => registration.stranded(), 'the waiting call found');
       expect(stranded).toEqual([windowQueue]);
       expect(found.at(-1)).toEqual([windowQueue]);
       // Served again (as start.ts does on onStranded), the call is answered.
@@ -187,9 +193,7 @@ describe('a task queue the deployment version does not hold', () => {
       registration.stop();
       for (const [worker] of started) if (worker.getState() === 'RUNNING') worker.shutdown();
       await Promise.allSettled(started.map(([, running]) => running));
-      await connection.close();
-      await clientConnection.close();
-      await server.stop();
+      await close();
     }
   }, 120_000);
 });
