@@ -70,13 +70,23 @@ export async function callApi<T>(
  * the timeout apart, so one lost with its worker is retried that soon; without one, it sends nothing.
  */
 export async function whileAlive<T>(wait: () => Promise<T>): Promise<T> {
-  const context = Context.current();
+  const context = currentContext();
+  // Called as a plain function (a client reading the books): nothing to heartbeat to.
+  if (!context) return wait();
   const { heartbeatTimeoutMs } = context.info;
   const alive = heartbeatTimeoutMs ? setInterval(() => context.heartbeat(), heartbeatTimeoutMs / 3) : undefined;
   try {
     return await wait();
   } finally {
     clearInterval(alive);
+  }
+}
+
+function currentContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
   }
 }
 

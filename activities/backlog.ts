@@ -1,7 +1,7 @@
 /** Waiting for room in a receiver of stock lines: senders pace themselves by its backlog (STOCK_PACE). */
-import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { getBacklogQuery } from '../src/contracts/stock-ledger.js';
+import { whileAlive } from './api-call.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 
 const POLL_MS = 2_000;
@@ -35,21 +35,16 @@ export async function readBacklog(client: Client, workflowId: string): Promise<n
 }
 
 /**
- * Reads the receiver's backlog every 2 s (heartbeating) until it is at most `atMost`, or `waitMs` passed. A backlog
+ * Reads the receiver's backlog every 2 s until it is at most `atMost`, or `waitMs` passed. A backlog
  * that cannot be read counts as room: pacing must never stop stock that could go (the receiver's carry is bounded by
  * its own hand-overs to the next run, only less tightly).
  */
-export async function waitForRoom(
-  client: Client,
-  input: WaitForRoomInput,
-  heartbeat = () => {},
-): Promise<WaitForRoomResult> {
+export async function waitForRoom(client: Client, input: WaitForRoomInput): Promise<WaitForRoomResult> {
   const until = Date.now() + input.waitMs;
   for (;;) {
     const backlog = await readBacklog(client, input.workflowId);
     if (backlog === null || backlog <= input.atMost) return { backlog, room: true };
     if (Date.now() + POLL_MS > until) return { backlog, room: false };
-    heartbeat();
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
@@ -58,8 +53,8 @@ export function createBacklogActivities(deps: Pick<ActivityDeps, 'temporal' | 'l
   return {
     /** Until the receiver's backlog leaves room, or the attempt's wait is over (the workflow asks again). */
     async waitForStockRoom(input: WaitForRoomInput): Promise<WaitForRoomResult> {
-      const context = Context.current();
-      const result = await waitForRoom(temporalClientOf(deps, 'waitForStockRoom'), input, () => context.heartbeat());
+      // Alive on a clock, a slow query included: one lost with its worker is asked again within the heartbeat timeout.
+      const result = await whileAlive(() => waitForRoom(temporalClientOf(deps, 'waitForStockRoom'), input));
       if (result.backlog === null)
         deps.logger.warn(
           { workflowId: input.workflowId },

@@ -11,6 +11,7 @@ import {
   type PurchasesBookInput,
 } from '../src/contracts/purchases-book.js';
 import { BusinessId } from '../src/contracts/search-attributes.js';
+import { whileAlive } from './api-call.js';
 import { temporalClientOf, updateOfOwnWorkflow, type ActivityDeps } from './deps.js';
 
 export interface PurchaseBooksTarget {
@@ -53,16 +54,18 @@ export function createPurchasesBookActivities(deps: Pick<ActivityDeps, 'temporal
     async readPurchaseBooks(input: ReadPurchaseBooksInput): Promise<Record<string, BookedPurchase>> {
       const client = temporalClientOf(deps, 'readPurchaseBooks');
       const found: Record<string, BookedPurchase> = {};
-      await Promise.all(
-        [...byBook(input, input.invoices)].map(async ([workflowId, book]) => {
-          const records = await updateOfOwnWorkflow(client, () =>
-            client.workflow.executeUpdateWithStart(readBookUpdate, {
-              args: [{ ids: book.invoices.map((i) => i.id), ...(input.stock ? { stock: true } : {}) }],
-              startWorkflowOperation: startOf(input, workflowId, book.date),
-            }),
-          );
-          Object.assign(found, records);
-        }),
+      await whileAlive(() =>
+        Promise.all(
+          [...byBook(input, input.invoices)].map(async ([workflowId, book]) => {
+            const records = await updateOfOwnWorkflow(client, () =>
+              client.workflow.executeUpdateWithStart(readBookUpdate, {
+                args: [{ ids: book.invoices.map((i) => i.id), ...(input.stock ? { stock: true } : {}) }],
+                startWorkflowOperation: startOf(input, workflowId, book.date),
+              }),
+            );
+            Object.assign(found, records);
+          }),
+        ),
       );
       return found;
     },
@@ -71,13 +74,15 @@ export function createPurchasesBookActivities(deps: Pick<ActivityDeps, 'temporal
     async writePurchaseBooks(input: WritePurchaseBooksInput): Promise<{ books: number }> {
       const client = temporalClientOf(deps, 'writePurchaseBooks');
       const books = byBook(input, input.records);
-      await Promise.all(
-        [...books].map(([workflowId, book]) =>
-          updateOfOwnWorkflow(client, () =>
-            client.workflow.executeUpdateWithStart(writeBookUpdate, {
-              args: [{ records: book.invoices.map(({ invoiceDate: _, ...write }) => write) }],
-              startWorkflowOperation: startOf(input, workflowId, book.date),
-            }),
+      await whileAlive(() =>
+        Promise.all(
+          [...books].map(([workflowId, book]) =>
+            updateOfOwnWorkflow(client, () =>
+              client.workflow.executeUpdateWithStart(writeBookUpdate, {
+                args: [{ records: book.invoices.map(({ invoiceDate: _, ...write }) => write) }],
+                startWorkflowOperation: startOf(input, workflowId, book.date),
+              }),
+            ),
           ),
         ),
       );

@@ -23,7 +23,7 @@ export function createRefundActivities(deps: Pick<ActivityDeps, 'temporal'>) {
         status === 'COMPLETED' ? ((await handle.result()) as SaleState) : await handle.query(getSaleStateQuery);
       const signed = state.sale !== null && isSigned(state.sale);
       if (status === 'RUNNING' && signed) {
-        // A sale started before refunds were their own workflow stays open for its refund and takes it itself.
+        // A sale holding a refund window of its own takes its refund itself (sales-client.ts `refundOpenSale`).
         if ((state.step as string) === 'refund_window')
           return {
             found: 'refused',

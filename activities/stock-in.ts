@@ -1,5 +1,4 @@
 /** The stock-in's activities: the sync tells it what it saw, and the business's item names answer its lines. */
-import { Context } from '@temporalio/activity';
 import { BusinessId } from '../src/contracts/search-attributes.js';
 import { STOCK_PACE } from '../src/contracts/stock-ledger.js';
 import {
@@ -11,7 +10,7 @@ import {
   type StockInSettings,
 } from '../src/contracts/stock-in.js';
 import { answerNames, type CatalogueItem, type NameAnswers } from '../src/contracts/item-names.js';
-import { callApi } from './api-call.js';
+import { callApi, whileAlive } from './api-call.js';
 import { waitForRoom } from './backlog.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 
@@ -61,11 +60,8 @@ export function createStockInActivities(deps: StockInActivityDeps) {
       if (settings === undefined) return { told: false };
       const client = temporalClientOf(deps, 'tellStockIn');
       const workflowId = stockInWorkflowId(taskQueue, businessId);
-      const context = Context.current();
-      const room = await waitForRoom(
-        client,
-        { workflowId, atMost: STOCK_PACE.stockInLines, waitMs: STOCK_PACE.waitMs },
-        () => context.heartbeat(),
+      const room = await whileAlive(() =>
+        waitForRoom(client, { workflowId, atMost: STOCK_PACE.stockInLines, waitMs: STOCK_PACE.waitMs }),
       );
       if (!room.room) return { told: false, busy: true };
       await client.workflow.signalWithStart(STOCK_IN_WORKFLOW_TYPE, {

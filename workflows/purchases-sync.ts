@@ -266,10 +266,14 @@ function purchasesSyncActivities({ complianceQueue, fairnessKey }: CallRoute, se
     // Waits, heartbeating, while the stock-in passes on what it was told (STOCK_PACE.waitMs at most an attempt).
     stockIn: proxyActivities<ActivitiesOn<'workflow'>>({
       startToCloseTimeout: '6 minutes',
-      heartbeatTimeout: '30 seconds',
+      heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
       retry: API_RETRY,
     }),
-    books: proxyActivities<ActivitiesOn<'workflow'>>({ startToCloseTimeout: '60 seconds', retry: API_RETRY }),
+    books: proxyActivities<ActivitiesOn<'workflow'>>({
+      startToCloseTimeout: '60 seconds',
+      heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
+      retry: API_RETRY,
+    }),
     // Delivery spends none of the compliance budget: it runs on the workflow queue.
     sink: proxyActivities<ActivitiesOn<'workflow'>>({
       startToCloseTimeout: '10 minutes',

@@ -28,7 +28,7 @@ import { ledgerReferenceStem } from './keys.js';
 import { required } from './update-arguments.js';
 import { count } from './metrics.js';
 import { placeOnBudget } from './placement.js';
-import { LedgerBook } from './stock-ledger/book.js';
+import { LedgerBook, linesIn } from './stock-ledger/book.js';
 import { sendMovement } from './stock-ledger/send.js';
 
 export const STOCK_NEEDS_OPERATOR = 'stock_needs_operator';
@@ -256,7 +256,7 @@ function attentionBoard(book: LedgerBook): () => void {
       .map(
         (m) =>
           `- \`${m.referenceId}\`: ${m.action} ${m.quantity} × \`${m.itemId}\` ` +
-          `(${m.lines.length} lines): ${m.problem ?? ''}`,
+          `(${linesIn(m.lines)} lines): ${m.problem ?? ''}`,
       )
       .join('\n');
     if (details === written) return;

@@ -3,12 +3,10 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  proxyActivities,
   setHandler,
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ListBillPaymentsPageInput } from '../activities/accounting.js';
 import { parseDuration } from '../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import {
@@ -22,8 +20,8 @@ import {
   type SyncBatchState,
   type SyncBatchSummary,
 } from '../src/contracts/sync-batch.js';
-import { API_RETRY, accountingQueue, type ActivitiesOn } from './activity-options.js';
 import { count, failsTheWorkflow } from './metrics.js';
+import { syncBatchActivities } from './sync-batch/api.js';
 import { observe, type BatchScope } from './sync-batch/observe.js';
 import { SyncBatchRecord } from './sync-batch/record.js';
 
@@ -173,28 +171,6 @@ async function followBatch(input: SyncBatchInput): Promise<SyncBatchSummary> {
     if (dismissReason !== undefined) return finish();
   }
 }
-
-/** Both safe to repeat: an outage is ridden out in activity retries, which add no history events. */
-function syncBatchActivities() {
-  const api = proxyActivities<ActivitiesOn<'accounting'>>({
-    taskQueue: accountingQueue(),
-    startToCloseTimeout: '60 seconds',
-    retry: API_RETRY,
-  });
-  return {
-    processSyncBatch: (syncBatchId: string, companyId: string | undefined) =>
-      api.processSyncBatch.executeWithOptions({ summary: `process sync batch ${syncBatchId}` }, [
-        { syncBatchId, ...(companyId ? { companyId } : {}) },
-      ]),
-    listBillPaymentsPage: (input: ListBillPaymentsPageInput) => {
-      const batch = input.syncBatchId ? ` of ${input.syncBatchId}` : '';
-      const summary = `${input.status ?? 'all'} bill payments${batch}, page ${input.page}`;
-      return api.listBillPaymentsPage.executeWithOptions({ summary }, [input]);
-    },
-  };
-}
-
-export type SyncBatchApi = ReturnType<typeof syncBatchActivities>;
 
 function refuse(message: string): never {
   throw ApplicationFailure.nonRetryable(message, FAILURE_TYPES.invalidOperation);

@@ -300,7 +300,11 @@ export class SalesClient extends TaskQueueClient {
     return this.run('refund', workflowId, call, updateId);
   }
 
-  /** A sale started before refunds had their own workflow keeps its window open and takes its refund itself. */
+  /**
+   * A sale that holds a refund window of its own (step `refund_window`) takes its refund itself. This path, with
+   * `saleOpenForRefund` and its check in activities/refund.ts, can go once no running sale is in that step: each
+   * closes when its window does.
+   */
   private refundOpenSale(
     refundId: string,
     { businessId, traderInvoiceNumber, request }: RefundInput,

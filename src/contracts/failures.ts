@@ -24,14 +24,14 @@ export const FAILURE_TYPES = {
   tenantAwaitingService: 'tenant_awaiting_service',
   /** A call not sent because its application's outage watch holds sales waiting on that side. Retried. */
   outageKnown: 'outage_known',
-  /** A refund of a sale that is still open for its refund window, as sales started before refunds had their own
-   * workflow are: the sale takes its `refund` update itself. */
+  /** A refund of a sale that holds a refund window of its own (step `refund_window`): the sale takes its `refund`
+   * update itself (src/client/sales-client.ts `refundOpenSale` says when that path ends). */
   saleOpenForRefund: 'sale_open_for_refund',
   /** The park code of a sale whose outage outlasted its `outageLimit`: one code, so one query finds them all. */
   outageLimitReached: 'outage_limit_reached',
 } as const;
 
-/** Histories recorded by older workers carry `ambiguous_write` under its old name, `AmbiguousWrite`. */
+/** The failure's two spellings, `ambiguous_write` and `AmbiguousWrite`, both met in recorded histories, are one. */
 export function isAmbiguousWrite(type: string | null | undefined): boolean {
   return type === FAILURE_TYPES.ambiguousWrite || type === 'AmbiguousWrite';
 }

@@ -13,7 +13,6 @@ import {
   TRADER_INVOICE_NUMBER_MAX,
 } from './compliance-rules.js';
 import { parseDuration } from './duration.js';
-import type { SaleInput } from './sale.js';
 
 /** `awaitReceipt`'s longest wait: an update held open longer than this ties up the caller and the worker's slot. */
 export const AWAIT_RECEIPT_WAIT_MAX = '10 minutes';
@@ -285,6 +284,7 @@ const schemas = {
 };
 
 export type SaleSchemas = typeof schemas;
+export type SaleInput = z.output<SaleSchemas['saleInput']>;
 
 /** Behind a function: the sandbox freezes what a shared module's exports reach, and zod writes into a schema on use. */
 export function saleSchemas(): SaleSchemas {

@@ -7,11 +7,11 @@ import type { z } from 'zod';
 import type { FiscalDocumentSchema } from '../compliance/schemas.js';
 import type { ItemRegistrationOutcome } from './item-registration.js';
 import type { StockMove } from './stock-ledger.js';
-import type { SaleSchemas } from './sale-input.js';
+import type { SaleInput, SaleSchemas } from './sale-input.js';
 
 export const SALE_WORKFLOW_TYPE = 'saleWorkflow';
 
-export type SaleInput = z.output<SaleSchemas['saleInput']>;
+export type { SaleInput };
 export type SaleLineInput = SaleInput['lines'][number];
 export type RefundRequest = z.output<SaleSchemas['refundRequest']>;
 /** `input` must equal the sale's own, so an update-with-start that found another sale cannot print its receipt. */
@@ -96,9 +96,9 @@ export interface SaleState {
   sale: FiscalDocument | null;
   creditNote: FiscalDocument | null;
   parked: ParkedReason | null;
-  /** Absent in sales started before outages were waited out. */
+  /** Optional so that every recorded state parses: absent reads as null. */
   outage?: OutageWait | null;
-  /** Absent in sales started before unserved businesses were waited for. */
+  /** Optional so that every recorded state parses: absent reads as null. */
   awaitingBusiness?: BusinessWait | null;
   stockMovements: StockMovementState[];
   /** The creation and every retry. */

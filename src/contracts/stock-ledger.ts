@@ -57,7 +57,7 @@ export interface StockLedgerInput {
 }
 
 /** The schema of StockLedgerCarry; how it may change: docs/stock-ledger.md, "What a run carries to the next". */
-export const STOCK_LEDGER_CARRY_SCHEMA = 2;
+export const STOCK_LEDGER_CARRY_SCHEMA = 3;
 
 /** What a ledger run hands to the next (continue-as-new), possibly a run of another build. */
 export interface StockLedgerCarry {
@@ -66,8 +66,11 @@ export interface StockLedgerCarry {
   nextSequence: number;
   reporting: StockReporting;
   onHand: Record<string, number>;
-  /** Lines not in a movement yet, with when each was taken (workflow ms): its max delay keeps counting. */
-  pending: Array<StockLine & { takenAt?: number }>;
+  /**
+   * Lines not in a movement yet, with when each was taken (workflow ms): its max delay keeps counting. Schema 3: a line
+   * may carry `parts`, the lines of the same goods folded into it as they came.
+   */
+  pending: Array<StockLine & { takenAt?: number; parts?: string[] }>;
   open: LedgerMovement[];
   totals: LedgerTotals;
   /**
@@ -86,10 +89,22 @@ export type LedgerMovementStatus =
   /** The evidence could not decide, or the service refused it: an operator settles it (`settleMovement`). */
   | 'needs_operator';
 
+/** A line a movement carries; its quantity includes that of the lines folded into it. */
+export interface LedgerLine {
+  lineId: string;
+  saleWorkflowId: string;
+  quantity: number;
+  /**
+   * Goods that came in, of the same item, action and price, folded into this line as they arrived: their ids as
+   * remembered digests (workflows/keys.ts `rememberedLineId`), a tenth of a line's bytes each.
+   */
+  parts?: string[];
+}
+
 export interface LedgerMovement extends StockMove {
-  /** The line's own id when it carries one line, else `stk:<ledger>:<n>`. */
+  /** The line's own id when it carries one line and nothing folded into it, else `stk:<ledger>:<n>`. */
   referenceId: string;
-  lines: Array<{ lineId: string; saleWorkflowId: string; quantity: number }>;
+  lines: LedgerLine[];
   status: LedgerMovementStatus;
   movementId?: string;
   /** The quantity on hand the ledger knew before sending it. */
@@ -109,15 +124,21 @@ export interface LedgerTotals {
   probes: number;
 }
 
+/** A movement as the state shows it: how many lines were folded into each of its lines, not their digests. */
+export type LedgerMovementShown = Omit<LedgerMovement, 'lines'> & {
+  lines: Array<Omit<LedgerLine, 'parts'> & { folded?: number }>;
+};
+
 export interface StockLedgerState {
   businessId: string;
   branch: string;
   reporting: StockReporting;
   onHand: Record<string, number>;
+  /** Lines waiting per item, folded ones included. */
   pending: Record<string, number>;
   /** Movements not settled; then the most recent recorded ones (at most 200), newest last. */
-  open: LedgerMovement[];
-  recent: LedgerMovement[];
+  open: LedgerMovementShown[];
+  recent: LedgerMovementShown[];
   totals: LedgerTotals;
 }
 
@@ -153,7 +174,8 @@ export const settleMovementUpdate = defineUpdate<LedgerMovement, [z.output<typeo
 export const getStockLedgerStateQuery = defineQuery<StockLedgerState>('getState');
 
 /**
- * Lines a workflow was told and has not yet passed on: the stock-in's (to its ledgers), a ledger's (to the service).
+ * Lines a workflow was told and has not yet passed on: the stock-in's (to its ledgers), a ledger's goods that came in
+ * (to the service, by what they weigh in its carry: a line folded into another counts a tenth).
  * A sender of stock paces itself by it (`STOCK_PACE`), so a first sync's year of invoices reaches the service at the
  * budget's pace without piling up in any carry.
  */
@@ -163,9 +185,10 @@ export const getBacklogQuery = defineQuery<number>(BACKLOG_QUERY);
 /**
  * How far senders of incoming stock run ahead. The stock-in hands a branch's ledger at most `handOverLines` lines at a
  * time, and more only once the ledger's backlog leaves room for them under `ledgerLines`; its first hand-over to a
- * ledger in a run is the one not checked first. A ledger holds at most `ledgerLines + handOverLines` incoming lines
- * (~240 bytes each: ~95 KB), plus its tills'. The sync tells the stock-in only while its backlog is under
- * `stockInLines`. A wait for room lasts at most `waitMs` per activity; a sender that cannot read the backlog (no
+ * ledger in a run is the one not checked first. A ledger holds at most `ledgerLines + handOverLines` lines' weight of
+ * incoming stock (~240 bytes a line: ~95 KB), plus its tills'; it folds the lines of the same goods as they arrive, so
+ * the pace bounds bytes without cutting what one movement carries. The sync tells the stock-in only while its backlog
+ * is under `stockInLines`. A wait for room lasts at most `waitMs` per activity; a sender that cannot read the backlog (no
  * worker of the receiver's build) goes on as if there were room.
  */
 export const STOCK_PACE = { ledgerLines: 300, handOverLines: 100, stockInLines: 1_000, waitMs: 5 * 60_000 };

@@ -1,7 +1,20 @@
 // Why: docs/tenancy.md, "Each application held to its own budget, fleet-wide".
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { BudgetWindow } from '../tenants/budget-windows.js';
+
+export interface BudgetWindow {
+  /** The service's application id, else the entry's name. */
+  fairnessKey: string;
+  applications: readonly string[];
+  /** The lowest budget of the entries sharing it. */
+  requestsPerMinute: number;
+  businesses: readonly string[];
+  /**
+   * Several businesses share a queue of its own fairly, its rate holding the window to its budget (the first
+   * WINDOW_QUEUES_MAX such windows; the others share the shared queue first come, first served, keyed by the window).
+   */
+  ownQueue: boolean;
+}
 
 const ACTIVITY = proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY;
 const MAX_WEIGHT_OVERRIDES = 1_000;

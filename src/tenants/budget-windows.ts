@@ -3,25 +3,26 @@ import type { Client } from '@temporalio/client';
 import { complianceTaskQueue, windowComplianceTaskQueue } from '../contracts/task-queues.js';
 import type { Logger } from '../logger.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
-import { applyComplianceBudgets, applyQueueRate, planComplianceBudgets } from '../temporal/compliance-budgets.js';
-import type { ComplianceApplication, TenantDirectory } from './directory.js';
+import {
+  applyComplianceBudgets,
+  applyQueueRate,
+  planComplianceBudgets,
+  type BudgetWindow,
+} from '../temporal/compliance-budgets.js';
+
+export type { BudgetWindow };
 import { errorText } from './probes.js';
 
-export interface BudgetWindow {
-  /** The service's application id, else the entry's name. */
-  fairnessKey: string;
-  applications: readonly string[];
-  /** The lowest budget of the entries sharing it. */
+/** What a window needs of a resolved compliance entry (the directory's `ComplianceApplication`). */
+export interface WindowedApplication {
+  application: string;
+  serviceApplicationId?: string | undefined;
+  serviceRequestsPerMinute?: number | undefined;
   requestsPerMinute: number;
   businesses: readonly string[];
-  /**
-   * Several businesses share a queue of its own fairly, its rate holding the window to its budget (the first
-   * WINDOW_QUEUES_MAX such windows; the others share the shared queue first come, first served, keyed by the window).
-   */
-  ownQueue: boolean;
 }
 
-export function windowKeyOf(application: ComplianceApplication): string {
+export function windowKeyOf(application: WindowedApplication): string {
   return application.serviceApplicationId ?? application.application;
 }
 
@@ -35,7 +36,7 @@ export function windowKeyOf(application: ComplianceApplication): string {
 export const WINDOW_QUEUES_MAX = 40;
 
 export function budgetWindows(
-  directory: Pick<TenantDirectory, 'applications'>,
+  directory: { applications(): readonly WindowedApplication[] },
   windowQueuesMax = WINDOW_QUEUES_MAX,
 ): BudgetWindow[] {
   let ownQueues = 0;
@@ -54,7 +55,7 @@ export function budgetWindows(
 }
 
 /** Allowed (business-bound keys of one application are normal), but budgets over the limit draw 429s when busy. */
-export function warnSharedWindows(applications: readonly ComplianceApplication[], logger: Logger | undefined): void {
+export function warnSharedWindows(applications: readonly WindowedApplication[], logger: Logger | undefined): void {
   const identified = applications.filter((application) => application.serviceApplicationId !== undefined);
   for (const [serviceApplicationId, sharing] of Map.groupBy(identified, (a) => a.serviceApplicationId!)) {
     const total = sharing.reduce((sum, application) => sum + application.requestsPerMinute, 0);
@@ -77,7 +78,7 @@ export function warnSharedWindows(applications: readonly ComplianceApplication[]
 export async function holdTenantBudgets(options: {
   client: Client;
   taskQueue: string;
-  directory: TenantDirectory;
+  directory: { applications(): readonly WindowedApplication[]; origin: string };
   headroom: number;
   metrics: MetricsRecorder;
   logger: Logger;

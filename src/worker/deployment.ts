@@ -117,8 +117,8 @@ export async function routeDeploymentVersion(options: {
       );
       return 'inactive';
     }
-    // Unversioned workers on these queues are a fleet from before versioning: a current version would take their
-    // open workflows over and replay them on this code (CHANGELOG, "Moving a 1.x fleet to 2.0.0").
+    // Unversioned workers on these queues run open workflows that a current version would take over and replay on
+    // this code: the operator moves such a fleet (CHANGELOG, "Moving a 1.x fleet to 2.0.0").
     const unversioned = first ? await unversionedPollers(client, namespace, options.taskQueues) : [];
     if (unversioned.length > 0) {
       logger.warn(

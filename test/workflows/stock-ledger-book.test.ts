@@ -103,6 +103,61 @@ describe("the stock ledger's book", () => {
     expect(next.carry().lineIds).toEqual([rememberedLineId('doc-7:0:DEDUCT'), rememberedLineId('doc-8:0:DEDUCT')]);
   });
 
+  it('folds goods that came in of one item, action and price as they arrive: one waiting line, weighed by bytes', () => {
+    const stockIn = stockInWorkflowId('sales', 'biz');
+    const incoming = (n: number, itemId = 'itm_a', quantity = 1, unitPrice = 10): StockLine => ({
+      ...line(n, itemId, quantity, 'ADD', unitPrice),
+      lineId: `sin-${n}`,
+      saleWorkflowId: stockIn,
+    });
+    const book = new LedgerBook('biz', 'first-branch', 'TAG', undefined, 0);
+    const delivered = Array.from({ length: 30 }, (_, n) => incoming(n, 'itm_a', 0.5));
+    expect(book.take([...delivered, incoming(30, 'itm_a', 1, 11), incoming(31, 'itm_b'), line(32)], coalesced, 0)).toBe(
+      33,
+    );
+    // 29 lines folded into the first weigh 2.9 lines, beside 3 waiting lines of incoming goods; a sale's is not counted.
+    expect(book.backlog()).toBe(Math.ceil(3 + 29 * 0.1));
+    expect(book.state().pending).toEqual({ itm_a: 32, itm_b: 1 });
+    // The same hand-over again, in any order: taken once, folded or not.
+    expect(book.take([...delivered].reverse(), coalesced, 1)).toBe(0);
+
+    const next = new LedgerBook('biz', 'first-branch', 'TAG', book.carry(), 2);
+    expect(next.take(delivered, coalesced, 3)).toBe(0);
+    const m = next.nextMovement('itm_a')!;
+    expect(m).toMatchObject({ action: 'ADD', quantity: 15, unitPrice: 10, referenceId: 'stk:TAG:1' });
+    expect(next.state().open[0]!.lines).toEqual([
+      { lineId: 'sin-0', saleWorkflowId: stockIn, quantity: 15, folded: 29 },
+    ]);
+    // Never sent: back as it was; then recorded, every folded line counts.
+    next.unsend(m);
+    const again = next.nextMovement('itm_a')!;
+    expect(again.quantity).toBe(15);
+    next.answered('itm_a', again, 'mov_1', 115);
+    expect(next.totals.linesRecorded).toBe(30);
+    // Past the recent list and over another run, the folded lines are still remembered.
+    let last = next;
+    for (let n = 0; n < 201; n++) {
+      last.take([incoming(100 + n, `itm_${n}`)], coalesced, 10);
+      last.answered(`itm_${n}`, last.nextMovement(`itm_${n}`)!, `mov_x${n}`, 1);
+    }
+    last = new LedgerBook('biz', 'first-branch', 'TAG', last.carry(), 20);
+    expect(last.take(delivered, coalesced, 21)).toBe(0);
+  });
+
+  it('folds nothing when each sale goes on its own, nor the lines of sales', () => {
+    const stockIn = stockInWorkflowId('sales', 'biz');
+    const perSale = new LedgerBook('biz', 'first-branch', 'TAG', undefined, 0);
+    const a = { ...line(1, 'itm_a', 1, 'ADD'), lineId: 'sin-1', saleWorkflowId: stockIn };
+    const b = { ...line(2, 'itm_a', 1, 'ADD'), lineId: 'sin-2', saleWorkflowId: stockIn };
+    perSale.take([a, b], { mode: 'per-sale' }, 0);
+    expect(perSale.backlog()).toBe(2);
+    expect(perSale.nextMovement('itm_a')).toMatchObject({ referenceId: 'sin-1', quantity: 1 });
+    const tills = new LedgerBook('biz', 'first-branch', 'TAG', undefined, 0);
+    tills.take([line(3), line(4)], coalesced, 0);
+    expect(tills.state().pending).toEqual({ itm_a: 2 });
+    expect(tills.backlog()).toBe(0);
+  });
+
   it('tells goods that came in (a stock-in’s lines) from a sale’s and a refund’s by the id they were handed over under', () => {
     expect(isIncomingStock({ saleWorkflowId: stockInWorkflowId('sales', 'biz_a') })).toBe(true);
     expect(isIncomingStock({ saleWorkflowId: 'sale:biz_a:INV-1' })).toBe(false);

@@ -51,7 +51,7 @@ export function leftOf(s: StockLedgerState | undefined): StockLedgerLeft {
       referenceId: m.referenceId,
       itemId: m.itemId,
       status: m.status,
-      lines: m.lines.length,
+      lines: m.lines.reduce((n, l) => n + 1 + (l.folded ?? 0), 0),
       ...(m.problem ? { problem: m.problem } : {}),
     })),
   };

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SalesClient } from '../../src/client/sales-client.js';
 import type { SandboxInspector } from '../../sandbox/inspector.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
-import { settleMovementUpdate, type LedgerMovement } from '../../src/contracts/stock-ledger.js';
+import { settleMovementUpdate, type LedgerMovementShown } from '../../src/contracts/stock-ledger.js';
 import type { OperationHistory, OperationKind } from './history.js';
 import { readLedgers, type LedgerSeen } from './ledgers.js';
 import type { PlannedSale } from './sales.js';
@@ -83,12 +83,12 @@ export function startOperator(options: {
   };
 
   /** One movement a ledger cannot settle alone: the dashboard decides applied or resend. */
-  const settle = async (ledger: LedgerSeen, m: LedgerMovement) => {
+  const settle = async (ledger: LedgerSeen, m: LedgerMovementShown) => {
     const { businessId } = ledger.state;
     const recorded = (await inspector.stockMovements({ businessId, referenceId: m.referenceId })).length > 0;
     const decision = recorded ? 'applied' : 'resend';
     const why =
-      `${m.action} ${m.itemId} x${m.quantity} (${m.lines.length} line(s)): ${m.problem ?? 'needs an operator'}; ` +
+      `${m.action} ${m.itemId} x${m.quantity} (${m.lines.reduce((n, l) => n + 1 + (l.folded ?? 0), 0)} line(s)): ${m.problem ?? 'needs an operator'}; ` +
       `${recorded ? 'recorded' : 'not recorded'} in the dashboard${ledger.needsAttention ? '' : '; the ledger did not show NeedsAttention'}`;
     const op = history.begin({
       kind: 'settleMovement',

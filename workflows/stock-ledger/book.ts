@@ -1,6 +1,9 @@
 import {
   DEFAULT_STOCK_REPORTING,
+  isIncomingStock,
+  type LedgerLine,
   type LedgerMovement,
+  type LedgerMovementShown,
   type LedgerTotals,
   type StockLedgerCarry,
   type StockLedgerState,
@@ -22,7 +25,18 @@ const REMEMBERED_LINE_IDS = 3000;
  */
 const ON_HAND_KEPT = 2000;
 
-type PendingLine = StockLine & { takenAt: number };
+/**
+ * What a line folded into another weighs in the backlog: its digest (~20 bytes) against a line's ~240. The pace bounds
+ * the carry's bytes, so a year of one item's deliveries waits as one line, not as a year of lines.
+ */
+const FOLDED_WEIGHT = 0.1;
+
+type PendingLine = StockLine & { takenAt: number; parts?: string[] };
+
+/** A line and the lines folded into it. */
+export function linesIn(lines: readonly LedgerLine[]): number {
+  return lines.reduce((n, l) => n + 1 + (l.parts?.length ?? 0), 0);
+}
 
 function signed(action: 'ADD' | 'DEDUCT', quantity: number): number {
   return action === 'ADD' ? quantity : -quantity;
@@ -70,27 +84,53 @@ export class LedgerBook {
     for (const id of this.rememberedLineIds) this.lineIds.add(id);
     for (const { takenAt, ...line } of carried?.pending ?? []) this.admit(line, takenAt ?? now);
     for (const m of carried?.open ?? []) {
-      for (const l of m.lines) this.lineIds.add(l.lineId);
+      for (const l of m.lines) for (const id of [l.lineId, ...(l.parts ?? [])]) this.lineIds.add(id);
       if (m.status === 'sending') this.queueResend({ ...m });
       else this.open.push(m);
     }
   }
 
-  /** A line already taken (the same hand-over again) is ignored. Returns how many were new. */
+  /**
+   * A line already taken (the same hand-over again) is ignored. Goods that came in fold into a waiting line of the same
+   * item, action and price (coalesced reporting): they would go in one movement anyway. Returns how many were new.
+   */
   take(lines: readonly StockLine[], reporting: StockReporting, now: number): number {
     this.reporting = reporting;
     let taken = 0;
     for (const line of lines) {
-      if (this.lineIds.has(line.lineId) || this.lineIds.has(rememberedLineId(line.lineId))) continue;
-      this.admit(line, now);
+      const digest = rememberedLineId(line.lineId);
+      if (this.lineIds.has(line.lineId) || this.lineIds.has(digest)) continue;
       taken++;
+      const into = reporting.mode === 'coalesced' && isIncomingStock(line) ? this.foldable(line) : undefined;
+      if (!into) {
+        this.admit(line, now);
+        continue;
+      }
+      into.quantity = Math.round((into.quantity + line.quantity) * 10_000) / 10_000;
+      (into.parts ??= []).push(digest);
+      this.lineIds.add(digest);
     }
     this.totals.linesTaken += taken;
     return taken;
   }
 
-  private admit(line: StockLine, now: number): void {
+  private foldable(line: StockLine): PendingLine | undefined {
+    for (let i = this.pending.length - 1; i >= 0; i--) {
+      const p = this.pending[i]!;
+      if (
+        p.itemId === line.itemId &&
+        p.action === line.action &&
+        p.unitPrice === line.unitPrice &&
+        p.saleWorkflowId === line.saleWorkflowId
+      )
+        return p;
+    }
+    return undefined;
+  }
+
+  private admit(line: StockLine & { parts?: string[] }, now: number): void {
     this.lineIds.add(line.lineId);
+    for (const part of line.parts ?? []) this.lineIds.add(part);
     this.pending.push({ ...line, takenAt: now });
   }
 
@@ -144,8 +184,9 @@ export class LedgerBook {
     for (const l of lines) this.takenAt.set(l.lineId, l.takenAt);
     this.pending = this.pending.filter((l) => !taken.has(l));
     const quantity = Math.round(lines.reduce((sum, l) => sum + l.quantity, 0) * 10_000) / 10_000;
+    const alone = lines.length === 1 && !first.parts;
     const m: LedgerMovement = {
-      referenceId: lines.length === 1 ? first.lineId : `stk:${this.tag}:${this.nextSequence++}`,
+      referenceId: alone ? first.lineId : `stk:${this.tag}:${this.nextSequence++}`,
       itemId,
       action: first.action,
       quantity,
@@ -154,6 +195,7 @@ export class LedgerBook {
         lineId: l.lineId,
         saleWorkflowId: l.saleWorkflowId,
         quantity: l.quantity,
+        ...(l.parts ? { parts: l.parts } : {}),
       })),
       status: 'sending',
     };
@@ -172,6 +214,7 @@ export class LedgerBook {
       quantity: l.quantity,
       unitPrice: m.unitPrice,
       takenAt: this.takenAt.get(l.lineId) ?? 0,
+      ...(l.parts ? { parts: l.parts } : {}),
     }));
     this.pending = [...back, ...this.pending];
   }
@@ -248,11 +291,17 @@ export class LedgerBook {
     return this.open.filter((m) => m.status === 'needs_operator');
   }
 
-  /** Lines not yet recorded by a movement in flight: waiting, or to be sent again. */
+  /**
+   * Goods that came in and are not yet recorded by a movement in flight (waiting, or to be sent again), by their weight
+   * in the carry. The tills' lines are not counted: their own bound is the max delay at the sales' rate, and counted
+   * here they would hold supplier lines back for the tills' sake.
+   */
   backlog(): number {
-    let lines = this.pending.length;
-    for (const queue of this.resend.values()) for (const m of queue) lines += m.lines.length;
-    return lines;
+    const weigh = (lines: readonly LedgerLine[]) =>
+      lines.filter(isIncomingStock).reduce((w, l) => w + 1 + (l.parts?.length ?? 0) * FOLDED_WEIGHT, 0);
+    let weight = weigh(this.pending);
+    for (const queue of this.resend.values()) for (const m of queue) weight += weigh(m.lines);
+    return Math.ceil(weight);
   }
 
   isIdle(): boolean {
@@ -274,17 +323,18 @@ export class LedgerBook {
     delete m.problem;
     this.open = this.open.filter((x) => x !== m);
     this.totals.movementsRecorded++;
-    this.totals.linesRecorded += m.lines.length;
+    this.totals.linesRecorded += linesIn(m.lines);
     for (const l of m.lines) this.takenAt.delete(l.lineId);
     this.recent.push(m);
     while (this.recent.length > RECENT_MOVEMENTS) {
       const gone = this.recent.shift()!;
-      for (const l of gone.lines) this.remember(l.lineId);
+      for (const l of gone.lines) for (const id of [l.lineId, ...(l.parts ?? [])]) this.remember(id);
     }
   }
 
+  /** `lineId` may be a folded line's digest already. */
   private remember(lineId: string): void {
-    const digest = rememberedLineId(lineId);
+    const digest = lineId.startsWith('#') ? lineId : rememberedLineId(lineId);
     this.lineIds.delete(lineId);
     this.lineIds.add(digest);
     this.rememberedLineIds.push(digest);
@@ -301,7 +351,9 @@ export class LedgerBook {
   /** What the next run starts from (continue-as-new): only between movements, so nothing is `sending`. */
   carry(): StockLedgerCarry {
     const queued = [...this.resend.values()].flat();
-    const recentLineIds = this.recent.flatMap((m) => m.lines.map((l) => rememberedLineId(l.lineId)));
+    const recentLineIds = this.recent.flatMap((m) =>
+      m.lines.flatMap((l) => [rememberedLineId(l.lineId), ...(l.parts ?? [])]),
+    );
     return {
       nextSequence: this.nextSequence,
       reporting: this.reporting,
@@ -315,18 +367,26 @@ export class LedgerBook {
 
   state(): StockLedgerState {
     const pending: Record<string, number> = {};
-    for (const l of this.pending) pending[l.itemId] = (pending[l.itemId] ?? 0) + 1;
+    for (const l of this.pending) pending[l.itemId] = (pending[l.itemId] ?? 0) + linesIn([l]);
     for (const [item, queue] of this.resend)
-      if (queue.length > 0) pending[item] = (pending[item] ?? 0) + queue.reduce((n, m) => n + m.lines.length, 0);
+      if (queue.length > 0) pending[item] = (pending[item] ?? 0) + queue.reduce((n, m) => n + linesIn(m.lines), 0);
     return {
       businessId: this.businessId,
       branch: this.branch,
       reporting: this.reporting,
       onHand: Object.fromEntries(this.onHand),
       pending,
-      open: [...this.open, ...[...this.resend.values()].flat()],
-      recent: [...this.recent],
+      open: [...this.open, ...[...this.resend.values()].flat()].map(shown),
+      recent: this.recent.map(shown),
       totals: { ...this.totals },
     };
   }
+}
+
+/** The digests of folded lines stay in the carry; a reader is told only how many there were. */
+function shown(m: LedgerMovement): LedgerMovementShown {
+  return {
+    ...m,
+    lines: m.lines.map(({ parts, ...l }) => (parts ? { ...l, folded: parts.length } : l)),
+  };
 }

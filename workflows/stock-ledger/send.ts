@@ -3,7 +3,7 @@ import { ActivityFailure, ApplicationFailure, TimeoutFailure, condition, proxyAc
 import type { AdjustStockInput, AdjustStockResult } from '../../activities/types.js';
 import { FAILURE_TYPES, isAmbiguousWrite } from '../../src/contracts/failures.js';
 import { SERVICE_DELAY_BOUNDS } from '../../src/http/rate-limit.js';
-import { type ActivitiesOn } from '../activity-options.js';
+import { CALL_HEARTBEAT_TIMEOUT, type ActivitiesOn } from '../activity-options.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
 import type { CallRoute } from '../placement.js';
 
@@ -38,6 +38,9 @@ export async function sendMovement(
   const { adjustStock } = proxyActivities<ActivitiesOn<'compliance'>>({
     taskQueue: route.complianceQueue,
     startToCloseTimeout: '60 seconds',
+    // It heartbeats while it waits for the budget and the service: one lost with its worker is uncertain in seconds,
+    // and its item's quantity settles it, instead of its lines waiting out the minute.
+    heartbeatTimeout: CALL_HEARTBEAT_TIMEOUT,
     ...(deadlineMs === undefined ? {} : { scheduleToStartTimeout: Math.max(1000, Math.round(deadlineMs)) }),
     retry: { maximumAttempts: 1 },
     priority: { priorityKey: urgent ? PRIORITY.signing : PRIORITY.bookkeeping, fairnessKey: route.fairnessKey },

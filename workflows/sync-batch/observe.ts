@@ -1,7 +1,7 @@
 import type { BillPaymentSyncRecord } from '../../activities/accounting.js';
 import type { KnownSyncStatus, SortDirection } from '../../src/accounting/schemas.js';
 import type { FailedBillPayment } from '../../src/contracts/sync-batch.js';
-import type { SyncBatchApi } from '../sync-batch.js';
+import type { SyncBatchApi } from './api.js';
 
 /** Pages one scan may read (100 × 100 bill payments); a batch bigger than that needs billPaymentIds paging. */
 const MAX_PAGES_PER_SCAN = 100;
