@@ -188,7 +188,7 @@ export const getBacklogQuery = defineQuery<number>(BACKLOG_QUERY);
  * ledger in a run is the one not checked first. A ledger holds at most `ledgerLines + handOverLines` lines' weight of
  * incoming stock (~240 bytes a line: ~95 KB), plus its tills'; it folds the lines of the same goods as they arrive, so
  * the pace bounds bytes without cutting what one movement carries. The sync tells the stock-in only while its backlog
- * is under `stockInLines`. A wait for room lasts at most `waitMs` per activity; a sender that cannot read the backlog (no
- * worker of the receiver's build) goes on as if there were room.
+ * is under `stockInLines`. A wait for room lasts at most `waitMs` per activity; a sender that cannot read the backlog
+ * (no worker of the receiver's build) goes on as if there were room.
  */
 export const STOCK_PACE = { ledgerLines: 300, handOverLines: 100, stockInLines: 1_000, waitMs: 5 * 60_000 };
