@@ -5,14 +5,13 @@ import {
   log,
   proxyActivities,
   setHandler,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import { API_RETRY, CALL_HEARTBEAT_TIMEOUT, type ActivitiesOn } from './activity-options.js';
 import { PRIORITY } from '../src/contracts/priority.js';
 import { placeOnBudget } from './placement.js';
+import { Attention } from './attention.js';
 import { parseDuration } from '../src/contracts/duration.js';
-import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';
 import {
   addRegistrationWaiterSignal,
   getItemRegistrationStateQuery,
@@ -25,11 +24,8 @@ import { itemRegistrationSettledSignal } from '../src/contracts/sale.js';
 
 /** One per business and item: sales signal themselves in as waiters, converge on it and each hear the outcome. */
 export async function itemRegistrationWorkflow(input: ItemRegistrationInput): Promise<ItemRegistrationState> {
-  const attention = (needed: boolean) =>
-    upsertSearchAttributes([
-      { key: NeedsAttention, value: needed },
-      { key: AttentionReason, value: needed ? 'item_needs_fixing' : '' },
-    ]);
+  const person = new Attention();
+  const attention = (needed: boolean) => person.write(needed, needed ? 'item_needs_fixing' : '');
   const state: ItemRegistrationState = {
     itemId: input.itemId,
     status: 'registering',

@@ -6,15 +6,12 @@ import {
   makeContinueAsNewFunc,
   proxyActivities,
   proxyLocalActivities,
-  setCurrentDetails,
   setHandler,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import { PRIORITY } from '../src/contracts/priority.js';
-import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';
 import {
   STOCK_IN_CARRY_SCHEMA,
   STOCK_IN_NEEDS_MAPPING,
@@ -37,6 +34,7 @@ import { StockInBook, type Handover } from './stock-in/book.js';
 import { lineKeys, type NameAnswers } from './stock-in/matching.js';
 import { DEFAULT_PURCHASES_HORIZON_DAYS } from '../src/contracts/purchases-book.js';
 import { STOCK_PACE, getBacklogQuery } from '../src/contracts/stock-ledger.js';
+import { attentionList } from './attention.js';
 import { required } from './update-arguments.js';
 
 /** Past this many events a run hands over to the next (continue-as-new): replays stay short. */
@@ -417,12 +415,12 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
   }
 }
 
-/** `NeedsAttention` and the details page while a line waits for a mapping, written only when that changes. */
+/** Lines waiting for a mapping, in the details page, with `NeedsAttention`. */
 function attentionBoard(book: StockInBook): () => void {
-  let written: string | undefined;
-  return () => {
-    const waiting = book.waiting();
-    const details = waiting
+  const title = '**Supplier invoice lines waiting for a mapping** (update `mapLine` with an item, or `notStock`):';
+  return attentionList(STOCK_IN_NEEDS_MAPPING, title, () =>
+    book
+      .waiting()
       .map((inv) => {
         const lines = inv.lines
           .filter((l) => !l.match)
@@ -440,19 +438,6 @@ function attentionBoard(book: StockInBook): () => void {
           ...lines,
         ].join('\n');
       })
-      .join('\n');
-    if (details === written) return;
-    if ((written === undefined || written === '') !== (details === ''))
-      upsertSearchAttributes([
-        { key: NeedsAttention, value: details !== '' },
-        { key: AttentionReason, value: details === '' ? '' : STOCK_IN_NEEDS_MAPPING },
-      ]);
-    written = details;
-    setCurrentDetails(
-      details === ''
-        ? ''
-        : '**Supplier invoice lines waiting for a mapping** (update `mapLine` with an item, or `notStock`):\n\n' +
-            details,
-    );
-  };
+      .join('\n'),
+  );
 }

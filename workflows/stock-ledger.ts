@@ -4,14 +4,11 @@ import {
   sleep,
   condition,
   makeContinueAsNewFunc,
-  setCurrentDetails,
   setHandler,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AdjustStockResult } from '../activities/types.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
-import { AttentionReason, NeedsAttention } from '../src/contracts/search-attributes.js';
 import {
   FIRST_BRANCH,
   STOCK_LEDGER_CARRY_SCHEMA,
@@ -24,6 +21,7 @@ import {
   type LedgerMovement,
   type StockLedgerInput,
 } from '../src/contracts/stock-ledger.js';
+import { attentionList } from './attention.js';
 import { ledgerReferenceStem } from './keys.js';
 import { required } from './update-arguments.js';
 import { count } from './metrics.js';
@@ -247,27 +245,19 @@ async function idle(wake: () => boolean): Promise<boolean> {
   }
 }
 
-/** `NeedsAttention` and the details page while a movement waits for an operator, written only when that changes. */
+/** What waits for an operator, in the details page, with `NeedsAttention`. */
 function attentionBoard(book: LedgerBook): () => void {
-  let written: string | undefined;
-  return () => {
-    const details = book
-      .waitingForOperator()
-      .map(
-        (m) =>
-          `- \`${m.referenceId}\`: ${m.action} ${m.quantity} × \`${m.itemId}\` ` +
-          `(${linesIn(m.lines)} lines): ${m.problem ?? ''}`,
-      )
-      .join('\n');
-    if (details === written) return;
-    if ((written === undefined || written === '') !== (details === ''))
-      upsertSearchAttributes([
-        { key: NeedsAttention, value: details !== '' },
-        { key: AttentionReason, value: details === '' ? '' : STOCK_NEEDS_OPERATOR },
-      ]);
-    written = details;
-    setCurrentDetails(
-      details === '' ? '' : `**Stock movements waiting for an operator** (update \`settleMovement\`):\n\n${details}`,
-    );
-  };
+  return attentionList(
+    STOCK_NEEDS_OPERATOR,
+    '**Stock movements waiting for an operator** (update `settleMovement`):',
+    () =>
+      book
+        .waitingForOperator()
+        .map(
+          (m) =>
+            `- \`${m.referenceId}\`: ${m.action} ${m.quantity} × \`${m.itemId}\` ` +
+            `(${linesIn(m.lines)} lines): ${m.problem ?? ''}`,
+        )
+        .join('\n'),
+  );
 }

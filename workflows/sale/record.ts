@@ -2,12 +2,8 @@ import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@tempor
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { count } from '../metrics.js';
-import {
-  AttentionReason,
-  CuInvoiceNumber,
-  FiscalStatus,
-  NeedsAttention,
-} from '../../src/contracts/search-attributes.js';
+import { CuInvoiceNumber, FiscalStatus } from '../../src/contracts/search-attributes.js';
+import { Attention } from '../attention.js';
 import type { InputProblem } from '../../src/contracts/sale-input.js';
 import {
   type BusinessWait,
@@ -52,9 +48,7 @@ export function initialSaleState(
 /** A sale's or a refund's state (the `getState` query), search attributes and UI details: every change goes here. */
 export class SaleRecord {
   readonly state: SaleState;
-  /** The attention search attributes as last written (undefined: not known): only changes are written. */
-  private attention: boolean | undefined;
-  private attentionReason: string | undefined;
+  private readonly attention = new Attention();
   /** `FiscalStatus` as last written by the document's reads, put back once an outage is over. */
   private documentStatus: string | undefined;
   private stepBeforeOutage: SaleStep = 'creating_sale';
@@ -67,8 +61,6 @@ export class SaleRecord {
   ) {
     this.state = initialSaleState(input);
     const attributes = workflowInfo().typedSearchAttributes;
-    this.attention = attributes.get(NeedsAttention);
-    this.attentionReason = attributes.get(AttentionReason);
     this.documentStatus = attributes.get(FiscalStatus);
   }
 
@@ -129,7 +121,7 @@ export class SaleRecord {
     this.state.step = 'parked';
     this.note(`parked: ${code}`);
     count('etims_sales_parked', { code });
-    this.writeAttention(true, code);
+    this.attention.write(true, code);
     this.publishDetails();
   }
 
@@ -143,7 +135,7 @@ export class SaleRecord {
     if (before?.side !== seen.side || before.cause !== seen.cause) {
       this.note(`waiting out ${seen.side} outage: ${seen.cause}`);
       upsertSearchAttributes([{ key: FiscalStatus, value: `awaiting_${seen.side}` }]);
-      this.writeAttention(false, seen.cause);
+      this.attention.write(false, seen.cause);
       count('etims_sales_outage_waits', { side: seen.side });
     }
     this.publishDetails();
@@ -176,7 +168,7 @@ export class SaleRecord {
       count('etims_sales_business_waits', {});
     }
     const overdue = Date.now() - Date.parse(wait.since) >= attentionAfterMs;
-    this.writeAttention(overdue, BUSINESS_NOT_SERVED);
+    this.attention.write(overdue, BUSINESS_NOT_SERVED);
     this.publishDetails();
     return wait;
   }
@@ -204,32 +196,18 @@ export class SaleRecord {
   /** `NeedsAttention` while the sale is parked; `AttentionReason` also while it waits out an outage. */
   refreshAttention(): void {
     const { parked, outage, awaitingBusiness } = this.state;
-    this.writeAttention(
+    this.attention.write(
       parked !== null,
       parked?.code ?? outage?.cause ?? (awaitingBusiness ? BUSINESS_NOT_SERVED : ''),
     );
     this.publishDetails();
   }
 
-  private writeAttention(attention: boolean, reason: string): void {
-    if (attention !== this.attention || reason !== this.attentionReason)
-      upsertSearchAttributes(this.attentionAttributes(attention, reason));
-  }
-
-  private attentionAttributes(attention: boolean, reason: string) {
-    this.attention = attention;
-    this.attentionReason = reason;
-    return [
-      { key: NeedsAttention, value: attention },
-      { key: AttentionReason, value: reason },
-    ];
-  }
-
   /** `type`: the failure the sale ends with, its AttentionReason; `problems`: of an input it cannot use. */
   failed(type: string, problems?: readonly InputProblem[]): void {
     this.state.step = 'failed';
     const status = problems ? 'invalid_input' : 'failed';
-    upsertSearchAttributes([{ key: FiscalStatus, value: status }, ...this.attentionAttributes(true, type)]);
+    upsertSearchAttributes([{ key: FiscalStatus, value: status }, ...this.attention.pairs(true, type)]);
     if (problems) this.note(`invalid input: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
     count('etims_sales_failed', { reason: type });
     this.publishDetails();
@@ -238,7 +216,7 @@ export class SaleRecord {
   /** A refund the sale cannot take (not signed, past its window): the caller was told, nobody needs to act. */
   refused(reason: string): void {
     this.state.step = 'failed';
-    upsertSearchAttributes([{ key: FiscalStatus, value: 'refused' }, ...this.attentionAttributes(false, '')]);
+    upsertSearchAttributes([{ key: FiscalStatus, value: 'refused' }, ...this.attention.pairs(false, '')]);
     this.note(`refused: ${reason}`);
     this.publishDetails();
   }
@@ -254,7 +232,7 @@ export class SaleRecord {
     this.state.step = 'cancelled';
     this.state.parked = null;
     if (this.state.awaitingBusiness) this.state.awaitingBusiness = null;
-    upsertSearchAttributes([{ key: FiscalStatus, value: 'cancelled' }, ...this.attentionAttributes(false, '')]);
+    upsertSearchAttributes([{ key: FiscalStatus, value: 'cancelled' }, ...this.attention.pairs(false, '')]);
     this.note(`cancelled: ${reason}`);
     count('etims_sales_cancelled', {});
     this.publishDetails();

@@ -1,12 +1,12 @@
-import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { setCurrentDetails } from '@temporalio/workflow';
 import type { ProcessSyncBatchResult } from '../../activities/accounting.js';
-import { NeedsAttention } from '../../src/contracts/search-attributes.js';
 import {
   type SyncBatchInput,
   type SyncBatchState,
   type SyncBatchStep,
   type SyncBatchSummary,
 } from '../../src/contracts/sync-batch.js';
+import { Attention } from '../attention.js';
 import { count } from '../metrics.js';
 
 /** History entries kept in the state: enough to see what happened lately, bounded over any number of runs. */
@@ -40,12 +40,10 @@ function initialState(input: SyncBatchInput): SyncBatchState {
 /** Its state (the `getState` query), `NeedsAttention`, UI details and metrics: all changes go through here. */
 export class SyncBatchRecord {
   readonly state: SyncBatchState;
-  /** The search attribute as last written (it survives continue-as-new), so unchanged values are not re-sent. */
-  private attention: boolean | undefined;
+  private readonly attention = new Attention();
 
   constructor(input: SyncBatchInput) {
     this.state = input.continued ? { ...input.continued, runs: input.continued.runs + 1 } : initialState(input);
-    this.attention = workflowInfo().typedSearchAttributes.get(NeedsAttention);
     if (input.continued) this.note(`continued as new (run ${this.state.runs})`);
   }
 
@@ -124,11 +122,7 @@ export class SyncBatchRecord {
   /** `NeedsAttention` while parked or stuck, and the details an operator reads in the Temporal UI. */
   private publish(): void {
     const s = this.state;
-    const attention = s.parked !== null || s.stuck;
-    if (attention !== this.attention) {
-      upsertSearchAttributes([{ key: NeedsAttention, value: attention }]);
-      this.attention = attention;
-    }
+    this.attention.write(s.parked !== null || s.stuck);
     const lines = [`**Sync batch:** ${s.syncBatchId}${s.companyId ? ` (company ${s.companyId})` : ''} · ${s.step}`];
     if (s.processMessage)
       lines.push(`**Process:** ${s.processMessage} (${s.processCalls} call${s.processCalls === 1 ? '' : 's'})`);
