@@ -74,16 +74,13 @@ export async function stockInWorkflow(input: StockInInput): Promise<void> {
   const books = { businessId, horizonDays: DEFAULT_PURCHASES_HORIZON_DAYS };
   const refresh = attentionBoard(book);
 
-  // Cut to the pace's size: a ledger is handed no more at once than it may run ahead by. An item's lines go together
-  // (in their order), so the movement the ledger cuts on their arrival carries them all, not the first cut's share.
+  // Cut to the pace's size, in order: a ledger is handed no more at once than it may run ahead by.
   const queue = (handovers: Handover[]): number => {
-    for (const h of handovers) {
-      const lines = [...h.lines].sort((a, b) => (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0));
-      for (let start = 0; start === 0 || start < lines.length; start += pace.handOverLines) {
-        outbox.push({ ...h, lines: lines.slice(start, start + pace.handOverLines) });
+    for (const h of handovers)
+      for (let start = 0; start === 0 || start < h.lines.length; start += pace.handOverLines) {
+        outbox.push({ ...h, lines: h.lines.slice(start, start + pace.handOverLines) });
         queued++;
       }
-    }
     return queued;
   };
   const handedOverUpTo = (ticket: number) => condition(() => handedOver >= ticket);
