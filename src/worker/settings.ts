@@ -61,8 +61,8 @@ export function loadWorkerSettings(rawEnv: Env) {
   };
 }
 
-// COMPLIANCE_RATE_HEADROOM unset. Why 7 %: docs/tenancy.md, "Each application held to its own budget, fleet-wide".
-const TENANT_RATE_HEADROOM = 0.07;
+// COMPLIANCE_RATE_HEADROOM unset. Why 4 %: docs/tenancy.md, "Each application held to its own budget, fleet-wide".
+const TENANT_RATE_HEADROOM = 0.04;
 
 export function loadTenantsWorkerConfig(env: Env): WorkerConfig {
   const configured = loadWorkerConfig(env);

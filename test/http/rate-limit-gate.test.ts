@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError } from '../../src/http/errors.js';
 import { callJson } from '../../src/http/json-api.js';
-import { RateLimitGate } from '../../src/http/rate-limit-gate.js';
+import { DELIVERY_SPREAD_MS, RateLimitGate } from '../../src/http/rate-limit-gate.js';
 import { HttpTransport, RATE_BUDGET_SPENT } from '../../src/http/transport.js';
 
 const headers = (remaining: number, reset: number) => ({
@@ -29,7 +29,7 @@ describe('RateLimitGate', () => {
     expect(gate.admit()).toBeUndefined();
   });
 
-  it('holds the limit in any 60 s, even when the service’s fixed window has just reset', () => {
+  it('holds the limit in any 60 s at the service, even when the service’s fixed window has just reset', () => {
     let now = 0;
     const gate = new RateLimitGate({ perMinute: 3, now: () => now });
     expect(gate.admit()).toBeUndefined();
@@ -37,15 +37,17 @@ describe('RateLimitGate', () => {
     expect(gate.admit()).toBeUndefined();
     expect(gate.admit()).toBeUndefined();
     for (let i = 0; i < 3; i++) gate.settle({ status: 200, headers: headers(117, 10) });
-    // The service's window resets at 60 s with 120 left, but the last 60 s already hold three of this process.
+    // The service's window resets at 60 s with 120 left, but the last minute already holds three of this process,
+    // counted DELIVERY_SPREAD_MS longer: the first could reach the service that much late, the next one early.
+    const spread = DELIVERY_SPREAD_MS;
     now = 59_000;
-    expect(gate.admit()).toBe(1_000);
-    now = 60_000;
+    expect(gate.admit()).toBe(1_000 + spread);
+    now = 60_000 + spread;
     gate.settle({ status: 200, headers: headers(119, 60) });
     expect(gate.admit()).toBeUndefined();
-    // 50 s, 50 s and 60 s are in the window: the next request waits until the first of them leaves it.
-    now = 61_000;
-    expect(gate.admit()).toBe(49_000);
+    // 50 s, 50 s and 61 s are in the window: the next request waits until the first of them leaves it.
+    now = 62_000;
+    expect(gate.admit()).toBe(50_000 + 60_000 + spread - now);
     // A reloaded setting lowers the count at once; no setting counts nothing.
     gate.limitTo(undefined);
     expect(gate.admit()).toBeUndefined();

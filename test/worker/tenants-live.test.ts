@@ -71,7 +71,7 @@ describe('a tenants worker while its tenants file changes', () => {
       TENANTS_FILE: join(dir, 'tenants.json'),
       TENANTS_RELOAD_SECONDS: '1',
       WORKER_MAKE_CURRENT: 'true',
-      // Whole rates to compare with (a tenants worker leaves 7 % by default: test/worker/tenants.test.ts).
+      // Whole rates to compare with (a tenants worker leaves 4 % by default: test/worker/tenants.test.ts).
       COMPLIANCE_RATE_HEADROOM: '0',
       COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
       PURCHASES_SINK: `file:${join(dir, 'purchases.ndjson')}`,

@@ -107,11 +107,11 @@ describe('loadWorkerSettings with a tenants file', () => {
     });
   });
 
-  it('leaves 7 % of each budget unpaced unless COMPLIANCE_RATE_HEADROOM says otherwise', () => {
+  it('leaves 4 % of each budget unpaced unless COMPLIANCE_RATE_HEADROOM says otherwise', () => {
     expect(
       loadWorkerSettings({ TENANTS_FILE: file(twoApplications), PAYLOAD_ENCRYPTION: 'off' }).worker
         .complianceRateHeadroom,
-    ).toBe(0.07);
+    ).toBe(0.04);
     expect(
       loadWorkerSettings({
         TENANTS_FILE: file(twoApplications),
