@@ -15,11 +15,8 @@ import type { RefundResult, StockMovementState } from '../src/contracts/sale.js'
 import { creditNoteIdempotencyKey, stockReferenceId } from './keys.js';
 import { placeOnBudget } from './placement.js';
 import { handleRefundMessages, type RefundOutcome } from './refund/messages.js';
-import { callService } from './sale/call.js';
-import { openDocumentProcess, type DocumentContext } from './sale/context.js';
-import { settleDocument } from './sale/documents.js';
-import { parkOnRefusal } from './sale/operator.js';
-import { handOverStock, movement } from './sale/stock.js';
+import { DocumentProcess, movement } from './document/process.js';
+import { Submission } from './document/settle.js';
 import { refuse } from './update-arguments.js';
 
 /**
@@ -31,7 +28,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundResult> 
   const checked = checkInput(saleSchemas().refundInput, input);
   if (!checked.ok) refuse(describeProblems('refund input', checked.problems), checked.problems);
   const { businessId, traderInvoiceNumber } = checked.value;
-  const refund = openDocumentProcess('refund', { businessId, traderInvoiceNumber, lines: [] });
+  const refund = new DocumentProcess('refund', { businessId, traderInvoiceNumber, lines: [] });
   const outcome: RefundOutcome = {};
   handleRefundMessages(refund, checked.value, outcome);
   // Nothing to cancel: a credit note once asked for is the way back to the books, and it goes on until signed.
@@ -49,7 +46,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundResult> 
   return outcome.result!;
 }
 
-async function runRefund(refund: DocumentContext, { businessId, traderInvoiceNumber, request }: RefundInput) {
+async function runRefund(refund: DocumentProcess, { businessId, traderInvoiceNumber, request }: RefundInput) {
   const { record, api } = refund;
   record.enter('finding_sale');
   const found = await api.findSignedSale({ businessId, traderInvoiceNumber });
@@ -63,14 +60,14 @@ async function runRefund(refund: DocumentContext, { businessId, traderInvoiceNum
     );
   const known = found.found === 'record' ? withinWindow(found) : undefined;
   // The tail of a sale's work, not new work: an application being offboarded still serves it.
-  refund.route = await parkOnRefusal(refund, () => placeOnBudget(businessId, false), true);
+  refund.route = await refund.parkOnRefusal(() => placeOnBudget(businessId, false), true);
   const sale = known ?? withinWindow(await readFromService(refund, request.saleId!, request.branchId));
   record.reverses(sale);
-  Object.assign(refund.input, { lines: sale.lines, branchId: sale.branchId });
+  refund.reverses(sale.lines, sale.branchId);
 
   record.enter('refunding');
   const key = creditNoteIdempotencyKey(businessId, traderInvoiceNumber, request.traderInvoiceNumber);
-  const creditNote = await settleDocument(refund, () =>
+  const creditNote = await new Submission(refund).settle(() =>
     api.createCreditNote({
       businessId,
       workflowId: refund.workflowId,
@@ -92,7 +89,7 @@ async function runRefund(refund: DocumentContext, { businessId, traderInvoiceNum
     : [];
   record.state.stockMovements = returned;
   record.enter('reporting_stock');
-  await handOverStock(refund, returned);
+  await refund.handOverStock(returned);
   return { creditNote, stockMovements: returned };
 }
 
@@ -124,17 +121,17 @@ function withinWindow(sale: SignedRecord): SignedRecord {
 }
 
 async function readFromService(
-  refund: DocumentContext,
+  refund: DocumentProcess,
   saleId: string,
   branchId: string | undefined,
 ): Promise<SignedRecord> {
-  const { input, api } = refund;
-  const { document, saleDate, lines } = await callService(refund, () => api.readSaleRecord(input.businessId, saleId));
-  if (document.type !== 'sale' || document.traderInvoiceNumber !== input.traderInvoiceNumber)
-    refused(`document ${saleId} is not sale ${input.traderInvoiceNumber}`);
+  const { subject, api } = refund;
+  const { document, saleDate, lines } = await refund.call(() => api.readSaleRecord(subject.businessId, saleId));
+  if (document.type !== 'sale' || document.traderInvoiceNumber !== subject.traderInvoiceNumber)
+    refused(`document ${saleId} is not sale ${subject.traderInvoiceNumber}`);
   if (!isSigned(document)) refused(`sale ${saleId} is not signed (status ${document.status})`);
   const itemIds = [...new Set(lines.map((l) => l.itemId))];
-  const { items } = await callService(refund, () => api.checkItems({ businessId: input.businessId, itemIds }));
+  const { items } = await refund.call(() => api.checkItems({ businessId: subject.businessId, itemIds }));
   const tracked = new Set(items.filter((i) => i.stockTracked).map((i) => i.itemId));
   // What the sale took off the shelf; the ADD lines that put it back are keyed by the credit note.
   const stockMovements: StockMovementState[] = lines

@@ -50,7 +50,7 @@ export function outageSalesQuery(taskQueue: string, application?: string): strin
   const subject = 'outage sales filter';
   return [
     runningSales(subject, taskQueue),
-    // The sales' fiscal statuses while they wait out an outage by themselves (workflows/sale/record.ts).
+    // The sales' fiscal statuses while they wait out an outage by themselves (workflows/document/record.ts).
     "FiscalStatus IN ('awaiting_service', 'awaiting_authority')",
     // A sale its outage parked keeps its `awaiting_*` status until resumed: it needs an operator instead.
     'NeedsAttention = false',

@@ -17,17 +17,23 @@ export const SHUTDOWN_FORCE_AFTER_GRACE_MS = 2_000;
  */
 export const EXIT_MARGIN_MS = SHUTDOWN_FORCE_AFTER_GRACE_MS + 3_000;
 
-export function stopOnSignals(options: { shutdown: () => void; graceMs: number; logger: Logger }): void {
-  const { logger, graceMs } = options;
-  let stopping = false;
+/** What a signal stops: `stopping` from the first shutdown() on. */
+export interface Stoppable {
+  readonly stopping: boolean;
+  shutdown(): void;
+  readonly graceMs: number;
+  readonly logger: Logger;
+}
+
+export function stopOnSignals(process_: Stoppable): void {
+  const { logger, graceMs } = process_;
   // `on`, not `once`: a terminal's Ctrl+C reaches the process from its group and again relayed by what runs it (npm,
   // tsx), and a second signal without a listener would kill the process in the middle of its drain.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
-      if (stopping) return logger.info({ signal }, 'already shutting down');
-      stopping = true;
+      if (process_.stopping) return logger.info({ signal }, 'already shutting down');
       logger.info({ signal, graceSeconds: graceMs / 1000 }, 'shutting down: finishing in-flight tasks');
-      options.shutdown();
+      process_.shutdown();
       setTimeout(() => {
         logger.error({ graceSeconds: graceMs / 1000 }, 'shutdown did not finish within its grace: exiting');
         process.exit(1);

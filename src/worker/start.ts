@@ -68,6 +68,8 @@ export async function startWorkerProcess(options: {
   outageRetry?: OutageRetry;
   /** What the caller opened before (connectWorkerProcess: the connection, the sandbox): closed after this process's. */
   resources?: Resources;
+  /** Aborted: the process stops (shutdown() aborts it too). */
+  stop?: AbortController;
 }) {
   const { settings, logger, client, tenants } = options;
   const taskQueue = options.taskQueue ?? settings.worker.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
@@ -227,7 +229,15 @@ export async function startWorkerProcess(options: {
     // Known once run() has begun: the server learns the version from the workers' polls.
     const routing = Promise.withResolvers<VersionRouting>();
     routing.promise.catch(() => undefined);
-    const stopping = new AbortController();
+    const stopping = options.stop ?? new AbortController();
+    // No new tasks, those running get the grace (SHUTDOWN_GRACE_TIME), and the receiver takes no new request. The
+    // receiver drains beside the workers, within the same grace, so that one grace bounds the whole stop.
+    const stopWorkers = () => {
+      workers.shutdown();
+      void callbacks?.server.close();
+    };
+    if (stopping.signal.aborted) stopWorkers();
+    else stopping.signal.addEventListener('abort', stopWorkers, { once: true });
     const route = () =>
       routeDeploymentVersion({
         client,
@@ -292,14 +302,7 @@ export async function startWorkerProcess(options: {
       get stopping(): boolean {
         return stopping.signal.aborted;
       },
-      // Once: no new tasks, those running get the grace (SHUTDOWN_GRACE_TIME), and the receiver takes no new request.
-      // The receiver drains beside the workers, within the same grace, so that one grace bounds the whole stop.
-      shutdown: () => {
-        if (stopping.signal.aborted) return;
-        stopping.abort();
-        workers.shutdown();
-        void callbacks?.server.close();
-      },
+      shutdown: () => stopping.abort(),
       // After run() has returned: the sink, the callback receiver, the service clients, then what the caller opened.
       close,
     };
@@ -364,14 +367,14 @@ export type ConnectedWorkerProcess = Awaited<ReturnType<typeof connectWorkerProc
 export async function connectWorkerProcess(
   settings: WorkerSettings,
   logger: Logger,
-  options: { temporal?: TemporalSettings; taskQueue?: string } = {},
+  options: { temporal?: TemporalSettings; taskQueue?: string; resources?: Resources; stop?: AbortController } = {},
 ) {
   const { encryption, services } = settings;
   const payloadEncryption = encryption.encrypted
     ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}`
     : 'off';
   logger.info({ payloadEncryption }, 'payload encryption');
-  const resources = new Resources(logger);
+  const resources = options.resources ?? new Resources(logger);
   try {
     let { tenants } = settings;
     let sandbox: EmbeddedSandbox | undefined;
@@ -413,6 +416,7 @@ export async function connectWorkerProcess(
       dataConverter: encryption.dataConverter,
       taskQueue: options.taskQueue,
       resources,
+      ...(options.stop ? { stop: options.stop } : {}),
     });
     // After worker.run() has returned: the worker process, the Temporal connection, then the sandbox.
     return { client, worker, sandbox, close: () => resources.close() };

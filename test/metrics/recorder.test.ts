@@ -61,13 +61,13 @@ describe('the metric catalogue', () => {
   });
 
   it('knows every code a sale parks with that the workflow names itself', () => {
-    const saleFolder = new URL('../../workflows/sale/', import.meta.url);
+    const folders = ['sale', 'document'].map((name) => new URL(`../../workflows/${name}/`, import.meta.url));
     const sources = [
-      ...readdirSync(saleFolder).map((f) => readFileSync(new URL(f, saleFolder), 'utf8')),
+      ...folders.flatMap((folder) => readdirSync(folder).map((f) => readFileSync(new URL(f, folder), 'utf8'))),
       readFileSync(new URL('../../workflows/sale.ts', import.meta.url), 'utf8'),
     ].join('\n');
     const codes = new Set<string>();
-    for (const m of sources.matchAll(/(?:awaitOperator\(\s*ctx,\s*[^,]*?'|record\.park\(\s*'|code: ')([a-z_]+)'/g))
+    for (const m of sources.matchAll(/(?:awaitOperator\(\s*[^,]*?'|record\.park\(\s*'|code: ')([a-z_]+)'/g))
       codes.add(m[1]!);
     expect(codes).toEqual(
       new Set(['receipt_missing', 'authority_failed', 'outcome_timeout', 'item_needs_fixing', 'error']),

@@ -3,8 +3,8 @@ import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { getRefundInputQuery, refundUpdate, type RefundInput } from '../../src/contracts/refund.js';
 import { saleInputDifferences, saleSchemas } from '../../src/contracts/sale-input.js';
 import type { RefundResult } from '../../src/contracts/sale.js';
-import type { DocumentContext } from '../sale/context.js';
-import { handleProcessMessages, hold } from '../sale/messages.js';
+import type { DocumentProcess } from '../document/process.js';
+import { handleProcessMessages, hold } from '../document/messages.js';
 import { required } from '../update-arguments.js';
 
 /** How the refund ended, for the `refund` update to answer: its result, or why it was refused. */
@@ -14,8 +14,8 @@ export interface RefundOutcome {
 }
 
 /** `refund` answers with the credit note once issued; the same request again joins it, another is refused. */
-export function handleRefundMessages(ctx: DocumentContext, input: RefundInput, outcome: RefundOutcome): void {
-  handleProcessMessages(ctx);
+export function handleRefundMessages(refund: DocumentProcess, input: RefundInput, outcome: RefundOutcome): void {
+  handleProcessMessages(refund);
   setHandler(getRefundInputQuery, () => input);
   setHandler(
     refundUpdate,

@@ -1,8 +1,7 @@
 import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { placeOnBudget, type CallRoute } from '../placement.js';
-import type { DocumentContext } from './context.js';
-import { OperatorCancelled } from './operator.js';
+import { OperatorCancelled, type DocumentProcess } from '../document/process.js';
 
 // A worker tells waiting sales when a reload serves more businesses (businessServed); the timer is for a telling that
 // visibility's lag or another worker's older tenants made come to nothing.
@@ -15,12 +14,12 @@ const ATTENTION_AFTER_MS = 24 * 3_600_000;
  * Places the sale on the budget of the application serving its business. A business none serves yet (its tenants
  * entry not reloaded on this worker) is waited for, sending nothing, until a reload serves it or the sale is cancelled.
  */
-export async function placeWhenServed(ctx: DocumentContext): Promise<CallRoute> {
-  const { record, inbox, input } = ctx;
+export async function placeWhenServed(sale: DocumentProcess): Promise<CallRoute> {
+  const { record, inbox, businessId } = sale;
   for (;;) {
     let refusal: ApplicationFailure;
     try {
-      const route = await placeOnBudget(input.businessId, true);
+      const route = await placeOnBudget(businessId, true);
       record.businessServed();
       return route;
     } catch (err) {

@@ -1,0 +1,251 @@
+import { ActivityFailure, ApplicationFailure, condition, workflowInfo } from '@temporalio/workflow';
+import { parseDuration } from '../../src/contracts/duration.js';
+import { FAILURE_TYPES } from '../../src/contracts/failures.js';
+import type { ItemRegistrationOutcome } from '../../src/contracts/item-registration.js';
+import type { SaleInput, SoldLine, StockMovementState } from '../../src/contracts/sale.js';
+import type { StockLine } from '../../src/contracts/stock-ledger.js';
+import { unplacedRoute, type CallRoute } from '../placement.js';
+import { documentActivities, type DocumentActivities } from './activities.js';
+import { OutageRide } from './outage.js';
+import { SaleRecord } from './record.js';
+
+/** What a sale or a refund files for: its business, its items (checked when the authority refuses them), options. */
+export interface DocumentSubject {
+  businessId: string;
+  /** The sale's own number: a refund's record is the sale's. */
+  traderInvoiceNumber: string;
+  branchId?: string | undefined;
+  lines: ReadonlyArray<SoldLine>;
+  options?: SaleInput['options'];
+}
+
+/** An operator cancelled the parked sale: unwinds the process to its end. */
+export class OperatorCancelled extends Error {}
+
+/** What the message handlers recorded for the process to act on; handlers never act themselves. */
+export interface Inbox {
+  /** Result callbacks received: each is a hint to read the document again. */
+  callbackHints: number;
+  registrations: Map<string, ItemRegistrationOutcome>;
+  operatorRetry: boolean;
+  operatorCancel: string | undefined;
+  /** Times a worker said its tenants now serve more businesses: a sale waiting for its business tries again. */
+  businessServed: number;
+}
+
+export function movement(
+  referenceId: string,
+  { itemId, action, quantity, unitPrice }: Pick<StockMovementState, 'itemId' | 'action' | 'quantity' | 'unitPrice'>,
+): StockMovementState {
+  return { referenceId, itemId, action, quantity, unitPrice, status: 'pending' };
+}
+
+/**
+ * One sale or one refund on its way to a signed document: its record, what its handlers heard, where its calls go,
+ * and the steps every fiscal document takes (a call that rides out outages and parks on a refusal, items registered,
+ * stock handed to the branch's ledger). The process's own code (sale.ts, refund.ts) reads as its business steps.
+ */
+export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
+  readonly settings: ReturnType<typeof settingsOf>;
+  readonly workflowId: string;
+  readonly taskQueue: string;
+  readonly record: SaleRecord;
+  readonly inbox: Inbox = {
+    callbackHints: 0,
+    registrations: new Map(),
+    operatorRetry: false,
+    operatorCancel: undefined,
+    businessServed: 0,
+  };
+  /** Where its compliance calls go: the shared queue until placed, then the serving application's budget. */
+  route: CallRoute;
+  readonly outage: OutageRide;
+  readonly api: DocumentActivities;
+
+  constructor(
+    readonly kind: 'sale' | 'refund',
+    private subjectNow: S,
+  ) {
+    const { workflowId, taskQueue } = workflowInfo();
+    this.workflowId = workflowId;
+    this.taskQueue = taskQueue;
+    this.settings = settingsOf(subjectNow);
+    this.record = new SaleRecord(subjectNow, kind);
+    this.route = unplacedRoute(subjectNow.businessId);
+    this.outage = new OutageRide(this);
+    this.api = documentActivities(() => this.route, this.outage.tries);
+  }
+
+  get subject(): S {
+    return this.subjectNow;
+  }
+
+  get businessId(): string {
+    return this.subjectNow.businessId;
+  }
+
+  get outageLimit(): { text: string; ms: number } | undefined {
+    const text = this.subjectNow.options?.outageLimit;
+    const ms = this.settings.outageLimitMs;
+    return text === undefined || ms === undefined ? undefined : { text, ms };
+  }
+
+  /** A refund learns what it reverses once it has found the sale. */
+  reverses(lines: ReadonlyArray<SoldLine>, branchId: string | undefined): void {
+    this.subjectNow = { ...this.subjectNow, lines, branchId };
+  }
+
+  /** The one way a step calls the service: an outage is waited out, a final refusal parks for an operator. */
+  call<T>(call: () => Promise<T>): Promise<T> {
+    return this.parkOnRefusal(() => this.outage.ride(call));
+  }
+
+  /** Parks until an operator asks for a retry (returns) or cancels a sale not yet signed (throws OperatorCancelled). */
+  async awaitOperator(code: string, message: string): Promise<void> {
+    const { record, inbox } = this;
+    inbox.operatorRetry = false;
+    inbox.operatorCancel = undefined;
+    record.park(code, message, record.cancellable ? ['retry', 'cancel'] : ['retry']);
+    await condition(() => inbox.operatorRetry || inbox.operatorCancel !== undefined);
+    if (inbox.operatorCancel !== undefined) throw new OperatorCancelled(inbox.operatorCancel);
+    record.note('operator asked for a retry');
+    record.unpark();
+    // The retry update answers once unparked: its state then says the process is moving on, not parked.
+    record.enter('retrying');
+  }
+
+  /** A refusal the worker cannot fix parks for an operator; a second credit note is the service's to refuse. */
+  async parkOnRefusal<T>(call: () => Promise<T>, asksNoService = false): Promise<T> {
+    for (;;) {
+      try {
+        return await call();
+      } catch (err) {
+        // A local activity's failure (asksNoService: placement) reaches the workflow as the activity's own error.
+        const failure =
+          err instanceof ActivityFailure
+            ? err.cause
+            : asksNoService && err instanceof ApplicationFailure
+              ? err
+              : undefined;
+        if (
+          !(failure instanceof ApplicationFailure) ||
+          !failure.nonRetryable ||
+          failure.type === FAILURE_TYPES.alreadyCredited
+        )
+          throw err;
+        await this.awaitOperator(failure.type ?? 'error', failure.message);
+      }
+    }
+  }
+
+  itemIds(): string[] {
+    return [...new Set(this.subjectNow.lines.map((l) => l.itemId))];
+  }
+
+  /** The items a fresh read shows unregistered: no cause code names a missing item, so the list decides. */
+  async unregisteredItems(): Promise<string[]> {
+    const check = await this.call(() =>
+      this.api.checkItems({ businessId: this.businessId, itemIds: this.itemIds(), fresh: true }),
+    );
+    return check.items.filter((i) => !i.registered).map((i) => i.itemId);
+  }
+
+  /** Each item's registration workflow tells this process; an item needing a fix parks it, one never fixed fails it. */
+  async registerItems(itemIds: string[]): Promise<void> {
+    if (itemIds.length === 0) return;
+    const { subject, record, inbox, api } = this;
+    for (const itemId of itemIds) {
+      inbox.registrations.delete(itemId);
+      await api.requestItemRegistration({
+        businessId: subject.businessId,
+        itemId,
+        waiterWorkflowId: this.workflowId,
+        taskQueue: this.taskQueue,
+        fixDeadline: this.settings.itemFixDeadline,
+        ...(subject.branchId ? { branchId: subject.branchId } : {}),
+      });
+    }
+    record.note(`registering ${itemIds.join(', ')}`);
+    for (;;) {
+      await condition(() => itemIds.every((id) => inbox.registrations.has(id)));
+      const outcomes = itemIds.map((id) => inbox.registrations.get(id)!);
+      const failed = outcomes.filter((o) => o.status === 'failed').map((o) => o.itemId);
+      if (failed.length > 0) {
+        record.failed(FAILURE_TYPES.itemRegistrationFailed);
+        throw ApplicationFailure.nonRetryable(
+          `items were not fixed in time: ${failed.join(', ')}`,
+          FAILURE_TYPES.itemRegistrationFailed,
+        );
+      }
+      const waiting = outcomes.filter((o) => o.status === 'needs_fixing').map((o) => o.itemId);
+      if (waiting.length === 0) break;
+      record.park(
+        'item_needs_fixing',
+        `the service says these items still need something: ${waiting.join(', ')}`,
+        ['itemFixed'],
+        waiting,
+      );
+      // Only a newer outcome for a waiting item moves on: the registration workflow tries again once fixed.
+      for (const id of waiting) inbox.registrations.delete(id);
+    }
+    record.unpark();
+  }
+
+  /** The lines the branch's stock ledger moves: the process closes once they are handed over, nobody is told after. */
+  stockLines(movements: readonly StockMovementState[]): StockLine[] {
+    return movements.map((m) => ({
+      lineId: m.referenceId,
+      saleWorkflowId: this.workflowId,
+      itemId: m.itemId,
+      action: m.action,
+      quantity: m.quantity,
+      unitPrice: m.unitPrice,
+    }));
+  }
+
+  /** To the branch's stock ledger, unless `ledgerWorkflowId` already took them (the signing activity hands over). */
+  async handOverStock(movements: StockMovementState[], ledgerWorkflowId?: string): Promise<void> {
+    if (movements.length === 0) return;
+    const { subject } = this;
+    ledgerWorkflowId ??= (
+      await this.api.handOverStock({
+        businessId: subject.businessId,
+        ...(subject.branchId ? { branchId: subject.branchId } : {}),
+        lines: this.stockLines(movements),
+        taskQueue: this.taskQueue,
+      })
+    ).ledgerWorkflowId;
+    for (const m of movements) {
+      m.status = 'handed_over';
+      m.ledger = ledgerWorkflowId;
+    }
+  }
+}
+
+function settingsOf(subject: DocumentSubject) {
+  const { options } = subject;
+  const outageLimit = options?.outageLimit;
+  const itemFixDeadline = options?.itemFixDeadline ?? '7 days';
+  // Passed on as text to the registration workflow, but a bad value should fail the process now.
+  optionDuration('itemFixDeadline', itemFixDeadline);
+  return {
+    refundWindowMs: (options?.refundWindowDays ?? 30) * 86_400_000,
+    outcomeTimeout: options?.outcomeTimeout ?? '24 hours',
+    outcomeTimeoutMs: optionDuration('outcomeTimeout', options?.outcomeTimeout ?? '24 hours'),
+    // Parks when no outcome comes in time, else waits that out: a limit the caller set is theirs, the default one
+    // is an outage like any other.
+    outcomeTimeoutParks: options?.outcomeTimeout !== undefined,
+    itemFixDeadline,
+    /** Transient authority failures retried before parking; undefined: as long as the outage lasts. */
+    transientRetryLimit: options?.transientRetryLimit,
+    /** How long an outage is waited out before parking; undefined: as long as it lasts. */
+    outageLimitMs: outageLimit === undefined ? undefined : optionDuration('outageLimit', outageLimit),
+  };
+}
+
+function optionDuration(name: string, value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined)
+    throw ApplicationFailure.nonRetryable(`options.${name}: not a duration: ${value}`, FAILURE_TYPES.invalidInput);
+  return ms;
+}
