@@ -33,7 +33,8 @@ import { tenantChangeActor } from './tenant-changes.js';
 import { Resources } from './resources.js';
 import { tellSalesWaitingFor } from './waiting-sales.js';
 import { createWorkers, type WorkerDependencies } from './workers.js';
-import { watchQueueRegistration, type PolledQueue } from './queue-registration.js';
+import { watchQueueRegistration } from './queue-registration.js';
+import { WindowQueues } from './window-queues.js';
 
 /**
  * `stockReporting` absent: every business on the default (DEFAULT_STOCK_REPORTING). `stockIn` absent: only the
@@ -79,6 +80,8 @@ export async function startWorkerProcess(options: {
     buildId: settings.versioning.buildId,
   };
   metrics.set('etims_worker_build_info', 1, { deployment_name: version.deploymentName, build_id: version.buildId });
+  // What every part of the process is handed whole: the workers, the budgets, the schedules, the checks.
+  const context = { client, namespace: options.namespace, taskQueue, version, logger, metrics };
   const resources = options.resources ?? new Resources(logger);
   const close = () => resources.close();
   const changes = tenantChangeActor(logger);
@@ -94,28 +97,16 @@ export async function startWorkerProcess(options: {
   // Its actions use the service clients: stopped before them.
   resources.own('tenant changes', changes, (actor) => actor.stop());
   const dependencies: WorkerDependencies = {
+    ...context,
     connection: options.connection,
-    namespace: options.namespace,
-    client,
     services,
-    logger,
-    taskQueue,
-    version,
-    metrics,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     shutdownGraceMs: settings.worker.shutdownGraceMs,
   };
   try {
     // Before any worker polls: each application's calls are held to its own budget from the first one.
     const holdBudgets = () =>
-      holdTenantBudgets({
-        client,
-        taskQueue,
-        directory: live.current(),
-        headroom: settings.worker.complianceRateHeadroom,
-        metrics,
-        logger,
-      });
+      holdTenantBudgets({ ...context, directory: live.current(), headroom: settings.worker.complianceRateHeadroom });
     const queues = await holdBudgets();
     const activitiesPerSecond = {
       ...settings.activitiesPerSecond,
@@ -142,65 +133,16 @@ export async function startWorkerProcess(options: {
       stockReporting: settings.stockReporting,
       stockIn,
     });
-    // What this process polls, for the check that its version holds each queue (a refused one is said at once).
-    const polled = new Map<string, PolledQueue>();
-    const poll = (own: ReadonlyArray<{ taskQueue: string; businesses: readonly string[] }>) => {
-      const all = () => servedBusinesses(live.current());
-      const now = Date.now();
-      const wanted = [
-        ...[workers.workflows, workers.compliance, workers.accounting].map((w) => ({
-          taskQueue: w.options.taskQueue,
-          businesses: all(),
-        })),
-        ...own,
-      ];
-      for (const name of [...polled.keys()]) if (!wanted.some((q) => q.taskQueue === name)) polled.delete(name);
-      for (const q of wanted) polled.set(q.taskQueue, { ...q, since: polled.get(q.taskQueue)?.since ?? now });
-    };
-    // The windows' own queues, and those a window lost while work placed there before still waits (stranded): one
-    // change at a time, whichever asks.
-    let own = queues.own;
-    let stranded: readonly string[] = [];
-    let serving = Promise.resolve();
-    const serveQueues = () =>
-      (serving = serving.then(async () => {
-        const windowOf = (name: string) => name.slice(complianceTaskQueue(taskQueue).length + 1);
-        const taken = stranded
-          .filter((name) => !own.some((q) => q.taskQueue === name))
-          .map((name) => {
-            const window = live.current().budgetWindow(windowOf(name));
-            const perMinute = window?.requestsPerMinute || 120;
-            return { taskQueue: name, perSecond: perMinute / 60, businesses: window?.businesses ?? [] };
-          });
-        await workers.serveWindowQueues([...own, ...taken]);
-        poll([...own, ...taken]);
-      }));
-    await serveQueues();
+    const windows = new WindowQueues(workers, () => live.current(), taskQueue, logger, queues.own);
+    await windows.serve();
     const registration = watchQueueRegistration({
-      client,
-      namespace: options.namespace,
-      version,
-      polled: () => [...polled.values()],
-      logger,
-      metrics,
+      ...context,
+      polled: () => windows.polled(),
       windowQueuePrefix: `${complianceTaskQueue(taskQueue)}.`,
-      onStranded: (queues) => {
-        stranded = queues;
-        void serveQueues().catch((err: unknown) =>
-          logger.error({ err: err instanceof Error ? err.message : String(err) }, 'stranded window queues not served'),
-        );
-      },
+      onStranded: (stranded) => windows.strand(stranded),
     });
     resources.own('queue registration check', registration, (watch) => watch.stop());
-    const scheduling = {
-      client,
-      settings,
-      stockIn,
-      logger,
-      taskQueue,
-      metrics,
-      syncOptions: options.purchasesSyncOptions,
-    };
+    const scheduling = { ...context, settings, stockIn, syncOptions: options.purchasesSyncOptions };
     const { purchases, reconciliation } = await scheduleServed(scheduling, live.current());
     logger.info(
       {
@@ -217,9 +159,8 @@ export async function startWorkerProcess(options: {
       'workers ready',
     );
     changes.begin(async (change: TenantsChange) => {
-      own = (await holdBudgets()).own;
-      await serveQueues();
-      const paused = { client, taskQueue, purchases: settings.purchases, stockIn, logger };
+      await windows.serve((await holdBudgets()).own);
+      const paused = { ...context, purchases: settings.purchases, stockIn };
       await setSchedulesPaused({ ...paused, businessIds: change.businessesRemoved, paused: true });
       await scheduleServed(scheduling, live.current());
       await setSchedulesPaused({ ...paused, businessIds: change.businessesAdded, paused: false });
@@ -240,13 +181,10 @@ export async function startWorkerProcess(options: {
     else stopping.signal.addEventListener('abort', stopWorkers, { once: true });
     const route = () =>
       routeDeploymentVersion({
-        client,
-        namespace: options.namespace,
-        version,
+        ...context,
         taskQueues: [workers.workflows, workers.compliance, workers.accounting].map((w) => w.options.taskQueue),
         makeCurrent: settings.versioning.makeCurrent,
         rollBack: settings.versioning.rollBack ?? false,
-        logger,
         signal: stopping.signal,
       }).then(routing.resolve, (err: unknown) => {
         // Stopped before the server had answered: nothing to tell.
@@ -272,10 +210,7 @@ export async function startWorkerProcess(options: {
       // Until shutdown(); rejects if a worker fails.
       run: async (): Promise<void> => {
         const stopWatching = watchOperatorWork({
-          client,
-          taskQueue,
-          metrics,
-          logger,
+          ...context,
           intervalMs: settings.worker.operatorWorkCountIntervalMs,
         });
         const stopWatchingTenants = options.tenantsReload
