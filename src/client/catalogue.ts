@@ -66,7 +66,7 @@ export async function startCatalogueImport(
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     return { importId, workflowId, chunksSent: 0, chunks: chunks.length };
   }
-  // An import started before may already hold some chunks: they are not counted as sent.
+  // An import already running may hold some chunks: they are not counted as sent.
   let chunksSent = 0;
   for (const chunk of chunks) {
     const { accepted } = await handle.executeUpdate(addCatalogueChunkUpdate, { args: [chunk] });

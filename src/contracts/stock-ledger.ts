@@ -51,7 +51,7 @@ export interface StockHandOver {
 
 export interface StockLedgerInput {
   businessId: string;
-  /** The branch's canonical id (absent only in a ledger started before branches were resolved). */
+  /** The branch's canonical id; absent: FIRST_BRANCH. */
   branchId?: string;
   carried?: StockLedgerCarry;
 }

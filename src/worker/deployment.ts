@@ -118,7 +118,7 @@ export async function routeDeploymentVersion(options: {
       return 'inactive';
     }
     // Unversioned workers on these queues run open workflows that a current version would take over and replay on
-    // this code: the operator moves such a fleet (CHANGELOG, "Moving a 1.x fleet to 2.0.0").
+    // this code: docs/deployment.md, "From a fleet that ran without versioning".
     const unversioned = first ? await unversionedPollers(client, namespace, options.taskQueues) : [];
     if (unversioned.length > 0) {
       logger.warn(
