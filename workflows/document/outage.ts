@@ -54,8 +54,7 @@ export interface OutageRider {
   readonly route: CallRoute;
   readonly record: SaleRecord;
   readonly api: Pick<DocumentActivities, 'joinOutageWatch'>;
-  /** `outageLimit` as the caller wrote it and in ms; undefined: as long as it lasts. */
-  readonly outageLimit: { text: string; ms: number } | undefined;
+  readonly settings: { outageLimit: { text: string; ms: number } | undefined };
   awaitOperator(code: string, message: string): Promise<void>;
 }
 
@@ -105,7 +104,8 @@ export class OutageRide {
 
   /** Waits on the watch until it says go or asks this process to probe (one try); past `outageLimit` it parks. */
   async waitOut(seen: Pick<OutageWait, 'side' | 'cause' | 'message'>): Promise<void> {
-    const { record, outageLimit } = this.rider;
+    const { record } = this.rider;
+    const { outageLimit } = this.rider.settings;
     const outage = record.waitingOut(seen);
     const limitMs = outageLimit?.ms;
     const waitedMs = Date.now() - Date.parse(outage.since);

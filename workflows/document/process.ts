@@ -84,12 +84,6 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
     return this.subjectNow.businessId;
   }
 
-  get outageLimit(): { text: string; ms: number } | undefined {
-    const text = this.subjectNow.options?.outageLimit;
-    const ms = this.settings.outageLimitMs;
-    return text === undefined || ms === undefined ? undefined : { text, ms };
-  }
-
   /** A refund learns what it reverses once it has found the sale. */
   reverses(lines: ReadonlyArray<SoldLine>, branchId: string | undefined): void {
     this.subjectNow = { ...this.subjectNow, lines, branchId };
@@ -226,20 +220,22 @@ function settingsOf(subject: DocumentSubject) {
   const { options } = subject;
   const outageLimit = options?.outageLimit;
   const itemFixDeadline = options?.itemFixDeadline ?? '7 days';
+  const outcomeTimeout = options?.outcomeTimeout ?? '24 hours';
   // Passed on as text to the registration workflow, but a bad value should fail the process now.
   optionDuration('itemFixDeadline', itemFixDeadline);
   return {
     refundWindowMs: (options?.refundWindowDays ?? 30) * 86_400_000,
-    outcomeTimeout: options?.outcomeTimeout ?? '24 hours',
-    outcomeTimeoutMs: optionDuration('outcomeTimeout', options?.outcomeTimeout ?? '24 hours'),
+    outcomeTimeout,
+    outcomeTimeoutMs: optionDuration('outcomeTimeout', outcomeTimeout),
     // Parks when no outcome comes in time, else waits that out: a limit the caller set is theirs, the default one
     // is an outage like any other.
     outcomeTimeoutParks: options?.outcomeTimeout !== undefined,
     itemFixDeadline,
     /** Transient authority failures retried before parking; undefined: as long as the outage lasts. */
     transientRetryLimit: options?.transientRetryLimit,
-    /** How long an outage is waited out before parking; undefined: as long as it lasts. */
-    outageLimitMs: outageLimit === undefined ? undefined : optionDuration('outageLimit', outageLimit),
+    /** How long an outage is waited out before parking, as given and in ms; undefined: as long as it lasts. */
+    outageLimit:
+      outageLimit === undefined ? undefined : { text: outageLimit, ms: optionDuration('outageLimit', outageLimit) },
   };
 }
 
