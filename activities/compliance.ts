@@ -31,6 +31,7 @@ import type {
 } from './types.js';
 import type { FiscalDocument } from '../src/contracts/sale.js';
 import type { HandOverStockInput } from './stock-ledger.js';
+import { fiscalDayEntryOf, type FiscalDayEntry } from '../src/contracts/fiscal-day.js';
 
 type ComplianceActivityDeps = Pick<
   ActivityDeps,
@@ -38,6 +39,8 @@ type ComplianceActivityDeps = Pick<
 > & {
   /** The stock ledger's hand-over, for a sale signed by signSale; without it the workflow hands over. */
   handOverStock?: (input: HandOverStockInput) => Promise<{ ledgerWorkflowId: string }>;
+  /** The day book's entry, for a sale signed by signSale; without it the workflow enters it. */
+  enterFiscalDay?: (input: FiscalDayEntry & { taskQueue: string }) => Promise<{ workflowId: string }>;
 };
 
 /** `completed` counts as signed only with the receipt values that prove it (C4: never guess "signed"). */
@@ -83,7 +86,22 @@ function needsFixing(err: unknown): RegisterItemResult | undefined {
 }
 
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
-  const { services, itemRegistry, callbackUrls, logger, handOverStock } = deps;
+  const { services, itemRegistry, callbackUrls, logger, handOverStock, enterFiscalDay } = deps;
+
+  /** Beside the hand-over; undefined leaves it to the workflow, which enters it until it is in. */
+  async function enterSignedDay(input: SignSaleInput, document: FiscalDocument) {
+    const entry = fiscalDayEntryOf(input.businessId, document, Date.now(), input.request.branchId);
+    if (!input.dayBook || !enterFiscalDay || !entry) return undefined;
+    try {
+      return await whileAlive(() => enterFiscalDay({ ...entry, taskQueue: input.dayBook!.taskQueue }));
+    } catch (err) {
+      logger.warn(
+        { err, workflowId: input.workflowId },
+        "the day book's entry after signing failed; the sale enters it",
+      );
+      return undefined;
+    }
+  }
 
   /** The ledger takes a line once, so a retried activity hands over harmlessly; undefined leaves it to the workflow. */
   async function handOverSigned(input: SignSaleInput, items: ItemCheck[]) {
@@ -193,8 +211,12 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
       const items = await lookupItems(input.businessId, input.itemIds);
       if (items.some((item) => !item.registered)) return { items };
       const submission = await fileSale(input);
-      const handedOver = isSigned(submission.document) ? await handOverSigned(input, items) : undefined;
-      return { items, submission, ...(handedOver ? { handedOver } : {}) };
+      if (!isSigned(submission.document)) return { items, submission };
+      const [handedOver, dayBook] = await Promise.all([
+        handOverSigned(input, items),
+        enterSignedDay(input, submission.document),
+      ]);
+      return { items, submission, ...(handedOver ? { handedOver } : {}), ...(dayBook ? { dayBook } : {}) };
     },
 
     /** Resubmits a failed document (safe to repeat, C35). */

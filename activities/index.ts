@@ -3,9 +3,11 @@ import { createAccountingActivities } from './accounting.js';
 import { createBacklogActivities } from './backlog.js';
 import { cachedCanonicalBranch } from './branches.js';
 import { createCatalogueActivities } from './catalogue.js';
+import { createFiscalDayActivities, type FiscalDayActivityDeps } from './fiscal-day.js';
 import { createComplianceActivities } from './compliance.js';
 import type { BudgetPlacement, PlaceBusinessInput } from '../src/contracts/budget-placement.js';
 import type { ActivityDeps } from './deps.js';
+import { DEFAULT_FISCAL_DAY_SETTINGS } from '../src/contracts/fiscal-day.js';
 import { createPurchasesActivities, type PurchasesActivityDeps } from './purchases.js';
 import { createPurchasesBookActivities } from './purchases-book.js';
 import { createReconciliationActivities } from './reconciliation.js';
@@ -18,7 +20,10 @@ import { createStockInMappingsActivities } from './stock-in-mappings.js';
 import { createStockLedgerActivities } from './stock-ledger.js';
 
 export function createActivities(
-  given: ActivityDeps & Pick<PurchasesActivityDeps, 'purchasesSink'> & Pick<StockInActivityDeps, 'stockIn'>,
+  given: ActivityDeps &
+    Pick<PurchasesActivityDeps, 'purchasesSink'> &
+    Pick<StockInActivityDeps, 'stockIn'> &
+    Partial<Pick<FiscalDayActivityDeps, 'fiscalDay'>>,
 ) {
   const deps = { ...given, outages: given.temporal && outageBoard(given.temporal.client) };
   const stockLedger = createStockLedgerActivities({
@@ -28,8 +33,17 @@ export function createActivities(
       async (businessId) => (await deps.services.compliance(businessId).listBusinesses()).data,
     ),
   });
+  const fiscalDay = createFiscalDayActivities({
+    ...deps,
+    ...(deps.purchasesSink ? { eventSink: deps.purchasesSink } : {}),
+    fiscalDay: deps.fiscalDay ?? DEFAULT_FISCAL_DAY_SETTINGS,
+  });
+  const signing = deps.temporal
+    ? { handOverStock: stockLedger.handOverStock, enterFiscalDay: fiscalDay.enterFiscalDay }
+    : {};
   return {
-    ...createComplianceActivities({ ...deps, ...(deps.temporal ? { handOverStock: stockLedger.handOverStock } : {}) }),
+    ...createComplianceActivities({ ...deps, ...signing }),
+    ...fiscalDay,
     ...createRegistrationActivities(deps),
     ...createRefundActivities(deps),
     ...createCatalogueActivities(deps),

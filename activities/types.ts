@@ -55,6 +55,8 @@ export interface CreateSaleInput extends Filing {
 export interface SignSaleInput extends CreateSaleInput {
   itemIds: string[];
   handOver?: { lines: StockLine[]; taskQueue: string };
+  /** Signed in the answer: its day book counts it here, beside the hand-over. */
+  dayBook?: { taskQueue: string };
 }
 
 /** Without `submission` nothing was filed; `handedOver` names the ledger that took the signed sale's stock lines. */
@@ -62,6 +64,8 @@ export interface SignSaleResult {
   items: ItemCheck[];
   submission?: SubmissionResult;
   handedOver?: { ledgerWorkflowId: string };
+  /** The day book that counted the signed sale; absent: the sale enters it itself. */
+  dayBook?: { workflowId: string };
 }
 
 export interface DocumentRef {

@@ -47,6 +47,7 @@ import {
 import {
   runPurchasesScenarios,
   runCatalogueScenarios,
+  runFiscalDayScenarios,
   runReconciliationScenarios,
   runSyncBatchScenarios,
 } from '../test/workflows/history-scenarios-system.js';
@@ -89,6 +90,7 @@ async function runSingleKeyScenarios(temporal: Temporal, bundle: WorkflowBundle)
   try {
     runs.push(
       ...(await runScenarios(stack)),
+      ...(await runFiscalDayScenarios(stack)),
       ...(await runSyncBatchScenarios(stack)),
       ...(await runReconciliationScenarios(stack)),
       ...(await runCatalogueScenarios(stack)),

@@ -13,3 +13,4 @@ export { catalogueImportWorkflow } from './catalogue-import.js';
 export { catalogueChunkWorkflow } from './catalogue-chunk.js';
 export { stockInWorkflow } from './stock-in.js';
 export { stockInMappingsWorkflow } from './stock-in-mappings.js';
+export { fiscalDayWorkflow } from './fiscal-day.js';

@@ -80,6 +80,7 @@ async function runRefund(refund: DocumentProcess, { businessId, traderInvoiceNum
     }),
   );
   record.refunded(creditNote);
+  await refund.enterDayBook(creditNote);
   // Goods come back on the shelf unless they were damaged or wasted.
   const restock = (request.restock ?? true) && !NON_RESTOCKING_REASONS.includes(request.reason);
   const returned = restock

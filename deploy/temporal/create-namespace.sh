@@ -8,7 +8,7 @@ set -eu
 : "${TEMPORAL_ADDRESS:?TEMPORAL_ADDRESS is required}"
 NAMESPACE="${DEFAULT_NAMESPACE:-default}"
 RETENTION="${NAMESPACE_RETENTION:-72h}"
-SEARCH_ATTRIBUTES="BusinessId=Keyword TraderInvoiceNumber=Keyword FiscalStatus=Keyword CuInvoiceNumber=Keyword NeedsAttention=Bool AttentionReason=Keyword Application=Keyword"
+SEARCH_ATTRIBUTES="BusinessId=Keyword TraderInvoiceNumber=Keyword FiscalStatus=Keyword CuInvoiceNumber=Keyword FiscalDay=Keyword NeedsAttention=Bool AttentionReason=Keyword Application=Keyword"
 
 echo "waiting for Temporal at $TEMPORAL_ADDRESS"
 i=0

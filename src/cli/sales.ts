@@ -2,6 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import {
+  FiscalDaysClient,
+  connectSalesClient,
   loadTemporalSettings,
   type AwaitReceiptOptions,
   type SaleInput,
@@ -19,6 +21,7 @@ import {
   type ParkedSalesFilter,
 } from '../client/parked-sales.js';
 import { nonBlank } from './command.js';
+import { dayCsv, dayText } from './fiscal-day-table.js';
 import {
   EXIT,
   UsageError,
@@ -233,6 +236,60 @@ async function resumeParked(sales: SalesClient, filter: ParkedSalesFilter, yes: 
     code: failed === 0 ? EXIT.done : EXIT.failed,
   };
 }
+
+program
+  .command('day')
+  .description(
+    "print a business's day as the authority signed it, per control unit: receipts, numbers never seen, totals per " +
+      'tax letter (docs/fiscal-day.md)',
+  )
+  .argument('<businessId>')
+  .option('--date <YYYY-MM-DD>', 'the day (default: today in Nairobi)', nonBlank('--date'))
+  .option('--scu <scuId>', 'one control unit', nonBlank('--scu'))
+  .option('--branch <branchId>', 'the control units whose documents named this branch', nonBlank('--branch'))
+  .option('--csv', 'CSV, one row per control unit and tax letter, instead of the table')
+  .option('--json', 'the day books as JSON')
+  .act<SalesOptions & { date?: string; scu?: string; branch?: string; csv?: boolean; json?: boolean }>(
+    async ([businessId], options) => {
+      checks.parseSaleReference(businessId!, 'day');
+      const settings = loadTemporalSettings(process.env);
+      const connected = await connectSalesClient({ settings, taskQueue: options.taskQueue });
+      try {
+        const days = await new FiscalDaysClient(connected.client, { taskQueue: options.taskQueue }).days(businessId!, {
+          date: options.date,
+          scuId: options.scu,
+          branchId: options.branch,
+        });
+        process.stdout.write(
+          options.json ? `${JSON.stringify(days, null, 2)}\n` : options.csv ? dayCsv(days) : dayText(days),
+        );
+        return EXIT.done;
+      } finally {
+        await connected.close();
+      }
+    },
+  );
+
+program
+  .command('till-close')
+  .description(
+    "match a till's close against the day's book: " +
+      '{"businessId", "scuId", "date", "receipts": {"NS": n, "NC": n}, "taxes": {"A": {"taxable", "tax", "total"}}, ' +
+      '"invoiceNumbers"?: […]}; prints every difference, and exits 1 when there is one',
+  )
+  .argument('<file.json|->')
+  .act<SalesOptions>(async ([source], options) => {
+    // Checked before anything is contacted.
+    const till = checks.parseTillClose(await readJson(source!, 'till close'));
+    const { taskQueue } = options;
+    return connectAndRun(
+      async ({ client }) => {
+        const match = await new FiscalDaysClient(client, { taskQueue }).matchTillClose(till);
+        return { output: match, code: match.matched ? EXIT.done : EXIT.failed };
+      },
+      { settings: loadTemporalSettings(process.env), taskQueue },
+    );
+  });
 
 for (const [name, command] of Object.entries(SALE_COMMANDS)) {
   const verb = program.command(name).description(command.description).argument('<businessId>').argument('<tin>');

@@ -1,4 +1,5 @@
 // The client's errors, and its checks: the workflow's own schemas, failing before anything reaches Temporal.
+import { fiscalDaySchemas } from '../contracts/fiscal-day.js';
 import type { z } from 'zod';
 import type { RefundRequest, SaleInput } from '../contracts/sale.js';
 import { checkInput, describeProblems, saleSchemas, type InputProblem } from '../contracts/sale-input.js';
@@ -91,6 +92,10 @@ export function parseSaleReference(businessId: unknown, traderInvoiceNumber: unk
 
 export function parseCancelArgs(reason: unknown) {
   return parseInput('cancel request', saleSchemas().cancelArgs, { reason });
+}
+
+export function parseTillClose(till: unknown) {
+  return parseInput('till close', fiscalDaySchemas().tillClose, till);
 }
 
 export function parseItemFixedArgs(itemId: unknown) {

@@ -1,4 +1,7 @@
 export { SalesClient, connectSalesClient } from './sales-client.js';
+export { FiscalDaysClient } from './fiscal-days.js';
+export type { FiscalDayFilter } from './fiscal-days.js';
+export type { FiscalDaySummary, TillClose, TillMatch } from '../contracts/fiscal-day.js';
 export { loadTemporalSettings, TemporalConnectionError } from '../temporal/connection.js';
 export type { TemporalSettings } from '../temporal/connection.js';
 export type {

@@ -15,7 +15,7 @@ export interface ParkedSalesFilter {
 export const DEFAULT_PARK_REASON = FAILURE_TYPES.outageLimitReached;
 
 /** `'value'`, a `'` inside escaped; a value a query cannot match exactly is a `SaleInputError` naming `field`. */
-function queryLiteral(subject: string, field: string, value: string): string {
+export function queryLiteral(subject: string, field: string, value: string): string {
   const refused = (reason: string) => new SaleInputError(subject, [{ field, reason }]);
   if (value.trim() === '') throw refused('must not be empty');
   // Temporal's query converter hands the literal on re-encoded (`\\`, `\"`, `\n`) and with the quotes at its ends

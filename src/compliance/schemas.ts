@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import { AUTHORITY_CAUSES, COMPLIANCE_ERROR_CODES } from '../contracts/compliance-rules.js';
+import { taxBandsOf, type TaxBands } from '../contracts/fiscal-day.js';
 
 /** A string whose documented values are known but which may carry others. */
 type Open<Known extends string> = Known | (string & {});
@@ -90,7 +91,7 @@ export const SaleSchema = z.looseObject({
 });
 
 /** Named fields only: the service's `callback.url`, whose token must never leave the worker, never reaches history. */
-export const FiscalDocumentSchema = z.object({
+const FiscalDocumentFields = z.object({
   id: z.string(),
   type: z.string(),
   status: z.string(),
@@ -99,6 +100,13 @@ export const FiscalDocumentSchema = z.object({
   receipt: z.object(receiptFields).nullable(),
   error: z.string().nullable(),
 });
+
+/** Without lines (a sale's lines are its customer's business): only their sums per tax letter, for the day book. */
+export const FiscalDocumentSchema = FiscalDocumentFields.extend({
+  lines: z.array(z.looseObject({ ...totalsFields, taxTypeCode: z.string().nullable().default(null) })).optional(),
+}).transform(({ lines, ...document }): z.output<typeof FiscalDocumentFields> & { taxes?: TaxBands } =>
+  lines === undefined ? document : { ...document, taxes: taxBandsOf(lines) },
+);
 
 const ItemNeedsSchema = z.looseObject({ productType: z.boolean(), classificationMapping: z.boolean() });
 

@@ -5,6 +5,8 @@ export const BusinessId = defineSearchAttributeKey('BusinessId', SearchAttribute
 export const TraderInvoiceNumber = defineSearchAttributeKey('TraderInvoiceNumber', SearchAttributeType.KEYWORD);
 export const FiscalStatus = defineSearchAttributeKey('FiscalStatus', SearchAttributeType.KEYWORD);
 export const CuInvoiceNumber = defineSearchAttributeKey('CuInvoiceNumber', SearchAttributeType.KEYWORD);
+/** `YYYY-MM-DD/<scuId>` of a signed document (the receipt's day and control unit) and of that day's book. */
+export const FiscalDay = defineSearchAttributeKey('FiscalDay', SearchAttributeType.KEYWORD);
 export const NeedsAttention = defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL);
 /** Why a workflow needs an operator: a parked reason's code, a failure's type or `stock_needs_operator`. */
 export const AttentionReason = defineSearchAttributeKey('AttentionReason', SearchAttributeType.KEYWORD);
@@ -20,6 +22,7 @@ export const projectSearchAttributes: readonly AnySearchAttributeKey[] = [
   TraderInvoiceNumber,
   FiscalStatus,
   CuInvoiceNumber,
+  FiscalDay,
   NeedsAttention,
   AttentionReason,
   Application,

@@ -35,6 +35,9 @@ export const ACTIVITY_QUEUES = {
   findSignedSale: 'workflow', // the sale's workflow result: Temporal, not the service
   handOverStock: 'workflow', // signal-with-start: Temporal, not the service
   joinOutageWatch: 'workflow', // signal-with-start: Temporal, not the service
+  enterFiscalDay: 'workflow', // signal-with-start: Temporal, not the service
+  deliverFiscalDay: 'workflow', // to the configured sink
+  findTillSales: 'workflow', // Temporal's visibility and descriptions, not the service
   pullPurchases: 'compliance',
   listPurchasesPage: 'compliance',
   deliverPurchaseEvents: 'workflow', // to the configured sink

@@ -123,6 +123,17 @@ export const METRICS = {
     {},
   ),
   etims_credit_notes_signed: counter('Credit notes signed by the authority (refunds).', {}),
+  // The day's close (workflow code)
+  etims_fiscal_days_closed: counter(
+    "Control units' days closed, by whether receipt numbers between the day's first and last were never seen " +
+      '(signed by another system on the same control unit, or lost).',
+    { unaccounted: ['yes', 'no'] },
+  ),
+  etims_fiscal_day_amendments: counter(
+    'Amendments delivered for closed days (documents that came after the close).',
+    {},
+  ),
+  etims_fiscal_day_till_differences: counter("Till closes matched against a day's book that differed from it.", {}),
   etims_stock_movements_needing_operator: counter(
     "Stock movements handed to an operator (outcome unknown or refused), by the movement's action.",
     { action: ['ADD', 'DEDUCT'] },

@@ -5,14 +5,20 @@ import { Agent, request } from 'undici';
 import { webhookHeaders } from '../accounting/webhooks.js';
 import type { PurchasesSinkConfig } from '../config/purchases.js';
 import { parseRetryAfter } from '../http/rate-limit.js';
+import type { FiscalDayEvent } from '../contracts/fiscal-day.js';
 import type { PurchaseEvent } from '../contracts/purchases-sync.js';
 
-export interface PurchaseEventSink {
-  deliver(event: PurchaseEvent, options?: { signal?: AbortSignal }): Promise<void>;
+/** What the worker delivers: the purchases sync's events and the days' closes (docs/fiscal-day.md). */
+export type SinkEvent = PurchaseEvent | FiscalDayEvent;
+
+export interface EventSink {
+  deliver(event: SinkEvent, options?: { signal?: AbortSignal }): Promise<void>;
   /** For logs: where events go, without any secret. */
   readonly description: string;
   close(): Promise<void>;
 }
+
+export type PurchaseEventSink = EventSink;
 
 export class SinkDeliveryError extends Error {
   override readonly name = 'SinkDeliveryError';
@@ -78,7 +84,7 @@ export async function openNdjsonSink(path: string): Promise<PurchaseEventSink & 
   const ids = eventIdsIn(text);
   // The file does not end with a newline (a write was cut short): start the next line on a new one.
   let needsNewline = text !== '' && !text.endsWith('\n');
-  const append = async (event: PurchaseEvent, signal: AbortSignal | undefined): Promise<void> => {
+  const append = async (event: SinkEvent, signal: AbortSignal | undefined): Promise<void> => {
     if (ids.has(event.id)) return;
     if (signal?.aborted) throw new SinkDeliveryError(`delivery of ${event.id} was cancelled`, true);
     const line = `${needsNewline ? '\n' : ''}${JSON.stringify(event)}\n`;
@@ -143,7 +149,7 @@ export function webhookSink(options: {
       const rawBody = JSON.stringify(event);
       const headers = {
         'content-type': 'application/json',
-        'user-agent': 'etims-temporal-worker (purchases sync)',
+        'user-agent': 'etims-temporal-worker (events)',
         ...webhookHeaders({ secret, id: event.id, timestamp: Math.floor(Date.now() / 1000), rawBody }),
       };
       const timeout = AbortSignal.timeout(timeoutMs);

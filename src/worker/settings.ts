@@ -5,6 +5,7 @@ import { payloadEncryptionFromEnv } from '../codec/data-converter.js';
 import { loadAccountingWorkerConfig } from '../config/accounting-worker.js';
 import { ConfigError, loadConfig, resolveSecretFiles, type Env } from '../config/env.js';
 import { loadPurchasesConfig } from '../config/purchases.js';
+import { loadFiscalDaySettings } from '../config/fiscal-day.js';
 import { loadReconciliationConfig } from '../config/reconciliation.js';
 import { loadTenantsConfig } from '../tenants/load.js';
 import { fromSingleKeyVariables } from '../tenants/single-key.js';
@@ -49,6 +50,7 @@ export function loadWorkerSettings(rawEnv: Env) {
     activitiesPerSecond: { accounting: loadAccountingWorkerConfig(env).activitiesPerSecond },
     encryption: payloadEncryptionFromEnv(env),
     purchases: loadPurchasesConfig(env),
+    fiscalDay: loadFiscalDaySettings(env),
     reconciliation: fileTenants
       ? { ...reconciliation, links: fileTenants.links.map(({ businessId, companyId }) => ({ businessId, companyId })) }
       : reconciliation,

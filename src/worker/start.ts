@@ -44,7 +44,7 @@ export type WorkerProcessSettings = Pick<
   WorkerSettings,
   'worker' | 'activitiesPerSecond' | 'purchases' | 'reconciliation' | 'versioning'
 > &
-  Partial<Pick<WorkerSettings, 'stockReporting' | 'stockIn'>>;
+  Partial<Pick<WorkerSettings, 'stockReporting' | 'stockIn' | 'fiscalDay'>>;
 
 export type WorkerProcess = Awaited<ReturnType<typeof startWorkerProcess>>;
 
@@ -132,6 +132,7 @@ export async function startWorkerProcess(options: {
       purchasesSink,
       stockReporting: settings.stockReporting,
       stockIn,
+      fiscalDay: settings.fiscalDay,
     });
     const windows = new WindowQueues(workers, () => live.current(), taskQueue, logger, queues.own);
     await windows.serve();

@@ -1,5 +1,6 @@
 import type { StockReportingOf } from '../config/stock-reporting.js';
 import type { StockInSettingsOf } from '../config/stock-in.js';
+import type { FiscalDaySettings } from '../contracts/fiscal-day.js';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
@@ -76,6 +77,8 @@ export async function createWorkers(
     stockReporting?: StockReportingOf;
     /** Absent: no business takes stock in. */
     stockIn?: StockInSettingsOf;
+    /** Absent: the defaults (docs/fiscal-day.md, "Settings"). */
+    fiscalDay?: FiscalDaySettings;
   },
 ) {
   const { services, logger, taskQueue, dataConverter, metrics } = dependencies;
@@ -90,6 +93,7 @@ export async function createWorkers(
     metrics,
     stockReporting: options.stockReporting,
     stockIn: options.stockIn,
+    ...(options.fiscalDay ? { fiscalDay: options.fiscalDay } : {}),
   });
   const { shutdownGraceMs } = dependencies;
   const common = {

@@ -23,6 +23,7 @@ export const SHARED_WORKFLOW_MODULES = [
   'src/contracts/compliance-rules',
   'src/contracts/duration',
   'src/contracts/failures',
+  'src/contracts/fiscal-day',
   'src/contracts/item-registration',
   'src/contracts/outage-watch',
   'src/contracts/priority',

@@ -98,4 +98,13 @@ export function requestsTo(sandbox: Sandbox, method: string, route: string, sinc
     .length;
 }
 
-export const FISCAL_DOCUMENT_KEYS = ['error', 'id', 'receipt', 'status', 'totals', 'traderInvoiceNumber', 'type'];
+export const FISCAL_DOCUMENT_KEYS = [
+  'error',
+  'id',
+  'receipt',
+  'status',
+  'taxes',
+  'totals',
+  'traderInvoiceNumber',
+  'type',
+];

@@ -37,11 +37,11 @@ describe('requireSearchAttributes', () => {
     const message = (err as Error).message;
     expect(message).toContain('may not register the search attributes of namespace "sales.a1b2c" (permission denied)');
     expect(message).toContain(
-      'TraderInvoiceNumber, FiscalStatus, CuInvoiceNumber, NeedsAttention, AttentionReason, Application',
+      'TraderInvoiceNumber, FiscalStatus, CuInvoiceNumber, FiscalDay, NeedsAttention, AttentionReason, Application',
     );
     expect(message).not.toMatch(/need BusinessId/);
     expect(message).toContain(
-      'temporal operator search-attribute create --address temporal.internal:7233 --namespace sales.a1b2c --name TraderInvoiceNumber --name FiscalStatus --name CuInvoiceNumber --name AttentionReason --name Application --type Keyword',
+      'temporal operator search-attribute create --address temporal.internal:7233 --namespace sales.a1b2c --name TraderInvoiceNumber --name FiscalStatus --name CuInvoiceNumber --name FiscalDay --name AttentionReason --name Application --type Keyword',
     );
     expect(message).toContain(
       'temporal operator search-attribute create --address temporal.internal:7233 --namespace sales.a1b2c --name NeedsAttention --type Bool',

@@ -9,6 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { SyncBatchClient } from '../../src/client/sync-batches.js';
+import { FiscalDaysClient } from '../../src/client/fiscal-days.js';
+import {
+  DEFAULT_FISCAL_DAY_SETTINGS,
+  FISCAL_DAY_WORKFLOW_TYPE,
+  closeFiscalDayUpdate,
+  fiscalDayEntrySignal,
+  fiscalDayWorkflowId,
+  getFiscalDayQuery,
+} from '../../src/contracts/fiscal-day.js';
 import { catalogueImportId, catalogueImportReport, waitForCatalogueImport } from '../../src/client/catalogue.js';
 import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
 import {
@@ -281,4 +290,78 @@ export async function runPurchasesScenarios(temporal: TemporalAccess, bundle: Wo
     await stack.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The day books of the sales the sale scenarios signed: the Nairobi control unit's day closed by an operator, a till
+ * close matched (one invoice number the worker never saw), and a document that came after the close, delivered as an
+ * amendment a minute later. Then a busy day, a control unit of its own fed entries past a run's events, which hands
+ * its book to a second run.
+ */
+export async function runFiscalDayScenarios(stack: SaleStack): Promise<RecordedRun[]> {
+  const businessId = DEMO.businesses.nairobi;
+  const days = new FiscalDaysClient(stack.client, { taskQueue: stack.taskQueue });
+  const [day] = await eventually(
+    () => days.days(businessId),
+    (found) => found.length > 0,
+    { timeoutMs: 20_000, what: 'the day book of the signed sales' },
+  );
+  const handle = stack.client.workflow.getHandle(fiscalDayWorkflowId(stack.taskQueue, day!));
+  const closed = await handle.executeUpdate(closeFiscalDayUpdate);
+  const till = {
+    businessId,
+    scuId: closed.scuId,
+    date: closed.date,
+    receipts: closed.receipts,
+    taxes: {},
+    invoiceNumbers: ['TILL-ONLY-RECORDED'],
+  };
+  const match = await days.matchTillClose(till);
+  expectThat(match.notSigned[0]?.state === 'never_started', 'the till-only sale named', match.notSigned);
+  const late = { documentId: 'doc_late_recorded', traderInvoiceNumber: 'LATE-RECORDED', label: 'NS', taxes: {} };
+  await handle.signal(fiscalDayEntrySignal, {
+    ...day!,
+    entry: { ...late, receiptNumber: 1_000_000, cuInvoiceNo: null },
+  });
+  await eventually(
+    () => handle.query(getFiscalDayQuery),
+    (d) => d.amendments === 1,
+    { timeoutMs: 90_000, intervalMs: 1000, what: 'the amendment delivered' },
+  );
+
+  const busy = { businessId, scuId: 'KRACU-BUSY-RECORDED', date: closed.date };
+  const busyId = fiscalDayWorkflowId(stack.taskQueue, busy);
+  const first = await stack.client.workflow.signalWithStart(FISCAL_DAY_WORKFLOW_TYPE, {
+    workflowId: busyId,
+    taskQueue: stack.taskQueue,
+    args: [{ ...busy, settings: DEFAULT_FISCAL_DAY_SETTINGS }],
+    signal: fiscalDayEntrySignal,
+    signalArgs: [{ ...busy, entry: { ...late, documentId: 'busy_0', receiptNumber: 1, cuInvoiceNo: null } }],
+  });
+  for (let from = 2; from <= 4_100; from += 100) {
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        first.signal(fiscalDayEntrySignal, {
+          ...busy,
+          entry: { ...late, documentId: `busy_${from + i}`, receiptNumber: from + i, cuInvoiceNo: null },
+        }),
+      ),
+    );
+  }
+  const busyBook = await eventually(
+    () => stack.client.workflow.getHandle(busyId).query(getFiscalDayQuery),
+    (d) => (d.receipts.NS ?? 0) >= 4_100,
+    { timeoutMs: 60_000, what: 'the busy day counted' },
+  );
+  expectThat(busyBook.numbering.all?.missing === 0, 'the busy day whole', busyBook.numbering);
+  const runs = await eventually(
+    async () => (await stack.client.workflow.getHandle(busyId).describe()).runId !== first.signaledRunId,
+    (moved) => moved,
+    { timeoutMs: 30_000, what: 'the busy day continued as new' },
+  );
+  expectThat(runs, 'a second run', runs);
+  return [
+    { name: 'fiscal-day-closed-amended', handle },
+    { name: 'fiscal-day-busy', handle: stack.client.workflow.getHandle(busyId) },
+  ];
 }

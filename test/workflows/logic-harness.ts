@@ -15,6 +15,7 @@
  * were seen to expire, a registration outcome to be lost (the sale then ran into its 10-year execution
  * timeout) and the clock to stay stuck for the rest of the file.
  */
+import { fiscalDayEntryOf } from '../../src/contracts/fiscal-day.js';
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
@@ -199,6 +200,8 @@ type OtherProcesses =
   | 'findStockInMappings'
   | 'changeStockInMappings'
   | 'waitForStockRoom'
+  | 'deliverFiscalDay'
+  | 'findTillSales'
   | keyof ReconciliationActivities
   | keyof AccountingActivities;
 
@@ -241,6 +244,10 @@ function defaultStubs(): Omit<
     async createCreditNote({ traderInvoiceNumber }) {
       return submission.signed(creditNoteDocument({ traderInvoiceNumber }));
     },
+    // The day book counts by receipt number: what the sale enters is the fiscal-day tests' to check.
+    async enterFiscalDay(input) {
+      return { workflowId: `fiscal-day:${input.taskQueue}:${input.businessId}:${input.scuId}:${input.date}` };
+    },
     // The service's record of sale INV-1 (a test refunding a sale past its workflow's retention names its own).
     async readSaleRecord({ documentId }) {
       return {
@@ -257,26 +264,40 @@ function defaultStubs(): Omit<
  * signed sale's stock-tracked lines to the ledger. Made of the test's (recorded) checkItems, createSale and
  * handOverStock, so a test stubs and observes those as it always has.
  */
-function signSaleFrom(stubs: Pick<Activities, 'checkItems' | 'createSale' | 'handOverStock'>): Activities['signSale'] {
+function signSaleFrom(
+  stubs: Pick<Activities, 'checkItems' | 'createSale' | 'handOverStock' | 'enterFiscalDay'>,
+): Activities['signSale'] {
   return async (input) => {
     const { items } = await stubs.checkItems({ businessId: input.businessId, itemIds: input.itemIds });
     if (items.some((item) => !item.registered)) return { items };
-    const { itemIds: _itemIds, handOver, ...filing } = input;
+    const { itemIds: _itemIds, handOver, dayBook: book, ...filing } = input;
     const submission = await stubs.createSale(filing);
+    if (!isSigned(submission.document)) return { items, submission };
     const tracked = new Set(items.filter((item) => item.stockTracked).map((item) => item.itemId));
     const lines = handOver?.lines.filter((line) => tracked.has(line.itemId)) ?? [];
-    if (!handOver || lines.length === 0 || !isSigned(submission.document)) return { items, submission };
-    try {
-      const { ledgerWorkflowId } = await stubs.handOverStock({
-        businessId: input.businessId,
-        ...(input.request.branchId ? { branchId: input.request.branchId } : {}),
-        lines,
-        taskQueue: handOver.taskQueue,
-      });
-      return { items, submission, handedOver: { ledgerWorkflowId } };
-    } catch {
-      return { items, submission };
-    }
+    const handedOver =
+      handOver && lines.length > 0
+        ? await stubs
+            .handOverStock({
+              businessId: input.businessId,
+              ...(input.request.branchId ? { branchId: input.request.branchId } : {}),
+              lines,
+              taskQueue: handOver.taskQueue,
+            })
+            .then(
+              ({ ledgerWorkflowId }) => ({ ledgerWorkflowId }),
+              () => undefined,
+            )
+        : undefined;
+    const entry = fiscalDayEntryOf(input.businessId, submission.document, Date.now(), input.request.branchId);
+    const dayBook =
+      book && entry
+        ? await stubs.enterFiscalDay({ ...entry, taskQueue: book.taskQueue }).then(
+            ({ workflowId }) => ({ workflowId }),
+            () => undefined,
+          )
+        : undefined;
+    return { items, submission, ...(handedOver ? { handedOver } : {}), ...(dayBook ? { dayBook } : {}) };
   };
 }
 

@@ -25,6 +25,7 @@ import type { PurchasesActivities } from '../../activities/purchases.js';
 import type { createPurchasesBookActivities } from '../../activities/purchases-book.js';
 import type { ReconciliationActivities } from '../../activities/reconciliation.js';
 import type { createStockInActivities } from '../../activities/stock-in.js';
+import type { createFiscalDayActivities } from '../../activities/fiscal-day.js';
 import { eventually } from '../helpers/eventually.js';
 import { recordingMetrics, type MetricReadings, type RecordingMetrics } from '../helpers/metrics.js';
 import { createTimeSkippingEnv, terminateKeepingClock } from '../helpers/time-skipping.js';
@@ -32,6 +33,7 @@ import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { startQueueWorkers, useWorld } from '../helpers/time-skipping-world.js';
 
 type StockInActivities = ReturnType<typeof createStockInActivities>;
+type FiscalDayActivities = ReturnType<typeof createFiscalDayActivities>;
 type PurchasesBookActivities = ReturnType<typeof createPurchasesBookActivities>;
 
 export const SECOND = 1000;
@@ -43,7 +45,8 @@ export type ProcessActivities = PurchasesActivities &
   Pick<StockInActivities, 'tellStockIn'> &
   PurchasesBookActivities &
   ReconciliationActivities &
-  AccountingActivities;
+  AccountingActivities &
+  Pick<FiscalDayActivities, 'deliverFiscalDay' | 'findTillSales'>;
 export type ProcessActivityName = keyof ProcessActivities;
 export type ProcessActivityInput<N extends ProcessActivityName> = Parameters<ProcessActivities[N]>[0];
 export type Stubs = Partial<ProcessActivities>;
@@ -62,6 +65,8 @@ const PROCESS_ACTIVITIES: Record<ProcessActivityName, true> = {
   listReconciliationBillPayments: true,
   processSyncBatch: true,
   listBillPaymentsPage: true,
+  deliverFiscalDay: true,
+  findTillSales: true,
 };
 const ACTIVITY_NAMES = Object.keys(PROCESS_ACTIVITIES) as ProcessActivityName[];
 

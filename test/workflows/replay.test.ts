@@ -68,6 +68,7 @@ describe('replay of recorded histories', () => {
     expect([...types].toSorted()).toEqual([
       'catalogueChunkWorkflow',
       'catalogueImportWorkflow',
+      'fiscalDayWorkflow',
       'itemRegistrationWorkflow',
       'outageWatchWorkflow',
       'purchasesBookWorkflow',
@@ -100,8 +101,23 @@ describe('replay of recorded histories', () => {
     });
     expect(continued.filter((c) => !runIds.has(c.next)).map((c) => c.workflowId)).toEqual([]);
     expect(new Set(continued.map((c) => c.workflowType))).toEqual(
-      new Set(['purchasesSyncWorkflow', 'syncBatchWorkflow']),
+      new Set(['fiscalDayWorkflow', 'purchasesSyncWorkflow', 'syncBatchWorkflow']),
     );
+  });
+
+  it("holds the day book's paths: closed by an operator, a till's close matched, an amendment, a busy day's second run", () => {
+    const day = eventsOf(`${version}/fiscal-day-closed-amended`);
+    const updates = day.flatMap(
+      (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? [],
+    );
+    expect(updates).toEqual(expect.arrayContaining(['closeFiscalDay', 'matchTillClose']));
+    const activities = day.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    // The close, the till's sales, then the amendment: delivered twice in all.
+    expect(activities).toEqual(['deliverFiscalDay', 'findTillSales', 'deliverFiscalDay']);
+    expect(day.some((e) => e.timerStartedEventAttributes)).toBe(true);
+    const busy = eventsOf(`${version}/fiscal-day-busy-run-1`);
+    expect(busy.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeDefined();
+    expect(eventsOf(`${version}/fiscal-day-busy-run-2`).length).toBeGreaterThan(0);
   });
 
   it('holds a sale that closes once signed and its stock handed over, and its refund as a workflow of its own', () => {

@@ -484,6 +484,7 @@ describe('recovery after a rejection rests on the service’s item list, not on 
           'checkItems',
           'requestItemRegistration',
           'retrySale',
+          'enterFiscalDay',
           'handOverStock',
         ]);
         expect(s.inputs('checkItems')[1]).toMatchObject({ fresh: true });
@@ -583,8 +584,10 @@ describe('a till refunds right after printing the receipt', () => {
             'checkItems',
             'createSale',
             'handOverStock',
+            'enterFiscalDay',
             'handOverStock',
             'createCreditNote',
+            'enterFiscalDay',
             'handOverStock',
           ]);
           expect(closed.stockMovements.map((m) => m.action)).toEqual(['DEDUCT', 'DEDUCT']);

@@ -149,7 +149,7 @@ describe('a sale closes once signed and its stock handed over; a refund is its o
 
       const key = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
       const ledger = stockLedgerWorkflowId(s.taskQueue, input.businessId, FIRST_BRANCH);
-      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock']);
+      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock', 'enterFiscalDay']);
       expect(s.inputs('checkItems')).toEqual([{ businessId: input.businessId, itemIds: [SUGAR, MILK] }]);
       // The callback URL's expiry counts from the sale's start, whichever attempt or worker files it.
       const startedAtMs = (await handle.describe()).startTime.getTime();
@@ -334,8 +334,10 @@ describe('a sale closes once signed and its stock handed over; a refund is its o
         'checkItems',
         'createSale',
         'handOverStock',
+        'enterFiscalDay',
         'findSignedSale',
         'createCreditNote',
+        'enterFiscalDay',
         'handOverStock',
       ]);
       // The restock lines are the refund's, and nobody is told which movement carries them.
@@ -551,6 +553,7 @@ describe('a sale closes once signed and its stock handed over; a refund is its o
         'readSaleRecord',
         'checkItems',
         'createCreditNote',
+        'enterFiscalDay',
         'handOverStock',
       ]);
       const refunded = await s.refundState(handle);
@@ -756,7 +759,14 @@ describe('awaiting the authority', () => {
       await handle.executeUpdate(retryUpdate);
       const closed = await s.settled(handle);
       expect(closed.step).toBe('completed');
-      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'getDocument', 'retrySale', 'handOverStock']);
+      expect(s.sequence()).toEqual([
+        'checkItems',
+        'createSale',
+        'getDocument',
+        'retrySale',
+        'enterFiscalDay',
+        'handOverStock',
+      ]);
       expect(s.inputs('retrySale')).toEqual([{ businessId: s.businessId, documentId: 'sal_1' }]);
       expect(closed.submissions).toBe(2);
     });
@@ -811,7 +821,12 @@ describe('awaiting the authority', () => {
       ]);
       // The poll was stopped by the hint, not answered: none came after it.
       expect(count(s, 'awaitDocumentOutcome')).toBe(polls);
-      expect(s.sequence().filter((n) => n !== 'getDocument')).toEqual(['checkItems', 'createSale', 'handOverStock']);
+      expect(s.sequence().filter((n) => n !== 'getDocument')).toEqual([
+        'checkItems',
+        'createSale',
+        'enterFiscalDay',
+        'handOverStock',
+      ]);
 
       // A duplicate or stale callback after that reaches no running sale: the receiver's signal is refused.
       const late = await handle
@@ -871,7 +886,14 @@ describe('awaiting the authority', () => {
       expect(closed.parked).toBeNull();
       expect(closed.submissions).toBe(2);
       // It waited on its application's outage watch, which had it probe at once: the resubmission got through.
-      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'joinOutageWatch', 'retrySale', 'handOverStock']);
+      expect(s.sequence()).toEqual([
+        'checkItems',
+        'createSale',
+        'joinOutageWatch',
+        'retrySale',
+        'enterFiscalDay',
+        'handOverStock',
+      ]);
     });
   });
 });
@@ -1103,6 +1125,7 @@ describe('items', () => {
         'registerItem',
         'registerItem',
         'createSale',
+        'enterFiscalDay',
         'handOverStock',
       ]);
       expect(await s.registration(MILK).result()).toMatchObject({ status: 'registered' });
@@ -1174,6 +1197,7 @@ describe('items', () => {
         'checkItems',
         'requestItemRegistration',
         'retrySale',
+        'enterFiscalDay',
         'handOverStock',
       ]);
       expect(s.inputs('requestItemRegistration')[0]).toMatchObject({ itemId: MILK });
@@ -1203,7 +1227,7 @@ describe('items', () => {
       await handle.executeUpdate(retryUpdate);
       const closed = await s.settled(handle);
       expect(closed.step).toBe('completed');
-      expect(s.sequence()).toEqual(['checkItems', 'checkItems', 'createSale', 'handOverStock']);
+      expect(s.sequence()).toEqual(['checkItems', 'checkItems', 'createSale', 'handOverStock', 'enterFiscalDay']);
     });
   });
 });
@@ -1268,7 +1292,7 @@ describe('placement on the budget', () => {
         expect(closed.step).toBe('completed');
         expect(closed.awaitingBusiness).toBeNull();
         expect(closed.history.map((h) => h.event)).toContain('business served after 1 refused placement');
-        expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock']);
+        expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock', 'enterFiscalDay']);
         expect(await s.searchAttribute(handle, AttentionReason)).toBe('');
       });
     });

@@ -18,7 +18,7 @@ import { getSaleStateQuery, saleWorkflowId, type SaleInput, type SaleState } fro
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
-import { startWorkerStack, type TemporalAccess } from '../helpers/worker-stack.js';
+import { startWorkerStack, type TemporalAccess, type WorkerStackOptions } from '../helpers/worker-stack.js';
 
 export { DEMO, fastFixture, invoiceNumber };
 export type { TemporalAccess };
@@ -32,6 +32,8 @@ export interface SaleStackOptions {
   activitiesPerSecond?: number;
   /** How each business's stock is reported (default: DEFAULT_STOCK_REPORTING). */
   stockReporting?: StockReportingOf;
+  /** What each worker process opens of its own (an event sink). */
+  perProcess?: WorkerStackOptions['perProcess'];
 }
 
 /** The sale workflow's signature, so handles give typed results. */
@@ -87,6 +89,7 @@ export async function startSaleStack(
     callbacks: options.callbacks ?? false,
     ...(options.activitiesPerSecond === undefined ? {} : { activitiesPerSecond: options.activitiesPerSecond }),
     ...(options.stockReporting ? { stockReporting: options.stockReporting } : {}),
+    ...(options.perProcess ? { perProcess: options.perProcess } : {}),
   });
   const { sandbox, client, taskQueue } = stack;
   const state = (handle: WorkflowHandle) => handle.query(getSaleStateQuery);

@@ -131,7 +131,7 @@ describe('the stock ledger', () => {
       const handle = await s.startSale(s.saleInput());
       const sale = await handle.result();
       expect(sale.step).toBe('completed');
-      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock']);
+      expect(s.sequence()).toEqual(['checkItems', 'createSale', 'handOverStock', 'enterFiscalDay']);
       // Handed over is all the sale knows: the ledger tells it nothing after.
       for (const m of sale.stockMovements) {
         expect(m).toMatchObject({

@@ -5,7 +5,8 @@
  * rejection then retry, refund to credit note) and two of the second, then syncs supplier invoices to an NDJSON
  * file, confirms one supplier invoice of the first and takes its stock in (its one unknown line mapped through the
  * CLI, the items' quantities on hand at the service rising by its units), processes a sync batch of each merchant's
- * books, reconciles the demo business and onboards a small catalogue for the second merchant (its report printed).
+ * books, reconciles the demo business and onboards a small catalogue for the second merchant (its report printed),
+ * then closes the first merchant's day (its table printed) and matches a till's close with one deliberate difference.
  * Each sale and batch shows the application it went through, checked against the sandbox's record of which
  * application's key filed it. It prints a line per path as it ends and a summary table, and exits 0 only if
  * everything ended as expected. It needs the stack's own sandbox: the paths are chosen with the sandbox's demo
@@ -29,6 +30,7 @@ import {
   type PieceOutcome,
 } from './demo-system.js';
 import { demoStockIn, withDemoStockDelay } from './demo-stock-in.js';
+import { demoFiscalDay } from './demo-fiscal-day.js';
 import { LOCAL_MERCHANTS, type LocalMerchant } from './local-tenants.js';
 import { stackShape } from './stack-shape.js';
 import { progressLine, summaryTables, verdictLine, type DemoResult } from './demo-output.js';
@@ -197,6 +199,7 @@ async function main(): Promise<number> {
     ['other merchant, sync batch', () => demoSyncBatch(stack, DEMO_SYNC_BATCH_IDS.other, other)],
     ['reconciliation', () => demoReconciliation(stack, runId)],
     ['other merchant, catalogue import', () => demoCatalogueImport(stack, runId, other)],
+    ["the day's close, and a till's", () => demoFiscalDay(stack, runId, purchasesFile)],
   ];
   console.log(
     `stack ready in ${elapsed(began).toFixed(1)} s; ${CASES.length} sales (one down each path), then ${pieces.length} other pieces`,
@@ -284,6 +287,6 @@ async function main(): Promise<number> {
 runProgram(
   createProgram(
     'npm run demo --',
-    "Starts the whole stack with two merchants on two keys over its own sandbox, pushes one sale down every path and two of the other merchant (each showing the application it went through), syncs purchases, confirms a supplier invoice and takes its stock in (mapping its unknown line through the CLI), processes a sync batch of each merchant's books, reconciles the demo business and onboards a small catalogue for the second merchant (printing its report); prints a line per path as it ends and a summary table; exits 0 only if everything ended as expected.",
+    "Starts the whole stack with two merchants on two keys over its own sandbox, pushes one sale down every path and two of the other merchant (each showing the application it went through), syncs purchases, confirms a supplier invoice and takes its stock in (mapping its unknown line through the CLI), processes a sync batch of each merchant's books, reconciles the demo business, onboards a small catalogue for the second merchant (printing its report), closes the first merchant's day (printing its table) and matches a till's close against it; prints a line per path as it ends and a summary table; exits 0 only if everything ended as expected.",
   ).act(main),
 );

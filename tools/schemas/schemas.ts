@@ -10,6 +10,7 @@ import { saleSchemas } from '../../src/contracts/sale-input.js';
 import { stockLedgerSchemas } from '../../src/contracts/stock-ledger.js';
 import { catalogueSchemas } from '../../src/contracts/catalogue-import.js';
 import { stockInSchemas } from '../../src/contracts/stock-in.js';
+import { fiscalDaySchemas } from '../../src/contracts/fiscal-day.js';
 
 /** Where the files say they live: an address that names them without promising a server. */
 const ID_BASE = 'https://example.invalid/etims-temporal-worker/schemas/';
@@ -62,6 +63,11 @@ export const PUBLISHED_SCHEMAS: readonly PublishedSchema[] = [
     file: 'stock-in-mapping.schema.json',
     title: "A mapping (one of putMappings' mappings; a bucket's listMappings answers them with their source)",
     schema: stockInSchemas().mapping,
+  },
+  {
+    file: 'till-close.schema.json',
+    title: "A till's close (the day book's matchTillClose update argument)",
+    schema: fiscalDaySchemas().tillClose,
   },
 ];
 

@@ -20,8 +20,8 @@ const compliance = proxyActivities<ActivitiesOn<'compliance'>>({
 });
 // Talks to Temporal, not to a service: on the workflow's own queue.
 const coordination = proxyActivities<ActivitiesOn<'workflow'>>({ startToCloseTimeout: '30 seconds', retry: API_RETRY });
-// Local: one history event; the ledger takes a line once, so an attempt again after a lost answer is harmless.
-const ledger = proxyLocalActivities<Pick<Activities, 'handOverStock' | 'joinOutageWatch'>>({
+// Local: one history event; the ledger and the day book take a line once, so an attempt again is harmless.
+const ledger = proxyLocalActivities<Pick<Activities, 'handOverStock' | 'joinOutageWatch' | 'enterFiscalDay'>>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -86,6 +86,7 @@ export function documentActivities(route: () => CallRoute, tries: { one: boolean
       coordination.findSignedSale.executeWithOptions({ summary: `sale ${input.traderInvoiceNumber}` }, [input]),
     handOverStock: ledger.handOverStock,
     joinOutageWatch: ledger.joinOutageWatch,
+    enterFiscalDay: ledger.enterFiscalDay,
   };
 }
 

@@ -2,7 +2,8 @@ import { ActivityFailure, ApplicationFailure, condition, workflowInfo } from '@t
 import { parseDuration } from '../../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { ItemRegistrationOutcome } from '../../src/contracts/item-registration.js';
-import type { SaleInput, SoldLine, StockMovementState } from '../../src/contracts/sale.js';
+import { fiscalDayEntryOf } from '../../src/contracts/fiscal-day.js';
+import type { FiscalDocument, SaleInput, SoldLine, StockMovementState } from '../../src/contracts/sale.js';
 import type { StockLine } from '../../src/contracts/stock-ledger.js';
 import { unplacedRoute, type CallRoute } from '../placement.js';
 import { documentActivities, type DocumentActivities } from './activities.js';
@@ -195,6 +196,12 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
       quantity: m.quantity,
       unitPrice: m.unitPrice,
     }));
+  }
+
+  /** Counted in its day's book: docs/fiscal-day.md. Undefined receipt values (no control unit) are counted nowhere. */
+  async enterDayBook(document: FiscalDocument): Promise<void> {
+    const entry = fiscalDayEntryOf(this.businessId, document, Date.now(), this.subjectNow.branchId);
+    if (entry) await this.api.enterFiscalDay({ ...entry, taskQueue: this.taskQueue });
   }
 
   /** To the branch's stock ledger, unless `ledgerWorkflowId` already took them (the signing activity hands over). */

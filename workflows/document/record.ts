@@ -2,7 +2,8 @@ import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@tempor
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { count } from '../metrics.js';
-import { CuInvoiceNumber, FiscalStatus } from '../../src/contracts/search-attributes.js';
+import { CuInvoiceNumber, FiscalDay, FiscalStatus } from '../../src/contracts/search-attributes.js';
+import { fiscalDayAttribute, fiscalDayEntryOf } from '../../src/contracts/fiscal-day.js';
 import { Attention } from '../attention.js';
 import type { InputProblem } from '../../src/contracts/sale-input.js';
 import {
@@ -102,6 +103,7 @@ export class SaleRecord {
     upsertSearchAttributes([
       { key: FiscalStatus, value: 'signed' },
       { key: CuInvoiceNumber, value: sale.receipt?.cuInvoiceNo ?? '' },
+      ...this.fiscalDay(sale),
     ]);
     this.note(`signed as ${sale.receipt?.cuInvoiceNo ?? '?'}`);
     count('etims_sales_signed', {});
@@ -110,7 +112,7 @@ export class SaleRecord {
 
   refunded(creditNote: FiscalDocument): void {
     this.state.creditNote = creditNote;
-    upsertSearchAttributes([{ key: FiscalStatus, value: 'refunded' }]);
+    upsertSearchAttributes([{ key: FiscalStatus, value: 'refunded' }, ...this.fiscalDay(creditNote)]);
     this.note(`credit note signed as ${creditNote.receipt?.cuInvoiceNo ?? '?'}`);
     count('etims_credit_notes_signed', {});
     this.publishDetails();
@@ -281,6 +283,12 @@ export class SaleRecord {
       );
     if (this.refusedCancellation) lines.push(`**Cancellation refused** ${this.refusedCancellation}`);
     setCurrentDetails(lines.join('\n\n'));
+  }
+
+  /** The day the authority signed the document on (its day book's): a signed document's `FiscalDay`. */
+  private fiscalDay(document: FiscalDocument) {
+    const day = fiscalDayEntryOf(this.state.businessId, document, Date.now());
+    return day ? [{ key: FiscalDay, value: fiscalDayAttribute(day) }] : [];
   }
 
   movement(referenceId: string): StockMovementState | undefined {

@@ -17,6 +17,8 @@ export class SaleFiling {
   private tracked = new Set<string>();
   /** The ledger the signing activity handed the lines to; undefined: the sale hands them over. */
   private ledgerWorkflowId: string | undefined;
+  /** Whether the signing activity counted the sale in its day book. */
+  private dayEntered = false;
 
   constructor(private readonly sale: DocumentProcess<SaleInput>) {
     const input = sale.subject;
@@ -47,6 +49,7 @@ export class SaleFiling {
     record.enter('creating_sale');
     const signed = await new Submission(this.sale).settle(() => this.fileWithItemsChecked());
     record.signed(signed, settings.refundWindowMs);
+    if (!this.dayEntered) await this.sale.enterDayBook(signed);
   }
 
   async handOverDeductions(): Promise<void> {
@@ -59,9 +62,16 @@ export class SaleFiling {
   /** One activity files it with its items checked; unregistered items are registered, then it files again. */
   private async fileWithItemsChecked(): Promise<SubmissionResult> {
     const { record, api, outage } = this.sale;
-    const checked = await api.signSale({ ...this.filing, itemIds: this.sale.itemIds(), handOver: this.handOver });
+    const dayBook = { taskQueue: this.sale.taskQueue };
+    const checked = await api.signSale({
+      ...this.filing,
+      itemIds: this.sale.itemIds(),
+      handOver: this.handOver,
+      dayBook,
+    });
     this.tracked = new Set(checked.items.filter((i) => i.stockTracked).map((i) => i.itemId));
     this.ledgerWorkflowId = checked.handedOver?.ledgerWorkflowId;
+    this.dayEntered = checked.dayBook !== undefined;
     if (checked.submission) return checked.submission;
     await outage.serviceAnswered();
     record.enter('registering_items');

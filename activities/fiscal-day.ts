@@ -1,0 +1,171 @@
+/** The day book's doors to Temporal and the sink: entries by signal-with-start, closes delivered, a till's sales. */
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { queryLiteral } from '../src/client/parked-sales.js';
+import {
+  FISCAL_DAY_WORKFLOW_TYPE,
+  fiscalDayAttribute,
+  fiscalDayEntrySignal,
+  fiscalDayEventId,
+  fiscalDayWorkflowId,
+  type FiscalDayEntry,
+  type FiscalDayEvent,
+  type FiscalDayInput,
+  type FiscalDayKey,
+  type FiscalDaySettings,
+  type FiscalDaySummary,
+  type TillClose,
+  type UnsignedState,
+} from '../src/contracts/fiscal-day.js';
+import { SALE_WORKFLOW_TYPE, saleWorkflowId } from '../src/contracts/sale.js';
+import {
+  AttentionReason,
+  FiscalDay,
+  FiscalStatus,
+  NeedsAttention,
+  TraderInvoiceNumber,
+  CuInvoiceNumber,
+} from '../src/contracts/search-attributes.js';
+import type { EventSink } from '../src/purchases/event-sink.js';
+import { mapBounded } from '../src/tenants/probes.js';
+import type { TillSales } from '../workflows/fiscal-day/figures.js';
+import { temporalClientOf, type ActivityDeps } from './deps.js';
+
+export interface FiscalDayActivityDeps extends Pick<ActivityDeps, 'temporal' | 'logger'> {
+  /** The worker's event sink (PURCHASES_SINK); absent: days close and stay readable, nothing is delivered. */
+  eventSink?: EventSink;
+  fiscalDay: FiscalDaySettings;
+}
+
+/** Names listed per difference in a till match; the counts stay whole. */
+const NAMES_LISTED = 200;
+const DESCRIBED_AT_ONCE = 8;
+
+export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
+  const { logger } = deps;
+
+  async function deliver(event: FiscalDayEvent): Promise<{ delivered: boolean }> {
+    if (!deps.eventSink) {
+      logger.info({ id: event.id }, 'no event sink: the day is kept readable, not delivered');
+      return { delivered: false };
+    }
+    // A refusal is retried as an outage: a receiver set up wrong is fixed there, and the day waits for it.
+    await deps.eventSink.deliver(event);
+    return { delivered: true };
+  }
+
+  return {
+    /** Counts a signed document in its day's book, starting the book with its first document. */
+    async enterFiscalDay(input: FiscalDayEntry & { taskQueue: string }): Promise<{ workflowId: string }> {
+      const { taskQueue, entry, ...key } = input;
+      const workflowId = fiscalDayWorkflowId(taskQueue, key);
+      if (deps.fiscalDay.books === 'off') return { workflowId };
+      const client = temporalClientOf(deps, 'enterFiscalDay');
+      try {
+        await client.workflow.signalWithStart(FISCAL_DAY_WORKFLOW_TYPE, {
+          workflowId,
+          taskQueue,
+          args: [{ ...key, settings: deps.fiscalDay } satisfies FiscalDayInput],
+          signal: fiscalDayEntrySignal,
+          signalArgs: [{ ...key, entry }],
+          // A day whose book has ended is not started again empty: its late document is delivered by itself.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        const day = await endedDay(workflowId, key);
+        const receipts = { [entry.label]: 1 };
+        logger.warn({ workflowId, documentId: entry.documentId }, 'a document signed for a day whose book has ended');
+        await deliver({
+          id: `${fiscalDayEventId(key)}.late.${entry.documentId}`,
+          type: 'fiscal_day.amended',
+          businessId: key.businessId,
+          day,
+          amendment: { number: 0, receipts, taxes: entry.taxes },
+        });
+      }
+      return { workflowId };
+    },
+
+    async deliverFiscalDay({ event }: { event: FiscalDayEvent }): Promise<{ delivered: boolean }> {
+      return deliver(event);
+    },
+
+    /** The till's invoice numbers against the day's signed sales in Temporal's records, and where each other stands. */
+    async findTillSales(input: TillClose & { taskQueue: string }): Promise<TillSales> {
+      const none = { notSigned: [], notOnTill: [], listedAtMost: NAMES_LISTED, notSignedCount: 0, notOnTillCount: 0 };
+      if (input.invoiceNumbers === undefined) return none;
+      const client = temporalClientOf(deps, 'findTillSales');
+      const attribute = fiscalDayAttribute(input);
+      const query =
+        `WorkflowType = '${SALE_WORKFLOW_TYPE}' AND ` +
+        `TaskQueue = ${queryLiteral('till close', 'taskQueue', input.taskQueue)} AND ` +
+        `BusinessId = ${queryLiteral('till close', 'businessId', input.businessId)} AND ` +
+        `FiscalDay = ${queryLiteral('till close', 'scuId', attribute)}`;
+      const signed = new Map<string, string | null>();
+      for await (const execution of client.workflow.list({ query })) {
+        const number = execution.typedSearchAttributes.get(TraderInvoiceNumber);
+        if (number !== undefined) signed.set(number, execution.typedSearchAttributes.get(CuInvoiceNumber) ?? null);
+      }
+      const till = new Set(input.invoiceNumbers);
+      const unseen = [...till].filter((number) => !signed.has(number));
+      // Visibility lags: a sale signed a moment ago is read where it is, and counts as signed if it is.
+      const states = await mapBounded(unseen, DESCRIBED_AT_ONCE, async (number) => ({
+        number,
+        ...(await saleStanding(number)),
+      }));
+      const notSigned = states.filter((s) => s.state !== undefined);
+      const notOnTill = [...signed].filter(([number]) => !till.has(number));
+      return {
+        notSigned: notSigned
+          .slice(0, NAMES_LISTED)
+          .map(({ number, state, detail }) => ({ traderInvoiceNumber: number, state: state!, detail })),
+        notOnTill: notOnTill
+          .slice(0, NAMES_LISTED)
+          .map(([number, cuInvoiceNo]) => ({ traderInvoiceNumber: number, cuInvoiceNo, label: 'NS' })),
+        listedAtMost: NAMES_LISTED,
+        notSignedCount: notSigned.length,
+        notOnTillCount: notOnTill.length,
+      };
+
+      /** Undefined state: signed on this very day after all. */
+      async function saleStanding(number: string): Promise<{ state: UnsignedState | undefined; detail: string }> {
+        try {
+          const described = await client.workflow.getHandle(saleWorkflowId(input.businessId, number)).describe();
+          const attributes = described.typedSearchAttributes;
+          const day = attributes.get(FiscalDay);
+          const status = attributes.get(FiscalStatus) ?? '';
+          if (day === attribute) return { state: undefined, detail: '' };
+          if (day !== undefined) return { state: 'signed_another_day', detail: `signed on ${day}` };
+          if (described.status.name !== 'RUNNING') return { state: 'ended', detail: status || described.status.name };
+          if (attributes.get(NeedsAttention))
+            return { state: 'waiting_for_a_person', detail: attributes.get(AttentionReason) ?? '' };
+          return { state: 'on_its_way', detail: status };
+        } catch (err) {
+          if (err instanceof WorkflowNotFoundError) return { state: 'never_started', detail: '' };
+          throw err;
+        }
+      }
+    },
+  };
+
+  /** The ended book's last summary, or its key alone when the namespace no longer keeps it. */
+  async function endedDay(workflowId: string, key: FiscalDayKey): Promise<FiscalDaySummary> {
+    const client = temporalClientOf(deps, 'enterFiscalDay');
+    try {
+      return (await client.workflow.getHandle(workflowId).result()) as FiscalDaySummary;
+    } catch {
+      return {
+        ...key,
+        status: 'closed',
+        closesAt: '',
+        closedAt: null,
+        branchIds: [],
+        receipts: {},
+        numbering: {},
+        unnumbered: 0,
+        taxes: {},
+        amendments: 0,
+      };
+    }
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The day book against the real stack: sales and a refund signed by the sandbox are each counted once in their
+ * control unit's day, to the cent of what the service signed; a till's close is answered with every difference; the
+ * close delivers the summary to the sink once. The book's counting is unit-tested in fiscal-day-book.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FiscalDaysClient } from '../../src/client/fiscal-days.js';
+import { SalesClient } from '../../src/client/sales-client.js';
+import {
+  addBands,
+  closeFiscalDayUpdate,
+  fiscalDayWorkflowId,
+  isoDateOf,
+  taxBandsOf,
+  type TaxBands,
+} from '../../src/contracts/fiscal-day.js';
+import { openNdjsonSink } from '../../src/purchases/event-sink.js';
+import { DEMO, eventually, invoiceNumber, saleInput, useSaleHarness } from './harness.js';
+
+const sinkPath = join(tmpdir(), `fiscal-day-${randomUUID()}.ndjson`);
+const h = useSaleHarness({ perProcess: async () => ({ purchasesSink: await openNdjsonSink(sinkPath) }) });
+
+describe('the day book', () => {
+  it('counts each signed sale and credit note once, matches a till close naming every difference, and closes once', async () => {
+    const businessId = DEMO.businesses.nairobi;
+    const sales = new SalesClient(h.client, { taskQueue: h.taskQueue });
+    const inputs = [
+      saleInput({ options: { refundWindowDays: 1 } }),
+      saleInput(),
+      saleInput({ lines: [{ itemId: DEMO.items.milk, quantity: 3, unitPrice: 64.99 }] }),
+    ];
+    for (const input of inputs) expect((await sales.startAndAwaitReceipt(input)).signed).toBe(true);
+    // The same till call again is answered from the signed sale: nothing more is counted.
+    expect((await sales.startAndAwaitReceipt(inputs[1]!)).signed).toBe(true);
+    const creditNote = invoiceNumber();
+    await sales.refund(businessId, inputs[0]!.traderInvoiceNumber, {
+      reason: '06',
+      returnDate: '2026-11-28',
+      traderInvoiceNumber: creditNote,
+    });
+
+    // The independent sum: the signed documents as the service keeps them.
+    const ours = new Set([...inputs.map((i) => i.traderInvoiceNumber), creditNote]);
+    const documents = (await h.sandbox.inspector.documents({ businessId })).filter((d) =>
+      ours.has(d.sale.traderInvoiceNumber),
+    );
+    expect(documents).toHaveLength(4);
+    const receipt = documents[0]!.sale.receipt!;
+    const day = { businessId, scuId: receipt.scuId!, date: isoDateOf(receipt.scuDate)! };
+    const expected: TaxBands = {};
+    for (const d of documents) addBands(expected, taxBandsOf(d.sale.lines));
+
+    const days = new FiscalDaysClient(h.client, { taskQueue: h.taskQueue });
+    const [book] = await eventually(
+      () => days.days(businessId, { scuId: day.scuId, date: day.date }),
+      (found) => (found[0]?.receipts.NS ?? 0) + (found[0]?.receipts.NC ?? 0) >= 4,
+      { what: 'the day book' },
+    );
+    expect(book!.receipts).toEqual({ NS: 3, NC: 1 });
+    expect(book!.taxes).toEqual(expected);
+    const numbers = documents.map((d) => d.sale.receipt!.receiptNumber!).sort((a, b) => a - b);
+    expect(book!.numbering.all).toMatchObject({ first: numbers[0], last: numbers[3], missing: 0 });
+    expect(book!.status).toBe('open');
+
+    // A till that counted one sale more, a cent more tax on one letter, one sale never started, one not listed.
+    const [letter] = Object.keys(expected);
+    const tillTaxes = Object.fromEntries(
+      Object.entries(expected).map(([l, b]) => [
+        l,
+        { taxable: b.taxable / 100, tax: (b.tax + (l === letter ? 1 : 0)) / 100, total: b.total / 100 },
+      ]),
+    );
+    const neverStarted = invoiceNumber();
+    const till = {
+      ...day,
+      receipts: { NS: 4, NC: 1 },
+      taxes: tillTaxes,
+      invoiceNumbers: [inputs[1]!.traderInvoiceNumber, inputs[2]!.traderInvoiceNumber, neverStarted],
+    };
+    const match = await eventually(
+      () => days.matchTillClose(till),
+      (m) => m.notOnTillCount === 1,
+      { what: "visibility's signed sales of the day" },
+    );
+    expect(match.matched).toBe(false);
+    expect(match.receipts).toEqual([{ label: 'NS', till: 4, authority: 3 }]);
+    expect(match.taxes).toEqual([
+      { letter, amount: 'tax', till: (expected[letter!]!.tax + 1) / 100, authority: expected[letter!]!.tax / 100 },
+    ]);
+    expect(match.notSigned).toEqual([{ traderInvoiceNumber: neverStarted, state: 'never_started', detail: '' }]);
+    expect(match.notOnTill).toMatchObject([{ traderInvoiceNumber: inputs[0]!.traderInvoiceNumber, label: 'NS' }]);
+    // A bad close is refused naming the field, before anything is sent.
+    await expect(days.matchTillClose({ ...till, date: '28/11/2026' })).rejects.toThrow(/date/);
+
+    const handle = h.client.workflow.getHandle(fiscalDayWorkflowId(h.taskQueue, day));
+    const closed = await handle.executeUpdate(closeFiscalDayUpdate);
+    expect(closed).toMatchObject({ status: 'closed', receipts: { NS: 3, NC: 1 }, taxes: expected });
+    const delivered = await eventually(
+      async () =>
+        (await readFile(sinkPath, 'utf8').catch(() => ''))
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { id: string; type: string; day: { taxes: TaxBands } }),
+      (events) => events.some((e) => e.type === 'fiscal_day.closed'),
+      { what: 'the close delivered' },
+    );
+    const closes = delivered.filter((e) => e.type === 'fiscal_day.closed');
+    expect(closes).toHaveLength(1);
+    expect(closes[0]!.id).toBe(`fiscal_day.${businessId}.${day.scuId}.${day.date}.closed`);
+    expect(closes[0]!.day.taxes).toEqual(expected);
+  });
+});

@@ -1,0 +1,134 @@
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { parseDuration } from '../src/contracts/duration.js';
+import { FAILURE_TYPES } from '../src/contracts/failures.js';
+import {
+  closeFiscalDayUpdate,
+  dayEndMs,
+  fiscalDayAttribute,
+  fiscalDayEntrySignal,
+  fiscalDayEventId,
+  fiscalDaySchemas,
+  getFiscalDayQuery,
+  matchTillCloseUpdate,
+  type FiscalDayEvent,
+  type FiscalDayInput,
+  type FiscalDaySummary,
+  type TillClose,
+  type TillMatch,
+} from '../src/contracts/fiscal-day.js';
+import { BusinessId, FiscalDay } from '../src/contracts/search-attributes.js';
+import { API_RETRY, type ActivitiesOn } from './activity-options.js';
+import { DayBook } from './fiscal-day/book.js';
+import { compareTill, dayTable } from './fiscal-day/figures.js';
+import { count } from './metrics.js';
+import { required } from './update-arguments.js';
+
+// Temporal and the sink, not a service: a sink that is down is retried until it answers, nobody is asked.
+const { deliverFiscalDay, findTillSales } = proxyActivities<ActivitiesOn<'workflow'>>({
+  startToCloseTimeout: '2 minutes',
+  retry: API_RETRY,
+});
+
+/** Late documents that come together (an outage's backlog) go in one amendment. */
+const AMENDMENT_GATHER_MS = 60_000;
+/** Past this many events a run hands its book to the next (continue-as-new): a busy day is many runs. */
+const HISTORY_EVENTS_PER_RUN = 4_000;
+
+/**
+ * The day book of one control unit and day (docs/fiscal-day.md): counts every signed document once, closes after the
+ * Nairobi day ends and its grace, delivers the summary, then delivers what comes late as amendments.
+ */
+export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDaySummary> {
+  const graceMs = durationOf('grace', input.settings.grace);
+  const keepOpenMs = durationOf('keepOpen', input.settings.keepOpen);
+  const aheadMs = input.settings.clockAhead === undefined ? 0 : durationOf('clockAhead', input.settings.clockAhead);
+  const book = new DayBook(input, new Date(dayEndMs(input.date) + graceMs - aheadMs).toISOString());
+  const { summary } = book;
+  let closeAsked = false;
+  let lastMatch: TillMatch | undefined;
+  const show = () => setCurrentDetails(dayTable(summary, lastMatch));
+
+  setHandler(fiscalDayEntrySignal, ({ entry }) => void (book.take(entry) && show()));
+  setHandler(getFiscalDayQuery, () => summary);
+  setHandler(closeFiscalDayUpdate, async () => {
+    closeAsked = true;
+    await condition(() => book.closed);
+    return summary;
+  });
+  setHandler(
+    matchTillCloseUpdate,
+    async (till: TillClose) => {
+      const found = await findTillSales({ ...till, taskQueue: workflowInfo().taskQueue });
+      lastMatch = compareTill(summary, till, found);
+      if (!lastMatch.matched) count('etims_fiscal_day_till_differences', {});
+      show();
+      return lastMatch;
+    },
+    {
+      validator: (argument) => {
+        const till = required('matchTillClose', 'a till close (docs/schemas)', fiscalDaySchemas().tillClose, argument);
+        const day = `${summary.businessId} ${summary.scuId} ${summary.date}`;
+        if (`${till.businessId} ${till.scuId} ${till.date}` !== day)
+          throw ApplicationFailure.nonRetryable(`this is the day book of ${day}`, FAILURE_TYPES.invalidOperation);
+      },
+    },
+  );
+  if (!input.carried)
+    upsertSearchAttributes([
+      { key: BusinessId, value: input.businessId },
+      { key: FiscalDay, value: fiscalDayAttribute(input) },
+    ]);
+  show();
+
+  const full = () => workflowInfo().historyLength >= HISTORY_EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested;
+  if (!book.closed) {
+    const untilClose = Date.parse(summary.closesAt) - Date.now();
+    if (!(await condition(() => closeAsked || full(), Math.max(1, untilClose))) || closeAsked) {
+      book.close(new Date().toISOString());
+      show();
+      count('etims_fiscal_days_closed', { unaccounted: book.missing() > 0 ? 'yes' : 'no' });
+      await deliver({ id: fiscalDayEventId(summary), type: 'fiscal_day.closed', businessId: summary.businessId });
+    }
+  }
+  const endsAt = Date.parse(summary.closesAt) + keepOpenMs;
+  while (book.closed && !full()) {
+    if (!(await condition(() => book.amendmentWaiting || full(), Math.max(1, endsAt - Date.now())))) break;
+    if (!book.amendmentWaiting) break;
+    await sleep(AMENDMENT_GATHER_MS);
+    const amendment = book.takeAmendment()!;
+    count('etims_fiscal_day_amendments', {});
+    show();
+    await deliver({
+      id: fiscalDayEventId(summary, amendment.number),
+      type: 'fiscal_day.amended',
+      businessId: summary.businessId,
+      amendment,
+    });
+  }
+  await condition(allHandlersFinished);
+  if (full() || book.amendmentWaiting || !book.closed)
+    return continueAsNew<typeof fiscalDayWorkflow>({ ...input, carried: book.carry() });
+  return summary;
+
+  async function deliver(event: Omit<FiscalDayEvent, 'day'>): Promise<void> {
+    await deliverFiscalDay({ event: { ...event, day: summary } });
+  }
+}
+
+function durationOf(name: string, text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined)
+    throw ApplicationFailure.nonRetryable(`settings.${name}: not a duration: ${text}`, FAILURE_TYPES.invalidInput);
+  return ms;
+}
