@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import { queryLiteral } from '../src/client/parked-sales.js';
 import {
   FISCAL_DAY_WORKFLOW_TYPE,
+  emptyDay,
   fiscalDayAttribute,
   fiscalDayEntrySignal,
   fiscalDayEventId,
@@ -154,18 +155,7 @@ export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
     try {
       return (await client.workflow.getHandle(workflowId).result()) as FiscalDaySummary;
     } catch {
-      return {
-        ...key,
-        status: 'closed',
-        closesAt: '',
-        closedAt: null,
-        branchIds: [],
-        receipts: {},
-        numbering: {},
-        unnumbered: 0,
-        taxes: {},
-        amendments: 0,
-      };
+      return { ...emptyDay(key, ''), status: 'closed' };
     }
   }
 }

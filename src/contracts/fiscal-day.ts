@@ -181,6 +181,24 @@ export interface FiscalDaySummary extends FiscalDayKey {
   amendments: number;
 }
 
+/** A day with nothing counted yet. */
+export function emptyDay(key: FiscalDayKey, closesAt: string): FiscalDaySummary {
+  return {
+    businessId: key.businessId,
+    scuId: key.scuId,
+    date: key.date,
+    status: 'open',
+    closesAt,
+    closedAt: null,
+    branchIds: [],
+    receipts: {},
+    numbering: {},
+    unnumbered: 0,
+    taxes: {},
+    amendments: 0,
+  };
+}
+
 /** What a book's run hands to the next (continue-as-new): the counted numbers as ranges, the unnumbered by id. */
 export interface FiscalDayCarry {
   schema: 1;

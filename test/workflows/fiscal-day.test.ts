@@ -19,6 +19,7 @@ import {
   type TaxBands,
 } from '../../src/contracts/fiscal-day.js';
 import { openNdjsonSink } from '../../src/purchases/event-sink.js';
+import { runSalesCli } from '../helpers/run-cli.js';
 import { DEMO, eventually, invoiceNumber, saleInput, useSaleHarness } from './harness.js';
 
 const sinkPath = join(tmpdir(), `fiscal-day-${randomUUID()}.ndjson`);
@@ -95,6 +96,27 @@ describe('the day book', () => {
     expect(match.notOnTill).toMatchObject([{ traderInvoiceNumber: inputs[0]!.traderInvoiceNumber, label: 'NS' }]);
     // A bad close is refused naming the field, before anything is sent.
     await expect(days.matchTillClose({ ...till, date: '28/11/2026' })).rejects.toThrow(/date/);
+
+    // The same through the CLI: the table, the CSV, the till's close (exit 1: it differs), a bad close (exit 2).
+    const at = ['--task-queue', h.taskQueue];
+    const table = await runSalesCli(['day', businessId, '--scu', day.scuId, '--date', day.date, ...at]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain(`${day.date}  control unit ${day.scuId}`);
+    expect(table.stdout).toContain('receipts: NS 3, NC 1');
+    const all = Object.values(expected).reduce((sum, b) => sum + b.total, 0);
+    expect(table.stdout).toMatch(new RegExp(`all\\s+[\\d.]+\\s+[\\d.]+\\s+${(all / 100).toFixed(2)}`));
+    const csv = await runSalesCli(['day', businessId, '--date', day.date, '--csv', ...at]);
+    expect(csv.code).toBe(0);
+    expect(csv.stdout.split('\n')[0]).toBe(
+      'date,business_id,scu_id,status,receipts_ns,receipts_nc,first,last,missing,tax_letter,taxable,tax,total',
+    );
+    expect(csv.stdout).toContain(`${day.date},${businessId},${day.scuId},open,3,1,`);
+    const closeByCli = await runSalesCli(['till-close', '-', ...at], { stdin: JSON.stringify(till) });
+    expect(closeByCli.code).toBe(1);
+    expect(JSON.parse(closeByCli.stdout)).toMatchObject({ matched: false, notSignedCount: 1 });
+    const bad = await runSalesCli(['till-close', '-', ...at], { stdin: JSON.stringify({ ...till, receipts: 3 }) });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid till close: receipts');
 
     const handle = h.client.workflow.getHandle(fiscalDayWorkflowId(h.taskQueue, day));
     const closed = await handle.executeUpdate(closeFiscalDayUpdate);

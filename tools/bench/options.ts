@@ -121,6 +121,7 @@ export function sampleSizes(quick: boolean) {
         outage: outageSizes(true),
         catalogue: catalogueSizes(true),
         longevity: longevitySizes(true),
+        fiscalDay: fiscalDaySizes(true),
         start: startSizes(true),
       }
     : {
@@ -143,6 +144,7 @@ export function sampleSizes(quick: boolean) {
         outage: outageSizes(false),
         catalogue: catalogueSizes(false),
         longevity: longevitySizes(false),
+        fiscalDay: fiscalDaySizes(false),
         start: startSizes(false),
       };
 }
@@ -208,5 +210,24 @@ export function outageSizes(quick: boolean) {
 }
 
 export type OutageSizes = ReturnType<typeof outageSizes>;
+
+/**
+ * The fiscalDay section, in real time: sales before and after the sandbox's midnight, the busy day's entries (the
+ * payload bound is at 10,000 a day in both modes) and the till pairs. Quick ~5 min; full ~7 min.
+ */
+export interface FiscalDaySizes {
+  sales: number;
+  /** Real seconds of sales before the sandbox's midnight, and after it. */
+  beforeSeconds: number;
+  afterSeconds: number;
+  busyDayEntries: number;
+  tillPairs: number;
+}
+
+export function fiscalDaySizes(quick: boolean): FiscalDaySizes {
+  return quick
+    ? { sales: 60, beforeSeconds: 40, afterSeconds: 40, busyDayEntries: 10_000, tillPairs: 20 }
+    : { sales: 200, beforeSeconds: 60, afterSeconds: 60, busyDayEntries: 10_000, tillPairs: 60 };
+}
 
 export type SampleSizes = ReturnType<typeof sampleSizes>;

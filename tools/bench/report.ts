@@ -6,6 +6,12 @@ import type { Segment } from './history.js';
 import { formatLongevity, type LongevityReport } from './longevity-report.js';
 import type { StartReport } from './start.js';
 import { formatOutage, OUTAGE_TARGET_TEXT, type OutageReport } from './outage-report.js';
+import {
+  FISCAL_DAY_TARGET_MET,
+  FISCAL_DAY_TARGET_TEXT,
+  formatFiscalDay,
+  type FiscalDayReport,
+} from './fiscal-day-report.js';
 import type { Summary } from './stats.js';
 import { formatStockIn, type StockInReport } from './stock-in-report.js';
 import { formatStock, type StockReport } from './stock-report.js';
@@ -27,6 +33,7 @@ export const SECTIONS = [
   'outage',
   'catalogue',
   'longevity',
+  'fiscalDay',
   'start',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -257,6 +264,7 @@ export interface BenchReport {
   stock?: StockReport;
   stockIn?: StockInReport;
   outage?: OutageReport;
+  fiscalDay?: FiscalDayReport;
   catalogue?: CatalogueReport;
   longevity?: LongevityReport;
   start?: StartReport;
@@ -387,6 +395,16 @@ const CATALOGUE_TARGETS: Target[] = (
   met: (v: number) => met(v),
 }));
 
+/** The fiscalDay section's figures (fiscal-day-report.ts). */
+const FISCAL_DAY_TARGETS: Target[] = (
+  Object.keys(FISCAL_DAY_TARGET_TEXT) as Array<keyof typeof FISCAL_DAY_TARGET_TEXT>
+).map((name) => ({
+  key: `fiscalDay.${name}`,
+  target: () => FISCAL_DAY_TARGET_TEXT[name],
+  value: (r: BenchReport) => r.fiscalDay?.[name],
+  met: (v: number) => FISCAL_DAY_TARGET_MET[name](v),
+}));
+
 /** The longevity section's figures (longevity-report.ts): a merchant's second year. */
 const LONGEVITY_TARGETS: Target[] = (
   [
@@ -478,6 +496,7 @@ const TARGETS: Target[] = [
   ...OUTAGE_TARGETS,
   ...CATALOGUE_TARGETS,
   ...LONGEVITY_TARGETS,
+  ...FISCAL_DAY_TARGETS,
   // The compiled worker, as the image starts it: docs/benchmarks.md, "A production worker's start".
   { key: 'start.readyMs', target: () => '≤ 1,200', value: (r) => r.start?.readyMsMedian, met: (v) => v <= 1_200 },
   { key: 'start.rssMB', target: () => '≤ 320', value: (r) => r.start?.rssMBMedian, met: (v) => v <= 320 },
@@ -791,6 +810,7 @@ export function formatReport(r: BenchReport): string {
   if (r.stock) formatStock(r.stock, section);
   if (r.stockIn) formatStockIn(r.stockIn, section);
   if (r.outage) formatOutage(r.outage, section);
+  if (r.fiscalDay) formatFiscalDay(r.fiscalDay, section);
   if (r.catalogue) {
     const c = r.catalogue;
     section(

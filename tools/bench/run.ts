@@ -16,6 +16,7 @@ import {
   type BenchTemporal,
 } from './env.js';
 import { measureFairness } from './fairness.js';
+import { measureFiscalDay } from './fiscal-day.js';
 import { measureLatency } from './latency.js';
 import { measureOpenExecutions } from './open-executions.js';
 import { sampleSizes, type BenchOptions } from './options.js';
@@ -208,6 +209,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         report.samples.longevityInvoices = report.longevity.world.invoices;
         report.samples.longevitySyncs = report.longevity.syncs;
         report.samples.longevityTillSales = report.longevity.till.daySales + report.longevity.till.aloneSales;
+      });
+    }
+    if (options.sections.includes('fiscalDay')) {
+      await timed('fiscalDay', async () => {
+        report.fiscalDay = await measureFiscalDay(t, { ...sizes.fiscalDay, tag });
+        report.samples.fiscalDaySales = report.fiscalDay.sales;
       });
     }
     if (options.sections.includes('start')) {

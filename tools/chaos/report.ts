@@ -1,4 +1,5 @@
 /** What a chaos run writes (bench/chaos.json) and the one line it ends with. */
+import type { DaysVerdict } from './days.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FaultRuleInput } from '../../sandbox/shared/faults.js';
@@ -29,6 +30,8 @@ export interface ChaosParameters {
 
 export interface ChaosReport {
   seed: number;
+  /** Each control unit's day: the worker's delivered summary against the sandbox's own sum (days.ts). */
+  days?: DaysVerdict;
   parameters: ChaosParameters;
   startedAt: string;
   commit: string | null;

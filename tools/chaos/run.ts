@@ -7,6 +7,8 @@
  * then the checker reads the sandbox until every expectation about the world holds or the settle timeout passes, and
  * judges each application's sales and budget, and the stock that came in.
  */
+import { closeDays, daysText, daysVerdict, deliveredDays, signedDays } from './days.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -99,9 +101,10 @@ function gitCommit(): string | null {
  */
 function workerEnv(
   server: RestartableServer,
-  tenants: { file: string; keys: Record<string, string> },
+  tenants: { file: string; keys: Record<string, string>; stockIn: readonly string[] },
   secrets: { payloadKeys: string; callbackSecret: string },
   ports: { callback: number; publicCallback: number },
+  daysFile: string,
 ): Record<string, string> {
   const inherited = Object.fromEntries(
     ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TEMPORAL_CACHE_DIR'].flatMap((k) =>
@@ -130,7 +133,10 @@ function workerEnv(
     // A ledger that saw a contended budget (a server restart, a 429 storm) gathers lines up to this bound: what the
     // checker holds is that each line goes once, not how long it gathers, so the run settles sooner than at 180 s.
     STOCK_MAX_DELAY: '30s',
-    // No PURCHASES_SINK: the businesses of the tenants file's `stockIn` get a sync schedule for their stock-in alone.
+    // Each worker its own file (a sink is one process's): the days' closes, read back by the checker. Only the
+    // businesses taking stock in sync their purchases, as they would without a sink.
+    PURCHASES_SINK: `file:${daysFile}`,
+    PURCHASES_SYNC_BUSINESSES: tenants.stockIn.join(','),
     PURCHASES_SYNC_INTERVAL,
     // The run's invoices are dated up to 40 days back, and some go from confirmed straight to rejected: with them all in
     // the window every sync lists, a review reaches the stock-in within a sync, as the checker's settle step expects
@@ -267,10 +273,13 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
         async (name, i) =>
           new WorkerProcess(
             name,
-            workerEnv(server, { file: tenantsFile, keys: tenantKeys }, secrets, {
-              callback: i === 0 ? publicCallback : await freePort(),
-              publicCallback,
-            }),
+            workerEnv(
+              server,
+              { file: tenantsFile, keys: tenantKeys, stockIn: stockInBusinesses },
+              secrets,
+              { callback: i === 0 ? publicCallback : await freePort(), publicCallback },
+              path.join(dir, `${name}-events.ndjson`),
+            ),
             dir,
             workerEvents,
             clock,
@@ -422,6 +431,17 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
     // Past the deadline nothing is repeated any more; what is still unanswered stays `pending` in the history.
     await Promise.race([driver.done, sleep(1_000)]);
 
+    // Every day closed now (the run does not wait for midnight), each delivered summary against the sandbox's sum.
+    const signed = signedDays(await inspector.documents());
+    await closeDays(client, WORKFLOW_TASK_QUEUE, signed.values());
+    const dayFiles = ['worker-a', 'worker-b'].map((name) => path.join(dir, `${name}-events.ndjson`));
+    let days = daysVerdict(signed, await deliveredDays(dayFiles));
+    for (let until = Date.now() + 90_000; days.equal < days.days && Date.now() < until;) {
+      await sleep(1_000);
+      days = daysVerdict(signed, await deliveredDays(dayFiles));
+    }
+    log(daysText(days));
+
     const { faultsInjected, ...requests } = await inspector.requests();
     const operatorActions = Object.fromEntries(OPERATOR_ACTIONS.map((k) => [k, history.count(k)]));
     const operatorTotal = OPERATOR_ACTIONS.reduce((n, k) => n + history.count(k), 0);
@@ -515,12 +535,13 @@ export async function runChaos(options: ChaosOptions): Promise<{ report: ChaosRe
       ledgers: settlement.ledgers,
       operations: history.operations,
       verdicts: settlement.verdicts,
+      days,
       settled: settledSeconds !== null,
       settledSeconds,
       result,
     };
     await writeReport(options.out, report);
-    const ok = passed(totals, settledSeconds) && outagesRidden(outages);
+    const ok = passed(totals, settledSeconds) && outagesRidden(outages) && days.equal === days.days;
     keepDir = !ok || options.keep === true;
     if (keepDir) log(`[chaos] worker logs and the server's file kept in ${dir}; per-sale verdicts in ${options.out}`);
     return { report, exitCode: ok ? 0 : 1 };

@@ -1,5 +1,6 @@
 import {
   addBands,
+  emptyDay,
   type DayEntry,
   type FiscalDayCarry,
   type FiscalDayInput,
@@ -28,20 +29,7 @@ export class DayBook {
     closesAt: string,
   ) {
     const carried = input.carried;
-    this.summary = carried?.summary ?? {
-      businessId: input.businessId,
-      scuId: input.scuId,
-      date: input.date,
-      status: 'open',
-      closesAt,
-      closedAt: null,
-      branchIds: [],
-      receipts: {},
-      numbering: {},
-      unnumbered: 0,
-      taxes: {},
-      amendments: 0,
-    };
+    this.summary = carried?.summary ?? emptyDay(input, closesAt);
     this.counted = new Map(Object.entries(carried?.counted ?? {}));
     this.unnumberedIds = new Set(carried?.unnumberedIds ?? []);
     this.amendment = carried?.amendment ?? null;
