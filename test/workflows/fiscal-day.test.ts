@@ -7,7 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { resolveTemporalExecutable } from '../../tools/temporal-cli/resolver.js';
 import { FiscalDaysClient } from '../../src/client/fiscal-days.js';
 import { SalesClient } from '../../src/client/sales-client.js';
 import {
@@ -22,6 +25,7 @@ import { openNdjsonSink } from '../../src/purchases/event-sink.js';
 import { runSalesCli } from '../helpers/run-cli.js';
 import { DEMO, eventually, invoiceNumber, saleInput, useSaleHarness } from './harness.js';
 
+const execFileAsync = promisify(execFile);
 const sinkPath = join(tmpdir(), `fiscal-day-${randomUUID()}.ndjson`);
 const h = useSaleHarness({ perProcess: async () => ({ purchasesSink: await openNdjsonSink(sinkPath) }) });
 
@@ -117,6 +121,17 @@ describe('the day book', () => {
     const bad = await runSalesCli(['till-close', '-', ...at], { stdin: JSON.stringify({ ...till, receipts: 3 }) });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('invalid till close: receipts');
+
+    // Plain JSON from the Temporal CLI, as docs/fiscal-day.md shows it.
+    const { path: temporal } = await resolveTemporalExecutable('temporal', { install: false });
+    const byTemporalCli = await execFileAsync(temporal, [
+      ...['workflow', 'update', 'execute', '--workflow-id', fiscalDayWorkflowId(h.taskQueue, day)],
+      ...['--name', 'matchTillClose', '--input', JSON.stringify(till)],
+      ...['--address', inject('temporalAddress'), '--namespace', inject('temporalNamespace'), '--output', 'json'],
+    ]);
+    expect(JSON.parse(byTemporalCli.stdout)).toMatchObject({
+      result: { matched: false, notSigned: [{ traderInvoiceNumber: neverStarted, state: 'never_started' }] },
+    });
 
     const handle = h.client.workflow.getHandle(fiscalDayWorkflowId(h.taskQueue, day));
     const closed = await handle.executeUpdate(closeFiscalDayUpdate);
