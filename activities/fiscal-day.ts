@@ -77,7 +77,7 @@ export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
         const receipts = { [entry.label]: 1 };
         logger.warn({ workflowId, documentId: entry.documentId }, 'a document signed for a day whose book has ended');
         await deliver({
-          id: `${fiscalDayEventId(key)}.late.${entry.documentId}`,
+          id: fiscalDayEventId(key, { lateDocumentId: entry.documentId }),
           type: 'fiscal_day.amended',
           businessId: key.businessId,
           day,

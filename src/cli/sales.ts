@@ -252,6 +252,8 @@ program
   .act<SalesOptions & { date?: string; scu?: string; branch?: string; csv?: boolean; json?: boolean }>(
     async ([businessId], options) => {
       checks.parseSaleReference(businessId!, 'day');
+      if (options.date !== undefined && !(/^\d{4}-\d{2}-\d{2}$/.test(options.date) && Date.parse(options.date)))
+        throw new UsageError(`--date must be a day, YYYY-MM-DD: got "${options.date}"`);
       const settings = loadTemporalSettings(process.env);
       const connected = await connectSalesClient({ settings, taskQueue: options.taskQueue });
       try {

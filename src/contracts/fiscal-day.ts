@@ -219,9 +219,11 @@ export interface FiscalDayEvent {
   amendment?: { number: number; receipts: Record<string, number>; taxes: TaxBands };
 }
 
-export function fiscalDayEventId(day: FiscalDayKey, amendment?: number): string {
+/** The close; an amendment by its number; a document delivered by itself (its book ended) by its document id. */
+export function fiscalDayEventId(day: FiscalDayKey, amendment?: number | { lateDocumentId: string }): string {
   const stem = `fiscal_day.${day.businessId}.${day.scuId}.${day.date}`;
-  return amendment === undefined ? `${stem}.closed` : `${stem}.amended.${amendment}`;
+  if (amendment === undefined) return `${stem}.closed`;
+  return typeof amendment === 'number' ? `${stem}.amended.${amendment}` : `${stem}.late.${amendment.lateDocumentId}`;
 }
 
 function fiscalDaySchemasOf() {

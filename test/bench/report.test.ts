@@ -372,7 +372,7 @@ describe('tables', () => {
 describe('command line', () => {
   it('defaults to every section, the full run and bench/report.json', () => {
     expect(parseArgs([])).toMatchObject({ quick: false, assert: false, out: 'bench/report.json' });
-    expect(parseArgs([]).sections).toHaveLength(14);
+    expect(parseArgs([]).sections).toHaveLength(15);
     expect(parseArgs([]).sections.at(-1)).toBe('start');
   });
 

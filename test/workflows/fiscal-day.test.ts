@@ -14,14 +14,18 @@ import { resolveTemporalExecutable } from '../../tools/temporal-cli/resolver.js'
 import { FiscalDaysClient } from '../../src/client/fiscal-days.js';
 import { SalesClient } from '../../src/client/sales-client.js';
 import {
+  DEFAULT_FISCAL_DAY_SETTINGS,
   addBands,
   closeFiscalDayUpdate,
   fiscalDayWorkflowId,
   isoDateOf,
   taxBandsOf,
+  type FiscalDayEvent,
   type TaxBands,
 } from '../../src/contracts/fiscal-day.js';
 import { openNdjsonSink } from '../../src/purchases/event-sink.js';
+import pino from 'pino';
+import { createFiscalDayActivities } from '../../activities/fiscal-day.js';
 import { runSalesCli } from '../helpers/run-cli.js';
 import { DEMO, eventually, invoiceNumber, saleInput, useSaleHarness } from './harness.js';
 
@@ -149,5 +153,51 @@ describe('the day book', () => {
     expect(closes).toHaveLength(1);
     expect(closes[0]!.id).toBe(`fiscal_day.${businessId}.${day.scuId}.${day.date}.closed`);
     expect(closes[0]!.day.taxes).toEqual(expected);
+  });
+});
+
+describe('a document for a day whose book has ended', () => {
+  it('starts no empty book: it is delivered by itself as an amendment, with the day as the book left it', async () => {
+    const delivered: FiscalDayEvent[] = [];
+    const activities = createFiscalDayActivities({
+      temporal: { client: h.client },
+      logger: pino({ level: 'silent' }),
+      eventSink: {
+        description: 'memory',
+        deliver: async (e) => void delivered.push(e as FiscalDayEvent),
+        close: async () => {},
+      },
+      fiscalDay: { ...DEFAULT_FISCAL_DAY_SETTINGS, keepOpen: '1 second' },
+    });
+    // A day long over: its book closes at once, keeps open a second, then ends.
+    const key = {
+      businessId: DEMO.businesses.nairobi,
+      scuId: `KRACU-ENDED-${randomUUID().slice(0, 8)}`,
+      date: '2020-01-01',
+    };
+    const entry = (n: number) => ({
+      documentId: `doc_ended_${n}`,
+      traderInvoiceNumber: `ENDED-${n}`,
+      label: 'NS',
+      receiptNumber: n,
+      cuInvoiceNo: null,
+      taxes: { B: { taxable: 8_621, tax: 1_379, total: 10_000 } },
+    });
+    const { workflowId } = await activities.enterFiscalDay({ ...key, entry: entry(1), taskQueue: h.taskQueue });
+    const ended = await h.client.workflow.getHandle(workflowId).result();
+    expect(ended).toMatchObject({ status: 'closed', receipts: { NS: 1 } });
+
+    await activities.enterFiscalDay({ ...key, entry: entry(2), taskQueue: h.taskQueue });
+    expect(delivered).toEqual([
+      {
+        id: `fiscal_day.${key.businessId}.${key.scuId}.2020-01-01.late.doc_ended_2`,
+        type: 'fiscal_day.amended',
+        businessId: key.businessId,
+        day: ended,
+        amendment: { number: 0, receipts: { NS: 1 }, taxes: entry(2).taxes },
+      },
+    ]);
+    // Nothing started again: the ended run is still the workflow's last.
+    expect((await h.client.workflow.getHandle(workflowId).describe()).status.name).toBe('COMPLETED');
   });
 });

@@ -151,6 +151,9 @@ export async function measureFiscalDay(
         `${round(aheadMs / 3_600_000)} h ahead); ${options.sales} sales over ${options.beforeSeconds} + ` +
         `${options.afterSeconds} s`,
     );
+    // Some callbacks held back past the section's end: lost to their sales, which read their outcome themselves.
+    const held = Math.ceil(options.sales / 20);
+    await sandbox.inspector.addFault({ kind: 'callback-delay', delayMs: 3_600_000, times: held });
     const firstSale = midnightReal - options.beforeSeconds * 1000;
     const lastSale = midnightReal + options.afterSeconds * 1000;
     const kinds = ['ASYNC-', '', 'ASYNC-', 'FLAKY-', 'ASYNC-'];
@@ -292,8 +295,7 @@ export async function measureFiscalDay(
       match.notOnTill.filter((n) => n.traderInvoiceNumber !== omitted).length;
     const extraRequests = sandbox.stats.records({ service: 'compliance' }).length - requestsAtRest;
 
-    // Each day's final figures (closed, and amended since) against the independent sum.
-    await sleep(65_000);
+    // Each day's figures against the independent sum: a late document is in its book at once, its amendment after.
     const checks: FiscalDayCheck[] = [];
     for (const { key, handle } of handles) {
       const book = await handle.query(getFiscalDayQuery);
@@ -313,7 +315,8 @@ export async function measureFiscalDay(
     }
     const over = (a: Record<string, number>, b: Record<string, number>) =>
       Object.keys({ ...a, ...b }).reduce((s, l) => s + Math.max(0, (a[l] ?? 0) - (b[l] ?? 0)), 0);
-    const lost = (await sandbox.inspector.callbackAttempts()).filter((a) => a.status === null || a.status >= 300);
+    const failed = (await sandbox.inspector.callbackAttempts()).filter((a) => a.status === null || a.status >= 300);
+    const heldBack = (await sandbox.inspector.requests()).faultsInjected['callback-delay'] ?? 0;
 
     const busyDay = await measureBusyDay(t, taskQueue, options.busyDayEntries, firstDate);
     const tillMs = await tillLatency(t, taskQueue, withoutQueue, options.tillPairs, tag);
@@ -324,7 +327,7 @@ export async function measureFiscalDay(
       clockAheadSeconds: round(aheadMs / 1000),
       graceSeconds: GRACE_SECONDS,
       workerKills: kills,
-      callbacksLost: lost.length,
+      callbacksLost: failed.length + heldBack,
       outageSeconds: OUTAGE_SECONDS,
       days: checks,
       totalsExact: round(checks.filter((c) => c.totalsExact).length / checks.length, 3),

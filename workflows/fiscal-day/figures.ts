@@ -1,7 +1,8 @@
 import type { FiscalDaySummary, TillClose, TillMatch } from '../../src/contracts/fiscal-day.js';
 
 /** What only Temporal's records tell: the till's invoice numbers against the day's signed sales. */
-export type TillSales = Pick<TillMatch, 'notSigned' | 'notOnTill' | 'listedAtMost' | 'notSignedCount' | 'notOnTillCount'>;
+type TillSalesKey = 'notSigned' | 'notOnTill' | 'listedAtMost' | 'notSignedCount' | 'notOnTillCount';
+export type TillSales = Pick<TillMatch, TillSalesKey>;
 
 const AMOUNTS = ['taxable', 'tax', 'total'] as const;
 
@@ -16,7 +17,8 @@ export function compareTill(day: FiscalDaySummary, till: TillClose, sales: TillS
     AMOUNTS.flatMap((amount) => {
       const tillCents = Math.round((till.taxes[letter]?.[amount] ?? 0) * 100);
       const authorityCents = day.taxes[letter]?.[amount] ?? 0;
-      return tillCents === authorityCents ? [] : [{ letter, amount, till: tillCents / 100, authority: authorityCents / 100 }];
+      if (tillCents === authorityCents) return [];
+      return [{ letter, amount, till: tillCents / 100, authority: authorityCents / 100 }];
     }),
   );
   const matched = receipts.length === 0 && taxes.length === 0 && sales.notSignedCount + sales.notOnTillCount === 0;
@@ -31,9 +33,11 @@ export function dayTable(day: FiscalDaySummary, match: TillMatch | undefined): s
     `**Day** ${day.date} · control unit ${day.scuId} · ${day.status}` +
       (day.closedAt ? ` at ${day.closedAt}` : ` (closes ${day.closesAt})`) +
       (day.amendments > 0 ? ` · ${day.amendments} amendment(s)` : ''),
-    `**Receipts** ${Object.entries(day.receipts)
-      .map(([label, n]) => `${label} ${n}`)
-      .join(' · ') || 'none yet'}`,
+    `**Receipts** ${
+      Object.entries(day.receipts)
+        .map(([label, n]) => `${label} ${n}`)
+        .join(' · ') || 'none yet'
+    }`,
   ];
   for (const [series, n] of Object.entries(day.numbering))
     lines.push(
