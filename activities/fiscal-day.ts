@@ -15,6 +15,7 @@ import {
   type FiscalDaySettings,
   type FiscalDaySummary,
   type TillClose,
+  type TillSales,
   type UnsignedState,
 } from '../src/contracts/fiscal-day.js';
 import { SALE_WORKFLOW_TYPE, saleWorkflowId } from '../src/contracts/sale.js';
@@ -28,7 +29,6 @@ import {
 } from '../src/contracts/search-attributes.js';
 import type { EventSink } from '../src/purchases/event-sink.js';
 import { mapBounded } from '../src/tenants/probes.js';
-import type { TillSales } from '../workflows/fiscal-day/figures.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 
 export interface FiscalDayActivityDeps extends Pick<ActivityDeps, 'temporal' | 'logger'> {

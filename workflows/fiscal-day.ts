@@ -2,7 +2,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
-  continueAsNew,
+  makeContinueAsNewFunc,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -44,6 +44,8 @@ const { deliverFiscalDay, findTillSales } = proxyActivities<ActivitiesOn<'workfl
 const AMENDMENT_GATHER_MS = 60_000;
 /** Past this many events a run hands its book to the next (continue-as-new): a busy day is many runs. */
 const HISTORY_EVENTS_PER_RUN = 4_000;
+/** A quiet book looks this often whether another build is current, as the stock ledger does. */
+const VERSION_CHECK_MS = 5 * 60_000;
 
 /**
  * The day book of one control unit and day (docs/fiscal-day.md): counts every signed document once, closes after the
@@ -91,34 +93,46 @@ export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDa
     ]);
   show();
 
-  const full = () => workflowInfo().historyLength >= HISTORY_EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested;
-  if (!book.closed) {
-    const untilClose = Date.parse(summary.closesAt) - Date.now();
-    if (!(await condition(() => closeAsked || full(), Math.max(1, untilClose))) || closeAsked) {
+  // Pinned to the build it started on; once another is current, the next run goes there with the book.
+  const movedOn = () => workflowInfo().targetWorkerDeploymentVersionChanged;
+  const full = () =>
+    workflowInfo().historyLength >= HISTORY_EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested || movedOn();
+  const closesAt = Date.parse(summary.closesAt);
+  const endsAt = closesAt + keepOpenMs;
+  for (;;) {
+    // Closed before a run ends, so that an operator's close is never left waiting for the next one.
+    if (!book.closed && (closeAsked || Date.now() >= closesAt)) {
       book.close(new Date().toISOString());
       show();
-      count('etims_fiscal_days_closed', { unaccounted: book.missing() > 0 ? 'yes' : 'no' });
+      count('etims_fiscal_day_closes', { unaccounted: book.missing() > 0 ? 'yes' : 'no' });
       await deliver({ id: fiscalDayEventId(summary), type: 'fiscal_day.closed', businessId: summary.businessId });
+      continue;
     }
-  }
-  const endsAt = Date.parse(summary.closesAt) + keepOpenMs;
-  while (book.closed && !full()) {
-    if (!(await condition(() => book.amendmentWaiting || full(), Math.max(1, endsAt - Date.now())))) break;
-    if (!book.amendmentWaiting) break;
-    await sleep(AMENDMENT_GATHER_MS);
-    const amendment = book.takeAmendment()!;
-    count('etims_fiscal_day_amendments', {});
-    show();
-    await deliver({
-      id: fiscalDayEventId(summary, amendment.number),
-      type: 'fiscal_day.amended',
-      businessId: summary.businessId,
-      amendment,
-    });
+    if (full()) break;
+    if (book.amendmentWaiting) {
+      await sleep(AMENDMENT_GATHER_MS);
+      const amendment = book.takeAmendment()!;
+      count('etims_fiscal_day_amendments', {});
+      show();
+      await deliver({
+        id: fiscalDayEventId(summary, amendment.number),
+        type: 'fiscal_day.amended',
+        businessId: summary.businessId,
+        amendment,
+      });
+      continue;
+    }
+    if (book.closed && Date.now() >= endsAt) break;
+    // The flag of another build comes only with a workflow task: a quiet book looks now and then.
+    const next = (book.closed ? endsAt : closesAt) - Date.now();
+    const woken = () => (closeAsked && !book.closed) || book.amendmentWaiting || full();
+    await condition(woken, Math.max(1, Math.min(next, VERSION_CHECK_MS)));
   }
   await condition(allHandlersFinished);
-  if (full() || book.amendmentWaiting || !book.closed)
-    return continueAsNew<typeof fiscalDayWorkflow>({ ...input, carried: book.carry() });
+  if (full() || book.amendmentWaiting || !book.closed || Date.now() < endsAt)
+    return makeContinueAsNewFunc<typeof fiscalDayWorkflow>(
+      movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
+    )({ ...input, carried: book.carry() });
   return summary;
 
   async function deliver(event: Omit<FiscalDayEvent, 'day'>): Promise<void> {

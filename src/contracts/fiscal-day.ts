@@ -97,7 +97,7 @@ export interface FiscalDayEntry extends FiscalDayKey {
   entry: DayEntry;
 }
 
-/** The signed document's entry, or undefined when its receipt names no control unit (C66: counted nowhere, logged). */
+/** The signed document's entry, or undefined when its receipt names no control unit (C74: counted nowhere, logged). */
 export function fiscalDayEntryOf(
   businessId: string,
   document: {
@@ -199,11 +199,15 @@ export function emptyDay(key: FiscalDayKey, closesAt: string): FiscalDaySummary 
   };
 }
 
-/** What a book's run hands to the next (continue-as-new): the counted numbers as ranges, the unnumbered by id. */
+/**
+ * What a book's run hands to the next (continue-as-new): the counted numbers as ranges, written compactly (each range
+ * as base-36 `<gap since the last>.<length - 1>`, comma-separated: `2.0` a range of one, two after the last), the
+ * unnumbered by id.
+ */
 export interface FiscalDayCarry {
   schema: 1;
   summary: FiscalDaySummary;
-  counted: Record<string, Array<[number, number]>>;
+  counted: Record<string, string>;
   unnumberedIds: string[];
   /** Counted after the close and not delivered yet. */
   amendment: { receipts: Record<string, number>; taxes: TaxBands } | null;
@@ -267,6 +271,12 @@ export interface TillMatch extends FiscalDayKey {
   notSignedCount: number;
   notOnTillCount: number;
 }
+
+/** What only Temporal's records tell: the till's invoice numbers against the day's signed sales. */
+export type TillSales = Pick<
+  TillMatch,
+  'notSigned' | 'notOnTill' | 'listedAtMost' | 'notSignedCount' | 'notOnTillCount'
+>;
 
 export const fiscalDayEntrySignal = defineSignal<[FiscalDayEntry]>('fiscalDayEntry');
 export const getFiscalDayQuery = defineQuery<FiscalDaySummary>('getFiscalDay');

@@ -124,7 +124,7 @@ export const METRICS = {
   ),
   etims_credit_notes_signed: counter('Credit notes signed by the authority (refunds).', {}),
   // The day's close (workflow code)
-  etims_fiscal_days_closed: counter(
+  etims_fiscal_day_closes: counter(
     "Control units' days closed, by whether receipt numbers between the day's first and last were never seen " +
       '(signed by another system on the same control unit, or lost).',
     { unaccounted: ['yes', 'no'] },

@@ -1,3 +1,4 @@
+import type { FiscalDayReport } from '../../tools/bench/fiscal-day-report.js';
 import { describe, expect, it } from 'vitest';
 import { parseArgs, UsageError } from '../../tools/bench/options.js';
 import type { OutageReport, OutageRun } from '../../tools/bench/outage-report.js';
@@ -355,6 +356,60 @@ describe('outage targets', () => {
     const text = formatReport({ ...base, sections: ['outage'], outage: outage(), targets: targets() });
     expect(text).toMatch(/outage\.requestsPerMinuteWhileDown +\d+ +≤ 6 /);
     expect(text).toMatch(/outage\.recoveryOverheadSeconds .* service 45 s − 15 s, authority 45 s − 15 s/);
+  });
+});
+
+describe('the fiscalDay section', () => {
+  const fiscalDay = (changes: Partial<FiscalDayReport> = {}): FiscalDayReport => ({
+    sales: 60,
+    refunds: 6,
+    clockAheadSeconds: 25_000,
+    graceSeconds: 20,
+    workerKills: 2,
+    callbacksLost: 3,
+    outageSeconds: 30,
+    days: [
+      {
+        scuId: 'KRACU0100000001',
+        date: '2026-11-28',
+        signed: { NS: 6 },
+        counted: { NS: 6 },
+        totalsExact: true,
+        closedBy: 'timer',
+        amendments: 0,
+        missing: 0,
+      },
+    ],
+    totalsExact: 1,
+    countedTwice: 0,
+    missed: 0,
+    differencesFound: 1,
+    falseDifferences: 0,
+    named: ['A total 10.01/10', 'not signed X (never_started)', 'not on till Y'],
+    extraRequestsPerSale: 0,
+    maxPayloadBytes: 4_331,
+    busyDay: { entries: 10_000, gaps: 101, runs: 2, seconds: 23 },
+    closeDelaySeconds: 5.2,
+    tillLatencyRatio: 1.02,
+    tillMs: { withBooks: 151, without: 148, pairs: 20 },
+    ...changes,
+  });
+
+  it('judges each key, a close never seen unmet, and prints the days', () => {
+    const met = checkTargets({ ...base, fiscalDay: fiscalDay() });
+    expect(met.filter((t) => t.key.startsWith('fiscalDay.')).every((t) => t.met)).toBe(true);
+    const missed = checkTargets({
+      ...base,
+      fiscalDay: fiscalDay({ closeDelaySeconds: Number.POSITIVE_INFINITY, missed: 1, maxPayloadBytes: 70_000 }),
+    });
+    expect(missed.filter((t) => !t.met).map((t) => t.key)).toEqual([
+      'fiscalDay.missed',
+      'fiscalDay.maxPayloadBytes',
+      'fiscalDay.closeDelaySeconds',
+    ]);
+    const text = formatReport({ ...base, sections: ['fiscalDay'], fiscalDay: fiscalDay(), targets: met });
+    expect(text).toMatch(/fiscalDay\.differencesFound +1 += 1\.0 +A total 10\.01\/10; not signed X/);
+    expect(text).toMatch(/2026-11-28 KRACU0100000001 +\{"NS":6\} +\{"NS":6\} +exact +timer/);
   });
 });
 

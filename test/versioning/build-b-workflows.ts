@@ -26,3 +26,4 @@ export const stockLedgerWorkflow = changed(a.stockLedgerWorkflow);
 export const outageWatchWorkflow = changed(a.outageWatchWorkflow);
 export const catalogueImportWorkflow = changed(a.catalogueImportWorkflow);
 export const catalogueChunkWorkflow = changed(a.catalogueChunkWorkflow);
+export const fiscalDayWorkflow = changed(a.fiscalDayWorkflow);

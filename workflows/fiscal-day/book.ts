@@ -10,7 +10,7 @@ import {
 } from '../../src/contracts/fiscal-day.js';
 
 /** Unnumbered receipts are told apart by their document ids, at most this many; past it each counts as it comes. */
-const UNNUMBERED_IDS_KEPT = 2_000;
+const UNNUMBERED_IDS_KEPT = 500;
 /** Gap ranges named in a summary per numbering; `missing` counts them all. */
 const GAPS_LISTED = 500;
 
@@ -30,7 +30,7 @@ export class DayBook {
   ) {
     const carried = input.carried;
     this.summary = carried?.summary ?? emptyDay(input, closesAt);
-    this.counted = new Map(Object.entries(carried?.counted ?? {}));
+    this.counted = new Map(Object.entries(carried?.counted ?? {}).map(([series, text]) => [series, unpack(text)]));
     this.unnumberedIds = new Set(carried?.unnumberedIds ?? []);
     this.amendment = carried?.amendment ?? null;
   }
@@ -82,7 +82,7 @@ export class DayBook {
     return {
       schema: 1,
       summary: this.summary,
-      counted: Object.fromEntries(this.counted),
+      counted: Object.fromEntries([...this.counted].map(([series, ranges]) => [series, pack(ranges)])),
       unnumberedIds: [...this.unnumberedIds],
       amendment: this.amendment,
     };
@@ -137,4 +137,28 @@ function numberingOf(ranges: Array<[number, number]>): FiscalDaySummary['numberi
     if (gaps.length < GAPS_LISTED) gaps.push(gap);
   }
   return { first: ranges[0]![0], last: ranges[ranges.length - 1]![1], gaps, missing };
+}
+
+/** Ranges as base-36 gaps and lengths: a day with a gap at every other number carries 4 characters a receipt. */
+function pack(ranges: ReadonlyArray<[number, number]>): string {
+  let last = 0;
+  return ranges
+    .map(([from, to]) => {
+      const text = `${(from - last).toString(36)}.${(to - from).toString(36)}`;
+      last = to;
+      return text;
+    })
+    .join(',');
+}
+
+function unpack(text: string): Array<[number, number]> {
+  let last = 0;
+  return text === ''
+    ? []
+    : text.split(',').map((range) => {
+        const [gap, length] = range.split('.').map((n) => parseInt(n, 36)) as [number, number];
+        const from = last + gap;
+        last = from + length;
+        return [from, last];
+      });
 }

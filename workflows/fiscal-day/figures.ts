@@ -1,8 +1,4 @@
-import type { FiscalDaySummary, TillClose, TillMatch } from '../../src/contracts/fiscal-day.js';
-
-/** What only Temporal's records tell: the till's invoice numbers against the day's signed sales. */
-type TillSalesKey = 'notSigned' | 'notOnTill' | 'listedAtMost' | 'notSignedCount' | 'notOnTillCount';
-export type TillSales = Pick<TillMatch, TillSalesKey>;
+import type { FiscalDaySummary, TillClose, TillMatch, TillSales } from '../../src/contracts/fiscal-day.js';
 
 const AMOUNTS = ['taxable', 'tax', 'total'] as const;
 
