@@ -1,6 +1,6 @@
 /**
  * What a signed sale leaves open: sales with the default options (a 30-day refund window) are signed through a till's
- * call, then the fleet's open executions other than its stock ledgers and outage watches are counted. A sale that
+ * call, then the fleet's open executions other than its stock ledgers, outage watches and day books are counted. A sale that
  * waited for a refund would stay open for its window, one execution (its timer and state) per sale.
  */
 import { DEMO } from '../../sandbox/default-fixture.js';
@@ -8,7 +8,8 @@ import type { BenchTemporal, BenchWorkers } from './env.js';
 import { NAIROBI_LINES, progress } from './env.js';
 import { round } from './stats.js';
 
-const LONG_LIVED = ['stockLedgerWorkflow', 'outageWatchWorkflow'];
+/** One per branch, application, or control unit and day: shared by every sale, never one a sale leaves open. */
+const LONG_LIVED = ['stockLedgerWorkflow', 'outageWatchWorkflow', 'fiscalDayWorkflow'];
 /** Visibility lags a closing execution by a moment: counted until it settles at zero, or this long. */
 const SETTLE_MS = 15_000;
 
