@@ -149,7 +149,7 @@ export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
     },
   };
 
-  /** The ended book's last summary, or its key alone when the namespace no longer keeps it. */
+  /** The ended book's result; past the namespace's retention, the day's key alone. */
   async function endedDay(workflowId: string, key: FiscalDayKey): Promise<FiscalDaySummary> {
     const client = temporalClientOf(deps, 'enterFiscalDay');
     try {
