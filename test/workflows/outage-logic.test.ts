@@ -39,6 +39,15 @@ describe('an authority outage', () => {
       authorityBack ? signed({ id: documentId }) : unavailable();
     await h.run({ createSale: async () => unavailable(), retrySale }, async (s) => {
       const handle = await s.startSale(s.saleInput());
+      await s.waitFor(handle, (st) => st.step === 'waiting_out_outage');
+      // A till asking hears at once why there is no receipt yet, instead of waiting its 30 s out. Asked while the
+      // history is short: the test server hands an update to a worker without the sale cached, and replaying three
+      // days of probes on a loaded machine outlasts a workflow task's timeout.
+      const before = await s.env.currentTimeMs();
+      const answer = await handle.executeUpdate(awaitReceiptUpdate, { args: [{ wait: '30 seconds' }] });
+      expect(answer.signed).toBe(false);
+      expect(answer.reason).toMatch(/^waiting out an outage of the tax authority since .* \(authority_unavailable\)/);
+      expect((await s.env.currentTimeMs()) - before).toBeLessThan(30_000);
       await s.env.sleep(3 * DAY);
 
       const waiting = await s.waitFor(handle, (st) => st.step === 'waiting_out_outage');
@@ -56,13 +65,6 @@ describe('an authority outage', () => {
       const lastGap = times.at(-1)! - times.at(-2)!;
       expect(lastGap).toBeGreaterThanOrEqual(15 * MINUTE - 1000);
       expect(lastGap).toBeLessThanOrEqual(15 * MINUTE + 1000);
-
-      // A till asking now hears at once why there is no receipt yet, instead of waiting its 30 s out.
-      const before = await s.env.currentTimeMs();
-      const answer = await handle.executeUpdate(awaitReceiptUpdate, { args: [{ wait: '30 seconds' }] });
-      expect(answer.signed).toBe(false);
-      expect(answer.reason).toMatch(/^waiting out an outage of the tax authority since .* \(authority_unavailable\)/);
-      expect((await s.env.currentTimeMs()) - before).toBeLessThan(30_000);
 
       authorityBack = true;
       await s.env.sleep(16 * MINUTE);
