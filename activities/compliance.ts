@@ -31,7 +31,7 @@ import type {
 } from './types.js';
 import type { FiscalDocument } from '../src/contracts/sale.js';
 import type { HandOverStockInput } from './stock-ledger.js';
-import { fiscalDayEntryOf, type FiscalDayEntry } from '../src/contracts/fiscal-day.js';
+import { fiscalDayEntryOf, fiscalDayWorkflowId, type FiscalDayEntry } from '../src/contracts/fiscal-day.js';
 
 type ComplianceActivityDeps = Pick<
   ActivityDeps,
@@ -88,19 +88,21 @@ function needsFixing(err: unknown): RegisterItemResult | undefined {
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
   const { services, itemRegistry, callbackUrls, logger, handOverStock, enterFiscalDay } = deps;
 
-  /** Beside the hand-over; undefined leaves it to the workflow, which enters it until it is in. */
-  async function enterSignedDay(input: SignSaleInput, document: FiscalDocument) {
+  /**
+   * Sent after the answer, so a till waits for no day book; undefined leaves it to the workflow. An entry lost with its
+   * process (killed in the moment after the answer) is found again by the book's close (docs/fiscal-day.md).
+   */
+  function enterSignedDay(input: SignSaleInput, document: FiscalDocument): { workflowId: string } | undefined {
     const entry = fiscalDayEntryOf(input.businessId, document, Date.now(), input.request.branchId);
     if (!input.dayBook || !enterFiscalDay || !entry) return undefined;
-    try {
-      return await whileAlive(() => enterFiscalDay({ ...entry, taskQueue: input.dayBook!.taskQueue }));
-    } catch (err) {
+    const { taskQueue } = input.dayBook;
+    void enterFiscalDay({ ...entry, taskQueue }).catch((err: unknown) =>
       logger.warn(
         { err, workflowId: input.workflowId },
-        "the day book's entry after signing failed; the sale enters it",
-      );
-      return undefined;
-    }
+        "the day book's entry after signing failed; the day's close finds the sale",
+      ),
+    );
+    return { workflowId: fiscalDayWorkflowId(taskQueue, entry) };
   }
 
   /** The ledger takes a line once, so a retried activity hands over harmlessly; undefined leaves it to the workflow. */
@@ -212,10 +214,8 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
       if (items.some((item) => !item.registered)) return { items };
       const submission = await fileSale(input);
       if (!isSigned(submission.document)) return { items, submission };
-      const [handedOver, dayBook] = await Promise.all([
-        handOverSigned(input, items),
-        enterSignedDay(input, submission.document),
-      ]);
+      const dayBook = enterSignedDay(input, submission.document);
+      const handedOver = await handOverSigned(input, items);
       return { items, submission, ...(handedOver ? { handedOver } : {}), ...(dayBook ? { dayBook } : {}) };
     },
 

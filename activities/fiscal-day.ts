@@ -5,9 +5,11 @@ import {
   FISCAL_DAY_WORKFLOW_TYPE,
   emptyDay,
   fiscalDayAttribute,
+  fiscalDayEntryOf,
   fiscalDayEntrySignal,
   fiscalDayEventId,
   fiscalDayWorkflowId,
+  type DayRecovery,
   type FiscalDayEntry,
   type FiscalDayEvent,
   type FiscalDayInput,
@@ -18,7 +20,8 @@ import {
   type TillSales,
   type UnsignedState,
 } from '../src/contracts/fiscal-day.js';
-import { SALE_WORKFLOW_TYPE, saleWorkflowId } from '../src/contracts/sale.js';
+import { REFUND_WORKFLOW_TYPE } from '../src/contracts/refund.js';
+import { SALE_WORKFLOW_TYPE, getSaleStateQuery, saleWorkflowId, type SaleState } from '../src/contracts/sale.js';
 import {
   AttentionReason,
   FiscalDay,
@@ -85,6 +88,42 @@ export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
         });
       }
       return { workflowId };
+    },
+
+    /**
+     * Finds the day's signed documents the book has not counted, from evidence: visibility counts the day's signed
+     * sales and credit notes, and only when it finds more than the book counted is each sale read and sent to the
+     * book again (it counts a document once). A sale's entry is sent after its till's answer, so one may be lost with
+     * its process; a credit note enters the book before its workflow closes.
+     */
+    async recoverFiscalDay(input: FiscalDayKey & { taskQueue: string; counted: number }): Promise<DayRecovery> {
+      const { taskQueue, counted, ...key } = input;
+      const client = temporalClientOf(deps, 'recoverFiscalDay');
+      const query =
+        `WorkflowType IN ('${SALE_WORKFLOW_TYPE}', '${REFUND_WORKFLOW_TYPE}') AND ` +
+        `TaskQueue = ${queryLiteral('day book', 'taskQueue', taskQueue)} AND ` +
+        `BusinessId = ${queryLiteral('day book', 'businessId', key.businessId)} AND ` +
+        `FiscalDay = ${queryLiteral('day book', 'scuId', fiscalDayAttribute(key))}`;
+      const { count: signed } = await client.workflow.count(query);
+      if (signed <= counted) return { signed, sent: 0 };
+      const book = client.workflow.getHandle(fiscalDayWorkflowId(taskQueue, key));
+      let sent = 0;
+      for await (const execution of client.workflow.list({
+        query: `${query} AND WorkflowType = '${SALE_WORKFLOW_TYPE}'`,
+      })) {
+        const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
+        const state =
+          execution.status.name === 'COMPLETED'
+            ? ((await handle.result()) as SaleState)
+            : await handle.query(getSaleStateQuery);
+        const day =
+          state.sale && fiscalDayEntryOf(key.businessId, state.sale, (execution.closeTime ?? new Date()).getTime());
+        if (!day || fiscalDayAttribute(day) !== fiscalDayAttribute(key)) continue;
+        await book.signal(fiscalDayEntrySignal, { ...key, entry: day.entry });
+        sent++;
+      }
+      logger.warn({ workflowId: book.workflowId, signed, counted, sent }, "the day's sales read again for its book");
+      return { signed, sent };
     },
 
     async deliverFiscalDay({ event }: { event: FiscalDayEvent }): Promise<{ delivered: boolean }> {

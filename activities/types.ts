@@ -55,7 +55,7 @@ export interface CreateSaleInput extends Filing {
 export interface SignSaleInput extends CreateSaleInput {
   itemIds: string[];
   handOver?: { lines: StockLine[]; taskQueue: string };
-  /** Signed in the answer: its day book counts it here, beside the hand-over. */
+  /** Signed in the answer: its day book's entry is sent from here, after the answer. */
   dayBook?: { taskQueue: string };
 }
 
@@ -64,7 +64,7 @@ export interface SignSaleResult {
   items: ItemCheck[];
   submission?: SubmissionResult;
   handedOver?: { ledgerWorkflowId: string };
-  /** The day book that counted the signed sale; absent: the sale enters it itself. */
+  /** The day book the signed sale's entry was sent to; absent: the sale enters it itself. */
   dayBook?: { workflowId: string };
 }
 

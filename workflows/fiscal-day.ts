@@ -35,7 +35,7 @@ import { count } from './metrics.js';
 import { required } from './update-arguments.js';
 
 // Temporal and the sink, not a service: a sink that is down is retried until it answers, nobody is asked.
-const { deliverFiscalDay, findTillSales } = proxyActivities<ActivitiesOn<'workflow'>>({
+const { deliverFiscalDay, findTillSales, recoverFiscalDay } = proxyActivities<ActivitiesOn<'workflow'>>({
   startToCloseTimeout: '2 minutes',
   retry: API_RETRY,
 });
@@ -97,11 +97,13 @@ export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDa
   const movedOn = () => workflowInfo().targetWorkerDeploymentVersionChanged;
   const full = () =>
     workflowInfo().historyLength >= HISTORY_EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested || movedOn();
+  let lookedBeforeEnd = false;
   const closesAt = Date.parse(summary.closesAt);
   const endsAt = closesAt + keepOpenMs;
   for (;;) {
     // Closed before a run ends, so that an operator's close is never left waiting for the next one.
     if (!book.closed && (closeAsked || Date.now() >= closesAt)) {
+      await lookAtTheEvidence();
       book.close(new Date().toISOString());
       show();
       count('etims_fiscal_day_closes', { unaccounted: book.missing() > 0 ? 'yes' : 'no' });
@@ -122,7 +124,13 @@ export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDa
       });
       continue;
     }
-    if (book.closed && Date.now() >= endsAt) break;
+    if (book.closed && Date.now() >= endsAt) {
+      // A sale's entry lost after the close is found before the book ends, and delivered as an amendment.
+      if (lookedBeforeEnd) break;
+      lookedBeforeEnd = true;
+      await lookAtTheEvidence();
+      continue;
+    }
     // The flag of another build comes only with a workflow task: a quiet book looks now and then.
     const next = (book.closed ? endsAt : closesAt) - Date.now();
     const woken = () => (closeAsked && !book.closed) || book.amendmentWaiting || full();
@@ -134,6 +142,13 @@ export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDa
       movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
     )({ ...input, carried: book.carry() });
   return summary;
+
+  /** Sales whose entries were lost come in again as signals before this returns: the book counts each once. */
+  async function lookAtTheEvidence(): Promise<void> {
+    const counted = Object.values(summary.receipts).reduce((sum, n) => sum + n, 0);
+    const { businessId, scuId, date } = input;
+    await recoverFiscalDay({ businessId, scuId, date, taskQueue: workflowInfo().taskQueue, counted });
+  }
 
   async function deliver(event: Omit<FiscalDayEvent, 'day'>): Promise<void> {
     await deliverFiscalDay({ event: { ...event, day: summary } });

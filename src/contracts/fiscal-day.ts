@@ -97,6 +97,12 @@ export interface FiscalDayEntry extends FiscalDayKey {
   entry: DayEntry;
 }
 
+/** What the close's look at the evidence found: the day's signed documents, and the sales sent to the book again. */
+export interface DayRecovery {
+  signed: number;
+  sent: number;
+}
+
 /** The signed document's entry, or undefined when its receipt names no control unit (C74: counted nowhere, logged). */
 export function fiscalDayEntryOf(
   businessId: string,

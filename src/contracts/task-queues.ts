@@ -38,6 +38,7 @@ export const ACTIVITY_QUEUES = {
   enterFiscalDay: 'workflow', // signal-with-start: Temporal, not the service
   deliverFiscalDay: 'workflow', // to the configured sink
   findTillSales: 'workflow', // Temporal's visibility and descriptions, not the service
+  recoverFiscalDay: 'workflow', // Temporal's visibility and the sales' records, not the service
   pullPurchases: 'compliance',
   listPurchasesPage: 'compliance',
   deliverPurchaseEvents: 'workflow', // to the configured sink

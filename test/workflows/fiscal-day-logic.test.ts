@@ -40,6 +40,7 @@ function stubs(delivered: FiscalDayEvent[]): Stubs {
       delivered.push(event);
       return { delivered: true };
     },
+    recoverFiscalDay: async () => ({ signed: 0, sent: 0 }),
     findTillSales: async () => ({
       notSigned: [],
       notOnTill: [],
@@ -108,6 +109,47 @@ describe('fiscalDayWorkflow', () => {
       expect(ended.taxes).toEqual({ B: { taxable: 43_105, tax: 6_895, total: 50_000 } });
       expect(ended.numbering.all).toMatchObject({ first: 1, last: 5, missing: 0 });
       expect(delivered).toHaveLength(2);
+    });
+  });
+
+  it('counts at its close, and again before it ends, the sales whose entries were lost after their answers', async () => {
+    const delivered: FiscalDayEvent[] = [];
+    // The evidence (visibility and the sales' records), as the real activity sends it: the lost entries, as signals.
+    const lost: DayEntry[] = [];
+    const looks: number[] = [];
+    let resend: (e: DayEntry) => Promise<void> = async () => undefined;
+    const recoverFiscalDay: Stubs['recoverFiscalDay'] = async ({ counted }) => {
+      looks.push(counted);
+      const found = lost.splice(0);
+      for (const e of found) await resend(e);
+      return { signed: counted + found.length, sent: found.length };
+    };
+    await h.run({ ...stubs(delivered), recoverFiscalDay }, async (s) => {
+      const { handle, send, closeMs } = await startDay(s);
+      resend = send;
+      for (const n of [1, 2]) await send(entry(n));
+      lost.push(entry(3));
+      await s.waitFor(
+        () => handle.query(getFiscalDayQuery),
+        (d) => d.receipts.NS === 2,
+      );
+
+      await s.env.sleep(closeMs - (await s.env.currentTimeMs()) + MINUTE);
+      await s.waitFor(
+        async () => delivered.length,
+        (n) => n === 1,
+      );
+      // Counted before the close, so the summary delivered holds it: no amendment for what was signed on time.
+      expect(delivered[0]).toMatchObject({ type: 'fiscal_day.closed', day: { receipts: { NS: 3 }, amendments: 0 } });
+      expect(delivered[0]!.day.numbering.all).toMatchObject({ first: 1, last: 3, missing: 0 });
+
+      lost.push(entry(4));
+      await s.env.sleep(2 * HOUR);
+      const ended = await handle.result();
+      expect(ended).toMatchObject({ status: 'closed', receipts: { NS: 4 }, amendments: 1 });
+      expect(delivered.map((e) => e.type)).toEqual(['fiscal_day.closed', 'fiscal_day.amended']);
+      expect(delivered[1]).toMatchObject({ amendment: { number: 1, receipts: { NS: 1 } } });
+      expect(looks).toEqual([2, 3]);
     });
   });
 

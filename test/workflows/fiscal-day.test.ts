@@ -15,6 +15,7 @@ import { FiscalDaysClient } from '../../src/client/fiscal-days.js';
 import { SalesClient } from '../../src/client/sales-client.js';
 import {
   DEFAULT_FISCAL_DAY_SETTINGS,
+  FISCAL_DAY_WORKFLOW_TYPE,
   addBands,
   closeFiscalDayUpdate,
   fiscalDayWorkflowId,
@@ -153,6 +154,53 @@ describe('the day book', () => {
     expect(closes).toHaveLength(1);
     expect(closes[0]!.id).toBe(`fiscal_day.${businessId}.${day.scuId}.${day.date}.closed`);
     expect(closes[0]!.day.taxes).toEqual(expected);
+  });
+});
+
+describe('a day book that missed the entries sent after the answers', () => {
+  it('counts those sales at its close from visibility and their own records, to the cent', async () => {
+    const businessId = DEMO.businesses.mombasa;
+    const sales = new SalesClient(h.client, { taskQueue: h.taskQueue });
+    const lines = (quantity: number) => [{ itemId: DEMO.items.mombasaWater, quantity, unitPrice: 50 }];
+    const inputs = [saleInput({ businessId, lines: lines(1) }), saleInput({ businessId, lines: lines(3) })];
+    for (const input of inputs) expect((await sales.startAndAwaitReceipt(input)).signed).toBe(true);
+    const ours = new Set(inputs.map((i) => i.traderInvoiceNumber));
+    const documents = (await h.sandbox.inspector.documents({ businessId })).filter((d) =>
+      ours.has(d.sale.traderInvoiceNumber),
+    );
+    const receipt = documents[0]!.sale.receipt!;
+    const day = { businessId, scuId: receipt.scuId!, date: isoDateOf(receipt.scuDate)! };
+    const expected: TaxBands = {};
+    for (const d of documents) addBands(expected, taxBandsOf(d.sale.lines));
+    const workflowId = fiscalDayWorkflowId(h.taskQueue, day);
+    const days = new FiscalDaysClient(h.client, { taskQueue: h.taskQueue });
+    await eventually(
+      () => days.days(businessId, { scuId: day.scuId, date: day.date }),
+      (found) => (found[0]?.receipts.NS ?? 0) >= 2,
+      { what: 'the day book' },
+    );
+    // Every entry lost: the book started anew, empty, as if each sale's process died just after its till's answer.
+    await h.client.workflow.getHandle(workflowId).terminate('the test loses its entries');
+    await h.client.workflow.start(FISCAL_DAY_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue: h.taskQueue,
+      args: [{ ...day, settings: DEFAULT_FISCAL_DAY_SETTINGS }],
+    });
+    await eventually(
+      async () =>
+        (
+          await h.client.workflow.count(
+            `WorkflowType = 'saleWorkflow' AND FiscalDay = '${day.date}/${day.scuId}' AND BusinessId = '${businessId}'`,
+          )
+        ).count,
+      (n) => n >= 2,
+      { what: "visibility's signed sales of the day" },
+    );
+
+    const closed = await h.client.workflow.getHandle(workflowId).executeUpdate(closeFiscalDayUpdate);
+    expect(closed).toMatchObject({ status: 'closed', receipts: { NS: 2 }, taxes: expected, amendments: 0 });
+    const numbers = documents.map((d) => d.sale.receipt!.receiptNumber!).sort((a, b) => a - b);
+    expect(closed.numbering.all).toMatchObject({ first: numbers[0], last: numbers[1] });
   });
 });
 

@@ -202,6 +202,7 @@ type OtherProcesses =
   | 'waitForStockRoom'
   | 'deliverFiscalDay'
   | 'findTillSales'
+  | 'recoverFiscalDay'
   | keyof ReconciliationActivities
   | keyof AccountingActivities;
 

@@ -46,7 +46,7 @@ export type ProcessActivities = PurchasesActivities &
   PurchasesBookActivities &
   ReconciliationActivities &
   AccountingActivities &
-  Pick<FiscalDayActivities, 'deliverFiscalDay' | 'findTillSales'>;
+  Pick<FiscalDayActivities, 'deliverFiscalDay' | 'findTillSales' | 'recoverFiscalDay'>;
 export type ProcessActivityName = keyof ProcessActivities;
 export type ProcessActivityInput<N extends ProcessActivityName> = Parameters<ProcessActivities[N]>[0];
 export type Stubs = Partial<ProcessActivities>;
@@ -67,6 +67,7 @@ const PROCESS_ACTIVITIES: Record<ProcessActivityName, true> = {
   listBillPaymentsPage: true,
   deliverFiscalDay: true,
   findTillSales: true,
+  recoverFiscalDay: true,
 };
 const ACTIVITY_NAMES = Object.keys(PROCESS_ACTIVITIES) as ProcessActivityName[];
 

@@ -112,8 +112,8 @@ describe('replay of recorded histories', () => {
     );
     expect(updates).toEqual(expect.arrayContaining(['closeFiscalDay', 'matchTillClose']));
     const activities = day.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    // The close, the till's sales, then the amendment: delivered twice in all.
-    expect(activities).toEqual(['deliverFiscalDay', 'findTillSales', 'deliverFiscalDay']);
+    // The evidence looked at and the close, the till's sales, then the amendment: delivered twice in all.
+    expect(activities).toEqual(['recoverFiscalDay', 'deliverFiscalDay', 'findTillSales', 'deliverFiscalDay']);
     expect(day.some((e) => e.timerStartedEventAttributes)).toBe(true);
     const busy = eventsOf(`${version}/fiscal-day-busy-run-1`);
     expect(busy.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeDefined();
