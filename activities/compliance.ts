@@ -35,7 +35,7 @@ import { fiscalDayEntryOf, fiscalDayWorkflowId, type FiscalDayEntry } from '../s
 
 type ComplianceActivityDeps = Pick<
   ActivityDeps,
-  'services' | 'itemRegistry' | 'callbackUrls' | 'settledDocuments' | 'logger' | 'metrics' | 'outages'
+  'services' | 'itemRegistry' | 'callbackUrls' | 'settledDocuments' | 'logger' | 'metrics' | 'outages' | 'afterAnswers'
 > & {
   /** The stock ledger's hand-over, for a sale signed by signSale; without it the workflow hands over. */
   handOverStock?: (input: HandOverStockInput) => Promise<{ ledgerWorkflowId: string }>;
@@ -96,12 +96,15 @@ export function createComplianceActivities(deps: ComplianceActivityDeps) {
     const entry = fiscalDayEntryOf(input.businessId, document, Date.now(), input.request.branchId);
     if (!input.dayBook || !enterFiscalDay || !entry) return undefined;
     const { taskQueue } = input.dayBook;
-    void enterFiscalDay({ ...entry, taskQueue }).catch((err: unknown) =>
-      logger.warn(
-        { err, workflowId: input.workflowId },
-        "the day book's entry after signing failed; the day's close finds the sale",
-      ),
-    );
+    const sending = enterFiscalDay({ ...entry, taskQueue })
+      .catch((err: unknown) =>
+        logger.warn(
+          { err, workflowId: input.workflowId },
+          "the day book's entry after signing failed; the day's close finds the sale",
+        ),
+      )
+      .finally(() => deps.afterAnswers?.delete(sending));
+    deps.afterAnswers?.add(sending);
     return { workflowId: fiscalDayWorkflowId(taskQueue, entry) };
   }
 

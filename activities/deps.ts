@@ -28,6 +28,8 @@ export interface ActivityDeps {
   metrics?: MetricsRecorder;
   /** Which applications' outage watches hold sales waiting: read through `temporal`'s client. */
   outages?: OutageBoard | undefined;
+  /** Work an activity leaves running after its answer (a day book's entry): a stopping worker waits for it. */
+  afterAnswers?: Set<Promise<unknown>>;
 }
 
 export function temporalClientOf(deps: Pick<ActivityDeps, 'temporal'>, activity: string): Client {

@@ -82,7 +82,9 @@ export async function createWorkers(
   },
 ) {
   const { services, logger, taskQueue, dataConverter, metrics } = dependencies;
+  const afterAnswers = new Set<Promise<unknown>>();
   const activities = createActivities({
+    afterAnswers,
     services,
     itemRegistry: new ItemRegistry(services),
     temporal: { client: dependencies.client },
@@ -170,6 +172,7 @@ export async function createWorkers(
     run: async () => {
       await Promise.race([Promise.all(all.map((w) => w.run())), windowWorkerFailed]);
       await Promise.all([...windowWorkers.values()].map((entry) => entry.running));
+      await Promise.allSettled(afterAnswers);
     },
     // Once: the SDK throws on a Worker that is not running.
     shutdown: () => {
