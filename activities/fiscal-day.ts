@@ -1,5 +1,5 @@
 /** The day book's doors to Temporal and the sink: entries by signal-with-start, closes delivered, a till's sales. */
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { queryLiteral } from '../src/client/parked-sales.js';
 import {
   FISCAL_DAY_WORKFLOW_TYPE,
@@ -32,6 +32,7 @@ import {
 } from '../src/contracts/search-attributes.js';
 import type { EventSink } from '../src/purchases/event-sink.js';
 import { mapBounded } from '../src/tenants/probes.js';
+import { whileAlive } from './api-call.js';
 import { temporalClientOf, type ActivityDeps } from './deps.js';
 
 export interface FiscalDayActivityDeps extends Pick<ActivityDeps, 'temporal' | 'logger'> {
@@ -106,24 +107,8 @@ export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
         `FiscalDay = ${queryLiteral('day book', 'scuId', fiscalDayAttribute(key))}`;
       const { count: signed } = await client.workflow.count(query);
       if (signed <= counted) return { signed, sent: 0 };
-      const book = client.workflow.getHandle(fiscalDayWorkflowId(taskQueue, key));
-      let sent = 0;
-      for await (const execution of client.workflow.list({
-        query: `${query} AND WorkflowType = '${SALE_WORKFLOW_TYPE}'`,
-      })) {
-        const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
-        const state =
-          execution.status.name === 'COMPLETED'
-            ? ((await handle.result()) as SaleState)
-            : await handle.query(getSaleStateQuery);
-        const day =
-          state.sale && fiscalDayEntryOf(key.businessId, state.sale, (execution.closeTime ?? new Date()).getTime());
-        if (!day || fiscalDayAttribute(day) !== fiscalDayAttribute(key)) continue;
-        await book.signal(fiscalDayEntrySignal, { ...key, entry: day.entry });
-        sent++;
-      }
-      logger.warn({ workflowId: book.workflowId, signed, counted, sent }, "the day's sales read again for its book");
-      return { signed, sent };
+      // A busy day's sales take minutes to read: alive all along, so one lost with its worker is retried soon.
+      return whileAlive(() => resend(client, query, input, signed));
     },
 
     async deliverFiscalDay({ event }: { event: FiscalDayEvent }): Promise<{ delivered: boolean }> {
@@ -187,6 +172,39 @@ export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
       }
     },
   };
+
+  /** Each of the day's sales read from its record and entered in the book again. */
+  async function resend(
+    client: Client,
+    query: string,
+    { taskQueue, counted, ...key }: FiscalDayKey & { taskQueue: string; counted: number },
+    signed: number,
+  ): Promise<DayRecovery> {
+    const book = client.workflow.getHandle(fiscalDayWorkflowId(taskQueue, key));
+    let sent = 0;
+    for await (const execution of client.workflow.list({
+      query: `${query} AND WorkflowType = '${SALE_WORKFLOW_TYPE}'`,
+    })) {
+      const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
+      const state = await (
+        execution.status.name === 'COMPLETED'
+          ? (handle.result() as Promise<SaleState>)
+          : handle.query(getSaleStateQuery)
+      ).catch((err: unknown) => {
+        // A sale still running on a build that no worker serves cannot answer: the look before the book ends will.
+        logger.warn({ err, workflowId: execution.workflowId }, "a sale of the day's book could not be read");
+        return undefined;
+      });
+      if (!state) continue;
+      const day =
+        state.sale && fiscalDayEntryOf(key.businessId, state.sale, (execution.closeTime ?? new Date()).getTime());
+      if (!day || fiscalDayAttribute(day) !== fiscalDayAttribute(key)) continue;
+      await book.signal(fiscalDayEntrySignal, { ...key, entry: day.entry });
+      sent++;
+    }
+    logger.warn({ workflowId: book.workflowId, signed, counted, sent }, "the day's sales read again for its book");
+    return { signed, sent };
+  }
 
   /** The ended book's result; past the namespace's retention, the day's key alone. */
   async function endedDay(workflowId: string, key: FiscalDayKey): Promise<FiscalDaySummary> {

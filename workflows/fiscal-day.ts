@@ -35,8 +35,14 @@ import { count } from './metrics.js';
 import { required } from './update-arguments.js';
 
 // Temporal and the sink, not a service: a sink that is down is retried until it answers, nobody is asked.
-const { deliverFiscalDay, findTillSales, recoverFiscalDay } = proxyActivities<ActivitiesOn<'workflow'>>({
+const { deliverFiscalDay, findTillSales } = proxyActivities<ActivitiesOn<'workflow'>>({
   startToCloseTimeout: '2 minutes',
+  retry: API_RETRY,
+});
+// Reading a busy day's sales again takes minutes; its heartbeat tells a lost worker from a long read.
+const { recoverFiscalDay } = proxyActivities<ActivitiesOn<'workflow'>>({
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '1 minute',
   retry: API_RETRY,
 });
 
