@@ -31,7 +31,8 @@ import type {
 } from './types.js';
 import type { FiscalDocument } from '../src/contracts/sale.js';
 import type { HandOverStockInput } from './stock-ledger.js';
-import { fiscalDayEntryOf, fiscalDayWorkflowId, type FiscalDayEntry } from '../src/contracts/fiscal-day.js';
+import { fiscalDayEntryOf, type FiscalDayEntries } from '../src/contracts/fiscal-day.js';
+import { dayEntriesGatherer } from './day-entries.js';
 
 type ComplianceActivityDeps = Pick<
   ActivityDeps,
@@ -40,7 +41,7 @@ type ComplianceActivityDeps = Pick<
   /** The stock ledger's hand-over, for a sale signed by signSale; without it the workflow hands over. */
   handOverStock?: (input: HandOverStockInput) => Promise<{ ledgerWorkflowId: string }>;
   /** The day book's entry, for a sale signed by signSale; without it the workflow enters it. */
-  enterFiscalDay?: (input: FiscalDayEntry & { taskQueue: string }) => Promise<{ workflowId: string }>;
+  enterFiscalDay?: (input: FiscalDayEntries & { taskQueue: string }) => Promise<{ workflowId: string }>;
 };
 
 /** `completed` counts as signed only with the receipt values that prove it (C4: never guess "signed"). */
@@ -88,24 +89,13 @@ function needsFixing(err: unknown): RegisterItemResult | undefined {
 export function createComplianceActivities(deps: ComplianceActivityDeps) {
   const { services, itemRegistry, callbackUrls, logger, handOverStock, enterFiscalDay } = deps;
 
-  /**
-   * Sent after the answer, so a till waits for no day book; undefined leaves it to the workflow. An entry lost with its
-   * process (killed in the moment after the answer) is found again by the book's close (docs/fiscal-day.md).
-   */
+  const enterDay = enterFiscalDay && dayEntriesGatherer(enterFiscalDay, logger, deps.afterAnswers);
+
+  /** Sent after the answer (activities/day-entries.ts); undefined leaves the entry to the workflow. */
   function enterSignedDay(input: SignSaleInput, document: FiscalDocument): { workflowId: string } | undefined {
     const entry = fiscalDayEntryOf(input.businessId, document, Date.now(), input.request.branchId);
-    if (!input.dayBook || !enterFiscalDay || !entry) return undefined;
-    const { taskQueue } = input.dayBook;
-    const sending = enterFiscalDay({ ...entry, taskQueue })
-      .catch((err: unknown) =>
-        logger.warn(
-          { err, workflowId: input.workflowId },
-          "the day book's entry after signing failed; the day's close finds the sale",
-        ),
-      )
-      .finally(() => deps.afterAnswers?.delete(sending));
-    deps.afterAnswers?.add(sending);
-    return { workflowId: fiscalDayWorkflowId(taskQueue, entry) };
+    if (!input.dayBook || !enterDay || !entry) return undefined;
+    return { workflowId: enterDay(input.dayBook.taskQueue, entry) };
   }
 
   /** The ledger takes a line once, so a retried activity hands over harmlessly; undefined leaves it to the workflow. */

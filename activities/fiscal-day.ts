@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import { queryLiteral } from '../src/client/parked-sales.js';
 import {
   FISCAL_DAY_WORKFLOW_TYPE,
+  DAY_ENTRIES_PER_SIGNAL,
   emptyDay,
   fiscalDayAttribute,
   fiscalDayEntryOf,
@@ -10,7 +11,8 @@ import {
   fiscalDayEventId,
   fiscalDayWorkflowId,
   type DayRecovery,
-  type FiscalDayEntry,
+  type DayEntry,
+  type FiscalDayEntries,
   type FiscalDayEvent,
   type FiscalDayInput,
   type FiscalDayKey,
@@ -59,9 +61,9 @@ export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
   }
 
   return {
-    /** Counts a signed document in its day's book, starting the book with its first document. */
-    async enterFiscalDay(input: FiscalDayEntry & { taskQueue: string }): Promise<{ workflowId: string }> {
-      const { taskQueue, entry, ...key } = input;
+    /** Counts signed documents in their day's book, starting the book with its first. */
+    async enterFiscalDay(input: FiscalDayEntries & { taskQueue: string }): Promise<{ workflowId: string }> {
+      const { taskQueue, entries, ...key } = input;
       const workflowId = fiscalDayWorkflowId(taskQueue, key);
       if (deps.fiscalDay.books === 'off') return { workflowId };
       const client = temporalClientOf(deps, 'enterFiscalDay');
@@ -71,22 +73,23 @@ export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
           taskQueue,
           args: [{ ...key, settings: deps.fiscalDay } satisfies FiscalDayInput],
           signal: fiscalDayEntrySignal,
-          signalArgs: [{ ...key, entry }],
-          // A day whose book has ended is not started again empty: its late document is delivered by itself.
+          signalArgs: [{ ...key, entries }],
+          // A day whose book has ended is not started again empty: its late documents are delivered by themselves.
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         });
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
         const day = await endedDay(workflowId, key);
-        const receipts = { [entry.label]: 1 };
-        logger.warn({ workflowId, documentId: entry.documentId }, 'a document signed for a day whose book has ended');
-        await deliver({
-          id: fiscalDayEventId(key, { lateDocumentId: entry.documentId }),
-          type: 'fiscal_day.amended',
-          businessId: key.businessId,
-          day,
-          amendment: { number: 0, receipts, taxes: entry.taxes },
-        });
+        for (const entry of entries) {
+          logger.warn({ workflowId, documentId: entry.documentId }, 'a document signed for a day whose book has ended');
+          await deliver({
+            id: fiscalDayEventId(key, { lateDocumentId: entry.documentId }),
+            type: 'fiscal_day.amended',
+            businessId: key.businessId,
+            day,
+            amendment: { number: 0, receipts: { [entry.label]: 1 }, taxes: entry.taxes },
+          });
+        }
       }
       return { workflowId };
     },
@@ -182,6 +185,10 @@ export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
   ): Promise<DayRecovery> {
     const book = client.workflow.getHandle(fiscalDayWorkflowId(taskQueue, key));
     let sent = 0;
+    const found: DayEntry[] = [];
+    const flush = async () => {
+      await book.signal(fiscalDayEntrySignal, { ...key, entries: found.splice(0) });
+    };
     for await (const execution of client.workflow.list({
       query: `${query} AND WorkflowType = '${SALE_WORKFLOW_TYPE}'`,
     })) {
@@ -199,9 +206,11 @@ export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
       const day =
         state.sale && fiscalDayEntryOf(key.businessId, state.sale, (execution.closeTime ?? new Date()).getTime());
       if (!day || fiscalDayAttribute(day) !== fiscalDayAttribute(key)) continue;
-      await book.signal(fiscalDayEntrySignal, { ...key, entry: day.entry });
+      found.push(day.entry);
       sent++;
+      if (found.length === DAY_ENTRIES_PER_SIGNAL) await flush();
     }
+    if (found.length > 0) await flush();
     logger.warn({ workflowId: book.workflowId, signed, counted, sent }, "the day's sales read again for its book");
     return { signed, sent };
   }

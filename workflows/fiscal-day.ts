@@ -67,7 +67,10 @@ export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDa
   let lastMatch: TillMatch | undefined;
   const show = () => setCurrentDetails(dayTable(summary, lastMatch));
 
-  setHandler(fiscalDayEntrySignal, ({ entry }) => void (book.take(entry) && show()));
+  setHandler(fiscalDayEntrySignal, ({ entries }) => {
+    const taken = entries.filter((entry) => book.take(entry));
+    if (taken.length > 0) show();
+  });
   setHandler(getFiscalDayQuery, () => summary);
   setHandler(closeFiscalDayUpdate, async () => {
     closeAsked = true;

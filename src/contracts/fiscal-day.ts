@@ -97,6 +97,14 @@ export interface FiscalDayEntry extends FiscalDayKey {
   entry: DayEntry;
 }
 
+/** Documents of one day signed into its book at once: a sale's or refund's own, or those a worker gathered. */
+export interface FiscalDayEntries extends FiscalDayKey {
+  entries: DayEntry[];
+}
+
+/** The most entries one signal carries: about 300 bytes each with four tax letters. */
+export const DAY_ENTRIES_PER_SIGNAL = 100;
+
 /** What the close's look at the evidence found: the day's signed documents, and the sales sent to the book again. */
 export interface DayRecovery {
   signed: number;
@@ -284,7 +292,7 @@ export type TillSales = Pick<
   'notSigned' | 'notOnTill' | 'listedAtMost' | 'notSignedCount' | 'notOnTillCount'
 >;
 
-export const fiscalDayEntrySignal = defineSignal<[FiscalDayEntry]>('fiscalDayEntry');
+export const fiscalDayEntrySignal = defineSignal<[FiscalDayEntries]>('fiscalDayEntry');
 export const getFiscalDayQuery = defineQuery<FiscalDaySummary>('getFiscalDay');
 /** An operator closes the day before its time (the demo, an accountant); later documents are amendments. */
 export const closeFiscalDayUpdate = defineUpdate<FiscalDaySummary>('closeFiscalDay');

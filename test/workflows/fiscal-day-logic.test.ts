@@ -57,7 +57,7 @@ async function startDay(s: ProcessScenario) {
   const handle = await s.start<typeof fiscalDayWorkflow>(FISCAL_DAY_WORKFLOW_TYPE, `fiscal-day:${s.id}`, [
     { ...key, settings: { ...DEFAULT_FISCAL_DAY_SETTINGS, keepOpen: '1 hour' } },
   ]);
-  const send = async (e: DayEntry) => handle.signal(fiscalDayEntrySignal, { ...key, entry: e });
+  const send = async (e: DayEntry) => handle.signal(fiscalDayEntrySignal, { ...key, entries: [e] });
   return { key, handle, send, closeMs: dayEndMs(date) + 30 * MINUTE };
 }
 

@@ -231,11 +231,11 @@ describe('a document for a day whose book has ended', () => {
       cuInvoiceNo: null,
       taxes: { B: { taxable: 8_621, tax: 1_379, total: 10_000 } },
     });
-    const { workflowId } = await activities.enterFiscalDay({ ...key, entry: entry(1), taskQueue: h.taskQueue });
+    const { workflowId } = await activities.enterFiscalDay({ ...key, entries: [entry(1)], taskQueue: h.taskQueue });
     const ended = await h.client.workflow.getHandle(workflowId).result();
     expect(ended).toMatchObject({ status: 'closed', receipts: { NS: 1 } });
 
-    await activities.enterFiscalDay({ ...key, entry: entry(2), taskQueue: h.taskQueue });
+    await activities.enterFiscalDay({ ...key, entries: [entry(2)], taskQueue: h.taskQueue });
     expect(delivered).toEqual([
       {
         id: `fiscal_day.${key.businessId}.${key.scuId}.2020-01-01.late.doc_ended_2`,

@@ -321,7 +321,7 @@ export async function runFiscalDayScenarios(stack: SaleStack): Promise<RecordedR
   const late = { documentId: 'doc_late_recorded', traderInvoiceNumber: 'LATE-RECORDED', label: 'NS', taxes: {} };
   await handle.signal(fiscalDayEntrySignal, {
     ...day!,
-    entry: { ...late, receiptNumber: 1_000_000, cuInvoiceNo: null },
+    entries: [{ ...late, receiptNumber: 1_000_000, cuInvoiceNo: null }],
   });
   await eventually(
     () => handle.query(getFiscalDayQuery),
@@ -336,14 +336,14 @@ export async function runFiscalDayScenarios(stack: SaleStack): Promise<RecordedR
     taskQueue: stack.taskQueue,
     args: [{ ...busy, settings: DEFAULT_FISCAL_DAY_SETTINGS }],
     signal: fiscalDayEntrySignal,
-    signalArgs: [{ ...busy, entry: { ...late, documentId: 'busy_0', receiptNumber: 1, cuInvoiceNo: null } }],
+    signalArgs: [{ ...busy, entries: [{ ...late, documentId: 'busy_0', receiptNumber: 1, cuInvoiceNo: null }] }],
   });
   for (let from = 2; from <= 4_100; from += 100) {
     await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
         first.signal(fiscalDayEntrySignal, {
           ...busy,
-          entry: { ...late, documentId: `busy_${from + i}`, receiptNumber: from + i, cuInvoiceNo: null },
+          entries: [{ ...late, documentId: `busy_${from + i}`, receiptNumber: from + i, cuInvoiceNo: null }],
         }),
       ),
     );

@@ -293,7 +293,7 @@ function signSaleFrom(
     const entry = fiscalDayEntryOf(input.businessId, submission.document, Date.now(), input.request.branchId);
     const dayBook =
       book && entry
-        ? await stubs.enterFiscalDay({ ...entry, taskQueue: book.taskQueue }).then(
+        ? await stubs.enterFiscalDay({ ...entry, entries: [entry.entry], taskQueue: book.taskQueue }).then(
             ({ workflowId }) => ({ workflowId }),
             () => undefined,
           )

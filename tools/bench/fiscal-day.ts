@@ -385,14 +385,16 @@ async function measureBusyDay(t: BenchTemporal, taskQueue: string, entries: numb
   const workflowId = fiscalDayWorkflowId(taskQueue, day);
   const entry = (n: number) => ({
     ...day,
-    entry: {
-      documentId: `busy_${n}`,
-      traderInvoiceNumber: `BUSY-${n}`,
-      label: n % 50 === 0 ? 'NC' : 'NS',
-      receiptNumber: 2 * n,
-      cuInvoiceNo: null,
-      taxes: { A: { taxable: 12_500, tax: 0, total: 12_500 }, B: { taxable: 43_103, tax: 6_897, total: 50_000 } },
-    },
+    entries: [
+      {
+        documentId: `busy_${n}`,
+        traderInvoiceNumber: `BUSY-${n}`,
+        label: n % 50 === 0 ? 'NC' : 'NS',
+        receiptNumber: 2 * n,
+        cuInvoiceNo: null,
+        taxes: { A: { taxable: 12_500, tax: 0, total: 12_500 }, B: { taxable: 43_103, tax: 6_897, total: 50_000 } },
+      },
+    ],
   });
   const first = await t.client.workflow.signalWithStart(FISCAL_DAY_WORKFLOW_TYPE, {
     workflowId,

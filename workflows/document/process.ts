@@ -201,7 +201,9 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
   /** Counted in its day's book: docs/fiscal-day.md. Undefined receipt values (no control unit) are counted nowhere. */
   async enterDayBook(document: FiscalDocument): Promise<void> {
     const entry = fiscalDayEntryOf(this.businessId, document, Date.now(), this.subjectNow.branchId);
-    if (entry) await this.api.enterFiscalDay({ ...entry, taskQueue: this.taskQueue });
+    if (!entry) return;
+    const { entry: counted, ...day } = entry;
+    await this.api.enterFiscalDay({ ...day, entries: [counted], taskQueue: this.taskQueue });
   }
 
   /** To the branch's stock ledger, unless `ledgerWorkflowId` already took them (the signing activity hands over). */
