@@ -1,58 +1,84 @@
-// The worker process's `/readyz` and `/livez` for an orchestrator: the SDK's Workers serve no health port. Plain
+// A worker process's `/readyz` and `/livez` for an orchestrator (HEALTH_BIND_ADDRESS): the SDK's Workers serve no
+// health port. Up from before the start-up checks: live while the process starts, ready once its workers poll. Plain
 // node:http, GET and HEAD only, a small JSON body naming each check's verdict (never a secret).
 import { createServer, get, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Runtime, type Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
+import type { WorkerConfig } from '../config/worker.js';
 
-/** Each check by name: `ok`, or in a few words why not. */
-export type HealthChecks = Record<string, string>;
+/** Each check by name: `ok`, or in a few words why not. A report whose every check said `ok` passes. */
+type HealthReport = { ok: boolean; checks: Record<string, string> };
+const reportOf = (checks: Record<string, string>): HealthReport => ({
+  ok: Object.values(checks).every((verdict) => verdict === 'ok'),
+  checks,
+});
 
-export interface HealthReport {
-  ok: boolean;
-  checks: HealthChecks;
+/** What readiness reads of a started worker process (src/worker/start.ts). */
+export interface ReadinessSource {
+  readonly stopping: boolean;
+  workers: { every(): Worker[] };
+  /** The receiver, when the process runs one. */
+  callbacks?: { url: string } | undefined;
+  /** Queues it polls that its Worker Deployment Version does not hold (the server refused them). */
+  queues?: { missing(): ReadonlyArray<{ taskQueue: string }> };
 }
 
-/** A report whose every check said `ok` passes. */
-export function reportOf(checks: HealthChecks): HealthReport {
-  return { ok: Object.values(checks).every((verdict) => verdict === 'ok'), checks };
-}
-
-export interface HealthServer {
-  /** Where it listens (a port 0 asked for is the real one here). */
+export interface ProcessHealth {
   url: string;
+  /** The started process: readiness follows it from now on. */
+  attach(started: ReadinessSource): void;
   close(): Promise<void>;
 }
 
 // A probe is answered in milliseconds; a client that sends nothing for long is not a probe.
 const REQUEST_TIMEOUT_MS = 5_000;
+// A receiver (or core's exporter) that takes longer than this on loopback is in no state to serve.
+const LOOPBACK_TIMEOUT_MS = 2_000;
 
-/** `bindAddress`: host:port, as HEALTH_BIND_ADDRESS gives it. */
-export async function startHealthServer(options: {
-  bindAddress: string;
-  ready: () => Promise<HealthReport>;
-  live: () => Promise<HealthReport>;
-  logger: Logger;
-}): Promise<HealthServer> {
-  const { host, port } = splitHostPort(options.bindAddress);
-  const routes: Record<string, () => Promise<HealthReport>> = { '/readyz': options.ready, '/livez': options.live };
+/** Undefined when HEALTH_BIND_ADDRESS is unset. Call after installTemporalRuntime: liveness watches that runtime. */
+export async function startProcessHealth(
+  config: Pick<WorkerConfig, 'healthBindAddress' | 'metricsBindAddress'>,
+  logger: Logger,
+): Promise<ProcessHealth | undefined> {
+  const bindAddress = config.healthBindAddress;
+  if (!bindAddress) return undefined;
+  const liveness = startLiveness({ metricsBindAddress: config.metricsBindAddress });
+  let attached: ReadinessSource | undefined;
+  const routes: Record<string, () => Promise<HealthReport>> = {
+    '/readyz': () => readinessOf(attached),
+    '/livez': () => liveness.check(),
+  };
+  const log = logger.child({ component: 'health' });
   const server = createServer(
     { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: REQUEST_TIMEOUT_MS },
-    (req, res) => void answer(req, res, routes, options.logger),
+    (req, res) => void answer(req, res, routes, log),
   );
   server.setTimeout(REQUEST_TIMEOUT_MS);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
+  const { host, port } = splitHostPort(bindAddress);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
-  const bound = (server.address() as AddressInfo).port;
+  } catch (err) {
+    liveness.close();
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(`HEALTH_BIND_ADDRESS: cannot listen on ${bindAddress}: ${reason}`, { cause: err });
+  }
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
+  logger.info({ readyz: `${url}/readyz`, livez: `${url}/livez` }, 'health probes served');
   let closed: Promise<void> | undefined;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    url,
+    attach: (started) => void (attached = started),
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
+        liveness.close();
         server.close(() => resolve());
         server.closeAllConnections();
       })),
@@ -92,14 +118,124 @@ function send(req: IncomingMessage, res: ServerResponse, status: number, body: u
   res.end(req.method === 'HEAD' ? undefined : text);
 }
 
+/**
+ * `/readyz`: whether this process should be sent work (callbacks, through a Service) and counted as up in a rollout.
+ * `started` undefined: the process is still starting.
+ */
+export async function readinessOf(started: ReadinessSource | undefined): Promise<HealthReport> {
+  if (!started) return reportOf({ workers: 'starting' });
+  // Before anything else: a draining pod must leave the Service's endpoints at once, whatever its workers say.
+  if (started.stopping) return reportOf({ shutdown: 'stopping' });
+  const workers = started.workers.every();
+  const idle = workers.map((worker) => ({ worker, why: notPolling(worker) })).find(({ why }) => why);
+  const checks: Record<string, string> = {
+    workers: workers.length === 0 ? 'none' : idle ? `${idle.worker.options.taskQueue}: ${idle.why}` : 'ok',
+  };
+  const refused = started.queues?.missing() ?? [];
+  if (started.queues)
+    checks.queues =
+      refused.length === 0
+        ? 'ok'
+        : `${refused.length} task queue(s) not held by this build's deployment version (refused by the server): ` +
+          `${refused[0]!.taskQueue}${refused.length > 1 ? ', …' : ''}`;
+  if (started.callbacks) {
+    // The receiver's own health route, over HTTP as a compliance service's callback would come.
+    const { hostname, port } = new URL(started.callbacks.url);
+    checks.callbacks = verdict('receiver', await httpStatus(`${loopbackUrl(`${hostname}:${port || 80}`)}/health`));
+  }
+  return reportOf(checks);
+}
+
+/**
+ * Why a Worker is not polling, or undefined when it is. The SDK tells per Worker its run state and, for each kind of
+ * task, whether its poll loop lives and has a poll waiting in core (getStatus()). It does not tell whether the
+ * server has answered a poll lately: core retries a failed poll without telling the loop. So this is the strongest
+ * signal in the process: the Worker runs, and each loop it started waits in core for the server's next task. A
+ * loop's poll is outstanding between tasks too (the next is asked for as soon as one arrives, before any macrotask
+ * such as this probe's can run), so a busy Worker reads as polling. A kind of task the Worker has nothing registered
+ * for is SHUTDOWN from the start, while the Worker is RUNNING; a loop that ran ends only once the Worker stops.
+ */
+function notPolling(worker: Worker): string | undefined {
+  const status = worker.getStatus();
+  if (status.runState !== 'RUNNING') return status.runState.toLowerCase();
+  const loops = [
+    { kind: 'workflow', state: status.workflowPollerState, outstanding: status.hasOutstandingWorkflowPoll },
+    { kind: 'activity', state: status.activityPollerState, outstanding: status.hasOutstandingActivityPoll },
+  ];
+  const failed = loops.find((loop) => loop.state === 'FAILED');
+  if (failed) return `${failed.kind} poller failed`;
+  const running = loops.filter((loop) => loop.state === 'POLLING');
+  if (running.length === 0) return 'no poller';
+  const idle = running.find((loop) => !loop.outstanding);
+  return idle ? `${idle.kind} poller not polling yet` : undefined;
+}
+
+/**
+ * `/livez`: whether this process is wedged and only a restart helps. Nothing here asks the Temporal server: an outage
+ * of Temporal (or of a service) is waited out by a live process, never answered by restarting every pod.
+ *
+ * A loop `delayLimitMs` late (default 5 s) has starved the activities' heartbeats (a third of 10 s apart) and the
+ * Workers' own timers: the process is wedged, not busy. A probe the loop cannot answer at all fails by its own timeout.
+ * The delay is the worst over the last full window (default 10 s) and the one under way: one stall is seen by a probe
+ * or two.
+ */
+export function startLiveness(options: {
+  /** METRICS_BIND_ADDRESS: core's own exporter, asked as the runtime's sign of life. */
+  metricsBindAddress?: string | undefined;
+  delayLimitMs?: number;
+  windowMs?: number;
+}): { check(): Promise<HealthReport>; close(): void } {
+  const limitMs = options.delayLimitMs ?? 5_000;
+  const delay = monitorEventLoopDelay({ resolution: 20 });
+  delay.enable();
+  let previousMaxNs = 0;
+  const window = setInterval(() => {
+    previousMaxNs = delay.max;
+    delay.reset();
+  }, options.windowMs ?? 10_000);
+  window.unref();
+  // The runtime the process installed: Runtime.instance() would install a fresh one if it were gone.
+  const installed = Runtime._instance;
+  return {
+    check: async () => {
+      const worstMs = Math.round(Math.max(previousMaxNs, delay.max) / 1e6);
+      return reportOf({
+        eventLoop: worstMs > limitMs ? `delayed ${worstMs} ms` : 'ok',
+        runtime: await runtimeVerdict(installed, options.metricsBindAddress),
+      });
+    },
+    close: () => {
+      clearInterval(window);
+      delay.disable();
+    },
+  };
+}
+
+/**
+ * The native Temporal runtime answers. Every call of the bridge that runs on core's Tokio runtime asks the Temporal
+ * server, but one task on it never does: the Prometheus exporter core serves METRICS_BIND_ADDRESS from. Its answer on
+ * loopback proves core's threads still schedule work (the same threads poll and complete every task), and costs one
+ * scrape per probe. Without an exporter, what is left is the runtime still being the one installed.
+ */
+async function runtimeVerdict(installed: Runtime | undefined, metricsBindAddress: string | undefined): Promise<string> {
+  if (installed === undefined || Runtime._instance !== installed) return 'not installed';
+  if (!metricsBindAddress) return 'ok';
+  return verdict('metrics exporter', await httpStatus(`${loopbackUrl(metricsBindAddress)}/metrics`));
+}
+
+function verdict(what: string, status: number | 'timeout' | 'unreachable'): string {
+  if (status === 200) return 'ok';
+  return typeof status === 'number' ? `${what} answered ${status}` : `${what} ${status}`;
+}
+
 /** `0.0.0.0:9465`, `[::]:9465`, `localhost:9465`: the host without brackets and the port. */
-export function splitHostPort(address: string): { host: string; port: number } {
+function splitHostPort(address: string): { host: string; port: number } {
   const at = address.lastIndexOf(':');
   return { host: address.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port: Number(address.slice(at + 1)) };
 }
 
 /** An http URL of this machine that reaches a server bound to `address` (a wildcard is reached on loopback). */
-export function loopbackUrl(address: string): string {
+function loopbackUrl(address: string): string {
   const { host, port } = splitHostPort(address);
   const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   return `http://${local.includes(':') ? `[${local}]` : local}:${port}`;
@@ -107,11 +243,11 @@ export function loopbackUrl(address: string): string {
 
 /**
  * The status a server of this process answers `url` with, on a connection of its own (a kept-alive one would show a
- * server that accepts nothing new as up), or why it did not within `timeoutMs`.
+ * server that accepts nothing new as up), or why it did not in time.
  */
-export function httpStatus(url: string, timeoutMs: number): Promise<number | 'timeout' | 'unreachable'> {
+function httpStatus(url: string): Promise<number | 'timeout' | 'unreachable'> {
   return new Promise((resolve) => {
-    const req = get(url, { agent: false, timeout: timeoutMs }, (res) => {
+    const req = get(url, { agent: false, timeout: LOOPBACK_TIMEOUT_MS }, (res) => {
       res.resume();
       resolve(res.statusCode ?? 0);
     });

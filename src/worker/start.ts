@@ -30,7 +30,6 @@ import { routeDeploymentVersion, type DeploymentVersion, type VersionRouting } f
 import { purchasesBusinessIds, scheduleServed, servedBusinesses, setSchedulesPaused } from './schedules.js';
 import type { WorkerSettings } from './settings.js';
 import { tenantChangeActor } from './tenant-changes.js';
-import { Resources } from './resources.js';
 import { tellSalesWaitingFor } from './waiting-sales.js';
 import { createWorkers, type WorkerDependencies } from './workers.js';
 import { watchQueueRegistration } from './queue-registration.js';
@@ -359,5 +358,34 @@ export async function connectWorkerProcess(
   } catch (err) {
     await resources.close();
     throw err;
+  }
+}
+
+/**
+ * What a worker process opened, closed once and newest first: what was opened later may use what was opened before
+ * it (the receiver the client, the workers the connection), never the other way round.
+ */
+export class Resources {
+  private readonly held: Array<{ name: string; close: () => unknown }> = [];
+
+  constructor(private readonly logger?: Logger) {}
+
+  /** `resource`, closed by `close` when the process closes. */
+  own<T>(name: string, resource: T, close: (resource: T) => unknown): T {
+    this.held.push({ name, close: () => close(resource) });
+    return resource;
+  }
+
+  /** Each is closed whatever became of the others; a second call finds nothing left. */
+  async close(): Promise<void> {
+    for (let next = this.held.pop(); next !== undefined; next = this.held.pop()) {
+      try {
+        await next.close();
+      } catch (err) {
+        // A process that is stopping has nothing left to do about it.
+        const reason = err instanceof Error ? err.message : String(err);
+        this.logger?.debug({ resource: next.name, err: reason }, 'close failed');
+      }
+    }
   }
 }

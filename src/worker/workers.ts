@@ -17,8 +17,14 @@ import type { ServiceAccess } from '../services/access.js';
 import { mapBounded } from '../tenants/probes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 import type { DeploymentVersion } from './deployment.js';
-import { SHUTDOWN_FORCE_AFTER_GRACE_MS } from './shutdown.js';
 import { workflowBundleFor } from './workflow-bundle.js';
+
+/**
+ * Past the grace the SDK cancels the activities still running (WORKER_SHUTDOWN): ours abort their call, and core
+ * reports each attempt failed, so the server retries it at once instead of after a heartbeat timeout. This is their
+ * time to do so; an activity that ignores the cancellation is abandoned when it is up (the Worker's run() rejects).
+ */
+export const SHUTDOWN_FORCE_AFTER_GRACE_MS = 2_000;
 
 // The SDK's 40 let one business's flood hold the thread. Why: docs/benchmarks.md, "Fairness within one application".
 const WORKFLOW_TASK_SLOTS = 10;

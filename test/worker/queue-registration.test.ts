@@ -15,7 +15,7 @@ import {
   type PolledQueue,
   type QueueRegistration,
 } from '../../src/worker/queue-registration.js';
-import { readinessOf } from '../../src/worker/readiness.js';
+import { readinessOf } from '../../src/worker/health.js';
 import { startDevServer } from '../../tools/temporal-cli/dev-server.js';
 import { eventually } from '../helpers/eventually.js';
 

@@ -12,7 +12,7 @@ import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contra
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { localTemporalSettings, type TemporalSettings } from '../../src/temporal/connection.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
-import { startProcessHealth } from '../../src/worker/process-health.js';
+import { startProcessHealth } from '../../src/worker/health.js';
 import { loadWorkerSettings, type WorkerSettings } from '../../src/worker/settings.js';
 import { connectWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
 import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
