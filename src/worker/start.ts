@@ -147,7 +147,7 @@ export async function startWorkerProcess(options: {
     logger.info(
       {
         taskQueue,
-        queues: [workers.workflows, workers.compliance, workers.accounting].map((w) => w.options.taskQueue),
+        queues: workers.queues,
         ...described(tenants, live.current()),
         activitiesPerSecond: {
           compliance: Number(activitiesPerSecond.compliance.toFixed(3)),
@@ -182,7 +182,7 @@ export async function startWorkerProcess(options: {
     const route = () =>
       routeDeploymentVersion({
         ...context,
-        taskQueues: [workers.workflows, workers.compliance, workers.accounting].map((w) => w.options.taskQueue),
+        taskQueues: workers.queues,
         makeCurrent: settings.versioning.makeCurrent,
         rollBack: settings.versioning.rollBack ?? false,
         signal: stopping.signal,

@@ -59,11 +59,7 @@ export class WindowQueues {
     await this.workers.serveWindowQueues(windows);
     const all = servedBusinesses(this.directory());
     const now = Date.now();
-    const { workflows, compliance, accounting } = this.workers;
-    const wanted = [
-      ...[workflows, compliance, accounting].map((w) => ({ taskQueue: w.options.taskQueue, businesses: all })),
-      ...windows,
-    ];
+    const wanted = [...this.workers.queues.map((taskQueue) => ({ taskQueue, businesses: all })), ...windows];
     for (const name of [...this.polledSince.keys()])
       if (!wanted.some((q) => q.taskQueue === name)) this.polledSince.delete(name);
     for (const { taskQueue, businesses } of wanted)

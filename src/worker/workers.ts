@@ -171,6 +171,8 @@ export async function createWorkers(
     workflows,
     compliance,
     accounting,
+    /** The three queues of the process, before any window's. */
+    queues: all.map((w) => w.options.taskQueue),
     serveWindowQueues,
     /** Every Worker polling now: the three queues' and each window's. */
     every: (): Worker[] => [...all, ...[...windowWorkers.values()].map((entry) => entry.worker)],
