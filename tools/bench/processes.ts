@@ -13,6 +13,14 @@ const TICKS_PER_SECOND = 100;
 const READY_TIMEOUT_MS = 180_000;
 const STOP_GRACE_MS = 20_000;
 
+/** A process's CPU over a measured span. */
+export interface ProcessCpu {
+  process: string;
+  cpuSeconds: number;
+  /** CPU time over wall time, in % of one core. */
+  percentOfOneCore: number;
+}
+
 export interface WorkerProcess {
   label: string;
   pid: number;

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CatalogueReport } from './catalogue.js';
 import type { Segment } from './history.js';
+import type { ProcessCpu } from './processes.js';
 import { formatLongevity, type LongevityReport } from './longevity-report.js';
 import type { StartReport } from './start.js';
 import { formatOutage, OUTAGE_TARGET_TEXT, type OutageReport } from './outage-report.js';
@@ -87,13 +88,6 @@ export interface BudgetReport {
   /** Seconds from the first start to the first moment a window's worth of signings waited in the queue. */
   countedFromSeconds: number | null;
   perWindow: Array<{ counted: number; gapBeforeMs: number }>;
-}
-
-export interface ProcessCpu {
-  process: string;
-  cpuSeconds: number;
-  /** CPU time over wall time, in % of one core. */
-  percentOfOneCore: number;
 }
 
 /** Seconds from the first start to the last receipt recorded, and to the last sale closed (CPU is read over the latter). */

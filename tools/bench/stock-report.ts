@@ -1,6 +1,6 @@
 /** The stock section's part of the bench report: its shape and its tables. report.ts includes both. */
 import type { ExactlyOnce, LagSummary } from './stock-math.js';
-import type { ProcessCpu } from './report.js';
+import type { ProcessCpu } from './processes.js';
 import type { LedgerProfile } from './stock-profile.js';
 import type { Cell } from './text-table.js';
 

@@ -23,7 +23,7 @@ import type { BenchTemporal } from './env.js';
 import { progress, startBenchSandbox, workerProcessEnv } from './env.js';
 import type { StockSizes } from './options.js';
 import { serverProcesses, treeCpuSeconds } from './processes.js';
-import type { ProcessCpu } from './report.js';
+import type { ProcessCpu } from './processes.js';
 import { mapLimit, round } from './stats.js';
 import { leftOf, operatorFor, profileOf, settle, type LedgerOf, type Settled } from './stock-ledger-watch.js';
 import {

@@ -14,7 +14,8 @@ import { benchFixture, benchSale, NAIROBI_LINES, progress, startBenchSandbox, wo
 import { segments, signedRecorded } from './history.js';
 import { FLOOR_QUEUE, FLOOR_WORKFLOW_TYPE } from './floor-workflow.js';
 import { serverProcesses, spawnWorkerProcess, treeCpuSeconds } from './processes.js';
-import type { CpuPerWorkflow, ProcessCpu, ThroughputCost, ThroughputReport, ThroughputSpan } from './report.js';
+import type { ProcessCpu } from './processes.js';
+import type { CpuPerWorkflow, ThroughputCost, ThroughputReport, ThroughputSpan } from './report.js';
 import { mapLimit, round } from './stats.js';
 
 /**
