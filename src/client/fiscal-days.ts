@@ -3,21 +3,23 @@ import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '
 import {
   DEFAULT_FISCAL_DAY_SETTINGS,
   FISCAL_DAY_WORKFLOW_TYPE,
+  closeFiscalDayUpdate,
   fiscalDaySchemas,
   fiscalDayWorkflowId,
   getFiscalDayQuery,
   matchTillCloseUpdate,
   nairobiDate,
   type FiscalDayInput,
+  type FiscalDayKey,
   type FiscalDaySummary,
   type TillClose,
   type TillMatch,
 } from '../contracts/fiscal-day.js';
 import { checkInput } from '../contracts/sale-input.js';
 import { mapBounded } from '../tenants/probes.js';
-import { SaleInputError } from './errors.js';
+import { SaleInputError, WorkflowOperationError } from './errors.js';
 import { queryLiteral } from './parked-sales.js';
-import { TaskQueueClient, type TaskQueueClientOptions } from './sales-client.js';
+import { runOperation, TaskQueueClient, type TaskQueueClientOptions } from './sales-client.js';
 
 export interface FiscalDayFilter {
   /** `YYYY-MM-DD` (default: today in Nairobi). */
@@ -28,6 +30,12 @@ export interface FiscalDayFilter {
 }
 
 const READ_AT_ONCE = 8;
+
+export type FiscalDayOperation = 'matchTillClose' | 'close';
+
+export class FiscalDayOperationError extends WorkflowOperationError<FiscalDayOperation> {
+  override readonly name = 'FiscalDayOperationError';
+}
 
 export class FiscalDaysClient extends TaskQueueClient {
   constructor(client: Client, options: TaskQueueClientOptions = {}) {
@@ -58,17 +66,33 @@ export class FiscalDaysClient extends TaskQueueClient {
     const workflowId = fiscalDayWorkflowId(this.taskQueue, till);
     const { businessId, scuId, date } = till;
     const args: [FiscalDayInput] = [{ businessId, scuId, date, settings: DEFAULT_FISCAL_DAY_SETTINGS }];
-    const startWorkflowOperation = new WithStartWorkflowOperation(FISCAL_DAY_WORKFLOW_TYPE, {
-      workflowId,
-      taskQueue: this.taskQueue,
-      args,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
-    return this.client.workflow.executeUpdateWithStart(matchTillCloseUpdate, {
-      args: [till],
-      startWorkflowOperation,
-    });
+    // One per call: the SDK takes a with-start operation once, and a refused call is asked again.
+    const startWorkflowOperation = () =>
+      new WithStartWorkflowOperation(FISCAL_DAY_WORKFLOW_TYPE, {
+        workflowId,
+        taskQueue: this.taskQueue,
+        args,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    return this.run('matchTillClose', workflowId, () =>
+      this.client.workflow.executeUpdateWithStart(matchTillCloseUpdate, {
+        args: [till],
+        startWorkflowOperation: startWorkflowOperation(),
+      }),
+    );
+  }
+
+  /** Closes a running day before its time (the demo, an accountant): later documents are amendments. */
+  async close(day: FiscalDayKey): Promise<FiscalDaySummary> {
+    const workflowId = fiscalDayWorkflowId(this.taskQueue, day);
+    return this.run('close', workflowId, () =>
+      this.client.workflow.getHandle(workflowId).executeUpdate(closeFiscalDayUpdate),
+    );
+  }
+
+  private run<T>(operation: FiscalDayOperation, workflowId: string, call: () => Promise<T>): Promise<T> {
+    return runOperation(FiscalDayOperationError, operation, workflowId, call, { subject: 'day book ' });
   }
 
   private async dayIds(businessId: string, date: string): Promise<string[]> {

@@ -1,5 +1,6 @@
 // Every input is validated before anything is sent; a workflow id names its work, so a second start finds the first.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ApplicationFailure,
   WithStartWorkflowOperation,
@@ -8,6 +9,8 @@ import {
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
   Client,
+  isGrpcServiceError,
+  ServiceError,
   type Workflow,
   type WorkflowHandle,
   type WorkflowOptions,
@@ -18,7 +21,7 @@ import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { FAILURE_TYPES } from '../contracts/failures.js';
 import { payloadEncryptionFromEnv } from '../codec/data-converter.js';
 import type { Env } from '../config/env.js';
-import { connectClient, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
+import { connectClient, GRPC, loadTemporalSettings, type TemporalSettings } from '../temporal/connection.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 import {
   awaitReceiptUpdate,
@@ -139,13 +142,27 @@ export abstract class TaskQueueClient {
   }
 }
 
-/** Temporal's failures as `error`, whose message says what to do; `reason` is the workflow's own for a refusal. */
+/**
+ * How long an update the server refuses because the workflow's last task failed is asked again. Such a task is done
+ * again at once when its cause passes (a continue-as-new met by signals that came meanwhile: a day book taking a
+ * burst of entries), so the caller rides it out; a workflow whose tasks keep failing is refused after this.
+ */
+export const TASK_FAILED_RETRY_MS = 60_000;
+
+/**
+ * Temporal's failures as `error`, whose message says what to do; `reason` is the workflow's own for a refusal. An
+ * update refused while the workflow's last task failed (FAILED_PRECONDITION) is asked again, for `taskFailedRetryMs`.
+ */
 export async function runOperation<T, Operation extends string>(
   error: new (...args: ConstructorParameters<typeof WorkflowOperationError<Operation>>) => Error,
   operation: Operation,
   workflowId: string,
   call: () => Promise<T>,
-  { subject = '', updateId }: { subject?: string; updateId?: string } = {},
+  {
+    subject = '',
+    updateId,
+    taskFailedRetryMs = TASK_FAILED_RETRY_MS,
+  }: { subject?: string; updateId?: string; taskFailedRetryMs?: number } = {},
 ): Promise<T> {
   const failed = (failure: OperationFailure, reason: string, cause: unknown) => {
     const again = updateId === undefined ? '' : `; repeat it with updateId '${updateId}' to get its answer`;
@@ -156,14 +173,27 @@ export async function runOperation<T, Operation extends string>(
     }[failure];
     return new error(operation, workflowId, failure, message, { cause, updateId });
   };
-  try {
-    return await call();
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) throw failed('rejected', err.cause?.message ?? err.message, err);
-    if (err instanceof WorkflowNotFoundError) throw failed('not_found', err.message, err);
-    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) throw failed('timed_out', err.message, err);
-    throw err;
+  const until = Date.now() + taskFailedRetryMs;
+  for (let pauseMs = 250; ; pauseMs = Math.min(2 * pauseMs, 5_000)) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(taskFailed(err) && Date.now() + pauseMs <= until)) throw operationFailure(err);
+      await sleep(pauseMs);
+    }
   }
+
+  function operationFailure(err: unknown): unknown {
+    if (err instanceof WorkflowUpdateFailedError) return failed('rejected', err.cause?.message ?? err.message, err);
+    if (err instanceof WorkflowNotFoundError) return failed('not_found', err.message, err);
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return failed('timed_out', err.message, err);
+    return err;
+  }
+}
+
+/** The server's refusal of an update while the workflow's last task failed. */
+function taskFailed(err: unknown): boolean {
+  return err instanceof ServiceError && isGrpcServiceError(err.cause) && err.cause.code === GRPC.FAILED_PRECONDITION;
 }
 
 export interface AwaitReceiptOptions {
@@ -201,16 +231,18 @@ export class SalesClient extends TaskQueueClient {
     const start = saleStartOptions(sale);
     const { workflowId } = start;
     const request: AwaitReceiptRequest = { ...(wait === undefined ? {} : { wait }), input: sale };
-    const startWorkflowOperation = new WithStartWorkflowOperation<SaleWorkflow>(SALE_WORKFLOW_TYPE, {
-      ...start,
-      taskQueue: this.taskQueue,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
+    // One per call: the SDK takes a with-start operation once, and a refused call is asked again.
+    const startWorkflowOperation = () =>
+      new WithStartWorkflowOperation<SaleWorkflow>(SALE_WORKFLOW_TYPE, {
+        ...start,
+        taskQueue: this.taskQueue,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
     const call = async () => {
       try {
         const answer = await this.client.workflow.executeUpdateWithStart(awaitReceiptUpdate, {
           args: [request],
-          startWorkflowOperation,
+          startWorkflowOperation: startWorkflowOperation(),
           ...(options.updateId === undefined ? {} : { updateId: options.updateId }),
         });
         return { workflowId, ...answer };
@@ -267,16 +299,18 @@ export class SalesClient extends TaskQueueClient {
     const start = refundStartOptions(input);
     const { workflowId } = start;
     const updateId = options.updateId ?? `refund:${input.request.traderInvoiceNumber}`;
-    const startWorkflowOperation = new WithStartWorkflowOperation<RefundWorkflow>(REFUND_WORKFLOW_TYPE, {
-      ...start,
-      taskQueue: this.taskQueue,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
+    // One per call: the SDK takes a with-start operation once, and a refused call is asked again.
+    const startWorkflowOperation = () =>
+      new WithStartWorkflowOperation<RefundWorkflow>(REFUND_WORKFLOW_TYPE, {
+        ...start,
+        taskQueue: this.taskQueue,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
     const call = async () => {
       try {
         return await this.client.workflow.executeUpdateWithStart(refundUpdate, {
           args: [input.request],
-          startWorkflowOperation,
+          startWorkflowOperation: startWorkflowOperation(),
           updateId,
         });
       } catch (err) {

@@ -7,16 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { FiscalDaysClient } from '../../src/client/fiscal-days.js';
 import { dayText } from '../../src/cli/fiscal-day-table.js';
-import {
-  addBands,
-  closeFiscalDayUpdate,
-  fiscalDayWorkflowId,
-  isoDateOf,
-  taxBandsOf,
-  type FiscalDayEvent,
-  type TaxBands,
-} from '../../src/contracts/fiscal-day.js';
-import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
+import { addBands, isoDateOf, taxBandsOf, type FiscalDayEvent, type TaxBands } from '../../src/contracts/fiscal-day.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import type { PieceOutcome } from './demo-system.js';
 import type { Stack } from './stack.js';
@@ -36,8 +27,7 @@ export async function demoFiscalDay(stack: Stack, runId: string, sinkPath: strin
   for (const d of ours) addBands(expected, taxBandsOf(d.sale.lines));
 
   const days = new FiscalDaysClient(stack.client);
-  const handle = stack.client.workflow.getHandle(fiscalDayWorkflowId(WORKFLOW_TASK_QUEUE, day));
-  const closed = await handle.executeUpdate(closeFiscalDayUpdate);
+  const closed = await days.close(day);
   const [book] = await days.days(businessId, { scuId: day.scuId, date: day.date });
   console.log(`\n${dayText(book ? [book] : [])}`);
   const counted = Object.values(closed.receipts).reduce((a, b) => a + b, 0);
