@@ -191,9 +191,17 @@ export async function runOperation<T, Operation extends string>(
   }
 }
 
-/** The server's refusal of an update while the workflow's last task failed. */
+/**
+ * The server's refusal of an update while the workflow's last task failed: an update's call only (the SDK's own words
+ * for it), so a query of a workflow whose tasks keep failing is answered at once.
+ */
 function taskFailed(err: unknown): boolean {
-  return err instanceof ServiceError && isGrpcServiceError(err.cause) && err.cause.code === GRPC.FAILED_PRECONDITION;
+  return (
+    err instanceof ServiceError &&
+    /^(Workflow Update|Update-With-Start) failed$/.test(err.message) &&
+    isGrpcServiceError(err.cause) &&
+    err.cause.code === GRPC.FAILED_PRECONDITION
+  );
 }
 
 export interface AwaitReceiptOptions {

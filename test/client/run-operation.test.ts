@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { FiscalDayOperationError } from '../../src/client/fiscal-days.js';
 import { runOperation } from '../../src/client/sales-client.js';
 
-function refusedWhileTaskFailed(): ServiceError {
+function refusedWhileTaskFailed(message = 'Workflow Update failed'): ServiceError {
   const cause = Object.assign(
     new Error(
       '9 FAILED_PRECONDITION: Unable to perform workflow execution update due to Workflow Task in failed state.',
@@ -20,7 +20,7 @@ function refusedWhileTaskFailed(): ServiceError {
       metadata: {},
     },
   );
-  return new ServiceError('Workflow Update failed', { cause });
+  return new ServiceError(message, { cause });
 }
 
 describe('runOperation', () => {
@@ -35,7 +35,7 @@ describe('runOperation', () => {
     expect(calls).toBe(3);
   });
 
-  it('gives the refusal up after its bound, and maps every other failure at once', async () => {
+  it('gives the refusal up after its bound, and gives a query or any other failure back at once', async () => {
     let calls = 0;
     const started = Date.now();
     await expect(
@@ -52,6 +52,14 @@ describe('runOperation', () => {
     ).rejects.toThrow(/Workflow Update failed/);
     expect(calls).toBeGreaterThanOrEqual(2);
     expect(Date.now() - started).toBeLessThan(5_000);
+
+    calls = 0;
+    const query = runOperation(FiscalDayOperationError, 'close', 'fiscal-day:x', async () => {
+      calls++;
+      throw refusedWhileTaskFailed('Failed to query Workflow');
+    });
+    await expect(query).rejects.toThrow(/Failed to query Workflow/);
+    expect(calls).toBe(1);
 
     calls = 0;
     const missing = runOperation(FiscalDayOperationError, 'close', 'fiscal-day:y', async () => {
