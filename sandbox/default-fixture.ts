@@ -144,6 +144,9 @@ function demoPurchases(prefix: string, count: number, branchIds: readonly [strin
   });
 }
 
+/** The demo business's supplier invoice that only its second pull fetches, dated two months back. */
+export const DEMO_LATE_PURCHASE_ID = 'pur_nbo_late_001';
+
 /** Reviews done on the dashboard between the demo business's pulls: the sync passes each change on once. */
 const NAIROBI_REVIEWS: Record<
   string,
@@ -318,7 +321,7 @@ export const defaultComplianceFixtureInput: ComplianceFixtureInput = {
         })),
         // Fetched only by the second pull, dated two months back: a sync that trusted invoice dates would miss it.
         {
-          id: 'pur_nbo_late_001',
+          id: DEMO_LATE_PURCHASE_ID,
           status: 'pulled' as const,
           supplier: SUPPLIERS[1]!,
           supplierInvoiceNumber: 'INV-2290',
