@@ -24,12 +24,20 @@ import {
   type ItemRegistrationState,
 } from '../contracts/item-registration.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { WorkflowOperationError } from './errors.js';
+import { runOperation } from './sales-client.js';
 
 type CatalogueImportWorkflow = (input: CatalogueImportInput) => Promise<CatalogueImportProgress>;
 type CatalogueChunkWorkflow = (input: CatalogueChunkInput) => Promise<CatalogueChunkResult>;
 
 export class CatalogueSizeError extends Error {
   override readonly name = 'CatalogueSizeError';
+}
+
+export type CatalogueImportOperation = 'addChunk';
+
+export class CatalogueImportOperationError extends WorkflowOperationError<CatalogueImportOperation> {
+  override readonly name = 'CatalogueImportOperationError';
 }
 
 export function catalogueImportId(businessId: string, rows: ReadonlyArray<{ line: number; row: CatalogueRow }>) {
@@ -69,7 +77,14 @@ export async function startCatalogueImport(
   // An import already running may hold some chunks: they are not counted as sent.
   let chunksSent = 0;
   for (const chunk of chunks) {
-    const { accepted } = await handle.executeUpdate(addCatalogueChunkUpdate, { args: [chunk] });
+    // A chunk is taken once, so an update refused while the import's task failed (a burst of chunks) is sent again.
+    const { accepted } = await runOperation(
+      CatalogueImportOperationError,
+      'addChunk',
+      workflowId,
+      () => handle.executeUpdate(addCatalogueChunkUpdate, { args: [chunk] }),
+      { subject: 'catalogue import ' },
+    );
     if (accepted) chunksSent++;
   }
   return { importId, workflowId, chunksSent, chunks: chunks.length };
