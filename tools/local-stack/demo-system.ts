@@ -59,7 +59,7 @@ export async function demoPurchasesSync(stack: Stack, sinkPath: string): Promise
     note:
       `the late invoice ${late === 1 ? 'delivered once' : `delivered ${late} times`}, ` +
       `${counted(reviews, 'status change')}; ${counted(events.length, 'event')} for ` +
-      `${counted(invoices.size, 'invoice')}${invoices.size === received.length ? '' : ' (one received twice)'} in ${sinkPath}`,
+      `${counted(invoices.size, 'invoice')}${invoices.size === received.length ? '' : ' (some received more than once)'} in ${sinkPath}`,
   };
 }
 
