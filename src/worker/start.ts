@@ -1,3 +1,4 @@
+import { addAbortListener } from 'node:events';
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
@@ -31,7 +32,7 @@ import { purchasesBusinessIds, scheduleServed, servedBusinesses, setSchedulesPau
 import type { WorkerSettings } from './settings.js';
 import { tenantChangeActor } from './tenant-changes.js';
 import { tellSalesWaitingFor } from './waiting-sales.js';
-import { createWorkers, type WorkerDependencies } from './workers.js';
+import { createWorkers } from './workers.js';
 import { watchQueueRegistration } from './queue-registration.js';
 import { WindowQueues } from './window-queues.js';
 
@@ -95,13 +96,7 @@ export async function startWorkerProcess(options: {
   const stockIn = firstStockIn(live.stockIn, settings.stockIn);
   // Its actions use the service clients: stopped before them.
   resources.own('tenant changes', changes, (actor) => actor.stop());
-  const dependencies: WorkerDependencies = {
-    ...context,
-    connection: options.connection,
-    services,
-    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
-    shutdownGraceMs: settings.worker.shutdownGraceMs,
-  };
+  const stopping = options.stop ?? new AbortController();
   try {
     // Before any worker polls: each application's calls are held to its own budget from the first one.
     const holdBudgets = () =>
@@ -123,7 +118,12 @@ export async function startWorkerProcess(options: {
     if (callbacks) resources.own('callback receiver', callbacks.server, (server) => server.close());
     const purchasesSink = options.purchasesSink ?? (await createSink(settings.purchases.sink));
     if (purchasesSink) resources.own('purchases sink', purchasesSink, (sink) => sink.close());
-    const workers = await createWorkers(dependencies, {
+    const workers = await createWorkers(context, {
+      connection: options.connection,
+      services,
+      ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+      shutdownGraceMs: settings.worker.shutdownGraceMs,
+      stop: stopping.signal,
       activitiesPerSecond,
       workflowBundle: options.workflowBundle,
       callbackUrls: callbacks?.minter,
@@ -170,15 +170,8 @@ export async function startWorkerProcess(options: {
     // Known once run() has begun: the server learns the version from the workers' polls.
     const routing = Promise.withResolvers<VersionRouting>();
     routing.promise.catch(() => undefined);
-    const stopping = options.stop ?? new AbortController();
-    // No new tasks, those running get the grace (SHUTDOWN_GRACE_TIME), and the receiver takes no new request. The
-    // receiver drains beside the workers, within the same grace, so that one grace bounds the whole stop.
-    const stopWorkers = () => {
-      workers.shutdown();
-      void callbacks?.server.close();
-    };
-    if (stopping.signal.aborted) stopWorkers();
-    else stopping.signal.addEventListener('abort', stopWorkers, { once: true });
+    // The receiver takes no new request and drains beside the workers, in the same grace: one grace bounds the stop.
+    addAbortListener(stopping.signal, () => void callbacks?.server.close());
     const route = () =>
       routeDeploymentVersion({
         ...context,

@@ -1,3 +1,4 @@
+import { addAbortListener } from 'node:events';
 import type { StockReportingOf } from '../config/stock-reporting.js';
 import type { StockInSettingsOf } from '../config/stock-in.js';
 import type { FiscalDaySettings } from '../contracts/fiscal-day.js';
@@ -50,29 +51,31 @@ function activitiesOn(queue: ActivityQueue, activities: Activities): Partial<Act
   );
 }
 
-/** What every worker of a process shares: built once at start-up and handed down whole. */
-export interface WorkerDependencies {
-  connection: NativeConnection;
-  namespace: string;
+/** What the process hands whole to what builds its workers, budgets, schedules and version routing. */
+export interface WorkerContext {
   /** The registration activity starts item-registration workflows with it. */
   client: Client;
-  services: ServiceAccess;
-  logger: Logger;
+  namespace: string;
   /** The workflow queue; the service queues derive from it. */
   taskQueue: string;
   /** Every queue's worker polls as this version. */
   version: DeploymentVersion;
-  /** The client's, if it has its own. */
-  dataConverter?: DataConverter;
+  logger: Logger;
   metrics?: MetricsRecorder;
-  /** How long a stopping worker lets its tasks run (SHUTDOWN_GRACE_TIME; default: the SDK's, none). */
-  shutdownGraceMs?: number;
 }
 
 /** One worker per service queue: its server-side rate caps the fleet's load on that service, apart from the other's. */
 export async function createWorkers(
-  dependencies: WorkerDependencies,
+  context: WorkerContext,
   options: {
+    connection: NativeConnection;
+    services: ServiceAccess;
+    /** The client's, if it has its own. */
+    dataConverter?: DataConverter;
+    /** How long a stopping worker lets its tasks run (SHUTDOWN_GRACE_TIME; default: the SDK's, none). */
+    shutdownGraceMs?: number;
+    /** Aborted: every worker stops polling and its tasks get the grace (the process's one stop). */
+    stop?: AbortSignal;
     /** Fleet-wide: the server enforces it. */
     activitiesPerSecond: { compliance: number; accounting: number };
     workflowBundle?: WorkflowBundle;
@@ -87,13 +90,14 @@ export async function createWorkers(
     fiscalDay?: FiscalDaySettings;
   },
 ) {
-  const { services, logger, taskQueue, dataConverter, metrics } = dependencies;
+  const { logger, taskQueue, metrics } = context;
+  const { services, dataConverter, shutdownGraceMs } = options;
   const afterAnswers = new Set<Promise<unknown>>();
   const activities = createActivities({
     afterAnswers,
     services,
     itemRegistry: new ItemRegistry(services),
-    temporal: { client: dependencies.client },
+    temporal: { client: context.client },
     logger,
     callbackUrls: options.callbackUrls,
     settledDocuments: options.settledDocuments,
@@ -103,10 +107,9 @@ export async function createWorkers(
     stockIn: options.stockIn,
     ...(options.fiscalDay ? { fiscalDay: options.fiscalDay } : {}),
   });
-  const { shutdownGraceMs } = dependencies;
   const common = {
-    connection: dependencies.connection,
-    namespace: dependencies.namespace,
+    connection: options.connection,
+    namespace: context.namespace,
     ...(dataConverter ? { dataConverter } : {}),
     ...(shutdownGraceMs === undefined
       ? {}
@@ -116,7 +119,7 @@ export async function createWorkers(
     // Why: docs/deployment.md, "Rolling out a new build".
     workerDeploymentOptions: {
       useWorkerVersioning: true as const,
-      version: dependencies.version,
+      version: context.version,
       defaultVersioningBehavior: 'PINNED' as const,
     },
   };
@@ -141,7 +144,8 @@ export async function createWorkers(
   const accounting = await serviceWorker('accounting');
   const all = [workflows, compliance, accounting];
   const windowWorkers = new Map<string, { worker: Worker; running: Promise<void> }>();
-  let stopped = false;
+  const stopping = new AbortController();
+  const stopped = () => stopping.signal.aborted;
   const { promise: windowWorkerFailed, reject: failWindowWorker } = Promise.withResolvers<never>();
   // Unobserved until run(): a failure before then rejects run() when it is called.
   windowWorkerFailed.catch(() => undefined);
@@ -155,7 +159,7 @@ export async function createWorkers(
     }
     const fresh = queues.filter((q) => !windowWorkers.has(q.taskQueue));
     await mapBounded(fresh, WINDOW_WORKERS_CREATED_AT_ONCE, async ({ taskQueue: queue, perSecond }) => {
-      if (stopped) return;
+      if (stopped()) return;
       const worker = await Worker.create({
         ...common,
         taskQueue: queue,
@@ -167,6 +171,12 @@ export async function createWorkers(
       windowWorkers.set(queue, { worker, running });
     });
   };
+  // No new task, those running get the grace; the SDK throws on a Worker that is not running.
+  stopping.signal.addEventListener('abort', () => {
+    for (const w of [...all, ...[...windowWorkers.values()].map((entry) => entry.worker)])
+      if (w.getState() === 'RUNNING') w.shutdown();
+  });
+  if (options.stop) addAbortListener(options.stop, () => stopping.abort());
   return {
     workflows,
     compliance,
@@ -182,12 +192,6 @@ export async function createWorkers(
       await Promise.all([...windowWorkers.values()].map((entry) => entry.running));
       await Promise.allSettled(afterAnswers);
     },
-    // Once: the SDK throws on a Worker that is not running.
-    shutdown: () => {
-      if (stopped) return;
-      stopped = true;
-      for (const w of all) if (w.getState() === 'RUNNING') w.shutdown();
-      for (const entry of windowWorkers.values()) if (entry.worker.getState() === 'RUNNING') entry.worker.shutdown();
-    },
+    shutdown: () => stopping.abort(),
   };
 }

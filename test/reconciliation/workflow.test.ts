@@ -112,16 +112,10 @@ beforeAll(async () => {
   const version = { deploymentName: deploymentNameFor(taskQueue), buildId: 'test' };
   // The production wiring: every activity registered on the queue it runs on in the worker.
   workers = await createWorkers(
+    { namespace: env.namespace ?? 'default', client, logger, taskQueue, version },
     {
       connection: env.nativeConnection,
-      namespace: env.namespace ?? 'default',
-      client,
       services: singleApplication({ compliance, accounting }),
-      logger,
-      taskQueue,
-      version,
-    },
-    {
       workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: testLogger }),
       activitiesPerSecond: { compliance: 50, accounting: 50 },
     },
