@@ -4,14 +4,23 @@ import type { MetricsSinks } from '../src/metrics/workflow-sink.js';
 
 const { metrics } = proxySinks<MetricsSinks>();
 
-/** How many times each (name, labels) was counted in this run so far, replay included: deterministic. */
-const occurrences = new Map<string, number>();
+const OCCURRENCES = Symbol.for('etims.metricOccurrences');
+
+/**
+ * How many times each (name, labels) was counted in this run so far, replay included: deterministic. Kept on the
+ * workflow's global object, which the SDK keeps apart for each workflow: this module is shared between them.
+ */
+function occurrences(): Map<string, number> {
+  const global = globalThis as { [OCCURRENCES]?: Map<string, number> };
+  return (global[OCCURRENCES] ??= new Map());
+}
 
 /** Counts once: nothing while replaying, and the occurrence number lets the worker drop a retried task's count. */
 export function count<N extends CounterName>(name: N, labels: LabelsOf<N>, value = 1): void {
   const key = `${name}${JSON.stringify(labels)}`;
-  const occurrence = (occurrences.get(key) ?? 0) + 1;
-  occurrences.set(key, occurrence);
+  const seen = occurrences();
+  const occurrence = (seen.get(key) ?? 0) + 1;
+  seen.set(key, occurrence);
   if (workflowInfo().unsafe.isReplaying) return;
   metrics.count(name, labels, value, `${key}#${occurrence}`);
 }

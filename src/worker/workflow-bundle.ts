@@ -12,39 +12,6 @@ import type { Logger } from 'pino';
 import { failureConverterPath } from '../codec/data-converter.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 
-// Evaluated once per workflow thread, not per workflow; order matters: zod is configured first.
-// Why: docs/benchmarks.md, "Workflow definitions shared between workflows".
-export const SHARED_WORKFLOW_MODULES = [
-  'workflows/zod-jitless',
-  'workflows/stack-depth',
-  'workflows/keys',
-  'src/contracts/budget-placement',
-  'src/contracts/catalogue-import',
-  'src/contracts/compliance-rules',
-  'src/contracts/duration',
-  'src/contracts/failures',
-  'src/contracts/fiscal-day',
-  'src/contracts/item-registration',
-  'src/contracts/outage-watch',
-  'src/contracts/priority',
-  'src/contracts/purchases-book',
-  'src/contracts/purchases-sync',
-  'src/contracts/reconciliation',
-  'src/contracts/refund',
-  'src/contracts/sale-input',
-  'src/contracts/sale',
-  'src/contracts/search-attributes',
-  'src/contracts/stock-in',
-  'src/contracts/stock-in-mappings',
-  'src/contracts/stock-ledger',
-  'src/contracts/sync-batch',
-  'src/contracts/task-queues',
-  'src/http/rate-limit',
-  'src/reconciliation/limits',
-  'src/reconciliation/rules',
-  'src/reconciliation/summary',
-];
-
 /** Where `npm run build` writes the bundles, beside the compiled code. */
 const PREBUILT_DIR = fileURLToPath(new URL('../../workflow-bundles/', import.meta.url));
 const MANIFEST = 'manifest.json';
@@ -64,11 +31,9 @@ export function workflowSources(): { workflowsPath: string; preloadModules: stri
     .map((candidate) => fileURLToPath(new URL(candidate, import.meta.url)))
     .find((candidate) => existsSync(candidate));
   if (path === undefined) throw new Error('workflows/index.(ts|js) not found next to src/');
-  const extension = path.endsWith('.ts') ? '.ts' : '.js';
-  const preloadModules = SHARED_WORKFLOW_MODULES.map((module) =>
-    fileURLToPath(new URL(`../../${module}${extension}`, import.meta.url)),
-  );
-  return { workflowsPath: path, preloadModules };
+  // Every workflow module, and what it imports, evaluated once per workflow thread instead of once per workflow: the
+  // SDK shares what is loaded before any workflow runs. Why: docs/benchmarks.md, "Workflow modules shared".
+  return { workflowsPath: path, preloadModules: [path] };
 }
 
 /** Bundled as the Worker would, but the bundler's twenty lines of webpack statistics go to debug. */

@@ -1,24 +1,57 @@
 /**
- * The workflow thread shares the src/ modules workflow code imports instead of evaluating them once per workflow:
- * the list the bundle is built with must name every one the bundle holds (a new one left out would quietly cost
- * every workflow its evaluation again), and nothing else.
+ * Every workflow module, and what it imports, is evaluated once per workflow thread and shared by every workflow,
+ * instead of once per new workflow: the bundle preloads the workflows' entry. What a shared module keeps for one run
+ * (a counter's occurrences) must then live apart for each workflow.
  */
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, Worker, type InjectedSinks } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { SHARED_WORKFLOW_MODULES } from '../../src/worker/workflow-bundle.js';
+import type { MetricsSinks } from '../../src/metrics/workflow-sink.js';
+import { workflowSources } from '../../src/worker/workflow-bundle.js';
+import { getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 
 describe('modules shared between workflows', () => {
-  it('are exactly the src/ modules the workflow bundle holds', async () => {
-    const { code } = await workflowBundle();
-    const inBundle = new Set([...code.matchAll(/^\/\*\*\*\/ "\.\/(src\/[^"]+)\.ts"$/gm)].map((match) => match[1]));
-    expect(inBundle.size).toBeGreaterThan(0);
-    const shared = SHARED_WORKFLOW_MODULES.filter((module) => module.startsWith('src/'));
-    expect([...inBundle].sort()).toEqual([...shared].sort());
-  });
-
-  it('are shared by the bundle: evaluated before any workflow, not per workflow', async () => {
+  it('are every module of the bundle: the workflows entry is loaded before any workflow', async () => {
     const { code } = await workflowBundle();
     const preload = /exports\.preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(code)?.[1] ?? '';
-    for (const module of SHARED_WORKFLOW_MODULES) expect(preload).toContain(`${module}.ts`);
+    expect(preload).toContain('workflows/index.ts');
+  });
+
+  it("keep each workflow's counts apart: two runs in one worker each count from the first occurrence", async () => {
+    const env = await getTestEnv();
+    const workflowsPath = fileURLToPath(new URL('./fixtures/counting-workflow.ts', import.meta.url));
+    // As the product bundles: the module that counts is shared.
+    const bundle = await bundleWorkflowCode({ workflowsPath, preloadModules: [workflowsPath], logger: testLogger });
+    expect(workflowSources().preloadModules).toEqual([workflowSources().workflowsPath]);
+    const occurrences: string[] = [];
+    const sinks: InjectedSinks<MetricsSinks> = {
+      metrics: {
+        count: { fn: (_info, _name, _labels, _value, occurrence) => void occurrences.push(occurrence) },
+        set: { fn: () => undefined },
+      },
+    };
+    const taskQueue = uniqueTaskQueue('shared-modules');
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      workflowBundle: bundle,
+      sinks,
+    });
+    await worker.runUntil(async () => {
+      for (const run of [1, 2])
+        await env.client.workflow.execute('countingWorkflow', {
+          taskQueue,
+          workflowId: `${taskQueue}-${run}`,
+          args: [2],
+        });
+    });
+    expect(occurrences).toEqual([
+      'etims_sales_signed{}#1',
+      'etims_sales_signed{}#2',
+      'etims_sales_signed{}#1',
+      'etims_sales_signed{}#2',
+    ]);
   });
 });
