@@ -2,6 +2,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { queryLiteral } from '../src/client/parked-sales.js';
 import {
+  FISCAL_DAY_TASK_TIMEOUT,
   FISCAL_DAY_WORKFLOW_TYPE,
   DAY_ENTRIES_PER_SIGNAL,
   emptyDay,
@@ -74,6 +75,7 @@ export function createFiscalDayActivities(deps: FiscalDayActivityDeps) {
           args: [{ ...key, settings: deps.fiscalDay } satisfies FiscalDayInput],
           signal: fiscalDayEntrySignal,
           signalArgs: [{ ...key, entries }],
+          workflowTaskTimeout: FISCAL_DAY_TASK_TIMEOUT,
           // A day whose book has ended is not started again empty: its late documents are delivered by themselves.
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         });

@@ -13,6 +13,7 @@ import {
 import { parseDuration } from '../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
 import {
+  FISCAL_DAY_TASK_TIMEOUT,
   closeFiscalDayUpdate,
   dayEndMs,
   fiscalDayAttribute,
@@ -62,26 +63,34 @@ export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDa
   const keepOpenMs = durationOf('keepOpen', input.settings.keepOpen);
   const aheadMs = input.settings.clockAhead === undefined ? 0 : durationOf('clockAhead', input.settings.clockAhead);
   const book = new DayBook(input, new Date(dayEndMs(input.date) + graceMs - aheadMs).toISOString());
-  const { summary } = book;
   let closeAsked = false;
   let lastMatch: TillMatch | undefined;
-  const show = () => setCurrentDetails(dayTable(summary, lastMatch));
+  let changed = true;
+  const show = () => (changed = true);
+  // The UI's details are written once per workflow task, however many entries it brings (a backlog's burst).
+  void (async () => {
+    for (;;) {
+      await condition(() => changed);
+      changed = false;
+      setCurrentDetails(dayTable(book.summary, lastMatch));
+    }
+  })();
 
   setHandler(fiscalDayEntrySignal, ({ entries }) => {
     const taken = entries.filter((entry) => book.take(entry));
     if (taken.length > 0) show();
   });
-  setHandler(getFiscalDayQuery, () => summary);
+  setHandler(getFiscalDayQuery, () => book.summary);
   setHandler(closeFiscalDayUpdate, async () => {
     closeAsked = true;
     await condition(() => book.closed);
-    return summary;
+    return book.summary;
   });
   setHandler(
     matchTillCloseUpdate,
     async (till: TillClose) => {
       const found = await findTillSales({ ...till, taskQueue: workflowInfo().taskQueue });
-      lastMatch = compareTill(summary, till, found);
+      lastMatch = compareTill(book.summary, till, found);
       if (!lastMatch.matched) count('etims_fiscal_day_till_differences', {});
       show();
       return lastMatch;
@@ -89,7 +98,7 @@ export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDa
     {
       validator: (argument) => {
         const till = required('matchTillClose', 'a till close (docs/schemas)', fiscalDaySchemas().tillClose, argument);
-        const day = `${summary.businessId} ${summary.scuId} ${summary.date}`;
+        const day = `${input.businessId} ${input.scuId} ${input.date}`;
         if (`${till.businessId} ${till.scuId} ${till.date}` !== day)
           throw ApplicationFailure.nonRetryable(`this is the day book of ${day}`, FAILURE_TYPES.invalidOperation);
       },
@@ -100,14 +109,12 @@ export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDa
       { key: BusinessId, value: input.businessId },
       { key: FiscalDay, value: fiscalDayAttribute(input) },
     ]);
-  show();
-
   // Pinned to the build it started on; once another is current, the next run goes there with the book.
   const movedOn = () => workflowInfo().targetWorkerDeploymentVersionChanged;
   const full = () =>
     workflowInfo().historyLength >= HISTORY_EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested || movedOn();
   let lookedBeforeEnd = false;
-  const closesAt = Date.parse(summary.closesAt);
+  const closesAt = Date.parse(book.summary.closesAt);
   const endsAt = closesAt + keepOpenMs;
   for (;;) {
     // Closed before a run ends, so that an operator's close is never left waiting for the next one.
@@ -116,7 +123,7 @@ export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDa
       book.close(new Date().toISOString());
       show();
       count('etims_fiscal_day_closes', { unaccounted: book.missing() > 0 ? 'yes' : 'no' });
-      await deliver({ id: fiscalDayEventId(summary), type: 'fiscal_day.closed', businessId: summary.businessId });
+      await deliver({ id: fiscalDayEventId(input), type: 'fiscal_day.closed', businessId: input.businessId });
       continue;
     }
     if (full()) break;
@@ -126,9 +133,9 @@ export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDa
       count('etims_fiscal_day_amendments', {});
       show();
       await deliver({
-        id: fiscalDayEventId(summary, amendment.number),
+        id: fiscalDayEventId(input, amendment.number),
         type: 'fiscal_day.amended',
-        businessId: summary.businessId,
+        businessId: input.businessId,
         amendment,
       });
       continue;
@@ -147,20 +154,21 @@ export async function fiscalDayWorkflow(input: FiscalDayInput): Promise<FiscalDa
   }
   await condition(allHandlersFinished);
   if (full() || book.amendmentWaiting || !book.closed || Date.now() < endsAt)
-    return makeContinueAsNewFunc<typeof fiscalDayWorkflow>(
-      movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {},
-    )({ ...input, carried: book.carry() });
-  return summary;
+    return makeContinueAsNewFunc<typeof fiscalDayWorkflow>({
+      workflowTaskTimeout: FISCAL_DAY_TASK_TIMEOUT,
+      ...(movedOn() ? { initialVersioningBehavior: 'AUTO_UPGRADE' as const } : {}),
+    })({ ...input, carried: book.carry() });
+  return book.summary;
 
   /** Sales whose entries were lost come in again as signals before this returns: the book counts each once. */
   async function lookAtTheEvidence(): Promise<void> {
-    const counted = Object.values(summary.receipts).reduce((sum, n) => sum + n, 0);
+    const counted = Object.values(book.summary.receipts).reduce((sum, n) => sum + n, 0);
     const { businessId, scuId, date } = input;
     await recoverFiscalDay({ businessId, scuId, date, taskQueue: workflowInfo().taskQueue, counted });
   }
 
   async function deliver(event: Omit<FiscalDayEvent, 'day'>): Promise<void> {
-    await deliverFiscalDay({ event: { ...event, day: summary } });
+    await deliverFiscalDay({ event: { ...event, day: book.summary } });
   }
 }
 

@@ -2,6 +2,7 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   DEFAULT_FISCAL_DAY_SETTINGS,
+  FISCAL_DAY_TASK_TIMEOUT,
   FISCAL_DAY_WORKFLOW_TYPE,
   closeFiscalDayUpdate,
   fiscalDaySchemas,
@@ -74,6 +75,7 @@ export class FiscalDaysClient extends TaskQueueClient {
         args,
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        workflowTaskTimeout: FISCAL_DAY_TASK_TIMEOUT,
       });
     return this.run('matchTillClose', workflowId, () =>
       this.client.workflow.executeUpdateWithStart(matchTillCloseUpdate, {

@@ -102,6 +102,13 @@ export interface FiscalDayEntries extends FiscalDayKey {
   entries: DayEntry[];
 }
 
+/**
+ * A day book's workflow task may take this long (the Temporal default is 10 s): after a burst of entries that outran
+ * its tasks, the server fails each task it had started, and the one that follows takes every entry since the last
+ * task completed (docs/fiscal-day.md, "A burst of entries").
+ */
+export const FISCAL_DAY_TASK_TIMEOUT = '1 minute';
+
 /** The most entries one signal carries: about 300 bytes each with four tax letters. */
 export const DAY_ENTRIES_PER_SIGNAL = 100;
 

@@ -1,7 +1,7 @@
 import { addAbortListener } from 'node:events';
 import type { StockReportingOf } from '../config/stock-reporting.js';
 import type { StockInSettingsOf } from '../config/stock-in.js';
-import type { FiscalDaySettings } from '../contracts/fiscal-day.js';
+import { FISCAL_DAY_TASK_TIMEOUT, type FiscalDaySettings } from '../contracts/fiscal-day.js';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
@@ -63,6 +63,13 @@ export interface WorkerContext {
   logger: Logger;
   metrics?: MetricsRecorder;
 }
+
+/**
+ * The SDK stops a call into workflow code after 5 s, its guard against a workflow stuck in a loop; a day book's task
+ * after a burst of entries may rightly take longer, up to the task timeout it is given. The SDK reads this option
+ * (`...rest` in its `addDefaultWorkerOptions`) but leaves it out of `WorkerOptions`' type.
+ */
+const WORKFLOW_CODE_LIMIT: { isolateExecutionTimeout: string } = { isolateExecutionTimeout: FISCAL_DAY_TASK_TIMEOUT };
 
 /** One worker per service queue: its server-side rate caps the fleet's load on that service, apart from the other's. */
 export async function createWorkers(
@@ -131,6 +138,7 @@ export async function createWorkers(
     activities: activitiesOn('workflow', activities),
     ...(metrics ? { sinks: metricsSinks(metrics) } : {}),
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
+    ...WORKFLOW_CODE_LIMIT,
     stickyQueueScheduleToStartTimeout: STICKY_TASK_WAIT,
   });
   const serviceWorker = (queue: 'compliance' | 'accounting') =>

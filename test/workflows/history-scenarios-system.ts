@@ -12,6 +12,7 @@ import { SyncBatchClient } from '../../src/client/sync-batches.js';
 import { FiscalDaysClient } from '../../src/client/fiscal-days.js';
 import {
   DEFAULT_FISCAL_DAY_SETTINGS,
+  FISCAL_DAY_TASK_TIMEOUT,
   FISCAL_DAY_WORKFLOW_TYPE,
   closeFiscalDayUpdate,
   fiscalDayEntrySignal,
@@ -337,6 +338,7 @@ export async function runFiscalDayScenarios(stack: SaleStack): Promise<RecordedR
     args: [{ ...busy, settings: DEFAULT_FISCAL_DAY_SETTINGS }],
     signal: fiscalDayEntrySignal,
     signalArgs: [{ ...busy, entries: [{ ...late, documentId: 'busy_0', receiptNumber: 1, cuInvoiceNo: null }] }],
+    workflowTaskTimeout: FISCAL_DAY_TASK_TIMEOUT,
   });
   for (let from = 2; from <= 4_100; from += 100) {
     await Promise.all(

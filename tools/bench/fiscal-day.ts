@@ -15,6 +15,7 @@ import { FiscalDaysClient } from '../../src/client/fiscal-days.js';
 import { SalesClient } from '../../src/client/sales-client.js';
 import {
   DEFAULT_FISCAL_DAY_SETTINGS,
+  FISCAL_DAY_TASK_TIMEOUT,
   FISCAL_DAY_WORKFLOW_TYPE,
   dayEndMs,
   fiscalDayEntrySignal,
@@ -401,6 +402,7 @@ async function measureBusyDay(t: BenchTemporal, taskQueue: string, entries: numb
     args: [{ ...day, settings: DEFAULT_FISCAL_DAY_SETTINGS }],
     signal: fiscalDayEntrySignal,
     signalArgs: [entry(1)],
+    workflowTaskTimeout: FISCAL_DAY_TASK_TIMEOUT,
   });
   for (let from = 2; from <= entries; from += 200)
     await Promise.all(

@@ -4,6 +4,7 @@
  * between), so the kill reaches the worker itself, and on the section's own task queue.
  */
 import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,6 +40,11 @@ export function spawnBenchWorker(script: string, label: string, env: Record<stri
     tail = (tail + chunk.toString()).slice(-4_000);
   };
   child.stderr.on('data', keep);
+  if (process.env.BENCH_WORKER_LOG) {
+    const out = createWriteStream(`${process.env.BENCH_WORKER_LOG}/${label.replace(/\W/g, '_')}-${Date.now()}.log`);
+    child.stdout.pipe(out);
+    child.stderr.pipe(out);
+  }
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const ready = new Promise<void>((ok, fail) => {
     const timer = setTimeout(

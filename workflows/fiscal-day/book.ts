@@ -19,8 +19,10 @@ const GAPS_LISTED = 500;
  * 10,000 receipts in order is one range), the totals per tax letter in cents, and what came after the close.
  */
 export class DayBook {
-  readonly summary: FiscalDaySummary;
-  private readonly counted: Map<string, Array<[number, number]>>;
+  private readonly day: FiscalDaySummary;
+  private readonly counted: Map<string, Numbers>;
+  /** Numberings taken into since the summary was last read: their gaps are listed again only then. */
+  private readonly unlisted = new Set<string>();
   private readonly unnumberedIds: Set<string>;
   private amendment: FiscalDayCarry['amendment'];
 
@@ -29,20 +31,32 @@ export class DayBook {
     closesAt: string,
   ) {
     const carried = input.carried;
-    this.summary = carried?.summary ?? emptyDay(input, closesAt);
-    this.counted = new Map(Object.entries(carried?.counted ?? {}).map(([series, text]) => [series, unpack(text)]));
+    this.day = carried?.summary ?? emptyDay(input, closesAt);
+    this.counted = new Map(
+      Object.entries(carried?.counted ?? {}).map(([series, text]) => [series, numbersOf(unpack(text))]),
+    );
     this.unnumberedIds = new Set(carried?.unnumberedIds ?? []);
     this.amendment = carried?.amendment ?? null;
   }
 
+  /**
+   * The day's figures. A burst of entries comes as one workflow task: each entry costs a search among the ranges, and
+   * the gaps are listed once, when the summary is read.
+   */
+  get summary(): FiscalDaySummary {
+    for (const series of this.unlisted) this.day.numbering[series] = numberingOf(this.counted.get(series)!);
+    this.unlisted.clear();
+    return this.day;
+  }
+
   get closed(): boolean {
-    return this.summary.status === 'closed';
+    return this.day.status === 'closed';
   }
 
   /** False when the document was counted already (an activity retried, a worker killed between). */
   take(entry: DayEntry): boolean {
     if (!this.claim(entry)) return false;
-    const { summary } = this;
+    const summary = this.day;
     summary.receipts[entry.label] = (summary.receipts[entry.label] ?? 0) + 1;
     addBands(summary.taxes, entry.taxes);
     if (entry.branchId && !summary.branchIds.includes(entry.branchId) && summary.branchIds.length < 20)
@@ -56,8 +70,8 @@ export class DayBook {
   }
 
   close(at: string): void {
-    this.summary.status = 'closed';
-    this.summary.closedAt = at;
+    this.day.status = 'closed';
+    this.day.closedAt = at;
   }
 
   /** What came since the close and was not delivered yet; numbered, and cleared once taken. */
@@ -65,8 +79,8 @@ export class DayBook {
     const amendment = this.amendment;
     if (!amendment) return undefined;
     this.amendment = null;
-    this.summary.amendments++;
-    return { number: this.summary.amendments, ...amendment };
+    this.day.amendments++;
+    return { number: this.day.amendments, ...amendment };
   }
 
   get amendmentWaiting(): boolean {
@@ -75,14 +89,14 @@ export class DayBook {
 
   /** Numbers never seen between the first and the last, in all numberings. */
   missing(): number {
-    return Object.values(this.summary.numbering).reduce((sum, n) => sum + n.missing, 0);
+    return [...this.counted.values()].reduce((sum, numbers) => sum + missingIn(numbers), 0);
   }
 
   carry(): FiscalDayCarry {
     return {
       schema: 1,
       summary: this.summary,
-      counted: Object.fromEntries([...this.counted].map(([series, ranges]) => [series, pack(ranges)])),
+      counted: Object.fromEntries([...this.counted].map(([series, numbers]) => [series, pack(numbers.ranges)])),
       unnumberedIds: [...this.unnumberedIds],
       amendment: this.amendment,
     };
@@ -93,14 +107,15 @@ export class DayBook {
     if (number === null || !Number.isSafeInteger(number)) {
       if (this.unnumberedIds.has(entry.documentId)) return false;
       if (this.unnumberedIds.size < UNNUMBERED_IDS_KEPT) this.unnumberedIds.add(entry.documentId);
-      this.summary.unnumbered++;
+      this.day.unnumbered++;
       return true;
     }
     const series = this.input.settings.numbering === 'label' ? entry.label : 'all';
-    const ranges = this.counted.get(series) ?? [];
-    if (!insert(ranges, number)) return false;
-    this.counted.set(series, ranges);
-    this.summary.numbering[series] = numberingOf(ranges);
+    const numbers = this.counted.get(series) ?? { ranges: [], count: 0 };
+    if (!insert(numbers.ranges, number)) return false;
+    numbers.count++;
+    this.counted.set(series, numbers);
+    this.unlisted.add(series);
     return true;
   }
 }
@@ -128,15 +143,26 @@ function insert(ranges: Array<[number, number]>, n: number): boolean {
   return true;
 }
 
-function numberingOf(ranges: Array<[number, number]>): FiscalDaySummary['numbering'][string] {
+/** A numbering's counted receipts as sorted, disjoint ranges, and how many numbers they hold. */
+interface Numbers {
+  ranges: Array<[number, number]>;
+  count: number;
+}
+
+function numbersOf(ranges: Array<[number, number]>): Numbers {
+  return { ranges, count: ranges.reduce((sum, [from, to]) => sum + to - from + 1, 0) };
+}
+
+function missingIn({ ranges, count }: Numbers): number {
+  return ranges.length === 0 ? 0 : ranges[ranges.length - 1]![1] - ranges[0]![0] + 1 - count;
+}
+
+function numberingOf(numbers: Numbers): FiscalDaySummary['numbering'][string] {
+  const { ranges } = numbers;
   const gaps: NumberRange[] = [];
-  let missing = 0;
-  for (let i = 1; i < ranges.length; i++) {
-    const gap = { from: ranges[i - 1]![1] + 1, to: ranges[i]![0] - 1 };
-    missing += gap.to - gap.from + 1;
-    if (gaps.length < GAPS_LISTED) gaps.push(gap);
-  }
-  return { first: ranges[0]![0], last: ranges[ranges.length - 1]![1], gaps, missing };
+  for (let i = 1; i < ranges.length && gaps.length < GAPS_LISTED; i++)
+    gaps.push({ from: ranges[i - 1]![1] + 1, to: ranges[i]![0] - 1 });
+  return { first: ranges[0]![0], last: ranges[ranges.length - 1]![1], gaps, missing: missingIn(numbers) };
 }
 
 /** Ranges as base-36 gaps and lengths: a day with a gap at every other number carries 4 characters a receipt. */
