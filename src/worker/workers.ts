@@ -71,6 +71,11 @@ export interface WorkerContext {
  */
 const WORKFLOW_CODE_LIMIT: { isolateExecutionTimeout: string } = { isolateExecutionTimeout: FISCAL_DAY_TASK_TIMEOUT };
 
+/** No new task, those running get the grace; the SDK throws on a Worker that is not running. */
+function stopRunning(worker: Worker): void {
+  if (worker.getState() === 'RUNNING') worker.shutdown();
+}
+
 /** One worker per service queue: its server-side rate caps the fleet's load on that service, apart from the other's. */
 export async function createWorkers(
   context: WorkerContext,
@@ -177,12 +182,12 @@ export async function createWorkers(
       });
       const running = worker.run().catch(failWindowWorker);
       windowWorkers.set(queue, { worker, running });
+      // A stop that came while this worker was being created reaches it too.
+      if (stopped()) stopRunning(worker);
     });
   };
-  // No new task, those running get the grace; the SDK throws on a Worker that is not running.
   stopping.signal.addEventListener('abort', () => {
-    for (const w of [...all, ...[...windowWorkers.values()].map((entry) => entry.worker)])
-      if (w.getState() === 'RUNNING') w.shutdown();
+    for (const w of [...all, ...[...windowWorkers.values()].map((entry) => entry.worker)]) stopRunning(w);
   });
   if (options.stop) addAbortListener(options.stop, () => stopping.abort());
   return {
