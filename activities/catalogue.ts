@@ -1,4 +1,5 @@
 /** A catalogue import's calls: a creation, or a read of the item list to settle a creation whose answer was lost. */
+import { Context } from '@temporalio/activity';
 import { CATALOGUE_ROW_FIELDS, type CatalogueRow } from '../src/contracts/catalogue-import.js';
 import { itemFromError, isRegistered, type Item } from '../src/compliance/schemas.js';
 import { ApiError } from '../src/http/errors.js';
@@ -36,6 +37,23 @@ interface CatalogueItemInput {
 }
 
 /** The row's fields an item holds too: all but its key and the branch it is registered for. */
+/** The service's limit when the business's budget is not known: its slots are this long. */
+const DEFAULT_REQUESTS_PER_MINUTE = 120;
+
+/**
+ * How long one request of the business's budget is worth. Temporal's limiter holds a second's worth of them: a
+ * registration sent right behind its creation takes the slot a till's sale would find, and the sale waits for the next.
+ */
+function slotMsOf(deps: ActivityDeps, businessId: string): number {
+  let requestsPerMinute: number | undefined;
+  try {
+    requestsPerMinute = deps.services.place(businessId, { newWork: false }).requestsPerMinute;
+  } catch {
+    // A placement still awaited: the item is created, and the service's own limit spaces its registration as well.
+  }
+  return 60_000 / (requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE);
+}
+
 type ItemField = Exclude<keyof CatalogueRow, 'externalId' | 'branchId'>;
 const COMPARED = CATALOGUE_ROW_FIELDS.filter((f): f is ItemField => f !== 'externalId' && f !== 'branchId');
 
@@ -57,6 +75,7 @@ export function createCatalogueActivities(deps: ActivityDeps) {
         return item && found(item, row, false);
       };
       const waited = queuedMs();
+      const sentAt = Date.now();
       const { branchId: _branch, ...fields } = row;
       const created = await callApi({ ...deps, recover: existing }, false, async (signal) => {
         const { data, meta } = await services.compliance(businessId).createItem(fields, { businessId, signal });
@@ -65,6 +84,8 @@ export function createCatalogueActivities(deps: ActivityDeps) {
       });
       const item = { ...created, ...(window ? { window } : {}) };
       if (!waitFor || item.registered || item.differs.length > 0) return { ...item, queuedMs: waited };
+      // A slot after the creation, the limiter has refilled the one the creation took before the registration takes it.
+      await Context.current().sleep(Math.max(0, sentAt + slotMsOf(deps, businessId) - Date.now()));
       await whileAlive(() =>
         requestRegistration(deps, 'createCatalogueItem', {
           businessId,

@@ -72,7 +72,7 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
           return created;
         } finally {
           // The creation, and the registration it handed the item to (sent just after): the import's, in the window.
-          pace.counted(created?.registrationRequested ? 2 : 1, created?.window);
+          pace.counted(created?.registrationRequested ? 2 : 1, created?.window, created?.queuedMs);
         }
       } catch (err) {
         const cause = err instanceof ActivityFailure ? err.cause : undefined;

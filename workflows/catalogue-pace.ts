@@ -27,6 +27,11 @@ const MIN_ROWS_PER_SECOND = 1 / 60;
  * import's registrations (sent just after its creations' answers) are most of the difference.
  */
 const WINDOW_READ_OVER_MS = 5_000;
+/**
+ * A creation that waited longer than this for Temporal's limiter found a queue before it: its bucket holds a second's
+ * worth, so a wait behind a till's sale or two is shorter.
+ */
+const QUEUE_STANDS_AFTER_MS = 1_000;
 /** Reset times read a whole second apart are one window's (the header is in whole seconds). */
 const SAME_WINDOW_WITHIN_MS = 1_500;
 
@@ -40,6 +45,8 @@ export class RowPace {
   private readonly requestsPerSecond: number;
   /** Requests a second the rest of the application sends; none until the window says otherwise. */
   private othersPerSecond: number;
+  /** Whether that rate was ever read (here or by the chunk before): the first reading is taken whole, not averaged. */
+  private othersRead: boolean;
   private readonly waiting: Array<() => void> = [];
   /** Rows the pace owes: one at once, then the pace's share of each tick. */
   private owed = 1;
@@ -54,10 +61,8 @@ export class RowPace {
     this.requestsPerSecond = (requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE) / 60;
     // Read as a rate or not at all: the chunk's input is plain JSON, which another start (or version) may have written.
     const others = from?.othersPerSecond;
-    this.othersPerSecond =
-      typeof others === 'number' && Number.isFinite(others) && others > 0
-        ? Math.min(others, this.requestsPerSecond)
-        : 0;
+    this.othersRead = typeof others === 'number' && Number.isFinite(others) && others >= 0;
+    this.othersPerSecond = this.othersRead ? Math.min(others!, this.requestsPerSecond) : 0;
   }
 
   get rowsPerSecond(): number {
@@ -66,7 +71,7 @@ export class RowPace {
   }
 
   get state(): CataloguePace {
-    return { rowsPerSecond: this.rowsPerSecond, othersPerSecond: this.othersPerSecond };
+    return { rowsPerSecond: this.rowsPerSecond, ...(this.othersRead ? { othersPerSecond: this.othersPerSecond } : {}) };
   }
 
   /** Waits for the row's turn. */
@@ -82,10 +87,15 @@ export class RowPace {
 
   /**
    * The import's `requests` sent since the last call, and the window the latest answer carried: the requests it counted
-   * between two reads, less the import's own, are the rest of the application's.
+   * between two reads, less the import's own, are the rest of the application's. `queuedMs`: how long the creation
+   * waited for Temporal's limiter.
    */
-  counted(requests: number, window: Window | undefined): void {
+  counted(requests: number, window: Window | undefined, queuedMs?: number): void {
     this.mine += requests;
+    // A queue stands before the limiter, which every till's sale waits behind: the next tick lets no row go, and each
+    // such wait puts it off again until the queue is gone.
+    if (queuedMs !== undefined && queuedMs > QUEUE_STANDS_AFTER_MS)
+      this.owed = Math.min(this.owed, -this.rowsPerSecond);
     if (window === undefined) return;
     const now = Date.now();
     const used = window.limit - window.remaining;
@@ -99,7 +109,9 @@ export class RowPace {
     const others = ((used - last.used - (read.mine - last.mine)) * 1000) / (now - last.at);
     // Averaged with the reads before, and floored only after: floored one by one, the reads of an import alone (the
     // rest sending nothing, each read a little off either way) would add up to a rest that is not there.
-    this.othersPerSecond = Math.min(this.requestsPerSecond, Math.max(0, (this.othersPerSecond + others) / 2));
+    const averaged = this.othersRead ? (this.othersPerSecond + others) / 2 : others;
+    this.othersPerSecond = Math.min(this.requestsPerSecond, Math.max(0, averaged));
+    this.othersRead = true;
     this.lastRead = read;
   }
 

@@ -5,6 +5,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CatalogueRow } from '../../src/contracts/catalogue-import.js';
 import { itemRegistrationWorkflowId } from '../../src/contracts/item-registration.js';
+import { createActivities } from '../../activities/index.js';
 import { closeTestEnv, getTestEnv, uniqueTaskQueue } from '../helpers/temporal.js';
 import { DEMO, runActivity, useHarnessFactory, useSandbox } from './helpers.js';
 
@@ -76,6 +77,31 @@ describe('createCatalogueItem', () => {
       args: [{ businessId: business, itemId: item.itemId, branchId: 'br_nairobi_cbd' }],
       waiters: [{ workflowId: waitFor.workflowId }],
     });
+  });
+
+  it("holds the registration a slot of the business's budget after the creation went out", async () => {
+    const { deps } = await harness();
+    // A budget of 30 a minute: a slot of 2 s, well clear of the creation's own time on a loaded machine.
+    const services = {
+      ...deps.services,
+      place: (businessId: string, options: { newWork: boolean }) => ({
+        ...deps.services.place(businessId, options),
+        requestsPerMinute: 30,
+      }),
+    };
+    const activities = createActivities({ ...deps, services });
+    const waitFor = { workflowId: `chunk-${randomUUID().slice(0, 8)}`, taskQueue: uniqueTaskQueue('catalogue') };
+    const sentAt = Date.now();
+    const item = await runActivity(activities.createCatalogueItem, { businessId: business, row: row(), waitFor });
+    expect(item.registrationRequested).toBe(true);
+    const env = await getTestEnv();
+    const { events } = await env.client.workflow
+      .getHandle(itemRegistrationWorkflowId(business, item.itemId))
+      .fetchHistory();
+    const requestedAt =
+      Number(events?.[0]?.eventTime?.seconds ?? 0) * 1000 + (events?.[0]?.eventTime?.nanos ?? 0) / 1e6;
+    expect(requestedAt - sentAt).toBeGreaterThanOrEqual(2_000 - 50);
+    started.push(env.client.workflow.getHandle(itemRegistrationWorkflowId(business, item.itemId)));
   });
 
   it('sent again (its registration could not be requested), finds the item it made and requests it once', async () => {

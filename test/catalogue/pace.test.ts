@@ -126,6 +126,39 @@ describe('a catalogue chunk’s pace', () => {
     expect(new RowPace(120, pace.state).rowsPerSecond).toBe(pace.rowsPerSecond);
   });
 
+  it('takes the first reading of the rest whole, where a rate handed on is averaged with what it reads', () => {
+    // Two reads of one window 5 s apart: 10 requests counted, none of them the import's, so the rest sends 2 a second.
+    const read = (pace: Pace) => {
+      pace.counted(0, { limit: 120, remaining: 100, resetSeconds: 40 });
+      vi.advanceTimersByTime(5_000);
+      pace.counted(0, { limit: 120, remaining: 90, resetSeconds: 35 });
+      return pace.state.othersPerSecond;
+    };
+    const fresh = new RowPace(1_200);
+    expect(fresh.state.othersPerSecond).toBeUndefined();
+    expect(read(fresh)).toBeCloseTo(2, 9);
+    expect(read(new RowPace(1_200, { rowsPerSecond: 0, othersPerSecond: 0 }))).toBeCloseTo(1, 9);
+  });
+
+  it('lets no row go while a creation reports a queue before the limiter, and goes on once none does', async () => {
+    const pace = new RowPace(BUDGET);
+    const letGo = lanes(pace, 400, () => 5);
+    await vi.advanceTimersByTimeAsync(3_000);
+    const before = letGo.length;
+    // Each tick, a creation answered from a queue a second and a half long (the tills' sales wait behind it).
+    for (let tick = 0; tick < 3; tick++) {
+      pace.counted(1, undefined, 1_500);
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+    expect(letGo.length).toBe(before);
+    // Waits of a slot or two (behind a till's sale) are no queue.
+    for (let tick = 0; tick < 3; tick++) {
+      pace.counted(1, undefined, 400);
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+    expect(letGo.length - before).toBeGreaterThanOrEqual(2 * Math.floor(ROWS_PER_SECOND));
+  });
+
   it('reads a state handed on that it cannot use as none, and never goes slower than a row a minute', () => {
     for (const from of [
       { rowsPerSecond: 3 },
@@ -191,6 +224,7 @@ describe('a catalogue chunk’s pace', () => {
     const steadyFrom = 30_000;
     const until = 330_000;
     const tillWaits: number[] = [];
+    const startWaits: number[] = [];
     let importTasks = 0;
     // A till's sales come at every phase of the limiter's second, as a shop's do: never on the import's ticks alone.
     let sales = 0;
@@ -198,7 +232,7 @@ describe('a catalogue chunk’s pace', () => {
     const sell = () => {
       sales++;
       void dispatched(true).then((waited) => {
-        if (Date.now() >= steadyFrom) tillWaits.push(waited);
+        (Date.now() >= steadyFrom ? tillWaits : startWaits).push(waited);
       });
       tillTimer = setTimeout(sell, tillEveryMs! + ((sales * 377) % 1_000) - 500);
     };
@@ -207,12 +241,13 @@ describe('a catalogue chunk’s pace', () => {
     const lane = async () => {
       while (Date.now() < until) {
         await pace.turn();
-        await dispatched(false);
+        const queuedMs = await dispatched(false);
         if (Date.now() >= steadyFrom) importTasks++;
-        // The call, and the hand-over of the item to its registration, before the creation answers.
+        // The call, and the hand-over of the item to its registration a slot after the call went out.
         await new Promise((done) => setTimeout(done, 300));
-        pace.counted(2, window());
-        await new Promise((done) => setTimeout(done, 60));
+        const answered = window();
+        await new Promise((done) => setTimeout(done, Math.max(60, 60_000 / perMinute - 300)));
+        pace.counted(2, answered, queuedMs);
         await dispatched(false);
         if (Date.now() >= steadyFrom) importTasks++;
       }
@@ -221,8 +256,10 @@ describe('a catalogue chunk’s pace', () => {
     await vi.advanceTimersByTimeAsync(until);
     if (tillEveryMs !== undefined) clearTimeout(tillTimer);
     const left = (until - steadyFrom) * perMs - tillWaits.length;
+    const waitedShare = (waits: number[]) => waits.filter((waited) => waited > 40).length / Math.max(1, waits.length);
     return {
-      tillWaited: tillWaits.filter((waited) => waited > 40).length / Math.max(1, tillWaits.length),
+      tillWaited: waitedShare(tillWaits),
+      tillWaitedAtStart: waitedShare(startWaits),
       utilisation: importTasks / left,
     };
   }
