@@ -36,9 +36,10 @@ interface CatalogueItemInput {
   waitFor?: { workflowId: string; taskQueue: string };
 }
 
-/** The row's fields an item holds too: all but its key and the branch it is registered for. */
-/** The service's limit when the business's budget is not known: its slots are this long. */
+/** The budget taken when the business's is not known: the limit the service's contract cites. */
 const DEFAULT_REQUESTS_PER_MINUTE = 120;
+/** A budget of a few requests a minute has slots longer than a creation may take: its registration is held this long. */
+const HOLD_AT_MOST_MS = 5_000;
 
 /**
  * How long one request of the business's budget is worth. Temporal's limiter holds a second's worth of them: a
@@ -51,9 +52,10 @@ function slotMsOf(deps: ActivityDeps, businessId: string): number {
   } catch {
     // A placement still awaited: the item is created, and the service's own limit spaces its registration as well.
   }
-  return 60_000 / (requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE);
+  return Math.min(HOLD_AT_MOST_MS, 60_000 / (requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE));
 }
 
+/** The row's fields an item holds too: all but its key and the branch it is registered for. */
 type ItemField = Exclude<keyof CatalogueRow, 'externalId' | 'branchId'>;
 const COMPARED = CATALOGUE_ROW_FIELDS.filter((f): f is ItemField => f !== 'externalId' && f !== 'branchId');
 
@@ -85,7 +87,8 @@ export function createCatalogueActivities(deps: ActivityDeps) {
       const item = { ...created, ...(window ? { window } : {}) };
       if (!waitFor || item.registered || item.differs.length > 0) return { ...item, queuedMs: waited };
       // A slot after the creation, the limiter has refilled the one the creation took before the registration takes it.
-      await Context.current().sleep(Math.max(0, sentAt + slotMsOf(deps, businessId) - Date.now()));
+      const holdMs = sentAt + slotMsOf(deps, businessId) - Date.now();
+      if (holdMs > 0) await whileAlive(() => Context.current().sleep(holdMs));
       await whileAlive(() =>
         requestRegistration(deps, 'createCatalogueItem', {
           businessId,

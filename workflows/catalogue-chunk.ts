@@ -71,7 +71,7 @@ export async function catalogueChunkWorkflow(input: CatalogueChunkInput): Promis
           created = await createCatalogueItem({ businessId, row, waitFor });
           return created;
         } finally {
-          // The creation, and the registration it handed the item to (sent just after): the import's, in the window.
+          // The creation, and the registration it handed the item to: the import's, in the window.
           pace.counted(created?.registrationRequested ? 2 : 1, created?.window, created?.queuedMs);
         }
       } catch (err) {
