@@ -38,7 +38,7 @@ interface CatalogueItemInput {
 
 /** The budget taken when the business's is not known: the limit the service's contract cites. */
 const DEFAULT_REQUESTS_PER_MINUTE = 120;
-/** A budget of a few requests a minute has slots longer than a creation may take: its registration is held this long. */
+/** A budget of a few requests a minute has slots longer than a creation may take: a registration is held this long. */
 const HOLD_AT_MOST_MS = 5_000;
 
 /**
