@@ -24,7 +24,7 @@ const DEFAULT_REQUESTS_PER_MINUTE = 120;
 const MIN_ROWS_PER_SECOND = 1 / 60;
 /**
  * Two reads of the window at least this far apart give the rest's rate: over less, the answers' whole counts and the
- * import's registrations (sent just after its creations' answers) are most of the difference.
+ * import's registrations (sent about a slot after their creations) are most of the difference.
  */
 const WINDOW_READ_OVER_MS = 5_000;
 /**
