@@ -1,6 +1,10 @@
 /** A catalogue import's calls: a creation, or a read of the item list to settle a creation whose answer was lost. */
 import { Context } from '@temporalio/activity';
-import { CATALOGUE_ROW_FIELDS, type CatalogueRow } from '../src/contracts/catalogue-import.js';
+import {
+  CATALOGUE_DEFAULT_REQUESTS_PER_MINUTE,
+  CATALOGUE_ROW_FIELDS,
+  type CatalogueRow,
+} from '../src/contracts/catalogue-import.js';
 import { itemFromError, isRegistered, type Item } from '../src/compliance/schemas.js';
 import { ApiError } from '../src/http/errors.js';
 import type { RateLimitInfo } from '../src/http/rate-limit.js';
@@ -36,8 +40,6 @@ interface CatalogueItemInput {
   waitFor?: { workflowId: string; taskQueue: string };
 }
 
-/** The budget taken when the business's is not known: the limit the service's contract cites. */
-const DEFAULT_REQUESTS_PER_MINUTE = 120;
 /** A budget of a few requests a minute has slots longer than a creation may take: a registration is held this long. */
 const HOLD_AT_MOST_MS = 5_000;
 
@@ -52,7 +54,7 @@ function slotMsOf(deps: ActivityDeps, businessId: string): number {
   } catch {
     // A placement still awaited: the item is created, and the service's own limit spaces its registration as well.
   }
-  return Math.min(HOLD_AT_MOST_MS, 60_000 / (requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE));
+  return Math.min(HOLD_AT_MOST_MS, 60_000 / (requestsPerMinute ?? CATALOGUE_DEFAULT_REQUESTS_PER_MINUTE));
 }
 
 /** The row's fields an item holds too: all but its key and the branch it is registered for. */

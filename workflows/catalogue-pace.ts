@@ -1,6 +1,6 @@
 import { sleep } from '@temporalio/workflow';
 import type { CatalogueItemFound } from '../activities/catalogue.js';
-import type { CataloguePace } from '../src/contracts/catalogue-import.js';
+import { CATALOGUE_DEFAULT_REQUESTS_PER_MINUTE, type CataloguePace } from '../src/contracts/catalogue-import.js';
 
 /** Rows are let go on ticks: a workflow timer fires on the server's whole seconds, however short it is asked to be. */
 const TICK_MS = 1_000;
@@ -18,8 +18,6 @@ const TICK_EARNS_AT_MOST_MS = 2 * TICK_MS;
 export const SHARE_OF_LEFT = 0.95;
 /** A row is a creation and a registration: the pace is in rows, the budget in requests. */
 const REQUESTS_PER_ROW = 2;
-/** A pace with no budget to read it from (a window whose rate is not known): the service's 120 a minute. */
-const DEFAULT_REQUESTS_PER_MINUTE = 120;
 /** Never slower than a row a minute: an import the tills leave nothing still ends, and costs them next to nothing. */
 const MIN_ROWS_PER_SECOND = 1 / 60;
 /**
@@ -58,7 +56,7 @@ export class RowPace {
 
   /** `from`: the state the chunk before it ended with, so each chunk does not learn the rest's rate afresh. */
   constructor(requestsPerMinute: number | undefined, from?: CataloguePace) {
-    this.requestsPerSecond = (requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE) / 60;
+    this.requestsPerSecond = (requestsPerMinute ?? CATALOGUE_DEFAULT_REQUESTS_PER_MINUTE) / 60;
     // Read as a rate or not at all: the chunk's input is plain JSON, which another start (or version) may have written.
     const others = from?.othersPerSecond;
     this.othersRead = typeof others === 'number' && Number.isFinite(others) && others >= 0;

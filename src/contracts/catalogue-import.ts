@@ -94,6 +94,9 @@ export type CatalogueChunk = z.output<typeof catalogueChunkSchema>;
 
 export type CatalogueImportInput = z.output<typeof catalogueImportInputSchema>;
 
+/** An import's budget when its window's rate is not known: the service's 120 requests a minute. */
+export const CATALOGUE_DEFAULT_REQUESTS_PER_MINUTE = 120;
+
 /**
  * What a chunk's pace learned, handed to the next chunk (and across the import's continue-as-new): a later version
  * reads what an earlier one wrote, so a field is only ever added, optional, with its default where it is read

@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 /** How late each timer fires: its workflow task waits in the queue and runs, longer on a busy worker. */
 const timer = vi.hoisted(() => ({ lateMs: 0 }));
-vi.mock('@temporalio/workflow', () => ({
+vi.mock('@temporalio/workflow', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('@temporalio/workflow')>()),
   sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms + timer.lateMs)),
 }));
 const { RowPace, SHARE_OF_LEFT } = await import('../../workflows/catalogue-pace.js');
