@@ -2,12 +2,13 @@
  * The chunk's pace on its own, its timer a plain one under fake time: workflow code, but its arithmetic needs no
  * server. The end-to-end import (import.test.ts) runs it in a real chunk workflow.
  */
+import type * as Workflow from '@temporalio/workflow';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 /** How late each timer fires: its workflow task waits in the queue and runs, longer on a busy worker. */
 const timer = vi.hoisted(() => ({ lateMs: 0 }));
 vi.mock('@temporalio/workflow', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('@temporalio/workflow')>()),
+  ...(await importOriginal<typeof Workflow>()),
   sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms + timer.lateMs)),
 }));
 const { RowPace, SHARE_OF_LEFT } = await import('../../workflows/catalogue-pace.js');
