@@ -4,20 +4,26 @@ import {
   CancellationScope,
   allHandlersFinished,
   condition,
+  setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { FoundSale } from '../activities/types.js';
 import { NON_RESTOCKING_REASONS, isSigned } from '../src/contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
-import { DEFAULT_REFUND_WINDOW_DAYS, type RefundInput } from '../src/contracts/refund.js';
-import { checkInput, describeProblems, saleSchemas } from '../src/contracts/sale-input.js';
+import {
+  DEFAULT_REFUND_WINDOW_DAYS,
+  getRefundInputQuery,
+  refundUpdate,
+  type RefundInput,
+} from '../src/contracts/refund.js';
+import { checkInput, describeProblems, saleInputDifferences, saleSchemas } from '../src/contracts/sale-input.js';
 import type { RefundResult, StockMovementState } from '../src/contracts/sale.js';
-import { creditNoteIdempotencyKey, stockReferenceId } from './keys.js';
-import { placeOnBudget } from './placement.js';
-import { handleRefundMessages, type RefundOutcome } from './refund/messages.js';
+import { handleProcessMessages, hold, refuseOtherRequest } from './document/messages.js';
 import { DocumentProcess, movement } from './document/process.js';
 import { Submission } from './document/settle.js';
-import { refuse } from './update-arguments.js';
+import { creditNoteIdempotencyKey, stockReferenceId } from './keys.js';
+import { placeOnBudget } from './placement.js';
+import { refuse, required } from './update-arguments.js';
 
 /**
  * One refund of one signed sale: a credit note reversing it in full, filed, signed and its goods put back through the
@@ -27,23 +33,49 @@ import { refuse } from './update-arguments.js';
 export async function refundWorkflow(input: RefundInput): Promise<RefundResult> {
   const checked = checkInput(saleSchemas().refundInput, input);
   if (!checked.ok) refuse(describeProblems('refund input', checked.problems), checked.problems);
-  const { businessId, traderInvoiceNumber } = checked.value;
+  const request = checked.value;
+  const { businessId, traderInvoiceNumber } = request;
   const refund = new DocumentProcess('refund', { businessId, traderInvoiceNumber, lines: [] });
-  const outcome: RefundOutcome = {};
-  handleRefundMessages(refund, checked.value, outcome);
+  let outcome: { result: RefundResult } | { refused: ApplicationFailure } | undefined;
+  handleProcessMessages(refund);
+  setHandler(getRefundInputQuery, () => request);
+  // Answers with the credit note once issued; the same request again joins it, another is refused.
+  setHandler(
+    refundUpdate,
+    async () => {
+      await hold(() => outcome !== undefined);
+      if ('refused' in outcome!) throw outcome.refused;
+      return outcome!.result;
+    },
+    {
+      validator: (argument) => {
+        const asked = required(
+          'refund',
+          '{"reason": "01".."06", "returnDate": "YYYY-MM-DD", "traderInvoiceNumber": "…", "restock"?: true}',
+          saleSchemas().refundRequest,
+          argument,
+        );
+        refuseOtherRequest(
+          FAILURE_TYPES.alreadyCredited,
+          `sale ${traderInvoiceNumber} is already refunded with another request`,
+          saleInputDifferences(request.request, asked),
+        );
+      },
+    },
+  );
   // Nothing to cancel: a credit note once asked for is the way back to the books, and it goes on until signed.
   try {
-    outcome.result = await CancellationScope.nonCancellable(() => runRefund(refund, checked.value));
+    outcome = { result: await CancellationScope.nonCancellable(() => runRefund(refund, request)) };
     refund.record.closed();
   } catch (err) {
-    const refusal = refusalOf(err);
-    if (refusal === undefined) throw err;
-    outcome.refused = refusal;
-    refund.record.refused(refusal.message);
+    const refused = refusalOf(err);
+    if (refused === undefined) throw err;
+    outcome = { refused };
+    refund.record.refused(refused.message);
   }
   await condition(allHandlersFinished);
-  if (outcome.refused) throw outcome.refused;
-  return outcome.result!;
+  if ('refused' in outcome) throw outcome.refused;
+  return outcome.result;
 }
 
 async function runRefund(refund: DocumentProcess, { businessId, traderInvoiceNumber, request }: RefundInput) {

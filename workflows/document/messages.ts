@@ -27,6 +27,17 @@ export function assertAllowed(condition: boolean, message: string): void {
 export const hold = (done: () => boolean, timeoutMs?: number) =>
   CancellationScope.nonCancellable(() => condition(done, timeoutMs));
 
+/** A request other than the one the process was started with: the differing fields are named, never their values. */
+export function refuseOtherRequest(type: string, refusal: string, fields: string[]): void {
+  if (fields.length === 0) return;
+  throw ApplicationFailure.create({
+    type,
+    message: `${refusal}: ${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}`,
+    nonRetryable: true,
+    details: [{ fields }],
+  });
+}
+
 /**
  * What a sale and a refund both hear: callbacks, the outage watch, item registrations, the ledger, an operator's retry
  * or item fix. Validators refuse what the process cannot do now; handlers only record into the inbox, and it acts.
@@ -37,7 +48,7 @@ export function handleProcessMessages(process: DocumentProcess): void {
 
   setHandler(getSaleStateQuery, () => state);
   setHandler(callbackReceivedSignal, () => void inbox.callbackHints++);
-  setHandler(outageNewsSignal, ({ news }) => process.outage.hear(news));
+  setHandler(outageNewsSignal, ({ news }) => void (process.outage.news = news));
   setHandler(itemRegistrationSettledSignal, (outcome) => void inbox.registrations.set(outcome.itemId, outcome));
 
   setHandler(
@@ -52,15 +63,15 @@ export function handleProcessMessages(process: DocumentProcess): void {
     {
       validator: (...args: unknown[]) => {
         const argument = args[0];
-        const empty =
-          typeof argument === 'object' && !Array.isArray(argument) && Object.keys(argument ?? {}).length === 0;
-        if (argument !== undefined && !empty)
-          refuse(
-            `retry takes no data (send nothing, or {}): got ${
-              Array.isArray(argument) ? 'a list' : typeof argument === 'object' ? 'fields' : `a ${typeof argument}`
-            }`,
-            [{ field: '(input)', reason: 'must be empty' }],
-          );
+        const kind = Array.isArray(argument)
+          ? 'a list'
+          : typeof argument === 'object'
+            ? 'fields'
+            : `a ${typeof argument}`;
+        if (argument !== undefined && (kind !== 'fields' || Object.keys(argument ?? {}).length > 0))
+          refuse(`retry takes no data (send nothing, or {}): got ${kind}`, [
+            { field: '(input)', reason: 'must be empty' },
+          ]);
         assertAllowed(
           record.isParkedFor('retry'),
           'retry is possible only while the sale is parked for a retryable reason',

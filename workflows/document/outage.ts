@@ -20,7 +20,7 @@ import type { OutageWait } from '../../src/contracts/sale.js';
 import { PRIORITY } from '../../src/contracts/priority.js';
 import type { CallRoute } from '../placement.js';
 import type { DocumentActivities } from './activities.js';
-import type { SaleRecord } from './record.js';
+import { SIDE_NAMES, type SaleRecord } from './record.js';
 
 /** Retryable answers of a service that is up: the call is made again, nothing is waited out. */
 const NOT_OUTAGES: ReadonlySet<string> = new Set([
@@ -28,8 +28,6 @@ const NOT_OUTAGES: ReadonlySet<string> = new Set([
   'idempotency_in_progress',
   FAILURE_TYPES.unknownBranch,
 ]);
-
-type OutageNews = 'probe' | 'over';
 
 /** A sale the watch has not told anything for this long joins again: a watch someone terminated starts anew. */
 const REJOIN_MS = 10 * 60_000;
@@ -46,7 +44,7 @@ function outageCause(err: unknown): string | undefined {
   return undefined;
 }
 
-/** What an outage ride reads of its process: who it is, where it calls, and how it asks a person. */
+/** What an outage ride reads of its process (a DocumentProcess). */
 export interface OutageRider {
   readonly workflowId: string;
   readonly taskQueue: string;
@@ -66,15 +64,10 @@ export class OutageRide {
   /** Read by the process's activities: while set, a call makes one try. */
   readonly tries = { one: false };
   private watch: { side: OutageSide; probing: boolean } | undefined;
-  /** What the watch last told this process: probe (try once now) or over (go). */
-  private news: OutageNews | undefined;
+  /** What the watch last told this process (its signal): probe (try once now) or over (go). */
+  news: 'probe' | 'over' | undefined;
 
   constructor(private readonly rider: OutageRider) {}
-
-  /** The watch's signal. */
-  hear(news: OutageNews): void {
-    this.news = news;
-  }
 
   /** Calls the service until it answers: an outage is waited out on the application's watch, anything else thrown. */
   async ride<T>(call: () => Promise<T>): Promise<T> {
@@ -104,8 +97,8 @@ export class OutageRide {
 
   /** Waits on the watch until it says go or asks this process to probe (one try); past `outageLimit` it parks. */
   async waitOut(seen: Pick<OutageWait, 'side' | 'cause' | 'message'>): Promise<void> {
-    const { record } = this.rider;
-    const { outageLimit } = this.rider.settings;
+    const { record, settings } = this.rider;
+    const { outageLimit } = settings;
     const outage = record.waitingOut(seen);
     const limitMs = outageLimit?.ms;
     const waitedMs = Date.now() - Date.parse(outage.since);
@@ -114,7 +107,7 @@ export class OutageRide {
       record.outageOver(undefined, 'parking');
       await this.rider.awaitOperator(
         FAILURE_TYPES.outageLimitReached,
-        `the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} has been failing since ` +
+        `the ${SIDE_NAMES[outage.side]} has been failing since ` +
           `${outage.since} (${outage.cause}: ${outage.message}); ` +
           `the sale waited ${outageLimit?.text ?? ''} and ${outage.attempts} tries`,
       );

@@ -3,6 +3,7 @@ import { parseDuration } from '../../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { ItemRegistrationOutcome } from '../../src/contracts/item-registration.js';
 import { fiscalDayEntryOf } from '../../src/contracts/fiscal-day.js';
+import { DEFAULT_REFUND_WINDOW_DAYS } from '../../src/contracts/refund.js';
 import type { FiscalDocument, SaleInput, SoldLine, StockMovementState } from '../../src/contracts/sale.js';
 import type { StockLine } from '../../src/contracts/stock-ledger.js';
 import { unplacedRoute, type CallRoute } from '../placement.js';
@@ -23,17 +24,6 @@ export interface DocumentSubject {
 /** An operator cancelled the parked sale: unwinds the process to its end. */
 export class OperatorCancelled extends Error {}
 
-/** What the message handlers recorded for the process to act on; handlers never act themselves. */
-export interface Inbox {
-  /** Result callbacks received: each is a hint to read the document again. */
-  callbackHints: number;
-  registrations: Map<string, ItemRegistrationOutcome>;
-  operatorRetry: boolean;
-  operatorCancel: string | undefined;
-  /** Times a worker said its tenants now serve more businesses: a sale waiting for its business tries again. */
-  businessServed: number;
-}
-
 export function movement(
   referenceId: string,
   { itemId, action, quantity, unitPrice }: Pick<StockMovementState, 'itemId' | 'action' | 'quantity' | 'unitPrice'>,
@@ -47,15 +37,18 @@ export function movement(
  * stock handed to the branch's ledger). The process's own code (sale.ts, refund.ts) reads as its business steps.
  */
 export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
-  readonly settings: ReturnType<typeof settingsOf>;
-  readonly workflowId: string;
-  readonly taskQueue: string;
+  readonly workflowId = workflowInfo().workflowId;
+  readonly taskQueue = workflowInfo().taskQueue;
+  readonly settings: Settings;
   readonly record: SaleRecord;
-  readonly inbox: Inbox = {
+  /** What the message handlers recorded for the process to act on; handlers never act themselves. */
+  readonly inbox = {
+    /** Result callbacks received: each is a hint to read the document again. */
     callbackHints: 0,
-    registrations: new Map(),
+    registrations: new Map<string, ItemRegistrationOutcome>(),
     operatorRetry: false,
-    operatorCancel: undefined,
+    operatorCancel: undefined as string | undefined,
+    /** Times a worker said its tenants now serve more businesses: a sale waiting for its business tries again. */
     businessServed: 0,
   };
   /** Where its compliance calls go: the shared queue until placed, then the serving application's budget. */
@@ -67,10 +60,7 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
     readonly kind: 'sale' | 'refund',
     private subjectNow: S,
   ) {
-    const { workflowId, taskQueue } = workflowInfo();
-    this.workflowId = workflowId;
-    this.taskQueue = taskQueue;
-    this.settings = settingsOf(subjectNow);
+    this.settings = settingsOf(subjectNow.options);
     this.record = new SaleRecord(subjectNow, kind);
     this.route = unplacedRoute(subjectNow.businessId);
     this.outage = new OutageRide(this);
@@ -225,19 +215,18 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
   }
 }
 
-function settingsOf(subject: DocumentSubject) {
-  const { options } = subject;
-  const outageLimit = options?.outageLimit;
-  const itemFixDeadline = options?.itemFixDeadline ?? '7 days';
-  const outcomeTimeout = options?.outcomeTimeout ?? '24 hours';
-  // Passed on as text to the registration workflow, but a bad value should fail the process now.
+type Settings = ReturnType<typeof settingsOf>;
+
+/** The caller's options with their defaults; a bad duration fails the process at its start. */
+function settingsOf(options: SaleInput['options']) {
+  const { outageLimit, outcomeTimeout = '24 hours', itemFixDeadline = '7 days' } = options ?? {};
+  // Passed on as text to the registration workflow, but checked here all the same.
   optionDuration('itemFixDeadline', itemFixDeadline);
   return {
-    refundWindowMs: (options?.refundWindowDays ?? 30) * 86_400_000,
+    refundWindowMs: (options?.refundWindowDays ?? DEFAULT_REFUND_WINDOW_DAYS) * 86_400_000,
     outcomeTimeout,
     outcomeTimeoutMs: optionDuration('outcomeTimeout', outcomeTimeout),
-    // Parks when no outcome comes in time, else waits that out: a limit the caller set is theirs, the default one
-    // is an outage like any other.
+    // A limit the caller set parks when no outcome comes in time; the default one is waited out like any outage.
     outcomeTimeoutParks: options?.outcomeTimeout !== undefined,
     itemFixDeadline,
     /** Transient authority failures retried before parking; undefined: as long as the outage lasts. */

@@ -1,38 +1,43 @@
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import { count } from '../metrics.js';
-import { CuInvoiceNumber, FiscalDay, FiscalStatus } from '../../src/contracts/search-attributes.js';
 import { fiscalDayAttribute, fiscalDayEntryOf } from '../../src/contracts/fiscal-day.js';
-import { Attention } from '../attention.js';
 import type { InputProblem } from '../../src/contracts/sale-input.js';
-import {
-  type BusinessWait,
-  type FiscalDocument,
-  type OutageWait,
-  type ParkedAction,
-  type SaleInput,
-  type SaleState,
-  type SaleStep,
-  type SoldLine,
-  type StockMovementState,
+import type {
+  BusinessWait,
+  FiscalDocument,
+  OutageWait,
+  ParkedAction,
+  SaleState,
+  SaleStep,
+  SoldLine,
 } from '../../src/contracts/sale.js';
+import { CuInvoiceNumber, FiscalDay, FiscalStatus } from '../../src/contracts/search-attributes.js';
+import { Attention } from '../attention.js';
+import { count } from '../metrics.js';
 
 const BUSINESS_NOT_SERVED = FAILURE_TYPES.businessNotServed;
+/** A business unserved for a day is no longer a file on its way to the pods: a person onboards it or cancels. */
+const BUSINESS_ATTENTION_AFTER_MS = 24 * 3_600_000;
 
-export function initialSaleState(
-  input: Pick<SaleInput, 'businessId' | 'traderInvoiceNumber'> & {
-    branchId?: string | undefined;
-    lines?: readonly SoldLine[];
-  },
-): SaleState {
+export const SIDE_NAMES = { service: 'compliance service', authority: 'tax authority' } as const;
+
+export interface RecordSubject {
+  businessId: string;
+  traderInvoiceNumber: string;
+  branchId?: string | undefined;
+  lines?: readonly SoldLine[];
+}
+
+export function initialSaleState({ businessId, traderInvoiceNumber, branchId, lines }: RecordSubject): SaleState {
   return {
     step: 'creating_sale',
-    businessId: input.businessId,
-    traderInvoiceNumber: input.traderInvoiceNumber,
-    ...(input.branchId ? { branchId: input.branchId } : {}),
-    ...(input.lines?.length
-      ? { lines: input.lines.map(({ itemId, quantity, unitPrice }) => ({ itemId, quantity, unitPrice })) }
+    businessId,
+    traderInvoiceNumber,
+    ...(branchId ? { branchId } : {}),
+    ...(lines?.length
+      ? { lines: lines.map(({ itemId, quantity, unitPrice }) => ({ itemId, quantity, unitPrice })) }
       : {}),
     sale: null,
     creditNote: null,
@@ -51,23 +56,23 @@ export class SaleRecord {
   readonly state: SaleState;
   private readonly attention = new Attention();
   /** `FiscalStatus` as last written by the document's reads, put back once an outage is over. */
-  private documentStatus: string | undefined;
+  private documentStatus: string | undefined = workflowInfo().typedSearchAttributes.get(FiscalStatus);
   private stepBeforeOutage: SaleStep = 'creating_sale';
   /** The latest Temporal cancellation refused, shown in the current details so an operator sees why. */
   private refusedCancellation: string | undefined;
 
   constructor(
-    input: Parameters<typeof initialSaleState>[0],
+    subject: RecordSubject,
     private readonly kind: 'sale' | 'refund' = 'sale',
   ) {
-    this.state = initialSaleState(input);
-    const attributes = workflowInfo().typedSearchAttributes;
-    this.documentStatus = attributes.get(FiscalStatus);
+    this.state = initialSaleState(subject);
   }
 
-  /** Only a sale not yet signed can be given up: a signed one is reversed by a refund, which itself goes on. */
+  /**
+   * Only a sale not yet signed can be given up: a signed one is reversed by a refund, which itself goes on. Completed
+   * without receipt values is on the authority's books all the same: never given up.
+   */
   get cancellable(): boolean {
-    // Completed without receipt values is on the authority's books all the same: never given up.
     return this.kind === 'sale' && this.state.sale?.status !== 'completed';
   }
 
@@ -77,7 +82,7 @@ export class SaleRecord {
 
   enter(step: SaleStep): void {
     this.state.step = step;
-    this.publishDetails();
+    this.changed();
   }
 
   /** The latest read of the sale or its credit note; only the sale's status is a search attribute. */
@@ -91,40 +96,33 @@ export class SaleRecord {
     if (!isSigned(document)) {
       this.documentStatus = document.status;
       // While an outage is waited out, `awaiting_…` stands: every try would otherwise write it back and forth.
-      if (!this.state.outage) upsertSearchAttributes([{ key: FiscalStatus, value: document.status }]);
+      if (!this.state.outage) writeStatus(document.status);
     }
-    this.publishDetails();
+    this.changed();
   }
 
   signed(sale: FiscalDocument, refundWindowMs: number): void {
     this.state.sale = sale;
     this.state.signedAt = new Date().toISOString();
     this.state.refundDeadline = new Date(Date.now() + refundWindowMs).toISOString();
-    upsertSearchAttributes([
-      { key: FiscalStatus, value: 'signed' },
-      { key: CuInvoiceNumber, value: sale.receipt?.cuInvoiceNo ?? '' },
-      ...this.fiscalDay(sale),
-    ]);
-    this.note(`signed as ${sale.receipt?.cuInvoiceNo ?? '?'}`);
+    writeStatus('signed', { key: CuInvoiceNumber, value: sale.receipt?.cuInvoiceNo ?? '' }, ...this.fiscalDay(sale));
     count('etims_sales_signed', {});
-    this.publishDetails();
+    this.changed(`signed as ${sale.receipt?.cuInvoiceNo ?? '?'}`);
   }
 
   refunded(creditNote: FiscalDocument): void {
     this.state.creditNote = creditNote;
-    upsertSearchAttributes([{ key: FiscalStatus, value: 'refunded' }, ...this.fiscalDay(creditNote)]);
-    this.note(`credit note signed as ${creditNote.receipt?.cuInvoiceNo ?? '?'}`);
+    writeStatus('refunded', ...this.fiscalDay(creditNote));
     count('etims_credit_notes_signed', {});
-    this.publishDetails();
+    this.changed(`credit note signed as ${creditNote.receipt?.cuInvoiceNo ?? '?'}`);
   }
 
   park(code: string, message: string, actions: ParkedAction[], itemIds?: string[]): void {
     this.state.parked = { code, message, since: new Date().toISOString(), actions, ...(itemIds ? { itemIds } : {}) };
     this.state.step = 'parked';
-    this.note(`parked: ${code}`);
     count('etims_sales_parked', { code });
     this.attention.write(true, code);
-    this.publishDetails();
+    this.changed(`parked: ${code}`);
   }
 
   /** `FiscalStatus` `awaiting_<side>`, `AttentionReason` the cause: written when it changes, not on every try. */
@@ -136,11 +134,11 @@ export class SaleRecord {
     this.state.step = 'waiting_out_outage';
     if (before?.side !== seen.side || before.cause !== seen.cause) {
       this.note(`waiting out ${seen.side} outage: ${seen.cause}`);
-      upsertSearchAttributes([{ key: FiscalStatus, value: `awaiting_${seen.side}` }]);
+      writeStatus(`awaiting_${seen.side}`);
       this.attention.write(false, seen.cause);
       count('etims_sales_outage_waits', { side: seen.side });
     }
-    this.publishDetails();
+    this.changed();
     return outage;
   }
 
@@ -152,15 +150,15 @@ export class SaleRecord {
     if (this.state.step === 'waiting_out_outage') this.state.step = this.stepBeforeOutage;
     const tries = `${outage.attempts} ${outage.attempts === 1 ? 'try' : 'tries'}`;
     this.note(how === 'answered' ? `${outage.side} answered after ${tries}` : `stopped waiting after ${tries}`);
-    upsertSearchAttributes([{ key: FiscalStatus, value: this.documentStatus ?? '' }]);
+    writeStatus(this.documentStatus ?? '');
     this.refreshAttention();
   }
 
   /**
    * Waiting for a business no application serves yet: in view as `AttentionReason` `business_not_served`, counted
-   * once, and needing a person (`NeedsAttention`) only after `attentionAfterMs` (onboarding it, or cancelling).
+   * once, and needing a person (`NeedsAttention`, to onboard it or cancel) only after a day.
    */
-  awaitingBusiness(message: string, attentionAfterMs: number): BusinessWait {
+  awaitingBusiness(message: string): BusinessWait {
     const before = this.state.awaitingBusiness ?? null;
     const wait = { message, since: before?.since ?? new Date().toISOString(), attempts: (before?.attempts ?? 0) + 1 };
     this.state.awaitingBusiness = wait;
@@ -169,19 +167,16 @@ export class SaleRecord {
       this.note(`waiting for an application to serve business ${this.state.businessId}`);
       count('etims_sales_business_waits', {});
     }
-    const overdue = Date.now() - Date.parse(wait.since) >= attentionAfterMs;
-    this.attention.write(overdue, BUSINESS_NOT_SERVED);
-    this.publishDetails();
+    this.attention.write(Date.now() - Date.parse(wait.since) >= BUSINESS_ATTENTION_AFTER_MS, BUSINESS_NOT_SERVED);
+    this.changed();
     return wait;
   }
 
-  /** Placed at last: the sale goes on. */
   businessServed(): void {
     const wait = this.state.awaitingBusiness;
     if (!wait) return;
     this.state.awaitingBusiness = null;
-    const refused = wait.attempts;
-    this.note(`business served after ${refused} refused placement${refused === 1 ? '' : 's'}`);
+    this.note(`business served after ${wait.attempts} refused placement${wait.attempts === 1 ? '' : 's'}`);
     this.refreshAttention();
   }
 
@@ -195,68 +190,62 @@ export class SaleRecord {
     return this.state.parked?.actions.includes(action) ?? false;
   }
 
-  /** `NeedsAttention` while the sale is parked; `AttentionReason` also while it waits out an outage. */
-  refreshAttention(): void {
-    const { parked, outage, awaitingBusiness } = this.state;
-    this.attention.write(
-      parked !== null,
-      parked?.code ?? outage?.cause ?? (awaitingBusiness ? BUSINESS_NOT_SERVED : ''),
-    );
-    this.publishDetails();
-  }
-
   /** `type`: the failure the sale ends with, its AttentionReason; `problems`: of an input it cannot use. */
   failed(type: string, problems?: readonly InputProblem[]): void {
     this.state.step = 'failed';
-    const status = problems ? 'invalid_input' : 'failed';
-    upsertSearchAttributes([{ key: FiscalStatus, value: status }, ...this.attention.pairs(true, type)]);
-    if (problems) this.note(`invalid input: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
+    writeStatus(problems ? 'invalid_input' : 'failed', ...this.attention.pairs(true, type));
     count('etims_sales_failed', { reason: type });
-    this.publishDetails();
+    this.changed(problems && `invalid input: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
   }
 
   /** A refund the sale cannot take (not signed, past its window): the caller was told, nobody needs to act. */
   refused(reason: string): void {
     this.state.step = 'failed';
-    upsertSearchAttributes([{ key: FiscalStatus, value: 'refused' }, ...this.attention.pairs(false, '')]);
-    this.note(`refused: ${reason}`);
-    this.publishDetails();
+    writeStatus('refused', ...this.attention.pairs(false, ''));
+    this.changed(`refused: ${reason}`);
   }
 
   /** Temporal's cancellation asked for what the sale cannot do now: noted and shown, and the sale carries on. */
   cancellationRefused(why: string): void {
     this.refusedCancellation = `${new Date().toISOString()}: ${why}`;
-    this.note(`cancellation refused: ${why}`);
-    this.publishDetails();
+    this.changed(`cancellation refused: ${why}`);
   }
 
   cancelled(reason: string): void {
     this.state.step = 'cancelled';
     this.state.parked = null;
     if (this.state.awaitingBusiness) this.state.awaitingBusiness = null;
-    upsertSearchAttributes([{ key: FiscalStatus, value: 'cancelled' }, ...this.attention.pairs(false, '')]);
-    this.note(`cancelled: ${reason}`);
+    writeStatus('cancelled', ...this.attention.pairs(false, ''));
     count('etims_sales_cancelled', {});
-    this.publishDetails();
+    this.changed(`cancelled: ${reason}`);
   }
 
   /** A refund reverses this signed sale, read from its record or from the service. */
   reverses(found: Pick<SaleState, 'sale' | 'lines' | 'signedAt' | 'refundDeadline' | 'branchId'>): void {
     Object.assign(this.state, found);
-    const sale = found.sale!;
-    this.note(`reverses sale ${sale.id} signed as ${sale.receipt?.cuInvoiceNo ?? '?'}`);
-    this.publishDetails();
+    this.changed(`reverses sale ${found.sale!.id} signed as ${found.sale!.receipt?.cuInvoiceNo ?? '?'}`);
   }
 
   closed(): void {
     this.state.step = 'completed';
-    this.note(this.kind === 'refund' ? 'refunded; closed' : 'signed and its stock handed over; closed');
-    this.publishDetails();
+    this.changed(this.kind === 'refund' ? 'refunded; closed' : 'signed and its stock handed over; closed');
   }
 
-  /** The step, the documents and, when an operator is needed, why and which updates resolve it. No customer data. */
-  private publishDetails(): void {
-    const { step, sale, creditNote, parked, outage } = this.state;
+  /** `NeedsAttention` while the sale is parked; `AttentionReason` also while it waits out an outage or its business. */
+  private refreshAttention(): void {
+    const { parked, outage, awaitingBusiness } = this.state;
+    this.attention.write(
+      parked !== null,
+      parked?.code ?? outage?.cause ?? (awaitingBusiness ? BUSINESS_NOT_SERVED : ''),
+    );
+    this.changed();
+  }
+
+  /** Notes the `event`, if any, and shows the state in the current details. */
+  private changed(event?: string): void {
+    if (event) this.note(event);
+    const { step, sale, creditNote, parked, outage, awaitingBusiness: waiting } = this.state;
+    // The step, the documents and, when an operator is needed, why and which updates resolve it. No customer data.
     const lines = [`**Step:** ${step}`];
     const shown = (label: string, { id, status, receipt }: FiscalDocument) =>
       `**${label}:** ${id} · ${status}${receipt?.cuInvoiceNo ? ` · ${receipt.cuInvoiceNo}` : ''}`;
@@ -270,11 +259,10 @@ export class SaleRecord {
       );
     if (outage && !parked)
       lines.push(
-        `**Waiting out an outage** of the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} ` +
-          `since ${outage.since}: \`${outage.cause}\` ${outage.message} (${outage.attempts} tries). ` +
+        `**Waiting out an outage** of the ${SIDE_NAMES[outage.side]} since ${outage.since}: \`${outage.cause}\` ` +
+          `${outage.message} (${outage.attempts} tries). ` +
           'The sale goes on by itself once it answers: nobody needs to act.',
       );
-    const waiting = this.state.awaitingBusiness;
     if (waiting)
       lines.push(
         `**Waiting for business ${this.state.businessId} to be served** since ${waiting.since} ` +
@@ -286,12 +274,12 @@ export class SaleRecord {
   }
 
   /** The day the authority signed the document on (its day book's): a signed document's `FiscalDay`. */
-  private fiscalDay(document: FiscalDocument) {
+  private fiscalDay(document: FiscalDocument): SearchAttributeUpdatePair[] {
     const day = fiscalDayEntryOf(this.state.businessId, document, Date.now());
     return day ? [{ key: FiscalDay, value: fiscalDayAttribute(day) }] : [];
   }
+}
 
-  movement(referenceId: string): StockMovementState | undefined {
-    return this.state.stockMovements.find((m) => m.referenceId === referenceId);
-  }
+function writeStatus(status: string, ...others: SearchAttributeUpdatePair[]): void {
+  upsertSearchAttributes([{ key: FiscalStatus, value: status }, ...others]);
 }

@@ -1,4 +1,4 @@
-import { ApplicationFailure, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { parseDuration } from '../../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
@@ -20,9 +20,9 @@ import {
   type SaleInput,
   type SaleState,
 } from '../../src/contracts/sale.js';
-import { assertAllowed, handleProcessMessages, hold } from '../document/messages.js';
+import { assertAllowed, handleProcessMessages, hold, refuseOtherRequest } from '../document/messages.js';
 import type { DocumentProcess } from '../document/process.js';
-import { SaleRecord } from '../document/record.js';
+import { SIDE_NAMES, SaleRecord } from '../document/record.js';
 import { refuse, required, wording } from '../update-arguments.js';
 
 /** The sale's own doors: its input, the till's `awaitReceipt` and an operator's `cancel` of a parked unsigned sale. */
@@ -45,7 +45,7 @@ export function handleSaleMessages(sale: DocumentProcess<SaleInput>): void {
         required('cancel', '{"reason": "…"}', saleSchemas().cancelArgs, argument);
         const cancelling = inbox.operatorCancel !== undefined || state.step === 'cancelled';
         assertAllowed(
-          cancelling || record.isParkedFor('cancel') || state.step === 'awaiting_business',
+          cancelling || cancelOpen(record),
           'cancel is possible only while the sale is parked and unsigned, or waits for its business to be served',
         );
       },
@@ -68,7 +68,12 @@ export function handleSaleMessages(sale: DocumentProcess<SaleInput>): void {
             `awaitReceipt takes {"wait"?: "30 seconds", "input"?: the sale's input}: ${wording(checked.problems)}`,
             checked.problems,
           );
-        if (checked.value.input !== undefined) refuseAnotherInput(input, checked.value.input);
+        if (checked.value.input !== undefined)
+          refuseOtherRequest(
+            FAILURE_TYPES.saleInputConflict,
+            `sale ${input.traderInvoiceNumber} of business ${input.businessId} was started with another input`,
+            saleInputDifferences(input, checked.value.input),
+          );
       },
     },
   );
@@ -93,16 +98,20 @@ export function refuseInput(input: unknown, problems: [InputProblem, ...InputPro
 
 /** Temporal's cancellation: the cancel update's effect while parked unsigned; otherwise refused and noted. */
 export function handleTemporalCancellation({ record, inbox }: DocumentProcess): void {
-  if (record.isParkedFor('cancel') || record.state.step === 'awaiting_business') {
-    inbox.operatorCancel ??= 'cancellation requested through Temporal';
-    return;
-  }
-  record.cancellationRefused(whyNotCancellable(record.state));
+  if (cancelOpen(record)) inbox.operatorCancel ??= 'cancellation requested through Temporal';
+  else record.cancellationRefused(whyNotCancellable(record.state));
 }
+
+/** Parked unsigned, or waiting for its business: what a cancel ends. */
+function cancelOpen(record: SaleRecord): boolean {
+  return record.isParkedFor('cancel') || record.state.step === 'awaiting_business';
+}
+
+const signed = (state: SaleState) => state.sale !== null && isSigned(state.sale);
 
 function whyNotCancellable(state: SaleState): string {
   if (state.step === 'cancelled') return 'the sale is already cancelled';
-  if ((state.sale !== null && isSigned(state.sale)) || state.creditNote !== null)
+  if (signed(state) || state.creditNote !== null)
     return 'the sale is signed: only a refund (a credit note) reverses it';
   if (state.parked) {
     const actions = state.parked.actions.map((a) => `\`${a}\``).join(' or ');
@@ -114,41 +123,26 @@ function whyNotCancellable(state: SaleState): string {
   );
 }
 
-function tillCanBeAnswered(state: SaleState): boolean {
-  if (state.sale !== null && isSigned(state.sale)) return true;
-  // A till is not held through an outage: it hears at once that the sale will be signed when the service is back.
-  if (state.parked !== null || (state.outage ?? null) !== null || (state.awaitingBusiness ?? null) !== null)
-    return true;
-  return state.step === 'cancelled' || state.step === 'failed' || state.step === 'completed';
-}
-
+/** Signed, or why not when a person or an outage holds it: a till is not held through an outage. */
 function receiptAnswer(state: SaleState): ReceiptAnswer {
-  const signed = state.sale !== null && isSigned(state.sale);
   const { parked, outage, awaitingBusiness } = state;
-  const reason = signed
+  const reason = signed(state)
     ? null
     : parked
       ? `parked: ${parked.message}`
       : outage
-        ? `waiting out an outage of the ${outage.side === 'service' ? 'compliance service' : 'tax authority'} ` +
-          `since ${outage.since} (${outage.cause}): it is signed once that answers, nobody needs to act`
+        ? `waiting out an outage of the ${SIDE_NAMES[outage.side]} since ${outage.since} (${outage.cause}): ` +
+          'it is signed once that answers, nobody needs to act'
         : awaitingBusiness
           ? `waiting since ${awaitingBusiness.since} for business ${state.businessId} to be served ` +
             `(${FAILURE_TYPES.businessNotServed}): nothing is sent until a tenants reload serves it`
           : null;
-  return { signed, receipt: signed ? state.sale!.receipt : null, reason, state };
+  return { signed: signed(state), receipt: signed(state) ? state.sale!.receipt : null, reason, state };
 }
 
-/** An input other than the one the sale was started with: the differing fields are named, never their values. */
-function refuseAnotherInput(started: SaleInput, asked: SaleInput): void {
-  const fields = saleInputDifferences(started, asked);
-  if (fields.length === 0) return;
-  throw ApplicationFailure.create({
-    type: FAILURE_TYPES.saleInputConflict,
-    message:
-      `sale ${started.traderInvoiceNumber} of business ${started.businessId} was started with another input: ` +
-      `${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}`,
-    nonRetryable: true,
-    details: [{ fields }],
-  });
+function tillCanBeAnswered(state: SaleState): boolean {
+  const { signed, reason } = receiptAnswer(state);
+  return (
+    signed || reason !== null || state.step === 'cancelled' || state.step === 'failed' || state.step === 'completed'
+  );
 }

@@ -7,8 +7,6 @@ import { OperatorCancelled, type DocumentProcess } from '../document/process.js'
 // visibility's lag or another worker's older tenants made come to nothing.
 const FIRST_RETRY_MS = 5_000;
 const LONGEST_RETRY_MS = 5 * 60_000;
-/** A business unserved for a day is no longer a file on its way to the pods: a person onboards it or cancels. */
-const ATTENTION_AFTER_MS = 24 * 3_600_000;
 
 /**
  * Places the sale on the budget of the application serving its business. A business none serves yet (its tenants
@@ -17,7 +15,6 @@ const ATTENTION_AFTER_MS = 24 * 3_600_000;
 export async function placeWhenServed(sale: DocumentProcess): Promise<CallRoute> {
   const { record, inbox, businessId } = sale;
   for (;;) {
-    let refusal: ApplicationFailure;
     try {
       const route = await placeOnBudget(businessId, true);
       record.businessServed();
@@ -25,12 +22,11 @@ export async function placeWhenServed(sale: DocumentProcess): Promise<CallRoute>
     } catch (err) {
       const failure = err instanceof ActivityFailure ? err.cause : err;
       if (!(failure instanceof ApplicationFailure) || failure.type !== FAILURE_TYPES.businessNotServed) throw err;
-      refusal = failure;
+      const { attempts } = record.awaitingBusiness(failure.message);
+      const told = inbox.businessServed;
+      const retryMs = Math.min(FIRST_RETRY_MS * 2 ** (attempts - 1), LONGEST_RETRY_MS);
+      await condition(() => inbox.businessServed !== told || inbox.operatorCancel !== undefined, retryMs);
+      if (inbox.operatorCancel !== undefined) throw new OperatorCancelled(inbox.operatorCancel);
     }
-    const { attempts } = record.awaitingBusiness(refusal.message, ATTENTION_AFTER_MS);
-    const told = inbox.businessServed;
-    const retryMs = Math.min(FIRST_RETRY_MS * 2 ** (attempts - 1), LONGEST_RETRY_MS);
-    await condition(() => inbox.businessServed !== told || inbox.operatorCancel !== undefined, retryMs);
-    if (inbox.operatorCancel !== undefined) throw new OperatorCancelled(inbox.operatorCancel);
   }
 }
