@@ -7,18 +7,16 @@ import { AttentionReason, NeedsAttention } from '../src/contracts/search-attribu
  * since it was last written (read back at start: the attributes survive continue-as-new; one never written is sent).
  */
 export class Attention {
-  private needed: boolean | undefined;
-  private reason: string | undefined;
-
-  constructor() {
-    const attributes = workflowInfo().typedSearchAttributes;
-    this.needed = attributes.get(NeedsAttention);
-    this.reason = attributes.get(AttentionReason);
-  }
+  private needed = workflowInfo().typedSearchAttributes.get(NeedsAttention);
+  private reason = workflowInfo().typedSearchAttributes.get(AttentionReason);
 
   /** `reason` undefined: the workflow keeps no reason, only whether a person is needed. */
   write(needed: boolean, reason?: string): void {
-    const changed = this.changes(needed, reason);
+    const changed: SearchAttributeUpdatePair[] = [];
+    if (needed !== this.needed) changed.push({ key: NeedsAttention, value: needed });
+    if (reason !== undefined && reason !== this.reason) changed.push({ key: AttentionReason, value: reason });
+    this.needed = needed;
+    this.reason = reason ?? this.reason;
     if (changed.length > 0) upsertSearchAttributes(changed);
   }
 
@@ -30,15 +28,6 @@ export class Attention {
       { key: NeedsAttention, value: needed },
       { key: AttentionReason, value: reason },
     ];
-  }
-
-  private changes(needed: boolean, reason: string | undefined): SearchAttributeUpdatePair[] {
-    const pairs: SearchAttributeUpdatePair[] = [];
-    if (needed !== this.needed) pairs.push({ key: NeedsAttention, value: needed });
-    if (reason !== undefined && reason !== this.reason) pairs.push({ key: AttentionReason, value: reason });
-    this.needed = needed;
-    if (reason !== undefined) this.reason = reason;
-    return pairs;
   }
 }
 

@@ -159,7 +159,9 @@ async function readFromService(
   branchId: string | undefined,
 ): Promise<SignedRecord> {
   const { subject, api } = refund;
-  const { document, saleDate, lines } = await refund.call(() => api.readSaleRecord(subject.businessId, saleId));
+  const { document, saleDate, lines } = await refund.call(() =>
+    api.readSaleRecord({ businessId: subject.businessId, documentId: saleId }),
+  );
   if (document.type !== 'sale' || document.traderInvoiceNumber !== subject.traderInvoiceNumber)
     refused(`document ${saleId} is not sale ${subject.traderInvoiceNumber}`);
   if (!isSigned(document)) refused(`sale ${saleId} is not signed (status ${document.status})`);

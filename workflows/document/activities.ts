@@ -4,6 +4,7 @@ import type {
   CheckItemsInput,
   CreateCreditNoteInput,
   CreateSaleInput,
+  DocumentRef,
   FindSignedSaleInput,
   RequestItemRegistrationInput,
   SignSaleInput,
@@ -34,52 +35,43 @@ const TRIES = 4;
  * `tries.one` is set a call makes one try: a process probing an outage for the whole application sends one request.
  */
 export function documentActivities(route: () => CallRoute, tries: { one: boolean }) {
-  const on = (priorityKey: number, summary: string, extra: { scheduleToCloseTimeout?: number } = {}) => {
+  const on = (priorityKey: number, summary: string) => {
     const { complianceQueue, fairnessKey } = route();
     return {
       summary,
       taskQueue: complianceQueue,
       priority: { priorityKey, fairnessKey },
       retry: { ...API_RETRY, maximumAttempts: tries.one ? 1 : TRIES },
-      ...extra,
     };
   };
-  const document = (documentId: string) => `document ${documentId}`;
+  const { signing, bookkeeping, polling } = PRIORITY;
+  const document = ({ documentId }: DocumentRef) => `document ${documentId}`;
   return {
     signSale: (input: SignSaleInput) =>
-      compliance.signSale.executeWithOptions(on(PRIORITY.signing, `sale ${input.request.traderInvoiceNumber}`), [
-        input,
-      ]),
+      compliance.signSale.executeWithOptions(on(signing, `sale ${input.request.traderInvoiceNumber}`), [input]),
     createSale: (input: CreateSaleInput) =>
-      compliance.createSale.executeWithOptions(on(PRIORITY.signing, `sale ${input.request.traderInvoiceNumber}`), [
-        input,
-      ]),
-    retrySale: (businessId: string, documentId: string) =>
-      compliance.retrySale.executeWithOptions(on(PRIORITY.signing, document(documentId)), [{ businessId, documentId }]),
-    getDocument: (businessId: string, documentId: string) =>
-      compliance.getDocument.executeWithOptions(on(PRIORITY.signing, document(documentId)), [
-        { businessId, documentId },
-      ]),
-    readSaleRecord: (businessId: string, documentId: string) =>
-      compliance.readSaleRecord.executeWithOptions(on(PRIORITY.bookkeeping, document(documentId)), [
-        { businessId, documentId },
-      ]),
+      compliance.createSale.executeWithOptions(on(signing, `sale ${input.request.traderInvoiceNumber}`), [input]),
+    retrySale: (ref: DocumentRef) => compliance.retrySale.executeWithOptions(on(signing, document(ref)), [ref]),
+    getDocument: (ref: DocumentRef) => compliance.getDocument.executeWithOptions(on(signing, document(ref)), [ref]),
+    readSaleRecord: (ref: DocumentRef) =>
+      compliance.readSaleRecord.executeWithOptions(on(bookkeeping, document(ref)), [ref]),
     /** Polling through activity retries: the history gains no events per poll. */
-    awaitDocumentOutcome: (businessId: string, documentId: string, timeoutMs: number) =>
+    awaitDocumentOutcome: (ref: DocumentRef, timeoutMs: number) =>
       compliance.awaitDocumentOutcome.executeWithOptions(
         {
-          ...on(PRIORITY.polling, document(documentId), { scheduleToCloseTimeout: Math.max(1000, timeoutMs) }),
+          ...on(polling, document(ref)),
+          scheduleToCloseTimeout: Math.max(1000, timeoutMs),
           retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
         },
-        [{ businessId, documentId }],
+        [ref],
       ),
     createCreditNote: (input: CreateCreditNoteInput) =>
       compliance.createCreditNote.executeWithOptions(
-        on(PRIORITY.signing, `credit note ${input.traderInvoiceNumber} reversing ${input.saleId}`),
+        on(signing, `credit note ${input.traderInvoiceNumber} reversing ${input.saleId}`),
         [input],
       ),
     checkItems: (input: CheckItemsInput) =>
-      compliance.checkItems.executeWithOptions(on(PRIORITY.bookkeeping, `items ${input.itemIds.join(', ')}`), [input]),
+      compliance.checkItems.executeWithOptions(on(bookkeeping, `items ${input.itemIds.join(', ')}`), [input]),
     requestItemRegistration: (input: RequestItemRegistrationInput) =>
       coordination.requestItemRegistration.executeWithOptions({ summary: `item ${input.itemId}` }, [input]),
     findSignedSale: (input: FindSignedSaleInput) =>

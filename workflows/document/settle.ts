@@ -76,7 +76,7 @@ export class Submission {
   }
 
   private resubmit(documentId: string): Promise<SubmissionResult> {
-    return this.send(() => this.process.api.retrySale(this.process.businessId, documentId));
+    return this.send(() => this.process.api.retrySale({ businessId: this.process.businessId, documentId }));
   }
 
   /** After an operator's retry the document may have settled meanwhile: read it, and resubmit only a failure. */
@@ -150,7 +150,7 @@ export class Submission {
     for (;;) {
       const hintsBefore = inbox.callbackHints;
       const scope = new CancellationScope();
-      const poll = scope.run(() => api.awaitDocumentOutcome(businessId, documentId, deadline - Date.now()));
+      const poll = scope.run(() => api.awaitDocumentOutcome({ businessId, documentId }, deadline - Date.now()));
       const winner = await Promise.race([
         poll.then(
           (r) => ({ kind: 'polled' as const, r }),
@@ -178,6 +178,6 @@ export class Submission {
 
   /** A read of the document that waits out an outage and parks on a refusal (a key revoked mid-rotation). */
   private read(documentId: string): Promise<{ document: FiscalDocument }> {
-    return this.process.call(() => this.process.api.getDocument(this.process.businessId, documentId));
+    return this.process.call(() => this.process.api.getDocument({ businessId: this.process.businessId, documentId }));
   }
 }
