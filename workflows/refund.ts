@@ -185,12 +185,11 @@ async function readFromService(
 
 /** The receipt prints `DD/MM/YYYY`. */
 function signedDateOf(scuDate: string | null): string | null {
-  const match = scuDate === null ? null : /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(scuDate);
-  return match ? `${match[3]}-${match[2]}-${match[1]}` : null;
+  const [, day, month, year] = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(scuDate ?? '') ?? [];
+  return year ? `${year}-${month}-${day}` : null;
 }
 
 function windowFrom(signedAt: string | null): string | null {
-  if (signedAt === null) return null;
-  const start = Date.parse(signedAt);
+  const start = Date.parse(signedAt ?? '');
   return Number.isNaN(start) ? null : new Date(start + DEFAULT_REFUND_WINDOW_DAYS * 86_400_000).toISOString();
 }

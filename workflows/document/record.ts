@@ -23,12 +23,10 @@ const BUSINESS_ATTENTION_AFTER_MS = 24 * 3_600_000;
 
 export const SIDE_NAMES = { service: 'compliance service', authority: 'tax authority' } as const;
 
-export interface RecordSubject {
-  businessId: string;
-  traderInvoiceNumber: string;
+type RecordSubject = Pick<SaleState, 'businessId' | 'traderInvoiceNumber'> & {
   branchId?: string | undefined;
   lines?: readonly SoldLine[];
-}
+};
 
 export function initialSaleState({ businessId, traderInvoiceNumber, branchId, lines }: RecordSubject): SaleState {
   return {

@@ -1,5 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
-import type { CreateSaleInput, SignSaleInput, SubmissionResult } from '../../activities/types.js';
+import type { CreateSaleInput, SubmissionResult } from '../../activities/types.js';
 import type { SaleInput, StockMovementState } from '../../src/contracts/sale.js';
 import { movement, type DocumentProcess } from '../document/process.js';
 import { Submission } from '../document/settle.js';
@@ -12,7 +12,6 @@ import { saleIdempotencyKey, stockReferenceId } from '../keys.js';
 export class SaleFiling {
   private readonly deductions: StockMovementState[];
   private readonly filing: CreateSaleInput;
-  private readonly handOver: SignSaleInput['handOver'];
   /** The stock-tracked items, as the last filing found them. */
   private tracked = new Set<string>();
   /** The ledger the signing activity handed the lines to; undefined: the sale hands them over. */
@@ -26,7 +25,6 @@ export class SaleFiling {
     this.deductions = input.lines.map((line, index) =>
       movement(stockReferenceId(saleKey, index, 'DEDUCT'), { ...line, action: 'DEDUCT' }),
     );
-    this.handOver = { taskQueue: sale.taskQueue, lines: sale.stockLines(this.deductions) };
     this.filing = {
       businessId: input.businessId,
       workflowId: sale.workflowId,
@@ -61,13 +59,12 @@ export class SaleFiling {
 
   /** One activity files it with its items checked; unregistered items are registered, then it files again. */
   private async fileWithItemsChecked(): Promise<SubmissionResult> {
-    const { record, api, outage } = this.sale;
-    const dayBook = { taskQueue: this.sale.taskQueue };
+    const { record, api, outage, taskQueue } = this.sale;
     const checked = await api.signSale({
       ...this.filing,
       itemIds: this.sale.itemIds(),
-      handOver: this.handOver,
-      dayBook,
+      handOver: { taskQueue, lines: this.sale.stockLines(this.deductions) },
+      dayBook: { taskQueue },
     });
     this.tracked = new Set(checked.items.filter((i) => i.stockTracked).map((i) => i.itemId));
     this.ledgerWorkflowId = checked.handedOver?.ledgerWorkflowId;
