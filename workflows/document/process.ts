@@ -217,29 +217,19 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
 
 type Settings = ReturnType<typeof settingsOf>;
 
-/** The caller's options with their defaults; a bad duration fails the process at its start. */
+/** The options with their defaults; the sale's input check let through only durations `parseDuration` reads. */
 function settingsOf(options: SaleInput['options']) {
-  const { outageLimit, outcomeTimeout = '24 hours', itemFixDeadline = '7 days' } = options ?? {};
-  // Passed on as text to the registration workflow, but checked here all the same.
-  optionDuration('itemFixDeadline', itemFixDeadline);
+  const { outageLimit, outcomeTimeout = '24 hours', itemFixDeadline = '7 days', transientRetryLimit } = options ?? {};
   return {
     refundWindowMs: (options?.refundWindowDays ?? DEFAULT_REFUND_WINDOW_DAYS) * 86_400_000,
     outcomeTimeout,
-    outcomeTimeoutMs: optionDuration('outcomeTimeout', outcomeTimeout),
+    outcomeTimeoutMs: parseDuration(outcomeTimeout)!,
     // A limit the caller set parks when no outcome comes in time; the default one is waited out like any outage.
     outcomeTimeoutParks: options?.outcomeTimeout !== undefined,
     itemFixDeadline,
     /** Transient authority failures retried before parking; undefined: as long as the outage lasts. */
-    transientRetryLimit: options?.transientRetryLimit,
+    transientRetryLimit,
     /** How long an outage is waited out before parking, as given and in ms; undefined: as long as it lasts. */
-    outageLimit:
-      outageLimit === undefined ? undefined : { text: outageLimit, ms: optionDuration('outageLimit', outageLimit) },
+    outageLimit: outageLimit === undefined ? undefined : { text: outageLimit, ms: parseDuration(outageLimit)! },
   };
-}
-
-function optionDuration(name: string, value: string): number {
-  const ms = parseDuration(value);
-  if (ms === undefined)
-    throw ApplicationFailure.nonRetryable(`options.${name}: not a duration: ${value}`, FAILURE_TYPES.invalidInput);
-  return ms;
 }
