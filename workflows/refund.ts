@@ -1,5 +1,4 @@
 import {
-  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   allHandlersFinished,
@@ -19,7 +18,7 @@ import {
 import { checkInput, describeProblems, saleInputDifferences, saleSchemas } from '../src/contracts/sale-input.js';
 import type { RefundResult, StockMovementState } from '../src/contracts/sale.js';
 import { handleProcessMessages, hold, refuseOtherRequest } from './document/messages.js';
-import { DocumentProcess, movement } from './document/process.js';
+import { DocumentProcess, applicationFailure, movement } from './document/process.js';
 import { Submission } from './document/settle.js';
 import { creditNoteIdempotencyKey, stockReferenceId } from './keys.js';
 import { placeOnBudget } from './placement.js';
@@ -134,8 +133,8 @@ const REFUSALS: ReadonlySet<string> = new Set([
 
 /** This refund's own refusals, and the service's: the sale was credited already (by another credit note). */
 function refusalOf(err: unknown): ApplicationFailure | undefined {
-  const failure = err instanceof ActivityFailure ? err.cause : err;
-  return failure instanceof ApplicationFailure && REFUSALS.has(failure.type ?? '') ? failure : undefined;
+  const failure = applicationFailure(err);
+  return REFUSALS.has(failure?.type ?? '') ? failure : undefined;
 }
 
 function refused(reason: string, type: string = FAILURE_TYPES.invalidOperation): never {

@@ -21,6 +21,12 @@ export interface DocumentSubject {
   options?: SaleInput['options'];
 }
 
+/** The application failure an activity failed with, or `err` itself. */
+export function applicationFailure(err: unknown): ApplicationFailure | undefined {
+  const failure = err instanceof ActivityFailure ? err.cause : err;
+  return failure instanceof ApplicationFailure ? failure : undefined;
+}
+
 /** An operator cancelled the parked sale: unwinds the process to its end. */
 export class OperatorCancelled extends Error {}
 
@@ -106,18 +112,8 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
         return await call();
       } catch (err) {
         // A local activity's failure (asksNoService: placement) reaches the workflow as the activity's own error.
-        const failure =
-          err instanceof ActivityFailure
-            ? err.cause
-            : asksNoService && err instanceof ApplicationFailure
-              ? err
-              : undefined;
-        if (
-          !(failure instanceof ApplicationFailure) ||
-          !failure.nonRetryable ||
-          failure.type === FAILURE_TYPES.alreadyCredited
-        )
-          throw err;
+        const failure = err instanceof ActivityFailure || asksNoService ? applicationFailure(err) : undefined;
+        if (!failure?.nonRetryable || failure.type === FAILURE_TYPES.alreadyCredited) throw err;
         await this.awaitOperator(failure.type ?? 'error', failure.message);
       }
     }

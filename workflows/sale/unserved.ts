@@ -1,7 +1,7 @@
-import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { placeOnBudget, type CallRoute } from '../placement.js';
-import { OperatorCancelled, type DocumentProcess } from '../document/process.js';
+import { OperatorCancelled, applicationFailure, type DocumentProcess } from '../document/process.js';
 
 // A worker tells waiting sales when a reload serves more businesses (businessServed); the timer is for a telling that
 // visibility's lag or another worker's older tenants made come to nothing.
@@ -20,8 +20,8 @@ export async function placeWhenServed(sale: DocumentProcess): Promise<CallRoute>
       record.businessServed();
       return route;
     } catch (err) {
-      const failure = err instanceof ActivityFailure ? err.cause : err;
-      if (!(failure instanceof ApplicationFailure) || failure.type !== FAILURE_TYPES.businessNotServed) throw err;
+      const failure = applicationFailure(err);
+      if (failure?.type !== FAILURE_TYPES.businessNotServed) throw err;
       const { attempts } = record.awaitingBusiness(failure.message);
       const told = inbox.businessServed;
       const retryMs = Math.min(FIRST_RETRY_MS * 2 ** (attempts - 1), LONGEST_RETRY_MS);
