@@ -35,33 +35,8 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundResult> 
   const request = checked.value;
   const { businessId, traderInvoiceNumber } = request;
   const refund = new DocumentProcess('refund', { businessId, traderInvoiceNumber, lines: [] });
-  let outcome: { result: RefundResult } | { refused: ApplicationFailure } | undefined;
-  handleProcessMessages(refund);
-  setHandler(getRefundInputQuery, () => request);
-  // Answers with the credit note once issued; the same request again joins it, another is refused.
-  setHandler(
-    refundUpdate,
-    async () => {
-      await hold(() => outcome !== undefined);
-      if ('refused' in outcome!) throw outcome.refused;
-      return outcome!.result;
-    },
-    {
-      validator: (argument) => {
-        const asked = required(
-          'refund',
-          '{"reason": "01".."06", "returnDate": "YYYY-MM-DD", "traderInvoiceNumber": "…", "restock"?: true}',
-          saleSchemas().refundRequest,
-          argument,
-        );
-        refuseOtherRequest(
-          FAILURE_TYPES.alreadyCredited,
-          `sale ${traderInvoiceNumber} is already refunded with another request`,
-          saleInputDifferences(request.request, asked),
-        );
-      },
-    },
-  );
+  let outcome: RefundOutcome | undefined;
+  handleRefundMessages(refund, request, () => outcome);
   // Nothing to cancel: a credit note once asked for is the way back to the books, and it goes on until signed.
   try {
     outcome = { result: await CancellationScope.nonCancellable(() => runRefund(refund, request)) };
@@ -75,6 +50,39 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundResult> 
   await condition(allHandlersFinished);
   if ('refused' in outcome) throw outcome.refused;
   return outcome.result;
+}
+
+/** How the refund ended, for the `refund` update to answer. */
+type RefundOutcome = { result: RefundResult } | { refused: ApplicationFailure };
+
+/** `refund` answers with the credit note once issued; the same request again joins it, another is refused. */
+function handleRefundMessages(refund: DocumentProcess, request: RefundInput, outcome: () => RefundOutcome | undefined) {
+  handleProcessMessages(refund);
+  setHandler(getRefundInputQuery, () => request);
+  setHandler(
+    refundUpdate,
+    async () => {
+      await hold(() => outcome() !== undefined);
+      const ended = outcome()!;
+      if ('refused' in ended) throw ended.refused;
+      return ended.result;
+    },
+    {
+      validator: (argument) => {
+        const asked = required(
+          'refund',
+          '{"reason": "01".."06", "returnDate": "YYYY-MM-DD", "traderInvoiceNumber": "…", "restock"?: true}',
+          saleSchemas().refundRequest,
+          argument,
+        );
+        refuseOtherRequest(
+          FAILURE_TYPES.alreadyCredited,
+          `sale ${request.traderInvoiceNumber} is already refunded with another request`,
+          saleInputDifferences(request.request, asked),
+        );
+      },
+    },
+  );
 }
 
 async function runRefund(refund: DocumentProcess, { businessId, traderInvoiceNumber, request }: RefundInput) {

@@ -97,10 +97,8 @@ export class OutageRide {
 
   /** Waits on the watch until it says go or asks this process to probe (one try); past `outageLimit` it parks. */
   async waitOut(seen: Pick<OutageWait, 'side' | 'cause' | 'message'>): Promise<void> {
-    const {
-      record,
-      settings: { outageLimit },
-    } = this.rider;
+    const { record, settings } = this.rider;
+    const { outageLimit } = settings;
     const outage = record.waitingOut(seen);
     const limitMs = outageLimit?.ms;
     const waitedMs = Date.now() - Date.parse(outage.since);
