@@ -1,10 +1,10 @@
 /** `npm run worker`: the worker alone, against an existing Temporal server. SIGTERM / SIGINT drain it gracefully. */
-import { WorkerLifecycle } from '../worker/lifecycle.js';
+import { WorkerProcess } from '../worker/process.js';
 import { loadWorkerSettings } from '../worker/settings.js';
 import { runMain } from './run-main.js';
 
 async function main(): Promise<number> {
-  const worker = new WorkerLifecycle(loadWorkerSettings(process.env)).stopOnSignals();
+  const worker = new WorkerProcess(loadWorkerSettings(process.env), { main: true });
   try {
     if (await worker.open()) await worker.run();
   } finally {

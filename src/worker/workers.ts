@@ -1,17 +1,11 @@
 import { addAbortListener } from 'node:events';
-import type { StockReportingOf } from '../config/stock-reporting.js';
-import type { StockInSettingsOf } from '../config/stock-in.js';
-import { FISCAL_DAY_TASK_TIMEOUT, type FiscalDaySettings } from '../contracts/fiscal-day.js';
+import { FISCAL_DAY_TASK_TIMEOUT } from '../contracts/fiscal-day.js';
 import type { Client } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { ItemRegistry } from '../../activities/item-registry.js';
-import type { SettledDocuments } from '../callbacks/settled-documents.js';
-import type { CallbackUrlMinter } from '../callbacks/tokens.js';
 import { ACTIVITY_QUEUES, taskQueueOf, type ActivityName, type ActivityQueue } from '../contracts/task-queues.js';
-import type { PurchaseEventSink } from '../purchases/event-sink.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { metricsSinks } from '../metrics/workflow-sink.js';
 import type { ServiceAccess } from '../services/access.js';
@@ -53,7 +47,7 @@ function activitiesOn(queue: ActivityQueue, activities: Activities): Partial<Act
 
 /** What the process hands whole to what builds its workers, budgets, schedules and version routing. */
 export interface WorkerContext {
-  /** The registration activity starts item-registration workflows with it. */
+  /** The registration activity starts item-registration workflows with it; its data converter is the workers'. */
   client: Client;
   namespace: string;
   /** The workflow queue; the service queues derive from it. */
@@ -62,7 +56,15 @@ export interface WorkerContext {
   version: DeploymentVersion;
   logger: Logger;
   metrics?: MetricsRecorder;
+  /** The service clients of the tenants served. */
+  services: ServiceAccess;
 }
+
+/** What the activities are given beyond the context: callbacks, the purchases sink, per-business settings. */
+export type ActivitySettings = Omit<
+  Parameters<typeof createActivities>[0],
+  'services' | 'itemRegistry' | 'temporal' | 'logger' | 'metrics' | 'outages' | 'afterAnswers'
+>;
 
 /**
  * The SDK stops a call into workflow code after 5 s, its guard against a workflow stuck in a loop; a day book's task
@@ -81,48 +83,33 @@ export async function createWorkers(
   context: WorkerContext,
   options: {
     connection: NativeConnection;
-    services: ServiceAccess;
-    /** The client's, if it has its own. */
-    dataConverter?: DataConverter;
-    /** How long a stopping worker lets its tasks run (SHUTDOWN_GRACE_TIME; default: the SDK's, none). */
-    shutdownGraceMs?: number;
-    /** Aborted: every worker stops polling and its tasks get the grace (the process's one stop). */
-    stop?: AbortSignal;
+    /** The process's one stop: every worker stops polling and its tasks get the grace. */
+    signal: AbortSignal;
     /** Fleet-wide: the server enforces it. */
     activitiesPerSecond: { compliance: number; accounting: number };
+    /** How long a stopping worker lets its tasks run (SHUTDOWN_GRACE_TIME; default: the SDK's, none). */
+    shutdownGraceMs?: number;
     workflowBundle?: WorkflowBundle;
-    callbackUrls?: CallbackUrlMinter;
-    settledDocuments?: Pick<SettledDocuments, 'signedInAnswer'>;
-    /** Without it a purchases delivery fails, non-retryable. */
-    purchasesSink?: PurchaseEventSink;
-    stockReporting?: StockReportingOf;
-    /** Absent: no business takes stock in. */
-    stockIn?: StockInSettingsOf;
-    /** Absent: the defaults (docs/fiscal-day.md, "Settings"). */
-    fiscalDay?: FiscalDaySettings;
+    activities?: ActivitySettings;
   },
 ) {
-  const { logger, taskQueue, metrics } = context;
-  const { services, dataConverter, shutdownGraceMs } = options;
+  const { logger, taskQueue, metrics, services, client } = context;
+  const { shutdownGraceMs, signal } = options;
+  const { dataConverter } = client.options;
   const afterAnswers = new Set<Promise<unknown>>();
   const activities = createActivities({
+    ...options.activities,
     afterAnswers,
     services,
     itemRegistry: new ItemRegistry(services),
-    temporal: { client: context.client },
+    temporal: { client },
     logger,
-    callbackUrls: options.callbackUrls,
-    settledDocuments: options.settledDocuments,
-    purchasesSink: options.purchasesSink,
     metrics,
-    stockReporting: options.stockReporting,
-    stockIn: options.stockIn,
-    ...(options.fiscalDay ? { fiscalDay: options.fiscalDay } : {}),
   });
   const common = {
     connection: options.connection,
     namespace: context.namespace,
-    ...(dataConverter ? { dataConverter } : {}),
+    dataConverter,
     ...(shutdownGraceMs === undefined
       ? {}
       : { shutdownGraceTime: shutdownGraceMs, shutdownForceTime: shutdownGraceMs + SHUTDOWN_FORCE_AFTER_GRACE_MS }),
@@ -157,8 +144,6 @@ export async function createWorkers(
   const accounting = await serviceWorker('accounting');
   const all = [workflows, compliance, accounting];
   const windowWorkers = new Map<string, { worker: Worker; running: Promise<void> }>();
-  const stopping = new AbortController();
-  const stopped = () => stopping.signal.aborted;
   const { promise: windowWorkerFailed, reject: failWindowWorker } = Promise.withResolvers<never>();
   // Unobserved until run(): a failure before then rejects run() when it is called.
   windowWorkerFailed.catch(() => undefined);
@@ -172,7 +157,7 @@ export async function createWorkers(
     }
     const fresh = queues.filter((q) => !windowWorkers.has(q.taskQueue));
     await mapBounded(fresh, WINDOW_WORKERS_CREATED_AT_ONCE, async ({ taskQueue: queue, perSecond }) => {
-      if (stopped()) return;
+      if (signal.aborted) return;
       const worker = await Worker.create({
         ...common,
         taskQueue: queue,
@@ -183,13 +168,11 @@ export async function createWorkers(
       const running = worker.run().catch(failWindowWorker);
       windowWorkers.set(queue, { worker, running });
       // A stop that came while this worker was being created reaches it too.
-      if (stopped()) stopRunning(worker);
+      if (signal.aborted) stopRunning(worker);
     });
   };
-  stopping.signal.addEventListener('abort', () => {
-    for (const w of [...all, ...[...windowWorkers.values()].map((entry) => entry.worker)]) stopRunning(w);
-  });
-  if (options.stop) addAbortListener(options.stop, () => stopping.abort());
+  const every = (): Worker[] => [...all, ...[...windowWorkers.values()].map((entry) => entry.worker)];
+  addAbortListener(signal, () => every().forEach(stopRunning));
   return {
     workflows,
     compliance,
@@ -198,13 +181,12 @@ export async function createWorkers(
     queues: all.map((w) => w.options.taskQueue),
     serveWindowQueues,
     /** Every Worker polling now: the three queues' and each window's. */
-    every: (): Worker[] => [...all, ...[...windowWorkers.values()].map((entry) => entry.worker)],
-    // Until shutdown() or a fatal error.
+    every,
+    // Until the signal or a fatal error.
     run: async () => {
       await Promise.race([Promise.all(all.map((w) => w.run())), windowWorkerFailed]);
       await Promise.all([...windowWorkers.values()].map((entry) => entry.running));
       await Promise.allSettled(afterAnswers);
     },
-    shutdown: () => stopping.abort(),
   };
 }

@@ -20,7 +20,7 @@ import { SECRET_VARIABLES } from '../../src/config/env.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
 import { parseDuration } from '../../src/contracts/duration.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
-import { EXIT_MARGIN_MS } from '../../src/worker/lifecycle.js';
+import { EXIT_MARGIN_MS } from '../../src/worker/process.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));

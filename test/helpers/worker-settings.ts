@@ -6,7 +6,7 @@ import { loadVersioningSettings } from '../../src/config/versioning.js';
 import type { AccountingConfig, ComplianceConfig } from '../../src/config/env.js';
 import { singleKeyTenants } from '../../src/tenants/single-key.js';
 import type { TenantsConfig } from '../../src/tenants/types.js';
-import type { WorkerProcessSettings } from '../../src/worker/start.js';
+import type { WorkerProcessSettings } from '../../src/worker/process.js';
 
 /**
  * The settings a test's worker process starts with: a worker's defaults for an empty environment (no purchases

@@ -15,7 +15,7 @@ import type { Sandbox } from '../../sandbox/server.js';
 import type { PurchasesConfig } from '../../src/config/purchases.js';
 import { resolveServices } from '../../src/services/endpoints.js';
 import type { StockReportingOf } from '../../src/config/stock-reporting.js';
-import { startWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess, type WorkerProcessOptions } from '../../src/worker/process.js';
 import { singleKeyTestTenants } from './worker-settings.js';
 import type { StockInSettings } from '../../src/contracts/stock-in.js';
 import { testWorkerSettings } from './worker-settings.js';
@@ -27,7 +27,7 @@ export interface TemporalAccess {
   namespace: string;
 }
 
-type ProcessOptions = Parameters<typeof startWorkerProcess>[0];
+type ProcessOptions = WorkerProcessOptions;
 
 export interface WorkerStackOptions {
   /** The embedded sandbox's compliance world. */
@@ -82,7 +82,7 @@ export async function startWorkerStack(
   bundle: WorkflowBundle,
   options: WorkerStackOptions,
 ): Promise<WorkerStack> {
-  const { client, namespace } = temporal;
+  const { client } = temporal;
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const embedded = await resolveServices(
     { compliance: undefined, accounting: undefined, logLevel: logger.level },
@@ -105,12 +105,8 @@ export async function startWorkerStack(
   if (options.stockIn) settings.stockIn = options.stockIn;
 
   const startProcess = async () => {
-    const started = await startWorkerProcess({
-      connection: temporal.nativeConnection,
-      client,
-      namespace,
-      tenants: singleKeyTestTenants(services, settings),
-      settings,
+    const started = await WorkerProcess.start(settings, {
+      brought: { connection: temporal.nativeConnection, client, tenants: singleKeyTestTenants(services, settings) },
       logger,
       taskQueue,
       workflowBundle: bundle,

@@ -13,7 +13,7 @@ import type { Sandbox } from '../../sandbox/server.js';
 import { failureConverterPath, payloadEncryptionFromEnv } from '../../src/codec/data-converter.js';
 import { startCodecServer, type CodecServer } from '../../src/codec/server.js';
 import { resolveServices } from '../../src/services/endpoints.js';
-import { startWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { workflowSources } from '../../src/worker/workflow-bundle.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { getTestEnv, testLogger } from '../helpers/temporal.js';
@@ -59,16 +59,11 @@ export async function startEncryptedSaleStack(options: {
     logger: testLogger,
   });
   const settings = testWorkerSettings({ worker: { complianceRequestsPerMinute: 50 * 60, complianceRateHeadroom: 0 } });
-  const worker = await startWorkerProcess({
-    connection: env.nativeConnection,
-    client,
-    namespace,
-    tenants: singleKeyTestTenants(services, settings),
-    settings,
+  const worker = await WorkerProcess.start(settings, {
+    brought: { connection: env.nativeConnection, client, tenants: singleKeyTestTenants(services, settings) },
     logger,
     taskQueue,
     workflowBundle,
-    dataConverter: encryption.dataConverter,
   });
   const running = worker.run();
   const codecToken = `python-caller-${randomUUID()}`;

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PurchasesSyncError, syncPurchasesNow } from '../../src/client/purchases.js';
 import { ensurePurchasesSyncSchedules, PURCHASES_CATCHUP_WINDOW_MS } from '../../src/purchases/schedule.js';
-import { startWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { resolveServices, type ServiceEndpoints } from '../../src/services/endpoints.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import { purchasesScheduleId } from '../../src/contracts/purchases-sync.js';
@@ -122,12 +122,8 @@ describe('purchases sync schedules', () => {
       };
       const settings = testWorkerSettings({ purchases: config });
       const start = () =>
-        startWorkerProcess({
-          connection: env.nativeConnection,
-          client,
-          namespace: env.namespace ?? 'default',
-          tenants: singleKeyTestTenants(services!, settings),
-          settings,
+        WorkerProcess.start(settings, {
+          brought: { connection: env.nativeConnection, client, tenants: singleKeyTestTenants(services!, settings) },
           logger,
           taskQueue,
           workflowBundle: bundle,

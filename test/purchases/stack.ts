@@ -10,7 +10,7 @@ import { syncPurchasesNow } from '../../src/client/purchases.js';
 import type { PurchasesConfig } from '../../src/config/purchases.js';
 import type { StockInSettings } from '../../src/contracts/stock-in.js';
 import type { PurchaseEventSink } from '../../src/purchases/event-sink.js';
-import type { WorkerProcess } from '../../src/worker/start.js';
+import type { WorkerProcess } from '../../src/worker/process.js';
 import type { ComplianceFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
 import type { InspectedPurchase } from '../../sandbox/compliance/purchase-inspection.js';
 import { DEMO } from '../../sandbox/default-fixture.js';

@@ -70,6 +70,7 @@ let sandbox: Sandbox;
 let compliance: ComplianceClient;
 let accounting: AccountingClient;
 let workers: Workers | undefined;
+const stop = new AbortController();
 let running: Promise<unknown> | undefined;
 
 beforeAll(async () => {
@@ -112,10 +113,17 @@ beforeAll(async () => {
   const version = { deploymentName: deploymentNameFor(taskQueue), buildId: 'test' };
   // The production wiring: every activity registered on the queue it runs on in the worker.
   workers = await createWorkers(
-    { namespace: env.namespace ?? 'default', client, logger, taskQueue, version },
+    {
+      namespace: env.namespace ?? 'default',
+      client,
+      logger,
+      taskQueue,
+      version,
+      services: singleApplication({ compliance, accounting }),
+    },
     {
       connection: env.nativeConnection,
-      services: singleApplication({ compliance, accounting }),
+      signal: stop.signal,
       workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: testLogger }),
       activitiesPerSecond: { compliance: 50, accounting: 50 },
     },
@@ -133,7 +141,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  workers?.shutdown();
+  stop.abort();
   await running;
   await compliance?.close();
   await accounting?.close();

@@ -37,7 +37,7 @@ import {
 import { getStockLedgerStateQuery } from '../../src/contracts/stock-ledger.js';
 import { resolveServices } from '../../src/services/endpoints.js';
 import { versionCommands, type VersionRouting } from '../../src/worker/deployment.js';
-import { startWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { workflowSources } from '../../src/worker/workflow-bundle.js';
 import { resolveTemporalExecutable } from '../../tools/temporal-cli/resolver.js';
 import { eventually } from '../helpers/eventually.js';
@@ -100,12 +100,8 @@ beforeAll(async () => {
       worker: { complianceRequestsPerMinute: 3_000, complianceRateHeadroom: 0 },
       versioning: { buildId, makeCurrent: true },
     });
-    const started = await startWorkerProcess({
-      connection: env.nativeConnection,
-      client,
-      namespace,
-      tenants: singleKeyTestTenants(services, settings),
-      settings,
+    const started = await WorkerProcess.start(settings, {
+      brought: { connection: env.nativeConnection, client, tenants: singleKeyTestTenants(services, settings) },
       logger,
       taskQueue,
       workflowBundle: bundle,

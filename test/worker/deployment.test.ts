@@ -14,7 +14,7 @@ import { SalesClient } from '../../src/client/sales-client.js';
 import { resolveServices } from '../../src/services/endpoints.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import type { VersionRouting } from '../../src/worker/deployment.js';
-import { startWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { freePort } from '../../tools/free-port.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeTestEnv, getTestEnv, uniqueTaskQueue } from '../helpers/temporal.js';
@@ -119,12 +119,12 @@ async function versionStarter(services: Awaited<ReturnType<typeof resolveService
   const bundle = await workflowBundle();
   return async (buildId: string, makeCurrent: boolean | 'first', rollBack = false) => {
     const settings = testWorkerSettings({ versioning: { buildId, makeCurrent, rollBack } });
-    const worker = await startWorkerProcess({
-      connection: env.nativeConnection,
-      client: env.client,
-      namespace: env.namespace ?? 'default',
-      tenants: singleKeyTestTenants(services, settings),
-      settings,
+    const worker = await WorkerProcess.start(settings, {
+      brought: {
+        connection: env.nativeConnection,
+        client: env.client,
+        tenants: singleKeyTestTenants(services, settings),
+      },
       logger,
       taskQueue,
       workflowBundle: bundle,

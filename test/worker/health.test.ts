@@ -13,7 +13,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { ConfigError } from '../../src/config/env.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
 import { startLiveness } from '../../src/worker/health.js';
-import { EXIT_MARGIN_MS } from '../../src/worker/lifecycle.js';
+import { EXIT_MARGIN_MS } from '../../src/worker/process.js';
 import { freePort } from '../../tools/free-port.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';

@@ -12,7 +12,7 @@ import { DEMO } from '../../sandbox/default-fixture.js';
 import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
 import { saleWorkflowId, type SaleState } from '../../src/contracts/sale.js';
 import { STOCK_LEDGER_WORKFLOW_TYPE } from '../../src/contracts/stock-ledger.js';
-import { EXIT_MARGIN_MS } from '../../src/worker/lifecycle.js';
+import { EXIT_MARGIN_MS } from '../../src/worker/process.js';
 import { freePort } from '../../tools/free-port.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';

@@ -19,7 +19,7 @@ import { AWAITED_SERVICE_FAILURE, openTenantAccess } from '../../src/tenants/acc
 import { TenantConfigError, TenantServiceError } from '../../src/tenants/directory.js';
 import { singleKeyTenants } from '../../src/tenants/single-key.js';
 import type { ComplianceTenant, TenantsConfig } from '../../src/tenants/types.js';
-import { startWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
@@ -90,12 +90,8 @@ function capturingLogger() {
 async function start(config: TenantsConfig, logger = pino({ level: 'silent' })) {
   const env = await getTestEnv();
   const taskQueue = uniqueTaskQueue('outage-start');
-  const worker = await startWorkerProcess({
-    connection: env.nativeConnection,
-    client: env.client,
-    namespace: env.namespace ?? 'default',
-    tenants: config,
-    settings: testWorkerSettings(),
+  const worker = await WorkerProcess.start(testWorkerSettings(), {
+    brought: { connection: env.nativeConnection, client: env.client, tenants: config },
     logger,
     taskQueue,
     workflowBundle,

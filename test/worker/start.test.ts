@@ -3,7 +3,7 @@ import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporali
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ComplianceConfig } from '../../src/config/env.js';
-import { startWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { ConfigError } from '../../src/config/env.js';
 import type { ReconciliationConfig } from '../../src/config/reconciliation.js';
 import { resolveServices, type ServiceEndpoints } from '../../src/services/endpoints.js';
@@ -34,14 +34,13 @@ async function startService(
   reconciliation: ReconciliationConfig = { links: [], every: '24h' },
 ): Promise<WorkerProcess> {
   const env = await getTestEnv();
-  const namespace = env.namespace ?? 'default';
   const settings = testWorkerSettings({ reconciliation });
-  return startWorkerProcess({
-    connection: env.nativeConnection,
-    client: env.client,
-    namespace,
-    tenants: singleKeyTestTenants({ ...services, compliance: { ...services.compliance, ...compliance } }, settings),
-    settings,
+  return WorkerProcess.start(settings, {
+    brought: {
+      connection: env.nativeConnection,
+      client: env.client,
+      tenants: singleKeyTestTenants({ ...services, compliance: { ...services.compliance, ...compliance } }, settings),
+    },
     logger,
     taskQueue: uniqueTaskQueue('sale-service'),
     workflowBundle,

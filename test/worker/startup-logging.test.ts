@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { resolveServices } from '../../src/services/endpoints.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
-import { startWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { closeTestEnv, getTestEnv, uniqueTaskQueue } from '../helpers/temporal.js';
 import { singleKeyTestTenants, testWorkerSettings } from '../helpers/worker-settings.js';
 
@@ -45,12 +45,12 @@ describe('a worker process starting', () => {
         silent,
       );
       const taskQueue = uniqueTaskQueue('startup-logging');
-      const worker = await startWorkerProcess({
-        connection: env.nativeConnection,
-        client: env.client,
-        namespace: env.namespace ?? 'default',
-        tenants: singleKeyTestTenants(services, testWorkerSettings()),
-        settings: testWorkerSettings(),
+      const worker = await WorkerProcess.start(testWorkerSettings(), {
+        brought: {
+          connection: env.nativeConnection,
+          client: env.client,
+          tenants: singleKeyTestTenants(services, testWorkerSettings()),
+        },
         logger,
         taskQueue,
       });

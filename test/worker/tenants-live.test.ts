@@ -27,7 +27,7 @@ import { complianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { readComplianceBudgets } from '../../src/temporal/compliance-budgets.js';
 import { SalesClient } from '../../src/client/sales-client.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
-import { connectWorkerProcess, type ConnectedWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
@@ -38,7 +38,7 @@ const K = DEMO.keys;
 
 describe('a tenants worker while its tenants file changes', () => {
   let sandbox: Sandbox;
-  let connected: ConnectedWorkerProcess;
+  let connected: WorkerProcess;
   let running: Promise<void>;
   let taskQueue: string;
   let dir: string;
@@ -77,8 +77,8 @@ describe('a tenants worker while its tenants file changes', () => {
       PURCHASES_SINK: `file:${join(dir, 'purchases.ndjson')}`,
     });
     taskQueue = uniqueTaskQueue('tenants-live');
-    connected = await connectWorkerProcess(settings, pino({ level: 'silent' }), { taskQueue });
-    running = connected.worker.run();
+    connected = await WorkerProcess.start(settings, { logger: pino({ level: 'silent' }), taskQueue });
+    running = connected.run();
   });
 
   afterAll(async () => {
@@ -89,7 +89,7 @@ describe('a tenants worker while its tenants file changes', () => {
         .delete()
         .catch(() => undefined);
     if (connected) {
-      connected.worker.shutdown();
+      connected.shutdown();
       await running;
       await connected.close();
     }
@@ -121,7 +121,7 @@ describe('a tenants worker while its tenants file changes', () => {
   const stateOf = (handle: WorkflowHandle, done: (s: SaleState) => boolean, what: string, timeoutMs = 30_000) =>
     eventually(() => handle.query(getSaleStateQuery), done, { timeoutMs, intervalMs: 200, what });
   const signed = (s: SaleState) => s.sale?.status === 'completed';
-  const served = (businessId: string) => connected.worker.tenants.current().applicationOf(businessId);
+  const served = (businessId: string) => connected.tenants.current().applicationOf(businessId);
 
   it('holds each application to its budget on the compliance queue, and each sale’s calls carry its application', async () => {
     const budgets = await readComplianceBudgets(connected.client, complianceTaskQueue(taskQueue));
@@ -217,7 +217,7 @@ describe('a tenants worker while its tenants file changes', () => {
     // The Nairobi till's key belongs to the same service application as the organisation-wide one.
     writeTenants([retail(K.nairobi)]);
     await eventually(
-      async () => (await connected.worker.tenants.current().complianceClient('retail')?.getIdentity())?.data.apiKey?.id,
+      async () => (await connected.tenants.current().complianceClient('retail')?.getIdentity())?.data.apiKey?.id,
       (id) => id === 'key_demo_nairobi',
       { timeoutMs: 15_000, intervalMs: 100, what: 'the rotated key served' },
     );

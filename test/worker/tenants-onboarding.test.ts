@@ -19,7 +19,7 @@ import {
   type SaleState,
 } from '../../src/contracts/sale.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
-import { connectWorkerProcess, type ConnectedWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
@@ -33,7 +33,7 @@ describe('a merchant onboarded by a tenants file change, on a fleet of two worke
   let sandbox: Sandbox;
   let dir: string;
   let taskQueue: string;
-  const workers: Array<{ connected: ConnectedWorkerProcess; running: Promise<void> }> = [];
+  const workers: Array<{ connected: WorkerProcess; running: Promise<void> }> = [];
   const handles: WorkflowHandle[] = [];
 
   const retail = () => ({
@@ -62,15 +62,15 @@ describe('a merchant onboarded by a tenants file change, on a fleet of two worke
       COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
     });
     for (let i = 0; i < 2; i++) {
-      const connected = await connectWorkerProcess(settings, pino({ level: 'silent' }), { taskQueue });
-      workers.push({ connected, running: connected.worker.run() });
+      const connected = await WorkerProcess.start(settings, { logger: pino({ level: 'silent' }), taskQueue });
+      workers.push({ connected, running: connected.run() });
     }
   });
 
   afterAll(async () => {
     for (const handle of handles) await handle.terminate('test over').catch(() => undefined);
     for (const { connected, running } of workers) {
-      connected.worker.shutdown();
+      connected.shutdown();
       await running;
       await connected.close();
     }
@@ -81,7 +81,7 @@ describe('a merchant onboarded by a tenants file change, on a fleet of two worke
 
   it('signs the first sale, started a second after the edit and before any reload, by itself and once', async () => {
     const [first] = workers;
-    const served = () => workers.map(({ connected }) => connected.worker.tenants.current().applicationOf(B.kisumu));
+    const served = () => workers.map(({ connected }) => connected.tenants.current().applicationOf(B.kisumu));
     expect(served()).toEqual([undefined, undefined]);
 
     writeTenants([retail(), other()]);

@@ -34,7 +34,7 @@ import {
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import { schedulePurchasesSync } from '../../src/worker/schedules.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
-import { connectWorkerProcess, type ConnectedWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
@@ -179,7 +179,7 @@ describe('purchases sync schedules with tenants', () => {
 
 describe('a worker process serving a tenants file', () => {
   let sandbox: Sandbox;
-  let connected: ConnectedWorkerProcess;
+  let connected: WorkerProcess;
   let running: Promise<void>;
   let taskQueue: string;
   let dir: string;
@@ -253,12 +253,12 @@ describe('a worker process serving a tenants file', () => {
       PURCHASES_SINK: `file:${join(dir, 'purchases.ndjson')}`,
     });
     taskQueue = uniqueTaskQueue('tenants');
-    connected = await connectWorkerProcess(settings, logger, { taskQueue });
+    connected = await WorkerProcess.start(settings, { logger: logger, taskQueue });
     schedules.push(
-      ...connected.worker.purchases.schedules.map((s) => s.scheduleId),
-      ...connected.worker.reconciliation.map((s) => s.scheduleId),
+      ...connected.purchases.schedules.map((s) => s.scheduleId),
+      ...connected.reconciliation.map((s) => s.scheduleId),
     );
-    running = connected.worker.run();
+    running = connected.run();
   });
 
   afterAll(async () => {
@@ -268,7 +268,7 @@ describe('a worker process serving a tenants file', () => {
         .delete()
         .catch(() => undefined);
     if (connected) {
-      connected.worker.shutdown();
+      connected.shutdown();
       await running;
       await connected.close();
     }
@@ -297,7 +297,7 @@ describe('a worker process serving a tenants file', () => {
 
   it('talks to Temporal through one connection: its client shares the native one its workers poll through', () => {
     expect(connected.client.connection).toBeInstanceOf(NativeConnection);
-    const { workflows, compliance, accounting } = connected.worker.workers;
+    const { workflows, compliance, accounting } = connected.workers;
     for (const worker of [workflows, compliance, accounting])
       expect(worker.options.connection).toBe(connected.client.connection);
   });
@@ -323,8 +323,8 @@ describe('a worker process serving a tenants file', () => {
     expect(ready?.activitiesPerSecond).toMatchObject({ compliance: 3 });
     for (const secret of SECRETS) expect(logLines.join('\n')).not.toContain(secret);
     // The retail key can act for Mombasa, but no entry serves it: no purchases sync for it.
-    expect(connected.worker.purchases.schedules.map((s) => s.businessId).sort()).toEqual([B.nairobi, B.kisumu].sort());
-    expect(connected.worker.reconciliation.map((s) => [s.businessId, s.companyId])).toEqual([
+    expect(connected.purchases.schedules.map((s) => s.businessId).sort()).toEqual([B.nairobi, B.kisumu].sort());
+    expect(connected.reconciliation.map((s) => [s.businessId, s.companyId])).toEqual([
       [B.nairobi, 'cmp_demo_nairobi'],
       [B.kisumu, OTHER_COMPANY_ID],
     ]);

@@ -21,19 +21,18 @@ const logger = pino({ level: 'silent' });
 
 afterAll(closeTestEnv);
 
-async function startWorkers(stop?: AbortSignal) {
+async function startWorkers(stop = new AbortController()) {
   const env = await getTestEnv();
   const taskQueue = uniqueTaskQueue('workers');
   const version = { deploymentName: deploymentNameFor(taskQueue), buildId: 'test' };
   const namespace = env.namespace ?? 'default';
   const workers = await createWorkers(
-    { namespace, client: env.client, logger, taskQueue, version },
+    { namespace, client: env.client, logger, taskQueue, version, services: singleApplication({}) },
     {
       connection: env.nativeConnection,
-      services: singleApplication({}),
+      signal: stop.signal,
       workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: testLogger }),
       activitiesPerSecond: { compliance: 1, accounting: 1 },
-      ...(stop ? { stop } : {}),
     },
   );
   const running = workers.run();
@@ -45,7 +44,7 @@ async function startWorkers(stop?: AbortSignal) {
     makeCurrent: true,
     logger,
   });
-  return { env, workers, running, taskQueue };
+  return { env, workers, running, taskQueue, stop };
 }
 
 /** Steps of the fixture's loop that take about `ms` here, measured on this machine first. */
@@ -58,7 +57,7 @@ function stepsFor(ms: number): number {
 
 describe('createWorkers', () => {
   it('lets a workflow task run longer than the SDK guard of 5 s', { timeout: 90_000 }, async () => {
-    const { env, workers, running, taskQueue } = await startWorkers();
+    const { env, workers, running, taskQueue, stop } = await startWorkers();
     try {
       const steps = stepsFor(7_000);
       const began = Date.now();
@@ -73,14 +72,14 @@ describe('createWorkers', () => {
       // The task itself ran past the guard's 5 s: the test shows what it claims.
       expect(Date.now() - began).toBeGreaterThan(5_000);
     } finally {
-      workers.shutdown();
+      stop.abort();
       await running;
     }
   });
 
   it('stops a window queue worker whose creation was under way when the stop came', { timeout: 60_000 }, async () => {
     const stop = new AbortController();
-    const { workers, running } = await startWorkers(stop.signal);
+    const { workers, running } = await startWorkers(stop);
     const serving = workers.serveWindowQueues([{ taskQueue: uniqueTaskQueue('window'), perSecond: 1 }]);
     stop.abort();
     await serving;

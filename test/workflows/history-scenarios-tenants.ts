@@ -27,7 +27,7 @@ import {
 import { Application } from '../../src/contracts/search-attributes.js';
 import { complianceTaskQueue, windowComplianceTaskQueue } from '../../src/contracts/task-queues.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
-import { startWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { eventually } from '../helpers/eventually.js';
 import { scenarioFixture, type RecordedRun } from './history-scenarios.js';
 import { DEMO, invoiceNumber, type SaleWorkflowType, type TemporalAccess } from './sale-stack.js';
@@ -107,13 +107,9 @@ export async function runTenantsScenarios(temporal: TemporalAccess, bundle: Work
       WORKER_MAKE_CURRENT: 'true',
     });
     const taskQueue = `tenants-${randomUUID()}`;
-    workerProcess = await startWorkerProcess({
-      connection: temporal.nativeConnection,
-      client,
-      namespace: temporal.namespace,
-      tenants: settings.tenants!,
+    workerProcess = await WorkerProcess.start(settings, {
+      brought: { connection: temporal.nativeConnection, client, tenants: settings.tenants! },
       ...(settings.tenantsReload ? { tenantsReload: settings.tenantsReload } : {}),
-      settings,
       logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
       taskQueue,
       workflowBundle: bundle,

@@ -10,7 +10,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { WorkflowBundle } from '@temporalio/worker';
 import type { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import type { CallbackServer } from '../../src/callbacks/server.js';
-import type { WorkerProcess } from '../../src/worker/start.js';
+import type { WorkerProcess } from '../../src/worker/process.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
 import type { ComplianceFixtureInput, ItemFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
 import type { Sandbox } from '../../sandbox/server.js';

@@ -26,7 +26,7 @@ import type { PurchaseEventSink } from '../../src/purchases/event-sink.js';
 import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
 import { loadVersioningSettings } from '../../src/config/versioning.js';
 import { singleKeyTenants } from '../../src/tenants/single-key.js';
-import { startWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
 import type { ComplianceFixtureInput } from '../../sandbox/compliance/fixture-schema.js';
 import { DEMO, defaultComplianceFixtureInput } from '../../sandbox/default-fixture.js';
@@ -251,28 +251,25 @@ export async function startBenchWorkers(
     ...process.env,
     COMPLIANCE_REQUESTS_PER_MINUTE: String(options.requestsPerMinute),
   });
-  const sale = await startWorkerProcess({
-    connection: t.native,
-    client: t.client,
-    namespace: t.settings.namespace,
-    tenants: singleKeyTenants(sandboxEndpoints(sandbox, { callbacks: options.callbacks ?? false }), {
-      requestsPerMinute: options.requestsPerMinute,
-    }),
-    settings: {
-      worker,
-      activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
-      purchases: loadPurchasesConfig({}),
-      reconciliation: loadReconciliationConfig({}),
-      // Each run's queue is a deployment of its own, made current by the run.
-      versioning: { ...loadVersioningSettings(process.env), makeCurrent: true },
-      ...(options.stockMaxDelay
-        ? { stockReporting: loadStockReporting({ STOCK_MAX_DELAY: options.stockMaxDelay }) }
-        : {}),
-    },
+  const tenants = singleKeyTenants(sandboxEndpoints(sandbox, { callbacks: options.callbacks ?? false }), {
+    requestsPerMinute: options.requestsPerMinute,
+  });
+  const settings = {
+    worker,
+    activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
+    purchases: loadPurchasesConfig({}),
+    reconciliation: loadReconciliationConfig({}),
+    // Each run's queue is a deployment of its own, made current by the run.
+    versioning: { ...loadVersioningSettings(process.env), makeCurrent: true },
+    ...(options.stockMaxDelay
+      ? { stockReporting: loadStockReporting({ STOCK_MAX_DELAY: options.stockMaxDelay }) }
+      : {}),
+  };
+  const sale = await WorkerProcess.start(settings, {
+    brought: { connection: t.native, client: t.client, tenants },
     logger,
     taskQueue,
     workflowBundle: t.saleBundle,
-    dataConverter: t.encryption.dataConverter,
     ...(options.purchases ? { purchasesSink: discardSink } : {}),
   });
   const running = [sale.run()];

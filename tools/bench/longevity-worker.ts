@@ -12,7 +12,7 @@ import { createLogger } from '../../src/logger.js';
 import { connectWorkerConnection } from '../../src/temporal/connection.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
-import { startWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 
 async function main(): Promise<number> {
   const taskQueue = process.env.BENCH_TASK_QUEUE?.trim();
@@ -27,14 +27,9 @@ async function main(): Promise<number> {
     namespace: settings.temporal.namespace,
     dataConverter: settings.encryption.dataConverter,
   });
-  const worker = await startWorkerProcess({
-    connection,
-    client,
-    namespace: settings.temporal.namespace,
-    tenants: settings.tenants,
-    settings,
+  const worker = await WorkerProcess.start(settings, {
+    brought: { connection, client, tenants: settings.tenants },
     logger,
-    dataConverter: settings.encryption.dataConverter,
     taskQueue,
     purchasesSyncOptions: syncOptions,
   });

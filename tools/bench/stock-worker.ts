@@ -9,7 +9,7 @@ import { runMain } from '../../src/cli/run-main.js';
 import { createLogger } from '../../src/logger.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
-import { connectWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 
 async function main(): Promise<number> {
   const taskQueue = process.env.BENCH_TASK_QUEUE?.trim();
@@ -17,8 +17,8 @@ async function main(): Promise<number> {
   const settings = loadWorkerSettings(process.env);
   const logger = createLogger({ level: settings.services.logLevel, name: 'worker' });
   installTemporalRuntime(logger, { metricsBindAddress: settings.worker.metricsBindAddress });
-  const connected = await connectWorkerProcess(settings, logger, { taskQueue });
-  const { worker } = connected;
+  const connected = await WorkerProcess.start(settings, { logger: logger, taskQueue });
+  const worker = connected;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
   logger.info({ taskQueue }, 'worker running');
   try {

@@ -12,7 +12,7 @@ import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
 import { loadVersioningSettings } from '../../src/config/versioning.js';
 import { loadTenantsConfig } from '../../src/tenants/load.js';
 import { loadTenantsWorkerConfig } from '../../src/worker/settings.js';
-import { startWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import type { BenchTemporal } from './env.js';
 
 export interface TenancyWorker {
@@ -34,24 +34,20 @@ export async function startTenancyWorker(
   const load = () => loadTenantsConfig({ TENANTS_FILE: options.tenantsFile });
   // As `npm run worker` with TENANTS_FILE configures itself (its headroom included).
   const worker = loadTenantsWorkerConfig(process.env);
-  const sale = await startWorkerProcess({
-    connection: t.native,
-    client: t.client,
-    namespace: t.settings.namespace,
-    tenants: load(),
+  const settings = {
+    worker,
+    activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
+    purchases: loadPurchasesConfig({}),
+    reconciliation: loadReconciliationConfig({}),
+    // Each run's queue is a deployment of its own, made current by the run.
+    versioning: { ...loadVersioningSettings(process.env), makeCurrent: true },
     tenantsReload: { load, intervalMs: options.reloadMs },
-    settings: {
-      worker,
-      activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
-      purchases: loadPurchasesConfig({}),
-      reconciliation: loadReconciliationConfig({}),
-      // Each run's queue is a deployment of its own, made current by the run.
-      versioning: { ...loadVersioningSettings(process.env), makeCurrent: true },
-    },
+  };
+  const sale = await WorkerProcess.start(settings, {
+    brought: { connection: t.native, client: t.client, tenants: load() },
     logger: pino({ level: 'silent' }),
     taskQueue,
     workflowBundle: t.saleBundle,
-    dataConverter: t.encryption.dataConverter,
   });
   const running = sale.run();
   await sale.routing;

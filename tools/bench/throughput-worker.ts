@@ -10,7 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { connectNative } from '../../src/temporal/connection.js';
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
-import { connectWorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { bundleFloor, createFloorActivities } from './floor-activity.js';
 import { FLOOR_QUEUE } from './floor-workflow.js';
 
@@ -18,7 +18,7 @@ async function main(): Promise<number> {
   const settings = loadWorkerSettings(process.env);
   const logger = createLogger({ level: settings.services.logLevel, name: 'worker' });
   installTemporalRuntime(logger, { metricsBindAddress: settings.worker.metricsBindAddress });
-  const connected = await connectWorkerProcess(settings, logger);
+  const connected = await WorkerProcess.start(settings, { logger });
   const connection = await connectNative(settings.temporal);
   // The section's variables name the compliance service, so the single-key settings hold it.
   const endpoint = settings.services.compliance;
@@ -34,12 +34,12 @@ async function main(): Promise<number> {
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => {
-      connected.worker.shutdown();
+      connected.shutdown();
       floor.shutdown();
     });
   logger.info({ floorQueue: FLOOR_QUEUE }, 'worker running');
   try {
-    await Promise.all([connected.worker.run(), floor.run()]);
+    await Promise.all([connected.run(), floor.run()]);
   } finally {
     await compliance.close();
     await connection.close();

@@ -14,7 +14,7 @@ import { localTemporalSettings, type TemporalSettings } from '../../src/temporal
 import { installTemporalRuntime } from '../../src/temporal/runtime.js';
 import { startProcessHealth } from '../../src/worker/health.js';
 import { loadWorkerSettings, type WorkerSettings } from '../../src/worker/settings.js';
-import { connectWorkerProcess, type WorkerProcess } from '../../src/worker/start.js';
+import { WorkerProcess } from '../../src/worker/process.js';
 import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
 import {
   LOCAL_MERCHANTS,
@@ -172,7 +172,7 @@ interface StartedWorker {
 
 /**
  * The two local merchants: the sandbox started here with their world, their tenants file written beside it, and a
- * worker serving it as a deployment serves a tenants file (connectWorkerProcess: no embedded sandbox, the
+ * worker serving it as a deployment serves a tenants file (WorkerProcess.start: no embedded sandbox, the
  * sandbox's URLs in the file as a real service's would be). Each merchant's books send their webhooks to their own
  * path of the receiver.
  */
@@ -200,8 +200,8 @@ async function startMerchants(
       COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
     });
     settle(settings);
-    const connected = await connectWorkerProcess(settings, logger, { temporal: await temporal() });
-    const { worker } = connected;
+    const connected = await WorkerProcess.start(settings, { logger: logger, temporal: await temporal() });
+    const worker = connected;
     let webhooksReceived: string[] = [];
     try {
       if (worker.callbacks)
@@ -238,11 +238,11 @@ async function startTenants(
 ): Promise<StartedWorker> {
   const settings = loadWorkerSettings(env);
   settle(settings);
-  const connected = await connectWorkerProcess(settings, logger, { temporal: await temporal() });
+  const connected = await WorkerProcess.start(settings, { logger: logger, temporal: await temporal() });
   const tenantsFile = env.TENANTS_FILE?.trim() || env.TENANTS_DIR?.trim();
   return {
     client: connected.client,
-    worker: connected.worker,
+    worker: connected,
     services: undefined,
     sandbox: undefined,
     merchants: undefined,
@@ -261,8 +261,9 @@ async function startSingleKey(
 ): Promise<StartedWorker> {
   const settings = loadWorkerSettings(await singleKeyDefaults(env));
   settle(settings);
-  const connected = await connectWorkerProcess(settings, logger, { temporal: await temporal() });
-  const { client, worker } = connected;
+  const connected = await WorkerProcess.start(settings, { logger: logger, temporal: await temporal() });
+  const worker = connected;
+  const { client } = connected;
   // The worker holds the embedded sandbox opaquely; this stack asked for it, so it knows it is the project's.
   const sandbox = connected.sandbox as Sandbox | undefined;
   const webhooksReceived: string[] = [];

@@ -1,0 +1,513 @@
+// A worker process from settings to exit: what it opens goes on one stack, closed in reverse; one signal stops it.
+import { addAbortListener } from 'node:events';
+import { Client } from '@temporalio/client';
+import { Runtime, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { businessWaitSalesQuery } from '../client/parked-sales.js';
+import type { CallbackServer } from '../callbacks/server.js';
+import { SettledDocuments } from '../callbacks/settled-documents.js';
+import type { CallbackUrlMinter } from '../callbacks/tokens.js';
+import { firstStockIn } from '../config/stock-in.js';
+import { deploymentNameFor } from '../config/versioning.js';
+import type { PurchasesSyncOptions } from '../contracts/purchases-sync.js';
+import { businessServedSignal } from '../contracts/sale.js';
+import { projectSearchAttributes } from '../contracts/search-attributes.js';
+import { complianceTaskQueue, WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { parseRateLimit } from '../http/rate-limit.js';
+import type { HttpObserver } from '../http/transport.js';
+import { createLogger } from '../logger.js';
+import { watchOperatorWork } from '../metrics/operator-work.js';
+import { createMetricsRecorder, type MetricsRecorder } from '../metrics/recorder.js';
+import { createSink, type PurchaseEventSink } from '../purchases/event-sink.js';
+import { resolveServices, type EmbeddedSandbox } from '../services/endpoints.js';
+import { connectWorkerConnection, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from '../temporal/connection.js';
+import { requireSearchAttributes } from '../temporal/ensure-search-attributes.js';
+import { installTemporalRuntime } from '../temporal/runtime.js';
+import { installTracing, tracingPlugins } from '../temporal/tracing.js';
+import { openTenantAccess } from '../tenants/access.js';
+import { holdTenantBudgets } from '../tenants/budget-windows.js';
+import type { TenantDirectory } from '../tenants/directory.js';
+import { openLiveTenants, type LiveTenants, type OutageRetry, type TenantsChange } from '../tenants/live.js';
+import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
+import type { TenantsConfig } from '../tenants/types.js';
+import { watchTenants } from '../tenants/watch.js';
+import { startCallbacks } from './callbacks.js';
+import { routeDeploymentVersion, type DeploymentVersion, type VersionRouting } from './deployment.js';
+import { startProcessHealth } from './health.js';
+import { watchQueueRegistration, type QueueRegistration } from './queue-registration.js';
+import { purchasesBusinessIds, scheduleServed, servedBusinesses, setSchedulesPaused } from './schedules.js';
+import type { WorkerSettings } from './settings.js';
+import { tenantChangeActor } from './tenant-changes.js';
+import { WindowQueues } from './window-queues.js';
+import { createWorkers, SHUTDOWN_FORCE_AFTER_GRACE_MS, type WorkerContext, type Workers } from './workers.js';
+
+/**
+ * After the grace, what the process has left before it exits: the SDK's forced stop (SHUTDOWN_FORCE_AFTER_GRACE_MS
+ * past the grace, well within this), closing its connections and flushing its traces. A pod's
+ * terminationGracePeriodSeconds must leave at least this beyond SHUTDOWN_GRACE_TIME (docs/deployment.md, "Health and
+ * shutdown").
+ */
+export const EXIT_MARGIN_MS = SHUTDOWN_FORCE_AFTER_GRACE_MS + 3_000;
+
+/** Businesses per visibility query: a reload that onboards hundreds stays within a query's length. */
+const BUSINESSES_PER_QUERY = 100;
+
+/**
+ * What a process that brings its own Temporal client needs of the settings. `stockReporting` absent: every business on
+ * the default (DEFAULT_STOCK_REPORTING). `stockIn` absent: only the businesses a tenants file's `stockIn` names.
+ */
+export type WorkerProcessSettings = Pick<
+  WorkerSettings,
+  'worker' | 'activitiesPerSecond' | 'purchases' | 'reconciliation' | 'versioning'
+> &
+  Partial<Pick<WorkerSettings, 'stockReporting' | 'stockIn' | 'fiscalDay' | 'tenantsReload'>>;
+
+/** What a caller may hand in (tests, benchmarks, the local stack) in place of what open() makes from the settings. */
+export interface WorkerProcessOptions {
+  logger?: Logger;
+  /** The process's own: SIGTERM / SIGINT stop it, and open() installs the runtime, tracing and health probes first. */
+  main?: boolean;
+  /** A local stack's dev server in place of the settings'. */
+  temporal?: TemporalSettings;
+  /** The workflow queue (default `sales`); the service queues derive from it. */
+  taskQueue?: string;
+  workflowBundle?: WorkflowBundle;
+  /** Default: the sink the settings name, opened here. */
+  purchasesSink?: PurchaseEventSink;
+  purchasesSyncOptions?: PurchasesSyncOptions;
+  /** How a key whose service is down at start is asked again (default 5 s, doubling to 60 s). */
+  outageRetry?: OutageRetry;
+}
+
+/** A connection and client the caller opened (and closes after this process), and the tenants to serve. */
+export interface BroughtTemporal {
+  connection: NativeConnection;
+  /** The workers use its data converter. */
+  client: Client;
+  tenants: TenantsConfig;
+}
+
+/** Without a client brought, the settings are whole: the process connects, and may start the embedded sandbox. */
+type Opening =
+  | [settings: WorkerSettings, options?: WorkerProcessOptions]
+  | [settings: WorkerProcessSettings, options: WorkerProcessOptions & { brought: BroughtTemporal }];
+
+/**
+ * One worker process: open() opens it in order onto one stack, run() serves until the stop, close() closes the stack
+ * in reverse. One AbortController is its stop, and what must stop listens to its signal: the workers, the callback
+ * receiver, the version routing.
+ */
+export class WorkerProcess {
+  readonly logger: Logger;
+  private readonly settings: WorkerProcessSettings;
+  private readonly options: WorkerProcessOptions & { brought?: BroughtTemporal };
+  private readonly resources: Resources;
+  private readonly stop = new AbortController();
+  private readonly changes: ReturnType<typeof tenantChangeActor>;
+  private readonly routed = Promise.withResolvers<VersionRouting>();
+  private context: (WorkerContext & { metrics: MetricsRecorder }) | undefined;
+  /** The tenants served at start, the sandbox's in place of what the settings leave unconfigured. */
+  private served: TenantsConfig | undefined;
+
+  // Known once open() has returned.
+  client!: Client;
+  /** The embedded sandbox, when the settings leave a service unconfigured. */
+  sandbox: EmbeddedSandbox | undefined;
+  workers!: Workers;
+  version!: DeploymentVersion;
+  tenants!: LiveTenants;
+  /** Queues this process polls that its version does not hold (refused by the server): readiness reads it. */
+  queues!: QueueRegistration;
+  /** Whether new workflows come to this build: settled once run() has begun and the server knows the version. */
+  readonly routing = this.routed.promise;
+  /** Undefined when polling only. */
+  callbacks: CallbackServer | undefined;
+  callbackUrls: CallbackUrlMinter | undefined;
+  purchases!: Awaited<ReturnType<typeof scheduleServed>>['purchases'];
+  reconciliation!: Awaited<ReturnType<typeof scheduleServed>>['reconciliation'];
+
+  constructor(...[settings, options = {}]: Opening) {
+    this.settings = settings;
+    this.options = options;
+    this.logger =
+      options.logger ??
+      createLogger({ level: 'services' in settings ? settings.services.logLevel : 'info', name: 'worker' });
+    this.resources = new Resources(this.logger);
+    this.changes = tenantChangeActor(this.logger);
+    this.routing.catch(() => undefined);
+  }
+
+  /** Opened, or closed again if it could not be: for callers without the entry point's finally. */
+  static async start(...opening: Opening): Promise<WorkerProcess> {
+    const worker = new WorkerProcess(...opening);
+    try {
+      await worker.open();
+      return worker;
+    } catch (err) {
+      await worker.close();
+      throw err;
+    }
+  }
+
+  /** From shutdown() on: readiness answers no at once. */
+  get stopping(): boolean {
+    return this.stop.signal.aborted;
+  }
+
+  /** No new task; those running get the grace. */
+  shutdown(): void {
+    this.stop.abort();
+  }
+
+  /**
+   * A main process: health first, so it is live while its start-up checks take their time and ready only once its
+   * workers poll. False when a signal came meanwhile: nothing polls yet, nothing to drain.
+   */
+  async open(): Promise<boolean> {
+    const { settings, logger, resources, options } = this;
+    const health = options.main ? await this.openMain(settings as WorkerSettings) : undefined;
+    const { connection, client, tenants } = options.brought ?? (await this.connect(settings as WorkerSettings));
+    this.client = client;
+    this.served = tenants;
+    const taskQueue = options.taskQueue ?? settings.worker.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
+    const { namespace } = client.options;
+    const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace, taskQueue });
+    const version = (this.version = {
+      deploymentName: settings.versioning.deploymentName ?? deploymentNameFor(taskQueue),
+      buildId: settings.versioning.buildId,
+    });
+    metrics.set('etims_worker_build_info', 1, { deployment_name: version.deploymentName, build_id: version.buildId });
+    const { changes } = this;
+    // Why: docs/tenancy.md, "A worker that starts during an outage".
+    const live = (this.tenants = await openLiveTenants(tenants, {
+      logger,
+      observerFor: (application) => complianceRateMetrics(metrics, application.application),
+      awaitOutages: { ...options.outageRetry, onAwaitedServed: (change) => changes.later(change) },
+    }));
+    const services = resources.own('service clients', openTenantAccess(live), (access) => access.close());
+    const context = (this.context = { client, namespace, taskQueue, version, logger, metrics, services });
+    // Read at each call: a reload of the tenants file changes its entries without a restart.
+    const stockIn = firstStockIn(live.stockIn, settings.stockIn);
+    // Its actions use the service clients: stopped before them.
+    resources.own('tenant changes', changes, (actor) => actor.stop());
+    // Before any worker polls: each application's calls are held to its own budget from the first one.
+    const holdBudgets = () =>
+      holdTenantBudgets({ ...context, directory: live.current(), headroom: settings.worker.complianceRateHeadroom });
+    const queues = await holdBudgets();
+    const activitiesPerSecond = {
+      ...settings.activitiesPerSecond,
+      compliance:
+        queues.shared.queuePerSecond +
+        awaitedPerSecond(tenants, live.current(), settings.worker.complianceRateHeadroom),
+    };
+    // At zero before the start-up sync counts (the bundle takes seconds): increase() counts the first sync from it.
+    metrics.knowBusinesses(
+      'purchases',
+      purchasesBusinessIds(settings.purchases, servedBusinesses(live.current()), stockIn),
+    );
+    const settledDocuments = new SettledDocuments();
+    const callbacks = await startCallbacks(settings.worker, tenants, client, logger, metrics, settledDocuments);
+    if (callbacks) resources.own('callback receiver', callbacks.server, (server) => server.close());
+    this.callbacks = callbacks?.server;
+    this.callbackUrls = callbacks?.minter;
+    // The receiver takes no new request and drains beside the workers, in the same grace: one grace bounds the stop.
+    addAbortListener(this.stop.signal, () => void callbacks?.server.close());
+    const purchasesSink = options.purchasesSink ?? (await createSink(settings.purchases.sink));
+    if (purchasesSink) resources.own('purchases sink', purchasesSink, (sink) => sink.close());
+    const workers = (this.workers = await createWorkers(context, {
+      connection,
+      signal: this.stop.signal,
+      activitiesPerSecond,
+      shutdownGraceMs: settings.worker.shutdownGraceMs,
+      workflowBundle: options.workflowBundle,
+      activities: {
+        callbackUrls: callbacks?.minter,
+        settledDocuments,
+        purchasesSink,
+        stockReporting: settings.stockReporting,
+        stockIn,
+        ...(settings.fiscalDay ? { fiscalDay: settings.fiscalDay } : {}),
+      },
+    }));
+    const windows = new WindowQueues(workers, () => live.current(), taskQueue, logger, queues.own);
+    await windows.serve();
+    this.queues = resources.own(
+      'queue registration check',
+      watchQueueRegistration({
+        ...context,
+        polled: () => windows.polled(),
+        windowQueuePrefix: `${complianceTaskQueue(taskQueue)}.`,
+        onStranded: (stranded) => windows.strand(stranded),
+      }),
+      (watch) => watch.stop(),
+    );
+    const scheduling = { ...context, settings, stockIn, syncOptions: options.purchasesSyncOptions };
+    ({ purchases: this.purchases, reconciliation: this.reconciliation } = await scheduleServed(
+      scheduling,
+      live.current(),
+    ));
+    logger.info(
+      {
+        taskQueue,
+        queues: workers.queues,
+        ...described(tenants, live.current()),
+        activitiesPerSecond: {
+          compliance: Number(activitiesPerSecond.compliance.toFixed(3)),
+          accounting: activitiesPerSecond.accounting,
+        },
+        callbacks: callbacks ? 'receiving' : 'polling only',
+        deployment: version,
+      },
+      'workers ready',
+    );
+    changes.begin(async (change: TenantsChange) => {
+      await windows.serve((await holdBudgets()).own);
+      const paused = { ...context, purchases: settings.purchases, stockIn };
+      await setSchedulesPaused({ ...paused, businessIds: change.businessesRemoved, paused: true });
+      await scheduleServed(scheduling, live.current());
+      await setSchedulesPaused({ ...paused, businessIds: change.businessesAdded, paused: false });
+      if (change.businessesAdded.length > 0) await this.tellSalesWaitingFor(change.businessesAdded);
+    });
+    health?.attach(this);
+    if (!options.main || this.stopping) return !this.stopping;
+    const { temporal } = settings as WorkerSettings;
+    logger.info(
+      {
+        address: temporal.address ?? DEFAULT_TEMPORAL_ADDRESS,
+        namespace,
+        profile: temporal.profile,
+        tls: Boolean(temporal.tls),
+        tenants: (settings as WorkerSettings).tenants.origin,
+        sandbox: this.sandbox ? 'embedded' : 'none',
+      },
+      'worker running',
+    );
+    return true;
+  }
+
+  /** Until shutdown() (or a signal); rejects if a worker fails. */
+  async run(): Promise<void> {
+    const { context, settings, logger, changes } = this;
+    if (!context) throw new Error('the worker process runs once opened');
+    const stopWatching = watchOperatorWork({ ...context, intervalMs: settings.worker.operatorWorkCountIntervalMs });
+    const stopWatchingTenants = settings.tenantsReload
+      ? watchTenants({
+          live: this.tenants,
+          reload: settings.tenantsReload,
+          served: this.served!,
+          onChange: (change) => changes.later(change),
+          logger,
+          metrics: context.metrics,
+        })
+      : undefined;
+    try {
+      const running = this.workers.run();
+      // Known once the workers poll: the server learns the version from their polls.
+      void this.routeVersion().then(this.routed.resolve, this.routed.reject);
+      await running;
+    } finally {
+      stopWatching();
+      await stopWatchingTenants?.();
+      await changes.stop();
+    }
+  }
+
+  /** Everything opened, newest first, whatever failed; then what the caller brought is theirs to close. */
+  close(): Promise<void> {
+    return this.resources.close();
+  }
+
+  private async routeVersion(): Promise<VersionRouting> {
+    const { settings, logger, context } = this;
+    try {
+      return await routeDeploymentVersion({
+        ...context!,
+        taskQueues: this.workers.queues,
+        makeCurrent: settings.versioning.makeCurrent,
+        rollBack: settings.versioning.rollBack ?? false,
+        signal: this.stop.signal,
+      });
+    } catch (err) {
+      // Stopped before the server had answered: nothing to tell.
+      logger[this.stopping ? 'debug' : 'error'](
+        { err: err instanceof Error ? err.message : String(err), ...this.version },
+        'could not tell or set where new workflows go',
+      );
+      throw err;
+    }
+  }
+
+  /**
+   * SIGTERM / SIGINT: at once not ready, no new task, the running ones given SHUTDOWN_GRACE_TIME, and an exit bounded
+   * whatever happens, before the orchestrator's SIGKILL. Listened to before anything opens, so a signal during the
+   * start-up stops it too, within the same bound. Then the runtime, tracing and the health probes.
+   */
+  private async openMain(settings: WorkerSettings) {
+    const { logger, resources } = this;
+    const graceSeconds = settings.worker.shutdownGraceMs / 1000;
+    // `on`, not `once`: a terminal's Ctrl+C reaches the process from its group and again relayed by what runs it (npm,
+    // tsx), and a second signal without a listener would kill the process in the middle of its drain.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.on(signal, () => {
+        if (this.stopping) return logger.info({ signal }, 'already shutting down');
+        logger.info({ signal, graceSeconds }, 'shutting down: finishing in-flight tasks');
+        this.shutdown();
+        setTimeout(
+          () => {
+            logger.error({ graceSeconds }, 'shutdown did not finish within its grace: exiting');
+            process.exit(1);
+          },
+          graceSeconds * 1000 + EXIT_MARGIN_MS,
+        ).unref();
+      });
+    }
+    installTemporalRuntime(logger, { metricsBindAddress: settings.worker.metricsBindAddress });
+    const tracing = await installTracing({ settings: settings.tracing, logger });
+    if (tracing) resources.own('tracing', tracing, (t) => t.shutdown());
+    const health = await startProcessHealth(settings.worker, logger);
+    return health && resources.own('health server', health, (h) => h.close());
+  }
+
+  /** Order of checks: docs/deployment.md, "Start-up that cannot half-work". */
+  private async connect(settings: WorkerSettings): Promise<BroughtTemporal> {
+    const { logger, resources } = this;
+    const { encryption, services } = settings;
+    const payloadEncryption = encryption.encrypted
+      ? `on, new payloads under key ${encryption.keyRing.encryptKeyId}`
+      : 'off';
+    logger.info({ payloadEncryption }, 'payload encryption');
+    let { tenants } = settings;
+    // The embedded sandbox in place of each service the single-key variables leave unconfigured.
+    if (tenants.origin === ENVIRONMENT_ORIGIN && !(services.compliance && services.accounting)) {
+      const endpoints = resources.own('services', await resolveServices(services, logger), (e) => e.close());
+      const configured = tenants.compliance[0];
+      tenants = singleKeyTenants(endpoints, {
+        requestsPerMinute: configured?.requestsPerMinute ?? settings.worker.complianceRequestsPerMinute,
+        // The sandbox's key serves every business of its world; a configured key what COMPLIANCE_BUSINESS_ID says.
+        businesses: configured?.businesses,
+        links: tenants.links,
+      });
+      this.sandbox = endpoints.sandbox;
+    }
+    const temporal = this.options.temporal ?? settings.temporal;
+    const { namespace } = temporal;
+    const connection = resources.own('Temporal connection', await connectWorkerConnection(temporal), (c) => c.close());
+    const searchAttributes = await requireSearchAttributes(connection, {
+      namespace,
+      address: temporal.address ?? DEFAULT_TEMPORAL_ADDRESS,
+      keys: projectSearchAttributes,
+    });
+    logger.info({ namespace, searchAttributes }, 'search attributes checked');
+    const client = new Client({
+      connection,
+      namespace,
+      dataConverter: encryption.dataConverter,
+      plugins: tracingPlugins(),
+    });
+    return { connection, client, tenants };
+  }
+
+  /**
+   * Tells the running sales that wait for one of these businesses, now served by this worker's tenants, to try their
+   * placement again. Each worker tells after its own reload, so the last one to learn of a business wakes its sales on
+   * a worker that serves it; a sale visibility does not list yet finds the business on its own next try.
+   */
+  private async tellSalesWaitingFor(businessIds: readonly string[]): Promise<void> {
+    const { client, logger } = this;
+    let told = 0;
+    for (let start = 0; start < businessIds.length; start += BUSINESSES_PER_QUERY) {
+      const query = businessWaitSalesQuery(
+        this.context!.taskQueue,
+        businessIds.slice(start, start + BUSINESSES_PER_QUERY),
+      );
+      for await (const sale of client.workflow.list({ query })) {
+        try {
+          await client.workflow.getHandle(sale.workflowId, sale.runId).signal(businessServedSignal);
+          told++;
+        } catch (err) {
+          // Closed since it was listed (cancelled, or placed by its own timer): nothing to tell.
+          logger.debug({ workflowId: sale.workflowId, err: String(err) }, 'a waiting sale could not be told');
+        }
+      }
+    }
+    if (told > 0) logger.info({ sales: told, businesses: businessIds.length }, 'told sales their business is served');
+  }
+}
+
+/**
+ * What a worker process opened, closed once and newest first: what was opened later may use what was opened before
+ * it (the receiver the client, the workers the connection), never the other way round.
+ */
+export class Resources {
+  private readonly held: Array<{ name: string; close: () => unknown }> = [];
+
+  constructor(private readonly logger?: Logger) {}
+
+  /** `resource`, closed by `close` when the process closes. */
+  own<T>(name: string, resource: T, close: (resource: T) => unknown): T {
+    this.held.push({ name, close: () => close(resource) });
+    return resource;
+  }
+
+  /** Each is closed whatever became of the others; a second call finds nothing left. */
+  async close(): Promise<void> {
+    for (let next = this.held.pop(); next !== undefined; next = this.held.pop()) {
+      try {
+        await next.close();
+      } catch (err) {
+        // A process that is stopping has nothing left to do about it.
+        const reason = err instanceof Error ? err.message : String(err);
+        this.logger?.debug({ resource: next.name, err: reason }, 'close failed');
+      }
+    }
+  }
+}
+
+/** Starts per second of the keys not answered yet: the workers' rate, set once at creation, must leave them room. */
+function awaitedPerSecond(tenants: TenantsConfig, directory: TenantDirectory, headroom: number): number {
+  const awaited = new Set(directory.awaited().map((entry) => entry.source));
+  return tenants.compliance
+    .filter((tenant) => awaited.has(tenant.source))
+    .reduce((sum, tenant) => sum + (tenant.requestsPerMinute * (1 - headroom)) / 60, 0);
+}
+
+/** An application's requests, counted under its name as well as the fleet's; its budget gauge is set elsewhere. */
+function complianceRateMetrics(metrics: MetricsRecorder, application: string): HttpObserver {
+  return {
+    requestSent: (request) => {
+      metrics.count('etims_compliance_requests', { operation: request.operation });
+      metrics.count('etims_application_requests', { application });
+    },
+    responseReceived: (response) => {
+      if (response.status === 429) metrics.count('etims_application_rate_limited', { application });
+      const left = parseRateLimit(response.headers).remaining;
+      if (left === undefined) return;
+      metrics.set('etims_compliance_rate_limit_remaining', left, {});
+      metrics.set('etims_application_rate_limit_remaining', left, { application });
+    },
+  };
+}
+
+/** For `workers ready`: where the services are and what is served, never a key. */
+function described(tenants: TenantsConfig, directory: TenantDirectory): Record<string, unknown> {
+  const urls = (entries: ReadonlyArray<{ service: { baseUrl: string } }>) =>
+    [...new Set(entries.map((entry) => entry.service.baseUrl))].join(', ');
+  const awaited = directory.awaited().map((entry) => `${entry.service} ${entry.application}`);
+  return {
+    services: { compliance: urls(tenants.compliance), accounting: urls(tenants.accounting) },
+    tenants: {
+      origin: directory.origin,
+      businesses: servedBusinesses(directory).length,
+      compliance: directory.applications().map(({ application, businesses, requestsPerMinute }) => ({
+        application,
+        businesses: businesses.length,
+        requestsPerMinute,
+      })),
+      accounting: directory
+        .accountingApplications()
+        .map(({ application, companies }) => ({ application, companies: companies.length })),
+      links: directory.links().length,
+      ...(awaited.length > 0 ? { awaited } : {}),
+    },
+  };
+}
