@@ -15,7 +15,7 @@ const reportOf = (checks: Record<string, string>): HealthReport => ({
   checks,
 });
 
-/** What readiness reads of a started worker process (src/worker/start.ts). */
+/** What readiness reads of a started worker process (src/worker/process.ts). */
 export interface ReadinessSource {
   readonly stopping: boolean;
   workers: { every(): Worker[] };

@@ -19,7 +19,7 @@ const PRODUCTION_ENTRY_POINTS = [
   'src/cli/codec-server.ts',
   'src/cli/sales.ts',
   'src/client/index.ts',
-  'src/worker/start.ts',
+  'src/worker/process.ts',
 ];
 
 /** Every file and package reached from `entry` through static imports only. */

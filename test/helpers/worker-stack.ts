@@ -1,7 +1,7 @@
 /**
  * The product assembled as a worker process assembles it, for the system test stacks (test/workflows/sale-stack.ts,
  * test/purchases/stack.ts): resolveServices with neither service configured, so the embedded sandbox stands in for
- * both over HTTP as on a local stack, and startWorkerProcess on a fresh task queue of a Temporal server. One worker
+ * both over HTTP as on a local stack, and WorkerProcess.start on a fresh task queue of a Temporal server. One worker
  * process runs at a time; `replaceWorker` stops it and starts another on the same queues, as a crash or a deploy
  * would. No vitest here: tools (the benchmark, the history recorder) run the stacks too.
  */

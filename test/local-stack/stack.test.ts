@@ -1,7 +1,7 @@
 /**
  * `npm start`'s default stack (startStack, as tools/local-stack/start.ts runs it, headless and in memory): two
  * merchants on two keys, served from the tenants file the stack writes for its own sandbox by a worker started as a
- * deployment starts one (connectWorkerProcess). Each merchant's sale is filed with its own application's key;
+ * deployment starts one (WorkerProcess.start). Each merchant's sale is filed with its own application's key;
  * each merchant's books send their webhooks to their own path; the tenants file is gone once the stack stops.
  */
 import { randomBytes } from 'node:crypto';

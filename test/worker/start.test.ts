@@ -53,7 +53,7 @@ async function stop(sale: WorkerProcess, running: Promise<void>): Promise<void> 
   await sale.close();
 }
 
-describe('startWorkerProcess', () => {
+describe('WorkerProcess.start', () => {
   it('receives callbacks on a local stack, minting URLs that lead to its own receiver', async () => {
     const sale = await startService();
     const running = sale.run();

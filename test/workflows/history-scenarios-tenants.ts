@@ -5,7 +5,7 @@
  * compliance queue with the window as fairness key, or on the window's own queue with the business as key when the
  * window serves several businesses; or refuses it (`business_not_served`), and the sale waits until the file serves it.
  *
- * One real worker process (startWorkerProcess with tenants, reading its file again every second as a fleet would)
+ * One real worker process (WorkerProcess.start with tenants, reading its file again every second as a fleet would)
  * against the sandbox over HTTP; the file is rewritten between scenarios as an operator onboarding a merchant
  * would. tools/record-histories.ts runs them; no vitest here.
  */

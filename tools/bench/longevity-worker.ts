@@ -2,8 +2,8 @@
  * The longevity section's worker process: what `npm run worker` runs (src/cli/worker.ts: its whole configuration read
  * from the environment, Temporal and the key checked at start), on the section's own task queue (BENCH_TASK_QUEUE),
  * with the purchases sync's options the section gives (BENCH_SYNC_OPTIONS, JSON: `PurchasesSyncOptions`, as a stack
- * passes `syncOptions`), which `connectWorkerProcess` has no way to take. So this is connectWorkerProcess's path for a
- * configured service (no embedded sandbox): the Temporal connection, the client, startWorkerProcess.
+ * passes `syncOptions`), for a configured service (no embedded sandbox): its own Temporal connection and client, handed
+ * to WorkerProcess.start.
  */
 import { Client } from '@temporalio/client';
 import { runMain } from '../../src/cli/run-main.js';

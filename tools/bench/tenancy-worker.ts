@@ -1,5 +1,5 @@
 /**
- * The tenancy section's worker: ONE worker process (startWorkerProcess, what `npm run worker` runs with
+ * The tenancy section's worker: ONE worker process (WorkerProcess.start, what `npm run worker` runs with
  * TENANTS_FILE) in the bench process, on a task queue of its own, serving every application of a tenants file and
  * reading the file again every `reloadMs`, so an application added to it is served without a restart.
  */
