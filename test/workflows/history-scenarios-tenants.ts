@@ -109,7 +109,6 @@ export async function runTenantsScenarios(temporal: TemporalAccess, bundle: Work
     const taskQueue = `tenants-${randomUUID()}`;
     workerProcess = await WorkerProcess.start(settings, {
       brought: { connection: temporal.nativeConnection, client, tenants: settings.tenants! },
-      ...(settings.tenantsReload ? { tenantsReload: settings.tenantsReload } : {}),
       logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
       taskQueue,
       workflowBundle: bundle,
