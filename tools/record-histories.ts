@@ -37,7 +37,7 @@ import { Option } from 'commander';
 import { startDevServer } from './temporal-cli/dev-server.js';
 import { createProgram, parseAndRun } from '../src/cli/command.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../src/contracts/search-attributes.js';
-import { workflowSources } from '../src/worker/workflow-bundle.js';
+import { workflowSources } from '../src/temporal/workflow-bundle.js';
 import {
   outageScenarios,
   runScenarios,

@@ -1,6 +1,6 @@
 /** `npm run build`'s last step: the workflow bundles the compiled worker loads (dist/workflow-bundles). */
 import { createLogger } from '../logger.js';
-import { writePrebuiltBundles } from '../worker/workflow-bundle.js';
+import { writePrebuiltBundles } from '../temporal/workflow-bundle.js';
 
 const logger = createLogger({ level: 'warn', name: 'bundle-workflows' });
 const manifest = await writePrebuiltBundles(logger);

@@ -12,7 +12,7 @@ import type { ServiceAccess } from '../services/access.js';
 import { mapBounded } from '../tenants/probes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
 import type { DeploymentVersion } from './deployment.js';
-import { workflowBundleFor } from './workflow-bundle.js';
+import { workflowBundleFor } from '../temporal/workflow-bundle.js';
 
 /**
  * Past the grace the SDK cancels the activities still running (WORKER_SHUTDOWN): ours abort their call, and core

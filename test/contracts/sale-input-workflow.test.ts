@@ -13,7 +13,7 @@ import type {
 } from '../fixtures/workflows/sale-input-check.js';
 import { useTestWorker } from '../helpers/test-worker.js';
 import type { SaleInput } from '../../src/contracts/sale.js';
-import { workflowSources } from '../../src/worker/workflow-bundle.js';
+import { workflowSources } from '../../src/temporal/workflow-bundle.js';
 
 const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/sale-input-check.ts', import.meta.url));
 

@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { workflowSources } from '../../src/worker/workflow-bundle.js';
+import { workflowSources } from '../../src/temporal/workflow-bundle.js';
 import { testLogger } from './temporal.js';
 
 const [out] = process.argv.slice(2);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { workflowSources } from '../../src/worker/workflow-bundle.js';
+import { workflowSources } from '../../src/temporal/workflow-bundle.js';
 import { testLogger } from './temporal.js';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;

@@ -14,7 +14,7 @@ import { failureConverterPath, payloadEncryptionFromEnv } from '../../src/codec/
 import { startCodecServer, type CodecServer } from '../../src/codec/server.js';
 import { resolveServices } from '../../src/services/endpoints.js';
 import { WorkerProcess } from '../../src/worker/process.js';
-import { workflowSources } from '../../src/worker/workflow-bundle.js';
+import { workflowSources } from '../../src/temporal/workflow-bundle.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { getTestEnv, testLogger } from '../helpers/temporal.js';
 import { singleKeyTestTenants, testWorkerSettings } from '../helpers/worker-settings.js';

@@ -13,7 +13,7 @@ import { connectSalesClient } from '../../src/client/sales-client.js';
 import { ConfigError } from '../../src/config/env.js';
 import { localTemporalSettings } from '../../src/temporal/connection.js';
 import { installTracing, tracingPlugins, tracingSettings, type Tracing } from '../../src/temporal/tracing.js';
-import { workflowSources } from '../../src/worker/workflow-bundle.js';
+import { workflowSources } from '../../src/temporal/workflow-bundle.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeTestEnv, getTestEnv, testLogger } from '../helpers/temporal.js';
 import { DEMO, saleInput, startSaleStack, type SaleStack } from '../workflows/sale-stack.js';

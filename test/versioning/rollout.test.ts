@@ -38,7 +38,7 @@ import { getStockLedgerStateQuery } from '../../src/contracts/stock-ledger.js';
 import { resolveServices } from '../../src/services/endpoints.js';
 import { versionCommands, type VersionRouting } from '../../src/worker/deployment.js';
 import { WorkerProcess } from '../../src/worker/process.js';
-import { workflowSources } from '../../src/worker/workflow-bundle.js';
+import { workflowSources } from '../../src/temporal/workflow-bundle.js';
 import { resolveTemporalExecutable } from '../../tools/temporal-cli/resolver.js';
 import { eventually } from '../helpers/eventually.js';
 import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';

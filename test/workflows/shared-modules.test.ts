@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker, type InjectedSinks } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import type { MetricsSinks } from '../../src/metrics/workflow-sink.js';
-import { workflowSources } from '../../src/worker/workflow-bundle.js';
+import { workflowSources } from '../../src/temporal/workflow-bundle.js';
 import { getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 

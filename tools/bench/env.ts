@@ -41,7 +41,7 @@ import {
 } from '../../src/temporal/connection.js';
 import { startDevServer, type DevServer } from '../temporal-cli/dev-server.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
-import { workflowSources } from '../../src/worker/workflow-bundle.js';
+import { workflowSources } from '../../src/temporal/workflow-bundle.js';
 import { saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
 import { bundleFloor, createFloorActivities } from './floor-activity.js';
 import { FLOOR_WORKFLOW_TYPE } from './floor-workflow.js';

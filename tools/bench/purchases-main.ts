@@ -15,7 +15,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@t
 import { startDevServer } from '../temporal-cli/dev-server.js';
 import { createProgram, parseAndRun } from '../../src/cli/command.js';
 import { projectSearchAttributes, toCliSearchAttributes } from '../../src/contracts/search-attributes.js';
-import { workflowSources } from '../../src/worker/workflow-bundle.js';
+import { workflowSources } from '../../src/temporal/workflow-bundle.js';
 import { saleWorkflowId } from '../../src/contracts/sale.js';
 import type { PurchasesSyncResult } from '../../src/contracts/purchases-sync.js';
 import { fastFixture } from '../../test/helpers/fast-fixture.js';

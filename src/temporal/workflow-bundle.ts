@@ -10,7 +10,7 @@ import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, type WorkflowBundle, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { failureConverterPath } from '../codec/data-converter.js';
-import { tracingPlugins } from '../temporal/tracing.js';
+import { tracingPlugins } from './tracing.js';
 
 /** Where `npm run build` writes the bundles, beside the compiled code. */
 const PREBUILT_DIR = fileURLToPath(new URL('../../workflow-bundles/', import.meta.url));
