@@ -25,7 +25,7 @@ export interface ReadinessSource {
   queues?: { missing(): ReadonlyArray<{ taskQueue: string }> };
 }
 
-export interface ProcessHealth {
+interface ProcessHealth {
   url: string;
   /** The started process: readiness follows it from now on. */
   attach(started: ReadinessSource): void;

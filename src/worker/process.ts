@@ -80,7 +80,7 @@ export interface WorkerProcessOptions {
 }
 
 /** A connection and client the caller opened (and closes after this process), and the tenants to serve. */
-export interface BroughtTemporal {
+interface BroughtTemporal {
   connection: NativeConnection;
   /** The workers use its data converter. */
   client: Client;
@@ -438,7 +438,7 @@ export class WorkerProcess {
  * What a worker process opened, closed once and newest first: what was opened later may use what was opened before
  * it (the receiver the client, the workers the connection), never the other way round.
  */
-export class Resources {
+class Resources {
   private readonly held: Array<{ name: string; close: () => unknown }> = [];
 
   constructor(private readonly logger?: Logger) {}

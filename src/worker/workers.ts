@@ -61,7 +61,7 @@ export interface WorkerContext {
 }
 
 /** What the activities are given beyond the context: callbacks, the purchases sink, per-business settings. */
-export type ActivitySettings = Omit<
+type ActivitySettings = Omit<
   Parameters<typeof createActivities>[0],
   'services' | 'itemRegistry' | 'temporal' | 'logger' | 'metrics' | 'outages' | 'afterAnswers'
 >;
