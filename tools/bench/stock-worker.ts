@@ -17,14 +17,13 @@ async function main(): Promise<number> {
   const settings = loadWorkerSettings(process.env);
   const logger = createLogger({ level: settings.services.logLevel, name: 'worker' });
   installTemporalRuntime(logger, { metricsBindAddress: settings.worker.metricsBindAddress });
-  const connected = await WorkerProcess.start(settings, { logger: logger, taskQueue });
-  const worker = connected;
+  const worker = await WorkerProcess.start(settings, { logger, taskQueue });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
   logger.info({ taskQueue }, 'worker running');
   try {
     await worker.run();
   } finally {
-    await connected.close();
+    await worker.close();
   }
   return 0;
 }

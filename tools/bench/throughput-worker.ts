@@ -18,7 +18,7 @@ async function main(): Promise<number> {
   const settings = loadWorkerSettings(process.env);
   const logger = createLogger({ level: settings.services.logLevel, name: 'worker' });
   installTemporalRuntime(logger, { metricsBindAddress: settings.worker.metricsBindAddress });
-  const connected = await WorkerProcess.start(settings, { logger });
+  const worker = await WorkerProcess.start(settings, { logger });
   const connection = await connectNative(settings.temporal);
   // The section's variables name the compliance service, so the single-key settings hold it.
   const endpoint = settings.services.compliance;
@@ -34,16 +34,16 @@ async function main(): Promise<number> {
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => {
-      connected.shutdown();
+      worker.shutdown();
       floor.shutdown();
     });
   logger.info({ floorQueue: FLOOR_QUEUE }, 'worker running');
   try {
-    await Promise.all([connected.run(), floor.run()]);
+    await Promise.all([worker.run(), floor.run()]);
   } finally {
     await compliance.close();
     await connection.close();
-    await connected.close();
+    await worker.close();
   }
   return 0;
 }

@@ -200,18 +200,17 @@ async function startMerchants(
       COMPLIANCE_ALLOW_LOOPBACK_CALLBACKS: 'true',
     });
     settle(settings);
-    const connected = await WorkerProcess.start(settings, { logger: logger, temporal: await temporal() });
-    const worker = connected;
+    const worker = await WorkerProcess.start(settings, { logger, temporal: await temporal() });
     let webhooksReceived: string[] = [];
     try {
       if (worker.callbacks)
         webhooksReceived = await pointWebhooks(sandbox, worker.callbacks.url, accountingWebhookPath);
     } catch (err) {
-      await connected.close();
+      await worker.close();
       throw err;
     }
     return {
-      client: connected.client,
+      client: worker.client,
       worker,
       services: undefined,
       sandbox,
@@ -219,7 +218,7 @@ async function startMerchants(
       tenantsFile,
       webhooksReceived,
       close: async () => {
-        await connected.close();
+        await worker.close();
         await release();
       },
     };
@@ -238,17 +237,17 @@ async function startTenants(
 ): Promise<StartedWorker> {
   const settings = loadWorkerSettings(env);
   settle(settings);
-  const connected = await WorkerProcess.start(settings, { logger: logger, temporal: await temporal() });
+  const worker = await WorkerProcess.start(settings, { logger, temporal: await temporal() });
   const tenantsFile = env.TENANTS_FILE?.trim() || env.TENANTS_DIR?.trim();
   return {
-    client: connected.client,
-    worker: connected,
+    client: worker.client,
+    worker,
     services: undefined,
     sandbox: undefined,
     merchants: undefined,
     tenantsFile,
     webhooksReceived: [],
-    close: () => connected.close(),
+    close: () => worker.close(),
   };
 }
 
@@ -261,11 +260,10 @@ async function startSingleKey(
 ): Promise<StartedWorker> {
   const settings = loadWorkerSettings(await singleKeyDefaults(env));
   settle(settings);
-  const connected = await WorkerProcess.start(settings, { logger: logger, temporal: await temporal() });
-  const worker = connected;
-  const { client } = connected;
+  const worker = await WorkerProcess.start(settings, { logger, temporal: await temporal() });
+  const { client } = worker;
   // The worker holds the embedded sandbox opaquely; this stack asked for it, so it knows it is the project's.
-  const sandbox = connected.sandbox as Sandbox | undefined;
+  const sandbox = worker.sandbox as Sandbox | undefined;
   const webhooksReceived: string[] = [];
   if (sandbox && settings.services.accounting === undefined && worker.callbacks) {
     // The accounting sandbox's signed webhooks reach this stack's receiver, as a dashboard setting would point them.
@@ -291,7 +289,7 @@ async function startSingleKey(
     merchants: undefined,
     tenantsFile: undefined,
     webhooksReceived,
-    close: () => connected.close(),
+    close: () => worker.close(),
   };
 }
 
