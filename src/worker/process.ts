@@ -160,8 +160,8 @@ export class WorkerProcess {
   }
 
   /**
-   * A main process: health first, so it is live while its start-up checks take their time and ready only once its
-   * workers poll. False when a signal came meanwhile: nothing polls yet, nothing to drain.
+   * Each thing onto the stack as it opens. A main process serves health first, so it is live while its start-up checks
+   * take their time and ready only once its workers poll. False when a stop came meanwhile: nothing to drain.
    */
   async open(): Promise<boolean> {
     const { settings, logger, resources, options } = this;
