@@ -91,8 +91,16 @@ describe('saleWorkflow paths to a signed receipt', () => {
   });
 
   it('completes an async sale by polling alone when no callback URL is configured; polls add no history', async () => {
+    // Settles 1.5 s after creation: the first poll comes well before that even on a loaded server (the fixture's
+    // 300 ms was not always enough there), and its retry 2 s later sees it settled.
+    const tin = invoiceNumber('ASYNC-');
+    await polling.sandbox.inspector.addAuthorityRule({
+      match: { traderInvoiceNumber: `^${tin}$` },
+      outcome: 'async',
+      delayMs: 1_500,
+    });
     const since = Date.now();
-    const handle = await polling.start(saleInput({ traderInvoiceNumber: invoiceNumber('ASYNC-') }));
+    const handle = await polling.start(saleInput({ traderInvoiceNumber: tin }));
     const state = await handle.result();
     expect(state.sale?.status).toBe('completed');
 
