@@ -18,7 +18,7 @@ import { Attention } from '../attention.js';
 import { count } from '../metrics.js';
 
 const BUSINESS_NOT_SERVED = FAILURE_TYPES.businessNotServed;
-/** A business unserved for a day is no longer a file on its way to the pods: a person onboards it or cancels. */
+/** Unserved past a day, a business needs a person: to onboard it, or to cancel its sales. */
 const BUSINESS_ATTENTION_AFTER_MS = 24 * 3_600_000;
 
 export const SIDE_NAMES = { service: 'compliance service', authority: 'tax authority' } as const;
