@@ -21,7 +21,7 @@ import { ComplianceClient } from '../../src/compliance/client.js';
 import { loadPurchasesConfig } from '../../src/config/purchases.js';
 import { loadAccountingWorkerConfig } from '../../src/config/accounting-worker.js';
 import { loadStockReporting } from '../../src/config/stock-reporting.js';
-import { loadWorkerConfig } from '../../src/config/worker.js';
+import { loadWorkerConfig, type WorkerConfig } from '../../src/config/worker.js';
 import type { PurchaseEventSink } from '../../src/purchases/event-sink.js';
 import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
 import { loadVersioningSettings } from '../../src/config/versioning.js';
@@ -228,6 +228,18 @@ export interface BenchWorkers {
   stop(): Promise<void>;
 }
 
+/** A bench worker process's settings around its worker config: no purchases, no links, its own deployment. */
+export function benchWorkerSettings(worker: WorkerConfig) {
+  return {
+    worker,
+    activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
+    purchases: loadPurchasesConfig({}),
+    reconciliation: loadReconciliationConfig({}),
+    // Each run's queue is a deployment of its own, made current by the run.
+    versioning: { ...loadVersioningSettings(process.env), makeCurrent: true },
+  };
+}
+
 /**
  * The sale workers of one worker process, run in this process on a task queue of their own (and, with `floor`,
  * the floor worker beside them, on its own queue): what src/cli/worker.ts runs, with the bench's sandbox and budget.
@@ -255,12 +267,7 @@ export async function startBenchWorkers(
     requestsPerMinute: options.requestsPerMinute,
   });
   const settings = {
-    worker,
-    activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
-    purchases: loadPurchasesConfig({}),
-    reconciliation: loadReconciliationConfig({}),
-    // Each run's queue is a deployment of its own, made current by the run.
-    versioning: { ...loadVersioningSettings(process.env), makeCurrent: true },
+    ...benchWorkerSettings(worker),
     ...(options.stockMaxDelay
       ? { stockReporting: loadStockReporting({ STOCK_MAX_DELAY: options.stockMaxDelay }) }
       : {}),

@@ -6,14 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { SalesClient } from '../../src/client/sales-client.js';
-import { loadAccountingWorkerConfig } from '../../src/config/accounting-worker.js';
-import { loadPurchasesConfig } from '../../src/config/purchases.js';
-import { loadReconciliationConfig } from '../../src/config/reconciliation.js';
-import { loadVersioningSettings } from '../../src/config/versioning.js';
 import { loadTenantsConfig } from '../../src/tenants/load.js';
 import { loadTenantsWorkerConfig } from '../../src/worker/settings.js';
 import { WorkerProcess } from '../../src/worker/process.js';
-import type { BenchTemporal } from './env.js';
+import { benchWorkerSettings, type BenchTemporal } from './env.js';
 
 export interface TenancyWorker {
   taskQueue: string;
@@ -35,12 +31,7 @@ export async function startTenancyWorker(
   // As `npm run worker` with TENANTS_FILE configures itself (its headroom included).
   const worker = loadTenantsWorkerConfig(process.env);
   const settings = {
-    worker,
-    activitiesPerSecond: { accounting: loadAccountingWorkerConfig(process.env).activitiesPerSecond },
-    purchases: loadPurchasesConfig({}),
-    reconciliation: loadReconciliationConfig({}),
-    // Each run's queue is a deployment of its own, made current by the run.
-    versioning: { ...loadVersioningSettings(process.env), makeCurrent: true },
+    ...benchWorkerSettings(worker),
     tenantsReload: { load, intervalMs: options.reloadMs },
   };
   const sale = await WorkerProcess.start(settings, {
