@@ -109,6 +109,7 @@ export function sampleSizes(quick: boolean) {
         throughputSales: 100,
         // The targets read one process; the second, a figure to compare, is the full run's (CI's time is short).
         throughputTwoProcesses: false,
+        workflowCostReplays: 100,
         flood: 100,
         fairnessSales: 5,
         tills: 3,
@@ -132,6 +133,7 @@ export function sampleSizes(quick: boolean) {
         budgetWindows: 6,
         throughputSales: 200,
         throughputTwoProcesses: true,
+        workflowCostReplays: 400,
         flood: 300,
         fairnessSales: 10,
         tills: 5,

@@ -26,6 +26,7 @@ export const SECTIONS = [
   'history',
   'budget',
   'throughput',
+  'workflowCost',
   'fairness',
   'priority',
   'tenancy',
@@ -114,6 +115,16 @@ export interface ThroughputCost {
   /** The floor with its call matched by the server (no eager dispatch), as every budgeted call is. */
   floorMatched: CpuPerWorkflow;
   ratioMatched: CpuPerWorkflow;
+}
+
+/** tools/bench/workflow-cost.ts: an immediate sale's stored history and a floor's, each replayed `replays` times. */
+export interface WorkflowCostReport {
+  replays: number;
+  /** Created in the workflow's context over one replay: each one costs the SDK's promise hook a stack trace. */
+  promises: { sale: number; floor: number };
+  cpuPerReplayMs: { sale: number; floor: number };
+  /** cpuPerReplayMs.sale / cpuPerReplayMs.floor. */
+  cpuRatio: number;
 }
 
 export interface ThroughputReport {
@@ -252,6 +263,7 @@ export interface BenchReport {
   history?: { openExecutionsPerSignedSale: number; signedSales: number };
   budget?: BudgetReport;
   throughput?: ThroughputReport;
+  workflowCost?: WorkflowCostReport;
   fairness?: FairnessReport;
   priority?: PriorityReport;
   tenancy?: TenancyReport;
@@ -754,6 +766,18 @@ export function formatReport(r: BenchReport): string {
     section('Throughput: CPU of each process from the first start to the last close', [
       ...t.cpu.workers1.map((c) => ({ run: 'workers1', ...c })),
       ...(t.cpu.workers2 ?? []).map((c) => ({ run: 'workers2', ...c })),
+    ]);
+  }
+  if (r.workflowCost) {
+    const w = r.workflowCost;
+    section(`Workflow cost: an immediate sale's history and a floor's, each replayed ${w.replays} times`, [
+      { key: 'workflowCost.promises', sale: w.promises.sale, floor: w.promises.floor, ratio: '' },
+      {
+        key: 'workflowCost.cpuPerReplayMs',
+        sale: w.cpuPerReplayMs.sale,
+        floor: w.cpuPerReplayMs.floor,
+        ratio: w.cpuRatio,
+      },
     ]);
   }
   if (r.fairness) {

@@ -32,6 +32,7 @@ import { measureTenancy } from './tenancy.js';
 import { checkTargets, type BenchReport } from './report.js';
 import { round } from './stats.js';
 import { measureThroughput } from './throughput.js';
+import { measureWorkflowCost } from './workflow-cost.js';
 
 function gitCommit(): string {
   try {
@@ -148,6 +149,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
           tag,
         });
         report.samples.throughputSales = sizes.throughputSales;
+      });
+    }
+    if (options.sections.includes('workflowCost')) {
+      await timed('workflowCost', async () => {
+        report.workflowCost = await measureWorkflowCost(t, { replays: sizes.workflowCostReplays, tag });
+        report.samples.workflowCostReplays = sizes.workflowCostReplays;
       });
     }
     if (options.sections.includes('fairness')) {
