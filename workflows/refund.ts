@@ -32,105 +32,145 @@ import { refuse, required } from './update-arguments.js';
 export async function refundWorkflow(input: RefundInput): Promise<RefundResult> {
   const checked = checkInput(saleSchemas().refundInput, input);
   if (!checked.ok) refuse(describeProblems('refund input', checked.problems), checked.problems);
-  const request = checked.value;
-  const { businessId, traderInvoiceNumber } = request;
-  const refund = new DocumentProcess('refund', { businessId, traderInvoiceNumber, lines: [] });
-  let outcome: RefundOutcome | undefined;
-  handleRefundMessages(refund, request, () => outcome);
-  // Nothing to cancel: a credit note once asked for is the way back to the books, and it goes on until signed.
-  try {
-    outcome = { result: await CancellationScope.nonCancellable(() => runRefund(refund, request)) };
-    refund.record.closed();
-  } catch (err) {
-    const refused = refusalOf(err);
-    if (refused === undefined) throw err;
-    outcome = { refused };
-    refund.record.refused(refused.message);
-  }
-  await condition(allHandlersFinished);
-  if ('refused' in outcome) throw outcome.refused;
-  return outcome.result;
+  const refund = new Refund(checked.value);
+  refund.handleMessages();
+  return refund.run();
 }
 
 /** How the refund ended, for the `refund` update to answer. */
 type RefundOutcome = { result: RefundResult } | { refused: ApplicationFailure };
 
-/** `refund` answers with the credit note once issued; the same request again joins it, another is refused. */
-function handleRefundMessages(refund: DocumentProcess, request: RefundInput, outcome: () => RefundOutcome | undefined) {
-  handleProcessMessages(refund);
-  setHandler(getRefundInputQuery, () => request);
-  setHandler(
-    refundUpdate,
-    async () => {
-      await hold(() => outcome() !== undefined);
-      const ended = outcome()!;
-      if ('refused' in ended) throw ended.refused;
-      return ended.result;
-    },
-    {
-      validator: (argument) => {
-        const asked = required(
-          'refund',
-          '{"reason": "01".."06", "returnDate": "YYYY-MM-DD", "traderInvoiceNumber": "…", "restock"?: true}',
-          saleSchemas().refundRequest,
-          argument,
-        );
-        refuseOtherRequest(
-          FAILURE_TYPES.alreadyCredited,
-          `sale ${request.traderInvoiceNumber} is already refunded with another request`,
-          saleInputDifferences(request.request, asked),
-        );
+class Refund extends DocumentProcess {
+  private outcome: RefundOutcome | undefined;
+
+  constructor(private readonly request: RefundInput) {
+    super('refund', { businessId: request.businessId, traderInvoiceNumber: request.traderInvoiceNumber, lines: [] });
+  }
+
+  /** `refund` answers with the credit note once issued; the same request again joins it, another is refused. */
+  handleMessages(): void {
+    const { request } = this;
+    handleProcessMessages(this);
+    setHandler(getRefundInputQuery, () => request);
+    setHandler(
+      refundUpdate,
+      async () => {
+        await hold(() => this.outcome !== undefined);
+        return this.answer(this.outcome!);
       },
-    },
-  );
-}
-
-async function runRefund(refund: DocumentProcess, { businessId, traderInvoiceNumber, request }: RefundInput) {
-  const { record, api } = refund;
-  record.enter('finding_sale');
-  const found = await api.findSignedSale({ businessId, traderInvoiceNumber });
-  // Every refusal the record allows comes before anything is asked of the budget or the service.
-  if (found.found === 'refused')
-    refused(found.reason, found.openForRefund ? FAILURE_TYPES.saleOpenForRefund : FAILURE_TYPES.invalidOperation);
-  if (found.found === 'no_record' && request.saleId === undefined)
-    refused(
-      "the sale's workflow is not found (never started, or past the namespace's retention): " +
-        "give the service's sale id as saleId to refund it from the service's record",
+      {
+        validator: (argument) => {
+          const asked = required(
+            'refund',
+            '{"reason": "01".."06", "returnDate": "YYYY-MM-DD", "traderInvoiceNumber": "…", "restock"?: true}',
+            saleSchemas().refundRequest,
+            argument,
+          );
+          refuseOtherRequest(
+            FAILURE_TYPES.alreadyCredited,
+            `sale ${request.traderInvoiceNumber} is already refunded with another request`,
+            saleInputDifferences(request.request, asked),
+          );
+        },
+      },
     );
-  const known = found.found === 'record' ? withinWindow(found) : undefined;
-  // The tail of a sale's work, not new work: an application being offboarded still serves it.
-  refund.route = await refund.parkOnRefusal(() => placeOnBudget(businessId, false), true);
-  const sale = known ?? withinWindow(await readFromService(refund, request.saleId!, request.branchId));
-  record.reverses(sale);
-  refund.reverses(sale.lines, sale.branchId);
+  }
 
-  record.enter('refunding');
-  const key = creditNoteIdempotencyKey(businessId, traderInvoiceNumber, request.traderInvoiceNumber);
-  const creditNote = await new Submission(refund).settle(() =>
-    api.createCreditNote({
-      businessId,
-      workflowId: refund.workflowId,
-      saleId: sale.sale.id,
-      traderInvoiceNumber: request.traderInvoiceNumber,
-      returnDate: request.returnDate,
-      reason: request.reason,
-      idempotencyKey: key,
-      callbackAnchorMs: workflowInfo().startTime.getTime(),
-    }),
-  );
-  record.refunded(creditNote);
-  await refund.enterDayBook(creditNote);
-  // Goods come back on the shelf unless they were damaged or wasted.
-  const restock = (request.restock ?? true) && !NON_RESTOCKING_REASONS.includes(request.reason);
-  const returned = restock
-    ? sale.stockMovements
-        .filter((m) => m.action === 'DEDUCT')
-        .map((m, index) => movement(stockReferenceId(key, index, 'ADD'), { ...m, action: 'ADD' }))
-    : [];
-  record.state.stockMovements = returned;
-  record.enter('reporting_stock');
-  await refund.handOverStock(returned);
-  return { creditNote, stockMovements: returned };
+  /** Refused (the workflow fails, so a corrected refund can start again), or the credit note and the goods back. */
+  async run(): Promise<RefundResult> {
+    // Nothing to cancel: a credit note once asked for is the way back to the books, and it goes on until signed.
+    try {
+      this.outcome = { result: await CancellationScope.nonCancellable(() => this.reverseSale()) };
+      this.record.closed();
+    } catch (err) {
+      const refused = refusalOf(err);
+      if (refused === undefined) throw err;
+      this.outcome = { refused };
+      this.record.refused(refused.message);
+    }
+    await condition(allHandlersFinished);
+    return this.answer(this.outcome);
+  }
+
+  private answer(outcome: RefundOutcome): RefundResult {
+    if ('refused' in outcome) throw outcome.refused;
+    return outcome.result;
+  }
+
+  private async reverseSale(): Promise<RefundResult> {
+    const { record, api } = this;
+    const { businessId, traderInvoiceNumber, request } = this.request;
+    record.enter('finding_sale');
+    const found = await api.findSignedSale({ businessId, traderInvoiceNumber });
+    // Every refusal the record allows comes before anything is asked of the budget or the service.
+    if (found.found === 'refused')
+      refused(found.reason, found.openForRefund ? FAILURE_TYPES.saleOpenForRefund : FAILURE_TYPES.invalidOperation);
+    if (found.found === 'no_record' && request.saleId === undefined)
+      refused(
+        "the sale's workflow is not found (never started, or past the namespace's retention): " +
+          "give the service's sale id as saleId to refund it from the service's record",
+      );
+    const known = found.found === 'record' ? withinWindow(found) : undefined;
+    // The tail of a sale's work, not new work: an application being offboarded still serves it.
+    this.route = await this.parkOnRefusal(() => placeOnBudget(businessId, false), true);
+    const sale = known ?? withinWindow(await this.readFromService(request.saleId!, request.branchId));
+    record.reverses(sale);
+    this.reverses(sale.lines, sale.branchId);
+
+    record.enter('refunding');
+    const key = creditNoteIdempotencyKey(businessId, traderInvoiceNumber, request.traderInvoiceNumber);
+    const creditNote = await new Submission(this).settle(() =>
+      api.createCreditNote({
+        businessId,
+        workflowId: this.workflowId,
+        saleId: sale.sale.id,
+        traderInvoiceNumber: request.traderInvoiceNumber,
+        returnDate: request.returnDate,
+        reason: request.reason,
+        idempotencyKey: key,
+        callbackAnchorMs: workflowInfo().startTime.getTime(),
+      }),
+    );
+    record.refunded(creditNote);
+    await this.enterDayBook(creditNote);
+    // Goods come back on the shelf unless they were damaged or wasted.
+    const restock = (request.restock ?? true) && !NON_RESTOCKING_REASONS.includes(request.reason);
+    const returned = restock
+      ? sale.stockMovements
+          .filter((m) => m.action === 'DEDUCT')
+          .map((m, index) => movement(stockReferenceId(key, index, 'ADD'), { ...m, action: 'ADD' }))
+      : [];
+    record.state.stockMovements = returned;
+    record.enter('reporting_stock');
+    await this.handOverStock(returned);
+    return { creditNote, stockMovements: returned };
+  }
+
+  /** Past the sale's workflow retention, the service's own record: the sale's lines, its stock-tracked items. */
+  private async readFromService(saleId: string, branchId: string | undefined): Promise<SignedRecord> {
+    const { api, businessId } = this;
+    const { traderInvoiceNumber } = this.request;
+    const { document, saleDate, lines } = await this.call(() => api.readSaleRecord({ businessId, documentId: saleId }));
+    if (document.type !== 'sale' || document.traderInvoiceNumber !== traderInvoiceNumber)
+      refused(`document ${saleId} is not sale ${traderInvoiceNumber}`);
+    if (!isSigned(document)) refused(`sale ${saleId} is not signed (status ${document.status})`);
+    const itemIds = [...new Set(lines.map((l) => l.itemId))];
+    const { items } = await this.call(() => api.checkItems({ businessId, itemIds }));
+    const tracked = new Set(items.filter((i) => i.stockTracked).map((i) => i.itemId));
+    // What the sale took off the shelf; the ADD lines that put it back are keyed by the credit note.
+    const stockMovements: StockMovementState[] = lines
+      .filter((l) => tracked.has(l.itemId))
+      .map((l, index) => movement(`${saleId}:${index}`, { ...l, action: 'DEDUCT' }));
+    return {
+      found: 'record',
+      sale: document,
+      lines,
+      signedAt: signedDateOf(document.receipt?.scuDate ?? null) ?? saleDate,
+      refundDeadline: null,
+      ...(branchId ? { branchId } : {}),
+      stockMovements,
+    };
+  }
 }
 
 const REFUSALS: ReadonlySet<string> = new Set([
@@ -149,7 +189,7 @@ function refused(reason: string, type: string = FAILURE_TYPES.invalidOperation):
   throw ApplicationFailure.create({ type, message: reason, nonRetryable: true });
 }
 
-/** Past the sale's workflow retention, the service's own record: the sale's lines, its stock-tracked items. */
+/** A signed sale as its workflow's record or the service's tells it. */
 type SignedRecord = Extract<FoundSale, { found: 'record' }>;
 
 /** The record with its deadline: the sale's own, or the default window from its signed date; refused past it. */
@@ -158,36 +198,6 @@ function withinWindow(sale: SignedRecord): SignedRecord {
   if (deadline === null) refused('the signed date of the sale is not known, so neither is its refund window');
   if (Date.now() >= Date.parse(deadline)) refused(`the refund window of the sale ended at ${deadline}`);
   return { ...sale, refundDeadline: deadline };
-}
-
-async function readFromService(
-  refund: DocumentProcess,
-  saleId: string,
-  branchId: string | undefined,
-): Promise<SignedRecord> {
-  const { subject, api } = refund;
-  const { document, saleDate, lines } = await refund.call(() =>
-    api.readSaleRecord({ businessId: subject.businessId, documentId: saleId }),
-  );
-  if (document.type !== 'sale' || document.traderInvoiceNumber !== subject.traderInvoiceNumber)
-    refused(`document ${saleId} is not sale ${subject.traderInvoiceNumber}`);
-  if (!isSigned(document)) refused(`sale ${saleId} is not signed (status ${document.status})`);
-  const itemIds = [...new Set(lines.map((l) => l.itemId))];
-  const { items } = await refund.call(() => api.checkItems({ businessId: subject.businessId, itemIds }));
-  const tracked = new Set(items.filter((i) => i.stockTracked).map((i) => i.itemId));
-  // What the sale took off the shelf; the ADD lines that put it back are keyed by the credit note.
-  const stockMovements: StockMovementState[] = lines
-    .filter((l) => tracked.has(l.itemId))
-    .map((l, index) => movement(`${saleId}:${index}`, { ...l, action: 'DEDUCT' }));
-  return {
-    found: 'record',
-    sale: document,
-    lines,
-    signedAt: signedDateOf(document.receipt?.scuDate ?? null) ?? saleDate,
-    refundDeadline: null,
-    ...(branchId ? { branchId } : {}),
-    stockMovements,
-  };
 }
 
 /** The receipt prints `DD/MM/YYYY`. */

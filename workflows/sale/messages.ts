@@ -1,5 +1,4 @@
 import { setHandler } from '@temporalio/workflow';
-import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { parseDuration } from '../../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import {
@@ -21,12 +20,12 @@ import {
   type SaleState,
 } from '../../src/contracts/sale.js';
 import { assertAllowed, handleProcessMessages, hold, refuseOtherRequest } from '../document/messages.js';
-import type { DocumentProcess } from '../document/process.js';
 import { SIDE_NAMES, SaleRecord } from '../document/record.js';
 import { refuse, required, wording } from '../update-arguments.js';
+import { signed, type Sale } from './sale.js';
 
 /** The sale's own doors: its input, the till's `awaitReceipt` and an operator's `cancel` of a parked unsigned sale. */
-export function handleSaleMessages(sale: DocumentProcess<SaleInput>): void {
+export function handleSaleMessages(sale: Sale): void {
   const { record, inbox, subject: input } = sale;
   const { state } = record;
   handleProcessMessages(sale);
@@ -45,7 +44,7 @@ export function handleSaleMessages(sale: DocumentProcess<SaleInput>): void {
         required('cancel', '{"reason": "…"}', saleSchemas().cancelArgs, argument);
         const cancelling = inbox.operatorCancel !== undefined || state.step === 'cancelled';
         assertAllowed(
-          cancelling || cancelOpen(record),
+          cancelling || sale.cancelOpen,
           'cancel is possible only while the sale is parked and unsigned, or waits for its business to be served',
         );
       },
@@ -94,33 +93,6 @@ export function refuseInput(input: unknown, problems: [InputProblem, ...InputPro
   });
   record.failed(FAILURE_TYPES.invalidInput, problems);
   refused();
-}
-
-/** Temporal's cancellation: the cancel update's effect while parked unsigned; otherwise refused and noted. */
-export function handleTemporalCancellation({ record, inbox }: DocumentProcess): void {
-  if (cancelOpen(record)) inbox.operatorCancel ??= 'cancellation requested through Temporal';
-  else record.cancellationRefused(whyNotCancellable(record.state));
-}
-
-/** Parked unsigned, or waiting for its business: what a cancel ends. */
-function cancelOpen(record: SaleRecord): boolean {
-  return record.isParkedFor('cancel') || record.state.step === 'awaiting_business';
-}
-
-const signed = (state: SaleState) => state.sale !== null && isSigned(state.sale);
-
-function whyNotCancellable(state: SaleState): string {
-  if (state.step === 'cancelled') return 'the sale is already cancelled';
-  if (signed(state) || state.creditNote !== null)
-    return 'the sale is signed: only a refund (a credit note) reverses it';
-  if (state.parked) {
-    const actions = state.parked.actions.map((a) => `\`${a}\``).join(' or ');
-    return `the sale is parked for ${actions} (${state.parked.code}), which a cancel cannot resolve`;
-  }
-  return (
-    `a document is with the service (step ${state.step}): ` +
-    'once the sale is parked unsigned, the cancel update ends it'
-  );
 }
 
 /** Signed, or why not when a person or an outage holds it: a till is not held through an outage. */
