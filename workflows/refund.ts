@@ -115,7 +115,7 @@ class Refund extends DocumentProcess {
     this.route = await this.parkOnRefusal(() => placeOnBudget(businessId, false), true);
     const sale = known ?? withinWindow(await this.readFromService(request.saleId!, request.branchId));
     record.reverses(sale);
-    this.reverses(sale.lines, sale.branchId);
+    this.subject = { ...this.subject, lines: sale.lines, branchId: sale.branchId };
 
     record.enter('refunding');
     const key = creditNoteIdempotencyKey(businessId, traderInvoiceNumber, request.traderInvoiceNumber);

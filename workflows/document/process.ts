@@ -11,23 +11,21 @@ import { documentActivities, type DocumentActivities } from './activities.js';
 import { OutageRide } from './outage.js';
 import { SaleRecord } from './record.js';
 
-/** What a sale or a refund files for: its business, its items (checked when the authority refuses them), options. */
+/** What a sale or a refund files for; a refund's `traderInvoiceNumber` is its sale's. */
 export interface DocumentSubject {
   businessId: string;
-  /** The sale's own number: a refund's record is the sale's. */
   traderInvoiceNumber: string;
   branchId?: string | undefined;
   lines: ReadonlyArray<SoldLine>;
   options?: SaleInput['options'];
 }
 
-/** The application failure an activity failed with, or `err` itself. */
 export function applicationFailure(err: unknown): ApplicationFailure | undefined {
   const failure = err instanceof ActivityFailure ? err.cause : err;
   return failure instanceof ApplicationFailure ? failure : undefined;
 }
 
-/** An operator cancelled the parked sale: unwinds the process to its end. */
+/** Unwinds the process to its end. */
 export class OperatorCancelled extends Error {}
 
 export function movement(
@@ -38,9 +36,8 @@ export function movement(
 }
 
 /**
- * One sale or one refund on its way to a signed document: its record, what its handlers heard, where its calls go,
- * and the steps every fiscal document takes (a call that rides out outages and parks on a refusal, items registered,
- * stock handed to the branch's ledger). The process's own code (sale.ts, refund.ts) reads as its business steps.
+ * One sale or one refund on its way to a signed document, with the steps every fiscal document takes: a call that
+ * rides out outages and parks on a refusal, items registered, stock handed to the branch's ledger.
  */
 export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
   readonly workflowId = workflowInfo().workflowId;
@@ -49,12 +46,11 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
   readonly record: SaleRecord;
   /** What the message handlers recorded for the process to act on; handlers never act themselves. */
   readonly inbox = {
-    /** Result callbacks received: each is a hint to read the document again. */
+    /** Each result callback is a hint to read the document again. */
     callbackHints: 0,
     registrations: new Map<string, ItemRegistrationOutcome>(),
     operatorRetry: false,
     operatorCancel: undefined as string | undefined,
-    /** Times a worker said its tenants now serve more businesses: a sale waiting for its business tries again. */
     businessServed: 0,
   };
   /** Where its compliance calls go: the shared queue until placed, then the serving application's budget. */
@@ -64,26 +60,18 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
 
   constructor(
     readonly kind: 'sale' | 'refund',
-    private subjectNow: S,
+    /** A refund's lines and branch are its sale's, known once it has found the sale. */
+    protected subject: S,
   ) {
-    this.settings = settingsOf(subjectNow.options);
-    this.record = new SaleRecord(subjectNow, kind);
-    this.route = unplacedRoute(subjectNow.businessId);
+    this.settings = settingsOf(subject.options);
+    this.record = new SaleRecord(subject, kind);
+    this.route = unplacedRoute(subject.businessId);
     this.outage = new OutageRide(this);
     this.api = documentActivities(() => this.route, this.outage.tries);
   }
 
-  get subject(): S {
-    return this.subjectNow;
-  }
-
   get businessId(): string {
-    return this.subjectNow.businessId;
-  }
-
-  /** A refund learns what it reverses once it has found the sale. */
-  reverses(lines: ReadonlyArray<SoldLine>, branchId: string | undefined): void {
-    this.subjectNow = { ...this.subjectNow, lines, branchId };
+    return this.subject.businessId;
   }
 
   /** The one way a step calls the service: an outage is waited out, a final refusal parks for an operator. */
@@ -101,7 +89,7 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
     if (inbox.operatorCancel !== undefined) throw new OperatorCancelled(inbox.operatorCancel);
     record.note('operator asked for a retry');
     record.unpark();
-    // The retry update answers once unparked: its state then says the process is moving on, not parked.
+    // The retry update answers once unparked: its state then says the process is moving on.
     record.enter('retrying');
   }
 
@@ -120,7 +108,7 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
   }
 
   itemIds(): string[] {
-    return [...new Set(this.subjectNow.lines.map((l) => l.itemId))];
+    return [...new Set(this.subject.lines.map((l) => l.itemId))];
   }
 
   /** The items a fresh read shows unregistered: no cause code names a missing item, so the list decides. */
@@ -172,7 +160,7 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
     record.unpark();
   }
 
-  /** The lines the branch's stock ledger moves: the process closes once they are handed over, nobody is told after. */
+  /** The process closes once the lines are handed over: the ledger tells nobody after. */
   stockLines(movements: readonly StockMovementState[]): StockLine[] {
     return movements.map((m) => ({
       lineId: m.referenceId,
@@ -184,9 +172,9 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
     }));
   }
 
-  /** Counted in its day's book: docs/fiscal-day.md. Undefined receipt values (no control unit) are counted nowhere. */
+  /** Undefined receipt values (no control unit) are counted in no day's book. */
   async enterDayBook(document: FiscalDocument): Promise<void> {
-    const entry = fiscalDayEntryOf(this.businessId, document, Date.now(), this.subjectNow.branchId);
+    const entry = fiscalDayEntryOf(this.businessId, document, Date.now(), this.subject.branchId);
     if (!entry) return;
     const { entry: counted, ...day } = entry;
     await this.api.enterFiscalDay({ ...day, entries: [counted], taskQueue: this.taskQueue });

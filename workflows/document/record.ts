@@ -17,7 +17,7 @@ import { CuInvoiceNumber, FiscalDay, FiscalStatus } from '../../src/contracts/se
 import { Attention } from '../attention.js';
 import { count } from '../metrics.js';
 
-const BUSINESS_NOT_SERVED = FAILURE_TYPES.businessNotServed;
+const { businessNotServed } = FAILURE_TYPES;
 /** Unserved past a day, a business needs a person: to onboard it, or to cancel its sales. */
 const BUSINESS_ATTENTION_AFTER_MS = 24 * 3_600_000;
 
@@ -66,10 +66,7 @@ export class SaleRecord {
     this.state = initialSaleState(subject);
   }
 
-  /**
-   * Only a sale not yet signed can be given up: a signed one is reversed by a refund, which itself goes on. Completed
-   * without receipt values is on the authority's books all the same: never given up.
-   */
+  /** A signed sale is reversed by a refund; completed without receipt values, it is on the authority's books too. */
   get cancellable(): boolean {
     return this.kind === 'sale' && this.state.sale?.status !== 'completed';
   }
@@ -83,7 +80,7 @@ export class SaleRecord {
     this.changed();
   }
 
-  /** The latest read of the sale or its credit note; only the sale's status is a search attribute. */
+  /** Only the sale's status is a search attribute. */
   show(kind: 'sale' | 'credit note', document: FiscalDocument): void {
     if (kind === 'credit note') {
       this.state.creditNote = document;
@@ -123,7 +120,7 @@ export class SaleRecord {
     this.changed(`parked: ${code}`);
   }
 
-  /** `FiscalStatus` `awaiting_<side>`, `AttentionReason` the cause: written when it changes, not on every try. */
+  /** Written when the side or the cause changes, not on every try. */
   waitingOut(seen: Pick<OutageWait, 'side' | 'cause' | 'message'>): OutageWait {
     const before = this.state.outage ?? null;
     const outage = { ...seen, since: before?.since ?? new Date().toISOString(), attempts: (before?.attempts ?? 0) + 1 };
@@ -140,7 +137,7 @@ export class SaleRecord {
     return outage;
   }
 
-  /** The outage, if there was one (of that `side`), is over for this sale: it answered, or the sale parks. */
+  /** The outage, if there was one (of that `side`), is over for this process: it answered, or it parks. */
   outageOver(side?: OutageWait['side'], how: 'answered' | 'parking' = 'answered'): void {
     const outage = this.state.outage;
     if (!outage || (side !== undefined && outage.side !== side)) return;
@@ -152,10 +149,7 @@ export class SaleRecord {
     this.refreshAttention();
   }
 
-  /**
-   * Waiting for a business no application serves yet: in view as `AttentionReason` `business_not_served`, counted
-   * once, and needing a person (`NeedsAttention`, to onboard it or cancel) only after a day.
-   */
+  /** Counted once; needing a person (to onboard the business, or cancel) only after a day. */
   awaitingBusiness(message: string): BusinessWait {
     const before = this.state.awaitingBusiness ?? null;
     const wait = { message, since: before?.since ?? new Date().toISOString(), attempts: (before?.attempts ?? 0) + 1 };
@@ -165,7 +159,7 @@ export class SaleRecord {
       this.note(`waiting for an application to serve business ${this.state.businessId}`);
       count('etims_sales_business_waits', {});
     }
-    this.attention.write(Date.now() - Date.parse(wait.since) >= BUSINESS_ATTENTION_AFTER_MS, BUSINESS_NOT_SERVED);
+    this.attention.write(Date.now() - Date.parse(wait.since) >= BUSINESS_ATTENTION_AFTER_MS, businessNotServed);
     this.changed();
     return wait;
   }
@@ -188,7 +182,7 @@ export class SaleRecord {
     return this.state.parked?.actions.includes(action) ?? false;
   }
 
-  /** `type`: the failure the sale ends with, its AttentionReason; `problems`: of an input it cannot use. */
+  /** `problems`: of an input the sale cannot use. */
   failed(type: string, problems?: readonly InputProblem[]): void {
     this.state.step = 'failed';
     writeStatus(problems ? 'invalid_input' : 'failed', ...this.attention.pairs(true, type));
@@ -196,14 +190,13 @@ export class SaleRecord {
     this.changed(problems && `invalid input: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
   }
 
-  /** A refund the sale cannot take (not signed, past its window): the caller was told, nobody needs to act. */
+  /** The caller was told: nobody needs to act. */
   refused(reason: string): void {
     this.state.step = 'failed';
     writeStatus('refused', ...this.attention.pairs(false, ''));
     this.changed(`refused: ${reason}`);
   }
 
-  /** Temporal's cancellation asked for what the sale cannot do now: noted and shown, and the sale carries on. */
   cancellationRefused(why: string): void {
     this.refusedCancellation = `${new Date().toISOString()}: ${why}`;
     this.changed(`cancellation refused: ${why}`);
@@ -218,7 +211,6 @@ export class SaleRecord {
     this.changed(`cancelled: ${reason}`);
   }
 
-  /** A refund reverses this signed sale, read from its record or from the service. */
   reverses(found: Pick<SaleState, 'sale' | 'lines' | 'signedAt' | 'refundDeadline' | 'branchId'>): void {
     Object.assign(this.state, found);
     this.changed(`reverses sale ${found.sale!.id} signed as ${found.sale!.receipt?.cuInvoiceNo ?? '?'}`);
@@ -229,21 +221,17 @@ export class SaleRecord {
     this.changed(this.kind === 'refund' ? 'refunded; closed' : 'signed and its stock handed over; closed');
   }
 
-  /** `NeedsAttention` while the sale is parked; `AttentionReason` also while it waits out an outage or its business. */
+  /** A person is needed only while parked; the reason shows an outage or an unserved business too. */
   private refreshAttention(): void {
     const { parked, outage, awaitingBusiness } = this.state;
-    this.attention.write(
-      parked !== null,
-      parked?.code ?? outage?.cause ?? (awaitingBusiness ? BUSINESS_NOT_SERVED : ''),
-    );
+    this.attention.write(parked !== null, parked?.code ?? outage?.cause ?? (awaitingBusiness ? businessNotServed : ''));
     this.changed();
   }
 
-  /** Notes the `event`, if any, and shows the state in the current details. */
+  /** Shows the state in the current details: no customer data. */
   private changed(event?: string): void {
     if (event) this.note(event);
     const { step, sale, creditNote, parked, outage, awaitingBusiness: waiting } = this.state;
-    // The step, the documents and, when an operator is needed, why and which updates resolve it. No customer data.
     const lines = [`**Step:** ${step}`];
     const shown = (label: string, { id, status, receipt }: FiscalDocument) =>
       `**${label}:** ${id} · ${status}${receipt?.cuInvoiceNo ? ` · ${receipt.cuInvoiceNo}` : ''}`;
@@ -271,7 +259,7 @@ export class SaleRecord {
     setCurrentDetails(lines.join('\n\n'));
   }
 
-  /** The day the authority signed the document on (its day book's): a signed document's `FiscalDay`. */
+  /** The day the authority signed the document on: its day book's. */
   private fiscalDay(document: FiscalDocument): SearchAttributeUpdatePair[] {
     const day = fiscalDayEntryOf(this.state.businessId, document, Date.now());
     return day ? [{ key: FiscalDay, value: fiscalDayAttribute(day) }] : [];
