@@ -194,7 +194,11 @@ type SignedRecord = Extract<FoundSale, { found: 'record' }>;
 
 /** The record with its deadline: the sale's own, or the default window from its signed date; refused past it. */
 function withinWindow(sale: SignedRecord): SignedRecord {
-  const deadline = sale.refundDeadline ?? windowFrom(sale.signedAt);
+  const signed = Date.parse(sale.signedAt ?? '');
+  const fromSigned = Number.isNaN(signed)
+    ? null
+    : new Date(signed + DEFAULT_REFUND_WINDOW_DAYS * 86_400_000).toISOString();
+  const deadline = sale.refundDeadline ?? fromSigned;
   if (deadline === null) refused('the signed date of the sale is not known, so neither is its refund window');
   if (Date.now() >= Date.parse(deadline)) refused(`the refund window of the sale ended at ${deadline}`);
   return { ...sale, refundDeadline: deadline };
@@ -204,9 +208,4 @@ function withinWindow(sale: SignedRecord): SignedRecord {
 function signedDateOf(scuDate: string | null): string | null {
   const [, day, month, year] = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(scuDate ?? '') ?? [];
   return year ? `${year}-${month}-${day}` : null;
-}
-
-function windowFrom(signedAt: string | null): string | null {
-  const start = Date.parse(signedAt ?? '');
-  return Number.isNaN(start) ? null : new Date(start + DEFAULT_REFUND_WINDOW_DAYS * 86_400_000).toISOString();
 }

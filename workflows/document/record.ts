@@ -80,9 +80,9 @@ export class SaleRecord {
     this.changed();
   }
 
-  /** Only the sale's status is a search attribute. */
-  show(kind: 'sale' | 'credit note', document: FiscalDocument): void {
-    if (kind === 'credit note') {
+  /** The latest read of the sale or the refund's credit note: only the sale's status is a search attribute. */
+  show(document: FiscalDocument): void {
+    if (this.kind === 'refund') {
       this.state.creditNote = document;
       return;
     }

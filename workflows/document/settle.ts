@@ -21,12 +21,10 @@ const CALLBACK_GRACE_MS = 10_000;
  * submission, the callbacks heard since, and the automatic retries of transient refusals.
  */
 export class Submission {
-  private readonly kind: 'sale' | 'credit note';
   private hintsAtSubmission: number;
   private transientRetries = 0;
 
   constructor(private readonly process: DocumentProcess) {
-    this.kind = process.kind === 'sale' ? 'sale' : 'credit note';
     this.hintsAtSubmission = process.inbox.callbackHints;
   }
 
@@ -36,7 +34,7 @@ export class Submission {
     let result = await this.send(submit);
     for (;;) {
       let document = result.document;
-      record.show(this.kind, document);
+      record.show(document);
       if (isInFlight(document.status)) {
         // Taken, not decided: a probe is no proof the authority is back until its outcome says so.
         await outage.submissionInFlight();
@@ -54,7 +52,7 @@ export class Submission {
           continue;
         }
         document = outcome;
-        record.show(this.kind, document);
+        record.show(document);
       }
       if (isSigned(document)) {
         record.unpark();
@@ -69,7 +67,7 @@ export class Submission {
   private send(call: () => Promise<SubmissionResult>): Promise<SubmissionResult> {
     const { process } = this;
     return process.parkOnRefusal(() => {
-      if (this.kind === 'sale') process.record.state.submissions++;
+      if (process.kind === 'sale') process.record.state.submissions++;
       this.hintsAtSubmission = process.inbox.callbackHints;
       return process.outage.ride(call);
     });
@@ -89,10 +87,11 @@ export class Submission {
 
   /** A document that failed: items registered, an outage waited out, retried, or a person asked. */
   private async recover(document: FiscalDocument, causes: AuthorityCause[]): Promise<SubmissionResult> {
-    const { process, kind } = this;
+    const { process } = this;
     const { record, outage } = process;
     if (document.status === 'completed') {
       // Accepted, but without the receipt values that prove it (C4): never counted as signed.
+      const kind = process.kind === 'sale' ? 'sale' : 'credit note';
       await process.awaitOperator(
         'receipt_missing',
         `the service reports ${kind} ${document.id} completed but sent no receipt values: ` +

@@ -114,7 +114,5 @@ function receiptAnswer(state: SaleState): ReceiptAnswer {
 
 function tillCanBeAnswered(state: SaleState): boolean {
   const { signed, reason } = receiptAnswer(state);
-  return (
-    signed || reason !== null || state.step === 'cancelled' || state.step === 'failed' || state.step === 'completed'
-  );
+  return signed || reason !== null || ['cancelled', 'failed', 'completed'].includes(state.step);
 }
