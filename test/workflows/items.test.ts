@@ -120,9 +120,9 @@ describe('items a sale needs registered', () => {
     expect(await searchAttribute(handle, NeedsAttention)).toBe(true);
     // The UI's stack trace says where the sale waits, in the project's own source, with workflows' frames kept short.
     const stack = await handle.query<string>('__stack_trace');
-    expect(stack).toMatch(/at DocumentProcess\.registerItems \(.*workflows\/document\/process\.ts:\d+:\d+\)/);
-    expect(stack).toMatch(/at registerItems \(.*workflows\/sale\/filing\.ts:\d+:\d+\)/);
-    expect(stack).toMatch(/at sign \(.*workflows\/sale\.ts:\d+:\d+\)/);
+    expect(stack).toMatch(/at Sale\.registerItems \(.*workflows\/document\/process\.ts:\d+:\d+\)/);
+    expect(stack).toMatch(/at registerItems \(.*workflows\/sale\/sale\.ts:\d+:\d+\)/);
+    expect(stack).toMatch(/at sign \(.*workflows\/sale\/sale\.ts:\d+:\d+\)/);
     const registration = h.client.workflow.getHandle(itemRegistrationWorkflowId(nairobi, items.spice));
     expect(await registration.query(getItemRegistrationStateQuery)).toMatchObject({
       status: 'needs_fixing',

@@ -25,7 +25,7 @@ export function applicationFailure(err: unknown): ApplicationFailure | undefined
   return failure instanceof ApplicationFailure ? failure : undefined;
 }
 
-/** Unwinds the process to its end. */
+/** An operator cancelled the parked sale: unwinds the process to its end. */
 export class OperatorCancelled extends Error {}
 
 export function movement(
