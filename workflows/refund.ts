@@ -1,11 +1,4 @@
-import {
-  ApplicationFailure,
-  CancellationScope,
-  allHandlersFinished,
-  condition,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, setHandler } from '@temporalio/workflow';
 import type { FoundSale } from '../activities/types.js';
 import { NON_RESTOCKING_REASONS, isSigned } from '../src/contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../src/contracts/failures.js';
@@ -88,7 +81,7 @@ class Refund extends DocumentProcess {
       this.outcome = { refused };
       this.record.refused(refused.message);
     }
-    await condition(allHandlersFinished);
+    await this.handlersFinished();
     return this.answer(this.outcome);
   }
 
@@ -128,7 +121,7 @@ class Refund extends DocumentProcess {
         returnDate: request.returnDate,
         reason: request.reason,
         idempotencyKey: key,
-        callbackAnchorMs: workflowInfo().startTime.getTime(),
+        callbackAnchorMs: this.startedMs,
       }),
     );
     record.refunded(creditNote);

@@ -5,7 +5,6 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
-  workflowInfo,
   type SignalDefinition,
 } from '@temporalio/workflow';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
@@ -48,6 +47,7 @@ function outageCause(err: unknown): string | undefined {
 export interface OutageRider {
   readonly workflowId: string;
   readonly taskQueue: string;
+  readonly startedMs: number;
   readonly businessId: string;
   readonly route: CallRoute;
   readonly record: SaleRecord;
@@ -176,7 +176,7 @@ export class OutageRide {
       businessId: rider.businessId,
       workflowId: rider.workflowId,
       side,
-      order: workflowInfo().startTime.getTime(),
+      order: rider.startedMs,
       priority: sale !== null && isSigned(sale) ? PRIORITY.bookkeeping : PRIORITY.signing,
       complianceQueue: rider.route.complianceQueue,
       fairnessKey: rider.route.fairnessKey,

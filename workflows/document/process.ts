@@ -1,4 +1,10 @@
-import { ActivityFailure, ApplicationFailure, condition, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { parseDuration } from '../../src/contracts/duration.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
 import type { ItemRegistrationOutcome } from '../../src/contracts/item-registration.js';
@@ -42,6 +48,8 @@ export function movement(
 export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
   readonly workflowId = workflowInfo().workflowId;
   readonly taskQueue = workflowInfo().taskQueue;
+  /** The same on every attempt, by any worker: a filing's callback URL and the process's place in an outage's queue. */
+  readonly startedMs = workflowInfo().startTime.getTime();
   readonly settings: Settings;
   readonly record: SaleRecord;
   /** What the message handlers recorded for the process to act on; handlers never act themselves. */
@@ -72,6 +80,11 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
 
   get businessId(): string {
     return this.subject.businessId;
+  }
+
+  /** The workflow closes only once every update it accepted is answered. */
+  protected handlersFinished(): Promise<void> {
+    return condition(allHandlersFinished);
   }
 
   /** The one way a step calls the service: an outage is waited out, a final refusal parks for an operator. */

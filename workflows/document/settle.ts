@@ -1,15 +1,8 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  condition,
-  isCancellation,
-  sleep,
-} from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
 import type { AuthorityCause, SubmissionResult } from '../../activities/types.js';
 import { isInFlight, isSigned, isTransientCause } from '../../src/contracts/compliance-rules.js';
 import type { FiscalDocument } from '../../src/contracts/sale.js';
-import type { DocumentProcess } from './process.js';
+import { applicationFailure, type DocumentProcess } from './process.js';
 
 type Outcome = FiscalDocument | { problem: { code: string; message: string } };
 
@@ -162,8 +155,8 @@ export class Submission {
         const { error } = winner;
         if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
         // A refusal while reading (e.g. a revoked scope) is not a timeout: park with what the service said.
-        if (error.cause instanceof ApplicationFailure && error.cause.nonRetryable)
-          return { problem: { code: error.cause.type ?? 'error', message: error.cause.message } };
+        const refusal = applicationFailure(error);
+        if (refusal?.nonRetryable) return { problem: { code: refusal.type ?? 'error', message: refusal.message } };
         return timedOut;
       }
       // A callback is a hint: stop polling and confirm by reading the document.

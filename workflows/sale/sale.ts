@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import type { CreateSaleInput, SubmissionResult } from '../../activities/types.js';
 import { isSigned } from '../../src/contracts/compliance-rules.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
@@ -45,8 +45,8 @@ export class Sale extends DocumentProcess<SaleInput> {
         ...(input.customer ? { customer: input.customer } : {}),
       },
       idempotencyKey: saleKey,
-      // Every attempt of the filing, by any activity or worker, sends the same callback URL: the body is fingerprinted.
-      callbackAnchorMs: workflowInfo().startTime.getTime(),
+      // Every attempt of the filing sends the same callback URL: the body is fingerprinted.
+      callbackAnchorMs: this.startedMs,
     };
   }
 
@@ -63,7 +63,7 @@ export class Sale extends DocumentProcess<SaleInput> {
       if (!(err instanceof OperatorCancelled)) throw err;
       record.cancelled(err.message);
     }
-    await condition(allHandlersFinished);
+    await this.handlersFinished();
     return record.state;
   }
 
