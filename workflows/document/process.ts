@@ -69,7 +69,7 @@ export class DocumentProcess<S extends DocumentSubject = DocumentSubject> {
   constructor(
     readonly kind: 'sale' | 'refund',
     /** A refund's lines and branch are its sale's, known once it has found the sale. */
-    protected subject: S,
+    public subject: S,
   ) {
     this.settings = settingsOf(subject.options);
     this.record = new SaleRecord(subject, kind);

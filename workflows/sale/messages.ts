@@ -26,7 +26,7 @@ import { signed, type Sale } from './sale.js';
 
 /** The sale's own doors: its input, the till's `awaitReceipt` and an operator's `cancel` of a parked unsigned sale. */
 export function handleSaleMessages(sale: Sale): void {
-  const { record, inbox, input } = sale;
+  const { record, inbox, subject: input } = sale;
   const { state } = record;
   handleProcessMessages(sale);
   setHandler(getSaleInputQuery, () => input);

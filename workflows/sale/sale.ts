@@ -27,7 +27,7 @@ export class Sale extends DocumentProcess<SaleInput> {
   /** Whether the signing activity counted the sale in its day book. */
   private dayEntered = false;
 
-  constructor(readonly input: SaleInput) {
+  constructor(input: SaleInput) {
     super('sale', input);
     const saleKey = saleIdempotencyKey(input.businessId, input.traderInvoiceNumber);
     this.deductions = input.lines.map((line, index) =>
