@@ -58,7 +58,7 @@ export function outageSalesQuery(taskQueue: string, application?: string): strin
   ].join(' AND ');
 }
 
-/** The running sales waiting for one of these businesses to be served (workflows/sale/unserved.ts). */
+/** The running sales waiting for one of these businesses to be served (`Sale` in workflows/sale/sale.ts). */
 export function businessWaitSalesQuery(taskQueue: string, businessIds: readonly string[]): string {
   const subject = 'business wait filter';
   if (businessIds.length === 0)
