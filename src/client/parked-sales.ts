@@ -1,7 +1,9 @@
 // Visibility queries over sales, and what a parked sale's state says. A value is only ever a quoted literal: one a
 // query cannot match exactly is refused, so a filter never widens to sales it did not name.
+import type { Client } from '@temporalio/client';
 import { FAILURE_TYPES } from '../contracts/failures.js';
-import { SALE_WORKFLOW_TYPE, type SaleState, type SaleStep } from '../contracts/sale.js';
+import { businessServedSignal, SALE_WORKFLOW_TYPE, type SaleState, type SaleStep } from '../contracts/sale.js';
+import type { Logger } from '../logger.js';
 import { SaleInputError } from './errors.js';
 
 export interface ParkedSalesFilter {
@@ -69,6 +71,36 @@ export function businessWaitSalesQuery(taskQueue: string, businessIds: readonly 
     `AttentionReason = '${FAILURE_TYPES.businessNotServed}'`,
     `BusinessId IN (${businesses})`,
   ].join(' AND ');
+}
+
+/** Businesses per visibility query: a reload that onboards hundreds stays within a query's length. */
+const BUSINESSES_PER_QUERY = 100;
+
+/**
+ * Tells the running sales that wait for one of these businesses, now served by this worker's tenants, to try their
+ * placement again. Each worker tells after its own reload, so the last one to learn of a business wakes its sales on
+ * a worker that serves it; a sale visibility does not list yet finds the business on its own next try.
+ */
+export async function tellSalesWaitingFor(
+  client: Client,
+  taskQueue: string,
+  businessIds: readonly string[],
+  logger: Logger,
+): Promise<void> {
+  let told = 0;
+  for (let start = 0; start < businessIds.length; start += BUSINESSES_PER_QUERY) {
+    const query = businessWaitSalesQuery(taskQueue, businessIds.slice(start, start + BUSINESSES_PER_QUERY));
+    for await (const sale of client.workflow.list({ query })) {
+      try {
+        await client.workflow.getHandle(sale.workflowId, sale.runId).signal(businessServedSignal);
+        told++;
+      } catch (err) {
+        // Closed since it was listed (cancelled, or placed by its own timer): nothing to tell.
+        logger.debug({ workflowId: sale.workflowId, err: String(err) }, 'a waiting sale could not be told');
+      }
+    }
+  }
+  if (told > 0) logger.info({ sales: told, businesses: businessIds.length }, 'told sales their business is served');
 }
 
 export interface ParkedSale {

@@ -12,6 +12,7 @@ import {
 
 export type { BudgetWindow };
 import { errorText } from './probes.js';
+import type { TenantsConfig } from './types.js';
 
 /** What a window needs of a resolved compliance entry (the directory's `ComplianceApplication`). */
 export interface WindowedApplication {
@@ -138,6 +139,18 @@ export async function holdTenantBudgets(options: {
     'each application held to its budget on the compliance queues',
   );
   return { shared, own };
+}
+
+/** Starts per second of the keys not answered yet: the workers' rate, set once at creation, must leave them room. */
+export function awaitedPerSecond(
+  tenants: TenantsConfig,
+  directory: { awaited(): ReadonlyArray<{ source: string }> },
+  headroom: number,
+): number {
+  const awaited = new Set(directory.awaited().map((entry) => entry.source));
+  return tenants.compliance
+    .filter((tenant) => awaited.has(tenant.source))
+    .reduce((sum, tenant) => sum + (tenant.requestsPerMinute * (1 - headroom)) / 60, 0);
 }
 
 function round(value: number): number {

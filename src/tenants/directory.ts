@@ -223,6 +223,8 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
     origin: tenants.origin,
     applicationOf: (businessId: string) => owner.get(businessId),
     applications: () => applications,
+    /** Every business a compliance application serves, in the tenants' order. */
+    businesses: () => applications.flatMap((application) => application.businesses),
     budgetWindow: (fairnessKey: string) => windows.find((window) => window.fairnessKey === fairnessKey),
     accountingApplications: () => accountingApplications,
     accountingApplicationOf: (companyId: string) => links.companyApplication.get(companyId),
@@ -235,5 +237,29 @@ export async function resolveTenantDirectory(tenants: TenantsConfig, options: Re
       (closing ??= Promise.all(
         [...complianceClients.values(), ...accountingClients.values()].map((client) => client.close()),
       ).then(() => undefined)),
+  };
+}
+
+/** For the worker's `workers ready`: where the services are and what is served, never a key. */
+export function describeTenants(tenants: TenantsConfig, directory: TenantDirectory): Record<string, unknown> {
+  const urls = (entries: ReadonlyArray<{ service: { baseUrl: string } }>) =>
+    [...new Set(entries.map((entry) => entry.service.baseUrl))].join(', ');
+  const awaited = directory.awaited().map((entry) => `${entry.service} ${entry.application}`);
+  return {
+    services: { compliance: urls(tenants.compliance), accounting: urls(tenants.accounting) },
+    tenants: {
+      origin: directory.origin,
+      businesses: directory.businesses().length,
+      compliance: directory.applications().map(({ application, businesses, requestsPerMinute }) => ({
+        application,
+        businesses: businesses.length,
+        requestsPerMinute,
+      })),
+      accounting: directory
+        .accountingApplications()
+        .map(({ application, companies }) => ({ application, companies: companies.length })),
+      links: directory.links().length,
+      ...(awaited.length > 0 ? { awaited } : {}),
+    },
   };
 }

@@ -3,30 +3,29 @@ import { addAbortListener } from 'node:events';
 import { Client } from '@temporalio/client';
 import { Runtime, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { businessWaitSalesQuery } from '../client/parked-sales.js';
+import { tellSalesWaitingFor } from '../client/parked-sales.js';
 import type { CallbackServer } from '../callbacks/server.js';
 import { SettledDocuments } from '../callbacks/settled-documents.js';
 import type { CallbackUrlMinter } from '../callbacks/tokens.js';
 import { firstStockIn } from '../config/stock-in.js';
 import { deploymentNameFor } from '../config/versioning.js';
 import type { PurchasesSyncOptions } from '../contracts/purchases-sync.js';
-import { businessServedSignal } from '../contracts/sale.js';
 import { projectSearchAttributes } from '../contracts/search-attributes.js';
 import { complianceTaskQueue, WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
-import { parseRateLimit } from '../http/rate-limit.js';
-import type { HttpObserver } from '../http/transport.js';
 import { createLogger } from '../logger.js';
+import { complianceRequestMetrics } from '../metrics/compliance-requests.js';
 import { watchOperatorWork } from '../metrics/operator-work.js';
 import { createMetricsRecorder, type MetricsRecorder } from '../metrics/recorder.js';
 import { createSink, type PurchaseEventSink } from '../purchases/event-sink.js';
+import { purchasesBusinessIds, scheduleServed, setSchedulesPaused } from '../purchases/served-schedules.js';
 import { resolveServices, type EmbeddedSandbox } from '../services/endpoints.js';
 import { connectWorkerConnection, DEFAULT_TEMPORAL_ADDRESS, type TemporalSettings } from '../temporal/connection.js';
 import { requireSearchAttributes } from '../temporal/ensure-search-attributes.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';
 import { installTracing, tracingPlugins } from '../temporal/tracing.js';
 import { openTenantAccess } from '../tenants/access.js';
-import { holdTenantBudgets } from '../tenants/budget-windows.js';
-import type { TenantDirectory } from '../tenants/directory.js';
+import { awaitedPerSecond, holdTenantBudgets } from '../tenants/budget-windows.js';
+import { describeTenants } from '../tenants/directory.js';
 import { openLiveTenants, type LiveTenants, type OutageRetry, type TenantsChange } from '../tenants/live.js';
 import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import type { TenantsConfig } from '../tenants/types.js';
@@ -35,7 +34,6 @@ import { startCallbacks } from './callbacks.js';
 import { routeDeploymentVersion, type DeploymentVersion, type VersionRouting } from './deployment.js';
 import { startProcessHealth } from './health.js';
 import { watchQueueRegistration, type QueueRegistration } from './queue-registration.js';
-import { purchasesBusinessIds, scheduleServed, servedBusinesses, setSchedulesPaused } from './schedules.js';
 import type { WorkerSettings } from './settings.js';
 import { tenantChangeActor } from './tenant-changes.js';
 import { WindowQueues } from './window-queues.js';
@@ -48,9 +46,6 @@ import { createWorkers, SHUTDOWN_FORCE_AFTER_GRACE_MS, type WorkerContext, type 
  * shutdown").
  */
 export const EXIT_MARGIN_MS = SHUTDOWN_FORCE_AFTER_GRACE_MS + 3_000;
-
-/** Businesses per visibility query: a reload that onboards hundreds stays within a query's length. */
-const BUSINESSES_PER_QUERY = 100;
 
 /**
  * What a process that brings its own Temporal client needs of the settings. `stockReporting` absent: every business on
@@ -181,7 +176,7 @@ export class WorkerProcess {
     // Why: docs/tenancy.md, "A worker that starts during an outage".
     const live = (this.tenants = await openLiveTenants(tenants, {
       logger,
-      observerFor: (application) => complianceRateMetrics(metrics, application.application),
+      observerFor: (application) => complianceRequestMetrics(metrics, application.application),
       awaitOutages: { ...options.outageRetry, onAwaitedServed: (change) => changes.later(change) },
     }));
     const services = resources.own('service clients', openTenantAccess(live), (access) => access.close());
@@ -201,10 +196,7 @@ export class WorkerProcess {
         awaitedPerSecond(tenants, live.current(), settings.worker.complianceRateHeadroom),
     };
     // At zero before the start-up sync counts (the bundle takes seconds): increase() counts the first sync from it.
-    metrics.knowBusinesses(
-      'purchases',
-      purchasesBusinessIds(settings.purchases, servedBusinesses(live.current()), stockIn),
-    );
+    metrics.knowBusinesses('purchases', purchasesBusinessIds(settings.purchases, live.current().businesses(), stockIn));
     const settledDocuments = new SettledDocuments();
     const callbacks = await startCallbacks(settings.worker, tenants, client, logger, metrics, settledDocuments);
     if (callbacks) resources.own('callback receiver', callbacks.server, (server) => server.close());
@@ -241,7 +233,8 @@ export class WorkerProcess {
       }),
       (watch) => watch.stop(),
     );
-    const scheduling = { ...context, settings, stockIn, syncOptions: options.purchasesSyncOptions };
+    const { purchases, reconciliation } = settings;
+    const scheduling = { ...context, purchases, reconciliation, stockIn, syncOptions: options.purchasesSyncOptions };
     ({ purchases: this.purchases, reconciliation: this.reconciliation } = await scheduleServed(
       scheduling,
       live.current(),
@@ -250,7 +243,7 @@ export class WorkerProcess {
       {
         taskQueue,
         queues: workers.queues,
-        ...described(tenants, live.current()),
+        ...describeTenants(tenants, live.current()),
         activitiesPerSecond: {
           compliance: Number(activitiesPerSecond.compliance.toFixed(3)),
           accounting: activitiesPerSecond.accounting,
@@ -262,11 +255,11 @@ export class WorkerProcess {
     );
     changes.begin(async (change: TenantsChange) => {
       await windows.serve((await holdBudgets()).own);
-      const paused = { ...context, purchases: settings.purchases, stockIn };
-      await setSchedulesPaused({ ...paused, businessIds: change.businessesRemoved, paused: true });
+      await setSchedulesPaused({ ...scheduling, businessIds: change.businessesRemoved, paused: true });
       await scheduleServed(scheduling, live.current());
-      await setSchedulesPaused({ ...paused, businessIds: change.businessesAdded, paused: false });
-      if (change.businessesAdded.length > 0) await this.tellSalesWaitingFor(change.businessesAdded);
+      await setSchedulesPaused({ ...scheduling, businessIds: change.businessesAdded, paused: false });
+      if (change.businessesAdded.length > 0)
+        await tellSalesWaitingFor(client, taskQueue, change.businessesAdded, logger);
     });
     health?.attach(this);
     if (!options.main || this.stopping) return !this.stopping;
@@ -406,32 +399,6 @@ export class WorkerProcess {
     });
     return { connection, client, tenants };
   }
-
-  /**
-   * Tells the running sales that wait for one of these businesses, now served by this worker's tenants, to try their
-   * placement again. Each worker tells after its own reload, so the last one to learn of a business wakes its sales on
-   * a worker that serves it; a sale visibility does not list yet finds the business on its own next try.
-   */
-  private async tellSalesWaitingFor(businessIds: readonly string[]): Promise<void> {
-    const { client, logger } = this;
-    let told = 0;
-    for (let start = 0; start < businessIds.length; start += BUSINESSES_PER_QUERY) {
-      const query = businessWaitSalesQuery(
-        this.context!.taskQueue,
-        businessIds.slice(start, start + BUSINESSES_PER_QUERY),
-      );
-      for await (const sale of client.workflow.list({ query })) {
-        try {
-          await client.workflow.getHandle(sale.workflowId, sale.runId).signal(businessServedSignal);
-          told++;
-        } catch (err) {
-          // Closed since it was listed (cancelled, or placed by its own timer): nothing to tell.
-          logger.debug({ workflowId: sale.workflowId, err: String(err) }, 'a waiting sale could not be told');
-        }
-      }
-    }
-    if (told > 0) logger.info({ sales: told, businesses: businessIds.length }, 'told sales their business is served');
-  }
 }
 
 /**
@@ -461,53 +428,4 @@ class Resources {
       }
     }
   }
-}
-
-/** Starts per second of the keys not answered yet: the workers' rate, set once at creation, must leave them room. */
-function awaitedPerSecond(tenants: TenantsConfig, directory: TenantDirectory, headroom: number): number {
-  const awaited = new Set(directory.awaited().map((entry) => entry.source));
-  return tenants.compliance
-    .filter((tenant) => awaited.has(tenant.source))
-    .reduce((sum, tenant) => sum + (tenant.requestsPerMinute * (1 - headroom)) / 60, 0);
-}
-
-/** An application's requests, counted under its name as well as the fleet's; its budget gauge is set elsewhere. */
-function complianceRateMetrics(metrics: MetricsRecorder, application: string): HttpObserver {
-  return {
-    requestSent: (request) => {
-      metrics.count('etims_compliance_requests', { operation: request.operation });
-      metrics.count('etims_application_requests', { application });
-    },
-    responseReceived: (response) => {
-      if (response.status === 429) metrics.count('etims_application_rate_limited', { application });
-      const left = parseRateLimit(response.headers).remaining;
-      if (left === undefined) return;
-      metrics.set('etims_compliance_rate_limit_remaining', left, {});
-      metrics.set('etims_application_rate_limit_remaining', left, { application });
-    },
-  };
-}
-
-/** For `workers ready`: where the services are and what is served, never a key. */
-function described(tenants: TenantsConfig, directory: TenantDirectory): Record<string, unknown> {
-  const urls = (entries: ReadonlyArray<{ service: { baseUrl: string } }>) =>
-    [...new Set(entries.map((entry) => entry.service.baseUrl))].join(', ');
-  const awaited = directory.awaited().map((entry) => `${entry.service} ${entry.application}`);
-  return {
-    services: { compliance: urls(tenants.compliance), accounting: urls(tenants.accounting) },
-    tenants: {
-      origin: directory.origin,
-      businesses: servedBusinesses(directory).length,
-      compliance: directory.applications().map(({ application, businesses, requestsPerMinute }) => ({
-        application,
-        businesses: businesses.length,
-        requestsPerMinute,
-      })),
-      accounting: directory
-        .accountingApplications()
-        .map(({ application, companies }) => ({ application, companies: companies.length })),
-      links: directory.links().length,
-      ...(awaited.length > 0 ? { awaited } : {}),
-    },
-  };
 }

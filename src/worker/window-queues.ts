@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import { complianceTaskQueue } from '../contracts/task-queues.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import type { PolledQueue } from './queue-registration.js';
-import { servedBusinesses } from './schedules.js';
 import type { Workers } from './workers.js';
 
 type WindowQueue = { taskQueue: string; perSecond: number; businesses: readonly string[] };
@@ -57,7 +56,7 @@ export class WindowQueues {
       });
     const windows = [...this.own, ...taken];
     await this.workers.serveWindowQueues(windows);
-    const all = servedBusinesses(this.directory());
+    const all = this.directory().businesses();
     const now = Date.now();
     const wanted = [...this.workers.queues.map((taskQueue) => ({ taskQueue, businesses: all })), ...windows];
     for (const name of [...this.polledSince.keys()])

@@ -11,7 +11,11 @@ import { firstStockIn, loadStockIn } from '../../src/config/stock-in.js';
 import { openLiveTenants, type LiveTenants, type TenantsChange } from '../../src/tenants/live.js';
 import type { TenantsConfig } from '../../src/tenants/types.js';
 import { watchTenants } from '../../src/tenants/watch.js';
-import { purchasesBusinessIds, schedulePurchasesSync, setSchedulesPaused } from '../../src/worker/schedules.js';
+import {
+  purchasesBusinessIds,
+  schedulePurchasesSync,
+  setSchedulesPaused,
+} from '../../src/purchases/served-schedules.js';
 import { eventually } from '../helpers/eventually.js';
 
 const logger = pino({ level: 'silent' });

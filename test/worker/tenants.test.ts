@@ -32,7 +32,7 @@ import {
   type SaleState,
 } from '../../src/contracts/sale.js';
 import { FAILURE_TYPES } from '../../src/contracts/failures.js';
-import { schedulePurchasesSync } from '../../src/worker/schedules.js';
+import { schedulePurchasesSync } from '../../src/purchases/served-schedules.js';
 import { loadWorkerSettings } from '../../src/worker/settings.js';
 import { WorkerProcess } from '../../src/worker/process.js';
 import { eventually } from '../helpers/eventually.js';

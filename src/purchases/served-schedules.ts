@@ -9,12 +9,12 @@ import { describeSink, type PurchasesConfig } from '../config/purchases.js';
 import type { StockInSettingsOf } from '../config/stock-in.js';
 import { purchasesScheduleId, type PurchasesSyncOptions } from '../contracts/purchases-sync.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
-import { ensurePurchasesSyncSchedules } from '../purchases/schedule.js';
-import { ensureReconciliationSchedules, type EnsuredSchedule } from '../reconciliation/schedule.js';
-import type { MetricsRecorder } from '../metrics/recorder.js';
+import type { ReconciliationConfig } from '../config/reconciliation.js';
 import { reconciliationScheduleId } from '../contracts/reconciliation.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
+import { ensureReconciliationSchedules, type EnsuredSchedule } from '../reconciliation/schedule.js';
 import type { TenantDirectory } from '../tenants/directory.js';
-import type { WorkerSettings } from './settings.js';
+import { ensurePurchasesSyncSchedules } from './schedule.js';
 
 /**
  * One schedule per business: with a sink configured, the configured ones, else those the tenants serve; and every
@@ -89,37 +89,30 @@ function stockInBusinessIds(served: readonly string[], stockIn: StockInSettingsO
   return stockIn === undefined ? [] : served.filter((id) => stockIn(id) !== undefined);
 }
 
-export function servedBusinesses(directory: TenantDirectory): string[] {
-  return directory.applications().flatMap((application) => application.businesses);
-}
-
 // Deployments (and test stacks) sharing a namespace on other queues keep their own schedules.
 const reconciliationIdPrefix = (taskQueue: string) =>
   taskQueue === WORKFLOW_TASK_QUEUE ? undefined : `reconciliation:${taskQueue}`;
 
+/** What a worker process hands its schedules: its context, with the settings they follow. */
+export interface Scheduling {
+  client: Client;
+  taskQueue: string;
+  logger: Logger;
+  metrics: MetricsRecorder;
+  purchases: PurchasesConfig;
+  reconciliation: Pick<ReconciliationConfig, 'every' | 'periodDays'>;
+  stockIn?: StockInSettingsOf;
+  syncOptions?: PurchasesSyncOptions;
+}
+
 /** The purchases syncs and reconciliations of what `directory` serves, made or brought up to date. */
-export async function scheduleServed(
-  scheduling: {
-    client: Client;
-    settings: Pick<WorkerSettings, 'purchases' | 'reconciliation'>;
-    stockIn?: StockInSettingsOf;
-    logger: Logger;
-    taskQueue: string;
-    metrics: MetricsRecorder;
-    syncOptions?: PurchasesSyncOptions;
-  },
-  directory: TenantDirectory,
-) {
-  const { client, settings, logger, taskQueue, metrics } = scheduling;
+export async function scheduleServed(scheduling: Scheduling, directory: TenantDirectory) {
+  const { client, logger, taskQueue, metrics } = scheduling;
   const purchases = await schedulePurchasesSync({
-    client,
-    served: servedBusinesses(directory),
+    ...scheduling,
+    served: directory.businesses(),
     awaits: (businessId) => directory.awaits(businessId),
-    config: settings.purchases,
-    stockIn: scheduling.stockIn,
-    logger,
-    taskQueue,
-    syncOptions: scheduling.syncOptions,
+    config: scheduling.purchases,
   });
   const syncing = purchases.schedules.map((schedule) => schedule.businessId);
   metrics.knowBusinesses('purchases', syncing);
@@ -131,7 +124,7 @@ export async function scheduleServed(
         'daily',
     );
   } else {
-    const { every, periodDays } = settings.reconciliation;
+    const { every, periodDays } = scheduling.reconciliation;
     reconciliation = await ensureReconciliationSchedules(client, {
       links,
       taskQueue,
