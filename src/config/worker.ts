@@ -77,3 +77,14 @@ export function loadWorkerConfig(rawEnv: Env): WorkerConfig {
   }
   return parsed.data;
 }
+
+// COMPLIANCE_RATE_HEADROOM unset. Why 4 %: docs/tenancy.md, "Each application held to its own budget, fleet-wide".
+const TENANT_RATE_HEADROOM = 0.04;
+
+/** A worker serving a tenants file: its own default headroom. */
+export function loadTenantsWorkerConfig(env: Env): WorkerConfig {
+  const configured = loadWorkerConfig(env);
+  return env.COMPLIANCE_RATE_HEADROOM?.trim()
+    ? configured
+    : { ...configured, complianceRateHeadroom: TENANT_RATE_HEADROOM };
+}

@@ -94,6 +94,18 @@ function serviceOf<T>(source: string, env: Env, pick: (config: ReturnType<typeof
   }
 }
 
+/** TENANTS_RELOAD_SECONDS: how often a tenants file is read again; 0, never. */
+export function tenantsReloadSeconds(env: Env): number {
+  const raw = env.TENANTS_RELOAD_SECONDS?.trim();
+  if (!raw) return 15;
+  const seconds = Number(raw);
+  if (!/^\d+$/.test(raw) || seconds > 3600)
+    throw new ConfigError(
+      `TENANTS_RELOAD_SECONDS must be a whole number of seconds from 0 (never) to 3600, got "${raw}"`,
+    );
+  return seconds;
+}
+
 export function readEntries(documents: readonly TenantsDocument[], rawEnv: Env) {
   const env = resolveSecretFiles(rawEnv, SERVICE_SECRETS);
   const shared = sharedSettings(env);

@@ -5,6 +5,7 @@ import { Runtime, type NativeConnection, type WorkflowBundle } from '@temporalio
 import type { Logger } from 'pino';
 import { tellSalesWaitingFor } from '../client/parked-sales.js';
 import type { CallbackServer } from '../callbacks/server.js';
+import { startCallbacks } from '../callbacks/start.js';
 import { SettledDocuments } from '../callbacks/settled-documents.js';
 import type { CallbackUrlMinter } from '../callbacks/tokens.js';
 import { firstStockIn } from '../config/stock-in.js';
@@ -25,17 +26,16 @@ import { installTemporalRuntime } from '../temporal/runtime.js';
 import { installTracing, tracingPlugins } from '../temporal/tracing.js';
 import { openTenantAccess } from '../tenants/access.js';
 import { awaitedPerSecond, holdTenantBudgets } from '../tenants/budget-windows.js';
+import { tenantChangeActor } from '../tenants/changes.js';
 import { describeTenants } from '../tenants/directory.js';
 import { openLiveTenants, type LiveTenants, type OutageRetry, type TenantsChange } from '../tenants/live.js';
 import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { watchTenants } from '../tenants/watch.js';
-import { startCallbacks } from './callbacks.js';
 import { routeDeploymentVersion, type DeploymentVersion, type VersionRouting } from './deployment.js';
 import { startProcessHealth } from './health.js';
 import { watchQueueRegistration, type QueueRegistration } from './queue-registration.js';
 import type { WorkerSettings } from './settings.js';
-import { tenantChangeActor } from './tenant-changes.js';
 import { WindowQueues } from './window-queues.js';
 import { createWorkers, SHUTDOWN_FORCE_AFTER_GRACE_MS, type WorkerContext, type Workers } from './workers.js';
 
@@ -198,7 +198,7 @@ export class WorkerProcess {
     // At zero before the start-up sync counts (the bundle takes seconds): increase() counts the first sync from it.
     metrics.knowBusinesses('purchases', purchasesBusinessIds(settings.purchases, live.current().businesses(), stockIn));
     const settledDocuments = new SettledDocuments();
-    const callbacks = await startCallbacks(settings.worker, tenants, client, logger, metrics, settledDocuments);
+    const callbacks = await startCallbacks(context, settings.worker, tenants, settledDocuments);
     if (callbacks) resources.own('callback receiver', callbacks.server, (server) => server.close());
     this.callbacks = callbacks?.server;
     this.callbackUrls = callbacks?.minter;

@@ -7,9 +7,9 @@ import { ConfigError, loadConfig, resolveSecretFiles, type Env } from '../config
 import { loadPurchasesConfig } from '../config/purchases.js';
 import { loadFiscalDaySettings } from '../config/fiscal-day.js';
 import { loadReconciliationConfig } from '../config/reconciliation.js';
-import { loadTenantsConfig } from '../tenants/load.js';
+import { loadTenantsConfig, tenantsReloadSeconds } from '../tenants/load.js';
 import { fromSingleKeyVariables } from '../tenants/single-key.js';
-import { loadWorkerConfig, type WorkerConfig } from '../config/worker.js';
+import { loadTenantsWorkerConfig, loadWorkerConfig } from '../config/worker.js';
 import { loadVersioningSettings } from '../config/versioning.js';
 import { loadTemporalSettings } from '../temporal/connection.js';
 import { assertServicesConfigured } from '../services/endpoints.js';
@@ -61,25 +61,4 @@ export function loadWorkerSettings(rawEnv: Env) {
     tenants: fileTenants ?? fromSingleKeyVariables(env),
     versioning: loadVersioningSettings(env),
   };
-}
-
-// COMPLIANCE_RATE_HEADROOM unset. Why 4 %: docs/tenancy.md, "Each application held to its own budget, fleet-wide".
-const TENANT_RATE_HEADROOM = 0.04;
-
-export function loadTenantsWorkerConfig(env: Env): WorkerConfig {
-  const configured = loadWorkerConfig(env);
-  return env.COMPLIANCE_RATE_HEADROOM?.trim()
-    ? configured
-    : { ...configured, complianceRateHeadroom: TENANT_RATE_HEADROOM };
-}
-
-function tenantsReloadSeconds(env: Env): number {
-  const raw = env.TENANTS_RELOAD_SECONDS?.trim();
-  if (!raw) return 15;
-  const seconds = Number(raw);
-  if (!/^\d+$/.test(raw) || seconds > 3600)
-    throw new ConfigError(
-      `TENANTS_RELOAD_SECONDS must be a whole number of seconds from 0 (never) to 3600, got "${raw}"`,
-    );
-  return seconds;
 }

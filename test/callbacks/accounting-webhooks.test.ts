@@ -15,7 +15,7 @@ import { startCallbackServer, type CallbackServer } from '../../src/callbacks/se
 import { CallbackUrlMinter } from '../../src/callbacks/tokens.js';
 import type { AccountingTenant, ComplianceTenant, TenantsConfig } from '../../src/tenants/types.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
-import { startCallbacks } from '../../src/worker/callbacks.js';
+import { startCallbacks } from '../../src/callbacks/start.js';
 import {
   DEMO_ACCOUNTING_API_KEY,
   DEMO_ACCOUNTING_CLIENT_SECRET,
@@ -528,7 +528,7 @@ describe('accounting webhook receiver', () => {
           links: [],
           origin: 'tenants.json',
         };
-        const started = await startCallbacks(loadWorkerConfig({}), tenants, client, logs.logger);
+        const started = await startCallbacks({ client, logger: logs.logger }, loadWorkerConfig({}), tenants);
         if (!started) throw new Error('no receiver was started for tenants on a loopback sandbox');
         receiver = started.server;
         await sandbox.inspector.setAccountingWebhookEndpoint(

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { TenantsConfig } from '../../src/tenants/types.js';
 import type { LiveTenants, TenantsChange } from '../../src/tenants/live.js';
 import { watchTenants } from '../../src/tenants/watch.js';
-import { tenantChangeActor } from '../../src/worker/tenant-changes.js';
+import { tenantChangeActor } from '../../src/tenants/changes.js';
 import { eventually } from '../helpers/eventually.js';
 
 const config = (businesses: string[]): TenantsConfig =>

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { SalesClient } from '../../src/client/sales-client.js';
 import { loadTenantsConfig } from '../../src/tenants/load.js';
-import { loadTenantsWorkerConfig } from '../../src/worker/settings.js';
+import { loadTenantsWorkerConfig } from '../../src/config/worker.js';
 import { WorkerProcess } from '../../src/worker/process.js';
 import { benchWorkerSettings, type BenchTemporal } from './env.js';
 

@@ -1,6 +1,6 @@
 // Reloads and keys answering after a start-up outage, acted on one at a time: both set the same queues and schedules.
 import type { Logger } from 'pino';
-import { serialRunner, type TenantsChange } from '../tenants/live.js';
+import { serialRunner, type TenantsChange } from './live.js';
 
 /** A change to act on could not be: tried again after this long (each step is safe to repeat). */
 const RETRY_MS = 15_000;

@@ -1,23 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { SettledDocuments } from '../callbacks/settled-documents.js';
-import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { Logger } from 'pino';
-import { accountingWebhookPath } from '../callbacks/accounting-webhooks.js';
-import { startCallbackServer, type CallbackServer } from '../callbacks/server.js';
-import { CallbackUrlMinter } from '../callbacks/tokens.js';
-import type { TenantsConfig } from '../tenants/types.js';
 import type { WorkerConfig } from '../config/worker.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
+import type { TenantsConfig } from '../tenants/types.js';
+import { accountingWebhookPath } from './accounting-webhooks.js';
+import { startCallbackServer, type CallbackServer } from './server.js';
+import type { SettledDocuments } from './settled-documents.js';
+import { CallbackUrlMinter } from './tokens.js';
 
-/** The public base URL, or this machine when every compliance service is a loopback sandbox; else none: polling. */
+/**
+ * A worker's receiver, at the public base URL, or on this machine when every compliance service is a loopback sandbox;
+ * else none: the worker polls.
+ */
 export async function startCallbacks(
+  context: { client: Client; logger: Logger; metrics?: MetricsRecorder },
   config: WorkerConfig,
   tenants: TenantsConfig,
-  client: Client,
-  logger: Logger,
-  metrics?: MetricsRecorder,
   settled?: SettledDocuments,
 ): Promise<{ server: CallbackServer; minter: CallbackUrlMinter } | undefined> {
+  const { client, logger, metrics } = context;
   const applications = tenants.accounting.flatMap((tenant) =>
     tenant.service.webhookSecret ? [{ application: tenant.application, secret: tenant.service.webhookSecret }] : [],
   );
