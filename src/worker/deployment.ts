@@ -74,6 +74,10 @@ export async function routeDeploymentVersion(options: {
       status === VersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINED
     );
   };
+  const inactive = (extra: Record<string, unknown>, message: string): VersionRouting => {
+    logger.warn({ ...fields, ...extra }, message);
+    return 'inactive';
+  };
   let missing = await unregistered();
   while (missing.length > 0 && Date.now() < deadline) {
     await pause();
@@ -108,46 +112,39 @@ export async function routeDeploymentVersion(options: {
     const commands = versionCommands(version, namespace);
     // A deployment with a version current or ramping has an operator (or the controller) deciding: a later build waits.
     const first = options.makeCurrent === 'first';
-    if (first && (current !== undefined || ramping !== undefined)) {
-      logger.warn(
-        { ...fields, current: current ?? 'none', makeCurrent: commands.current, rampInstead: commands.ramp },
+    const neither = { current: current ?? 'none', makeCurrent: commands.current, rampInstead: commands.ramp };
+    if (first && (current !== undefined || ramping !== undefined))
+      return inactive(
+        neither,
         `this build is neither the current nor the ramping version of its deployment (${current ?? ramping} is), ` +
           'so no new workflow starts on it until it is made current: ' +
           `\`${commands.current}\` (or ramp it: \`${commands.ramp}\`), or start it with WORKER_MAKE_CURRENT=true`,
       );
-      return 'inactive';
-    }
     // Unversioned workers on these queues run open workflows that a current version would take over and replay on
     // this code: docs/deployment.md, "From a fleet that ran without versioning".
     const unversioned = first ? await unversionedPollers(client, namespace, options.taskQueues) : [];
-    if (unversioned.length > 0) {
-      logger.warn(
-        { ...fields, unversionedPollers: unversioned.slice(0, 5), makeCurrent: commands.current },
+    if (unversioned.length > 0)
+      return inactive(
+        { unversionedPollers: unversioned.slice(0, 5), makeCurrent: commands.current },
         'this build is the first of its deployment, but workers without versioning poll its queues (a fleet from ' +
           'before versioning?): it does not make itself current, which would move their open workflows onto this ' +
           `code; run that fleet on a queue of its own, or make this build current yourself: \`${commands.current}\``,
       );
-      return 'inactive';
-    }
-    if (!options.makeCurrent) {
-      logger.warn(
-        { ...fields, current: current ?? 'none', makeCurrent: commands.current, rampInstead: commands.ramp },
+    if (!options.makeCurrent)
+      return inactive(
+        neither,
         'this build is neither the current nor the ramping version of its deployment, so no new workflow starts ' +
           `on it: make it current with \`${commands.current}\` (or ramp it: \`${commands.ramp}\`), ` +
           'or start it with WORKER_MAKE_CURRENT=true',
       );
-      return 'inactive';
-    }
     // An older build's process restarting after a newer one was made current (its version draining or drained) must
     // not take new work back: a rollback is an operator's decision, made with the same command.
-    if (!options.rollBack && current !== undefined && (await wasCurrentBefore())) {
-      logger.warn(
-        { ...fields, current, rollBack: commands.current },
+    if (!options.rollBack && current !== undefined && (await wasCurrentBefore()))
+      return inactive(
+        { current, rollBack: commands.current },
         `this build was current before ${current} was made current, and WORKER_MAKE_CURRENT does not roll back: ` +
           `it runs the workflows pinned to it; to roll back to it, run \`${commands.current}\``,
       );
-      return 'inactive';
-    }
     try {
       await service.setWorkerDeploymentCurrentVersion({
         namespace,
@@ -172,11 +169,10 @@ export async function routeDeploymentVersion(options: {
       }
       if (!first) throw err;
       // Only a convenience: a deployment another manager owns (the worker controller) refuses it, and that is fine.
-      logger.warn(
-        { ...fields, err: err instanceof Error ? err.message : String(err), makeCurrent: commands.current },
+      return inactive(
+        { err: err instanceof Error ? err.message : String(err), makeCurrent: commands.current },
         `this build, the first of its deployment, could not make itself current: \`${commands.current}\` does`,
       );
-      return 'inactive';
     }
   }
 }

@@ -1,6 +1,7 @@
 // A worker process's `/readyz` and `/livez` for an orchestrator (HEALTH_BIND_ADDRESS): the SDK's Workers serve no
 // health port. Up from before the start-up checks: live while the process starts, ready once its workers poll. Plain
 // node:http, GET and HEAD only, a small JSON body naming each check's verdict (never a secret).
+import { once } from 'node:events';
 import { createServer, get, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -58,13 +59,7 @@ export async function startProcessHealth(
   server.setTimeout(REQUEST_TIMEOUT_MS);
   const { host, port } = splitHostPort(bindAddress);
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await once(server.listen(port, host), 'listening');
   } catch (err) {
     liveness.close();
     const reason = err instanceof Error ? err.message : String(err);
@@ -147,13 +142,10 @@ export async function readinessOf(started: ReadinessSource | undefined): Promise
 }
 
 /**
- * Why a Worker is not polling, or undefined when it is. The SDK tells per Worker its run state and, for each kind of
- * task, whether its poll loop lives and has a poll waiting in core (getStatus()). It does not tell whether the
- * server has answered a poll lately: core retries a failed poll without telling the loop. So this is the strongest
- * signal in the process: the Worker runs, and each loop it started waits in core for the server's next task. A
- * loop's poll is outstanding between tasks too (the next is asked for as soon as one arrives, before any macrotask
- * such as this probe's can run), so a busy Worker reads as polling. A kind of task the Worker has nothing registered
- * for is SHUTDOWN from the start, while the Worker is RUNNING; a loop that ran ends only once the Worker stops.
+ * Why a Worker is not polling, or undefined when it is: it runs, and each poll loop it started waits in core for the
+ * server's next task. The strongest signal the SDK gives: core retries a failed poll without telling the loop. A busy
+ * Worker reads as polling (its next poll is asked for before any probe can run); a kind of task it has nothing
+ * registered for is SHUTDOWN from the start.
  */
 function notPolling(worker: Worker): string | undefined {
   const status = worker.getStatus();
