@@ -19,6 +19,12 @@ export interface VersioningSettings {
   rollBack?: boolean;
 }
 
+/** What every worker of this process polls as. */
+export interface DeploymentVersion {
+  deploymentName: string;
+  buildId: string;
+}
+
 const PACKAGE_NAME = 'etims-temporal-worker';
 // The server keeps a version's id within its ID length limit (1000 by default) with room for both halves.
 const MAX_LENGTH = 255;
@@ -50,6 +56,10 @@ export function loadVersioningSettings(env: Env): VersioningSettings {
 /** One deployment per fleet, and a fleet is its workflow queue; the server refuses `.` and `:` in the name. */
 export function deploymentNameFor(taskQueue: string): string {
   return `etims-${taskQueue}`.replace(/[.:]/g, '-');
+}
+
+export function deploymentVersionOf(settings: VersioningSettings, taskQueue: string): DeploymentVersion {
+  return { deploymentName: settings.deploymentName ?? deploymentNameFor(taskQueue), buildId: settings.buildId };
 }
 
 /** The release and the commit it was built from, e.g. `2.0.0+1a2b3c4d5e6f`. */

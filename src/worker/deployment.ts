@@ -2,13 +2,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { Logger } from 'pino';
+import type { DeploymentVersion } from '../config/versioning.js';
 import { GRPC } from '../temporal/connection.js';
-
-export interface DeploymentVersion {
-  deploymentName: string;
-  buildId: string;
-}
+import type { WorkerContext } from './workers.js';
 
 /** `made-current`: it was neither and this process set it current; `inactive`: new workflows do not come to it. */
 export type VersionRouting = 'current' | 'ramping' | 'made-current' | 'inactive';
@@ -37,20 +33,18 @@ export function versionCommands(version: DeploymentVersion, namespace: string): 
  * current when `makeCurrent` asks. A version that is neither current nor ramping runs only the workflows pinned to
  * it (none, for a new build), so that is said once, loudly, with the command that changes it.
  */
-export async function routeDeploymentVersion(options: {
-  client: Client;
-  namespace: string;
-  version: DeploymentVersion;
-  taskQueues: readonly string[];
-  /** `first`: only while the deployment has no current version and no unversioned worker polls its queues. */
-  makeCurrent: boolean | 'first';
-  /** With makeCurrent, even a build that was current before (WORKER_MAKE_CURRENT=always). */
-  rollBack?: boolean;
-  logger: Logger;
-  registrationWaitMs?: number;
-  /** The process is stopping: nothing more to tell. */
-  signal?: AbortSignal;
-}): Promise<VersionRouting> {
+export async function routeDeploymentVersion(
+  options: Pick<WorkerContext, 'client' | 'namespace' | 'version' | 'logger'> & {
+    taskQueues: readonly string[];
+    /** `first`: only while the deployment has no current version and no unversioned worker polls its queues. */
+    makeCurrent: boolean | 'first';
+    /** With makeCurrent, even a build that was current before (WORKER_MAKE_CURRENT=always). */
+    rollBack?: boolean;
+    registrationWaitMs?: number;
+    /** The process is stopping: nothing more to tell. */
+    signal?: AbortSignal;
+  },
+): Promise<VersionRouting> {
   const { client, namespace, version, logger, signal } = options;
   const pause = () => sleep(RETRY_MS, undefined, { signal });
   const service = client.workflowService;

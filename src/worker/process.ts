@@ -9,7 +9,7 @@ import { startCallbacks } from '../callbacks/start.js';
 import { SettledDocuments } from '../callbacks/settled-documents.js';
 import type { CallbackUrlMinter } from '../callbacks/tokens.js';
 import { firstStockIn } from '../config/stock-in.js';
-import { deploymentNameFor } from '../config/versioning.js';
+import { deploymentVersionOf, type DeploymentVersion } from '../config/versioning.js';
 import type { PurchasesSyncOptions } from '../contracts/purchases-sync.js';
 import { projectSearchAttributes } from '../contracts/search-attributes.js';
 import { complianceTaskQueue, WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
@@ -32,7 +32,7 @@ import { openLiveTenants, type LiveTenants, type OutageRetry, type TenantsChange
 import { ENVIRONMENT_ORIGIN, singleKeyTenants } from '../tenants/single-key.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { watchTenants } from '../tenants/watch.js';
-import { routeDeploymentVersion, type DeploymentVersion, type VersionRouting } from './deployment.js';
+import { routeDeploymentVersion, type VersionRouting } from './deployment.js';
 import { startProcessHealth } from './health.js';
 import { watchQueueRegistration, type QueueRegistration } from './queue-registration.js';
 import type { WorkerSettings } from './settings.js';
@@ -167,10 +167,7 @@ export class WorkerProcess {
     const taskQueue = options.taskQueue ?? settings.worker.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
     const { namespace } = client.options;
     const metrics = createMetricsRecorder(Runtime.instance().metricMeter, { namespace, taskQueue });
-    const version = (this.version = {
-      deploymentName: settings.versioning.deploymentName ?? deploymentNameFor(taskQueue),
-      buildId: settings.versioning.buildId,
-    });
+    const version = (this.version = deploymentVersionOf(settings.versioning, taskQueue));
     metrics.set('etims_worker_build_info', 1, { deployment_name: version.deploymentName, build_id: version.buildId });
     const { changes } = this;
     // Why: docs/tenancy.md, "A worker that starts during an outage".
@@ -296,7 +293,19 @@ export class WorkerProcess {
     try {
       const running = this.workers.run();
       // Known once the workers poll: the server learns the version from their polls.
-      void this.routeVersion().then(this.routed.resolve, this.routed.reject);
+      const { makeCurrent, rollBack = false } = settings.versioning;
+      const signal = this.stop.signal;
+      routeDeploymentVersion({ ...context, taskQueues: this.workers.queues, makeCurrent, rollBack, signal }).then(
+        this.routed.resolve,
+        (err: unknown) => {
+          // Stopped before the server had answered: nothing to tell.
+          logger[this.stopping ? 'debug' : 'error'](
+            { err: err instanceof Error ? err.message : String(err), ...this.version },
+            'could not tell or set where new workflows go',
+          );
+          this.routed.reject(err);
+        },
+      );
       await running;
     } finally {
       stopWatching();
@@ -308,26 +317,6 @@ export class WorkerProcess {
   /** Everything opened, newest first, whatever failed; then what the caller brought is theirs to close. */
   close(): Promise<void> {
     return this.resources.close();
-  }
-
-  private async routeVersion(): Promise<VersionRouting> {
-    const { settings, logger, context } = this;
-    try {
-      return await routeDeploymentVersion({
-        ...context!,
-        taskQueues: this.workers.queues,
-        makeCurrent: settings.versioning.makeCurrent,
-        rollBack: settings.versioning.rollBack ?? false,
-        signal: this.stop.signal,
-      });
-    } catch (err) {
-      // Stopped before the server had answered: nothing to tell.
-      logger[this.stopping ? 'debug' : 'error'](
-        { err: err instanceof Error ? err.message : String(err), ...this.version },
-        'could not tell or set where new workflows go',
-      );
-      throw err;
-    }
   }
 
   /**

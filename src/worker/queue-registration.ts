@@ -5,11 +5,8 @@
  * businesses served on that queue wait. So this asks the server, and says so at once: an error naming the queues and
  * their businesses, a gauge, and readiness. Docs: docs/deployment.md, "What the server needs".
  */
-import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { Logger } from 'pino';
-import type { MetricsRecorder } from '../metrics/recorder.js';
-import type { DeploymentVersion } from './deployment.js';
+import type { WorkerContext } from './workers.js';
 
 /** A queue is given this long after its worker started to appear in the version (a poll or two). */
 const REGISTRATION_GRACE_MS = 20_000;
@@ -38,20 +35,17 @@ export interface QueueRegistration {
   stop(): void;
 }
 
-export function watchQueueRegistration(options: {
-  client: Client;
-  namespace: string;
-  version: DeploymentVersion;
-  polled: () => readonly PolledQueue[];
-  logger: Logger;
-  metrics?: MetricsRecorder;
-  /** Window queues start with it (`<queue>.compliance-api.`): only those are taken up when stranded. */
-  windowQueuePrefix?: string;
-  /** The stranded set changed (found, or emptied). */
-  onStranded?: (queues: readonly string[]) => void;
-  graceMs?: number;
-  everyMs?: number;
-}): QueueRegistration {
+export function watchQueueRegistration(
+  options: Pick<WorkerContext, 'client' | 'namespace' | 'version' | 'logger' | 'metrics'> & {
+    polled: () => readonly PolledQueue[];
+    /** Window queues start with it (`<queue>.compliance-api.`): only those are taken up when stranded. */
+    windowQueuePrefix?: string;
+    /** The stranded set changed (found, or emptied). */
+    onStranded?: (queues: readonly string[]) => void;
+    graceMs?: number;
+    everyMs?: number;
+  },
+): QueueRegistration {
   const { client, namespace, version, logger, metrics } = options;
   const grace = options.graceMs ?? REGISTRATION_GRACE_MS;
   let missing: PolledQueue[] = [];

@@ -11,7 +11,7 @@ import { metricsSinks } from '../metrics/workflow-sink.js';
 import type { ServiceAccess } from '../services/access.js';
 import { mapBounded } from '../tenants/probes.js';
 import { tracingPlugins } from '../temporal/tracing.js';
-import type { DeploymentVersion } from './deployment.js';
+import type { DeploymentVersion } from '../config/versioning.js';
 import { workflowBundleFor } from '../temporal/workflow-bundle.js';
 
 /**
