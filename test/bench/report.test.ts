@@ -427,7 +427,7 @@ describe('tables', () => {
 describe('command line', () => {
   it('defaults to every section, the full run and bench/report.json', () => {
     expect(parseArgs([])).toMatchObject({ quick: false, assert: false, out: 'bench/report.json' });
-    expect(parseArgs([]).sections).toHaveLength(15);
+    expect(parseArgs([]).sections).toHaveLength(16);
     expect(parseArgs([]).sections.at(-1)).toBe('start');
   });
 
