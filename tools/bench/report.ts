@@ -348,11 +348,11 @@ const STOCK_IN_TARGETS: Target[] = (
     ['duplicates', '= 0', (s) => s.duplicates, (v) => v === 0],
     ['quantityExact', '= 1.0', (s) => s.quantityExact, (v) => v === 1],
     ['requestsPerLine', '≤ 1', (s) => s.requestsPerLine, (v) => v <= 1],
-    // One run's ratio is a draw (docs/benchmarks.md, "What CI asserts of the till"): the section times the till in
-    // several runs, and its ratio is their median, asserted by CI under its own name.
+    // One run's ratio is a draw, and so is the median of three (docs/benchmarks.md, "What CI asserts of the till"):
+    // both are reported against the target; CI asserts the low end of the pooled ratio's 90 % interval, as the
+    // catalogue's, so that it fails when the till is slower beyond the runs' noise.
     ['tillLatencyRatio', '≤ 1.2', (s) => s.tillLatencyRatio, (v) => v <= 1.2],
     ['tillLatencyRatioMedian', '≤ 1.2', (s) => s.tillLatencyRatioMedian, (v) => v <= 1.2],
-    // The low end of the pooled ratio's 90 % interval: reported, no longer asserted.
     ['tillLatencyRatioLow', '≤ 1.2', (s) => s.tillLatencyRatioInterval.low, (v) => v <= 1.2],
     ['lagP99Seconds', '≤ 300', (s) => s.lag.p99Seconds, (v) => v <= 300],
     ['learnedMatchShare', '= 1.0', (s) => s.learnedMatchShare, (v) => v === 1],
