@@ -91,8 +91,8 @@ export interface StockInSizes {
 /**
  * Quick (~3.5 min): 40 invoices, each of the five suppliers with two wordings; full: 200 invoices, four wordings each.
  * Both at k = 5: the worker, the server and the till on 2 cores with room to spare, and the default max delay of 3
- * minutes is 36 real seconds. Both time 20 sales alone per window, so each run's ratio divides by the p50 of 40: the
- * p50 of 20 moves from one run to the next by as much as the target's margin.
+ * minutes is 36 real seconds. Both time 20 sales alone per window, so each run's ratio divides by the p50 of 40 sales:
+ * the quick section's ratios are as steady as the full one's on that side.
  */
 export function stockInSizes(quick: boolean): StockInSizes {
   const shared = {
