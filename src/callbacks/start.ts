@@ -5,7 +5,7 @@ import type { WorkerConfig } from '../config/worker.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import type { TenantsConfig } from '../tenants/types.js';
 import { accountingWebhookPath } from './accounting-webhooks.js';
-import { startCallbackServer, type CallbackServer } from './server.js';
+import type { CallbackServer } from './server.js';
 import type { SettledDocuments } from './settled-documents.js';
 import { CallbackUrlMinter } from './tokens.js';
 
@@ -54,6 +54,8 @@ export async function startCallbacks(
   const publicBaseUrl = configured ? config.callbackPublicBaseUrl! : 'http://127.0.0.1';
   const minter = new CallbackUrlMinter({ publicBaseUrl, secret, ttlMs });
   const where = configured ? { host: config.callbackHost, port: config.callbackPort } : {};
+  // Loaded here, not with the module: a worker that only polls starts without the HTTP framework.
+  const { startCallbackServer } = await import('./server.js');
   const server = await startCallbackServer({ ...where, minter, ...receiver });
   return { server, minter: configured ? minter : new CallbackUrlMinter({ publicBaseUrl: server.url, secret, ttlMs }) };
 }
