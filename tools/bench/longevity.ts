@@ -5,7 +5,7 @@
  *
  * The world (longevity-world.ts): full, 100 branches, 10,000 items, 400 suppliers with 20,000 mappings, 300 invoices
  * a day for 730 days (~219,000, 3–8 lines each); quick (~4 min on 2 cores), 4 branches, 2,000 items, 40 suppliers
- * with 2,000 mappings, 12 invoices on every day of the last two weeks and on every 10th day before (~1,030 over the
+ * with 2,000 mappings, 12 invoices on every day of the last two weeks and on every 20th day before (~600 over the
  * same 730 days: fewer days, so fewer purchases books, the quick run's cost). One worker process (longevity-worker.ts:
  * `npm run worker`'s start-up, with the sync's options) on a task queue of its own, a file sink (NDJSON),
  * STOCK_IN_BY_BUSINESS from a year back, coalesced stock reporting.
@@ -183,7 +183,7 @@ export function longevitySizes(quick: boolean): LongevitySizes {
         ...shared,
         k: 120,
         invoicesPerDay: 12,
-        stride: 10,
+        stride: 20,
         items: 2_000,
         suppliers: 40,
         branches: 4,
