@@ -13,8 +13,8 @@
 # .env files and local state out of the build context. docs/deployment.md ("The production image").
 #
 # There is no Docker engine in CI: tools/check-production-image.sh replays the runtime stage natively. It reads
-# the stage's WORKDIR, ENV, COPY, RUN npm ci and CMD lines below, so keep one instruction per line, COPY sources
-# relative to the build stage's /app, and the npm ci command first in its RUN line.
+# the stage's WORKDIR, ENV, COPY, RUN and CMD lines below, so keep one instruction per line, COPY sources relative to
+# the build stage's /app, the npm ci command first in its RUN line, and any other RUN a `node dist/….js`.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
@@ -61,6 +61,10 @@ COPY --from=build /app/dist/workflows ./dist/workflows
 COPY --from=build /app/dist/activities ./dist/activities
 # The workflow bundles `npm run build` made from that code: the worker loads one instead of bundling at start.
 COPY --from=build /app/dist/workflow-bundles ./dist/workflow-bundles
+# V8's code for every module a worker's start loads, compiled once here (src/cli/compile-cache.ts): each start reads
+# it instead of compiling them again. Root-owned and read-only to the process, as the rest.
+ENV NODE_COMPILE_CACHE=/app/.node-compile-cache
+RUN node dist/src/cli/compile-cache.js
 # Files stay root-owned and read-only to the process. The worker writes nothing locally, except a purchases
 # file sink (PURCHASES_SINK=file:…), which needs a volume writable by uid 1000.
 USER node

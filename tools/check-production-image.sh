@@ -145,8 +145,13 @@ for (const stage of chain(target)) {
         break;
       }
       case 'RUN': {
+        // The compiled product's own build steps (the compile cache), run in place after the install.
+        if (/^node dist\/[\w/.-]+\.js$/.test(args)) {
+          out.push(['NODE', args]);
+          break;
+        }
         const [first, ...others] = args.split('&&').map((c) => c.trim());
-        if (!/^npm ci\b/.test(first) || !/\s--omit=dev\b/.test(first)) throw new Error(`the runtime stage may only RUN npm ci --omit=dev: ${line}`);
+        if (!/^npm ci\b/.test(first) || !/\s--omit=dev\b/.test(first)) throw new Error(`the runtime stage may only RUN npm ci --omit=dev or node dist/….js: ${line}`);
         const allowed = /^(npm cache clean --force|node keep-own-native-binaries\.cjs|rm keep-own-native-binaries\.cjs)$/;
         for (const o of others) if (!allowed.test(o)) throw new Error(`unsupported after npm ci: ${o}`);
         out.push(['NPMCI', [first, ...others].join(' && ')]);
@@ -176,6 +181,9 @@ WORKDIR=/
 STAGE_ENV=()
 COPIES=()
 NPM_CI=""
+# The ENV lines above a RUN are what it sees, as in a real build.
+NPM_CI_ENV=()
+NODE_STEPS=()
 STAGE_USER=root
 CMD=()
 while IFS=$'\t' read -r kind a b c; do
@@ -183,7 +191,11 @@ while IFS=$'\t' read -r kind a b c; do
     WORKDIR) WORKDIR="$a" ;;
     ENV) STAGE_ENV+=("$a=$b") ;;
     COPY) COPIES+=("$b"$'\t'"$c") ;;
-    NPMCI) NPM_CI="$a" ;;
+    NPMCI)
+      NPM_CI="$a"
+      NPM_CI_ENV=("${STAGE_ENV[@]}")
+      ;;
+    NODE) NODE_STEPS+=("$a") ;;
     USER) STAGE_USER="$a" ;;
     CMD) CMD+=("$a") ;;
   esac
@@ -201,6 +213,11 @@ say "npm run build: $((SECONDS - started))s"
 # --- 2. the runtime stage's file system ---------------------------------------------------------------------------
 APP="$SCRATCH/root${WORKDIR%/}"
 mkdir -p "$APP"
+# A path the stage names under its WORKDIR is that path in the scratch copy.
+for i in "${!STAGE_ENV[@]}"; do
+  value="${STAGE_ENV[$i]#*=}"
+  case "$value" in "${WORKDIR%/}"/*) STAGE_ENV[i]="${STAGE_ENV[$i]%%=*}=$APP/${value#"${WORKDIR%/}"/}" ;; esac
+done
 for copy in "${COPIES[@]}"; do
   source="${copy%%$'\t'*}"
   dest="${copy#*$'\t'}"
@@ -219,12 +236,17 @@ for copy in "${COPIES[@]}"; do
 done
 
 started=$SECONDS
-(cd "$APP" && env "${STAGE_ENV[@]}" bash -c "$NPM_CI" >"$SCRATCH/npm-ci.log" 2>&1) || {
+(cd "$APP" && env "${NPM_CI_ENV[@]}" bash -c "$NPM_CI" >"$SCRATCH/npm-ci.log" 2>&1) || {
   cat "$SCRATCH/npm-ci.log" >&2
   fail "$NPM_CI"
 }
 install_seconds=$((SECONDS - started))
 say "$NPM_CI: ${install_seconds}s; node_modules $(du -sh "$APP/node_modules" | cut -f1), dist $(du -sh "$APP/dist" | cut -f1), whole stage $(du -sh "$APP" | cut -f1) ($(find "$APP/node_modules" -maxdepth 3 -name package.json | wc -l) package.json files)"
+# The stage's own build steps, as root like the rest of the build (the compile cache).
+for step in "${NODE_STEPS[@]}"; do
+  output="$(cd "$APP" && env -i PATH="$PATH" "${STAGE_ENV[@]}" bash -c "$step" 2>&1)" || fail "RUN $step: $output"
+  say "RUN $step: $output"
+done
 
 # The Temporal core bridge's native library for this platform only.
 bridge_releases="$APP/node_modules/@temporalio/core-bridge/releases"

@@ -105,6 +105,11 @@ describe('the production dependency path', () => {
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toContain('CMD ["node", "dist/src/cli/worker.js"]');
     expect(runtime).not.toMatch(/tsx|sandbox|COPY \. /);
+    // V8's code for the modules, compiled at build once the compiled code is in place, read-only to the process.
+    expect(runtime).toMatch(/^ENV NODE_COMPILE_CACHE=\/app\/\S+$/m);
+    const compileCache = runtime.indexOf('\nRUN node dist/src/cli/compile-cache.js\n');
+    expect(compileCache).toBeGreaterThan(runtime.indexOf('COPY --from=build /app/dist/src '));
+    expect(compileCache).toBeLessThan(runtime.indexOf('\nUSER node\n'));
 
     const ignored = read('.dockerignore')
       .split('\n')

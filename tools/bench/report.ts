@@ -872,8 +872,8 @@ export function formatReport(r: BenchReport): string {
   if (r.start)
     section(
       `Start: the compiled worker to /readyz 200, and its memory 5 s after (build ${r.start.buildSeconds} s first)`,
-      [...r.start.runs, r.start.bundledAtStart].map((run, i) => ({
-        start: i < r.start!.runs.length ? String(i + 1) : 'bundling at start',
+      [...r.start.runs, r.start.bundledAtStart, r.start.withoutCompileCache].map((run, i, all) => ({
+        start: i < r.start!.runs.length ? String(i + 1) : i < all.length - 1 ? 'bundling at start' : 'no compile cache',
         readyMs: run.readyMs,
         rssMB: run.rssMB,
         prebuilt: run.prebuilt,

@@ -2,11 +2,13 @@
  * A production worker's start: the compiled build (`node dist/src/cli/worker.js`, as the image runs it) against the
  * bench's Temporal server and the sandbox, from process start to `/readyz` 200, and its resident memory 5 s after
  * ready. Each start is a fresh workflow task queue, so its deployment is a first one and the build makes itself
- * current. The build (`npm run build`, which writes the workflow bundles) runs first, outside the timings.
+ * current. The build (`npm run build`, which writes the workflow bundles) runs first, outside the timings, then the
+ * image's compile cache step (`node dist/src/cli/compile-cache.js` with NODE_COMPILE_CACHE), which the starts read.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, renameSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../free-port.js';
@@ -32,6 +34,8 @@ export interface StartReport {
   runs: StartRun[];
   /** One start with the prebuilt bundle hidden: the worker bundles at start, as every start did before. */
   bundledAtStart: StartRun;
+  /** One start without the compile cache: every module compiled by V8 as it loads. */
+  withoutCompileCache: StartRun;
   readyMsMedian: number;
   rssMBMedian: number;
   /** Every start loaded the prebuilt bundle. */
@@ -98,9 +102,16 @@ export async function measureStart(t: BenchTemporal, sizes: StartSizes): Promise
   progress('start: npm run build (the compiled worker and its workflow bundles)');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const buildSeconds = round((performance.now() - built) / 1000, 1);
+  const compileCache = mkdtempSync(join(tmpdir(), 'bench-compile-cache-'));
+  execFileSync(process.execPath, ['dist/src/cli/compile-cache.js'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NODE_COMPILE_CACHE: compileCache },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const sandbox = await startBenchSandbox(benchFixture({ requestsPerWindow: 120 }));
   try {
-    const env = { ...workerProcessEnv(t, sandbox, 120), LOG_LEVEL: 'info' };
+    const withoutCache = { ...workerProcessEnv(t, sandbox, 120), LOG_LEVEL: 'info' };
+    const env = { ...withoutCache, NODE_COMPILE_CACHE: compileCache };
     const runs: StartRun[] = [];
     for (let n = 1; n <= sizes.starts; n++) {
       runs.push(await startOnce(env, n));
@@ -120,9 +131,12 @@ export async function measureStart(t: BenchTemporal, sizes: StartSizes): Promise
     progress(
       `start: bundling at start, ready after ${bundledAtStart.readyMs} ms, ${bundledAtStart.rssMB} MB 5 s later`,
     );
+    const withoutCompileCache = await startOnce(withoutCache, -1);
+    progress(`start: without the compile cache, ready after ${withoutCompileCache.readyMs} ms`);
     return {
       runs,
       bundledAtStart,
+      withoutCompileCache,
       readyMsMedian: round(median(runs.map((r) => r.readyMs))),
       rssMBMedian: round(median(runs.map((r) => r.rssMB)), 1),
       prebuilt: runs.every((r) => r.prebuilt),
@@ -130,5 +144,6 @@ export async function measureStart(t: BenchTemporal, sizes: StartSizes): Promise
     };
   } finally {
     await sandbox.close();
+    rmSync(compileCache, { recursive: true, force: true });
   }
 }
