@@ -6,9 +6,9 @@
 #
 # 1. `npm run build` in the repository, as the `build` stage does.
 # 2. A scratch directory holding only what the `runtime` stage COPYs (read from the Dockerfile itself: its
-#    WORKDIR, ENV, COPY, RUN npm ci, USER and CMD lines, and those of the stages it is FROM), then the stage's
-#    `npm ci --omit=dev …` there, timed and measured. No development dependency, no sandbox, no TypeScript source
-#    and no .env may be in it.
+#    WORKDIR, ENV, COPY, RUN, USER and CMD lines, and those of the stages it is FROM), then the stage's
+#    `npm ci --omit=dev …` there, timed and measured, and its `RUN node dist/….js` steps (the compile cache). No
+#    development dependency, no sandbox, no TypeScript source and no .env may be in it.
 # 3. The image's CMD (the worker), run there with an empty environment plus the stage's ENV, as an unprivileged
 #    user over root-owned files when this runs as root (the image's USER):
 #    - nothing configured: exits 2 with a configuration error, not a missing module;
