@@ -84,7 +84,10 @@ export interface CatalogueReport {
   killedAtDone: number;
   /** From the kill until the new worker process was ready. */
   restartSeconds: number;
-  /** From the new worker ready to the import's first request after it; with restartSeconds, left out of the steady part. */
+  /**
+   * From the new worker ready to the import's first request once it is and the killed worker's workflow task has timed
+   * out; with restartSeconds, left out of the steady part.
+   */
   resumeSeconds: number;
   /**
    * CPU per imported item (ms): the worker processes' and the Temporal server's during the import, less what the till
@@ -105,6 +108,8 @@ interface Spent {
   server: number;
 }
 
+/** A workflow task a killed worker had started goes to another worker after this: Temporal's default timeout. */
+const WORKFLOW_TASK_TIMEOUT_MS = 10_000;
 const rounded = <T extends object>(o: T): T =>
   Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'number' ? round(v, 2) : v])) as T;
 
@@ -409,13 +414,14 @@ export async function measureCatalogue(
         Object.assign(longestPause, { seconds: round(gap, 1), afterSeconds: round((times[i - 1]! - first) / 1000, 1) });
     }
     // The steady part: the middle of the import, away from its start and its tail, less the restart: from the kill
-    // until the import's first request after the new worker was ready. No worker served until it was ready (nobody
-    // could spend the budget, the tills included), and then the chunk's workflow task the killed worker held waits out
-    // its 10 s timeout before the new one replays it: Temporal's time, not the pace's (longestPause still shows it).
+    // until the import's first request once the new worker was ready and the workflow task the killed worker held had
+    // timed out. No worker served until it was ready (nobody could spend the budget, the tills included), and the
+    // chunk whose task the killed worker held waits out that task's 10 s timeout before the new one replays it:
+    // Temporal's time, not the pace's, however soon the worker is back (longestPause shows the import's pause).
     const from = first + (last - first) * 0.1;
     const to = first + (last - first) * 0.9;
     const resumedAt = Number.isFinite(servingAgainAt)
-      ? (times.find((x) => x >= servingAgainAt) ?? servingAgainAt)
+      ? (times.find((x) => x >= Math.max(servingAgainAt, killedAt + WORKFLOW_TASK_TIMEOUT_MS)) ?? servingAgainAt)
       : Number.POSITIVE_INFINITY;
     const down = { from: Math.max(from, killedAt), to: Math.min(to, resumedAt) };
     const downMs = Math.max(0, down.to - down.from);
