@@ -39,8 +39,8 @@ import { spawnStockWorker, type StockWorkerProcess } from './stock-process.js';
 const GRACE_SECONDS = 20;
 const OUTAGE_SECONDS = 30;
 /**
- * The sandbox's midnight this long after the workers are spawned: their start-up comes first (about 15 s, both
- * bundling side by side), then the sales before it.
+ * The sandbox's midnight this long after the workers are spawned: their start-up comes first (about 5 s with the
+ * bundle an earlier start made, 15 s bundling), then the sales before it.
  */
 const MIDNIGHT_AFTER_SPAWN_MS = 60_000;
 const BUSINESS = DEMO.businesses.nairobi;
