@@ -1,7 +1,7 @@
 /**
  * The image's build step after the compiled code is in place: loads what a worker's start loads, with
  * NODE_COMPILE_CACHE set, so that directory holds V8's code for each module and every start reads it instead of
- * compiling them again (docs/deployment.md, "The production image"). Nothing is started or read from the environment.
+ * compiling them again (docs/deployment.md, "The production image"). Nothing is started, and no configuration read.
  */
 import { readdirSync } from 'node:fs';
 import { flushCompileCache, getCompileCacheDir } from 'node:module';

@@ -872,8 +872,12 @@ export function formatReport(r: BenchReport): string {
   if (r.start)
     section(
       `Start: the compiled worker to /readyz 200, and its memory 5 s after (build ${r.start.buildSeconds} s first)`,
-      [...r.start.runs, r.start.bundledAtStart, r.start.withoutCompileCache].map((run, i, all) => ({
-        start: i < r.start!.runs.length ? String(i + 1) : i < all.length - 1 ? 'bundling at start' : 'no compile cache',
+      [
+        ...r.start.runs.map((run, i) => ({ start: String(i + 1), run })),
+        { start: 'bundling at start', run: r.start.bundledAtStart },
+        { start: 'no compile cache', run: r.start.withoutCompileCache },
+      ].map(({ start, run }) => ({
+        start,
         readyMs: run.readyMs,
         rssMB: run.rssMB,
         prebuilt: run.prebuilt,
