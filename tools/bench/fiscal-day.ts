@@ -39,10 +39,10 @@ import { spawnStockWorker, type StockWorkerProcess } from './stock-process.js';
 const GRACE_SECONDS = 20;
 const OUTAGE_SECONDS = 30;
 /**
- * The sandbox's midnight this long after the workers are spawned: their start-up comes first (about 5 s with the
- * bundle an earlier start made, 15 s bundling), then the sales before it.
+ * The workers' start-up before the first sale is due, the sandbox's midnight the section's `beforeSeconds` after that:
+ * about 5 s with the bundle an earlier start made, 15 s bundling side by side.
  */
-const MIDNIGHT_AFTER_SPAWN_MS = 60_000;
+const START_UP_MS = 20_000;
 const BUSINESS = DEMO.businesses.nairobi;
 const BRANCHES = [DEMO.branches.nairobiCbd, DEMO.branches.nairobiWestlands];
 /** Four tax letters; no item tracks stock here, so no stock ledger sends a request while the days close. */
@@ -98,8 +98,8 @@ export async function measureFiscalDay(
 ): Promise<FiscalDayReport> {
   const { tag } = options;
   const spawnAt = Date.now();
-  // The sandbox's next midnight (Nairobi) comes MIDNIGHT_AFTER_SPAWN_MS from now.
-  const midnightReal = spawnAt + MIDNIGHT_AFTER_SPAWN_MS;
+  // The sandbox's next midnight (Nairobi): the workers' start-up, then the sales before it.
+  const midnightReal = spawnAt + START_UP_MS + options.beforeSeconds * 1000;
   const nextNairobiMidnight = dayEndMs(new Date(midnightReal + 3 * 3_600_000).toISOString().slice(0, 10));
   const aheadMs = nextNairobiMidnight - midnightReal;
   const sandbox = await startSandbox({
