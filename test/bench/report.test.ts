@@ -7,10 +7,15 @@ import {
   checkTargets,
   formatReport,
   formatTable,
+  sectionOf,
+  sectionsToConfirm,
+  SECTIONS,
   TARGET_KEYS,
+  TIMED_TARGET_KEYS,
   unmet,
   type BenchReport,
   type LatencyReport,
+  type TargetResult,
   type TenancyReport,
 } from '../../tools/bench/report.js';
 
@@ -436,6 +441,7 @@ describe('command line', () => {
       quick: true,
       assert: true,
       assertKeys: undefined,
+      confirm: false,
       out: '/tmp/r.json',
       sections: ['latency', 'budget'],
     });
@@ -448,6 +454,11 @@ describe('command line', () => {
       assertKeys: ['budget.utilisation', 'historyEvents.immediate'],
     });
     expect(() => parseArgs(['--assert=budget.speed'])).toThrow(/unknown target budget.speed/);
+  });
+
+  it('takes --confirm only beside --assert, whose targets it measures again', () => {
+    expect(parseArgs(['--assert', '--confirm'])).toMatchObject({ assert: true, confirm: true });
+    expect(() => parseArgs(['--confirm'])).toThrow(/--confirm needs --assert/);
   });
 
   it('refuses an unknown section or argument', () => {
@@ -558,5 +569,46 @@ describe("CI's quick bench", () => {
     expect(options.assertKeys!.filter((k) => k.startsWith('stockIn.'))).toHaveLength(6);
     // Outages are ridden out against CI's cluster by the end-to-end test, when the quick bench leaves them out.
     if (!options.sections.includes('outage')) expect(run).not.toMatch(/--exclude\s+test\/workflows\/outage\.test\.ts/);
+  });
+});
+
+describe('a missed target measured again (--confirm)', () => {
+  const miss = (key: string): TargetResult => ({ key, target: '≤ 1', value: 2, met: false });
+
+  it('knows every timed key, and each target is measured by a section the bench has', () => {
+    for (const key of TIMED_TARGET_KEYS) expect(TARGET_KEYS).toContain(key);
+    for (const key of TARGET_KEYS) expect(SECTIONS).toContain(sectionOf(key));
+    expect(sectionOf('callsPerSale.immediate')).toBe('calls');
+    expect(sectionOf('historyEvents.immediate')).toBe('history');
+    expect(sectionOf('throughput.salesPerSecond.workers1')).toBe('throughput');
+  });
+
+  it('never measures a count again: duplicates, losses, exactness, requests and sizes are defects at the first miss', () => {
+    const counts = TARGET_KEYS.filter((k) =>
+      /duplicates|lost|Exact|countedTwice|missed|differences|callsPerSale|historyEvents|requestsPer|PayloadBytes|HistoryEvents|operator|failedSales|taskQueues|refusedQueues|applications|businesses|learnedMatchShare|reportAccuracy|openExecutions|prebuiltBundle|rssMB/.test(
+        k,
+      ),
+    );
+    expect(counts.length).toBeGreaterThan(25);
+    for (const key of counts) expect(TIMED_TARGET_KEYS.has(key), key).toBe(false);
+  });
+
+  it('measures again the sections of timed misses only, and nothing when one miss is a count', () => {
+    expect(sectionsToConfirm([])).toEqual([]);
+    expect(
+      sectionsToConfirm([
+        miss('stockIn.tillLatencyRatioLow'),
+        miss('catalogue.utilisation'),
+        miss('catalogue.tillLatencyRatioLow'),
+      ]),
+    ).toEqual(['stockIn', 'catalogue']);
+    expect(sectionsToConfirm([miss('catalogue.utilisation'), miss('catalogue.duplicates')])).toEqual([]);
+    expect(sectionsToConfirm([miss('stockIn.quantityExact')])).toEqual([]);
+  });
+
+  it("is what CI's quick bench runs with", async () => {
+    const { readFileSync } = await import('node:fs');
+    const run = readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8');
+    expect(run).toMatch(/TEMPORAL_ADDRESS="\$temporal_address" npm run bench -- --quick --confirm --only /);
   });
 });

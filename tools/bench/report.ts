@@ -517,6 +517,59 @@ const TARGETS: Target[] = [
 /** The keys of every target `--assert=` can name. */
 export const TARGET_KEYS: readonly string[] = TARGETS.map((t) => t.key);
 
+/**
+ * The targets whose figure is read from the machine's clocks and CPU: paces, lags, latency ratios, utilisations. A busy
+ * moment of a shared machine moves them where the product did not, so `--confirm` measures a miss of one again once;
+ * a count (duplicates, lost, exactness, requests per sale, sizes) is never measured again: one miss is a defect.
+ */
+export const TIMED_TARGET_KEYS: ReadonlySet<string> = new Set([
+  'latency.matchedRatio',
+  'latency.tillMatchedRatio',
+  'budget.utilisation',
+  'budget.rateLimitedShare',
+  'throughput.salesPerSecond.workers1',
+  'throughput.cpuRatio.worker',
+  'throughput.cpuRatio.server',
+  'fairness.ratio',
+  'tenancy.isolationRatio',
+  'tenancy.utilisation',
+  'tenancy.rateLimitedShare',
+  'tenancy.onboardSeconds',
+  'stock.signedPerMinute',
+  'stock.lagP99Seconds',
+  'stockIn.tillLatencyRatio',
+  'stockIn.tillLatencyRatioMedian',
+  'stockIn.tillLatencyRatioLow',
+  'stockIn.lagP99Seconds',
+  'outage.recoveryOverheadSeconds',
+  'catalogue.utilisation',
+  'catalogue.aloneUtilisation',
+  'catalogue.tillLatencyRatio',
+  'catalogue.tillLatencyRatioLow',
+  'longevity.syncBudgetShare',
+  'longevity.oldChangeDelayHours',
+  'longevity.tillLatencyRatio',
+  'fiscalDay.closeDelaySeconds',
+  'fiscalDay.tillLatencyRatio',
+  'start.readyMs',
+]);
+
+const SECTION_OF_PREFIX: Readonly<Record<string, Section>> = { callsPerSale: 'calls', historyEvents: 'history' };
+
+/** The sections `--confirm` measures again for these misses: none when a miss is not a timed figure (a defect). */
+export function sectionsToConfirm(missed: readonly TargetResult[]): Section[] {
+  if (missed.length === 0 || !missed.every((t) => TIMED_TARGET_KEYS.has(t.key))) return [];
+  return [...new Set(missed.map((t) => sectionOf(t.key)))];
+}
+
+/** The section that measures a target, from its key's first part. */
+export function sectionOf(key: string): Section {
+  const prefix = key.split('.')[0]!;
+  const section = SECTION_OF_PREFIX[prefix] ?? prefix;
+  if (!(SECTIONS as readonly string[]).includes(section)) throw new Error(`no section measures ${key}`);
+  return section as Section;
+}
+
 /** Every target whose section was measured, with its value and whether it is met (a NaN is never met). */
 export function checkTargets(report: Omit<BenchReport, 'targets'>): TargetResult[] {
   return TARGETS.flatMap((t) => {
