@@ -47,6 +47,9 @@ import { createWorkers, SHUTDOWN_FORCE_AFTER_GRACE_MS, type WorkerContext, type 
  */
 export const EXIT_MARGIN_MS = SHUTDOWN_FORCE_AFTER_GRACE_MS + 3_000;
 
+/** How soon a worker started by an npm script sees that script's shell gone (reparented, its parent id changes). */
+const PARENT_CHECK_MS = 1_000;
+
 /**
  * What a process that brings its own Temporal client needs of the settings. `stockReporting` absent: every business on
  * the default (DEFAULT_STOCK_REPORTING). `stockIn` absent: only the businesses a tenants file's `stockIn` names.
@@ -322,26 +325,36 @@ export class WorkerProcess {
   /**
    * SIGTERM / SIGINT: at once not ready, no new task, the running ones given SHUTDOWN_GRACE_TIME, and an exit bounded
    * whatever happens, before the orchestrator's SIGKILL. Listened to before anything opens, so a signal during the
-   * start-up stops it too, within the same bound. Then the runtime, tracing and the health probes.
+   * start-up stops it too, within the same bound; so does the end of the npm script that started it. Then the runtime,
+   * tracing and the health probes.
    */
   private async openMain(settings: WorkerSettings) {
     const { logger, resources } = this;
     const graceSeconds = settings.worker.shutdownGraceMs / 1000;
-    // `on`, not `once`: a terminal's Ctrl+C reaches the process from its group and again relayed by what runs it (npm,
-    // tsx), and a second signal without a listener would kill the process in the middle of its drain.
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.on(signal, () => {
-        if (this.stopping) return logger.info({ signal }, 'already shutting down');
-        logger.info({ signal, graceSeconds }, 'shutting down: finishing in-flight tasks');
-        this.shutdown();
-        setTimeout(
-          () => {
-            logger.error({ graceSeconds }, 'shutdown did not finish within its grace: exiting');
-            process.exit(1);
-          },
-          graceSeconds * 1000 + EXIT_MARGIN_MS,
-        ).unref();
-      });
+    const stop = (why: Record<string, unknown>) => {
+      if (this.stopping) return logger.info(why, 'already shutting down');
+      logger.info({ ...why, graceSeconds }, 'shutting down: finishing in-flight tasks');
+      this.shutdown();
+      setTimeout(
+        () => {
+          logger.error({ graceSeconds }, 'shutdown did not finish within its grace: exiting');
+          process.exit(1);
+        },
+        graceSeconds * 1000 + EXIT_MARGIN_MS,
+      ).unref();
+    };
+    // `on`, not `once`: a terminal's Ctrl+C reaches the process from its group and again relayed by what runs it (npm),
+    // and a second signal without a listener would kill the process in the middle of its drain.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop({ signal }));
+    if (settings.stopsWithParent) {
+      const parent = process.ppid;
+      const watch = setInterval(() => {
+        if (process.ppid === parent) return;
+        clearInterval(watch);
+        stop({ parent, reason: 'the npm script that started the worker ended' });
+      }, PARENT_CHECK_MS);
+      watch.unref();
+      resources.own('parent watch', watch, clearInterval);
     }
     installTemporalRuntime(logger, { metricsBindAddress: settings.worker.metricsBindAddress });
     const tracing = await installTracing({ settings: settings.tracing, logger });

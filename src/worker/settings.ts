@@ -60,5 +60,8 @@ export function loadWorkerSettings(rawEnv: Env) {
     stockIn: loadStockIn(env),
     tenants: fileTenants ?? fromSingleKeyVariables(env),
     versioning: loadVersioningSettings(env),
+    // npm sets it for a script's processes: the script's shell, the worker's parent, ends on npm's SIGTERM without
+    // passing it on, so the parent gone is the worker's stop.
+    stopsWithParent: Boolean(rawEnv.npm_lifecycle_event),
   };
 }
