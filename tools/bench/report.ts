@@ -910,7 +910,7 @@ export function formatReport(r: BenchReport): string {
     );
     section('Catalogue: outcomes', [c.outcomes]);
     section(
-      `Catalogue: requests in the steady part (${c.steady.seconds} s, a budget of ${c.steady.budget})`,
+      `Catalogue: requests in the steady part (${c.steady.seconds} s from ${c.steady.fromSeconds} s, a budget of ${c.steady.budget})`,
       Object.entries(c.steady.routes).map(([route, requests]) => ({ route, requests })),
     );
     section(
