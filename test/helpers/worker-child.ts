@@ -5,6 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
+import { DEMO } from '../../sandbox/default-fixture.js';
+import type { Sandbox } from '../../sandbox/server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const live = new Set<ChildProcess>();
@@ -28,6 +32,18 @@ export interface WorkerChild {
   signal(signal: NodeJS.Signals): void;
   /** SIGKILL if still running, then the exit. */
   kill(): Promise<WorkerExit>;
+}
+
+/** The run's Temporal server and `sandbox`'s services with the demo keys: what every worker process of a test needs. */
+export function sandboxWorkerEnv(sandbox: Pick<Sandbox, 'complianceUrl' | 'accountingUrl'>): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+    COMPLIANCE_BASE_URL: sandbox.complianceUrl,
+    COMPLIANCE_API_KEY: DEMO.keys.nairobi,
+    ACCOUNTING_BASE_URL: sandbox.accountingUrl,
+    ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
+  };
 }
 
 /** `env` is the whole environment of the child, with PATH and HOME of this process. */

@@ -9,12 +9,13 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { payloadEncryptionFromEnv } from '../../src/codec/data-converter.js';
 import { DEMO } from '../../sandbox/default-fixture.js';
-import { DEMO_ACCOUNTING_API_KEY, DEMO_ACCOUNTING_CLIENT_SECRET } from '../../sandbox/accounting/default-fixture.js';
+import { DEMO_ACCOUNTING_CLIENT_SECRET } from '../../sandbox/accounting/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { SALE_WORKFLOW_TYPE, saleWorkflowId, type SaleInput } from '../../src/contracts/sale.js';
 import { eventually } from '../helpers/eventually.js';
 import { invoiceNumber } from '../helpers/invoice-number.js';
+import { sandboxWorkerEnv } from '../helpers/worker-child.js';
 import { freePort } from '../../tools/free-port.js';
 
 const PAYLOAD_KEYS = 'test-1:BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=';
@@ -39,12 +40,7 @@ beforeAll(async () => {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       LOG_LEVEL: 'info',
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-      COMPLIANCE_BASE_URL: sandbox.complianceUrl,
-      COMPLIANCE_API_KEY: DEMO.keys.nairobi,
-      ACCOUNTING_BASE_URL: sandbox.accountingUrl,
-      ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
+      ...sandboxWorkerEnv(sandbox),
       ACCOUNTING_CLIENT_SECRET: DEMO_ACCOUNTING_CLIENT_SECRET,
       COMPLIANCE_REQUESTS_PER_MINUTE: '3000',
       WORKER_MAKE_CURRENT: 'true',

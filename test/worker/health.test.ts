@@ -7,8 +7,6 @@
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
-import { DEMO } from '../../sandbox/default-fixture.js';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { ConfigError } from '../../src/config/env.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
@@ -18,7 +16,7 @@ import { freePort } from '../../tools/free-port.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { uniqueTaskQueue } from '../helpers/temporal.js';
-import { spawnWorker, type WorkerChild } from '../helpers/worker-child.js';
+import { sandboxWorkerEnv, spawnWorker, type WorkerChild } from '../helpers/worker-child.js';
 
 const GRACE_MS = 3_000;
 const CALLBACK_SECRET = 'health-test-callback-secret-0123456789abcdef';
@@ -182,12 +180,8 @@ describe('a worker process serving /readyz and /livez', () => {
       const [healthPort, metricsPort, callbackPort] = [await freePort(), await freePort(), await freePort()];
       const health = `http://127.0.0.1:${healthPort}`;
       const worker = spawnWorker({
+        ...sandboxWorkerEnv(sandbox),
         TEMPORAL_ADDRESS: proxy.address,
-        TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-        COMPLIANCE_BASE_URL: sandbox.complianceUrl,
-        COMPLIANCE_API_KEY: DEMO.keys.nairobi,
-        ACCOUNTING_BASE_URL: sandbox.accountingUrl,
-        ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
         PAYLOAD_ENCRYPTION: 'off',
         WORKFLOW_TASK_QUEUE: uniqueTaskQueue('health'),
         CALLBACK_PUBLIC_BASE_URL: `http://127.0.0.1:${callbackPort}`,

@@ -6,15 +6,14 @@
 import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
-import { DEMO } from '../../sandbox/default-fixture.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { EXIT_MARGIN_MS } from '../../src/worker/process.js';
 import { freePort } from '../../tools/free-port.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { sandboxWorkerEnv } from '../helpers/worker-child.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const GRACE_MS = 2_000;
@@ -50,12 +49,7 @@ describe('npm run worker stopped by a SIGTERM to npm', () => {
         // This test's Node first, as CI puts the project's: the script checks its line.
         PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
         HOME: process.env.HOME ?? '',
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-        COMPLIANCE_BASE_URL: sandbox.complianceUrl,
-        COMPLIANCE_API_KEY: DEMO.keys.nairobi,
-        ACCOUNTING_BASE_URL: sandbox.accountingUrl,
-        ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
+        ...sandboxWorkerEnv(sandbox),
         PAYLOAD_ENCRYPTION: 'off',
         WORKFLOW_TASK_QUEUE: uniqueTaskQueue('npm-stop'),
         SHUTDOWN_GRACE_TIME: `${GRACE_MS / 1000}s`,

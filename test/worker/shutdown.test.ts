@@ -6,10 +6,8 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
-import { DEMO } from '../../sandbox/default-fixture.js';
-import { DEMO_ACCOUNTING_API_KEY } from '../../sandbox/accounting/default-fixture.js';
 import { saleWorkflowId, type SaleState } from '../../src/contracts/sale.js';
 import { STOCK_LEDGER_WORKFLOW_TYPE } from '../../src/contracts/stock-ledger.js';
 import { EXIT_MARGIN_MS } from '../../src/worker/process.js';
@@ -17,7 +15,7 @@ import { freePort } from '../../tools/free-port.js';
 import { eventually } from '../helpers/eventually.js';
 import { fastFixture } from '../helpers/fast-fixture.js';
 import { closeTestEnv, getTestEnv, uniqueTaskQueue } from '../helpers/temporal.js';
-import { spawnWorker, type WorkerChild } from '../helpers/worker-child.js';
+import { sandboxWorkerEnv, spawnWorker, type WorkerChild } from '../helpers/worker-child.js';
 import { saleInput } from '../workflows/sale-stack.js';
 
 const GRACE_MS = 3_000;
@@ -42,12 +40,7 @@ afterAll(async () => {
 
 async function workerEnv(taskQueue: string): Promise<Record<string, string>> {
   return {
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-    COMPLIANCE_BASE_URL: sandbox.complianceUrl,
-    COMPLIANCE_API_KEY: DEMO.keys.nairobi,
-    ACCOUNTING_BASE_URL: sandbox.accountingUrl,
-    ACCOUNTING_API_KEY: DEMO_ACCOUNTING_API_KEY,
+    ...sandboxWorkerEnv(sandbox),
     // The sales' calls are not held to the demo's 2 a second: this test is about the stop, not the budget.
     COMPLIANCE_REQUESTS_PER_MINUTE: '3000',
     PAYLOAD_ENCRYPTION: 'off',
