@@ -131,11 +131,10 @@ export function catalogueSizes(quick: boolean): CatalogueSizes {
 }
 
 /**
- * The pace's start, left out of the steady part even where a tenth of the import is shorter (the quick run's 10 s): the
- * rest's first reading 5 s in, taken whole with the import's own first lookups in it, then averaged down over the
- * readings after it, and the queue the first seconds at the whole budget left drained by ticks let go empty. A quick run
- * imported at 0.85 of what the till left over its first 40 s and 0.94 after the restart (docs/benchmarks.md, "The pace's
- * start"); a full run's tenth is minutes.
+ * The pace's start, left out of the steady part even where a tenth of the import is shorter (a quick run's 10 s): the
+ * rest of the application changes under it (the till's stock from the sales just before, the import's own lookups),
+ * and the pace reads the rest 5 s in, then averages each reading with the one before: three more readings make up for
+ * what the first got wrong. A full run's tenth is minutes (docs/benchmarks.md, "The pace's start").
  */
 const PACE_START_MS = 20_000;
 const IMPORT_ROUTES = new Set(['POST /v1/items', 'GET /v1/items', 'POST /v1/items/:id/register']);
@@ -422,11 +421,11 @@ export async function measureCatalogue(
         Object.assign(longestPause, { seconds: round(gap, 1), afterSeconds: round((times[i - 1]! - first) / 1000, 1) });
     }
     // The steady part: the middle of the import, away from its start (the pace's start at the least) and its tail,
-    // less the restart: from the kill
-    // until the import's first request once the new worker was ready and the workflow task the killed worker held had
-    // timed out. No worker served until it was ready (nobody could spend the budget, the tills included), and the
-    // chunk whose task the killed worker held waits out that task's 10 s timeout before the new one replays it:
-    // Temporal's time, not the pace's, however soon the worker is back (longestPause shows the import's pause).
+    // less the restart: from the kill until the import's first request once the new worker was ready and the workflow
+    // task the killed worker held had timed out. No worker served until it was ready (nobody could spend the budget,
+    // the tills included), and the chunk whose task the killed worker held waits out that task's 10 s timeout before
+    // the new one replays it: Temporal's time, not the pace's, however soon the worker is back (longestPause shows the
+    // import's pause).
     const from = Math.max(first + (last - first) * 0.1, first + PACE_START_MS);
     const to = first + (last - first) * 0.9;
     const resumedAt = Number.isFinite(servingAgainAt)

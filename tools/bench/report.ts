@@ -909,8 +909,9 @@ export function formatReport(r: BenchReport): string {
       ],
     );
     section('Catalogue: outcomes', [c.outcomes]);
+    const { seconds, fromSeconds, budget } = c.steady;
     section(
-      `Catalogue: requests in the steady part (${c.steady.seconds} s from ${c.steady.fromSeconds} s, a budget of ${c.steady.budget})`,
+      `Catalogue: requests in the steady part (${seconds} s from ${fromSeconds} s, a budget of ${budget})`,
       Object.entries(c.steady.routes).map(([route, requests]) => ({ route, requests })),
     );
     section(
