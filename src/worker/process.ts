@@ -99,7 +99,11 @@ export class WorkerProcess {
   readonly logger: Logger;
   private readonly settings: WorkerProcessSettings;
   private readonly options: WorkerProcessOptions & { brought?: BroughtTemporal };
-  private readonly resources: Resources;
+  /**
+   * What it opened, closed newest first, each whatever became of the others: what opened later may use what opened
+   * before it (the receiver the client, the workers the connection), never the other way round.
+   */
+  private readonly resources = new AsyncDisposableStack();
   private readonly stop = new AbortController();
   private readonly changes: ReturnType<typeof tenantChangeActor>;
   private readonly routed = Promise.withResolvers<VersionRouting>();
@@ -130,7 +134,6 @@ export class WorkerProcess {
     this.logger =
       options.logger ??
       createLogger({ level: 'services' in settings ? settings.services.logLevel : 'info', name: 'worker' });
-    this.resources = new Resources(this.logger);
     this.changes = tenantChangeActor(this.logger);
     this.routing.catch(() => undefined);
   }
@@ -179,12 +182,12 @@ export class WorkerProcess {
       observerFor: (application) => complianceRequestMetrics(metrics, application.application),
       awaitOutages: { ...options.outageRetry, onAwaitedServed: (change) => changes.later(change) },
     }));
-    const services = resources.own('service clients', openTenantAccess(live), (access) => access.close());
+    const services = resources.adopt(openTenantAccess(live), (access) => access.close());
     const context = (this.context = { client, namespace, taskQueue, version, logger, metrics, services });
     // Read at each call: a reload of the tenants file changes its entries without a restart.
     const stockIn = firstStockIn(live.stockIn, settings.stockIn);
     // Its actions use the service clients: stopped before them.
-    resources.own('tenant changes', changes, (actor) => actor.stop());
+    resources.adopt(changes, (actor) => actor.stop());
     // Before any worker polls: each application's calls are held to its own budget from the first one.
     const holdBudgets = () =>
       holdTenantBudgets({ ...context, directory: live.current(), headroom: settings.worker.complianceRateHeadroom });
@@ -199,13 +202,13 @@ export class WorkerProcess {
     metrics.knowBusinesses('purchases', purchasesBusinessIds(settings.purchases, live.current().businesses(), stockIn));
     const settledDocuments = new SettledDocuments();
     const callbacks = await startCallbacks(context, settings.worker, tenants, settledDocuments);
-    if (callbacks) resources.own('callback receiver', callbacks.server, (server) => server.close());
+    if (callbacks) resources.adopt(callbacks.server, (server) => server.close());
     this.callbacks = callbacks?.server;
     this.callbackUrls = callbacks?.minter;
     // The receiver takes no new request and drains beside the workers, in the same grace: one grace bounds the stop.
     addAbortListener(this.stop.signal, () => void callbacks?.server.close());
     const purchasesSink = options.purchasesSink ?? (await createSink(settings.purchases.sink));
-    if (purchasesSink) resources.own('purchases sink', purchasesSink, (sink) => sink.close());
+    if (purchasesSink) resources.adopt(purchasesSink, (sink) => sink.close());
     const workers = (this.workers = await createWorkers(context, {
       connection,
       signal: this.stop.signal,
@@ -223,8 +226,7 @@ export class WorkerProcess {
     }));
     const windows = new WindowQueues(workers, () => live.current(), taskQueue, logger, queues.own);
     await windows.serve();
-    this.queues = resources.own(
-      'queue registration check',
+    this.queues = resources.adopt(
       watchQueueRegistration({
         ...context,
         polled: () => windows.polled(),
@@ -318,8 +320,11 @@ export class WorkerProcess {
   }
 
   /** Everything opened, newest first, whatever failed; then what the caller brought is theirs to close. */
-  close(): Promise<void> {
-    return this.resources.close();
+  async close(): Promise<void> {
+    // A process that is stopping has nothing left to do about a close that failed.
+    await this.resources
+      .disposeAsync()
+      .catch((err: unknown) => this.logger.debug({ err: String(err) }, 'close failed'));
   }
 
   /**
@@ -354,13 +359,13 @@ export class WorkerProcess {
         stop({ parent, reason: 'the npm script that started the worker ended' });
       }, PARENT_CHECK_MS);
       watch.unref();
-      resources.own('parent watch', watch, clearInterval);
+      resources.adopt(watch, clearInterval);
     }
     installTemporalRuntime(logger, { metricsBindAddress: settings.worker.metricsBindAddress });
     const tracing = await installTracing({ settings: settings.tracing, logger });
-    if (tracing) resources.own('tracing', tracing, (t) => t.shutdown());
+    if (tracing) resources.adopt(tracing, (t) => t.shutdown());
     const health = await startProcessHealth(settings.worker, logger);
-    return health && resources.own('health server', health, (h) => h.close());
+    return health && resources.adopt(health, (h) => h.close());
   }
 
   /** Order of checks: docs/deployment.md, "Start-up that cannot half-work". */
@@ -374,7 +379,7 @@ export class WorkerProcess {
     let { tenants } = settings;
     // The embedded sandbox in place of each service the single-key variables leave unconfigured.
     if (tenants.origin === ENVIRONMENT_ORIGIN && !(services.compliance && services.accounting)) {
-      const endpoints = resources.own('services', await resolveServices(services, logger), (e) => e.close());
+      const endpoints = resources.adopt(await resolveServices(services, logger), (e) => e.close());
       const configured = tenants.compliance[0];
       tenants = singleKeyTenants(endpoints, {
         requestsPerMinute: configured?.requestsPerMinute ?? settings.worker.complianceRequestsPerMinute,
@@ -386,7 +391,7 @@ export class WorkerProcess {
     }
     const temporal = this.options.temporal ?? settings.temporal;
     const { namespace } = temporal;
-    const connection = resources.own('Temporal connection', await connectWorkerConnection(temporal), (c) => c.close());
+    const connection = resources.adopt(await connectWorkerConnection(temporal), (c) => c.close());
     const searchAttributes = await requireSearchAttributes(connection, {
       namespace,
       address: temporal.address ?? DEFAULT_TEMPORAL_ADDRESS,
@@ -400,34 +405,5 @@ export class WorkerProcess {
       plugins: tracingPlugins(),
     });
     return { connection, client, tenants };
-  }
-}
-
-/**
- * What a worker process opened, closed once and newest first: what was opened later may use what was opened before
- * it (the receiver the client, the workers the connection), never the other way round.
- */
-class Resources {
-  private readonly held: Array<{ name: string; close: () => unknown }> = [];
-
-  constructor(private readonly logger?: Logger) {}
-
-  /** `resource`, closed by `close` when the process closes. */
-  own<T>(name: string, resource: T, close: (resource: T) => unknown): T {
-    this.held.push({ name, close: () => close(resource) });
-    return resource;
-  }
-
-  /** Each is closed whatever became of the others; a second call finds nothing left. */
-  async close(): Promise<void> {
-    for (let next = this.held.pop(); next !== undefined; next = this.held.pop()) {
-      try {
-        await next.close();
-      } catch (err) {
-        // A process that is stopping has nothing left to do about it.
-        const reason = err instanceof Error ? err.message : String(err);
-        this.logger?.debug({ resource: next.name, err: reason }, 'close failed');
-      }
-    }
   }
 }
