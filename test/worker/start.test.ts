@@ -6,6 +6,7 @@ import type { ComplianceConfig } from '../../src/config/env.js';
 import { WorkerProcess } from '../../src/worker/process.js';
 import { ConfigError } from '../../src/config/env.js';
 import type { ReconciliationConfig } from '../../src/config/reconciliation.js';
+import type { PurchaseEventSink } from '../../src/purchases/event-sink.js';
 import { resolveServices, type ServiceEndpoints } from '../../src/services/endpoints.js';
 import { DEMO_RECONCILIATION_LINK, OTHER_COMPANY_ID } from '../../sandbox/accounting/default-fixture.js';
 import { closeTestEnv, getTestEnv, testLogger, uniqueTaskQueue } from '../helpers/temporal.js';
@@ -32,6 +33,7 @@ afterAll(async () => {
 async function startService(
   compliance: Partial<ComplianceConfig> = {},
   reconciliation: ReconciliationConfig = { links: [], every: '24h' },
+  purchasesSink?: PurchaseEventSink,
 ): Promise<WorkerProcess> {
   const env = await getTestEnv();
   const settings = testWorkerSettings({ reconciliation });
@@ -44,6 +46,7 @@ async function startService(
     logger,
     taskQueue: uniqueTaskQueue('sale-service'),
     workflowBundle,
+    ...(purchasesSink ? { purchasesSink } : {}),
   });
 }
 
@@ -108,5 +111,28 @@ describe('WorkerProcess.start', () => {
     await expect(unknownBusiness).rejects.toThrow(
       /^RECONCILE_LINKS: business biz_nobody is not one the compliance API key may act for/,
     );
+  });
+
+  it('closes everything it opened, newest first, even when one of them fails to close', async () => {
+    const closed: string[] = [];
+    const sink: PurchaseEventSink = {
+      description: 'a sink whose close fails',
+      deliver: async () => {},
+      close: async () => {
+        closed.push('sink');
+        throw new Error('the sink could not flush');
+      },
+    };
+    const sale = await startService({}, undefined, sink);
+    const running = sale.run();
+    const receiver = sale.callbacks!.url;
+    expect((await fetch(`${receiver}/health`)).status).toBe(200);
+    // Closed before the stop, which would close the receiver too: here only the stack closes it.
+    await expect(sale.close()).resolves.toBeUndefined();
+    expect(closed).toEqual(['sink']);
+    // Opened before the sink, so closed after its failure: the receiver's port no longer answers.
+    await expect(fetch(`${receiver}/health`)).rejects.toThrow();
+    sale.shutdown();
+    await running;
   });
 });
