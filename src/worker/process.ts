@@ -321,10 +321,10 @@ export class WorkerProcess {
 
   /** Everything opened, newest first, whatever failed; then what the caller brought is theirs to close. */
   async close(): Promise<void> {
-    // A process that is stopping has nothing left to do about a close that failed.
+    // A process that is stopping has nothing left to do about a close that failed but say so.
     await this.resources
       .disposeAsync()
-      .catch((err: unknown) => this.logger.debug({ err: String(err) }, 'close failed'));
+      .catch((err: unknown) => this.logger.debug({ errs: failures(err) }, 'close failed'));
   }
 
   /**
@@ -406,4 +406,13 @@ export class WorkerProcess {
     });
     return { connection, client, tenants };
   }
+}
+
+/**
+ * Each close that failed, in the order they failed (newest resource first): the stack wraps a later failure and the
+ * ones before it in one SuppressedError.
+ */
+function failures(err: unknown): string[] {
+  if (err instanceof SuppressedError) return [...failures(err.suppressed), ...failures(err.error)];
+  return [err instanceof Error ? err.message : String(err)];
 }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ComplianceConfig } from '../../src/config/env.js';
 import { WorkerProcess } from '../../src/worker/process.js';
@@ -33,7 +33,7 @@ afterAll(async () => {
 async function startService(
   compliance: Partial<ComplianceConfig> = {},
   reconciliation: ReconciliationConfig = { links: [], every: '24h' },
-  purchasesSink?: PurchaseEventSink,
+  process: { purchasesSink?: PurchaseEventSink; logger?: Logger } = {},
 ): Promise<WorkerProcess> {
   const env = await getTestEnv();
   const settings = testWorkerSettings({ reconciliation });
@@ -46,7 +46,7 @@ async function startService(
     logger,
     taskQueue: uniqueTaskQueue('sale-service'),
     workflowBundle,
-    ...(purchasesSink ? { purchasesSink } : {}),
+    ...process,
   });
 }
 
@@ -123,7 +123,11 @@ describe('WorkerProcess.start', () => {
         throw new Error('the sink could not flush');
       },
     };
-    const sale = await startService({}, undefined, sink);
+    const lines: string[] = [];
+    const sale = await startService({}, undefined, {
+      purchasesSink: sink,
+      logger: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }),
+    });
     const running = sale.run();
     const receiver = sale.callbacks!.url;
     expect((await fetch(`${receiver}/health`)).status).toBe(200);
@@ -134,5 +138,7 @@ describe('WorkerProcess.start', () => {
     await expect(fetch(`${receiver}/health`)).rejects.toThrow();
     sale.shutdown();
     await running;
+    const failed = lines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'close failed');
+    expect(failed).toEqual([expect.objectContaining({ errs: ['the sink could not flush'] })]);
   });
 });
