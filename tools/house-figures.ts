@@ -1,14 +1,14 @@
 /**
  * The house's figures, measured from the tracked code: how large the product is (code, comments, blank lines), what
  * the sale and the refund reach inside workflows/, the worker's start-up room, the import circles among the product's
- * files and the arrows between its top-level folders that run back up. `npx tsx tools/house-figures.ts [--json]`.
+ * files and the arrows between its top-level folders that run back up. `npm run figures -- [--json] [--repo <dir>]`.
  *
  * The product: every tracked `.ts` outside test/, tools/, sandbox/, examples/, deploy/, docs/ and the root's own
  * files. Imports are read by TypeScript's own pre-processor (static, type-only and literal dynamic imports).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -190,7 +190,9 @@ export function houseFigures(root: string) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const root = relative(process.cwd(), fileURLToPath(new URL('..', import.meta.url))) || '.';
+  // `--repo <dir>`: another checkout (an older commit's worktree, to compare).
+  const repo = process.argv[process.argv.indexOf('--repo') + 1];
+  const root = process.argv.includes('--repo') && repo ? repo : fileURLToPath(new URL('..', import.meta.url));
   if (!existsSync(join(root, '.git'))) throw new Error('house-figures reads a git checkout');
   const figures = houseFigures(root);
   if (process.argv.includes('--json')) console.log(JSON.stringify(figures, null, 2));
