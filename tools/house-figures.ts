@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import ts from 'typescript';
 
 const NOT_PRODUCT = ['test/', 'tools/', 'sandbox/', 'examples/', 'deploy/', 'docs/'];
@@ -113,55 +114,62 @@ export function arrowsBackUp(graph: ImportGraph): Array<{ from: string; to: stri
   return back;
 }
 
-/** Lines of code, of comment only, and blank, as TypeScript parses the file. */
-export function lineKinds(text: string): LineKinds {
-  const source = ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, true);
-  const lineCount = source.getLineStarts().length - (text.endsWith('\n') ? 1 : 0);
-  const code = new Array<boolean>(lineCount).fill(false);
-  const comment = new Array<boolean>(lineCount).fill(false);
-  const mark = (lines: boolean[], from: number, to: number) => {
-    const last = source.getLineAndCharacterOfPosition(Math.max(from, to - 1)).line;
-    for (let line = source.getLineAndCharacterOfPosition(from).line; line <= last; line++) lines[line] = true;
-  };
-  const visit = (node: ts.Node): void => {
-    // A doc comment is read below as the comment before its node's first token.
-    if (ts.isJSDoc(node)) return;
-    const children = node.getChildren(source);
-    if (children.length > 0) return children.forEach(visit);
-    for (const range of ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [])
-      mark(comment, range.pos, range.end);
-    if (node.kind !== ts.SyntaxKind.EndOfFileToken && node.getEnd() > node.getStart(source))
-      mark(code, node.getStart(source), node.getEnd());
-  };
-  visit(source);
-  const kinds: LineKinds = { code: 0, comment: 0, blank: 0 };
-  for (let line = 0; line < lineCount; line++) kinds[code[line] ? 'code' : comment[line] ? 'comment' : 'blank']++;
-  return kinds;
-}
-
-/** Comment lines with the words of one that narrates history, each `line: text` (1-based), to be read. */
-export function historyComments(text: string): string[] {
-  const source = ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, true);
+/** Each comment (once, by its start) and each token with text, as TypeScript parses the file. */
+function walk(
+  source: ts.SourceFile,
+  onComment: (from: number, to: number) => void,
+  onToken?: (from: number, to: number) => void,
+): void {
+  const { text } = source;
   const seen = new Set<number>();
-  const found: string[] = [];
   const visit = (node: ts.Node): void => {
+    // A doc comment is read as a comment beside its node's first token.
     if (ts.isJSDoc(node)) return;
     const children = node.getChildren(source);
     if (children.length > 0) return children.forEach(visit);
     for (const range of [
       ...(ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []),
       ...(ts.getTrailingCommentRanges(text, node.getEnd()) ?? []),
-    ]) {
-      if (seen.has(range.pos)) continue;
-      seen.add(range.pos);
-      const first = source.getLineAndCharacterOfPosition(range.pos).line;
-      text
-        .slice(range.pos, range.end)
-        .split('\n')
-        .forEach((line, i) => HISTORY_WORDS.test(line) && found.push(`${first + i + 1}: ${line.trim()}`));
-    }
+    ])
+      if (!seen.has(range.pos)) {
+        seen.add(range.pos);
+        onComment(range.pos, range.end);
+      }
+    if (node.kind !== ts.SyntaxKind.EndOfFileToken && node.getEnd() > node.getStart(source))
+      onToken?.(node.getStart(source), node.getEnd());
   };
   visit(source);
+}
+
+const parse = (text: string) => ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, true);
+
+/** Lines of code, of comment only, and blank. */
+export function lineKinds(text: string): LineKinds {
+  const source = parse(text);
+  const lines: Array<'code' | 'comment'> = [];
+  const lineAt = (position: number) => ts.getLineAndCharacterOfPosition(source, position).line;
+  const mark = (kind: 'code' | 'comment') => (from: number, to: number) => {
+    for (let line = lineAt(from); line <= lineAt(Math.max(from, to - 1)); line++)
+      if (lines[line] !== 'code') lines[line] = kind;
+  };
+  walk(source, mark('comment'), mark('code'));
+  const kinds: LineKinds = { code: 0, comment: 0, blank: 0 };
+  const lineCount = source.getLineStarts().length - (text.endsWith('\n') ? 1 : 0);
+  for (let line = 0; line < lineCount; line++) kinds[lines[line] ?? 'blank']++;
+  return kinds;
+}
+
+/** Comment lines with the words of one that narrates history, each `line: text` (1-based), to be read. */
+export function historyComments(text: string): string[] {
+  const source = parse(text);
+  const found: string[] = [];
+  walk(source, (from, to) => {
+    const first = ts.getLineAndCharacterOfPosition(source, from).line;
+    text
+      .slice(from, to)
+      .split('\n')
+      .forEach((line, i) => HISTORY_WORDS.test(line) && found.push(`${first + i + 1}: ${line.trim()}`));
+  });
   return found;
 }
 
@@ -189,28 +197,36 @@ export function houseFigures(root: string) {
   };
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+function main(): void {
   // `--repo <dir>`: another checkout (an older commit's worktree, to compare).
-  const repo = process.argv[process.argv.indexOf('--repo') + 1];
-  const root = process.argv.includes('--repo') && repo ? repo : fileURLToPath(new URL('..', import.meta.url));
-  if (!existsSync(join(root, '.git'))) throw new Error('house-figures reads a git checkout');
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, repo: { type: 'string' } }, strict: true });
+  const root = values.repo ?? fileURLToPath(new URL('..', import.meta.url));
+  if (!existsSync(join(root, '.git'))) throw new Error(`--repo ${root}: not a git checkout`);
   const figures = houseFigures(root);
-  if (process.argv.includes('--json')) console.log(JSON.stringify(figures, null, 2));
-  else {
-    const row = (name: string, s: ReturnType<typeof houseFigures>['product']) =>
-      `${name.padEnd(34)} ${String(s.lines).padStart(6)} lines in ${String(s.files).padStart(3)} files ` +
-      `(code ${s.code}, comments ${s.comment}, blank ${s.blank})`;
-    console.log(row('product', figures.product));
-    console.log(row("the sale's own code", figures.saleOwnCode));
-    console.log(row('what sale and refund reach', figures.saleAndRefundReach));
-    console.log(row('worker start-up', figures.workerStartUp));
-    console.log(`import circles                     ${figures.circles.length}`);
-    for (const circle of figures.circles) console.log(`  ${circle.join(' ↔ ')}`);
-    console.log(`arrows back up                     ${figures.arrowsBackUp.length}`);
-    for (const { from, to, files } of figures.arrowsBackUp) console.log(`  ${from} → ${to}: ${files.join(', ')}`);
-    console.log(
-      `comments with history's words    ${figures.historyComments.length} (read them: a word can serve the present)`,
-    );
-    for (const line of figures.historyComments) console.log(`  ${line}`);
+  if (values.json) return console.log(JSON.stringify(figures, null, 2));
+  const row = (name: string, s: ReturnType<typeof houseFigures>['product']) =>
+    `${name.padEnd(34)} ${String(s.lines).padStart(6)} lines in ${String(s.files).padStart(3)} files ` +
+    `(code ${s.code}, comments ${s.comment}, blank ${s.blank})`;
+  console.log(row('product', figures.product));
+  console.log(row("the sale's own code", figures.saleOwnCode));
+  console.log(row('what sale and refund reach', figures.saleAndRefundReach));
+  console.log(row('worker start-up', figures.workerStartUp));
+  console.log(`${'import circles'.padEnd(34)} ${figures.circles.length}`);
+  for (const circle of figures.circles) console.log(`  ${circle.join(' ↔ ')}`);
+  console.log(`${'arrows back up'.padEnd(34)} ${figures.arrowsBackUp.length}`);
+  for (const { from, to, files } of figures.arrowsBackUp) console.log(`  ${from} → ${to}: ${files.join(', ')}`);
+  const words = figures.historyComments;
+  console.log(
+    `${"comments with history's words".padEnd(34)} ${words.length} (read them: a word can serve the present)`,
+  );
+  for (const line of words) console.log(`  ${line}`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    main();
+  } catch (err) {
+    console.error(`figures: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(2);
   }
 }
